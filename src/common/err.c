@@ -1,0 +1,65 @@
+/* err.c - the error struct of err.h: fill, wrap, format and print. */
+#include "err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int werr_set(struct werr *e, int errnum, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	e->errnum = errnum;
+	return -1;
+}
+
+int werr_wrap(struct werr *e, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	char prefix[512], old[sizeof e->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	va_end(ap);
+	snprintf(old, sizeof old, "%s", e->msg);
+	size_t pl = strlen(prefix);
+	if (pl + 2 < sizeof e->msg) {
+		memcpy(e->msg, prefix, pl);
+		memcpy(e->msg + pl, ": ", 2);
+		size_t room = sizeof e->msg - pl - 3;
+		size_t ol = strnlen(old, room);
+		memcpy(e->msg + pl + 2, old, ol);
+		e->msg[pl + 2 + ol] = '\0';
+	}
+	return -1;
+}
+
+const char *werr_str(const struct werr *e, char *buf, unsigned long len)
+{
+	if (e->errnum)
+		snprintf(buf, len, "%s: %s", e->msg, strerror(e->errnum));
+	else
+		snprintf(buf, len, "%s", e->msg);
+	return buf;
+}
+
+void werr_print(const struct werr *e)
+{
+	char buf[sizeof e->msg + 128];
+	fprintf(stderr, "warden: %s\n", werr_str(e, buf, sizeof buf));
+}
+
+void wnote(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("warden: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

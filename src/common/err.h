@@ -1,0 +1,32 @@
+/* err.h - the one error convention of the tree.
+ *
+ * A function that can fail returns -1 (or NULL) and fills a struct werr with
+ * the errno behind the failure (0 when there is none) and a message that says
+ * what warden was doing. The error travels up to the CLI, which prints it once
+ * as "warden: MESSAGE: STRERROR" and exits 125. */
+#pragma once
+#include <stdarg.h>
+
+struct werr {
+	int errnum;      /* errno of the failing call, 0 if none */
+	char msg[1024];  /* what warden was doing, without the strerror part */
+};
+
+/* Fill e (may be NULL) and return -1. */
+int werr_set(struct werr *e, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Same, with errnum taken from errno. */
+#define werr_errno(e, ...) werr_set((e), errno, __VA_ARGS__)
+
+/* Prefix the existing message with more context ("while X: <old>"). */
+int werr_wrap(struct werr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Format "MESSAGE[: strerror]" into buf. */
+const char *werr_str(const struct werr *e, char *buf, unsigned long len);
+
+/* Print "warden: MESSAGE[: strerror]" on stderr. */
+void werr_print(const struct werr *e);
+
+/* Print "warden: MESSAGE" on stderr (for notes and warnings). */
+void wnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

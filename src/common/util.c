@@ -1,0 +1,166 @@
+/* util.c - implementations of the small helpers in util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void freep(void *p) { free(*(void **)p); }
+
+void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+static void oom(void)
+{
+	fputs("warden: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		oom();
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		oom();
+	return s;
+}
+
+void strv_push_owned(struct strv *s, char *str)
+{
+	if (s->n + 2 > s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
+}
+
+void strv_push(struct strv *s, const char *str) { strv_push_owned(s, xstrdup(str)); }
+
+bool strv_contains(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+void strv_remove(struct strv *s, const char *str)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (strcmp(s->v[i], str) == 0)
+			free(s->v[i]);
+		else
+			s->v[j++] = s->v[i];
+	}
+	s->n = j;
+	if (s->v)
+		s->v[j] = NULL;
+}
+
+void strv_free(struct strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+bool path_is_within(const char *path, const char *dir)
+{
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool path_has_dot_components(const char *path)
+{
+	const char *p = path;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return true;
+		p = end;
+	}
+	return strstr(path, "//") != NULL;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = write_all(fd, text, strlen(text));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}

@@ -1,0 +1,43 @@
+/* util.h - small shared helpers: cleanup attributes, allocation that aborts
+ * on exhaustion, growable string vectors, path helpers. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+void freep(void *p);
+void closep(int *fd);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A NULL-terminated, growable vector of owned strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+void strv_push(struct strv *s, const char *str);       /* copies str */
+void strv_push_owned(struct strv *s, char *str);        /* takes str */
+bool strv_contains(const struct strv *s, const char *str);
+void strv_remove(struct strv *s, const char *str);      /* every equal entry */
+void strv_free(struct strv *s);
+
+/* true when path is "/" or a descendant-or-self of dir ("/a/b" in "/a"). Both
+ * must be absolute and normalised (no trailing slash, no "." or ".."). */
+bool path_is_within(const char *path, const char *dir);
+
+/* true when the string has a "." or ".." component or an empty one ("a//b"). */
+bool path_has_dot_components(const char *path);
+
+/* Write all of buf to fd, retrying on EINTR and short writes. */
+int write_all(int fd, const void *buf, size_t len);
+/* Write a whole file (O_WRONLY|O_CLOEXEC, no O_CREAT) e.g. /proc files. */
+int write_file(const char *path, const char *text);
