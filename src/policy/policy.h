@@ -1,0 +1,51 @@
+/* policy.h - the compiled policy: what a sandbox session may see, write and
+ * inherit. Built once from the built-in default profile plus an optional user
+ * profile layered on top, then immutable for the session. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../common/util.h"
+
+enum policy_path_mode { POLICY_RO, POLICY_RW };
+
+struct policy_path {
+	char *path;                 /* absolute, "~/" already expanded, normalised */
+	enum policy_path_mode mode;
+	char *origin;               /* "FILE:LINE" where the directive stands */
+};
+
+struct policy {
+	struct policy_path *paths;  /* extra binds at the same path inside */
+	size_t npaths;
+	struct strv protect;        /* workspace-relative paths kept read-only */
+	struct strv mask;           /* glob patterns masked (unreadable) at any depth */
+	struct strv env_pass;       /* variable names or globs (LC_*) passed through */
+	struct strv env_set;        /* NAME=VALUE set inside */
+	struct strv sources;        /* files read, in order ("builtin:default" first) */
+};
+
+/* The home directory used to expand "~/" (the invoking user's). */
+void policy_set_home(const char *home);
+
+/* Build the policy: the built-in default profile, then `file` on top when it
+ * is not NULL. Errors name "FILE:LINE:COL: message". */
+int policy_load(struct policy *p, const char *file, struct werr *e);
+
+/* Parse profile text (used by policy_load and by the fuzz target). `name` is
+ * the file name used in error messages; includes are resolved relative to
+ * `dir` (NULL forbids includes of files). */
+int policy_parse_text(struct policy *p, const char *name, const char *dir,
+		      const char *text, size_t len, struct werr *e);
+
+void policy_free(struct policy *p);
+
+/* The effective policy as a JSON object (new reference). */
+json_t *policy_to_json(const struct policy *p);
+
+/* SHA-256 hex digest of the policy's canonical JSON (65 bytes with NUL). */
+void policy_digest(const struct policy *p, char out[65]);
+
+/* The built-in default profile text. */
+extern const char policy_builtin_default[];
