@@ -1,0 +1,51 @@
+/* caps.c - capabilities: drop the bounding set and ambient set, lock the
+ * securebits, and finally clear the permitted, effective and inheritable
+ * sets, so nothing in the sandbox holds a capability even inside its own
+ * user namespace. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int last_cap(void)
+{
+	int last = CAP_LAST_CAP;
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	if (f) {
+		if (fscanf(f, "%d", &last) != 1)
+			last = CAP_LAST_CAP;
+		fclose(f);
+	}
+	return last;
+}
+
+int caps_drop_bounding(struct werr *e)
+{
+	int last = last_cap();
+	for (int c = 0; c <= last; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			return werr_errno(e, "capabilities: dropping %d from the bounding set", c);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return werr_errno(e, "capabilities: clearing the ambient set");
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+			     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+			     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+			     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		return werr_errno(e, "capabilities: locking securebits");
+	return 0;
+}
+
+int caps_drop_all(struct werr *e)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return werr_errno(e, "capabilities: clearing all sets");
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* init.c - sandbox init: PID 1 of the sandbox's pid namespace. It waits for
+ * the supervisor to map its identity, builds every layer in order (mounts,
+ * network, pty, capabilities, Landlock, seccomp), reports ready or the layer
+ * that failed, then forks the command, forwards signals to it, reaps every
+ * orphan and exits with the command's status. When init exits, the kernel
+ * kills whatever is left in the namespace. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Send a message, with an fd attached when fd >= 0. */
+static void send_msg(int sock, const struct init_msg *m, int fd)
+{
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+__attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const struct werr *e)
+{
+	struct init_msg m = { .type = INIT_MSG_ERROR, .errnum = e->errnum };
+	snprintf(m.text, sizeof m.text, "%s", e->msg);
+	send_msg(s->sync_fd, &m, -1);
+	_exit(125);
+}
+
+static int open_pty(int *master, char *slave, size_t len, struct werr *e)
+{
+	*master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*master < 0)
+		return werr_errno(e, "terminal: opening /dev/ptmx");
+	if (unlockpt(*master) < 0 || ptsname_r(*master, slave, len) != 0)
+		return werr_errno(e, "terminal: preparing the pty");
+	return 0;
+}
+
+/* The command's process: its own session, the pty as controlling terminal
+ * when there is one, fds 0-2 only, default signal state, then exec. */
+__attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
+						   const char *slave)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	if (slave[0]) {
+		int fd = open(slave, O_RDWR);
+		if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
+			fprintf(stderr, "warden: terminal %s: %s\n", slave, strerror(errno));
+			_exit(125);
+		}
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	syscall(SYS_close_range, 3, ~0U, 0);
+	if (chdir(s->workspace) < 0) {
+		fprintf(stderr, "warden: workspace %s: %s\n", s->workspace, strerror(errno));
+		_exit(125);
+	}
+	environ = s->envp.v;
+	execvp(s->argv[0], s->argv);
+	int err = errno;
+	fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+}
+
+void sandbox_init_main(struct sandbox_spec *s)
+{
+	struct werr e = { 0 };
+	char slave[64] = "";
+	int master = -1;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		werr_errno(&e, "lifetime: PR_SET_PDEATHSIG"), fail(s, &e);
+	char go;
+	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
+		_exit(125);
+	if (s->uid == 0 && setgroups(0, NULL) < 0)
+		werr_errno(&e, "identity: dropping supplementary groups"), fail(s, &e);
+	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
+		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
+	if (mounts_build(s, &e) < 0 || net_lo_up(&e) < 0)
+		fail(s, &e);
+	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
+		fail(s, &e);
+	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 || seccomp_apply(&e) < 0 ||
+	    caps_drop_all(&e) < 0)
+		fail(s, &e);
+
+	struct init_msg ready = { .type = INIT_MSG_READY };
+	send_msg(s->sync_fd, &ready, master);
+	if (master >= 0)
+		close(master);
+	/* The supervisor answers once it has set up the terminal. */
+	if (read(s->sync_fd, &go, 1) != 1)
+		_exit(125);
+
+	sigset_t fwd;
+	sigfillset(&fwd);
+	sigprocmask(SIG_SETMASK, &fwd, NULL);
+	pid_t child = fork();
+	if (child < 0)
+		werr_errno(&e, "processes: fork"), fail(s, &e);
+	if (child == 0)
+		exec_command(s, slave);
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&fwd, &si);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			if (sig != SIGKILL && sig != SIGSTOP)
+				kill(child, sig);
+			continue;
+		}
+		int status;
+		pid_t pid;
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != child)
+				continue;
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		}
+	}
+}

@@ -1,0 +1,141 @@
+/* landlock.c - Landlock, the second wall: the same allowlist as the mounts,
+ * enforced by the LSM on every open, so a mistake in the mount layer does
+ * not become access. On ABI >= 6 also scopes signals and abstract unix
+ * sockets to the sandbox. Constants newer than the build host's headers are
+ * defined here. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
+#define LL_MIN_ABI 2
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+#define LL_READ (LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_WRITE (LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | \
+		  LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM |       \
+		  LL_FS_REFER | LL_FS_TRUNCATE)
+#define LL_DEV (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | LL_FS_READ_DIR)
+
+int landlock_abi_version(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return v < 0 ? -errno : (int)v;
+}
+
+static uint64_t handled_fs(int abi)
+{
+	uint64_t h = (1ULL << 13) - 1; /* ABI 1 */
+	if (abi >= 2)
+		h |= LL_FS_REFER;
+	if (abi >= 3)
+		h |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		h |= LL_FS_IOCTL_DEV;
+	return h;
+}
+
+static int add_rule(int ruleset, const char *path, uint64_t access, uint64_t handled,
+		    bool required, struct werr *e)
+{
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (!required && errno == ENOENT)
+			return 0;
+		return werr_errno(e, "Landlock: opening %s", path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return werr_errno(e, "Landlock: stat %s", path);
+	access &= handled;
+	if (!S_ISDIR(st.st_mode)) /* only file rights make sense on a file */
+		access &= LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE |
+			  LL_FS_IOCTL_DEV;
+	struct ll_path_beneath pb = { .allowed_access = access, .parent_fd = fd };
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+		return werr_errno(e, "Landlock: adding the rule for %s", path);
+	return 0;
+}
+
+int landlock_apply(const struct sandbox_spec *s, struct werr *e)
+{
+	int abi = landlock_abi_version();
+	if (abi < LL_MIN_ABI)
+		return werr_set(e, abi < 0 ? -abi : 0, "Landlock: ABI %d available, %d needed", abi,
+				LL_MIN_ABI);
+	struct ll_ruleset_attr attr = { .handled_access_fs = handled_fs(abi) };
+	size_t size = sizeof(uint64_t);
+	if (abi >= 4)
+		size = 2 * sizeof(uint64_t);
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+		size = sizeof attr;
+	}
+	uint64_t h = attr.handled_access_fs;
+	_cleanup_close_ int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0)
+		return werr_errno(e, "Landlock: creating the ruleset");
+
+	static const char *const sys_rx[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+	static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME };
+	if (add_rule(rs, "/", LL_FS_READ_DIR, h, true, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_LEN(sys_rx); i++)
+		if (add_rule(rs, sys_rx[i], LL_READ | LL_FS_EXECUTE, h, false, e) < 0)
+			return -1;
+	if (add_rule(rs, "/etc", LL_READ, h, true, e) < 0 ||
+	    add_rule(rs, "/proc", LL_READ, h, true, e) < 0 ||
+	    add_rule(rs, "/dev", LL_DEV, h, true, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
+		if (add_rule(rs, scratch[i], LL_READ | LL_WRITE, h, true, e) < 0)
+			return -1;
+	if (add_rule(rs, s->workspace, LL_READ | LL_WRITE | LL_FS_EXECUTE, h, true, e) < 0)
+		return -1;
+	for (size_t i = 0; i < s->policy->npaths; i++) {
+		const struct policy_path *pp = &s->policy->paths[i];
+		uint64_t acc = pp->mode == POLICY_RW ? LL_READ | LL_WRITE : LL_READ | LL_FS_EXECUTE;
+		if (add_rule(rs, pp->path, acc, h, false, e) < 0)
+			return -1;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return werr_errno(e, "no_new_privs");
+	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		return werr_errno(e, "Landlock: restricting the sandbox");
+	return 0;
+}

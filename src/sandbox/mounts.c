@@ -1,0 +1,412 @@
+/* mounts.c - the sandbox's file system, built from nothing in a new mount
+ * namespace: a tmpfs root holding read-only binds of the system directories,
+ * a curated read-only /etc with a synthesized passwd and group, tmpfs /tmp
+ * and home, a fresh /proc with sensitive entries masked, a minimal /dev, the
+ * workspace read-write at its real path with protected paths read-only and
+ * secrets masked, then pivot_root into it and make / read-only.
+ *
+ * The host tree stays reachable at /oldroot of a staging tmpfs while the new
+ * root is assembled, and is detached at the end. Mounts inside the workspace
+ * (which the agent may have shaped in an earlier session) are opened with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a symlink cannot
+ * redirect them. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* New mount API constants (kept local: glibc and kernel headers clash). */
+#define W_OPEN_TREE_CLONE 1
+#define W_AT_RECURSIVE 0x8000
+#define W_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define W_MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#define W_MOUNT_ATTR_RDONLY 0x00000001
+#define W_MOUNT_ATTR_NOSUID 0x00000002
+#define W_MOUNT_ATTR_NODEV 0x00000004
+#define W_MOUNT_ATTR_NOEXEC 0x00000008
+
+struct w_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+#define RO_ATTRS (W_MOUNT_ATTR_RDONLY | W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV)
+#define RW_ATTRS (W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV)
+#define SCRATCH_ATTRS (W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV | W_MOUNT_ATTR_NOEXEC)
+
+#define STAGE "/newroot"
+#define OLD "/oldroot"
+
+static int setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
+{
+	struct w_mount_attr a = { .attr_set = attrs };
+	unsigned flags = (recursive ? W_AT_RECURSIVE : 0) | (*path ? 0 : AT_EMPTY_PATH);
+	return (int)syscall(SYS_mount_setattr, fd, path, flags, &a, sizeof a);
+}
+
+/* Clone the mount tree at (srcfd, src), set attrs on all of it, attach it at
+ * (dstfd, dst). Empty paths mean the fd itself. */
+static int bind_at(int srcfd, const char *src, int dstfd, const char *dst, uint64_t attrs,
+		   struct werr *e, const char *what)
+{
+	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, srcfd, src,
+		W_OPEN_TREE_CLONE | O_CLOEXEC | W_AT_RECURSIVE | (*src ? 0 : AT_EMPTY_PATH));
+	if (tree < 0)
+		return werr_errno(e, "mounts: cloning %s", what);
+	if (attrs && setattr_fd(tree, "", attrs, true) < 0)
+		return werr_errno(e, "mounts: setting attributes of %s", what);
+	unsigned flags = W_MOVE_MOUNT_F_EMPTY_PATH | (*dst ? 0 : W_MOVE_MOUNT_T_EMPTY_PATH);
+	if (syscall(SYS_move_mount, tree, "", dstfd, dst, flags) < 0)
+		return werr_errno(e, "mounts: attaching %s", what);
+	return 0;
+}
+
+static int bind_path(const char *src, const char *dst, uint64_t attrs, struct werr *e)
+{
+	return bind_at(AT_FDCWD, src, AT_FDCWD, dst, attrs, e, dst + strlen(STAGE));
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return errno = ENAMETOOLONG, -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Create a directory or an empty file to mount on, with missing parents. */
+static int make_mountpoint(const char *path, bool dir, struct werr *e)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		return 0;
+	if (dir) {
+		if (mkdir_p(path, 0755) < 0)
+			return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
+		return 0;
+	}
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir_p(parent, 0755) < 0)
+			return werr_errno(e, "mounts: creating mount point %s", parent + strlen(STAGE));
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
+	close(fd);
+	return 0;
+}
+
+static int mount_tmpfs(const char *where, const char *opts, unsigned long flags, struct werr *e)
+{
+	if (mkdir_p(where, 0755) < 0)
+		return werr_errno(e, "mounts: creating %s", where);
+	if (mount("tmpfs", where, "tmpfs", flags, opts) < 0)
+		return werr_errno(e, "mounts: tmpfs on %s", where);
+	return 0;
+}
+
+static int write_text(const char *path, const char *text, struct werr *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0) {
+		werr_errno(e, "mounts: writing %s", path + strlen(STAGE));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Mirror one host path (OLD + p) at STAGE + p: a symlink is recreated with
+ * the same target, a directory or file is bound with attrs. Missing is fine
+ * unless required. */
+static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
+{
+	char src[4096], dst[4096];
+	snprintf(src, sizeof src, OLD "%s", p);
+	snprintf(dst, sizeof dst, STAGE "%s", p);
+	struct stat st;
+	if (lstat(src, &st) < 0) {
+		if (errno == ENOENT && !required)
+			return 0;
+		return werr_errno(e, "mounts: %s", p);
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlink(src, target, sizeof target - 1);
+		if (n < 0)
+			return werr_errno(e, "mounts: reading link %s", p);
+		target[n] = '\0';
+		if (make_mountpoint(dst, true, e) < 0) /* creates parents */
+			return -1;
+		rmdir(dst);
+		if (symlink(target, dst) < 0)
+			return werr_errno(e, "mounts: linking %s", p);
+		return 0;
+	}
+	if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0)
+		return -1;
+	return bind_path(src, dst, attrs, e);
+}
+
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+
+/* The read-only subset of /etc: loader, certificates, time zone, name
+ * service, alternatives and what common toolchains read. Never shadow,
+ * gshadow, sudoers, ssh/, the ssl private keys or the machine identity. */
+static const char *const etc_entries[] = {
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl/certs", "ssl/openssl.cnf",
+	"ca-certificates", "ca-certificates.conf", "localtime", "timezone", "nsswitch.conf",
+	"host.conf", "gai.conf", "protocols", "services", "rpc", "networks", "alternatives",
+	"os-release", "debian_version", "lsb-release", "mime.types", "magic", "magic.mime",
+	"inputrc", "bash.bashrc", "profile", "shells", "terminfo", "locale.alias", "locale.conf",
+	"mtab", "python3", "perl", "fonts", "mailcap", "manpath.config", "bash_completion",
+	"bash_completion.d", "pkgconfig", "gprofng.rc",
+};
+
+static int build_etc(struct werr *e)
+{
+	if (mkdir_p(STAGE "/etc", 0755) < 0)
+		return werr_errno(e, "mounts: creating /etc");
+	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++) {
+		char p[256];
+		snprintf(p, sizeof p, "/etc/%s", etc_entries[i]);
+		if (mirror(p, RO_ATTRS, false, e) < 0)
+			return -1;
+	}
+	if (write_text(STAGE "/etc/passwd",
+			  "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+			  AGENT_USER ":x:1000:1000:warden agent:" AGENT_HOME ":/bin/sh\n"
+			  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", e) ||
+	       write_text(STAGE "/etc/group",
+			  "root:x:0:\n" AGENT_USER ":x:1000:\nnogroup:x:65534:\n", e) ||
+	       write_text(STAGE "/etc/hostname", SANDBOX_HOSTNAME "\n", e) ||
+	       write_text(STAGE "/etc/hosts",
+			  "127.0.0.1\tlocalhost " SANDBOX_HOSTNAME "\n::1\tlocalhost ip6-localhost\n", e))
+		return -1;
+	return 0;
+}
+
+static int build_dev(struct werr *e)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+	if (mount_tmpfs(STAGE "/dev", "mode=0755", MS_NOSUID | MS_NOEXEC, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_LEN(nodes); i++) {
+		char src[64], dst[64];
+		snprintf(src, sizeof src, OLD "/dev/%s", nodes[i]);
+		snprintf(dst, sizeof dst, STAGE "/dev/%s", nodes[i]);
+		if (make_mountpoint(dst, false, e) < 0 ||
+		    bind_path(src, dst, W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NOEXEC, e) < 0)
+			return -1;
+	}
+	if (mkdir_p(STAGE "/dev/pts", 0755) < 0 ||
+	    mount("devpts", STAGE "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		  "newinstance,ptmxmode=0666,mode=0620") < 0)
+		return werr_errno(e, "mounts: devpts on /dev/pts");
+	if (mount_tmpfs(STAGE "/dev/shm", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
+		return -1;
+	static const char *const links[][2] = {
+		{ "pts/ptmx", "ptmx" }, { "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
+		{ "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(links); i++) {
+		char dst[64];
+		snprintf(dst, sizeof dst, STAGE "/dev/%s", links[i][1]);
+		if (symlink(links[i][0], dst) < 0)
+			return werr_errno(e, "mounts: linking /dev/%s", links[i][1]);
+	}
+	if (setattr_fd(AT_FDCWD, STAGE "/dev", W_MOUNT_ATTR_RDONLY | W_MOUNT_ATTR_NOSUID |
+		       W_MOUNT_ATTR_NOEXEC, false) < 0)
+		return werr_errno(e, "mounts: making /dev read-only");
+	return 0;
+}
+
+static int build_proc(struct werr *e)
+{
+	/* Entries that leak kernel state or reach beyond the namespace. */
+	static const char *const masked_files[] = {
+		"kcore", "keys", "key-users", "timer_list", "sched_debug", "latency_stats",
+		"kallsyms", "kmsg", "kpagecount", "kpageflags", "kpagecgroup", "sysrq-trigger",
+		"vmallocinfo", "slabinfo", "iomem", "ioports", "mtrr", "pagetypeinfo",
+	};
+	static const char *const masked_dirs[] = { "acpi", "scsi", "bus", "irq", "fs", "driver", "tty" };
+	if (mkdir_p(STAGE "/proc", 0755) < 0 ||
+	    mount("proc", STAGE "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return werr_errno(e, "mounts: mounting a fresh /proc (a masked host /proc, "
+				  "as in some containers, prevents it)");
+	if (bind_path(STAGE "/proc/sys", STAGE "/proc/sys", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+		return -1;
+	struct stat st;
+	for (size_t i = 0; i < ARRAY_LEN(masked_files); i++) {
+		char dst[128];
+		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_files[i]);
+		if (lstat(dst, &st) == 0 && bind_path("/mask_file", dst, RO_ATTRS, e) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(masked_dirs); i++) {
+		char dst[128];
+		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_dirs[i]);
+		if (lstat(dst, &st) == 0 && bind_path("/mask_dir", dst, RO_ATTRS, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int path_depth(const char *p)
+{
+	int d = 0;
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+/* The workspace and the policy's extra paths, shallow first so a path nested
+ * in another is mounted on top of it. */
+static int build_binds(const struct sandbox_spec *s, struct werr *e)
+{
+	const struct policy *p = s->policy;
+	int maxd = path_depth(s->workspace);
+	for (size_t i = 0; i < p->npaths; i++)
+		if (path_depth(p->paths[i].path) > maxd)
+			maxd = path_depth(p->paths[i].path);
+	for (int d = 1; d <= maxd; d++) {
+		for (size_t i = 0; i < p->npaths; i++) {
+			const struct policy_path *pp = &p->paths[i];
+			if (path_depth(pp->path) != d || strcmp(pp->path, s->workspace) == 0)
+				continue;
+			char src[4096];
+			snprintf(src, sizeof src, OLD "%s", pp->path);
+			struct stat st;
+			if (stat(src, &st) < 0)
+				continue; /* a missing extra path is simply not there */
+			char dst[4096];
+			snprintf(dst, sizeof dst, STAGE "%s", pp->path);
+			if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0 ||
+			    bind_path(src, dst, pp->mode == POLICY_RW ? SCRATCH_ATTRS : RO_ATTRS, e) < 0)
+				return werr_wrap(e, "%s %s (%s)", pp->mode == POLICY_RW ? "read-write" :
+						 "read-only", pp->path, pp->origin);
+		}
+		if (path_depth(s->workspace) == d) {
+			char src[4096], dst[4096];
+			snprintf(src, sizeof src, OLD "%s", s->workspace);
+			snprintf(dst, sizeof dst, STAGE "%s", s->workspace);
+			if (make_mountpoint(dst, true, e) < 0 || bind_path(src, dst, RW_ATTRS, e) < 0)
+				return werr_wrap(e, "workspace");
+		}
+	}
+	return 0;
+}
+
+/* Protected paths and masks inside the workspace, resolved beneath it with
+ * no symlinks followed. */
+static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
+{
+	char path[4096];
+	snprintf(path, sizeof path, STAGE "%s", s->workspace);
+	_cleanup_close_ int ws = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ws < 0)
+		return werr_errno(e, "mounts: opening the workspace");
+	for (size_t i = 0; i < s->plan.n; i++) {
+		const struct ws_mount *m = &s->plan.m[i];
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, ws, m->rel, &how, sizeof how);
+		if (fd < 0) {
+			if (errno == ENOENT && (m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR))
+				continue; /* gone since the scan: nothing left to mask */
+			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
+		}
+		struct stat st;
+		if (fstat(fd, &st) < 0)
+			return werr_errno(e, "workspace: %s", m->rel);
+		int r = 0;
+		switch (m->kind) {
+		case WS_PIN:
+			r = bind_at(fd, "", fd, "", RW_ATTRS, e, m->rel);
+			break;
+		case WS_PROTECT:
+		case WS_PLACEHOLDER:
+			r = bind_at(fd, "", fd, "", RO_ATTRS, e, m->rel);
+			break;
+		case WS_MASK_FILE:
+		case WS_MASK_DIR:
+			r = bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? "/mask_dir" : "/mask_file", fd, "",
+				    RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, m->rel);
+			break;
+		}
+		if (r < 0)
+			return werr_wrap(e, "workspace");
+	}
+	return 0;
+}
+
+int mounts_build(const struct sandbox_spec *s, struct werr *e)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return werr_errno(e, "mounts: making / private");
+	/* Stage on a tmpfs that becomes the root for a moment; the host's tree
+	 * moves to /oldroot. */
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+		return werr_errno(e, "mounts: staging tmpfs");
+	if (mkdir("/tmp/newroot", 0755) < 0 || mkdir("/tmp/oldroot", 0755) < 0 ||
+	    mkdir("/tmp/mask_dir", 0) < 0)
+		return werr_errno(e, "mounts: staging directories");
+	int mfd = open("/tmp/mask_file", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (mfd < 0)
+		return werr_errno(e, "mounts: staging mask file");
+	close(mfd);
+	if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") < 0 || chdir("/") < 0)
+		return werr_errno(e, "mounts: pivot_root into the staging area");
+	if (mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+		return werr_errno(e, "mounts: root tmpfs");
+
+	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++)
+		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, e) < 0)
+			return -1;
+	if (build_etc(e) < 0)
+		return -1;
+	if (mount_tmpfs(STAGE "/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
+	    mount_tmpfs(STAGE "/var/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
+	    mount_tmpfs(STAGE AGENT_HOME, "mode=0700", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
+		return -1;
+	if (build_dev(e) < 0 || build_proc(e) < 0)
+		return -1;
+	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
+		return -1;
+
+	/* Into the new root; the staging area and the host tree go away. */
+	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		return werr_errno(e, "mounts: pivot_root into the new root");
+	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return werr_errno(e, "mounts: detaching the host tree");
+	if (setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
+		return werr_errno(e, "mounts: making / read-only");
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* sandbox.h - the sandbox specification the supervisor computes on the host
+ * side and hands to sandbox init (by memory copy across clone), and the
+ * entry points of each layer. Everything that reads host state (environment,
+ * workspace scan, home, uid) happens in the supervisor before clone; init only
+ * builds what the spec says. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+#include "../common/util.h"
+#include "../policy/policy.h"
+
+/* A mount inside the workspace, relative to the workspace root. */
+enum ws_mount_kind {
+	WS_PIN,        /* directory bound onto itself read-write: cannot be renamed or removed */
+	WS_PROTECT,    /* existing file or directory bound onto itself read-only */
+	WS_PLACEHOLDER,/* empty directory warden created for a missing protected path, read-only */
+	WS_MASK_FILE,  /* file masked by an unreadable empty file */
+	WS_MASK_DIR,   /* directory masked by an unreadable empty tmpfs */
+};
+
+struct ws_mount {
+	enum ws_mount_kind kind;
+	char *rel;
+};
+
+struct ws_plan {
+	struct ws_mount *m;
+	size_t n, cap;
+	struct strv placeholders; /* absolute host paths warden created; removed after */
+};
+
+struct sandbox_spec {
+	/* identity on the host */
+	uid_t uid;
+	gid_t gid;
+	char *home;                 /* invoking user's home (host), may be NULL */
+
+	char *workspace;            /* real absolute path */
+	struct ws_plan plan;        /* protected paths and masks inside the workspace */
+	const struct policy *policy;
+
+	char **argv;                /* command to run (argv[0] looked up in PATH inside) */
+	struct strv envp;           /* environment of the command */
+
+	bool use_pty;               /* stdin is a terminal: give the command its own pty */
+	int sync_fd;                /* init's end of the supervisor socket */
+	int landlock_abi;           /* probed by the supervisor */
+};
+
+/* Layer entry points. Each returns 0 or -1 with e filled, naming its layer. */
+
+/* workspace.c (supervisor side) */
+int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
+int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
+void workspace_cleanup(struct ws_plan *plan);
+
+/* userns.c (supervisor side): write the child's uid/gid maps. */
+int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
+#define AGENT_UID 1000
+#define AGENT_GID 1000
+#define AGENT_HOME "/home/agent"
+#define AGENT_USER "agent"
+#define SANDBOX_HOSTNAME "warden"
+
+/* env.c (supervisor side) */
+void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);
+
+/* mounts.c (init): build the new root and pivot into it. */
+int mounts_build(const struct sandbox_spec *s, struct werr *e);
+
+/* net.c (init): bring lo up. */
+int net_lo_up(struct werr *e);
+
+/* landlock.c */
+int landlock_abi_version(void);           /* <= 0 when unavailable */
+int landlock_apply(const struct sandbox_spec *s, struct werr *e);
+
+/* seccomp.c (init) */
+int seccomp_apply(struct werr *e);
+
+/* caps.c (init) */
+int caps_drop_bounding(struct werr *e);
+int caps_drop_all(struct werr *e);
+
+/* init.c: the body of sandbox init, PID 1 of the new pid namespace. Never
+ * returns: exits with the command's status (125 on failure, after telling the
+ * supervisor why). */
+__attribute__((noreturn)) void sandbox_init_main(struct sandbox_spec *s);
+
+/* Messages from init to the supervisor over the SEQPACKET socket. */
+enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
+struct init_msg {
+	int type;
+	int errnum;
+	char text[1024];
+};

@@ -1,0 +1,230 @@
+/* workspace.c - choosing and scanning the workspace, on the host side before
+ * the sandbox exists: refuse a workspace that would expose what the sandbox
+ * hides, and plan the mounts that keep protected paths read-only and secret
+ * files masked inside it. */
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Directories whose subtrees are never a workspace. */
+static const char *const forbidden_trees[] = {
+	"/proc", "/sys", "/dev", "/run", "/var/run", "/boot", "/etc", "/usr",
+	"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+/* Directories that are not a workspace themselves (too much beneath them). */
+static const char *const forbidden_exact[] = {
+	"/", "/var", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media",
+	"/opt", "/srv", "/dev/shm",
+};
+/* Entries that mark a home directory: a workspace holding one is refused. */
+static const char *const credential_stores[] = {
+	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
+	".config/gcloud", ".azure",
+};
+
+#define SCAN_MAX_ENTRIES 1000000
+
+int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e)
+{
+	char buf[PATH_MAX];
+	const char *req = requested ? requested : ".";
+	if (!realpath(req, buf))
+		return werr_errno(e, "workspace %s", req);
+	struct stat st;
+	if (stat(buf, &st) < 0)
+		return werr_errno(e, "workspace %s", buf);
+	if (!S_ISDIR(st.st_mode))
+		return werr_set(e, ENOTDIR, "workspace %s", buf);
+
+	for (size_t i = 0; i < ARRAY_LEN(forbidden_exact); i++)
+		if (strcmp(buf, forbidden_exact[i]) == 0)
+			return werr_set(e, 0, "refusing workspace %s: it would expose far more "
+				"than a project (choose a project directory)", buf);
+	for (size_t i = 0; i < ARRAY_LEN(forbidden_trees); i++)
+		if (path_is_within(buf, forbidden_trees[i]))
+			return werr_set(e, 0, "refusing workspace %s: it lies inside the system "
+				"directory %s", buf, forbidden_trees[i]);
+	if (home) {
+		char hbuf[PATH_MAX];
+		const char *h = realpath(home, hbuf) ? hbuf : home;
+		if (strcmp(buf, h) == 0)
+			return werr_set(e, 0, "refusing workspace %s: it is your home directory, "
+				"whose dotfiles and credentials the sandbox hides", buf);
+		if (path_is_within(h, buf))
+			return werr_set(e, 0, "refusing workspace %s: it contains your home "
+				"directory %s", buf, h);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(credential_stores); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", buf, credential_stores[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			return werr_set(e, 0, "refusing workspace %s: it holds %s, a credential "
+				"store (is this a home directory?)", buf, credential_stores[i]);
+	}
+	*out = xstrdup(buf);
+	return 0;
+}
+
+static void plan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *rel)
+{
+	if (plan->n == plan->cap) {
+		plan->cap = plan->cap ? plan->cap * 2 : 16;
+		plan->m = xrealloc(plan->m, plan->cap * sizeof *plan->m);
+	}
+	plan->m[plan->n].kind = kind;
+	plan->m[plan->n].rel = xstrdup(rel);
+	plan->n++;
+}
+
+static bool plan_has(const struct ws_plan *plan, const char *rel)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0)
+			return true;
+	return false;
+}
+
+/* Plan one protected path: pin every directory on the way (so it cannot be
+ * renamed away), bind the path read-only, or create a placeholder when it is
+ * missing and its parent exists. */
+static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	char *p = copy;
+	struct stat st;
+	for (;;) {
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, copy);
+		if (lstat(abs, &st) < 0) {
+			if (errno != ENOENT)
+				return werr_errno(e, "protected path %s", abs);
+			if (slash)
+				return 0; /* parent missing: nothing to protect yet */
+			if (mkdir(abs, 0555) < 0) {
+				if (errno == EACCES || errno == EROFS || errno == EPERM)
+					return 0; /* the agent, as this user, cannot create it either */
+				return werr_errno(e, "creating placeholder for protected path %s", abs);
+			}
+			strv_push(&plan->placeholders, abs);
+			plan_add(plan, WS_PLACEHOLDER, copy);
+			return 0;
+		}
+		if (S_ISLNK(st.st_mode))
+			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
+				"keep it read-only (remove the link or unprotect the path)", abs);
+		if (!slash) {
+			if (!plan_has(plan, copy))
+				plan_add(plan, WS_PROTECT, copy);
+			return 0;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* a file where a directory would be: path cannot exist */
+		if (!plan_has(plan, copy))
+			plan_add(plan, WS_PIN, copy);
+		*slash = '/';
+		p = slash + 1;
+	}
+}
+
+static bool mask_matches(const struct policy *pol, const char *rel, const char *name)
+{
+	for (size_t i = 0; i < pol->mask.n; i++) {
+		const char *pat = pol->mask.v[i];
+		if (strchr(pat, '/') ? fnmatch(pat, rel, FNM_PATHNAME) == 0
+				     : fnmatch(pat, name, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+struct scan {
+	const struct policy *pol;
+	struct ws_plan *plan;
+	unsigned long entries;
+};
+
+/* Depth-first walk below fd (whose workspace-relative path is rel, "" for
+ * the root), never following symlinks, skipping .git. */
+static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return werr_errno(e, "scanning workspace directory %s", *rel ? rel : ".");
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (++sc->entries > SCAN_MAX_ENTRIES) {
+			r = werr_set(e, 0, "workspace has more than %d entries; warden cannot "
+				"check them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
+			break;
+		}
+		_cleanup_free_ char *child = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_LNK)
+			continue;
+		if (mask_matches(sc->pol, child, name)) {
+			plan_add(sc->plan, type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, child);
+			continue;
+		}
+		if (type == DT_DIR && strcmp(name, ".git") != 0) {
+			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				if (errno == EACCES)
+					continue; /* unreadable to the user is unreadable to the agent */
+				r = werr_errno(e, "scanning workspace directory %s", child);
+				break;
+			}
+			if ((r = scan_dir(sc, sub, child, e)) < 0)
+				break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
+{
+	for (size_t i = 0; i < p->protect.n; i++)
+		if (plan_protect(ws, p->protect.v[i], plan, e) < 0)
+			return -1;
+	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return werr_errno(e, "opening workspace %s", ws);
+	struct scan sc = { .pol = p, .plan = plan };
+	return scan_dir(&sc, fd, "", e);
+}
+
+void workspace_cleanup(struct ws_plan *plan)
+{
+	/* Deepest first; rmdir only removes a placeholder that is still empty. */
+	for (size_t i = plan->placeholders.n; i-- > 0;)
+		if (rmdir(plan->placeholders.v[i]) < 0 && errno != ENOENT)
+			wnote("could not remove placeholder %s: %s", plan->placeholders.v[i],
+			      strerror(errno));
+	for (size_t i = 0; i < plan->n; i++)
+		free(plan->m[i].rel);
+	free(plan->m);
+	plan->m = NULL;
+	plan->n = plan->cap = 0;
+	strv_free(&plan->placeholders);
+}
