@@ -1,0 +1,61 @@
+/* pty.c - the host side of the agent's terminal: put the user's terminal in
+ * raw mode and restore it, copy window sizes and terminal settings to the
+ * agent's pty, and move bytes between the two. */
+#include "pty.h"
+
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+static struct termios saved;
+static bool raw_active;
+
+int pty_host_raw(int fd)
+{
+	if (tcgetattr(fd, &saved) < 0)
+		return -1;
+	struct termios raw = saved;
+	cfmakeraw(&raw);
+	if (tcsetattr(fd, TCSADRAIN, &raw) < 0)
+		return -1;
+	raw_active = true;
+	return 0;
+}
+
+void pty_host_restore(int fd)
+{
+	if (raw_active) {
+		tcsetattr(fd, TCSADRAIN, &saved);
+		raw_active = false;
+	}
+}
+
+void pty_copy_settings(int host, int master)
+{
+	struct termios t;
+	if (tcgetattr(host, &t) == 0) {
+		const struct termios *src = raw_active ? &saved : &t;
+		tcsetattr(master, TCSANOW, src);
+	}
+	pty_copy_winsize(host, master);
+}
+
+void pty_copy_winsize(int host, int master)
+{
+	struct winsize ws;
+	if (ioctl(host, TIOCGWINSZ, &ws) == 0)
+		ioctl(master, TIOCSWINSZ, &ws);
+}
+
+int pty_pump(int from, int to)
+{
+	char buf[16384];
+	ssize_t n = read(from, buf, sizeof buf);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 1 : -1;
+	if (n == 0)
+		return 0;
+	return write_all(to, buf, (size_t)n) < 0 ? -1 : 1;
+}
