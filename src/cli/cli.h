@@ -1,0 +1,10 @@
+/* cli.h - the subcommands' entry points and what they share. */
+#pragma once
+
+#define EXIT_WARDEN 125 /* warden itself failed */
+
+int cmd_run(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
+
+/* The invoking user's home: $HOME, else the passwd entry (NULL if none). */
+const char *cli_home(void);

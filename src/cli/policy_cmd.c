@@ -1,0 +1,49 @@
+/* policy_cmd.c - `warden policy show [--profile FILE]`: the effective
+ * compiled policy (built-in default plus the profile) as JSON. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../policy/policy.h"
+#include "cli.h"
+
+int cmd_policy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	if (argc < 2 || strcmp(argv[1], "show") != 0) {
+		fputs("usage: warden policy show [--profile FILE]\n", stderr);
+		return 2;
+	}
+	const char *profile = NULL;
+	int c;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+		if (c == 'p') {
+			profile = optarg;
+		} else {
+			fputs("usage: warden policy show [--profile FILE]\n", c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	struct werr e = { 0 };
+	struct policy p;
+	policy_set_home(cli_home());
+	if (policy_load(&p, profile, &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
+	}
+	json_t *j = policy_to_json(&p);
+	char digest[65];
+	policy_digest(&p, digest);
+	json_object_set_new(j, "digest", json_string(digest));
+	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(j);
+	policy_free(&p);
+	return 0;
+}
