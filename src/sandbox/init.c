@@ -111,6 +111,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
+	/* Mapped now; from here on nothing in the sandbox may read or write
+	 * init's memory through /proc/1/mem. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		werr_errno(&e, "processes: making init non-dumpable"), fail(s, &e);
 	if (s->uid == 0 && setgroups(0, NULL) < 0)
 		werr_errno(&e, "identity: dropping supplementary groups"), fail(s, &e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)

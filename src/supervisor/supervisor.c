@@ -130,9 +130,6 @@ static int event_loop(int pidfd, int sigfd, int master, struct werr *e)
 
 int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
 {
-	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return werr_errno(e, "supervisor: making itself non-dumpable");
-
 	sigset_t mask;
 	sigemptyset(&mask);
 	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
@@ -171,6 +168,14 @@ int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
 	}
 	close(sv[1]);
 	_cleanup_close_ int pfd = pidfd;
+	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
+	 * root-owned /proc files, and an unprivileged supervisor could not write
+	 * its identity maps. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
+		kill((pid_t)pid, SIGKILL);
+		exit_status_of(pidfd);
+		return werr_errno(e, "supervisor: making itself non-dumpable");
+	}
 
 	if (userns_write_maps((pid_t)pid, s->uid, s->gid, e) < 0) {
 		kill((pid_t)pid, SIGKILL);
