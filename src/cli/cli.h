@@ -5,6 +5,3 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
-
-/* The invoking user's home: $HOME, else the passwd entry (NULL if none). */
-const char *cli_home(void);

@@ -1,6 +1,5 @@
 /* main.c - warden's command line: dispatch to a subcommand. */
 #include <openssl/crypto.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +16,6 @@ static void usage(FILE *out)
 	      "  policy show [--profile FILE]     print the effective policy as JSON\n"
 	      "  --version                        print the version\n",
 	      out);
-}
-
-const char *cli_home(void)
-{
-	const char *h = getenv("HOME");
-	if (h && h[0] == '/')
-		return h;
-	struct passwd *pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
 int main(int argc, char **argv)

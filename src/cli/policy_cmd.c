@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../policy/policy.h"
+#include "../supervisor/session.h"
 #include "cli.h"
 
 int cmd_policy(int argc, char **argv)
@@ -32,7 +33,7 @@ int cmd_policy(int argc, char **argv)
 	}
 	struct werr e = { 0 };
 	struct policy p;
-	policy_set_home(cli_home());
+	policy_set_home(session_home());
 	if (policy_load(&p, profile, &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;

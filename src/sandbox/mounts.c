@@ -400,6 +400,10 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return -1;
 	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
 		return -1;
+	/* warden check: its own binary, read-only, as the probe runner. */
+	if (s->self_exe && (make_mountpoint(STAGE SANDBOX_SELF_EXE, false, e) < 0 ||
+			    bind_path(OLD "/proc/self/exe", STAGE SANDBOX_SELF_EXE, RO_ATTRS, e) < 0))
+		return -1;
 
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)

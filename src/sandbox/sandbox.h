@@ -45,6 +45,7 @@ struct sandbox_spec {
 	struct strv envp;           /* environment of the command */
 
 	bool use_pty;               /* stdin is a terminal: give the command its own pty */
+	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
 	int sync_fd;                /* init's end of the supervisor socket */
 	int landlock_abi;           /* probed by the supervisor */
 };
@@ -63,6 +64,7 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 #define AGENT_HOME "/home/agent"
 #define AGENT_USER "agent"
 #define SANDBOX_HOSTNAME "warden"
+#define SANDBOX_SELF_EXE "/.warden/warden"
 
 /* env.c (supervisor side) */
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);

@@ -1,0 +1,140 @@
+/* session.c - one sandbox session: compile the policy, check the kernel can
+ * build every layer, choose and scan the workspace, open the audit log, run
+ * the command through the supervisor, log the end and clean up. */
+#include "session.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../policy/policy.h"
+#include "../sandbox/sandbox.h"
+#include "config.h"
+#include "supervisor.h"
+
+/* Layers the kernel must offer; checked before anything is built so the
+ * error names the missing piece. */
+static int check_kernel(int *landlock_abi, struct werr *e)
+{
+	int abi = landlock_abi_version();
+	if (abi < 2)
+		return werr_set(e, abi < 0 ? -abi : 0,
+			"Landlock is not available (ABI %d; warden needs 2 or later): the kernel "
+			"must be 5.19+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= "
+			"boot parameter", abi < 0 ? 0 : abi);
+	*landlock_abi = abi;
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL)
+		return werr_set(e, 0, "seccomp is not available: the kernel needs CONFIG_SECCOMP_FILTER");
+	return 0;
+}
+
+static json_t *strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The invoking user's home: $HOME, else the passwd entry. */
+const char *session_home(void)
+{
+	const char *h = getenv("HOME");
+	if (h && h[0] == '/')
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+}
+
+/* Everything between a loaded policy and a finished command. */
+static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
+			   struct audit **log, int *status, struct werr *e)
+{
+	const char *home = session_home();
+	if (check_kernel(&s->landlock_abi, e) < 0)
+		return -1;
+	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
+		return -1;
+	struct passwd *pw = getpwuid(s->uid);
+	if (pw && pw->pw_dir && (!home || strcmp(pw->pw_dir, home) != 0)) {
+		_cleanup_free_ char *again = NULL;
+		if (workspace_resolve(s->workspace, pw->pw_dir, &again, e) < 0)
+			return -1;
+	}
+	if (!home)
+		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
+	_cleanup_free_ char *logdir = audit_dir(home);
+	if (path_is_within(s->workspace, logdir) || path_is_within(logdir, s->workspace))
+		return werr_set(e, 0, "refusing workspace %s: it overlaps the audit log directory %s",
+				s->workspace, logdir);
+	s->home = xstrdup(home);
+	s->policy = pol;
+	s->argv = o->argv;
+	s->self_exe = o->self_exe;
+	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
+	env_build(pol, o->cli_env, &s->envp);
+
+	char session[40];
+	audit_new_session_id(session, sizeof session);
+	if (audit_open(log, logdir, session, e) < 0)
+		return -1;
+	if (workspace_plan(s->workspace, pol, &s->plan, e) < 0)
+		return -1;
+
+	char digest[65];
+	policy_digest(pol, digest);
+	struct utsname un;
+	uname(&un);
+	json_t *start = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:{s:s, s:i, s:b, s:b}}",
+		"version", WARDEN_VERSION, "argv", strv_json(o->argv), "workspace", s->workspace,
+		"policy_digest", digest, "profiles", strv_json(pol->sources.v), "uid", (int)s->uid,
+		"kernel", "release", un.release, "landlock_abi", s->landlock_abi,
+		"seccomp", 1, "pty", s->use_pty);
+	if (audit_emit(*log, "session.start", start, e) < 0)
+		return -1;
+
+	double t0 = now_ms();
+	if (supervisor_run(s, status, e) < 0) {
+		json_t *end = json_pack("{s:i, s:s, s:o}", "exit", 125, "error", e->msg,
+					"counts", audit_counts(*log));
+		audit_emit(*log, "session.end", end, NULL);
+		return -1;
+	}
+	json_t *end = json_pack("{s:i, s:f, s:o}", "exit", *status, "duration_ms", now_ms() - t0,
+				"counts", audit_counts(*log));
+	return audit_emit(*log, "session.end", end, e);
+}
+
+int session_run(const struct session_opts *o, int *status, struct werr *e)
+{
+	struct policy pol;
+	policy_set_home(session_home());
+	if (policy_load(&pol, o->profile, e) < 0)
+		return -1;
+	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1 };
+	struct audit *log = NULL;
+	int r = run_with_policy(o, &pol, &s, &log, status, e);
+	/* Close (fsync) the log before removing placeholders: on a file system
+	 * that discards freed blocks, a sync after the removal waits for it. */
+	audit_close(log);
+	workspace_cleanup(&s.plan);
+	strv_free(&s.envp);
+	free(s.workspace);
+	free(s.home);
+	policy_free(&pol);
+	return r;
+}

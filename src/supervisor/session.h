@@ -1,0 +1,25 @@
+/* session.h - one sandbox session from policy to exit status, shared by
+ * `warden run` and `warden check`. */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../common/util.h"
+
+struct session_opts {
+	const char *workspace;       /* NULL: the current directory */
+	const char *profile;         /* NULL: the built-in default only */
+	const struct strv *cli_env;  /* --env NAME / NAME=VALUE, may be NULL */
+	char **argv;                 /* the command */
+	bool self_exe;               /* mount warden's own binary at SANDBOX_SELF_EXE */
+	bool no_pty;                 /* never give the command a pty */
+};
+
+
+/* The invoking user's home: $HOME, else the passwd entry (NULL if none). */
+const char *session_home(void);
+
+/* Compile the policy, check the kernel, choose and scan the workspace, open
+ * the audit log, run the command and log its end. Returns 0 with the
+ * command's status in *status, or -1 with e filled (warden's own failure). */
+int session_run(const struct session_opts *o, int *status, struct werr *e);
