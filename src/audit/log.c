@@ -1,0 +1,265 @@
+/* log.c - the audit log writer: a session's JSON Lines file, one event per
+ * line, each line carrying "prev", the SHA-256 of the previous line. */
+#include "audit.h"
+#include "../common/hash.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+struct audit {
+	int fd;
+	char *path;              /* DIR/SESSION.jsonl */
+	char *session;
+	unsigned long seq;       /* seq of the last line written */
+	char prev[65];           /* SHA-256 of the last line written (hex) */
+	json_t *counts;          /* event kind -> number written */
+};
+
+char *audit_dir(const char *home)
+{
+	const char *x = getenv("XDG_STATE_HOME");
+	const char *base = x && x[0] == '/' ? x : home && home[0] == '/' ? home : NULL;
+	if (!base)
+		return NULL;
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	if (n == 1)
+		n = 0; /* "/" */
+	return xasprintf("%.*s%s", (int)n, base, base == x ? "/warden" : "/.local/state/warden");
+}
+
+void audit_new_session_id(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[64] = "19700101T000000Z";
+	if (gmtime_r(&now, &tm))
+		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+
+	uint32_t rnd;
+	ssize_t r;
+	do
+		r = getrandom(&rnd, sizeof rnd, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)sizeof rnd) {
+		/* No getrandom: the id need not be secret, only unlikely to
+		 * repeat, and O_EXCL catches a repeat anyway. */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rnd = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 16;
+	}
+	snprintf(buf, len, "%s-%08x", stamp, (unsigned)rnd);
+}
+
+/* Session ids become file names: [A-Za-z0-9._-], not starting with '.'. */
+static bool valid_session(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 200 || s[0] == '.')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+/* mkdir -p with mode 0700. Sets *created when the last component was made. */
+static int mkdir_parents(const char *dir, bool *created, struct werr *e)
+{
+	_cleanup_free_ char *p = xstrdup(dir);
+	*created = false;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) == 0)
+			*created = c == '\0';
+		else if (errno != EEXIST)
+			return werr_errno(e, "cannot create audit log directory %s", p);
+		*s = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+/* Open the log directory, refusing a symlink, a directory owned by someone
+ * else, or one others can write to. */
+static int open_dir(const char *dir, struct werr *e)
+{
+	bool created;
+	if (!dir[0])
+		return werr_set(e, EINVAL, "empty audit log directory");
+	if (mkdir_parents(dir, &created, e) < 0)
+		return -1;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat lst;
+		int err = errno;
+		if (lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+			return werr_set(e, 0, "audit log directory %s is a symbolic link, refusing to use it", dir);
+		return werr_set(e, err, "cannot open audit log directory %s", dir);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		werr_errno(e, "cannot stat audit log directory %s", dir);
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		werr_set(e, 0, "audit log directory %s is owned by uid %u, not by you (uid %u), refusing to use it",
+			 dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		goto fail;
+	}
+	if (created && fchmod(fd, 0700) < 0) {
+		werr_errno(e, "cannot chmod audit log directory %s", dir);
+		goto fail;
+	}
+	if (!created && (st.st_mode & 022)) {
+		werr_set(e, 0, "audit log directory %s is writable by group or others (mode %03o), refusing to use it; chmod 700 it",
+			 dir, (unsigned)(st.st_mode & 0777));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e)
+{
+	*out = NULL;
+	if (!valid_session(session))
+		return werr_set(e, EINVAL, "invalid audit session id '%.100s'", session);
+	_cleanup_close_ int dfd = open_dir(dir, e);
+	if (dfd < 0)
+		return -1;
+	_cleanup_free_ char *name = xasprintf("%s.jsonl", session);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return werr_errno(e, "audit log %s already exists", path);
+		return werr_errno(e, "cannot create audit log %s", path);
+	}
+	struct audit *a = xcalloc(1, sizeof *a);
+	a->fd = fd;
+	a->path = path;
+	path = NULL;
+	a->session = xstrdup(session);
+	memset(a->prev, '0', 64);
+	a->prev[64] = '\0';
+	a->counts = json_object();
+	if (!a->counts)
+		abort();
+	*out = a;
+	return 0;
+}
+
+static void timestamp(char *out, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[64] = "1970-01-01T00:00:00";
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (gmtime_r(&ts.tv_sec, &tm))
+		strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%06ldZ", base, ts.tv_nsec / 1000);
+}
+
+static const char *const reserved[] = { "v", "ts", "session", "seq", "event", "prev" };
+
+int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e)
+{
+	if (fields && !json_is_object(fields)) {
+		json_decref(fields);
+		return werr_set(e, EINVAL, "audit event %s: fields are not a JSON object", event);
+	}
+	json_t *ev = event && event[0] ? json_string(event) : NULL;
+	if (!ev) {
+		json_decref(fields);
+		return werr_set(e, EINVAL, "invalid audit event name");
+	}
+	char ts[128];
+	timestamp(ts, sizeof ts);
+	json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(1));
+	json_object_set_new(o, "ts", json_string(ts));
+	json_object_set_new(o, "session", json_string(a->session));
+	json_object_set_new(o, "seq", json_integer((json_int_t)a->seq + 1));
+	json_object_set_new(o, "event", ev);
+	if (fields) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(fields, k, v) {
+			for (size_t i = 0; i < ARRAY_LEN(reserved); i++) {
+				if (strcmp(k, reserved[i]) == 0) {
+					werr_set(e, EINVAL, "audit event %s: field name '%s' is reserved", event, k);
+					json_decref(fields);
+					json_decref(o);
+					return -1;
+				}
+			}
+			json_object_set(o, k, v);
+		}
+		json_decref(fields);
+	}
+	json_object_set_new(o, "prev", json_string(a->prev));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!s)
+		return werr_set(e, EINVAL, "audit event %s: cannot encode as JSON", event);
+
+	size_t n = strlen(s);
+	_cleanup_free_ char *line = xmalloc(n + 1);
+	memcpy(line, s, n);
+	line[n] = '\n';
+	free(s);
+	if (write_all(a->fd, line, n + 1) < 0)
+		return werr_errno(e, "cannot write audit log %s", a->path);
+
+	sha256_hex(line, n, a->prev);
+	a->seq++;
+	json_object_set_new(a->counts, event, json_integer((json_int_t)audit_count(a, event) + 1));
+	return 0;
+}
+
+unsigned long audit_count(const struct audit *a, const char *event)
+{
+	if (!a || !event)
+		return 0;
+	return (unsigned long)json_integer_value(json_object_get(a->counts, event));
+}
+
+json_t *audit_counts(const struct audit *a)
+{
+	return a ? json_deep_copy(a->counts) : json_object();
+}
+
+int audit_sync(struct audit *a, struct werr *e)
+{
+	if (fsync(a->fd) < 0)
+		return werr_errno(e, "cannot sync audit log %s", a->path);
+	return 0;
+}
+
+const char *audit_path(const struct audit *a) { return a->path; }
+
+void audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	fsync(a->fd);
+	close(a->fd);
+	free(a->path);
+	free(a->session);
+	json_decref(a->counts);
+	free(a);
+}

@@ -1,0 +1,586 @@
+/* parser.c - the profile parser: profile text (the built-in default, a user
+ * file and what it includes) into the compiled struct policy, with errors
+ * that name FILE:LINE:COL.
+ *
+ * Grammar (one directive per line, tokens separated by spaces or tabs):
+ *   include FILE | include default
+ *   read-only PATH | read-write PATH
+ *   protect RELPATH | unprotect RELPATH
+ *   mask GLOB | unmask GLOB
+ *   env pass NAME | env set NAME=VALUE | env unset NAME
+ * '#' starts a comment when it begins the line or follows a blank. */
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_LINE 4096                    /* bytes per line, newline excluded */
+#define MAX_DEPTH 8                      /* nested includes */
+#define MAX_FILE (1024 * 1024)           /* bytes per profile file */
+#define MAX_TOTAL (8 * 1024 * 1024)      /* bytes parsed per policy, includes too */
+#define MAX_ENTRIES 4096                 /* entries per list */
+#define MAX_TOKENS 4                     /* tokens kept per line; more are counted */
+#define BUILTIN_NAME "builtin:default"
+
+static char *home_dir;
+
+void policy_set_home(const char *home)
+{
+	free(home_dir);
+	home_dir = home ? xstrdup(home) : NULL;
+}
+
+struct parser {
+	struct policy *p;
+	struct werr *e;
+	size_t total;                    /* bytes parsed so far */
+};
+
+struct line {
+	const char *name;                /* file name for messages and origins */
+	const char *dir;                 /* includes resolve against it; NULL: none */
+	unsigned long lineno;
+	const char *text;                /* the line, comment and trailing blanks cut */
+	size_t len;
+	size_t ntok;                     /* tokens on the line, may exceed MAX_TOKENS */
+	size_t off[MAX_TOKENS];          /* byte offset of each token */
+	const char *tok[MAX_TOKENS];     /* NUL-terminated copies inside buf */
+	char buf[MAX_LINE + 1];
+};
+
+static int parse_text(struct parser *ps, const char *name, const char *dir,
+		      const char *text, size_t len, int depth);
+
+__attribute__((format(printf, 5, 6)))
+static int lerr(struct werr *e, int errnum, const struct line *l, size_t off,
+		const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return werr_set(e, errnum, "%s:%lu:%zu: %s", l->name, l->lineno, off + 1, msg);
+}
+
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Offset of the first byte that is not part of valid UTF-8, or n. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i], cp, min;
+		size_t k;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			k = 1, cp = c & 0x1f, min = 0x80;
+		} else if ((c & 0xf0) == 0xe0) {
+			k = 2, cp = c & 0x0f, min = 0x800;
+		} else if ((c & 0xf8) == 0xf0) {
+			k = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			return i;
+		}
+		if (n - i <= k)
+			return i;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += k + 1;
+	}
+	return n;
+}
+
+/* Valid UTF-8 without control characters. */
+static bool is_clean(const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return utf8_invalid_at((const unsigned char *)s, n) == n;
+}
+
+/* [A-Za-z_][A-Za-z0-9_]*, and a final '*' when glob is true. */
+static bool valid_env_name(const char *s, size_t n, bool glob)
+{
+	if (glob && n > 1 && s[n - 1] == '*')
+		n--;
+	if (n == 0 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+			return false;
+	}
+	return true;
+}
+
+static bool has_dotdot_component(const char *s)
+{
+	for (const char *p = s; *p;) {
+		const char *end = strchrnul(p, '/');
+		if (end - p == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+static void strip_trailing_slashes(char *s, size_t keep)
+{
+	size_t n = strlen(s);
+	while (n > keep && s[n - 1] == '/')
+		s[--n] = '\0';
+}
+
+/* Exactly `want` tokens, the directive included. */
+static int want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what)
+{
+	if (l->ntok < want)
+		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+	if (l->ntok > want)
+		return lerr(ps->e, 0, l, l->off[want], "%s: unexpected argument '%.200s'", what,
+			    l->tok[want]);
+	return 0;
+}
+
+static int room(struct parser *ps, const struct line *l, size_t n)
+{
+	if (n >= MAX_ENTRIES)
+		return lerr(ps->e, 0, l, l->off[0], "%s: too many entries (max %d)", l->tok[0],
+			    MAX_ENTRIES);
+	return 0;
+}
+
+static int push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v)
+{
+	if (strv_contains(s, v))
+		return 0;
+	if (room(ps, l, s->n) < 0)
+		return -1;
+	strv_push(s, v);
+	return 0;
+}
+
+static const char *const ro_refused[] = { "/proc", "/sys", "/dev" };
+static const char *const rw_refused[] = { "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot" };
+
+static int do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
+{
+	const char *d = l->tok[0], *t = l->tok[1];
+	size_t off = l->off[1];
+	if (want_tokens(ps, l, 2, d) < 0)
+		return -1;
+
+	bool tilde = strcmp(t, "~") == 0 || strncmp(t, "~/", 2) == 0;
+	if (!tilde && t[0] != '/')
+		return lerr(ps->e, 0, l, off, "%s: path must be absolute or start with ~/: '%.200s'", d, t);
+	_cleanup_free_ char *rest = xstrdup(tilde ? t + 1 : t);
+	strip_trailing_slashes(rest, tilde ? 0 : 1);
+	if (path_has_dot_components(rest))
+		return lerr(ps->e, 0, l, off, "%s: '.', '..' and empty components are not allowed: '%.200s'",
+			    d, t);
+
+	_cleanup_free_ char *full = NULL;
+	if (tilde) {
+		if (!home_dir)
+			return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
+		_cleanup_free_ char *h = xstrdup(home_dir);
+		strip_trailing_slashes(h, 1);
+		if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
+			return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
+				    d, h);
+		full = strcmp(h, "/") == 0 ? xstrdup(rest[0] ? rest : "/") : xasprintf("%s%s", h, rest);
+	} else {
+		full = rest;
+		rest = NULL;
+	}
+
+	bool refused = strcmp(full, "/") == 0 || path_is_within(full, "/proc");
+	for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
+		refused = refused || strcmp(full, ro_refused[i]) == 0;
+	if (refused)
+		return lerr(ps->e, 0, l, off, "%s: '%.200s' cannot be bound into the sandbox", d, full);
+	if (mode == POLICY_RW) {
+		for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
+			refused = refused || path_is_within(full, ro_refused[i]);
+		for (size_t i = 0; i < ARRAY_LEN(rw_refused); i++)
+			refused = refused || strcmp(full, rw_refused[i]) == 0;
+		if (refused)
+			return lerr(ps->e, 0, l, off, "%s: '%.200s' may not be writable in the sandbox", d, full);
+	}
+
+	struct policy *p = ps->p;
+	char *origin = xasprintf("%s:%lu", l->name, l->lineno);
+	for (size_t i = 0; i < p->npaths; i++) {
+		if (strcmp(p->paths[i].path, full) == 0) {
+			p->paths[i].mode = mode;
+			free(p->paths[i].origin);
+			p->paths[i].origin = origin;
+			return 0;
+		}
+	}
+	if (room(ps, l, p->npaths) < 0) {
+		free(origin);
+		return -1;
+	}
+	p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
+	p->paths[p->npaths++] = (struct policy_path){ .path = full, .mode = mode, .origin = origin };
+	full = NULL;
+	return 0;
+}
+
+static int do_protect(struct parser *ps, const struct line *l, bool add)
+{
+	const char *d = l->tok[0], *t = l->tok[1];
+	if (want_tokens(ps, l, 2, d) < 0)
+		return -1;
+	if (t[0] == '/')
+		return lerr(ps->e, 0, l, l->off[1], "%s: path must be relative to the workspace: '%.200s'",
+			    d, t);
+	_cleanup_free_ char *r = xstrdup(t);
+	strip_trailing_slashes(r, 0);
+	if (path_has_dot_components(r))
+		return lerr(ps->e, 0, l, l->off[1],
+			    "%s: '.', '..' and empty components are not allowed: '%.200s'", d, t);
+	if (!add) {
+		strv_remove(&ps->p->protect, r);
+		return 0;
+	}
+	return push_unique(ps, l, &ps->p->protect, r);
+}
+
+static int do_mask(struct parser *ps, const struct line *l, bool add)
+{
+	const char *d = l->tok[0], *t = l->tok[1];
+	if (want_tokens(ps, l, 2, d) < 0)
+		return -1;
+	if (!add) {
+		strv_remove(&ps->p->mask, t);
+		return 0;
+	}
+	if (t[0] == '/')
+		return lerr(ps->e, 0, l, l->off[1], "%s: pattern must be relative to the workspace: '%.200s'",
+			    d, t);
+	if (has_dotdot_component(t))
+		return lerr(ps->e, 0, l, l->off[1], "%s: '..' components are not allowed: '%.200s'", d, t);
+	return push_unique(ps, l, &ps->p->mask, t);
+}
+
+/* Index of the env_set entry "NAME=..." or -1. */
+static long env_set_find(const struct policy *p, const char *name, size_t n)
+{
+	for (size_t i = 0; i < p->env_set.n; i++)
+		if (strncmp(p->env_set.v[i], name, n) == 0 && p->env_set.v[i][n] == '=')
+			return (long)i;
+	return -1;
+}
+
+static int do_env(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "env: missing argument (pass, set or unset)");
+	const char *sub = l->tok[1], *name = l->tok[2];
+	size_t off = l->off[2];
+
+	if (strcmp(sub, "pass") == 0) {
+		if (want_tokens(ps, l, 3, "env pass") < 0)
+			return -1;
+		if (!valid_env_name(name, strlen(name), true))
+			return lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'", name);
+		return push_unique(ps, l, &p->env_pass, name);
+	}
+	if (strcmp(sub, "unset") == 0) {
+		if (want_tokens(ps, l, 3, "env unset") < 0)
+			return -1;
+		size_t n = strlen(name);
+		if (!valid_env_name(name, n, true))
+			return lerr(ps->e, 0, l, off, "env unset: invalid variable name '%.200s'", name);
+		strv_remove(&p->env_pass, name);
+		long i = env_set_find(p, name, n);
+		if (i >= 0) {
+			struct strv *set = &p->env_set;
+			free(set->v[i]);
+			memmove(&set->v[i], &set->v[i + 1], (set->n - (size_t)i) * sizeof *set->v);
+			set->n--;
+		}
+		return 0;
+	}
+	if (strcmp(sub, "set") == 0) {
+		if (l->ntok < 3)
+			return lerr(ps->e, 0, l, l->len, "env set: missing argument");
+		/* NAME=VALUE: VALUE is the rest of the line after the first '='. */
+		const char *start = l->text + off;
+		const char *eq = memchr(start, '=', l->len - off);
+		if (!eq)
+			return lerr(ps->e, 0, l, off, "env set: expected NAME=VALUE");
+		size_t n = (size_t)(eq - start);
+		if (!valid_env_name(start, n, false))
+			return lerr(ps->e, 0, l, off, "env set: invalid variable name '%.*s'",
+				    (int)(n > 200 ? 200 : n), start);
+		char *entry = xasprintf("%.*s", (int)(l->len - off), start);
+		long i = env_set_find(p, start, n);
+		if (i >= 0) {
+			free(p->env_set.v[i]);
+			p->env_set.v[i] = entry;
+			return 0;
+		}
+		if (room(ps, l, p->env_set.n) < 0) {
+			free(entry);
+			return -1;
+		}
+		strv_push_owned(&p->env_set, entry);
+		return 0;
+	}
+	return lerr(ps->e, 0, l, l->off[1], "env: unknown subcommand '%.200s' (expected pass, set or unset)",
+		    sub);
+}
+
+/* Read a whole profile file. On failure returns -1 with errno set (0 when the
+ * failure has no errno) and *what saying what failed. */
+static int read_profile(const char *path, char **real, char **text, size_t *len, const char **what)
+{
+	*real = NULL;
+	*text = NULL;
+	*what = "cannot open";
+	_cleanup_free_ char *r = realpath(path, NULL);
+	if (!r)
+		return -1;
+	_cleanup_close_ int fd = open(r, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		*what = "not a regular file";
+		errno = 0;
+		return -1;
+	}
+	*what = "cannot read";
+	size_t cap = 4096, n = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap > MAX_FILE) {
+				*what = "file too large (max 1 MiB)";
+				errno = 0;
+				return -1;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > MAX_FILE) {
+		*what = "file too large (max 1 MiB)";
+		errno = 0;
+		return -1;
+	}
+	*real = r;
+	*text = buf;
+	*len = n;
+	r = buf = NULL;
+	return 0;
+}
+
+/* Parse a profile file. `inc` is the include line (NULL for the top file),
+ * `name` the name used in messages about its own lines. */
+static int parse_file(struct parser *ps, const char *path, const char *name,
+		      const struct line *inc, size_t off, int depth)
+{
+	_cleanup_free_ char *real = NULL, *text = NULL;
+	size_t len = 0;
+	const char *what;
+	if (read_profile(path, &real, &text, &len, &what) < 0) {
+		if (inc)
+			return lerr(ps->e, errno, inc, off, "include '%.200s': %s", path, what);
+		return werr_set(ps->e, errno, "%s: %s", path, what);
+	}
+	strv_push(&ps->p->sources, real);
+	_cleanup_free_ char *dircopy = xstrdup(real);
+	return parse_text(ps, name ? name : real, dirname(dircopy), text, len, depth);
+}
+
+static int do_include(struct parser *ps, const struct line *l, int depth)
+{
+	if (want_tokens(ps, l, 2, "include") < 0)
+		return -1;
+	const char *f = l->tok[1];
+	size_t off = l->off[1];
+	bool builtin = strcmp(f, "default") == 0;
+	if (builtin && strv_contains(&ps->p->sources, BUILTIN_NAME))
+		return 0;
+	if (!builtin && !l->dir)
+		return lerr(ps->e, 0, l, off, "include: including files is not allowed here");
+	if (depth >= MAX_DEPTH)
+		return lerr(ps->e, 0, l, off, "include nesting too deep (loop?)");
+	if (builtin) {
+		strv_push(&ps->p->sources, BUILTIN_NAME);
+		return parse_text(ps, BUILTIN_NAME, NULL, policy_builtin_default,
+				  strlen(policy_builtin_default), depth + 1);
+	}
+	_cleanup_free_ char *path = f[0] == '/' ? xstrdup(f)
+				  : strcmp(l->dir, "/") == 0 ? xasprintf("/%s", f)
+							       : xasprintf("%s/%s", l->dir, f);
+	return parse_file(ps, path, NULL, l, off, depth + 1);
+}
+
+/* Check a line's bytes, cut the comment, split tokens. 1: a directive to
+ * run, 0: nothing on the line, -1: error. */
+static int split_line(struct parser *ps, struct line *l, const char *s, size_t n)
+{
+	l->text = s;
+	l->len = 0;
+	l->ntok = 0;
+	if (n > MAX_LINE)
+		return lerr(ps->e, 0, l, MAX_LINE, "line longer than %d bytes", MAX_LINE);
+	const char *nul = memchr(s, '\0', n);
+	if (nul)
+		return lerr(ps->e, 0, l, (size_t)(nul - s), "NUL byte in profile");
+
+	size_t cut = 0;
+	while (cut < n && !(s[cut] == '#' && (cut == 0 || is_blank(s[cut - 1]))))
+		cut++;
+	while (cut > 0 && is_blank(s[cut - 1]))
+		cut--;
+	size_t ctl = 0;
+	while (ctl < cut && !(((unsigned char)s[ctl] < 0x20 && s[ctl] != '\t') || s[ctl] == 0x7f))
+		ctl++;
+	size_t bad = utf8_invalid_at((const unsigned char *)s, ctl);
+	if (bad < ctl)
+		return lerr(ps->e, 0, l, bad, "invalid UTF-8 in profile");
+	if (ctl < cut && s[ctl] == '\r')
+		return lerr(ps->e, 0, l, ctl, "carriage return in profile (CRLF line endings?)");
+	if (ctl < cut)
+		return lerr(ps->e, 0, l, ctl, "control character 0x%02x in profile", (unsigned char)s[ctl]);
+	l->len = cut;
+
+	memcpy(l->buf, s, cut);
+	l->buf[cut] = '\0';
+	for (size_t i = 0; i < cut;) {
+		while (i < cut && is_blank(l->buf[i]))
+			i++;
+		if (i == cut)
+			break;
+		if (l->ntok < MAX_TOKENS) {
+			l->off[l->ntok] = i;
+			l->tok[l->ntok] = l->buf + i;
+		}
+		l->ntok++;
+		while (i < cut && !is_blank(l->buf[i]))
+			i++;
+		l->buf[i++] = '\0';
+	}
+	for (size_t i = l->ntok; i < MAX_TOKENS; i++) {
+		l->off[i] = cut;
+		l->tok[i] = "";
+	}
+	return l->ntok > 0;
+}
+
+static int run_line(struct parser *ps, const struct line *l, int depth)
+{
+	const char *d = l->tok[0];
+	if (strcmp(d, "include") == 0)
+		return do_include(ps, l, depth);
+	if (strcmp(d, "read-only") == 0)
+		return do_path(ps, l, POLICY_RO);
+	if (strcmp(d, "read-write") == 0)
+		return do_path(ps, l, POLICY_RW);
+	if (strcmp(d, "protect") == 0 || strcmp(d, "unprotect") == 0)
+		return do_protect(ps, l, d[0] == 'p');
+	if (strcmp(d, "mask") == 0 || strcmp(d, "unmask") == 0)
+		return do_mask(ps, l, d[0] == 'm');
+	if (strcmp(d, "env") == 0)
+		return do_env(ps, l);
+	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
+}
+
+static int parse_text(struct parser *ps, const char *name, const char *dir,
+		      const char *text, size_t len, int depth)
+{
+	_cleanup_free_ struct line *l = xcalloc(1, sizeof *l);
+	l->name = name ? name : "<profile>";
+	l->dir = dir;
+	if (len > MAX_TOTAL - ps->total)
+		return werr_set(ps->e, 0, "%s: profiles too large in total (max 8 MiB)", l->name);
+	ps->total += len;
+	for (size_t pos = 0; pos < len;) {
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		pos += n + (nl ? 1 : 0);
+		l->lineno++;
+		int r = split_line(ps, l, s, n);
+		if (r < 0)
+			return -1;
+		if (r > 0 && run_line(ps, l, depth) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int policy_parse_text(struct policy *p, const char *name, const char *dir,
+		      const char *text, size_t len, struct werr *e)
+{
+	struct parser ps = { .p = p, .e = e };
+	if (!text)
+		len = 0;
+	return parse_text(&ps, name, dir, text, len, 0);
+}
+
+int policy_load(struct policy *p, const char *file, struct werr *e)
+{
+	struct parser ps = { .p = p, .e = e };
+	memset(p, 0, sizeof *p);
+	strv_push(&p->sources, BUILTIN_NAME);
+	if (parse_text(&ps, BUILTIN_NAME, NULL, policy_builtin_default,
+		       strlen(policy_builtin_default), 0) < 0)
+		goto fail;
+	if (file && parse_file(&ps, file, file, NULL, 0, 0) < 0)
+		goto fail;
+	return 0;
+fail:
+	policy_free(p);
+	return -1;
+}
+
+void policy_free(struct policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->npaths; i++) {
+		free(p->paths[i].path);
+		free(p->paths[i].origin);
+	}
+	free(p->paths);
+	strv_free(&p->protect);
+	strv_free(&p->mask);
+	strv_free(&p->env_pass);
+	strv_free(&p->env_set);
+	strv_free(&p->sources);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,90 @@
+/* policy_json.c - the compiled policy as JSON (what `warden policy show`
+ * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON. */
+#include "policy.h"
+#include "../common/hash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A JSON string. The parser only accepts valid UTF-8, but a policy built by
+ * hand might not be: such bytes become "\xNN" so nothing is silently dropped
+ * from the JSON or the digest. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	size_t n = strlen(s);
+	char *buf = xmalloc(n * 4 + 1), *o = buf;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80)
+			*o++ = (char)c;
+		else
+			o += sprintf(o, "\\x%02x", c);
+	}
+	*o = '\0';
+	j = json_string(buf);
+	free(buf);
+	if (!j)
+		abort();
+	return j;
+}
+
+static json_t *jstrv(const struct strv *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(a, jstr(s->v[i]));
+	return a;
+}
+
+json_t *policy_to_json(const struct policy *p)
+{
+	json_t *paths = json_array();
+	for (size_t i = 0; i < p->npaths; i++) {
+		const struct policy_path *pp = &p->paths[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "path", jstr(pp->path));
+		json_object_set_new(o, "mode", json_string(pp->mode == POLICY_RW ? "read-write" : "read-only"));
+		json_object_set_new(o, "origin", jstr(pp->origin ? pp->origin : ""));
+		json_array_append_new(paths, o);
+	}
+
+	json_t *set = json_object();
+	for (size_t i = 0; i < p->env_set.n; i++) {
+		const char *entry = p->env_set.v[i];
+		const char *eq = strchr(entry, '=');
+		_cleanup_free_ char *name = eq ? strndup(entry, (size_t)(eq - entry)) : xstrdup(entry);
+		if (!name)
+			abort();
+		/* Keys must be UTF-8 too: go through jstr for the same escaping. */
+		json_t *key = jstr(name);
+		json_object_set_new(set, json_string_value(key), jstr(eq ? eq + 1 : ""));
+		json_decref(key);
+	}
+
+	json_t *env = json_object();
+	json_object_set_new(env, "pass", jstrv(&p->env_pass));
+	json_object_set_new(env, "set", set);
+
+	json_t *o = json_object();
+	json_object_set_new(o, "sources", jstrv(&p->sources));
+	json_object_set_new(o, "paths", paths);
+	json_object_set_new(o, "protect", jstrv(&p->protect));
+	json_object_set_new(o, "mask", jstrv(&p->mask));
+	json_object_set_new(o, "env", env);
+	return o;
+}
+
+void policy_digest(const struct policy *p, char out[65])
+{
+	json_t *j = policy_to_json(p);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	if (!s)
+		abort();
+	sha256_hex(s, strlen(s), out);
+	free(s);
+}

@@ -1,0 +1,3 @@
+mask cafÃ©
+mask ÿş
+mask í €

@@ -1,0 +1,2 @@
+mask a
+mask b

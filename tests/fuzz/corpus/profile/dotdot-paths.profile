@@ -1,0 +1,4 @@
+read-only /a/../b
+protect ../x
+mask a/../b
+read-write ~/../../etc

@@ -1,0 +1,3 @@
+include /dev/zero
+include /proc/self/status
+include /nonexistent

@@ -1,0 +1,3 @@
+include default
+include default.profile
+include default

@@ -1,0 +1,2 @@
+include ok.profile
+include self.profile

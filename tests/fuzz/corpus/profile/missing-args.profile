@@ -1,0 +1,5 @@
+include
+protect
+mask
+read-only
+env pass

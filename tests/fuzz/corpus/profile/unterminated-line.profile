@@ -1,0 +1,3 @@
+mask a
+protect b
+env set X=no newline at end

@@ -1,0 +1,281 @@
+/* test_audit_log.c - unit tests of the audit log writer: line format and key
+ * order, the seq/prev hash chain (recomputed here), file and directory
+ * modes, O_EXCL, refusal of a symlinked or foreign-writable directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/audit/audit.h"
+#include "src/common/util.h"
+
+static int failures;
+
+#define CHECK(c)                                                                     \
+	do {                                                                         \
+		if (!(c)) {                                                          \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                              \
+	do {                                                                         \
+		const char *a_ = (a), *b_ = (b);                                     \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
+			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+static char tmpdir[PATH_MAX];
+
+static void sha256_hex(const char *buf, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	if (!EVP_Digest(buf, len, md, &n, EVP_sha256(), NULL) || n != 32)
+		abort();
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = xmalloc(1 << 20);
+	*len = fread(buf, 1, (1 << 20) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_dir_and_id(void)
+{
+	setenv("XDG_STATE_HOME", "/xdg/state/", 1);
+	char *d = audit_dir("/home/u");
+	CHECK_STR(d, "/xdg/state/warden");
+	free(d);
+	setenv("XDG_STATE_HOME", "relative", 1); /* ignored, as the XDG spec says */
+	d = audit_dir("/home/u");
+	CHECK_STR(d, "/home/u/.local/state/warden");
+	free(d);
+	unsetenv("XDG_STATE_HOME");
+	d = audit_dir("/home/u/");
+	CHECK_STR(d, "/home/u/.local/state/warden");
+	free(d);
+	CHECK(audit_dir(NULL) == NULL);
+
+	char id[32], id2[32];
+	audit_new_session_id(id, sizeof id);
+	audit_new_session_id(id2, sizeof id2);
+	/* 20261121T123456Z-1a2b3c4d */
+	CHECK(strlen(id) == 25);
+	CHECK(strspn(id, "0123456789") == 8 && id[8] == 'T' && strspn(id + 9, "0123456789") == 6);
+	CHECK(id[15] == 'Z' && id[16] == '-' && strspn(id + 17, "0123456789abcdef") == 8);
+	CHECK(strcmp(id, id2) != 0);
+}
+
+static void test_chain(void)
+{
+	struct audit *a;
+	struct werr e;
+	struct stat st;
+	char *dir = xasprintf("%s/state/deep/warden", tmpdir);
+	CHECK(audit_open(&a, dir, "sess-1", &e) == 0);
+	if (!a) {
+		fprintf(stderr, "  %s\n", e.msg);
+		exit(1);
+	}
+	char *path = xasprintf("%s/sess-1.jsonl", dir);
+	CHECK_STR(audit_path(a), path);
+	CHECK(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700);
+	char *parent = xasprintf("%s/state/deep", tmpdir);
+	CHECK(stat(parent, &st) == 0 && (st.st_mode & 07777) == 0700);
+	free(parent);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == 0);
+
+	CHECK(audit_emit(a, "session.start", json_pack("{s:s, s:[s,s]}", "digest", "abc", "argv", "sh", "-c"), &e) == 0);
+	CHECK(audit_emit(a, "exec", json_pack("{s:i, s:s, s:s}", "pid", 42, "path", "/bin/true", "decision", "allow"), &e) == 0);
+	CHECK(audit_emit(a, "exec", NULL, &e) == 0);
+	/* Refused: reserved names, non-object fields. Neither consumes a seq. */
+	CHECK(audit_emit(a, "exec", json_pack("{s:i}", "seq", 7), &e) < 0);
+	CHECK(audit_emit(a, "exec", json_pack("{s:s}", "prev", "x"), &e) < 0);
+	CHECK(audit_emit(a, "exec", json_pack("[i]", 1), &e) < 0);
+	CHECK(audit_emit(a, "", NULL, &e) < 0);
+	CHECK(audit_emit(a, "session.end", json_pack("{s:i}", "status", 0), &e) == 0);
+
+	CHECK(audit_count(a, "exec") == 2);
+	CHECK(audit_count(a, "session.start") == 1);
+	CHECK(audit_count(a, "net") == 0);
+	json_t *counts = audit_counts(a);
+	char *cs = json_dumps(counts, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	CHECK_STR(cs, "{\"session.start\":1,\"exec\":2,\"session.end\":1}");
+	free(cs);
+	json_decref(counts);
+	CHECK(audit_sync(a, &e) == 0);
+	audit_close(a);
+	audit_close(NULL);
+
+	size_t len;
+	char *text = slurp(path, &len);
+	CHECK(text && len > 0 && text[len - 1] == '\n');
+	char prev[65];
+	memset(prev, '0', 64);
+	prev[64] = '\0';
+	static const char *const events[] = { "session.start", "exec", "exec", "session.end" };
+	int n = 0;
+	for (char *line = text, *nl; text && (nl = strchr(line, '\n')); line = nl + 1, n++) {
+		*nl = '\0';
+		json_error_t je;
+		json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &je);
+		CHECK(json_is_object(o));
+		if (n >= 4)
+			break;
+		CHECK(json_integer_value(json_object_get(o, "v")) == 1);
+		CHECK(json_integer_value(json_object_get(o, "seq")) == n + 1);
+		CHECK_STR(json_string_value(json_object_get(o, "session")), "sess-1");
+		CHECK_STR(json_string_value(json_object_get(o, "event")), events[n]);
+		CHECK_STR(json_string_value(json_object_get(o, "prev")), prev);
+
+		/* ts: 2026-11-21T12:34:56.123456Z */
+		const char *ts = json_string_value(json_object_get(o, "ts"));
+		CHECK(ts && strlen(ts) == 27 && ts[4] == '-' && ts[10] == 'T' && ts[19] == '.' &&
+		      strspn(ts + 20, "0123456789") == 6 && ts[26] == 'Z');
+
+		/* Key order: v ts session seq event, the fields, prev last. */
+		const char *keys[16];
+		size_t nk = 0;
+		const char *k;
+		json_t *v;
+		json_object_foreach(o, k, v)
+			if (nk < 16)
+				keys[nk++] = k;
+		CHECK(nk >= 6);
+		CHECK_STR(keys[0], "v");
+		CHECK_STR(keys[1], "ts");
+		CHECK_STR(keys[2], "session");
+		CHECK_STR(keys[3], "seq");
+		CHECK_STR(keys[4], "event");
+		CHECK_STR(keys[nk - 1], "prev");
+		CHECK(strncmp(line, "{\"v\":1,\"ts\":\"", 13) == 0);
+		if (n == 1) {
+			CHECK_STR(keys[5], "pid");
+			CHECK_STR(keys[6], "path");
+			CHECK_STR(keys[7], "decision");
+			CHECK(json_object_size(o) == 9);
+		}
+		if (n == 2)
+			CHECK(json_object_size(o) == 6);
+
+		sha256_hex(line, strlen(line), prev);
+		json_decref(o);
+	}
+	CHECK(n == 4);
+
+	/* An edited line breaks the chain: the next prev no longer matches. */
+	free(text);
+	text = slurp(path, &len);
+	char *second = strchr(text, '\n') + 1;
+	char *third = strchr(second, '\n') + 1;
+	char h[65];
+	h[64] = '\0';
+	sha256_hex(second, (size_t)(third - 1 - second), h);
+	CHECK(strstr(third, h) != NULL);
+	second[strlen("{\"v\":1,\"ts\":\"")] ^= 1;
+	sha256_hex(second, (size_t)(third - 1 - second), h);
+	CHECK(strstr(third, h) == NULL);
+	free(text);
+
+	/* O_EXCL: the same session cannot be opened twice. */
+	CHECK(audit_open(&a, dir, "sess-1", &e) < 0);
+	CHECK(a == NULL && e.errnum == EEXIST && strstr(e.msg, "already exists") != NULL);
+
+	/* Session ids are file names. */
+	CHECK(audit_open(&a, dir, "../escape", &e) < 0 && e.errnum == EINVAL);
+	CHECK(audit_open(&a, dir, ".hidden", &e) < 0);
+	CHECK(audit_open(&a, dir, "", &e) < 0);
+	CHECK(audit_open(&a, dir, "a/b", &e) < 0);
+
+	/* A second session in the same, now existing, directory. */
+	CHECK(audit_open(&a, dir, "sess-2", &e) == 0);
+	audit_close(a);
+	free(path);
+	free(dir);
+}
+
+static void test_refusals(void)
+{
+	struct audit *a;
+	struct werr e;
+
+	/* The final directory a symlink: refused, even to a good directory. */
+	char *real = xasprintf("%s/real", tmpdir), *link = xasprintf("%s/link", tmpdir);
+	CHECK(mkdir(real, 0700) == 0);
+	CHECK(symlink(real, link) == 0);
+	CHECK(audit_open(&a, link, "s", &e) < 0);
+	CHECK(strstr(e.msg, "symbolic link") != NULL);
+	/* A symlink higher up is the user's business. */
+	char *via = xasprintf("%s/link/sub", tmpdir);
+	CHECK(audit_open(&a, via, "s", &e) == 0);
+	audit_close(a);
+	free(via);
+
+	/* An existing directory others can write to. */
+	char *open_dir = xasprintf("%s/shared", tmpdir);
+	CHECK(mkdir(open_dir, 0700) == 0 && chmod(open_dir, 0777) == 0);
+	CHECK(audit_open(&a, open_dir, "s", &e) < 0);
+	CHECK(strstr(e.msg, "writable by group or others") != NULL);
+
+	/* A plain file where the directory should be. */
+	char *file = xasprintf("%s/file", tmpdir);
+	int fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(audit_open(&a, file, "s", &e) < 0);
+
+	/* Not owned by us: "/" when we are not root, a chown'ed one when we are. */
+	char *foreign = xasprintf("%s/foreign", tmpdir);
+	if (geteuid() != 0) {
+		CHECK(audit_open(&a, "/", "s", &e) < 0);
+		CHECK(strstr(e.msg, "not by you") != NULL);
+	} else {
+		CHECK(mkdir(foreign, 0700) == 0 && chown(foreign, 4242, 4242) == 0);
+		CHECK(audit_open(&a, foreign, "s", &e) < 0);
+		CHECK(strstr(e.msg, "owned by uid 4242, not by you") != NULL);
+	}
+	free(foreign);
+	free(real);
+	free(link);
+	free(open_dir);
+	free(file);
+}
+
+int main(void)
+{
+	umask(022);
+	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-audit-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_dir_and_id();
+	test_chain();
+	test_refusals();
+
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	free(cmd);
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}

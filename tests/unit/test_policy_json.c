@@ -1,0 +1,183 @@
+/* test_policy_json.c - unit tests of the compiled policy's JSON form (the
+ * shape `warden policy show` prints) and of its SHA-256 digest. */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/policy/policy.h"
+
+static int failures;
+
+#define CHECK(c)                                                                     \
+	do {                                                                         \
+		if (!(c)) {                                                          \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                              \
+	do {                                                                         \
+		const char *a_ = (a), *b_ = (b);                                     \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
+			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+static const char profile[] =
+	"read-only /opt/data\n"
+	"read-write ~/cache\n"
+	"protect build/out\n"
+	"unmask *.pem\n"
+	"env pass MY_*\n"
+	"env set FOO=bar baz\n"
+	"env set EMPTY=\n";
+
+static void load(struct policy *p)
+{
+	struct werr e;
+	memset(p, 0, sizeof *p);
+	CHECK(policy_load(p, NULL, &e) == 0);
+	CHECK(policy_parse_text(p, "t.profile", NULL, profile, strlen(profile), &e) == 0);
+}
+
+static const char *str_at(json_t *a, size_t i) { return json_string_value(json_array_get(a, i)); }
+
+static bool array_has(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+			return true;
+	return false;
+}
+
+static void test_shape(void)
+{
+	struct policy p;
+	policy_set_home("/home/u");
+	load(&p);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_is_object(j) && json_object_size(j) == 5);
+
+	json_t *sources = json_object_get(j, "sources");
+	CHECK(json_is_array(sources) && json_array_size(sources) == 1);
+	CHECK_STR(str_at(sources, 0), "builtin:default");
+
+	json_t *paths = json_object_get(j, "paths");
+	CHECK(json_is_array(paths) && json_array_size(paths) == 2);
+	json_t *p0 = json_array_get(paths, 0), *p1 = json_array_get(paths, 1);
+	CHECK(json_object_size(p0) == 3);
+	CHECK_STR(json_string_value(json_object_get(p0, "path")), "/opt/data");
+	CHECK_STR(json_string_value(json_object_get(p0, "mode")), "read-only");
+	CHECK_STR(json_string_value(json_object_get(p0, "origin")), "t.profile:1");
+	CHECK_STR(json_string_value(json_object_get(p1, "path")), "/home/u/cache");
+	CHECK_STR(json_string_value(json_object_get(p1, "mode")), "read-write");
+	CHECK_STR(json_string_value(json_object_get(p1, "origin")), "t.profile:2");
+
+	json_t *protect = json_object_get(j, "protect");
+	CHECK(json_is_array(protect) && json_array_size(protect) == 19);
+	CHECK_STR(str_at(protect, 0), ".git/hooks");
+	CHECK_STR(str_at(protect, 18), "build/out");
+
+	json_t *mask = json_object_get(j, "mask");
+	CHECK(json_is_array(mask) && json_array_size(mask) == 13);
+	CHECK(!array_has(mask, "*.pem") && array_has(mask, "*.key"));
+
+	json_t *env = json_object_get(j, "env");
+	CHECK(json_is_object(env) && json_object_size(env) == 2);
+	json_t *pass = json_object_get(env, "pass");
+	CHECK(json_is_array(pass) && json_array_size(pass) == 9);
+	CHECK(array_has(pass, "LC_*") && array_has(pass, "MY_*"));
+	json_t *set = json_object_get(env, "set");
+	CHECK(json_is_object(set) && json_object_size(set) == 2);
+	CHECK_STR(json_string_value(json_object_get(set, "FOO")), "bar baz");
+	CHECK_STR(json_string_value(json_object_get(set, "EMPTY")), "");
+
+	/* Everything is encodable. */
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK(s != NULL);
+	free(s);
+	json_decref(j);
+	policy_free(&p);
+
+	/* An empty policy has the full shape too. */
+	memset(&p, 0, sizeof p);
+	j = policy_to_json(&p);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(s, "{\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
+	free(s);
+	json_decref(j);
+}
+
+static void test_digest(void)
+{
+	struct policy a, b;
+	char da[65], db[65], dc[65];
+	policy_set_home("/home/u");
+	load(&a);
+	load(&b);
+	policy_digest(&a, da);
+	policy_digest(&b, db);
+	CHECK(strlen(da) == 64 && strspn(da, "0123456789abcdef") == 64);
+	CHECK_STR(da, db);
+	policy_digest(&a, dc);
+	CHECK_STR(da, dc); /* stable across calls */
+
+	/* It is the SHA-256 of the compact, key-sorted JSON. */
+	json_t *j = policy_to_json(&a);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	CHECK(s && EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) && n == 32);
+	char hex[65];
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	CHECK_STR(da, hex);
+	free(s);
+	json_decref(j);
+
+	/* Any change changes it: a mode, an env value, a removed mask. */
+	struct werr e;
+	CHECK(policy_parse_text(&b, "t.profile", NULL, "read-write /opt/data\n", 21, &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(da, db) != 0);
+	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, "env set FOO=bar  baz\n", 21, &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(da, db) != 0);
+	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, "unmask .netrc\n", 14, &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(da, db) != 0);
+	policy_free(&b);
+
+	/* The default profile's digest does not depend on the home directory. */
+	struct policy d1, d2;
+	policy_set_home("/home/one");
+	CHECK(policy_load(&d1, NULL, &e) == 0);
+	policy_set_home("/home/two");
+	CHECK(policy_load(&d2, NULL, &e) == 0);
+	policy_digest(&d1, da);
+	policy_digest(&d2, db);
+	CHECK_STR(da, db);
+	policy_free(&d1);
+	policy_free(&d2);
+	policy_free(&a);
+	policy_set_home(NULL);
+}
+
+int main(void)
+{
+	test_shape();
+	test_digest();
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,544 @@
+/* test_policy_parse.c - unit tests of the profile parser: the default
+ * profile, every directive, every error's exact FILE:LINE:COL message,
+ * includes and loops, "~" expansion, layering on the default. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/policy/policy.h"
+
+static int failures;
+
+#define CHECK(c)                                                                     \
+	do {                                                                         \
+		if (!(c)) {                                                          \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                              \
+	do {                                                                         \
+		const char *a_ = (a), *b_ = (b);                                     \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
+			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+static char tmpdir[PATH_MAX];
+
+static void write_text(const char *rel, const char *text)
+{
+	char path[PATH_MAX * 2];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, rel);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *tmp_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); }
+
+static int parse_n(struct policy *p, const char *text, size_t len, struct werr *e)
+{
+	memset(p, 0, sizeof *p);
+	memset(e, 0, sizeof *e);
+	return policy_parse_text(p, "t.profile", NULL, text, len, e);
+}
+
+static int parse(struct policy *p, const char *text, struct werr *e)
+{
+	return parse_n(p, text, strlen(text), e);
+}
+
+/* The text must fail with exactly this message. */
+static void expect_err_n(int line, const char *text, size_t len, const char *msg)
+{
+	struct policy p;
+	struct werr e;
+	if (parse_n(&p, text, len, &e) == 0) {
+		fprintf(stderr, "%s:%d: parse succeeded, expected: %s\n", __FILE__, line, msg);
+		failures++;
+	} else if (strcmp(e.msg, msg) != 0 || e.errnum != 0) {
+		fprintf(stderr, "%s:%d: wrong error\n  got:      %s (errnum %d)\n  expected: %s\n",
+			__FILE__, line, e.msg, e.errnum, msg);
+		failures++;
+	}
+	policy_free(&p);
+}
+#define EXPECT_ERR(text, msg) expect_err_n(__LINE__, (text), strlen(text), (msg))
+
+static void expect_ok_n(int line, const char *text)
+{
+	struct policy p;
+	struct werr e;
+	if (parse(&p, text, &e) < 0) {
+		fprintf(stderr, "%s:%d: parse failed: %s\n", __FILE__, line, e.msg);
+		failures++;
+	}
+	policy_free(&p);
+}
+#define EXPECT_OK(text) expect_ok_n(__LINE__, (text))
+
+static const struct policy_path *find_path(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->npaths; i++)
+		if (strcmp(p->paths[i].path, path) == 0)
+			return &p->paths[i];
+	return NULL;
+}
+
+static void test_default(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(policy_load(&p, NULL, &e) == 0);
+	CHECK(p.sources.n == 1);
+	CHECK_STR(p.sources.v[0], "builtin:default");
+	CHECK(p.npaths == 0);
+	CHECK(p.protect.n == 18);
+	CHECK(strv_contains(&p.protect, ".git/hooks"));
+	CHECK(strv_contains(&p.protect, ".git/config"));
+	CHECK(strv_contains(&p.protect, ".envrc"));
+	CHECK(p.mask.n == 14);
+	CHECK(strv_contains(&p.mask, ".env.*"));
+	CHECK(strv_contains(&p.mask, "*.pem"));
+	CHECK(strv_contains(&p.mask, "id_dsa*"));
+	CHECK(strv_contains(&p.mask, ".git-credentials"));
+	CHECK(p.env_pass.n == 8);
+	CHECK(strv_contains(&p.env_pass, "LC_*"));
+	CHECK(strv_contains(&p.env_pass, "NO_COLOR"));
+	CHECK(p.env_set.n == 0);
+	policy_free(&p);
+	CHECK(p.protect.n == 0 && p.sources.v == NULL);
+	policy_free(&p); /* twice is fine */
+
+	/* The default also parses on its own, and "include default" pulls it in
+	 * exactly once. */
+	CHECK(parse(&p, "include default\ninclude default\n", &e) == 0);
+	CHECK(p.sources.n == 1 && p.protect.n == 18);
+	policy_free(&p);
+}
+
+static void test_directives(void)
+{
+	struct policy p;
+	struct werr e;
+	policy_set_home("/home/u");
+	const char *text =
+		"# comment line\n"
+		"   # indented comment\n"
+		"\n"
+		"read-only /opt/data/\n"
+		"read-write ~/cache\n"
+		"read-write\t/srv/x   # trailing comment\n"
+		"read-only /srv/x\n"
+		"read-only /usr\n"
+		"read-only /dev/null\n"
+		"protect secrets/\n"
+		"protect secrets\n"
+		"protect a/b#c\n"
+		"mask *.sqlite\n"
+		"mask a#b\n"
+		"mask dir/*.db\n"
+		"env pass MY_*\n"
+		"env pass _X1\n"
+		"env set FOO=bar  baz=qux\n"
+		"env set EMPTY=\n"
+		"env set SPACE= lead\n"
+		"env set FOO=again # comment\n"
+		"env set HASH=a#b\n"
+		"mask last-line-unterminated";
+	CHECK(parse(&p, text, &e) == 0);
+	if (failures)
+		fprintf(stderr, "  %s\n", e.msg);
+
+	CHECK(p.npaths == 5);
+	const struct policy_path *pp = find_path(&p, "/opt/data");
+	CHECK(pp && pp->mode == POLICY_RO);
+	CHECK_STR(pp ? pp->origin : NULL, "t.profile:4");
+	pp = find_path(&p, "/home/u/cache");
+	CHECK(pp && pp->mode == POLICY_RW);
+	pp = find_path(&p, "/srv/x");
+	CHECK(pp && pp->mode == POLICY_RO); /* the later directive wins */
+	CHECK_STR(pp ? pp->origin : NULL, "t.profile:7");
+	CHECK(find_path(&p, "/usr") && find_path(&p, "/dev/null"));
+
+	CHECK(p.protect.n == 2);
+	CHECK(strv_contains(&p.protect, "secrets"));
+	CHECK(strv_contains(&p.protect, "a/b#c"));
+	CHECK(p.mask.n == 4);
+	CHECK(strv_contains(&p.mask, "*.sqlite"));
+	CHECK(strv_contains(&p.mask, "a#b"));
+	CHECK(strv_contains(&p.mask, "dir/*.db"));
+	CHECK(strv_contains(&p.mask, "last-line-unterminated"));
+	CHECK(p.env_pass.n == 2);
+	CHECK(strv_contains(&p.env_pass, "MY_*"));
+	CHECK(p.env_set.n == 4);
+	CHECK_STR(p.env_set.v[0], "FOO=again");
+	CHECK_STR(p.env_set.v[1], "EMPTY=");
+	CHECK_STR(p.env_set.v[2], "SPACE= lead");
+	CHECK_STR(p.env_set.v[3], "HASH=a#b");
+
+	/* The removing directives, on top. */
+	const char *undo =
+		"unprotect secrets/\n"
+		"unprotect not-there\n"
+		"unmask *.sqlite\n"
+		"unmask dir/*.DB\n"
+		"env unset FOO\n"
+		"env unset MY_*\n"
+		"env unset NEVER_SET\n";
+	CHECK(policy_parse_text(&p, "u.profile", NULL, undo, strlen(undo), &e) == 0);
+	CHECK(p.protect.n == 1 && !strv_contains(&p.protect, "secrets"));
+	CHECK(p.mask.n == 3 && !strv_contains(&p.mask, "*.sqlite"));
+	CHECK(strv_contains(&p.mask, "dir/*.db")); /* unmask is an exact string match */
+	CHECK(p.env_set.n == 3 && strcmp(p.env_set.v[0], "EMPTY=") == 0);
+	CHECK(p.env_pass.n == 1 && strcmp(p.env_pass.v[0], "_X1") == 0);
+	policy_free(&p);
+
+	/* env unset also removes a passed name, and a set one. */
+	CHECK(parse(&p, "env pass A\nenv set A=1\nenv set B=2\nenv unset A\n", &e) == 0);
+	CHECK(p.env_pass.n == 0 && p.env_set.n == 1);
+	CHECK_STR(p.env_set.v[0], "B=2");
+	policy_free(&p);
+
+	/* A line of exactly 4096 bytes is fine. */
+	char line[4097];
+	memset(line, 'x', sizeof line - 1);
+	memcpy(line, "mask ", 5);
+	line[4096] = '\0';
+	EXPECT_OK(line);
+	EXPECT_OK("");
+	EXPECT_OK("\n\n\n");
+	EXPECT_OK("#only a comment without newline");
+	EXPECT_OK("mask x # comment with a \x01 control char and \xff bad UTF-8");
+	EXPECT_OK("mask caf\xc3\xa9\n");
+}
+
+static void test_errors(void)
+{
+	policy_set_home("/home/u");
+	EXPECT_ERR("bogus x\n", "t.profile:1:1: unknown directive 'bogus'");
+	EXPECT_ERR("\n  Protect x\n", "t.profile:2:3: unknown directive 'Protect'");
+	EXPECT_ERR("\n  protect\n", "t.profile:2:10: protect: missing argument");
+	EXPECT_ERR("protect   # nothing\n", "t.profile:1:8: protect: missing argument");
+	EXPECT_ERR("protect a b\n", "t.profile:1:11: protect: unexpected argument 'b'");
+	EXPECT_ERR("include\n", "t.profile:1:8: include: missing argument");
+	EXPECT_ERR("include a b\n", "t.profile:1:11: include: unexpected argument 'b'");
+	EXPECT_ERR("read-only\n", "t.profile:1:10: read-only: missing argument");
+	EXPECT_ERR("read-write /a /b /c\n", "t.profile:1:15: read-write: unexpected argument '/b'");
+	EXPECT_ERR("unmask\n", "t.profile:1:7: unmask: missing argument");
+	EXPECT_ERR("unprotect a b\n", "t.profile:1:13: unprotect: unexpected argument 'b'");
+
+	EXPECT_ERR("protect /abs\n", "t.profile:1:9: protect: path must be relative to the workspace: '/abs'");
+	EXPECT_ERR("protect a/../b\n",
+		   "t.profile:1:9: protect: '.', '..' and empty components are not allowed: 'a/../b'");
+	EXPECT_ERR("protect ./a\n",
+		   "t.profile:1:9: protect: '.', '..' and empty components are not allowed: './a'");
+	EXPECT_ERR("protect a//b\n",
+		   "t.profile:1:9: protect: '.', '..' and empty components are not allowed: 'a//b'");
+	EXPECT_ERR("protect ..\n",
+		   "t.profile:1:9: protect: '.', '..' and empty components are not allowed: '..'");
+	EXPECT_ERR("unprotect /x\n", "t.profile:1:11: unprotect: path must be relative to the workspace: '/x'");
+
+	EXPECT_ERR("read-only rel\n", "t.profile:1:11: read-only: path must be absolute or start with ~/: 'rel'");
+	EXPECT_ERR("read-only ~root/x\n",
+		   "t.profile:1:11: read-only: path must be absolute or start with ~/: '~root/x'");
+	EXPECT_ERR("read-only /a/./b\n",
+		   "t.profile:1:11: read-only: '.', '..' and empty components are not allowed: '/a/./b'");
+	EXPECT_ERR("read-write  ~/../etc\n",
+		   "t.profile:1:13: read-write: '.', '..' and empty components are not allowed: '~/../etc'");
+	EXPECT_ERR("read-only /\n", "t.profile:1:11: read-only: '/' cannot be bound into the sandbox");
+	EXPECT_ERR("read-only ///\n", "t.profile:1:11: read-only: '/' cannot be bound into the sandbox");
+	EXPECT_ERR("read-only /proc\n", "t.profile:1:11: read-only: '/proc' cannot be bound into the sandbox");
+	EXPECT_ERR("read-only /proc/1/root\n",
+		   "t.profile:1:11: read-only: '/proc/1/root' cannot be bound into the sandbox");
+	EXPECT_ERR("read-only /sys/\n", "t.profile:1:11: read-only: '/sys' cannot be bound into the sandbox");
+	EXPECT_ERR("read-only /dev\n", "t.profile:1:11: read-only: '/dev' cannot be bound into the sandbox");
+	EXPECT_ERR("read-write /\n", "t.profile:1:12: read-write: '/' cannot be bound into the sandbox");
+	static const char *const rw[] = { "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot",
+					  "/dev/shm", "/sys/fs/cgroup", "/proc/self" };
+	for (size_t i = 0; i < ARRAY_LEN(rw); i++) {
+		char text[64], msg[160];
+		snprintf(text, sizeof text, "read-write %s/\n", rw[i]);
+		if (strncmp(rw[i], "/proc", 5) == 0)
+			snprintf(msg, sizeof msg, "t.profile:1:12: read-write: '%s' cannot be bound into the sandbox", rw[i]);
+		else
+			snprintf(msg, sizeof msg, "t.profile:1:12: read-write: '%s' may not be writable in the sandbox", rw[i]);
+		EXPECT_ERR(text, msg);
+	}
+	EXPECT_OK("read-write /usrlocal\nread-write /usr/local\nread-write /devices\nread-write /etc2\n");
+
+	EXPECT_ERR("mask /x\n", "t.profile:1:6: mask: pattern must be relative to the workspace: '/x'");
+	EXPECT_ERR("mask a/../b\n", "t.profile:1:6: mask: '..' components are not allowed: 'a/../b'");
+	EXPECT_ERR("mask ..\n", "t.profile:1:6: mask: '..' components are not allowed: '..'");
+	EXPECT_OK("mask ..x\nmask x..\nmask a/..b/c\n");
+
+	EXPECT_ERR("env\n", "t.profile:1:4: env: missing argument (pass, set or unset)");
+	EXPECT_ERR("env frob X\n", "t.profile:1:5: env: unknown subcommand 'frob' (expected pass, set or unset)");
+	EXPECT_ERR("env pass\n", "t.profile:1:9: env pass: missing argument");
+	EXPECT_ERR("env pass 1X\n", "t.profile:1:10: env pass: invalid variable name '1X'");
+	EXPECT_ERR("env pass *\n", "t.profile:1:10: env pass: invalid variable name '*'");
+	EXPECT_ERR("env pass A*B\n", "t.profile:1:10: env pass: invalid variable name 'A*B'");
+	EXPECT_ERR("env pass A-B\n", "t.profile:1:10: env pass: invalid variable name 'A-B'");
+	EXPECT_ERR("env pass A B\n", "t.profile:1:12: env pass: unexpected argument 'B'");
+	EXPECT_ERR("env unset\n", "t.profile:1:10: env unset: missing argument");
+	EXPECT_ERR("env unset A=1\n", "t.profile:1:11: env unset: invalid variable name 'A=1'");
+	EXPECT_ERR("env set\n", "t.profile:1:8: env set: missing argument");
+	EXPECT_ERR("env set FOO\n", "t.profile:1:9: env set: expected NAME=VALUE");
+	EXPECT_ERR("env set FOO =x\n", "t.profile:1:9: env set: invalid variable name 'FOO '");
+	EXPECT_ERR("env set =x\n", "t.profile:1:9: env set: invalid variable name ''");
+	EXPECT_ERR("env set A*=1\n", "t.profile:1:9: env set: invalid variable name 'A*'");
+
+	expect_err_n(__LINE__, "mask a\0b\n", 9, "t.profile:1:7: NUL byte in profile");
+	expect_err_n(__LINE__, "mask a\n# \0\n", 11, "t.profile:2:3: NUL byte in profile");
+	expect_err_n(__LINE__, "\0", 1, "t.profile:1:1: NUL byte in profile");
+	EXPECT_ERR("mask a\r\n", "t.profile:1:7: carriage return in profile (CRLF line endings?)");
+	EXPECT_ERR("mask a\x1b[0m\n", "t.profile:1:7: control character 0x1b in profile");
+	EXPECT_ERR("mask \xff\n", "t.profile:1:6: invalid UTF-8 in profile");
+	EXPECT_ERR("mask \xc0\x80\n", "t.profile:1:6: invalid UTF-8 in profile");     /* overlong */
+	EXPECT_ERR("mask \xed\xa0\x80\n", "t.profile:1:6: invalid UTF-8 in profile"); /* surrogate */
+	EXPECT_ERR("mask a\xc3\n", "t.profile:1:7: invalid UTF-8 in profile");        /* truncated */
+	EXPECT_ERR("mask \xff\r\n", "t.profile:1:6: invalid UTF-8 in profile");      /* the first wins */
+	EXPECT_ERR("mask \x01\xff\n", "t.profile:1:6: control character 0x01 in profile");
+	EXPECT_ERR("mask a\x7f\n", "t.profile:1:7: control character 0x7f in profile");
+
+	char *longline = xmalloc(5000);
+	memset(longline, 'x', 4097);
+	memcpy(longline, "mask ", 5);
+	memcpy(longline + 4097, "\n", 2);
+	EXPECT_ERR(longline, "t.profile:1:4097: line longer than 4096 bytes");
+	free(longline);
+
+	/* At most 4096 entries per list. */
+	size_t cap = 4097 * 32;
+	char *many = xmalloc(cap), *o = many;
+	for (int i = 0; i < 4097; i++)
+		o += snprintf(o, cap - (size_t)(o - many), "mask m%d\nmask m0\n", i);
+	EXPECT_ERR(many, "t.profile:8193:1: mask: too many entries (max 4096)");
+	free(many);
+
+	EXPECT_ERR("include x.profile\n", "t.profile:1:9: include: including files is not allowed here");
+	EXPECT_ERR("mask a\nmask b\n\n\tinclude /etc/passwd\n",
+		   "t.profile:4:10: include: including files is not allowed here");
+
+	policy_set_home(NULL);
+	EXPECT_ERR("read-write ~/x\n", "t.profile:1:12: read-write: '~' used but no home directory is known");
+	EXPECT_ERR("read-only ~\n", "t.profile:1:11: read-only: '~' used but no home directory is known");
+	policy_set_home("home/rel");
+	EXPECT_ERR("read-only ~/x\n",
+		   "t.profile:1:11: read-only: the home directory 'home/rel' is not an absolute normalised path");
+	policy_set_home("/home/u");
+}
+
+static void test_home(void)
+{
+	struct policy p;
+	struct werr e;
+	policy_set_home("/home/u/");
+	CHECK(parse(&p, "read-only ~\nread-write ~/a/b/\nread-only ~/c\nread-only ~/\n", &e) == 0);
+	CHECK(p.npaths == 3);
+	CHECK(find_path(&p, "/home/u") && find_path(&p, "/home/u")->mode == POLICY_RO);
+	CHECK(find_path(&p, "/home/u/a/b") && find_path(&p, "/home/u/a/b")->mode == POLICY_RW);
+	CHECK(find_path(&p, "/home/u/c") != NULL);
+	CHECK_STR(p.paths[0].origin, "t.profile:4"); /* "~/" replaced "~" */
+	policy_free(&p);
+
+	/* A home of "/" must not give "//x". */
+	policy_set_home("/");
+	CHECK(parse(&p, "read-only ~/x\n", &e) == 0);
+	CHECK(p.npaths == 1 && strcmp(p.paths[0].path, "/x") == 0);
+	policy_free(&p);
+	EXPECT_ERR("read-only ~\n", "t.profile:1:11: read-only: '/' cannot be bound into the sandbox");
+	policy_set_home("/home/u");
+}
+
+static void test_includes(void)
+{
+	struct policy p;
+	struct werr e;
+	char real[PATH_MAX];
+
+	write_text("main.profile", "mask from-main\ninclude sub/a.profile\ninclude default\n");
+	write_text("sub/a.profile", "mask from-a\ninclude b.profile\n");
+	write_text("sub/b.profile", "mask from-b\ninclude /dev/null\n");
+	char *main_path = tmp_path("main.profile");
+	/* /dev/null is not a regular file. */
+	CHECK(policy_load(&p, main_path, &e) < 0);
+	CHECK(realpath(tmpdir, real) != NULL);
+	char *expect = xasprintf("%s/sub/b.profile:2:9: include '/dev/null': not a regular file", real);
+	CHECK_STR(e.msg, expect);
+	CHECK(e.errnum == 0);
+	CHECK(p.sources.v == NULL && p.mask.n == 0); /* freed on error */
+	free(expect);
+
+	write_text("sub/b.profile", "mask from-b\n");
+	CHECK(policy_load(&p, main_path, &e) == 0);
+	CHECK(strv_contains(&p.mask, "from-main") && strv_contains(&p.mask, "from-a") &&
+	      strv_contains(&p.mask, "from-b"));
+	CHECK(strv_contains(&p.mask, "*.pem")); /* layered on the default */
+	CHECK(p.sources.n == 4);
+	CHECK_STR(p.sources.v[0], "builtin:default");
+	expect = xasprintf("%s/main.profile", real);
+	CHECK_STR(p.sources.v[1], expect);
+	free(expect);
+	expect = xasprintf("%s/sub/a.profile", real);
+	CHECK_STR(p.sources.v[2], expect);
+	free(expect);
+	expect = xasprintf("%s/sub/b.profile", real);
+	CHECK_STR(p.sources.v[3], expect);
+	free(expect);
+	policy_free(&p);
+
+	/* Absolute includes. */
+	char *abs = xasprintf("include %s/sub/b.profile\n", real);
+	write_text("absinc.profile", abs);
+	free(abs);
+	char *absinc = tmp_path("absinc.profile");
+	CHECK(policy_load(&p, absinc, &e) == 0 && strv_contains(&p.mask, "from-b"));
+	policy_free(&p);
+	free(absinc);
+
+	/* Errors name the included file. */
+	write_text("bad.profile", "mask ok\n\ninclude sub/badinner.profile\n");
+	write_text("sub/badinner.profile", "mask ok\n  frob\n");
+	char *bad = tmp_path("bad.profile");
+	CHECK(policy_load(&p, bad, &e) < 0);
+	expect = xasprintf("%s/sub/badinner.profile:2:3: unknown directive 'frob'", real);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+	free(bad);
+
+	/* The top file is named as given. */
+	write_text("top.profile", "mask ok\nfrob\n");
+	char *top = tmp_path("top.profile");
+	CHECK(policy_load(&p, top, &e) < 0);
+	expect = xasprintf("%s:2:1: unknown directive 'frob'", top);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+	free(top);
+
+	/* A missing include. */
+	write_text("missing.profile", "include nope.profile\n");
+	char *missing = tmp_path("missing.profile");
+	CHECK(policy_load(&p, missing, &e) < 0);
+	expect = xasprintf("%s:1:9: include '%s/nope.profile': cannot open", missing, real);
+	CHECK_STR(e.msg, expect);
+	CHECK(e.errnum == ENOENT);
+	free(expect);
+	free(missing);
+
+	/* A missing or unreadable top file. */
+	CHECK(policy_load(&p, "/nonexistent/x.profile", &e) < 0);
+	CHECK_STR(e.msg, "/nonexistent/x.profile: cannot open");
+	CHECK(e.errnum == ENOENT);
+	CHECK(policy_load(&p, tmpdir, &e) < 0);
+	expect = xasprintf("%s: not a regular file", tmpdir);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+
+	/* Loops: a file including itself, two including each other. */
+	write_text("self.profile", "include self.profile\n");
+	char *self = tmp_path("self.profile");
+	CHECK(policy_load(&p, self, &e) < 0);
+	expect = xasprintf("%s/self.profile:1:9: include nesting too deep (loop?)", real);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+	free(self);
+	write_text("loop-a.profile", "mask a\ninclude loop-b.profile\n");
+	write_text("loop-b.profile", "# b\n\n include   loop-a.profile\n");
+	char *la = tmp_path("loop-a.profile");
+	CHECK(policy_load(&p, la, &e) < 0);
+	/* depth 0 is loop-a; depth 8 is loop-a again, whose include fails. */
+	expect = xasprintf("%s/loop-a.profile:2:9: include nesting too deep (loop?)", real);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+	free(la);
+
+	/* Eight nested includes are fine, nine are not. */
+	for (int i = 0; i <= 9; i++) {
+		char name[32], text[64];
+		snprintf(name, sizeof name, "chain%d.profile", i);
+		snprintf(text, sizeof text, "mask c%d\ninclude chain%d.profile\n", i, i + 1);
+		write_text(name, i == 9 ? "mask c9\n" : text);
+	}
+	char *c1 = tmp_path("chain1.profile"), *c0 = tmp_path("chain0.profile");
+	CHECK(policy_load(&p, c1, &e) == 0);
+	CHECK(p.sources.n == 10 && strv_contains(&p.mask, "c9"));
+	policy_free(&p);
+	CHECK(policy_load(&p, c0, &e) < 0);
+	expect = xasprintf("%s/chain8.profile:2:9: include nesting too deep (loop?)", real);
+	CHECK_STR(e.msg, expect);
+	free(expect);
+	free(c0);
+	free(c1);
+
+	/* policy_parse_text with a directory resolves includes against it. */
+	CHECK(policy_parse_text(&p, "x", tmpdir, "include sub/b.profile\n", 22, &e) == 0);
+	CHECK(strv_contains(&p.mask, "from-b") && p.sources.n == 1);
+	policy_free(&p);
+	free(main_path);
+}
+
+static void test_layering(void)
+{
+	struct policy p;
+	struct werr e;
+	write_text("layer.profile",
+		   "unmask *.pem\nunprotect .envrc\nenv unset TZ\nenv unset LC_*\n"
+		   "mask *.sqlite\nread-write /data\n");
+	char *path = tmp_path("layer.profile");
+	CHECK(policy_load(&p, path, &e) == 0);
+	CHECK(!strv_contains(&p.mask, "*.pem"));
+	CHECK(strv_contains(&p.mask, "*.key"));
+	CHECK(strv_contains(&p.mask, "*.sqlite"));
+	CHECK(p.mask.n == 14);
+	CHECK(!strv_contains(&p.protect, ".envrc") && p.protect.n == 17);
+	CHECK(!strv_contains(&p.env_pass, "TZ") && !strv_contains(&p.env_pass, "LC_*"));
+	CHECK(strv_contains(&p.env_pass, "PATH"));
+	CHECK(p.npaths == 1 && p.paths[0].mode == POLICY_RW);
+	char *origin = xasprintf("%s:6", path);
+	CHECK_STR(p.paths[0].origin, origin);
+	free(origin);
+	policy_free(&p);
+	free(path);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	char *sub = tmp_path("sub");
+	mkdir(sub, 0700);
+	free(sub);
+
+	test_default();
+	test_directives();
+	test_errors();
+	test_home();
+	test_includes();
+	test_layering();
+	policy_set_home(NULL);
+
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	free(cmd);
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
