@@ -1,0 +1,105 @@
+/* runner.c - the startup benchmark's timer: `runner N -- CMD ARGS...` runs
+ * CMD 5 times to warm up, then N times, each with stdio on /dev/null, and
+ * prints the median and 90th percentile wall time in microseconds
+ * ("median_us p90_us"). Exits 1 if CMD cannot run or exits non-zero. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WARMUPS 5
+
+static int devnull = -1;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* Run argv once; return its wall time in microseconds, or -1. */
+static long long run_once(char **argv)
+{
+	long long start = now_us();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("runner: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			perror("runner: waitpid");
+			return -1;
+		}
+	long long elapsed = now_us() - start;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFEXITED(status))
+			fprintf(stderr, "runner: %s exited with status %d\n", argv[0], WEXITSTATUS(status));
+		else
+			fprintf(stderr, "runner: %s killed by signal %d\n", argv[0], WTERMSIG(status));
+		return -1;
+	}
+	return elapsed;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	char *end;
+	long n;
+
+	if (argc < 4 || strcmp(argv[2], "--") != 0) {
+		fprintf(stderr, "usage: runner N -- CMD [ARGS...]\n");
+		return 2;
+	}
+	errno = 0;
+	n = strtol(argv[1], &end, 10);
+	if (errno || *end || n < 1 || n > 1000000) {
+		fprintf(stderr, "runner: N must be a positive number\n");
+		return 2;
+	}
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		perror("runner: /dev/null");
+		return 1;
+	}
+	char **cmd = argv + 3;
+	for (int i = 0; i < WARMUPS; i++)
+		if (run_once(cmd) < 0)
+			return 1;
+	long long *t = calloc((size_t)n, sizeof *t);
+	if (!t) {
+		perror("runner: calloc");
+		return 1;
+	}
+	for (long i = 0; i < n; i++)
+		if ((t[i] = run_once(cmd)) < 0)
+			return 1;
+	qsort(t, (size_t)n, sizeof *t, cmp_ll);
+	long long median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	long p90i = (long)((n * 9 + 9) / 10) - 1; /* ceil(0.9 n) - 1 */
+	printf("%lld %lld\n", median, t[p90i]);
+	free(t);
+	return 0;
+}

@@ -1,0 +1,226 @@
+# lib.sh - helpers for the integration tests (sourced by run.sh): running
+# warden with a timeout and capturing OUT/ERR/RC, batches of wprobe probes in
+# one session, soft assertions that collect reasons, background processes that
+# the runner cleans up. Each test runs in a subshell with cwd = $WS and these
+# variables set: WARDEN, WPROBE, WS (fresh workspace holding ./wprobe),
+# HOME (fake, with bait planted), T_TMP (scratch outside the workspace).
+# shellcheck shell=bash
+
+WARDEN_TIMEOUT=${WARDEN_TIMEOUT:-30}
+BAIT='BAIT-NOT-A-REAL-KEY'
+
+# ---- outcome ------------------------------------------------------------
+
+# fail MSG: record a reason; the test goes on and is reported failed.
+fail() { printf '%s\n' "$*" >>"$T_TMP/.reasons"; }
+# fatal MSG: record and stop the test now.
+fatal() { fail "$@"; exit 1; }
+# skip MSG: the test cannot run here (counted as passed, marked SKIP).
+skip() { printf '%s\n' "$*" >"$T_TMP/.skip"; exit 77; }
+# note MSG: informational line shown in verbose mode.
+note() { printf '# %s\n' "$*"; }
+
+# Short one-line excerpt of a text for a failure reason.
+excerpt() {
+	local s=${1//$'\r'/}
+	s=${s//$'\n'/ ⏎ }
+	((${#s} > 240)) && s="${s:0:240}..."
+	printf '%s' "$s"
+}
+
+# ---- running warden -----------------------------------------------------
+
+# wrun [warden run options] [--] COMMAND...: run `warden run` with stdin from
+# /dev/null (or $WSTDIN), a timeout, and the default disposition for the
+# signals a background shell ignores. Sets OUT, ERR, RC; always returns 0.
+wrun() {
+	timeout -k 5 "$WARDEN_TIMEOUT" env --default-signal=INT,QUIT,TERM,HUP \
+		"$WARDEN" run "$@" <"${WSTDIN:-/dev/null}" >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out")
+	ERR=$(<"$T_TMP/.err")
+	if ((RC == 124)); then
+		fail "warden run $* timed out after ${WARDEN_TIMEOUT}s"
+	fi
+	printf '$ warden run %s\n-> rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$*" "$RC" "$OUT" "$ERR"
+	return 0
+}
+
+# wsh SCRIPT [warden run options]: wrun -- sh -c SCRIPT.
+wsh() {
+	local script=$1
+	shift
+	wrun "$@" -- sh -c "$script"
+}
+
+# wardenc ARGS...: any other warden subcommand (policy show ...), same capture.
+wardenc() {
+	timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" "$@" </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out")
+	ERR=$(<"$T_TMP/.err")
+	printf '$ warden %s\n-> rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$*" "$RC" "$OUT" "$ERR"
+	return 0
+}
+
+# wbatch [warden run options --] 'LABEL|wprobe args' ...: run several probes in
+# one session. Each probe yields a line "LABEL|RC|LAST-OUTPUT-LINE" in BATCH.
+# Args are spliced into a sh script: plain words only (no quotes/spaces).
+# $WBATCH_PRE, if set, is a sh snippet run first in the same session.
+wbatch() {
+	local opts=() spec label args script="${WBATCH_PRE:+$WBATCH_PRE; }"
+	if [[ " $* " == *' -- '* ]]; then
+		while [[ $1 != -- ]]; do opts+=("$1"); shift; done
+		shift
+	fi
+	for spec; do
+		label=${spec%%|*}
+		args=${spec#*|}
+		script+="o=\$(./wprobe $args 2>&1); r=\$?; printf '%s|%s|%s\\n' '$label' \"\$r\" \"\$(printf '%s\\n' \"\$o\" | tail -n 1)\"; "
+	done
+	wrun "${opts[@]}" -- sh -c "$script"
+	BATCH=$OUT
+}
+
+# bexpect LABEL allowed|denied [ERRNO[,ERRNO...]]: check one batch result.
+bexpect() {
+	local label=$1 want=$2 errnos=${3:-} line rc msg word
+	line=$(awk -F'|' -v l="$label" '$1 == l { print; exit }' <<<"$BATCH")
+	if [[ -z $line ]]; then
+		fail "$label: no result (session rc=$RC, stderr: $(excerpt "$ERR"))"
+		return 0
+	fi
+	rc=$(cut -d'|' -f2 <<<"$line")
+	msg=$(cut -d'|' -f3- <<<"$line")
+	check_probe "$label" "$want" "$errnos" "$rc" "$msg"
+}
+
+# check_probe LABEL WANT ERRNOS RC MSG
+check_probe() {
+	local label=$1 want=$2 errnos=$3 rc=$4 msg=$5 word
+	case $want in
+	allowed)
+		[[ $rc == 0 && $msg == ALLOWED* ]] ||
+			fail "$label: expected ALLOWED, got rc=$rc '$msg'"
+		;;
+	denied)
+		if [[ $rc != 1 || $msg != DENIED* ]]; then
+			if ((rc > 128 && rc < 160)); then
+				fail "$label: expected DENIED${errnos:+ $errnos}, process killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null))"
+			else
+				fail "$label: expected DENIED${errnos:+ $errnos}, got rc=$rc '$msg'"
+			fi
+			return 0
+		fi
+		if [[ -n $errnos ]]; then
+			word=$(awk '{ print $2 }' <<<"$msg")
+			[[ ",$errnos," == *",$word,"* ]] ||
+				fail "$label: expected DENIED $errnos, got '$msg'"
+		fi
+		;;
+	*) fatal "bexpect: bad expectation '$want'" ;;
+	esac
+	return 0
+}
+
+# probe_host ARGS...: run wprobe on the host; sets HRC and HOUT.
+probe_host() {
+	HOUT=$("$WPROBE" "$@" 2>&1 | tail -n 1)
+	HRC=${PIPESTATUS[0]}
+}
+
+# wscript [warden run args...]: run warden on a terminal of its own (script(1)
+# makes the pty). script's stdin stays open while the command runs: at EOF
+# script would type an end-of-file into the terminal. Sets OUT (CRs removed,
+# stderr merged, the pty echo of nothing else) and RC.
+wscript() {
+	local cmd sleeper
+	cmd="$(printf '%q ' "$WARDEN" run "$@")"
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$cmd" /dev/null <&"$sleeper" 2>&1)
+	RC=$?
+	exec {sleeper}<&-
+	OUT=${OUT//$'\r'/}
+	printf '$ script -qec "%s"\n-> rc=%s\n--- output\n%s\n' "$cmd" "$RC" "$OUT"
+	return 0
+}
+
+# ---- assertions on OUT / ERR / RC --------------------------------------
+
+assert_rc() { # WANT [LABEL]
+	[[ $RC == "$1" ]] || fail "${2:+$2: }expected exit $1, got $RC (stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
+}
+assert_rc_nonzero() { # [LABEL]
+	[[ $RC != 0 ]] || fail "${1:+$1: }expected a non-zero exit, got 0 (stdout: $(excerpt "$OUT"))"
+}
+assert_out_eq() { # WANT [LABEL]
+	[[ $OUT == "$1" ]] || fail "${2:+$2: }expected output '$(excerpt "$1")', got '$(excerpt "$OUT")' (rc=$RC, stderr: $(excerpt "$ERR"))"
+}
+assert_out_has() { # STRING [LABEL]
+	[[ $OUT == *"$1"* ]] || fail "${2:+$2: }output lacks '$1' (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
+}
+assert_out_lacks() { # STRING [LABEL]
+	[[ $OUT != *"$1"* ]] || fail "${2:+$2: }output contains '$1': $(excerpt "$OUT")"
+}
+assert_out_line() { # LINE [LABEL]: some line of OUT is exactly LINE
+	grep -qxF -- "$1" <<<"$OUT" || fail "${2:+$2: }no output line '$1' (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
+}
+assert_out_match() { # ERE [LABEL]
+	grep -qE -- "$1" <<<"$OUT" || fail "${2:+$2: }output does not match /$1/ (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
+}
+assert_err_match() { # ERE [LABEL]
+	grep -qE -- "$1" <<<"$ERR" || fail "${2:+$2: }stderr does not match /$1/ (rc=$RC, stderr: $(excerpt "$ERR"))"
+}
+assert_host_absent() { # PATH [LABEL]
+	[[ ! -e $1 && ! -L $1 ]] || fail "${2:+$2: }$1 exists on the host"
+}
+assert_host_file() { # PATH CONTENT [LABEL]
+	if [[ ! -f $1 ]]; then
+		fail "${3:+$3: }$1 missing on the host"
+	elif [[ $(<"$1") != "$2" ]]; then
+		fail "${3:+$3: }$1 on the host holds '$(excerpt "$(<"$1")")', expected '$2'"
+	fi
+}
+
+# ---- background processes ----------------------------------------------
+
+# bg_track PID: the runner kills it (and its process group) after the test.
+bg_track() { printf '%s\n' "$1" >>"$T_TMP/.bgpids"; }
+
+# wait_for FILE REGEX [SECONDS]: wait until FILE has a line matching REGEX.
+wait_for() {
+	local i n=$((${3:-10} * 20))
+	for ((i = 0; i < n; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# warden_bg OUTFILE [warden run args...]: start warden in the background under
+# a timeout; sets TPID (the timeout process) and WPID (warden itself).
+warden_bg() {
+	local outfile=$1 i
+	shift
+	timeout -k 5 "$WARDEN_TIMEOUT" env --default-signal=INT,QUIT,TERM,HUP \
+		"$WARDEN" run "$@" </dev/null >"$outfile" 2>"$outfile.err" &
+	TPID=$!
+	bg_track "$TPID"
+	WPID=
+	for ((i = 0; i < 200; i++)); do
+		WPID=$(pgrep -P "$TPID" | head -n 1)
+		[[ -n $WPID ]] && break
+		sleep 0.02
+	done
+	# env execs warden, so the child of timeout is warden itself
+	[[ -n $WPID ]] || fatal "warden did not start"
+	bg_track "$WPID"
+}
+
+# ---- misc ---------------------------------------------------------------
+
+is_root() { [[ $(id -u) == 0 ]]; }
+have() { command -v "$1" >/dev/null 2>&1; }
+# A name nobody else uses, for host-side markers.
+unique() { printf 'wardentest-%s-%s-%s' "$$" "$RANDOM" "$RANDOM"; }

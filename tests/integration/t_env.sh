@@ -1,0 +1,60 @@
+# t_env.sh - identity and environment: who the command is inside, which
+# variables reach it.
+# shellcheck shell=bash
+
+test_identity() {
+	wsh 'id -u; id -g; id -G; whoami; echo "$HOME"; cat /proc/sys/kernel/hostname; uname -n;
+	     ls -A "$HOME" | wc -l; id -un; echo "user=$USER logname=$LOGNAME"'
+	assert_rc 0
+	local -a l
+	mapfile -t l <<<"$OUT"
+	[[ ${l[0]:-} == 1000 ]] || fail "id -u = ${l[0]:-}"
+	[[ ${l[1]:-} == 1000 ]] || fail "id -g = ${l[1]:-}"
+	[[ ${l[2]:-} == 1000 ]] || fail "id -G = '${l[2]:-}' (expected no supplementary groups)"
+	[[ ${l[3]:-} == agent ]] || fail "whoami = ${l[3]:-}"
+	[[ ${l[4]:-} == /home/agent ]] || fail "HOME = ${l[4]:-}"
+	[[ ${l[5]:-} == warden ]] || fail "hostname = ${l[5]:-}"
+	[[ ${l[6]:-} == warden ]] || fail "uname -n = ${l[6]:-}"
+	[[ ${l[7]:-} == 0 ]] || fail "HOME is not empty (${l[7]:-?} entries)"
+	[[ ${l[8]:-} == agent ]] || fail "id -un = ${l[8]:-}"
+	[[ ${l[9]:-} == 'user=agent logname=agent' ]] || fail "${l[9]:-USER/LOGNAME missing}"
+	wrun -- ./wprobe ids
+	assert_out_match '^ALLOWED uid=1000 euid=1000 gid=1000 egid=1000 groups=(1000)?$' 'getgroups'
+	wsh 'echo x > "$HOME/file" && cat "$HOME/file"'
+	assert_out_eq x 'HOME is writable'
+	[[ $(hostname) != warden ]] || note 'the host is also called warden'
+}
+
+test_env_allowlist() {
+	local extra
+	export AWS_SECRET_ACCESS_KEY=bait-aws GITHUB_TOKEN=bait-gh WARDENTEST_SECRET=bait-x
+	export SSH_AUTH_SOCK=/tmp/bait.sock DISPLAY=:99 XDG_RUNTIME_DIR=/run/user/4242
+	export LD_PRELOAD='' LD_LIBRARY_PATH=/nonexistent-bait DBUS_SESSION_BUS_ADDRESS=unix:path=/bait
+	export LANG=C.UTF-8 LC_MESSAGES=C TZ=UTC TERM=xterm-wardentest COLORTERM=truecolor NO_COLOR=1
+	wrun -- env
+	assert_rc 0
+	for v in AWS_SECRET_ACCESS_KEY GITHUB_TOKEN WARDENTEST_SECRET SSH_AUTH_SOCK DISPLAY \
+		XDG_RUNTIME_DIR LD_PRELOAD LD_LIBRARY_PATH DBUS_SESSION_BUS_ADDRESS; do
+		grep -q "^$v=" <<<"$OUT" && fail "$v reached the command"
+	done
+	assert_out_lacks bait 'a bait value'
+	for kv in LANG=C.UTF-8 LC_MESSAGES=C TZ=UTC TERM=xterm-wardentest COLORTERM=truecolor \
+		NO_COLOR=1 HOME=/home/agent USER=agent LOGNAME=agent; do
+		assert_out_line "$kv"
+	done
+	assert_out_match '^PATH=.' 'PATH'
+	assert_out_match '^SHELL=/' 'SHELL'
+	extra=$(grep -oE '^[A-Za-z_][A-Za-z0-9_]*=' <<<"$OUT" | tr -d = |
+		grep -vxE 'PATH|LANG|LANGUAGE|LC_[A-Z_]+|TERM|COLORTERM|TZ|NO_COLOR|USER|LOGNAME|HOME|SHELL|PWD' | tr '\n' ' ')
+	[[ -z $extra ]] || fail "variables outside the allowlist: $extra"
+}
+
+test_env_option() {
+	export GITHUB_TOKEN=passed-on-purpose AWS_SECRET_ACCESS_KEY=bait-aws
+	wrun --env GITHUB_TOKEN --env WARDENTEST_SET=hello --env 'WARDENTEST_SP=a b=c' -- env
+	assert_rc 0
+	assert_out_line GITHUB_TOKEN=passed-on-purpose '--env NAME'
+	assert_out_line WARDENTEST_SET=hello '--env NAME=VALUE'
+	assert_out_line 'WARDENTEST_SP=a b=c' '--env NAME=VALUE with = and space'
+	assert_out_lacks AWS_SECRET_ACCESS_KEY 'only the named variable'
+}

@@ -1,0 +1,374 @@
+# t_fs.sh - the filesystem boundary: host secrets unreachable, nothing
+# writable outside the workspace, protected paths read-only (and not
+# creatable), secret files masked, a minimal root, refused workspaces.
+# shellcheck shell=bash
+
+test_etc_shadow() {
+	wbatch 'shadow|read /etc/shadow' 'gshadow|read /etc/gshadow' 'sudoers|read /etc/sudoers' \
+		'ssh|ls /etc/ssh' 'passwd|read /etc/passwd' 'group|read /etc/group'
+	bexpect shadow denied
+	bexpect gshadow denied
+	bexpect sudoers denied
+	bexpect ssh denied
+	bexpect passwd allowed
+	bexpect group allowed
+	wrun -- cat /etc/shadow
+	assert_rc_nonzero 'cat /etc/shadow'
+	[[ -z $OUT ]] || fail "cat /etc/shadow printed: $(excerpt "$OUT")"
+	wrun -- cat /etc/passwd
+	assert_rc 0 'cat /etc/passwd'
+	assert_out_match '^agent:[^:]*:1000:1000:' '/etc/passwd has agent'
+	if ! is_root; then
+		assert_out_lacks "$(id -un):" '/etc/passwd hides the invoking user'
+	fi
+}
+
+test_home_bait() {
+	local real_home
+	real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
+	echo 'workspace content' >readme.txt
+	wbatch "id_rsa|read $HOME/.ssh/id_rsa" "aws|read $HOME/.aws/credentials" \
+		"fakehome|ls $HOME" "realhome|ls ${real_home:-/nonexistent}" 'root|ls /root' \
+		'readme|read readme.txt'
+	bexpect id_rsa denied
+	bexpect aws denied
+	bexpect fakehome denied
+	if [[ -n $real_home && $real_home != /home/agent ]]; then
+		bexpect realhome denied
+	fi
+	bexpect root denied
+	bexpect readme allowed
+	wsh "cat $HOME/.ssh/id_rsa $HOME/.aws/credentials; cat readme.txt"
+	assert_out_lacks "$BAIT" 'bait reachable'
+	assert_out_has 'workspace content' 'workspace file readable'
+	wsh "grep -rIl -- '$BAIT' /home /root /tmp /run /mnt /media /srv /opt /var/tmp 2>/dev/null; true"
+	[[ -z $OUT ]] || fail "files holding the bait are visible inside: $(excerpt "$OUT")"
+	wsh 'ls -A /home 2>/dev/null; true'
+	[[ -z $OUT || $OUT == agent ]] || fail "/home inside lists more than agent: $(excerpt "$OUT")"
+}
+
+test_write_outside() {
+	local parent name
+	parent=$(dirname "$WS")
+	name=$(unique)
+	wbatch "usr|write /usr/$name" "etc|write /etc/$name" "home|write $HOME/$name" \
+		"root|write /$name" "usrlib|mkdir /usr/lib/$name" "parent|write $parent/$name" \
+		"tmp|write /tmp/$name.tmp" "inside|write $WS/$name.in" "rel|write ./$name.rel"
+	bexpect usr denied
+	bexpect etc denied
+	bexpect home denied
+	bexpect root denied
+	bexpect usrlib denied
+	bexpect inside allowed
+	bexpect rel allowed
+	bexpect tmp allowed # tmpfs /tmp: writable, but must not reach the host
+	assert_host_absent "/usr/$name"
+	assert_host_absent "/etc/$name"
+	assert_host_absent "$HOME/$name"
+	assert_host_absent "/$name"
+	assert_host_absent "/usr/lib/$name"
+	assert_host_absent "$parent/$name" 'parent of the workspace'
+	assert_host_absent "/tmp/$name.tmp" 'sandbox /tmp'
+	assert_host_file "$WS/$name.in" x 'write inside the workspace'
+	assert_host_file "$WS/$name.rel" x 'write inside the workspace'
+	# if the sandbox leaked, do not leave litter on the host
+	rm -f "/usr/$name" "/etc/$name" "/$name" "$parent/$name" "/tmp/$name.tmp" 2>/dev/null
+	rmdir "/usr/lib/$name" 2>/dev/null
+	return 0
+}
+
+test_symlink_escape() {
+	# Links planted in the workspace that point outside it resolve inside the
+	# sandbox's own root, where the targets do not exist.
+	echo 'host original' >"$T_TMP/victim"
+	ln -s "$T_TMP/victim" victim-link
+	ln -s "$HOME/.ssh/id_rsa" key-link
+	ln -s "$HOME" home-link
+	wbatch 'wlink|write victim-link' 'rkey|read key-link' 'wdir|write home-link/planted'
+	bexpect wlink denied
+	bexpect rkey denied
+	bexpect wdir denied
+	assert_host_file "$T_TMP/victim" 'host original' 'symlink target'
+	assert_host_absent "$HOME/planted"
+}
+
+test_git_hooks() {
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	local cfg_before
+	cfg_before=$(cksum <.git/config)
+	wbatch 'hook|write .git/hooks/x' 'precommit|write .git/hooks/pre-commit' \
+		'hookdir|mkdir .git/hooks/sub' 'config|write .git/config' \
+		'desc|write .git/description' 'other|write .git/wardentest' 'info|write .git/info/exclude'
+	bexpect hook denied EROFS,EACCES,EPERM
+	bexpect precommit denied EROFS,EACCES,EPERM
+	bexpect hookdir denied EROFS,EACCES,EPERM
+	bexpect config denied EROFS,EACCES,EPERM
+	bexpect desc allowed
+	bexpect other allowed
+	bexpect info allowed
+	assert_host_absent .git/hooks/x
+	assert_host_absent .git/hooks/pre-commit
+	assert_host_absent .git/hooks/sub
+	[[ $(cksum <.git/config) == "$cfg_before" ]] || fail '.git/config changed on the host'
+	assert_host_file .git/wardentest x 'other file in .git'
+}
+
+test_git_hooks_bypass() {
+	# Renaming or deleting the protected paths (or their parent) and putting
+	# attacker-controlled ones in their place must not work.
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	local cfg_before
+	cfg_before=$(cksum <.git/config)
+	wsh 'mv .git .git-moved; mv .git/hooks .git/hooks-moved; rm -rf .git/hooks .git/config;
+	     mkdir -p .git/hooks; echo "#!/bin/sh" > .git/hooks/pre-commit;
+	     echo "[core] hooksPath = /tmp" > .git/config; ln -s /tmp .git/hooks/link; true'
+	assert_host_absent .git-moved
+	assert_host_absent .git/hooks-moved
+	assert_host_absent .git/hooks/pre-commit
+	assert_host_absent .git/hooks/link
+	[[ -f .git/config && $(cksum <.git/config) == "$cfg_before" ]] || fail '.git/config replaced or changed on the host'
+	[[ -f .git/HEAD ]] || fail '.git/HEAD gone on the host (repository moved away)'
+}
+
+test_git_commondir_bypass() {
+	# In a host repository, .git/commondir redirects git to another directory
+	# for config and hooks: an agent-written one must not bring its own
+	# core.fsmonitor/hooks to the user's next git command on the host.
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	echo x >f && git add f && git -c user.name=h -c user.email=h@example.invalid commit -qm init ||
+		fatal 'host commit failed'
+	local mark="$T_TMP/pwned"
+	wsh "cp -r .git evil-common 2>/dev/null;
+	     printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch $mark-fsmonitor #\\n\\thooksPath = $WS/evil-hooks\\n' > evil-common/config;
+	     mkdir -p evil-hooks && printf '#!/bin/sh\\ntouch $mark-hook\\n' > evil-hooks/pre-commit && chmod +x evil-hooks/pre-commit;
+	     echo ../evil-common > .git/commondir && echo commondir-planted; true"
+	git status >/dev/null 2>&1
+	echo y >>f && git add f >/dev/null 2>&1
+	git -c user.name=u -c user.email=u@example.invalid commit -qm t >/dev/null 2>&1
+	assert_host_absent "$mark-fsmonitor" 'core.fsmonitor from an agent-written .git/commondir ran on the host'
+	assert_host_absent "$mark-hook" 'a hook from an agent-written .git/commondir ran on the host'
+	[[ $OUT == *commondir-planted* ]] && note '.git/commondir was writable'
+	return 0
+}
+
+test_git_nested_repo() {
+	# A nested repository the agent creates (sub/.git with its own config)
+	# and records as a gitlink: the host's `git status` recurses into it and
+	# runs its core.fsmonitor. The protection of .git/config is only worth
+	# something if this does not work either.
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	echo x >f && git add f && git -c user.name=h -c user.email=h@example.invalid commit -qm init ||
+		fatal 'host commit failed'
+	local mark="$T_TMP/pwned"
+	wsh "git init -q sub && cd sub && echo y > g && git add g &&
+	     git -c user.name=a -c user.email=a@example.invalid commit -qm s &&
+	     git config core.fsmonitor 'touch $mark #' && cd .. && git add sub 2>/dev/null && echo nested-planted; true"
+	git status >/dev/null 2>&1
+	assert_host_absent "$mark" "core.fsmonitor of an agent-made nested repository ran on the host's git status"
+	[[ $OUT == *nested-planted* ]] && note 'nested repository with a gitlink was created'
+	return 0
+}
+
+test_protected_create() {
+	echo 'export HOST=1' >.bashrc
+	# an agent would create the parent directories first
+	WBATCH_PRE='mkdir -p .claude .vscode .idea .warden 2>/dev/null' wbatch 'claude|write .claude/settings.json' 'claude_dir|mkdir .claude/agents' \
+		'mcp|write .mcp.json' 'vscode|write .vscode/tasks.json' 'idea|write .idea/workspace.xml' \
+		'warden|write .warden/profile' 'gitmodules|write .gitmodules' 'profile|write .profile' \
+		'zshrc|write .zshrc' 'bashrc|write .bashrc' 'ok|write ok.txt'
+	for p in claude claude_dir mcp vscode idea warden gitmodules profile zshrc bashrc; do
+		bexpect "$p" denied
+	done
+	bexpect ok allowed
+	# the placeholders are gone once the session is over
+	for p in .claude .mcp.json .vscode .idea .warden .gitmodules .profile .zshrc; do
+		assert_host_absent "$p" 'placeholder left behind'
+	done
+	assert_host_file .bashrc 'export HOST=1' '.bashrc'
+	assert_host_file ok.txt x 'ordinary file'
+}
+
+test_git_hooks_no_repo() {
+	# In a workspace that is not a git repository, the agent plants a .git
+	# whose hooks and config would run on the host at the user's next git
+	# command. Nothing of it may survive the session.
+	have git || skip 'git not installed'
+	local mark="$T_TMP/pwned"
+	wsh "mkdir -p .git/hooks && printf '#!/bin/sh\ntouch $mark-hook\n' > .git/hooks/pre-commit &&
+	     chmod +x .git/hooks/pre-commit && echo hook-planted;
+	     printf '[core]\n\tfsmonitor = touch $mark-fsmonitor #\n' > .git/config && echo config-planted; true"
+	assert_out_lacks hook-planted 'creating .git/hooks/pre-commit'
+	assert_out_lacks config-planted 'creating .git/config'
+	assert_host_absent .git/hooks/pre-commit
+	# what the user would do next on the host
+	git init -q . >/dev/null 2>&1
+	echo x >f && git add f >/dev/null 2>&1
+	git -c user.name=u -c user.email=u@example.invalid commit -qm t >/dev/null 2>&1
+	git status >/dev/null 2>&1
+	assert_host_absent "$mark-hook" 'a hook the agent planted ran on the host'
+	assert_host_absent "$mark-fsmonitor" 'a core.fsmonitor the agent planted ran on the host'
+}
+
+test_protected_symlinks() {
+	# Protected and masked paths that are symlinks out of the workspace: warden
+	# must not mount their targets into the sandbox nor create anything
+	# through them on the host.
+	ln -s "$HOME/.ssh" .claude
+	ln -s "$HOME/.aws/credentials" .mcp.json
+	ln -s "$HOME/.aws" .vscode
+	ln -s "$T_TMP/made-through-link" .idea
+	ln -s "$HOME/.ssh/id_rsa" .env
+	wsh "cat .claude/id_rsa .mcp.json .vscode/credentials .env 2>&1; ls -A .claude .vscode .idea 2>&1; true"
+	assert_out_lacks "$BAIT" 'host secret reachable through a protected symlink'
+	assert_out_lacks 'id_rsa' 'host ~/.ssh listed through a protected symlink'
+	assert_host_absent "$T_TMP/made-through-link" 'warden created a placeholder through a symlink'
+	[[ -L .claude && $(readlink .claude) == "$HOME/.ssh" ]] || fail '.claude symlink changed'
+	[[ -L .idea ]] || fail '.idea symlink changed'
+	assert_host_file "$HOME/.aws/credentials" "$(printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s' "$BAIT" "$BAIT")" 'bait file'
+}
+
+test_init_memory() {
+	# The sandbox's pid 1 (warden's init) is not open to the agent's processes.
+	wbatch 'environ|read /proc/1/environ' 'mem_w|write /proc/1/mem' 'mem_r|read /proc/1/mem' \
+		'ptrace1|ptrace 1' 'self|read /proc/self/environ'
+	bexpect environ denied
+	bexpect mem_w denied
+	bexpect mem_r denied
+	bexpect ptrace1 denied
+	bexpect self allowed
+}
+
+test_protected_replace() {
+	# rm/mv of a missing protected path's placeholder, then creating it.
+	wsh 'rmdir .mcp.json; mv .claude .claude-x; rm -rf .vscode; echo "{}" > .mcp.json;
+	     mkdir -p .claude .vscode; echo "{}" > .claude/settings.json; echo "{}" > .vscode/tasks.json; true'
+	for p in .mcp.json .claude .claude-x .vscode; do
+		assert_host_absent "$p"
+	done
+}
+
+test_workspace_unchanged() {
+	# A session that does nothing leaves the workspace exactly as it was.
+	have git && git init -q .
+	echo data >file.txt
+	local before after
+	before=$(find . -printf '%y %m %p\n' | sort)
+	wrun -- true
+	assert_rc 0
+	after=$(find . -printf '%y %m %p\n' | sort)
+	[[ $before == "$after" ]] || fail "workspace changed: $(excerpt "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]')")"
+}
+
+test_masked_secrets() {
+	mkdir -p sub/dir
+	echo SECRET-ENV >.env
+	echo SECRET-NESTED >sub/dir/.env
+	echo SECRET-LOCAL >.env.local
+	echo SECRET-PEM >key.pem
+	echo SECRET-KEY >sub/server.key
+	echo SECRET-ID >id_rsa
+	echo SECRET-ED >sub/id_ed25519
+	echo SECRET-NPM >.npmrc
+	echo SECRET-PYPI >.pypirc
+	echo SECRET-NETRC >.netrc
+	echo SECRET-GITCRED >.git-credentials
+	echo 'plain text' >plain.txt
+	echo 'nested plain' >sub/dir/plain.txt
+	wbatch 'env|read .env' 'nested|read sub/dir/.env' 'local|read .env.local' 'pem|read key.pem' \
+		'key|read sub/server.key' 'id_rsa|read id_rsa' 'ed|read sub/id_ed25519' 'npmrc|read .npmrc' \
+		'pypirc|read .pypirc' 'netrc|read .netrc' 'gitcred|read .git-credentials' \
+		'plain|read plain.txt' 'plain2|read sub/dir/plain.txt'
+	for p in env nested local pem key id_rsa ed npmrc pypirc netrc gitcred; do
+		bexpect "$p" denied EACCES
+	done
+	bexpect plain allowed
+	bexpect plain2 allowed
+	wsh 'cat .env sub/dir/.env key.pem; grep -rh SECRET . 2>/dev/null; cat plain.txt'
+	assert_out_lacks SECRET 'masked content leaked'
+	assert_out_has 'plain text'
+	assert_host_file .env SECRET-ENV '.env intact on the host'
+	assert_host_file sub/dir/.env SECRET-NESTED 'nested .env intact on the host'
+}
+
+test_unmask_profile() {
+	echo SECRET-ENV >.env
+	mkdir -p sub/dir
+	echo SECRET-NESTED >sub/dir/.env
+	echo SECRET-PEM >key.pem
+	printf '# let the agent read .env files\nunmask .env\n' >"$T_TMP/unmask.profile"
+	wbatch --profile "$T_TMP/unmask.profile" -- 'env|read .env' 'nested|read sub/dir/.env' 'pem|read key.pem'
+	bexpect env allowed
+	bexpect nested allowed
+	bexpect pem denied EACCES
+	wrun --profile "$T_TMP/unmask.profile" -- cat .env
+	assert_rc 0 'cat .env with unmask'
+	assert_out_eq SECRET-ENV 'cat .env with unmask'
+}
+
+test_fs_layout() {
+	wbatch 'run|ls /run' 'varrun|ls /var/run' 'mnt|ls /mnt' 'media|ls /media' 'root|ls /root' \
+		'sysrq|write /proc/sysrq-trigger' 'kcore|read /proc/kcore' 'devnull|write /dev/null' \
+		'usr|ls /usr/bin' 'tmp|write /tmp/x'
+	for p in run varrun mnt media root sysrq kcore; do
+		bexpect "$p" denied
+	done
+	bexpect devnull allowed
+	bexpect usr allowed
+	bexpect tmp allowed
+	wsh 'ls -A /dev; echo ==; head -c 8 /dev/urandom | wc -c; ls -A /home'
+	assert_rc 0 'ls /dev'
+	local dev extra='' e
+	dev=$(sed '/^==$/,$d' <<<"$OUT")
+	for e in $dev; do
+		case $e in
+		null | zero | full | random | urandom | tty | pts | ptmx | shm | fd | stdin | stdout | stderr | console | core | mqueue) ;;
+		*) extra+=" $e" ;;
+		esac
+	done
+	[[ -z $extra ]] || fail "/dev has more than the minimal set:$extra"
+	for e in null zero full random urandom tty pts ptmx shm; do
+		grep -qx "$e" <<<"$dev" || fail "/dev/$e missing"
+	done
+	assert_out_line 8 'read /dev/urandom'
+	# /dev/shm is the sandbox's own
+	if [[ -d /dev/shm && -w /dev/shm ]]; then
+		local shm
+		shm=/dev/shm/$(unique)
+		echo host >"$shm"
+		wsh "ls -A /dev/shm; echo x > /dev/shm/inside-$(basename "$shm")"
+		rm -f "$shm"
+		assert_out_lacks "$(basename "$shm")" 'host /dev/shm visible'
+		assert_host_absent "/dev/shm/inside-$(basename "$shm")" 'sandbox /dev/shm reached the host'
+		rm -f "/dev/shm/inside-$(basename "$shm")"
+	fi
+}
+
+test_workspace_refused() {
+	local d
+	cd "$T_TMP" || fatal cd
+	for d in / "$HOME" /usr /usr/share /etc /proc /tmp "$(dirname "$HOME")" /root /home; do
+		[[ -d $d ]] || continue
+		wrun --workspace "$d" -- true
+		assert_rc 125 "--workspace $d"
+		[[ -n $ERR ]] || fail "--workspace $d: refused without a message"
+	done
+	cd "$HOME" || fatal cd
+	wrun -- true
+	assert_rc 125 'cwd = $HOME'
+	# a tree holding a credential store
+	mkdir -p "$T_TMP/looks-like-home/.ssh"
+	wrun --workspace "$T_TMP/looks-like-home" -- true
+	assert_rc 125 'workspace holding .ssh/'
+	# the allowed thing: an explicit workspace, reached through a symlink
+	cd "$T_TMP" || fatal cd
+	ln -s "$WS" ws-link
+	wrun --workspace ws-link -- pwd -P
+	assert_rc 0 '--workspace via symlink'
+	assert_out_eq "$(realpath "$WS")" 'starts in the real workspace path'
+	cd "$WS" && wrun -- sh -c 'pwd -P'
+	assert_out_eq "$(realpath "$WS")" 'cwd workspace'
+}

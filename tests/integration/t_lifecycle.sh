@@ -1,0 +1,118 @@
+# t_lifecycle.sh - exit statuses, signal forwarding, and what happens to the
+# sandbox when the supervisor dies.
+# shellcheck shell=bash
+
+test_exit_status() {
+	printf 'echo hi\n' >notexec.sh
+	chmod 0644 notexec.sh
+	mkdir -p adir
+	wrun -- true
+	assert_rc 0 'true'
+	wrun -- false
+	assert_rc 1 'false'
+	wrun -- sh -c 'exit 3'
+	assert_rc 3 'exit 3'
+	wrun -- wardentest-no-such-command
+	assert_rc 127 'command not found in PATH'
+	wrun -- /usr/bin/wardentest-no-such-command
+	assert_rc 127 'absolute path not found'
+	wrun -- ./notexec.sh
+	assert_rc 126 'non-executable file'
+	wrun -- ./adir
+	assert_rc 126 'directory as command'
+	wrun -- sh -c 'kill -INT $$'
+	assert_rc 130 'killed by SIGINT'
+	wrun -- sh -c 'kill -TERM $$'
+	assert_rc 143 'killed by SIGTERM'
+	wrun -- sh -c 'kill -KILL $$'
+	assert_rc 137 'killed by SIGKILL'
+	wrun --workspace "$T_TMP/wardentest-missing-dir" -- true
+	assert_rc 125 'warden failure (missing workspace)'
+	wrun --wardentest-bogus-option -- true
+	assert_rc 125 'warden failure (unknown option)'
+}
+
+# forward SIG TRAPPED: send SIG to warden while the command waits.
+forward_one() {
+	local sig=$1 out="$T_TMP/fwd-$1.out" rc
+	warden_bg "$out" -- sh -c "trap 'echo got-$sig; exit 7' $sig; echo ready; while :; do sleep 0.1; done"
+	wait_for "$out" '^ready' 10 || { fail "$sig: command did not start ($(excerpt "$(cat "$out" "$out.err")"))"; return; }
+	kill "-$sig" "$WPID"
+	wait "$TPID"
+	rc=$?
+	cat "$out" "$out.err"
+	grep -qx "got-$sig" "$out" || fail "SIG$sig did not reach the command's trap (rc=$rc)"
+	((rc == 7)) || fail "SIG$sig: exit status $rc, expected the command's 7"
+}
+
+test_signal_forwarding() {
+	forward_one TERM
+	forward_one INT
+	forward_one HUP
+	# an untrapped SIGTERM kills the command: 143
+	local out="$T_TMP/untrapped.out" rc
+	warden_bg "$out" -- sh -c 'echo ready; exec sleep 60'
+	wait_for "$out" '^ready' 10 || fatal 'command did not start'
+	sleep 0.2
+	kill -TERM "$WPID"
+	wait "$TPID"
+	rc=$?
+	((rc == 143)) || fail "untrapped SIGTERM: exit $rc, expected 143"
+}
+
+test_supervisor_death() {
+	local marker num out="$T_TMP/death.out" i left
+	marker=$(unique)
+	num="987.$RANDOM$RANDOM"
+	warden_bg "$out" -- sh -c "sleep $num & echo ready; wait; : $marker"
+	wait_for "$out" '^ready' 10 || fatal "command did not start: $(excerpt "$(cat "$out" "$out.err")")"
+	sleep 0.2
+	pgrep -f "sleep $num" >/dev/null || fatal 'marker process not visible from the host (test bug?)'
+	if ! is_root; then
+		# non-dumpable: the same unprivileged user cannot ptrace it or read its environ
+		probe_host ptrace "$WPID"
+		[[ $HRC != 0 ]] || fail "supervisor is ptrace-able by its own user: $HOUT"
+		cat "/proc/$WPID/environ" >/dev/null 2>&1 && fail 'supervisor /proc/PID/environ readable (dumpable)'
+	fi
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	left=''
+	for ((i = 0; i < 50; i++)); do
+		left=$(pgrep -f -- "sleep $num|$marker")
+		[[ -z $left ]] && break
+		sleep 0.1
+	done
+	if [[ -n $left ]]; then
+		fail "sandbox processes survived SIGKILL of warden: $(ps -o pid=,args= -p "${left//$'\n'/,}" | tr '\n' ';')"
+		kill -KILL $left 2>/dev/null
+	fi
+}
+
+test_fail_closed() {
+	# A layer the kernel cannot provide stops warden (125, naming the layer);
+	# the command never runs with fewer layers.
+	"$WPROBE" deny landlock timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- touch ran-landlock \
+		</dev/null >"$T_TMP/ll.out" 2>"$T_TMP/ll.err"
+	RC=$? OUT=$(<"$T_TMP/ll.out") ERR=$(<"$T_TMP/ll.err")
+	assert_rc 125 'without Landlock'
+	grep -qi landlock <<<"$ERR" || fail "without Landlock: the error does not name Landlock: $(excerpt "$ERR")"
+	assert_host_absent ran-landlock 'command ran without Landlock'
+	"$WPROBE" deny seccomp timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- touch ran-seccomp \
+		</dev/null >"$T_TMP/sc.out" 2>"$T_TMP/sc.err"
+	RC=$? OUT=$(<"$T_TMP/sc.out") ERR=$(<"$T_TMP/sc.err")
+	assert_rc 125 'without seccomp'
+	grep -qi seccomp <<<"$ERR" || fail "without seccomp: the error does not name seccomp: $(excerpt "$ERR")"
+	assert_host_absent ran-seccomp 'command ran without seccomp'
+	# user namespaces refused (user.max_user_namespaces=0 in a namespace of our own)
+	if have unshare && unshare -U -r true 2>/dev/null; then
+		unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces &&
+			exec timeout -k 5 "$1" "$2" run -- touch ran-userns' sh "$WARDEN_TIMEOUT" "$WARDEN" \
+			</dev/null >"$T_TMP/un.out" 2>"$T_TMP/un.err"
+		RC=$? ERR=$(<"$T_TMP/un.err")
+		assert_rc 125 'without user namespaces'
+		grep -qi 'namespace' <<<"$ERR" || fail "without user namespaces: the error does not name them: $(excerpt "$ERR")"
+		assert_host_absent ran-userns 'command ran without a user namespace'
+	else
+		note 'unshare -U -r unavailable: user namespace case not tested'
+	fi
+}

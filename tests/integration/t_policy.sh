@@ -1,0 +1,94 @@
+# t_policy.sh - profiles: `policy show`, errors naming FILE:LINE:COL, and the
+# directives doing what they say inside the sandbox.
+# shellcheck shell=bash
+
+test_policy_show() {
+	wardenc policy show
+	assert_rc 0 'policy show'
+	local v
+	v=$("$WPROBE" json <<<"$OUT")
+	[[ $v == VALID ]] || fail "policy show: not valid JSON: $(excerpt "$OUT")"
+	assert_out_has '.git/hooks' 'default protects .git/hooks'
+	assert_out_has '.env' 'default masks .env'
+	printf 'mask *.wardentest\nprotect wardentest-dir\nenv pass WARDENTEST_PASS\n' >"$T_TMP/p.profile"
+	wardenc policy show --profile "$T_TMP/p.profile"
+	assert_rc 0 'policy show --profile'
+	v=$("$WPROBE" json <<<"$OUT")
+	[[ $v == VALID ]] || fail "policy show --profile: not valid JSON: $(excerpt "$OUT")"
+	assert_out_has '*.wardentest' 'profile mask in the effective policy'
+	assert_out_has 'wardentest-dir' 'profile protect in the effective policy'
+	assert_out_has 'WARDENTEST_PASS' 'profile env pass in the effective policy'
+}
+
+test_profile_errors() {
+	local p="$T_TMP/broken.profile" inc="$T_TMP/inc.profile" main="$T_TMP/main.profile"
+	printf '# a comment\nread-only /usr\nwardentest-bogus-directive foo\n' >"$p"
+	wrun --profile "$p" -- touch ran-with-broken-profile
+	assert_rc 125 'run with a broken profile'
+	assert_err_match "$p:3:[0-9]+:" 'error names FILE:LINE:COL'
+	assert_host_absent ran-with-broken-profile 'the command must not run'
+	wardenc policy show --profile "$p"
+	assert_rc_nonzero 'policy show with a broken profile'
+	assert_err_match "$p:3:[0-9]+:" 'policy show names FILE:LINE:COL'
+	# an error in an included file names that file
+	printf 'mask *.x\nunprotect\n' >"$inc"
+	printf '# main\ninclude %s\n' "$inc" >"$main"
+	wrun --profile "$main" -- true
+	assert_rc 125 'error in an included profile'
+	assert_err_match "$inc:2:[0-9]+:" 'included file named with line 2'
+	# a missing include and a missing profile
+	printf 'include %s/wardentest-missing.profile\n' "$T_TMP" >"$main"
+	wrun --profile "$main" -- true
+	assert_rc 125 'missing include'
+	assert_err_match "$main:1:[0-9]+:" 'missing include names the including line'
+	wrun --profile "$T_TMP/wardentest-no-such.profile" -- true
+	assert_rc 125 'missing profile'
+}
+
+test_profile_directives() {
+	mkdir -p "$T_TMP/ro" "$T_TMP/rw" notes
+	echo RO-CONTENT >"$T_TMP/ro/f"
+	echo note >notes/n.txt
+	echo SECRET-DATA >data.wardensecret
+	cat >"$T_TMP/d.profile" <<-EOF
+		# extra paths, protect, mask, env
+		read-only $T_TMP/ro
+		read-write $T_TMP/rw
+		protect notes
+		mask *.wardensecret
+		env pass WARDENTEST_PASS
+		env set WARDENTEST_SET=hello
+	EOF
+	export WARDENTEST_PASS=passed WARDENTEST_NOPASS=nope
+	wbatch --profile "$T_TMP/d.profile" -- "ro_read|read $T_TMP/ro/f" "ro_write|write $T_TMP/ro/new" \
+		"rw_write|write $T_TMP/rw/new" 'notes|write notes/x' 'notes_old|write notes/n.txt' \
+		'masked|read data.wardensecret' 'other|write other.txt'
+	bexpect ro_read allowed
+	bexpect ro_write denied
+	bexpect rw_write allowed
+	bexpect notes denied
+	bexpect notes_old denied
+	bexpect masked denied EACCES
+	bexpect other allowed
+	assert_host_absent "$T_TMP/ro/new"
+	assert_host_file "$T_TMP/rw/new" x 'read-write path'
+	assert_host_file notes/n.txt note 'protected file'
+	wrun --profile "$T_TMP/d.profile" -- env
+	assert_out_line WARDENTEST_PASS=passed 'env pass'
+	assert_out_line WARDENTEST_SET=hello 'env set'
+	assert_out_lacks WARDENTEST_NOPASS 'not passed'
+	# without the profile none of it applies
+	wbatch "ro_read|read $T_TMP/ro/f" 'masked|read data.wardensecret'
+	bexpect ro_read denied
+	bexpect masked allowed
+}
+
+test_profile_unprotect() {
+	printf 'unprotect .vscode\n' >"$T_TMP/u.profile"
+	WBATCH_PRE='mkdir -p .claude 2>/dev/null' wbatch --profile "$T_TMP/u.profile" -- 'vscode|mkdir .vscode' 'tasks|write .vscode/tasks.json' 'claude|write .claude/x'
+	bexpect vscode allowed
+	bexpect tasks allowed
+	bexpect claude denied
+	assert_host_file .vscode/tasks.json x 'unprotected path written'
+	assert_host_absent .claude
+}

@@ -1,0 +1,213 @@
+# t_proc.sh - the process boundary: pid namespace, seccomp (ptrace,
+# namespaces, mount API, bpf & co, TIOCSTI, foreign architectures),
+# capabilities and no_new_privs, leaked file descriptors, the pty.
+# shellcheck shell=bash
+
+test_host_processes_hidden() {
+	local hostpid
+	sleep 300 &
+	hostpid=$!
+	bg_track "$hostpid"
+	wbatch "proc|ls /proc/$hostpid" "kill|kill $hostpid 0" 'pid1|read /proc/1/status'
+	if ((hostpid > 50)); then
+		bexpect proc denied ENOENT
+		bexpect kill denied ESRCH
+	fi
+	bexpect pid1 allowed
+	wsh 'ls /proc | grep -c "^[0-9]"; echo "sh-pid $$"; ps -e -o pid= -o comm= 2>/dev/null | wc -l'
+	assert_rc 0
+	local nproc shpid nps
+	nproc=$(sed -n 1p <<<"$OUT")
+	shpid=$(sed -n 's/^sh-pid //p' <<<"$OUT")
+	nps=$(sed -n 3p <<<"$OUT")
+	[[ $nproc =~ ^[0-9]+$ ]] && ((nproc <= 8)) || fail "/proc inside lists $nproc pids (expected only the sandbox's few)"
+	[[ $shpid =~ ^[0-9]+$ ]] && ((shpid < 20)) || fail "the command's pid is $shpid (not a fresh pid namespace?)"
+	if have ps; then
+		[[ $nps =~ ^[0-9]+$ ]] && ((nps <= 8)) || fail "ps -e inside shows $nps processes"
+	fi
+	wsh "ps -eo args 2>/dev/null; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"
+	assert_out_lacks 'sleep 300' 'host sleep visible'
+	kill "$hostpid" 2>/dev/null
+}
+
+test_ptrace() {
+	probe_host ptrace-child
+	[[ $HRC == 0 ]] || note "host itself refuses ptrace of a child: $HOUT"
+	wbatch 'child|ptrace-child' 'pvm|pvm' 'init|ptrace 1'
+	bexpect child denied EPERM
+	bexpect pvm denied EPERM
+	bexpect init denied EPERM
+	# the allowed thing: ordinary fork/exec/wait
+	wsh '(echo sub-$$) & wait; echo done'
+	assert_rc 0
+	assert_out_line 'done' 'fork and wait'
+}
+
+test_unshare() {
+	probe_host unshare user
+	[[ $HRC == 0 ]] || note "host refuses unshare(CLONE_NEWUSER): $HOUT"
+	if have unshare; then
+		wrun -- unshare -U true
+		assert_rc_nonzero 'unshare -U true'
+		wrun -- unshare -r true
+		assert_rc_nonzero 'unshare -r true'
+	fi
+	local ns specs=()
+	for ns in user mount net pid ipc uts cgroup; do
+		specs+=("$ns|unshare $ns")
+	done
+	wbatch "${specs[@]}" 'clone|clone-ns' 'clone3|clone3' 'setns|setns'
+	for ns in user mount net pid ipc uts cgroup; do
+		bexpect "$ns" denied EPERM
+	done
+	bexpect clone denied EPERM
+	bexpect clone3 denied ENOSYS
+	bexpect setns denied EPERM
+	wsh 'sh -c "echo nested-ok"'
+	assert_out_line nested-ok 'plain clone/exec still works'
+}
+
+test_mount() {
+	mkdir -p mnt
+	wbatch 'mount|mount mnt' 'umount_usr|umount /usr' 'umount_proc|umount /proc' \
+		"umount_ws|umount $WS" 'pivot_root|pivot_root' 'chroot|chroot' \
+		'open_tree|open_tree' 'fsopen|fsopen' 'mkdir|mkdir newdir'
+	for p in mount umount_usr umount_proc umount_ws pivot_root chroot open_tree fsopen; do
+		bexpect "$p" denied EPERM
+	done
+	bexpect mkdir allowed
+	if have mount; then
+		wrun -- mount -t tmpfs none mnt
+		assert_rc_nonzero 'mount -t tmpfs'
+		((RC == 0)) && umount mnt 2>/dev/null # a leaked mount must not outlive the test
+	fi
+}
+
+test_seccomp_misc() {
+	wbatch 'bpf|bpf' 'perf|perf' 'keyctl|keyctl' 'add_key|add_key' 'io_uring|io_uring' \
+		'userfaultfd|userfaultfd' 'kexec|kexec' 'init_module|init_module' 'after|read wprobe'
+	for p in bpf perf keyctl add_key io_uring userfaultfd kexec init_module; do
+		bexpect "$p" denied EPERM
+	done
+	bexpect after allowed
+}
+
+test_foreign_arch() {
+	[[ $(uname -m) == x86_64 ]] || skip 'x86_64 only'
+	probe_host i386
+	[[ $HRC == 0 ]] || skip "the host has no i386 syscall entry: $HOUT"
+	wbatch 'i386|i386' 'after|read wprobe'
+	bexpect i386 denied
+	bexpect after allowed
+}
+
+test_tiocsti() {
+	wbatch 'sti|tiocsti' 'sti_high|tiocsti-high' 'linux|tioclinux'
+	bexpect sti denied EPERM
+	bexpect sti_high denied EPERM
+	bexpect linux denied EPERM
+	have script || skip 'script(1) not installed'
+	# on a terminal (warden's own pty) the answer must be the same
+	wscript -- sh -c './wprobe tiocsti; ./wprobe tiocsti-high; ./wprobe tioclinux; stty size'
+	assert_rc 0 'on a pty'
+	local n
+	n=$(grep -c '^DENIED EPERM' <<<"$OUT")
+	((n == 3)) || fail "on a pty: expected 3 x DENIED EPERM, got: $(excerpt "$OUT")"
+	assert_out_lacks ALLOWED 'on a pty'
+	assert_out_match '^[0-9]+ [0-9]+$' 'stty size on the pty (an allowed ioctl)'
+}
+
+test_pty() {
+	have script || skip 'script(1) not installed'
+	wscript -- tty
+	assert_rc 0 'tty on a terminal'
+	assert_out_eq /dev/pts/0 'tty on a terminal'
+	wscript -- sh -c 'ls /dev/pts; test -t 0 && test -t 1 && test -t 2 && echo all-ttys'
+	assert_out_line all-ttys 'stdin, stdout, stderr on the pty'
+	assert_out_lacks 1 'only the agent pty in /dev/pts'
+	wscript -- ./wprobe fds
+	assert_out_eq 'ALLOWED 0 1 2' 'fds on the pty'
+	wscript -- sh -c 'exit 5'
+	assert_rc 5 'exit status through the pty'
+	# the user's terminal: its size reaches the pty, its settings come back
+	local w sleeper
+	w=$(printf '%q' "$WARDEN")
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "stty rows 33 cols 111; stty -g; $w run -- stty size; stty -g" /dev/null <&"$sleeper" 2>&1)
+	exec {sleeper}<&-
+	OUT=${OUT//$'\r'/}
+	echo "$OUT"
+	assert_out_line '33 111' 'window size copied to the pty'
+	local before after
+	before=$(sed -n 1p <<<"$OUT")
+	after=$(sed -n 3p <<<"$OUT")
+	[[ -n $before && $before == "$after" ]] || fail "terminal settings not restored: before '$before' after '$after'"
+	wrun -- tty
+	assert_out_eq 'not a tty' 'tty without a terminal'
+	WSTDIN=$T_TMP/in
+	echo 'piped through' >"$WSTDIN"
+	wrun -- cat
+	unset WSTDIN
+	assert_out_eq 'piped through' 'stdio passes through'
+}
+
+test_caps_nnp() {
+	wrun -- ./wprobe caps
+	echo "$OUT"
+	assert_rc 1 'some capability set is non-zero'
+	local k
+	for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+		assert_out_match "^$k:[[:space:]]+0+$" "$k"
+	done
+	assert_out_match '^NoNewPrivs:[[:space:]]+1$' 'no_new_privs'
+	assert_out_match '^Seccomp:[[:space:]]+2$' 'seccomp filter mode'
+	wsh 'grep -E "^(NoNewPrivs|Seccomp)" /proc/self/status >/dev/null && echo status-readable'
+	assert_out_line status-readable
+}
+
+test_leaked_fd() {
+	echo LEAKED-CONTENT >"$T_TMP/leak"
+	exec 7<"$T_TMP/leak" 8>"$T_TMP/leak-w" 9<"$T_TMP"
+	wrun -- ./wprobe fds
+	assert_out_eq 'ALLOWED 0 1 2' 'fds inside'
+	wbatch 'fd7|fd 7' 'fd8|fd 8' 'fd9|fd 9' 'fd0|fd 0' 'fd2|fd 2'
+	bexpect fd7 denied EBADF
+	bexpect fd8 denied EBADF
+	bexpect fd9 denied EBADF
+	bexpect fd0 allowed
+	bexpect fd2 allowed
+	wsh 'cat <&7; echo "via proc:"; cat /proc/self/fd/7'
+	assert_out_lacks LEAKED-CONTENT 'content of the leaked fd'
+	exec 7<&- 8>&- 9<&-
+}
+
+test_pty_hangup() {
+	# Closing the user's terminal (the pty master goes away) ends the session.
+	have script || skip 'script(1) not installed'
+	local num="876.$RANDOM$RANDOM" spid i left sleeper
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	script -qec "$(printf '%q ' "$WARDEN" run -- sleep "$num")" /dev/null <&"$sleeper" >"$T_TMP/hup.out" 2>&1 &
+	spid=$!
+	bg_track "$spid"
+	exec {sleeper}<&-
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "^sleep $num" >/dev/null && break
+		sleep 0.05
+	done
+	pgrep -f "^sleep $num" >/dev/null || fatal "command did not start: $(excerpt "$(cat "$T_TMP/hup.out")")"
+	kill -KILL "$spid"
+	for ((i = 0; i < 50; i++)); do
+		left=$(pgrep -f "^sleep $num")
+		[[ -z $left ]] && break
+		sleep 0.1
+	done
+	if [[ -n $left ]]; then
+		fail 'the command outlived the terminal hangup'
+		kill -KILL $left 2>/dev/null
+	fi
+	left=$(pgrep -f -- "run -- sleep $num")
+	[[ -z $left ]] || kill -KILL $left 2>/dev/null
+	return 0
+}
