@@ -1,5 +1,4 @@
 /* main.c - warden's command line: dispatch to a subcommand. */
-#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +19,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	/* warden only hashes: skip reading openssl.cnf, a measurable share of
-	 * start-up, and nothing a system config could change matters here. */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
