@@ -331,6 +331,10 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	_cleanup_close_ int ws = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ws < 0)
 		return werr_errno(e, "mounts: opening the workspace");
+	/* The supervisor creates the placeholders meanwhile; wait for them. */
+	char ready;
+	if (read(s->sync_fd, &ready, 1) != 1 || ready != 'p')
+		return werr_set(e, 0, "workspace: the supervisor did not create the placeholders");
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct ws_mount *m = &s->plan.m[i];
 		struct open_how how = {
@@ -339,8 +343,8 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 		};
 		_cleanup_close_ int fd = (int)syscall(SYS_openat2, ws, m->rel, &how, sizeof how);
 		if (fd < 0) {
-			if (errno == ENOENT && (m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR))
-				continue; /* gone since the scan: nothing left to mask */
+			if (errno == ENOENT && m->kind != WS_PIN && m->kind != WS_PROTECT)
+				continue; /* mask: gone since the scan; placeholder: not creatable */
 			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
 		}
 		struct stat st;

@@ -55,6 +55,9 @@ struct sandbox_spec {
 /* workspace.c (supervisor side) */
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
+/* Create the placeholder directories of the plan (run by the supervisor
+ * while init builds the root; init waits for it before the workspace). */
+int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e);
 void workspace_cleanup(struct ws_plan *plan);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */

@@ -109,13 +109,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 				return werr_errno(e, "protected path %s", abs);
 			if (slash)
 				return 0; /* parent missing: nothing to protect yet */
-			if (mkdir(abs, 0555) < 0) {
-				if (errno == EACCES || errno == EROFS || errno == EPERM)
-					return 0; /* the agent, as this user, cannot create it either */
-				return werr_errno(e, "creating placeholder for protected path %s", abs);
-			}
-			strv_push(&plan->placeholders, abs);
-			plan_add(plan, WS_PLACEHOLDER, copy);
+			plan_add(plan, WS_PLACEHOLDER, copy); /* created by workspace_placeholders */
 			return 0;
 		}
 		if (S_ISLNK(st.st_mode))
@@ -212,6 +206,26 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 		return werr_errno(e, "opening workspace %s", ws);
 	struct scan sc = { .pol = p, .plan = plan };
 	return scan_dir(&sc, fd, "", e);
+}
+
+int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->m[i].kind != WS_PLACEHOLDER)
+			continue;
+		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, plan->m[i].rel);
+		if (mkdir(abs, 0555) == 0) {
+			strv_push(&plan->placeholders, abs);
+			continue;
+		}
+		/* Created meanwhile: init binds it read-only as it is. Not creatable
+		 * by this user: not creatable by the agent either (same uid), and
+		 * init skips it. */
+		if (errno == EEXIST || errno == EACCES || errno == EROFS || errno == EPERM)
+			continue;
+		return werr_errno(e, "creating placeholder for protected path %s", abs);
+	}
+	return 0;
 }
 
 void workspace_cleanup(struct ws_plan *plan)

@@ -187,6 +187,13 @@ int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
 		exit_status_of(pidfd);
 		return werr_errno(e, "supervisor: starting init");
 	}
+	/* While init builds the root: the placeholders (slow on some file
+	 * systems), then tell init it may mount inside the workspace. */
+	if (workspace_placeholders(s->workspace, &s->plan, e) < 0 || write(sock, "p", 1) != 1) {
+		kill((pid_t)pid, SIGKILL);
+		exit_status_of(pidfd);
+		return e->msg[0] ? -1 : werr_errno(e, "supervisor: resuming init");
+	}
 
 	struct init_msg m;
 	_cleanup_close_ int master = -1;
