@@ -29,6 +29,7 @@ struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
 	struct strv placeholders; /* absolute host paths warden created; removed after */
+	struct strv git;          /* .git entries and git redirects present at start */
 };
 
 struct sandbox_spec {
@@ -58,6 +59,13 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 /* Create the placeholder directories of the plan (run by the supervisor
  * while init builds the root; init waits for it before the workspace). */
 int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e);
+/* After the session, with every sandbox process gone: move aside each .git
+ * (at any depth) and each git redirect (.git/commondir, config.worktree,
+ * worktrees, modules) that was not there at start, so configuration and
+ * hooks the agent planted never run on the host. `moved` receives pairs:
+ * the workspace-relative path, then where it went. */
+int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
+		    struct strv *moved, struct werr *e);
 void workspace_cleanup(struct ws_plan *plan);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */

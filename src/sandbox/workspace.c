@@ -140,11 +140,33 @@ static bool mask_matches(const struct policy *pol, const char *rel, const char *
 	return false;
 }
 
+/* Entries of a .git directory that redirect git to configuration and hooks
+ * elsewhere. git cannot live with a placeholder at these names (it dies
+ * reading one), so they are bound read-only when present and swept after
+ * the session when new. */
+static const char *const git_redirects[] = { "commondir", "config.worktree", "worktrees", "modules" };
+
 struct scan {
 	const struct policy *pol;
-	struct ws_plan *plan;
+	struct ws_plan *plan;      /* masks go here; NULL on the sweep's rescan */
+	struct strv *git;          /* every .git and git redirect found */
 	unsigned long entries;
 };
+
+/* Record a .git entry (directory or file) and the redirects inside it. */
+static void note_git(struct scan *sc, int dirfd_, const char *rel, bool is_dir)
+{
+	strv_push(sc->git, rel);
+	if (!is_dir)
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
+		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, git_redirects[i]);
+		_cleanup_free_ char *in = xasprintf(".git/%s", git_redirects[i]);
+		struct stat st;
+		if (fstatat(dirfd_, in, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			strv_push(sc->git, sub);
+	}
+}
 
 /* Depth-first walk below fd (whose workspace-relative path is rel, "" for
  * the root), never following symlinks, skipping .git. */
@@ -176,11 +198,15 @@ static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
 		}
 		if (type == DT_LNK)
 			continue;
-		if (mask_matches(sc->pol, child, name)) {
+		if (strcmp(name, ".git") == 0) {
+			note_git(sc, dirfd(d), child, type == DT_DIR);
+			continue;
+		}
+		if (sc->plan && mask_matches(sc->pol, child, name)) {
 			plan_add(sc->plan, type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, child);
 			continue;
 		}
-		if (type == DT_DIR && strcmp(name, ".git") != 0) {
+		if (type == DT_DIR) {
 			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0) {
 				if (errno == EACCES)
@@ -204,8 +230,55 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return werr_errno(e, "opening workspace %s", ws);
-	struct scan sc = { .pol = p, .plan = plan };
-	return scan_dir(&sc, fd, "", e);
+	struct scan sc = { .pol = p, .plan = plan, .git = &plan->git };
+	if (scan_dir(&sc, fd, "", e) < 0)
+		return -1;
+	/* Git redirects present now stay as they are: read-only. */
+	for (size_t i = 0; i < plan->git.n; i++) {
+		const char *g = plan->git.v[i];
+		const char *base = strrchr(g, '/');
+		if (strcmp(base ? base + 1 : g, ".git") != 0 && !plan_has(plan, g))
+			plan_add(plan, WS_PROTECT, g);
+	}
+	return 0;
+}
+
+/* Rename path aside as PATH.warden-quarantine-SESSION; the new name is
+ * returned (malloc'd) or NULL when the rename failed. */
+static char *quarantine(const char *ws, const char *rel, const char *session)
+{
+	_cleanup_free_ char *from = xasprintf("%s/%s", ws, rel);
+	char *to = xasprintf("%s.warden-quarantine-%s", from, session);
+	if (rename(from, to) == 0)
+		return to;
+	wnote("could not move %s aside: %s", from, strerror(errno));
+	free(to);
+	return NULL;
+}
+
+int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
+		    struct strv *moved, struct werr *e)
+{
+	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return werr_errno(e, "sweep: opening workspace %s", ws);
+	struct strv now = { 0 };
+	struct scan sc = { .git = &now };
+	int r = scan_dir(&sc, fd, "", e);
+	const char *last = NULL; /* a quarantined .git: its redirects went along */
+	for (size_t i = 0; r == 0 && i < now.n; i++) {
+		const char *g = now.v[i];
+		if (strv_contains(&plan->git, g) || (last && path_is_within(g, last)))
+			continue;
+		char *to = quarantine(ws, g, session);
+		if (!to)
+			continue;
+		strv_push(moved, g);
+		strv_push_owned(moved, to);
+		last = g;
+	}
+	strv_free(&now);
+	return r;
 }
 
 int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e)
@@ -241,4 +314,5 @@ void workspace_cleanup(struct ws_plan *plan)
 	plan->m = NULL;
 	plan->n = plan->cap = 0;
 	strv_free(&plan->placeholders);
+	strv_free(&plan->git);
 }

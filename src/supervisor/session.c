@@ -60,6 +60,27 @@ const char *session_home(void)
 	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
+/* With the sandbox gone: move aside git repositories and redirects the
+ * agent created, record each as an alert and tell the user how to undo it. */
+static int sweep(const struct sandbox_spec *s, struct audit *log, const char *session,
+		 struct werr *e)
+{
+	struct strv moved = { 0 };
+	int r = workspace_sweep(s->workspace, &s->plan, session, &moved, e);
+	for (size_t i = 0; i + 1 < moved.n; i += 2) {
+		wnote("the sandboxed command created %s/%s; its git configuration and hooks would "
+		      "run on your next git command there, so it was moved to %s (review it, then "
+		      "`mv` it back if you trust it)", s->workspace, moved.v[i], moved.v[i + 1]);
+		json_t *a = json_pack("{s:s, s:s, s:s, s:s}", "rule", "git.created-in-sandbox",
+				      "path", moved.v[i], "moved_to", moved.v[i + 1], "action",
+				      "quarantined");
+		if (audit_emit(log, "alert", a, e) < 0 || audit_sync(log, e) < 0)
+			r = -1;
+	}
+	strv_free(&moved);
+	return r;
+}
+
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
 			   struct audit **log, int *status, struct werr *e)
@@ -78,6 +99,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (!home)
 		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
 	_cleanup_free_ char *logdir = audit_dir(home);
+	if (!logdir)
+		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
+				"absolute paths)");
 	if (path_is_within(s->workspace, logdir) || path_is_within(logdir, s->workspace))
 		return werr_set(e, 0, "refusing workspace %s: it overlaps the audit log directory %s",
 				s->workspace, logdir);
@@ -108,7 +132,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 		return -1;
 
 	double t0 = now_ms();
-	if (supervisor_run(s, status, e) < 0) {
+	int r = supervisor_run(s, status, e);
+	struct werr e2 = { 0 };
+	if (sweep(s, *log, session, &e2) < 0)
+		werr_print(&e2);
+	if (r < 0) {
 		json_t *end = json_pack("{s:i, s:s, s:o}", "exit", 125, "error", e->msg,
 					"counts", audit_counts(*log));
 		audit_emit(*log, "session.end", end, NULL);
