@@ -42,7 +42,7 @@ int cmd_run(int argc, char **argv)
 		case 'p': o.profile = optarg; break;
 		case 'e': strv_push(&cli_env, optarg); break;
 		case 'h': fputs(run_usage, stdout); strv_free(&cli_env); return 0;
-		default: fputs(run_usage, stderr); strv_free(&cli_env); return 2;
+		default: fputs(run_usage, stderr); strv_free(&cli_env); return EXIT_WARDEN;
 		}
 	}
 	static char *default_cmd[] = { "/bin/sh", NULL };
