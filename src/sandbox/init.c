@@ -100,8 +100,36 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 
+/* init was cloned from the supervisor, so /proc/1/cmdline inside would show
+ * the host path of warden and its arguments: keep a copy of the command,
+ * then overwrite the inherited argument area. */
+static void hide_cmdline(struct sandbox_spec *s)
+{
+	size_t n = 0;
+	while (s->argv[n])
+		n++;
+	char **copy = xcalloc(n + 1, sizeof *copy);
+	for (size_t i = 0; i < n; i++)
+		copy[i] = xstrdup(s->argv[i]);
+	s->argv = copy;
+	char buf[4096];
+	size_t len = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t r;
+		while ((r = read(fd, buf, sizeof buf)) > 0)
+			len += (size_t)r;
+		close(fd);
+	}
+	if (len > strlen("warden-init")) {
+		memset(program_invocation_name, 0, len);
+		strcpy(program_invocation_name, "warden-init");
+	}
+}
+
 void sandbox_init_main(struct sandbox_spec *s)
 {
+	hide_cmdline(s);
 	struct werr e = { 0 };
 	char slave[64] = "";
 	int master = -1;
