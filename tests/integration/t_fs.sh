@@ -201,9 +201,13 @@ test_git_hooks_no_repo() {
 	wsh "mkdir -p .git/hooks && printf '#!/bin/sh\ntouch $mark-hook\n' > .git/hooks/pre-commit &&
 	     chmod +x .git/hooks/pre-commit && echo hook-planted;
 	     printf '[core]\n\tfsmonitor = touch $mark-fsmonitor #\n' > .git/config && echo config-planted; true"
-	assert_out_lacks hook-planted 'creating .git/hooks/pre-commit'
-	assert_out_lacks config-planted 'creating .git/config'
-	assert_host_absent .git/hooks/pre-commit
+	# warden moves a repository made in the sandbox aside once the sandbox is
+	# gone, says so, and records an alert
+	assert_host_absent .git 'the planted .git is still in place after the session'
+	compgen -G '.git.warden-quarantine-*' >/dev/null || fail 'no quarantined .git on the host'
+	[[ $ERR == *"was moved to"* ]] || fail "no warning about the moved repository: $(excerpt "$ERR")"
+	grep -rq '"event":"alert".*"path":".git"' "$HOME/.local/state/warden/" ||
+		fail 'no alert event for the moved repository in the audit log'
 	# what the user would do next on the host
 	git init -q . >/dev/null 2>&1
 	echo x >f && git add f >/dev/null 2>&1

@@ -10,8 +10,14 @@ test_git_fresh_repo() {
 	     git log --oneline | wc -l'
 	assert_rc 0 'git init/add/commit inside'
 	assert_out_eq 1 'one commit'
-	OUT=$(git -c safe.directory='*' -C "$WS" log --format=%s 2>&1)
-	[[ $OUT == first ]] || fail "host does not see the commit: $(excerpt "$OUT")"
+	# A repository created inside is moved aside after the session (its hooks
+	# and config must not run on the host unreviewed), with its history intact.
+	[[ ! -e $WS/.git ]] || fail 'a repository made in the sandbox stayed in place'
+	local q
+	q=$(compgen -G "$WS/.git.warden-quarantine-*" | head -n 1)
+	[[ -n $q ]] || fatal 'the repository made in the sandbox is not on the host'
+	OUT=$(git -c safe.directory='*' --git-dir="$q" log --format=%s 2>&1)
+	[[ $OUT == first ]] || fail "the moved repository lacks the commit: $(excerpt "$OUT")"
 }
 
 test_git_existing_repo() {
