@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -139,10 +140,35 @@ static int write_text(const char *path, const char *text, struct werr *e)
 	return 0;
 }
 
+/* Copy a small host file into the new root (cheaper than a bind mount, and
+ * the root becomes read-only at the end). Returns 1 when the file is too
+ * large to copy (the caller binds it instead). */
+static int copy_small(const char *src, const char *dst, const struct stat *st, struct werr *e)
+{
+	if (st->st_size > (1 << 20))
+		return 1;
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return werr_errno(e, "mounts: reading %s", src + strlen(OLD));
+	_cleanup_close_ int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0)
+		return werr_errno(e, "mounts: creating %s", dst + strlen(STAGE));
+	off_t left = st->st_size;
+	while (left > 0) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return werr_errno(e, "mounts: copying %s", src + strlen(OLD));
+		left -= n;
+	}
+	return 0;
+}
+
 /* Mirror one host path (OLD + p) at STAGE + p: a symlink is recreated with
- * the same target, a directory or file is bound with attrs. Missing is fine
- * unless required. */
-static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
+ * the same target, a small regular file is copied when `copy` is set, a
+ * directory or file is bound with attrs. Missing is fine unless required. */
+static int mirror(const char *p, uint64_t attrs, bool required, bool copy, struct werr *e)
 {
 	char src[4096], dst[4096];
 	snprintf(src, sizeof src, OLD "%s", p);
@@ -165,6 +191,14 @@ static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 		if (symlink(target, dst) < 0)
 			return werr_errno(e, "mounts: linking %s", p);
 		return 0;
+	}
+	if (S_ISREG(st.st_mode) && copy) {
+		if (make_mountpoint(dst, true, e) < 0) /* creates parents */
+			return -1;
+		rmdir(dst);
+		int r = copy_small(src, dst, &st, e);
+		if (r <= 0)
+			return r;
 	}
 	if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0)
 		return -1;
@@ -195,7 +229,7 @@ static int build_etc(struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++) {
 		char p[256];
 		snprintf(p, sizeof p, "/etc/%s", etc_entries[i]);
-		if (mirror(p, RO_ATTRS, false, e) < 0)
+		if (mirror(p, RO_ATTRS, false, true, e) < 0)
 			return -1;
 	}
 	if (write_text(STAGE "/etc/passwd",
@@ -392,7 +426,7 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return werr_errno(e, "mounts: root tmpfs");
 
 	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++)
-		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, e) < 0)
+		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, false, e) < 0)
 			return -1;
 	if (build_etc(e) < 0)
 		return -1;
