@@ -7,18 +7,48 @@
 #include "hash.h"
 
 #include <openssl/sha.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
+static void to_hex(const unsigned char md[SHA256_DIGEST_LENGTH], char out[SHA256_HEX_LEN])
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX c;
-	if (!SHA256_Init(&c) || !SHA256_Update(&c, buf, len) || !SHA256_Final(md, &c))
-		abort();
 	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++) {
 		out[2 * i] = digits[md[i] >> 4];
 		out[2 * i + 1] = digits[md[i] & 15];
 	}
 	out[64] = '\0';
+}
+
+void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256_CTX c;
+	if (!SHA256_Init(&c) || !SHA256_Update(&c, buf, len) || !SHA256_Final(md, &c))
+		abort();
+	to_hex(md, out);
+}
+
+int sha256_fd(int fd, char out[SHA256_HEX_LEN])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH], buf[65536];
+	SHA256_CTX c;
+	off_t off = 0;
+	if (!SHA256_Init(&c))
+		abort();
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof buf, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		SHA256_Update(&c, buf, (size_t)n);
+		off += n;
+	}
+	SHA256_Final(md, &c);
+	to_hex(md, out);
+	return 0;
 }

@@ -6,3 +6,6 @@
 #define SHA256_HEX_LEN 65 /* 64 digits and the NUL */
 
 void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN]);
+
+/* SHA-256 of what is readable from fd, from offset 0; -1 on a read error. */
+int sha256_fd(int fd, char out[SHA256_HEX_LEN]);

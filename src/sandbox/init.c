@@ -24,24 +24,24 @@
 
 extern char **environ;
 
-/* Send a message, with an fd attached when fd >= 0. */
-static void send_msg(int sock, const struct init_msg *m, int fd)
+/* Send a message with nfds fds attached (0 to 2). */
+static void send_msg(int sock, const struct init_msg *m, const int *fds, size_t nfds)
 {
 	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
+	if (nfds) {
 		memset(&u, 0, sizeof u);
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
@@ -51,7 +51,7 @@ __attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const s
 {
 	struct init_msg m = { .type = INIT_MSG_ERROR, .errnum = e->errnum };
 	snprintf(m.text, sizeof m.text, "%s", e->msg);
-	send_msg(s->sync_fd, &m, -1);
+	send_msg(s->sync_fd, &m, NULL, 0);
 	_exit(125);
 }
 
@@ -93,6 +93,9 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 		fprintf(stderr, "warden: workspace %s: %s\n", s->workspace, strerror(errno));
 		_exit(125);
 	}
+	/* Forked from non-dumpable init: readable again, so the supervisor can
+	 * read this exec's arguments (nothing else in the sandbox runs yet). */
+	prctl(PR_SET_DUMPABLE, 1);
 	environ = s->envp.v;
 	execvp(s->argv[0], s->argv);
 	int err = errno;
@@ -151,12 +154,14 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
-	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 || seccomp_apply(&e) < 0 ||
-	    caps_drop_all(&e) < 0)
+	int fds[2] = { -1, master };
+	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
+	    seccomp_apply(&fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
-	struct init_msg ready = { .type = INIT_MSG_READY };
-	send_msg(s->sync_fd, &ready, master);
+	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };
+	send_msg(s->sync_fd, &ready, fds, master >= 0 ? 2 : 1);
+	close(fds[0]);
 	if (master >= 0)
 		close(master);
 	/* The supervisor answers once it has set up the terminal. */

@@ -90,8 +90,8 @@ int net_lo_up(struct werr *e);
 int landlock_abi_version(void);           /* <= 0 when unavailable */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
-/* seccomp.c (init) */
-int seccomp_apply(struct werr *e);
+/* seccomp.c (init): load the filter; *notify_fd receives the listener. */
+int seccomp_apply(int *notify_fd, struct werr *e);
 
 /* caps.c (init) */
 int caps_drop_bounding(struct werr *e);
@@ -104,8 +104,11 @@ __attribute__((noreturn)) void sandbox_init_main(struct sandbox_spec *s);
 
 /* Messages from init to the supervisor over the SEQPACKET socket. */
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
+/* READY carries fds: the seccomp listener first, then the pty master when
+ * has_pty is set. */
 struct init_msg {
 	int type;
 	int errnum;
+	int has_pty;
 	char text[1024];
 };

@@ -1,7 +1,10 @@
 /* seccomp.c - the syscall filter applied to everything in the sandbox (init
- * included): kernel attack surface and sandbox-escape primitives are refused
- * with EPERM (clone3 with ENOSYS, so libc falls back to clone, whose flags the
- * filter can see), and syscalls of foreign architectures are refused too. */
+ * included): kernel attack surface and sandbox-escape primitives are refused,
+ * and syscalls of foreign architectures too. Refusals and every execve /
+ * execveat go to the supervisor through a user-notification fd, so each is
+ * logged: the supervisor answers a refusal with EPERM (the process lives) and
+ * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
+ * (libc falls back to clone, whose flags the filter can see), not a denial. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -37,14 +40,14 @@ static const unsigned long ns_flags[] = {
 
 static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
 
-int seccomp_apply(struct werr *e)
+int seccomp_apply(int *notify_fd, struct werr *e)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return werr_set(e, ENOMEM, "seccomp: creating the filter");
 	int r;
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
-	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, eperm)) < 0)
+	const uint32_t eperm = SCMP_ACT_NOTIFY; /* answered EPERM by the supervisor */
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM))) < 0)
 		goto fail;
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0)
 		goto fail;
@@ -74,9 +77,15 @@ int seccomp_apply(struct werr *e)
 		if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
 					  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]))) < 0)
 			goto fail;
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0)
+		goto fail;
 	if ((r = seccomp_load(ctx)) < 0)
 		goto fail;
+	*notify_fd = seccomp_notify_fd(ctx);
 	seccomp_release(ctx);
+	if (*notify_fd < 0)
+		return werr_set(e, 0, "seccomp: no user-notification fd (kernel 5.0+ needed)");
 	return 0;
 fail:
 	seccomp_release(ctx);

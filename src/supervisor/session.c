@@ -132,7 +132,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 		return -1;
 
 	double t0 = now_ms();
-	int r = supervisor_run(s, status, e);
+	int r = supervisor_run(s, *log, status, e);
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "notify.h"
 #include "pty.h"
 
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
@@ -37,25 +38,28 @@ static int userns_error(int err, struct werr *e)
 		"`warden doctor` reports them)");
 }
 
-/* Receive init's message and the fd it may carry. 0 on EOF. */
-static ssize_t recv_msg(int sock, struct init_msg *m, int *fd)
+/* Receive init's message and up to two fds it carries (-1 when absent).
+ * 0 on EOF. */
+static ssize_t recv_msg(int sock, struct init_msg *m, int fds[2])
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof u.buf };
-	*fd = -1;
+	fds[0] = fds[1] = -1;
 	ssize_t n;
 	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	if (n <= 0)
 		return n;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof *fd);
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(fds, CMSG_DATA(c), (k > 2 ? 2 : k) * sizeof(int));
+		}
 	return n;
 }
 
@@ -71,7 +75,8 @@ static int exit_status_of(int pidfd)
 }
 
 /* The event loop after init reported ready: runs until init exits. */
-static int event_loop(int pidfd, int sigfd, int master, struct werr *e)
+static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int listener,
+		      struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -81,6 +86,8 @@ static int event_loop(int pidfd, int sigfd, int master, struct werr *e)
 	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
+	ev.data.fd = listener;
+	epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
 	if (master >= 0) {
 		ev.data.fd = master;
 		epoll_ctl(ep, EPOLL_CTL_ADD, master, &ev);
@@ -117,6 +124,11 @@ static int event_loop(int pidfd, int sigfd, int master, struct werr *e)
 				} else if (si.ssi_signo != SIGCHLD) {
 					syscall(SYS_pidfd_send_signal, pidfd, si.ssi_signo, NULL, 0);
 				}
+			} else if (fd == listener) {
+				if (evs[i].events & (EPOLLHUP | EPOLLERR))
+					epoll_ctl(ep, EPOLL_CTL_DEL, listener, NULL);
+				else
+					notifier_handle(nt);
 			} else if (fd == master) {
 				if (pty_pump(master, STDOUT_FILENO) <= 0)
 					epoll_ctl(ep, EPOLL_CTL_DEL, master, NULL);
@@ -128,7 +140,7 @@ static int event_loop(int pidfd, int sigfd, int master, struct werr *e)
 	}
 }
 
-int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
+int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struct werr *e)
 {
 	sigset_t mask;
 	sigemptyset(&mask);
@@ -196,8 +208,15 @@ int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
 	}
 
 	struct init_msg m;
-	_cleanup_close_ int master = -1;
-	ssize_t n = recv_msg(sock, &m, &master);
+	int fds[2];
+	ssize_t n = recv_msg(sock, &m, fds);
+	_cleanup_close_ int listener = fds[0];
+	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[1] : -1;
+	if (n > 0 && m.type == INIT_MSG_READY && listener < 0) {
+		kill((pid_t)pid, SIGKILL);
+		exit_status_of(pidfd);
+		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
+	}
 	if (n <= 0 || m.type != INIT_MSG_READY) {
 		int st = exit_status_of(pidfd);
 		if (n > 0 && m.type == INIT_MSG_ERROR) {
@@ -214,7 +233,14 @@ int supervisor_run(struct sandbox_spec *s, int *status, struct werr *e)
 	}
 	if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 
-	int r = event_loop(pidfd, sigfd, master, e);
+	struct notifier *nt = notifier_new(listener, log);
+	if (!nt) {
+		kill((pid_t)pid, SIGKILL);
+		exit_status_of(pidfd);
+		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+	}
+	int r = event_loop(pidfd, sigfd, master, nt, listener, e);
+	notifier_free(nt);
 	if (master >= 0)
 		pty_host_restore(STDIN_FILENO);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -1,0 +1,312 @@
+/* notify.c - seccomp user notifications, read by the supervisor: every
+ * execve/execveat becomes an `exec` event (pid, ppid, cwd, the path as given
+ * and as resolved inside the sandbox, bounded argv, the SHA-256 of the file,
+ * the interpreter of a script) and is let through; every syscall the policy
+ * refuses becomes a `syscall` event and is answered EPERM. Enforcement is not
+ * done here: the filter already decided, this only records and answers.
+ *
+ * The target's memory is read through /proc/PID/mem, and the notification id
+ * is checked with SECCOMP_IOCTL_NOTIF_ID_VALID after opening it and after
+ * reading, so a recycled pid cannot feed the log another process's memory. */
+#include "notify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../common/hash.h"
+#include "../common/util.h"
+
+#define ARGV_MAX 128            /* arguments recorded per exec */
+#define ARG_MAX_LEN 4096        /* bytes recorded per argument */
+#define ARGV_TOTAL 32768        /* bytes recorded per argv */
+#define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
+#define HASH_MAX_SIZE (512L << 20)
+#define HASH_CACHE 1024
+
+struct hash_entry {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	char hex[SHA256_HEX_LEN];
+};
+
+struct notifier {
+	int fd;
+	struct audit *log;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	unsigned long syscall_events, suppressed;
+	struct hash_entry cache[HASH_CACHE];
+	size_t ncache, next;
+};
+
+struct notifier *notifier_new(int listener, struct audit *log)
+{
+	struct notifier *n = xcalloc(1, sizeof *n);
+	n->fd = listener;
+	n->log = log;
+	if (seccomp_notify_alloc(&n->req, &n->resp) < 0) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void notifier_free(struct notifier *n)
+{
+	if (!n)
+		return;
+	if (n->suppressed) {
+		json_t *f = json_pack("{s:I}", "suppressed", (json_int_t)n->suppressed);
+		audit_emit(n->log, "syscall.suppressed", f, NULL);
+	}
+	seccomp_notify_free(n->req, n->resp);
+	free(n);
+}
+
+/* Read a NUL-terminated string at addr (up to max-1 bytes). 0 when complete,
+ * 1 when cut at max, -1 when unreadable. Reads stop at page ends so a string
+ * ending just before an unmapped page still reads. */
+static int read_str(int mem, uint64_t addr, char *buf, size_t max)
+{
+	size_t got = 0;
+	while (got + 1 < max) {
+		size_t page_left = 4096 - (size_t)((addr + got) & 4095);
+		size_t want = max - 1 - got < page_left ? max - 1 - got : page_left;
+		ssize_t r = pread(mem, buf + got, want, (off_t)(addr + got));
+		if (r <= 0)
+			return got ? (buf[got] = '\0', 1) : -1;
+		char *nul = memchr(buf + got, '\0', (size_t)r);
+		if (nul)
+			return 0;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	return 1;
+}
+
+static json_t *read_argv(int mem, uint64_t addr, bool *truncated)
+{
+	json_t *a = json_array();
+	size_t total = 0;
+	char *buf = xmalloc(ARG_MAX_LEN);
+	for (int i = 0; addr; i++) {
+		uint64_t p;
+		if (pread(mem, &p, sizeof p, (off_t)(addr + (uint64_t)i * 8)) != sizeof p || !p)
+			break;
+		if (i == ARGV_MAX || total >= ARGV_TOTAL) {
+			*truncated = true;
+			break;
+		}
+		int r = read_str(mem, p, buf, ARG_MAX_LEN);
+		if (r < 0)
+			break;
+		if (r > 0)
+			*truncated = true;
+		total += strlen(buf);
+		json_array_append_new(a, json_stringn_nocheck(buf, strlen(buf)));
+	}
+	free(buf);
+	return a;
+}
+
+/* The pid as seen inside the sandbox (last NSpid field) and the host ppid. */
+static void pid_info(pid_t host, long *inner, pid_t *ppid_host)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
+	FILE *f = fopen(path, "re");
+	*inner = -1;
+	if (ppid_host)
+		*ppid_host = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (ppid_host && strncmp(line, "PPid:", 5) == 0)
+			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *last = strrchr(line, '\t');
+			*inner = strtol(last ? last + 1 : line + 6, NULL, 10);
+		}
+	}
+	fclose(f);
+}
+
+static const char *lookup_hash(struct notifier *n, int fd, char *interp, size_t ilen)
+{
+	struct stat st;
+	interp[0] = '\0';
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	char head[256];
+	ssize_t h = pread(fd, head, sizeof head - 1, 0);
+	if (h > 2 && head[0] == '#' && head[1] == '!') {
+		head[h] = '\0';
+		char *nl = strchr(head, '\n');
+		if (nl)
+			*nl = '\0';
+		snprintf(interp, ilen, "%s", head + 2);
+	}
+	for (size_t i = 0; i < n->ncache; i++) {
+		struct hash_entry *c = &n->cache[i];
+		if (c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
+		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec &&
+		    c->ctime.tv_sec == st.st_ctim.tv_sec && c->ctime.tv_nsec == st.st_ctim.tv_nsec)
+			return c->hex;
+	}
+	if (st.st_size > HASH_MAX_SIZE)
+		return NULL;
+	struct hash_entry *c = &n->cache[n->ncache < HASH_CACHE ? n->ncache++ : n->next++ % HASH_CACHE];
+	if (sha256_fd(fd, c->hex) < 0) {
+		memset(c, 0, sizeof *c);
+		return NULL;
+	}
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	c->size = st.st_size;
+	c->mtime = st.st_mtim;
+	c->ctime = st.st_ctim;
+	return c->hex;
+}
+
+/* Open what the target is about to execute, resolved inside its root. */
+static int open_target(pid_t pid, int dirfd_arg, bool at, const char *path, int flags,
+		       const char *cwd, char *resolved, size_t rlen)
+{
+	char p[PATH_MAX + 64];
+	int fd = -1;
+	if (at && (flags & AT_EMPTY_PATH) && !path[0]) {
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd_arg);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	} else {
+		char base[PATH_MAX] = "";
+		if (path[0] != '/') {
+			if (at && dirfd_arg != AT_FDCWD) {
+				snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd_arg);
+				ssize_t n = readlink(p, base, sizeof base - 1);
+				base[n > 0 ? n : 0] = '\0';
+			} else {
+				snprintf(base, sizeof base, "%s", cwd);
+			}
+		}
+		char full[PATH_MAX * 2 + 2];
+		snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "", path);
+		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return -1;
+		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+		fd = (int)syscall(SYS_openat2, root, full, &how, sizeof how);
+	}
+	if (fd >= 0) {
+		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(p, resolved, rlen - 1);
+		resolved[n > 0 ? n : 0] = '\0';
+	}
+	return fd;
+}
+
+static void log_exec(struct notifier *n, const struct seccomp_notif *req, int mem, bool at)
+{
+	const __u64 *a = req->data.args;
+	char *path = xmalloc(PATH_MAX);
+	char cwd[PATH_MAX] = "", resolved[PATH_MAX] = "", interp[256] = "", p[64];
+	bool truncated = false;
+	if (read_str(mem, at ? a[1] : a[0], path, PATH_MAX) < 0)
+		path[0] = '\0';
+	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated);
+	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
+	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
+	cwd[cl > 0 ? cl : 0] = '\0';
+	int fd = open_target(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, cwd, resolved,
+			     sizeof resolved);
+	/* A miss during a PATH search is not an execution: the kernel answers
+	 * ENOENT and nothing runs. Only files that exist are recorded. */
+	if (fd < 0 || seccomp_notify_id_valid(n->fd, req->id) != 0) {
+		if (fd >= 0)
+			close(fd);
+		json_decref(argv);
+		free(path);
+		return;
+	}
+	const char *hex = lookup_hash(n, fd, interp, sizeof interp);
+	close(fd);
+	long inner, pinner;
+	pid_t ppid;
+	pid_info(req->pid, &inner, &ppid);
+	pid_info(ppid, &pinner, NULL);
+	json_t *f = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s, s:s}",
+		"pid", (json_int_t)inner, "ppid", (json_int_t)pinner, "host_pid", (json_int_t)req->pid,
+		"syscall", at ? "execveat" : "execve", "cwd", cwd, "path", path, "argv", argv,
+		"resolved", resolved[0] ? resolved : NULL, "sha256", hex,
+		"interpreter", interp, "decision", "allow");
+	if (f && truncated)
+		json_object_set_new(f, "argv_truncated", json_true());
+	if (f && !interp[0])
+		json_object_del(f, "interpreter");
+	audit_emit(n->log, "exec", f, NULL);
+	free(path);
+}
+
+static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
+{
+	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
+		n->suppressed++;
+		return;
+	}
+	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	json_t *args = json_array();
+	for (int i = 0; i < 6; i++) {
+		char hex[24];
+		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)req->data.args[i]);
+		json_array_append_new(args, json_string(hex));
+	}
+	long inner;
+	pid_info(req->pid, &inner, NULL);
+	json_t *f = json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s}", "pid", (json_int_t)inner,
+		"host_pid", (json_int_t)req->pid, "name", name ? name : "?", "nr", req->data.nr,
+		"args", args, "decision", "deny", "errno", "EPERM");
+	free(name);
+	audit_emit(n->log, "syscall", f, NULL);
+}
+
+int notifier_handle(struct notifier *n)
+{
+	memset(n->req, 0, sizeof *n->req);
+	if (seccomp_notify_receive(n->fd, n->req) < 0)
+		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
+	const struct seccomp_notif *req = n->req;
+	int nr = req->data.nr;
+	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
+	if (exec) {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
+		int mem = open(p, O_RDONLY | O_CLOEXEC);
+		if (mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0)
+			log_exec(n, req, mem, nr == SCMP_SYS(execveat));
+		if (mem >= 0)
+			close(mem);
+	} else {
+		log_refusal(n, req);
+	}
+	struct seccomp_notif_resp *resp = n->resp;
+	memset(resp, 0, sizeof *resp);
+	resp->id = req->id;
+	if (exec)
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else
+		resp->error = -EPERM;
+	seccomp_notify_respond(n->fd, resp); /* ENOENT: the target died meanwhile */
+	return 0;
+}
