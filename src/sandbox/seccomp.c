@@ -77,8 +77,11 @@ int seccomp_apply(int *notify_fd, struct werr *e)
 		if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
 					  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]))) < 0)
 			goto fail;
+	/* Recorded, not refused here: execs, and connects (the network
+	 * namespace is what refuses a way out). */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0)) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0)
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0)
 		goto fail;
 	if ((r = seccomp_load(ctx)) < 0)
 		goto fail;

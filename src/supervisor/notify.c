@@ -1,8 +1,10 @@
 /* notify.c - seccomp user notifications, read by the supervisor: every
  * execve/execveat becomes an `exec` event (pid, ppid, cwd, the path as given
  * and as resolved inside the sandbox, bounded argv, the SHA-256 of the file,
- * the interpreter of a script) and is let through; every syscall the policy
- * refuses becomes a `syscall` event and is answered EPERM. Enforcement is not
+ * the interpreter of a script) and is let through; a connect to an address
+ * outside the sandbox's loopback becomes a refused `net` event (the network
+ * namespace refuses it); every syscall the policy refuses becomes a
+ * `syscall` event and is answered EPERM. Enforcement is not
  * done here: the filter already decided, this only records and answers.
  *
  * The target's memory is read through /proc/PID/mem, and the notification id
@@ -14,11 +16,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <seccomp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -259,6 +264,43 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	free(path);
 }
 
+/* A connect from inside: only warden's proxy (a later layer) leads out, so
+ * an IPv4/IPv6 destination outside the sandbox's own loopback is a refused
+ * way out; record it. Loopback and unix sockets stay inside and are not
+ * network events. */
+static void log_connect(struct notifier *n, const struct seccomp_notif *req, int mem)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	size_t len = req->data.args[2] < sizeof ss ? (size_t)req->data.args[2] : sizeof ss;
+	if (len < sizeof(sa_family_t) || pread(mem, &ss, len, (off_t)req->data.args[1]) != (ssize_t)len ||
+	    seccomp_notify_id_valid(n->fd, req->id) != 0)
+		return;
+	char host[INET6_ADDRSTRLEN] = "";
+	unsigned port = 0;
+	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+		if ((ntohl(in->sin_addr.s_addr) >> 24) == 127)
+			return;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+		port = ntohs(in->sin_port);
+	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+			return;
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+		port = ntohs(in6->sin6_port);
+	} else {
+		return;
+	}
+	long inner;
+	pid_info(req->pid, &inner, NULL);
+	json_t *f = json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:s}", "pid", (json_int_t)inner,
+		"host_pid", (json_int_t)req->pid, "method", "connect", "address", host, "port",
+		(int)port, "decision", "deny", "reason", "direct connection: the sandbox has no route out");
+	audit_emit(n->log, "net", f, NULL);
+}
+
 static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 {
 	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
@@ -289,12 +331,17 @@ int notifier_handle(struct notifier *n)
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
-	if (exec) {
+	bool cont = exec || nr == SCMP_SYS(connect);
+	if (cont) {
 		char p[64];
 		snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
 		int mem = open(p, O_RDONLY | O_CLOEXEC);
-		if (mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0)
-			log_exec(n, req, mem, nr == SCMP_SYS(execveat));
+		if (mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0) {
+			if (exec)
+				log_exec(n, req, mem, nr == SCMP_SYS(execveat));
+			else
+				log_connect(n, req, mem);
+		}
 		if (mem >= 0)
 			close(mem);
 	} else {
@@ -303,7 +350,7 @@ int notifier_handle(struct notifier *n)
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
-	if (exec)
+	if (cont)
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else
 		resp->error = -EPERM;

@@ -1,0 +1,65 @@
+# t_events.sh - the audit trail from the kernel side: every exec with its
+# argv and the SHA-256 of the file, every syscall the seccomp policy refuses,
+# every connect that tries to leave the sandbox, all in the hash-chained log.
+# (check_log, the chain check, lives in t_audit.sh.)
+# shellcheck shell=bash
+
+# latest_log: the newest session log of this test's HOME.
+latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+test_events_exec_refusals_connect() {
+	git init -q . 2>/dev/null || mkdir -p .git/hooks
+	mkdir -p .git/hooks
+	wsh 'echo abc | tr a-c x-z | cat >/dev/null
+	     ./wprobe ptrace-child; ./wprobe mount; ./wprobe tiocsti-high
+	     echo x > .git/hooks/x 2>/dev/null
+	     ./wprobe connect 192.0.2.1 80; true'
+	assert_rc 0 'the script inside'
+	local f
+	f=$(latest_log)
+	[[ -n $f ]] || fatal 'no session log'
+	check_log "$f" 0
+	# an exec for each process, with its argv
+	grep -q '"event":"exec".*"argv":\["tr","a-c","x-z"\]' "$f" || fail 'no exec event with the argv of tr'
+	grep -q '"event":"exec".*"argv":\["cat"\]' "$f" || fail 'no exec event for cat'
+	grep -q '"event":"exec".*"argv":\["./wprobe","mount"\]' "$f" || fail 'no exec event for ./wprobe mount'
+	# the hash is that of the file executed
+	local want
+	want=$(sha256sum "$WS/wprobe" | cut -d' ' -f1)
+	grep -q "\"event\":\"exec\".*\"path\":\"./wprobe\".*\"sha256\":\"$want\"" "$f" ||
+		fail "exec of ./wprobe does not carry its sha256 $want"
+	want=$(sha256sum "$(readlink -f /usr/bin/tr)" | cut -d' ' -f1)
+	grep -q "\"argv\":\\[\"tr\".*\"sha256\":\"$want\"" "$f" || fail 'exec of tr does not carry its sha256'
+	# a syscall event for each refusal, answered EPERM
+	local name
+	for name in ptrace mount ioctl; do
+		grep -q "\"event\":\"syscall\".*\"name\":\"$name\".*\"decision\":\"deny\",\"errno\":\"EPERM\"" "$f" ||
+			fail "no syscall event for the refused $name"
+	done
+	# the connect that tried to leave
+	grep -q '"event":"net".*"address":"192.0.2.1","port":80,"decision":"deny"' "$f" ||
+		fail 'no net event for the refused connect to 192.0.2.1:80'
+	# session.end counts them
+	grep -q '"event":"session.end".*"counts":{[^}]*"exec":[0-9]' "$f" || fail 'session.end lacks exec counts'
+}
+
+test_events_path_search_misses() {
+	# A PATH search that misses (sh trying each directory) is not an exec:
+	# only the file that ran is recorded.
+	wrun --env PATH=/nonexistent/a:/nonexistent/b:/usr/bin:/bin -- true
+	assert_rc 0
+	local f n
+	f=$(latest_log)
+	n=$(grep -c '"event":"exec"' "$f")
+	[[ $n == 1 ]] || fail "expected exactly 1 exec event, found $n"
+	grep -q '"event":"exec".*"resolved":"/usr/bin/true"' "$f" || fail 'the exec of true is not resolved to /usr/bin/true'
+}
+
+test_events_script_interpreter() {
+	printf '#!/bin/sh\necho hi\n' >script.sh
+	chmod +x script.sh
+	wrun -- ./script.sh
+	assert_out_eq hi
+	grep -q '"event":"exec".*"path":"./script.sh".*"interpreter":"/bin/sh"' "$(latest_log)" ||
+		fail 'the exec of a script does not record its interpreter'
+}
