@@ -281,6 +281,21 @@ static int do_mask(struct parser *ps, const struct line *l, bool add)
 	return push_unique(ps, l, &ps->p->mask, t);
 }
 
+/* `audit default` or `audit files`: how much the supervisor records. */
+static int do_audit(struct parser *ps, const struct line *l)
+{
+	if (want_tokens(ps, l, 2, "audit") < 0)
+		return -1;
+	const char *t = l->tok[1];
+	if (strcmp(t, "default") == 0)
+		ps->p->audit_files = false;
+	else if (strcmp(t, "files") == 0)
+		ps->p->audit_files = true;
+	else
+		return lerr(ps->e, 0, l, l->off[1], "audit: unknown level '%.200s' (expected default or files)", t);
+	return 0;
+}
+
 /* Index of the env_set entry "NAME=..." or -1. */
 static long env_set_find(const struct policy *p, const char *name, size_t n)
 {
@@ -516,6 +531,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_mask(ps, l, d[0] == 'm');
 	if (strcmp(d, "env") == 0)
 		return do_env(ps, l);
+	if (strcmp(d, "audit") == 0)
+		return do_audit(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 

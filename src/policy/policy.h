@@ -24,6 +24,7 @@ struct policy {
 	struct strv env_pass;       /* variable names or globs (LC_*) passed through */
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
+	bool audit_files;           /* `audit files`: also record write-intent file operations */
 };
 
 /* The home directory used to expand "~/" (the invoking user's). */

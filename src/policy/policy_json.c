@@ -75,6 +75,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "protect", jstrv(&p->protect));
 	json_object_set_new(o, "mask", jstrv(&p->mask));
 	json_object_set_new(o, "env", env);
+	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
 	return o;
 }
 

@@ -156,7 +156,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	int fds[2] = { -1, master };
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
-	    seccomp_apply(&fds[0], &e) < 0 || caps_drop_all(&e) < 0)
+	    seccomp_apply(s->policy->audit_files, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
 	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };

@@ -91,7 +91,7 @@ int landlock_abi_version(void);           /* <= 0 when unavailable */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
 /* seccomp.c (init): load the filter; *notify_fd receives the listener. */
-int seccomp_apply(int *notify_fd, struct werr *e);
+int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e);
 
 /* caps.c (init) */
 int caps_drop_bounding(struct werr *e);

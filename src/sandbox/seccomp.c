@@ -8,6 +8,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
@@ -40,7 +41,33 @@ static const unsigned long ns_flags[] = {
 
 static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
 
-int seccomp_apply(int *notify_fd, struct werr *e)
+/* `audit files`: write-intent opens and the calls that add, remove or
+ * rename names are recorded too (let through, like execs). */
+static int add_file_audit(scmp_filter_ctx ctx)
+{
+	static const char *const always[] = {
+		"creat", "openat2", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+		"link", "linkat", "symlink", "symlinkat",
+	};
+	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
+	int r;
+	for (size_t i = 0; i < ARRAY_LEN(always); i++) {
+		int nr = seccomp_syscall_resolve_name(always[i]);
+		if (nr != __NR_SCMP_ERROR && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(write_bits); i++) {
+		unsigned long b = write_bits[i];
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1,
+					  SCMP_A1(SCMP_CMP_MASKED_EQ, b, b))) < 0 ||
+		    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1,
+					  SCMP_A2(SCMP_CMP_MASKED_EQ, b, b))) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -82,6 +109,8 @@ int seccomp_apply(int *notify_fd, struct werr *e)
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0)
+		goto fail;
+	if (audit_files && (r = add_file_audit(ctx)) < 0)
 		goto fail;
 	if ((r = seccomp_load(ctx)) < 0)
 		goto fail;

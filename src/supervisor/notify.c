@@ -46,6 +46,29 @@ struct hash_entry {
 	char hex[SHA256_HEX_LEN];
 };
 
+/* The file operations of `audit files`: which arguments hold the paths
+ * (and the directory fds they are relative to), -1 for none. */
+struct file_op {
+	const char *name, *op;
+	int path, dirfd, path2, dirfd2, flags;
+};
+
+static const struct file_op file_ops[] = {
+	{ "open", "open", 0, -1, -1, -1, 1 },
+	{ "openat", "open", 1, 0, -1, -1, 2 },
+	{ "openat2", "open", 1, 0, -1, -1, -1 },
+	{ "creat", "open", 0, -1, -1, -1, -1 },
+	{ "unlink", "unlink", 0, -1, -1, -1, -1 },
+	{ "unlinkat", "unlink", 1, 0, -1, -1, 2 },
+	{ "rename", "rename", 0, -1, 1, -1, -1 },
+	{ "renameat", "rename", 1, 0, 3, 2, -1 },
+	{ "renameat2", "rename", 1, 0, 3, 2, 4 },
+	{ "link", "link", 0, -1, 1, -1, -1 },
+	{ "linkat", "link", 1, 0, 3, 2, 4 },
+	{ "symlink", "symlink", -1, -1, 1, -1, -1 },
+	{ "symlinkat", "symlink", -1, -1, 2, 1, -1 },
+};
+
 struct notifier {
 	int fd;
 	struct audit *log;
@@ -54,6 +77,7 @@ struct notifier {
 	unsigned long syscall_events, suppressed;
 	struct hash_entry cache[HASH_CACHE];
 	size_t ncache, next;
+	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
 };
 
 struct notifier *notifier_new(int listener, struct audit *log)
@@ -61,6 +85,8 @@ struct notifier *notifier_new(int listener, struct audit *log)
 	struct notifier *n = xcalloc(1, sizeof *n);
 	n->fd = listener;
 	n->log = log;
+	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
+		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
 	if (seccomp_notify_alloc(&n->req, &n->resp) < 0) {
 		free(n);
 		return NULL;
@@ -301,6 +327,69 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	audit_emit(n->log, "net", f, NULL);
 }
 
+/* The path argument at index `arg`, made absolute inside the sandbox from
+ * the cwd or the directory fd at index `dirarg` (text only: nothing is
+ * opened, the call has not happened yet). */
+static json_t *arg_path(const struct seccomp_notif *req, int mem, int arg, int dirarg,
+			const char *cwd)
+{
+	char *buf = xmalloc(PATH_MAX);
+	if (read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
+		free(buf);
+		return json_null();
+	}
+	char base[PATH_MAX] = "";
+	if (buf[0] != '/') {
+		int dfd = dirarg >= 0 ? (int)req->data.args[dirarg] : AT_FDCWD;
+		if (dfd == AT_FDCWD) {
+			snprintf(base, sizeof base, "%s", cwd);
+		} else {
+			char p[64];
+			snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, dfd);
+			ssize_t k = readlink(p, base, sizeof base - 1);
+			base[k > 0 ? k : 0] = '\0';
+		}
+	}
+	json_t *j = buf[0] == '/' || !base[0] ? json_string(buf)
+		: json_sprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
+	free(buf);
+	return j ? j : json_null();
+}
+
+/* The file operation a syscall number is, or NULL. */
+static const struct file_op *file_op_of(const struct notifier *n, int nr)
+{
+	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
+		if (n->file_nr[i] == nr)
+			return &file_ops[i];
+	return NULL;
+}
+
+static void log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
+		     const struct file_op *op)
+{
+	char cwd[PATH_MAX] = "", p[64];
+	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
+	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
+	cwd[cl > 0 ? cl : 0] = '\0';
+	long inner;
+	pid_info(req->pid, &inner, NULL);
+	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)inner, "op", op->op,
+			      "syscall", op->name);
+	if (op->path >= 0)
+		json_object_set_new(f, "path", arg_path(req, mem, op->path, op->dirfd, cwd));
+	if (op->path2 >= 0)
+		json_object_set_new(f, op->path >= 0 ? "path2" : "path",
+				    arg_path(req, mem, op->path2, op->dirfd2, cwd));
+	if (op->flags >= 0)
+		json_object_set_new(f, "flags", json_sprintf("0x%llx",
+				    (unsigned long long)req->data.args[op->flags]));
+	if (seccomp_notify_id_valid(n->fd, req->id) == 0)
+		audit_emit(n->log, "file", f, NULL);
+	else
+		json_decref(f);
+}
+
 static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 {
 	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
@@ -331,22 +420,29 @@ int notifier_handle(struct notifier *n)
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
-	bool cont = exec || nr == SCMP_SYS(connect);
+	/* Everything notified is either recorded and let through (execs,
+	 * connects, the file operations of `audit files`) or refused; which,
+	 * depends on the syscall alone, never on whether its memory was
+	 * readable. */
+	const struct file_op *fop = exec || nr == SCMP_SYS(connect) ? NULL : file_op_of(n, nr);
+	bool cont = exec || nr == SCMP_SYS(connect) || fop;
+	int mem = -1;
 	if (cont) {
 		char p[64];
 		snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
-		int mem = open(p, O_RDONLY | O_CLOEXEC);
-		if (mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0) {
-			if (exec)
-				log_exec(n, req, mem, nr == SCMP_SYS(execveat));
-			else
-				log_connect(n, req, mem);
-		}
-		if (mem >= 0)
-			close(mem);
-	} else {
-		log_refusal(n, req);
+		mem = open(p, O_RDONLY | O_CLOEXEC);
 	}
+	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	if (!cont)
+		log_refusal(n, req);
+	else if (valid && exec)
+		log_exec(n, req, mem, nr == SCMP_SYS(execveat));
+	else if (valid && fop)
+		log_file(n, req, mem, fop);
+	else if (valid)
+		log_connect(n, req, mem);
+	if (mem >= 0)
+		close(mem);
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;

@@ -63,3 +63,25 @@ test_events_script_interpreter() {
 	grep -q '"event":"exec".*"path":"./script.sh".*"interpreter":"/bin/sh"' "$(latest_log)" ||
 		fail 'the exec of a script does not record its interpreter'
 }
+
+test_events_files_level() {
+	# Off by default: no file events.
+	wsh 'echo x > a.txt'
+	! grep -q '"event":"file"' "$(latest_log)" || fail 'file events recorded without `audit files`'
+	# With `audit files`: write-intent opens, renames, links, symlinks and
+	# unlinks, with paths made absolute inside the sandbox.
+	printf 'audit files\n' >"$T_TMP/files.profile"
+	wsh 'echo y > b.txt; mv b.txt c.txt; ln c.txt d.txt; ln -s c.txt e.txt; rm d.txt e.txt; cat c.txt >/dev/null' \
+		--profile "$T_TMP/files.profile"
+	assert_rc 0
+	local f
+	f=$(latest_log)
+	grep -q "\"event\":\"file\".*\"op\":\"open\".*\"path\":\"$WS/b.txt\"" "$f" || fail 'no open event for b.txt'
+	grep -q "\"op\":\"rename\".*\"path\":\"$WS/b.txt\",\"path2\":\"$WS/c.txt\"" "$f" || fail 'no rename event'
+	grep -q "\"op\":\"link\".*\"path2\":\"$WS/d.txt\"" "$f" || fail 'no link event'
+	grep -q "\"op\":\"symlink\".*\"path\":\"$WS/e.txt\"" "$f" || fail 'no symlink event'
+	grep -q "\"op\":\"unlink\".*\"path\":\"$WS/e.txt\"" "$f" || fail 'no unlink event'
+	# a read-only open is not a write intent
+	! grep -q "\"op\":\"open\".*\"path\":\"$WS/c.txt\"" "$f" || fail 'a read-only open was recorded'
+	check_log "$f" 0
+}
