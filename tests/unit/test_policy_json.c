@@ -62,8 +62,9 @@ static void test_shape(void)
 	policy_set_home("/home/u");
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 5);
+	CHECK(json_is_object(j) && json_object_size(j) == 6);
 
+	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
 	json_t *sources = json_object_get(j, "sources");
 	CHECK(json_is_array(sources) && json_array_size(sources) == 1);
 	CHECK_STR(str_at(sources, 0), "builtin:default");
@@ -109,7 +110,7 @@ static void test_shape(void)
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
+	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
 	free(s);
 	json_decref(j);
 }

@@ -515,6 +515,20 @@ static void test_layering(void)
 	free(path);
 }
 
+static void test_audit_level(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	memset(&p, 0, sizeof p);
+	CHECK(parse(&p, "audit files\n", &e) == 0);
+	CHECK(p.audit_files);
+	CHECK(parse(&p, "audit default\n", &e) == 0);
+	CHECK(!p.audit_files);
+	policy_free(&p);
+	EXPECT_ERR("audit everything\n", "t.profile:1:7: audit: unknown level 'everything' (expected default or files)");
+	EXPECT_ERR("audit\n", "t.profile:1:6: audit: missing argument");
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
@@ -532,6 +546,7 @@ int main(void)
 	test_home();
 	test_includes();
 	test_layering();
+	test_audit_level();
 	policy_set_home(NULL);
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
