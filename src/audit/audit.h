@@ -26,6 +26,10 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
  * the writer adds v, ts, session, seq, event in front and prev at the end. */
 int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e);
 
+/* Also send every line to syslog (facility authpriv, ident "warden"), where
+ * journald or a syslog daemon picks it up; the file stays the record. */
+void audit_also_syslog(struct audit *a);
+
 /* Number of events of one kind written so far. */
 unsigned long audit_count(const struct audit *a, const char *event);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 
 struct audit {
 	int fd;
+	bool to_syslog;          /* each line also to syslog (journald) */
 	char *path;              /* DIR/SESSION.jsonl */
 	char *session;
 	unsigned long seq;       /* seq of the last line written */
@@ -224,6 +226,8 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
 	free(s);
 	if (write_all(a->fd, line, n + 1) < 0)
 		return werr_errno(e, "cannot write audit log %s", a->path);
+	if (a->to_syslog)
+		syslog(strcmp(event, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
 
 	sha256_hex(line, n, a->prev);
 	a->seq++;
@@ -262,4 +266,10 @@ void audit_close(struct audit *a)
 	free(a->session);
 	json_decref(a->counts);
 	free(a);
+}
+
+void audit_also_syslog(struct audit *a)
+{
+	openlog("warden", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
+	a->to_syslog = true;
 }

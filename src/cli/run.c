@@ -2,6 +2,7 @@
  * run one sandbox session (supervisor/session.c). */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../supervisor/session.h"
 #include "cli.h"
@@ -17,6 +18,7 @@ static const char run_usage[] =
 	"  -p, --profile FILE    a profile layered on the built-in default\n"
 	"  -e, --env NAME        pass the variable NAME from this environment\n"
 	"  -e, --env NAME=VALUE  set NAME inside\n"
+	"      --log syslog      also send every audit event to syslog (journald)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Without COMMAND, runs /bin/sh. Exit status: COMMAND's; 128+N if it died of\n"
@@ -29,6 +31,7 @@ int cmd_run(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "env", required_argument, NULL, 'e' },
+		{ "log", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -36,11 +39,19 @@ int cmd_run(int argc, char **argv)
 	struct session_opts o = { .cli_env = &cli_env };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+w:p:e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+w:p:e:l:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': o.workspace = optarg; break;
 		case 'p': o.profile = optarg; break;
 		case 'e': strv_push(&cli_env, optarg); break;
+		case 'l':
+			if (strcmp(optarg, "syslog") != 0) {
+				fprintf(stderr, "warden: --log takes 'syslog' (the file log is always written)\n");
+				strv_free(&cli_env);
+				return EXIT_WARDEN;
+			}
+			o.log_syslog = true;
+			break;
 		case 'h': fputs(run_usage, stdout); strv_free(&cli_env); return 0;
 		default: fputs(run_usage, stderr); strv_free(&cli_env); return EXIT_WARDEN;
 		}

@@ -116,6 +116,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	audit_new_session_id(session, sizeof session);
 	if (audit_open(log, logdir, session, e) < 0)
 		return -1;
+	if (o->log_syslog)
+		audit_also_syslog(*log);
 	if (workspace_plan(s->workspace, pol, &s->plan, e) < 0)
 		return -1;
 

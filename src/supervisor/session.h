@@ -13,6 +13,7 @@ struct session_opts {
 	char **argv;                 /* the command */
 	bool self_exe;               /* mount warden's own binary at SANDBOX_SELF_EXE */
 	bool no_pty;                 /* never give the command a pty */
+	bool log_syslog;             /* --log syslog: events to syslog too */
 };
 
 

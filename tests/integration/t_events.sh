@@ -85,3 +85,41 @@ test_events_files_level() {
 	! grep -q "\"op\":\"open\".*\"path\":\"$WS/c.txt\"" "$f" || fail 'a read-only open was recorded'
 	check_log "$f" 0
 }
+
+test_events_syslog() {
+	# --log syslog: every event also reaches syslog. Needs a /dev/log this
+	# test may own: as root, when no syslog daemon holds one.
+	is_root || skip 'needs root to listen on /dev/log'
+	[[ ! -e /dev/log ]] || skip '/dev/log belongs to a running syslog daemon'
+	[[ -x /usr/bin/python3 ]] || skip 'no /usr/bin/python3 for the listener'
+	/usr/bin/python3 - "$T_TMP/syslog.out" <<'PY' &
+import socket, sys, os
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind('/dev/log')
+s.settimeout(10)
+with open(sys.argv[1], 'wb') as out:
+    try:
+        while True:
+            msg = s.recv(65536)
+            out.write(msg + b'\n'); out.flush()
+            if b'session.end' in msg:
+                break
+    except socket.timeout:
+        pass
+os.unlink('/dev/log')
+PY
+	local lpid=$!
+	bg_track "$lpid"
+	local i=0
+	while [[ ! -S /dev/log ]] && ((i++ < 100)); do sleep 0.05; done
+	[[ -S /dev/log ]] || { kill "$lpid"; fatal 'the /dev/log listener did not start'; }
+	wrun --log syslog -- true
+	assert_rc 0
+	wait "$lpid" 2>/dev/null
+	[[ ! -e /dev/log ]] || rm -f /dev/log
+	grep -q 'warden\[[0-9]*\]: {"v":1.*"event":"session.start"' "$T_TMP/syslog.out" ||
+		fail "session.start did not reach syslog: $(excerpt "$(cat "$T_TMP/syslog.out" 2>/dev/null)")"
+	grep -q '"event":"session.end"' "$T_TMP/syslog.out" || fail 'session.end did not reach syslog'
+	wrun --log nowhere -- true
+	assert_rc 125 '--log with an unknown target'
+}
