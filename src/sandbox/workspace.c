@@ -196,12 +196,14 @@ static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
 				continue;
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
 		}
-		if (type == DT_LNK)
-			continue;
+		/* Before the symlink skip: git follows a .git symlink, and a .git
+		 * file ("gitdir: ...") redirects it too. */
 		if (strcmp(name, ".git") == 0) {
 			note_git(sc, dirfd(d), child, type == DT_DIR);
 			continue;
 		}
+		if (type == DT_LNK)
+			continue;
 		if (sc->plan && mask_matches(sc->pol, child, name)) {
 			plan_add(sc->plan, type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, child);
 			continue;

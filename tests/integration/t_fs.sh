@@ -376,3 +376,15 @@ test_workspace_refused() {
 	cd "$WS" && wrun -- sh -c 'pwd -P'
 	assert_out_eq "$(realpath "$WS")" 'cwd workspace'
 }
+
+test_git_symlink_repo() {
+	# A .git the agent makes as a symlink (git follows it) or as a gitdir file
+	# pointing at a repository it controls is a new repository too.
+	have git || skip 'git not installed'
+	wsh 'git init -q --bare evil.git >/dev/null && ln -s evil.git .git &&
+	     mkdir sub && echo "gitdir: ../evil.git" > sub/.git && echo planted'
+	assert_out_has planted
+	assert_host_absent .git 'a .git symlink made in the sandbox stayed in place'
+	assert_host_absent sub/.git 'a .git file made in the sandbox stayed in place'
+	compgen -G '.git.warden-quarantine-*' >/dev/null || fail 'the .git symlink was not moved aside'
+}
