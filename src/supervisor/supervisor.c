@@ -179,7 +179,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		sandbox_init_main(s);
 	}
 	close(sv[1]);
-	_cleanup_close_ int pfd = pidfd;
+	_cleanup_close_ __attribute__((unused)) int pfd = pidfd; /* closes pidfd */
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
 	 * its identity maps. */
