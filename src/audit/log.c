@@ -20,6 +20,7 @@
 struct audit {
 	int fd;
 	bool to_syslog;          /* each line also to syslog (journald) */
+	struct timespec last_ts; /* ts of the last line, the floor for the next */
 	char *path;              /* DIR/SESSION.jsonl */
 	char *session;
 	unsigned long seq;       /* seq of the last line written */
@@ -165,12 +166,18 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 	return 0;
 }
 
-static void timestamp(char *out, size_t len)
+/* UTC time of the event, never earlier than the previous event's: a clock
+ * stepped back during a session must not make the log look reordered. */
+static void timestamp(struct audit *a, char *out, size_t len)
 {
 	struct timespec ts;
 	struct tm tm;
 	char base[64] = "1970-01-01T00:00:00";
 	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_sec < a->last_ts.tv_sec ||
+	    (ts.tv_sec == a->last_ts.tv_sec && ts.tv_nsec < a->last_ts.tv_nsec))
+		ts = a->last_ts;
+	a->last_ts = ts;
 	if (gmtime_r(&ts.tv_sec, &tm))
 		strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%06ldZ", base, ts.tv_nsec / 1000);
@@ -190,7 +197,7 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
 		return werr_set(e, EINVAL, "invalid audit event name");
 	}
 	char ts[128];
-	timestamp(ts, sizeof ts);
+	timestamp(a, ts, sizeof ts);
 	json_t *o = json_object();
 	json_object_set_new(o, "v", json_integer(1));
 	json_object_set_new(o, "ts", json_string(ts));
