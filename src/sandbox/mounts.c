@@ -438,10 +438,38 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return -1;
 	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
 		return -1;
+	/* A profile path that covers the audit log directory (read-only ~,
+	 * say) must not hand the agent the logs: mask the directory. */
+	for (size_t i = 0; s->logdir && i < s->policy->npaths; i++) {
+		char dst[4096];
+		struct stat st;
+		snprintf(dst, sizeof dst, STAGE "%s", s->logdir);
+		if (path_is_within(s->logdir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
+			if (bind_path("/mask_dir", dst, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+				return werr_wrap(e, "masking the audit log directory");
+			break;
+		}
+	}
 	/* warden check: its own binary, read-only, as the probe runner. */
-	if (s->self_exe && (make_mountpoint(STAGE SANDBOX_SELF_EXE, false, e) < 0 ||
-			    bind_path(OLD "/proc/self/exe", STAGE SANDBOX_SELF_EXE, RO_ATTRS, e) < 0))
-		return -1;
+	if (s->self_exe) {
+		/* /proc/self/exe resolves to a mount of the parent's namespace,
+		 * which open_tree cannot clone (EINVAL): bind the same path as
+		 * it appears in our copy of the tree, after checking it is
+		 * still the same file. */
+		char exe[4096], src[4200];
+		ssize_t n = readlink(OLD "/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return werr_errno(e, "mounts: reading /proc/self/exe");
+		exe[n] = '\0';
+		snprintf(src, sizeof src, OLD "%s", exe);
+		struct stat a, b;
+		if (stat(src, &a) < 0 || stat(OLD "/proc/self/exe", &b) < 0 || a.st_dev != b.st_dev ||
+		    a.st_ino != b.st_ino)
+			return werr_set(e, ESTALE, "mounts: warden's binary %s moved or was replaced", exe);
+		if (make_mountpoint(STAGE SANDBOX_SELF_EXE, false, e) < 0 ||
+		    bind_path(src, STAGE SANDBOX_SELF_EXE, RO_ATTRS, e) < 0)
+			return -1;
+	}
 
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)

@@ -39,6 +39,7 @@ struct sandbox_spec {
 	char *home;                 /* invoking user's home (host), may be NULL */
 
 	char *workspace;            /* real absolute path */
+	char *logdir;               /* the audit log directory: never reachable inside */
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */
 	const struct policy *policy;
 

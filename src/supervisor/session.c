@@ -105,6 +105,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (path_is_within(s->workspace, logdir) || path_is_within(logdir, s->workspace))
 		return werr_set(e, 0, "refusing workspace %s: it overlaps the audit log directory %s",
 				s->workspace, logdir);
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (path_is_within(pol->paths[i].path, logdir) && strcmp(pol->paths[i].path, logdir) != 0)
+			return werr_set(e, 0, "refusing %s (%s): it lies inside the audit log directory %s",
+					pol->paths[i].path, pol->paths[i].origin, logdir);
+	s->logdir = xstrdup(logdir);
 	s->home = xstrdup(home);
 	s->policy = pol;
 	s->argv = o->argv;
@@ -165,6 +170,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	strv_free(&s.envp);
 	free(s.workspace);
 	free(s.home);
+	free(s.logdir);
 	policy_free(&pol);
 	return r;
 }
