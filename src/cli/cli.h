@@ -5,3 +5,4 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
+int cmd_log(int argc, char **argv);

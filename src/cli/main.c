@@ -13,6 +13,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "  run [OPTIONS] [--] CMD [ARG...]  run CMD in a sandbox (see warden run --help)\n"
 	      "  policy show [--profile FILE]     print the effective policy as JSON\n"
+	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
 	      "  --version                        print the version\n",
 	      out);
 }
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1);
+	if (strcmp(cmd, "log") == 0)
+		return cmd_log(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("warden %s\n", WARDEN_VERSION);
 		return 0;

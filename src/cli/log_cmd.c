@@ -1,0 +1,545 @@
+/* log_cmd.c - `warden log list|show|verify`: the session audit logs as a
+ * table or JSON Lines, filtered, followed while a session runs, and their
+ * hash chains verified. Reading and checking live in audit/reader.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../audit/reader.h"
+#include "../supervisor/session.h"
+#include "cli.h"
+
+static const char log_usage[] =
+	"usage: warden log list [--json]\n"
+	"       warden log show [SESSION] [--json] [-f|--follow] [--event KIND]... [--pid PID]\n"
+	"                       [--since TIME] [--until TIME] [--decision allow|deny]\n"
+	"       warden log verify [SESSION | --all]\n"
+	"\n"
+	"The audit logs of warden sessions, in $XDG_STATE_HOME/warden (default\n"
+	"~/.local/state/warden). SESSION is a session id or a prefix of exactly one;\n"
+	"without it, the latest session. Times are UTC.\n"
+	"\n"
+	"list       one row per session, oldest first: id, start time, exit status ('-'\n"
+	"           without a session.end: running, or warden was killed), number of\n"
+	"           events, workspace, command. --json: one JSON object per session.\n"
+	"show       the session's events: time, seq, event and a summary of its fields;\n"
+	"           --json: the matching lines exactly as logged (JSON Lines).\n"
+	"  -f, --follow       then keep reading the live session until its session.end\n"
+	"                     (or Ctrl-C)\n"
+	"  --event KIND       only this kind (repeatable); 'session' matches\n"
+	"                     session.start and session.end\n"
+	"  --pid PID          only events of this process\n"
+	"  --since TIME       only events at or after TIME, --until at or before it:\n"
+	"                     2026-11-21T12:00:00Z, '2026-11-21 12:00', 2026-11-21,\n"
+	"                     @EPOCH, now, or 30s, 10m, 2h, 7d ago\n"
+	"  --decision D       only events whose decision is D (allow or deny)\n"
+	"verify     check the hash chain: prints 'chain ok (N events)' and exits 0, or\n"
+	"           'SESSION: line N: reason' for the first broken line and exits 1.\n"
+	"  --all              every session, one line each ('SESSION: chain ok (N events)')\n"
+	"\n"
+	"Exit status: 0; 1 when verify finds a broken chain; 125 when warden fails\n"
+	"(no such session, bad usage); 128+N when --follow is ended by signal N.\n";
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("warden log: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n", stderr);
+	fputs(log_usage, stderr);
+	return EXIT_WARDEN;
+}
+
+static int fail(const struct werr *e)
+{
+	werr_print(e);
+	return EXIT_WARDEN;
+}
+
+/* The log directory, opened. -1 with e filled, e->errnum ENOENT if there is
+ * no directory yet. */
+static int open_log_dir(char **dir, struct werr *e)
+{
+	*dir = audit_dir(session_home());
+	if (!*dir)
+		return werr_set(e, 0, "no audit log directory: HOME and XDG_STATE_HOME are not absolute paths");
+	return audit_dir_open(*dir, e);
+}
+
+/* Display width of a display-safe string (code points). */
+static int width(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static int finish_output(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		struct werr e;
+		werr_errno(&e, "cannot write the output");
+		return fail(&e);
+	}
+	return 0;
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+static json_t *list_json(const struct audit_session_info *s)
+{
+	json_t *o = json_object();
+	json_t *start = s->start, *end = s->end;
+	json_object_set_new(o, "session", json_string(s->id));
+	json_object_set(o, "start", start ? json_object_get(start, "ts") : json_null());
+	json_object_set(o, "end", end ? json_object_get(end, "ts") : json_null());
+	json_t *ex = end ? json_object_get(end, "exit") : NULL;
+	json_object_set(o, "exit", ex ? ex : json_null());
+	json_object_set_new(o, "events", json_integer((json_int_t)s->events));
+	json_t *argv = start ? json_object_get(start, "argv") : NULL;
+	json_object_set(o, "argv", argv ? argv : json_null());
+	json_t *ws = start ? json_object_get(start, "workspace") : NULL;
+	json_object_set(o, "workspace", ws ? ws : json_null());
+	return o;
+}
+
+static int log_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if (c == 'h')
+			return fputs(log_usage, stdout), 0;
+		else
+			return usage_error("bad option for list");
+	}
+	if (optind < argc)
+		return usage_error("list takes no argument (got '%s')", argv[optind]);
+
+	struct werr e = { 0 };
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
+	if (dfd < 0) {
+		if (e.errnum != ENOENT)
+			return fail(&e);
+		if (!json)
+			fprintf(stderr, "warden: no sessions in %s\n", dir);
+		return 0;
+	}
+	struct audit_session_info *s;
+	size_t n;
+	if (audit_list_sessions(dfd, dir, &s, &n, &e) < 0)
+		return fail(&e);
+	if (json) {
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = list_json(&s[i]);
+			json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+			putchar('\n');
+			json_decref(o);
+		}
+		audit_sessions_free(s, n);
+		return finish_output();
+	}
+	if (n == 0)
+		fprintf(stderr, "warden: no sessions in %s\n", dir);
+
+	/* Columns: the widths of the widest id and workspace. */
+	char **ids = xcalloc(n + 1, sizeof *ids), **wss = xcalloc(n + 1, sizeof *wss);
+	int wid = (int)strlen("SESSION"), wws = (int)strlen("WORKSPACE");
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = audit_display_string(s[i].id, 200);
+		const char *ws = s[i].start ? json_string_value(json_object_get(s[i].start, "workspace")) : NULL;
+		wss[i] = ws ? audit_display_string(ws, 120) : xstrdup("-");
+		if (width(ids[i]) > wid)
+			wid = width(ids[i]);
+		if (width(wss[i]) > wws)
+			wws = width(wss[i]);
+	}
+	if (n)
+		printf("%-*s  %-19s  %4s  %6s  %-*s  %s\n", wid, "SESSION", "START (UTC)", "EXIT", "EVENTS",
+		       wws, "WORKSPACE", "COMMAND");
+	for (size_t i = 0; i < n; i++) {
+		char start[64] = "-", ex[32] = "-";
+		if (s[i].has_time) {
+			audit_format_time(&s[i].t, start, sizeof start);
+			start[19] = '\0'; /* seconds are enough here */
+		}
+		json_t *x = s[i].end ? json_object_get(s[i].end, "exit") : NULL;
+		if (json_is_integer(x))
+			snprintf(ex, sizeof ex, "%lld", (long long)json_integer_value(x));
+		json_t *av = s[i].start ? json_object_get(s[i].start, "argv") : NULL;
+		char *cmd = json_is_array(av) ? audit_display_argv(av) : xstrdup("-");
+		printf("%-*s  %-19s  %4s  %6lu  %-*s  %s\n", wid + (int)strlen(ids[i]) - width(ids[i]), ids[i],
+		       start, ex, s[i].events, wws + (int)strlen(wss[i]) - width(wss[i]), wss[i], cmd);
+		free(cmd);
+		free(ids[i]);
+		free(wss[i]);
+	}
+	free(ids);
+	free(wss);
+	audit_sessions_free(s, n);
+	return finish_output();
+}
+
+/* ---- show ------------------------------------------------------------------ */
+
+struct show {
+	const char *id;
+	bool json, follow;
+	struct audit_filter filter;
+	struct audit_chain chain;
+	bool warned, ended;
+};
+
+static void warn_broken(struct show *sh)
+{
+	if (sh->warned || !sh->chain.broken)
+		return;
+	sh->warned = true;
+	fflush(stdout);
+	fprintf(stderr, "warden: warning: %s: line %lu: %s (see `warden log verify %s`)\n", sh->id,
+		sh->chain.broken, sh->chain.why, sh->id);
+}
+
+static void print_event(const struct show *sh, const struct audit_line *l, json_t *ev)
+{
+	if (sh->json) {
+		fwrite(l->text, 1, l->len, stdout);
+		putchar('\n');
+		return;
+	}
+	struct audit_time t;
+	char when[64] = "?";
+	if (audit_parse_ts(json_string_value(json_object_get(ev, "ts")), &t) == 0)
+		audit_format_time(&t, when, sizeof when);
+	char *kind = audit_display_string(json_string_value(json_object_get(ev, "event")), 40);
+	char *sum = audit_event_summary(ev);
+	printf("%-23s  %6lld  %-*s  %s\n", when, (long long)json_integer_value(json_object_get(ev, "seq")),
+	       13 + (int)strlen(kind) - width(kind), kind, sum);
+	free(kind);
+	free(sum);
+}
+
+/* Read and print every whole line there is now. -1 on a read error. */
+static int show_available(struct show *sh, struct audit_reader *r, struct werr *e)
+{
+	struct audit_line l;
+	int got;
+	while (!sh->ended && (got = audit_reader_next(r, &l, !sh->follow, e)) == 1) {
+		json_t *ev;
+		audit_chain_feed(&sh->chain, &l, &ev);
+		if (ev && audit_filter_match(&sh->filter, ev))
+			print_event(sh, &l, ev);
+		if (ev && strcmp(json_string_value(json_object_get(ev, "event")), "session.end") == 0)
+			sh->ended = true;
+		json_decref(ev);
+	}
+	return sh->ended ? 0 : got;
+}
+
+/* After what is there: wait for more (inotify on the open file), until a
+ * session.end or a signal. Returns 0, 128+signal, or -1. */
+static int follow(struct show *sh, struct audit_reader *r, int fd, int sfd, struct werr *e)
+{
+	_cleanup_close_ int ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (ifd >= 0) {
+		/* The magic link names the very file we have open, not whatever
+		 * is at its path now. */
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		if (inotify_add_watch(ifd, proc, IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB) < 0) {
+			close(ifd);
+			ifd = -1; /* no /proc: poll the file every 200 ms instead */
+		}
+	}
+	for (;;) {
+		if (show_available(sh, r, e) < 0)
+			return -1;
+		if (fflush(stdout) != 0)
+			return werr_errno(e, "cannot write the output");
+		if (sh->chain.broken)
+			warn_broken(sh);
+		if (sh->ended)
+			return 0;
+		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = ifd, .events = POLLIN } };
+		int n = poll(p, ifd >= 0 ? 2 : 1, ifd >= 0 ? 1000 : 200);
+		if (n < 0 && errno != EINTR)
+			return werr_errno(e, "poll");
+		if (n > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+				return 128 + (int)si.ssi_signo;
+		}
+		if (n > 0 && ifd >= 0 && (p[1].revents & POLLIN)) {
+			char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+			while (read(ifd, buf, sizeof buf) > 0)
+				;
+		}
+	}
+}
+
+static int parse_time_opt(const char *opt, const char *arg, struct audit_time *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct audit_time n = { .sec = now.tv_sec, .nsec = now.tv_nsec };
+	if (audit_parse_time_arg(arg, &n, t) == 0)
+		return 0;
+	fprintf(stderr, "warden log: %s: cannot read time '%s' (use 2026-11-21T12:00:00Z, "
+		"'2026-11-21 12:00', 2026-11-21, @EPOCH, now, or 30s, 10m, 2h, 7d ago)\n", opt, arg);
+	return -1;
+}
+
+/* show, options parsed: find the session, print it, maybe follow it. */
+static int show_session(struct show *sh, const char *arg)
+{
+	struct werr e = { 0 };
+	_cleanup_free_ char *dir = NULL, *id = NULL;
+	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
+	if (dfd < 0 || audit_resolve_session(dfd, dir, arg, &id, &e) < 0)
+		return fail(&e);
+	_cleanup_close_ int fd = audit_log_open(dfd, dir, id, &e);
+	if (fd < 0)
+		return fail(&e);
+	sh->id = id;
+	audit_chain_init(&sh->chain, id);
+
+	/* Signals that end --follow arrive on a signalfd, read between lines:
+	 * output is never cut in the middle of one. */
+	sigset_t mask, old;
+	_cleanup_close_ int sfd = -1;
+	if (sh->follow) {
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGINT);
+		sigaddset(&mask, SIGTERM);
+		sigaddset(&mask, SIGHUP);
+		sigprocmask(SIG_BLOCK, &mask, &old);
+		sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (sfd < 0) {
+			werr_errno(&e, "signalfd");
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			return fail(&e);
+		}
+	}
+	if (!sh->json)
+		printf("session %s\n%-23s  %6s  %-13s  %s\n", id, "TIME (UTC)", "SEQ", "EVENT", "DETAILS");
+
+	struct audit_reader r;
+	audit_reader_init(&r, fd);
+	int st = sh->follow ? follow(sh, &r, fd, sfd, &e) : show_available(sh, &r, &e);
+	audit_reader_free(&r);
+	if (sh->follow)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (st < 0) {
+		fflush(stdout);
+		return fail(&e);
+	}
+	/* Interrupted, the lines still to come may settle a pending mismatch. */
+	if (st == 0)
+		audit_chain_finish(&sh->chain);
+	warn_broken(sh);
+	int rc = finish_output();
+	return rc ? rc : st;
+}
+
+static int log_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "event", required_argument, NULL, 'E' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "decision", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct show sh = { 0 };
+	int c, rc = EXIT_WARDEN;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'j': sh.json = true; break;
+		case 'f': sh.follow = true; break;
+		case 'E':
+			if (!optarg[0]) {
+				rc = usage_error("--event: empty kind");
+				goto out;
+			}
+			strv_push(&sh.filter.events, optarg);
+			break;
+		case 'P':
+			errno = 0;
+			sh.filter.pid = strtoll(optarg, &end, 10);
+			if (errno || end == optarg || *end || sh.filter.pid < 0) {
+				rc = usage_error("--pid: not a process id: '%s'", optarg);
+				goto out;
+			}
+			sh.filter.has_pid = true;
+			break;
+		case 'S':
+		case 'U':
+			if (parse_time_opt(c == 'S' ? "--since" : "--until", optarg,
+					   c == 'S' ? &sh.filter.since : &sh.filter.until) < 0)
+				goto out;
+			*(c == 'S' ? &sh.filter.has_since : &sh.filter.has_until) = true;
+			break;
+		case 'D':
+			if (strcmp(optarg, "allow") != 0 && strcmp(optarg, "deny") != 0) {
+				rc = usage_error("--decision: '%s' is neither allow nor deny", optarg);
+				goto out;
+			}
+			sh.filter.decision = optarg;
+			break;
+		case 'h':
+			fputs(log_usage, stdout);
+			rc = 0;
+			goto out;
+		default:
+			rc = usage_error("bad option for show");
+			goto out;
+		}
+	}
+	if (argc - optind > 1)
+		rc = usage_error("show takes one SESSION (got also '%s')", argv[optind + 1]);
+	else
+		rc = show_session(&sh, optind < argc ? argv[optind] : NULL);
+out:
+	audit_filter_free(&sh.filter);
+	return rc;
+}
+
+/* ---- verify ---------------------------------------------------------------- */
+
+/* 0 intact, 1 broken, -1 error (e filled). Prints the verdict. */
+static int verify_one(int dfd, const char *dir, const char *id, bool named, struct werr *e)
+{
+	_cleanup_close_ int fd = audit_log_open(dfd, dir, id, e);
+	if (fd < 0)
+		return -1;
+	struct audit_chain ch;
+	int r = audit_verify_fd(fd, id, &ch, e);
+	if (r < 0)
+		return werr_wrap(e, "%s", id);
+	if (r == 1) {
+		printf("%s: line %lu: %s\n", id, ch.broken, ch.why);
+		return 1;
+	}
+	printf("%s%schain ok (%lu event%s)\n", named ? id : "", named ? ": " : "", ch.lines,
+	       ch.lines == 1 ? "" : "s");
+	if (!ch.ended && !named) {
+		fflush(stdout);
+		fprintf(stderr, "warden: note: %s has no session.end (yet): it is running, warden was killed, "
+			"or its last lines were removed\n", id);
+	}
+	return 0;
+}
+
+static int log_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool all = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'a')
+			all = true;
+		else if (c == 'h')
+			return fputs(log_usage, stdout), 0;
+		else
+			return usage_error("bad option for verify");
+	}
+	if (argc - optind > 1)
+		return usage_error("verify takes one SESSION (got also '%s')", argv[optind + 1]);
+	if (all && optind < argc)
+		return usage_error("verify: --all and a SESSION ('%s') exclude each other", argv[optind]);
+
+	struct werr e = { 0 };
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
+	if (dfd < 0) {
+		if (all && e.errnum == ENOENT) {
+			fprintf(stderr, "warden: no sessions in %s\n", dir);
+			return 0;
+		}
+		return fail(&e);
+	}
+	if (!all) {
+		_cleanup_free_ char *id = NULL;
+		if (audit_resolve_session(dfd, dir, optind < argc ? argv[optind] : NULL, &id, &e) < 0)
+			return fail(&e);
+		int r = verify_one(dfd, dir, id, false, &e);
+		if (r < 0)
+			return fail(&e);
+		int w = finish_output();
+		return w ? w : r;
+	}
+	struct audit_session_info *s;
+	size_t n;
+	if (audit_list_sessions(dfd, dir, &s, &n, &e) < 0)
+		return fail(&e);
+	if (n == 0)
+		fprintf(stderr, "warden: no sessions in %s\n", dir);
+	bool broken = false, failed = false;
+	for (size_t i = 0; i < n; i++) {
+		int r = verify_one(dfd, dir, s[i].id, true, &e);
+		if (r < 0) {
+			fflush(stdout);
+			werr_print(&e);
+			failed = true;
+		}
+		broken |= r == 1;
+	}
+	audit_sessions_free(s, n);
+	int w = finish_output();
+	return w ? w : broken ? 1 : failed ? EXIT_WARDEN : 0;
+}
+
+int cmd_log(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(log_usage, stderr);
+		return EXIT_WARDEN;
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "list") == 0)
+		return log_list(argc - 1, argv + 1);
+	if (strcmp(sub, "show") == 0)
+		return log_show(argc - 1, argv + 1);
+	if (strcmp(sub, "verify") == 0)
+		return log_verify(argc - 1, argv + 1);
+	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+		fputs(log_usage, stdout);
+		return 0;
+	}
+	return usage_error("unknown subcommand '%s'", sub);
+}

@@ -1,0 +1,292 @@
+# t_log.sh - `warden log list|show|verify` over real sessions: the table and
+# JSON Lines, filters, session ids and prefixes (never paths), the chain
+# verdict on a copy of a log with one line edited or removed, and --follow on
+# a live session ending by itself at session.end.
+# shellcheck shell=bash
+
+# log_ids: the session ids of this test's HOME, oldest first (by list).
+log_ids() { "$WARDEN" log list --json 2>/dev/null | grep -oE '"session":"[^"]*"' | cut -d'"' -f4; }
+
+# same_events FILTER-OUTPUT FILE JQ-SELECT GREP-ERE: OUT holds exactly the
+# lines of FILE that the filter selects (jq when present, grep otherwise).
+same_events() {
+	local label=$1 f=$2 sel=$3 ere=$4 want got
+	if have jq; then
+		want=$(jq -c "select($sel)" "$f")
+		got=$(printf '%s\n' "$OUT" | jq -c .)
+		[[ -z $OUT ]] && got=''
+	else
+		want=$(grep -E -- "$ere" "$f")
+		got=$OUT
+	fi
+	[[ $got == "$want" ]] || fail "$label: got '$(excerpt "$got")', expected '$(excerpt "$want")'"
+}
+
+test_log_list_show() {
+	local dir="$HOME/.local/state/warden" ids first second f
+	wrun -- sh -c 'echo one; exit 3'
+	assert_rc 3
+	wrun -- sh -c '/bin/true; exit 0'
+	assert_rc 0
+	mapfile -t ids < <(log_ids)
+	((${#ids[@]} == 2)) || fatal "expected 2 sessions in log list --json, got ${#ids[@]}"
+	first=${ids[0]} second=${ids[1]}
+	f="$dir/$first.jsonl"
+
+	# list: a header, one row per session, oldest first
+	wardenc log list
+	assert_rc 0 'log list'
+	assert_out_match "^SESSION +START \(UTC\) +EXIT +EVENTS +WORKSPACE +COMMAND$" 'list header'
+	assert_out_match "^$first +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +3 +[0-9]+ +$WS +sh -c \"echo one; exit 3\"$" 'list row 1'
+	assert_out_match "^$second .* 0 +[0-9]+ +$WS +sh -c \"/bin/true; exit 0\"$" 'list row 2'
+	[[ $(sed -n 2p <<<"$OUT") == "$first "* ]] || fail "list is not sorted by time: $(excerpt "$OUT")"
+	# --json: one valid object per session, with the counts of the files
+	wardenc log list --json
+	assert_rc 0 'log list --json'
+	[[ $("$WPROBE" jsonl <<<"$OUT") == 'VALID 2 lines' ]] || fail "list --json is not 2 JSON lines: $(excerpt "$OUT")"
+	if have jq; then
+		[[ $(jq -r '.exit' <<<"$OUT" | tr '\n' ' ') == '3 0 ' ]] || fail "list --json exits: $(excerpt "$OUT")"
+		[[ $(jq -r "select(.session == \"$first\") | .events" <<<"$OUT") == $(wc -l <"$f") ]] ||
+			fail "list --json event count is not the line count of $f"
+		[[ $(jq -r "select(.session == \"$first\") | .argv | join(\" \")" <<<"$OUT") == 'sh -c echo one; exit 3' ]] ||
+			fail "list --json argv: $(excerpt "$OUT")"
+	fi
+
+	# show: the latest by default, as a table
+	wardenc log show
+	assert_rc 0 'log show'
+	assert_out_line "session $second"
+	assert_out_match '^TIME \(UTC\) +SEQ +EVENT +DETAILS$' 'show header'
+	assert_out_match '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\.[0-9]{3} +1  session\.start +argv=\[sh -c "/bin/true; exit 0"\]' 'show session.start row'
+	assert_out_match '  session\.end +exit=0 ' 'show session.end row'
+	# a unique prefix names a session
+	wardenc log show "${first:0:${#first}-2}"
+	assert_rc 0 'show by prefix'
+	assert_out_line "session $first"
+	assert_out_match '  session\.end +exit=3 ' 'show of the first session'
+	# --json: the lines exactly as logged
+	wardenc log show --json "$first"
+	assert_rc 0 'show --json'
+	[[ $OUT == "$(<"$f")" ]] || fail "show --json is not the log itself: $(excerpt "$OUT")"
+	[[ $("$WPROBE" jsonl <<<"$OUT") == VALID* ]] || fail 'show --json is not JSON Lines'
+
+	# filters
+	wardenc log show --json --event session.end "$first"
+	assert_rc 0
+	[[ $(wc -l <<<"$OUT") == 1 && $OUT == *'"event":"session.end"'* ]] || fail "--event session.end: $(excerpt "$OUT")"
+	wardenc log show --json --event session "$first"
+	same_events '--event session' "$f" '.event | startswith("session.")' '"event":"session\.'
+	wardenc log show --json --event exec --event session.start "$first"
+	same_events '--event exec --event session.start' "$f" '.event == "exec" or .event == "session.start"' '"event":"(exec|session\.start)"'
+	wardenc log show --json --event nothing.such "$first"
+	assert_rc 0
+	assert_out_eq '' '--event of no kind'
+	wardenc log show --json --since 2099-01-01 "$first"
+	assert_out_eq '' '--since the future'
+	wardenc log show --json --until '2000-01-01 00:00' "$first"
+	assert_out_eq '' '--until the past'
+	wardenc log show --json --since 1h --until now "$first"
+	[[ $OUT == "$(<"$f")" ]] || fail "--since 1h --until now lost events: $(excerpt "$OUT")"
+	wardenc log show --json --decision deny "$first"
+	same_events '--decision deny' "$f" '.decision == "deny"' '"decision":"deny"'
+	local pid
+	pid=$(grep -oE '"pid":[0-9]+' "$f" | head -n 1 | cut -d: -f2)
+	if [[ -n $pid ]]; then
+		wardenc log show --json --pid "$pid" "$first"
+		same_events "--pid $pid" "$f" ".pid == $pid" "\"pid\":$pid[,}]"
+		[[ -n $OUT ]] || fail "--pid $pid matched nothing"
+	fi
+	wardenc log show --pid 99999999 "$first"
+	assert_rc 0
+	[[ $(wc -l <<<"$OUT") == 2 ]] || fail "--pid of no process printed rows: $(excerpt "$OUT")"
+
+	# usage errors and bad sessions: 125 with a message
+	wardenc log show --decision maybe
+	assert_rc 125 '--decision maybe'
+	wardenc log show --since yesterday
+	assert_rc 125 '--since yesterday'
+	assert_err_match "cannot read time 'yesterday'"
+	wardenc log show --pid x
+	assert_rc 125 '--pid x'
+	wardenc log frobnicate
+	assert_rc 125 'log frobnicate'
+	wardenc log
+	assert_rc 125 'log alone'
+	wardenc log --help
+	assert_rc 0 'log --help'
+	assert_out_has 'warden log verify'
+	wardenc log show nosuchsession
+	assert_rc 125 'unknown session'
+	assert_err_match '^warden: no session nosuchsession in '
+	# both ids start with the date: a shared prefix is ambiguous
+	wardenc log show "${first:0:4}"
+	assert_rc 125 'ambiguous prefix'
+	assert_err_match "ambiguous: it matches ($first, $second|$second, $first)"
+	local bad
+	for bad in "../warden/$first" "$dir/$first" ".." "." "a/b" ".hidden" "x y"; do
+		wardenc log show "$bad"
+		assert_rc 125 "show '$bad'"
+		assert_err_match 'invalid session id' "show '$bad'"
+		wardenc log verify "$bad"
+		assert_rc 125 "verify '$bad'"
+	done
+}
+
+test_log_verify_tampered() {
+	wrun -- sh -c '/bin/true; /bin/true; echo x | cat >/dev/null; exit 0'
+	assert_rc 0
+	local id src n k state="$T_TMP/state" d
+	id=$(log_ids | tail -n 1)
+	src="$HOME/.local/state/warden/$id.jsonl"
+	[[ -f $src ]] || fatal "no log for session '$id'"
+	n=$(wc -l <"$src")
+	((n >= 2)) || fatal "a session of $n line(s)"
+
+	wardenc log verify
+	assert_rc 0 'verify the latest'
+	assert_out_eq "chain ok ($n events)"
+	wardenc log verify "$id"
+	assert_out_eq "chain ok ($n events)"
+	wardenc log verify --all
+	assert_rc 0 'verify --all'
+	assert_out_eq "$id: chain ok ($n events)"
+
+	# Copies in another state directory: edited, removed, cut, symlinked.
+	export XDG_STATE_HOME=$state
+	d=$state/warden
+	mkdir -p "$d" && chmod 700 "$state" "$d"
+	# a middle line if there is one: the chain, not only the field checks,
+	# must catch it (the event's first letter, one byte, becomes X)
+	k=$((n >= 3 ? 2 : 1))
+	cp "$src" "$d/$id.jsonl"
+	sed -i -E "${k}s/(\"event\":\")./\1X/" "$d/$id.jsonl"
+	cmp -s "$src" "$d/$id.jsonl" && fatal 'the edit changed nothing'
+	[[ $(cmp -l "$src" "$d/$id.jsonl" | wc -l) == 1 ]] || fail 'the edit changed more than one byte'
+	wardenc log verify "$id"
+	assert_rc 1 'verify, line edited'
+	assert_out_match "^$id: line $k: changed after it was written" 'verify names the edited line'
+
+	cp "$src" "$d/$id.jsonl"
+	sed -i "${k}d" "$d/$id.jsonl"
+	wardenc log verify "$id"
+	assert_rc 1 'verify, line removed'
+	assert_out_match "^$id: line $k: seq is $((k + 1)), expected $k \(a line before it was removed\)$" 'verify names the removed line'
+
+	# the last line without its newline
+	head -c -1 "$src" >"$d/$id.jsonl"
+	wardenc log verify "$id"
+	assert_rc 1 'verify, cut'
+	assert_out_match "^$id: line $n: cut short" 'verify names the cut line'
+
+	# a second, intact copy under another name is another session: its
+	# lines name the first one
+	cp "$src" "$d/other-1.jsonl"
+	wardenc log verify other-1
+	assert_rc 1 'verify, renamed'
+	assert_out_match "^other-1: line 1: session is $id, not other-1" 'verify of a renamed log'
+
+	# --all: every session, exit 1 if any is broken
+	cp "$src" "$d/$id.jsonl"
+	wardenc log verify --all
+	assert_rc 1 'verify --all with one broken'
+	assert_out_line "$id: chain ok ($n events)"
+	assert_out_match '^other-1: line 1: '
+
+	# symlinks in the log directory are neither listed nor read
+	rm "$d/other-1.jsonl"
+	ln -s "$src" "$d/link-1.jsonl"
+	wardenc log verify link-1
+	assert_rc 125 'verify a symlink'
+	assert_err_match 'symbolic link'
+	wardenc log list
+	assert_out_lacks 'link-1'
+	# a FIFO does not hang anything
+	mkfifo "$d/fifo-1.jsonl"
+	wardenc log verify fifo-1
+	assert_rc 125 'verify a FIFO'
+	assert_err_match 'not a regular file'
+	wardenc log list
+	assert_rc 0 'list with a FIFO'
+
+	# no log directory at all
+	export XDG_STATE_HOME=$T_TMP/none
+	wardenc log list
+	assert_rc 0 'list without a directory'
+	wardenc log verify
+	assert_rc 125 'verify without sessions'
+	assert_err_match 'no sessions'
+	wardenc log show
+	assert_rc 125 'show without sessions'
+}
+
+# start_live SECONDS: a session sleeping that long in the background; sets
+# LIVE to its id once its log exists.
+start_live() {
+	local before after i
+	before=$(log_ids | sort)
+	warden_bg "$T_TMP/live.out" -- sh -c "sleep $1"
+	LIVE=
+	for ((i = 0; i < 200; i++)); do
+		after=$(comm -13 <(printf '%s\n' "$before") <(log_ids | sort) | grep .)
+		[[ -n $after ]] && { LIVE=$after; return 0; }
+		sleep 0.05
+	done
+	fatal 'the background session left no log'
+}
+
+test_log_follow() {
+	local t0 t1 frc
+	start_live 1
+	t0=$(date +%s%N)
+	timeout -k 5 20 env --default-signal=INT,TERM "$WARDEN" log show --follow "${LIVE:0:${#LIVE}-3}" \
+		>"$T_TMP/follow.out" 2>"$T_TMP/follow.err" </dev/null
+	frc=$?
+	t1=$(date +%s%N)
+	OUT=$(<"$T_TMP/follow.out")
+	cat "$T_TMP/follow.out" "$T_TMP/follow.err"
+	((frc == 0)) || fail "follow exited $frc (124: it did not stop at session.end): $(excerpt "$(<"$T_TMP/follow.err")")"
+	assert_out_line "session $LIVE"
+	assert_out_match '  session\.start ' 'follow shows session.start'
+	assert_out_match '  session\.end +exit=0 ' 'follow shows session.end'
+	[[ $(tail -n 1 <<<"$OUT") == *' session.end '* ]] || fail 'follow printed past session.end'
+	# it really waited for the live session
+	(((t1 - t0) / 1000000 >= 300)) || fail "follow returned after $(((t1 - t0) / 1000000)) ms: it did not wait"
+	wait "$TPID"
+
+	# --json: JSON Lines ending with session.end
+	start_live 1
+	timeout -k 5 20 env --default-signal=INT,TERM "$WARDEN" log show -f --json "$LIVE" \
+		>"$T_TMP/follow.out" 2>"$T_TMP/follow.err" </dev/null
+	frc=$?
+	OUT=$(<"$T_TMP/follow.out")
+	((frc == 0)) || fail "follow --json exited $frc"
+	[[ $("$WPROBE" jsonl <<<"$OUT") == VALID* ]] || fail "follow --json is not JSON Lines: $(excerpt "$OUT")"
+	[[ $(tail -n 1 <<<"$OUT") == *'"event":"session.end"'* ]] || fail 'follow --json does not end with session.end'
+	[[ $(head -n 1 <<<"$OUT") == *'"event":"session.start"'* ]] || fail 'follow --json does not start with session.start'
+	wait "$TPID"
+	# the file as followed is the file as written
+	[[ $OUT == "$(<"$HOME/.local/state/warden/$LIVE.jsonl")" ]] || fail 'follow --json differs from the log'
+
+	# an ended session: follow returns at once
+	wardenc log show --follow "$LIVE"
+	assert_rc 0 'follow of an ended session'
+	assert_out_match '  session\.end ' 'follow of an ended session'
+
+	# SIGINT ends it: exit 130, no partial line
+	start_live 20
+	env --default-signal=INT "$WARDEN" log show --follow "$LIVE" >"$T_TMP/follow.out" 2>&1 </dev/null &
+	local fpid=$!
+	bg_track "$fpid"
+	wait_for "$T_TMP/follow.out" 'session\.start' 10 || fail 'follow printed no session.start'
+	kill -INT "$fpid"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$fpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$fpid" 2>/dev/null && fail 'follow did not end on SIGINT'
+	wait "$fpid"
+	frc=$?
+	((frc == 130)) || fail "follow ended by SIGINT exited $frc, expected 130"
+	kill -TERM "$WPID" 2>/dev/null
+}
