@@ -6,3 +6,6 @@
 int cmd_run(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_probe(int argc, char **argv); /* hidden: the probe runner of `warden check` */

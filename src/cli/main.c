@@ -14,6 +14,9 @@ static void usage(FILE *out)
 	      "  run [OPTIONS] [--] CMD [ARG...]  run CMD in a sandbox (see warden run --help)\n"
 	      "  policy show [--profile FILE]     print the effective policy as JSON\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
+	      "  check [--profile FILE] [--json] [--compare]\n"
+	      "                                   prove the sandbox holds (probes inside it)\n"
+	      "  doctor                           what this machine supports, which layers apply\n"
 	      "  --version                        print the version\n",
 	      out);
 }
@@ -31,6 +34,12 @@ int main(int argc, char **argv)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(cmd, "log") == 0)
 		return cmd_log(argc - 1, argv + 1);
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
+	if (strcmp(cmd, "__probe") == 0)
+		return cmd_probe(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("warden %s\n", WARDEN_VERSION);
 		return 0;

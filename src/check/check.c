@@ -1,0 +1,872 @@
+/* check.c - the orchestration of `warden check`: plant bait (a temporary
+ * workspace with a .git, a .env, symlinks out of it; host-side environment
+ * variables, a leaked fd, listeners, a SysV segment), run the probe runner
+ * in one sandbox session (and once outside it for --compare), read its JSON
+ * Lines, verify every write probe on the host before the runner cleans up,
+ * print the table or the JSON document, and remove all bait again, on every
+ * path out. */
+#include "check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../common/util.h"
+#include "../policy/policy.h"
+#include "../sandbox/sandbox.h"
+#include "../supervisor/session.h"
+#include "probes.h"
+
+#define EXIT_WARDEN 125
+#define MAX_LINE 65536
+
+/* ---- bait ------------------------------------------------------------- */
+
+struct bait {
+	char *base;          /* mkdtemp directory: the workspace's parent */
+	char *ws;
+	char *home;          /* the invoking user's home, may be NULL */
+	char *other_home;    /* another user's home, may be NULL */
+	char *audit_dir;     /* warden's audit log directory, may be NULL */
+	char *ssh_sock;
+	char *tty;
+	char token[17];
+	char abstract[64];
+	char posix_shm[64];
+	bool posix_made;
+	int leak_fd, tcp_fd, abs_fd, ssh_fd, shm_id;
+	int tcp_port;
+	long shm_key;
+	pid_t pid;
+	unsigned long long start;
+};
+
+static void bait_init(struct bait *b)
+{
+	memset(b, 0, sizeof *b);
+	b->leak_fd = b->tcp_fd = b->abs_fd = b->ssh_fd = b->shm_id = -1;
+}
+
+/* Create a new file (exclusive, no symlink followed) holding text. */
+static int write_file_new(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int r = write_all(fd, text, strlen(text));
+	close(fd);
+	return r;
+}
+
+static int write_bait(const char *dir, const char *rel, mode_t mode, struct werr *e)
+{
+	char buf[256];
+	const char *text = probe_bait_content(rel, buf, sizeof buf);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0) {
+		werr_errno(e, "check: writing bait %s", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int bait_dir(const char *dir, const char *rel, struct werr *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, rel);
+	if (mkdir(path, 0755) < 0)
+		return werr_errno(e, "check: creating bait directory %s", path);
+	return 0;
+}
+
+static int bait_link(const char *dir, const char *rel, const char *target, struct werr *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, rel);
+	if (symlink(target, path) < 0)
+		return werr_errno(e, "check: creating bait link %s", path);
+	return 0;
+}
+
+static unsigned long long self_starttime(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	int field = 2;
+	char *save = NULL;
+	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (++field == 22)
+			return strtoull(t, NULL, 10);
+	return 0;
+}
+
+/* Another user's home that exists here: /root for a user, else a /home one. */
+static char *find_other_home(void)
+{
+	uid_t me = getuid();
+	char *found = NULL;
+	setpwent();
+	struct passwd *pw;
+	while (!found && (pw = getpwent())) {
+		struct stat st;
+		if (pw->pw_uid == me || !pw->pw_dir || pw->pw_dir[0] != '/' || strcmp(pw->pw_dir, "/") == 0)
+			continue;
+		bool good = (me != 0 && strcmp(pw->pw_dir, "/root") == 0) ||
+			    strncmp(pw->pw_dir, "/home/", 6) == 0;
+		if (good && stat(pw->pw_dir, &st) == 0 && S_ISDIR(st.st_mode))
+			found = xstrdup(pw->pw_dir);
+	}
+	endpwent();
+	return found;
+}
+
+static int listen_unix(const char *name, bool abstract, struct werr *e)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return werr_errno(e, "check: unix socket");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len = strlen(name), off = abstract ? 1 : 0;
+	if (len + off >= sizeof a.sun_path) {
+		close(s);
+		return werr_set(e, ENAMETOOLONG, "check: socket name %s", name);
+	}
+	memcpy(a.sun_path + off, name, len);
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + len + (abstract ? 0 : 1));
+	if (bind(s, (struct sockaddr *)&a, alen) < 0 || listen(s, 16) < 0) {
+		close(s);
+		return werr_errno(e, "check: listening on %s%s", abstract ? "@" : "", name);
+	}
+	return s;
+}
+
+static int bait_create(struct bait *b, struct werr *e)
+{
+	unsigned char rnd[8];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return werr_errno(e, "check: getrandom");
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(b->token + 2 * i, 3, "%02x", rnd[i]);
+
+	char tmpl[] = "/tmp/warden-check-XXXXXX";
+	if (!mkdtemp(tmpl))
+		return werr_errno(e, "check: creating a temporary workspace under /tmp");
+	b->base = xstrdup(tmpl);
+	b->ws = xasprintf("%s/ws", b->base);
+	if (mkdir(b->ws, 0700) < 0)
+		return werr_errno(e, "check: creating %s", b->ws);
+	const char *home = session_home();
+	b->home = home ? xstrdup(home) : NULL;
+	b->other_home = find_other_home();
+	b->audit_dir = audit_dir(home);
+
+	/* The workspace: a git-like .git, secrets to mask, files to protect,
+	 * links out of it, and an ordinary file. */
+	if (bait_dir(b->ws, ".git", e) < 0 || bait_dir(b->ws, ".git/hooks", e) < 0 ||
+	    bait_dir(b->ws, ".git/refs", e) < 0 || write_bait(b->ws, ".git/config", 0644, e) < 0 ||
+	    write_bait(b->ws, ".git/hooks/pre-commit", 0755, e) < 0 ||
+	    write_bait(b->ws, ".env", 0600, e) < 0 || write_bait(b->ws, "warden-bait.pem", 0600, e) < 0 ||
+	    write_bait(b->ws, ".bashrc", 0644, e) < 0 || write_bait(b->ws, "README.txt", 0644, e) < 0 ||
+	    bait_link(b->ws, "link-etc", "/etc", e) < 0 || bait_link(b->ws, "link-out", b->base, e) < 0 ||
+	    (b->home && bait_link(b->ws, "link-home", b->home, e) < 0))
+		return -1;
+	_cleanup_free_ char *head = xasprintf("%s/.git/HEAD", b->ws);
+	if (write_file_new(head, "ref: refs/heads/main\n") < 0)
+		return werr_errno(e, "check: writing %s", head);
+	/* Outside the workspace. */
+	if (write_bait(b->base, "outside-bait.txt", 0644, e) < 0 ||
+	    write_bait(b->base, "leaked-fd-bait.txt", 0644, e) < 0)
+		return -1;
+
+	/* A leaked fd: no O_CLOEXEC, at a high number. */
+	_cleanup_free_ char *lp = xasprintf("%s/leaked-fd-bait.txt", b->base);
+	int fd = open(lp, O_RDONLY | O_NOFOLLOW);
+	if (fd < 0)
+		return werr_errno(e, "check: opening %s", lp);
+	b->leak_fd = fcntl(fd, F_DUPFD, 100);
+	close(fd);
+	if (b->leak_fd < 0)
+		return werr_errno(e, "check: moving the leaked fd up");
+
+	/* A TCP listener on the host's loopback. */
+	b->tcp_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (b->tcp_fd < 0)
+		return werr_errno(e, "check: TCP socket");
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t alen = sizeof a;
+	if (bind(b->tcp_fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(b->tcp_fd, 16) < 0 ||
+	    getsockname(b->tcp_fd, (struct sockaddr *)&a, &alen) < 0)
+		return werr_errno(e, "check: listening on 127.0.0.1");
+	b->tcp_port = ntohs(a.sin_port);
+
+	/* Unix sockets: an abstract one and one posing as an ssh agent. */
+	snprintf(b->abstract, sizeof b->abstract, "warden-check-%s", b->token);
+	if ((b->abs_fd = listen_unix(b->abstract, true, e)) < 0)
+		return -1;
+	b->ssh_sock = xasprintf("%s/ssh-agent.sock", b->base);
+	if ((b->ssh_fd = listen_unix(b->ssh_sock, false, e)) < 0)
+		return -1;
+
+	/* A System V shared memory segment with a random key. */
+	for (int tries = 0; tries < 16 && b->shm_id < 0; tries++) {
+		unsigned int k;
+		if (getrandom(&k, sizeof k, 0) != (ssize_t)sizeof k)
+			return werr_errno(e, "check: getrandom");
+		b->shm_key = (long)(k & 0x3fffffff) + 1;
+		b->shm_id = shmget((key_t)b->shm_key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+		if (b->shm_id < 0 && errno != EEXIST)
+			return werr_errno(e, "check: creating a System V shm segment");
+	}
+	if (b->shm_id < 0)
+		return werr_set(e, EEXIST, "check: no free System V shm key");
+
+	/* A POSIX shared memory object (skipped without /dev/shm). */
+	snprintf(b->posix_shm, sizeof b->posix_shm, "warden-check-%s", b->token);
+	_cleanup_free_ char *sp = xasprintf("/dev/shm/%s", b->posix_shm);
+	fd = open(sp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		b->posix_made = true;
+		close(fd);
+	} else {
+		b->posix_shm[0] = '\0';
+	}
+
+	b->pid = getpid();
+	b->start = self_starttime();
+	for (int i = 0; i <= 2 && !b->tty; i++) {
+		char name[PATH_MAX];
+		if (isatty(i) && ttyname_r(i, name, sizeof name) == 0)
+			b->tty = xstrdup(name);
+	}
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_DP || type == FTW_D)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static int chmod_dir(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_D && (st->st_mode & 0700) != 0700)
+		chmod(path, 0700);
+	return 0;
+}
+
+/* Remove every piece of bait; safe on a partly built one and twice. */
+static void bait_remove(struct bait *b)
+{
+	int *fds[] = { &b->leak_fd, &b->tcp_fd, &b->abs_fd, &b->ssh_fd };
+	for (size_t i = 0; i < ARRAY_LEN(fds); i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	if (b->shm_id >= 0) {
+		shmctl(b->shm_id, IPC_RMID, NULL);
+		b->shm_id = -1;
+	}
+	if (b->posix_made) {
+		_cleanup_free_ char *sp = xasprintf("/dev/shm/%s", b->posix_shm);
+		unlink(sp);
+		b->posix_made = false;
+	}
+	if (b->base) {
+		/* Never across a mount point, never through a symlink. */
+		nftw(b->base, chmod_dir, 16, FTW_PHYS | FTW_MOUNT);
+		nftw(b->base, rm_entry, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
+		rmdir(b->base);
+	}
+	free(b->base);
+	free(b->ws);
+	free(b->home);
+	free(b->other_home);
+	free(b->audit_dir);
+	free(b->ssh_sock);
+	free(b->tty);
+	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->ssh_sock = b->tty = NULL;
+}
+
+/* Host-side bait for the session only: set in the child before it starts. */
+static void bait_env(const struct bait *b)
+{
+	setenv("AWS_SECRET_ACCESS_KEY", "warden-bait", 1);
+	setenv("GITHUB_TOKEN", "warden-bait", 1);
+	setenv("SSH_AUTH_SOCK", b->ssh_sock, 1);
+	setenv("HTTPS_PROXY", "http://bait:bait@127.0.0.1:9/", 1);
+	setenv("GIT_AUTHOR_NAME", "bait", 1);
+}
+
+static void runner_argv(const struct bait *b, const char *exe, struct strv *v)
+{
+	strv_push(v, exe);
+	strv_push(v, "__probe");
+	strv_push(v, "--sync");
+#define ARG(name, val) (strv_push(v, name), strv_push(v, (val) ? (val) : ""))
+#define ARGN(name, fmt, val) (strv_push(v, name), strv_push_owned(v, xasprintf(fmt, val)))
+	ARG("--ws", b->ws);
+	ARG("--out", b->base);
+	ARG("--home", b->home);
+	ARG("--other-home", b->other_home);
+	ARG("--audit-dir", b->audit_dir);
+	ARG("--token", b->token);
+	ARGN("--fd", "%d", b->leak_fd);
+	ARGN("--tcp-port", "%d", b->tcp_port);
+	ARG("--abstract", b->abstract);
+	ARG("--ssh-sock", b->ssh_sock);
+	ARGN("--shm-key", "%ld", b->shm_key);
+	ARGN("--shm-id", "%d", b->shm_id);
+	ARG("--posix-shm", b->posix_shm);
+	ARGN("--host-pid", "%d", (int)b->pid);
+	ARGN("--host-start", "%llu", b->start);
+	ARGN("--uid", "%u", (unsigned)getuid());
+	if (b->tty)
+		ARG("--tty", b->tty);
+#undef ARG
+#undef ARGN
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+struct row {
+	bool seen;
+	bool allowed; /* after host verification for write probes */
+	bool held;
+	char detail[512];
+};
+
+struct column {
+	struct row *rows;
+	struct strv sweep; /* host files write probes made, removed after the run */
+	bool ended;
+	int status;
+	char err[4096]; /* what the runner (or the session) said on stderr */
+};
+
+static bool expectation_met(const struct probe *p, bool allowed)
+{
+	return p->expect == EXPECT_RECORD || (p->expect == EXPECT_DENIED) != allowed;
+}
+
+static bool read_whole(const char *path, char *buf, size_t len, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = fstat(fd, st) == 0 && S_ISREG(st->st_mode);
+	ssize_t n = ok ? read(fd, buf, len - 1) : -1;
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* Did the host change at this verify target? Fills why; puts bait content
+ * back at once (later probes use it) and queues files that appeared for the
+ * sweep after the run (the runner's own clean-up may still move them). */
+static bool host_changed(const struct probe_verify *v, const char *path, const char *shown,
+			 const char *token, struct strv *sweep, char *why, size_t len)
+{
+	struct stat st;
+	char buf[4096];
+	switch (v->kind) {
+	case V_NOFILE:
+	case V_FILE:
+		if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode))
+			return false;
+		if (v->kind == V_FILE && !(read_whole(path, buf, sizeof buf, &st) && strstr(buf, token)))
+			return false;
+		snprintf(why, len, "%s appeared", shown);
+		strv_push(sweep, path); /* removed once the runner is done */
+		return true;
+	case V_BAIT: {
+		char want[256];
+		probe_bait_content(v->rel, want, sizeof want);
+		if (lstat(path, &st) < 0) {
+			snprintf(why, len, "%s is gone", shown);
+			return true; /* the runner moves it back */
+		}
+		if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+			snprintf(why, len, "%s was replaced", shown);
+			if (S_ISLNK(st.st_mode) && unlink(path) == 0)
+				write_file_new(path, want);
+			return true;
+		}
+		if (read_whole(path, buf, sizeof buf, &st) && strcmp(buf, want) == 0)
+			return false;
+		snprintf(why, len, "%s was modified", shown);
+		int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			write_all(fd, want, strlen(want));
+			close(fd);
+		}
+		return true;
+	}
+	case V_NONE:
+		break;
+	}
+	return false;
+}
+
+/* The device of path, or of its nearest existing ancestor. */
+static bool host_dev(const char *path, dev_t *d)
+{
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (;;) {
+		struct stat st;
+		if (lstat(buf, &st) == 0) {
+			*d = st.st_dev;
+			return true;
+		}
+		char *s = strrchr(buf, '/');
+		if (!s || s == buf)
+			return false;
+		*s = '\0';
+	}
+}
+
+/* A write probe's verdict comes from the host: "allowed" only when the
+ * host changed. A write the probe reports on the host's own file system
+ * that the host cannot see, or a change the probe reports as refused, is
+ * inconsistent and fails the row. A write that landed on a file system the
+ * host paths do not live on (the sandbox's private /tmp) changed nothing. */
+static void evaluate_write(const struct bait *b, const struct probe *p, bool says_allowed,
+			   const char *detail, const char *dev, struct row *row, struct strv *sweep)
+{
+	bool changed = false, same_fs = false;
+	char host[384] = "";
+	unsigned maj = 0, min = 0;
+	bool have_dev = dev && sscanf(dev, "%u:%u", &maj, &min) == 2;
+	for (int k = 0; k < PROBE_MAX_VERIFY && p->verify[k].kind != V_NONE; k++) {
+		struct probe_bases bases = { b->ws, b->base, b->home, b->audit_dir };
+		_cleanup_free_ char *path = probe_verify_path(&p->verify[k], &bases, b->token);
+		if (!path)
+			continue;
+		char why[256];
+		/* Shown relative to the bait directory when inside it. */
+		size_t bl = strlen(b->base);
+		const char *shown = strncmp(path, b->base, bl) == 0 && path[bl] == '/' ? path + bl + 1 : path;
+		if (host_changed(&p->verify[k], path, shown, b->token, sweep, why, sizeof why)) {
+			size_t l = strlen(host);
+			snprintf(host + l, sizeof host - l, "%s%s", l ? "; " : "", why);
+			changed = true;
+		}
+		dev_t d;
+		if (!have_dev || (host_dev(path, &d) && major(d) == maj && minor(d) == min))
+			same_fs = true;
+	}
+	row->seen = true;
+	bool consistent = true;
+	if (changed) {
+		row->allowed = true;
+		if (says_allowed) {
+			snprintf(row->detail, sizeof row->detail, "%s (on the host: %s)", detail, host);
+		} else {
+			consistent = false;
+			snprintf(row->detail, sizeof row->detail,
+				 "inconsistent: the probe saw %s but %s", detail, host);
+		}
+	} else if (says_allowed && same_fs) {
+		consistent = false;
+		row->allowed = true;
+		snprintf(row->detail, sizeof row->detail, "inconsistent: the probe %s on the host's "
+			 "file system but the host shows no change", detail);
+	} else if (says_allowed) {
+		row->allowed = false;
+		snprintf(row->detail, sizeof row->detail, "host unchanged: the write stayed on a "
+			 "file system private to the sandbox (%s, dev %s)", detail, dev);
+	} else {
+		row->allowed = false;
+		snprintf(row->detail, sizeof row->detail, "%s", detail);
+	}
+	row->held = consistent && expectation_met(p, row->allowed);
+}
+
+static int find_probe(const char *name)
+{
+	for (size_t i = 0; i < probe_count; i++)
+		if (strcmp(probe_table[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Read the runner's JSON Lines; verify write probes on the host and give
+ * the go-ahead on wfd. Returns -1 on a malformed stream. */
+static int collect(const struct bait *b, int rfd, int wfd, struct column *col, struct werr *e)
+{
+	FILE *f = fdopen(rfd, "r");
+	if (!f) {
+		close(rfd);
+		return werr_errno(e, "check: reading the probe runner");
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int r = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (n > MAX_LINE) {
+			r = werr_set(e, 0, "check: the probe runner wrote a line of %zd bytes", n);
+			break;
+		}
+		json_error_t je;
+		json_t *o = json_loads(line, 0, &je);
+		if (!o || !json_is_object(o)) {
+			json_decref(o);
+			line[strcspn(line, "\n")] = '\0';
+			r = werr_set(e, 0, "check: unexpected output from the probe runner: %.200s", line);
+			break;
+		}
+		const char *runner = json_string_value(json_object_get(o, "runner"));
+		const char *name = json_string_value(json_object_get(o, "probe"));
+		if (runner && strcmp(runner, "end") == 0)
+			col->ended = true;
+		int i = name ? find_probe(name) : -1;
+		if (i >= 0) {
+			const struct probe *p = &probe_table[i];
+			struct row *row = &col->rows[i];
+			const char *obs = json_string_value(json_object_get(o, "observed"));
+			const char *detail = json_string_value(json_object_get(o, "detail"));
+			const char *dev = json_string_value(json_object_get(o, "dev"));
+			bool says = obs && strcmp(obs, "allowed") == 0;
+			if (!detail)
+				detail = "";
+			if (row->seen) {
+				/* reported twice: keep the first */
+			} else if (probe_has_verify(p)) {
+				evaluate_write(b, p, says, detail, dev, row, &col->sweep);
+			} else {
+				row->seen = true;
+				row->allowed = says;
+				row->held = expectation_met(p, says);
+				snprintf(row->detail, sizeof row->detail, "%s", detail);
+			}
+			if (probe_has_verify(p) && write(wfd, "g", 1) != 1) { /* runner gone: EOF follows */ }
+		}
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+/* ---- running the runner ------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) { interrupted = sig; }
+
+static void child_setup(const struct bait *b, int in, int out, int err)
+{
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(EXIT_WARDEN);
+	/* Only stdio and the fd leaked on purpose go on. */
+	if (b->leak_fd > 2) {
+		if (b->leak_fd > 3)
+			close_range(3, (unsigned)b->leak_fd - 1, 0);
+		close_range((unsigned)b->leak_fd + 1, ~0U, 0);
+	} else {
+		close_range(3, ~0U, 0);
+	}
+	bait_env(b);
+}
+
+static void read_capture(int fd, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return;
+	ssize_t n = read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* One run of the runner: in the sandbox (inside) or as a plain child. */
+static int run_column(const struct check_opts *o, const struct bait *b, bool inside,
+		      struct column *col, struct werr *e)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return werr_errno(e, "check: pipe");
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return werr_errno(e, "check: pipe");
+	}
+	_cleanup_close_ int errfd = memfd_create("warden-check-stderr", MFD_CLOEXEC);
+	if (errfd < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return werr_errno(e, "check: memfd_create");
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return werr_errno(e, "check: fork");
+	}
+	if (pid == 0) {
+		child_setup(b, in[0], out[1], errfd);
+		struct strv argv = { 0 };
+		if (inside) {
+			runner_argv(b, SANDBOX_SELF_EXE, &argv);
+			struct session_opts so = {
+				.workspace = b->ws, .profile = o->profile, .argv = argv.v,
+				.self_exe = true, .no_pty = true,
+			};
+			struct werr se = { 0 };
+			int status = EXIT_WARDEN;
+			if (session_run(&so, &status, &se) < 0) {
+				werr_print(&se);
+				_exit(EXIT_WARDEN);
+			}
+			_exit(status & 0xff);
+		}
+		runner_argv(b, "warden", &argv);
+		if (chdir(b->ws) < 0) {
+			fprintf(stderr, "warden: %s: %s\n", b->ws, strerror(errno));
+			_exit(EXIT_WARDEN);
+		}
+		execv("/proc/self/exe", argv.v);
+		fprintf(stderr, "warden: re-executing itself: %s\n", strerror(errno));
+		_exit(EXIT_WARDEN);
+	}
+	close(in[0]);
+	close(out[1]);
+	int r = collect(b, out[0], in[1], col, e);
+	close(in[1]);
+	if (r < 0 || interrupted)
+		kill(pid, SIGTERM);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = EXIT_WARDEN << 8;
+			break;
+		}
+	col->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	read_capture(errfd, col->err, sizeof col->err);
+	for (size_t i = 0; i < col->sweep.n; i++) {
+		struct stat sb;
+		if (lstat(col->sweep.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
+			unlink(col->sweep.v[i]);
+	}
+	if (r < 0)
+		return -1;
+	if (interrupted)
+		return werr_set(e, EINTR, "check: interrupted");
+	size_t l = strlen(col->err);
+	while (l && col->err[l - 1] == '\n')
+		col->err[--l] = '\0';
+	if (col->status != 0 || !col->ended)
+		return werr_set(e, 0, "check: the probe runner %s ended with status %d%s%.3000s",
+				inside ? "in the sandbox" : "outside the sandbox", col->status,
+				l ? ":\n" : " before reporting every probe", col->err);
+	if (l) /* warnings of the session or the runner */
+		fprintf(stderr, "%s\n", col->err);
+	for (size_t i = 0; i < probe_count; i++)
+		if (!col->rows[i].seen)
+			return werr_set(e, 0, "check: the probe runner did not report %s",
+					probe_table[i].name);
+	return 0;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void cell(char *out, size_t len, const struct row *r, size_t width)
+{
+	char full[600];
+	snprintf(full, sizeof full, "%s%s%s", r->allowed ? "allowed" : "denied",
+		 r->detail[0] ? ": " : "", r->detail);
+	if (strlen(full) > width && width > 3)
+		snprintf(out, len, "%.*s...", (int)(width - 3), full);
+	else
+		snprintf(out, len, "%s", full);
+}
+
+static void print_table(const struct check_opts *o, const struct bait *b, const struct column *in,
+			const struct column *outc, size_t held, size_t failed)
+{
+	printf("warden check: profile %s, workspace %s\n", o->profile ? o->profile : "builtin:default",
+	       b->ws);
+	const size_t w = outc ? 44 : 72;
+	for (int g = 0; g < G__COUNT; g++) {
+		printf("\n%s\n", probe_group_name((enum probe_group)g));
+		if (outc)
+			printf("  %-24s %-8s  %-*s  %-*s  %s\n", "PROBE", "EXPECTED", (int)w, "OUTSIDE",
+			       (int)w, "INSIDE", "HELD");
+		else
+			printf("  %-24s %-8s  %-*s  %s\n", "PROBE", "EXPECTED", (int)w, "OBSERVED", "HELD");
+		for (size_t i = 0; i < probe_count; i++) {
+			const struct probe *p = &probe_table[i];
+			if ((int)p->group != g)
+				continue;
+			char ci[600], co[600];
+			cell(ci, sizeof ci, &in->rows[i], w);
+			if (outc) {
+				cell(co, sizeof co, &outc->rows[i], w);
+				printf("  %-24s %-8s  %-*s  %-*s  %s\n", p->name, probe_expect_name(p->expect),
+				       (int)w, co, (int)w, ci, in->rows[i].held ? "yes" : "NO");
+			} else {
+				printf("  %-24s %-8s  %-*s  %s\n", p->name, probe_expect_name(p->expect),
+				       (int)w, ci, in->rows[i].held ? "yes" : "NO");
+			}
+		}
+	}
+	printf("\n%zu probes: %zu held, %zu failed\n", probe_count, held, failed);
+	if (outc) {
+		size_t taken = 0;
+		for (size_t i = 0; i < probe_count; i++)
+			taken += outc->rows[i].allowed && !in->rows[i].allowed;
+		printf("compare: %zu probes allowed outside the sandbox are denied inside it\n", taken);
+	}
+	if (failed) {
+		printf("did not hold:");
+		for (size_t i = 0; i < probe_count; i++)
+			if (!in->rows[i].held)
+				printf(" %s", probe_table[i].name);
+		printf("\n");
+		for (size_t i = 0; i < probe_count; i++)
+			if (!in->rows[i].held)
+				printf("  %s (%s): %s: %s\n", probe_table[i].name, probe_table[i].what,
+				       in->rows[i].allowed ? "allowed" : "denied", in->rows[i].detail);
+	}
+}
+
+static json_t *row_json(const struct row *r)
+{
+	return json_pack("{s:s, s:s, s:b}", "observed", r->allowed ? "allowed" : "denied",
+			 "detail", r->detail, "held", r->held);
+}
+
+static void print_json(const struct check_opts *o, const struct bait *b, const struct column *in,
+		       const struct column *outc, size_t held, size_t failed)
+{
+	json_t *probes = json_array();
+	for (size_t i = 0; i < probe_count; i++) {
+		const struct probe *p = &probe_table[i];
+		json_t *r = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "group",
+				      probe_group_name(p->group), "expected", probe_expect_name(p->expect),
+				      "what", p->what);
+		json_object_update_new(r, row_json(&in->rows[i]));
+		if (outc) {
+			json_t *oj = row_json(&outc->rows[i]);
+			json_object_del(oj, "held");
+			json_object_set_new(r, "outside", oj);
+		}
+		json_array_append_new(probes, r);
+	}
+	json_t *doc = json_pack("{s:b, s:s, s:s, s:{s:i, s:i, s:i}, s:o}", "held", failed == 0,
+				"profile", o->profile ? o->profile : "builtin:default", "workspace", b->ws,
+				"summary", "probes", (int)probe_count, "held", (int)held, "failed",
+				(int)failed, "probes", probes);
+	char *s = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+	if (s) {
+		puts(s);
+		free(s);
+	}
+	json_decref(doc);
+}
+
+/* ---- the check -------------------------------------------------------- */
+
+int check_run(const struct check_opts *o)
+{
+	struct werr e = { 0 };
+	/* A broken profile is reported before any bait exists. */
+	struct policy pol;
+	policy_set_home(session_home());
+	if (policy_load(&pol, o->profile, &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
+	}
+	policy_free(&pol);
+
+	struct sigaction sa = { .sa_handler = on_signal }, old[3];
+	const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oldpipe;
+	sigaction(SIGPIPE, &ign, &oldpipe);
+
+	struct bait b;
+	bait_init(&b);
+	struct column in = { .rows = xcalloc(probe_count, sizeof(struct row)) };
+	struct column outc = { .rows = xcalloc(probe_count, sizeof(struct row)) };
+	int ret = EXIT_WARDEN;
+	if (bait_create(&b, &e) < 0 || run_column(o, &b, true, &in, &e) < 0 ||
+	    (o->compare && run_column(o, &b, false, &outc, &e) < 0)) {
+		werr_print(&e);
+	} else {
+		size_t held = 0;
+		for (size_t i = 0; i < probe_count; i++)
+			held += in.rows[i].held;
+		size_t failed = probe_count - held;
+		if (o->json)
+			print_json(o, &b, &in, o->compare ? &outc : NULL, held, failed);
+		else
+			print_table(o, &b, &in, o->compare ? &outc : NULL, held, failed);
+		fflush(stdout);
+		ret = failed ? 1 : 0;
+	}
+	bait_remove(&b);
+	free(in.rows);
+	free(outc.rows);
+	strv_free(&in.sweep);
+	strv_free(&outc.sweep);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	sigaction(SIGPIPE, &oldpipe, NULL);
+	if (interrupted) {
+		signal(interrupted, SIG_DFL);
+		raise(interrupted);
+	}
+	return ret;
+}
