@@ -59,6 +59,20 @@ else
 	not_ok "default profile holds as $(id -un)" "rc=$RC summary='$summary' $(excerpt "$(grep -E 'NO$|did not' <<<"$OUT")$ERR")"
 fi
 
+# Each probe refused by seccomp left a syscall event in that session's log.
+log=$(ls -t "${XDG_STATE_HOME:-$HOME/.local/state}/warden/"*.jsonl 2>/dev/null | head -n 1)
+missing=()
+for name in ptrace process_vm_readv mount pivot_root chroot setns unshare bpf perf_event_open \
+	keyctl io_uring_setup userfaultfd kexec_load finit_module fsopen ioctl; do
+	grep -q "\"event\":\"syscall\".*\"name\":\"$name\".*\"decision\":\"deny\"" "$log" 2>/dev/null ||
+		missing+=("$name")
+done
+if [[ -n $log && ${#missing[@]} == 0 ]]; then
+	ok "every probe refused by seccomp left a syscall event ($(grep -c '"event":"syscall"' "$log") in $(basename "$log"))"
+else
+	not_ok "every probe refused by seccomp left a syscall event" "log '$log' lacks: ${missing[*]}"
+fi
+
 # ---- --json -------------------------------------------------------------
 run "$WARDEN" check --json
 if ((RC == 0)) && python3 -m json.tool "$T/out" >/dev/null 2>&1 &&
