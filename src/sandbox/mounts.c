@@ -79,6 +79,11 @@ static int mkdir_p(const char *path, mode_t mode)
 	char buf[4096];
 	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
 		return errno = ENAMETOOLONG, -1;
+	/* Usually only the last component is missing: try it first. */
+	if (mkdir(buf, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
