@@ -1,0 +1,99 @@
+/* rules.h - destination names and the patterns that allow or deny them:
+ * canonical host names (shared by the HTTP and SOCKS5 parsers), the pattern
+ * language of `--allow-net` / `net allow` / `net deny`, and the one decision
+ * point rules_match() that says ALLOW, DENY or UNKNOWN for a host and port.
+ *
+ * Patterns: an exact host ("example.com"), a wildcard ("*.example.com":
+ * subdomains only, never the bare suffix), an IPv4 literal ("192.0.2.1") or
+ * IPv6 literal ("2001:db8::1", "[2001:db8::1]"), each with an optional
+ * ":port" ("[2001:db8::1]:443" for IPv6). Refused: "*", a wildcard over a bare
+ * top-level domain ("*.com"), empty labels, labels over 63 bytes, names over
+ * 253, a numeric top-level label that is not an IPv4 address, bad ports.
+ * Matching is case-insensitive and ignores one trailing dot of the host. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+#include "addr.h"
+
+#define NET_HOST_MAX 253 /* longest host name, without the trailing dot */
+
+enum net_host_kind { NET_HOST_NAME, NET_HOST_IPV4, NET_HOST_IPV6 };
+
+struct net_host {
+	enum net_host_kind kind;
+	/* Canonical text: lower-case name without trailing dot, dotted-quad
+	 * IPv4, or compressed lower-case IPv6 without brackets. */
+	char name[NET_HOST_MAX + 1];
+	struct addr_ip ip; /* IPv4 and IPv6 kinds */
+};
+
+/* Canonicalise a host as a client named it (s[0..len), not NUL-terminated):
+ * a DNS name (ASCII letters, digits, '-', '_'; labels 1-63 bytes not starting
+ * or ending with '-'; at most 253 bytes; one trailing dot dropped), an IPv4
+ * address in dotted-decimal form only (a name whose last label is numeric or
+ * hex must be exactly that: "127.1", "0x7f.0.0.1", "010.0.0.1" are refused),
+ * or an IPv6 address in brackets ("[::1]"; zone identifiers refused).
+ * Returns 0, or -1 with *reason (static, short, ASCII). */
+int net_host_parse(struct net_host *h, const char *s, size_t len, const char **reason);
+
+/* The host for a binary address (SOCKS5 ATYP IPv4/IPv6). IPv4-mapped IPv6
+ * stays IPv6 text; matching treats it as its IPv4 address. */
+void net_host_from_ip(struct net_host *h, const struct addr_ip *ip, bool v6);
+
+enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };
+
+#define NET_RULE_TEXT_MAX 272 /* "*." + 253 + ":65535", or "[v6]:65535", + NUL */
+
+struct net_rule {
+	enum net_rule_kind kind;
+	/* HOST: the name; WILDCARD: the suffix without "*."; IP: the address text. */
+	char host[NET_HOST_MAX + 1];
+	struct addr_ip ip;             /* IP rules */
+	uint16_t port;                 /* 0: any port */
+	bool allow_private;            /* names it allows may resolve to private ranges */
+	char text[NET_RULE_TEXT_MAX];  /* canonical pattern, for logs and reasons */
+};
+
+/* Parse one pattern (NUL-terminated). Errors: "bad network pattern "P": WHY"
+ * with P made printable. */
+int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e);
+
+enum rules_verdict { RULES_UNKNOWN = 0, RULES_ALLOW, RULES_DENY };
+
+struct net_rules {
+	struct net_rule *allow, *deny;
+	size_t nallow, ndeny;
+};
+
+#define RULE_ALLOW_PRIVATE 0x1u /* flag of rules_add: the rule's names may resolve to private ranges */
+
+/* Parse `pattern` and append it to the allow (RULES_ALLOW) or deny
+ * (RULES_DENY) list. flags: RULE_ALLOW_PRIVATE (allow lists only). A pattern
+ * equal to one already in the same list is not added twice (the flags are
+ * merged). */
+int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern, unsigned flags,
+	      struct werr *e);
+void rules_free(struct net_rules *s);
+
+/* The decision point. host: as a client named it (canonicalised again here
+ * with net_host_parse, so "Example.COM." and "example.com" are one host;
+ * IPv6 with or without brackets). Deny wins over allow; an empty allow list
+ * allows nothing. Among several matching rules of a list, the most specific
+ * is reported: an exact host or IP over a wildcard, a longer wildcard suffix
+ * over a shorter one, a rule with a port over one without, then the first.
+ *
+ * Returns RULES_DENY (a deny rule matched, or the host is not a valid host:
+ * *rule is then NULL), RULES_ALLOW, or RULES_UNKNOWN (no rule matched: the
+ * caller decides; *rule is NULL). rule may be NULL. */
+enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint16_t port,
+			       const struct net_rule **rule);
+
+/* Does one rule match this canonical host and port? */
+bool rules_rule_matches(const struct net_rule *r, const struct net_host *h, uint16_t port);
+
+/* Does a deny rule name this address (an IP rule, any port or this port)? */
+const struct net_rule *rules_deny_addr(const struct net_rules *s, const struct addr_ip *ip,
+				       uint16_t port);

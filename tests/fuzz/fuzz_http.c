@@ -1,0 +1,263 @@
+/* fuzz_http.c - libFuzzer target for the proxy request-head parser
+ * (src/net/http.c). Each input is fed whole and again in chunks whose sizes
+ * come from the input itself; both must reach the same result. Then the
+ * result's invariants: errors carry a known status and a printable reason;
+ * complete heads hold a valid host and port, and the head forwarded upstream
+ * has CRLF line ends only, no proxy-only headers and exactly one
+ * "Connection: close"; the body reader over the bytes after the head agrees
+ * with itself fed whole and byte by byte. Compiled with -DWARDEN_FUZZ_REPLAY it gets a main()
+ * that feeds every file named on the command line (directories: every file
+ * in them) to the same entry point, so the seed corpus replays without clang. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/common/util.h"
+#include "src/net/http.h"
+
+#define REPLAY_NAME "fuzz-http-replay"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct http_parser whole, parts;
+static char out[HTTP_FORWARD_MAX];
+
+static bool printable(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static void check_forward(const struct http_parser *p)
+{
+	ssize_t n = http_forward_head(p, out, sizeof out);
+	if (p->req.connect) {
+		if (n != -1)
+			abort();
+		return;
+	}
+	if (n < 0 || (size_t)n > sizeof out)
+		abort();
+	size_t len = (size_t)n, conn = 0;
+	if (len < 4 || memcmp(out + len - 4, "\r\n\r\n", 4) != 0)
+		abort();
+	for (size_t i = 0; i < len; i++) {
+		if (out[i] == '\0')
+			abort();
+		if (out[i] == '\r' && (i + 1 == len || out[i + 1] != '\n'))
+			abort();
+		if (out[i] == '\n' && (i == 0 || out[i - 1] != '\r'))
+			abort();
+		/* header lines */
+		if (i > 0 && out[i - 1] == '\n' && i + 2 < len) {
+			const char *l = out + i;
+			size_t left = len - i;
+			if ((left >= 20 && strncasecmp(l, "Proxy-Authorization:", 20) == 0) ||
+			    (left >= 17 && strncasecmp(l, "Proxy-Connection:", 17) == 0))
+				abort();
+			if (left >= 11 && strncasecmp(l, "Connection:", 11) == 0)
+				conn++;
+			if (l[0] == ' ' || l[0] == '\t')
+				abort(); /* folded line */
+		}
+		/* the head ends once */
+		if (i + 4 < len && memcmp(out + i, "\r\n\r\n", 4) == 0)
+			abort();
+	}
+	if (conn != 1 || len < 21 || memcmp(out + len - 21, "Connection: close\r\n\r\n", 21) != 0)
+		abort();
+	if (http_forward_head(p, out, (size_t)n - 1) != -1)
+		abort();
+}
+
+/* The body reader over what follows the head: whole and byte by byte agree,
+ * and it never takes more than it is given. */
+static void check_body(const struct http_request *r, const uint8_t *data, size_t size)
+{
+	struct http_body_reader a, b;
+	http_body_init(&a, r);
+	http_body_init(&b, r);
+	size_t ua = 0, tb = 0;
+	enum http_result ra = http_body_feed(&a, data, size, &ua);
+	enum http_result rb = b.state;
+	for (size_t i = 0; i < size && rb == HTTP_NEED_MORE; i++) {
+		size_t u = 0;
+		rb = http_body_feed(&b, data + i, 1, &u);
+		if (u > 1)
+			abort();
+		tb += u;
+	}
+	if (ra != rb || ua > size)
+		abort();
+	if (ra == HTTP_COMPLETE && ua != tb)
+		abort();
+	if (ra == HTTP_NEED_MORE && ua != size)
+		abort();
+	if (ra == HTTP_ERROR && (a.status != 400 || !a.reason || !printable(a.reason) ||
+				 strcmp(a.reason, b.reason) != 0))
+		abort();
+	if (r->body == HTTP_BODY_LENGTH && ra == HTTP_COMPLETE && ua != r->content_length)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t used = 0;
+	http_parser_init(&whole);
+	enum http_result r = http_feed(&whole, data, size, &used);
+
+	/* the same bytes in chunks of 1..16 bytes, sizes taken from the data */
+	http_parser_init(&parts);
+	enum http_result rp = HTTP_NEED_MORE;
+	size_t off = 0, total = 0;
+	while (off < size && rp == HTTP_NEED_MORE) {
+		size_t chunk = 1 + (data[off] & 15);
+		if (chunk > size - off)
+			chunk = size - off;
+		size_t u = 0;
+		rp = http_feed(&parts, data + off, chunk, &u);
+		if (u > chunk)
+			abort();
+		total += u;
+		off += chunk;
+	}
+	if (r != rp || whole.status != parts.status || strcmp(whole.reason, parts.reason) != 0)
+		abort();
+
+	switch (r) {
+	case HTTP_NEED_MORE:
+		if (used != size || size >= HTTP_HEAD_MAX)
+			abort();
+		break;
+	case HTTP_ERROR:
+		if (!printable(whole.reason))
+			abort();
+		switch (whole.status) {
+		case 400: case 413: case 414: case 431: case 501: case 505: break;
+		default: abort();
+		}
+		if (http_error_response(whole.status, whole.reason, out, HTTP_ERROR_RESPONSE_MAX) < 0)
+			abort();
+		break;
+	case HTTP_COMPLETE: {
+		if (used != whole.head_len || total != whole.head_len || parts.head_len != used ||
+		    used > size || used > HTTP_HEAD_MAX)
+			abort();
+		if (whole.req.port == 0 || strcmp(whole.req.host.name, parts.req.host.name) != 0)
+			abort();
+		/* the host is canonical: parsing it again changes nothing */
+		struct net_host h;
+		char again[NET_HOST_MAX + 3];
+		int n = snprintf(again, sizeof again,
+				 whole.req.host.kind == NET_HOST_IPV6 ? "[%s]" : "%s",
+				 whole.req.host.name);
+		if (net_host_parse(&h, again, (size_t)n, NULL) < 0 || h.kind != whole.req.host.kind ||
+		    strcmp(h.name, whole.req.host.name) != 0)
+			abort();
+		size_t plen;
+		const char *path = http_path(&whole, &plen);
+		for (size_t i = 0; i < plen; i++)
+			if ((unsigned char)path[i] <= 0x20 || (unsigned char)path[i] >= 0x7f ||
+			    path[i] == '#')
+				abort();
+		check_forward(&whole);
+		check_body(&whole.req, data + used, size - used);
+		/* nothing more is taken */
+		if (http_feed(&whole, "x", 1, &used) != HTTP_COMPLETE || used != 0)
+			abort();
+		break;
+	}
+	}
+	return 0;
+}
+#ifdef WARDEN_FUZZ_REPLAY
+/* Replay: every file named (directories: every file in them) through the
+ * entry point above, each as an exact-size copy so ASan and valgrind see
+ * reads past the input. */
+static int replay_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, path, strerror(errno));
+		return -1;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, path, strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	uint8_t *input = xmalloc(n ? n : 1);
+	memcpy(input, buf, n);
+	free(buf);
+	LLVMFuzzerTestOneInput(input, n);
+	free(input);
+	return 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int main(int argc, char **argv)
+{
+	int count = 0, failed = 0;
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, argv[i], strerror(errno));
+			failed++;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			failed += replay_file(argv[i]) < 0;
+			count++;
+			continue;
+		}
+		struct dirent **ents;
+		int n = scandir(argv[i], &ents, NULL, by_name);
+		if (n < 0) {
+			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, argv[i], strerror(errno));
+			failed++;
+			continue;
+		}
+		for (int k = 0; k < n; k++) {
+			if (ents[k]->d_name[0] != '.') {
+				char *path = xasprintf("%s/%s", argv[i], ents[k]->d_name);
+				failed += replay_file(path) < 0;
+				count++;
+				free(path);
+			}
+			free(ents[k]);
+		}
+		free(ents);
+	}
+	printf("%s: %d input(s), %d unreadable\n", REPLAY_NAME, count, failed);
+	return failed || count == 0 ? 1 : 0;
+}
+#endif

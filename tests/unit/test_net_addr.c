@@ -1,0 +1,375 @@
+/* test_net_addr.c - unit tests of address classification (every range, the
+ * metadata endpoints in IPv4, IPv4-mapped, IPv4-compatible and NAT64 forms),
+ * sockaddr conversion, this host's addresses, and addr_may_dial's decisions
+ * with and without the rule that allowed the name. No network traffic. */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/net/addr.h"
+#include "src/net/rules.h"
+
+static int failures, checks;
+
+#define CHECK(c)                                                                     \
+	do {                                                                         \
+		checks++;                                                            \
+		if (!(c)) {                                                          \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                              \
+	do {                                                                         \
+		const char *a_ = (a), *b_ = (b);                                     \
+		checks++;                                                            \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
+			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			failures++;                                                  \
+		}                                                                    \
+	} while (0)
+
+/* An address from its text (IPv4 or IPv6), through the sockaddr path the
+ * supervisor uses for getaddrinfo results. */
+static struct addr_ip ip_of(const char *text)
+{
+	struct addr_ip ip;
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	if (inet_pton(AF_INET, text, &in.sin_addr) == 1) {
+		if (addr_ip_from_sockaddr(&ip, NULL, (struct sockaddr *)&in, sizeof in) < 0)
+			abort();
+	} else if (inet_pton(AF_INET6, text, &in6.sin6_addr) == 1) {
+		if (addr_ip_from_sockaddr(&ip, NULL, (struct sockaddr *)&in6, sizeof in6) < 0)
+			abort();
+	} else {
+		fprintf(stderr, "test: bad address text %s\n", text);
+		exit(2);
+	}
+	return ip;
+}
+
+static void cls(int line, const char *text, enum addr_class want)
+{
+	struct addr_ip ip = ip_of(text);
+	enum addr_class got = addr_classify(&ip);
+	checks++;
+	if (got != want) {
+		fprintf(stderr, "%s:%d: %s: got %s, expected %s\n", __FILE__, line, text,
+			addr_class_name(got), addr_class_name(want));
+		failures++;
+	}
+}
+#define CLS(text, want) cls(__LINE__, (text), (want))
+
+static void test_classify(void)
+{
+	CLS("8.8.8.8", ADDR_PUBLIC);
+	CLS("1.1.1.1", ADDR_PUBLIC);
+	CLS("140.82.112.3", ADDR_PUBLIC);
+	CLS("0.0.0.0", ADDR_UNSPECIFIED);
+	CLS("0.1.2.3", ADDR_UNSPECIFIED);
+	CLS("127.0.0.1", ADDR_LOOPBACK);
+	CLS("127.255.255.254", ADDR_LOOPBACK);
+	CLS("169.254.0.1", ADDR_LINK_LOCAL);
+	CLS("169.254.169.253", ADDR_LINK_LOCAL);
+	CLS("224.0.0.1", ADDR_MULTICAST);
+	CLS("239.255.255.250", ADDR_MULTICAST);
+	CLS("255.255.255.255", ADDR_BROADCAST);
+	CLS("240.0.0.1", ADDR_RESERVED);
+	CLS("255.255.255.254", ADDR_RESERVED);
+	CLS("10.0.0.1", ADDR_PRIVATE);
+	CLS("10.255.255.255", ADDR_PRIVATE);
+	CLS("172.16.0.1", ADDR_PRIVATE);
+	CLS("172.31.255.255", ADDR_PRIVATE);
+	CLS("172.15.255.255", ADDR_PUBLIC);
+	CLS("172.32.0.0", ADDR_PUBLIC);
+	CLS("192.168.1.1", ADDR_PRIVATE);
+	CLS("192.169.0.1", ADDR_PUBLIC);
+	CLS("100.64.0.1", ADDR_PRIVATE);
+	CLS("100.127.255.255", ADDR_PRIVATE);
+	CLS("100.63.255.255", ADDR_PUBLIC);
+	CLS("100.128.0.0", ADDR_PUBLIC);
+	CLS("192.0.0.8", ADDR_RESERVED);
+	CLS("192.0.2.1", ADDR_RESERVED);
+	CLS("198.51.100.1", ADDR_RESERVED);
+	CLS("203.0.113.255", ADDR_RESERVED);
+	CLS("198.18.0.1", ADDR_RESERVED);
+	CLS("198.19.255.255", ADDR_RESERVED);
+	CLS("198.20.0.0", ADDR_PUBLIC);
+	CLS("192.88.99.1", ADDR_RESERVED);
+
+	/* metadata endpoints, before the ranges that hold them */
+	CLS("169.254.169.254", ADDR_METADATA);
+	CLS("169.254.170.2", ADDR_METADATA);
+	CLS("169.254.170.23", ADDR_METADATA);
+	CLS("169.254.0.23", ADDR_METADATA);
+	CLS("100.100.100.200", ADDR_METADATA);
+	CLS("168.63.129.16", ADDR_METADATA);
+	CLS("fd00:ec2::254", ADDR_METADATA);
+	CLS("fd00:ec2::23", ADDR_METADATA);
+	CLS("fd00:ec2::253", ADDR_PRIVATE);
+	/* ... in every IPv6 form that reaches IPv4 */
+	CLS("::ffff:169.254.169.254", ADDR_METADATA);
+	CLS("::ffff:a9fe:a9fe", ADDR_METADATA);
+	CLS("::169.254.169.254", ADDR_METADATA);
+	CLS("::ffff:169.254.170.2", ADDR_METADATA);
+	CLS("::169.254.170.2", ADDR_METADATA);
+	CLS("::ffff:100.100.100.200", ADDR_METADATA);
+	CLS("::100.100.100.200", ADDR_METADATA);
+	CLS("64:ff9b::169.254.169.254", ADDR_METADATA);
+	CLS("64:ff9b::100.100.100.200", ADDR_METADATA);
+	CLS("::ffff:127.0.0.1", ADDR_LOOPBACK);
+	CLS("::127.0.0.1", ADDR_LOOPBACK);
+	CLS("::ffff:10.1.1.1", ADDR_PRIVATE);
+	CLS("::ffff:0.0.0.0", ADDR_UNSPECIFIED);
+	CLS("::ffff:8.8.8.8", ADDR_PUBLIC);
+	CLS("::8.8.8.8", ADDR_PUBLIC);
+	CLS("64:ff9b::8.8.8.8", ADDR_PUBLIC);
+	CLS("64:ff9b::10.0.0.1", ADDR_PRIVATE);
+	CLS("64:ff9b::127.0.0.1", ADDR_LOOPBACK);
+	CLS("64:ff9b:1::1", ADDR_PRIVATE);
+
+	CLS("::", ADDR_UNSPECIFIED);
+	CLS("::1", ADDR_LOOPBACK);
+	CLS("::2", ADDR_UNSPECIFIED); /* ::0.0.0.2, inside 0/8 */
+	CLS("fe80::1", ADDR_LINK_LOCAL);
+	CLS("febf:ffff::1", ADDR_LINK_LOCAL);
+	CLS("fec0::1", ADDR_PRIVATE);
+	CLS("fc00::1", ADDR_PRIVATE);
+	CLS("fdff:ffff::1", ADDR_PRIVATE);
+	CLS("ff02::1", ADDR_MULTICAST);
+	CLS("ff05::2", ADDR_MULTICAST);
+	CLS("2001:db8::1", ADDR_RESERVED);
+	CLS("3fff::1", ADDR_RESERVED);
+	CLS("3fff:0fff::1", ADDR_RESERVED);
+	CLS("3fff:1000::1", ADDR_PUBLIC);
+	CLS("100::1", ADDR_RESERVED);
+	CLS("2001::1", ADDR_RESERVED);     /* Teredo */
+	CLS("2001:2::1", ADDR_RESERVED);   /* benchmarking */
+	CLS("2001:1ff::1", ADDR_RESERVED);
+	CLS("2001:200::1", ADDR_PUBLIC);
+	CLS("2002:a9fe:a9fe::1", ADDR_RESERVED); /* 6to4 */
+	CLS("2606:4700::1111", ADDR_PUBLIC);
+	CLS("2a00:1450:4001::200e", ADDR_PUBLIC);
+	CLS("4000::1", ADDR_RESERVED);
+	CLS("1::1", ADDR_RESERVED);
+
+	CHECK_STR(addr_class_name(ADDR_METADATA), "cloud metadata");
+	CHECK_STR(addr_class_name(ADDR_PUBLIC), "public");
+	CHECK_STR(addr_class_name((enum addr_class)99), "unknown");
+
+	/* a hand-built ::a.b.c.d is still its IPv4 */
+	struct addr_ip raw = { { [12] = 169, [13] = 254, [14] = 169, [15] = 254 } };
+	CHECK(addr_classify(&raw) == ADDR_METADATA);
+}
+
+static void test_forms(void)
+{
+	struct addr_ip ip;
+	uint16_t port = 0;
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(8080) };
+	inet_pton(AF_INET, "192.0.2.5", &in.sin_addr);
+	CHECK(addr_ip_from_sockaddr(&ip, &port, (struct sockaddr *)&in, sizeof in) == 0);
+	CHECK(port == 8080);
+	uint8_t v4[4];
+	CHECK(addr_ip_is_v4(&ip, v4) && v4[0] == 192 && v4[3] == 5);
+	char text[ADDR_TEXT_MAX];
+	CHECK_STR(addr_ip_text(&ip, text), "192.0.2.5");
+	CHECK(addr_ip_from_sockaddr(&ip, &port, (struct sockaddr *)&in, sizeof in - 1) == -1);
+
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(443) };
+	inet_pton(AF_INET6, "::ffff:192.0.2.5", &in6.sin6_addr);
+	struct addr_ip ip6;
+	CHECK(addr_ip_from_sockaddr(&ip6, &port, (struct sockaddr *)&in6, sizeof in6) == 0);
+	CHECK(port == 443);
+	CHECK(addr_ip_equal(&ip, &ip6)); /* mapped = the IPv4 */
+	inet_pton(AF_INET6, "::192.0.2.5", &in6.sin6_addr);
+	CHECK(addr_ip_from_sockaddr(&ip6, NULL, (struct sockaddr *)&in6, sizeof in6) == 0);
+	CHECK(addr_ip_equal(&ip, &ip6)); /* compatible = the IPv4 */
+	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
+	CHECK(addr_ip_from_sockaddr(&ip6, NULL, (struct sockaddr *)&in6, sizeof in6) == 0);
+	CHECK(!addr_ip_is_v4(&ip6, NULL)); /* ::1 is not 0.0.0.1 */
+	CHECK_STR(addr_ip_text(&ip6, text), "::1");
+	inet_pton(AF_INET6, "2001:DB8::A", &in6.sin6_addr);
+	CHECK(addr_ip_from_sockaddr(&ip6, NULL, (struct sockaddr *)&in6, sizeof in6) == 0);
+	CHECK_STR(addr_ip_text(&ip6, text), "2001:db8::a");
+	CHECK(addr_ip_from_sockaddr(&ip6, NULL, (struct sockaddr *)&in6, sizeof in) == -1);
+
+	struct sockaddr sa = { .sa_family = AF_UNIX };
+	CHECK(addr_ip_from_sockaddr(&ip, NULL, &sa, sizeof sa) == -1);
+	CHECK(addr_ip_from_sockaddr(&ip, NULL, NULL, 0) == -1);
+}
+
+static void test_local(void)
+{
+	/* every address getifaddrs reports is this host's; a documentation
+	 * address never is */
+	struct ifaddrs *ifa;
+	CHECK(getifaddrs(&ifa) == 0);
+	int seen = 0;
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		struct addr_ip ip;
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+				     i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		socklen_t len = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+								    : sizeof(struct sockaddr_in6);
+		CHECK(addr_ip_from_sockaddr(&ip, NULL, i->ifa_addr, len) == 0);
+		CHECK(addr_is_local_host(&ip));
+		seen++;
+	}
+	freeifaddrs(ifa);
+	struct addr_ip doc = ip_of("192.0.2.200");
+	CHECK(!addr_is_local_host(&doc));
+
+	struct addr_local l;
+	struct werr e = { 0 };
+	CHECK(addr_local_load(&l, &e) == 0);
+	CHECK(l.n <= (size_t)seen);
+	CHECK(!addr_local_has(&l, &doc));
+	addr_local_free(&l);
+	CHECK(l.n == 0 && l.ips == NULL);
+}
+
+static struct net_rule rule(const char *pattern, bool allow_private)
+{
+	struct net_rule r;
+	struct werr e = { 0 };
+	if (rules_parse_pattern(&r, pattern, &e) < 0) {
+		fprintf(stderr, "test: %s\n", e.msg);
+		exit(2);
+	}
+	r.allow_private = allow_private;
+	return r;
+}
+
+static void dial(int line, const struct net_rules *set, const struct net_rule *by,
+		 const char *addr, unsigned port, const struct addr_local *local, const char *want)
+{
+	struct addr_ip ip = ip_of(addr);
+	const char *reason = NULL;
+	bool ok = addr_may_dial(set, by, &ip, (uint16_t)port, local, &reason);
+	checks++;
+	if (want ? ok || !reason || strcmp(reason, want) != 0 : !ok) {
+		fprintf(stderr, "%s:%d: dial %s:%u by %s: got %s (%s), expected %s\n", __FILE__,
+			line, addr, port, by ? by->text : "(none)", ok ? "allowed" : "refused",
+			reason ? reason : "", want ? want : "allowed");
+		failures++;
+	}
+}
+#define DIAL(set, by, addr, port, local, want) dial(__LINE__, (set), (by), (addr), (port), (local), (want))
+
+static void test_dial(void)
+{
+	/* a fake host: its addresses are 198.51.100.7 and 2001:db8::7 and 10.9.9.9 */
+	struct addr_ip mine[3] = { ip_of("198.51.100.7"), ip_of("2001:db8::7"), ip_of("10.9.9.9") };
+	struct addr_local local = { mine, 3 };
+	struct addr_local none = { NULL, 0 };
+
+	struct net_rule name = rule("example.com", false);
+	struct net_rule corp = rule("*.corp.example", true);
+	struct net_rule lit = rule("10.1.2.3", false);
+	struct net_rule lit_port = rule("[fd00::5]:8443", false);
+	struct net_rule lo = rule("127.0.0.1:11434", false);
+	struct net_rule md = rule("169.254.169.254", false);
+	struct net_rule zero = rule("0.0.0.0", false);
+	struct net_rule mine_lit = rule("10.9.9.9", false);
+
+	DIAL(NULL, &name, "93.184.216.34", 443, &none, NULL);
+	DIAL(NULL, &name, "2606:2800:220:1:248:1893:25c8:1946", 443, &none, NULL);
+	DIAL(NULL, NULL, "93.184.216.34", 443, &none, NULL);
+	DIAL(NULL, &name, "127.0.0.1", 443, &none, "resolves to loopback");
+	DIAL(NULL, &name, "::1", 443, &none, "resolves to loopback");
+	DIAL(NULL, &name, "::ffff:127.0.0.2", 443, &none, "resolves to loopback");
+	DIAL(NULL, &name, "0.0.0.0", 443, &none, "resolves to an unspecified address");
+	DIAL(NULL, &name, "::", 443, &none, "resolves to an unspecified address");
+	DIAL(NULL, &name, "169.254.1.1", 443, &none, "resolves to a link-local address");
+	DIAL(NULL, &name, "fe80::1", 443, &none, "resolves to a link-local address");
+	DIAL(NULL, &name, "224.0.0.251", 443, &none, "resolves to a multicast address");
+	DIAL(NULL, &name, "ff02::fb", 443, &none, "resolves to a multicast address");
+	DIAL(NULL, &name, "255.255.255.255", 443, &none, "resolves to the broadcast address");
+	DIAL(NULL, &name, "169.254.169.254", 80, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &name, "::ffff:169.254.169.254", 80, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &name, "fd00:ec2::254", 80, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &name, "100.100.100.200", 80, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &name, "10.0.0.1", 443, &none, "resolves to a private address");
+	DIAL(NULL, &name, "fd12::1", 443, &none, "resolves to a private address");
+	DIAL(NULL, &name, "192.0.2.1", 443, &none, "resolves to a reserved address");
+	DIAL(NULL, &name, "198.51.100.7", 443, &local, "resolves to a reserved address");
+	DIAL(NULL, NULL, "10.0.0.1", 443, &none, "resolves to a private address");
+
+	/* this host's own public address */
+	struct addr_ip mine2[1] = { ip_of("93.184.216.34") };
+	struct addr_local local2 = { mine2, 1 };
+	DIAL(NULL, &name, "93.184.216.34", 443, &local2, "resolves to an address of this host");
+	DIAL(NULL, &name, "::ffff:93.184.216.34", 443, &local2, "resolves to an address of this host");
+	DIAL(NULL, &name, "93.184.216.35", 443, &local2, NULL);
+
+	/* allow_private opens private ranges, nothing else */
+	DIAL(NULL, &corp, "10.0.0.1", 443, &none, NULL);
+	DIAL(NULL, &corp, "172.20.1.1", 443, &none, NULL);
+	DIAL(NULL, &corp, "fd12::1", 443, &none, NULL);
+	DIAL(NULL, &corp, "100.64.1.1", 443, &none, NULL);
+	DIAL(NULL, &corp, "10.9.9.9", 443, &local, "resolves to an address of this host");
+	DIAL(NULL, &corp, "127.0.0.1", 443, &none, "resolves to loopback");
+	DIAL(NULL, &corp, "169.254.169.254", 443, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &corp, "100.100.100.200", 443, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &corp, "fd00:ec2::254", 443, &none, "resolves to a cloud metadata endpoint");
+	DIAL(NULL, &corp, "192.0.2.1", 443, &none, "resolves to a reserved address");
+
+	/* an IP literal rule naming the address allows it */
+	DIAL(NULL, &lit, "10.1.2.3", 443, &none, NULL);
+	DIAL(NULL, &lit, "::ffff:10.1.2.3", 443, &none, NULL);
+	DIAL(NULL, &lit, "10.1.2.4", 443, &none, "resolves to a private address");
+	DIAL(NULL, &lit_port, "fd00::5", 8443, &none, NULL);
+	DIAL(NULL, &lit_port, "fd00::5", 8444, &none, "resolves to a private address");
+	DIAL(NULL, &lo, "127.0.0.1", 11434, &none, NULL);
+	DIAL(NULL, &lo, "127.0.0.1", 11435, &none, "resolves to loopback");
+	DIAL(NULL, &md, "169.254.169.254", 80, &none, NULL);
+	DIAL(NULL, &mine_lit, "10.9.9.9", 80, &local, NULL);
+	/* ... except what can never be a destination */
+	DIAL(NULL, &zero, "0.0.0.0", 80, &none, "resolves to an unspecified address");
+
+	/* deny rules naming the address win over everything */
+	struct net_rules set = { 0 };
+	struct werr e = { 0 };
+	CHECK(rules_add(&set, RULES_DENY, "93.184.216.34", 0, &e) == 0);
+	CHECK(rules_add(&set, RULES_DENY, "[2001:db8::99]:22", 0, &e) == 0);
+	CHECK(rules_add(&set, RULES_DENY, "10.1.2.3", 0, &e) == 0);
+	DIAL(&set, &name, "93.184.216.34", 443, &none, "resolves to a denied address");
+	DIAL(&set, &name, "::ffff:93.184.216.34", 443, &none, "resolves to a denied address");
+	DIAL(&set, &name, "93.184.216.35", 443, &none, NULL);
+	DIAL(&set, &lit, "10.1.2.3", 443, &none, "resolves to a denied address");
+	struct net_rule doc = rule("2001:db8::99", false);
+	DIAL(&set, &doc, "2001:db8::99", 22, &none, "resolves to a denied address");
+	DIAL(&set, &doc, "2001:db8::99", 23, &none, NULL);
+	rules_free(&set);
+
+	/* the real interfaces: loopback refused (by class before the host check) */
+	DIAL(NULL, &name, "127.0.0.1", 443, NULL, "resolves to loopback");
+	DIAL(NULL, &name, "93.184.216.34", 443, NULL, NULL);
+
+	/* reason may be NULL */
+	struct addr_ip l = ip_of("127.0.0.1");
+	CHECK(!addr_may_dial(NULL, &name, &l, 80, &none, NULL));
+}
+
+int main(void)
+{
+	test_classify();
+	test_forms();
+	test_local();
+	test_dial();
+	if (failures) {
+		fprintf(stderr, "test-net-addr: %d of %d checks failed\n", failures, checks);
+		return 1;
+	}
+	printf("test-net-addr: %d checks passed\n", checks);
+	return 0;
+}
