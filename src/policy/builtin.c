@@ -1,6 +1,10 @@
 /* builtin.c - the built-in default profile text, the base every policy is
  * layered on. System directories and /etc are bound by the sandbox code, not
- * here: this profile only names workspace files and environment variables. */
+ * here: this profile only names workspace files and environment variables.
+ *
+ * It has no `net` rules on purpose: an empty allowlist means no network at
+ * all. Every destination a session may reach comes from the user's profile
+ * (`net allow PATTERN`) or the command line (`--allow-net PATTERN`). */
 #include "policy.h"
 
 const char policy_builtin_default[] =

@@ -8,8 +8,18 @@
  *   protect RELPATH | unprotect RELPATH
  *   mask GLOB | unmask GLOB
  *   env pass NAME | env set NAME=VALUE | env unset NAME
- * '#' starts a comment when it begins the line or follows a blank. */
+ *   audit default | audit files
+ *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
+ * '#' starts a comment when it begins the line or follows a blank.
+ *
+ * Network rules: PATTERN is checked by rules_parse_pattern (src/net/rules.h)
+ * and stored as its canonical text, so "Example.COM" and "example.com" are
+ * one rule; a rule equal to one already there (pattern, allow or deny,
+ * private) is not added again. `private` lets the names an allow rule covers
+ * resolve to private ranges. policy_add_net adds the same rules from the
+ * command line. */
 #include "policy.h"
+#include "../net/rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +34,8 @@
 #define MAX_DEPTH 8                      /* nested includes */
 #define MAX_FILE (1024 * 1024)           /* bytes per profile file */
 #define MAX_TOTAL (8 * 1024 * 1024)      /* bytes parsed per policy, includes too */
-#define MAX_ENTRIES 4096                 /* entries per list */
-#define MAX_TOKENS 4                     /* tokens kept per line; more are counted */
+#define MAX_ENTRIES 4096                 /* entries per list (net rules: in total) */
+#define MAX_TOKENS 5                     /* tokens kept per line; more are counted */
 #define BUILTIN_NAME "builtin:default"
 
 static char *home_dir;
@@ -296,6 +306,106 @@ static int do_audit(struct parser *ps, const struct line *l)
 	return 0;
 }
 
+/* Is this network rule (canonical pattern) already in the policy? */
+static bool net_has(const struct policy *p, const char *pattern, bool deny, bool private_ok)
+{
+	for (size_t i = 0; i < p->nnet; i++) {
+		const struct policy_net_rule *n = &p->net[i];
+		if (n->deny == deny && n->private_ok == private_ok && strcmp(n->pattern, pattern) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Append a rule; the caller checked net_has and the limit. */
+static void net_push(struct policy *p, const char *pattern, bool deny, bool private_ok,
+		     const char *origin)
+{
+	p->net = xrealloc(p->net, (p->nnet + 1) * sizeof *p->net);
+	p->net[p->nnet++] = (struct policy_net_rule){
+		.pattern = xstrdup(pattern),
+		.deny = deny,
+		.private_ok = private_ok,
+		.origin = xstrdup(origin),
+	};
+}
+
+/* `net allow PATTERN [private]` or `net deny PATTERN`. The arguments are
+ * checked first (count, option), then the pattern. */
+static int do_net(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "net: missing argument (allow or deny)");
+	const char *act = l->tok[1];
+	bool deny;
+	if (strcmp(act, "allow") == 0)
+		deny = false;
+	else if (strcmp(act, "deny") == 0)
+		deny = true;
+	else
+		return lerr(ps->e, 0, l, l->off[1], "net: unknown action '%.200s' (expected allow or deny)",
+			    act);
+	const char *what = deny ? "net deny" : "net allow";
+	if (l->ntok < 3)
+		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+
+	bool private_ok = false;
+	if (l->ntok >= 4) {
+		const char *opt = l->tok[3];
+		if (deny && strcmp(opt, "private") == 0)
+			return lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow rules");
+		if (deny)
+			return want_tokens(ps, l, 3, what);
+		if (strcmp(opt, "private") != 0)
+			return lerr(ps->e, 0, l, l->off[3], "net allow: unknown option '%.200s' (expected private)",
+				    opt);
+		if (want_tokens(ps, l, 4, what) < 0)
+			return -1;
+		private_ok = true;
+	}
+
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
+		return lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
+	if (net_has(p, r.text, deny, private_ok))
+		return 0;
+	if (room(ps, l, p->nnet) < 0)
+		return -1;
+	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
+	net_push(p, r.text, deny, private_ok, origin);
+	return 0;
+}
+
+/* Errors: "ORIGIN "P": WHY" (P made printable by rules_parse_pattern, ORIGIN
+ * "--allow-net" when origin is NULL), "ORIGIN "P": 'private' is only for
+ * allow rules", "ORIGIN: too many network rules (max 4096)". */
+int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
+		   const char *origin, struct werr *e)
+{
+	const char *who = origin && origin[0] ? origin : "--allow-net";
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_parse_pattern(&r, pattern, &pe) < 0) {
+		/* pe.msg is "bad network pattern \"P\": WHY" and P holds no '"'. */
+		static const char pre[] = "bad network pattern \"";
+		const char *shown = pe.msg + sizeof pre - 1;
+		const char *end = strncmp(pe.msg, pre, sizeof pre - 1) == 0 ? strstr(shown, "\": ") : NULL;
+		if (!end)
+			return werr_set(e, 0, "%s: %s", who, pe.msg);
+		return werr_set(e, 0, "%s \"%.*s\": %s", who, (int)(end - shown), shown, end + 3);
+	}
+	if (deny && private_ok)
+		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
+	if (net_has(p, r.text, deny, private_ok))
+		return 0;
+	if (p->nnet >= MAX_ENTRIES)
+		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
+	net_push(p, r.text, deny, private_ok, who);
+	return 0;
+}
+
 /* Index of the env_set entry "NAME=..." or -1. */
 static long env_set_find(const struct policy *p, const char *name, size_t n)
 {
@@ -533,6 +643,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_env(ps, l);
 	if (strcmp(d, "audit") == 0)
 		return do_audit(ps, l);
+	if (strcmp(d, "net") == 0)
+		return do_net(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -594,6 +706,11 @@ void policy_free(struct policy *p)
 		free(p->paths[i].origin);
 	}
 	free(p->paths);
+	for (size_t i = 0; i < p->nnet; i++) {
+		free(p->net[i].pattern);
+		free(p->net[i].origin);
+	}
+	free(p->net);
 	strv_free(&p->protect);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

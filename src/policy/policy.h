@@ -16,6 +16,15 @@ struct policy_path {
 	char *origin;               /* "FILE:LINE" where the directive stands */
 };
 
+/* A network rule: `net allow PATTERN [private]` or `net deny PATTERN`.
+ * PATTERN is validated with rules_parse_pattern (src/net/rules.h). */
+struct policy_net_rule {
+	char *pattern;
+	bool deny;
+	bool private_ok;            /* `private`: the name may resolve to a private range */
+	char *origin;               /* "FILE:LINE", or "--allow-net" */
+};
+
 struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
@@ -25,6 +34,8 @@ struct policy {
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
+	struct policy_net_rule *net; /* in order; deny wins over allow whatever the order */
+	size_t nnet;
 };
 
 /* The home directory used to expand "~/" (the invoking user's). */
@@ -41,6 +52,11 @@ int policy_parse_text(struct policy *p, const char *name, const char *dir,
 		      const char *text, size_t len, struct werr *e);
 
 void policy_free(struct policy *p);
+
+/* Add a network rule from outside a profile (--allow-net). Validates the
+ * pattern; an equal rule is not added twice. */
+int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
+		   const char *origin, struct werr *e);
 
 /* The effective policy as a JSON object (new reference). */
 json_t *policy_to_json(const struct policy *p);

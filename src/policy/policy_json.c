@@ -1,5 +1,16 @@
 /* policy_json.c - the compiled policy as JSON (what `warden policy show`
- * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON. */
+ * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON.
+ *
+ * The object always has all seven keys, even for an empty policy:
+ *   "sources": ["builtin:default", FILE...]          files read, in order
+ *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
+ *   "protect": [RELPATH...]
+ *   "mask":    [GLOB...]
+ *   "env":     {"pass": [NAME...], "set": {NAME: VALUE...}}
+ *   "audit":   "default"|"files"
+ *   "net":     [{"action": "allow"|"deny", "pattern": P, "private": true|false,
+ *               "origin": "FILE:LINE"|"--allow-net"}...]   in order; P canonical
+ * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
 
@@ -69,6 +80,17 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(env, "pass", jstrv(&p->env_pass));
 	json_object_set_new(env, "set", set);
 
+	json_t *net = json_array();
+	for (size_t i = 0; i < p->nnet; i++) {
+		const struct policy_net_rule *r = &p->net[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "action", json_string(r->deny ? "deny" : "allow"));
+		json_object_set_new(o, "pattern", jstr(r->pattern ? r->pattern : ""));
+		json_object_set_new(o, "private", json_boolean(r->private_ok));
+		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
+		json_array_append_new(net, o);
+	}
+
 	json_t *o = json_object();
 	json_object_set_new(o, "sources", jstrv(&p->sources));
 	json_object_set_new(o, "paths", paths);
@@ -76,6 +98,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "mask", jstrv(&p->mask));
 	json_object_set_new(o, "env", env);
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
+	json_object_set_new(o, "net", net);
 	return o;
 }
 

@@ -62,7 +62,7 @@ static void test_shape(void)
 	policy_set_home("/home/u");
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 6);
+	CHECK(json_is_object(j) && json_object_size(j) == 7);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
 	json_t *sources = json_object_get(j, "sources");
@@ -99,6 +99,10 @@ static void test_shape(void)
 	CHECK_STR(json_string_value(json_object_get(set, "FOO")), "bar baz");
 	CHECK_STR(json_string_value(json_object_get(set, "EMPTY")), "");
 
+	/* No net rules in the default: an empty array, not a missing key. */
+	json_t *net = json_object_get(j, "net");
+	CHECK(json_is_array(net) && json_array_size(net) == 0);
+
 	/* Everything is encodable. */
 	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(s != NULL);
@@ -110,9 +114,61 @@ static void test_shape(void)
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
+	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
 	free(s);
 	json_decref(j);
+}
+
+static void test_net(void)
+{
+	struct policy p;
+	struct werr e;
+	policy_set_home("/home/u");
+	load(&p);
+	const char *text = "net allow Example.COM:443\n"
+			   "net deny *.Evil.example\n"
+			   "net allow [2001:DB8::1] private\n";
+	CHECK(policy_parse_text(&p, "n.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(policy_add_net(&p, "registry.test", false, false, "--allow-net", &e) == 0);
+
+	json_t *j = policy_to_json(&p);
+	json_t *net = json_object_get(j, "net");
+	CHECK(json_is_array(net) && json_array_size(net) == 4);
+	static const struct {
+		const char *action, *pattern, *origin;
+		bool priv;
+	} want[] = {
+		{ "allow", "example.com:443", "n.profile:1", false },
+		{ "deny", "*.evil.example", "n.profile:2", false },
+		{ "allow", "2001:db8::1", "n.profile:3", true },
+		{ "allow", "registry.test", "--allow-net", false },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(want); i++) {
+		json_t *r = json_array_get(net, i);
+		CHECK(json_is_object(r) && json_object_size(r) == 4);
+		CHECK_STR(json_string_value(json_object_get(r, "action")), want[i].action);
+		CHECK_STR(json_string_value(json_object_get(r, "pattern")), want[i].pattern);
+		CHECK_STR(json_string_value(json_object_get(r, "origin")), want[i].origin);
+		CHECK(json_is_boolean(json_object_get(r, "private")));
+		CHECK(json_is_true(json_object_get(r, "private")) == want[i].priv);
+	}
+
+	/* The exact canonical form of one rule. */
+	char *s = json_dumps(json_array_get(net, 1), JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(s, "{\"action\":\"deny\",\"origin\":\"n.profile:2\",\"pattern\":\"*.evil.example\",\"private\":false}");
+	free(s);
+	json_decref(j);
+	policy_free(&p);
+
+	/* A policy built by hand with a non-UTF-8 origin still encodes. */
+	struct policy_net_rule r = { .pattern = (char *)"x.test", .origin = (char *)"bad\xff" };
+	struct policy h = { .net = &r, .nnet = 1 };
+	j = policy_to_json(&h);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK(s && strstr(s, "\"net\":[{\"action\":\"allow\",\"origin\":\"bad\\\\xff\",\"pattern\":\"x.test\",\"private\":false}]"));
+	free(s);
+	json_decref(j);
+	policy_set_home(NULL);
 }
 
 static void test_digest(void)
@@ -159,6 +215,41 @@ static void test_digest(void)
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);
 
+	/* A network rule changes it, and so does each of its fields. */
+	static const char *const nets[] = { "net allow example.com\n", "net deny example.com\n",
+					    "net allow example.com private\n", "net allow example.com:443\n" };
+	char seen[ARRAY_LEN(nets)][65];
+	for (size_t i = 0; i < ARRAY_LEN(nets); i++) {
+		load(&b);
+		CHECK(policy_parse_text(&b, "t.profile", NULL, nets[i], strlen(nets[i]), &e) == 0);
+		CHECK(b.nnet == 1);
+		policy_digest(&b, seen[i]);
+		CHECK(strcmp(da, seen[i]) != 0);
+		for (size_t k = 0; k < i; k++)
+			CHECK(strcmp(seen[k], seen[i]) != 0);
+		policy_free(&b);
+	}
+	/* The origin is part of it; the spelling of the pattern is not. */
+	load(&b);
+	CHECK(policy_parse_text(&b, "o.profile", NULL, nets[0], strlen(nets[0]), &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(db, seen[0]) != 0);
+	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, "net allow EXAMPLE.Com\n", 22, &e) == 0);
+	policy_digest(&b, db);
+	CHECK_STR(db, seen[0]);
+	/* A repeated rule is not added, so the digest stays. */
+	CHECK(policy_parse_text(&b, "t.profile", NULL, "net allow example.com\n", 22, &e) == 0);
+	CHECK(policy_add_net(&b, "example.COM", false, false, "t.profile:1", &e) == 0);
+	policy_digest(&b, db);
+	CHECK_STR(db, seen[0]);
+	/* policy_add_net changes it like a directive. */
+	CHECK(policy_add_net(&b, "other.test", false, false, "--allow-net", &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(db, seen[0]) != 0);
+	policy_free(&b);
+
 	/* The default profile's digest does not depend on the home directory. */
 	struct policy d1, d2;
 	policy_set_home("/home/one");
@@ -178,6 +269,7 @@ int main(void)
 {
 	test_shape();
 	test_digest();
+	test_net();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
 	return failures ? 1 : 0;

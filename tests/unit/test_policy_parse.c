@@ -1,6 +1,7 @@
 /* test_policy_parse.c - unit tests of the profile parser: the default
  * profile, every directive, every error's exact FILE:LINE:COL message,
- * includes and loops, "~" expansion, layering on the default. */
+ * includes and loops, "~" expansion, layering on the default, network rules
+ * (`net allow|deny`, policy_add_net). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -119,6 +120,7 @@ static void test_default(void)
 	CHECK(strv_contains(&p.env_pass, "LC_*"));
 	CHECK(strv_contains(&p.env_pass, "NO_COLOR"));
 	CHECK(p.env_set.n == 0);
+	CHECK(p.nnet == 0 && p.net == NULL); /* no rules: no network */
 	policy_free(&p);
 	CHECK(p.protect.n == 0 && p.sources.v == NULL);
 	policy_free(&p); /* twice is fine */
@@ -529,6 +531,240 @@ static void test_audit_level(void)
 	EXPECT_ERR("audit\n", "t.profile:1:6: audit: missing argument");
 }
 
+/* The rule at index i must be exactly this. */
+static void expect_net_n(int line, const struct policy *p, size_t i, const char *pattern, bool deny,
+			 bool private_ok, const char *origin)
+{
+	if (i >= p->nnet) {
+		fprintf(stderr, "%s:%d: no net rule %zu (%zu rules)\n", __FILE__, line, i, p->nnet);
+		failures++;
+		return;
+	}
+	const struct policy_net_rule *r = &p->net[i];
+	if (strcmp(r->pattern, pattern) != 0 || r->deny != deny || r->private_ok != private_ok ||
+	    strcmp(r->origin, origin) != 0) {
+		fprintf(stderr, "%s:%d: net rule %zu\n  got:      %s %s%s (%s)\n  expected: %s %s%s (%s)\n",
+			__FILE__, line, i, r->deny ? "deny" : "allow", r->pattern,
+			r->private_ok ? " private" : "", r->origin, deny ? "deny" : "allow", pattern,
+			private_ok ? " private" : "", origin);
+		failures++;
+	}
+}
+#define EXPECT_NET(p, i, pattern, deny, priv, origin) \
+	expect_net_n(__LINE__, (p), (i), (pattern), (deny), (priv), (origin))
+
+static void test_net(void)
+{
+	struct policy p;
+	struct werr e;
+	const char *text =
+		"net allow example.com\n"                 /* 1 */
+		"net allow *.Example.ORG private\n"       /* 2 */
+		"net deny  evil.example.com\n"            /* 3 */
+		"\tnet allow 192.0.2.1:8080 # comment\n"  /* 4 */
+		"net allow [2001:DB8::1]:443\n"           /* 5 */
+		"net allow 2001:db8:0:0::2\n"             /* 6 */
+		"net deny 10.1.2.3\n"                     /* 7 */
+		"net allow registry.npmjs.org:443\n"      /* 8 */
+		"net allow git.internal.test private\n"   /* 9 */
+		"net deny *.tracker.example.net:80\n";    /* 10 */
+	CHECK(parse(&p, text, &e) == 0);
+	if (failures)
+		fprintf(stderr, "  %s\n", e.msg);
+	CHECK(p.nnet == 10);
+	EXPECT_NET(&p, 0, "example.com", false, false, "t.profile:1");
+	EXPECT_NET(&p, 1, "*.example.org", false, true, "t.profile:2");
+	EXPECT_NET(&p, 2, "evil.example.com", true, false, "t.profile:3");
+	EXPECT_NET(&p, 3, "192.0.2.1:8080", false, false, "t.profile:4");
+	EXPECT_NET(&p, 4, "[2001:db8::1]:443", false, false, "t.profile:5");
+	EXPECT_NET(&p, 5, "2001:db8::2", false, false, "t.profile:6");
+	EXPECT_NET(&p, 6, "10.1.2.3", true, false, "t.profile:7");
+	EXPECT_NET(&p, 7, "registry.npmjs.org:443", false, false, "t.profile:8");
+	EXPECT_NET(&p, 8, "git.internal.test", false, true, "t.profile:9");
+	EXPECT_NET(&p, 9, "*.tracker.example.net:80", true, false, "t.profile:10");
+
+	/* Canonical text is the identity: the same rule again, spelled
+	 * differently, in another file, is not added; the first origin stays. */
+	const char *again =
+		"net allow Example.COM\n"
+		"net allow *.example.org private\n"
+		"net deny EVIL.example.com\n"
+		"net allow [2001:db8::2]\n"
+		"net allow 2001:0db8::1:443\n"            /* no brackets: an address, not a port */
+		"net allow 192.0.2.1\n";                  /* no port: another rule */
+	CHECK(policy_parse_text(&p, "u.profile", NULL, again, strlen(again), &e) == 0);
+	CHECK(p.nnet == 12);
+	EXPECT_NET(&p, 0, "example.com", false, false, "t.profile:1");
+	EXPECT_NET(&p, 1, "*.example.org", false, true, "t.profile:2");
+	EXPECT_NET(&p, 10, "2001:db8::1:443", false, false, "u.profile:5");
+	EXPECT_NET(&p, 11, "192.0.2.1", false, false, "u.profile:6");
+
+	/* The same pattern with another action or option is another rule. */
+	const char *more = "net allow example.com private\nnet deny example.com\nnet allow *.example.org\n";
+	CHECK(policy_parse_text(&p, "v.profile", NULL, more, strlen(more), &e) == 0);
+	CHECK(p.nnet == 15);
+	EXPECT_NET(&p, 12, "example.com", false, true, "v.profile:1");
+	EXPECT_NET(&p, 13, "example.com", true, false, "v.profile:2");
+	EXPECT_NET(&p, 14, "*.example.org", false, false, "v.profile:3");
+	policy_free(&p);
+	CHECK(p.nnet == 0 && p.net == NULL);
+
+	/* Through includes and layered on the default. */
+	write_text("net.profile", "include default\nnet allow pypi.org:443\nnet deny 169.254.169.254\n");
+	char *path = tmp_path("net.profile");
+	CHECK(policy_load(&p, path, &e) == 0);
+	CHECK(p.nnet == 2);
+	char *origin = xasprintf("%s:2", path);
+	EXPECT_NET(&p, 0, "pypi.org:443", false, false, origin);
+	free(origin);
+	origin = xasprintf("%s:3", path);
+	EXPECT_NET(&p, 1, "169.254.169.254", true, false, origin);
+	free(origin);
+	policy_free(&p);
+	free(path);
+}
+
+static void test_net_errors(void)
+{
+	EXPECT_ERR("net\n", "t.profile:1:4: net: missing argument (allow or deny)");
+	EXPECT_ERR("net   # nothing\n", "t.profile:1:4: net: missing argument (allow or deny)");
+	EXPECT_ERR("net permit x.com\n", "t.profile:1:5: net: unknown action 'permit' (expected allow or deny)");
+	EXPECT_ERR("net Allow x.com\n", "t.profile:1:5: net: unknown action 'Allow' (expected allow or deny)");
+	EXPECT_ERR("net allow\n", "t.profile:1:10: net allow: missing argument");
+	EXPECT_ERR("net deny\n", "t.profile:1:9: net deny: missing argument");
+	EXPECT_ERR("net  deny \t\n", "t.profile:1:10: net deny: missing argument");
+	EXPECT_ERR("net allow x.com public\n",
+		   "t.profile:1:17: net allow: unknown option 'public' (expected private)");
+	EXPECT_ERR("net allow x.com PRIVATE\n",
+		   "t.profile:1:17: net allow: unknown option 'PRIVATE' (expected private)");
+	EXPECT_ERR("net allow x.com private private\n", "t.profile:1:25: net allow: unexpected argument 'private'");
+	EXPECT_ERR("net allow x.com private a b c\n", "t.profile:1:25: net allow: unexpected argument 'a'");
+	EXPECT_ERR("net deny x.com private\n", "t.profile:1:16: net deny: 'private' is only for allow rules");
+	EXPECT_ERR("net deny x.com extra\n", "t.profile:1:16: net deny: unexpected argument 'extra'");
+	EXPECT_ERR("net deny x.com a b c d\n", "t.profile:1:16: net deny: unexpected argument 'a'");
+	/* Arguments are checked before the pattern. */
+	EXPECT_ERR("net allow * extra\n", "t.profile:1:13: net allow: unknown option 'extra' (expected private)");
+
+	/* Bad patterns: at the pattern's column, with rules_parse_pattern's reason. */
+	EXPECT_ERR("net allow *\n", "t.profile:1:11: net allow: bad network pattern \"*\": '*' would match every host");
+	EXPECT_ERR("net allow * private\n",
+		   "t.profile:1:11: net allow: bad network pattern \"*\": '*' would match every host");
+	EXPECT_ERR("net deny *\n", "t.profile:1:10: net deny: bad network pattern \"*\": '*' would match every host");
+	EXPECT_ERR("\n  net   allow   *.com\n",
+		   "t.profile:2:17: net allow: bad network pattern \"*.com\": a wildcard needs at least two labels after '*.'");
+	EXPECT_ERR("net allow https://example.com\n",
+		   "t.profile:1:11: net allow: bad network pattern \"https://example.com\": a pattern is a host, not a URL");
+	EXPECT_ERR("net allow 10.0.0.0/8\n",
+		   "t.profile:1:11: net allow: bad network pattern \"10.0.0.0/8\": '/' in pattern (ranges and paths are not patterns)");
+	EXPECT_ERR("net allow example.com:0\n",
+		   "t.profile:1:11: net allow: bad network pattern \"example.com:0\": bad port (1-65535)");
+	EXPECT_ERR("net allow example.com:65536\n",
+		   "t.profile:1:11: net allow: bad network pattern \"example.com:65536\": bad port (1-65535)");
+	EXPECT_ERR("net allow [2001:db8::1\n",
+		   "t.profile:1:11: net allow: bad network pattern \"[2001:db8::1\": missing ']'");
+	EXPECT_ERR("net allow a.*.example.com\n",
+		   "t.profile:1:11: net allow: bad network pattern \"a.*.example.com\": '*' only as the whole first label");
+	EXPECT_ERR("net deny *.192.0.2.1\n",
+		   "t.profile:1:10: net deny: bad network pattern \"*.192.0.2.1\": a wildcard over an IP address");
+	EXPECT_ERR("net allow caf\xc3\xa9.example\n",
+		   "t.profile:1:11: net allow: bad network pattern \"caf??.example\": non-ASCII character");
+	EXPECT_ERR("net allow a\"b.com\n",
+		   "t.profile:1:11: net allow: bad network pattern \"a?b.com\": bad character in host");
+	/* A long pattern is shortened in the message, which stays one line. */
+	char line[600], msg[400];
+	memset(line, 'a', sizeof line);
+	memcpy(line, "net allow ", 10);
+	memcpy(line + 590, ".com\n", 6);
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, line, &e) < 0);
+	CHECK(strchr(e.msg, '\n') == NULL && strlen(e.msg) < 200);
+	snprintf(msg, sizeof msg, "t.profile:1:11: net allow: bad network pattern \"%.77s...\": pattern too long",
+		 line + 10);
+	CHECK_STR(e.msg, msg);
+	policy_free(&p);
+
+	/* At most 4096 rules in total, allow and deny together; repeats do not count. */
+	size_t cap = 4097 * 48;
+	char *many = xmalloc(cap), *o = many;
+	for (int i = 0; i < 4097; i++)
+		o += snprintf(o, cap - (size_t)(o - many), "net %s h%d.test\nnet allow h0.test\n",
+			      i % 2 ? "deny" : "allow", i);
+	EXPECT_ERR(many, "t.profile:8193:1: net: too many entries (max 4096)");
+	free(many);
+}
+
+static void test_add_net(void)
+{
+	struct policy p;
+	struct werr e;
+	memset(&p, 0, sizeof p);
+	CHECK(policy_add_net(&p, "Example.COM:443", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_add_net(&p, "EXAMPLE.com:443", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_add_net(&p, "*.corp.example", false, true, "--allow-net", &e) == 0);
+	CHECK(policy_add_net(&p, "[::1]", true, false, NULL, &e) == 0);
+	CHECK(p.nnet == 3);
+	EXPECT_NET(&p, 0, "example.com:443", false, false, "--allow-net");
+	EXPECT_NET(&p, 1, "*.corp.example", false, true, "--allow-net");
+	EXPECT_NET(&p, 2, "::1", true, false, "--allow-net");
+
+	/* The same rules as a profile's: one list, one identity. */
+	const char *text = "net allow eXample.com:443\nnet deny [::1]\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(p.nnet == 3);
+	text = "net allow example.com\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(p.nnet == 4);
+	EXPECT_NET(&p, 3, "example.com", false, false, "t.profile:1");
+	CHECK(policy_add_net(&p, "example.com", false, false, "--allow-net", &e) == 0);
+	CHECK(p.nnet == 4);
+
+	/* Errors leave the policy as it was. */
+	memset(&e, 0, sizeof e);
+	CHECK(policy_add_net(&p, "*", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"*\": '*' would match every host");
+	CHECK(e.errnum == 0);
+	CHECK(policy_add_net(&p, "*.com", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"*.com\": a wildcard needs at least two labels after '*.'");
+	CHECK(policy_add_net(&p, "", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"\": empty pattern");
+	CHECK(policy_add_net(&p, NULL, false, false, NULL, &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"\": empty pattern");
+	CHECK(policy_add_net(&p, "evil.com\n\x1b[2J", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"evil.com?\?[2J\": space or control character");
+	CHECK(policy_add_net(&p, "a\"b: c", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"a?b: c\": space or control character");
+	CHECK(policy_add_net(&p, "host:99999", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"host:99999\": bad port (1-65535)");
+	CHECK(policy_add_net(&p, "Example.com", true, true, "--deny-net", &e) < 0);
+	CHECK_STR(e.msg, "--deny-net \"example.com\": 'private' is only for allow rules");
+	CHECK(policy_add_net(&p, "*", false, false, "", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net \"*\": '*' would match every host");
+	CHECK(p.nnet == 4);
+	policy_free(&p);
+
+	/* The limit is shared with the profile's rules. */
+	memset(&p, 0, sizeof p);
+	for (int i = 0; i < 4096; i++) {
+		char pat[32];
+		snprintf(pat, sizeof pat, "h%d.test", i);
+		if (policy_add_net(&p, pat, i % 3 == 0, false, "--allow-net", &e) < 0) {
+			CHECK(!"policy_add_net failed below the limit");
+			break;
+		}
+	}
+	CHECK(p.nnet == 4096);
+	CHECK(policy_add_net(&p, "h1.test", false, false, "--allow-net", &e) == 0); /* a repeat */
+	CHECK(policy_add_net(&p, "one-more.test", false, false, "--allow-net", &e) < 0);
+	CHECK_STR(e.msg, "--allow-net: too many network rules (max 4096)");
+	struct werr pe;
+	text = "net deny x.test\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &pe) < 0);
+	CHECK_STR(pe.msg, "t.profile:1:1: net: too many entries (max 4096)");
+	CHECK(p.nnet == 4096);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
@@ -547,6 +783,9 @@ int main(void)
 	test_includes();
 	test_layering();
 	test_audit_level();
+	test_net();
+	test_net_errors();
+	test_add_net();
 	policy_set_home(NULL);
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);

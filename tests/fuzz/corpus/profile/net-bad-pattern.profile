@@ -1,0 +1,3 @@
+net allow pypi.org:443
+net allow *.com
+net allow *

@@ -1,0 +1,2 @@
+net allow example.com private
+net deny example.com private
