@@ -1749,6 +1749,88 @@ static void p_dns(const struct probe_ctx *c, const struct probe *self, struct pr
 	denied(r, "%s (%s)", ename(err), conf ? "no nameserver reachable" : "no resolv.conf, no local resolver");
 }
 
+/* Ask warden's proxy on the sandbox's loopback for `request` (an HTTP
+ * CONNECT or a SOCKS5 exchange); held when the proxy refuses. No rule
+ * allows these destinations, so the proxy neither resolves nor dials them:
+ * nothing leaves the machine. */
+static int proxy_conn(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 3 };
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+			return fd;
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return -1;
+}
+
+static void proxy_connect_probe(struct probe_result *r, const char *target)
+{
+	int fd = proxy_conn(3128);
+	if (fd < 0) {
+		denied(r, "no proxy on 127.0.0.1:3128 (%s)", ename(errno));
+		return;
+	}
+	char req[300], resp[256];
+	int n = snprintf(req, sizeof req, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
+	ssize_t got = 0;
+	if (write(fd, req, (size_t)n) == n)
+		got = read(fd, resp, sizeof resp - 1);
+	close(fd);
+	resp[got > 0 ? got : 0] = '\0';
+	char *eol = strstr(resp, "\r\n");
+	if (eol)
+		*eol = '\0';
+	if (strncmp(resp, "HTTP/1.1 200", 12) == 0 || strncmp(resp, "HTTP/1.0 200", 12) == 0)
+		allowed(r, "proxy opened a tunnel to %s", target);
+	else
+		denied(r, "proxy: %.200s", got > 0 ? resp : "closed without an answer");
+}
+
+static void p_proxy_unknown(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	proxy_connect_probe(r, "warden-check.invalid:443");
+}
+
+static void p_proxy_metadata(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	proxy_connect_probe(r, "169.254.169.254:80");
+}
+
+static void p_proxy_socks(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	int fd = proxy_conn(1080);
+	if (fd < 0) {
+		denied(r, "no SOCKS5 proxy on 127.0.0.1:1080 (%s)", ename(errno));
+		return;
+	}
+	static const char host[] = "warden-check.invalid";
+	unsigned char greet[] = { 5, 1, 0 }, req[300], resp[32];
+	size_t n = 0;
+	req[n++] = 5, req[n++] = 1, req[n++] = 0, req[n++] = 3, req[n++] = sizeof host - 1;
+	memcpy(req + n, host, sizeof host - 1);
+	n += sizeof host - 1;
+	req[n++] = 1, req[n++] = 187; /* port 443 */
+	ssize_t a = -1;
+	if (write(fd, greet, sizeof greet) == (ssize_t)sizeof greet && read(fd, resp, 2) == 2 &&
+	    write(fd, req, n) == (ssize_t)n)
+		a = read(fd, resp, sizeof resp);
+	close(fd);
+	if (a >= 2 && resp[1] == 0)
+		allowed(r, "SOCKS5 proxy connected to %s", host);
+	else if (a >= 2)
+		denied(r, "SOCKS5 reply 0x%02x%s", resp[1], resp[1] == 2 ? " (not allowed by ruleset)" : "");
+	else
+		denied(r, "SOCKS5 proxy closed without an answer");
+}
+
 static void p_route_public(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	route_probe(r, "1.1.1.1", 53);
@@ -2165,6 +2247,12 @@ const struct probe probe_table[] = {
 	  p_tcp_loopback, NULL, { { 0 } } },
 	{ "tcp-host-listeners", G_NETWORK, D, "see the host's listening sockets", p_tcp_listeners,
 	  NULL, { { 0 } } },
+	{ "proxy-unknown", G_NETWORK, D, "warden's proxy tunnels to a destination no rule allows",
+	  p_proxy_unknown, NULL, { { 0 } } },
+	{ "proxy-metadata", G_NETWORK, D, "warden's proxy tunnels to 169.254.169.254",
+	  p_proxy_metadata, NULL, { { 0 } } },
+	{ "proxy-socks-unknown", G_NETWORK, D, "SOCKS5 to a destination no rule allows",
+	  p_proxy_socks, NULL, { { 0 } } },
 	{ "raw-socket", G_NETWORK, D, "a raw IP socket", p_raw_socket, NULL, { { 0 } } },
 	{ "packet-socket", G_NETWORK, D, "a packet socket", p_packet_socket, NULL, { { 0 } } },
 	{ "netlink-interfaces", G_NETWORK, D, "netlink: see the host's interfaces", p_netlink, NULL,

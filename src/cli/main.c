@@ -40,6 +40,8 @@ int main(int argc, char **argv)
 		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(cmd, "__probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
+	if (strcmp(cmd, "__connect") == 0)
+		return cmd_connect(argc - 1, argv + 1);
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("warden %s\n", WARDEN_VERSION);
 		return 0;

@@ -1,7 +1,7 @@
 /* env.c - the command's environment: an allowlist of the host's variables
- * (the policy's `env pass` names and globs), the agent identity, the policy's
- * `env set` values and --env from the command line. Everything else,
- * credentials above all, is dropped. */
+ * (the policy's `env pass` names and globs), the agent identity, the proxy
+ * settings, the policy's `env set` values and --env from the command line.
+ * Everything else, credentials above all, is dropped. */
 #include "sandbox.h"
 
 #include <fnmatch.h>
@@ -43,6 +43,14 @@ static bool passes(const struct strv *pass, const char *name)
 	return false;
 }
 
+bool policy_allows_net(const struct policy *p)
+{
+	for (size_t i = 0; i < p->nnet; i++)
+		if (!p->net[i].deny)
+			return true;
+	return false;
+}
+
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out)
 {
 	for (char **ep = environ; ep && *ep; ep++) {
@@ -59,6 +67,17 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
 	env_put(out, "USER=" AGENT_USER);
 	env_put(out, "LOGNAME=" AGENT_USER);
 	env_put(out, access("/bin/bash", X_OK) == 0 ? "SHELL=/bin/bash" : "SHELL=/bin/sh");
+	/* warden's proxy is the one way out: point tools at it. */
+	static const char *const proxy_env[] = {
+		"HTTP_PROXY=http://127.0.0.1:3128", "HTTPS_PROXY=http://127.0.0.1:3128",
+		"ALL_PROXY=socks5h://127.0.0.1:1080", "NO_PROXY=localhost,127.0.0.1,::1",
+		"http_proxy=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
+		"all_proxy=socks5h://127.0.0.1:1080", "no_proxy=localhost,127.0.0.1,::1",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(proxy_env); i++)
+		env_put(out, proxy_env[i]);
+	if (policy_allows_net(p))
+		env_put(out, "GIT_SSH_COMMAND=ssh -o ProxyCommand='" SANDBOX_SELF_EXE " __connect %h %p'");
 	for (size_t i = 0; i < p->env_set.n; i++)
 		env_put(out, p->env_set.v[i]);
 	for (size_t i = 0; cli_env && i < cli_env->n; i++) {

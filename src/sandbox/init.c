@@ -24,12 +24,12 @@
 
 extern char **environ;
 
-/* Send a message with nfds fds attached (0 to 2). */
+/* Send a message with nfds fds attached (0 to INIT_MSG_MAX_FDS). */
 static void send_msg(int sock, const struct init_msg *m, const int *fds, size_t nfds)
 {
 	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(INIT_MSG_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -155,16 +155,19 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
-	int fds[2] = { -1, master };
+	/* fds for the supervisor: seccomp listener, proxy listeners, pty. */
+	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
+	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0)
+		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
 	    seccomp_apply(s->policy->audit_files, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
 	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };
-	send_msg(s->sync_fd, &ready, fds, master >= 0 ? 2 : 1);
-	close(fds[0]);
-	if (master >= 0)
-		close(master);
+	send_msg(s->sync_fd, &ready, fds, master >= 0 ? 4 : 3);
+	for (int i = 0; i < INIT_MSG_MAX_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	/* The supervisor answers once it has set up the terminal. */
 	if (read(s->sync_fd, &go, 1) != 1)
 		_exit(125);

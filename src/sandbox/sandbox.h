@@ -80,12 +80,17 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 
 /* env.c (supervisor side) */
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);
+/* Does any rule allow a destination (so the proxy can lead somewhere)? */
+bool policy_allows_net(const struct policy *p);
 
 /* mounts.c (init): build the new root and pivot into it. */
 int mounts_build(const struct sandbox_spec *s, struct werr *e);
 
 /* net.c (init): bring lo up. */
 int net_lo_up(struct werr *e);
+/* net.c (init): the proxy's listening sockets on the sandbox's loopback
+ * (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5), for the supervisor. */
+int net_proxy_listeners(int *http, int *socks, struct werr *e);
 
 /* landlock.c */
 int landlock_abi_version(void);           /* <= 0 when unavailable */
@@ -105,8 +110,9 @@ __attribute__((noreturn)) void sandbox_init_main(struct sandbox_spec *s);
 
 /* Messages from init to the supervisor over the SEQPACKET socket. */
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
-/* READY carries fds: the seccomp listener first, then the pty master when
- * has_pty is set. */
+/* READY carries fds: the seccomp listener, the HTTP and SOCKS5 proxy
+ * listeners, then the pty master when has_pty is set. */
+#define INIT_MSG_MAX_FDS 4
 struct init_msg {
 	int type;
 	int errnum;

@@ -113,7 +113,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	s->home = xstrdup(home);
 	s->policy = pol;
 	s->argv = o->argv;
-	s->self_exe = o->self_exe;
+	/* warden's binary inside: the probe runner of `check`, and the
+	 * ProxyCommand of git over ssh when a destination is allowed. */
+	s->self_exe = o->self_exe || policy_allows_net(pol);
 	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
 	env_build(pol, o->cli_env, &s->envp);
 
@@ -160,6 +162,11 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	policy_set_home(session_home());
 	if (policy_load(&pol, o->profile, e) < 0)
 		return -1;
+	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
+		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0) {
+			policy_free(&pol);
+			return -1;
+		}
 	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1 };
 	struct audit *log = NULL;
 	int r = run_with_policy(o, &pol, &s, &log, status, e);

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../net/proxy.h"
 #include "notify.h"
 #include "pty.h"
 
@@ -29,6 +30,18 @@
 		  CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
+
+/* The policy's network rules as the proxy's rule set. */
+static int net_rules_from_policy(const struct policy *p, struct net_rules *out, struct werr *e)
+{
+	for (size_t i = 0; i < p->nnet; i++) {
+		const struct policy_net_rule *r = &p->net[i];
+		if (rules_add(out, r->deny ? RULES_DENY : RULES_ALLOW, r->pattern,
+			      r->private_ok ? RULE_ALLOW_PRIVATE : 0, e) < 0)
+			return werr_wrap(e, "network rule from %s", r->origin);
+	}
+	return 0;
+}
 
 static int userns_error(int err, struct werr *e)
 {
@@ -38,18 +51,19 @@ static int userns_error(int err, struct werr *e)
 		"`warden doctor` reports them)");
 }
 
-/* Receive init's message and up to two fds it carries (-1 when absent).
- * 0 on EOF. */
-static ssize_t recv_msg(int sock, struct init_msg *m, int fds[2])
+/* Receive init's message and the fds it carries (-1 when absent). 0 on
+ * EOF. */
+static ssize_t recv_msg(int sock, struct init_msg *m, int fds[INIT_MSG_MAX_FDS])
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(INIT_MSG_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof u.buf };
-	fds[0] = fds[1] = -1;
+	for (int i = 0; i < INIT_MSG_MAX_FDS; i++)
+		fds[i] = -1;
 	ssize_t n;
 	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
@@ -58,7 +72,7 @@ static ssize_t recv_msg(int sock, struct init_msg *m, int fds[2])
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			memcpy(fds, CMSG_DATA(c), (k > 2 ? 2 : k) * sizeof(int));
+			memcpy(fds, CMSG_DATA(c), (k > INIT_MSG_MAX_FDS ? INIT_MSG_MAX_FDS : k) * sizeof(int));
 		}
 	return n;
 }
@@ -76,7 +90,7 @@ static int exit_status_of(int pidfd)
 
 /* The event loop after init reported ready: runs until init exits. */
 static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int listener,
-		      struct werr *e)
+		      struct proxy *px, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -88,6 +102,8 @@ static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	ev.data.fd = listener;
 	epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
+	ev.data.fd = proxy_fd(px);
+	epoll_ctl(ep, EPOLL_CTL_ADD, proxy_fd(px), &ev);
 	if (master >= 0) {
 		ev.data.fd = master;
 		epoll_ctl(ep, EPOLL_CTL_ADD, master, &ev);
@@ -124,6 +140,8 @@ static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int
 				} else if (si.ssi_signo != SIGCHLD) {
 					syscall(SYS_pidfd_send_signal, pidfd, si.ssi_signo, NULL, 0);
 				}
+			} else if (fd == proxy_fd(px)) {
+				proxy_dispatch(px);
 			} else if (fd == listener) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR))
 					epoll_ctl(ep, EPOLL_CTL_DEL, listener, NULL);
@@ -208,16 +226,21 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	}
 
 	struct init_msg m;
-	int fds[2];
+	int fds[INIT_MSG_MAX_FDS];
 	ssize_t n = recv_msg(sock, &m, fds);
 	_cleanup_close_ int listener = fds[0];
-	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[1] : -1;
+	int http_l = fds[1], socks_l = fds[2]; /* owned by the proxy from here */
+	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0) {
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	}
 	if (n <= 0 || m.type != INIT_MSG_READY) {
+		if (http_l >= 0)
+			close(http_l);
+		if (socks_l >= 0)
+			close(socks_l);
 		int st = exit_status_of(pidfd);
 		if (n > 0 && m.type == INIT_MSG_ERROR) {
 			m.text[sizeof m.text - 1] = '\0';
@@ -233,13 +256,22 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	}
 	if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 
+	struct net_rules rules = { 0 };
+	struct proxy *px = NULL;
 	struct notifier *nt = notifier_new(listener, log);
-	if (!nt) {
+	if (!nt || net_rules_from_policy(s->policy, &rules, e) < 0 ||
+	    !(px = proxy_new(http_l, socks_l, &rules, log, e))) {
+		if (!nt)
+			werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
-		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+		notifier_free(nt);
+		rules_free(&rules);
+		return -1;
 	}
-	int r = event_loop(pidfd, sigfd, master, nt, listener, e);
+	int r = event_loop(pidfd, sigfd, master, nt, listener, px, e);
+	proxy_free(px); /* logs the connections still open */
+	rules_free(&rules);
 	notifier_free(nt);
 	if (master >= 0)
 		pty_host_restore(STDIN_FILENO);

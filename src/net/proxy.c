@@ -1,0 +1,925 @@
+/* proxy.c - the egress proxy's connections, from accept to the `net` event.
+ *
+ * Each connection: read the request head (HTTP) or handshake (SOCKS5) with
+ * the parsers of http.c / socks5.c; decide with the rules (deny wins; no rule
+ * means refused - the one decision point approvals will hook); resolve a name
+ * once, off the event loop, on a resolver thread; keep only addresses that
+ * addr_may_dial accepts and dial exactly one of those; answer the client; then
+ * relay both ways, with splice through pipes for tunnels. A refusal answers
+ * 403 with X-Warden-Reason, or SOCKS5 "not allowed by ruleset". When the
+ * connection ends, one `net` event records host, port, resolved address,
+ * method, status, bytes each way, duration, decision, rule and reason.
+ *
+ * Limits: handshake and dial timeouts, an idle timeout, a connection cap,
+ * the parsers' own size limits; level-triggered epoll, so one slow client
+ * only ever holds its own connection. */
+#include "proxy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "addr.h"
+#include "http.h"
+#include "socks5.h"
+
+#define MAX_CONNS 4096
+#define HANDSHAKE_TIMEOUT_S 15
+#define DIAL_TIMEOUT_S 15
+#define IDLE_TIMEOUT_S 900
+#define MAX_CANDIDATES 8
+#define PIPE_CHUNK 65536
+
+enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING };
+enum tag { T_CLIENT, T_UPSTREAM };
+
+struct conn;
+struct item {
+	enum tag tag;
+	struct conn *c;
+};
+
+struct conn {
+	struct proxy *px;
+	struct conn *prev, *next;
+	struct item ic, iu;
+	int cfd, ufd;
+	unsigned ev_c, ev_u;       /* epoll interest currently registered */
+	bool reg_c, reg_u;         /* fd added to the epoll set */
+	enum state state;
+	bool socks, plain;         /* SOCKS5; absolute-form HTTP (not a tunnel) */
+	bool resolving_dead;       /* closed while a resolver thread holds it */
+	bool dead;                 /* closed; freed at the end of the dispatch */
+	struct http_parser *hp;
+	struct socks5_parser *sp;
+	struct http_body_reader body;
+	bool body_done;
+	/* bytes waiting to go out before relaying: to the client (replies),
+	 * to the upstream (forwarded head, early data) */
+	char *to_c, *to_u;
+	size_t to_c_len, to_c_off, to_u_len, to_u_off;
+	int pipe_cu[2], pipe_uc[2];
+	size_t in_cu, in_uc;
+	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
+	/* for the event */
+	char method[24], host[256], rule[NET_RULE_TEXT_MAX], reason[700], address[64];
+	uint16_t port;
+	int status;
+	bool allowed;
+	unsigned long long bytes_out, bytes_in;
+	struct timespec start, last;
+	const struct net_rule *allow_rule;
+	struct addr_ip cand[MAX_CANDIDATES];
+	int ncand, icand;
+};
+
+struct job {
+	struct job *next;
+	struct conn *c;
+	char host[256];
+	int err;
+	struct addr_ip ips[MAX_CANDIDATES];
+	int n;
+};
+
+struct proxy {
+	int ep, lhttp, lsocks, tfd, efd;
+	struct item ilhttp, ilsocks, itimer, ievent;
+	const struct net_rules *rules;
+	struct addr_local local;
+	struct audit *log;
+	struct conn *conns, *graveyard;
+	size_t nconns;
+	pthread_t workers[2];
+	int nworkers;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *todo, *done;
+	bool stop;
+};
+
+static double ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
+}
+
+/* ---- resolver threads --------------------------------------------------- */
+
+static void *resolver(void *arg)
+{
+	struct proxy *px = arg;
+	pthread_mutex_lock(&px->mu);
+	for (;;) {
+		while (!px->todo && !px->stop)
+			pthread_cond_wait(&px->cv, &px->mu);
+		if (px->stop)
+			break;
+		struct job *j = px->todo;
+		px->todo = j->next;
+		pthread_mutex_unlock(&px->mu);
+
+		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+		struct addrinfo *res = NULL;
+		j->err = getaddrinfo(j->host, NULL, &hints, &res);
+		for (struct addrinfo *a = res; a && j->n < MAX_CANDIDATES; a = a->ai_next) {
+			uint16_t port;
+			if (addr_ip_from_sockaddr(&j->ips[j->n], &port, a->ai_addr, a->ai_addrlen) == 0) {
+				bool dup = false;
+				for (int i = 0; i < j->n; i++)
+					dup |= addr_ip_equal(&j->ips[i], &j->ips[j->n]);
+				if (!dup)
+					j->n++;
+			}
+		}
+		if (res)
+			freeaddrinfo(res);
+
+		pthread_mutex_lock(&px->mu);
+		j->next = px->done;
+		px->done = j;
+		uint64_t one = 1;
+		if (write(px->efd, &one, sizeof one) < 0) { /* counter full: a wake-up is pending */ }
+	}
+	pthread_mutex_unlock(&px->mu);
+	return NULL;
+}
+
+/* ---- epoll interest ----------------------------------------------------- */
+
+static void set_interest(struct conn *c, enum tag t, unsigned ev)
+{
+	int fd = t == T_CLIENT ? c->cfd : c->ufd;
+	unsigned *cur = t == T_CLIENT ? &c->ev_c : &c->ev_u;
+	bool *reg = t == T_CLIENT ? &c->reg_c : &c->reg_u;
+	if (fd < 0 || (*reg && *cur == ev))
+		return;
+	struct epoll_event e = { .events = ev, .data.ptr = t == T_CLIENT ? &c->ic : &c->iu };
+	if (epoll_ctl(c->px->ep, *reg ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &e) == 0) {
+		*reg = true;
+		*cur = ev;
+	}
+}
+
+/* What each side waits for, from the connection's state. */
+static void update_interest(struct conn *c)
+{
+	unsigned ec = 0, eu = 0;
+	switch (c->state) {
+	case S_HANDSHAKE:
+		ec = c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
+		break;
+	case S_RESOLVING:
+		break;
+	case S_DIALING:
+		eu = EPOLLOUT;
+		break;
+	case S_RELAY:
+		if (c->to_c_len > c->to_c_off || c->in_uc)
+			ec |= EPOLLOUT;
+		else if (!c->u_eof)
+			eu |= EPOLLIN;
+		if (c->to_u_len > c->to_u_off || c->in_cu)
+			eu |= EPOLLOUT;
+		else if (!c->c_eof && !(c->plain && c->body_done))
+			ec |= EPOLLIN;
+		break;
+	case S_CLOSING:
+		ec = c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
+		break;
+	}
+	set_interest(c, T_CLIENT, ec);
+	set_interest(c, T_UPSTREAM, eu);
+}
+
+/* ---- the event and the end of a connection ----------------------------- */
+
+static void log_conn(struct conn *c)
+{
+	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
+	json_t *f = json_pack("{s:s, s:s, s:i, s:s?, s:s, s:I, s:I, s:f, s:s}",
+		"method", method, "host", c->host, "port", (int)c->port,
+		"address", c->address[0] ? c->address : NULL,
+		"via", c->socks ? "socks5" : "http",
+		"bytes_out", (json_int_t)c->bytes_out, "bytes_in", (json_int_t)c->bytes_in,
+		"duration_ms", ms_since(&c->start), "decision", c->allowed ? "allow" : "deny");
+	if (!f)
+		return;
+	if (c->status)
+		json_object_set_new(f, "status", json_integer(c->status));
+	if (c->rule[0])
+		json_object_set_new(f, "rule", json_string(c->rule));
+	if (c->reason[0])
+		json_object_set_new(f, "reason", json_string(c->reason));
+	audit_emit(c->px->log, "net", f, NULL);
+}
+
+static void close_fd(struct proxy *px, int *fd, unsigned *ev, bool *reg)
+{
+	if (*fd >= 0) {
+		if (*reg)
+			epoll_ctl(px->ep, EPOLL_CTL_DEL, *fd, NULL);
+		close(*fd);
+	}
+	*fd = -1;
+	*ev = 0;
+	*reg = false;
+}
+
+static void conn_free(struct conn *c)
+{
+	struct proxy *px = c->px;
+	if (c->dead)
+		return;
+	if (c->state == S_RESOLVING) { /* a resolver thread holds c: free on its answer */
+		c->resolving_dead = true;
+		return;
+	}
+	log_conn(c);
+	close_fd(px, &c->cfd, &c->ev_c, &c->reg_c);
+	close_fd(px, &c->ufd, &c->ev_u, &c->reg_u);
+	for (int i = 0; i < 2; i++) {
+		if (c->pipe_cu[i] >= 0)
+			close(c->pipe_cu[i]);
+		if (c->pipe_uc[i] >= 0)
+			close(c->pipe_uc[i]);
+	}
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		px->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	px->nconns--;
+	/* Events for it may still be in this dispatch's batch: free later. */
+	c->dead = true;
+	c->next = px->graveyard;
+	px->graveyard = c;
+}
+
+static void bury(struct proxy *px)
+{
+	while (px->graveyard) {
+		struct conn *c = px->graveyard;
+		px->graveyard = c->next;
+		free(c->hp);
+		free(c->sp);
+		free(c->to_c);
+		free(c->to_u);
+		free(c);
+	}
+}
+
+static void queue_to(char **buf, size_t *len, size_t *off, const void *data, size_t n)
+{
+	if (*off == *len) {
+		*len = *off = 0;
+	}
+	*buf = xrealloc(*buf, *len + n);
+	memcpy(*buf + *len, data, n);
+	*len += n;
+}
+
+/* Refuse: answer the client in its protocol, then close once that is sent. */
+static void refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason)
+{
+	c->allowed = false;
+	snprintf(c->reason, sizeof c->reason, "%s", reason);
+	if (c->socks) {
+		uint8_t r[SOCKS5_REPLY_MAX];
+		size_t n = socks5_reply(r, socks_code, NULL, 0);
+		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
+	} else {
+		char r[512];
+		ssize_t n = http_error_response(http_status, reason, r, sizeof r);
+		if (n > 0)
+			queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, (size_t)n);
+		c->status = http_status;
+	}
+	close_fd(c->px, &c->ufd, &c->ev_u, &c->reg_u);
+	c->state = S_CLOSING;
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	update_interest(c);
+}
+
+/* ---- dialing -------------------------------------------------------------- */
+
+static void dial_next(struct conn *c);
+
+static void connected(struct conn *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	c->allowed = true;
+	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
+		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
+		c->allowed = true; /* allowed, but could not be served */
+		return;
+	}
+	if (c->socks) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		struct addr_ip bound = { 0 };
+		uint16_t bport = 0;
+		if (getsockname(c->ufd, (struct sockaddr *)&ss, &sl) == 0)
+			addr_ip_from_sockaddr(&bound, &bport, (struct sockaddr *)&ss, sl);
+		uint8_t r[SOCKS5_REPLY_MAX];
+		size_t n = socks5_reply(r, SOCKS5_SUCCEEDED, &bound, bport);
+		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
+	} else if (!c->plain) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, ok, sizeof ok - 1);
+		c->status = 200;
+	}
+	free(c->hp);
+	c->hp = NULL;
+	free(c->sp);
+	c->sp = NULL;
+	c->state = S_RELAY;
+	update_interest(c);
+}
+
+static void dial_next(struct conn *c)
+{
+	close_fd(c->px, &c->ufd, &c->ev_u, &c->reg_u);
+	while (c->icand < c->ncand) {
+		const struct addr_ip *ip = &c->cand[c->icand++];
+		char text[ADDR_TEXT_MAX];
+		addr_ip_text(ip, text);
+		snprintf(c->address, sizeof c->address, "%s", text);
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof ss);
+		socklen_t sl;
+		uint8_t v4[4];
+		if (addr_ip_is_v4(ip, v4)) {
+			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+			in->sin_family = AF_INET;
+			in->sin_port = htons(c->port);
+			memcpy(&in->sin_addr, v4, 4);
+			sl = sizeof *in;
+		} else {
+			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+			in6->sin6_family = AF_INET6;
+			in6->sin6_port = htons(c->port);
+			memcpy(&in6->sin6_addr, ip->b, 16);
+			sl = sizeof *in6;
+		}
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) {
+			c->ufd = fd;
+			c->state = S_DIALING;
+			clock_gettime(CLOCK_MONOTONIC, &c->last);
+			update_interest(c);
+			return;
+		}
+		close(fd);
+	}
+	refuse(c, 502, SOCKS5_HOST_UNREACHABLE, "cannot connect to the destination");
+	c->allowed = true; /* the rules allowed it; the destination did not answer */
+}
+
+/* Keep the candidates addr_may_dial accepts, then dial. */
+static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
+{
+	const char *first_reason = NULL;
+	c->ncand = c->icand = 0;
+	for (int i = 0; i < n; i++) {
+		const char *why = NULL;
+		if (addr_may_dial(c->px->rules, c->allow_rule, &ips[i], c->port, &c->px->local, &why))
+			c->cand[c->ncand++] = ips[i];
+		else if (!first_reason) {
+			first_reason = why;
+			addr_ip_text(&ips[i], c->address);
+		}
+	}
+	if (!c->ncand) {
+		char r[700];
+		snprintf(r, sizeof r, "%s %s", c->host, first_reason ? first_reason : "does not resolve");
+		refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
+		return;
+	}
+	dial_next(c);
+}
+
+/* The rules' verdict on host:port. Unknown destinations are refused for now:
+ * this is the one place the approvals issue turns into a question. */
+static void decide(struct conn *c, const struct net_host *h)
+{
+	snprintf(c->host, sizeof c->host, "%s", h->name);
+	const struct net_rule *rule = NULL;
+	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
+	if (rule)
+		snprintf(c->rule, sizeof c->rule, "%s", rule->text);
+	if (v != RULES_ALLOW) {
+		char r[700];
+		if (v == RULES_DENY)
+			snprintf(r, sizeof r, "%s:%u denied by rule %s", h->name, c->port,
+				 rule ? rule->text : "(invalid host)");
+		else
+			snprintf(r, sizeof r, "no rule allows %s:%u", h->name, c->port);
+		refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
+		return;
+	}
+	c->allow_rule = rule;
+	if (h->kind != NET_HOST_NAME) {
+		got_addresses(c, &h->ip, 1);
+		return;
+	}
+	struct job *j = xcalloc(1, sizeof *j);
+	j->c = c;
+	snprintf(j->host, sizeof j->host, "%s", h->name);
+	c->state = S_RESOLVING;
+	update_interest(c);
+	pthread_mutex_lock(&c->px->mu);
+	j->next = c->px->todo;
+	c->px->todo = j;
+	pthread_cond_signal(&c->px->cv);
+	pthread_mutex_unlock(&c->px->mu);
+}
+
+/* ---- handshake ------------------------------------------------------------ */
+
+static void handshake_done_http(struct conn *c, const char *rest, size_t rest_len)
+{
+	const struct http_request *r = &c->hp->req;
+	snprintf(c->method, sizeof c->method, "%s", r->method);
+	c->port = r->port;
+	c->plain = !r->connect;
+	if (c->plain) {
+		char *head = xmalloc(HTTP_FORWARD_MAX);
+		ssize_t n = http_forward_head(c->hp, head, HTTP_FORWARD_MAX);
+		if (n > 0) {
+			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, head, (size_t)n);
+			c->bytes_out += (size_t)n;
+		}
+		free(head);
+		http_body_init(&c->body, r);
+		c->body_done = c->body.state != HTTP_NEED_MORE;
+	}
+	if (rest_len) {
+		size_t take = rest_len;
+		if (c->plain && !c->body_done) {
+			size_t used = 0;
+			http_body_feed(&c->body, rest, rest_len, &used);
+			take = used;
+			c->body_done = c->body.state != HTTP_NEED_MORE;
+		} else if (c->plain) {
+			take = 0; /* a pipelined request: not forwarded */
+		}
+		if (take) {
+			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, rest, take);
+			c->bytes_out += take;
+		}
+	}
+	decide(c, &r->host);
+}
+
+static void handshake_read(struct conn *c)
+{
+	char buf[4096];
+	ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		snprintf(c->reason, sizeof c->reason, "client closed during the handshake");
+		conn_free(c);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	size_t off = 0;
+	while (off < (size_t)n && c->state == S_HANDSHAKE) {
+		size_t used = 0;
+		if (!c->socks) {
+			enum http_result r = http_feed(c->hp, buf + off, (size_t)n - off, &used);
+			off += used;
+			if (r == HTTP_ERROR) {
+				refuse(c, c->hp->status, 0, c->hp->reason);
+				return;
+			}
+			if (r == HTTP_COMPLETE) {
+				handshake_done_http(c, buf + off, (size_t)n - off);
+				return;
+			}
+			if (used == 0)
+				break;
+			continue;
+		}
+		enum socks5_result r = socks5_feed(c->sp, buf + off, (size_t)n - off, &used);
+		off += used;
+		if (r == SOCKS5_GREETING) {
+			queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, c->sp->reply, c->sp->reply_len);
+			update_interest(c);
+		} else if (r == SOCKS5_ERROR) {
+			c->allowed = false;
+			snprintf(c->reason, sizeof c->reason, "%s", c->sp->reason);
+			if (c->sp->reply_len)
+				queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, c->sp->reply, c->sp->reply_len);
+			c->state = S_CLOSING;
+			update_interest(c);
+			return;
+		} else if (r == SOCKS5_REQUEST) {
+			snprintf(c->method, sizeof c->method, "socks5");
+			c->port = c->sp->port;
+			if (off < (size_t)n) {
+				queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf + off, (size_t)n - off);
+				c->bytes_out += (size_t)n - off;
+			}
+			decide(c, &c->sp->host);
+			return;
+		} else if (used == 0) {
+			break;
+		}
+	}
+}
+
+/* ---- relaying ------------------------------------------------------------- */
+
+/* Write what is queued for fd; true when all of it is out. */
+static bool flush(int fd, char *buf, size_t len, size_t *off)
+{
+	while (*off < len) {
+		ssize_t w = send(fd, buf + *off, len - *off, MSG_NOSIGNAL);
+		if (w < 0)
+			return false;
+		*off += (size_t)w;
+	}
+	return true;
+}
+
+static void note_status(struct conn *c)
+{
+	char peek[16];
+	ssize_t n = recv(c->ufd, peek, sizeof peek - 1, MSG_PEEK);
+	if (n < 0 && errno == EAGAIN)
+		return; /* no answer yet: look again when there is one */
+	if (n >= 12 && memcmp(peek, "HTTP/1.", 7) == 0) {
+		peek[n] = '\0';
+		c->status = atoi(peek + 9);
+	}
+	c->status_seen = true;
+}
+
+/* Move what can move without blocking; close the connection when done. */
+static void relay(struct conn *c)
+{
+	int progress;
+	do {
+		progress = 0;
+		if (c->to_c_off < c->to_c_len && !flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) &&
+		    errno != EAGAIN)
+			goto gone;
+		if (c->to_u_off < c->to_u_len && !flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off) &&
+		    errno != EAGAIN)
+			goto gone;
+		/* client -> upstream */
+		if (!c->c_eof && c->in_cu < PIPE_CHUNK && c->to_u_off == c->to_u_len) {
+			if (c->plain) {
+				if (!c->body_done) {
+					char buf[16384];
+					ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
+					if (n > 0) {
+						size_t used = 0;
+						http_body_feed(&c->body, buf, (size_t)n, &used);
+						c->body_done = c->body.state != HTTP_NEED_MORE;
+						queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, used);
+						c->bytes_out += used;
+						progress = 1;
+					} else if (n == 0) {
+						c->c_eof = true;
+					}
+				}
+			} else {
+				ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, PIPE_CHUNK,
+						   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+				if (n > 0)
+					c->in_cu += (size_t)n, c->bytes_out += (size_t)n, progress = 1;
+				else if (n == 0)
+					c->c_eof = true;
+				else if (errno != EAGAIN)
+					c->c_eof = true;
+			}
+		}
+		if (c->in_cu) {
+			ssize_t n = splice(c->pipe_cu[0], NULL, c->ufd, NULL, c->in_cu,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0)
+				c->in_cu -= (size_t)n, progress = 1;
+			else if (n < 0 && errno != EAGAIN)
+				goto gone;
+		}
+		/* upstream -> client */
+		if (!c->u_eof && c->in_uc < PIPE_CHUNK) {
+			if (c->plain && !c->status_seen)
+				note_status(c);
+			ssize_t n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, PIPE_CHUNK,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0)
+				c->in_uc += (size_t)n, c->bytes_in += (size_t)n, progress = 1;
+			else if (n == 0 || errno != EAGAIN)
+				c->u_eof = true;
+		}
+		if (c->in_uc && c->to_c_off == c->to_c_len) {
+			ssize_t n = splice(c->pipe_uc[0], NULL, c->cfd, NULL, c->in_uc,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0)
+				c->in_uc -= (size_t)n, progress = 1;
+			else if (n < 0 && errno != EAGAIN)
+				goto gone;
+		}
+	} while (progress);
+
+	/* A plain request ends with its body: the upstream sees no more. */
+	bool client_done = c->c_eof || (c->plain && c->body_done);
+	if (client_done && !c->in_cu && c->to_u_off == c->to_u_len && !c->cu_shut) {
+		shutdown(c->ufd, SHUT_WR);
+		c->cu_shut = true;
+	}
+	if (c->u_eof && !c->in_uc && c->to_c_off == c->to_c_len && !c->uc_shut) {
+		shutdown(c->cfd, SHUT_WR);
+		c->uc_shut = true;
+	}
+	if (c->uc_shut && (c->cu_shut || c->plain)) {
+		conn_free(c);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	update_interest(c);
+	return;
+gone:
+	conn_free(c);
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static void on_accept(struct proxy *px, int lfd, bool socks)
+{
+	for (int k = 0; k < 64; k++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (px->nconns >= MAX_CONNS) {
+			close(fd);
+			continue;
+		}
+		struct conn *c = xcalloc(1, sizeof *c);
+		c->px = px;
+		c->cfd = fd;
+		c->ufd = -1;
+		c->pipe_cu[0] = c->pipe_cu[1] = c->pipe_uc[0] = c->pipe_uc[1] = -1;
+		c->ic = (struct item){ T_CLIENT, c };
+		c->iu = (struct item){ T_UPSTREAM, c };
+		c->socks = socks;
+		if (socks) {
+			c->sp = xmalloc(sizeof *c->sp);
+			socks5_parser_init(c->sp);
+		} else {
+			c->hp = xmalloc(sizeof *c->hp);
+			http_parser_init(c->hp);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &c->start);
+		c->last = c->start;
+		c->next = px->conns;
+		if (px->conns)
+			px->conns->prev = c;
+		px->conns = c;
+		px->nconns++;
+		update_interest(c);
+	}
+}
+
+static void on_conn(struct conn *c, enum tag t, unsigned events)
+{
+	switch (c->state) {
+	case S_HANDSHAKE:
+		if (c->to_c_off < c->to_c_len) {
+			if (!flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) && errno != EAGAIN) {
+				conn_free(c);
+				return;
+			}
+			update_interest(c);
+			if (c->to_c_off < c->to_c_len)
+				return;
+		}
+		handshake_read(c);
+		return;
+	case S_DIALING: {
+		int err = 0;
+		socklen_t l = sizeof err;
+		if (t != T_UPSTREAM)
+			return;
+		getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &l);
+		if (err)
+			dial_next(c);
+		else
+			connected(c);
+		return;
+	}
+	case S_RELAY:
+		relay(c);
+		return;
+	case S_CLOSING:
+		if (c->to_c_off < c->to_c_len) {
+			if (!flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) && errno != EAGAIN) {
+				conn_free(c);
+				return;
+			}
+			if (c->to_c_off < c->to_c_len)
+				return;
+			/* Sent: half-close so the answer is read, not reset. */
+			shutdown(c->cfd, SHUT_WR);
+			update_interest(c);
+			return;
+		}
+		/* Drain what the client still sends until it closes. */
+		char sink[4096];
+		ssize_t n = recv(c->cfd, sink, sizeof sink, 0);
+		if (n == 0 || (n < 0 && errno != EAGAIN) || (events & (EPOLLHUP | EPOLLERR)))
+			conn_free(c);
+		return;
+	case S_RESOLVING:
+		return;
+	}
+}
+
+static void on_resolved(struct proxy *px)
+{
+	uint64_t v;
+	if (read(px->efd, &v, sizeof v) < 0) { /* nothing pending */ }
+	pthread_mutex_lock(&px->mu);
+	struct job *done = px->done;
+	px->done = NULL;
+	pthread_mutex_unlock(&px->mu);
+	while (done) {
+		struct job *j = done;
+		done = j->next;
+		struct conn *c = j->c;
+		c->state = S_HANDSHAKE; /* not resolving any more */
+		if (c->resolving_dead) {
+			conn_free(c);
+		} else if (j->err || j->n == 0) {
+			char r[700];
+			snprintf(r, sizeof r, "%s does not resolve (%s)", c->host,
+				 j->err ? gai_strerror(j->err) : "no address");
+			refuse(c, 502, SOCKS5_HOST_UNREACHABLE, r);
+		} else {
+			got_addresses(c, j->ips, j->n);
+		}
+		free(j);
+	}
+}
+
+static void on_timer(struct proxy *px)
+{
+	uint64_t v;
+	if (read(px->tfd, &v, sizeof v) < 0) { /* spurious */ }
+	for (struct conn *c = px->conns, *next; c; c = next) {
+		next = c->next;
+		double idle = ms_since(&c->last) / 1e3;
+		if ((c->state == S_HANDSHAKE && idle > HANDSHAKE_TIMEOUT_S) ||
+		    (c->state == S_DIALING && idle > DIAL_TIMEOUT_S) ||
+		    (c->state == S_CLOSING && idle > 2) ||
+		    (c->state == S_RELAY && idle > IDLE_TIMEOUT_S)) {
+			if (!c->reason[0])
+				snprintf(c->reason, sizeof c->reason, "timed out (%s)",
+					 c->state == S_HANDSHAKE ? "handshake" :
+					 c->state == S_DIALING ? "connect" : "idle");
+			conn_free(c);
+		}
+	}
+}
+
+void proxy_dispatch(struct proxy *px)
+{
+	struct epoll_event evs[64];
+	int n = epoll_wait(px->ep, evs, 64, 0);
+	for (int i = 0; i < n; i++) {
+		struct item *it = evs[i].data.ptr;
+		if (it == &px->ilhttp)
+			on_accept(px, px->lhttp, false);
+		else if (it == &px->ilsocks)
+			on_accept(px, px->lsocks, true);
+		else if (it == &px->itimer)
+			on_timer(px);
+		else if (it == &px->ievent)
+			on_resolved(px);
+		else if (!it->c->dead)
+			on_conn(it->c, it->tag, evs[i].events);
+	}
+	bury(px);
+}
+
+int proxy_fd(const struct proxy *px) { return px->ep; }
+
+static void watch(struct proxy *px, int fd, struct item *it)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = it };
+	epoll_ctl(px->ep, EPOLL_CTL_ADD, fd, &e);
+}
+
+struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_rules *rules,
+			struct audit *log, struct werr *e)
+{
+	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each). */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	struct proxy *px = xcalloc(1, sizeof *px);
+	px->lhttp = http_listener;
+	px->lsocks = socks_listener;
+	px->rules = rules;
+	px->log = log;
+	px->ep = epoll_create1(EPOLL_CLOEXEC);
+	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (px->ep < 0 || px->tfd < 0 || px->efd < 0) {
+		werr_errno(e, "proxy: event fds");
+		proxy_free(px);
+		return NULL;
+	}
+	if (addr_local_load(&px->local, e) < 0) {
+		proxy_free(px);
+		return NULL;
+	}
+	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	timerfd_settime(px->tfd, 0, &its, NULL);
+	px->ilhttp.tag = px->ilsocks.tag = px->itimer.tag = px->ievent.tag = T_CLIENT;
+	if (px->lhttp >= 0)
+		watch(px, px->lhttp, &px->ilhttp);
+	if (px->lsocks >= 0)
+		watch(px, px->lsocks, &px->ilsocks);
+	watch(px, px->tfd, &px->itimer);
+	watch(px, px->efd, &px->ievent);
+	pthread_mutex_init(&px->mu, NULL);
+	pthread_cond_init(&px->cv, NULL);
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&px->workers[i], NULL, resolver, px) == 0)
+			px->nworkers++;
+	if (!px->nworkers) {
+		werr_set(e, 0, "proxy: cannot start a resolver thread");
+		proxy_free(px);
+		return NULL;
+	}
+	return px;
+}
+
+void proxy_free(struct proxy *px)
+{
+	if (!px)
+		return;
+	if (px->nworkers) {
+		pthread_mutex_lock(&px->mu);
+		px->stop = true;
+		pthread_cond_broadcast(&px->cv);
+		pthread_mutex_unlock(&px->mu);
+		for (int i = 0; i < px->nworkers; i++)
+			pthread_join(px->workers[i], NULL);
+		/* Answers that arrived, and jobs never started, release their
+		 * connections now. */
+		on_resolved(px);
+		for (struct job *j = px->todo, *n; j; j = n) {
+			n = j->next;
+			j->c->state = S_HANDSHAKE;
+			conn_free(j->c);
+			free(j);
+		}
+	}
+	while (px->conns) {
+		struct conn *c = px->conns;
+		if (c->state == S_RESOLVING)
+			c->state = S_HANDSHAKE;
+		if (!c->reason[0] && c->state != S_RELAY)
+			snprintf(c->reason, sizeof c->reason, "session ended");
+		conn_free(c);
+	}
+	bury(px);
+	if (px->lhttp >= 0)
+		close(px->lhttp);
+	if (px->lsocks >= 0)
+		close(px->lsocks);
+	if (px->ep >= 0)
+		close(px->ep);
+	if (px->tfd >= 0)
+		close(px->tfd);
+	if (px->efd >= 0)
+		close(px->efd);
+	addr_local_free(&px->local);
+	free(px);
+}
