@@ -101,6 +101,7 @@ struct proxy {
 	struct item ilhttp, ilsocks, itimer, ievent;
 	const struct net_rules *rules;
 	struct addr_local local;
+	bool local_loaded;         /* this host's addresses, read at the first dial */
 	struct audit *log;
 	struct conn *conns, *graveyard;
 	size_t nconns;
@@ -158,6 +159,15 @@ static void *resolver(void *arg)
 	}
 	pthread_mutex_unlock(&px->mu);
 	return NULL;
+}
+
+/* The resolver threads, started at the first name to resolve. */
+static int start_resolvers(struct proxy *px)
+{
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&px->workers[px->nworkers], NULL, resolver, px) == 0)
+			px->nworkers++;
+	return px->nworkers ? 0 : -1;
 }
 
 /* ---- epoll interest ----------------------------------------------------- */
@@ -399,6 +409,15 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 {
 	const char *first_reason = NULL;
 	c->ncand = c->icand = 0;
+	/* Read when first needed: most sessions never dial. */
+	if (!c->px->local_loaded) {
+		struct werr e = { 0 };
+		if (addr_local_load(&c->px->local, &e) < 0) {
+			refuse(c, 503, SOCKS5_GENERAL_FAILURE, "cannot read this host's addresses");
+			return;
+		}
+		c->px->local_loaded = true;
+	}
 	for (int i = 0; i < n; i++) {
 		const char *why = NULL;
 		if (addr_may_dial(c->px->rules, c->allow_rule, &ips[i], c->port, &c->px->local, &why))
@@ -439,6 +458,10 @@ static void decide(struct conn *c, const struct net_host *h)
 	c->allow_rule = rule;
 	if (h->kind != NET_HOST_NAME) {
 		got_addresses(c, &h->ip, 1);
+		return;
+	}
+	if (!c->px->nworkers && start_resolvers(c->px) < 0) {
+		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "cannot start name resolution");
 		return;
 	}
 	struct job *j = xcalloc(1, sizeof *j);
@@ -854,10 +877,6 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 		proxy_free(px);
 		return NULL;
 	}
-	if (addr_local_load(&px->local, e) < 0) {
-		proxy_free(px);
-		return NULL;
-	}
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
 	timerfd_settime(px->tfd, 0, &its, NULL);
 	px->ilhttp.tag = px->ilsocks.tag = px->itimer.tag = px->ievent.tag = T_CLIENT;
@@ -869,14 +888,6 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 	watch(px, px->efd, &px->ievent);
 	pthread_mutex_init(&px->mu, NULL);
 	pthread_cond_init(&px->cv, NULL);
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&px->workers[i], NULL, resolver, px) == 0)
-			px->nworkers++;
-	if (!px->nworkers) {
-		werr_set(e, 0, "proxy: cannot start a resolver thread");
-		proxy_free(px);
-		return NULL;
-	}
 	return px;
 }
 
@@ -920,6 +931,9 @@ void proxy_free(struct proxy *px)
 		close(px->tfd);
 	if (px->efd >= 0)
 		close(px->efd);
-	addr_local_free(&px->local);
+	if (px->local_loaded)
+		addr_local_free(&px->local);
+	pthread_mutex_destroy(&px->mu);
+	pthread_cond_destroy(&px->cv);
 	free(px);
 }
