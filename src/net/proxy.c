@@ -42,7 +42,9 @@
 #define DIAL_TIMEOUT_S 15
 #define IDLE_TIMEOUT_S 900
 #define MAX_CANDIDATES 8
-#define PIPE_CHUNK 65536
+#define PIPE_CHUNK 65536       /* a pipe's default capacity */
+#define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
+#define BUSY_BYTES (4 << 20)
 
 enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING };
 enum tag { T_CLIENT, T_UPSTREAM };
@@ -74,6 +76,8 @@ struct conn {
 	size_t to_c_len, to_c_off, to_u_len, to_u_off;
 	int pipe_cu[2], pipe_uc[2];
 	size_t in_cu, in_uc;
+	size_t pipe_cap;           /* capacity both pipes are known to have */
+	bool grow_tried;
 	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
 	/* for the event */
 	char method[24], host[256], rule[NET_RULE_TEXT_MAX], reason[700], address[64];
@@ -335,6 +339,7 @@ static void connected(struct conn *c)
 {
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	c->allowed = true;
+	c->pipe_cap = PIPE_CHUNK;
 	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
 		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
 		c->allowed = true; /* allowed, but could not be served */
@@ -441,6 +446,7 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 static void decide(struct conn *c, const struct net_host *h)
 {
 	snprintf(c->host, sizeof c->host, "%s", h->name);
+	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
 	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
 	if (rule)
@@ -448,10 +454,11 @@ static void decide(struct conn *c, const struct net_host *h)
 	if (v != RULES_ALLOW) {
 		char r[700];
 		if (v == RULES_DENY)
-			snprintf(r, sizeof r, "%s:%u denied by rule %s", h->name, c->port,
-				 rule ? rule->text : "(invalid host)");
+			snprintf(r, sizeof r, "%s%s%s:%u denied by rule %s", v6 ? "[" : "", h->name,
+				 v6 ? "]" : "", c->port, rule ? rule->text : "(invalid host)");
 		else
-			snprintf(r, sizeof r, "no rule allows %s:%u", h->name, c->port);
+			snprintf(r, sizeof r, "no rule allows %s%s%s:%u", v6 ? "[" : "", h->name,
+				 v6 ? "]" : "", c->port);
 		refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
 		return;
 	}
@@ -487,10 +494,8 @@ static void handshake_done_http(struct conn *c, const char *rest, size_t rest_le
 	if (c->plain) {
 		char *head = xmalloc(HTTP_FORWARD_MAX);
 		ssize_t n = http_forward_head(c->hp, head, HTTP_FORWARD_MAX);
-		if (n > 0) {
+		if (n > 0)
 			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, head, (size_t)n);
-			c->bytes_out += (size_t)n;
-		}
 		free(head);
 		http_body_init(&c->body, r);
 		c->body_done = c->body.state != HTTP_NEED_MORE;
@@ -505,10 +510,8 @@ static void handshake_done_http(struct conn *c, const char *rest, size_t rest_le
 		} else if (c->plain) {
 			take = 0; /* a pipelined request: not forwarded */
 		}
-		if (take) {
+		if (take)
 			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, rest, take);
-			c->bytes_out += take;
-		}
 	}
 	decide(c, &r->host);
 }
@@ -559,10 +562,8 @@ static void handshake_read(struct conn *c)
 		} else if (r == SOCKS5_REQUEST) {
 			snprintf(c->method, sizeof c->method, "socks5");
 			c->port = c->sp->port;
-			if (off < (size_t)n) {
+			if (off < (size_t)n)
 				queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf + off, (size_t)n - off);
-				c->bytes_out += (size_t)n - off;
-			}
 			decide(c, &c->sp->host);
 			return;
 		} else if (used == 0) {
@@ -598,20 +599,38 @@ static void note_status(struct conn *c)
 	c->status_seen = true;
 }
 
+/* A tunnel that moves a lot gets bigger pipes: fewer wake-ups per byte.
+ * Only then, so 1,000 idle tunnels stay within the per-user pipe budget. */
+static void maybe_grow(struct conn *c)
+{
+	if (c->grow_tried || c->bytes_in + c->bytes_out < BUSY_BYTES)
+		return;
+	c->grow_tried = true;
+	if (fcntl(c->pipe_cu[1], F_SETPIPE_SZ, PIPE_BIG) >= 0 &&
+	    fcntl(c->pipe_uc[1], F_SETPIPE_SZ, PIPE_BIG) >= 0)
+		c->pipe_cap = PIPE_BIG;
+	/* else: not allowed (pipe budget); one may have grown, which is fine */
+}
+
 /* Move what can move without blocking; close the connection when done. */
 static void relay(struct conn *c)
 {
 	int progress;
+	maybe_grow(c);
 	do {
 		progress = 0;
 		if (c->to_c_off < c->to_c_len && !flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) &&
 		    errno != EAGAIN)
 			goto gone;
-		if (c->to_u_off < c->to_u_len && !flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off) &&
-		    errno != EAGAIN)
+		/* bytes_out counts what reached the upstream, never what was
+		 * only queued (a refused request sends nothing). */
+		size_t before = c->to_u_off;
+		bool flushed = c->to_u_off >= c->to_u_len || flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off);
+		c->bytes_out += c->to_u_off - before;
+		if (!flushed && errno != EAGAIN)
 			goto gone;
 		/* client -> upstream */
-		if (!c->c_eof && c->in_cu < PIPE_CHUNK && c->to_u_off == c->to_u_len) {
+		if (!c->c_eof && c->in_cu < c->pipe_cap && c->to_u_off == c->to_u_len) {
 			if (c->plain) {
 				if (!c->body_done) {
 					char buf[16384];
@@ -621,17 +640,16 @@ static void relay(struct conn *c)
 						http_body_feed(&c->body, buf, (size_t)n, &used);
 						c->body_done = c->body.state != HTTP_NEED_MORE;
 						queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, used);
-						c->bytes_out += used;
 						progress = 1;
 					} else if (n == 0) {
 						c->c_eof = true;
 					}
 				}
 			} else {
-				ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, PIPE_CHUNK,
+				ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, c->pipe_cap - c->in_cu,
 						   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 				if (n > 0)
-					c->in_cu += (size_t)n, c->bytes_out += (size_t)n, progress = 1;
+					c->in_cu += (size_t)n, progress = 1;
 				else if (n == 0)
 					c->c_eof = true;
 				else if (errno != EAGAIN)
@@ -642,18 +660,18 @@ static void relay(struct conn *c)
 			ssize_t n = splice(c->pipe_cu[0], NULL, c->ufd, NULL, c->in_cu,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0)
-				c->in_cu -= (size_t)n, progress = 1;
+				c->in_cu -= (size_t)n, c->bytes_out += (size_t)n, progress = 1;
 			else if (n < 0 && errno != EAGAIN)
 				goto gone;
 		}
 		/* upstream -> client */
-		if (!c->u_eof && c->in_uc < PIPE_CHUNK) {
+		if (!c->u_eof && c->in_uc < c->pipe_cap) {
 			if (c->plain && !c->status_seen)
 				note_status(c);
-			ssize_t n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, PIPE_CHUNK,
+			ssize_t n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, c->pipe_cap - c->in_uc,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0)
-				c->in_uc += (size_t)n, c->bytes_in += (size_t)n, progress = 1;
+				c->in_uc += (size_t)n, progress = 1;
 			else if (n == 0 || errno != EAGAIN)
 				c->u_eof = true;
 		}
@@ -661,7 +679,7 @@ static void relay(struct conn *c)
 			ssize_t n = splice(c->pipe_uc[0], NULL, c->cfd, NULL, c->in_uc,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n > 0)
-				c->in_uc -= (size_t)n, progress = 1;
+				c->in_uc -= (size_t)n, c->bytes_in += (size_t)n, progress = 1;
 			else if (n < 0 && errno != EAGAIN)
 				goto gone;
 		}
