@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -65,6 +66,32 @@ static int open_pty(int *master, char *slave, size_t len, struct werr *e)
 	return 0;
 }
 
+/* The first executable `name` in the sandbox's PATH (as execvp would
+ * find it); -1 with errno when there is none. */
+static int path_search(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		int n = snprintf(out, len, "%.*s%s%s", (int)(end - path), path,
+				 end > path ? "/" : "", name);
+		path = *end ? end + 1 : end;
+		if (n < 0 || (size_t)n >= len)
+			continue;
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(out, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+	}
+	errno = err;
+	return -1;
+}
+
 /* The command's process: its own session, the pty as controlling terminal
  * when there is one, fds 0-2 only, default signal state, then exec. */
 __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
@@ -98,7 +125,18 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	 * read this exec's arguments (nothing else in the sandbox runs yet). */
 	prctl(PR_SET_DUMPABLE, 1);
 	environ = s->envp.v;
-	execvp(s->argv[0], s->argv);
+	/* Search PATH here rather than through execvp: each miss of execvp's
+	 * search would be an execve the supervisor is notified of. */
+	char found[4096];
+	if (!strchr(s->argv[0], '/') && path_search(s->argv[0], found, sizeof found) == 0) {
+		execv(found, s->argv);
+		if (errno != ENOEXEC) {
+			int err = errno;
+			fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+			_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+		}
+	}
+	execvp(s->argv[0], s->argv); /* a path given, or a script for sh */
 	int err = errno;
 	fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);

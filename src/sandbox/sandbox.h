@@ -67,6 +67,9 @@ int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e)
  * the workspace-relative path, then where it went. */
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
 		    struct strv *moved, struct werr *e);
+/* Remove the placeholders (once the sandbox is gone); workspace_cleanup
+ * does it too when this was not called. */
+void workspace_remove_placeholders(struct ws_plan *plan);
 void workspace_cleanup(struct ws_plan *plan);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */

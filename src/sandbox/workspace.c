@@ -183,7 +183,9 @@ static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
 		const char *name = de->d_name;
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
-		if (++sc->entries > SCAN_MAX_ENTRIES) {
+		/* The sweep has no limit: an agent must not be able to hide a
+		 * repository behind a million files. */
+		if (++sc->entries > SCAN_MAX_ENTRIES && sc->plan) {
 			r = werr_set(e, 0, "workspace has more than %d entries; warden cannot "
 				"check them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
 			break;
@@ -211,8 +213,14 @@ static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
 		if (type == DT_DIR) {
 			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0) {
-				if (errno == EACCES)
-					continue; /* unreadable to the user is unreadable to the agent */
+				/* unreadable to the user is unreadable to the agent; gone
+				 * since readdir (a placeholder being removed, a host
+				 * process at work) is nothing to scan */
+				if (errno == EACCES && !sc->plan)
+					wnote("sweep: cannot look inside %s (permission denied); a git "
+					      "repository there was not moved aside", child);
+				if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
+					continue;
 				r = werr_errno(e, "scanning workspace directory %s", child);
 				break;
 			}
@@ -303,13 +311,19 @@ int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e)
 	return 0;
 }
 
-void workspace_cleanup(struct ws_plan *plan)
+void workspace_remove_placeholders(struct ws_plan *plan)
 {
 	/* Deepest first; rmdir only removes a placeholder that is still empty. */
 	for (size_t i = plan->placeholders.n; i-- > 0;)
 		if (rmdir(plan->placeholders.v[i]) < 0 && errno != ENOENT)
 			wnote("could not remove placeholder %s: %s", plan->placeholders.v[i],
 			      strerror(errno));
+	strv_free(&plan->placeholders);
+}
+
+void workspace_cleanup(struct ws_plan *plan)
+{
+	workspace_remove_placeholders(plan);
 	for (size_t i = 0; i < plan->n; i++)
 		free(plan->m[i].rel);
 	free(plan->m);

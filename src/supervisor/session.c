@@ -4,6 +4,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,9 +82,16 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 	return r;
 }
 
+static void *remove_placeholders(void *plan)
+{
+	workspace_remove_placeholders(plan);
+	return NULL;
+}
+
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
-			   struct audit **log, int *status, struct werr *e)
+			   struct audit **log, int *status, pthread_t *cleaner, bool *cleaner_started,
+			   struct werr *e)
 {
 	const char *home = session_home();
 	if (check_kernel(&s->landlock_abi, e) < 0)
@@ -142,6 +150,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 
 	double t0 = now_ms();
 	int r = supervisor_run(s, *log, status, e);
+	/* The sandbox is gone: remove the placeholders (slow on some file
+	 * systems) while the sweep runs and the log is written and synced. */
+	*cleaner_started = pthread_create(cleaner, NULL, remove_placeholders, &s->plan) == 0;
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
@@ -169,10 +180,12 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		}
 	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1 };
 	struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, &s, &log, status, e);
-	/* Close (fsync) the log before removing placeholders: on a file system
-	 * that discards freed blocks, a sync after the removal waits for it. */
+	pthread_t cleaner;
+	bool cleaner_started = false;
+	int r = run_with_policy(o, &pol, &s, &log, status, &cleaner, &cleaner_started, e);
 	audit_close(log);
+	if (cleaner_started)
+		pthread_join(cleaner, NULL);
 	workspace_cleanup(&s.plan);
 	strv_free(&s.envp);
 	free(s.workspace);
