@@ -23,11 +23,15 @@ enum ws_mount_kind {
 struct ws_mount {
 	enum ws_mount_kind kind;
 	char *rel;
+	char *abs;      /* WS_PLACEHOLDER: the host path to create */
+	int mkdir_err;  /* WS_PLACEHOLDER: errno of its mkdir, 0 when created */
 };
 
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
+	pid_t maker;              /* the process creating the placeholders, 0: none */
+	int maker_pipe[2];        /* its report: one int (errno, 0: created) per placeholder */
 	struct strv placeholders; /* absolute host paths warden created; removed after */
 	struct strv git;          /* .git entries and git redirects present at start */
 };
@@ -57,9 +61,14 @@ struct sandbox_spec {
 /* workspace.c (supervisor side) */
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
-/* Create the placeholder directories of the plan (run by the supervisor
- * while init builds the root; init waits for it before the workspace). */
-int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e);
+/* Create the placeholder directories of the plan in a short-lived process
+ * forked by the supervisor before it clones the sandbox (so the file
+ * system's cost overlaps namespace creation and init's root building; a
+ * process, because no thread may be alive at the clone), and finish: read
+ * its report, reap it, record what was created. init waits for the
+ * supervisor's word before mounting inside the workspace. */
+void workspace_placeholders_start(struct ws_plan *plan);
+int workspace_placeholders_finish(struct ws_plan *plan, struct werr *e);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and

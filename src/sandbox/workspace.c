@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* Directories whose subtrees are never a workspace. */
 static const char *const forbidden_trees[] = {
@@ -78,8 +79,7 @@ static void plan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *
 		plan->cap = plan->cap ? plan->cap * 2 : 16;
 		plan->m = xrealloc(plan->m, plan->cap * sizeof *plan->m);
 	}
-	plan->m[plan->n].kind = kind;
-	plan->m[plan->n].rel = xstrdup(rel);
+	plan->m[plan->n] = (struct ws_mount){ .kind = kind, .rel = xstrdup(rel) };
 	plan->n++;
 }
 
@@ -109,7 +109,8 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 				return werr_errno(e, "protected path %s", abs);
 			if (slash)
 				return 0; /* parent missing: nothing to protect yet */
-			plan_add(plan, WS_PLACEHOLDER, copy); /* created by workspace_placeholders */
+			plan_add(plan, WS_PLACEHOLDER, copy); /* made by workspace_placeholders_start */
+			plan->m[plan->n - 1].abs = xstrdup(abs);
 			return 0;
 		}
 		if (S_ISLNK(st.st_mode))
@@ -291,24 +292,87 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	return r;
 }
 
-int workspace_placeholders(const char *ws, struct ws_plan *plan, struct werr *e)
+static void mkdir_placeholders(struct ws_plan *plan)
 {
-	for (size_t i = 0; i < plan->n; i++) {
-		if (plan->m[i].kind != WS_PLACEHOLDER)
-			continue;
-		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, plan->m[i].rel);
-		if (mkdir(abs, 0555) == 0) {
-			strv_push(&plan->placeholders, abs);
-			continue;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->m[i].kind == WS_PLACEHOLDER)
+			plan->m[i].mkdir_err = mkdir(plan->m[i].abs, 0555) == 0 ? 0 : errno;
+}
+
+void workspace_placeholders_start(struct ws_plan *plan)
+{
+	bool any = false;
+	for (size_t i = 0; i < plan->n; i++)
+		any |= plan->m[i].kind == WS_PLACEHOLDER;
+	if (!any)
+		return;
+	/* A process, not a thread: no thread may be alive when the supervisor
+	 * clones the sandbox (init would inherit locks held mid-operation). */
+	if (pipe2(plan->maker_pipe, O_CLOEXEC) == 0) {
+		plan->maker = fork();
+		if (plan->maker == 0) {
+			mkdir_placeholders(plan);
+			for (size_t i = 0; i < plan->n; i++)
+				if (plan->m[i].kind == WS_PLACEHOLDER &&
+				    write_all(plan->maker_pipe[1], &plan->m[i].mkdir_err, sizeof(int)) < 0)
+					_exit(1);
+			_exit(0);
 		}
-		/* Created meanwhile: init binds it read-only as it is. Not creatable
-		 * by this user: not creatable by the agent either (same uid), and
-		 * init skips it. */
-		if (errno == EEXIST || errno == EACCES || errno == EROFS || errno == EPERM)
-			continue;
-		return werr_errno(e, "creating placeholder for protected path %s", abs);
+		close(plan->maker_pipe[1]);
+		if (plan->maker < 0)
+			close(plan->maker_pipe[0]);
 	}
-	return 0;
+	if (plan->maker <= 0) {
+		plan->maker = 0;
+		mkdir_placeholders(plan);
+	}
+}
+
+int workspace_placeholders_finish(struct ws_plan *plan, struct werr *e)
+{
+	if (plan->maker > 0) {
+		/* The maker's answers, in plan order: the errno of each mkdir. */
+		bool complete = true;
+		for (size_t i = 0; i < plan->n; i++) {
+			if (plan->m[i].kind != WS_PLACEHOLDER)
+				continue;
+			size_t got = 0;
+			char *dst = (char *)&plan->m[i].mkdir_err;
+			while (got < sizeof(int)) {
+				ssize_t r = read(plan->maker_pipe[0], dst + got, sizeof(int) - got);
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					break;
+				got += (size_t)r;
+			}
+			if (got < sizeof(int)) {
+				plan->m[i].mkdir_err = EIO;
+				complete = false;
+			}
+		}
+		close(plan->maker_pipe[0]);
+		while (waitpid(plan->maker, NULL, 0) < 0 && errno == EINTR)
+			;
+		plan->maker = 0;
+		if (!complete)
+			return werr_set(e, EIO, "placeholders: the helper process did not report");
+	}
+	int r = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct ws_mount *m = &plan->m[i];
+		if (m->kind != WS_PLACEHOLDER)
+			continue;
+		if (m->mkdir_err == 0)
+			strv_push(&plan->placeholders, m->abs);
+		/* Created meanwhile: init binds it read-only as it is. Not
+		 * creatable by this user: not creatable by the agent either (same
+		 * uid), and init skips it. */
+		else if (m->mkdir_err != EEXIST && m->mkdir_err != EACCES && m->mkdir_err != EROFS &&
+			 m->mkdir_err != EPERM && r == 0)
+			r = werr_set(e, m->mkdir_err, "creating placeholder for protected path %s", m->abs);
+	}
+	return r;
 }
 
 void workspace_remove_placeholders(struct ws_plan *plan)
@@ -324,8 +388,15 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 void workspace_cleanup(struct ws_plan *plan)
 {
 	workspace_remove_placeholders(plan);
-	for (size_t i = 0; i < plan->n; i++)
+	if (plan->maker > 0) { /* a failure before the finish: wait for it */
+		struct werr ignored = { 0 };
+		workspace_placeholders_finish(plan, &ignored);
+		workspace_remove_placeholders(plan);
+	}
+	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
+		free(plan->m[i].abs);
+	}
 	free(plan->m);
 	plan->m = NULL;
 	plan->n = plan->cap = 0;

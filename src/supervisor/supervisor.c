@@ -185,6 +185,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		.exit_signal = SIGCHLD,
 	};
 	fflush(NULL);
+	workspace_placeholders_start(&s->plan);
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid < 0) {
 		int err = errno;
@@ -217,9 +218,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		exit_status_of(pidfd);
 		return werr_errno(e, "supervisor: starting init");
 	}
-	/* While init builds the root: the placeholders (slow on some file
-	 * systems), then tell init it may mount inside the workspace. */
-	if (workspace_placeholders(s->workspace, &s->plan, e) < 0 || write(sock, "p", 1) != 1) {
+	/* The placeholders (slow on some file systems) were made while the
+	 * namespaces were created and init built the root: wait for them, then
+	 * tell init it may mount inside the workspace. */
+	if (workspace_placeholders_finish(&s->plan, e) < 0 || write(sock, "p", 1) != 1) {
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
 		return e->msg[0] ? -1 : werr_errno(e, "supervisor: resuming init");
