@@ -98,6 +98,20 @@ static int mkdir_p(const char *path, mode_t mode)
 }
 
 /* Create a directory or an empty file to mount on, with missing parents. */
+/* The directories above path, so something can be created at path. */
+static int make_parents(const char *path, struct werr *e)
+{
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir_p(parent, 0755) < 0)
+			return werr_errno(e, "mounts: creating %s", parent + strlen(STAGE));
+	}
+	return 0;
+}
+
 static int make_mountpoint(const char *path, bool dir, struct werr *e)
 {
 	struct stat st;
@@ -108,14 +122,8 @@ static int make_mountpoint(const char *path, bool dir, struct werr *e)
 			return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
 		return 0;
 	}
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", path);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (mkdir_p(parent, 0755) < 0)
-			return werr_errno(e, "mounts: creating mount point %s", parent + strlen(STAGE));
-	}
+	if (make_parents(path, e) < 0)
+		return -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
@@ -190,17 +198,15 @@ static int mirror(const char *p, uint64_t attrs, bool required, bool copy, struc
 		if (n < 0)
 			return werr_errno(e, "mounts: reading link %s", p);
 		target[n] = '\0';
-		if (make_mountpoint(dst, true, e) < 0) /* creates parents */
+		if (make_parents(dst, e) < 0)
 			return -1;
-		rmdir(dst);
 		if (symlink(target, dst) < 0)
 			return werr_errno(e, "mounts: linking %s", p);
 		return 0;
 	}
 	if (S_ISREG(st.st_mode) && copy) {
-		if (make_mountpoint(dst, true, e) < 0) /* creates parents */
+		if (make_parents(dst, e) < 0)
 			return -1;
-		rmdir(dst);
 		int r = copy_small(src, dst, &st, e);
 		if (r <= 0)
 			return r;

@@ -221,10 +221,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	/* The placeholders (slow on some file systems) were made while the
 	 * namespaces were created and init built the root: wait for them, then
 	 * tell init it may mount inside the workspace. */
-	if (workspace_placeholders_finish(&s->plan, e) < 0 || write(sock, "p", 1) != 1) {
+	int placed = workspace_placeholders_finish(&s->plan, e);
+	if (placed == 0 && write(sock, "p", 1) != 1)
+		placed = werr_errno(e, "supervisor: resuming init");
+	if (placed < 0) {
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
-		return e->msg[0] ? -1 : werr_errno(e, "supervisor: resuming init");
+		return -1;
 	}
 
 	struct init_msg m;
