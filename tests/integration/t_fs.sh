@@ -316,8 +316,11 @@ test_unmask_profile() {
 test_fs_layout() {
 	wbatch 'run|ls /run' 'varrun|ls /var/run' 'mnt|ls /mnt' 'media|ls /media' 'root|ls /root' \
 		'sysrq|write /proc/sysrq-trigger' 'kcore|read /proc/kcore' 'devnull|write /dev/null' \
-		'usr|ls /usr/bin' 'tmp|write /tmp/x'
-	for p in run varrun mnt media root sysrq kcore; do
+		'usr|ls /usr/bin' 'tmp|write /tmp/x' 'procsys|write /proc/sys/kernel/domainname' \
+		'timerlist|read /proc/timer_list' 'comm|write /proc/self/comm'
+	# comm: the process's own file on a writable /proc mount: only Landlock
+	# (the second wall) refuses it
+	for p in run varrun mnt media root sysrq kcore procsys timerlist comm; do
 		bexpect "$p" denied
 	done
 	bexpect devnull allowed
