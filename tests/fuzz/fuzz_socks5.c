@@ -3,24 +3,16 @@
  * the greeting, as a server does) and again in chunks whose sizes come from
  * the input; both must end alike. Then the invariants: replies are the
  * documented shapes, reasons are printable, a request holds a valid host
- * and a non-zero port. Compiled with -DWARDEN_FUZZ_REPLAY it gets a main()
- * that replays files and corpus directories without clang. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+ * and a non-zero port. Linked with replay.c it is fuzz-socks5-replay, which
+ * replays files and corpus directories without clang. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "src/common/util.h"
 #include "src/net/socks5.h"
-
-#define REPLAY_NAME "fuzz-socks5-replay"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "replay.h"
 
 static bool printable(const char *s)
 {
@@ -126,83 +118,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	return 0;
 }
-#ifdef WARDEN_FUZZ_REPLAY
-/* Replay: every file named (directories: every file in them) through the
- * entry point above, each as an exact-size copy so ASan and valgrind see
- * reads past the input. */
-static int replay_file(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, path, strerror(errno));
-		return -1;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, path, strerror(errno));
-			close(fd);
-			free(buf);
-			return -1;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	uint8_t *input = xmalloc(n ? n : 1);
-	memcpy(input, buf, n);
-	free(buf);
-	LLVMFuzzerTestOneInput(input, n);
-	free(input);
-	return 0;
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-int main(int argc, char **argv)
-{
-	int count = 0, failed = 0;
-	for (int i = 1; i < argc; i++) {
-		struct stat st;
-		if (stat(argv[i], &st) < 0) {
-			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, argv[i], strerror(errno));
-			failed++;
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			failed += replay_file(argv[i]) < 0;
-			count++;
-			continue;
-		}
-		struct dirent **ents;
-		int n = scandir(argv[i], &ents, NULL, by_name);
-		if (n < 0) {
-			fprintf(stderr, "%s: %s: %s\n", REPLAY_NAME, argv[i], strerror(errno));
-			failed++;
-			continue;
-		}
-		for (int k = 0; k < n; k++) {
-			if (ents[k]->d_name[0] != '.') {
-				char *path = xasprintf("%s/%s", argv[i], ents[k]->d_name);
-				failed += replay_file(path) < 0;
-				count++;
-				free(path);
-			}
-			free(ents[k]);
-		}
-		free(ents);
-	}
-	printf("%s: %d input(s), %d unreadable\n", REPLAY_NAME, count, failed);
-	return failed || count == 0 ? 1 : 0;
-}
-#endif

@@ -11,28 +11,7 @@
 
 #include "src/net/addr.h"
 #include "src/net/rules.h"
-
-static int failures, checks;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                              \
-	do {                                                                         \
-		const char *a_ = (a), *b_ = (b);                                     \
-		checks++;                                                            \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
-			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 /* An address from its text (IPv4 or IPv6), through the sockaddr path the
  * supervisor uses for getaddrinfo results. */
@@ -366,10 +345,5 @@ int main(void)
 	test_forms();
 	test_local();
 	test_dial();
-	if (failures) {
-		fprintf(stderr, "test-net-addr: %d of %d checks failed\n", failures, checks);
-		return 1;
-	}
-	printf("test-net-addr: %d checks passed\n", checks);
-	return 0;
+	return check_status_counted("test-net-addr");
 }

@@ -7,28 +7,7 @@
 #include <string.h>
 
 #include "src/net/rules.h"
-
-static int failures, checks;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                              \
-	do {                                                                         \
-		const char *a_ = (a), *b_ = (b);                                     \
-		checks++;                                                            \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
-			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 /* ---- hosts ---- */
 
@@ -447,10 +426,5 @@ int main(void)
 	test_hosts();
 	test_patterns();
 	test_match();
-	if (failures) {
-		fprintf(stderr, "test-net-rules: %d of %d checks failed\n", failures, checks);
-		return 1;
-	}
-	printf("test-net-rules: %d checks passed\n", checks);
-	return 0;
+	return check_status_counted("test-net-rules");
 }

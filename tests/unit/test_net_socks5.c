@@ -8,28 +8,7 @@
 #include <string.h>
 
 #include "src/net/socks5.h"
-
-static int failures, checks;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		checks++;                                                            \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                              \
-	do {                                                                         \
-		const char *a_ = (a), *b_ = (b);                                     \
-		checks++;                                                            \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
-			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 #define BYTES(...) ((const uint8_t[]){ __VA_ARGS__ }), sizeof((const uint8_t[]){ __VA_ARGS__ })
 
@@ -299,10 +278,5 @@ int main(void)
 	test_greeting();
 	test_requests();
 	test_replies();
-	if (failures) {
-		fprintf(stderr, "test-net-socks5: %d of %d checks failed\n", failures, checks);
-		return 1;
-	}
-	printf("test-net-socks5: %d checks passed\n", checks);
-	return 0;
+	return check_status_counted("test-net-socks5");
 }

@@ -6,26 +6,7 @@
 #include <string.h>
 
 #include "src/policy/policy.h"
-
-static int failures;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                              \
-	do {                                                                         \
-		const char *a_ = (a), *b_ = (b);                                     \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
-			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 static const char profile[] =
 	"read-only /opt/data\n"
@@ -270,7 +251,5 @@ int main(void)
 	test_shape();
 	test_digest();
 	test_net();
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return check_status();
 }

@@ -12,26 +12,7 @@
 #include <unistd.h>
 
 #include "src/policy/policy.h"
-
-static int failures;
-
-#define CHECK(c)                                                                     \
-	do {                                                                         \
-		if (!(c)) {                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                              \
-	do {                                                                         \
-		const char *a_ = (a), *b_ = (b);                                     \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                             \
-			fprintf(stderr, "%s:%d: check failed: %s == %s\n  got:      %s\n  expected: %s\n", \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "check.h"
 
 static char tmpdir[PATH_MAX];
 
@@ -792,7 +773,5 @@ int main(void)
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
 	free(cmd);
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return check_status();
 }
