@@ -48,22 +48,6 @@ void http_parser_init(struct http_parser *p)
 	p->host_field = p->cl_field = p->te_field = -1;
 }
 
-static int parse_port(const char *s, size_t len, uint16_t *port)
-{
-	if (len == 0 || len > 5)
-		return -1;
-	unsigned v = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (!is_digit(s[i]))
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v == 0 || v > 65535)
-		return -1;
-	*port = (uint16_t)v;
-	return 0;
-}
-
 /* host[:port] or [v6][:port], no userinfo. An empty port after ':' counts as
  * none unless need_port. Returns 0, -1 bad host (*why set), -2 bad port. */
 static int parse_authority(const char *s, size_t len, bool need_port, struct net_host *h,
@@ -103,7 +87,7 @@ static int parse_authority(const char *s, size_t len, bool need_port, struct net
 		size_t plen = len - (size_t)(colon + 1 - s);
 		if (plen == 0 && !need_port)
 			return 0;
-		if (parse_port(colon + 1, plen, port) < 0)
+		if (net_port_parse(colon + 1, plen, port) < 0)
 			return -2;
 		*port_given = true;
 	}

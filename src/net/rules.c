@@ -212,7 +212,7 @@ static int pattern_error(struct werr *e, const char *pattern, const char *why)
 	return werr_set(e, 0, "bad network pattern \"%s\": %s", shown, why);
 }
 
-static int parse_port(const char *s, size_t len, uint16_t *port)
+int net_port_parse(const char *s, size_t len, uint16_t *port)
 {
 	if (len == 0 || len > 5)
 		return -1;
@@ -273,7 +273,7 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 			plen = len - hlen - 1;
 		}
 	}
-	if (port && parse_port(port, plen, &r->port) < 0)
+	if (port && net_port_parse(port, plen, &r->port) < 0)
 		return pattern_error(e, pattern, "bad port (1-65535)");
 
 	struct net_host h;

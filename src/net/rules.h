@@ -41,6 +41,9 @@ int net_host_parse(struct net_host *h, const char *s, size_t len, const char **r
 
 /* The host for a binary address (SOCKS5 ATYP IPv4/IPv6). IPv4-mapped IPv6
  * stays IPv6 text; matching treats it as its IPv4 address. */
+/* A decimal port 1-65535 (s[0..len), digits only, at most 5): 0, or -1. */
+int net_port_parse(const char *s, size_t len, uint16_t *port);
+
 void net_host_from_ip(struct net_host *h, const struct addr_ip *ip, bool v6);
 
 enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };
