@@ -41,6 +41,21 @@ static const unsigned long ns_flags[] = {
 
 static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
 
+/* A rule for each named syscall; names unknown to this libseccomp or
+ * architecture are skipped. */
+static int add_by_name(scmp_filter_ctx ctx, uint32_t action, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int nr = seccomp_syscall_resolve_name(names[i]);
+		if (nr == __NR_SCMP_ERROR || nr < 0)
+			continue;
+		int r = seccomp_rule_add(ctx, action, nr, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* `audit files`: write-intent opens and the calls that add, remove or
  * rename names are recorded too (let through, like execs). */
 static int add_file_audit(scmp_filter_ctx ctx)
@@ -50,12 +65,9 @@ static int add_file_audit(scmp_filter_ctx ctx)
 		"link", "linkat", "symlink", "symlinkat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
-	int r;
-	for (size_t i = 0; i < ARRAY_LEN(always); i++) {
-		int nr = seccomp_syscall_resolve_name(always[i]);
-		if (nr != __NR_SCMP_ERROR && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
-			return r;
-	}
+	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, always, ARRAY_LEN(always));
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < ARRAY_LEN(write_bits); i++) {
 		unsigned long b = write_bits[i];
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1,
@@ -78,13 +90,8 @@ int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e)
 		goto fail;
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0)
 		goto fail;
-	for (size_t i = 0; i < ARRAY_LEN(denied); i++) {
-		int nr = seccomp_syscall_resolve_name(denied[i]);
-		if (nr == __NR_SCMP_ERROR || nr < 0)
-			continue; /* not a syscall of this architecture */
-		if ((r = seccomp_rule_add(ctx, eperm, nr, 0)) < 0)
-			goto fail;
-	}
+	if ((r = add_by_name(ctx, eperm, denied, ARRAY_LEN(denied))) < 0)
+		goto fail;
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(ns_flags); i++) {
