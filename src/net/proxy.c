@@ -204,13 +204,16 @@ static void update_interest(struct conn *c)
 		eu = EPOLLOUT;
 		break;
 	case S_RELAY:
+		/* Each direction reads while its pipe has room and writes while
+		 * it holds bytes, both at once: the pipe is the buffer. */
 		if (c->to_c_len > c->to_c_off || c->in_uc)
 			ec |= EPOLLOUT;
-		else if (!c->u_eof)
+		if (!c->u_eof && c->in_uc < c->pipe_cap)
 			eu |= EPOLLIN;
 		if (c->to_u_len > c->to_u_off || c->in_cu)
 			eu |= EPOLLOUT;
-		else if (!c->c_eof && !(c->plain && c->body_done))
+		if (!c->c_eof && !(c->plain && c->body_done) && c->in_cu < c->pipe_cap &&
+		    c->to_u_off == c->to_u_len)
 			ec |= EPOLLIN;
 		break;
 	case S_CLOSING:
@@ -668,11 +671,15 @@ static void relay(struct conn *c)
 		if (!c->u_eof && c->in_uc < c->pipe_cap) {
 			if (c->plain && !c->status_seen)
 				note_status(c);
-			ssize_t n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, c->pipe_cap - c->in_uc,
-					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n > 0)
+			/* Take all there is before sending: bigger segments out. */
+			ssize_t n;
+			while ((n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, c->pipe_cap - c->in_uc,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE)) > 0) {
 				c->in_uc += (size_t)n, progress = 1;
-			else if (n == 0 || errno != EAGAIN)
+				if (c->in_uc >= c->pipe_cap)
+					break;
+			}
+			if (n == 0 || (n < 0 && errno != EAGAIN))
 				c->u_eof = true;
 		}
 		if (c->in_uc && c->to_c_off == c->to_c_len) {
