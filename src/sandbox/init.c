@@ -189,7 +189,9 @@ void sandbox_init_main(struct sandbox_spec *s)
 		werr_errno(&e, "identity: dropping supplementary groups"), fail(s, &e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
-	if (mounts_build(s, &e) < 0 || net_lo_up(&e) < 0)
+	/* The network first: it tunes the namespace through the host's /proc,
+	 * which mounts_build replaces. */
+	if (net_lo_up(&e) < 0 || mounts_build(s, &e) < 0)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);

@@ -41,3 +41,19 @@ test_only_lo() {
 	assert_out_match '^ALLOWED connected' 'connect over lo inside'
 	assert_out_line ACCEPTED 'accept over lo inside'
 }
+
+# The sandbox's lo is tuned for the tool-to-proxy traffic it carries (Reno,
+# 256 KiB segments: the tunnel throughput of bench/proxy), in the sandbox's
+# namespace only: the host's setting is what it was.
+test_lo_tuned_inside_only() {
+	local host_cc
+	host_cc=$(</proc/sys/net/ipv4/tcp_congestion_control)
+	wsh 'cat /proc/sys/net/ipv4/tcp_congestion_control; ip -d link show lo 2>/dev/null | grep -o "gso_max_size [0-9]*" || echo no-ip'
+	assert_rc 0
+	assert_out_line reno 'congestion control inside'
+	if ! grep -qx no-ip <<<"$OUT"; then
+		assert_out_line 'gso_max_size 262144' 'lo segment size inside'
+	fi
+	[[ $(</proc/sys/net/ipv4/tcp_congestion_control) == "$host_cc" ]] ||
+		fail "the host's congestion control changed: $host_cc -> $(</proc/sys/net/ipv4/tcp_congestion_control)"
+}
