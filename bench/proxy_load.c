@@ -3,11 +3,12 @@
  * warden's proxy. The server runs on the host; the client runs on the host
  * (direct) or inside `warden run` (through the proxy, PROXY = 3128 there).
  *
- *   proxy_load serve ADDR PORT SECONDS
+ *   proxy_load serve ADDR PORT SECONDS [CC]
  *       a single-threaded TCP server (poll): "GET /bytes/N" gets an HTTP
  *       response with N bytes of body; a connection that sends nothing is
  *       held open until its client closes. Prints "LISTENING PORT", exits
- *       after SECONDS.
+ *       after SECONDS. CC names the TCP congestion control of its sockets
+ *       (TCP_CONGESTION; default: the host's).
  *   proxy_load fetch HOST PORT BYTES [PROXY]
  *       one connection (through a CONNECT tunnel of 127.0.0.1:PROXY when
  *       given), one GET /bytes/BYTES, the body read to the end. Prints
@@ -286,7 +287,7 @@ struct sconn {
 	char hdr[128];
 };
 
-static int cmd_serve(const char *addr, const char *port, const char *secs_s)
+static int cmd_serve(const char *addr, const char *port, const char *secs_s, const char *cc)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICHOST }, *ai;
 	long secs = parse_long(secs_s, 1, 86400);
@@ -306,6 +307,11 @@ static int cmd_serve(const char *addr, const char *port, const char *secs_s)
 	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
 	    bind(lfd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(lfd, 4096) < 0) {
 		perror("proxy_load: serve");
+		return 1;
+	}
+	/* accepted sockets inherit the listener's */
+	if (cc && setsockopt(lfd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) < 0) {
+		fprintf(stderr, "proxy_load: serve: congestion control %s: %s\n", cc, strerror(errno));
 		return 1;
 	}
 	freeaddrinfo(ai);
@@ -413,15 +419,15 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	memset(buf, 'x', sizeof buf);
-	if (!strcmp(cmd, "serve") && argc == 5)
-		return cmd_serve(argv[2], argv[3], argv[4]);
+	if (!strcmp(cmd, "serve") && (argc == 5 || argc == 6))
+		return cmd_serve(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (!strcmp(cmd, "fetch") && (argc == 5 || argc == 6))
 		return cmd_fetch(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (!strcmp(cmd, "latency") && (argc == 5 || argc == 6))
 		return cmd_latency(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (!strcmp(cmd, "hold") && argc == 8)
 		return cmd_hold(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
-	fprintf(stderr, "usage: proxy_load serve ADDR PORT SECONDS\n"
+	fprintf(stderr, "usage: proxy_load serve ADDR PORT SECONDS [CC]\n"
 			"       proxy_load fetch HOST PORT BYTES [PROXY]\n"
 			"       proxy_load latency HOST PORT N [PROXY]\n"
 			"       proxy_load hold HOST PORT N PROXY SECONDS RELEASE\n");
