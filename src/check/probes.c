@@ -2406,7 +2406,7 @@ int probe_main(int argc, char **argv)
 	};
 	bool sync = false;
 	const char *only = NULL;
-	long v;
+	long v = 0;
 	int o;
 	optind = 1;
 	opterr = 0;

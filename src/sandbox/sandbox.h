@@ -15,7 +15,7 @@
 enum ws_mount_kind {
 	WS_PIN,        /* directory bound onto itself read-write: cannot be renamed or removed */
 	WS_PROTECT,    /* existing file or directory bound onto itself read-only */
-	WS_PLACEHOLDER,/* empty directory warden created for a missing protected path, read-only */
+	WS_PLACEHOLDER,/* socket entry warden created for a missing protected path, read-only */
 	WS_MASK_FILE,  /* file masked by an unreadable empty file */
 	WS_MASK_DIR,   /* directory masked by an unreadable empty tmpfs */
 };
@@ -24,15 +24,19 @@ struct ws_mount {
 	enum ws_mount_kind kind;
 	char *rel;
 	char *abs;      /* WS_PLACEHOLDER: the host path to create */
-	int mkdir_err;  /* WS_PLACEHOLDER: errno of its mkdir, 0 when created */
+	/* WS_PLACEHOLDER: what making it gave: errno (0: created) and the
+	 * inode created, which is what the removal checks before unlinking */
+	struct ws_made {
+		int err;
+		dev_t dev;
+		ino_t ino;
+	} made;
 };
 
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
-	pid_t maker;              /* the process creating the placeholders, 0: none */
-	int maker_pipe[2];        /* its report: one int (errno, 0: created) per placeholder */
-	struct strv placeholders; /* absolute host paths warden created; removed after */
+	bool placed;              /* placeholders made: remove what `made` says was created */
 	struct strv git;          /* .git entries and git redirects present at start */
 };
 
@@ -61,14 +65,18 @@ struct sandbox_spec {
 /* workspace.c (supervisor side) */
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
-/* Create the placeholder directories of the plan in a short-lived process
- * forked by the supervisor before it clones the sandbox (so the file
- * system's cost overlaps namespace creation and init's root building; a
- * process, because no thread may be alive at the clone), and finish: read
- * its report, reap it, record what was created. init waits for the
- * supervisor's word before mounting inside the workspace. */
-void workspace_placeholders_start(struct ws_plan *plan);
-int workspace_placeholders_finish(struct ws_plan *plan, struct werr *e);
+/* Create the plan's placeholders. The supervisor calls it once init runs
+ * (init builds the root meanwhile and waits for the supervisor's word before
+ * mounting inside the workspace; the agent's command starts later still).
+ *
+ * A placeholder is a unix-socket entry (mknod; nothing listens), and all of
+ * a session's are hard links of one inode: git ignores sockets (they never
+ * reach `git add -A`, inside or out), open() on one fails with ENXIO so no
+ * tool reads a configuration from it, and one inode plus links costs a
+ * fraction of what a directory each does (about 0.2 ms against 2 ms for 16
+ * on ext4). Inside, each is bound read-only onto itself: the agent can
+ * neither remove, rename nor replace it. */
+int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and
@@ -76,8 +84,10 @@ int workspace_placeholders_finish(struct ws_plan *plan, struct werr *e);
  * the workspace-relative path, then where it went. */
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
 		    struct strv *moved, struct werr *e);
-/* Remove the placeholders (once the sandbox is gone); workspace_cleanup
- * does it too when this was not called. */
+/* Remove the placeholders (once the sandbox is gone): each name that still
+ * holds the inode warden made; anything else there (a host process replaced
+ * it) is left alone with a note. workspace_cleanup does it too when this was
+ * not called. */
 void workspace_remove_placeholders(struct ws_plan *plan);
 void workspace_cleanup(struct ws_plan *plan);
 

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 /* Directories whose subtrees are never a workspace. */
 static const char *const forbidden_trees[] = {
@@ -109,7 +108,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 				return werr_errno(e, "protected path %s", abs);
 			if (slash)
 				return 0; /* parent missing: nothing to protect yet */
-			plan_add(plan, WS_PLACEHOLDER, copy); /* made by workspace_placeholders_start */
+			plan_add(plan, WS_PLACEHOLDER, copy); /* made by workspace_make_placeholders */
 			plan->m[plan->n - 1].abs = xstrdup(abs);
 			return 0;
 		}
@@ -292,107 +291,77 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	return r;
 }
 
-static void mkdir_placeholders(struct ws_plan *plan)
+/* The first placeholder is a new socket inode; the rest are links to it
+ * (a new inode where linking fails: another file system, a link limit). */
+static void make_placeholders(struct ws_plan *plan)
 {
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->m[i].kind == WS_PLACEHOLDER)
-			plan->m[i].mkdir_err = mkdir(plan->m[i].abs, 0555) == 0 ? 0 : errno;
-}
-
-void workspace_placeholders_start(struct ws_plan *plan)
-{
-	bool any = false;
-	for (size_t i = 0; i < plan->n; i++)
-		any |= plan->m[i].kind == WS_PLACEHOLDER;
-	if (!any)
-		return;
-	/* A process, not a thread: no thread may be alive when the supervisor
-	 * clones the sandbox (init would inherit locks held mid-operation). */
-	if (pipe2(plan->maker_pipe, O_CLOEXEC) == 0) {
-		plan->maker = fork();
-		if (plan->maker == 0) {
-			mkdir_placeholders(plan);
-			for (size_t i = 0; i < plan->n; i++)
-				if (plan->m[i].kind == WS_PLACEHOLDER &&
-				    write_all(plan->maker_pipe[1], &plan->m[i].mkdir_err, sizeof(int)) < 0)
-					_exit(1);
-			_exit(0);
-		}
-		close(plan->maker_pipe[1]);
-		if (plan->maker < 0)
-			close(plan->maker_pipe[0]);
-	}
-	if (plan->maker <= 0) {
-		plan->maker = 0;
-		mkdir_placeholders(plan);
-	}
-}
-
-int workspace_placeholders_finish(struct ws_plan *plan, struct werr *e)
-{
-	if (plan->maker > 0) {
-		/* The maker's answers, in plan order: the errno of each mkdir. */
-		bool complete = true;
-		for (size_t i = 0; i < plan->n; i++) {
-			if (plan->m[i].kind != WS_PLACEHOLDER)
-				continue;
-			size_t got = 0;
-			char *dst = (char *)&plan->m[i].mkdir_err;
-			while (got < sizeof(int)) {
-				ssize_t r = read(plan->maker_pipe[0], dst + got, sizeof(int) - got);
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0)
-					break;
-				got += (size_t)r;
-			}
-			if (got < sizeof(int)) {
-				plan->m[i].mkdir_err = EIO;
-				complete = false;
-			}
-		}
-		close(plan->maker_pipe[0]);
-		while (waitpid(plan->maker, NULL, 0) < 0 && errno == EINTR)
-			;
-		plan->maker = 0;
-		if (!complete)
-			return werr_set(e, EIO, "placeholders: the helper process did not report");
-	}
-	int r = 0;
+	const struct ws_mount *first = NULL;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
 		if (m->kind != WS_PLACEHOLDER)
 			continue;
-		if (m->mkdir_err == 0)
-			strv_push(&plan->placeholders, m->abs);
+		int r = -1;
+		if (first)
+			r = link(first->abs, m->abs);
+		if (r < 0 && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
+			r = mknod(m->abs, S_IFSOCK | 0444, 0);
+		struct stat st;
+		if (r < 0) {
+			m->made = (struct ws_made){ .err = errno };
+		} else if (lstat(m->abs, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			m->made = (struct ws_made){ .err = EIO }; /* replaced at once: not ours */
+		} else {
+			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
+			if (!first || first->made.ino != st.st_ino)
+				first = m;
+		}
+	}
+}
+
+int workspace_make_placeholders(struct ws_plan *plan, struct werr *e)
+{
+	make_placeholders(plan);
+	plan->placed = true;
+	int r = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct ws_mount *m = &plan->m[i];
+		if (m->kind != WS_PLACEHOLDER || m->made.err == 0)
+			continue;
 		/* Created meanwhile: init binds it read-only as it is. Not
 		 * creatable by this user: not creatable by the agent either (same
 		 * uid), and init skips it. */
-		else if (m->mkdir_err != EEXIST && m->mkdir_err != EACCES && m->mkdir_err != EROFS &&
-			 m->mkdir_err != EPERM && r == 0)
-			r = werr_set(e, m->mkdir_err, "creating placeholder for protected path %s", m->abs);
+		if (m->made.err != EEXIST && m->made.err != EACCES && m->made.err != EROFS &&
+		    m->made.err != EPERM && r == 0)
+			r = werr_set(e, m->made.err, "creating placeholder for protected path %s", m->abs);
 	}
 	return r;
 }
 
 void workspace_remove_placeholders(struct ws_plan *plan)
 {
-	/* Deepest first; rmdir only removes a placeholder that is still empty. */
-	for (size_t i = plan->placeholders.n; i-- > 0;)
-		if (rmdir(plan->placeholders.v[i]) < 0 && errno != ENOENT)
-			wnote("could not remove placeholder %s: %s", plan->placeholders.v[i],
-			      strerror(errno));
-	strv_free(&plan->placeholders);
+	if (!plan->placed)
+		return;
+	plan->placed = false;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct ws_mount *m = &plan->m[i];
+		if (m->kind != WS_PLACEHOLDER || m->made.err != 0)
+			continue;
+		struct stat st;
+		if (lstat(m->abs, &st) < 0) {
+			if (errno != ENOENT)
+				wnote("could not check placeholder %s: %s", m->abs, strerror(errno));
+			continue;
+		}
+		if (!S_ISSOCK(st.st_mode) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
+			wnote("placeholder %s was replaced during the session; left as it is", m->abs);
+		else if (unlink(m->abs) < 0 && errno != ENOENT)
+			wnote("could not remove placeholder %s: %s", m->abs, strerror(errno));
+	}
 }
 
 void workspace_cleanup(struct ws_plan *plan)
 {
 	workspace_remove_placeholders(plan);
-	if (plan->maker > 0) { /* a failure before the finish: wait for it */
-		struct werr ignored = { 0 };
-		workspace_placeholders_finish(plan, &ignored);
-		workspace_remove_placeholders(plan);
-	}
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);
@@ -400,6 +369,5 @@ void workspace_cleanup(struct ws_plan *plan)
 	free(plan->m);
 	plan->m = NULL;
 	plan->n = plan->cap = 0;
-	strv_free(&plan->placeholders);
 	strv_free(&plan->git);
 }

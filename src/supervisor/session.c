@@ -4,7 +4,6 @@
 #include "session.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,16 +81,9 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 	return r;
 }
 
-static void *remove_placeholders(void *plan)
-{
-	workspace_remove_placeholders(plan);
-	return NULL;
-}
-
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
-			   struct audit **log, int *status, pthread_t *cleaner, bool *cleaner_started,
-			   struct werr *e)
+			   struct audit **log, int *status, struct werr *e)
 {
 	const char *home = session_home();
 	if (check_kernel(&s->landlock_abi, e) < 0)
@@ -150,9 +142,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 
 	double t0 = now_ms();
 	int r = supervisor_run(s, *log, status, e);
-	/* The sandbox is gone: remove the placeholders (slow on some file
-	 * systems) while the sweep runs and the log is written and synced. */
-	*cleaner_started = pthread_create(cleaner, NULL, remove_placeholders, &s->plan) == 0;
+	/* The sandbox is gone: the placeholders go too. */
+	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
@@ -180,12 +171,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		}
 	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1 };
 	struct audit *log = NULL;
-	pthread_t cleaner;
-	bool cleaner_started = false;
-	int r = run_with_policy(o, &pol, &s, &log, status, &cleaner, &cleaner_started, e);
+	int r = run_with_policy(o, &pol, &s, &log, status, e);
 	audit_close(log);
-	if (cleaner_started)
-		pthread_join(cleaner, NULL);
 	workspace_cleanup(&s.plan);
 	strv_free(&s.envp);
 	free(s.workspace);

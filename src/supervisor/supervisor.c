@@ -185,7 +185,6 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		.exit_signal = SIGCHLD,
 	};
 	fflush(NULL);
-	workspace_placeholders_start(&s->plan);
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid < 0) {
 		int err = errno;
@@ -218,10 +217,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		exit_status_of(pidfd);
 		return werr_errno(e, "supervisor: starting init");
 	}
-	/* The placeholders (slow on some file systems) were made while the
-	 * namespaces were created and init built the root: wait for them, then
-	 * tell init it may mount inside the workspace. */
-	int placed = workspace_placeholders_finish(&s->plan, e);
+	/* The placeholders, while init builds the root; then init may mount
+	 * inside the workspace. */
+	int placed = workspace_make_placeholders(&s->plan, e);
 	if (placed == 0 && write(sock, "p", 1) != 1)
 		placed = werr_errno(e, "supervisor: resuming init");
 	if (placed < 0) {

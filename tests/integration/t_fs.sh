@@ -248,11 +248,48 @@ test_init_memory() {
 
 test_protected_replace() {
 	# rm/mv of a missing protected path's placeholder, then creating it.
-	wsh 'rmdir .mcp.json; mv .claude .claude-x; rm -rf .vscode; echo "{}" > .mcp.json;
+	wsh 'rm -f .mcp.json; rmdir .mcp.json; mv .claude .claude-x; rm -rf .vscode; echo "{}" > .mcp.json;
 	     mkdir -p .claude .vscode; echo "{}" > .claude/settings.json; echo "{}" > .vscode/tasks.json; true'
 	for p in .mcp.json .claude .claude-x .vscode; do
 		assert_host_absent "$p"
 	done
+}
+
+test_placeholders_out_of_git() {
+	# The entries holding missing protected paths never reach a commit, from
+	# inside or from the host while the session runs, and read as nothing.
+	have git || skip 'git not installed'
+	git init -q . && echo x >f && git add -A &&
+		git -c user.name=h -c user.email=h@example.invalid commit -qm init || fatal 'host commit failed'
+	warden_bg "$T_TMP/bg.out" -- sh -c 'git add -A && git status --porcelain; echo "inside:$(cat .mcp.json 2>&1)";
+		echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	[[ -S .mcp.json && -S .claude ]] || fail "no placeholders on the host during the session: $(ls -la)"
+	local host_status
+	host_status=$(git status --porcelain)
+	touch go
+	wait "$TPID"
+	[[ -z $host_status ]] || fail "git on the host sees placeholders: $host_status"
+	grep -v -e '^ready$' -e '^inside:' "$T_TMP/bg.out" | grep -q . &&
+		fail "git inside sees placeholders: $(excerpt "$(<"$T_TMP/bg.out")")"
+	grep -q '^inside:.*No such device' "$T_TMP/bg.out" ||
+		fail "a placeholder read as something: $(excerpt "$(<"$T_TMP/bg.out")")"
+	assert_host_absent .mcp.json 'placeholder left behind'
+}
+
+test_placeholder_replaced_on_host() {
+	# The user replaces a placeholder on the host during the session: warden
+	# removes only what it made, and says so.
+	warden_bg "$T_TMP/bg.out" -- sh -c 'echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	[[ -S .claude ]] || fatal "no .claude placeholder: $(ls -la)"
+	rm .claude && mkdir .claude && echo keep >.claude/settings.json || fatal 'host could not replace .claude'
+	touch go
+	wait "$TPID"
+	assert_host_file .claude/settings.json keep 'the user'"'"'s replacement'
+	grep -q 'placeholder .*\.claude was replaced' "$T_TMP/bg.out.err" ||
+		fail "no note about the replaced placeholder: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	assert_host_absent .mcp.json 'placeholder left behind'
 }
 
 test_workspace_unchanged() {
