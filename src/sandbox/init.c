@@ -200,7 +200,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0)
 		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
-	    seccomp_apply(s->policy->audit_files, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
+	    seccomp_install(s->sync_fd, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
 	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };

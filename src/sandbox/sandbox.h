@@ -118,8 +118,12 @@ int net_proxy_listeners(int *http, int *socks, struct werr *e);
 int landlock_abi_version(void);           /* <= 0 when unavailable */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
-/* seccomp.c (init): load the filter; *notify_fd receives the listener. */
-int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e);
+/* seccomp.c. The supervisor compiles the filter and sends the BPF program
+ * to init as one message on their socket; init installs it, with
+ * no_new_privs, and *notify_fd receives the listener. */
+#define SECCOMP_PROG_MAX (4096 * 8) /* BPF_MAXINSNS instructions */
+int seccomp_send_program(bool audit_files, int sock, struct werr *e);
+int seccomp_install(int sock, int *notify_fd, struct werr *e);
 
 /* caps.c (init) */
 int caps_drop_bounding(struct werr *e);

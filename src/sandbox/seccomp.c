@@ -4,14 +4,25 @@
  * execveat go to the supervisor through a user-notification fd, so each is
  * logged: the supervisor answers a refusal with EPERM (the process lives) and
  * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
- * (libc falls back to clone, whose flags the filter can see), not a denial. */
+ * (libc falls back to clone, whose flags the filter can see), not a denial.
+ *
+ * Two halves: the supervisor compiles the filter with libseccomp (a quarter
+ * of a millisecond) while init builds the root, and sends the BPF program
+ * over their socket; init installs it as its last step. */
 #include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -79,16 +90,15 @@ static int add_file_audit(scmp_filter_ctx ctx)
 	return 0;
 }
 
-int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e)
+/* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
+static int build(scmp_filter_ctx *out, bool audit_files)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
-		return werr_set(e, ENOMEM, "seccomp: creating the filter");
+		return -ENOMEM;
 	int r;
 	const uint32_t eperm = SCMP_ACT_NOTIFY; /* answered EPERM by the supervisor */
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM))) < 0)
-		goto fail;
-	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0)
 		goto fail;
 	if ((r = add_by_name(ctx, eperm, denied, ARRAY_LEN(denied))) < 0)
 		goto fail;
@@ -119,14 +129,53 @@ int seccomp_apply(bool audit_files, int *notify_fd, struct werr *e)
 		goto fail;
 	if (audit_files && (r = add_file_audit(ctx)) < 0)
 		goto fail;
-	if ((r = seccomp_load(ctx)) < 0)
-		goto fail;
-	*notify_fd = seccomp_notify_fd(ctx);
-	seccomp_release(ctx);
-	if (*notify_fd < 0)
-		return werr_set(e, 0, "seccomp: no user-notification fd (kernel 5.0+ needed)");
+	*out = ctx;
 	return 0;
 fail:
 	seccomp_release(ctx);
-	return werr_set(e, -r, "seccomp: building or loading the filter");
+	return r;
+}
+
+int seccomp_send_program(bool audit_files, int sock, struct werr *e)
+{
+	scmp_filter_ctx ctx;
+	int r = build(&ctx, audit_files);
+	if (r < 0)
+		return werr_set(e, -r, "seccomp: building the filter");
+	/* libseccomp 2.5 exports to an fd only */
+	_cleanup_close_ int mfd = memfd_create("warden-seccomp", MFD_CLOEXEC);
+	if (mfd < 0) {
+		seccomp_release(ctx);
+		return werr_errno(e, "seccomp: memfd for the filter");
+	}
+	r = seccomp_export_bpf(ctx, mfd);
+	seccomp_release(ctx);
+	if (r < 0)
+		return werr_set(e, -r, "seccomp: exporting the filter");
+	char prog[SECCOMP_PROG_MAX];
+	ssize_t n = pread(mfd, prog, sizeof prog, 0);
+	if (n <= 0 || n % (ssize_t)sizeof(struct sock_filter) != 0 || n == (ssize_t)sizeof prog)
+		return werr_set(e, n < 0 ? errno : EINVAL, "seccomp: reading the exported filter");
+	if (send(sock, prog, (size_t)n, MSG_NOSIGNAL) != n)
+		return werr_errno(e, "seccomp: sending the filter to init");
+	return 0;
+}
+
+int seccomp_install(int sock, int *notify_fd, struct werr *e)
+{
+	struct sock_filter prog[SECCOMP_PROG_MAX / sizeof(struct sock_filter)];
+	ssize_t n;
+	while ((n = recv(sock, prog, sizeof prog, 0)) < 0 && errno == EINTR)
+		;
+	if (n <= 0 || n % (ssize_t)sizeof prog[0] != 0)
+		return werr_set(e, n < 0 ? errno : EPROTO, "seccomp: no filter from the supervisor");
+	struct sock_fprog fprog = { .len = (unsigned short)((size_t)n / sizeof prog[0]), .filter = prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return werr_errno(e, "seccomp: setting no_new_privs");
+	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			      &fprog);
+	if (fd < 0)
+		return werr_errno(e, "seccomp: loading the filter (user notification needs kernel 5.0+)");
+	*notify_fd = fd;
+	return 0;
 }

@@ -222,6 +222,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	int placed = workspace_make_placeholders(&s->plan, e);
 	if (placed == 0 && write(sock, "p", 1) != 1)
 		placed = werr_errno(e, "supervisor: resuming init");
+	/* init's seccomp filter, compiled here meanwhile */
+	if (placed == 0)
+		placed = seccomp_send_program(s->policy->audit_files, sock, e);
 	if (placed < 0) {
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
