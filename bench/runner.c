@@ -1,9 +1,17 @@
-/* runner.c - the startup benchmark's timer: `runner N -- CMD ARGS...` runs
- * CMD 5 times to warm up, then N times, each with stdio on /dev/null, and
- * prints the median and 90th percentile wall time in microseconds
- * ("median_us p90_us"). Exits 1 if CMD cannot run or exits non-zero. */
+/* runner.c - the startup benchmark's timer:
+ *
+ *   runner N -- CMD ARGS... [--- CMD ARGS...]...
+ *
+ * warms each command up 5 times, then runs N rounds; a round runs every
+ * command once, starting with a different one each round, so a machine that
+ * drifts (a noisy neighbour, a frequency change) weighs on every command
+ * alike. Each run has stdio on /dev/null. Prints one line per command, in the
+ * order given: the median and 90th percentile wall time in microseconds
+ * ("median_us p90_us"), or "unavailable" when it failed its warm-up (the
+ * reason on stderr). Exits 1 if a command fails after its warm-up. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +72,15 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+#define MAX_CMDS 16
+
 int main(int argc, char **argv)
 {
 	char *end;
 	long n;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: runner N -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: runner N -- CMD [ARGS...] [--- CMD [ARGS...]]...\n");
 		return 2;
 	}
 	errno = 0;
@@ -84,22 +94,53 @@ int main(int argc, char **argv)
 		perror("runner: /dev/null");
 		return 1;
 	}
-	char **cmd = argv + 3;
-	for (int i = 0; i < WARMUPS; i++)
-		if (run_once(cmd) < 0)
+	/* split argv at "---" into commands */
+	char **cmds[MAX_CMDS];
+	int ncmds = 0;
+	cmds[ncmds++] = argv + 3;
+	for (int i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "---") != 0)
+			continue;
+		argv[i] = NULL;
+		if (ncmds == MAX_CMDS) {
+			fprintf(stderr, "runner: at most %d commands\n", MAX_CMDS);
+			return 2;
+		}
+		cmds[ncmds++] = argv + i + 1;
+	}
+	for (int c = 0; c < ncmds; c++)
+		if (!cmds[c][0]) {
+			fprintf(stderr, "runner: empty command\n");
+			return 2;
+		}
+	bool ok[MAX_CMDS];
+	long long *t[MAX_CMDS];
+	for (int c = 0; c < ncmds; c++) {
+		ok[c] = true;
+		for (int i = 0; ok[c] && i < WARMUPS; i++)
+			ok[c] = run_once(cmds[c]) >= 0;
+		t[c] = calloc((size_t)n, sizeof *t[c]);
+		if (!t[c]) {
+			perror("runner: calloc");
 			return 1;
-	long long *t = calloc((size_t)n, sizeof *t);
-	if (!t) {
-		perror("runner: calloc");
-		return 1;
+		}
 	}
 	for (long i = 0; i < n; i++)
-		if ((t[i] = run_once(cmd)) < 0)
-			return 1;
-	qsort(t, (size_t)n, sizeof *t, cmp_ll);
-	long long median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	long p90i = (long)((n * 9 + 9) / 10) - 1; /* ceil(0.9 n) - 1 */
-	printf("%lld %lld\n", median, t[p90i]);
-	free(t);
+		for (int k = 0; k < ncmds; k++) {
+			int c = (int)((i + k) % ncmds);
+			if (ok[c] && (t[c][i] = run_once(cmds[c])) < 0)
+				return 1;
+		}
+	for (int c = 0; c < ncmds; c++) {
+		if (!ok[c]) {
+			printf("unavailable\n");
+			continue;
+		}
+		qsort(t[c], (size_t)n, sizeof *t[c], cmp_ll);
+		long long median = n % 2 ? t[c][n / 2] : (t[c][n / 2 - 1] + t[c][n / 2]) / 2;
+		long p90i = (long)((n * 9 + 9) / 10) - 1; /* ceil(0.9 n) - 1 */
+		printf("%lld %lld\n", median, t[c][p90i]);
+		free(t[c]);
+	}
 	return 0;
 }
