@@ -200,7 +200,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0)
 		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
-	    seccomp_install(s->sync_fd, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
+	    seccomp_install(s, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
 	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };
@@ -208,8 +208,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	for (int i = 0; i < INIT_MSG_MAX_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	/* The supervisor answers once it has set up the terminal. */
-	if (read(s->sync_fd, &go, 1) != 1)
+	/* With a pty, the supervisor answers once it has set up the terminal;
+	 * without one the command starts now (its first exec waits for the
+	 * supervisor to read the notification anyway). */
+	if (master >= 0 && read(s->sync_fd, &go, 1) != 1)
 		_exit(125);
 
 	sigset_t fwd;

@@ -140,48 +140,10 @@ static int mount_tmpfs(const char *where, const char *opts, unsigned long flags,
 	return 0;
 }
 
-static int write_text(const char *path, const char *text, struct werr *e)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 || write_all(fd, text, strlen(text)) < 0) {
-		werr_errno(e, "mounts: writing %s", path + strlen(STAGE));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-/* Copy a small host file into the new root (cheaper than a bind mount, and
- * the root becomes read-only at the end). Returns 1 when the file is too
- * large to copy (the caller binds it instead). */
-static int copy_small(const char *src, const char *dst, const struct stat *st, struct werr *e)
-{
-	if (st->st_size > (1 << 20))
-		return 1;
-	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (in < 0)
-		return werr_errno(e, "mounts: reading %s", src + strlen(OLD));
-	_cleanup_close_ int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (out < 0)
-		return werr_errno(e, "mounts: creating %s", dst + strlen(STAGE));
-	off_t left = st->st_size;
-	while (left > 0) {
-		ssize_t n = sendfile(out, in, NULL, (size_t)left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return werr_errno(e, "mounts: copying %s", src + strlen(OLD));
-		left -= n;
-	}
-	return 0;
-}
-
 /* Mirror one host path (OLD + p) at STAGE + p: a symlink is recreated with
- * the same target, a small regular file is copied when `copy` is set, a
- * directory or file is bound with attrs. Missing is fine unless required. */
-static int mirror(const char *p, uint64_t attrs, bool required, bool copy, struct werr *e)
+ * the same target, a directory or file is bound with attrs. Missing is fine
+ * unless required. */
+static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 {
 	char src[4096], dst[4096];
 	snprintf(src, sizeof src, OLD "%s", p);
@@ -204,13 +166,6 @@ static int mirror(const char *p, uint64_t attrs, bool required, bool copy, struc
 			return werr_errno(e, "mounts: linking %s", p);
 		return 0;
 	}
-	if (S_ISREG(st.st_mode) && copy) {
-		if (make_parents(dst, e) < 0)
-			return -1;
-		int r = copy_small(src, dst, &st, e);
-		if (r <= 0)
-			return r;
-	}
 	if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0)
 		return -1;
 	return bind_path(src, dst, attrs, e);
@@ -220,40 +175,42 @@ static const char *const system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
 
-/* The read-only subset of /etc: loader, certificates, time zone, name
- * service, alternatives and what common toolchains read. Never shadow,
- * gshadow, sudoers, ssh/, the ssl private keys or the machine identity. */
-static const char *const etc_entries[] = {
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl/certs", "ssl/openssl.cnf",
-	"ca-certificates", "ca-certificates.conf", "localtime", "timezone", "nsswitch.conf",
-	"host.conf", "gai.conf", "protocols", "services", "rpc", "networks", "alternatives",
-	"os-release", "debian_version", "lsb-release", "mime.types", "magic", "magic.mime",
-	"inputrc", "bash.bashrc", "profile", "shells", "terminfo", "locale.alias", "locale.conf",
-	"mtab", "python3", "perl", "fonts", "mailcap", "manpath.config", "bash_completion",
-	"bash_completion.d", "pkgconfig", "gprofng.rc",
-};
-
-static int build_etc(struct werr *e)
+/* /etc (etc.c): the user's cached copy bound read-only, or a copy made now
+ * on the root tmpfs; then the directories and large files bound on top. */
+static int build_etc(const struct sandbox_spec *s, struct werr *e)
 {
-	if (mkdir_p(STAGE "/etc", 0755) < 0)
-		return werr_errno(e, "mounts: creating /etc");
-	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++) {
-		char p[256];
-		snprintf(p, sizeof p, "/etc/%s", etc_entries[i]);
-		if (mirror(p, RO_ATTRS, false, true, e) < 0)
+	struct strv local = { 0 };
+	const struct strv *binds = &s->etc_binds;
+	if (s->etc_cache) {
+		char src[4200];
+		snprintf(src, sizeof src, OLD "%s", s->etc_cache);
+		if (make_mountpoint(STAGE "/etc", true, e) < 0 || bind_path(src, STAGE "/etc", RO_ATTRS, e) < 0)
 			return -1;
+	} else {
+		if (mkdir_p(STAGE "/etc", 0755) < 0)
+			return werr_errno(e, "mounts: creating /etc");
+		_cleanup_close_ int fd = open(STAGE "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return werr_errno(e, "mounts: opening /etc");
+		if (etc_populate(OLD, fd, &local, e) < 0) {
+			strv_free(&local);
+			return werr_wrap(e, "mounts");
+		}
+		binds = &local;
 	}
-	if (write_text(STAGE "/etc/passwd",
-			  "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-			  AGENT_USER ":x:1000:1000:warden agent:" AGENT_HOME ":/bin/sh\n"
-			  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", e) ||
-	       write_text(STAGE "/etc/group",
-			  "root:x:0:\n" AGENT_USER ":x:1000:\nnogroup:x:65534:\n", e) ||
-	       write_text(STAGE "/etc/hostname", SANDBOX_HOSTNAME "\n", e) ||
-	       write_text(STAGE "/etc/hosts",
-			  "127.0.0.1\tlocalhost " SANDBOX_HOSTNAME "\n::1\tlocalhost ip6-localhost\n", e))
-		return -1;
-	return 0;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < binds->n; i++) {
+		char src[4200], dst[4200];
+		snprintf(src, sizeof src, OLD "%s", binds->v[i]);
+		snprintf(dst, sizeof dst, STAGE "%s", binds->v[i]);
+		struct stat st;
+		/* gone from the host since the cache was checked: nothing to bind */
+		if (lstat(src, &st) < 0 && errno == ENOENT)
+			continue;
+		r = bind_path(src, dst, RO_ATTRS, e);
+	}
+	strv_free(&local);
+	return r;
 }
 
 static int build_dev(struct werr *e)
@@ -376,10 +333,6 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	_cleanup_close_ int ws = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ws < 0)
 		return werr_errno(e, "mounts: opening the workspace");
-	/* The supervisor creates the placeholders meanwhile; wait for them. */
-	char ready;
-	if (read(s->sync_fd, &ready, 1) != 1 || ready != 'p')
-		return werr_set(e, 0, "workspace: the supervisor did not create the placeholders");
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct ws_mount *m = &s->plan.m[i];
 		struct open_how how = {
@@ -416,6 +369,21 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
+static int mask_private(const struct sandbox_spec *s, const char *dir, struct werr *e)
+{
+	for (size_t i = 0; dir && i < s->policy->npaths; i++) {
+		char dst[4096];
+		struct stat st;
+		snprintf(dst, sizeof dst, STAGE "%s", dir);
+		if (path_is_within(dir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
+			if (bind_path("/mask_dir", dst, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+				return werr_wrap(e, "masking %s", dir);
+			break;
+		}
+	}
+	return 0;
+}
+
 int mounts_build(const struct sandbox_spec *s, struct werr *e)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -437,9 +405,9 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return werr_errno(e, "mounts: root tmpfs");
 
 	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++)
-		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, false, e) < 0)
+		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, e) < 0)
 			return -1;
-	if (build_etc(e) < 0)
+	if (build_etc(s, e) < 0)
 		return -1;
 	if (mount_tmpfs(STAGE "/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
 	    mount_tmpfs(STAGE "/var/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
@@ -449,18 +417,11 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return -1;
 	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
 		return -1;
-	/* A profile path that covers the audit log directory (read-only ~,
-	 * say) must not hand the agent the logs: mask the directory. */
-	for (size_t i = 0; s->logdir && i < s->policy->npaths; i++) {
-		char dst[4096];
-		struct stat st;
-		snprintf(dst, sizeof dst, STAGE "%s", s->logdir);
-		if (path_is_within(s->logdir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
-			if (bind_path("/mask_dir", dst, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
-				return werr_wrap(e, "masking the audit log directory");
-			break;
-		}
-	}
+	/* A profile path that covers the audit log directory or the cache
+	 * (read-only ~, say) must not hand the agent the logs, nor the cached
+	 * /etc of later sessions: mask the directory. */
+	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0)
+		return -1;
 	/* warden check: its own binary, read-only, as the probe runner. */
 	if (s->self_exe) {
 		/* /proc/self/exe resolves to a mount of the parent's namespace,

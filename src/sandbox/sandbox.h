@@ -48,6 +48,7 @@ struct sandbox_spec {
 
 	char *workspace;            /* real absolute path */
 	char *logdir;               /* the audit log directory: never reachable inside */
+	char *cachedir;             /* warden's cache directory: never reachable inside */
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */
 	const struct policy *policy;
 
@@ -57,6 +58,11 @@ struct sandbox_spec {
 	bool use_pty;               /* stdin is a terminal: give the command its own pty */
 	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
 	int sync_fd;                /* init's end of the supervisor socket */
+	char *etc_cache;            /* the cached curated /etc (host path), or NULL: copy */
+	struct strv etc_binds;      /* host /etc paths to bind live over the cache */
+	int etc_lock;               /* shared flock on the cache version in use, or -1 */
+	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
+	size_t seccomp_len;         /* its length in instructions */
 	int landlock_abi;           /* probed by the supervisor */
 };
 
@@ -65,9 +71,8 @@ struct sandbox_spec {
 /* workspace.c (supervisor side) */
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
-/* Create the plan's placeholders. The supervisor calls it once init runs
- * (init builds the root meanwhile and waits for the supervisor's word before
- * mounting inside the workspace; the agent's command starts later still).
+/* Create the plan's placeholders. The supervisor calls it before it clones
+ * init, so init never waits for them.
  *
  * A placeholder is a unix-socket entry (mknod; nothing listens), and all of
  * a session's are hard links of one inode: git ignores sockets (they never
@@ -90,6 +95,17 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
  * not called. */
 void workspace_remove_placeholders(struct ws_plan *plan);
 void workspace_cleanup(struct ws_plan *plan);
+
+/* etc.c: the curated /etc. etc_populate fills dirfd with it from the host
+ * tree at srcroot ("" or init's view of the old root): symlinks recreated,
+ * small files copied, warden's own passwd, group, hostname and hosts, and
+ * empty mount points for what must be bound live (directories, large files),
+ * whose /etc paths go to binds. etc_cache_prepare (supervisor) finds or builds
+ * the user's cached copy in the cache directory and holds it for the session;
+ * -1 when there is none to use (the session copies instead). */
+int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr *e);
+char *etc_cache_dir(const char *home); /* $XDG_CACHE_HOME/warden, NULL: none */
+int etc_cache_prepare(const char *cachedir, char **dir, struct strv *binds, int *lockfd);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */
 int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
@@ -118,12 +134,11 @@ int net_proxy_listeners(int *http, int *socks, struct werr *e);
 int landlock_abi_version(void);           /* <= 0 when unavailable */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
-/* seccomp.c. The supervisor compiles the filter and sends the BPF program
- * to init as one message on their socket; init installs it, with
+/* seccomp.c. The supervisor compiles the filter into s->seccomp_prog
+ * before it clones init (whose memory is a copy); init installs it, with
  * no_new_privs, and *notify_fd receives the listener. */
-#define SECCOMP_PROG_MAX (4096 * 8) /* BPF_MAXINSNS instructions */
-int seccomp_send_program(bool audit_files, int sock, struct werr *e);
-int seccomp_install(int sock, int *notify_fd, struct werr *e);
+int seccomp_compile(struct sandbox_spec *s, struct werr *e);
+int seccomp_install(const struct sandbox_spec *s, int *notify_fd, struct werr *e);
 
 /* caps.c (init) */
 int caps_drop_bounding(struct werr *e);

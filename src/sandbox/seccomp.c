@@ -6,9 +6,9 @@
  * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
  * (libc falls back to clone, whose flags the filter can see), not a denial.
  *
- * Two halves: the supervisor compiles the filter with libseccomp (a quarter
- * of a millisecond) while init builds the root, and sends the BPF program
- * over their socket; init installs it as its last step. */
+ * Two halves: the supervisor compiles the filter with libseccomp before it
+ * clones init, which inherits the BPF program in its copy of the memory and
+ * installs it as its last step. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -136,10 +136,10 @@ fail:
 	return r;
 }
 
-int seccomp_send_program(bool audit_files, int sock, struct werr *e)
+int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
 	scmp_filter_ctx ctx;
-	int r = build(&ctx, audit_files);
+	int r = build(&ctx, s->policy->audit_files);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */
@@ -152,24 +152,26 @@ int seccomp_send_program(bool audit_files, int sock, struct werr *e)
 	seccomp_release(ctx);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: exporting the filter");
-	char prog[SECCOMP_PROG_MAX];
-	ssize_t n = pread(mfd, prog, sizeof prog, 0);
-	if (n <= 0 || n % (ssize_t)sizeof(struct sock_filter) != 0 || n == (ssize_t)sizeof prog)
-		return werr_set(e, n < 0 ? errno : EINVAL, "seccomp: reading the exported filter");
-	if (send(sock, prog, (size_t)n, MSG_NOSIGNAL) != n)
-		return werr_errno(e, "seccomp: sending the filter to init");
+	struct stat st;
+	if (fstat(mfd, &st) < 0 || st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    st.st_size > (off_t)(BPF_MAXINSNS * sizeof(struct sock_filter)))
+		return werr_set(e, EINVAL, "seccomp: the exported filter has an unexpected size");
+	void *prog = xmalloc((size_t)st.st_size);
+	if (pread(mfd, prog, (size_t)st.st_size, 0) != st.st_size) {
+		free(prog);
+		return werr_errno(e, "seccomp: reading the exported filter");
+	}
+	free(s->seccomp_prog);
+	s->seccomp_prog = prog;
+	s->seccomp_len = (size_t)st.st_size / sizeof(struct sock_filter);
 	return 0;
 }
 
-int seccomp_install(int sock, int *notify_fd, struct werr *e)
+int seccomp_install(const struct sandbox_spec *s, int *notify_fd, struct werr *e)
 {
-	struct sock_filter prog[SECCOMP_PROG_MAX / sizeof(struct sock_filter)];
-	ssize_t n;
-	while ((n = recv(sock, prog, sizeof prog, 0)) < 0 && errno == EINTR)
-		;
-	if (n <= 0 || n % (ssize_t)sizeof prog[0] != 0)
-		return werr_set(e, n < 0 ? errno : EPROTO, "seccomp: no filter from the supervisor");
-	struct sock_fprog fprog = { .len = (unsigned short)((size_t)n / sizeof prog[0]), .filter = prog };
+	if (!s->seccomp_prog || !s->seccomp_len)
+		return werr_set(e, EINVAL, "seccomp: no filter compiled");
+	struct sock_fprog fprog = { .len = (unsigned short)s->seccomp_len, .filter = s->seccomp_prog };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return werr_errno(e, "seccomp: setting no_new_privs");
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,

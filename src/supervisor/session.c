@@ -81,6 +81,21 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 	return r;
 }
 
+/* A directory of warden's own that no sandbox may reach (the audit log, the
+ * cache): refuse a workspace overlapping it and profile paths inside it;
+ * mounts.c masks it when a profile path covers it. */
+static int keep_private(const struct sandbox_spec *s, const struct policy *pol, const char *dir,
+			const char *what, struct werr *e)
+{
+	if (path_is_within(s->workspace, dir) || path_is_within(dir, s->workspace))
+		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", s->workspace, what, dir);
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (path_is_within(pol->paths[i].path, dir) && strcmp(pol->paths[i].path, dir) != 0)
+			return werr_set(e, 0, "refusing %s (%s): it lies inside %s %s",
+					pol->paths[i].path, pol->paths[i].origin, what, dir);
+	return 0;
+}
+
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
 			   struct audit **log, int *status, struct werr *e)
@@ -102,14 +117,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (!logdir)
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
 				"absolute paths)");
-	if (path_is_within(s->workspace, logdir) || path_is_within(logdir, s->workspace))
-		return werr_set(e, 0, "refusing workspace %s: it overlaps the audit log directory %s",
-				s->workspace, logdir);
-	for (size_t i = 0; i < pol->npaths; i++)
-		if (path_is_within(pol->paths[i].path, logdir) && strcmp(pol->paths[i].path, logdir) != 0)
-			return werr_set(e, 0, "refusing %s (%s): it lies inside the audit log directory %s",
-					pol->paths[i].path, pol->paths[i].origin, logdir);
+	_cleanup_free_ char *cachedir = etc_cache_dir(home);
+	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
+	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0))
+		return -1;
 	s->logdir = xstrdup(logdir);
+	s->cachedir = cachedir ? xstrdup(cachedir) : NULL;
 	s->home = xstrdup(home);
 	s->policy = pol;
 	s->argv = o->argv;
@@ -127,6 +140,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 		audit_also_syslog(*log);
 	if (workspace_plan(s->workspace, pol, &s->plan, e) < 0)
 		return -1;
+	/* the cached /etc, or none: init then copies it */
+	if (cachedir)
+		etc_cache_prepare(cachedir, &s->etc_cache, &s->etc_binds, &s->etc_lock);
 
 	char digest[65];
 	policy_digest(pol, digest);
@@ -169,15 +185,21 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 			policy_free(&pol);
 			return -1;
 		}
-	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1 };
+	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1 };
 	struct audit *log = NULL;
 	int r = run_with_policy(o, &pol, &s, &log, status, e);
 	audit_close(log);
 	workspace_cleanup(&s.plan);
 	strv_free(&s.envp);
+	free(s.etc_cache);
+	free(s.seccomp_prog);
+	strv_free(&s.etc_binds);
+	if (s.etc_lock >= 0)
+		close(s.etc_lock);
 	free(s.workspace);
 	free(s.home);
 	free(s.logdir);
+	free(s.cachedir);
 	policy_free(&pol);
 	return r;
 }

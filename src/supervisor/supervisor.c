@@ -184,6 +184,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 	};
+	/* Before the clone, while nothing else runs: init never waits for
+	 * these (a hand-over between processes can cost more than the work on
+	 * a busy machine). */
+	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0) {
+		close(sv[1]);
+		return -1;
+	}
 	fflush(NULL);
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid < 0) {
@@ -217,19 +224,6 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		exit_status_of(pidfd);
 		return werr_errno(e, "supervisor: starting init");
 	}
-	/* The placeholders, while init builds the root; then init may mount
-	 * inside the workspace. */
-	int placed = workspace_make_placeholders(&s->plan, e);
-	if (placed == 0 && write(sock, "p", 1) != 1)
-		placed = werr_errno(e, "supervisor: resuming init");
-	/* init's seccomp filter, compiled here meanwhile */
-	if (placed == 0)
-		placed = seccomp_send_program(s->policy->audit_files, sock, e);
-	if (placed < 0) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
-		return -1;
-	}
 
 	struct init_msg m;
 	int fds[INIT_MSG_MAX_FDS];
@@ -259,8 +253,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		pty_copy_settings(STDIN_FILENO, master);
 		pty_host_raw(STDIN_FILENO);
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
-	if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 
 	struct net_rules rules = { 0 };
 	struct proxy *px = NULL;
