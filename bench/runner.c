@@ -3,9 +3,10 @@
  *   runner N -- CMD ARGS... [--- CMD ARGS...]...
  *
  * warms each command up 5 times, then runs N rounds; a round runs every
- * command once, starting with a different one each round, so a machine that
- * drifts (a noisy neighbour, a frequency change) weighs on every command
- * alike. Each run has stdio on /dev/null. Prints one line per command, in the
+ * command once, in a shuffled order, so a machine that drifts (a noisy
+ * neighbour, a frequency change) weighs on every command alike, and so does
+ * the work one command leaves the kernel to finish after it exits (a network
+ * namespace is torn down by a kernel thread later), whichever runs next. Each run has stdio on /dev/null. Prints one line per command, in the
  * order given: the median and 90th percentile wall time in microseconds
  * ("median_us p90_us"), or "unavailable" when it failed its warm-up (the
  * reason on stderr). Exits 1 if a command fails after its warm-up. */
@@ -125,12 +126,25 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	for (long i = 0; i < n; i++)
+	unsigned long long rng = 0x9e3779b97f4a7c15ULL; /* fixed seed: repeatable orders */
+	for (long i = 0; i < n; i++) {
+		int order[MAX_CMDS];
+		for (int k = 0; k < ncmds; k++)
+			order[k] = k;
+		for (int k = ncmds - 1; k > 0; k--) { /* Fisher-Yates, xorshift64 */
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			int j = (int)(rng % (unsigned long long)(k + 1)), tmp = order[k];
+			order[k] = order[j];
+			order[j] = tmp;
+		}
 		for (int k = 0; k < ncmds; k++) {
-			int c = (int)((i + k) % ncmds);
+			int c = order[k];
 			if (ok[c] && (t[c][i] = run_once(cmds[c])) < 0)
 				return 1;
 		}
+	}
 	for (int c = 0; c < ncmds; c++) {
 		if (!ok[c]) {
 			printf("unavailable\n");
