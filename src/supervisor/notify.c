@@ -78,7 +78,17 @@ struct notifier {
 	struct hash_entry cache[HASH_CACHE];
 	size_t ncache, next;
 	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
+	/* the event of the notification being handled, written once the
+	 * process has its answer (it waits for nothing but the answer) */
+	const char *kind;
+	json_t *event;
 };
+
+static void later(struct notifier *n, const char *kind, json_t *f)
+{
+	n->kind = kind;
+	n->event = f;
+}
 
 struct notifier *notifier_new(int listener, struct audit *log)
 {
@@ -286,7 +296,7 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 		json_object_set_new(f, "argv_truncated", json_true());
 	if (f && !interp[0])
 		json_object_del(f, "interpreter");
-	audit_emit(n->log, "exec", f, NULL);
+	later(n, "exec", f);
 	free(path);
 }
 
@@ -324,7 +334,7 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	json_t *f = json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:s}", "pid", (json_int_t)inner,
 		"host_pid", (json_int_t)req->pid, "method", "connect", "address", host, "port",
 		(int)port, "decision", "deny", "reason", "direct connection: the sandbox has no route out");
-	audit_emit(n->log, "net", f, NULL);
+	later(n, "net", f);
 }
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
@@ -385,7 +395,7 @@ static void log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		json_object_set_new(f, "flags", json_sprintf("0x%llx",
 				    (unsigned long long)req->data.args[op->flags]));
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0)
-		audit_emit(n->log, "file", f, NULL);
+		later(n, "file", f);
 	else
 		json_decref(f);
 }
@@ -409,7 +419,7 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 		"host_pid", (json_int_t)req->pid, "name", name ? name : "?", "nr", req->data.nr,
 		"args", args, "decision", "deny", "errno", "EPERM");
 	free(name);
-	audit_emit(n->log, "syscall", f, NULL);
+	later(n, "syscall", f);
 }
 
 int notifier_handle(struct notifier *n)
@@ -451,5 +461,9 @@ int notifier_handle(struct notifier *n)
 	else
 		resp->error = -EPERM;
 	seccomp_notify_respond(n->fd, resp); /* ENOENT: the target died meanwhile */
+	if (n->event) {
+		audit_emit(n->log, n->kind, n->event, NULL);
+		n->event = NULL;
+	}
 	return 0;
 }
