@@ -48,6 +48,7 @@ struct bait {
 	char *home;          /* the invoking user's home, may be NULL */
 	char *other_home;    /* another user's home, may be NULL */
 	char *audit_dir;     /* warden's audit log directory, may be NULL */
+	char *cache_dir;     /* warden's cache directory, may be NULL */
 	char *ssh_sock;
 	char *tty;
 	char token[17];
@@ -191,6 +192,7 @@ static int bait_create(struct bait *b, struct werr *e)
 	b->home = home ? xstrdup(home) : NULL;
 	b->other_home = find_other_home();
 	b->audit_dir = audit_dir(home);
+	b->cache_dir = etc_cache_dir(home);
 
 	/* The workspace: a git-like .git, secrets to mask, files to protect,
 	 * links out of it, and an ordinary file. */
@@ -319,9 +321,10 @@ static void bait_remove(struct bait *b)
 	free(b->home);
 	free(b->other_home);
 	free(b->audit_dir);
+	free(b->cache_dir);
 	free(b->ssh_sock);
 	free(b->tty);
-	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->ssh_sock = b->tty = NULL;
+	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = b->tty = NULL;
 }
 
 /* Host-side bait for the session only: set in the child before it starts. */
@@ -346,6 +349,7 @@ static void runner_argv(const struct bait *b, const char *exe, struct strv *v)
 	ARG("--home", b->home);
 	ARG("--other-home", b->other_home);
 	ARG("--audit-dir", b->audit_dir);
+	ARG("--cache-dir", b->cache_dir);
 	ARG("--token", b->token);
 	ARGN("--fd", "%d", b->leak_fd);
 	ARGN("--tcp-port", "%d", b->tcp_port);
@@ -410,7 +414,9 @@ static bool host_changed(const struct probe_verify *v, const char *path, const c
 	switch (v->kind) {
 	case V_NOFILE:
 	case V_FILE:
-		if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode))
+		/* only a file or a link a tool would read counts; the session's
+		 * own placeholders are unix-socket entries, and were directories */
+		if (lstat(path, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			return false;
 		if (v->kind == V_FILE && !(read_whole(path, buf, sizeof buf, &st) && strstr(buf, token)))
 			return false;
@@ -477,7 +483,7 @@ static void evaluate_write(const struct bait *b, const struct probe *p, bool say
 	unsigned maj = 0, min = 0;
 	bool have_dev = dev && sscanf(dev, "%u:%u", &maj, &min) == 2;
 	for (int k = 0; k < PROBE_MAX_VERIFY && p->verify[k].kind != V_NONE; k++) {
-		struct probe_bases bases = { b->ws, b->base, b->home, b->audit_dir };
+		struct probe_bases bases = { b->ws, b->base, b->home, b->audit_dir, b->cache_dir };
 		_cleanup_free_ char *path = probe_verify_path(&p->verify[k], &bases, b->token);
 		if (!path)
 			continue;

@@ -129,7 +129,7 @@ static char *vrel(const struct probe_ctx *c, const struct probe *self, int i)
 
 static char *vpath(const struct probe_ctx *c, const struct probe *self, int i)
 {
-	struct probe_bases b = { c->ws, c->out, c->home, c->audit_dir };
+	struct probe_bases b = { c->ws, c->out, c->home, c->audit_dir, c->cache_dir };
 	return probe_verify_path(&self->verify[i], &b, c->token);
 }
 
@@ -761,6 +761,15 @@ static void p_audit_list(const struct probe_ctx *c, const struct probe *self, st
 	opendir_probe(r, c->audit_dir);
 }
 
+static void p_cache_list(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (!c->cache_dir) {
+		denied(r, "no cache directory known");
+		return;
+	}
+	opendir_probe(r, c->cache_dir);
+}
+
 static void p_other_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	if (!c->other_home) {
@@ -861,6 +870,17 @@ static void p_audit_write(const struct probe_ctx *c, const struct probe *self, s
 	/* A new file with the token's name, never an existing log. */
 	_cleanup_free_ char *path = vpath(c, self, 0);
 	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+static void p_cache_write(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (!c->cache_dir) {
+		denied(r, "no cache directory known");
+		return;
+	}
+	/* a new file with the token's name, next to the cached /etc versions */
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0644, r->dev), path);
 }
 
 static void append_any(const struct probe_ctx *c, struct probe_result *r, char **paths, size_t n)
@@ -2113,6 +2133,8 @@ const struct probe probe_table[] = {
 	{ "proc-host-pid", G_VISIBILITY, D, "see /proc/<host pid> of the check", p_proc_hostpid, NULL,
 	  { { 0 } } },
 	{ "audit-log-dir", G_VISIBILITY, D, "list warden's audit logs", p_audit_list, NULL, { { 0 } } },
+	{ "cache-dir", G_VISIBILITY, D, "list warden's cache (the cached /etc)", p_cache_list, NULL,
+	  { { 0 } } },
 	{ "other-home", G_VISIBILITY, D, "list another user's home", p_other_home, NULL, { { 0 } } },
 	{ "sysfs", G_VISIBILITY, D, "open /sys", p_sysfs, NULL, { { 0 } } },
 	{ "proc-kernel-files", G_VISIBILITY, D, "open /proc/kcore, kallsyms, keys, timer_list",
@@ -2140,6 +2162,8 @@ const struct probe probe_table[] = {
 	  { { V_NOFILE, VB_HOME, "w-{t}-home" } } },
 	{ "audit-log-write", G_WRITE, D, "create a file among warden's audit logs", p_audit_write, NULL,
 	  { { V_NOFILE, VB_AUDIT, "w-{t}-audit" } } },
+	{ "cache-write", G_WRITE, D, "create a file in warden's cache (later sessions' /etc)",
+	  p_cache_write, NULL, { { V_NOFILE, VB_CACHE, "w-{t}-cache" } } },
 	{ "append-outside", G_WRITE, D, "append to a file outside the workspace", p_append_outside,
 	  NULL, { { V_BAIT, VB_OUT, "outside-bait.txt" } } },
 	{ "rename-out", G_WRITE, D, "rename a workspace file to ../", p_rename_out, cleanup_rename_out,
@@ -2300,7 +2324,7 @@ char *probe_verify_path(const struct probe_verify *v, const struct probe_bases *
 			const char *token)
 {
 	const char *base = v->base == VB_WS ? b->ws : v->base == VB_OUT ? b->out :
-			   v->base == VB_HOME ? b->home : b->audit;
+			   v->base == VB_HOME ? b->home : v->base == VB_AUDIT ? b->audit : b->cache;
 	if (!base || v->kind == V_NONE)
 		return NULL;
 	_cleanup_free_ char *rel = expand_token(v->rel, token);
@@ -2370,7 +2394,7 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 
 static const char runner_usage[] =
 	"usage: warden __probe [--sync] [--only NAME] --ws DIR --out DIR [--home DIR]\n"
-	"       [--other-home DIR] [--audit-dir DIR] --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
+	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
 	"       [--ssh-sock PATH] [--shm-key N] [--shm-id N] [--posix-shm NAME]\n"
 	"       [--host-pid N] [--host-start N] [--uid N] [--tty PATH]\n"
 	"The probe runner of `warden check` (internal): prints one JSON line per probe.\n";
@@ -2381,7 +2405,7 @@ int probe_main(int argc, char **argv)
 	record_start_fds(&c); /* before anything here opens a file */
 	enum { OPT_WS = 256, OPT_OUT, OPT_HOME, OPT_OTHER, OPT_TOKEN, OPT_FD, OPT_TCP, OPT_ABS, OPT_SSH, OPT_SHMKEY,
 	       OPT_SHMID, OPT_PSHM, OPT_HPID, OPT_HSTART, OPT_UID, OPT_TTY, OPT_SYNC, OPT_ONLY,
-	       OPT_AUDIT };
+	       OPT_AUDIT, OPT_CACHE };
 	static const struct option opts[] = {
 		{ "ws", required_argument, NULL, OPT_WS },
 		{ "out", required_argument, NULL, OPT_OUT },
@@ -2402,6 +2426,7 @@ int probe_main(int argc, char **argv)
 		{ "sync", no_argument, NULL, OPT_SYNC },
 		{ "only", required_argument, NULL, OPT_ONLY },
 		{ "audit-dir", required_argument, NULL, OPT_AUDIT },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE },
 		{ 0 },
 	};
 	bool sync = false;
@@ -2418,6 +2443,7 @@ int probe_main(int argc, char **argv)
 		case OPT_HOME: c.home = optarg[0] == '/' ? optarg : NULL; break;
 		case OPT_OTHER: c.other_home = optarg[0] == '/' ? optarg : NULL; break;
 		case OPT_AUDIT: c.audit_dir = optarg[0] == '/' ? optarg : NULL; break;
+		case OPT_CACHE: c.cache_dir = optarg[0] == '/' ? optarg : NULL; break;
 		case OPT_TOKEN: c.token = optarg; break;
 		case OPT_ABS: c.abstract = optarg[0] ? optarg : NULL; break;
 		case OPT_SSH: c.ssh_sock = optarg[0] ? optarg : NULL; break;

@@ -40,11 +40,12 @@ enum verify_base {
 	VB_OUT,  /* its parent, the bait directory outside the workspace */
 	VB_HOME, /* the invoking user's home */
 	VB_AUDIT, /* warden's audit log directory on the host */
+	VB_CACHE, /* warden's cache directory on the host */
 };
 
 /* The base directories verify paths are relative to (NULL: unknown). */
 struct probe_bases {
-	const char *ws, *out, *home, *audit;
+	const char *ws, *out, *home, *audit, *cache;
 };
 
 struct probe_verify {
@@ -62,6 +63,7 @@ struct probe_ctx {
 	const char *home;        /* the invoking user's real home (may be NULL) */
 	const char *other_home;  /* another user's home (may be NULL) */
 	const char *audit_dir;   /* warden's audit log directory on the host (may be NULL) */
+	const char *cache_dir;   /* warden's cache directory (the cached /etc), may be NULL */
 	const char *token;       /* unique token for the names probes create */
 	const char *abstract;    /* host abstract unix socket name (without '@') */
 	const char *ssh_sock;    /* host unix socket posing as an ssh agent */

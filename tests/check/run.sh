@@ -143,17 +143,19 @@ else
 fi
 
 # read-write ~ opens home (write-home must fail), but the audit logs under
-# ~/.local/state/warden stay masked inside: the audit-log probes still hold.
+# ~/.local/state/warden and the cached /etc under ~/.cache/warden stay masked
+# inside: the audit-log and cache probes still hold.
 printf 'read-write ~\n' >"$T/rw.profile"
-(unset XDG_STATE_HOME; HOME=$fake run "$WARDEN" check --profile "$T/rw.profile"
+(unset XDG_STATE_HOME XDG_CACHE_HOME; HOME=$fake run "$WARDEN" check --profile "$T/rw.profile"
  printf '%s\n' "$RC" >"$T/rc") 
 RC=$(<"$T/rc") OUT=$(<"$T/out") ERR=$(<"$T/err")
 if ((RC == 1)) && grep -qE '^did not hold:.* write-home( |$)' <<<"$OUT" &&
-	! grep -qE '^did not hold:.* audit-log-(dir|write)( |$)' <<<"$OUT" &&
-	grep -qE '^  audit-log-write +denied +denied' <<<"$OUT"; then
-	ok "read-write ~ is caught, the audit logs stay masked: $(grep '^did not hold' <<<"$OUT")"
+	! grep -qE '^did not hold:.* (audit-log-(dir|write)|cache-(dir|write))( |$)' <<<"$OUT" &&
+	grep -qE '^  audit-log-write +denied +denied' <<<"$OUT" &&
+	grep -qE '^  cache-write +denied +denied' <<<"$OUT" && [[ -d $fake/.cache/warden ]]; then
+	ok "read-write ~ is caught, the audit logs and the cache stay masked: $(grep '^did not hold' <<<"$OUT")"
 else
-	not_ok "read-write ~ is caught, the audit logs stay masked" "rc=$RC $(excerpt "$(grep -E 'NO$|did not|probes:|audit-log' <<<"$OUT")$ERR")"
+	not_ok "read-write ~ is caught, the audit logs and the cache stay masked" "rc=$RC $(excerpt "$(grep -E 'NO$|did not|probes:|audit-log|cache-' <<<"$OUT")$ERR")"
 fi
 
 # ---- as an unprivileged user ----------------------------------------------
