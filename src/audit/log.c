@@ -30,16 +30,7 @@ struct audit {
 
 char *audit_dir(const char *home)
 {
-	const char *x = getenv("XDG_STATE_HOME");
-	const char *base = x && x[0] == '/' ? x : home && home[0] == '/' ? home : NULL;
-	if (!base)
-		return NULL;
-	size_t n = strlen(base);
-	while (n > 1 && base[n - 1] == '/')
-		n--;
-	if (n == 1)
-		n = 0; /* "/" */
-	return xasprintf("%.*s%s", (int)n, base, base == x ? "/warden" : "/.local/state/warden");
+	return xdg_warden_dir("XDG_STATE_HOME", home, ".local/state");
 }
 
 void audit_new_session_id(char *buf, size_t len)

@@ -164,3 +164,28 @@ int write_file(const char *path, const char *text)
 	errno = saved;
 	return r;
 }
+
+char *xdg_warden_dir(const char *var, const char *home, const char *home_rel)
+{
+	const char *x = getenv(var);
+	const char *base = x && x[0] == '/' ? x : home && home[0] == '/' ? home : NULL;
+	if (!base)
+		return NULL;
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	if (n == 1)
+		n = 0; /* "/" */
+	return base == x ? xasprintf("%.*s/warden", (int)n, base)
+			 : xasprintf("%.*s/%s/warden", (int)n, base, home_rel);
+}
+
+int copy_symlink(const char *src, int dirfd, const char *dst)
+{
+	char target[4096];
+	ssize_t n = readlink(src, target, sizeof target - 1);
+	if (n < 0)
+		return -1;
+	target[n] = '\0';
+	return symlinkat(target, dirfd, dst);
+}

@@ -37,6 +37,13 @@ bool path_is_within(const char *path, const char *dir);
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */
 bool path_has_dot_components(const char *path);
 
+/* warden's directory under an XDG base: "$VAR/warden" when the variable is
+ * an absolute path, else "HOME/home_rel/warden"; NULL when neither is. */
+char *xdg_warden_dir(const char *var, const char *home, const char *home_rel);
+
+/* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
+int copy_symlink(const char *src, int dirfd, const char *dst);
+
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 /* Write a whole file (O_WRONLY|O_CLOEXEC, no O_CREAT) e.g. /proc files. */

@@ -112,12 +112,7 @@ int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr
 			return werr_errno(e, "/etc: creating the parents of %s", rel);
 		int r = 0;
 		if (S_ISLNK(st.st_mode)) {
-			char target[4096];
-			ssize_t n = readlink(src, target, sizeof target - 1);
-			if (n < 0)
-				return werr_errno(e, "/etc: reading link %s", rel);
-			target[n] = '\0';
-			r = symlinkat(target, dirfd, rel);
+			r = copy_symlink(src, dirfd, rel);
 		} else if (S_ISDIR(st.st_mode)) {
 			r = mkdirat(dirfd, rel, 0755); /* a mount point */
 		} else if (!S_ISREG(st.st_mode)) {
@@ -266,16 +261,7 @@ static int build(int cachefd, const char *name, struct werr *e)
 
 char *etc_cache_dir(const char *home)
 {
-	const char *x = getenv("XDG_CACHE_HOME");
-	const char *base = x && x[0] == '/' ? x : home && home[0] == '/' ? home : NULL;
-	if (!base)
-		return NULL;
-	size_t n = strlen(base);
-	while (n > 1 && base[n - 1] == '/')
-		n--;
-	if (n == 1)
-		n = 0; /* "/" */
-	return xasprintf("%.*s%s", (int)n, base, base == x ? "/warden" : "/.cache/warden");
+	return xdg_warden_dir("XDG_CACHE_HOME", home, ".cache");
 }
 
 /* mkdir -p, new directories private to the user */

@@ -155,15 +155,10 @@ static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 		return werr_errno(e, "mounts: %s", p);
 	}
 	if (S_ISLNK(st.st_mode)) {
-		char target[4096];
-		ssize_t n = readlink(src, target, sizeof target - 1);
-		if (n < 0)
-			return werr_errno(e, "mounts: reading link %s", p);
-		target[n] = '\0';
 		if (make_parents(dst, e) < 0)
 			return -1;
-		if (symlink(target, dst) < 0)
-			return werr_errno(e, "mounts: linking %s", p);
+		if (copy_symlink(src, AT_FDCWD, dst) < 0)
+			return werr_errno(e, "mounts: recreating the link %s", p);
 		return 0;
 	}
 	if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0)
