@@ -31,12 +31,14 @@ struct ws_mount {
 		dev_t dev;
 		ino_t ino;
 	} made;
+	bool adopted;   /* WS_PLACEHOLDER: another session's, there already */
 };
 
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
 	bool placed;              /* placeholders made: remove what `made` says was created */
+	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
 };
 
@@ -71,6 +73,14 @@ struct sandbox_spec {
 /* workspace.c (supervisor side) */
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
+/* Sessions in one workspace share its placeholders: each holds a shared
+ * flock on a lock file of that workspace in lockdir (warden's own, out of
+ * every sandbox's reach) from before it plans until it ends; the last one
+ * out, the one that gets the lock exclusively, removes them. A session that
+ * starts finds the placeholders of one still running and adopts them. Without
+ * this, one session's removal would unmount the other's (an unlink of a mount
+ * point in another namespace detaches the mount). */
+int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e);
 /* Create the plan's placeholders. The supervisor calls it before it clones
  * init, so init never waits for them.
  *

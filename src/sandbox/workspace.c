@@ -4,6 +4,8 @@
  * files masked inside it. */
 #include "sandbox.h"
 
+#include "../common/hash.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 /* Directories whose subtrees are never a workspace. */
@@ -90,6 +93,14 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
 	return false;
 }
 
+/* What warden makes for a missing protected path: a socket entry of mode
+ * 0444 (a listening socket's entry has the umask's mode, and is never
+ * created read-only). */
+static bool is_placeholder(const struct stat *st)
+{
+	return S_ISSOCK(st->st_mode) && (st->st_mode & 07777) == 0444;
+}
+
 /* Plan one protected path: pin every directory on the way (so it cannot be
  * renamed away), bind the path read-only, or create a placeholder when it is
  * missing and its parent exists. */
@@ -115,6 +126,15 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 		if (S_ISLNK(st.st_mode))
 			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
 				"keep it read-only (remove the link or unprotect the path)", abs);
+		if (!slash && is_placeholder(&st) && !plan_has(plan, copy)) {
+			/* a running session's: shared, and removed by the last */
+			plan_add(plan, WS_PLACEHOLDER, copy);
+			struct ws_mount *m = &plan->m[plan->n - 1];
+			m->abs = xstrdup(abs);
+			m->adopted = true;
+			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
+			return 0;
+		}
 		if (!slash) {
 			if (!plan_has(plan, copy))
 				plan_add(plan, WS_PROTECT, copy);
@@ -298,7 +318,7 @@ static void make_placeholders(struct ws_plan *plan)
 	const struct ws_mount *first = NULL;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
-		if (m->kind != WS_PLACEHOLDER)
+		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
 		int r = -1;
 		if (first)
@@ -342,6 +362,9 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 	if (!plan->placed)
 		return;
 	plan->placed = false;
+	/* Another session still runs here: its sandbox has these mounted. */
+	if (plan->lock_fd >= 0 && flock(plan->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
 		if (m->kind != WS_PLACEHOLDER || m->made.err != 0)
@@ -352,16 +375,40 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 				wnote("could not check placeholder %s: %s", m->abs, strerror(errno));
 			continue;
 		}
-		if (!S_ISSOCK(st.st_mode) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
+		if (!is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
 			wnote("placeholder %s was replaced during the session; left as it is", m->abs);
 		else if (unlink(m->abs) < 0 && errno != ENOENT)
 			wnote("could not remove placeholder %s: %s", m->abs, strerror(errno));
 	}
 }
 
+int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e)
+{
+	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "creating %s", lockdir);
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(ws, strlen(ws), sum);
+	_cleanup_free_ char *path = xasprintf("%s/ws-%.32s.lock", lockdir, sum);
+	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return werr_errno(e, "opening the workspace lock %s", path);
+	/* only warden takes it, and holds it exclusively for a moment */
+	while (flock(fd, LOCK_SH) < 0)
+		if (errno != EINTR) {
+			close(fd);
+			return werr_errno(e, "locking %s", path);
+		}
+	plan->lock_fd = fd;
+	return 0;
+}
+
 void workspace_cleanup(struct ws_plan *plan)
 {
 	workspace_remove_placeholders(plan);
+	if (plan->lock_fd >= 0) {
+		close(plan->lock_fd);
+		plan->lock_fd = -1;
+	}
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);

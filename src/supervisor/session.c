@@ -138,7 +138,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
-	if (workspace_plan(s->workspace, pol, &s->plan, e) < 0)
+	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+	if (workspace_lock(s->workspace, lockdir, &s->plan, e) < 0 ||
+	    workspace_plan(s->workspace, pol, &s->plan, e) < 0)
 		return -1;
 	/* the cached /etc, or none: init then copies it */
 	if (cachedir)
@@ -185,7 +187,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 			policy_free(&pol);
 			return -1;
 		}
-	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1 };
+	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1,
+				  .plan.lock_fd = -1 };
 	struct audit *log = NULL;
 	int r = run_with_policy(o, &pol, &s, &log, status, e);
 	audit_close(log);

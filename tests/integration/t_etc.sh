@@ -92,3 +92,22 @@ test_etc_without_cache() {
 	export XDG_CACHE_HOME=/proc/wardentest-no-such-dir
 	etc_inside
 }
+
+test_etc_cache_concurrent() {
+	# Sessions starting together with no cache: each gets its /etc, and one
+	# version is left (no half-built or temporary directories).
+	export XDG_CACHE_HOME="$T_TMP/cache"
+	local i pids=()
+	for i in 1 2 3 4; do
+		timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- sh -c 'tail -n 1 /etc/group' \
+			</dev/null >"$T_TMP/c$i.out" 2>"$T_TMP/c$i.err" &
+		pids+=($!)
+	done
+	for i in 1 2 3 4; do
+		wait "${pids[i - 1]}" || fail "session $i failed: $(<"$T_TMP/c$i.err")"
+		grep -qx 'nogroup:x:65534:' "$T_TMP/c$i.out" || fail "session $i: /etc/group: $(<"$T_TMP/c$i.out")"
+	done
+	local entries
+	entries=$(ls -A "$XDG_CACHE_HOME/warden")
+	[[ $entries =~ ^etc-[0-9a-f]{32}$ ]] || fail "cache after concurrent sessions: $entries"
+}

@@ -439,3 +439,35 @@ test_git_sweep_unreadable_dir() {
 	assert_out_has planted
 	[[ $ERR == *"cannot look inside hide"* ]] || fail "no warning about the unreadable directory: $(excerpt "$ERR")"
 }
+
+test_placeholders_shared() {
+	# Two sessions in one workspace: the first to end must not take the
+	# placeholders (and with them the protection) from the one still
+	# running; the last one out removes them. A placeholder left by a
+	# killed session is taken over and removed too.
+	warden_bg "$T_TMP/a.out" -- sh -c 'echo ready; while [ ! -e go-a ]; do sleep 0.05; done'
+	local tpid_a=$TPID
+	wait_for "$T_TMP/a.out" '^ready' 20 || fatal "session A did not get ready: $(<"$T_TMP/a.out.err")"
+	warden_bg "$T_TMP/b.out" -- sh -c 'echo ready; while [ ! -e go-b ]; do sleep 0.05; done
+		echo x > .mcp.json 2>/dev/null && echo mcp-created; mkdir .claude 2>/dev/null && echo claude-created
+		rm -f .vscode 2>/dev/null; [ -e .vscode ] || echo vscode-gone; echo done'
+	local tpid_b=$TPID
+	wait_for "$T_TMP/b.out" '^ready' 20 || fatal "session B did not get ready: $(<"$T_TMP/b.out.err")"
+	touch go-a
+	wait "$tpid_a"
+	[[ -S .mcp.json ]] || fail 'session A removed the placeholders while session B ran'
+	touch go-b
+	wait "$tpid_b"
+	grep -q '^done' "$T_TMP/b.out" || fail "session B did not finish: $(excerpt "$(<"$T_TMP/b.out.err")")"
+	for w in mcp-created claude-created vscode-gone; do
+		grep -qx "$w" "$T_TMP/b.out" && fail "after session A ended, session B's agent: $w"
+	done
+	assert_host_absent .mcp.json 'placeholder left after the last session'
+	assert_host_absent .claude 'placeholder left after the last session'
+	# a leftover of a killed session is adopted and removed
+	python3 -c 'import os, stat; os.mknod(".envrc", stat.S_IFSOCK | 0o444)' 2>/dev/null ||
+		skip 'python3 cannot make a socket entry'
+	wrun -- sh -c 'echo x > .envrc 2>/dev/null && echo envrc-created; true'
+	assert_out_lacks envrc-created 'a leftover placeholder'
+	assert_host_absent .envrc 'leftover placeholder not removed'
+}
