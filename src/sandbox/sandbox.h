@@ -40,6 +40,7 @@ struct ws_plan {
 	bool placed;              /* placeholders made: remove what `made` says was created */
 	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
+	struct strv git_ids;      /* and what each was: "dev:ino", same order */
 };
 
 struct sandbox_spec {

@@ -170,13 +170,25 @@ struct scan {
 	const struct policy *pol;
 	struct ws_plan *plan;      /* masks go here; NULL on the sweep's rescan */
 	struct strv *git;          /* every .git and git redirect found */
+	struct strv *ids;          /* the inode of each ("dev:ino") */
 	unsigned long entries;
 };
+
+static void note_one(struct scan *sc, int dirfd_, const char *name, const char *rel)
+{
+	struct stat st;
+	strv_push(sc->git, rel);
+	if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		strv_push_owned(sc->ids, xasprintf("%llu:%llu", (unsigned long long)st.st_dev,
+						   (unsigned long long)st.st_ino));
+	else
+		strv_push(sc->ids, "gone");
+}
 
 /* Record a .git entry (directory or file) and the redirects inside it. */
 static void note_git(struct scan *sc, int dirfd_, const char *rel, bool is_dir)
 {
-	strv_push(sc->git, rel);
+	note_one(sc, dirfd_, ".git", rel);
 	if (!is_dir)
 		return;
 	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
@@ -184,7 +196,7 @@ static void note_git(struct scan *sc, int dirfd_, const char *rel, bool is_dir)
 		_cleanup_free_ char *in = xasprintf(".git/%s", git_redirects[i]);
 		struct stat st;
 		if (fstatat(dirfd_, in, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			strv_push(sc->git, sub);
+			note_one(sc, dirfd_, in, sub);
 	}
 }
 
@@ -260,7 +272,7 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return werr_errno(e, "opening workspace %s", ws);
-	struct scan sc = { .pol = p, .plan = plan, .git = &plan->git };
+	struct scan sc = { .pol = p, .plan = plan, .git = &plan->git, .ids = &plan->git_ids };
 	if (scan_dir(&sc, fd, "", e) < 0)
 		return -1;
 	/* Git redirects present now stay as they are: read-only. */
@@ -292,13 +304,19 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return werr_errno(e, "sweep: opening workspace %s", ws);
-	struct strv now = { 0 };
-	struct scan sc = { .git = &now };
+	struct strv now = { 0 }, ids = { 0 };
+	struct scan sc = { .git = &now, .ids = &ids };
 	int r = scan_dir(&sc, fd, "", e);
 	const char *last = NULL; /* a quarantined .git: its redirects went along */
 	for (size_t i = 0; r == 0 && i < now.n; i++) {
 		const char *g = now.v[i];
-		if (strv_contains(&plan->git, g) || (last && path_is_within(g, last)))
+		/* There at start, and the same entry: a name alone is not enough
+		 * (a concurrent session's sweep may have moved the original away,
+		 * and an agent made a new one under the same name). */
+		bool known = false;
+		for (size_t k = 0; !known && k < plan->git.n; k++)
+			known = strcmp(plan->git.v[k], g) == 0 && strcmp(plan->git_ids.v[k], ids.v[i]) == 0;
+		if (known || (last && path_is_within(g, last)))
 			continue;
 		char *to = quarantine(ws, g, session);
 		if (!to)
@@ -308,6 +326,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 		last = g;
 	}
 	strv_free(&now);
+	strv_free(&ids);
 	return r;
 }
 
@@ -417,4 +436,5 @@ void workspace_cleanup(struct ws_plan *plan)
 	plan->m = NULL;
 	plan->n = plan->cap = 0;
 	strv_free(&plan->git);
+	strv_free(&plan->git_ids);
 }

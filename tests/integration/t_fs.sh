@@ -471,3 +471,25 @@ test_placeholders_shared() {
 	assert_out_lacks envrc-created 'a leftover placeholder'
 	assert_host_absent .envrc 'leftover placeholder not removed'
 }
+
+test_git_sweep_shared() {
+	# Session A's agent plants a repository; session B starts after that, so
+	# to B it was there at start. A ends and moves it aside; B's agent makes
+	# a new one under the same name. B's sweep must move that one too.
+	warden_bg "$T_TMP/a.out" -- sh -c 'mkdir -p .git/hooks && echo planted-a > .git/hooks/pre-commit
+		echo ready; while [ ! -e go-a ]; do sleep 0.05; done'
+	local tpid_a=$TPID
+	wait_for "$T_TMP/a.out" '^ready' 20 || fatal "session A did not get ready: $(<"$T_TMP/a.out.err")"
+	warden_bg "$T_TMP/b.out" -- sh -c 'echo ready; while [ ! -e go-b ]; do sleep 0.05; done
+		mkdir -p .git/hooks && echo planted-b > .git/hooks/pre-commit && echo replanted'
+	local tpid_b=$TPID
+	wait_for "$T_TMP/b.out" '^ready' 20 || fatal "session B did not get ready: $(<"$T_TMP/b.out.err")"
+	touch go-a
+	wait "$tpid_a"
+	[[ -e .git ]] && fatal "session A did not move its agent's .git aside"
+	touch go-b
+	wait "$tpid_b"
+	grep -qx replanted "$T_TMP/b.out" || skip "session B's agent could not recreate .git: $(<"$T_TMP/b.out.err")"
+	assert_host_absent .git "the .git session B's agent made after A's sweep"
+	grep -rqs planted-b .git.warden-quarantine-*/hooks/pre-commit || fail 'B did not quarantine the new .git'
+}
