@@ -65,26 +65,6 @@ static bool valid_session(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-/* mkdir -p with mode 0700. Sets *created when the last component was made. */
-static int mkdir_parents(const char *dir, bool *created, struct werr *e)
-{
-	_cleanup_free_ char *p = xstrdup(dir);
-	*created = false;
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0700) == 0)
-			*created = c == '\0';
-		else if (errno != EEXIST)
-			return werr_errno(e, "cannot create audit log directory %s", p);
-		*s = c;
-		if (c == '\0')
-			return 0;
-	}
-}
-
 /* Open the log directory, refusing a symlink, a directory owned by someone
  * else, or one others can write to. */
 static int open_dir(const char *dir, struct werr *e)
@@ -92,8 +72,8 @@ static int open_dir(const char *dir, struct werr *e)
 	bool created;
 	if (!dir[0])
 		return werr_set(e, EINVAL, "empty audit log directory");
-	if (mkdir_parents(dir, &created, e) < 0)
-		return -1;
+	if (mkdir_p(dir, 0700, &created) < 0)
+		return werr_errno(e, "cannot create audit log directory %s", dir);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		struct stat lst;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void freep(void *p) { free(*(void **)p); }
 
@@ -188,4 +189,36 @@ int copy_symlink(const char *src, int dirfd, const char *dst)
 		return -1;
 	target[n] = '\0';
 	return symlinkat(target, dirfd, dst);
+}
+
+int mkdir_p(const char *path, mode_t mode, bool *created)
+{
+	char buf[4096];
+	if (created)
+		*created = false;
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return errno = ENAMETOOLONG, -1;
+	/* Usually at most the last component is missing: try it first. */
+	if (mkdir(buf, mode) == 0) {
+		if (created)
+			*created = true;
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (created)
+		*created = true;
+	return 0;
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -40,6 +41,10 @@ bool path_has_dot_components(const char *path);
 /* warden's directory under an XDG base: "$VAR/warden" when the variable is
  * an absolute path, else "HOME/home_rel/warden"; NULL when neither is. */
 char *xdg_warden_dir(const char *var, const char *home, const char *home_rel);
+
+/* mkdir -p: every missing component is made with mode. *created (may be
+ * NULL) tells whether the last one was. -1 with errno. */
+int mkdir_p(const char *path, mode_t mode, bool *created);
 
 /* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
 int copy_symlink(const char *src, int dirfd, const char *dst);

@@ -264,30 +264,11 @@ char *etc_cache_dir(const char *home)
 	return xdg_warden_dir("XDG_CACHE_HOME", home, ".cache");
 }
 
-/* mkdir -p, new directories private to the user */
-static int mkdir_private(const char *dir)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-		return errno = ENAMETOOLONG, -1;
-	if (mkdir(buf, 0700) == 0 || errno == EEXIST)
-		return 0;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 int etc_cache_prepare(const char *cache, char **dir, struct strv *binds, int *lockfd)
 {
 	*dir = NULL;
 	*lockfd = -1;
-	if (mkdir_private(cache) < 0)
+	if (mkdir_p(cache, 0700, NULL) < 0)
 		return -1;
 	_cleanup_close_ int cachefd = open(cache, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cachefd < 0)

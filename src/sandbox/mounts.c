@@ -74,29 +74,6 @@ static int bind_path(const char *src, const char *dst, uint64_t attrs, struct we
 	return bind_at(AT_FDCWD, src, AT_FDCWD, dst, attrs, e, dst + strlen(STAGE));
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return errno = ENAMETOOLONG, -1;
-	/* Usually only the last component is missing: try it first. */
-	if (mkdir(buf, mode) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 /* Create a directory or an empty file to mount on, with missing parents. */
 /* The directories above path, so something can be created at path. */
 static int make_parents(const char *path, struct werr *e)
@@ -106,7 +83,7 @@ static int make_parents(const char *path, struct werr *e)
 	char *slash = strrchr(parent, '/');
 	if (slash && slash != parent) {
 		*slash = '\0';
-		if (mkdir_p(parent, 0755) < 0)
+		if (mkdir_p(parent, 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating %s", parent + strlen(STAGE));
 	}
 	return 0;
@@ -118,7 +95,7 @@ static int make_mountpoint(const char *path, bool dir, struct werr *e)
 	if (stat(path, &st) == 0)
 		return 0;
 	if (dir) {
-		if (mkdir_p(path, 0755) < 0)
+		if (mkdir_p(path, 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
 		return 0;
 	}
@@ -133,7 +110,7 @@ static int make_mountpoint(const char *path, bool dir, struct werr *e)
 
 static int mount_tmpfs(const char *where, const char *opts, unsigned long flags, struct werr *e)
 {
-	if (mkdir_p(where, 0755) < 0)
+	if (mkdir_p(where, 0755, NULL) < 0)
 		return werr_errno(e, "mounts: creating %s", where);
 	if (mount("tmpfs", where, "tmpfs", flags, opts) < 0)
 		return werr_errno(e, "mounts: tmpfs on %s", where);
@@ -182,7 +159,7 @@ static int build_etc(const struct sandbox_spec *s, struct werr *e)
 		if (make_mountpoint(STAGE "/etc", true, e) < 0 || bind_path(src, STAGE "/etc", RO_ATTRS, e) < 0)
 			return -1;
 	} else {
-		if (mkdir_p(STAGE "/etc", 0755) < 0)
+		if (mkdir_p(STAGE "/etc", 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating /etc");
 		_cleanup_close_ int fd = open(STAGE "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -221,7 +198,7 @@ static int build_dev(struct werr *e)
 		    bind_path(src, dst, W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NOEXEC, e) < 0)
 			return -1;
 	}
-	if (mkdir_p(STAGE "/dev/pts", 0755) < 0 ||
+	if (mkdir_p(STAGE "/dev/pts", 0755, NULL) < 0 ||
 	    mount("devpts", STAGE "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=0620") < 0)
 		return werr_errno(e, "mounts: devpts on /dev/pts");
@@ -252,7 +229,7 @@ static int build_proc(struct werr *e)
 		"vmallocinfo", "slabinfo", "iomem", "ioports", "mtrr", "pagetypeinfo",
 	};
 	static const char *const masked_dirs[] = { "acpi", "scsi", "bus", "irq", "fs", "driver", "tty" };
-	if (mkdir_p(STAGE "/proc", 0755) < 0 ||
+	if (mkdir_p(STAGE "/proc", 0755, NULL) < 0 ||
 	    mount("proc", STAGE "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return werr_errno(e, "mounts: mounting a fresh /proc (a masked host /proc, "
 				  "as in some containers, prevents it)");
