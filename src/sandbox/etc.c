@@ -188,7 +188,10 @@ static void remove_tree(int parent, const char *name)
 		while ((de = readdir(d))) {
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			if (de->d_type == DT_DIR)
+			struct stat st;
+			if (de->d_type == DT_DIR ||
+			    (de->d_type == DT_UNKNOWN &&
+			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
 				remove_tree(dirfd(d), de->d_name);
 			else
 				unlinkat(dirfd(d), de->d_name, 0);
