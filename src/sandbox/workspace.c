@@ -342,8 +342,12 @@ static void make_placeholders(struct ws_plan *plan)
 		int r = -1;
 		if (first)
 			r = link(first->abs, m->abs);
-		if (r < 0 && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
+		if (r < 0 && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS))) {
 			r = mknod(m->abs, S_IFSOCK | 0444, 0);
+			/* exactly 0444 whatever the umask: how sessions recognise it */
+			if (r == 0 && chmod(m->abs, 0444) < 0)
+				r = -1;
+		}
 		struct stat st;
 		if (r < 0) {
 			m->made = (struct ws_made){ .err = errno };
@@ -351,7 +355,7 @@ static void make_placeholders(struct ws_plan *plan)
 			m->made = (struct ws_made){ .err = EIO }; /* replaced at once: not ours */
 		} else {
 			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
-			if (!first || first->made.ino != st.st_ino)
+			if (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev)
 				first = m;
 		}
 	}

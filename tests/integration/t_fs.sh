@@ -493,3 +493,15 @@ test_git_sweep_shared() {
 	assert_host_absent .git "the .git session B's agent made after A's sweep"
 	grep -rqs planted-b .git.warden-quarantine-*/hooks/pre-commit || fail 'B did not quarantine the new .git'
 }
+
+test_placeholders_umask() {
+	# A restrictive umask must not leave placeholders behind (they are
+	# recognised by their mode).
+	umask 0277
+	wrun -- sh -c 'test -S .mcp.json && echo placeholder-seen'
+	assert_rc 0
+	assert_out_line placeholder-seen 'placeholder inside'
+	local left
+	left=$(find . -maxdepth 1 -type s)
+	[[ -z $left ]] || fail "placeholders left behind with umask 0277: $left"
+}
