@@ -495,13 +495,13 @@ test_git_sweep_shared() {
 }
 
 test_placeholders_umask() {
-	# A restrictive umask must not leave placeholders behind (they are
+	# A private umask must not leave placeholders behind (they are
 	# recognised by their mode).
-	umask 0277
+	umask 0077
 	wrun -- sh -c 'test -S .mcp.json && echo placeholder-seen'
 	assert_rc 0
 	assert_out_line placeholder-seen 'placeholder inside'
 	local left
 	left=$(find . -maxdepth 1 -type s)
-	[[ -z $left ]] || fail "placeholders left behind with umask 0277: $left"
+	[[ -z $left ]] || fail "placeholders left behind with umask 0077: $left"
 }
