@@ -850,39 +850,20 @@ static void p_write_proc_root(const struct probe_ctx *c, const struct probe *sel
 	create_result(r, try_create(path, c->token, 0600, r->dev), path);
 }
 
-static void p_write_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+/* Create a new file, named with the token, where the probe's verify entry
+ * points: the user's home, the audit log directory, the cache (never an
+ * existing file). Denied outright when this host has no such directory. */
+static void p_create_there(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
-	if (!c->home) {
-		denied(r, "no home directory known");
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	if (!path) {
+		denied(r, "no such directory known on this host");
 		return;
 	}
-	_cleanup_free_ char *path = vpath(c, self, 0);
 	create_result(r, try_create(path, c->token, 0600, r->dev), path);
 }
 
 /* Append to existing files through several spellings; allowed when one took. */
-static void p_audit_write(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	if (!c->audit_dir) {
-		denied(r, "no audit directory known");
-		return;
-	}
-	/* A new file with the token's name, never an existing log. */
-	_cleanup_free_ char *path = vpath(c, self, 0);
-	create_result(r, try_create(path, c->token, 0600, r->dev), path);
-}
-
-static void p_cache_write(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	if (!c->cache_dir) {
-		denied(r, "no cache directory known");
-		return;
-	}
-	/* a new file with the token's name, next to the cached /etc versions */
-	_cleanup_free_ char *path = vpath(c, self, 0);
-	create_result(r, try_create(path, c->token, 0644, r->dev), path);
-}
-
 static void append_any(const struct probe_ctx *c, struct probe_result *r, char **paths, size_t n)
 {
 	int best = ENOENT;
@@ -2158,12 +2139,12 @@ const struct probe probe_table[] = {
 	  { { V_NOFILE, VB_OUT, "w-{t}-dotdot" } } },
 	{ "write-proc-root", G_WRITE, D, "create a file via /proc/self/root", p_write_proc_root, NULL,
 	  { { V_NOFILE, VB_OUT, "w-{t}-procroot" } } },
-	{ "write-home", G_WRITE, D, "create a file in the user's home", p_write_home, NULL,
+	{ "write-home", G_WRITE, D, "create a file in the user's home", p_create_there, NULL,
 	  { { V_NOFILE, VB_HOME, "w-{t}-home" } } },
-	{ "audit-log-write", G_WRITE, D, "create a file among warden's audit logs", p_audit_write, NULL,
+	{ "audit-log-write", G_WRITE, D, "create a file among warden's audit logs", p_create_there, NULL,
 	  { { V_NOFILE, VB_AUDIT, "w-{t}-audit" } } },
 	{ "cache-write", G_WRITE, D, "create a file in warden's cache (later sessions' /etc)",
-	  p_cache_write, NULL, { { V_NOFILE, VB_CACHE, "w-{t}-cache" } } },
+	  p_create_there, NULL, { { V_NOFILE, VB_CACHE, "w-{t}-cache" } } },
 	{ "append-outside", G_WRITE, D, "append to a file outside the workspace", p_append_outside,
 	  NULL, { { V_BAIT, VB_OUT, "outside-bait.txt" } } },
 	{ "rename-out", G_WRITE, D, "rename a workspace file to ../", p_rename_out, cleanup_rename_out,
