@@ -113,6 +113,8 @@ void strv_free(struct strv *s)
 	s->n = s->cap = 0;
 }
 
+void strv_freep(struct strv *s) { strv_free(s); }
+
 bool path_is_within(const char *path, const char *dir)
 {
 	if (strcmp(dir, "/") == 0)

@@ -9,10 +9,27 @@
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_strv_ _cleanup_(strv_freep)
+#define _cleanup_json_ _cleanup_(json_decrefp) /* jansson's own, from <jansson.h> */
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 void freep(void *p);
 void closep(int *fd);
+
+/* Take ownership out of a cleanup variable: return its value and leave NULL
+ * (or -1) behind, so the cleanup attribute no longer releases it. */
+static inline void *steal_ptr(void *pp)
+{
+	void **p = pp, *v = *p;
+	*p = NULL;
+	return v;
+}
+static inline int steal_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
@@ -30,6 +47,7 @@ void strv_push_owned(struct strv *s, char *str);        /* takes str */
 bool strv_contains(const struct strv *s, const char *str);
 void strv_remove(struct strv *s, const char *str);      /* every equal entry */
 void strv_free(struct strv *s);
+void strv_freep(struct strv *s);                        /* for _cleanup_strv_ */
 
 /* true when path is "/" or a descendant-or-self of dir ("/a/b" in "/a"). Both
  * must be absolute and normalised (no trailing slash, no "." or ".."). */
