@@ -23,6 +23,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "initmsg.h"
+
 extern char **environ;
 
 /* Send a message with nfds fds attached (0 to INIT_MSG_MAX_FDS). */

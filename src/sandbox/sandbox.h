@@ -160,14 +160,3 @@ int caps_drop_all(struct werr *e);
  * supervisor why). */
 __attribute__((noreturn)) void sandbox_init_main(struct sandbox_spec *s);
 
-/* Messages from init to the supervisor over the SEQPACKET socket. */
-enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
-/* READY carries fds: the seccomp listener, the HTTP and SOCKS5 proxy
- * listeners, then the pty master when has_pty is set. */
-#define INIT_MSG_MAX_FDS 4
-struct init_msg {
-	int type;
-	int errnum;
-	int has_pty;
-	char text[1024];
-};

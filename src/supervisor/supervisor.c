@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../net/proxy.h"
+#include "../sandbox/initmsg.h"
 #include "notify.h"
 #include "pty.h"
 
