@@ -1,6 +1,7 @@
 /* pty.c - the host side of the agent's terminal: put the user's terminal in
- * raw mode and restore it, copy window sizes and terminal settings to the
- * agent's pty, and move bytes between the two. */
+ * raw mode and restore it (struct host_tty, released by a cleanup attribute
+ * on every way out of the supervisor), copy window sizes and terminal
+ * settings to the agent's pty, and move bytes between the two. */
 #include "pty.h"
 
 #include <errno.h>
@@ -9,36 +10,31 @@
 
 #include "../common/util.h"
 
-static struct termios saved;
-static bool raw_active;
-
-int pty_host_raw(int fd)
+int pty_host_raw(struct host_tty *t, int fd)
 {
-	if (tcgetattr(fd, &saved) < 0)
+	if (tcgetattr(fd, &t->saved) < 0)
 		return -1;
-	struct termios raw = saved;
+	struct termios raw = t->saved;
 	cfmakeraw(&raw);
 	if (tcsetattr(fd, TCSADRAIN, &raw) < 0)
 		return -1;
-	raw_active = true;
+	t->fd = fd;
 	return 0;
 }
 
-void pty_host_restore(int fd)
+void pty_host_restore(struct host_tty *t)
 {
-	if (raw_active) {
-		tcsetattr(fd, TCSADRAIN, &saved);
-		raw_active = false;
+	if (t->fd >= 0) {
+		tcsetattr(t->fd, TCSADRAIN, &t->saved);
+		t->fd = -1;
 	}
 }
 
 void pty_copy_settings(int host, int master)
 {
 	struct termios t;
-	if (tcgetattr(host, &t) == 0) {
-		const struct termios *src = raw_active ? &saved : &t;
-		tcsetattr(master, TCSANOW, src);
-	}
+	if (tcgetattr(host, &t) == 0)
+		tcsetattr(master, TCSANOW, &t);
 	pty_copy_winsize(host, master);
 }
 

@@ -3,8 +3,22 @@
 #include <stdbool.h>
 #include <termios.h>
 
-int pty_host_raw(int fd);                  /* save settings, go raw */
-void pty_host_restore(int fd);             /* restore what pty_host_raw saved */
+#include "../common/util.h"
+
+/* The user's terminal while it is raw: what to put back, and where. */
+struct host_tty {
+	int fd;                 /* -1: nothing to restore */
+	struct termios saved;
+};
+#define HOST_TTY_NONE ((struct host_tty){ .fd = -1 })
+#define _cleanup_host_tty_ _cleanup_(pty_host_restore)
+
+/* Save fd's settings in t and make it raw; t->fd stays -1 when it fails. */
+int pty_host_raw(struct host_tty *t, int fd);
+/* Put back what pty_host_raw saved (once; nothing when it was not raw). */
+void pty_host_restore(struct host_tty *t);
+/* Copy the host terminal's settings and window size to the agent's pty;
+ * called before the host terminal goes raw. */
 void pty_copy_settings(int host, int master);
 void pty_copy_winsize(int host, int master);
 /* Move what is readable from `from` to `to`: 1 moved or nothing ready yet,

@@ -89,28 +89,171 @@ static int exit_status_of(int pidfd)
 	return 128 + si.si_status;
 }
 
-/* The event loop after init reported ready: runs until init exits. */
-static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int listener,
+/* Sandbox init as the supervisor holds it. Leaving supervisor_run kills and
+ * reaps it unless child_reap already collected its status. */
+struct child {
+	pid_t pid;   /* 0: reaped (or never started) */
+	int pidfd;
+};
+
+static int child_reap(struct child *c)
+{
+	c->pid = 0;
+	return exit_status_of(c->pidfd);
+}
+
+static void child_killp(struct child *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		child_reap(c);
+	}
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+}
+
+/* The signals the supervisor takes through its signalfd: those it forwards
+ * to the sandbox, SIGCHLD, SIGWINCH and SIGPIPE. */
+static sigset_t supervised_signals(void)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
+		sigaddset(&mask, forwarded[i]);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGPIPE);
+	return mask;
+}
+
+/* For the mask in force before supervisor_run blocked its signals. */
+static void sigmask_restorep(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static void notifier_freep(struct notifier **n)
+{
+	notifier_free(*n);
+}
+
+static void proxy_freep(struct proxy **px)
+{
+	proxy_free(*px); /* logs the connections still open */
+}
+
+/* ---- the event loop ---- */
+
+struct loop;
+/* One source the loop watches: a readable fd, what to do when it is ready,
+ * and the object that handler works on. */
+struct source {
+	int fd;
+	void (*handle)(struct loop *l, const struct source *src, uint32_t events);
+	void *ctx;
+};
+
+struct loop {
+	int ep;
+	struct source src[8];
+	size_t nsrc;
+	int master;          /* the agent's pty master, or -1 */
+	bool done;           /* the command ended: status holds its exit status */
+	int status;
+};
+
+/* Watch fd; -1 when epoll refuses it. */
+static int loop_add(struct loop *l, int fd,
+		    void (*handle)(struct loop *, const struct source *, uint32_t), void *ctx)
+{
+	if (l->nsrc == ARRAY_LEN(l->src))
+		return -1;
+	struct source *src = &l->src[l->nsrc];
+	*src = (struct source){ .fd = fd, .handle = handle, .ctx = ctx };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -1;
+	l->nsrc++;
+	return 0;
+}
+
+static void loop_remove(struct loop *l, const struct source *src)
+{
+	epoll_ctl(l->ep, EPOLL_CTL_DEL, src->fd, NULL);
+}
+
+/* The pidfd: init ended. */
+static void on_child_exit(struct loop *l, const struct source *src, uint32_t events)
+{
+	/* Drain what the command wrote before it ended. */
+	if (l->master >= 0)
+		while (pty_pump(l->master, STDOUT_FILENO) == 1) {
+			struct pollfd p = { .fd = l->master, .events = POLLIN };
+			if (poll(&p, 1, 0) <= 0)
+				break;
+		}
+	l->status = child_reap(src->ctx);
+	l->done = true;
+}
+
+/* The signalfd: resize the pty, or forward the signal to init. */
+static void on_signal(struct loop *l, const struct source *src, uint32_t events)
+{
+	const struct child *c = src->ctx;
+	struct signalfd_siginfo si;
+	if (read(src->fd, &si, sizeof si) != sizeof si)
+		return;
+	if (si.ssi_signo == SIGWINCH) {
+		if (l->master >= 0)
+			pty_copy_winsize(STDIN_FILENO, l->master);
+	} else if (si.ssi_signo != SIGCHLD) {
+		syscall(SYS_pidfd_send_signal, c->pidfd, si.ssi_signo, NULL, 0);
+	}
+}
+
+static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
+{
+	if (events & (EPOLLHUP | EPOLLERR))
+		loop_remove(l, src);
+	else
+		notifier_handle(src->ctx);
+}
+
+static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
+{
+	proxy_dispatch(src->ctx);
+}
+
+/* The agent's terminal to the user's, and the user's keys to the agent. */
+static void on_pty_output(struct loop *l, const struct source *src, uint32_t events)
+{
+	if (pty_pump(src->fd, STDOUT_FILENO) <= 0)
+		loop_remove(l, src);
+}
+
+static void on_pty_input(struct loop *l, const struct source *src, uint32_t events)
+{
+	if (pty_pump(src->fd, l->master) <= 0)
+		loop_remove(l, src);
+}
+
+/* The event loop after init reported ready: runs until init exits, and
+ * returns its exit status (init reaped), or -1. */
+static int event_loop(struct child *c, int sigfd, int master, struct notifier *nt, int listener,
 		      struct proxy *px, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		return werr_errno(e, "supervisor: epoll");
-	struct epoll_event ev = { .events = EPOLLIN };
-	ev.data.fd = pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
-	ev.data.fd = sigfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
-	ev.data.fd = listener;
-	epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
-	ev.data.fd = proxy_fd(px);
-	epoll_ctl(ep, EPOLL_CTL_ADD, proxy_fd(px), &ev);
+	struct loop l = { .ep = ep, .master = master };
+	loop_add(&l, c->pidfd, on_child_exit, c);
+	loop_add(&l, sigfd, on_signal, c);
+	loop_add(&l, listener, on_seccomp, nt);
+	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (master >= 0) {
-		ev.data.fd = master;
-		epoll_ctl(ep, EPOLL_CTL_ADD, master, &ev);
-		ev.data.fd = STDIN_FILENO;
+		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
-		(void)epoll_ctl(ep, EPOLL_CTL_ADD, STDIN_FILENO, &ev);
+		loop_add(&l, STDIN_FILENO, on_pty_input, NULL);
 	}
 	for (;;) {
 		struct epoll_event evs[8];
@@ -121,54 +264,42 @@ static int event_loop(int pidfd, int sigfd, int master, struct notifier *nt, int
 			return werr_errno(e, "supervisor: epoll_wait");
 		}
 		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-			if (fd == pidfd) {
-				/* Drain what the command wrote before it ended. */
-				if (master >= 0)
-					while (pty_pump(master, STDOUT_FILENO) == 1) {
-						struct pollfd p = { .fd = master, .events = POLLIN };
-						if (poll(&p, 1, 0) <= 0)
-							break;
-					}
-				return exit_status_of(pidfd);
-			} else if (fd == sigfd) {
-				struct signalfd_siginfo si;
-				if (read(sigfd, &si, sizeof si) != sizeof si)
-					continue;
-				if (si.ssi_signo == SIGWINCH) {
-					if (master >= 0)
-						pty_copy_winsize(STDIN_FILENO, master);
-				} else if (si.ssi_signo != SIGCHLD) {
-					syscall(SYS_pidfd_send_signal, pidfd, si.ssi_signo, NULL, 0);
-				}
-			} else if (fd == proxy_fd(px)) {
-				proxy_dispatch(px);
-			} else if (fd == listener) {
-				if (evs[i].events & (EPOLLHUP | EPOLLERR))
-					epoll_ctl(ep, EPOLL_CTL_DEL, listener, NULL);
-				else
-					notifier_handle(nt);
-			} else if (fd == master) {
-				if (pty_pump(master, STDOUT_FILENO) <= 0)
-					epoll_ctl(ep, EPOLL_CTL_DEL, master, NULL);
-			} else if (fd == STDIN_FILENO) {
-				if (pty_pump(STDIN_FILENO, master) <= 0)
-					epoll_ctl(ep, EPOLL_CTL_DEL, STDIN_FILENO, NULL);
-			}
+			const struct source *src = evs[i].data.ptr;
+			src->handle(&l, src, evs[i].events);
+			if (l.done)
+				return l.status;
 		}
 	}
 }
 
+/* Clone init into its namespaces, with sync_fd its end of the socket whose
+ * other end, sock, it closes; c holds it on success. */
+static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct child *c,
+		      struct werr *e)
+{
+	int pidfd = -1;
+	struct clone_args ca = {
+		.flags = NS_FLAGS | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	fflush(NULL);
+	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0)
+		return userns_error(errno, e);
+	if (pid == 0) {
+		close(sock);
+		s->sync_fd = sync_fd;
+		sandbox_init_main(s);
+	}
+	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
+	return 0;
+}
+
 int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struct werr *e)
 {
-	sigset_t mask;
-	sigemptyset(&mask);
-	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
-		sigaddset(&mask, forwarded[i]);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGWINCH);
-	sigaddset(&mask, SIGPIPE);
-	sigset_t old;
+	sigset_t mask = supervised_signals();
+	_cleanup_(sigmask_restorep) sigset_t old;
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	_cleanup_close_ int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0)
@@ -178,71 +309,37 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "supervisor: socketpair");
 	_cleanup_close_ int sock = sv[0];
+	_cleanup_close_ int init_sock = sv[1];
 
-	int pidfd = -1;
-	struct clone_args ca = {
-		.flags = NS_FLAGS | CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)&pidfd,
-		.exit_signal = SIGCHLD,
-	};
 	/* Before the clone, while nothing else runs: init never waits for
 	 * these (a hand-over between processes can cost more than the work on
 	 * a busy machine). */
-	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0) {
-		close(sv[1]);
+	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0)
 		return -1;
-	}
-	fflush(NULL);
-	long pid = syscall(SYS_clone3, &ca, sizeof ca);
-	if (pid < 0) {
-		int err = errno;
-		close(sv[1]);
-		return userns_error(err, e);
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		s->sync_fd = sv[1];
-		sandbox_init_main(s);
-	}
-	close(sv[1]);
-	_cleanup_close_ __attribute__((unused)) int pfd = pidfd; /* closes pidfd */
+	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
+	if (start_init(s, sock, init_sock, &c, e) < 0)
+		return -1;
+	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
 	 * its identity maps. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		return werr_errno(e, "supervisor: making itself non-dumpable");
-	}
-
-	if (userns_write_maps((pid_t)pid, s->uid, s->gid, e) < 0) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
+	if (userns_write_maps(c.pid, s->uid, s->gid, e) < 0)
 		return -1;
-	}
-	if (write(sock, "g", 1) != 1) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
+	if (write(sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
-	}
 
 	struct init_msg m;
 	int fds[INIT_MSG_MAX_FDS];
 	ssize_t n = recv_msg(sock, &m, fds);
 	_cleanup_close_ int listener = fds[0];
-	int http_l = fds[1], socks_l = fds[2]; /* owned by the proxy from here */
+	_cleanup_close_ int http_l = fds[1], socks_l = fds[2]; /* the proxy's once it exists */
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
-	if (n > 0 && m.type == INIT_MSG_READY && listener < 0) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
+	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
-	}
 	if (n <= 0 || m.type != INIT_MSG_READY) {
-		if (http_l >= 0)
-			close(http_l);
-		if (socks_l >= 0)
-			close(socks_l);
-		int st = exit_status_of(pidfd);
+		int st = child_reap(&c);
 		if (n > 0 && m.type == INIT_MSG_ERROR) {
 			m.text[sizeof m.text - 1] = '\0';
 			return werr_set(e, m.errnum, "cannot build the sandbox: %s", m.text);
@@ -250,38 +347,27 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) "
 				"before reporting", st);
 	}
+	_cleanup_host_tty_ struct host_tty tty = HOST_TTY_NONE;
 	if (master >= 0) {
 		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(STDIN_FILENO);
+		pty_host_raw(&tty, STDIN_FILENO);
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	struct net_rules rules = { 0 };
-	struct proxy *px = NULL;
-	struct notifier *nt = notifier_new(listener, log);
-	if (!nt || net_rules_from_policy(s->policy, &rules, e) < 0 ||
-	    !(px = proxy_new(http_l, socks_l, &rules, log, e))) {
-		if (!nt)
-			werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
-		notifier_free(nt);
-		rules_free(&rules);
+	_cleanup_(rules_free) struct net_rules rules = { 0 };
+	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, log);
+	if (!nt)
+		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+	if (net_rules_from_policy(s->policy, &rules, e) < 0)
 		return -1;
-	}
-	int r = event_loop(pidfd, sigfd, master, nt, listener, px, e);
-	proxy_free(px); /* logs the connections still open */
-	rules_free(&rules);
-	notifier_free(nt);
-	if (master >= 0)
-		pty_host_restore(STDIN_FILENO);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
-		kill((pid_t)pid, SIGKILL);
-		exit_status_of(pidfd);
+	_cleanup_(proxy_freep) struct proxy *px =
+		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &rules, log, e);
+	if (!px)
 		return -1;
-	}
+	int r = event_loop(&c, sigfd, master, nt, listener, px, e);
+	if (r < 0)
+		return -1;
 	*status = r;
 	return 0;
 }
