@@ -69,6 +69,10 @@ struct sandbox_spec {
 	int landlock_abi;           /* probed by the supervisor */
 };
 
+/* spec.c: release what the supervisor side filled in (not the policy); for
+ * _cleanup_(sandbox_spec_free). */
+void sandbox_spec_free(struct sandbox_spec *s);
+
 /* Layer entry points. Each returns 0 or -1 with e filled, naming its layer. */
 
 /* workspace.c (supervisor side) */

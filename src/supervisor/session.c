@@ -176,33 +176,23 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	return audit_emit(*log, "session.end", end, e);
 }
 
+static void audit_closep(struct audit **log)
+{
+	audit_close(*log);
+}
+
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
-	struct policy pol;
+	_cleanup_(policy_free) struct policy pol = { 0 };
 	policy_set_home(session_home());
 	if (policy_load(&pol, o->profile, e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
-		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0) {
-			policy_free(&pol);
+		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)
 			return -1;
-		}
-	struct sandbox_spec s = { .uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1,
-				  .plan.lock_fd = -1 };
-	struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, &s, &log, status, e);
-	audit_close(log);
-	workspace_cleanup(&s.plan);
-	strv_free(&s.envp);
-	free(s.etc_cache);
-	free(s.seccomp_prog);
-	strv_free(&s.etc_binds);
-	if (s.etc_lock >= 0)
-		close(s.etc_lock);
-	free(s.workspace);
-	free(s.home);
-	free(s.logdir);
-	free(s.cachedir);
-	policy_free(&pol);
-	return r;
+	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
+		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1
+	};
+	_cleanup_(audit_closep) struct audit *log = NULL;
+	return run_with_policy(o, &pol, &s, &log, status, e);
 }
