@@ -116,3 +116,40 @@ test_fail_closed() {
 		note 'unshare -U -r unavailable: user namespace case not tested'
 	fi
 }
+
+# When warden fails after it has put the user's terminal in raw mode, the
+# terminal comes back as it was. The failure is a lack of file descriptors:
+# under a hard RLIMIT_NOFILE just large enough for init to report ready, the
+# supervisor cannot then open the proxy's event fds. The exact limit depends
+# on the fds warden inherits, so the test walks up until a session succeeds
+# (and sets the terminal back after each run, so each limit is judged alone).
+test_pty_restored_on_failure() {
+	have script || skip 'script(1) not installed'
+	local w sleeper line n rc after before hits=0
+	w=$(printf '%q' "$WARDEN")
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "b=\$(stty -g); echo \$b
+		for n in \$(seq 8 64); do
+			(ulimit -S -n \$n && ulimit -H -n \$n && exec $w run -- true) >/dev/null 2>'$T_TMP/err.'\$n
+			rc=\$?
+			echo \"n=\$n rc=\$rc \$(stty -g)\"
+			stty \$b
+			[ \$rc = 0 ] && break
+		done" /dev/null <&"$sleeper" 2>&1)
+	exec {sleeper}<&-
+	OUT=${OUT//$'\r'/}
+	echo "$OUT"
+	before=$(sed -n 1p <<<"$OUT")
+	[[ -n $before ]] || fatal "no terminal settings from script: $(excerpt "$OUT")"
+	while read -r line; do
+		[[ $line =~ ^n=([0-9]+)\ rc=([0-9]+)\ (.*)$ ]] || continue
+		n=${BASH_REMATCH[1]} rc=${BASH_REMATCH[2]} after=${BASH_REMATCH[3]}
+		cat "$T_TMP/err.$n"
+		grep -qE 'proxy: event fds|seccomp notification buffers' "$T_TMP/err.$n" && hits=$((hits + 1))
+		[[ $after == "$before" ]] ||
+			fail "file limit $n (exit $rc, $(excerpt "$(<"$T_TMP/err.$n")")): terminal left changed: before '$before' after '$after'"
+	done <<<"$OUT"
+	grep -q '^n=[0-9]* rc=0 ' <<<"$OUT" || fail "no session succeeded under file limits up to 64: $(excerpt "$OUT")"
+	((hits > 0)) || skip 'no file limit made warden fail after the terminal went raw (nothing to check here)'
+}
