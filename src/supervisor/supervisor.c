@@ -3,7 +3,10 @@
  * maps, wait for it to report every layer built (or the one that failed),
  * then run the event loop: relay the pty, forward signals, and collect the
  * exit status through a pidfd. The supervisor is non-dumpable, and init dies
- * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along. */
+ * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
+ * What supervisor_run holds (init, the raw terminal, the blocked signals,
+ * the fds) is released by cleanup attributes on every way out; the event
+ * loop dispatches through a table of sources ({fd, handler, context}). */
 #include "supervisor.h"
 
 #include <errno.h>
