@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,66 +337,106 @@ static const char runner_usage[] =
 	"       [--host-pid N] [--host-start N] [--uid N] [--tty PATH]\n"
 	"The probe runner of `warden check` (internal): prints one JSON line per probe.\n";
 
+/* How a runner option fills its field of struct probe_ctx. */
+enum ctx_kind {
+	CK_STR,      /* the text as given */
+	CK_ABS,      /* an absolute path, else NULL */
+	CK_NONEMPTY, /* the text, NULL when empty */
+	CK_NAME,     /* a name without '/', else NULL */
+	CK_INT,      /* a number within [lo, hi], by the field's type */
+	CK_LONG,
+	CK_UINT,
+	CK_ULL,
+};
+
+struct ctx_opt {
+	const char *name; /* the long option, without "--" */
+	enum ctx_kind kind;
+	size_t off;       /* of the field in struct probe_ctx */
+	long lo, hi;      /* numbers only */
+};
+
+#define CTX_FIELD(f) (((struct probe_ctx *)0)->f)
+/* A text field (a compile error unless the field is a string). */
+#define STR(name, field, kind) \
+	{ name, _Generic(CTX_FIELD(field), const char *: kind), offsetof(struct probe_ctx, field), 0, 0 }
+/* A number field: the kind follows the field's type. */
+#define NUM(name, field, lo, hi)                                                                    \
+	{ name,                                                                                     \
+	  _Generic(CTX_FIELD(field), int: CK_INT, long: CK_LONG, unsigned: CK_UINT,                 \
+		   unsigned long long: CK_ULL),                                                     \
+	  offsetof(struct probe_ctx, field), lo, hi }
+
+static const struct ctx_opt ctx_opts[] = {
+	STR("ws", ws, CK_STR),
+	STR("out", out, CK_STR),
+	STR("home", home, CK_ABS),
+	STR("other-home", other_home, CK_ABS),
+	STR("audit-dir", audit_dir, CK_ABS),
+	STR("cache-dir", cache_dir, CK_ABS),
+	STR("token", token, CK_STR),
+	STR("abstract", abstract, CK_NONEMPTY),
+	STR("ssh-sock", ssh_sock, CK_NONEMPTY),
+	STR("posix-shm", posix_shm, CK_NAME),
+	STR("tty", tty, CK_ABS),
+	NUM("fd", leak_fd, -1, 1 << 20),
+	NUM("tcp-port", tcp_port, 0, 65535),
+	NUM("shm-key", shm_key, INT32_MIN, INT32_MAX),
+	NUM("shm-id", shm_id, -1, INT32_MAX),
+	NUM("host-pid", host_pid, 0, INT32_MAX),
+	NUM("host-start", host_start, 0, LONG_MAX),
+	NUM("uid", host_uid, 0, UINT32_MAX),
+};
+
+#undef STR
+#undef NUM
+#undef CTX_FIELD
+
+/* Set the field of o from arg; false when arg is not a number in range. */
+static bool ctx_set(struct probe_ctx *c, const struct ctx_opt *o, const char *arg)
+{
+	char *f = (char *)c + o->off;
+	long v = 0;
+	if (o->kind >= CK_INT && !parse_long(arg, o->lo, o->hi, &v))
+		return false;
+	switch (o->kind) {
+	case CK_STR: *(const char **)f = arg; break;
+	case CK_ABS: *(const char **)f = arg[0] == '/' ? arg : NULL; break;
+	case CK_NONEMPTY: *(const char **)f = arg[0] ? arg : NULL; break;
+	case CK_NAME: *(const char **)f = arg[0] && !strchr(arg, '/') ? arg : NULL; break;
+	case CK_INT: *(int *)f = (int)v; break;
+	case CK_LONG: *(long *)f = v; break;
+	case CK_UINT: *(unsigned *)f = (unsigned)v; break;
+	case CK_ULL: *(unsigned long long *)f = (unsigned long long)v; break;
+	}
+	return true;
+}
+
 int probe_main(int argc, char **argv)
 {
 	struct probe_ctx c = { .leak_fd = -1, .shm_id = -1 };
 	record_start_fds(&c); /* before anything here opens a file */
-	enum { OPT_WS = 256, OPT_OUT, OPT_HOME, OPT_OTHER, OPT_TOKEN, OPT_FD, OPT_TCP, OPT_ABS, OPT_SSH, OPT_SHMKEY,
-	       OPT_SHMID, OPT_PSHM, OPT_HPID, OPT_HSTART, OPT_UID, OPT_TTY, OPT_SYNC, OPT_ONLY,
-	       OPT_AUDIT, OPT_CACHE };
-	static const struct option opts[] = {
-		{ "ws", required_argument, NULL, OPT_WS },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "home", required_argument, NULL, OPT_HOME },
-		{ "other-home", required_argument, NULL, OPT_OTHER },
-		{ "token", required_argument, NULL, OPT_TOKEN },
-		{ "fd", required_argument, NULL, OPT_FD },
-		{ "tcp-port", required_argument, NULL, OPT_TCP },
-		{ "abstract", required_argument, NULL, OPT_ABS },
-		{ "ssh-sock", required_argument, NULL, OPT_SSH },
-		{ "shm-key", required_argument, NULL, OPT_SHMKEY },
-		{ "shm-id", required_argument, NULL, OPT_SHMID },
-		{ "posix-shm", required_argument, NULL, OPT_PSHM },
-		{ "host-pid", required_argument, NULL, OPT_HPID },
-		{ "host-start", required_argument, NULL, OPT_HSTART },
-		{ "uid", required_argument, NULL, OPT_UID },
-		{ "tty", required_argument, NULL, OPT_TTY },
+	enum { OPT_SYNC = 256, OPT_ONLY, OPT_CTX };
+	struct option opts[ARRAY_LEN(ctx_opts) + 3] = {
 		{ "sync", no_argument, NULL, OPT_SYNC },
 		{ "only", required_argument, NULL, OPT_ONLY },
-		{ "audit-dir", required_argument, NULL, OPT_AUDIT },
-		{ "cache-dir", required_argument, NULL, OPT_CACHE },
-		{ 0 },
 	};
+	for (size_t i = 0; i < ARRAY_LEN(ctx_opts); i++)
+		opts[i + 2] = (struct option){ ctx_opts[i].name, required_argument, NULL, OPT_CTX + (int)i };
 	bool sync = false;
 	const char *only = NULL;
-	long v = 0;
 	int o;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		bool ok = true;
 		switch (o) {
-		case OPT_WS: c.ws = optarg; break;
-		case OPT_OUT: c.out = optarg; break;
-		case OPT_HOME: c.home = optarg[0] == '/' ? optarg : NULL; break;
-		case OPT_OTHER: c.other_home = optarg[0] == '/' ? optarg : NULL; break;
-		case OPT_AUDIT: c.audit_dir = optarg[0] == '/' ? optarg : NULL; break;
-		case OPT_CACHE: c.cache_dir = optarg[0] == '/' ? optarg : NULL; break;
-		case OPT_TOKEN: c.token = optarg; break;
-		case OPT_ABS: c.abstract = optarg[0] ? optarg : NULL; break;
-		case OPT_SSH: c.ssh_sock = optarg[0] ? optarg : NULL; break;
-		case OPT_PSHM: c.posix_shm = optarg[0] && !strchr(optarg, '/') ? optarg : NULL; break;
-		case OPT_TTY: c.tty = optarg[0] == '/' ? optarg : NULL; break;
-		case OPT_FD: ok = parse_long(optarg, -1, 1 << 20, &v); c.leak_fd = (int)v; break;
-		case OPT_TCP: ok = parse_long(optarg, 0, 65535, &v); c.tcp_port = (int)v; break;
-		case OPT_SHMKEY: ok = parse_long(optarg, INT32_MIN, INT32_MAX, &v); c.shm_key = v; break;
-		case OPT_SHMID: ok = parse_long(optarg, -1, INT32_MAX, &v); c.shm_id = (int)v; break;
-		case OPT_HPID: ok = parse_long(optarg, 0, INT32_MAX, &v); c.host_pid = (pid_t)v; break;
-		case OPT_HSTART: ok = parse_long(optarg, 0, LONG_MAX, &v); c.host_start = (unsigned long long)v; break;
-		case OPT_UID: ok = parse_long(optarg, 0, UINT32_MAX, &v); c.host_uid = (unsigned)v; break;
 		case OPT_SYNC: sync = true; break;
 		case OPT_ONLY: only = optarg; break;
-		default: ok = false; break;
+		default:
+			ok = o >= OPT_CTX && o < OPT_CTX + (int)ARRAY_LEN(ctx_opts) &&
+			     ctx_set(&c, &ctx_opts[o - OPT_CTX], optarg);
+			break;
 		}
 		if (!ok) {
 			fprintf(stderr, "warden __probe: bad option or value: %s\n", argv[optind - 1]);
