@@ -330,6 +330,39 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
+/* Run one probe, print its line and clean up after it; with sync, a probe
+ * the check verifies on the host waits for the check's go-ahead first. */
+static void run_probe(const struct probe_ctx *c, const struct probe *p, bool sync)
+{
+	struct probe_result r = { 0 };
+	p->run(c, p, &r);
+	ascii_only(r.detail);
+	json_t *line = json_pack("{s:s, s:s, s:s}", "probe", p->name, "observed",
+				 r.allowed ? "allowed" : "denied", "detail", r.detail);
+	if (line && r.dev[0])
+		json_object_set_new(line, "dev", json_string(r.dev));
+	emit(line);
+	if (probe_has_verify(p)) {
+		if (sync) { /* the check looks at the host now; wait for its go-ahead */
+			char go;
+			ssize_t n;
+			while ((n = read(STDIN_FILENO, &go, 1)) < 0 && errno == EINTR)
+				;
+		}
+		if (p->cleanup)
+			p->cleanup(c, p);
+		for (int k = 0; k < PROBE_MAX_VERIFY; k++) {
+			if (p->verify[k].kind != V_NOFILE && p->verify[k].kind != V_FILE)
+				continue;
+			_cleanup_free_ char *path = vpath(c, p, k);
+			if (path)
+				unlink(path);
+		}
+	} else if (p->cleanup) {
+		p->cleanup(c, p);
+	}
+}
+
 static const char runner_usage[] =
 	"usage: warden __probe [--sync] [--only NAME] --ws DIR --out DIR [--home DIR]\n"
 	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
@@ -458,38 +491,9 @@ int probe_main(int argc, char **argv)
 
 	emit(json_pack("{s:s, s:i, s:i, s:i}", "runner", "start", "probes", (int)probe_count,
 		       "uid", (int)getuid(), "pid", (int)getpid()));
-	for (size_t i = 0; i < probe_count; i++) {
-		const struct probe *p = &probe_table[i];
-		if (only && strcmp(only, p->name) != 0)
-			continue;
-		struct probe_result r = { 0 };
-		p->run(&c, p, &r);
-		ascii_only(r.detail);
-		json_t *line = json_pack("{s:s, s:s, s:s}", "probe", p->name, "observed",
-					 r.allowed ? "allowed" : "denied", "detail", r.detail);
-		if (line && r.dev[0])
-			json_object_set_new(line, "dev", json_string(r.dev));
-		emit(line);
-		if (probe_has_verify(p)) {
-			if (sync) { /* the check looks at the host now; wait for its go-ahead */
-				char go;
-				ssize_t n;
-				while ((n = read(STDIN_FILENO, &go, 1)) < 0 && errno == EINTR)
-					;
-			}
-			if (p->cleanup)
-				p->cleanup(&c, p);
-			for (int k = 0; k < PROBE_MAX_VERIFY; k++) {
-				if (p->verify[k].kind != V_NOFILE && p->verify[k].kind != V_FILE)
-					continue;
-				_cleanup_free_ char *path = vpath(&c, p, k);
-				if (path)
-					unlink(path);
-			}
-		} else if (p->cleanup) {
-			p->cleanup(&c, p);
-		}
-	}
+	for (size_t i = 0; i < probe_count; i++)
+		if (!only || strcmp(only, probe_table[i].name) == 0)
+			run_probe(&c, &probe_table[i], sync);
 	emit(json_pack("{s:s}", "runner", "end"));
 	return 0;
 }
