@@ -2,6 +2,7 @@
  * from inside (or outside) a sandbox and prints one line, "ALLOWED ..." (exit
  * 0) or "DENIED <ERRNO-NAME> <strerror>" (exit 1); usage errors exit 2.
  * Plain C, no dependencies, so it runs from a copy in any workspace. */
+/* An independent oracle on purpose, not a copy of src/check/probes*.c. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

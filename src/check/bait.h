@@ -1,0 +1,49 @@
+/* bait.h - the dummy bait `warden check` plants on the host for its probes
+ * (a temporary workspace and files beside it, a leaked fd, listeners,
+ * shared memory, environment variables), the runner's command line that
+ * tells the probes where it is, and its removal. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+#include "../common/util.h"
+
+struct bait {
+	char *base;          /* mkdtemp directory: the workspace's parent */
+	char *ws;
+	char *home;          /* the invoking user's home, may be NULL */
+	char *other_home;    /* another user's home, may be NULL */
+	char *audit_dir;     /* warden's audit log directory, may be NULL */
+	char *cache_dir;     /* warden's cache directory, may be NULL */
+	char *ssh_sock;
+	char *tty;
+	char token[17];
+	char abstract[64];
+	char posix_shm[64];
+	bool posix_made;
+	int leak_fd, tcp_fd, abs_fd, ssh_fd, shm_id;
+	int tcp_port;
+	long shm_key;
+	pid_t pid;
+	unsigned long long start;
+};
+
+/* An empty bait, safe to remove. */
+void bait_init(struct bait *b);
+
+/* Plant every piece of bait; on failure what was made stays in b for
+ * bait_remove. 0 or -1 with e set. */
+int bait_create(struct bait *b, struct werr *e);
+
+/* Remove every piece of bait; safe on a partly built one and twice. */
+void bait_remove(struct bait *b);
+
+/* Host-side bait for the session only: set in the child before it starts. */
+void bait_env(const struct bait *b);
+
+/* The runner's command line (`exe __probe --sync ...`) naming the bait. */
+void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v);
+
+/* Create a new file (exclusive, no symlink followed) holding text; 0 or -1. */
+int write_file_new(const char *path, const char *text);

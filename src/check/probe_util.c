@@ -1,0 +1,145 @@
+/* probe_util.c - the results and helpers the probe group files share: how a
+ * probe sets "allowed"/"denied" with its detail, and small file and /proc
+ * helpers used by more than one group (see probe_util.h). */
+#include "probe_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+/* ---- results ---------------------------------------------------------- */
+
+const char *ename(int err)
+{
+	const char *n = strerrorname_np(err);
+	return n ? n : "E?";
+}
+
+void probe_result_set(struct probe_result *r, bool allowed, const char *fmt, ...)
+{
+	va_list ap;
+	r->allowed = allowed;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof r->detail, fmt, ap);
+	va_end(ap);
+}
+
+void denied_errno(struct probe_result *r, int err)
+{
+	denied(r, "%s", ename(err));
+}
+
+void set_dev(char dev[32], dev_t d)
+{
+	snprintf(dev, 32, "%u:%u", major(d), minor(d));
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+char *expand_token(const char *rel, const char *token)
+{
+	const char *p = strstr(rel, "{t}");
+	if (!p)
+		return xstrdup(rel);
+	return xasprintf("%.*s%s%s", (int)(p - rel), rel, token, p + 3);
+}
+
+char *vpath(const struct probe_ctx *c, const struct probe *self, int i)
+{
+	struct probe_bases b = { c->ws, c->out, c->home, c->audit_dir, c->cache_dir };
+	return probe_verify_path(&self->verify[i], &b, c->token);
+}
+
+/* open() and close() only: never read a real user's file. */
+int open_only(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* The first path that opens makes the probe allowed; otherwise the most
+ * telling errno (anything but ENOENT first). */
+void open_any(struct probe_result *r, char **paths, size_t n)
+{
+	int best = ENOENT;
+	const char *best_path = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!paths[i])
+			continue;
+		int err = open_only(paths[i]);
+		if (err == 0) {
+			allowed(r, "opened %s", paths[i]);
+			return;
+		}
+		if (!best_path || (best == ENOENT && err != ENOENT)) {
+			best = err;
+			best_path = paths[i];
+		}
+	}
+	if (!best_path)
+		denied(r, "nothing to try");
+	else if (n == 1)
+		denied_errno(r, best);
+	else
+		denied(r, "%s (%s)", ename(best), best_path);
+}
+
+/* One path to open (malloc'ed, freed here): allowed when it opens. */
+void one_path(struct probe_result *r, char *path)
+{
+	char *p[] = { path };
+	open_any(r, p, 1);
+	free(path);
+}
+
+/* Read a small file we own (bait, /proc); 0 or errno. */
+int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int err = errno;
+	close(fd);
+	if (n < 0)
+		return err;
+	buf[n] = '\0';
+	return 0;
+}
+
+bool proc_starttime(pid_t pid, unsigned long long *out)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof buf) != 0)
+		return false;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return false;
+	int field = 2;
+	char *save = NULL;
+	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (++field == 22) {
+			*out = strtoull(t, NULL, 10);
+			return true;
+		}
+	return false;
+}
+
+void lstat_dev(const char *path, char dev[32])
+{
+	struct stat st;
+	if (lstat(path, &st) == 0)
+		set_dev(dev, st.st_dev);
+}

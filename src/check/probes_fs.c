@@ -1,0 +1,677 @@
+/* probes_fs.c - the file system probes of `warden check`: visibility (what
+ * of the host's files, the user's home, warden's own directories and the
+ * kernel's files can be opened or listed) and write scope (what can be
+ * created, appended, renamed, linked or deleted outside the workspace or in
+ * its protected paths). Write probes name their files with the run's token;
+ * the check verifies the host through the table's verify entries. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "probe_groups.h"
+#include "probe_util.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* The name a verify entry stands for, expanded (no base). */
+static char *vrel(const struct probe_ctx *c, const struct probe *self, int i)
+{
+	return expand_token(self->verify[i].rel, c->token);
+}
+
+/* Paths under the invoking user's home (NULL entries when it is unknown). */
+static void home_paths(const struct probe_ctx *c, char **out, const char *const *rels, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = c->home ? xasprintf("%s/%s", c->home, rels[i]) : NULL;
+}
+
+static void free_paths(char **p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+static void probe_home_files(const struct probe_ctx *c, struct probe_result *r,
+			     const char *const *rels, size_t n)
+{
+	if (!c->home) {
+		denied(r, "no home directory known");
+		return;
+	}
+	char *paths[8];
+	if (n > ARRAY_LEN(paths))
+		n = ARRAY_LEN(paths);
+	home_paths(c, paths, rels, n);
+	open_any(r, paths, n);
+	free_paths(paths, n);
+}
+
+/* Create path exclusively holding the token; 0 or errno; dev on success. */
+static int try_create(const char *path, const char *token, mode_t mode, char dev[32])
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return errno;
+	char line[128];
+	int n = snprintf(line, sizeof line, "warden check probe %s\n", token);
+	int err = write_all(fd, line, (size_t)n) < 0 ? errno : 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		set_dev(dev, st.st_dev);
+	close(fd);
+	return err;
+}
+
+/* Append a line holding the token to an existing file; 0 or errno. */
+static int try_append(const char *path, const char *token, char dev[32])
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	char line[128];
+	int n = snprintf(line, sizeof line, "# warden check probe %s\n", token);
+	int err = write_all(fd, line, (size_t)n) < 0 ? errno : 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		set_dev(dev, st.st_dev);
+	close(fd);
+	return err;
+}
+
+/* ---- visibility ------------------------------------------------------- */
+
+void p_list_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	/* Top-level entries of a host that the sandbox's root is built without. */
+	static const char *const host_only[] = {
+		"root", "run", "sys", "boot", "srv", "opt", "mnt", "media", "snap", "lost+found",
+	};
+	DIR *d = opendir("/");
+	if (!d) {
+		denied_errno(r, errno);
+		return;
+	}
+	char seen[256] = "";
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		for (size_t i = 0; i < ARRAY_LEN(host_only); i++)
+			if (strcmp(de->d_name, host_only[i]) == 0) {
+				n++;
+				size_t l = strlen(seen);
+				snprintf(seen + l, sizeof seen - l, " /%.32s", de->d_name);
+			}
+	closedir(d);
+	if (n)
+		allowed(r, "host entries visible:%s", seen);
+	else
+		denied(r, "only the sandbox's own entries");
+}
+
+void p_list_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	DIR *d = opendir("/home");
+	if (!d) {
+		denied_errno(r, errno);
+		return;
+	}
+	char seen[256] = "";
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, "agent") == 0)
+			continue;
+		n++;
+		size_t l = strlen(seen);
+		snprintf(seen + l, sizeof seen - l, " %.32s", de->d_name);
+	}
+	closedir(d);
+	if (n)
+		allowed(r, "%zu homes listed:%s", n, seen);
+	else
+		denied(r, "only the sandbox's own home");
+}
+
+static void opendir_probe(struct probe_result *r, const char *path)
+{
+	if (!path) {
+		denied(r, "nothing to try");
+		return;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		denied_errno(r, errno);
+		return;
+	}
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	allowed(r, "listed %s (%zu entries)", path, n);
+}
+
+void p_list_root_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	opendir_probe(r, "/root");
+}
+
+void p_etc_shadow(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "/etc/shadow", "/etc/gshadow" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+void p_etc_host(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "/etc/fstab", "/etc/machine-id", "/etc/ssh", "/etc/sudoers", "/etc/crontab" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+void p_home_dir(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	opendir_probe(r, c->home);
+}
+
+void p_home_ssh(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = {
+		".ssh/id_rsa", ".ssh/id_ed25519", ".ssh/id_ecdsa", ".ssh/authorized_keys", ".ssh",
+	};
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_aws(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".aws/credentials", ".aws/config", ".aws" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_gcloud(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = {
+		".config/gcloud/credentials.db", ".config/gcloud/application_default_credentials.json",
+		".config/gcloud",
+	};
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_kube(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".kube/config", ".kube" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_docker(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".docker/config.json", ".docker" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_netrc(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".netrc" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_git_credentials(const struct probe_ctx *c, const struct probe *self,
+				   struct probe_result *r)
+{
+	static const char *const rel[] = { ".git-credentials", ".config/git/credentials" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_history(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = {
+		".bash_history", ".zsh_history", ".history", ".python_history", ".psql_history",
+		".mysql_history", ".local/share/fish/fish_history",
+	};
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_gnupg(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".gnupg/private-keys-v1.d", ".gnupg" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_home_gitconfig(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const rel[] = { ".gitconfig", ".config/git/config" };
+	probe_home_files(c, r, rel, ARRAY_LEN(rel));
+}
+
+void p_dotdot(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	one_path(r, xstrdup("../outside-bait.txt"));
+}
+
+void p_symlink_etc(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "link-etc/shadow", "link-etc/fstab", "link-etc/machine-id", "link-etc/sudoers" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+void p_symlink_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	opendir_probe(r, "link-home");
+}
+
+void p_symlink_out(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	one_path(r, xstrdup("link-out/outside-bait.txt"));
+}
+
+void p_proc1_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	one_path(r, xasprintf("/proc/1/root%s/outside-bait.txt", c->out));
+}
+
+void p_proc_self_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	one_path(r, xasprintf("/proc/self/root%s/outside-bait.txt", c->out));
+}
+
+void p_proc_cwd(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	one_path(r, xstrdup("/proc/self/cwd/../outside-bait.txt"));
+}
+
+void p_proc_hostpid(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (c->host_pid <= 0) {
+		denied(r, "no host pid given");
+		return;
+	}
+	unsigned long long st;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d", (int)c->host_pid);
+	if (!proc_starttime(c->host_pid, &st)) {
+		struct stat sb;
+		denied_errno(r, stat(path, &sb) < 0 ? errno : EACCES);
+		return;
+	}
+	if (st == c->host_start)
+		allowed(r, "host process %s visible", path);
+	else
+		denied(r, "%s is a sandbox process, not the host's", path);
+}
+
+void p_audit_list(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (!c->audit_dir) {
+		denied(r, "no audit directory known");
+		return;
+	}
+	opendir_probe(r, c->audit_dir);
+}
+
+void p_cache_list(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (!c->cache_dir) {
+		denied(r, "no cache directory known");
+		return;
+	}
+	opendir_probe(r, c->cache_dir);
+}
+
+void p_other_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (!c->other_home) {
+		denied(r, "no other user's home on this machine");
+		return;
+	}
+	opendir_probe(r, c->other_home);
+}
+
+void p_sysfs(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "/sys/kernel", "/sys/class/net", "/sys/fs/cgroup" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+void p_proc_kernel(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "/proc/kcore", "/proc/kallsyms", "/proc/keys", "/proc/timer_list", "/proc/sched_debug" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+void p_dev_nodes(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { "/dev/kmsg", "/dev/mem", "/dev/kvm", "/dev/port", "/dev/fuse", "/dev/net/tun" };
+	open_any(r, p, ARRAY_LEN(p));
+}
+
+/* Read one of our own bait files (dummy content) and say whether it came through. */
+static void read_bait(struct probe_result *r, const char *path, const char *marker)
+{
+	char buf[512];
+	int err = read_small(path, buf, sizeof buf);
+	if (err)
+		denied_errno(r, err);
+	else if (strstr(buf, marker))
+		allowed(r, "read %s", path);
+	else
+		denied(r, "%s opened but empty or replaced", path);
+}
+
+void p_masked_env(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	read_bait(r, ".env", "WARDEN_BAIT");
+}
+
+void p_masked_pem(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	read_bait(r, "warden-bait.pem", "warden check bait");
+}
+
+void p_ws_read(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	read_bait(r, "README.txt", "warden check bait");
+}
+
+/* ---- write scope ------------------------------------------------------ */
+
+static void create_result(struct probe_result *r, int err, const char *path)
+{
+	if (err)
+		denied(r, "%s", ename(err));
+	else
+		allowed(r, "created %s", path);
+}
+
+void p_ws_write(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+void p_write_out(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+void p_write_symlink(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *rel = vrel(c, self, 0);
+	_cleanup_free_ char *path = xasprintf("link-out/%s", rel);
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+void p_write_dotdot(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *rel = vrel(c, self, 0);
+	_cleanup_free_ char *path = xasprintf("../%s", rel);
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+void p_write_proc_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *rel = vrel(c, self, 0);
+	_cleanup_free_ char *path = xasprintf("/proc/self/root%s/%s", c->out, rel);
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+/* Create a new file, named with the token, where the probe's verify entry
+ * points: the user's home, the audit log directory, the cache (never an
+ * existing file). Denied outright when this host has no such directory. */
+void p_create_there(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	if (!path) {
+		denied(r, "no such directory known on this host");
+		return;
+	}
+	create_result(r, try_create(path, c->token, 0600, r->dev), path);
+}
+
+/* Append to existing files through several spellings; allowed when one took. */
+static void append_any(const struct probe_ctx *c, struct probe_result *r, char **paths, size_t n)
+{
+	int best = ENOENT;
+	const char *best_path = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int err = try_append(paths[i], c->token, r->dev);
+		if (err == 0) {
+			allowed(r, "appended to %s", paths[i]);
+			return;
+		}
+		if (!best_path || (best == ENOENT && err != ENOENT)) {
+			best = err;
+			best_path = paths[i];
+		}
+	}
+	if (n == 1)
+		denied_errno(r, best);
+	else
+		denied(r, "%s (%s)", ename(best), best_path);
+}
+
+void p_append_outside(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = {
+		"link-out/outside-bait.txt", "../outside-bait.txt",
+		xasprintf("%s/outside-bait.txt", c->out),
+	};
+	append_any(c, r, p, ARRAY_LEN(p));
+	free(p[2]);
+}
+
+void p_rename_out(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *src = expand_token("w-{t}-src", c->token);
+	_cleanup_free_ char *rel = vrel(c, self, 0);
+	_cleanup_free_ char *dst = xasprintf("../%s", rel);
+	char dev[32];
+	int err = try_create(src, c->token, 0600, dev);
+	if (err) {
+		denied(r, "%s (creating the file to move)", ename(err));
+		return;
+	}
+	if (rename(src, dst) < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	lstat_dev(dst, r->dev);
+	allowed(r, "moved %s to %s", src, dst);
+}
+
+void cleanup_rename_out(const struct probe_ctx *c, const struct probe *self)
+{
+	_cleanup_free_ char *src = expand_token("w-{t}-src", c->token);
+	unlink(src);
+}
+
+void p_rename_in(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *dst = vrel(c, self, 1);
+	const char *srcs[] = { "../outside-bait.txt", "link-out/outside-bait.txt" };
+	int best = ENOENT;
+	for (size_t i = 0; i < ARRAY_LEN(srcs); i++) {
+		if (rename(srcs[i], dst) == 0) {
+			lstat_dev(dst, r->dev);
+			allowed(r, "moved %s into the workspace", srcs[i]);
+			return;
+		}
+		if (best == ENOENT)
+			best = errno;
+	}
+	denied_errno(r, best);
+}
+
+void cleanup_rename_in(const struct probe_ctx *c, const struct probe *self)
+{
+	_cleanup_free_ char *dst = vrel(c, self, 1);
+	_cleanup_free_ char *back = xasprintf("%s/outside-bait.txt", c->out);
+	struct stat st;
+	if (lstat(dst, &st) == 0)
+		rename(dst, back);
+}
+
+void p_hardlink_out(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *dst = vrel(c, self, 1);
+	char *srcs[] = {
+		"../outside-bait.txt", "link-out/outside-bait.txt",
+		xasprintf("/proc/self/root%s/outside-bait.txt", c->out),
+	};
+	int best = ENOENT;
+	const char *how = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(srcs) && !how; i++) {
+		if (linkat(AT_FDCWD, srcs[i], AT_FDCWD, dst, 0) == 0)
+			how = srcs[i];
+		else if (best == ENOENT)
+			best = errno;
+	}
+	if (!how) {
+		denied_errno(r, best);
+	} else {
+		int err = try_append(dst, c->token, r->dev);
+		if (err)
+			lstat_dev(dst, r->dev);
+		allowed(r, "hard link to %s made%s", how, err ? "" : " and written through");
+	}
+	free(srcs[2]);
+}
+
+void p_git_hook_create(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0755, r->dev), path);
+}
+
+static void append_probe(const struct probe_ctx *c, struct probe_result *r, const char *path)
+{
+	char *p[] = { (char *)path };
+	append_any(c, r, p, 1);
+}
+
+void p_git_hook_modify(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	append_probe(c, r, ".git/hooks/pre-commit");
+}
+
+void p_git_config(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	append_probe(c, r, ".git/config");
+}
+
+void p_shell_rc(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	append_probe(c, r, ".bashrc");
+}
+
+void p_masked_write(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	append_probe(c, r, ".env");
+}
+
+static bool created_claude;
+
+void p_protected_dir(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	created_claude = mkdir(".claude", 0755) == 0;
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0600, r->dev), ".claude/settings.local.json");
+}
+
+void cleanup_protected_dir(const struct probe_ctx *c, const struct probe *self)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	unlink(path);
+	if (created_claude)
+		rmdir(".claude");
+	created_claude = false;
+}
+
+void p_protected_file(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	create_result(r, try_create(path, c->token, 0600, r->dev), ".mcp.json");
+}
+
+void p_rename_protected(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *dst = expand_token(".git/w-{t}-hooks", c->token);
+	if (rename(".git/hooks", dst) < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	lstat_dev(dst, r->dev);
+	allowed(r, "moved .git/hooks away");
+}
+
+void cleanup_rename_protected(const struct probe_ctx *c, const struct probe *self)
+{
+	_cleanup_free_ char *dst = expand_token(".git/w-{t}-hooks", c->token);
+	struct stat st;
+	if (lstat(dst, &st) == 0)
+		rename(dst, ".git/hooks");
+}
+
+void p_rename_parent(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *moved = expand_token("w-{t}-git", c->token);
+	_cleanup_free_ char *planted = vpath(c, self, 1);
+	if (rename(".git", moved) < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	lstat_dev(moved, r->dev);
+	if (mkdir(".git", 0755) < 0 || mkdir(".git/hooks", 0755) < 0) {
+		allowed(r, "moved .git away (recreating it: %s)", ename(errno));
+		return;
+	}
+	int err = try_create(planted, c->token, 0755, r->dev);
+	if (err)
+		allowed(r, "moved .git away and recreated it (planting a hook: %s)", ename(err));
+	else
+		allowed(r, "moved .git away and planted .git/hooks/%s", strrchr(planted, '/') + 1);
+}
+
+void cleanup_rename_parent(const struct probe_ctx *c, const struct probe *self)
+{
+	_cleanup_free_ char *moved = expand_token("w-{t}-git", c->token);
+	_cleanup_free_ char *planted = vpath(c, self, 1);
+	struct stat st;
+	if (lstat(moved, &st) < 0)
+		return;
+	unlink(planted);
+	rmdir(".git/hooks");
+	rmdir(".git");
+	rename(moved, ".git");
+}
+
+void p_delete_protected(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (unlink(".git/config") < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	lstat_dev(".git", r->dev);
+	allowed(r, "deleted .git/config");
+}
+
+void cleanup_delete_protected(const struct probe_ctx *c, const struct probe *self)
+{
+	struct stat st;
+	if (lstat(".git/config", &st) == 0 || errno != ENOENT)
+		return;
+	char buf[256];
+	const char *text = probe_bait_content(".git/config", buf, sizeof buf);
+	int fd = open(".git/config", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		write_all(fd, text, strlen(text));
+		close(fd);
+	}
+}

@@ -1,0 +1,638 @@
+/* probes_proc.c - the process and kernel probes of `warden check` (other
+ * processes, namespaces, mounts, privileged syscalls and ioctls, setuid and
+ * capabilities) and the exec probes (recorded only, until exec control).
+ * Both need a forked child: privileged calls get arguments that fail
+ * harmlessly after the permission check, or run in a child that exits. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "probe_groups.h"
+#include "probe_util.h"
+
+#define W_BPF_PROG_LOAD 5
+#define W_KEYCTL_GET_KEYRING_ID 0
+#define W_KEY_SPEC_SESSION_KEYRING (-3)
+#define W_UFFD_USER_MODE_ONLY 1
+#define W_FSOPEN_CLOEXEC 1
+/* kexec_load flags that no kernel accepts: an unknown flag bit and an
+ * unknown architecture, so the call ends in EINVAL after the permission
+ * check and can never load or unload an image. */
+#define W_KEXEC_INVALID_FLAGS 0xABCD8000UL
+
+struct w_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* A privileged call: refused (EPERM, EACCES, ENOSYS) or let through to the
+ * kernel, which then failed it harmlessly (or it succeeded). */
+static void syscall_result(struct probe_result *r, long ret, int err, const char *ok)
+{
+	if (ret >= 0)
+		allowed(r, "%s", ok);
+	else if (err == EPERM || err == EACCES || err == ENOSYS)
+		denied_errno(r, err);
+	else
+		allowed(r, "%s: past the permission check", ename(err));
+}
+
+static void ignore_result(ssize_t x) { (void)x; }
+
+/* Run fn in a forked child that exits right after; 0 or the errno it saw. */
+typedef int child_fn(const struct probe_ctx *c);
+static int in_child(child_fn *fn, const struct probe_ctx *c)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return errno;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		int err = fn(c) < 0 ? errno : 0;
+		ignore_result(write(p[1], &err, sizeof err));
+		_exit(0);
+	}
+	close(p[1]);
+	int err = EIO;
+	ssize_t n;
+	while ((n = read(p[0], &err, sizeof err)) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof err)
+		err = EIO;
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return err;
+}
+
+/* Fork and exec (a path, or an fd when fd >= 0) with stdio on /dev/null.
+ * Returns 0 with the exit status, or the errno of the failed exec. */
+static int exec_child(const char *path, int fd, char *const argv[], int *status)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return errno;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		int dn = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (dn >= 0) {
+			dup2(dn, 0);
+			dup2(dn, 1);
+			dup2(dn, 2);
+		}
+		char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+		if (fd >= 0)
+			fexecve(fd, argv, envp);
+		else
+			execve(path, argv, envp);
+		int err = errno;
+		ignore_result(write(p[1], &err, sizeof err));
+		_exit(127);
+	}
+	close(p[1]);
+	int err = 0;
+	ssize_t n;
+	while ((n = read(p[0], &err, sizeof err)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof err)
+		return err ? err : EIO;
+	*status = st;
+	return 0;
+}
+
+static void exec_result(struct probe_result *r, int err, int st, const char *what)
+{
+	if (err)
+		denied(r, "%s (%s)", ename(err), what);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		allowed(r, "%s ran (exit 0)", what);
+	else if (WIFEXITED(st))
+		denied(r, "%s started but failed (exit %d)", what, WEXITSTATUS(st));
+	else
+		denied(r, "%s killed by signal %d", what, WTERMSIG(st));
+}
+
+/* Copy a file into a new one at dst (exclusive); 0 or errno. */
+static int copy_to_fd(const char *src, int out)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno;
+	char buf[65536];
+	ssize_t n;
+	int err = 0;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write_all(out, buf, (size_t)n) < 0) {
+			err = errno;
+			break;
+		}
+	if (n < 0)
+		err = errno;
+	close(in);
+	return err;
+}
+
+static int copy_file(const char *src, const char *dst, mode_t mode)
+{
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (out < 0)
+		return errno;
+	int err = copy_to_fd(src, out);
+	if (close(out) < 0 && !err)
+		err = errno;
+	if (err)
+		unlink(dst);
+	return err;
+}
+
+static const char *true_binary(void)
+{
+	return access("/usr/bin/true", X_OK) == 0 ? "/usr/bin/true" : "/bin/true";
+}
+
+/* The dynamic loader of this very binary (its PT_INTERP). */
+static const char *loader_path(void)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	size_t n = getauxval(AT_PHNUM);
+	uintptr_t bias = 0;
+	if (!ph)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_PHDR)
+			bias = (uintptr_t)ph - ph[i].p_vaddr;
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_INTERP)
+			return (const char *)(bias + ph[i].p_vaddr);
+	return NULL;
+}
+
+/* ---- process and kernel ----------------------------------------------- */
+
+void p_ptrace(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		denied(r, "pipe: %s", ename(errno));
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		denied(r, "fork: %s", ename(errno));
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) { /* our own child: waits until the parent closes the pipe */
+		char b;
+		close(p[1]);
+		ignore_result(read(p[0], &b, 1));
+		_exit(0);
+	}
+	close(p[0]);
+	long ret = ptrace(PTRACE_SEIZE, pid, NULL, NULL);
+	int err = errno;
+	syscall_result(r, ret, err, "attached to a child process");
+	kill(pid, SIGKILL);
+	close(p[1]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+void p_process_vm(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char src[16] = "warden", dst[16] = "";
+	struct iovec local = { dst, sizeof dst }, remote = { src, sizeof src };
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	syscall_result(r, n, errno, "read process memory");
+}
+
+void p_signal_host(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	if (c->host_pid <= 0) {
+		denied(r, "no host pid given");
+		return;
+	}
+	if (kill(c->host_pid, 0) < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	unsigned long long st;
+	if (proc_starttime(c->host_pid, &st) && st != c->host_start)
+		denied(r, "pid %d is a sandbox process, not the host's", (int)c->host_pid);
+	else
+		allowed(r, "signal 0 delivered to host pid %d", (int)c->host_pid);
+}
+
+void p_host_processes(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	DIR *d = opendir("/proc");
+	if (!d) {
+		denied_errno(r, errno);
+		return;
+	}
+	size_t total = 0, older = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		total++;
+		unsigned long long st;
+		/* Started before the check itself: not one of the sandbox's. */
+		if (c->host_start && proc_starttime((pid_t)pid, &st) && st < c->host_start)
+			older++;
+	}
+	closedir(d);
+	if (older)
+		allowed(r, "%zu of %zu visible processes predate the check", older, total);
+	else
+		denied(r, "only the sandbox's %zu processes", total);
+}
+
+static int child_unshare_user(const struct probe_ctx *c) { return unshare(CLONE_NEWUSER); }
+static int child_unshare_mount(const struct probe_ctx *c) { return unshare(CLONE_NEWNS); }
+static int child_unshare_net(const struct probe_ctx *c) { return unshare(CLONE_NEWNET); }
+static int child_chroot(const struct probe_ctx *c) { return chroot("."); }
+
+static int child_setns(const struct probe_ctx *c)
+{
+	/* Re-join our own UTS namespace: a no-op when allowed. */
+	int fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	return setns(fd, CLONE_NEWUTS);
+}
+
+static void child_probe(struct probe_result *r, child_fn *fn, const struct probe_ctx *c, const char *ok)
+{
+	int err = in_child(fn, c);
+	syscall_result(r, err ? -1 : 0, err, ok);
+}
+
+void p_userns(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	child_probe(r, child_unshare_user, c, "new user namespace");
+}
+
+void p_mountns(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	child_probe(r, child_unshare_mount, c, "new mount namespace");
+}
+
+void p_netns(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	child_probe(r, child_unshare_net, c, "new network namespace");
+}
+
+void p_chroot(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	child_probe(r, child_chroot, c, "chroot (in a child)");
+}
+
+void p_setns(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	child_probe(r, child_setns, c, "setns (own namespace, in a child)");
+}
+
+static void clone_result(struct probe_result *r, long pid, int err, const char *ok)
+{
+	if (pid > 0)
+		while (waitpid((pid_t)pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	syscall_result(r, pid, err, ok);
+}
+
+void p_clone_newuser(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	fflush(stdout);
+	long pid = syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), NULL, NULL, NULL, NULL);
+	if (pid == 0)
+		_exit(0);
+	clone_result(r, pid, errno, "clone into a new user namespace");
+}
+
+void p_clone3(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	struct w_clone_args ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	fflush(stdout);
+	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid == 0)
+		_exit(0);
+	clone_result(r, pid, errno, "clone3 into a new user namespace");
+}
+
+void p_mount(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	/* MS_MOVE of a source that never exists: past the permission check it
+	 * fails with ENOENT, and nothing can be moved. */
+	_cleanup_free_ char *src = xasprintf("/nonexistent-warden-check-%s", c->token);
+	long ret = mount(src, "/", NULL, MS_MOVE, NULL);
+	syscall_result(r, ret, errno, "mount");
+}
+
+void p_mount_api(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	/* A file system context only; nothing is created or mounted. */
+	long fd = syscall(SYS_fsopen, "tmpfs", W_FSOPEN_CLOEXEC);
+	int err = errno;
+	if (fd >= 0)
+		close((int)fd);
+	syscall_result(r, fd, err, "fsopen(tmpfs) gave a context");
+}
+
+void p_pivot_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("/nonexistent-warden-check-%s", c->token);
+	long ret = syscall(SYS_pivot_root, p, p);
+	syscall_result(r, ret, errno, "pivot_root");
+}
+
+void p_bpf(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_bpf, W_BPF_PROG_LOAD, NULL, 0);
+	syscall_result(r, ret, errno, "bpf");
+}
+
+void p_io_uring(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_io_uring_setup, 1, NULL);
+	int err = errno;
+	if (ret >= 0)
+		close((int)ret);
+	syscall_result(r, ret, err, "io_uring");
+}
+
+void p_perf(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0);
+	int err = errno;
+	if (ret >= 0)
+		close((int)ret);
+	syscall_result(r, ret, err, "perf_event_open");
+}
+
+void p_keyctl(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_keyctl, W_KEYCTL_GET_KEYRING_ID, W_KEY_SPEC_SESSION_KEYRING, 0);
+	syscall_result(r, ret, errno, "session keyring reachable");
+}
+
+void p_userfaultfd(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long fd = syscall(SYS_userfaultfd, O_CLOEXEC | W_UFFD_USER_MODE_ONLY);
+	int err = errno;
+	if (fd >= 0)
+		close((int)fd);
+	syscall_result(r, fd, err, "userfaultfd");
+}
+
+/* TIOCSTI on fd -1: a permitted call ends in EBADF; nothing is injected. */
+void p_tiocsti(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char ch = 'x';
+	long ret = syscall(SYS_ioctl, -1, (unsigned long)TIOCSTI, &ch);
+	syscall_result(r, ret, errno, "TIOCSTI");
+}
+
+void p_tiocsti_high(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char ch = 'x';
+	/* The kernel reads the request as 32 bits; a filter comparing 64 would miss this. */
+	long ret = syscall(SYS_ioctl, -1, (unsigned long)TIOCSTI | 0x100000000UL, &ch);
+	syscall_result(r, ret, errno, "TIOCSTI");
+}
+
+void p_tioclinux(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char sub = 0;
+	long ret = syscall(SYS_ioctl, -1, (unsigned long)TIOCLINUX, &sub);
+	syscall_result(r, ret, errno, "TIOCLINUX");
+}
+
+void p_kexec(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_kexec_load, 0UL, 0UL, NULL, W_KEXEC_INVALID_FLAGS);
+	syscall_result(r, ret, errno, "kexec_load");
+}
+
+void p_finit_module(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = syscall(SYS_finit_module, -1, "", 0);
+	syscall_result(r, ret, errno, "finit_module");
+}
+
+void p_syslog(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	long ret = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	syscall_result(r, ret, errno, "kernel log reachable");
+}
+
+void p_mknod(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *path = vpath(c, self, 0);
+	if (mknodat(AT_FDCWD, path, S_IFCHR | 0600, makedev(1, 3)) < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	lstat_dev(path, r->dev);
+	allowed(r, "made a character device (1:3) in the workspace");
+}
+
+void p_setuid(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	static const char *const bins[] = {
+		"/usr/bin/su", "/usr/bin/sudo", "/usr/bin/passwd", "/usr/bin/mount", "/usr/bin/newgrp",
+		"/usr/bin/chsh", "/bin/su", "/usr/bin/pkexec",
+	};
+	int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	const char *found = NULL;
+	bool nosuid = false, root_owned = false;
+	for (size_t i = 0; i < ARRAY_LEN(bins) && !found; i++) {
+		struct stat st;
+		struct statvfs sv;
+		if (stat(bins[i], &st) < 0 || !(st.st_mode & S_ISUID))
+			continue;
+		found = bins[i];
+		root_owned = st.st_uid == 0;
+		nosuid = statvfs(bins[i], &sv) == 0 && (sv.f_flag & ST_NOSUID);
+	}
+	if (!found) {
+		denied(r, "no setuid binary visible%s", nnp == 1 ? "; no_new_privs set" : "");
+		return;
+	}
+	if (nnp != 1 && !nosuid && root_owned)
+		allowed(r, "setuid-root %s would run with privilege", found);
+	else
+		denied(r, "%s: %s%s%s", found, nnp == 1 ? "no_new_privs set, " : "",
+		       nosuid ? "mounted nosuid, " : "", root_owned ? "owned by root" : "owner unmapped");
+}
+
+void p_capabilities(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f) {
+		denied(r, "/proc/self/status: %s", ename(errno));
+		return;
+	}
+	unsigned long long eff = 0, prm = 0, amb = 0, bnd = 0;
+	char line[256];
+	while (fgets(line, sizeof line, f)) {
+		sscanf(line, "CapEff: %llx", &eff);
+		sscanf(line, "CapPrm: %llx", &prm);
+		sscanf(line, "CapAmb: %llx", &amb);
+		sscanf(line, "CapBnd: %llx", &bnd);
+	}
+	fclose(f);
+	if (eff || prm || amb)
+		allowed(r, "CapEff=%llx CapPrm=%llx CapAmb=%llx CapBnd=%llx", eff, prm, amb, bnd);
+	else
+		denied(r, "none held (CapBnd=%llx)", bnd);
+}
+
+/* ---- exec (recorded) -------------------------------------------------- */
+
+static void exec_copy(struct probe_result *r, const char *dst)
+{
+	int err = copy_file(true_binary(), dst, 0755);
+	if (err) {
+		denied(r, "%s (copying %s)", ename(err), dst);
+		return;
+	}
+	char *argv[] = { (char *)dst, NULL };
+	int st = 0;
+	err = exec_child(dst, -1, argv, &st);
+	exec_result(r, err, st, dst);
+	unlink(dst);
+}
+
+void p_exec_ws(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("%s/w-%s-true", c->ws, c->token);
+	exec_copy(r, p);
+}
+
+void p_exec_tmp(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("/tmp/w-%s-true", c->token);
+	exec_copy(r, p);
+}
+
+void p_exec_shm(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("/dev/shm/w-%s-true", c->token);
+	exec_copy(r, p);
+}
+
+void p_ldso(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	const char *ld = loader_path();
+	if (!ld) {
+		denied(r, "no dynamic loader known");
+		return;
+	}
+	_cleanup_free_ char *p = xasprintf("/tmp/w-%s-ldso", c->token);
+	int err = copy_file(true_binary(), p, 0644);
+	if (err) {
+		denied(r, "%s (copying %s)", ename(err), p);
+		return;
+	}
+	char *argv[] = { (char *)ld, p, NULL };
+	int st = 0;
+	err = exec_child(ld, -1, argv, &st);
+	_cleanup_free_ char *what = xasprintf("%s %s", ld, p);
+	exec_result(r, err, st, what);
+	unlink(p);
+}
+
+void p_memfd(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	int fd = memfd_create("warden-check", MFD_CLOEXEC);
+	if (fd < 0) {
+		denied(r, "memfd_create: %s", ename(errno));
+		return;
+	}
+	int err = copy_to_fd(true_binary(), fd);
+	if (err) {
+		denied(r, "%s (filling the memfd)", ename(err));
+		close(fd);
+		return;
+	}
+	char *argv[] = { "true", NULL };
+	int st = 0;
+	err = exec_child(NULL, fd, argv, &st);
+	exec_result(r, err, st, "execveat(memfd)");
+	close(fd);
+}
+
+void p_exec_proc_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("/proc/self/root%s", true_binary());
+	char *argv[] = { p, NULL };
+	int st = 0;
+	int err = exec_child(p, -1, argv, &st);
+	exec_result(r, err, st, p);
+}
+
+void p_exec_script(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *p = xasprintf("%s/w-%s-script.sh", c->ws, c->token);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+	if (fd < 0) {
+		denied(r, "%s (writing %s)", ename(errno), p);
+		return;
+	}
+	static const char script[] = "#!/bin/sh\nexit 0\n";
+	write_all(fd, script, sizeof script - 1);
+	close(fd);
+	char *argv[] = { p, NULL };
+	int st = 0;
+	int err = exec_child(p, -1, argv, &st);
+	exec_result(r, err, st, p);
+	unlink(p);
+}
