@@ -4,6 +4,7 @@
  * sockets to the sandbox. Constants newer than the build host's headers are
  * defined here. */
 #include "sandbox.h"
+#include "features.h" /* landlock_abi_version */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,12 +52,6 @@ struct ll_path_beneath {
 		  LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM |       \
 		  LL_FS_REFER | LL_FS_TRUNCATE)
 #define LL_DEV (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | LL_FS_READ_DIR)
-
-int landlock_abi_version(void)
-{
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	return v < 0 ? -errno : (int)v;
-}
 
 static uint64_t handled_fs(int abi)
 {

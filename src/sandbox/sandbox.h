@@ -146,7 +146,6 @@ int net_lo_up(struct werr *e);
 int net_proxy_listeners(int *http, int *socks, struct werr *e);
 
 /* landlock.c */
-int landlock_abi_version(void);           /* <= 0 when unavailable */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
 /* seccomp.c. The supervisor compiles the filter into s->seccomp_prog

@@ -8,32 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../audit/audit.h"
 #include "../policy/policy.h"
+#include "../sandbox/features.h"
 #include "../sandbox/sandbox.h"
 #include "config.h"
 #include "supervisor.h"
-
-/* Layers the kernel must offer; checked before anything is built so the
- * error names the missing piece. */
-static int check_kernel(int *landlock_abi, struct werr *e)
-{
-	int abi = landlock_abi_version();
-	if (abi < 2)
-		return werr_set(e, abi < 0 ? -abi : 0,
-			"Landlock is not available (ABI %d; warden needs 2 or later): the kernel "
-			"must be 5.19+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= "
-			"boot parameter", abi < 0 ? 0 : abi);
-	*landlock_abi = abi;
-	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL)
-		return werr_set(e, 0, "seccomp is not available: the kernel needs CONFIG_SECCOMP_FILTER");
-	return 0;
-}
 
 static json_t *strv_json(char *const *v)
 {
@@ -101,8 +84,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 			   struct audit **log, int *status, struct werr *e)
 {
 	const char *home = session_home();
-	if (check_kernel(&s->landlock_abi, e) < 0)
+	struct kernel_features kf;
+	features_probe(&kf);
+	if (features_require(&kf, e) < 0)
 		return -1;
+	s->landlock_abi = kf.landlock_abi;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -148,13 +134,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 
 	char digest[65];
 	policy_digest(pol, digest);
-	struct utsname un;
-	uname(&un);
-	json_t *start = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:{s:s, s:i, s:b, s:b}}",
+	json_t *kernel = features_to_json(&kf);
+	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
+	json_t *start = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o}",
 		"version", WARDEN_VERSION, "argv", strv_json(o->argv), "workspace", s->workspace,
 		"policy_digest", digest, "profiles", strv_json(pol->sources.v), "uid", (int)s->uid,
-		"kernel", "release", un.release, "landlock_abi", s->landlock_abi,
-		"seccomp", 1, "pty", s->use_pty);
+		"kernel", kernel);
 	if (audit_emit(*log, "session.start", start, e) < 0)
 		return -1;
 

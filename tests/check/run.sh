@@ -3,7 +3,8 @@
 # default profile holds as root and as an unprivileged user, a profile that
 # weakens the sandbox (read-only ~) fails and names the probe, --json is one
 # valid document, --compare shows rows reachable outside and denied inside,
-# bait is gone afterwards, bad input gets clear errors, doctor exits 0 here.
+# bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
+# and names the active LSMs and where cgroup v2 is mounted.
 # Prints "ok - NAME" / "not ok - NAME (reason)", then "N passed, N failed";
 # exits 1 if anything failed.
 #
@@ -205,6 +206,47 @@ if grep -qE '^(OK|WARN|FAIL) +user\.max_user_namespaces ' <<<"$OUT" &&
 	ok "doctor reports the sysctls and features"
 else
 	not_ok "doctor reports the sysctls and features" "$(excerpt "$OUT")"
+fi
+
+# The LSMs doctor names are the kernel's, wherever it finds them (this
+# machine has no securityfs mounted): compared with securityfs's own list,
+# read where it is mounted, else mounted read-only in a private mount
+# namespace (root only).
+lsm_oracle() {
+	if [[ -r /sys/kernel/security/lsm ]]; then
+		cat /sys/kernel/security/lsm
+	elif [[ $(id -u) == 0 ]] && command -v unshare >/dev/null; then
+		unshare -m --propagation private sh -c \
+			'mount -t securityfs -o ro none /sys/kernel/security && cat /sys/kernel/security/lsm' 2>/dev/null
+	fi
+}
+want_lsms=$(lsm_oracle | tr ',' '\n' | sed '/^$/d' | sort | paste -sd, -)
+got_line=$(grep -E '^OK +active LSMs ' <<<"$OUT")
+got_lsms=$(sed -E 's/^OK +active LSMs +([^ ]*) .*/\1/' <<<"$got_line" | tr ',' '\n' | sort | paste -sd, -)
+if [[ -z $want_lsms ]]; then
+	ok "doctor reports the active LSMs" "SKIP: securityfs unreadable and cannot be mounted here"
+elif [[ -n $got_lsms && $got_lsms == "$want_lsms" ]] &&
+	{ [[ ,$want_lsms, != *,bpf,* ]] || grep -qE '^OK +BPF LSM +enabled$' <<<"$OUT"; }; then
+	ok "doctor reports the active LSMs ($got_lsms)"
+else
+	not_ok "doctor reports the active LSMs" "want '$want_lsms', got '$(excerpt "$got_line")' $(excerpt "$(grep 'BPF LSM' <<<"$OUT")")"
+fi
+# cgroup v2: where findmnt sees it (a hybrid hierarchy puts it below
+# /sys/fs/cgroup); OK only at /sys/fs/cgroup itself.
+cg_line=$(grep -E '^(OK|WARN) +cgroup v2 ' <<<"$OUT")
+cg_at='' cg_want=WARN
+[[ $cg_line =~ mounted\ at\ ([^ ]+) ]] && cg_at=${BASH_REMATCH[1]}
+[[ $cg_at == /sys/fs/cgroup ]] && cg_want=OK
+if ! command -v findmnt >/dev/null; then
+	ok "doctor reports where cgroup v2 is mounted" "SKIP: no findmnt"
+else
+	cg2=$(findmnt -rn -t cgroup2 -o TARGET)
+	if { [[ -z $cg2 && -z $cg_at ]] && grep -qE '^WARN +cgroup v2 +not mounted' <<<"$cg_line"; } ||
+		{ [[ -n $cg_at ]] && grep -qxF "$cg_at" <<<"$cg2" && [[ ${cg_line%% *} == "$cg_want" ]]; }; then
+		ok "doctor reports where cgroup v2 is mounted (${cg_at:-nowhere})"
+	else
+		not_ok "doctor reports where cgroup v2 is mounted" "findmnt: '${cg2//$'\n'/ }', doctor: '$(excerpt "$cg_line")'"
+	fi
 fi
 
 # ---- bad input --------------------------------------------------------------

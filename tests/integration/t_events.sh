@@ -123,3 +123,33 @@ PY
 	wrun --log nowhere -- true
 	assert_rc 125 '--log with an unknown target'
 }
+
+test_events_session_start_kernel() {
+	# session.start records the kernel features the session ran with: the
+	# keys of before (release, landlock_abi, seccomp, pty) and the rest of
+	# the probe (seccomp_notify, the sysctls, the LSMs, where cgroup v2 is).
+	wrun -- true
+	assert_rc 0
+	local f first kernel
+	f=$(latest_log)
+	[[ -n $f ]] || fatal 'no session log'
+	first=$(head -n 1 "$f")
+	kernel=$(grep -oE '"kernel":\{.*\}' <<<"$first")
+	[[ -n $kernel ]] || fatal "session.start has no kernel object: $(excerpt "$first")"
+	grep -qF "\"release\":\"$(uname -r)\"" <<<"$kernel" || fail "kernel.release is not $(uname -r): $(excerpt "$kernel")"
+	grep -qE '"landlock_abi":([2-9]|[1-9][0-9])[,}]' <<<"$kernel" || fail "no landlock_abi of 2 or more: $(excerpt "$kernel")"
+	for k in '"seccomp":true' '"seccomp_notify":true' '"pty":false' '"user.max_user_namespaces":' \
+		'"dev.tty.legacy_tiocsti":' '"lsms":[' '"lsm_source":"' '"cgroup2":'; do
+		grep -qF "$k" <<<"$kernel" || fail "kernel object lacks $k: $(excerpt "$kernel")"
+	done
+	if have findmnt; then
+		local cg
+		cg=$(grep -oE '"cgroup2":("[^"]*"|null)' <<<"$kernel")
+		if [[ $cg == '"cgroup2":null' ]]; then
+			[[ -z $(findmnt -rn -t cgroup2 -o TARGET) ]] || fail "cgroup2 is null, findmnt sees one"
+		else
+			cg=${cg#\"cgroup2\":\"} cg=${cg%\"}
+			findmnt -rn -t cgroup2 -o TARGET | grep -qxF "$cg" || fail "cgroup2 $cg is not a cgroup2 mount"
+		fi
+	fi
+}

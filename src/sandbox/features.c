@@ -1,0 +1,448 @@
+/* features.c - the one probe of kernel features (features.h): what doctor
+ * prints, what a session requires before building anything, and what its
+ * session.start event records. Reading only: sysctls and mountinfo from
+ * /proc, the LSMs from lsm_list_modules(2) or what the kernel exposes
+ * elsewhere, Landlock and seccomp by asking for their versions; user
+ * namespaces are tried for real in children, on request. */
+#include "features.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/landlock.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+#ifndef SYS_lsm_list_modules
+#define SYS_lsm_list_modules 461 /* the same number on every architecture */
+#endif
+#define W_SECCOMP_GET_NOTIF_SIZES 3
+
+/* The namespaces a sandbox session creates (supervisor.c). */
+#define SESSION_NS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
+		    CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+#define CGROUP_DEFAULT "/sys/fs/cgroup"
+
+static const char *const sysctl_names[SYSCTL_COUNT] = {
+	[SYSCTL_UNPRIV_USERNS_CLONE] = "kernel.unprivileged_userns_clone",
+	[SYSCTL_APPARMOR_RESTRICT_USERNS] = "kernel.apparmor_restrict_unprivileged_userns",
+	[SYSCTL_MAX_USER_NAMESPACES] = "user.max_user_namespaces",
+	[SYSCTL_LEGACY_TIOCSTI] = "dev.tty.legacy_tiocsti",
+	[SYSCTL_YAMA_PTRACE_SCOPE] = "kernel.yama.ptrace_scope",
+};
+
+const char *features_sysctl_name(enum feature_sysctl s)
+{
+	return s < SYSCTL_COUNT ? sysctl_names[s] : NULL;
+}
+
+const char *features_lsm_source_name(enum lsm_source s)
+{
+	switch (s) {
+	case LSM_FROM_SYSCALL: return "lsm_list_modules";
+	case LSM_FROM_SECURITYFS: return "/sys/kernel/security/lsm";
+	case LSM_FROM_CMDLINE: return "lsm= boot parameter";
+	case LSM_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+int landlock_abi_version(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return v < 0 ? -errno : (int)v;
+}
+
+/* ---- pure parts ------------------------------------------------------------ */
+
+/* The LSM_ID_* values of <linux/lsm.h> (uapi since 6.8). */
+const char *features_lsm_name(uint64_t id)
+{
+	static const char *const names[] = {
+		"capability", "selinux", "smack", "tomoyo", "apparmor", "yama", "loadpin",
+		"safesetid", "lockdown", "bpf", "landlock", "ima", "evm", "ipe",
+	};
+	return id >= 100 && id - 100 < ARRAY_LEN(names) ? names[id - 100] : NULL;
+}
+
+/* Append name (len bytes) to the list in out, comma-separated. */
+static int list_append(char *out, size_t outlen, size_t *used, const char *name, size_t len)
+{
+	size_t need = len + (*used ? 1 : 0);
+	if (*used + need + 1 > outlen)
+		return -1;
+	if (*used)
+		out[(*used)++] = ',';
+	memcpy(out + *used, name, len);
+	*used += len;
+	out[*used] = '\0';
+	return 0;
+}
+
+int features_parse_lsm_list(const char *text, char *out, size_t outlen)
+{
+	if (!outlen)
+		return -1;
+	out[0] = '\0';
+	size_t used = 0;
+	int n = 0;
+	for (const char *p = text; *p;) {
+		p += strspn(p, ", \t\n");
+		size_t len = strcspn(p, ", \t\n");
+		if (!len)
+			break;
+		if (list_append(out, outlen, &used, p, len) < 0)
+			return -1;
+		n++;
+		p += len;
+	}
+	return n;
+}
+
+int features_parse_cmdline_lsm(const char *cmdline, char *out, size_t outlen)
+{
+	const char *val = NULL;
+	size_t vlen = 0;
+	for (const char *p = cmdline; *p;) {
+		p += strspn(p, " \t\n");
+		size_t len = strcspn(p, " \t\n");
+		if (!len || (len == 2 && strncmp(p, "--", 2) == 0))
+			break;
+		if (len > 4 && strncmp(p, "lsm=", 4) == 0) {
+			val = p + 4;
+			vlen = len - 4;
+		}
+		p += len;
+	}
+	if (outlen)
+		out[0] = '\0';
+	if (!val)
+		return outlen ? 0 : -1;
+	_cleanup_free_ char *copy = strndup(val, vlen);
+	if (!copy)
+		return -1;
+	return features_parse_lsm_list(copy, out, outlen);
+}
+
+/* Decode mountinfo's octal escapes (\040 for a space) of a field in place. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* The mount point and file system type of one mountinfo line (modified in
+ * place); -1 when it is not a well-formed line. */
+static int mountinfo_line(char *line, char **point, char **fstype)
+{
+	char *save = NULL, *tok;
+	int i = 0;
+	*point = *fstype = NULL;
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), i++) {
+		if (i == 4)
+			*point = tok;
+		else if (i > 5 && strcmp(tok, "-") == 0) {
+			*fstype = strtok_r(NULL, " ", &save);
+			break;
+		}
+	}
+	if (!*point || !*fstype)
+		return -1;
+	unescape_octal(*point);
+	return 0;
+}
+
+int features_parse_mountinfo_cgroup2(const char *mountinfo, char *out, size_t outlen)
+{
+	_cleanup_free_ char *text = xstrdup(mountinfo);
+	_cleanup_free_ char *cand = NULL;
+	bool dflt = false;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *point, *fstype;
+		if (mountinfo_line(l, &point, &fstype) < 0)
+			continue;
+		bool cg2 = strcmp(fstype, "cgroup2") == 0;
+		/* a later mount on the same point hides the earlier one */
+		if (strcmp(point, CGROUP_DEFAULT) == 0)
+			dflt = cg2;
+		if (cand && strcmp(point, cand) == 0 && !cg2) {
+			free(cand);
+			cand = NULL;
+		} else if (!cand && cg2) {
+			cand = xstrdup(point);
+		}
+	}
+	const char *found = dflt ? CGROUP_DEFAULT : cand;
+	if (!outlen)
+		return -1;
+	out[0] = '\0';
+	if (!found)
+		return 0;
+	if (strlen(found) >= outlen)
+		return -1;
+	strcpy(out, found);
+	return 1;
+}
+
+bool features_lsm_active(const struct kernel_features *f, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *p = f->lsms; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && strncmp(p, name, len) == 0)
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* ---- probes ---------------------------------------------------------------- */
+
+/* Read a small file into buf (NUL-terminated); -1 with errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* A whole /proc file (they report no size); NULL with errno. */
+static char *read_all(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8192, len = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return steal_ptr(&buf);
+}
+
+static void probe_sysctl(const char *name, struct feature_sysctl_value *v)
+{
+	char path[256];
+	snprintf(path, sizeof path, "/proc/sys/%s", name);
+	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	v->state = 1;
+	v->err = 0;
+	if (read_small(path, v->value, sizeof v->value) < 0) {
+		v->state = errno == ENOENT ? 0 : -1;
+		v->err = errno;
+		v->value[0] = '\0';
+		return;
+	}
+	v->value[strcspn(v->value, "\n")] = '\0';
+}
+
+static void probe_seccomp(struct kernel_features *f)
+{
+	f->seccomp = !(prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL);
+	/* the filter hands refusals and execs to the supervisor through it */
+	struct { unsigned short notif, resp, data; } sizes;
+	f->seccomp_notify = syscall(SYS_seccomp, W_SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0;
+	f->seccomp_notify_err = f->seccomp_notify ? 0 : errno;
+	f->seccomp_notif_size = f->seccomp_notify ? sizes.notif : 0;
+}
+
+/* The active LSMs: the syscall, else securityfs, else what was asked at boot. */
+static void probe_lsms(struct kernel_features *f)
+{
+	uint64_t ids[64];
+	uint32_t size = sizeof ids;
+	long n = syscall(SYS_lsm_list_modules, ids, &size, 0);
+	f->lsm_err = n < 0 ? errno : 0;
+	if (n >= 0) {
+		size_t used = 0;
+		f->lsms[0] = '\0';
+		for (long i = 0; i < n && i < (long)ARRAY_LEN(ids); i++) {
+			const char *name = features_lsm_name(ids[i]);
+			char unknown[32];
+			if (!name) {
+				snprintf(unknown, sizeof unknown, "lsm%llu", (unsigned long long)ids[i]);
+				name = unknown;
+			}
+			if (list_append(f->lsms, sizeof f->lsms, &used, name, strlen(name)) < 0)
+				break;
+		}
+		f->lsm_source = LSM_FROM_SYSCALL;
+		return;
+	}
+	char buf[512];
+	if (read_small("/sys/kernel/security/lsm", buf, sizeof buf) >= 0 &&
+	    features_parse_lsm_list(buf, f->lsms, sizeof f->lsms) > 0) {
+		f->lsm_source = LSM_FROM_SECURITYFS;
+		return;
+	}
+	_cleanup_free_ char *cmdline = read_all("/proc/cmdline");
+	if (cmdline && features_parse_cmdline_lsm(cmdline, f->lsms, sizeof f->lsms) > 0) {
+		f->lsm_source = LSM_FROM_CMDLINE;
+		return;
+	}
+	f->lsms[0] = '\0';
+	f->lsm_source = LSM_UNKNOWN;
+}
+
+static void probe_cgroup2(struct kernel_features *f)
+{
+	_cleanup_free_ char *mi = read_all("/proc/self/mountinfo");
+	if (mi && features_parse_mountinfo_cgroup2(mi, f->cgroup2, sizeof f->cgroup2) >= 0) {
+		f->cgroup2_default = strcmp(f->cgroup2, CGROUP_DEFAULT) == 0;
+		return;
+	}
+	struct statfs sf; /* no mountinfo: the default place is all we can ask about */
+	f->cgroup2_default = statfs(CGROUP_DEFAULT, &sf) == 0 &&
+			     (unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC;
+	snprintf(f->cgroup2, sizeof f->cgroup2, "%s", f->cgroup2_default ? CGROUP_DEFAULT : "");
+}
+
+void features_probe(struct kernel_features *f)
+{
+	memset(f, 0, sizeof *f);
+	struct utsname un;
+	if (uname(&un) == 0) {
+		snprintf(f->sysname, sizeof f->sysname, "%s", un.sysname);
+		snprintf(f->release, sizeof f->release, "%s", un.release);
+		snprintf(f->machine, sizeof f->machine, "%s", un.machine);
+	}
+	f->landlock_abi = landlock_abi_version();
+	probe_seccomp(f);
+	for (int i = 0; i < SYSCTL_COUNT; i++)
+		probe_sysctl(sysctl_names[i], &f->sysctl[i]);
+	probe_lsms(f);
+	probe_cgroup2(f);
+	f->root = geteuid() == 0;
+}
+
+/* Fork a child that creates the namespaces of a session (as nobody when
+ * drop is set); 0 or the errno it got. */
+static int try_userns(bool drop)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if (drop && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			     setresuid(65534, 65534, 65534) < 0))
+			_exit(255);
+		_exit(unshare(SESSION_NS) < 0 ? (errno & 0xff) : 0);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	if (!WIFEXITED(st))
+		return EIO;
+	return WEXITSTATUS(st) == 255 ? EPERM : WEXITSTATUS(st);
+}
+
+void features_probe_userns(struct kernel_features *f)
+{
+	f->root = geteuid() == 0;
+	f->userns_err = try_userns(false);
+	f->userns_nobody_err = f->root ? try_userns(true) : f->userns_err;
+	f->userns_probed = true;
+}
+
+/* The layers a session cannot do without; checked before anything is built
+ * so that the error names the missing piece. */
+int features_require(const struct kernel_features *f, struct werr *e)
+{
+	int abi = f->landlock_abi;
+	if (abi < 2)
+		return werr_set(e, abi < 0 ? -abi : 0,
+			"Landlock is not available (ABI %d; warden needs 2 or later): the kernel "
+			"must be 5.19+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= "
+			"boot parameter", abi < 0 ? 0 : abi);
+	if (!f->seccomp)
+		return werr_set(e, 0, "seccomp is not available: the kernel needs CONFIG_SECCOMP_FILTER");
+	return 0;
+}
+
+static json_t *sysctl_json(const struct feature_sysctl_value *v)
+{
+	if (v->state > 0)
+		return json_string(v->value);
+	if (v->state == 0)
+		return json_null();
+	return json_pack("{s:s}", "error", strerror(v->err));
+}
+
+static json_t *lsms_json(const char *list)
+{
+	json_t *a = json_array();
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	return a;
+}
+
+json_t *features_to_json(const struct kernel_features *f)
+{
+	json_t *o = json_pack("{s:s, s:i, s:b, s:b, s:s, s:s}", "release", f->release,
+			      "landlock_abi", f->landlock_abi < 0 ? 0 : f->landlock_abi,
+			      "seccomp", f->seccomp, "seccomp_notify", f->seccomp_notify,
+			      "sysname", f->sysname, "machine", f->machine);
+	if (!o)
+		return NULL;
+	if (f->landlock_abi < 0)
+		json_object_set_new(o, "landlock_error", json_string(strerror(-f->landlock_abi)));
+	json_t *sysctls = json_object();
+	for (int i = 0; i < SYSCTL_COUNT; i++)
+		json_object_set_new(sysctls, sysctl_names[i], sysctl_json(&f->sysctl[i]));
+	json_object_set_new(o, "sysctls", sysctls);
+	json_object_set_new(o, "lsms", f->lsm_source == LSM_UNKNOWN ? json_null() : lsms_json(f->lsms));
+	json_object_set_new(o, "lsm_source", json_string(features_lsm_source_name(f->lsm_source)));
+	json_object_set_new(o, "cgroup2", f->cgroup2[0] ? json_string(f->cgroup2) : json_null());
+	if (f->userns_probed) {
+		json_object_set_new(o, "userns", json_boolean(f->userns_err == 0));
+		json_object_set_new(o, "userns_unprivileged", json_boolean(f->userns_nobody_err == 0));
+	}
+	return o;
+}

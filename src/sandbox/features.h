@@ -1,0 +1,102 @@
+/* features.h - one probe of what this kernel offers the sandbox: the release,
+ * the Landlock ABI, seccomp and its user notification, user namespaces and
+ * the sysctls that restrict them, TIOCSTI and Yama, the active LSMs and where
+ * cgroup v2 is mounted. `warden doctor` prints it, a session checks it
+ * (features_require) and records it whole in its session.start event. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+/* The sysctls probed, in this order (names in features_sysctl_name). */
+enum feature_sysctl {
+	SYSCTL_UNPRIV_USERNS_CLONE,      /* kernel.unprivileged_userns_clone (Debian) */
+	SYSCTL_APPARMOR_RESTRICT_USERNS, /* kernel.apparmor_restrict_unprivileged_userns (Ubuntu) */
+	SYSCTL_MAX_USER_NAMESPACES,      /* user.max_user_namespaces */
+	SYSCTL_LEGACY_TIOCSTI,           /* dev.tty.legacy_tiocsti */
+	SYSCTL_YAMA_PTRACE_SCOPE,        /* kernel.yama.ptrace_scope */
+	SYSCTL_COUNT
+};
+
+struct feature_sysctl_value {
+	int state;       /* 1 read (value holds it), 0 absent, -1 unreadable (err) */
+	int err;
+	char value[64];  /* the first line, without its newline */
+};
+
+/* Where the list of active LSMs came from. */
+enum lsm_source {
+	LSM_UNKNOWN,          /* none of the below answered (lsm_err says why) */
+	LSM_FROM_SYSCALL,     /* lsm_list_modules(2), Linux 6.8+: no securityfs needed */
+	LSM_FROM_SECURITYFS,  /* /sys/kernel/security/lsm */
+	LSM_FROM_CMDLINE,     /* the lsm= boot parameter: asked for, not necessarily active */
+};
+
+struct kernel_features {
+	char sysname[65], release[65], machine[65];
+	int landlock_abi;          /* the ABI version, or -errno when Landlock is unavailable */
+	bool seccomp;              /* seccomp filter mode exists */
+	bool seccomp_notify;       /* SECCOMP_RET_USER_NOTIF: the audit of execs and refusals */
+	int seccomp_notify_err;    /* errno when not */
+	unsigned seccomp_notif_size;
+	struct feature_sysctl_value sysctl[SYSCTL_COUNT];
+	char lsms[256];            /* comma-separated, in the kernel's order; "" when unknown */
+	enum lsm_source lsm_source;
+	int lsm_err;
+	bool cgroup2_default;      /* /sys/fs/cgroup itself is a cgroup2 mount */
+	char cgroup2[512];         /* where cgroup v2 is mounted; "" when nowhere */
+	/* Only after features_probe_userns (it forks; doctor asks, sessions do not). */
+	bool userns_probed;
+	bool root;                 /* the probe ran as root */
+	int userns_err;            /* 0, or the errno of unshare(2) of a session's namespaces */
+	int userns_nobody_err;     /* the same as nobody (root only; else = userns_err) */
+};
+
+/* Fill f. Cheap (no process is created): reads /proc, /sys and asks the
+ * kernel by syscalls. Never fails: what cannot be learnt is recorded so. */
+void features_probe(struct kernel_features *f);
+
+/* Fork children that create a session's namespaces (and, as root, one that
+ * does so as nobody); fills the userns fields. */
+void features_probe_userns(struct kernel_features *f);
+
+/* 0 when every layer a session needs is there, else -1 and an error naming
+ * the missing one (Landlock ABI 2+, seccomp filters). */
+int features_require(const struct kernel_features *f, struct werr *e);
+
+/* The whole struct as a JSON object: release, landlock_abi, seccomp, ...
+ * (a new reference). */
+json_t *features_to_json(const struct kernel_features *f);
+
+const char *features_sysctl_name(enum feature_sysctl s);
+const char *features_lsm_source_name(enum lsm_source s);
+
+/* The Landlock ABI version, or -errno (EOPNOTSUPP: built in, disabled). */
+int landlock_abi_version(void);
+
+/* --- pure parts, unit tested ----------------------------------------------- */
+
+/* The name of an LSM id of lsm_list_modules(2) (LSM_ID_*); NULL if unknown. */
+const char *features_lsm_name(uint64_t id);
+
+/* Normalise a comma-separated LSM list (securityfs "a,b,c\n", or the value of
+ * lsm=) into out: names separated by single commas, no blanks or empty
+ * entries. Returns the number of names, -1 when out is too small. */
+int features_parse_lsm_list(const char *text, char *out, size_t outlen);
+
+/* The value of the last lsm= parameter of a kernel command line (the kernel
+ * stops at "--": the rest is init's), normalised as above. Returns the number
+ * of names, 0 when there is no lsm=, -1 when out is too small. */
+int features_parse_cmdline_lsm(const char *cmdline, char *out, size_t outlen);
+
+/* From the text of /proc/self/mountinfo: the mount point of cgroup v2 into
+ * out ("" when there is none). /sys/fs/cgroup wins when it is cgroup2; else the
+ * first cgroup2 mount not hidden by a later mount on the same point. Octal
+ * escapes (\040) are decoded. Returns 1 found, 0 not, -1 out too small. */
+int features_parse_mountinfo_cgroup2(const char *mountinfo, char *out, size_t outlen);
+
+/* true when the comma-separated list has this name. */
+bool features_lsm_active(const struct kernel_features *f, const char *name);
