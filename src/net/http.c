@@ -335,10 +335,6 @@ enum http_result http_feed(struct http_parser *p, const void *data, size_t len, 
 	}
 	for (; i < len; i++) {
 		unsigned char c = d[i];
-		if (p->len >= HTTP_HEAD_MAX) {
-			fail(p, 431, "request head too large");
-			break;
-		}
 		if (c == '\0') {
 			fail(p, 400, "NUL byte in request head");
 			break;
@@ -361,6 +357,14 @@ enum http_result http_feed(struct http_parser *p, const void *data, size_t len, 
 		} else if (!p->have_request_line && c != '\r' &&
 			   p->len - p->line_start > HTTP_REQUEST_LINE_MAX) {
 			fail(p, 414, "request line too long");
+			i++;
+			break;
+		}
+		/* A head that fills the buffer without its empty line cannot end
+		 * within the limit: refuse it now rather than wait for one more
+		 * byte. */
+		if (p->len == HTTP_HEAD_MAX) {
+			fail(p, 431, "request head too large");
 			i++;
 			break;
 		}

@@ -15,7 +15,9 @@
 
 #include "rules.h"
 
-#define HTTP_HEAD_MAX 16384          /* whole head, request line to the empty line */
+/* The whole head, request line to the empty line. A head that reaches it
+ * without its end is 431 as soon as its last byte arrives. */
+#define HTTP_HEAD_MAX 16384
 #define HTTP_REQUEST_LINE_MAX 8192   /* request line without its CRLF */
 #define HTTP_HEADERS_MAX 100         /* header lines */
 #define HTTP_METHOD_MAX 32

@@ -317,6 +317,15 @@ static void test_limits(void)
 	memcpy(big, line, strlen(line));
 	memcpy(big + strlen(line), "X: ", 3);
 	err_n(__LINE__, big, sizeof big, 431, "request head too large");
+	/* a head that reaches the limit without its end is refused at once, not
+	 * left waiting for one more byte: 16383 bytes want more, 16384 are 431 */
+	http_parser_init(&P);
+	CHECK(http_feed(&P, big, HTTP_HEAD_MAX - 1, NULL) == HTTP_NEED_MORE);
+	err_n(__LINE__, big, HTTP_HEAD_MAX, 431, "request head too large");
+	/* ... also when the last byte ends a header line */
+	n = snprintf(big, sizeof big, "%sX: %0*d\r\n", line, (int)left + 2, 0);
+	CHECK((size_t)n == HTTP_HEAD_MAX);
+	err_n(__LINE__, big, (size_t)n, 431, "request head too large");
 	/* only empty lines */
 	memset(big, '\n', sizeof big);
 	err_n(__LINE__, big, sizeof big, 431, "request head too large");
