@@ -339,15 +339,18 @@ enum http_result http_feed(struct http_parser *p, const void *data, size_t len, 
 			fail(p, 400, "NUL byte in request head");
 			break;
 		}
-		if (p->len > p->line_start && p->buf[p->len - 1] == '\r' && c != '\n') {
+		bool after_cr = p->len > p->line_start && p->buf[p->len - 1] == '\r';
+		if (after_cr && c != '\n') {
 			fail(p, 400, "CR without LF");
+			break;
+		}
+		if (!after_cr && c == '\n') {
+			fail(p, 400, "LF without CR"); /* see http.h: CRLF only */
 			break;
 		}
 		p->buf[p->len++] = (char)c;
 		if (c == '\n') {
-			size_t end = p->len - 1;
-			if (end > p->line_start && p->buf[end - 1] == '\r')
-				end--;
+			size_t end = p->len - 2; /* without the CRLF */
 			size_t start = p->line_start;
 			p->line_start = p->len;
 			if (line(p, start, end) != HTTP_NEED_MORE) {

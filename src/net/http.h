@@ -6,7 +6,18 @@
  *
  * Use: http_parser_init(), then http_feed() with each chunk read from the
  * client until it returns HTTP_COMPLETE or HTTP_ERROR. On HTTP_ERROR answer
- * http_error_response(p->status, p->reason) and close. */
+ * http_error_response(p->status, p->reason) and close.
+ *
+ * Line ends are CRLF, strictly: a bare LF is 400 "LF without CR" and a bare
+ * CR is 400 "CR without LF", in the head as in chunked bodies. RFC 9112
+ * section 2.2 lets a recipient take a bare LF as a line end; warden does
+ * not. Two HTTP parsers that split lines differently are what request
+ * smuggling is made of, so a proxy that decides where requests may go
+ * accepts only the form every server reads the same way. The head sent
+ * upstream is rebuilt with CRLF, so today the server never sees the client's
+ * line ends; the rule keeps it so for whatever passes through as sent
+ * (bodies today, anything forwarded verbatim later). Clients send CRLF: the
+ * lenient form is only for hand-typed requests. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
