@@ -1,9 +1,11 @@
-/* run.c - `warden run [OPTIONS] [--] COMMAND [ARG...]`: parse the options and
- * run one sandbox session (supervisor/session.c). */
+/* run.c - `warden run [OPTIONS] [--] COMMAND [ARG...]`: parse and check the
+ * options and run one sandbox session (supervisor/session.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/util.h"
+#include "../policy/policy.h"
 #include "../supervisor/session.h"
 #include "cli.h"
 
@@ -18,17 +20,50 @@ static const char run_usage[] =
 	"  -w, --workspace DIR   the workspace (default: the current directory)\n"
 	"  -p, --profile FILE    a profile layered on the built-in default\n"
 	"  -e, --env NAME        pass the variable NAME from this environment\n"
-	"  -e, --env NAME=VALUE  set NAME inside\n"
+	"  -e, --env NAME=VALUE  set NAME inside (NAME: letters, digits and _, not\n"
+	"                        starting with a digit)\n"
 	"      --log syslog      also send every audit event to syslog (journald)\n"
 	"      --allow-net PATTERN  allow a destination through warden's proxy: a host,\n"
 	"                        *.suffix or IP literal, with an optional :port\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"Without COMMAND, runs /bin/sh. Exit status: COMMAND's; 128+N if it died of\n"
-	"signal N; 125 if warden failed; 126 if COMMAND cannot be executed; 127 if it\n"
-	"was not found.\n";
+	"Without COMMAND (and without --), runs /bin/sh. Exit status: COMMAND's;\n"
+	"128+N if it died of signal N; 125 if warden failed; 126 if COMMAND cannot be\n"
+	"executed; 127 if it was not found.\n";
 
-int cmd_run(int argc, char **argv)
+/* run_parse's answer when the session should run. */
+#define RUN_GO (-1)
+
+/* An --env argument: NAME or NAME=VALUE with NAME a variable name. Says why
+ * on stderr when it is not one. */
+static bool env_arg_ok(const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+	if (*arg == '\0') {
+		fprintf(stderr, "warden: --env needs NAME or NAME=VALUE, not an empty argument\n");
+		return false;
+	}
+	if (n == 0) {
+		fprintf(stderr, "warden: --env '%.200s': the variable name before '=' is missing\n",
+			arg);
+		return false;
+	}
+	_cleanup_free_ char *name = xstrdup(arg);
+	name[n] = '\0';
+	if (!policy_env_name_valid(name)) {
+		fprintf(stderr,
+			"warden: --env '%.200s': '%.200s' is not a variable name (letters, digits "
+			"and _, not starting with a digit)\n",
+			arg, name);
+		return false;
+	}
+	return true;
+}
+
+/* Fill o, cli_env and allow_net from the command line. Returns RUN_GO, or
+ * the exit status when warden stops here (--help, a bad option). */
+static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
+		     struct strv *allow_net)
 {
 	static const struct option opts[] = {
 		{ "workspace", required_argument, NULL, 'w' },
@@ -39,38 +74,60 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct strv cli_env = { 0 }, allow_net = { 0 };
-	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net };
-	int c;
+	static char *default_cmd[] = { "/bin/sh", NULL };
+	bool dashdash = false;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+w:p:e:l:n:h", opts, NULL)) != -1) {
+	for (;;) {
+		int at = optind;
+		int c = getopt_long(argc, argv, "+w:p:e:l:n:h", opts, NULL);
+		if (c == -1) {
+			/* getopt steps over a "--" that ends the options, and
+			 * over nothing else when it stops */
+			dashdash = optind > at;
+			break;
+		}
 		switch (c) {
-		case 'w': o.workspace = optarg; break;
-		case 'p': o.profile = optarg; break;
-		case 'e': strv_push(&cli_env, optarg); break;
-		case 'n': strv_push(&allow_net, optarg); break;
+		case 'w': o->workspace = optarg; break;
+		case 'p': o->profile = optarg; break;
+		case 'e':
+			if (!env_arg_ok(optarg))
+				return EXIT_WARDEN;
+			strv_push(cli_env, optarg);
+			break;
+		case 'n': strv_push(allow_net, optarg); break;
 		case 'l':
 			if (strcmp(optarg, "syslog") != 0) {
 				fprintf(stderr, "warden: --log takes 'syslog' (the file log is always written)\n");
-				strv_free(&cli_env);
 				return EXIT_WARDEN;
 			}
-			o.log_syslog = true;
+			o->log_syslog = true;
 			break;
-		case 'h': fputs(run_usage, stdout); strv_free(&cli_env); return 0;
-		default: fputs(run_usage, stderr); strv_free(&cli_env); return EXIT_WARDEN;
+		case 'h': fputs(run_usage, stdout); return 0;
+		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}
 	}
-	static char *default_cmd[] = { "/bin/sh", NULL };
-	o.argv = optind < argc ? argv + optind : default_cmd;
-
-	struct werr e = { 0 };
-	int status = EXIT_WARDEN;
-	if (session_run(&o, &status, &e) < 0) {
-		werr_print(&e);
-		status = EXIT_WARDEN;
+	if (optind == argc && dashdash) {
+		fprintf(stderr, "warden: run: no command after '--' (without '--' and a command, "
+				"warden runs /bin/sh)\n");
+		return EXIT_WARDEN;
 	}
-	strv_free(&cli_env);
-	strv_free(&allow_net);
+	o->argv = optind < argc ? argv + optind : default_cmd;
+	return RUN_GO;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	_cleanup_strv_ struct strv cli_env = { 0 };
+	_cleanup_strv_ struct strv allow_net = { 0 };
+	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net };
+	int status = run_parse(argc, argv, &o, &cli_env, &allow_net);
+	if (status == RUN_GO) {
+		struct werr e = { 0 };
+		status = EXIT_WARDEN;
+		if (session_run(&o, &status, &e) < 0) {
+			werr_print(&e);
+			status = EXIT_WARDEN;
+		}
+	}
 	return status;
 }

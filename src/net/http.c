@@ -335,23 +335,22 @@ enum http_result http_feed(struct http_parser *p, const void *data, size_t len, 
 	}
 	for (; i < len; i++) {
 		unsigned char c = d[i];
-		if (p->len >= HTTP_HEAD_MAX) {
-			fail(p, 431, "request head too large");
-			break;
-		}
 		if (c == '\0') {
 			fail(p, 400, "NUL byte in request head");
 			break;
 		}
-		if (p->len > p->line_start && p->buf[p->len - 1] == '\r' && c != '\n') {
+		bool after_cr = p->len > p->line_start && p->buf[p->len - 1] == '\r';
+		if (after_cr && c != '\n') {
 			fail(p, 400, "CR without LF");
+			break;
+		}
+		if (!after_cr && c == '\n') {
+			fail(p, 400, "LF without CR"); /* see http.h: CRLF only */
 			break;
 		}
 		p->buf[p->len++] = (char)c;
 		if (c == '\n') {
-			size_t end = p->len - 1;
-			if (end > p->line_start && p->buf[end - 1] == '\r')
-				end--;
+			size_t end = p->len - 2; /* without the CRLF */
 			size_t start = p->line_start;
 			p->line_start = p->len;
 			if (line(p, start, end) != HTTP_NEED_MORE) {
@@ -361,6 +360,14 @@ enum http_result http_feed(struct http_parser *p, const void *data, size_t len, 
 		} else if (!p->have_request_line && c != '\r' &&
 			   p->len - p->line_start > HTTP_REQUEST_LINE_MAX) {
 			fail(p, 414, "request line too long");
+			i++;
+			break;
+		}
+		/* A head that fills the buffer without its empty line cannot end
+		 * within the limit: refuse it now rather than wait for one more
+		 * byte. */
+		if (p->len == HTTP_HEAD_MAX) {
+			fail(p, 431, "request head too large");
 			i++;
 			break;
 		}

@@ -6,7 +6,18 @@
  *
  * Use: http_parser_init(), then http_feed() with each chunk read from the
  * client until it returns HTTP_COMPLETE or HTTP_ERROR. On HTTP_ERROR answer
- * http_error_response(p->status, p->reason) and close. */
+ * http_error_response(p->status, p->reason) and close.
+ *
+ * Line ends are CRLF, strictly: a bare LF is 400 "LF without CR" and a bare
+ * CR is 400 "CR without LF", in the head as in chunked bodies. RFC 9112
+ * section 2.2 lets a recipient take a bare LF as a line end; warden does
+ * not. Two HTTP parsers that split lines differently are what request
+ * smuggling is made of, so a proxy that decides where requests may go
+ * accepts only the form every server reads the same way. The head sent
+ * upstream is rebuilt with CRLF, so today the server never sees the client's
+ * line ends; the rule keeps it so for whatever passes through as sent
+ * (bodies today, anything forwarded verbatim later). Clients send CRLF: the
+ * lenient form is only for hand-typed requests. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,7 +26,9 @@
 
 #include "rules.h"
 
-#define HTTP_HEAD_MAX 16384          /* whole head, request line to the empty line */
+/* The whole head, request line to the empty line. A head that reaches it
+ * without its end is 431 as soon as its last byte arrives. */
+#define HTTP_HEAD_MAX 16384
 #define HTTP_REQUEST_LINE_MAX 8192   /* request line without its CRLF */
 #define HTTP_HEADERS_MAX 100         /* header lines */
 #define HTTP_METHOD_MAX 32

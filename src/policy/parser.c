@@ -139,6 +139,11 @@ static bool valid_env_name(const char *s, size_t n, bool glob)
 	return true;
 }
 
+bool policy_env_name_valid(const char *name)
+{
+	return valid_env_name(name, strlen(name), false);
+}
+
 static bool has_dotdot_component(const char *s)
 {
 	for (const char *p = s; *p;) {

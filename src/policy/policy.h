@@ -66,3 +66,7 @@ void policy_digest(const struct policy *p, char out[65]);
 
 /* The built-in default profile text. */
 extern const char policy_builtin_default[];
+
+/* A variable name as `env set` and `warden run --env` take it:
+ * [A-Za-z_][A-Za-z0-9_]*. */
+bool policy_env_name_valid(const char *name);

@@ -37,8 +37,13 @@ passed=0 failed=0
 ok() { echo "ok - $1${2:+ # $2}"; passed=$((passed + 1)); }
 not_ok() { echo "not ok - $1 ($2)"; failed=$((failed + 1)); }
 
-# run NAME ARGS...: warden with a timeout; sets OUT, ERR, RC.
+# run NAME ARGS...: warden with a timeout; sets OUT, ERR, RC, and empties
+# res (what a test's python check printed): a test whose warden failed before
+# its check ran reports rc and stderr, never the previous test's res (and,
+# under set -u, never an unbound variable).
+res=
 run() {
+	res=
 	timeout -k 5 "$TIMEOUT" "$@" >"$T/out" 2>"$T/err" </dev/null
 	RC=$?
 	OUT=$(<"$T/out")
@@ -183,6 +188,7 @@ else
 	(cd /tmp && env -u XDG_STATE_HOME timeout -k 5 "$TIMEOUT" runuser -u ${WARDEN_CHECK_USER:-wardendev} -- \
 		env HOME="$uhome" "$bin/warden" check --compare --json </dev/null >"$T/out" 2>"$T/err")
 	RC=$?
+	res=
 	if ((RC == 0)) && res=$(py '
 assert d["held"] is True
 print(sum(1 for x in d["probes"] if x["outside"]["observed"] == "allowed" and x["observed"] == "denied"))' 2>&1); then

@@ -2,7 +2,8 @@
  * (src/net/http.c). Each input is fed whole and again in chunks whose sizes
  * come from the input itself; both must reach the same result. Then the
  * result's invariants: errors carry a known status and a printable reason;
- * complete heads hold a valid host and port, and the head forwarded upstream
+ * "need more" only below HTTP_HEAD_MAX bytes; complete heads end every line
+ * in CRLF and hold a valid host and port, and the head forwarded upstream
  * has CRLF line ends only, no proxy-only headers and exactly one
  * "Connection: close"; the body reader over the bytes after the head agrees
  * with itself fed whole and byte by byte. Linked with replay.c it is
@@ -147,6 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (whole.req.port == 0 || strcmp(whole.req.host.name, parts.req.host.name) != 0)
 			abort();
+		/* line ends are CRLF only: no bare LF or CR in the head taken */
+		for (size_t i = 0; i < used; i++)
+			if ((data[i] == '\n' && (i == 0 || data[i - 1] != '\r')) ||
+			    (data[i] == '\r' && (i + 1 == used || data[i + 1] != '\n')))
+				abort();
 		/* the host is canonical: parsing it again changes nothing */
 		struct net_host h;
 		char again[NET_HOST_MAX + 3];

@@ -65,3 +65,20 @@ test_env_option() {
 	assert_out_line 'WARDENTEST_SP=a b=c' '--env NAME=VALUE with = and space'
 	assert_out_lacks AWS_SECRET_ACCESS_KEY 'only the named variable'
 }
+
+# An --env that names no variable is an error before anything runs, not
+# something quietly dropped (or passed on as a malformed entry).
+test_env_option_refused() {
+	local a
+	for a in '=' '=x' '' 'A-B' 'A B=c' '1X=y' 'X.Y' 'é=1'; do
+		wrun --env "$a" -- sh -c 'echo ran-anyway'
+		assert_rc 125 "--env '$a'"
+		assert_out_lacks ran-anyway "--env '$a': the command ran"
+		assert_err_match '^warden: --env .*(empty argument|name before .=. is missing|is not a variable name)' \
+			"--env '$a': a clear message"
+	done
+	export WARDENTEST_PASSED=from-host
+	wrun --env _X1=ok --env WARDENTEST_PASSED --env 'Y=' -- sh -c 'echo "$_X1 $WARDENTEST_PASSED [${Y-unset}]"'
+	assert_rc 0 'valid names'
+	assert_out_eq 'ok from-host []' 'NAME=VALUE, NAME and an empty VALUE'
+}

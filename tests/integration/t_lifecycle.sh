@@ -1,5 +1,5 @@
-# t_lifecycle.sh - exit statuses, signal forwarding, and what happens to the
-# sandbox when the supervisor dies.
+# t_lifecycle.sh - exit statuses, the command line's errors, signal
+# forwarding, and what happens to the sandbox when the supervisor dies.
 # shellcheck shell=bash
 
 test_exit_status() {
@@ -30,6 +30,46 @@ test_exit_status() {
 	assert_rc 125 'warden failure (missing workspace)'
 	wrun --wardentest-bogus-option -- true
 	assert_rc 125 'warden failure (unknown option)'
+}
+
+# `warden run --` names no command: an error, not a shell. `warden run` with
+# no arguments at all (or only options) runs /bin/sh, as documented.
+test_run_without_command() {
+	printf 'echo shell-ran\n' >"$T_TMP/sh-in"
+	WSTDIN=$T_TMP/sh-in wrun --
+	assert_rc 125 "'warden run --'"
+	assert_out_lacks shell-ran "'warden run --' ran a shell"
+	assert_err_match "no command after '--'" "'warden run --': a clear message"
+	WSTDIN=$T_TMP/sh-in wrun --env X=1 --
+	assert_rc 125 "'warden run --env X=1 --'"
+	WSTDIN=$T_TMP/sh-in wrun
+	assert_rc 0 "'warden run'"
+	assert_out_eq shell-ran "'warden run' runs /bin/sh"
+	WSTDIN=$T_TMP/sh-in wrun --env X=1
+	assert_out_eq shell-ran "'warden run --env X=1' runs /bin/sh"
+	wrun -- sh -c 'echo "[$1]"' sh --
+	assert_out_eq '[--]' "a '--' after the command is the command's"
+}
+
+# Every way `warden run` stops before the session (a bad option, a bad
+# --env, --help, '--' alone) releases what the options took: valgrind
+# finds no lost memory.
+test_run_option_errors_release_memory() {
+	have valgrind || skip 'no valgrind'
+	local args rc
+	for args in '--log nope' '--env =x' '--wardentest-bogus-option' '--help' '--'; do
+		# shellcheck disable=SC2086 # the options are words
+		timeout -k 5 120 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 "$WARDEN" run --allow-net a.example --allow-net b.example \
+			--env X=1 --profile /dev/null $args </dev/null >"$T_TMP/vg.out" 2>&1
+		rc=$?
+		cat "$T_TMP/vg.out"
+		if [[ $args == --help ]]; then
+			((rc == 0)) || fail "$args: exit $rc under valgrind: $(excerpt "$(grep -m 3 'lost' "$T_TMP/vg.out")")"
+		else
+			((rc == 125)) || fail "$args: exit $rc under valgrind, expected 125: $(excerpt "$(grep -m 3 'lost' "$T_TMP/vg.out")")"
+		fi
+	done
 }
 
 # forward SIG TRAPPED: send SIG to warden while the command waits.
