@@ -49,8 +49,9 @@ void strv_remove(struct strv *s, const char *str);      /* every equal entry */
 void strv_free(struct strv *s);
 void strv_freep(struct strv *s);                        /* for _cleanup_strv_ */
 
-/* true when path is "/" or a descendant-or-self of dir ("/a/b" in "/a"). Both
- * must be absolute and normalised (no trailing slash, no "." or ".."). */
+/* true when path is dir or below it ("/a/b" in "/a", not "/ab"); every
+ * absolute path is within "/". Both must be absolute and normalised (no
+ * trailing slash, no "." or ".."); a relative path is never within "/". */
 bool path_is_within(const char *path, const char *dir);
 
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */

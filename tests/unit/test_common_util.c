@@ -1,0 +1,419 @@
+/* test_common_util.c - unit tests of the small helpers in src/common/util.c
+ * that the security checks stand on: path_is_within (is this path inside
+ * that directory), path_has_dot_components (a profile path that could walk
+ * out), the string vectors, mkdir_p, xdg_warden_dir (where the audit log and
+ * the cache go), copy_symlink (the curated /etc) and write_all. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/common/util.h"
+#include "check.h"
+
+static char tmpdir[] = "/tmp/warden-test-util-XXXXXX";
+
+static char *tmp_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); }
+
+static mode_t mode_of(const char *rel)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	struct stat st;
+	if (lstat(p, &st) < 0)
+		return (mode_t)-1;
+	return st.st_mode;
+}
+
+static void test_path_is_within(void)
+{
+	/* descendant-or-self */
+	CHECK(path_is_within("/a", "/a"));
+	CHECK(path_is_within("/a/b", "/a"));
+	CHECK(path_is_within("/a/b/c", "/a"));
+	CHECK(path_is_within("/home/u/.ssh", "/home/u"));
+	/* a shared prefix is not a parent: the boundary is a slash */
+	CHECK(!path_is_within("/ab", "/a"));
+	CHECK(!path_is_within("/a", "/ab"));
+	CHECK(!path_is_within("/home/user2", "/home/user"));
+	CHECK(!path_is_within("/procfoo", "/proc"));
+	CHECK(!path_is_within("/a.b/c", "/a"));
+	/* a parent is not within its child */
+	CHECK(!path_is_within("/a", "/a/b"));
+	CHECK(!path_is_within("/", "/a"));
+	/* "/" holds every absolute path, itself included */
+	CHECK(path_is_within("/", "/"));
+	CHECK(path_is_within("/a", "/"));
+	CHECK(path_is_within("/a/b", "/"));
+	/* relative paths are outside the contract: never inside "/", nor
+	 * inside an absolute directory whose name they happen to spell */
+	CHECK(!path_is_within("a", "/"));
+	CHECK(!path_is_within("", "/"));
+	CHECK(!path_is_within("a/b", "/a"));
+	CHECK(!path_is_within("proc", "/proc"));
+	/* unrelated */
+	CHECK(!path_is_within("/b", "/a"));
+	CHECK(!path_is_within("/b/a", "/a"));
+}
+
+static void test_path_has_dot_components(void)
+{
+	CHECK(path_has_dot_components("."));
+	CHECK(path_has_dot_components(".."));
+	CHECK(path_has_dot_components("./a"));
+	CHECK(path_has_dot_components("../a"));
+	CHECK(path_has_dot_components("a/."));
+	CHECK(path_has_dot_components("a/.."));
+	CHECK(path_has_dot_components("a/./b"));
+	CHECK(path_has_dot_components("a/../b"));
+	CHECK(path_has_dot_components("/a/../../etc"));
+	CHECK(path_has_dot_components("/.."));
+	/* an empty component */
+	CHECK(path_has_dot_components("a//b"));
+	CHECK(path_has_dot_components("//a"));
+	CHECK(path_has_dot_components("a//"));
+	/* names that merely contain dots are fine */
+	CHECK(!path_has_dot_components("a"));
+	CHECK(!path_has_dot_components(".git/hooks"));
+	CHECK(!path_has_dot_components("..."));
+	CHECK(!path_has_dot_components("a/..b"));
+	CHECK(!path_has_dot_components("a/b.."));
+	CHECK(!path_has_dot_components(".../a"));
+	CHECK(!path_has_dot_components("/home/u/.config"));
+	/* one trailing slash is not an empty component */
+	CHECK(!path_has_dot_components("a/b/"));
+	CHECK(!path_has_dot_components("/"));
+	CHECK(!path_has_dot_components(""));
+}
+
+static void test_strv(void)
+{
+	struct strv s = { 0 };
+	CHECK(!strv_contains(&s, "a"));
+	strv_remove(&s, "a"); /* on an empty vector: nothing to do */
+	CHECK(s.n == 0);
+
+	char src[] = "a";
+	strv_push(&s, src);
+	src[0] = 'z'; /* strv_push copies */
+	CHECK_STR(s.v[0], "a");
+	strv_push_owned(&s, xstrdup("b"));
+	strv_push(&s, "a");
+	CHECK(s.n == 3);
+	CHECK(s.v[3] == NULL);
+	CHECK(strv_contains(&s, "a"));
+	CHECK(strv_contains(&s, "b"));
+	CHECK(!strv_contains(&s, "z"));
+	CHECK(!strv_contains(&s, ""));
+
+	/* every equal entry goes, the order of the rest stays */
+	strv_push(&s, "c");
+	strv_remove(&s, "a");
+	CHECK(s.n == 2);
+	CHECK_STR(s.v[0], "b");
+	CHECK_STR(s.v[1], "c");
+	CHECK(s.v[2] == NULL);
+	CHECK(!strv_contains(&s, "a"));
+
+	/* growth keeps every entry and the NULL at the end */
+	for (int i = 0; i < 100; i++)
+		strv_push_owned(&s, xasprintf("n%d", i));
+	CHECK(s.n == 102);
+	CHECK(s.cap > s.n);
+	CHECK(s.v[102] == NULL);
+	CHECK_STR(s.v[0], "b");
+	CHECK_STR(s.v[101], "n99");
+	CHECK(strv_contains(&s, "n50"));
+
+	strv_free(&s);
+	CHECK(s.v == NULL && s.n == 0 && s.cap == 0);
+	strv_free(&s); /* twice is harmless */
+
+	{
+		_cleanup_strv_ struct strv t = { 0 };
+		strv_push(&t, "freed at scope exit (ASan would tell otherwise)");
+		CHECK(t.n == 1);
+	}
+}
+
+static void test_mkdir_p(void)
+{
+	mode_t old = umask(0);
+	bool created = true;
+
+	/* every missing component, with the mode given */
+	_cleanup_free_ char *abc = tmp_path("m/a/b/c");
+	CHECK(mkdir_p(abc, 0750, &created) == 0);
+	CHECK(created);
+	CHECK(S_ISDIR(mode_of("m/a/b/c")));
+	CHECK((mode_of("m") & 07777) == 0750);
+	CHECK((mode_of("m/a/b") & 07777) == 0750);
+	CHECK((mode_of("m/a/b/c") & 07777) == 0750);
+
+	/* already there: success, nothing created */
+	created = true;
+	CHECK(mkdir_p(abc, 0700, &created) == 0);
+	CHECK(!created);
+	CHECK((mode_of("m/a/b/c") & 07777) == 0750);
+
+	/* existing components keep their mode; only the new ones get it */
+	_cleanup_free_ char *abd = tmp_path("m/a/b/d/e");
+	CHECK(mkdir_p(abd, 0700, &created) == 0);
+	CHECK(created);
+	CHECK((mode_of("m/a/b") & 07777) == 0750);
+	CHECK((mode_of("m/a/b/d") & 07777) == 0700);
+	CHECK((mode_of("m/a/b/d/e") & 07777) == 0700);
+
+	/* only the last missing: the fast path */
+	_cleanup_free_ char *last = tmp_path("m/a/b/f");
+	CHECK(mkdir_p(last, 0711, NULL) == 0); /* created may be NULL */
+	CHECK((mode_of("m/a/b/f") & 07777) == 0711);
+
+	/* the umask still applies, as for mkdir */
+	umask(022);
+	_cleanup_free_ char *masked = tmp_path("m/u/v");
+	CHECK(mkdir_p(masked, 0777, NULL) == 0);
+	CHECK((mode_of("m/u") & 07777) == 0755);
+	CHECK((mode_of("m/u/v") & 07777) == 0755);
+	umask(0);
+
+	/* a file in the way of a directory: ENOTDIR, nothing made */
+	_cleanup_free_ char *file = tmp_path("m/file");
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	_cleanup_free_ char *under = tmp_path("m/file/x/y");
+	created = true;
+	errno = 0;
+	CHECK(mkdir_p(under, 0700, &created) == -1);
+	CHECK(errno == ENOTDIR);
+	CHECK(!created);
+	CHECK(S_ISREG(mode_of("m/file")));
+
+	/* a symlink to a directory is walked through, like mkdir -p does */
+	_cleanup_free_ char *link = tmp_path("m/link");
+	CHECK(symlink("a", link) == 0);
+	_cleanup_free_ char *via = tmp_path("m/link/g");
+	CHECK(mkdir_p(via, 0700, &created) == 0);
+	CHECK(created);
+	CHECK(S_ISDIR(mode_of("m/a/g")));
+
+	/* too long for the buffer: ENAMETOOLONG, not a truncated path made */
+	char *lng = xmalloc(5000);
+	memset(lng, 'x', 4999);
+	lng[0] = '/';
+	lng[4999] = '\0';
+	errno = 0;
+	CHECK(mkdir_p(lng, 0700, &created) == -1);
+	CHECK(errno == ENAMETOOLONG);
+	free(lng);
+
+	umask(old);
+}
+
+static void test_xdg_warden_dir(void)
+{
+	unsetenv("XDG_TEST_HOME");
+	char *d;
+	/* unset: under the home */
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/home/u/.cache/warden");
+	free(d);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u/", ".local/state");
+	CHECK_STR(d, "/home/u/.local/state/warden");
+	free(d);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/", ".cache");
+	CHECK_STR(d, "/.cache/warden");
+	free(d);
+	/* no usable base at all */
+	CHECK(xdg_warden_dir("XDG_TEST_HOME", NULL, ".cache") == NULL);
+	CHECK(xdg_warden_dir("XDG_TEST_HOME", "", ".cache") == NULL);
+	CHECK(xdg_warden_dir("XDG_TEST_HOME", "home/u", ".cache") == NULL);
+
+	/* an absolute variable wins, without home_rel */
+	setenv("XDG_TEST_HOME", "/xdg/cache", 1);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/xdg/cache/warden");
+	free(d);
+	d = xdg_warden_dir("XDG_TEST_HOME", NULL, ".cache");
+	CHECK_STR(d, "/xdg/cache/warden");
+	free(d);
+	setenv("XDG_TEST_HOME", "/xdg/cache//", 1);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/xdg/cache/warden");
+	free(d);
+	setenv("XDG_TEST_HOME", "/", 1);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/warden");
+	free(d);
+	/* relative or empty: ignored, as the XDG base directory spec says */
+	setenv("XDG_TEST_HOME", "cache", 1);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/home/u/.cache/warden");
+	free(d);
+	setenv("XDG_TEST_HOME", "", 1);
+	d = xdg_warden_dir("XDG_TEST_HOME", "/home/u", ".cache");
+	CHECK_STR(d, "/home/u/.cache/warden");
+	free(d);
+	CHECK(xdg_warden_dir("XDG_TEST_HOME", NULL, ".cache") == NULL);
+	unsetenv("XDG_TEST_HOME");
+}
+
+static void test_copy_symlink(void)
+{
+	_cleanup_close_ int dfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0);
+	char got[PATH_MAX];
+	ssize_t n;
+
+	/* the target is copied as written: relative, dangling, not resolved */
+	_cleanup_free_ char *l1 = tmp_path("l1");
+	CHECK(symlink("../some/where", l1) == 0);
+	CHECK(copy_symlink(l1, dfd, "l1.copy") == 0);
+	_cleanup_free_ char *c1 = tmp_path("l1.copy");
+	n = readlink(c1, got, sizeof got - 1);
+	CHECK(n == (ssize_t)strlen("../some/where"));
+	got[n < 0 ? 0 : n] = '\0';
+	CHECK_STR(got, "../some/where");
+
+	/* a long target survives whole */
+	char target[4001];
+	memset(target, 'y', sizeof target - 1);
+	target[0] = '/';
+	target[sizeof target - 1] = '\0';
+	_cleanup_free_ char *l2 = tmp_path("l2");
+	CHECK(symlink(target, l2) == 0);
+	CHECK(copy_symlink(l2, dfd, "l2.copy") == 0);
+	_cleanup_free_ char *c2 = tmp_path("l2.copy");
+	n = readlink(c2, got, sizeof got - 1);
+	got[n < 0 ? 0 : n] = '\0';
+	CHECK_STR(got, target);
+
+	/* not a symlink: EINVAL; the destination exists: EEXIST, untouched */
+	_cleanup_free_ char *dir = tmp_path("m");
+	errno = 0;
+	CHECK(copy_symlink(dir, dfd, "m.copy") == -1);
+	CHECK(errno == EINVAL);
+	CHECK(mode_of("m.copy") == (mode_t)-1);
+	errno = 0;
+	CHECK(copy_symlink(l1, dfd, "l2.copy") == -1);
+	CHECK(errno == EEXIST);
+	n = readlink(c2, got, sizeof got - 1);
+	got[n < 0 ? 0 : n] = '\0';
+	CHECK_STR(got, target);
+	_cleanup_free_ char *missing = tmp_path("missing");
+	errno = 0;
+	CHECK(copy_symlink(missing, dfd, "missing.copy") == -1);
+	CHECK(errno == ENOENT);
+}
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* A large write into a pipe read slowly by a child, with a timer signal
+ * (no SA_RESTART) interrupting it: short writes and EINTR both happen, and
+ * every byte must arrive once, in order. */
+static void test_write_all_pipe(void)
+{
+	enum { LEN = 4 << 20 };
+	unsigned char *buf = xmalloc(LEN);
+	for (size_t i = 0; i < LEN; i++)
+		buf[i] = (unsigned char)(i * 7 + i / 4096);
+	int p[2];
+	CHECK(pipe(p) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		size_t off = 0;
+		unsigned char rb[3000];
+		ssize_t r;
+		while ((r = read(p[0], rb, sizeof rb)) > 0) {
+			for (ssize_t i = 0; i < r; i++, off++)
+				if (off >= LEN || rb[i] != buf[off])
+					_exit(1);
+			if (off % (256 << 10) < sizeof rb)
+				usleep(2000);
+		}
+		_exit(off == LEN ? 0 : 2);
+	}
+	close(p[0]);
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { .it_interval = { 0, 500 }, .it_value = { 0, 500 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	CHECK(write_all(p[1], buf, LEN) == 0);
+	struct itimerval off = { 0 };
+	setitimer(ITIMER_REAL, &off, NULL);
+	close(p[1]);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(buf);
+}
+
+static void test_write_all(void)
+{
+	test_write_all_pipe();
+
+	/* a plain file gets exactly the bytes, NULs included */
+	_cleanup_free_ char *path = tmp_path("w");
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	CHECK(write_all(fd, "a\0b", 3) == 0);
+	CHECK(write_all(fd, "", 0) == 0);
+	char got[8] = { 0 };
+	CHECK(pread(fd, got, sizeof got, 0) == 3);
+	CHECK(memcmp(got, "a\0b", 3) == 0);
+	close(fd);
+
+	/* errors come back as -1 with errno */
+	errno = 0;
+	CHECK(write_all(-1, "x", 1) == -1);
+	CHECK(errno == EBADF);
+	int p[2];
+	CHECK(pipe(p) == 0);
+	close(p[0]);
+	errno = 0;
+	CHECK(write_all(p[1], "x", 1) == -1);
+	CHECK(errno == EPIPE);
+	close(p[1]);
+
+	/* write_file: an existing file only (no O_CREAT) */
+	CHECK(write_file(path, "hello") == 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	memset(got, 0, sizeof got);
+	CHECK(read(fd, got, sizeof got) == 5);
+	CHECK(memcmp(got, "hello", 5) == 0);
+	close(fd);
+	_cleanup_free_ char *none = tmp_path("not-there");
+	errno = 0;
+	CHECK(write_file(none, "x") == -1);
+	CHECK(errno == ENOENT);
+	CHECK(mode_of("not-there") == (mode_t)-1);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN); /* a reader gone is EPIPE, not death */
+	test_path_is_within();
+	test_path_has_dot_components();
+	test_strv();
+	test_mkdir_p();
+	test_xdg_warden_dir();
+	test_copy_symlink();
+	test_write_all();
+
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return check_status_counted("common_util");
+}

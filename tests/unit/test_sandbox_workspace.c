@@ -1,0 +1,561 @@
+/* test_sandbox_workspace.c - unit tests of the host side of the workspace
+ * (src/sandbox/workspace.c), on temporary trees: which directories
+ * workspace_resolve refuses, what workspace_plan protects, masks and pins
+ * (at any depth, without following symlinks out of the tree, without opening
+ * what it finds), the placeholders for missing protected names and how
+ * sessions share them, and the sweep that moves aside a .git made during the
+ * session. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/policy/policy.h"
+#include "src/sandbox/sandbox.h"
+#include "check.h"
+
+static char tmpdir[] = "/tmp/warden-test-ws-XXXXXX";
+
+static char *tmp_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); }
+
+static void die(const char *what, const char *rel)
+{
+	fprintf(stderr, "setting up %s %s: %s\n", what, rel, strerror(errno));
+	exit(2);
+}
+
+static void mk(const char *rel)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	if (mkdir_p(p, 0755, NULL) < 0)
+		die("directory", rel);
+}
+
+static void touch(const char *rel, const char *text)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		die("file", rel);
+	close(fd);
+}
+
+static void ln(const char *target, const char *rel)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	if (symlink(target, p) < 0)
+		die("symlink", rel);
+}
+
+static void node(const char *rel, mode_t mode)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	if (mknod(p, mode, 0) < 0 || chmod(p, mode & 07777) < 0)
+		die("node", rel);
+}
+
+static bool exists(const char *rel)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* The built-in default profile with `extra` layered on top. */
+static void load(struct policy *p, const char *extra)
+{
+	struct werr e = { 0 };
+	memset(p, 0, sizeof *p);
+	if (policy_parse_text(p, "builtin:default", NULL, policy_builtin_default,
+			      strlen(policy_builtin_default), &e) < 0 ||
+	    policy_parse_text(p, "t.profile", NULL, extra, strlen(extra), &e) < 0) {
+		fprintf(stderr, "profile: %s\n", e.msg);
+		exit(2);
+	}
+}
+
+/* The plan's entry for rel, NULL when there is none; an entry planned twice
+ * is a failure of its own. */
+static const struct ws_mount *entry(const struct ws_plan *plan, const char *rel)
+{
+	const struct ws_mount *found = NULL;
+	int times = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0) {
+			found = &plan->m[i];
+			times++;
+		}
+	CHECK(times <= 1);
+	return found;
+}
+
+static bool planned(const struct ws_plan *plan, const char *rel, enum ws_mount_kind kind)
+{
+	const struct ws_mount *m = entry(plan, rel);
+	if (m && m->kind == kind)
+		return true;
+	fprintf(stderr, "  %s: planned as %d, expected %d\n", rel, m ? (int)m->kind : -1, (int)kind);
+	return false;
+}
+
+/* workspace_resolve must refuse `req` with a message holding `why`. */
+static void refused(int line, const char *req, const char *home, const char *why)
+{
+	struct werr e = { 0 };
+	char *out = NULL;
+	checks++;
+	if (workspace_resolve(req, home, &out, &e) == 0) {
+		fprintf(stderr, "%s:%d: workspace %s accepted as %s\n", __FILE__, line, req, out);
+		failures++;
+	} else if (!strstr(e.msg, why)) {
+		fprintf(stderr, "%s:%d: workspace %s: got \"%s\", expected it to say \"%s\"\n",
+			__FILE__, line, req, e.msg, why);
+		failures++;
+	}
+	free(out);
+}
+
+/* workspace_resolve must accept `req` as the real path `want`. */
+static void accepted(int line, const char *req, const char *home, const char *want)
+{
+	struct werr e = { 0 };
+	char *out = NULL;
+	checks++;
+	if (workspace_resolve(req, home, &out, &e) < 0) {
+		fprintf(stderr, "%s:%d: workspace %s refused: %s\n", __FILE__, line, req, e.msg);
+		failures++;
+	} else if (strcmp(out, want) != 0) {
+		fprintf(stderr, "%s:%d: workspace %s resolved to %s, expected %s\n", __FILE__,
+			line, req, out, want);
+		failures++;
+	}
+	free(out);
+}
+
+static void test_resolve(void)
+{
+	mk("r/home/u/proj");
+	mk("r/work/proj/sub");
+	_cleanup_free_ char *home = tmp_path("r/home/u");
+	_cleanup_free_ char *proj = tmp_path("r/work/proj");
+	_cleanup_free_ char *hproj = tmp_path("r/home/u/proj");
+
+	/* a project, in or out of the home */
+	accepted(__LINE__, proj, home, proj);
+	accepted(__LINE__, hproj, home, hproj);
+	accepted(__LINE__, proj, NULL, proj);
+
+	/* directories that would expose far more than a project (no home
+	 * given: each rule on its own) */
+	refused(__LINE__, "/", NULL, "it would expose far more than a project");
+	refused(__LINE__, "/tmp", NULL, "it would expose far more");
+	refused(__LINE__, "/var/tmp", NULL, "it would expose far more");
+	refused(__LINE__, "/dev/shm", NULL, "it would expose far more");
+	if (access("/home", F_OK) == 0)
+		refused(__LINE__, "/home", NULL, "it would expose far more");
+	/* system directories, at any depth */
+	refused(__LINE__, "/etc", NULL, "inside the system directory /etc");
+	refused(__LINE__, "/usr", NULL, "inside the system directory /usr");
+	if (access("/usr/share", F_OK) == 0)
+		refused(__LINE__, "/usr/share", NULL, "inside the system directory /usr");
+	refused(__LINE__, "/proc/self", NULL, "inside the system directory /proc");
+	refused(__LINE__, "/dev", NULL, "inside the system directory /dev");
+
+	/* the home, or a directory holding it */
+	refused(__LINE__, home, home, "it is your home directory");
+	_cleanup_free_ char *homes = tmp_path("r/home");
+	_cleanup_free_ char *r = tmp_path("r");
+	refused(__LINE__, homes, home, "it contains your home directory");
+	refused(__LINE__, r, home, "it contains your home directory");
+	refused(__LINE__, tmpdir, home, "it contains your home directory");
+	/* the home spelled through a symlink or with a trailing slash is the
+	 * same home */
+	ln("r/home/u", "homelink");
+	_cleanup_free_ char *homelink = tmp_path("homelink");
+	refused(__LINE__, home, homelink, "it is your home directory");
+	_cleanup_free_ char *slash = xasprintf("%s/", home);
+	refused(__LINE__, home, slash, "it is your home directory");
+
+	/* a symlink or ".." is resolved first, then judged */
+	ln("r/work/proj", "projlink");
+	_cleanup_free_ char *projlink = tmp_path("projlink");
+	accepted(__LINE__, projlink, home, proj);
+	refused(__LINE__, homelink, home, "it is your home directory");
+	ln("/", "rootlink");
+	_cleanup_free_ char *rootlink = tmp_path("rootlink");
+	refused(__LINE__, rootlink, home, "far more than a project");
+	_cleanup_free_ char *dotdot = tmp_path("r/work/proj/sub/../../../home/u");
+	refused(__LINE__, dotdot, home, "it is your home directory");
+	_cleanup_free_ char *dotdot2 = tmp_path("r/work/proj/../..");
+	refused(__LINE__, dotdot2, home, "it contains your home directory");
+	refused(__LINE__, "/tmp/..", home, "far more than a project");
+	_cleanup_free_ char *dotdot3 = tmp_path("r/work/proj/sub/..");
+	accepted(__LINE__, dotdot3, home, proj);
+
+	/* a directory holding a credential store is someone's home */
+	static const char *const stores[] = {
+		".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
+		".config/gcloud", ".azure",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(stores); i++) {
+		_cleanup_free_ char *rel = xasprintf("r/cred%zu/%s", i, stores[i]);
+		_cleanup_free_ char *ws = xasprintf("%s/r/cred%zu", tmpdir, i);
+		mk(rel);
+		_cleanup_free_ char *why = xasprintf("it holds %s, a credential store", stores[i]);
+		refused(__LINE__, ws, home, why);
+	}
+	/* a file of that name is not a store */
+	mk("r/plainssh");
+	touch("r/plainssh/.ssh", "");
+	_cleanup_free_ char *plainssh = tmp_path("r/plainssh");
+	accepted(__LINE__, plainssh, home, plainssh);
+
+	/* not there, not a directory: errors with errno */
+	struct werr e = { 0 };
+	char *out = NULL;
+	_cleanup_free_ char *missing = tmp_path("r/missing");
+	CHECK(workspace_resolve(missing, home, &out, &e) < 0 && e.errnum == ENOENT);
+	touch("r/file", "");
+	_cleanup_free_ char *file = tmp_path("r/file");
+	CHECK(workspace_resolve(file, home, &out, &e) < 0 && e.errnum == ENOTDIR);
+	CHECK(out == NULL);
+
+	/* no argument: the current directory */
+	char cwd[PATH_MAX];
+	CHECK(getcwd(cwd, sizeof cwd) != NULL);
+	CHECK(chdir(proj) == 0);
+	accepted(__LINE__, NULL, home, proj);
+	CHECK(chdir(cwd) == 0);
+}
+
+/* A tree with every kind of entry the plan distinguishes. */
+static void make_tree(void)
+{
+	mk("ws/.git/hooks");
+	touch("ws/.git/config", "[core]\n");
+	mk("ws/.git/modules");
+	node("ws/.bashrc", S_IFIFO | 0644);        /* a FIFO where a file was expected */
+	mk("ws/.vscode");
+	node("ws/.gitmodules", S_IFSOCK | 0444);   /* another session's placeholder */
+	node("ws/.profile", S_IFSOCK | 0644);      /* a socket, not a placeholder */
+	touch("ws/.env", "SECRET=1\n");
+	node("ws/.env.local", S_IFIFO | 0600);     /* opening it would block */
+	mk("ws/src/deep/er");
+	touch("ws/src/deep/er/.env.production", "SECRET=2\n");
+	mk("ws/src/keys.pem");
+	touch("ws/src/keys.pem/inner.key", "");
+	touch("ws/src/id_rsa", "");
+	touch("ws/src/notes.txt", "");
+	mk("ws/src/config");
+	touch("ws/src/config/db.secret", "");
+	mk("ws/config");
+	touch("ws/config/db.secret", "");
+	mk("ws/sub");
+	touch("ws/sub/.git", "gitdir: ../.git/modules/sub\n");
+	/* outside the workspace, reached only through symlinks */
+	mk("outside/.git");
+	touch("outside/.env", "");
+	touch("outside/x.key", "");
+	ln("../outside", "ws/out");
+	ln("..", "ws/up");
+	ln(".", "ws/src/self");
+	ln("../outside/.env", "ws/src/linked.key");
+}
+
+static void test_plan(void)
+{
+	make_tree();
+	struct policy pol;
+	load(&pol, "mask config/*.secret\n");
+	_cleanup_free_ char *ws = tmp_path("ws");
+	struct ws_plan plan = { .lock_fd = -1 };
+	struct werr e = { 0 };
+	alarm(20); /* a scan that opened the FIFO would hang here */
+	int r = workspace_plan(ws, &pol, &plan, &e);
+	alarm(0);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "workspace_plan: %s\n", e.msg);
+
+	/* protected paths: the directories on the way pinned, the path bound
+	 * read-only, whatever kind of entry it is */
+	CHECK(planned(&plan, ".git", WS_PIN));
+	CHECK(planned(&plan, ".git/hooks", WS_PROTECT));
+	CHECK(planned(&plan, ".git/config", WS_PROTECT));
+	CHECK(planned(&plan, ".bashrc", WS_PROTECT));
+	CHECK(planned(&plan, ".vscode", WS_PROTECT));
+	CHECK(planned(&plan, ".profile", WS_PROTECT));
+	/* a git redirect present at the start is kept read-only */
+	CHECK(planned(&plan, ".git/modules", WS_PROTECT));
+
+	/* missing protected names get placeholders at their host path */
+	static const char *const missing[] = {
+		".warden", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc",
+		".zshenv", ".zprofile", ".zlogin", ".idea", ".claude", ".mcp.json", ".envrc",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(missing); i++) {
+		CHECK(planned(&plan, missing[i], WS_PLACEHOLDER));
+		const struct ws_mount *m = entry(&plan, missing[i]);
+		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, missing[i]);
+		CHECK(m && m->abs && strcmp(m->abs, abs) == 0 && !m->adopted);
+	}
+	/* another session's placeholder is adopted as it is */
+	CHECK(planned(&plan, ".gitmodules", WS_PLACEHOLDER));
+	const struct ws_mount *adopted = entry(&plan, ".gitmodules");
+	struct stat st;
+	_cleanup_free_ char *gm = tmp_path("ws/.gitmodules");
+	CHECK(lstat(gm, &st) == 0);
+	CHECK(adopted && adopted->adopted && adopted->made.err == 0 &&
+	      adopted->made.ino == st.st_ino && adopted->made.dev == st.st_dev);
+
+	/* secrets masked at any depth, by name or by a pattern with a slash
+	 * (matched against the whole workspace-relative path) */
+	CHECK(planned(&plan, ".env", WS_MASK_FILE));
+	CHECK(planned(&plan, ".env.local", WS_MASK_FILE));
+	CHECK(planned(&plan, "src/deep/er/.env.production", WS_MASK_FILE));
+	CHECK(planned(&plan, "src/id_rsa", WS_MASK_FILE));
+	CHECK(planned(&plan, "src/keys.pem", WS_MASK_DIR));
+	CHECK(planned(&plan, "config/db.secret", WS_MASK_FILE));
+	CHECK(entry(&plan, "src/config/db.secret") == NULL);
+	CHECK(entry(&plan, "src/notes.txt") == NULL);
+	/* a masked directory is masked whole: nothing planned inside */
+	CHECK(entry(&plan, "src/keys.pem/inner.key") == NULL);
+	/* a .git is never scanned for masks */
+	CHECK(entry(&plan, ".git/config") && entry(&plan, ".git/config")->kind == WS_PROTECT);
+
+	/* symlinks are not followed: nothing planned through them, no loop */
+	for (size_t i = 0; i < plan.n; i++) {
+		const char *rel = plan.m[i].rel;
+		if (strncmp(rel, "out/", 4) == 0 || strncmp(rel, "up/", 3) == 0 ||
+		    strncmp(rel, "src/self/", 9) == 0 || strcmp(rel, "src/linked.key") == 0) {
+			fprintf(stderr, "  planned through a symlink: %s\n", rel);
+			CHECK(!"a symlink was followed");
+		}
+	}
+
+	/* every .git and git redirect in the tree, with its inode */
+	CHECK(strv_contains(&plan.git, ".git"));
+	CHECK(strv_contains(&plan.git, ".git/modules"));
+	CHECK(strv_contains(&plan.git, "sub/.git"));
+	CHECK(!strv_contains(&plan.git, "out/.git"));
+	CHECK(plan.git.n == 3 && plan.git_ids.n == plan.git.n);
+
+	/* the placeholders: socket entries of mode 0444 whatever the umask,
+	 * one inode for the session; the adopted one is left alone */
+	mode_t old = umask(0277);
+	CHECK(workspace_make_placeholders(&plan, &e) == 0);
+	umask(old);
+	struct stat first = { 0 };
+	for (size_t i = 0; i < ARRAY_LEN(missing); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", ws, missing[i]);
+		CHECK(lstat(p, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 07777) == 0444);
+		if (i == 0)
+			first = st;
+		CHECK(st.st_ino == first.st_ino && st.st_dev == first.st_dev);
+		const struct ws_mount *m = entry(&plan, missing[i]);
+		CHECK(m && m->made.err == 0 && m->made.ino == st.st_ino);
+	}
+	CHECK(lstat(gm, &st) == 0 && st.st_ino == adopted->made.ino);
+
+	/* a placeholder replaced during the session is left as it is */
+	_cleanup_free_ char *envrc = tmp_path("ws/.envrc");
+	CHECK(unlink(envrc) == 0);
+	touch("ws/.envrc", "export X=1\n");
+
+	/* alone in the workspace (no lock): every placeholder goes, its own
+	 * and the adopted one */
+	workspace_remove_placeholders(&plan);
+	for (size_t i = 0; i < ARRAY_LEN(missing); i++) {
+		_cleanup_free_ char *rel = xasprintf("ws/%s", missing[i]);
+		if (strcmp(missing[i], ".envrc") != 0)
+			CHECK(!exists(rel));
+	}
+	CHECK(!exists("ws/.gitmodules"));
+	CHECK(exists("ws/.envrc"));
+	CHECK(lstat(envrc, &st) == 0 && S_ISREG(st.st_mode));
+	/* what was there before stays */
+	CHECK(exists("ws/.bashrc") && exists("ws/.profile") && exists("ws/.vscode"));
+
+	workspace_cleanup(&plan);
+	CHECK(plan.n == 0 && plan.m == NULL && plan.git.n == 0);
+	policy_free(&pol);
+}
+
+static void test_plan_refusals(void)
+{
+	struct policy pol;
+	load(&pol, "");
+	struct werr e = { 0 };
+
+	/* a protected name that is a symlink cannot be kept read-only */
+	mk("ws2");
+	ln("/tmp", "ws2/.idea");
+	_cleanup_free_ char *ws2 = tmp_path("ws2");
+	struct ws_plan plan = { .lock_fd = -1 };
+	CHECK(workspace_plan(ws2, &pol, &plan, &e) < 0);
+	CHECK(strstr(e.msg, ".idea is a symbolic link") != NULL);
+	workspace_cleanup(&plan);
+
+	/* .git a file (a worktree) or absent: nothing to pin below it, no
+	 * placeholder inside a directory that is not there */
+	mk("ws3");
+	touch("ws3/.git", "gitdir: /elsewhere\n");
+	mk("ws4");
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *ws = tmp_path(i ? "ws4" : "ws3");
+		struct ws_plan p = { .lock_fd = -1 };
+		CHECK(workspace_plan(ws, &pol, &p, &e) == 0);
+		CHECK(entry(&p, ".git") == NULL);
+		CHECK(entry(&p, ".git/hooks") == NULL);
+		CHECK(entry(&p, ".git/config") == NULL);
+		CHECK(planned(&p, ".gitmodules", WS_PLACEHOLDER));
+		CHECK(strv_contains(&p.git, ".git") == (i == 0));
+		workspace_cleanup(&p);
+	}
+
+	/* a FIFO in a protected directory's place: not a directory, nothing
+	 * below it planned, and nothing opened */
+	mk("ws5");
+	node("ws5/.git", S_IFIFO | 0644);
+	_cleanup_free_ char *ws5 = tmp_path("ws5");
+	struct ws_plan p5 = { .lock_fd = -1 };
+	alarm(20);
+	CHECK(workspace_plan(ws5, &pol, &p5, &e) == 0);
+	alarm(0);
+	CHECK(entry(&p5, ".git") == NULL && entry(&p5, ".git/hooks") == NULL);
+	workspace_cleanup(&p5);
+
+	/* not a directory */
+	_cleanup_free_ char *gone = tmp_path("no-such-ws");
+	struct ws_plan p6 = { .lock_fd = -1 };
+	CHECK(workspace_plan(gone, &pol, &p6, &e) < 0 && e.errnum == ENOENT);
+	workspace_cleanup(&p6);
+	policy_free(&pol);
+}
+
+/* Two sessions in one workspace: the second adopts the first's placeholders,
+ * and they go only when the last session ends. */
+static void test_shared_placeholders(void)
+{
+	struct policy pol;
+	load(&pol, "");
+	mk("ws6");
+	_cleanup_free_ char *ws = tmp_path("ws6");
+	_cleanup_free_ char *locks = tmp_path("locks");
+	struct werr e = { 0 };
+	struct ws_plan a = { .lock_fd = -1 }, b = { .lock_fd = -1 };
+	CHECK(workspace_lock(ws, locks, &a, &e) == 0 && a.lock_fd >= 0);
+	CHECK(workspace_plan(ws, &pol, &a, &e) == 0);
+	CHECK(workspace_make_placeholders(&a, &e) == 0);
+	CHECK(exists("ws6/.envrc"));
+
+	CHECK(workspace_lock(ws, locks, &b, &e) == 0 && b.lock_fd >= 0);
+	CHECK(workspace_plan(ws, &pol, &b, &e) == 0);
+	const struct ws_mount *m = entry(&b, ".envrc");
+	CHECK(m && m->kind == WS_PLACEHOLDER && m->adopted);
+	CHECK(workspace_make_placeholders(&b, &e) == 0);
+
+	/* the first ends while the second runs: the placeholders stay */
+	workspace_cleanup(&a);
+	CHECK(exists("ws6/.envrc") && exists("ws6/.gitmodules"));
+	/* the last one out removes them */
+	workspace_cleanup(&b);
+	CHECK(!exists("ws6/.envrc") && !exists("ws6/.gitmodules"));
+	policy_free(&pol);
+}
+
+static bool moved_to(const struct strv *moved, const char *rel, const char *to_rel)
+{
+	_cleanup_free_ char *to = tmp_path(to_rel);
+	for (size_t i = 0; i + 1 < moved->n; i += 2)
+		if (strcmp(moved->v[i], rel) == 0)
+			return strcmp(moved->v[i + 1], to) == 0;
+	return false;
+}
+
+static void test_sweep(void)
+{
+	struct policy pol;
+	load(&pol, "");
+	mk("sw/.git/hooks");
+	mk("sw/old/.git");
+	mk("sw/lib");
+	mk("sw/vendor/x");
+	_cleanup_free_ char *ws = tmp_path("sw");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
+
+	/* what an agent leaves behind */
+	touch("sw/.git/commondir", "/home/u/evil\n");       /* a redirect in a known .git */
+	mk("sw/lib/.git/hooks");                            /* a new repository */
+	mk("sw/lib/.git/modules");                          /* (its redirect goes with it) */
+	touch("sw/lib/.git/hooks/post-checkout", "#!/bin/sh\n");
+	ln("/tmp/elsewhere", "sw/vendor/x/.git");           /* a .git symlink */
+	_cleanup_free_ char *old = tmp_path("sw/old/.git");
+	_cleanup_free_ char *kept = tmp_path("sw/old/orig");
+	CHECK(rename(old, kept) == 0);
+	mk("sw/old/.git");                                  /* same name, new entry */
+	mk("sw/deep/a/b/c/.git");                           /* at depth */
+
+	/* what the sweep says on stderr: nothing here (every move works) */
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	_cleanup_free_ char *notes = tmp_path("sweep-notes");
+	int nfd = open(notes, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(saved >= 0 && nfd >= 0 && dup2(nfd, STDERR_FILENO) == STDERR_FILENO);
+	struct strv moved = { 0 };
+	CHECK(workspace_sweep(ws, &plan, "S1", &moved, &e) == 0);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	char said[512] = "";
+	CHECK(pread(nfd, said, sizeof said - 1, 0) == 0);
+	if (said[0])
+		fprintf(stderr, "  the sweep said: %s", said);
+	close(nfd);
+	CHECK(moved.n == 10);
+	CHECK(moved_to(&moved, ".git/commondir", "sw/.git/commondir.warden-quarantine-S1"));
+	CHECK(moved_to(&moved, "lib/.git", "sw/lib/.git.warden-quarantine-S1"));
+	CHECK(moved_to(&moved, "vendor/x/.git", "sw/vendor/x/.git.warden-quarantine-S1"));
+	CHECK(moved_to(&moved, "old/.git", "sw/old/.git.warden-quarantine-S1"));
+	CHECK(moved_to(&moved, "deep/a/b/c/.git", "sw/deep/a/b/c/.git.warden-quarantine-S1"));
+	/* and on disk: gone from where git would find them */
+	CHECK(!exists("sw/.git/commondir") && exists("sw/.git/commondir.warden-quarantine-S1"));
+	CHECK(!exists("sw/lib/.git") &&
+	      exists("sw/lib/.git.warden-quarantine-S1/hooks/post-checkout"));
+	CHECK(!exists("sw/vendor/x/.git") && !exists("sw/old/.git") &&
+	      !exists("sw/deep/a/b/c/.git"));
+	/* what was there at the start stays */
+	CHECK(exists("sw/.git/hooks") && exists("sw/old/orig"));
+	strv_free(&moved);
+
+	/* a second sweep finds nothing new */
+	CHECK(workspace_sweep(ws, &plan, "S2", &moved, &e) == 0);
+	CHECK(moved.n == 0);
+	strv_free(&moved);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_resolve();
+	test_plan();
+	test_plan_refusals();
+	test_shared_placeholders();
+	test_sweep();
+
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return check_status_counted("sandbox_workspace");
+}
