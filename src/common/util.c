@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,36 @@ bool path_has_dot_components(const char *path)
 		p = end;
 	}
 	return strstr(path, "//") != NULL;
+}
+
+char *path_resolve_existing(const char *path)
+{
+	if (path[0] != '/' || path_has_dot_components(path + 1))
+		return NULL;
+	_cleanup_free_ char *head = xstrdup(path);
+	size_t len = strlen(head);
+	while (len > 1 && head[len - 1] == '/')
+		head[--len] = '\0';
+	/* Walk up until an ancestor exists; the rest is appended as written. */
+	for (;;) {
+		char buf[PATH_MAX];
+		if (realpath(head, buf)) {
+			const char *rest = path + strlen(head);
+			while (*rest == '/')
+				rest++;
+			if (!*rest)
+				return xstrdup(buf);
+			return xasprintf("%s%s%s", buf, strcmp(buf, "/") == 0 ? "" : "/", rest);
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			return NULL;
+		char *slash = strrchr(head, '/');
+		if (slash == head) {
+			head[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+	}
 }
 
 int write_all(int fd, const void *buf, size_t len)

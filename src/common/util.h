@@ -57,6 +57,13 @@ bool path_is_within(const char *path, const char *dir);
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */
 bool path_has_dot_components(const char *path);
 
+/* An absolute path with every symlink of its longest existing ancestor
+ * resolved (realpath) and the part that does not exist yet kept as written:
+ * what a path that may not exist yet will be once it does, for comparing it
+ * with resolved paths. path must be absolute without "." or ".." components;
+ * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
+char *path_resolve_existing(const char *path);
+
 /* warden's directory under an XDG base: "$VAR/warden" when the variable is
  * an absolute path, else "HOME/home_rel/warden"; NULL when neither is. */
 char *xdg_warden_dir(const char *var, const char *home, const char *home_rel);

@@ -397,6 +397,34 @@ static void test_write_all(void)
 	CHECK(mode_of("not-there") == (mode_t)-1);
 }
 
+/* A path that may not exist yet, compared with resolved ones: the log
+ * directory under a HOME reached through a symlink. */
+static void test_path_resolve_existing(void)
+{
+	_cleanup_free_ char *real = tmp_path("real");
+	_cleanup_free_ char *link = tmp_path("link");
+	_cleanup_free_ char *rtmp = path_resolve_existing(tmpdir);
+	CHECK(rtmp != NULL);
+	CHECK(mkdir(real, 0700) == 0);
+	CHECK(symlink(real, link) == 0);
+	_cleanup_free_ char *want = xasprintf("%s/real/.local/state/warden", rtmp);
+	_cleanup_free_ char *via = xasprintf("%s/.local/state/warden", link);
+	_cleanup_free_ char *got = path_resolve_existing(via);
+	CHECK_STR(got, want);
+	/* existing all the way: plain realpath */
+	_cleanup_free_ char *want2 = xasprintf("%s/real", rtmp);
+	_cleanup_free_ char *got2 = path_resolve_existing(link);
+	CHECK_STR(got2, want2);
+	_cleanup_free_ char *got3 = path_resolve_existing("/");
+	CHECK_STR(got3, "/");
+	_cleanup_free_ char *got4 = path_resolve_existing("/no-such-dir-warden/x");
+	CHECK_STR(got4, "/no-such-dir-warden/x");
+	/* refused: relative, dot components */
+	CHECK(path_resolve_existing("rel/x") == NULL);
+	_cleanup_free_ char *dots = xasprintf("%s/../x", link);
+	CHECK(path_resolve_existing(dots) == NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -411,6 +439,7 @@ int main(void)
 	test_xdg_warden_dir();
 	test_copy_symlink();
 	test_write_all();
+	test_path_resolve_existing();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
