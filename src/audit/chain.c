@@ -34,7 +34,7 @@ void audit_reader_free(struct audit_reader *r)
 int audit_reader_next(struct audit_reader *r, struct audit_line *l, bool flush, struct werr *e)
 {
 	for (;;) {
-		char *base = r->buf + r->start;
+		char *base = r->buf ? r->buf + r->start : NULL; /* no NULL + 0 */
 		size_t pending = r->len - r->start;
 		char *nl = pending ? memchr(base, '\n', pending) : NULL;
 		if (nl) {
@@ -226,7 +226,10 @@ bool audit_chain_feed(struct audit_chain *c, const struct audit_line *l, json_t 
 		goto out;
 	}
 	c->last_ts = ts;
-	c->ended = strcmp(json_string_value(json_object_get(ev, "event")), "session.end") == 0;
+	const char *kind = json_string_value(json_object_get(ev, "event"));
+	if (n == 1)
+		c->started = strcmp(kind, "session.start") == 0;
+	c->ended = strcmp(kind, "session.end") == 0;
 	sha256_hex(l->text, l->len, c->last_hash);
 out:
 	json_decref(ev);
@@ -254,6 +257,20 @@ int audit_verify_fd(int fd, const char *session, struct audit_chain *c, struct w
 	if (got < 0)
 		return -1;
 	return audit_chain_finish(c) ? 0 : 1;
+}
+
+int audit_verify_log(int fd, const char *session, struct audit_chain *c, struct werr *e)
+{
+	int r = audit_verify_fd(fd, session, c, e);
+	if (r != 0 || c->started)
+		return r;
+	if (c->lines == 0)
+		chain_break(c, 1, "the log is empty: no session.start (warden stopped before writing "
+			    "it, or the file was emptied)");
+	else
+		chain_break(c, 1, "not a session.start: a log begins with one (its first lines were "
+			    "replaced)");
+	return 1;
 }
 
 int audit_verify_buffer(const char *buf, size_t len, const char *session, struct audit_chain *c)

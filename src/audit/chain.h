@@ -59,6 +59,7 @@ struct audit_chain {
 	char last_hash[65];      /* SHA-256 of the last line fed */
 	struct audit_time last_ts;
 	unsigned long pending;   /* a line whose prev did not match, 0 if none */
+	bool started;            /* line 1 is a session.start */
 	bool ended;              /* the last line fed is a session.end */
 	unsigned long broken;    /* the first broken line, 0 while intact */
 	char why[512];           /* display-safe */
@@ -75,6 +76,10 @@ bool audit_chain_finish(struct audit_chain *c);
  * c->why), -1 read error. */
 int audit_verify_fd(int fd, const char *session, struct audit_chain *c, struct werr *e);
 int audit_verify_buffer(const char *buf, size_t len, const char *session, struct audit_chain *c);
+
+/* A whole log as `warden log verify` judges it: audit_verify_fd, and line 1
+ * a session.start (a 0-byte log has none, and is broken at line 1). */
+int audit_verify_log(int fd, const char *session, struct audit_chain *c, struct werr *e);
 
 /* ---- filters ------------------------------------------------------------- */
 

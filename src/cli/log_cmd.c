@@ -443,7 +443,7 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 	if (fd < 0)
 		return -1;
 	struct audit_chain ch;
-	int r = audit_verify_fd(fd, id, &ch, e);
+	int r = audit_verify_log(fd, id, &ch, e);
 	if (r < 0)
 		return werr_wrap(e, "%s", id);
 	if (r == 1) {
