@@ -203,6 +203,7 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
 	_cleanup_json_ json_t *f = fields;
 	if (f && !json_is_object(f))
 		return werr_set(e, EINVAL, "audit event %s: fields are not a JSON object", event);
+	/* the name is written as a JSON string: non-empty UTF-8 */
 	_cleanup_json_ json_t *name = event && event[0] ? json_string(event) : NULL;
 	if (!name)
 		return werr_set(e, EINVAL, "invalid audit event name");
