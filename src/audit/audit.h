@@ -1,12 +1,15 @@
-/* audit.h - the session audit log: JSON Lines, one event per line, each line
- * carrying "prev", the SHA-256 of the previous line, so an edited or removed
- * line breaks the chain. Logs live under $XDG_STATE_HOME/warden/ (default
- * ~/.local/state/warden/), outside any sandbox. */
+/* audit.h - a session's event stream and its audit log: events go to the
+ * stream's subscribers in order, the first of them the log writer, which
+ * appends each as a JSON line carrying "prev", the SHA-256 of the previous
+ * line, so an edited or removed line breaks the chain. Logs live under
+ * $XDG_STATE_HOME/warden/ (default ~/.local/state/warden/), outside any
+ * sandbox. The format itself is defined in events.h. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
 
 #include "../common/err.h"
+#include "events.h"
 
 struct audit;
 
@@ -19,12 +22,26 @@ char *audit_dir(const char *home);
 void audit_new_session_id(char *buf, size_t len);
 
 /* Create the directory (0700) and the session's log file (0600, O_EXCL):
- * DIR/SESSION.jsonl. */
+ * DIR/SESSION.jsonl; the stream of the session, with the log writer as its
+ * first subscriber. */
 int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e);
 
-/* Append one event. `fields` (stolen, may be NULL) holds the kind's fields;
- * the writer adds v, ts, session, seq, event in front and prev at the end. */
+/* Emit one event (ev.fields stolen), made by a constructor of events.h. */
+int audit_emit_event(struct audit *a, struct event ev, struct werr *e);
+
+/* The same from a kind and its fields (stolen, may be NULL): the writer adds
+ * v, ts, session, seq, event in front and prev at the end. Refused, without
+ * using a seq: fields that are not an object or use a header key. */
 int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e);
+
+/* A subscriber of the stream: called with each event once it is stamped
+ * (session, ts, seq), in the order of subscription. The log writer comes
+ * first, so later subscribers see only events that are in the log. A
+ * subscriber returning -1 (e filled) stops the event there and makes the
+ * emission fail; when the writer refuses it, the event did not happen (its
+ * seq is used by the next one). */
+typedef int (*audit_subscriber_fn)(void *ctx, const struct event *ev, struct werr *e);
+void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 
 /* Also send every line to syslog (facility authpriv, ident "warden"), where
  * journald or a syslog daemon picks it up; the file stays the record. */

@@ -1,5 +1,8 @@
-/* log.c - the audit log writer: a session's JSON Lines file, one event per
- * line, each line carrying "prev", the SHA-256 of the previous line. */
+/* log.c - a session's event stream and its first subscriber, the audit log
+ * writer: events are stamped (session, ts, seq) and handed to each
+ * subscriber in turn; the writer appends each to the session's JSON Lines
+ * file, one event per line, each line carrying "prev", the SHA-256 of the
+ * previous line. */
 #include "audit.h"
 #include "../common/hash.h"
 
@@ -17,15 +20,27 @@
 
 #include "../common/util.h"
 
-struct audit {
+/* The log writer: the stream's first subscriber. */
+struct writer {
 	int fd;
 	bool to_syslog;          /* each line also to syslog (journald) */
-	struct timespec last_ts; /* ts of the last line, the floor for the next */
 	char *path;              /* DIR/SESSION.jsonl */
-	char *session;
-	unsigned long seq;       /* seq of the last line written */
 	char prev[65];           /* SHA-256 of the last line written (hex) */
-	json_t *counts;          /* event kind -> number written */
+};
+
+struct subscriber {
+	audit_subscriber_fn fn;
+	void *ctx;
+};
+
+struct audit {
+	char *session;
+	struct timespec last_ts; /* ts of the last event, the floor for the next */
+	unsigned long seq;       /* seq of the last event */
+	json_t *counts;          /* event kind -> number emitted */
+	struct subscriber *subs; /* subs[0] is the writer */
+	size_t nsubs;
+	struct writer w;
 };
 
 char *audit_dir(const char *home)
@@ -54,15 +69,6 @@ void audit_new_session_id(char *buf, size_t len)
 		rnd = (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 16;
 	}
 	snprintf(buf, len, "%s-%08x", stamp, (unsigned)rnd);
-}
-
-/* Session ids become file names: [A-Za-z0-9._-], not starting with '.'. */
-static bool valid_session(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 200 || s[0] == '.')
-		return false;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
 /* Open the log directory, refusing a symlink, a directory owned by someone
@@ -107,10 +113,43 @@ fail:
 	return -1;
 }
 
+/* The first subscriber: the event as one JSON line, header, fields, then
+ * prev; the line's SHA-256 becomes the next line's prev. */
+static int write_event(void *ctx, const struct event *ev, struct werr *e)
+{
+	struct writer *w = ctx;
+	_cleanup_json_ json_t *o = json_object();
+	json_object_set_new(o, "v", json_integer(AUDIT_FORMAT_VERSION));
+	json_object_set_new(o, "ts", json_string(ev->ts));
+	json_object_set_new(o, "session", json_string(ev->session));
+	json_object_set_new(o, "seq", json_integer((json_int_t)ev->seq));
+	json_object_set_new(o, "event", json_string(ev->kind));
+	const char *k;
+	json_t *v;
+	json_object_foreach(ev->fields, k, v)
+		json_object_set(o, k, v);
+	json_object_set_new(o, "prev", json_string(w->prev));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!s)
+		return werr_set(e, EINVAL, "audit event %s: cannot encode as JSON", ev->kind);
+
+	size_t n = strlen(s);
+	_cleanup_free_ char *line = xmalloc(n + 1);
+	memcpy(line, s, n);
+	line[n] = '\n';
+	free(s);
+	if (write_all(w->fd, line, n + 1) < 0)
+		return werr_errno(e, "cannot write audit log %s", w->path);
+	if (w->to_syslog)
+		syslog(strcmp(ev->kind, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
+	sha256_hex(line, n, w->prev);
+	return 0;
+}
+
 int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e)
 {
 	*out = NULL;
-	if (!valid_session(session))
+	if (!audit_session_id_valid(session))
 		return werr_set(e, EINVAL, "invalid audit session id '%.100s'", session);
 	_cleanup_close_ int dfd = open_dir(dir, e);
 	if (dfd < 0)
@@ -124,15 +163,14 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 		return werr_errno(e, "cannot create audit log %s", path);
 	}
 	struct audit *a = xcalloc(1, sizeof *a);
-	a->fd = fd;
-	a->path = path;
-	path = NULL;
+	a->w.fd = fd;
+	a->w.path = steal_ptr(&path);
+	snprintf(a->w.prev, sizeof a->w.prev, "%s", AUDIT_PREV_FIRST);
 	a->session = xstrdup(session);
-	memset(a->prev, '0', 64);
-	a->prev[64] = '\0';
 	a->counts = json_object();
 	if (!a->counts)
 		abort();
+	audit_subscribe(a, write_event, &a->w);
 	*out = a;
 	return 0;
 }
@@ -154,63 +192,46 @@ static void timestamp(struct audit *a, char *out, size_t len)
 	snprintf(out, len, "%s.%06ldZ", base, ts.tv_nsec / 1000);
 }
 
-static const char *const reserved[] = { "v", "ts", "session", "seq", "event", "prev" };
+void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx)
+{
+	a->subs = xrealloc(a->subs, (a->nsubs + 1) * sizeof *a->subs);
+	a->subs[a->nsubs++] = (struct subscriber){ fn, ctx };
+}
 
 int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e)
 {
-	if (fields && !json_is_object(fields)) {
-		json_decref(fields);
+	_cleanup_json_ json_t *f = fields;
+	if (f && !json_is_object(f))
 		return werr_set(e, EINVAL, "audit event %s: fields are not a JSON object", event);
-	}
-	json_t *ev = event && event[0] ? json_string(event) : NULL;
-	if (!ev) {
-		json_decref(fields);
+	/* the name is written as a JSON string: non-empty UTF-8 */
+	_cleanup_json_ json_t *name = event && event[0] ? json_string(event) : NULL;
+	if (!name)
 		return werr_set(e, EINVAL, "invalid audit event name");
-	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(f, k, v)
+		if (audit_is_header_key(k))
+			return werr_set(e, EINVAL, "audit event %s: field name '%s' is reserved", event, k);
+
 	char ts[128];
 	timestamp(a, ts, sizeof ts);
-	json_t *o = json_object();
-	json_object_set_new(o, "v", json_integer(1));
-	json_object_set_new(o, "ts", json_string(ts));
-	json_object_set_new(o, "session", json_string(a->session));
-	json_object_set_new(o, "seq", json_integer((json_int_t)a->seq + 1));
-	json_object_set_new(o, "event", ev);
-	if (fields) {
-		const char *k;
-		json_t *v;
-		json_object_foreach(fields, k, v) {
-			for (size_t i = 0; i < ARRAY_LEN(reserved); i++) {
-				if (strcmp(k, reserved[i]) == 0) {
-					werr_set(e, EINVAL, "audit event %s: field name '%s' is reserved", event, k);
-					json_decref(fields);
-					json_decref(o);
-					return -1;
-				}
-			}
-			json_object_set(o, k, v);
+	struct event ev = { .kind = event, .fields = f, .session = a->session, .ts = ts,
+			    .seq = a->seq + 1 };
+	for (size_t i = 0; i < a->nsubs; i++) {
+		int r = a->subs[i].fn(a->subs[i].ctx, &ev, e);
+		if (i == 0 && r == 0) { /* in the log: its seq is taken */
+			a->seq++;
+			json_object_set_new(a->counts, event, json_integer((json_int_t)audit_count(a, event) + 1));
 		}
-		json_decref(fields);
+		if (r < 0)
+			return -1;
 	}
-	json_object_set_new(o, "prev", json_string(a->prev));
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (!s)
-		return werr_set(e, EINVAL, "audit event %s: cannot encode as JSON", event);
-
-	size_t n = strlen(s);
-	_cleanup_free_ char *line = xmalloc(n + 1);
-	memcpy(line, s, n);
-	line[n] = '\n';
-	free(s);
-	if (write_all(a->fd, line, n + 1) < 0)
-		return werr_errno(e, "cannot write audit log %s", a->path);
-	if (a->to_syslog)
-		syslog(strcmp(event, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
-
-	sha256_hex(line, n, a->prev);
-	a->seq++;
-	json_object_set_new(a->counts, event, json_integer((json_int_t)audit_count(a, event) + 1));
 	return 0;
+}
+
+int audit_emit_event(struct audit *a, struct event ev, struct werr *e)
+{
+	return audit_emit(a, ev.kind, ev.fields, e);
 }
 
 unsigned long audit_count(const struct audit *a, const char *event)
@@ -227,21 +248,22 @@ json_t *audit_counts(const struct audit *a)
 
 int audit_sync(struct audit *a, struct werr *e)
 {
-	if (fsync(a->fd) < 0)
-		return werr_errno(e, "cannot sync audit log %s", a->path);
+	if (fsync(a->w.fd) < 0)
+		return werr_errno(e, "cannot sync audit log %s", a->w.path);
 	return 0;
 }
 
-const char *audit_path(const struct audit *a) { return a->path; }
+const char *audit_path(const struct audit *a) { return a->w.path; }
 
 void audit_close(struct audit *a)
 {
 	if (!a)
 		return;
-	fsync(a->fd);
-	close(a->fd);
-	free(a->path);
+	fsync(a->w.fd);
+	close(a->w.fd);
+	free(a->w.path);
 	free(a->session);
+	free(a->subs);
 	json_decref(a->counts);
 	free(a);
 }
@@ -249,5 +271,5 @@ void audit_close(struct audit *a)
 void audit_also_syslog(struct audit *a)
 {
 	openlog("warden", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
-	a->to_syslog = true;
+	a->w.to_syslog = true;
 }

@@ -1,6 +1,6 @@
 /* log_cmd.c - `warden log list|show|verify`: the session audit logs as a
  * table or JSON Lines, filtered, followed while a session runs, and their
- * hash chains verified. Reading and checking live in audit/reader.c. */
+ * hash chains verified. Reading and checking live in src/audit (reader.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -80,6 +80,60 @@ static int open_log_dir(char **dir, struct werr *e)
 	return audit_dir_open(*dir, e);
 }
 
+/* The log directory, opened, and the session `arg` names there (NULL: the
+ * latest), for show and verify. */
+static int open_session(char **dir, int *dfd, const char *arg, char **id, struct werr *e)
+{
+	*dfd = open_log_dir(dir, e);
+	if (*dfd < 0)
+		return -1;
+	return audit_resolve_session(*dfd, *dir, arg, id, e);
+}
+
+/* The sessions of the log directory, for list and verify --all: 1 when
+ * there are none (a missing directory is none too), saying so on stderr
+ * unless quiet; 0 with the directory open and its sessions; -1 on an error
+ * (printed). */
+static int open_sessions_or_note(char **dir, int *dfd, struct audit_session_info **s, size_t *n,
+				 bool quiet)
+{
+	struct werr e = { 0 };
+	*dfd = open_log_dir(dir, &e);
+	if (*dfd < 0 && e.errnum != ENOENT)
+		return fail(&e), -1;
+	if (*dfd >= 0 && audit_list_sessions(*dfd, *dir, s, n, &e) < 0)
+		return fail(&e), -1;
+	if (*dfd >= 0 && *n > 0)
+		return 0;
+	if (*dfd >= 0)
+		audit_sessions_free(*s, *n);
+	if (!quiet)
+		fprintf(stderr, "warden: no sessions in %s\n", *dir);
+	return 1;
+}
+
+/* The options of list and verify: one flag and --help. -1 to go on, else
+ * the exit status (help printed, or a usage error). */
+static int parse_flag(int argc, char **argv, const char *cmd, const char *flag, bool *set)
+{
+	const struct option opts[] = {
+		{ flag, no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'f')
+			*set = true;
+		else if (c == 'h')
+			return fputs(log_usage, stdout), 0;
+		else
+			return usage_error("bad option for %s", cmd);
+	}
+	return -1;
+}
+
 /* Display width of a display-safe string (code points). */
 static int width(const char *s)
 {
@@ -120,39 +174,20 @@ static json_t *list_json(const struct audit_session_info *s)
 
 static int log_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'h')
-			return fputs(log_usage, stdout), 0;
-		else
-			return usage_error("bad option for list");
-	}
+	int rc = parse_flag(argc, argv, "list", "json", &json);
+	if (rc >= 0)
+		return rc;
 	if (optind < argc)
 		return usage_error("list takes no argument (got '%s')", argv[optind]);
 
-	struct werr e = { 0 };
 	_cleanup_free_ char *dir = NULL;
-	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
-	if (dfd < 0) {
-		if (e.errnum != ENOENT)
-			return fail(&e);
-		if (!json)
-			fprintf(stderr, "warden: no sessions in %s\n", dir);
-		return 0;
-	}
+	_cleanup_close_ int dfd = -1;
 	struct audit_session_info *s;
 	size_t n;
-	if (audit_list_sessions(dfd, dir, &s, &n, &e) < 0)
-		return fail(&e);
+	int got = open_sessions_or_note(&dir, &dfd, &s, &n, json);
+	if (got != 0)
+		return got < 0 ? EXIT_WARDEN : finish_output();
 	if (json) {
 		for (size_t i = 0; i < n; i++) {
 			json_t *o = list_json(&s[i]);
@@ -163,9 +198,6 @@ static int log_list(int argc, char **argv)
 		audit_sessions_free(s, n);
 		return finish_output();
 	}
-	if (n == 0)
-		fprintf(stderr, "warden: no sessions in %s\n", dir);
-
 	/* Columns: the widths of the widest id and workspace. */
 	char **ids = xcalloc(n + 1, sizeof *ids), **wss = xcalloc(n + 1, sizeof *wss);
 	int wid = (int)strlen("SESSION"), wws = (int)strlen("WORKSPACE");
@@ -178,8 +210,7 @@ static int log_list(int argc, char **argv)
 		if (width(wss[i]) > wws)
 			wws = width(wss[i]);
 	}
-	if (n)
-		printf("%-*s  %-19s  %4s  %6s  %-*s  %s\n", wid, "SESSION", "START (UTC)", "EXIT", "EVENTS",
+	printf("%-*s  %-19s  %4s  %6s  %-*s  %s\n", wid, "SESSION", "START (UTC)", "EXIT", "EVENTS",
 		       wws, "WORKSPACE", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
 		char start[64] = "-", ex[32] = "-";
@@ -318,8 +349,8 @@ static int show_session(struct show *sh, const char *arg)
 {
 	struct werr e = { 0 };
 	_cleanup_free_ char *dir = NULL, *id = NULL;
-	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
-	if (dfd < 0 || audit_resolve_session(dfd, dir, arg, &id, &e) < 0)
+	_cleanup_close_ int dfd = -1;
+	if (open_session(&dir, &dfd, arg, &id, &e) < 0)
 		return fail(&e);
 	_cleanup_close_ int fd = audit_log_open(dfd, dir, id, &e);
 	if (fd < 0)
@@ -443,7 +474,7 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 	if (fd < 0)
 		return -1;
 	struct audit_chain ch;
-	int r = audit_verify_fd(fd, id, &ch, e);
+	int r = audit_verify_log(fd, id, &ch, e);
 	if (r < 0)
 		return werr_wrap(e, "%s", id);
 	if (r == 1) {
@@ -462,22 +493,10 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 
 static int log_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool all = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'a')
-			all = true;
-		else if (c == 'h')
-			return fputs(log_usage, stdout), 0;
-		else
-			return usage_error("bad option for verify");
-	}
+	int rc = parse_flag(argc, argv, "verify", "all", &all);
+	if (rc >= 0)
+		return rc;
 	if (argc - optind > 1)
 		return usage_error("verify takes one SESSION (got also '%s')", argv[optind + 1]);
 	if (all && optind < argc)
@@ -485,17 +504,10 @@ static int log_verify(int argc, char **argv)
 
 	struct werr e = { 0 };
 	_cleanup_free_ char *dir = NULL;
-	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
-	if (dfd < 0) {
-		if (all && e.errnum == ENOENT) {
-			fprintf(stderr, "warden: no sessions in %s\n", dir);
-			return 0;
-		}
-		return fail(&e);
-	}
+	_cleanup_close_ int dfd = -1;
 	if (!all) {
 		_cleanup_free_ char *id = NULL;
-		if (audit_resolve_session(dfd, dir, optind < argc ? argv[optind] : NULL, &id, &e) < 0)
+		if (open_session(&dir, &dfd, optind < argc ? argv[optind] : NULL, &id, &e) < 0)
 			return fail(&e);
 		int r = verify_one(dfd, dir, id, false, &e);
 		if (r < 0)
@@ -505,10 +517,9 @@ static int log_verify(int argc, char **argv)
 	}
 	struct audit_session_info *s;
 	size_t n;
-	if (audit_list_sessions(dfd, dir, &s, &n, &e) < 0)
-		return fail(&e);
-	if (n == 0)
-		fprintf(stderr, "warden: no sessions in %s\n", dir);
+	int got = open_sessions_or_note(&dir, &dfd, &s, &n, false);
+	if (got != 0)
+		return got < 0 ? EXIT_WARDEN : finish_output();
 	bool broken = false, failed = false;
 	for (size_t i = 0; i < n; i++) {
 		int r = verify_one(dfd, dir, s[i].id, true, &e);

@@ -229,21 +229,13 @@ static void update_interest(struct conn *c)
 static void log_conn(struct conn *c)
 {
 	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
-	json_t *f = json_pack("{s:s, s:s, s:i, s:s?, s:s, s:I, s:I, s:f, s:s}",
-		"method", method, "host", c->host, "port", (int)c->port,
-		"address", c->address[0] ? c->address : NULL,
-		"via", c->socks ? "socks5" : "http",
-		"bytes_out", (json_int_t)c->bytes_out, "bytes_in", (json_int_t)c->bytes_in,
-		"duration_ms", ms_since(&c->start), "decision", c->allowed ? "allow" : "deny");
-	if (!f)
-		return;
-	if (c->status)
-		json_object_set_new(f, "status", json_integer(c->status));
-	if (c->rule[0])
-		json_object_set_new(f, "rule", json_string(c->rule));
-	if (c->reason[0])
-		json_object_set_new(f, "reason", json_string(c->reason));
-	audit_emit(c->px->log, "net", f, NULL);
+	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
+		.method = method, .host = c->host, .port = c->port, .address = c->address,
+		.socks = c->socks, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
+		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
+		.rule = c->rule, .reason = c->reason });
+	if (ev.fields)
+		audit_emit_event(c->px->log, ev, NULL);
 }
 
 static void close_fd(struct proxy *px, int *fd, unsigned *ev, bool *reg)

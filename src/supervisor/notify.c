@@ -80,14 +80,15 @@ struct notifier {
 	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
 	/* the event of the notification being handled, written once the
 	 * process has its answer (it waits for nothing but the answer) */
-	const char *kind;
-	json_t *event;
+	struct event event;
 };
 
-static void later(struct notifier *n, const char *kind, json_t *f)
+/* An event whose fields could not be packed (a string that is not UTF-8)
+ * is dropped, as it always was. */
+static void later(struct notifier *n, struct event ev)
 {
-	n->kind = kind;
-	n->event = f;
+	if (ev.fields)
+		n->event = ev;
 }
 
 struct notifier *notifier_new(int listener, struct audit *log)
@@ -109,8 +110,7 @@ void notifier_free(struct notifier *n)
 	if (!n)
 		return;
 	if (n->suppressed) {
-		json_t *f = json_pack("{s:I}", "suppressed", (json_int_t)n->suppressed);
-		audit_emit(n->log, "syscall.suppressed", f, NULL);
+		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
 	seccomp_notify_free(n->req, n->resp);
 	free(n);
@@ -287,16 +287,10 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	pid_t ppid;
 	pid_info(req->pid, &inner, &ppid);
 	pid_info(ppid, &pinner, NULL);
-	json_t *f = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s, s:s}",
-		"pid", (json_int_t)inner, "ppid", (json_int_t)pinner, "host_pid", (json_int_t)req->pid,
-		"syscall", at ? "execveat" : "execve", "cwd", cwd, "path", path, "argv", argv,
-		"resolved", resolved[0] ? resolved : NULL, "sha256", hex,
-		"interpreter", interp, "decision", "allow");
-	if (f && truncated)
-		json_object_set_new(f, "argv_truncated", json_true());
-	if (f && !interp[0])
-		json_object_del(f, "interpreter");
-	later(n, "exec", f);
+	later(n, ev_exec(&(struct ev_exec){
+		.pid = inner, .ppid = pinner, .host_pid = req->pid, .execveat = at, .cwd = cwd,
+		.path = path, .argv = argv, .argv_truncated = truncated,
+		.resolved = resolved[0] ? resolved : NULL, .sha256 = hex, .interpreter = interp }));
 	free(path);
 }
 
@@ -331,22 +325,20 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	}
 	long inner;
 	pid_info(req->pid, &inner, NULL);
-	json_t *f = json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:s}", "pid", (json_int_t)inner,
-		"host_pid", (json_int_t)req->pid, "method", "connect", "address", host, "port",
-		(int)port, "decision", "deny", "reason", "direct connection: the sandbox has no route out");
-	later(n, "net", f);
+	later(n, ev_net_connect(&(struct ev_net_connect){
+		.pid = inner, .host_pid = req->pid, .address = host, .port = port }));
 }
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
- * opened, the call has not happened yet). */
-static json_t *arg_path(const struct seccomp_notif *req, int mem, int arg, int dirarg,
-			const char *cwd)
+ * opened, the call has not happened yet). NULL when unreadable. */
+static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dirarg,
+		      const char *cwd)
 {
 	char *buf = xmalloc(PATH_MAX);
 	if (read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
 		free(buf);
-		return json_null();
+		return NULL;
 	}
 	char base[PATH_MAX] = "";
 	if (buf[0] != '/') {
@@ -360,10 +352,11 @@ static json_t *arg_path(const struct seccomp_notif *req, int mem, int arg, int d
 			base[k > 0 ? k : 0] = '\0';
 		}
 	}
-	json_t *j = buf[0] == '/' || !base[0] ? json_string(buf)
-		: json_sprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
+	if (buf[0] == '/' || !base[0])
+		return buf;
+	char *j = xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
 	free(buf);
-	return j ? j : json_null();
+	return j;
 }
 
 /* The file operation a syscall number is, or NULL. */
@@ -384,20 +377,18 @@ static void log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	cwd[cl > 0 ? cl : 0] = '\0';
 	long inner;
 	pid_info(req->pid, &inner, NULL);
-	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)inner, "op", op->op,
-			      "syscall", op->name);
+	struct ev_file x = { .pid = inner, .op = op->op, .syscall = op->name,
+			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
-		json_object_set_new(f, "path", arg_path(req, mem, op->path, op->dirfd, cwd));
+		x.paths[x.npaths++] = arg_path(req, mem, op->path, op->dirfd, cwd);
 	if (op->path2 >= 0)
-		json_object_set_new(f, op->path >= 0 ? "path2" : "path",
-				    arg_path(req, mem, op->path2, op->dirfd2, cwd));
-	if (op->flags >= 0)
-		json_object_set_new(f, "flags", json_sprintf("0x%llx",
-				    (unsigned long long)req->data.args[op->flags]));
+		x.paths[x.npaths++] = arg_path(req, mem, op->path2, op->dirfd2, cwd);
+	if (x.has_flags)
+		x.flags = (unsigned long long)req->data.args[op->flags];
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0)
-		later(n, "file", f);
-	else
-		json_decref(f);
+		later(n, ev_file(&x));
+	for (int i = 0; i < x.npaths; i++)
+		free((char *)x.paths[i]);
 }
 
 static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
@@ -407,19 +398,12 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 		return;
 	}
 	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
-	json_t *args = json_array();
-	for (int i = 0; i < 6; i++) {
-		char hex[24];
-		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)req->data.args[i]);
-		json_array_append_new(args, json_string(hex));
-	}
 	long inner;
 	pid_info(req->pid, &inner, NULL);
-	json_t *f = json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s}", "pid", (json_int_t)inner,
-		"host_pid", (json_int_t)req->pid, "name", name ? name : "?", "nr", req->data.nr,
-		"args", args, "decision", "deny", "errno", "EPERM");
+	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr };
+	memcpy(x.args, req->data.args, sizeof x.args);
+	later(n, ev_syscall(&x));
 	free(name);
-	later(n, "syscall", f);
 }
 
 int notifier_handle(struct notifier *n)
@@ -461,9 +445,9 @@ int notifier_handle(struct notifier *n)
 	else
 		resp->error = -EPERM;
 	seccomp_notify_respond(n->fd, resp); /* ENOENT: the target died meanwhile */
-	if (n->event) {
-		audit_emit(n->log, n->kind, n->event, NULL);
-		n->event = NULL;
+	if (n->event.kind) {
+		audit_emit_event(n->log, n->event, NULL);
+		n->event = (struct event){ 0 };
 	}
 	return 0;
 }

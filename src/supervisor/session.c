@@ -18,14 +18,6 @@
 #include "config.h"
 #include "supervisor.h"
 
-static json_t *strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (; v && *v; v++)
-		json_array_append_new(a, json_string(*v));
-	return a;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -54,10 +46,9 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 		wnote("the sandboxed command created %s/%s; its git configuration and hooks would "
 		      "run on your next git command there, so it was moved to %s (review it, then "
 		      "`mv` it back if you trust it)", s->workspace, moved.v[i], moved.v[i + 1]);
-		json_t *a = json_pack("{s:s, s:s, s:s, s:s}", "rule", "git.created-in-sandbox",
-				      "path", moved.v[i], "moved_to", moved.v[i + 1], "action",
-				      "quarantined");
-		if (audit_emit(log, "alert", a, e) < 0 || audit_sync(log, e) < 0)
+		struct event a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
+			.path = moved.v[i], .moved_to = moved.v[i + 1], .action = "quarantined" });
+		if (audit_emit_event(log, a, e) < 0 || audit_sync(log, e) < 0)
 			r = -1;
 	}
 	strv_free(&moved);
@@ -136,11 +127,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	policy_digest(pol, digest);
 	json_t *kernel = features_to_json(&kf);
 	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
-	json_t *start = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o}",
-		"version", WARDEN_VERSION, "argv", strv_json(o->argv), "workspace", s->workspace,
-		"policy_digest", digest, "profiles", strv_json(pol->sources.v), "uid", (int)s->uid,
-		"kernel", kernel);
-	if (audit_emit(*log, "session.start", start, e) < 0)
+	struct event start = ev_session_start(&(struct ev_session_start){
+		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
+		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
+		.kernel = kernel });
+	if (audit_emit_event(*log, start, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -151,14 +142,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
 	if (r < 0) {
-		json_t *end = json_pack("{s:i, s:s, s:o}", "exit", 125, "error", e->msg,
-					"counts", audit_counts(*log));
-		audit_emit(*log, "session.end", end, NULL);
+		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
+			.exit = 125, .error = e->msg, .counts = audit_counts(*log) }), NULL);
 		return -1;
 	}
-	json_t *end = json_pack("{s:i, s:f, s:o}", "exit", *status, "duration_ms", now_ms() - t0,
-				"counts", audit_counts(*log));
-	return audit_emit(*log, "session.end", end, e);
+	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
+		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log) }), e);
 }
 
 static void audit_closep(struct audit **log)

@@ -219,6 +219,22 @@ test_log_verify_tampered() {
 	assert_rc 125 'show without sessions'
 }
 
+# A log without its session.start: a 0-byte file (warden killed before its
+# first line, or the file emptied) is not an intact session.
+test_log_verify_empty() {
+	local state="$T_TMP/state-empty" d
+	export XDG_STATE_HOME=$state
+	d=$state/warden
+	mkdir -p "$d" && chmod 700 "$state" "$d"
+	: >"$d/20261121T120000Z-00000000.jsonl"
+	wardenc log verify 20261121T120000Z-00000000
+	assert_rc 1 'verify an empty log'
+	assert_out_match '^20261121T120000Z-00000000: line 1: the log is empty: no session\.start' 'verify names the missing session.start'
+	wardenc log verify --all
+	assert_rc 1 'verify --all with an empty log'
+	assert_out_match '^20261121T120000Z-00000000: line 1: the log is empty' 'verify --all names it'
+}
+
 # start_live SECONDS: a session sleeping that long in the background; sets
 # LIVE to its id once its log exists.
 start_live() {

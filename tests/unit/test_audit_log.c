@@ -14,8 +14,7 @@
 #include "src/audit/audit.h"
 #include "src/common/util.h"
 #include "check.h"
-
-static char tmpdir[PATH_MAX];
+#include "files.h"
 
 static void sha256_hex(const char *buf, size_t len, char out[65])
 {
@@ -25,18 +24,6 @@ static void sha256_hex(const char *buf, size_t len, char out[65])
 		abort();
 	for (unsigned i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = xmalloc(1 << 20);
-	*len = fread(buf, 1, (1 << 20) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static void test_dir_and_id(void)
@@ -240,21 +227,80 @@ static void test_refusals(void)
 	free(file);
 }
 
+/* A subscriber of the stream sees each event once it is in the log, in
+ * order, with its seq; an event the stream refuses it never sees. */
+struct seen {
+	int n;
+	const char *kind[8];
+	unsigned long seq[8];
+	long long pid[8];
+	off_t size[8];      /* the log's size when it was called */
+	const char *path;
+};
+
+static int record(void *ctx, const struct event *ev, struct werr *e)
+{
+	struct seen *s = ctx;
+	struct stat st;
+	if (s->n == 8)
+		return 0;
+	s->kind[s->n] = ev->kind;
+	s->seq[s->n] = ev->seq;
+	s->pid[s->n] = json_integer_value(json_object_get(ev->fields, "pid"));
+	s->size[s->n] = stat(s->path, &st) == 0 ? st.st_size : -1;
+	s->n++;
+	return 0;
+}
+
+static void test_subscriber(void)
+{
+	struct audit *a;
+	struct werr e;
+	char *dir = xasprintf("%s/subs", tmpdir);
+	CHECK(audit_open(&a, dir, "sub-1", &e) == 0);
+	if (!a)
+		exit(1);
+	struct seen s = { .path = audit_path(a) };
+	audit_subscribe(a, record, &s);
+	char *args[] = { "sh", "-c", "true", NULL };
+	CHECK(audit_emit_event(a, ev_session_start(&(struct ev_session_start){
+		.version = "0", .argv = args, .workspace = "/w", .policy_digest = "d", .uid = 1,
+		.kernel = json_object() }), &e) == 0);
+	CHECK(audit_emit_event(a, ev_syscall(&(struct ev_syscall){ .pid = 7, .name = "ptrace" }), &e) == 0);
+	CHECK(audit_emit(a, "exec", json_pack("{s:i}", "seq", 9), &e) < 0); /* refused */
+	CHECK(audit_emit_event(a, ev_file(&(struct ev_file){ .pid = 8, .op = "open", .syscall = "open",
+		.npaths = 1, .paths = { "/w/x" } }), &e) == 0);
+	CHECK(audit_emit_event(a, ev_session_end(&(struct ev_session_end){ .exit = 0,
+		.counts = audit_counts(a) }), &e) == 0);
+	CHECK(s.n == 4);
+	static const char *const kinds[] = { "session.start", "syscall", "file", "session.end" };
+	for (int i = 0; i < 4 && i < s.n; i++) {
+		CHECK_STR(s.kind[i], kinds[i]);
+		CHECK(s.seq[i] == (unsigned long)i + 1);
+		CHECK(s.size[i] > (i ? s.size[i - 1] : 0)); /* the line was written first */
+	}
+	CHECK(s.pid[1] == 7 && s.pid[2] == 8);
+	audit_close(a);
+
+	size_t len;
+	char *path = xasprintf("%s/sub-1.jsonl", dir);
+	char *text = slurp(path, &len);
+	CHECK(text && (off_t)len == s.size[3]);
+	CHECK(text && strstr(text, "\"seq\":3,\"event\":\"file\",\"pid\":8,\"op\":\"open\",\"syscall\":\"open\",\"path\":\"/w/x\",\"prev\":"));
+	free(text);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
 	umask(022);
-	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-audit-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 2;
-	}
+	tmpdir_make("warden-test-audit");
 	test_dir_and_id();
 	test_chain();
 	test_refusals();
+	test_subscriber();
 
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-	free(cmd);
+	tmpdir_remove();
 	return check_status();
 }

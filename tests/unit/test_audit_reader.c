@@ -18,28 +18,7 @@
 #include "src/common/hash.h"
 #include "src/common/util.h"
 #include "check.h"
-
-static char tmpdir[PATH_MAX];
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	char *buf = xmalloc(1 << 20);
-	*len = fread(buf, 1, (1 << 20) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *buf, size_t len)
-{
-	FILE *f = fopen(path, "we");
-	if (!f || fwrite(buf, 1, len, f) != len)
-		abort();
-	fclose(f);
-}
+#include "files.h"
 
 /* Verify a buffer; returns the broken line (0 intact). */
 static unsigned long verify(const char *buf, size_t len, const char *session, struct audit_chain *c)
@@ -456,7 +435,55 @@ static void test_chain_fields(void)
 	}
 }
 
-/* ---- filters ----------------------------------------------------------------- */
+/* An empty log: the line reader and the chain take it (no line, an intact
+ * chain of none), but as a whole log it is broken: it has no session.start.
+ * Under UBSan this also checks that nothing adds 0 to a NULL buffer. */
+static void test_empty(void)
+{
+	char *dir = xasprintf("%s/empty-logs", tmpdir);
+	CHECK(mkdir(dir, 0700) == 0);
+	char *path = xasprintf("%s/e-1.jsonl", dir);
+	spit(path, "", 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	struct audit_reader r;
+	struct audit_line l;
+	struct audit_chain c;
+	struct werr e;
+	audit_reader_init(&r, fd);
+	CHECK(audit_reader_next(&r, &l, true, &e) == 0);
+	audit_reader_free(&r);
+	CHECK(audit_verify_fd(fd, "e-1", &c, &e) == 0 && c.lines == 0 && !c.started);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	CHECK(audit_verify_log(fd, "e-1", &c, &e) == 1 && c.broken == 1);
+	CHECK(strstr(c.why, "empty") && strstr(c.why, "no session.start"));
+	close(fd);
+	CHECK(audit_verify_buffer("", 0, "e-1", &c) == 0 && c.lines == 0);
+
+	/* a chain intact from a first line that is not a session.start */
+	static const char *const spec[] = { "2026-01-01T00:00:00Z exec", "2026-01-01T00:00:01Z session.end" };
+	size_t len;
+	char *log = chain_of("e-2", spec, 2, &len);
+	free(path);
+	path = xasprintf("%s/e-2.jsonl", dir);
+	spit(path, log, len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(audit_verify_log(fd, "e-2", &c, &e) == 1 && c.broken == 1 && strstr(c.why, "not a session.start"));
+	close(fd);
+	free(log);
+
+	/* a real log is whole */
+	free(path);
+	path = xasprintf("%s/e-3.jsonl", dir);
+	free(write_log(dir, "e-3", 4, &len));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(audit_verify_log(fd, "e-3", &c, &e) == 0 && c.lines == 4 && c.started && c.ended);
+	close(fd);
+	free(path);
+	free(dir);
+}
+
+/* ---- filters ------------------------------------------------------------------- */
 
 static void test_filter(void)
 {
@@ -713,11 +740,7 @@ int main(void)
 {
 	umask(022);
 	setenv("TZ", "America/New_York", 1); /* times are UTC whatever TZ says */
-	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-reader-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 2;
-	}
+	tmpdir_make("warden-test-reader");
 	test_times();
 	test_display();
 	test_reader();
@@ -726,10 +749,8 @@ int main(void)
 	test_filter();
 	test_dir();
 	test_garbage();
+	test_empty();
 
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
-	free(cmd);
+	tmpdir_remove();
 	return check_status();
 }

@@ -1,0 +1,149 @@
+/* events.c - the audit event format (see events.h): the session-id rule, the
+ * header keys, and the constructors, one per kind of event, each giving its
+ * fields in the order they are written. */
+#include "events.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/util.h"
+
+bool audit_session_id_valid(const char *s)
+{
+	if (!s)
+		return false;
+	size_t n = strlen(s);
+	if (n == 0 || n > 200 || s[0] == '.')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+const char *const audit_header_keys[6] = { "v", "ts", "session", "seq", "event", "prev" };
+
+bool audit_is_header_key(const char *k)
+{
+	for (size_t i = 0; i < ARRAY_LEN(audit_header_keys); i++)
+		if (strcmp(k, audit_header_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+static struct event event_of(const char *kind, json_t *fields)
+{
+	return (struct event){ .kind = kind, .fields = fields };
+}
+
+void event_discard(struct event *ev)
+{
+	json_decref(ev->fields);
+	ev->fields = NULL;
+}
+
+static json_t *strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+/* The fields of the constructors below are packed with json_pack: a string
+ * that is not UTF-8 makes the whole object NULL (an event without fields),
+ * as the emitters have always done. */
+
+struct event ev_exec(const struct ev_exec *x)
+{
+	json_t *f = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s, s:s}",
+		"pid", (json_int_t)x->pid, "ppid", (json_int_t)x->ppid, "host_pid", (json_int_t)x->host_pid,
+		"syscall", x->execveat ? "execveat" : "execve", "cwd", x->cwd, "path", x->path,
+		"argv", x->argv, "resolved", x->resolved, "sha256", x->sha256,
+		"interpreter", x->interpreter, "decision", "allow");
+	if (f && x->argv_truncated)
+		json_object_set_new(f, "argv_truncated", json_true());
+	if (f && !x->interpreter[0])
+		json_object_del(f, "interpreter");
+	return event_of("exec", f);
+}
+
+struct event ev_net_connect(const struct ev_net_connect *x)
+{
+	return event_of("net", json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:s}",
+		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid, "method", "connect",
+		"address", x->address, "port", (int)x->port, "decision", "deny",
+		"reason", "direct connection: the sandbox has no route out"));
+}
+
+struct event ev_net_proxy(const struct ev_net_proxy *x)
+{
+	json_t *f = json_pack("{s:s, s:s, s:i, s:s?, s:s, s:I, s:I, s:f, s:s}",
+		"method", x->method, "host", x->host, "port", (int)x->port,
+		"address", x->address[0] ? x->address : NULL,
+		"via", x->socks ? "socks5" : "http",
+		"bytes_out", (json_int_t)x->bytes_out, "bytes_in", (json_int_t)x->bytes_in,
+		"duration_ms", x->duration_ms, "decision", x->allowed ? "allow" : "deny");
+	if (!f)
+		return event_of("net", NULL);
+	if (x->status)
+		json_object_set_new(f, "status", json_integer(x->status));
+	if (x->rule[0])
+		json_object_set_new(f, "rule", json_string(x->rule));
+	if (x->reason[0])
+		json_object_set_new(f, "reason", json_string(x->reason));
+	return event_of("net", f);
+}
+
+struct event ev_file(const struct ev_file *x)
+{
+	static const char *const keys[2] = { "path", "path2" };
+	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)x->pid, "op", x->op,
+			      "syscall", x->syscall);
+	for (int i = 0; f && i < x->npaths && i < 2; i++) {
+		json_t *p = x->paths[i] ? json_string(x->paths[i]) : NULL;
+		json_object_set_new(f, keys[i], p ? p : json_null());
+	}
+	if (f && x->has_flags)
+		json_object_set_new(f, "flags", json_sprintf("0x%llx", x->flags));
+	return event_of("file", f);
+}
+
+struct event ev_syscall(const struct ev_syscall *x)
+{
+	json_t *args = json_array();
+	for (int i = 0; i < 6; i++) {
+		char hex[24];
+		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)x->args[i]);
+		json_array_append_new(args, json_string(hex));
+	}
+	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s}",
+		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
+		"name", x->name ? x->name : "?", "nr", x->nr, "args", args,
+		"decision", "deny", "errno", "EPERM"));
+}
+
+struct event ev_syscall_suppressed(unsigned long suppressed)
+{
+	return event_of("syscall.suppressed", json_pack("{s:I}", "suppressed", (json_int_t)suppressed));
+}
+
+struct event ev_alert(const struct ev_alert *x)
+{
+	return event_of("alert", json_pack("{s:s, s:s, s:s, s:s}", "rule", x->rule, "path", x->path,
+					   "moved_to", x->moved_to, "action", x->action));
+}
+
+struct event ev_session_start(const struct ev_session_start *x)
+{
+	return event_of("session.start", json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o}",
+		"version", x->version, "argv", strv_json(x->argv), "workspace", x->workspace,
+		"policy_digest", x->policy_digest, "profiles", strv_json(x->profiles),
+		"uid", x->uid, "kernel", x->kernel));
+}
+
+struct event ev_session_end(const struct ev_session_end *x)
+{
+	if (x->error)
+		return event_of("session.end", json_pack("{s:i, s:s, s:o}", "exit", x->exit,
+							  "error", x->error, "counts", x->counts));
+	return event_of("session.end", json_pack("{s:i, s:f, s:o}", "exit", x->exit,
+						  "duration_ms", x->duration_ms, "counts", x->counts));
+}

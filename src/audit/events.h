@@ -1,0 +1,133 @@
+/* events.h - the one definition of the audit event format, shared by the
+ * writer (log.c) and the reader (chain.c, format.c, sessions.c): the
+ * session-id rule, the header keys every line carries, the "prev" of a log's
+ * first line, and one typed constructor per kind of event that warden emits.
+ *
+ * A line is a JSON object: the header v, ts, session, seq, event; then the
+ * kind's fields in the order its constructor gives them; then prev, the
+ * SHA-256 of the previous line (AUDIT_PREV_FIRST on line 1). */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The format's version: the "v" of every line. */
+#define AUDIT_FORMAT_VERSION 1
+
+/* The "prev" of a log's first line: 64 zeros. */
+#define AUDIT_PREV_FIRST "0000000000000000000000000000000000000000000000000000000000000000"
+
+/* Session ids become file names: [A-Za-z0-9._-], 1 to 200 characters, not
+ * starting with '.' (so never "." or "..", never a path). NULL is invalid. */
+bool audit_session_id_valid(const char *s);
+
+/* The header keys, in the order a line carries them ("prev" comes last, after
+ * the fields); no field of an event may take one of these names. */
+extern const char *const audit_header_keys[6];
+bool audit_is_header_key(const char *k);
+
+/* ---- events -------------------------------------------------------------- */
+
+/* One event on a session's stream. A constructor fills kind and fields;
+ * audit_emit_event (audit.h) fills the rest before subscribers see it. */
+struct event {
+	const char *kind;        /* "exec", "net", ...: a static string */
+	json_t *fields;          /* the kind's fields (an object), owned; NULL = none */
+	const char *session;     /* set on emission */
+	const char *ts;          /* set on emission: 2026-01-02T03:04:05.123456Z */
+	unsigned long seq;       /* set on emission: the line number, from 1 */
+};
+
+/* A program executed (execve/execveat notified, let through). */
+struct ev_exec {
+	long pid, ppid;          /* inside the sandbox; -1 when gone */
+	long host_pid;
+	bool execveat;           /* else execve */
+	const char *cwd, *path;  /* path as given */
+	json_t *argv;            /* array of strings (stolen) */
+	bool argv_truncated;
+	const char *resolved;    /* inside the sandbox; NULL = not resolved (null) */
+	const char *sha256;      /* of the file */
+	const char *interpreter; /* a script's #! line; "" = not a script (left out) */
+};
+struct event ev_exec(const struct ev_exec *x);
+
+/* A direct connect() from inside to an address outside the sandbox's
+ * loopback: refused (the network namespace has no route). */
+struct ev_net_connect {
+	long pid, host_pid;
+	const char *address;
+	unsigned port;
+};
+struct event ev_net_connect(const struct ev_net_connect *x);
+
+/* A connection through warden's proxy, when it ends. */
+struct ev_net_proxy {
+	const char *method;      /* CONNECT, GET, ... or "socks5" */
+	const char *host;
+	unsigned port;
+	const char *address;     /* the address dialled; "" = none (null) */
+	bool socks;              /* via SOCKS5, else HTTP */
+	uint64_t bytes_out, bytes_in;
+	double duration_ms;
+	bool allowed;
+	int status;              /* HTTP status; 0 = none (left out) */
+	const char *rule;        /* the rule that allowed it; "" = none (left out) */
+	const char *reason;      /* why refused; "" = none (left out) */
+};
+struct event ev_net_proxy(const struct ev_net_proxy *x);
+
+/* A file operation recorded and let through (`audit files`). */
+struct ev_file {
+	long pid;
+	const char *op;          /* open, unlink, rename, link, symlink */
+	const char *syscall;
+	int npaths;              /* 0 to 2: written as "path" and "path2" */
+	const char *paths[2];    /* absolute inside the sandbox; NULL = unreadable (null) */
+	bool has_flags;
+	unsigned long long flags;
+};
+struct event ev_file(const struct ev_file *x);
+
+/* A syscall the policy refuses, answered EPERM. */
+struct ev_syscall {
+	long pid, host_pid;
+	const char *name;        /* NULL = unknown ("?") */
+	int nr;
+	uint64_t args[6];
+};
+struct event ev_syscall(const struct ev_syscall *x);
+
+/* The syscall refusals not logged one by one past the session's limit. */
+struct event ev_syscall_suppressed(unsigned long suppressed);
+
+/* Something the user should look at (alert.rule names which check). */
+struct ev_alert {
+	const char *rule, *path, *moved_to, *action;
+};
+struct event ev_alert(const struct ev_alert *x);
+
+/* The first line of every log. */
+struct ev_session_start {
+	const char *version;
+	char *const *argv;       /* NULL-terminated */
+	const char *workspace;
+	const char *policy_digest;
+	char *const *profiles;   /* NULL-terminated */
+	int uid;
+	json_t *kernel;          /* the kernel features in force (stolen) */
+};
+struct event ev_session_start(const struct ev_session_start *x);
+
+/* The last line: the command's exit status, or warden's error (exit 125). */
+struct ev_session_end {
+	int exit;
+	const char *error;       /* non-NULL: warden failed (then no duration) */
+	double duration_ms;
+	json_t *counts;          /* events per kind (stolen) */
+};
+struct event ev_session_end(const struct ev_session_end *x);
+
+/* Release an event that was not emitted. */
+void event_discard(struct event *ev);

@@ -1,0 +1,49 @@
+/* sbuf.h - a small growable string for the audit reader's messages and
+ * summaries (private to src/audit). */
+#pragma once
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/util.h"
+
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static inline void sb_put(struct sbuf *b, const char *s, size_t len)
+{
+	if (b->n + len + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (b->n + len + 1 > cap)
+			cap *= 2;
+		b->p = xrealloc(b->p, cap);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, len);
+	b->n += len;
+	b->p[b->n] = '\0';
+}
+
+static inline void sb_puts(struct sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+__attribute__((format(printf, 2, 3)))
+static inline void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* The string (malloc'd; "" when nothing was put). */
+static inline char *sb_take(struct sbuf *b)
+{
+	if (!b->p)
+		return xstrdup("");
+	return b->p;
+}
