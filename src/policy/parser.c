@@ -38,16 +38,9 @@
 #define MAX_TOKENS 5                     /* tokens kept per line; more are counted */
 #define BUILTIN_NAME "builtin:default"
 
-static char *home_dir;
-
-void policy_set_home(const char *home)
-{
-	free(home_dir);
-	home_dir = home ? xstrdup(home) : NULL;
-}
-
 struct parser {
 	struct policy *p;
+	const char *home;                /* "~/" expands against it; NULL: unknown */
 	struct werr *e;
 	size_t total;                    /* bytes parsed so far */
 };
@@ -207,9 +200,9 @@ static int do_path(struct parser *ps, const struct line *l, enum policy_path_mod
 
 	_cleanup_free_ char *full = NULL;
 	if (tilde) {
-		if (!home_dir)
+		if (!ps->home)
 			return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
-		_cleanup_free_ char *h = xstrdup(home_dir);
+		_cleanup_free_ char *h = xstrdup(ps->home);
 		strip_trailing_slashes(h, 1);
 		if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
 			return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
@@ -672,18 +665,18 @@ static int parse_text(struct parser *ps, const char *name, const char *dir,
 	return 0;
 }
 
-int policy_parse_text(struct policy *p, const char *name, const char *dir,
+int policy_parse_text(struct policy *p, const char *name, const char *dir, const char *home,
 		      const char *text, size_t len, struct werr *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	struct parser ps = { .p = p, .home = home, .e = e };
 	if (!text)
 		len = 0;
 	return parse_text(&ps, name, dir, text, len, 0);
 }
 
-int policy_load(struct policy *p, const char *file, struct werr *e)
+int policy_load(struct policy *p, const char *file, const char *home, struct werr *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	struct parser ps = { .p = p, .home = home, .e = e };
 	memset(p, 0, sizeof *p);
 	strv_push(&p->sources, BUILTIN_NAME);
 	if (parse_text(&ps, BUILTIN_NAME, NULL, policy_builtin_default,

@@ -38,17 +38,17 @@ struct policy {
 	size_t nnet;
 };
 
-/* The home directory used to expand "~/" (the invoking user's). */
-void policy_set_home(const char *home);
-
 /* Build the policy: the built-in default profile, then `file` on top when it
- * is not NULL. Errors name "FILE:LINE:COL: message". */
-int policy_load(struct policy *p, const char *file, struct werr *e);
+ * is not NULL. "~" and "~/" in paths expand against `home` (the invoking
+ * user's home directory; NULL: a profile using "~" is an error). Errors name
+ * "FILE:LINE:COL: message". */
+int policy_load(struct policy *p, const char *file, const char *home, struct werr *e);
 
-/* Parse profile text (used by policy_load and by the fuzz target). `name` is
- * the file name used in error messages; includes are resolved relative to
- * `dir` (NULL forbids includes of files). */
-int policy_parse_text(struct policy *p, const char *name, const char *dir,
+/* Parse profile text on top of `p` (used by policy_load and by the fuzz
+ * target). `name` is the file name used in error messages; includes are
+ * resolved relative to `dir` (NULL forbids includes of files); `home` as for
+ * policy_load. */
+int policy_parse_text(struct policy *p, const char *name, const char *dir, const char *home,
 		      const char *text, size_t len, struct werr *e);
 
 void policy_free(struct policy *p);

@@ -179,8 +179,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	struct policy pol;
-	policy_set_home(session_home());
-	if (policy_load(&pol, o->profile, e) < 0)
+	if (policy_load(&pol, o->profile, session_home(), e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0) {
