@@ -12,12 +12,14 @@
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  * '#' starts a comment when it begins the line or follows a blank.
  *
- * Network rules: PATTERN is checked by rules_parse_pattern (src/net/rules.h)
- * and stored as its canonical text, so "Example.COM" and "example.com" are
- * one rule; a rule equal to one already there (pattern, allow or deny,
- * private) is not added again. `private` lets the names an allow rule covers
- * resolve to private ranges. policy_add_net adds the same rules from the
- * command line. */
+ * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
+ * (src/net/rules.h); its canonical text is its identity, so "Example.COM"
+ * and "example.com" are one rule; a rule equal to one already there
+ * (pattern, allow or deny, private) is not added again. Each rule goes both
+ * to the declared list (with its origin) and to the policy's compiled rule
+ * set that the proxy decides with. `private` lets the names an allow rule
+ * covers resolve to private ranges. policy_add_net adds the same rules from
+ * the command line. */
 #include "policy.h"
 #include "../net/rules.h"
 
@@ -299,28 +301,34 @@ static int do_audit(struct parser *ps, const struct line *l)
 	return 0;
 }
 
-/* Is this network rule (canonical pattern) already in the policy? */
-static bool net_has(const struct policy *p, const char *pattern, bool deny, bool private_ok)
+/* Is this network rule (canonical pattern, action, `private`) already in
+ * the policy? */
+static bool net_has(const struct policy *p, const struct net_rule *r, bool deny)
 {
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *n = &p->net[i];
-		if (n->deny == deny && n->private_ok == private_ok && strcmp(n->pattern, pattern) == 0)
+		if (n->deny == deny && n->rule.allow_private == r->allow_private &&
+		    strcmp(n->rule.text, r->text) == 0)
 			return true;
 	}
 	return false;
 }
 
-/* Append a rule; the caller checked net_has and the limit. */
-static void net_push(struct policy *p, const char *pattern, bool deny, bool private_ok,
-		     const char *origin)
+/* Append a compiled rule to the declared list and to the rule set; the
+ * caller checked net_has and the limit. */
+static int net_push(struct policy *p, const struct net_rule *r, bool deny, const char *origin,
+		    struct werr *e)
 {
-	p->net = xrealloc(p->net, (p->nnet + 1) * sizeof *p->net);
+	if (rules_add_rule(&p->net_rules, deny ? RULES_DENY : RULES_ALLOW, r, e) < 0)
+		return -1;
+	if ((p->nnet & (p->nnet - 1)) == 0) /* 0, 1, 2, 4 ...: full, double it */
+		p->net = xrealloc(p->net, (p->nnet ? 2 * p->nnet : 1) * sizeof *p->net);
 	p->net[p->nnet++] = (struct policy_net_rule){
-		.pattern = xstrdup(pattern),
+		.rule = *r,
 		.deny = deny,
-		.private_ok = private_ok,
 		.origin = xstrdup(origin),
 	};
+	return 0;
 }
 
 /* `net allow PATTERN [private]` or `net deny PATTERN`. The arguments are
@@ -362,13 +370,13 @@ static int do_net(struct parser *ps, const struct line *l)
 	struct werr pe = { 0 };
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
 		return lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
-	if (net_has(p, r.text, deny, private_ok))
+	r.allow_private = private_ok;
+	if (net_has(p, &r, deny))
 		return 0;
 	if (room(ps, l, p->nnet) < 0)
 		return -1;
 	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
-	net_push(p, r.text, deny, private_ok, origin);
-	return 0;
+	return net_push(p, &r, deny, origin, ps->e);
 }
 
 /* Errors: "ORIGIN "P": WHY" (P made printable by rules_parse_pattern, ORIGIN
@@ -391,12 +399,12 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	}
 	if (deny && private_ok)
 		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
-	if (net_has(p, r.text, deny, private_ok))
+	r.allow_private = private_ok;
+	if (net_has(p, &r, deny))
 		return 0;
 	if (p->nnet >= MAX_ENTRIES)
 		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
-	net_push(p, r.text, deny, private_ok, who);
-	return 0;
+	return net_push(p, &r, deny, who, e);
 }
 
 /* Index of the env_set entry "NAME=..." or -1. */
@@ -699,11 +707,10 @@ void policy_free(struct policy *p)
 		free(p->paths[i].origin);
 	}
 	free(p->paths);
-	for (size_t i = 0; i < p->nnet; i++) {
-		free(p->net[i].pattern);
+	for (size_t i = 0; i < p->nnet; i++)
 		free(p->net[i].origin);
-	}
 	free(p->net);
+	rules_free(&p->net_rules);
 	strv_free(&p->protect);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

@@ -7,6 +7,7 @@
 
 #include "../common/err.h"
 #include "../common/util.h"
+#include "../net/rules.h"
 
 enum policy_path_mode { POLICY_RO, POLICY_RW };
 
@@ -16,12 +17,13 @@ struct policy_path {
 	char *origin;               /* "FILE:LINE" where the directive stands */
 };
 
-/* A network rule: `net allow PATTERN [private]` or `net deny PATTERN`.
- * PATTERN is validated with rules_parse_pattern (src/net/rules.h). */
+/* A network rule as declared: `net allow PATTERN [private]`, `net deny
+ * PATTERN` or --allow-net, compiled once by rules_parse_pattern
+ * (src/net/rules.h). */
 struct policy_net_rule {
-	char *pattern;
+	struct net_rule rule;       /* rule.text: the canonical pattern;
+				       rule.allow_private: `private` (allow rules only) */
 	bool deny;
-	bool private_ok;            /* `private`: the name may resolve to a private range */
 	char *origin;               /* "FILE:LINE", or "--allow-net" */
 };
 
@@ -34,8 +36,13 @@ struct policy {
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
-	struct policy_net_rule *net; /* in order; deny wins over allow whatever the order */
+	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
+	/* The same rules as the proxy decides with them (rules_match,
+	 * dial_allowed): the allow and the deny list, deny winning whatever the
+	 * order; a pattern declared both with and without `private` is one
+	 * allow rule with allow_private. */
+	struct net_rules net_rules;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

@@ -31,18 +31,6 @@
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
 
-/* The policy's network rules as the proxy's rule set. */
-static int net_rules_from_policy(const struct policy *p, struct net_rules *out, struct werr *e)
-{
-	for (size_t i = 0; i < p->nnet; i++) {
-		const struct policy_net_rule *r = &p->net[i];
-		if (rules_add(out, r->deny ? RULES_DENY : RULES_ALLOW, r->pattern,
-			      r->private_ok ? RULE_ALLOW_PRIVATE : 0, e) < 0)
-			return werr_wrap(e, "network rule from %s", r->origin);
-	}
-	return 0;
-}
-
 static int userns_error(int err, struct werr *e)
 {
 	return werr_set(e, err, "user namespaces: the kernel refused to create the sandbox's "
@@ -256,22 +244,18 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	struct net_rules rules = { 0 };
 	struct proxy *px = NULL;
 	struct notifier *nt = notifier_new(listener, log);
-	if (!nt || net_rules_from_policy(s->policy, &rules, e) < 0 ||
-	    !(px = proxy_new(http_l, socks_l, &rules, log, e))) {
+	if (!nt || !(px = proxy_new(http_l, socks_l, &s->policy->net_rules, log, e))) {
 		if (!nt)
 			werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 		kill((pid_t)pid, SIGKILL);
 		exit_status_of(pidfd);
 		notifier_free(nt);
-		rules_free(&rules);
 		return -1;
 	}
 	int r = event_loop(pidfd, sigfd, master, nt, listener, px, e);
 	proxy_free(px); /* logs the connections still open */
-	rules_free(&rules);
 	notifier_free(nt);
 	if (master >= 0)
 		pty_host_restore(STDIN_FILENO);

@@ -1,7 +1,8 @@
 /* fuzz_profile.c - libFuzzer target for the profile parser
  * (policy_parse_text, then policy_to_json and policy_digest on what it
- * built). Linked with replay.c it is fuzz-profile-replay, which replays a
- * seed corpus without clang.
+ * built, and a check that its compiled rule set holds the declared rules).
+ * Linked with replay.c it is fuzz-profile-replay, which replays a seed
+ * corpus without clang.
  *
  * Includes resolve against a scratch directory holding a few fixed profiles
  * (ok.profile, self.profile, a.profile <-> b.profile) so inputs can reach
@@ -81,6 +82,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < p.npaths; i++)
 		if (p.paths[i].path[0] != '/' || path_has_dot_components(p.paths[i].path))
 			abort();
+	/* The compiled rule set holds every declared rule (equal patterns of a
+	 * list merged) and nothing else. */
+	size_t nallow = 0;
+	for (size_t i = 0; i < p.nnet; i++) {
+		const struct net_rules *set = &p.net_rules;
+		const struct net_rule *v = p.net[i].deny ? set->deny : set->allow;
+		size_t n = p.net[i].deny ? set->ndeny : set->nallow, k = 0;
+		while (k < n && strcmp(v[k].text, p.net[i].rule.text) != 0)
+			k++;
+		if (k == n || (p.net[i].rule.allow_private && !v[k].allow_private))
+			abort();
+		nallow += !p.net[i].deny;
+	}
+	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet || (p.net_rules.nallow > 0) != (nallow > 0))
+		abort();
 	policy_free(&p);
 	return 0;
 }

@@ -142,7 +142,7 @@ static void test_net(void)
 	policy_free(&p);
 
 	/* A policy built by hand with a non-UTF-8 origin still encodes. */
-	struct policy_net_rule r = { .pattern = (char *)"x.test", .origin = (char *)"bad\xff" };
+	struct policy_net_rule r = { .rule = { .text = "x.test" }, .origin = (char *)"bad\xff" };
 	struct policy h = { .net = &r, .nnet = 1 };
 	j = policy_to_json(&h);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);

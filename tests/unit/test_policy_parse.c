@@ -1,7 +1,9 @@
 /* test_policy_parse.c - unit tests of the profile parser: the default
  * profile, every directive, every error's exact FILE:LINE:COL message,
- * includes and loops, "~" expansion, layering on the default, network rules
- * (`net allow|deny`, policy_add_net). */
+ * includes and loops, "~" expansion against the home given to policy_load,
+ * layering on the default, network rules (`net allow|deny`, policy_add_net)
+ * and their compiled form: each rule parsed once, with its origin, and the
+ * rule set the proxy decides with. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -552,12 +554,12 @@ static void expect_net_n(int line, const struct policy *p, size_t i, const char 
 		return;
 	}
 	const struct policy_net_rule *r = &p->net[i];
-	if (strcmp(r->pattern, pattern) != 0 || r->deny != deny || r->private_ok != private_ok ||
-	    strcmp(r->origin, origin) != 0) {
+	if (strcmp(r->rule.text, pattern) != 0 || r->deny != deny ||
+	    r->rule.allow_private != private_ok || strcmp(r->origin, origin) != 0) {
 		fprintf(stderr, "%s:%d: net rule %zu\n  got:      %s %s%s (%s)\n  expected: %s %s%s (%s)\n",
-			__FILE__, line, i, r->deny ? "deny" : "allow", r->pattern,
-			r->private_ok ? " private" : "", r->origin, deny ? "deny" : "allow", pattern,
-			private_ok ? " private" : "", origin);
+			__FILE__, line, i, r->deny ? "deny" : "allow", r->rule.text,
+			r->rule.allow_private ? " private" : "", r->origin, deny ? "deny" : "allow",
+			pattern, private_ok ? " private" : "", origin);
 		failures++;
 	}
 }
@@ -633,6 +635,115 @@ static void test_net(void)
 	free(origin);
 	policy_free(&p);
 	free(path);
+}
+
+/* Both lists of a rule set must be exactly these canonical texts, in order,
+ * with these allow_private flags ("+" after a text: allow_private). */
+static void expect_set_n(int line, const struct net_rule *v, size_t n, const char *const *want,
+			 size_t nwant)
+{
+	checks++;
+	bool same = n == nwant;
+	for (size_t i = 0; same && i < n; i++) {
+		size_t tl = strlen(v[i].text);
+		bool plus = want[i][strlen(want[i]) - 1] == '+';
+		same = strncmp(v[i].text, want[i], tl) == 0 && strlen(want[i]) == tl + plus &&
+		       v[i].allow_private == plus;
+	}
+	if (!same) {
+		fprintf(stderr, "%s:%d: rule set:", __FILE__, line);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, " %s%s", v[i].text, v[i].allow_private ? "+" : "");
+		fprintf(stderr, "\n");
+		failures++;
+	}
+}
+#define EXPECT_SET(v, n, ...)                                                              \
+	do {                                                                                \
+		static const char *const want_[] = { __VA_ARGS__ };                         \
+		expect_set_n(__LINE__, (v), (n), want_, ARRAY_LEN(want_));                  \
+	} while (0)
+
+/* The compiled policy: every rule parsed once, kept with its origin, and the
+ * rule set the proxy decides with built from the same rules. */
+static void test_net_compiled(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(p.net_rules.nallow == 0 && p.net_rules.ndeny == 0);
+
+	const char *text =
+		"net allow Example.COM:443\n"          /* 1 */
+		"net deny [2001:DB8::9]\n"             /* 2 */
+		"net allow *.corp.example private\n"   /* 3 */
+		"net allow 192.0.2.1\n"                /* 4 */
+		"net allow example.com:443 private\n"  /* 5: the same allow rule, now private */
+		"net deny evil.example.com\n";         /* 6 */
+	CHECK(policy_parse_text(&p, "c.profile", NULL, home, text, strlen(text), &e) == 0);
+	CHECK(policy_add_net(&p, "registry.test", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_add_net(&p, "EXAMPLE.com:443", false, false, "--allow-net", &e) == 0);
+	CHECK(p.nnet == 7);
+
+	/* Each declared rule is compiled: kind, host or address, port. */
+	const struct policy_net_rule *r = &p.net[0];
+	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.port == 443 && !r->deny);
+	CHECK_STR(r->rule.host, "example.com");
+	CHECK_STR(r->origin, "c.profile:1");
+	r = &p.net[1];
+	CHECK(r->rule.kind == NET_RULE_IP && r->rule.port == 0 && r->deny);
+	uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x09 };
+	struct addr_ip ip;
+	addr_ip_from_v6(&ip, v6);
+	CHECK(addr_ip_equal(&r->rule.ip, &ip));
+	CHECK_STR(r->origin, "c.profile:2");
+	r = &p.net[2];
+	CHECK(r->rule.kind == NET_RULE_WILDCARD && r->rule.allow_private);
+	CHECK_STR(r->rule.host, "corp.example");
+	r = &p.net[3];
+	CHECK(r->rule.kind == NET_RULE_IP && !r->rule.allow_private);
+	CHECK_STR(r->origin, "c.profile:4");
+	r = &p.net[4];
+	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.allow_private);
+	CHECK_STR(r->origin, "c.profile:5");
+	r = &p.net[6];
+	CHECK(r->rule.kind == NET_RULE_HOST && !r->deny);
+	CHECK_STR(r->rule.text, "registry.test");
+	CHECK_STR(r->origin, "--allow-net");
+
+	/* The rule set: deny and allow apart, in order; example.com:443 declared
+	 * twice (plain, then private, then again from --allow-net) is one allow
+	 * rule with the flags merged. */
+	EXPECT_SET(p.net_rules.allow, p.net_rules.nallow, "example.com:443+", "*.corp.example+",
+		   "192.0.2.1", "registry.test");
+	EXPECT_SET(p.net_rules.deny, p.net_rules.ndeny, "2001:db8::9", "evil.example.com");
+
+	/* The proxy's decisions come straight from it. */
+	const struct net_rule *m = NULL;
+	CHECK(rules_match(&p.net_rules, "example.COM", 443, &m) == RULES_ALLOW);
+	CHECK(m && strcmp(m->text, "example.com:443") == 0 && m->allow_private);
+	CHECK(rules_match(&p.net_rules, "example.com", 80, &m) == RULES_UNKNOWN);
+	CHECK(rules_match(&p.net_rules, "evil.example.com", 443, &m) == RULES_DENY);
+	CHECK(rules_match(&p.net_rules, "[2001:db8::9]", 22, &m) == RULES_DENY);
+	CHECK(rules_match(&p.net_rules, "git.corp.example", 22, &m) == RULES_ALLOW);
+
+	/* It is the set that compiling the declared rules' texts again, in
+	 * order, would give (what the supervisor used to do). */
+	struct net_rules again = { 0 };
+	for (size_t i = 0; i < p.nnet; i++)
+		CHECK(rules_add(&again, p.net[i].deny ? RULES_DENY : RULES_ALLOW, p.net[i].rule.text,
+				p.net[i].rule.allow_private ? RULE_ALLOW_PRIVATE : 0, &e) == 0);
+	CHECK(again.nallow == p.net_rules.nallow && again.ndeny == p.net_rules.ndeny);
+	for (size_t i = 0; i < again.nallow && i < p.net_rules.nallow; i++) {
+		const struct net_rule *a = &again.allow[i], *b = &p.net_rules.allow[i];
+		CHECK(a->kind == b->kind && a->port == b->port && a->allow_private == b->allow_private &&
+		      addr_ip_equal(&a->ip, &b->ip) && strcmp(a->host, b->host) == 0 &&
+		      strcmp(a->text, b->text) == 0);
+	}
+	rules_free(&again);
+
+	policy_free(&p);
+	CHECK(p.net_rules.nallow == 0 && p.net_rules.allow == NULL && p.net == NULL);
 }
 
 static void test_net_errors(void)
@@ -796,6 +907,7 @@ int main(void)
 	test_layering();
 	test_audit_level();
 	test_net();
+	test_net_compiled();
 	test_net_errors();
 	test_add_net();
 
