@@ -407,6 +407,11 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	return net_push(p, &r, deny, who, e);
 }
 
+bool policy_net_allows_any(const struct policy *p)
+{
+	return p->net_rules.nallow > 0;
+}
+
 /* Index of the env_set entry "NAME=..." or -1. */
 static long env_set_find(const struct policy *p, const char *name, size_t n)
 {

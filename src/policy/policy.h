@@ -65,6 +65,10 @@ void policy_free(struct policy *p);
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
 
+/* May anything go out at all: does any rule allow a destination (so that
+ * the proxy can lead somewhere)? */
+bool policy_net_allows_any(const struct policy *p);
+
 /* The effective policy as a JSON object (new reference). */
 json_t *policy_to_json(const struct policy *p);
 

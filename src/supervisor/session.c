@@ -128,7 +128,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	s->argv = o->argv;
 	/* warden's binary inside: the probe runner of `check`, and the
 	 * ProxyCommand of git over ssh when a destination is allowed. */
-	s->self_exe = o->self_exe || policy_allows_net(pol);
+	s->self_exe = o->self_exe || policy_net_allows_any(pol);
 	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
 	env_build(pol, o->cli_env, &s->envp);
 

@@ -95,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		nallow += !p.net[i].deny;
 	}
-	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet || (p.net_rules.nallow > 0) != (nallow > 0))
+	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet ||
+	    policy_net_allows_any(&p) != (nallow > 0))
 		abort();
 	policy_free(&p);
 	return 0;

@@ -671,6 +671,7 @@ static void test_net_compiled(void)
 	struct policy p;
 	struct werr e;
 	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(!policy_net_allows_any(&p)); /* the default allows nothing */
 	CHECK(p.net_rules.nallow == 0 && p.net_rules.ndeny == 0);
 
 	const char *text =
@@ -717,6 +718,7 @@ static void test_net_compiled(void)
 	EXPECT_SET(p.net_rules.allow, p.net_rules.nallow, "example.com:443+", "*.corp.example+",
 		   "192.0.2.1", "registry.test");
 	EXPECT_SET(p.net_rules.deny, p.net_rules.ndeny, "2001:db8::9", "evil.example.com");
+	CHECK(policy_net_allows_any(&p));
 
 	/* The proxy's decisions come straight from it. */
 	const struct net_rule *m = NULL;
@@ -744,6 +746,14 @@ static void test_net_compiled(void)
 
 	policy_free(&p);
 	CHECK(p.net_rules.nallow == 0 && p.net_rules.allow == NULL && p.net == NULL);
+
+	/* Deny rules alone let nothing out; one allow rule does. */
+	memset(&p, 0, sizeof p);
+	CHECK(policy_add_net(&p, "evil.example.com", true, false, "--deny", &e) == 0);
+	CHECK(!policy_net_allows_any(&p));
+	CHECK(policy_add_net(&p, "good.example.com", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_net_allows_any(&p));
+	policy_free(&p);
 }
 
 static void test_net_errors(void)
