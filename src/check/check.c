@@ -490,8 +490,7 @@ int check_run(const struct check_opts *o)
 	struct werr e = { 0 };
 	/* A broken profile is reported before any bait exists. */
 	struct policy pol;
-	policy_set_home(session_home());
-	if (policy_load(&pol, o->profile, &e) < 0) {
+	if (policy_load(&pol, o->profile, session_home(), &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

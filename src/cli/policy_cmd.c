@@ -33,8 +33,7 @@ int cmd_policy(int argc, char **argv)
 	}
 	struct werr e = { 0 };
 	struct policy p;
-	policy_set_home(session_home());
-	if (policy_load(&p, profile, &e) < 0) {
+	if (policy_load(&p, profile, session_home(), &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

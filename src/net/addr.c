@@ -1,6 +1,6 @@
 /* addr.c - classification of resolved addresses (loopback, private, cloud
- * metadata ...), this host's own addresses, and the dial decision that
- * combines them with the rule that allowed the name. */
+ * metadata ...) and this host's own addresses. A leaf: the decision that
+ * weighs them against the rules is dial.c's. */
 #include "addr.h"
 
 #include <arpa/inet.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "../common/util.h"
-#include "rules.h"
 
 static const uint8_t v4mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
@@ -241,75 +240,4 @@ bool addr_is_local_host(const struct addr_ip *ip)
 	bool has = addr_local_has(&l, ip);
 	addr_local_free(&l);
 	return has;
-}
-
-bool addr_may_dial(const struct net_rules *set, const struct net_rule *allowed_by,
-		   const struct addr_ip *ip, uint16_t port, const struct addr_local *local,
-		   const char **reason)
-{
-	const char *dummy;
-	if (!reason)
-		reason = &dummy;
-	if (set && rules_deny_addr(set, ip, port)) {
-		*reason = "resolves to a denied address";
-		return false;
-	}
-	enum addr_class cls = addr_classify(ip);
-	switch (cls) {
-	case ADDR_UNSPECIFIED:
-		*reason = "resolves to an unspecified address";
-		return false;
-	case ADDR_MULTICAST:
-		*reason = "resolves to a multicast address";
-		return false;
-	case ADDR_BROADCAST:
-		*reason = "resolves to the broadcast address";
-		return false;
-	default:
-		break;
-	}
-	bool named = allowed_by && allowed_by->kind == NET_RULE_IP &&
-		     addr_ip_equal(&allowed_by->ip, ip) &&
-		     (allowed_by->port == 0 || allowed_by->port == port);
-	if (named)
-		return true;
-	switch (cls) {
-	case ADDR_LOOPBACK:
-		*reason = "resolves to loopback";
-		return false;
-	case ADDR_LINK_LOCAL:
-		*reason = "resolves to a link-local address";
-		return false;
-	case ADDR_METADATA:
-		*reason = "resolves to a cloud metadata endpoint";
-		return false;
-	case ADDR_RESERVED:
-		*reason = "resolves to a reserved address";
-		return false;
-	case ADDR_PRIVATE:
-		if (!allowed_by || !allowed_by->allow_private) {
-			*reason = "resolves to a private address";
-			return false;
-		}
-		break;
-	default:
-		break;
-	}
-	bool is_local;
-	if (local) {
-		is_local = addr_local_has(local, ip);
-	} else {
-		struct addr_local now;
-		if (addr_local_load(&now, NULL) < 0) {
-			*reason = "cannot read this host's addresses";
-			return false;
-		}
-		is_local = addr_local_has(&now, ip);
-		addr_local_free(&now);
-	}
-	if (is_local) {
-		*reason = "resolves to an address of this host";
-		return false;
-	}
-	return true;
 }

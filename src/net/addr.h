@@ -1,7 +1,7 @@
 /* addr.h - what kind of address a resolved destination is (loopback, private,
- * cloud metadata, one of this host's own ...) and whether the proxy may dial
- * it, given the rule that allowed the name. Pure except for addr_local_load()
- * and addr_is_local_host(), which read this host's interfaces (getifaddrs).
+ * cloud metadata, one of this host's own ...); whether the proxy may dial it
+ * is dial.h's. Pure except for addr_local_load() and addr_is_local_host(),
+ * which read this host's interfaces (getifaddrs).
  *
  * Every address is handled in one canonical 16-byte form: IPv6, with IPv4 as
  * ::ffff:a.b.c.d. IPv4-mapped (::ffff:0:0/96) and IPv4-compatible (::/96,
@@ -66,20 +66,3 @@ void addr_local_free(struct addr_local *l);
 
 /* Reads the interfaces now (getifaddrs); false when that fails. */
 bool addr_is_local_host(const struct addr_ip *ip);
-
-struct net_rule;
-struct net_rules;
-
-/* May the proxy dial `ip` port `port`, for a name that rule `allowed_by`
- * (from rules_match) allowed? Refused, in this order:
- *  - a deny rule of `set` naming this address (any port or this port);
- *  - unspecified, multicast, broadcast: always;
- *  - unless `allowed_by` is an IP rule naming this very address: loopback,
- *    link-local, cloud metadata, reserved, an address of this host (from
- *    `local`; NULL reads the interfaces now), and private ranges unless
- *    `allowed_by` has allow_private.
- * Returns true when the address may be dialed; otherwise false with *reason
- * (static, short, ASCII) set, e.g. "resolves to loopback". */
-bool addr_may_dial(const struct net_rules *set, const struct net_rule *allowed_by,
-		   const struct addr_ip *ip, uint16_t port, const struct addr_local *local,
-		   const char **reason);

@@ -4,7 +4,7 @@
  * the parsers of http.c / socks5.c; decide with the rules (deny wins; no rule
  * means refused - the one decision point approvals will hook); resolve a name
  * once, off the event loop, on a resolver thread; keep only addresses that
- * addr_may_dial accepts and dial exactly one of those; answer the client; then
+ * dial_allowed accepts and dial exactly one of those; answer the client; then
  * relay both ways, with splice through pipes for tunnels. A refusal answers
  * 403 with X-Warden-Reason, or SOCKS5 "not allowed by ruleset". When the
  * connection ends, one `net` event records host, port, resolved address,
@@ -34,6 +34,7 @@
 
 #include "../common/util.h"
 #include "addr.h"
+#include "dial.h"
 #include "http.h"
 #include "socks5.h"
 
@@ -404,7 +405,7 @@ static void dial_next(struct conn *c)
 	c->allowed = true; /* the rules allowed it; the destination did not answer */
 }
 
-/* Keep the candidates addr_may_dial accepts, then dial. */
+/* Keep the candidates dial_allowed accepts, then dial. */
 static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 {
 	const char *first_reason = NULL;
@@ -420,7 +421,7 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 	}
 	for (int i = 0; i < n; i++) {
 		const char *why = NULL;
-		if (addr_may_dial(c->px->rules, c->allow_rule, &ips[i], c->port, &c->px->local, &why))
+		if (dial_allowed(c->px->rules, c->allow_rule, &ips[i], c->port, &c->px->local, &why))
 			c->cand[c->ncand++] = ips[i];
 		else if (!first_reason) {
 			first_reason = why;

@@ -326,7 +326,17 @@ int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern,
 	struct net_rule r;
 	if (rules_parse_pattern(&r, pattern, e) < 0)
 		return -1;
-	r.allow_private = list == RULES_ALLOW && (flags & RULE_ALLOW_PRIVATE);
+	r.allow_private = flags & RULE_ALLOW_PRIVATE;
+	return rules_add_rule(s, list, &r, e);
+}
+
+int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct net_rule *rule,
+		   struct werr *e)
+{
+	if (list != RULES_ALLOW && list != RULES_DENY)
+		return werr_set(e, 0, "network rule list must be allow or deny");
+	struct net_rule r = *rule;
+	r.allow_private = list == RULES_ALLOW && r.allow_private;
 	struct net_rule **v = list == RULES_ALLOW ? &s->allow : &s->deny;
 	size_t *n = list == RULES_ALLOW ? &s->nallow : &s->ndeny;
 	for (size_t i = 0; i < *n; i++) {
@@ -335,7 +345,8 @@ int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern,
 			return 0;
 		}
 	}
-	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	if ((*n & (*n - 1)) == 0) /* 0, 1, 2, 4 ...: full, double it */
+		*v = xrealloc(*v, (*n ? 2 * *n : 1) * sizeof **v);
 	(*v)[(*n)++] = r;
 	return 0;
 }

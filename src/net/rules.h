@@ -79,6 +79,10 @@ struct net_rules {
  * merged). */
 int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern, unsigned flags,
 	      struct werr *e);
+/* The same for a rule parsed already (rules_parse_pattern): r->allow_private
+ * says what RULE_ALLOW_PRIVATE would (and is dropped for the deny list). */
+int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct net_rule *r,
+		   struct werr *e);
 void rules_free(struct net_rules *s);
 
 /* The decision point. host: as a client named it (canonicalised again here

@@ -12,12 +12,14 @@
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  * '#' starts a comment when it begins the line or follows a blank.
  *
- * Network rules: PATTERN is checked by rules_parse_pattern (src/net/rules.h)
- * and stored as its canonical text, so "Example.COM" and "example.com" are
- * one rule; a rule equal to one already there (pattern, allow or deny,
- * private) is not added again. `private` lets the names an allow rule covers
- * resolve to private ranges. policy_add_net adds the same rules from the
- * command line. */
+ * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
+ * (src/net/rules.h); its canonical text is its identity, so "Example.COM"
+ * and "example.com" are one rule; a rule equal to one already there
+ * (pattern, allow or deny, private) is not added again. Each rule goes both
+ * to the declared list (with its origin) and to the policy's compiled rule
+ * set that the proxy decides with. `private` lets the names an allow rule
+ * covers resolve to private ranges. policy_add_net adds the same rules from
+ * the command line. */
 #include "policy.h"
 #include "../net/rules.h"
 
@@ -38,16 +40,9 @@
 #define MAX_TOKENS 5                     /* tokens kept per line; more are counted */
 #define BUILTIN_NAME "builtin:default"
 
-static char *home_dir;
-
-void policy_set_home(const char *home)
-{
-	free(home_dir);
-	home_dir = home ? xstrdup(home) : NULL;
-}
-
 struct parser {
 	struct policy *p;
+	const char *home;                /* "~/" expands against it; NULL: unknown */
 	struct werr *e;
 	size_t total;                    /* bytes parsed so far */
 };
@@ -212,9 +207,9 @@ static int do_path(struct parser *ps, const struct line *l, enum policy_path_mod
 
 	_cleanup_free_ char *full = NULL;
 	if (tilde) {
-		if (!home_dir)
+		if (!ps->home)
 			return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
-		_cleanup_free_ char *h = xstrdup(home_dir);
+		_cleanup_free_ char *h = xstrdup(ps->home);
 		strip_trailing_slashes(h, 1);
 		if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
 			return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
@@ -311,28 +306,34 @@ static int do_audit(struct parser *ps, const struct line *l)
 	return 0;
 }
 
-/* Is this network rule (canonical pattern) already in the policy? */
-static bool net_has(const struct policy *p, const char *pattern, bool deny, bool private_ok)
+/* Is this network rule (canonical pattern, action, `private`) already in
+ * the policy? */
+static bool net_has(const struct policy *p, const struct net_rule *r, bool deny)
 {
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *n = &p->net[i];
-		if (n->deny == deny && n->private_ok == private_ok && strcmp(n->pattern, pattern) == 0)
+		if (n->deny == deny && n->rule.allow_private == r->allow_private &&
+		    strcmp(n->rule.text, r->text) == 0)
 			return true;
 	}
 	return false;
 }
 
-/* Append a rule; the caller checked net_has and the limit. */
-static void net_push(struct policy *p, const char *pattern, bool deny, bool private_ok,
-		     const char *origin)
+/* Append a compiled rule to the declared list and to the rule set; the
+ * caller checked net_has and the limit. */
+static int net_push(struct policy *p, const struct net_rule *r, bool deny, const char *origin,
+		    struct werr *e)
 {
-	p->net = xrealloc(p->net, (p->nnet + 1) * sizeof *p->net);
+	if (rules_add_rule(&p->net_rules, deny ? RULES_DENY : RULES_ALLOW, r, e) < 0)
+		return -1;
+	if ((p->nnet & (p->nnet - 1)) == 0) /* 0, 1, 2, 4 ...: full, double it */
+		p->net = xrealloc(p->net, (p->nnet ? 2 * p->nnet : 1) * sizeof *p->net);
 	p->net[p->nnet++] = (struct policy_net_rule){
-		.pattern = xstrdup(pattern),
+		.rule = *r,
 		.deny = deny,
-		.private_ok = private_ok,
 		.origin = xstrdup(origin),
 	};
+	return 0;
 }
 
 /* `net allow PATTERN [private]` or `net deny PATTERN`. The arguments are
@@ -374,13 +375,13 @@ static int do_net(struct parser *ps, const struct line *l)
 	struct werr pe = { 0 };
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
 		return lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
-	if (net_has(p, r.text, deny, private_ok))
+	r.allow_private = private_ok;
+	if (net_has(p, &r, deny))
 		return 0;
 	if (room(ps, l, p->nnet) < 0)
 		return -1;
 	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
-	net_push(p, r.text, deny, private_ok, origin);
-	return 0;
+	return net_push(p, &r, deny, origin, ps->e);
 }
 
 /* Errors: "ORIGIN "P": WHY" (P made printable by rules_parse_pattern, ORIGIN
@@ -403,12 +404,17 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	}
 	if (deny && private_ok)
 		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
-	if (net_has(p, r.text, deny, private_ok))
+	r.allow_private = private_ok;
+	if (net_has(p, &r, deny))
 		return 0;
 	if (p->nnet >= MAX_ENTRIES)
 		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
-	net_push(p, r.text, deny, private_ok, who);
-	return 0;
+	return net_push(p, &r, deny, who, e);
+}
+
+bool policy_net_allows_any(const struct policy *p)
+{
+	return p->net_rules.nallow > 0;
 }
 
 /* Index of the env_set entry "NAME=..." or -1. */
@@ -677,18 +683,18 @@ static int parse_text(struct parser *ps, const char *name, const char *dir,
 	return 0;
 }
 
-int policy_parse_text(struct policy *p, const char *name, const char *dir,
+int policy_parse_text(struct policy *p, const char *name, const char *dir, const char *home,
 		      const char *text, size_t len, struct werr *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	struct parser ps = { .p = p, .home = home, .e = e };
 	if (!text)
 		len = 0;
 	return parse_text(&ps, name, dir, text, len, 0);
 }
 
-int policy_load(struct policy *p, const char *file, struct werr *e)
+int policy_load(struct policy *p, const char *file, const char *home, struct werr *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	struct parser ps = { .p = p, .home = home, .e = e };
 	memset(p, 0, sizeof *p);
 	strv_push(&p->sources, BUILTIN_NAME);
 	if (parse_text(&ps, BUILTIN_NAME, NULL, policy_builtin_default,
@@ -711,11 +717,10 @@ void policy_free(struct policy *p)
 		free(p->paths[i].origin);
 	}
 	free(p->paths);
-	for (size_t i = 0; i < p->nnet; i++) {
-		free(p->net[i].pattern);
+	for (size_t i = 0; i < p->nnet; i++)
 		free(p->net[i].origin);
-	}
 	free(p->net);
+	rules_free(&p->net_rules);
 	strv_free(&p->protect);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

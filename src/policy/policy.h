@@ -7,6 +7,7 @@
 
 #include "../common/err.h"
 #include "../common/util.h"
+#include "../net/rules.h"
 
 enum policy_path_mode { POLICY_RO, POLICY_RW };
 
@@ -16,12 +17,13 @@ struct policy_path {
 	char *origin;               /* "FILE:LINE" where the directive stands */
 };
 
-/* A network rule: `net allow PATTERN [private]` or `net deny PATTERN`.
- * PATTERN is validated with rules_parse_pattern (src/net/rules.h). */
+/* A network rule as declared: `net allow PATTERN [private]`, `net deny
+ * PATTERN` or --allow-net, compiled once by rules_parse_pattern
+ * (src/net/rules.h). */
 struct policy_net_rule {
-	char *pattern;
+	struct net_rule rule;       /* rule.text: the canonical pattern;
+				       rule.allow_private: `private` (allow rules only) */
 	bool deny;
-	bool private_ok;            /* `private`: the name may resolve to a private range */
 	char *origin;               /* "FILE:LINE", or "--allow-net" */
 };
 
@@ -34,21 +36,26 @@ struct policy {
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
-	struct policy_net_rule *net; /* in order; deny wins over allow whatever the order */
+	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
+	/* The same rules as the proxy decides with them (rules_match,
+	 * dial_allowed): the allow and the deny list, deny winning whatever the
+	 * order; a pattern declared both with and without `private` is one
+	 * allow rule with allow_private. */
+	struct net_rules net_rules;
 };
 
-/* The home directory used to expand "~/" (the invoking user's). */
-void policy_set_home(const char *home);
-
 /* Build the policy: the built-in default profile, then `file` on top when it
- * is not NULL. Errors name "FILE:LINE:COL: message". */
-int policy_load(struct policy *p, const char *file, struct werr *e);
+ * is not NULL. "~" and "~/" in paths expand against `home` (the invoking
+ * user's home directory; NULL: a profile using "~" is an error). Errors name
+ * "FILE:LINE:COL: message". */
+int policy_load(struct policy *p, const char *file, const char *home, struct werr *e);
 
-/* Parse profile text (used by policy_load and by the fuzz target). `name` is
- * the file name used in error messages; includes are resolved relative to
- * `dir` (NULL forbids includes of files). */
-int policy_parse_text(struct policy *p, const char *name, const char *dir,
+/* Parse profile text on top of `p` (used by policy_load and by the fuzz
+ * target). `name` is the file name used in error messages; includes are
+ * resolved relative to `dir` (NULL forbids includes of files); `home` as for
+ * policy_load. */
+int policy_parse_text(struct policy *p, const char *name, const char *dir, const char *home,
 		      const char *text, size_t len, struct werr *e);
 
 void policy_free(struct policy *p);
@@ -57,6 +64,10 @@ void policy_free(struct policy *p);
  * pattern; an equal rule is not added twice. */
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
+
+/* May anything go out at all: does any rule allow a destination (so that
+ * the proxy can lead somewhere)? */
+bool policy_net_allows_any(const struct policy *p);
 
 /* The effective policy as a JSON object (new reference). */
 json_t *policy_to_json(const struct policy *p);

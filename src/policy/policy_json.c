@@ -85,8 +85,8 @@ json_t *policy_to_json(const struct policy *p)
 		const struct policy_net_rule *r = &p->net[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "action", json_string(r->deny ? "deny" : "allow"));
-		json_object_set_new(o, "pattern", jstr(r->pattern ? r->pattern : ""));
-		json_object_set_new(o, "private", json_boolean(r->private_ok));
+		json_object_set_new(o, "pattern", jstr(r->rule.text));
+		json_object_set_new(o, "private", json_boolean(r->rule.allow_private));
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
 		json_array_append_new(net, o);
 	}

@@ -43,14 +43,6 @@ static bool passes(const struct strv *pass, const char *name)
 	return false;
 }
 
-bool policy_allows_net(const struct policy *p)
-{
-	for (size_t i = 0; i < p->nnet; i++)
-		if (!p->net[i].deny)
-			return true;
-	return false;
-}
-
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out)
 {
 	for (char **ep = environ; ep && *ep; ep++) {
@@ -76,7 +68,7 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
 	};
 	for (size_t i = 0; i < ARRAY_LEN(proxy_env); i++)
 		env_put(out, proxy_env[i]);
-	if (policy_allows_net(p))
+	if (policy_net_allows_any(p))
 		env_put(out, "GIT_SSH_COMMAND=ssh -o ProxyCommand='" SANDBOX_SELF_EXE " __connect %h %p'");
 	for (size_t i = 0; i < p->env_set.n; i++)
 		env_put(out, p->env_set.v[i]);

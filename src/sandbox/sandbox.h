@@ -133,8 +133,6 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 
 /* env.c (supervisor side) */
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);
-/* Does any rule allow a destination (so the proxy can lead somewhere)? */
-bool policy_allows_net(const struct policy *p);
 
 /* mounts.c (init): build the new root and pivot into it. */
 int mounts_build(const struct sandbox_spec *s, struct werr *e);

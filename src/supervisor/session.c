@@ -105,7 +105,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	s->argv = o->argv;
 	/* warden's binary inside: the probe runner of `check`, and the
 	 * ProxyCommand of git over ssh when a destination is allowed. */
-	s->self_exe = o->self_exe || policy_allows_net(pol);
+	s->self_exe = o->self_exe || policy_net_allows_any(pol);
 	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
 	env_build(pol, o->cli_env, &s->envp);
 
@@ -158,8 +158,7 @@ static void audit_closep(struct audit **log)
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	_cleanup_(policy_free) struct policy pol = { 0 };
-	policy_set_home(session_home());
-	if (policy_load(&pol, o->profile, e) < 0)
+	if (policy_load(&pol, o->profile, session_home(), e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)

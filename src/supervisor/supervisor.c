@@ -35,18 +35,6 @@
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };
 
-/* The policy's network rules as the proxy's rule set. */
-static int net_rules_from_policy(const struct policy *p, struct net_rules *out, struct werr *e)
-{
-	for (size_t i = 0; i < p->nnet; i++) {
-		const struct policy_net_rule *r = &p->net[i];
-		if (rules_add(out, r->deny ? RULES_DENY : RULES_ALLOW, r->pattern,
-			      r->private_ok ? RULE_ALLOW_PRIVATE : 0, e) < 0)
-			return werr_wrap(e, "network rule from %s", r->origin);
-	}
-	return 0;
-}
-
 static int userns_error(int err, struct werr *e)
 {
 	return werr_set(e, err, "user namespaces: the kernel refused to create the sandbox's "
@@ -358,14 +346,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	_cleanup_(rules_free) struct net_rules rules = { 0 };
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
-	if (net_rules_from_policy(s->policy, &rules, e) < 0)
-		return -1;
 	_cleanup_(proxy_freep) struct proxy *px =
-		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &rules, log, e);
+		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)
 		return -1;
 	int r = event_loop(&c, sigfd, master, nt, listener, px, e);

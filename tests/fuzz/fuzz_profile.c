@@ -1,11 +1,13 @@
 /* fuzz_profile.c - libFuzzer target for the profile parser
  * (policy_parse_text, then policy_to_json and policy_digest on what it
- * built). Linked with replay.c it is fuzz-profile-replay, which replays a
- * seed corpus without clang.
+ * built, and a check that its compiled rule set holds the declared rules).
+ * Linked with replay.c it is fuzz-profile-replay, which replays a seed
+ * corpus without clang.
  *
  * Includes resolve against a scratch directory holding a few fixed profiles
  * (ok.profile, self.profile, a.profile <-> b.profile) so inputs can reach
- * the include and loop paths; LLVMFuzzerInitialize makes it once. */
+ * the include and loop paths; LLVMFuzzerInitialize makes it once. "~/"
+ * expands against /home/fuzz. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +40,10 @@ static void teardown(void)
 		}
 		rmdir(incdir);
 	}
-	policy_set_home(NULL);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	policy_set_home("/home/fuzz");
 	atexit(teardown);
 	if (!mkdtemp(incdir))
 		return 0; /* includes of files are then refused: still a valid run */
@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct policy p = { 0 };
 	struct werr e = { 0 };
-	int r = policy_parse_text(&p, "fuzz", have_incdir ? incdir : NULL, (const char *)data, size, &e);
+	int r = policy_parse_text(&p, "fuzz", have_incdir ? incdir : NULL, "/home/fuzz",
+				  (const char *)data, size, &e);
 	if (r < 0 && e.msg[0] == '\0')
 		abort(); /* every error says what went wrong */
 
@@ -81,6 +82,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < p.npaths; i++)
 		if (p.paths[i].path[0] != '/' || path_has_dot_components(p.paths[i].path))
 			abort();
+	/* The compiled rule set holds every declared rule (equal patterns of a
+	 * list merged) and nothing else. */
+	size_t nallow = 0;
+	for (size_t i = 0; i < p.nnet; i++) {
+		const struct net_rules *set = &p.net_rules;
+		const struct net_rule *v = p.net[i].deny ? set->deny : set->allow;
+		size_t n = p.net[i].deny ? set->ndeny : set->nallow, k = 0;
+		while (k < n && strcmp(v[k].text, p.net[i].rule.text) != 0)
+			k++;
+		if (k == n || (p.net[i].rule.allow_private && !v[k].allow_private))
+			abort();
+		nallow += !p.net[i].deny;
+	}
+	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet ||
+	    policy_net_allows_any(&p) != (nallow > 0))
+		abort();
 	policy_free(&p);
 	return 0;
 }

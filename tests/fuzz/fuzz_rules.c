@@ -1,13 +1,14 @@
-/* fuzz_rules.c - libFuzzer target for destination patterns, host names and
- * address classes (src/net/rules.c, src/net/addr.c). The input is lines:
- * each is parsed as a pattern into the allow or deny list (by its first
- * byte), and used as a host to match. Invariants: a pattern's canonical text
- * parses to the same rule; errors are printable; rules_match agrees with a
- * brute-force pass over both lists (deny wins, UNKNOWN only when nothing
- * matches); a wildcard never matches its bare suffix; canonical hosts are
- * fixed points; an address and its IPv4-mapped/compatible forms share one
- * class. Linked with replay.c it is fuzz-rules-replay, which replays files
- * and corpus directories without clang. */
+/* fuzz_rules.c - libFuzzer target for destination patterns, host names,
+ * address classes and the dial decision (src/net/rules.c, addr.c, dial.c).
+ * The input is lines: each is parsed as a pattern into the allow or deny
+ * list (by its first byte), and used as a host to match. Invariants: a
+ * pattern's canonical text parses to the same rule; errors are printable;
+ * rules_match agrees with a brute-force pass over both lists (deny wins,
+ * UNKNOWN only when nothing matches); a wildcard never matches its bare
+ * suffix; canonical hosts are fixed points; an address and its
+ * IPv4-mapped/compatible forms share one class. Linked with replay.c it is
+ * fuzz-rules-replay, which replays files and corpus directories without
+ * clang. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "src/common/util.h"
 #include "src/net/addr.h"
+#include "src/net/dial.h"
 #include "src/net/rules.h"
 #include "replay.h"
 
@@ -138,7 +140,7 @@ static void check_addr(const uint8_t *b, size_t n)
 	/* the dial decision without the interfaces: never dials what cannot be */
 	struct addr_local none = { NULL, 0 };
 	const char *why = NULL;
-	if (addr_may_dial(NULL, NULL, &ip, 443, &none, &why)) {
+	if (dial_allowed(NULL, NULL, &ip, 443, &none, &why)) {
 		if (c != ADDR_PUBLIC)
 			abort();
 	} else if (!why || !printable(why)) {

@@ -17,12 +17,14 @@ static const char profile[] =
 	"env set FOO=bar baz\n"
 	"env set EMPTY=\n";
 
+#define HOME "/home/u" /* "~/" in the profiles above expands against it */
+
 static void load(struct policy *p)
 {
 	struct werr e;
 	memset(p, 0, sizeof *p);
-	CHECK(policy_load(p, NULL, &e) == 0);
-	CHECK(policy_parse_text(p, "t.profile", NULL, profile, strlen(profile), &e) == 0);
+	CHECK(policy_load(p, NULL, HOME, &e) == 0);
+	CHECK(policy_parse_text(p, "t.profile", NULL, HOME, profile, strlen(profile), &e) == 0);
 }
 
 static const char *str_at(json_t *a, size_t i) { return json_string_value(json_array_get(a, i)); }
@@ -40,7 +42,6 @@ static bool array_has(json_t *a, const char *s)
 static void test_shape(void)
 {
 	struct policy p;
-	policy_set_home("/home/u");
 	load(&p);
 	json_t *j = policy_to_json(&p);
 	CHECK(json_is_object(j) && json_object_size(j) == 7);
@@ -104,12 +105,11 @@ static void test_net(void)
 {
 	struct policy p;
 	struct werr e;
-	policy_set_home("/home/u");
 	load(&p);
 	const char *text = "net allow Example.COM:443\n"
 			   "net deny *.Evil.example\n"
 			   "net allow [2001:DB8::1] private\n";
-	CHECK(policy_parse_text(&p, "n.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(policy_parse_text(&p, "n.profile", NULL, HOME, text, strlen(text), &e) == 0);
 	CHECK(policy_add_net(&p, "registry.test", false, false, "--allow-net", &e) == 0);
 
 	json_t *j = policy_to_json(&p);
@@ -142,21 +142,19 @@ static void test_net(void)
 	policy_free(&p);
 
 	/* A policy built by hand with a non-UTF-8 origin still encodes. */
-	struct policy_net_rule r = { .pattern = (char *)"x.test", .origin = (char *)"bad\xff" };
+	struct policy_net_rule r = { .rule = { .text = "x.test" }, .origin = (char *)"bad\xff" };
 	struct policy h = { .net = &r, .nnet = 1 };
 	j = policy_to_json(&h);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(s && strstr(s, "\"net\":[{\"action\":\"allow\",\"origin\":\"bad\\\\xff\",\"pattern\":\"x.test\",\"private\":false}]"));
 	free(s);
 	json_decref(j);
-	policy_set_home(NULL);
 }
 
 static void test_digest(void)
 {
 	struct policy a, b;
 	char da[65], db[65], dc[65];
-	policy_set_home("/home/u");
 	load(&a);
 	load(&b);
 	policy_digest(&a, da);
@@ -181,17 +179,17 @@ static void test_digest(void)
 
 	/* Any change changes it: a mode, an env value, a removed mask. */
 	struct werr e;
-	CHECK(policy_parse_text(&b, "t.profile", NULL, "read-write /opt/data\n", 21, &e) == 0);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "read-write /opt/data\n", 21, &e) == 0);
 	policy_digest(&b, db);
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);
 	load(&b);
-	CHECK(policy_parse_text(&b, "t.profile", NULL, "env set FOO=bar  baz\n", 21, &e) == 0);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "env set FOO=bar  baz\n", 21, &e) == 0);
 	policy_digest(&b, db);
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);
 	load(&b);
-	CHECK(policy_parse_text(&b, "t.profile", NULL, "unmask .netrc\n", 14, &e) == 0);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "unmask .netrc\n", 14, &e) == 0);
 	policy_digest(&b, db);
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);
@@ -202,7 +200,7 @@ static void test_digest(void)
 	char seen[ARRAY_LEN(nets)][65];
 	for (size_t i = 0; i < ARRAY_LEN(nets); i++) {
 		load(&b);
-		CHECK(policy_parse_text(&b, "t.profile", NULL, nets[i], strlen(nets[i]), &e) == 0);
+		CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, nets[i], strlen(nets[i]), &e) == 0);
 		CHECK(b.nnet == 1);
 		policy_digest(&b, seen[i]);
 		CHECK(strcmp(da, seen[i]) != 0);
@@ -212,16 +210,16 @@ static void test_digest(void)
 	}
 	/* The origin is part of it; the spelling of the pattern is not. */
 	load(&b);
-	CHECK(policy_parse_text(&b, "o.profile", NULL, nets[0], strlen(nets[0]), &e) == 0);
+	CHECK(policy_parse_text(&b, "o.profile", NULL, HOME, nets[0], strlen(nets[0]), &e) == 0);
 	policy_digest(&b, db);
 	CHECK(strcmp(db, seen[0]) != 0);
 	policy_free(&b);
 	load(&b);
-	CHECK(policy_parse_text(&b, "t.profile", NULL, "net allow EXAMPLE.Com\n", 22, &e) == 0);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "net allow EXAMPLE.Com\n", 22, &e) == 0);
 	policy_digest(&b, db);
 	CHECK_STR(db, seen[0]);
 	/* A repeated rule is not added, so the digest stays. */
-	CHECK(policy_parse_text(&b, "t.profile", NULL, "net allow example.com\n", 22, &e) == 0);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "net allow example.com\n", 22, &e) == 0);
 	CHECK(policy_add_net(&b, "example.COM", false, false, "t.profile:1", &e) == 0);
 	policy_digest(&b, db);
 	CHECK_STR(db, seen[0]);
@@ -233,17 +231,14 @@ static void test_digest(void)
 
 	/* The default profile's digest does not depend on the home directory. */
 	struct policy d1, d2;
-	policy_set_home("/home/one");
-	CHECK(policy_load(&d1, NULL, &e) == 0);
-	policy_set_home("/home/two");
-	CHECK(policy_load(&d2, NULL, &e) == 0);
+	CHECK(policy_load(&d1, NULL, "/home/one", &e) == 0);
+	CHECK(policy_load(&d2, NULL, "/home/two", &e) == 0);
 	policy_digest(&d1, da);
 	policy_digest(&d2, db);
 	CHECK_STR(da, db);
 	policy_free(&d1);
 	policy_free(&d2);
 	policy_free(&a);
-	policy_set_home(NULL);
 }
 
 int main(void)

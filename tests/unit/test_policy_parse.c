@@ -1,7 +1,9 @@
 /* test_policy_parse.c - unit tests of the profile parser: the default
  * profile, every directive, every error's exact FILE:LINE:COL message,
- * includes and loops, "~" expansion, layering on the default, network rules
- * (`net allow|deny`, policy_add_net). */
+ * includes and loops, "~" expansion against the home given to policy_load,
+ * layering on the default, network rules (`net allow|deny`, policy_add_net)
+ * and their compiled form: each rule parsed once, with its origin, and the
+ * rule set the proxy decides with. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,11 +33,15 @@ static void write_text(const char *rel, const char *text)
 
 static char *tmp_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); }
 
+/* The home directory the helpers below hand the parser ("~/" expands
+ * against it); a test sets it before the checks that depend on it. */
+static const char *home = "/home/u";
+
 static int parse_n(struct policy *p, const char *text, size_t len, struct werr *e)
 {
 	memset(p, 0, sizeof *p);
 	memset(e, 0, sizeof *e);
-	return policy_parse_text(p, "t.profile", NULL, text, len, e);
+	return policy_parse_text(p, "t.profile", NULL, home, text, len, e);
 }
 
 static int parse(struct policy *p, const char *text, struct werr *e)
@@ -84,7 +90,7 @@ static void test_default(void)
 {
 	struct policy p;
 	struct werr e;
-	CHECK(policy_load(&p, NULL, &e) == 0);
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
 	CHECK(p.sources.n == 1);
 	CHECK_STR(p.sources.v[0], "builtin:default");
 	CHECK(p.npaths == 0);
@@ -117,7 +123,7 @@ static void test_directives(void)
 {
 	struct policy p;
 	struct werr e;
-	policy_set_home("/home/u");
+	home = "/home/u";
 	const char *text =
 		"# comment line\n"
 		"   # indented comment\n"
@@ -182,7 +188,7 @@ static void test_directives(void)
 		"env unset FOO\n"
 		"env unset MY_*\n"
 		"env unset NEVER_SET\n";
-	CHECK(policy_parse_text(&p, "u.profile", NULL, undo, strlen(undo), &e) == 0);
+	CHECK(policy_parse_text(&p, "u.profile", NULL, home, undo, strlen(undo), &e) == 0);
 	CHECK(p.protect.n == 1 && !strv_contains(&p.protect, "secrets"));
 	CHECK(p.mask.n == 3 && !strv_contains(&p.mask, "*.sqlite"));
 	CHECK(strv_contains(&p.mask, "dir/*.db")); /* unmask is an exact string match */
@@ -211,7 +217,7 @@ static void test_directives(void)
 
 static void test_errors(void)
 {
-	policy_set_home("/home/u");
+	home = "/home/u";
 	EXPECT_ERR("bogus x\n", "t.profile:1:1: unknown directive 'bogus'");
 	EXPECT_ERR("\n  Protect x\n", "t.profile:2:3: unknown directive 'Protect'");
 	EXPECT_ERR("\n  protect\n", "t.profile:2:10: protect: missing argument");
@@ -316,20 +322,20 @@ static void test_errors(void)
 	EXPECT_ERR("mask a\nmask b\n\n\tinclude /etc/passwd\n",
 		   "t.profile:4:10: include: including files is not allowed here");
 
-	policy_set_home(NULL);
+	home = NULL;
 	EXPECT_ERR("read-write ~/x\n", "t.profile:1:12: read-write: '~' used but no home directory is known");
 	EXPECT_ERR("read-only ~\n", "t.profile:1:11: read-only: '~' used but no home directory is known");
-	policy_set_home("home/rel");
+	home = "home/rel";
 	EXPECT_ERR("read-only ~/x\n",
 		   "t.profile:1:11: read-only: the home directory 'home/rel' is not an absolute normalised path");
-	policy_set_home("/home/u");
+	home = "/home/u";
 }
 
 static void test_home(void)
 {
 	struct policy p;
 	struct werr e;
-	policy_set_home("/home/u/");
+	home = "/home/u/";
 	CHECK(parse(&p, "read-only ~\nread-write ~/a/b/\nread-only ~/c\nread-only ~/\n", &e) == 0);
 	CHECK(p.npaths == 3);
 	CHECK(find_path(&p, "/home/u") && find_path(&p, "/home/u")->mode == POLICY_RO);
@@ -339,12 +345,38 @@ static void test_home(void)
 	policy_free(&p);
 
 	/* A home of "/" must not give "//x". */
-	policy_set_home("/");
+	home = "/";
 	CHECK(parse(&p, "read-only ~/x\n", &e) == 0);
 	CHECK(p.npaths == 1 && strcmp(p.paths[0].path, "/x") == 0);
 	policy_free(&p);
 	EXPECT_ERR("read-only ~\n", "t.profile:1:11: read-only: '/' cannot be bound into the sandbox");
-	policy_set_home("/home/u");
+	home = "/home/u";
+}
+
+/* policy_load takes the home directory as an argument: two policies loaded
+ * from one file with two homes each expand "~" against their own, whatever
+ * was loaded before, and with none "~" is an error. */
+static void test_load_home(void)
+{
+	struct policy a, b, c;
+	struct werr e;
+	write_text("home.profile", "read-only ~/docs\ninclude home-inc.profile\n");
+	write_text("home-inc.profile", "read-write ~\n");
+	char *path = tmp_path("home.profile");
+	CHECK(policy_load(&a, path, "/home/one", &e) == 0);
+	CHECK(policy_load(&b, path, "/srv/two/", &e) == 0);
+	CHECK(a.npaths == 2 && b.npaths == 2);
+	CHECK(find_path(&a, "/home/one/docs") && find_path(&a, "/home/one")->mode == POLICY_RW);
+	CHECK(find_path(&b, "/srv/two/docs") && find_path(&b, "/srv/two")->mode == POLICY_RW);
+	CHECK(!find_path(&b, "/home/one/docs"));
+	/* text parsed on top takes its own home too */
+	CHECK(policy_parse_text(&a, "t.profile", NULL, "/home/three", "read-only ~/x\n", 14, &e) == 0);
+	CHECK(find_path(&a, "/home/three/x") && a.npaths == 3);
+	CHECK(policy_load(&c, path, NULL, &e) < 0);
+	CHECK(strstr(e.msg, "home.profile:1:11: read-only: '~' used but no home directory is known") != NULL);
+	policy_free(&a);
+	policy_free(&b);
+	free(path);
 }
 
 static void test_includes(void)
@@ -358,7 +390,7 @@ static void test_includes(void)
 	write_text("sub/b.profile", "mask from-b\ninclude /dev/null\n");
 	char *main_path = tmp_path("main.profile");
 	/* /dev/null is not a regular file. */
-	CHECK(policy_load(&p, main_path, &e) < 0);
+	CHECK(policy_load(&p, main_path, home, &e) < 0);
 	CHECK(realpath(tmpdir, real) != NULL);
 	char *expect = xasprintf("%s/sub/b.profile:2:9: include '/dev/null': not a regular file", real);
 	CHECK_STR(e.msg, expect);
@@ -367,7 +399,7 @@ static void test_includes(void)
 	free(expect);
 
 	write_text("sub/b.profile", "mask from-b\n");
-	CHECK(policy_load(&p, main_path, &e) == 0);
+	CHECK(policy_load(&p, main_path, home, &e) == 0);
 	CHECK(strv_contains(&p.mask, "from-main") && strv_contains(&p.mask, "from-a") &&
 	      strv_contains(&p.mask, "from-b"));
 	CHECK(strv_contains(&p.mask, "*.pem")); /* layered on the default */
@@ -389,7 +421,7 @@ static void test_includes(void)
 	write_text("absinc.profile", abs);
 	free(abs);
 	char *absinc = tmp_path("absinc.profile");
-	CHECK(policy_load(&p, absinc, &e) == 0 && strv_contains(&p.mask, "from-b"));
+	CHECK(policy_load(&p, absinc, home, &e) == 0 && strv_contains(&p.mask, "from-b"));
 	policy_free(&p);
 	free(absinc);
 
@@ -397,7 +429,7 @@ static void test_includes(void)
 	write_text("bad.profile", "mask ok\n\ninclude sub/badinner.profile\n");
 	write_text("sub/badinner.profile", "mask ok\n  frob\n");
 	char *bad = tmp_path("bad.profile");
-	CHECK(policy_load(&p, bad, &e) < 0);
+	CHECK(policy_load(&p, bad, home, &e) < 0);
 	expect = xasprintf("%s/sub/badinner.profile:2:3: unknown directive 'frob'", real);
 	CHECK_STR(e.msg, expect);
 	free(expect);
@@ -406,7 +438,7 @@ static void test_includes(void)
 	/* The top file is named as given. */
 	write_text("top.profile", "mask ok\nfrob\n");
 	char *top = tmp_path("top.profile");
-	CHECK(policy_load(&p, top, &e) < 0);
+	CHECK(policy_load(&p, top, home, &e) < 0);
 	expect = xasprintf("%s:2:1: unknown directive 'frob'", top);
 	CHECK_STR(e.msg, expect);
 	free(expect);
@@ -415,7 +447,7 @@ static void test_includes(void)
 	/* A missing include. */
 	write_text("missing.profile", "include nope.profile\n");
 	char *missing = tmp_path("missing.profile");
-	CHECK(policy_load(&p, missing, &e) < 0);
+	CHECK(policy_load(&p, missing, home, &e) < 0);
 	expect = xasprintf("%s:1:9: include '%s/nope.profile': cannot open", missing, real);
 	CHECK_STR(e.msg, expect);
 	CHECK(e.errnum == ENOENT);
@@ -423,10 +455,10 @@ static void test_includes(void)
 	free(missing);
 
 	/* A missing or unreadable top file. */
-	CHECK(policy_load(&p, "/nonexistent/x.profile", &e) < 0);
+	CHECK(policy_load(&p, "/nonexistent/x.profile", home, &e) < 0);
 	CHECK_STR(e.msg, "/nonexistent/x.profile: cannot open");
 	CHECK(e.errnum == ENOENT);
-	CHECK(policy_load(&p, tmpdir, &e) < 0);
+	CHECK(policy_load(&p, tmpdir, home, &e) < 0);
 	expect = xasprintf("%s: not a regular file", tmpdir);
 	CHECK_STR(e.msg, expect);
 	free(expect);
@@ -434,7 +466,7 @@ static void test_includes(void)
 	/* Loops: a file including itself, two including each other. */
 	write_text("self.profile", "include self.profile\n");
 	char *self = tmp_path("self.profile");
-	CHECK(policy_load(&p, self, &e) < 0);
+	CHECK(policy_load(&p, self, home, &e) < 0);
 	expect = xasprintf("%s/self.profile:1:9: include nesting too deep (loop?)", real);
 	CHECK_STR(e.msg, expect);
 	free(expect);
@@ -442,7 +474,7 @@ static void test_includes(void)
 	write_text("loop-a.profile", "mask a\ninclude loop-b.profile\n");
 	write_text("loop-b.profile", "# b\n\n include   loop-a.profile\n");
 	char *la = tmp_path("loop-a.profile");
-	CHECK(policy_load(&p, la, &e) < 0);
+	CHECK(policy_load(&p, la, home, &e) < 0);
 	/* depth 0 is loop-a; depth 8 is loop-a again, whose include fails. */
 	expect = xasprintf("%s/loop-a.profile:2:9: include nesting too deep (loop?)", real);
 	CHECK_STR(e.msg, expect);
@@ -457,10 +489,10 @@ static void test_includes(void)
 		write_text(name, i == 9 ? "mask c9\n" : text);
 	}
 	char *c1 = tmp_path("chain1.profile"), *c0 = tmp_path("chain0.profile");
-	CHECK(policy_load(&p, c1, &e) == 0);
+	CHECK(policy_load(&p, c1, home, &e) == 0);
 	CHECK(p.sources.n == 10 && strv_contains(&p.mask, "c9"));
 	policy_free(&p);
-	CHECK(policy_load(&p, c0, &e) < 0);
+	CHECK(policy_load(&p, c0, home, &e) < 0);
 	expect = xasprintf("%s/chain8.profile:2:9: include nesting too deep (loop?)", real);
 	CHECK_STR(e.msg, expect);
 	free(expect);
@@ -468,7 +500,7 @@ static void test_includes(void)
 	free(c1);
 
 	/* policy_parse_text with a directory resolves includes against it. */
-	CHECK(policy_parse_text(&p, "x", tmpdir, "include sub/b.profile\n", 22, &e) == 0);
+	CHECK(policy_parse_text(&p, "x", tmpdir, home, "include sub/b.profile\n", 22, &e) == 0);
 	CHECK(strv_contains(&p.mask, "from-b") && p.sources.n == 1);
 	policy_free(&p);
 	free(main_path);
@@ -482,7 +514,7 @@ static void test_layering(void)
 		   "unmask *.pem\nunprotect .envrc\nenv unset TZ\nenv unset LC_*\n"
 		   "mask *.sqlite\nread-write /data\n");
 	char *path = tmp_path("layer.profile");
-	CHECK(policy_load(&p, path, &e) == 0);
+	CHECK(policy_load(&p, path, home, &e) == 0);
 	CHECK(!strv_contains(&p.mask, "*.pem"));
 	CHECK(strv_contains(&p.mask, "*.key"));
 	CHECK(strv_contains(&p.mask, "*.sqlite"));
@@ -522,12 +554,12 @@ static void expect_net_n(int line, const struct policy *p, size_t i, const char 
 		return;
 	}
 	const struct policy_net_rule *r = &p->net[i];
-	if (strcmp(r->pattern, pattern) != 0 || r->deny != deny || r->private_ok != private_ok ||
-	    strcmp(r->origin, origin) != 0) {
+	if (strcmp(r->rule.text, pattern) != 0 || r->deny != deny ||
+	    r->rule.allow_private != private_ok || strcmp(r->origin, origin) != 0) {
 		fprintf(stderr, "%s:%d: net rule %zu\n  got:      %s %s%s (%s)\n  expected: %s %s%s (%s)\n",
-			__FILE__, line, i, r->deny ? "deny" : "allow", r->pattern,
-			r->private_ok ? " private" : "", r->origin, deny ? "deny" : "allow", pattern,
-			private_ok ? " private" : "", origin);
+			__FILE__, line, i, r->deny ? "deny" : "allow", r->rule.text,
+			r->rule.allow_private ? " private" : "", r->origin, deny ? "deny" : "allow",
+			pattern, private_ok ? " private" : "", origin);
 		failures++;
 	}
 }
@@ -573,7 +605,7 @@ static void test_net(void)
 		"net allow [2001:db8::2]\n"
 		"net allow 2001:0db8::1:443\n"            /* no brackets: an address, not a port */
 		"net allow 192.0.2.1\n";                  /* no port: another rule */
-	CHECK(policy_parse_text(&p, "u.profile", NULL, again, strlen(again), &e) == 0);
+	CHECK(policy_parse_text(&p, "u.profile", NULL, home, again, strlen(again), &e) == 0);
 	CHECK(p.nnet == 12);
 	EXPECT_NET(&p, 0, "example.com", false, false, "t.profile:1");
 	EXPECT_NET(&p, 1, "*.example.org", false, true, "t.profile:2");
@@ -582,7 +614,7 @@ static void test_net(void)
 
 	/* The same pattern with another action or option is another rule. */
 	const char *more = "net allow example.com private\nnet deny example.com\nnet allow *.example.org\n";
-	CHECK(policy_parse_text(&p, "v.profile", NULL, more, strlen(more), &e) == 0);
+	CHECK(policy_parse_text(&p, "v.profile", NULL, home, more, strlen(more), &e) == 0);
 	CHECK(p.nnet == 15);
 	EXPECT_NET(&p, 12, "example.com", false, true, "v.profile:1");
 	EXPECT_NET(&p, 13, "example.com", true, false, "v.profile:2");
@@ -593,7 +625,7 @@ static void test_net(void)
 	/* Through includes and layered on the default. */
 	write_text("net.profile", "include default\nnet allow pypi.org:443\nnet deny 169.254.169.254\n");
 	char *path = tmp_path("net.profile");
-	CHECK(policy_load(&p, path, &e) == 0);
+	CHECK(policy_load(&p, path, home, &e) == 0);
 	CHECK(p.nnet == 2);
 	char *origin = xasprintf("%s:2", path);
 	EXPECT_NET(&p, 0, "pypi.org:443", false, false, origin);
@@ -603,6 +635,125 @@ static void test_net(void)
 	free(origin);
 	policy_free(&p);
 	free(path);
+}
+
+/* Both lists of a rule set must be exactly these canonical texts, in order,
+ * with these allow_private flags ("+" after a text: allow_private). */
+static void expect_set_n(int line, const struct net_rule *v, size_t n, const char *const *want,
+			 size_t nwant)
+{
+	checks++;
+	bool same = n == nwant;
+	for (size_t i = 0; same && i < n; i++) {
+		size_t tl = strlen(v[i].text);
+		bool plus = want[i][strlen(want[i]) - 1] == '+';
+		same = strncmp(v[i].text, want[i], tl) == 0 && strlen(want[i]) == tl + plus &&
+		       v[i].allow_private == plus;
+	}
+	if (!same) {
+		fprintf(stderr, "%s:%d: rule set:", __FILE__, line);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, " %s%s", v[i].text, v[i].allow_private ? "+" : "");
+		fprintf(stderr, "\n");
+		failures++;
+	}
+}
+#define EXPECT_SET(v, n, ...)                                                              \
+	do {                                                                                \
+		static const char *const want_[] = { __VA_ARGS__ };                         \
+		expect_set_n(__LINE__, (v), (n), want_, ARRAY_LEN(want_));                  \
+	} while (0)
+
+/* The compiled policy: every rule parsed once, kept with its origin, and the
+ * rule set the proxy decides with built from the same rules. */
+static void test_net_compiled(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(!policy_net_allows_any(&p)); /* the default allows nothing */
+	CHECK(p.net_rules.nallow == 0 && p.net_rules.ndeny == 0);
+
+	const char *text =
+		"net allow Example.COM:443\n"          /* 1 */
+		"net deny [2001:DB8::9]\n"             /* 2 */
+		"net allow *.corp.example private\n"   /* 3 */
+		"net allow 192.0.2.1\n"                /* 4 */
+		"net allow example.com:443 private\n"  /* 5: the same allow rule, now private */
+		"net deny evil.example.com\n";         /* 6 */
+	CHECK(policy_parse_text(&p, "c.profile", NULL, home, text, strlen(text), &e) == 0);
+	CHECK(policy_add_net(&p, "registry.test", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_add_net(&p, "EXAMPLE.com:443", false, false, "--allow-net", &e) == 0);
+	CHECK(p.nnet == 7);
+
+	/* Each declared rule is compiled: kind, host or address, port. */
+	const struct policy_net_rule *r = &p.net[0];
+	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.port == 443 && !r->deny);
+	CHECK_STR(r->rule.host, "example.com");
+	CHECK_STR(r->origin, "c.profile:1");
+	r = &p.net[1];
+	CHECK(r->rule.kind == NET_RULE_IP && r->rule.port == 0 && r->deny);
+	uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x09 };
+	struct addr_ip ip;
+	addr_ip_from_v6(&ip, v6);
+	CHECK(addr_ip_equal(&r->rule.ip, &ip));
+	CHECK_STR(r->origin, "c.profile:2");
+	r = &p.net[2];
+	CHECK(r->rule.kind == NET_RULE_WILDCARD && r->rule.allow_private);
+	CHECK_STR(r->rule.host, "corp.example");
+	r = &p.net[3];
+	CHECK(r->rule.kind == NET_RULE_IP && !r->rule.allow_private);
+	CHECK_STR(r->origin, "c.profile:4");
+	r = &p.net[4];
+	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.allow_private);
+	CHECK_STR(r->origin, "c.profile:5");
+	r = &p.net[6];
+	CHECK(r->rule.kind == NET_RULE_HOST && !r->deny);
+	CHECK_STR(r->rule.text, "registry.test");
+	CHECK_STR(r->origin, "--allow-net");
+
+	/* The rule set: deny and allow apart, in order; example.com:443 declared
+	 * twice (plain, then private, then again from --allow-net) is one allow
+	 * rule with the flags merged. */
+	EXPECT_SET(p.net_rules.allow, p.net_rules.nallow, "example.com:443+", "*.corp.example+",
+		   "192.0.2.1", "registry.test");
+	EXPECT_SET(p.net_rules.deny, p.net_rules.ndeny, "2001:db8::9", "evil.example.com");
+	CHECK(policy_net_allows_any(&p));
+
+	/* The proxy's decisions come straight from it. */
+	const struct net_rule *m = NULL;
+	CHECK(rules_match(&p.net_rules, "example.COM", 443, &m) == RULES_ALLOW);
+	CHECK(m && strcmp(m->text, "example.com:443") == 0 && m->allow_private);
+	CHECK(rules_match(&p.net_rules, "example.com", 80, &m) == RULES_UNKNOWN);
+	CHECK(rules_match(&p.net_rules, "evil.example.com", 443, &m) == RULES_DENY);
+	CHECK(rules_match(&p.net_rules, "[2001:db8::9]", 22, &m) == RULES_DENY);
+	CHECK(rules_match(&p.net_rules, "git.corp.example", 22, &m) == RULES_ALLOW);
+
+	/* It is the set that compiling the declared rules' texts again, in
+	 * order, would give (what the supervisor used to do). */
+	struct net_rules again = { 0 };
+	for (size_t i = 0; i < p.nnet; i++)
+		CHECK(rules_add(&again, p.net[i].deny ? RULES_DENY : RULES_ALLOW, p.net[i].rule.text,
+				p.net[i].rule.allow_private ? RULE_ALLOW_PRIVATE : 0, &e) == 0);
+	CHECK(again.nallow == p.net_rules.nallow && again.ndeny == p.net_rules.ndeny);
+	for (size_t i = 0; i < again.nallow && i < p.net_rules.nallow; i++) {
+		const struct net_rule *a = &again.allow[i], *b = &p.net_rules.allow[i];
+		CHECK(a->kind == b->kind && a->port == b->port && a->allow_private == b->allow_private &&
+		      addr_ip_equal(&a->ip, &b->ip) && strcmp(a->host, b->host) == 0 &&
+		      strcmp(a->text, b->text) == 0);
+	}
+	rules_free(&again);
+
+	policy_free(&p);
+	CHECK(p.net_rules.nallow == 0 && p.net_rules.allow == NULL && p.net == NULL);
+
+	/* Deny rules alone let nothing out; one allow rule does. */
+	memset(&p, 0, sizeof p);
+	CHECK(policy_add_net(&p, "evil.example.com", true, false, "--deny", &e) == 0);
+	CHECK(!policy_net_allows_any(&p));
+	CHECK(policy_add_net(&p, "good.example.com", false, false, "--allow-net", &e) == 0);
+	CHECK(policy_net_allows_any(&p));
+	policy_free(&p);
 }
 
 static void test_net_errors(void)
@@ -691,10 +842,10 @@ static void test_add_net(void)
 
 	/* The same rules as a profile's: one list, one identity. */
 	const char *text = "net allow eXample.com:443\nnet deny [::1]\n";
-	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) == 0);
 	CHECK(p.nnet == 3);
 	text = "net allow example.com\n";
-	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &e) == 0);
+	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) == 0);
 	CHECK(p.nnet == 4);
 	EXPECT_NET(&p, 3, "example.com", false, false, "t.profile:1");
 	CHECK(policy_add_net(&p, "example.com", false, false, "--allow-net", &e) == 0);
@@ -740,7 +891,7 @@ static void test_add_net(void)
 	CHECK_STR(e.msg, "--allow-net: too many network rules (max 4096)");
 	struct werr pe;
 	text = "net deny x.test\n";
-	CHECK(policy_parse_text(&p, "t.profile", NULL, text, strlen(text), &pe) < 0);
+	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &pe) < 0);
 	CHECK_STR(pe.msg, "t.profile:1:1: net: too many entries (max 4096)");
 	CHECK(p.nnet == 4096);
 	policy_free(&p);
@@ -761,13 +912,14 @@ int main(void)
 	test_directives();
 	test_errors();
 	test_home();
+	test_load_home();
 	test_includes();
 	test_layering();
 	test_audit_level();
 	test_net();
+	test_net_compiled();
 	test_net_errors();
 	test_add_net();
-	policy_set_home(NULL);
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

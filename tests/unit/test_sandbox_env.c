@@ -18,9 +18,9 @@ static void load(struct policy *p, const char *extra)
 {
 	struct werr e = { 0 };
 	memset(p, 0, sizeof *p);
-	if (policy_parse_text(p, "builtin:default", NULL, policy_builtin_default,
+	if (policy_parse_text(p, "builtin:default", NULL, NULL, policy_builtin_default,
 			      strlen(policy_builtin_default), &e) < 0 ||
-	    policy_parse_text(p, "t.profile", NULL, extra, strlen(extra), &e) < 0) {
+	    policy_parse_text(p, "t.profile", NULL, NULL, extra, strlen(extra), &e) < 0) {
 		fprintf(stderr, "profile: %s\n", e.msg);
 		exit(2);
 	}
