@@ -26,7 +26,6 @@
 
 #include "../audit/audit.h"
 #include "../sandbox/sandbox.h"
-#include "../supervisor/session.h"
 #include "probes.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -262,7 +261,7 @@ int bait_create(struct bait *b, struct werr *e)
 	b->ws = xasprintf("%s/ws", b->base);
 	if (mkdir(b->ws, 0700) < 0)
 		return werr_errno(e, "check: creating %s", b->ws);
-	const char *home = session_home();
+	const char *home = user_home();
 	b->home = home ? xstrdup(home) : NULL;
 	b->other_home = find_other_home();
 	b->audit_dir = audit_dir(home);

@@ -23,7 +23,7 @@
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
-#include "../supervisor/session.h"
+#include "../session/session.h"
 #include "bait.h"
 #include "probes.h"
 
@@ -490,7 +490,7 @@ int check_run(const struct check_opts *o)
 	struct werr e = { 0 };
 	/* A broken profile is reported before any bait exists. */
 	struct policy pol;
-	if (policy_load(&pol, o->profile, session_home(), &e) < 0) {
+	if (policy_load(&pol, o->profile, user_home(), &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

@@ -17,7 +17,6 @@
 
 #include "../audit/audit.h"
 #include "../audit/reader.h"
-#include "../supervisor/session.h"
 #include "cli.h"
 
 static const char log_usage[] =
@@ -74,7 +73,7 @@ static int fail(const struct werr *e)
  * no directory yet. */
 static int open_log_dir(char **dir, struct werr *e)
 {
-	*dir = audit_dir(session_home());
+	*dir = audit_dir(user_home());
 	if (!*dir)
 		return werr_set(e, 0, "no audit log directory: HOME and XDG_STATE_HOME are not absolute paths");
 	return audit_dir_open(*dir, e);

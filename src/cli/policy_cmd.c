@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "../policy/policy.h"
-#include "../supervisor/session.h"
 #include "cli.h"
 
 int cmd_policy(int argc, char **argv)
@@ -33,7 +32,7 @@ int cmd_policy(int argc, char **argv)
 	}
 	struct werr e = { 0 };
 	struct policy p;
-	if (policy_load(&p, profile, session_home(), &e) < 0) {
+	if (policy_load(&p, profile, user_home(), &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

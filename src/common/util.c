@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,15 @@ int write_file(const char *path, const char *text)
 	close(fd);
 	errno = saved;
 	return r;
+}
+
+const char *user_home(void)
+{
+	const char *h = getenv("HOME");
+	if (h && h[0] == '/')
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
 char *xdg_warden_dir(const char *var, const char *home, const char *home_rel)

@@ -64,6 +64,10 @@ bool path_has_dot_components(const char *path);
  * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
 char *path_resolve_existing(const char *path);
 
+/* The invoking user's home: $HOME when it is absolute, else the passwd
+ * entry's; NULL when neither is. */
+const char *user_home(void);
+
 /* warden's directory under an XDG base: "$VAR/warden" when the variable is
  * an absolute path, else "HOME/home_rel/warden"; NULL when neither is. */
 char *xdg_warden_dir(const char *var, const char *home, const char *home_rel);

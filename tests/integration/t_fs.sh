@@ -505,3 +505,35 @@ test_placeholders_umask() {
 	left=$(find . -maxdepth 1 -type s)
 	[[ -z $left ]] || fail "placeholders left behind with umask 0077: $left"
 }
+
+test_private_dirs_through_symlink() {
+	# HOME reached through a symlink: the audit log directory and the cache
+	# are named through it, the workspace by its resolved path. A workspace
+	# over them, or a profile path covering them by the resolved name, would
+	# hand the agent its own log (to rewrite) and the cached /etc.
+	local real="$T_TMP/realhome" link="$T_TMP/homelink"
+	mkdir -p "$real/.local/state" "$real/.cache"
+	ln -s "$real" "$link"
+	# a HOME that is a symlink works at all (the cached /etc is bound by its
+	# resolved path: init reads paths in a root where the symlink's target
+	# is not)
+	HOME=$link wrun -- echo ran
+	assert_rc 0 'HOME through a symlink'
+	assert_out_eq ran
+	HOME=$link wrun --workspace "$real/.local" -- sh -c 'ls -a "$PWD/state" 2>&1'
+	assert_rc 125 'a workspace over the log directory, named by its resolved path'
+	assert_err_match 'overlaps the audit log directory'
+	HOME=$link wrun --workspace "$real/.cache" -- true
+	assert_rc 125 'a workspace over the cache, named by its resolved path'
+	assert_err_match "overlaps warden's cache directory"
+	printf 'read-only %s\n' "$real/.local" >"$T_TMP/p.profile"
+	HOME=$link wrun --profile "$T_TMP/p.profile" -- true
+	assert_rc 125 'a profile path covering the log directory through a symlink'
+	assert_err_match 'through a symlink it covers the audit log directory'
+	# named by the same path as HOME: allowed, and the log directory masked
+	printf 'read-only %s\n' "$link/.local" >"$T_TMP/p2.profile"
+	HOME=$link wrun --profile "$T_TMP/p2.profile" -- sh -c "ls -A '$link/.local/state/warden' 2>&1; echo rc=\$?"
+	assert_rc 0 'a profile path named through HOME as written'
+	assert_out_has 'rc='
+	[[ $OUT == *.jsonl* ]] && fail "the log directory is readable inside: $(excerpt "$OUT")"
+}

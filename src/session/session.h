@@ -17,10 +17,6 @@ struct session_opts {
 	bool log_syslog;             /* --log syslog: events to syslog too */
 };
 
-
-/* The invoking user's home: $HOME, else the passwd entry (NULL if none). */
-const char *session_home(void);
-
 /* Compile the policy, check the kernel, choose and scan the workspace, open
  * the audit log, run the command and log its end. Returns 0 with the
  * command's status in *status, or -1 with e filled (warden's own failure). */

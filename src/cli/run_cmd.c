@@ -1,12 +1,12 @@
 /* run.c - `warden run [OPTIONS] [--] COMMAND [ARG...]`: parse and check the
- * options and run one sandbox session (supervisor/session.c). */
+ * options and run one sandbox session (session/session.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../common/util.h"
 #include "../policy/policy.h"
-#include "../supervisor/session.h"
+#include "../session/session.h"
 #include "cli.h"
 
 static const char run_usage[] =

@@ -16,23 +16,13 @@
 #include "../sandbox/features.h"
 #include "../sandbox/sandbox.h"
 #include "config.h"
-#include "supervisor.h"
+#include "../supervisor/supervisor.h"
 
 static double now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* The invoking user's home: $HOME, else the passwd entry. */
-const char *session_home(void)
-{
-	const char *h = getenv("HOME");
-	if (h && h[0] == '/')
-		return h;
-	struct passwd *pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 }
 
 /* With the sandbox gone: move aside git repositories and redirects the
@@ -57,16 +47,32 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 
 /* A directory of warden's own that no sandbox may reach (the audit log, the
  * cache): refuse a workspace overlapping it and profile paths inside it;
- * mounts.c masks it when a profile path covers it. */
+ * mounts.c masks it when a profile path covers it. The workspace is a
+ * resolved path and dir may be reached through a symlink (a HOME that is
+ * one), so both are compared as written and resolved; a profile path that
+ * covers dir only once resolved is refused too, since the mask is placed by
+ * the path as written. */
 static int keep_private(const struct sandbox_spec *s, const struct policy *pol, const char *dir,
 			const char *what, struct werr *e)
 {
-	if (path_is_within(s->workspace, dir) || path_is_within(dir, s->workspace))
+	_cleanup_free_ char *rdir = path_resolve_existing(dir);
+	const char *r = rdir ? rdir : dir;
+	if (path_is_within(s->workspace, dir) || path_is_within(dir, s->workspace) ||
+	    path_is_within(s->workspace, r) || path_is_within(r, s->workspace))
 		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", s->workspace, what, dir);
-	for (size_t i = 0; i < pol->npaths; i++)
-		if (path_is_within(pol->paths[i].path, dir) && strcmp(pol->paths[i].path, dir) != 0)
+	for (size_t i = 0; i < pol->npaths; i++) {
+		const struct policy_path *pp = &pol->paths[i];
+		_cleanup_free_ char *rpath = path_resolve_existing(pp->path);
+		const char *rp = rpath ? rpath : pp->path;
+		if ((path_is_within(pp->path, dir) && strcmp(pp->path, dir) != 0) ||
+		    (path_is_within(rp, r) && strcmp(rp, r) != 0))
 			return werr_set(e, 0, "refusing %s (%s): it lies inside %s %s",
-					pol->paths[i].path, pol->paths[i].origin, what, dir);
+					pp->path, pp->origin, what, dir);
+		if (path_is_within(r, rp) && !path_is_within(dir, pp->path))
+			return werr_set(e, 0, "refusing %s (%s): through a symlink it covers %s %s, "
+					"which warden can hide only under the path it is named by",
+					pp->path, pp->origin, what, dir);
+	}
 	return 0;
 }
 
@@ -74,7 +80,7 @@ static int keep_private(const struct sandbox_spec *s, const struct policy *pol, 
 static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
 			   struct audit **log, int *status, struct werr *e)
 {
-	const char *home = session_home();
+	const char *home = user_home();
 	struct kernel_features kf;
 	features_probe(&kf);
 	if (features_require(&kf, e) < 0)
@@ -119,9 +125,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (workspace_lock(s->workspace, lockdir, &s->plan, e) < 0 ||
 	    workspace_plan(s->workspace, pol, &s->plan, e) < 0)
 		return -1;
-	/* the cached /etc, or none: init then copies it */
-	if (cachedir)
-		etc_cache_prepare(cachedir, &s->etc_cache, &s->etc_binds, &s->etc_lock);
+	/* the cached /etc, or none: init then copies it. Init binds it by a
+	 * path read in its own root, where a symlink on the way (a HOME that
+	 * is one) would point elsewhere: name it by its resolved path. */
+	_cleanup_free_ char *rcache = cachedir ? path_resolve_existing(cachedir) : NULL;
+	if (rcache)
+		etc_cache_prepare(rcache, &s->etc_cache, &s->etc_binds, &s->etc_lock);
 
 	char digest[65];
 	policy_digest(pol, digest);
@@ -158,7 +167,7 @@ static void audit_closep(struct audit **log)
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	_cleanup_(policy_free) struct policy pol = { 0 };
-	if (policy_load(&pol, o->profile, session_home(), e) < 0)
+	if (policy_load(&pol, o->profile, user_home(), e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)
