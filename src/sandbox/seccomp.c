@@ -67,6 +67,28 @@ static int add_by_name(scmp_filter_ctx ctx, uint32_t action, const char *const *
 	return 0;
 }
 
+/* A syscall and the argument a flag word sits in. */
+struct flag_arg {
+	int nr;
+	unsigned arg;
+};
+
+/* For each flag of `bits` and each syscall of `on`: a rule for calls whose
+ * argument has that flag set. */
+static int add_flag_rules(scmp_filter_ctx ctx, uint32_t action, const struct flag_arg *on,
+			  size_t non, const unsigned long *bits, size_t nbits)
+{
+	for (size_t i = 0; i < nbits; i++)
+		for (size_t j = 0; j < non; j++) {
+			struct scmp_arg_cmp cmp = { .arg = on[j].arg, .op = SCMP_CMP_MASKED_EQ,
+						    .datum_a = bits[i], .datum_b = bits[i] };
+			int r = seccomp_rule_add_array(ctx, action, on[j].nr, 1, &cmp);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
 /* `audit files`: write-intent opens and the calls that add, remove or
  * rename names are recorded too (let through, like execs). */
 static int add_file_audit(scmp_filter_ctx ctx)
@@ -76,18 +98,12 @@ static int add_file_audit(scmp_filter_ctx ctx)
 		"link", "linkat", "symlink", "symlinkat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
+	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
 	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, always, ARRAY_LEN(always));
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ARRAY_LEN(write_bits); i++) {
-		unsigned long b = write_bits[i];
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1,
-					  SCMP_A1(SCMP_CMP_MASKED_EQ, b, b))) < 0 ||
-		    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1,
-					  SCMP_A2(SCMP_CMP_MASKED_EQ, b, b))) < 0)
-			return r;
-	}
-	return 0;
+	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), write_bits,
+			      ARRAY_LEN(write_bits));
 }
 
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
@@ -104,14 +120,10 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 		goto fail;
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0)
 		goto fail;
-	for (size_t i = 0; i < ARRAY_LEN(ns_flags); i++) {
-		unsigned long f = ns_flags[i];
-		if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
-					  SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0 ||
-		    (r = seccomp_rule_add(ctx, eperm, SCMP_SYS(unshare), 1,
-					  SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0)
-			goto fail;
-	}
+	const struct flag_arg ns_calls[] = { { SCMP_SYS(clone), 0 }, { SCMP_SYS(unshare), 0 } };
+	if ((r = add_flag_rules(ctx, eperm, ns_calls, ARRAY_LEN(ns_calls), ns_flags,
+				ARRAY_LEN(ns_flags))) < 0)
+		goto fail;
 	if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(unshare), 1,
 				  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWTIME, CLONE_NEWTIME))) < 0)
 		goto fail;
