@@ -76,16 +76,15 @@ static int keep_private(const struct sandbox_spec *s, const struct policy *pol, 
 	return 0;
 }
 
-/* Everything between a loaded policy and a finished command. */
-static int run_with_policy(const struct session_opts *o, struct policy *pol, struct sandbox_spec *s,
-			   struct audit **log, int *status, struct werr *e)
+/* The spec from the policy, the kernel and the host: the kernel's features
+ * checked, the workspace chosen and refused where it would expose what the
+ * sandbox hides, warden's own directories kept out, the environment. */
+static int spec_prepare(const struct session_opts *o, struct policy *pol, const char *home,
+			const struct kernel_features *kf, struct sandbox_spec *s, struct werr *e)
 {
-	const char *home = user_home();
-	struct kernel_features kf;
-	features_probe(&kf);
-	if (features_require(&kf, e) < 0)
+	if (features_require(kf, e) < 0)
 		return -1;
-	s->landlock_abi = kf.landlock_abi;
+	s->landlock_abi = kf->landlock_abi;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -104,8 +103,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
 	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0))
 		return -1;
-	s->logdir = xstrdup(logdir);
-	s->cachedir = cachedir ? xstrdup(cachedir) : NULL;
+	s->logdir = steal_ptr(&logdir);
+	s->cachedir = steal_ptr(&cachedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
 	s->argv = o->argv;
@@ -114,33 +113,55 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, str
 	s->self_exe = o->self_exe || policy_net_allows_any(pol);
 	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
 	env_build(pol, o->cli_env, &s->envp);
+	return 0;
+}
 
-	char session[40];
-	audit_new_session_id(session, sizeof session);
-	if (audit_open(log, logdir, session, e) < 0)
-		return -1;
-	if (o->log_syslog)
-		audit_also_syslog(*log);
-	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+/* With the log open: lock and scan the workspace, and take the cached /etc
+ * (or none: init then copies it). */
+static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, struct werr *e)
+{
+	_cleanup_free_ char *lockdir = xasprintf("%s/locks", s->logdir);
 	if (workspace_lock(s->workspace, lockdir, &s->plan, e) < 0 ||
 	    workspace_plan(s->workspace, pol, &s->plan, e) < 0)
 		return -1;
-	/* the cached /etc, or none: init then copies it. Init binds it by a
-	 * path read in its own root, where a symlink on the way (a HOME that
-	 * is one) would point elsewhere: name it by its resolved path. */
-	_cleanup_free_ char *rcache = cachedir ? path_resolve_existing(cachedir) : NULL;
+	/* Init binds the cache by a path read in its own root, where a
+	 * symlink on the way (a HOME that is one) would point elsewhere: name
+	 * it by its resolved path. */
+	_cleanup_free_ char *rcache = s->cachedir ? path_resolve_existing(s->cachedir) : NULL;
 	if (rcache)
 		etc_cache_prepare(rcache, &s->etc_cache, &s->etc_binds, &s->etc_lock);
+	return 0;
+}
 
+static int log_start(const struct session_opts *o, const struct policy *pol,
+		     const struct sandbox_spec *s, const struct kernel_features *kf,
+		     struct audit *log, struct werr *e)
+{
 	char digest[65];
 	policy_digest(pol, digest);
-	json_t *kernel = features_to_json(&kf);
+	json_t *kernel = features_to_json(kf);
 	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
-	struct event start = ev_session_start(&(struct ev_session_start){
+	return audit_emit_event(log, ev_session_start(&(struct ev_session_start){
 		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
-		.kernel = kernel });
-	if (audit_emit_event(*log, start, e) < 0)
+		.kernel = kernel }), e);
+}
+
+/* Everything between a loaded policy and a finished command. */
+static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
+			   struct sandbox_spec *s, struct audit **log, int *status, struct werr *e)
+{
+	struct kernel_features kf;
+	features_probe(&kf);
+	if (spec_prepare(o, pol, home, &kf, s, e) < 0)
+		return -1;
+	char session[40];
+	audit_new_session_id(session, sizeof session);
+	if (audit_open(log, s->logdir, session, e) < 0)
+		return -1;
+	if (o->log_syslog)
+		audit_also_syslog(*log);
+	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -166,8 +187,9 @@ static void audit_closep(struct audit **log)
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
+	const char *home = user_home();
 	_cleanup_(policy_free) struct policy pol = { 0 };
-	if (policy_load(&pol, o->profile, user_home(), e) < 0)
+	if (policy_load(&pol, o->profile, home, e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)
@@ -176,5 +198,5 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1
 	};
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	return run_with_policy(o, &pol, &s, &log, status, e);
+	return run_with_policy(o, &pol, home, &s, &log, status, e);
 }
