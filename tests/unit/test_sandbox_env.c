@@ -11,20 +11,7 @@
 #include "src/policy/policy.h"
 #include "src/sandbox/sandbox.h"
 #include "check.h"
-
-/* The built-in default profile with `extra` layered on top, as a user
- * profile would be. */
-static void load(struct policy *p, const char *extra)
-{
-	struct werr e = { 0 };
-	memset(p, 0, sizeof *p);
-	if (policy_parse_text(p, "builtin:default", NULL, NULL, policy_builtin_default,
-			      strlen(policy_builtin_default), &e) < 0 ||
-	    policy_parse_text(p, "t.profile", NULL, NULL, extra, strlen(extra), &e) < 0) {
-		fprintf(stderr, "profile: %s\n", e.msg);
-		exit(2);
-	}
-}
+#include "profile.h"
 
 /* The value of NAME in the vector, NULL when absent; a name set twice is a
  * failure of its own. */
@@ -56,7 +43,7 @@ static void host_env(const char *const *vars)
 static void build(const char *profile, const char *const *cli, struct strv *out)
 {
 	struct policy p;
-	load(&p, profile);
+	load_profile(&p, profile);
 	_cleanup_strv_ struct strv cli_env = { 0 };
 	for (size_t i = 0; cli && cli[i]; i++)
 		strv_push(&cli_env, cli[i]);

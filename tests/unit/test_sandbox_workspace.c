@@ -17,6 +17,7 @@
 #include "src/policy/policy.h"
 #include "src/sandbox/sandbox.h"
 #include "check.h"
+#include "profile.h"
 
 static char tmpdir[] = "/tmp/warden-test-ws-XXXXXX";
 
@@ -63,19 +64,6 @@ static bool exists(const char *rel)
 	_cleanup_free_ char *p = tmp_path(rel);
 	struct stat st;
 	return lstat(p, &st) == 0;
-}
-
-/* The built-in default profile with `extra` layered on top. */
-static void load(struct policy *p, const char *extra)
-{
-	struct werr e = { 0 };
-	memset(p, 0, sizeof *p);
-	if (policy_parse_text(p, "builtin:default", NULL, NULL, policy_builtin_default,
-			      strlen(policy_builtin_default), &e) < 0 ||
-	    policy_parse_text(p, "t.profile", NULL, NULL, extra, strlen(extra), &e) < 0) {
-		fprintf(stderr, "profile: %s\n", e.msg);
-		exit(2);
-	}
 }
 
 /* The plan's entry for rel, NULL when there is none; an entry planned twice
@@ -270,7 +258,7 @@ static void test_plan(void)
 {
 	make_tree();
 	struct policy pol;
-	load(&pol, "mask config/*.secret\n");
+	load_profile(&pol, "mask config/*.secret\n");
 	_cleanup_free_ char *ws = tmp_path("ws");
 	struct ws_plan plan = { .lock_fd = -1 };
 	struct werr e = { 0 };
@@ -388,7 +376,7 @@ static void test_plan(void)
 static void test_plan_refusals(void)
 {
 	struct policy pol;
-	load(&pol, "");
+	load_profile(&pol, "");
 	struct werr e = { 0 };
 
 	/* a protected name that is a symlink cannot be kept read-only */
@@ -442,7 +430,7 @@ static void test_plan_refusals(void)
 static void test_shared_placeholders(void)
 {
 	struct policy pol;
-	load(&pol, "");
+	load_profile(&pol, "");
 	mk("ws6");
 	_cleanup_free_ char *ws = tmp_path("ws6");
 	_cleanup_free_ char *locks = tmp_path("locks");
@@ -480,7 +468,7 @@ static bool moved_to(const struct strv *moved, const char *rel, const char *to_r
 static void test_sweep(void)
 {
 	struct policy pol;
-	load(&pol, "");
+	load_profile(&pol, "");
 	mk("sw/.git/hooks");
 	mk("sw/old/.git");
 	mk("sw/lib");
