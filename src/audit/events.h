@@ -117,6 +117,7 @@ struct ev_session_start {
 	char *const *profiles;   /* NULL-terminated */
 	int uid;
 	json_t *kernel;          /* the kernel features in force (stolen) */
+	json_t *exposed;         /* host paths exposed for the client (stolen), NULL: [] */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

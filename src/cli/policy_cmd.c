@@ -1,10 +1,12 @@
-/* policy_cmd.c - `warden policy show [--profile FILE]`: the effective
- * compiled policy (built-in default plus the profile) as JSON. */
+/* policy_cmd.c - `warden policy show [--profile FILE] [-- COMMAND]`: the
+ * effective compiled policy (built-in default plus the profile) as JSON,
+ * with what COMMAND would need exposed from the host ("exposed"). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agents/discover.h"
 #include "../policy/policy.h"
 #include "cli.h"
 
@@ -16,7 +18,7 @@ int cmd_policy(int argc, char **argv)
 		{ 0 },
 	};
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
-		fputs("usage: warden policy show [--profile FILE]\n", stderr);
+		fputs("usage: warden policy show [--profile FILE] [-- COMMAND]\n", stderr);
 		return 2;
 	}
 	const char *profile = NULL;
@@ -26,7 +28,7 @@ int cmd_policy(int argc, char **argv)
 		if (c == 'p') {
 			profile = optarg;
 		} else {
-			fputs("usage: warden policy show [--profile FILE]\n", c == 'h' ? stdout : stderr);
+			fputs("usage: warden policy show [--profile FILE] [-- COMMAND]\n", c == 'h' ? stdout : stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -36,7 +38,26 @@ int cmd_policy(int argc, char **argv)
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}
+	discover_settle_paths(&p);
+	struct discovery d = { 0 };
+	if (optind < argc) {
+		struct strv visible = { 0 };
+		char *cwd = realpath(".", NULL);
+		discover_visible_roots(&p, cwd, &visible);
+		free(cwd);
+		int r = discover_client(argv[optind], getenv("PATH"), user_home(), &visible, &d, &e);
+		strv_free(&visible);
+		if (r < 0) {
+			werr_print(&e);
+			policy_free(&p);
+			return EXIT_WARDEN;
+		}
+		discover_apply(&d, argv[optind], &p);
+	}
 	json_t *j = policy_to_json(&p);
+	if (optind < argc)
+		json_object_set_new(j, "exposed", discovery_to_json(&d));
+	discovery_free(&d);
 	char digest[65];
 	policy_digest(&p, digest);
 	json_object_set_new(j, "digest", json_string(digest));

@@ -130,6 +130,12 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	/* Search PATH here rather than through execvp: each miss of execvp's
 	 * search would be an execve the supervisor is notified of. */
 	char found[4096];
+	if (s->exec_path) {
+		execv(s->exec_path, s->argv);
+		int err = errno;
+		fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], s->exec_path, strerror(err));
+		_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+	}
 	if (!strchr(s->argv[0], '/') && path_search(s->argv[0], found, sizeof found) == 0) {
 		execv(found, s->argv);
 		if (errno != ENOEXEC) {
@@ -141,6 +147,11 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	execvp(s->argv[0], s->argv); /* a path given, or a script for sh */
 	int err = errno;
 	fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+	if (err == ENOENT && !strchr(s->argv[0], '/'))
+		fprintf(stderr, "warden: %s was not found on the host's PATH nor on the sandbox's "
+			"(%s): install it there, or run it by its path, or show its directory with "
+			"`read-only DIR` in a profile (--profile FILE)\n", s->argv[0],
+			getenv("PATH") ? getenv("PATH") : "");
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 

@@ -56,6 +56,7 @@ struct sandbox_spec {
 	const struct policy *policy;
 
 	char **argv;                /* command to run (argv[0] looked up in PATH inside) */
+	char *exec_path;            /* or, when set, the file executed for it (found on the host) */
 	struct strv envp;           /* environment of the command */
 
 	bool use_pty;               /* stdin is a terminal: give the command its own pty */
@@ -76,6 +77,10 @@ void sandbox_spec_free(struct sandbox_spec *s);
 /* Layer entry points. Each returns 0 or -1 with e filled, naming its layer. */
 
 /* workspace.c (supervisor side) */
+/* Home-relative names of credential stores (".ssh", ".aws", ...): a
+ * workspace or an exposed install tree holding one is refused. */
+extern const char *const credential_stores[];
+extern const size_t credential_stores_n;
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
 /* Sessions in one workspace share its placeholders: each holds a shared

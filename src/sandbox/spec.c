@@ -15,6 +15,7 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	strv_free(&s->etc_binds);
 	closep(&s->etc_lock);
 	free(s->workspace);
+	free(s->exec_path);
 	free(s->home);
 	free(s->logdir);
 	free(s->cachedir);

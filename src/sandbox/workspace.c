@@ -27,11 +27,13 @@ static const char *const forbidden_exact[] = {
 	"/", "/var", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media",
 	"/opt", "/srv", "/dev/shm",
 };
-/* Entries that mark a home directory: a workspace holding one is refused. */
-static const char *const credential_stores[] = {
+/* Entries that mark a home directory: a workspace holding one is refused
+ * (and so is a client's install tree, src/agents/discover.c). */
+const char *const credential_stores[] = {
 	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
 	".config/gcloud", ".azure",
 };
+const size_t credential_stores_n = ARRAY_LEN(credential_stores);
 
 #define SCAN_MAX_ENTRIES 1000000
 
@@ -65,7 +67,7 @@ int workspace_resolve(const char *requested, const char *home, char **out, struc
 			return werr_set(e, 0, "refusing workspace %s: it contains your home "
 				"directory %s", buf, h);
 	}
-	for (size_t i = 0; i < ARRAY_LEN(credential_stores); i++) {
+	for (size_t i = 0; i < credential_stores_n; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", buf, credential_stores[i]);
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			return werr_set(e, 0, "refusing workspace %s: it holds %s, a credential "

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../agents/discover.h"
 #include "../audit/audit.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -80,7 +81,8 @@ static int keep_private(const struct sandbox_spec *s, const struct policy *pol, 
  * checked, the workspace chosen and refused where it would expose what the
  * sandbox hides, warden's own directories kept out, the environment. */
 static int spec_prepare(const struct session_opts *o, struct policy *pol, const char *home,
-			const struct kernel_features *kf, struct sandbox_spec *s, struct werr *e)
+			const struct kernel_features *kf, struct sandbox_spec *s,
+			struct discovery *disc, struct werr *e)
 {
 	if (features_require(kf, e) < 0)
 		return -1;
@@ -95,6 +97,13 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	}
 	if (!home)
 		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
+	/* The client found on the host and what it needs exposed, read-only. */
+	discover_settle_paths(pol);
+	_cleanup_strv_ struct strv visible = { 0 };
+	discover_visible_roots(pol, s->workspace, &visible);
+	if (discover_client(o->argv[0], getenv("PATH"), home, &visible, disc, e) < 0)
+		return -1;
+	discover_apply(disc, o->argv[0], pol);
 	_cleanup_free_ char *logdir = audit_dir(home);
 	if (!logdir)
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
@@ -113,6 +122,8 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	s->self_exe = o->self_exe || policy_net_allows_any(pol);
 	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
 	env_build(pol, o->cli_env, &s->envp);
+	discover_env_path(disc, &s->envp);
+	s->exec_path = disc->exec_path ? xstrdup(disc->exec_path) : NULL;
 	return 0;
 }
 
@@ -135,7 +146,7 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
-		     struct audit *log, struct werr *e)
+		     const struct discovery *disc, struct audit *log, struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -144,7 +155,7 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 	return audit_emit_event(log, ev_session_start(&(struct ev_session_start){
 		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
-		.kernel = kernel }), e);
+		.kernel = kernel, .exposed = discovery_to_json(disc) }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -153,7 +164,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 {
 	struct kernel_features kf;
 	features_probe(&kf);
-	if (spec_prepare(o, pol, home, &kf, s, e) < 0)
+	_cleanup_(discovery_free) struct discovery disc = { 0 };
+	if (spec_prepare(o, pol, home, &kf, s, &disc, e) < 0)
 		return -1;
 	char session[40];
 	audit_new_session_id(session, sizeof session);
@@ -161,7 +173,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
-	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, *log, e) < 0)
+	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, &disc, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();

@@ -1,0 +1,324 @@
+/* discover.c - the client found on the host and the smallest tree that
+ * makes it run inside: the enclosing node_modules of an npm package, the
+ * version directory of a native install, an install prefix (DIR/bin/CMD:
+ * DIR), or the file alone; the same for the interpreter its shebang names.
+ * Refused: a tree that is the home directory or an ancestor of it, and one
+ * that holds or lies in a credential store. */
+#include "discover.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../sandbox/sandbox.h"
+
+static const char *const system_roots[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+
+static void push_resolved(struct strv *out, const char *path)
+{
+	char buf[PATH_MAX];
+	if (realpath(path, buf) && !strv_contains(out, buf))
+		strv_push(out, buf);
+}
+
+void discover_visible_roots(const struct policy *p, const char *workspace, struct strv *out)
+{
+	for (size_t i = 0; i < ARRAY_LEN(system_roots); i++)
+		push_resolved(out, system_roots[i]);
+	for (size_t i = 0; p && i < p->npaths; i++)
+		push_resolved(out, p->paths[i].path);
+	if (workspace)
+		push_resolved(out, workspace);
+}
+
+static bool is_visible(const struct strv *visible, const char *path)
+{
+	for (size_t i = 0; i < visible->n; i++)
+		if (path_is_within(path, visible->v[i]))
+			return true;
+	return false;
+}
+
+/* The first executable regular file `name` on path_env, as the shell would
+ * find it; NULL when there is none. A name with a slash is taken as is. */
+static char *path_lookup(const char *name, const char *path_env)
+{
+	struct stat st;
+	if (strchr(name, '/'))
+		return stat(name, &st) == 0 && S_ISREG(st.st_mode) ? xstrdup(name) : NULL;
+	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		const char *end = strchrnul(p, ':');
+		if (end > p && *p == '/') {
+			_cleanup_free_ char *c = xasprintf("%.*s/%s", (int)(end - p), p, name);
+			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0)
+				return steal_ptr(&c);
+		}
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* The tree to expose for the resolved file `real` and what kind it is. */
+static char *install_tree(const char *real, const char *home, const char **kind)
+{
+	/* an npm package: the outermost node_modules, siblings included */
+	const char *nm = strstr(real, "/node_modules/");
+	if (nm) {
+		*kind = "npm packages";
+		return xasprintf("%.*s/node_modules", (int)(nm - real), real);
+	}
+	_cleanup_free_ char *dir = xstrdup(real);
+	*strrchr(dir, '/') = '\0';
+	/* an install prefix: DIR/bin/FILE, DIR neither / nor the home or above */
+	if (strcmp(base_name(dir), "bin") == 0) {
+		_cleanup_free_ char *prefix = xstrdup(dir);
+		*strrchr(prefix, '/') = '\0';
+		if (prefix[0] && !(home && path_is_within(home, prefix)) &&
+		    !path_is_within("/usr", prefix)) {
+			*kind = "install prefix";
+			return steal_ptr(&prefix);
+		}
+	}
+	/* a native install: .../versions/VERSION (a file or a directory) */
+	const char *v = NULL;
+	for (const char *s = strstr(real, "/versions/"); s; s = strstr(s + 1, "/versions/"))
+		v = s;
+	if (v) {
+		const char *ver = v + strlen("/versions/");
+		*kind = "version directory";
+		return xasprintf("%.*s%.*s", (int)(ver - real), real, (int)strcspn(ver, "/"), ver);
+	}
+	*kind = "file";
+	return xstrdup(real);
+}
+
+static int check_tree(const char *tree, const char *home, const char *what, struct werr *e)
+{
+	if (home && path_is_within(home, tree))
+		return werr_set(e, 0, "refusing to expose %s for %s: it is the home directory or "
+				"holds it", tree, what);
+	for (size_t i = 0; i < credential_stores_n; i++) {
+		const char *cs = credential_stores[i];
+		size_t n = strlen(cs);
+		for (const char *s = strstr(tree, cs); s; s = strstr(s + 1, cs))
+			if (s > tree && s[-1] == '/' && (s[n] == '/' || s[n] == '\0'))
+				return werr_set(e, 0, "refusing to expose %s for %s: it lies in %s, a "
+						"credential store", tree, what, cs);
+		_cleanup_free_ char *p = xasprintf("%s/%s", tree, cs);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			return werr_set(e, 0, "refusing to expose %s for %s: it holds %s, a "
+					"credential store", tree, what, p);
+	}
+	return 0;
+}
+
+static void add_exposure(struct discovery *d, const char *tree, const char *why)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (path_is_within(tree, d->v[i].path))
+			return;
+	size_t j = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (path_is_within(d->v[i].path, tree)) {
+			free(d->v[i].path);
+			free(d->v[i].why);
+		} else {
+			d->v[j++] = d->v[i];
+		}
+	}
+	d->n = j;
+	d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+	d->v[d->n++] = (struct exposure){ .path = xstrdup(tree), .why = xstrdup(why) };
+}
+
+/* Expose what makes the resolved file `real` reachable, unless it is. */
+static int expose(struct discovery *d, const char *real, const char *home,
+		  const struct strv *visible, const char *what, struct werr *e)
+{
+	if (is_visible(visible, real))
+		return 0;
+	const char *kind;
+	_cleanup_free_ char *tree = install_tree(real, home, &kind);
+	if (check_tree(tree, home, what, e) < 0)
+		return -1;
+	_cleanup_free_ char *why = xasprintf("%s of %s", kind, what);
+	add_exposure(d, tree, why);
+	return 0;
+}
+
+/* The interpreter named by the shebang of `file`: NULL when none; for
+ * `#!/usr/bin/env [-S] NAME`, NAME (*by_name set). */
+static char *shebang(const char *file, bool *by_name)
+{
+	char buf[512];
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	if (n < 3 || buf[0] != '#' || buf[1] != '!')
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	char *save = NULL;
+	char *interp = strtok_r(buf + 2, " \t", &save);
+	if (!interp)
+		return NULL;
+	*by_name = false;
+	if (strcmp(base_name(interp), "env") != 0)
+		return xstrdup(interp);
+	for (char *t = strtok_r(NULL, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (t[0] == '-' || strchr(t, '='))
+			continue;
+		*by_name = true;
+		return xstrdup(t);
+	}
+	return NULL;
+}
+
+int discover_client(const char *cmd, const char *path_env, const char *home,
+		    const struct strv *visible, struct discovery *d, struct werr *e)
+{
+	_cleanup_free_ char *found = path_lookup(cmd, path_env);
+	char real[PATH_MAX], rhome_buf[PATH_MAX];
+	if (!found || !realpath(found, real))
+		return 0;
+	const char *rhome = home && realpath(home, rhome_buf) ? rhome_buf : NULL;
+	_cleanup_free_ char *dir = xstrdup(found);
+	*strrchr(dir, '/') = '\0';
+	char rdir[PATH_MAX];
+	bool dir_visible = realpath(dir[0] ? dir : "/", rdir) && is_visible(visible, rdir);
+	if (is_visible(visible, real) && (strchr(cmd, '/') || dir_visible))
+		return 0;
+	_cleanup_free_ char *what = xstrdup(base_name(cmd));
+	if (expose(d, real, rhome, visible, what, e) < 0)
+		return -1;
+	d->exec_path = xstrdup(real);
+
+	bool by_name = false;
+	_cleanup_free_ char *interp = shebang(real, &by_name);
+	if (!interp)
+		return 0;
+	_cleanup_free_ char *ifound = by_name ? path_lookup(interp, path_env) :
+		(interp[0] == '/' ? xstrdup(interp) : NULL);
+	char ireal[PATH_MAX];
+	if (!ifound || !realpath(ifound, ireal))
+		return 0;
+	_cleanup_free_ char *iwhat = xasprintf("interpreter %s of %s", base_name(interp), what);
+	if (!is_visible(visible, ireal)) {
+		if (expose(d, ireal, rhome, visible, iwhat, e) < 0)
+			return -1;
+	}
+	if (by_name) {
+		_cleanup_free_ char *idir = xstrdup(ireal);
+		*strrchr(idir, '/') = '\0';
+		if (idir[0] && !strv_contains(&d->path_dirs, idir))
+			strv_push(&d->path_dirs, idir);
+	}
+	return 0;
+}
+
+void discover_apply(const struct discovery *d, const char *cmd, struct policy *p)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < p->npaths && !dup; j++)
+			dup = strcmp(p->paths[j].path, d->v[i].path) == 0;
+		if (dup)
+			continue;
+		p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
+		p->paths[p->npaths++] = (struct policy_path){ .path = xstrdup(d->v[i].path),
+			.mode = POLICY_RO, .origin = xasprintf("client:%s", base_name(cmd)) };
+	}
+}
+
+void discover_env_path(const struct discovery *d, struct strv *envp)
+{
+	if (!d->path_dirs.n)
+		return;
+	for (size_t i = 0; i < envp->n; i++) {
+		if (strncmp(envp->v[i], "PATH=", 5) != 0)
+			continue;
+		char *path = xstrdup(envp->v[i] + 5);
+		for (size_t k = d->path_dirs.n; k-- > 0;) {
+			char *np = xasprintf("%s%s%s", d->path_dirs.v[k], path[0] ? ":" : "", path);
+			free(path);
+			path = np;
+		}
+		free(envp->v[i]);
+		envp->v[i] = xasprintf("PATH=%s", path);
+		free(path);
+		return;
+	}
+}
+
+json_t *discovery_to_json(const struct discovery *d)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; d && i < d->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "path", d->v[i].path,
+						   "why", d->v[i].why));
+	return a;
+}
+
+void discovery_free(struct discovery *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].path);
+		free(d->v[i].why);
+	}
+	free(d->v);
+	free(d->exec_path);
+	strv_free(&d->path_dirs);
+	*d = (struct discovery){ 0 };
+}
+
+static const char *const never_target[] = { "/proc", "/sys", "/dev" };
+static const char *const never_rw[] = { "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot" };
+
+void discover_settle_paths(struct policy *p)
+{
+	size_t n = p->npaths;
+	for (size_t i = 0; i < n; i++) {
+		char real[PATH_MAX];
+		if (!realpath(p->paths[i].path, real)) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				wnote("%s: %s does not exist: it is not in the sandbox",
+				      p->paths[i].origin, p->paths[i].path);
+			continue;
+		}
+		bool known = false;
+		for (size_t j = 0; j < p->npaths && !known; j++)
+			known = strcmp(p->paths[j].path, real) == 0;
+		if (known)
+			continue;
+		/* the parser's refusals hold for the target too */
+		bool refused = strcmp(real, "/") == 0;
+		for (size_t k = 0; k < ARRAY_LEN(never_target); k++)
+			refused = refused || path_is_within(real, never_target[k]);
+		for (size_t k = 0; p->paths[i].mode == POLICY_RW && k < ARRAY_LEN(never_rw); k++)
+			refused = refused || strcmp(real, never_rw[k]) == 0;
+		if (refused) {
+			wnote("%s: %s leads to %s, which cannot be bound into the sandbox so",
+			      p->paths[i].origin, p->paths[i].path, real);
+			continue;
+		}
+		p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
+		p->paths[p->npaths++] = (struct policy_path){ .path = xstrdup(real),
+			.mode = p->paths[i].mode, .origin = xstrdup(p->paths[i].origin) };
+	}
+}
