@@ -21,6 +21,20 @@ static const char *const system_roots[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
 
+/* Directories too broad to expose whole, whatever lies in them. */
+static const char *const too_broad[] = {
+	"/", "/var", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media", "/opt", "/srv",
+	"/dev/shm", "/run", "/usr",
+};
+
+static bool is_too_broad(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_LEN(too_broad); i++)
+		if (strcmp(path, too_broad[i]) == 0)
+			return true;
+	return false;
+}
+
 static void push_resolved(struct strv *out, const char *path)
 {
 	char buf[PATH_MAX];
@@ -87,8 +101,7 @@ static char *install_tree(const char *real, const char *home, const char **kind)
 	if (strcmp(base_name(dir), "bin") == 0) {
 		_cleanup_free_ char *prefix = xstrdup(dir);
 		*strrchr(prefix, '/') = '\0';
-		if (prefix[0] && !(home && path_is_within(home, prefix)) &&
-		    !path_is_within("/usr", prefix)) {
+		if (prefix[0] && !(home && path_is_within(home, prefix)) && !is_too_broad(prefix)) {
 			*kind = "install prefix";
 			return steal_ptr(&prefix);
 		}
@@ -111,6 +124,10 @@ static int check_tree(const char *tree, const char *home, const char *what, stru
 	if (home && path_is_within(home, tree))
 		return werr_set(e, 0, "refusing to expose %s for %s: it is the home directory or "
 				"holds it", tree, what);
+	if (is_too_broad(tree) || path_is_within(tree, "/proc") || path_is_within(tree, "/sys") ||
+	    path_is_within(tree, "/dev"))
+		return werr_set(e, 0, "refusing to expose %s for %s: too broad a directory", tree,
+				what);
 	for (size_t i = 0; i < credential_stores_n; i++) {
 		const char *cs = credential_stores[i];
 		size_t n = strlen(cs);
