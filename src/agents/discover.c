@@ -86,6 +86,24 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* May DIR/bin/FILE's DIR be exposed whole? Not the home, what holds it, a
+ * directory directly in it (~/.local holds the log, ~/.local/share
+ * keyrings), nor ~/.local/share or ~/.local/state. */
+static bool prefix_ok(const char *prefix, const char *home)
+{
+	if (!prefix[0] || is_too_broad(prefix))
+		return false;
+	if (!home)
+		return true;
+	if (path_is_within(home, prefix))
+		return false;
+	if (!path_is_within(prefix, home))
+		return true;
+	const char *rel = prefix + strlen(home) + (strcmp(home, "/") != 0);
+	return strchr(rel, '/') && strcmp(rel, ".local/share") != 0 &&
+	       strcmp(rel, ".local/state") != 0;
+}
+
 /* The tree to expose for the resolved file `real` and what kind it is. */
 static char *install_tree(const char *real, const char *home, const char **kind)
 {
@@ -101,7 +119,7 @@ static char *install_tree(const char *real, const char *home, const char **kind)
 	if (strcmp(base_name(dir), "bin") == 0) {
 		_cleanup_free_ char *prefix = xstrdup(dir);
 		*strrchr(prefix, '/') = '\0';
-		if (prefix[0] && !(home && path_is_within(home, prefix)) && !is_too_broad(prefix)) {
+		if (prefix_ok(prefix, home)) {
 			*kind = "install prefix";
 			return steal_ptr(&prefix);
 		}

@@ -91,7 +91,7 @@ test_agents_native() {
 
 # A client whose install tree holds a credential store is refused.
 test_agents_credential_store_refused() {
-	local prefix=$HOME/tools
+	local prefix=$HOME/apps/tools
 	mkdir -p "$prefix/bin" "$prefix/.ssh"
 	printf '#!/bin/sh\necho RAN\n' >"$prefix/bin/credclient"
 	chmod 0755 "$prefix/bin/credclient"

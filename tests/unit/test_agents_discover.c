@@ -118,11 +118,11 @@ static void test_native_version_dir(const char *home)
 
 static void test_credential_store_refused(const char *home)
 {
-	_cleanup_free_ char *tool = xasprintf("%s/tools/bin/tool", home);
+	_cleanup_free_ char *tool = xasprintf("%s/apps/tools/bin/tool", home);
 	mkfile(tool, "#!/bin/sh\n", 0755);
-	_cleanup_free_ char *ssh = xasprintf("%s/tools/.ssh", home);
+	_cleanup_free_ char *ssh = xasprintf("%s/apps/tools/.ssh", home);
 	mkdir(ssh, 0700);
-	_cleanup_free_ char *path = xasprintf("%s/tools/bin", home);
+	_cleanup_free_ char *path = xasprintf("%s/apps/tools/bin", home);
 	struct discovery d = { 0 };
 	struct werr e = { 0 };
 	CHECK(discover("tool", path, home, &d, &e) < 0);
@@ -151,6 +151,14 @@ static void test_home_never_exposed(const char *home)
 	CHECK(discover("hometool", path, home, &d, &e) == 0);
 	CHECK(d.n == 1);
 	CHECK(has_exposure(&d, tool));
+	discovery_free(&d);
+	/* ~/.local/bin/tool (a plain file): never all of ~/.local */
+	_cleanup_free_ char *local = xasprintf("%s/.local/bin/localtool", home);
+	mkfile(local, "#!/bin/sh\n", 0755);
+	_cleanup_free_ char *lpath = xasprintf("%s/.local/bin", home);
+	CHECK(discover("localtool", lpath, home, &d, &e) == 0);
+	CHECK(d.n == 1);
+	CHECK(has_exposure(&d, local));
 	discovery_free(&d);
 }
 
