@@ -336,6 +336,11 @@ void discover_settle_paths(struct policy *p)
 				      p->paths[i].origin, p->paths[i].path);
 			continue;
 		}
+		/* the path itself a symlink; one reached through a symlinked
+		 * directory (a HOME that is one) stays as written */
+		struct stat st;
+		if (lstat(p->paths[i].path, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
 		bool known = false;
 		for (size_t j = 0; j < p->npaths && !known; j++)
 			known = strcmp(p->paths[j].path, real) == 0;

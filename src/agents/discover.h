@@ -47,6 +47,6 @@ json_t *discovery_to_json(const struct discovery *d);
 void discovery_free(struct discovery *d);
 
 /* Profile paths as the sandbox will show them: a path that is a symlink
- * gets its target added (same mode and origin), a path that does not exist
- * is a warning on stderr naming its file and line. */
+ * itself gets its target added (same mode and origin), a path that does not
+ * exist is a warning on stderr naming its file and line. */
 void discover_settle_paths(struct policy *p);

@@ -183,16 +183,21 @@ static void test_settle_paths(const char *home)
 	_cleanup_free_ char *link = xasprintf("%s/link", home);
 	mklink(target, link);
 	struct policy p = { 0 };
-	p.paths = xcalloc(2, sizeof *p.paths);
+	/* a path below a symlinked directory is kept as written */
+	_cleanup_free_ char *below = xasprintf("%s/sub", target);
+	mkdir(below, 0755);
+	p.paths = xcalloc(3, sizeof *p.paths);
 	p.paths[0] = (struct policy_path){ .path = xstrdup(link), .mode = POLICY_RO,
 		.origin = xstrdup("p.profile:1") };
 	p.paths[1] = (struct policy_path){ .path = xasprintf("%s/missing", home),
 		.mode = POLICY_RO, .origin = xstrdup("p.profile:2") };
-	p.npaths = 2;
+	p.paths[2] = (struct policy_path){ .path = xasprintf("%s/sub", link), .mode = POLICY_RO,
+		.origin = xstrdup("p.profile:3") };
+	p.npaths = 3;
 	discover_settle_paths(&p);
-	CHECK(p.npaths == 3);
-	CHECK_STR(p.npaths == 3 ? p.paths[2].path : NULL, target);
-	CHECK_STR(p.npaths == 3 ? p.paths[2].origin : NULL, "p.profile:1");
+	CHECK(p.npaths == 4);
+	CHECK_STR(p.npaths == 4 ? p.paths[3].path : NULL, target);
+	CHECK_STR(p.npaths == 4 ? p.paths[3].origin : NULL, "p.profile:1");
 	policy_free(&p);
 }
 
