@@ -10,6 +10,9 @@
 
 #include "../common/util.h"
 
+/* Keep key once, counting repeats. An agent can make refusals without end:
+ * past SUMMARY_KEEP distinct ones they are only counted, so neither memory
+ * nor the search here grows with them. */
 static void add(struct summary *s, char *key, char *why)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -19,6 +22,12 @@ static void add(struct summary *s, char *key, char *why)
 			free(why);
 			return;
 		}
+	if (s->n == SUMMARY_KEEP) {
+		s->unlisted++;
+		free(key);
+		free(why);
+		return;
+	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 8;
 		s->v = xrealloc(s->v, s->cap * sizeof *s->v);

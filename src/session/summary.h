@@ -7,6 +7,8 @@
 
 /* At most this many refusals are listed; the rest are counted. */
 #define SUMMARY_LINES 10
+/* Distinct refusals kept (counted once each); further ones are counted only. */
+#define SUMMARY_KEEP 64
 
 struct refusal {
 	char *key;               /* what was refused, as shown: host:port, ... */
@@ -17,7 +19,8 @@ struct refusal {
 struct summary {
 	struct refusal *v;
 	size_t n, cap;
-	unsigned long unlisted;  /* syscall refusals the log only counted */
+	unsigned long unlisted;  /* refusals counted only (past SUMMARY_KEEP, or
+				  * syscalls the log only counted) */
 };
 
 /* Subscribe s to the session's events: it keeps each refused thing once. */
