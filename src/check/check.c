@@ -292,87 +292,41 @@ static void read_capture(int fd, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-/* One run of the runner: in the sandbox (inside) or as a plain child. */
-static int run_column(const struct check_opts *o, const struct bait *b, bool inside,
-		      struct column *col, struct werr *e)
+/* The forked child of run_column: the runner, in a sandbox session
+ * (inside) or re-executed plainly; never returns. */
+__attribute__((noreturn))
+static void runner_child(const struct check_opts *o, const struct bait *b, bool inside)
 {
-	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) < 0)
-		return werr_errno(e, "check: pipe");
-	if (pipe2(out, O_CLOEXEC) < 0) {
-		close(in[0]);
-		close(in[1]);
-		return werr_errno(e, "check: pipe");
-	}
-	_cleanup_close_ int errfd = memfd_create("warden-check-stderr", MFD_CLOEXEC);
-	if (errfd < 0) {
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		return werr_errno(e, "check: memfd_create");
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		return werr_errno(e, "check: fork");
-	}
-	if (pid == 0) {
-		child_setup(b, in[0], out[1], errfd);
-		struct strv argv = { 0 };
-		if (inside) {
-			bait_runner_argv(b, SANDBOX_SELF_EXE, &argv);
-			struct session_opts so = {
-				.workspace = b->ws, .profile = o->profile, .argv = argv.v,
-				.self_exe = true, .no_pty = true,
-			};
-			struct werr se = { 0 };
-			int status = EXIT_WARDEN;
-			if (session_run(&so, &status, &se) < 0) {
-				werr_print(&se);
-				_exit(EXIT_WARDEN);
-			}
-			_exit(status & 0xff);
-		}
-		bait_runner_argv(b, "warden", &argv);
-		if (chdir(b->ws) < 0) {
-			fprintf(stderr, "warden: %s: %s\n", b->ws, strerror(errno));
+	struct strv argv = { 0 };
+	if (inside) {
+		bait_runner_argv(b, SANDBOX_SELF_EXE, &argv);
+		struct session_opts so = {
+			.workspace = b->ws, .profile = o->profile, .argv = argv.v,
+			.self_exe = true, .no_pty = true,
+		};
+		struct werr se = { 0 };
+		int status = EXIT_WARDEN;
+		if (session_run(&so, &status, &se) < 0) {
+			werr_print(&se);
 			_exit(EXIT_WARDEN);
 		}
-		execv("/proc/self/exe", argv.v);
-		fprintf(stderr, "warden: re-executing itself: %s\n", strerror(errno));
+		_exit(status & 0xff);
+	}
+	bait_runner_argv(b, "warden", &argv);
+	if (chdir(b->ws) < 0) {
+		fprintf(stderr, "warden: %s: %s\n", b->ws, strerror(errno));
 		_exit(EXIT_WARDEN);
 	}
-	close(in[0]);
-	close(out[1]);
-	int r = collect(b, out[0], in[1], col, e);
-	close(in[1]);
-	if (r < 0 || interrupted)
-		kill(pid, SIGTERM);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			st = EXIT_WARDEN << 8;
-			break;
-		}
-	col->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	read_capture(errfd, col->err, sizeof col->err);
-	for (size_t i = 0; i < col->sweep.n; i++) {
-		struct stat sb;
-		if (lstat(col->sweep.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
-			unlink(col->sweep.v[i]);
-	}
-	if (r < 0)
-		return -1;
-	if (interrupted)
-		return werr_set(e, EINTR, "check: interrupted");
+	execv("/proc/self/exe", argv.v);
+	fprintf(stderr, "warden: re-executing itself: %s\n", strerror(errno));
+	_exit(EXIT_WARDEN);
+}
+
+/* What a finished runner's column says: its status, its stderr, every
+ * probe reported. */
+static int column_verdict(const struct column *col, bool inside, struct werr *e)
+{
 	size_t l = strlen(col->err);
-	while (l && col->err[l - 1] == '\n')
-		col->err[--l] = '\0';
 	if (col->status != 0 || !col->ended)
 		return werr_set(e, 0, "check: the probe runner %s ended with status %d%s%.3000s",
 				inside ? "in the sandbox" : "outside the sandbox", col->status,
@@ -384,6 +338,57 @@ static int run_column(const struct check_opts *o, const struct bait *b, bool ins
 			return werr_set(e, 0, "check: the probe runner did not report %s",
 					probe_table[i].name);
 	return 0;
+}
+
+/* One run of the runner: in the sandbox (inside) or as a plain child. */
+static int run_column(const struct check_opts *o, const struct bait *b, bool inside,
+		      struct column *col, struct werr *e)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return werr_errno(e, "check: pipe");
+	_cleanup_close_ int in_r = in[0], in_w = in[1];
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return werr_errno(e, "check: pipe");
+	_cleanup_close_ int out_r = out[0], out_w = out[1];
+	_cleanup_close_ int errfd = memfd_create("warden-check-stderr", MFD_CLOEXEC);
+	if (errfd < 0)
+		return werr_errno(e, "check: memfd_create");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return werr_errno(e, "check: fork");
+	if (pid == 0) {
+		child_setup(b, in_r, out_w, errfd);
+		runner_child(o, b, inside);
+	}
+	close(steal_fd(&in_r));
+	close(steal_fd(&out_w));
+	int r = collect(b, out_r, in_w, col, e);
+	close(steal_fd(&in_w));
+	if (r < 0 || interrupted)
+		kill(pid, SIGTERM);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = EXIT_WARDEN << 8;
+			break;
+		}
+	col->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	read_capture(errfd, col->err, sizeof col->err);
+	size_t l = strlen(col->err);
+	while (l && col->err[l - 1] == '\n')
+		col->err[--l] = '\0';
+	for (size_t i = 0; i < col->sweep.n; i++) {
+		struct stat sb;
+		if (lstat(col->sweep.v[i], &sb) == 0 && !S_ISDIR(sb.st_mode))
+			unlink(col->sweep.v[i]);
+	}
+	if (r < 0)
+		return -1;
+	if (interrupted)
+		return werr_set(e, EINTR, "check: interrupted");
+	return column_verdict(col, inside, e);
 }
 
 /* ---- output ----------------------------------------------------------- */

@@ -68,18 +68,17 @@ int open_only(const char *path)
 	return 0;
 }
 
-/* The first path that opens makes the probe allowed; otherwise the most
- * telling errno (anything but ENOENT first). */
-void open_any(struct probe_result *r, char **paths, size_t n)
+void first_of(struct probe_result *r, char **paths, size_t n, const char *verb,
+	      int (*try_one)(const char *path, void *ctx), void *ctx, bool always_name)
 {
 	int best = ENOENT;
 	const char *best_path = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!paths[i])
 			continue;
-		int err = open_only(paths[i]);
+		int err = try_one(paths[i], ctx);
 		if (err == 0) {
-			allowed(r, "opened %s", paths[i]);
+			allowed(r, "%s %s", verb, paths[i]);
 			return;
 		}
 		if (!best_path || (best == ENOENT && err != ENOENT)) {
@@ -89,10 +88,19 @@ void open_any(struct probe_result *r, char **paths, size_t n)
 	}
 	if (!best_path)
 		denied(r, "nothing to try");
-	else if (n == 1)
+	else if (n == 1 && !always_name)
 		denied_errno(r, best);
 	else
 		denied(r, "%s (%s)", ename(best), best_path);
+}
+
+static int try_open(const char *path, void *ctx) { return open_only(path); }
+
+/* The first path that opens makes the probe allowed; otherwise the most
+ * telling errno (anything but ENOENT first). */
+void open_any(struct probe_result *r, char **paths, size_t n)
+{
+	first_of(r, paths, n, "opened", try_open, NULL, false);
 }
 
 /* One path to open (malloc'ed, freed here): allowed when it opens. */

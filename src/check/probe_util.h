@@ -33,6 +33,12 @@ int open_only(const char *path);
 
 /* The first path that opens makes the probe allowed; otherwise the most
  * telling errno (anything but ENOENT first). NULL entries are skipped. */
+/* Try each path (NULL ones skipped) with try_one, which returns 0 or an
+ * errno: the first that works makes the probe allowed ("VERB PATH");
+ * otherwise it is denied with the most telling errno (anything but ENOENT
+ * first), named with its path when several were tried or always_name. */
+void first_of(struct probe_result *r, char **paths, size_t n, const char *verb,
+	      int (*try_one)(const char *path, void *ctx), void *ctx, bool always_name);
 void open_any(struct probe_result *r, char **paths, size_t n);
 
 /* One path to open (malloc'ed, freed here): allowed when it opens. */

@@ -42,29 +42,16 @@ static int unix_connect(const char *path, bool abstract)
 	return err;
 }
 
+static int try_connect(const char *path, void *ctx)
+{
+	bool abstract = path[0] == '@';
+	return unix_connect(path + abstract, abstract);
+}
+
 /* Try unix socket paths ('@' = abstract): allowed when one connects. */
 static void connect_any(struct probe_result *r, char **paths, size_t n)
 {
-	int best = ENOENT;
-	const char *best_path = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!paths[i])
-			continue;
-		bool abs = paths[i][0] == '@';
-		int err = unix_connect(paths[i] + abs, abs);
-		if (err == 0) {
-			allowed(r, "connected to %s", paths[i]);
-			return;
-		}
-		if (!best_path || (best == ENOENT && err != ENOENT)) {
-			best = err;
-			best_path = paths[i];
-		}
-	}
-	if (!best_path)
-		denied(r, "nothing to try");
-	else
-		denied(r, "%s (%s)", ename(best), best_path);
+	first_of(r, paths, n, "connected to", try_connect, NULL, true);
 }
 
 /* ---- inherited state -------------------------------------------------- */

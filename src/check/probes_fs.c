@@ -435,26 +435,22 @@ void p_create_there(const struct probe_ctx *c, const struct probe *self, struct 
 	create_result(r, try_create(path, c->token, 0600, r->dev), path);
 }
 
+struct append_ctx {
+	const char *token;
+	char *dev;
+};
+
+static int try_append_one(const char *path, void *ctx)
+{
+	struct append_ctx *a = ctx;
+	return try_append(path, a->token, a->dev);
+}
+
 /* Append to existing files through several spellings; allowed when one took. */
 static void append_any(const struct probe_ctx *c, struct probe_result *r, char **paths, size_t n)
 {
-	int best = ENOENT;
-	const char *best_path = NULL;
-	for (size_t i = 0; i < n; i++) {
-		int err = try_append(paths[i], c->token, r->dev);
-		if (err == 0) {
-			allowed(r, "appended to %s", paths[i]);
-			return;
-		}
-		if (!best_path || (best == ENOENT && err != ENOENT)) {
-			best = err;
-			best_path = paths[i];
-		}
-	}
-	if (n == 1)
-		denied_errno(r, best);
-	else
-		denied(r, "%s (%s)", ename(best), best_path);
+	struct append_ctx a = { .token = c->token, .dev = r->dev };
+	first_of(r, paths, n, "appended to", try_append_one, &a, false);
 }
 
 void p_append_outside(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)

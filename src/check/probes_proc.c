@@ -62,37 +62,59 @@ static void syscall_result(struct probe_result *r, long ret, int err, const char
 
 static void ignore_result(ssize_t x) { (void)x; }
 
-/* Run fn in a forked child that exits right after; 0 or the errno it saw. */
-typedef int child_fn(const struct probe_ctx *c);
-static int in_child(child_fn *fn, const struct probe_ctx *c)
+/* Fork with a close-on-exec pipe from child to parent. In the child, *wfd
+ * is its end; in the parent, *rfd is the other. -1 with errno. */
+static pid_t fork_with_pipe(int *rfd, int *wfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return errno;
+		return -1;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int err = errno;
 		close(p[0]);
 		close(p[1]);
-		return err;
+		errno = err;
+		return -1;
 	}
+	close(p[pid == 0 ? 0 : 1]);
+	*rfd = pid == 0 ? -1 : p[0];
+	*wfd = pid == 0 ? p[1] : -1;
+	return pid;
+}
+
+/* The parent's side: the one int the child wrote, if it did, and the child
+ * reaped (its wait status in *status). Returns the bytes read. */
+static ssize_t child_report(int rfd, pid_t pid, int *err, int *status)
+{
+	ssize_t n;
+	while ((n = read(rfd, err, sizeof *err)) < 0 && errno == EINTR)
+		;
+	close(rfd);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*status = st;
+	return n;
+}
+
+/* Run fn in a forked child that exits right after; 0 or the errno it saw. */
+typedef int child_fn(const struct probe_ctx *c);
+static int in_child(child_fn *fn, const struct probe_ctx *c)
+{
+	int rfd, wfd;
+	pid_t pid = fork_with_pipe(&rfd, &wfd);
+	if (pid < 0)
+		return errno;
 	if (pid == 0) {
-		close(p[0]);
 		int err = fn(c) < 0 ? errno : 0;
-		ignore_result(write(p[1], &err, sizeof err));
+		ignore_result(write(wfd, &err, sizeof err));
 		_exit(0);
 	}
-	close(p[1]);
-	int err = EIO;
-	ssize_t n;
-	while ((n = read(p[0], &err, sizeof err)) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof err)
+	int err = EIO, st;
+	if (child_report(rfd, pid, &err, &st) != (ssize_t)sizeof err)
 		err = EIO;
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
 	return err;
 }
 
@@ -100,19 +122,11 @@ static int in_child(child_fn *fn, const struct probe_ctx *c)
  * Returns 0 with the exit status, or the errno of the failed exec. */
 static int exec_child(const char *path, int fd, char *const argv[], int *status)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	int rfd, wfd;
+	pid_t pid = fork_with_pipe(&rfd, &wfd);
+	if (pid < 0)
 		return errno;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int err = errno;
-		close(p[0]);
-		close(p[1]);
-		return err;
-	}
 	if (pid == 0) {
-		close(p[0]);
 		int dn = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (dn >= 0) {
 			dup2(dn, 0);
@@ -125,21 +139,12 @@ static int exec_child(const char *path, int fd, char *const argv[], int *status)
 		else
 			execve(path, argv, envp);
 		int err = errno;
-		ignore_result(write(p[1], &err, sizeof err));
+		ignore_result(write(wfd, &err, sizeof err));
 		_exit(127);
 	}
-	close(p[1]);
 	int err = 0;
-	ssize_t n;
-	while ((n = read(p[0], &err, sizeof err)) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (n == (ssize_t)sizeof err)
+	if (child_report(rfd, pid, &err, status) == (ssize_t)sizeof err)
 		return err ? err : EIO;
-	*status = st;
 	return 0;
 }
 

@@ -25,6 +25,7 @@ static const char run_usage[] =
 	"      --log syslog      also send every audit event to syslog (journald)\n"
 	"      --allow-net PATTERN  allow a destination through warden's proxy: a host,\n"
 	"                        *.suffix or IP literal, with an optional :port\n"
+	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Without COMMAND (and without --), runs /bin/sh. Exit status: COMMAND's;\n"
@@ -71,6 +72,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		{ "env", required_argument, NULL, 'e' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "allow-net", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -79,7 +81,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 	optind = 1;
 	for (;;) {
 		int at = optind;
-		int c = getopt_long(argc, argv, "+w:p:e:l:n:h", opts, NULL);
+		int c = getopt_long(argc, argv, "+w:p:e:l:n:qh", opts, NULL);
 		if (c == -1) {
 			/* getopt steps over a "--" that ends the options, and
 			 * over nothing else when it stops */
@@ -102,6 +104,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			}
 			o->log_syslog = true;
 			break;
+		case 'q': o->summary = false; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}
@@ -119,7 +122,7 @@ int cmd_run(int argc, char **argv)
 {
 	_cleanup_strv_ struct strv cli_env = { 0 };
 	_cleanup_strv_ struct strv allow_net = { 0 };
-	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net };
+	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net, .summary = true };
 	int status = run_parse(argc, argv, &o, &cli_env, &allow_net);
 	if (status == RUN_GO) {
 		struct werr e = { 0 };

@@ -17,6 +17,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/sandbox.h"
 #include "config.h"
+#include "summary.h"
 #include "../supervisor/supervisor.h"
 
 static double now_ms(void)
@@ -160,7 +161,8 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
-			   struct sandbox_spec *s, struct audit **log, int *status, struct werr *e)
+			   struct sandbox_spec *s, struct audit **log, struct summary *sum,
+			   int *status, struct werr *e)
 {
 	struct kernel_features kf;
 	features_probe(&kf);
@@ -173,6 +175,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
+	if (sum)
+		summary_attach(sum, *log);
 	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, &disc, *log, e) < 0)
 		return -1;
 
@@ -209,6 +213,10 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1
 	};
+	_cleanup_(summary_free) struct summary sum = { 0 };
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	return run_with_policy(o, &pol, home, &s, &log, status, e);
+	int r = run_with_policy(o, &pol, home, &s, &log, o->summary ? &sum : NULL, status, e);
+	if (log && o->summary)
+		summary_print(&sum, audit_path(log), stderr);
+	return r;
 }

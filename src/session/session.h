@@ -15,9 +15,12 @@ struct session_opts {
 	bool self_exe;               /* mount warden's own binary at SANDBOX_SELF_EXE */
 	bool no_pty;                 /* never give the command a pty */
 	bool log_syslog;             /* --log syslog: events to syslog too */
+	bool summary;                /* at the end, list what was refused on stderr */
 };
 
 /* Compile the policy, check the kernel, choose and scan the workspace, open
  * the audit log, run the command and log its end. Returns 0 with the
  * command's status in *status, or -1 with e filled (warden's own failure). */
+/* With o->summary, what was refused is listed on stderr at the end (see
+ * summary.h). */
 int session_run(const struct session_opts *o, int *status, struct werr *e);

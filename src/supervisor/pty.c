@@ -1,7 +1,8 @@
 /* pty.c - the host side of the agent's terminal: put the user's terminal in
  * raw mode and restore it (struct host_tty, released by a cleanup attribute
  * on every way out of the supervisor), copy window sizes and terminal
- * settings to the agent's pty, and move bytes between the two. */
+ * settings to the agent's pty, and move bytes between the two. A warden in
+ * the background of its terminal only reads it (pty_host_foreground). */
 #include "pty.h"
 
 #include <errno.h>
@@ -43,6 +44,21 @@ void pty_copy_winsize(int host, int master)
 	struct winsize ws;
 	if (ioctl(host, TIOCGWINSZ, &ws) == 0)
 		ioctl(master, TIOCSWINSZ, &ws);
+}
+
+bool pty_host_foreground(int fd)
+{
+	pid_t fg = tcgetpgrp(fd);
+	return fg >= 0 && fg == getpgrp();
+}
+
+void pty_send_eof(int master)
+{
+	struct termios t;
+	char eof = 4; /* ^D, the default VEOF */
+	if (tcgetattr(master, &t) == 0 && t.c_cc[VEOF] != _POSIX_VDISABLE)
+		eof = (char)t.c_cc[VEOF];
+	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
 }
 
 int pty_pump(int from, int to)

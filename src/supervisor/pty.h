@@ -21,6 +21,14 @@ void pty_host_restore(struct host_tty *t);
  * called before the host terminal goes raw. */
 void pty_copy_settings(int host, int master);
 void pty_copy_winsize(int host, int master);
+/* Whether this process is in the foreground process group of the terminal
+ * fd. Only then may it change the terminal's modes or read from it: a
+ * background process (warden under timeout(1), or started with &) would be
+ * stopped by SIGTTOU or SIGTTIN. */
+bool pty_host_foreground(int fd);
+/* Type an end-of-file into the agent's pty (its default, canonical mode):
+ * the command's first read of stdin returns 0, as from /dev/null. */
+void pty_send_eof(int master);
 /* Move what is readable from `from` to `to`: 1 moved or nothing ready yet,
  * 0 end of file, -1 error (EIO from a master whose slave closed). */
 int pty_pump(int from, int to);

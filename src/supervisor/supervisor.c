@@ -230,8 +230,8 @@ static void on_pty_input(struct loop *l, const struct source *src, uint32_t even
 
 /* The event loop after init reported ready: runs until init exits, and
  * returns its exit status (init reaped), or -1. */
-static int event_loop(struct child *c, int sigfd, int master, struct notifier *nt, int listener,
-		      struct proxy *px, struct werr *e)
+static int event_loop(struct child *c, int sigfd, int master, bool relay_input,
+		      struct notifier *nt, int listener, struct proxy *px, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -244,7 +244,8 @@ static int event_loop(struct child *c, int sigfd, int master, struct notifier *n
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
-		loop_add(&l, STDIN_FILENO, on_pty_input, NULL);
+		if (relay_input)
+			loop_add(&l, STDIN_FILENO, on_pty_input, NULL);
 	}
 	for (;;) {
 		struct epoll_event evs[8];
@@ -339,9 +340,19 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 				"before reporting", st);
 	}
 	_cleanup_host_tty_ struct host_tty tty = HOST_TTY_NONE;
+	/* In the background of its terminal, warden leaves the terminal's modes
+	 * alone and does not read it (SIGTTOU, SIGTTIN would stop it): the
+	 * command keeps a pty of its own, with default settings, and an
+	 * end-of-file for input. */
+	bool foreground = master >= 0 && pty_host_foreground(STDIN_FILENO);
 	if (master >= 0) {
-		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(&tty, STDIN_FILENO);
+		if (foreground) {
+			pty_copy_settings(STDIN_FILENO, master);
+			pty_host_raw(&tty, STDIN_FILENO);
+		} else {
+			pty_copy_winsize(STDIN_FILENO, master);
+			pty_send_eof(master);
+		}
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
@@ -353,7 +364,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)
 		return -1;
-	int r = event_loop(&c, sigfd, master, nt, listener, px, e);
+	int r = event_loop(&c, sigfd, master, foreground, nt, listener, px, e);
 	if (r < 0)
 		return -1;
 	*status = r;

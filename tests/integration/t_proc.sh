@@ -211,3 +211,27 @@ test_pty_hangup() {
 	[[ -z $left ]] || kill -KILL $left 2>/dev/null
 	return 0
 }
+
+test_pty_background() {
+	# warden in a background process group of its terminal, as under
+	# timeout(1): it leaves the terminal's modes alone (no SIGTTOU stops it),
+	# the command still gets a pty of its own, and its stdin reads an
+	# end-of-file at once instead of the user's keys.
+	have script || skip 'script(1) not installed'
+	local w sleeper before after
+	w=$(printf '%q' "$WARDEN")
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "stty -g; timeout 20 $w run -- echo hi; echo \"rc=\$?\"; timeout 20 $w run -- sh -c 'tty; cat; echo cat-rc=\$?'; echo \"rc=\$?\"; stty -g" /dev/null <&"$sleeper" 2>&1)
+	exec {sleeper}<&-
+	OUT=${OUT//$'\r'/}
+	echo "$OUT"
+	[[ $(sed -n 2p <<<"$OUT") == hi ]] || fail "echo hi in the background: expected 'hi', got: $(excerpt "$OUT")"
+	[[ $(sed -n 3p <<<"$OUT") == rc=0 ]] || fail "echo hi in the background: expected exit 0 (not stopped, not killed by timeout), got: $(excerpt "$OUT")"
+	assert_out_line /dev/pts/0 'the command has its own pty'
+	assert_out_line cat-rc=0 'stdin ends at once'
+	[[ $(sed -n 6p <<<"$OUT") == rc=0 ]] || fail "second session: expected exit 0, got: $(excerpt "$OUT")"
+	before=$(sed -n 1p <<<"$OUT")
+	after=$(sed -n 7p <<<"$OUT")
+	[[ -n $before && $before == "$after" ]] || fail "terminal settings changed: before '$before' after '$after'"
+}

@@ -596,3 +596,26 @@ test_proxy_netns_direct_fails() {
 	net_expect 'proxied GET' method=GET host="$NH_IP" port=8080 decision=allow
 	px_log_ok
 }
+
+test_refusal_summary() {
+	# At the end of a session, stderr lists each refused thing once, with the
+	# reason and the flag that would allow it; --quiet drops the list, and a
+	# session with nothing refused prints none.
+	nh_need curl
+	local name=refused.wardentest.invalid n
+	wsh "curl -s https://$name/; curl -s https://$name/again; ./wprobe connect 192.0.2.1 80; ./wprobe ptrace-child; echo done"
+	assert_out_line done
+	assert_err_match '^warden: refused during this session:$' 'summary header'
+	assert_err_match "^  $name:443 \\(2 times\\): no rule allows it; allow it with --allow-net $name\$" \
+		'refused destination, once, with its flag'
+	assert_err_match '^  192\.0\.2\.1:80: a direct connection' 'direct connection'
+	assert_err_match '^  syscall ptrace: refused' 'refused syscall'
+	n=$(grep -c "$name" <<<"$ERR")
+	((n == 1)) || fail "the destination is listed $n times, not once: $(excerpt "$ERR")"
+	wsh "curl -s https://$name/; echo done" --quiet
+	assert_out_line done
+	[[ $ERR != *'refused during'* ]] || fail "--quiet still prints the summary: $(excerpt "$ERR")"
+	wsh 'echo done'
+	assert_out_line done
+	[[ -z $ERR ]] || fail "a session with nothing refused prints: $(excerpt "$ERR")"
+}

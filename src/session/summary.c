@@ -1,0 +1,118 @@
+/* summary.c - the refusals of a session, said once when it ends: a
+ * subscriber of the event stream keeps each refused thing once (a proxy
+ * destination the rules refused, a direct connection, a syscall), with the
+ * reason and, where one exists, the flag that would allow it; the user reads
+ * this instead of an unrelated error from the agent. */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/util.h"
+
+/* Keep key once, counting repeats. An agent can make refusals without end:
+ * past SUMMARY_KEEP distinct ones they are only counted, so neither memory
+ * nor the search here grows with them. */
+static void add(struct summary *s, char *key, char *why)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].key, key) == 0) {
+			s->v[i].times++;
+			free(key);
+			free(why);
+			return;
+		}
+	if (s->n == SUMMARY_KEEP) {
+		s->unlisted++;
+		free(key);
+		free(why);
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = (struct refusal){ .key = key, .why = why, .times = 1 };
+}
+
+static const char *str(const json_t *f, const char *k)
+{
+	const char *v = json_string_value(json_object_get(f, k));
+	return v ? v : "?";
+}
+
+/* A destination refused by warden's proxy. Transport failures (the client
+ * hung up, a timeout) are not refusals and are left out. */
+static void proxy_refused(struct summary *s, const json_t *f)
+{
+	const char *host = str(f, "host"), *reason = str(f, "reason");
+	long long port = json_integer_value(json_object_get(f, "port"));
+	bool v6 = strchr(host, ':') != NULL;
+	char *key = xasprintf("%s%s%s:%lld", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	if (strncmp(reason, "no rule allows", 14) == 0)
+		/* a pattern without a port allows every port */
+		add(s, key, v6 ? xasprintf("no rule allows it; allow it with --allow-net %s", key)
+			       : xasprintf("no rule allows it; allow it with --allow-net %s", host));
+	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to "))
+		add(s, key, xstrdup(reason));
+	else
+		free(key);
+}
+
+static int on_event(void *ctx, const struct event *ev, struct werr *e)
+{
+	(void)e;
+	struct summary *s = ctx;
+	const json_t *f = ev->fields;
+	if (strcmp(ev->kind, "syscall.suppressed") == 0) {
+		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
+		return 0;
+	}
+	if (!f || strcmp(str(f, "decision"), "deny") != 0)
+		return 0;
+	if (strcmp(ev->kind, "net") == 0 && strcmp(str(f, "method"), "connect") == 0)
+		add(s, xasprintf("%s:%lld", str(f, "address"),
+				 json_integer_value(json_object_get(f, "port"))),
+		    xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
+			    "ALL_PROXY are set inside)"));
+	else if (strcmp(ev->kind, "net") == 0)
+		proxy_refused(s, f);
+	else if (strcmp(ev->kind, "syscall") == 0)
+		add(s, xasprintf("syscall %s", str(f, "name")),
+		    xstrdup("refused by the sandbox (EPERM); no option allows it"));
+	return 0;
+}
+
+void summary_attach(struct summary *s, struct audit *a)
+{
+	audit_subscribe(a, on_event, s);
+}
+
+void summary_print(const struct summary *s, const char *log, FILE *f)
+{
+	if (!s->n && !s->unlisted)
+		return;
+	fprintf(f, "warden: refused during this session:\n");
+	for (size_t i = 0; i < s->n && i < SUMMARY_LINES; i++) {
+		const struct refusal *r = &s->v[i];
+		if (r->times > 1)
+			fprintf(f, "  %s (%lu times): %s\n", r->key, r->times, r->why);
+		else
+			fprintf(f, "  %s: %s\n", r->key, r->why);
+	}
+	unsigned long rest = (s->n > SUMMARY_LINES ? s->n - SUMMARY_LINES : 0) + s->unlisted;
+	if (rest)
+		fprintf(f, "  and %lu more refusals\n", rest);
+	if (log)
+		fprintf(f, "  (details: %s; --quiet leaves this out)\n", log);
+}
+
+void summary_free(struct summary *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].key);
+		free(s->v[i].why);
+	}
+	free(s->v);
+	*s = (struct summary){ 0 };
+}

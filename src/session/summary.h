@@ -1,0 +1,31 @@
+/* summary.h - what was refused during a session, told once on stderr at its
+ * end (see summary.c). */
+#pragma once
+#include <stdio.h>
+
+#include "../audit/audit.h"
+
+/* At most this many refusals are listed; the rest are counted. */
+#define SUMMARY_LINES 10
+/* Distinct refusals kept (counted once each); further ones are counted only. */
+#define SUMMARY_KEEP 64
+
+struct refusal {
+	char *key;               /* what was refused, as shown: host:port, ... */
+	char *why;               /* the reason, and the flag that would allow it */
+	unsigned long times;
+};
+
+struct summary {
+	struct refusal *v;
+	size_t n, cap;
+	unsigned long unlisted;  /* refusals counted only (past SUMMARY_KEEP, or
+				  * syscalls the log only counted) */
+};
+
+/* Subscribe s to the session's events: it keeps each refused thing once. */
+void summary_attach(struct summary *s, struct audit *a);
+/* Print the refusals (nothing when there were none); log names the audit
+ * log where the details are, may be NULL. */
+void summary_print(const struct summary *s, const char *log, FILE *f);
+void summary_free(struct summary *s);

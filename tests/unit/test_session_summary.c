@@ -1,0 +1,109 @@
+/* test_session_summary.c - unit tests of the end-of-session summary of
+ * refusals (src/session/summary.c): each refused destination once with the
+ * flag that would allow it, repeats counted, allowed traffic left out, and a
+ * bound on what it keeps however many distinct refusals an agent makes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/audit/audit.h"
+#include "src/session/summary.h"
+#include "check.h"
+#include "files.h"
+
+static void refuse(struct audit *a, const char *host, bool allowed)
+{
+	struct werr e = { 0 };
+	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
+		.method = "CONNECT", .host = host, .port = 443, .address = "",
+		.allowed = allowed, .status = allowed ? 200 : 403,
+		.rule = allowed ? host : "",
+		.reason = allowed ? "" : "no rule allows this destination" });
+	CHECK(audit_emit_event(a, ev, &e) == 0);
+}
+
+/* What summary_print writes, as a string (malloc'd). */
+static char *printed(const struct summary *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	summary_print(s, NULL, f);
+	fclose(f);
+	return buf;
+}
+
+static struct audit *open_log(const char *session)
+{
+	struct audit *a = NULL;
+	struct werr e = { 0 };
+	if (audit_open(&a, tmpdir, session, &e) < 0) {
+		fprintf(stderr, "audit_open: %s\n", e.msg);
+		exit(2);
+	}
+	return a;
+}
+
+static void test_listed_once(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000001");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	refuse(a, "api.example.com", false);
+	refuse(a, "api.example.com", false);
+	refuse(a, "allowed.example.com", true);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "api.example.com:443 (2 times)") != NULL);
+	CHECK(strstr(out, "--allow-net api.example.com") != NULL);
+	CHECK(strstr(out, "allowed.example.com") == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
+static void test_nothing_refused(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000002");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	refuse(a, "allowed.example.com", true);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK_STR(out, "");
+	summary_free(&s);
+	audit_close(a);
+}
+
+/* An agent making refusals without end: kept distinct ones stop at
+ * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
+static void test_bounded(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000003");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	for (int i = 0; i < SUMMARY_KEEP + 36; i++) {
+		char host[64];
+		snprintf(host, sizeof host, "h%d.example.com", i);
+		refuse(a, host, false);
+	}
+	CHECK(s.n == SUMMARY_KEEP);
+	CHECK(s.unlisted == 36);
+	_cleanup_free_ char *out = printed(&s);
+	size_t lines = 0;
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	CHECK(lines == 1 + SUMMARY_LINES + 1);
+	char more[64];
+	snprintf(more, sizeof more, "and %d more refusals", SUMMARY_KEEP + 36 - SUMMARY_LINES);
+	CHECK(strstr(out, more) != NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
+int main(void)
+{
+	tmpdir_make("warden-test-summary");
+	test_listed_once();
+	test_nothing_refused();
+	test_bounded();
+	tmpdir_remove();
+	return check_status_counted("session_summary");
+}
