@@ -76,6 +76,19 @@ static int keep_private(const struct sandbox_spec *s, const struct policy *pol, 
 	return 0;
 }
 
+/* The host loopback ports the allow rules name (net/forward.h); a rule
+ * warden cannot serve is an error naming where it stands. */
+static int forwards_prepare(const struct policy *pol, struct net_forwards *f, struct werr *e)
+{
+	for (size_t i = 0; i < pol->nnet; i++) {
+		const struct policy_net_rule *r = &pol->net[i];
+		const char *why = NULL;
+		if (!r->deny && forward_add_rule(f, &r->rule, &why) < 0)
+			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
+	}
+	return 0;
+}
+
 /* The spec from the policy, the kernel and the host: the kernel's features
  * checked, the workspace chosen and refused where it would expose what the
  * sandbox hides, warden's own directories kept out, the environment. */
@@ -107,6 +120,8 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	s->cachedir = steal_ptr(&cachedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
+	if (forwards_prepare(pol, &s->forwards, e) < 0)
+		return -1;
 	s->argv = o->argv;
 	/* warden's binary inside: the probe runner of `check`, and the
 	 * ProxyCommand of git over ssh when a destination is allowed. */
