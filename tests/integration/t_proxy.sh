@@ -280,6 +280,71 @@ test_proxy_loopback_http_https() {
 	px_log_ok
 }
 
+# ---- host loopback ports: --allow-net 127.0.0.1:PORT -----------------------
+
+test_host_loopback_port() {
+	nh_need curl
+	px_loopback
+	local before
+	before=$(px_requests decoy)
+	# NO_PROXY lists 127.0.0.1: curl connects to the sandbox's own loopback,
+	# where warden listens on the allowed port and relays to the host's.
+	px_inside "fetch direct http://127.0.0.1:$HTTP_PORT/token.txt
+	           fetch again http://127.0.0.1:$HTTP_PORT/token.txt
+	           code other http://127.0.0.1:$DECOY_PORT/
+	           code tls --cacert testca.crt https://127.0.0.1:$HTTPS_PORT/token.txt" \
+		--allow-net "127.0.0.1:$HTTP_PORT"
+	assert_rc 0
+	assert_out_line "direct rc=0 $PX_TOKEN" 'the host port reached from inside as 127.0.0.1:PORT'
+	assert_out_line "again rc=0 $PX_TOKEN" 'a second connection'
+	assert_out_match '^other rc=7 ' 'another host port stays unreachable'
+	assert_out_match '^tls rc=7 ' 'a host port no rule names stays unreachable'
+	px_no_request decoy "$before"
+	net_expect 'host loopback port' method=tcp via=loopback host=127.0.0.1 port="$HTTP_PORT" \
+		address=127.0.0.1 decision=allow rule=127.0.0.1:"$HTTP_PORT" 'bytes_in>0' 'bytes_out>0'
+	local n
+	n=$(net_events method=tcp via=loopback port="$HTTP_PORT" && wc -l <<<"$NET_EVENTS")
+	[[ $n == 2 ]] || fail "expected one net event per connection (2), got ${n:-0}"
+	net_expect_none 'no event for the other ports' via=loopback port="$DECOY_PORT"
+	px_log_ok
+
+	# the same from a profile line, and localhost:PORT (inside as localhost)
+	printf 'net allow localhost:%s\n' "$HTTP_PORT" >"$T_TMP/lo.profile"
+	px_inside "fetch name http://localhost:$HTTP_PORT/token.txt
+	           fetch v4 http://127.0.0.1:$HTTP_PORT/token.txt" --profile "$T_TMP/lo.profile"
+	assert_rc 0
+	assert_out_line "name rc=0 $PX_TOKEN" 'localhost:PORT from a profile'
+	assert_out_line "v4 rc=0 $PX_TOKEN" 'localhost:PORT listens on 127.0.0.1'
+	net_expect 'localhost port' method=tcp via=loopback host=localhost port="$HTTP_PORT" \
+		decision=allow rule=localhost:"$HTTP_PORT"
+}
+
+test_host_loopback_port_errors() {
+	local pat
+	for pat in 127.0.0.1 '[::1]' 127.0.0.2 '::1'; do
+		wrun --allow-net "$pat" -- true
+		assert_rc 125 "--allow-net $pat"
+		assert_err_match 'needs a port' "--allow-net $pat: the error says a port is needed"
+	done
+	for pat in 127.0.0.1:3128 localhost:1080 '[::1]:3128'; do
+		wrun --allow-net "$pat" -- true
+		assert_rc 125 "--allow-net $pat"
+		assert_err_match "warden's own proxy" "--allow-net $pat: the error names the proxy's port"
+	done
+	printf 'net allow 127.0.0.1\n' >"$T_TMP/lo.profile"
+	wrun --profile "$T_TMP/lo.profile" -- true
+	assert_rc 125 'net allow 127.0.0.1'
+	assert_err_match 'lo\.profile:1' 'the error names the profile line'
+	local args=() p
+	for p in $(seq 40001 40017); do args+=(--allow-net "127.0.0.1:$p"); done
+	wrun "${args[@]}" -- true
+	assert_rc 125 '17 host loopback ports'
+	assert_err_match 'at most 16' 'the error names the limit'
+	# the command never started in any of these
+	wrun --allow-net 127.0.0.1 -- sh -c 'echo started'
+	assert_out_eq '' 'nothing ran'
+}
+
 test_proxy_loopback_large_transfer() {
 	nh_need curl
 	px_loopback
