@@ -200,6 +200,24 @@ static void audit_closep(struct audit **log)
 	audit_close(*log);
 }
 
+/* One --allow-net argument: PATTERN, or "PATTERN private" as in a profile's
+ * `net allow PATTERN private` (the names it allows may resolve to private
+ * ranges). */
+static int allow_net_arg(struct policy *pol, const char *arg, struct werr *e)
+{
+	const char *sp = strpbrk(arg, " \t");
+	if (!sp)
+		return policy_add_net(pol, arg, false, false, "--allow-net", e);
+	const char *opt = sp + strspn(sp, " \t");
+	size_t optlen = strcspn(opt, " \t");
+	if (optlen != strlen("private") || strncmp(opt, "private", optlen) != 0 ||
+	    opt[optlen + strspn(opt + optlen, " \t")] != '\0')
+		return werr_set(e, 0, "--allow-net \"%.200s\": takes PATTERN or \"PATTERN private\"",
+				arg);
+	_cleanup_free_ char *pattern = xasprintf("%.*s", (int)(sp - arg), arg);
+	return policy_add_net(pol, pattern, false, true, "--allow-net", e);
+}
+
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	const char *home = user_home();
@@ -207,7 +225,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	if (policy_load(&pol, o->profile, home, e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
-		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)
+		if (allow_net_arg(&pol, o->allow_net->v[i], e) < 0)
 			return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1

@@ -520,6 +520,14 @@ test_proxy_netns_http_https() {
 		'bytes_in>0' 'bytes_out>0'
 	px_log_ok
 
+	# the same from the command line: --allow-net 'NAME private'
+	px_inside "fetch http http://$PX_NAME:8080/token.txt" --allow-net "$PX_NAME private"
+	assert_rc 0 "--allow-net '$PX_NAME private'"
+	assert_out_line "http rc=0 $PX_TOKEN" "HTTP to a name allowed with --allow-net 'NAME private'"
+	wrun --allow-net "$PX_NAME public" -- true
+	assert_rc 125 "--allow-net 'NAME public'"
+	assert_err_match 'PATTERN private' 'the error says what --allow-net takes'
+
 	# the same name without `private`: refused, and the reason says so
 	local before
 	before=$(px_requests http)
