@@ -3,7 +3,8 @@
 # git over HTTPS and over ssh through the proxy, refusals (403 with a reason,
 # SOCKS5 reply 2) for unknown and denied hosts and for names that resolve to
 # loopback, private or this host's addresses, direct TCP/UDP/DNS failing, and
-# a `net` event in the session log for every case.
+# a `net` event in the session log for every case; host loopback ports
+# (--allow-net 127.0.0.1:PORT reached from inside as 127.0.0.1:PORT).
 #
 # Servers are the tests' own and on this machine only: the host's loopback
 # (the proxy dials it for a rule naming 127.0.0.1:PORT explicitly; these tests
@@ -449,8 +450,12 @@ test_proxy_direct_fails() {
 	[[ -n $addr6 ]] && v6probe="./wprobe connect $addr6 $own_port | sed 's/^/tcp6 /'"
 	# Allowed through the proxy, yet unreachable directly: the sandbox's
 	# loopback is its own and there is no route out; no DNS either.
-	px_inside "fetch no-proxy-env http://127.0.0.1:$HTTP_PORT/token.txt
-	           fetch noproxy --noproxy '*' http://127.0.0.1:$HTTP_PORT/token.txt
+	# (127.0.0.1:$HTTP_PORT is a host loopback port now, reached directly by
+	# design: test_host_loopback_port; the decoy's port no rule names.)
+	local decoy_before
+	decoy_before=$(px_requests decoy)
+	px_inside "fetch no-proxy-env http://127.0.0.1:$DECOY_PORT/token.txt
+	           fetch noproxy --noproxy '*' http://127.0.0.1:$DECOY_PORT/token.txt
 	           fetch own-direct --noproxy '*' http://$addr:$own_port/token.txt
 	           ./wprobe connect $addr $own_port | sed 's/^/tcp /'
 	           ./wprobe udp $addr 53 | sed 's/^/udp /'
@@ -465,6 +470,7 @@ test_proxy_direct_fails() {
 	# NO_PROXY names 127.0.0.1: curl goes direct, to the sandbox's own lo
 	assert_out_match '^no-proxy-env rc=[1-9]' 'direct to 127.0.0.1 (NO_PROXY) reached the host'
 	assert_out_match '^noproxy rc=[1-9]' "curl --noproxy '*' reached the host's loopback"
+	px_no_request decoy "$decoy_before"
 	assert_out_match '^own-direct rc=[1-9]' "curl --noproxy '*' reached the host's address"
 	assert_out_match '^tcp DENIED (ENETUNREACH|EHOSTUNREACH)' 'direct TCP'
 	assert_out_match '^udp DENIED (ENETUNREACH|EHOSTUNREACH)' 'direct UDP'
