@@ -78,7 +78,7 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	json_t *f = json_pack("{s:s, s:s, s:i, s:s?, s:s, s:I, s:I, s:f, s:s}",
 		"method", x->method, "host", x->host, "port", (int)x->port,
 		"address", x->address[0] ? x->address : NULL,
-		"via", x->socks ? "socks5" : "http",
+		"via", x->loopback ? "loopback" : x->socks ? "socks5" : "http",
 		"bytes_out", (json_int_t)x->bytes_out, "bytes_in", (json_int_t)x->bytes_in,
 		"duration_ms", x->duration_ms, "decision", x->allowed ? "allow" : "deny");
 	if (!f)

@@ -62,13 +62,14 @@ struct ev_net_connect {
 };
 struct event ev_net_connect(const struct ev_net_connect *x);
 
-/* A connection through warden's proxy, when it ends. */
+/* A connection through warden's proxy or a host loopback port, when it ends. */
 struct ev_net_proxy {
 	const char *method;      /* CONNECT, GET, ... or "socks5" */
 	const char *host;
 	unsigned port;
 	const char *address;     /* the address dialled; "" = none (null) */
 	bool socks;              /* via SOCKS5, else HTTP */
+	bool loopback;           /* a host loopback port (via "loopback"; method "tcp") */
 	uint64_t bytes_out, bytes_in;
 	double duration_ms;
 	bool allowed;

@@ -10,6 +10,10 @@
  * connection ends, one `net` event records host, port, resolved address,
  * method, status, bytes each way, duration, decision, rule and reason.
  *
+ * A host loopback port (forward.h) skips the handshake: its listener names
+ * the destination, the rules decide again, and the connection is dialled
+ * and relayed the same way, bytes as they are.
+ *
  * Limits: handshake and dial timeouts, an idle timeout, a connection cap,
  * the parsers' own size limits; level-triggered epoll, so one slow client
  * only ever holds its own connection. */
@@ -48,7 +52,7 @@
 #define BUSY_BYTES (4 << 20)
 
 enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING };
-enum tag { T_CLIENT, T_UPSTREAM };
+enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
 
 struct conn;
 struct item {
@@ -56,8 +60,16 @@ struct item {
 	struct conn *c;
 };
 
+/* The listener of one host loopback port; its item is tagged T_FORWARD. */
+struct fwd_listener {
+	struct item it;
+	int fd;
+	struct net_forward fw;
+};
+
 struct conn {
 	struct proxy *px;
+	const struct net_forward *fw; /* a host loopback port's connection, else NULL */
 	struct conn *prev, *next;
 	struct item ic, iu;
 	int cfd, ufd;
@@ -104,6 +116,8 @@ struct job {
 struct proxy {
 	int ep, lhttp, lsocks, tfd, efd;
 	struct item ilhttp, ilsocks, itimer, ievent;
+	struct fwd_listener fwd[FORWARD_MAX];
+	size_t nfwd;
 	const struct net_rules *rules;
 	struct addr_local local;
 	bool local_loaded;         /* this host's addresses, read at the first dial */
@@ -232,7 +246,7 @@ static void log_conn(struct conn *c)
 	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 		.method = method, .host = c->host, .port = c->port, .address = c->address,
-		.socks = c->socks, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
+		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
 		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
 		.rule = c->rule, .reason = c->reason });
 	if (ev.fields)
@@ -310,7 +324,10 @@ static void refuse(struct conn *c, int http_status, uint8_t socks_code, const ch
 {
 	c->allowed = false;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
-	if (c->socks) {
+	if (c->fw) {
+		/* No protocol to answer in: the client sees the connection end. */
+		shutdown(c->cfd, SHUT_RDWR);
+	} else if (c->socks) {
 		uint8_t r[SOCKS5_REPLY_MAX];
 		size_t n = socks5_reply(r, socks_code, NULL, 0);
 		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
@@ -351,7 +368,7 @@ static void connected(struct conn *c)
 		uint8_t r[SOCKS5_REPLY_MAX];
 		size_t n = socks5_reply(r, SOCKS5_SUCCEEDED, &bound, bport);
 		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
-	} else if (!c->plain) {
+	} else if (!c->plain && !c->fw) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, ok, sizeof ok - 1);
 		c->status = 200;
@@ -477,6 +494,38 @@ static void decide(struct conn *c, const struct net_host *h)
 	c->px->todo = j;
 	pthread_cond_signal(&c->px->cv);
 	pthread_mutex_unlock(&c->px->mu);
+}
+
+/* A host loopback port's connection: its listener names the destination;
+ * the rules decide again (a deny rule wins), then dial the host's loopback. */
+static void forward_start(struct conn *c)
+{
+	const struct net_forward *fw = c->fw;
+	snprintf(c->method, sizeof c->method, "tcp");
+	snprintf(c->host, sizeof c->host, "%s", fw->host);
+	c->port = fw->port;
+	const struct net_rule *rule = NULL;
+	enum rules_verdict v = rules_match(c->px->rules, fw->host, fw->port, &rule);
+	snprintf(c->rule, sizeof c->rule, "%s", rule ? rule->text : "");
+	if (v != RULES_ALLOW) {
+		char r[700];
+		snprintf(r, sizeof r, "host loopback port %s denied by rule %s", fw->rule,
+			 rule ? rule->text : "(none)");
+		refuse(c, 0, 0, r);
+		return;
+	}
+	c->allow_rule = rule;
+	struct addr_ip t[2];
+	int n = forward_targets(fw, t);
+	c->ncand = c->icand = 0;
+	for (int i = 0; i < n; i++)
+		if (!rules_deny_addr(c->px->rules, &t[i], fw->port))
+			c->cand[c->ncand++] = t[i];
+	if (!c->ncand) {
+		refuse(c, 0, 0, "host loopback port: its address is denied");
+		return;
+	}
+	dial_next(c);
 }
 
 /* ---- handshake ------------------------------------------------------------ */
@@ -708,7 +757,7 @@ gone:
 
 /* ---- events ----------------------------------------------------------- */
 
-static void on_accept(struct proxy *px, int lfd, bool socks)
+static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_forward *fw)
 {
 	for (int k = 0; k < 64; k++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -726,7 +775,10 @@ static void on_accept(struct proxy *px, int lfd, bool socks)
 		c->ic = (struct item){ T_CLIENT, c };
 		c->iu = (struct item){ T_UPSTREAM, c };
 		c->socks = socks;
-		if (socks) {
+		c->fw = fw;
+		if (fw) {
+			/* no handshake: the listener says where to */
+		} else if (socks) {
 			c->sp = xmalloc(sizeof *c->sp);
 			socks5_parser_init(c->sp);
 		} else {
@@ -740,7 +792,10 @@ static void on_accept(struct proxy *px, int lfd, bool socks)
 			px->conns->prev = c;
 		px->conns = c;
 		px->nconns++;
-		update_interest(c);
+		if (fw)
+			forward_start(c);
+		else
+			update_interest(c);
 	}
 }
 
@@ -852,9 +907,13 @@ void proxy_dispatch(struct proxy *px)
 	for (int i = 0; i < n; i++) {
 		struct item *it = evs[i].data.ptr;
 		if (it == &px->ilhttp)
-			on_accept(px, px->lhttp, false);
+			on_accept(px, px->lhttp, false, NULL);
 		else if (it == &px->ilsocks)
-			on_accept(px, px->lsocks, true);
+			on_accept(px, px->lsocks, true, NULL);
+		else if (it->tag == T_FORWARD) {
+			struct fwd_listener *fl = (struct fwd_listener *)it;
+			on_accept(px, fl->fd, false, &fl->fw);
+		}
 		else if (it == &px->itimer)
 			on_timer(px);
 		else if (it == &px->ievent)
@@ -871,6 +930,19 @@ static void watch(struct proxy *px, int fd, struct item *it)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = it };
 	epoll_ctl(px->ep, EPOLL_CTL_ADD, fd, &e);
+}
+
+void proxy_add_forward(struct proxy *px, int listener, const struct net_forward *fw)
+{
+	if (px->nfwd >= FORWARD_MAX) {
+		close(listener);
+		return;
+	}
+	struct fwd_listener *fl = &px->fwd[px->nfwd++];
+	fl->it = (struct item){ T_FORWARD, NULL };
+	fl->fd = listener;
+	fl->fw = *fw;
+	watch(px, listener, &fl->it);
 }
 
 struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_rules *rules,
@@ -943,6 +1015,8 @@ void proxy_free(struct proxy *px)
 		close(px->lhttp);
 	if (px->lsocks >= 0)
 		close(px->lsocks);
+	for (size_t i = 0; i < px->nfwd; i++)
+		close(px->fwd[i].fd);
 	if (px->ep >= 0)
 		close(px->ep);
 	if (px->tfd >= 0)

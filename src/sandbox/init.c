@@ -208,17 +208,26 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
-	/* fds for the supervisor: seccomp listener, proxy listeners, pty. */
+	/* fds for the supervisor: seccomp listener, proxy listeners, pty,
+	 * host loopback ports. */
 	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
-	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0)
+	int fwd_l[FORWARD_MAX];
+	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0 ||
+	    net_forward_listeners(&s->forwards, fwd_l, &e) < 0)
 		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
 	    seccomp_install(s, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
 	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };
-	send_msg(s->sync_fd, &ready, fds, master >= 0 ? 4 : 3);
-	for (int i = 0; i < INIT_MSG_MAX_FDS; i++)
+	size_t nfds = master >= 0 ? 4 : 3;
+	for (size_t i = 0; i < s->forwards.n; i++)
+		if (fwd_l[i] >= 0) {
+			fds[nfds++] = fwd_l[i];
+			ready.fwd_mask |= 1u << i;
+		}
+	send_msg(s->sync_fd, &ready, fds, nfds);
+	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	/* With a pty, the supervisor answers once it has set up the terminal;

@@ -1,7 +1,9 @@
 /* net.c - the sandbox's network namespace: only the loopback interface, up
  * (tuned for loopback: lo_big_segments, lo_reno), and the proxy's two listening
  * sockets on it, created here inside the namespace and handed to the
- * supervisor, which serves them from outside: the one way out. */
+ * supervisor, which serves them from outside: the one way out. Also the
+ * listeners of host loopback ports (`--allow-net 127.0.0.1:PORT`,
+ * net/forward.h), served the same way. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -14,6 +16,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "../net/proxy.h"
 
 /* Not in Debian 12's kernel headers (Linux 6.3). */
 #ifndef IFLA_GSO_IPV4_MAX_SIZE
@@ -113,12 +117,83 @@ static int listen_on(uint16_t port, struct werr *e)
 
 int net_proxy_listeners(int *http, int *socks, struct werr *e)
 {
-	if ((*http = listen_on(3128, e)) < 0)
+	if ((*http = listen_on(PROXY_HTTP_PORT, e)) < 0)
 		return -1;
-	if ((*socks = listen_on(1080, e)) < 0) {
+	if ((*socks = listen_on(PROXY_SOCKS_PORT, e)) < 0) {
 		close(*http);
 		*http = -1;
 		return -1;
+	}
+	return 0;
+}
+
+/* One host loopback port's listener: -1 with e set, or -2 when it is the
+ * optional ::1 half of localhost:PORT and the namespace has no IPv6. */
+static int forward_listen(const struct net_forward *fw, struct werr *e)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	socklen_t sl;
+	uint8_t v4[4];
+	if (addr_ip_is_v4(&fw->ip, v4)) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(fw->port);
+		memcpy(&in->sin_addr, v4, 4);
+		sl = sizeof *in;
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(fw->port);
+		memcpy(&in6->sin6_addr, fw->ip.b, 16);
+		sl = sizeof *in6;
+	}
+	char text[ADDR_TEXT_MAX];
+	addr_ip_text(&fw->ip, text);
+	bool v6 = ss.ss_family == AF_INET6;
+	_cleanup_close_ int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		if (fw->optional && errno == EAFNOSUPPORT)
+			return -2;
+		werr_errno(e, "network: socket for the host loopback port %s (%s)", fw->rule, text);
+		return -1;
+	}
+	if (v6) {
+		int one = 1;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		if (fw->optional && errno == EADDRNOTAVAIL)
+			return -2;
+		if (errno == EADDRINUSE)
+			werr_set(e, errno, "network: host loopback port %s: %s%s%s:%u is already in "
+				 "use inside the sandbox", fw->rule, v6 ? "[" : "", text, v6 ? "]" : "",
+				 fw->port);
+		else
+			werr_errno(e, "network: host loopback port %s: listening on %s%s%s:%u",
+				   fw->rule, v6 ? "[" : "", text, v6 ? "]" : "", fw->port);
+		return -1;
+	}
+	if (listen(fd, 512) < 0) {
+		werr_errno(e, "network: host loopback port %s: listen", fw->rule);
+		return -1;
+	}
+	return steal_fd(&fd);
+}
+
+int net_forward_listeners(const struct net_forwards *f, int fds[FORWARD_MAX], struct werr *e)
+{
+	for (size_t i = 0; i < FORWARD_MAX; i++)
+		fds[i] = -1;
+	for (size_t i = 0; i < f->n; i++) {
+		int fd = forward_listen(&f->v[i], e);
+		if (fd == -1) {
+			for (size_t k = 0; k < i; k++)
+				if (fds[k] >= 0)
+					close(fds[k]);
+			return -1;
+		}
+		fds[i] = fd; /* -2: skipped, stays below 0 */
 	}
 	return 0;
 }

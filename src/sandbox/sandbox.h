@@ -9,6 +9,7 @@
 
 #include "../common/err.h"
 #include "../common/util.h"
+#include "../net/forward.h"
 #include "../policy/policy.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
@@ -54,6 +55,7 @@ struct sandbox_spec {
 	char *cachedir;             /* warden's cache directory: never reachable inside */
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */
 	const struct policy *policy;
+	struct net_forwards forwards; /* host loopback ports (from the policy's allow rules) */
 
 	char **argv;                /* command to run (argv[0] looked up in PATH inside) */
 	char *exec_path;            /* or, when set, the file executed for it (found on the host) */
@@ -147,6 +149,10 @@ int net_lo_up(struct werr *e);
 /* net.c (init): the proxy's listening sockets on the sandbox's loopback
  * (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5), for the supervisor. */
 int net_proxy_listeners(int *http, int *socks, struct werr *e);
+/* The listeners of the host loopback ports in f, in its order: fds[i] for
+ * f->v[i], or -1 for an optional one the namespace cannot have (::1 without
+ * IPv6). On error none is left open. */
+int net_forward_listeners(const struct net_forwards *f, int fds[FORWARD_MAX], struct werr *e);
 
 /* landlock.c */
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);

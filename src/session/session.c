@@ -78,6 +78,19 @@ static int keep_private(const struct sandbox_spec *s, const struct policy *pol, 
 	return 0;
 }
 
+/* The host loopback ports the allow rules name (net/forward.h); a rule
+ * warden cannot serve is an error naming where it stands. */
+static int forwards_prepare(const struct policy *pol, struct net_forwards *f, struct werr *e)
+{
+	for (size_t i = 0; i < pol->nnet; i++) {
+		const struct policy_net_rule *r = &pol->net[i];
+		const char *why = NULL;
+		if (!r->deny && forward_add_rule(f, &r->rule, &why) < 0)
+			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
+	}
+	return 0;
+}
+
 /* The spec from the policy, the kernel and the host: the kernel's features
  * checked, the workspace chosen and refused where it would expose what the
  * sandbox hides, warden's own directories kept out, the environment. */
@@ -117,6 +130,8 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	s->cachedir = steal_ptr(&cachedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
+	if (forwards_prepare(pol, &s->forwards, e) < 0)
+		return -1;
 	s->argv = o->argv;
 	/* warden's binary inside: the probe runner of `check`, and the
 	 * ProxyCommand of git over ssh when a destination is allowed. */
@@ -201,6 +216,24 @@ static void audit_closep(struct audit **log)
 	audit_close(*log);
 }
 
+/* One --allow-net argument: PATTERN, or "PATTERN private" as in a profile's
+ * `net allow PATTERN private` (the names it allows may resolve to private
+ * ranges). */
+static int allow_net_arg(struct policy *pol, const char *arg, struct werr *e)
+{
+	const char *sp = strpbrk(arg, " \t");
+	if (!sp)
+		return policy_add_net(pol, arg, false, false, "--allow-net", e);
+	const char *opt = sp + strspn(sp, " \t");
+	size_t optlen = strcspn(opt, " \t");
+	if (optlen != strlen("private") || strncmp(opt, "private", optlen) != 0 ||
+	    opt[optlen + strspn(opt + optlen, " \t")] != '\0')
+		return werr_set(e, 0, "--allow-net \"%.200s\": takes PATTERN or \"PATTERN private\"",
+				arg);
+	_cleanup_free_ char *pattern = xasprintf("%.*s", (int)(sp - arg), arg);
+	return policy_add_net(pol, pattern, false, true, "--allow-net", e);
+}
+
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	const char *home = user_home();
@@ -208,7 +241,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	if (policy_load(&pol, o->profile, home, e) < 0)
 		return -1;
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
-		if (policy_add_net(&pol, o->allow_net->v[i], false, false, "--allow-net", e) < 0)
+		if (allow_net_arg(&pol, o->allow_net->v[i], e) < 0)
 			return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1

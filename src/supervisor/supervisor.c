@@ -69,6 +69,34 @@ static ssize_t recv_msg(int sock, struct init_msg *m, int fds[INIT_MSG_MAX_FDS])
 	return n;
 }
 
+/* The listeners of the host loopback ports in init's READY message, by
+ * their index in s->forwards (-1: none). */
+struct fwd_fds {
+	int fd[FORWARD_MAX];
+};
+
+static struct fwd_fds fwd_fds_take(const struct sandbox_spec *s, const struct init_msg *m,
+				   ssize_t n, const int fds[INIT_MSG_MAX_FDS])
+{
+	struct fwd_fds f;
+	for (size_t i = 0; i < FORWARD_MAX; i++)
+		f.fd[i] = -1;
+	if (n <= 0)
+		return f;
+	size_t k = m->has_pty ? 4 : 3;
+	for (size_t i = 0; i < s->forwards.n && k < INIT_MSG_MAX_FDS; i++)
+		if (m->fwd_mask & (1u << i))
+			f.fd[i] = fds[k++];
+	return f;
+}
+
+static void fwd_fds_close(struct fwd_fds *f)
+{
+	for (size_t i = 0; i < FORWARD_MAX; i++)
+		if (f->fd[i] >= 0)
+			close(f->fd[i]);
+}
+
 static int exit_status_of(int pidfd)
 {
 	siginfo_t si = { 0 };
@@ -328,6 +356,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_close_ int listener = fds[0];
 	_cleanup_close_ int http_l = fds[1], socks_l = fds[2]; /* the proxy's once it exists */
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
+	_cleanup_(fwd_fds_close) struct fwd_fds fwd = fwd_fds_take(s, &m, n, fds);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	if (n <= 0 || m.type != INIT_MSG_READY) {
@@ -364,6 +393,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)
 		return -1;
+	for (size_t i = 0; i < s->forwards.n; i++)
+		if (fwd.fd[i] >= 0)
+			proxy_add_forward(px, steal_fd(&fwd.fd[i]), &s->forwards.v[i]);
 	int r = event_loop(&c, sigfd, master, foreground, nt, listener, px, e);
 	if (r < 0)
 		return -1;

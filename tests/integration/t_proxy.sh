@@ -3,7 +3,8 @@
 # git over HTTPS and over ssh through the proxy, refusals (403 with a reason,
 # SOCKS5 reply 2) for unknown and denied hosts and for names that resolve to
 # loopback, private or this host's addresses, direct TCP/UDP/DNS failing, and
-# a `net` event in the session log for every case.
+# a `net` event in the session log for every case; host loopback ports
+# (--allow-net 127.0.0.1:PORT reached from inside as 127.0.0.1:PORT).
 #
 # Servers are the tests' own and on this machine only: the host's loopback
 # (the proxy dials it for a rule naming 127.0.0.1:PORT explicitly; these tests
@@ -280,6 +281,71 @@ test_proxy_loopback_http_https() {
 	px_log_ok
 }
 
+# ---- host loopback ports: --allow-net 127.0.0.1:PORT -----------------------
+
+test_host_loopback_port() {
+	nh_need curl
+	px_loopback
+	local before
+	before=$(px_requests decoy)
+	# NO_PROXY lists 127.0.0.1: curl connects to the sandbox's own loopback,
+	# where warden listens on the allowed port and relays to the host's.
+	px_inside "fetch direct http://127.0.0.1:$HTTP_PORT/token.txt
+	           fetch again http://127.0.0.1:$HTTP_PORT/token.txt
+	           code other http://127.0.0.1:$DECOY_PORT/
+	           code tls --cacert testca.crt https://127.0.0.1:$HTTPS_PORT/token.txt" \
+		--allow-net "127.0.0.1:$HTTP_PORT"
+	assert_rc 0
+	assert_out_line "direct rc=0 $PX_TOKEN" 'the host port reached from inside as 127.0.0.1:PORT'
+	assert_out_line "again rc=0 $PX_TOKEN" 'a second connection'
+	assert_out_match '^other rc=7 ' 'another host port stays unreachable'
+	assert_out_match '^tls rc=7 ' 'a host port no rule names stays unreachable'
+	px_no_request decoy "$before"
+	net_expect 'host loopback port' method=tcp via=loopback host=127.0.0.1 port="$HTTP_PORT" \
+		address=127.0.0.1 decision=allow rule=127.0.0.1:"$HTTP_PORT" 'bytes_in>0' 'bytes_out>0'
+	local n
+	n=$(net_events method=tcp via=loopback port="$HTTP_PORT" && wc -l <<<"$NET_EVENTS")
+	[[ $n == 2 ]] || fail "expected one net event per connection (2), got ${n:-0}"
+	net_expect_none 'no event for the other ports' via=loopback port="$DECOY_PORT"
+	px_log_ok
+
+	# the same from a profile line, and localhost:PORT (inside as localhost)
+	printf 'net allow localhost:%s\n' "$HTTP_PORT" >"$T_TMP/lo.profile"
+	px_inside "fetch name http://localhost:$HTTP_PORT/token.txt
+	           fetch v4 http://127.0.0.1:$HTTP_PORT/token.txt" --profile "$T_TMP/lo.profile"
+	assert_rc 0
+	assert_out_line "name rc=0 $PX_TOKEN" 'localhost:PORT from a profile'
+	assert_out_line "v4 rc=0 $PX_TOKEN" 'localhost:PORT listens on 127.0.0.1'
+	net_expect 'localhost port' method=tcp via=loopback host=localhost port="$HTTP_PORT" \
+		decision=allow rule=localhost:"$HTTP_PORT"
+}
+
+test_host_loopback_port_errors() {
+	local pat
+	for pat in 127.0.0.1 '[::1]' 127.0.0.2 '::1'; do
+		wrun --allow-net "$pat" -- true
+		assert_rc 125 "--allow-net $pat"
+		assert_err_match 'needs a port' "--allow-net $pat: the error says a port is needed"
+	done
+	for pat in 127.0.0.1:3128 localhost:1080 '[::1]:3128'; do
+		wrun --allow-net "$pat" -- true
+		assert_rc 125 "--allow-net $pat"
+		assert_err_match "warden's own proxy" "--allow-net $pat: the error names the proxy's port"
+	done
+	printf 'net allow 127.0.0.1\n' >"$T_TMP/lo.profile"
+	wrun --profile "$T_TMP/lo.profile" -- true
+	assert_rc 125 'net allow 127.0.0.1'
+	assert_err_match 'lo\.profile:1' 'the error names the profile line'
+	local args=() p
+	for p in $(seq 40001 40017); do args+=(--allow-net "127.0.0.1:$p"); done
+	wrun "${args[@]}" -- true
+	assert_rc 125 '17 host loopback ports'
+	assert_err_match 'at most 16' 'the error names the limit'
+	# the command never started in any of these
+	wrun --allow-net 127.0.0.1 -- sh -c 'echo started'
+	assert_out_eq '' 'nothing ran'
+}
+
 test_proxy_loopback_large_transfer() {
 	nh_need curl
 	px_loopback
@@ -384,8 +450,12 @@ test_proxy_direct_fails() {
 	[[ -n $addr6 ]] && v6probe="./wprobe connect $addr6 $own_port | sed 's/^/tcp6 /'"
 	# Allowed through the proxy, yet unreachable directly: the sandbox's
 	# loopback is its own and there is no route out; no DNS either.
-	px_inside "fetch no-proxy-env http://127.0.0.1:$HTTP_PORT/token.txt
-	           fetch noproxy --noproxy '*' http://127.0.0.1:$HTTP_PORT/token.txt
+	# (127.0.0.1:$HTTP_PORT is a host loopback port now, reached directly by
+	# design: test_host_loopback_port; the decoy's port no rule names.)
+	local decoy_before
+	decoy_before=$(px_requests decoy)
+	px_inside "fetch no-proxy-env http://127.0.0.1:$DECOY_PORT/token.txt
+	           fetch noproxy --noproxy '*' http://127.0.0.1:$DECOY_PORT/token.txt
 	           fetch own-direct --noproxy '*' http://$addr:$own_port/token.txt
 	           ./wprobe connect $addr $own_port | sed 's/^/tcp /'
 	           ./wprobe udp $addr 53 | sed 's/^/udp /'
@@ -400,6 +470,7 @@ test_proxy_direct_fails() {
 	# NO_PROXY names 127.0.0.1: curl goes direct, to the sandbox's own lo
 	assert_out_match '^no-proxy-env rc=[1-9]' 'direct to 127.0.0.1 (NO_PROXY) reached the host'
 	assert_out_match '^noproxy rc=[1-9]' "curl --noproxy '*' reached the host's loopback"
+	px_no_request decoy "$decoy_before"
 	assert_out_match '^own-direct rc=[1-9]' "curl --noproxy '*' reached the host's address"
 	assert_out_match '^tcp DENIED (ENETUNREACH|EHOSTUNREACH)' 'direct TCP'
 	assert_out_match '^udp DENIED (ENETUNREACH|EHOSTUNREACH)' 'direct UDP'
@@ -454,6 +525,14 @@ test_proxy_netns_http_https() {
 	net_expect 'CONNECT by name' method=CONNECT host="$PX_NAME" port=8443 address="$NH_IP" decision=allow \
 		'bytes_in>0' 'bytes_out>0'
 	px_log_ok
+
+	# the same from the command line: --allow-net 'NAME private'
+	px_inside "fetch http http://$PX_NAME:8080/token.txt" --allow-net "$PX_NAME private"
+	assert_rc 0 "--allow-net '$PX_NAME private'"
+	assert_out_line "http rc=0 $PX_TOKEN" "HTTP to a name allowed with --allow-net 'NAME private'"
+	wrun --allow-net "$PX_NAME public" -- true
+	assert_rc 125 "--allow-net 'NAME public'"
+	assert_err_match 'PATTERN private' 'the error says what --allow-net takes'
 
 	# the same name without `private`: refused, and the reason says so
 	local before
