@@ -49,10 +49,12 @@ static void proxy_refused(struct summary *s, const json_t *f)
 	long long port = json_integer_value(json_object_get(f, "port"));
 	bool v6 = strchr(host, ':') != NULL;
 	char *key = xasprintf("%s%s%s:%lld", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	/* a pattern without a port allows every port; the host's loopback is
+	 * reached one port at a time (and an IPv6 literal needs its brackets) */
+	bool with_port = v6 || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0;
 	if (strncmp(reason, "no rule allows", 14) == 0)
-		/* a pattern without a port allows every port */
-		add(s, key, v6 ? xasprintf("no rule allows it; allow it with --allow-net %s", key)
-			       : xasprintf("no rule allows it; allow it with --allow-net %s", host));
+		add(s, key, xasprintf("no rule allows it; allow it with --allow-net %s",
+				      with_port ? key : host));
 	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to "))
 		add(s, key, xstrdup(reason));
 	else

@@ -11,15 +11,20 @@
 #include "check.h"
 #include "files.h"
 
-static void refuse(struct audit *a, const char *host, bool allowed)
+static void refuse_port(struct audit *a, const char *host, unsigned port, bool allowed)
 {
 	struct werr e = { 0 };
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
-		.method = "CONNECT", .host = host, .port = 443, .address = "",
+		.method = "CONNECT", .host = host, .port = port, .address = "",
 		.allowed = allowed, .status = allowed ? 200 : 403,
 		.rule = allowed ? host : "",
 		.reason = allowed ? "" : "no rule allows this destination" });
 	CHECK(audit_emit_event(a, ev, &e) == 0);
+}
+
+static void refuse(struct audit *a, const char *host, bool allowed)
+{
+	refuse_port(a, host, 443, allowed);
 }
 
 /* What summary_print writes, as a string (malloc'd). */
@@ -52,8 +57,11 @@ static void test_listed_once(void)
 	refuse(a, "api.example.com", false);
 	refuse(a, "api.example.com", false);
 	refuse(a, "allowed.example.com", true);
+	refuse_port(a, "127.0.0.1", 4000, false);
 	_cleanup_free_ char *out = printed(&s);
 	CHECK(strstr(out, "api.example.com:443 (2 times)") != NULL);
+	/* the host's loopback is allowed one port at a time */
+	CHECK(strstr(out, "--allow-net 127.0.0.1:4000") != NULL);
 	CHECK(strstr(out, "--allow-net api.example.com") != NULL);
 	CHECK(strstr(out, "allowed.example.com") == NULL);
 	summary_free(&s);
