@@ -51,6 +51,7 @@ test_claude_code_print() {
 	chmod 0644 "$outside"
 	mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
 
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=120
 	PATH=$CLAUDE_BIN:$PATH \
 		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test-e2e-0000 \
@@ -62,7 +63,7 @@ test_claude_code_print() {
 	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
 
 	assert_rc 0 "claude -p"
-	assert_out_has done "claude -p"
+	assert_out_has "done" "claude -p"
 	# The mock saw the conversation: the first turn offered the Bash tool, the
 	# second carried its result.
 	[[ $(grep -c '"path": "/v1/messages' "$MOCK_LOG" 2>/dev/null) -ge 2 ]] ||
