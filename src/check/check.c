@@ -78,7 +78,7 @@ static bool host_changed(const struct probe_verify *v, const char *path, const c
 	case V_NOFILE:
 	case V_FILE:
 		/* only a file or a link a tool would read counts; the session's
-		 * own placeholders are unix-socket entries, and were directories */
+		 * own placeholders are unix-socket entries or empty directories */
 		if (lstat(path, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			return false;
 		if (v->kind == V_FILE && !(read_whole(path, buf, sizeof buf, &st) && strstr(buf, token)))

@@ -16,7 +16,7 @@
 enum ws_mount_kind {
 	WS_PIN,        /* directory bound onto itself read-write: cannot be renamed or removed */
 	WS_PROTECT,    /* existing file or directory bound onto itself read-only */
-	WS_PLACEHOLDER,/* socket entry warden created for a missing protected path, read-only */
+	WS_PLACEHOLDER,/* entry warden created for a missing protected path, read-only */
 	WS_MASK_FILE,  /* file masked by an unreadable empty file */
 	WS_MASK_DIR,   /* directory masked by an unreadable empty tmpfs */
 };
@@ -33,6 +33,8 @@ struct ws_mount {
 		ino_t ino;
 	} made;
 	bool adopted;   /* WS_PLACEHOLDER: another session's, there already */
+	bool dir;       /* WS_PLACEHOLDER: an empty directory (the name is one by
+			 * convention: .claude, .vscode, ...), not a socket entry */
 };
 
 struct ws_plan {
@@ -96,13 +98,17 @@ int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, st
 /* Create the plan's placeholders. The supervisor calls it before it clones
  * init, so init never waits for them.
  *
- * A placeholder is a unix-socket entry (mknod; nothing listens), and all of
- * a session's are hard links of one inode: git ignores sockets (they never
- * reach `git add -A`, inside or out), open() on one fails with ENXIO so no
- * tool reads a configuration from it, and one inode plus links costs a
- * fraction of what a directory each does (about 0.2 ms against 2 ms for 16
- * on ext4). Inside, each is bound read-only onto itself: the agent can
- * neither remove, rename nor replace it. */
+ * A placeholder for a name that is a directory by convention (.claude,
+ * .vscode, .idea, .warden, .git/hooks, ...) is an empty directory of mode
+ * 01555, each its own inode: tools that expect a directory there find one,
+ * and git ignores an empty directory. Any other placeholder is a unix-socket
+ * entry of mode 0444 (mknod; nothing listens), all of a session's being hard
+ * links of one inode: git ignores sockets (they never reach `git add -A`,
+ * inside or out), open() on one fails with ENXIO so no tool reads a
+ * configuration from it, and one inode plus links costs a fraction of what
+ * a directory each does (about 0.2 ms against 2 ms for 16 on ext4). Inside,
+ * each is bound read-only onto itself: the agent can neither remove, rename
+ * nor replace it, nor create anything in a directory one. */
 int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
@@ -112,8 +118,9 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
 		    struct strv *moved, struct werr *e);
 /* Remove the placeholders (once the sandbox is gone): each name that still
- * holds the inode warden made; anything else there (a host process replaced
- * it) is left alone with a note. workspace_cleanup does it too when this was
+ * holds the inode warden made, with its mode (a directory only while empty:
+ * rmdir); anything else there (a host process replaced or filled it) is left
+ * alone with a note. workspace_cleanup does it too when this was
  * not called. */
 void workspace_remove_placeholders(struct ws_plan *plan);
 void workspace_cleanup(struct ws_plan *plan);

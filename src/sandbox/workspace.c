@@ -95,12 +95,51 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
 	return false;
 }
 
-/* What warden makes for a missing protected path: a socket entry of mode
- * 0444 (a listening socket's entry has the umask's mode, and is never
- * created read-only). */
+/* What warden makes for a missing protected path: an empty directory of
+ * mode 01555 for a name that is a directory by convention (sticky and
+ * read-only: a mode no tool gives a directory, which is how sessions
+ * recognise it), a socket entry of mode 0444 for any other (a listening
+ * socket's entry has the umask's mode, and is never created read-only). */
+#define PLACEHOLDER_DIR_MODE 01555
+#define PLACEHOLDER_SOCK_MODE 0444
+
 static bool is_placeholder(const struct stat *st)
 {
-	return S_ISSOCK(st->st_mode) && (st->st_mode & 07777) == 0444;
+	mode_t mode = st->st_mode & 07777;
+	return (S_ISSOCK(st->st_mode) && mode == PLACEHOLDER_SOCK_MODE) ||
+	       (S_ISDIR(st->st_mode) && mode == PLACEHOLDER_DIR_MODE);
+}
+
+/* Protected names that are directories by convention, at any depth: a tool
+ * that finds anything else there fails (Claude Code shows a blocking
+ * settings error for a .claude that is not a directory). */
+static const char *const dir_names[] = { ".claude", ".codex", ".cursor", ".idea", ".vscode", ".warden" };
+
+static bool dir_by_convention(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	const char *base = slash ? slash + 1 : rel;
+	for (size_t i = 0; i < ARRAY_LEN(dir_names); i++)
+		if (strcmp(base, dir_names[i]) == 0)
+			return true;
+	size_t n = strlen(rel);
+	return strcmp(rel, ".git/hooks") == 0 ||
+	       (n > strlen("/.git/hooks") && strcmp(rel + n - strlen("/.git/hooks"), "/.git/hooks") == 0);
+}
+
+/* An empty directory: only such a one is adopted as a placeholder (one a
+ * user filled stays theirs, bound read-only like any protected path). */
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
 }
 
 /* Plan one protected path: pin every directory on the way (so it cannot be
@@ -123,17 +162,20 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 				return 0; /* parent missing: nothing to protect yet */
 			plan_add(plan, WS_PLACEHOLDER, copy); /* made by workspace_make_placeholders */
 			plan->m[plan->n - 1].abs = xstrdup(abs);
+			plan->m[plan->n - 1].dir = dir_by_convention(copy);
 			return 0;
 		}
 		if (S_ISLNK(st.st_mode))
 			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
 				"keep it read-only (remove the link or unprotect the path)", abs);
-		if (!slash && is_placeholder(&st) && !plan_has(plan, copy)) {
+		if (!slash && is_placeholder(&st) && !plan_has(plan, copy) &&
+		    (!S_ISDIR(st.st_mode) || dir_is_empty(abs))) {
 			/* a running session's: shared, and removed by the last */
 			plan_add(plan, WS_PLACEHOLDER, copy);
 			struct ws_mount *m = &plan->m[plan->n - 1];
 			m->abs = xstrdup(abs);
 			m->adopted = true;
+			m->dir = S_ISDIR(st.st_mode);
 			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
 			return 0;
 		}
@@ -332,8 +374,9 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	return r;
 }
 
-/* The first placeholder is a new socket inode; the rest are links to it
- * (a new inode where linking fails: another file system, a link limit). */
+/* A directory placeholder is an inode of its own. The first socket
+ * placeholder is a new inode; the other sockets are links to it (a new
+ * inode where linking fails: another file system, a link limit). */
 static void make_placeholders(struct ws_plan *plan)
 {
 	const struct ws_mount *first = NULL;
@@ -342,22 +385,24 @@ static void make_placeholders(struct ws_plan *plan)
 		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
 		int r = -1;
-		if (first)
+		if (m->dir)
+			r = mkdir(m->abs, PLACEHOLDER_DIR_MODE);
+		else if (first)
 			r = link(first->abs, m->abs);
-		if (r < 0 && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS))) {
-			r = mknod(m->abs, S_IFSOCK | 0444, 0);
-			/* exactly 0444 whatever the umask: how sessions recognise it */
-			if (r == 0 && chmod(m->abs, 0444) < 0)
-				r = -1;
-		}
+		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
+			r = mknod(m->abs, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
+		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0) {
 			m->made = (struct ws_made){ .err = errno };
-		} else if (lstat(m->abs, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		} else if (lstat(m->abs, &st) < 0 || !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
 			m->made = (struct ws_made){ .err = EIO }; /* replaced at once: not ours */
+		} else if ((st.st_mode & 07777) != want && chmod(m->abs, want) < 0) {
+			/* exactly that mode whatever the umask: how sessions recognise it */
+			m->made = (struct ws_made){ .err = errno };
 		} else {
 			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
-			if (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev)
+			if (!m->dir && (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev))
 				first = m;
 		}
 	}
@@ -401,8 +446,13 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 			continue;
 		}
 		if (!is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
-			wnote("placeholder %s was replaced during the session; left as it is", m->abs);
-		else if (unlink(m->abs) < 0 && errno != ENOENT)
+			wnote("placeholder %s was replaced or changed during the session; left as it is",
+			      m->abs);
+		else if (!S_ISDIR(st.st_mode) ? unlink(m->abs) == 0 : rmdir(m->abs) == 0)
+			continue;
+		else if (errno == ENOTEMPTY || errno == EEXIST)
+			wnote("placeholder %s was filled during the session; left as it is", m->abs);
+		else if (errno != ENOENT)
 			wnote("could not remove placeholder %s: %s", m->abs, strerror(errno));
 	}
 }

@@ -264,7 +264,7 @@ test_placeholders_out_of_git() {
 	warden_bg "$T_TMP/bg.out" -- sh -c 'git add -A && git status --porcelain; echo "inside:$(cat .mcp.json 2>&1)";
 		echo ready; while [ ! -e go ]; do sleep 0.05; done'
 	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
-	[[ -S .mcp.json && -S .claude ]] || fail "no placeholders on the host during the session: $(ls -la)"
+	[[ -S .mcp.json && -d .claude ]] || fail "no placeholders on the host during the session: $(ls -la)"
 	local host_status
 	host_status=$(git status --porcelain)
 	touch go
@@ -282,14 +282,55 @@ test_placeholder_replaced_on_host() {
 	# removes only what it made, and says so.
 	warden_bg "$T_TMP/bg.out" -- sh -c 'echo ready; while [ ! -e go ]; do sleep 0.05; done'
 	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
-	[[ -S .claude ]] || fatal "no .claude placeholder: $(ls -la)"
-	rm .claude && mkdir .claude && echo keep >.claude/settings.json || fatal 'host could not replace .claude'
+	[[ -d .claude ]] || fatal "no .claude placeholder: $(ls -la)"
+	rmdir .claude && mkdir .claude && echo keep >.claude/settings.json || fatal 'host could not replace .claude'
 	touch go
 	wait "$TPID"
 	assert_host_file .claude/settings.json keep 'the user'"'"'s replacement'
 	grep -q 'placeholder .*\.claude was replaced' "$T_TMP/bg.out.err" ||
 		fail "no note about the replaced placeholder: $(excerpt "$(<"$T_TMP/bg.out.err")")"
 	assert_host_absent .mcp.json 'placeholder left behind'
+}
+
+test_placeholder_dir() {
+	# A missing protected name that is a directory by convention (.claude,
+	# which Claude Code expects to be one) is an empty read-only directory
+	# inside: nothing can be created in it, nothing reaches the host, and it
+	# is gone after the session.
+	warden_bg "$T_TMP/bg.out" -- sh -c '[ -d .claude ] && echo claude-dir; [ -d .vscode ] && echo vscode-dir
+		[ -z "$(ls -A .claude)" ] && echo claude-empty
+		mkdir .claude/agents 2>/dev/null && echo mkdir-ok; touch .claude/settings.json 2>/dev/null && echo touch-ok
+		chmod 755 .claude 2>/dev/null && echo chmod-ok; rmdir .claude 2>/dev/null && echo rmdir-ok
+		echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	local host
+	host=$([[ -d .claude ]] && find .claude -mindepth 1 2>&1 || echo 'not a directory')
+	touch go
+	wait "$TPID"
+	for w in claude-dir vscode-dir claude-empty; do
+		grep -qx "$w" "$T_TMP/bg.out" || fail "inside: no $w: $(excerpt "$(<"$T_TMP/bg.out")")"
+	done
+	for w in mkdir-ok touch-ok chmod-ok rmdir-ok; do
+		grep -qx "$w" "$T_TMP/bg.out" && fail "inside, the .claude placeholder is writable: $w"
+	done
+	[[ -z $host ]] || fail "on the host during the session, .claude is not an empty directory: $host"
+	assert_host_absent .claude 'placeholder left behind'
+	assert_host_absent .vscode 'placeholder left behind'
+}
+
+test_placeholder_dir_filled() {
+	# The user puts a file in the .claude placeholder from the host during
+	# the session: the directory is theirs now, kept with its content.
+	warden_bg "$T_TMP/bg.out" -- sh -c 'echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	[[ -d .claude ]] || fatal "no .claude placeholder: $(ls -la)"
+	chmod u+w .claude && echo keep >.claude/settings.json || fatal 'host could not write in .claude'
+	touch go
+	wait "$TPID"
+	assert_host_file .claude/settings.json keep 'the user'"'"'s file in the placeholder'
+	grep -q 'placeholder .*\.claude .*left as it is' "$T_TMP/bg.out.err" ||
+		fail "no note about the kept placeholder: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	assert_host_absent .idea 'placeholder left behind'
 }
 
 test_workspace_unchanged() {
@@ -449,17 +490,18 @@ test_placeholders_shared() {
 	local tpid_a=$TPID
 	wait_for "$T_TMP/a.out" '^ready' 20 || fatal "session A did not get ready: $(<"$T_TMP/a.out.err")"
 	warden_bg "$T_TMP/b.out" -- sh -c 'echo ready; while [ ! -e go-b ]; do sleep 0.05; done
-		echo x > .mcp.json 2>/dev/null && echo mcp-created; mkdir .claude 2>/dev/null && echo claude-created
+		echo x > .mcp.json 2>/dev/null && echo mcp-created; mkdir .claude/x 2>/dev/null && echo claude-created
+		rmdir .claude 2>/dev/null; [ -d .claude ] || echo claude-gone
 		rm -f .vscode 2>/dev/null; [ -e .vscode ] || echo vscode-gone; echo done'
 	local tpid_b=$TPID
 	wait_for "$T_TMP/b.out" '^ready' 20 || fatal "session B did not get ready: $(<"$T_TMP/b.out.err")"
 	touch go-a
 	wait "$tpid_a"
-	[[ -S .mcp.json ]] || fail 'session A removed the placeholders while session B ran'
+	[[ -S .mcp.json && -d .claude ]] || fail 'session A removed the placeholders while session B ran'
 	touch go-b
 	wait "$tpid_b"
 	grep -q '^done' "$T_TMP/b.out" || fail "session B did not finish: $(excerpt "$(<"$T_TMP/b.out.err")")"
-	for w in mcp-created claude-created vscode-gone; do
+	for w in mcp-created claude-created claude-gone vscode-gone; do
 		grep -qx "$w" "$T_TMP/b.out" && fail "after session A ended, session B's agent: $w"
 	done
 	assert_host_absent .mcp.json 'placeholder left after the last session'
@@ -470,6 +512,11 @@ test_placeholders_shared() {
 	wrun -- sh -c 'echo x > .envrc 2>/dev/null && echo envrc-created; true'
 	assert_out_lacks envrc-created 'a leftover placeholder'
 	assert_host_absent .envrc 'leftover placeholder not removed'
+	# and a leftover directory placeholder
+	mkdir .idea && chmod 1555 .idea || fatal 'cannot make a leftover directory placeholder'
+	wrun -- sh -c 'mkdir .idea/x 2>/dev/null && echo idea-filled; true'
+	assert_out_lacks idea-filled 'a leftover directory placeholder'
+	assert_host_absent .idea 'leftover directory placeholder not removed'
 }
 
 test_git_sweep_shared() {
@@ -498,11 +545,12 @@ test_placeholders_umask() {
 	# A private umask must not leave placeholders behind (they are
 	# recognised by their mode).
 	umask 0077
-	wrun -- sh -c 'test -S .mcp.json && echo placeholder-seen'
+	wrun -- sh -c 'test -S .mcp.json && echo placeholder-seen; test -d .claude && echo dir-placeholder-seen'
 	assert_rc 0
 	assert_out_line placeholder-seen 'placeholder inside'
+	assert_out_line dir-placeholder-seen 'directory placeholder inside'
 	local left
-	left=$(find . -maxdepth 1 -type s)
+	left=$(find . -mindepth 1 -maxdepth 1 \( -type s -o -type d -perm -1000 \))
 	[[ -z $left ]] || fail "placeholders left behind with umask 0077: $left"
 }
 

@@ -282,14 +282,18 @@ static void test_plan(void)
 
 	/* missing protected names get placeholders at their host path */
 	static const char *const missing[] = {
-		".warden", ".bash_profile", ".bash_login", ".bash_logout", ".zshrc",
-		".zshenv", ".zprofile", ".zlogin", ".idea", ".claude", ".mcp.json", ".envrc",
+		".bash_profile", ".bash_login", ".bash_logout", ".zshrc",
+		".zshenv", ".zprofile", ".zlogin", ".mcp.json", ".envrc",
 	};
-	for (size_t i = 0; i < ARRAY_LEN(missing); i++) {
-		CHECK(planned(&plan, missing[i], WS_PLACEHOLDER));
-		const struct ws_mount *m = entry(&plan, missing[i]);
-		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, missing[i]);
-		CHECK(m && m->abs && strcmp(m->abs, abs) == 0 && !m->adopted);
+	/* (directories by convention) */
+	static const char *const missing_dirs[] = { ".warden", ".idea", ".claude" };
+	for (size_t i = 0; i < ARRAY_LEN(missing) + ARRAY_LEN(missing_dirs); i++) {
+		bool dir = i >= ARRAY_LEN(missing);
+		const char *rel = dir ? missing_dirs[i - ARRAY_LEN(missing)] : missing[i];
+		CHECK(planned(&plan, rel, WS_PLACEHOLDER));
+		const struct ws_mount *m = entry(&plan, rel);
+		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, rel);
+		CHECK(m && m->abs && strcmp(m->abs, abs) == 0 && !m->adopted && m->dir == dir);
 	}
 	/* another session's placeholder is adopted as it is */
 	CHECK(planned(&plan, ".gitmodules", WS_PLACEHOLDER));
@@ -348,6 +352,16 @@ static void test_plan(void)
 		CHECK(m && m->made.err == 0 && m->made.ino == st.st_ino);
 	}
 	CHECK(lstat(gm, &st) == 0 && st.st_ino == adopted->made.ino);
+	/* and empty directories of mode 01555, each its own inode */
+	for (size_t i = 0; i < ARRAY_LEN(missing_dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", ws, missing_dirs[i]);
+		CHECK(lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 01555);
+		CHECK(st.st_ino != first.st_ino);
+		const struct ws_mount *m = entry(&plan, missing_dirs[i]);
+		CHECK(m && m->made.err == 0 && m->made.ino == st.st_ino && m->made.dev == st.st_dev);
+		for (size_t k = 0; k < i; k++)
+			CHECK(m->made.ino != entry(&plan, missing_dirs[k])->made.ino);
+	}
 
 	/* a placeholder replaced during the session is left as it is */
 	_cleanup_free_ char *envrc = tmp_path("ws/.envrc");
@@ -361,6 +375,10 @@ static void test_plan(void)
 		_cleanup_free_ char *rel = xasprintf("ws/%s", missing[i]);
 		if (strcmp(missing[i], ".envrc") != 0)
 			CHECK(!exists(rel));
+	}
+	for (size_t i = 0; i < ARRAY_LEN(missing_dirs); i++) {
+		_cleanup_free_ char *rel = xasprintf("ws/%s", missing_dirs[i]);
+		CHECK(!exists(rel));
 	}
 	CHECK(!exists("ws/.gitmodules"));
 	CHECK(exists("ws/.envrc"));
@@ -450,9 +468,76 @@ static void test_shared_placeholders(void)
 	/* the first ends while the second runs: the placeholders stay */
 	workspace_cleanup(&a);
 	CHECK(exists("ws6/.envrc") && exists("ws6/.gitmodules"));
+	m = entry(&b, ".claude");
+	CHECK(m && m->adopted && m->dir && exists("ws6/.claude"));
 	/* the last one out removes them */
 	workspace_cleanup(&b);
-	CHECK(!exists("ws6/.envrc") && !exists("ws6/.gitmodules"));
+	CHECK(!exists("ws6/.envrc") && !exists("ws6/.gitmodules") && !exists("ws6/.claude"));
+	policy_free(&pol);
+}
+
+/* Directory placeholders: adopted only when empty and of warden's mode,
+ * removed only while empty and of that mode; the directory form of
+ * .git/hooks; every other name stays a socket entry. */
+static void test_dir_placeholders(void)
+{
+	struct policy pol;
+	load_profile(&pol, "protect .codex\nprotect .cursor\nprotect src/.vscode\nprotect src/.git/hooks\n");
+	mk("wd/.git");
+	mk("wd/src/.git");
+	_cleanup_free_ char *left = tmp_path("wd/.codex");       /* a killed session's */
+	mk("wd/.codex");
+	CHECK(chmod(left, 01555) == 0);
+	_cleanup_free_ char *full = tmp_path("wd/.cursor");      /* that mode, not empty */
+	mk("wd/.cursor");
+	touch("wd/.cursor/rules", "x\n");
+	CHECK(chmod(full, 01555) == 0);
+	_cleanup_free_ char *ws = tmp_path("wd");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
+	static const char *const dirs[] = { ".claude", ".idea", ".git/hooks", "src/.vscode", "src/.git/hooks" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		const struct ws_mount *m = entry(&plan, dirs[i]);
+		CHECK(planned(&plan, dirs[i], WS_PLACEHOLDER) && m && m->dir && !m->adopted);
+	}
+	CHECK(planned(&plan, ".git/config", WS_PLACEHOLDER) && !entry(&plan, ".git/config")->dir);
+	CHECK(planned(&plan, ".mcp.json", WS_PLACEHOLDER) && !entry(&plan, ".mcp.json")->dir);
+	const struct ws_mount *adopted = entry(&plan, ".codex");
+	CHECK(planned(&plan, ".codex", WS_PLACEHOLDER) && adopted && adopted->adopted && adopted->dir);
+	CHECK(planned(&plan, ".cursor", WS_PROTECT));
+
+	mode_t old = umask(0777);
+	CHECK(workspace_make_placeholders(&plan, &e) == 0);
+	umask(old);
+	struct stat st;
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", ws, dirs[i]);
+		CHECK(lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 01555);
+	}
+	_cleanup_free_ char *cfg = tmp_path("wd/.git/config");
+	CHECK(lstat(cfg, &st) == 0 && S_ISSOCK(st.st_mode));
+
+	/* the user fills one (making it writable to do so), changes the mode
+	 * of another, fills a third keeping the mode: all three stay */
+	_cleanup_free_ char *claude = tmp_path("wd/.claude");
+	_cleanup_free_ char *idea = tmp_path("wd/.idea");
+	_cleanup_free_ char *vsc = tmp_path("wd/src/.vscode");
+	CHECK(chmod(claude, 0755) == 0);
+	touch("wd/.claude/settings.json", "{}\n");
+	CHECK(chmod(idea, 0755) == 0);
+	CHECK(chmod(vsc, 0755) == 0);
+	touch("wd/src/.vscode/tasks.json", "{}\n");
+	CHECK(chmod(vsc, 01555) == 0);
+	workspace_remove_placeholders(&plan);
+	CHECK(exists("wd/.claude/settings.json") && exists("wd/src/.vscode/tasks.json"));
+	CHECK(lstat(idea, &st) == 0 && S_ISDIR(st.st_mode));
+	/* the rest go, the adopted one too; the filled one of that mode stays */
+	CHECK(!exists("wd/.git/hooks") && !exists("wd/src/.git/hooks") && !exists("wd/.git/config"));
+	CHECK(!exists("wd/.codex") && !exists("wd/.mcp.json"));
+	CHECK(exists("wd/.cursor/rules"));
+	workspace_cleanup(&plan);
+	CHECK(chmod(vsc, 0755) == 0 && chmod(full, 0755) == 0); /* for the final rm -rf */
 	policy_free(&pol);
 }
 
@@ -540,6 +625,7 @@ int main(void)
 	test_plan();
 	test_plan_refusals();
 	test_shared_placeholders();
+	test_dir_placeholders();
 	test_sweep();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
