@@ -73,6 +73,25 @@ int addr_ip_from_sockaddr(struct addr_ip *ip, uint16_t *port, const struct socka
 	return -1;
 }
 
+socklen_t addr_ip_to_sockaddr(const struct addr_ip *ip, uint16_t port,
+			      struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	uint8_t v4[4];
+	if (addr_ip_is_v4(ip, v4)) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		memcpy(&in->sin_addr, v4, 4);
+		return sizeof *in;
+	}
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(port);
+	memcpy(&in6->sin6_addr, ip->b, 16);
+	return sizeof *in6;
+}
+
 bool addr_ip_is_v4(const struct addr_ip *ip, uint8_t v4[4])
 {
 	if (memcmp(ip->b, v4mapped_prefix, 12) != 0)

@@ -43,6 +43,11 @@ void addr_ip_from_v6(struct addr_ip *ip, const uint8_t v6[16]);
 int addr_ip_from_sockaddr(struct addr_ip *ip, uint16_t *port, const struct sockaddr *sa,
 			  socklen_t len);
 
+/* The inverse: ip and port (host order) as a sockaddr_in for an IPv4 (or
+ * IPv4-mapped) address, else a sockaddr_in6; returns its length. */
+socklen_t addr_ip_to_sockaddr(const struct addr_ip *ip, uint16_t port,
+			      struct sockaddr_storage *ss);
+
 /* true when the address is IPv4 (after mapping); v4 (may be NULL) gets it. */
 bool addr_ip_is_v4(const struct addr_ip *ip, uint8_t v4[4]);
 

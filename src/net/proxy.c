@@ -390,22 +390,7 @@ static void dial_next(struct conn *c)
 		addr_ip_text(ip, text);
 		snprintf(c->address, sizeof c->address, "%s", text);
 		struct sockaddr_storage ss;
-		memset(&ss, 0, sizeof ss);
-		socklen_t sl;
-		uint8_t v4[4];
-		if (addr_ip_is_v4(ip, v4)) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-			in->sin_family = AF_INET;
-			in->sin_port = htons(c->port);
-			memcpy(&in->sin_addr, v4, 4);
-			sl = sizeof *in;
-		} else {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-			in6->sin6_family = AF_INET6;
-			in6->sin6_port = htons(c->port);
-			memcpy(&in6->sin6_addr, ip->b, 16);
-			sl = sizeof *in6;
-		}
+		socklen_t sl = addr_ip_to_sockaddr(ip, c->port, &ss);
 		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;

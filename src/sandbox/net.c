@@ -132,22 +132,7 @@ int net_proxy_listeners(int *http, int *socks, struct werr *e)
 static int forward_listen(const struct net_forward *fw, struct werr *e)
 {
 	struct sockaddr_storage ss;
-	memset(&ss, 0, sizeof ss);
-	socklen_t sl;
-	uint8_t v4[4];
-	if (addr_ip_is_v4(&fw->ip, v4)) {
-		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-		in->sin_family = AF_INET;
-		in->sin_port = htons(fw->port);
-		memcpy(&in->sin_addr, v4, 4);
-		sl = sizeof *in;
-	} else {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(fw->port);
-		memcpy(&in6->sin6_addr, fw->ip.b, 16);
-		sl = sizeof *in6;
-	}
+	socklen_t sl = addr_ip_to_sockaddr(&fw->ip, fw->port, &ss);
 	char text[ADDR_TEXT_MAX];
 	addr_ip_text(&fw->ip, text);
 	bool v6 = ss.ss_family == AF_INET6;

@@ -189,6 +189,24 @@ static void test_forms(void)
 	struct sockaddr sa = { .sa_family = AF_UNIX };
 	CHECK(addr_ip_from_sockaddr(&ip, NULL, &sa, sizeof sa) == -1);
 	CHECK(addr_ip_from_sockaddr(&ip, NULL, NULL, 0) == -1);
+
+	/* back to a sockaddr, the form dialled and listened on: IPv4 (and
+	 * IPv4-mapped) as sockaddr_in, the rest as sockaddr_in6, port in
+	 * network order; a round trip gives the same address and port */
+	const char *const texts[] = { "127.0.0.1", "::ffff:192.0.2.7", "::1", "2001:db8::a" };
+	const sa_family_t fams[] = { AF_INET, AF_INET, AF_INET6, AF_INET6 };
+	for (size_t i = 0; i < 4; i++) {
+		struct addr_ip a = ip_of(texts[i]), b;
+		struct sockaddr_storage ss;
+		socklen_t sl = addr_ip_to_sockaddr(&a, 4000, &ss);
+		CHECK(ss.ss_family == fams[i]);
+		CHECK(sl == (fams[i] == AF_INET ? sizeof(struct sockaddr_in)
+						: sizeof(struct sockaddr_in6)));
+		uint16_t p = 0;
+		CHECK(addr_ip_from_sockaddr(&b, &p, (struct sockaddr *)&ss, sl) == 0);
+		CHECK(addr_ip_equal(&a, &b));
+		CHECK(p == 4000);
+	}
 }
 
 static void test_local(void)
