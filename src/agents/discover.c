@@ -362,3 +362,17 @@ void discover_settle_paths(struct policy *p)
 			.mode = p->paths[i].mode, .origin = xstrdup(p->paths[i].origin) };
 	}
 }
+
+int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
+		 const char *home, struct discovery *d, struct werr *e)
+{
+	discover_settle_paths(p);
+	if (!cmd)
+		return 0;
+	_cleanup_strv_ struct strv visible = { 0 };
+	discover_visible_roots(p, workspace, &visible);
+	if (discover_client(cmd, path_env, home, &visible, d, e) < 0)
+		return -1;
+	discover_apply(d, cmd, p);
+	return 0;
+}

@@ -50,3 +50,10 @@ void discovery_free(struct discovery *d);
  * itself gets its target added (same mode and origin), a path that does not
  * exist is a warning on stderr naming its file and line. */
 void discover_settle_paths(struct policy *p);
+
+/* All of it for one session (or `policy show -- COMMAND`): settle the
+ * profile paths, find cmd with path_env against what the sandbox shows
+ * (workspace may be NULL), and add the exposures to the policy. cmd NULL:
+ * only the settling. */
+int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
+		 const char *home, struct discovery *d, struct werr *e);

@@ -38,21 +38,13 @@ int cmd_policy(int argc, char **argv)
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}
-	discover_settle_paths(&p);
 	struct discovery d = { 0 };
-	if (optind < argc) {
-		struct strv visible = { 0 };
-		char *cwd = realpath(".", NULL);
-		discover_visible_roots(&p, cwd, &visible);
-		free(cwd);
-		int r = discover_client(argv[optind], getenv("PATH"), user_home(), &visible, &d, &e);
-		strv_free(&visible);
-		if (r < 0) {
-			werr_print(&e);
-			policy_free(&p);
-			return EXIT_WARDEN;
-		}
-		discover_apply(&d, argv[optind], &p);
+	_cleanup_free_ char *cwd = realpath(".", NULL);
+	if (discover_for(&p, optind < argc ? argv[optind] : NULL, getenv("PATH"), cwd, user_home(),
+			 &d, &e) < 0) {
+		werr_print(&e);
+		policy_free(&p);
+		return EXIT_WARDEN;
 	}
 	json_t *j = policy_to_json(&p);
 	if (optind < argc)

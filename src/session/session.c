@@ -112,12 +112,8 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	if (!home)
 		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
 	/* The client found on the host and what it needs exposed, read-only. */
-	discover_settle_paths(pol);
-	_cleanup_strv_ struct strv visible = { 0 };
-	discover_visible_roots(pol, s->workspace, &visible);
-	if (discover_client(o->argv[0], getenv("PATH"), home, &visible, disc, e) < 0)
+	if (discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, disc, e) < 0)
 		return -1;
-	discover_apply(disc, o->argv[0], pol);
 	_cleanup_free_ char *logdir = audit_dir(home);
 	if (!logdir)
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
