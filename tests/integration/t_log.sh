@@ -290,10 +290,13 @@ test_log_follow() {
 
 	# SIGINT ends it: exit 130, no partial line
 	start_live 20
-	env --default-signal=INT "$WARDEN" log show --follow "$LIVE" >"$T_TMP/follow.out" 2>&1 </dev/null &
+	# A file of its own: the earlier follow.out holds a session.start too, and
+	# the job truncates its output only after the fork, so waiting on that
+	# name could see the old one and send SIGINT before warden runs.
+	env --default-signal=INT "$WARDEN" log show --follow "$LIVE" >"$T_TMP/follow-int.out" 2>&1 </dev/null &
 	local fpid=$!
 	bg_track "$fpid"
-	wait_for "$T_TMP/follow.out" 'session\.start' 10 || fail 'follow printed no session.start'
+	wait_for "$T_TMP/follow-int.out" 'session\.start' 10 || fail 'follow printed no session.start'
 	kill -INT "$fpid"
 	local i
 	for ((i = 0; i < 100; i++)); do
