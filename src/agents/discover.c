@@ -137,7 +137,7 @@ static char *install_tree(const char *real, const char *home, const char **kind)
 	return xstrdup(real);
 }
 
-static int check_tree(const char *tree, const char *home, const char *what, struct werr *e)
+int discover_refuse_tree(const char *tree, const char *home, const char *what, struct werr *e)
 {
 	if (home && path_is_within(home, tree))
 		return werr_set(e, 0, "refusing to expose %s for %s: it is the home directory or "
@@ -189,7 +189,7 @@ static int expose(struct discovery *d, const char *real, const char *home,
 		return 0;
 	const char *kind;
 	_cleanup_free_ char *tree = install_tree(real, home, &kind);
-	if (check_tree(tree, home, what, e) < 0)
+	if (discover_refuse_tree(tree, home, what, e) < 0)
 		return -1;
 	_cleanup_free_ char *why = xasprintf("%s of %s", kind, what);
 	add_exposure(d, tree, why);

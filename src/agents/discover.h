@@ -35,6 +35,11 @@ void discover_visible_roots(const struct policy *p, const char *workspace, struc
 int discover_client(const char *cmd, const char *path_env, const char *home,
 		    const struct strv *visible, struct discovery *d, struct werr *e);
 
+/* -1 with e filled when tree (resolved) may not be exposed for `what`: it
+ * is the home directory or holds it, is too broad (/, /usr, /tmp, ...), or
+ * holds or lies in a credential store. */
+int discover_refuse_tree(const char *tree, const char *home, const char *what, struct werr *e);
+
 /* Add d's exposures to the policy as read-only paths (origin "client:NAME"). */
 void discover_apply(const struct discovery *d, const char *cmd, struct policy *p);
 

@@ -133,11 +133,14 @@ struct event ev_alert(const struct ev_alert *x)
 
 struct event ev_session_start(const struct ev_session_start *x)
 {
-	return event_of("session.start", json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o, s:o}",
+	json_t *j = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o, s:o}",
 		"version", x->version, "argv", strv_json(x->argv), "workspace", x->workspace,
 		"policy_digest", x->policy_digest, "profiles", strv_json(x->profiles),
 		"uid", x->uid, "kernel", x->kernel,
-		"exposed", x->exposed ? x->exposed : json_array()));
+		"exposed", x->exposed ? x->exposed : json_array());
+	if (j && x->agent)
+		json_object_set_new(j, "agent", x->agent);
+	return event_of("session.start", j);
 }
 
 struct event ev_session_end(const struct ev_session_end *x)

@@ -119,6 +119,7 @@ struct ev_session_start {
 	int uid;
 	json_t *kernel;          /* the kernel features in force (stolen) */
 	json_t *exposed;         /* host paths exposed for the client (stolen), NULL: [] */
+	json_t *agent;           /* the agent profile in use (stolen), NULL: none */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

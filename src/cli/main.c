@@ -12,7 +12,9 @@ static void usage(FILE *out)
 	fputs("usage: warden COMMAND [ARGS]\n"
 	      "\n"
 	      "  run [OPTIONS] [--] CMD [ARG...]  run CMD in a sandbox (see warden run --help)\n"
-	      "  policy show [--profile FILE]     print the effective policy as JSON\n"
+	      "  policy show [--profile FILE] [--agent NAME] [-- CMD]\n"
+	      "                                   print the effective policy as JSON\n"
+	      "  state list|reset AGENT           agents' state kept across sessions\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "state") == 0)
+		return cmd_state(argc - 1, argv + 1);
 	if (strcmp(cmd, "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(cmd, "log") == 0)

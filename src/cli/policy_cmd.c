@@ -1,12 +1,14 @@
-/* policy_cmd.c - `warden policy show [--profile FILE] [-- COMMAND]`: the
- * effective compiled policy (built-in default plus the profile) as JSON,
- * with what COMMAND would need exposed from the host ("exposed"). */
+/* policy_cmd.c - `warden policy show [--profile FILE] [--agent NAME]
+ * [-- COMMAND]`: the effective compiled policy (built-in default, the agent
+ * profile COMMAND or --agent picks, the user's profile) as JSON, with what
+ * COMMAND would need exposed from the host ("exposed"). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../agents/discover.h"
+#include "../session/session.h"
 #include "../policy/policy.h"
 #include "cli.h"
 
@@ -14,35 +16,42 @@ int cmd_policy(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
+		{ "agent", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	static const char usage[] =
+		"usage: warden policy show [--profile FILE] [--agent NAME|none] [-- COMMAND]\n";
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
-		fputs("usage: warden policy show [--profile FILE] [-- COMMAND]\n", stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
-	const char *profile = NULL;
+	const char *profile = NULL, *agent = NULL;
 	int c;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
 		if (c == 'p') {
 			profile = optarg;
+		} else if (c == 'A') {
+			agent = optarg;
 		} else {
-			fputs("usage: warden policy show [--profile FILE] [-- COMMAND]\n", c == 'h' ? stdout : stderr);
+			fputs(usage, c == 'h' ? stdout : stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	struct werr e = { 0 };
 	struct policy p;
-	if (policy_load(&p, profile, user_home(), &e) < 0) {
+	struct session_agent ag;
+	const char *cmd = optind < argc ? argv[optind] : NULL;
+	if (session_load_policy(agent, cmd, profile, user_home(), &p, &ag, &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}
 	struct discovery d = { 0 };
 	_cleanup_free_ char *cwd = realpath(".", NULL);
-	if (discover_for(&p, optind < argc ? argv[optind] : NULL, getenv("PATH"), cwd, user_home(),
-			 &d, &e) < 0) {
+	if (discover_for(&p, cmd, getenv("PATH"), cwd, user_home(), &d, &e) < 0) {
 		werr_print(&e);
+		agent_endpoint_free(&ag.ep);
 		policy_free(&p);
 		return EXIT_WARDEN;
 	}
@@ -50,6 +59,13 @@ int cmd_policy(int argc, char **argv)
 	if (optind < argc)
 		json_object_set_new(j, "exposed", discovery_to_json(&d));
 	discovery_free(&d);
+	if (ag.def) {
+		_cleanup_free_ char *sd = state_default_dir(ag.def->name, user_home());
+		json_object_set_new(j, "agent", agent_to_json(ag.def, &ag.ep, sd));
+		json_object_set_new(json_object_get(j, "agent"), "profile",
+				    json_string(ag.def->profile));
+	}
+	agent_endpoint_free(&ag.ep);
 	char digest[65];
 	policy_digest(&p, digest);
 	json_object_set_new(j, "digest", json_string(digest));

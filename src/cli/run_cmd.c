@@ -28,6 +28,11 @@ static const char run_usage[] =
 	"                        'PATTERN private': its names may resolve to private\n"
 	"                        addresses; 127.0.0.1:PORT, [::1]:PORT, localhost:PORT:\n"
 	"                        that port inside reaches the host's loopback\n"
+	"      --agent NAME      use the built-in profile of agent NAME (claude, codex);\n"
+	"                        'none': no agent profile (default: picked by COMMAND's\n"
+	"                        name)\n"
+	"      --state DIR       keep the agent's state (~/.claude, ~/.codex, ...) in DIR\n"
+	"                        (default: ~/.local/share/warden/agents/NAME)\n"
 	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -76,6 +81,8 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		{ "log", required_argument, NULL, 'l' },
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "agent", required_argument, NULL, 'A' },
+		{ "state", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -108,6 +115,8 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			o->log_syslog = true;
 			break;
 		case 'q': o->summary = false; break;
+		case 'A': o->agent = optarg; break;
+		case 'S': o->state_dir = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}

@@ -1,6 +1,7 @@
 /* util.c - implementations of the small helpers in util.h. */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void freep(void *p) { free(*(void **)p); }
 
@@ -264,4 +266,41 @@ int mkdir_p(const char *path, mode_t mode, bool *created)
 	if (created)
 		*created = true;
 	return 0;
+}
+
+int remove_tree_at(int parent, const char *name)
+{
+	struct stat st;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -1 : 0;
+	int r = 0, saved = 0;
+	if ((st.st_mode & 0700) != 0700 && fchmodat(parent, name, (st.st_mode & 07777) | 0700, 0) < 0)
+		return -1;
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -1;
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
+				saved = errno;
+				r = -1;
+			}
+		}
+		closedir(d);
+	}
+	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		if (!saved)
+			saved = errno;
+		r = -1;
+	}
+	errno = saved;
+	return r;
 }

@@ -76,6 +76,12 @@ char *xdg_warden_dir(const char *var, const char *home, const char *home_rel);
  * NULL) tells whether the last one was. -1 with errno. */
 int mkdir_p(const char *path, mode_t mode, bool *created);
 
+/* Remove the entry name of the directory parent and, when it is a
+ * directory, everything under it, depth first, never following a symlink
+ * (directories the owner cannot read or search are made so first). 0, or
+ * -1 with errno when something could not be removed. */
+int remove_tree_at(int parent, const char *name);
+
 /* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
 int copy_symlink(const char *src, int dirfd, const char *dst);
 

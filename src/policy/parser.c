@@ -692,7 +692,8 @@ int policy_parse_text(struct policy *p, const char *name, const char *dir, const
 	return parse_text(&ps, name, dir, text, len, 0);
 }
 
-int policy_load(struct policy *p, const char *file, const char *home, struct werr *e)
+int policy_load_layered(struct policy *p, const char *layer_name, const char *layer_text,
+			const char *file, const char *home, struct werr *e)
 {
 	struct parser ps = { .p = p, .home = home, .e = e };
 	memset(p, 0, sizeof *p);
@@ -700,12 +701,22 @@ int policy_load(struct policy *p, const char *file, const char *home, struct wer
 	if (parse_text(&ps, BUILTIN_NAME, NULL, policy_builtin_default,
 		       strlen(policy_builtin_default), 0) < 0)
 		goto fail;
+	if (layer_text) {
+		strv_push(&p->sources, layer_name);
+		if (parse_text(&ps, layer_name, NULL, layer_text, strlen(layer_text), 0) < 0)
+			goto fail;
+	}
 	if (file && parse_file(&ps, file, file, NULL, 0, 0) < 0)
 		goto fail;
 	return 0;
 fail:
 	policy_free(p);
 	return -1;
+}
+
+int policy_load(struct policy *p, const char *file, const char *home, struct werr *e)
+{
+	return policy_load_layered(p, NULL, NULL, file, home, e);
 }
 
 void policy_free(struct policy *p)

@@ -51,6 +51,12 @@ struct policy {
  * "FILE:LINE:COL: message". */
 int policy_load(struct policy *p, const char *file, const char *home, struct werr *e);
 
+/* The same with a built-in layer between the default and `file`: an agent
+ * profile (src/agents/agents.h), named layer_name ("builtin:agent-claude")
+ * in sources and error messages. layer_text NULL: policy_load. */
+int policy_load_layered(struct policy *p, const char *layer_name, const char *layer_text,
+			const char *file, const char *home, struct werr *e);
+
 /* Parse profile text on top of `p` (used by policy_load and by the fuzz
  * target). `name` is the file name used in error messages; includes are
  * resolved relative to `dir` (NULL forbids includes of files); `home` as for

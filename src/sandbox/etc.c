@@ -174,33 +174,6 @@ static void version_of(char name[64], struct strv *binds)
 	snprintf(name, 64, "etc-%.32s", hex);
 }
 
-/* Remove a directory tree (depth first), not following symlinks. */
-static void remove_tree(int parent, const char *name)
-{
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		DIR *d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			return;
-		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			struct stat st;
-			if (de->d_type == DT_DIR ||
-			    (de->d_type == DT_UNKNOWN &&
-			     fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
-				remove_tree(dirfd(d), de->d_name);
-			else
-				unlinkat(dirfd(d), de->d_name, 0);
-		}
-		closedir(d);
-	}
-	unlinkat(parent, name, AT_REMOVEDIR);
-}
-
 /* Versions other than `keep` that no session holds. */
 static void remove_stale(int cachefd, const char *keep)
 {
@@ -218,7 +191,7 @@ static void remove_stale(int cachefd, const char *keep)
 		_cleanup_close_ int v = openat(cachefd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					       O_CLOEXEC);
 		if (v >= 0 && flock(v, LOCK_EX | LOCK_NB) == 0)
-			remove_tree(cachefd, de->d_name);
+			remove_tree_at(cachefd, de->d_name);
 	}
 	closedir(d);
 }
@@ -249,7 +222,7 @@ static int build(int cachefd, const char *name, struct werr *e)
 	/* held while building: remove_stale of another session leaves it */
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
 		werr_errno(e, "/etc cache: opening %s", tmp);
-		remove_tree(cachefd, tmp);
+		remove_tree_at(cachefd, tmp);
 		return -1;
 	}
 	struct strv unused = { 0 };
@@ -258,7 +231,7 @@ static int build(int cachefd, const char *name, struct werr *e)
 	if (r == 0 && renameat(cachefd, tmp, cachefd, name) < 0 && errno != EEXIST && errno != ENOTEMPTY)
 		r = werr_errno(e, "/etc cache: renaming %s", tmp);
 	if (r < 0 || faccessat(cachefd, tmp, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		remove_tree(cachefd, tmp); /* failed, or another session was first */
+		remove_tree_at(cachefd, tmp); /* failed, or another session was first */
 	return r;
 }
 

@@ -341,6 +341,32 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
+/* Agent state: each name bound read-write (no exec, suid or devices) into
+ * the home tmpfs from the host path that backs it, opened with no symlink
+ * followed at its last component and checked to be of its kind. */
+static int build_home(const struct sandbox_spec *s, struct werr *e)
+{
+	for (size_t i = 0; i < s->nhome_binds; i++) {
+		const struct home_bind *b = &s->home_binds[i];
+		if (!*b->name || strchr(b->name, '/') || !strcmp(b->name, ".") || !strcmp(b->name, ".."))
+			return werr_set(e, EINVAL, "mounts: agent state name \"%s\"", b->name);
+		char src[4096], dst[4096];
+		snprintf(src, sizeof src, OLD "%s", b->src);
+		snprintf(dst, sizeof dst, STAGE AGENT_HOME "/%s", b->name);
+		_cleanup_close_ int fd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return werr_errno(e, "mounts: agent state %s", b->src);
+		if (b->dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+			return werr_set(e, ESTALE, "mounts: agent state %s changed kind while the "
+					"sandbox was built", b->src);
+		if (make_mountpoint(dst, b->dir, e) < 0 ||
+		    bind_at(fd, "", AT_FDCWD, dst, SCRATCH_ATTRS, e, dst + strlen(STAGE)) < 0)
+			return werr_wrap(e, "agent state %s", b->src);
+	}
+	return 0;
+}
+
 static int mask_private(const struct sandbox_spec *s, const char *dir, struct werr *e)
 {
 	for (size_t i = 0; dir && i < s->policy->npaths; i++) {
@@ -385,7 +411,7 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 	    mount_tmpfs(STAGE "/var/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
 	    mount_tmpfs(STAGE AGENT_HOME, "mode=0700", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
 		return -1;
-	if (build_dev(e) < 0 || build_proc(e) < 0)
+	if (build_home(s, e) < 0 || build_dev(e) < 0 || build_proc(e) < 0)
 		return -1;
 	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
 		return -1;

@@ -46,6 +46,15 @@ struct ws_plan {
 	struct strv git_ids;      /* and what each was: "dev:ino", same order */
 };
 
+/* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
+ * tmpfs) backed read-write by a host path: agent state that persists
+ * (src/agents/state.h). */
+struct home_bind {
+	char *src;      /* host path (resolved), a directory or a regular file */
+	char *name;     /* in the home inside: ".claude" (one component) */
+	bool dir;
+};
+
 struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
@@ -58,6 +67,9 @@ struct sandbox_spec {
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */
 	const struct policy *policy;
 	struct net_forwards forwards; /* host loopback ports (from the policy's allow rules) */
+
+	const struct home_bind *home_binds; /* borrowed: agent state, bound into the home */
+	size_t nhome_binds;
 
 	char **argv;                /* command to run (argv[0] looked up in PATH inside) */
 	char *exec_path;            /* or, when set, the file executed for it (found on the host) */

@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../agents/agents.h"
 #include "../agents/discover.h"
+#include "../agents/state.h"
 #include "../audit/audit.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -94,9 +96,26 @@ static int forwards_prepare(const struct policy *pol, struct net_forwards *f, st
 /* The spec from the policy, the kernel and the host: the kernel's features
  * checked, the workspace chosen and refused where it would expose what the
  * sandbox hides, warden's own directories kept out, the environment. */
+/* The agent's state directory, opened and kept apart from the workspace and
+ * warden's own directories, bound into the home inside. */
+static int state_prepare(const struct session_opts *o, struct session_agent *ag,
+			 const char *home, struct sandbox_spec *s, struct werr *e)
+{
+	if (!ag->def)
+		return 0;
+	if (state_open(ag->def, o->state_dir, home, ag->ep.import, &ag->state, e) < 0 ||
+	    state_keep_apart(&ag->state, s->workspace, "the workspace", e) < 0 ||
+	    state_keep_apart(&ag->state, s->logdir, "the audit log directory", e) < 0 ||
+	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0)
+		return -1;
+	s->home_binds = ag->state.v;
+	s->nhome_binds = ag->state.n;
+	return 0;
+}
+
 static int spec_prepare(const struct session_opts *o, struct policy *pol, const char *home,
 			const struct kernel_features *kf, struct sandbox_spec *s,
-			struct discovery *disc, struct werr *e)
+			struct discovery *disc, struct session_agent *ag, struct werr *e)
 {
 	if (features_require(kf, e) < 0)
 		return -1;
@@ -126,6 +145,8 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	s->cachedir = steal_ptr(&cachedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
+	if (state_prepare(o, ag, home, s, e) < 0)
+		return -1;
 	if (forwards_prepare(pol, &s->forwards, e) < 0)
 		return -1;
 	s->argv = o->argv;
@@ -158,7 +179,8 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
-		     const struct discovery *disc, struct audit *log, struct werr *e)
+		     const struct discovery *disc, const struct session_agent *ag,
+		     struct audit *log, struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -167,18 +189,19 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 	return audit_emit_event(log, ev_session_start(&(struct ev_session_start){
 		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
-		.kernel = kernel, .exposed = discovery_to_json(disc) }), e);
+		.kernel = kernel, .exposed = discovery_to_json(disc),
+		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
-			   struct sandbox_spec *s, struct audit **log, struct summary *sum,
-			   int *status, struct werr *e)
+			   struct session_agent *ag, struct sandbox_spec *s,
+			   struct audit **log, struct summary *sum, int *status, struct werr *e)
 {
 	struct kernel_features kf;
 	features_probe(&kf);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
-	if (spec_prepare(o, pol, home, &kf, s, &disc, e) < 0)
+	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, e) < 0)
 		return -1;
 	char session[40];
 	audit_new_session_id(session, sizeof session);
@@ -188,7 +211,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		audit_also_syslog(*log);
 	if (sum)
 		summary_attach(sum, *log);
-	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, &disc, *log, e) < 0)
+	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, &disc, ag, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -230,12 +253,44 @@ static int allow_net_arg(struct policy *pol, const char *arg, struct werr *e)
 	return policy_add_net(pol, pattern, false, true, "--allow-net", e);
 }
 
+static const char *host_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+static void session_agent_free(struct session_agent *ag)
+{
+	agent_endpoint_free(&ag->ep);
+	agent_state_free(&ag->state);
+}
+
+int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,
+			const char *home, struct policy *pol, struct session_agent *ag,
+			struct werr *e)
+{
+	*ag = (struct session_agent){ .state.lock_fd = -1 };
+	if (agent_pick(agent_opt, argv0, &ag->def, e) < 0)
+		return -1;
+	_cleanup_free_ char *layer = ag->def ? xasprintf("builtin:agent-%s", ag->def->name) : NULL;
+	if (policy_load_layered(pol, layer, ag->def ? ag->def->profile : NULL, profile, home, e) < 0)
+		return -1;
+	if (ag->def && agent_apply(ag->def, pol, home, host_getenv, &ag->ep, e) < 0) {
+		policy_free(pol);
+		return -1;
+	}
+	return 0;
+}
+
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	const char *home = user_home();
 	_cleanup_(policy_free) struct policy pol = { 0 };
-	if (policy_load(&pol, o->profile, home, e) < 0)
+	_cleanup_(session_agent_free) struct session_agent ag = { .state.lock_fd = -1 };
+	if (session_load_policy(o->agent, o->argv[0], o->profile, home, &pol, &ag, e) < 0)
 		return -1;
+	if (o->state_dir && !ag.def)
+		return werr_set(e, 0, "--state: no agent profile is in use (%s is not a known "
+				"agent's command; pass --agent NAME)", o->argv[0]);
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (allow_net_arg(&pol, o->allow_net->v[i], e) < 0)
 			return -1;
@@ -244,7 +299,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, home, &s, &log, o->summary ? &sum : NULL, status, e);
+	int r = run_with_policy(o, &pol, home, &ag, &s, &log, o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	return r;

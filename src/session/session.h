@@ -5,6 +5,9 @@
 
 #include "../common/err.h"
 #include "../common/util.h"
+#include "../agents/agents.h"
+#include "../agents/state.h"
+#include "../policy/policy.h"
 
 struct session_opts {
 	const char *workspace;       /* NULL: the current directory */
@@ -16,6 +19,8 @@ struct session_opts {
 	bool no_pty;                 /* never give the command a pty */
 	bool log_syslog;             /* --log syslog: events to syslog too */
 	bool summary;                /* at the end, list what was refused on stderr */
+	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
+	const char *state_dir;       /* --state DIR; NULL: the agent's default */
 };
 
 /* Compile the policy, check the kernel, choose and scan the workspace, open
@@ -24,3 +29,19 @@ struct session_opts {
 /* With o->summary, what was refused is listed on stderr at the end (see
  * summary.h). */
 int session_run(const struct session_opts *o, int *status, struct werr *e);
+
+/* The agent profile of a session (none: def NULL), the endpoint it was
+ * configured for and, once the session opened it, its state. */
+struct session_agent {
+	const struct agent_def *def;
+	struct agent_endpoint ep;
+	struct agent_state state;
+};
+
+/* The policy of a session or of `policy show`: the agent picked (agent_opt
+ * as --agent takes it, else by argv0's name), the built-in default, the
+ * agent's profile and the user's profile layered in that order, then the
+ * agent's endpoint and CA file. */
+int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,
+			const char *home, struct policy *pol, struct session_agent *ag,
+			struct werr *e);

@@ -1,0 +1,273 @@
+/* state.c - the per-agent state directory (state.h): where it is, the
+ * checks that refuse one another user or the agent could have arranged,
+ * making its entries and seeds, the shared lock a session holds, and
+ * `warden state reset`. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "discover.h"
+
+char *state_default_dir(const char *name, const char *home)
+{
+	_cleanup_free_ char *base = xdg_warden_dir("XDG_DATA_HOME", home, ".local/share");
+	return base ? xasprintf("%s/agents/%s", base, name) : NULL;
+}
+
+/* dir made absolute (relative to the current directory) and checked for
+ * "." and ".." components. */
+static int absolute(const char *dir, char **out, struct werr *e)
+{
+	if (!*dir)
+		return werr_set(e, 0, "--state: an empty path");
+	if (dir[0] == '/') {
+		*out = xstrdup(dir);
+	} else {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return werr_errno(e, "the current directory");
+		*out = xasprintf("%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, dir);
+	}
+	size_t n = strlen(*out);
+	while (n > 1 && (*out)[n - 1] == '/')
+		(*out)[--n] = '\0';
+	if (path_has_dot_components(*out)) {
+		free(*out);
+		*out = NULL;
+		return werr_set(e, 0, "agent state directory %s: write it without . or .. "
+				"components", dir);
+	}
+	return 0;
+}
+
+/* The checks on st, the state directory's own lstat. */
+static int check_owner(const char *dir, const struct stat *st, struct werr *e)
+{
+	if (S_ISLNK(st->st_mode))
+		return werr_set(e, 0, "agent state directory %s is a symlink: warden keeps agent "
+				"state only in a real directory of yours (remove the link, or pass "
+				"--state with a real directory)", dir);
+	if (!S_ISDIR(st->st_mode))
+		return werr_set(e, 0, "agent state directory %s is not a directory", dir);
+	if (st->st_uid != getuid())
+		return werr_set(e, 0, "agent state directory %s is owned by uid %u, not by you "
+				"(uid %u): whoever owns it could plant what the agent loads",
+				dir, (unsigned)st->st_uid, (unsigned)getuid());
+	if (st->st_mode & 022)
+		return werr_set(e, 0, "agent state directory %s is writable by other users "
+				"(mode %04o): `chmod go-w %s`", dir, (unsigned)(st->st_mode & 07777),
+				dir);
+	return 0;
+}
+
+/* Where the state directory may not be: the home directory or above it, the
+ * user's own configuration of a client (the sandbox never makes it
+ * writable), a credential store, a directory too broad. */
+static int check_place(const char *real, const char *home, struct werr *e)
+{
+	_cleanup_free_ char *rhome = home ? path_resolve_existing(home) : NULL;
+	if (rhome && path_is_within(rhome, real))
+		return werr_set(e, 0, "refusing agent state directory %s: it is your home "
+				"directory or holds it", real);
+	for (size_t i = 0; rhome && i < agent_defs_n; i++)
+		for (size_t k = 0; k < agent_defs[i].nstate; k++) {
+			_cleanup_free_ char *own = xasprintf("%s/%s", rhome, agent_defs[i].state[k].name);
+			if (path_is_within(real, own))
+				return werr_set(e, 0, "refusing agent state directory %s: it lies in "
+						"your own %s configuration %s, which the sandbox never "
+						"makes writable", real, agent_defs[i].title, own);
+		}
+	return discover_refuse_tree(real, rhome, "agent state", e);
+}
+
+/* A path beneath dirfd with no symlink on the way. */
+static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+}
+
+static int write_new(int dirfd, const char *rel, const char *text, const char *more)
+{
+	_cleanup_close_ int fd = open_beneath(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return -1;
+	static const char head[] = "\n# Imported by warden from your own config.toml:\n";
+	if (write_all(fd, text, strlen(text)) < 0 ||
+	    (more && (write_all(fd, head, strlen(head)) < 0 || write_all(fd, more, strlen(more)) < 0)))
+		return -1;
+	return 0;
+}
+
+/* An entry the agent keeps: made when missing, else of its kind and ours. */
+static int entry(int dfd, const char *dir, const struct agent_state_entry *en,
+		 struct agent_state *st, struct werr *e)
+{
+	struct stat sb;
+	if (fstatat(dfd, en->name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return werr_errno(e, "%s/%s", dir, en->name);
+		if (en->dir ? mkdirat(dfd, en->name, 0700) < 0
+			    : write_new(dfd, en->name, en->seed ? en->seed : "", NULL) < 0)
+			return werr_errno(e, "making %s/%s", dir, en->name);
+		if (fstatat(dfd, en->name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			return werr_errno(e, "%s/%s", dir, en->name);
+	}
+	if (S_ISLNK(sb.st_mode) || (en->dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode)))
+		return werr_set(e, 0, "%s/%s is not a %s: warden binds only a real one into the "
+				"sandbox (`warden state reset` starts afresh)", dir, en->name,
+				en->dir ? "directory" : "regular file");
+	if (sb.st_uid != getuid())
+		return werr_set(e, 0, "%s/%s is owned by uid %u, not by you", dir, en->name,
+				(unsigned)sb.st_uid);
+	st->v = xrealloc(st->v, (st->n + 1) * sizeof *st->v);
+	st->v[st->n++] = (struct home_bind){ .src = xasprintf("%s/%s", dir, en->name),
+					      .name = xstrdup(en->name), .dir = en->dir };
+	return 0;
+}
+
+/* Resolve, place-check and (when make) create the state directory; open
+ * it with its lstat checked against the descriptor. *fd -1 and 0 when it
+ * does not exist and make is false. */
+static int open_dir(const struct agent_def *a, const char *dir, const char *home, bool make,
+		    char **real, int *fd, struct werr *e)
+{
+	_cleanup_free_ char *def = NULL, *abs = NULL;
+	*fd = -1;
+	if (!dir) {
+		if (!(def = state_default_dir(a->name, home)))
+			return werr_set(e, 0, "no place for agent state (HOME and XDG_DATA_HOME are "
+					"not absolute paths): pass --state DIR");
+		dir = def;
+	}
+	if (absolute(dir, &abs, e) < 0)
+		return -1;
+	struct stat ls;
+	if (lstat(abs, &ls) < 0) {
+		if (errno != ENOENT)
+			return werr_errno(e, "agent state directory %s", abs);
+		if (!make)
+			return 0;
+		_cleanup_free_ char *pre = path_resolve_existing(abs);
+		if (!pre || check_place(pre, home, e) < 0)
+			return pre ? -1 : werr_set(e, 0, "agent state directory %s: cannot resolve "
+						   "its parent", abs);
+		if (mkdir_p(abs, 0700, NULL) < 0)
+			return werr_errno(e, "making agent state directory %s", abs);
+		if (lstat(abs, &ls) < 0)
+			return werr_errno(e, "agent state directory %s", abs);
+	}
+	if (check_owner(abs, &ls, e) < 0)
+		return -1;
+	char buf[PATH_MAX];
+	if (!realpath(abs, buf))
+		return werr_errno(e, "agent state directory %s", abs);
+	if (check_place(buf, home, e) < 0)
+		return -1;
+	_cleanup_close_ int d = open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat fs;
+	if (d < 0 || fstat(d, &fs) < 0)
+		return werr_errno(e, "agent state directory %s", buf);
+	if (fs.st_dev != ls.st_dev || fs.st_ino != ls.st_ino)
+		return werr_set(e, 0, "agent state directory %s changed while warden checked it",
+				abs);
+	*real = xstrdup(buf);
+	*fd = steal_fd(&d);
+	return 0;
+}
+
+int state_open(const struct agent_def *a, const char *dir, const char *home, const char *import,
+	       struct agent_state *st, struct werr *e)
+{
+	*st = (struct agent_state){ .lock_fd = -1 };
+	_cleanup_close_ int dfd = -1;
+	if (open_dir(a, dir, home, true, &st->dir, &dfd, e) < 0)
+		return -1;
+	if (flock(dfd, LOCK_SH | LOCK_NB) < 0)
+		return werr_errno(e, "agent state directory %s is being reset", st->dir);
+	for (size_t i = 0; i < a->nstate; i++)
+		if (entry(dfd, st->dir, &a->state[i], st, e) < 0)
+			return -1;
+	for (size_t i = 0; i < a->nseeds; i++) {
+		const struct agent_seed *sd = &a->seeds[i];
+		_cleanup_close_ int fd = open_beneath(dfd, sd->path, O_RDONLY, 0);
+		if (fd >= 0)
+			continue;
+		if (errno != ENOENT)
+			return werr_errno(e, "%s/%s", st->dir, sd->path);
+		bool toml = strstr(sd->path, ".toml") != NULL;
+		if (write_new(dfd, sd->path, sd->text, toml ? import : NULL) < 0)
+			return werr_errno(e, "writing %s/%s", st->dir, sd->path);
+		wnote("%s (%s/%s)", sd->said, st->dir, sd->path);
+		if (toml && import)
+			wnote("imported into it from your own Codex config: %s", import);
+	}
+	st->lock_fd = steal_fd(&dfd);
+	return 0;
+}
+
+int state_keep_apart(const struct agent_state *st, const char *other, const char *what,
+		     struct werr *e)
+{
+	if (!other)
+		return 0;
+	_cleanup_free_ char *r = path_resolve_existing(other);
+	const char *o = r ? r : other;
+	if (path_is_within(st->dir, o) || path_is_within(o, st->dir))
+		return werr_set(e, 0, "refusing agent state directory %s: it overlaps %s %s",
+				st->dir, what, o);
+	return 0;
+}
+
+void agent_state_free(struct agent_state *st)
+{
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
+	for (size_t i = 0; i < st->n; i++) {
+		free(st->v[i].src);
+		free(st->v[i].name);
+	}
+	free(st->v);
+	free(st->dir);
+	*st = (struct agent_state){ .lock_fd = -1 };
+}
+
+int state_reset(const struct agent_def *a, const char *dir, const char *home, bool *removed,
+		struct werr *e)
+{
+	*removed = false;
+	_cleanup_free_ char *real = NULL;
+	_cleanup_close_ int dfd = -1;
+	if (open_dir(a, dir, home, false, &real, &dfd, e) < 0)
+		return -1;
+	if (dfd < 0)
+		return 0;
+	if (flock(dfd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK
+			       ? werr_set(e, 0, "a session of %s is running with %s: reset it once "
+					  "that session ends", a->name, real)
+			       : werr_errno(e, "locking %s", real);
+	for (size_t i = 0; i < a->nstate; i++) {
+		struct stat sb;
+		if (fstatat(dfd, a->state[i].name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (remove_tree_at(dfd, a->state[i].name) < 0)
+			return werr_errno(e, "removing %s/%s", real, a->state[i].name);
+		*removed = true;
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* state.h - agent state that persists across sessions: the names an agent
+ * keeps in its home (~/.claude, ~/.claude.json, ~/.codex) backed by a
+ * directory warden keeps per agent, by default
+ * ${XDG_DATA_HOME:-~/.local/share}/warden/agents/NAME, bound read-write
+ * into the sandbox's otherwise empty home. The user's real ~/.claude and
+ * ~/.codex are never mounted (hooks planted there would run unsandboxed
+ * later). Host-side only. */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../sandbox/sandbox.h"
+#include "agents.h"
+
+struct agent_state {
+	char *dir;              /* the state directory (resolved) */
+	int lock_fd;            /* a shared flock held while the session runs, or -1 */
+	struct home_bind *v;     /* what the sandbox binds into its home */
+	size_t n;
+};
+
+/* The default state directory of agent `name`; NULL when neither
+ * XDG_DATA_HOME nor home is an absolute path. */
+char *state_default_dir(const char *name, const char *home);
+
+/* Open (making it, mode 0700, when missing) the state directory `dir` (NULL:
+ * the default) of agent a for a session: refused, before anything starts,
+ * when it is a symlink, not a directory, not owned by the user or writable by
+ * others, when it is or holds the home directory, or lies in the user's own
+ * configuration of a client or in a credential store; each entry the agent
+ * keeps is made when missing (a directory, or a file with its seed), and
+ * must be of its kind, not a symlink and owned by the user. The files of
+ * a.seeds that are missing are written (the client's inner sandbox off) and
+ * said once on stderr; `import` (may be NULL) is appended to a new Codex
+ * config. Holds a shared lock so that `warden state reset` waits for no
+ * session. */
+int state_open(const struct agent_def *a, const char *dir, const char *home, const char *import,
+	       struct agent_state *st, struct werr *e);
+
+/* The state directory must stay apart from these host directories (the
+ * workspace, the audit log, warden's cache): -1 with e filled when it
+ * overlaps `other` in either direction. */
+int state_keep_apart(const struct agent_state *st, const char *other, const char *what,
+		     struct werr *e);
+
+void agent_state_free(struct agent_state *st);
+
+/* `warden state reset`: empty agent a's state directory (dir NULL: the
+ * default), never following a symlink in it; refused while a session holds
+ * it. *removed: whether there was anything. */
+int state_reset(const struct agent_def *a, const char *dir, const char *home, bool *removed,
+		struct werr *e);
