@@ -214,7 +214,8 @@ int state_open(const struct agent_def *a, const char *dir, const char *home, con
 			return werr_errno(e, "writing %s/%s", st->dir, sd->path);
 		wnote("%s (%s/%s)", sd->said, st->dir, sd->path);
 		if (toml && import)
-			wnote("imported into it from your own Codex config: %s", import);
+			wnote("imported into it from your own ~/.codex/config.toml: the model, the "
+			      "provider and how to reach it (never its http_headers)");
 	}
 	st->lock_fd = steal_fd(&dfd);
 	return 0;

@@ -1,0 +1,309 @@
+/* endpoint.c - reading where a client's API is: a base URL turned into the
+ * allow pattern "host:port", and Codex's config.toml as far as warden reads
+ * it (the provider, its base_url and env_key, the lines to import into new
+ * state). Both read text the user wrote; both have a fuzz target
+ * (tests/fuzz/fuzz_agentconf.c). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../net/rules.h"
+#include "agents.h"
+
+/* ---- base URLs ----------------------------------------------------------- */
+
+int agent_url_pattern(const char *url, char **pattern, struct werr *e)
+{
+	uint16_t port;
+	const char *rest;
+	if (strncasecmp(url, "https://", 8) == 0) {
+		port = 443;
+		rest = url + 8;
+	} else if (strncasecmp(url, "http://", 7) == 0) {
+		port = 80;
+		rest = url + 7;
+	} else {
+		return werr_set(e, 0, "\"%.200s\" is not an http:// or https:// URL", url);
+	}
+	size_t alen = strcspn(rest, "/?#");
+	const char *at = memchr(rest, '@', alen);
+	if (at) /* user:password@ - the host comes after it */
+		alen -= (size_t)(at + 1 - rest), rest = at + 1;
+	const char *hend = rest + alen;
+	const char *colon = NULL;
+	if (*rest == '[') {
+		const char *rb = memchr(rest, ']', alen);
+		if (!rb)
+			return werr_set(e, 0, "\"%.200s\": unclosed '[' in the host", url);
+		if (rb + 1 < hend) {
+			if (rb[1] != ':')
+				return werr_set(e, 0, "\"%.200s\": junk after the IPv6 address", url);
+			colon = rb + 1;
+		}
+	} else {
+		colon = memchr(rest, ':', alen);
+	}
+	size_t hlen = colon ? (size_t)(colon - rest) : alen;
+	if (colon && net_port_parse(colon + 1, (size_t)(hend - colon - 1), &port) < 0)
+		return werr_set(e, 0, "\"%.200s\": bad port", url);
+	struct net_host h;
+	const char *why = NULL;
+	if (hlen == 0 || net_host_parse(&h, rest, hlen, &why) < 0)
+		return werr_set(e, 0, "\"%.200s\": bad host (%s)", url, why ? why : "empty");
+	*pattern = h.kind == NET_HOST_IPV6 ? xasprintf("[%s]:%u", h.name, port)
+					   : xasprintf("%s:%u", h.name, port);
+	return 0;
+}
+
+/* ---- Codex's config.toml: model_provider and its base_url ----------------- */
+
+/* A TOML basic or literal string at s (after '='), on one line. */
+static char *toml_string(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s >= end || (*s != '"' && *s != '\''))
+		return NULL;
+	char q = *s++;
+	struct sbuf { char *v; size_t n; } b = { xmalloc((size_t)(end - s) + 1), 0 };
+	for (; s < end && *s != q; s++) {
+		if (q == '"' && *s == '\\') {
+			if (++s >= end)
+				break;
+			switch (*s) {
+			case '"': case '\\': case '/': b.v[b.n++] = *s; break;
+			case 't': b.v[b.n++] = '\t'; break;
+			default: free(b.v); return NULL; /* not in a URL or a name */
+			}
+			continue;
+		}
+		b.v[b.n++] = *s;
+	}
+	if (s >= end) {
+		free(b.v);
+		return NULL;
+	}
+	for (s++; s < end && (*s == ' ' || *s == '\t'); s++)
+		;
+	if (s < end && *s != '#') {
+		free(b.v);
+		return NULL;
+	}
+	b.v[b.n] = '\0';
+	return b.v;
+}
+
+/* v as a TOML basic string, quotes included. */
+static char *toml_quote(const char *v)
+{
+	char *out = xmalloc(strlen(v) * 2 + 3), *o = out;
+	*o++ = '"';
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			*o++ = '\\', *o++ = *v;
+		else if (*v == '\t')
+			*o++ = '\\', *o++ = 't';
+		else
+			*o++ = *v;
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+/* "key = value" at s: the key (bare or quoted), *val after the '='. */
+static bool toml_key(const char *s, const char *end, const char *key, const char **val)
+{
+	size_t kl = strlen(key);
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	bool quoted = s < end && *s == '"';
+	if (quoted)
+		s++;
+	if ((size_t)(end - s) < kl || memcmp(s, key, kl) != 0)
+		return false;
+	s += kl;
+	if (quoted && (s >= end || *s++ != '"'))
+		return false;
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s >= end || *s != '=')
+		return false;
+	*val = s + 1;
+	return true;
+}
+
+/* The table a header line names, with its dotted parts joined by '.' and
+ * quotes dropped: "[model_providers.\"my gw\"]" gives "model_providers.my gw". */
+static char *toml_table(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s >= end || *s != '[')
+		return NULL;
+	s++;
+	char *out = xmalloc((size_t)(end - s) + 1);
+	size_t n = 0;
+	bool q = false;
+	for (; s < end; s++) {
+		if (*s == '"') {
+			q = !q;
+			continue;
+		}
+		if (!q && *s == ']')
+			break;
+		if (!q && (*s == ' ' || *s == '\t'))
+			continue;
+		out[n++] = *s;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The keys of a provider table that say where and how to talk to it;
+ * anything else (http_headers may hold a token) is not imported. */
+static const char *const provider_keys[] = {
+	"name", "base_url", "env_key", "wire_api", "requires_openai_auth",
+	"request_max_retries", "stream_max_retries", "stream_idle_timeout_ms",
+};
+
+static const char *provider_key(const char *s, const char *end, const char **val)
+{
+	for (size_t i = 0; i < ARRAY_LEN(provider_keys); i++)
+		if (toml_key(s, end, provider_keys[i], val))
+			return provider_keys[i];
+	return NULL;
+}
+
+/* A bare value (a number or a boolean) at s, alone on its line but for a
+ * comment: its text, else NULL. */
+static char *toml_bare(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	size_t n = 0;
+	while (s + n < end && (isalnum((unsigned char)s[n]) || (s[n] && strchr("_.+-", s[n]))))
+		n++;
+	const char *t = s + n;
+	while (t < end && (*t == ' ' || *t == '\t'))
+		t++;
+	if (n == 0 || (t < end && *t != '#'))
+		return NULL;
+	return xasprintf("%.*s", (int)n, s);
+}
+
+void codex_conf_free(struct codex_conf *c)
+{
+	free(c->provider);
+	free(c->base_url);
+	free(c->env_key);
+	free(c->import);
+	*c = (struct codex_conf){ 0 };
+}
+
+int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struct werr *e)
+{
+	*c = (struct codex_conf){ 0 };
+	_cleanup_free_ char *table = NULL;
+	/* per provider table: its name, base_url, env_key and lines to import */
+	struct prov { char *name, *url, *key; struct strv lines; } *pv = NULL;
+	size_t npv = 0;
+	struct strv top = { 0 };
+	int r = 0;
+	const char *p = text, *end = text + len;
+	for (unsigned lineno = 1; p < end && r == 0; lineno++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *val, *key;
+		char *t = toml_table(p, le);
+		if (t) {
+			free(table);
+			table = t;
+			if (strncmp(table, "model_providers.", 16) == 0 && table[16]) {
+				pv = xrealloc(pv, (npv + 1) * sizeof *pv);
+				pv[npv++] = (struct prov){ .name = xstrdup(table + 16) };
+			}
+		} else if (!table && (toml_key(p, le, "model_provider", &val) ||
+				      toml_key(p, le, "model", &val))) {
+			bool is_provider = toml_key(p, le, "model_provider", &val);
+			char *v = toml_string(val, le);
+			if (!v) {
+				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno,
+					     is_provider ? "model_provider" : "model");
+				break;
+			}
+			if (is_provider) {
+				free(c->provider);
+				c->provider = xstrdup(v);
+			}
+			_cleanup_free_ char *q = toml_quote(v);
+			strv_push_owned(&top, xasprintf("%s = %s", is_provider ? "model_provider" : "model", q));
+			free(v);
+		} else if (table && npv && strncmp(table, "model_providers.", 16) == 0 &&
+			   strcmp(table + 16, pv[npv - 1].name) == 0 &&
+			   (key = provider_key(p, le, &val))) {
+			struct prov *pr = &pv[npv - 1];
+			const char *v0 = val;
+			while (v0 < le && (*v0 == ' ' || *v0 == '\t'))
+				v0++;
+			bool str = v0 < le && (*v0 == '"' || *v0 == '\'');
+			_cleanup_free_ char *sv = str ? toml_string(val, le) : toml_bare(val, le);
+			if (str && !sv) {
+				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno, key);
+				break;
+			}
+			if (strcmp(key, "base_url") == 0 || strcmp(key, "env_key") == 0) {
+				char **slot = key[0] == 'b' ? &pr->url : &pr->key;
+				free(*slot);
+				*slot = str ? xstrdup(sv) : NULL;
+			}
+			/* written again by warden, never copied as it stands:
+			 * one key, one value, one line */
+			if (sv) {
+				_cleanup_free_ char *q = str ? toml_quote(sv) : xstrdup(sv);
+				strv_push_owned(&pr->lines, xasprintf("%s = %s", key, q));
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	const char *want = c->provider ? c->provider : "openai";
+	struct sbufc { char *v; } out = { xstrdup("") };
+	for (size_t i = 0; i < top.n; i++) {
+		char *n2 = xasprintf("%s%s\n", out.v, top.v[i]);
+		free(out.v);
+		out.v = n2;
+	}
+	for (size_t i = 0; i < npv; i++) {
+		if (r == 0 && strcmp(pv[i].name, want) == 0) {
+			free(c->base_url);
+			free(c->env_key);
+			c->base_url = pv[i].url ? xstrdup(pv[i].url) : NULL;
+			c->env_key = pv[i].key ? xstrdup(pv[i].key) : NULL;
+			_cleanup_free_ char *qn = toml_quote(pv[i].name);
+			char *n2 = xasprintf("%s\n[model_providers.%s]\n", out.v, qn);
+			free(out.v);
+			out.v = n2;
+			for (size_t k = 0; k < pv[i].lines.n; k++) {
+				n2 = xasprintf("%s%s\n", out.v, pv[i].lines.v[k]);
+				free(out.v);
+				out.v = n2;
+			}
+		}
+		free(pv[i].name);
+		free(pv[i].url);
+		free(pv[i].key);
+		strv_free(&pv[i].lines);
+	}
+	free(pv);
+	strv_free(&top);
+	if (r < 0 || !*out.v) {
+		free(out.v);
+		if (r < 0)
+			codex_conf_free(c);
+		return r;
+	}
+	c->import = out.v;
+	return 0;
+}
+

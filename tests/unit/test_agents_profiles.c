@@ -1,0 +1,358 @@
+/* test_agents_profiles.c - the built-in agent profiles (src/agents/agents.c)
+ * and their state directories (src/agents/state.c): picking an agent by the
+ * command's name, base URLs turned into allow rules, Codex's config.toml as
+ * warden reads it, the endpoint taken from the variable or the user's own
+ * settings and never from the agent's state, and the state directory's
+ * refusals (symlink, writable by others, the home, a client's real config),
+ * entries, seeds said once, the lock against reset, and reset itself. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "src/agents/agents.h"
+#include "src/agents/state.h"
+
+static void test_pick(void)
+{
+	struct werr e = { 0 };
+	const struct agent_def *a;
+	CHECK(agent_for_command("claude") == agent_find("claude"));
+	CHECK(agent_for_command("/home/u/.npm-global/bin/codex") == agent_find("codex"));
+	CHECK(agent_for_command("claude-wrapper") == NULL);
+	CHECK(agent_for_command("sh") == NULL);
+	CHECK(agent_pick(NULL, "claude", &a, &e) == 0 && a && strcmp(a->name, "claude") == 0);
+	CHECK(agent_pick("none", "claude", &a, &e) == 0 && a == NULL);
+	CHECK(agent_pick("codex", "sh", &a, &e) == 0 && a && strcmp(a->name, "codex") == 0);
+	CHECK(agent_pick("bogus", "sh", &a, &e) < 0 && strstr(e.msg, "known: claude, codex, none"));
+}
+
+static void url(const char *u, const char *want)
+{
+	struct werr e = { 0 };
+	char *pat = NULL;
+	int r = agent_url_pattern(u, &pat, &e);
+	if (want) {
+		CHECK(r == 0);
+		CHECK_STR(pat, want);
+	} else {
+		CHECK(r < 0 && e.msg[0]);
+	}
+	free(pat);
+}
+
+static void test_urls(void)
+{
+	url("https://api.anthropic.com", "api.anthropic.com:443");
+	url("http://127.0.0.1:4000", "127.0.0.1:4000");
+	url("http://localhost:8080/v1", "localhost:8080");
+	url("HTTPS://Gateway.Example.COM./anthropic?x=1", "gateway.example.com:443");
+	url("https://[::1]:9000/v1", "[::1]:9000");
+	url("https://user:pw@10.1.2.3:8443/", "10.1.2.3:8443");
+	url("http://gw", "gw:80");
+	url("ftp://x.example", NULL);
+	url("api.anthropic.com", NULL);
+	url("https://", NULL);
+	url("https://host:0", NULL);
+	url("https://host:99999", NULL);
+	url("https://host:12ab", NULL);
+	url("https://[::1", NULL);
+	url("https://[::1]x", NULL);
+	url("https://bad_host name/", NULL);
+	url("https://127.1/", NULL);
+}
+
+static void test_codex_config(void)
+{
+	struct werr e = { 0 };
+	struct codex_conf c;
+	const char *t1 =
+		"model = \"o4\"\n"
+		"model_provider = \"gw\"\n"
+		"[model_providers.openai]\n"
+		"base_url = \"https://wrong.example/v1\"\n"
+		"[model_providers.gw]\n"
+		"name = \"Gateway\"\n"
+		"base_url = \"http://127.0.0.1:4000/v1\"  # local\n"
+		"env_key = \"GW_KEY\"\n"
+		"http_headers = { \"X-Token\" = \"secret\" }\n"
+		"wire_api = \"responses\"\n"
+		"[mcp_servers.x]\n"
+		"command = \"evil\"\n"
+		"base_url = \"https://not-a-provider.example\"\n";
+	CHECK(agent_codex_config(t1, strlen(t1), &c, &e) == 0);
+	CHECK_STR(c.provider, "gw");
+	CHECK_STR(c.base_url, "http://127.0.0.1:4000/v1");
+	CHECK_STR(c.env_key, "GW_KEY");
+	CHECK(c.import && strstr(c.import, "model_provider = \"gw\"") &&
+	      strstr(c.import, "model = \"o4\"") && strstr(c.import, "[model_providers.\"gw\"]") &&
+	      strstr(c.import, "env_key = \"GW_KEY\"") && strstr(c.import, "wire_api"));
+	CHECK(c.import && !strstr(c.import, "secret") && !strstr(c.import, "evil") &&
+	      !strstr(c.import, "wrong.example"));
+	codex_conf_free(&c);
+
+	/* no provider named: openai's table, if any */
+	const char *t2 = "[model_providers.openai]\nbase_url = 'https://proxy.example/v1'\n";
+	CHECK(agent_codex_config(t2, strlen(t2), &c, &e) == 0);
+	CHECK_STR(c.base_url, "https://proxy.example/v1");
+	codex_conf_free(&c);
+
+	/* nothing to read */
+	const char *t3 = "# empty\n[profiles.x]\nmodel_provider = \"gw\"\n";
+	CHECK(agent_codex_config(t3, strlen(t3), &c, &e) == 0);
+	CHECK(!c.provider && !c.base_url && !c.import);
+	codex_conf_free(&c);
+
+	/* a key warden reads that is not a one-line string */
+	const char *t4 = "model_provider = [\"gw\"]\n";
+	CHECK(agent_codex_config(t4, strlen(t4), &c, &e) < 0 && strstr(e.msg, "line 1"));
+	const char *t5 = "[model_providers.gw]\nbase_url = \"http://x\\u0041\"\n";
+	CHECK(agent_codex_config(t5, strlen(t5), &c, &e) < 0 && strstr(e.msg, "line 2"));
+	const char *t6 = "model_provider = \"unterminated\n";
+	CHECK(agent_codex_config(t6, strlen(t6), &c, &e) < 0);
+	/* binary junk, no NUL terminator */
+	char junk[64];
+	memset(junk, '[', sizeof junk);
+	CHECK(agent_codex_config(junk, sizeof junk, &c, &e) == 0);
+	codex_conf_free(&c);
+}
+
+static char tmpl[] = "/tmp/test-agents-XXXXXX";
+static char *root;
+
+static void put(const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	char *d = xstrdup(p);
+	*strrchr(d, '/') = '\0';
+	mkdir_p(d, 0700, NULL);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(d);
+	free(p);
+}
+
+static const char *env_url;
+static const char *fake_getenv(const char *name)
+{
+	return strcmp(name, "ANTHROPIC_BASE_URL") == 0 || strcmp(name, "OPENAI_BASE_URL") == 0
+		       ? env_url : NULL;
+}
+
+static bool has_rule(const struct policy *p, const char *text, const char **origin)
+{
+	for (size_t i = 0; i < p->nnet; i++)
+		if (strcmp(p->net[i].rule.text, text) == 0) {
+			if (origin)
+				*origin = p->net[i].origin;
+			return true;
+		}
+	return false;
+}
+
+static void test_endpoint(void)
+{
+	struct werr e = { 0 };
+	char *home = xasprintf("%s/home", root);
+	struct policy p;
+	struct agent_endpoint ep;
+	const char *origin = NULL;
+
+	/* nothing configured: the default hosts, no private addresses */
+	env_url = NULL;
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) == 0);
+	CHECK(has_rule(&p, "api.anthropic.com:443", &origin) && !ep.url);
+	CHECK(origin && strcmp(origin, "agent claude") == 0);
+	CHECK(!p.net_rules.allow[0].allow_private);
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+
+	/* the variable: that host only, private allowed (the user named it) */
+	env_url = "http://127.0.0.1:4000";
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) == 0);
+	CHECK(has_rule(&p, "127.0.0.1:4000", &origin) && !has_rule(&p, "api.anthropic.com:443", NULL));
+	CHECK(origin && strstr(origin, "ANTHROPIC_BASE_URL"));
+	CHECK_STR(ep.source, "ANTHROPIC_BASE_URL");
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+
+	/* a bad URL in the variable is an error naming it */
+	env_url = "gopher://x";
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) < 0 &&
+	      strstr(e.msg, "ANTHROPIC_BASE_URL"));
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+
+	/* the user's own settings: the URL, which goes in as the variable */
+	env_url = NULL;
+	put("home/.claude/settings.json", "{\"env\": {\"ANTHROPIC_BASE_URL\": \"https://gw.example:8443/a\"}}");
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) == 0);
+	CHECK(has_rule(&p, "gw.example:8443", NULL) && ep.from_settings);
+	CHECK(strv_contains(&p.env_set, "ANTHROPIC_BASE_URL=https://gw.example:8443/a"));
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+
+	/* broken settings: an error naming the file */
+	put("home/.claude/settings.json", "{\"env\": ");
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) < 0 &&
+	      strstr(e.msg, "settings.json"));
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+
+	/* Codex: the provider of the user's config.toml, its key variable
+	 * passed, its table to import */
+	put("home/.codex/config.toml", "model_provider = \"gw\"\n[model_providers.gw]\n"
+	    "base_url = \"http://localhost:4100/v1\"\nenv_key = \"GW_KEY\"\n");
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find("codex"), &p, home, fake_getenv, &ep, &e) == 0);
+	CHECK(has_rule(&p, "localhost:4100", NULL) && !has_rule(&p, "api.openai.com:443", NULL));
+	CHECK(strv_contains(&p.env_pass, "GW_KEY"));
+	CHECK(ep.import && strstr(ep.import, "localhost:4100"));
+	agent_endpoint_free(&ep);
+	policy_free(&p);
+	free(home);
+}
+
+static void test_state(void)
+{
+	struct werr e = { 0 };
+	char *home = xasprintf("%s/home", root);
+	char *dir = xasprintf("%s/state", root);
+	const struct agent_def *claude = agent_find("claude");
+	struct agent_state st;
+
+	/* made with its entries and seed */
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(st.n == 2 && st.v[0].dir && !st.v[1].dir);
+	CHECK(strcmp(st.v[1].name, ".claude.json") == 0);
+	char *seed = xasprintf("%s/.claude/settings.json", dir);
+	struct stat sb;
+	CHECK(stat(seed, &sb) == 0 && (sb.st_mode & 077) == 0);
+	CHECK(stat(dir, &sb) == 0 && (sb.st_mode & 07777) == 0700);
+
+	/* reset waits for no session: refused while one holds the state */
+	bool removed;
+	CHECK(state_reset(claude, dir, home, &removed, &e) < 0 && strstr(e.msg, "running"));
+	agent_state_free(&st);
+
+	/* a second open keeps what the agent wrote, writes no seed again */
+	put("state/.claude/settings.json", "{\"mine\": 1}");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	FILE *f = fopen(seed, "r");
+	char buf[64] = "";
+	CHECK(f && fgets(buf, sizeof buf, f));
+	if (f)
+		fclose(f);
+	CHECK(strcmp(buf, "{\"mine\": 1}") == 0);
+
+	/* apart from the workspace */
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_keep_apart(&st, root, "the workspace", &e) < 0 && strstr(e.msg, "overlaps"));
+	char *other = xasprintf("%s/elsewhere", root);
+	CHECK(state_keep_apart(&st, other, "the workspace", &e) == 0);
+	agent_state_free(&st);
+
+	/* an entry of the wrong kind, or a symlink, is refused */
+	char *entry = xasprintf("%s/.claude.json", dir);
+	CHECK(unlink(entry) == 0 && symlink("/etc/passwd", entry) == 0);
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "not a regular file"));
+	agent_state_free(&st);
+	unlink(entry);
+
+	/* reset: the entries go, without following a symlink in them */
+	char *victim = xasprintf("%s/victim", root);
+	put("victim", "keep");
+	char *link = xasprintf("%s/.claude/link", dir);
+	CHECK(symlink(victim, link) == 0);
+	char *locked = xasprintf("%s/.claude/locked", dir);
+	CHECK(mkdir(locked, 0) == 0);
+	CHECK(state_reset(claude, dir, home, &removed, &e) == 0 && removed);
+	CHECK(stat(victim, &sb) == 0);
+	CHECK(lstat(seed, &sb) < 0 && errno == ENOENT);
+	CHECK(stat(dir, &sb) == 0);
+	CHECK(state_reset(claude, dir, home, &removed, &e) == 0 && !removed);
+	char *none = xasprintf("%s/never-made", root);
+	CHECK(state_reset(claude, none, home, &removed, &e) == 0 && !removed);
+	CHECK(lstat(none, &sb) < 0);
+
+	/* the directory itself: a symlink, writable by others, the home, a
+	 * client's real configuration, a credential store */
+	char *sl = xasprintf("%s/state-link", root);
+	CHECK(symlink(dir, sl) == 0);
+	CHECK(state_open(claude, sl, home, NULL, &st, &e) < 0 && strstr(e.msg, "is a symlink"));
+	agent_state_free(&st);
+	CHECK(chmod(dir, 0777) == 0);
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "writable by other"));
+	agent_state_free(&st);
+	CHECK(chmod(dir, 0700) == 0);
+	CHECK(state_open(claude, home, home, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
+	agent_state_free(&st);
+	CHECK(state_open(claude, root, home, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
+	agent_state_free(&st);
+	char *real = xasprintf("%s/.claude/warden", home);
+	CHECK(state_open(claude, real, home, NULL, &st, &e) < 0 && strstr(e.msg, "own Claude Code"));
+	agent_state_free(&st);
+	char *ssh = xasprintf("%s/.ssh/st", home);
+	CHECK(state_open(claude, ssh, home, NULL, &st, &e) < 0 && strstr(e.msg, "credential store"));
+	agent_state_free(&st);
+	CHECK(state_open(claude, "a/../b", home, NULL, &st, &e) < 0);
+	agent_state_free(&st);
+
+	/* not owned by the user (only root can make one) */
+	if (getuid() == 0) {
+		char *foreign = xasprintf("%s/foreign", root);
+		CHECK(mkdir(foreign, 0700) == 0 && chown(foreign, 65534, 65534) == 0);
+		CHECK(state_open(claude, foreign, home, NULL, &st, &e) < 0 && strstr(e.msg, "owned by uid"));
+		agent_state_free(&st);
+		free(foreign);
+	}
+
+	/* Codex: the import lands in a new config.toml, after the seed */
+	char *cdir = xasprintf("%s/cstate", root);
+	CHECK(state_open(agent_find("codex"), cdir, home, "model_provider = \"gw\"\n", &st, &e) == 0);
+	agent_state_free(&st);
+	char *ct = xasprintf("%s/.codex/config.toml", cdir);
+	f = fopen(ct, "r");
+	char big[2048] = "";
+	size_t n = f ? fread(big, 1, sizeof big - 1, f) : 0;
+	big[n] = '\0';
+	if (f)
+		fclose(f);
+	CHECK(strstr(big, "sandbox_mode = \"danger-full-access\"") && strstr(big, "model_provider = \"gw\""));
+
+	free(ct); free(cdir); free(ssh); free(real); free(sl); free(none); free(locked);
+	free(link); free(victim); free(entry); free(other); free(seed); free(dir); free(home);
+}
+
+int main(void)
+{
+	root = mkdtemp(tmpl);
+	if (!root)
+		return 1;
+	char *home = xasprintf("%s/home", root);
+	mkdir_p(home, 0700, NULL);
+	free(home);
+	test_pick();
+	test_urls();
+	test_codex_config();
+	test_endpoint();
+	test_state();
+	int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	remove_tree_at(fd, root + 5);
+	close(fd);
+	return check_status();
+}
