@@ -31,7 +31,11 @@ done
 WARDEN=$(realpath "$WARDEN")
 WPROBE=$(realpath "$WPROBE")
 export WARDEN WPROBE
-unset XDG_STATE_HOME
+# warden's directories follow HOME (the fake one of each test); the agent
+# profiles read the clients' variables, which the tests set themselves.
+unset XDG_STATE_HOME XDG_DATA_HOME XDG_CACHE_HOME
+unset ANTHROPIC_BASE_URL ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN NODE_EXTRA_CA_CERTS
+unset OPENAI_BASE_URL OPENAI_API_KEY CODEX_API_KEY CODEX_CA_CERTIFICATE SSL_CERT_FILE
 export LANG=${LANG:-C.UTF-8}
 
 # shellcheck source=lib.sh

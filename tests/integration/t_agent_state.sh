@@ -1,0 +1,319 @@
+# t_agent_state.sh - the built-in agent profiles and the state they keep,
+# with fake clients named claude and codex installed under the fake HOME (an
+# npm-style prefix): the profile picked by the command's name (and
+# --agent), the state that persists across sessions in warden's directory
+# while the user's real ~/.claude and ~/.codex stay out of reach, the said-once
+# note, `warden state reset`, the API endpoint taken from the client's
+# variable or the user's own settings (never from the agent's state), the
+# CA file exposed, and the refusals of a state directory warden cannot trust.
+# shellcheck shell=bash
+
+STATE_CLAUDE_REL=.local/share/warden/agents/claude
+
+# A fake Claude Code: prints what the profile gave it, counts its sessions
+# in its state, rewrites ~/.claude.json, and tries the user's real config.
+fake_claude() {
+	mkdir -p "$HOME/.npm-global/bin"
+	cat >"$HOME/.npm-global/bin/claude" <<-EOS
+	#!/bin/sh
+	echo "home=\$HOME"
+	echo "vars base=\${ANTHROPIC_BASE_URL:-unset} telemetry=\${DISABLE_TELEMETRY:-unset} traffic=\${CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC:-unset} model=\${ANTHROPIC_MODEL:-unset}"
+	n=\$(cat "\$HOME/.claude/count" 2>/dev/null || echo 0)
+	n=\$((n + 1))
+	echo "\$n" >"\$HOME/.claude/count" 2>/dev/null || echo "count not writable"
+	echo "count=\$n"
+	echo "json=\$(cat "\$HOME/.claude.json" 2>/dev/null | tr -d '\n ')"
+	echo "settings=\$(cat "\$HOME/.claude/settings.json" 2>/dev/null | tr -d '\n ')"
+	printf '{"session":%s}\n' "\$n" >"\$HOME/.claude.json" || echo "json not writable"
+	echo pwned >"$HOME/.claude/settings.json" 2>/dev/null && echo REAL-WRITTEN
+	cat "$HOME/.claude/settings.json" 2>/dev/null && echo REAL-READ
+	[ -n "\$1" ] && sh -c "\$1"
+	exit 0
+	EOS
+	chmod 0755 "$HOME/.npm-global/bin/claude"
+	export PATH="$HOME/.npm-global/bin:$PATH"
+}
+
+# The user's own Claude Code configuration on the host, with a hook.
+real_claude_config() {
+	mkdir -p "$HOME/.claude"
+	printf '{"hooks": {"PreToolUse": "REAL-HOOK"}}\n' >"$HOME/.claude/settings.json"
+}
+
+# session.start's "agent" object, compacted, in OUT (the last session).
+last_agent() {
+	wardenc log show --json
+	AGENT_JSON=$(grep '"event":"session.start"' <<<"${OUT// /}" | tail -n 1)
+}
+
+test_agent_state_persists() {
+	fake_claude
+	real_claude_config
+	local state=$HOME/$STATE_CLAUDE_REL
+	wrun -- claude
+	assert_rc 0 'first session'
+	assert_out_has 'home=/home/agent' 'the home inside'
+	assert_out_has 'count=1' 'a fresh state'
+	assert_out_has 'json={}' '~/.claude.json starts as {} (an empty one is corrupt to Claude Code)'
+	assert_out_has 'telemetry=1 traffic=1' 'the profile sets the quieting switches'
+	assert_out_has '"sandbox":{"enabled":false}' "the client's own sandbox off in its state"
+	assert_err_match "Claude Code's own sandbox is off in warden's state" 'said once'
+	assert_out_lacks REAL-WRITTEN "the user's real ~/.claude written"
+	assert_out_lacks REAL-READ "the user's real ~/.claude read"
+	assert_out_lacks REAL-HOOK "the user's hooks imported"
+	last_agent
+	grep -q '"agent":{"name":"claude"' <<<"$AGENT_JSON" ||
+		fail "session.start lacks the agent: $(excerpt "$AGENT_JSON")"
+	grep -qF "\"state\":\"$(realpath "$state")\"" <<<"$AGENT_JSON" ||
+		fail "session.start lacks the state directory: $(excerpt "$AGENT_JSON")"
+	grep -q '"builtin:agent-claude"' <<<"$AGENT_JSON" ||
+		fail "session.start's profiles lack builtin:agent-claude: $(excerpt "$AGENT_JSON")"
+
+	ANTHROPIC_MODEL=test-model wrun -- claude
+	assert_rc 0 'second session'
+	assert_out_has 'count=2' 'the state persisted'
+	assert_out_has 'json={"session":1}' '~/.claude.json persisted'
+	assert_out_has 'model=test-model' 'a settings variable passed'
+	[[ $ERR != *"own sandbox is off"* ]] || fail "the note was said again: $(excerpt "$ERR")"
+	assert_host_file "$state/.claude/count" 2 'the state on the host'
+	[[ $(stat -c %a "$state") == 700 ]] || fail "state directory mode $(stat -c %a "$state"), not 700"
+	[[ $(<"$HOME/.claude/settings.json") == *REAL-HOOK* ]] ||
+		fail "the user's real settings changed: $(excerpt "$(<"$HOME/.claude/settings.json")")"
+	[[ ! -e $HOME/.claude.json ]] || fail "a ~/.claude.json appeared in the real home"
+}
+
+test_agent_state_reset() {
+	fake_claude
+	wrun -- claude
+	assert_out_has 'count=1'
+	wrun -- claude
+	assert_out_has 'count=2'
+	wardenc state list
+	assert_out_match "^claude +$HOME/$STATE_CLAUDE_REL\$" 'state list names the directory'
+	wardenc state reset claude
+	assert_rc 0 'state reset'
+	assert_out_has 'reset' 'state reset says it'
+	[[ -d $HOME/$STATE_CLAUDE_REL && ! -e $HOME/$STATE_CLAUDE_REL/.claude ]] ||
+		fail "after reset: $(ls -la "$HOME/$STATE_CLAUDE_REL" 2>&1 | head -n 5)"
+	wrun -- claude
+	assert_out_has 'count=1' 'afresh after reset'
+	assert_err_match "own sandbox is off" 'said again for the fresh state'
+	wardenc state reset bogus
+	assert_rc 125 'reset of an unknown agent'
+	assert_err_match 'no such agent profile' 'reset of an unknown agent'
+	# refused while a session holds the state
+	warden_bg "$T_TMP/bg.out" -- claude 'sleep 30'
+	wait_for "$T_TMP/bg.out" '^count=' 20 || fatal "the background session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	wardenc state reset claude
+	assert_rc 125 'reset while a session runs'
+	assert_err_match 'running' 'reset while a session runs'
+}
+
+test_agent_none_and_named() {
+	fake_claude
+	wrun --agent none -- claude
+	assert_rc 0
+	assert_out_has 'telemetry=unset' '--agent none: no agent profile'
+	assert_out_has 'count not writable' '--agent none: no state'
+	[[ ! -e $HOME/$STATE_CLAUDE_REL ]] || fail "--agent none made a state directory"
+	# a wrapper with another name, told which agent it is
+	ln -s claude "$HOME/.npm-global/bin/cc-wrapper"
+	wrun --agent claude -- cc-wrapper
+	assert_rc 0
+	assert_out_has 'count=1' '--agent claude on a command of another name'
+	wrun --agent bogus -- claude
+	assert_rc 125 '--agent bogus'
+	assert_err_match 'no such agent profile.*known: claude, codex, none' '--agent bogus'
+	wrun --state "$T_TMP/st" -- sh -c true
+	assert_rc 125 '--state without an agent'
+	assert_err_match 'no agent profile is in use' '--state without an agent'
+}
+
+test_agent_state_refused() {
+	fake_claude
+	# a symlink
+	mkdir -p "$T_TMP/real-state"
+	chmod 0700 "$T_TMP/real-state"
+	ln -s real-state "$T_TMP/link-state"
+	wrun --state "$T_TMP/link-state" -- claude "touch $WS/ran"
+	assert_rc 125 'a symlinked state directory'
+	assert_err_match 'is a symlink' 'a symlinked state directory'
+	assert_host_absent "$WS/ran" 'the command ran with a symlinked state'
+	# writable by others
+	mkdir -p "$T_TMP/open-state"
+	chmod 0777 "$T_TMP/open-state"
+	wrun --state "$T_TMP/open-state" -- claude "touch $WS/ran"
+	assert_rc 125 'a state directory writable by others'
+	assert_err_match 'writable by other users' 'a state directory writable by others'
+	# inside the workspace
+	wrun --state "$WS/state" -- claude "touch $WS/ran"
+	assert_rc 125 'a state directory in the workspace'
+	assert_err_match 'overlaps the workspace' 'a state directory in the workspace'
+	# the user's own client configuration
+	wrun --state "$HOME/.claude/warden" -- claude "touch $WS/ran"
+	assert_rc 125 'a state directory in ~/.claude'
+	assert_err_match "own Claude Code configuration" 'a state directory in ~/.claude'
+	# an entry replaced by a symlink
+	wrun --state "$T_TMP/real-state" -- claude
+	assert_rc 0 'a real state directory'
+	rm -rf "$T_TMP/real-state/.claude"
+	ln -s "$HOME/.ssh" "$T_TMP/real-state/.claude"
+	wrun --state "$T_TMP/real-state" -- claude "touch $WS/ran"
+	assert_rc 125 'a state entry that is a symlink'
+	assert_err_match 'is not a directory' 'a state entry that is a symlink'
+	# not owned by the user (root can make one)
+	if is_root; then
+		mkdir -p "$T_TMP/foreign"
+		chmod 0700 "$T_TMP/foreign"
+		chown 65534:65534 "$T_TMP/foreign"
+		wrun --state "$T_TMP/foreign" -- claude "touch $WS/ran"
+		assert_rc 125 "another user's state directory"
+		assert_err_match 'owned by uid 65534' "another user's state directory"
+	else
+		note "not root: the foreign-owner case is in the unit test as root"
+	fi
+	assert_host_absent "$WS/ran" 'the command ran despite a refused state'
+}
+
+# A server on the host's loopback that answers /hello; sets SRV_PORT.
+hello_server() {
+	python3 - "$T_TMP/srv.port" <<-'EOS' >"$T_TMP/srv.log" 2>&1 &
+	import http.server, sys
+	class H(http.server.BaseHTTPRequestHandler):
+	    def do_GET(self):
+	        body = b"hello-from-host\n"
+	        self.send_response(200)
+	        self.send_header("Content-Length", str(len(body)))
+	        self.end_headers()
+	        self.wfile.write(body)
+	    def log_message(self, *a):
+	        pass
+	s = http.server.HTTPServer(("127.0.0.1", 0), H)
+	s.timeout = 60
+	open(sys.argv[1], "w").write(str(s.server_address[1]))
+	for _ in range(20):
+	    s.handle_request()
+	EOS
+	bg_track $!
+	wait_for "$T_TMP/srv.port" '^[0-9]+$' 10 || fatal "the host server did not start: $(excerpt "$(cat "$T_TMP/srv.log")")"
+	SRV_PORT=$(<"$T_TMP/srv.port")
+}
+
+test_agent_endpoint() {
+	have python3 || skip "python3 not installed"
+	have curl || skip "curl not installed"
+	fake_claude
+	hello_server
+	# the variable: that port on the host's loopback, nothing else
+	ANTHROPIC_BASE_URL=http://127.0.0.1:$SRV_PORT wrun -- claude \
+		'curl -sS -m 10 "$ANTHROPIC_BASE_URL/hello"; curl -sS -m 10 -o /dev/null -w "other=%{http_code}\n" https://api.anthropic.com/'
+	assert_rc 0
+	assert_out_has "base=http://127.0.0.1:$SRV_PORT" 'the base URL passed'
+	assert_out_line 'hello-from-host' 'the base URL on the host loopback reached, no flags'
+	assert_out_lacks 'other=200' 'the default API host refused once a base URL is set'
+	ANTHROPIC_BASE_URL=http://127.0.0.1:$SRV_PORT wardenc policy show -- claude
+	assert_out_has "\"127.0.0.1:$SRV_PORT\"" 'policy show: the endpoint rule'
+	assert_out_has 'agent claude: ANTHROPIC_BASE_URL' 'policy show: where it came from'
+	assert_out_lacks 'api.anthropic.com' 'policy show: no default host with a base URL'
+
+	# the user's own settings name it: it goes in as the variable
+	mkdir -p "$HOME/.claude"
+	printf '{"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:%s"}}\n' "$SRV_PORT" >"$HOME/.claude/settings.json"
+	wrun -- claude 'curl -sS -m 10 "$ANTHROPIC_BASE_URL/hello"'
+	assert_rc 0
+	assert_out_has "base=http://127.0.0.1:$SRV_PORT" 'the base URL from ~/.claude/settings.json'
+	assert_out_line 'hello-from-host' 'reached from the settings file'
+
+	# what the agent writes in its state never widens the next session
+	rm "$HOME/.claude/settings.json"
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json
+	printf '{"env": {"ANTHROPIC_BASE_URL": "https://evil.example"}}\n' >"$st"
+	wardenc policy show -- claude
+	assert_out_lacks 'evil.example' "a URL in the agent's own state"
+	assert_out_has '"api.anthropic.com:443"' 'the default host without any setting'
+
+	# a bad URL is a clear error before anything runs
+	ANTHROPIC_BASE_URL=gopher://x wrun -- claude "touch $WS/ran"
+	assert_rc 125 'a bad base URL'
+	assert_err_match 'ANTHROPIC_BASE_URL' 'a bad base URL'
+	assert_host_absent "$WS/ran"
+}
+
+test_agent_ca_file() {
+	fake_claude
+	mkdir -p "$HOME/certs"
+	echo "TEST-CA-PEM" >"$HOME/certs/ca.pem"
+	NODE_EXTRA_CA_CERTS=$HOME/certs/ca.pem wrun -- claude 'cat "$NODE_EXTRA_CA_CERTS"; ls "${NODE_EXTRA_CA_CERTS%/*}"'
+	assert_rc 0
+	assert_out_line 'TEST-CA-PEM' 'the CA file readable inside'
+	assert_out_lacks 'id_rsa' 'the rest of the home'
+	NODE_EXTRA_CA_CERTS=$HOME/.ssh/id_rsa wrun -- claude "touch $WS/ran"
+	assert_rc 125 'a CA variable naming a credential store'
+	assert_err_match 'credential store' 'a CA variable naming a credential store'
+	assert_host_absent "$WS/ran"
+}
+
+fake_codex() {
+	mkdir -p "$HOME/.npm-global/bin"
+	cat >"$HOME/.npm-global/bin/codex" <<-EOS
+	#!/bin/sh
+	echo "key=\${GW_KEY:-unset}"
+	cat "\$HOME/.codex/config.toml"
+	echo x >>"\$HOME/.codex/history" && echo "history=\$(wc -l <"\$HOME/.codex/history")"
+	echo pwned >>"$HOME/.codex/config.toml" 2>/dev/null && echo REAL-WRITTEN
+	exit 0
+	EOS
+	chmod 0755 "$HOME/.npm-global/bin/codex"
+	export PATH="$HOME/.npm-global/bin:$PATH"
+}
+
+test_agent_codex_state() {
+	fake_codex
+	mkdir -p "$HOME/.codex"
+	cat >"$HOME/.codex/config.toml" <<-'EOS'
+	model_provider = "gw"
+	notify = ["sh", "-c", "REAL-NOTIFY"]
+	[model_providers.gw]
+	name = "Gateway"
+	base_url = "http://127.0.0.1:4999/v1"
+	env_key = "GW_KEY"
+	http_headers = { "X-Token" = "REAL-HEADER-TOKEN" }
+	[mcp_servers.x]
+	command = "REAL-MCP"
+	EOS
+	GW_KEY=gw-test-key wrun -- codex
+	assert_rc 0
+	assert_out_has 'sandbox_mode = "danger-full-access"' "Codex's own sandbox off in its state"
+	assert_err_match "Codex's own sandbox is off" 'said once'
+	assert_out_has 'model_provider = "gw"' 'the provider imported'
+	assert_out_has 'base_url = "http://127.0.0.1:4999/v1"' "the provider's URL imported"
+	assert_out_has 'key=gw-test-key' "the provider's env_key passed"
+	assert_out_lacks 'REAL-NOTIFY' 'notify (a command) imported'
+	assert_out_lacks 'REAL-HEADER-TOKEN' 'http_headers imported'
+	assert_out_lacks 'REAL-MCP' 'MCP servers imported'
+	assert_out_lacks REAL-WRITTEN "the user's real ~/.codex written"
+	assert_out_has 'history=1'
+	wrun -- codex
+	assert_out_has 'history=2' 'Codex state persisted'
+	[[ $ERR != *"own sandbox is off"* ]] || fail "said twice: $(excerpt "$ERR")"
+	wardenc policy show -- codex
+	assert_out_has '"127.0.0.1:4999"' 'the endpoint from ~/.codex/config.toml'
+	assert_out_lacks 'api.openai.com' 'no default host with a provider set'
+	wardenc policy show --agent codex
+	assert_out_has 'builtin:agent-codex' 'policy show --agent codex'
+}
+
+test_agent_policy_show() {
+	wardenc policy show --agent claude
+	assert_rc 0
+	assert_out_has '"builtin:agent-claude"' 'the layer named in sources'
+	assert_out_has '"api.anthropic.com:443"' 'the default API host'
+	assert_out_lacks 'statsig' 'no telemetry host'
+	assert_out_has '"DISABLE_TELEMETRY": "1"' 'the quieting switches'
+	assert_out_has '"name": "claude"' 'the agent object'
+	wardenc policy show --agent none -- claude
+	assert_out_lacks 'agent-claude' '--agent none'
+	wardenc policy show --agent bogus
+	assert_rc 125
+	assert_err_match 'no such agent profile' 'policy show --agent bogus'
+}
