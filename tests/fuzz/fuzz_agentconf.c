@@ -15,22 +15,13 @@
 #include "src/net/rules.h"
 #include "replay.h"
 
-static bool printable(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
 static void check_url(const char *line)
 {
 	struct werr e = { 0 };
 	char *pat = NULL;
 	if (agent_url_pattern(line, &pat, &e) < 0) {
-		if (!printable(e.msg) && strchr(line, '\0') == line + strlen(line) && printable(line))
+		/* the message quotes the URL: printable when the URL is */
+		if (!e.msg[0] || (fuzz_printable(line) && !fuzz_printable(e.msg)))
 			abort();
 		return;
 	}

@@ -21,16 +21,6 @@
 static struct http_parser whole, parts;
 static char out[HTTP_FORWARD_MAX];
 
-static bool printable(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
 static void check_forward(const struct http_parser *p)
 {
 	ssize_t n = http_forward_head(p, out, sizeof out);
@@ -96,7 +86,7 @@ static void check_body(const struct http_request *r, const uint8_t *data, size_t
 		abort();
 	if (ra == HTTP_NEED_MORE && ua != size)
 		abort();
-	if (ra == HTTP_ERROR && (a.status != 400 || !a.reason || !printable(a.reason) ||
+	if (ra == HTTP_ERROR && (a.status != 400 || !a.reason || !fuzz_printable(a.reason) ||
 				 strcmp(a.reason, b.reason) != 0))
 		abort();
 	if (r->body == HTTP_BODY_LENGTH && ra == HTTP_COMPLETE && ua != r->content_length)
@@ -133,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case HTTP_ERROR:
-		if (!printable(whole.reason))
+		if (!fuzz_printable(whole.reason))
 			abort();
 		switch (whole.status) {
 		case 400: case 413: case 414: case 431: case 501: case 505: break;

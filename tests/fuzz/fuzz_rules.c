@@ -22,26 +22,16 @@
 
 #define MAX_LINES 64
 
-static bool printable(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
 static void check_pattern(const char *line)
 {
 	struct net_rule r, r2;
 	struct werr e = { 0 };
 	if (rules_parse_pattern(&r, line, &e) < 0) {
-		if (!printable(e.msg))
+		if (!fuzz_printable(e.msg))
 			abort();
 		return;
 	}
-	if (!printable(r.text) || rules_parse_pattern(&r2, r.text, &e) < 0 ||
+	if (!fuzz_printable(r.text) || rules_parse_pattern(&r2, r.text, &e) < 0 ||
 	    strcmp(r.text, r2.text) != 0 || r.kind != r2.kind || r.port != r2.port ||
 	    strcmp(r.host, r2.host) != 0 || !addr_ip_equal(&r.ip, &r2.ip))
 		abort();
@@ -67,7 +57,7 @@ static void check_host(const char *line, size_t len)
 	struct net_host h, h2;
 	const char *why = NULL;
 	if (net_host_parse(&h, line, len, &why) < 0) {
-		if (!why || !printable(why))
+		if (!why || !fuzz_printable(why))
 			abort();
 		return;
 	}
@@ -143,7 +133,7 @@ static void check_addr(const uint8_t *b, size_t n)
 	if (dial_allowed(NULL, NULL, &ip, 443, &none, &why)) {
 		if (c != ADDR_PUBLIC)
 			abort();
-	} else if (!why || !printable(why)) {
+	} else if (!why || !fuzz_printable(why)) {
 		abort();
 	}
 }
@@ -174,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct werr e = { 0 };
 			int r = rules_add(&s, l[0] == '-' ? RULES_DENY : RULES_ALLOW, l + 1,
 					  l[0] == '!' ? RULE_ALLOW_PRIVATE : 0, &e);
-			if (r < 0 && !printable(e.msg))
+			if (r < 0 && !fuzz_printable(e.msg))
 				abort();
 		}
 	}

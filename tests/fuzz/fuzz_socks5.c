@@ -14,16 +14,6 @@
 #include "src/net/socks5.h"
 #include "replay.h"
 
-static bool printable(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
 /* Feed data in chunks (step 0: all that is left each time). */
 static enum socks5_result handshake(struct socks5_parser *p, const uint8_t *data, size_t size,
 				    size_t step, size_t *consumed, int *greetings)
@@ -78,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case SOCKS5_ERROR:
-		if (!printable(a.reason))
+		if (!fuzz_printable(a.reason))
 			abort();
 		if (a.reply_len == 2) {
 			if (ga || a.reply[0] != 5 || a.reply[1] != 0xff)
