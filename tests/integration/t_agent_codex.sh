@@ -61,12 +61,15 @@ test_codex_exec() {
 	# warden's sandbox; no approval questions; no OTLP metrics to
 	# ab.chatgpt.com; no plugin sync (git ls-remote github.com/openai/plugins,
 	# api.github.com/repos/openai/plugins, chatgpt.com/backend-api/plugins);
-	# no update check (the TUI's api.github.com/repos/openai/codex/releases).
+	# no model catalog from chatgpt.com/backend-api/codex/models with an API
+	# key (skipped anyway with a custom openai_base_url); no update check (the
+	# TUI's api.github.com/repos/openai/codex/releases/latest).
 	local CODEX_TODAY_CODEX=(
 		-c 'sandbox_mode="danger-full-access"'
 		-c 'approval_policy="never"'
 		-c 'analytics.enabled=false'
 		-c 'features.plugins=false'
+		-c 'features.api_key_model_discovery=false'
 		-c 'check_for_update_on_startup=false'
 	)
 	# ---- the test's own: the mock as the API (codex 0.169 ignores
