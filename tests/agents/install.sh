@@ -1,34 +1,55 @@
 #!/usr/bin/env bash
-# tests/agents/install.sh - install the real Claude Code CLI (npm package
-# @anthropic-ai/claude-code) for the end-to-end agent tests, once, into a
-# cache prefix that later runs reuse, and print that prefix on stdout.
+# tests/agents/install.sh - install a real agent CLI for the end-to-end agent
+# tests, once, into a cache prefix that later runs reuse, and print that
+# prefix on stdout. Two clients:
+#   claude (default): npm @anthropic-ai/claude-code, cache .../npm
+#   codex:            npm @openai/codex,             cache .../npm-codex
 #
-#   install.sh [PREFIX]
+#   install.sh [--package claude|codex] [PREFIX]
 #
-# Without PREFIX: $WARDEN_TEST_NPM_PREFIX if set; else, as root,
-# /var/cache/warden-tests/npm (world-readable, so the unprivileged test run
-# reuses it); else a root-made install there if one is complete, or
-# ${XDG_CACHE_HOME:-~/.cache}/warden-tests/npm. An install counts once its
-# stamp file is written. Exit 0 with the prefix printed; exit 3 when npm or
-# the registry is not available (the tests then say SKIP); 1 on bad usage.
+# Without PREFIX: $WARDEN_TEST_NPM_PREFIX (claude) or
+# $WARDEN_TEST_NPM_CODEX_PREFIX (codex) if set; else, as root,
+# /var/cache/warden-tests/npm[-codex] (world-readable, so the unprivileged
+# test run reuses it); else a root-made install there if one is complete, or
+# ${XDG_CACHE_HOME:-~/.cache}/warden-tests/npm[-codex]. An install counts once
+# its stamp file is written, after `BIN --version` ran. Exit 0 with the prefix
+# printed; exit 3 when npm or the registry is not available or the installed
+# client does not run (the tests then say SKIP); 1 on bad usage.
 set -uo pipefail
 
-pkg=@anthropic-ai/claude-code
-stamp=.warden-tests-installed
-shared=/var/cache/warden-tests/npm
-
-complete() { [[ -f $1/$stamp && -x $1/bin/claude ]]; }
-
-if (($# > 1)); then
-	echo "usage: install.sh [PREFIX]" >&2
+usage() {
+	echo "usage: install.sh [--package claude|codex] [PREFIX]" >&2
 	exit 1
+}
+
+client=claude
+if [[ ${1:-} == --package ]]; then
+	(($# >= 2)) || usage
+	client=$2
+	shift 2
 fi
-prefix=${1:-${WARDEN_TEST_NPM_PREFIX:-}}
+case $client in
+claude)
+	pkg=@anthropic-ai/claude-code bin=claude cache=npm
+	prefix=${1:-${WARDEN_TEST_NPM_PREFIX:-}}
+	;;
+codex)
+	pkg=@openai/codex bin=codex cache=npm-codex
+	prefix=${1:-${WARDEN_TEST_NPM_CODEX_PREFIX:-}}
+	;;
+*) usage ;;
+esac
+(($# <= 1)) || usage
+stamp=.warden-tests-installed
+shared=/var/cache/warden-tests/$cache
+
+complete() { [[ -f $1/$stamp && -x $1/bin/$bin ]]; }
+
 if [[ -z $prefix ]]; then
 	if [[ $(id -u) == 0 ]] || complete "$shared"; then
 		prefix=$shared
 	else
-		prefix=${XDG_CACHE_HOME:-$HOME/.cache}/warden-tests/npm
+		prefix=${XDG_CACHE_HOME:-$HOME/.cache}/warden-tests/$cache
 	fi
 fi
 
@@ -52,10 +73,12 @@ if ! timeout 300 npm install -g --prefix "$tmp" --no-fund --no-audit --loglevel=
 	echo "install.sh: npm install failed (npm or the registry unavailable)" >&2
 	exit 3
 fi
-# The package's postinstall puts the native binary in place of bin/claude.exe;
-# without it (scripts disabled) the stub only prints an error.
-if ! "$tmp/bin/claude" --version >/dev/null 2>&1; then
-	echo "install.sh: the installed claude does not run: $("$tmp/bin/claude" --version 2>&1 | head -n 3)" >&2
+# Claude Code's postinstall puts the native binary in place of bin/claude.exe
+# (without it, scripts disabled, the stub only prints an error); Codex's
+# native binary comes in an optional dependency (missing with
+# --omit=optional). Either way the client must run before it counts.
+if ! "$tmp/bin/$bin" --version >/dev/null 2>&1; then
+	echo "install.sh: the installed $bin does not run: $("$tmp/bin/$bin" --version 2>&1 | head -n 3)" >&2
 	exit 3
 fi
 touch "$tmp/$stamp"
