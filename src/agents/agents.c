@@ -43,12 +43,22 @@ static const struct agent_seed codex_seeds[] = {
 	{ ".codex/config.toml",
 	  "# Written by warden for Codex inside the sandbox (warden's state for codex).\n"
 	  "# warden is the sandbox: Codex's own one needs user namespaces, which warden\n"
-	  "# refuses to nest, so it is off here. Edit the rest as you like.\n"
+	  "# refuses to nest, so it is off here. The rest keeps Codex from trying\n"
+	  "# hosts warden refuses anyway. Edit as you like.\n"
 	  "sandbox_mode = \"danger-full-access\"\n"
 	  "check_for_update_on_startup = false\n"
 	  "\n"
 	  "[analytics]\n"
-	  "enabled = false\n",
+	  "enabled = false\n"
+	  "\n"
+	  "[features]\n"
+	  "plugins = false\n"
+	  "api_key_model_discovery = false\n"
+	  "\n"
+	  "# The commands Codex runs do not inherit variables named like keys and\n"
+	  "# tokens.\n"
+	  "[shell_environment_policy]\n"
+	  "ignore_default_excludes = false\n",
 	  "Codex's own sandbox is off in warden's state for codex (warden is the sandbox; "
 	  "nested user namespaces stay refused)" },
 };
@@ -80,7 +90,10 @@ const struct agent_def agent_defs[] = {
 			"env set DISABLE_ERROR_REPORTING=1\n"
 			"env set DISABLE_AUTOUPDATER=1\n"
 			"env set DISABLE_BUG_COMMAND=1\n"
-			"env set CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\n",
+			"env set CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\n"
+			"# the official plugin marketplace (downloads.claude.ai, a git clone\n"
+			"# from github.com) in the interactive UI\n"
+			"env set CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1\n",
 		.state = claude_state,
 		.nstate = ARRAY_LEN(claude_state),
 		.seeds = claude_seeds,
@@ -135,7 +148,9 @@ static const char *const codex_ca[] = { "CODEX_CA_CERTIFICATE", "SSL_CERT_FILE",
 
 static const struct agent_net agent_nets[] = {
 	{ "claude", "ANTHROPIC_BASE_URL", claude_hosts, claude_ca, ".claude/settings.json" },
-	{ "codex", "OPENAI_BASE_URL", codex_hosts, codex_ca, ".codex/config.toml" },
+	/* Codex 0.169 ignores OPENAI_BASE_URL: its URL is openai_base_url or a
+	 * provider's base_url in config.toml */
+	{ "codex", NULL, codex_hosts, codex_ca, ".codex/config.toml" },
 };
 
 static const struct agent_net *net_of(const struct agent_def *a)
@@ -203,13 +218,10 @@ static int read_settings(const struct agent_def *a, const char *path, struct age
 	if (big)
 		return werr_set(e, 0, "%s: larger than 64 KiB", path);
 	if (strcmp(a->name, "codex") == 0) {
-		struct codex_conf c;
-		if (agent_codex_config(buf, len, &c, e) < 0)
+		if (agent_codex_config(buf, len, &ep->codex, e) < 0)
 			return werr_wrap(e, "%s", path);
-		ep->url = steal_ptr(&c.base_url);
-		ep->key_var = steal_ptr(&c.env_key);
-		ep->import = steal_ptr(&c.import);
-		codex_conf_free(&c);
+		ep->url = ep->codex.base_url ? xstrdup(ep->codex.base_url) : NULL;
+		ep->key_var = ep->codex.env_key ? xstrdup(ep->codex.env_key) : NULL;
 		return 0;
 	}
 	json_error_t je;
@@ -263,7 +275,7 @@ int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 	*ep = (struct agent_endpoint){ 0 };
 	if (!n)
 		return 0;
-	const char *v = getenv_fn(n->url_var);
+	const char *v = n->url_var ? getenv_fn(n->url_var) : NULL;
 	if (v && *v) {
 		ep->url = xstrdup(v);
 		ep->source = xstrdup(n->url_var);
@@ -277,7 +289,8 @@ int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 			agent_endpoint_free(&fs);
 			return werr_wrap(e, "agent %s: reading the API endpoint", a->name);
 		}
-		ep->import = steal_ptr(&fs.import);
+		ep->codex = fs.codex;
+		fs.codex = (struct codex_conf){ 0 };
 		ep->key_var = steal_ptr(&fs.key_var);
 		if (!ep->url && fs.url) {
 			ep->url = steal_ptr(&fs.url);
@@ -288,7 +301,7 @@ int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 	}
 	/* Claude Code inside reads its settings from warden's state, not the
 	 * user's: the URL found in them goes in as the variable. */
-	if (ep->from_settings && strcmp(n->url_var, "ANTHROPIC_BASE_URL") == 0) {
+	if (ep->from_settings && n->url_var && strcmp(n->url_var, "ANTHROPIC_BASE_URL") == 0) {
 		_cleanup_free_ char *set = xasprintf("%s=%s", n->url_var, ep->url);
 		strv_push(&p->env_set, set);
 	}
@@ -320,7 +333,7 @@ void agent_endpoint_free(struct agent_endpoint *ep)
 	free(ep->source);
 	free(ep->pattern);
 	free(ep->key_var);
-	free(ep->import);
+	codex_conf_free(&ep->codex);
 	*ep = (struct agent_endpoint){ 0 };
 }
 

@@ -56,6 +56,25 @@ const struct agent_def *agent_for_command(const char *argv0);
  * for an unknown name. */
 int agent_pick(const char *opt, const char *argv0, const struct agent_def **out, struct werr *e);
 
+/* Codex's config.toml as warden reads it: the top-level model_provider
+ * (default "openai"), model and openai_base_url (the built-in provider's
+ * URL), and the [model_providers.NAME] table of that provider: its base_url
+ * and env_key, and its keys that say where and how to reach it (never
+ * http_headers), all written again by warden as text to import into new
+ * state. A key warden reads that is not a one-line string is an error
+ * naming the line; the rest of the file is not judged. */
+struct codex_conf {
+	char *provider, *base_url, *env_key;
+	char *import_top;     /* top-level lines, or NULL */
+	char *import_tables;  /* the provider's table, or NULL */
+};
+int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struct werr *e);
+void codex_conf_free(struct codex_conf *c);
+
+/* The config.toml warden writes into new Codex state: seed with c's
+ * top-level lines before its first table and c's tables at the end. */
+char *agent_codex_merge(const char *seed, const struct codex_conf *c);
+
 /* The API endpoint the client is configured for, as the agent profile
  * allows it: the base URL (from the client's variable in the host's
  * environment, else the user's own settings file, else the default hosts),
@@ -66,7 +85,7 @@ struct agent_endpoint {
 	bool from_settings;  /* url came from the settings file */
 	char *pattern;       /* "host:port" in --allow-net's language */
 	char *key_var;       /* Codex: the provider's env_key (passed through) */
-	char *import;        /* Codex: config.toml lines for new state, or NULL */
+	struct codex_conf codex; /* Codex: what new state imports */
 };
 void agent_endpoint_free(struct agent_endpoint *ep);
 
@@ -86,19 +105,6 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e);
  * writes may widen what the next session reaches. */
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 		const char *(*getenv_fn)(const char *), struct agent_endpoint *ep, struct werr *e);
-
-/* Codex's config.toml as warden reads it: the top-level model_provider
- * (default "openai") and model, and the [model_providers.NAME] table of
- * that provider: its base_url and env_key, and its lines that say where and
- * how to reach it (never http_headers) as text to import into new state. A
- * key warden reads that is not a one-line string is an error naming the
- * line; the rest of the file is not judged. */
-struct codex_conf {
-	char *provider, *base_url, *env_key;
-	char *import;        /* NULL: nothing to import */
-};
-int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struct werr *e);
-void codex_conf_free(struct codex_conf *c);
 
 /* The agent's description for `session.start` and `policy show`. */
 json_t *agent_to_json(const struct agent_def *a, const struct agent_endpoint *ep,

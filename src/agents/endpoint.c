@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/sbuf.h"
 #include "../net/rules.h"
 #include "agents.h"
 
@@ -198,18 +199,30 @@ void codex_conf_free(struct codex_conf *c)
 	free(c->provider);
 	free(c->base_url);
 	free(c->env_key);
-	free(c->import);
+	free(c->import_top);
+	free(c->import_tables);
 	*c = (struct codex_conf){ 0 };
+}
+
+/* The top-level keys warden reads and imports: where the API is. */
+static const char *const top_keys[] = { "model_provider", "model", "openai_base_url" };
+
+static const char *top_key(const char *s, const char *end, const char **val)
+{
+	for (size_t i = 0; i < ARRAY_LEN(top_keys); i++)
+		if (toml_key(s, end, top_keys[i], val))
+			return top_keys[i];
+	return NULL;
 }
 
 int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struct werr *e)
 {
 	*c = (struct codex_conf){ 0 };
-	_cleanup_free_ char *table = NULL;
+	_cleanup_free_ char *table = NULL, *openai_url = NULL;
 	/* per provider table: its name, base_url, env_key and lines to import */
 	struct prov { char *name, *url, *key; struct strv lines; } *pv = NULL;
 	size_t npv = 0;
-	struct strv top = { 0 };
+	struct sbuf top = { 0 }, tables = { 0 };
 	int r = 0;
 	const char *p = text, *end = text + len;
 	for (unsigned lineno = 1; p < end && r == 0; lineno++) {
@@ -224,22 +237,21 @@ int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struc
 				pv = xrealloc(pv, (npv + 1) * sizeof *pv);
 				pv[npv++] = (struct prov){ .name = xstrdup(table + 16) };
 			}
-		} else if (!table && (toml_key(p, le, "model_provider", &val) ||
-				      toml_key(p, le, "model", &val))) {
-			bool is_provider = toml_key(p, le, "model_provider", &val);
-			char *v = toml_string(val, le);
+		} else if (!table && (key = top_key(p, le, &val))) {
+			_cleanup_free_ char *v = toml_string(val, le);
 			if (!v) {
-				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno,
-					     is_provider ? "model_provider" : "model");
+				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno, key);
 				break;
 			}
-			if (is_provider) {
-				free(c->provider);
-				c->provider = xstrdup(v);
+			char **slot = key[0] == 'm' && key[5] == '_' ? &c->provider
+				      : key[0] == 'o' ? &openai_url : NULL;
+			if (slot) {
+				free(*slot);
+				*slot = xstrdup(v);
 			}
 			_cleanup_free_ char *q = toml_quote(v);
-			strv_push_owned(&top, xasprintf("%s = %s", is_provider ? "model_provider" : "model", q));
-			free(v);
+			_cleanup_free_ char *line = xasprintf("%s = %s\n", key, q);
+			sb_puts(&top, line);
 		} else if (table && npv && strncmp(table, "model_providers.", 16) == 0 &&
 			   strcmp(table + 16, pv[npv - 1].name) == 0 &&
 			   (key = provider_key(p, le, &val))) {
@@ -267,13 +279,10 @@ int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struc
 		}
 		p = nl ? nl + 1 : end;
 	}
+	/* the built-in provider is "openai", reached at openai_base_url */
 	const char *want = c->provider ? c->provider : "openai";
-	struct sbufc { char *v; } out = { xstrdup("") };
-	for (size_t i = 0; i < top.n; i++) {
-		char *n2 = xasprintf("%s%s\n", out.v, top.v[i]);
-		free(out.v);
-		out.v = n2;
-	}
+	if (strcmp(want, "openai") == 0 && openai_url)
+		c->base_url = xstrdup(openai_url);
 	for (size_t i = 0; i < npv; i++) {
 		if (r == 0 && strcmp(pv[i].name, want) == 0) {
 			free(c->base_url);
@@ -281,13 +290,11 @@ int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struc
 			c->base_url = pv[i].url ? xstrdup(pv[i].url) : NULL;
 			c->env_key = pv[i].key ? xstrdup(pv[i].key) : NULL;
 			_cleanup_free_ char *qn = toml_quote(pv[i].name);
-			char *n2 = xasprintf("%s\n[model_providers.%s]\n", out.v, qn);
-			free(out.v);
-			out.v = n2;
+			_cleanup_free_ char *head = xasprintf("\n[model_providers.%s]\n", qn);
+			sb_puts(&tables, head);
 			for (size_t k = 0; k < pv[i].lines.n; k++) {
-				n2 = xasprintf("%s%s\n", out.v, pv[i].lines.v[k]);
-				free(out.v);
-				out.v = n2;
+				sb_puts(&tables, pv[i].lines.v[k]);
+				sb_puts(&tables, "\n");
 			}
 		}
 		free(pv[i].name);
@@ -296,14 +303,34 @@ int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struc
 		strv_free(&pv[i].lines);
 	}
 	free(pv);
-	strv_free(&top);
-	if (r < 0 || !*out.v) {
-		free(out.v);
-		if (r < 0)
-			codex_conf_free(c);
+	if (r < 0) {
+		free(top.p);
+		free(tables.p);
+		codex_conf_free(c);
 		return r;
 	}
-	c->import = out.v;
+	c->import_top = top.p;
+	c->import_tables = tables.p;
 	return 0;
 }
 
+char *agent_codex_merge(const char *seed, const struct codex_conf *c)
+{
+	/* top-level keys must come before the first table */
+	const char *nlb = strstr(seed, "\n[");
+	const char *first = seed[0] == '[' ? seed : nlb ? nlb + 1 : seed + strlen(seed);
+	struct sbuf b = { 0 };
+	_cleanup_free_ char *head = xasprintf("%.*s", (int)(first - seed), seed);
+	sb_puts(&b, head);
+	if (c->import_top) {
+		sb_puts(&b, "\n# Imported by warden from your own ~/.codex/config.toml:\n");
+		sb_puts(&b, c->import_top);
+		sb_puts(&b, "\n");
+	}
+	sb_puts(&b, first);
+	if (c->import_tables) {
+		sb_puts(&b, "\n# Imported by warden from your own ~/.codex/config.toml:");
+		sb_puts(&b, c->import_tables);
+	}
+	return b.p ? b.p : xstrdup("");
+}

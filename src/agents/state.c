@@ -101,16 +101,10 @@ static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
 }
 
-static int write_new(int dirfd, const char *rel, const char *text, const char *more)
+static int write_new(int dirfd, const char *rel, const char *text)
 {
 	_cleanup_close_ int fd = open_beneath(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (fd < 0)
-		return -1;
-	static const char head[] = "\n# Imported by warden from your own config.toml:\n";
-	if (write_all(fd, text, strlen(text)) < 0 ||
-	    (more && (write_all(fd, head, strlen(head)) < 0 || write_all(fd, more, strlen(more)) < 0)))
-		return -1;
-	return 0;
+	return fd < 0 ? -1 : write_all(fd, text, strlen(text));
 }
 
 /* An entry the agent keeps: made when missing, else of its kind and ours. */
@@ -122,7 +116,7 @@ static int entry(int dfd, const char *dir, const struct agent_state_entry *en,
 		if (errno != ENOENT)
 			return werr_errno(e, "%s/%s", dir, en->name);
 		if (en->dir ? mkdirat(dfd, en->name, 0700) < 0
-			    : write_new(dfd, en->name, en->seed ? en->seed : "", NULL) < 0)
+			    : write_new(dfd, en->name, en->seed ? en->seed : "") < 0)
 			return werr_errno(e, "making %s/%s", dir, en->name);
 		if (fstatat(dfd, en->name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
 			return werr_errno(e, "%s/%s", dir, en->name);
@@ -190,8 +184,8 @@ static int open_dir(const struct agent_def *a, const char *dir, const char *home
 	return 0;
 }
 
-int state_open(const struct agent_def *a, const char *dir, const char *home, const char *import,
-	       struct agent_state *st, struct werr *e)
+int state_open(const struct agent_def *a, const char *dir, const char *home,
+	       const struct codex_conf *import, struct agent_state *st, struct werr *e)
 {
 	*st = (struct agent_state){ .lock_fd = -1 };
 	_cleanup_close_ int dfd = -1;
@@ -210,10 +204,13 @@ int state_open(const struct agent_def *a, const char *dir, const char *home, con
 		if (errno != ENOENT)
 			return werr_errno(e, "%s/%s", st->dir, sd->path);
 		bool toml = strstr(sd->path, ".toml") != NULL;
-		if (write_new(dfd, sd->path, sd->text, toml ? import : NULL) < 0)
+		bool imported = toml && import && (import->import_top || import->import_tables);
+		_cleanup_free_ char *text = imported ? agent_codex_merge(sd->text, import)
+						     : xstrdup(sd->text);
+		if (write_new(dfd, sd->path, text) < 0)
 			return werr_errno(e, "writing %s/%s", st->dir, sd->path);
 		wnote("%s (%s/%s)", sd->said, st->dir, sd->path);
-		if (toml && import)
+		if (imported)
 			wnote("imported into it from your own ~/.codex/config.toml: the model, the "
 			      "provider and how to reach it (never its http_headers)");
 	}

@@ -31,11 +31,11 @@ char *state_default_dir(const char *name, const char *home);
  * keeps is made when missing (a directory, or a file with its seed), and
  * must be of its kind, not a symlink and owned by the user. The files of
  * a.seeds that are missing are written (the client's inner sandbox off) and
- * said once on stderr; `import` (may be NULL) is appended to a new Codex
- * config. Holds a shared lock so that `warden state reset` waits for no
- * session. */
-int state_open(const struct agent_def *a, const char *dir, const char *home, const char *import,
-	       struct agent_state *st, struct werr *e);
+ * said once on stderr; `import` (may be NULL) goes into a new Codex
+ * config (agent_codex_merge). Holds a shared lock so that `warden state
+ * reset` waits for no session. */
+int state_open(const struct agent_def *a, const char *dir, const char *home,
+	       const struct codex_conf *import, struct agent_state *st, struct werr *e);
 
 /* The state directory must stay apart from these host directories (the
  * workspace, the audit log, warden's cache): -1 with e filled when it

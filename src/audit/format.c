@@ -8,7 +8,7 @@
 
 #include "../common/util.h"
 #include "events.h"
-#include "sbuf.h"
+#include "../common/sbuf.h"
 
 /* Code points that must not reach a terminal raw: C1 controls, bidi
  * controls and invisible format characters, line/paragraph separators. */

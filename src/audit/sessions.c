@@ -15,7 +15,7 @@
 #include "chain.h"
 #include "events.h"
 #include "format.h"
-#include "sbuf.h"
+#include "../common/sbuf.h"
 
 int audit_dir_open(const char *dir, struct werr *e)
 {

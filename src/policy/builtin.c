@@ -30,6 +30,7 @@ const char policy_builtin_default[] =
 	"protect .vscode\n"
 	"protect .idea\n"
 	"protect .claude\n"
+	"protect .codex\n"
 	"protect .mcp.json\n"
 	"protect .envrc\n"
 	"\n"

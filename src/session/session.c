@@ -103,7 +103,7 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 {
 	if (!ag->def)
 		return 0;
-	if (state_open(ag->def, o->state_dir, home, ag->ep.import, &ag->state, e) < 0 ||
+	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, &ag->state, e) < 0 ||
 	    state_keep_apart(&ag->state, s->workspace, "the workspace", e) < 0 ||
 	    state_keep_apart(&ag->state, s->logdir, "the audit log directory", e) < 0 ||
 	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0)

@@ -41,11 +41,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!strstr(e.msg, "line "))
 			abort();
 	} else {
-		for (const char *l = c.import; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		for (const char *l = c.import_tables; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 			l += strspn(l, " \t");
 			if (strncmp(l, "http_headers", 12) == 0 || strncmp(l, "\"http_headers", 13) == 0)
 				abort();
 		}
+		/* the top-level lines hold no table header, so that the merge
+		 * keeps them before the seed's first table */
+		for (const char *l = c.import_top; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+			if (*l == '[')
+				abort();
+		char *merged = agent_codex_merge("a = 1\n[t]\nb = 2\n", &c);
+		if (strncmp(merged, "a = 1\n", 6) != 0 || !strstr(merged, "[t]\nb = 2\n"))
+			abort();
+		free(merged);
 		if ((c.base_url && strchr(c.base_url, '\n')) || (c.env_key && strchr(c.env_key, '\n')) ||
 		    (c.provider && strchr(c.provider, '\n')))
 			abort();

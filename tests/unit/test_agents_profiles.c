@@ -88,11 +88,30 @@ static void test_codex_config(void)
 	CHECK_STR(c.provider, "gw");
 	CHECK_STR(c.base_url, "http://127.0.0.1:4000/v1");
 	CHECK_STR(c.env_key, "GW_KEY");
-	CHECK(c.import && strstr(c.import, "model_provider = \"gw\"") &&
-	      strstr(c.import, "model = \"o4\"") && strstr(c.import, "[model_providers.\"gw\"]") &&
-	      strstr(c.import, "env_key = \"GW_KEY\"") && strstr(c.import, "wire_api"));
-	CHECK(c.import && !strstr(c.import, "secret") && !strstr(c.import, "evil") &&
-	      !strstr(c.import, "wrong.example"));
+	CHECK(c.import_top && strstr(c.import_top, "model_provider = \"gw\"") &&
+	      strstr(c.import_top, "model = \"o4\"") && !strchr(c.import_top, '['));
+	CHECK(c.import_tables && strstr(c.import_tables, "[model_providers.\"gw\"]") &&
+	      strstr(c.import_tables, "env_key = \"GW_KEY\"") && strstr(c.import_tables, "wire_api"));
+	CHECK(c.import_tables && !strstr(c.import_tables, "secret") &&
+	      !strstr(c.import_tables, "evil") && !strstr(c.import_tables, "wrong.example"));
+	/* merged into a seed: the top-level keys before its first table */
+	char *m = agent_codex_merge("# c\nsandbox_mode = \"x\"\n\n[analytics]\nenabled = false\n", &c);
+	const char *tab = strstr(m, "[analytics]"), *prov = strstr(m, "model_provider = ");
+	CHECK(tab && prov && prov < tab && strstr(m, "sandbox_mode") < tab);
+	CHECK(strstr(m, "[model_providers.\"gw\"]") > tab);
+	free(m);
+	codex_conf_free(&c);
+
+	/* openai_base_url: the built-in provider's URL */
+	const char *t7 = "openai_base_url = \"http://127.0.0.1:5000/v1\"\n[x]\n";
+	CHECK(agent_codex_config(t7, strlen(t7), &c, &e) == 0);
+	CHECK_STR(c.base_url, "http://127.0.0.1:5000/v1");
+	CHECK(c.import_top && strstr(c.import_top, "openai_base_url = \"http://127.0.0.1:5000/v1\""));
+	codex_conf_free(&c);
+	/* ... not when another provider is chosen */
+	const char *t8 = "openai_base_url = \"http://a:1/v1\"\nmodel_provider = \"gw\"\n";
+	CHECK(agent_codex_config(t8, strlen(t8), &c, &e) == 0);
+	CHECK(c.base_url == NULL);
 	codex_conf_free(&c);
 
 	/* no provider named: openai's table, if any */
@@ -104,7 +123,7 @@ static void test_codex_config(void)
 	/* nothing to read */
 	const char *t3 = "# empty\n[profiles.x]\nmodel_provider = \"gw\"\n";
 	CHECK(agent_codex_config(t3, strlen(t3), &c, &e) == 0);
-	CHECK(!c.provider && !c.base_url && !c.import);
+	CHECK(!c.provider && !c.base_url && !c.import_top && !c.import_tables);
 	codex_conf_free(&c);
 
 	/* a key warden reads that is not a one-line string */
@@ -220,7 +239,7 @@ static void test_endpoint(void)
 	CHECK(agent_apply(agent_find("codex"), &p, home, fake_getenv, &ep, &e) == 0);
 	CHECK(has_rule(&p, "localhost:4100", NULL) && !has_rule(&p, "api.openai.com:443", NULL));
 	CHECK(strv_contains(&p.env_pass, "GW_KEY"));
-	CHECK(ep.import && strstr(ep.import, "localhost:4100"));
+	CHECK(ep.codex.import_tables && strstr(ep.codex.import_tables, "localhost:4100"));
 	agent_endpoint_free(&ep);
 	policy_free(&p);
 	free(home);
@@ -323,7 +342,9 @@ static void test_state(void)
 
 	/* Codex: the import lands in a new config.toml, after the seed */
 	char *cdir = xasprintf("%s/cstate", root);
-	CHECK(state_open(agent_find("codex"), cdir, home, "model_provider = \"gw\"\n", &st, &e) == 0);
+	struct codex_conf imp = { .import_top = xstrdup("model_provider = \"gw\"\n") };
+	CHECK(state_open(agent_find("codex"), cdir, home, &imp, &st, &e) == 0);
+	codex_conf_free(&imp);
 	agent_state_free(&st);
 	char *ct = xasprintf("%s/.codex/config.toml", cdir);
 	f = fopen(ct, "r");
@@ -333,6 +354,7 @@ static void test_state(void)
 	if (f)
 		fclose(f);
 	CHECK(strstr(big, "sandbox_mode = \"danger-full-access\"") && strstr(big, "model_provider = \"gw\""));
+	CHECK(strstr(big, "model_provider = \"gw\"") < strstr(big, "["));
 
 	free(ct); free(cdir); free(ssh); free(real); free(sl); free(none); free(locked);
 	free(link); free(victim); free(entry); free(other); free(seed); free(dir); free(home);

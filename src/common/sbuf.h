@@ -1,11 +1,11 @@
-/* sbuf.h - a small growable string for the audit reader's messages and
- * summaries (private to src/audit). */
+/* sbuf.h - a small growable string: the audit reader's messages and
+ * summaries, the Codex configuration warden writes. */
 #pragma once
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/util.h"
+#include "util.h"
 
 struct sbuf {
 	char *p;
