@@ -2,8 +2,9 @@
 """mock_anthropic.py - a scripted mock of the Anthropic Messages API for the
 end-to-end tests that run the real Claude Code CLI under warden.
 
-Listens on 127.0.0.1 on a port the OS picks and writes that port to
---port-file. POST /v1/messages follows a two-step script:
+Listens on 127.0.0.1 (or --bind ADDR) on a port the OS picks and writes
+that port to --port-file; with --tls-cert and --tls-key it serves HTTPS.
+POST /v1/messages follows a two-step script:
   - a conversation with no tool_result yet: reply with one tool_use block
     calling Claude Code's shell tool (Bash) with the command given by
     --command;
@@ -20,12 +21,15 @@ import argparse
 import http.server
 import json
 import os
+import socket
+import ssl
 import sys
 import threading
 
 ARGS = None
 LOCK = threading.Lock()
 COUNTER = [0]
+TLS = [None]  # the server's ssl.SSLContext with --tls-cert
 
 
 def log_line(path, obj):
@@ -84,6 +88,14 @@ def usage():
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        # The TLS handshake runs here, in the connection's own thread, so a
+        # client that stalls in it holds up only itself.
+        if TLS[0] is not None:
+            self.request.settimeout(30)
+            self.request = TLS[0].wrap_socket(self.request, server_side=True)
+        super().setup()
 
     def log_message(self, fmt, *a):  # keep stderr quiet; the log file has it
         pass
@@ -191,9 +203,21 @@ def main():
     p.add_argument("--log", required=True)
     p.add_argument("--results", required=True)
     p.add_argument("--command", required=True, help="the Bash command of the tool_use")
+    p.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
+    p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM, chain)")
+    p.add_argument("--tls-key", help="the certificate's private key (PEM)")
     ARGS = p.parse_args()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    if bool(ARGS.tls_cert) != bool(ARGS.tls_key):
+        p.error("--tls-cert and --tls-key go together")
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        address_family = socket.AF_INET6 if ":" in ARGS.bind else socket.AF_INET
+
+    if ARGS.tls_cert:
+        TLS[0] = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        TLS[0].load_cert_chain(ARGS.tls_cert, ARGS.tls_key)
+    server = Server((ARGS.bind, 0), Handler)
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])

@@ -1,10 +1,11 @@
-# nethost.sh - helpers for the proxy tests (sourced by t_proxy.sh; not a t_*
-# file, so run.sh does not look for tests in it): servers of the tests' own on
-# this machine only, either on the host's loopback (works unprivileged) or in a
-# network namespace the test creates (root) and reaches over a veth pair with
-# addresses in 10.77.N.0/24; throwaway certificates, git repositories, an sshd;
-# a raw HTTP/SOCKS5 client for inside the sandbox; queries on the `net`
-# events of the session log.
+# nethost.sh - helpers for the proxy tests (sourced by t_proxy.sh and
+# t_agent_claude.sh; not a t_* file, so run.sh does not look for tests in
+# it): servers of the tests' own on this machine only, either on the host's
+# loopback (works unprivileged) or in a network namespace the test creates
+# (root) and reaches over a veth pair with addresses in 10.77.N.0/24;
+# throwaway certificates (self-signed, or a test CA and a server certificate
+# it signs), git repositories, an sshd; a raw HTTP/SOCKS5 client for inside
+# the sandbox; queries on the `net` events of the session log.
 #
 # Everything a helper starts or changes is undone by nh_cleanup, which the
 # first helper that needs it installs as the test subshell's EXIT trap (so it
@@ -134,6 +135,37 @@ nh_cert() {
 		-keyout "$1/key.pem" -out "$1/cert.pem" >"$T_TMP/openssl.out" 2>&1 ||
 		fatal "openssl req failed: $(excerpt "$(<"$T_TMP/openssl.out")")"
 	chmod 0644 "$1/cert.pem"
+}
+
+# nh_ca DIR NAME: a throwaway certificate authority, DIR/ca.pem and DIR/ca.key
+# (a client trusts ca.pem alone: keep the key out of what a sandbox sees).
+nh_ca() {
+	nh_need openssl
+	mkdir -p "$1"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj "/CN=$2" -addext 'basicConstraints=critical,CA:TRUE' \
+		-addext 'keyUsage=critical,keyCertSign,cRLSign' \
+		-keyout "$1/ca.key" -out "$1/ca.pem" >"$T_TMP/openssl.out" 2>&1 ||
+		fatal "openssl req (CA) failed: $(excerpt "$(<"$T_TMP/openssl.out")")"
+	chmod 0644 "$1/ca.pem"
+}
+
+# nh_cert_signed DIR CN SAN CADIR: a server certificate for SAN (like
+# "IP:10.77.1.2" or "DNS:name") signed by the CA of nh_ca CADIR:
+# DIR/cert.pem and DIR/key.pem.
+nh_cert_signed() {
+	nh_need openssl
+	local dir=$1 cn=$2 san=$3 ca=$4
+	mkdir -p "$dir"
+	printf 'subjectAltName=%s\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' \
+		"$san" >"$dir/ext.cnf"
+	{ openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj "/CN=$cn" -keyout "$dir/key.pem" -out "$dir/req.csr" &&
+		openssl x509 -req -in "$dir/req.csr" -CA "$ca/ca.pem" -CAkey "$ca/ca.key" \
+			-CAcreateserial -CAserial "$dir/ca.srl" -days 2 -extfile "$dir/ext.cnf" -out "$dir/cert.pem" &&
+		openssl verify -CAfile "$ca/ca.pem" "$dir/cert.pem"; } >"$T_TMP/openssl.out" 2>&1 ||
+		fatal "openssl (server certificate signed by the test CA) failed: $(excerpt "$(<"$T_TMP/openssl.out")")"
+	chmod 0644 "$dir/cert.pem"
 }
 
 # nh_git_repo DIR TOKEN: a bare repository DIR (served by the dumb HTTP

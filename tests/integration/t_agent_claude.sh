@@ -1,16 +1,22 @@
 # t_agent_claude.sh - the real Claude Code CLI (npm @anthropic-ai/claude-code),
 # installed under the fake HOME as `npm install -g --prefix ~/.npm-global`
 # leaves it, run by name under warden against the mock of the Anthropic
-# Messages API (tests/agents/mock_anthropic.py) on the host's loopback. The
-# mock's script makes the agent run its shell tool (Bash): it writes a marker
-# in the workspace and tries to read files outside it. Skipped when the
-# client cannot be installed (tests/agents/install.sh). No warden flags: the
-# built-in profile for claude does what they did.
+# Messages API (tests/agents/mock_anthropic.py): on the host's loopback, or
+# over HTTPS from a network namespace the test creates (root), with a
+# certificate of a test CA the client is told to trust. The mock's script
+# makes the agent run its shell tool (Bash): it writes a marker in the
+# workspace and tries to read files outside it. The interactive UI is driven
+# in a detached tmux session: first-run dialogs, a prompt, /exit, and a second
+# session that resumes the first. Skipped when the client cannot be installed
+# (tests/agents/install.sh). No warden flags anywhere: the client's own
+# variables, as a user sets them, and the built-in profile for claude.
 # shellcheck shell=bash
 
 # tests/agents, beside this directory (scripts/test copies both for the
 # unprivileged run).
 AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../agents" 2>/dev/null && pwd)
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
 # claude_install: the installed prefix copied to ~/.npm-global as a user has
 # it (hard links when the cache allows them). Sets CLAUDE_BIN, or skips.
@@ -31,47 +37,39 @@ claude_install() {
 	[[ -x $CLAUDE_BIN/claude ]] || fatal "$CLAUDE_BIN/claude missing after the copy"
 }
 
-# mock_start COMMAND: the mock on a port the OS picks, its tool_use running
-# COMMAND. Sets MOCK_PORT, MOCK_LOG, MOCK_RESULTS.
+# mock_start COMMAND [MOCK-OPTION...]: the mock on a port the OS picks, its
+# tool_use running COMMAND; options such as --bind ADDR --tls-cert F
+# --tls-key F go to the mock. With MOCK_NS set, it runs in that network
+# namespace. Sets MOCK_PORT, MOCK_LOG, MOCK_RESULTS.
 mock_start() {
+	local cmd=$1 pre=() pid
+	shift
+	[[ -n ${MOCK_NS:-} ]] && pre=(ip netns exec "$MOCK_NS")
 	MOCK_LOG=$T_TMP/mock.log MOCK_RESULTS=$T_TMP/mock.results
-	python3 "$AGENTS_DIR/mock_anthropic.py" --port-file "$T_TMP/mock.port" \
-		--log "$MOCK_LOG" --results "$MOCK_RESULTS" --command "$1" \
+	"${pre[@]}" python3 "$AGENTS_DIR/mock_anthropic.py" --port-file "$T_TMP/mock.port" \
+		--log "$MOCK_LOG" --results "$MOCK_RESULTS" --command "$cmd" "$@" \
 		>"$T_TMP/mock.out" 2>&1 &
-	bg_track $!
+	pid=$!
+	bg_track "$pid"
+	# before the namespace goes (nh_cleanup runs in reverse order)
+	[[ -n ${MOCK_NS:-} ]] && nh_on_exit "kill $pid"
 	wait_for "$T_TMP/mock.port" '^[0-9]+$' 10 || fatal "the mock did not start: $(excerpt "$(cat "$T_TMP/mock.out")")"
 	MOCK_PORT=$(<"$T_TMP/mock.port")
 }
 
-test_claude_code_print() {
-	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
-	claude_install
-	local outside=$T_TMP/outside-secret.txt
-	echo "OUTSIDE-SECRET-$$" >"$outside"
-	chmod 0644 "$outside"
-	mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
 
-	# shellcheck disable=SC2034 # read by wrun (lib.sh)
-	local WARDEN_TIMEOUT=120
-	# As a user types it: the client's own variables, no warden flags (the
-	# built-in profile for claude allows the base URL's port on the host's
-	# loopback and passes the variables).
-	PATH=$CLAUDE_BIN:$PATH \
-		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test-e2e-0000 \
-		wrun -- claude -p "do the task" --dangerously-skip-permissions
-	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
-	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
-
-	assert_rc 0 "claude -p"
-	assert_out_has "done" "claude -p"
+# claude_check_tool OUTSIDE: what the mock's tool_use did in the latest
+# session. The Bash tool ran in the workspace (its marker is on the host),
+# inside the sandbox (OUTSIDE and ~/.ssh/id_rsa stayed unreadable, and the
+# tool result the model got says so), and the audit log has its execs.
+# Overwrites OUT, ERR and RC.
+claude_check_tool() {
+	local outside=$1
 	# The mock saw the conversation: the first turn offered the Bash tool, the
 	# second carried its result.
 	[[ $(grep -c '"path": "/v1/messages' "$MOCK_LOG" 2>/dev/null) -ge 2 ]] ||
 		fail "the mock saw fewer than two /v1/messages requests: $(excerpt "$(cut -c1-200 "$MOCK_LOG" 2>/dev/null)")"
-	# The tool ran, in the workspace.
 	assert_host_file "$WS/marker.txt" e2e-marker "the Bash tool's marker"
-	# ... inside the sandbox: files outside the workspace stayed out of reach,
-	# and the tool result the model got says so.
 	if [[ ! -s $MOCK_RESULTS ]]; then
 		fail "no tool_result reached the mock"
 	else
@@ -80,14 +78,310 @@ test_claude_code_print() {
 		grep -q "outside-secret.txt: No such file or directory" "$MOCK_RESULTS" ||
 			fail "the tool_result lacks the refused read of $outside: $(excerpt "$(<"$MOCK_RESULTS")")"
 	fi
-	# The audit log has the shell command's execs.
 	wardenc log show --event exec --json
 	grep -qF 'echo e2e-marker > marker.txt' <<<"$OUT" ||
 		fail "the audit log has no exec of the shell running the tool's command: $(excerpt "$OUT")"
 	grep -qF "\"argv\":[\"cat\",\"$outside\"" <<<"$OUT" ||
 		fail "the audit log has no exec of the tool's cat $outside: $(excerpt "$OUT")"
+}
+
+# claude_outside: a file outside the workspace the tool must not read; prints
+# its path.
+claude_outside() {
+	local outside=$T_TMP/outside-secret.txt
+	echo "OUTSIDE-SECRET-$$" >"$outside"
+	chmod 0644 "$outside"
+	printf '%s' "$outside"
+}
+
+test_claude_code_print() {
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	claude_install
+	local outside err
+	outside=$(claude_outside)
+	mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
+
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=120
+	# As a user types it: the built-in profile for claude allows the base
+	# URL's port on the host's loopback and passes the variables.
+	PATH=$CLAUDE_BIN:$PATH \
+		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test-e2e-0000 \
+		wrun -- claude -p "do the task" --dangerously-skip-permissions
+	err=$ERR
+	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
+	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
+
+	assert_rc 0 "claude -p"
+	assert_out_has "done" "claude -p"
+	claude_check_tool "$outside"
 	# The profile's quieting switches: the client tried nothing else.
-	[[ $ERR != *"refused during this session"* ]] ||
-		fail "the client tried destinations the profile refuses: $(excerpt "$ERR")"
+	[[ $err != *"refused during this session"* ]] ||
+		fail "the client tried destinations the profile refuses: $(excerpt "$err")"
+	return 0
+}
+
+# The mock over HTTPS at 10.77.N.2 in a namespace of the test's own, with a
+# server certificate for that address signed by a CA the test makes. The
+# client trusts the CA through NODE_EXTRA_CA_CERTS (the native binary reads
+# it: it appends that file to its bundled and system roots) and reaches the
+# mock only through warden's proxy: a CONNECT, recorded as an allowed `net`
+# event.
+test_claude_code_https_netns() {
+	nh_need_root
+	nh_need openssl curl
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	claude_install
+	nh_netns
+	local outside url ca err
+	outside=$(claude_outside)
+	nh_ca "$T_TMP/ca" "warden test CA $$"
+	# Only the certificate is shown to the sandbox, never the CA's key.
+	mkdir -p "$T_TMP/trust"
+	ca=$T_TMP/trust/test-ca.pem
+	cp "$T_TMP/ca/ca.pem" "$ca"
+	chmod -R a+rX "$T_TMP/trust"
+	nh_cert_signed "$T_TMP/mock-tls" "$NH_IP" "IP:$NH_IP" "$T_TMP/ca"
+	MOCK_NS=$NH_NS mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa" \
+		--bind "$NH_IP" --tls-cert "$T_TMP/mock-tls/cert.pem" --tls-key "$T_TMP/mock-tls/key.pem"
+	url=https://$NH_IP:$MOCK_PORT
+	nh_host_check --cacert "$ca" "$url/v1/models"
+
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=120
+	# No warden flags: the profile allows the base URL's host (a private
+	# address: the user configured it) and shows the CA file
+	# NODE_EXTRA_CA_CERTS names, read-only.
+	export PATH=$CLAUDE_BIN:$PATH ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=sk-ant-test-e2e-0000
+
+	# Without the CA the client refuses the mock's certificate: it does check,
+	# so the run below trusts the mock through the CA file seen inside.
+	# (CLAUDE_CODE_MAX_RETRIES=0 spares the retries with backoff: a test
+	# device, not a flag a user needs.)
+	wrun --env CLAUDE_CODE_MAX_RETRIES=0 -- claude -p "do the task" --dangerously-skip-permissions
+	assert_rc_nonzero "claude -p without the test CA"
+	[[ $OUT$ERR == *[Cc]ertificate* ]] ||
+		fail "claude -p without the test CA: no certificate error (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
+	assert_host_absent "$WS/marker.txt" "claude -p without the test CA"
+
+	NODE_EXTRA_CA_CERTS=$ca wrun -- claude -p "do the task" --dangerously-skip-permissions
+	err=$ERR
+	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
+	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
+	assert_rc 0 "claude -p over HTTPS"
+	assert_out_has "done" "claude -p over HTTPS"
+	# Through the proxy: an allowed CONNECT to the mock's address.
+	net_expect "the client's connection to the mock" method=CONNECT host="$NH_IP" port="$MOCK_PORT" \
+		address="$NH_IP" decision=allow status=200 'bytes_in>0'
+	claude_check_tool "$outside"
+	[[ $err != *"refused during this session"* ]] ||
+		fail "the client tried destinations the profile refuses: $(excerpt "$err")"
+	return 0
+}
+
+# ---- the interactive UI in tmux -----------------------------------------
+
+# ui_start NAME [CLAUDE-ARG...]: `warden run -- claude ARGS` in a detached 200x50 tmux session NAME, on a tmux server of the
+# test's own (its socket in T_TMP), with the variables of UI_ENV
+# (NAME=VALUE...) exported. warden's stderr goes to T_TMP/NAME.err and its
+# exit status, once it exits, to T_TMP/NAME.rc. Sets UI_NAME.
+ui_start() {
+	UI_NAME=$1
+	shift
+	local script=$T_TMP/$UI_NAME.sh v
+	{
+		printf 'cd %q || exit 1\n' "$WS"
+		for v in "${UI_ENV[@]}"; do
+			printf 'export %q\n' "$v"
+		done
+		# --foreground: warden stays in the terminal's foreground process
+		# group (it reads the terminal only there)
+		printf 'timeout --foreground -k 5 %q %q run' "$UI_TIMEOUT" "$WARDEN"
+		printf ' %q' -- claude "$@"
+		printf ' 2>%q\n' "$T_TMP/$UI_NAME.err"
+		printf 'echo $? >%q\n' "$T_TMP/$UI_NAME.rc"
+	} >"$script"
+	UI_SOCK=$T_TMP/tmux.sock
+	# remain-on-exit: the last screen stays to be read once warden exits
+	tmux -S "$UI_SOCK" -f /dev/null new-session -d -s "$UI_NAME" -x 200 -y 50 "bash $(printf %q "$script")" \; \
+		set-option -g remain-on-exit on >"$T_TMP/tmux.out" 2>&1 ||
+		fatal "tmux new-session failed: $(excerpt "$(<"$T_TMP/tmux.out")")"
+	nh_on_exit "tmux -S '$UI_SOCK' kill-server"
+	UI_DIALOGS=() UI_LAST_DIALOG='' UI_LAST_AT=0
+	: >"$T_TMP/$UI_NAME.screen"
+}
+
+# ui_capture: the session's screen now, in T_TMP/NAME.screen (the last one
+# stays there once the session is gone).
+ui_capture() {
+	tmux -S "$UI_SOCK" capture-pane -p -t "$UI_NAME" >"$T_TMP/$UI_NAME.screen.new" 2>/dev/null &&
+		mv "$T_TMP/$UI_NAME.screen.new" "$T_TMP/$UI_NAME.screen"
+}
+
+# ui_has ERE: the last screen has a line matching ERE.
+ui_has() { grep -qE -- "$1" "$T_TMP/$UI_NAME.screen"; }
+
+# ui_shows: the last screen's lines with text (not blank, not only a rule,
+# not tmux's "Pane is dead"), for a failure reason.
+ui_shows() { excerpt "$(grep -vE '^([[:space:]─╌]*|Pane is dead.*)$' "$T_TMP/$UI_NAME.screen" | tail -n 14)"; }
+
+# ui_keys KEY...: tmux send-keys (key names: Enter, Escape, ...).
+ui_keys() { tmux -S "$UI_SOCK" send-keys -t "$UI_NAME" "$@"; }
+
+# ui_answer: when the screen shows one of the client's dialogs, answer it the
+# way a user accepting the defaults would (each answer is a key press; none
+# is pre-seeded in ~/.claude.json) and append its name to UI_DIALOGS. The
+# same dialog is not answered twice within 3 s (the screen may lag the key).
+ui_answer() {
+	local d key
+	if ui_has 'Choose the text style'; then
+		d=theme key=Enter # "Dark mode" is preselected
+	elif ui_has 'Detected a custom API key'; then
+		d=api-key key=1 # "1. Yes" (the default is "No"); 1 selects and confirms
+	elif ui_has 'Security notes:'; then
+		d=security-notes key=Enter # "Press Enter to continue"
+	elif ui_has 'Yes, I trust this folder'; then
+		d=trust-folder key=Enter # "1. Yes, I trust this folder" is preselected
+	elif ui_has "Use Claude Code.s terminal setup"; then
+		d=terminal-setup key=Escape # skip
+	elif ui_has 'Do you want to proceed\?'; then
+		d=tool-permission key=Enter # "1. Yes" is preselected
+	else
+		return 1
+	fi
+	if [[ $d == "$UI_LAST_DIALOG" ]] && ((SECONDS - UI_LAST_AT < 3)); then
+		return 0
+	fi
+	UI_LAST_DIALOG=$d UI_LAST_AT=$SECONDS
+	UI_DIALOGS+=("$d")
+	ui_keys "$key"
+}
+
+# ui_wait ERE SECONDS LABEL: poll the screen until a line matches ERE,
+# answering dialogs on the way. Fails (and returns 1) on a "Settings Error"
+# (warden once put a file where the client expects the directory .claude),
+# when warden exits first, or after SECONDS.
+ui_wait() {
+	local want=$1 label=$3 i n=$(($2 * 5))
+	for ((i = 0; i < n; i++)); do
+		ui_capture
+		if ui_has 'Settings Error'; then
+			fail "$label: the client shows a Settings Error: $(ui_shows)"
+			return 1
+		fi
+		ui_has "$want" && return 0
+		ui_answer && { sleep 0.3; continue; }
+		if [[ -s $T_TMP/$UI_NAME.rc ]]; then
+			sleep 0.5
+			ui_capture
+			fail "$label: warden exited (status $(<"$T_TMP/$UI_NAME.rc")) before the screen showed /$want/ (dialogs answered: ${UI_DIALOGS[*]:-none}); stderr: $(excerpt "$(cat "$T_TMP/$UI_NAME.err" 2>/dev/null)"); screen: $(ui_shows)"
+			return 1
+		fi
+		sleep 0.2
+	done
+	fail "$label: no /$want/ on the screen within $2 s (dialogs answered: ${UI_DIALOGS[*]:-none}); screen: $(ui_shows)"
+	return 1
+}
+
+# The prompt is ready for input: its footer, or its empty input line.
+UI_READY='for shortcuts|^❯.?$'
+
+# ui_type TEXT LABEL: type TEXT into the prompt once it shows, then Enter.
+ui_type() {
+	ui_wait "$UI_READY" 60 "$2: the prompt" || return 1
+	ui_keys -l "$1"
+	# shellcheck disable=SC2001 # a bracket expression: clearer with sed
+	ui_wait "$(sed 's/[][\.*^$?+(){}|]/\\&/g' <<<"$1")" 10 "$2: the typed text" || return 1
+	ui_keys Enter
+}
+
+# ui_exit LABEL: /exit, then wait for warden to exit; sets RC.
+ui_exit() {
+	local i
+	ui_type /exit "$1" || return 1
+	for ((i = 0; i < 150; i++)); do
+		[[ -s $T_TMP/$UI_NAME.rc ]] && break
+		sleep 0.2
+	done
+	ui_capture
+	if [[ ! -s $T_TMP/$UI_NAME.rc ]]; then
+		fail "$1: warden still runs 30 s after /exit; screen: $(ui_shows)"
+		return 1
+	fi
+	RC=$(<"$T_TMP/$UI_NAME.rc")
+}
+
+# The client's interactive UI on a terminal (tmux), against the mock on the
+# host's loopback: no "Settings Error", the first-run dialogs answered by
+# keys, a prompt whose Bash tool asks for permission and writes the marker,
+# the mock's reply on the screen, /exit, warden's session.end. Then a second
+# session resumes the first (`claude --continue`): the client's state
+# (~/.claude, ~/.claude.json) persists in warden's per-agent state directory
+# (${XDG_DATA_HOME:-~/.local/share}/warden/agents/claude).
+test_claude_code_interactive() {
+	have tmux || skip "tmux not installed"
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	claude_install
+	mock_start "echo e2e-tty > marker.txt"
+
+	# ANTHROPIC_AUTH_TOKEN, as with a gateway: with ANTHROPIC_API_KEY alone
+	# the first run checks api.anthropic.com and platform.claude.com before
+	# anything else and quits when they cannot be reached (the profile allows
+	# only the base URL's host once one is set). No warden flags: the
+	# profile passes the variables and sets the quieting switches.
+	UI_ENV=(PATH="$CLAUDE_BIN:$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}"
+		ANTHROPIC_BASE_URL="http://127.0.0.1:$MOCK_PORT" ANTHROPIC_AUTH_TOKEN=sk-ant-test-e2e-0000)
+	UI_TIMEOUT=240
+	local state=${XDG_DATA_HOME:-$HOME/.local/share}/warden/agents/claude
+
+	# ---- the first session
+	ui_start first
+	if ui_type "do the task" "first session"; then
+		ui_wait '● done' 60 "first session: the mock's reply" &&
+			note "first-run dialogs answered: ${UI_DIALOGS[*]}"
+		assert_host_file "$WS/marker.txt" e2e-tty "the Bash tool's marker (interactive)"
+		[[ " ${UI_DIALOGS[*]} " == *" tool-permission "* ]] ||
+			fail "first session: the Bash tool ran without asking for permission (dialogs: ${UI_DIALOGS[*]})"
+		ui_exit "first session" && assert_rc 0 "warden after /exit"
+	fi
+	note "first session's last screen: $(ui_shows)"
+	note "first session's stderr: $(excerpt "$(cat "$T_TMP/first.err" 2>/dev/null)")"
+	wardenc log show --event session.end --json
+	grep -q '"event":"session.end"' <<<"$OUT" ||
+		fail "first session: no session.end in its log: $(excerpt "$OUT$ERR")"
+	net_expect "first session: the client's connection to the mock" method=tcp via=loopback \
+		host=127.0.0.1 port="$MOCK_PORT" decision=allow
+	net_events decision=deny &&
+		fail "first session: the client tried destinations the profile refuses: $(excerpt "$NET_EVENTS")"
+	tmux -S "$UI_SOCK" kill-server >/dev/null 2>&1
+
+	# ---- the second session resumes the first (persistent agent state)
+	[[ -d $state ]] || fail "resume: no per-agent state directory $state after the first session"
+	ui_start second --continue
+	if ui_wait "$UI_READY" 60 "resume: the second session's prompt"; then
+		[[ -z ${UI_DIALOGS[*]} ]] ||
+			fail "resume: first-run dialogs again (${UI_DIALOGS[*]}): ~/.claude.json did not persist"
+		if ! { ui_has 'do the task' && ui_has 'Bash\(echo e2e-tty > marker\.txt\)' && ui_has '● done'; }; then
+			fail "resume: claude --continue does not show the first session's conversation: $(ui_shows)"
+		fi
+		if ui_type "now the second task" "resume"; then
+			local i
+			for ((i = 0; i < 150; i++)); do
+				grep -F '"/v1/messages' "$MOCK_LOG" | grep -F 'now the second task' | grep -qF 'do the task' && break
+				sleep 0.2
+			done
+			((i < 150)) ||
+				fail "resume: the mock got no request carrying both the first and the second prompt"
+			# the second reply: a second "● done" on the screen
+			for ((i = 0; i < 300; i++)); do
+				ui_capture
+				(($(grep -c '● done' "$T_TMP/$UI_NAME.screen") >= 2)) && break
+				sleep 0.2
+			done
+			((i < 300)) || fail "resume: no reply to the second prompt on the screen: $(ui_shows)"
+			ui_exit "resume" && assert_rc 0 "warden after /exit (second session)"
+		fi
+	fi
+	note "second session's last screen: $(ui_shows)"
 	return 0
 }
