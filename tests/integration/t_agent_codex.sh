@@ -4,9 +4,10 @@
 # API (tests/agents/mock_openai.py) on the host's loopback. The mock's script
 # makes the agent run its shell tool: it writes a marker in the workspace and
 # tries to read files outside it. Skipped when the client cannot be installed
-# (tests/agents/install.sh --package codex) or python3 is missing. Until a
-# built-in codex profile exists, the test passes the flags a user needs today
-# (CODEX_TODAY_* below).
+# (tests/agents/install.sh --package codex) or python3 is missing. No warden
+# flags: the API's URL is in the user's own ~/.codex/config.toml, as Codex
+# reads it, and the built-in profile for codex does the rest; a second
+# session resumes the first.
 # shellcheck shell=bash
 
 # tests/agents, beside this directory (scripts/test copies both for the
@@ -52,36 +53,19 @@ test_codex_exec() {
 	chmod 0644 "$outside"
 	openai_mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
 
-	# ---- what a user passes today; a built-in codex profile makes these go.
-	# warden: pass the key (codex exec sends CODEX_API_KEY as the bearer
-	# token; it does not read OPENAI_API_KEY).
-	local CODEX_TODAY_WARDEN=(--env CODEX_API_KEY)
-	# codex (config.toml keys, here as -c): its own sandbox (bwrap) needs user
-	# namespaces, which warden refuses, so it runs commands as they are, in
-	# warden's sandbox; no approval questions; no OTLP metrics to
-	# ab.chatgpt.com; no plugin sync (git ls-remote github.com/openai/plugins,
-	# api.github.com/repos/openai/plugins, chatgpt.com/backend-api/plugins);
-	# no model catalog from chatgpt.com/backend-api/codex/models with an API
-	# key (skipped anyway with a custom openai_base_url); no update check (the
-	# TUI's api.github.com/repos/openai/codex/releases/latest).
-	local CODEX_TODAY_CODEX=(
-		-c 'sandbox_mode="danger-full-access"'
-		-c 'approval_policy="never"'
-		-c 'analytics.enabled=false'
-		-c 'features.plugins=false'
-		-c 'features.api_key_model_discovery=false'
-		-c 'check_for_update_on_startup=false'
-	)
-	# ---- the test's own: the mock as the API (codex 0.169 ignores
-	# OPENAI_BASE_URL; openai_base_url keeps the built-in provider and its
-	# WebSocket transport), and a workspace that is not a git repository.
+	# The user's own Codex configuration: the API at the mock (Codex 0.169
+	# ignores OPENAI_BASE_URL; openai_base_url keeps the built-in provider and
+	# its WebSocket transport). warden allows that host:port, imports the key
+	# into its state for codex, and switches Codex's own sandbox, plugins,
+	# analytics and update check off there. The key: codex exec sends
+	# CODEX_API_KEY as the bearer token.
+	mkdir -p "$HOME/.codex"
+	printf 'openai_base_url = "http://127.0.0.1:%s/v1"\n' "$MOCK_PORT" >"$HOME/.codex/config.toml"
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=120
 	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=sk-test-e2e-0000 \
-		wrun --allow-net "127.0.0.1:$MOCK_PORT" "${CODEX_TODAY_WARDEN[@]}" \
-		-- codex exec "${CODEX_TODAY_CODEX[@]}" \
-		-c "openai_base_url=\"http://127.0.0.1:$MOCK_PORT/v1\"" --skip-git-repo-check \
-		"do the task"
+		wrun -- codex exec --skip-git-repo-check "do the task"
+	local err=$ERR
 	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
 	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
 
@@ -93,7 +77,7 @@ test_codex_exec() {
 	[[ $(grep -cE '"method": "(POST|WS)", "path": "/v1/responses"' "$MOCK_LOG" 2>/dev/null) -ge 2 ]] ||
 		fail "the mock saw fewer than two /v1/responses turns: $(excerpt "$(cut -c1-200 "$MOCK_LOG" 2>/dev/null)")"
 	grep -q '"authorization": "Bearer <redacted>"' "$MOCK_LOG" 2>/dev/null ||
-		fail "no request to the mock carried the API key (--env CODEX_API_KEY)"
+		fail "no request to the mock carried the API key (CODEX_API_KEY)"
 	# The tool ran, in the workspace.
 	assert_host_file "$WS/marker.txt" e2e-marker "the shell tool's marker"
 	# ... inside the sandbox: files outside the workspace stayed out of reach,
@@ -108,13 +92,27 @@ test_codex_exec() {
 	fi
 	# With its own sandbox off, codex made no namespace of its own, and with
 	# the switches above it contacted nothing but the mock.
-	[[ $ERR != *"refused during this session"* ]] ||
-		fail "refused (a host codex contacts, or its own sandbox): $(excerpt "${ERR#*refused during this session}")"
+	[[ $err != *"refused during this session"* ]] ||
+		fail "refused (a host codex contacts, or its own sandbox): $(excerpt "${err#*refused during this session}")"
+	[[ $err == *"Codex's own sandbox is off"* ]] || fail "the inner sandbox note was not said: $(excerpt "$err")"
 	# The audit log has the shell command's execs.
 	wardenc log show --event exec --json
 	grep -qF 'echo e2e-marker > marker.txt' <<<"$OUT" ||
 		fail "the audit log has no exec of the shell running the tool's command: $(excerpt "$OUT")"
 	grep -qF "\"argv\":[\"cat\",\"$outside\"" <<<"$OUT" ||
 		fail "the audit log has no exec of the tool's cat $outside: $(excerpt "$OUT")"
+
+	# A second session resumes the first: Codex's sessions persist in
+	# warden's state for codex, and the resumed turn carries the first
+	# prompt.
+	local sessions
+	sessions=$(find "$HOME/.local/share/warden/agents/codex/.codex/sessions" -name 'rollout-*.jsonl' 2>/dev/null | wc -l)
+	((sessions >= 1)) || fail "no Codex session file in warden's state for codex"
+	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=sk-test-e2e-0000 \
+		wrun -- codex exec --skip-git-repo-check resume --last "the second task"
+	assert_rc 0 "codex exec resume --last"
+	[[ $ERR != *"own sandbox is off"* ]] || fail "the inner sandbox note said twice: $(excerpt "$ERR")"
+	grep -F 'the second task' "$MOCK_LOG" | grep -qF 'do the task' ||
+		fail "resume: no request carried both the first and the second prompt: $(excerpt "$(grep -F 'the second task' "$MOCK_LOG" | cut -c1-300)")"
 	return 0
 }
