@@ -89,6 +89,13 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 		json_object_set_new(f, "rule", json_string(x->rule));
 	if (x->reason[0])
 		json_object_set_new(f, "reason", json_string(x->reason));
+	if (x->intercepted) {
+		json_object_set_new(f, "intercepted", json_true());
+		json_object_set_new(f, "requests", json_integer(x->requests));
+		json_object_set_new(f, "secrets", x->secrets ? x->secrets : json_array());
+	} else if (x->secrets) {
+		json_decref(x->secrets);
+	}
 	return event_of("net", f);
 }
 
@@ -127,8 +134,21 @@ struct event ev_syscall_suppressed(unsigned long suppressed)
 
 struct event ev_alert(const struct ev_alert *x)
 {
-	return event_of("alert", json_pack("{s:s, s:s, s:s, s:s}", "rule", x->rule, "path", x->path,
-					   "moved_to", x->moved_to, "action", x->action));
+	json_t *f = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "rule", x->rule,
+			      "path", x->path, "moved_to", x->moved_to, "action", x->action,
+			      "secret", x->secret, "host", x->host, "where", x->where);
+	if (f) {
+		/* s:s? writes null for NULL: leave those out */
+		const char *k;
+		json_t *v;
+		void *tmp;
+		json_object_foreach_safe(f, tmp, k, v)
+			if (json_is_null(v))
+				json_object_del(f, k);
+		if (x->port)
+			json_object_set_new(f, "port", json_integer(x->port));
+	}
+	return event_of("alert", f);
 }
 
 struct event ev_session_start(const struct ev_session_start *x)

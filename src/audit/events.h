@@ -76,6 +76,9 @@ struct ev_net_proxy {
 	int status;              /* HTTP status; 0 = none (left out) */
 	const char *rule;        /* the rule that allowed it; "" = none (left out) */
 	const char *reason;      /* why refused; "" = none (left out) */
+	bool intercepted;        /* TLS terminated by warden to put a secret in (or plain, on loopback) */
+	unsigned requests;       /* intercepted: the requests forwarded */
+	json_t *secrets;         /* intercepted: [{"secret": NAME, "header": H}] substituted (stolen), NULL: none */
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
@@ -104,8 +107,14 @@ struct event ev_syscall(const struct ev_syscall *x);
 struct event ev_syscall_suppressed(unsigned long suppressed);
 
 /* Something the user should look at (alert.rule names which check). */
+/* An alert. The git sweep's: rule, path, moved_to, action. A secret's
+ * phantom seen where it does not belong: rule "secret.phantom", secret,
+ * host, port, where ("url", "header", "body", "stream"), action. Fields
+ * left NULL (port 0) are left out. */
 struct ev_alert {
 	const char *rule, *path, *moved_to, *action;
+	const char *secret, *host, *where;
+	unsigned port;
 };
 struct event ev_alert(const struct ev_alert *x);
 

@@ -35,6 +35,11 @@ static void env_put(struct strv *out, const char *assignment)
 	strv_push(out, assignment);
 }
 
+void env_override(struct strv *out, const char *assignment)
+{
+	env_put(out, assignment);
+}
+
 static bool passes(const struct strv *pass, const char *name)
 {
 	for (size_t i = 0; i < pass->n; i++)

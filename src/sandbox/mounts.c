@@ -441,6 +441,21 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 			return -1;
 	}
 
+	/* The session's trust store, when warden terminates TLS: read-only, at
+	 * its own path and over the system bundle (curl, git, openssl and
+	 * Python's ssl read that one by default). */
+	if (s->ca_bundle) {
+		char src[4200];
+		snprintf(src, sizeof src, OLD "%s", s->ca_bundle);
+		struct stat st;
+		if (make_mountpoint(STAGE SANDBOX_CA_BUNDLE, false, e) < 0 ||
+		    bind_path(src, STAGE SANDBOX_CA_BUNDLE, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+			return werr_wrap(e, "the session's trust store");
+		if (lstat(STAGE SYSTEM_CA_BUNDLE, &st) == 0 && S_ISREG(st.st_mode) &&
+		    bind_path(src, STAGE SYSTEM_CA_BUNDLE, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+			return werr_wrap(e, "the session's trust store over " SYSTEM_CA_BUNDLE);
+	}
+
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		return werr_errno(e, "mounts: pivot_root into the new root");

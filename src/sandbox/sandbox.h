@@ -77,6 +77,8 @@ struct sandbox_spec {
 
 	bool use_pty;               /* stdin is a terminal: give the command its own pty */
 	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
+	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
+				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */
 	char *etc_cache;            /* the cached curated /etc (host path), or NULL: copy */
 	struct strv etc_binds;      /* host /etc paths to bind live over the cache */
@@ -156,9 +158,17 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 #define AGENT_USER "agent"
 #define SANDBOX_HOSTNAME "warden"
 #define SANDBOX_SELF_EXE "/.warden/warden"
+/* The trust store inside when warden terminates TLS for a bound secret: the
+ * host's bundle, the CAs the user configured and the session's CA. Also
+ * bound over the system bundle's usual path when the host has one. */
+#define SANDBOX_CA_BUNDLE "/.warden/ca-bundle.pem"
+#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 /* env.c (supervisor side) */
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);
+/* Set NAME=VALUE in out, replacing any NAME there (secrets' phantoms and the
+ * trust store's variables, which nothing else may override). */
+void env_override(struct strv *out, const char *assignment);
 
 /* mounts.c (init): build the new root and pivot into it. */
 int mounts_build(const struct sandbox_spec *s, struct werr *e);

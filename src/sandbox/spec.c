@@ -19,4 +19,5 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	free(s->home);
 	free(s->logdir);
 	free(s->cachedir);
+	free(s->ca_bundle);
 }
