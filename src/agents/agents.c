@@ -128,9 +128,10 @@ const size_t agent_defs_n = ARRAY_LEN(agent_defs);
 struct agent_net {
 	const char *name;
 	const char *url_var;
-	const char *const *default_hosts;
+	const char *const *default_hosts;  /* the first: the API host */
 	const char *const *ca_vars;
 	const char *settings;
+	const char *const *key_vars;       /* bound as secrets to the API host when set */
 };
 
 static const char *const claude_hosts[] = {
@@ -139,18 +140,21 @@ static const char *const claude_hosts[] = {
 	"console.anthropic.com:443", "platform.claude.com:443", NULL,
 };
 static const char *const claude_ca[] = { "NODE_EXTRA_CA_CERTS", NULL };
+static const char *const claude_keys[] = { "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", NULL };
 static const char *const codex_hosts[] = {
 	"api.openai.com:443",
 	/* signing in with a ChatGPT account, and its Codex backend */
 	"auth.openai.com:443", "chatgpt.com:443", NULL,
 };
 static const char *const codex_ca[] = { "CODEX_CA_CERTIFICATE", "SSL_CERT_FILE", NULL };
+static const char *const codex_keys[] = { "CODEX_API_KEY", "OPENAI_API_KEY", NULL };
 
 static const struct agent_net agent_nets[] = {
-	{ "claude", "ANTHROPIC_BASE_URL", claude_hosts, claude_ca, ".claude/settings.json" },
+	{ "claude", "ANTHROPIC_BASE_URL", claude_hosts, claude_ca, ".claude/settings.json",
+	  claude_keys },
 	/* Codex 0.169 ignores OPENAI_BASE_URL: its URL is openai_base_url or a
 	 * provider's base_url in config.toml */
-	{ "codex", NULL, codex_hosts, codex_ca, ".codex/config.toml" },
+	{ "codex", NULL, codex_hosts, codex_ca, ".codex/config.toml", codex_keys },
 };
 
 static const struct agent_net *net_of(const struct agent_def *a)
@@ -268,6 +272,37 @@ static int expose_ca(const struct agent_def *a, struct policy *p, const char *va
 	return 0;
 }
 
+/* The client's key variables that are set: secrets bound to the API host
+ * (the configured endpoint, else the vendor's API host), so that the key
+ * stays outside and the proxy puts it in. A variable the user's profile
+ * binds already keeps that binding. */
+static int bind_keys(const struct agent_def *a, const struct agent_net *n, struct policy *p,
+		     const struct agent_endpoint *ep, const char *(*getenv_fn)(const char *),
+		     struct werr *e)
+{
+	const char *host = ep->pattern ? ep->pattern : n->default_hosts[0];
+	_cleanup_free_ char *origin = xasprintf("agent %s", a->name);
+	const char *vars[8] = { ep->key_var };
+	size_t nv = 1;
+	for (const char *const *k = n->key_vars; *k && nv < ARRAY_LEN(vars); k++)
+		vars[nv++] = *k;
+	for (size_t k = 0; k < nv; k++) {
+		const char *var = vars[k];
+		if (!var || !policy_env_name_valid(var))
+			continue;
+		const char *v = getenv_fn(var);
+		bool declared = false;
+		for (size_t i = 0; i < p->nsecrets; i++)
+			declared |= strcmp(p->secrets[i].name, var) == 0;
+		if (!v || !*v || declared)
+			continue;
+		_cleanup_free_ char *spec = xasprintf("%s@%s", var, host);
+		if (policy_add_secret(p, spec, origin, e) < 0)
+			return werr_wrap(e, "agent %s: binding %s", a->name, var);
+	}
+	return 0;
+}
+
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 		const char *(*getenv_fn)(const char *), struct agent_endpoint *ep, struct werr *e)
 {
@@ -324,7 +359,7 @@ int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 	for (const char *const *c = n->ca_vars; *c; c++)
 		if (expose_ca(a, p, *c, getenv_fn(*c), home, e) < 0)
 			return werr_wrap(e, "agent %s", a->name);
-	return 0;
+	return bind_keys(a, n, p, ep, getenv_fn, e);
 }
 
 void agent_endpoint_free(struct agent_endpoint *ep)

@@ -28,6 +28,10 @@ static const char run_usage[] =
 	"                        'PATTERN private': its names may resolve to private\n"
 	"                        addresses; 127.0.0.1:PORT, [::1]:PORT, localhost:PORT:\n"
 	"                        that port inside reaches the host's loopback\n"
+	"      --secret NAME[@HOST,...]  keep the variable NAME's value outside: inside,\n"
+	"                        NAME holds a phantom; warden's proxy puts the real\n"
+	"                        value in request headers toward HOST only (over TLS\n"
+	"                        it verified, or on the host's loopback)\n"
 	"      --agent NAME      use the built-in profile of agent NAME (claude, codex);\n"
 	"                        'none': no agent profile (default: picked by COMMAND's\n"
 	"                        name)\n"
@@ -72,7 +76,7 @@ static bool env_arg_ok(const char *arg)
 /* Fill o, cli_env and allow_net from the command line. Returns RUN_GO, or
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
-		     struct strv *allow_net)
+		     struct strv *allow_net, struct strv *secrets)
 {
 	static const struct option opts[] = {
 		{ "workspace", required_argument, NULL, 'w' },
@@ -82,6 +86,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		{ "allow-net", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "agent", required_argument, NULL, 'A' },
+		{ "secret", required_argument, NULL, 's' },
 		{ "state", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -116,6 +121,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			break;
 		case 'q': o->summary = false; break;
 		case 'A': o->agent = optarg; break;
+		case 's': strv_push(secrets, optarg); break;
 		case 'S': o->state_dir = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
@@ -134,8 +140,10 @@ int cmd_run(int argc, char **argv)
 {
 	_cleanup_strv_ struct strv cli_env = { 0 };
 	_cleanup_strv_ struct strv allow_net = { 0 };
-	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net, .summary = true };
-	int status = run_parse(argc, argv, &o, &cli_env, &allow_net);
+	_cleanup_strv_ struct strv secrets = { 0 };
+	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net, .secrets = &secrets,
+				  .summary = true };
+	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets);
 	if (status == RUN_GO) {
 		struct werr e = { 0 };
 		status = EXIT_WARDEN;

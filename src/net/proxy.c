@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -40,6 +41,7 @@
 #include "addr.h"
 #include "dial.h"
 #include "http.h"
+#include "intercept.h"
 #include "socks5.h"
 
 #define MAX_CONNS 4096
@@ -51,7 +53,7 @@
 #define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
 #define BUSY_BYTES (4 << 20)
 
-enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING };
+enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT };
 enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
 
 struct conn;
@@ -102,6 +104,19 @@ struct conn {
 	const struct net_rule *allow_rule;
 	struct addr_ip cand[MAX_CANDIDATES];
 	int ncand, icand;
+	/* secrets (struct proxy_guard) */
+	struct net_host dest;      /* where it goes, as the rules saw it */
+	size_t head_len;           /* plain: the forwarded head's bytes at the start of to_u */
+	void *guard;               /* the guard's per-connection state, or NULL */
+	bool intercepted;          /* handed to an interception thread (S_INTERCEPT) */
+	unsigned requests;
+	char leak_why[256];        /* the guard refused: why */
+};
+
+/* An interception thread's job and the connection it belongs to. */
+struct ijob {
+	struct intercept_job job;  /* first: the thread reports its address */
+	struct conn *c;
 };
 
 struct job {
@@ -130,6 +145,11 @@ struct proxy {
 	pthread_cond_t cv;
 	struct job *todo, *done;
 	bool stop;
+	struct proxy_guard guard;
+	bool guarded;
+	int done_pipe[2];          /* interception threads report here */
+	struct item idone;
+	size_t njobs;              /* interceptions still running */
 };
 
 static double ms_since(const struct timespec *t)
@@ -214,6 +234,7 @@ static void update_interest(struct conn *c)
 		ec = c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
 		break;
 	case S_RESOLVING:
+	case S_INTERCEPT:
 		break;
 	case S_DIALING:
 		eu = EPOLLOUT;
@@ -243,12 +264,24 @@ static void update_interest(struct conn *c)
 
 static void log_conn(struct conn *c)
 {
+	struct guard_end end = { 0 };
+	if (c->guard) {
+		c->px->guard.end(c->guard, &end);
+		c->guard = NULL;
+	}
+	if (end.leak_secret) {
+		struct event a = ev_alert(&(struct ev_alert){ .rule = "secret.phantom",
+			.secret = end.leak_secret, .host = c->host, .port = c->port,
+			.where = end.leak_where, .action = "refused" });
+		audit_emit_event(c->px->log, a, NULL);
+	}
 	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 		.method = method, .host = c->host, .port = c->port, .address = c->address,
 		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
 		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
-		.rule = c->rule, .reason = c->reason });
+		.rule = c->rule, .reason = c->reason, .intercepted = c->intercepted,
+		.requests = c->requests, .secrets = end.secrets });
 	if (ev.fields)
 		audit_emit_event(c->px->log, ev, NULL);
 }
@@ -348,6 +381,125 @@ static void refuse(struct conn *c, int http_status, uint8_t socks_code, const ch
 
 static void dial_next(struct conn *c);
 
+/* A plain request's head (at the start of to_u, body bytes after it) shown
+ * to the guard: rewritten, or the request refused. -1: refused. */
+static int guard_plain(struct conn *c)
+{
+	struct proxy_guard *g = &c->px->guard;
+	char *head = c->to_u + c->to_u_off;
+	size_t rest = c->to_u_len - c->to_u_off - c->head_len;
+	char *out = NULL;
+	size_t outlen = 0;
+	char why[256] = "";
+	if (g->head(c->guard, head, c->head_len, &out, &outlen, why, sizeof why) < 0 ||
+	    (rest && g->data(c->guard, head + c->head_len, rest, why, sizeof why) < 0)) {
+		free(out);
+		refuse(c, 403, 0, why[0] ? why : "refused by the secrets guard");
+		return -1;
+	}
+	char *body = rest ? xmalloc(rest) : NULL;
+	if (rest)
+		memcpy(body, head + c->head_len, rest);
+	c->to_u_len = c->to_u_off = 0;
+	queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, out, outlen);
+	if (rest)
+		queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, body, rest);
+	free(body);
+	free(out);
+	return 0;
+}
+
+static void set_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+/* Hand the connection to an interception thread: TLS terminated with a
+ * leaf of the session CA (CONNECT), or the plain HTTP of a host loopback
+ * port, each request head shown to the guard. */
+static void intercept_begin(struct conn *c)
+{
+	struct proxy *px = c->px;
+	if (c->to_u_len > c->to_u_off) {
+		refuse(c, 400, 0, "data sent before the tunnel was established, to a host a "
+				  "secret is bound to");
+		return;
+	}
+	struct ijob *ij = xcalloc(1, sizeof *ij);
+	ij->c = c;
+	struct intercept_job *j = &ij->job;
+	if (!c->fw) {
+		j->server_ctx = px->guard.server_ctx(px->guard.ctx, &c->dest);
+		j->client_ctx = px->guard.client_ctx;
+		if (!j->server_ctx || !j->client_ctx) {
+			free(ij);
+			refuse(c, 502, 0, "cannot make a certificate for the host a secret is bound to");
+			return;
+		}
+		/* Tiny, on a new socket: sent at once. */
+		static const char ok[] = HTTP_CONNECT_ESTABLISHED;
+		if (send(c->cfd, ok, sizeof ok - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof ok - 1)) {
+			free(ij);
+			snprintf(c->reason, sizeof c->reason, "client gone before the tunnel");
+			conn_free(c);
+			return;
+		}
+		c->status = 200;
+	}
+	j->host = c->dest;
+	j->port = c->port;
+	j->on_head = px->guard.head;
+	j->on_data = px->guard.data;
+	j->ctx = c->guard;
+	j->done_fd = px->done_pipe[1];
+	/* The thread owns both sockets from here. */
+	int cfd = c->cfd, ufd = c->ufd;
+	if (c->reg_c)
+		epoll_ctl(px->ep, EPOLL_CTL_DEL, cfd, NULL);
+	if (c->reg_u)
+		epoll_ctl(px->ep, EPOLL_CTL_DEL, ufd, NULL);
+	c->reg_c = c->reg_u = false;
+	set_blocking(cfd);
+	set_blocking(ufd);
+	j->client_fd = cfd;
+	j->upstream_fd = ufd;
+	struct werr e = { 0 };
+	if (intercept_start(j, &e) < 0) {
+		free(ij);
+		refuse(c, 503, 0, e.msg);
+		return;
+	}
+	c->cfd = c->ufd = -1;
+	c->intercepted = true;
+	c->state = S_INTERCEPT;
+	px->njobs++;
+}
+
+/* An interception thread ended: its numbers into the connection's event. */
+static void on_job_done(struct proxy *px)
+{
+	struct ijob *ij;
+	while (read(px->done_pipe[0], &ij, sizeof ij) == (ssize_t)sizeof ij) {
+		struct conn *c = ij->c;
+		struct intercept_job *j = &ij->job;
+		c->bytes_in = j->bytes_in;
+		c->bytes_out = j->bytes_out;
+		c->requests = j->requests;
+		if (j->first_status)
+			c->status = j->first_status;
+		if (j->error[0])
+			snprintf(c->reason, sizeof c->reason, "%s", j->error);
+		if (j->refused)
+			c->allowed = false;
+		px->njobs--;
+		c->state = S_CLOSING;
+		conn_free(c);
+		free(ij);
+	}
+}
+
 static void connected(struct conn *c)
 {
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
@@ -356,6 +508,17 @@ static void connected(struct conn *c)
 	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
 		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
 		c->allowed = true; /* allowed, but could not be served */
+		return;
+	}
+	bool icpt = false;
+	if (c->px->guarded)
+		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port, &icpt);
+	if (c->guard && c->plain && guard_plain(c) < 0)
+		return;
+	if (c->guard && icpt && !c->plain && !c->socks) {
+		free(c->hp);
+		c->hp = NULL;
+		intercept_begin(c);
 		return;
 	}
 	if (c->socks) {
@@ -444,6 +607,7 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 static void decide(struct conn *c, const struct net_host *h)
 {
 	snprintf(c->host, sizeof c->host, "%s", h->name);
+	c->dest = *h;
 	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
 	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
@@ -489,6 +653,10 @@ static void forward_start(struct conn *c)
 	snprintf(c->method, sizeof c->method, "tcp");
 	snprintf(c->host, sizeof c->host, "%s", fw->host);
 	c->port = fw->port;
+	const char *why = NULL;
+	if (net_host_parse(&c->dest, fw->host[0] == ':' ? "[::1]" : fw->host,
+			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
+		memset(&c->dest, 0, sizeof c->dest);
 	const struct net_rule *rule = NULL;
 	enum rules_verdict v = rules_match(c->px->rules, fw->host, fw->port, &rule);
 	snprintf(c->rule, sizeof c->rule, "%s", rule ? rule->text : "");
@@ -524,8 +692,10 @@ static void handshake_done_http(struct conn *c, const char *rest, size_t rest_le
 	if (c->plain) {
 		char *head = xmalloc(HTTP_FORWARD_MAX);
 		ssize_t n = http_forward_head(c->hp, head, HTTP_FORWARD_MAX);
-		if (n > 0)
+		if (n > 0) {
 			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, head, (size_t)n);
+			c->head_len = (size_t)n;
+		}
 		free(head);
 		http_body_init(&c->body, r);
 		c->body_done = c->body.state != HTTP_NEED_MORE;
@@ -642,6 +812,19 @@ static void maybe_grow(struct conn *c)
 	/* else: not allowed (pipe budget); one may have grown, which is fine */
 }
 
+/* What the client sends, shown to the guard: -1 when it refused (the
+ * connection is closed). */
+static int guard_data(struct conn *c, const char *buf, size_t n)
+{
+	char why[256] = "";
+	if (c->px->guard.data(c->guard, buf, n, why, sizeof why) == 0)
+		return 0;
+	snprintf(c->reason, sizeof c->reason, "%s", why[0] ? why : "refused by the secrets guard");
+	c->allowed = false;
+	conn_free(c);
+	return -1;
+}
+
 /* Move what can move without blocking; close the connection when done. */
 static void relay(struct conn *c)
 {
@@ -669,11 +852,25 @@ static void relay(struct conn *c)
 						size_t used = 0;
 						http_body_feed(&c->body, buf, (size_t)n, &used);
 						c->body_done = c->body.state != HTTP_NEED_MORE;
+						if (c->guard && guard_data(c, buf, used) < 0)
+							return;
 						queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, used);
 						progress = 1;
 					} else if (n == 0) {
 						c->c_eof = true;
 					}
+				}
+			} else if (c->guard) {
+				/* watched: through user space, for the guard to see */
+				char buf[16384];
+				ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
+				if (n > 0) {
+					if (guard_data(c, buf, (size_t)n) < 0)
+						return;
+					queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, (size_t)n);
+					progress = 1;
+				} else if (n == 0 || errno != EAGAIN) {
+					c->c_eof = true;
 				}
 			} else {
 				ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, c->pipe_cap - c->in_cu,
@@ -834,6 +1031,7 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 			conn_free(c);
 		return;
 	case S_RESOLVING:
+	case S_INTERCEPT:
 		return;
 	}
 }
@@ -903,6 +1101,8 @@ void proxy_dispatch(struct proxy *px)
 			on_timer(px);
 		else if (it == &px->ievent)
 			on_resolved(px);
+		else if (it == &px->idone)
+			on_job_done(px);
 		else if (!it->c->dead)
 			on_conn(it->c, it->tag, evs[i].events);
 	}
@@ -910,6 +1110,12 @@ void proxy_dispatch(struct proxy *px)
 }
 
 int proxy_fd(const struct proxy *px) { return px->ep; }
+
+void proxy_set_guard(struct proxy *px, const struct proxy_guard *g)
+{
+	px->guard = *g;
+	px->guarded = true;
+}
 
 static void watch(struct proxy *px, int fd, struct item *it)
 {
@@ -947,7 +1153,9 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (px->ep < 0 || px->tfd < 0 || px->efd < 0) {
+	px->done_pipe[0] = px->done_pipe[1] = -1;
+	if (px->ep < 0 || px->tfd < 0 || px->efd < 0 ||
+	    pipe2(px->done_pipe, O_CLOEXEC) < 0 || fcntl(px->done_pipe[0], F_SETFL, O_NONBLOCK) < 0) {
 		werr_errno(e, "proxy: event fds");
 		proxy_free(px);
 		return NULL;
@@ -961,6 +1169,8 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 		watch(px, px->lsocks, &px->ilsocks);
 	watch(px, px->tfd, &px->itimer);
 	watch(px, px->efd, &px->ievent);
+	px->idone.tag = T_CLIENT;
+	watch(px, px->done_pipe[0], &px->idone);
 	pthread_mutex_init(&px->mu, NULL);
 	pthread_cond_init(&px->cv, NULL);
 	return px;
@@ -987,6 +1197,25 @@ void proxy_free(struct proxy *px)
 			free(j);
 		}
 	}
+	/* Interception threads end once their sockets do (the sandbox is gone,
+	 * so its side is closed): wait for them, a bounded time. A thread still
+	 * running after that keeps its connection (leaked: warden exits). */
+	for (int waited = 0; px->njobs && waited < 50; waited++) {
+		struct pollfd pf = { .fd = px->done_pipe[0], .events = POLLIN };
+		if (poll(&pf, 1, 100) > 0)
+			on_job_done(px);
+	}
+	for (struct conn *c = px->conns, *n; c; c = n) {
+		n = c->next;
+		if (c->state == S_INTERCEPT) { /* detach: its thread still holds it */
+			if (c->prev)
+				c->prev->next = c->next;
+			else
+				px->conns = c->next;
+			if (c->next)
+				c->next->prev = c->prev;
+		}
+	}
 	while (px->conns) {
 		struct conn *c = px->conns;
 		if (c->state == S_RESOLVING)
@@ -1008,6 +1237,10 @@ void proxy_free(struct proxy *px)
 		close(px->tfd);
 	if (px->efd >= 0)
 		close(px->efd);
+	if (px->done_pipe[0] >= 0)
+		close(px->done_pipe[0]);
+	if (px->done_pipe[1] >= 0 && !px->njobs)
+		close(px->done_pipe[1]);
 	if (px->local_loaded)
 		addr_local_free(&px->local);
 	pthread_mutex_destroy(&px->mu);

@@ -6,6 +6,7 @@
 #pragma once
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include <jansson.h>
 #include "forward.h"
 #include "rules.h"
 
@@ -13,6 +14,39 @@
 #define PROXY_SOCKS_PORT 1080
 
 struct proxy;
+
+/* What a guard says when its connection ends. */
+struct guard_end {
+	json_t *secrets;          /* [{"secret": NAME, "header": H}] put in (new reference), or NULL */
+	const char *leak_secret;  /* a phantom seen where it does not belong: its secret's name */
+	const char *leak_where;   /* and where: "url", "header", "body", "stream" */
+};
+
+/* Secrets by reference, as the proxy sees them (src/session/egress.c
+ * implements it): open is called on the proxy's thread once a connection's
+ * destination is allowed; head and data on the thread that carries the
+ * connection (an interception's own, or the proxy's); end on the proxy's,
+ * once, for every guard open returned. */
+struct proxy_guard {
+	void *ctx;
+	/* A guard for one connection to h:port, or NULL: nothing to watch.
+	 * *intercept: a secret is bound there, so the proxy terminates TLS
+	 * (CONNECT) or parses the plain HTTP (a host loopback port, an
+	 * absolute-form request) and rewrites each request head with head();
+	 * otherwise it only shows data() what the client sends. */
+	void *(*open)(void *ctx, const struct net_host *h, uint16_t port, bool *intercept);
+	/* A request head to h:port: 0 with *out (malloc'd) to send instead; -1
+	 * refuses the request (why filled). */
+	int (*head)(void *g, const char *head, size_t len, char **out, size_t *outlen, char *why,
+		    size_t whylen);
+	/* Bytes the client sends that are not a head: -1 refuses (why). */
+	int (*data)(void *g, const void *data, size_t len, char *why, size_t whylen);
+	void (*end)(void *g, struct guard_end *out);
+	/* The TLS contexts: the sandbox's side for h (a leaf of the session CA),
+	 * and the upstream side (verifying). */
+	struct ssl_ctx_st *(*server_ctx)(void *ctx, const struct net_host *h);
+	struct ssl_ctx_st *client_ctx;
+};
 
 /* Take the two listening sockets (either may be -1) and the rules (borrowed,
  * must outlive the proxy). */
@@ -23,6 +57,8 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
  * with a `net` event (method "tcp", via "loopback") when it ends. The rules
  * decide again at each connection (a deny rule wins). fw is copied. */
 void proxy_add_forward(struct proxy *p, int listener, const struct net_forward *fw);
+/* Guard every connection with g (copied; its ctx must outlive the proxy). */
+void proxy_set_guard(struct proxy *p, const struct proxy_guard *g);
 /* The fd to watch for readability; then call proxy_dispatch. */
 int proxy_fd(const struct proxy *p);
 void proxy_dispatch(struct proxy *p);

@@ -10,6 +10,7 @@
 #include "../common/err.h"
 #include "../common/util.h"
 #include "../net/forward.h"
+#include "../net/proxy.h"
 #include "../policy/policy.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
@@ -77,6 +78,7 @@ struct sandbox_spec {
 
 	bool use_pty;               /* stdin is a terminal: give the command its own pty */
 	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
+	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */

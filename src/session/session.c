@@ -14,12 +14,15 @@
 #include "../agents/agents.h"
 #include "../agents/discover.h"
 #include "../agents/state.h"
+#include "../net/tls.h"
 #include "../audit/audit.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
 #include "../sandbox/sandbox.h"
 #include "config.h"
+#include "egress.h"
 #include "summary.h"
+#include "trust.h"
 #include "../supervisor/supervisor.h"
 
 static double now_ms(void)
@@ -194,9 +197,64 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 }
 
 /* Everything between a loaded policy and a finished command. */
+/* Secrets by reference: their values, the session CA and the guard. */
+struct session_secrets {
+	struct secrets sec;
+	struct strv cas;           /* the CA files the user configured */
+	struct egress eg;
+	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
+};
+
+static void session_secrets_free(struct session_secrets *ss)
+{
+	if (ss->bundle)
+		unlink(ss->bundle);
+	free(ss->bundle);
+	egress_free(&ss->eg);
+	secrets_free(&ss->sec);
+	strv_free(&ss->cas);
+}
+
+/* Read every secret's value (before anything starts: a missing one is an
+ * error), and when there are any, make the session CA. */
+static int secrets_prepare(const struct policy *pol, struct session_secrets *ss, struct werr *e)
+{
+	if (secrets_load(&ss->sec, pol, e) < 0)
+		return -1;
+	if (!ss->sec.n)
+		return 0;
+	trust_user_cas(&ss->cas);
+	return egress_init(&ss->eg, &ss->sec, &ss->cas, e);
+}
+
+/* Inside: each secret's variable holds its phantom, whatever else set it,
+ * and the clients trust the session CA. */
+static int secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
+			struct werr *e)
+{
+	if (!ss->sec.n)
+		return 0;
+	if (!s->cachedir)
+		return werr_set(e, 0, "secrets: no cache directory for the session's trust store "
+				"(HOME and XDG_CACHE_HOME are not absolute paths)");
+	if (trust_bundle_write(s->cachedir, session, tls_ca_pem(ss->eg.ca), &ss->cas, &ss->bundle,
+			       e) < 0)
+		return -1;
+	s->ca_bundle = xstrdup(ss->bundle);
+	trust_env(&s->envp);
+	for (size_t i = 0; i < ss->sec.n; i++) {
+		_cleanup_free_ char *a = xasprintf("%s=%s", ss->sec.v[i].spec->name,
+						   ss->sec.v[i].phantom);
+		env_override(&s->envp, a);
+	}
+	s->guard = &ss->eg.guard;
+	return 0;
+}
+
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
-			   struct session_agent *ag, struct sandbox_spec *s,
-			   struct audit **log, struct summary *sum, int *status, struct werr *e)
+			   struct session_agent *ag, struct session_secrets *ss,
+			   struct sandbox_spec *s, struct audit **log, struct summary *sum,
+			   int *status, struct werr *e)
 {
 	struct kernel_features kf;
 	features_probe(&kf);
@@ -205,7 +263,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	if (audit_open(log, s->logdir, session, e) < 0)
+	if (secrets_spec(ss, session, s, e) < 0 || audit_open(log, s->logdir, session, e) < 0)
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
@@ -294,12 +352,18 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (allow_net_arg(&pol, o->allow_net->v[i], e) < 0)
 			return -1;
+	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
+		if (policy_add_secret(&pol, o->secrets->v[i], "--secret", e) < 0)
+			return -1;
+	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
+	if (secrets_prepare(&pol, &ss, e) < 0)
+		return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, home, &ag, &s, &log, o->summary ? &sum : NULL, status, e);
+	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &log, o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	return r;

@@ -14,6 +14,7 @@ struct session_opts {
 	const char *profile;         /* NULL: the built-in default only */
 	const struct strv *cli_env;  /* --env NAME / NAME=VALUE, may be NULL */
 	const struct strv *allow_net; /* --allow-net PATTERN, may be NULL */
+	const struct strv *secrets;  /* --secret NAME[@HOST,...], may be NULL */
 	char **argv;                 /* the command */
 	bool self_exe;               /* mount warden's own binary at SANDBOX_SELF_EXE */
 	bool no_pty;                 /* never give the command a pty */

@@ -396,6 +396,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	for (size_t i = 0; i < s->forwards.n; i++)
 		if (fwd.fd[i] >= 0)
 			proxy_add_forward(px, steal_fd(&fwd.fd[i]), &s->forwards.v[i]);
+	if (s->guard)
+		proxy_set_guard(px, s->guard);
 	int r = event_loop(&c, sigfd, master, foreground, nt, listener, px, e);
 	if (r < 0)
 		return -1;

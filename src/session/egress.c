@@ -1,0 +1,181 @@
+/* egress.c - secrets by reference at the proxy (egress.h): the guard the
+ * proxy asks about each connection. Toward a host a secret is bound to, over
+ * TLS warden terminated (or in the clear on the host's loopback), each
+ * request head gets the real value in place of the phantom; a phantom
+ * anywhere else (another host, a URL, a body, a tunnel's clear bytes) ends
+ * the request and is reported for an alert.
+ *
+ * open and end run on the proxy's thread; head and data on the thread that
+ * carries the connection. A guard is one connection's: nothing in it is
+ * shared but the secrets and the TLS contexts, which are read-only once the
+ * session runs (the session CA's leaf cache is filled on the proxy's
+ * thread only). */
+#include "egress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../net/addr.h"
+#include "../net/tls.h"
+#include "../secrets/subst.h"
+
+struct guard {
+	struct egress *eg;
+	struct net_host host;
+	uint16_t port;
+	bool may_put;              /* TLS warden terminated, or the host's loopback */
+	bool bound;                /* a secret is bound to host:port */
+	bool intercepted;
+	struct phantom_scan scan;
+	json_t *hits;
+	const char *leak_secret, *leak_where;
+};
+
+static bool is_loopback(const struct net_host *h)
+{
+	if (h->kind == NET_HOST_NAME)
+		return strcmp(h->name, "localhost") == 0;
+	return addr_classify(&h->ip) == ADDR_LOOPBACK;
+}
+
+static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool *intercept)
+{
+	struct egress *eg = ctx;
+	*intercept = false;
+	if (!eg->secrets->n)
+		return NULL;
+	struct guard *g = xcalloc(1, sizeof *g);
+	g->eg = eg;
+	g->host = *h;
+	g->port = port;
+	for (size_t i = 0; i < eg->secrets->n && !g->bound; i++)
+		g->bound = secret_bound(&eg->secrets->v[i], h, port);
+	/* Put a real value in only where no one else reads it: over TLS
+	 * warden verified upstream, or on the host's own loopback. */
+	g->may_put = g->bound;
+	*intercept = g->bound;
+	g->intercepted = g->bound;
+	g->hits = json_array();
+	scan_init(&g->scan, eg->secrets);
+	return g;
+}
+
+static void leak(struct guard *g, const struct secret *s, const char *where, char *why,
+		 size_t whylen)
+{
+	if (!g->leak_secret) {
+		g->leak_secret = s->spec->name;
+		g->leak_where = where;
+	}
+	char h[NET_HOST_MAX + 3];
+	snprintf(h, sizeof h, g->host.kind == NET_HOST_IPV6 ? "[%s]" : "%s", g->host.name);
+	snprintf(why, whylen, "the phantom of secret %s in the %s of a request to %s:%u, which it "
+		 "is not bound to that way: refused", s->spec->name, where, h, g->port);
+}
+
+static int g_head(void *gp, const char *head, size_t len, char **out, size_t *outlen, char *why,
+		  size_t whylen)
+{
+	struct guard *g = gp;
+	struct subst_result r = { 0 };
+	if (!g->may_put) {
+		/* in the clear to a host no secret may go to in the clear */
+		const struct secret *s = secrets_find_phantom(g->eg->secrets, head, len);
+		if (s) {
+			leak(g, s, "header", why, whylen);
+			return -1;
+		}
+		*out = xmalloc(len ? len : 1);
+		memcpy(*out, head, len);
+		*outlen = len;
+		return 0;
+	}
+	if (subst_head(g->eg->secrets, &g->host, g->port, head, len, out, outlen, &r) < 0) {
+		leak(g, r.leak, r.leak_where ? r.leak_where : "head", why, whylen);
+		return -1;
+	}
+	for (size_t i = 0; i < r.nhits; i++)
+		json_array_append_new(g->hits, json_pack("{s:s, s:s}", "secret",
+							 r.hits[i].secret->spec->name, "header",
+							 r.hits[i].header));
+	return 0;
+}
+
+static int g_data(void *gp, const void *data, size_t len, char *why, size_t whylen)
+{
+	struct guard *g = gp;
+	const struct secret *s = scan_feed(&g->scan, data, len);
+	if (!s)
+		return 0;
+	leak(g, s, g->intercepted ? "body" : "stream", why, whylen);
+	return -1;
+}
+
+static void g_end(void *gp, struct guard_end *out)
+{
+	struct guard *g = gp;
+	*out = (struct guard_end){ .secrets = json_array_size(g->hits) ? json_incref(g->hits) : NULL,
+				   .leak_secret = g->leak_secret, .leak_where = g->leak_where };
+	json_decref(g->hits);
+	scan_free(&g->scan);
+	free(g);
+}
+
+static struct ssl_ctx_st *g_server_ctx(void *ctx, const struct net_host *h)
+{
+	struct egress *eg = ctx;
+	struct werr e = { 0 };
+	SSL_CTX *c = tls_server_ctx(eg->ca, h, &e);
+	if (!c)
+		werr_print(&e);
+	return c;
+}
+
+int egress_init(struct egress *eg, const struct secrets *s, const struct strv *user_cas,
+		struct werr *e)
+{
+	*eg = (struct egress){ .secrets = s };
+	if (!s->n)
+		return 0;
+	/* the CA may sign for the hosts the secrets are bound to, no other */
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += s->v[i].spec->nhosts;
+	struct net_host *hosts = xcalloc(n ? n : 1, sizeof *hosts);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->v[i].spec->nhosts; j++) {
+			const struct net_rule *r = &s->v[i].spec->hosts[j];
+			const char *why = NULL;
+			const char *t = r->kind == NET_RULE_WILDCARD ? r->host : r->host;
+			if (r->kind == NET_RULE_IP)
+				net_host_from_ip(&hosts[k], &r->ip, !addr_ip_is_v4(&r->ip, (uint8_t[4]){ 0 }));
+			else if (net_host_parse(&hosts[k], t, strlen(t), &why) < 0)
+				continue;
+			k++;
+		}
+	eg->ca = tls_ca_new(hosts, k, e);
+	free(hosts);
+	if (!eg->ca)
+		return -1;
+	_cleanup_free_ const char **files = xcalloc(user_cas->n + 1, sizeof *files);
+	for (size_t i = 0; i < user_cas->n; i++)
+		files[i] = user_cas->v[i];
+	eg->client = tls_client_ctx(files, e);
+	if (!eg->client)
+		return -1;
+	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .head = g_head, .data = g_data,
+					  .end = g_end, .server_ctx = g_server_ctx,
+					  .client_ctx = eg->client };
+	return 0;
+}
+
+void egress_free(struct egress *eg)
+{
+	if (eg->client)
+		SSL_CTX_free(eg->client);
+	if (eg->ca)
+		tls_ca_free(eg->ca);
+	*eg = (struct egress){ 0 };
+}

@@ -1,0 +1,202 @@
+# t_secrets.sh - secrets by reference, from the outside: a value named with
+# --secret never enters the sandbox (the variable holds a phantom of the
+# same shape; `env`, /proc/*/environ and files inside lack the real value),
+# warden's proxy puts the real value in request headers toward the bound
+# host only (HTTPS it terminated with the session CA, verified upstream; or
+# plain HTTP on the host's loopback), and the phantom anywhere else (an
+# unbound host, a URL, a body, a clear stream) is refused and alerted. The
+# HTTPS server runs in a network namespace of the test's own, behind a name
+# in /etc/hosts (root); the loopback cases run unprivileged too.
+# shellcheck shell=bash
+
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
+SECRETS_SERVER=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/secrets_server.py
+
+REAL=tok-live-0123456789abcdefghijklmnopqrstuv
+
+# srv_start NAME [OPTION...]: the secrets server (in the test namespace when
+# SRV_NS is set); sets SRV_PORT and SRV_LOG.
+srv_start() {
+	local name=$1 pre=() pid
+	shift
+	nh_python
+	[[ -n ${SRV_NS:-} ]] && pre=(ip netns exec "$SRV_NS")
+	SRV_LOG=$T_TMP/$name.log
+	: >"$SRV_LOG"
+	"${pre[@]}" "$NH_PY" "$SECRETS_SERVER" --port-file "$T_TMP/$name.port" --log "$SRV_LOG" "$@" \
+		>"$T_TMP/$name.out" 2>&1 &
+	pid=$!
+	bg_track "$pid"
+	nh_on_exit "kill $pid"
+	wait_for "$T_TMP/$name.port" '^[0-9]+$' 10 || fatal "server $name did not start: $(excerpt "$(cat "$T_TMP/$name.out")")"
+	SRV_PORT=$(<"$T_TMP/$name.port")
+}
+
+# The bound host: an HTTPS server at a name in the test's namespace, its
+# certificate from a test CA that warden is told of the way a user's
+# company CA would be (NODE_EXTRA_CA_CERTS on the host, set by each test).
+# Sets HOSTNAME_B, CA, SRV_PORT, SRV_LOG.
+bound_https() {
+	nh_need_root
+	nh_need openssl curl
+	nh_netns
+	HOSTNAME_B=$(nh_name bound)
+	nh_hosts_add "$HOSTNAME_B" "$NH_IP"
+	nh_ca "$T_TMP/ca" "warden secrets test CA $$"
+	nh_cert_signed "$T_TMP/tls" "$HOSTNAME_B" "DNS:$HOSTNAME_B" "$T_TMP/ca"
+	CA=$T_TMP/ca/ca.pem
+	SRV_NS=$NH_NS srv_start bound --bind "$NH_IP" --tls-cert "$T_TMP/tls/cert.pem" \
+		--tls-key "$T_TMP/tls/key.pem" "$@"
+}
+
+# alerts_for SECRET: the session's alert events for SECRET, in ALERTS.
+alerts_for() {
+	wardenc log show --event alert --json
+	ALERTS=$(grep -F "\"secret\":\"$1\"" <<<"${OUT// /}")
+}
+
+test_secret_https_bound() {
+	bound_https
+	local url=https://$HOSTNAME_B:$SRV_PORT
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "MYTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT" -- sh -c '
+		echo "inside=$MYTOKEN"
+		curl -sS -m 20 -H "Authorization: Bearer $MYTOKEN" -H "X-Api-Key: $MYTOKEN" '"$url"'/echo
+		curl -sS -m 20 --http1.1 -H "Authorization: Bearer $MYTOKEN" '"$url"'/echo
+		env | grep -c '"$REAL"'
+		grep -l '"$REAL"' /proc/[0-9]*/environ 2>/dev/null | wc -l
+		echo files=$(grep -rl '"$REAL"' /tmp /home/agent . 2>/dev/null | wc -l)'
+	assert_rc 0
+	local inside
+	inside=$(sed -n 's/^inside=//p' <<<"$OUT")
+	[[ -n $inside && $inside != "$REAL" ]] || fail "inside, MYTOKEN is the real value or empty: '$inside'"
+	[[ ${#inside} == "${#REAL}" && $inside == tok-live-* ]] ||
+		fail "the phantom is not shaped like the value (same prefix and length): '$inside'"
+	assert_out_has "auth=Bearer $REAL key=$REAL" 'the server got the real value in both headers'
+	assert_out_lacks "auth=Bearer $inside" 'the server got the phantom'
+	[[ $(grep -cx 0 <<<"$OUT") == 2 ]] || fail "the real value in env or /proc/*/environ inside: $(excerpt "$OUT")"
+	assert_out_has 'files=0' 'the real value in a file inside'
+	grep -q "\"authorization\": \"Bearer $REAL\"" "$SRV_LOG" || fail "the server's log lacks the real value"
+	# the net event: intercepted, the substitutions named (never the value)
+	net_expect 'the intercepted connection' method=CONNECT host="$HOSTNAME_B" port="$SRV_PORT" decision=allow
+	wardenc log show --event net --json
+	grep -q '"intercepted":true' <<<"${OUT// /}" || fail "no net event says intercepted: $(excerpt "$OUT")"
+	grep -q '"secret":"MYTOKEN","header":"Authorization"' <<<"${OUT// /}" ||
+		fail "the net event does not name the substitution: $(excerpt "$OUT")"
+	wardenc log show --json
+	assert_out_lacks "$REAL" 'the real value in the audit log'
+}
+
+test_secret_phantom_refused() {
+	bound_https
+	local url=https://$HOSTNAME_B:$SRV_PORT
+	# an unbound host, allowed, in the clear on the host's loopback
+	NH_WHERE=host nh_web other "$T_TMP" 127.0.0.1 0
+	local other=$PORT
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "MYTOKEN@$HOSTNAME_B" \
+		--allow-net "$HOSTNAME_B:$SRV_PORT" --allow-net "127.0.0.1:$other" -- sh -c '
+		echo "url=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" "'"$url"'/echo?k=$MYTOKEN")"
+		echo "body=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" --data "key=$MYTOKEN" "'"$url"'/upload")"
+		echo "other=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $MYTOKEN" http://127.0.0.1:'"$other"'/)"
+		echo "clean=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" http://127.0.0.1:'"$other"'/)"'
+	assert_out_lacks 'url=200' 'the phantom in a URL went through'
+	assert_out_lacks 'body=200' 'the phantom in a body went through'
+	assert_out_lacks 'other=200' 'the phantom to an unbound host went through'
+	assert_out_has 'clean=200' 'the unbound host without the phantom'
+	grep -q "$REAL" "$SRV_LOG" && fail "the real value reached the server in a refused request: $(excerpt "$(<"$SRV_LOG")")"
+	alerts_for MYTOKEN
+	grep -q '"where":"url"' <<<"$ALERTS" || fail "no alert for the phantom in a URL: $(excerpt "$ALERTS")"
+	grep -q '"where":"body"' <<<"$ALERTS" || fail "no alert for the phantom in a body: $(excerpt "$ALERTS")"
+	grep -q '"rule":"secret.phantom"' <<<"$ALERTS" || fail "alerts lack their rule: $(excerpt "$ALERTS")"
+	[[ $(grep -c '"secret":"MYTOKEN"' <<<"$ALERTS") -ge 3 ]] ||
+		fail "expected three alerts (url, body, unbound host): $(excerpt "$ALERTS")"
+}
+
+test_secret_bad_upstream_cert() {
+	bound_https
+	# the server's CA is not trusted anywhere: warden refuses the upstream
+	MYTOKEN=$REAL wrun --secret "MYTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT" -- sh -c \
+		'curl -sS -m 20 -o /dev/null -w "code=%{http_code}\n" -H "Authorization: Bearer $MYTOKEN" https://'"$HOSTNAME_B:$SRV_PORT"'/echo'
+	assert_out_lacks 'code=200' 'a request to an upstream with an untrusted certificate'
+	grep -q "$REAL" "$SRV_LOG" && fail "the real value reached an unverified server"
+	wardenc log show --event net --json
+	grep -qi 'certificate' <<<"$OUT" || fail "the net event does not name the certificate failure: $(excerpt "$OUT")"
+}
+
+test_secret_git_clone() {
+	nh_need git
+	nh_git_repo "$T_TMP/repo.git" "GIT-TOKEN-$$"
+	bound_https --repo "$T_TMP/repo.git" --token "$REAL"
+	# shellcheck disable=SC2016 # expanded inside
+	GITTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "GITTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT" -- sh -c \
+		'git clone -q "https://x:$GITTOKEN@'"$HOSTNAME_B:$SRV_PORT"'/repo.git" cloned && cat cloned/token.txt'
+	assert_rc 0 'git clone with a bound token'
+	assert_out_line "GIT-TOKEN-$$" 'the clone has the repository'
+}
+
+test_secret_sse_streams() {
+	bound_https
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "MYTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT" -- sh -c \
+		'curl -sS -N -m 20 -H "Authorization: Bearer $MYTOKEN" https://'"$HOSTNAME_B:$SRV_PORT"'/sse |
+		 while IFS= read -r line; do [ -n "$line" ] && echo "$line got=$(date +%s.%N)"; done'
+	assert_rc 0
+	local first_sent first_got last_sent
+	first_sent=$(awk '/^data: one/ { print $3 }' <<<"$OUT")
+	first_got=$(awk '/^data: one/ { sub("got=", "", $4); print $4 }' <<<"$OUT")
+	last_sent=$(awk '/^data: three/ { print $3 }' <<<"$OUT")
+	[[ -n $first_got && -n $last_sent ]] || fatal "the stream did not arrive whole: $(excerpt "$OUT")"
+	# the first event was read before the last was written: not buffered
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+	[[ -n $first_sent ]] || fail "the first event lacks its time stamp: $(excerpt "$OUT")"
+}
+
+# Plain HTTP on the host's loopback: the value put in (no TLS needed there),
+# unprivileged too.
+test_secret_loopback_plain() {
+	nh_python
+	srv_start lo --bind 127.0.0.1
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" --allow-net "127.0.0.1:$SRV_PORT" -- sh -c \
+		'echo "inside=$MYTOKEN"; curl -sS -m 10 -H "X-Api-Key: $MYTOKEN" http://127.0.0.1:'"$SRV_PORT"'/echo'
+	assert_rc 0
+	assert_out_has "key=$REAL" 'the real value put in on the host loopback port'
+	assert_out_lacks "inside=$REAL" 'the real value inside'
+	wardenc log show --event net --json
+	grep -q '"secret":"MYTOKEN","header":"X-Api-Key"' <<<"${OUT// /}" ||
+		fail "the net event does not name the substitution: $(excerpt "$OUT")"
+}
+
+test_secret_bad_input() {
+	unset MISSING_TOKEN
+	wrun --secret MISSING_TOKEN@example.com -- sh -c 'echo started'
+	assert_rc 125 'a secret whose variable is unset'
+	assert_err_match 'MISSING_TOKEN' 'the error names the secret'
+	assert_out_eq '' 'nothing ran'
+	EMPTY_TOKEN='' wrun --secret EMPTY_TOKEN@example.com -- true
+	assert_rc 125 'an empty secret'
+	X=$REAL wrun --secret 'X@*.com' -- true
+	assert_rc 125 'a host wider than one registrable domain'
+	X=$REAL wrun --secret X -- true
+	assert_rc 125 'a secret with no host'
+	# sources in a profile: a command that fails, one that hangs, a FIFO
+	printf 'secret X host example.com command false\n' >"$T_TMP/f.profile"
+	wrun --profile "$T_TMP/f.profile" -- true
+	assert_rc 125 'a command source that fails'
+	assert_err_match 'X' 'the error names the secret'
+	printf 'secret X host example.com command sleep 60\n' >"$T_TMP/h.profile"
+	local t0=$SECONDS
+	wrun --profile "$T_TMP/h.profile" -- true
+	assert_rc 125 'a command source that hangs'
+	assert_err_match 'timed out' 'the error says it timed out'
+	((SECONDS - t0 < 30)) || fail "a hanging command source took $((SECONDS - t0)) s"
+	mkfifo "$T_TMP/fifo"
+	printf 'secret X host example.com file %s\n' "$T_TMP/fifo" >"$T_TMP/p.profile"
+	t0=$SECONDS
+	wrun --profile "$T_TMP/p.profile" -- true
+	assert_rc 125 'a FIFO as a file source'
+	((SECONDS - t0 < 10)) || fail "a FIFO source took $((SECONDS - t0)) s"
+}
