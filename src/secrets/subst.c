@@ -113,20 +113,20 @@ static int b64_val(char c)
 	return -1;
 }
 
-/* Decode t[0..n), canonical base64 with or without its padding, into out
- * (room for n bytes): its length, or -1 when t is not that. */
-static long b64_decode(const char *t, size_t n, unsigned char *out, bool *padded)
+/* Decode t[0..n), canonical base64 followed by any number of '=' (servers
+ * differ in how strict they are about padding; a phantom is found either
+ * way), into out (room for n bytes): its length, or -1 when t is not that.
+ * *body: the characters before the '='s. */
+static long b64_decode(const char *t, size_t n, unsigned char *out, size_t *body)
 {
-	size_t pad = 0;
-	while (pad < 2 && pad < n && t[n - 1 - pad] == '=')
-		pad++;
-	size_t bl = n - pad;
-	if (bl == 0 || bl % 4 == 1 || (pad && (bl + pad) % 4 != 0))
+	while (n > 0 && t[n - 1] == '=')
+		n--;
+	*body = n;
+	if (n == 0 || n % 4 == 1)
 		return -1;
-	*padded = pad > 0;
 	size_t k = 0;
 	unsigned acc = 0, bits = 0;
-	for (size_t i = 0; i < bl; i++) {
+	for (size_t i = 0; i < n; i++) {
 		int v = b64_val(t[i]);
 		if (v < 0)
 			return -1;
@@ -143,13 +143,14 @@ static long b64_decode(const char *t, size_t n, unsigned char *out, bool *padded
 	return (long)k;
 }
 
-/* Encoded length of n bytes. */
-static size_t b64_len(size_t n, bool padded)
+/* Encoded length of n bytes, without padding. */
+static size_t b64_len(size_t n)
 {
-	return padded ? (n + 2) / 3 * 4 : n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0);
+	return n / 3 * 4 + (n % 3 ? n % 3 + 1 : 0);
 }
 
-static void b64_encode(const unsigned char *in, size_t n, bool padded, char *out)
+/* n bytes encoded without padding (the caller keeps the '='s it had). */
+static void b64_encode(const unsigned char *in, size_t n, char *out)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i += 3) {
@@ -163,13 +164,42 @@ static void b64_encode(const unsigned char *in, size_t n, bool padded, char *out
 		out[k++] = b64_alphabet[v >> 12 & 63];
 		if (left > 1)
 			out[k++] = b64_alphabet[v >> 6 & 63];
-		else if (padded)
-			out[k++] = '=';
 		if (left > 2)
 			out[k++] = b64_alphabet[v & 63];
-		else if (padded)
-			out[k++] = '=';
 	}
+}
+
+/* A phantom inside "Basic TOKEN" anywhere in buf[0..n) (the scheme word
+ * case-insensitive, TOKEN canonical base64): what the rewrite did not place. */
+static const struct secret *basic_hidden(const struct secrets *s, const char *buf, size_t n)
+{
+	const struct secret *found = NULL;
+	unsigned char *dec = NULL;
+	for (size_t i = 0; !found && i + 6 <= n; i++) {
+		if (strncasecmp(buf + i, "basic ", 6) != 0)
+			continue;
+		size_t ts = i + 6;
+		while (ts < n && buf[ts] == ' ')
+			ts++;
+		size_t te = ts;
+		while (te < n && b64_val(buf[te]) >= 0)
+			te++;
+		while (te < n && buf[te] == '=')
+			te++;
+		if (te == ts)
+			continue;
+		if (!dec)
+			dec = xmalloc(n);
+		size_t body;
+		long dn = b64_decode(buf + ts, te - ts, dec, &body);
+		if (dn > 0)
+			found = secrets_find_phantom(s, dec, (size_t)dn);
+	}
+	if (dec) {
+		explicit_bzero(dec, n);
+		free(dec);
+	}
+	return found;
 }
 
 /* ---- the head ---- */
@@ -245,8 +275,8 @@ static int basic(struct job *j, size_t vs, size_t ve, const char *name, size_t n
 	if (i != ve || te == ts)
 		return 0;
 	unsigned char *dec = xmalloc(te - ts);
-	bool padded = false;
-	long dn = b64_decode(in + ts, te - ts, dec, &padded);
+	size_t body = 0;
+	long dn = b64_decode(in + ts, te - ts, dec, &body);
 	int rc = 0;
 	if (dn > 0) {
 		find_all(j->s, (const char *)dec, (size_t)dn, &j->found);
@@ -256,10 +286,10 @@ static int basic(struct job *j, size_t vs, size_t ve, const char *name, size_t n
 			const struct secret *again = secrets_find_phantom(j->s, dec, (size_t)dn);
 			if (again)
 				rc = refuse(j, again, "after substitution");
-			else if (b64_len((size_t)dn, padded) != te - ts)
+			else if (b64_len((size_t)dn) != body)
 				rc = refuse(j, j->found.v[0].sc, "malformed header");
 			else
-				b64_encode(dec, (size_t)dn, padded, j->out + ts);
+				b64_encode(dec, (size_t)dn, j->out + ts);
 		}
 	}
 	explicit_bzero(dec, te - ts);
@@ -339,6 +369,8 @@ int subst_head(const struct secrets *s, const struct net_host *h, uint16_t port,
 		const struct secret *again = secrets_find_phantom(s, j.out, len);
 		if (again)
 			rc = refuse(&j, again, "after substitution");
+		else if ((again = basic_hidden(s, j.out, len)))
+			rc = refuse(&j, again, "basic credentials out of place");
 	}
 	free(j.found.v);
 	if (rc < 0) {

@@ -48,6 +48,9 @@ struct subst_result {
  *   "overlapping phantoms"       across another phantom
  *   "after substitution"         in the result (a value next to text that
  *                                makes a phantom again)
+ *   "basic credentials out of place"  inside "Basic TOKEN" (canonical
+ *                                base64) anywhere it was not substituted:
+ *                                the URL, a malformed line, within a value
  *   "after the head"             in bytes after the empty line. */
 int subst_head(const struct secrets *s, const struct net_host *h, uint16_t port, const char *head,
 	       size_t len, char **out, size_t *outlen, struct subst_result *r);
