@@ -154,6 +154,7 @@ static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
 	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of the supervisor's */
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
 					       POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setpgroup(&at, 0);

@@ -51,7 +51,8 @@ extern unsigned secrets_command_timeout_ms;
 /* Read every secret of the policy and make its phantom. The policy must
  * outlive s. Errors name the secret and its origin ("secret NAME (ORIGIN):
  * ..."); s is then empty. A command runs with the host's environment, stdin
- * /dev/null, stdout captured, stderr passed through, in its own process
+ * /dev/null, stdout captured, stderr passed through, no other descriptor,
+ * signals at their defaults and none blocked, in its own process
  * group, killed with it when it outlives secrets_command_timeout_ms; it is
  * waited for with waitpid on its own pid (call this before anything reaps
  * every child). */

@@ -9,6 +9,8 @@ newlines) printf '\n\n' ;;
 signal)   kill -9 $$ ;;
 huge)     head -c 70000 /dev/zero | tr '\0' a ;;
 short)    printf 'abc\n' ;;
+fds)      if [ -e "/proc/$$/fd/$2" ]; then echo "secret-cmd: fd $2 inherited" >&2; exit 4; fi
+	  echo fds-value-0123 ;;
 hang)     (sleep 1; touch "$2") & sleep 30 ;;              # the group must die
 linger)   exec >/dev/null; sleep 30 ;;                       # stdout closed, still running
 *)        echo "secret-cmd: unknown mode $1" >&2; exit 2 ;;

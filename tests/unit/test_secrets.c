@@ -1,13 +1,14 @@
 /* test_secrets.c - unit tests of secrets_load (src/secrets/secrets.c): the
  * value from the host's variable, a file (trailing newlines trimmed; a FIFO,
  * a directory, an empty or oversized file refused, without hanging) or a
- * command (stdin /dev/null, a non-zero exit, a signal, no output, too much
+ * command (stdin /dev/null, no descriptor of the caller's, a non-zero exit, a signal, no output, too much
  * output, a command not found, a time-out that kills the whole process
  * group), values refused for NUL, CR, LF or fewer than 8 bytes, each error
  * naming the secret and its origin; the phantoms' shape (prefix, length,
  * character class) and uniqueness; secret_bound over host patterns and
  * ports; secrets_find_phantom and secrets_find_value. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,18 @@ static void test_command(void)
 		fprintf(stderr, "  %s\n", e.msg);
 	secrets_free(&s);
 	free(text);
+	/* a descriptor of the caller's, even one without O_CLOEXEC, stays out */
+	int leak = open("/dev/null", O_RDONLY);
+	CHECK(leak > 2);
+	text = xasprintf("secret C host a.test command %s/tests/unit/secret-cmd.sh fds %d\n", SRCDIR, leak);
+	CHECK(load(text, &s, &e) == 0);
+	if (s.n == 1)
+		CHECK_STR(s.v[0].value, "fds-value-0123");
+	else
+		fprintf(stderr, "  %s\n", e.msg);
+	secrets_free(&s);
+	free(text);
+	close(leak);
 
 	static const struct {
 		const char *arg, *msg;
