@@ -10,6 +10,7 @@
  *   env pass NAME | env set NAME=VALUE | env unset NAME
  *   audit default | audit files
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
+ *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -19,7 +20,16 @@
  * to the declared list (with its origin) and to the policy's compiled rule
  * set that the proxy decides with. `private` lets the names an allow rule
  * covers resolve to private ranges. policy_add_net adds the same rules from
- * the command line. */
+ * the command line.
+ *
+ * Secrets: `secret NAME host HOST...` binds the value of the host's variable
+ * NAME (or of the file PATH, or what the command CMD prints; arguments are
+ * split at blanks, no quoting) to the hosts it may be sent to. A later
+ * declaration of NAME replaces the earlier one, so a user profile rebinds
+ * what an agent profile bound. NAME leaves env_pass and env_set, and a
+ * later `env pass NAME` or `env set NAME=...` is an error: the value never
+ * passes as a variable. A host is a pattern as for `net allow`, but never a
+ * wildcard wider than one registrable domain (policy_secret_host_refused). */
 #include "policy.h"
 #include "../net/rules.h"
 
@@ -37,7 +47,7 @@
 #define MAX_FILE (1024 * 1024)           /* bytes per profile file */
 #define MAX_TOTAL (8 * 1024 * 1024)      /* bytes parsed per policy, includes too */
 #define MAX_ENTRIES 4096                 /* entries per list (net rules: in total) */
-#define MAX_TOKENS 5                     /* tokens kept per line; more are counted */
+#define MAX_TOKENS 64                    /* tokens kept per line; more are counted */
 #define BUILTIN_NAME "builtin:default"
 
 struct parser {
@@ -56,6 +66,7 @@ struct line {
 	size_t ntok;                     /* tokens on the line, may exceed MAX_TOKENS */
 	size_t off[MAX_TOKENS];          /* byte offset of each token */
 	const char *tok[MAX_TOKENS];     /* NUL-terminated copies inside buf */
+	size_t off_over;                 /* byte offset of the first token not kept */
 	char buf[MAX_LINE + 1];
 };
 
@@ -189,13 +200,11 @@ static int push_unique(struct parser *ps, const struct line *l, struct strv *s, 
 static const char *const ro_refused[] = { "/proc", "/sys", "/dev" };
 static const char *const rw_refused[] = { "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot" };
 
-static int do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
+/* The absolute, normalised path a directive names at token `off`: "/..."
+ * or "~" / "~/..." expanded against the home. *out malloc'd. */
+static int expand_path(struct parser *ps, const struct line *l, size_t off, const char *d,
+		       const char *t, char **out)
 {
-	const char *d = l->tok[0], *t = l->tok[1];
-	size_t off = l->off[1];
-	if (want_tokens(ps, l, 2, d) < 0)
-		return -1;
-
 	bool tilde = strcmp(t, "~") == 0 || strncmp(t, "~/", 2) == 0;
 	if (!tilde && t[0] != '/')
 		return lerr(ps->e, 0, l, off, "%s: path must be absolute or start with ~/: '%.200s'", d, t);
@@ -204,21 +213,30 @@ static int do_path(struct parser *ps, const struct line *l, enum policy_path_mod
 	if (path_has_dot_components(rest))
 		return lerr(ps->e, 0, l, off, "%s: '.', '..' and empty components are not allowed: '%.200s'",
 			    d, t);
-
-	_cleanup_free_ char *full = NULL;
-	if (tilde) {
-		if (!ps->home)
-			return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
-		_cleanup_free_ char *h = xstrdup(ps->home);
-		strip_trailing_slashes(h, 1);
-		if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
-			return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
-				    d, h);
-		full = strcmp(h, "/") == 0 ? xstrdup(rest[0] ? rest : "/") : xasprintf("%s%s", h, rest);
-	} else {
-		full = rest;
-		rest = NULL;
+	if (!tilde) {
+		*out = steal_ptr(&rest);
+		return 0;
 	}
+	if (!ps->home)
+		return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
+	_cleanup_free_ char *h = xstrdup(ps->home);
+	strip_trailing_slashes(h, 1);
+	if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
+		return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
+			    d, h);
+	*out = strcmp(h, "/") == 0 ? xstrdup(rest[0] ? rest : "/") : xasprintf("%s%s", h, rest);
+	return 0;
+}
+
+static int do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
+{
+	const char *d = l->tok[0], *t = l->tok[1];
+	size_t off = l->off[1];
+	if (want_tokens(ps, l, 2, d) < 0)
+		return -1;
+	_cleanup_free_ char *full = NULL;
+	if (expand_path(ps, l, off, d, t, &full) < 0)
+		return -1;
 
 	bool refused = strcmp(full, "/") == 0 || path_is_within(full, "/proc");
 	for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
@@ -417,6 +435,21 @@ bool policy_net_allows_any(const struct policy *p)
 	return p->net_rules.nallow > 0;
 }
 
+/* `env pass NAME` and `env set NAME=...` of a secret's NAME: refused, the
+ * value never passes as a variable. */
+static int env_not_secret(struct parser *ps, const struct line *l, size_t off, const char *what,
+			  const char *name, size_t n)
+{
+	for (size_t i = 0; i < ps->p->nsecrets; i++) {
+		const struct policy_secret *s = &ps->p->secrets[i];
+		if (strlen(s->name) == n && memcmp(s->name, name, n) == 0)
+			return lerr(ps->e, 0, l, off,
+				    "%s: %s is a secret (bound at %.200s): its value never passes into the sandbox",
+				    what, s->name, s->origin);
+	}
+	return 0;
+}
+
 /* Index of the env_set entry "NAME=..." or -1. */
 static long env_set_find(const struct policy *p, const char *name, size_t n)
 {
@@ -439,6 +472,8 @@ static int do_env(struct parser *ps, const struct line *l)
 			return -1;
 		if (!valid_env_name(name, strlen(name), true))
 			return lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'", name);
+		if (env_not_secret(ps, l, off, "env pass", name, strlen(name)) < 0)
+			return -1;
 		return push_unique(ps, l, &p->env_pass, name);
 	}
 	if (strcmp(sub, "unset") == 0) {
@@ -469,6 +504,8 @@ static int do_env(struct parser *ps, const struct line *l)
 		if (!valid_env_name(start, n, false))
 			return lerr(ps->e, 0, l, off, "env set: invalid variable name '%.*s'",
 				    (int)(n > 200 ? 200 : n), start);
+		if (env_not_secret(ps, l, off, "env set", start, n) < 0)
+			return -1;
 		char *entry = xasprintf("%.*s", (int)(l->len - off), start);
 		long i = env_set_find(p, start, n);
 		if (i >= 0) {
@@ -485,6 +522,77 @@ static int do_env(struct parser *ps, const struct line *l)
 	}
 	return lerr(ps->e, 0, l, l->off[1], "env: unknown subcommand '%.200s' (expected pass, set or unset)",
 		    sub);
+}
+
+/* `secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]`. */
+static int do_secret(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "secret: missing argument (NAME host HOST...)");
+	if (l->ntok > MAX_TOKENS)
+		return lerr(ps->e, 0, l, l->off_over, "secret: too many arguments (max %d)",
+			    MAX_TOKENS - 1);
+	const char *name = l->tok[1];
+	if (!valid_env_name(name, strlen(name), false))
+		return lerr(ps->e, 0, l, l->off[1], "secret: invalid variable name '%.200s'", name);
+	if (l->ntok < 3)
+		return lerr(ps->e, 0, l, l->len, "secret %s: missing 'host HOST...'", name);
+	if (strcmp(l->tok[2], "host") != 0)
+		return lerr(ps->e, 0, l, l->off[2], "secret %s: expected 'host', found '%.200s'", name,
+			    l->tok[2]);
+
+	struct policy_secret s = { .source = SECRET_FROM_ENV };
+	size_t i = 3;
+	for (; i < l->ntok; i++) {
+		const char *t = l->tok[i];
+		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0)
+			break;
+		struct net_rule r;
+		struct werr pe = { 0 };
+		const char *why;
+		if (rules_parse_pattern(&r, t, &pe) < 0) {
+			policy_secret_clear(&s);
+			return lerr(ps->e, 0, l, l->off[i], "secret %s: %s", name, pe.msg);
+		}
+		if ((why = policy_secret_host_refused(&r))) {
+			policy_secret_clear(&s);
+			return lerr(ps->e, 0, l, l->off[i],
+				    "secret %s: \"%s\" is wider than one registrable domain (%s)", name, r.text,
+				    why);
+		}
+		policy_secret_add_host(&s, &r); /* at most 60 tokens: never full */
+	}
+	if (s.nhosts == 0)
+		return lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
+
+	int rc = 0;
+	if (i < l->ntok && strcmp(l->tok[i], "file") == 0) {
+		if (i + 1 == l->ntok)
+			rc = lerr(ps->e, 0, l, l->len, "secret %s: file: missing argument", name);
+		else if (i + 2 < l->ntok)
+			rc = lerr(ps->e, 0, l, l->off[i + 2], "secret %s: file: unexpected argument '%.200s'",
+				  name, l->tok[i + 2]);
+		else
+			rc = expand_path(ps, l, l->off[i + 1], "secret file", l->tok[i + 1], &s.file);
+		s.source = SECRET_FROM_FILE;
+	} else if (i < l->ntok) {
+		if (i + 1 == l->ntok)
+			rc = lerr(ps->e, 0, l, l->len, "secret %s: command: missing argument", name);
+		for (size_t k = i + 1; k < l->ntok; k++)
+			strv_push(&s.argv, l->tok[k]);
+		s.source = SECRET_FROM_COMMAND;
+	}
+	if (rc == 0 && !policy_secret_find(p, name))
+		rc = room(ps, l, p->nsecrets);
+	if (rc < 0) {
+		policy_secret_clear(&s);
+		return -1;
+	}
+	s.name = xstrdup(name);
+	s.origin = xasprintf("%s:%lu", l->name, l->lineno);
+	policy_secret_bind(p, &s);
+	return 0;
 }
 
 /* Read a whole profile file. On failure returns -1 with errno set (0 when the
@@ -624,6 +732,8 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
 		if (l->ntok < MAX_TOKENS) {
 			l->off[l->ntok] = i;
 			l->tok[l->ntok] = l->buf + i;
+		} else if (l->ntok == MAX_TOKENS) {
+			l->off_over = i;
 		}
 		l->ntok++;
 		while (i < cut && !is_blank(l->buf[i]))
@@ -656,6 +766,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_audit(ps, l);
 	if (strcmp(d, "net") == 0)
 		return do_net(ps, l);
+	if (strcmp(d, "secret") == 0)
+		return do_secret(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -732,6 +844,9 @@ void policy_free(struct policy *p)
 		free(p->net[i].origin);
 	free(p->net);
 	rules_free(&p->net_rules);
+	for (size_t i = 0; i < p->nsecrets; i++)
+		policy_secret_clear(&p->secrets[i]);
+	free(p->secrets);
 	strv_free(&p->protect);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

@@ -27,6 +27,25 @@ struct policy_net_rule {
 	char *origin;               /* "FILE:LINE", or "--allow-net" */
 };
 
+/* A secret by reference (`secret NAME host HOST... [file PATH | command
+ * CMD ARG...]`, --secret NAME@HOST,...): the value stays outside the
+ * sandbox, which sees a phantom in NAME; the proxy puts the value in place
+ * of the phantom only in requests to `hosts` (src/secrets/). The policy
+ * holds where the value comes from, never the value. */
+enum policy_secret_source { SECRET_FROM_ENV, SECRET_FROM_FILE, SECRET_FROM_COMMAND };
+
+struct policy_secret {
+	char *name;                 /* the variable inside ([A-Za-z_][A-Za-z0-9_]*) */
+	struct net_rule *hosts;     /* where it may be sent: patterns compiled by
+				       rules_parse_pattern (host, *.suffix, IP, optional :port),
+				       none wider than one registrable domain */
+	size_t nhosts;
+	enum policy_secret_source source;
+	char *file;                 /* FROM_FILE: absolute path ("~/" expanded with home) */
+	struct strv argv;           /* FROM_COMMAND: the command and its arguments */
+	char *origin;               /* "FILE:LINE", "--secret", or e.g. "agent claude" */
+};
+
 struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
@@ -43,6 +62,11 @@ struct policy {
 	 * order; a pattern declared both with and without `private` is one
 	 * allow rule with allow_private. */
 	struct net_rules net_rules;
+	/* Secrets by reference, each NAME once (a later declaration replaces
+	 * an earlier one), in order of first declaration. A NAME here is never
+	 * in env_pass or env_set. */
+	struct policy_secret *secrets;
+	size_t nsecrets;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it
@@ -70,6 +94,28 @@ void policy_free(struct policy *p);
  * pattern; an equal rule is not added twice. */
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
+
+/* Bind a secret from the command line: spec is "NAME@HOST,HOST..." or
+ * "NAME" (only when the policy binds NAME already: its hosts are kept).
+ * The value comes from the variable NAME; a secret of the same NAME is
+ * replaced; NAME leaves env_pass and env_set. Errors name origin
+ * ("--secret" when NULL or empty) and the spec. */
+int policy_add_secret(struct policy *p, const char *spec, const char *origin, struct werr *e);
+
+/* The secret named `name`, or NULL. */
+const struct policy_secret *policy_secret_find(const struct policy *p, const char *name);
+
+/* Why a compiled pattern may not bind a secret (a wildcard over a public
+ * suffix, wider than one registrable domain), or NULL when it may. */
+const char *policy_secret_host_refused(const struct net_rule *r);
+
+/* For the parser (src/policy/secret.c): add a compiled pattern to s->hosts
+ * unless it is there (false: too many hosts, max 64); put s, taken over,
+ * into the policy (replacing the secret of the same name, NAME out of
+ * env_pass and env_set); free what a secret holds. */
+bool policy_secret_add_host(struct policy_secret *s, const struct net_rule *r);
+void policy_secret_bind(struct policy *p, struct policy_secret *s);
+void policy_secret_clear(struct policy_secret *s);
 
 /* May anything go out at all: does any rule allow a destination (so that
  * the proxy can lead somewhere)? */

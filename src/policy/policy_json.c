@@ -1,7 +1,7 @@
 /* policy_json.c - the compiled policy as JSON (what `warden policy show`
  * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON.
  *
- * The object always has all seven keys, even for an empty policy:
+ * The object always has all eight keys, even for an empty policy:
  *   "sources": ["builtin:default", FILE...]          files read, in order
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
@@ -10,6 +10,10 @@
  *   "audit":   "default"|"files"
  *   "net":     [{"action": "allow"|"deny", "pattern": P, "private": true|false,
  *               "origin": "FILE:LINE"|"--allow-net"}...]   in order; P canonical
+ *   "secrets": [{"name": NAME, "hosts": [P...], "source": "env"|"file"|"command",
+ *               "file": PATH (file) | "command": ARGV0 (command),
+ *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
+ *               command's arguments are left out (one might hold a value)
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -91,6 +95,31 @@ json_t *policy_to_json(const struct policy *p)
 		json_array_append_new(net, o);
 	}
 
+	json_t *secrets = json_array();
+	for (size_t i = 0; i < p->nsecrets; i++) {
+		const struct policy_secret *sc = &p->secrets[i];
+		json_t *o = json_object(), *hosts = json_array();
+		for (size_t k = 0; k < sc->nhosts; k++)
+			json_array_append_new(hosts, jstr(sc->hosts[k].text));
+		json_object_set_new(o, "name", jstr(sc->name ? sc->name : ""));
+		json_object_set_new(o, "hosts", hosts);
+		switch (sc->source) {
+		case SECRET_FROM_ENV:
+			json_object_set_new(o, "source", json_string("env"));
+			break;
+		case SECRET_FROM_FILE:
+			json_object_set_new(o, "source", json_string("file"));
+			json_object_set_new(o, "file", jstr(sc->file ? sc->file : ""));
+			break;
+		case SECRET_FROM_COMMAND:
+			json_object_set_new(o, "source", json_string("command"));
+			json_object_set_new(o, "command", jstr(sc->argv.n ? sc->argv.v[0] : ""));
+			break;
+		}
+		json_object_set_new(o, "origin", jstr(sc->origin ? sc->origin : ""));
+		json_array_append_new(secrets, o);
+	}
+
 	json_t *o = json_object();
 	json_object_set_new(o, "sources", jstrv(&p->sources));
 	json_object_set_new(o, "paths", paths);
@@ -99,6 +128,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "env", env);
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
 	json_object_set_new(o, "net", net);
+	json_object_set_new(o, "secrets", secrets);
 	return o;
 }
 

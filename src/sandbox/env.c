@@ -1,7 +1,8 @@
 /* env.c - the command's environment: an allowlist of the host's variables
  * (the policy's `env pass` names and globs), the agent identity, the proxy
  * settings, the policy's `env set` values and --env from the command line.
- * Everything else, credentials above all, is dropped. */
+ * Everything else, credentials above all, is dropped, and so is the real
+ * value of every secret the policy binds (its NAME, however it came in). */
 #include "sandbox.h"
 
 #include <fnmatch.h>
@@ -89,4 +90,6 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
 			}
 		}
 	}
+	for (size_t i = 0; i < p->nsecrets; i++)
+		env_del(out, p->secrets[i].name, strlen(p->secrets[i].name));
 }

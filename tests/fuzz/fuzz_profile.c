@@ -1,6 +1,8 @@
 /* fuzz_profile.c - libFuzzer target for the profile parser
  * (policy_parse_text, then policy_to_json and policy_digest on what it
- * built, and a check that its compiled rule set holds the declared rules).
+ * built, a check that its compiled rule set holds the declared rules, and
+ * that every secret has a valid name, hosts none too wide, a source, and
+ * a name that no environment list passes or sets).
  * Linked with replay.c it is fuzz-profile-replay, which replays a seed
  * corpus without clang.
  *
@@ -98,6 +100,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet ||
 	    policy_net_allows_any(&p) != (nallow > 0))
 		abort();
+	for (size_t i = 0; i < p.nsecrets; i++) {
+		const struct policy_secret *sc = &p.secrets[i];
+		if (!policy_env_name_valid(sc->name) || sc->nhosts == 0 || !sc->origin ||
+		    policy_secret_find(&p, sc->name) != sc || strv_contains(&p.env_pass, sc->name))
+			abort();
+		for (size_t k = 0; k < sc->nhosts; k++)
+			if (policy_secret_host_refused(&sc->hosts[k]))
+				abort();
+		if ((sc->source == SECRET_FROM_FILE) != (sc->file != NULL) ||
+		    (sc->source == SECRET_FROM_COMMAND) != (sc->argv.n > 0))
+			abort();
+		if (sc->file && (sc->file[0] != '/' || path_has_dot_components(sc->file)))
+			abort();
+		size_t n = strlen(sc->name);
+		for (size_t k = 0; k < p.env_set.n; k++)
+			if (strncmp(p.env_set.v[k], sc->name, n) == 0 && p.env_set.v[k][n] == '=')
+				abort();
+	}
 	policy_free(&p);
 	return 0;
 }

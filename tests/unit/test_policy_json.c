@@ -1,5 +1,6 @@
 /* test_policy_json.c - unit tests of the compiled policy's JSON form (the
- * shape `warden policy show` prints) and of its SHA-256 digest. */
+ * shape `warden policy show` prints) and of its SHA-256 digest; secrets are
+ * listed by name, hosts and source, never with a value. */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 7);
+	CHECK(json_is_object(j) && json_object_size(j) == 8);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
 	json_t *sources = json_object_get(j, "sources");
@@ -96,7 +97,7 @@ static void test_shape(void)
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"sources\":[]}");
+	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],\"sources\":[]}");
 	free(s);
 	json_decref(j);
 }
@@ -241,9 +242,55 @@ static void test_digest(void)
 	policy_free(&a);
 }
 
+static void test_secrets(void)
+{
+	struct policy p;
+	struct werr e;
+	load(&p);
+	const char *text = "secret GH_TOKEN host GitHub.com api.github.com:443 command gh auth token\n"
+			   "secret KEY_FILE host *.corp.example file ~/keys/k\n";
+	CHECK(policy_parse_text(&p, "s.profile", NULL, HOME, text, strlen(text), &e) == 0);
+	setenv("ENV_KEY", "sk-should-never-appear-0123456789", 1);
+	CHECK(policy_add_secret(&p, "ENV_KEY@[::1]:8443", NULL, &e) == 0);
+
+	json_t *j = policy_to_json(&p);
+	json_t *sec = json_object_get(j, "secrets");
+	CHECK(json_is_array(sec) && json_array_size(sec) == 3);
+	char *s = json_dumps(sec, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK_STR(s, "[{\"command\":\"gh\",\"hosts\":[\"github.com\",\"api.github.com:443\"],"
+		     "\"name\":\"GH_TOKEN\",\"origin\":\"s.profile:1\",\"source\":\"command\"},"
+		     "{\"file\":\"/home/u/keys/k\",\"hosts\":[\"*.corp.example\"],\"name\":\"KEY_FILE\","
+		     "\"origin\":\"s.profile:2\",\"source\":\"file\"},"
+		     "{\"hosts\":[\"[::1]:8443\"],\"name\":\"ENV_KEY\",\"origin\":\"--secret\",\"source\":\"env\"}]");
+	free(s);
+	/* never a value, never a command's arguments */
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK(s && !strstr(s, "should-never") && !strstr(s, "auth token"));
+	free(s);
+	json_decref(j);
+
+	/* The digest covers them: a host, the source, a rebinding. */
+	char d0[65], d1[65], d2[65], d3[65];
+	policy_digest(&p, d0);
+	CHECK(policy_add_secret(&p, "ENV_KEY@[::1]:8444", NULL, &e) == 0);
+	policy_digest(&p, d1);
+	CHECK(strcmp(d0, d1) != 0);
+	text = "secret ENV_KEY host [::1]:8444 file /k\n";
+	CHECK(policy_parse_text(&p, "s.profile", NULL, HOME, text, strlen(text), &e) == 0);
+	policy_digest(&p, d2);
+	CHECK(strcmp(d1, d2) != 0);
+	text = "secret ENV_KEY host [::1]:8444 file /k\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, HOME, text, strlen(text), &e) == 0);
+	policy_digest(&p, d3);
+	CHECK(strcmp(d2, d3) != 0); /* the origin */
+	policy_free(&p);
+	unsetenv("ENV_KEY");
+}
+
 int main(void)
 {
 	test_shape();
+	test_secrets();
 	test_digest();
 	test_net();
 	return check_status();

@@ -3,7 +3,9 @@
  * includes and loops, "~" expansion against the home given to policy_load,
  * layering on the default, network rules (`net allow|deny`, policy_add_net)
  * and their compiled form: each rule parsed once, with its origin, and the
- * rule set the proxy decides with. */
+ * rule set the proxy decides with; secrets by reference (`secret`,
+ * policy_add_secret): their hosts, sources and origins, rebinding, the hosts
+ * too wide to bind, and their names kept out of the environment lists. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -897,6 +899,196 @@ static void test_add_net(void)
 	policy_free(&p);
 }
 
+static void test_secrets(void)
+{
+	struct policy p;
+	struct werr e;
+	home = "/home/u";
+	const char *text =
+		"env pass GH_TOKEN\n"
+		"env set API_KEY=literal\n"
+		"secret GH_TOKEN host github.com *.GitHub.com api.github.com:443 github.com\n"
+		"secret API_KEY\thost 192.0.2.7 [2001:db8::1]:8443 file ~/keys/api\n"
+		"secret CMD_KEY host example.co.uk command pass show  web/key # comment\n"
+		"secret SPLIT host *.example.com.au host-named-file.test file /run/k\n";
+	CHECK(parse(&p, text, &e) == 0);
+	if (failures)
+		fprintf(stderr, "  %s\n", e.msg);
+	CHECK(p.nsecrets == 4);
+	CHECK(p.env_pass.n == 0 && p.env_set.n == 0);
+	const struct policy_secret *s = policy_secret_find(&p, "GH_TOKEN");
+	CHECK(s && s == &p.secrets[0]);
+	if (s) {
+		CHECK(s->source == SECRET_FROM_ENV && !s->file && s->argv.n == 0);
+		CHECK(s->nhosts == 3);
+		CHECK_STR(s->hosts[0].text, "github.com");
+		CHECK_STR(s->hosts[1].text, "*.github.com");
+		CHECK(s->hosts[1].kind == NET_RULE_WILDCARD);
+		CHECK_STR(s->hosts[2].text, "api.github.com:443");
+		CHECK(s->hosts[2].port == 443);
+		CHECK_STR(s->origin, "t.profile:3");
+	}
+	s = policy_secret_find(&p, "API_KEY");
+	CHECK(s && s->source == SECRET_FROM_FILE && s->nhosts == 2);
+	if (s) {
+		CHECK_STR(s->file, "/home/u/keys/api");
+		CHECK_STR(s->hosts[0].text, "192.0.2.7");
+		CHECK_STR(s->hosts[1].text, "[2001:db8::1]:8443");
+	}
+	s = policy_secret_find(&p, "CMD_KEY");
+	CHECK(s && s->source == SECRET_FROM_COMMAND && s->argv.n == 3);
+	if (s && s->argv.n == 3) {
+		CHECK_STR(s->argv.v[0], "pass");
+		CHECK_STR(s->argv.v[2], "web/key");
+		CHECK(s->argv.v[3] == NULL);
+	}
+	s = policy_secret_find(&p, "SPLIT");
+	CHECK(s && s->nhosts == 2 && s->source == SECRET_FROM_FILE);
+	CHECK(policy_secret_find(&p, "gh_token") == NULL);
+
+	/* A later declaration replaces the earlier, in place. */
+	text = "secret GH_TOKEN host ghe.corp.test command gh auth token\n";
+	CHECK(policy_parse_text(&p, "user.profile", NULL, home, text, strlen(text), &e) == 0);
+	CHECK(p.nsecrets == 4);
+	s = &p.secrets[0];
+	CHECK_STR(s->name, "GH_TOKEN");
+	CHECK(s->nhosts == 1 && s->source == SECRET_FROM_COMMAND && s->argv.n == 3);
+	CHECK_STR(s->hosts[0].text, "ghe.corp.test");
+	CHECK_STR(s->origin, "user.profile:1");
+
+	/* The value never passes as a variable. */
+	EXPECT_ERR("secret A_KEY host a.test\nenv pass A_KEY\n",
+		   "t.profile:2:10: env pass: A_KEY is a secret (bound at t.profile:1): its value never passes into the sandbox");
+	EXPECT_ERR("secret A_KEY host a.test\n\nenv set A_KEY=x\n",
+		   "t.profile:3:9: env set: A_KEY is a secret (bound at t.profile:1): its value never passes into the sandbox");
+	EXPECT_OK("secret A_KEY host a.test\nenv pass A_KEYS\nenv set A_KEYS=1\nenv unset A_KEY\nenv pass A_*\n");
+
+	/* --secret */
+	CHECK(policy_add_secret(&p, "GH_TOKEN", "--secret", &e) == 0); /* keeps the hosts */
+	s = &p.secrets[0];
+	CHECK(s->nhosts == 1 && s->source == SECRET_FROM_ENV && s->argv.n == 0);
+	CHECK_STR(s->hosts[0].text, "ghe.corp.test");
+	CHECK_STR(s->origin, "--secret");
+	CHECK(policy_add_secret(&p, "GH_TOKEN@Api.GitHub.com,uploads.github.com:443", NULL, &e) == 0);
+	CHECK(p.nsecrets == 4 && s->nhosts == 2);
+	CHECK_STR(s->hosts[0].text, "api.github.com");
+	CHECK_STR(s->hosts[1].text, "uploads.github.com:443");
+	strv_push(&p.env_pass, "NEW_KEY");
+	strv_push(&p.env_set, "NEW_KEY=x");
+	strv_push(&p.env_set, "NEW_KEYS=y");
+	CHECK(policy_add_secret(&p, "NEW_KEY@localhost:8080", "agent test", &e) == 0);
+	CHECK(p.nsecrets == 5);
+	CHECK_STR(p.secrets[4].origin, "agent test");
+	CHECK(p.env_pass.n == 0 && p.env_set.n == 1);
+	CHECK_STR(p.env_set.v[0], "NEW_KEYS=y");
+
+	/* Errors leave the policy as it was. */
+	static const struct {
+		const char *spec, *msg;
+	} bad[] = {
+		{ "UNBOUND", "--secret UNBOUND: which hosts may receive it? --secret UNBOUND@HOST[,HOST...] (no profile binds UNBOUND)" },
+		{ "", "--secret: invalid variable name '' (expected NAME@HOST[,HOST...])" },
+		{ "@x.test", "--secret: invalid variable name '' (expected NAME@HOST[,HOST...])" },
+		{ "1X@x.test", "--secret: invalid variable name '1X' (expected NAME@HOST[,HOST...])" },
+		{ "A-B@x.test", "--secret: invalid variable name 'A-B' (expected NAME@HOST[,HOST...])" },
+		{ "A\x1b@x.test", "--secret: invalid variable name 'A?' (expected NAME@HOST[,HOST...])" },
+		{ "K@", "--secret K: bad network pattern \"\": empty pattern" },
+		{ "K@a.test,", "--secret K: bad network pattern \"\": empty pattern" },
+		{ "K@a.test,,b.test", "--secret K: bad network pattern \"\": empty pattern" },
+		{ "K@*", "--secret K: bad network pattern \"*\": '*' would match every host" },
+		{ "K@*.com", "--secret K: bad network pattern \"*.com\": a wildcard needs at least two labels after '*.'" },
+		{ "K@a.test,*.co.uk", "--secret K: \"*.co.uk\" is wider than one registrable domain (a wildcard over a public suffix)" },
+		{ "K@*.GitHub.io:443", "--secret K: \"*.github.io:443\" is wider than one registrable domain (a wildcard over a shared hosting domain where anyone can have a name)" },
+		{ "K@https://a.test", "--secret K: bad network pattern \"https://a.test\": a pattern is a host, not a URL" },
+		{ "K@a.test@b.test", "--secret K: bad network pattern \"a.test@b.test\": bad character in host" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		memset(&e, 0, sizeof e);
+		if (policy_add_secret(&p, bad[i].spec, NULL, &e) == 0) {
+			fprintf(stderr, "%s:%d: --secret '%s' accepted\n", __FILE__, __LINE__, bad[i].spec);
+			failures++;
+		}
+		CHECK_STR(e.msg, bad[i].msg);
+		CHECK(e.errnum == 0);
+	}
+	CHECK(policy_add_secret(&p, NULL, "--secret", &e) < 0);
+	CHECK(p.nsecrets == 5 && policy_secret_find(&p, "K") == NULL);
+	policy_free(&p);
+	CHECK(p.secrets == NULL && p.nsecrets == 0);
+
+	/* Hosts too wide for a secret; narrower ones pass. */
+	static const char *const wide[] = { "*.co.uk", "*.com.au", "*.ac.jp", "*.or.kr", "*.gov.uk",
+					    "*.herokuapp.com", "*.amazonaws.com", "*.pages.dev" };
+	for (size_t i = 0; i < ARRAY_LEN(wide); i++) {
+		struct net_rule r;
+		CHECK(rules_parse_pattern(&r, wide[i], &e) == 0);
+		CHECK(policy_secret_host_refused(&r) != NULL);
+	}
+	static const char *const narrow[] = { "*.example.co.uk", "*.github.com", "*.co.example",
+					      "*.com.a1", "*.corp.example", "co.uk", "github.io",
+					      "x.github.io", "*.x.github.io", "192.0.2.1", "[::1]:1" };
+	for (size_t i = 0; i < ARRAY_LEN(narrow); i++) {
+		struct net_rule r;
+		CHECK(rules_parse_pattern(&r, narrow[i], &e) == 0);
+		CHECK(policy_secret_host_refused(&r) == NULL);
+	}
+}
+
+static void test_secret_errors(void)
+{
+	home = "/home/u";
+	EXPECT_ERR("secret\n", "t.profile:1:7: secret: missing argument (NAME host HOST...)");
+	EXPECT_ERR("secret 1A host a.test\n", "t.profile:1:8: secret: invalid variable name '1A'");
+	EXPECT_ERR("secret A* host a.test\n", "t.profile:1:8: secret: invalid variable name 'A*'");
+	EXPECT_ERR("secret KEY\n", "t.profile:1:11: secret KEY: missing 'host HOST...'");
+	EXPECT_ERR("secret KEY hosts a.test\n", "t.profile:1:12: secret KEY: expected 'host', found 'hosts'");
+	EXPECT_ERR("secret KEY a.test\n", "t.profile:1:12: secret KEY: expected 'host', found 'a.test'");
+	EXPECT_ERR("secret KEY host\n", "t.profile:1:16: secret KEY: 'host' needs at least one host");
+	EXPECT_ERR("secret KEY host file /k\n", "t.profile:1:17: secret KEY: 'host' needs at least one host");
+	EXPECT_ERR("secret KEY host a.test file\n", "t.profile:1:28: secret KEY: file: missing argument");
+	EXPECT_ERR("secret KEY host a.test file /a /b\n", "t.profile:1:32: secret KEY: file: unexpected argument '/b'");
+	EXPECT_ERR("secret KEY host a.test file rel\n",
+		   "t.profile:1:29: secret file: path must be absolute or start with ~/: 'rel'");
+	EXPECT_ERR("secret KEY host a.test file /a/../b\n",
+		   "t.profile:1:29: secret file: '.', '..' and empty components are not allowed: '/a/../b'");
+	EXPECT_ERR("secret KEY host a.test command\n", "t.profile:1:31: secret KEY: command: missing argument");
+	EXPECT_ERR("secret KEY host a.test command # comment\n", "t.profile:1:31: secret KEY: command: missing argument");
+	EXPECT_ERR("secret KEY host a.test *\n",
+		   "t.profile:1:24: secret KEY: bad network pattern \"*\": '*' would match every host");
+	EXPECT_ERR("secret KEY host *.com\n",
+		   "t.profile:1:17: secret KEY: bad network pattern \"*.com\": a wildcard needs at least two labels after '*.'");
+	EXPECT_ERR("secret KEY host a.test\tb.test *.CO.uk file /k\n",
+		   "t.profile:1:31: secret KEY: \"*.co.uk\" is wider than one registrable domain (a wildcard over a public suffix)");
+	EXPECT_ERR("secret KEY host *.github.io\n",
+		   "t.profile:1:17: secret KEY: \"*.github.io\" is wider than one registrable domain (a wildcard over a shared hosting domain where anyone can have a name)");
+	EXPECT_ERR("secret KEY host a.test:0\n",
+		   "t.profile:1:17: secret KEY: bad network pattern \"a.test:0\": bad port (1-65535)");
+	home = NULL;
+	EXPECT_ERR("secret KEY host a.test file ~/k\n",
+		   "t.profile:1:29: secret file: '~' used but no home directory is known");
+	home = "/home/u";
+
+	/* At most 63 tokens after the directive: 60 hosts fit. */
+	char line[2048];
+	size_t n = (size_t)snprintf(line, sizeof line, "secret KEY host");
+	for (int i = 0; i < 61; i++)
+		n += (size_t)snprintf(line + n, sizeof line - n, " h%d.test", i);
+	snprintf(line + n, sizeof line - n, "\n");
+	EXPECT_OK(line);
+	snprintf(line + n, sizeof line - n, " h61.test\n");
+	EXPECT_ERR(line, "t.profile:1:556: secret: too many arguments (max 63)");
+
+	/* An error leaves an earlier binding as it was. */
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, "secret KEY host a.test\n", &e) == 0);
+	const char *text = "secret KEY host b.test *\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) < 0);
+	CHECK(p.nsecrets == 1 && p.secrets[0].nhosts == 1);
+	CHECK_STR(p.secrets[0].hosts[0].text, "a.test");
+	policy_free(&p);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
@@ -920,6 +1112,8 @@ int main(void)
 	test_net_compiled();
 	test_net_errors();
 	test_add_net();
+	test_secrets();
+	test_secret_errors();
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -2,7 +2,8 @@
  * command's environment: the host variables of the allowlist pass, every
  * other (credentials above all) is dropped, the agent's identity and warden's
  * proxy are set whatever the host says, then the profile's `env set`, then
- * --env NAME and NAME=VALUE, each later one winning. */
+ * --env NAME and NAME=VALUE, each later one winning; a secret's NAME never
+ * passes, however it would. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,22 @@ static void test_set_and_cli(void)
 	CHECK_STR(get(&out3, "HOME"), "/home/agent/work");
 }
 
+/* A secret's real value never passes as a variable: not through a glob of
+ * `env pass`, not through --env NAME or NAME=VALUE. */
+static void test_secret_dropped(void)
+{
+	const char *const vars[] = { "GH_TOKEN=ghp_realrealrealreal", "GH_OTHER=fine",
+				     "TERM=dumb", NULL };
+	host_env(vars);
+	const char *const cli[] = { "GH_TOKEN", "GH_TOKEN=ghp_literal", NULL };
+	_cleanup_strv_ struct strv out;
+	build("env pass GH_*\nsecret GH_TOKEN host github.com\n", cli, &out);
+	CHECK(get(&out, "GH_TOKEN") == NULL);
+	CHECK_STR(get(&out, "GH_OTHER"), "fine");
+	for (size_t i = 0; i < out.n; i++)
+		CHECK(strstr(out.v[i], "realreal") == NULL);
+}
+
 int main(void)
 {
 	test_allowlist();
@@ -233,5 +250,6 @@ int main(void)
 	test_profile_pass();
 	test_git_ssh();
 	test_set_and_cli();
+	test_secret_dropped();
 	return check_status_counted("sandbox_env");
 }

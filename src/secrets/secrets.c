@@ -1,0 +1,456 @@
+/* secrets.c - reading the secrets' real values on the host (variable, file,
+ * command with a time bound) and making their phantoms. */
+#include "secrets.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+extern char **environ;
+
+unsigned secrets_command_timeout_ms = 10000;
+
+#define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment, its '-' or '_' not counted */
+#define PHANTOM_TRIES 100
+
+/* A buffer that may hold a value: wiped before it is freed. */
+struct vbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void vbuf_free(struct vbuf *b)
+{
+	if (b->p) {
+		explicit_bzero(b->p, b->cap);
+		free(b->p);
+	}
+	memset(b, 0, sizeof *b);
+}
+
+static void wipe_free(char *p)
+{
+	if (p) {
+		explicit_bzero(p, strlen(p));
+		free(p);
+	}
+}
+
+__attribute__((format(printf, 4, 5)))
+static int serr(struct werr *e, int errnum, const struct policy_secret *sp, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return werr_set(e, errnum, "secret %s (%s): %s", sp->name, sp->origin ? sp->origin : "?", msg);
+}
+
+static int from_env(const struct policy_secret *sp, struct vbuf *b, struct werr *e)
+{
+	const char *v = getenv(sp->name);
+	if (!v)
+		return serr(e, 0, sp, "the variable %s is not set", sp->name);
+	if (!*v)
+		return serr(e, 0, sp, "the variable %s is empty", sp->name);
+	b->n = strlen(v);
+	b->cap = b->n + 1;
+	b->p = xmalloc(b->cap);
+	memcpy(b->p, v, b->cap);
+	return 0;
+}
+
+/* Read fd to its end into b, at most SECRET_VALUE_MAX bytes: 0, 1 when
+ * there was more, -1 with errno. */
+static int read_capped(int fd, struct vbuf *b)
+{
+	b->cap = SECRET_VALUE_MAX + 1;
+	b->p = xmalloc(b->cap);
+	for (;;) {
+		ssize_t got = read(fd, b->p + b->n, b->cap - b->n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			return 0;
+		b->n += (size_t)got;
+		if (b->n == b->cap)
+			return 1;
+	}
+}
+
+static int from_file(const struct policy_secret *sp, struct vbuf *b, struct werr *e)
+{
+	const char *path = sp->file ? sp->file : "";
+	struct stat st;
+	/* stat first: a FIFO or a device is refused without being opened */
+	if (stat(path, &st) < 0)
+		return serr(e, errno, sp, "cannot read %s", path);
+	if (!S_ISREG(st.st_mode))
+		return serr(e, 0, sp, "%s is not a regular file", path);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return serr(e, errno, sp, "cannot read %s", path);
+	if (fstat(fd, &st) < 0)
+		return serr(e, errno, sp, "cannot read %s", path);
+	if (!S_ISREG(st.st_mode))
+		return serr(e, 0, sp, "%s is not a regular file", path);
+	int r = read_capped(fd, b);
+	if (r < 0)
+		return serr(e, errno, sp, "cannot read %s", path);
+	if (r > 0)
+		return serr(e, 0, sp, "%s is larger than 64 KiB", path);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void timeout_text(char *buf, size_t len, unsigned ms)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%u s", ms / 1000);
+	else
+		snprintf(buf, len, "%u ms", ms);
+}
+
+/* Kill the command's process group and reap the command. */
+static void kill_reap(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	pid_t pid = -1;
+	sigemptyset(&none);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of the supervisor's */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	*err = posix_spawnp(&pid, sp->argv.v[0], &fa, &at, sp->argv.v, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return *err ? -1 : pid;
+}
+
+static int from_command(const struct policy_secret *sp, struct vbuf *b, struct werr *e)
+{
+	if (sp->argv.n == 0)
+		return serr(e, 0, sp, "no command");
+	const char *cmd = sp->argv.v[0];
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return serr(e, errno, sp, "command '%s': cannot make a pipe", cmd);
+	_cleanup_close_ int rd = pfd[0];
+	int err;
+	pid_t pid = spawn(sp, pfd[1], &err);
+	close(pfd[1]);
+	if (pid < 0)
+		return serr(e, err, sp, "cannot run command '%s'", cmd);
+
+	char limit[32];
+	timeout_text(limit, sizeof limit, secrets_command_timeout_ms);
+	long long deadline = now_ms() + secrets_command_timeout_ms;
+	b->cap = SECRET_VALUE_MAX + 1;
+	b->p = xmalloc(b->cap);
+	bool eof = false;
+	int status = 0;
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			kill_reap(pid);
+			return serr(e, 0, sp, "command '%s' timed out after %s", cmd, limit);
+		}
+		if (eof) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid)
+				break;
+			if (w < 0 && errno != EINTR) {
+				int saved = errno;
+				kill_reap(pid);
+				return serr(e, saved, sp, "command '%s': cannot wait for it", cmd);
+			}
+			struct timespec ts = { 0, (left < 5 ? left : 5) * 1000000L };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		struct pollfd p = { .fd = rd, .events = POLLIN };
+		int pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0) {
+			int saved = errno;
+			kill_reap(pid);
+			return serr(e, saved, sp, "command '%s': cannot read its output", cmd);
+		}
+		if (pr == 0)
+			continue;
+		ssize_t got = read(rd, b->p + b->n, b->cap - b->n);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got < 0) {
+			int saved = errno;
+			kill_reap(pid);
+			return serr(e, saved, sp, "command '%s': cannot read its output", cmd);
+		}
+		if (got == 0) {
+			eof = true;
+			continue;
+		}
+		b->n += (size_t)got;
+		if (b->n == b->cap) {
+			kill_reap(pid);
+			return serr(e, 0, sp, "command '%s' printed more than 64 KiB", cmd);
+		}
+	}
+	if (WIFSIGNALED(status))
+		return serr(e, 0, sp, "command '%s' was killed by signal %d", cmd, WTERMSIG(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return serr(e, 0, sp, "command '%s' exited with status %d", cmd,
+			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+/* Trim trailing CR and LF, then check what a value must be. */
+static int check_value(const struct policy_secret *sp, struct vbuf *b, struct werr *e)
+{
+	while (b->n > 0 && (b->p[b->n - 1] == '\n' || b->p[b->n - 1] == '\r'))
+		b->n--;
+	explicit_bzero(b->p + b->n, b->cap - b->n);
+	const char *what = sp->source == SECRET_FROM_FILE ? "the file" :
+			   sp->source == SECRET_FROM_COMMAND ? "the command's output" : "the value";
+	if (b->n == 0)
+		return serr(e, 0, sp, "%s is empty", what);
+	for (size_t i = 0; i < b->n; i++)
+		if (b->p[i] == '\0' || b->p[i] == '\r' || b->p[i] == '\n')
+			return serr(e, 0, sp, "the value holds a NUL, CR or LF byte: it could not go in a header");
+	if (b->n < SECRET_VALUE_MIN)
+		return serr(e, 0, sp, "the value is shorter than %d bytes: its phantom could match ordinary text",
+			    SECRET_VALUE_MIN);
+	return 0;
+}
+
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A prefix segment: [a-z0-9] or [A-Z0-9], 1 to PREFIX_SEGMENT_MAX long. */
+static bool prefix_segment(const char *v, size_t n)
+{
+	bool lower = false, upper = false;
+	for (size_t i = 0; i < n; i++) {
+		lower = lower || (v[i] >= 'a' && v[i] <= 'z');
+		upper = upper || (v[i] >= 'A' && v[i] <= 'Z');
+	}
+	return n > 0 && n <= PREFIX_SEGMENT_MAX && !(lower && upper);
+}
+
+static size_t prefix_len(const char *v, size_t n)
+{
+	size_t keep = 0, i = 0;
+	for (;;) {
+		size_t j = i;
+		while (j < n && is_alnum(v[j]))
+			j++;
+		if (!prefix_segment(v + i, j - i) || j >= n || (v[j] != '-' && v[j] != '_') ||
+		    j + 1 > n / 2)
+			return keep;
+		keep = i = j + 1;
+	}
+}
+
+static bool all_in(const char *s, size_t n, const char *set)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!s[i] || !strchr(set, s[i]))
+			return false;
+	return true;
+}
+
+#define DIGITS "0123456789"
+#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" DIGITS
+
+char *secret_phantom_for(const char *value, size_t len)
+{
+	size_t keep = prefix_len(value, len);
+	const char *rest = value + keep;
+	size_t rn = len - keep;
+	char set[80];
+	if (all_in(rest, rn, DIGITS))
+		snprintf(set, sizeof set, "%s", DIGITS);
+	else if (all_in(rest, rn, DIGITS "abcdef"))
+		snprintf(set, sizeof set, "%s", DIGITS "abcdef");
+	else if (all_in(rest, rn, DIGITS "ABCDEF"))
+		snprintf(set, sizeof set, "%s", DIGITS "ABCDEF");
+	else
+		snprintf(set, sizeof set, "%s%s%s%s", ALNUM, memchr(rest, '-', rn) ? "-" : "",
+			 memchr(rest, '_', rn) ? "_" : "", memchr(rest, '.', rn) ? "." : "");
+	size_t k = strlen(set), lim = 256 - 256 % k;
+	char *ph = xmalloc(len + 1);
+	memcpy(ph, value, keep);
+	unsigned char rnd[256];
+	size_t have = 0, used = 0;
+	for (size_t i = keep; i < len;) {
+		if (used == have) {
+			ssize_t got = getrandom(rnd, sizeof rnd, 0);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				free(ph);
+				return NULL;
+			}
+			have = (size_t)got;
+			used = 0;
+		}
+		unsigned char c = rnd[used++];
+		if (c < lim)
+			ph[i++] = set[c % k];
+	}
+	explicit_bzero(rnd, sizeof rnd);
+	ph[len] = '\0';
+	return ph;
+}
+
+static bool inside(const char *hay, const char *needle)
+{
+	return memmem(hay, strlen(hay), needle, strlen(needle)) != NULL;
+}
+
+/* Is this phantom of v[i] clear of every value and of the phantoms made
+ * before it? */
+static bool phantom_ok(const struct secrets *s, size_t i, const char *ph)
+{
+	for (size_t j = 0; j < s->n; j++) {
+		if (inside(s->v[j].value, ph) || inside(ph, s->v[j].value))
+			return false;
+		if (j < i && (inside(s->v[j].phantom, ph) || inside(ph, s->v[j].phantom)))
+			return false;
+	}
+	return true;
+}
+
+int secrets_load(struct secrets *s, const struct policy *p, struct werr *e)
+{
+	memset(s, 0, sizeof *s);
+	if (p->nsecrets == 0)
+		return 0;
+	s->v = xcalloc(p->nsecrets, sizeof *s->v);
+	for (size_t i = 0; i < p->nsecrets; i++) {
+		const struct policy_secret *sp = &p->secrets[i];
+		struct vbuf b = { 0 };
+		int r = sp->source == SECRET_FROM_FILE ? from_file(sp, &b, e)
+			: sp->source == SECRET_FROM_COMMAND ? from_command(sp, &b, e)
+							     : from_env(sp, &b, e);
+		if (r == 0)
+			r = check_value(sp, &b, e);
+		if (r < 0) {
+			vbuf_free(&b);
+			secrets_free(s);
+			return -1;
+		}
+		s->v[i].spec = sp;
+		s->v[i].value = xmalloc(b.n + 1);
+		memcpy(s->v[i].value, b.p, b.n);
+		s->v[i].value[b.n] = '\0';
+		vbuf_free(&b);
+		s->n++;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct secret *sc = &s->v[i];
+		size_t len = strlen(sc->value);
+		for (int t = 0; !sc->phantom; t++) {
+			if (t == PHANTOM_TRIES) {
+				serr(e, 0, sc->spec, "cannot make a phantom unlike every value");
+				secrets_free(s);
+				return -1;
+			}
+			char *ph = secret_phantom_for(sc->value, len);
+			if (!ph) {
+				serr(e, errno, sc->spec, "getrandom");
+				secrets_free(s);
+				return -1;
+			}
+			if (phantom_ok(s, i, ph))
+				sc->phantom = ph;
+			else
+				free(ph);
+		}
+		if (len > s->maxlen)
+			s->maxlen = len;
+	}
+	return 0;
+}
+
+void secrets_free(struct secrets *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		wipe_free(s->v[i].value);
+		free(s->v[i].phantom);
+	}
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+bool secret_bound(const struct secret *s, const struct net_host *h, uint16_t port)
+{
+	for (size_t i = 0; s->spec && i < s->spec->nhosts; i++)
+		if (rules_rule_matches(&s->spec->hosts[i], h, port))
+			return true;
+	return false;
+}
+
+const struct secret *secrets_find_phantom(const struct secrets *s, const void *data, size_t len)
+{
+	if (!len)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].phantom && memmem(data, len, s->v[i].phantom, strlen(s->v[i].phantom)))
+			return &s->v[i];
+	return NULL;
+}
+
+const struct secret *secrets_find_value(const struct secrets *s, const void *data, size_t len)
+{
+	if (!len)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].value && memmem(data, len, s->v[i].value, strlen(s->v[i].value)))
+			return &s->v[i];
+	return NULL;
+}
