@@ -104,6 +104,8 @@ static bool header(struct http_resp *r, const char *s, size_t n, bool cut)
 static enum http_resp_event end_of_head(struct http_resp *r)
 {
 	int st = r->status;
+	if (st >= 200 || st == 101)
+		r->heads++;
 	if (st == 101) {
 		r->phase = R_SWITCHED;
 		return HTTP_RESP_SWITCH;

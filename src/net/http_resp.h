@@ -28,6 +28,7 @@ enum http_resp_event {
 
 struct http_resp {
 	int status;    /* DONE, SWITCH: the final response's status code */
+	int heads;     /* final response heads seen complete (bodies may go on) */
 	/* internal */
 	int phase;
 	bool head;     /* the response is to a HEAD request */

@@ -109,6 +109,13 @@ int main(void)
 	expect(__LINE__, big, (size_t)n, "G", "L|L");
 	/* the same (equal) length twice is one length */
 	EXPECT("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx", "G", "200 |iM");
+	/* the final heads seen, bodies complete or not */
+	struct http_resp r;
+	http_resp_init(&r);
+	const char *t = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc";
+	size_t used;
+	CHECK(http_resp_feed(&r, t, strlen(t), &used) == HTTP_RESP_MORE && used == strlen(t));
+	CHECK(r.heads == 1 && r.status == 200 && !http_resp_idle(&r));
 	/* cut short in the head */
 	EXPECT("HTTP/1.1 200 OK\r\nContent-Le", "G", "|L");
 	return check_status_counted("test-net-http-resp");
