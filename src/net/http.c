@@ -1,5 +1,6 @@
 /* http.c - incremental parser of proxy request heads (CONNECT and
- * absolute-form http://), the upstream head, and refusal responses. */
+ * absolute-form http://; origin-form inside an intercepted connection), the
+ * upstream head, and refusal responses. */
 #include "http.h"
 
 #include <stdio.h>
@@ -46,6 +47,20 @@ void http_parser_init(struct http_parser *p)
 	memset(p, 0, offsetof(struct http_parser, buf));
 	p->state = HTTP_NEED_MORE;
 	p->host_field = p->cl_field = p->te_field = -1;
+}
+
+void http_parser_init_origin(struct http_parser *p, const struct net_host *host, uint16_t port,
+			     bool tls)
+{
+	http_parser_init(p);
+	p->origin = true;
+	p->origin_tls = tls;
+	p->origin_any_host = host == NULL;
+	if (host)
+		p->origin_host = *host;
+	else
+		memset(&p->origin_host, 0, sizeof p->origin_host);
+	p->origin_port = port;
 }
 
 /* host[:port] or [v6][:port], no userinfo. An empty port after ':' counts as
@@ -96,6 +111,56 @@ static int parse_authority(const char *s, size_t len, bool need_port, struct net
 	return 0;
 }
 
+/* Origin mode: does an authority the client wrote (a Host header, an
+ * absolute URL's) name the connection's destination? */
+static bool names_destination(const struct http_parser *p, const char *s, size_t n)
+{
+	struct net_host h;
+	uint16_t port;
+	bool given;
+	const char *why;
+	if (memchr(s, '@', n) || parse_authority(s, n, false, &h, &port, &given, &why) < 0)
+		return false;
+	if (p->origin_any_host)
+		return true;
+	if (!given)
+		port = p->origin_tls ? 443 : 80;
+	return h.kind == p->origin_host.kind && strcmp(h.name, p->origin_host.name) == 0 &&
+	       port == p->origin_port;
+}
+
+/* Origin mode: the request target t[0..tlen). */
+static enum http_result origin_target(struct http_parser *p, const char *t, size_t tlen)
+{
+	struct http_request *r = &p->req;
+	const char *path = t, *end = t + tlen;
+	if (r->connect)
+		return fail(p, 400, "CONNECT inside an intercepted connection");
+	if (tlen == 1 && t[0] == '*') {
+		if (strcmp(r->method, "OPTIONS") != 0)
+			return fail(p, 400, "bad request target");
+	} else if (t[0] != '/') {
+		const char *sep = memmem(t, tlen, "://", 3);
+		if (!sep || !ieq(t, (size_t)(sep - t), p->origin_tls ? "https" : "http"))
+			return fail(p, 400, "bad request target");
+		const char *a = sep + 3;
+		size_t alen = 0;
+		while (a + alen < end && a[alen] != '/' && a[alen] != '?' && a[alen] != '#')
+			alen++;
+		if (!names_destination(p, a, alen))
+			return fail(p, 400, "URL disagrees with the connection");
+		path = a + alen;
+	}
+	const char *hash = memchr(path, '#', (size_t)(end - path));
+	if (hash)
+		end = hash;
+	p->path = (uint16_t)(path - p->buf);
+	p->path_len = (uint16_t)(end - path);
+	r->host = p->origin_host;
+	r->port = p->origin_port;
+	return HTTP_NEED_MORE;
+}
+
 static enum http_result request_line(struct http_parser *p, const char *s, size_t n)
 {
 	struct http_request *r = &p->req;
@@ -131,6 +196,8 @@ static enum http_result request_line(struct http_parser *p, const char *s, size_
 	memcpy(r->method, s, mlen);
 	r->method[mlen] = '\0';
 	r->connect = mlen == 7 && memcmp(s, "CONNECT", 7) == 0;
+	if (p->origin)
+		return origin_target(p, t, tlen);
 
 	const char *why = NULL;
 	if (r->connect) {
@@ -289,7 +356,15 @@ static enum http_result finish(struct http_parser *p)
 		r->body = HTTP_BODY_CHUNKED;
 	else if (p->cl_field >= 0 && r->content_length > 0)
 		r->body = HTTP_BODY_LENGTH;
-	if (p->host_field >= 0) {
+	if (p->origin) {
+		if (p->te_field >= 0 && r->version_minor == 0)
+			return fail(p, 400, "Transfer-Encoding in HTTP/1.0");
+		if (p->host_field < 0)
+			return fail(p, 400, "missing Host header");
+		const struct http_field *f = &p->fields[p->host_field];
+		if (!names_destination(p, p->buf + f->value, f->value_len))
+			return fail(p, 400, "Host header disagrees with the connection");
+	} else if (p->host_field >= 0) {
 		const struct http_field *f = &p->fields[p->host_field];
 		struct net_host h;
 		uint16_t port;
@@ -383,28 +458,35 @@ const char *http_path(const struct http_parser *p, size_t *len)
 	return p->buf + p->path;
 }
 
-/* Is the header name s[0..n) listed in one of the client's Connection headers? */
-static bool named_by_connection(const struct http_parser *p, const char *s, size_t n)
+/* Is token[0..tl) among the comma-separated tokens of the values of every
+ * header named name? */
+static bool header_has_token(const struct http_parser *p, const char *name, const char *token,
+			     size_t tl)
 {
 	for (size_t i = 0; i < p->nfields; i++) {
 		const struct http_field *f = &p->fields[i];
-		if (!ieq(p->buf + f->name, f->name_len, "Connection"))
+		if (!ieq(p->buf + f->name, f->name_len, name))
 			continue;
 		const char *v = p->buf + f->value, *end = v + f->value_len;
 		while (v < end) {
 			const char *comma = memchr(v, ',', (size_t)(end - v));
-			const char *te = comma ? comma : end;
-			const char *a = v, *b = te;
+			const char *a = v, *b = comma ? comma : end;
 			while (a < b && is_ows(*a))
 				a++;
 			while (b > a && is_ows(b[-1]))
 				b--;
-			if ((size_t)(b - a) == n && strncasecmp(a, s, n) == 0)
+			if ((size_t)(b - a) == tl && strncasecmp(a, token, tl) == 0)
 				return true;
 			v = comma ? comma + 1 : end;
 		}
 	}
 	return false;
+}
+
+/* Is the header name s[0..n) listed in one of the client's Connection headers? */
+static bool named_by_connection(const struct http_parser *p, const char *s, size_t n)
+{
+	return header_has_token(p, "Connection", s, n);
 }
 
 static bool dropped(const struct http_parser *p, const struct http_field *f)
@@ -442,7 +524,7 @@ static void puts_(struct out *o, const char *s) { put(o, s, strlen(s)); }
 
 ssize_t http_forward_head(const struct http_parser *p, char *out, size_t cap)
 {
-	if (p->state != HTTP_COMPLETE || p->req.connect)
+	if (p->state != HTTP_COMPLETE || p->req.connect || p->origin)
 		return -1;
 	struct out o = { out, cap, 0, false };
 	const struct http_request *r = &p->req;
@@ -478,6 +560,44 @@ ssize_t http_forward_head(const struct http_parser *p, char *out, size_t cap)
 	}
 	puts_(&o, "Connection: close\r\n\r\n");
 	return o.full ? -1 : (ssize_t)o.n;
+}
+
+ssize_t http_origin_head(const struct http_parser *p, char *out, size_t cap)
+{
+	if (p->state != HTTP_COMPLETE || !p->origin)
+		return -1;
+	struct out o = { out, cap, 0, false };
+	const struct http_request *r = &p->req;
+	const char *path = p->buf + p->path;
+	char version[16];
+	puts_(&o, r->method);
+	puts_(&o, " ");
+	if (p->path_len == 0)
+		puts_(&o, strcmp(r->method, "OPTIONS") == 0 ? "*" : "/");
+	else if (path[0] == '?')
+		puts_(&o, "/");
+	put(&o, path, p->path_len);
+	snprintf(version, sizeof version, " HTTP/1.%d\r\n", r->version_minor);
+	puts_(&o, version);
+	for (size_t i = 0; i < p->nfields; i++) {
+		const struct http_field *f = &p->fields[i];
+		put(&o, p->buf + f->name, f->name_len);
+		puts_(&o, ": ");
+		put(&o, p->buf + f->value, f->value_len);
+		puts_(&o, "\r\n");
+	}
+	puts_(&o, "\r\n");
+	return o.full ? -1 : (ssize_t)o.n;
+}
+
+bool http_is_upgrade(const struct http_parser *p)
+{
+	if (p->state != HTTP_COMPLETE)
+		return false;
+	bool upgrade = false;
+	for (size_t i = 0; i < p->nfields; i++)
+		upgrade |= ieq(p->buf + p->fields[i].name, p->fields[i].name_len, "Upgrade");
+	return upgrade && header_has_token(p, "Connection", "upgrade", 7);
 }
 
 ssize_t http_error_response(int status, const char *reason, char *out, size_t cap)

@@ -1,7 +1,10 @@
 /* http.h - the HTTP/1.x request head a client sends to warden's proxy:
  * an incremental parser for CONNECT (authority-form) and absolute-form
  * http:// requests, the head re-serialised for the upstream server, and the
- * refusal responses. Pure: no I/O, no allocation; the parser copies at most
+ * refusal responses. In origin mode, the same parser reads the requests a
+ * client sends inside a connection the proxy intercepts (intercept.h):
+ * origin-form ("GET /path HTTP/1.1") with a Host header naming that
+ * connection's destination. Pure: no I/O, no allocation; the parser copies at most
  * HTTP_HEAD_MAX bytes into its own fixed buffer.
  *
  * Use: http_parser_init(), then http_feed() with each chunk read from the
@@ -82,10 +85,43 @@ struct http_parser {
 	struct http_field fields[HTTP_HEADERS_MAX];
 	size_t nfields;
 	int host_field, cl_field, te_field; /* -1 when absent */
+	/* origin mode: the connection's destination */
+	bool origin, origin_tls, origin_any_host;
+	struct net_host origin_host;
+	uint16_t origin_port;
 	char buf[HTTP_HEAD_MAX];
 };
 
 void http_parser_init(struct http_parser *p);
+
+/* Origin mode, for one request inside an intercepted connection to host and
+ * port, over TLS or not. The request target is origin-form ("/path?query"),
+ * "*" for OPTIONS, or absolute-form with the connection's scheme (https with
+ * tls, else http) naming host and port. CONNECT is refused. Every request
+ * needs a Host header (HTTP/1.0 too), and it must name host, with port
+ * unless port is the scheme's default (443, 80): 400 "Host header disagrees
+ * with the connection" otherwise, since a server behind a shared front end
+ * routes by Host, not by the name TLS was verified for. host NULL: any Host
+ * is taken (a destination fixed by the connection: a host loopback port).
+ * Transfer-Encoding on an HTTP/1.0 request is refused. Everything else as in
+ * proxy mode: the same limits, CRLF only, Content-Length with
+ * Transfer-Encoding refused. p->req.host and port are the connection's. */
+void http_parser_init_origin(struct http_parser *p, const struct net_host *host, uint16_t port,
+			     bool tls);
+
+/* The head of a complete origin-mode request as the server is to see it:
+ * "METHOD TARGET HTTP/1.x" with the client's version and the target in
+ * origin-form ("*" for OPTIONS "*"), then every header line as the client
+ * sent it (Host, Connection and Upgrade included: the connection is the
+ * client's own), value trimmed, and the empty line; CRLF throughout.
+ * Returns the length written (no NUL), or -1 when the request is not a
+ * complete origin-mode request or cap is too small (HTTP_FORWARD_MAX is
+ * always enough). */
+ssize_t http_origin_head(const struct http_parser *p, char *out, size_t cap);
+
+/* Does the complete request ask to switch protocols: an Upgrade header,
+ * and "upgrade" among the tokens of its Connection header(s)? */
+bool http_is_upgrade(const struct http_parser *p);
 
 /* Feed the next len bytes from the client. *used (may be NULL) receives how
  * many of them the head took: on HTTP_COMPLETE the rest belong to the body or
@@ -103,8 +139,8 @@ const char *http_path(const struct http_parser *p, size_t *len);
  * TE, Upgrade and any header the client's Connection header names (except
  * Content-Length and Transfer-Encoding), then "Connection: close" and the
  * empty line; CRLF line ends throughout. Returns the length written (no NUL),
- * or -1 when the request is not complete, is CONNECT, or cap is too small
- * (HTTP_FORWARD_MAX is always enough). */
+ * or -1 when the request is not complete, is CONNECT or origin mode, or cap
+ * is too small (HTTP_FORWARD_MAX is always enough). */
 ssize_t http_forward_head(const struct http_parser *p, char *out, size_t cap);
 
 /* Where the request body ends, so the proxy forwards exactly the body and

@@ -6,7 +6,11 @@
  * in CRLF and hold a valid host and port, and the head forwarded upstream
  * has CRLF line ends only, no proxy-only headers and exactly one
  * "Connection: close"; the body reader over the bytes after the head agrees
- * with itself fed whole and byte by byte. Linked with replay.c it is
+ * with itself fed whole and byte by byte. The same input is also a request
+ * inside an intercepted connection (origin mode, to api.test:443 over TLS):
+ * whole and in chunks agree, and a complete one's origin head parses again
+ * to the same request, same framing, and serialises to itself. Linked with
+ * replay.c it is
  * fuzz-http-replay, which replays the seed corpus without clang. */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +22,7 @@
 #include "src/net/http.h"
 #include "replay.h"
 
-static struct http_parser whole, parts;
+static struct http_parser whole, parts, reparsed;
 static char out[HTTP_FORWARD_MAX];
 
 static void check_forward(const struct http_parser *p)
@@ -93,8 +97,56 @@ static void check_body(const struct http_request *r, const uint8_t *data, size_t
 		abort();
 }
 
+static void origin_init(struct http_parser *p)
+{
+	static struct net_host api;
+	if (!api.name[0] && net_host_parse(&api, "api.test", 8, NULL) < 0)
+		abort();
+	http_parser_init_origin(p, &api, 443, true);
+}
+
+static void check_origin(const uint8_t *data, size_t size)
+{
+	size_t used = 0;
+	origin_init(&whole);
+	enum http_result r = http_feed(&whole, data, size, &used);
+	origin_init(&parts);
+	enum http_result rp = HTTP_NEED_MORE;
+	for (size_t off = 0; off < size && rp == HTTP_NEED_MORE;) {
+		size_t chunk = 1 + (data[off] & 15), u = 0;
+		if (chunk > size - off)
+			chunk = size - off;
+		rp = http_feed(&parts, data + off, chunk, &u);
+		off += chunk;
+	}
+	if (r != rp || whole.status != parts.status || strcmp(whole.reason, parts.reason) != 0)
+		abort();
+	if (r == HTTP_ERROR && !fuzz_printable(whole.reason))
+		abort();
+	if (r != HTTP_COMPLETE)
+		return;
+	if (whole.req.connect || strcmp(whole.req.host.name, "api.test") != 0 || whole.req.port != 443)
+		abort();
+	ssize_t n = http_origin_head(&whole, out, sizeof out);
+	if (n < 4 || memcmp(out + n - 4, "\r\n\r\n", 4) != 0)
+		abort();
+	origin_init(&reparsed);
+	size_t u2 = 0;
+	if (http_feed(&reparsed, out, (size_t)n, &u2) != HTTP_COMPLETE || u2 != (size_t)n ||
+	    reparsed.req.body != whole.req.body || reparsed.req.content_length != whole.req.content_length ||
+	    strcmp(reparsed.req.method, whole.req.method) != 0 ||
+	    http_is_upgrade(&reparsed) != http_is_upgrade(&whole))
+		abort();
+	static char out2[HTTP_FORWARD_MAX];
+	ssize_t n2 = http_origin_head(&reparsed, out2, sizeof out2);
+	if (n2 != n || memcmp(out, out2, (size_t)n) != 0)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	check_origin(data, size);
+
 	size_t used = 0;
 	http_parser_init(&whole);
 	enum http_result r = http_feed(&whole, data, size, &used);

@@ -1,7 +1,8 @@
 /* test_net_http.c - unit tests of the proxy request-head parser: CONNECT and
  * absolute-form requests, every refusal with its exact status and reason,
  * the size limits at their edges, incremental feeding (whole, byte by byte),
- * the head forwarded upstream and the refusal response. */
+ * the head forwarded upstream and the refusal response; origin mode (the
+ * requests inside an intercepted connection) and its head. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,31 @@
 
 static struct http_parser P, Q; /* 17 KiB each: not on the stack */
 
+/* Origin mode for the feeds below when origin.on: the connection's
+ * destination (host NULL when any_host), port and TLS. */
+static struct {
+	bool on, tls, any_host;
+	struct net_host host;
+	uint16_t port;
+} origin;
+
+static void init(struct http_parser *p)
+{
+	if (origin.on)
+		http_parser_init_origin(p, origin.any_host ? NULL : &origin.host, origin.port,
+					origin.tls);
+	else
+		http_parser_init(p);
+}
+
 /* Feed text whole into P and byte by byte into Q; both must agree on the
  * result, status, reason and head length. Returns P's result. */
 static enum http_result feed_both(int line, const char *text, size_t len)
 {
 	size_t used = 0;
-	http_parser_init(&P);
+	init(&P);
 	enum http_result r = http_feed(&P, text, len, &used);
-	http_parser_init(&Q);
+	init(&Q);
 	enum http_result rq = HTTP_NEED_MORE;
 	size_t total = 0;
 	for (size_t i = 0; i < len && rq == HTTP_NEED_MORE; i++) {
@@ -601,6 +619,114 @@ static void test_body(void)
 	body_n(__LINE__, ch, big2, (size_t)n, HTTP_ERROR, 0, "trailer section too large");
 }
 
+static void set_origin(const char *host, uint16_t port, bool tls)
+{
+	const char *why;
+	origin.on = true;
+	origin.tls = tls;
+	origin.port = port;
+	origin.any_host = host == NULL;
+	if (host && net_host_parse(&origin.host, host, strlen(host), &why) < 0)
+		abort();
+}
+
+static void origin_head_is(int line, const char *want)
+{
+	char out[HTTP_FORWARD_MAX];
+	ssize_t n = http_origin_head(&P, out, sizeof out);
+	checks++;
+	if (n < 0 || (size_t)n != strlen(want) || memcmp(out, want, (size_t)n) != 0) {
+		fprintf(stderr, "%s:%d: origin head\n  got:      %.*s\n  expected: %s\n", __FILE__,
+			line, n < 0 ? 4 : (int)n, n < 0 ? "(-1)" : out, want);
+		failures++;
+	}
+}
+#define ORIGIN_HEAD(want) origin_head_is(__LINE__, (want))
+
+static void test_origin(void)
+{
+	set_origin("api.example.com", 443, true);
+	OK("GET /v1/messages?x=1 HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: Bearer t\r\n\r\n",
+	   "GET", "api.example.com", 443, "/v1/messages?x=1");
+	ORIGIN_HEAD("GET /v1/messages?x=1 HTTP/1.1\r\nHost: api.example.com\r\n"
+		    "Authorization: Bearer t\r\n\r\n");
+	CHECK(!http_is_upgrade(&P));
+	/* the proxy's own head is not for origin mode */
+	char out[HTTP_FORWARD_MAX];
+	CHECK(http_forward_head(&P, out, sizeof out) == -1);
+	OK("GET / HTTP/1.1\r\nHost: API.Example.com.:443\r\n\r\n", "GET", "api.example.com", 443, "/");
+	OK("GET https://api.example.com/a#f HTTP/1.1\r\nHost: api.example.com\r\n\r\n", "GET",
+	   "api.example.com", 443, "/a");
+	ORIGIN_HEAD("GET /a HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
+	OK("GET https://api.example.com:443?q HTTP/1.1\r\nHost: api.example.com\r\n\r\n", "GET",
+	   "api.example.com", 443, "?q");
+	ORIGIN_HEAD("GET /?q HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
+	OK("OPTIONS * HTTP/1.1\r\nHost: api.example.com\r\n\r\n", "OPTIONS", "api.example.com", 443, "*");
+	ORIGIN_HEAD("OPTIONS * HTTP/1.1\r\nHost: api.example.com\r\n\r\n");
+	/* the client's version, Connection and Upgrade go through */
+	OK("GET /ws HTTP/1.1\r\nHost: api.example.com\r\nConnection: keep-alive, Upgrade\r\n"
+	   "Upgrade: websocket\r\n\r\n", "GET", "api.example.com", 443, "/ws");
+	CHECK(http_is_upgrade(&P));
+	ORIGIN_HEAD("GET /ws HTTP/1.1\r\nHost: api.example.com\r\nConnection: keep-alive, Upgrade\r\n"
+		    "Upgrade: websocket\r\n\r\n");
+	OK("GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n\r\n", "GET",
+	   "api.example.com", 443, "/ws");
+	CHECK(!http_is_upgrade(&P)); /* no Connection: upgrade */
+	OK("GET /ws HTTP/1.1\r\nHost: api.example.com\r\nConnection: upgrades\r\nUpgrade: h2c\r\n\r\n",
+	   "GET", "api.example.com", 443, "/ws");
+	CHECK(!http_is_upgrade(&P));
+	OK("GET / HTTP/1.0\r\nHost: api.example.com\r\n\r\n", "GET", "api.example.com", 443, "/");
+	ORIGIN_HEAD("GET / HTTP/1.0\r\nHost: api.example.com\r\n\r\n");
+	OK("POST /up HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n", "POST",
+	   "api.example.com", 443, "/up");
+	CHECK(P.req.body == HTTP_BODY_CHUNKED);
+
+	ERR("GET / HTTP/1.1\r\n\r\n", 400, "missing Host header");
+	ERR("GET / HTTP/1.0\r\n\r\n", 400, "missing Host header");
+	ERR("GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n", 400, "Host header disagrees with the connection");
+	ERR("GET / HTTP/1.1\r\nHost: api.example.com:8443\r\n\r\n", 400,
+	    "Host header disagrees with the connection");
+	ERR("GET / HTTP/1.1\r\nHost: u@api.example.com\r\n\r\n", 400,
+	    "Host header disagrees with the connection");
+	ERR("GET / HTTP/1.1\r\nHost: api.example.com\r\nHost: api.example.com\r\n\r\n", 400,
+	    "duplicate Host header");
+	ERR("GET http://api.example.com/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n", 400,
+	    "bad request target");
+	ERR("GET https://evil.example/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n", 400,
+	    "URL disagrees with the connection");
+	ERR("GET x HTTP/1.1\r\nHost: api.example.com\r\n\r\n", 400, "bad request target");
+	ERR("GET * HTTP/1.1\r\nHost: api.example.com\r\n\r\n", 400, "bad request target");
+	ERR("CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n", 400,
+	    "CONNECT inside an intercepted connection");
+	/* smuggling: the same strictness as the proxy's own requests */
+	ERR("POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n", 400, "Transfer-Encoding with Content-Length");
+	ERR("POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n",
+	    400, "duplicate Content-Length");
+	ERR("GET / HTTP/1.1\nHost: api.example.com\r\n\r\n", 400, "LF without CR");
+	ERR("GET / HTTP/1.1\r\nHost: api.example.com\r\n X: folded\r\n\r\n", 400, "obsolete line folding");
+	ERR("POST / HTTP/1.0\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+	    "Transfer-Encoding in HTTP/1.0");
+
+	/* plain, a port of its own, IP literals */
+	set_origin("127.0.0.1", 4000, false);
+	OK("GET / HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n", "GET", "127.0.0.1", 4000, "/");
+	OK("GET http://127.0.0.1:4000/x HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n", "GET", "127.0.0.1",
+	   4000, "/x");
+	ERR("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "Host header disagrees with the connection");
+	ERR("GET https://127.0.0.1:4000/ HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n", 400,
+	    "bad request target");
+	set_origin("[::1]", 80, false);
+	OK("GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n", "GET", "::1", 80, "/");
+	/* any Host: a destination fixed by the connection */
+	set_origin(NULL, 4000, false);
+	OK("GET / HTTP/1.1\r\nHost: localhost:4000\r\n\r\n", "GET", "", 4000, "/");
+	OK("GET / HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n", "GET", "", 4000, "/");
+	ERR("GET / HTTP/1.1\r\n\r\n", 400, "missing Host header");
+	ERR("GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400, "Host header disagrees with the connection");
+	origin.on = false;
+}
+
 int main(void)
 {
 	test_ok();
@@ -609,5 +735,6 @@ int main(void)
 	test_forward();
 	test_error_response();
 	test_body();
+	test_origin();
 	return check_status_counted("test-net-http");
 }

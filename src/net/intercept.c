@@ -1,0 +1,868 @@
+/* intercept.c - one intercepted connection in a thread of its own: the
+ * handshakes, the client's requests framed and handed to the owner, the
+ * responses relayed as they come, refusals answered between responses.
+ *
+ * The loop: try every transfer that has room (client -> parser -> upstream,
+ * upstream -> client) until each would block, then poll() the two sockets
+ * for what the blocked ones wait for. A TLS read is always tried before
+ * waiting, so records OpenSSL holds already (SSL_pending) are never left
+ * behind a poll. Each direction holds at most one read's worth of bytes
+ * (64 KiB of rewritten requests), so a side that stops reading slows its
+ * peer down instead of filling memory. */
+#include "intercept.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+#include "../common/util.h"
+#include "http.h"
+#include "http_resp.h"
+#include "tls.h"
+
+#define BUF 16384                /* one TLS record */
+#define OUT_HIGH 65536           /* rewritten requests waiting for the upstream */
+#define MAX_INFLIGHT 64
+#define HANDSHAKE_TIMEOUT_MS 15000
+#define IDLE_TIMEOUT_MS (10 * 60 * 1000)
+#define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
+#define THREAD_STACK (512 * 1024)
+
+enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
+
+/* What is done with the client's bytes. */
+enum cstate {
+	C_HEAD,         /* the next request head */
+	C_BODY,         /* its body */
+	C_WAIT_UPGRADE, /* a request that asked to upgrade went; its answer decides */
+	C_RAW,          /* upgraded: raw bytes */
+	C_STOPPED,      /* refused: read no more */
+};
+
+#define Q_HEAD 1u    /* the request was HEAD */
+#define Q_UPGRADE 2u /* it asked to upgrade */
+
+struct side {
+	const char *name;     /* "client", "upstream" */
+	int fd;
+	SSL *ssl;
+	short rd_ev, wr_ev;   /* what the last read / write that would block waits for */
+	bool eof;             /* no more to read */
+	bool clean;           /* ... and it ended cleanly (close_notify, or a FIN without TLS) */
+	bool shut;            /* our sending side is closed */
+	bool dead;            /* failed or cut: no more I/O of any kind */
+};
+
+struct outbuf {
+	char *p;
+	size_t len, off, cap;
+	uint64_t total;         /* bytes ever put */
+};
+
+struct bridge {
+	struct intercept_job *job;
+	SSL_CTX *sctx, *cctx;   /* references of the bridge's own */
+	struct side c, u;
+	/* client -> upstream */
+	char cin[BUF];
+	size_t cin_len, cin_off;
+	struct outbuf to_u;
+	enum cstate cs;
+	struct http_parser *hp, *check;
+	struct http_body_reader body;
+	bool cur_upgrade;       /* the request whose body is being read asked to upgrade */
+	uint64_t cur_start;     /* to_u.total where that request's head begins */
+	/* requests sent whose final responses have not ended, oldest first */
+	unsigned char q[MAX_INFLIGHT];
+	size_t qhead, qn;
+	/* upstream -> client */
+	char uin[BUF];
+	size_t uin_len, uin_off;
+	bool uin_ours;          /* uin holds our own answer, not the server's bytes */
+	struct http_resp rw;
+	bool watching;          /* rw frames the stream (not lost, not switched) */
+	/* our own answer in place of what follows */
+	bool answer_pending, answer_sent, answer_written;
+	bool cutting;           /* the upstream has part of a refused request: send no more, cut it */
+	int answer_status;
+	char answer_reason[256];
+	struct timespec last;
+};
+
+static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct bridge *b, const char *fmt, ...)
+{
+	if (b->job->error[0])
+		return; /* the first reason stands */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->job->error, sizeof b->job->error, fmt, ap);
+	va_end(ap);
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static void touch(struct bridge *b)
+{
+	clock_gettime(CLOCK_MONOTONIC, &b->last);
+}
+
+static size_t pending(const struct outbuf *o)
+{
+	return o->len - o->off;
+}
+
+static void out_put(struct outbuf *o, const void *d, size_t n)
+{
+	if (o->off == o->len)
+		o->off = o->len = 0;
+	if (o->len + n > o->cap) {
+		if (o->off) {
+			memmove(o->p, o->p + o->off, o->len - o->off);
+			o->len -= o->off;
+			o->off = 0;
+		}
+		while (o->len + n > o->cap)
+			o->cap = o->cap ? 2 * o->cap : BUF;
+		o->p = xrealloc(o->p, o->cap);
+	}
+	memcpy(o->p + o->len, d, n);
+	o->len += n;
+	o->total += n;
+}
+
+/* ---- one side's I/O ----------------------------------------------------- */
+
+/* What failed, for error: OpenSSL's reason, or errno's. */
+static const char *io_reason(struct side *s, int sslerr, char *buf, size_t len)
+{
+	if (s->ssl && sslerr == SSL_ERROR_SSL)
+		return tls_error_string(buf, len, "TLS error");
+	ERR_clear_error();
+	snprintf(buf, len, "%s", errno ? strerror(errno) : "connection closed");
+	return buf;
+}
+
+static enum io side_read(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
+{
+	s->rd_ev = 0;
+	if (s->ssl) {
+		ERR_clear_error();
+		errno = 0;
+		if (SSL_read_ex(s->ssl, buf, cap, n) == 1)
+			return IO_OK;
+		int err = SSL_get_error(s->ssl, 0);
+		if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+			s->rd_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+			return IO_AGAIN;
+		}
+		if (err == SSL_ERROR_ZERO_RETURN) {
+			s->clean = true;
+			return IO_EOF;
+		}
+		if (err == SSL_ERROR_SSL &&
+		    ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+			/* closed without close_notify: an end, not a clean one, and
+			 * the TLS session can do nothing more */
+			ERR_clear_error();
+			s->dead = true;
+			return IO_EOF;
+		}
+		char why[200];
+		set_error(b, "%s: %s", s->name, io_reason(s, err, why, sizeof why));
+		return IO_ERR;
+	}
+	ssize_t r = recv(s->fd, buf, cap, 0);
+	if (r > 0) {
+		*n = (size_t)r;
+		return IO_OK;
+	}
+	if (r == 0) {
+		s->clean = true;
+		return IO_EOF;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		s->rd_ev = POLLIN;
+		return IO_AGAIN;
+	}
+	set_error(b, "%s: %s", s->name, strerror(errno));
+	return IO_ERR;
+}
+
+static enum io side_write(struct bridge *b, struct side *s, const void *buf, size_t len,
+			  size_t *n)
+{
+	s->wr_ev = 0;
+	if (s->ssl) {
+		ERR_clear_error();
+		errno = 0;
+		if (SSL_write_ex(s->ssl, buf, len, n) == 1)
+			return IO_OK;
+		int err = SSL_get_error(s->ssl, 0);
+		if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+			s->wr_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+			return IO_AGAIN;
+		}
+		char why[200];
+		set_error(b, "%s: %s", s->name, io_reason(s, err, why, sizeof why));
+		return IO_ERR;
+	}
+	ssize_t r = send(s->fd, buf, len, MSG_NOSIGNAL);
+	if (r >= 0) {
+		*n = (size_t)r;
+		return IO_OK;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		s->wr_ev = POLLOUT;
+		return IO_AGAIN;
+	}
+	set_error(b, "%s: %s", s->name, strerror(errno));
+	return IO_ERR;
+}
+
+/* Close our sending side: close_notify first when TLS is healthy. */
+static void side_shut(struct side *s, bool clean)
+{
+	if (s->shut || s->dead)
+		return;
+	s->shut = true;
+	if (s->ssl && clean)
+		SSL_shutdown(s->ssl); /* one try: the alert fits a socket buffer */
+	ERR_clear_error();
+	shutdown(s->fd, SHUT_WR);
+}
+
+static int wait_fd(int fd, short ev, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	int r;
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why. */
+static int handshake(struct side *s, bool accept, char *why, size_t len)
+{
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		ERR_clear_error();
+		errno = 0;
+		int r = accept ? SSL_accept(s->ssl) : SSL_connect(s->ssl);
+		if (r == 1)
+			return 0;
+		int err = SSL_get_error(s->ssl, r);
+		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
+			if (err == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) ==
+							    SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+				ERR_clear_error();
+				snprintf(why, len, "connection closed");
+			} else {
+				io_reason(s, err, why, len);
+			}
+			s->dead = true;
+			return -1;
+		}
+		long left = HANDSHAKE_TIMEOUT_MS - ms_since(&start);
+		if (left <= 0 ||
+		    wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, (int)left) == 0) {
+			snprintf(why, len, "timed out");
+			s->dead = true;
+			return -1;
+		}
+	}
+}
+
+/* ---- the answer of our own ---------------------------------------------- */
+
+/* The upstream connection ends now. */
+static void cut_upstream(struct bridge *b)
+{
+	if (!b->u.dead)
+		shutdown(b->u.fd, SHUT_RDWR);
+	b->u.dead = b->u.eof = true;
+	b->u.clean = false;
+	b->to_u.off = b->to_u.len = 0;
+}
+
+/* Stop taking the client's requests and answer status/reason in place of
+ * whatever would follow. cut: the upstream has part of the refused request:
+ * send it nothing more, and end it once the responses to the requests
+ * before that one are through. */
+static void refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut)
+{
+	set_error(b, "%s", reason);
+	b->job->refused |= by_callback;
+	if (!b->answer_pending) {
+		b->answer_pending = true;
+		b->answer_status = status;
+		snprintf(b->answer_reason, sizeof b->answer_reason, "%s", reason);
+	}
+	bool in_body = b->cs == C_BODY;
+	b->cs = C_STOPPED;
+	b->cin_off = b->cin_len;
+	if (!cut || b->cutting)
+		return;
+	/* what the requests before it still have to send goes; the rest of
+	 * this one does not */
+	uint64_t sent = b->to_u.total - pending(&b->to_u);
+	size_t keep = b->cur_start > sent ? (size_t)(b->cur_start - sent) : 0;
+	if (keep < pending(&b->to_u))
+		b->to_u.len = b->to_u.off + keep;
+	if (in_body && b->cur_start >= sent && b->qn > 0) {
+		/* none of it left: as if it never came, and nothing to cut */
+		b->qn--;
+		b->job->requests--;
+		return;
+	}
+	b->cutting = true;
+}
+
+/* ---- responses watched -------------------------------------------------- */
+
+static unsigned q_pop(struct bridge *b)
+{
+	if (b->qn == 0)
+		return 0;
+	unsigned f = b->q[b->qhead];
+	b->qhead = (b->qhead + 1) % MAX_INFLIGHT;
+	b->qn--;
+	return f;
+}
+
+static void q_push(struct bridge *b, unsigned f)
+{
+	b->q[(b->qhead + b->qn) % MAX_INFLIGHT] = (unsigned char)f;
+	b->qn++;
+}
+
+static void resume_requests(struct bridge *b)
+{
+	http_parser_init_origin(b->hp, b->job->any_host ? NULL : &b->job->host, b->job->port,
+				b->sctx != NULL);
+	b->cs = C_HEAD;
+}
+
+/* A final response ended (DONE or SWITCH). */
+static void response_ended(struct bridge *b, enum http_resp_event ev)
+{
+	unsigned f = q_pop(b);
+	bool asked = (f & Q_UPGRADE) && b->cs == C_WAIT_UPGRADE && b->qn == 0;
+	if (ev == HTTP_RESP_SWITCH) {
+		b->watching = false;
+		if (asked)
+			b->cs = C_RAW;
+		else if (b->cs != C_STOPPED)
+			refuse(b, 502, "upstream switched protocols unasked", false, true);
+		return;
+	}
+	if (asked)
+		resume_requests(b); /* the server declined the upgrade */
+	http_resp_next(&b->rw, b->qn && (b->q[b->qhead] & Q_HEAD));
+}
+
+static void watch(struct bridge *b, const char *d, size_t n)
+{
+	size_t off = 0;
+	while (b->watching && off < n) {
+		size_t used = 0;
+		enum http_resp_event ev = http_resp_feed(&b->rw, d + off, n - off, &used);
+		off += used;
+		if (!b->job->first_status && b->rw.heads)
+			b->job->first_status = b->rw.status; /* as soon as its head is complete */
+		if (ev == HTTP_RESP_DONE || ev == HTTP_RESP_SWITCH)
+			response_ended(b, ev);
+		else if (ev == HTTP_RESP_LOST)
+			b->watching = false;
+	}
+	if (!b->watching && b->cs == C_WAIT_UPGRADE) /* what did the upgrade become? */
+		refuse(b, 502, "upstream response not understood", false, true);
+}
+
+/* The server's stream ended. Whatever ended with it (a body read until the
+ * close) leaves no boundary to put an answer of ours at: the client would
+ * read it as more of that body. */
+static void watch_eof(struct bridge *b)
+{
+	if (!b->watching)
+		return;
+	enum http_resp_event ev = http_resp_eof(&b->rw);
+	if (ev == HTTP_RESP_DONE)
+		response_ended(b, ev);
+	if (ev != HTTP_RESP_MORE)
+		b->watching = false;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static void request_done(struct bridge *b)
+{
+	if (b->cur_upgrade)
+		b->cs = C_WAIT_UPGRADE;
+	else
+		resume_requests(b);
+}
+
+/* Hand the head to the owner; send what it returns. */
+static void forward_head(struct bridge *b)
+{
+	struct intercept_job *j = b->job;
+	char head[HTTP_FORWARD_MAX];
+	ssize_t n = http_origin_head(b->hp, head, sizeof head);
+	if (n < 0) {
+		refuse(b, 400, "malformed request: head too large", false, false);
+		return;
+	}
+	bool upgrade = http_is_upgrade(b->hp);
+	char *out = NULL;
+	size_t outlen = 0;
+	if (j->on_head) {
+		char why[256] = "";
+		if (j->on_head(j->ctx, head, (size_t)n, &out, &outlen, why, sizeof why) != 0) {
+			free(out);
+			why[sizeof why - 1] = '\0';
+			refuse(b, 403, why[0] ? why : "request refused", true, false);
+			return;
+		}
+		/* what goes must be a head of the same request: same framing */
+		size_t used = 0;
+		http_parser_init_origin(b->check, j->any_host ? NULL : &j->host, j->port,
+					b->sctx != NULL);
+		if (!out || http_feed(b->check, out, outlen, &used) != HTTP_COMPLETE ||
+		    used != outlen || b->check->req.body != b->hp->req.body ||
+		    b->check->req.content_length != b->hp->req.content_length ||
+		    http_is_upgrade(b->check) != upgrade ||
+		    strcmp(b->check->req.method, b->hp->req.method) != 0) {
+			free(out);
+			refuse(b, 500, "rewritten request head is malformed", false, false);
+			return;
+		}
+	}
+	b->cur_start = b->to_u.total;
+	out_put(&b->to_u, out ? out : head, out ? outlen : (size_t)n);
+	free(out);
+	j->requests++;
+	q_push(b, (strcmp(b->hp->req.method, "HEAD") == 0 ? Q_HEAD : 0) | (upgrade ? Q_UPGRADE : 0));
+	if (b->qn == 1 && http_resp_idle(&b->rw))
+		http_resp_next(&b->rw, b->q[b->qhead] & Q_HEAD);
+	b->cur_upgrade = upgrade;
+	http_body_init(&b->body, &b->hp->req);
+	if (b->body.state == HTTP_COMPLETE)
+		request_done(b);
+	else
+		b->cs = C_BODY;
+}
+
+/* Body or raw bytes: through on_data, then on. false when refused. */
+static bool pass_data(struct bridge *b, const char *d, size_t n)
+{
+	struct intercept_job *j = b->job;
+	if (j->on_data) {
+		char why[256] = "";
+		if (j->on_data(j->ctx, d, n, why, sizeof why) != 0) {
+			why[sizeof why - 1] = '\0';
+			refuse(b, 403, why[0] ? why : "request refused", true, true);
+			return false;
+		}
+	}
+	out_put(&b->to_u, d, n);
+	return true;
+}
+
+/* Take what the client sent, as far as there is room upstream. */
+static void process_client(struct bridge *b)
+{
+	while (b->cin_off < b->cin_len && pending(&b->to_u) < OUT_HIGH) {
+		const char *d = b->cin + b->cin_off;
+		size_t n = b->cin_len - b->cin_off, used = 0;
+		switch (b->cs) {
+		case C_HEAD: {
+			if (b->qn == MAX_INFLIGHT)
+				return;
+			enum http_result r = http_feed(b->hp, d, n, &used);
+			b->cin_off += used;
+			if (r == HTTP_ERROR) {
+				char why[160];
+				snprintf(why, sizeof why, "malformed request: %s", b->hp->reason);
+				refuse(b, b->hp->status, why, false, false);
+				return;
+			}
+			if (r == HTTP_COMPLETE)
+				forward_head(b);
+			break;
+		}
+		case C_BODY: {
+			enum http_result r = http_body_feed(&b->body, d, n, &used);
+			if (r == HTTP_ERROR) {
+				char why[160];
+				snprintf(why, sizeof why, "malformed request body: %s", b->body.reason);
+				refuse(b, b->body.status, why, false, true);
+				return;
+			}
+			if (used && !pass_data(b, d, used))
+				return;
+			b->cin_off += used;
+			if (r == HTTP_COMPLETE)
+				request_done(b);
+			break;
+		}
+		case C_RAW:
+			if (!pass_data(b, d, n))
+				return;
+			b->cin_off += n;
+			break;
+		default:
+			return;
+		}
+	}
+}
+
+/* ---- the relay ---------------------------------------------------------- */
+
+static bool want_read_c(const struct bridge *b)
+{
+	return !b->c.eof && !b->c.dead && b->cin_off == b->cin_len &&
+	       pending(&b->to_u) < OUT_HIGH &&
+	       (b->cs == C_BODY || b->cs == C_RAW || (b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
+}
+
+static bool want_write_u(const struct bridge *b)
+{
+	return pending(&b->to_u) > 0 && !b->u.dead && !b->u.shut;
+}
+
+static bool want_read_u(const struct bridge *b)
+{
+	return !b->u.eof && !b->u.dead && b->uin_off == b->uin_len && !b->answer_sent;
+}
+
+static bool want_write_c(const struct bridge *b)
+{
+	return b->uin_off < b->uin_len && !b->c.dead && !b->c.shut;
+}
+
+/* One pass of every transfer that has room; true when something moved. */
+static bool pump(struct bridge *b)
+{
+	bool moved = false;
+	size_t n = 0;
+	enum io r;
+
+	if (want_read_u(b)) {
+		r = side_read(b, &b->u, b->uin, sizeof b->uin, &n);
+		if (r == IO_OK) {
+			b->uin_len = n;
+			b->uin_off = 0;
+			b->uin_ours = false;
+			watch(b, b->uin, n);
+		} else if (r == IO_EOF) {
+			b->u.eof = true;
+			watch_eof(b);
+		} else if (r == IO_ERR) {
+			b->u.eof = b->u.dead = true;
+			b->watching = false; /* nothing ended cleanly */
+		}
+		moved |= r != IO_AGAIN;
+	}
+	if (want_write_c(b)) {
+		r = side_write(b, &b->c, b->uin + b->uin_off, b->uin_len - b->uin_off, &n);
+		if (r == IO_OK) {
+			b->uin_off += n;
+			if (!b->uin_ours)
+				b->job->bytes_in += n;
+		} else if (r == IO_ERR) {
+			b->c.dead = true;
+		}
+		moved |= r != IO_AGAIN;
+	}
+
+	if (want_read_c(b)) {
+		r = side_read(b, &b->c, b->cin, sizeof b->cin, &n);
+		if (r == IO_OK) {
+			b->cin_len = n;
+			b->cin_off = 0;
+		} else if (r == IO_EOF) {
+			b->c.eof = true;
+		} else if (r == IO_ERR) {
+			b->c.eof = b->c.dead = true;
+		}
+		moved |= r != IO_AGAIN;
+	}
+	size_t before = b->cin_off, queued = b->to_u.len;
+	process_client(b);
+	moved |= b->cin_off != before || b->to_u.len != queued;
+	if (want_write_u(b)) {
+		r = side_write(b, &b->u, b->to_u.p + b->to_u.off, pending(&b->to_u), &n);
+		if (r == IO_OK) {
+			b->to_u.off += n;
+			b->job->bytes_out += n;
+		} else if (r == IO_ERR) {
+			b->u.dead = b->u.eof = true;
+			b->watching = false;
+		}
+		moved |= r != IO_AGAIN;
+	}
+	if (moved)
+		touch(b);
+	return moved;
+}
+
+/* The answer of our own, once the responses before it are through: at a
+ * boundary between responses, when no more are owed or none can come. When
+ * it cannot fall between two responses (the server's stream is not framed,
+ * or ended inside a response), there is no answer: the connection ends. */
+static bool answer(struct bridge *b)
+{
+	if (!b->answer_pending || b->answer_sent || b->uin_off < b->uin_len)
+		return false;
+	bool u_over = b->u.eof || b->u.dead;
+	bool boundary = b->watching && http_resp_idle(&b->rw);
+	/* the refused request itself, when cutting, is owed no response */
+	if (boundary && !b->c.dead && (b->qn <= (b->cutting ? 1u : 0u) || u_over)) {
+		if (b->cutting)
+			cut_upstream(b);
+		ssize_t n = http_error_response(b->answer_status, b->answer_reason, b->uin,
+						sizeof b->uin);
+		b->answer_sent = b->answer_written = true;
+		b->uin_off = 0;
+		b->uin_len = n > 0 ? (size_t)n : 0;
+		b->uin_ours = true;
+		return true;
+	}
+	if (u_over || !b->watching || b->c.dead) {
+		b->answer_sent = true; /* decided: none */
+		if (b->cutting)
+			cut_upstream(b);
+		return true;
+	}
+	return false; /* a response is still coming: relay it first */
+}
+
+/* Read and drop what the client still sends, for a while, so that closing
+ * the socket does not reset the connection before it read our last bytes. */
+static void drain_client(struct bridge *b)
+{
+	struct side *c = &b->c;
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	char junk[BUF];
+	while (!c->eof && !c->dead) {
+		size_t n;
+		enum io r = side_read(b, c, junk, sizeof junk, &n);
+		if (r == IO_EOF || r == IO_ERR)
+			break;
+		long left = DRAIN_MS - ms_since(&start);
+		if (r == IO_AGAIN && (left <= 0 || wait_fd(c->fd, c->rd_ev, (int)left) <= 0))
+			break;
+	}
+}
+
+/* Has the connection run its course? Propagates a half-close on the way. */
+static bool finished(struct bridge *b)
+{
+	if (b->c.dead)
+		return true;
+	if (b->answer_sent)
+		return b->uin_off == b->uin_len;
+	if (b->answer_pending)
+		return false;
+	/* the server is done: pass its end on once its bytes are through */
+	if (b->u.eof && b->uin_off == b->uin_len)
+		return true;
+	/* the client is done sending: pass its end on once its bytes are
+	 * through; wait for the answers still owed */
+	if (b->c.eof && b->cin_off == b->cin_len && pending(&b->to_u) == 0) {
+		if (b->cs != C_RAW && b->qn == 0 && (!b->watching || http_resp_idle(&b->rw)))
+			return true;
+		side_shut(&b->u, true);
+	}
+	return false;
+}
+
+static void relay(struct bridge *b)
+{
+	touch(b);
+	for (;;) {
+		while (pump(b) || answer(b))
+			if (finished(b))
+				return;
+		if (finished(b))
+			return;
+		struct pollfd p[2] = { { .fd = b->c.fd }, { .fd = b->u.fd } };
+		if (want_read_c(b))
+			p[0].events |= b->c.rd_ev ? b->c.rd_ev : POLLIN;
+		if (want_write_c(b))
+			p[0].events |= b->c.wr_ev ? b->c.wr_ev : POLLOUT;
+		if (want_read_u(b))
+			p[1].events |= b->u.rd_ev ? b->u.rd_ev : POLLIN;
+		if (want_write_u(b))
+			p[1].events |= b->u.wr_ev ? b->u.wr_ev : POLLOUT;
+		if (!p[0].events && !p[1].events)
+			return; /* nothing can move any more */
+		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
+		int r = left > 0 ? poll(p, 2, (int)left) : 0;
+		if (r == 0) {
+			set_error(b, "idle for 10 minutes");
+			b->c.dead = b->u.dead = true;
+			return;
+		}
+		if (r < 0 && errno != EINTR) {
+			set_error(b, "poll: %s", strerror(errno));
+			return;
+		}
+	}
+}
+
+/* ---- the thread --------------------------------------------------------- */
+
+static void run(struct bridge *b)
+{
+	struct intercept_job *j = b->job;
+	char why[200];
+	fcntl(b->c.fd, F_SETFL, fcntl(b->c.fd, F_GETFL) | O_NONBLOCK);
+	fcntl(b->u.fd, F_SETFL, fcntl(b->u.fd, F_GETFL) | O_NONBLOCK);
+	if (b->sctx) {
+		b->c.ssl = SSL_new(b->sctx);
+		if (!b->c.ssl || SSL_set_fd(b->c.ssl, b->c.fd) != 1) {
+			set_error(b, "client TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
+			return;
+		}
+		SSL_set_accept_state(b->c.ssl);
+		SSL_set_mode(b->c.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		if (handshake(&b->c, true, why, sizeof why) < 0) {
+			set_error(b, "client TLS handshake: %s", why);
+			return;
+		}
+		b->u.ssl = tls_client_ssl(b->cctx, b->u.fd, &j->host);
+		if (!b->u.ssl) {
+			set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
+			return;
+		}
+		SSL_set_mode(b->u.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		if (handshake(&b->u, false, why, sizeof why) < 0) {
+			long v = SSL_get_verify_result(b->u.ssl);
+			char reason[240];
+			if (v != X509_V_OK)
+				snprintf(reason, sizeof reason, "upstream certificate: %s",
+					 X509_verify_cert_error_string(v));
+			else
+				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", why);
+			refuse(b, 502, reason, false, true);
+		}
+	}
+	relay(b);
+}
+
+static void *bridge_main(void *arg)
+{
+	struct bridge *b = arg;
+	struct intercept_job *j = b->job;
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	ERR_clear_error();
+
+	run(b);
+
+	/* The ends. The client's is clean after our answer, or as the
+	 * server's was when it ended (cut short stays cut short: a body read
+	 * until the close must not look complete), or when the client ended
+	 * first with nothing owed. */
+	if (b->answer_written) {
+		side_shut(&b->c, true);
+		drain_client(b);
+	} else {
+		side_shut(&b->c, b->u.eof ? b->u.clean : true);
+	}
+	side_shut(&b->u, b->c.eof && b->c.clean);
+	SSL_free(b->c.ssl); /* SSL_set_fd leaves the fd to us */
+	SSL_free(b->u.ssl);
+	close(b->c.fd);
+	close(b->u.fd);
+	SSL_CTX_free(b->sctx);
+	SSL_CTX_free(b->cctx);
+	free(b->to_u.p);
+	free(b->hp);
+	free(b->check);
+	int done_fd = j->done_fd;
+	free(b);
+	ERR_clear_error();
+
+	void *p = j;
+	for (;;) {
+		ssize_t w = write(done_fd, &p, sizeof p);
+		if (w == (ssize_t)sizeof p)
+			break;
+		if (w < 0 && errno == EAGAIN)
+			wait_fd(done_fd, POLLOUT, -1);
+		else if (!(w < 0 && errno == EINTR))
+			break;
+	}
+	return NULL;
+}
+
+int intercept_start(struct intercept_job *job, struct werr *e)
+{
+	job->bytes_in = job->bytes_out = 0;
+	job->requests = 0;
+	job->first_status = 0;
+	job->error[0] = '\0';
+	job->refused = false;
+	if (!job->server_ctx != !job->client_ctx) {
+		close(job->client_fd);
+		close(job->upstream_fd);
+		return werr_set(e, 0, "intercepting a connection: TLS needs both contexts");
+	}
+	struct bridge *b = xcalloc(1, sizeof *b);
+	b->job = job;
+	b->c = (struct side){ .name = "client", .fd = job->client_fd };
+	b->u = (struct side){ .name = "upstream", .fd = job->upstream_fd };
+	if (job->server_ctx && SSL_CTX_up_ref(job->server_ctx) == 1)
+		b->sctx = job->server_ctx;
+	if (job->client_ctx && SSL_CTX_up_ref(job->client_ctx) == 1)
+		b->cctx = job->client_ctx;
+	b->hp = xmalloc(sizeof *b->hp);
+	b->check = xmalloc(sizeof *b->check);
+	http_resp_init(&b->rw);
+	b->watching = true;
+	resume_requests(b);
+
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	int err = (!b->sctx != !job->server_ctx || !b->cctx != !job->client_ctx)
+			  ? ENOMEM
+			  : pthread_create(&t, &attr, bridge_main, b);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		SSL_CTX_free(b->sctx);
+		SSL_CTX_free(b->cctx);
+		free(b->hp);
+		free(b->check);
+		free(b);
+		close(job->client_fd);
+		close(job->upstream_fd);
+		return werr_set(e, err, "starting the thread of an intercepted connection");
+	}
+	return 0;
+}

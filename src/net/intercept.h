@@ -1,0 +1,100 @@
+/* intercept.h - the bridge of one connection the proxy intercepts, so that
+ * its owner sees (and may rewrite) each request head and sees every other
+ * byte the client sends: TLS from the client terminated with a leaf of the
+ * session CA and TLS to the server verified (tls.h), or plain TCP both ways
+ * (a host loopback port); the client's bytes split into requests with the
+ * strict parser of http.h, each head handed to on_head and what it returns
+ * sent on, each body framed exactly (Content-Length or chunked) and handed
+ * to on_data; responses relayed as they come, byte for byte, never
+ * buffered (a server-sent event reaches the client when the server writes
+ * it); after a 101 to a request that asked to upgrade, raw bytes both ways,
+ * the client's still through on_data.
+ *
+ * Each job runs in a detached thread of its own with non-blocking sockets
+ * and poll(); the callbacks run on that thread. A refusal (by a callback,
+ * or of a malformed request: a request smuggling attempt is one) stops
+ * reading the client; the responses to requests sent before it are relayed
+ * to their end, then the client gets the refusal (403 for a callback's, the
+ * parser's status for a malformed request) and the connection closes. A
+ * refusal inside a body or after an upgrade also cuts the upstream
+ * connection at once (the server has part of the request), and the client
+ * gets the refusal only where it falls between two responses.
+ *
+ * An upstream certificate that fails verification ends the connection with
+ * a 502 to the client over its TLS, the reason naming the verification
+ * error. Limits: 15 s for each handshake, 10 minutes idle, 64 requests
+ * awaiting their responses (then the client is read no further until one
+ * ends). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/ssl.h>
+
+#include "../common/err.h"
+#include "rules.h"
+
+/* Each complete request head, as the client sent it (origin-form request
+ * line, CRLF line ends, the empty line included). 0: send *out (malloc'd,
+ * *outlen bytes; it must parse as a head of the same request framing and
+ * upgrade, or the request is refused with 500); -1: refuse the request with
+ * why (NUL-terminated, at most whylen bytes). NULL in the job: sent as is. */
+typedef int (*intercept_head_fn)(void *ctx, const char *head, size_t len, char **out,
+				 size_t *outlen, char *why, size_t whylen);
+
+/* Every byte the client sends that is not a head, in order, in pieces of
+ * any size (a body as on the wire, chunk-size lines included; everything
+ * after an upgrade): -1 refuses (why filled), 0 sends them on. NULL in the
+ * job: sent on. */
+typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *why,
+				 size_t whylen);
+
+struct intercept_job {
+	/* Owned by the job from intercept_start on (closed by it, also when
+	 * intercept_start fails): connected stream sockets, any mode (the
+	 * job makes them non-blocking). */
+	int client_fd, upstream_fd;
+	/* Both set: terminate TLS from the client with server_ctx
+	 * (tls_server_ctx for host) and originate TLS upstream with
+	 * client_ctx, verifying host. Both NULL: plain TCP both ways.
+	 * intercept_start takes references of its own: the caller may free
+	 * its contexts as soon as it returns. */
+	SSL_CTX *server_ctx;
+	SSL_CTX *client_ctx;
+	/* The destination: what TLS verifies, and what each request's Host
+	 * header (and absolute-form URL) must name, with port unless port
+	 * is the scheme's default. any_host: plain mode to a destination the
+	 * connection fixes (a host loopback port): any Host is taken. */
+	struct net_host host;
+	uint16_t port;
+	bool any_host;
+	intercept_head_fn on_head;
+	intercept_data_fn on_data;
+	void *ctx;
+	/* At the end the thread writes the job's address (sizeof(void *)
+	 * bytes) to done_fd - a pipe the owner watches - and touches the job
+	 * no more. Not closed by the job. */
+	int done_fd;
+
+	/* Results, for the owner once the job's address came out of done_fd. */
+	uint64_t bytes_in;   /* relayed from upstream to the client */
+	uint64_t bytes_out;  /* sent upstream: heads as rewritten, bodies, raw bytes */
+	unsigned requests;   /* heads sent upstream */
+	int first_status;    /* the first final response's status (101 included), known
+			      * once its head is complete; 0 if none */
+	/* Why it ended early: a handshake or verification failure ("client
+	 * TLS handshake: ...", "upstream certificate: unable to get local
+	 * issuer certificate", "upstream TLS handshake: ..."), a refusal (the
+	 * callback's why), a malformed request ("malformed request: LF without
+	 * CR"), a connection failing ("upstream: Connection reset by peer"),
+	 * "idle for 10 minutes"; "" when it ended as HTTP connections do. */
+	char error[256];
+	bool refused;        /* a callback refused */
+};
+
+/* Start the bridge in a detached thread. The job must stay valid until its
+ * address comes out of done_fd, and the caller changes none of its fields
+ * until then. -1 when the thread cannot start (the fds are closed and
+ * nothing is written to done_fd). */
+int intercept_start(struct intercept_job *job, struct werr *e);

@@ -1,0 +1,797 @@
+/* test_net_intercept.c - the bridge of an intercepted connection
+ * (src/net/intercept.c) between a client and a server that are threads of
+ * this test, over socketpairs (no network). The client trusts the session
+ * CA only; the server's certificate comes from another CA made here,
+ * loaded as a user's extra CA file. Each case checks what the client
+ * received, what the server received, and the job's results:
+ * a head rewritten by on_head (a phantom token replaced by the real one),
+ * keep-alive, Content-Length and chunked bodies through on_data, pipelined
+ * requests, a streamed (SSE) response arriving part by part, a WebSocket
+ * upgrade switching to raw bytes (and a declined one not), an untrusted or
+ * misnamed server certificate answered 502, refusals by on_head and
+ * on_data, request smuggling attempts and a Host naming another server
+ * refused, a client that does not trust the session CA, and plain mode. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+
+#include "src/net/intercept.h"
+#include "src/net/tls.h"
+#include "check.h"
+
+#define PHANTOM "PHANTOM-123"
+#define REAL "REAL-SECRET-4567890"
+
+static struct tls_ca *session_ca, *upstream_ca, *rogue_ca;
+static SSL_CTX *upstream_client_ctx; /* the bridge's: trusts upstream_ca */
+static char upstream_ca_file[] = "/tmp/warden-test-intercept-XXXXXX";
+
+static struct net_host H(const char *s)
+{
+	struct net_host h;
+	const char *why;
+	if (net_host_parse(&h, s, strlen(s), &why) < 0)
+		abort();
+	return h;
+}
+
+static void set_timeout(int fd, int seconds)
+{
+	struct timeval tv = { .tv_sec = seconds };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+/* ---- a connection end of the test (client or server), blocking ---------- */
+
+struct end {
+	int fd;
+	SSL *ssl;
+	char buf[65536];
+	size_t len;
+	uint64_t total; /* bytes read */
+};
+
+static ssize_t end_read(struct end *e, void *b, size_t n)
+{
+	if (e->ssl) {
+		size_t got = 0;
+		return SSL_read_ex(e->ssl, b, n, &got) == 1 ? (ssize_t)got : -1;
+	}
+	ssize_t r = read(e->fd, b, n);
+	return r > 0 ? r : -1;
+}
+
+static bool end_write(struct end *e, const void *b, size_t n)
+{
+	if (e->ssl) {
+		size_t w = 0;
+		return SSL_write_ex(e->ssl, b, n, &w) == 1 && w == n;
+	}
+	return send(e->fd, b, n, MSG_NOSIGNAL) == (ssize_t)n;
+}
+
+static bool end_puts(struct end *e, const char *s)
+{
+	return end_write(e, s, strlen(s));
+}
+
+/* Read more into e->buf; false at the end or on a timeout. */
+static bool fill(struct end *e)
+{
+	if (e->len == sizeof e->buf - 1)
+		return false;
+	ssize_t r = end_read(e, e->buf + e->len, sizeof e->buf - 1 - e->len);
+	if (r <= 0)
+		return false;
+	e->len += (size_t)r;
+	e->total += (uint64_t)r;
+	e->buf[e->len] = '\0';
+	return true;
+}
+
+static void consume(struct end *e, size_t n)
+{
+	memmove(e->buf, e->buf + n, e->len - n);
+	e->len -= n;
+	e->buf[e->len] = '\0';
+}
+
+/* A head from e->buf (read as needed), NUL-terminated into out. */
+static bool read_head(struct end *e, char *out, size_t cap)
+{
+	char *end;
+	while (!(end = strstr(e->buf, "\r\n\r\n")))
+		if (!fill(e))
+			return false;
+	size_t n = (size_t)(end + 4 - e->buf);
+	if (n >= cap)
+		return false;
+	memcpy(out, e->buf, n);
+	out[n] = '\0';
+	consume(e, n);
+	return true;
+}
+
+static long header_num(const char *head, const char *name)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "\r\n%s:", name);
+	const char *p = strcasestr(head, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* A body of the head's framing, de-chunked, NUL-terminated into out. */
+static bool read_body(struct end *e, const char *head, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	if (strcasestr(head, "\r\nTransfer-Encoding: chunked")) {
+		for (;;) {
+			char *nl;
+			while (!(nl = strstr(e->buf, "\r\n")))
+				if (!fill(e))
+					return false;
+			size_t size = strtoul(e->buf, NULL, 16);
+			consume(e, (size_t)(nl + 2 - e->buf));
+			while (e->len < size + 2)
+				if (!fill(e))
+					return false;
+			if (size == 0) { /* the trailer section, to its empty line */
+				char *t;
+				while (strncmp(e->buf, "\r\n", 2) != 0 && !(t = strstr(e->buf, "\r\n\r\n")))
+					if (!fill(e))
+						return false;
+				consume(e, strncmp(e->buf, "\r\n", 2) == 0 ? 2 : (size_t)(t + 4 - e->buf));
+				return true;
+			}
+			if (o + size >= cap)
+				return false;
+			memcpy(out + o, e->buf, size);
+			out[o += size] = '\0';
+			consume(e, size + 2);
+		}
+	}
+	long cl = header_num(head, "Content-Length");
+	if (cl < 0)
+		cl = 0;
+	while (e->len < (size_t)cl)
+		if (!fill(e))
+			return false;
+	if ((size_t)cl >= cap)
+		return false;
+	memcpy(out, e->buf, (size_t)cl);
+	out[cl] = '\0';
+	consume(e, (size_t)cl);
+	return true;
+}
+
+/* ---- the server --------------------------------------------------------- */
+
+enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY };
+
+struct server {
+	struct end e;
+	SSL_CTX *ctx;       /* NULL: plain */
+	enum mode mode;
+	sem_t go;           /* SSE: the client saw the last part */
+	sem_t got_head;     /* posted at each head received */
+	bool waited_ok;     /* SSE: every part was seen before the next was written */
+	bool handshake_ok;
+	int requests;
+	char heads[8192];   /* every head received, one after another */
+	char raw[256];      /* WEBSOCKET: the raw bytes received after the 101 */
+	size_t raw_len;
+	pthread_t t;
+};
+
+static bool wait_sem(sem_t *sem)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	return sem_timedwait(sem, &ts) == 0;
+}
+
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+	struct end *e = &s->e;
+	if (s->ctx) {
+		e->ssl = SSL_new(s->ctx);
+		SSL_set_fd(e->ssl, e->fd);
+		s->handshake_ok = SSL_accept(e->ssl) == 1;
+		if (!s->handshake_ok)
+			goto out;
+	}
+	char head[8192], body[8192], resp[20000];
+	while (read_head(e, head, sizeof head)) {
+		s->requests++;
+		if (strlen(s->heads) + strlen(head) < sizeof s->heads)
+			strcat(s->heads, head);
+		sem_post(&s->got_head);
+		if (!read_body(e, head, body, sizeof body))
+			break;
+		if (s->mode == SSE) {
+			s->waited_ok = end_puts(e, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+						   "Transfer-Encoding: chunked\r\n\r\n");
+			const char *parts[] = { "b\r\ndata: one\n\n\r\n", "b\r\ndata: two\n\n\r\n",
+						"d\r\ndata: three\n\n\r\n0\r\n\r\n" };
+			for (int i = 0; i < 3; i++) {
+				s->waited_ok &= end_puts(e, parts[i]);
+				s->waited_ok &= wait_sem(&s->go);
+			}
+			continue;
+		}
+		if (s->mode == CLOSE_CLEAN || s->mode == CLOSE_DIRTY) {
+			/* a body that ends with the connection, cleanly or not */
+			end_puts(e, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the close");
+			break;
+		}
+		if (s->mode == WEBSOCKET) {
+			end_puts(e, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+				    "Connection: Upgrade\r\n\r\n");
+			/* echo raw bytes until the end */
+			while (e->len || fill(e)) {
+				if (s->raw_len + e->len < sizeof s->raw) {
+					memcpy(s->raw + s->raw_len, e->buf, e->len);
+					s->raw_len += e->len;
+				}
+				end_write(e, e->buf, e->len);
+				consume(e, e->len);
+			}
+			break;
+		}
+		int n = snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s|%s",
+				 strlen(head) + 1 + strlen(body), head, body);
+		if (!end_write(e, resp, (size_t)n))
+			break;
+	}
+out:
+	if (e->ssl) {
+		if (s->mode != CLOSE_DIRTY)
+			SSL_shutdown(e->ssl);
+		SSL_free(e->ssl);
+	}
+	close(e->fd);
+	return NULL;
+}
+
+/* ---- the owner's callbacks ---------------------------------------------- */
+
+static int heads_seen;
+static size_t data_seen;
+static char data_log[4096];
+
+static int on_head(void *ctx, const char *head, size_t len, char **out, size_t *outlen, char *why,
+		   size_t whylen)
+{
+	heads_seen++;
+	if (memmem(head, len, "FORBIDDEN", 9)) {
+		snprintf(why, whylen, "forbidden by test");
+		return -1;
+	}
+	if (memmem(head, len, "GARBLE", 6)) { /* a rewrite that breaks the framing */
+		*out = strdup("GET / HTTP/1.1\r\nHost: api.test\r\nContent-Length: 9\r\n\r\n");
+		*outlen = strlen(*out);
+		return 0;
+	}
+	char *o = malloc(len + 64), *p = o;
+	const char *h = head, *end = head + len, *f;
+	while ((f = memmem(h, (size_t)(end - h), PHANTOM, strlen(PHANTOM)))) {
+		memcpy(p, h, (size_t)(f - h));
+		p += f - h;
+		memcpy(p, REAL, strlen(REAL));
+		p += strlen(REAL);
+		h = f + strlen(PHANTOM);
+	}
+	memcpy(p, h, (size_t)(end - h));
+	p += end - h;
+	*out = o;
+	*outlen = (size_t)(p - o);
+	return 0;
+}
+
+static int on_data(void *ctx, const void *data, size_t len, char *why, size_t whylen)
+{
+	if (data_seen + len < sizeof data_log)
+		memcpy(data_log + data_seen, data, len);
+	data_seen += len;
+	if (memmem(data, len, PHANTOM, strlen(PHANTOM))) {
+		snprintf(why, whylen, "phantom in a body");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- one case: client, bridge, server ----------------------------------- */
+
+struct scene {
+	struct intercept_job job;
+	int done[2];
+	struct server srv;
+	struct end cli;
+	SSL_CTX *cli_ctx;
+};
+
+/* Start the bridge and the server; connect the client (TLS when
+ * upstream_ctx, verifying api.test against the session CA only, unless
+ * trust_session is false). */
+static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, bool trust_session,
+			const char *host, uint16_t port)
+{
+	memset(s, 0, sizeof *s);
+	heads_seen = 0;
+	data_seen = 0;
+	memset(data_log, 0, sizeof data_log);
+	int c[2], u[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, u) < 0 || pipe(s->done) < 0)
+		abort();
+	set_timeout(c[0], 5);
+	set_timeout(u[1], 5);
+	struct werr e = { 0 };
+	struct net_host h = H(host);
+	s->job = (struct intercept_job){ .client_fd = c[1], .upstream_fd = u[0], .host = h,
+					 .port = port, .on_head = on_head, .on_data = on_data,
+					 .done_fd = s->done[1] };
+	SSL_CTX *sctx = NULL;
+	if (upstream_ctx) {
+		sctx = tls_server_ctx(session_ca, &h, &e);
+		s->job.server_ctx = sctx;
+		s->job.client_ctx = upstream_client_ctx;
+	}
+	CHECK(intercept_start(&s->job, &e) == 0);
+	SSL_CTX_free(sctx); /* the job holds its own */
+
+	s->srv.e.fd = u[1];
+	s->srv.ctx = upstream_ctx;
+	s->srv.mode = mode;
+	sem_init(&s->srv.go, 0, 0);
+	sem_init(&s->srv.got_head, 0, 0);
+	pthread_create(&s->srv.t, NULL, server_main, &s->srv);
+
+	s->cli.fd = c[0];
+	if (!upstream_ctx)
+		return;
+	s->cli_ctx = SSL_CTX_new(TLS_client_method());
+	if (trust_session) {
+		BIO *b = BIO_new_mem_buf(tls_ca_pem(session_ca), -1);
+		X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+		X509_STORE_add_cert(SSL_CTX_get_cert_store(s->cli_ctx), x);
+		X509_free(x);
+		BIO_free(b);
+	}
+	SSL_CTX_set_verify(s->cli_ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_alpn_protos(s->cli_ctx, (const unsigned char *)"\x02h2\x08http/1.1", 12);
+	s->cli.ssl = SSL_new(s->cli_ctx);
+	SSL_set_fd(s->cli.ssl, c[0]);
+	SSL_set_tlsext_host_name(s->cli.ssl, host);
+	if (h.kind == NET_HOST_NAME)
+		SSL_set1_host(s->cli.ssl, host);
+	else
+		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s->cli.ssl), host);
+	int r = SSL_connect(s->cli.ssl);
+	CHECK((r == 1) == trust_session);
+	if (r == 1) {
+		const unsigned char *alpn;
+		unsigned alen;
+		SSL_get0_alpn_selected(s->cli.ssl, &alpn, &alen);
+		CHECK(alen == 8 && memcmp(alpn, "http/1.1", 8) == 0);
+		CHECK(SSL_get_verify_result(s->cli.ssl) == X509_V_OK);
+	}
+}
+
+/* The client closes; wait for the job and the server. */
+static void scene_end(struct scene *s)
+{
+	if (s->cli.ssl) {
+		SSL_shutdown(s->cli.ssl);
+		SSL_free(s->cli.ssl);
+	}
+	SSL_CTX_free(s->cli_ctx);
+	close(s->cli.fd);
+	struct pollfd p = { .fd = s->done[0], .events = POLLIN };
+	void *got = NULL;
+	CHECK(poll(&p, 1, 20000) == 1 && read(s->done[0], &got, sizeof got) == sizeof got &&
+	      got == &s->job);
+	close(s->done[0]);
+	close(s->done[1]);
+	pthread_join(s->srv.t, NULL);
+	sem_destroy(&s->srv.go);
+	sem_destroy(&s->srv.got_head);
+}
+
+/* Send a request, read the response: its status, head and body. */
+static int request(struct scene *s, const char *req, char *head, char *body)
+{
+	if (!end_puts(&s->cli, req))
+		return -1;
+	if (!read_head(&s->cli, head, 8192) || !read_body(&s->cli, head, body, 16384))
+		return -1;
+	return atoi(head + 9);
+}
+
+static char head[8192], body[16384];
+
+static void test_rewrite_keepalive(void)
+{
+	struct scene s;
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	scene_start(&s, up, ECHO, true, "api.test", 443);
+	/* the phantom becomes the real value in the head */
+	CHECK(request(&s, "GET /v1/models HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+		      PHANTOM "\r\n\r\n", head, body) == 200);
+	CHECK(strstr(body, "GET /v1/models HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer " REAL
+		      "\r\n\r\n") != NULL);
+	CHECK(!strstr(body, PHANTOM));
+	/* keep-alive: a Content-Length body, a chunked one, on the same connection */
+	CHECK(request(&s, "POST /up HTTP/1.1\r\nHost: api.test\r\nContent-Length: 5\r\n\r\nhello", head,
+		      body) == 200);
+	CHECK(strstr(body, "|hello") != NULL);
+	CHECK(request(&s, "POST /up HTTP/1.1\r\nHost: api.test:443\r\nTransfer-Encoding: chunked\r\n\r\n"
+		      "5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n", head, body) == 200);
+	CHECK(strstr(body, "|hello world") != NULL);
+	/* pipelined: two requests in one write, two responses in order */
+	CHECK(request(&s, "GET /a HTTP/1.1\r\nHost: api.test\r\n\r\nGET /b HTTP/1.1\r\nHost: api.test\r\n\r\n",
+		      head, body) == 200);
+	CHECK(strncmp(body, "GET /a ", 7) == 0);
+	CHECK(read_head(&s.cli, head, sizeof head) && read_body(&s.cli, head, body, sizeof body) &&
+	      strncmp(body, "GET /b ", 7) == 0);
+	/* an absolute-form target is sent in origin-form */
+	CHECK(request(&s, "GET https://api.test/abs?q=1 HTTP/1.1\r\nHost: api.test\r\n\r\n", head,
+		      body) == 200);
+	CHECK(strncmp(body, "GET /abs?q=1 HTTP/1.1\r\n", 23) == 0);
+	/* an upgrade the server declines: the connection stays HTTP */
+	CHECK(request(&s, "GET /ws HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+		      head, body) == 200);
+	CHECK(request(&s, "GET /after HTTP/1.1\r\nHost: api.test\r\n\r\n", head, body) == 200);
+	CHECK(strncmp(body, "GET /after ", 11) == 0);
+	scene_end(&s);
+	CHECK(s.job.requests == 8 && s.srv.requests == 8 && heads_seen == 8);
+	CHECK(s.job.first_status == 200);
+	CHECK_STR(s.job.error, "");
+	CHECK(!s.job.refused);
+	/* the counts: what the client received, what the server received */
+	CHECK(s.job.bytes_in == s.cli.total && s.job.bytes_out == s.srv.e.total);
+	CHECK(s.job.bytes_in > 0 && s.job.bytes_out > 0);
+	/* the bodies went through on_data as on the wire */
+	CHECK(strstr(data_log, "hello5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n") != NULL);
+	SSL_CTX_free(up);
+}
+
+static void test_sse(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, SSE, true, "api.test", 443);
+	CHECK(end_puts(&s.cli, "GET /stream HTTP/1.1\r\nHost: api.test\r\nAccept: text/event-stream\r\n\r\n"));
+	CHECK(read_head(&s.cli, head, sizeof head) && atoi(head + 9) == 200);
+	/* each part arrives while the server waits to write the next */
+	const char *want[] = { "data: one\n\n", "data: two\n\n", "data: three\n\n" };
+	for (int i = 0; i < 3; i++) {
+		bool seen = false;
+		while (!(seen = strstr(s.cli.buf, want[i]) != NULL))
+			if (!fill(&s.cli))
+				break;
+		CHECK(seen);
+		if (!seen)
+			fprintf(stderr, "SSE part %d not seen before the server wrote the next\n", i + 1);
+		sem_post(&s.srv.go);
+	}
+	scene_end(&s);
+	CHECK(s.srv.waited_ok);
+	CHECK(s.job.requests == 1 && s.job.first_status == 200);
+	CHECK_STR(s.job.error, "");
+	SSL_CTX_free(up);
+}
+
+static void test_websocket(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, WEBSOCKET, true, "api.test", 443);
+	CHECK(end_puts(&s.cli, "GET /ws HTTP/1.1\r\nHost: api.test\r\nConnection: Upgrade\r\n"
+			       "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n"));
+	CHECK(read_head(&s.cli, head, sizeof head) && atoi(head + 9) == 101);
+	/* what no HTTP parser would take: it is raw now */
+	static const char frame[] = "\x81\x05hello\nbare LF\0NUL\r\n\r\nGET / HTTP/1.1\n";
+	CHECK(end_write(&s.cli, frame, sizeof frame - 1));
+	while (s.cli.len < sizeof frame - 1 && fill(&s.cli))
+		;
+	CHECK(s.cli.len == sizeof frame - 1 && memcmp(s.cli.buf, frame, sizeof frame - 1) == 0);
+	scene_end(&s);
+	CHECK(s.srv.raw_len == sizeof frame - 1 && memcmp(s.srv.raw, frame, sizeof frame - 1) == 0);
+	CHECK(data_seen == sizeof frame - 1 && memcmp(data_log, frame, sizeof frame - 1) == 0);
+	CHECK(s.job.requests == 1 && s.job.first_status == 101);
+	CHECK_STR(s.job.error, "");
+	SSL_CTX_free(up);
+}
+
+/* A server whose certificate does not verify: 502 naming why. */
+static void bad_upstream(struct tls_ca *ca, const char *name, const char *reason)
+{
+	struct net_host h = H(name);
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(ca, &h, &e);
+	struct scene s;
+	scene_start(&s, up, ECHO, true, "api.test", 443);
+	char want[300];
+	snprintf(want, sizeof want, "HTTP/1.1 502 upstream certificate: %s\r\n", reason);
+	int st = request(&s, "GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer " PHANTOM "\r\n\r\n",
+			 head, body);
+	CHECK(st == 502);
+	CHECK(strncmp(head, want, strlen(want)) == 0);
+	scene_end(&s);
+	snprintf(want, sizeof want, "upstream certificate: %s", reason);
+	CHECK_STR(s.job.error, want);
+	CHECK(!s.job.refused && s.job.requests == 0 && s.srv.requests == 0 && !s.srv.handshake_ok);
+	SSL_CTX_free(up);
+}
+
+static void test_bad_upstream(void)
+{
+	bad_upstream(rogue_ca, "api.test", "unable to get local issuer certificate");
+	bad_upstream(upstream_ca, "other.test", "hostname mismatch");
+}
+
+/* A request refused, after one that was not: its answer comes after the
+ * first response, the server never sees it. */
+static void refused_after_one(const char *second, int status, const char *reason, bool by_callback)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, ECHO, true, "api.test", 443);
+	char both[4096];
+	snprintf(both, sizeof both, "GET /ok HTTP/1.1\r\nHost: api.test\r\n\r\n%s", second);
+	int st = request(&s, both, head, body);
+	CHECK(st == 200);
+	if (st != 200)
+		fprintf(stderr, "  case %s: got %d %s\n", second, st, head);
+	CHECK(strncmp(body, "GET /ok ", 8) == 0);
+	CHECK(read_head(&s.cli, head, sizeof head));
+	char want[400];
+	snprintf(want, sizeof want, "HTTP/1.1 %d %s\r\nX-Warden-Reason: %s\r\n", status, reason, reason);
+	CHECK(strncmp(head, want, strlen(want)) == 0);
+	if (strncmp(head, want, strlen(want)) != 0)
+		fprintf(stderr, "  got: %s\n  expected: %s\n", head, want);
+	CHECK(strcasestr(head, "\r\nConnection: close\r\n") != NULL);
+	scene_end(&s);
+	CHECK_STR(s.job.error, reason);
+	CHECK(s.job.refused == by_callback);
+	CHECK(s.job.requests == 1 && s.srv.requests == 1);
+	CHECK(!strstr(s.srv.heads, "FORBIDDEN") && !strstr(s.srv.heads, "/second"));
+	SSL_CTX_free(up);
+}
+
+static void test_refusals(void)
+{
+	refused_after_one("GET /second HTTP/1.1\r\nHost: api.test\r\nX-Token: FORBIDDEN\r\n\r\n", 403,
+			  "forbidden by test", true);
+	/* smuggling: both framings, a bare LF, a folded line, two lengths */
+	refused_after_one("POST /second HTTP/1.1\r\nHost: api.test\r\nContent-Length: 4\r\n"
+			  "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400,
+			  "malformed request: Transfer-Encoding with Content-Length", false);
+	refused_after_one("GET /second HTTP/1.1\nHost: api.test\r\n\r\n", 400,
+			  "malformed request: LF without CR", false);
+	refused_after_one("GET /second HTTP/1.1\r\nHost: api.test\r\nX: a\r\n b\r\n\r\n", 400,
+			  "malformed request: obsolete line folding", false);
+	refused_after_one("POST /second HTTP/1.1\r\nHost: api.test\r\nContent-Length: 1\r\n"
+			  "Content-Length: 2\r\n\r\nab", 400, "malformed request: duplicate Content-Length",
+			  false);
+	refused_after_one("POST /second HTTP/1.1\r\nHost: api.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+			  "3\nabc\r\n0\r\n\r\n", 400,
+			  "malformed request body: LF without CR in chunked body", false);
+	/* a Host (or URL) naming another server behind the same address */
+	refused_after_one("GET /second HTTP/1.1\r\nHost: evil.test\r\n\r\n", 400,
+			  "malformed request: Host header disagrees with the connection", false);
+	refused_after_one("GET https://evil.test/second HTTP/1.1\r\nHost: api.test\r\n\r\n", 400,
+			  "malformed request: URL disagrees with the connection", false);
+	/* a rewrite that changes the request's framing is not sent */
+	refused_after_one("GET /second HTTP/1.1\r\nHost: api.test\r\nX: GARBLE\r\n\r\n", 500,
+			  "rewritten request head is malformed", false);
+}
+
+/* on_data refuses a body. When none of the request has left, the server
+ * never sees it; when its head has, the server's connection is cut. The
+ * client is answered either way. */
+static void test_body_refused(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, ECHO, true, "api.test", 443);
+	CHECK(request(&s, "POST /up HTTP/1.1\r\nHost: api.test\r\nContent-Length: 20\r\n\r\nkey=" PHANTOM
+		      "&x=1", head, body) == 403);
+	CHECK(strstr(head, "X-Warden-Reason: phantom in a body\r\n") != NULL);
+	scene_end(&s);
+	CHECK_STR(s.job.error, "phantom in a body");
+	CHECK(s.job.refused && s.job.requests == 0 && s.srv.requests == 0);
+
+	scene_start(&s, up, ECHO, true, "api.test", 443);
+	CHECK(request(&s, "GET /ok HTTP/1.1\r\nHost: api.test\r\n\r\n", head, body) == 200);
+	CHECK(end_puts(&s.cli, "POST /up HTTP/1.1\r\nHost: api.test\r\nContent-Length: 20\r\n\r\nkey="));
+	CHECK(wait_sem(&s.srv.got_head) && wait_sem(&s.srv.got_head)); /* the server has the head */
+	CHECK(request(&s, PHANTOM "&x=1", head, body) == 403);
+	CHECK(strstr(head, "X-Warden-Reason: phantom in a body\r\n") != NULL);
+	scene_end(&s);
+	CHECK_STR(s.job.error, "phantom in a body");
+	CHECK(s.job.refused && s.job.requests == 2 && s.srv.requests == 2);
+	CHECK(s.job.bytes_out == s.srv.e.total);
+	CHECK(!memmem(s.srv.e.buf, s.srv.e.len, PHANTOM, strlen(PHANTOM)));
+	CHECK(strstr(data_log, "key=") != NULL);
+	SSL_CTX_free(up);
+}
+
+/* A body read until the close: a clean close reaches the client as one
+ * (close_notify), a close without close_notify as a truncation - never as a
+ * complete body. A refused request queued behind it gets no answer: it
+ * would read as more of that body. */
+static void close_delimited(enum mode mode)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, mode, true, "api.test", 443);
+	CHECK(end_puts(&s.cli, "GET /a HTTP/1.1\r\nHost: api.test\r\n\r\n"
+			       "GET /b HTTP/1.1\r\nHost: api.test\r\nX: FORBIDDEN\r\n\r\n"));
+	while (fill(&s.cli))
+		;
+	int err = SSL_get_error(s.cli.ssl, 0);
+	bool unexpected = err == SSL_ERROR_SSL &&
+			  ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+	ERR_clear_error();
+	CHECK_STR(s.cli.buf, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the close");
+	if (mode == CLOSE_CLEAN)
+		CHECK(err == SSL_ERROR_ZERO_RETURN);
+	else
+		CHECK(unexpected);
+	scene_end(&s);
+	CHECK(s.job.requests == 1 && s.job.first_status == 200);
+	CHECK_STR(s.job.error, "forbidden by test");
+	CHECK(s.job.refused);
+	SSL_CTX_free(up);
+}
+
+static void test_close_delimited(void)
+{
+	close_delimited(CLOSE_CLEAN);
+	close_delimited(CLOSE_DIRTY);
+}
+
+/* A client that does not trust the session CA ends the job with why. */
+static void test_client_distrust(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start(&s, up, ECHO, false, "api.test", 443);
+	scene_end(&s);
+	CHECK(strncmp(s.job.error, "client TLS handshake: ", 22) == 0);
+	CHECK(strstr(s.job.error, "unknown ca") != NULL);
+	CHECK(s.job.requests == 0 && s.srv.requests == 0);
+	SSL_CTX_free(up);
+}
+
+/* Plain mode: a host loopback port. */
+static void test_plain(void)
+{
+	struct scene s;
+	scene_start(&s, NULL, ECHO, true, "127.0.0.1", 4000);
+	CHECK(request(&s, "GET /p HTTP/1.1\r\nHost: 127.0.0.1:4000\r\nX-Api-Key: " PHANTOM "\r\n\r\n", head,
+		      body) == 200);
+	CHECK(strstr(body, "X-Api-Key: " REAL "\r\n") != NULL && !strstr(body, PHANTOM));
+	CHECK(request(&s, "POST /p HTTP/1.1\r\nHost: 127.0.0.1:4000\r\nContent-Length: 2\r\n\r\nok", head,
+		      body) == 200);
+	CHECK(strstr(body, "|ok") != NULL);
+	CHECK(request(&s, "GET /p HTTP/1.1\r\nHost: localhost:4000\r\n\r\n", head, body) == 400);
+	scene_end(&s);
+	CHECK(s.job.requests == 2 && s.job.first_status == 200);
+	CHECK_STR(s.job.error, "malformed request: Host header disagrees with the connection");
+
+	/* any Host, for a destination the connection fixes */
+	struct scene t;
+	memset(&t, 0, sizeof t);
+	int c[2], u[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, c) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, u) < 0 ||
+	    pipe(t.done) < 0)
+		abort();
+	set_timeout(c[0], 5);
+	set_timeout(u[1], 5);
+	t.job = (struct intercept_job){ .client_fd = c[1], .upstream_fd = u[0], .port = 4000,
+					.any_host = true, .on_head = on_head, .done_fd = t.done[1] };
+	struct werr e;
+	CHECK(intercept_start(&t.job, &e) == 0);
+	t.srv.e.fd = u[1];
+	sem_init(&t.srv.go, 0, 0);
+	sem_init(&t.srv.got_head, 0, 0);
+	pthread_create(&t.srv.t, NULL, server_main, &t.srv);
+	t.cli.fd = c[0];
+	CHECK(request(&t, "GET /any HTTP/1.1\r\nHost: localhost:4000\r\n\r\n", head, body) == 200);
+	CHECK(strstr(body, "Host: localhost:4000\r\n") != NULL);
+	scene_end(&t);
+	CHECK(t.job.requests == 1);
+	CHECK_STR(t.job.error, "");
+}
+
+static void test_start_errors(void)
+{
+	int fds[2], done[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0 || pipe(done) < 0)
+		abort();
+	struct intercept_job j = { .client_fd = fds[0], .upstream_fd = fds[1],
+				   .server_ctx = upstream_client_ctx, .done_fd = done[1] };
+	struct werr e = { 0 };
+	CHECK(intercept_start(&j, &e) == -1);
+	CHECK_STR(e.msg, "intercepting a connection: TLS needs both contexts");
+	CHECK(fcntl(fds[0], F_GETFD) == -1 && errno == EBADF); /* closed */
+	close(done[0]);
+	close(done[1]);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	struct werr e = { 0 };
+	struct net_host sess[] = { H("api.test"), H("127.0.0.1") };
+	struct net_host up[] = { H("api.test"), H("other.test") };
+	session_ca = tls_ca_new(sess, 2, &e);
+	upstream_ca = tls_ca_new(up, 2, &e);
+	rogue_ca = tls_ca_new(up, 2, &e);
+	int fd = mkstemp(upstream_ca_file);
+	if (!session_ca || !upstream_ca || !rogue_ca || fd < 0 ||
+	    write(fd, tls_ca_pem(upstream_ca), strlen(tls_ca_pem(upstream_ca))) < 0) {
+		fprintf(stderr, "setting up: %s\n", e.msg);
+		return 1;
+	}
+	close(fd);
+	const char *files[] = { upstream_ca_file, NULL };
+	upstream_client_ctx = tls_client_ctx(files, &e);
+	if (!upstream_client_ctx) {
+		fprintf(stderr, "setting up: %s\n", e.msg);
+		return 1;
+	}
+
+	test_rewrite_keepalive();
+	test_sse();
+	test_websocket();
+	test_bad_upstream();
+	test_refusals();
+	test_body_refused();
+	test_close_delimited();
+	test_client_distrust();
+	test_plain();
+	test_start_errors();
+
+	SSL_CTX_free(upstream_client_ctx);
+	tls_ca_free(session_ca);
+	tls_ca_free(upstream_ca);
+	tls_ca_free(rogue_ca);
+	unlink(upstream_ca_file);
+	return check_status_counted("test-net-intercept");
+}
