@@ -465,13 +465,17 @@ static void intercept_begin(struct conn *c)
 	set_blocking(ufd);
 	j->client_fd = cfd;
 	j->upstream_fd = ufd;
+	j->any_host = c->fw != NULL; /* the port names the destination */
+	/* The job owns both sockets now, even when it cannot start. */
+	c->cfd = c->ufd = -1;
 	struct werr e = { 0 };
 	if (intercept_start(j, &e) < 0) {
 		free(ij);
-		refuse(c, 503, 0, e.msg);
+		c->allowed = false;
+		snprintf(c->reason, sizeof c->reason, "%.600s", e.msg);
+		conn_free(c);
 		return;
 	}
-	c->cfd = c->ufd = -1;
 	c->intercepted = true;
 	c->state = S_INTERCEPT;
 	px->njobs++;
@@ -512,10 +516,11 @@ static void connected(struct conn *c)
 	}
 	bool icpt = false;
 	if (c->px->guarded)
-		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port, &icpt);
+		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
+					     c->plain || c->socks || c->fw, &icpt);
 	if (c->guard && c->plain && guard_plain(c) < 0)
 		return;
-	if (c->guard && icpt && !c->plain && !c->socks) {
+	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */
 		free(c->hp);
 		c->hp = NULL;
 		intercept_begin(c);

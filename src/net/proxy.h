@@ -30,11 +30,15 @@ struct guard_end {
 struct proxy_guard {
 	void *ctx;
 	/* A guard for one connection to h:port, or NULL: nothing to watch.
-	 * *intercept: a secret is bound there, so the proxy terminates TLS
-	 * (CONNECT) or parses the plain HTTP (a host loopback port, an
-	 * absolute-form request) and rewrites each request head with head();
-	 * otherwise it only shows data() what the client sends. */
-	void *(*open)(void *ctx, const struct net_host *h, uint16_t port, bool *intercept);
+	 * clear: what the client sends goes upstream as it is (an absolute-form
+	 * request, SOCKS5, a host loopback port), not through a tunnel warden
+	 * could terminate. *intercept: a secret may be put in there, so the
+	 * proxy terminates TLS (CONNECT) or parses the plain HTTP (a host
+	 * loopback port) and rewrites each request head with head(); otherwise
+	 * it shows data() what the client sends (and head() the head of an
+	 * absolute-form request). */
+	void *(*open)(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+		      bool *intercept);
 	/* A request head to h:port: 0 with *out (malloc'd) to send instead; -1
 	 * refuses the request (why filled). */
 	int (*head)(void *g, const char *head, size_t len, char **out, size_t *outlen, char *why,

@@ -39,7 +39,8 @@ static bool is_loopback(const struct net_host *h)
 	return addr_classify(&h->ip) == ADDR_LOOPBACK;
 }
 
-static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool *intercept)
+static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+		    bool *intercept)
 {
 	struct egress *eg = ctx;
 	*intercept = false;
@@ -53,9 +54,9 @@ static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool *in
 		g->bound = secret_bound(&eg->secrets->v[i], h, port);
 	/* Put a real value in only where no one else reads it: over TLS
 	 * warden verified upstream, or on the host's own loopback. */
-	g->may_put = g->bound;
-	*intercept = g->bound;
-	g->intercepted = g->bound;
+	g->may_put = g->bound && (!clear || is_loopback(h));
+	*intercept = g->may_put;
+	g->intercepted = g->may_put;
 	g->hits = json_array();
 	scan_init(&g->scan, eg->secrets);
 	return g;
