@@ -147,15 +147,6 @@ static int add_ext(X509 *x, X509 *issuer, int nid, const char *value, struct wer
 	return ok ? 0 : ssl_fail(e, "adding a certificate extension");
 }
 
-/* The 4 or 16 bytes of an address, as certificates hold them. */
-static size_t ip_bytes(const struct net_host *h, unsigned char out[16])
-{
-	if (h->kind == NET_HOST_IPV4 && addr_ip_is_v4(&h->ip, out))
-		return 4;
-	memcpy(out, h->ip.b, 16);
-	return 16;
-}
-
 /* Append one GeneralSubtree: a DNS name (len bytes of data) or an address
  * and its mask (8 or 32 bytes). */
 static int add_subtree(STACK_OF(GENERAL_SUBTREE) *sk, int type, const void *data, int len)
@@ -175,41 +166,32 @@ static int add_subtree(STACK_OF(GENERAL_SUBTREE) *sk, int type, const void *data
 	return 0;
 }
 
-/* nameConstraints (critical): each host permitted; every name (the empty
- * DNS constraint matches all) or every address excluded when no host is of
- * that kind, since a verifier takes a kind with no permitted subtree as
- * unconstrained. */
+/* nameConstraints (critical): each host name permitted, or every name
+ * excluded (the empty DNS constraint matches all) when no host is a name.
+ * Addresses are left unconstrained: BoringSSL (Bun, and so Claude Code's
+ * native binary) refuses a certificate with an address under any address
+ * constraint (X509_V_ERR_UNSUPPORTED_CONSTRAINT_TYPE), permitted or
+ * excluded. The CA still signs only the leaves warden mints, for the bound
+ * hosts; the constraint is a second wall for the names. */
 static int add_name_constraints(X509 *x, const struct net_host *hosts, size_t n, struct werr *e)
 {
 	NAME_CONSTRAINTS *nc = NAME_CONSTRAINTS_new();
-	bool names = false, addrs = false;
-	int ok = nc && (nc->permittedSubtrees = sk_GENERAL_SUBTREE_new_null()) &&
-		 (nc->excludedSubtrees = sk_GENERAL_SUBTREE_new_null());
+	bool names = false;
+	int ok = nc != NULL;
 	for (size_t i = 0; ok && i < n; i++) {
 		const struct net_host *h = &hosts[i];
-		if (h->kind == NET_HOST_NAME) {
-			/* "*.example.com" -> ".example.com": subdomains only */
-			const char *s = wildcard_suffix(h) ? h->name + 1 : h->name;
-			ok = add_subtree(nc->permittedSubtrees, GEN_DNS, s, (int)strlen(s)) == 0;
-			names = true;
-		} else {
-			unsigned char b[32];
-			size_t len = ip_bytes(h, b);
-			memset(b + len, 0xff, len);
-			ok = add_subtree(nc->permittedSubtrees, GEN_IPADD, b, (int)(2 * len)) == 0;
-			addrs = true;
-		}
+		if (h->kind != NET_HOST_NAME)
+			continue;
+		if (!nc->permittedSubtrees)
+			ok = (nc->permittedSubtrees = sk_GENERAL_SUBTREE_new_null()) != NULL;
+		/* "*.example.com" -> ".example.com": subdomains only */
+		const char *s = wildcard_suffix(h) ? h->name + 1 : h->name;
+		ok = ok && add_subtree(nc->permittedSubtrees, GEN_DNS, s, (int)strlen(s)) == 0;
+		names = true;
 	}
-	static const unsigned char zeros[32];
 	if (ok && !names)
-		ok = add_subtree(nc->excludedSubtrees, GEN_DNS, "", 0) == 0;
-	if (ok && !addrs)
-		ok = add_subtree(nc->excludedSubtrees, GEN_IPADD, zeros, 8) == 0 &&
-		     add_subtree(nc->excludedSubtrees, GEN_IPADD, zeros, 32) == 0;
-	if (ok && sk_GENERAL_SUBTREE_num(nc->excludedSubtrees) == 0) {
-		sk_GENERAL_SUBTREE_free(nc->excludedSubtrees);
-		nc->excludedSubtrees = NULL;
-	}
+		ok = (nc->excludedSubtrees = sk_GENERAL_SUBTREE_new_null()) != NULL &&
+		     add_subtree(nc->excludedSubtrees, GEN_DNS, "", 0) == 0;
 	ok = ok && X509_add1_ext_i2d(x, NID_name_constraints, nc, 1, X509V3_ADD_DEFAULT) == 1;
 	NAME_CONSTRAINTS_free(nc);
 	return ok ? 0 : ssl_fail(e, "adding the CA's name constraints");

@@ -287,7 +287,9 @@ test_agent_codex_state() {
 	assert_err_match "Codex's own sandbox is off" 'said once'
 	assert_out_has 'model_provider = "gw"' 'the provider imported'
 	assert_out_has 'base_url = "http://127.0.0.1:4999/v1"' "the provider's URL imported"
-	assert_out_has 'key=gw-test-key' "the provider's env_key passed"
+	# the provider's key: a secret bound to its host, the phantom inside
+	assert_out_lacks 'key=gw-test-key' "the provider's key inside"
+	assert_out_match '^key=gw-[A-Za-z0-9_-]{8}$' "the provider's key variable holds a phantom"
 	assert_out_lacks 'REAL-NOTIFY' 'notify (a command) imported'
 	assert_out_lacks 'REAL-HEADER-TOKEN' 'http_headers imported'
 	assert_out_lacks 'REAL-MCP' 'MCP servers imported'
