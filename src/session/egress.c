@@ -1,9 +1,10 @@
 /* egress.c - secrets by reference at the proxy (egress.h): the guard the
  * proxy asks about each connection. Toward a host a secret is bound to, over
  * TLS warden terminated (or in the clear on the host's loopback), each
- * request head gets the real value in place of the phantom; a phantom
- * anywhere else (another host, a URL, a body, a tunnel's clear bytes) ends
- * the request and is reported for an alert.
+ * request head gets the real value in place of the phantom (a phantom in
+ * the URL is refused; one in a body stays as it is). A phantom anywhere
+ * else (another host's headers or body, a tunnel's clear bytes) ends the
+ * request and is reported for an alert.
  *
  * open and end run on the proxy's thread; head and data on the thread that
  * carries the connection. A guard is one connection's: nothing in it is
@@ -106,6 +107,11 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 static int g_data(void *gp, const void *data, size_t len, char *why, size_t whylen)
 {
 	struct guard *g = gp;
+	/* A body to the host the secret is bound to may hold the phantom: an
+	 * agent's conversation does once a tool printed its environment. It
+	 * stays a phantom there, worth nothing: only headers carry the value. */
+	if (g->may_put)
+		return 0;
 	const struct secret *s = scan_feed(&g->scan, data, len);
 	if (!s)
 		return 0;

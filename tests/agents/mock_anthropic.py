@@ -118,6 +118,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return {"_raw": raw.decode("utf-8", "replace")}
 
     def record(self, body):
+        if ARGS.keys:
+            # the credentials as received, for the secrets checks
+            with open(ARGS.keys, "a") as f:
+                for k in ("x-api-key", "authorization"):
+                    if self.headers.get(k):
+                        f.write("%s: %s\n" % (k, self.headers.get(k)))
         log_line(ARGS.log, {"method": self.command, "path": self.path,
                             "headers": {k.lower(): v for k, v in self.headers.items()
                                         if k.lower() not in ("x-api-key", "authorization")},
@@ -206,6 +212,7 @@ def main():
     p.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
     p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM, chain)")
     p.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    p.add_argument("--keys", help="append each request's credential headers to this file")
     ARGS = p.parse_args()
     if bool(ARGS.tls_cert) != bool(ARGS.tls_key):
         p.error("--tls-cert and --tls-key go together")

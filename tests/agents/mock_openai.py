@@ -147,6 +147,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def record(self, body, method=None):
+        if ARGS.keys:
+            # the credentials as received, for the secrets checks
+            with open(ARGS.keys, "a") as f:
+                for k in SECRET_HEADERS:
+                    if self.headers.get(k):
+                        f.write("%s: %s\n" % (k, self.headers.get(k)))
         headers = {}
         for k, v in self.headers.items():
             k = k.lower()
@@ -280,6 +286,7 @@ def main():
     p.add_argument("--log", required=True)
     p.add_argument("--results", required=True)
     p.add_argument("--command", required=True, help="the shell command of the tool call")
+    p.add_argument("--keys", help="append each request's credential headers to this file")
     ARGS = p.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -58,6 +58,27 @@ mock_start() {
 }
 
 
+# A key shaped like Anthropic's.
+CLAUDE_KEY=sk-ant-api03-e2eTESTkey0123456789abcdefghijklmnopqrstuvwxyzAB
+
+# claude_check_key: the mock received the real key, every time; the tool's
+# output (its environment and every /proc/*/environ it could read) holds
+# the phantom, never the key; the audit log names the substitution.
+claude_check_key() {
+	[[ -s $T_TMP/mock.keys ]] || { fail "the mock received no key"; return; }
+	grep -q "^x-api-key: $CLAUDE_KEY\$" "$T_TMP/mock.keys" ||
+		fail "the mock did not receive the real key: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
+	grep -v "^x-api-key: $CLAUDE_KEY\$" "$T_TMP/mock.keys" | grep -q . &&
+		fail "the mock received another key too: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
+	grep -qF "$CLAUDE_KEY" "$MOCK_RESULTS" &&
+		fail "the real key is in a tool result: $(excerpt "$(grep -F "$CLAUDE_KEY" "$MOCK_RESULTS" | head -c 300)")"
+	grep -q 'ANTHROPIC_API_KEY=sk-ant-' "$MOCK_RESULTS" ||
+		fail "the tool's environment lacks the phantom ANTHROPIC_API_KEY: $(excerpt "$(head -c 400 "$MOCK_RESULTS")")"
+	wardenc log show --event net --json
+	grep -q '"secret":"ANTHROPIC_API_KEY","header":"x-api-key"' <<<"${OUT// /}" ||
+		fail "no net event names the key's substitution: $(excerpt "$OUT")"
+}
+
 # claude_check_tool OUTSIDE: what the mock's tool_use did in the latest
 # session. The Bash tool ran in the workspace (its marker is on the host),
 # inside the sandbox (OUTSIDE and ~/.ssh/id_rsa stayed unreadable, and the
@@ -99,14 +120,19 @@ test_claude_code_print() {
 	claude_install
 	local outside err
 	outside=$(claude_outside)
-	mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
+	# The tool also prints every environment it can read: the key must be
+	# in none of them.
+	mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa; env; cat /proc/[0-9]*/environ | tr '\\0' '\\n'" \
+		--keys "$T_TMP/mock.keys"
 
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=120
 	# As a user types it: the built-in profile for claude allows the base
-	# URL's port on the host's loopback and passes the variables.
+	# URL's port on the host's loopback, passes the variables, and keeps the
+	# key outside (a phantom inside; the proxy puts the key in toward the
+	# base URL's port).
 	PATH=$CLAUDE_BIN:$PATH \
-		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=sk-ant-test-e2e-0000 \
+		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=$CLAUDE_KEY \
 		wrun -- claude -p "do the task" --dangerously-skip-permissions
 	err=$ERR
 	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
@@ -115,6 +141,7 @@ test_claude_code_print() {
 	assert_rc 0 "claude -p"
 	assert_out_has "done" "claude -p"
 	claude_check_tool "$outside"
+	claude_check_key
 	# The profile's quieting switches: the client tried nothing else.
 	[[ $err != *"refused during this session"* ]] ||
 		fail "the client tried destinations the profile refuses: $(excerpt "$err")"

@@ -38,12 +38,15 @@ codex_install() {
 openai_mock_start() {
 	MOCK_LOG=$T_TMP/mock.log MOCK_RESULTS=$T_TMP/mock.results
 	python3 "$AGENTS_DIR/mock_openai.py" --port-file "$T_TMP/mock.port" \
-		--log "$MOCK_LOG" --results "$MOCK_RESULTS" --command "$1" \
+		--log "$MOCK_LOG" --results "$MOCK_RESULTS" --command "$1" --keys "$T_TMP/mock.keys" \
 		>"$T_TMP/mock.out" 2>&1 &
 	bg_track $!
 	wait_for "$T_TMP/mock.port" '^[0-9]+$' 10 || fatal "the mock did not start: $(excerpt "$(cat "$T_TMP/mock.out")")"
 	MOCK_PORT=$(<"$T_TMP/mock.port")
 }
+
+# A key shaped like OpenAI's.
+CODEX_KEY=sk-proj-e2eTESTkey0123456789abcdefghijklmnopqrstuvwxyzABCDEF
 
 test_codex_exec() {
 	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
@@ -51,7 +54,9 @@ test_codex_exec() {
 	local outside=$T_TMP/outside-secret.txt
 	echo "OUTSIDE-SECRET-$$" >"$outside"
 	chmod 0644 "$outside"
-	openai_mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa"
+	# The tool also prints every environment it can read: the key must be
+	# in none of them.
+	openai_mock_start "echo e2e-marker > marker.txt; cat $outside $HOME/.ssh/id_rsa; env; cat /proc/[0-9]*/environ | tr '\\0' '\\n'"
 
 	# The user's own Codex configuration: the API at the mock (Codex 0.169
 	# ignores OPENAI_BASE_URL; openai_base_url keeps the built-in provider and
@@ -63,7 +68,7 @@ test_codex_exec() {
 	printf 'openai_base_url = "http://127.0.0.1:%s/v1"\n' "$MOCK_PORT" >"$HOME/.codex/config.toml"
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=120
-	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=sk-test-e2e-0000 \
+	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=$CODEX_KEY \
 		wrun -- codex exec --skip-git-repo-check "do the task"
 	local err=$ERR
 	note "mock log: $(cut -c1-300 "$MOCK_LOG" 2>/dev/null)"
@@ -78,6 +83,15 @@ test_codex_exec() {
 		fail "the mock saw fewer than two /v1/responses turns: $(excerpt "$(cut -c1-200 "$MOCK_LOG" 2>/dev/null)")"
 	grep -q '"authorization": "Bearer <redacted>"' "$MOCK_LOG" 2>/dev/null ||
 		fail "no request to the mock carried the API key (CODEX_API_KEY)"
+	# The key: outside the sandbox, put in by the proxy. The mock received
+	# the real one, only; the tool's environment holds the phantom.
+	grep -q "^authorization: Bearer $CODEX_KEY\$" "$T_TMP/mock.keys" 2>/dev/null ||
+		fail "the mock did not receive the real key: $(excerpt "$(sort -u "$T_TMP/mock.keys" 2>/dev/null)")"
+	grep -v "^authorization: Bearer $CODEX_KEY\$" "$T_TMP/mock.keys" 2>/dev/null | grep -q . &&
+		fail "the mock received another key too: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
+	grep -qF "$CODEX_KEY" "$MOCK_RESULTS" && fail "the real key is in a tool output"
+	grep -q 'CODEX_API_KEY=sk-proj-' "$MOCK_RESULTS" ||
+		note "the tool output lacks the phantom CODEX_API_KEY (Codex keeps key-named variables from its commands)"
 	# The tool ran, in the workspace.
 	assert_host_file "$WS/marker.txt" e2e-marker "the shell tool's marker"
 	# ... inside the sandbox: files outside the workspace stayed out of reach,
@@ -108,7 +122,7 @@ test_codex_exec() {
 	local sessions
 	sessions=$(find "$HOME/.local/share/warden/agents/codex/.codex/sessions" -name 'rollout-*.jsonl' 2>/dev/null | wc -l)
 	((sessions >= 1)) || fail "no Codex session file in warden's state for codex"
-	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=sk-test-e2e-0000 \
+	PATH=$CODEX_BIN:$PATH CODEX_API_KEY=$CODEX_KEY \
 		wrun -- codex exec --skip-git-repo-check resume --last "the second task"
 	assert_rc 0 "codex exec resume --last"
 	[[ $ERR != *"own sandbox is off"* ]] || fail "the inner sandbox note said twice: $(excerpt "$ERR")"
