@@ -88,6 +88,7 @@ struct bridge {
 	/* upstream -> client */
 	char uin[BUF];
 	size_t uin_len, uin_off;
+	size_t held;            /* on_resp's held bytes, at uin[uin_len..uin_len + held) */
 	bool uin_ours;          /* uin holds our own answer, not the server's bytes */
 	struct http_resp rw;
 	bool watching;          /* rw frames the stream (not lost, not switched) */
@@ -566,14 +567,31 @@ static bool pump(struct bridge *b)
 	enum io r;
 
 	if (want_read_u(b)) {
-		r = side_read(b, &b->u, b->uin, sizeof b->uin, &n);
+		/* what on_resp held waits at the front, and the read goes after it */
+		size_t keep = b->held;
+		if (keep)
+			memmove(b->uin, b->uin + b->uin_len, keep);
+		b->uin_len = b->uin_off = 0;
+		r = side_read(b, &b->u, b->uin + keep, sizeof b->uin - keep, &n);
 		if (r == IO_OK) {
-			b->uin_len = n;
+			size_t total = keep + n, hold = 0;
+			if (b->job->on_resp)
+				hold = b->job->on_resp(b->job->ctx, b->uin, total);
+			if (hold >= total)
+				hold = total - 1;
+			b->uin_len = total - hold;
+			b->held = hold;
 			b->uin_off = 0;
 			b->uin_ours = false;
-			watch(b, b->uin, n);
+			watch(b, b->uin, b->uin_len);
 		} else if (r == IO_EOF) {
 			b->u.eof = true;
+			/* the end: what was held goes as it is */
+			b->uin_len = keep;
+			b->held = 0;
+			b->uin_ours = false;
+			if (keep)
+				watch(b, b->uin, keep);
 			watch_eof(b);
 		} else if (r == IO_ERR) {
 			b->u.eof = b->u.dead = true;

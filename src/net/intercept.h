@@ -50,6 +50,13 @@ typedef int (*intercept_head_fn)(void *ctx, const char *head, size_t len, char *
 typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *why,
 				 size_t whylen);
 
+/* Every byte the server sends, in order, before the client gets it: the
+ * function may rewrite bytes in place (never changing the length) and
+ * returns how many at the end must wait for more (they may begin what it
+ * rewrites); they go as they are when the stream ends. At most len - 1 are
+ * held. NULL in the job: relayed as they come. */
+typedef size_t (*intercept_resp_fn)(void *ctx, char *buf, size_t len);
+
 struct intercept_job {
 	/* Owned by the job from intercept_start on (closed by it, also when
 	 * intercept_start fails): connected stream sockets, any mode (the
@@ -71,6 +78,7 @@ struct intercept_job {
 	bool any_host;
 	intercept_head_fn on_head;
 	intercept_data_fn on_data;
+	intercept_resp_fn on_resp;
 	void *ctx;
 	/* At the end the thread writes the job's address (sizeof(void *)
 	 * bytes) to done_fd - a pipe the owner watches - and touches the job

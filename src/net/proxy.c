@@ -452,6 +452,7 @@ static void intercept_begin(struct conn *c)
 	j->port = c->port;
 	j->on_head = px->guard.head;
 	j->on_data = px->guard.data;
+	j->on_resp = px->guard.resp;
 	j->ctx = c->guard;
 	j->done_fd = px->done_pipe[1];
 	/* The thread owns both sockets from here. */

@@ -45,6 +45,9 @@ struct proxy_guard {
 		    size_t whylen);
 	/* Bytes the client sends that are not a head: -1 refuses (why). */
 	int (*data)(void *g, const void *data, size_t len, char *why, size_t whylen);
+	/* An intercepted connection's response bytes, rewritable in place (as
+	 * intercept.h's on_resp); NULL: relayed as they come. */
+	size_t (*resp)(void *g, char *buf, size_t len);
 	void (*end)(void *g, struct guard_end *out);
 	/* The TLS contexts: the sandbox's side for h (a leaf of the session CA),
 	 * and the upstream side (verifying). */

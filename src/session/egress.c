@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../net/addr.h"
 #include "../net/tls.h"
@@ -30,6 +31,7 @@ struct guard {
 	bool intercepted;
 	struct phantom_scan scan;
 	json_t *hits;
+	bool masked;               /* a response quoted a value back */
 	const char *leak_secret, *leak_where;
 };
 
@@ -76,6 +78,65 @@ static void leak(struct guard *g, const struct secret *s, const char *where, cha
 		 "is not bound to that way: refused", s->spec->name, where, h, g->port);
 }
 
+/* A response from the bound host that quotes a real value back (an error
+ * message repeating a header, a server that reflects its request): the
+ * value becomes the phantom again before the sandbox reads it. Returns the
+ * bytes at the end that may begin a value, to wait for what follows. */
+static size_t g_resp(void *gp, char *buf, size_t len)
+{
+	struct guard *g = gp;
+	const struct secrets *ss = g->eg->secrets;
+	size_t hold = 0;
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct secret *s = &ss->v[i];
+		size_t vl = strlen(s->value);
+		unsigned masked = 0;
+		for (char *p = buf; (p = memmem(p, len - (size_t)(p - buf), s->value, vl)); p += vl) {
+			memcpy(p, s->phantom, vl);
+			masked++;
+		}
+		if (masked) {
+			json_array_append_new(g->hits, json_pack("{s:s, s:s, s:i}", "secret",
+								 s->spec->name, "response", "masked",
+								 "count", (int)masked));
+			g->masked = true;
+		}
+		/* the longest end of buf that is a start of the value */
+		for (size_t k = vl - 1 < len ? vl - 1 : len; k > hold; k--)
+			if (memcmp(buf + len - k, s->value, k) == 0) {
+				hold = k;
+				break;
+			}
+	}
+	return hold;
+}
+
+/* Ask the bound host for an uncompressed response, so that g_resp reads
+ * what the sandbox will: Accept-Encoding becomes identity. */
+static void identity_encoding(char **head, size_t *len)
+{
+	static const char name[] = "\r\naccept-encoding:";
+	size_t nl = sizeof name - 1;
+	for (size_t i = 0; i + nl <= *len; i++) {
+		if (strncasecmp(*head + i, name, nl) != 0)
+			continue;
+		char *v = *head + i + nl;
+		char *end = memmem(v, *len - (size_t)(v - *head), "\r\n", 2);
+		if (!end)
+			return;
+		static const char id[] = " identity";
+		size_t before = (size_t)(v - *head), after = *len - (size_t)(end - *head);
+		char *n = xmalloc(before + sizeof id - 1 + after);
+		memcpy(n, *head, before);
+		memcpy(n + before, id, sizeof id - 1);
+		memcpy(n + before + sizeof id - 1, end, after);
+		free(*head);
+		*head = n;
+		*len = before + sizeof id - 1 + after;
+		return;
+	}
+}
+
 static int g_head(void *gp, const char *head, size_t len, char **out, size_t *outlen, char *why,
 		  size_t whylen)
 {
@@ -101,6 +162,7 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 		json_array_append_new(g->hits, json_pack("{s:s, s:s}", "secret",
 							 r.hits[i].secret->spec->name, "header",
 							 r.hits[i].header));
+	identity_encoding(out, outlen);
 	return 0;
 }
 
@@ -173,7 +235,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct strv *u
 	if (!eg->client)
 		return -1;
 	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .head = g_head, .data = g_data,
-					  .end = g_end, .server_ctx = g_server_ctx,
+					  .resp = g_resp, .end = g_end, .server_ctx = g_server_ctx,
 					  .client_ctx = eg->client };
 	return 0;
 }

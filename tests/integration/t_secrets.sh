@@ -76,12 +76,17 @@ test_secret_https_bound() {
 	[[ -n $inside && $inside != "$REAL" ]] || fail "inside, MYTOKEN is the real value or empty: '$inside'"
 	[[ ${#inside} == "${#REAL}" && $inside == tok-live-* ]] ||
 		fail "the phantom is not shaped like the value (same prefix and length): '$inside'"
-	assert_host_file "$WS/echo.out" "auth=Bearer $REAL key=$REAL" 'the server got the real value in both headers'
-	assert_out_has "auth=Bearer $REAL" 'the server got the real value over HTTP/1.1 too'
-	# what the server answered is the agent's; everything else it could read
-	# holds no real value
-	grep -vF "auth=Bearer $REAL" <<<"$OUT" | grep -qF "$REAL" &&
-		fail "the real value inside (env, /proc/*/environ or a file): $(excerpt "$(grep -F "$REAL" <<<"$OUT" | head -n 3)")"
+	# The server got the real value in both headers (its log) ...
+	grep -q "\"authorization\": \"Bearer $REAL\", \"x-api-key\": \"$REAL\"" "$SRV_LOG" ||
+		grep -q "\"x-api-key\": \"$REAL\"" "$SRV_LOG" ||
+		fail "the server's log lacks the real value in X-Api-Key: $(excerpt "$(<"$SRV_LOG")")"
+	# ... and its echo of them reached the sandbox with the phantom again
+	assert_host_file "$WS/echo.out" "auth=Bearer $inside key=$inside" 'an echo of the value, masked'
+	assert_out_has "auth=Bearer $inside" 'the echo over HTTP/1.1, masked'
+	# nothing the sandbox could read holds the real value
+	grep -qF "$REAL" <<<"$OUT" &&
+		fail "the real value inside (env, /proc/*/environ, a file or a response): $(excerpt "$(grep -F "$REAL" <<<"$OUT" | head -n 3)")"
+	grep -qF "$REAL" "$WS/echo.out" && fail "the real value in a response inside"
 	grep -q "^MYTOKEN=$inside\$" <<<"$OUT" || fail "env inside lacks MYTOKEN=phantom"
 	grep -q "\"authorization\": \"Bearer $REAL\"" "$SRV_LOG" || fail "the server's log lacks the real value"
 	# the net event: intercepted, the substitutions named (never the value)
@@ -90,6 +95,8 @@ test_secret_https_bound() {
 	grep -q '"intercepted":true' <<<"${OUT// /}" || fail "no net event says intercepted: $(excerpt "$OUT")"
 	grep -q '"secret":"MYTOKEN","header":"Authorization"' <<<"${OUT// /}" ||
 		fail "the net event does not name the substitution: $(excerpt "$OUT")"
+	grep -q '"secret":"MYTOKEN","response":"masked"' <<<"${OUT// /}" ||
+		fail "the net event does not say a response was masked: $(excerpt "$OUT")"
 	wardenc log show --json
 	assert_out_lacks "$REAL" 'the real value in the audit log'
 }
@@ -175,8 +182,8 @@ test_secret_loopback_plain() {
 	MYTOKEN=$REAL wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" --allow-net "127.0.0.1:$SRV_PORT" -- sh -c \
 		'echo "inside=$MYTOKEN"; curl -sS -m 10 -H "X-Api-Key: $MYTOKEN" http://127.0.0.1:'"$SRV_PORT"'/echo'
 	assert_rc 0
-	assert_out_has "key=$REAL" 'the real value put in on the host loopback port'
-	assert_out_lacks "inside=$REAL" 'the real value inside'
+	grep -q "\"x-api-key\": \"$REAL\"" "$SRV_LOG" || fail "the server on the loopback port lacks the real value"
+	assert_out_lacks "$REAL" 'the real value inside (or in the echo)'
 	wardenc log show --event net --json
 	grep -q '"secret":"MYTOKEN","header":"X-Api-Key"' <<<"${OUT// /}" ||
 		fail "the net event does not name the substitution: $(excerpt "$OUT")"
