@@ -85,6 +85,18 @@ int remove_tree_at(int parent, const char *name);
 /* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
 int copy_symlink(const char *src, int dirfd, const char *dst);
 
+/* The value of a hexadecimal digit (either case), or -1. */
+static inline int hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Write all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 /* Write a whole file (O_WRONLY|O_CLOEXEC, no O_CREAT) e.g. /proc files. */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/util.h"
+
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -650,17 +652,6 @@ void http_body_init(struct http_body_reader *b, const struct http_request *r)
 	b->left = r->content_length;
 }
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One byte of a chunk-size line or a trailer line (everything but data). */
 static enum http_result body_line_byte(struct http_body_reader *b, unsigned char c)
 {
@@ -703,7 +694,7 @@ static enum http_result body_line_byte(struct http_body_reader *b, unsigned char
 		return body_fail(b, "chunk size line too long");
 	if (b->ext)
 		return HTTP_NEED_MORE; /* chunk extensions: passed on, not read */
-	int h = hexval(c);
+	int h = hex_digit(c);
 	if (h >= 0 && !b->bws) {
 		if (b->left > (HTTP_CONTENT_LENGTH_MAX - (uint64_t)h) / 16)
 			return body_fail(b, "chunk too large");

@@ -14,6 +14,16 @@
  * the destination, the rules decide again, and the connection is dialled
  * and relayed the same way, bytes as they are.
  *
+ * Secrets by reference (struct proxy_guard, set by the session): once a
+ * connection is dialled, the guard says whether a secret is bound to its
+ * destination. A CONNECT there, or a host loopback port, goes to an
+ * interception thread (intercept.h: TLS terminated with the session CA's
+ * leaf and verified upstream, or plain HTTP on loopback) whose request heads
+ * the guard rewrites; the thread reports on a pipe and the connection's
+ * event is written then. Everything else the client sends (absolute-form
+ * requests, tunnels, SOCKS5 streams) goes through user space for the guard
+ * to see, instead of splice, when the session has secrets.
+ *
  * Limits: handshake and dial timeouts, an idle timeout, a connection cap,
  * the parsers' own size limits; level-triggered epoll, so one slow client
  * only ever holds its own connection. */

@@ -66,24 +66,13 @@ static bool is_tchar(char c)
 
 static bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* %XX decoded (other bytes as they are) into out (room for n); its length. */
 static size_t pct_decode(const char *s, size_t n, char *out)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int hi, lo;
-		if (s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+		if (s[i] == '%' && i + 2 < n && (hi = hex_digit((unsigned char)s[i + 1])) >= 0 && (lo = hex_digit((unsigned char)s[i + 2])) >= 0) {
 			out[k++] = (char)(hi << 4 | lo);
 			i += 2;
 		} else {
