@@ -37,6 +37,7 @@
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
+#define READ_AHEAD 65536         /* TLS bytes read a syscall */
 
 enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
@@ -732,6 +733,17 @@ static void relay(struct bridge *b)
 
 /* ---- the thread --------------------------------------------------------- */
 
+/* Writes may be partial (the rest is retried from the same buffer, which may
+ * have moved); reads take whatever the socket has, several records a
+ * syscall (read-ahead: records OpenSSL holds are read before any poll, see
+ * the loop). */
+static void tune(SSL *ssl)
+{
+	SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_set_read_ahead(ssl, 1);
+	SSL_set_default_read_buffer_len(ssl, READ_AHEAD);
+}
+
 static void run(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
@@ -745,7 +757,7 @@ static void run(struct bridge *b)
 			return;
 		}
 		SSL_set_accept_state(b->c.ssl);
-		SSL_set_mode(b->c.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		tune(b->c.ssl);
 		if (handshake(&b->c, true, why, sizeof why) < 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
@@ -755,7 +767,7 @@ static void run(struct bridge *b)
 			set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
-		SSL_set_mode(b->u.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		tune(b->u.ssl);
 		if (handshake(&b->u, false, why, sizeof why) < 0) {
 			long v = SSL_get_verify_result(b->u.ssl);
 			char reason[240];
