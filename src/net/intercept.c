@@ -72,6 +72,8 @@ struct outbuf {
 
 struct bridge {
 	struct intercept_job *job;
+	char *early;            /* the job's early bytes (copied), until TLS takes them */
+	size_t early_len;
 	SSL_CTX *sctx, *cctx;   /* references of the bridge's own */
 	struct side c, u;
 	/* client -> upstream */
@@ -733,6 +735,98 @@ static void relay(struct bridge *b)
 
 /* ---- the thread --------------------------------------------------------- */
 
+/* A filter BIO in front of the client's socket that reads the early bytes
+ * first: the TLS handshake's first bytes, read by the proxy already. */
+struct prefix {
+	char *p;
+	size_t len, off;
+};
+
+static int prefix_read(BIO *bio, char *out, size_t n, size_t *got)
+{
+	struct prefix *x = BIO_get_data(bio);
+	BIO_clear_retry_flags(bio);
+	if (x && x->off < x->len) {
+		size_t k = x->len - x->off < n ? x->len - x->off : n;
+		memcpy(out, x->p + x->off, k);
+		x->off += k;
+		*got = k;
+		return 1;
+	}
+	int r = BIO_read_ex(BIO_next(bio), out, n, got);
+	BIO_copy_next_retry(bio);
+	return r;
+}
+
+static int prefix_write(BIO *bio, const char *in, size_t n, size_t *put)
+{
+	BIO_clear_retry_flags(bio);
+	int r = BIO_write_ex(BIO_next(bio), in, n, put);
+	BIO_copy_next_retry(bio);
+	return r;
+}
+
+static long prefix_ctrl(BIO *bio, int cmd, long num, void *ptr)
+{
+	struct prefix *x = BIO_get_data(bio);
+	if (!BIO_next(bio))
+		return 0;
+	long r = BIO_ctrl(BIO_next(bio), cmd, num, ptr);
+	if (cmd == BIO_CTRL_PENDING && x && x->off < x->len)
+		r += (long)(x->len - x->off);
+	return r;
+}
+
+static int prefix_create(BIO *bio)
+{
+	BIO_set_init(bio, 1);
+	return 1;
+}
+
+static int prefix_destroy(BIO *bio)
+{
+	struct prefix *x = BIO_get_data(bio);
+	if (x)
+		free(x->p);
+	free(x);
+	BIO_set_data(bio, NULL);
+	return 1;
+}
+
+static BIO_METHOD *prefix_method;
+static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
+
+static void prefix_method_init(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_FILTER, "warden early bytes");
+	if (m && BIO_meth_set_read_ex(m, prefix_read) && BIO_meth_set_write_ex(m, prefix_write) &&
+	    BIO_meth_set_ctrl(m, prefix_ctrl) && BIO_meth_set_create(m, prefix_create) &&
+	    BIO_meth_set_destroy(m, prefix_destroy))
+		prefix_method = m;
+}
+
+/* The client's SSL on its socket, the early bytes first. */
+static bool client_bio(struct bridge *b)
+{
+	if (!b->early_len)
+		return SSL_set_fd(b->c.ssl, b->c.fd) == 1;
+	pthread_once(&prefix_once, prefix_method_init);
+	BIO *sock = BIO_new_socket(b->c.fd, BIO_NOCLOSE);
+	BIO *f = prefix_method ? BIO_new(prefix_method) : NULL;
+	if (!sock || !f) {
+		BIO_free(sock);
+		BIO_free(f);
+		return false;
+	}
+	struct prefix *x = xcalloc(1, sizeof *x);
+	x->p = steal_ptr(&b->early);
+	x->len = b->early_len;
+	BIO_set_data(f, x);
+	BIO_push(f, sock);
+	SSL_set_bio(b->c.ssl, f, f);
+	return true;
+}
+
 /* Writes may be partial (the rest is retried from the same buffer, which may
  * have moved); reads take whatever the socket has, several records a
  * syscall (read-ahead: records OpenSSL holds are read before any poll, see
@@ -752,7 +846,7 @@ static void run(struct bridge *b)
 	fcntl(b->u.fd, F_SETFL, fcntl(b->u.fd, F_GETFL) | O_NONBLOCK);
 	if (b->sctx) {
 		b->c.ssl = SSL_new(b->sctx);
-		if (!b->c.ssl || SSL_set_fd(b->c.ssl, b->c.fd) != 1) {
+		if (!b->c.ssl || !client_bio(b)) {
 			set_error(b, "client TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
@@ -778,6 +872,10 @@ static void run(struct bridge *b)
 				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", why);
 			refuse(b, 502, reason, false, true);
 		}
+	} else if (b->early_len) {
+		/* plain: the first bytes to take */
+		memcpy(b->cin, b->early, b->early_len);
+		b->cin_len = b->early_len;
 	}
 	relay(b);
 }
@@ -814,6 +912,7 @@ static void *bridge_main(void *arg)
 	free(b->to_u.p);
 	free(b->hp);
 	free(b->check);
+	free(b->early);
 	int done_fd = j->done_fd;
 	free(b);
 	ERR_clear_error();
@@ -838,10 +937,12 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	job->first_status = 0;
 	job->error[0] = '\0';
 	job->refused = false;
-	if (!job->server_ctx != !job->client_ctx) {
+	if (!job->server_ctx != !job->client_ctx || job->early_len > BUF) {
 		close(job->client_fd);
 		close(job->upstream_fd);
-		return werr_set(e, 0, "intercepting a connection: TLS needs both contexts");
+		return werr_set(e, 0, "intercepting a connection: %s",
+				job->early_len > BUF ? "too many early bytes"
+						     : "TLS needs both contexts");
 	}
 	struct bridge *b = xcalloc(1, sizeof *b);
 	b->job = job;
@@ -851,6 +952,11 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 		b->sctx = job->server_ctx;
 	if (job->client_ctx && SSL_CTX_up_ref(job->client_ctx) == 1)
 		b->cctx = job->client_ctx;
+	if (job->early_len) {
+		b->early = xmalloc(job->early_len);
+		memcpy(b->early, job->early, job->early_len);
+		b->early_len = job->early_len;
+	}
 	b->hp = xmalloc(sizeof *b->hp);
 	b->check = xmalloc(sizeof *b->check);
 	http_resp_init(&b->rw);
@@ -871,6 +977,7 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 		SSL_CTX_free(b->cctx);
 		free(b->hp);
 		free(b->check);
+		free(b->early);
 		free(b);
 		close(job->client_fd);
 		close(job->upstream_fd);

@@ -55,6 +55,11 @@ struct intercept_job {
 	 * intercept_start fails): connected stream sockets, any mode (the
 	 * job makes them non-blocking). */
 	int client_fd, upstream_fd;
+	/* Bytes the client sent that the proxy read already (after its
+	 * CONNECT head): the bridge takes them as the first from the client,
+	 * TLS or not. At most 16 KiB; copied by intercept_start. */
+	const void *early;
+	size_t early_len;
 	/* Both set: terminate TLS from the client with server_ctx
 	 * (tls_server_ctx for host) and originate TLS upstream with
 	 * client_ctx, verifying host. Both NULL: plain TCP both ways.
