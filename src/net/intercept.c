@@ -250,18 +250,21 @@ static void side_shut(struct side *s, bool clean)
 	shutdown(s->fd, SHUT_WR);
 }
 
-static int wait_fd(int fd, short ev, int timeout_ms)
+/* Wait for ev on fd: 1, 0 on the timeout, -1 when stop_fd (> 0) says stop. */
+static int wait_fd(int fd, short ev, int timeout_ms, int stop_fd)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
+	struct pollfd p[2] = { { .fd = fd, .events = ev }, { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
 	int r;
 	do
-		r = poll(&p, 1, timeout_ms);
+		r = poll(p, 2, timeout_ms);
 	while (r < 0 && errno == EINTR);
+	if (r > 0 && p[1].revents)
+		return -1;
 	return r;
 }
 
 /* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why. */
-static int handshake(struct side *s, bool accept, char *why, size_t len)
+static int handshake(struct side *s, bool accept, int stop_fd, char *why, size_t len)
 {
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -284,9 +287,11 @@ static int handshake(struct side *s, bool accept, char *why, size_t len)
 			return -1;
 		}
 		long left = HANDSHAKE_TIMEOUT_MS - ms_since(&start);
-		if (left <= 0 ||
-		    wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, (int)left) == 0) {
-			snprintf(why, len, "timed out");
+		int w = left <= 0 ? 0
+				  : wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+					    (int)left, stop_fd);
+		if (w <= 0) {
+			snprintf(why, len, w < 0 ? "stopped" : "timed out");
 			s->dead = true;
 			return -1;
 		}
@@ -672,7 +677,8 @@ static void drain_client(struct bridge *b)
 		if (r == IO_EOF || r == IO_ERR)
 			break;
 		long left = DRAIN_MS - ms_since(&start);
-		if (r == IO_AGAIN && (left <= 0 || wait_fd(c->fd, c->rd_ev, (int)left) <= 0))
+		if (r == IO_AGAIN &&
+		    (left <= 0 || wait_fd(c->fd, c->rd_ev, (int)left, b->job->stop_fd) <= 0))
 			break;
 	}
 }
@@ -708,7 +714,9 @@ static void relay(struct bridge *b)
 				return;
 		if (finished(b))
 			return;
-		struct pollfd p[2] = { { .fd = b->c.fd }, { .fd = b->u.fd } };
+		int stop_fd = b->job->stop_fd;
+		struct pollfd p[3] = { { .fd = b->c.fd }, { .fd = b->u.fd },
+				       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
 		if (want_read_c(b))
 			p[0].events |= b->c.rd_ev ? b->c.rd_ev : POLLIN;
 		if (want_write_c(b))
@@ -720,7 +728,12 @@ static void relay(struct bridge *b)
 		if (!p[0].events && !p[1].events)
 			return; /* nothing can move any more */
 		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-		int r = left > 0 ? poll(p, 2, (int)left) : 0;
+		int r = left > 0 ? poll(p, 3, (int)left) : 0;
+		if (r > 0 && p[2].revents) {
+			set_error(b, "stopped");
+			b->c.dead = b->u.dead = true;
+			return;
+		}
 		if (r == 0) {
 			set_error(b, "idle for 10 minutes");
 			b->c.dead = b->u.dead = true;
@@ -852,7 +865,7 @@ static void run(struct bridge *b)
 		}
 		SSL_set_accept_state(b->c.ssl);
 		tune(b->c.ssl);
-		if (handshake(&b->c, true, why, sizeof why) < 0) {
+		if (handshake(&b->c, true, j->stop_fd, why, sizeof why) < 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
@@ -862,7 +875,11 @@ static void run(struct bridge *b)
 			return;
 		}
 		tune(b->u.ssl);
-		if (handshake(&b->u, false, why, sizeof why) < 0) {
+		if (handshake(&b->u, false, j->stop_fd, why, sizeof why) < 0) {
+			if (strcmp(why, "stopped") == 0) {
+				set_error(b, "stopped");
+				return;
+			}
 			long v = SSL_get_verify_result(b->u.ssl);
 			char reason[240];
 			if (v != X509_V_OK)
@@ -923,7 +940,7 @@ static void *bridge_main(void *arg)
 		if (w == (ssize_t)sizeof p)
 			break;
 		if (w < 0 && errno == EAGAIN)
-			wait_fd(done_fd, POLLOUT, -1);
+			wait_fd(done_fd, POLLOUT, -1, -1);
 		else if (!(w < 0 && errno == EINTR))
 			break;
 	}

@@ -10,8 +10,9 @@
  * upgrade switching to raw bytes (and a declined one not), an untrusted or
  * misnamed server certificate answered 502, refusals by on_head and
  * on_data, request smuggling attempts and a Host naming another server
- * refused, a client that does not trust the session CA, plain mode, and
- * the bytes a proxy read before handing the connection over. */
+ * refused, a client that does not trust the session CA, plain mode, the
+ * bytes a proxy read before handing the connection over, and the owner
+ * stopping a job. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -183,7 +184,7 @@ static bool read_body(struct end *e, const char *head, char *out, size_t cap)
 
 /* ---- the server --------------------------------------------------------- */
 
-enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY };
+enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT };
 
 struct server {
 	struct end e;
@@ -237,6 +238,11 @@ static void *server_main(void *arg)
 				s->waited_ok &= wait_sem(&s->go);
 			}
 			continue;
+		}
+		if (s->mode == SILENT) { /* never answers: reads until the end (or 5 s) */
+			while (fill(e))
+				;
+			break;
 		}
 		if (s->mode == CLOSE_CLEAN || s->mode == CLOSE_DIRTY) {
 			/* a body that ends with the connection, cleanly or not */
@@ -321,6 +327,8 @@ static int on_data(void *ctx, const void *data, size_t len, char *why, size_t wh
 
 /* ---- one case: client, bridge, server ----------------------------------- */
 
+static int scene_stop_fd = -1; /* the next scene's job's stop_fd */
+
 struct scene {
 	struct intercept_job job;
 	int done[2];
@@ -387,7 +395,8 @@ static void scene_start_early(struct scene *s, SSL_CTX *upstream_ctx, enum mode 
 	}
 	s->job = (struct intercept_job){ .client_fd = c[1], .upstream_fd = u[0], .host = h,
 					 .port = port, .on_head = on_head, .on_data = on_data,
-					 .done_fd = s->done[1], .early = ebuf, .early_len = elen };
+					 .done_fd = s->done[1], .stop_fd = scene_stop_fd, .early = ebuf,
+					 .early_len = elen };
 	SSL_CTX *sctx = NULL;
 	if (upstream_ctx) {
 		sctx = tls_server_ctx(session_ca, &h, &e);
@@ -793,6 +802,33 @@ static void test_early(void)
 	CHECK_STR(s.job.error, "");
 }
 
+/* The owner ends running jobs at once: here a request the server holds,
+ * with the client waiting. */
+static void test_stop(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	int stop[2];
+	if (pipe(stop) < 0)
+		abort();
+	scene_stop_fd = stop[0];
+	struct scene s;
+	scene_start(&s, up, SILENT, true, "api.test", 443);
+	scene_stop_fd = -1;
+	CHECK(end_puts(&s.cli, "GET /held HTTP/1.1\r\nHost: api.test\r\n\r\n"));
+	CHECK(wait_sem(&s.srv.got_head));
+	close(stop[1]); /* every job watching stop[0] ends */
+	/* well before the server's own 5 s timeout would end it */
+	struct pollfd p = { .fd = s.done[0], .events = POLLIN };
+	CHECK(poll(&p, 1, 3000) == 1);
+	scene_end(&s);
+	CHECK_STR(s.job.error, "stopped");
+	CHECK(s.job.requests == 1 && s.job.first_status == 0);
+	close(stop[0]);
+	SSL_CTX_free(up);
+}
+
 static void test_start_errors(void)
 {
 	int fds[2], done[2];
@@ -841,6 +877,7 @@ int main(void)
 	test_client_distrust();
 	test_plain();
 	test_early();
+	test_stop();
 	test_start_errors();
 
 	SSL_CTX_free(upstream_client_ctx);
