@@ -671,14 +671,13 @@ static void drain_client(struct bridge *b)
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	char junk[BUF];
-	while (!c->eof && !c->dead) {
+	long left;
+	while (!c->eof && !c->dead && (left = DRAIN_MS - ms_since(&start)) > 0) {
 		size_t n;
 		enum io r = side_read(b, c, junk, sizeof junk, &n);
 		if (r == IO_EOF || r == IO_ERR)
 			break;
-		long left = DRAIN_MS - ms_since(&start);
-		if (r == IO_AGAIN &&
-		    (left <= 0 || wait_fd(c->fd, c->rd_ev, (int)left, b->job->stop_fd) <= 0))
+		if (r == IO_AGAIN && wait_fd(c->fd, c->rd_ev, (int)left, b->job->stop_fd) <= 0)
 			break;
 	}
 }
