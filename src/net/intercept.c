@@ -37,6 +37,7 @@
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
+#define READ_AHEAD 65536         /* TLS bytes read a syscall */
 
 enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
@@ -71,6 +72,8 @@ struct outbuf {
 
 struct bridge {
 	struct intercept_job *job;
+	char *early;            /* the job's early bytes (copied), until TLS takes them */
+	size_t early_len;
 	SSL_CTX *sctx, *cctx;   /* references of the bridge's own */
 	struct side c, u;
 	/* client -> upstream */
@@ -248,18 +251,21 @@ static void side_shut(struct side *s, bool clean)
 	shutdown(s->fd, SHUT_WR);
 }
 
-static int wait_fd(int fd, short ev, int timeout_ms)
+/* Wait for ev on fd: 1, 0 on the timeout, -1 when stop_fd (> 0) says stop. */
+static int wait_fd(int fd, short ev, int timeout_ms, int stop_fd)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
+	struct pollfd p[2] = { { .fd = fd, .events = ev }, { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
 	int r;
 	do
-		r = poll(&p, 1, timeout_ms);
+		r = poll(p, 2, timeout_ms);
 	while (r < 0 && errno == EINTR);
+	if (r > 0 && p[1].revents)
+		return -1;
 	return r;
 }
 
 /* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why. */
-static int handshake(struct side *s, bool accept, char *why, size_t len)
+static int handshake(struct side *s, bool accept, int stop_fd, char *why, size_t len)
 {
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -282,9 +288,11 @@ static int handshake(struct side *s, bool accept, char *why, size_t len)
 			return -1;
 		}
 		long left = HANDSHAKE_TIMEOUT_MS - ms_since(&start);
-		if (left <= 0 ||
-		    wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, (int)left) == 0) {
-			snprintf(why, len, "timed out");
+		int w = left <= 0 ? 0
+				  : wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+					    (int)left, stop_fd);
+		if (w <= 0) {
+			snprintf(why, len, w < 0 ? "stopped" : "timed out");
 			s->dead = true;
 			return -1;
 		}
@@ -681,13 +689,13 @@ static void drain_client(struct bridge *b)
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	char junk[BUF];
-	while (!c->eof && !c->dead) {
+	long left;
+	while (!c->eof && !c->dead && (left = DRAIN_MS - ms_since(&start)) > 0) {
 		size_t n;
 		enum io r = side_read(b, c, junk, sizeof junk, &n);
 		if (r == IO_EOF || r == IO_ERR)
 			break;
-		long left = DRAIN_MS - ms_since(&start);
-		if (r == IO_AGAIN && (left <= 0 || wait_fd(c->fd, c->rd_ev, (int)left) <= 0))
+		if (r == IO_AGAIN && wait_fd(c->fd, c->rd_ev, (int)left, b->job->stop_fd) <= 0)
 			break;
 	}
 }
@@ -723,7 +731,9 @@ static void relay(struct bridge *b)
 				return;
 		if (finished(b))
 			return;
-		struct pollfd p[2] = { { .fd = b->c.fd }, { .fd = b->u.fd } };
+		int stop_fd = b->job->stop_fd;
+		struct pollfd p[3] = { { .fd = b->c.fd }, { .fd = b->u.fd },
+				       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
 		if (want_read_c(b))
 			p[0].events |= b->c.rd_ev ? b->c.rd_ev : POLLIN;
 		if (want_write_c(b))
@@ -735,7 +745,12 @@ static void relay(struct bridge *b)
 		if (!p[0].events && !p[1].events)
 			return; /* nothing can move any more */
 		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-		int r = left > 0 ? poll(p, 2, (int)left) : 0;
+		int r = left > 0 ? poll(p, 3, (int)left) : 0;
+		if (r > 0 && p[2].revents) {
+			set_error(b, "stopped");
+			b->c.dead = b->u.dead = true;
+			return;
+		}
 		if (r == 0) {
 			set_error(b, "idle for 10 minutes");
 			b->c.dead = b->u.dead = true;
@@ -750,6 +765,109 @@ static void relay(struct bridge *b)
 
 /* ---- the thread --------------------------------------------------------- */
 
+/* A filter BIO in front of the client's socket that reads the early bytes
+ * first: the TLS handshake's first bytes, read by the proxy already. */
+struct prefix {
+	char *p;
+	size_t len, off;
+};
+
+static int prefix_read(BIO *bio, char *out, size_t n, size_t *got)
+{
+	struct prefix *x = BIO_get_data(bio);
+	BIO_clear_retry_flags(bio);
+	if (x && x->off < x->len) {
+		size_t k = x->len - x->off < n ? x->len - x->off : n;
+		memcpy(out, x->p + x->off, k);
+		x->off += k;
+		*got = k;
+		return 1;
+	}
+	int r = BIO_read_ex(BIO_next(bio), out, n, got);
+	BIO_copy_next_retry(bio);
+	return r;
+}
+
+static int prefix_write(BIO *bio, const char *in, size_t n, size_t *put)
+{
+	BIO_clear_retry_flags(bio);
+	int r = BIO_write_ex(BIO_next(bio), in, n, put);
+	BIO_copy_next_retry(bio);
+	return r;
+}
+
+static long prefix_ctrl(BIO *bio, int cmd, long num, void *ptr)
+{
+	struct prefix *x = BIO_get_data(bio);
+	if (!BIO_next(bio))
+		return 0;
+	long r = BIO_ctrl(BIO_next(bio), cmd, num, ptr);
+	if (cmd == BIO_CTRL_PENDING && x && x->off < x->len)
+		r += (long)(x->len - x->off);
+	return r;
+}
+
+static int prefix_create(BIO *bio)
+{
+	BIO_set_init(bio, 1);
+	return 1;
+}
+
+static int prefix_destroy(BIO *bio)
+{
+	struct prefix *x = BIO_get_data(bio);
+	if (x)
+		free(x->p);
+	free(x);
+	BIO_set_data(bio, NULL);
+	return 1;
+}
+
+static BIO_METHOD *prefix_method;
+static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
+
+static void prefix_method_init(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_FILTER, "warden early bytes");
+	if (m && BIO_meth_set_read_ex(m, prefix_read) && BIO_meth_set_write_ex(m, prefix_write) &&
+	    BIO_meth_set_ctrl(m, prefix_ctrl) && BIO_meth_set_create(m, prefix_create) &&
+	    BIO_meth_set_destroy(m, prefix_destroy))
+		prefix_method = m;
+}
+
+/* The client's SSL on its socket, the early bytes first. */
+static bool client_bio(struct bridge *b)
+{
+	if (!b->early_len)
+		return SSL_set_fd(b->c.ssl, b->c.fd) == 1;
+	pthread_once(&prefix_once, prefix_method_init);
+	BIO *sock = BIO_new_socket(b->c.fd, BIO_NOCLOSE);
+	BIO *f = prefix_method ? BIO_new(prefix_method) : NULL;
+	if (!sock || !f) {
+		BIO_free(sock);
+		BIO_free(f);
+		return false;
+	}
+	struct prefix *x = xcalloc(1, sizeof *x);
+	x->p = steal_ptr(&b->early);
+	x->len = b->early_len;
+	BIO_set_data(f, x);
+	BIO_push(f, sock);
+	SSL_set_bio(b->c.ssl, f, f);
+	return true;
+}
+
+/* Writes may be partial (the rest is retried from the same buffer, which may
+ * have moved); reads take whatever the socket has, several records a
+ * syscall (read-ahead: records OpenSSL holds are read before any poll, see
+ * the loop). */
+static void tune(SSL *ssl)
+{
+	SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_set_read_ahead(ssl, 1);
+	SSL_set_default_read_buffer_len(ssl, READ_AHEAD);
+}
+
 static void run(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
@@ -758,13 +876,13 @@ static void run(struct bridge *b)
 	fcntl(b->u.fd, F_SETFL, fcntl(b->u.fd, F_GETFL) | O_NONBLOCK);
 	if (b->sctx) {
 		b->c.ssl = SSL_new(b->sctx);
-		if (!b->c.ssl || SSL_set_fd(b->c.ssl, b->c.fd) != 1) {
+		if (!b->c.ssl || !client_bio(b)) {
 			set_error(b, "client TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
 		SSL_set_accept_state(b->c.ssl);
-		SSL_set_mode(b->c.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-		if (handshake(&b->c, true, why, sizeof why) < 0) {
+		tune(b->c.ssl);
+		if (handshake(&b->c, true, j->stop_fd, why, sizeof why) < 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
@@ -773,8 +891,12 @@ static void run(struct bridge *b)
 			set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
-		SSL_set_mode(b->u.ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-		if (handshake(&b->u, false, why, sizeof why) < 0) {
+		tune(b->u.ssl);
+		if (handshake(&b->u, false, j->stop_fd, why, sizeof why) < 0) {
+			if (strcmp(why, "stopped") == 0) {
+				set_error(b, "stopped");
+				return;
+			}
 			long v = SSL_get_verify_result(b->u.ssl);
 			char reason[240];
 			if (v != X509_V_OK)
@@ -784,6 +906,10 @@ static void run(struct bridge *b)
 				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", why);
 			refuse(b, 502, reason, false, true);
 		}
+	} else if (b->early_len) {
+		/* plain: the first bytes to take */
+		memcpy(b->cin, b->early, b->early_len);
+		b->cin_len = b->early_len;
 	}
 	relay(b);
 }
@@ -820,6 +946,7 @@ static void *bridge_main(void *arg)
 	free(b->to_u.p);
 	free(b->hp);
 	free(b->check);
+	free(b->early);
 	int done_fd = j->done_fd;
 	free(b);
 	ERR_clear_error();
@@ -830,7 +957,7 @@ static void *bridge_main(void *arg)
 		if (w == (ssize_t)sizeof p)
 			break;
 		if (w < 0 && errno == EAGAIN)
-			wait_fd(done_fd, POLLOUT, -1);
+			wait_fd(done_fd, POLLOUT, -1, -1);
 		else if (!(w < 0 && errno == EINTR))
 			break;
 	}
@@ -844,10 +971,12 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	job->first_status = 0;
 	job->error[0] = '\0';
 	job->refused = false;
-	if (!job->server_ctx != !job->client_ctx) {
+	if (!job->server_ctx != !job->client_ctx || job->early_len > BUF) {
 		close(job->client_fd);
 		close(job->upstream_fd);
-		return werr_set(e, 0, "intercepting a connection: TLS needs both contexts");
+		return werr_set(e, 0, "intercepting a connection: %s",
+				job->early_len > BUF ? "too many early bytes"
+						     : "TLS needs both contexts");
 	}
 	struct bridge *b = xcalloc(1, sizeof *b);
 	b->job = job;
@@ -857,6 +986,11 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 		b->sctx = job->server_ctx;
 	if (job->client_ctx && SSL_CTX_up_ref(job->client_ctx) == 1)
 		b->cctx = job->client_ctx;
+	if (job->early_len) {
+		b->early = xmalloc(job->early_len);
+		memcpy(b->early, job->early, job->early_len);
+		b->early_len = job->early_len;
+	}
 	b->hp = xmalloc(sizeof *b->hp);
 	b->check = xmalloc(sizeof *b->check);
 	http_resp_init(&b->rw);
@@ -877,6 +1011,7 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 		SSL_CTX_free(b->cctx);
 		free(b->hp);
 		free(b->check);
+		free(b->early);
 		free(b);
 		close(job->client_fd);
 		close(job->upstream_fd);

@@ -62,6 +62,11 @@ struct intercept_job {
 	 * intercept_start fails): connected stream sockets, any mode (the
 	 * job makes them non-blocking). */
 	int client_fd, upstream_fd;
+	/* Bytes the client sent that the proxy read already (after its
+	 * CONNECT head): the bridge takes them as the first from the client,
+	 * TLS or not. At most 16 KiB; copied by intercept_start. */
+	const void *early;
+	size_t early_len;
 	/* Both set: terminate TLS from the client with server_ctx
 	 * (tls_server_ctx for host) and originate TLS upstream with
 	 * client_ctx, verifying host. Both NULL: plain TCP both ways.
@@ -84,6 +89,11 @@ struct intercept_job {
 	 * bytes) to done_fd - a pipe the owner watches - and touches the job
 	 * no more. Not closed by the job. */
 	int done_fd;
+	/* When > 0: an fd that becomes readable or hung up when the job must
+	 * end at once (error "stopped"), such as the read end of one pipe for
+	 * all jobs whose write end the owner closes at the end of the session.
+	 * Not closed by the job. 0 or -1: none. */
+	int stop_fd;
 
 	/* Results, for the owner once the job's address came out of done_fd. */
 	uint64_t bytes_in;   /* relayed from upstream to the client */
@@ -96,7 +106,8 @@ struct intercept_job {
 	 * issuer certificate", "upstream TLS handshake: ..."), a refusal (the
 	 * callback's why), a malformed request ("malformed request: LF without
 	 * CR"), a connection failing ("upstream: Connection reset by peer"),
-	 * "idle for 10 minutes"; "" when it ended as HTTP connections do. */
+	 * "idle for 10 minutes", "stopped"; "" when it ended as HTTP
+	 * connections do. */
 	char error[256];
 	bool refused;        /* a callback refused */
 };

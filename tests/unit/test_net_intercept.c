@@ -10,7 +10,9 @@
  * upgrade switching to raw bytes (and a declined one not), an untrusted or
  * misnamed server certificate answered 502, refusals by on_head and
  * on_data, request smuggling attempts and a Host naming another server
- * refused, a client that does not trust the session CA, and plain mode. */
+ * refused, a client that does not trust the session CA, plain mode, the
+ * bytes a proxy read before handing the connection over, and the owner
+ * stopping a job. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -182,7 +184,7 @@ static bool read_body(struct end *e, const char *head, char *out, size_t cap)
 
 /* ---- the server --------------------------------------------------------- */
 
-enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY };
+enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT };
 
 struct server {
 	struct end e;
@@ -236,6 +238,11 @@ static void *server_main(void *arg)
 				s->waited_ok &= wait_sem(&s->go);
 			}
 			continue;
+		}
+		if (s->mode == SILENT) { /* never answers: reads until the end (or 5 s) */
+			while (fill(e))
+				;
+			break;
 		}
 		if (s->mode == CLOSE_CLEAN || s->mode == CLOSE_DIRTY) {
 			/* a body that ends with the connection, cleanly or not */
@@ -320,6 +327,8 @@ static int on_data(void *ctx, const void *data, size_t len, char *why, size_t wh
 
 /* ---- one case: client, bridge, server ----------------------------------- */
 
+static int scene_stop_fd = -1; /* the next scene's job's stop_fd */
+
 struct scene {
 	struct intercept_job job;
 	int done[2];
@@ -329,10 +338,13 @@ struct scene {
 };
 
 /* Start the bridge and the server; connect the client (TLS when
- * upstream_ctx, verifying api.test against the session CA only, unless
- * trust_session is false). */
-static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, bool trust_session,
-			const char *host, uint16_t port)
+ * upstream_ctx, verifying the host against the session CA only, unless
+ * trust_session is false). early: the client's first bytes (its
+ * ClientHello, or plain text given here) are read before the bridge starts,
+ * as the proxy reads what follows a CONNECT, and handed to it. */
+static void scene_start_early(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode,
+			      bool trust_session, const char *host, uint16_t port, bool early,
+			      const char *plain_early)
 {
 	memset(s, 0, sizeof *s);
 	heads_seen = 0;
@@ -346,9 +358,45 @@ static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, 
 	set_timeout(u[1], 5);
 	struct werr e = { 0 };
 	struct net_host h = H(host);
+	s->cli.fd = c[0];
+	if (upstream_ctx) {
+		s->cli_ctx = SSL_CTX_new(TLS_client_method());
+		if (trust_session) {
+			BIO *b = BIO_new_mem_buf(tls_ca_pem(session_ca), -1);
+			X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+			X509_STORE_add_cert(SSL_CTX_get_cert_store(s->cli_ctx), x);
+			X509_free(x);
+			BIO_free(b);
+		}
+		SSL_CTX_set_verify(s->cli_ctx, SSL_VERIFY_PEER, NULL);
+		SSL_CTX_set_alpn_protos(s->cli_ctx, (const unsigned char *)"\x02h2\x08http/1.1", 12);
+		s->cli.ssl = SSL_new(s->cli_ctx);
+		SSL_set_fd(s->cli.ssl, c[0]);
+		if (h.kind == NET_HOST_NAME) {
+			SSL_set_tlsext_host_name(s->cli.ssl, host);
+			SSL_set1_host(s->cli.ssl, host);
+		} else {
+			X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s->cli.ssl), host);
+		}
+	}
+	static char ebuf[16384];
+	size_t elen = 0;
+	if (early && s->cli.ssl) {
+		/* the ClientHello goes out; the bridge's end reads it */
+		fcntl(c[0], F_SETFL, O_NONBLOCK);
+		CHECK(SSL_connect(s->cli.ssl) == -1 && SSL_get_error(s->cli.ssl, -1) == SSL_ERROR_WANT_READ);
+		fcntl(c[0], F_SETFL, 0);
+		ssize_t n = read(c[1], ebuf, sizeof ebuf);
+		CHECK(n > 0);
+		elen = n > 0 ? (size_t)n : 0;
+	} else if (early) {
+		elen = strlen(plain_early);
+		memcpy(ebuf, plain_early, elen);
+	}
 	s->job = (struct intercept_job){ .client_fd = c[1], .upstream_fd = u[0], .host = h,
 					 .port = port, .on_head = on_head, .on_data = on_data,
-					 .done_fd = s->done[1] };
+					 .done_fd = s->done[1], .stop_fd = scene_stop_fd, .early = ebuf,
+					 .early_len = elen };
 	SSL_CTX *sctx = NULL;
 	if (upstream_ctx) {
 		sctx = tls_server_ctx(session_ca, &h, &e);
@@ -357,6 +405,7 @@ static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, 
 	}
 	CHECK(intercept_start(&s->job, &e) == 0);
 	SSL_CTX_free(sctx); /* the job holds its own */
+	memset(ebuf, 0, sizeof ebuf); /* the job has its own copy */
 
 	s->srv.e.fd = u[1];
 	s->srv.ctx = upstream_ctx;
@@ -365,26 +414,8 @@ static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, 
 	sem_init(&s->srv.got_head, 0, 0);
 	pthread_create(&s->srv.t, NULL, server_main, &s->srv);
 
-	s->cli.fd = c[0];
 	if (!upstream_ctx)
 		return;
-	s->cli_ctx = SSL_CTX_new(TLS_client_method());
-	if (trust_session) {
-		BIO *b = BIO_new_mem_buf(tls_ca_pem(session_ca), -1);
-		X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
-		X509_STORE_add_cert(SSL_CTX_get_cert_store(s->cli_ctx), x);
-		X509_free(x);
-		BIO_free(b);
-	}
-	SSL_CTX_set_verify(s->cli_ctx, SSL_VERIFY_PEER, NULL);
-	SSL_CTX_set_alpn_protos(s->cli_ctx, (const unsigned char *)"\x02h2\x08http/1.1", 12);
-	s->cli.ssl = SSL_new(s->cli_ctx);
-	SSL_set_fd(s->cli.ssl, c[0]);
-	SSL_set_tlsext_host_name(s->cli.ssl, host);
-	if (h.kind == NET_HOST_NAME)
-		SSL_set1_host(s->cli.ssl, host);
-	else
-		X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s->cli.ssl), host);
 	int r = SSL_connect(s->cli.ssl);
 	CHECK((r == 1) == trust_session);
 	if (r == 1) {
@@ -394,6 +425,12 @@ static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, 
 		CHECK(alen == 8 && memcmp(alpn, "http/1.1", 8) == 0);
 		CHECK(SSL_get_verify_result(s->cli.ssl) == X509_V_OK);
 	}
+}
+
+static void scene_start(struct scene *s, SSL_CTX *upstream_ctx, enum mode mode, bool trust_session,
+			const char *host, uint16_t port)
+{
+	scene_start_early(s, upstream_ctx, mode, trust_session, host, port, false, NULL);
 }
 
 /* The client closes; wait for the job and the server. */
@@ -739,6 +776,59 @@ static void test_plain(void)
 	CHECK_STR(t.job.error, "");
 }
 
+/* What the proxy read after CONNECT reaches the bridge first. */
+static void test_early(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	struct scene s;
+	scene_start_early(&s, up, ECHO, true, "api.test", 443, true, NULL);
+	CHECK(request(&s, "GET /e HTTP/1.1\r\nHost: api.test\r\n\r\n", head, body) == 200);
+	CHECK(strncmp(body, "GET /e ", 7) == 0);
+	scene_end(&s);
+	CHECK(s.job.requests == 1);
+	CHECK_STR(s.job.error, "");
+	SSL_CTX_free(up);
+
+	scene_start_early(&s, NULL, ECHO, true, "127.0.0.1", 4000, true,
+			  "GET /early HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\nGET /sec");
+	CHECK(read_head(&s.cli, head, sizeof head) && read_body(&s.cli, head, body, sizeof body) &&
+	      strncmp(body, "GET /early ", 11) == 0);
+	CHECK(request(&s, "ond HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n", head, body) == 200);
+	CHECK(strncmp(body, "GET /second ", 12) == 0);
+	scene_end(&s);
+	CHECK(s.job.requests == 2);
+	CHECK_STR(s.job.error, "");
+}
+
+/* The owner ends running jobs at once: here a request the server holds,
+ * with the client waiting. */
+static void test_stop(void)
+{
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	int stop[2];
+	if (pipe(stop) < 0)
+		abort();
+	scene_stop_fd = stop[0];
+	struct scene s;
+	scene_start(&s, up, SILENT, true, "api.test", 443);
+	scene_stop_fd = -1;
+	CHECK(end_puts(&s.cli, "GET /held HTTP/1.1\r\nHost: api.test\r\n\r\n"));
+	CHECK(wait_sem(&s.srv.got_head));
+	close(stop[1]); /* every job watching stop[0] ends */
+	/* well before the server's own 5 s timeout would end it */
+	struct pollfd p = { .fd = s.done[0], .events = POLLIN };
+	CHECK(poll(&p, 1, 3000) == 1);
+	scene_end(&s);
+	CHECK_STR(s.job.error, "stopped");
+	CHECK(s.job.requests == 1 && s.job.first_status == 0);
+	close(stop[0]);
+	SSL_CTX_free(up);
+}
+
 static void test_start_errors(void)
 {
 	int fds[2], done[2];
@@ -786,6 +876,8 @@ int main(void)
 	test_close_delimited();
 	test_client_distrust();
 	test_plain();
+	test_early();
+	test_stop();
 	test_start_errors();
 
 	SSL_CTX_free(upstream_client_ctx);
