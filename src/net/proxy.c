@@ -158,6 +158,7 @@ struct proxy {
 	struct proxy_guard guard;
 	bool guarded;
 	int done_pipe[2];          /* interception threads report here */
+	int stop_pipe[2];          /* closing [1] stops every interception thread */
 	struct item idone;
 	size_t njobs;              /* interceptions still running */
 };
@@ -432,11 +433,6 @@ static void set_blocking(int fd)
 static void intercept_begin(struct conn *c)
 {
 	struct proxy *px = c->px;
-	if (c->to_u_len > c->to_u_off) {
-		refuse(c, 400, 0, "data sent before the tunnel was established, to a host a "
-				  "secret is bound to");
-		return;
-	}
 	struct ijob *ij = xcalloc(1, sizeof *ij);
 	ij->c = c;
 	struct intercept_job *j = &ij->job;
@@ -477,10 +473,21 @@ static void intercept_begin(struct conn *c)
 	j->client_fd = cfd;
 	j->upstream_fd = ufd;
 	j->any_host = c->fw != NULL; /* the port names the destination */
+	j->stop_fd = px->stop_pipe[0];
+	/* what the client sent after the CONNECT head (a ClientHello that did
+	 * not wait for the 200): the job copies it and takes it first */
+	if (c->to_u_len > c->to_u_off) {
+		j->early = c->to_u + c->to_u_off;
+		j->early_len = c->to_u_len - c->to_u_off;
+	}
 	/* The job owns both sockets now, even when it cannot start. */
 	c->cfd = c->ufd = -1;
 	struct werr e = { 0 };
-	if (intercept_start(j, &e) < 0) {
+	int started = intercept_start(j, &e);
+	if (j->server_ctx) /* the job holds references of its own */
+		SSL_CTX_free(j->server_ctx);
+	c->to_u_len = c->to_u_off = 0;
+	if (started < 0) {
 		free(ij);
 		c->allowed = false;
 		snprintf(c->reason, sizeof c->reason, "%.600s", e.msg);
@@ -1169,9 +1176,10 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	px->done_pipe[0] = px->done_pipe[1] = -1;
+	px->done_pipe[0] = px->done_pipe[1] = px->stop_pipe[0] = px->stop_pipe[1] = -1;
 	if (px->ep < 0 || px->tfd < 0 || px->efd < 0 ||
-	    pipe2(px->done_pipe, O_CLOEXEC) < 0 || fcntl(px->done_pipe[0], F_SETFL, O_NONBLOCK) < 0) {
+	    pipe2(px->done_pipe, O_CLOEXEC) < 0 || fcntl(px->done_pipe[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    pipe2(px->stop_pipe, O_CLOEXEC) < 0) {
 		werr_errno(e, "proxy: event fds");
 		proxy_free(px);
 		return NULL;
@@ -1213,9 +1221,13 @@ void proxy_free(struct proxy *px)
 			free(j);
 		}
 	}
-	/* Interception threads end once their sockets do (the sandbox is gone,
-	 * so its side is closed): wait for them, a bounded time. A thread still
-	 * running after that keeps its connection (leaked: warden exits). */
+	/* Interception threads end when told (the stop pipe's write end
+	 * closes): wait for them, a bounded time. A thread still running after
+	 * that keeps its connection (leaked: warden exits). */
+	if (px->stop_pipe[1] >= 0) {
+		close(px->stop_pipe[1]);
+		px->stop_pipe[1] = -1;
+	}
 	for (int waited = 0; px->njobs && waited < 50; waited++) {
 		struct pollfd pf = { .fd = px->done_pipe[0], .events = POLLIN };
 		if (poll(&pf, 1, 100) > 0)
@@ -1257,6 +1269,8 @@ void proxy_free(struct proxy *px)
 		close(px->done_pipe[0]);
 	if (px->done_pipe[1] >= 0 && !px->njobs)
 		close(px->done_pipe[1]);
+	if (px->stop_pipe[0] >= 0 && !px->njobs)
+		close(px->stop_pipe[0]);
 	if (px->local_loaded)
 		addr_local_free(&px->local);
 	pthread_mutex_destroy(&px->mu);

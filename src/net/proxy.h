@@ -49,8 +49,8 @@ struct proxy_guard {
 	 * intercept.h's on_resp); NULL: relayed as they come. */
 	size_t (*resp)(void *g, char *buf, size_t len);
 	void (*end)(void *g, struct guard_end *out);
-	/* The TLS contexts: the sandbox's side for h (a leaf of the session CA),
-	 * and the upstream side (verifying). */
+	/* The TLS contexts: the sandbox's side for h (a leaf of the session CA;
+	 * a reference the proxy frees), and the upstream side (verifying). */
 	struct ssl_ctx_st *(*server_ctx)(void *ctx, const struct net_host *h);
 	struct ssl_ctx_st *client_ctx;
 };

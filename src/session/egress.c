@@ -191,6 +191,7 @@ static void g_end(void *gp, struct guard_end *out)
 	free(g);
 }
 
+/* A reference the caller frees. */
 static struct ssl_ctx_st *g_server_ctx(void *ctx, const struct net_host *h)
 {
 	struct egress *eg = ctx;
