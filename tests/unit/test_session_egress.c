@@ -1,0 +1,118 @@
+/* test_session_egress.c - the proxy's guard for secrets by reference
+ * (src/session/egress.c, compiled into the test): where the real value may
+ * go (a bound host over TLS, or on loopback in the clear) and where it may
+ * not (the same host in the clear off loopback), the phantom refused
+ * elsewhere and let through in a body to the bound host, Accept-Encoding
+ * made identity, a response quoting the value masked back to the phantom
+ * (also when the value is split across reads), and what the connection's
+ * event and alert get. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "src/session/egress.h"
+
+#define REAL "tok-live-0123456789abcdefghijklmnopqrstuv"
+
+static struct net_host host(const char *s)
+{
+	struct net_host h;
+	const char *why;
+	if (net_host_parse(&h, s, strlen(s), &why) < 0)
+		abort();
+	return h;
+}
+
+int main(void)
+{
+	struct werr e = { 0 };
+	setenv("MYTOKEN", REAL, 1);
+	struct policy p;
+	CHECK(policy_load(&p, NULL, "/home/u", &e) == 0);
+	CHECK(policy_add_secret(&p, "MYTOKEN@api.test,127.0.0.1:4000", "--secret", &e) == 0);
+	struct secrets s = { 0 };
+	CHECK(secrets_load(&s, &p, &e) == 0 && s.n == 1);
+	struct strv cas = { 0 };
+	struct egress eg;
+	CHECK(egress_init(&eg, &s, &cas, &e) == 0 && eg.ca && eg.client);
+	const struct proxy_guard *g = &eg.guard;
+	const char *ph = s.v[0].phantom;
+	char why[256];
+	char *out = NULL;
+	size_t outlen = 0;
+
+	/* the bound host through TLS: the value in, Accept-Encoding identity */
+	struct net_host api = host("api.test");
+	bool icpt = false;
+	void *c = g->open(g->ctx, &api, 443, false, &icpt);
+	CHECK(c && icpt);
+	char *head = xasprintf("GET /v1 HTTP/1.1\r\nHost: api.test\r\nX-Api-Key: %s\r\n"
+			       "Accept-Encoding: gzip, br\r\n\r\n", ph);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) == 0);
+	CHECK(out && memmem(out, outlen, "X-Api-Key: " REAL "\r\n", strlen(REAL) + 13) &&
+	      memmem(out, outlen, "Accept-Encoding: identity\r\n", 27) && !memmem(out, outlen, ph, strlen(ph)));
+	free(out);
+	free(head);
+	/* a body to it may hold the phantom */
+	CHECK(g->data(c, ph, strlen(ph), why, sizeof why) == 0);
+	/* a response quoting the value: masked, also when split across reads */
+	char r1[128];
+	snprintf(r1, sizeof r1, "{\"error\": \"bad key %s\"}", REAL);
+	size_t hold = g->resp(c, r1, strlen(r1));
+	CHECK(hold == 0 && strstr(r1, ph) && !strstr(r1, REAL));
+	char r2[128];
+	snprintf(r2, sizeof r2, "xx %.10s", REAL); /* a read ending inside the value */
+	size_t l2 = strlen(r2);
+	hold = g->resp(c, r2, l2);
+	CHECK(hold == 10);
+	char r3[128];
+	snprintf(r3, sizeof r3, "%.10s%s tail", REAL, REAL + 10); /* the held bytes, then the rest */
+	hold = g->resp(c, r3, strlen(r3));
+	CHECK(hold == 0 && strncmp(r3, ph, strlen(ph)) == 0);
+	struct guard_end end;
+	g->end(c, &end);
+	CHECK(end.secrets && !end.leak_secret);
+	char *js = json_dumps(end.secrets, JSON_COMPACT);
+	CHECK(js && strstr(js, "{\"secret\":\"MYTOKEN\",\"header\":\"X-Api-Key\"}") &&
+	      strstr(js, "\"response\":\"masked\""));
+	free(js);
+	json_decref(end.secrets);
+
+	/* the bound host in the clear off loopback: never the value */
+	c = g->open(g->ctx, &api, 80, true, &icpt);
+	CHECK(c && !icpt);
+	head = xasprintf("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer %s\r\n\r\n", ph);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) < 0);
+	CHECK(strstr(why, "MYTOKEN"));
+	free(head);
+	g->end(c, &end);
+	CHECK(end.leak_secret && strcmp(end.leak_secret, "MYTOKEN") == 0 && !end.secrets);
+
+	/* the bound loopback port in the clear: the value in */
+	struct net_host lo = host("127.0.0.1");
+	c = g->open(g->ctx, &lo, 4000, true, &icpt);
+	CHECK(c && icpt);
+	head = xasprintf("GET / HTTP/1.1\r\nHost: 127.0.0.1:4000\r\nAuthorization: Bearer %s\r\n\r\n", ph);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) == 0);
+	CHECK(out && memmem(out, outlen, REAL, strlen(REAL)));
+	free(out);
+	free(head);
+	g->end(c, &end);
+	json_decref(end.secrets);
+
+	/* an unbound host: the phantom in what the client sends is refused,
+	 * split across two pieces too */
+	struct net_host other = host("other.test");
+	c = g->open(g->ctx, &other, 443, false, &icpt);
+	CHECK(c && !icpt);
+	CHECK(g->data(c, "hello", 5, why, sizeof why) == 0);
+	CHECK(g->data(c, ph, 12, why, sizeof why) == 0);
+	CHECK(g->data(c, ph + 12, strlen(ph) - 12, why, sizeof why) < 0);
+	g->end(c, &end);
+	CHECK(end.leak_secret && strcmp(end.leak_where, "stream") == 0);
+
+	egress_free(&eg);
+	secrets_free(&s);
+	policy_free(&p);
+	return check_status();
+}
