@@ -20,6 +20,9 @@
  *       prints "START", waits a second, opens N CONNECT tunnels and keeps
  *       them, prints "HELD n" (fewer when one fails, with the reason on
  *       stderr), then waits until the file RELEASE exists or SECONDS pass.
+ *   proxy_load tls-serve | tls-fetch | tls-latency ...
+ *       the same over TLS (proxy_tls.c): an HTTPS server with keep-alive,
+ *       and clients that measure warden's TLS interception against a tunnel.
  *
  * Exit status 0 on success, 1 on failure, 2 on usage errors. */
 #include <arpa/inet.h>
@@ -40,12 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (256 * 1024)
-#define HEAD_MAX 4096
+#include "proxy_load.h"
 
-static char buf[CHUNK];
+char buf[CHUNK];
 
-static double now_s(void)
+double now_s(void)
 {
 	struct timespec ts;
 
@@ -53,7 +55,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static long parse_long(const char *s, long min, long max)
+long parse_long(const char *s, long min, long max)
 {
 	char *end;
 	long v;
@@ -65,7 +67,7 @@ static long parse_long(const char *s, long min, long max)
 	return v;
 }
 
-static void raise_nofile(void)
+void raise_nofile(void)
 {
 	struct rlimit rl;
 
@@ -77,7 +79,7 @@ static void raise_nofile(void)
 
 /* ---- client ------------------------------------------------------------ */
 
-static int dial(const char *host, const char *port)
+int dial(const char *host, const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST }, *ai;
 	int fd, r, one = 1;
@@ -101,7 +103,7 @@ static int dial(const char *host, const char *port)
 
 /* Read a response head (up to the blank line) into head; returns its length
  * and leaves any bytes after it in *extra. */
-static int read_head(int fd, char *head, size_t cap, size_t *extra)
+int read_head(int fd, char *head, size_t cap, size_t *extra)
 {
 	size_t len = 0;
 
@@ -127,7 +129,7 @@ static int read_head(int fd, char *head, size_t cap, size_t *extra)
 	return -1;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -142,7 +144,7 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 /* A connection to host:port, directly or through a CONNECT tunnel. */
-static int open_conn(const char *host, const char *port, const char *proxy)
+int open_conn(const char *host, const char *port, const char *proxy)
 {
 	char head[HEAD_MAX], req[512];
 	size_t extra;
@@ -206,7 +208,7 @@ static int cmd_fetch(const char *host, const char *port, const char *bytes_s, co
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -427,9 +429,18 @@ int main(int argc, char **argv)
 		return cmd_latency(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (!strcmp(cmd, "hold") && argc == 8)
 		return cmd_hold(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
+	if (!strcmp(cmd, "tls-serve") && (argc == 7 || argc == 8))
+		return tls_serve(argv[2], argv[3], argv[4], argv[5], argv[6], argc == 8 ? argv[7] : NULL);
+	if (!strcmp(cmd, "tls-fetch") && argc == 7)
+		return tls_fetch(argv[2], argv[3], argv[4], argv[5], argv[6]);
+	if (!strcmp(cmd, "tls-latency") && argc == 8)
+		return tls_latency(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
 	fprintf(stderr, "usage: proxy_load serve ADDR PORT SECONDS [CC]\n"
 			"       proxy_load fetch HOST PORT BYTES [PROXY]\n"
 			"       proxy_load latency HOST PORT N [PROXY]\n"
-			"       proxy_load hold HOST PORT N PROXY SECONDS RELEASE\n");
+			"       proxy_load hold HOST PORT N PROXY SECONDS RELEASE\n"
+			"       proxy_load tls-serve ADDR PORT SECONDS CERT KEY [CC]\n"
+			"       proxy_load tls-fetch HOST PORT BYTES PROXY|- CAFILE\n"
+			"       proxy_load tls-latency HOST PORT CONNS REQS PROXY|- CAFILE\n");
 	return 2;
 }
