@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,15 @@ struct proxy {
 	struct item idone;
 	size_t njobs;              /* interceptions still running */
 };
+
+/* A relay sends what it has at once: Nagle's wait for more, on top of the
+ * peer's delayed ACK, stalls the last flight of a TLS handshake by tens of
+ * milliseconds. */
+static void nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
 
 static double ms_since(const struct timespec *t)
 {
@@ -580,6 +590,7 @@ static void dial_next(struct conn *c)
 		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
+		nodelay(fd);
 		if (connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) {
 			c->ufd = fd;
 			c->state = S_DIALING;
@@ -968,6 +979,7 @@ static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_fo
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
+		nodelay(fd);
 		if (px->nconns >= MAX_CONNS) {
 			close(fd);
 			continue;

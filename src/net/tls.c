@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <openssl/bn.h>
@@ -129,8 +130,18 @@ static int set_serial(X509 *x, char tag[9], struct werr *e)
 	BIGNUM *bn = BN_new();
 	int ok = bn && BN_rand(bn, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
 		 BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) != NULL;
-	if (ok && tag)
-		snprintf(tag, 9, "%08lx", (unsigned long)BN_get_word(bn) & 0xffffffffUL);
+	/* the tag: the serial's low 32 bits (BN_get_word of a number wider
+	 * than a word is all ones) */
+	if (ok && tag) {
+		unsigned char low[4] = { 0 };
+		int n = BN_num_bytes(bn);
+		unsigned char *all = n > 0 ? xmalloc((size_t)n) : NULL;
+		if (all && BN_bn2bin(bn, all) == n)
+			for (int i = 0; i < 4 && i < n; i++)
+				low[3 - i] = all[n - 1 - i];
+		free(all);
+		snprintf(tag, 9, "%02x%02x%02x%02x", low[0], low[1], low[2], low[3]);
+	}
 	BN_free(bn);
 	return ok ? 0 : ssl_fail(e, "making a certificate serial number");
 }
@@ -435,7 +446,15 @@ SSL_CTX *tls_client_ctx(const char *const *extra_ca_files, struct werr *e)
 		ssl_fail(e, "setting up the TLS client context");
 		goto fail;
 	}
-	if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+	/* The system's trusted certificates by their hashed directory, read as
+	 * verification needs them: loading the whole bundle file (what
+	 * SSL_CTX_set_default_verify_paths does) costs 40-50 ms at startup. */
+	const char *dir = getenv(X509_get_default_cert_dir_env());
+	if (!dir || !*dir)
+		dir = X509_get_default_cert_dir();
+	struct stat st;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? SSL_CTX_load_verify_dir(ctx, dir) != 1
+						       : SSL_CTX_set_default_verify_paths(ctx) != 1) {
 		ssl_fail(e, "loading the system's trusted certificates");
 		goto fail;
 	}

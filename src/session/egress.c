@@ -78,6 +78,26 @@ static void leak(struct guard *g, const struct secret *s, const char *where, cha
 		 "is not bound to that way: refused", s->spec->name, where, h, g->port);
 }
 
+/* Count one more of {"secret": name, key: val} for the event: one entry
+ * each, however many requests a connection carries. */
+static void hit_add(struct guard *g, const char *name, const char *key, const char *val,
+		    unsigned n)
+{
+	size_t i;
+	json_t *h;
+	json_array_foreach(g->hits, i, h) {
+		if (strcmp(json_string_value(json_object_get(h, "secret")), name) == 0 &&
+		    json_string_value(json_object_get(h, key)) &&
+		    strcmp(json_string_value(json_object_get(h, key)), val) == 0) {
+			json_int_t c = json_integer_value(json_object_get(h, "count"));
+			json_object_set_new(h, "count", json_integer(c + n));
+			return;
+		}
+	}
+	json_array_append_new(g->hits, json_pack("{s:s, s:s, s:I}", "secret", name, key, val,
+						 "count", (json_int_t)n));
+}
+
 /* A response from the bound host that quotes a real value back (an error
  * message repeating a header, a server that reflects its request): the
  * value becomes the phantom again before the sandbox reads it. Returns the
@@ -96,9 +116,7 @@ static size_t g_resp(void *gp, char *buf, size_t len)
 			masked++;
 		}
 		if (masked) {
-			json_array_append_new(g->hits, json_pack("{s:s, s:s, s:i}", "secret",
-								 s->spec->name, "response", "masked",
-								 "count", (int)masked));
+			hit_add(g, s->spec->name, "response", "masked", masked);
 			g->masked = true;
 		}
 		/* the longest end of buf that is a start of the value */
@@ -159,9 +177,7 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 		return -1;
 	}
 	for (size_t i = 0; i < r.nhits; i++)
-		json_array_append_new(g->hits, json_pack("{s:s, s:s}", "secret",
-							 r.hits[i].secret->spec->name, "header",
-							 r.hits[i].header));
+		hit_add(g, r.hits[i].secret->spec->name, "header", r.hits[i].header, 1);
 	identity_encoding(out, outlen);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "trust.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,15 @@ static const char *const ca_vars[] = {
 
 void trust_user_cas(struct strv *out)
 {
+	/* the system bundle itself (some machines point every variable at
+	 * it) is trusted already: not again */
+	struct stat sys;
+	bool have_sys = stat(SYSTEM_CA_BUNDLE, &sys) == 0;
 	for (size_t i = 0; i < ARRAY_LEN(ca_vars); i++) {
 		const char *v = getenv(ca_vars[i]);
 		struct stat st;
 		if (v && v[0] == '/' && stat(v, &st) == 0 && S_ISREG(st.st_mode) &&
+		    !(have_sys && st.st_dev == sys.st_dev && st.st_ino == sys.st_ino) &&
 		    !strv_contains(out, v))
 			strv_push(out, v);
 	}

@@ -73,7 +73,7 @@ int main(void)
 	g->end(c, &end);
 	CHECK(end.secrets && !end.leak_secret);
 	char *js = json_dumps(end.secrets, JSON_COMPACT);
-	CHECK(js && strstr(js, "{\"secret\":\"MYTOKEN\",\"header\":\"X-Api-Key\"}") &&
+	CHECK(js && strstr(js, "{\"secret\":\"MYTOKEN\",\"header\":\"X-Api-Key\",\"count\":1}") &&
 	      strstr(js, "\"response\":\"masked\""));
 	free(js);
 	json_decref(end.secrets);
