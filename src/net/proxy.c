@@ -164,13 +164,13 @@ struct proxy {
 	size_t njobs;              /* interceptions still running */
 };
 
-/* A relay sends what it has at once: Nagle's wait for more, on top of the
- * peer's delayed ACK, stalls the last flight of a TLS handshake by tens of
- * milliseconds. */
-static void nodelay(int fd)
+/* A new connection sends what it has at once: Nagle's wait for more, on
+ * top of the peer's delayed ACK, stalls the last flight of a TLS handshake
+ * by tens of milliseconds. A tunnel that proves busy gets Nagle back
+ * (maybe_grow): full segments for a bulk transfer. */
+static void nodelay(int fd, int on)
 {
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 }
 
 static double ms_since(const struct timespec *t)
@@ -590,7 +590,7 @@ static void dial_next(struct conn *c)
 		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		nodelay(fd);
+		nodelay(fd, 1);
 		if (connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) {
 			c->ufd = fd;
 			c->state = S_DIALING;
@@ -834,12 +834,15 @@ static void note_status(struct conn *c)
 }
 
 /* A tunnel that moves a lot gets bigger pipes: fewer wake-ups per byte.
- * Only then, so 1,000 idle tunnels stay within the per-user pipe budget. */
+ * Only then, so 1,000 idle tunnels stay within the per-user pipe budget.
+ * And Nagle again: full segments for a bulk transfer. */
 static void maybe_grow(struct conn *c)
 {
 	if (c->grow_tried || c->bytes_in + c->bytes_out < BUSY_BYTES)
 		return;
 	c->grow_tried = true;
+	nodelay(c->cfd, 0);
+	nodelay(c->ufd, 0);
 	if (fcntl(c->pipe_cu[1], F_SETPIPE_SZ, PIPE_BIG) >= 0 &&
 	    fcntl(c->pipe_uc[1], F_SETPIPE_SZ, PIPE_BIG) >= 0)
 		c->pipe_cap = PIPE_BIG;
@@ -979,7 +982,7 @@ static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_fo
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		nodelay(fd);
+		nodelay(fd, 1);
 		if (px->nconns >= MAX_CONNS) {
 			close(fd);
 			continue;
