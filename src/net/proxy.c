@@ -319,6 +319,18 @@ static void close_fd(struct proxy *px, int *fd, unsigned *ev, bool *reg)
 	*reg = false;
 }
 
+/* Take c out of the proxy's list of connections. */
+static void unlink_conn(struct proxy *px, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		px->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	px->nconns--;
+}
+
 static void conn_free(struct conn *c)
 {
 	struct proxy *px = c->px;
@@ -337,13 +349,7 @@ static void conn_free(struct conn *c)
 		if (c->pipe_uc[i] >= 0)
 			close(c->pipe_uc[i]);
 	}
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		px->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	px->nconns--;
+	unlink_conn(px, c);
 	/* Events for it may still be in this dispatch's batch: free later. */
 	c->dead = true;
 	c->next = px->graveyard;
@@ -1250,14 +1256,8 @@ void proxy_free(struct proxy *px)
 	}
 	for (struct conn *c = px->conns, *n; c; c = n) {
 		n = c->next;
-		if (c->state == S_INTERCEPT) { /* detach: its thread still holds it */
-			if (c->prev)
-				c->prev->next = c->next;
-			else
-				px->conns = c->next;
-			if (c->next)
-				c->next->prev = c->prev;
-		}
+		if (c->state == S_INTERCEPT) /* detach: its thread still holds it */
+			unlink_conn(px, c);
 	}
 	while (px->conns) {
 		struct conn *c = px->conns;
