@@ -48,10 +48,24 @@ void tls_ca_free(struct tls_ca *ca);
 bool tls_ca_covers(const struct tls_ca *ca, const struct net_host *h);
 
 /* The server context that presents h's leaf to the sandbox's client:
- * TLS 1.2 or later, ALPN "http/1.1" only (a client offering only other
- * protocols gets no ALPN answer), no renegotiation. h must be covered by
+ * TLS 1.2 or later, ALPN "http/1.1" only unless the SSL's tls_alpn allows h2
+ * (a client offering only other protocols gets no ALPN answer), no
+ * renegotiation. h must be covered by
  * the CA. Returns a reference of the caller's: SSL_CTX_free it. */
 SSL_CTX *tls_server_ctx(struct tls_ca *ca, const struct net_host *h, struct werr *e);
+
+/* The ALPN choice of one connection of a server context: hold pauses its
+ * handshake once, at the ClientHello (SSL_accept fails with
+ * SSL_ERROR_WANT_CLIENT_HELLO_CB; call it again to go on), client_h2 then
+ * says whether the client offers h2; allow_h2, when set before going on,
+ * answers h2 to a client that offers it (h2 preferred to http/1.1). a must
+ * outlive the handshake. */
+struct tls_alpn {
+	bool hold;
+	bool client_h2;
+	bool allow_h2;
+};
+void tls_server_alpn(SSL *ssl, struct tls_alpn *a);
 
 /* A leaf certificate for h with key's public key, signed by the CA - with no
  * check that the CA covers h: that is for the verifier to refuse (the tests
