@@ -77,7 +77,8 @@ X509 *tls_ca_issue(struct tls_ca *ca, const struct net_host *h, EVP_PKEY *key, s
  * SSL_CERT_FILE and SSL_CERT_DIR as the host sets them) plus each PEM file of
  * extra_ca_files (NULL-terminated; may be NULL), any certificate of those
  * files being a trust anchor (X509_V_FLAG_PARTIAL_CHAIN, as curl does), ALPN
- * "http/1.1", no renegotiation. Errors: a CA file that cannot be loaded. */
+ * "http/1.1" (an SSL of it may offer h2 too: intercept.c does when its client
+ * does), no renegotiation. Errors: a CA file that cannot be loaded. */
 SSL_CTX *tls_client_ctx(const char *const *extra_ca_files, struct werr *e);
 
 /* An SSL for one upstream connection on fd that verifies h: SNI and the
