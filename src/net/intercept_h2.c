@@ -541,6 +541,28 @@ static void down_end(struct h2 *h, struct stream *s)
 	}
 }
 
+/* Response fields through on_resp as the lines an HTTP/1.1 head would
+ * have ("name: value\r\n"), rewritten in place. */
+static void resp_fields(struct h2 *h, struct hdrs *l)
+{
+	if (!h->job->on_resp)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		nghttp2_nv *f = &l->nv[i];
+		if (f->name[0] == ':')
+			continue;
+		size_t n = f->namelen + 2 + f->valuelen + 2;
+		char *line = xmalloc(n);
+		memcpy(line, f->name, f->namelen);
+		memcpy(line + f->namelen, ": ", 2);
+		memcpy(line + f->namelen + 2, f->value, f->valuelen);
+		memcpy(line + n - 2, "\r\n", 2);
+		h->job->on_resp(h->job->ctx, line, n);
+		memcpy(f->value, line + f->namelen + 2, f->valuelen);
+		free(line);
+	}
+}
+
 static int u_frame_recv(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
 {
 	struct h2 *h = ud;
@@ -565,6 +587,7 @@ static int u_frame_recv(nghttp2_session *sess, const nghttp2_frame *fr, void *ud
 			if (!conn_specific((const char *)f->name, f->namelen))
 				hdrs_add(&l, f->name, f->namelen, f->value, f->valuelen, false);
 		}
+		resp_fields(h, &l);
 		hdrs_clear(&s->resp);
 		if (status < 200) {
 			nghttp2_submit_headers(h->c, NGHTTP2_FLAG_NONE, s->cid, NULL, l.nv, l.n, NULL);

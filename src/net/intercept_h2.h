@@ -7,9 +7,11 @@
  * of http.h: Host must name the destination) and the head it returns is
  * mapped back to a header list (:method, :scheme, :authority from Host,
  * :path; names in lower case; connection-specific fields dropped). Request
- * DATA goes through on_data; response DATA through on_resp, per stream, in
- * place (its hold-back is not used: HTTP/2 frames each piece, nothing is
- * held). A refusal answers that stream alone: 403 (the parser's status
+ * DATA goes through on_data; response DATA through on_resp, per stream and
+ * per DATA frame, in place, and each response field as a line "name:
+ * value\r\n" (1xx and trailers not). on_resp's hold-back is not used:
+ * nothing is held, so a string that on_resp rewrites (a secret echoed back)
+ * is missed when the server splits it across two DATA frames. A refusal answers that stream alone: 403 (the parser's status
  * for a malformed head, 500 for a rewrite that changes its method or
  * framing) when no response began, RST_STREAM otherwise, and the upstream
  * stream is reset; the other streams go on. Flow control end to end (a

@@ -903,8 +903,18 @@ static nghttp2_nv NV(const char *n, const char *v)
 struct h2req {
 	char path[64], auth[128], body[256];
 	size_t body_len;
+	size_t body_total;  /* every byte of the body */
+	size_t big_off;     /* /big: bytes sent */
 	int parts_sent;
 };
+
+#define BIG (1536 * 1024) /* well past every window of HTTP/2's defaults */
+
+/* Byte i of the big bodies. */
+static uint8_t big_byte(size_t i)
+{
+	return (uint8_t)('a' + (i * 7 + i / 4096) % 26);
+}
 
 struct h2srv {
 	struct h2end e;
@@ -915,7 +925,7 @@ struct h2srv {
 	int32_t stream_id;      /* /stream */
 	bool alpn_h2;
 	char seen[4096];        /* "path auth|" for every request that ended */
-	char resp[4][300];
+	char resp[8][300];
 	int nresp;
 	int resets;             /* RST_STREAM received */
 };
@@ -927,6 +937,15 @@ static ssize_t srv_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t 
 {
 	struct h2srv *v = ud;
 	struct h2req *r = nghttp2_session_get_stream_user_data(sess, id);
+	if (strcmp(r->path, "/big") == 0) {
+		size_t k = BIG - r->big_off < len ? BIG - r->big_off : len;
+		for (size_t i = 0; i < k; i++)
+			buf[i] = big_byte(r->big_off + i);
+		r->big_off += k;
+		if (r->big_off == BIG)
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+		return (ssize_t)k;
+	}
 	if (strcmp(r->path, "/stream") == 0) {
 		if (r->parts_sent == 3) {
 			*flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -974,6 +993,8 @@ static int srv_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint
 		memcpy(r->body + r->body_len, d, n);
 		r->body_len += n;
 	}
+	for (size_t i = 0; r && i < n; i++)
+		r->body_total += d[i] == big_byte(r->body_total) ? 1 : 0x100000000; /* a wrong byte shows */
 	return 0;
 }
 
@@ -996,16 +1017,20 @@ static int srv_frame(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
 	}
 	if (strcmp(r->path, "/hang") == 0)
 		return 0; /* never answered: the client resets it */
-	nghttp2_nv nv[] = { NV(":status", "200"), NV("content-type", "text/plain") };
+	nghttp2_nv nv[] = { NV(":status", "200"), NV("content-type", "text/plain"),
+			    NV("x-echo", r->auth) };
 	nghttp2_data_provider prd = { .read_callback = srv_read };
 	if (strcmp(r->path, "/stream") == 0) {
 		v->stream_id = fr->hd.stream_id;
-	} else if (v->nresp < 4) {
+	} else if (v->nresp < 8) {
 		char *b = v->resp[v->nresp++];
-		snprintf(b, 300, "auth=%s;body=%.*s", r->auth, (int)r->body_len, r->body);
+		if (strcmp(r->path, "/upload-big") == 0)
+			snprintf(b, 300, "got=%zu", r->body_total);
+		else
+			snprintf(b, 300, "auth=%s;body=%.*s", r->auth, (int)r->body_len, r->body);
 		prd.source.ptr = b;
 	}
-	nghttp2_submit_response(sess, fr->hd.stream_id, nv, 2, &prd);
+	nghttp2_submit_response(sess, fr->hd.stream_id, nv, 3, &prd);
 	return 0;
 }
 
@@ -1073,6 +1098,8 @@ struct h2cs {
 	int status;
 	char body[512];
 	size_t body_len;
+	size_t total;       /* bytes of the body, as big_byte makes them (else 2^32 more) */
+	char echo[128];     /* x-echo */
 	int chunks;
 	bool closed;
 	uint32_t code;
@@ -1080,7 +1107,7 @@ struct h2cs {
 
 struct h2cli {
 	struct h2end e;
-	struct h2cs st[8];
+	struct h2cs st[12];
 	int n;
 	struct h2srv *srv;
 	bool got_goaway;
@@ -1100,6 +1127,8 @@ static int cli_header(nghttp2_session *sess, const nghttp2_frame *fr, const uint
 	struct h2cs *s = cli_stream(ud, fr->hd.stream_id);
 	if (s && strcmp((const char *)name, ":status") == 0)
 		s->status = atoi((const char *)value);
+	if (s && strcmp((const char *)name, "x-echo") == 0)
+		snprintf(s->echo, sizeof s->echo, "%s", value);
 	return 0;
 }
 
@@ -1114,6 +1143,8 @@ static int cli_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint
 		memcpy(s->body + s->body_len, d, n);
 		s->body_len += n;
 	}
+	for (size_t i = 0; i < n; i++)
+		s->total += d[i] == big_byte(s->total) ? 1 : 0x100000000;
 	s->chunks++;
 	if (s == &c->st[1]) /* /stream: room for the next part, now that this one came */
 		sem_post(&c->srv->go);
@@ -1147,13 +1178,29 @@ static ssize_t cli_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t 
 	return (ssize_t)strlen(b);
 }
 
+static size_t big_sent;
+
+static ssize_t cli_big(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+		       uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	size_t k = BIG - big_sent < len ? BIG - big_sent : len;
+	for (size_t i = 0; i < k; i++)
+		buf[i] = big_byte(big_sent + i);
+	big_sent += k;
+	if (big_sent == BIG)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)k;
+}
+
 static int32_t cli_submit(struct h2cli *c, const char *method, const char *path,
 			  const char *hname, const char *hvalue, const char *req_body)
 {
 	nghttp2_nv nv[] = { NV(":method", method), NV(":scheme", "https"),
 			    NV(":authority", "api.test"), NV(":path", path),
 			    NV(hname ? hname : "x-none", hvalue ? hvalue : "") };
-	nghttp2_data_provider prd = { .source.ptr = (void *)req_body, .read_callback = cli_body };
+	nghttp2_data_provider prd = { .source.ptr = (void *)req_body,
+				      .read_callback = req_body && strcmp(req_body, "BIG") == 0 ? cli_big
+												  : cli_body };
 	int32_t id = nghttp2_submit_request(c->e.s, NULL, nv, 5, req_body ? &prd : NULL, NULL);
 	c->st[c->n++] = (struct h2cs){ .id = id };
 	return id;
@@ -1166,6 +1213,17 @@ static bool all_closed(const struct h2cli *c)
 			return false;
 	return true;
 }
+
+/* The owner's on_resp: the real value masked wherever it is whole. */
+static size_t mask_real(void *ctx, char *buf, size_t len)
+{
+	char *f;
+	while ((f = memmem(buf, len, REAL, strlen(REAL))))
+		memset(f, 'R', strlen(REAL));
+	return 0;
+}
+
+#define MASKED "RRRRRRRRRRRRRRRRRRR" /* REAL masked */
 
 static void test_h2(void)
 {
@@ -1198,7 +1256,7 @@ static void test_h2(void)
 
 	struct intercept_job job = { .client_fd = cfd[1], .upstream_fd = ufd[0], .host = api,
 				     .port = 443, .on_head = on_head, .on_data = on_data,
-				     .done_fd = done[1], .stop_fd = -1 };
+				     .on_resp = mask_real, .done_fd = done[1], .stop_fd = -1 };
 	job.server_ctx = tls_server_ctx(session_ca, &api, &e);
 	job.client_ctx = upstream_client_ctx;
 	SSL_CTX *sctx = job.server_ctx;
@@ -1250,7 +1308,10 @@ static void test_h2(void)
 		;
 	CHECK(all_closed(&c));
 	CHECK(c.st[0].status == 200 && c.st[0].code == 0);
-	CHECK_STR(c.st[0].body, "auth=Bearer " REAL ";body=");
+	/* the server got the real value, and its echo of it came back masked
+	 * by on_resp, in a field and in the body */
+	CHECK_STR(c.st[0].body, "auth=Bearer " MASKED ";body=");
+	CHECK_STR(c.st[0].echo, "Bearer " MASKED);
 	CHECK(c.st[1].status == 200 && c.st[1].chunks == 3);
 	CHECK_STR(c.st[1].body, "data: one\n\ndata: two\n\ndata: three\n\n");
 	CHECK(c.st[2].status == 200);
@@ -1276,11 +1337,26 @@ static void test_h2(void)
 		;
 	CHECK(c.st[5].status == 403); /* refused by on_data: that stream alone */
 	CHECK_STR(c.st[5].body, "phantom in a body\n");
+	/* bodies larger than the windows, both ways at once: flow control
+	 * passed on, every byte through */
+	big_sent = 0;
+	cli_submit(&c, "GET", "/big", NULL, NULL, NULL);
+	cli_submit(&c, "POST", "/upload-big", "content-type", "application/octet-stream", "BIG");
+	t0 = time(NULL);
+	while (!(c.st[6].closed && c.st[7].closed) && time(NULL) - t0 < 20 && h2_pump(&c.e, 50))
+		;
+	if (!c.st[7].closed)
+		fprintf(stderr, "h2 client: eof %d, %lds\n", c.e.eof, (long)(time(NULL) - t0));
+	CHECK(c.st[6].status == 200 && c.st[6].total == BIG);
+	char want[40];
+	snprintf(want, sizeof want, "got=%d", BIG);
+	CHECK(c.st[7].status == 200);
+	CHECK_STR(c.st[7].body, want);
 	cli_submit(&c, "GET", "/goaway", NULL, NULL, NULL);
 	t0 = time(NULL);
 	while (!(all_closed(&c) && c.got_goaway) && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
 		;
-	CHECK(c.st[6].status == 200 && c.got_goaway);
+	CHECK(c.st[8].status == 200 && c.got_goaway);
 	/* /hang's reset; /leak's upstream stream is reset too, or never sent
 	 * when the refusal came before its HEADERS went out */
 	CHECK(srv.resets >= 1 && strstr(srv.seen, "/leak") == NULL);
@@ -1308,7 +1384,9 @@ static void test_h2(void)
 	pthread_join(srv.t, NULL);
 	sem_destroy(&srv.go);
 	SSL_CTX_free(srv.ctx);
-	CHECK(job.requests == 6); /* every stream but the one refused by on_head */
+	CHECK(job.requests == 8); /* every stream but the one refused by on_head */
+	if (job.requests != 8)
+		fprintf(stderr, "h2 job: %s\n", job.error);
 	CHECK(job.first_status == 200);
 	CHECK(job.refused);
 	CHECK_STR(job.error, "forbidden by test");
