@@ -28,6 +28,7 @@
 #include "../common/util.h"
 #include "http.h"
 #include "http_resp.h"
+#include "intercept_h2.h"
 #include "tls.h"
 
 #define BUF 16384                /* one TLS record */
@@ -38,6 +39,8 @@
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
 #define READ_AHEAD 65536         /* TLS bytes read a syscall */
+
+static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
 
 enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
@@ -101,6 +104,7 @@ struct bridge {
 	int answer_status;
 	char answer_reason[256];
 	struct timespec last;
+	bool h2;                /* the connection was HTTP/2, over and done */
 };
 
 static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -264,7 +268,8 @@ static int wait_fd(int fd, short ev, int timeout_ms, int stop_fd)
 	return r;
 }
 
-/* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why. */
+/* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why; 1
+ * when a server handshake paused at the ClientHello (tls_alpn's hold). */
 static int handshake(struct side *s, bool accept, int stop_fd, char *why, size_t len)
 {
 	struct timespec start;
@@ -276,6 +281,8 @@ static int handshake(struct side *s, bool accept, int stop_fd, char *why, size_t
 		if (r == 1)
 			return 0;
 		int err = SSL_get_error(s->ssl, r);
+		if (err == SSL_ERROR_WANT_CLIENT_HELLO_CB)
+			return 1;
 		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
 			if (err == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) ==
 							    SSL_R_UNEXPECTED_EOF_WHILE_READING) {
@@ -882,7 +889,13 @@ static void run(struct bridge *b)
 		}
 		SSL_set_accept_state(b->c.ssl);
 		tune(b->c.ssl);
-		if (handshake(&b->c, true, j->stop_fd, why, sizeof why) < 0) {
+		/* The client's ClientHello first, then the upstream's handshake
+		 * (offering h2 when the client does), then the client's answer:
+		 * h2 only when the upstream agreed to it. */
+		struct tls_alpn alpn = { .hold = true };
+		tls_server_alpn(b->c.ssl, &alpn);
+		int hr = handshake(&b->c, true, j->stop_fd, why, sizeof why);
+		if (hr < 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
@@ -892,8 +905,23 @@ static void run(struct bridge *b)
 			return;
 		}
 		tune(b->u.ssl);
-		if (handshake(&b->u, false, j->stop_fd, why, sizeof why) < 0) {
-			if (strcmp(why, "stopped") == 0) {
+		if (alpn.client_h2)
+			SSL_set_alpn_protos(b->u.ssl, alpn_h2_http11, sizeof alpn_h2_http11 - 1);
+		char uwhy[200];
+		int ur = handshake(&b->u, false, j->stop_fd, uwhy, sizeof uwhy);
+		if (ur == 0) {
+			const unsigned char *p;
+			unsigned len;
+			SSL_get0_alpn_selected(b->u.ssl, &p, &len);
+			alpn.allow_h2 = len == 2 && memcmp(p, "h2", 2) == 0;
+		}
+		if (hr == 1 && handshake(&b->c, true, j->stop_fd, why, sizeof why) != 0) {
+			set_error(b, "client TLS handshake: %s", why);
+			return;
+		}
+		tls_server_alpn(b->c.ssl, NULL);
+		if (ur < 0) {
+			if (strcmp(uwhy, "stopped") == 0) {
 				set_error(b, "stopped");
 				return;
 			}
@@ -903,8 +931,19 @@ static void run(struct bridge *b)
 				snprintf(reason, sizeof reason, "upstream certificate: %s",
 					 X509_verify_cert_error_string(v));
 			else
-				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", why);
+				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", uwhy);
 			refuse(b, 502, reason, false, true);
+		} else if (alpn.allow_h2) {
+			const unsigned char *p;
+			unsigned len;
+			SSL_get0_alpn_selected(b->c.ssl, &p, &len);
+			if (len == 2 && memcmp(p, "h2", 2) == 0) {
+				intercept_h2_relay(j, b->c.ssl, b->c.fd, b->u.ssl, b->u.fd);
+				b->h2 = true;
+				return;
+			}
+			/* the client took http/1.1 where the upstream speaks h2 */
+			refuse(b, 502, "upstream speaks HTTP/2 only to this client", false, true);
 		}
 	} else if (b->early_len) {
 		/* plain: the first bytes to take */
@@ -930,13 +969,15 @@ static void *bridge_main(void *arg)
 	 * server's was when it ended (cut short stays cut short: a body read
 	 * until the close must not look complete), or when the client ended
 	 * first with nothing owed. */
-	if (b->answer_written) {
+	if (b->h2) {
+		side_shut(&b->c, true); /* after the GOAWAYs: dead ends are skipped */
+	} else if (b->answer_written) {
 		side_shut(&b->c, true);
 		drain_client(b);
 	} else {
 		side_shut(&b->c, b->u.eof ? b->u.clean : true);
 	}
-	side_shut(&b->u, b->c.eof && b->c.clean);
+	side_shut(&b->u, b->h2 || (b->c.eof && b->c.clean));
 	SSL_free(b->c.ssl); /* SSL_set_fd leaves the fd to us */
 	SSL_free(b->u.ssl);
 	close(b->c.fd);

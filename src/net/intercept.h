@@ -10,6 +10,14 @@
  * it); after a 101 to a request that asked to upgrade, raw bytes both ways,
  * the client's still through on_data.
  *
+ * HTTP/2: the client's ClientHello is read first, then the upstream's
+ * handshake is made, offering h2 when the client does; the client is
+ * answered h2 only when the upstream agreed to it (else http/1.1, and all
+ * of the above). An h2 connection is relayed by intercept_h2.h: each
+ * stream's header list goes to on_head as an HTTP/1.1 head, DATA through
+ * on_data and on_resp (its hold-back unused), a refusal ends that stream
+ * alone. h2 without TLS (prior knowledge) is not offered.
+ *
  * Each job runs in a detached thread of its own with non-blocking sockets
  * and poll(); the callbacks run on that thread. A refusal (by a callback,
  * or of a malformed request: a request smuggling attempt is one) stops

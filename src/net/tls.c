@@ -357,13 +357,74 @@ void tls_ca_free(struct tls_ca *ca)
 
 /* ---- contexts ----------------------------------------------------------- */
 
-/* Offer the client http/1.1 only; no ALPN answer when it does not offer it. */
+static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
+
+static int alpn_idx = -1;
+static pthread_once_t alpn_once = PTHREAD_ONCE_INIT;
+
+static void alpn_idx_init(void)
+{
+	alpn_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+void tls_server_alpn(SSL *ssl, struct tls_alpn *a)
+{
+	pthread_once(&alpn_once, alpn_idx_init);
+	if (alpn_idx >= 0)
+		SSL_set_ex_data(ssl, alpn_idx, a);
+}
+
+static struct tls_alpn *alpn_of(SSL *ssl)
+{
+	return alpn_idx >= 0 ? SSL_get_ex_data(ssl, alpn_idx) : NULL;
+}
+
+/* Does the ClientHello's ALPN list name h2? */
+static bool hello_offers_h2(SSL *ssl)
+{
+	const unsigned char *d;
+	size_t len;
+	if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &d,
+				      &len) != 1 || len < 2)
+		return false;
+	size_t i = 2, end = 2 + ((size_t)d[0] << 8 | d[1]);
+	if (end > len)
+		return false;
+	while (i < end) {
+		size_t n = d[i++];
+		if (n > end - i)
+			return false;
+		if (n == 2 && memcmp(d + i, "h2", 2) == 0)
+			return true;
+		i += n;
+	}
+	return false;
+}
+
+/* With a tls_alpn that holds: note what the client offers and pause the
+ * handshake once. */
+static int hello_cb(SSL *ssl, int *al, void *arg)
+{
+	struct tls_alpn *a = alpn_of(ssl);
+	if (a && a->hold) {
+		a->hold = false;
+		a->client_h2 = hello_offers_h2(ssl);
+		return SSL_CLIENT_HELLO_RETRY;
+	}
+	return SSL_CLIENT_HELLO_SUCCESS;
+}
+
+/* Offer the client http/1.1, and h2 first where its tls_alpn allows it; no
+ * ALPN answer when it offers neither. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 		       const unsigned char *in, unsigned int inlen, void *arg)
 {
 	unsigned char *sel;
-	if (SSL_select_next_proto(&sel, outlen, alpn_http11, sizeof alpn_http11 - 1, in, inlen) !=
-	    OPENSSL_NPN_NEGOTIATED)
+	struct tls_alpn *a = alpn_of(ssl);
+	bool h2 = a && a->allow_h2;
+	const unsigned char *ours = h2 ? alpn_h2_http11 : alpn_http11;
+	unsigned ourlen = h2 ? sizeof alpn_h2_http11 - 1 : sizeof alpn_http11 - 1;
+	if (SSL_select_next_proto(&sel, outlen, ours, ourlen, in, inlen) != OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_NOACK;
 	*out = sel;
 	return SSL_TLSEXT_ERR_OK;
@@ -388,6 +449,7 @@ static SSL_CTX *mint_server_ctx(struct tls_ca *ca, const struct net_host *h, str
 		SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
 					      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 		SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+		SSL_CTX_set_client_hello_cb(ctx, hello_cb, NULL);
 	}
 	X509_free(x);
 	EVP_PKEY_free(key);

@@ -48,10 +48,24 @@ void tls_ca_free(struct tls_ca *ca);
 bool tls_ca_covers(const struct tls_ca *ca, const struct net_host *h);
 
 /* The server context that presents h's leaf to the sandbox's client:
- * TLS 1.2 or later, ALPN "http/1.1" only (a client offering only other
- * protocols gets no ALPN answer), no renegotiation. h must be covered by
+ * TLS 1.2 or later, ALPN "http/1.1" only unless the SSL's tls_alpn allows h2
+ * (a client offering only other protocols gets no ALPN answer), no
+ * renegotiation. h must be covered by
  * the CA. Returns a reference of the caller's: SSL_CTX_free it. */
 SSL_CTX *tls_server_ctx(struct tls_ca *ca, const struct net_host *h, struct werr *e);
+
+/* The ALPN choice of one connection of a server context: hold pauses its
+ * handshake once, at the ClientHello (SSL_accept fails with
+ * SSL_ERROR_WANT_CLIENT_HELLO_CB; call it again to go on), client_h2 then
+ * says whether the client offers h2; allow_h2, when set before going on,
+ * answers h2 to a client that offers it (h2 preferred to http/1.1). a must
+ * outlive the handshake. */
+struct tls_alpn {
+	bool hold;
+	bool client_h2;
+	bool allow_h2;
+};
+void tls_server_alpn(SSL *ssl, struct tls_alpn *a);
 
 /* A leaf certificate for h with key's public key, signed by the CA - with no
  * check that the CA covers h: that is for the verifier to refuse (the tests
@@ -63,7 +77,8 @@ X509 *tls_ca_issue(struct tls_ca *ca, const struct net_host *h, EVP_PKEY *key, s
  * SSL_CERT_FILE and SSL_CERT_DIR as the host sets them) plus each PEM file of
  * extra_ca_files (NULL-terminated; may be NULL), any certificate of those
  * files being a trust anchor (X509_V_FLAG_PARTIAL_CHAIN, as curl does), ALPN
- * "http/1.1", no renegotiation. Errors: a CA file that cannot be loaded. */
+ * "http/1.1" (an SSL of it may offer h2 too: intercept.c does when its client
+ * does), no renegotiation. Errors: a CA file that cannot be loaded. */
 SSL_CTX *tls_client_ctx(const char *const *extra_ca_files, struct werr *e);
 
 /* An SSL for one upstream connection on fd that verifies h: SNI and the

@@ -3,11 +3,13 @@
 HTTPS on an address the test gives, recording what each request carried.
 
   secrets_server.py --bind ADDR --port-file F --log F [--tls-cert F --tls-key F]
-                    [--repo DIR --token T] [--lifetime S]
+                    [--repo DIR --token T] [--lifetime S] [--h2]
 
 Each request is one JSON line in --log: method, path, headers (all of them,
 values as received: the test wants to see the real secret arrive), and the
-body's length and first bytes. Paths:
+body's length and first bytes, and the HTTP version. With --h2 (and TLS)
+the server offers h2 before http/1.1 by ALPN and speaks HTTP/2 (python3-h2)
+to a client that takes it: /echo, /sse and POST /upload as below. Paths:
   /echo            200, the Authorization and X-Api-Key headers in the body
   /sse             a text/event-stream of three events, one second apart
   /upload (POST)   200 once the body is read
@@ -34,20 +36,99 @@ ap.add_argument("--tls-key")
 ap.add_argument("--repo")
 ap.add_argument("--token")
 ap.add_argument("--lifetime", type=float, default=120)
+ap.add_argument("--h2", action="store_true")
 args = ap.parse_args()
 
 threading.Thread(target=lambda: (time.sleep(args.lifetime), os._exit(0)), daemon=True).start()
 log_lock = threading.Lock()
 
 
-def record(handler, body=b""):
+def record_line(method, path, headers, body, version):
     line = json.dumps({
-        "method": handler.command, "path": handler.path,
-        "headers": {k.lower(): v for k, v in handler.headers.items()},
-        "body_len": len(body), "body": body[:200].decode("latin-1"),
+        "method": method, "path": path, "headers": headers,
+        "body_len": len(body), "body": body[:200].decode("latin-1"), "version": version,
     })
     with log_lock, open(args.log, "a") as f:
         f.write(line + "\n")
+
+
+def record(handler, body=b""):
+    record_line(handler.command, handler.path,
+                {k.lower(): v for k, v in handler.headers.items()}, body, "1.1")
+
+
+def serve_h2(sock):
+    """One HTTP/2 connection: each request answered when its stream ends;
+    /sse from a thread of its own, the connection's writes under a lock."""
+    import h2.config
+    import h2.connection
+    import h2.events
+    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(
+        client_side=False, header_encoding="utf-8"))
+    lock = threading.Lock()
+
+    def flush():
+        with lock:
+            data = conn.data_to_send()
+            if data:
+                sock.sendall(data)
+
+    def respond(sid, code, body, ctype="text/plain"):
+        with lock:
+            conn.send_headers(sid, [(":status", str(code)), ("content-type", ctype),
+                                    ("content-length", str(len(body)))])
+            conn.send_data(sid, body, end_stream=True)
+        flush()
+
+    def sse(sid):
+        with lock:
+            conn.send_headers(sid, [(":status", "200"), ("content-type", "text/event-stream")])
+        flush()
+        for i, word in enumerate(("one", "two", "three")):
+            if i:
+                time.sleep(1)
+            with lock:
+                conn.send_data(sid, ("data: %s %.3f\n\n" % (word, time.time())).encode(),
+                               end_stream=i == 2)
+            flush()
+
+    def handle(sid, headers, body):
+        pseudo = {k: v for k, v in headers if k.startswith(":")}
+        plain = {k: v for k, v in headers if not k.startswith(":")}
+        method, path = pseudo.get(":method"), pseudo.get(":path")
+        record_line(method, path, plain, bytes(body), "2")
+        if method == "POST" and path == "/upload":
+            return respond(sid, 200, b"got %d\n" % len(body))
+        if path == "/echo":
+            return respond(sid, 200, ("auth=%s key=%s\n" % (
+                plain.get("authorization", "-"), plain.get("x-api-key", "-"))).encode())
+        if path == "/sse":
+            return threading.Thread(target=sse, args=(sid,), daemon=True).start()
+        return respond(sid, 404, b"not here\n")
+
+    with lock:
+        conn.initiate_connection()
+    flush()
+    streams = {}
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return
+        with lock:
+            events = conn.receive_data(data)
+        for ev in events:
+            if isinstance(ev, h2.events.RequestReceived):
+                streams[ev.stream_id] = (ev.headers, bytearray())
+            elif isinstance(ev, h2.events.DataReceived):
+                streams[ev.stream_id][1].extend(ev.data)
+                with lock:
+                    conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, h2.events.StreamEnded):
+                handle(ev.stream_id, *streams.pop(ev.stream_id))
+            elif isinstance(ev, h2.events.ConnectionTerminated):
+                flush()
+                return
+        flush()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -121,7 +202,7 @@ class Server(ThreadingHTTPServer):
         if args.tls_cert:
             ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             ctx.load_cert_chain(args.tls_cert, args.tls_key)
-            ctx.set_alpn_protocols(["http/1.1"])
+            ctx.set_alpn_protocols(["h2", "http/1.1"] if args.h2 else ["http/1.1"])
             sock.settimeout(30)
             try:
                 sock = ctx.wrap_socket(sock, server_side=True)
@@ -130,6 +211,16 @@ class Server(ThreadingHTTPServer):
                 sock.close()
                 raise OSError("handshake failed") from e
         return sock, addr
+
+    def finish_request(self, request, client_address):
+        if getattr(request, "selected_alpn_protocol", lambda: None)() == "h2":
+            request.settimeout(None)
+            try:
+                serve_h2(request)
+            except OSError:
+                pass
+            return
+        super().finish_request(request, client_address)
 
 
 srv = Server((args.bind, 0), Handler)

@@ -4,7 +4,9 @@
 # warden's proxy puts the real value in request headers toward the bound
 # host only (HTTPS it terminated with the session CA, verified upstream; or
 # plain HTTP on the host's loopback), and the phantom anywhere else (an
-# unbound host, a URL, a body, a clear stream) is refused and alerted. The
+# unbound host, a URL, a body, a clear stream) is refused and alerted; over
+# HTTP/1.1 and HTTP/2 (a server that offers h2 gets it, and so does curl
+# inside). The
 # HTTPS server runs in a network namespace of the test's own, behind a name
 # in /etc/hosts (root); the loopback cases run unprivileged too.
 # shellcheck shell=bash
@@ -170,6 +172,45 @@ test_secret_sse_streams() {
 	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
 		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
 	[[ -n $first_sent ]] || fail "the first event lacks its time stamp: $(excerpt "$OUT")"
+}
+
+# HTTP/2 end to end: the server offers h2, so warden takes it upstream and
+# answers h2 to curl inside (it prefers h2 when offered): the value in the
+# headers the server gets, the echo masked, a body holding the phantom
+# left as it is, and a streamed response event by event.
+test_secret_https_h2() {
+	nh_python
+	"$NH_PY" -c 'import h2' 2>/dev/null || skip 'python3-h2 is not installed (scripts/deps)'
+	bound_https --h2
+	local url=https://$HOSTNAME_B:$SRV_PORT
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "MYTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT private" -- sh -c '
+		echo "inside=$MYTOKEN"
+		curl -sS -m 20 -w "version=%{http_version}\n" -H "Authorization: Bearer $MYTOKEN" -H "X-Api-Key: $MYTOKEN" '"$url"'/echo
+		echo "upload=$(curl -sS -m 20 -o /dev/null -w "%{http_version} %{http_code}" --data "key=$MYTOKEN" '"$url"'/upload)"
+		curl -sS -N -m 20 '"$url"'/sse |
+			while IFS= read -r line; do [ -n "$line" ] && echo "$line got=$(date +%s.%N)"; done; true'
+	assert_rc 0
+	local inside
+	inside=$(sed -n 's/^inside=//p' <<<"$OUT")
+	[[ -n $inside && $inside != "$REAL" ]] || fail "inside, MYTOKEN is the real value or empty: '$inside'"
+	assert_out_has 'version=2' 'curl inside speaking HTTP/2 to warden'
+	grep "\"authorization\": \"Bearer $REAL\"" "$SRV_LOG" | grep -q '"version": "2"' ||
+		fail "the server did not get the real value over HTTP/2: $(excerpt "$(<"$SRV_LOG")")"
+	grep -q "\"x-api-key\": \"$REAL\"" "$SRV_LOG" || fail "the server's log lacks the real value in x-api-key"
+	assert_out_has "auth=Bearer $inside key=$inside" 'the echo over HTTP/2, masked'
+	assert_out_lacks "$REAL" 'the real value inside (or in the echo)'
+	assert_out_has 'upload=2 200' 'a body over HTTP/2 to the bound host'
+	grep -q "\"body\": \"key=$inside\"" "$SRV_LOG" || fail "the body did not reach the server as sent"
+	local first_got last_sent
+	first_got=$(awk '/^data: one/ { sub("got=", "", $4); print $4 }' <<<"$OUT")
+	last_sent=$(awk '/^data: three/ { print $3 }' <<<"$OUT")
+	[[ -n $first_got && -n $last_sent ]] || fatal "the stream did not arrive whole: $(excerpt "$OUT")"
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+	wardenc log show --event net --json
+	grep -qi '"secret":"MYTOKEN","header":"authorization"' <<<"${OUT// /}" ||
+		fail "the net event does not name the substitution: $(excerpt "$OUT")"
 }
 
 # Plain HTTP on the host's loopback: the value put in (no TLS needed there),

@@ -12,7 +12,12 @@
  * on_data, request smuggling attempts and a Host naming another server
  * refused, a client that does not trust the session CA, plain mode, the
  * bytes a proxy read before handing the connection over, and the owner
- * stopping a job. */
+ * stopping a job; HTTP/2 when the server offers it (nghttp2 on both
+ * ends of the test): concurrent streams, a rewritten header, a body, a
+ * streamed response part by part, one stream refused and the others
+ * not, a stream reset by the client, a GOAWAY from the server. A server
+ * without h2 gives the client http/1.1 though it offers h2 (every
+ * HTTP/1.1 case). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,11 +33,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
 #include "src/net/intercept.h"
 #include "src/net/tls.h"
+#include "src/common/util.h"
 #include "check.h"
 
 #define PHANTOM "PHANTOM-123"
@@ -283,11 +290,15 @@ out:
 static int heads_seen;
 static size_t data_seen;
 static char data_log[4096];
+static char heads_log[8192]; /* every head on_head saw */
 
 static int on_head(void *ctx, const char *head, size_t len, char **out, size_t *outlen, char *why,
 		   size_t whylen)
 {
 	heads_seen++;
+	size_t hl = strlen(heads_log);
+	if (hl + len < sizeof heads_log)
+		memcpy(heads_log + hl, head, len);
 	if (memmem(head, len, "FORBIDDEN", 9)) {
 		snprintf(why, whylen, "forbidden by test");
 		return -1;
@@ -829,6 +840,559 @@ static void test_stop(void)
 	SSL_CTX_free(up);
 }
 
+/* ---- HTTP/2 ------------------------------------------------------------- */
+
+/* One HTTP/2 end of the test (the server thread, or the client): an nghttp2
+ * session over TLS on a non-blocking socket. */
+struct h2end {
+	SSL *ssl;
+	int fd;
+	nghttp2_session *s;
+	bool eof;
+};
+
+/* Move what can move, waiting up to ms for the socket first. false when
+ * the connection ended or failed. */
+static bool h2_pump(struct h2end *e, int ms)
+{
+	struct pollfd p = { .fd = e->fd, .events = POLLIN };
+	if (!SSL_pending(e->ssl))
+		poll(&p, 1, ms);
+	char buf[16384];
+	for (;;) {
+		size_t n;
+		if (SSL_read_ex(e->ssl, buf, sizeof buf, &n) != 1) {
+			int err = SSL_get_error(e->ssl, 0);
+			ERR_clear_error();
+			if (err != SSL_ERROR_WANT_READ) {
+				e->eof = true;
+				return false;
+			}
+			break;
+		}
+		if (nghttp2_session_mem_recv(e->s, (const uint8_t *)buf, n) < 0)
+			return false;
+	}
+	const uint8_t *d;
+	ssize_t n;
+	while ((n = nghttp2_session_mem_send(e->s, &d)) > 0) {
+		size_t off = 0;
+		while (off < (size_t)n) {
+			size_t w;
+			if (SSL_write_ex(e->ssl, d + off, (size_t)n - off, &w) == 1) {
+				off += w;
+				continue;
+			}
+			if (SSL_get_error(e->ssl, 0) != SSL_ERROR_WANT_WRITE)
+				return false;
+			struct pollfd q = { .fd = e->fd, .events = POLLOUT };
+			poll(&q, 1, 1000);
+		}
+	}
+	return n == 0 && (nghttp2_session_want_read(e->s) || nghttp2_session_want_write(e->s));
+}
+
+static nghttp2_nv NV(const char *n, const char *v)
+{
+	return (nghttp2_nv){ (uint8_t *)n, (uint8_t *)v, strlen(n), strlen(v), 0 };
+}
+
+/* The server: per stream, its path, authorization and body; "/stream"
+ * answers three parts, each written only once the client saw the one
+ * before (go); "/goaway" sends a GOAWAY; anything else echoes what came. */
+struct h2req {
+	char path[64], auth[128], body[256];
+	size_t body_len;
+	size_t body_total;  /* every byte of the body */
+	size_t big_off;     /* /big: bytes sent */
+	int parts_sent;
+};
+
+#define BIG (1536 * 1024) /* well past every window of HTTP/2's defaults */
+
+/* Byte i of the big bodies. */
+static uint8_t big_byte(size_t i)
+{
+	return (uint8_t)('a' + (i * 7 + i / 4096) % 26);
+}
+
+struct h2srv {
+	struct h2end e;
+	SSL_CTX *ctx;
+	pthread_t t;
+	sem_t go;
+	int released;           /* parts of /stream the client has made room for */
+	int32_t stream_id;      /* /stream */
+	bool alpn_h2;
+	char seen[4096];        /* "path auth|" for every request that ended */
+	char resp[8][300];
+	int nresp;
+	int resets;             /* RST_STREAM received */
+};
+
+static const char *const h2parts[] = { "data: one\n\n", "data: two\n\n", "data: three\n\n" };
+
+static ssize_t srv_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+			uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	struct h2srv *v = ud;
+	struct h2req *r = nghttp2_session_get_stream_user_data(sess, id);
+	if (strcmp(r->path, "/big") == 0) {
+		size_t k = BIG - r->big_off < len ? BIG - r->big_off : len;
+		for (size_t i = 0; i < k; i++)
+			buf[i] = big_byte(r->big_off + i);
+		r->big_off += k;
+		if (r->big_off == BIG)
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+		return (ssize_t)k;
+	}
+	if (strcmp(r->path, "/stream") == 0) {
+		if (r->parts_sent == 3) {
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+			return 0;
+		}
+		if (r->parts_sent >= v->released)
+			return NGHTTP2_ERR_DEFERRED;
+		const char *p = h2parts[r->parts_sent++];
+		memcpy(buf, p, strlen(p));
+		return (ssize_t)strlen(p);
+	}
+	const char *resp_body = src->ptr;
+	size_t n = strlen(resp_body);
+	memcpy(buf, resp_body, n);
+	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static int srv_begin(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	if (fr->hd.type == NGHTTP2_HEADERS && fr->headers.cat == NGHTTP2_HCAT_REQUEST)
+		nghttp2_session_set_stream_user_data(sess, fr->hd.stream_id,
+						     xcalloc(1, sizeof(struct h2req)));
+	return 0;
+}
+
+static int srv_header(nghttp2_session *sess, const nghttp2_frame *fr, const uint8_t *name,
+		      size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	struct h2req *r = nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id);
+	if (!r)
+		return 0;
+	if (strcmp((const char *)name, ":path") == 0)
+		snprintf(r->path, sizeof r->path, "%s", value);
+	if (strcmp((const char *)name, "authorization") == 0)
+		snprintf(r->auth, sizeof r->auth, "%s", value);
+	return 0;
+}
+
+static int srv_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d, size_t n,
+		    void *ud)
+{
+	struct h2req *r = nghttp2_session_get_stream_user_data(sess, id);
+	if (r && r->body_len + n < sizeof r->body) {
+		memcpy(r->body + r->body_len, d, n);
+		r->body_len += n;
+	}
+	for (size_t i = 0; r && i < n; i++)
+		r->body_total += d[i] == big_byte(r->body_total) ? 1 : 0x100000000; /* a wrong byte shows */
+	return 0;
+}
+
+static int srv_frame(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	struct h2srv *v = ud;
+	if (fr->hd.type == NGHTTP2_RST_STREAM)
+		v->resets++;
+	if ((fr->hd.type != NGHTTP2_HEADERS && fr->hd.type != NGHTTP2_DATA) ||
+	    !(fr->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	struct h2req *r = nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id);
+	if (!r)
+		return 0;
+	size_t l = strlen(v->seen);
+	snprintf(v->seen + l, sizeof v->seen - l, "%s %s|", r->path, r->auth);
+	if (strcmp(r->path, "/goaway") == 0) {
+		nghttp2_submit_goaway(sess, NGHTTP2_FLAG_NONE, fr->hd.stream_id, NGHTTP2_NO_ERROR,
+				      NULL, 0);
+	}
+	if (strcmp(r->path, "/hang") == 0)
+		return 0; /* never answered: the client resets it */
+	nghttp2_nv nv[] = { NV(":status", "200"), NV("content-type", "text/plain"),
+			    NV("x-echo", r->auth) };
+	nghttp2_data_provider prd = { .read_callback = srv_read };
+	if (strcmp(r->path, "/stream") == 0) {
+		v->stream_id = fr->hd.stream_id;
+	} else if (v->nresp < 8) {
+		char *b = v->resp[v->nresp++];
+		if (strcmp(r->path, "/upload-big") == 0)
+			snprintf(b, 300, "got=%zu", r->body_total);
+		else
+			snprintf(b, 300, "auth=%s;body=%.*s", r->auth, (int)r->body_len, r->body);
+		prd.source.ptr = b;
+	}
+	nghttp2_submit_response(sess, fr->hd.stream_id, nv, 3, &prd);
+	return 0;
+}
+
+static int srv_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
+{
+	free(nghttp2_session_get_stream_user_data(sess, id));
+	nghttp2_session_set_stream_user_data(sess, id, NULL);
+	return 0;
+}
+
+static int srv_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+		    const unsigned char *in, unsigned int inlen, void *arg)
+{
+	unsigned char *sel;
+	if (SSL_select_next_proto(&sel, outlen, (const unsigned char *)"\x02h2", 3, in, inlen) !=
+	    OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+static void *h2srv_main(void *arg)
+{
+	struct h2srv *v = arg;
+	struct h2end *e = &v->e;
+	e->ssl = SSL_new(v->ctx);
+	SSL_set_fd(e->ssl, e->fd);
+	if (SSL_accept(e->ssl) != 1)
+		goto out;
+	const unsigned char *a;
+	unsigned alen;
+	SSL_get0_alpn_selected(e->ssl, &a, &alen);
+	v->alpn_h2 = alen == 2 && memcmp(a, "h2", 2) == 0;
+	fcntl(e->fd, F_SETFL, O_NONBLOCK);
+	nghttp2_session_callbacks *cb;
+	nghttp2_session_callbacks_new(&cb);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, srv_begin);
+	nghttp2_session_callbacks_set_on_header_callback(cb, srv_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, srv_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, srv_frame);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, srv_close);
+	nghttp2_session_server_new(&e->s, cb, v);
+	nghttp2_session_callbacks_del(cb);
+	nghttp2_submit_settings(e->s, NGHTTP2_FLAG_NONE, NULL, 0);
+	v->released = 1;
+	time_t start = time(NULL);
+	while (h2_pump(e, 20) && time(NULL) - start < 15) {
+		if (sem_trywait(&v->go) == 0) {
+			v->released++;
+			if (v->stream_id)
+				nghttp2_session_resume_data(e->s, v->stream_id);
+		}
+	}
+	nghttp2_session_del(e->s);
+out:
+	SSL_shutdown(e->ssl);
+	SSL_free(e->ssl);
+	close(e->fd);
+	return NULL;
+}
+
+/* The client's streams. */
+struct h2cs {
+	int32_t id;
+	int status;
+	char body[512];
+	size_t body_len;
+	size_t total;       /* bytes of the body, as big_byte makes them (else 2^32 more) */
+	char echo[128];     /* x-echo */
+	int chunks;
+	bool closed;
+	uint32_t code;
+};
+
+struct h2cli {
+	struct h2end e;
+	struct h2cs st[12];
+	int n;
+	struct h2srv *srv;
+	bool got_goaway;
+};
+
+static struct h2cs *cli_stream(struct h2cli *c, int32_t id)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->st[i].id == id)
+			return &c->st[i];
+	return NULL;
+}
+
+static int cli_header(nghttp2_session *sess, const nghttp2_frame *fr, const uint8_t *name,
+		      size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	struct h2cs *s = cli_stream(ud, fr->hd.stream_id);
+	if (s && strcmp((const char *)name, ":status") == 0)
+		s->status = atoi((const char *)value);
+	if (s && strcmp((const char *)name, "x-echo") == 0)
+		snprintf(s->echo, sizeof s->echo, "%s", value);
+	return 0;
+}
+
+static int cli_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d, size_t n,
+		    void *ud)
+{
+	struct h2cli *c = ud;
+	struct h2cs *s = cli_stream(c, id);
+	if (!s)
+		return 0;
+	if (s->body_len + n < sizeof s->body) {
+		memcpy(s->body + s->body_len, d, n);
+		s->body_len += n;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->total += d[i] == big_byte(s->total) ? 1 : 0x100000000;
+	s->chunks++;
+	if (s == &c->st[1]) /* /stream: room for the next part, now that this one came */
+		sem_post(&c->srv->go);
+	return 0;
+}
+
+static int cli_frame(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	struct h2cli *c = ud;
+	if (fr->hd.type == NGHTTP2_GOAWAY)
+		c->got_goaway = true;
+	return 0;
+}
+
+static int cli_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
+{
+	struct h2cs *s = cli_stream(ud, id);
+	if (s) {
+		s->closed = true;
+		s->code = code;
+	}
+	return 0;
+}
+
+static ssize_t cli_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+			uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	const char *b = src->ptr;
+	memcpy(buf, b, strlen(b));
+	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)strlen(b);
+}
+
+static size_t big_sent;
+
+static ssize_t cli_big(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+		       uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	size_t k = BIG - big_sent < len ? BIG - big_sent : len;
+	for (size_t i = 0; i < k; i++)
+		buf[i] = big_byte(big_sent + i);
+	big_sent += k;
+	if (big_sent == BIG)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)k;
+}
+
+static int32_t cli_submit(struct h2cli *c, const char *method, const char *path,
+			  const char *hname, const char *hvalue, const char *req_body)
+{
+	nghttp2_nv nv[] = { NV(":method", method), NV(":scheme", "https"),
+			    NV(":authority", "api.test"), NV(":path", path),
+			    NV(hname ? hname : "x-none", hvalue ? hvalue : "") };
+	nghttp2_data_provider prd = { .source.ptr = (void *)req_body,
+				      .read_callback = req_body && strcmp(req_body, "BIG") == 0 ? cli_big
+												  : cli_body };
+	int32_t id = nghttp2_submit_request(c->e.s, NULL, nv, 5, req_body ? &prd : NULL, NULL);
+	c->st[c->n++] = (struct h2cs){ .id = id };
+	return id;
+}
+
+static bool all_closed(const struct h2cli *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!c->st[i].closed)
+			return false;
+	return true;
+}
+
+/* The owner's on_resp: the real value masked wherever it is whole. */
+static size_t mask_real(void *ctx, char *buf, size_t len)
+{
+	char *f;
+	while ((f = memmem(buf, len, REAL, strlen(REAL))))
+		memset(f, 'R', strlen(REAL));
+	return 0;
+}
+
+#define MASKED "RRRRRRRRRRRRRRRRRRR" /* REAL masked */
+
+static void test_h2(void)
+{
+	memset(heads_log, 0, sizeof heads_log);
+	heads_seen = 0;
+	data_seen = 0;
+	memset(data_log, 0, sizeof data_log);
+	int cfd[2], ufd[2], done[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cfd) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ufd) < 0 || pipe(done) < 0)
+		abort();
+	set_timeout(cfd[0], 5);
+	set_timeout(ufd[1], 5);
+	struct werr e = { 0 };
+	struct net_host api = H("api.test");
+
+	/* the server: a leaf of upstream_ca, h2 only */
+	static struct h2srv srv;
+	memset(&srv, 0, sizeof srv);
+	EVP_PKEY *key = EVP_EC_gen("P-256");
+	X509 *x = tls_ca_issue(upstream_ca, &api, key, &e);
+	srv.ctx = SSL_CTX_new(TLS_server_method());
+	CHECK(x && SSL_CTX_use_certificate(srv.ctx, x) == 1 &&
+	      SSL_CTX_use_PrivateKey(srv.ctx, key) == 1);
+	X509_free(x);
+	EVP_PKEY_free(key);
+	SSL_CTX_set_alpn_select_cb(srv.ctx, srv_alpn, NULL);
+	srv.e.fd = ufd[1];
+	sem_init(&srv.go, 0, 0);
+
+	struct intercept_job job = { .client_fd = cfd[1], .upstream_fd = ufd[0], .host = api,
+				     .port = 443, .on_head = on_head, .on_data = on_data,
+				     .on_resp = mask_real, .done_fd = done[1], .stop_fd = -1 };
+	job.server_ctx = tls_server_ctx(session_ca, &api, &e);
+	job.client_ctx = upstream_client_ctx;
+	SSL_CTX *sctx = job.server_ctx;
+	CHECK(intercept_start(&job, &e) == 0);
+	SSL_CTX_free(sctx);
+	pthread_create(&srv.t, NULL, h2srv_main, &srv);
+
+	/* the client: trusts the session CA, offers h2 and http/1.1 */
+	SSL_CTX *cctx = SSL_CTX_new(TLS_client_method());
+	BIO *b = BIO_new_mem_buf(tls_ca_pem(session_ca), -1);
+	X509 *ca = PEM_read_bio_X509(b, NULL, NULL, NULL);
+	X509_STORE_add_cert(SSL_CTX_get_cert_store(cctx), ca);
+	X509_free(ca);
+	BIO_free(b);
+	SSL_CTX_set_verify(cctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_alpn_protos(cctx, (const unsigned char *)"\x02h2\x08http/1.1", 12);
+	static struct h2cli c;
+	memset(&c, 0, sizeof c);
+	c.srv = &srv;
+	c.e.fd = cfd[0];
+	c.e.ssl = SSL_new(cctx);
+	SSL_set_fd(c.e.ssl, cfd[0]);
+	SSL_set_tlsext_host_name(c.e.ssl, "api.test");
+	SSL_set1_host(c.e.ssl, "api.test");
+	CHECK(SSL_connect(c.e.ssl) == 1);
+	const unsigned char *a;
+	unsigned alen;
+	SSL_get0_alpn_selected(c.e.ssl, &a, &alen);
+	CHECK(alen == 2 && memcmp(a, "h2", 2) == 0);
+	fcntl(cfd[0], F_SETFL, O_NONBLOCK);
+	nghttp2_session_callbacks *cb;
+	nghttp2_session_callbacks_new(&cb);
+	nghttp2_session_callbacks_set_on_header_callback(cb, cli_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, cli_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, cli_frame);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, cli_close);
+	nghttp2_session_client_new(&c.e.s, cb, &c);
+	nghttp2_session_callbacks_del(cb);
+	nghttp2_submit_settings(c.e.s, NGHTTP2_FLAG_NONE, NULL, 0);
+
+	/* four streams at once: a rewritten header, a streamed response, a
+	 * body, one refused by on_head; then one the client resets */
+	cli_submit(&c, "GET", "/one", "authorization", "Bearer " PHANTOM, NULL);
+	cli_submit(&c, "GET", "/stream", NULL, NULL, NULL);
+	cli_submit(&c, "POST", "/post", "content-type", "text/plain", "hello body");
+	cli_submit(&c, "GET", "/no", "x-test", "FORBIDDEN", NULL);
+	time_t t0 = time(NULL);
+	while (!all_closed(&c) && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
+		;
+	CHECK(all_closed(&c));
+	CHECK(c.st[0].status == 200 && c.st[0].code == 0);
+	/* the server got the real value, and its echo of it came back masked
+	 * by on_resp, in a field and in the body */
+	CHECK_STR(c.st[0].body, "auth=Bearer " MASKED ";body=");
+	CHECK_STR(c.st[0].echo, "Bearer " MASKED);
+	CHECK(c.st[1].status == 200 && c.st[1].chunks == 3);
+	CHECK_STR(c.st[1].body, "data: one\n\ndata: two\n\ndata: three\n\n");
+	CHECK(c.st[2].status == 200);
+	CHECK_STR(c.st[2].body, "auth=;body=hello body");
+	CHECK(c.st[3].status == 403);
+	CHECK_STR(c.st[3].body, "forbidden by test\n");
+	CHECK(strstr(data_log, "hello body") != NULL);
+	CHECK(strstr(heads_log, "GET /one HTTP/1.1\r\nHost: api.test\r\nauthorization: Bearer " PHANTOM
+				"\r\n") != NULL);
+	CHECK(strstr(heads_log, "POST /post HTTP/1.1\r\nHost: api.test\r\n") != NULL);
+
+	/* a stream the server never answers, reset by the client: the reset
+	 * reaches the server; a body refused by on_data; then a request that
+	 * makes the server go away: its response arrives, and the GOAWAY */
+	int32_t hang = cli_submit(&c, "GET", "/hang", NULL, NULL, NULL);
+	t0 = time(NULL);
+	while (!strstr(srv.seen, "/hang") && time(NULL) - t0 < 5 && h2_pump(&c.e, 50))
+		;
+	nghttp2_submit_rst_stream(c.e.s, NGHTTP2_FLAG_NONE, hang, NGHTTP2_CANCEL);
+	cli_submit(&c, "POST", "/leak", "content-type", "text/plain", "a " PHANTOM " in a body");
+	t0 = time(NULL);
+	while (!c.st[5].closed && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
+		;
+	CHECK(c.st[5].status == 403); /* refused by on_data: that stream alone */
+	CHECK_STR(c.st[5].body, "phantom in a body\n");
+	/* bodies larger than the windows, both ways at once: flow control
+	 * passed on, every byte through */
+	big_sent = 0;
+	cli_submit(&c, "GET", "/big", NULL, NULL, NULL);
+	cli_submit(&c, "POST", "/upload-big", "content-type", "application/octet-stream", "BIG");
+	t0 = time(NULL);
+	while (!(c.st[6].closed && c.st[7].closed) && time(NULL) - t0 < 20 && h2_pump(&c.e, 50))
+		;
+	if (!c.st[7].closed)
+		fprintf(stderr, "h2 client: eof %d, %lds\n", c.e.eof, (long)(time(NULL) - t0));
+	CHECK(c.st[6].status == 200 && c.st[6].total == BIG);
+	char want[40];
+	snprintf(want, sizeof want, "got=%d", BIG);
+	CHECK(c.st[7].status == 200);
+	CHECK_STR(c.st[7].body, want);
+	cli_submit(&c, "GET", "/goaway", NULL, NULL, NULL);
+	t0 = time(NULL);
+	while (!(all_closed(&c) && c.got_goaway) && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
+		;
+	CHECK(c.st[8].status == 200 && c.got_goaway);
+	/* /hang's reset; /leak's upstream stream is reset too, or never sent
+	 * when the refusal came before its HEADERS went out */
+	CHECK(srv.resets >= 1 && strstr(srv.seen, "/leak") == NULL);
+
+	CHECK(srv.alpn_h2);
+	CHECK(strstr(srv.seen, "/one Bearer " REAL "|") != NULL);
+	CHECK(strstr(srv.seen, PHANTOM) == NULL);
+	CHECK(strstr(srv.seen, "/no") == NULL);
+	CHECK(strstr(srv.seen, "/stream |") != NULL && strstr(srv.seen, "/post |") != NULL);
+
+	/* the end: the client goes; the job and the server end */
+	nghttp2_session_terminate_session(c.e.s, NGHTTP2_NO_ERROR);
+	h2_pump(&c.e, 0);
+	nghttp2_session_del(c.e.s);
+	SSL_shutdown(c.e.ssl);
+	SSL_free(c.e.ssl);
+	SSL_CTX_free(cctx);
+	close(cfd[0]);
+	struct pollfd p = { .fd = done[0], .events = POLLIN };
+	void *got = NULL;
+	CHECK(poll(&p, 1, 20000) == 1 && read(done[0], &got, sizeof got) == sizeof got &&
+	      got == &job);
+	close(done[0]);
+	close(done[1]);
+	pthread_join(srv.t, NULL);
+	sem_destroy(&srv.go);
+	SSL_CTX_free(srv.ctx);
+	CHECK(job.requests == 8); /* every stream but the one refused by on_head */
+	if (job.requests != 8)
+		fprintf(stderr, "h2 job: %s\n", job.error);
+	CHECK(job.first_status == 200);
+	CHECK(job.refused);
+	CHECK_STR(job.error, "forbidden by test");
+	CHECK(job.bytes_in > 0 && job.bytes_out > 0);
+}
+
 static void test_start_errors(void)
 {
 	int fds[2], done[2];
@@ -879,6 +1443,7 @@ int main(void)
 	test_early();
 	test_stop();
 	test_start_errors();
+	test_h2();
 
 	SSL_CTX_free(upstream_client_ctx);
 	tls_ca_free(session_ca);

@@ -1,0 +1,881 @@
+/* intercept_h2.c - the HTTP/2 relay of an intercepted connection
+ * (intercept_h2.h): two nghttp2 sessions, the streams paired, heads through
+ * the owner's callbacks, bytes moved with their windows. */
+#include "intercept_h2.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+
+#include "../common/util.h"
+#include "http.h"
+
+#define RD 16384
+#define OUT_HIGH 65536
+#define MAX_STREAMS 64
+#define IDLE_MS (10 * 60 * 1000)
+
+struct hdrs {
+	nghttp2_nv *nv;
+	size_t n, cap;
+};
+
+/* One direction of a stream's body: bytes waiting for the other session. */
+struct half {
+	char *p;
+	size_t len, off, cap;
+	bool eof;          /* END_STREAM came */
+	bool deferred;     /* the data provider waits for bytes */
+	struct hdrs trailers;
+};
+
+struct stream {
+	int32_t cid, uid;  /* client side, upstream side (0: none) */
+	struct hdrs req, resp;
+	struct half up, down;
+	bool started;      /* the request went upstream */
+	bool resp_sent;    /* a final response head went to the client */
+	bool refused;      /* answered by us */
+	bool c_closed, u_closed;
+	char answer[300];
+	size_t answer_len, answer_off;
+	struct stream *next;
+};
+
+struct conn {
+	SSL *ssl;
+	int fd;
+	char *out;
+	size_t out_len, out_off, out_cap;
+	bool eof;
+	short rd_ev, wr_ev;
+	uint64_t *count;
+};
+
+struct h2 {
+	struct intercept_job *job;
+	nghttp2_session *c, *u;
+	struct conn cc, uc;
+	struct stream *streams;
+	struct http_parser hp, check;
+	bool u_gone;       /* the upstream session is over */
+	bool fatal;
+};
+
+static void set_error(struct h2 *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct h2 *h, const char *fmt, ...)
+{
+	if (h->job->error[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(h->job->error, sizeof h->job->error, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- header lists ------------------------------------------------------- */
+
+static void hdrs_add(struct hdrs *l, const void *name, size_t nlen, const void *value, size_t vlen,
+		     bool lower)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->nv = xrealloc(l->nv, l->cap * sizeof *l->nv);
+	}
+	uint8_t *n = xmalloc(nlen + 1), *v = xmalloc(vlen + 1);
+	memcpy(n, name, nlen);
+	memcpy(v, value, vlen);
+	for (size_t i = 0; lower && i < nlen; i++)
+		if (n[i] >= 'A' && n[i] <= 'Z')
+			n[i] = (uint8_t)(n[i] - 'A' + 'a');
+	n[nlen] = v[vlen] = 0;
+	l->nv[l->n++] = (nghttp2_nv){ .name = n, .value = v, .namelen = nlen, .valuelen = vlen };
+}
+
+static void hdrs_clear(struct hdrs *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->nv[i].name);
+		free(l->nv[i].value);
+	}
+	l->n = 0;
+}
+
+static void hdrs_free(struct hdrs *l)
+{
+	hdrs_clear(l);
+	free(l->nv);
+	l->nv = NULL;
+	l->cap = 0;
+}
+
+static const nghttp2_nv *hdrs_get(const struct hdrs *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp((const char *)l->nv[i].name, name) == 0)
+			return &l->nv[i];
+	return NULL;
+}
+
+/* Fields HTTP/2 forbids (RFC 9113 section 8.2.2). */
+static bool conn_specific(const char *name, size_t len)
+{
+	static const char *const bad[] = { "connection", "keep-alive", "proxy-connection",
+					   "transfer-encoding", "upgrade", "host" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (strlen(bad[i]) == len && strncasecmp(bad[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* ---- streams ------------------------------------------------------------ */
+
+static void half_put(struct half *hf, const void *d, size_t n)
+{
+	if (hf->off == hf->len)
+		hf->off = hf->len = 0;
+	if (hf->len + n > hf->cap) {
+		if (hf->off) {
+			memmove(hf->p, hf->p + hf->off, hf->len - hf->off);
+			hf->len -= hf->off;
+			hf->off = 0;
+		}
+		while (hf->len + n > hf->cap)
+			hf->cap = hf->cap ? 2 * hf->cap : RD;
+		hf->p = xrealloc(hf->p, hf->cap);
+	}
+	memcpy(hf->p + hf->len, d, n);
+	hf->len += n;
+}
+
+static void stream_free(struct stream *s)
+{
+	hdrs_free(&s->req);
+	hdrs_free(&s->resp);
+	hdrs_free(&s->up.trailers);
+	hdrs_free(&s->down.trailers);
+	free(s->up.p);
+	free(s->down.p);
+	free(s);
+}
+
+/* Both sides closed: nothing refers to it any more. */
+static void maybe_free(struct h2 *h, struct stream *s)
+{
+	if (!s->c_closed || (s->uid > 0 && !s->u_closed))
+		return;
+	/* no session may hand it out again (a closed stream may linger in one) */
+	nghttp2_session_set_stream_user_data(h->c, s->cid, NULL);
+	if (s->uid > 0)
+		nghttp2_session_set_stream_user_data(h->u, s->uid, NULL);
+	for (struct stream **p = &h->streams; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	stream_free(s);
+}
+
+/* The body of one direction for the session that sends it; the bytes taken
+ * open the window of the session they came from. */
+static ssize_t half_read(struct half *hf, nghttp2_session *sess, int32_t id,
+			 nghttp2_session *from, int32_t from_id, uint8_t *buf, size_t len,
+			 uint32_t *flags)
+{
+	size_t n = hf->len - hf->off;
+	if (n > len)
+		n = len;
+	memcpy(buf, hf->p + hf->off, n);
+	hf->off += n;
+	if (n) {
+		nghttp2_session_consume_connection(from, n);
+		if (from_id > 0)
+			nghttp2_session_consume_stream(from, from_id, n);
+	}
+	if (hf->off < hf->len)
+		return (ssize_t)n;
+	if (hf->eof) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		if (hf->trailers.n) {
+			*flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+			nghttp2_submit_trailer(sess, id, hf->trailers.nv, hf->trailers.n);
+		}
+		return (ssize_t)n;
+	}
+	if (n == 0) {
+		hf->deferred = true;
+		return NGHTTP2_ERR_DEFERRED;
+	}
+	return (ssize_t)n;
+}
+
+static ssize_t up_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+		       uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = src->ptr;
+	return half_read(&s->up, sess, id, h->c, s->c_closed ? 0 : s->cid, buf, len, flags);
+}
+
+static ssize_t down_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+			 uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = src->ptr;
+	return half_read(&s->down, sess, id, h->u, s->u_closed ? 0 : s->uid, buf, len, flags);
+}
+
+static ssize_t answer_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+			   uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	struct stream *s = src->ptr;
+	size_t n = s->answer_len - s->answer_off;
+	if (n > len)
+		n = len;
+	memcpy(buf, s->answer + s->answer_off, n);
+	s->answer_off += n;
+	if (s->answer_off == s->answer_len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+/* Answer the stream ourselves (status, reason) when no response began,
+ * else reset it; reset its upstream stream. */
+static void refuse_stream(struct h2 *h, struct stream *s, int status, const char *why,
+			  bool by_callback)
+{
+	set_error(h, "%s", why);
+	h->job->refused |= by_callback;
+	if (s->refused)
+		return;
+	s->refused = true;
+	if (s->uid > 0 && !s->u_closed)
+		nghttp2_submit_rst_stream(h->u, NGHTTP2_FLAG_NONE, s->uid, NGHTTP2_CANCEL);
+	if (s->c_closed)
+		return;
+	if (s->resp_sent) {
+		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid, NGHTTP2_CANCEL);
+		return;
+	}
+	int n = snprintf(s->answer, sizeof s->answer, "%.200s\n", why);
+	s->answer_len = n > 0 && (size_t)n < sizeof s->answer ? (size_t)n : 0;
+	for (size_t i = 0; i < s->answer_len; i++)
+		if ((s->answer[i] < 0x20 && s->answer[i] != '\n') || s->answer[i] > 0x7e)
+			s->answer[i] = '?';
+	char st[8], len[24];
+	snprintf(st, sizeof st, "%d", status);
+	snprintf(len, sizeof len, "%zu", s->answer_len);
+	char reason[210];
+	snprintf(reason, sizeof reason, "%.*s", (int)(s->answer_len ? s->answer_len - 1 : 0),
+		 s->answer);
+	nghttp2_nv nv[] = {
+		{ (uint8_t *)":status", (uint8_t *)st, 7, strlen(st), 0 },
+		{ (uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10, 0 },
+		{ (uint8_t *)"content-length", (uint8_t *)len, 14, strlen(len), 0 },
+		{ (uint8_t *)"x-warden-reason", (uint8_t *)reason, 15, strlen(reason), 0 },
+	};
+	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = answer_read };
+	s->resp_sent = true;
+	nghttp2_submit_response(h->c, s->cid, nv, 4, &prd);
+}
+
+/* The request's header list as an HTTP/1.1 head, through on_head, and the
+ * head it returns sent upstream as a header list. */
+static void start_request(struct h2 *h, struct stream *s, bool body)
+{
+	struct intercept_job *j = h->job;
+	s->started = true;
+	if (h->u_gone) {
+		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid, NGHTTP2_REFUSED_STREAM);
+		s->refused = true;
+		return;
+	}
+	const nghttp2_nv *m = hdrs_get(&s->req, ":method"), *p = hdrs_get(&s->req, ":path"),
+			 *a = hdrs_get(&s->req, ":authority");
+	char *head = xmalloc(HTTP_HEAD_MAX + 1);
+	size_t n = 0;
+	bool big = false;
+#define PUT(d, l)                                                   \
+	do {                                                        \
+		if (n + (l) > HTTP_HEAD_MAX) {                      \
+			big = true;                                 \
+		} else {                                            \
+			memcpy(head + n, (d), (l));                 \
+			n += (l);                                   \
+		}                                                   \
+	} while (0)
+	if (m && p) {
+		PUT(m->value, m->valuelen);
+		PUT(" ", 1);
+		PUT(p->value, p->valuelen);
+		PUT(" HTTP/1.1\r\n", 11);
+	}
+	if (a) {
+		PUT("Host: ", 6);
+		PUT(a->value, a->valuelen);
+		PUT("\r\n", 2);
+	}
+	for (size_t i = 0; i < s->req.n; i++) {
+		const nghttp2_nv *f = &s->req.nv[i];
+		if (f->name[0] == ':' || (a && strcmp((const char *)f->name, "host") == 0))
+			continue;
+		PUT(f->name, f->namelen);
+		PUT(": ", 2);
+		PUT(f->value, f->valuelen);
+		PUT("\r\n", 2);
+	}
+	PUT("\r\n", 2);
+#undef PUT
+	http_parser_init_origin(&h->hp, j->any_host ? NULL : &j->host, j->port, true);
+	size_t used = 0;
+	if (big || !m || !p || http_feed(&h->hp, head, n, &used) != HTTP_COMPLETE || used != n) {
+		char why[160];
+		snprintf(why, sizeof why, "malformed request: %s",
+			 big ? "head too large" : h->hp.state == HTTP_ERROR ? h->hp.reason : "incomplete");
+		refuse_stream(h, s, big ? 431 : h->hp.state == HTTP_ERROR ? h->hp.status : 400, why,
+			      false);
+		free(head);
+		return;
+	}
+	char *out = NULL;
+	size_t outlen = 0;
+	if (j->on_head) {
+		char why[256] = "";
+		if (j->on_head(j->ctx, head, n, &out, &outlen, why, sizeof why) != 0) {
+			free(out);
+			free(head);
+			why[sizeof why - 1] = '\0';
+			refuse_stream(h, s, 403, why[0] ? why : "request refused", true);
+			return;
+		}
+	}
+	free(head);
+	struct http_parser *q = &h->hp;
+	if (out) {
+		q = &h->check;
+		http_parser_init_origin(q, j->any_host ? NULL : &j->host, j->port, true);
+		used = 0;
+		if (http_feed(q, out, outlen, &used) != HTTP_COMPLETE || used != outlen ||
+		    q->req.body != h->hp.req.body ||
+		    q->req.content_length != h->hp.req.content_length ||
+		    http_is_upgrade(q) != http_is_upgrade(&h->hp) ||
+		    strcmp(q->req.method, h->hp.req.method) != 0) {
+			free(out);
+			refuse_stream(h, s, 500, "rewritten request head is malformed", false);
+			return;
+		}
+	}
+	/* the list to send, from the head q parsed */
+	struct hdrs l = { 0 };
+	size_t plen;
+	const char *path = http_path(q, &plen);
+	char *pbuf = xmalloc(plen + 2);
+	size_t pl = 0;
+	if (strcmp(q->req.method, "OPTIONS") == 0 && plen == 0)
+		pbuf[pl++] = '*';
+	else if (plen == 0 || path[0] != '/')
+		pbuf[pl++] = '/';
+	memcpy(pbuf + pl, path, plen);
+	pl += plen;
+	hdrs_add(&l, ":method", 7, q->req.method, strlen(q->req.method), false);
+	hdrs_add(&l, ":scheme", 7, "https", 5, false);
+	if (q->host_field >= 0) {
+		const struct http_field *f = &q->fields[q->host_field];
+		hdrs_add(&l, ":authority", 10, q->buf + f->value, f->value_len, false);
+	}
+	hdrs_add(&l, ":path", 5, pbuf, pl, false);
+	free(pbuf);
+	for (size_t i = 0; i < q->nfields; i++) {
+		const struct http_field *f = &q->fields[i];
+		if (conn_specific(q->buf + f->name, f->name_len))
+			continue;
+		if (f->name_len == 2 && strncasecmp(q->buf + f->name, "te", 2) == 0 &&
+		    !(f->value_len == 8 && strncasecmp(q->buf + f->value, "trailers", 8) == 0))
+			continue;
+		hdrs_add(&l, q->buf + f->name, f->name_len, q->buf + f->value, f->value_len, true);
+	}
+	free(out);
+	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = up_read };
+	int32_t id = nghttp2_submit_request(h->u, NULL, l.nv, l.n, body ? &prd : NULL, s);
+	hdrs_free(&l);
+	if (id < 0) {
+		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid, NGHTTP2_REFUSED_STREAM);
+		s->refused = true;
+		return;
+	}
+	s->uid = id;
+	j->requests++;
+}
+
+/* ---- the client's session (we are its server) --------------------------- */
+
+static int c_begin_headers(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	struct h2 *h = ud;
+	if (fr->hd.type != NGHTTP2_HEADERS || fr->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	struct stream *s = xcalloc(1, sizeof *s);
+	s->cid = fr->hd.stream_id;
+	s->next = h->streams;
+	h->streams = s;
+	nghttp2_session_set_stream_user_data(sess, s->cid, s);
+	return 0;
+}
+
+static int c_header(nghttp2_session *sess, const nghttp2_frame *fr, const uint8_t *name,
+		    size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id);
+	if (!s || fr->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	hdrs_add(s->started ? &s->up.trailers : &s->req, name, nlen, value, vlen, false);
+	return 0;
+}
+
+static void up_end(struct h2 *h, struct stream *s)
+{
+	s->up.eof = true;
+	if (s->up.deferred && s->uid > 0 && !s->u_closed) {
+		s->up.deferred = false;
+		nghttp2_session_resume_data(h->u, s->uid);
+	}
+}
+
+static int c_frame_recv(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = fr->hd.stream_id
+				   ? nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id)
+				   : NULL;
+	switch (fr->hd.type) {
+	case NGHTTP2_HEADERS:
+		if (!s)
+			break;
+		if (!s->started)
+			start_request(h, s, !(fr->hd.flags & NGHTTP2_FLAG_END_STREAM));
+		else if (fr->hd.flags & NGHTTP2_FLAG_END_STREAM)
+			up_end(h, s);
+		break;
+	case NGHTTP2_DATA:
+		if (s && (fr->hd.flags & NGHTTP2_FLAG_END_STREAM))
+			up_end(h, s);
+		break;
+	case NGHTTP2_GOAWAY:
+		if (!h->u_gone)
+			nghttp2_submit_goaway(h->u, NGHTTP2_FLAG_NONE, 0, fr->goaway.error_code,
+					      NULL, 0);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int c_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d, size_t n,
+		  void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, id);
+	if (!s || s->refused || s->uid <= 0 || s->u_closed) {
+		nghttp2_session_consume(sess, id, n);
+		return 0;
+	}
+	struct intercept_job *j = h->job;
+	if (j->on_data) {
+		char why[256] = "";
+		if (j->on_data(j->ctx, d, n, why, sizeof why) != 0) {
+			why[sizeof why - 1] = '\0';
+			nghttp2_session_consume(sess, id, n);
+			refuse_stream(h, s, 403, why[0] ? why : "request refused", true);
+			return 0;
+		}
+	}
+	half_put(&s->up, d, n);
+	if (s->up.deferred) {
+		s->up.deferred = false;
+		nghttp2_session_resume_data(h->u, s->uid);
+	}
+	return 0;
+}
+
+static int c_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, id);
+	if (!s)
+		return 0;
+	s->c_closed = true;
+	if (s->uid > 0 && !s->u_closed && !h->u_gone)
+		nghttp2_submit_rst_stream(h->u, NGHTTP2_FLAG_NONE, s->uid,
+					  code ? code : NGHTTP2_CANCEL);
+	maybe_free(h, s);
+	return 0;
+}
+
+/* ---- the server's session (we are its client) ---------------------------- */
+
+static int u_header(nghttp2_session *sess, const nghttp2_frame *fr, const uint8_t *name,
+		    size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id);
+	if (!s || fr->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	hdrs_add(s->resp_sent ? &s->down.trailers : &s->resp, name, nlen, value, vlen, false);
+	return 0;
+}
+
+static void down_end(struct h2 *h, struct stream *s)
+{
+	s->down.eof = true;
+	if (s->down.deferred && !s->c_closed) {
+		s->down.deferred = false;
+		nghttp2_session_resume_data(h->c, s->cid);
+	}
+}
+
+/* Response fields through on_resp as the lines an HTTP/1.1 head would
+ * have ("name: value\r\n"), rewritten in place. */
+static void resp_fields(struct h2 *h, struct hdrs *l)
+{
+	if (!h->job->on_resp)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		nghttp2_nv *f = &l->nv[i];
+		if (f->name[0] == ':')
+			continue;
+		size_t n = f->namelen + 2 + f->valuelen + 2;
+		char *line = xmalloc(n);
+		memcpy(line, f->name, f->namelen);
+		memcpy(line + f->namelen, ": ", 2);
+		memcpy(line + f->namelen + 2, f->value, f->valuelen);
+		memcpy(line + n - 2, "\r\n", 2);
+		h->job->on_resp(h->job->ctx, line, n);
+		memcpy(f->value, line + f->namelen + 2, f->valuelen);
+		free(line);
+	}
+}
+
+static int u_frame_recv(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = fr->hd.stream_id
+				   ? nghttp2_session_get_stream_user_data(sess, fr->hd.stream_id)
+				   : NULL;
+	bool end = fr->hd.flags & NGHTTP2_FLAG_END_STREAM;
+	switch (fr->hd.type) {
+	case NGHTTP2_HEADERS: {
+		if (!s || s->refused || s->c_closed)
+			break;
+		if (s->resp_sent) { /* trailers */
+			if (end)
+				down_end(h, s);
+			break;
+		}
+		const nghttp2_nv *st = hdrs_get(&s->resp, ":status");
+		int status = st ? atoi((const char *)st->value) : 0;
+		struct hdrs l = { 0 };
+		for (size_t i = 0; i < s->resp.n; i++) {
+			const nghttp2_nv *f = &s->resp.nv[i];
+			if (!conn_specific((const char *)f->name, f->namelen))
+				hdrs_add(&l, f->name, f->namelen, f->value, f->valuelen, false);
+		}
+		resp_fields(h, &l);
+		hdrs_clear(&s->resp);
+		if (status < 200) {
+			nghttp2_submit_headers(h->c, NGHTTP2_FLAG_NONE, s->cid, NULL, l.nv, l.n, NULL);
+		} else {
+			if (!h->job->first_status)
+				h->job->first_status = status;
+			nghttp2_data_provider prd = { .source.ptr = s, .read_callback = down_read };
+			s->resp_sent = true;
+			nghttp2_submit_response(h->c, s->cid, l.nv, l.n, end ? NULL : &prd);
+		}
+		hdrs_free(&l);
+		break;
+	}
+	case NGHTTP2_DATA:
+		if (s && end)
+			down_end(h, s);
+		break;
+	case NGHTTP2_GOAWAY:
+		/* no new streams: the client opens its next ones elsewhere */
+		nghttp2_submit_goaway(h->c, NGHTTP2_FLAG_NONE,
+				      nghttp2_session_get_last_proc_stream_id(h->c),
+				      NGHTTP2_NO_ERROR, NULL, 0);
+		h->u_gone = true; /* streams above its last id are refused as they close */
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int u_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d, size_t n,
+		  void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, id);
+	if (!s || s->refused || s->c_closed) {
+		nghttp2_session_consume(sess, id, n);
+		return 0;
+	}
+	half_put(&s->down, d, n);
+	if (h->job->on_resp)
+		h->job->on_resp(h->job->ctx, s->down.p + s->down.len - n, n);
+	if (s->down.deferred) {
+		s->down.deferred = false;
+		nghttp2_session_resume_data(h->c, s->cid);
+	}
+	return 0;
+}
+
+static int u_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
+{
+	struct h2 *h = ud;
+	struct stream *s = nghttp2_session_get_stream_user_data(sess, id);
+	if (!s)
+		return 0;
+	s->u_closed = true;
+	if (!s->c_closed && !s->refused && (code || !s->down.eof))
+		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid,
+					  code ? code : NGHTTP2_INTERNAL_ERROR);
+	maybe_free(h, s);
+	return 0;
+}
+
+/* ---- I/O ---------------------------------------------------------------- */
+
+/* Read what the socket has into the session: false when the side ended. */
+static bool conn_read(struct h2 *h, struct conn *c, nghttp2_session *sess, const char *name,
+		      bool *moved)
+{
+	char buf[RD];
+	c->rd_ev = 0;
+	for (int i = 0; i < 4; i++) {
+		size_t n = 0;
+		ERR_clear_error();
+		errno = 0;
+		if (SSL_read_ex(c->ssl, buf, sizeof buf, &n) != 1) {
+			int err = SSL_get_error(c->ssl, 0);
+			if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+				c->rd_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+				return true;
+			}
+			if (err != SSL_ERROR_ZERO_RETURN && err != SSL_ERROR_SSL)
+				set_error(h, "%s: %s", name, errno ? strerror(errno) : "connection closed");
+			ERR_clear_error();
+			c->eof = true;
+			*moved = true;
+			return false;
+		}
+		*moved = true;
+		ssize_t r = nghttp2_session_mem_recv(sess, (const uint8_t *)buf, n);
+		if (r < 0) {
+			set_error(h, "%s: HTTP/2: %s", name, nghttp2_strerror((int)r));
+			c->eof = true;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Frames the session has, out to the socket as far as it takes them. */
+static bool conn_write(struct h2 *h, struct conn *c, nghttp2_session *sess, const char *name,
+		       bool *moved)
+{
+	c->wr_ev = 0;
+	for (;;) {
+		if (c->out_off == c->out_len) {
+			c->out_off = c->out_len = 0;
+			while (c->out_len < OUT_HIGH) {
+				const uint8_t *d;
+				ssize_t n = nghttp2_session_mem_send(sess, &d);
+				if (n < 0) {
+					set_error(h, "%s: HTTP/2: %s", name, nghttp2_strerror((int)n));
+					return false;
+				}
+				if (n == 0)
+					break;
+				if (c->out_len + (size_t)n > c->out_cap) {
+					while (c->out_len + (size_t)n > c->out_cap)
+						c->out_cap = c->out_cap ? 2 * c->out_cap : OUT_HIGH;
+					c->out = xrealloc(c->out, c->out_cap);
+				}
+				memcpy(c->out + c->out_len, d, (size_t)n);
+				c->out_len += (size_t)n;
+			}
+			if (c->out_len == 0)
+				return true;
+		}
+		size_t n = 0;
+		ERR_clear_error();
+		errno = 0;
+		if (SSL_write_ex(c->ssl, c->out + c->out_off, c->out_len - c->out_off, &n) != 1) {
+			int err = SSL_get_error(c->ssl, 0);
+			if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+				c->wr_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+				return true;
+			}
+			set_error(h, "%s: %s", name, errno ? strerror(errno) : "write failed");
+			ERR_clear_error();
+			c->eof = true;
+			return false;
+		}
+		c->out_off += n;
+		*c->count += n;
+		*moved = true;
+	}
+}
+
+static nghttp2_session *new_session(struct h2 *h, bool server)
+{
+	nghttp2_session_callbacks *cb;
+	nghttp2_option *opt;
+	nghttp2_session *s = NULL;
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		return NULL;
+	if (nghttp2_option_new(&opt) != 0) {
+		nghttp2_session_callbacks_del(cb);
+		return NULL;
+	}
+	nghttp2_option_set_no_auto_window_update(opt, 1);
+	nghttp2_option_set_no_closed_streams(opt, 1);
+	if (server) {
+		nghttp2_session_callbacks_set_on_begin_headers_callback(cb, c_begin_headers);
+		nghttp2_session_callbacks_set_on_header_callback(cb, c_header);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cb, c_frame_recv);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, c_data);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cb, c_stream_close);
+		if (nghttp2_session_server_new2(&s, cb, h, opt) != 0)
+			s = NULL;
+	} else {
+		nghttp2_session_callbacks_set_on_header_callback(cb, u_header);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cb, u_frame_recv);
+		nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, u_data);
+		nghttp2_session_callbacks_set_on_stream_close_callback(cb, u_stream_close);
+		if (nghttp2_session_client_new2(&s, cb, h, opt) != 0)
+			s = NULL;
+	}
+	nghttp2_option_del(opt);
+	nghttp2_session_callbacks_del(cb);
+	return s;
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static bool live_streams(const struct h2 *h)
+{
+	for (const struct stream *s = h->streams; s; s = s->next)
+		if (!s->c_closed)
+			return true;
+	return false;
+}
+
+void intercept_h2_relay(struct intercept_job *job, SSL *client, int client_fd, SSL *upstream,
+			int upstream_fd)
+{
+	struct h2 *h = xcalloc(1, sizeof *h);
+	h->job = job;
+	h->cc = (struct conn){ .ssl = client, .fd = client_fd, .count = &job->bytes_in };
+	h->uc = (struct conn){ .ssl = upstream, .fd = upstream_fd, .count = &job->bytes_out };
+	h->c = new_session(h, true);
+	h->u = new_session(h, false);
+	if (!h->c || !h->u) {
+		set_error(h, "HTTP/2: out of memory");
+		goto out;
+	}
+	nghttp2_settings_entry cs[] = { { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, MAX_STREAMS },
+					{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
+	nghttp2_settings_entry us[] = { { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
+	nghttp2_submit_settings(h->c, NGHTTP2_FLAG_NONE, cs, 2);
+	nghttp2_submit_settings(h->u, NGHTTP2_FLAG_NONE, us, 1);
+
+	struct timespec last;
+	clock_gettime(CLOCK_MONOTONIC, &last);
+	for (;;) {
+		bool moved;
+		do {
+			moved = false;
+			if (!h->uc.eof && !conn_read(h, &h->uc, h->u, "upstream", &moved))
+				h->u_gone = true;
+			if (!h->cc.eof && !conn_read(h, &h->cc, h->c, "client", &moved))
+				goto out;
+			if (!h->uc.eof && !conn_write(h, &h->uc, h->u, "upstream", &moved))
+				h->uc.eof = h->u_gone = true;
+			if (!conn_write(h, &h->cc, h->c, "client", &moved))
+				goto out;
+			if (h->uc.eof || (!nghttp2_session_want_read(h->u) &&
+					  !nghttp2_session_want_write(h->u) && h->uc.out_off == h->uc.out_len)) {
+				/* the upstream is over: what it left unfinished is reset */
+				if (!h->uc.eof)
+					h->uc.eof = true;
+				h->u_gone = true;
+				for (struct stream *s = h->streams, *nx; s; s = nx) {
+					nx = s->next;
+					if (s->uid > 0 && !s->u_closed) {
+						s->u_closed = true;
+						if (!s->c_closed && !s->down.eof) {
+							nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE,
+										  s->cid,
+										  NGHTTP2_INTERNAL_ERROR);
+							moved = true;
+						}
+					}
+				}
+			}
+		} while (moved);
+		if (!nghttp2_session_want_read(h->c) && !nghttp2_session_want_write(h->c) &&
+		    h->cc.out_off == h->cc.out_len)
+			break;
+		if (h->u_gone && !live_streams(h) && h->cc.out_off == h->cc.out_len &&
+		    !nghttp2_session_want_write(h->c))
+			break;
+		struct pollfd p[3] = { { .fd = client_fd, .events = h->cc.rd_ev | h->cc.wr_ev },
+				       { .fd = h->uc.eof ? -1 : upstream_fd,
+					 .events = h->uc.rd_ev | h->uc.wr_ev },
+				       { .fd = job->stop_fd > 0 ? job->stop_fd : -1, .events = POLLIN } };
+		if (!p[0].events)
+			p[0].events = POLLIN;
+		if (!p[1].events)
+			p[1].events = POLLIN;
+		long left = IDLE_MS - ms_since(&last);
+		int r = left > 0 ? poll(p, 3, (int)left) : 0;
+		if (r > 0 && p[2].revents) {
+			set_error(h, "stopped");
+			break;
+		}
+		if (r == 0) {
+			set_error(h, "idle for 10 minutes");
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			set_error(h, "poll: %s", strerror(errno));
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &last);
+	}
+out:
+	nghttp2_session_del(h->c);
+	nghttp2_session_del(h->u);
+	while (h->streams) {
+		struct stream *s = h->streams;
+		h->streams = s->next;
+		stream_free(s);
+	}
+	free(h->cc.out);
+	free(h->uc.out);
+	free(h);
+}
