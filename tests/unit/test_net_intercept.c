@@ -904,7 +904,7 @@ struct h2req {
 	char path[64], auth[128], body[256];
 	size_t body_len;
 	size_t body_total;  /* every byte of the body */
-	size_t big_off;     /* /big: bytes sent */
+	size_t big_off;     /* bytes of the response body sent */
 	int parts_sent;
 };
 
@@ -958,9 +958,13 @@ static ssize_t srv_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t 
 		return (ssize_t)strlen(p);
 	}
 	const char *resp_body = src->ptr;
-	size_t n = strlen(resp_body);
-	memcpy(buf, resp_body, n);
-	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	size_t n = strlen(resp_body) - r->big_off; /* what is left, as far as the window allows */
+	if (n > len)
+		n = len;
+	memcpy(buf, resp_body + r->big_off, n);
+	r->big_off += n;
+	if (r->big_off == strlen(resp_body))
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
 	return (ssize_t)n;
 }
 
@@ -1100,6 +1104,7 @@ struct h2cs {
 	size_t body_len;
 	size_t total;       /* bytes of the body, as big_byte makes them (else 2^32 more) */
 	char echo[128];     /* x-echo */
+	size_t sent;        /* bytes of the request body sent */
 	int chunks;
 	bool closed;
 	uint32_t code;
@@ -1173,9 +1178,15 @@ static ssize_t cli_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t 
 			uint32_t *flags, nghttp2_data_source *src, void *ud)
 {
 	const char *b = src->ptr;
-	memcpy(buf, b, strlen(b));
-	*flags |= NGHTTP2_DATA_FLAG_EOF;
-	return (ssize_t)strlen(b);
+	struct h2cs *s = cli_stream(ud, id);
+	size_t n = strlen(b) - s->sent; /* what is left, as far as the window allows */
+	if (n > len)
+		n = len;
+	memcpy(buf, b + s->sent, n);
+	s->sent += n;
+	if (s->sent == strlen(b))
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
 }
 
 static size_t big_sent;
