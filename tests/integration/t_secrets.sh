@@ -227,6 +227,15 @@ test_secret_loopback_plain() {
 	wardenc log show --event net --json
 	grep -q '"secret":"MYTOKEN","header":"X-Api-Key"' <<<"${OUT// /}" ||
 		fail "the net event does not name the substitution: $(excerpt "$OUT")"
+	# the session CA's key was never written, and its trust store is gone
+	local written
+	written=$(grep -rlE 'BEGIN (EC )?PRIVATE KEY' "$HOME/.cache" "$HOME/.local" "$WS" 2>/dev/null)
+	[[ -z $written ]] || fail "a private key on disk after the session: $written"
+	[[ -z $(find "$HOME/.cache/warden/trust" -type f 2>/dev/null) ]] ||
+		fail "the session's trust store outlived it: $(find "$HOME/.cache/warden/trust" -type f)"
+	grep -rqF "$REAL" "$HOME/.cache" "$HOME/.local" 2>/dev/null &&
+		fail "the real value written under warden's directories"
+	return 0
 }
 
 test_secret_bad_input() {
