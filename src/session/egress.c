@@ -234,11 +234,17 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct strv *u
 		for (size_t j = 0; j < s->v[i].spec->nhosts; j++) {
 			const struct net_rule *r = &s->v[i].spec->hosts[j];
 			const char *why = NULL;
-			const char *t = r->kind == NET_RULE_WILDCARD ? r->host : r->host;
-			if (r->kind == NET_RULE_IP)
+			if (r->kind == NET_RULE_IP) {
 				net_host_from_ip(&hosts[k], &r->ip, !addr_ip_is_v4(&r->ip, (uint8_t[4]){ 0 }));
-			else if (net_host_parse(&hosts[k], t, strlen(t), &why) < 0)
+			} else if (r->kind == NET_RULE_WILDCARD) {
+				/* tls.h's form of a wildcard: "*.suffix", a name */
+				hosts[k] = (struct net_host){ .kind = NET_HOST_NAME };
+				if (snprintf(hosts[k].name, sizeof hosts[k].name, "*.%s", r->host) >=
+				    (int)sizeof hosts[k].name)
+					continue;
+			} else if (net_host_parse(&hosts[k], r->host, strlen(r->host), &why) < 0) {
 				continue;
+			}
 			k++;
 		}
 	eg->ca = tls_ca_new(hosts, k, e);

@@ -29,7 +29,7 @@ int main(void)
 	setenv("MYTOKEN", REAL, 1);
 	struct policy p;
 	CHECK(policy_load(&p, NULL, "/home/u", &e) == 0);
-	CHECK(policy_add_secret(&p, "MYTOKEN@api.test,127.0.0.1:4000", "--secret", &e) == 0);
+	CHECK(policy_add_secret(&p, "MYTOKEN@api.test,127.0.0.1:4000,*.wild.test", "--secret", &e) == 0);
 	struct secrets s = { 0 };
 	CHECK(secrets_load(&s, &p, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
@@ -77,6 +77,17 @@ int main(void)
 	      strstr(js, "\"response\":\"masked\""));
 	free(js);
 	json_decref(end.secrets);
+
+	/* leaves for the bound hosts, a wildcard's subdomains included, and for
+	 * no other host */
+	struct net_host sub = host("a.wild.test"), bare = host("wild.test");
+	SSL_CTX *lc = g->server_ctx(g->ctx, &api);
+	CHECK(lc != NULL);
+	SSL_CTX_free(lc);
+	lc = g->server_ctx(g->ctx, &sub);
+	CHECK(lc != NULL);
+	SSL_CTX_free(lc);
+	CHECK(g->server_ctx(g->ctx, &bare) == NULL);
 
 	/* the bound host in the clear off loopback: never the value */
 	c = g->open(g->ctx, &api, 80, true, &icpt);
