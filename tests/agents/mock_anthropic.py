@@ -24,24 +24,12 @@ import os
 import socket
 import ssl
 import sys
-import threading
+
+from mocklib import log_line, next_id, record_keys
 
 ARGS = None
-LOCK = threading.Lock()
-COUNTER = [0]
 TLS = [None]  # the server's ssl.SSLContext with --tls-cert
 
-
-def log_line(path, obj):
-    with LOCK:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(obj) + "\n")
-
-
-def next_id(prefix):
-    with LOCK:
-        COUNTER[0] += 1
-        return "%s_mock%06d" % (prefix, COUNTER[0])
 
 
 def tool_results(messages):
@@ -118,12 +106,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return {"_raw": raw.decode("utf-8", "replace")}
 
     def record(self, body):
-        if ARGS.keys:
-            # the credentials as received, for the secrets checks
-            with open(ARGS.keys, "a") as f:
-                for k in ("x-api-key", "authorization"):
-                    if self.headers.get(k):
-                        f.write("%s: %s\n" % (k, self.headers.get(k)))
+        record_keys(ARGS.keys, self.headers, ("x-api-key", "authorization"))
         log_line(ARGS.log, {"method": self.command, "path": self.path,
                             "headers": {k.lower(): v for k, v in self.headers.items()
                                         if k.lower() not in ("x-api-key", "authorization")},

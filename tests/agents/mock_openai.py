@@ -29,27 +29,15 @@ import json
 import os
 import struct
 import sys
-import threading
+
+from mocklib import log_line, next_id, record_keys
 
 ARGS = None
-LOCK = threading.Lock()
-COUNTER = [0]
 SECRET_HEADERS = ("authorization", "x-api-key", "openai-api-key", "cookie")
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output",
                 "local_shell_call_output")
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-
-def log_line(path, obj):
-    with LOCK:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(obj) + "\n")
-
-
-def next_id(prefix):
-    with LOCK:
-        COUNTER[0] += 1
-        return "%s_mock%06d" % (prefix, COUNTER[0])
 
 
 def input_items(body):
@@ -147,12 +135,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def record(self, body, method=None):
-        if ARGS.keys:
-            # the credentials as received, for the secrets checks
-            with open(ARGS.keys, "a") as f:
-                for k in SECRET_HEADERS:
-                    if self.headers.get(k):
-                        f.write("%s: %s\n" % (k, self.headers.get(k)))
+        record_keys(ARGS.keys, self.headers, SECRET_HEADERS)
         headers = {}
         for k, v in self.headers.items():
             k = k.lower()

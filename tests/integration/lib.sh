@@ -224,3 +224,30 @@ is_root() { [[ $(id -u) == 0 ]]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 # A name nobody else uses, for host-side markers.
 unique() { printf 'wardentest-%s-%s-%s' "$$" "$RANDOM" "$RANDOM"; }
+
+# ---- agent clients ------------------------------------------------------
+
+# tests/agents, beside this directory (scripts/test copies both for the
+# unprivileged run).
+AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../agents" 2>/dev/null && pwd)
+
+# agent_install PACKAGE NAME TITLE: the real client installed once by
+# tests/agents/install.sh --package PACKAGE, copied to ~/.npm-global as a user
+# has it (hard links when the cache allows them). Sets AGENT_BIN (its bin
+# directory), or skips when it cannot be installed.
+agent_install() {
+	local package=$1 name=$2 title=$3 prefix rc
+	[[ -n $AGENTS_DIR && -x $AGENTS_DIR/install.sh ]] || skip "tests/agents/install.sh not found beside tests/integration"
+	prefix=$("$AGENTS_DIR/install.sh" --package "$package" 2>"$T_TMP/install.err")
+	rc=$?
+	if ((rc == 3)); then
+		skip "$title could not be installed: $(excerpt "$(tail -n 3 "$T_TMP/install.err")")"
+	fi
+	((rc == 0)) || fatal "install.sh --package $package failed (exit $rc): $(excerpt "$(<"$T_TMP/install.err")")"
+	mkdir -p "$HOME/.npm-global"
+	cp -al "$prefix/." "$HOME/.npm-global/" 2>/dev/null ||
+		{ rm -rf "$HOME/.npm-global" && cp -a "$prefix/." "$HOME/.npm-global/"; } ||
+		fatal "could not copy $prefix to $HOME/.npm-global"
+	AGENT_BIN=$HOME/.npm-global/bin
+	[[ -x $AGENT_BIN/$name ]] || fatal "$AGENT_BIN/$name missing after the copy"
+}

@@ -12,29 +12,14 @@
 # variables, as a user sets them, and the built-in profile for claude.
 # shellcheck shell=bash
 
-# tests/agents, beside this directory (scripts/test copies both for the
-# unprivileged run).
-AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../agents" 2>/dev/null && pwd)
 # shellcheck source=nethost.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
-# claude_install: the installed prefix copied to ~/.npm-global as a user has
-# it (hard links when the cache allows them). Sets CLAUDE_BIN, or skips.
+# claude_install: the real client under ~/.npm-global (agent_install, lib.sh).
+# Sets CLAUDE_BIN, or skips.
 claude_install() {
-	local prefix rc
-	[[ -n $AGENTS_DIR && -x $AGENTS_DIR/install.sh ]] || skip "tests/agents/install.sh not found beside tests/integration"
-	prefix=$("$AGENTS_DIR/install.sh" 2>"$T_TMP/install.err")
-	rc=$?
-	if ((rc == 3)); then
-		skip "Claude Code could not be installed: $(excerpt "$(tail -n 3 "$T_TMP/install.err")")"
-	fi
-	((rc == 0)) || fatal "install.sh failed (exit $rc): $(excerpt "$(<"$T_TMP/install.err")")"
-	mkdir -p "$HOME/.npm-global"
-	cp -al "$prefix/." "$HOME/.npm-global/" 2>/dev/null ||
-		{ rm -rf "$HOME/.npm-global" && cp -a "$prefix/." "$HOME/.npm-global/"; } ||
-		fatal "could not copy $prefix to $HOME/.npm-global"
-	CLAUDE_BIN=$HOME/.npm-global/bin
-	[[ -x $CLAUDE_BIN/claude ]] || fatal "$CLAUDE_BIN/claude missing after the copy"
+	agent_install claude claude "Claude Code"
+	CLAUDE_BIN=$AGENT_BIN
 }
 
 # mock_start COMMAND [MOCK-OPTION...]: the mock on a port the OS picks, its

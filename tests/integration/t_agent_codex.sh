@@ -10,27 +10,12 @@
 # session resumes the first.
 # shellcheck shell=bash
 
-# tests/agents, beside this directory (scripts/test copies both for the
-# unprivileged run).
-AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../agents" 2>/dev/null && pwd)
 
-# codex_install: the installed prefix copied to ~/.npm-global as a user has
-# it (hard links when the cache allows them). Sets CODEX_BIN, or skips.
+# codex_install: the real client under ~/.npm-global (agent_install, lib.sh).
+# Sets CODEX_BIN, or skips.
 codex_install() {
-	local prefix rc
-	[[ -n $AGENTS_DIR && -x $AGENTS_DIR/install.sh ]] || skip "tests/agents/install.sh not found beside tests/integration"
-	prefix=$("$AGENTS_DIR/install.sh" --package codex 2>"$T_TMP/install.err")
-	rc=$?
-	if ((rc == 3)); then
-		skip "Codex could not be installed: $(excerpt "$(tail -n 3 "$T_TMP/install.err")")"
-	fi
-	((rc == 0)) || fatal "install.sh --package codex failed (exit $rc): $(excerpt "$(<"$T_TMP/install.err")")"
-	mkdir -p "$HOME/.npm-global"
-	cp -al "$prefix/." "$HOME/.npm-global/" 2>/dev/null ||
-		{ rm -rf "$HOME/.npm-global" && cp -a "$prefix/." "$HOME/.npm-global/"; } ||
-		fatal "could not copy $prefix to $HOME/.npm-global"
-	CODEX_BIN=$HOME/.npm-global/bin
-	[[ -x $CODEX_BIN/codex ]] || fatal "$CODEX_BIN/codex missing after the copy"
+	agent_install codex codex "Codex"
+	CODEX_BIN=$AGENT_BIN
 }
 
 # openai_mock_start COMMAND: the mock on a port the OS picks, its tool call
