@@ -197,30 +197,32 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     address_family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
 
-    def get_request(self):
-        sock, addr = super().get_request()
+    # The TLS handshake in the connection's own thread, as a real server
+    # does: a client that connects and is slow to say hello (warden holds
+    # the upstream connection while the client inside shakes hands with it)
+    # must not hold up every other connection's accept.
+    def finish_request(self, request, client_address):
         if args.tls_cert:
             ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             ctx.load_cert_chain(args.tls_cert, args.tls_key)
             ctx.set_alpn_protocols(["h2", "http/1.1"] if args.h2 else ["http/1.1"])
-            sock.settimeout(30)
+            request.settimeout(30)
             try:
-                sock = ctx.wrap_socket(sock, server_side=True)
+                request = ctx.wrap_socket(request, server_side=True)
             except (ssl.SSLError, OSError) as e:
                 sys.stderr.write("tls: %s\n" % e)
-                sock.close()
-                raise OSError("handshake failed") from e
-        return sock, addr
-
-    def finish_request(self, request, client_address):
-        if getattr(request, "selected_alpn_protocol", lambda: None)() == "h2":
-            request.settimeout(None)
-            try:
+                request.close()
+                return
+        try:
+            if getattr(request, "selected_alpn_protocol", lambda: None)() == "h2":
+                request.settimeout(None)
                 serve_h2(request)
-            except OSError:
-                pass
-            return
-        super().finish_request(request, client_address)
+            else:
+                super().finish_request(request, client_address)
+        except OSError:
+            pass
+        finally:
+            request.close()  # the TLS socket; the server closes the one it accepted
 
 
 srv = Server((args.bind, 0), Handler)
