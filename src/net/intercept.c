@@ -6,9 +6,12 @@
  * upstream -> client) until each would block, then poll() the two sockets
  * for what the blocked ones wait for. A TLS read is always tried before
  * waiting, so records OpenSSL holds already (SSL_pending) are never left
- * behind a poll. Each direction holds at most one read's worth of bytes
- * (64 KiB of rewritten requests), so a side that stops reading slows its
- * peer down instead of filling memory. */
+ * behind a poll; a socket is read again only once poll says it has more, or
+ * TLS holds bytes read ahead, so a quiet side costs no failed read per
+ * record of the busy one. Each direction holds at most one read's worth of
+ * bytes (64 KiB of rewritten requests) plus what the TLS write buffer gathers
+ * (tls_wbuf.h, flushed before every wait), so a side that stops reading
+ * slows its peer down instead of filling memory. */
 #include "intercept.h"
 
 #include <errno.h>
@@ -30,6 +33,7 @@
 #include "http_resp.h"
 #include "intercept_h2.h"
 #include "tls.h"
+#include "tls_wbuf.h"
 
 #define BUF 16384                /* one TLS record */
 #define OUT_HIGH 65536           /* rewritten requests waiting for the upstream */
@@ -38,7 +42,8 @@
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
-#define READ_AHEAD 65536         /* TLS bytes read a syscall */
+#define READ_AHEAD 65536         /* TLS bytes read a syscall, at most */
+#define WRITE_GATHER (256 * 1024) /* TLS records written a syscall, at most */
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
 
@@ -65,6 +70,7 @@ struct side {
 	bool clean;           /* ... and it ended cleanly (close_notify, or a FIN without TLS) */
 	bool shut;            /* our sending side is closed */
 	bool dead;            /* failed or cut: no more I/O of any kind */
+	bool rd_ready;        /* a read may find bytes: poll said so, or none failed yet */
 };
 
 struct outbuf {
@@ -166,7 +172,7 @@ static const char *io_reason(struct side *s, int sslerr, char *buf, size_t len)
 	return buf;
 }
 
-static enum io side_read(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
+static enum io side_read_now(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
 {
 	s->rd_ev = 0;
 	if (s->ssl) {
@@ -212,6 +218,28 @@ static enum io side_read(struct bridge *b, struct side *s, void *buf, size_t cap
 	return IO_ERR;
 }
 
+/* Bytes TLS already holds for s, or a filter in front of its socket does. */
+static bool side_holds(struct side *s)
+{
+	return s->ssl && (SSL_has_pending(s->ssl) || BIO_ctrl_pending(SSL_get_rbio(s->ssl)) > 0);
+}
+
+/* Bytes gathered for s's socket, not written yet (tls_wbuf.h). */
+static size_t gathered(const struct side *s)
+{
+	return s->ssl && !s->dead ? tls_wbuf_pending(s->ssl) : 0;
+}
+
+static enum io side_read(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
+{
+	if (!s->rd_ready && !side_holds(s))
+		return IO_AGAIN; /* rd_ev as the last read that would block left it */
+	enum io r = side_read_now(b, s, buf, cap, n);
+	if (r == IO_AGAIN)
+		s->rd_ready = false;
+	return r;
+}
+
 static enum io side_write(struct bridge *b, struct side *s, const void *buf, size_t len,
 			  size_t *n)
 {
@@ -249,8 +277,10 @@ static void side_shut(struct side *s, bool clean)
 	if (s->shut || s->dead)
 		return;
 	s->shut = true;
-	if (s->ssl && clean)
+	if (s->ssl && clean) {
 		SSL_shutdown(s->ssl); /* one try: the alert fits a socket buffer */
+		tls_wbuf_flush(s->ssl);
+	}
 	ERR_clear_error();
 	shutdown(s->fd, SHUT_WR);
 }
@@ -702,8 +732,11 @@ static void drain_client(struct bridge *b)
 		enum io r = side_read(b, c, junk, sizeof junk, &n);
 		if (r == IO_EOF || r == IO_ERR)
 			break;
-		if (r == IO_AGAIN && wait_fd(c->fd, c->rd_ev, (int)left, b->job->stop_fd) <= 0)
-			break;
+		if (r == IO_AGAIN) {
+			if (wait_fd(c->fd, c->rd_ev ? c->rd_ev : POLLIN, (int)left, b->job->stop_fd) <= 0)
+				break;
+			c->rd_ready = true;
+		}
 	}
 }
 
@@ -712,21 +745,51 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
+	bool to_c = b->uin_off == b->uin_len && gathered(&b->c) == 0;
 	if (b->answer_sent)
-		return b->uin_off == b->uin_len;
+		return to_c;
 	if (b->answer_pending)
 		return false;
 	/* the server is done: pass its end on once its bytes are through */
-	if (b->u.eof && b->uin_off == b->uin_len)
+	if (b->u.eof && to_c)
 		return true;
 	/* the client is done sending: pass its end on once its bytes are
 	 * through; wait for the answers still owed */
-	if (b->c.eof && b->cin_off == b->cin_len && pending(&b->to_u) == 0) {
+	if (b->c.eof && b->cin_off == b->cin_len && pending(&b->to_u) == 0 &&
+	    gathered(&b->u) == 0) {
 		if (b->cs != C_RAW && b->qn == 0 && (!b->watching || http_resp_idle(&b->rw)))
 			return true;
 		side_shut(&b->u, true);
 	}
 	return false;
+}
+
+/* Write what TLS gathered on both sides, as far as the sockets take it:
+ * true when something went. A side whose socket failed is dead. */
+static bool flush_gathered(struct bridge *b)
+{
+	bool moved = false;
+	struct side *sides[] = { &b->c, &b->u };
+	for (size_t i = 0; i < 2; i++) {
+		struct side *s = sides[i];
+		size_t before = gathered(s);
+		if (!before || s->dead)
+			continue;
+		ERR_clear_error();
+		errno = 0;
+		if (tls_wbuf_flush(s->ssl) < 0) {
+			set_error(b, "%s: %s", s->name, errno ? strerror(errno) : "write failed");
+			s->dead = s->eof = true;
+			if (s == &b->u)
+				b->watching = false;
+			moved = true;
+		} else {
+			moved |= gathered(s) != before;
+		}
+	}
+	if (moved)
+		touch(b);
+	return moved;
 }
 
 static void relay(struct bridge *b)
@@ -736,6 +799,12 @@ static void relay(struct bridge *b)
 		while (pump(b) || answer(b))
 			if (finished(b))
 				return;
+		/* before any wait: what TLS gathered goes out */
+		if (flush_gathered(b)) {
+			if (finished(b))
+				return;
+			continue;
+		}
 		if (finished(b))
 			return;
 		int stop_fd = b->job->stop_fd;
@@ -749,6 +818,10 @@ static void relay(struct bridge *b)
 			p[1].events |= b->u.rd_ev ? b->u.rd_ev : POLLIN;
 		if (want_write_u(b))
 			p[1].events |= b->u.wr_ev ? b->u.wr_ev : POLLOUT;
+		if (gathered(&b->c))
+			p[0].events |= POLLOUT;
+		if (gathered(&b->u))
+			p[1].events |= POLLOUT;
 		if (!p[0].events && !p[1].events)
 			return; /* nothing can move any more */
 		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
@@ -767,6 +840,8 @@ static void relay(struct bridge *b)
 			set_error(b, "poll: %s", strerror(errno));
 			return;
 		}
+		b->c.rd_ready |= p[0].revents != 0;
+		b->u.rd_ready |= p[1].revents != 0;
 	}
 }
 
@@ -945,6 +1020,12 @@ static void run(struct bridge *b)
 			/* the client took http/1.1 where the upstream speaks h2 */
 			refuse(b, 502, "upstream speaks HTTP/2 only to this client", false, true);
 		}
+		/* HTTP/1.1 from here: records in bulk, a write of many at once */
+		if (!tls_wbuf_install(b->c.ssl, WRITE_GATHER) ||
+		    (!b->u.dead && !tls_wbuf_install(b->u.ssl, WRITE_GATHER))) {
+			set_error(b, "TLS write buffer: out of memory");
+			return;
+		}
 	} else if (b->early_len) {
 		/* plain: the first bytes to take */
 		memcpy(b->cin, b->early, b->early_len);
@@ -1021,8 +1102,8 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	}
 	struct bridge *b = xcalloc(1, sizeof *b);
 	b->job = job;
-	b->c = (struct side){ .name = "client", .fd = job->client_fd };
-	b->u = (struct side){ .name = "upstream", .fd = job->upstream_fd };
+	b->c = (struct side){ .name = "client", .fd = job->client_fd, .rd_ready = true };
+	b->u = (struct side){ .name = "upstream", .fd = job->upstream_fd, .rd_ready = true };
 	if (job->server_ctx && SSL_CTX_up_ref(job->server_ctx) == 1)
 		b->sctx = job->server_ctx;
 	if (job->client_ctx && SSL_CTX_up_ref(job->client_ctx) == 1)
