@@ -81,9 +81,9 @@ const struct agent_def agent_defs[] = {
 			"env pass CLAUDE_CODE_MAX_OUTPUT_TOKENS\n"
 			"env pass MAX_THINKING_TOKENS\n"
 			"env pass NODE_EXTRA_CA_CERTS\n"
-			"# The API key, until secrets by reference keep it outside:\n"
-			"env pass ANTHROPIC_API_KEY\n"
-			"env pass ANTHROPIC_AUTH_TOKEN\n"
+			"# The API key (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN), when set, is\n"
+			"# a secret bound to the API host: a phantom inside, the real value put\n"
+			"# in by the proxy (see \"secrets\").\n"
 			"# Telemetry, error reports, auto-update: refused by the proxy, and\n"
 			"# switched off so that the client does not keep trying them.\n"
 			"env set DISABLE_TELEMETRY=1\n"
@@ -111,9 +111,9 @@ const struct agent_def agent_defs[] = {
 			"env pass OPENAI_PROJECT\n"
 			"env pass CODEX_CA_CERTIFICATE\n"
 			"env pass SSL_CERT_FILE\n"
-			"# The API key, until secrets by reference keep it outside:\n"
-			"env pass OPENAI_API_KEY\n"
-			"env pass CODEX_API_KEY\n",
+			"# The API key (CODEX_API_KEY, OPENAI_API_KEY, a provider's env_key),\n"
+			"# when set, is a secret bound to the API host: a phantom inside, the\n"
+			"# real value put in by the proxy (see \"secrets\").\n",
 		.state = codex_state,
 		.nstate = ARRAY_LEN(codex_state),
 		.seeds = codex_seeds,

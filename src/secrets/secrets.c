@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include "../common/util.h"
 
 extern char **environ;
@@ -24,6 +27,8 @@ unsigned secrets_command_timeout_ms = 10000;
 
 #define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment, its '-' or '_' not counted */
 #define PHANTOM_TRIES 100
+#define PHANTOM_TAIL 20       /* characters of the stable end (Claude Code keeps 20) */
+#define PHANTOM_RANDOM_MIN 16 /* random characters a phantom with a stable end keeps */
 
 /* A buffer that may hold a value: wiped before it is freed. */
 struct vbuf {
@@ -304,7 +309,39 @@ static bool all_in(const char *s, size_t n, const char *set)
 #define DIGITS "0123456789"
 #define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" DIGITS
 
-char *secret_phantom_for(const char *value, size_t len)
+/* The stable end: n characters of set (k of them) from HMAC-SHA256 under
+ * the tail key of "warden phantom tail", the name and the value, block
+ * after block, each byte taken when below lim (no bias). */
+static bool stable_tail(char *out, size_t n, const char *set, size_t k, size_t lim,
+			const char *name, const char *value, size_t len,
+			const unsigned char key[TAIL_KEY_LEN])
+{
+	static const char label[] = "warden phantom tail";
+	size_t nl = strlen(name), mlen = sizeof label + nl + 1 + len + 4;
+	unsigned char *msg = xmalloc(mlen);
+	memcpy(msg, label, sizeof label);
+	memcpy(msg + sizeof label, name, nl + 1);
+	memcpy(msg + sizeof label + nl + 1, value, len);
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	bool ok = true;
+	size_t i = 0;
+	for (uint32_t block = 0; ok && i < n; block++) {
+		memcpy(msg + mlen - 4, &block, 4);
+		unsigned maclen = 0;
+		ok = HMAC(EVP_sha256(), key, TAIL_KEY_LEN, msg, mlen, mac, &maclen) != NULL &&
+		     block < 1000;
+		for (unsigned j = 0; ok && j < maclen && i < n; j++)
+			if (mac[j] < lim)
+				out[i++] = set[mac[j] % k];
+	}
+	explicit_bzero(mac, sizeof mac);
+	explicit_bzero(msg, mlen);
+	free(msg);
+	return ok;
+}
+
+char *secret_phantom_for(const char *value, size_t len, const char *name,
+			 const unsigned char *tail_key)
 {
 	size_t keep = prefix_len(value, len);
 	const char *rest = value + keep;
@@ -322,9 +359,15 @@ char *secret_phantom_for(const char *value, size_t len)
 	size_t k = strlen(set), lim = 256 - 256 % k;
 	char *ph = xmalloc(len + 1);
 	memcpy(ph, value, keep);
+	size_t tail = tail_key && name && rn >= PHANTOM_TAIL + PHANTOM_RANDOM_MIN ? PHANTOM_TAIL : 0;
+	if (tail && !stable_tail(ph + len - tail, tail, set, k, lim, name, value, len, tail_key)) {
+		free(ph);
+		errno = EIO;
+		return NULL;
+	}
 	unsigned char rnd[256];
 	size_t have = 0, used = 0;
-	for (size_t i = keep; i < len;) {
+	for (size_t i = keep; i < len - tail;) {
 		if (used == have) {
 			ssize_t got = getrandom(rnd, sizeof rnd, 0);
 			if (got < 0 && errno == EINTR)
@@ -363,7 +406,8 @@ static bool phantom_ok(const struct secrets *s, size_t i, const char *ph)
 	return true;
 }
 
-int secrets_load(struct secrets *s, const struct policy *p, struct werr *e)
+int secrets_load(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
+		 struct werr *e)
 {
 	memset(s, 0, sizeof *s);
 	if (p->nsecrets == 0)
@@ -398,7 +442,10 @@ int secrets_load(struct secrets *s, const struct policy *p, struct werr *e)
 				secrets_free(s);
 				return -1;
 			}
-			char *ph = secret_phantom_for(sc->value, len);
+			/* half the tries with the stable end, then without: an end
+			 * that happens to hold another value cannot stop a session */
+			char *ph = secret_phantom_for(sc->value, len, sc->spec->name,
+						      t < PHANTOM_TRIES / 2 ? tail_key : NULL);
 			if (!ph) {
 				serr(e, errno, sc->spec, "getrandom");
 				secrets_free(s);

@@ -16,7 +16,12 @@
  * then random characters (getrandom) of the class of the rest of the value:
  * digits when it is digits, lower-case hex when it is lower-case hex, the
  * same for upper-case hex, else [A-Za-z0-9] plus whichever of '-', '_', '.'
- * the value uses; the same length as the value. A phantom differs from its
+ * the value uses; the same length as the value. With a tail key
+ * (tailkey.h), when at least 36 characters follow the prefix, the last 20
+ * are not random but the same every session for the same name and value
+ * (an HMAC under that key, in the same class), so that a client that knows
+ * an approved key by its end keeps knowing it; the rest stays random. A
+ * phantom differs from its
  * value, no phantom holds or lies inside any value or other phantom. The
  * bounds on a segment (length, one case) keep a token's random body out of
  * the prefix when it holds '-' or '_' (base64url bodies, the second part of
@@ -29,6 +34,7 @@
 #include "../common/err.h"
 #include "../net/rules.h"
 #include "../policy/policy.h"
+#include "tailkey.h"
 
 #define SECRET_VALUE_MIN 8
 #define SECRET_VALUE_MAX 65536 /* bytes read from a file or a command */
@@ -55,8 +61,10 @@ extern unsigned secrets_command_timeout_ms;
  * signals at their defaults and none blocked, in its own process
  * group, killed with it when it outlives secrets_command_timeout_ms; it is
  * waited for with waitpid on its own pid (call this before anything reaps
- * every child). */
-int secrets_load(struct secrets *s, const struct policy *p, struct werr *e);
+ * every child). tail_key (TAIL_KEY_LEN bytes, or NULL): the phantoms' stable
+ * ends. */
+int secrets_load(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
+		 struct werr *e);
 
 /* Wipe the values, free everything; s is empty after. */
 void secrets_free(struct secrets *s);
@@ -73,5 +81,7 @@ const struct secret *secrets_find_phantom(const struct secrets *s, const void *d
 const struct secret *secrets_find_value(const struct secrets *s, const void *data, size_t len);
 
 /* A phantom for this value (the rules above; not checked against other
- * secrets), malloc'd and NUL-terminated; NULL when getrandom fails. */
-char *secret_phantom_for(const char *value, size_t len);
+ * secrets), malloc'd and NUL-terminated; NULL when getrandom fails. The
+ * stable end needs both name and tail_key. */
+char *secret_phantom_for(const char *value, size_t len, const char *name,
+			 const unsigned char *tail_key);

@@ -215,11 +215,74 @@ static void session_secrets_free(struct session_secrets *ss)
 	strv_free(&ss->cas);
 }
 
+/* Would the sandbox see path: inside the workspace, the agent's state
+ * directory given with --state, or a path the policy binds? */
+static char *resolve_from_cwd(const char *p)
+{
+	if (p[0] == '/')
+		return path_resolve_existing(p);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return NULL;
+	_cleanup_free_ char *abs = xasprintf("%s/%s", cwd, p);
+	char buf[PATH_MAX];
+	return realpath(abs, buf) ? xstrdup(buf) : path_resolve_existing(abs);
+}
+
+static const char *seen_inside(const char *path, const struct session_opts *o,
+			       const struct policy *pol)
+{
+	_cleanup_free_ char *ws = resolve_from_cwd(o->workspace ? o->workspace : ".");
+	if (!ws || path_is_within(path, ws))
+		return "the workspace";
+	_cleanup_free_ char *st = o->state_dir ? resolve_from_cwd(o->state_dir) : NULL;
+	if (st && path_is_within(path, st))
+		return "the agent's state directory";
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (path_is_within(path, pol->paths[i].path))
+			return pol->paths[i].origin ? pol->paths[i].origin : "a path of the profile";
+	return NULL;
+}
+
+/* The key behind the phantoms' stable ends, when it can be had and stays
+ * out of the sandbox's sight; else the phantoms are random to the end (a
+ * client that remembers an approved key by its end asks again). */
+static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
+			 const char *home, unsigned char key[TAIL_KEY_LEN])
+{
+	_cleanup_free_ char *path = tail_key_path(home);
+	if (!path)
+		return false;
+	_cleanup_free_ char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	_cleanup_free_ char *rdir = path_resolve_existing(dir);
+	_cleanup_free_ char *rpath = rdir ? xasprintf("%s/phantom-key", rdir) : xstrdup(path);
+	const char *seen = seen_inside(rpath, o, pol);
+	if (seen) {
+		wnote("secrets: %s would be in the sandbox's sight (%s), so this session's "
+		      "phantoms are random to the end", path, seen);
+		return false;
+	}
+	struct werr ke = { 0 };
+	if (tail_key_load(path, key, &ke) < 0) {
+		char buf[1200];
+		wnote("secrets: %s; this session's phantoms are random to the end",
+		      werr_str(&ke, buf, sizeof buf));
+		return false;
+	}
+	return true;
+}
+
 /* Read every secret's value (before anything starts: a missing one is an
  * error), and when there are any, make the session CA. */
-static int secrets_prepare(const struct policy *pol, struct session_secrets *ss, struct werr *e)
+static int secrets_prepare(const struct session_opts *o, const struct policy *pol,
+			   const char *home, struct session_secrets *ss, struct werr *e)
 {
-	if (secrets_load(&ss->sec, pol, e) < 0)
+	unsigned char key[TAIL_KEY_LEN];
+	bool have = pol->nsecrets && tail_key_get(o, pol, home, key);
+	int r = secrets_load(&ss->sec, pol, have ? key : NULL, e);
+	explicit_bzero(key, sizeof key);
+	if (r < 0)
 		return -1;
 	if (!ss->sec.n)
 		return 0;
@@ -356,7 +419,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		if (policy_add_secret(&pol, o->secrets->v[i], "--secret", e) < 0)
 			return -1;
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
-	if (secrets_prepare(&pol, &ss, e) < 0)
+	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1

@@ -2,8 +2,11 @@
 """mock_anthropic.py - a scripted mock of the Anthropic Messages API for the
 end-to-end tests that run the real Claude Code CLI under warden.
 
-Listens on 127.0.0.1 (or --bind ADDR) on a port the OS picks and writes
-that port to --port-file; with --tls-cert and --tls-key it serves HTTPS.
+Listens on 127.0.0.1 (or --bind ADDR) on a port the OS picks (or --port N)
+and writes that port to --port-file; with --tls-cert and --tls-key it serves
+HTTPS. GET /api/hello and /v1/oauth/hello answer 200: the connectivity
+check of Claude Code's first run, when the mock stands in for
+api.anthropic.com and platform.claude.com.
 POST /v1/messages follows a two-step script:
   - a conversation with no tool_result yet: reply with one tool_use block
     calling Claude Code's shell tool (Bash) with the command given by
@@ -115,7 +118,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.record(None)
         path = self.path.split("?")[0]
-        if path == "/v1/models":
+        if path in ("/api/hello", "/v1/oauth/hello"):
+            self.send_json(200, {"message": "hello"})
+        elif path == "/v1/models":
             self.send_json(200, {"data": [], "has_more": False,
                                  "first_id": None, "last_id": None})
         else:
@@ -193,6 +198,7 @@ def main():
     p.add_argument("--results", required=True)
     p.add_argument("--command", required=True, help="the Bash command of the tool_use")
     p.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
+    p.add_argument("--port", type=int, default=0, help="the port (0: the OS picks)")
     p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM, chain)")
     p.add_argument("--tls-key", help="the certificate's private key (PEM)")
     p.add_argument("--keys", help="append each request's credential headers to this file")
@@ -207,7 +213,7 @@ def main():
     if ARGS.tls_cert:
         TLS[0] = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         TLS[0].load_cert_chain(ARGS.tls_cert, ARGS.tls_key)
-    server = Server((ARGS.bind, 0), Handler)
+    server = Server((ARGS.bind, ARGS.port), Handler)
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % server.server_address[1])

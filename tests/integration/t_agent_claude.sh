@@ -195,7 +195,8 @@ test_claude_code_https_netns() {
 
 # ui_start NAME [CLAUDE-ARG...]: `warden run -- claude ARGS` in a detached 200x50 tmux session NAME, on a tmux server of the
 # test's own (its socket in T_TMP), with the variables of UI_ENV
-# (NAME=VALUE...) exported. warden's stderr goes to T_TMP/NAME.err and its
+# (NAME=VALUE...) exported and the options of UI_WARDEN_ARGS (none unless
+# set) before the --. warden's stderr goes to T_TMP/NAME.err and its
 # exit status, once it exits, to T_TMP/NAME.rc. Sets UI_NAME.
 ui_start() {
 	UI_NAME=$1
@@ -209,7 +210,7 @@ ui_start() {
 		# --foreground: warden stays in the terminal's foreground process
 		# group (it reads the terminal only there)
 		printf 'timeout --foreground -k 5 %q %q run' "$UI_TIMEOUT" "$WARDEN"
-		printf ' %q' -- claude "$@"
+		printf ' %q' "${UI_WARDEN_ARGS[@]}" -- claude "$@"
 		printf ' 2>%q\n' "$T_TMP/$UI_NAME.err"
 		printf 'echo $? >%q\n' "$T_TMP/$UI_NAME.rc"
 	} >"$script"
@@ -396,4 +397,73 @@ test_claude_code_interactive() {
 	fi
 	note "second session's last screen: $(ui_shows)"
 	return 0
+}
+
+# `ANTHROPIC_API_KEY=… warden run -- claude` with no base URL, interactive:
+# the default path. The mock stands in for api.anthropic.com and
+# platform.claude.com (both names in /etc/hosts, at the test's namespace,
+# on port 443, their certificate from a test CA the user trusts through
+# NODE_EXTRA_CA_CERTS). The key is bound to the API host by default, so
+# warden terminates TLS there and puts the real key in; inside, the client
+# holds a phantom. The first session's onboarding asks whether to use the
+# key ("Detected a custom API key", answered yes); the second session's
+# phantom is another, but it ends the same way (the client remembers the
+# approved key by its last 20 characters), so the client uses it without
+# asking again. The only flags are the test's: the two public names resolve
+# to a private address here.
+test_claude_code_api_key_interactive() {
+	local UI_WARDEN_ARGS
+	nh_need_root
+	nh_need openssl
+	have tmux || skip "tmux not installed"
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	claude_install
+	nh_netns
+	nh_ca "$T_TMP/ca" "warden test CA $$"
+	mkdir -p "$T_TMP/trust"
+	local ca=$T_TMP/trust/test-ca.pem
+	cp "$T_TMP/ca/ca.pem" "$ca"
+	chmod -R a+rX "$T_TMP/trust"
+	nh_cert_signed "$T_TMP/mock-tls" api.anthropic.com "DNS:api.anthropic.com,DNS:platform.claude.com" "$T_TMP/ca"
+	MOCK_NS=$NH_NS mock_start "echo e2e-tty > marker.txt; env; cat /proc/[0-9]*/environ | tr '\\0' '\\n'" \
+		--bind "$NH_IP" --port 443 --tls-cert "$T_TMP/mock-tls/cert.pem" \
+		--tls-key "$T_TMP/mock-tls/key.pem" --keys "$T_TMP/mock.keys"
+	nh_hosts_add api.anthropic.com "$NH_IP"
+	nh_hosts_add platform.claude.com "$NH_IP"
+	UI_ENV=(PATH="$CLAUDE_BIN:$PATH" HOME="$HOME" LANG="${LANG:-C.UTF-8}"
+		ANTHROPIC_API_KEY="$CLAUDE_KEY" NODE_EXTRA_CA_CERTS="$ca")
+	UI_WARDEN_ARGS=(--allow-net 'api.anthropic.com:443 private' --allow-net 'platform.claude.com:443 private')
+	UI_TIMEOUT=240
+
+	ui_start first
+	if ui_type "do the task" "first session"; then
+		ui_wait '● done' 60 "first session: the mock's reply" &&
+			note "first-run dialogs answered: ${UI_DIALOGS[*]}"
+		[[ " ${UI_DIALOGS[*]} " == *" api-key "* ]] ||
+			fail "first session: the client did not ask about the key (dialogs: ${UI_DIALOGS[*]})"
+		ui_exit "first session" && assert_rc 0 "warden after /exit"
+	fi
+	tmux -S "$UI_SOCK" kill-server >/dev/null 2>&1
+	local first_phantom
+	first_phantom=$(grep -o 'ANTHROPIC_API_KEY=sk-ant-[A-Za-z0-9_-]*' "$MOCK_RESULTS" 2>/dev/null | head -n 1)
+	: >"$MOCK_RESULTS"
+	rm -f "$WS/marker.txt"
+
+	ui_start second
+	if ui_type "do the task" "second session"; then
+		ui_wait '● done' 60 "second session: the mock's reply"
+		[[ -z ${UI_DIALOGS[*]} || " ${UI_DIALOGS[*]} " != *" api-key "* ]] ||
+			fail "second session: the client asked about the key again (dialogs: ${UI_DIALOGS[*]})"
+		ui_exit "second session" && assert_rc 0 "warden after /exit (second session)"
+	fi
+	note "second session's last screen: $(ui_shows)"
+	local second_phantom
+	second_phantom=$(grep -o 'ANTHROPIC_API_KEY=sk-ant-[A-Za-z0-9_-]*' "$MOCK_RESULTS" 2>/dev/null | head -n 1)
+	[[ -n $first_phantom && -n $second_phantom ]] ||
+		fail "the tool's environment lacks the phantom: '$first_phantom' '$second_phantom'"
+	[[ $first_phantom != "$second_phantom" ]] || fail "one phantom in both sessions: $first_phantom"
+	[[ ${first_phantom: -20} == "${second_phantom: -20}" ]] ||
+		fail "the phantoms end differently: $first_phantom $second_phantom"
+	assert_host_file "$WS/marker.txt" e2e-tty "the Bash tool's marker (second session)"
+	claude_check_key
 }

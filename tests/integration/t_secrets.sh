@@ -244,6 +244,41 @@ test_secret_loopback_plain() {
 	return 0
 }
 
+# The phantom's end: the same last 20 characters in every session for the
+# same value (so Claude Code keeps a key the user approved by its end), the
+# rest new each session, the end not the value's; the key behind it in
+# warden's data directory, 0600, out of the sandbox's sight; and no stable
+# end when that key would be in sight (XDG_DATA_HOME in the workspace).
+test_secret_phantom_end() {
+	local long=sk-ant-api03-$(printf 'Zq8xV3%.0s' {1..13})Kw0-tailOfTheRealKey_xyz1
+	local key=${XDG_DATA_HOME:-$HOME/.local/share}/warden/phantom-key
+	local a b
+	# shellcheck disable=SC2016 # expanded inside
+	MYKEY=$long wrun --secret "MYKEY@127.0.0.1:9" -- sh -c 'echo "p=$MYKEY"; cat "$1" >/dev/null 2>&1 && echo KEY-READ; true' sh "$key"
+	assert_rc 0
+	assert_out_lacks KEY-READ 'the tail key read inside'
+	a=$(sed -n 's/^p=//p' <<<"$OUT")
+	# shellcheck disable=SC2016 # expanded inside
+	MYKEY=$long wrun --secret "MYKEY@127.0.0.1:9" -- sh -c 'echo "p=$MYKEY"'
+	b=$(sed -n 's/^p=//p' <<<"$OUT")
+	[[ ${#a} == "${#long}" && ${#b} == "${#long}" ]] || fatal "phantoms of the wrong length: '$a' '$b'"
+	[[ $a != "$b" ]] || fail "two sessions, one phantom: $a"
+	[[ ${a: -20} == "${b: -20}" ]] || fail "the ends differ between sessions: ${a: -20} ${b: -20}"
+	[[ ${a: -20} != "${long: -20}" ]] || fail "the phantom ends like the real value"
+	[[ $a == sk-ant-api03-* ]] || fail "the phantom lost its prefix: $a"
+	[[ -f $key && $(stat -c %a "$key") == 600 && $(stat -c %s "$key") == 32 ]] ||
+		fail "the tail key: $(ls -l "$key" 2>&1)"
+	# the key where the sandbox would see it: no stable end, said
+	mkdir -p "$WS/data"
+	# shellcheck disable=SC2016 # expanded inside
+	MYKEY=$long XDG_DATA_HOME=$WS/data wrun --secret "MYKEY@127.0.0.1:9" -- sh -c 'echo "p=$MYKEY"'
+	assert_rc 0
+	assert_err_match "phantom-key would be in the sandbox's sight \\(the workspace\\)" 'the note'
+	b=$(sed -n 's/^p=//p' <<<"$OUT")
+	[[ -n $b && ${a: -20} != "${b: -20}" ]] || fail "a stable end with the key in sight: $b"
+	[[ ! -e $WS/data/warden/phantom-key ]] || fail "the key was made in the workspace"
+}
+
 test_secret_bad_input() {
 	unset MISSING_TOKEN
 	wrun --secret MISSING_TOKEN@example.com -- sh -c 'echo started'

@@ -5,7 +5,12 @@
  * output, a command not found, a time-out that kills the whole process
  * group), values refused for NUL, CR, LF or fewer than 8 bytes, each error
  * naming the secret and its origin; the phantoms' shape (prefix, length,
- * character class) and uniqueness; secret_bound over host patterns and
+ * character class) and uniqueness; with a tail key, the stable end (the
+ * same last 20 characters in every load of the same name and value, the
+ * rest still random; another key, name or value, another end; too short a
+ * value, no stable end); the tail key file (made 0600 on first use, read
+ * back the same, refused when others may read it, when short, when a
+ * FIFO); secret_bound over host patterns and
  * ports; secrets_find_phantom and secrets_find_value. */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +24,7 @@
 
 #include "src/policy/policy.h"
 #include "src/secrets/secrets.h"
+#include "src/secrets/tailkey.h"
 #include "check.h"
 #include "files.h"
 
@@ -41,7 +47,7 @@ static int load(const char *text, struct secrets *s, struct werr *e)
 {
 	policy_of(text);
 	memset(e, 0, sizeof *e);
-	return secrets_load(s, &pol, e);
+	return secrets_load(s, &pol, NULL, e);
 }
 
 #define EXPECT_LOAD_ERR(text_, msg_, err_)                                              \
@@ -69,7 +75,7 @@ static bool all_in(const char *s, size_t n, const char *set)
 static void expect_phantom_n(int line, const char *value, const char *prefix, const char *set)
 {
 	size_t n = strlen(value), pl = strlen(prefix);
-	char *ph = secret_phantom_for(value, n);
+	char *ph = secret_phantom_for(value, n, NULL, NULL);
 	checks++;
 	if (!ph || strlen(ph) != n || strncmp(ph, prefix, pl) != 0 || !all_in(ph + pl, n - pl, set) ||
 	    strcmp(ph, value) == 0) {
@@ -81,7 +87,7 @@ static void expect_phantom_n(int line, const char *value, const char *prefix, co
 	 * few tries it differs from the value's */
 	bool differs = n == pl;
 	for (int t = 0; t < 20 && !differs; t++) {
-		char *p2 = secret_phantom_for(value, n);
+		char *p2 = secret_phantom_for(value, n, NULL, NULL);
 		differs = p2 && p2[pl] != value[pl];
 		free(p2);
 	}
@@ -116,10 +122,99 @@ static void test_phantom_shape(void)
 	EXPECT_PHANTOM("p\xc3\xa4ssw\xc3\xb6rd-long", "", ALNUM "-");
 
 	/* every draw of a digits-only value differs (10^14 of them) */
-	char *a = secret_phantom_for("12345678901234", 14), *b = secret_phantom_for("12345678901234", 14);
+	char *a = secret_phantom_for("12345678901234", 14, NULL, NULL), *b = secret_phantom_for("12345678901234", 14, NULL, NULL);
 	CHECK(a && b && strcmp(a, b) != 0);
 	free(a);
 	free(b);
+}
+
+static void test_stable_tail(void)
+{
+	unsigned char k1[TAIL_KEY_LEN], k2[TAIL_KEY_LEN];
+	memset(k1, 1, sizeof k1);
+	memset(k2, 2, sizeof k2);
+	const char *v = "sk-ant-api03-REALrealREALrealREALrealREALrealREALrealREALrealREALrealREALrealREALreal0123456789AA";
+	size_t n = strlen(v);
+	char *a = secret_phantom_for(v, n, "ANTHROPIC_API_KEY", k1);
+	char *b = secret_phantom_for(v, n, "ANTHROPIC_API_KEY", k1);
+	char *c = secret_phantom_for(v, n, "ANTHROPIC_API_KEY", k2);
+	char *d = secret_phantom_for(v, n, "OTHER", k1);
+	char *w = secret_phantom_for("sk-ant-api03-REALrealREALrealREALrealREALrealREALrealREALrealREALrealREALrealREALreal0123456789AB", n, "ANTHROPIC_API_KEY", k1);
+	CHECK(a && b && c && d && w);
+	if (a && b && c && d && w) {
+		/* same key, name and value: the same end, another body */
+		CHECK(strlen(a) == n && strncmp(a, "sk-ant-api03-", 13) == 0);
+		CHECK(strcmp(a + n - 20, b + n - 20) == 0);
+		CHECK(strcmp(a, b) != 0);
+		CHECK(all_in(a + 13, n - 13, ALNUM));
+		/* the end is not the value's */
+		CHECK(strcmp(a + n - 20, v + n - 20) != 0);
+		/* another key, name or value: another end */
+		CHECK(strcmp(a + n - 20, c + n - 20) != 0);
+		CHECK(strcmp(a + n - 20, d + n - 20) != 0);
+		CHECK(strcmp(a + n - 20, w + n - 20) != 0);
+	}
+	free(a), free(b), free(c), free(d), free(w);
+	/* fewer than 36 characters after the prefix: random to the end */
+	bool same = true;
+	for (int t = 0; t < 5 && same; t++) {
+		a = secret_phantom_for("ghp_0123456789abcdefghijklmnopqrstuvwxy", 39, "GH", k1);
+		b = secret_phantom_for("ghp_0123456789abcdefghijklmnopqrstuvwxy", 39, "GH", k1);
+		same = a && b && strcmp(a + 19, b + 19) == 0;
+		free(a), free(b);
+	}
+	CHECK(!same);
+	/* the class of the value holds in the end too */
+	a = secret_phantom_for("0123456789012345678901234567890123456789", 40, "NUM", k1);
+	CHECK(a && all_in(a, 40, "0123456789"));
+	free(a);
+
+	/* secrets_load passes the key on: two loads, one end */
+	policy_of("secret T_TAIL host api.test\n");
+	setenv("T_TAIL", v, 1);
+	struct secrets s1, s2;
+	struct werr e = { 0 };
+	CHECK(secrets_load(&s1, &pol, k1, &e) == 0 && secrets_load(&s2, &pol, k1, &e) == 0);
+	CHECK(s1.n == 1 && s2.n == 1 && strcmp(s1.v[0].phantom + n - 20, s2.v[0].phantom + n - 20) == 0 &&
+	      strcmp(s1.v[0].phantom, s2.v[0].phantom) != 0);
+	secrets_free(&s1);
+	secrets_free(&s2);
+}
+
+static void test_tail_key_file(void)
+{
+	char *path = xasprintf("%s/data/warden/phantom-key", tmpdir);
+	unsigned char k1[TAIL_KEY_LEN], k2[TAIL_KEY_LEN];
+	struct werr e = { 0 };
+	CHECK(tail_key_load(path, k1, &e) == 0);
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == TAIL_KEY_LEN);
+	CHECK(tail_key_load(path, k2, &e) == 0 && memcmp(k1, k2, sizeof k1) == 0);
+	/* others may read it: refused, named */
+	chmod(path, 0644);
+	CHECK(tail_key_load(path, k2, &e) < 0 && strstr(e.msg, "others may read or write it") &&
+	      strstr(e.msg, path));
+	/* short */
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, "abc", 3) == 3);
+	close(fd);
+	CHECK(tail_key_load(path, k2, &e) < 0 && strstr(e.msg, "3 bytes, not 32"));
+	/* a FIFO: refused at once, never a hang */
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0);
+	alarm(10);
+	CHECK(tail_key_load(path, k2, &e) < 0 && strstr(e.msg, "not a regular file"));
+	alarm(0);
+	unlink(path);
+	/* made again when gone: a new key */
+	CHECK(tail_key_load(path, k2, &e) == 0 && memcmp(k1, k2, sizeof k1) != 0);
+	char *home = xasprintf("%s/home", tmpdir);
+	unsetenv("XDG_DATA_HOME");
+	char *p2 = tail_key_path(home);
+	char *want = xasprintf("%s/home/.local/share/warden/phantom-key", tmpdir);
+	CHECK_STR(p2, want);
+	free(p2), free(want), free(home), free(path);
 }
 
 static void test_env(void)
@@ -194,7 +289,7 @@ static void test_env(void)
 	struct werr pe;
 	policy_of("");
 	CHECK(policy_add_secret(&pol, "T_UNSET@a.test", NULL, &pe) == 0);
-	CHECK(secrets_load(&s, &pol, &e) < 0);
+	CHECK(secrets_load(&s, &pol, NULL, &e) < 0);
 	CHECK_STR(e.msg, "secret T_UNSET (--secret): the variable T_UNSET is not set");
 }
 
@@ -389,6 +484,8 @@ int main(void)
 	signal(SIGALRM, SIG_DFL);
 	tmpdir_make("warden-test-secrets");
 	test_phantom_shape();
+	test_stable_tail();
+	test_tail_key_file();
 	test_env();
 	test_file();
 	test_command();

@@ -31,7 +31,7 @@ int main(void)
 	CHECK(policy_load(&p, NULL, "/home/u", &e) == 0);
 	CHECK(policy_add_secret(&p, "MYTOKEN@api.test,127.0.0.1:4000,*.wild.test", "--secret", &e) == 0);
 	struct secrets s = { 0 };
-	CHECK(secrets_load(&s, &p, &e) == 0 && s.n == 1);
+	CHECK(secrets_load(&s, &p, NULL, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
 	struct egress eg;
 	CHECK(egress_init(&eg, &s, &cas, &e) == 0 && eg.ca && eg.client);
