@@ -10,7 +10,7 @@
  * TLS holds bytes read ahead, so a quiet side costs no failed read per
  * record of the busy one. Each direction holds at most one read's worth of
  * bytes (64 KiB of rewritten requests) plus what the TLS write buffer gathers
- * (tls_wbuf.h, flushed before every wait), so a side that stops reading
+ * (tls_bio.h, flushed before every wait), so a side that stops reading
  * slows its peer down instead of filling memory. */
 #include "intercept.h"
 
@@ -33,7 +33,7 @@
 #include "http_resp.h"
 #include "intercept_h2.h"
 #include "tls.h"
-#include "tls_wbuf.h"
+#include "tls_bio.h"
 
 #define BUF 16384                /* one TLS record */
 #define OUT_HIGH 65536           /* rewritten requests waiting for the upstream */
@@ -224,7 +224,7 @@ static bool side_holds(struct side *s)
 	return s->ssl && (SSL_has_pending(s->ssl) || BIO_ctrl_pending(SSL_get_rbio(s->ssl)) > 0);
 }
 
-/* Bytes gathered for s's socket, not written yet (tls_wbuf.h). */
+/* Bytes gathered for s's socket, not written yet (tls_bio.h). */
 static size_t gathered(const struct side *s)
 {
 	return s->ssl && !s->dead ? tls_wbuf_pending(s->ssl) : 0;
@@ -847,96 +847,10 @@ static void relay(struct bridge *b)
 
 /* ---- the thread --------------------------------------------------------- */
 
-/* A filter BIO in front of the client's socket that reads the early bytes
- * first: the TLS handshake's first bytes, read by the proxy already. */
-struct prefix {
-	char *p;
-	size_t len, off;
-};
-
-static int prefix_read(BIO *bio, char *out, size_t n, size_t *got)
-{
-	struct prefix *x = BIO_get_data(bio);
-	BIO_clear_retry_flags(bio);
-	if (x && x->off < x->len) {
-		size_t k = x->len - x->off < n ? x->len - x->off : n;
-		memcpy(out, x->p + x->off, k);
-		x->off += k;
-		*got = k;
-		return 1;
-	}
-	int r = BIO_read_ex(BIO_next(bio), out, n, got);
-	BIO_copy_next_retry(bio);
-	return r;
-}
-
-static int prefix_write(BIO *bio, const char *in, size_t n, size_t *put)
-{
-	BIO_clear_retry_flags(bio);
-	int r = BIO_write_ex(BIO_next(bio), in, n, put);
-	BIO_copy_next_retry(bio);
-	return r;
-}
-
-static long prefix_ctrl(BIO *bio, int cmd, long num, void *ptr)
-{
-	struct prefix *x = BIO_get_data(bio);
-	if (!BIO_next(bio))
-		return 0;
-	long r = BIO_ctrl(BIO_next(bio), cmd, num, ptr);
-	if (cmd == BIO_CTRL_PENDING && x && x->off < x->len)
-		r += (long)(x->len - x->off);
-	return r;
-}
-
-static int prefix_create(BIO *bio)
-{
-	BIO_set_init(bio, 1);
-	return 1;
-}
-
-static int prefix_destroy(BIO *bio)
-{
-	struct prefix *x = BIO_get_data(bio);
-	if (x)
-		free(x->p);
-	free(x);
-	BIO_set_data(bio, NULL);
-	return 1;
-}
-
-static BIO_METHOD *prefix_method;
-static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
-
-static void prefix_method_init(void)
-{
-	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_FILTER, "warden early bytes");
-	if (m && BIO_meth_set_read_ex(m, prefix_read) && BIO_meth_set_write_ex(m, prefix_write) &&
-	    BIO_meth_set_ctrl(m, prefix_ctrl) && BIO_meth_set_create(m, prefix_create) &&
-	    BIO_meth_set_destroy(m, prefix_destroy))
-		prefix_method = m;
-}
-
 /* The client's SSL on its socket, the early bytes first. */
 static bool client_bio(struct bridge *b)
 {
-	if (!b->early_len)
-		return SSL_set_fd(b->c.ssl, b->c.fd) == 1;
-	pthread_once(&prefix_once, prefix_method_init);
-	BIO *sock = BIO_new_socket(b->c.fd, BIO_NOCLOSE);
-	BIO *f = prefix_method ? BIO_new(prefix_method) : NULL;
-	if (!sock || !f) {
-		BIO_free(sock);
-		BIO_free(f);
-		return false;
-	}
-	struct prefix *x = xcalloc(1, sizeof *x);
-	x->p = steal_ptr(&b->early);
-	x->len = b->early_len;
-	BIO_set_data(f, x);
-	BIO_push(f, sock);
-	SSL_set_bio(b->c.ssl, f, f);
-	return true;
+	return tls_bio_set_fd_early(b->c.ssl, b->c.fd, steal_ptr(&b->early), b->early_len);
 }
 
 /* Writes may be partial (the rest is retried from the same buffer, which may

@@ -1,6 +1,8 @@
-/* test_net_tls_wbuf.c - unit tests of the write-gathering BIO
- * (src/net/tls_wbuf.c) on a real TLS connection over a socketpair, both
- * ends non-blocking: records written are held until a flush and then all
+/* test_net_tls_bio.c - unit tests of the filter BIOs of intercepted TLS
+ * (src/net/tls_bio.c) on real TLS connections over socketpairs, both ends
+ * non-blocking. Early bytes: a handshake whose first bytes were read off
+ * the socket before the SSL existed completes, those bytes counted as
+ * pending until read. Write gathering: records written are held until a flush and then all
  * reach the peer; a stream many times the buffer and the socket's own
  * buffer, against a reader that takes it in small bites, arrives whole and
  * in order (writes that would block are retried, flushes that would block
@@ -17,7 +19,7 @@
 #include <openssl/err.h>
 
 #include "src/net/tls.h"
-#include "src/net/tls_wbuf.h"
+#include "src/net/tls_bio.h"
 #include "check.h"
 
 struct pair {
@@ -39,7 +41,25 @@ static bool wants(SSL *ssl, int r)
 	return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE;
 }
 
-static bool pair_open(struct pair *p, int sndbuf)
+/* Both handshakes, stepped in turn: true once both are done. */
+static bool shake(SSL *s, SSL *c)
+{
+	bool sd = false, cd = false;
+	for (int i = 0; i < 1000 && !(sd && cd); i++) {
+		int r;
+		if (!sd && (r = SSL_do_handshake(s)) != 1 && !wants(s, r))
+			return false;
+		sd = sd || r == 1;
+		if (!cd && (r = SSL_do_handshake(c)) != 1 && !wants(c, r))
+			return false;
+		cd = cd || r == 1;
+	}
+	return sd && cd;
+}
+
+/* early > 0: the server's first `early` bytes are read off its socket
+ * before its SSL is made, and handed to it as early bytes. */
+static bool pair_open_early(struct pair *p, int sndbuf, size_t early)
 {
 	memset(p, 0, sizeof *p);
 	struct werr e = { 0 };
@@ -61,26 +81,37 @@ static bool pair_open(struct pair *p, int sndbuf)
 	SSL_CTX_set_verify(p->cctx, SSL_VERIFY_NONE, NULL); /* the CA is tls.c's concern */
 	p->s = SSL_new(p->sctx);
 	p->c = SSL_new(p->cctx);
-	SSL_set_fd(p->s, p->fd[0]);
 	SSL_set_fd(p->c, p->fd[1]);
 	SSL_set_accept_state(p->s);
 	SSL_set_connect_state(p->c);
-	bool sd = false, cd = false;
-	for (int i = 0; i < 1000 && !(sd && cd); i++) {
-		int r;
-		if (!sd && (r = SSL_do_handshake(p->s)) != 1 && !wants(p->s, r))
+	if (early) {
+		/* the ClientHello's first bytes, taken as the proxy takes them */
+		int r = SSL_do_handshake(p->c);
+		if (r == 1 || !wants(p->c, r))
 			return false;
-		sd = sd || r == 1;
-		if (!cd && (r = SSL_do_handshake(p->c)) != 1 && !wants(p->c, r))
+		char *buf = malloc(early);
+		if (read(p->fd[0], buf, early) != (ssize_t)early) {
+			free(buf);
 			return false;
-		cd = cd || r == 1;
+		}
+		if (!tls_bio_set_fd_early(p->s, p->fd[0], buf, early))
+			return false;
+		if (BIO_ctrl_pending(SSL_get_rbio(p->s)) < early)
+			return false; /* the early bytes count as pending */
+	} else if (!tls_bio_set_fd_early(p->s, p->fd[0], NULL, 0)) {
+		return false;
 	}
-	if (!(sd && cd))
+	if (!shake(p->s, p->c))
 		return false;
 	/* the client takes the session tickets: the socket is quiet after */
 	unsigned char b[64];
 	size_t n = 0;
 	return SSL_read_ex(p->c, b, sizeof b, &n) != 1 && SSL_get_error(p->c, 0) == SSL_ERROR_WANT_READ;
+}
+
+static bool pair_open(struct pair *p, int sndbuf)
+{
+	return pair_open_early(p, sndbuf, 0);
 }
 
 static void pair_close(struct pair *p)
@@ -206,10 +237,30 @@ static void test_refusals(void)
 	pair_close(&p);
 }
 
+/* A handshake that began before the SSL did: whole, then data both ways,
+ * with the write buffer on top of the early-bytes filter. */
+static void test_early_bytes(void)
+{
+	struct pair p;
+	CHECK(pair_open_early(&p, 0, 10));
+	CHECK(BIO_ctrl_pending(SSL_get_rbio(p.s)) == 0); /* all taken */
+	CHECK(tls_wbuf_install(p.s, 65536));
+	size_t n = 0;
+	unsigned char got[16];
+	CHECK(SSL_write_ex(p.c, "hello", 5, &n) == 1);
+	n = 0;
+	CHECK(drain(p.s, got, &n, sizeof got, sizeof got) == 0 && n == 5 && memcmp(got, "hello", 5) == 0);
+	CHECK(SSL_write_ex(p.s, "world", 5, &n) == 1 && tls_wbuf_flush(p.s) == 1);
+	n = 0;
+	CHECK(drain(p.c, got, &n, sizeof got, sizeof got) == 0 && n == 5 && memcmp(got, "world", 5) == 0);
+	pair_close(&p);
+}
+
 int main(void)
 {
+	test_early_bytes();
 	test_gathers_until_flush();
 	test_stream_with_slow_reader();
 	test_refusals();
-	return check_status_counted("net-tls-wbuf");
+	return check_status_counted("net-tls-bio");
 }
