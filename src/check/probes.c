@@ -165,6 +165,8 @@ const struct probe probe_table[] = {
 	{ "syslog", G_PROCESS, D, "the kernel log (syslog(2))", p_syslog, NULL, { { 0 } } },
 	{ "mknod-device", G_PROCESS, D, "make a device node in the workspace", p_mknod, NULL,
 	  { { V_NOFILE, VB_WS, "w-{t}-devnode" } } },
+	{ "setid-mode", G_PROCESS, D, "leave a setuid or setgid file in the workspace", p_setid_mode,
+	  NULL, { { 0 } } },
 	{ "setuid-exec", G_PROCESS, D, "gain privilege through a setuid binary", p_setuid, NULL,
 	  { { 0 } } },
 	{ "capabilities", G_PROCESS, D, "hold capabilities", p_capabilities, NULL, { { 0 } } },

@@ -1,6 +1,12 @@
 /* seccomp.c - the syscall filter applied to everything in the sandbox (init
  * included): kernel attack surface and sandbox-escape primitives are refused,
- * and syscalls of foreign architectures too. Refusals and every execve /
+ * and syscalls of foreign architectures too; so are the calls that would
+ * leave something that hurts the host in the files the agent can write: a
+ * mode with the setuid or setgid bit (chmod and its kin, a file created
+ * with such a mode: open/openat/creat/mknod), and device nodes (mknod of a
+ * character or block device). openat2, whose mode the filter cannot see
+ * (it sits in a struct), gets ENOSYS like clone3: libc and programs fall
+ * back to openat. Refusals and every execve /
  * execveat go to the supervisor through a user-notification fd, so each is
  * logged: the supervisor answers a refusal with EPERM (the process lives) and
  * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
@@ -89,12 +95,66 @@ static int add_flag_rules(scmp_filter_ctx ctx, uint32_t action, const struct fla
 	return 0;
 }
 
+#ifndef __NR_fchmodat2
+#if defined(__x86_64__) || defined(__aarch64__)
+#define __NR_fchmodat2 452 /* Linux 6.6; older headers and libseccomp lack it */
+#endif
+#endif
+
+static const unsigned long setid_bits[] = { S_ISUID, S_ISGID };
+
+/* The calls that take a mode, and where: refused when it has a set-id bit
+ * (notify.c's setid_create says the same for the opens, which `audit
+ * files` also notifies). The opens only when they create (O_CREAT,
+ * O_TMPFILE). */
+static int add_setid_rules(scmp_filter_ctx ctx, uint32_t action)
+{
+	struct flag_arg modes[] = {
+		{ SCMP_SYS(chmod), 1 }, { SCMP_SYS(fchmod), 1 }, { SCMP_SYS(fchmodat), 2 },
+		{ SCMP_SYS(creat), 1 }, { SCMP_SYS(mknod), 1 }, { SCMP_SYS(mknodat), 2 },
+#ifdef __NR_fchmodat2
+		{ __NR_fchmodat2, 2 },
+#endif
+	};
+	int r = add_flag_rules(ctx, action, modes, ARRAY_LEN(modes), setid_bits,
+			       ARRAY_LEN(setid_bits));
+	if (r < 0)
+		return r;
+	static const unsigned long creating[] = { O_CREAT, O_TMPFILE };
+	const struct { int nr; unsigned flags, mode; } opens[] = {
+		{ SCMP_SYS(open), 1, 2 }, { SCMP_SYS(openat), 2, 3 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(opens); i++)
+		for (size_t c = 0; c < ARRAY_LEN(creating); c++)
+			for (size_t b = 0; b < ARRAY_LEN(setid_bits); b++) {
+				struct scmp_arg_cmp cmp[2] = {
+					{ .arg = opens[i].flags, .op = SCMP_CMP_MASKED_EQ,
+					  .datum_a = creating[c], .datum_b = creating[c] },
+					{ .arg = opens[i].mode, .op = SCMP_CMP_MASKED_EQ,
+					  .datum_a = setid_bits[b], .datum_b = setid_bits[b] },
+				};
+				if ((r = seccomp_rule_add_array(ctx, action, opens[i].nr, 2, cmp)) < 0)
+					return r;
+			}
+	/* device nodes: the file type in the mode */
+	static const unsigned long devices[] = { S_IFCHR, S_IFBLK };
+	const struct flag_arg mknods[] = { { SCMP_SYS(mknod), 1 }, { SCMP_SYS(mknodat), 2 } };
+	for (size_t i = 0; i < ARRAY_LEN(mknods); i++)
+		for (size_t d = 0; d < ARRAY_LEN(devices); d++) {
+			struct scmp_arg_cmp cmp = { .arg = mknods[i].arg, .op = SCMP_CMP_MASKED_EQ,
+						    .datum_a = S_IFMT, .datum_b = devices[d] };
+			if ((r = seccomp_rule_add_array(ctx, action, mknods[i].nr, 1, &cmp)) < 0)
+				return r;
+		}
+	return 0;
+}
+
 /* `audit files`: write-intent opens and the calls that add, remove or
  * rename names are recorded too (let through, like execs). */
 static int add_file_audit(scmp_filter_ctx ctx)
 {
 	static const char *const always[] = {
-		"creat", "openat2", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+		"creat", "unlink", "unlinkat", "rename", "renameat", "renameat2",
 		"link", "linkat", "symlink", "symlinkat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
@@ -118,7 +178,10 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 		goto fail;
 	if ((r = add_by_name(ctx, eperm, denied, ARRAY_LEN(denied))) < 0)
 		goto fail;
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0)
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0)) < 0)
+		goto fail;
+	if ((r = add_setid_rules(ctx, eperm)) < 0)
 		goto fail;
 	const struct flag_arg ns_calls[] = { { SCMP_SYS(clone), 0 }, { SCMP_SYS(unshare), 0 } };
 	if ((r = add_flag_rules(ctx, eperm, ns_calls, ARRAY_LEN(ns_calls), ns_flags,

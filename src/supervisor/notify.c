@@ -6,6 +6,9 @@
  * namespace refuses it); every syscall the policy refuses becomes a
  * `syscall` event and is answered EPERM. Enforcement is not
  * done here: the filter already decided, this only records and answers.
+ * One call is notified for two reasons: an open that creates a file with a
+ * setuid or setgid mode is refused, while other opens are recorded (`audit
+ * files`); the arguments the filter saw (values, not memory) tell which.
  *
  * The target's memory is read through /proc/PID/mem, and the notification id
  * is checked with SECCOMP_IOCTL_NOTIF_ID_VALID after opening it and after
@@ -56,7 +59,6 @@ struct file_op {
 static const struct file_op file_ops[] = {
 	{ "open", "open", 0, -1, -1, -1, 1 },
 	{ "openat", "open", 1, 0, -1, -1, 2 },
-	{ "openat2", "open", 1, 0, -1, -1, -1 },
 	{ "creat", "open", 0, -1, -1, -1, -1 },
 	{ "unlink", "unlink", 0, -1, -1, -1, -1 },
 	{ "unlinkat", "unlink", 1, 0, -1, -1, 2 },
@@ -391,6 +393,23 @@ static void log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		free((char *)x.paths[i]);
 }
 
+/* An open that creates with a set-id mode: the filter's rule for it
+ * (seccomp.c), on the same 32 bits of the same arguments. */
+static bool setid_create(int nr, const __u64 *a)
+{
+	uint32_t flags, mode;
+	if (nr == SCMP_SYS(open))
+		flags = (uint32_t)a[1], mode = (uint32_t)a[2];
+	else if (nr == SCMP_SYS(openat))
+		flags = (uint32_t)a[2], mode = (uint32_t)a[3];
+	else if (nr == SCMP_SYS(creat))
+		flags = O_CREAT, mode = (uint32_t)a[1];
+	else
+		return false;
+	bool creates = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+	return creates && (mode & (S_ISUID | S_ISGID));
+}
+
 static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 {
 	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
@@ -418,7 +437,8 @@ int notifier_handle(struct notifier *n)
 	 * connects, the file operations of `audit files`) or refused; which,
 	 * depends on the syscall alone, never on whether its memory was
 	 * readable. */
-	const struct file_op *fop = exec || nr == SCMP_SYS(connect) ? NULL : file_op_of(n, nr);
+	const struct file_op *fop = exec || nr == SCMP_SYS(connect) || setid_create(nr, req->data.args)
+					    ? NULL : file_op_of(n, nr);
 	bool cont = exec || nr == SCMP_SYS(connect) || fop;
 	int mem = -1;
 	if (cont) {

@@ -19,6 +19,7 @@
 #include <linux/filter.h>
 #include <linux/io_uring.h>
 #include <linux/keyctl.h>
+#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -38,6 +39,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -94,6 +96,55 @@ static int usage(const char *msg)
 	fprintf(stderr, "wprobe: %s\n", msg);
 	return 2;
 }
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+static int do_setid(const char *how, const char *bits, const char *path)
+{
+	mode_t mode = (mode_t)strtoul(bits, NULL, 8);
+	long r;
+	int fd;
+	if (!strcmp(how, "chmod")) {
+		r = chmod(path, mode);
+	} else if (!strcmp(how, "fchmod")) {
+		if ((fd = open(path, O_RDONLY | O_CREAT, 0644)) < 0)
+			return denied();
+		r = fchmod(fd, mode);
+	} else if (!strcmp(how, "fchmodat")) {
+		r = fchmodat(AT_FDCWD, path, mode, 0);
+	} else if (!strcmp(how, "fchmodat2")) {
+		r = syscall(SYS_fchmodat2, AT_FDCWD, path, mode, 0);
+	} else if (!strcmp(how, "open")) {
+		r = syscall(SYS_open, path, O_WRONLY | O_CREAT, mode);
+	} else if (!strcmp(how, "openat")) {
+		r = openat(AT_FDCWD, path, O_WRONLY | O_CREAT, mode);
+	} else if (!strcmp(how, "creat")) {
+		r = creat(path, mode);
+	} else if (!strcmp(how, "mknod")) {
+		r = mknodat(AT_FDCWD, path, S_IFREG | mode, 0);
+	} else if (!strcmp(how, "tmpfile")) {
+		r = open(".", O_TMPFILE | O_WRONLY, mode);
+		if (r >= 0) {
+			char proc[64];
+			snprintf(proc, sizeof proc, "/proc/self/fd/%ld", r);
+			if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0)
+				return denied();
+		}
+	} else {
+		return usage("setid chmod|fchmod|fchmodat|fchmodat2|open|openat|creat|mknod|tmpfile BITS PATH");
+	}
+	if (r < 0)
+		return denied();
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return denied();
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return allowed("%s left %s with mode %04o", how, path, (unsigned)(st.st_mode & 07777));
+	return allowed("%s: %s has no set-id bit (mode %04o)", how, path, (unsigned)(st.st_mode & 07777));
+}
+
 
 static int parse_int(const char *s, long *out)
 {
@@ -891,6 +942,20 @@ int main(int argc, char **argv)
 		return do_tiocsti(0x100000000UL);
 	} else if (!strcmp(cmd, "tioclinux")) {
 		return do_tioclinux();
+	} else if (!strcmp(cmd, "setid")) {
+		/* setid HOW BITS PATH: give PATH a set-id mode (BITS: 4755, 2755,
+		 * ...) by chmod, fchmod, fchmodat, fchmodat2, or make it with one
+		 * (open, openat, creat, mknod, tmpfile: an O_TMPFILE in PATH's
+		 * directory, linked in as PATH) */
+		NEED(3, "setid HOW BITS PATH");
+		return do_setid(a1, argv[3], argv[4]);
+	} else if (!strcmp(cmd, "devnode")) {
+		NEED(2, "devnode c|b PATH");
+		return result(mknodat(AT_FDCWD, argv[3], (a1[0] == 'b' ? S_IFBLK : S_IFCHR) | 0600,
+				      makedev(1, 3)), "mknodat");
+	} else if (!strcmp(cmd, "openat2")) {
+		struct open_how how = { .flags = O_RDONLY };
+		return result(syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof how), "openat2");
 	} else if (!strcmp(cmd, "i386")) {
 		return do_i386();
 	} else if (!strcmp(cmd, "fd")) {
@@ -925,7 +990,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "jsonl")) {
 		return do_json(1);
 	}
-	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls ptrace ptrace-child pvm "
+	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 ptrace ptrace-child pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny json jsonl)");
