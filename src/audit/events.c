@@ -73,6 +73,14 @@ struct event ev_net_connect(const struct ev_net_connect *x)
 		"reason", "direct connection: the sandbox has no route out"));
 }
 
+struct event ev_net_unix(const struct ev_net_unix *x)
+{
+	return event_of("net", json_pack("{s:I, s:I, s:s, s:s, s:s?, s:s, s:s}",
+		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid, "method", "unix",
+		"path", x->path, "resolved", x->resolved && x->resolved[0] ? x->resolved : NULL,
+		"decision", "deny", "reason", "a unix socket of the host"));
+}
+
 struct event ev_net_proxy(const struct ev_net_proxy *x)
 {
 	json_t *f = json_pack("{s:s, s:s, s:i, s:s?, s:s, s:I, s:I, s:f, s:s}",
@@ -121,10 +129,10 @@ struct event ev_syscall(const struct ev_syscall *x)
 		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)x->args[i]);
 		json_array_append_new(args, json_string(hex));
 	}
-	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s}",
+	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s?}",
 		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
 		"name", x->name ? x->name : "?", "nr", x->nr, "args", args,
-		"decision", "deny", "errno", "EPERM"));
+		"decision", x->ignored ? "ignore" : "deny", "errno", x->ignored ? NULL : "EPERM"));
 }
 
 struct event ev_syscall_suppressed(unsigned long suppressed)

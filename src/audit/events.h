@@ -62,6 +62,14 @@ struct ev_net_connect {
 };
 struct event ev_net_connect(const struct ev_net_connect *x);
 
+/* A connect() from inside to a unix socket the host bound (unixconn.h):
+ * refused. path: the socket as the process named it; resolved: as opened. */
+struct ev_net_unix {
+	long pid, host_pid;
+	const char *path, *resolved;
+};
+struct event ev_net_unix(const struct ev_net_unix *x);
+
 /* A connection through warden's proxy or a host loopback port, when it ends. */
 struct ev_net_proxy {
 	const char *method;      /* CONNECT, GET, ... or "socks5" */
@@ -100,6 +108,7 @@ struct ev_syscall {
 	const char *name;        /* NULL = unknown ("?") */
 	int nr;
 	uint64_t args[6];
+	bool ignored;            /* answered success without doing it ("ignore"), else EPERM ("deny") */
 };
 struct event ev_syscall(const struct ev_syscall *x);
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/close_range.h>
+#include <linux/netlink.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,12 @@ void sandbox_init_main(struct sandbox_spec *s)
 			fds[nfds++] = fwd_l[i];
 			ready.fwd_mask |= 1u << i;
 		}
+	/* made here: a netlink socket belongs to the namespace it was made in */
+	fds[nfds] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fds[nfds] >= 0) {
+		nfds++;
+		ready.has_diag = 1;
+	}
 	send_msg(s->sync_fd, &ready, fds, nfds);
 	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)

@@ -7,12 +7,15 @@
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
 /* READY carries fds: the seccomp listener, the HTTP and SOCKS5 proxy
  * listeners, the pty master when has_pty is set, then the listener of each
- * host loopback port (spec->forwards.v[i]) whose bit i is set in fwd_mask. */
-#define INIT_MSG_MAX_FDS (4 + FORWARD_MAX)
+ * host loopback port (spec->forwards.v[i]) whose bit i is set in fwd_mask,
+ * then a sock_diag netlink socket of the sandbox's network namespace when
+ * has_diag is set (which unix sockets are bound inside: unixconn.h). */
+#define INIT_MSG_MAX_FDS (5 + FORWARD_MAX)
 struct init_msg {
 	int type;
 	int errnum;
 	int has_pty;
+	int has_diag;
 	unsigned fwd_mask;
 	char text[1024];
 };

@@ -196,6 +196,13 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 		if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
 					  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_inject[i]))) < 0)
 			goto fail;
+	/* A process does not hide from the supervisor: making itself
+	 * non-dumpable would keep its memory (an exec's path, a connect's
+	 * address) from being read. Answered success, not done, recorded. */
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(prctl), 2,
+				  SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE),
+				  SCMP_A1(SCMP_CMP_EQ, 0))) < 0)
+		goto fail;
 	/* Recorded, not refused here: execs, and connects (the network
 	 * namespace is what refuses a way out). */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0)) < 0 ||

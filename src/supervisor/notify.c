@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../common/hash.h"
 #include "../common/util.h"
+#include "target.h"
+#include "unixconn.h"
 
 #define ARGV_MAX 128            /* arguments recorded per exec */
 #define ARG_MAX_LEN 4096        /* bytes recorded per argument */
@@ -73,6 +77,7 @@ static const struct file_op file_ops[] = {
 
 struct notifier {
 	int fd;
+	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
 	struct audit *log;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
@@ -93,10 +98,11 @@ static void later(struct notifier *n, struct event ev)
 		n->event = ev;
 }
 
-struct notifier *notifier_new(int listener, struct audit *log)
+struct notifier *notifier_new(int listener, int diag, struct audit *log)
 {
 	struct notifier *n = xcalloc(1, sizeof *n);
 	n->fd = listener;
+	n->diag = diag;
 	n->log = log;
 	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
 		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
@@ -223,57 +229,18 @@ static const char *lookup_hash(struct notifier *n, int fd, char *interp, size_t 
 	return c->hex;
 }
 
-/* Open what the target is about to execute, resolved inside its root. */
-static int open_target(pid_t pid, int dirfd_arg, bool at, const char *path, int flags,
-		       const char *cwd, char *resolved, size_t rlen)
-{
-	char p[PATH_MAX + 64];
-	int fd = -1;
-	if (at && (flags & AT_EMPTY_PATH) && !path[0]) {
-		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd_arg);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-	} else {
-		char base[PATH_MAX] = "";
-		if (path[0] != '/') {
-			if (at && dirfd_arg != AT_FDCWD) {
-				snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd_arg);
-				ssize_t n = readlink(p, base, sizeof base - 1);
-				base[n > 0 ? n : 0] = '\0';
-			} else {
-				snprintf(base, sizeof base, "%s", cwd);
-			}
-		}
-		char full[PATH_MAX * 2 + 2];
-		snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "", path);
-		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0)
-			return -1;
-		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
-		fd = (int)syscall(SYS_openat2, root, full, &how, sizeof how);
-	}
-	if (fd >= 0) {
-		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(p, resolved, rlen - 1);
-		resolved[n > 0 ? n : 0] = '\0';
-	}
-	return fd;
-}
-
 static void log_exec(struct notifier *n, const struct seccomp_notif *req, int mem, bool at)
 {
 	const __u64 *a = req->data.args;
 	char *path = xmalloc(PATH_MAX);
-	char cwd[PATH_MAX] = "", resolved[PATH_MAX] = "", interp[256] = "", p[64];
+	char cwd[PATH_MAX] = "", resolved[PATH_MAX] = "", interp[256] = "";
 	bool truncated = false;
 	if (read_str(mem, at ? a[1] : a[0], path, PATH_MAX) < 0)
 		path[0] = '\0';
 	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated);
-	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
-	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
-	cwd[cl > 0 ? cl : 0] = '\0';
-	int fd = open_target(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, cwd, resolved,
-			     sizeof resolved);
+	target_cwd(req->pid, cwd, sizeof cwd);
+	int fd = target_open(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, O_RDONLY | O_CLOEXEC,
+			     cwd, resolved, sizeof resolved);
 	/* A miss during a PATH search is not an execution: the kernel answers
 	 * ENOENT and nothing runs. Only files that exist are recorded. */
 	if (fd < 0 || seccomp_notify_id_valid(n->fd, req->id) != 0) {
@@ -329,6 +296,35 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	pid_info(req->pid, &inner, NULL);
 	later(n, ev_net_connect(&(struct ev_net_connect){
 		.pid = inner, .host_pid = req->pid, .address = host, .port = port }));
+}
+
+/* A connect to a pathname unix socket: made by the supervisor, only to a
+ * socket bound inside the sandbox (unixconn.h); one the host bound is
+ * refused and recorded. true when this was such a connect (*err: the
+ * process's answer); false for any other address, left to log_connect. */
+static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, int mem, int *err)
+{
+	struct sockaddr_un un;
+	memset(&un, 0, sizeof un);
+	size_t len = req->data.args[2] < sizeof un ? (size_t)req->data.args[2] : sizeof un;
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    pread(mem, &un, len, (off_t)req->data.args[1]) != (ssize_t)len ||
+	    un.sun_family != AF_UNIX || un.sun_path[0] == '\0' /* abstract: per namespace */)
+		return false;
+	char path[sizeof un.sun_path + 1];
+	size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, un.sun_path, plen);
+	path[plen] = '\0';
+	struct unixconn_result r;
+	unixconn_connect(n->diag, req->pid, (int)req->data.args[0], path, &r);
+	*err = r.err;
+	if (r.verdict == UNIXCONN_HOST) {
+		long inner;
+		pid_info(req->pid, &inner, NULL);
+		later(n, ev_net_unix(&(struct ev_net_unix){
+			.pid = inner, .host_pid = req->pid, .path = path, .resolved = r.resolved }));
+	}
+	return true;
 }
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
@@ -410,7 +406,7 @@ static bool setid_create(int nr, const __u64 *a)
 	return creates && (mode & (S_ISUID | S_ISGID));
 }
 
-static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
+static void log_refusal(struct notifier *n, const struct seccomp_notif *req, bool ignored)
 {
 	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
 		n->suppressed++;
@@ -419,7 +415,8 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req)
 	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
 	long inner;
 	pid_info(req->pid, &inner, NULL);
-	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr };
+	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr,
+				.ignored = ignored };
 	memcpy(x.args, req->data.args, sizeof x.args);
 	later(n, ev_syscall(&x));
 	free(name);
@@ -435,8 +432,9 @@ int notifier_handle(struct notifier *n)
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
 	/* Everything notified is either recorded and let through (execs,
 	 * connects, the file operations of `audit files`) or refused; which,
-	 * depends on the syscall alone, never on whether its memory was
-	 * readable. */
+	 * depends on the syscall and its register arguments, and on whether its
+	 * memory was readable only for a connect (below). A connect to a unix
+	 * socket is made by the supervisor instead (unixconn.h). */
 	const struct file_op *fop = exec || nr == SCMP_SYS(connect) || setid_create(nr, req->data.args)
 					    ? NULL : file_op_of(n, nr);
 	bool cont = exec || nr == SCMP_SYS(connect) || fop;
@@ -447,20 +445,34 @@ int notifier_handle(struct notifier *n)
 		mem = open(p, O_RDONLY | O_CLOEXEC);
 	}
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
-	if (!cont)
-		log_refusal(n, req);
+	bool emulated = false;
+	int emu_err = 0;
+	/* prctl(PR_SET_DUMPABLE, 0): success, not done (seccomp.c) */
+	bool ignore = nr == SCMP_SYS(prctl);
+	/* A connect whose address cannot be read cannot be checked (a unix
+	 * socket of the host?): refused. */
+	bool unchecked = nr == SCMP_SYS(connect) && !valid &&
+			 seccomp_notify_id_valid(n->fd, req->id) == 0;
+	if (!cont || ignore || unchecked)
+		log_refusal(n, req, ignore);
 	else if (valid && exec)
 		log_exec(n, req, mem, nr == SCMP_SYS(execveat));
 	else if (valid && fop)
 		log_file(n, req, mem, fop);
 	else if (valid)
-		log_connect(n, req, mem);
+		emulated = connect_unix(n, req, mem, &emu_err) || (log_connect(n, req, mem), false);
 	if (mem >= 0)
 		close(mem);
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
-	if (cont)
+	if (ignore)
+		; /* val 0, error 0: success */
+	else if (unchecked)
+		resp->error = -EPERM;
+	else if (emulated)
+		resp->error = -emu_err; /* done by the supervisor: its outcome */
+	else if (cont)
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else
 		resp->error = -EPERM;

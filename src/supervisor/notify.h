@@ -5,7 +5,7 @@
 
 struct notifier;
 
-struct notifier *notifier_new(int listener, struct audit *log);
+struct notifier *notifier_new(int listener, int diag, struct audit *log);
 /* Handle one pending notification: log it, then answer (EPERM for a
  * refused syscall, continue for an exec). 0, or -1 if the listener broke. */
 int notifier_handle(struct notifier *n);

@@ -90,6 +90,19 @@ static struct fwd_fds fwd_fds_take(const struct sandbox_spec *s, const struct in
 	return f;
 }
 
+/* The sock_diag socket in init's READY message, after the others (-1:
+ * none). */
+static int diag_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
+			const int fds[INIT_MSG_MAX_FDS])
+{
+	if (n <= 0 || !m->has_diag)
+		return -1;
+	size_t k = m->has_pty ? 4 : 3;
+	for (size_t i = 0; i < s->forwards.n; i++)
+		k += (m->fwd_mask >> i) & 1u;
+	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
+}
+
 static void fwd_fds_close(struct fwd_fds *f)
 {
 	for (size_t i = 0; i < FORWARD_MAX; i++)
@@ -357,6 +370,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_close_ int http_l = fds[1], socks_l = fds[2]; /* the proxy's once it exists */
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
 	_cleanup_(fwd_fds_close) struct fwd_fds fwd = fwd_fds_take(s, &m, n, fds);
+	_cleanup_close_ int diag = diag_fd_take(s, &m, n, fds);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	if (n <= 0 || m.type != INIT_MSG_READY) {
@@ -386,7 +400,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, log);
+	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 	_cleanup_(proxy_freep) struct proxy *px =

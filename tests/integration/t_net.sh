@@ -57,3 +57,71 @@ test_lo_tuned_inside_only() {
 	[[ $(</proc/sys/net/ipv4/tcp_congestion_control) == "$host_cc" ]] ||
 		fail "the host's congestion control changed: $host_cc -> $(</proc/sys/net/ipv4/tcp_congestion_control)"
 }
+
+# A unix socket a host tool bound in the workspace (an editor's language
+# server, a dev server, an agent's socket) cannot be reached from inside:
+# EPERM and a `net` event naming it, and the host server never sees a
+# connection, also when the agent made itself non-dumpable or names the
+# socket through a symlink. Sockets bound inside the sandbox (in /tmp, in
+# the workspace) work as ever, a missing one is ENOENT and a file that is no
+# socket ECONNREFUSED, as the kernel says.
+test_host_unix_socket_refused() {
+	[[ -x /usr/bin/python3 ]] || skip '/usr/bin/python3 not installed'
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+open(sys.argv[2], "w").write("LISTENING\n")
+s.settimeout(25)
+try:
+    while True:
+        c, _ = s.accept(); open(sys.argv[2], "a").write("ACCEPTED\n")
+except OSError:
+    pass' "$WS/host.sock" "$T_TMP/host.out" &
+	bg_track $!
+	wait_for "$T_TMP/host.out" '^LISTENING' 5 || fatal "the host's unix server did not start"
+	ln -s host.sock "$WS/link.sock"
+	wrun -- /usr/bin/python3 -c '
+import ctypes, os, socket
+def try_(label, path):
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(path); print(label, "connected")
+    except OSError as e:
+        print(label, e.errno)
+try_("host", "host.sock")
+try_("host-abs", os.path.abspath("host.sock"))
+try_("link", "link.sock")
+libc = ctypes.CDLL(None)
+print("set-dumpable", libc.prctl(4, 0, 0, 0, 0))  # PR_SET_DUMPABLE 0: "done"
+print("dumpable", libc.prctl(3, 0, 0, 0, 0))      # PR_GET_DUMPABLE: still 1
+try_("nondumpable", "host.sock")
+for where in ("/tmp/in.sock", "ws-in.sock"):
+    s = socket.socket(socket.AF_UNIX); s.bind(where); s.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect(where); a, _ = s.accept()
+    c.send(b"hi"); print("inside", where, a.recv(2).decode())
+    os.unlink(where)
+open("plain", "w").close()
+try_("missing", "nope.sock")
+try_("notsock", "plain")'
+	assert_rc 0
+	assert_out_line 'host 1' 'the host socket by a relative path: EPERM'
+	assert_out_line 'host-abs 1' 'by its absolute path'
+	assert_out_line 'link 1' 'through a symlink'
+	assert_out_line 'set-dumpable 0' 'prctl(PR_SET_DUMPABLE, 0) answered success'
+	assert_out_line 'dumpable 1' 'and not done'
+	assert_out_line 'nondumpable 1' 'from a process that asked to be non-dumpable'
+	assert_out_line 'inside /tmp/in.sock hi' 'a socket bound inside, in /tmp'
+	assert_out_line 'inside ws-in.sock hi' 'a socket bound inside, in the workspace'
+	assert_out_line 'missing 2' 'a missing socket: ENOENT'
+	assert_out_line 'notsock 111' 'a file that is no socket: ECONNREFUSED'
+	grep -q ACCEPTED "$T_TMP/host.out" && fail "the host's server accepted a connection from inside"
+	wardenc log show --event net --json
+	local n
+	n=$(grep -c '"method":"unix".*"decision":"deny"' <<<"${OUT// /}")
+	((n >= 4)) || fail "expected 4 refused unix connects in the log, got $n: $(excerpt "$OUT")"
+	grep -q "\"resolved\":\"$WS/host.sock\"" <<<"${OUT// /}" ||
+		fail "the net event does not name the socket: $(excerpt "$OUT")"
+	wardenc log show --event syscall --json
+	grep -q '"name":"prctl".*"decision":"ignore"' <<<"${OUT// /}" ||
+		fail "no syscall event for the ignored prctl: $(excerpt "$OUT")"
+}

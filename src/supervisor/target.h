@@ -1,0 +1,20 @@
+/* target.h - a path as a sandboxed process sees it, opened by the
+ * supervisor: resolved inside the process's root (/proc/PID/root with
+ * RESOLVE_IN_ROOT, so no symlink or ".." leads out of it), relative paths
+ * from the process's cwd or from one of its directory fds. Used for what an
+ * exec is about to run (notify.c) and for the socket a connect names
+ * (unixconn.c). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The process's cwd as the supervisor reads it ("" when unreadable). */
+void target_cwd(pid_t pid, char *buf, size_t len);
+
+/* Open path (oflags: O_RDONLY, O_PATH, ... with O_CLOEXEC) as process pid
+ * would resolve it: relative to dirfd_arg when `at` (AT_EMPTY_PATH in
+ * at_flags with an empty path: that fd itself), else to cwd. resolved gets
+ * the path of what was opened (from /proc/self/fd). -1 with errno. */
+int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
+		const char *cwd, char *resolved, size_t rlen);

@@ -1,0 +1,138 @@
+/* unixconn.c - connects to pathname unix sockets on the sandbox's behalf
+ * (unixconn.h). */
+#include "unixconn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "target.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+/* The kernel's dev_t in sock_diag (major << 20 | minor). */
+static bool same_dev(uint32_t kdev, dev_t dev)
+{
+	return (kdev >> 20) == major(dev) && (kdev & 0xfffff) == minor(dev);
+}
+
+int unixconn_bound(int diag, dev_t dev, ino_t ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req req;
+	} q = {
+		.nh = { .nlmsg_len = sizeof q, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U, .udiag_show = UDIAG_SHOW_VFS },
+	};
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	if (sendto(diag, &q, sizeof q, 0, (struct sockaddr *)&nl, sizeof nl) != (ssize_t)sizeof q)
+		return -1;
+	int found = 0;
+	long buf[8192 / sizeof(long)];
+	for (;;) {
+		ssize_t n = recv(diag, buf, sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return found;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return -1;
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
+			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen))
+				if (a->rta_type == UNIX_DIAG_VFS &&
+				    RTA_PAYLOAD(a) >= sizeof(struct unix_diag_vfs)) {
+					struct unix_diag_vfs v;
+					memcpy(&v, RTA_DATA(a), sizeof v);
+					if (v.udiag_vfs_ino == ino && same_dev(v.udiag_vfs_dev, dev))
+						found = 1;
+				}
+		}
+	}
+}
+
+/* The supervisor's own sock_diag socket: its network namespace is the
+ * host's (or whichever it runs in), where a host tool binds. */
+static int own_diag(void)
+{
+	static int fd = -1;
+	if (fd < 0)
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return fd;
+}
+
+void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
+		      struct unixconn_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->verdict = UNIXCONN_NONE;
+	char cwd[4096];
+	target_cwd(pid, cwd, sizeof cwd);
+	_cleanup_close_ int fd = target_open(pid, AT_FDCWD, false, sun_path, 0, O_PATH | O_CLOEXEC,
+					     cwd, r->resolved, sizeof r->resolved);
+	if (fd < 0) {
+		r->err = errno == ENOTDIR || errno == ENOENT || errno == EACCES || errno == ELOOP ||
+				 errno == ENAMETOOLONG
+			? errno : ENOENT;
+		return;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		r->err = ECONNREFUSED; /* what connect(2) says of a file that is no socket */
+		return;
+	}
+	int in = diag >= 0 ? unixconn_bound(diag, st.st_dev, st.st_ino) : -1;
+	if (in != 1) {
+		/* not the sandbox's: the host's (refused), or nobody's */
+		int out = own_diag() >= 0 ? unixconn_bound(own_diag(), st.st_dev, st.st_ino) : -1;
+		if (out != 0 || in < 0) {
+			r->verdict = UNIXCONN_HOST;
+			r->err = EPERM;
+		} else {
+			r->err = ECONNREFUSED; /* bound nowhere: a stale socket file */
+		}
+		return;
+	}
+	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	_cleanup_close_ int sfd = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0) : -1;
+	if (sfd < 0) {
+		r->err = errno == EBADF ? EBADF : EPERM;
+		return;
+	}
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", fd);
+	/* Never block the supervisor: a full backlog is EAGAIN, as for a
+	 * non-blocking socket. */
+	int fl = fcntl(sfd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(sfd, F_SETFL, fl | O_NONBLOCK);
+	r->verdict = UNIXCONN_CONNECTED;
+	r->err = connect(sfd, (struct sockaddr *)&un, sizeof un) == 0 ? 0 : errno;
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(sfd, F_SETFL, fl);
+}
