@@ -68,7 +68,8 @@ struct event ev_exec(const struct ev_exec *x)
 struct event ev_net_connect(const struct ev_net_connect *x)
 {
 	return event_of("net", json_pack("{s:I, s:I, s:s, s:s, s:i, s:s, s:s}",
-		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid, "method", "connect",
+		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
+		"method", x->method ? x->method : "connect",
 		"address", x->address, "port", (int)x->port, "decision", "deny",
 		"reason", "direct connection: the sandbox has no route out"));
 }
@@ -129,10 +130,11 @@ struct event ev_syscall(const struct ev_syscall *x)
 		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)x->args[i]);
 		json_array_append_new(args, json_string(hex));
 	}
-	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s?}",
+	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s?, s:s?}",
 		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
 		"name", x->name ? x->name : "?", "nr", x->nr, "args", args,
-		"decision", x->ignored ? "ignore" : "deny", "errno", x->ignored ? NULL : "EPERM"));
+		"decision", x->ignored ? "ignore" : "deny", "errno", x->ignored ? NULL : "EPERM",
+		"abi", x->abi));
 }
 
 struct event ev_syscall_suppressed(unsigned long suppressed)

@@ -59,6 +59,7 @@ struct ev_net_connect {
 	long pid, host_pid;
 	const char *address;
 	unsigned port;
+	const char *method;      /* "connect", or "sendto" (a datagram with an address); NULL: connect */
 };
 struct event ev_net_connect(const struct ev_net_connect *x);
 
@@ -109,6 +110,7 @@ struct ev_syscall {
 	int nr;
 	uint64_t args[6];
 	bool ignored;            /* answered success without doing it ("ignore"), else EPERM ("deny") */
+	const char *abi;         /* a foreign ABI ("i386", "x32", ...); NULL: the native one */
 };
 struct event ev_syscall(const struct ev_syscall *x);
 

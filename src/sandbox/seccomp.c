@@ -174,7 +174,7 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 		return -ENOMEM;
 	int r;
 	const uint32_t eperm = SCMP_ACT_NOTIFY; /* answered EPERM by the supervisor */
-	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM))) < 0)
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY)) < 0)
 		goto fail;
 	if ((r = add_by_name(ctx, eperm, denied, ARRAY_LEN(denied))) < 0)
 		goto fail;
@@ -203,11 +203,14 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 				  SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE),
 				  SCMP_A1(SCMP_CMP_EQ, 0))) < 0)
 		goto fail;
-	/* Recorded, not refused here: execs, and connects (the network
-	 * namespace is what refuses a way out). */
+	/* Recorded, not refused here: execs, connects and datagrams sent to an
+	 * address (the network namespace is what refuses a way out; unix
+	 * sockets: unixconn.h). */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0)
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1,
+				  SCMP_A4(SCMP_CMP_NE, 0))) < 0)
 		goto fail;
 	if (audit_files && (r = add_file_audit(ctx)) < 0)
 		goto fail;

@@ -31,6 +31,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/audit.h>
+
+#ifndef X32_SYSCALL_BIT
+#define X32_SYSCALL_BIT 0x40000000
+#endif
 #include <unistd.h>
 
 #include "../common/hash.h"
@@ -41,6 +46,7 @@
 #define ARGV_MAX 128            /* arguments recorded per exec */
 #define ARG_MAX_LEN 4096        /* bytes recorded per argument */
 #define ARGV_TOTAL 32768        /* bytes recorded per argv */
+#define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
 #define HASH_MAX_SIZE (512L << 20)
 #define HASH_CACHE 1024
@@ -269,10 +275,12 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
  * network events. */
 static void log_connect(struct notifier *n, const struct seccomp_notif *req, int mem)
 {
+	bool to = req->data.nr == SCMP_SYS(sendto);
+	unsigned aa = to ? 4 : 1, la = to ? 5 : 2; /* the address's and its length's arguments */
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof ss);
-	size_t len = req->data.args[2] < sizeof ss ? (size_t)req->data.args[2] : sizeof ss;
-	if (len < sizeof(sa_family_t) || pread(mem, &ss, len, (off_t)req->data.args[1]) != (ssize_t)len ||
+	size_t len = req->data.args[la] < sizeof ss ? (size_t)req->data.args[la] : sizeof ss;
+	if (len < sizeof(sa_family_t) || pread(mem, &ss, len, (off_t)req->data.args[aa]) != (ssize_t)len ||
 	    seccomp_notify_id_valid(n->fd, req->id) != 0)
 		return;
 	char host[INET6_ADDRSTRLEN] = "";
@@ -295,20 +303,24 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	long inner;
 	pid_info(req->pid, &inner, NULL);
 	later(n, ev_net_connect(&(struct ev_net_connect){
-		.pid = inner, .host_pid = req->pid, .address = host, .port = port }));
+		.pid = inner, .host_pid = req->pid, .address = host, .port = port,
+		.method = to ? "sendto" : "connect" }));
 }
 
 /* A connect to a pathname unix socket: made by the supervisor, only to a
  * socket bound inside the sandbox (unixconn.h); one the host bound is
  * refused and recorded. true when this was such a connect (*err: the
  * process's answer); false for any other address, left to log_connect. */
-static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, int mem, int *err)
+static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, int mem, int *err,
+			 long *val)
 {
+	bool to = req->data.nr == SCMP_SYS(sendto);
+	unsigned aa = to ? 4 : 1, la = to ? 5 : 2;
 	struct sockaddr_un un;
 	memset(&un, 0, sizeof un);
-	size_t len = req->data.args[2] < sizeof un ? (size_t)req->data.args[2] : sizeof un;
+	size_t len = req->data.args[la] < sizeof un ? (size_t)req->data.args[la] : sizeof un;
 	if (len <= offsetof(struct sockaddr_un, sun_path) ||
-	    pread(mem, &un, len, (off_t)req->data.args[1]) != (ssize_t)len ||
+	    pread(mem, &un, len, (off_t)req->data.args[aa]) != (ssize_t)len ||
 	    un.sun_family != AF_UNIX || un.sun_path[0] == '\0' /* abstract: per namespace */)
 		return false;
 	char path[sizeof un.sun_path + 1];
@@ -316,7 +328,26 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	memcpy(path, un.sun_path, plen);
 	path[plen] = '\0';
 	struct unixconn_result r;
-	unixconn_connect(n->diag, req->pid, (int)req->data.args[0], path, &r);
+	if (to) {
+		/* the datagram itself, read once: what the supervisor sends */
+		size_t dlen = (size_t)req->data.args[2];
+		if (dlen > UNIX_DGRAM_MAX) {
+			*err = EMSGSIZE;
+			return true;
+		}
+		char *data = xmalloc(dlen ? dlen : 1);
+		size_t sent = 0;
+		if (dlen && pread(mem, data, dlen, (off_t)req->data.args[1]) != (ssize_t)dlen) {
+			r = (struct unixconn_result){ .err = EFAULT };
+		} else {
+			unixconn_sendto(n->diag, req->pid, (int)req->data.args[0], path, data, dlen,
+					(int)req->data.args[3], &r, &sent);
+		}
+		free(data);
+		*val = (long)sent;
+	} else {
+		unixconn_connect(n->diag, req->pid, (int)req->data.args[0], path, &r);
+	}
 	*err = r.err;
 	if (r.verdict == UNIXCONN_HOST) {
 		long inner;
@@ -412,11 +443,29 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 		n->suppressed++;
 		return;
 	}
-	char *name = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+	/* a foreign ABI (the filter's bad-architecture action notifies too):
+	 * named, and the call named by that ABI's table */
+	const char *abi = NULL;
+	int nr = req->data.nr;
+	char abibuf[16];
+#ifdef __x86_64__
+	if (req->data.arch == AUDIT_ARCH_X86_64 && (nr & X32_SYSCALL_BIT)) {
+		abi = "x32";
+		nr &= ~X32_SYSCALL_BIT;
+	} else if (req->data.arch == AUDIT_ARCH_I386) {
+		abi = "i386";
+	} else
+#endif
+	if (req->data.arch != seccomp_arch_native()) {
+		snprintf(abibuf, sizeof abibuf, "0x%x", (unsigned)req->data.arch);
+		abi = abibuf;
+	}
+	char *name = seccomp_syscall_resolve_num_arch(abi && !strcmp(abi, "x32") ? SCMP_ARCH_X86_64
+										 : req->data.arch, nr);
 	long inner;
 	pid_info(req->pid, &inner, NULL);
 	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr,
-				.ignored = ignored };
+				.ignored = ignored, .abi = abi };
 	memcpy(x.args, req->data.args, sizeof x.args);
 	later(n, ev_syscall(&x));
 	free(name);
@@ -435,9 +484,10 @@ int notifier_handle(struct notifier *n)
 	 * depends on the syscall and its register arguments, and on whether its
 	 * memory was readable only for a connect (below). A connect to a unix
 	 * socket is made by the supervisor instead (unixconn.h). */
-	const struct file_op *fop = exec || nr == SCMP_SYS(connect) || setid_create(nr, req->data.args)
+	bool addressed = nr == SCMP_SYS(connect) || nr == SCMP_SYS(sendto);
+	const struct file_op *fop = exec || addressed || setid_create(nr, req->data.args)
 					    ? NULL : file_op_of(n, nr);
-	bool cont = exec || nr == SCMP_SYS(connect) || fop;
+	bool cont = exec || addressed || fop;
 	int mem = -1;
 	if (cont) {
 		char p[64];
@@ -447,11 +497,12 @@ int notifier_handle(struct notifier *n)
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	bool emulated = false;
 	int emu_err = 0;
+	long emu_val = 0;
 	/* prctl(PR_SET_DUMPABLE, 0): success, not done (seccomp.c) */
 	bool ignore = nr == SCMP_SYS(prctl);
 	/* A connect whose address cannot be read cannot be checked (a unix
 	 * socket of the host?): refused. */
-	bool unchecked = nr == SCMP_SYS(connect) && !valid &&
+	bool unchecked = addressed && !valid &&
 			 seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (!cont || ignore || unchecked)
 		log_refusal(n, req, ignore);
@@ -460,7 +511,8 @@ int notifier_handle(struct notifier *n)
 	else if (valid && fop)
 		log_file(n, req, mem, fop);
 	else if (valid)
-		emulated = connect_unix(n, req, mem, &emu_err) || (log_connect(n, req, mem), false);
+		emulated = connect_unix(n, req, mem, &emu_err, &emu_val) ||
+			   (log_connect(n, req, mem), false);
 	if (mem >= 0)
 		close(mem);
 	struct seccomp_notif_resp *resp = n->resp;
@@ -471,7 +523,7 @@ int notifier_handle(struct notifier *n)
 	else if (unchecked)
 		resp->error = -EPERM;
 	else if (emulated)
-		resp->error = -emu_err; /* done by the supervisor: its outcome */
+		resp->error = -emu_err, resp->val = emu_err ? 0 : emu_val; /* done by the supervisor */
 	else if (cont)
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	else

@@ -86,8 +86,9 @@ static int own_diag(void)
 	return fd;
 }
 
-void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
-		      struct unixconn_result *r)
+/* Resolve sun_path for process pid and decide: the O_PATH fd of a socket
+ * bound inside, or -1 with r filled (refused or no socket). */
+static int resolve(int diag, pid_t pid, const char *sun_path, struct unixconn_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->verdict = UNIXCONN_NONE;
@@ -99,12 +100,12 @@ void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
 		r->err = errno == ENOTDIR || errno == ENOENT || errno == EACCES || errno == ELOOP ||
 				 errno == ENAMETOOLONG
 			? errno : ENOENT;
-		return;
+		return -1;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		r->err = ECONNREFUSED; /* what connect(2) says of a file that is no socket */
-		return;
+		return -1;
 	}
 	int in = diag >= 0 ? unixconn_bound(diag, st.st_dev, st.st_ino) : -1;
 	if (in != 1) {
@@ -116,14 +117,30 @@ void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
 		} else {
 			r->err = ECONNREFUSED; /* bound nowhere: a stale socket file */
 		}
-		return;
+		return -1;
 	}
+	return steal_fd(&fd);
+}
+
+/* A duplicate of the process's socket, or -1 with r->err set. */
+static int their_socket(pid_t pid, int sockfd, struct unixconn_result *r)
+{
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	_cleanup_close_ int sfd = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0) : -1;
-	if (sfd < 0) {
+	int sfd = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0) : -1;
+	if (sfd < 0)
 		r->err = errno == EBADF ? EBADF : EPERM;
+	return sfd;
+}
+
+void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
+		      struct unixconn_result *r)
+{
+	_cleanup_close_ int fd = resolve(diag, pid, sun_path, r);
+	if (fd < 0)
 		return;
-	}
+	_cleanup_close_ int sfd = their_socket(pid, sockfd, r);
+	if (sfd < 0)
+		return;
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", fd);
 	/* Never block the supervisor: a full backlog is EAGAIN, as for a
@@ -135,4 +152,23 @@ void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
 	r->err = connect(sfd, (struct sockaddr *)&un, sizeof un) == 0 ? 0 : errno;
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(sfd, F_SETFL, fl);
+}
+
+void unixconn_sendto(int diag, pid_t pid, int sockfd, const char *sun_path, const void *data,
+		     size_t len, int flags, struct unixconn_result *r, size_t *sent)
+{
+	*sent = 0;
+	_cleanup_close_ int fd = resolve(diag, pid, sun_path, r);
+	if (fd < 0)
+		return;
+	_cleanup_close_ int sfd = their_socket(pid, sockfd, r);
+	if (sfd < 0)
+		return;
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", fd);
+	r->verdict = UNIXCONN_CONNECTED;
+	ssize_t n = sendto(sfd, data, len, flags | MSG_DONTWAIT | MSG_NOSIGNAL,
+			   (struct sockaddr *)&un, sizeof un);
+	r->err = n < 0 ? errno : 0;
+	*sent = n > 0 ? (size_t)n : 0;
 }

@@ -35,6 +35,11 @@ struct unixconn_result {
 void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
 		      struct unixconn_result *r);
 
+/* The same for a datagram: sendto(sockfd, data, len, flags, sun_path) made
+ * by the supervisor (never blocking it: MSG_DONTWAIT); *sent: the count. */
+void unixconn_sendto(int diag, pid_t pid, int sockfd, const char *sun_path, const void *data,
+		     size_t len, int flags, struct unixconn_result *r, size_t *sent);
+
 /* Is the socket file dev/ino bound in the network namespace of this
  * sock_diag socket? 1 yes, 0 no, -1 the dump failed. */
 int unixconn_bound(int diag, dev_t dev, ino_t ino);

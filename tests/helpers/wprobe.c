@@ -956,6 +956,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "openat2")) {
 		struct open_how how = { .flags = O_RDONLY };
 		return result(syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof how), "openat2");
+	} else if (!strcmp(cmd, "x32")) {
+		/* getpid through the x32 ABI's numbers (bit 30): refused by the
+		 * filter before the kernel would say ENOSYS (no x32 support) */
+		return result(syscall(0x40000000L | SYS_getpid), "x32 getpid");
 	} else if (!strcmp(cmd, "i386")) {
 		return do_i386();
 	} else if (!strcmp(cmd, "fd")) {
@@ -990,7 +994,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "jsonl")) {
 		return do_json(1);
 	}
-	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 ptrace ptrace-child pvm "
+	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny json jsonl)");

@@ -125,3 +125,46 @@ try_("notsock", "plain")'
 	grep -q '"name":"prctl".*"decision":"ignore"' <<<"${OUT// /}" ||
 		fail "no syscall event for the ignored prctl: $(excerpt "$OUT")"
 }
+
+# Datagrams sent with an address: to a unix datagram socket of the host,
+# EPERM and a `net` event (the host never gets it); to one bound inside,
+# delivered whole; UDP to an address outside, refused by the kernel (no
+# route) and on the record as a `net` event with `method` `sendto`.
+test_datagrams() {
+	[[ -x /usr/bin/python3 ]] || skip '/usr/bin/python3 not installed'
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+open(sys.argv[2], "w").write("LISTENING\n")
+s.settimeout(20)
+try:
+    d = s.recv(100); open(sys.argv[2], "a").write("GOT %r\n" % d)
+except OSError:
+    pass' "$WS/host.dgram" "$T_TMP/dgram.out" &
+	bg_track $!
+	wait_for "$T_TMP/dgram.out" '^LISTENING' 5 || fatal "the host's datagram socket did not start"
+	wrun -- /usr/bin/python3 -c '
+import socket
+c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    print("host", c.sendto(b"leak", "host.dgram"))
+except OSError as e:
+    print("host", e.errno)
+r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind("/tmp/in.dgram")
+print("inside", c.sendto(b"hello", "/tmp/in.dgram"), r.recv(10).decode())
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b"x", ("192.0.2.7", 53)); print("udp sent")
+except OSError as e:
+    print("udp", e.errno)'
+	assert_rc 0
+	assert_out_line 'host 1' 'a datagram to the host: EPERM'
+	assert_out_line 'inside 5 hello' 'a datagram to a socket bound inside'
+	assert_out_line 'udp 101' 'UDP out: ENETUNREACH'
+	grep -q GOT "$T_TMP/dgram.out" && fail "the host's socket got a datagram from inside: $(<"$T_TMP/dgram.out")"
+	wardenc log show --event net --json
+	grep -q '"method":"unix".*"path":"host.dgram"' <<<"${OUT// /}" ||
+		fail "no net event for the datagram to the host: $(excerpt "$OUT")"
+	grep -q '"method":"sendto","address":"192.0.2.7"' <<<"${OUT// /}" ||
+		fail "no net event for the UDP datagram: $(excerpt "$OUT")"
+}

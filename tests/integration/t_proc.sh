@@ -127,6 +127,18 @@ test_setid_and_devices_refused() {
 	done
 }
 
+# A call through another ABI of this machine's (x32 on x86_64) is refused
+# and on the record like a native one, with its ABI named.
+test_foreign_abi_logged() {
+	[[ $(uname -m) == x86_64 ]] || skip 'x86_64 only'
+	wbatch 'x32|x32' 'after|read wprobe'
+	bexpect x32 denied EPERM
+	bexpect after allowed
+	wardenc log show --event syscall --json
+	grep -q '"name":"getpid".*"abi":"x32"' <<<"${OUT// /}" ||
+		fail "no syscall event for the x32 call: $(excerpt "$OUT")"
+}
+
 test_foreign_arch() {
 	[[ $(uname -m) == x86_64 ]] || skip 'x86_64 only'
 	probe_host i386
