@@ -197,6 +197,10 @@ static int bait_ipc(struct bait *b, struct werr *e)
 	b->ssh_sock = xasprintf("%s/ssh-agent.sock", b->base);
 	if ((b->ssh_fd = listen_unix(b->ssh_sock, false, e)) < 0)
 		return -1;
+	/* a host tool's socket in the workspace (a language server, a dev server) */
+	b->ws_sock = xasprintf("%s/w-%s.sock", b->ws, b->token);
+	if ((b->ws_sock_fd = listen_unix(b->ws_sock, false, e)) < 0)
+		return -1;
 
 	for (int tries = 0; tries < 16 && b->shm_id < 0; tries++) {
 		unsigned int k;
@@ -243,7 +247,7 @@ static int bait_network(struct bait *b, struct werr *e)
 void bait_init(struct bait *b)
 {
 	memset(b, 0, sizeof *b);
-	b->leak_fd = b->tcp_fd = b->abs_fd = b->ssh_fd = b->shm_id = -1;
+	b->leak_fd = b->tcp_fd = b->abs_fd = b->ssh_fd = b->ws_sock_fd = b->shm_id = -1;
 }
 
 int bait_create(struct bait *b, struct werr *e)
@@ -293,7 +297,7 @@ static int chmod_dir(const char *path, const struct stat *st, int type, struct F
 
 void bait_remove(struct bait *b)
 {
-	int *fds[] = { &b->leak_fd, &b->tcp_fd, &b->abs_fd, &b->ssh_fd };
+	int *fds[] = { &b->leak_fd, &b->tcp_fd, &b->abs_fd, &b->ssh_fd, &b->ws_sock_fd };
 	for (size_t i = 0; i < ARRAY_LEN(fds); i++)
 		if (*fds[i] >= 0) {
 			close(*fds[i]);
@@ -321,8 +325,10 @@ void bait_remove(struct bait *b)
 	free(b->audit_dir);
 	free(b->cache_dir);
 	free(b->ssh_sock);
+	free(b->ws_sock);
 	free(b->tty);
-	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = b->tty = NULL;
+	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = NULL;
+	b->ws_sock = b->tty = NULL;
 }
 
 void bait_env(const struct bait *b)
@@ -352,6 +358,7 @@ void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v)
 	ARGN("--tcp-port", "%d", b->tcp_port);
 	ARG("--abstract", b->abstract);
 	ARG("--ssh-sock", b->ssh_sock);
+	ARG("--ws-sock", b->ws_sock);
 	ARGN("--shm-key", "%ld", b->shm_key);
 	ARGN("--shm-id", "%d", b->shm_id);
 	ARG("--posix-shm", b->posix_shm);

@@ -17,12 +17,13 @@ struct bait {
 	char *audit_dir;     /* warden's audit log directory, may be NULL */
 	char *cache_dir;     /* warden's cache directory, may be NULL */
 	char *ssh_sock;
+	char *ws_sock;       /* a host unix socket in the workspace */
 	char *tty;
 	char token[17];
 	char abstract[64];
 	char posix_shm[64];
 	bool posix_made;
-	int leak_fd, tcp_fd, abs_fd, ssh_fd, shm_id;
+	int leak_fd, tcp_fd, abs_fd, ssh_fd, ws_sock_fd, shm_id;
 	int tcp_port;
 	long shm_key;
 	pid_t pid;

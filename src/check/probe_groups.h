@@ -28,7 +28,7 @@ probe_cleanup_fn cleanup_rename_out, cleanup_rename_in, cleanup_protected_dir,
 probe_fn p_ptrace, p_process_vm, p_signal_host, p_host_processes, p_userns, p_mountns, p_netns,
 	p_chroot, p_setns, p_clone_newuser, p_clone3, p_mount, p_mount_api, p_pivot_root, p_bpf,
 	p_io_uring, p_perf, p_keyctl, p_userfaultfd, p_tiocsti, p_tiocsti_high, p_tioclinux,
-	p_kexec, p_finit_module, p_syslog, p_mknod, p_setid_mode, p_setuid, p_capabilities;
+	p_kexec, p_finit_module, p_syslog, p_x32, p_mknod, p_setid_mode, p_setuid, p_capabilities;
 
 /* probes_proc.c: exec */
 probe_fn p_exec_ws, p_exec_script, p_exec_tmp, p_exec_shm, p_ldso, p_memfd, p_exec_proc_root;
@@ -38,7 +38,7 @@ probe_fn p_env_secrets, p_env_ssh, p_env_proxy, p_env_git, p_leaked_fd, p_open_f
 	p_parent_environ, p_terminal;
 
 /* probes_env.c: sockets and IPC */
-probe_fn p_docker, p_dbus_system, p_dbus_session, p_ssh_agent, p_x11, p_abstract, p_sysv_shm,
+probe_fn p_docker, p_dbus_system, p_dbus_session, p_ssh_agent, p_ws_host_sock, p_x11, p_abstract, p_sysv_shm,
 	p_sysvipc_list, p_posix_shm, p_proc_net_unix;
 
 /* probes_net.c: network */

@@ -67,6 +67,7 @@ struct probe_ctx {
 	const char *token;       /* unique token for the names probes create */
 	const char *abstract;    /* host abstract unix socket name (without '@') */
 	const char *ssh_sock;    /* host unix socket posing as an ssh agent */
+	const char *ws_sock;     /* host unix socket in the workspace */
 	const char *posix_shm;   /* name of a host POSIX shm object (/dev/shm) */
 	const char *tty;         /* the user's terminal, may be NULL */
 	int leak_fd;             /* an fd the check leaked on purpose, -1: none */

@@ -251,6 +251,12 @@ void p_ssh_agent(const struct probe_ctx *c, const struct probe *self, struct pro
 	connect_any(r, p, ARRAY_LEN(p));
 }
 
+void p_ws_host_sock(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	char *p[] = { (char *)c->ws_sock };
+	connect_any(r, p, ARRAY_LEN(p));
+}
+
 void p_x11(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	char *p[] = { "/tmp/.X11-unix/X0", "/tmp/.X11-unix/X1", "@/tmp/.X11-unix/X0", "@/tmp/.X11-unix/X1" };

@@ -478,6 +478,19 @@ void p_syslog(const struct probe_ctx *c, const struct probe *self, struct probe_
 	syscall_result(r, ret, errno, "kernel log reachable");
 }
 
+/* Bit 30 of the syscall number selects the x32 ABI on x86_64: a filter
+ * that looks only at native numbers lets it by (kernels without x32 answer
+ * ENOSYS themselves, which counts as refused). */
+void p_x32(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+#ifdef __x86_64__
+	long ret = syscall(0x40000000L | SYS_getpid);
+	syscall_result(r, ret, errno, "getpid through the x32 ABI");
+#else
+	denied(r, "not x86_64");
+#endif
+}
+
 void p_mknod(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	_cleanup_free_ char *path = vpath(c, self, 0);
