@@ -161,6 +161,22 @@ struct event ev_alert(const struct ev_alert *x)
 	return event_of("alert", f);
 }
 
+struct event ev_signal(const struct ev_signal *x)
+{
+	json_t *f = json_pack("{s:s, s:s, s:I}", "signal", x->signal,
+			      "to", x->sandbox ? "sandbox" : "command",
+			      "sender_pid", (json_int_t)x->sender_pid);
+	if (f && x->sandbox)
+		json_object_set_new(f, "grace_s", json_integer(x->grace_s));
+	return event_of("signal", f);
+}
+
+struct event ev_kill(const struct ev_kill *x)
+{
+	return event_of("kill", json_pack("{s:s, s:s, s:s, s:I}", "signal", "SIGKILL",
+		"to", "sandbox", "reason", x->reason, "grace_s", (json_int_t)x->grace_s));
+}
+
 struct event ev_session_start(const struct ev_session_start *x)
 {
 	json_t *j = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o, s:o}",

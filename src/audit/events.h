@@ -129,6 +129,23 @@ struct ev_alert {
 };
 struct event ev_alert(const struct ev_alert *x);
 
+/* A signal sent to warden and passed on: to every process in the sandbox
+ * (SIGINT, SIGTERM, SIGHUP: the grace period starts) or to the command. */
+struct ev_signal {
+	const char *signal;      /* "SIGTERM" */
+	bool sandbox;            /* to every process, else to the command */
+	long sender_pid;         /* the sender as the host sees it; 0: the kernel */
+	unsigned grace_s;        /* sandbox: the grace period (written then only) */
+};
+struct event ev_signal(const struct ev_signal *x);
+
+/* warden killed what was left of the sandbox (SIGKILL to its init). */
+struct ev_kill {
+	const char *reason;      /* "grace period over" */
+	unsigned grace_s;
+};
+struct event ev_kill(const struct ev_kill *x);
+
 /* The first line of every log. */
 struct ev_session_start {
 	const char *version;

@@ -13,7 +13,7 @@ probe_fn p_list_root, p_list_home, p_list_root_home, p_etc_shadow, p_etc_host, p
 	p_home_ssh, p_home_aws, p_home_gcloud, p_home_kube, p_home_docker, p_home_netrc,
 	p_home_git_credentials, p_home_history, p_home_gnupg, p_home_gitconfig, p_dotdot,
 	p_symlink_etc, p_symlink_home, p_symlink_out, p_proc1_root, p_proc_self_root, p_proc_cwd,
-	p_proc_hostpid, p_audit_list, p_cache_list, p_other_home, p_sysfs, p_proc_kernel,
+	p_proc_hostpid, p_audit_list, p_cache_list, p_mountinfo_paths, p_other_home, p_sysfs, p_proc_kernel,
 	p_dev_nodes, p_masked_env, p_masked_pem, p_ws_read;
 
 /* probes_fs.c: write scope */

@@ -324,6 +324,55 @@ void p_cache_list(const struct probe_ctx *c, const struct probe *self, struct pr
 	opendir_probe(r, c->cache_dir);
 }
 
+/* Does s name the path p: p in s, ending there or before a '/', a
+ * separator of mount options (',', ':') or a blank? */
+static bool names_path(const char *s, const char *p)
+{
+	size_t n = strlen(p);
+	for (const char *q = strstr(s, p); q; q = strstr(q + 1, p))
+		if (strchr("/,: \n", q[n]) || q[n] == '\0')
+			return true;
+	return false;
+}
+
+void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	const char *hidden[] = { c->home, c->audit_dir, c->cache_dir };
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f) {
+		denied_errno(r, errno);
+		return;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned mounts = 0;
+	while (getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
+		char root[4096], point[4096];
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2)
+			continue;
+		mounts++;
+		const char *super = strstr(line, " - ");
+		for (size_t i = 0; i < ARRAY_LEN(hidden); i++) {
+			const char *h = hidden[i];
+			if (!h || h[0] != '/' || !h[1])
+				continue;
+			/* a mount at its own path shows nothing its path does not */
+			bool in_root = strcmp(root, point) != 0 && names_path(root, h);
+			if (in_root || (super && names_path(super, h))) {
+				allowed(r, "mount at %.100s names %.100s: %.100s", point, h,
+					in_root ? root : super + 3);
+				free(line);
+				fclose(f);
+				return;
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+	denied(r, "%u mounts, none naming the home, the audit log or the cache", mounts);
+}
+
 void p_other_home(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	if (!c->other_home) {

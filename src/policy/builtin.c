@@ -7,6 +7,9 @@
  * (`net allow PATTERN`) or the command line (`--allow-net PATTERN`). */
 #include "policy.h"
 
+#define GRACE_TEXT_(n) #n
+#define GRACE_TEXT(n) GRACE_TEXT_(n)
+
 const char policy_builtin_default[] =
 	"# warden built-in default profile (builtin:default).\n"
 	"# A user profile is layered on top of it: it can add directives, or\n"
@@ -58,4 +61,8 @@ const char policy_builtin_default[] =
 	"env pass TERM\n"
 	"env pass COLORTERM\n"
 	"env pass TZ\n"
-	"env pass NO_COLOR\n";
+	"env pass NO_COLOR\n"
+	"\n"
+	"# SIGINT, SIGTERM or SIGHUP to warden reaches every process in the sandbox;\n"
+	"# what still runs this many seconds later is killed.\n"
+	"signal grace " GRACE_TEXT(POLICY_SIGNAL_GRACE_DEFAULT) "\n";

@@ -11,6 +11,7 @@
  *   audit default | audit files
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
+ *   signal grace SECONDS
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -321,6 +322,31 @@ static int do_audit(struct parser *ps, const struct line *l)
 		ps->p->audit_files = true;
 	else
 		return lerr(ps->e, 0, l, l->off[1], "audit: unknown level '%.200s' (expected default or files)", t);
+	return 0;
+}
+
+/* `signal grace SECONDS`: a decimal number of seconds, 0 to
+ * POLICY_SIGNAL_GRACE_MAX; the last one given counts. */
+static int do_signal(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "signal: missing argument (grace SECONDS)");
+	if (strcmp(l->tok[1], "grace") != 0)
+		return lerr(ps->e, 0, l, l->off[1], "signal: unknown setting '%.200s' (expected grace)",
+			    l->tok[1]);
+	if (want_tokens(ps, l, 3, "signal grace") < 0)
+		return -1;
+	const char *t = l->tok[2];
+	unsigned long v = 0;
+	size_t n = strspn(t, "0123456789");
+	if (n == 0 || t[n] != '\0')
+		return lerr(ps->e, 0, l, l->off[2], "signal grace: '%.200s' is not a number of seconds", t);
+	for (size_t i = 0; i < n && v <= POLICY_SIGNAL_GRACE_MAX; i++)
+		v = v * 10 + (unsigned long)(t[i] - '0');
+	if (v > POLICY_SIGNAL_GRACE_MAX)
+		return lerr(ps->e, 0, l, l->off[2], "signal grace: %.200s seconds is more than %d", t,
+			    POLICY_SIGNAL_GRACE_MAX);
+	ps->p->signal_grace = (unsigned)v;
 	return 0;
 }
 
@@ -768,6 +794,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_net(ps, l);
 	if (strcmp(d, "secret") == 0)
 		return do_secret(ps, l);
+	if (strcmp(d, "signal") == 0)
+		return do_signal(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 

@@ -55,6 +55,11 @@ struct policy {
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
+	/* `signal grace SECONDS`: after SIGINT, SIGTERM or SIGHUP reached the
+	 * whole sandbox, how long it may take to end before warden kills it
+	 * (0: at once). The built-in default profile sets
+	 * POLICY_SIGNAL_GRACE_DEFAULT. */
+	unsigned signal_grace;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,
@@ -126,6 +131,11 @@ json_t *policy_to_json(const struct policy *p);
 
 /* SHA-256 hex digest of the policy's canonical JSON (65 bytes with NUL). */
 void policy_digest(const struct policy *p, char out[65]);
+
+/* The grace period of the built-in default profile, and the largest a
+ * profile may set (seconds). */
+#define POLICY_SIGNAL_GRACE_DEFAULT 10
+#define POLICY_SIGNAL_GRACE_MAX 86400
 
 /* The built-in default profile text. */
 extern const char policy_builtin_default[];

@@ -1,7 +1,7 @@
 /* policy_json.c - the compiled policy as JSON (what `warden policy show`
  * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON.
  *
- * The object always has all eight keys, even for an empty policy:
+ * The object always has all nine keys, even for an empty policy:
  *   "sources": ["builtin:default", FILE...]          files read, in order
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
@@ -14,6 +14,7 @@
  *               "file": PATH (file) | "command": ARGV0 (command),
  *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
  *               command's arguments are left out (one might hold a value)
+ *   "signal":  {"grace": SECONDS}
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -129,6 +130,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
 	json_object_set_new(o, "net", net);
 	json_object_set_new(o, "secrets", secrets);
+	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	return o;
 }
 

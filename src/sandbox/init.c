@@ -1,9 +1,10 @@
 /* init.c - sandbox init: PID 1 of the sandbox's pid namespace. It waits for
  * the supervisor to map its identity, builds every layer in order (mounts,
  * network, pty, capabilities, Landlock, seccomp), reports ready or the layer
- * that failed, then forks the command, forwards signals to it, reaps every
- * orphan and exits with the command's status. When init exits, the kernel
- * kills whatever is left in the namespace. */
+ * that failed, then forks the command, passes signals on (SIGINT, SIGTERM
+ * and SIGHUP to every process in the sandbox, any other to the command),
+ * reaps every orphan and exits with the command's status. When init exits,
+ * the kernel kills whatever is left in the namespace. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -258,7 +259,12 @@ void sandbox_init_main(struct sandbox_spec *s)
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD) {
-			if (sig != SIGKILL && sig != SIGSTOP)
+			/* kill(-1) from PID 1 reaches every process of the
+			 * namespace but init: the command, what it left in
+			 * the background, what ignores the command's exit. */
+			if (sandbox_signal_stops(sig))
+				kill(-1, sig);
+			else if (sig != SIGKILL && sig != SIGSTOP)
 				kill(child, sig);
 			continue;
 		}

@@ -6,7 +6,16 @@
  * secrets masked, then pivot_root into it and make / read-only.
  *
  * The host tree stays reachable at /oldroot of a staging tmpfs while the new
- * root is assembled, and is detached at the end. Mounts inside the workspace
+ * root is assembled, and is detached at the end.
+ *
+ * The mount table inside (/proc/self/mountinfo) names the source of each
+ * bind mount by its path within its file system, so nothing is bound from
+ * a host path that the sandbox does not show at that same path: warden's
+ * cached /etc is the lower layer of a read-only overlay whose options name
+ * only links on the staging tmpfs (or /etc is copied), and the session's
+ * trust store and warden's own binary are copied onto the root tmpfs. The
+ * agent state in the home (build_home) is the exception: it must stay live,
+ * and the kernel shows the state directory's path. Mounts inside the workspace
  * (which the agent may have shaped in an earlier session) are opened with
  * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a symlink cannot
  * redirect them. */
@@ -143,21 +152,68 @@ static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 	return bind_path(src, dst, attrs, e);
 }
 
+/* Copy the regular file src (a host path under OLD) to `path` on the
+ * root tmpfs with mode `mode`; the root becomes read-only at the end. */
+static int copy_to_root(const char *src, const char *path, mode_t mode, struct werr *e)
+{
+	char dst[4200];
+	snprintf(dst, sizeof dst, STAGE "%s", path);
+	if (make_parents(dst, e) < 0)
+		return -1;
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (in < 0 || fstat(in, &st) < 0)
+		return werr_errno(e, "mounts: opening %s", src + strlen(OLD));
+	if (!S_ISREG(st.st_mode))
+		return werr_set(e, EINVAL, "mounts: %s is not a regular file", src + strlen(OLD));
+	_cleanup_close_ int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (out < 0)
+		return werr_errno(e, "mounts: creating %s", path);
+	for (off_t left = st.st_size; left > 0;) {
+		ssize_t n = sendfile(out, in, NULL, (size_t)left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return werr_set(e, n < 0 ? errno : EIO, "mounts: copying %s", path);
+		left -= n;
+	}
+	return 0;
+}
+
 static const char *const system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
 
-/* /etc (etc.c): the user's cached copy bound read-only, or a copy made now
- * on the root tmpfs; then the directories and large files bound on top. */
+/* The user's cached /etc as the lower layer of a read-only overlay on
+ * STAGE/etc: one mount, like a bind, but the mount table shows the layers
+ * as the option string gave them, here "etc" and "etc.empty" (links and a
+ * directory on the staging tmpfs, relative to its root, the current
+ * directory), never the cache's host path. An overlay without an upper
+ * layer needs two lower ones: the second is empty. -1 (errno) when the
+ * kernel refuses (no overlayfs in user namespaces, a cache on a file system
+ * it cannot stack on): the caller copies /etc instead. */
+static int etc_overlay(const char *cache)
+{
+	char src[4200];
+	snprintf(src, sizeof src, OLD "%s", cache);
+	if (symlink(src, "etc") < 0 || mkdir("etc.empty", 0555) < 0 ||
+	    mkdir(STAGE "/etc", 0755) < 0)
+		return -1;
+	if (mount("overlay", STAGE "/etc", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  "lowerdir=etc:etc.empty") < 0)
+		return -1;
+	return 0;
+}
+
+/* /etc (etc.c): the user's cached copy through an overlay, or a copy made
+ * now on the root tmpfs; then the directories and large files bound on
+ * top. */
 static int build_etc(const struct sandbox_spec *s, struct werr *e)
 {
 	struct strv local = { 0 };
 	const struct strv *binds = &s->etc_binds;
-	if (s->etc_cache) {
-		char src[4200];
-		snprintf(src, sizeof src, OLD "%s", s->etc_cache);
-		if (make_mountpoint(STAGE "/etc", true, e) < 0 || bind_path(src, STAGE "/etc", RO_ATTRS, e) < 0)
-			return -1;
+	if (s->etc_cache && etc_overlay(s->etc_cache) == 0) {
+		/* the cache's layout: the binds of the session on top */
 	} else {
 		if (mkdir_p(STAGE "/etc", 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating /etc");
@@ -420,26 +476,11 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 	 * /etc of later sessions: mask the directory. */
 	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0)
 		return -1;
-	/* warden check: its own binary, read-only, as the probe runner. */
-	if (s->self_exe) {
-		/* /proc/self/exe resolves to a mount of the parent's namespace,
-		 * which open_tree cannot clone (EINVAL): bind the same path as
-		 * it appears in our copy of the tree, after checking it is
-		 * still the same file. */
-		char exe[4096], src[4200];
-		ssize_t n = readlink(OLD "/proc/self/exe", exe, sizeof exe - 1);
-		if (n <= 0)
-			return werr_errno(e, "mounts: reading /proc/self/exe");
-		exe[n] = '\0';
-		snprintf(src, sizeof src, OLD "%s", exe);
-		struct stat a, b;
-		if (stat(src, &a) < 0 || stat(OLD "/proc/self/exe", &b) < 0 || a.st_dev != b.st_dev ||
-		    a.st_ino != b.st_ino)
-			return werr_set(e, ESTALE, "mounts: warden's binary %s moved or was replaced", exe);
-		if (make_mountpoint(STAGE SANDBOX_SELF_EXE, false, e) < 0 ||
-		    bind_path(src, STAGE SANDBOX_SELF_EXE, RO_ATTRS, e) < 0)
-			return -1;
-	}
+	/* warden check: its own binary as the probe runner, copied (the
+	 * file that runs, through /proc/self/exe) onto the root tmpfs, which
+	 * becomes read-only: a bind would show the binary's host path. */
+	if (s->self_exe && copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0)
+		return werr_wrap(e, "warden's own binary");
 
 	/* The session's trust store, when warden terminates TLS: read-only, at
 	 * its own path and over the system bundle (curl, git, openssl and
@@ -448,11 +489,12 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		char src[4200];
 		snprintf(src, sizeof src, OLD "%s", s->ca_bundle);
 		struct stat st;
-		if (make_mountpoint(STAGE SANDBOX_CA_BUNDLE, false, e) < 0 ||
-		    bind_path(src, STAGE SANDBOX_CA_BUNDLE, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+		/* a copy on the root tmpfs: its host path is in warden's cache */
+		if (copy_to_root(src, SANDBOX_CA_BUNDLE, 0444, e) < 0)
 			return werr_wrap(e, "the session's trust store");
 		if (lstat(STAGE SYSTEM_CA_BUNDLE, &st) == 0 && S_ISREG(st.st_mode) &&
-		    bind_path(src, STAGE SYSTEM_CA_BUNDLE, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+		    bind_path(STAGE SANDBOX_CA_BUNDLE, STAGE SYSTEM_CA_BUNDLE,
+			      RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
 			return werr_wrap(e, "the session's trust store over " SYSTEM_CA_BUNDLE);
 	}
 

@@ -4,6 +4,7 @@
  * workspace scan, home, uid) happens in the supervisor before clone; init only
  * builds what the spec says. */
 #pragma once
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -202,4 +203,12 @@ int caps_drop_all(struct werr *e);
  * returns: exits with the command's status (125 on failure, after telling the
  * supervisor why). */
 __attribute__((noreturn)) void sandbox_init_main(struct sandbox_spec *s);
+
+/* The signals that stop the sandbox: init passes them to every process in
+ * the sandbox (kill(-1, sig)), any other signal to the command alone. When
+ * warden received one, it kills the sandbox after the grace period. */
+static inline bool sandbox_signal_stops(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
 

@@ -1,8 +1,10 @@
 /* supervisor.c - the host side of a session: clone sandbox init into new
  * user, mount, pid, net, ipc, uts and cgroup namespaces, write its identity
  * maps, wait for it to report every layer built (or the one that failed),
- * then run the event loop: relay the pty, forward signals, and collect the
- * exit status through a pidfd. The supervisor is non-dumpable, and init dies
+ * then run the event loop: relay the pty, pass signals on (stop.c: to the
+ * whole sandbox or the command, and SIGKILL when a stopping signal is not
+ * obeyed within the grace period), and collect the exit status through a
+ * pidfd. The supervisor is non-dumpable, and init dies
  * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
  * What supervisor_run holds (init, the raw terminal, the blocked signals,
  * the fds) is released by cleanup attributes on every way out; the event
@@ -29,6 +31,7 @@
 #include "../sandbox/initmsg.h"
 #include "notify.h"
 #include "pty.h"
+#include "stop.h"
 
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
 		  CLONE_NEWUTS | CLONE_NEWCGROUP)
@@ -169,6 +172,11 @@ static void notifier_freep(struct notifier **n)
 	notifier_free(*n);
 }
 
+static void stopper_closep(struct stopper *st)
+{
+	stopper_close(st);
+}
+
 static void proxy_freep(struct proxy **px)
 {
 	proxy_free(*px); /* logs the connections still open */
@@ -187,7 +195,7 @@ struct source {
 
 struct loop {
 	int ep;
-	struct source src[8];
+	struct source src[10];
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	bool done;           /* the command ended: status holds its exit status */
@@ -228,10 +236,9 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 	l->done = true;
 }
 
-/* The signalfd: resize the pty, or forward the signal to init. */
+/* The signalfd: resize the pty, or pass the signal to the sandbox. */
 static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 {
-	const struct child *c = src->ctx;
 	struct signalfd_siginfo si;
 	if (read(src->fd, &si, sizeof si) != sizeof si)
 		return;
@@ -239,8 +246,14 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 		if (l->master >= 0)
 			pty_copy_winsize(STDIN_FILENO, l->master);
 	} else if (si.ssi_signo != SIGCHLD) {
-		syscall(SYS_pidfd_send_signal, c->pidfd, si.ssi_signo, NULL, 0);
+		stopper_signal(src->ctx, &si);
 	}
+}
+
+/* The grace period after a stopping signal is over. */
+static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
+{
+	stopper_expire(src->ctx);
 }
 
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
@@ -271,15 +284,17 @@ static void on_pty_input(struct loop *l, const struct source *src, uint32_t even
 
 /* The event loop after init reported ready: runs until init exits, and
  * returns its exit status (init reaped), or -1. */
-static int event_loop(struct child *c, int sigfd, int master, bool relay_input,
-		      struct notifier *nt, int listener, struct proxy *px, struct werr *e)
+static int event_loop(struct child *c, int sigfd, struct stopper *st, int master,
+		      bool relay_input, struct notifier *nt, int listener, struct proxy *px,
+		      struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		return werr_errno(e, "supervisor: epoll");
 	struct loop l = { .ep = ep, .master = master };
 	loop_add(&l, c->pidfd, on_child_exit, c);
-	loop_add(&l, sigfd, on_signal, c);
+	loop_add(&l, sigfd, on_signal, st);
+	loop_add(&l, st->timerfd, on_grace_over, st);
 	loop_add(&l, listener, on_seccomp, nt);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (master >= 0) {
@@ -412,7 +427,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 			proxy_add_forward(px, steal_fd(&fwd.fd[i]), &s->forwards.v[i]);
 	if (s->guard)
 		proxy_set_guard(px, s->guard);
-	int r = event_loop(&c, sigfd, master, foreground, nt, listener, px, e);
+	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
+	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
+		return -1;
+	int r = event_loop(&c, sigfd, &st, master, foreground, nt, listener, px, e);
 	if (r < 0)
 		return -1;
 	*status = r;

@@ -620,16 +620,21 @@ static int do_ids(void)
 }
 
 /* Outside helper for fail-closed tests: exec CMD with a seccomp filter under
- * which one kernel feature looks missing (its syscalls fail with ENOSYS). */
+ * which one kernel feature looks missing (its syscalls fail with ENOSYS).
+ * "overlay": mount(2) with exactly MS_RDONLY | MS_NOSUID | MS_NODEV, the
+ * flags of warden's overlay on /etc and of no other mount it makes, fails
+ * with ENODEV, as where overlayfs is not allowed in a user namespace. */
 static int do_deny(const char *what, char **cmd)
 {
 	struct sock_filter f[16];
 	unsigned n = 0, k;
 	long nrs[3];
 	unsigned nnr = 0;
-	int prctl_too = 0;
+	int prctl_too = 0, overlay = 0;
 
-	if (!strcmp(what, "landlock")) {
+	if (!strcmp(what, "overlay")) {
+		overlay = 1;
+	} else if (!strcmp(what, "landlock")) {
 		nrs[nnr++] = SYS_landlock_create_ruleset;
 		nrs[nnr++] = SYS_landlock_add_rule;
 		nrs[nnr++] = SYS_landlock_restrict_self;
@@ -637,7 +642,7 @@ static int do_deny(const char *what, char **cmd)
 		nrs[nnr++] = SYS_seccomp;
 		prctl_too = 1;
 	} else {
-		return usage("deny: FEATURE is landlock or seccomp");
+		return usage("deny: FEATURE is landlock, seccomp or overlay");
 	}
 #if defined(__x86_64__)
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -648,6 +653,12 @@ static int do_deny(const char *what, char **cmd)
 	for (k = 0; k < nnr; k++) {
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nrs[k], 0, 1);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+	}
+	if (overlay) {
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 0, 3);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3]));
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MS_RDONLY | MS_NOSUID | MS_NODEV, 0, 1);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENODEV);
 	}
 	if (prctl_too) {
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3);

@@ -26,9 +26,13 @@ test_etc_cache() {
 	[[ $(stat -c %a "$XDG_CACHE_HOME/warden") == 700 ]] ||
 		fail "cache directory mode $(stat -c %a "$XDG_CACHE_HOME/warden"), expected 700"
 	[[ -f $XDG_CACHE_HOME/warden/${versions[0]}/passwd ]] || fail 'the cached /etc has no passwd'
-	# the session's /etc is the cached one
-	wsh 'grep " /etc " /proc/self/mountinfo'
-	assert_out_has "/warden/${versions[0]} /etc " 'the session binds the cached /etc'
+	# the session's /etc is the cached one (what is written there shows),
+	# and the mount table does not name the cache
+	echo "# wardentest-cached-marker" >>"$XDG_CACHE_HOME/warden/${versions[0]}/hosts"
+	wsh 'cat /etc/hosts; grep " /etc " /proc/self/mountinfo'
+	assert_out_line '# wardentest-cached-marker' 'the session has the cached /etc'
+	assert_out_lacks "${versions[0]}" 'the mount table names the cached /etc'
+	assert_out_lacks "$XDG_CACHE_HOME" 'the mount table names the cache directory'
 	# a stale version nobody holds goes when a new one is built; a missing
 	# one is rebuilt
 	mkdir "$XDG_CACHE_HOME/warden/etc-00000000000000000000000000000000"

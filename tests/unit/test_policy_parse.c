@@ -110,6 +110,7 @@ static void test_default(void)
 	CHECK(strv_contains(&p.env_pass, "NO_COLOR"));
 	CHECK(p.env_set.n == 0);
 	CHECK(p.nnet == 0 && p.net == NULL); /* no rules: no network */
+	CHECK(p.signal_grace == POLICY_SIGNAL_GRACE_DEFAULT && p.signal_grace == 10);
 	policy_free(&p);
 	CHECK(p.protect.n == 0 && p.sources.v == NULL);
 	policy_free(&p); /* twice is fine */
@@ -544,6 +545,43 @@ static void test_audit_level(void)
 	policy_free(&p);
 	EXPECT_ERR("audit everything\n", "t.profile:1:7: audit: unknown level 'everything' (expected default or files)");
 	EXPECT_ERR("audit\n", "t.profile:1:6: audit: missing argument");
+}
+
+/* `signal grace SECONDS`: the last one counts, 0 is kept (kill at once), a
+ * user profile replaces the default's; anything but a number in range is an
+ * error naming the column. */
+static void test_signal_grace(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "signal grace 2\n", &e) == 0);
+	CHECK(p.signal_grace == 2);
+	policy_free(&p);
+	CHECK(parse(&p, "signal grace 30\nsignal  grace\t0 # at once\n", &e) == 0);
+	CHECK(p.signal_grace == 0);
+	policy_free(&p);
+	CHECK(parse(&p, "signal grace 86400\n", &e) == 0);
+	CHECK(p.signal_grace == 86400);
+	policy_free(&p);
+	write_text("grace.profile", "signal grace 3\n");
+	char *path = tmp_path("grace.profile");
+	CHECK(policy_load(&p, path, home, &e) == 0);
+	CHECK(p.signal_grace == 3);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 3);
+	json_decref(j);
+	policy_free(&p);
+	free(path);
+	EXPECT_ERR("signal\n", "t.profile:1:7: signal: missing argument (grace SECONDS)");
+	EXPECT_ERR("signal wait 3\n", "t.profile:1:8: signal: unknown setting 'wait' (expected grace)");
+	EXPECT_ERR("signal grace\n", "t.profile:1:13: signal grace: missing argument");
+	EXPECT_ERR("signal grace 1 2\n", "t.profile:1:16: signal grace: unexpected argument '2'");
+	EXPECT_ERR("signal grace -1\n", "t.profile:1:14: signal grace: '-1' is not a number of seconds");
+	EXPECT_ERR("signal grace 1.5\n", "t.profile:1:14: signal grace: '1.5' is not a number of seconds");
+	EXPECT_ERR("signal grace 10s\n", "t.profile:1:14: signal grace: '10s' is not a number of seconds");
+	EXPECT_ERR("signal grace 86401\n", "t.profile:1:14: signal grace: 86401 seconds is more than 86400");
+	EXPECT_ERR("signal grace 99999999999999999999999\n",
+		   "t.profile:1:14: signal grace: 99999999999999999999999 seconds is more than 86400");
 }
 
 /* The rule at index i must be exactly this. */
@@ -1108,6 +1146,7 @@ int main(void)
 	test_includes();
 	test_layering();
 	test_audit_level();
+	test_signal_grace();
 	test_net();
 	test_net_compiled();
 	test_net_errors();

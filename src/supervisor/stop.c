@@ -1,0 +1,97 @@
+/* stop.c - the sandbox told to stop. SIGINT, SIGTERM and SIGHUP sent to
+ * warden go to sandbox init, which passes them to every process in the
+ * sandbox (kill(-1)); other forwarded signals go to the command alone.
+ * Each is a `signal` event. The first stopping signal starts the grace
+ * period (the policy's `signal grace`, 10 s by default): when it ends with
+ * init still running (init ends as soon as the command does, so something
+ * ignored or outlived the signal), warden sends init SIGKILL, which kills
+ * everything in its pid namespace, and records a `kill` event. Later
+ * stopping signals are passed on and recorded but do not restart the
+ * period. */
+#include "stop.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../sandbox/sandbox.h"
+
+int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grace_s,
+		 struct werr *e)
+{
+	*st = (struct stopper){ .pidfd = pidfd, .log = log, .grace_s = grace_s };
+	st->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->timerfd < 0)
+		return werr_errno(e, "supervisor: timerfd");
+	return 0;
+}
+
+void stopper_close(struct stopper *st)
+{
+	if (st->timerfd >= 0)
+		close(st->timerfd);
+	st->timerfd = -1;
+}
+
+/* "SIGTERM", or the number for a signal without a name. */
+static void signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "%d", sig);
+}
+
+/* Init has not ended (or its end was already collected: pidfd gone). */
+static bool init_running(const struct stopper *st)
+{
+	siginfo_t si = { 0 };
+	if (waitid((idtype_t)P_PIDFD, (id_t)st->pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return false;
+	return si.si_pid == 0;
+}
+
+static void kill_sandbox(struct stopper *st)
+{
+	if (st->killed || !init_running(st))
+		return;
+	st->killed = true;
+	audit_emit_event(st->log, ev_kill(&(struct ev_kill){
+		.reason = "grace period over", .grace_s = st->grace_s }), NULL);
+	syscall(SYS_pidfd_send_signal, st->pidfd, SIGKILL, NULL, 0);
+}
+
+void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+	bool stops = sandbox_signal_stops(sig);
+	char name[32];
+	signal_name(sig, name, sizeof name);
+	audit_emit_event(st->log, ev_signal(&(struct ev_signal){
+		.signal = name, .sandbox = stops, .sender_pid = (long)si->ssi_pid,
+		.grace_s = st->grace_s }), NULL);
+	syscall(SYS_pidfd_send_signal, st->pidfd, sig, NULL, 0);
+	if (!stops || st->started)
+		return;
+	st->started = true;
+	if (st->grace_s == 0) {
+		kill_sandbox(st);
+		return;
+	}
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)st->grace_s } };
+	if (timerfd_settime(st->timerfd, 0, &its, NULL) < 0)
+		kill_sandbox(st); /* no timer, no grace: never leave it running */
+}
+
+void stopper_expire(struct stopper *st)
+{
+	uint64_t n;
+	if (read(st->timerfd, &n, sizeof n) != sizeof n)
+		return;
+	kill_sandbox(st);
+}

@@ -1,0 +1,33 @@
+/* stop.h - passing warden's signals to the sandbox, and ending it when a
+ * stopping signal is not obeyed in time (see stop.c). */
+#pragma once
+#include <stdbool.h>
+#include <sys/signalfd.h>
+
+#include "../audit/audit.h"
+
+struct stopper {
+	int pidfd;          /* sandbox init (borrowed) */
+	struct audit *log;  /* borrowed */
+	unsigned grace_s;   /* the policy's `signal grace` */
+	int timerfd;        /* readable when the grace period is over */
+	bool started;       /* a stopping signal came: the grace period runs */
+	bool killed;        /* warden killed the sandbox */
+};
+
+/* Pass signals to init (pidfd), and kill it grace_s seconds after the first
+ * stopping signal. -1 with e filled when the timer cannot be made. */
+int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grace_s,
+		 struct werr *e);
+
+/* A signal warden received that the sandbox gets (not SIGCHLD nor
+ * SIGWINCH): a `signal` event, the signal to init, which passes it on, and
+ * for SIGINT, SIGTERM and SIGHUP the start of the grace period (at grace 0,
+ * the kill). */
+void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
+
+/* The timer fd is readable: when init still runs, a `kill` event and
+ * SIGKILL to init, which ends the pid namespace and all in it. */
+void stopper_expire(struct stopper *st);
+
+void stopper_close(struct stopper *st);

@@ -1,0 +1,85 @@
+# t_mountinfo.sh - the sandbox's mount table (/proc/self/mountinfo) names
+# no host path beyond what the sandbox shows at that same path: not the
+# invoking user's home, nor warden's cache, state or log directories, in a
+# plain session, with TLS terminated by warden (the session's trust store),
+# under `warden check` (warden's own binary), and when the kernel refuses
+# the overlay the cached /etc comes through (then /etc is copied).
+# shellcheck shell=bash
+
+# mi_check LABEL: OUT is a mount table; fail on any line whose source path
+# (field 4, when it differs from the mount point, field 5) or file-system
+# options (after " - ") name a host path that must stay hidden.
+mi_check() {
+	local label=$1 line root point super h hidden=() pw_home n=0
+	pw_home=$(getent passwd "$(id -un)" | cut -d: -f6)
+	hidden=("$HOME" "$HOME/.cache/warden" "$HOME/.local/state/warden" "$HOME/.local/share/warden")
+	[[ -n $pw_home && $pw_home != / ]] && hidden+=("$pw_home")
+	[[ -n $OUT ]] || { fail "$label: empty mount table (rc=$RC, stderr: $(excerpt "$ERR"))"; return; }
+	while read -r line; do
+		[[ $line =~ ^[0-9]+\ [0-9]+\ [0-9]+:[0-9]+\  ]] || continue
+		n=$((n + 1))
+		read -r _ _ _ root point _ <<<"$line"
+		super=${line#* - }
+		for h in "${hidden[@]}"; do
+			if [[ $root != "$point" && ($root == "$h" || $root == "$h"/*) ]] ||
+				[[ $super == *"$h"/* || $super == *"$h" || $super == *"$h",* || $super == *"$h":* ]]; then
+				fail "$label: the mount table names $h: $line"
+			fi
+		done
+	done <<<"$OUT"
+	((n > 5)) || fail "$label: only $n mount lines: $(excerpt "$OUT")"
+}
+
+test_mountinfo_no_host_paths() {
+	# the default cache (~/.cache/warden): the cached /etc is used
+	wrun -- cat /proc/self/mountinfo
+	assert_rc 0
+	mi_check 'default session'
+	[[ -n $(find "$HOME/.cache/warden" -maxdepth 1 -name 'etc-*' 2>/dev/null) ]] ||
+		fail 'no cached /etc was made (the test would not cover it)'
+	# a cache directory elsewhere
+	XDG_CACHE_HOME="$HOME/xdg-cache" wrun -- cat /proc/self/mountinfo
+	assert_rc 0
+	mi_check 'XDG_CACHE_HOME in the home'
+	[[ -n $(find "$HOME/xdg-cache/warden" -maxdepth 1 -name 'etc-*' 2>/dev/null) ]] ||
+		fail 'no cached /etc was made in XDG_CACHE_HOME'
+}
+
+# TLS terminated by warden (a secret by reference): the session's trust
+# store is in warden's cache on the host.
+test_mountinfo_trust_store() {
+	WARDENTEST_SECRET=not-a-real-value wrun --secret WARDENTEST_SECRET@api.example.com -- \
+		sh -c 'cat /proc/self/mountinfo; test -s /.warden/ca-bundle.pem && echo bundle-ok;
+		       grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt >/dev/null && echo system-ok'
+	assert_rc 0
+	assert_out_line bundle-ok 'the trust store is inside'
+	assert_out_line system-ok 'the system bundle is readable'
+	mi_check 'session with a trust store'
+}
+
+# The kernel refuses the overlay: /etc is copied, and still named nowhere.
+test_mountinfo_etc_overlay_refused() {
+	"$WPROBE" deny overlay timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- \
+		sh -c 'cat /proc/self/mountinfo; tail -n 1 /etc/group; test -e /etc/ld.so.cache && echo ldcache-ok' \
+		</dev/null >"$T_TMP/ov.out" 2>"$T_TMP/ov.err"
+	RC=$? OUT=$(<"$T_TMP/ov.out") ERR=$(<"$T_TMP/ov.err")
+	assert_rc 0 'without overlayfs'
+	assert_out_line 'nogroup:x:65534:' 'without overlayfs: /etc/group'
+	assert_out_line ldcache-ok 'without overlayfs: /etc/ld.so.cache'
+	grep -q ' /etc .* - overlay ' <<<"$OUT" && fail "without overlayfs: /etc is still an overlay: $(excerpt "$OUT")"
+	mi_check 'without overlayfs'
+}
+
+# warden check, installed in the home as a user may have it: its own binary
+# is inside (a copy: a bind would show its host path), and its probe of the
+# mount table holds.
+test_mountinfo_check_probe() {
+	mkdir -p "$HOME/bin"
+	cp "$WARDEN" "$HOME/bin/warden"
+	timeout -k 5 "$WARDEN_TIMEOUT" "$HOME/bin/warden" check </dev/null >"$T_TMP/check.out" 2>"$T_TMP/check.err"
+	RC=$? OUT=$(<"$T_TMP/check.out") ERR=$(<"$T_TMP/check.err")
+	grep -E '^ *mountinfo-host-paths ' <<<"$OUT"
+	grep -qE '^ *mountinfo-host-paths +denied +denied' <<<"$OUT" ||
+		fail "warden check: the mountinfo probe did not hold: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+	[[ $RC == 0 ]] || fail "warden check failed (rc=$RC): $(excerpt "$(grep -A3 'did not hold' <<<"$OUT")")"
+}
