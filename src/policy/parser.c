@@ -12,6 +12,7 @@
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  *   signal grace SECONDS
+ *   terminal clipboard allow|deny
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -347,6 +348,28 @@ static int do_signal(struct parser *ps, const struct line *l)
 		return lerr(ps->e, 0, l, l->off[2], "signal grace: %.200s seconds is more than %d", t,
 			    POLICY_SIGNAL_GRACE_MAX);
 	ps->p->signal_grace = (unsigned)v;
+	return 0;
+}
+
+/* `terminal clipboard allow|deny`: whether OSC 52 (set or read the
+ * clipboard) reaches the user's terminal from the agent's. */
+static int do_terminal(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "terminal: missing argument (clipboard allow|deny)");
+	if (strcmp(l->tok[1], "clipboard") != 0)
+		return lerr(ps->e, 0, l, l->off[1], "terminal: unknown setting '%.200s' (expected clipboard)",
+			    l->tok[1]);
+	if (want_tokens(ps, l, 3, "terminal clipboard") < 0)
+		return -1;
+	const char *t = l->tok[2];
+	if (strcmp(t, "allow") == 0)
+		ps->p->terminal_clipboard = true;
+	else if (strcmp(t, "deny") == 0)
+		ps->p->terminal_clipboard = false;
+	else
+		return lerr(ps->e, 0, l, l->off[2],
+			    "terminal clipboard: '%.200s' (expected allow or deny)", t);
 	return 0;
 }
 
@@ -796,6 +819,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_secret(ps, l);
 	if (strcmp(d, "signal") == 0)
 		return do_signal(ps, l);
+	if (strcmp(d, "terminal") == 0)
+		return do_terminal(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 

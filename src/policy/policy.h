@@ -60,6 +60,9 @@ struct policy {
 	 * (0: at once). The built-in default profile sets
 	 * POLICY_SIGNAL_GRACE_DEFAULT. */
 	unsigned signal_grace;
+	/* `terminal clipboard allow`: OSC 52 passes to the user's terminal
+	 * (off by default: src/supervisor/ttyfilter.h) */
+	bool terminal_clipboard;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,

@@ -15,6 +15,7 @@
  *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
  *               command's arguments are left out (one might hold a value)
  *   "signal":  {"grace": SECONDS}
+ *   "terminal": {"clipboard": true|false}
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -131,6 +132,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "net", net);
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
+	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	return o;
 }
 

@@ -97,7 +97,9 @@ static int path_search(const char *name, char *out, size_t len)
 }
 
 /* The command's process: its own session, the pty as controlling terminal
- * when there is one, fds 0-2 only, default signal state, then exec. */
+ * when there is one (in place of each of fds 0-2 that is a terminal on the
+ * host; a pipe or file stays as it is), fds 0-2 only, default signal
+ * state, then exec. */
 __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 						   const char *slave)
 {
@@ -114,9 +116,9 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 			fprintf(stderr, "warden: terminal %s: %s\n", slave, strerror(errno));
 			_exit(125);
 		}
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
+		for (int i = 0; i < 3; i++)
+			if (s->pty_fds & (1u << i))
+				dup2(fd, i);
 		if (fd > 2)
 			close(fd);
 	}

@@ -77,7 +77,9 @@ struct sandbox_spec {
 	char *exec_path;            /* or, when set, the file executed for it (found on the host) */
 	struct strv envp;           /* environment of the command */
 
-	bool use_pty;               /* stdin is a terminal: give the command its own pty */
+	bool use_pty;               /* one of 0-2 is a terminal: give the command its own pty */
+	unsigned pty_fds;           /* bit i: the command's fd i is that pty (the host's is a
+				     * terminal); the others stay what the host's are */
 	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
 	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over

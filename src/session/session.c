@@ -156,7 +156,12 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	/* warden's binary inside: the probe runner of `check`, and the
 	 * ProxyCommand of git over ssh when a destination is allowed. */
 	s->self_exe = o->self_exe || policy_net_allows_any(pol);
-	s->use_pty = !o->no_pty && isatty(STDIN_FILENO);
+	/* Any of 0-2 a terminal: the command gets a pty in its place, never the
+	 * user's terminal (which it could read, or change the modes of). */
+	for (int fd = 0; fd < 3; fd++)
+		if (!o->no_pty && isatty(fd))
+			s->pty_fds |= 1u << fd;
+	s->use_pty = s->pty_fds != 0;
 	env_build(pol, o->cli_env, &s->envp);
 	discover_env_path(disc, &s->envp);
 	s->exec_path = disc->exec_path ? xstrdup(disc->exec_path) : NULL;

@@ -1,8 +1,9 @@
 /* pty.c - the host side of the agent's terminal: put the user's terminal in
  * raw mode and restore it (struct host_tty, released by a cleanup attribute
  * on every way out of the supervisor), copy window sizes and terminal
- * settings to the agent's pty, and move bytes between the two. A warden in
- * the background of its terminal only reads it (pty_host_foreground). */
+ * settings to the agent's pty, and move bytes between the two (the agent's
+ * output through ttyfilter.h). A warden in the background of its terminal
+ * only reads it (pty_host_foreground). */
 #include "pty.h"
 
 #include <errno.h>
@@ -59,6 +60,25 @@ void pty_send_eof(int master)
 	if (tcgetattr(master, &t) == 0 && t.c_cc[VEOF] != _POSIX_VDISABLE)
 		eof = (char)t.c_cc[VEOF];
 	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
+}
+
+int pty_pump_filtered(int from, int to, struct ttyfilter *f)
+{
+	char buf[16384], out[sizeof buf + 2 * TTYFILTER_HOLD];
+	ssize_t n = read(from, buf, sizeof buf);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 1 : -1;
+	if (n == 0)
+		return 0;
+	size_t o = ttyfilter_run(f, buf, (size_t)n, out);
+	return o && write_all(to, out, o) < 0 ? -1 : 1;
+}
+
+void pty_filter_flush(int to, struct ttyfilter *f)
+{
+	char out[2 * TTYFILTER_HOLD];
+	size_t o = ttyfilter_flush(f, out);
+	if (o && write_all(to, out, o) < 0) { /* the user's terminal is gone */ }
 }
 
 int pty_pump(int from, int to)

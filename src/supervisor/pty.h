@@ -4,6 +4,7 @@
 #include <termios.h>
 
 #include "../common/util.h"
+#include "ttyfilter.h"
 
 /* The user's terminal while it is raw: what to put back, and where. */
 struct host_tty {
@@ -32,3 +33,7 @@ void pty_send_eof(int master);
 /* Move what is readable from `from` to `to`: 1 moved or nothing ready yet,
  * 0 end of file, -1 error (EIO from a master whose slave closed). */
 int pty_pump(int from, int to);
+/* The same through the output filter (ttyfilter.h), and what the filter
+ * still holds at the end. */
+int pty_pump_filtered(int from, int to, struct ttyfilter *f);
+void pty_filter_flush(int to, struct ttyfilter *f);

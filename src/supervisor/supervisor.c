@@ -198,6 +198,9 @@ struct loop {
 	struct source src[10];
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
+	int tty;             /* the user's terminal the pty mirrors (window size) */
+	int out;             /* where the pty's output goes: the user's terminal */
+	struct ttyfilter filter; /* on the way */
 	bool done;           /* the command ended: status holds its exit status */
 	int status;
 };
@@ -226,12 +229,14 @@ static void loop_remove(struct loop *l, const struct source *src)
 static void on_child_exit(struct loop *l, const struct source *src, uint32_t events)
 {
 	/* Drain what the command wrote before it ended. */
-	if (l->master >= 0)
-		while (pty_pump(l->master, STDOUT_FILENO) == 1) {
+	if (l->master >= 0) {
+		while (pty_pump_filtered(l->master, l->out, &l->filter) == 1) {
 			struct pollfd p = { .fd = l->master, .events = POLLIN };
 			if (poll(&p, 1, 0) <= 0)
 				break;
 		}
+		pty_filter_flush(l->out, &l->filter);
+	}
 	l->status = child_reap(src->ctx);
 	l->done = true;
 }
@@ -244,7 +249,7 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 		return;
 	if (si.ssi_signo == SIGWINCH) {
 		if (l->master >= 0)
-			pty_copy_winsize(STDIN_FILENO, l->master);
+			pty_copy_winsize(l->tty, l->master);
 	} else if (si.ssi_signo != SIGCHLD) {
 		stopper_signal(src->ctx, &si);
 	}
@@ -272,7 +277,7 @@ static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 /* The agent's terminal to the user's, and the user's keys to the agent. */
 static void on_pty_output(struct loop *l, const struct source *src, uint32_t events)
 {
-	if (pty_pump(src->fd, STDOUT_FILENO) <= 0)
+	if (pty_pump_filtered(src->fd, l->out, &l->filter) <= 0)
 		loop_remove(l, src);
 }
 
@@ -282,16 +287,29 @@ static void on_pty_input(struct loop *l, const struct source *src, uint32_t even
 		loop_remove(l, src);
 }
 
+/* The agent's terminal and the user's: which host fds it stands for. */
+struct term {
+	int master;       /* -1: no pty */
+	int tty;          /* the user's terminal it mirrors */
+	int out;          /* where its output goes */
+	bool relay_input; /* the user's keys go in (stdin is the terminal, warden in its foreground) */
+	bool clipboard;   /* OSC 52 passes */
+};
+
 /* The event loop after init reported ready: runs until init exits, and
  * returns its exit status (init reaped), or -1. */
-static int event_loop(struct child *c, int sigfd, struct stopper *st, int master,
-		      bool relay_input, struct notifier *nt, int listener, struct proxy *px,
-		      struct werr *e)
+static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
+		      struct notifier *nt, int listener, struct proxy *px, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		return werr_errno(e, "supervisor: epoll");
-	struct loop l = { .ep = ep, .master = master };
+	int master = t->master;
+	bool relay_input = t->relay_input;
+	struct loop l = { .ep = ep, .master = master, .tty = t->tty, .out = t->out };
+	/* queries only where their answers come back: the user's keys are
+	 * relayed */
+	ttyfilter_init(&l.filter, t->clipboard, !relay_input);
 	loop_add(&l, c->pidfd, on_child_exit, c);
 	loop_add(&l, sigfd, on_signal, st);
 	loop_add(&l, st->timerfd, on_grace_over, st);
@@ -398,18 +416,32 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 				"before reporting", st);
 	}
 	_cleanup_host_tty_ struct host_tty tty = HOST_TTY_NONE;
-	/* In the background of its terminal, warden leaves the terminal's modes
-	 * alone and does not read it (SIGTTOU, SIGTTIN would stop it): the
-	 * command keeps a pty of its own, with default settings, and an
-	 * end-of-file for input. */
-	bool foreground = master >= 0 && pty_host_foreground(STDIN_FILENO);
+	/* The pty stands for each of fds 0-2 that is a terminal. Its output
+	 * goes to the user's terminal on 1, else 2, else 0; the user's keys go
+	 * in when stdin is the terminal. In the background of its terminal,
+	 * warden leaves the terminal's modes alone and does not read it
+	 * (SIGTTOU, SIGTTIN would stop it): the command keeps a pty of its own,
+	 * with default settings, and an end-of-file for input. */
+	unsigned pf = s->pty_fds;
+	struct term term = {
+		.master = master,
+		.tty = pf & 1 ? STDIN_FILENO : pf & 2 ? STDOUT_FILENO : STDERR_FILENO,
+		.out = pf & 2 ? STDOUT_FILENO : pf & 4 ? STDERR_FILENO : STDIN_FILENO,
+		.clipboard = s->policy->terminal_clipboard,
+	};
+	bool foreground = master >= 0 && (pf & 1) && pty_host_foreground(STDIN_FILENO);
+	term.relay_input = foreground;
 	if (master >= 0) {
 		if (foreground) {
 			pty_copy_settings(STDIN_FILENO, master);
 			pty_host_raw(&tty, STDIN_FILENO);
-		} else {
+		} else if (pf & 1) {
 			pty_copy_winsize(STDIN_FILENO, master);
 			pty_send_eof(master);
+		} else {
+			/* the command's stdin is the host's own (a pipe, a file): the
+			 * pty is its output only, set up like the terminal it goes to */
+			pty_copy_settings(term.tty, master);
 		}
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
@@ -430,7 +462,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
-	int r = event_loop(&c, sigfd, &st, master, foreground, nt, listener, px, e);
+	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, e);
 	if (r < 0)
 		return -1;
 	*status = r;

@@ -45,7 +45,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 9);
+	CHECK(json_is_object(j) && json_object_size(j) == 10);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
@@ -98,7 +98,7 @@ static void test_shape(void)
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],\"signal\":{\"grace\":0},\"sources\":[]}");
+	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
 	free(s);
 	json_decref(j);
 }

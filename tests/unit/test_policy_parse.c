@@ -584,6 +584,30 @@ static void test_signal_grace(void)
 		   "t.profile:1:14: signal grace: 99999999999999999999999 seconds is more than 86400");
 }
 
+static void test_terminal_clipboard(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "# nothing said\n", &e) == 0);
+	CHECK(!p.terminal_clipboard);
+	policy_free(&p);
+	CHECK(parse(&p, "terminal clipboard allow\n", &e) == 0);
+	CHECK(p.terminal_clipboard);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_is_true(json_object_get(json_object_get(j, "terminal"), "clipboard")));
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "terminal clipboard allow\nterminal clipboard deny\n", &e) == 0);
+	CHECK(!p.terminal_clipboard);
+	policy_free(&p);
+	EXPECT_ERR("terminal\n", "t.profile:1:9: terminal: missing argument (clipboard allow|deny)");
+	EXPECT_ERR("terminal title allow\n",
+		   "t.profile:1:10: terminal: unknown setting 'title' (expected clipboard)");
+	EXPECT_ERR("terminal clipboard\n", "t.profile:1:19: terminal clipboard: missing argument");
+	EXPECT_ERR("terminal clipboard yes\n",
+		   "t.profile:1:20: terminal clipboard: 'yes' (expected allow or deny)");
+}
+
 /* The rule at index i must be exactly this. */
 static void expect_net_n(int line, const struct policy *p, size_t i, const char *pattern, bool deny,
 			 bool private_ok, const char *origin)
@@ -1147,6 +1171,7 @@ int main(void)
 	test_layering();
 	test_audit_level();
 	test_signal_grace();
+	test_terminal_clipboard();
 	test_net();
 	test_net_compiled();
 	test_net_errors();

@@ -1,0 +1,93 @@
+# t_terminal.sh - the user's terminal out of the agent's reach: whenever any
+# of stdin, stdout, stderr is a terminal, the command gets the sandbox's own
+# pty in its place (a pipe stays a pipe), so it can neither read the user's
+# keys nor change the terminal's modes; the agent's output is filtered on
+# its way (OSC 52 clipboard sequences dropped unless `terminal clipboard
+# allow`, titles printable only, terminal queries dropped when their answers
+# could not reach the sandbox); and the terminal's modes come back on every
+# exit, SIGTERM and SIGHUP to warden included. Each test runs warden under
+# script(1), which gives it a terminal of its own.
+# shellcheck shell=bash
+
+# tscript SHELL-COMMAND: run it on a terminal of its own (script -qec);
+# W holds warden's path, quoted for the shell. Sets OUT (CRs removed) and RC.
+tscript() {
+	local sleeper
+	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+	bg_track $!
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$1" /dev/null <&"$sleeper" 2>&1)
+	RC=$?
+	exec {sleeper}<&-
+	OUT=${OUT//$'\r'/}
+	printf '$ script -qec %q\n-> rc=%s\n--- output\n%s\n' "$1" "$RC" "$OUT"
+}
+
+# stdin a pipe, stdout the user's terminal: the command reads the pipe, and
+# its stdout is the sandbox's pty, not the terminal; what it does to the
+# modes of its terminal stays there.
+test_terminal_pipe_stdin() {
+	have script || skip 'script(1) not installed'
+	local W
+	W=$(printf '%q' "$WARDEN")
+	tscript "stty -g; echo piped | $W run -- sh -c 'cat; test -t 0 || echo stdin-not-tty; tty <&1; stty -echo -icanon <&1 && echo modes-changed'; stty -g"
+	assert_out_line piped 'the pipe reaches the command'
+	assert_out_line stdin-not-tty 'stdin stays a pipe'
+	assert_out_line /dev/pts/0 "stdout is the sandbox's own pty"
+	assert_out_line modes-changed 'the command changed its terminal'
+	local before after
+	before=$(sed -n 1p <<<"$OUT")
+	after=$(tail -n 1 <<<"$OUT")
+	[[ -n $before && $before == "$after" ]] ||
+		fail "the user's terminal modes changed: before '$before' after '$after'"
+}
+
+# stdout a pipe, stderr the terminal: the same for stderr.
+test_terminal_stderr_only() {
+	have script || skip 'script(1) not installed'
+	local W
+	W=$(printf '%q' "$WARDEN")
+	tscript "$W run -- sh -c 'test -t 1 || echo stdout-not-tty; tty <&2 >&2' </dev/null | cat"
+	assert_out_line stdout-not-tty 'stdout stays a pipe'
+	assert_out_line /dev/pts/0 "stderr is the sandbox's own pty"
+}
+
+# OSC 52 dropped, a title's control bytes dropped, a cursor-position query
+# dropped when stdin is not the terminal (its answer would wait in the
+# user's input for the shell), kept when it is; the clipboard allowed by the
+# profile.
+test_terminal_output_filter() {
+	have script || skip 'script(1) not installed'
+	local W seq
+	W=$(printf '%q' "$WARDEN")
+	# shellcheck disable=SC2016 # printf inside
+	seq='A\033]52;c;aGVsbG8=\007B\033]2;ti\001tle\007C\033[6nD\n'
+	tscript "echo | $W run -- printf '$seq'"
+	assert_rc 0
+	[[ $OUT == *AB$'\e]2;title\a'C* ]] || fail "clipboard not dropped or title not cleaned: $(printf %q "$OUT")"
+	[[ $OUT == *CD* && $OUT != *$'\e[6n'* ]] || fail "the query passed with stdin a pipe: $(printf %q "$OUT")"
+	tscript "$W run -- printf '$seq'"
+	[[ $OUT == *$'\e[6n'* ]] || fail "the query was dropped with stdin the terminal: $(printf %q "$OUT")"
+	[[ $OUT != *']52;'* ]] || fail "OSC 52 passed: $(printf %q "$OUT")"
+	printf 'terminal clipboard allow\n' >"$T_TMP/clip.profile"
+	tscript "echo | $W run --profile $(printf %q "$T_TMP/clip.profile") -- printf '$seq'"
+	[[ $OUT == *$'\e]52;c;aGVsbG8=\a'* ]] || fail "OSC 52 dropped with terminal clipboard allow: $(printf %q "$OUT")"
+}
+
+# SIGTERM and SIGHUP to warden in the foreground of its terminal: the
+# terminal's modes are back when it exits.
+test_terminal_restored_on_signals() {
+	have script || skip 'script(1) not installed'
+	have pkill || skip 'pkill not installed'
+	local W sig marker before after
+	W=$(printf '%q' "$WARDEN")
+	for sig in TERM HUP; do
+		marker="31.$RANDOM"
+		# anchored: script's and the shell's command lines hold the text too
+		tscript "stty -g; (sleep 1.5; pkill -$sig -f '^[^ ]*warden run -- sleep $marker') & $W run -- sleep $marker; echo rc=\$?; stty -g"
+		assert_out_match '^rc=[0-9]+$' "warden exited after SIG$sig"
+		before=$(sed -n 1p <<<"$OUT")
+		after=$(tail -n 1 <<<"$OUT")
+		[[ -n $before && $before == "$after" ]] ||
+			fail "SIG$sig: terminal modes not restored: before '$before' after '$after'"
+	done
+}
