@@ -132,23 +132,37 @@ static int their_socket(pid_t pid, int sockfd, struct unixconn_result *r)
 	return sfd;
 }
 
-void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
-		      struct unixconn_result *r)
+/* Both ends for the supervisor's call: the socket inode decided on (its
+ * O_PATH fd, returned: the caller closes it), addressed in *un through
+ * /proc/self/fd, and a duplicate of the process's socket in *sfd. -1 with r
+ * filled when there is nothing to call. */
+static int both_ends(int diag, pid_t pid, int sockfd, const char *sun_path,
+		     struct unixconn_result *r, int *sfd, struct sockaddr_un *un)
 {
 	_cleanup_close_ int fd = resolve(diag, pid, sun_path, r);
 	if (fd < 0)
+		return -1;
+	if ((*sfd = their_socket(pid, sockfd, r)) < 0)
+		return -1;
+	*un = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	snprintf(un->sun_path, sizeof un->sun_path, "/proc/self/fd/%d", fd);
+	r->verdict = UNIXCONN_CONNECTED;
+	return steal_fd(&fd);
+}
+
+void unixconn_connect(int diag, pid_t pid, int sockfd, const char *sun_path,
+		      struct unixconn_result *r)
+{
+	struct sockaddr_un un;
+	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int fd = both_ends(diag, pid, sockfd, sun_path, r, &sfd, &un);
+	if (fd < 0)
 		return;
-	_cleanup_close_ int sfd = their_socket(pid, sockfd, r);
-	if (sfd < 0)
-		return;
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", fd);
 	/* Never block the supervisor: a full backlog is EAGAIN, as for a
 	 * non-blocking socket. */
 	int fl = fcntl(sfd, F_GETFL);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(sfd, F_SETFL, fl | O_NONBLOCK);
-	r->verdict = UNIXCONN_CONNECTED;
 	r->err = connect(sfd, (struct sockaddr *)&un, sizeof un) == 0 ? 0 : errno;
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(sfd, F_SETFL, fl);
@@ -158,15 +172,11 @@ void unixconn_sendto(int diag, pid_t pid, int sockfd, const char *sun_path, cons
 		     size_t len, int flags, struct unixconn_result *r, size_t *sent)
 {
 	*sent = 0;
-	_cleanup_close_ int fd = resolve(diag, pid, sun_path, r);
+	struct sockaddr_un un;
+	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int fd = both_ends(diag, pid, sockfd, sun_path, r, &sfd, &un);
 	if (fd < 0)
 		return;
-	_cleanup_close_ int sfd = their_socket(pid, sockfd, r);
-	if (sfd < 0)
-		return;
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	snprintf(un.sun_path, sizeof un.sun_path, "/proc/self/fd/%d", fd);
-	r->verdict = UNIXCONN_CONNECTED;
 	ssize_t n = sendto(sfd, data, len, flags | MSG_DONTWAIT | MSG_NOSIGNAL,
 			   (struct sockaddr *)&un, sizeof un);
 	r->err = n < 0 ? errno : 0;
