@@ -38,14 +38,40 @@ struct ws_mount {
 			 * convention: .claude, .vscode, ...), not a socket entry */
 };
 
+/* A regular file with the setuid or setgid bit at start, and which. */
+struct ws_setid {
+	dev_t dev;
+	ino_t ino;
+	mode_t bits;
+};
+
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
 	bool placed;              /* placeholders made: remove what `made` says was created */
 	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
+	int ws_fd;                /* the workspace directory, opened by workspace_plan and
+				     kept for the session (placeholders, the sweep), or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
 	struct strv git_ids;      /* and what each was: "dev:ino", same order */
+	struct ws_setid *setid;   /* setuid/setgid files at start, sorted by dev, ino */
+	size_t nsetid, capsetid;
 };
+
+/* What the sweep did to one entry: moved it aside, or cleared its setuid
+ * and setgid bits. */
+struct ws_swept {
+	char *rel;                /* workspace-relative path */
+	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
+	mode_t mode_was, mode;    /* bits cleared: the mode before and after */
+};
+struct ws_sweep {
+	struct ws_swept *v;
+	size_t n, cap;
+	char *ws;                 /* the workspace's path at the sweep (a new one when it
+				     was renamed during the session) */
+};
+void ws_sweep_free(struct ws_sweep *s);
 
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists
@@ -129,10 +155,14 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and
- * hooks the agent planted never run on the host. `moved` receives pairs:
- * the workspace-relative path, then where it went. */
+ * hooks the agent planted never run on the host, and clear the setuid and
+ * setgid bits no file had at start. It works from the workspace directory
+ * the plan opened (plan->ws_fd), wherever it was moved meanwhile (ws, its
+ * path at start, only names it when its new path cannot be had), walks the
+ * whole tree (walk.h: no depth limit, what the user owns but made
+ * unreadable opened up for the walk) and records what it did in out. */
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
-		    struct strv *moved, struct werr *e);
+		    struct ws_sweep *out, struct werr *e);
 /* Remove the placeholders (once the sandbox is gone): each name that still
  * holds the inode warden made, with its mode (a directory only while empty:
  * rmdir); anything else there (a host process replaced or filled it) is left

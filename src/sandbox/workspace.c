@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include "../common/hash.h"
+#include "walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* Directories whose subtrees are never a workspace. */
 static const char *const forbidden_trees[] = {
@@ -129,11 +132,15 @@ static bool dir_by_convention(const char *rel)
 
 /* An empty directory: only such a one is adopted as a placeholder (one a
  * user filled stays theirs, bound read-only like any protected path). */
-static bool dir_is_empty(const char *path)
+static bool dir_is_empty(int wsfd, const char *rel)
 {
-	DIR *d = opendir(path);
-	if (!d)
+	int fd = openat(wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	struct dirent *de;
 	bool empty = true;
 	while (empty && (de = readdir(d)))
@@ -147,6 +154,7 @@ static bool dir_is_empty(const char *path)
  * missing and its parent exists. */
 static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e)
 {
+	int wsfd = plan->ws_fd;
 	_cleanup_free_ char *copy = xstrdup(rel);
 	char *p = copy;
 	struct stat st;
@@ -155,7 +163,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 		if (slash)
 			*slash = '\0';
 		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, copy);
-		if (lstat(abs, &st) < 0) {
+		if (fstatat(wsfd, copy, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				return werr_errno(e, "protected path %s", abs);
 			if (slash)
@@ -169,7 +177,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
 				"keep it read-only (remove the link or unprotect the path)", abs);
 		if (!slash && is_placeholder(&st) && !plan_has(plan, copy) &&
-		    (!S_ISDIR(st.st_mode) || dir_is_empty(abs))) {
+		    (!S_ISDIR(st.st_mode) || dir_is_empty(wsfd, copy))) {
 			/* a running session's: shared, and removed by the last */
 			plan_add(plan, WS_PLACEHOLDER, copy);
 			struct ws_mount *m = &plan->m[plan->n - 1];
@@ -210,115 +218,119 @@ static bool mask_matches(const struct policy *pol, const char *rel, const char *
  * the session when new. */
 static const char *const git_redirects[] = { "commondir", "config.worktree", "worktrees", "modules" };
 
+#define SETID_BITS (S_ISUID | S_ISGID)
+#define ID_LEN 80
+
+/* What an entry is, "dev:ino:birth" ("dev:ino" where the file system keeps
+ * no birth time), or "gone": the birth time tells a directory removed and
+ * made again from the original even when the inode number comes back. */
+static void id_at(int dirfd, const char *name, char id[ID_LEN])
+{
+	struct statx sx;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) < 0) {
+		snprintf(id, ID_LEN, "gone");
+		return;
+	}
+	unsigned long long dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	if (sx.stx_mask & STATX_BTIME)
+		snprintf(id, ID_LEN, "%llu:%llu:%lld.%09u", dev, (unsigned long long)sx.stx_ino,
+			 (long long)sx.stx_btime.tv_sec, (unsigned)sx.stx_btime.tv_nsec);
+	else
+		snprintf(id, ID_LEN, "%llu:%llu", dev, (unsigned long long)sx.stx_ino);
+}
+
+/* The start-of-session scan: masks, every .git and git redirect, and the
+ * setuid/setgid files. */
 struct scan {
 	const struct policy *pol;
-	struct ws_plan *plan;      /* masks go here; NULL on the sweep's rescan */
-	struct strv *git;          /* every .git and git redirect found */
-	struct strv *ids;          /* the inode of each ("dev:ino") */
+	struct ws_plan *plan;
 	unsigned long entries;
 };
 
-static void note_one(struct scan *sc, int dirfd_, const char *name, const char *rel)
+/* Record a .git entry (directory, file or symlink) and the redirects in one
+ * that is a directory. */
+static void note_git(struct ws_plan *plan, const struct walk_entry *we)
 {
+	char id[ID_LEN];
+	id_at(we->dirfd, we->name, id);
+	strv_push(&plan->git, we->rel);
+	strv_push(&plan->git_ids, id);
+	if (we->type != DT_DIR)
+		return;
+	mode_t restore;
 	struct stat st;
-	strv_push(sc->git, rel);
-	if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		strv_push_owned(sc->ids, xasprintf("%llu:%llu", (unsigned long long)st.st_dev,
-						   (unsigned long long)st.st_ino));
-	else
-		strv_push(sc->ids, "gone");
-}
-
-/* Record a .git entry (directory or file) and the redirects inside it. */
-static void note_git(struct scan *sc, int dirfd_, const char *rel, bool is_dir)
-{
-	note_one(sc, dirfd_, ".git", rel);
-	if (!is_dir)
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0)
 		return;
 	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
-		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, git_redirects[i]);
-		_cleanup_free_ char *in = xasprintf(".git/%s", git_redirects[i]);
-		struct stat st;
-		if (fstatat(dirfd_, in, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			note_one(sc, dirfd_, in, sub);
+		id_at(gfd, git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		strv_push_owned(&plan->git, xasprintf("%s/%s", we->rel, git_redirects[i]));
+		strv_push(&plan->git_ids, id);
 	}
+	walk_close_dir(gfd, restore, we->rel);
 }
 
-/* Depth-first walk below fd (whose workspace-relative path is rel, "" for
- * the root), never following symlinks, skipping .git. */
-static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
+static void note_setid(struct ws_plan *plan, const struct walk_entry *we)
 {
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return werr_errno(e, "scanning workspace directory %s", *rel ? rel : ".");
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & SETID_BITS))
+		return;
+	if (plan->nsetid == plan->capsetid) {
+		plan->capsetid = plan->capsetid ? plan->capsetid * 2 : 16;
+		plan->setid = xrealloc(plan->setid, plan->capsetid * sizeof *plan->setid);
 	}
-	int r = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		/* The sweep has no limit: an agent must not be able to hide a
-		 * repository behind a million files. */
-		if (++sc->entries > SCAN_MAX_ENTRIES && sc->plan) {
-			r = werr_set(e, 0, "workspace has more than %d entries; warden cannot "
-				"check them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
-			break;
-		}
-		_cleanup_free_ char *child = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-		unsigned char type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-		}
-		/* Before the symlink skip: git follows a .git symlink, and a .git
-		 * file ("gitdir: ...") redirects it too. */
-		if (strcmp(name, ".git") == 0) {
-			note_git(sc, dirfd(d), child, type == DT_DIR);
-			continue;
-		}
-		if (type == DT_LNK)
-			continue;
-		if (sc->plan && mask_matches(sc->pol, child, name)) {
-			plan_add(sc->plan, type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, child);
-			continue;
-		}
-		if (type == DT_DIR) {
-			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0) {
-				/* unreadable to the user is unreadable to the agent; gone
-				 * since readdir (a placeholder being removed, a host
-				 * process at work) is nothing to scan */
-				if (errno == EACCES && !sc->plan)
-					wnote("sweep: cannot look inside %s (permission denied); a git "
-					      "repository there was not moved aside", child);
-				if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
-					continue;
-				r = werr_errno(e, "scanning workspace directory %s", child);
-				break;
-			}
-			if ((r = scan_dir(sc, sub, child, e)) < 0)
-				break;
-		}
+	plan->setid[plan->nsetid++] = (struct ws_setid){
+		.dev = st.st_dev, .ino = st.st_ino, .bits = st.st_mode & SETID_BITS };
+}
+
+static int cmp_setid(const void *a, const void *b)
+{
+	const struct ws_setid *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct scan *sc = ctx;
+	if (++sc->entries > SCAN_MAX_ENTRIES)
+		return werr_set(e, 0, "workspace has more than %d entries; warden cannot check "
+				"them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
+	/* Before the symlink skip: git follows a .git symlink, and a .git
+	 * file ("gitdir: ...") redirects it too. */
+	if (strcmp(we->name, ".git") == 0) {
+		note_git(sc->plan, we);
+		return WALK_SKIP;
 	}
-	closedir(d);
-	return r;
+	if (we->type == DT_LNK)
+		return WALK_SKIP;
+	if (we->type == DT_REG)
+		note_setid(sc->plan, we);
+	if (mask_matches(sc->pol, we->rel, we->name)) {
+		plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+		return WALK_SKIP;
+	}
+	return WALK_DESCEND;
 }
 
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
+	/* Kept for the session: the placeholders and the sweep work from it,
+	 * wherever the workspace is moved meanwhile. */
+	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (plan->ws_fd < 0)
+		return werr_errno(e, "opening workspace %s", ws);
 	for (size_t i = 0; i < p->protect.n; i++)
 		if (plan_protect(ws, p->protect.v[i], plan, e) < 0)
 			return -1;
-	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return werr_errno(e, "opening workspace %s", ws);
-	struct scan sc = { .pol = p, .plan = plan, .git = &plan->git, .ids = &plan->git_ids };
-	if (scan_dir(&sc, fd, "", e) < 0)
+	struct scan sc = { .pol = p, .plan = plan };
+	if (walk_tree(plan->ws_fd, &(struct walk_ops){ .entry = plan_entry }, &sc, e) < 0)
 		return -1;
+	qsort(plan->setid, plan->nsetid, sizeof *plan->setid, cmp_setid);
 	/* Git redirects present now stay as they are: read-only. */
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
@@ -329,49 +341,187 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	return 0;
 }
 
-/* Rename path aside as PATH.warden-quarantine-SESSION; the new name is
- * returned (malloc'd) or NULL when the rename failed. */
-static char *quarantine(const char *ws, const char *rel, const char *session)
+/* The end-of-session sweep. */
+struct known {
+	const char *rel, *id;
+};
+
+struct sweep {
+	const struct ws_plan *plan;
+	struct known *known;       /* the plan's .git entries and redirects, sorted by rel */
+	char *suffix;              /* "warden-quarantine-SESSION" */
+	struct ws_sweep *out;
+	struct strv pending;       /* in the directory being read: names to move aside */
+};
+
+static int cmp_known(const void *a, const void *b)
 {
-	_cleanup_free_ char *from = xasprintf("%s/%s", ws, rel);
-	char *to = xasprintf("%s.warden-quarantine-%s", from, session);
-	if (rename(from, to) == 0)
-		return to;
-	wnote("could not move %s aside: %s", from, strerror(errno));
+	return strcmp(((const struct known *)a)->rel, ((const struct known *)b)->rel);
+}
+
+/* There at start, and the same entry: a name alone is not enough (a
+ * concurrent session's sweep may have moved the original away, and an
+ * agent made a new one under the same name). */
+static bool known(const struct sweep *sw, const char *rel, const char *id)
+{
+	struct known key = { .rel = rel };
+	const struct known *k = bsearch(&key, sw->known, sw->plan->git.n, sizeof *sw->known, cmp_known);
+	return k && strcmp(k->id, id) == 0;
+}
+
+static void swept_add(struct ws_sweep *out, struct ws_swept it)
+{
+	if (out->n == out->cap) {
+		out->cap = out->cap ? out->cap * 2 : 8;
+		out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+	}
+	out->v[out->n++] = it;
+}
+
+/* Move name (whose workspace path is rel) aside in dirfd, and record it. */
+static void move_aside(struct sweep *sw, int dirfd, const char *name, const char *rel)
+{
+	char *to = walk_rename_aside(dirfd, name, sw->suffix);
+	size_t dir_len = strlen(rel) - strlen(name);
+	if (!to) {
+		wnote("could not move %s/%s aside: %s", sw->out->ws, rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .rel = xstrdup(rel),
+		.to = xasprintf("%s/%.*s%s", sw->out->ws, (int)dir_len, rel, to) });
 	free(to);
-	return NULL;
+}
+
+/* The redirects of a .git that was there at start. */
+static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
+{
+	mode_t restore;
+	struct stat st;
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0) {
+		if (errno != ENOENT)
+			wnote("sweep: cannot look inside %s (%s); a git redirect there was not "
+			      "moved aside", we->rel, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
+		char id[ID_LEN];
+		id_at(gfd, git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, git_redirects[i]);
+		if (!known(sw, rel, id))
+			move_aside(sw, gfd, git_redirects[i], rel);
+	}
+	walk_close_dir(gfd, restore, we->rel);
+}
+
+/* A regular file with a setuid or setgid bit it did not have at start
+ * loses it. */
+static void sweep_setid(struct sweep *sw, const struct walk_entry *we)
+{
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & SETID_BITS))
+		return;
+	struct ws_setid key = { .dev = st.st_dev, .ino = st.st_ino };
+	const struct ws_setid *was = bsearch(&key, sw->plan->setid, sw->plan->nsetid,
+					     sizeof key, cmp_setid);
+	mode_t bits = st.st_mode & SETID_BITS & ~(was ? was->bits : 0);
+	if (!bits)
+		return;
+	mode_t mode = st.st_mode & 07777 & ~bits;
+	if (fchmodat(we->dirfd, we->name, mode, AT_SYMLINK_NOFOLLOW) < 0) {
+		wnote("could not clear the %s bit of %s/%s: %s", bits == SETID_BITS ?
+		      "setuid and setgid" : bits == S_ISUID ? "setuid" : "setgid",
+		      sw->out->ws, we->rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .rel = xstrdup(we->rel),
+		.mode_was = st.st_mode & 07777, .mode = mode });
+}
+
+static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	if (strcmp(we->name, ".git") == 0) {
+		char id[ID_LEN];
+		id_at(we->dirfd, we->name, id);
+		if (!known(sw, we->rel, id))
+			strv_push(&sw->pending, we->name); /* after the directory is read */
+		else if (we->type == DT_DIR)
+			sweep_redirects(sw, we);
+		return WALK_SKIP;
+	}
+	if (we->type == DT_REG)
+		sweep_setid(sw, we);
+	return WALK_DESCEND;
+}
+
+static int sweep_dir_done(void *ctx, int dirfd, const char *rel, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	for (size_t i = 0; i < sw->pending.n; i++) {
+		const char *name = sw->pending.v[i];
+		_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		move_aside(sw, dirfd, name, r);
+	}
+	strv_free(&sw->pending);
+	return 0;
+}
+
+static void sweep_closed(void *ctx, const char *rel, int err)
+{
+	(void)ctx;
+	wnote("sweep: cannot look inside %s (%s); a git repository there was not moved aside",
+	      rel, strerror(err));
+}
+
+/* The workspace's path now, from the directory itself. */
+static char *path_now(int fd, const char *fallback)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n <= 0 || buf[0] != '/')
+		return xstrdup(fallback);
+	buf[n] = '\0';
+	return xstrdup(buf);
 }
 
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
-		    struct strv *moved, struct werr *e)
+		    struct ws_sweep *out, struct werr *e)
 {
-	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return werr_errno(e, "sweep: opening workspace %s", ws);
-	struct strv now = { 0 }, ids = { 0 };
-	struct scan sc = { .git = &now, .ids = &ids };
-	int r = scan_dir(&sc, fd, "", e);
-	const char *last = NULL; /* a quarantined .git: its redirects went along */
-	for (size_t i = 0; r == 0 && i < now.n; i++) {
-		const char *g = now.v[i];
-		/* There at start, and the same entry: a name alone is not enough
-		 * (a concurrent session's sweep may have moved the original away,
-		 * and an agent made a new one under the same name). */
-		bool known = false;
-		for (size_t k = 0; !known && k < plan->git.n; k++)
-			known = strcmp(plan->git.v[k], g) == 0 && strcmp(plan->git_ids.v[k], ids.v[i]) == 0;
-		if (known || (last && path_is_within(g, last)))
-			continue;
-		char *to = quarantine(ws, g, session);
-		if (!to)
-			continue;
-		strv_push(moved, g);
-		strv_push_owned(moved, to);
-		last = g;
-	}
-	strv_free(&now);
-	strv_free(&ids);
+	if (plan->ws_fd < 0)
+		return werr_set(e, EBADF, "sweep: the workspace %s was never opened", ws);
+	free(out->ws);
+	out->ws = path_now(plan->ws_fd, ws);
+	struct sweep sw = { .plan = plan, .out = out,
+		.suffix = xasprintf("warden-quarantine-%s", session),
+		.known = xcalloc(plan->git.n ? plan->git.n : 1, sizeof *sw.known) };
+	for (size_t i = 0; i < plan->git.n; i++)
+		sw.known[i] = (struct known){ .rel = plan->git.v[i], .id = plan->git_ids.v[i] };
+	qsort(sw.known, plan->git.n, sizeof *sw.known, cmp_known);
+	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
+				      .closed = sweep_closed };
+	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
+	strv_free(&sw.pending);
+	free(sw.known);
+	free(sw.suffix);
 	return r;
+}
+
+void ws_sweep_free(struct ws_sweep *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].rel);
+		free(s->v[i].to);
+	}
+	free(s->v);
+	free(s->ws);
+	*s = (struct ws_sweep){ 0 };
 }
 
 /* A directory placeholder is an inode of its own. The first socket
@@ -379,6 +529,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
  * inode where linking fails: another file system, a link limit). */
 static void make_placeholders(struct ws_plan *plan)
 {
+	int wsfd = plan->ws_fd;
 	const struct ws_mount *first = NULL;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
@@ -386,18 +537,19 @@ static void make_placeholders(struct ws_plan *plan)
 			continue;
 		int r = -1;
 		if (m->dir)
-			r = mkdir(m->abs, PLACEHOLDER_DIR_MODE);
+			r = mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
 		else if (first)
-			r = link(first->abs, m->abs);
+			r = linkat(wsfd, first->rel, wsfd, m->rel, 0);
 		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
-			r = mknod(m->abs, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
+			r = mknodat(wsfd, m->rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
 		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0) {
 			m->made = (struct ws_made){ .err = errno };
-		} else if (lstat(m->abs, &st) < 0 || !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
+		} else if (fstatat(wsfd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			   !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
 			m->made = (struct ws_made){ .err = EIO }; /* replaced at once: not ours */
-		} else if ((st.st_mode & 07777) != want && chmod(m->abs, want) < 0) {
+		} else if ((st.st_mode & 07777) != want && fchmodat(wsfd, m->rel, want, 0) < 0) {
 			/* exactly that mode whatever the umask: how sessions recognise it */
 			m->made = (struct ws_made){ .err = errno };
 		} else {
@@ -440,7 +592,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		if (m->kind != WS_PLACEHOLDER || m->made.err != 0)
 			continue;
 		struct stat st;
-		if (lstat(m->abs, &st) < 0) {
+		if (fstatat(plan->ws_fd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				wnote("could not check placeholder %s: %s", m->abs, strerror(errno));
 			continue;
@@ -448,7 +600,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		if (!is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
 			wnote("placeholder %s was replaced or changed during the session; left as it is",
 			      m->abs);
-		else if (!S_ISDIR(st.st_mode) ? unlink(m->abs) == 0 : rmdir(m->abs) == 0)
+		else if (unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)
 			wnote("placeholder %s was filled during the session; left as it is", m->abs);
@@ -484,6 +636,13 @@ void workspace_cleanup(struct ws_plan *plan)
 		close(plan->lock_fd);
 		plan->lock_fd = -1;
 	}
+	if (plan->ws_fd >= 0) {
+		close(plan->ws_fd);
+		plan->ws_fd = -1;
+	}
+	free(plan->setid);
+	plan->setid = NULL;
+	plan->nsetid = plan->capsetid = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);
