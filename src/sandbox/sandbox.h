@@ -6,6 +6,7 @@
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../common/err.h"
 #include "../common/util.h"
@@ -38,13 +39,6 @@ struct ws_mount {
 			 * convention: .claude, .vscode, ...), not a socket entry */
 };
 
-/* A regular file with the setuid or setgid bit at start, and which. */
-struct ws_setid {
-	dev_t dev;
-	ino_t ino;
-	mode_t bits;
-};
-
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
@@ -54,8 +48,8 @@ struct ws_plan {
 				     kept for the session (placeholders, the sweep), or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
 	struct strv git_ids;      /* and what each was: "dev:ino", same order */
-	struct ws_setid *setid;   /* setuid/setgid files at start, sorted by dev, ino */
-	size_t nsetid, capsetid;
+	struct timespec t0;       /* when the plan began: an inode changed since has a
+				     later ctime (the sweep's test for setuid bits) */
 };
 
 /* What the sweep did to one entry: moved it aside, or cleared its setuid
@@ -156,7 +150,9 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and
  * hooks the agent planted never run on the host, and clear the setuid and
- * setgid bits no file had at start. It works from the workspace directory
+ * setgid bits of every regular file whose inode changed during the session
+ * (its ctime later than the plan's start: a chmod, a new link, a write; a
+ * file untouched since before keeps its bits). It works from the workspace directory
  * the plan opened (plan->ws_fd), wherever it was moved meanwhile (ws, its
  * path at start, only names it when its new path cannot be had), walks the
  * whole tree (walk.h: no depth limit, what the user owns but made

@@ -272,28 +272,6 @@ static void note_git(struct ws_plan *plan, const struct walk_entry *we)
 	walk_close_dir(gfd, restore, we->rel);
 }
 
-static void note_setid(struct ws_plan *plan, const struct walk_entry *we)
-{
-	struct stat st;
-	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-	    !(st.st_mode & SETID_BITS))
-		return;
-	if (plan->nsetid == plan->capsetid) {
-		plan->capsetid = plan->capsetid ? plan->capsetid * 2 : 16;
-		plan->setid = xrealloc(plan->setid, plan->capsetid * sizeof *plan->setid);
-	}
-	plan->setid[plan->nsetid++] = (struct ws_setid){
-		.dev = st.st_dev, .ino = st.st_ino, .bits = st.st_mode & SETID_BITS };
-}
-
-static int cmp_setid(const void *a, const void *b)
-{
-	const struct ws_setid *x = a, *y = b;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->ino > y->ino) - (x->ino < y->ino);
-}
-
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;
@@ -308,8 +286,6 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	}
 	if (we->type == DT_LNK)
 		return WALK_SKIP;
-	if (we->type == DT_REG)
-		note_setid(sc->plan, we);
 	if (mask_matches(sc->pol, we->rel, we->name)) {
 		plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
 		return WALK_SKIP;
@@ -319,6 +295,10 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
+	/* Before anything is looked at: an inode changed from now on has a
+	 * later ctime (ctime is never earlier than the real-time clock's
+	 * reading before the change). */
+	clock_gettime(CLOCK_REALTIME, &plan->t0);
 	/* Kept for the session: the placeholders and the sweep work from it,
 	 * wherever the workspace is moved meanwhile. */
 	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -330,7 +310,6 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	struct scan sc = { .pol = p, .plan = plan };
 	if (walk_tree(plan->ws_fd, &(struct walk_ops){ .entry = plan_entry }, &sc, e) < 0)
 		return -1;
-	qsort(plan->setid, plan->nsetid, sizeof *plan->setid, cmp_setid);
 	/* Git redirects present now stay as they are: read-only. */
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
@@ -416,20 +395,21 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 	walk_close_dir(gfd, restore, we->rel);
 }
 
-/* A regular file with a setuid or setgid bit it did not have at start
- * loses it. */
+/* A regular file with a setuid or setgid bit whose inode changed during
+ * the session loses the bits. Its ctime says so without a record of every
+ * file at start (which would cost the start a stat per file): chmod, link,
+ * rename and write all set it, and no process can set it back. */
 static void sweep_setid(struct sweep *sw, const struct walk_entry *we)
 {
 	struct stat st;
 	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    !(st.st_mode & SETID_BITS))
 		return;
-	struct ws_setid key = { .dev = st.st_dev, .ino = st.st_ino };
-	const struct ws_setid *was = bsearch(&key, sw->plan->setid, sw->plan->nsetid,
-					     sizeof key, cmp_setid);
-	mode_t bits = st.st_mode & SETID_BITS & ~(was ? was->bits : 0);
-	if (!bits)
+	const struct timespec *t0 = &sw->plan->t0;
+	if (st.st_ctim.tv_sec < t0->tv_sec ||
+	    (st.st_ctim.tv_sec == t0->tv_sec && st.st_ctim.tv_nsec <= t0->tv_nsec))
 		return;
+	mode_t bits = st.st_mode & SETID_BITS;
 	mode_t mode = st.st_mode & 07777 & ~bits;
 	if (fchmodat(we->dirfd, we->name, mode, AT_SYMLINK_NOFOLLOW) < 0) {
 		wnote("could not clear the %s bit of %s/%s: %s", bits == SETID_BITS ?
@@ -640,9 +620,6 @@ void workspace_cleanup(struct ws_plan *plan)
 		close(plan->ws_fd);
 		plan->ws_fd = -1;
 	}
-	free(plan->setid);
-	plan->setid = NULL;
-	plan->nsetid = plan->capsetid = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);
