@@ -47,14 +47,26 @@ struct ws_plan {
 	int ws_fd;                /* the workspace directory, opened by workspace_plan and
 				     kept for the session (placeholders, the sweep), or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
-	struct strv git_ids;      /* and what each was: "dev:ino", same order */
+	struct strv git_ids;      /* and what each was: "dev:ino:birth", same order */
+	struct strv bare;         /* directories that look like bare repositories at start */
+	struct strv bare_ids;
+	struct strv names;        /* the protected names that apply at any depth */
+	struct strv named;        /* entries below the top with one of those names at start */
+	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 };
 
 /* What the sweep did to one entry: moved it aside, or cleared its setuid
  * and setgid bits. */
+enum ws_swept_kind {
+	WS_SWEPT_GIT,             /* a new .git or git redirect, moved aside */
+	WS_SWEPT_BARE,            /* a new bare-repository lookalike: its HEAD moved aside */
+	WS_SWEPT_CONFIG,          /* a new protected name below the top, moved aside */
+	WS_SWEPT_SETID,           /* setuid/setgid bits cleared */
+};
 struct ws_swept {
+	enum ws_swept_kind kind;
 	char *rel;                /* workspace-relative path */
 	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
 	mode_t mode_was, mode;    /* bits cleared: the mode before and after */

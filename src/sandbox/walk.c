@@ -27,6 +27,7 @@ struct frame {
 	size_t todo_len, todo_cap, todo_pos;
 	mode_t restore;          /* opened up: the mode to give back */
 	bool opened_up;
+	bool tagged;             /* the callback tagged it or a directory above */
 };
 
 struct walk {
@@ -64,14 +65,17 @@ static void rel_cut(struct walk *w, size_t len)
 	w->rel[len] = '\0';
 }
 
-static void todo_add(struct frame *f, const char *name)
+/* A subdirectory to visit: its name, after a byte saying whether it is
+ * tagged. */
+static void todo_add(struct frame *f, const char *name, bool tagged)
 {
-	size_t nl = strlen(name) + 1;
+	size_t nl = strlen(name) + 2;
 	if (f->todo_len + nl > f->todo_cap) {
 		f->todo_cap = (f->todo_len + nl) * 2;
 		f->todo = xrealloc(f->todo, f->todo_cap);
 	}
-	memcpy(f->todo + f->todo_len, name, nl);
+	f->todo[f->todo_len] = tagged ? 'T' : '-';
+	memcpy(f->todo + f->todo_len + 1, name, nl - 1);
 	f->todo_len += nl;
 }
 
@@ -89,6 +93,7 @@ static void push(struct walk *w, const struct frame *fr)
 static int read_dir(struct walk *w, int fd, struct werr *e)
 {
 	size_t base = w->rel_len;
+	bool tagged = w->f[w->n - 1].tagged;
 	for (;;) {
 		ssize_t got = getdents64(fd, w->buf, DENTS_BUF);
 		if (got < 0)
@@ -109,16 +114,17 @@ static int read_dir(struct walk *w, int fd, struct werr *e)
 				type = IFTODT(st.st_mode);
 			}
 			rel_put(w, name);
-			struct walk_entry we = { .dirfd = fd, .name = name, .rel = w->rel, .type = type };
+			struct walk_entry we = { .dirfd = fd, .name = name, .rel = w->rel, .type = type,
+						 .tagged = tagged };
 			int a = w->ops->entry(w->ctx, &we, e);
 			rel_cut(w, base);
 			if (a < 0)
 				return -1;
-			if (a == WALK_DESCEND && type == DT_DIR)
-				todo_add(&w->f[w->n - 1], name);
+			if ((a == WALK_DESCEND || a == WALK_DESCEND_TAGGED) && type == DT_DIR)
+				todo_add(&w->f[w->n - 1], name, tagged || a == WALK_DESCEND_TAGGED);
 		}
 	}
-	return w->ops->dir_done ? w->ops->dir_done(w->ctx, fd, w->rel, e) : 0;
+	return w->ops->dir_done ? w->ops->dir_done(w->ctx, fd, w->rel, tagged, e) : 0;
 }
 
 static void closed(struct walk *w, int err)
@@ -299,10 +305,11 @@ int walk_tree(int rootfd, const struct walk_ops *ops, void *ctx, struct werr *e)
 		struct frame *top = &w.f[w.n - 1];
 		/* after an error, only the way back up (giving modes back) */
 		if (r == 0 && top->todo_pos < top->todo_len) {
-			const char *name = top->todo + top->todo_pos;
-			top->todo_pos += strlen(name) + 1;
+			bool tagged = top->todo[top->todo_pos] == 'T';
+			const char *name = top->todo + top->todo_pos + 1;
+			top->todo_pos += strlen(name) + 2;
 			size_t base = w.rel_len, len = rel_put(&w, name);
-			struct frame child = { .rel_len = len };
+			struct frame child = { .rel_len = len, .tagged = tagged };
 			int fd = open_child(&w, cur, name, &child, e);
 			if (fd < 0) {
 				rel_cut(&w, base);

@@ -16,9 +16,12 @@ struct walk_entry {
 	const char *name;
 	const char *rel;        /* its path from the root ("a/b/name"); may be longer than PATH_MAX */
 	unsigned char type;     /* DT_DIR, DT_REG, DT_LNK, ...; DT_UNKNOWN resolved by lstat */
+	bool tagged;            /* below a directory the callback tagged */
 };
 
-enum walk_action { WALK_SKIP, WALK_DESCEND };
+/* WALK_DESCEND_TAGGED: descend, and every entry below is handed out with
+ * tagged set (the scan's way to know it is inside a .git). */
+enum walk_action { WALK_SKIP, WALK_DESCEND, WALK_DESCEND_TAGGED };
 
 struct walk_ops {
 	/* Each entry but "." and "..": WALK_DESCEND to visit a directory's
@@ -27,7 +30,7 @@ struct walk_ops {
 	/* Optional: after every entry of a directory was handed out, with the
 	 * directory still open (rel "" for the root): where a callback renames
 	 * what it found, so that no rename happens while the directory is read. */
-	int (*dir_done)(void *ctx, int dirfd, const char *rel, struct werr *e);
+	int (*dir_done)(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e);
 	/* Optional: a directory the walk could not look inside (not the
 	 * user's, or it could not be opened up), passed by. */
 	void (*closed)(void *ctx, const char *rel, int err);

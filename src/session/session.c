@@ -51,13 +51,31 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 		const struct ws_swept *it = &sw.v[i];
 		struct event a;
 		char was[8], now[8];
-		if (it->to) {
+		switch (it->kind) {
+		case WS_SWEPT_GIT:
 			wnote("the sandboxed command created %s/%s; its git configuration and hooks "
 			      "would run on your next git command there, so it was moved to %s (review "
 			      "it, then `mv` it back if you trust it)", sw.ws, it->rel, it->to);
 			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
 				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
-		} else {
+			break;
+		case WS_SWEPT_BARE:
+			wnote("the sandboxed command made %s/%.*s look like a git repository (HEAD, "
+			      "objects/, refs/), whose configuration and hooks git would run; its HEAD "
+			      "was moved to %s so git no longer takes it for one (review it, then `mv` "
+			      "it back if you trust it)", sw.ws, (int)(strlen(it->rel) - strlen("HEAD")),
+			      it->rel, it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "git.bare-created-in-sandbox",
+				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		case WS_SWEPT_CONFIG:
+			wnote("the sandboxed command created %s/%s, a configuration that tools on your "
+			      "host read to start commands; it was moved to %s (review it, then `mv` it "
+			      "back if you trust it)", sw.ws, it->rel, it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "config.created-in-sandbox",
+				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		default:
 			snprintf(was, sizeof was, "%04o", (unsigned)it->mode_was);
 			snprintf(now, sizeof now, "%04o", (unsigned)it->mode);
 			wnote("%s/%s got the %s during the session; warden cleared %s (mode %s, was %s)",
@@ -65,6 +83,7 @@ static int sweep(const struct sandbox_spec *s, struct audit *log, const char *se
 			      (it->mode_was & ~it->mode) == (S_ISUID | S_ISGID) ? "them" : "it", now, was);
 			a = ev_alert(&(struct ev_alert){ .rule = "setid.appeared-in-sandbox",
 				.path = it->rel, .action = "cleared", .mode_was = was, .mode = now });
+			break;
 		}
 		if (audit_emit_event(log, a, e) < 0 || audit_sync(log, e) < 0)
 			r = -1;

@@ -81,6 +81,8 @@ static const struct ws_mount *entry(const struct ws_plan *plan, const char *rel)
 			times++;
 		}
 	CHECK(times <= 1);
+	if (times > 1)
+		fprintf(stderr, "  %s planned %d times\n", rel, times);
 	return found;
 }
 
@@ -409,8 +411,8 @@ static void test_plan_refusals(void)
 	CHECK(strstr(e.msg, ".idea is a symbolic link") != NULL);
 	workspace_cleanup(&plan);
 
-	/* .git a file (a worktree) or absent: nothing to pin below it, no
-	 * placeholder inside a directory that is not there */
+	/* .git a file (a worktree: read-only itself) or absent: nothing to
+	 * pin below it, no placeholder inside a directory that is not there */
 	mk("ws3");
 	touch("ws3/.git", "gitdir: /elsewhere\n");
 	mk("ws4");
@@ -418,7 +420,7 @@ static void test_plan_refusals(void)
 		_cleanup_free_ char *ws = tmp_path(i ? "ws4" : "ws3");
 		struct ws_plan p = { .lock_fd = -1, .ws_fd = -1 };
 		CHECK(workspace_plan(ws, &pol, &p, &e) == 0);
-		CHECK(entry(&p, ".git") == NULL);
+		CHECK(i == 0 ? planned(&p, ".git", WS_PROTECT) : entry(&p, ".git") == NULL);
 		CHECK(entry(&p, ".git/hooks") == NULL);
 		CHECK(entry(&p, ".git/config") == NULL);
 		CHECK(planned(&p, ".gitmodules", WS_PLACEHOLDER));
@@ -707,9 +709,10 @@ static void test_sweep_deep(void)
 {
 	struct policy pol;
 	load_profile(&pol, "");
-	enum { DEPTH = 5000 };
+	enum { DEPTH = 5000, START = 1000 };
 	mk("dp");
-	deep_chain("dp", DEPTH, "old/.git/hooks", "old/.env"); /* there at start */
+	deep_chain("dp", START, "old/.git/hooks", "old/.env"); /* there at start */
+	deep_chain("dp", DEPTH, NULL, NULL);
 	_cleanup_free_ char *ws = tmp_path("dp");
 	struct rlimit was, low = { .rlim_cur = 24 };
 	CHECK(getrlimit(RLIMIT_NOFILE, &was) == 0);
@@ -720,11 +723,13 @@ static void test_sweep_deep(void)
 	int r = workspace_plan(ws, &pol, &plan, &e);
 	CHECK(r == 0);
 	if (r < 0)
-		fprintf(stderr, "  workspace_plan: %s\n", e.msg);
-	_cleanup_free_ char *env = deep_rel(DEPTH, "old/.env");
-	_cleanup_free_ char *oldgit = deep_rel(DEPTH, "old/.git");
+		fprintf(stderr, "  workspace_plan: %.200s\n", e.msg);
+	_cleanup_free_ char *env = deep_rel(START, "old/.env");
+	_cleanup_free_ char *oldgit = deep_rel(START, "old/.git");
+	_cleanup_free_ char *hooks = deep_rel(START, "old/.git/hooks");
 	CHECK(planned(&plan, env, WS_MASK_FILE));
 	CHECK(strv_contains(&plan.git, oldgit));
+	CHECK(planned(&plan, hooks, WS_PROTECT)); /* a nested repository's */
 
 	/* the agent plants a hook at the bottom, in a new repository */
 	deep_chain("dp", DEPTH, ".git/hooks", ".git/hooks/pre-commit");
@@ -732,16 +737,23 @@ static void test_sweep_deep(void)
 	r = workspace_sweep(ws, &plan, "D1", &sw, &e);
 	CHECK(r == 0);
 	if (r < 0)
-		fprintf(stderr, "  workspace_sweep: %s\n", e.msg);
+		fprintf(stderr, "  workspace_sweep: %.200s\n", e.msg);
 	CHECK(setrlimit(RLIMIT_NOFILE, &was) == 0);
 	_cleanup_free_ char *newgit = deep_rel(DEPTH, ".git");
 	_cleanup_free_ char *to = xasprintf("dp/%s.warden-quarantine-D1", newgit);
 	CHECK(sw.n == 1 && moved_to(&sw, newgit, to));
 	CHECK(!deep_exists("dp", DEPTH, ".git"));
 	CHECK(deep_exists("dp", DEPTH, ".git.warden-quarantine-D1/hooks/pre-commit"));
-	CHECK(deep_exists("dp", DEPTH, "old/.git/hooks"));
+	CHECK(deep_exists("dp", START, "old/.git/hooks"));
 	ws_sweep_free(&sw);
 	workspace_cleanup(&plan);
+
+	/* a secret deeper than a mount can be named: the workspace is refused */
+	deep_chain("dp", DEPTH, NULL, "id_rsa");
+	struct ws_plan p2 = { .lock_fd = -1, .ws_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &p2, &e) < 0 && e.errnum == ENAMETOOLONG &&
+	      strstr(e.msg, "more than warden can mask"));
+	workspace_cleanup(&p2);
 	policy_free(&pol);
 }
 
@@ -912,6 +924,7 @@ static void test_sweep_unreadable(void)
 			perror("becoming nobody");
 			_exit(2);
 		}
+		failures = 0; /* the parent's so far are the parent's */
 		unreadable_child();
 		fflush(NULL);
 		_exit(failures ? 1 : 0);
