@@ -934,6 +934,118 @@ static void test_sweep_unreadable(void)
 	      WEXITSTATUS(status) == 0);
 }
 
+/* The index of rel in the plan, -1 when it is not planned. */
+static long plan_index(const struct ws_plan *plan, const char *rel)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* Every repository and tool config in the tree: protected names at any
+ * depth, nested repositories, .git files, secrets inside .git, bare
+ * lookalikes; and what the sweep does with those made during the session. */
+static void test_tree(void)
+{
+	struct policy pol;
+	load_profile(&pol, "protect docs/RELEASE.md\n");
+	mk("tr/packages/app/.vscode");
+	touch("tr/packages/app/.vscode/tasks.json", "{}\n");
+	touch("tr/packages/app/.envrc", "export A=1\n");
+	mk("tr/packages/lnk");
+	ln("../../.envrc", "tr/packages/lnk/.envrc");
+	mk("tr/packages/lib");
+	mk("tr/vendor/lib/.git/hooks");
+	touch("tr/vendor/lib/.git/config", "[core]\n");
+	touch("tr/vendor/lib/.git/.git-credentials", "https://u:p@host\n");
+	mk("tr/vendor/nohooks/.git");
+	mk("tr/sub");
+	touch("tr/sub/.git", "gitdir: ../.git/modules/sub\n");
+	mk("tr/keep.git/objects");
+	mk("tr/keep.git/refs");
+	touch("tr/keep.git/HEAD", "ref: refs/heads/main\n");
+	mk("tr/other/docs");
+	touch("tr/other/docs/RELEASE.md", "x\n");
+	_cleanup_free_ char *ws = tmp_path("tr");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	int r = workspace_plan(ws, &pol, &plan, &e);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "  workspace_plan: %s\n", e.msg);
+
+	/* names at any depth: read-only, the way to them pinned */
+	CHECK(planned(&plan, "packages/app/.vscode", WS_PROTECT));
+	CHECK(planned(&plan, "packages/app/.envrc", WS_PROTECT));
+	CHECK(planned(&plan, "packages", WS_PIN) && planned(&plan, "packages/app", WS_PIN));
+	CHECK(entry(&plan, "packages/lnk/.envrc") == NULL); /* a symlink: recorded, not bound */
+	CHECK(strv_contains(&plan.named, "packages/lnk/.envrc"));
+	/* no placeholder for a name missing below the top */
+	CHECK(entry(&plan, "packages/lib/.vscode") == NULL);
+	/* a path with a slash stays where it is */
+	CHECK(entry(&plan, "other/docs/RELEASE.md") == NULL);
+	/* nested repositories: hooks and config, a placeholder for missing hooks */
+	CHECK(planned(&plan, "vendor/lib/.git/hooks", WS_PROTECT));
+	CHECK(planned(&plan, "vendor/lib/.git/config", WS_PROTECT));
+	CHECK(planned(&plan, "vendor/lib/.git", WS_PIN));
+	CHECK(planned(&plan, "vendor/nohooks/.git/hooks", WS_PLACEHOLDER) &&
+	      entry(&plan, "vendor/nohooks/.git/hooks")->dir);
+	/* secrets inside .git */
+	CHECK(planned(&plan, "vendor/lib/.git/.git-credentials", WS_MASK_FILE));
+	/* a .git file is read-only itself */
+	CHECK(planned(&plan, "sub/.git", WS_PROTECT));
+	/* a bare repository at start: recorded, its hooks held */
+	CHECK(strv_contains(&plan.bare, "keep.git"));
+	CHECK(planned(&plan, "keep.git/hooks", WS_PLACEHOLDER));
+	CHECK(planned(&plan, "keep.git/config", WS_PLACEHOLDER));
+	/* shallow first: a directory bound before anything below it */
+	for (size_t i = 1; i < plan.n; i++) {
+		size_t a = 0, b = 0;
+		for (const char *c = plan.m[i - 1].rel; *c; c++)
+			a += *c == '/';
+		for (const char *c = plan.m[i].rel; *c; c++)
+			b += *c == '/';
+		CHECK(a <= b);
+	}
+	CHECK(plan_index(&plan, "vendor/lib/.git") < plan_index(&plan, "vendor/lib/.git/.git-credentials"));
+
+	/* what an agent leaves */
+	mk("tr/packages/lib/.vscode");
+	touch("tr/packages/lib/.vscode/tasks.json", "{}\n");
+	touch("tr/packages/lib/.envrc", "export EVIL=1\n");
+	_cleanup_free_ char *lnk = tmp_path("tr/packages/lnk/.envrc");
+	CHECK(unlink(lnk) == 0);
+	touch("tr/packages/lnk/.envrc", "export EVIL=2\n");   /* an unbound one replaced */
+	mk("tr/fake/objects");
+	mk("tr/fake/refs");
+	touch("tr/fake/HEAD", "ref: refs/heads/main\n");
+	mk("tr/objects");
+	mk("tr/refs");
+	touch("tr/HEAD", "ref: refs/heads/main\n");
+	mk("tr/half/objects");                              /* not a lookalike: no refs/ */
+	touch("tr/half/HEAD", "x\n");
+	touch("tr/keep.git/description", "x\n");            /* the one at start, changed */
+	struct ws_sweep sw = { 0 };
+	r = workspace_sweep(ws, &plan, "T1", &sw, &e);
+	CHECK(r == 0);
+	size_t kinds[4] = { 0 };
+	for (size_t i = 0; i < sw.n; i++)
+		kinds[sw.v[i].kind]++;
+	CHECK(sw.n == 5 && kinds[WS_SWEPT_CONFIG] == 3 && kinds[WS_SWEPT_BARE] == 2);
+	CHECK(moved_to(&sw, "packages/lib/.vscode", "tr/packages/lib/.vscode.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "packages/lib/.envrc", "tr/packages/lib/.envrc.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "packages/lnk/.envrc", "tr/packages/lnk/.envrc.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "fake/HEAD", "tr/fake/HEAD.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "HEAD", "tr/HEAD.warden-quarantine-T1"));
+	CHECK(!exists("tr/fake/HEAD") && !exists("tr/HEAD") && exists("tr/half/HEAD"));
+	CHECK(exists("tr/keep.git/HEAD") && exists("tr/packages/app/.vscode/tasks.json") &&
+	      exists("tr/packages/app/.envrc"));
+	ws_sweep_free(&sw);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -950,6 +1062,7 @@ int main(void)
 	test_sweep_renamed();
 	test_sweep_setid();
 	test_sweep_unreadable();
+	test_tree();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
