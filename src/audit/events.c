@@ -144,8 +144,9 @@ struct event ev_syscall_suppressed(unsigned long suppressed)
 
 struct event ev_alert(const struct ev_alert *x)
 {
-	json_t *f = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "rule", x->rule,
+	json_t *f = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "rule", x->rule,
 			      "path", x->path, "moved_to", x->moved_to, "action", x->action,
+			      "mode_was", x->mode_was, "mode", x->mode,
 			      "secret", x->secret, "host", x->host, "where", x->where);
 	if (f) {
 		/* s:s? writes null for NULL: leave those out */

@@ -118,12 +118,14 @@ struct event ev_syscall(const struct ev_syscall *x);
 struct event ev_syscall_suppressed(unsigned long suppressed);
 
 /* Something the user should look at (alert.rule names which check). */
-/* An alert. The git sweep's: rule, path, moved_to, action. A secret's
- * phantom seen where it does not belong: rule "secret.phantom", secret,
- * host, port, where ("url", "header", "body", "stream"), action. Fields
- * left NULL (port 0) are left out. */
+/* An alert. The git sweep's: rule, path, moved_to, action. A setuid or
+ * setgid bit the sweep cleared: rule, path, action, mode_was, mode (octal
+ * text). A secret's phantom seen where it does not belong: rule
+ * "secret.phantom", secret, host, port, where ("url", "header", "body",
+ * "stream"), action. Fields left NULL (port 0) are left out. */
 struct ev_alert {
 	const char *rule, *path, *moved_to, *action;
+	const char *mode_was, *mode;
 	const char *secret, *host, *where;
 	unsigned port;
 };

@@ -189,6 +189,12 @@ static void hide_cmdline(struct sandbox_spec *s)
 void sandbox_init_main(struct sandbox_spec *s)
 {
 	hide_cmdline(s);
+	/* The supervisor keeps the workspace directory open for the sweep;
+	 * init builds the sandbox by path and needs no handle on the host's
+	 * tree (the command's fds are closed anyway). */
+	if (s->plan.ws_fd >= 0)
+		close(s->plan.ws_fd);
+	s->plan.ws_fd = -1;
 	struct werr e = { 0 };
 	char slave[64] = "";
 	int master = -1;

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../common/err.h"
 #include "../common/util.h"
@@ -44,9 +45,40 @@ struct ws_plan {
 	size_t n, cap;
 	bool placed;              /* placeholders made: remove what `made` says was created */
 	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
+	int ws_fd;                /* the workspace directory, opened by workspace_plan and
+				     kept for the session (placeholders, the sweep), or -1 */
 	struct strv git;          /* .git entries and git redirects present at start */
-	struct strv git_ids;      /* and what each was: "dev:ino", same order */
+	struct strv git_ids;      /* and what each was: "dev:ino:birth", same order */
+	struct strv bare;         /* directories that look like bare repositories at start */
+	struct strv bare_ids;
+	struct strv names;        /* the protected names that apply at any depth */
+	struct strv named;        /* entries below the top with one of those names at start */
+	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
+	struct timespec t0;       /* when the plan began: an inode changed since has a
+				     later ctime (the sweep's test for setuid bits) */
 };
+
+/* What the sweep did to one entry: moved it aside, or cleared its setuid
+ * and setgid bits. */
+enum ws_swept_kind {
+	WS_SWEPT_GIT,             /* a new .git or git redirect, moved aside */
+	WS_SWEPT_BARE,            /* a new bare-repository lookalike: its HEAD moved aside */
+	WS_SWEPT_CONFIG,          /* a new protected name below the top, moved aside */
+	WS_SWEPT_SETID,           /* setuid/setgid bits cleared */
+};
+struct ws_swept {
+	enum ws_swept_kind kind;
+	char *rel;                /* workspace-relative path */
+	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
+	mode_t mode_was, mode;    /* bits cleared: the mode before and after */
+};
+struct ws_sweep {
+	struct ws_swept *v;
+	size_t n, cap;
+	char *ws;                 /* the workspace's path at the sweep (a new one when it
+				     was renamed during the session) */
+};
+void ws_sweep_free(struct ws_sweep *s);
 
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists
@@ -132,10 +164,16 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and
- * hooks the agent planted never run on the host. `moved` receives pairs:
- * the workspace-relative path, then where it went. */
+ * hooks the agent planted never run on the host, and clear the setuid and
+ * setgid bits of every regular file whose inode changed during the session
+ * (its ctime later than the plan's start: a chmod, a new link, a write; a
+ * file untouched since before keeps its bits). It works from the workspace directory
+ * the plan opened (plan->ws_fd), wherever it was moved meanwhile (ws, its
+ * path at start, only names it when its new path cannot be had), walks the
+ * whole tree (walk.h: no depth limit, what the user owns but made
+ * unreadable opened up for the walk) and records what it did in out. */
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
-		    struct strv *moved, struct werr *e);
+		    struct ws_sweep *out, struct werr *e);
 /* Remove the placeholders (once the sandbox is gone): each name that still
  * holds the inode warden made, with its mode (a directory only while empty:
  * rmdir); anything else there (a host process replaced or filled it) is left

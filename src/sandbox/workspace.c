@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include "../common/hash.h"
+#include "walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* Directories whose subtrees are never a workspace. */
 static const char *const forbidden_trees[] = {
@@ -87,6 +90,18 @@ static void plan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *
 	plan->n++;
 }
 
+/* The sandbox mounts the plan's paths by their workspace-relative name,
+ * which the kernel takes up to PATH_MAX: a path to protect or mask deeper
+ * than that refuses the workspace rather than leave it open. */
+static int check_length(const char *rel, const char *what, struct werr *e)
+{
+	if (strlen(rel) < PATH_MAX)
+		return 0;
+	return werr_set(e, ENAMETOOLONG, "refusing the workspace: %s %.200s... lies %zu characters "
+			"deep, more than warden can %s", what, rel, strlen(rel),
+			strcmp(what, "secret") == 0 ? "mask" : "keep read-only");
+}
+
 static bool plan_has(const struct ws_plan *plan, const char *rel)
 {
 	for (size_t i = 0; i < plan->n; i++)
@@ -113,7 +128,11 @@ static bool is_placeholder(const struct stat *st)
 /* Protected names that are directories by convention, at any depth: a tool
  * that finds anything else there fails (Claude Code shows a blocking
  * settings error for a .claude that is not a directory). */
-static const char *const dir_names[] = { ".claude", ".codex", ".cursor", ".idea", ".vscode", ".warden" };
+static const char *const dir_names[] = {
+	".amazonq", ".claude", ".codex", ".continue", ".cursor", ".devcontainer", ".gemini",
+	".idea", ".roo", ".vscode", ".warden", ".windsurf", ".zed",
+	"hooks", /* a repository's, .git/hooks or a bare one's */
+};
 
 static bool dir_by_convention(const char *rel)
 {
@@ -122,18 +141,20 @@ static bool dir_by_convention(const char *rel)
 	for (size_t i = 0; i < ARRAY_LEN(dir_names); i++)
 		if (strcmp(base, dir_names[i]) == 0)
 			return true;
-	size_t n = strlen(rel);
-	return strcmp(rel, ".git/hooks") == 0 ||
-	       (n > strlen("/.git/hooks") && strcmp(rel + n - strlen("/.git/hooks"), "/.git/hooks") == 0);
+	return false;
 }
 
 /* An empty directory: only such a one is adopted as a placeholder (one a
  * user filled stays theirs, bound read-only like any protected path). */
-static bool dir_is_empty(const char *path)
+static bool dir_is_empty(int wsfd, const char *rel)
 {
-	DIR *d = opendir(path);
-	if (!d)
+	int fd = openat(wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	struct dirent *de;
 	bool empty = true;
 	while (empty && (de = readdir(d)))
@@ -147,6 +168,9 @@ static bool dir_is_empty(const char *path)
  * missing and its parent exists. */
 static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e)
 {
+	int wsfd = plan->ws_fd;
+	if (check_length(rel, "protected path", e) < 0)
+		return -1;
 	_cleanup_free_ char *copy = xstrdup(rel);
 	char *p = copy;
 	struct stat st;
@@ -155,11 +179,11 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 		if (slash)
 			*slash = '\0';
 		_cleanup_free_ char *abs = xasprintf("%s/%s", ws, copy);
-		if (lstat(abs, &st) < 0) {
+		if (fstatat(wsfd, copy, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				return werr_errno(e, "protected path %s", abs);
-			if (slash)
-				return 0; /* parent missing: nothing to protect yet */
+			if (slash || plan_has(plan, copy))
+				return 0; /* parent missing: nothing to protect yet; or planned */
 			plan_add(plan, WS_PLACEHOLDER, copy); /* made by workspace_make_placeholders */
 			plan->m[plan->n - 1].abs = xstrdup(abs);
 			plan->m[plan->n - 1].dir = dir_by_convention(copy);
@@ -169,7 +193,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
 				"keep it read-only (remove the link or unprotect the path)", abs);
 		if (!slash && is_placeholder(&st) && !plan_has(plan, copy) &&
-		    (!S_ISDIR(st.st_mode) || dir_is_empty(abs))) {
+		    (!S_ISDIR(st.st_mode) || dir_is_empty(wsfd, copy))) {
 			/* a running session's: shared, and removed by the last */
 			plan_add(plan, WS_PLACEHOLDER, copy);
 			struct ws_mount *m = &plan->m[plan->n - 1];
@@ -210,115 +234,245 @@ static bool mask_matches(const struct policy *pol, const char *rel, const char *
  * the session when new. */
 static const char *const git_redirects[] = { "commondir", "config.worktree", "worktrees", "modules" };
 
+#define SETID_BITS (S_ISUID | S_ISGID)
+#define ID_LEN 80
+
+/* What an entry is, "dev:ino:birth" ("dev:ino" where the file system keeps
+ * no birth time), or "gone": the birth time tells a directory removed and
+ * made again from the original even when the inode number comes back. */
+static void id_at(int dirfd, const char *name, char id[ID_LEN])
+{
+	struct statx sx;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH),
+		  STATX_INO | STATX_BTIME, &sx) < 0) {
+		snprintf(id, ID_LEN, "gone");
+		return;
+	}
+	unsigned long long dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	if (sx.stx_mask & STATX_BTIME)
+		snprintf(id, ID_LEN, "%llu:%llu:%lld.%09u", dev, (unsigned long long)sx.stx_ino,
+			 (long long)sx.stx_btime.tv_sec, (unsigned)sx.stx_btime.tv_nsec);
+	else
+		snprintf(id, ID_LEN, "%llu:%llu", dev, (unsigned long long)sx.stx_ino);
+}
+
+/* The start-of-session scan: masks (inside .git too), every .git and git
+ * redirect, every bare-repository lookalike, and the protected names below
+ * the top. */
 struct scan {
 	const struct policy *pol;
-	struct ws_plan *plan;      /* masks go here; NULL on the sweep's rescan */
-	struct strv *git;          /* every .git and git redirect found */
-	struct strv *ids;          /* the inode of each ("dev:ino") */
+	struct ws_plan *plan;
+	const char *ws;
+	struct strv git_subs;      /* protected paths inside .git ("hooks", "config") */
 	unsigned long entries;
+	unsigned bare_parts;       /* of the directory being read: HEAD, objects/, refs/ */
 };
 
-static void note_one(struct scan *sc, int dirfd_, const char *name, const char *rel)
+#define BARE_HEAD 1u
+#define BARE_OBJECTS 2u
+#define BARE_REFS 4u
+#define BARE_ALL (BARE_HEAD | BARE_OBJECTS | BARE_REFS)
+
+/* What git looks for to take a directory for a repository (a bare one, or
+ * a gitdir): HEAD, objects/ and refs/. */
+static unsigned bare_part(const struct walk_entry *we)
 {
-	struct stat st;
-	strv_push(sc->git, rel);
-	if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		strv_push_owned(sc->ids, xasprintf("%llu:%llu", (unsigned long long)st.st_dev,
-						   (unsigned long long)st.st_ino));
-	else
-		strv_push(sc->ids, "gone");
+	if (strcmp(we->name, "HEAD") == 0 && (we->type == DT_REG || we->type == DT_LNK))
+		return BARE_HEAD;
+	if (we->type == DT_DIR && strcmp(we->name, "objects") == 0)
+		return BARE_OBJECTS;
+	if (we->type == DT_DIR && strcmp(we->name, "refs") == 0)
+		return BARE_REFS;
+	return 0;
 }
 
-/* Record a .git entry (directory or file) and the redirects inside it. */
-static void note_git(struct scan *sc, int dirfd_, const char *rel, bool is_dir)
+static bool is_protected_name(const struct strv *names, const char *name)
 {
-	note_one(sc, dirfd_, ".git", rel);
-	if (!is_dir)
+	for (size_t i = 0; i < names->n; i++)
+		if (strcmp(names->v[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Record a .git entry (directory, file or symlink) and the redirects in one
+ * that is a directory. */
+static void note_git(struct ws_plan *plan, const struct walk_entry *we)
+{
+	char id[ID_LEN];
+	id_at(we->dirfd, we->name, id);
+	strv_push(&plan->git, we->rel);
+	strv_push(&plan->git_ids, id);
+	if (we->type != DT_DIR)
+		return;
+	mode_t restore;
+	struct stat st;
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0)
 		return;
 	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
-		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, git_redirects[i]);
-		_cleanup_free_ char *in = xasprintf(".git/%s", git_redirects[i]);
-		struct stat st;
-		if (fstatat(dirfd_, in, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			note_one(sc, dirfd_, in, sub);
+		id_at(gfd, git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		strv_push_owned(&plan->git, xasprintf("%s/%s", we->rel, git_redirects[i]));
+		strv_push(&plan->git_ids, id);
 	}
+	walk_close_dir(gfd, restore, we->rel);
 }
 
-/* Depth-first walk below fd (whose workspace-relative path is rel, "" for
- * the root), never following symlinks, skipping .git. */
-static int scan_dir(struct scan *sc, int fd, const char *rel, struct werr *e)
+/* The protected paths inside .git ("hooks", "config"), applied to the
+ * repository whose gitdir is at gitdir ("" for the workspace itself). */
+static int protect_repo(struct scan *sc, const char *gitdir, struct werr *e)
 {
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return werr_errno(e, "scanning workspace directory %s", *rel ? rel : ".");
+	for (size_t i = 0; i < sc->git_subs.n; i++) {
+		_cleanup_free_ char *rel = *gitdir ? xasprintf("%s/%s", gitdir, sc->git_subs.v[i])
+						   : xstrdup(sc->git_subs.v[i]);
+		if (plan_protect(sc->ws, rel, sc->plan, e) < 0)
+			return -1;
 	}
-	int r = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		/* The sweep has no limit: an agent must not be able to hide a
-		 * repository behind a million files. */
-		if (++sc->entries > SCAN_MAX_ENTRIES && sc->plan) {
-			r = werr_set(e, 0, "workspace has more than %d entries; warden cannot "
-				"check them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
-			break;
+	return 0;
+}
+
+/* A protected name below the top, there at start: read-only inside when it
+ * can be (not a symlink), and recorded for the sweep either way. */
+static int protect_named(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	char id[ID_LEN] = "bound";
+	if (we->type == DT_LNK)
+		id_at(we->dirfd, we->name, id);
+	else if (plan_protect(sc->ws, we->rel, sc->plan, e) < 0)
+		return -1;
+	strv_push(&sc->plan->named, we->rel);
+	strv_push(&sc->plan->named_ids, id);
+	return 0;
+}
+
+static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct scan *sc = ctx;
+	/* Inside a .git: only secrets to mask (.git/.git-credentials). */
+	if (we->tagged) {
+		if (we->type == DT_LNK)
+			return WALK_SKIP;
+		if (mask_matches(sc->pol, we->rel, we->name)) {
+			if (check_length(we->rel, "secret", e) < 0)
+				return -1;
+			plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+			return WALK_SKIP;
 		}
-		_cleanup_free_ char *child = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-		unsigned char type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-		}
-		/* Before the symlink skip: git follows a .git symlink, and a .git
-		 * file ("gitdir: ...") redirects it too. */
-		if (strcmp(name, ".git") == 0) {
-			note_git(sc, dirfd(d), child, type == DT_DIR);
-			continue;
-		}
-		if (type == DT_LNK)
-			continue;
-		if (sc->plan && mask_matches(sc->pol, child, name)) {
-			plan_add(sc->plan, type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, child);
-			continue;
-		}
-		if (type == DT_DIR) {
-			int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0) {
-				/* unreadable to the user is unreadable to the agent; gone
-				 * since readdir (a placeholder being removed, a host
-				 * process at work) is nothing to scan */
-				if (errno == EACCES && !sc->plan)
-					wnote("sweep: cannot look inside %s (permission denied); a git "
-					      "repository there was not moved aside", child);
-				if (errno == EACCES || errno == ENOENT || errno == ENOTDIR)
-					continue;
-				r = werr_errno(e, "scanning workspace directory %s", child);
-				break;
-			}
-			if ((r = scan_dir(sc, sub, child, e)) < 0)
-				break;
-		}
+		return WALK_DESCEND;
 	}
-	closedir(d);
-	return r;
+	if (++sc->entries > SCAN_MAX_ENTRIES)
+		return werr_set(e, 0, "workspace has more than %d entries; warden cannot check "
+				"them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
+	sc->bare_parts |= bare_part(we);
+	bool below = strchr(we->rel, '/') != NULL;
+	/* Before the symlink skip: git follows a .git symlink, and a .git
+	 * file ("gitdir: ...") redirects it too. */
+	if (strcmp(we->name, ".git") == 0) {
+		note_git(sc->plan, we);
+		if (we->type == DT_REG) /* a submodule's or worktree's: read-only */
+			return plan_protect(sc->ws, we->rel, sc->plan, e) < 0 ? -1 : WALK_SKIP;
+		if (we->type != DT_DIR)
+			return WALK_SKIP;
+		if (below && protect_repo(sc, we->rel, e) < 0)
+			return -1;
+		return WALK_DESCEND_TAGGED;
+	}
+	if (below && is_protected_name(&sc->plan->names, we->name) && protect_named(sc, we, e) < 0)
+		return -1;
+	if (we->type == DT_LNK)
+		return WALK_SKIP;
+	if (mask_matches(sc->pol, we->rel, we->name)) {
+		if (check_length(we->rel, "secret", e) < 0)
+			return -1;
+		plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+		return WALK_SKIP;
+	}
+	return WALK_DESCEND;
+}
+
+/* After a directory's entries: one that looks like a bare repository is
+ * recorded (the sweep moves new ones aside), its hooks and config
+ * protected like a .git's. */
+static int plan_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
+{
+	struct scan *sc = ctx;
+	unsigned parts = sc->bare_parts;
+	sc->bare_parts = 0;
+	if (tagged || parts != BARE_ALL)
+		return 0;
+	char id[ID_LEN];
+	id_at(dirfd, "", id);
+	strv_push(&sc->plan->bare, rel);
+	strv_push(&sc->plan->bare_ids, id);
+	return protect_repo(sc, rel, e);
+}
+
+struct by_depth {
+	size_t depth, index;
+};
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct by_depth *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index); /* stable */
+}
+
+/* Shallow first, each depth in the order planned. */
+static void sort_by_depth(struct ws_plan *plan)
+{
+	if (plan->n < 2)
+		return;
+	struct by_depth *k = xcalloc(plan->n, sizeof *k);
+	for (size_t i = 0; i < plan->n; i++) {
+		k[i].index = i;
+		for (const char *p = plan->m[i].rel; *p; p++)
+			k[i].depth += *p == '/';
+	}
+	qsort(k, plan->n, sizeof *k, cmp_depth);
+	struct ws_mount *m = xcalloc(plan->n, sizeof *m);
+	for (size_t i = 0; i < plan->n; i++)
+		m[i] = plan->m[k[i].index];
+	free(plan->m);
+	free(k);
+	plan->m = m;
+	plan->cap = plan->n;
 }
 
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
-	for (size_t i = 0; i < p->protect.n; i++)
-		if (plan_protect(ws, p->protect.v[i], plan, e) < 0)
-			return -1;
-	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	/* Before anything is looked at: an inode changed from now on has a
+	 * later ctime (ctime is never earlier than the real-time clock's
+	 * reading before the change). */
+	clock_gettime(CLOCK_REALTIME, &plan->t0);
+	/* Kept for the session: the placeholders and the sweep work from it,
+	 * wherever the workspace is moved meanwhile. */
+	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (plan->ws_fd < 0)
 		return werr_errno(e, "opening workspace %s", ws);
-	struct scan sc = { .pol = p, .plan = plan, .git = &plan->git, .ids = &plan->git_ids };
-	if (scan_dir(&sc, fd, "", e) < 0)
-		return -1;
+	struct scan sc = { .pol = p, .plan = plan, .ws = ws };
+	/* A protected name applies at any depth, a path inside .git to every
+	 * repository, any other path where it is. */
+	for (size_t i = 0; i < p->protect.n; i++) {
+		const char *pr = p->protect.v[i];
+		if (!strchr(pr, '/'))
+			strv_push(&plan->names, pr);
+		else if (strncmp(pr, ".git/", 5) == 0)
+			strv_push(&sc.git_subs, pr + 5);
+		if (plan_protect(ws, pr, plan, e) < 0)
+			goto fail;
+	}
+	/* the top's .git as a file (a submodule or a worktree): read-only */
+	struct stat st;
+	if (fstatat(plan->ws_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    plan_protect(ws, ".git", plan, e) < 0)
+		goto fail;
+	const struct walk_ops ops = { .entry = plan_entry, .dir_done = plan_dir_done };
+	if (walk_tree(plan->ws_fd, &ops, &sc, e) < 0)
+		goto fail;
+	strv_free(&sc.git_subs);
 	/* Git redirects present now stay as they are: read-only. */
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
@@ -326,52 +480,283 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 		if (strcmp(base ? base + 1 : g, ".git") != 0 && !plan_has(plan, g))
 			plan_add(plan, WS_PROTECT, g);
 	}
+	/* Shallow first: each bind onto a directory clones what is mounted
+	 * below it with its own attributes, so nothing deeper may be mounted
+	 * before it. */
+	sort_by_depth(plan);
+	return 0;
+fail:
+	strv_free(&sc.git_subs);
+	return -1;
+}
+
+/* The end-of-session sweep. */
+struct known {
+	const char *rel, *id;
+};
+
+/* What was there at start, sorted by rel. */
+struct table {
+	struct known *v;
+	size_t n;
+};
+
+static int cmp_known(const void *a, const void *b)
+{
+	return strcmp(((const struct known *)a)->rel, ((const struct known *)b)->rel);
+}
+
+static void table_make(struct table *t, const struct strv *rels, const struct strv *ids)
+{
+	t->n = rels->n;
+	t->v = xcalloc(t->n ? t->n : 1, sizeof *t->v);
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i] = (struct known){ .rel = rels->v[i], .id = ids->v[i] };
+	qsort(t->v, t->n, sizeof *t->v, cmp_known);
+}
+
+static const char *table_id(const struct table *t, const char *rel)
+{
+	struct known key = { .rel = rel };
+	const struct known *k = bsearch(&key, t->v, t->n, sizeof *t->v, cmp_known);
+	return k ? k->id : NULL;
+}
+
+struct sweep {
+	const struct ws_plan *plan;
+	struct table git;          /* the plan's .git entries and redirects */
+	struct table bare;         /* its bare-repository lookalikes */
+	struct table named;        /* its protected names below the top */
+	char *suffix;              /* "warden-quarantine-SESSION" */
+	struct ws_sweep *out;
+	/* in the directory being read: names to move aside once it is read */
+	struct strv pending_git, pending_config;
+	unsigned bare_parts;       /* and what it holds of a repository */
+};
+
+/* There at start, and the same entry: a name alone is not enough (a
+ * concurrent session's sweep may have moved the original away, and an
+ * agent made a new one under the same name). */
+static bool known(const struct table *t, const char *rel, const char *id)
+{
+	const char *was = table_id(t, rel);
+	return was && strcmp(was, id) == 0;
+}
+
+static void swept_add(struct ws_sweep *out, struct ws_swept it)
+{
+	if (out->n == out->cap) {
+		out->cap = out->cap ? out->cap * 2 : 8;
+		out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+	}
+	out->v[out->n++] = it;
+}
+
+/* Move name (whose workspace path is rel) aside in dirfd, and record it. */
+static void move_aside(struct sweep *sw, enum ws_swept_kind kind, int dirfd, const char *name,
+		       const char *rel)
+{
+	char *to = walk_rename_aside(dirfd, name, sw->suffix);
+	size_t dir_len = strlen(rel) - strlen(name);
+	if (!to) {
+		wnote("could not move %s/%s aside: %s", sw->out->ws, rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .kind = kind, .rel = xstrdup(rel),
+		.to = xasprintf("%s/%.*s%s", sw->out->ws, (int)dir_len, rel, to) });
+	free(to);
+}
+
+/* The redirects of a .git that was there at start. */
+static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
+{
+	mode_t restore;
+	struct stat st;
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0) {
+		if (errno != ENOENT)
+			wnote("sweep: cannot look inside %s (%s); a git redirect there was not "
+			      "moved aside", we->rel, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(git_redirects); i++) {
+		char id[ID_LEN];
+		id_at(gfd, git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, git_redirects[i]);
+		if (!known(&sw->git, rel, id))
+			move_aside(sw, WS_SWEPT_GIT, gfd, git_redirects[i], rel);
+	}
+	walk_close_dir(gfd, restore, we->rel);
+}
+
+/* A regular file with a setuid or setgid bit whose inode changed during
+ * the session loses the bits. Its ctime says so without a record of every
+ * file at start (which would cost the start a stat per file): chmod, link,
+ * rename and write all set it, and no process can set it back. */
+static void sweep_setid(struct sweep *sw, const struct walk_entry *we)
+{
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & SETID_BITS))
+		return;
+	const struct timespec *t0 = &sw->plan->t0;
+	if (st.st_ctim.tv_sec < t0->tv_sec ||
+	    (st.st_ctim.tv_sec == t0->tv_sec && st.st_ctim.tv_nsec <= t0->tv_nsec))
+		return;
+	mode_t bits = st.st_mode & SETID_BITS;
+	mode_t mode = st.st_mode & 07777 & ~bits;
+	if (fchmodat(we->dirfd, we->name, mode, AT_SYMLINK_NOFOLLOW) < 0) {
+		wnote("could not clear the %s bit of %s/%s: %s", bits == SETID_BITS ?
+		      "setuid and setgid" : bits == S_ISUID ? "setuid" : "setgid",
+		      sw->out->ws, we->rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_SETID, .rel = xstrdup(we->rel),
+		.mode_was = st.st_mode & 07777, .mode = mode });
+}
+
+/* A protected name below the top that was not there at start (or, not
+ * bound read-only, was replaced): made during the session. A placeholder
+ * (another session's) is none. */
+static bool new_config(const struct sweep *sw, const struct walk_entry *we)
+{
+	const char *was = table_id(&sw->named, we->rel);
+	if (was && strcmp(was, "bound") == 0)
+		return false; /* read-only inside all along: only the host changed it */
+	char id[ID_LEN];
+	id_at(we->dirfd, we->name, id);
+	if (was && strcmp(was, id) == 0)
+		return false;
+	if (plan_has(sw->plan, we->rel))
+		return false; /* the plan's own placeholder, or a path it protected */
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_placeholder(&st)) {
+		if (!S_ISDIR(st.st_mode))
+			return false;
+		int fd = openat(we->dirfd, we->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		bool empty = d != NULL;
+		struct dirent *de;
+		while (empty && (de = readdir(d)))
+			empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+		if (d)
+			closedir(d);
+		else if (fd >= 0)
+			close(fd);
+		if (empty)
+			return false;
+	}
+	return true;
+}
+
+static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	sw->bare_parts |= bare_part(we);
+	if (strcmp(we->name, ".git") == 0) {
+		char id[ID_LEN];
+		id_at(we->dirfd, we->name, id);
+		if (!known(&sw->git, we->rel, id))
+			strv_push(&sw->pending_git, we->name); /* after the directory is read */
+		else if (we->type == DT_DIR)
+			sweep_redirects(sw, we);
+		return WALK_SKIP;
+	}
+	if (strchr(we->rel, '/') && is_protected_name(&sw->plan->names, we->name) &&
+	    new_config(sw, we)) {
+		strv_push(&sw->pending_config, we->name);
+		return WALK_SKIP;
+	}
+	if (we->type == DT_REG)
+		sweep_setid(sw, we);
+	return WALK_DESCEND;
+}
+
+static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	const struct strv *lists[] = { &sw->pending_git, &sw->pending_config };
+	for (size_t l = 0; l < ARRAY_LEN(lists); l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const char *name = lists[l]->v[i];
+			_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+			move_aside(sw, l ? WS_SWEPT_CONFIG : WS_SWEPT_GIT, dirfd, name, r);
+		}
+	strv_free(&sw->pending_git);
+	strv_free(&sw->pending_config);
+	/* A directory made to look like a repository (git would take it for
+	 * a bare one, or for the gitdir a .git file names, and run its hooks
+	 * and config): its HEAD moved aside, which is enough for git not to
+	 * take it for one, and works for the workspace itself too. */
+	unsigned parts = sw->bare_parts;
+	sw->bare_parts = 0;
+	if (tagged || parts != BARE_ALL)
+		return 0;
+	char id[ID_LEN];
+	id_at(dirfd, "", id);
+	if (known(&sw->bare, rel, id))
+		return 0;
+	_cleanup_free_ char *head = *rel ? xasprintf("%s/HEAD", rel) : xstrdup("HEAD");
+	move_aside(sw, WS_SWEPT_BARE, dirfd, "HEAD", head);
 	return 0;
 }
 
-/* Rename path aside as PATH.warden-quarantine-SESSION; the new name is
- * returned (malloc'd) or NULL when the rename failed. */
-static char *quarantine(const char *ws, const char *rel, const char *session)
+static void sweep_closed(void *ctx, const char *rel, int err)
 {
-	_cleanup_free_ char *from = xasprintf("%s/%s", ws, rel);
-	char *to = xasprintf("%s.warden-quarantine-%s", from, session);
-	if (rename(from, to) == 0)
-		return to;
-	wnote("could not move %s aside: %s", from, strerror(errno));
-	free(to);
-	return NULL;
+	(void)ctx;
+	wnote("sweep: cannot look inside %s (%s); a git repository there was not moved aside",
+	      rel, strerror(err));
+}
+
+/* The workspace's path now, from the directory itself. */
+static char *path_now(int fd, const char *fallback)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n <= 0 || buf[0] != '/')
+		return xstrdup(fallback);
+	buf[n] = '\0';
+	return xstrdup(buf);
 }
 
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
-		    struct strv *moved, struct werr *e)
+		    struct ws_sweep *out, struct werr *e)
 {
-	int fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return werr_errno(e, "sweep: opening workspace %s", ws);
-	struct strv now = { 0 }, ids = { 0 };
-	struct scan sc = { .git = &now, .ids = &ids };
-	int r = scan_dir(&sc, fd, "", e);
-	const char *last = NULL; /* a quarantined .git: its redirects went along */
-	for (size_t i = 0; r == 0 && i < now.n; i++) {
-		const char *g = now.v[i];
-		/* There at start, and the same entry: a name alone is not enough
-		 * (a concurrent session's sweep may have moved the original away,
-		 * and an agent made a new one under the same name). */
-		bool known = false;
-		for (size_t k = 0; !known && k < plan->git.n; k++)
-			known = strcmp(plan->git.v[k], g) == 0 && strcmp(plan->git_ids.v[k], ids.v[i]) == 0;
-		if (known || (last && path_is_within(g, last)))
-			continue;
-		char *to = quarantine(ws, g, session);
-		if (!to)
-			continue;
-		strv_push(moved, g);
-		strv_push_owned(moved, to);
-		last = g;
-	}
-	strv_free(&now);
-	strv_free(&ids);
+	if (plan->ws_fd < 0)
+		return werr_set(e, EBADF, "sweep: the workspace %s was never opened", ws);
+	free(out->ws);
+	out->ws = path_now(plan->ws_fd, ws);
+	struct sweep sw = { .plan = plan, .out = out,
+		.suffix = xasprintf("warden-quarantine-%s", session) };
+	table_make(&sw.git, &plan->git, &plan->git_ids);
+	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
+	table_make(&sw.named, &plan->named, &plan->named_ids);
+	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
+				      .closed = sweep_closed };
+	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
+	strv_free(&sw.pending_git);
+	strv_free(&sw.pending_config);
+	free(sw.git.v);
+	free(sw.bare.v);
+	free(sw.named.v);
+	free(sw.suffix);
 	return r;
+}
+
+void ws_sweep_free(struct ws_sweep *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].rel);
+		free(s->v[i].to);
+	}
+	free(s->v);
+	free(s->ws);
+	*s = (struct ws_sweep){ 0 };
 }
 
 /* A directory placeholder is an inode of its own. The first socket
@@ -379,6 +764,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
  * inode where linking fails: another file system, a link limit). */
 static void make_placeholders(struct ws_plan *plan)
 {
+	int wsfd = plan->ws_fd;
 	const struct ws_mount *first = NULL;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
@@ -386,18 +772,19 @@ static void make_placeholders(struct ws_plan *plan)
 			continue;
 		int r = -1;
 		if (m->dir)
-			r = mkdir(m->abs, PLACEHOLDER_DIR_MODE);
+			r = mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
 		else if (first)
-			r = link(first->abs, m->abs);
+			r = linkat(wsfd, first->rel, wsfd, m->rel, 0);
 		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
-			r = mknod(m->abs, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
+			r = mknodat(wsfd, m->rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
 		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0) {
 			m->made = (struct ws_made){ .err = errno };
-		} else if (lstat(m->abs, &st) < 0 || !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
+		} else if (fstatat(wsfd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			   !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
 			m->made = (struct ws_made){ .err = EIO }; /* replaced at once: not ours */
-		} else if ((st.st_mode & 07777) != want && chmod(m->abs, want) < 0) {
+		} else if ((st.st_mode & 07777) != want && fchmodat(wsfd, m->rel, want, 0) < 0) {
 			/* exactly that mode whatever the umask: how sessions recognise it */
 			m->made = (struct ws_made){ .err = errno };
 		} else {
@@ -440,7 +827,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		if (m->kind != WS_PLACEHOLDER || m->made.err != 0)
 			continue;
 		struct stat st;
-		if (lstat(m->abs, &st) < 0) {
+		if (fstatat(plan->ws_fd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				wnote("could not check placeholder %s: %s", m->abs, strerror(errno));
 			continue;
@@ -448,7 +835,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		if (!is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
 			wnote("placeholder %s was replaced or changed during the session; left as it is",
 			      m->abs);
-		else if (!S_ISDIR(st.st_mode) ? unlink(m->abs) == 0 : rmdir(m->abs) == 0)
+		else if (unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)
 			wnote("placeholder %s was filled during the session; left as it is", m->abs);
@@ -484,6 +871,10 @@ void workspace_cleanup(struct ws_plan *plan)
 		close(plan->lock_fd);
 		plan->lock_fd = -1;
 	}
+	if (plan->ws_fd >= 0) {
+		close(plan->ws_fd);
+		plan->ws_fd = -1;
+	}
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);
@@ -493,4 +884,9 @@ void workspace_cleanup(struct ws_plan *plan)
 	plan->n = plan->cap = 0;
 	strv_free(&plan->git);
 	strv_free(&plan->git_ids);
+	strv_free(&plan->bare);
+	strv_free(&plan->bare_ids);
+	strv_free(&plan->names);
+	strv_free(&plan->named);
+	strv_free(&plan->named_ids);
 }

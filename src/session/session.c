@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,23 +33,62 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static const char *setid_bits(mode_t bits)
+{
+	bool u = bits & S_ISUID, g = bits & S_ISGID;
+	return u && g ? "setuid and setgid bits" : u ? "setuid bit" : "setgid bit";
+}
+
 /* With the sandbox gone: move aside git repositories and redirects the
- * agent created, record each as an alert and tell the user how to undo it. */
+ * agent created, clear setuid/setgid bits that appeared, record each as an
+ * alert and tell the user (how to undo a move). */
 static int sweep(const struct sandbox_spec *s, struct audit *log, const char *session,
 		 struct werr *e)
 {
-	struct strv moved = { 0 };
-	int r = workspace_sweep(s->workspace, &s->plan, session, &moved, e);
-	for (size_t i = 0; i + 1 < moved.n; i += 2) {
-		wnote("the sandboxed command created %s/%s; its git configuration and hooks would "
-		      "run on your next git command there, so it was moved to %s (review it, then "
-		      "`mv` it back if you trust it)", s->workspace, moved.v[i], moved.v[i + 1]);
-		struct event a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
-			.path = moved.v[i], .moved_to = moved.v[i + 1], .action = "quarantined" });
+	struct ws_sweep sw = { 0 };
+	int r = workspace_sweep(s->workspace, &s->plan, session, &sw, e);
+	for (size_t i = 0; i < sw.n; i++) {
+		const struct ws_swept *it = &sw.v[i];
+		struct event a;
+		char was[8], now[8];
+		switch (it->kind) {
+		case WS_SWEPT_GIT:
+			wnote("the sandboxed command created %s/%s; its git configuration and hooks "
+			      "would run on your next git command there, so it was moved to %s (review "
+			      "it, then `mv` it back if you trust it)", sw.ws, it->rel, it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
+				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		case WS_SWEPT_BARE:
+			wnote("the sandboxed command made %s/%.*s look like a git repository (HEAD, "
+			      "objects/, refs/), whose configuration and hooks git would run; its HEAD "
+			      "was moved to %s so git no longer takes it for one (review it, then `mv` "
+			      "it back if you trust it)", sw.ws, (int)(strlen(it->rel) - strlen("HEAD")),
+			      it->rel, it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "git.bare-created-in-sandbox",
+				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		case WS_SWEPT_CONFIG:
+			wnote("the sandboxed command created %s/%s, a configuration that tools on your "
+			      "host read to start commands; it was moved to %s (review it, then `mv` it "
+			      "back if you trust it)", sw.ws, it->rel, it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "config.created-in-sandbox",
+				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		default:
+			snprintf(was, sizeof was, "%04o", (unsigned)it->mode_was);
+			snprintf(now, sizeof now, "%04o", (unsigned)it->mode);
+			wnote("%s/%s got the %s during the session; warden cleared %s (mode %s, was %s)",
+			      sw.ws, it->rel, setid_bits(it->mode_was & ~it->mode),
+			      (it->mode_was & ~it->mode) == (S_ISUID | S_ISGID) ? "them" : "it", now, was);
+			a = ev_alert(&(struct ev_alert){ .rule = "setid.appeared-in-sandbox",
+				.path = it->rel, .action = "cleared", .mode_was = was, .mode = now });
+			break;
+		}
 		if (audit_emit_event(log, a, e) < 0 || audit_sync(log, e) < 0)
 			r = -1;
 	}
-	strv_free(&moved);
+	ws_sweep_free(&sw);
 	return r;
 }
 
@@ -427,7 +467,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
-		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1
+		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1,
+		.plan.ws_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
 	_cleanup_(audit_closep) struct audit *log = NULL;

@@ -470,17 +470,6 @@ test_git_symlink_repo() {
 	compgen -G '.git.warden-quarantine-*' >/dev/null || fail 'the .git symlink was not moved aside'
 }
 
-test_git_sweep_unreadable_dir() {
-	# A repository hidden in a directory the agent makes unreadable cannot be
-	# moved aside; warden must say so instead of passing over it silently.
-	have git || skip 'git not installed'
-	is_root && skip 'root reads a mode-000 directory anyway'
-	wsh 'mkdir hide && git init -q hide/r && chmod 000 hide && echo planted'
-	chmod 755 hide 2>/dev/null
-	assert_out_has planted
-	[[ $ERR == *"cannot look inside hide"* ]] || fail "no warning about the unreadable directory: $(excerpt "$ERR")"
-}
-
 test_placeholders_shared() {
 	# Two sessions in one workspace: the first to end must not take the
 	# placeholders (and with them the protection) from the one still

@@ -65,9 +65,9 @@ static void test_shape(void)
 	CHECK_STR(json_string_value(json_object_get(p1, "origin")), "t.profile:2");
 
 	json_t *protect = json_object_get(j, "protect");
-	CHECK(json_is_array(protect) && json_array_size(protect) == 20);
+	CHECK(json_is_array(protect) && json_array_size(protect) == 29);
 	CHECK_STR(str_at(protect, 0), ".git/hooks");
-	CHECK_STR(str_at(protect, 19), "build/out");
+	CHECK_STR(str_at(protect, 28), "build/out");
 
 	json_t *mask = json_object_get(j, "mask");
 	CHECK(json_is_array(mask) && json_array_size(mask) == 13);

@@ -96,7 +96,8 @@ static void test_default(void)
 	CHECK(p.sources.n == 1);
 	CHECK_STR(p.sources.v[0], "builtin:default");
 	CHECK(p.npaths == 0);
-	CHECK(p.protect.n == 19);
+	CHECK(p.protect.n == 28);
+	CHECK(strv_contains(&p.protect, ".cursor") && strv_contains(&p.protect, ".roo"));
 	CHECK(strv_contains(&p.protect, ".git/hooks"));
 	CHECK(strv_contains(&p.protect, ".git/config"));
 	CHECK(strv_contains(&p.protect, ".envrc"));
@@ -118,7 +119,7 @@ static void test_default(void)
 	/* The default also parses on its own, and "include default" pulls it in
 	 * exactly once. */
 	CHECK(parse(&p, "include default\ninclude default\n", &e) == 0);
-	CHECK(p.sources.n == 1 && p.protect.n == 19);
+	CHECK(p.sources.n == 1 && p.protect.n == 28);
 	policy_free(&p);
 }
 
@@ -522,7 +523,7 @@ static void test_layering(void)
 	CHECK(strv_contains(&p.mask, "*.key"));
 	CHECK(strv_contains(&p.mask, "*.sqlite"));
 	CHECK(p.mask.n == 14);
-	CHECK(!strv_contains(&p.protect, ".envrc") && p.protect.n == 18);
+	CHECK(!strv_contains(&p.protect, ".envrc") && p.protect.n == 27);
 	CHECK(!strv_contains(&p.env_pass, "TZ") && !strv_contains(&p.env_pass, "LC_*"));
 	CHECK(strv_contains(&p.env_pass, "PATH"));
 	CHECK(p.npaths == 1 && p.paths[0].mode == POLICY_RW);

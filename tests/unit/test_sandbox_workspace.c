@@ -6,12 +6,15 @@
  * sessions share them, and the sweep that moves aside a .git made during the
  * session. */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/policy/policy.h"
@@ -78,6 +81,8 @@ static const struct ws_mount *entry(const struct ws_plan *plan, const char *rel)
 			times++;
 		}
 	CHECK(times <= 1);
+	if (times > 1)
+		fprintf(stderr, "  %s planned %d times\n", rel, times);
 	return found;
 }
 
@@ -260,7 +265,7 @@ static void test_plan(void)
 	struct policy pol;
 	load_profile(&pol, "mask config/*.secret\n");
 	_cleanup_free_ char *ws = tmp_path("ws");
-	struct ws_plan plan = { .lock_fd = -1 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
 	struct werr e = { 0 };
 	alarm(20); /* a scan that opened the FIFO would hang here */
 	int r = workspace_plan(ws, &pol, &plan, &e);
@@ -401,21 +406,21 @@ static void test_plan_refusals(void)
 	mk("ws2");
 	ln("/tmp", "ws2/.idea");
 	_cleanup_free_ char *ws2 = tmp_path("ws2");
-	struct ws_plan plan = { .lock_fd = -1 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_plan(ws2, &pol, &plan, &e) < 0);
 	CHECK(strstr(e.msg, ".idea is a symbolic link") != NULL);
 	workspace_cleanup(&plan);
 
-	/* .git a file (a worktree) or absent: nothing to pin below it, no
-	 * placeholder inside a directory that is not there */
+	/* .git a file (a worktree: read-only itself) or absent: nothing to
+	 * pin below it, no placeholder inside a directory that is not there */
 	mk("ws3");
 	touch("ws3/.git", "gitdir: /elsewhere\n");
 	mk("ws4");
 	for (int i = 0; i < 2; i++) {
 		_cleanup_free_ char *ws = tmp_path(i ? "ws4" : "ws3");
-		struct ws_plan p = { .lock_fd = -1 };
+		struct ws_plan p = { .lock_fd = -1, .ws_fd = -1 };
 		CHECK(workspace_plan(ws, &pol, &p, &e) == 0);
-		CHECK(entry(&p, ".git") == NULL);
+		CHECK(i == 0 ? planned(&p, ".git", WS_PROTECT) : entry(&p, ".git") == NULL);
 		CHECK(entry(&p, ".git/hooks") == NULL);
 		CHECK(entry(&p, ".git/config") == NULL);
 		CHECK(planned(&p, ".gitmodules", WS_PLACEHOLDER));
@@ -428,7 +433,7 @@ static void test_plan_refusals(void)
 	mk("ws5");
 	node("ws5/.git", S_IFIFO | 0644);
 	_cleanup_free_ char *ws5 = tmp_path("ws5");
-	struct ws_plan p5 = { .lock_fd = -1 };
+	struct ws_plan p5 = { .lock_fd = -1, .ws_fd = -1 };
 	alarm(20);
 	CHECK(workspace_plan(ws5, &pol, &p5, &e) == 0);
 	alarm(0);
@@ -437,7 +442,7 @@ static void test_plan_refusals(void)
 
 	/* not a directory */
 	_cleanup_free_ char *gone = tmp_path("no-such-ws");
-	struct ws_plan p6 = { .lock_fd = -1 };
+	struct ws_plan p6 = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_plan(gone, &pol, &p6, &e) < 0 && e.errnum == ENOENT);
 	workspace_cleanup(&p6);
 	policy_free(&pol);
@@ -453,7 +458,7 @@ static void test_shared_placeholders(void)
 	_cleanup_free_ char *ws = tmp_path("ws6");
 	_cleanup_free_ char *locks = tmp_path("locks");
 	struct werr e = { 0 };
-	struct ws_plan a = { .lock_fd = -1 }, b = { .lock_fd = -1 };
+	struct ws_plan a = { .lock_fd = -1, .ws_fd = -1 }, b = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_lock(ws, locks, &a, &e) == 0 && a.lock_fd >= 0);
 	CHECK(workspace_plan(ws, &pol, &a, &e) == 0);
 	CHECK(workspace_make_placeholders(&a, &e) == 0);
@@ -494,7 +499,7 @@ static void test_dir_placeholders(void)
 	CHECK(chmod(full, 01555) == 0);
 	_cleanup_free_ char *ws = tmp_path("wd");
 	struct werr e = { 0 };
-	struct ws_plan plan = { .lock_fd = -1 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
 	static const char *const dirs[] = { ".claude", ".idea", ".git/hooks", "src/.vscode", "src/.git/hooks" };
 	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
@@ -541,12 +546,21 @@ static void test_dir_placeholders(void)
 	policy_free(&pol);
 }
 
-static bool moved_to(const struct strv *moved, const char *rel, const char *to_rel)
+static bool moved_to(const struct ws_sweep *sw, const char *rel, const char *to_rel)
 {
 	_cleanup_free_ char *to = tmp_path(to_rel);
-	for (size_t i = 0; i + 1 < moved->n; i += 2)
-		if (strcmp(moved->v[i], rel) == 0)
-			return strcmp(moved->v[i + 1], to) == 0;
+	for (size_t i = 0; i < sw->n; i++)
+		if (strcmp(sw->v[i].rel, rel) == 0)
+			return sw->v[i].to && strcmp(sw->v[i].to, to) == 0;
+	return false;
+}
+
+/* The sweep's record of rel: its bits cleared from mode_was to mode. */
+static bool cleared(const struct ws_sweep *sw, const char *rel, mode_t mode_was, mode_t mode)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		if (strcmp(sw->v[i].rel, rel) == 0)
+			return !sw->v[i].to && sw->v[i].mode_was == mode_was && sw->v[i].mode == mode;
 	return false;
 }
 
@@ -558,9 +572,10 @@ static void test_sweep(void)
 	mk("sw/old/.git");
 	mk("sw/lib");
 	mk("sw/vendor/x");
+	mk("sw/re/.git");
 	_cleanup_free_ char *ws = tmp_path("sw");
 	struct werr e = { 0 };
-	struct ws_plan plan = { .lock_fd = -1 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
 
 	/* what an agent leaves behind */
@@ -574,6 +589,9 @@ static void test_sweep(void)
 	CHECK(rename(old, kept) == 0);
 	mk("sw/old/.git");                                  /* same name, new entry */
 	mk("sw/deep/a/b/c/.git");                           /* at depth */
+	_cleanup_free_ char *re = tmp_path("sw/re/.git");
+	CHECK(rmdir(re) == 0);
+	mk("sw/re/.git");                   /* removed, made again: maybe the same inode number */
 
 	/* what the sweep says on stderr: nothing here (every move works) */
 	fflush(stderr);
@@ -581,7 +599,7 @@ static void test_sweep(void)
 	_cleanup_free_ char *notes = tmp_path("sweep-notes");
 	int nfd = open(notes, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	CHECK(saved >= 0 && nfd >= 0 && dup2(nfd, STDERR_FILENO) == STDERR_FILENO);
-	struct strv moved = { 0 };
+	struct ws_sweep moved = { 0 };
 	CHECK(workspace_sweep(ws, &plan, "S1", &moved, &e) == 0);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
@@ -591,7 +609,9 @@ static void test_sweep(void)
 	if (said[0])
 		fprintf(stderr, "  the sweep said: %s", said);
 	close(nfd);
-	CHECK(moved.n == 10);
+	CHECK(moved.n == 6);
+	CHECK(moved_to(&moved, "re/.git", "sw/re/.git.warden-quarantine-S1"));
+	CHECK(moved.ws && strcmp(moved.ws, ws) == 0);
 	CHECK(moved_to(&moved, ".git/commondir", "sw/.git/commondir.warden-quarantine-S1"));
 	CHECK(moved_to(&moved, "lib/.git", "sw/lib/.git.warden-quarantine-S1"));
 	CHECK(moved_to(&moved, "vendor/x/.git", "sw/vendor/x/.git.warden-quarantine-S1"));
@@ -605,12 +625,423 @@ static void test_sweep(void)
 	      !exists("sw/deep/a/b/c/.git"));
 	/* what was there at the start stays */
 	CHECK(exists("sw/.git/hooks") && exists("sw/old/orig"));
-	strv_free(&moved);
+	ws_sweep_free(&moved);
 
 	/* a second sweep finds nothing new */
 	CHECK(workspace_sweep(ws, &plan, "S2", &moved, &e) == 0);
 	CHECK(moved.n == 0);
-	strv_free(&moved);
+	ws_sweep_free(&moved);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
+/* A chain of `depth` directories named "d" below rel, with a file at the
+ * bottom (leaf, relative to the last "d", its parents made), built with one
+ * fd at a time: its path is far longer than PATH_MAX. */
+static void deep_chain(const char *rel, int depth, const char *leaf_dir, const char *leaf)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; fd >= 0 && i < depth; i++) {
+		if (mkdirat(fd, "d", 0755) < 0 && errno != EEXIST)
+			die("deep directory", rel);
+		int next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	if (fd < 0)
+		die("deep chain", rel);
+	if (leaf_dir) {
+		_cleanup_free_ char *copy = xstrdup(leaf_dir);
+		for (char *c = copy; ; c++) {
+			char was = *c;
+			if (was == '/' || was == '\0') {
+				*c = '\0';
+				if (mkdirat(fd, copy, 0755) < 0 && errno != EEXIST)
+					die("deep leaf directory", copy);
+				*c = was;
+			}
+			if (!was)
+				break;
+		}
+	}
+	if (leaf) {
+		int f = openat(fd, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+		if (f < 0 || write_all(f, "#!/bin/sh\n", 10) < 0)
+			die("deep leaf", leaf);
+		close(f);
+	}
+	close(fd);
+}
+
+/* Does the entry at the bottom of a deep chain exist? */
+static bool deep_exists(const char *rel, int depth, const char *leaf)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; fd >= 0 && i < depth; i++) {
+		int next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	struct stat st;
+	bool there = fd >= 0 && fstatat(fd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (fd >= 0)
+		close(fd);
+	return there;
+}
+
+static char *deep_rel(int depth, const char *leaf)
+{
+	size_t n = (size_t)depth * 2 + strlen(leaf) + 1;
+	char *r = xmalloc(n), *p = r;
+	for (int i = 0; i < depth; i++) {
+		memcpy(p, "d/", 2);
+		p += 2;
+	}
+	memcpy(p, leaf, strlen(leaf) + 1);
+	return r;
+}
+
+/* The plan and the sweep on a tree 5,000 levels deep, with the process
+ * allowed 24 fds: no fd held per level, no depth limit. */
+static void test_sweep_deep(void)
+{
+	struct policy pol;
+	load_profile(&pol, "");
+	enum { DEPTH = 5000, START = 1000 };
+	mk("dp");
+	deep_chain("dp", START, "old/.git/hooks", "old/.env"); /* there at start */
+	deep_chain("dp", DEPTH, NULL, NULL);
+	_cleanup_free_ char *ws = tmp_path("dp");
+	struct rlimit was, low = { .rlim_cur = 24 };
+	CHECK(getrlimit(RLIMIT_NOFILE, &was) == 0);
+	low.rlim_max = was.rlim_max;
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	int r = workspace_plan(ws, &pol, &plan, &e);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "  workspace_plan: %.200s\n", e.msg);
+	_cleanup_free_ char *env = deep_rel(START, "old/.env");
+	_cleanup_free_ char *oldgit = deep_rel(START, "old/.git");
+	_cleanup_free_ char *hooks = deep_rel(START, "old/.git/hooks");
+	CHECK(planned(&plan, env, WS_MASK_FILE));
+	CHECK(strv_contains(&plan.git, oldgit));
+	CHECK(planned(&plan, hooks, WS_PROTECT)); /* a nested repository's */
+
+	/* the agent plants a hook at the bottom, in a new repository */
+	deep_chain("dp", DEPTH, ".git/hooks", ".git/hooks/pre-commit");
+	struct ws_sweep sw = { 0 };
+	r = workspace_sweep(ws, &plan, "D1", &sw, &e);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "  workspace_sweep: %.200s\n", e.msg);
+	CHECK(setrlimit(RLIMIT_NOFILE, &was) == 0);
+	_cleanup_free_ char *newgit = deep_rel(DEPTH, ".git");
+	_cleanup_free_ char *to = xasprintf("dp/%s.warden-quarantine-D1", newgit);
+	CHECK(sw.n == 1 && moved_to(&sw, newgit, to));
+	CHECK(!deep_exists("dp", DEPTH, ".git"));
+	CHECK(deep_exists("dp", DEPTH, ".git.warden-quarantine-D1/hooks/pre-commit"));
+	CHECK(deep_exists("dp", START, "old/.git/hooks"));
+	ws_sweep_free(&sw);
+	workspace_cleanup(&plan);
+
+	/* a secret deeper than a mount can be named: the workspace is refused */
+	deep_chain("dp", DEPTH, NULL, "id_rsa");
+	struct ws_plan p2 = { .lock_fd = -1, .ws_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &p2, &e) < 0 && e.errnum == ENAMETOOLONG &&
+	      strstr(e.msg, "more than warden can mask"));
+	workspace_cleanup(&p2);
+	policy_free(&pol);
+}
+
+/* The workspace renamed on the host during the session: the sweep works
+ * from the directory opened at start and names its new path; the
+ * placeholders go too. */
+static void test_sweep_renamed(void)
+{
+	struct policy pol;
+	load_profile(&pol, "");
+	mk("mv1");
+	_cleanup_free_ char *ws = tmp_path("mv1");
+	_cleanup_free_ char *ws2 = tmp_path("mv2");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
+	CHECK(workspace_make_placeholders(&plan, &e) == 0);
+	CHECK(exists("mv1/.mcp.json") && exists("mv1/.claude"));
+	mk("mv1/sub/.git/hooks");
+	CHECK(rename(ws, ws2) == 0);
+	mk("mv1"); /* something else under the old name */
+	mk("mv1/.git");
+	workspace_remove_placeholders(&plan);
+	CHECK(!exists("mv2/.mcp.json") && !exists("mv2/.claude"));
+	struct ws_sweep sw = { 0 };
+	CHECK(workspace_sweep(ws, &plan, "R1", &sw, &e) == 0);
+	CHECK(sw.ws && strcmp(sw.ws, ws2) == 0);
+	CHECK(sw.n == 1 && moved_to(&sw, "sub/.git", "mv2/sub/.git.warden-quarantine-R1"));
+	CHECK(!exists("mv2/sub/.git") && exists("mv2/sub/.git.warden-quarantine-R1/hooks"));
+	CHECK(exists("mv1/.git")); /* not the workspace any more */
+	ws_sweep_free(&sw);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
+static mode_t mode_of(const char *rel)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	struct stat st;
+	return lstat(p, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+static void set_mode(const char *rel, mode_t mode)
+{
+	_cleanup_free_ char *p = tmp_path(rel);
+	if (chmod(p, mode) < 0)
+		die("mode of", rel);
+}
+
+/* Setuid and setgid bits: a file untouched since before the session keeps
+ * them; one whose inode changed during it (a chmod, a new file, a new
+ * link) loses them, recorded. */
+static void test_sweep_setid(void)
+{
+	struct policy pol;
+	load_profile(&pol, "");
+	mk("su/bin");
+	touch("su/bin/kept", "x");
+	set_mode("su/bin/kept", 04755);
+	touch("su/bin/plain", "x");
+	set_mode("su/bin/plain", 0755);
+	touch("su/bin/linked", "x");
+	set_mode("su/bin/linked", 04755);
+	touch("su/bin/key.pem", "x"); /* masked, and setgid at start */
+	set_mode("su/bin/key.pem", 02640);
+	_cleanup_free_ char *ws = tmp_path("su");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
+	/* past the clock tick of the start, as a session is before its
+	 * sandbox runs anything (a file system may stamp ctime coarsely) */
+	usleep(30 * 1000);
+
+	set_mode("su/bin/plain", 04755);
+	touch("su/new", "x");
+	set_mode("su/new", 06711);
+	_cleanup_free_ char *linked = tmp_path("su/bin/linked");
+	_cleanup_free_ char *link2 = tmp_path("su/linked2");
+	CHECK(link(linked, link2) == 0);
+	set_mode("su/bin/key.pem", 06640);
+	mk("su/dir");
+	set_mode("su/dir", 02755); /* a directory's setgid bit is not a program's */
+	struct ws_sweep sw = { 0 };
+	CHECK(workspace_sweep(ws, &plan, "U1", &sw, &e) == 0);
+	CHECK(sw.n == 4);
+	CHECK(cleared(&sw, "bin/plain", 04755, 0755));
+	CHECK(cleared(&sw, "new", 06711, 0711));
+	CHECK(cleared(&sw, "bin/key.pem", 06640, 0640));
+	CHECK(cleared(&sw, "bin/linked", 04755, 0755) || cleared(&sw, "linked2", 04755, 0755));
+	CHECK(mode_of("su/bin/plain") == 0755 && mode_of("su/new") == 0711);
+	CHECK(mode_of("su/bin/linked") == 0755 && mode_of("su/linked2") == 0755);
+	CHECK(mode_of("su/bin/kept") == 04755);
+	CHECK(mode_of("su/bin/key.pem") == 0640 && mode_of("su/dir") == 02755);
+	ws_sweep_free(&sw);
+	/* a second sweep finds nothing: the bits are gone */
+	CHECK(workspace_sweep(ws, &plan, "U2", &sw, &e) == 0);
+	CHECK(sw.n == 0);
+	ws_sweep_free(&sw);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
+/* What the agent made unreadable (it runs as the user, who owns it) is
+ * opened up for the sweep, swept, and given its mode back. Run as an
+ * unprivileged user (root reads such directories anyway): when the test
+ * runs as root, in a child that becomes nobody. */
+static void unreadable_child(void)
+{
+	char dir[] = "/tmp/warden-test-ws-unreadable-XXXXXX";
+	if (!mkdtemp(dir))
+		die("directory", dir);
+	struct policy pol;
+	load_profile(&pol, "");
+	_cleanup_free_ char *ws = xasprintf("%s/ws", dir);
+	_cleanup_free_ char *cmd = xasprintf("mkdir -p %s/ws/open %s/ws/hide/r %s/ws/ro %s/ws/noexec "
+		"%s/ws/known/.git", dir, dir, dir, dir, dir);
+	if (system(cmd) != 0)
+		die("tree", dir);
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	CHECK(workspace_plan(ws, &pol, &plan, &e) == 0);
+	free(cmd);
+	cmd = xasprintf("cd %s/ws && mkdir -p hide/r/.git/hooks ro/.git noexec/.git && "
+		"mkdir known/.git/worktrees && chmod 000 hide known/.git && chmod 555 ro && "
+		"chmod 644 noexec && chmod 000 .", dir);
+	if (system(cmd) != 0)
+		die("agent's changes", dir);
+	struct ws_sweep sw = { 0 };
+	int r = workspace_sweep(ws, &plan, "H1", &sw, &e);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "  workspace_sweep: %s\n", e.msg);
+	_cleanup_free_ char *root = xasprintf("%s/ws", dir);
+	struct stat st;
+	CHECK(stat(root, &st) == 0 && (st.st_mode & 07777) == 0);
+	CHECK(chmod(root, 0755) == 0);
+	CHECK(sw.n == 4);
+	static const char *const gone[] = { "hide/r/.git", "ro/.git", "noexec/.git", "known/.git/worktrees" };
+	for (size_t i = 0; i < ARRAY_LEN(gone); i++) {
+		bool found = false;
+		for (size_t k = 0; k < sw.n; k++)
+			found = found || (strcmp(sw.v[k].rel, gone[i]) == 0 && sw.v[k].to);
+		CHECK(found);
+	}
+	static const struct { const char *rel; mode_t mode; } modes[] = {
+		{ "hide", 0 }, { "known/.git", 0 }, { "ro", 0555 }, { "noexec", 0644 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(modes); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/ws/%s", dir, modes[i].rel);
+		CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == modes[i].mode);
+	}
+	free(cmd);
+	cmd = xasprintf("chmod -R u+rwx %s && rm -rf %s", dir, dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	ws_sweep_free(&sw);
+	workspace_cleanup(&plan);
+	policy_free(&pol);
+}
+
+static void test_sweep_unreadable(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)) {
+			perror("becoming nobody");
+			_exit(2);
+		}
+		failures = 0; /* the parent's so far are the parent's */
+		unreadable_child();
+		fflush(NULL);
+		_exit(failures ? 1 : 0);
+	}
+	int status;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+}
+
+/* The index of rel in the plan, -1 when it is not planned. */
+static long plan_index(const struct ws_plan *plan, const char *rel)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* Every repository and tool config in the tree: protected names at any
+ * depth, nested repositories, .git files, secrets inside .git, bare
+ * lookalikes; and what the sweep does with those made during the session. */
+static void test_tree(void)
+{
+	struct policy pol;
+	load_profile(&pol, "protect docs/RELEASE.md\n");
+	mk("tr/packages/app/.vscode");
+	touch("tr/packages/app/.vscode/tasks.json", "{}\n");
+	touch("tr/packages/app/.envrc", "export A=1\n");
+	mk("tr/packages/lnk");
+	ln("../../.envrc", "tr/packages/lnk/.envrc");
+	mk("tr/packages/lib");
+	mk("tr/vendor/lib/.git/hooks");
+	touch("tr/vendor/lib/.git/config", "[core]\n");
+	touch("tr/vendor/lib/.git/.git-credentials", "https://u:p@host\n");
+	mk("tr/vendor/nohooks/.git");
+	mk("tr/sub");
+	touch("tr/sub/.git", "gitdir: ../.git/modules/sub\n");
+	mk("tr/keep.git/objects");
+	mk("tr/keep.git/refs");
+	touch("tr/keep.git/HEAD", "ref: refs/heads/main\n");
+	mk("tr/other/docs");
+	touch("tr/other/docs/RELEASE.md", "x\n");
+	_cleanup_free_ char *ws = tmp_path("tr");
+	struct werr e = { 0 };
+	struct ws_plan plan = { .lock_fd = -1, .ws_fd = -1 };
+	int r = workspace_plan(ws, &pol, &plan, &e);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "  workspace_plan: %s\n", e.msg);
+
+	/* names at any depth: read-only, the way to them pinned */
+	CHECK(planned(&plan, "packages/app/.vscode", WS_PROTECT));
+	CHECK(planned(&plan, "packages/app/.envrc", WS_PROTECT));
+	CHECK(planned(&plan, "packages", WS_PIN) && planned(&plan, "packages/app", WS_PIN));
+	CHECK(entry(&plan, "packages/lnk/.envrc") == NULL); /* a symlink: recorded, not bound */
+	CHECK(strv_contains(&plan.named, "packages/lnk/.envrc"));
+	/* no placeholder for a name missing below the top */
+	CHECK(entry(&plan, "packages/lib/.vscode") == NULL);
+	/* a path with a slash stays where it is */
+	CHECK(entry(&plan, "other/docs/RELEASE.md") == NULL);
+	/* nested repositories: hooks and config, a placeholder for missing hooks */
+	CHECK(planned(&plan, "vendor/lib/.git/hooks", WS_PROTECT));
+	CHECK(planned(&plan, "vendor/lib/.git/config", WS_PROTECT));
+	CHECK(planned(&plan, "vendor/lib/.git", WS_PIN));
+	CHECK(planned(&plan, "vendor/nohooks/.git/hooks", WS_PLACEHOLDER) &&
+	      entry(&plan, "vendor/nohooks/.git/hooks")->dir);
+	/* secrets inside .git */
+	CHECK(planned(&plan, "vendor/lib/.git/.git-credentials", WS_MASK_FILE));
+	/* a .git file is read-only itself */
+	CHECK(planned(&plan, "sub/.git", WS_PROTECT));
+	/* a bare repository at start: recorded, its hooks held */
+	CHECK(strv_contains(&plan.bare, "keep.git"));
+	CHECK(planned(&plan, "keep.git/hooks", WS_PLACEHOLDER));
+	CHECK(planned(&plan, "keep.git/config", WS_PLACEHOLDER));
+	/* shallow first: a directory bound before anything below it */
+	for (size_t i = 1; i < plan.n; i++) {
+		size_t a = 0, b = 0;
+		for (const char *c = plan.m[i - 1].rel; *c; c++)
+			a += *c == '/';
+		for (const char *c = plan.m[i].rel; *c; c++)
+			b += *c == '/';
+		CHECK(a <= b);
+	}
+	CHECK(plan_index(&plan, "vendor/lib/.git") < plan_index(&plan, "vendor/lib/.git/.git-credentials"));
+
+	/* what an agent leaves */
+	mk("tr/packages/lib/.vscode");
+	touch("tr/packages/lib/.vscode/tasks.json", "{}\n");
+	touch("tr/packages/lib/.envrc", "export EVIL=1\n");
+	_cleanup_free_ char *lnk = tmp_path("tr/packages/lnk/.envrc");
+	CHECK(unlink(lnk) == 0);
+	touch("tr/packages/lnk/.envrc", "export EVIL=2\n");   /* an unbound one replaced */
+	mk("tr/fake/objects");
+	mk("tr/fake/refs");
+	touch("tr/fake/HEAD", "ref: refs/heads/main\n");
+	mk("tr/objects");
+	mk("tr/refs");
+	touch("tr/HEAD", "ref: refs/heads/main\n");
+	mk("tr/half/objects");                              /* not a lookalike: no refs/ */
+	touch("tr/half/HEAD", "x\n");
+	touch("tr/keep.git/description", "x\n");            /* the one at start, changed */
+	struct ws_sweep sw = { 0 };
+	r = workspace_sweep(ws, &plan, "T1", &sw, &e);
+	CHECK(r == 0);
+	size_t kinds[4] = { 0 };
+	for (size_t i = 0; i < sw.n; i++)
+		kinds[sw.v[i].kind]++;
+	CHECK(sw.n == 5 && kinds[WS_SWEPT_CONFIG] == 3 && kinds[WS_SWEPT_BARE] == 2);
+	CHECK(moved_to(&sw, "packages/lib/.vscode", "tr/packages/lib/.vscode.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "packages/lib/.envrc", "tr/packages/lib/.envrc.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "packages/lnk/.envrc", "tr/packages/lnk/.envrc.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "fake/HEAD", "tr/fake/HEAD.warden-quarantine-T1"));
+	CHECK(moved_to(&sw, "HEAD", "tr/HEAD.warden-quarantine-T1"));
+	CHECK(!exists("tr/fake/HEAD") && !exists("tr/HEAD") && exists("tr/half/HEAD"));
+	CHECK(exists("tr/keep.git/HEAD") && exists("tr/packages/app/.vscode/tasks.json") &&
+	      exists("tr/packages/app/.envrc"));
+	ws_sweep_free(&sw);
 	workspace_cleanup(&plan);
 	policy_free(&pol);
 }
@@ -627,6 +1058,11 @@ int main(void)
 	test_shared_placeholders();
 	test_dir_placeholders();
 	test_sweep();
+	test_sweep_deep();
+	test_sweep_renamed();
+	test_sweep_setid();
+	test_sweep_unreadable();
+	test_tree();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -1,0 +1,115 @@
+# t_sweep.sh - the end-of-session sweep (src/sandbox/workspace.c, walk.c):
+# what the agent leaves that would run or gain privilege on the host (a new
+# .git with hooks, a setuid bit) is moved aside or cleared, however deep it
+# lies, inside what the agent made unreadable, and when the workspace was
+# renamed on the host during the session; each is an alert in the log and a
+# line on stderr.
+# shellcheck shell=bash
+
+# sweep_alert RULE PATH: the latest session's log has an alert of RULE for
+# PATH (workspace-relative).
+sweep_alert() {
+	local rule=$1 path=$2 saved_out=${OUT-} saved_err=${ERR-} saved_rc=${RC-}
+	wardenc log show --event alert --json
+	grep -F "\"path\":\"$path\"" <<<"$OUT" | grep -qF "\"rule\":\"$rule\"" ||
+		fail "no $rule alert for $(excerpt "$path") in the log: $(excerpt "$OUT")"
+	OUT=$saved_out ERR=$saved_err RC=$saved_rc
+}
+
+# deep_path N: "d/d/.../d" (N levels)
+deep_path() {
+	local p='' i
+	for ((i = 0; i < $1; i++)); do p+=d/; done
+	printf '%s' "${p%/}"
+}
+
+test_sweep_deep() {
+	# A hook planted 3,000 levels down (a path far past PATH_MAX, deeper than
+	# the fds a process may hold) is moved aside like one at the top.
+	have perl || skip 'perl not installed (the agent makes the deep tree with it)'
+	# shellcheck disable=SC2016 # perl's variables, for perl
+	wsh 'perl -e '\''for (1 .. 3000) { mkdir "d" or die "mkdir: $!"; chdir "d" or die "chdir: $!" }
+		mkdir ".git" or die; mkdir ".git/hooks" or die;
+		open(my $f, ">", ".git/hooks/pre-commit") or die; print $f "#!/bin/sh\ntouch /tmp/pwned\n";
+		close $f; chmod 0755, ".git/hooks/pre-commit"; print "planted\n"'\'
+	assert_out_has planted
+	local found quarantined
+	found=$(find d -name .git 2>&1)
+	quarantined=$(find d -name '.git.warden-quarantine-*' 2>&1)
+	[[ -z $found ]] || fail "the deep .git stayed in place: $(excerpt "$found")"
+	[[ -n $quarantined && $(wc -l <<<"$quarantined") == 1 ]] ||
+		fail "no quarantined deep .git: $(excerpt "$quarantined")"
+	[[ -n $(find d -path '*/.git.warden-quarantine-*/hooks/pre-commit' 2>/dev/null) ]] ||
+		fail 'the quarantined .git lost its hook'
+	[[ $ERR == *"was moved to"* ]] || fail "no word on stderr about the moved repository: $(excerpt "$ERR")"
+	sweep_alert git.created-in-sandbox "$(deep_path 3000)/.git"
+}
+
+test_sweep_unreadable() {
+	# A repository inside a directory the agent made unreadable (mode 000; it
+	# runs as the user, who owns it) is looked at anyway and moved aside; the
+	# directory keeps the mode the agent gave it.
+	wsh 'mkdir -p hide/deeper/.git/hooks && echo "#!/bin/sh" > hide/deeper/.git/hooks/pre-commit &&
+	     chmod 000 hide/deeper hide && echo planted'
+	assert_out_has planted
+	local mode
+	mode=$(stat -c %a hide)
+	[[ $mode == 0 ]] || fail "the sweep left hide with mode $mode, not the agent's 000"
+	chmod 755 hide
+	mode=$(stat -c %a hide/deeper)
+	[[ $mode == 0 ]] || fail "the sweep left hide/deeper with mode $mode, not the agent's 000"
+	chmod 755 hide/deeper
+	assert_host_absent hide/deeper/.git 'the .git in the unreadable directory stayed in place'
+	compgen -G 'hide/deeper/.git.warden-quarantine-*' >/dev/null ||
+		fail "the .git in the unreadable directory was not moved aside: $(ls -a hide/deeper)"
+	[[ $ERR != *"cannot look inside"* ]] || fail "the sweep passed the directory by: $(excerpt "$ERR")"
+	[[ $ERR == *"was moved to"* ]] || fail "no word on stderr about the moved repository: $(excerpt "$ERR")"
+	sweep_alert git.created-in-sandbox hide/deeper/.git
+}
+
+test_sweep_workspace_renamed() {
+	# The user renames the workspace on the host while the agent works: the
+	# sweep still finds the repository the agent planted, in the directory
+	# under its new name, and says where it is now.
+	local moved=$T_TMP/renamed-ws
+	warden_bg "$T_TMP/bg.out" -- sh -c 'mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/pre-commit &&
+		echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	mv "$WS" "$moved" || fatal 'could not rename the workspace on the host'
+	touch "$moved/go"
+	wait "$TPID"
+	cd "$moved" || fatal "cd $moved"
+	assert_host_absent .git 'the .git planted before the rename stayed in place'
+	compgen -G '.git.warden-quarantine-*' >/dev/null || fail "no quarantined .git: $(ls -a)"
+	grep -qF "was moved to $moved/.git.warden-quarantine-" "$T_TMP/bg.out.err" ||
+		fail "stderr does not name the new place: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	sweep_alert git.created-in-sandbox .git
+	assert_host_absent .mcp.json 'a placeholder left in the renamed workspace'
+	assert_host_absent .claude 'a placeholder left in the renamed workspace'
+}
+
+test_sweep_setid() {
+	# A setuid or setgid bit that appears in the workspace during the session
+	# (set here from the host: the agent's own chmod is refused) is cleared
+	# by the sweep; one a file had at start stays.
+	{ echo x >kept && chmod 4755 kept; } || fatal 'cannot make a setuid file'
+	warden_bg "$T_TMP/bg.out" -- sh -c 'printf "#!/bin/sh\nid\n" > prog && chmod 755 prog && cp prog prog2 &&
+		echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	{ chmod u+s prog && chmod g+s prog2; } || fatal 'the host could not set the bits'
+	touch go
+	wait "$TPID"
+	local m
+	m=$(stat -c %a prog)
+	[[ $m == 755 ]] || fail "prog has mode $m after the sweep, not 755"
+	m=$(stat -c %a prog2)
+	[[ $m == 755 ]] || fail "prog2 has mode $m after the sweep, not 755"
+	m=$(stat -c %a kept)
+	[[ $m == 4755 ]] || fail "kept, setuid at start, has mode $m after the sweep"
+	grep -q 'prog got the setuid bit' "$T_TMP/bg.out.err" ||
+		fail "no word on stderr about prog: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	grep -q 'prog2 got the setgid bit' "$T_TMP/bg.out.err" ||
+		fail "no word on stderr about prog2: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	sweep_alert setid.appeared-in-sandbox prog
+	sweep_alert setid.appeared-in-sandbox prog2
+}

@@ -1,0 +1,146 @@
+# t_tree.sh - every repository and tool configuration in the workspace, at
+# any depth: protected names in subprojects, other agents' and editors'
+# settings, nested repositories present at start, .git files, secrets inside
+# .git, and directories made to look like bare repositories during the
+# session (src/sandbox/workspace.c, src/policy/builtin.c).
+# shellcheck shell=bash
+
+# tree_alert RULE PATH: the latest session's log has an alert of RULE for
+# PATH (workspace-relative).
+tree_alert() {
+	local rule=$1 path=$2 saved_out=${OUT-} saved_err=${ERR-} saved_rc=${RC-}
+	wardenc log show --event alert --json
+	grep -F "\"path\":\"$path\"" <<<"$OUT" | grep -qF "\"rule\":\"$rule\"" ||
+		fail "no $rule alert for $path in the log: $(excerpt "$OUT")"
+	OUT=$saved_out ERR=$saved_err RC=$saved_rc
+}
+
+test_protected_any_depth() {
+	# The protected names apply in subprojects too: present at start they
+	# are read-only (and cannot be renamed away); made during the session
+	# they are moved aside at the end, each with an alert.
+	mkdir -p packages/app/.vscode packages/app/.claude packages/lib
+	echo '{"host":1}' >packages/app/.vscode/tasks.json
+	echo '{"host":2}' >packages/app/.claude/settings.json
+	echo 'export HOST=3' >packages/app/.envrc
+	wbatch 'tasks|write packages/app/.vscode/tasks.json' 'newtask|write packages/app/.vscode/launch.json' \
+		'settings|write packages/app/.claude/settings.json' 'envrc|write packages/app/.envrc' \
+		'ok|write packages/app/ok.txt'
+	for p in tasks newtask settings envrc; do
+		bexpect "$p" denied EROFS,EACCES,EPERM
+	done
+	bexpect ok allowed
+	wsh 'mv packages/app/.vscode packages/app/v2 2>/dev/null && echo moved-vscode
+	     rm -rf packages/app/.claude 2>/dev/null; mv packages/app packages/app2 2>/dev/null && echo moved-app
+	     mkdir -p packages/lib/.vscode && echo "{\"agent\":1}" > packages/lib/.vscode/tasks.json &&
+	     echo "export AGENT=1" > packages/lib/.envrc && echo planted; true'
+	assert_out_lacks moved-vscode 'a protected directory in a subproject was renamed'
+	assert_out_lacks moved-app 'the directory above a protected one was renamed'
+	assert_out_has planted
+	assert_host_file packages/app/.vscode/tasks.json '{"host":1}' 'tasks.json in a subproject'
+	assert_host_file packages/app/.claude/settings.json '{"host":2}' 'settings.json in a subproject'
+	assert_host_file packages/app/.envrc 'export HOST=3' '.envrc in a subproject'
+	assert_host_absent packages/lib/.vscode 'a .vscode the agent made in a subproject stayed in place'
+	assert_host_absent packages/lib/.envrc 'an .envrc the agent made in a subproject stayed in place'
+	compgen -G 'packages/lib/.vscode.warden-quarantine-*' >/dev/null ||
+		fail "the agent's .vscode was not moved aside: $(ls -a packages/lib)"
+	[[ $ERR == *"packages/lib/.envrc, a configuration that tools on your host read"* ]] ||
+		fail "no word on stderr about the moved .envrc: $(excerpt "$ERR")"
+	tree_alert config.created-in-sandbox packages/lib/.vscode
+	tree_alert config.created-in-sandbox packages/lib/.envrc
+}
+
+test_protected_other_agents() {
+	# Other agents' and editors' workspace settings that start commands or
+	# MCP servers on the host: read-only when present, not creatable when
+	# missing.
+	mkdir -p .cursor && echo '{"mcpServers":{}}' >.cursor/mcp.json
+	local names=(.gemini .codex .devcontainer .zed .windsurf .continue .amazonq .roo) n specs=()
+	for n in "${names[@]}"; do
+		specs+=("${n#.}|write $n/settings.json")
+	done
+	WBATCH_PRE="mkdir -p ${names[*]} 2>/dev/null" wbatch "${specs[@]}" 'cursor|write .cursor/mcp.json' \
+		'cursornew|write .cursor/rules' 'devjson|write .devcontainer.json' 'ok|write ok.txt'
+	for n in "${names[@]}" .cursor .cursornew .devjson; do
+		bexpect "${n#.}" denied
+	done
+	bexpect ok allowed
+	assert_host_file .cursor/mcp.json '{"mcpServers":{}}' '.cursor/mcp.json'
+	for n in "${names[@]}" .devcontainer.json; do
+		assert_host_absent "$n" 'placeholder left behind (or made by the agent)'
+	done
+}
+
+test_nested_repo_protected() {
+	# A repository nested in the workspace at start (a vendored one) has its
+	# hooks and config protected like the top one's, a missing hooks
+	# directory included.
+	have git || skip 'git not installed'
+	{ git init -q vendor/lib && git init -q vendor/bare-hooks; } || fatal 'git init on the host failed'
+	rm -rf vendor/bare-hooks/.git/hooks
+	local cfg
+	cfg=$(cksum <vendor/lib/.git/config)
+	WBATCH_PRE='mkdir -p vendor/bare-hooks/.git/hooks 2>/dev/null' wbatch \
+		'hook|write vendor/lib/.git/hooks/pre-commit' 'config|write vendor/lib/.git/config' \
+		'missing|write vendor/bare-hooks/.git/hooks/pre-commit' 'desc|write vendor/lib/.git/description'
+	bexpect hook denied EROFS,EACCES,EPERM
+	bexpect config denied EROFS,EACCES,EPERM
+	bexpect missing denied
+	bexpect desc allowed
+	assert_host_absent vendor/lib/.git/hooks/pre-commit
+	assert_host_absent vendor/bare-hooks/.git/hooks 'placeholder left in the nested repository'
+	[[ $(cksum <vendor/lib/.git/config) == "$cfg" ]] || fail 'the nested .git/config changed on the host'
+}
+
+test_git_file_readonly() {
+	# A .git file (a submodule's, a worktree's: "gitdir: PATH") tells git
+	# where the repository is; the agent must not point it elsewhere.
+	mkdir sub
+	echo 'gitdir: ../.git/modules/sub' >sub/.git
+	echo 'gitdir: /nonexistent/worktrees/w' >.git
+	wbatch 'sub|write sub/.git' 'top|write .git'
+	bexpect sub denied EROFS,EACCES,EPERM
+	bexpect top denied EROFS,EACCES,EPERM
+	wsh 'rm -f sub/.git .git 2>/dev/null; mv sub/.git sub/old 2>/dev/null; mv sub sub2 2>/dev/null
+	     echo "gitdir: /tmp/evil" > sub/.git 2>/dev/null; echo "gitdir: /tmp/evil" > .git 2>/dev/null; echo finished'
+	assert_out_has finished
+	assert_host_file sub/.git 'gitdir: ../.git/modules/sub' 'the submodule .git file'
+	assert_host_file .git 'gitdir: /nonexistent/worktrees/w' 'the top .git file'
+}
+
+test_git_bare_lookalike() {
+	# A directory the agent makes look like a repository (HEAD, objects/,
+	# refs/: git takes it for a bare one and runs its config and hooks) is
+	# defused after the session: its HEAD moved aside, with an alert. One
+	# there at start stays, its hooks protected.
+	have git || skip 'git not installed'
+	git init -q --bare keep.git || fatal 'git init --bare on the host failed'
+	local mark="$T_TMP/pwned"
+	wsh "mkdir -p fake/objects fake/refs && echo 'ref: refs/heads/main' > fake/HEAD &&
+	     printf '[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tfsmonitor = touch $mark #\n' > fake/config &&
+	     mkdir objects refs && echo 'ref: refs/heads/main' > HEAD && echo planted;
+	     echo x > keep.git/hooks/pre-receive 2>/dev/null && echo hook-written; true"
+	assert_out_has planted
+	assert_out_lacks hook-written 'a hook of a bare repository present at start was written'
+	assert_host_absent fake/HEAD 'the lookalike kept its HEAD'
+	assert_host_absent HEAD 'the workspace made a lookalike kept its HEAD'
+	compgen -G 'fake/HEAD.warden-quarantine-*' >/dev/null || fail "fake/HEAD was not moved aside: $(ls -a fake)"
+	[[ -f keep.git/HEAD ]] || fail 'the bare repository present at start lost its HEAD'
+	(cd fake && git status >/dev/null 2>&1)
+	assert_host_absent "$mark" "the lookalike's core.fsmonitor ran on the host"
+	tree_alert git.bare-created-in-sandbox fake/HEAD
+	tree_alert git.bare-created-in-sandbox HEAD
+}
+
+test_masked_inside_git() {
+	# Secret names inside .git are masked like anywhere else.
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	echo SECRET-CRED >.git/.git-credentials
+	mkdir -p .git/keys && echo SECRET-KEY >.git/keys/deploy.key
+	wbatch 'cred|read .git/.git-credentials' 'key|read .git/keys/deploy.key' 'head|read .git/HEAD'
+	bexpect cred denied EACCES
+	bexpect key denied EACCES
+	bexpect head allowed
+	assert_host_file .git/.git-credentials SECRET-CRED '.git/.git-credentials on the host'
+}
