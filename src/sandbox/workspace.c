@@ -332,6 +332,129 @@ static int protect_repo(struct scan *sc, const char *gitdir, struct werr *e)
 	return 0;
 }
 
+/* A small regular file of the workspace (never through a symlink, never a
+ * FIFO), NUL-terminated, malloc'd; NULL when it is not one. */
+static char *read_small(int wsfd, const char *rel)
+{
+	_cleanup_close_ int fd = openat(wsfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > 65536)
+		return NULL;
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* target, given relative to the directory `base` (workspace-relative, ""
+ * for the top) or absolute, as a workspace-relative path when it lies in
+ * the workspace (symlinks resolved as the host sees them now, before the
+ * agent runs); NULL otherwise. */
+static char *ws_relative(const char *ws, const char *base, const char *target)
+{
+	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target)
+			       : xasprintf("%s%s%s/%s", ws, *base ? "/" : "", base, target);
+	_cleanup_free_ char *real = path_resolve_existing(abs);
+	_cleanup_free_ char *rws = path_resolve_existing(ws);
+	if (!real || !rws || !path_is_within(real, rws) || strcmp(real, rws) == 0)
+		return NULL;
+	return xstrdup(real + strlen(rws) + (strcmp(rws, "/") == 0 ? 0 : 1));
+}
+
+/* core.hooksPath in a git config's text: the value of the last one in a
+ * [core] section (quotes removed), or NULL. Includes are not followed. */
+static char *hooks_path(const char *cfg)
+{
+	char *found = NULL;
+	bool core = false;
+	for (const char *l = cfg; *l;) {
+		const char *end = strchrnul(l, '\n');
+		const char *p = l;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (*p == '[') {
+			core = end - p >= 6 && strncasecmp(p, "[core]", 6) == 0;
+		} else if (core && end - p > 9 && strncasecmp(p, "hookspath", 9) == 0) {
+			const char *v = p + 9;
+			while (v < end && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v < end && *v == '=') {
+				v++;
+				while (v < end && (*v == ' ' || *v == '\t'))
+					v++;
+				const char *ve = end;
+				while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+					ve--;
+				if (ve - v >= 2 && *v == '"' && ve[-1] == '"')
+					v++, ve--;
+				free(found);
+				found = ve > v ? xasprintf("%.*s", (int)(ve - v), v) : NULL;
+			}
+		}
+		l = *end ? end + 1 : end;
+	}
+	return found;
+}
+
+/* The directory a repository's core.hooksPath names, when it lies in the
+ * workspace: protected like .git/hooks. gitdir: the repository's git
+ * directory; worktree: where a relative hooksPath starts (the top of its
+ * working tree, or the bare repository itself). */
+static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+			      struct werr *e)
+{
+	_cleanup_free_ char *cfg_rel = *gitdir ? xasprintf("%s/config", gitdir) : xstrdup("config");
+	_cleanup_free_ char *cfg = read_small(sc->plan->ws_fd, cfg_rel);
+	_cleanup_free_ char *hp = cfg ? hooks_path(cfg) : NULL;
+	if (!hp || hp[0] == '~')
+		return 0; /* none, or in the home directory: not the sandbox's to write */
+	_cleanup_free_ char *rel = ws_relative(sc->ws, worktree, hp);
+	if (!rel)
+		return 0;
+	/* protected down to the first part that is missing, which is held by
+	 * a directory placeholder: nothing can be made where git would look */
+	char *p = rel;
+	struct stat st;
+	for (;;) {
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		bool missing = fstatat(sc->plan->ws_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0;
+		if (missing || !slash) {
+			if (plan_protect(sc->ws, rel, sc->plan, e) < 0)
+				return -1;
+			for (size_t i = 0; i < sc->plan->n; i++)
+				if (sc->plan->m[i].kind == WS_PLACEHOLDER && !sc->plan->m[i].adopted &&
+				    strcmp(sc->plan->m[i].rel, rel) == 0)
+					sc->plan->m[i].dir = true;
+			return 0;
+		}
+		*slash = '/';
+		p = slash + 1;
+	}
+}
+
+/* A .git file ("gitdir: PATH"): the repository it points at, when it lies
+ * in the workspace, has its hooks and config protected like a .git's. */
+static int protect_gitfile_target(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	_cleanup_free_ char *text = read_small(sc->plan->ws_fd, we->rel);
+	if (!text || strncmp(text, "gitdir:", 7) != 0)
+		return 0;
+	char *v = text + 7;
+	v += strspn(v, " \t");
+	v[strcspn(v, "\r\n")] = '\0';
+	_cleanup_free_ char *dir = xstrdup(we->rel);
+	char *slash = strrchr(dir, '/');
+	*(slash ? slash : dir) = '\0';
+	_cleanup_free_ char *gitdir = *v ? ws_relative(sc->ws, dir, v) : NULL;
+	if (!gitdir)
+		return 0;
+	if (protect_repo(sc, gitdir, e) < 0)
+		return -1;
+	return protect_hooks_path(sc, gitdir, dir, e);
+}
+
 /* A protected name below the top, there at start: read-only inside when it
  * can be (not a symlink), and recorded for the sweep either way. */
 static int protect_named(struct scan *sc, const struct walk_entry *we, struct werr *e)
@@ -371,10 +494,17 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (strcmp(we->name, ".git") == 0) {
 		note_git(sc->plan, we);
 		if (we->type == DT_REG) /* a submodule's or worktree's: read-only */
-			return plan_protect(sc->ws, we->rel, sc->plan, e) < 0 ? -1 : WALK_SKIP;
+			return plan_protect(sc->ws, we->rel, sc->plan, e) < 0 ||
+					       protect_gitfile_target(sc, we, e) < 0
+				       ? -1 : WALK_SKIP;
 		if (we->type != DT_DIR)
 			return WALK_SKIP;
 		if (below && protect_repo(sc, we->rel, e) < 0)
+			return -1;
+		_cleanup_free_ char *top = xstrdup(we->rel);
+		char *slash = strrchr(top, '/');
+		*(slash ? slash : top) = '\0';
+		if (protect_hooks_path(sc, we->rel, top, e) < 0)
 			return -1;
 		return WALK_DESCEND_TAGGED;
 	}
@@ -405,7 +535,7 @@ static int plan_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, str
 	id_at(dirfd, "", id);
 	strv_push(&sc->plan->bare, rel);
 	strv_push(&sc->plan->bare_ids, id);
-	return protect_repo(sc, rel, e);
+	return protect_repo(sc, rel, e) < 0 ? -1 : protect_hooks_path(sc, rel, rel, e);
 }
 
 struct by_depth {

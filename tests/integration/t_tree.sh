@@ -144,3 +144,42 @@ test_masked_inside_git() {
 	bexpect head allowed
 	assert_host_file .git/.git-credentials SECRET-CRED '.git/.git-credentials on the host'
 }
+
+test_hooks_path_protected() {
+	# The directory a repository's core.hooksPath names (.githooks, .husky)
+	# is where the host's git finds the hooks it runs: read-only when it is
+	# there, and not to be made when it is not (a placeholder holds its
+	# first missing part). Also for a nested repository.
+	have git || skip 'git not installed'
+	{ git init -q . && git config core.hooksPath .githooks && mkdir .githooks &&
+		git init -q vendor/x && git -C vendor/x config core.hooksPath '.husky/_'; } ||
+		fatal 'git on the host failed'
+	wbatch 'top|write .githooks/pre-commit' 'nested|mkdir vendor/x/.husky' \
+		'other|write notes.txt'
+	bexpect top denied EROFS,EACCES,EPERM
+	bexpect nested denied
+	bexpect other allowed
+	assert_host_absent .githooks/pre-commit
+	assert_host_absent vendor/x/.husky 'the placeholder, after the session'
+}
+
+test_gitfile_target_protected() {
+	# A .git file names the repository ("gitdir: PATH", as git init
+	# --separate-git-dir, submodules and worktrees write it): that
+	# repository's hooks and config are protected like the top one's, and
+	# its core.hooksPath is taken from the working tree the .git file is in.
+	have git || skip 'git not installed'
+	{ mkdir store && git init -q --separate-git-dir=store/sub.git sub &&
+		git -C sub config core.hooksPath hooks-here && mkdir sub/hooks-here; } ||
+		fatal 'git init --separate-git-dir on the host failed'
+	local cfg
+	cfg=$(cksum <store/sub.git/config)
+	wbatch 'hook|write store/sub.git/hooks/pre-commit' 'cfg|write store/sub.git/config' \
+		'hookspath|write sub/hooks-here/pre-commit'
+	bexpect hook denied EROFS,EACCES,EPERM
+	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect hookspath denied EROFS,EACCES,EPERM
+	assert_host_absent store/sub.git/hooks/pre-commit
+	assert_host_absent sub/hooks-here/pre-commit
+	[[ $(cksum <store/sub.git/config) == "$cfg" ]] || fail "the repository's config changed on the host"
+}
