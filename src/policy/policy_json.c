@@ -1,7 +1,7 @@
 /* policy_json.c - the compiled policy as JSON (what `warden policy show`
  * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON.
  *
- * The object always has all eight keys, even for an empty policy:
+ * The object always has all nine keys, even for an empty policy:
  *   "sources": ["builtin:default", FILE...]          files read, in order
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
@@ -14,6 +14,8 @@
  *               "file": PATH (file) | "command": ARGV0 (command),
  *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
  *               command's arguments are left out (one might hold a value)
+ *   "limits":  {"pids"|"memory"|"cpu"|"tmp"|"home": {"value": V, "origin": "FILE:LINE"|""}}
+ *               V as a profile writes it ("4096", "4G", "1.5", "unlimited")
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -120,6 +122,16 @@ json_t *policy_to_json(const struct policy *p)
 		json_array_append_new(secrets, o);
 	}
 
+	json_t *limits = json_object();
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		char v[32];
+		policy_limit_format(k, p->limits[k].value, v, sizeof v);
+		json_t *o = json_object();
+		json_object_set_new(o, "value", json_string(v));
+		json_object_set_new(o, "origin", jstr(p->limits[k].origin ? p->limits[k].origin : ""));
+		json_object_set_new(limits, policy_limit_name(k), o);
+	}
+
 	json_t *o = json_object();
 	json_object_set_new(o, "sources", jstrv(&p->sources));
 	json_object_set_new(o, "paths", paths);
@@ -129,6 +141,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
 	json_object_set_new(o, "net", net);
 	json_object_set_new(o, "secrets", secrets);
+	json_object_set_new(o, "limits", limits);
 	return o;
 }
 
