@@ -56,6 +56,8 @@ struct home_bind {
 	bool dir;
 };
 
+struct limits;
+
 struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
@@ -88,6 +90,7 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	int landlock_abi;           /* probed by the supervisor */
+	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for
