@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <sched.h>
 #include <linux/close_range.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

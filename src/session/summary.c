@@ -1,9 +1,9 @@
 /* summary.c - the refusals of a session, said once when it ends: a
  * subscriber of the event stream keeps each refused thing once (a proxy
  * destination the rules refused, a direct connection, a syscall, a limit
- * the sandbox reached), with the
- * reason and, where one exists, the flag that would allow it; the user reads
- * this instead of an unrelated error from the agent. */
+ * the sandbox reached), with the reason and, where one exists, the flag or
+ * profile line that would allow it; the user reads this instead of an
+ * unrelated error from the agent. */
 #include "summary.h"
 
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /* supervisor.c - the host side of a session: clone sandbox init into new
  * user, mount, pid, net, ipc, uts and cgroup namespaces, write its identity
- * maps, wait for it to report every layer built (or the one that failed),
- * then run the event loop: relay the pty, forward signals, and collect the
- * exit status through a pidfd. The supervisor is non-dumpable, and init dies
+ * maps, put it under the session's limits (limits.h) before it starts, wait
+ * for it to report every layer built (or the one that failed), then run the
+ * event loop: relay the pty, forward signals, watch the limits each second,
+ * and collect the exit status through a pidfd. The supervisor is non-dumpable, and init dies
  * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
  * What supervisor_run holds (init, the raw terminal, the blocked signals,
  * the fds) is released by cleanup attributes on every way out; the event
