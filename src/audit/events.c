@@ -178,6 +178,12 @@ struct event ev_kill(const struct ev_kill *x)
 		"to", "sandbox", "reason", x->reason, "grace_s", (json_int_t)x->grace_s));
 }
 
+struct event ev_limit(const struct ev_limit *x)
+{
+	return event_of("limit", json_pack("{s:s, s:s, s:s}", "kind", x->kind, "limit", x->limit,
+					   "detail", x->detail));
+}
+
 struct event ev_session_start(const struct ev_session_start *x)
 {
 	json_t *j = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o, s:o}",
@@ -187,6 +193,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 		"exposed", x->exposed ? x->exposed : json_array());
 	if (j && x->agent)
 		json_object_set_new(j, "agent", x->agent);
+	if (j && x->limits)
+		json_object_set_new(j, "limits", x->limits);
 	return event_of("session.start", j);
 }
 

@@ -148,6 +148,14 @@ struct ev_kill {
 };
 struct event ev_kill(const struct ev_kill *x);
 
+/* A limit of the sandbox reached (src/sandbox/limits.h): kind "pids",
+ * "memory", "tmp" or "home", the limit as a profile writes it, and what
+ * happened. */
+struct ev_limit {
+	const char *kind, *limit, *detail;
+};
+struct event ev_limit(const struct ev_limit *x);
+
 /* The first line of every log. */
 struct ev_session_start {
 	const char *version;
@@ -159,6 +167,7 @@ struct ev_session_start {
 	json_t *kernel;          /* the kernel features in force (stolen) */
 	json_t *exposed;         /* host paths exposed for the client (stolen), NULL: [] */
 	json_t *agent;           /* the agent profile in use (stolen), NULL: none */
+	json_t *limits;          /* the limits in force (stolen), NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

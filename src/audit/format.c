@@ -226,7 +226,7 @@ static const struct {
 	const char *first[6];
 	const char *hide[5];
 } layouts[] = {
-	{ "session.start", { "argv", "workspace", "profiles" }, { "version", "policy_digest", "kernel", "uid" } },
+	{ "session.start", { "argv", "workspace", "profiles" }, { "version", "policy_digest", "kernel", "uid", "limits" } },
 	{ "session.end", { "exit", "duration_ms", "error", "counts" }, { 0 } },
 	{ "exec", { "decision", "pid", "ppid", "argv", "path" }, { 0 } },
 	{ "file", { "decision", "pid", "op", "path" }, { 0 } },
@@ -234,6 +234,7 @@ static const struct {
 	{ "syscall", { "decision", "pid", "name" }, { 0 } },
 	{ "approval", { "decision", "by" }, { 0 } },
 	{ "alert", { "rule", "path" }, { 0 } },
+	{ "limit", { "kind", "limit", "detail" }, { 0 } },
 };
 
 static bool in_list(const char *const *list, size_t n, const char *k)

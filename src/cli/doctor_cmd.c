@@ -3,15 +3,20 @@
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
  * Yama, cgroup v2, the active LSMs), one line per row of a table with
  * OK/WARN/FAIL and the fix to apply, then the layers warden will put in
- * force. Exit 0 when the default profile can run here (no FAIL row: user
- * namespaces, Landlock ABI 2+, seccomp with user notification). */
+ * force, and each limit of the profile (--profile FILE on the built-in
+ * default) with what enforces it here or why nothing does (limits.h). Exit
+ * 0 when the default profile can run here (no FAIL row: user namespaces,
+ * Landlock ABI 2+, seccomp with user notification). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/util.h"
+#include "../policy/policy.h"
 #include "../sandbox/features.h"
+#include "../sandbox/limits.h"
 #include "cli.h"
 
 enum status { ST_SKIP, ST_OK, ST_WARN, ST_FAIL };
@@ -207,11 +212,11 @@ static void check_cgroup(const struct kernel_features *f, const struct row *r, s
 	if (f->cgroup2_default)
 		say(v, "mounted at %s", f->cgroup2);
 	else if (f->cgroup2[0])
-		say(v, "mounted at %s (a hybrid hierarchy: /sys/fs/cgroup is not cgroup2): "
-		    "resource limits will not be available", f->cgroup2);
+		say(v, "mounted at %s (a hybrid hierarchy: /sys/fs/cgroup is not cgroup2; the "
+		    "limits below say what a cgroup enforces)", f->cgroup2);
 	else
-		say(v, "not mounted (/sys/fs/cgroup is v1 or absent): resource limits will not "
-		    "be available");
+		say(v, "not mounted (/sys/fs/cgroup is v1 or absent; the limits below say what a "
+		    "cgroup enforces)");
 }
 
 static void check_lsms(const struct kernel_features *f, const struct row *r, struct verdict *v)
@@ -262,20 +267,71 @@ static void print_layers(const struct kernel_features *f)
 	printf("  network      network namespace with lo only\n");
 	printf("  environment  allowlist of variables\n");
 	printf("  terminal     its own pty when stdin is a terminal\n");
-	printf("not in force yet: cgroup limits\n");
+}
+
+/* Each limit of the policy, and how it is enforced here or why not; for an
+ * unlimited memory or cpu, whether a `limit` line would be. */
+static void print_limits(const struct policy *p, const char *profile)
+{
+	struct limits_probe probe;
+	limits_probe(&probe);
+	struct limits l, would;
+	limits_plan(&l, p, &probe);
+	struct policy asked = *p; /* shallow: only its limits change, never freed */
+	for (int k = 0; k < LIMIT_KINDS; k++)
+		if (!asked.limits[k].value)
+			asked.limits[k].value = 1;
+	limits_plan(&would, &asked, &probe);
+	printf("\nlimits (%s; `limit KIND VALUE` in a profile changes them):\n",
+	       profile ? profile : "the built-in default profile");
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		char v[32];
+		policy_limit_format(k, p->limits[k].value, v, sizeof v);
+		const char *name = policy_limit_name(k);
+		switch (l.how[k]) {
+		case HOW_UNLIMITED:
+			if (would.how[k] == HOW_NONE)
+				printf("  %-7s %-10s a `limit %s` would not be enforced here: %s\n", name, v,
+				       name, limits_how_text(&would, k));
+			else
+				printf("  %-7s %-10s a `limit %s` would be enforced by %s\n", name, v, name,
+				       limits_how_text(&would, k));
+			break;
+		case HOW_NONE:
+			printf("  %-7s %-10s NOT enforced here: %s\n", name, v, limits_how_text(&l, k));
+			break;
+		default:
+			printf("  %-7s %-10s in force: %s\n", name, v, limits_how_text(&l, k));
+		}
+	}
+	printf("  reaching one is a `limit` event in the session's log, except a fork refused by "
+	       "RLIMIT_NPROC (only the process that forked sees it) and CPU time (throttled)\n");
 }
 
 int cmd_doctor(int argc, char **argv)
 {
-	if (argc > 1) {
-		if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-			puts("usage: warden doctor\n\nReport what this machine supports and which "
-			     "sandbox layers warden will put\nin force. Exit status 0 when warden can run "
-			     "with its default profile.");
+	static const char usage[] = "usage: warden doctor [--profile FILE]\n";
+	const char *profile = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			puts("usage: warden doctor [--profile FILE]\n\nReport what this machine supports "
+			     "and which sandbox layers and limits\nwarden will put in force (the limits "
+			     "of FILE layered on the built-in default\nprofile). Exit status 0 when warden "
+			     "can run with its default profile.");
 			return 0;
 		}
-		fprintf(stderr, "warden doctor: unexpected argument '%s'\nusage: warden doctor\n", argv[1]);
+		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+			profile = argv[++i];
+			continue;
+		}
+		fprintf(stderr, "warden doctor: unexpected argument '%s'\n%s", argv[i], usage);
 		return 2;
+	}
+	struct werr e = { 0 };
+	_cleanup_(policy_free) struct policy p = { 0 };
+	if (policy_load(&p, profile, user_home(), &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
 	}
 	struct kernel_features f;
 	features_probe(&f);
@@ -290,8 +346,10 @@ int cmd_doctor(int argc, char **argv)
 	printf("\n");
 	if (!can_run) {
 		printf("warden cannot run its default profile here: fix the FAIL lines above.\n");
+		print_limits(&p, profile);
 		return 1;
 	}
 	print_layers(&f);
+	print_limits(&p, profile);
 	return 0;
 }

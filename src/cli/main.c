@@ -18,7 +18,8 @@ static void usage(FILE *out)
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
-	      "  doctor                           what this machine supports, which layers apply\n"
+	      "  doctor [--profile FILE]          what this machine supports, which layers and\n"
+	      "                                   limits apply\n"
 	      "  --version                        print the version\n",
 	      out);
 }

@@ -2,6 +2,9 @@
  * layered on. System directories and /etc are bound by the sandbox code, not
  * here: this profile only names workspace files and environment variables.
  *
+ * It sets every limit, so `policy show` says each one and where it comes
+ * from.
+ *
  * It has no `net` rules on purpose: an empty allowlist means no network at
  * all. Every destination a session may reach comes from the user's profile
  * (`net allow PATTERN`) or the command line (`--allow-net PATTERN`). */
@@ -77,4 +80,14 @@ const char policy_builtin_default[] =
 	"\n"
 	"# SIGINT, SIGTERM or SIGHUP to warden reaches every process in the sandbox;\n"
 	"# what still runs this many seconds later is killed.\n"
-	"signal grace " GRACE_TEXT(POLICY_SIGNAL_GRACE_DEFAULT) "\n";
+	"signal grace " GRACE_TEXT(POLICY_SIGNAL_GRACE_DEFAULT) "\n"
+	"\n"
+	"# Limits: a fork bomb or a /tmp filler stops here, a build or an agent\n"
+	"# session does not (the README says why these values). /tmp, /var/tmp and\n"
+	"# /dev/shm share one tmpfs of `tmp`; the home inside is a tmpfs of `home`.\n"
+	"# Memory and CPU need a cgroup (warden doctor says whether one is usable).\n"
+	"limit pids 4096\n"
+	"limit tmp 4G\n"
+	"limit home 2G\n"
+	"limit memory unlimited\n"
+	"limit cpu unlimited\n";

@@ -13,6 +13,8 @@
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  *   signal grace SECONDS
  *   terminal clipboard allow|deny
+ *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
+ *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -644,6 +646,31 @@ static int do_secret(struct parser *ps, const struct line *l)
 	return 0;
 }
 
+/* `limit KIND VALUE`: the last line naming a kind sets it. */
+static int do_limit(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "limit: missing argument (pids, memory, cpu, tmp or home)");
+	enum policy_limit_kind k = 0;
+	while (k < LIMIT_KINDS && strcmp(l->tok[1], policy_limit_name(k)) != 0)
+		k++;
+	if (k == LIMIT_KINDS)
+		return lerr(ps->e, 0, l, l->off[1],
+			    "limit: unknown kind '%.200s' (expected pids, memory, cpu, tmp or home)", l->tok[1]);
+	_cleanup_free_ char *what = xasprintf("limit %s", l->tok[1]);
+	if (want_tokens(ps, l, 3, what) < 0)
+		return -1;
+	unsigned long long v;
+	const char *why = policy_limit_parse(k, l->tok[2], &v);
+	if (why)
+		return lerr(ps->e, 0, l, l->off[2], "%s: '%.200s' is %s", what, l->tok[2], why);
+	struct policy_limit *lim = &ps->p->limits[k];
+	free(lim->origin);
+	lim->value = v;
+	lim->origin = xasprintf("%s:%lu", l->name, l->lineno);
+	return 0;
+}
+
 /* Read a whole profile file. On failure returns -1 with errno set (0 when the
  * failure has no errno) and *what saying what failed. */
 static int read_profile(const char *path, char **real, char **text, size_t *len, const char **what)
@@ -821,6 +848,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_signal(ps, l);
 	if (strcmp(d, "terminal") == 0)
 		return do_terminal(ps, l);
+	if (strcmp(d, "limit") == 0)
+		return do_limit(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -900,6 +929,8 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nsecrets; i++)
 		policy_secret_clear(&p->secrets[i]);
 	free(p->secrets);
+	for (size_t i = 0; i < LIMIT_KINDS; i++)
+		free(p->limits[i].origin);
 	strv_free(&p->protect);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

@@ -46,6 +46,23 @@ struct policy_secret {
 	char *origin;               /* "FILE:LINE", "--secret", or e.g. "agent claude" */
 };
 
+/* Resource limits (`limit KIND VALUE`), each set by the last line naming
+ * its kind. value 0 is "unlimited". Where each is enforced (a cgroup, an
+ * rlimit, the tmpfs mounts) is decided per session: src/sandbox/limits.h. */
+enum policy_limit_kind {
+	LIMIT_PIDS,    /* processes and threads in the sandbox, init included */
+	LIMIT_MEMORY,  /* bytes of memory (a cgroup's memory.max) */
+	LIMIT_CPU,     /* thousandths of a CPU (a cgroup's cpu.max) */
+	LIMIT_TMP,     /* bytes: the one tmpfs behind /tmp, /var/tmp and /dev/shm */
+	LIMIT_HOME,    /* bytes: the home tmpfs */
+	LIMIT_KINDS
+};
+
+struct policy_limit {
+	unsigned long long value;   /* 0: unlimited */
+	char *origin;               /* "FILE:LINE" of the line that set it; NULL: none did */
+};
+
 struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
@@ -75,6 +92,7 @@ struct policy {
 	 * in env_pass or env_set. */
 	struct policy_secret *secrets;
 	size_t nsecrets;
+	struct policy_limit limits[LIMIT_KINDS];
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it
@@ -139,6 +157,22 @@ void policy_digest(const struct policy *p, char out[65]);
  * profile may set (seconds). */
 #define POLICY_SIGNAL_GRACE_DEFAULT 10
 #define POLICY_SIGNAL_GRACE_MAX 86400
+
+/* A limit kind's name in a profile ("pids", "memory", "cpu", "tmp", "home"). */
+const char *policy_limit_name(enum policy_limit_kind k);
+
+/* A limit's value as a profile writes it: "unlimited", "4096" (pids), "1.5"
+ * (cpu), "4G", "1536M", "8K" or plain bytes (sizes: the largest unit of
+ * 1024 that divides the value). */
+void policy_limit_format(enum policy_limit_kind k, unsigned long long v, char *buf, size_t len);
+
+/* Parse VALUE of `limit KIND VALUE` into *v (0: "unlimited"). NULL, or why
+ * not ("not a size ...", "below the minimum 1M", ...). */
+const char *policy_limit_parse(enum policy_limit_kind k, const char *text, unsigned long long *v);
+
+/* Did a profile line ask for this limit, rather than the built-in default
+ * (whose limits are never worth a note when they cannot be enforced)? */
+bool policy_limit_explicit(const struct policy_limit *l);
 
 /* The built-in default profile text. */
 extern const char policy_builtin_default[];

@@ -16,6 +16,8 @@
  *               command's arguments are left out (one might hold a value)
  *   "signal":  {"grace": SECONDS}
  *   "terminal": {"clipboard": true|false}
+ *   "limits":  {"pids"|"memory"|"cpu"|"tmp"|"home": {"value": V, "origin": "FILE:LINE"|""}}
+ *               V as a profile writes it ("4096", "4G", "1.5", "unlimited")
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -122,6 +124,16 @@ json_t *policy_to_json(const struct policy *p)
 		json_array_append_new(secrets, o);
 	}
 
+	json_t *limits = json_object();
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		char v[32];
+		policy_limit_format(k, p->limits[k].value, v, sizeof v);
+		json_t *o = json_object();
+		json_object_set_new(o, "value", json_string(v));
+		json_object_set_new(o, "origin", jstr(p->limits[k].origin ? p->limits[k].origin : ""));
+		json_object_set_new(limits, policy_limit_name(k), o);
+	}
+
 	json_t *o = json_object();
 	json_object_set_new(o, "sources", jstrv(&p->sources));
 	json_object_set_new(o, "paths", paths);
@@ -133,6 +145,7 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
+	json_object_set_new(o, "limits", limits);
 	return o;
 }
 

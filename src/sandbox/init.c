@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
+	/* The supervisor may have moved init into the session's cgroups (limits.h):
+	 * a cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		werr_errno(&e, "cgroup namespace"), fail(s, &e);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -241,6 +246,15 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (fds[nfds] >= 0) {
 		nfds++;
 		ready.has_diag = 1;
+	}
+	/* the scratch space, whose free space the supervisor watches */
+	static const char *const scratch[] = { "/tmp", AGENT_HOME };
+	for (unsigned i = 0; i < ARRAY_LEN(scratch); i++) {
+		fds[nfds] = open(scratch[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fds[nfds] >= 0) {
+			nfds++;
+			ready.fs_mask |= 1u << i;
+		}
 	}
 	send_msg(s->sync_fd, &ready, fds, nfds);
 	for (size_t i = 0; i < nfds; i++)

@@ -9,13 +9,16 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * listeners, the pty master when has_pty is set, then the listener of each
  * host loopback port (spec->forwards.v[i]) whose bit i is set in fwd_mask,
  * then a sock_diag netlink socket of the sandbox's network namespace when
- * has_diag is set (which unix sockets are bound inside: unixconn.h). */
-#define INIT_MSG_MAX_FDS (5 + FORWARD_MAX)
+ * has_diag is set (which unix sockets are bound inside: unixconn.h), then
+ * O_PATH fds of the sandbox's /tmp (bit 0 of fs_mask) and home (bit 1),
+ * whose free space the supervisor watches (limits.h). */
+#define INIT_MSG_MAX_FDS (7 + FORWARD_MAX)
 struct init_msg {
 	int type;
 	int errnum;
 	int has_pty;
 	int has_diag;
 	unsigned fwd_mask;
+	unsigned fs_mask;
 	char text[1024];
 };

@@ -1,7 +1,8 @@
 /* mounts.c - the sandbox's file system, built from nothing in a new mount
  * namespace: a tmpfs root holding read-only binds of the system directories,
- * a curated read-only /etc with a synthesized passwd and group, tmpfs /tmp
- * and home, a fresh /proc with sensitive entries masked, a minimal /dev, the
+ * a curated read-only /etc with a synthesized passwd and group, one tmpfs
+ * behind /tmp, /var/tmp and /dev/shm and one for the home, each of the size
+ * the policy's `limit tmp` and `limit home` give, a fresh /proc with sensitive entries masked, a minimal /dev, the
  * workspace read-write at its real path with protected paths read-only and
  * secrets masked, then pivot_root into it and make / read-only.
  *
@@ -53,6 +54,10 @@ struct w_mount_attr {
 
 #define STAGE "/newroot"
 #define OLD "/oldroot"
+/* The tmpfs of the sandbox's scratch space, in the staging area: its
+ * directories tmp, var-tmp and shm are bound at /tmp, /var/tmp and /dev/shm,
+ * which so share one size (`limit tmp`). */
+#define SCRATCH "/scratch"
 
 static int setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
 {
@@ -115,6 +120,19 @@ static int make_mountpoint(const char *path, bool dir, struct werr *e)
 		return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
 	close(fd);
 	return 0;
+}
+
+/* The options of a tmpfs of `size` bytes (0: the kernel's default, half
+ * the memory): as many inodes as pages, so that empty files cannot pin
+ * more kernel memory than the size allows in pages. */
+static void tmpfs_opts(char *buf, size_t len, const char *mode, unsigned long long size)
+{
+	if (!size) {
+		snprintf(buf, len, "mode=%s", mode);
+		return;
+	}
+	unsigned long long inodes = size / 4096 < 1024 ? 1024 : size / 4096;
+	snprintf(buf, len, "mode=%s,size=%llu,nr_inodes=%llu", mode, size, inodes);
 }
 
 static int mount_tmpfs(const char *where, const char *opts, unsigned long flags, struct werr *e)
@@ -241,6 +259,31 @@ static int build_etc(const struct sandbox_spec *s, struct werr *e)
 	return r;
 }
 
+/* The scratch tmpfs and its directories, bound at /tmp and /var/tmp (and
+ * /dev/shm by build_dev). */
+static int build_scratch(const struct sandbox_spec *s, struct werr *e)
+{
+	static const char *const dirs[][2] = {
+		{ SCRATCH "/tmp", STAGE "/tmp" }, { SCRATCH "/var-tmp", STAGE "/var/tmp" },
+		{ SCRATCH "/shm", NULL },
+	};
+	char opts[128];
+	tmpfs_opts(opts, sizeof opts, "0755", s->policy->limits[LIMIT_TMP].value);
+	if (mount_tmpfs(SCRATCH, opts, MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		if (mkdir(dirs[i][0], 0) < 0 || chmod(dirs[i][0], 01777) < 0)
+			return werr_errno(e, "mounts: creating %s", dirs[i][0]);
+		if (!dirs[i][1])
+			continue;
+		if (mkdir_p(dirs[i][1], 0755, NULL) < 0)
+			return werr_errno(e, "mounts: creating %s", dirs[i][1] + strlen(STAGE));
+		if (bind_path(dirs[i][0], dirs[i][1], SCRATCH_ATTRS, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int build_dev(struct werr *e)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
@@ -258,7 +301,9 @@ static int build_dev(struct werr *e)
 	    mount("devpts", STAGE "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=0620") < 0)
 		return werr_errno(e, "mounts: devpts on /dev/pts");
-	if (mount_tmpfs(STAGE "/dev/shm", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
+	if (mkdir(STAGE "/dev/shm", 0755) < 0)
+		return werr_errno(e, "mounts: creating /dev/shm");
+	if (bind_path(SCRATCH "/shm", STAGE "/dev/shm", SCRATCH_ATTRS, e) < 0)
 		return -1;
 	static const char *const links[][2] = {
 		{ "pts/ptmx", "ptmx" }, { "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
@@ -463,9 +508,11 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 			return -1;
 	if (build_etc(s, e) < 0)
 		return -1;
-	if (mount_tmpfs(STAGE "/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
-	    mount_tmpfs(STAGE "/var/tmp", "mode=1777", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0 ||
-	    mount_tmpfs(STAGE AGENT_HOME, "mode=0700", MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
+	if (build_scratch(s, e) < 0)
+		return -1;
+	char opts[128];
+	tmpfs_opts(opts, sizeof opts, "0700", s->policy->limits[LIMIT_HOME].value);
+	if (mount_tmpfs(STAGE AGENT_HOME, opts, MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
 		return -1;
 	if (build_home(s, e) < 0 || build_dev(e) < 0 || build_proc(e) < 0)
 		return -1;

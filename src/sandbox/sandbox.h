@@ -89,6 +89,8 @@ struct home_bind {
 	bool dir;
 };
 
+struct limits;
+
 struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
@@ -123,6 +125,7 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	int landlock_abi;           /* probed by the supervisor */
+	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for

@@ -19,6 +19,7 @@
 #include "../audit/audit.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
+#include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
 #include "config.h"
 #include "egress.h"
@@ -228,7 +229,7 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
 		     const struct discovery *disc, const struct session_agent *ag,
-		     struct audit *log, struct werr *e)
+		     const struct limits *lim, struct audit *log, struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -238,7 +239,8 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
-		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL }), e);
+		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
+		.limits = limits_to_json(lim) }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -359,6 +361,11 @@ static int secrets_spec(struct session_secrets *ss, const char *session, struct 
 	return 0;
 }
 
+static void limits_endp(struct limits *l)
+{
+	limits_end(l, NULL);
+}
+
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
 			   struct sandbox_spec *s, struct audit **log, struct summary *sum,
@@ -377,11 +384,25 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		audit_also_syslog(*log);
 	if (sum)
 		summary_attach(sum, *log);
-	if (workspace_prepare(s, pol, e) < 0 || log_start(o, pol, s, &kf, &disc, ag, *log, e) < 0)
+	if (workspace_prepare(s, pol, e) < 0)
+		return -1;
+	/* The limits: where each is enforced, the session's cgroups made, a
+	 * note for each one a profile asked for that cannot be. */
+	struct limits_probe probe;
+	limits_probe(&probe);
+	_cleanup_(limits_endp) struct limits lim;
+	limits_plan(&lim, pol, &probe);
+	limits_create(&lim, session);
+	limits_notes(&lim);
+	s->limits = &lim;
+	if (log_start(o, pol, s, &kf, &disc, ag, &lim, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
 	int r = supervisor_run(s, *log, status, e);
+	/* What the sandbox reached, then its cgroups removed. */
+	limits_end(&lim, *log);
+	s->limits = NULL;
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };

@@ -1,8 +1,9 @@
 /* summary.c - the refusals of a session, said once when it ends: a
  * subscriber of the event stream keeps each refused thing once (a proxy
- * destination the rules refused, a direct connection, a syscall), with the
- * reason and, where one exists, the flag that would allow it; the user reads
- * this instead of an unrelated error from the agent. */
+ * destination the rules refused, a direct connection, a syscall, a limit
+ * the sandbox reached), with the reason and, where one exists, the flag or
+ * profile line that would allow it; the user reads this instead of an
+ * unrelated error from the agent. */
 #include "summary.h"
 
 #include <stdlib.h>
@@ -68,6 +69,11 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	const json_t *f = ev->fields;
 	if (strcmp(ev->kind, "syscall.suppressed") == 0) {
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
+		return 0;
+	}
+	if (f && strcmp(ev->kind, "limit") == 0) {
+		add(s, xasprintf("limit %s %s", str(f, "kind"), str(f, "limit")),
+		    xstrdup(str(f, "detail")));
 		return 0;
 	}
 	if (!f || strcmp(str(f, "decision"), "deny") != 0)

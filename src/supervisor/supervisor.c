@@ -1,10 +1,11 @@
 /* supervisor.c - the host side of a session: clone sandbox init into new
  * user, mount, pid, net, ipc, uts and cgroup namespaces, write its identity
- * maps, wait for it to report every layer built (or the one that failed),
- * then run the event loop: relay the pty, pass signals on (stop.c: to the
- * whole sandbox or the command, and SIGKILL when a stopping signal is not
- * obeyed within the grace period), and collect the exit status through a
- * pidfd. The supervisor is non-dumpable, and init dies
+ * maps, put it under the session's limits (limits.h) before it starts, wait
+ * for it to report every layer built (or the one that failed), then run the
+ * event loop: relay the pty, pass signals on (stop.c: to the whole sandbox
+ * or the command, and SIGKILL when a stopping signal is not obeyed within
+ * the grace period), watch the limits each second, and collect the exit
+ * status through a pidfd. The supervisor is non-dumpable, and init dies
  * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
  * What supervisor_run holds (init, the raw terminal, the blocked signals,
  * the fds) is released by cleanup attributes on every way out; the event
@@ -24,11 +25,13 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
+#include "../sandbox/limits.h"
 #include "notify.h"
 #include "pty.h"
 #include "stop.h"
@@ -103,6 +106,20 @@ static int diag_fd_take(const struct sandbox_spec *s, const struct init_msg *m, 
 	size_t k = m->has_pty ? 4 : 3;
 	for (size_t i = 0; i < s->forwards.n; i++)
 		k += (m->fwd_mask >> i) & 1u;
+	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
+}
+
+/* The sandbox's /tmp (i 0) or home (i 1) in init's READY message, after
+ * the sock_diag socket (-1: none). */
+static int fs_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
+		      const int fds[INIT_MSG_MAX_FDS], unsigned i)
+{
+	if (n <= 0 || !(m->fs_mask & (1u << i)))
+		return -1;
+	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0);
+	for (size_t j = 0; j < s->forwards.n; j++)
+		k += (m->fwd_mask >> j) & 1u;
+	k += i && (m->fs_mask & 1u);
 	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
 }
 
@@ -269,6 +286,36 @@ static void on_seccomp(struct loop *l, const struct source *src, uint32_t events
 		notifier_handle(src->ctx);
 }
 
+/* The limits' watch: once a second, has the sandbox reached one? */
+struct limits_watch {
+	struct limits *limits;
+	struct audit *log;
+};
+
+static void on_limits_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	uint64_t ticks;
+	if (read(src->fd, &ticks, sizeof ticks) == sizeof ticks) {
+		const struct limits_watch *w = src->ctx;
+		limits_check(w->limits, w->log);
+	}
+}
+
+/* A timer of one second for the watch, or -1 when there is nothing to
+ * watch; the fds of /tmp and home are taken. */
+static int limits_timer(struct sandbox_spec *s, int *tmp_fd, int *home_fd)
+{
+	if (!s->limits || !limits_watch(s->limits, steal_fd(tmp_fd), steal_fd(home_fd)))
+		return -1;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec it = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
+	if (fd >= 0 && timerfd_settime(fd, 0, &it, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 {
 	proxy_dispatch(src->ctx);
@@ -299,7 +346,8 @@ struct term {
 /* The event loop after init reported ready: runs until init exits, and
  * returns its exit status (init reaped), or -1. */
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
-		      struct notifier *nt, int listener, struct proxy *px, struct werr *e)
+		      struct notifier *nt, int listener, struct proxy *px, int timer,
+		      struct limits_watch *w, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -315,6 +363,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	loop_add(&l, st->timerfd, on_grace_over, st);
 	loop_add(&l, listener, on_seccomp, nt);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
+	if (timer >= 0)
+		loop_add(&l, timer, on_limits_timer, w);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -393,6 +443,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		return werr_errno(e, "supervisor: making itself non-dumpable");
 	if (userns_write_maps(c.pid, s->uid, s->gid, e) < 0)
 		return -1;
+	/* Under its limits before init starts anything. */
+	if (s->limits)
+		limits_attach(s->limits, c.pid);
 	if (write(sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
 
@@ -404,6 +457,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
 	_cleanup_(fwd_fds_close) struct fwd_fds fwd = fwd_fds_take(s, &m, n, fds);
 	_cleanup_close_ int diag = diag_fd_take(s, &m, n, fds);
+	_cleanup_close_ int tmp_fd = fs_fd_take(s, &m, n, fds, 0);
+	_cleanup_close_ int home_fd = fs_fd_take(s, &m, n, fds, 1);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	if (n <= 0 || m.type != INIT_MSG_READY) {
@@ -462,7 +517,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
-	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, e);
+	_cleanup_close_ int timer = limits_timer(s, &tmp_fd, &home_fd);
+	struct limits_watch w = { .limits = s->limits, .log = log };
+	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, e);
 	if (r < 0)
 		return -1;
 	*status = r;

@@ -2,7 +2,9 @@
  * (policy_parse_text, then policy_to_json and policy_digest on what it
  * built, a check that its compiled rule set holds the declared rules, and
  * that every secret has a valid name, hosts none too wide, a source, and
- * a name that no environment list passes or sets).
+ * a name that no environment list passes or sets; every limit set by a
+ * line that says where, and written back in a form that parses to the
+ * same value).
  * Linked with replay.c it is fuzz-profile-replay, which replays a seed
  * corpus without clang.
  *
@@ -117,6 +119,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < p.env_set.n; k++)
 			if (strncmp(p.env_set.v[k], sc->name, n) == 0 && p.env_set.v[k][n] == '=')
 				abort();
+	}
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		const struct policy_limit *l = &p.limits[k];
+		char text[32];
+		unsigned long long again = 1;
+		if (l->value && !l->origin)
+			abort();
+		policy_limit_format(k, l->value, text, sizeof text);
+		if (policy_limit_parse(k, text, &again) || again != l->value)
+			abort();
 	}
 	policy_free(&p);
 	return 0;

@@ -170,6 +170,29 @@ static pid_t spawn_sleeper(void)
 	return pid;
 }
 
+/* forks MAX: fork sleeping children until a fork fails or MAX are
+ * running; print how many, then DENIED (the fork's errno) or ALLOWED. The
+ * children are left running: whoever started this must still end. */
+static int do_forks(long max)
+{
+	long n = 0;
+	int err = 0;
+	while (n < max) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			err = errno;
+			break;
+		}
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		n++;
+	}
+	printf("forked %ld\n", n);
+	return err ? denied_errno(err) : allowed("forked %ld", n);
+}
+
 static void reap(pid_t pid)
 {
 	kill(pid, SIGKILL);
@@ -900,6 +923,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "ptrace-child")) {
 		pid_t pid = spawn_sleeper();
 		return pid < 0 ? denied() : do_ptrace(pid, 1);
+	} else if (!strcmp(cmd, "forks")) {
+		NEED(1, "forks MAX");
+		if (parse_int(a1, &n) < 0)
+			return usage("forks MAX");
+		return do_forks(n);
 	} else if (!strcmp(cmd, "pvm")) {
 		return do_pvm();
 	} else if (!strcmp(cmd, "unshare")) {
@@ -1005,7 +1033,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "jsonl")) {
 		return do_json(1);
 	}
-	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child pvm "
+	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny json jsonl)");

@@ -16,7 +16,8 @@ static const char profile[] =
 	"unmask *.pem\n"
 	"env pass MY_*\n"
 	"env set FOO=bar baz\n"
-	"env set EMPTY=\n";
+	"env set EMPTY=\n"
+	"limit memory 1.5G\n";
 
 #define HOME "/home/u" /* "~/" in the profiles above expands against it */
 
@@ -45,7 +46,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 10);
+	CHECK(json_is_object(j) && json_object_size(j) == 11);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
@@ -87,6 +88,22 @@ static void test_shape(void)
 	json_t *net = json_object_get(j, "net");
 	CHECK(json_is_array(net) && json_array_size(net) == 0);
 
+	/* Every limit: its value as a profile writes it and where it was set. */
+	json_t *limits = json_object_get(j, "limits");
+	CHECK(json_is_object(limits) && json_object_size(limits) == 5);
+	static const char *const lim[][3] = {
+		{ "pids", "4096", "builtin:default" }, { "tmp", "4G", "builtin:default" },
+		{ "home", "2G", "builtin:default" }, { "cpu", "unlimited", "builtin:default" },
+		{ "memory", "1536M", "t.profile:8" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(lim); i++) {
+		json_t *l = json_object_get(limits, lim[i][0]);
+		CHECK(json_is_object(l) && json_object_size(l) == 2);
+		CHECK_STR(json_string_value(json_object_get(l, "value")), lim[i][1]);
+		const char *o = json_string_value(json_object_get(l, "origin"));
+		CHECK(o && strncmp(o, lim[i][2], strlen(lim[i][2])) == 0);
+	}
+
 	/* Everything is encodable. */
 	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(s != NULL);
@@ -94,11 +111,17 @@ static void test_shape(void)
 	json_decref(j);
 	policy_free(&p);
 
-	/* An empty policy has the full shape too. */
+	/* An empty policy has the full shape too (every limit unlimited, set
+	 * nowhere). */
+#define UNL "{\"origin\":\"\",\"value\":\"unlimited\"}"
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
+	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
+		  "\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  ",\"tmp\":" UNL "},"
+		  "\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],"
+		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
 	free(s);
 	json_decref(j);
 }
@@ -192,6 +215,11 @@ static void test_digest(void)
 	policy_free(&b);
 	load(&b);
 	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "unmask .netrc\n", 14, &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(da, db) != 0);
+	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "limit pids 4095\n", 16, &e) == 0);
 	policy_digest(&b, db);
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);

@@ -5,7 +5,9 @@
  * and their compiled form: each rule parsed once, with its origin, and the
  * rule set the proxy decides with; secrets by reference (`secret`,
  * policy_add_secret): their hosts, sources and origins, rebinding, the hosts
- * too wide to bind, and their names kept out of the environment lists. */
+ * too wide to bind, and their names kept out of the environment lists;
+ * limits (`limit KIND VALUE`): the defaults, values, units, the last line
+ * winning, their written form, and each bad value's error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1152,6 +1154,121 @@ static void test_secret_errors(void)
 	policy_free(&p);
 }
 
+static void expect_limit_n(int line, const struct policy *p, enum policy_limit_kind k,
+			   unsigned long long v, const char *text, const char *origin)
+{
+	char buf[32];
+	policy_limit_format(k, p->limits[k].value, buf, sizeof buf);
+	const char *o = p->limits[k].origin;
+	/* an origin ending in ':' is a prefix: the built-in profile's line
+	 * numbers change with it */
+	size_t n = origin[strlen(origin) - 1] == ':' ? strlen(origin) : strlen(origin) + 1;
+	if (p->limits[k].value != v || strcmp(buf, text) != 0 || !o || strncmp(o, origin, n) != 0) {
+		fprintf(stderr, "%s:%d: limit %s\n  got:      %llu \"%s\" (%s)\n  expected: %llu \"%s\" (%s)\n",
+			__FILE__, line, policy_limit_name(k), p->limits[k].value, buf, o ? o : "none",
+			v, text, origin);
+		failures++;
+	}
+}
+#define EXPECT_LIMIT(p, k, v, text, origin) expect_limit_n(__LINE__, (p), (k), (v), (text), (origin))
+
+static void test_limits(void)
+{
+	struct policy p;
+	struct werr e;
+	/* The defaults: processes and the tmpfs sizes bounded, memory and CPU
+	 * not; none of them asked for by a profile of the user's. */
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_PIDS, 4096, "4096", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_TMP, 4ULL << 30, "4G", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_HOME, 2ULL << 30, "2G", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "unlimited", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_CPU, 0, "unlimited", "builtin:default:");
+	for (int k = 0; k < LIMIT_KINDS; k++)
+		CHECK(!policy_limit_explicit(&p.limits[k]));
+	/* A profile on top sets them; the last line of a kind wins. */
+	const char *text = "limit pids 64\nlimit memory 1.5G\nlimit tmp 8m\nlimit cpu 1.5\n"
+			   "limit home 1024K\nlimit pids 128\nlimit tmp unlimited\n";
+	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_PIDS, 128, "128", "t.profile:6");
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 3ULL << 29, "1536M", "t.profile:2");
+	EXPECT_LIMIT(&p, LIMIT_TMP, 0, "unlimited", "t.profile:7");
+	EXPECT_LIMIT(&p, LIMIT_CPU, 1500, "1.5", "t.profile:4");
+	EXPECT_LIMIT(&p, LIMIT_HOME, 1ULL << 20, "1M", "t.profile:5");
+	for (int k = 0; k < LIMIT_KINDS; k++)
+		CHECK(policy_limit_explicit(&p.limits[k]));
+	policy_free(&p);
+	CHECK(p.limits[LIMIT_PIDS].origin == NULL);
+
+	/* Values: units in either case, decimals, bytes, the edges. */
+	CHECK(parse(&p, "limit memory 16M\nlimit tmp 1048577\nlimit home 2T\nlimit cpu 0.01\n"
+		    "limit pids 2\n", &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 16ULL << 20, "16M", "t.profile:1");
+	EXPECT_LIMIT(&p, LIMIT_TMP, 1048577, "1048577", "t.profile:2");
+	EXPECT_LIMIT(&p, LIMIT_HOME, 2ULL << 40, "2T", "t.profile:3");
+	EXPECT_LIMIT(&p, LIMIT_CPU, 10, "0.01", "t.profile:4");
+	EXPECT_LIMIT(&p, LIMIT_PIDS, 2, "2", "t.profile:5");
+	CHECK(parse(&p, "limit memory 1024p\n", &e) < 0);
+	CHECK(parse(&p, "limit memory 1024T\nlimit cpu 4096\nlimit pids 4194304\nlimit tmp 0.25g\n"
+		    "limit home 1.001M\n", &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 1ULL << 50, "1024T", "t.profile:1");
+	EXPECT_LIMIT(&p, LIMIT_CPU, 4096000, "4096", "t.profile:2");
+	EXPECT_LIMIT(&p, LIMIT_PIDS, 4194304, "4194304", "t.profile:3");
+	EXPECT_LIMIT(&p, LIMIT_TMP, 256ULL << 20, "256M", "t.profile:4");
+	EXPECT_LIMIT(&p, LIMIT_HOME, (1ULL << 20) + 1048, "1049624", "t.profile:5");
+	policy_free(&p);
+	char buf[32];
+	policy_limit_format(LIMIT_CPU, 1250, buf, sizeof buf);
+	CHECK_STR(buf, "1.25");
+	policy_limit_format(LIMIT_CPU, 2000, buf, sizeof buf);
+	CHECK_STR(buf, "2");
+	policy_limit_format(LIMIT_TMP, 3ULL << 39, buf, sizeof buf);
+	CHECK_STR(buf, "1536G");
+
+	EXPECT_ERR("limit\n", "t.profile:1:6: limit: missing argument (pids, memory, cpu, tmp or home)");
+	EXPECT_ERR("limit disk 1G\n",
+		   "t.profile:1:7: limit: unknown kind 'disk' (expected pids, memory, cpu, tmp or home)");
+	EXPECT_ERR("limit pids\n", "t.profile:1:11: limit pids: missing argument");
+	EXPECT_ERR("limit pids 64 65\n", "t.profile:1:15: limit pids: unexpected argument '65'");
+	EXPECT_ERR("limit pids many\n", "t.profile:1:12: limit pids: 'many' is not a number of "
+		   "processes (2 to 4194304, or unlimited)");
+	EXPECT_ERR("limit pids 1.5\n", "t.profile:1:12: limit pids: '1.5' is not a number of "
+		   "processes (2 to 4194304, or unlimited)");
+	EXPECT_ERR("limit pids 1\n",
+		   "t.profile:1:12: limit pids: '1' is out of range (2 to 4194304, or unlimited)");
+	EXPECT_ERR("limit  pids\t4194305\n",
+		   "t.profile:1:13: limit pids: '4194305' is out of range (2 to 4194304, or unlimited)");
+	EXPECT_ERR("limit memory 5X\n", "t.profile:1:14: limit memory: '5X' is not a size (a number "
+		   "with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit memory 1G1\n", "t.profile:1:14: limit memory: '1G1' is not a size (a "
+		   "number with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit tmp .5G\n", "t.profile:1:11: limit tmp: '.5G' is not a size (a number "
+		   "with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit tmp 1.0005G\n", "t.profile:1:11: limit tmp: '1.0005G' is not a size (a "
+		   "number with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit memory 8M\n", "t.profile:1:14: limit memory: '8M' is below the minimum 16M");
+	EXPECT_ERR("limit tmp 512K\n", "t.profile:1:11: limit tmp: '512K' is below the minimum 1M");
+	EXPECT_ERR("limit home 0\n", "t.profile:1:12: limit home: '0' is below the minimum 1M");
+	EXPECT_ERR("limit tmp 100.5\n", "t.profile:1:11: limit tmp: '100.5' is not a size (without "
+		   "a unit it counts bytes, with no decimals)");
+	EXPECT_ERR("limit tmp 1025T\n", "t.profile:1:11: limit tmp: '1025T' is larger than 1P");
+	EXPECT_ERR("limit tmp 99999999999999999999999\n", "t.profile:1:11: limit tmp: "
+		   "'99999999999999999999999' is not a size (a number with an optional unit K, M, G "
+		   "or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit cpu 0.001\n",
+		   "t.profile:1:11: limit cpu: '0.001' is out of range (0.01 to 4096 CPUs, or unlimited)");
+	EXPECT_ERR("limit cpu 4096.001\n", "t.profile:1:11: limit cpu: '4096.001' is out of range "
+		   "(0.01 to 4096 CPUs, or unlimited)");
+	EXPECT_ERR("limit cpu 0.0001\n", "t.profile:1:11: limit cpu: '0.0001' is not a number of "
+		   "CPUs (up to three decimals: 0.5, 2, 1.25; or unlimited)");
+	EXPECT_ERR("limit cpu -1\n", "t.profile:1:11: limit cpu: '-1' is not a number of CPUs "
+		   "(up to three decimals: 0.5, 2, 1.25; or unlimited)");
+	EXPECT_ERR("limit cpu 2c\n", "t.profile:1:11: limit cpu: '2c' is not a number of CPUs "
+		   "(up to three decimals: 0.5, 2, 1.25; or unlimited)");
+	EXPECT_ERR("limit cpu UNLIMITED\n", "t.profile:1:11: limit cpu: 'UNLIMITED' is not a number "
+		   "of CPUs (up to three decimals: 0.5, 2, 1.25; or unlimited)");
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
@@ -1179,6 +1296,7 @@ int main(void)
 	test_add_net();
 	test_secrets();
 	test_secret_errors();
+	test_limits();
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

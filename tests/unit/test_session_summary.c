@@ -1,7 +1,8 @@
 /* test_session_summary.c - unit tests of the end-of-session summary of
  * refusals (src/session/summary.c): each refused destination once with the
- * flag that would allow it, repeats counted, allowed traffic left out, and a
- * bound on what it keeps however many distinct refusals an agent makes. */
+ * flag that would allow it, repeats counted, allowed traffic left out, a
+ * limit the sandbox reached with what happened, and a bound on what it keeps
+ * however many distinct refusals an agent makes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,21 @@ static void test_nothing_refused(void)
 	audit_close(a);
 }
 
+static void test_limit(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000004");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	for (int i = 0; i < 2; i++)
+		CHECK(audit_emit_event(a, ev_limit(&(struct ev_limit){ .kind = "tmp", .limit = "8M",
+			.detail = "/tmp is full" }), &e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "limit tmp 8M (2 times): /tmp is full") != NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -111,6 +127,7 @@ int main(void)
 	tmpdir_make("warden-test-summary");
 	test_listed_once();
 	test_nothing_refused();
+	test_limit();
 	test_bounded();
 	tmpdir_remove();
 	return check_status_counted("session_summary");

@@ -1,0 +1,745 @@
+/* limits.c - a session's limits: where each is enforced (a cgroup, an
+ * rlimit, the tmpfs mounts), the session's cgroups made and removed, and the
+ * `limit` events when the sandbox reaches one. The rules are in limits.h. */
+#include "limits.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+static const char *const ctl_names[CTL_COUNT] = { "pids", "memory", "cpu" };
+static const enum policy_limit_kind ctl_kind[CTL_COUNT] = { LIMIT_PIDS, LIMIT_MEMORY, LIMIT_CPU };
+#define CPU_PERIOD_US 100000ULL
+
+/* snprintf for messages, which may be cut short */
+__attribute__((format(printf, 3, 4)))
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- pure parts ------------------------------------------------------------ */
+
+int limits_parse_own_cgroup(const char *text, const char *controller, char *out, size_t len)
+{
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchrnul(l, '\n');
+		/* "ID:CONTROLLERS:PATH" */
+		const char *c1 = memchr(l, ':', (size_t)(nl - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
+		if (c2) {
+			bool match;
+			if (!controller) {
+				match = c2 == c1 + 1 && c1 - l == 1 && l[0] == '0';
+			} else {
+				match = false;
+				size_t n = strlen(controller);
+				for (const char *p = c1 + 1; p < c2;) {
+					const char *end = memchr(p, ',', (size_t)(c2 - p));
+					if (!end)
+						end = c2;
+					match = match || ((size_t)(end - p) == n && strncmp(p, controller, n) == 0);
+					p = end + 1;
+				}
+			}
+			if (match) {
+				size_t n = (size_t)(nl - c2 - 1);
+				if (n + 1 > len)
+					return -1;
+				memcpy(out, c2 + 1, n);
+				out[n] = '\0';
+				return 1;
+			}
+		}
+		l = *nl ? nl + 1 : nl;
+	}
+	return 0;
+}
+
+/* Decode mountinfo's octal escapes (\040) in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (char *p = s; *p;) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 4;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+}
+
+/* Does the comma-separated list hold name? */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && strncmp(p, name, n) == 0)
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+int limits_parse_cgroup_mount(const char *text, const char *controller, char *point, size_t plen,
+			      char *root, size_t rlen)
+{
+	_cleanup_free_ char *copy = xstrdup(text);
+	_cleanup_free_ char *fpoint = NULL, *froot = NULL;
+	char *save = NULL;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		/* ID PARENT DEV ROOT POINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
+		char *f[6] = { 0 }, *s2 = NULL, *tok = strtok_r(l, " ", &s2);
+		size_t n = 0;
+		for (; tok && n < 6; tok = strtok_r(NULL, " ", &s2))
+			f[n++] = tok;
+		while (tok && strcmp(tok, "-") != 0)
+			tok = strtok_r(NULL, " ", &s2);
+		char *fstype = tok ? strtok_r(NULL, " ", &s2) : NULL;
+		char *source = fstype ? strtok_r(NULL, " ", &s2) : NULL;
+		char *super = source ? strtok_r(NULL, " ", &s2) : NULL;
+		if (n < 6 || !super)
+			continue;
+		unescape(f[3]);
+		unescape(f[4]);
+		bool match = controller ? strcmp(fstype, "cgroup") == 0 && list_has(super, controller)
+					: strcmp(fstype, "cgroup2") == 0;
+		if (match) {
+			free(fpoint);
+			free(froot);
+			fpoint = xstrdup(f[4]);
+			froot = xstrdup(f[3]);
+		} else if (fpoint && strcmp(fpoint, f[4]) == 0) {
+			free(fpoint); /* hidden by a later mount */
+			free(froot);
+			fpoint = froot = NULL;
+		}
+	}
+	if (plen)
+		point[0] = '\0';
+	if (rlen)
+		root[0] = '\0';
+	if (!fpoint)
+		return 0;
+	if (strlen(fpoint) >= plen || strlen(froot) >= rlen)
+		return -1;
+	strcpy(point, fpoint);
+	strcpy(root, froot);
+	return 1;
+}
+
+bool limits_parse_counter(const char *text, const char *key, unsigned long long *v)
+{
+	size_t n = strlen(key);
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchrnul(l, '\n');
+		if (strncmp(l, key, n) == 0 && l[n] == ' ') {
+			char *end;
+			errno = 0;
+			unsigned long long x = strtoull(l + n + 1, &end, 10);
+			if (errno == 0 && end > l + n + 1 && end == nl) {
+				*v = x;
+				return true;
+			}
+		}
+		l = *nl ? nl + 1 : nl;
+	}
+	return false;
+}
+
+/* ---- the probe -------------------------------------------------------------- */
+
+/* A small file's text (NUL-terminated), or NULL with errno. */
+static char *read_text(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	return write_file(path, text);
+}
+
+/* The directory of warden's own cgroup in the hierarchy mounted at point
+ * with root mroot (the mount shows the part of the hierarchy below mroot):
+ * into out, or why not. */
+static bool own_dir(const char *point, const char *mroot, const char *own, char *out, size_t len,
+		    char *why, size_t wlen)
+{
+	size_t n = strlen(mroot);
+	if (strcmp(mroot, "/") == 0)
+		n = 0;
+	if (strstr(own, "/..") || (n && (strncmp(own, mroot, n) != 0 || (own[n] && own[n] != '/')))) {
+		say(why, wlen, "warden's cgroup %s is outside what is mounted at %s", own, point);
+		return false;
+	}
+	const char *rel = own + n;
+	if ((size_t)snprintf(out, len, "%s%s", point, strcmp(rel, "/") == 0 ? "" : rel) >= len) {
+		say(why, wlen, "the path of warden's cgroup is too long");
+		return false;
+	}
+	return true;
+}
+
+/* May warden make cgroups in dir and move its processes there? */
+static bool writable(const char *dir, bool v2, char *why, size_t wlen)
+{
+	char path[700];
+	const char *files[] = { "", "/cgroup.procs", v2 ? "/cgroup.subtree_control" : NULL };
+	for (size_t i = 0; i < ARRAY_LEN(files) && files[i]; i++) {
+		snprintf(path, sizeof path, "%s%s", dir, files[i]);
+		if (access(path, W_OK) < 0) {
+			say(why, wlen, "%s is not writable (%s)", path, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The cgroup v2 directory warden makes session cgroups in (limits.h), or
+ * false with why. */
+static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
+{
+	char point[512], mroot[512], own[512];
+	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+	if (!mi || limits_parse_cgroup_mount(mi, NULL, point, sizeof point, mroot, sizeof mroot) <= 0) {
+		say(why, wlen, "no cgroup v2 hierarchy is mounted");
+		return false;
+	}
+	if (!cg || limits_parse_own_cgroup(cg, NULL, own, sizeof own) <= 0) {
+		say(why, wlen, "warden's own cgroup v2 is unknown (/proc/self/cgroup)");
+		return false;
+	}
+	char dir[600];
+	if (!own_dir(point, mroot, own, dir, sizeof dir, why, wlen))
+		return false;
+	const char *rel = dir + strlen(point); /* "" at the root of the hierarchy */
+	char svc[64];
+	snprintf(svc, sizeof svc, "/user@%u.service", (unsigned)getuid());
+	size_t n = strlen(svc);
+	const char *at = rel;
+	while ((at = strstr(at, svc)) && at[n] && at[n] != '/')
+		at += n;
+	if (!*rel || (root && !at)) {
+		snprintf(out, len, "%s", point);
+	} else if (at) {
+		snprintf(out, len, "%.*s", (int)(at + n - dir), dir);
+	} else {
+		say(why, wlen, "warden runs in the cgroup %s, outside the one systemd delegates to "
+			 "your user (%s; run warden from it: `systemd-run --user --scope warden run ...`)",
+			 own, svc + 1);
+		return false;
+	}
+	return writable(out, true, why, wlen);
+}
+
+/* The v1 hierarchy of one controller: warden's own cgroup there, when
+ * writable. */
+static bool v1_parent(const char *ctl, char *out, size_t len, char *why, size_t wlen)
+{
+	char point[512], mroot[512], own[512];
+	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, sizeof point, mroot, sizeof mroot) <= 0) {
+		say(why, wlen, "no cgroup v1 hierarchy has it");
+		return false;
+	}
+	if (!cg || limits_parse_own_cgroup(cg, ctl, own, sizeof own) <= 0) {
+		say(why, wlen, "warden's own cgroup of it is unknown");
+		return false;
+	}
+	return own_dir(point, mroot, own, out, len, why, wlen) && writable(out, false, why, wlen);
+}
+
+void limits_probe(struct limits_probe *p)
+{
+	memset(p, 0, sizeof *p);
+	p->root = geteuid() == 0;
+	char v2[512], v2why[400] = "";
+	bool have_v2 = v2_parent(p->root, v2, sizeof v2, v2why, sizeof v2why);
+	_cleanup_free_ char *ctls = NULL;
+	if (have_v2) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/cgroup.controllers", v2);
+		ctls = read_text(path);
+		char *nl = ctls ? strchr(ctls, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+	}
+	for (char *t = ctls; t && *t; t++)
+		if (*t == ' ')
+			*t = ',';
+	for (int i = 0; i < CTL_COUNT; i++) {
+		struct limits_cgroup *c = &p->ctl[i];
+		char v1why[300] = "";
+		/* a controller is in one hierarchy: v2's when it lists it */
+		if (ctls) {
+			if (list_has(ctls, ctl_names[i])) {
+				c->version = 2;
+				snprintf(c->parent, sizeof c->parent, "%s", v2);
+				continue;
+			}
+		}
+		if (v1_parent(ctl_names[i], c->parent, sizeof c->parent, v1why, sizeof v1why)) {
+			c->version = 1;
+			continue;
+		}
+		c->parent[0] = '\0';
+		if (have_v2)
+			say(c->why, sizeof c->why, "no usable cgroup has the %s controller (cgroup v2 "
+				 "%s/cgroup.controllers: \"%s\"; cgroup v1: %s)", ctl_names[i], v2,
+				 ctls ? ctls : "unreadable", v1why);
+		else
+			say(c->why, sizeof c->why, "no usable cgroup has the %s controller (cgroup "
+				 "v2: %s; cgroup v1: %s)", ctl_names[i], v2why, v1why);
+	}
+}
+
+/* ---- the plan ---------------------------------------------------------------- */
+
+static int kind_ctl(enum policy_limit_kind k)
+{
+	for (int i = 0; i < CTL_COUNT; i++)
+		if (ctl_kind[i] == k)
+			return i;
+	return -1;
+}
+
+static void by_cgroup(struct limits *l, int i)
+{
+	static const char *const files[2][CTL_COUNT] = {
+		{ "pids.max", "memory.limit_in_bytes", "cpu.cfs_quota_us" },
+		{ "pids.max", "memory.max and memory.oom.group", "cpu.max" },
+	};
+	const struct limits_cgroup *c = &l->probe.ctl[i];
+	enum policy_limit_kind k = ctl_kind[i];
+	l->how[k] = HOW_CGROUP;
+	say(l->why[k], sizeof l->why[k], "%s of a cgroup v%d below %s", files[c->version == 2][i],
+		 c->version, c->parent);
+}
+
+/* Not by a cgroup: pids by RLIMIT_NPROC unless root, the others not. */
+static void without_cgroup(struct limits *l, int i, const char *why)
+{
+	enum policy_limit_kind k = ctl_kind[i];
+	if (k == LIMIT_PIDS && !l->probe.root) {
+		l->how[k] = HOW_RLIMIT;
+		say(l->why[k], sizeof l->why[k], "RLIMIT_NPROC in the sandbox's user namespace "
+			 "(a cgroup would count better: %s)", why);
+	} else if (k == LIMIT_PIDS) {
+		l->how[k] = HOW_NONE;
+		say(l->why[k], sizeof l->why[k], "%s; and RLIMIT_NPROC never applies to "
+			 "processes of uid 0, as the sandbox's are when warden runs as root", why);
+	} else {
+		l->how[k] = HOW_NONE;
+		say(l->why[k], sizeof l->why[k], "%s", why);
+	}
+}
+
+void limits_plan(struct limits *l, const struct policy *p, const struct limits_probe *probe)
+{
+	struct limits_probe pr = *probe; /* probe may be l's own */
+	memset(l, 0, sizeof *l);
+	l->probe = pr;
+	l->policy = p;
+	l->fs_fd[0] = l->fs_fd[1] = -1;
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		int i = kind_ctl(k);
+		if (!p->limits[k].value)
+			l->how[k] = HOW_UNLIMITED;
+		else if (k == LIMIT_TMP || k == LIMIT_HOME)
+			l->how[k] = HOW_TMPFS;
+		else if (l->probe.ctl[i].version)
+			by_cgroup(l, i);
+		else
+			without_cgroup(l, i, l->probe.ctl[i].why);
+		if (l->how[k] == HOW_TMPFS)
+			say(l->why[k], sizeof l->why[k], "the size of the tmpfs %s",
+				 k == LIMIT_TMP ? "behind /tmp, /var/tmp and /dev/shm" : "of the home " AGENT_HOME);
+	}
+}
+
+const char *limits_how_text(const struct limits *l, enum policy_limit_kind k)
+{
+	return l->why[k];
+}
+
+/* ---- the session's cgroups --------------------------------------------------- */
+
+static bool ctl_used(const struct limits *l, int i)
+{
+	return l->how[ctl_kind[i]] == HOW_CGROUP;
+}
+
+/* Give up the cgroup of controller i (made or not), saying why. */
+static void give_up(struct limits *l, int i, const char *what, int err)
+{
+	char why[400];
+	say(why, sizeof why, "%s: %s", what, strerror(err));
+	if (l->dir[i][0]) {
+		bool shared = false; /* v2: one directory for every controller */
+		for (int j = 0; j < CTL_COUNT; j++)
+			shared = shared || (j != i && strcmp(l->dir[j], l->dir[i]) == 0);
+		if (!shared)
+			rmdir(l->dir[i]);
+		l->dir[i][0] = '\0';
+	}
+	without_cgroup(l, i, why);
+}
+
+/* The limit of controller i written into dir; -1 with errno and *what. */
+static int write_limit(const struct limits *l, int i, int version, const char *dir, const char **what)
+{
+	unsigned long long v = l->policy->limits[ctl_kind[i]].value;
+	char buf[64];
+	switch (i) {
+	case CTL_PIDS:
+		snprintf(buf, sizeof buf, "%llu", v);
+		*what = "pids.max";
+		return write_text(dir, "pids.max", buf);
+	case CTL_MEMORY:
+		snprintf(buf, sizeof buf, "%llu", v);
+		if (version == 1) {
+			*what = "memory.limit_in_bytes";
+			return write_text(dir, "memory.limit_in_bytes", buf);
+		}
+		*what = "memory.max";
+		if (write_text(dir, "memory.max", buf) < 0)
+			return -1;
+		*what = "memory.oom.group";
+		return write_text(dir, "memory.oom.group", "1");
+	case CTL_CPU:
+		if (version == 1) {
+			snprintf(buf, sizeof buf, "%llu", CPU_PERIOD_US);
+			*what = "cpu.cfs_period_us";
+			if (write_text(dir, "cpu.cfs_period_us", buf) < 0)
+				return -1;
+			snprintf(buf, sizeof buf, "%llu", v * CPU_PERIOD_US / 1000);
+			*what = "cpu.cfs_quota_us";
+			return write_text(dir, "cpu.cfs_quota_us", buf);
+		}
+		snprintf(buf, sizeof buf, "%llu %llu", v * CPU_PERIOD_US / 1000, CPU_PERIOD_US);
+		*what = "cpu.max";
+		return write_text(dir, "cpu.max", buf);
+	}
+	return 0;
+}
+
+/* v2: the controller enabled for the children of parent. */
+static int enable(const char *parent, const char *ctl)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/cgroup.subtree_control", parent);
+	_cleanup_free_ char *on = read_text(path);
+	if (on) {
+		char *nl = strchr(on, '\n');
+		if (nl)
+			*nl = '\0';
+		for (char *t = on; *t; t++)
+			if (*t == ' ')
+				*t = ',';
+		if (list_has(on, ctl))
+			return 0;
+	}
+	char plus[32];
+	snprintf(plus, sizeof plus, "+%s", ctl);
+	return write_file(path, plus);
+}
+
+/* Remove the cgroups of sessions that ended without removing theirs
+ * (warden killed): empty "warden-*" directories of parent made more than a
+ * minute ago (a session's own is populated from a moment after it made it,
+ * and rmdir refuses a populated cgroup). */
+static void sweep_stale(const char *parent)
+{
+	_cleanup_close_ int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	for (struct dirent *de; (de = readdir(d));) {
+		struct stat st;
+		if (de->d_type != DT_DIR || strncmp(de->d_name, "warden-", 7) != 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || now - st.st_mtime < 60)
+			continue;
+		unlinkat(fd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+void limits_create(struct limits *l, const char *session)
+{
+	for (int i = 0; i < CTL_COUNT; i++) {
+		if (!ctl_used(l, i))
+			continue;
+		const struct limits_cgroup *c = &l->probe.ctl[i];
+		bool swept = false;
+		for (int j = 0; j < i; j++)
+			swept = swept || (ctl_used(l, j) && strcmp(l->probe.ctl[j].parent, c->parent) == 0);
+		if (!swept)
+			sweep_stale(c->parent);
+		char dir[600], what[700];
+		snprintf(dir, sizeof dir, "%s/warden-%s", c->parent, session);
+		if (c->version == 2 && enable(c->parent, ctl_names[i]) < 0) {
+			say(what, sizeof what, "enabling %s in %s/cgroup.subtree_control", ctl_names[i],
+				 c->parent);
+			give_up(l, i, what, errno);
+			continue;
+		}
+		if (mkdir(dir, 0755) < 0 && !(errno == EEXIST && c->version == 2)) {
+			say(what, sizeof what, "making %s", dir);
+			give_up(l, i, what, errno);
+			continue;
+		}
+		snprintf(l->dir[i], sizeof l->dir[i], "%s", dir);
+		const char *file = "";
+		if (write_limit(l, i, c->version, dir, &file) < 0) {
+			say(what, sizeof what, "writing %s/%s", dir, file);
+			give_up(l, i, what, errno);
+		}
+	}
+}
+
+void limits_notes(const struct limits *l)
+{
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		const struct policy_limit *pl = &l->policy->limits[k];
+		if (l->how[k] != HOW_NONE || !policy_limit_explicit(pl))
+			continue;
+		char v[32];
+		policy_limit_format(k, pl->value, v, sizeof v);
+		wnote("limit %s %s (%s) is not enforced here: %s", policy_limit_name(k), v, pl->origin,
+		      l->why[k]);
+	}
+}
+
+void limits_attach(struct limits *l, pid_t init)
+{
+	char pid[32];
+	snprintf(pid, sizeof pid, "%d", (int)init);
+	for (int i = 0; i < CTL_COUNT; i++) {
+		if (!ctl_used(l, i) || !l->dir[i][0])
+			continue;
+		bool done = false; /* v2: one move for the directory every controller shares */
+		for (int j = 0; j < i; j++)
+			done = done || (ctl_used(l, j) && strcmp(l->dir[j], l->dir[i]) == 0);
+		if (done || write_text(l->dir[i], "cgroup.procs", pid) == 0)
+			continue;
+		char what[700];
+		say(what, sizeof what, "moving the sandbox into %s", l->dir[i]);
+		give_up(l, i, what, errno);
+		enum policy_limit_kind k = ctl_kind[i];
+		if (l->how[k] == HOW_NONE && policy_limit_explicit(&l->policy->limits[k]))
+			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
+	}
+	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
+		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
+		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
+		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
+			int err = errno;
+			l->how[LIMIT_PIDS] = HOW_NONE;
+			say(l->why[LIMIT_PIDS], sizeof l->why[LIMIT_PIDS], "setting RLIMIT_NPROC: %s",
+				 strerror(err));
+			if (policy_limit_explicit(&l->policy->limits[LIMIT_PIDS]))
+				wnote("limit pids is not enforced: %s", l->why[LIMIT_PIDS]);
+		}
+	}
+}
+
+/* ---- watching ------------------------------------------------------------------ */
+
+bool limits_watch(struct limits *l, int tmp_fd, int home_fd)
+{
+	static const enum policy_limit_kind kinds[2] = { LIMIT_TMP, LIMIT_HOME };
+	int fds[2] = { tmp_fd, home_fd };
+	bool any = false;
+	for (int i = 0; i < 2; i++) {
+		if (l->how[kinds[i]] != HOW_TMPFS || l->fs_fd[i] >= 0) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			continue;
+		}
+		l->fs_fd[i] = fds[i];
+		any = any || fds[i] >= 0;
+	}
+	for (int i = 0; i < CTL_COUNT; i++)
+		any = any || (ctl_used(l, i) && l->dir[i][0] && i != CTL_CPU);
+	return any;
+}
+
+static void emit(struct audit *log, enum policy_limit_kind k, unsigned long long value,
+		 const char *detail)
+{
+	if (!log)
+		return;
+	char v[32];
+	policy_limit_format(k, value, v, sizeof v);
+	audit_emit_event(log, ev_limit(&(struct ev_limit){ .kind = policy_limit_name(k), .limit = v,
+		.detail = detail }), NULL);
+}
+
+static void check_fs(struct limits *l, int i, struct audit *log)
+{
+	static const char *const what[2] = { "/tmp, /var/tmp and /dev/shm (one tmpfs) are",
+					     "the home " AGENT_HOME " is" };
+	enum policy_limit_kind k = i == 0 ? LIMIT_TMP : LIMIT_HOME;
+	struct statfs sf;
+	if (l->fs_fd[i] < 0 || fstatfs(l->fs_fd[i], &sf) < 0)
+		return;
+	bool blocks = sf.f_bfree == 0, inodes = sf.f_files > 0 && sf.f_ffree == 0;
+	if (!blocks && !inodes) {
+		l->fs_full[i] = false;
+		return;
+	}
+	if (l->fs_full[i])
+		return;
+	l->fs_full[i] = true;
+	char detail[300];
+	if (blocks)
+		say(detail, sizeof detail, "%s full: writing more there fails with ENOSPC "
+			 "(raise it with `limit %s SIZE`)", what[i], policy_limit_name(k));
+	else
+		say(detail, sizeof detail, "%s out of inodes (%llu files): creating more fails "
+			 "with ENOSPC (raise it with `limit %s SIZE`)", what[i],
+			 (unsigned long long)sf.f_files, policy_limit_name(k));
+	emit(log, k, l->policy->limits[k].value, detail);
+}
+
+static void check_cgroup(struct limits *l, int i, struct audit *log)
+{
+	if (!ctl_used(l, i) || !l->dir[i][0] || i == CTL_CPU)
+		return;
+	int version = l->probe.ctl[i].version;
+	const char *file = i == CTL_PIDS ? "pids.events" : version == 2 ? "memory.events"
+									: "memory.oom_control";
+	const char *key = i == CTL_PIDS ? "max" : "oom_kill";
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", l->dir[i], file);
+	_cleanup_free_ char *text = read_text(path);
+	unsigned long long n;
+	if (!text || !limits_parse_counter(text, key, &n) || n <= l->seen[i])
+		return;
+	l->seen[i] = n;
+	enum policy_limit_kind k = ctl_kind[i];
+	char detail[300];
+	if (i == CTL_PIDS)
+		say(detail, sizeof detail, "the sandbox reached its number of processes: a fork "
+			 "or clone failed with EAGAIN (%llu so far, %s of cgroup v%d)", n, file, version);
+	else
+		say(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
+			 "killed %s (%llu kills so far, %s of cgroup v%d)",
+			 version == 2 ? "every process of the sandbox (memory.oom.group)"
+				      : "a process of the sandbox", n, file, version);
+	emit(log, k, l->policy->limits[k].value, detail);
+}
+
+void limits_check(struct limits *l, struct audit *log)
+{
+	for (int i = 0; i < 2; i++)
+		check_fs(l, i, log);
+	for (int i = 0; i < CTL_COUNT; i++)
+		check_cgroup(l, i, log);
+}
+
+/* rmdir a cgroup whose processes are gone or going: exiting tasks leave it
+ * a moment after their parent saw them end. */
+static void remove_cgroup(const char *dir)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			break;
+		if (tries == 20)
+			write_text(dir, "cgroup.kill", "1"); /* v2: anything left */
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	wnote("could not remove the session's cgroup %s: %s", dir, strerror(errno));
+}
+
+void limits_end(struct limits *l, struct audit *log)
+{
+	limits_check(l, log);
+	for (int i = 0; i < 2; i++) {
+		if (l->fs_fd[i] >= 0)
+			close(l->fs_fd[i]);
+		l->fs_fd[i] = -1;
+	}
+	for (int i = 0; i < CTL_COUNT; i++) {
+		if (!l->dir[i][0])
+			continue;
+		bool again = false; /* v2: one directory for several controllers */
+		for (int j = 0; j < i; j++)
+			again = again || strcmp(l->dir[j], l->dir[i]) == 0;
+		if (!again)
+			remove_cgroup(l->dir[i]);
+	}
+	for (int i = 0; i < CTL_COUNT; i++)
+		l->dir[i][0] = '\0';
+}
+
+json_t *limits_to_json(const struct limits *l)
+{
+	static const char *const how[] = {
+		[HOW_UNLIMITED] = NULL, [HOW_NONE] = NULL, [HOW_TMPFS] = "tmpfs",
+		[HOW_RLIMIT] = "RLIMIT_NPROC", [HOW_CGROUP] = "cgroup",
+	};
+	json_t *o = json_object();
+	for (int k = 0; k < LIMIT_KINDS; k++) {
+		char v[32];
+		policy_limit_format(k, l->policy->limits[k].value, v, sizeof v);
+		json_t *x = json_pack("{s:s}", "value", v);
+		if (how[l->how[k]]) {
+			json_object_set_new(x, "by", json_string(how[l->how[k]]));
+			json_object_set_new(x, "detail", json_string(l->why[k]));
+		} else if (l->how[k] == HOW_NONE) {
+			json_object_set_new(x, "by", json_null());
+			json_object_set_new(x, "why", json_string(l->why[k]));
+		}
+		json_object_set_new(o, policy_limit_name(k), x);
+	}
+	return o;
+}

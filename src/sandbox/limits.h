@@ -1,0 +1,130 @@
+/* limits.h - where a session's limits (`limit KIND VALUE`, policy.h) are
+ * enforced, and what warden sees when the sandbox reaches one.
+ *
+ *   pids    pids.max of the session's cgroup when a cgroup with the pids
+ *           controller is usable; else RLIMIT_NPROC, which the supervisor
+ *           sets on sandbox init before init starts anything. In the user
+ *           namespace it counts the processes of the sandbox's uid in that
+ *           namespace only (not the invoking user's outside); the kernel
+ *           never applies it to uid 0, so warden run as root has none.
+ *   memory  memory.max and memory.oom.group=1 (cgroup v1: memory.limit_in_bytes)
+ *   cpu     cpu.max (cgroup v1: cpu.cfs_quota_us over cpu.cfs_period_us)
+ *   tmp     the size of the tmpfs behind /tmp, /var/tmp and /dev/shm (mounts.c)
+ *   home    the size of the home tmpfs (mounts.c)
+ *
+ * A usable cgroup: in cgroup v2, a directory warden may make children in and
+ * move its processes to, whose controllers it can enable for them: the root
+ * of the hierarchy when warden's own cgroup is the root (as root, a
+ * container's namespace), the cgroup systemd delegates to the user
+ * (user@UID.service) when warden runs inside it, and as root the root of the
+ * hierarchy. In cgroup v1 (a controller bound to a v1 hierarchy, as on
+ * hybrid hosts) warden's own cgroup of that controller when it is writable
+ * (as root). The session's cgroup "warden-SESSION" is made below it, the
+ * sandbox's init is moved into it before it starts anything, and it is
+ * removed at the end. Nothing is made when no limit needs a cgroup.
+ *
+ * Reaching a limit is a `limit` event (kind, limit, detail) when the kernel
+ * lets warden see it: the pids.events "max" and memory.events "oom_kill"
+ * counters of the session's cgroup, and a tmpfs with no free block or inode
+ * (statfs). Both are read every second while the sandbox runs and at its
+ * end. A fork refused by RLIMIT_NPROC is seen only by the process that made
+ * it (EAGAIN). CPU time is throttled, never refused: no event. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../audit/audit.h"
+#include "../policy/policy.h"
+
+enum limits_ctl { CTL_PIDS, CTL_MEMORY, CTL_CPU, CTL_COUNT };
+
+/* Where the session's cgroup of one controller would be made. */
+struct limits_cgroup {
+	int version;       /* 2 or 1; 0: none usable */
+	char parent[512];  /* the directory it is made in */
+	char why[400];     /* version 0: why none is usable */
+};
+
+/* What this host offers (limits_probe reads /proc and the cgroup files;
+ * it makes nothing). */
+struct limits_probe {
+	bool root;         /* euid 0 */
+	struct limits_cgroup ctl[CTL_COUNT];
+};
+void limits_probe(struct limits_probe *p);
+
+enum limits_how {
+	HOW_UNLIMITED,     /* the policy sets none */
+	HOW_NONE,          /* set, but not enforced here (why says why) */
+	HOW_TMPFS,
+	HOW_RLIMIT,
+	HOW_CGROUP,
+};
+
+/* One session's limits: decided (limits_plan), made (limits_create,
+ * limits_attach), watched (limits_watch, limits_check) and undone
+ * (limits_end). */
+struct limits {
+	struct limits_probe probe;
+	const struct policy *policy;
+	enum limits_how how[LIMIT_KINDS];
+	char why[LIMIT_KINDS][480];   /* HOW_NONE: why; else by what */
+	char dir[CTL_COUNT][600];     /* the session's cgroup per controller; "" none */
+	int fs_fd[2];                 /* O_PATH: the sandbox's /tmp and home; -1 */
+	bool fs_full[2];              /* said full already (said again once freed) */
+	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
+};
+
+/* Decide how each of p's limits is enforced with what probe offers. */
+void limits_plan(struct limits *l, const struct policy *p, const struct limits_probe *probe);
+
+/* Make the session's cgroups and write their limits. What fails falls back
+ * (pids to RLIMIT_NPROC unless root) or is not enforced; never an error. */
+void limits_create(struct limits *l, const char *session);
+
+/* A note on stderr for each limit a profile asked for (not the built-in
+ * default) that is not enforced, saying why. */
+void limits_notes(const struct limits *l);
+
+/* Put init (not started yet: it waits for the supervisor) under the
+ * limits: into the session's cgroups, or its RLIMIT_NPROC. A cgroup that
+ * refuses it is given up (noted when asked for). */
+void limits_attach(struct limits *l, pid_t init);
+
+/* Once init reported ready: the sandbox's /tmp and home (O_PATH fds init
+ * opened, taken over; -1: none) to watch their space. true when there is
+ * anything to watch (tmpfs or cgroup counters). */
+bool limits_watch(struct limits *l, int tmp_fd, int home_fd);
+
+/* Emit a `limit` event for each limit reached since the last check. */
+void limits_check(struct limits *l, struct audit *log);
+
+/* With the sandbox gone: a last check (log may be NULL), then the fds
+ * closed and the cgroups removed. Safe to call more than once. */
+void limits_end(struct limits *l, struct audit *log);
+
+/* What is in force, for session.start: {KIND: {"value": V, "by": HOW,
+ * "why": WHY (not enforced)}} (a new reference). */
+json_t *limits_to_json(const struct limits *l);
+
+/* How a limit is enforced, or why not, one line for `warden doctor`. */
+const char *limits_how_text(const struct limits *l, enum policy_limit_kind k);
+
+/* --- pure parts, unit tested ----------------------------------------------- */
+
+/* From /proc/self/cgroup text: the cgroup of the v2 hierarchy ("0::PATH";
+ * controller NULL) or of the v1 hierarchy holding controller. 1 found, 0
+ * not, -1 out too small. */
+int limits_parse_own_cgroup(const char *text, const char *controller, char *out, size_t len);
+
+/* From /proc/self/mountinfo text: the mount point and the root of the
+ * cgroup2 mount (controller NULL), or of the cgroup v1 mount with
+ * controller among its options. A later mount on the same point hides an
+ * earlier one. 1 found, 0 not, -1 out too small. */
+int limits_parse_cgroup_mount(const char *text, const char *controller, char *point, size_t plen,
+			      char *root, size_t rlen);
+
+/* The value of "KEY N" lines (pids.events, memory.events,
+ * memory.oom_control): true when found. */
+bool limits_parse_counter(const char *text, const char *key, unsigned long long *v);

@@ -1,0 +1,249 @@
+# t_limits.sh - limits (`limit pids|memory|cpu|tmp|home`): the built-in
+# defaults in `policy show` and in force in a session, a fork bomb stopped at
+# `limit pids` (and the invoking user's own processes outside not counted),
+# /tmp full at `limit tmp` with a `limit` event, doctor naming each limit and
+# what enforces it, notes only for limits a profile asked for that cannot be
+# enforced, and memory and CPU through a cgroup where one is usable.
+# shellcheck shell=bash
+
+# shellcheck disable=SC2012 # warden's own file names
+limits_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# limits_by KIND: how the last session enforced KIND ("cgroup",
+# "RLIMIT_NPROC", "tmpfs"; "" when nothing did), from its session.start.
+limits_by() {
+	local f
+	f=$(limits_log)
+	[[ -n $f ]] || return 0
+	head -n 1 "$f" | grep -oE "\"$1\":\\{\"value\":\"[^\"]*\",\"by\":\"[^\"]*\"" | sed -E 's/.*"by":"([^"]*)"$/\1/'
+}
+
+# limits_cgroup_gone KIND: the last session's cgroup of KIND was removed.
+limits_cgroup_gone() {
+	local f parent id
+	f=$(limits_log)
+	parent=$(head -n 1 "$f" | grep -oE "\"$1\":\{[^}]*\}" | sed -nE 's/.* below ([^"]*)".*/\1/p')
+	id=$(basename "$f" .jsonl)
+	[[ -n $parent ]] || { fail "session.start names no cgroup for $1"; return 0; }
+	[[ ! -e $parent/warden-$id ]] || fail "the session's cgroup $parent/warden-$id is left behind"
+}
+
+# limits_events KIND: the limit events of KIND in the last session's log.
+limits_events() {
+	local f
+	f=$(limits_log)
+	[[ -n $f ]] && grep -F '"event":"limit"' "$f" | grep -F "\"kind\":\"$1\""
+}
+
+# doctor_line KIND [PROFILE]: doctor's line for the limit KIND into DLINE.
+doctor_line() {
+	if [[ -n ${2:-} ]]; then
+		wardenc doctor --profile "$2"
+	else
+		wardenc doctor
+	fi
+	DLINE=$(grep -E "^  $1 " <<<"$OUT")
+}
+
+test_limits_defaults() {
+	wardenc policy show
+	assert_rc 0 'policy show'
+	local flat
+	flat=$(tr -d ' \n' <<<"$OUT")
+	for want in '"pids":{"value":"4096","origin":"builtin:default:' \
+		'"tmp":{"value":"4G","origin":"builtin:default:' \
+		'"home":{"value":"2G","origin":"builtin:default:' \
+		'"memory":{"value":"unlimited","origin":"builtin:default:' \
+		'"cpu":{"value":"unlimited","origin":"builtin:default:'; do
+		[[ $flat == *"$want"* ]] || fail "policy show lacks $want: $(excerpt "$flat")"
+	done
+	printf 'limit pids 64\nlimit tmp 1.5G\nlimit cpu 0.5\n' >"$T_TMP/l.profile"
+	wardenc policy show --profile "$T_TMP/l.profile"
+	flat=$(tr -d ' \n' <<<"$OUT")
+	[[ $flat == *"\"pids\":{\"value\":\"64\",\"origin\":\"$T_TMP/l.profile:1\"}"* ]] ||
+		fail "policy show: the profile's pids limit with its origin: $(excerpt "$flat")"
+	[[ $flat == *'"tmp":{"value":"1536M"'* && $flat == *'"cpu":{"value":"0.5"'* ]] ||
+		fail "policy show: tmp 1536M and cpu 0.5: $(excerpt "$flat")"
+	printf 'limit pids 1\n' >"$T_TMP/bad.profile"
+	wrun --profile "$T_TMP/bad.profile" -- true
+	assert_rc 125 'a bad limit'
+	assert_err_match "$T_TMP/bad.profile:1:12: limit pids: '1' is out of range" 'the error names FILE:LINE:COL'
+
+	# In a session: the sizes of the scratch tmpfs (one for /tmp, /var/tmp and
+	# /dev/shm) and of the home, and no note for the defaults.
+	wrun -- sh -c 'df -k /tmp /var/tmp /dev/shm /home/agent | tail -n 4'
+	assert_rc 0 'a session with the defaults'
+	local n
+	n=$(awk '$2 == 4194304' <<<"$OUT" | wc -l)
+	((n == 3)) || fail "/tmp, /var/tmp and /dev/shm are not 4G tmpfs: $(excerpt "$OUT")"
+	awk '$6 == "/home/agent" && $2 == 2097152 { found = 1 } END { exit !found }' <<<"$OUT" ||
+		fail "the home is not a 2G tmpfs: $(excerpt "$OUT")"
+	[[ $ERR != *'not enforced'* ]] || fail "the defaults gave a note: $(excerpt "$ERR")"
+}
+
+test_limits_pids_fork_bomb() {
+	# Children that sleep, forked until a fork fails: it stops at the limit
+	# (init, sh and wprobe count), the command still exits with its children
+	# running, and warden returns.
+	printf 'limit pids 64\n' >"$T_TMP/p.profile"
+	wrun --profile "$T_TMP/p.profile" -- sh -c './wprobe forks 300; echo "probe=$?"'
+	assert_rc 0 'the session after the fork bomb'
+	assert_out_has 'DENIED EAGAIN' 'a fork failed'
+	assert_out_line 'probe=1'
+	local n
+	n=$(sed -nE 's/^forked ([0-9]+)$/\1/p' <<<"$OUT")
+	if [[ -z $n ]] || ((n < 55 || n > 61)); then
+		fail "forked '$n' processes with limit pids 64 (init, sh and wprobe make 3 more): $(excerpt "$OUT")"
+	fi
+	local by
+	by=$(limits_by pids)
+	note "pids enforced by: ${by:-nothing}"
+	case $by in
+	cgroup)
+		limits_events pids | grep -qF '"limit":"64"' ||
+			fail "no limit event of kind pids in $(limits_log)"
+		limits_cgroup_gone pids
+		;;
+	RLIMIT_NPROC)
+		is_root && fail 'RLIMIT_NPROC in force as root, where it never applies'
+		;;
+	*) fail "session.start says nothing enforced pids ('$by')" ;;
+	esac
+
+	# The smallest limit: init and the command, which cannot fork at all;
+	# warden itself works as usual.
+	printf 'limit pids 2\n' >"$T_TMP/p2.profile"
+	wrun --profile "$T_TMP/p2.profile" -- ./wprobe forks 5
+	assert_rc 1 'limit pids 2'
+	assert_out_line 'forked 0'
+	assert_out_has 'DENIED EAGAIN'
+}
+
+test_limits_pids_host_processes() {
+	# The invoking user's processes outside do not count against the
+	# sandbox's limit: 80 sleeping here, 40 forked inside under limit 64.
+	local i
+	for ((i = 0; i < 80; i++)); do
+		sleep 60 &
+		bg_track $!
+	done
+	printf 'limit pids 64\n' >"$T_TMP/p.profile"
+	wrun --profile "$T_TMP/p.profile" -- ./wprobe forks 40
+	assert_rc 0 '40 forks under limit pids 64 with 80 processes of the user outside'
+	assert_out_has 'ALLOWED forked 40'
+	note "pids enforced by: $(limits_by pids)"
+}
+
+test_limits_tmp_full() {
+	printf 'limit tmp 8M\nlimit home 4M\n' >"$T_TMP/t.profile"
+	wrun --profile "$T_TMP/t.profile" -- sh -c '
+		dd if=/dev/zero of=/tmp/fill bs=1M count=20 2>&1 | head -n 1
+		echo x >/var/tmp/more 2>&1 || echo "var-tmp=full"
+		dd if=/dev/zero of=/home/agent/fill bs=1M count=20 2>&1 | head -n 1
+		df -k /tmp /home/agent | tail -n 2'
+	assert_rc 0 'the session after filling /tmp'
+	local nospace
+	nospace=$(grep -c 'No space left on device' <<<"$OUT")
+	((nospace == 2)) || fail "writing past limit tmp 8M and limit home 4M: $(excerpt "$OUT")"
+	assert_out_line 'var-tmp=full' '/var/tmp shares /tmp'"'"'s tmpfs'
+	awk '$6 == "/tmp" && $2 == 8192 { found = 1 } END { exit !found }' <<<"$OUT" ||
+		fail "/tmp is not an 8M tmpfs: $(excerpt "$OUT")"
+	[[ $(limits_by tmp) == tmpfs ]] || fail "session.start: tmp not by tmpfs ('$(limits_by tmp)')"
+	limits_events tmp | grep -qF '"limit":"8M"' || fail "no limit event of kind tmp in $(limits_log)"
+	limits_events home | grep -qF '"limit":"4M"' || fail "no limit event of kind home in $(limits_log)"
+	# said once at the end too (the summary of refusals)
+	assert_err_match 'limit tmp 8M: .*full' 'the summary names the limit reached'
+}
+
+test_limits_doctor() {
+	local line kind
+	wardenc doctor
+	for kind in pids memory cpu tmp home; do
+		grep -qE "^  $kind +[0-9A-Za-z.]+ +(in force|NOT enforced|a .limit $kind. would)" <<<"$OUT" ||
+			fail "doctor names no limit $kind: $(excerpt "$OUT")"
+	done
+	line=$(grep -E '^  pids ' <<<"$OUT")
+	if is_root; then
+		[[ $line == *'in force: pids.max'* || $line == *'NOT enforced here:'*'uid 0'* ]] ||
+			fail "doctor as root: pids by a cgroup or said not enforced: $line"
+	else
+		[[ $line == *'in force: '* ]] || fail "doctor: pids not in force: $line"
+	fi
+	grep -qE '^  tmp +4G +in force: the size of the tmpfs' <<<"$OUT" || fail "doctor: tmp: $(excerpt "$OUT")"
+
+	# A profile asking for memory: doctor says whether it is enforced, and a
+	# session says so once (a note) exactly when it is not.
+	printf 'limit memory 1G\nlimit cpu 1.5\n' >"$T_TMP/m.profile"
+	doctor_line memory "$T_TMP/m.profile"
+	line=$DLINE
+	note "doctor: $line"
+	[[ $line == *'1G'* ]] || fail "doctor --profile: memory 1G: $line"
+	wrun --profile "$T_TMP/m.profile" -- true
+	assert_rc 0 'a session with limit memory 1G'
+	if [[ $line == *'NOT enforced here: '* ]]; then
+		assert_err_match "limit memory 1G \\($T_TMP/m.profile:1\\) is not enforced here: " 'the note'
+		[[ $(grep -c 'limit memory 1G' <<<"$ERR") == 1 ]] || fail "the note is not said once: $(excerpt "$ERR")"
+	elif [[ $line == *'in force: '* ]]; then
+		[[ $ERR != *'not enforced'* ]] || fail "a note for an enforced limit: $(excerpt "$ERR")"
+		[[ $(limits_by memory) == cgroup ]] || fail "doctor says in force, the session's memory is by '$(limits_by memory)'"
+	else
+		fail "doctor --profile: memory line: $line"
+	fi
+}
+
+test_limits_memory_cpu() {
+	printf 'limit memory 64M\nlimit cpu 0.25\n' >"$T_TMP/m.profile"
+	local mline cline
+	doctor_line memory "$T_TMP/m.profile"
+	mline=$DLINE
+	doctor_line cpu "$T_TMP/m.profile"
+	cline=$DLINE
+	[[ -n $mline && -n $cline ]] || fatal "doctor names no limit memory or cpu: $(excerpt "$OUT")"
+	[[ $mline == *'in force: '* || $cline == *'in force: '* ]] ||
+		skip "no usable cgroup for memory or cpu here: ${mline#*NOT enforced here: }"
+	note "memory: $mline"
+	note "cpu: $cline"
+	if [[ $mline == *'in force: '* ]]; then
+		wrun --profile "$T_TMP/m.profile" -- sh -c 'dd if=/dev/zero of=/dev/null bs=256M count=1 2>/dev/null; echo "dd=$?"'
+		# v2: memory.oom.group ends the whole sandbox; v1: the kernel kills dd
+		if [[ $mline == *'of a cgroup v2 '* ]]; then
+			assert_rc 137 'the sandbox killed at limit memory 64M (memory.oom.group)'
+		else
+			assert_out_line 'dd=137' 'dd killed at limit memory 64M'
+		fi
+		limits_events memory | grep -qF '"limit":"64M"' || fail "no limit event of kind memory in $(limits_log)"
+		limits_cgroup_gone memory
+	fi
+	if [[ $cline == *'in force: '* ]]; then
+		# the CPU time (user and system) of 2 s of busy loop at 0.25 CPU
+		wrun --profile "$T_TMP/m.profile" -- sh -c 'timeout 2 sh -c "while :; do :; done"; times'
+		local t
+		t=$(tail -n 1 <<<"$OUT" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
+		note "busy loop of 2 s at limit cpu 0.25: ${t}s of CPU"
+		if [[ -z $t ]] || ! awk -v t="$t" 'BEGIN { exit !(t < 1.0) }'; then
+			fail "2 s of busy loop used ${t:-?}s of CPU under limit cpu 0.25: $(excerpt "$OUT")"
+		fi
+	fi
+}
+
+test_limits_cgroup_v2() {
+	# memory, pids and cpu through a cgroup v2 subtree, where there is one.
+	printf 'limit memory 64M\nlimit pids 64\n' >"$T_TMP/v2.profile"
+	local mline
+	doctor_line memory "$T_TMP/v2.profile"
+	mline=$DLINE
+	[[ -n $mline ]] || fatal "doctor names no limit memory: $(excerpt "$OUT")"
+	if [[ $mline != *'in force: '*'of a cgroup v2 '* ]]; then
+		local ctl=''
+		[[ -r /sys/fs/cgroup/unified/cgroup.controllers ]] && ctl=$(</sys/fs/cgroup/unified/cgroup.controllers)
+		skip "no cgroup v2 with the memory controller usable here (${mline#*: }${ctl:+; the hybrid v2 at /sys/fs/cgroup/unified has only: $ctl; the others are bound to cgroup v1, so a new cgroup2 mount is the same hierarchy})"
+	fi
+	wrun --profile "$T_TMP/v2.profile" -- sh -c 'cat /proc/self/cgroup; ./wprobe forks 300'
+	assert_out_line '0::/' 'the sandbox sees its own cgroup as the root'
+	assert_out_has 'DENIED EAGAIN'
+	limits_events pids | grep -qF '"limit":"64"' || fail "no limit event of kind pids"
+	wrun --profile "$T_TMP/v2.profile" -- dd if=/dev/zero of=/dev/null bs=256M count=1
+	assert_rc 137 'memory.oom.group ends the sandbox'
+	limits_events memory | grep -qF '"limit":"64M"' || fail "no limit event of kind memory"
+	limits_cgroup_gone memory
+}

@@ -1,0 +1,164 @@
+/* test_sandbox_limits.c - unit tests of the pure parts of the limits
+ * (src/sandbox/limits.c): warden's own cgroup from /proc/self/cgroup, the
+ * cgroup mounts from mountinfo (v2, v1 by controller, hybrid hosts, hidden
+ * mounts, escapes), the counters of pids.events and memory.events, and the
+ * plan: what enforces each limit with a cgroup, without one, and as root. */
+#include <stdio.h>
+#include <string.h>
+
+#include "src/sandbox/limits.h"
+#include "check.h"
+#include "profile.h"
+
+static const char self_cgroup[] =
+	"9:name=systemd:/\n"
+	"8:pids:/user.slice\n"
+	"4:memory:/process_api/5655\n"
+	"2:cpu,cpuacct:/a b\n"
+	"1:cpuset:/set\n"
+	"0::/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope\n";
+
+static void test_own_cgroup(void)
+{
+	char out[128];
+	CHECK(limits_parse_own_cgroup(self_cgroup, NULL, out, sizeof out) == 1);
+	CHECK_STR(out, "/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope");
+	CHECK(limits_parse_own_cgroup(self_cgroup, "memory", out, sizeof out) == 1);
+	CHECK_STR(out, "/process_api/5655");
+	CHECK(limits_parse_own_cgroup(self_cgroup, "cpu", out, sizeof out) == 1);
+	CHECK_STR(out, "/a b");
+	CHECK(limits_parse_own_cgroup(self_cgroup, "cpuacct", out, sizeof out) == 1);
+	CHECK_STR(out, "/a b");
+	CHECK(limits_parse_own_cgroup(self_cgroup, "pids", out, sizeof out) == 1);
+	CHECK_STR(out, "/user.slice");
+	CHECK(limits_parse_own_cgroup(self_cgroup, "cpus", out, sizeof out) == 0);
+	CHECK(limits_parse_own_cgroup(self_cgroup, "hugetlb", out, sizeof out) == 0);
+	CHECK(limits_parse_own_cgroup("1:cpu:/\n", NULL, out, sizeof out) == 0);
+	CHECK(limits_parse_own_cgroup("0::/\n", NULL, out, sizeof out) == 1 && strcmp(out, "/") == 0);
+	CHECK(limits_parse_own_cgroup("0::/\n", "pids", out, sizeof out) == 0);
+	CHECK(limits_parse_own_cgroup(self_cgroup, NULL, out, 8) == -1);
+	CHECK(limits_parse_own_cgroup("", NULL, out, sizeof out) == 0);
+}
+
+/* This machine's shape: v1 controllers under a tmpfs, cgroup2 at unified. */
+static const char hybrid[] =
+	"30 22 0:27 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+	"31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+	"32 30 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
+	"35 30 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+	"38 30 0:35 / /sys/fs/cgroup/pids rw,relatime shared:7 master:3 - cgroup cgroup rw,pids\n"
+	"39 30 0:36 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n"
+	"40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+
+static void test_mounts(void)
+{
+	char point[128], root[128];
+	CHECK(limits_parse_cgroup_mount(hybrid, NULL, point, sizeof point, root, sizeof root) == 1);
+	CHECK_STR(point, "/sys/fs/cgroup/unified");
+	CHECK_STR(root, "/");
+	CHECK(limits_parse_cgroup_mount(hybrid, "pids", point, sizeof point, root, sizeof root) == 1);
+	CHECK_STR(point, "/sys/fs/cgroup/pids");
+	CHECK(limits_parse_cgroup_mount(hybrid, "cpu", point, sizeof point, root, sizeof root) == 1);
+	CHECK_STR(point, "/sys/fs/cgroup/cpu");
+	CHECK(limits_parse_cgroup_mount(hybrid, "hugetlb", point, sizeof point, root, sizeof root) == 0);
+	CHECK_STR(point, "");
+	CHECK(limits_parse_cgroup_mount(hybrid, "memory", point, 8, root, sizeof root) == -1);
+
+	/* a unified host, a container's view (its root is a sub-tree), escapes */
+	static const char unified[] =
+		"30 22 0:26 /docker/abc /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+		"31 22 0:27 / /mnt/my\\040cg rw - cgroup cgroup rw,cpu,cpuacct\n";
+	CHECK(limits_parse_cgroup_mount(unified, NULL, point, sizeof point, root, sizeof root) == 1);
+	CHECK_STR(point, "/sys/fs/cgroup");
+	CHECK_STR(root, "/docker/abc");
+	CHECK(limits_parse_cgroup_mount(unified, "cpuacct", point, sizeof point, root, sizeof root) == 1);
+	CHECK_STR(point, "/mnt/my cg");
+	CHECK(limits_parse_cgroup_mount(unified, "memory", point, sizeof point, root, sizeof root) == 0);
+
+	/* a later mount on the same point hides the cgroup */
+	static const char hidden[] =
+		"40 30 0:37 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+		"41 40 0:38 / /sys/fs/cgroup/unified rw - tmpfs tmpfs rw\n";
+	CHECK(limits_parse_cgroup_mount(hidden, NULL, point, sizeof point, root, sizeof root) == 0);
+	/* lines too short or without a separator are skipped */
+	CHECK(limits_parse_cgroup_mount("1 2 3\nx y z - cgroup2\n", NULL, point, sizeof point, root,
+					sizeof root) == 0);
+}
+
+static void test_counters(void)
+{
+	unsigned long long v = 7;
+	CHECK(limits_parse_counter("max 3\n", "max", &v) && v == 3);
+	CHECK(limits_parse_counter("low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n",
+				   "oom_kill", &v) && v == 1);
+	CHECK(limits_parse_counter("oom_kill_disable 0\nunder_oom 0\noom_kill 4\n", "oom_kill", &v) &&
+	      v == 4);
+	v = 7;
+	CHECK(!limits_parse_counter("max\n", "max", &v) && v == 7);
+	CHECK(!limits_parse_counter("max x\n", "max", &v));
+	CHECK(!limits_parse_counter("max 3 4\n", "max", &v));
+	CHECK(!limits_parse_counter("maximum 3\n", "max", &v));
+	CHECK(!limits_parse_counter("", "max", &v) && v == 7);
+}
+
+static void test_plan(void)
+{
+	struct policy p;
+	load_profile(&p, "limit memory 1G\nlimit cpu 2\n");
+	struct limits_probe none = { .root = false };
+	for (int i = 0; i < CTL_COUNT; i++)
+		snprintf(none.ctl[i].why, sizeof none.ctl[i].why, "nothing here");
+	struct limits l;
+
+	/* no cgroup: pids by RLIMIT_NPROC, memory and cpu not at all */
+	limits_plan(&l, &p, &none);
+	CHECK(l.how[LIMIT_PIDS] == HOW_RLIMIT);
+	CHECK(l.how[LIMIT_MEMORY] == HOW_NONE && strstr(limits_how_text(&l, LIMIT_MEMORY), "nothing here"));
+	CHECK(l.how[LIMIT_CPU] == HOW_NONE);
+	CHECK(l.how[LIMIT_TMP] == HOW_TMPFS && l.how[LIMIT_HOME] == HOW_TMPFS);
+
+	/* as root RLIMIT_NPROC does not apply */
+	none.root = true;
+	limits_plan(&l, &p, &none);
+	CHECK(l.how[LIMIT_PIDS] == HOW_NONE);
+	CHECK(strstr(limits_how_text(&l, LIMIT_PIDS), "uid 0") != NULL);
+
+	/* a cgroup for each */
+	struct limits_probe cg = { .root = false };
+	for (int i = 0; i < CTL_COUNT; i++) {
+		cg.ctl[i].version = i == CTL_CPU ? 1 : 2;
+		snprintf(cg.ctl[i].parent, sizeof cg.ctl[i].parent, "/cg/%d", i);
+	}
+	limits_plan(&l, &p, &cg);
+	CHECK(l.how[LIMIT_PIDS] == HOW_CGROUP && l.how[LIMIT_MEMORY] == HOW_CGROUP);
+	CHECK(l.how[LIMIT_CPU] == HOW_CGROUP);
+	CHECK(strstr(limits_how_text(&l, LIMIT_MEMORY), "memory.max") != NULL);
+	CHECK(strstr(limits_how_text(&l, LIMIT_CPU), "cpu.cfs_quota_us") != NULL);
+	policy_free(&p);
+
+	/* unlimited is never enforced, whatever is there; the probe may be the
+	 * plan's own */
+	load_profile(&p, "limit pids unlimited\nlimit tmp unlimited\n");
+	limits_plan(&l, &p, &cg);
+	limits_plan(&l, &p, &l.probe);
+	CHECK(l.how[LIMIT_PIDS] == HOW_UNLIMITED && l.how[LIMIT_TMP] == HOW_UNLIMITED);
+	CHECK(l.how[LIMIT_MEMORY] == HOW_UNLIMITED && l.how[LIMIT_CPU] == HOW_UNLIMITED);
+	CHECK(l.how[LIMIT_HOME] == HOW_TMPFS);
+	CHECK(l.probe.ctl[CTL_PIDS].version == 2);
+	json_t *j = limits_to_json(&l);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j, "home"), "by")), "tmpfs");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j, "pids"), "value")), "unlimited");
+	CHECK(json_object_get(json_object_get(j, "pids"), "by") == NULL);
+	json_decref(j);
+	limits_end(&l, NULL); /* nothing made: nothing to undo */
+	policy_free(&p);
+}
+
+int main(void)
+{
+	test_own_cgroup();
+	test_mounts();
+	test_counters();
+	test_plan();
+	return check_status_counted("sandbox_limits");
+}
