@@ -223,6 +223,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
+	/* the re-masker: it keeps what it needs to mount, so before the drop */
+	int remask = -1;
+	if (remask_start(s, &remask, &e) < 0)
+		fail(s, &e);
 	/* fds for the supervisor: seccomp listener, proxy listeners, pty,
 	 * host loopback ports. */
 	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
@@ -256,6 +260,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 			ready.fs_mask |= 1u << i;
 		}
 	}
+	fds[nfds++] = remask;
+	ready.has_remask = 1;
 	send_msg(s->sync_fd, &ready, fds, nfds);
 	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)

@@ -11,8 +11,9 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * then a sock_diag netlink socket of the sandbox's network namespace when
  * has_diag is set (which unix sockets are bound inside: unixconn.h), then
  * O_PATH fds of the sandbox's /tmp (bit 0 of fs_mask) and home (bit 1),
- * whose free space the supervisor watches (limits.h). */
-#define INIT_MSG_MAX_FDS (7 + FORWARD_MAX)
+ * whose free space the supervisor watches (limits.h), then the re-masker's
+ * socket when has_remask is set (remask.c). */
+#define INIT_MSG_MAX_FDS (8 + FORWARD_MAX)
 struct init_msg {
 	int type;
 	int errnum;
@@ -20,5 +21,6 @@ struct init_msg {
 	int has_diag;
 	unsigned fwd_mask;
 	unsigned fs_mask;
+	int has_remask;
 	char text[1024];
 };

@@ -53,6 +53,8 @@ struct w_mount_attr {
 #define SCRATCH_ATTRS (W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV | W_MOUNT_ATTR_NOEXEC)
 
 #define STAGE "/newroot"
+#define MASK_FILE "/.warden/mask-file"
+#define MASK_DIR "/.warden/mask-dir"
 #define OLD "/oldroot"
 /* The tmpfs of the sandbox's scratch space, in the staging area: its
  * directories tmp, var-tmp and shm are bound at /tmp, /var/tmp and /dev/shm,
@@ -483,6 +485,24 @@ static int mask_private(const struct sandbox_spec *s, const char *dir, struct we
 	return 0;
 }
 
+int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, wsfd, rel, &how, sizeof how);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return werr_errno(e, "workspace: %s", rel);
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return werr_set(e, EINVAL, "workspace: %s is neither a file nor a directory", rel);
+	if (mask)
+		return bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE, fd, "",
+			       RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, rel);
+	return bind_at(fd, "", fd, "", RO_ATTRS, e, rel);
+}
+
 int mounts_build(const struct sandbox_spec *s, struct werr *e)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -544,6 +564,15 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 			      RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
 			return werr_wrap(e, "the session's trust store over " SYSTEM_CA_BUNDLE);
 	}
+
+	/* What a mask re-applied during the session binds (remask.c): an
+	 * empty file and directory of mode 0 on the root, which stays. */
+	if (mkdir_p(STAGE "/.warden", 0755, NULL) < 0 || mkdir(STAGE MASK_DIR, 0) < 0)
+		return werr_errno(e, "mounts: the masks' sources");
+	int mf = open(STAGE MASK_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (mf < 0)
+		return werr_errno(e, "mounts: the masks' sources");
+	close(mf);
 
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)

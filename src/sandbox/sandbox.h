@@ -80,6 +80,10 @@ struct ws_sweep {
 };
 void ws_sweep_free(struct ws_sweep *s);
 
+/* Does a mask pattern of the policy cover this workspace path (name: its
+ * last component)? */
+bool workspace_masked(const struct policy *pol, const char *rel, const char *name);
+
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists
  * (src/agents/state.h). */
@@ -218,6 +222,19 @@ void env_override(struct strv *out, const char *assignment);
 
 /* mounts.c (init): build the new root and pivot into it. */
 int mounts_build(const struct sandbox_spec *s, struct werr *e);
+/* After mounts_build, in the new root: mask (an empty file or directory of
+ * mode 0, bound read-only) or protect (bound read-only onto itself) the
+ * workspace path rel, opened beneath wsfd with no symlink followed. */
+int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
+
+/* remask.c: the process that masks or protects a path again during the
+ * session; *sup gets the supervisor's end of its socket. */
+enum remask_kind { REMASK_MASK = 1, REMASK_PROTECT = 2 };
+struct remask_req {
+	unsigned kind;
+	char rel[4096];
+};
+int remask_start(const struct sandbox_spec *s, int *sup, struct werr *e);
 
 /* net.c (init): bring lo up. */
 int net_lo_up(struct werr *e);

@@ -217,7 +217,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 	}
 }
 
-static bool mask_matches(const struct policy *pol, const char *rel, const char *name)
+bool workspace_masked(const struct policy *pol, const char *rel, const char *name)
 {
 	for (size_t i = 0; i < pol->mask.n; i++) {
 		const char *pat = pol->mask.v[i];
@@ -476,7 +476,7 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (we->tagged) {
 		if (we->type == DT_LNK)
 			return WALK_SKIP;
-		if (mask_matches(sc->pol, we->rel, we->name)) {
+		if (workspace_masked(sc->pol, we->rel, we->name)) {
 			if (check_length(we->rel, "secret", e) < 0)
 				return -1;
 			plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
@@ -512,7 +512,7 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		return -1;
 	if (we->type == DT_LNK)
 		return WALK_SKIP;
-	if (mask_matches(sc->pol, we->rel, we->name)) {
+	if (workspace_masked(sc->pol, we->rel, we->name)) {
 		if (check_length(we->rel, "secret", e) < 0)
 			return -1;
 		plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);

@@ -32,6 +32,7 @@
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
+#include "../sandbox/wswatch.h"
 #include "notify.h"
 #include "pty.h"
 #include "stop.h"
@@ -123,6 +124,19 @@ static int fs_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ss
 	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
 }
 
+/* The re-masker's socket in init's READY message, last (-1: none). */
+static int remask_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
+			  const int fds[INIT_MSG_MAX_FDS])
+{
+	if (n <= 0 || !m->has_remask)
+		return -1;
+	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0);
+	for (size_t j = 0; j < s->forwards.n; j++)
+		k += (m->fwd_mask >> j) & 1u;
+	k += (m->fs_mask & 1u) + ((m->fs_mask >> 1) & 1u);
+	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
+}
+
 static void fwd_fds_close(struct fwd_fds *f)
 {
 	for (size_t i = 0; i < FORWARD_MAX; i++)
@@ -182,6 +196,11 @@ static sigset_t supervised_signals(void)
 static void sigmask_restorep(const sigset_t *old)
 {
 	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static void wswatch_freep(struct wswatch **w)
+{
+	wswatch_free(*w);
 }
 
 static void notifier_freep(struct notifier **n)
@@ -316,6 +335,26 @@ static int limits_timer(struct sandbox_spec *s, int *tmp_fd, int *home_fd)
 	return fd;
 }
 
+/* The workspace watch: what the host replaced, masked or protected again;
+ * when that can no longer be done, the session ends (fail closed). */
+struct ws_ctx {
+	struct wswatch *w;
+	struct audit *log;
+	const struct child *c;
+};
+
+static void on_wswatch(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct ws_ctx *x = src->ctx;
+	if (wswatch_dispatch(x->w, x->log) == 0)
+		return;
+	audit_emit_event(x->log, ev_alert(&(struct ev_alert){
+		.rule = "workspace.remask-lost", .action = "session killed: masks can no longer "
+		"follow what the host replaces" }), NULL);
+	syscall(SYS_pidfd_send_signal, x->c->pidfd, SIGKILL, NULL, 0);
+	loop_remove(l, src);
+}
+
 static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 {
 	proxy_dispatch(src->ctx);
@@ -347,7 +386,7 @@ struct term {
  * returns its exit status (init reaped), or -1. */
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, int listener, struct proxy *px, int timer,
-		      struct limits_watch *w, struct werr *e)
+		      struct limits_watch *w, struct ws_ctx *wsx, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -365,6 +404,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
+	if (wsx->w)
+		loop_add(&l, wswatch_fd(wsx->w), on_wswatch, wsx);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -457,6 +498,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
 	_cleanup_(fwd_fds_close) struct fwd_fds fwd = fwd_fds_take(s, &m, n, fds);
 	_cleanup_close_ int diag = diag_fd_take(s, &m, n, fds);
+	_cleanup_close_ int remask = remask_fd_take(s, &m, n, fds);
 	_cleanup_close_ int tmp_fd = fs_fd_take(s, &m, n, fds, 0);
 	_cleanup_close_ int home_fd = fs_fd_take(s, &m, n, fds, 1);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
@@ -519,7 +561,18 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		return -1;
 	_cleanup_close_ int timer = limits_timer(s, &tmp_fd, &home_fd);
 	struct limits_watch w = { .limits = s->limits, .log = log };
-	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, e);
+	/* The workspace watched from now on: masks and protections follow what
+	 * the host replaces (wswatch.h). */
+	_cleanup_(wswatch_freep) struct wswatch *ww = NULL;
+	if (remask >= 0) {
+		struct werr we = { 0 };
+		ww = wswatch_new(s->plan.ws_fd, s->policy, &s->plan, &we);
+		if (!ww)
+			return werr_set(e, we.errnum, "%s", we.msg); /* fail closed */
+		wswatch_set_remask(ww, steal_fd(&remask));
+	}
+	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };
+	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, &wsx, e);
 	if (r < 0)
 		return -1;
 	*status = r;

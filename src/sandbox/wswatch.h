@@ -1,0 +1,37 @@
+/* wswatch.h - the workspace watched on the host during a session, so that
+ * what the host replaces or creates there is masked or protected again
+ * inside (remask.c does the mounting; the kernel detaches a bind mount whose
+ * name is replaced). inotify on every directory of the workspace at start
+ * and every one made since: a path the session masked at start that is
+ * created or moved in again is masked again, a protected one bound
+ * read-only again (an `alert` each, rule `workspace.replaced`). A secret
+ * name that was not there at start is not masked when it appears: nothing
+ * here tells the host's new file from the agent's own. There is a window, from the host's
+ * rename to the new mount, in which the agent can open the new file: the
+ * README states it and test_remask_race measures it. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../policy/policy.h"
+#include "sandbox.h"
+
+#define WSWATCH_MAX 65536 /* directories watched, at most */
+
+struct wswatch;
+
+/* Watch the workspace (wsfd, kept open by the plan) for the plan's
+ * protections and the policy's masks; NULL with e filled when inotify
+ * cannot be had at all. */
+struct wswatch *wswatch_new(int wsfd, const struct policy *pol, const struct ws_plan *plan,
+			    struct werr *e);
+/* The inotify fd, for the supervisor's loop. */
+int wswatch_fd(const struct wswatch *w);
+/* Give it the re-masker's socket (taken: closed by wswatch_free). */
+void wswatch_set_remask(struct wswatch *w, int sock);
+/* Read what inotify has and act on it: 0, or -1 when the re-masker is gone
+ * (masks can no longer follow the host: the session must end). */
+int wswatch_dispatch(struct wswatch *w, struct audit *log);
+void wswatch_free(struct wswatch *w);
