@@ -304,3 +304,26 @@ int remove_tree_at(int parent, const char *name)
 	errno = saved;
 	return r;
 }
+
+char *read_text_file(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 8192, len = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return steal_ptr(&buf);
+}

@@ -64,6 +64,10 @@ bool path_has_dot_components(const char *path);
  * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
 char *path_resolve_existing(const char *path);
 
+/* A whole file read to its end (a /proc file reports no size), malloc'd
+ * and NUL-terminated; NULL with errno. */
+char *read_text_file(const char *path);
+
 /* The invoking user's home: $HOME when it is absolute, else the passwd
  * entry's; NULL when neither is. */
 const char *user_home(void);

@@ -236,30 +236,6 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* A whole /proc file (they report no size); NULL with errno. */
-static char *read_all(const char *path)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 8192, len = 0;
-	_cleanup_free_ char *buf = xmalloc(cap);
-	for (;;) {
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return NULL;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	return steal_ptr(&buf);
-}
-
 static void probe_sysctl(const char *name, struct feature_sysctl_value *v)
 {
 	char path[256];
@@ -317,7 +293,7 @@ static void probe_lsms(struct kernel_features *f)
 		f->lsm_source = LSM_FROM_SECURITYFS;
 		return;
 	}
-	_cleanup_free_ char *cmdline = read_all("/proc/cmdline");
+	_cleanup_free_ char *cmdline = read_text_file("/proc/cmdline");
 	if (cmdline && features_parse_cmdline_lsm(cmdline, f->lsms, sizeof f->lsms) > 0) {
 		f->lsm_source = LSM_FROM_CMDLINE;
 		return;
@@ -328,7 +304,7 @@ static void probe_lsms(struct kernel_features *f)
 
 static void probe_cgroup2(struct kernel_features *f)
 {
-	_cleanup_free_ char *mi = read_all("/proc/self/mountinfo");
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
 	if (mi && features_parse_mountinfo_cgroup2(mi, f->cgroup2, sizeof f->cgroup2) >= 0) {
 		f->cgroup2_default = strcmp(f->cgroup2, CGROUP_DEFAULT) == 0;
 		return;

@@ -167,34 +167,6 @@ bool limits_parse_counter(const char *text, const char *key, unsigned long long 
 
 /* ---- the probe -------------------------------------------------------------- */
 
-/* A small file's text (NUL-terminated), or NULL with errno. */
-static char *read_text(const char *path)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 == cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = errno;
-			free(buf);
-			errno = err;
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 static int write_text(const char *dir, const char *file, const char *text)
 {
 	char path[700];
@@ -243,8 +215,8 @@ static bool writable(const char *dir, bool v2, char *why, size_t wlen)
 static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
 	if (!mi || limits_parse_cgroup_mount(mi, NULL, point, sizeof point, mroot, sizeof mroot) <= 0) {
 		say(why, wlen, "no cgroup v2 hierarchy is mounted");
 		return false;
@@ -281,8 +253,8 @@ static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
 static bool v1_parent(const char *ctl, char *out, size_t len, char *why, size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
 	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, sizeof point, mroot, sizeof mroot) <= 0) {
 		say(why, wlen, "no cgroup v1 hierarchy has it");
 		return false;
@@ -304,7 +276,7 @@ void limits_probe(struct limits_probe *p)
 	if (have_v2) {
 		char path[600];
 		snprintf(path, sizeof path, "%s/cgroup.controllers", v2);
-		ctls = read_text(path);
+		ctls = read_text_file(path);
 		char *nl = ctls ? strchr(ctls, '\n') : NULL;
 		if (nl)
 			*nl = '\0';
@@ -437,7 +409,9 @@ static int write_limit(const struct limits *l, int i, int version, const char *d
 	char buf[64];
 	switch (i) {
 	case CTL_PIDS:
-		snprintf(buf, sizeof buf, "%llu", v);
+		/* warden's re-masker (remask.c) lives in the cgroup too and is not
+		 * the agent's to count */
+		snprintf(buf, sizeof buf, "%llu", v ? v + 1 : v);
 		*what = "pids.max";
 		return write_text(dir, "pids.max", buf);
 	case CTL_MEMORY:
@@ -473,7 +447,7 @@ static int enable(const char *parent, const char *ctl)
 {
 	char path[600];
 	snprintf(path, sizeof path, "%s/cgroup.subtree_control", parent);
-	_cleanup_free_ char *on = read_text(path);
+	_cleanup_free_ char *on = read_text_file(path);
 	if (on) {
 		char *nl = strchr(on, '\n');
 		if (nl)
@@ -658,7 +632,7 @@ static void check_cgroup(struct limits *l, int i, struct audit *log)
 	const char *key = i == CTL_PIDS ? "max" : "oom_kill";
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", l->dir[i], file);
-	_cleanup_free_ char *text = read_text(path);
+	_cleanup_free_ char *text = read_text_file(path);
 	unsigned long long n;
 	if (!text || !limits_parse_counter(text, key, &n) || n <= l->seen[i])
 		return;

@@ -469,6 +469,17 @@ static int protect_named(struct scan *sc, const struct walk_entry *we, struct we
 	return 0;
 }
 
+/* A secret name: masked (and not looked inside); else descend. */
+static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	if (!workspace_masked(sc->pol, we->rel, we->name))
+		return WALK_DESCEND;
+	if (check_length(we->rel, "secret", e) < 0)
+		return -1;
+	plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+	return WALK_SKIP;
+}
+
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;
@@ -476,13 +487,7 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (we->tagged) {
 		if (we->type == DT_LNK)
 			return WALK_SKIP;
-		if (workspace_masked(sc->pol, we->rel, we->name)) {
-			if (check_length(we->rel, "secret", e) < 0)
-				return -1;
-			plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
-			return WALK_SKIP;
-		}
-		return WALK_DESCEND;
+		return plan_mask(sc, we, e);
 	}
 	if (++sc->entries > SCAN_MAX_ENTRIES)
 		return werr_set(e, 0, "workspace has more than %d entries; warden cannot check "
@@ -512,13 +517,7 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		return -1;
 	if (we->type == DT_LNK)
 		return WALK_SKIP;
-	if (workspace_masked(sc->pol, we->rel, we->name)) {
-		if (check_length(we->rel, "secret", e) < 0)
-			return -1;
-		plan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
-		return WALK_SKIP;
-	}
-	return WALK_DESCEND;
+	return plan_mask(sc, we, e);
 }
 
 /* After a directory's entries: one that looks like a bare repository is

@@ -213,6 +213,8 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	int r = ask(w, kind, rel);
 	if (r < 0)
 		return -1;
+	if (r == ENOENT)
+		return 0; /* replaced again meanwhile: its own event follows */
 	for (size_t i = 0; i < w->alerted.n; i++)
 		if (!r && strcmp(w->alerted.v[i], rel) == 0)
 			return 0; /* said once (an editor saves often) */
