@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "initmsg.h"
+#include "wswatch.h"
 
 extern char **environ;
 
@@ -196,6 +197,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (s->plan.ws_fd >= 0)
 		close(s->plan.ws_fd);
 	s->plan.ws_fd = -1;
+	wswatch_forget(s->plan.watch); /* the host's inotify fd */
 	struct werr e = { 0 };
 	char slave[64] = "";
 	int master = -1;

@@ -40,6 +40,8 @@ struct ws_mount {
 			 * convention: .claude, .vscode, ...), not a socket entry */
 };
 
+struct wswatch;
+
 struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
@@ -56,6 +58,7 @@ struct ws_plan {
 	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
+	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
 };
 
 /* What the sweep did to one entry: moved it aside, or cleared its setuid

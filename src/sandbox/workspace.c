@@ -6,6 +6,7 @@
 
 #include "../common/hash.h"
 #include "walk.h"
+#include "wswatch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -511,13 +512,17 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		*(slash ? slash : top) = '\0';
 		if (protect_hooks_path(sc, we->rel, top, e) < 0)
 			return -1;
+		wswatch_add(sc->plan->watch, we->dirfd, we->name, we->rel); /* config, hooks */
 		return WALK_DESCEND_TAGGED;
 	}
 	if (below && is_protected_name(&sc->plan->names, we->name) && protect_named(sc, we, e) < 0)
 		return -1;
 	if (we->type == DT_LNK)
 		return WALK_SKIP;
-	return plan_mask(sc, we, e);
+	int r = plan_mask(sc, we, e);
+	if (r == WALK_DESCEND && we->type == DT_DIR)
+		wswatch_add(sc->plan->watch, we->dirfd, we->name, we->rel);
+	return r;
 }
 
 /* After a directory's entries: one that looks like a bare repository is
@@ -581,6 +586,10 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (plan->ws_fd < 0)
 		return werr_errno(e, "opening workspace %s", ws);
+	/* the same walk watches every directory for the session (wswatch.h) */
+	if (!(plan->watch = wswatch_new(plan->ws_fd, e)))
+		return -1;
+	wswatch_add(plan->watch, plan->ws_fd, "", "");
 	struct scan sc = { .pol = p, .plan = plan, .ws = ws };
 	/* A protected name applies at any depth, a path inside .git to every
 	 * repository, any other path where it is. */
@@ -1004,6 +1013,8 @@ void workspace_cleanup(struct ws_plan *plan)
 		close(plan->ws_fd);
 		plan->ws_fd = -1;
 	}
+	wswatch_free(plan->watch);
+	plan->watch = NULL;
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);

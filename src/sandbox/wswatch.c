@@ -1,9 +1,9 @@
 /* wswatch.c - the workspace watched on the host during a session
  * (wswatch.h). A table of inotify watch descriptors to workspace-relative
- * directories (sorted: watch descriptors only grow), filled by a walk of
- * the workspace at start and as directories appear; each event on a name
- * decides by name and path alone, then asks the re-masker and waits for
- * its answer. */
+ * directories (sorted: watch descriptors only grow), filled by the plan's
+ * walk of the workspace at start (workspace.c) and as directories appear;
+ * each event on a name decides by the plan alone (was the path masked or
+ * protected at start?), then asks the re-masker and waits for its answer. */
 #include "wswatch.h"
 
 #include <dirent.h>
@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "walk.h"
 
 #define WATCH_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DONT_FOLLOW | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define ANSWER_MS 2000
@@ -31,7 +30,6 @@ struct watched {
 
 struct wswatch {
 	int ino, wsfd, sock;
-	const struct policy *pol;
 	const struct ws_plan *plan;
 	struct watched *v;
 	size_t n, cap;
@@ -39,7 +37,7 @@ struct wswatch {
 	struct strv alerted;    /* paths with an alert already: one each per session */
 };
 
-static void add_watch(struct wswatch *w, int dirfd, const char *name, const char *rel)
+void wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel)
 {
 	if (w->n >= WSWATCH_MAX) {
 		if (!w->full_said)
@@ -89,27 +87,7 @@ static const char *rel_of(const struct wswatch *w, int wd)
 	return NULL;
 }
 
-static int walk_entry_cb(void *ctx, const struct walk_entry *we, struct werr *e)
-{
-	struct wswatch *w = ctx;
-	if (we->type != DT_DIR)
-		return WALK_SKIP;
-	add_watch(w, we->dirfd, we->name, we->rel);
-	/* a .git is watched (config, hooks), not what is below it */
-	return strcmp(we->name, ".git") == 0 ? WALK_SKIP : WALK_DESCEND;
-}
-
-/* Every directory below dirfd (rel), the directory itself included. */
-static void watch_tree(struct wswatch *w, int dirfd, const char *rel)
-{
-	add_watch(w, dirfd, "", rel);
-	const struct walk_ops ops = { .entry = walk_entry_cb };
-	struct werr e = { 0 };
-	if (walk_tree(dirfd, &ops, w, &e) < 0) { /* a part moved meanwhile: what was found stays watched */ }
-}
-
-struct wswatch *wswatch_new(int wsfd, const struct policy *pol, const struct ws_plan *plan,
-			    struct werr *e)
+struct wswatch *wswatch_new(int wsfd, struct werr *e)
 {
 	struct wswatch *w = xcalloc(1, sizeof *w);
 	w->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -120,10 +98,20 @@ struct wswatch *wswatch_new(int wsfd, const struct policy *pol, const struct ws_
 	}
 	w->wsfd = wsfd;
 	w->sock = -1;
-	w->pol = pol;
-	w->plan = plan;
-	watch_tree(w, wsfd, "");
 	return w;
+}
+
+void wswatch_attach(struct wswatch *w, const struct ws_plan *plan)
+{
+	w->plan = plan;
+}
+
+void wswatch_forget(struct wswatch *w)
+{
+	if (w && w->ino >= 0) {
+		close(w->ino);
+		w->ino = -1;
+	}
 }
 
 int wswatch_fd(const struct wswatch *w)
@@ -187,7 +175,7 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 		_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 							      O_CLOEXEC);
 		if (fd >= 0 && strcmp(name, ".git") != 0) {
-			add_watch(w, fd, "", rel);
+			wswatch_add(w, fd, "", rel);
 			DIR *d = fdopendir(dup(fd));
 			struct dirent *de;
 			int r = 0;

@@ -22,11 +22,17 @@
 
 struct wswatch;
 
-/* Watch the workspace (wsfd, kept open by the plan) for the plan's
- * protections and the policy's masks; NULL with e filled when inotify
- * cannot be had at all. */
-struct wswatch *wswatch_new(int wsfd, const struct policy *pol, const struct ws_plan *plan,
-			    struct werr *e);
+/* An empty watch of the workspace (wsfd, kept open by the plan), made by
+ * workspace_plan, whose walk adds each directory with wswatch_add (one walk
+ * for both); NULL with e filled when inotify cannot be had. */
+struct wswatch *wswatch_new(int wsfd, struct werr *e);
+/* Watch the directory name of dirfd ("" for dirfd itself), rel its
+ * workspace-relative path. */
+void wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
+/* What the events are judged by: the plan's masks and protections. */
+void wswatch_attach(struct wswatch *w, const struct ws_plan *plan);
+/* Sandbox init's copy: the fd closed, nothing else touched. */
+void wswatch_forget(struct wswatch *w);
 /* The inotify fd, for the supervisor's loop. */
 int wswatch_fd(const struct wswatch *w);
 /* Give it the re-masker's socket (taken: closed by wswatch_free). */

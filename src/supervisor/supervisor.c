@@ -198,11 +198,6 @@ static void sigmask_restorep(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-static void wswatch_freep(struct wswatch **w)
-{
-	wswatch_free(*w);
-}
-
 static void notifier_freep(struct notifier **n)
 {
 	notifier_free(*n);
@@ -563,14 +558,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	struct limits_watch w = { .limits = s->limits, .log = log };
 	/* The workspace watched from now on: masks and protections follow what
 	 * the host replaces (wswatch.h). */
-	_cleanup_(wswatch_freep) struct wswatch *ww = NULL;
-	if (remask >= 0) {
-		struct werr we = { 0 };
-		ww = wswatch_new(s->plan.ws_fd, s->policy, &s->plan, &we);
-		if (!ww)
-			return werr_set(e, we.errnum, "%s", we.msg); /* fail closed */
-		wswatch_set_remask(ww, steal_fd(&remask));
-	}
+	struct wswatch *ww = s->plan.watch; /* the plan's: its walk added the directories */
+	if (!ww || remask < 0)
+		return werr_set(e, 0, "supervisor: the workspace watch or the re-masker is missing");
+	wswatch_attach(ww, &s->plan);
+	wswatch_set_remask(ww, steal_fd(&remask));
 	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };
 	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, &wsx, e);
 	if (r < 0)
