@@ -550,7 +550,8 @@ void limits_attach(struct limits *l, pid_t init)
 			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
 	}
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
-		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
+		/* + 1: warden's re-masker (remask.c), as for pids.max */
+		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value + 1;
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
 		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
 			int err = errno;
