@@ -210,21 +210,33 @@ static bool writable(const char *dir, bool v2, char *why, size_t wlen)
 	return true;
 }
 
+/* Where the hierarchy of ctl (NULL: v2) is mounted (point, 512 bytes), the
+ * root of that mount (mroot) and warden's own cgroup in it (own), from
+ * /proc/self; false with why (no_mount or no_own). */
+static bool own_cgroup(const char *ctl, char point[512], char mroot[512], char own[512],
+		       const char *no_mount, const char *no_own, char *why, size_t wlen)
+{
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
+	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, 512, mroot, 512) <= 0) {
+		say(why, wlen, "%s", no_mount);
+		return false;
+	}
+	if (!cg || limits_parse_own_cgroup(cg, ctl, own, 512) <= 0) {
+		say(why, wlen, "%s", no_own);
+		return false;
+	}
+	return true;
+}
+
 /* The cgroup v2 directory warden makes session cgroups in (limits.h), or
  * false with why. */
 static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
-	if (!mi || limits_parse_cgroup_mount(mi, NULL, point, sizeof point, mroot, sizeof mroot) <= 0) {
-		say(why, wlen, "no cgroup v2 hierarchy is mounted");
+	if (!own_cgroup(NULL, point, mroot, own, "no cgroup v2 hierarchy is mounted",
+			"warden's own cgroup v2 is unknown (/proc/self/cgroup)", why, wlen))
 		return false;
-	}
-	if (!cg || limits_parse_own_cgroup(cg, NULL, own, sizeof own) <= 0) {
-		say(why, wlen, "warden's own cgroup v2 is unknown (/proc/self/cgroup)");
-		return false;
-	}
 	char dir[600];
 	if (!own_dir(point, mroot, own, dir, sizeof dir, why, wlen))
 		return false;
@@ -253,16 +265,9 @@ static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
 static bool v1_parent(const char *ctl, char *out, size_t len, char *why, size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
-	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, sizeof point, mroot, sizeof mroot) <= 0) {
-		say(why, wlen, "no cgroup v1 hierarchy has it");
+	if (!own_cgroup(ctl, point, mroot, own, "no cgroup v1 hierarchy has it",
+			"warden's own cgroup of it is unknown", why, wlen))
 		return false;
-	}
-	if (!cg || limits_parse_own_cgroup(cg, ctl, own, sizeof own) <= 0) {
-		say(why, wlen, "warden's own cgroup of it is unknown");
-		return false;
-	}
 	return own_dir(point, mroot, own, out, len, why, wlen) && writable(out, false, why, wlen);
 }
 

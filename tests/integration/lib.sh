@@ -129,21 +129,25 @@ probe_host() {
 	HRC=${PIPESTATUS[0]}
 }
 
-# wscript [warden run args...]: run warden on a terminal of its own (script(1)
-# makes the pty). script's stdin stays open while the command runs: at EOF
-# script would type an end-of-file into the terminal. Sets OUT (CRs removed,
-# stderr merged, the pty echo of nothing else) and RC.
-wscript() {
-	local cmd sleeper
-	cmd="$(printf '%q ' "$WARDEN" run "$@")"
+# tscript SHELL-COMMAND: run it on a terminal of its own (script(1) makes the
+# pty). script's stdin stays open while the command runs: at EOF script would
+# type an end-of-file into the terminal. Sets OUT (CRs removed, stderr merged,
+# the pty echo of nothing else) and RC.
+tscript() {
+	local sleeper
 	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
 	bg_track $!
-	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$cmd" /dev/null <&"$sleeper" 2>&1)
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$1" /dev/null <&"$sleeper" 2>&1)
 	RC=$?
 	exec {sleeper}<&-
 	OUT=${OUT//$'\r'/}
-	printf '$ script -qec "%s"\n-> rc=%s\n--- output\n%s\n' "$cmd" "$RC" "$OUT"
+	printf '$ script -qec "%s"\n-> rc=%s\n--- output\n%s\n' "$1" "$RC" "$OUT"
 	return 0
+}
+
+# wscript [warden run args...]: warden run on a terminal of its own.
+wscript() {
+	tscript "$(printf '%q ' "$WARDEN" run "$@")"
 }
 
 # ---- assertions on OUT / ERR / RC --------------------------------------

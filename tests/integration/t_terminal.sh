@@ -6,21 +6,9 @@
 # allow`, titles printable only, terminal queries dropped when their answers
 # could not reach the sandbox); and the terminal's modes come back on every
 # exit, SIGTERM and SIGHUP to warden included. Each test runs warden under
-# script(1), which gives it a terminal of its own.
+# script(1), which gives it a terminal of its own (tscript, lib.sh); W holds
+# warden's path, quoted for the shell.
 # shellcheck shell=bash
-
-# tscript SHELL-COMMAND: run it on a terminal of its own (script -qec);
-# W holds warden's path, quoted for the shell. Sets OUT (CRs removed) and RC.
-tscript() {
-	local sleeper
-	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
-	bg_track $!
-	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$1" /dev/null <&"$sleeper" 2>&1)
-	RC=$?
-	exec {sleeper}<&-
-	OUT=${OUT//$'\r'/}
-	printf '$ script -qec %q\n-> rc=%s\n--- output\n%s\n' "$1" "$RC" "$OUT"
-}
 
 # stdin a pipe, stdout the user's terminal: the command reads the pipe, and
 # its stdout is the sandbox's pty, not the terminal; what it does to the
