@@ -28,6 +28,7 @@
 
 #include <openssl/err.h>
 
+#include "../common/bytebuf.h"
 #include "../common/util.h"
 #include "http.h"
 #include "http_resp.h"
@@ -74,8 +75,7 @@ struct side {
 };
 
 struct outbuf {
-	char *p;
-	size_t len, off, cap;
+	struct bytebuf q;
 	uint64_t total;         /* bytes ever put */
 };
 
@@ -138,25 +138,12 @@ static void touch(struct bridge *b)
 
 static size_t pending(const struct outbuf *o)
 {
-	return o->len - o->off;
+	return bytebuf_pending(&o->q);
 }
 
 static void out_put(struct outbuf *o, const void *d, size_t n)
 {
-	if (o->off == o->len)
-		o->off = o->len = 0;
-	if (o->len + n > o->cap) {
-		if (o->off) {
-			memmove(o->p, o->p + o->off, o->len - o->off);
-			o->len -= o->off;
-			o->off = 0;
-		}
-		while (o->len + n > o->cap)
-			o->cap = o->cap ? 2 * o->cap : BUF;
-		o->p = xrealloc(o->p, o->cap);
-	}
-	memcpy(o->p + o->len, d, n);
-	o->len += n;
+	bytebuf_put(&o->q, d, n, BUF);
 	o->total += n;
 }
 
@@ -345,7 +332,7 @@ static void cut_upstream(struct bridge *b)
 		shutdown(b->u.fd, SHUT_RDWR);
 	b->u.dead = b->u.eof = true;
 	b->u.clean = false;
-	b->to_u.off = b->to_u.len = 0;
+	b->to_u.q.off = b->to_u.q.len = 0;
 }
 
 /* Stop taking the client's requests and answer status/reason in place of
@@ -371,7 +358,7 @@ static void refuse(struct bridge *b, int status, const char *reason, bool by_cal
 	uint64_t sent = b->to_u.total - pending(&b->to_u);
 	size_t keep = b->cur_start > sent ? (size_t)(b->cur_start - sent) : 0;
 	if (keep < pending(&b->to_u))
-		b->to_u.len = b->to_u.off + keep;
+		b->to_u.q.len = b->to_u.q.off + keep;
 	if (in_body && b->cur_start >= sent && b->qn > 0) {
 		/* none of it left: as if it never came, and nothing to cut */
 		b->qn--;
@@ -668,13 +655,13 @@ static bool pump(struct bridge *b)
 		}
 		moved |= r != IO_AGAIN;
 	}
-	size_t before = b->cin_off, queued = b->to_u.len;
+	size_t before = b->cin_off, queued = b->to_u.q.len;
 	process_client(b);
-	moved |= b->cin_off != before || b->to_u.len != queued;
+	moved |= b->cin_off != before || b->to_u.q.len != queued;
 	if (want_write_u(b)) {
-		r = side_write(b, &b->u, b->to_u.p + b->to_u.off, pending(&b->to_u), &n);
+		r = side_write(b, &b->u, b->to_u.q.p + b->to_u.q.off, pending(&b->to_u), &n);
 		if (r == IO_OK) {
-			b->to_u.off += n;
+			b->to_u.q.off += n;
 			b->job->bytes_out += n;
 		} else if (r == IO_ERR) {
 			b->u.dead = b->u.eof = true;
@@ -979,7 +966,7 @@ static void *bridge_main(void *arg)
 	close(b->u.fd);
 	SSL_CTX_free(b->sctx);
 	SSL_CTX_free(b->cctx);
-	free(b->to_u.p);
+	bytebuf_free(&b->to_u.q);
 	free(b->hp);
 	free(b->check);
 	free(b->early);

@@ -15,6 +15,7 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
 
+#include "../common/bytebuf.h"
 #include "../common/util.h"
 #include "http.h"
 
@@ -30,8 +31,7 @@ struct hdrs {
 
 /* One direction of a stream's body: bytes waiting for the other session. */
 struct half {
-	char *p;
-	size_t len, off, cap;
+	struct bytebuf q;
 	bool eof;          /* END_STREAM came */
 	bool deferred;     /* the data provider waits for bytes */
 	struct hdrs trailers;
@@ -53,8 +53,7 @@ struct stream {
 struct conn {
 	SSL *ssl;
 	int fd;
-	char *out;
-	size_t out_len, out_off, out_cap;
+	struct bytebuf out;      /* frames for the socket */
 	bool eof;
 	short rd_ev, wr_ev;
 	uint64_t *count;
@@ -140,20 +139,7 @@ static bool conn_specific(const char *name, size_t len)
 
 static void half_put(struct half *hf, const void *d, size_t n)
 {
-	if (hf->off == hf->len)
-		hf->off = hf->len = 0;
-	if (hf->len + n > hf->cap) {
-		if (hf->off) {
-			memmove(hf->p, hf->p + hf->off, hf->len - hf->off);
-			hf->len -= hf->off;
-			hf->off = 0;
-		}
-		while (hf->len + n > hf->cap)
-			hf->cap = hf->cap ? 2 * hf->cap : RD;
-		hf->p = xrealloc(hf->p, hf->cap);
-	}
-	memcpy(hf->p + hf->len, d, n);
-	hf->len += n;
+	bytebuf_put(&hf->q, d, n, RD);
 }
 
 static void stream_free(struct stream *s)
@@ -162,8 +148,8 @@ static void stream_free(struct stream *s)
 	hdrs_free(&s->resp);
 	hdrs_free(&s->up.trailers);
 	hdrs_free(&s->down.trailers);
-	free(s->up.p);
-	free(s->down.p);
+	bytebuf_free(&s->up.q);
+	bytebuf_free(&s->down.q);
 	free(s);
 }
 
@@ -190,17 +176,17 @@ static ssize_t half_read(struct half *hf, nghttp2_session *sess, int32_t id,
 			 nghttp2_session *from, int32_t from_id, uint8_t *buf, size_t len,
 			 uint32_t *flags)
 {
-	size_t n = hf->len - hf->off;
+	size_t n = bytebuf_pending(&hf->q);
 	if (n > len)
 		n = len;
-	memcpy(buf, hf->p + hf->off, n);
-	hf->off += n;
+	memcpy(buf, hf->q.p + hf->q.off, n);
+	hf->q.off += n;
 	if (n) {
 		nghttp2_session_consume_connection(from, n);
 		if (from_id > 0)
 			nghttp2_session_consume_stream(from, from_id, n);
 	}
-	if (hf->off < hf->len)
+	if (bytebuf_pending(&hf->q))
 		return (ssize_t)n;
 	if (hf->eof) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -629,7 +615,7 @@ static int u_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_
 	}
 	half_put(&s->down, d, n);
 	if (h->job->on_resp)
-		h->job->on_resp(h->job->ctx, s->down.p + s->down.len - n, n);
+		h->job->on_resp(h->job->ctx, s->down.q.p + s->down.q.len - n, n);
 	if (s->down.deferred) {
 		s->down.deferred = false;
 		nghttp2_session_resume_data(h->c, s->cid);
@@ -693,9 +679,9 @@ static bool conn_write(struct h2 *h, struct conn *c, nghttp2_session *sess, cons
 {
 	c->wr_ev = 0;
 	for (;;) {
-		if (c->out_off == c->out_len) {
-			c->out_off = c->out_len = 0;
-			while (c->out_len < OUT_HIGH) {
+		if (!bytebuf_pending(&c->out)) {
+			c->out.off = c->out.len = 0;
+			while (c->out.len < OUT_HIGH) {
 				const uint8_t *d;
 				ssize_t n = nghttp2_session_mem_send(sess, &d);
 				if (n < 0) {
@@ -704,21 +690,15 @@ static bool conn_write(struct h2 *h, struct conn *c, nghttp2_session *sess, cons
 				}
 				if (n == 0)
 					break;
-				if (c->out_len + (size_t)n > c->out_cap) {
-					while (c->out_len + (size_t)n > c->out_cap)
-						c->out_cap = c->out_cap ? 2 * c->out_cap : OUT_HIGH;
-					c->out = xrealloc(c->out, c->out_cap);
-				}
-				memcpy(c->out + c->out_len, d, (size_t)n);
-				c->out_len += (size_t)n;
+				bytebuf_put(&c->out, d, (size_t)n, OUT_HIGH);
 			}
-			if (c->out_len == 0)
+			if (!bytebuf_pending(&c->out))
 				return true;
 		}
 		size_t n = 0;
 		ERR_clear_error();
 		errno = 0;
-		if (SSL_write_ex(c->ssl, c->out + c->out_off, c->out_len - c->out_off, &n) != 1) {
+		if (SSL_write_ex(c->ssl, c->out.p + c->out.off, bytebuf_pending(&c->out), &n) != 1) {
 			int err = SSL_get_error(c->ssl, 0);
 			if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
 				c->wr_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
@@ -729,7 +709,7 @@ static bool conn_write(struct h2 *h, struct conn *c, nghttp2_session *sess, cons
 			c->eof = true;
 			return false;
 		}
-		c->out_off += n;
+		c->out.off += n;
 		*c->count += n;
 		*moved = true;
 	}
@@ -818,7 +798,7 @@ void intercept_h2_relay(struct intercept_job *job, SSL *client, int client_fd, S
 			if (!conn_write(h, &h->cc, h->c, "client", &moved))
 				goto out;
 			if (h->uc.eof || (!nghttp2_session_want_read(h->u) &&
-					  !nghttp2_session_want_write(h->u) && h->uc.out_off == h->uc.out_len)) {
+					  !nghttp2_session_want_write(h->u) && !bytebuf_pending(&h->uc.out))) {
 				/* the upstream is over: what it left unfinished is reset */
 				if (!h->uc.eof)
 					h->uc.eof = true;
@@ -838,9 +818,9 @@ void intercept_h2_relay(struct intercept_job *job, SSL *client, int client_fd, S
 			}
 		} while (moved);
 		if (!nghttp2_session_want_read(h->c) && !nghttp2_session_want_write(h->c) &&
-		    h->cc.out_off == h->cc.out_len)
+		    !bytebuf_pending(&h->cc.out))
 			break;
-		if (h->u_gone && !live_streams(h) && h->cc.out_off == h->cc.out_len &&
+		if (h->u_gone && !live_streams(h) && !bytebuf_pending(&h->cc.out) &&
 		    !nghttp2_session_want_write(h->c))
 			break;
 		struct pollfd p[3] = { { .fd = client_fd, .events = h->cc.rd_ev | h->cc.wr_ev },
@@ -875,7 +855,7 @@ out:
 		h->streams = s->next;
 		stream_free(s);
 	}
-	free(h->cc.out);
-	free(h->uc.out);
+	bytebuf_free(&h->cc.out);
+	bytebuf_free(&h->uc.out);
 	free(h);
 }
