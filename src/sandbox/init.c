@@ -207,10 +207,6 @@ void sandbox_init_main(struct sandbox_spec *s)
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
-	/* The supervisor may have moved init into the session's cgroups (limits.h):
-	 * a cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		werr_errno(&e, "cgroup namespace"), fail(s, &e);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -225,10 +221,14 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
-	/* the re-masker: it keeps what it needs to mount, so before the drop */
-	int remask = -1;
-	if (remask_start(s, &remask, &e) < 0)
-		fail(s, &e);
+	/* Meanwhile the supervisor moved init into the session's cgroups
+	 * (limits.h; a move can wait on the kernel for a millisecond or more,
+	 * so it overlaps the mounts); it says when. Nothing was forked before.
+	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
+	if (read(s->sync_fd, &go, 1) != 1)
+		_exit(125);
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		werr_errno(&e, "cgroup namespace"), fail(s, &e);
 	/* fds for the supervisor: seccomp listener, proxy listeners, pty,
 	 * host loopback ports. */
 	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
@@ -262,8 +262,13 @@ void sandbox_init_main(struct sandbox_spec *s)
 			ready.fs_mask |= 1u << i;
 		}
 	}
-	fds[nfds++] = remask;
-	ready.has_remask = 1;
+	/* the namespaces the re-masker joins, should it be needed */
+	fds[nfds] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds[nfds + 1] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fds[nfds] < 0 || fds[nfds + 1] < 0)
+		werr_errno(&e, "namespaces: opening their files for the re-masker"), fail(s, &e);
+	nfds += 2;
+	ready.has_ns = 1;
 	send_msg(s->sync_fd, &ready, fds, nfds);
 	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)

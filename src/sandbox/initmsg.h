@@ -11,9 +11,11 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * then a sock_diag netlink socket of the sandbox's network namespace when
  * has_diag is set (which unix sockets are bound inside: unixconn.h), then
  * O_PATH fds of the sandbox's /tmp (bit 0 of fs_mask) and home (bit 1),
- * whose free space the supervisor watches (limits.h), then the re-masker's
- * socket when has_remask is set (remask.c). */
-#define INIT_MSG_MAX_FDS (8 + FORWARD_MAX)
+ * whose free space the supervisor watches (limits.h), then the sandbox's
+ * user and mount namespaces when has_ns is set, which the re-masker joins
+ * if it is needed (remask.c; init, non-dumpable, is not the supervisor's
+ * to open them through /proc). */
+#define INIT_MSG_MAX_FDS (9 + FORWARD_MAX)
 struct init_msg {
 	int type;
 	int errnum;
@@ -21,6 +23,6 @@ struct init_msg {
 	int has_diag;
 	unsigned fwd_mask;
 	unsigned fs_mask;
-	int has_remask;
+	int has_ns;
 	char text[1024];
 };

@@ -414,9 +414,7 @@ static int write_limit(const struct limits *l, int i, int version, const char *d
 	char buf[64];
 	switch (i) {
 	case CTL_PIDS:
-		/* warden's re-masker (remask.c) lives in the cgroup too and is not
-		 * the agent's to count */
-		snprintf(buf, sizeof buf, "%llu", v ? v + 1 : v);
+		snprintf(buf, sizeof buf, "%llu", v);
 		*what = "pids.max";
 		return write_text(dir, "pids.max", buf);
 	case CTL_MEMORY:
@@ -555,8 +553,7 @@ void limits_attach(struct limits *l, pid_t init)
 			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
 	}
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
-		/* + 1: warden's re-masker (remask.c), as for pids.max */
-		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value + 1;
+		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
 		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
 			int err = errno;

@@ -1,18 +1,21 @@
-/* remask.c - the re-masker: a process of sandbox init's, forked once the
- * sandbox's mounts are built and before init drops its capabilities, that
- * masks or protects a workspace path again when the supervisor asks.
+/* remask.c - the re-masker: a process the supervisor starts the first time
+ * a workspace path must be masked or protected again during a session
+ * (wswatch.c asks), which joins the sandbox's user and mount namespaces and
+ * binds the mask or the read-only copy onto what is there now.
  *
  * Why: masks and protections are bind mounts on the files there at start,
  * and the kernel detaches a mount whose name is replaced (an editor saving
  * .env by rename, git rewriting .git/config). The supervisor watches the
- * workspace on the host and sends the path; this process, the one left in
- * the sandbox that may still mount, binds the mask or the read-only copy
- * onto what is there now (mounts_rebind: opened beneath the workspace, no
- * symlink followed). It runs no code of the agent's, holds only its socket
- * and the workspace, is non-dumpable, runs as the namespace's root (the
- * agent, uid 1000 without capabilities, can neither signal nor trace it)
- * and dies with init. Its end of the socket is one of the fds of init's
- * READY message.
+ * workspace on the host and sends the path; this process binds onto it
+ * (mounts_rebind: opened beneath the workspace, no symlink followed).
+ *
+ * Started lazily, so that a session in which the host changes nothing pays
+ * nothing at start. Forked by the supervisor, it stays in the host's pid
+ * namespace: the agent cannot see, signal or trace it. It holds only its
+ * socket and the workspace, is non-dumpable, and dies with the supervisor
+ * (or when its socket closes). In the sandbox's user namespace, which the
+ * supervisor's user owns, it holds every capability there, as the
+ * sandbox's init did before it dropped them.
  *
  * The protocol: one SEQPACKET message per request, struct remask_req; one
  * int answer each (0, or the errno of the failure). */
@@ -21,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -28,11 +32,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static __attribute__((noreturn)) void serve(const struct sandbox_spec *s, int sock)
+static __attribute__((noreturn)) void serve(int userns, int mntns, const char *workspace, int sock,
+					    pid_t parent)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1); /* the supervisor is gone already */
 	prctl(PR_SET_DUMPABLE, 0);
 	prctl(PR_SET_NAME, "warden-remask");
+	/* into the sandbox: its user namespace (every capability there) and
+	 * its mount namespace, whose root and workspace it then sees */
+	if (setns(userns, CLONE_NEWUSER) < 0 || setns(mntns, CLONE_NEWNS) < 0)
+		_exit(1);
 	/* only its socket, at 3 */
 	if (dup2(sock, 3) < 0)
 		_exit(1);
@@ -43,7 +54,7 @@ static __attribute__((noreturn)) void serve(const struct sandbox_spec *s, int so
 		dup2(devnull, 1);
 		dup2(devnull, 2);
 	}
-	int ws = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int ws = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ws < 0)
 		_exit(1);
 	for (;;) {
@@ -63,11 +74,12 @@ static __attribute__((noreturn)) void serve(const struct sandbox_spec *s, int so
 	}
 }
 
-int remask_start(const struct sandbox_spec *s, int *sup, struct werr *e)
+pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "re-masker: socketpair");
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
@@ -76,9 +88,9 @@ int remask_start(const struct sandbox_spec *s, int *sup, struct werr *e)
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		serve(s, sv[1]);
+		serve(userns, mntns, workspace, sv[1], parent);
 	}
 	close(sv[1]);
-	*sup = sv[0];
-	return 0;
+	*sock = sv[0];
+	return pid;
 }

@@ -231,13 +231,16 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e);
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
 /* remask.c: the process that masks or protects a path again during the
- * session; *sup gets the supervisor's end of its socket. */
+ * session, started by the supervisor when first needed: it joins the
+ * sandbox's user and mount namespaces (userns, mntns: their files), and serves
+ * requests on *sock (the supervisor's end) for the workspace at the path
+ * the sandbox sees it by. Returns its pid, or -1 with e filled. */
 enum remask_kind { REMASK_MASK = 1, REMASK_PROTECT = 2 };
 struct remask_req {
 	unsigned kind;
 	char rel[4096];
 };
-int remask_start(const struct sandbox_spec *s, int *sup, struct werr *e);
+pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);
 
 /* net.c (init): bring lo up. */
 int net_lo_up(struct werr *e);

@@ -1,9 +1,11 @@
 /* wswatch.c - the workspace watched on the host during a session
  * (wswatch.h). A table of inotify watch descriptors to workspace-relative
  * directories (sorted: watch descriptors only grow), filled by the plan's
- * walk of the workspace at start (workspace.c) and as directories appear;
- * each event on a name decides by the plan alone (was the path masked or
- * protected at start?), then asks the re-masker and waits for its answer. */
+ * walk of the workspace at start (workspace.c) and as directories appear
+ * (a new tree walked whole: what it holds may have been made before its
+ * watch was); each name that appears is judged by the plan (was the path
+ * masked or protected at start?) and the policy's secret patterns, then
+ * the re-masker is asked and its answer waited for. */
 #include "wswatch.h"
 
 #include <dirent.h>
@@ -11,14 +13,17 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "walk.h"
 
 #define WATCH_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DONT_FOLLOW | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define ANSWER_MS 2000
@@ -29,22 +34,28 @@ struct watched {
 };
 
 struct wswatch {
-	int ino, wsfd, sock;
+	int ino, wsfd;
+	int sock;               /* the re-masker's, once started (remask.c) */
+	wswatch_starter start;  /* how it is */
+	void *start_ctx;
+	pid_t helper;           /* the re-masker's pid, or 0 */
+	bool started;           /* it was: a closed socket now means it is gone */
 	const struct ws_plan *plan;
+	const struct policy *pol;
 	struct watched *v;
 	size_t n, cap;
-	bool full_said;
+	bool full_said, overflow_said;
 	struct strv alerted;    /* paths with an alert already: one each per session */
 };
 
-void wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel)
+bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel)
 {
 	if (w->n >= WSWATCH_MAX) {
 		if (!w->full_said)
 			wnote("workspace watch: more than %d directories; what the host replaces "
 			      "in the others during the session is not masked again", WSWATCH_MAX);
 		w->full_said = true;
-		return;
+		return true;
 	}
 	char path[64 + NAME_MAX];
 	/* "/." for the directory itself: the magic link is then not the last
@@ -52,24 +63,32 @@ void wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel
 	snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, *name ? name : ".");
 	int wd = inotify_add_watch(w->ino, path, WATCH_EVENTS);
 	if (wd < 0)
-		return; /* gone, or not a directory any more */
-	for (size_t i = 0; i < w->n; i++)
-		if (w->v[i].wd == wd) { /* the same directory again (a rename) */
-			free(w->v[i].rel);
-			w->v[i].rel = xstrdup(rel);
-			return;
-		}
+		return true; /* gone, or not a directory any more */
+	/* the table stays sorted by descriptor (a reused one can come back
+	 * lower); the same directory again (a rename) takes its new path */
+	size_t lo = 0, hi = w->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->v[mid].wd < wd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->n && w->v[lo].wd == wd) {
+		if (strcmp(w->v[lo].rel, rel) == 0)
+			return false;
+		free(w->v[lo].rel);
+		w->v[lo].rel = xstrdup(rel);
+		return true;
+	}
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 256;
 		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
 	}
-	/* keep the table sorted: a reused descriptor can come back lower */
-	size_t at = w->n;
-	while (at > 0 && w->v[at - 1].wd > wd)
-		at--;
-	memmove(&w->v[at + 1], &w->v[at], (w->n - at) * sizeof *w->v);
-	w->v[at] = (struct watched){ .wd = wd, .rel = xstrdup(rel) };
+	memmove(&w->v[lo + 1], &w->v[lo], (w->n - lo) * sizeof *w->v);
+	w->v[lo] = (struct watched){ .wd = wd, .rel = xstrdup(rel) };
 	w->n++;
+	return true;
 }
 
 static const char *rel_of(const struct wswatch *w, int wd)
@@ -101,9 +120,10 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e)
 	return w;
 }
 
-void wswatch_attach(struct wswatch *w, const struct ws_plan *plan)
+void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct policy *pol)
 {
 	w->plan = plan;
+	w->pol = pol;
 }
 
 void wswatch_forget(struct wswatch *w)
@@ -119,18 +139,14 @@ int wswatch_fd(const struct wswatch *w)
 	return w ? w->ino : -1;
 }
 
-void wswatch_set_remask(struct wswatch *w, int sock)
+void wswatch_set_remasker(struct wswatch *w, wswatch_starter start, void *ctx)
 {
-	if (w->sock >= 0)
-		close(w->sock);
-	w->sock = sock;
+	w->start = start;
+	w->start_ctx = ctx;
 }
 
 /* What the session covered at start at this path: REMASK_MASK,
- * REMASK_PROTECT, or 0. Only those follow a replacement: a name the agent
- * itself makes during the session stays its own (its new .env readable, a
- * new protected name moved aside by the sweep), since nothing tells the
- * host's writes from the sandbox's here. */
+ * REMASK_PROTECT, or 0. */
 static unsigned covered(const struct wswatch *w, const char *rel)
 {
 	for (size_t i = 0; i < w->plan->n; i++) {
@@ -145,11 +161,22 @@ static unsigned covered(const struct wswatch *w, const char *rel)
 	return 0;
 }
 
-/* Ask the re-masker; 0 done, >0 its errno, -1 it is gone. */
+/* Ask the re-masker, started the first time; 0 done, >0 its errno, -1 it
+ * is gone (or could not be started). */
 static int ask(struct wswatch *w, unsigned kind, const char *rel)
 {
-	if (w->sock < 0)
-		return -1;
+	if (w->sock < 0) {
+		if (w->started || !w->start)
+			return -1;
+		w->started = true;
+		struct werr e = { 0 };
+		pid_t pid = w->start(w->start_ctx, &w->sock, &e);
+		if (pid < 0) {
+			werr_print(&e);
+			return -1;
+		}
+		w->helper = pid;
+	}
 	struct remask_req req = { .kind = kind };
 	if (strlen(rel) >= sizeof req.rel)
 		return ENAMETOOLONG;
@@ -163,57 +190,119 @@ static int ask(struct wswatch *w, unsigned kind, const char *rel)
 	return answer;
 }
 
-static int handle(struct wswatch *w, const struct inotify_event *ev, struct audit *log)
+/* One name that appeared at rel (a file, or a directory not to be looked
+ * into): masked or protected again when the plan covered it at start; a
+ * secret name new since the start masked too, whoever made it: nothing
+ * here tells the host's new file from the sandbox's own (unprivileged,
+ * fanotify hides who acted), and a secret the host writes must not be
+ * read inside. An alert once per path. 0, or -1 when the re-masker is gone. */
+static int judge(struct wswatch *w, const char *rel, const char *name, struct audit *log)
 {
-	const char *dir = rel_of(w, ev->wd);
-	if (!dir || !ev->len)
-		return 0;
-	const char *name = ev->name;
-	_cleanup_free_ char *rel = *dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
-	if (ev->mask & IN_ISDIR) {
-		/* a directory made or moved in: watched, and what it holds judged */
-		_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-							      O_CLOEXEC);
-		if (fd >= 0 && strcmp(name, ".git") != 0) {
-			wswatch_add(w, fd, "", rel);
-			DIR *d = fdopendir(dup(fd));
-			struct dirent *de;
-			int r = 0;
-			while (d && r == 0 && (de = readdir(d))) {
-				if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-					continue;
-				/* judged as if just made there */
-				_cleanup_free_ char *crel = xasprintf("%s/%s", rel, de->d_name);
-				unsigned k = covered(w, crel);
-				if (k && ask(w, k, crel) < 0)
-					r = -1;
-			}
-			if (d)
-				closedir(d);
-			if (r < 0)
-				return -1;
-		}
-	}
 	unsigned kind = covered(w, rel);
+	bool fresh = !kind && w->pol && workspace_masked(w->pol, rel, name);
+	if (fresh)
+		kind = REMASK_MASK;
 	if (!kind)
 		return 0;
-	bool mask = kind == REMASK_MASK;
 	int r = ask(w, kind, rel);
 	if (r < 0)
 		return -1;
-	if (r == ENOENT)
-		return 0; /* replaced again meanwhile: its own event follows */
+	if (r == ENOENT || (fresh && r == EINVAL))
+		return 0; /* gone again (its own event follows), or a symlink or a
+			     FIFO made under a secret name: no secret to read there */
 	for (size_t i = 0; i < w->alerted.n; i++)
 		if (!r && strcmp(w->alerted.v[i], rel) == 0)
 			return 0; /* said once (an editor saves often) */
 	if (!r)
 		strv_push(&w->alerted, rel);
-	char detail[64];
-	snprintf(detail, sizeof detail, "%s%s%s", mask ? "masked again" : "read-only again",
+	char detail[96];
+	snprintf(detail, sizeof detail, "%s%s%s",
+		 fresh ? "masked: a secret name made during the session"
+		 : kind == REMASK_MASK ? "masked again" : "read-only again",
 		 r ? ": " : "", r ? strerror(r) : "");
 	audit_emit_event(log, ev_alert(&(struct ev_alert){
-		.rule = "workspace.replaced", .path = rel, .action = detail }), NULL);
+		.rule = fresh ? "workspace.secret_created" : "workspace.replaced",
+		.path = rel, .action = detail }), NULL);
 	return 0;
+}
+
+/* A directory that appeared: watched, and everything in it judged as if
+ * just made there, at any depth (a tree moved in, or made faster than its
+ * watches were added). A .git is neither watched nor looked into here (a
+ * new repository is the sweep's), but what it holds under a secret name
+ * is masked. */
+struct newtree {
+	struct wswatch *w;
+	struct audit *log;
+	const char *top;
+	bool git;  /* the tree is a .git or inside one: nothing in it watched */
+	bool gone; /* the re-masker is */
+};
+
+static int newtree_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct newtree *t = ctx;
+	_cleanup_free_ char *rel = *t->top ? xasprintf("%s/%s", t->top, we->rel) : xstrdup(we->rel);
+	if (judge(t->w, rel, we->name, t->log) < 0) {
+		t->gone = true;
+		return werr_set(e, 0, "workspace watch: the re-masker is gone");
+	}
+	if (we->type != DT_DIR || covered(t->w, rel) == REMASK_MASK ||
+	    (t->w->pol && workspace_masked(t->w->pol, rel, we->name)))
+		return WALK_SKIP;
+	bool git = strcmp(we->name, ".git") == 0;
+	if (!git && !we->tagged && !t->git && !wswatch_add(t->w, we->dirfd, we->name, rel))
+		return WALK_SKIP; /* watched at this path already: judged then, its events since */
+	return git ? WALK_DESCEND_TAGGED : WALK_DESCEND;
+}
+
+static int judge_tree(struct wswatch *w, int fd, const char *rel, bool git, struct audit *log)
+{
+	struct newtree t = { .w = w, .log = log, .top = rel, .git = git };
+	const struct walk_ops ops = { .entry = newtree_entry };
+	struct werr e = { 0 };
+	/* a walk that fails otherwise met a tree moved away meanwhile: its
+	 * events follow */
+	return walk_tree(fd, &ops, &t, &e) < 0 && t.gone ? -1 : 0;
+}
+
+/* rel is a .git or inside one */
+static bool in_git(const char *rel)
+{
+	size_t n = strlen(rel);
+	return strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0 || strstr(rel, "/.git/") ||
+	       (n >= 5 && strcmp(rel + n - 5, "/.git") == 0);
+}
+
+static int handle(struct wswatch *w, const struct inotify_event *ev, struct audit *log)
+{
+	if (ev->mask & IN_Q_OVERFLOW) {
+		/* events were lost: look at the whole workspace again */
+		if (!w->overflow_said)
+			wnote("workspace watch: the kernel dropped events (a burst of changes); "
+			      "the workspace is looked at again whole");
+		w->overflow_said = true;
+		return judge_tree(w, w->wsfd, "", false, log);
+	}
+	const char *dir = rel_of(w, ev->wd);
+	if (!dir || !ev->len)
+		return 0;
+	const char *name = ev->name;
+	_cleanup_free_ char *rel = *dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
+	/* the name itself first (a protected directory read-only again, a
+	 * secret-named one masked), then what a directory holds */
+	if (judge(w, rel, name, log) < 0)
+		return -1;
+	if (!(ev->mask & IN_ISDIR) || covered(w, rel) == REMASK_MASK ||
+	    (w->pol && workspace_masked(w->pol, rel, name)))
+		return 0;
+	_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* gone again */
+	bool git = in_git(rel);
+	if (!git && !wswatch_add(w, fd, "", rel))
+		return 0; /* watched at this path already (a walk above found it) */
+	return judge_tree(w, fd, rel, git, log);
 }
 
 int wswatch_dispatch(struct wswatch *w, struct audit *log)
@@ -246,5 +335,10 @@ void wswatch_free(struct wswatch *w)
 		close(w->ino);
 	if (w->sock >= 0)
 		close(w->sock);
+	if (w->helper > 0) {
+		kill(w->helper, SIGKILL);
+		while (waitpid(w->helper, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	free(w);
 }

@@ -4,14 +4,17 @@
  * name is replaced). inotify on every directory of the workspace at start
  * and every one made since: a path the session masked at start that is
  * created or moved in again is masked again, a protected one bound
- * read-only again (an `alert` each, rule `workspace.replaced`). A secret
- * name that was not there at start is not masked when it appears: nothing
- * here tells the host's new file from the agent's own. There is a window, from the host's
- * rename to the new mount, in which the agent can open the new file: the
- * README states it and test_remask_race measures it. */
+ * read-only again (an `alert` each, rule `workspace.replaced`), and a
+ * secret name new since the start is masked too (rule
+ * `workspace.secret_created`), whoever made it: unprivileged, nothing tells
+ * the host's new file from the agent's own, and a secret the host writes
+ * must not be read inside. There is a window, from the host's rename to the
+ * new mount, in which the agent can open the new file: the README states it
+ * and test_remask_race measures it. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../audit/audit.h"
 #include "../common/err.h"
@@ -27,16 +30,22 @@ struct wswatch;
  * for both); NULL with e filled when inotify cannot be had. */
 struct wswatch *wswatch_new(int wsfd, struct werr *e);
 /* Watch the directory name of dirfd ("" for dirfd itself), rel its
- * workspace-relative path. */
-void wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
-/* What the events are judged by: the plan's masks and protections. */
-void wswatch_attach(struct wswatch *w, const struct ws_plan *plan);
+ * workspace-relative path. false when it was watched at that path already
+ * (nothing new to look at inside), true otherwise (also when it cannot be
+ * watched). */
+bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
+/* What the events are judged by: the plan's masks and protections, and the
+ * policy's secret patterns. */
+void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct policy *pol);
 /* Sandbox init's copy: the fd closed, nothing else touched. */
 void wswatch_forget(struct wswatch *w);
 /* The inotify fd, for the supervisor's loop. */
 int wswatch_fd(const struct wswatch *w);
-/* Give it the re-masker's socket (taken: closed by wswatch_free). */
-void wswatch_set_remask(struct wswatch *w, int sock);
+/* How the re-masker is started, the first time a path needs it: a pid and
+ * *sock its socket, or -1 with e filled (remask_spawn, which lives with the
+ * rest of the sandbox's mounting). ctx must outlive the watch's events. */
+typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
+void wswatch_set_remasker(struct wswatch *w, wswatch_starter start, void *ctx);
 /* Read what inotify has and act on it: 0, or -1 when the re-masker is gone
  * (masks can no longer follow the host: the session must end). */
 int wswatch_dispatch(struct wswatch *w, struct audit *log);

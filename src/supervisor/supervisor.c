@@ -124,17 +124,31 @@ static int fs_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ss
 	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
 }
 
-/* The re-masker's socket in init's READY message, last (-1: none). */
-static int remask_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
-			  const int fds[INIT_MSG_MAX_FDS])
+/* The sandbox's user and mount namespaces in init's READY message, last
+ * (i 0 and 1; -1: none). */
+static int ns_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
+		      const int fds[INIT_MSG_MAX_FDS], unsigned i)
 {
-	if (n <= 0 || !m->has_remask)
+	if (n <= 0 || !m->has_ns)
 		return -1;
-	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0);
+	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0) + i;
 	for (size_t j = 0; j < s->forwards.n; j++)
 		k += (m->fwd_mask >> j) & 1u;
 	k += (m->fs_mask & 1u) + ((m->fs_mask >> 1) & 1u);
 	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
+}
+
+/* The re-masker, started by the workspace watch when first needed
+ * (remask.c): into the namespaces of the sandbox. */
+struct remasker {
+	int userns, mntns;
+	const char *workspace;
+};
+
+static pid_t start_remasker(void *ctx, int *sock, struct werr *e)
+{
+	const struct remasker *r = ctx;
+	return remask_spawn(r->userns, r->mntns, r->workspace, sock, e);
 }
 
 static void fwd_fds_close(struct fwd_fds *f)
@@ -479,11 +493,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 		return werr_errno(e, "supervisor: making itself non-dumpable");
 	if (userns_write_maps(c.pid, s->uid, s->gid, e) < 0)
 		return -1;
-	/* Under its limits before init starts anything. */
-	if (s->limits)
-		limits_attach(s->limits, c.pid);
 	if (write(sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
+	/* Under its limits before init forks anything: init builds its mounts
+	 * meanwhile and waits for the second byte. */
+	if (s->limits)
+		limits_attach(s->limits, c.pid);
+	/* (init may have failed meanwhile: its message, read next, says why) */
+	(void)!send(sock, "c", 1, MSG_NOSIGNAL);
 
 	struct init_msg m;
 	int fds[INIT_MSG_MAX_FDS];
@@ -493,9 +510,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_close_ int master = n > 0 && m.has_pty ? fds[3] : -1;
 	_cleanup_(fwd_fds_close) struct fwd_fds fwd = fwd_fds_take(s, &m, n, fds);
 	_cleanup_close_ int diag = diag_fd_take(s, &m, n, fds);
-	_cleanup_close_ int remask = remask_fd_take(s, &m, n, fds);
 	_cleanup_close_ int tmp_fd = fs_fd_take(s, &m, n, fds, 0);
 	_cleanup_close_ int home_fd = fs_fd_take(s, &m, n, fds, 1);
+	_cleanup_close_ int userns = ns_fd_take(s, &m, n, fds, 0);
+	_cleanup_close_ int mntns = ns_fd_take(s, &m, n, fds, 1);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	if (n <= 0 || m.type != INIT_MSG_READY) {
@@ -559,10 +577,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	/* The workspace watched from now on: masks and protections follow what
 	 * the host replaces (wswatch.h). */
 	struct wswatch *ww = s->plan.watch; /* the plan's: its walk added the directories */
-	if (!ww || remask < 0)
-		return werr_set(e, 0, "supervisor: the workspace watch or the re-masker is missing");
-	wswatch_attach(ww, &s->plan);
-	wswatch_set_remask(ww, steal_fd(&remask));
+	if (!ww || userns < 0 || mntns < 0)
+		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
+	wswatch_attach(ww, &s->plan, s->policy);
+	struct remasker rm = { .userns = userns, .mntns = mntns, .workspace = s->workspace };
+	wswatch_set_remasker(ww, start_remasker, &rm);
 	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };
 	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, &wsx, e);
 	if (r < 0)

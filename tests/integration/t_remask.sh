@@ -1,9 +1,11 @@
 # t_remask.sh - masks and protections that follow what the host replaces
 # during a session (src/sandbox/wswatch.c on the host, src/sandbox/remask.c
 # inside): an editor saving .env by rename, git rewriting .git/config by
-# rename; each an `alert` (rule workspace.replaced). The agent's own new
-# secret-named file stays its own. And the race: the host renaming .env
-# over and over while the agent reads it, the worst case reported.
+# rename; each an `alert` (rule workspace.replaced). A secret name new since
+# the start masked whoever made it (a tool writing .env.production, a tree
+# moved in; rule workspace.secret_created), unless the profile unmasks it.
+# And the race: the host renaming .env over and over while the agent reads
+# it, the worst case reported.
 # shellcheck shell=bash
 
 # remask_session SCRIPT: warden in the background running SCRIPT once the
@@ -55,12 +57,54 @@ test_remask_host_replaces() {
 	done
 }
 
-test_remask_agent_own_file() {
-	# a secret-named file the agent makes stays readable to it
-	wrun -- sh -c 'echo mine > .env && cat .env && echo k > tls.key && cat tls.key'
+# A tool on the host writes a new secret during the session: .env.production
+# in place, a new directory tree with a .env at depth made at once (mkdir
+# -p), a tree moved in from elsewhere, and a credential inside .git.
+test_remask_host_creates() {
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init failed'
+	mkdir -p "$T_TMP/elsewhere/conf" && echo MOVED-SECRET >"$T_TMP/elsewhere/conf/prod.key"
+	remask_session 'for f in .env.production deep/a/b/c/.env moved/conf/prod.key .git/.git-credentials; do
+			cat "$f"; echo "$f=$?"; done; echo notsecret >deep/a/plain && cat deep/a/plain'
+	echo NEW-PROD >.env.production
+	mkdir -p deep/a/b/c && echo NEW-DEEP >deep/a/b/c/.env
+	mv "$T_TMP/elsewhere" moved
+	echo 'https://user:NEW-GITCRED@host' >.git/.git-credentials
+	sleep 0.5
+	touch GO
+	remask_wait
 	assert_rc 0
-	assert_out_line mine
-	assert_out_line k
+	local p
+	for p in NEW-PROD NEW-DEEP MOVED-SECRET NEW-GITCRED; do
+		assert_out_lacks "$p" "a secret the host made during the session read inside"
+	done
+	for p in .env.production deep/a/b/c/.env moved/conf/prod.key .git/.git-credentials; do
+		assert_out_line "$p=1" "$p unreadable"
+	done
+	assert_out_line notsecret 'a plain file in the new tree'
+	wardenc log show --event alert --json
+	for p in .env.production deep/a/b/c/.env moved/conf/prod.key .git/.git-credentials; do
+		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
+			fail "no workspace.secret_created alert for $p: $(excerpt "$OUT")"
+	done
+}
+
+# The agent's own new secret-named file is masked too, once warden sees it
+# (nothing tells it from the host's), and said; a profile that unmasks the
+# name keeps it readable.
+test_remask_agent_own_secret() {
+	wrun -- sh -c 'echo mine > .env; sleep 1; cat .env; echo "env=$?"; echo other > notes.txt; cat notes.txt'
+	assert_rc 0
+	assert_out_line 'env=1' "the agent's new .env, masked"
+	assert_out_line other 'a file with another name stays readable'
+	wardenc log show --event alert --json
+	grep -F '"path":".env"' <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
+		fail "no workspace.secret_created alert for the agent's .env: $(excerpt "$OUT")"
+	rm -f .env
+	printf 'unmask .env\n' >"$T_TMP/unmask.profile"
+	wrun --profile "$T_TMP/unmask.profile" -- sh -c 'echo mine > .env; sleep 1; cat .env'
+	assert_rc 0
+	assert_out_line mine 'unmasked by the profile: readable'
 }
 
 # The host renames a new .env over the old one 1,000 times while the agent
