@@ -14,6 +14,7 @@
 #include "../net/forward.h"
 #include "../net/proxy.h"
 #include "../policy/policy.h"
+#include "phstash.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
 enum ws_mount_kind {
@@ -59,6 +60,7 @@ struct ws_plan {
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
+	struct phstash stash;     /* directory placeholders kept between sessions */
 };
 
 /* What the sweep did to one entry: moved it aside, or cleared its setuid

@@ -59,3 +59,7 @@ void walk_close_dir(int fd, mode_t restore, const char *rel);
  * it and the rename needs it. Returns the new name (malloc'd) or NULL with
  * errno set. */
 char *walk_rename_aside(int dirfd, const char *name, const char *suffix);
+
+/* The subdirectory name of dirfd (never through a symlink) holds nothing
+ * but . and ..; false too when it cannot be read. */
+bool walk_dir_empty(int dirfd, const char *name);

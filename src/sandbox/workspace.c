@@ -115,8 +115,8 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
  * mode 01555 for a name that is a directory by convention (sticky and
  * read-only: a mode no tool gives a directory, which is how sessions
  * recognise it), a socket entry of mode 0444 for any other (a listening
- * socket's entry has the umask's mode, and is never created read-only). */
-#define PLACEHOLDER_DIR_MODE 01555
+ * socket's entry has the umask's mode, and is never created read-only).
+ * PLACEHOLDER_DIR_MODE is in phstash.h, which keeps them between sessions. */
 #define PLACEHOLDER_SOCK_MODE 0444
 
 static bool is_placeholder(const struct stat *st)
@@ -143,25 +143,6 @@ static bool dir_by_convention(const char *rel)
 		if (strcmp(base, dir_names[i]) == 0)
 			return true;
 	return false;
-}
-
-/* An empty directory: only such a one is adopted as a placeholder (one a
- * user filled stays theirs, bound read-only like any protected path). */
-static bool dir_is_empty(int wsfd, const char *rel)
-{
-	int fd = openat(wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	struct dirent *de;
-	bool empty = true;
-	while (empty && (de = readdir(d)))
-		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
-	return empty;
 }
 
 /* Plan one protected path: pin every directory on the way (so it cannot be
@@ -194,7 +175,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 			return werr_set(e, 0, "protected path %s is a symbolic link; warden cannot "
 				"keep it read-only (remove the link or unprotect the path)", abs);
 		if (!slash && is_placeholder(&st) && !plan_has(plan, copy) &&
-		    (!S_ISDIR(st.st_mode) || dir_is_empty(wsfd, copy))) {
+		    (!S_ISDIR(st.st_mode) || walk_dir_empty(wsfd, copy))) {
 			/* a running session's: shared, and removed by the last */
 			plan_add(plan, WS_PLACEHOLDER, copy);
 			struct ws_mount *m = &plan->m[plan->n - 1];
@@ -909,8 +890,9 @@ static void make_placeholders(struct ws_plan *plan)
 		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
 		int r = -1;
-		if (m->dir)
-			r = mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
+		if (m->dir) /* from the stash (phstash.h), else made */
+			r = phstash_take(&plan->stash, wsfd, m->rel) == 0
+				    ? 0 : mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
 		else if (first)
 			r = linkat(wsfd, first->rel, wsfd, m->rel, 0);
 		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
@@ -973,7 +955,8 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		if (!is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
 			wnote("placeholder %s was replaced or changed during the session; left as it is",
 			      m->abs);
-		else if (unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+		else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st) ||
+			 unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)
 			wnote("placeholder %s was filled during the session; left as it is", m->abs);
@@ -999,12 +982,14 @@ int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, st
 			return werr_errno(e, "locking %s", path);
 		}
 	plan->lock_fd = fd;
+	phstash_open(&plan->stash, lockdir);
 	return 0;
 }
 
 void workspace_cleanup(struct ws_plan *plan)
 {
 	workspace_remove_placeholders(plan);
+	phstash_close(&plan->stash);
 	if (plan->lock_fd >= 0) {
 		close(plan->lock_fd);
 		plan->lock_fd = -1;

@@ -1,0 +1,104 @@
+/* phstash.c - empty placeholder directories kept between sessions, renamed
+ * into the workspace and back instead of made and removed (phstash.h). */
+#include "phstash.h"
+
+#include "walk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void phstash_open(struct phstash *st, const char *dir)
+{
+	*st = (struct phstash){ .fd = -1 };
+	_cleanup_free_ char *path = xasprintf("%s/placeholders", dir);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0)
+		return;
+	/* warden's own: the user's, 0700, a real directory */
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() || (sb.st_mode & 077)) {
+		close(fd);
+		return;
+	}
+	st->fd = fd;
+	st->dev = sb.st_dev;
+	st->ok = true;
+}
+
+static void list(struct phstash *st)
+{
+	st->listed = true;
+	DIR *d = fdopendir(dup(st->fd));
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && strncmp(de->d_name, "p-", 2) == 0)
+			strv_push(&st->names, de->d_name);
+	closedir(d);
+	st->held = st->names.n;
+}
+
+int phstash_take(struct phstash *st, int wsfd, const char *rel)
+{
+	struct stat wsb;
+	if (!st->ok || fstat(wsfd, &wsb) < 0 || wsb.st_dev != st->dev)
+		return -1;
+	if (!st->listed)
+		list(st);
+	while (st->names.n > 0) {
+		char *name = st->names.v[st->names.n - 1];
+		if (renameat2(st->fd, name, wsfd, rel, RENAME_NOREPLACE) == 0) {
+			st->names.n--;
+			free(name);
+			if (st->held)
+				st->held--;
+			return 0;
+		}
+		if (errno != ENOENT)
+			return -1; /* rel exists, or the file system says no: the caller's mkdir decides */
+		/* taken by another session meanwhile: the next */
+		st->names.n--;
+		free(name);
+		if (st->held)
+			st->held--;
+	}
+	return -1;
+}
+
+bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct stat *sb)
+{
+	if (!st->ok || sb->st_dev != st->dev || !S_ISDIR(sb->st_mode) ||
+	    (sb->st_mode & 07777) != PLACEHOLDER_DIR_MODE || st->held >= PHSTASH_MAX ||
+	    !walk_dir_empty(wsfd, rel))
+		return false;
+	char name[64];
+	snprintf(name, sizeof name, "p-%llu", (unsigned long long)sb->st_ino);
+	if (renameat2(wsfd, rel, st->fd, name, RENAME_NOREPLACE) < 0)
+		return false;
+	/* filled between the look and the rename (its mode lets nobody but
+	 * its owner, after a chmod): back where it was */
+	struct stat now;
+	if (!walk_dir_empty(st->fd, name) || fstatat(st->fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_ino != sb->st_ino) {
+		renameat2(st->fd, name, wsfd, rel, RENAME_NOREPLACE);
+		return false;
+	}
+	st->held++;
+	return true;
+}
+
+void phstash_close(struct phstash *st)
+{
+	if (st->ok && st->fd >= 0)
+		close(st->fd);
+	strv_free(&st->names);
+	*st = (struct phstash){ .fd = -1 };
+}

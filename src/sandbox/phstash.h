@@ -1,0 +1,40 @@
+/* phstash.h - empty placeholder directories kept between sessions.
+ *
+ * A protected directory name missing from the workspace (.vscode, .cursor,
+ * ...) gets a placeholder for the session: an empty directory of mode 01555
+ * that init binds read-only, so the agent cannot make the name. On ext4 a
+ * mkdir costs about 70 µs and an rmdir about 130; a rename about 11. So the
+ * placeholders wait between sessions in a directory beside the workspace
+ * locks, in warden's state directory (0700, masked inside), and are renamed
+ * into the workspace at start and back at the end. Only when that directory
+ * is on the workspace's file system; otherwise (and whenever a rename fails)
+ * the caller makes and removes them as before. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../common/util.h"
+
+struct phstash {
+	bool ok;            /* open and usable; a zeroed struct is not */
+	int fd;             /* the stash directory */
+	dev_t dev;          /* its file system */
+	struct strv names;  /* entries not taken yet (read at the first take) */
+	bool listed;
+	size_t held;        /* entries there, about: bounded by PHSTASH_MAX */
+};
+
+#define PHSTASH_MAX 64
+#define PLACEHOLDER_DIR_MODE 01555 /* exactly: how sessions recognise one */
+
+/* Open (making it) DIR/placeholders; st->ok stays false when it cannot be. */
+void phstash_open(struct phstash *st, const char *dir);
+/* Rename a stashed directory to rel in wsfd, never over anything: 0, or -1
+ * (none left, another file system, rel exists: the caller makes one). */
+int phstash_take(struct phstash *st, int wsfd, const char *rel);
+/* Put the placeholder at rel (stat'ed as st, checked as ours by the caller)
+ * back in the stash if it is empty: true when it left the workspace. */
+bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct stat *sb);
+void phstash_close(struct phstash *st);
