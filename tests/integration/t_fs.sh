@@ -318,6 +318,35 @@ test_placeholder_dir() {
 	assert_host_absent .vscode 'placeholder left behind'
 }
 
+test_placeholder_stash() {
+	# Directory placeholders wait between sessions in warden's state
+	# directory and are renamed into the workspace and back: the next
+	# session's .claude is the inode the last one put away; the workspace is
+	# clean after each session, and the stash holds only empty directories
+	# of the placeholder mode, bounded.
+	local stash="$HOME/.local/state/warden/locks/placeholders" ino i
+	wrun -- true
+	assert_rc 0
+	assert_host_absent .claude 'placeholder left behind'
+	[[ -d $stash && $(stat -c %a "$stash") == 700 ]] || fatal "no stash directory of mode 700: $(ls -la "$stash" 2>&1)"
+	local before
+	before=$(find "$stash" -mindepth 1 -maxdepth 1 -printf '%i\n' | sort)
+	[[ -n $before ]] || fatal "nothing stashed after a session: $(ls -la "$stash")"
+	warden_bg "$T_TMP/bg.out" -- sh -c 'echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	ino=$(stat -c %i .claude)
+	touch go
+	wait "$TPID"
+	grep -qx "$ino" <<<"$before" || fail "the session's .claude ($ino) was not taken from the stash ($(tr '\n' ' ' <<<"$before"))"
+	assert_host_absent .claude 'placeholder left behind'
+	for i in 1 2 3; do wrun -- true; done
+	local bad n
+	bad=$(find "$stash" -mindepth 1 \( -not -type d -o -not -perm 1555 -o -mindepth 2 \) 2>&1)
+	[[ -z $bad ]] || fail "the stash holds something else than empty placeholders: $(excerpt "$bad")"
+	n=$(find "$stash" -mindepth 1 -maxdepth 1 | wc -l)
+	((n <= 64)) || fail "the stash grew to $n entries"
+}
+
 test_placeholder_dir_filled() {
 	# The user puts a file in the .claude placeholder from the host during
 	# the session: the directory is theirs now, kept with its content.
