@@ -4,6 +4,8 @@
 
 #include "walk.h"
 
+#define STASH_MODE 0700
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,14 +83,21 @@ bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct st
 		return false;
 	char name[64];
 	snprintf(name, sizeof name, "p-%llu", (unsigned long long)sb->st_ino);
-	if (renameat2(wsfd, rel, st->fd, name, RENAME_NOREPLACE) < 0)
+	/* a directory that changes parent needs write permission on itself (its
+	 * ".."): kept u+w in the stash, made 01555 again when taken */
+	if (fchmodat(wsfd, rel, STASH_MODE, 0) < 0)
 		return false;
+	if (renameat2(wsfd, rel, st->fd, name, RENAME_NOREPLACE) < 0) {
+		(void)!fchmodat(wsfd, rel, PLACEHOLDER_DIR_MODE, 0); /* else removed by the caller */
+		return false;
+	}
 	/* filled between the look and the rename (its mode lets nobody but
 	 * its owner, after a chmod): back where it was */
 	struct stat now;
 	if (!walk_dir_empty(st->fd, name) || fstatat(st->fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    now.st_ino != sb->st_ino) {
-		renameat2(st->fd, name, wsfd, rel, RENAME_NOREPLACE);
+		if (renameat2(st->fd, name, wsfd, rel, RENAME_NOREPLACE) == 0)
+			(void)!fchmodat(wsfd, rel, PLACEHOLDER_DIR_MODE, 0);
 		return false;
 	}
 	st->held++;

@@ -6,7 +6,8 @@
  * mkdir costs about 70 µs and an rmdir about 130; a rename about 11. So the
  * placeholders wait between sessions in a directory beside the workspace
  * locks, in warden's state directory (0700, masked inside), and are renamed
- * into the workspace at start and back at the end. Only when that directory
+ * into the workspace at start and back at the end (mode 0700 while stashed:
+ * moving a directory to another parent takes write permission on it). Only when that directory
  * is on the workspace's file system; otherwise (and whenever a rename fails)
  * the caller makes and removes them as before. */
 #pragma once

@@ -341,7 +341,7 @@ test_placeholder_stash() {
 	assert_host_absent .claude 'placeholder left behind'
 	for i in 1 2 3; do wrun -- true; done
 	local bad n
-	bad=$(find "$stash" -mindepth 1 \( -not -type d -o -not -perm 1555 -o -mindepth 2 \) 2>&1)
+	bad=$(find "$stash" -mindepth 1 \( -not -type d -o -not -perm 700 -o -mindepth 2 \) 2>&1)
 	[[ -z $bad ]] || fail "the stash holds something else than empty placeholders: $(excerpt "$bad")"
 	n=$(find "$stash" -mindepth 1 -maxdepth 1 | wc -l)
 	((n <= 64)) || fail "the stash grew to $n entries"
