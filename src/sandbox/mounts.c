@@ -225,6 +225,25 @@ static int etc_overlay(const char *cache)
 	return 0;
 }
 
+/* warden's own binary: the cached copy (selfbin.c) through a read-only
+ * overlay on /.warden/bin, named like /etc's by a staging link, and
+ * SANDBOX_SELF_EXE a link to it; -1 when the kernel refuses (the caller
+ * copies the binary instead). */
+static int self_overlay(const char *dir)
+{
+	char src[4200];
+	snprintf(src, sizeof src, OLD "%s", dir);
+	if (symlink(src, "warden-bin") < 0 || mkdir("warden-bin.empty", 0555) < 0 ||
+	    mkdir_p(STAGE "/.warden/bin", 0755, NULL) < 0)
+		return -1;
+	if (mount("overlay", STAGE "/.warden/bin", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  "lowerdir=warden-bin:warden-bin.empty") < 0) {
+		rmdir(STAGE "/.warden/bin");
+		return -1;
+	}
+	return symlink("bin/warden", STAGE SANDBOX_SELF_EXE);
+}
+
 /* /etc (etc.c): the user's cached copy through an overlay, or a copy made
  * now on the root tmpfs; then the directories and large files bound on
  * top. */
@@ -546,7 +565,8 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 	/* warden check: its own binary as the probe runner, copied (the
 	 * file that runs, through /proc/self/exe) onto the root tmpfs, which
 	 * becomes read-only: a bind would show the binary's host path. */
-	if (s->self_exe && copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0)
+	if (s->self_exe && !(s->self_cache && self_overlay(s->self_cache) == 0) &&
+	    copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0)
 		return werr_wrap(e, "warden's own binary");
 
 	/* The session's trust store, when warden terminates TLS: read-only, at

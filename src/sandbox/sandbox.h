@@ -123,7 +123,8 @@ struct sandbox_spec {
 	bool use_pty;               /* one of 0-2 is a terminal: give the command its own pty */
 	unsigned pty_fds;           /* bit i: the command's fd i is that pty (the host's is a
 				     * terminal); the others stay what the host's are */
-	bool self_exe;              /* bind warden's own binary at /.warden/warden (check) */
+	bool self_exe;              /* warden's own binary at /.warden/warden (check, ssh) */
+	char *self_cache;           /* a cached copy's directory (selfbin.c), or NULL: copy */
 	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
@@ -204,6 +205,10 @@ void workspace_cleanup(struct ws_plan *plan);
 int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr *e);
 char *etc_cache_dir(const char *home); /* $XDG_CACHE_HOME/warden, NULL: none */
 int etc_cache_prepare(const char *cachedir, char **dir, struct strv *binds, int *lockfd);
+/* selfbin.c: the directory in cachedir holding a copy of warden's own
+ * binary ("warden"), made when this build has none; NULL when it cannot be
+ * had (init then copies the binary onto the sandbox's root). */
+char *selfbin_prepare(const char *cachedir);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */
 int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);

@@ -11,6 +11,7 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	workspace_cleanup(&s->plan);
 	strv_free(&s->envp);
 	free(s->etc_cache);
+	free(s->self_cache);
 	free(s->seccomp_prog);
 	strv_free(&s->etc_binds);
 	closep(&s->etc_lock);

@@ -223,6 +223,8 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 	_cleanup_free_ char *rcache = s->cachedir ? path_resolve_existing(s->cachedir) : NULL;
 	if (rcache)
 		etc_cache_prepare(rcache, &s->etc_cache, &s->etc_binds, &s->etc_lock);
+	if (rcache && s->self_exe)
+		s->self_cache = selfbin_prepare(rcache);
 	return 0;
 }
 
