@@ -208,6 +208,9 @@ void sandbox_init_main(struct sandbox_spec *s)
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
+	/* running: the supervisor moves init into its cgroups now (see below) */
+	if (send(s->sync_fd, "s", 1, MSG_NOSIGNAL) != 1)
+		_exit(125);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)

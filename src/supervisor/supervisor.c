@@ -124,6 +124,19 @@ static int fs_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ss
 	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
 }
 
+/* Init's "s" (it runs), taken; false when init sent something else
+ * instead (its error, left for recv_msg) or is gone. */
+static bool init_running(int sock)
+{
+	char b;
+	ssize_t n;
+	while ((n = recv(sock, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
+		;
+	if (n != 1 || b != 's')
+		return false;
+	return recv(sock, &b, 1, 0) == 1;
+}
+
 /* The sandbox's user and mount namespaces in init's READY message, last
  * (i 0 and 1; -1: none). */
 static int ns_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
@@ -496,8 +509,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	if (write(sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
 	/* Under its limits before init forks anything: init builds its mounts
-	 * meanwhile and waits for the second byte. */
-	if (s->limits)
+	 * meanwhile and waits for the second byte. Only once init says it
+	 * runs: a move into a cgroup holds back processes still on their way
+	 * out of fork (an RCU grace period on cgroup v1, a millisecond or
+	 * more), and init would wait for it before its first step. */
+	if (init_running(sock) && s->limits)
 		limits_attach(s->limits, c.pid);
 	/* (init may have failed meanwhile: its message, read next, says why) */
 	(void)!send(sock, "c", 1, MSG_NOSIGNAL);

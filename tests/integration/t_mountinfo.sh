@@ -2,7 +2,8 @@
 # no host path beyond what the sandbox shows at that same path: not the
 # invoking user's home, nor warden's cache, state or log directories, in a
 # plain session, with TLS terminated by warden (the session's trust store),
-# under `warden check` (warden's own binary), and when the kernel refuses
+# under `warden check` and whenever a destination is allowed (warden's own
+# binary, a cached copy), and when the kernel refuses
 # the overlay the cached /etc comes through (then /etc is copied).
 # shellcheck shell=bash
 
@@ -82,4 +83,36 @@ test_mountinfo_check_probe() {
 	grep -qE '^ *mountinfo-host-paths +denied +denied' <<<"$OUT" ||
 		fail "warden check: the mountinfo probe did not hold: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
 	[[ $RC == 0 ]] || fail "warden check failed (rc=$RC): $(excerpt "$(grep -A3 'did not hold' <<<"$OUT")")"
+}
+
+# warden's own binary inside (ssh's ProxyCommand, whenever a destination is
+# allowed): a copy cached once per build in warden's cache under an overlay,
+# reused by the next session, the copies of other builds removed; named
+# nowhere in the mount table; copied onto the root when the kernel refuses
+# the overlay.
+test_mountinfo_self_binary() {
+	local cache="$HOME/.cache/warden" first second
+	wrun --allow-net example.com -- sh -c 'cat /proc/self/mountinfo; /.warden/warden __connect 2>&1 | head -n 1'
+	assert_rc 0
+	assert_out_line 'usage: warden __connect HOST PORT' "warden's binary runs inside"
+	mi_check 'session with warden inside'
+	first=$(find "$cache" -maxdepth 2 -path '*/self-*/warden' -printf '%i\n')
+	[[ -n $first && $(wc -l <<<"$first") == 1 ]] || fail "not one cached copy of warden: $(ls -la "$cache")"
+	wrun --allow-net example.com -- true
+	second=$(find "$cache" -maxdepth 2 -path '*/self-*/warden' -printf '%i\n')
+	[[ $second == "$first" ]] || fail "the cached copy was not reused ($first, then $second)"
+	# another build: its copy replaces the first
+	mkdir -p "$HOME/bin" && cp "$WARDEN" "$HOME/bin/warden-other"
+	timeout -k 5 "$WARDEN_TIMEOUT" "$HOME/bin/warden-other" run --allow-net example.com -- true </dev/null ||
+		fail 'the other build failed'
+	second=$(find "$cache" -maxdepth 2 -path '*/self-*/warden' -printf '%i\n')
+	[[ -n $second && $(wc -l <<<"$second") == 1 && $second != "$first" ]] ||
+		fail "the other build's copy did not replace the first: $(ls -la "$cache")"
+	"$WPROBE" deny overlay timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run --allow-net example.com -- \
+		sh -c 'cat /proc/self/mountinfo; /.warden/warden __connect 2>&1 | head -n 1' \
+		</dev/null >"$T_TMP/ov.out" 2>"$T_TMP/ov.err"
+	RC=$? OUT=$(<"$T_TMP/ov.out") ERR=$(<"$T_TMP/ov.err")
+	assert_rc 0 'without overlayfs'
+	assert_out_line 'usage: warden __connect HOST PORT' "without overlayfs: warden's binary runs inside"
+	mi_check 'without overlayfs, warden inside'
 }
