@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/util.h"
+#include "escape.h"
 
 bool audit_session_id_valid(const char *s)
 {
@@ -51,17 +52,36 @@ static json_t *strv_json(char *const *v)
  * that is not UTF-8 makes the whole object NULL (an event without fields),
  * as the emitters have always done. */
 
+/* The strings an exec carries come from the agent: any bytes, kept
+ * losslessly (escape.h). */
 struct event ev_exec(const struct ev_exec *x)
 {
-	json_t *f = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:s?, s:s?, s:s, s:s}",
-		"pid", (json_int_t)x->pid, "ppid", (json_int_t)x->ppid, "host_pid", (json_int_t)x->host_pid,
-		"syscall", x->execveat ? "execveat" : "execve", "cwd", x->cwd, "path", x->path,
-		"argv", x->argv, "resolved", x->resolved, "sha256", x->sha256,
-		"interpreter", x->interpreter, "decision", "allow");
+	json_t *esc = NULL;
+	json_t *f = json_pack("{s:I, s:I, s:I, s:s}", "pid", (json_int_t)x->pid, "ppid",
+			      (json_int_t)x->ppid, "host_pid", (json_int_t)x->host_pid, "syscall",
+			      x->execveat ? "execveat" : "execve");
+	json_set_bytes(f, "cwd", x->cwd, &esc);
+	json_set_bytes(f, "path", x->path, &esc);
+	if (f)
+		json_object_set(f, "argv", x->argv ? x->argv : json_array());
+	json_decref(x->argv);
+	if (f && x->argv_escaped) {
+		if (!esc)
+			esc = json_array();
+		json_array_append_new(esc, json_string("argv"));
+	}
+	json_set_bytes(f, "resolved", x->resolved, &esc);
+	if (f)
+		json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
+	if (f && x->interpreter[0])
+		json_set_bytes(f, "interpreter", x->interpreter, &esc);
+	if (f)
+		json_object_set_new(f, "decision", json_string("allow"));
 	if (f && x->argv_truncated)
 		json_object_set_new(f, "argv_truncated", json_true());
-	if (f && !x->interpreter[0])
-		json_object_del(f, "interpreter");
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
 	return event_of("exec", f);
 }
 
@@ -113,12 +133,14 @@ struct event ev_file(const struct ev_file *x)
 	static const char *const keys[2] = { "path", "path2" };
 	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)x->pid, "op", x->op,
 			      "syscall", x->syscall);
-	for (int i = 0; f && i < x->npaths && i < 2; i++) {
-		json_t *p = x->paths[i] ? json_string(x->paths[i]) : NULL;
-		json_object_set_new(f, keys[i], p ? p : json_null());
-	}
+	json_t *esc = NULL;
+	for (int i = 0; f && i < x->npaths && i < 2; i++)
+		json_set_bytes(f, keys[i], x->paths[i], &esc);
 	if (f && x->has_flags)
 		json_object_set_new(f, "flags", json_sprintf("0x%llx", x->flags));
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
 	return event_of("file", f);
 }
 

@@ -46,6 +46,7 @@ struct ev_exec {
 	bool execveat;           /* else execve */
 	const char *cwd, *path;  /* path as given */
 	json_t *argv;            /* array of strings (stolen) */
+	bool argv_escaped;       /* its strings are escaped (escape.h) */
 	bool argv_truncated;
 	const char *resolved;    /* inside the sandbox; NULL = not resolved (null) */
 	const char *sha256;      /* of the file */

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "../common/hash.h"
+#include "../audit/escape.h"
 #include "../common/util.h"
 #include "target.h"
 #include "unixconn.h"
@@ -151,9 +152,9 @@ static int read_str(int mem, uint64_t addr, char *buf, size_t max)
 	return 1;
 }
 
-static json_t *read_argv(int mem, uint64_t addr, bool *truncated)
+static json_t *read_argv(int mem, uint64_t addr, bool *truncated, bool *escaped)
 {
-	json_t *a = json_array();
+	struct strv v = { 0 };
 	size_t total = 0;
 	char *buf = xmalloc(ARG_MAX_LEN);
 	for (int i = 0; addr; i++) {
@@ -170,9 +171,11 @@ static json_t *read_argv(int mem, uint64_t addr, bool *truncated)
 		if (r > 0)
 			*truncated = true;
 		total += strlen(buf);
-		json_array_append_new(a, json_stringn_nocheck(buf, strlen(buf)));
+		strv_push(&v, buf);
 	}
 	free(buf);
+	json_t *a = json_bytes_array(v.v, v.n, escaped);
+	strv_free(&v);
 	return a;
 }
 
@@ -243,7 +246,8 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	bool truncated = false;
 	if (read_str(mem, at ? a[1] : a[0], path, PATH_MAX) < 0)
 		path[0] = '\0';
-	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated);
+	bool escaped = false;
+	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated, &escaped);
 	target_cwd(req->pid, cwd, sizeof cwd);
 	int fd = target_open(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, O_RDONLY | O_CLOEXEC,
 			     cwd, resolved, sizeof resolved);
@@ -264,7 +268,7 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	pid_info(ppid, &pinner, NULL);
 	later(n, ev_exec(&(struct ev_exec){
 		.pid = inner, .ppid = pinner, .host_pid = req->pid, .execveat = at, .cwd = cwd,
-		.path = path, .argv = argv, .argv_truncated = truncated,
+		.path = path, .argv = argv, .argv_escaped = escaped, .argv_truncated = truncated,
 		.resolved = resolved[0] ? resolved : NULL, .sha256 = hex, .interpreter = interp }));
 	free(path);
 }

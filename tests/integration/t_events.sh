@@ -55,6 +55,24 @@ test_events_path_search_misses() {
 	grep -q '"event":"exec".*"resolved":"/usr/bin/true"' "$f" || fail 'the exec of true is not resolved to /usr/bin/true'
 }
 
+# A path, an argument and a working directory that are not UTF-8: the exec
+# is recorded all the same, its bytes kept (escaped, the fields listed in
+# "escaped"), and the log's chain holds.
+test_events_non_utf8() {
+	wsh 'd=$(printf "d\377"); mkdir "$d" && cd "$d" && cp /bin/true "$(printf "t\376")" &&
+	     "./$(printf "t\376")" "$(printf "a\375b\\\\c")" plain'
+	assert_rc 0
+	local f ev
+	f=$(latest_log)
+	check_log "$f" 0
+	ev=$(grep '"event":"exec"' "$f" | grep -F '"plain"') || fail "no exec event for the non-UTF-8 program: $(excerpt "$(grep '"event":"exec"' "$f")")"
+	grep -qF '"path":"./t\\xFE"' <<<"$ev" || fail "the path's bytes are not kept: $ev"
+	grep -qF '"argv":["./t\\xFE","a\\xFDb\\\\c","plain"]' <<<"$ev" || fail "the argv's bytes are not kept: $ev"
+	grep -qE '"cwd":"[^"]*/d\\\\xFF"' <<<"$ev" || fail "the cwd's bytes are not kept: $ev"
+	grep -qE '"escaped":\["cwd","path","argv"' <<<"$ev" || fail "the escaped fields are not listed: $ev"
+	grep -q '"sha256":"[0-9a-f]\{64\}"' <<<"$ev" || fail "no hash: $ev"
+}
+
 test_events_script_interpreter() {
 	printf '#!/bin/sh\necho hi\n' >script.sh
 	chmod +x script.sh

@@ -1,0 +1,138 @@
+/* escape.c - strings that are not UTF-8 kept losslessly in events
+ * (escape.h). */
+#include "escape.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/util.h"
+
+/* The length of the valid UTF-8 sequence at s (at most left bytes), or 0. */
+static size_t seq_len(const unsigned char *s, size_t left)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t n;
+	uint32_t cp, min;
+	if ((c & 0xe0) == 0xc0)
+		n = 2, cp = c & 0x1f, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		n = 3, cp = c & 0x0f, min = 0x800;
+	else if ((c & 0xf8) == 0xf0)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t n = seq_len(u + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+char *utf8_escape(const char *s)
+{
+	size_t len = strlen(s);
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = xmalloc(4 * len + 1), *o = out;
+	for (size_t i = 0; i < len;) {
+		size_t n = seq_len(u + i, len - i);
+		if (n == 1 && u[i] == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+		} else if (n) {
+			memcpy(o, u + i, n);
+			o += n;
+		} else {
+			o += sprintf(o, "\\x%02X", u[i]);
+			n = 1;
+		}
+		i += n;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *utf8_unescape(const char *s, size_t *len)
+{
+	size_t n = strlen(s);
+	char *out = xmalloc(n + 1), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\\') {
+			*o++ = s[i];
+			continue;
+		}
+		if (s[i + 1] == '\\') {
+			*o++ = '\\';
+			i++;
+		} else if (s[i + 1] == 'x' && hex_digit((unsigned char)s[i + 2]) >= 0 &&
+			   hex_digit((unsigned char)s[i + 3]) >= 0) {
+			*o++ = (char)(hex_digit((unsigned char)s[i + 2]) * 16 + hex_digit((unsigned char)s[i + 3]));
+			i += 3;
+		} else {
+			free(out);
+			return NULL;
+		}
+	}
+	*o = '\0';
+	if (len)
+		*len = (size_t)(o - out);
+	return out;
+}
+
+void json_set_bytes(json_t *obj, const char *key, const char *s, json_t **escaped)
+{
+	if (!obj)
+		return;
+	if (!s) {
+		json_object_set_new(obj, key, json_null());
+		return;
+	}
+	if (utf8_valid(s, strlen(s))) {
+		json_object_set_new(obj, key, json_string(s));
+		return;
+	}
+	char *e = utf8_escape(s);
+	json_object_set_new(obj, key, json_string(e));
+	free(e);
+	if (!*escaped)
+		*escaped = json_array();
+	json_array_append_new(*escaped, json_string(key));
+}
+
+json_t *json_bytes_array(char *const *v, size_t n, bool *any)
+{
+	*any = false;
+	for (size_t i = 0; i < n && !*any; i++)
+		*any = !utf8_valid(v[i], strlen(v[i]));
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		if (!*any) {
+			json_array_append_new(a, json_string(v[i]));
+			continue;
+		}
+		char *e = utf8_escape(v[i]);
+		json_array_append_new(a, json_string(e));
+		free(e);
+	}
+	return a;
+}
