@@ -61,3 +61,11 @@ const char *audit_path(const struct audit *a);
 
 /* fsync and close; NULL is fine. */
 void audit_close(struct audit *a);
+
+/* Called once when the log cannot take an event (the disk full, an I/O
+ * error, the file removed from its directory), with why; a last `log.failed`
+ * line was written where it could be. Every event after is refused. */
+typedef void (*audit_failure_fn)(void *ctx, const char *why);
+void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx);
+/* Why the log failed, or NULL. */
+const char *audit_failed(const struct audit *a);

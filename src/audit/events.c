@@ -76,7 +76,9 @@ struct event ev_exec(const struct ev_exec *x)
 	if (f && x->interpreter[0])
 		json_set_bytes(f, "interpreter", x->interpreter, &esc);
 	if (f)
-		json_object_set_new(f, "decision", json_string("allow"));
+		json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
+	if (f && x->deny)
+		json_object_set_new(f, "reason", json_string(x->deny));
 	if (f && x->argv_truncated)
 		json_object_set_new(f, "argv_truncated", json_true());
 	if (f && esc)
@@ -96,10 +98,19 @@ struct event ev_net_connect(const struct ev_net_connect *x)
 
 struct event ev_net_unix(const struct ev_net_unix *x)
 {
-	return event_of("net", json_pack("{s:I, s:I, s:s, s:s, s:s?, s:s, s:s}",
-		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid, "method", "unix",
-		"path", x->path, "resolved", x->resolved && x->resolved[0] ? x->resolved : NULL,
-		"decision", "deny", "reason", "a unix socket of the host"));
+	json_t *esc = NULL;
+	json_t *f = json_pack("{s:I, s:I, s:s}", "pid", (json_int_t)x->pid, "host_pid",
+			      (json_int_t)x->host_pid, "method", "unix");
+	json_set_bytes(f, "path", x->path, &esc);
+	json_set_bytes(f, "resolved", x->resolved && x->resolved[0] ? x->resolved : NULL, &esc);
+	if (f) {
+		json_object_set_new(f, "decision", json_string("deny"));
+		json_object_set_new(f, "reason", json_string("a unix socket of the host"));
+		if (esc)
+			json_object_set(f, "escaped", esc);
+	}
+	json_decref(esc);
+	return event_of("net", f);
 }
 
 struct event ev_net_proxy(const struct ev_net_proxy *x)
@@ -164,12 +175,18 @@ struct event ev_syscall_suppressed(unsigned long suppressed)
 	return event_of("syscall.suppressed", json_pack("{s:I}", "suppressed", (json_int_t)suppressed));
 }
 
+/* An alert's path may be any bytes (a name in the workspace): kept
+ * losslessly (escape.h). */
 struct event ev_alert(const struct ev_alert *x)
 {
-	json_t *f = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "rule", x->rule,
-			      "path", x->path, "moved_to", x->moved_to, "action", x->action,
-			      "mode_was", x->mode_was, "mode", x->mode,
-			      "secret", x->secret, "host", x->host, "where", x->where);
+	json_t *esc = NULL;
+	json_t *f = json_pack("{s:s}", "rule", x->rule);
+	const char *const keys[] = { "path", "moved_to", "action", "mode_was", "mode", "secret",
+				     "host", "where" };
+	const char *const vals[] = { x->path, x->moved_to, x->action, x->mode_was, x->mode, x->secret,
+				     x->host, x->where };
+	for (size_t i = 0; f && i < ARRAY_LEN(keys); i++)
+		json_set_bytes(f, keys[i], vals[i], &esc);
 	if (f) {
 		/* s:s? writes null for NULL: leave those out */
 		const char *k;
@@ -180,7 +197,10 @@ struct event ev_alert(const struct ev_alert *x)
 				json_object_del(f, k);
 		if (x->port)
 			json_object_set_new(f, "port", json_integer(x->port));
+		if (esc)
+			json_object_set(f, "escaped", esc);
 	}
+	json_decref(esc);
 	return event_of("alert", f);
 }
 

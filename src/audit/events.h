@@ -51,6 +51,7 @@ struct ev_exec {
 	const char *resolved;    /* inside the sandbox; NULL = not resolved (null) */
 	const char *sha256;      /* of the file */
 	const char *interpreter; /* a script's #! line; "" = not a script (left out) */
+	const char *deny;        /* refused, and why; NULL: allowed */
 };
 struct event ev_exec(const struct ev_exec *x);
 

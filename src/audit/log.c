@@ -2,7 +2,14 @@
  * writer: events are stamped (session, ts, seq) and handed to each
  * subscriber in turn; the writer appends each to the session's JSON Lines
  * file, one event per line, each line carrying "prev", the SHA-256 of the
- * previous line. */
+ * previous line.
+ *
+ * The log never fails quietly: when a line cannot be written (ENOSPC, EIO)
+ * or the file is gone from its directory (the directory removed), the
+ * writer cuts any partial line, frees the space it reserved at the start
+ * (a file of RESERVE bytes beside the log), writes a last `log.failed`
+ * line there, and calls the owner's failure hook (the supervisor stops the
+ * sandbox); every later event is refused. */
 #include "audit.h"
 #include "../common/hash.h"
 
@@ -26,7 +33,16 @@ struct writer {
 	bool to_syslog;          /* each line also to syslog (journald) */
 	char *path;              /* DIR/SESSION.jsonl */
 	char prev[65];           /* SHA-256 of the last line written (hex) */
+	off_t size;              /* bytes of whole lines written */
+	int dirfd;               /* the log's directory (the reserve's too) */
+	char *reserve;           /* the reserve's name in it, or NULL */
+	bool failed;
+	char why[256];
+	audit_failure_fn on_fail;
+	void *fail_ctx;
 };
+
+#define RESERVE (16 * 1024)
 
 struct subscriber {
 	audit_subscriber_fn fn;
@@ -113,6 +129,63 @@ fail:
 	return -1;
 }
 
+/* A reserve of RESERVE bytes beside the log, given back when the disk is
+ * full so that the last line fits. */
+static void reserve_make(struct writer *w, const char *session)
+{
+	char *name = xasprintf(".%s.reserve", session);
+	int fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || posix_fallocate(fd, 0, RESERVE) != 0) {
+		if (fd >= 0)
+			unlinkat(w->dirfd, name, 0);
+		free(name);
+	} else {
+		w->reserve = name;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static void reserve_free(struct writer *w)
+{
+	if (w->reserve)
+		unlinkat(w->dirfd, w->reserve, 0);
+	free(w->reserve);
+	w->reserve = NULL;
+}
+
+/* The log could not take ev (err, or 0: the file left its directory): cut
+ * what was written of it, give the reserve back, write a last line saying
+ * so, and tell the owner. Once. */
+static void fail(struct writer *w, const struct event *ev, int err)
+{
+	if (w->failed)
+		return;
+	w->failed = true;
+	if (err)
+		snprintf(w->why, sizeof w->why, "cannot write the audit log: %s", strerror(err));
+	else
+		snprintf(w->why, sizeof w->why, "the audit log was removed from its directory");
+	if (ftruncate(w->fd, w->size) == 0 && err) {
+		reserve_free(w);
+		_cleanup_json_ json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:s, s:s, s:s, s:s}", "v",
+			AUDIT_FORMAT_VERSION, "ts", ev->ts, "session", ev->session, "seq",
+			(json_int_t)ev->seq, "event", "log.failed", "lost", ev->kind, "reason", w->why,
+			"prev", w->prev);
+		char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		if (s) {
+			size_t n = strlen(s);
+			s[n] = '\n';
+			if (write_all(w->fd, s, n + 1) == 0)
+				fsync(w->fd);
+			s[n] = '\0';
+		}
+		free(s);
+	}
+	if (w->on_fail)
+		w->on_fail(w->fail_ctx, w->why);
+}
+
 /* The first subscriber: the event as one JSON line, header, fields, then
  * prev; the line's SHA-256 becomes the next line's prev. */
 static int write_event(void *ctx, const struct event *ev, struct werr *e)
@@ -138,8 +211,19 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	memcpy(line, s, n);
 	line[n] = '\n';
 	free(s);
-	if (write_all(w->fd, line, n + 1) < 0)
-		return werr_errno(e, "cannot write audit log %s", w->path);
+	if (w->failed)
+		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+	if (write_all(w->fd, line, n + 1) < 0) {
+		fail(w, ev, errno);
+		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+	}
+	w->size += (off_t)n + 1;
+	struct stat st;
+	if (fstat(w->fd, &st) == 0 && st.st_nlink == 0) {
+		/* written, but to a file no longer in any directory */
+		fail(w, ev, 0);
+		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+	}
 	if (w->to_syslog)
 		syslog(strcmp(ev->kind, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
 	sha256_hex(line, n, w->prev);
@@ -164,7 +248,10 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 	}
 	struct audit *a = xcalloc(1, sizeof *a);
 	a->w.fd = fd;
+	a->w.dirfd = dfd;
+	dfd = -1;
 	a->w.path = steal_ptr(&path);
+	reserve_make(&a->w, session);
 	snprintf(a->w.prev, sizeof a->w.prev, "%s", AUDIT_PREV_FIRST);
 	a->session = xstrdup(session);
 	a->counts = json_object();
@@ -261,11 +348,24 @@ void audit_close(struct audit *a)
 		return;
 	fsync(a->w.fd);
 	close(a->w.fd);
+	reserve_free(&a->w);
+	close(a->w.dirfd);
 	free(a->w.path);
 	free(a->session);
 	free(a->subs);
 	json_decref(a->counts);
 	free(a);
+}
+
+void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx)
+{
+	a->w.on_fail = fn;
+	a->w.fail_ctx = ctx;
+}
+
+const char *audit_failed(const struct audit *a)
+{
+	return a && a->w.failed ? a->w.why : NULL;
 }
 
 void audit_also_syslog(struct audit *a)

@@ -56,6 +56,7 @@
 #include "socks5.h"
 
 #define MAX_CONNS 4096
+#define FD_RESERVE 256 /* descriptors the proxy leaves the supervisor */
 #define HANDSHAKE_TIMEOUT_S 15
 #define DIAL_TIMEOUT_S 15
 #define IDLE_TIMEOUT_S 900
@@ -150,6 +151,9 @@ struct proxy {
 	struct audit *log;
 	struct conn *conns, *graveyard;
 	size_t nconns;
+	size_t cap;                /* connections at most: well under the fd limit */
+	bool paused;               /* the listeners not watched: at the cap, or out of fds */
+	bool cap_said;
 	pthread_t workers[2];
 	int nworkers;
 	pthread_mutex_t mu;
@@ -319,6 +323,40 @@ static void close_fd(struct proxy *px, int *fd, unsigned *ev, bool *reg)
 	*reg = false;
 }
 
+/* Watch the listeners again, or stop (epoll still holds them, with no
+ * events): at the connection cap, or when the supervisor is out of
+ * descriptors, the proxy leaves new connections in the kernel's backlog
+ * instead of accepting and closing them, or spinning on a listener it
+ * cannot accept from. The timer retries once a second. */
+static void listeners_watch(struct proxy *px, bool on)
+{
+	struct epoll_event e = { .events = on ? EPOLLIN : 0 };
+	if (px->lhttp >= 0) {
+		e.data.ptr = &px->ilhttp;
+		epoll_ctl(px->ep, EPOLL_CTL_MOD, px->lhttp, &e);
+	}
+	if (px->lsocks >= 0) {
+		e.data.ptr = &px->ilsocks;
+		epoll_ctl(px->ep, EPOLL_CTL_MOD, px->lsocks, &e);
+	}
+	for (size_t i = 0; i < px->nfwd; i++) {
+		e.data.ptr = &px->fwd[i].it;
+		epoll_ctl(px->ep, EPOLL_CTL_MOD, px->fwd[i].fd, &e);
+	}
+	px->paused = !on;
+}
+
+/* Stop accepting, said once per session in an alert. */
+static void pause_accepting(struct proxy *px, const char *why)
+{
+	listeners_watch(px, false);
+	if (px->cap_said)
+		return;
+	px->cap_said = true;
+	audit_emit_event(px->log, ev_alert(&(struct ev_alert){ .rule = "proxy.connection-cap",
+		.action = why }), NULL);
+}
+
 /* Take c out of the proxy's list of connections. */
 static void unlink_conn(struct proxy *px, struct conn *c)
 {
@@ -329,6 +367,8 @@ static void unlink_conn(struct proxy *px, struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	px->nconns--;
+	if (px->paused && px->nconns < px->cap - px->cap / 10)
+		listeners_watch(px, true);
 }
 
 static void conn_free(struct conn *c)
@@ -985,14 +1025,17 @@ gone:
 static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_forward *fw)
 {
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		if (px->nconns >= px->cap) {
+			pause_accepting(px, "new connections wait: the session's connection cap is reached");
 			return;
-		nodelay(fd, 1);
-		if (px->nconns >= MAX_CONNS) {
-			close(fd);
-			continue;
 		}
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				pause_accepting(px, "new connections wait: warden is out of descriptors");
+			return;
+		}
+		nodelay(fd, 1);
 		struct conn *c = xcalloc(1, sizeof *c);
 		c->px = px;
 		c->cfd = fd;
@@ -1141,8 +1184,11 @@ void proxy_dispatch(struct proxy *px)
 			struct fwd_listener *fl = (struct fwd_listener *)it;
 			on_accept(px, fl->fd, false, &fl->fw);
 		}
-		else if (it == &px->itimer)
+		else if (it == &px->itimer) {
 			on_timer(px);
+			if (px->paused && px->nconns < px->cap)
+				listeners_watch(px, true); /* tried again; paused again if need be */
+		}
 		else if (it == &px->ievent)
 			on_resolved(px);
 		else if (it == &px->idone)
@@ -1190,6 +1236,12 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	struct proxy *px = xcalloc(1, sizeof *px);
+	/* Each connection may hold six descriptors; the supervisor keeps
+	 * FD_RESERVE for its own work (the exec record above all). */
+	px->cap = MAX_CONNS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rl.rlim_cur - FD_RESERVE) / 6 < px->cap)
+		px->cap = rl.rlim_cur > FD_RESERVE + 6 * 16 ? (rl.rlim_cur - FD_RESERVE) / 6 : 16;
 	px->lhttp = http_listener;
 	px->lsocks = socks_listener;
 	px->rules = rules;

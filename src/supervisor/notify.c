@@ -51,6 +51,7 @@
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
 #define HASH_MAX_SIZE (512L << 20)
 #define HASH_CACHE 1024
+#define RESERVE_FDS 8
 
 struct hash_entry {
 	dev_t dev;
@@ -92,10 +93,34 @@ struct notifier {
 	struct hash_entry cache[HASH_CACHE];
 	size_t ncache, next;
 	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
-	/* the event of the notification being handled, written once the
-	 * process has its answer (it waits for nothing but the answer) */
+	/* the event of the notification being handled, written before the
+	 * process has its answer */
 	struct event event;
+	/* descriptors held in reserve, given up when the supervisor runs out
+	 * (the agent can open connections to the proxy by the thousand) so that
+	 * an exec can still be inspected */
+	int reserve[RESERVE_FDS];
+	unsigned long blind;     /* execs refused because they could not be inspected */
 };
+
+static void reserve_take(struct notifier *n)
+{
+	for (int i = 0; i < RESERVE_FDS; i++)
+		if (n->reserve[i] < 0)
+			n->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static bool reserve_give(struct notifier *n)
+{
+	bool any = false;
+	for (int i = 0; i < RESERVE_FDS; i++)
+		if (n->reserve[i] >= 0) {
+			close(n->reserve[i]);
+			n->reserve[i] = -1;
+			any = true;
+		}
+	return any;
+}
 
 /* An event whose fields could not be packed (a string that is not UTF-8)
  * is dropped, as it always was. */
@@ -117,6 +142,9 @@ struct notifier *notifier_new(int listener, int diag, struct audit *log)
 		free(n);
 		return NULL;
 	}
+	for (int i = 0; i < RESERVE_FDS; i++)
+		n->reserve[i] = -1;
+	reserve_take(n);
 	return n;
 }
 
@@ -127,6 +155,7 @@ void notifier_free(struct notifier *n)
 	if (n->suppressed) {
 		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
+	reserve_give(n);
 	seccomp_notify_free(n->req, n->resp);
 	free(n);
 }
@@ -249,7 +278,9 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	bool escaped = false;
 	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated, &escaped);
 	target_cwd(req->pid, cwd, sizeof cwd);
-	int fd = target_open(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, O_RDONLY | O_CLOEXEC,
+	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
+	 * device), and needs no read permission (an execute-only file) */
+	int fd = target_open(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, O_PATH | O_CLOEXEC,
 			     cwd, resolved, sizeof resolved);
 	/* A miss during a PATH search is not an execution: the kernel answers
 	 * ENOENT and nothing runs. Only files that exist are recorded. */
@@ -260,7 +291,20 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 		free(path);
 		return;
 	}
-	const char *hex = lookup_hash(n, fd, interp, sizeof interp);
+	/* Only a regular file is read to be hashed (anything else, the kernel
+	 * refuses to run); one the supervisor may not read is recorded
+	 * without a hash. */
+	const char *hex = NULL;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		char self[64];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+		int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (rfd >= 0) {
+			hex = lookup_hash(n, rfd, interp, sizeof interp);
+			close(rfd);
+		}
+	}
 	close(fd);
 	long inner, pinner;
 	pid_t ppid;
@@ -492,13 +536,26 @@ int notifier_handle(struct notifier *n)
 	const struct file_op *fop = exec || addressed || setid_create(nr, req->data.args)
 					    ? NULL : file_op_of(n, nr);
 	bool cont = exec || addressed || fop;
-	int mem = -1;
+	int mem = -1, mem_err = 0;
 	if (cont) {
 		char p[64];
 		snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
 		mem = open(p, O_RDONLY | O_CLOEXEC);
+		if (mem < 0 && (errno == EMFILE || errno == ENFILE) && reserve_give(n))
+			mem = open(p, O_RDONLY | O_CLOEXEC);
+		mem_err = mem < 0 ? errno : 0;
 	}
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	/* An exec the supervisor cannot look at is refused, never let through
+	 * unseen (the record never fails open). */
+	bool blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	if (blind) {
+		n->blind++;
+		char why[128];
+		snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(mem_err));
+		later(n, ev_exec(&(struct ev_exec){ .pid = -1, .ppid = -1, .host_pid = req->pid,
+			.execveat = nr == SCMP_SYS(execveat), .interpreter = "", .deny = why }));
+	}
 	bool emulated = false;
 	int emu_err = 0;
 	long emu_val = 0;
@@ -519,10 +576,19 @@ int notifier_handle(struct notifier *n)
 			   (log_connect(n, req, mem), false);
 	if (mem >= 0)
 		close(mem);
+	/* The record first: what the log cannot take does not run (log.c
+	 * stops the sandbox then). */
+	bool unlogged = false;
+	if (n->event.kind) {
+		unlogged = audit_emit_event(n->log, n->event, NULL) < 0 && audit_failed(n->log);
+		n->event = (struct event){ 0 };
+	}
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
-	if (ignore)
+	if (unlogged || blind)
+		resp->error = -EACCES;
+	else if (ignore)
 		; /* val 0, error 0: success */
 	else if (unchecked)
 		resp->error = -EPERM;
@@ -533,9 +599,6 @@ int notifier_handle(struct notifier *n)
 	else
 		resp->error = -EPERM;
 	seccomp_notify_respond(n->fd, resp); /* ENOENT: the target died meanwhile */
-	if (n->event.kind) {
-		audit_emit_event(n->log, n->event, NULL);
-		n->event = (struct event){ 0 };
-	}
+	reserve_take(n);
 	return 0;
 }

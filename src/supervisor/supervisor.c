@@ -189,6 +189,13 @@ struct child {
 	int pidfd;
 };
 
+static void on_log_failure(void *ctx, const char *why)
+{
+	const struct child *c = ctx;
+	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+	fprintf(stderr, "warden: %s: stopping the sandbox\n", why);
+}
+
 static int child_reap(struct child *c)
 {
 	c->pid = 0;
@@ -599,7 +606,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	struct remasker rm = { .userns = userns, .mntns = mntns, .workspace = s->workspace };
 	wswatch_set_remasker(ww, start_remasker, &rm);
 	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };
+	/* A log that cannot be written stops the sandbox at once: nothing runs
+	 * unrecorded (the log says what it could, log.c). */
+	audit_on_failure(log, on_log_failure, &c);
 	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, &wsx, e);
+	audit_on_failure(log, NULL, NULL);
+	if (audit_failed(log))
+		return werr_set(e, EIO, "%s; the sandbox was stopped", audit_failed(log));
 	if (r < 0)
 		return -1;
 	*status = r;

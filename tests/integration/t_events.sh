@@ -73,6 +73,23 @@ test_events_non_utf8() {
 	grep -q '"sha256":"[0-9a-f]\{64\}"' <<<"$ev" || fail "no hash: $ev"
 }
 
+# Exec of a FIFO: the supervisor does not block on it (the session used to
+# hang, SIGTERM ignored, no session.end); the attempt is recorded.
+# An execute-only file (mode 0111) runs and is recorded too.
+test_events_exec_fifo_and_execute_only() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=30
+	wsh 'mkfifo f && chmod 755 f; ./f; echo "fifo=$?"; cp /bin/true t && chmod 0111 t && ./t && echo xo-ran'
+	assert_rc 0 'the session ended'
+	assert_out_match '^fifo=(126|2)$' 'the FIFO did not run'
+	assert_out_line xo-ran 'the execute-only file ran'
+	local f
+	f=$(latest_log)
+	grep -q '"event":"exec".*"path":"./f"' "$f" || fail "no exec event for the FIFO: $(excerpt "$(grep '"event":"exec"' "$f")")"
+	grep -q '"event":"exec".*"path":"./t"' "$f" || fail "no exec event for the execute-only file"
+	grep -q '"event":"session.end"' "$f" || fail 'no session.end'
+}
+
 test_events_script_interpreter() {
 	printf '#!/bin/sh\necho hi\n' >script.sh
 	chmod +x script.sh

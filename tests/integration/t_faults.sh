@@ -1,0 +1,107 @@
+# t_faults.sh - the exec record never fails open: an agent that opens
+# connections to its own proxy by the thousand (under `ulimit -Hn 1024` and
+# 4096) cannot push the supervisor out of descriptors (the proxy stops
+# accepting at a cap, an exec that cannot be inspected is refused), and a
+# log that cannot be written (the log directory removed, a full disk) stops
+# the sandbox at once, tells the user, and exits 125.
+# shellcheck shell=bash
+
+latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# fd_flood LIMIT: the attack under `ulimit -Hn LIMIT`.
+fd_flood() {
+	local limit=$1
+	[[ -x /usr/bin/python3 ]] || skip "python3 not installed (the agent floods the proxy with it)"
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=90
+	cat >flood.py <<'PY'
+import os, socket, subprocess, sys, time
+limit = int(sys.argv[1])
+kids = []
+for k in range(3):
+    pid = os.fork()
+    if pid == 0:
+        held = []
+        try:
+            for i in range(limit - 50):
+                s = socket.socket()
+                s.settimeout(2)
+                try:
+                    s.connect(("127.0.0.1", 3128))
+                except OSError:
+                    break
+                held.append(s)
+        except OSError:
+            pass
+        print("held", len(held), flush=True)
+        time.sleep(6)
+        os._exit(0)
+    kids.append(pid)
+time.sleep(3)
+ran = 0
+for i in range(4):
+    if subprocess.call(["/bin/true"]) == 0:
+        ran += 1
+print("ran", ran, flush=True)
+for pid in kids:
+    os.waitpid(pid, 0)
+PY
+	(ulimit -n "$limit" 2>/dev/null) || skip "cannot set ulimit -n $limit here (hard limit $(ulimit -Hn))"
+	# in a subshell: the limit holds for warden only
+	(ulimit -n "$limit" && wrun -- /usr/bin/python3 flood.py "$limit"; echo "RC=$RC" >"$T_TMP/flood.rc"; printf "%s" "$OUT" >"$T_TMP/flood.out"; printf "%s" "$ERR" >"$T_TMP/flood.err")
+	RC=$(sed -n "s/^RC=//p" "$T_TMP/flood.rc") OUT=$(<"$T_TMP/flood.out") ERR=$(<"$T_TMP/flood.err")
+	assert_rc 0 "the session under ulimit -Hn $limit"
+	local f ran logged
+	ran=$(sed -n 's/^ran //p' <<<"$OUT")
+	[[ -n $ran ]] || fail "the agent did not report: $(excerpt "$OUT")"
+	f=$(latest_log)
+	logged=$(grep '"event":"exec"' "$f" | grep -c '"argv":\["/bin/true"\].*"decision":"allow"')
+	((ran <= logged)) || fail "under ulimit -Hn $limit: $ran execs of true ran, $logged allowed on the record"
+	note "ulimit -Hn $limit: $(grep -c '^held' <<<"$OUT") flooders held $(awk '/^held/ {s += $2} END {print s}' <<<"$OUT") connections; true ran $ran times, $logged on the record"
+	grep -q '"event":"session.end"' "$f" || fail 'no session.end'
+}
+
+test_fault_fd_flood_1024() { fd_flood 1024; }
+test_fault_fd_flood_4096() { fd_flood 4096; }
+
+# The log directory removed while the agent runs execs: the sandbox stops
+# at once, the user is told, exit status 125.
+test_fault_log_dir_removed() {
+	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
+	local WARDEN_TIMEOUT=60
+	warden_bg "$T_TMP/lr.out" -- sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i+1)); if [ $i = 20 ]; then echo twenty; fi; done; echo finished'
+	wait_for "$T_TMP/lr.out" '^twenty' 30 || fatal "the loop did not start: $(<"$T_TMP/lr.out.err")"
+	rm -rf "$HOME/.local/state/warden"
+	wait "$TPID"
+	RC=$?
+	OUT=$(<"$T_TMP/lr.out") ERR=$(<"$T_TMP/lr.out.err")
+	assert_rc 125 'the log removed'
+	assert_out_lacks finished 'the loop went on without a log'
+	[[ $ERR == *"audit log"* && $ERR == *"stopping the sandbox"* ]] ||
+		fail "the user was not told: $(excerpt "$ERR")"
+}
+
+# The disk of the log fills (a 64 KiB tmpfs as the state directory, root
+# only: unprivileged, no file system can be mounted on the host): the
+# sandbox stops, the log's last line says so, no exec ran without its
+# event.
+test_fault_log_disk_full() {
+	is_root || skip 'mounting a small tmpfs for the log needs root'
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=60 state="$T_TMP/small-state"
+	mkdir -p "$state"
+	mount -t tmpfs -o size=64k tmpfs "$state" || skip 'cannot mount a tmpfs here'
+	XDG_STATE_HOME=$state wrun -- sh -c 'i=0; while [ $i -lt 300 ]; do /bin/true x-long-argument-to-fill-the-log-faster-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); echo $i > count; done; echo finished'
+	local f ran logged last
+	f=$(ls -t "$state"/warden/*.jsonl | head -n 1)
+	ran=$(<count)
+	logged=$(grep -c '"event":"exec".*"argv":\["/bin/true".*"decision":"allow"' "$f")
+	last=$(tail -n 1 "$f")
+	umount "$state"
+	assert_rc 125 'the disk full'
+	assert_out_lacks finished 'the loop went on without a log'
+	[[ $ERR == *"audit log"* ]] || fail "the user was not told: $(excerpt "$ERR")"
+	[[ $last == *'"event":"log.failed"'* ]] || fail "the log's last line is not log.failed: $last"
+	((ran <= logged)) || fail "$ran execs of true ran, $logged on the record"
+	note "disk full: true ran $ran times, $logged on the record"
+}
