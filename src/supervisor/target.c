@@ -6,6 +6,8 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +19,125 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
 	ssize_t n = readlink(p, buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* The process's pid inside its own pid namespace (last NSpid field), or -1. */
+static long inner_pid(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	long inner = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *last = strrchr(line, '\t');
+			inner = last ? strtol(last + 1, NULL, 10) : -1;
+			break;
+		}
+	fclose(f);
+	return inner;
+}
+
+/* If full (absolute, inside the sandbox) names the process's own entries
+ * in /proc -- /proc/self/..., /proc/thread-self/..., /proc/PID/... with its
+ * own pid as the sandbox numbers it, /dev/fd/N, /dev/std{in,out,err} --
+ * the part after them: *n the fd (or -1) and *what "fd", "exe", "cwd" or
+ * "root". The sandbox's procfs resolves "self" by the reader, which the
+ * supervisor is not, and openat2 refuses the magic links these are, so
+ * such paths go through the host's /proc/PID instead. NULL otherwise. */
+static const char *own_proc(pid_t pid, const char *full, int *n, const char **what)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(full, std[i]) == 0) {
+			*n = i, *what = "fd";
+			return "";
+		}
+	const char *rest = NULL;
+	if (strncmp(full, "/dev/fd/", 8) == 0) {
+		rest = full + 5; /* "fd/N..." */
+	} else if (strncmp(full, "/proc/self/", 11) == 0) {
+		rest = full + 11;
+	} else if (strncmp(full, "/proc/thread-self/", 18) == 0) {
+		rest = full + 18;
+	} else if (strncmp(full, "/proc/", 6) == 0 && full[6] >= '1' && full[6] <= '9') {
+		char *end;
+		long id = strtol(full + 6, &end, 10);
+		if (*end != '/' || id != inner_pid(pid))
+			return NULL;
+		rest = end + 1;
+	} else {
+		return NULL;
+	}
+	*n = -1;
+	static const char *const names[] = { "exe", "cwd", "root" };
+	for (int i = 0; i < 3; i++) {
+		size_t l = strlen(names[i]);
+		if (strncmp(rest, names[i], l) == 0 && (rest[l] == '\0' || rest[l] == '/')) {
+			*what = names[i];
+			return rest + l + (rest[l] == '/');
+		}
+	}
+	if (strncmp(rest, "fd/", 3) == 0 && rest[3] >= '0' && rest[3] <= '9') {
+		char *end;
+		long fd = strtol(rest + 3, &end, 10);
+		if ((*end != '\0' && *end != '/') || fd > 1 << 30)
+			return NULL;
+		*n = (int)fd, *what = "fd";
+		return end + (*end == '/');
+	}
+	return NULL;
+}
+
+static int open_in_root(pid_t pid, const char *full, int oflags, int depth);
+
+/* full through the host's /proc/PID (own_proc); -2 when it is not such a
+ * path. */
+static int open_own_proc(pid_t pid, const char *full, int oflags, int depth)
+{
+	int n;
+	const char *what, *more = own_proc(pid, full, &n, &what);
+	if (!more)
+		return -2;
+	char p[PATH_MAX + 64];
+	if (strcmp(what, "fd") == 0)
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, n);
+	else
+		snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, what);
+	if (!*more && strcmp(what, "root") != 0)
+		return open(p, oflags); /* the magic link itself: what the process holds */
+	/* below a directory it holds: that directory's path inside, then on */
+	char base[PATH_MAX] = "/";
+	if (strcmp(what, "root") != 0) {
+		ssize_t l = readlink(p, base, sizeof base - 1);
+		if (l <= 0)
+			return -1;
+		base[l] = '\0';
+	}
+	char next[PATH_MAX * 2 + 2];
+	snprintf(next, sizeof next, "%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", more);
+	return open_in_root(pid, next, oflags, depth + 1);
+}
+
+/* full (absolute, as the process sees it) opened inside its root. */
+static int open_in_root(pid_t pid, const char *full, int oflags, int depth)
+{
+	if (depth > 8) {
+		errno = ELOOP;
+		return -1;
+	}
+	int fd = open_own_proc(pid, full, oflags, depth);
+	if (fd != -2)
+		return fd;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -1;
+	struct open_how how = { .flags = (unsigned)oflags, .resolve = RESOLVE_IN_ROOT };
+	return (int)syscall(SYS_openat2, root, full, &how, sizeof how);
 }
 
 int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
@@ -40,12 +161,7 @@ int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flag
 		}
 		char full[PATH_MAX * 2 + 2];
 		snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "", path);
-		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0)
-			return -1;
-		struct open_how how = { .flags = (unsigned)oflags, .resolve = RESOLVE_IN_ROOT };
-		fd = (int)syscall(SYS_openat2, root, full, &how, sizeof how);
+		fd = open_in_root(pid, full, oflags, 0);
 	}
 	if (fd >= 0 && resolved) {
 		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);

@@ -90,6 +90,35 @@ test_events_exec_fifo_and_execute_only() {
 	grep -q '"event":"session.end"' "$f" || fail 'no session.end'
 }
 
+# The same program through the spellings of /proc that name the process's
+# own entries, and a memfd run by path and by execveat: each an exec event
+# carrying the hash of what ran.
+test_events_exec_proc_spellings() {
+	local want f p
+	want=$(sha256sum "$(readlink -f /bin/true)" | cut -d' ' -f1)
+	wsh 'cp /bin/true mytrue && exec 3<mytrue && /proc/self/fd/3 && /dev/fd/3 &&
+	     /proc/self/root'"$PWD"'/mytrue && /proc/thread-self/fd/3 && echo spelled
+	     if [ -x /usr/bin/python3 ]; then
+	       /usr/bin/python3 -c "import os,sys; fd=os.memfd_create(\"x\", 0); os.write(fd, open(\"/bin/true\",\"rb\").read()); os.execv(\"/proc/self/fd/%d\" % fd, [\"memfd-path\"])" && echo memfd-path-ran
+	       /usr/bin/python3 -c "import os; fd=os.memfd_create(\"x\", 0); os.write(fd, open(\"/bin/true\",\"rb\").read()); os.execve(fd, [\"memfd-at\"], {})" && echo memfd-at-ran
+	     fi'
+	assert_rc 0
+	assert_out_line spelled
+	f=$(latest_log)
+	for p in /proc/self/fd/3 /dev/fd/3 "/proc/self/root$PWD/mytrue" /proc/thread-self/fd/3; do
+		grep '"event":"exec"' "$f" | grep -F "\"path\":\"$p\"" | grep -qF "\"sha256\":\"$want\"" ||
+			fail "no exec event with the program's hash for $p: $(excerpt "$(grep -F "\"path\":\"$p\"" "$f")")"
+	done
+	if [[ -x /usr/bin/python3 ]]; then
+		assert_out_line memfd-path-ran
+		assert_out_line memfd-at-ran
+		for p in memfd-path memfd-at; do
+			grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"$p\"]" | grep -qF "\"sha256\":\"$want\"" ||
+				fail "no exec event with the program's hash for the $p: $(excerpt "$(grep -F "\"$p\"" "$f")")"
+		done
+	fi
+}
+
 test_events_script_interpreter() {
 	printf '#!/bin/sh\necho hi\n' >script.sh
 	chmod +x script.sh
