@@ -75,6 +75,14 @@ struct event ev_exec(const struct ev_exec *x)
 		json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
 	if (f && x->interpreter[0])
 		json_set_bytes(f, "interpreter", x->interpreter, &esc);
+	if (f && x->interpreter_sha256)
+		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
+	if (f && x->program) {
+		json_set_bytes(f, "program", x->program, &esc);
+		json_set_bytes(f, "program_resolved", x->program_resolved, &esc);
+		json_object_set_new(f, "program_sha256",
+				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
+	}
 	if (f)
 		json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
 	if (f && x->deny)

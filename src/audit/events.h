@@ -51,6 +51,9 @@ struct ev_exec {
 	const char *resolved;    /* inside the sandbox; NULL = not resolved (null) */
 	const char *sha256;      /* of the file */
 	const char *interpreter; /* a script's #! line; "" = not a script (left out) */
+	const char *interpreter_sha256; /* of the #! line's program; NULL: left out */
+	const char *program;     /* the loader run as a program: the program it was given */
+	const char *program_resolved, *program_sha256;
 	const char *deny;        /* refused, and why; NULL: allowed */
 };
 struct event ev_exec(const struct ev_exec *x);

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <arpa/inet.h>
@@ -181,9 +182,8 @@ static int read_str(int mem, uint64_t addr, char *buf, size_t max)
 	return 1;
 }
 
-static json_t *read_argv(int mem, uint64_t addr, bool *truncated, bool *escaped)
+static void read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
 {
-	struct strv v = { 0 };
 	size_t total = 0;
 	char *buf = xmalloc(ARG_MAX_LEN);
 	for (int i = 0; addr; i++) {
@@ -200,12 +200,9 @@ static json_t *read_argv(int mem, uint64_t addr, bool *truncated, bool *escaped)
 		if (r > 0)
 			*truncated = true;
 		total += strlen(buf);
-		strv_push(&v, buf);
+		strv_push(v, buf);
 	}
 	free(buf);
-	json_t *a = json_bytes_array(v.v, v.n, escaped);
-	strv_free(&v);
-	return a;
 }
 
 /* The pid as seen inside the sandbox (last NSpid field) and the host ppid. */
@@ -267,6 +264,71 @@ static const char *lookup_hash(struct notifier *n, int fd, char *interp, size_t 
 	return c->hex;
 }
 
+/* The SHA-256 of what the O_PATH fd names, into out, when it is a regular
+ * file the supervisor may read (anything else, the kernel refuses to run;
+ * an execute-only file, unprivileged, is recorded without a hash); interp
+ * gets a script's #! line. */
+static bool hash_opath(struct notifier *n, int fd, char out[SHA256_HEX_LEN], char *interp, size_t ilen)
+{
+	struct stat st;
+	interp[0] = '\0';
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (rfd < 0)
+		return false;
+	const char *hex = lookup_hash(n, rfd, interp, ilen);
+	close(rfd);
+	if (hex)
+		memcpy(out, hex, SHA256_HEX_LEN);
+	return hex != NULL;
+}
+
+/* A file the process names by path (from its cwd): what it resolves to
+ * inside and its hash. */
+static bool hash_path(struct notifier *n, pid_t pid, const char *cwd, const char *path,
+		      char out[SHA256_HEX_LEN], char *resolved, size_t rlen)
+{
+	char interp[256];
+	int fd = target_open(pid, AT_FDCWD, false, path, 0, O_PATH | O_CLOEXEC, cwd, resolved, rlen);
+	if (fd < 0)
+		return false;
+	bool ok = hash_opath(n, fd, out, interp, sizeof interp);
+	close(fd);
+	return ok;
+}
+
+/* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
+ * itself, never execs it. Its options that take a value, per ld.so(8). */
+static bool is_loader(const char *resolved)
+{
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
+	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
+}
+
+static const char *loader_program(const struct strv *argv)
+{
+	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
+		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		if (strncmp(a, "--", 2) != 0)
+			return a;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		bool takes = false;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			takes = takes || strcmp(a, with_value[k]) == 0;
+		if (takes)
+			i++;
+	}
+	return NULL;
+}
+
 static void log_exec(struct notifier *n, const struct seccomp_notif *req, int mem, bool at)
 {
 	const __u64 *a = req->data.args;
@@ -275,8 +337,8 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	bool truncated = false;
 	if (read_str(mem, at ? a[1] : a[0], path, PATH_MAX) < 0)
 		path[0] = '\0';
-	bool escaped = false;
-	json_t *argv = read_argv(mem, at ? a[2] : a[1], &truncated, &escaped);
+	_cleanup_strv_ struct strv args = { 0 };
+	read_argv(mem, at ? a[2] : a[1], &args, &truncated);
 	target_cwd(req->pid, cwd, sizeof cwd);
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
@@ -287,33 +349,37 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	if (fd < 0 || seccomp_notify_id_valid(n->fd, req->id) != 0) {
 		if (fd >= 0)
 			close(fd);
-		json_decref(argv);
 		free(path);
 		return;
 	}
-	/* Only a regular file is read to be hashed (anything else, the kernel
-	 * refuses to run); one the supervisor may not read is recorded
-	 * without a hash. */
-	const char *hex = NULL;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		char self[64];
-		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-		int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-		if (rfd >= 0) {
-			hex = lookup_hash(n, rfd, interp, sizeof interp);
-			close(rfd);
-		}
-	}
+	char hex[SHA256_HEX_LEN], ihex[SHA256_HEX_LEN], phex[SHA256_HEX_LEN];
+	char iresolved[PATH_MAX] = "", presolved[PATH_MAX] = "";
+	bool hashed = hash_opath(n, fd, hex, interp, sizeof interp);
 	close(fd);
+	/* A script: its interpreter too (the #! line's first word). */
+	bool ihashed = false;
+	if (interp[0]) {
+		char ipath[256];
+		snprintf(ipath, sizeof ipath, "%s", interp + strspn(interp, " \t"));
+		ipath[strcspn(ipath, " \t")] = '\0';
+		ihashed = ipath[0] && hash_path(n, req->pid, cwd, ipath, ihex, iresolved, sizeof iresolved);
+	}
+	/* The loader given a program: the program is what runs. */
+	const char *program = resolved[0] && is_loader(resolved) ? loader_program(&args) : NULL;
+	bool phashed = program && hash_path(n, req->pid, cwd, program, phex, presolved, sizeof presolved);
 	long inner, pinner;
 	pid_t ppid;
 	pid_info(req->pid, &inner, &ppid);
 	pid_info(ppid, &pinner, NULL);
+	bool escaped = false;
+	json_t *argv = json_bytes_array(args.v, args.n, &escaped);
 	later(n, ev_exec(&(struct ev_exec){
 		.pid = inner, .ppid = pinner, .host_pid = req->pid, .execveat = at, .cwd = cwd,
 		.path = path, .argv = argv, .argv_escaped = escaped, .argv_truncated = truncated,
-		.resolved = resolved[0] ? resolved : NULL, .sha256 = hex, .interpreter = interp }));
+		.resolved = resolved[0] ? resolved : NULL, .sha256 = hashed ? hex : NULL,
+		.interpreter = interp, .interpreter_sha256 = ihashed ? ihex : NULL,
+		.program = program, .program_resolved = presolved[0] ? presolved : NULL,
+		.program_sha256 = phashed ? phex : NULL }));
 	free(path);
 }
 

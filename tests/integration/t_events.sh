@@ -217,3 +217,23 @@ test_events_session_start_kernel() {
 		fi
 	fi
 }
+
+# The loader given a program (`ld.so ./copy` maps the file, never execs it):
+# the program is recorded as what runs, with its hash; a script's
+# interpreter is hashed too.
+test_events_loader_and_interpreter() {
+	local ld want shwant f
+	ld=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1)
+	[[ -n $ld ]] || skip 'no known dynamic loader here'
+	want=$(sha256sum "$(readlink -f /bin/true)" | cut -d' ' -f1)
+	shwant=$(sha256sum "$(readlink -f /bin/sh)" | cut -d' ' -f1)
+	printf '#!/bin/sh\ntrue\n' >s.sh && chmod +x s.sh
+	wsh 'cp /bin/true copy && '"$ld"' ./copy && '"$ld"' --argv0 renamed --library-path /nowhere ./copy && ./s.sh && echo loaded'
+	assert_rc 0
+	assert_out_line loaded
+	f=$(latest_log)
+	[[ $(grep '"event":"exec"' "$f" | grep -F '"program":"./copy"' | grep -cF "\"program_sha256\":\"$want\"") == 2 ]] ||
+		fail "the loader's program not recorded with its hash (twice): $(excerpt "$(grep -F 'ld-linux' "$f")")"
+	grep '"event":"exec"' "$f" | grep -F '"path":"./s.sh"' | grep -qF "\"interpreter_sha256\":\"$shwant\"" ||
+		fail "the script's interpreter not hashed: $(excerpt "$(grep -F 's.sh' "$f")")"
+}
