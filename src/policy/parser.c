@@ -35,8 +35,10 @@
  * passes as a variable. A host is a pattern as for `net allow`, but never a
  * wildcard wider than one registrable domain (policy_secret_host_refused). */
 #include "policy.h"
+#include "exec_rules.h"
 #include "../net/rules.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -372,6 +374,51 @@ static int do_terminal(struct parser *ps, const struct line *l)
 	else
 		return lerr(ps->e, 0, l, l->off[2],
 			    "terminal clipboard: '%.200s' (expected allow or deny)", t);
+	return 0;
+}
+
+/* `exec deny TARGET`: TARGET a file (its SHA-256 now, when the profile is
+ * read), `sha256:HEX`, or `hashes:FILE` (a list as sha256sum writes it). */
+static int do_exec(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "exec: missing argument (deny TARGET)");
+	if (strcmp(l->tok[1], "deny") != 0)
+		return lerr(ps->e, 0, l, l->off[1], "exec: unknown rule '%.200s' (expected deny)", l->tok[1]);
+	if (want_tokens(ps, l, 3, "exec deny") < 0)
+		return -1;
+	const char *t = l->tok[2];
+	size_t off = l->off[2];
+	struct strv *deny = &ps->p->exec_deny;
+	if (strncmp(t, "sha256:", 7) == 0) {
+		if (!exec_hex_valid(t + 7))
+			return lerr(ps->e, 0, l, off, "exec deny: '%.200s' is not a SHA-256 (64 hex digits)", t);
+		char hex[SHA256_HEX_LEN];
+		for (size_t i = 0; i < 64; i++)
+			hex[i] = (char)tolower((unsigned char)t[7 + i]);
+		hex[64] = '\0';
+		if (!strv_contains(deny, hex))
+			strv_push(deny, hex);
+		return 0;
+	}
+	bool list = strncmp(t, "hashes:", 7) == 0;
+	_cleanup_free_ char *full = NULL;
+	if (expand_path(ps, l, off, "exec deny", list ? t + 7 : t, &full) < 0)
+		return -1;
+	if (list) {
+		unsigned long bad = 0;
+		if (exec_read_hashes(full, deny, &bad) < 0)
+			return bad ? lerr(ps->e, 0, l, off, "exec deny: %s:%lu: not a SHA-256 (64 hex digits)",
+					  full, bad)
+				   : lerr(ps->e, errno, l, off, "exec deny: cannot read %s", full);
+		return 0;
+	}
+	char hex[SHA256_HEX_LEN];
+	if (exec_hash_path(full, hex) < 0)
+		return lerr(ps->e, errno, l, off, "exec deny: cannot hash %s%s", full,
+			    errno == EINVAL ? " (not a regular file)" : "");
+	if (!strv_contains(deny, hex))
+		strv_push(deny, hex);
 	return 0;
 }
 
@@ -850,6 +897,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_terminal(ps, l);
 	if (strcmp(d, "limit") == 0)
 		return do_limit(ps, l);
+	if (strcmp(d, "exec") == 0)
+		return do_exec(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -932,6 +981,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < LIMIT_KINDS; i++)
 		free(p->limits[i].origin);
 	strv_free(&p->protect);
+	strv_free(&p->exec_deny);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);
 	strv_free(&p->env_set);

@@ -93,6 +93,9 @@ struct policy {
 	struct policy_secret *secrets;
 	size_t nsecrets;
 	struct policy_limit limits[LIMIT_KINDS];
+	/* `exec deny TARGET`: SHA-256s (lower-case hex, each once) of programs
+	 * that must not run, whatever their name or path */
+	struct strv exec_deny;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

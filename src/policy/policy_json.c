@@ -145,6 +145,10 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
+	json_t *deny = json_array();
+	for (size_t i = 0; i < p->exec_deny.n; i++)
+		json_array_append_new(deny, json_string(p->exec_deny.v[i]));
+	json_object_set_new(o, "exec", json_pack("{s:o}", "deny", deny));
 	json_object_set_new(o, "limits", limits);
 	return o;
 }

@@ -102,7 +102,29 @@ struct notifier {
 	 * an exec can still be inspected */
 	int reserve[RESERVE_FDS];
 	unsigned long blind;     /* execs refused because they could not be inspected */
+	char **deny;             /* `exec deny` hashes, sorted */
+	size_t ndeny;
+	bool exec_refused;       /* the exec being handled is refused by a rule */
 };
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void notifier_set_exec_deny(struct notifier *n, const struct strv *deny)
+{
+	n->deny = xcalloc(deny->n + 1, sizeof *n->deny);
+	for (size_t i = 0; i < deny->n; i++)
+		n->deny[i] = xstrdup(deny->v[i]);
+	n->ndeny = deny->n;
+	qsort(n->deny, n->ndeny, sizeof *n->deny, cmp_str);
+}
+
+static bool denied(const struct notifier *n, const char *hex)
+{
+	return hex && n->ndeny && bsearch(&hex, n->deny, n->ndeny, sizeof *n->deny, cmp_str);
+}
 
 static void reserve_take(struct notifier *n)
 {
@@ -157,6 +179,9 @@ void notifier_free(struct notifier *n)
 		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
 	reserve_give(n);
+	for (size_t i = 0; i < n->ndeny; i++)
+		free(n->deny[i]);
+	free(n->deny);
 	seccomp_notify_free(n->req, n->resp);
 	free(n);
 }
@@ -371,6 +396,22 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	pid_t ppid;
 	pid_info(req->pid, &inner, &ppid);
 	pid_info(ppid, &pinner, NULL);
+	/* The rules by content: the program, the program the loader maps, a
+	 * script's interpreter; without a hash, nothing can be shown allowed. */
+	char why[160] = "";
+	const char *hit = denied(n, hashed ? hex : NULL) ? hex
+			  : denied(n, phashed ? phex : NULL) ? phex
+			  : denied(n, ihashed ? ihex : NULL) ? ihex : NULL;
+	if (hit)
+		snprintf(why, sizeof why, "exec deny sha256:%s (%s)", hit,
+			 hit == hex ? "the program" : hit == phex ? "the program the loader was given"
+							 : "the script's interpreter");
+	else if (n->ndeny && (!hashed || (program && !phashed) || (interp[0] && !ihashed)))
+		snprintf(why, sizeof why, "its hash cannot be had, and exec deny rules need it");
+	n->exec_refused = why[0] != '\0';
+	if (n->exec_refused)
+		audit_emit_event(n->log, ev_alert(&(struct ev_alert){ .rule = "exec.denied",
+			.path = resolved[0] ? resolved : path, .action = why }), NULL);
 	bool escaped = false;
 	json_t *argv = json_bytes_array(args.v, args.n, &escaped);
 	later(n, ev_exec(&(struct ev_exec){
@@ -379,7 +420,7 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 		.resolved = resolved[0] ? resolved : NULL, .sha256 = hashed ? hex : NULL,
 		.interpreter = interp, .interpreter_sha256 = ihashed ? ihex : NULL,
 		.program = program, .program_resolved = presolved[0] ? presolved : NULL,
-		.program_sha256 = phashed ? phex : NULL }));
+		.program_sha256 = phashed ? phex : NULL, .deny = why[0] ? why : NULL }));
 	free(path);
 }
 
@@ -612,6 +653,7 @@ int notifier_handle(struct notifier *n)
 		mem_err = mem < 0 ? errno : 0;
 	}
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	n->exec_refused = false;
 	/* An exec the supervisor cannot look at is refused, never let through
 	 * unseen (the record never fails open). */
 	bool blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
@@ -652,7 +694,7 @@ int notifier_handle(struct notifier *n)
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
-	if (unlogged || blind)
+	if (unlogged || blind || n->exec_refused)
 		resp->error = -EACCES;
 	else if (ignore)
 		; /* val 0, error 0: success */

@@ -46,7 +46,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 11);
+	CHECK(json_is_object(j) && json_object_size(j) == 12);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
@@ -118,7 +118,7 @@ static void test_shape(void)
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
-		  "\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  "\"exec\":{\"deny\":[]},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
 		  "\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],"
 		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");

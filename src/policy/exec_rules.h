@@ -1,0 +1,22 @@
+/* exec_rules.h - the content side of `exec deny TARGET` (parser.c): a
+ * file's SHA-256 taken when the profile is read, a SHA-256 written out, a
+ * file of them. The supervisor refuses an exec whose program (or the
+ * program the loader is given, or a script's interpreter) has one of these
+ * hashes, whatever its name or path (notify.c). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/hash.h"
+#include "../common/util.h"
+
+/* s is 64 hex digits (either case). */
+bool exec_hex_valid(const char *s);
+/* The SHA-256 of the regular file at path into out (lower-case hex); -1
+ * with errno (EINVAL: not a regular file). */
+int exec_hash_path(const char *path, char out[SHA256_HEX_LEN]);
+/* The hashes listed in the file at path, one per line as sha256sum writes
+ * them ("HEX  NAME", or HEX alone; # comments and blank lines skipped),
+ * appended to out lower-cased. -1 with *bad_line set (0: the file could not
+ * be read, errno set). */
+int exec_read_hashes(const char *path, struct strv *out, unsigned long *bad_line);
