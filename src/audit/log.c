@@ -6,8 +6,8 @@
  *
  * The log never fails quietly: when a line cannot be written (ENOSPC, EIO)
  * or the file is gone from its directory (the directory removed), the
- * writer cuts any partial line, frees the space it reserved at the start
- * (a file of RESERVE bytes beside the log), writes a last `log.failed`
+ * writer cuts any partial line, frees the space reserved for this (a file
+ * of RESERVE bytes in the log directory), writes a last `log.failed`
  * line there, and calls the owner's failure hook (the supervisor stops the
  * sandbox); every later event is refused. */
 #include "audit.h"
@@ -35,7 +35,7 @@ struct writer {
 	char prev[65];           /* SHA-256 of the last line written (hex) */
 	off_t size;              /* bytes of whole lines written */
 	int dirfd;               /* the log's directory (the reserve's too) */
-	char *reserve;           /* the reserve's name in it, or NULL */
+	bool reserve;            /* the reserve is there (reserve_make) */
 	bool failed;
 	char why[256];
 	audit_failure_fn on_fail;
@@ -129,19 +129,24 @@ fail:
 	return -1;
 }
 
-/* A reserve of RESERVE bytes beside the log, given back when the disk is
- * full so that the last line fits. */
-static void reserve_make(struct writer *w, const char *session)
+/* A reserve of RESERVE bytes in the log directory (.log-reserve), given
+ * back when the disk is full so that the last line fits. Made once and kept
+ * for the sessions after (a file made and removed per session costs the
+ * start a few hundred microseconds); the sessions of one directory share it. */
+static void reserve_make(struct writer *w)
 {
-	char *name = xasprintf(".%s.reserve", session);
-	int fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || posix_fallocate(fd, 0, RESERVE) != 0) {
-		if (fd >= 0)
-			unlinkat(w->dirfd, name, 0);
-		free(name);
-	} else {
-		w->reserve = name;
+	static const char name[] = ".log-reserve";
+	struct stat st;
+	if (fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= RESERVE && st.st_uid == geteuid()) {
+		w->reserve = true;
+		return;
 	}
+	int fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && posix_fallocate(fd, 0, RESERVE) == 0)
+		w->reserve = true;
+	else if (fd >= 0)
+		unlinkat(w->dirfd, name, 0);
 	if (fd >= 0)
 		close(fd);
 }
@@ -149,9 +154,8 @@ static void reserve_make(struct writer *w, const char *session)
 static void reserve_free(struct writer *w)
 {
 	if (w->reserve)
-		unlinkat(w->dirfd, w->reserve, 0);
-	free(w->reserve);
-	w->reserve = NULL;
+		unlinkat(w->dirfd, ".log-reserve", 0);
+	w->reserve = false;
 }
 
 /* The log could not take ev (err, or 0: the file left its directory): cut
@@ -251,7 +255,7 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 	a->w.dirfd = dfd;
 	dfd = -1;
 	a->w.path = steal_ptr(&path);
-	reserve_make(&a->w, session);
+	reserve_make(&a->w);
 	snprintf(a->w.prev, sizeof a->w.prev, "%s", AUDIT_PREV_FIRST);
 	a->session = xstrdup(session);
 	a->counts = json_object();
@@ -348,7 +352,6 @@ void audit_close(struct audit *a)
 		return;
 	fsync(a->w.fd);
 	close(a->w.fd);
-	reserve_free(&a->w);
 	close(a->w.dirfd);
 	free(a->w.path);
 	free(a->session);
