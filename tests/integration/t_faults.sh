@@ -91,7 +91,10 @@ test_fault_log_disk_full() {
 	local WARDEN_TIMEOUT=60 state="$T_TMP/small-state"
 	mkdir -p "$state"
 	mount -t tmpfs -o size=64k tmpfs "$state" || skip 'cannot mount a tmpfs here'
-	XDG_STATE_HOME=$state wrun -- sh -c 'i=0; while [ $i -lt 300 ]; do /bin/true x-long-argument-to-fill-the-log-faster-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); echo $i > count; done; echo finished'
+	# count: the runs of true that succeeded (a refused one is no run)
+	XDG_STATE_HOME=$state wrun -- sh -c 'n=0; i=0; while [ $n -lt 300 ]; do n=$((n+1))
+		/bin/true x-long-argument-to-fill-the-log-faster-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx &&
+		{ i=$((i+1)); echo $i > count; }; done; echo finished'
 	local f ran logged last
 	f=$(ls -t "$state"/warden/*.jsonl | head -n 1)
 	ran=$(<count)
