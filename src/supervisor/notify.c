@@ -354,6 +354,52 @@ static const char *loader_program(const struct strv *argv)
 	return NULL;
 }
 
+/* A common interpreter given a script by name (`python3 prog.py`, `sh
+ * prog.sh`): the script is the program that runs. The first argument that
+ * is not an option; none when the code comes another way (-c, -e, -m, a
+ * lone -). Options that take a separate value are few enough among these to
+ * be named. */
+static const char *script_of(const char *resolved, const struct strv *argv)
+{
+	/* each family, and its options that give the code inline (space
+	 * separated) */
+	static const struct {
+		const char *name, *inline_code;
+	} interpreters[] = {
+		{ "sh", " -c -s -i " }, { "bash", " -c -s -i " }, { "dash", " -c -s -i " },
+		{ "zsh", " -c -s -i " }, { "ksh*", " -c -s -i " }, { "mksh", " -c -s -i " },
+		{ "fish", " -c -i " }, { "python*", " -c -m - -i " }, { "perl*", " -e -E - " },
+		{ "ruby*", " -e - " }, { "node", " -e --eval -p --print -i - " },
+		{ "nodejs", " -e --eval -p --print -i - " }, { "php*", " -r -a - " },
+		{ "lua*", " -e -i - " }, { "tclsh*", " - " }, { "Rscript", " -e - " },
+	};
+	static const char *const with_value[] = { "-W", "-X", "-I", "-o", "-O", "--require",
+		"--import", "--loader" };
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	const char *inline_code = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
+		if (fnmatch(interpreters[i].name, base, 0) == 0)
+			inline_code = interpreters[i].inline_code;
+	if (!inline_code)
+		return NULL;
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		char word[64];
+		snprintf(word, sizeof word, " %s ", a);
+		if (strlen(a) < sizeof word - 2 && strstr(inline_code, word))
+			return NULL;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		if (a[0] != '-')
+			return a;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			if (strcmp(a, with_value[k]) == 0)
+				i++;
+	}
+	return NULL;
+}
+
 static void log_exec(struct notifier *n, const struct seccomp_notif *req, int mem, bool at)
 {
 	const __u64 *a = req->data.args;
@@ -390,7 +436,11 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 		ihashed = ipath[0] && hash_path(n, req->pid, cwd, ipath, ihex, iresolved, sizeof iresolved);
 	}
 	/* The loader given a program: the program is what runs. */
-	const char *program = resolved[0] && is_loader(resolved) ? loader_program(&args) : NULL;
+	/* The loader given a program, or an interpreter a script by name: that
+	 * is what runs. */
+	bool loader = resolved[0] && is_loader(resolved);
+	const char *program = !resolved[0] ? NULL
+			      : loader ? loader_program(&args) : script_of(resolved, &args);
 	bool phashed = program && hash_path(n, req->pid, cwd, program, phex, presolved, sizeof presolved);
 	long inner, pinner;
 	pid_t ppid;
@@ -404,9 +454,9 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 			  : denied(n, ihashed ? ihex : NULL) ? ihex : NULL;
 	if (hit)
 		snprintf(why, sizeof why, "exec deny sha256:%s (%s)", hit,
-			 hit == hex ? "the program" : hit == phex ? "the program the loader was given"
+			 hit == hex ? "the program" : hit == phex ? "the program or script it was given"
 							 : "the script's interpreter");
-	else if (n->ndeny && (!hashed || (program && !phashed) || (interp[0] && !ihashed)))
+	else if (n->ndeny && (!hashed || (loader && program && !phashed) || (interp[0] && !ihashed)))
 		snprintf(why, sizeof why, "its hash cannot be had, and exec deny rules need it");
 	n->exec_refused = why[0] != '\0';
 	if (n->exec_refused)

@@ -75,3 +75,27 @@ test_exec_deny_rules() {
 	wrun --profile "$T_TMP/bad3.profile" -- true
 	[[ $ERR == *"bad.sha256:2"* ]] || fail "the hash file's bad line is not named: $(excerpt "$ERR")"
 }
+
+# A script denied by its hash, handed to its interpreter by name: refused;
+# code given inline and another script still run.
+test_exec_deny_script_by_name() {
+	printf 'echo denied-ran\n' >denied.sh
+	printf 'print("denied-ran")\n' >denied.py
+	printf 'echo other-ran\n' >other.sh
+	{ sha256sum denied.sh denied.py; } >"$T_TMP/scripts.sha256"
+	printf 'exec deny hashes:%s\n' "$T_TMP/scripts.sha256" >"$T_TMP/scripts.profile"
+	wrun --profile "$T_TMP/scripts.profile" -- sh -c '
+		sh denied.sh 2>/dev/null; echo "sh=$?"
+		bash -e ./denied.sh 2>/dev/null; echo "bash=$?"
+		[ -x /usr/bin/python3 ] && { /usr/bin/python3 -u denied.py 2>/dev/null; echo "py=$?"; }
+		sh -c "echo inline-ran"; sh other.sh'
+	assert_rc 0
+	assert_out_lacks denied-ran 'a denied script ran'
+	assert_out_line 'sh=126' 'sh denied.sh'
+	have bash && assert_out_line 'bash=126' 'bash -e ./denied.sh'
+	[[ -x /usr/bin/python3 ]] && assert_out_line 'py=126' 'python3 -u denied.py'
+	assert_out_line inline-ran 'inline code'
+	assert_out_line other-ran 'another script'
+	grep -q '"event":"exec".*"program":"denied.sh".*"decision":"deny"' "$(latest_log)" ||
+		fail 'no exec event refusing the script by name'
+}
