@@ -161,6 +161,12 @@ static unsigned covered(const struct wswatch *w, const char *rel)
 	return 0;
 }
 
+/* rel is masked (at start, or by its name now): not looked into. */
+static bool masked_here(const struct wswatch *w, const char *rel, const char *name)
+{
+	return covered(w, rel) == REMASK_MASK || (w->pol && workspace_masked(w->pol, rel, name));
+}
+
 /* Ask the re-masker, started the first time; 0 done, >0 its errno, -1 it
  * is gone (or could not be started). */
 static int ask(struct wswatch *w, unsigned kind, const char *rel)
@@ -247,8 +253,7 @@ static int newtree_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		t->gone = true;
 		return werr_set(e, 0, "workspace watch: the re-masker is gone");
 	}
-	if (we->type != DT_DIR || covered(t->w, rel) == REMASK_MASK ||
-	    (t->w->pol && workspace_masked(t->w->pol, rel, we->name)))
+	if (we->type != DT_DIR || masked_here(t->w, rel, we->name))
 		return WALK_SKIP;
 	bool git = strcmp(we->name, ".git") == 0;
 	if (!git && !we->tagged && !t->git && !wswatch_add(t->w, we->dirfd, we->name, rel))
@@ -293,8 +298,7 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	 * secret-named one masked), then what a directory holds */
 	if (judge(w, rel, name, log) < 0)
 		return -1;
-	if (!(ev->mask & IN_ISDIR) || covered(w, rel) == REMASK_MASK ||
-	    (w->pol && workspace_masked(w->pol, rel, name)))
+	if (!(ev->mask & IN_ISDIR) || masked_here(w, rel, name))
 		return 0;
 	_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)

@@ -230,28 +230,6 @@ static void read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
 	free(buf);
 }
 
-/* The pid as seen inside the sandbox (last NSpid field) and the host ppid. */
-static void pid_info(pid_t host, long *inner, pid_t *ppid_host)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
-	FILE *f = fopen(path, "re");
-	*inner = -1;
-	if (ppid_host)
-		*ppid_host = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		if (ppid_host && strncmp(line, "PPid:", 5) == 0)
-			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			char *last = strrchr(line, '\t');
-			*inner = strtol(last ? last + 1 : line + 6, NULL, 10);
-		}
-	}
-	fclose(f);
-}
-
 static const char *lookup_hash(struct notifier *n, int fd, char *interp, size_t ilen)
 {
 	struct stat st;
@@ -444,8 +422,8 @@ static void log_exec(struct notifier *n, const struct seccomp_notif *req, int me
 	bool phashed = program && hash_path(n, req->pid, cwd, program, phex, presolved, sizeof presolved);
 	long inner, pinner;
 	pid_t ppid;
-	pid_info(req->pid, &inner, &ppid);
-	pid_info(ppid, &pinner, NULL);
+	target_pid_info(req->pid, &inner, &ppid);
+	target_pid_info(ppid, &pinner, NULL);
 	/* The rules by content: the program, the program the loader maps, a
 	 * script's interpreter; without a hash, nothing can be shown allowed. */
 	char why[160] = "";
@@ -506,7 +484,7 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 		return;
 	}
 	long inner;
-	pid_info(req->pid, &inner, NULL);
+	target_pid_info(req->pid, &inner, NULL);
 	later(n, ev_net_connect(&(struct ev_net_connect){
 		.pid = inner, .host_pid = req->pid, .address = host, .port = port,
 		.method = to ? "sendto" : "connect" }));
@@ -556,7 +534,7 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	*err = r.err;
 	if (r.verdict == UNIXCONN_HOST) {
 		long inner;
-		pid_info(req->pid, &inner, NULL);
+		target_pid_info(req->pid, &inner, NULL);
 		later(n, ev_net_unix(&(struct ev_net_unix){
 			.pid = inner, .host_pid = req->pid, .path = path, .resolved = r.resolved }));
 	}
@@ -610,7 +588,7 @@ static void log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
 	cwd[cl > 0 ? cl : 0] = '\0';
 	long inner;
-	pid_info(req->pid, &inner, NULL);
+	target_pid_info(req->pid, &inner, NULL);
 	struct ev_file x = { .pid = inner, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
@@ -668,7 +646,7 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 	char *name = seccomp_syscall_resolve_num_arch(abi && !strcmp(abi, "x32") ? SCMP_ARCH_X86_64
 										 : req->data.arch, nr);
 	long inner;
-	pid_info(req->pid, &inner, NULL);
+	target_pid_info(req->pid, &inner, NULL);
 	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr,
 				.ignored = ignored, .abi = abi };
 	memcpy(x.args, req->data.args, sizeof x.args);

@@ -21,23 +21,25 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-/* The process's pid inside its own pid namespace (last NSpid field), or -1. */
-static long inner_pid(pid_t pid)
+void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
 {
 	char path[64], line[256];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
 	FILE *f = fopen(path, "re");
-	long inner = -1;
+	*inner = -1;
+	if (ppid_host)
+		*ppid_host = 0;
 	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (ppid_host && strncmp(line, "PPid:", 5) == 0)
+			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
 		if (strncmp(line, "NSpid:", 6) == 0) {
 			char *last = strrchr(line, '\t');
-			inner = last ? strtol(last + 1, NULL, 10) : -1;
-			break;
+			*inner = strtol(last ? last + 1 : line + 6, NULL, 10);
 		}
+	}
 	fclose(f);
-	return inner;
 }
 
 /* If full (absolute, inside the sandbox) names the process's own entries
@@ -64,8 +66,9 @@ static const char *own_proc(pid_t pid, const char *full, int *n, const char **wh
 		rest = full + 18;
 	} else if (strncmp(full, "/proc/", 6) == 0 && full[6] >= '1' && full[6] <= '9') {
 		char *end;
-		long id = strtol(full + 6, &end, 10);
-		if (*end != '/' || id != inner_pid(pid))
+		long id = strtol(full + 6, &end, 10), inner;
+		target_pid_info(pid, &inner, NULL);
+		if (*end != '/' || id != inner)
 			return NULL;
 		rest = end + 1;
 	} else {

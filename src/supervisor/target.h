@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The process's pid inside its own pid namespace (last NSpid field; -1
+ * when gone) and, when ppid_host is not NULL, its parent's host pid. */
+void target_pid_info(pid_t host, long *inner, pid_t *ppid_host);
+
 /* The process's cwd as the supervisor reads it ("" when unreadable). */
 void target_cwd(pid_t pid, char *buf, size_t len);
 
