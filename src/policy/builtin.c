@@ -90,4 +90,8 @@ const char policy_builtin_default[] =
 	"limit tmp 4G\n"
 	"limit home 2G\n"
 	"limit memory unlimited\n"
-	"limit cpu unlimited\n";
+	"limit cpu unlimited\n"
+	"\n"
+	"# Exec control: every exec is recorded with the SHA-256 of what runs; a\n"
+	"# file larger than this, or slower to read, is recorded without it.\n"
+	"exec hash-limit 1G 10\n";

@@ -15,6 +15,9 @@
  *   terminal clipboard allow|deny
  *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
+ *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
+ *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS
+ *   (TARGET: FILE, sha256:HEX, hashes:FILE, for allow also a DIR)
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -377,49 +380,139 @@ static int do_terminal(struct parser *ps, const struct line *l)
 	return 0;
 }
 
-/* `exec deny TARGET`: TARGET a file (its SHA-256 now, when the profile is
- * read), `sha256:HEX`, or `hashes:FILE` (a list as sha256sum writes it). */
-static int do_exec(struct parser *ps, const struct line *l)
+/* TARGET of `exec deny|allow TARGET` into hashes: a file (its SHA-256
+ * now, when the profile is read; its real path into paths), `sha256:HEX`,
+ * or `hashes:FILE` (a list as sha256sum writes it). With dirs (allow), a
+ * directory is taken as a whole into dirs instead. */
+static int exec_target(struct parser *ps, const struct line *l, const char *d,
+		       struct strv *hashes, struct strv *paths, struct strv *dirs)
 {
-	if (l->ntok < 2)
-		return lerr(ps->e, 0, l, l->len, "exec: missing argument (deny TARGET)");
-	if (strcmp(l->tok[1], "deny") != 0)
-		return lerr(ps->e, 0, l, l->off[1], "exec: unknown rule '%.200s' (expected deny)", l->tok[1]);
-	if (want_tokens(ps, l, 3, "exec deny") < 0)
-		return -1;
 	const char *t = l->tok[2];
 	size_t off = l->off[2];
-	struct strv *deny = &ps->p->exec_deny;
 	if (strncmp(t, "sha256:", 7) == 0) {
 		if (!exec_hex_valid(t + 7))
-			return lerr(ps->e, 0, l, off, "exec deny: '%.200s' is not a SHA-256 (64 hex digits)", t);
+			return lerr(ps->e, 0, l, off, "%s: '%.200s' is not a SHA-256 (64 hex digits)", d, t);
 		char hex[SHA256_HEX_LEN];
 		for (size_t i = 0; i < 64; i++)
 			hex[i] = (char)tolower((unsigned char)t[7 + i]);
 		hex[64] = '\0';
-		if (!strv_contains(deny, hex))
-			strv_push(deny, hex);
-		return 0;
+		return push_unique(ps, l, hashes, hex);
 	}
 	bool list = strncmp(t, "hashes:", 7) == 0;
 	_cleanup_free_ char *full = NULL;
-	if (expand_path(ps, l, off, "exec deny", list ? t + 7 : t, &full) < 0)
+	if (expand_path(ps, l, off, d, list ? t + 7 : t, &full) < 0)
 		return -1;
 	if (list) {
 		unsigned long bad = 0;
-		if (exec_read_hashes(full, deny, &bad) < 0)
-			return bad ? lerr(ps->e, 0, l, off, "exec deny: %s:%lu: not a SHA-256 (64 hex digits)",
-					  full, bad)
-				   : lerr(ps->e, errno, l, off, "exec deny: cannot read %s", full);
+		if (exec_read_hashes(full, hashes, &bad) < 0)
+			return bad ? lerr(ps->e, 0, l, off, "%s: %s:%lu: not a SHA-256 (64 hex digits)",
+					  d, full, bad)
+				   : lerr(ps->e, errno, l, off, "%s: cannot read %s", d, full);
 		return 0;
+	}
+	struct stat st;
+	if (dirs && stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (strcmp(full, "/") == 0)
+			return lerr(ps->e, 0, l, off, "%s: '/' as a whole would allow everything; name "
+				    "the directories (/usr, ...)", d);
+		return push_unique(ps, l, dirs, full);
 	}
 	char hex[SHA256_HEX_LEN];
 	if (exec_hash_path(full, hex) < 0)
-		return lerr(ps->e, errno, l, off, "exec deny: cannot hash %s%s", full,
+		return lerr(ps->e, errno, l, off, "%s: cannot hash %s%s", d, full,
 			    errno == EINVAL ? " (not a regular file)" : "");
-	if (!strv_contains(deny, hex))
-		strv_push(deny, hex);
+	if (paths) {
+		_cleanup_free_ char *real = realpath(full, NULL);
+		if (real && push_unique(ps, l, paths, real) < 0)
+			return -1;
+	}
+	return push_unique(ps, l, hashes, hex);
+}
+
+/* `exec allow-writable PATH`: absolute ("~/" expanded) or relative to the
+ * workspace, normalised. */
+static int exec_writable(struct parser *ps, const struct line *l)
+{
+	const char *d = "exec allow-writable", *t = l->tok[2];
+	size_t off = l->off[2];
+	_cleanup_free_ char *full = NULL;
+	if (t[0] == '/' || t[0] == '~') {
+		if (expand_path(ps, l, off, d, t, &full) < 0)
+			return -1;
+		if (strcmp(full, "/") == 0)
+			return lerr(ps->e, 0, l, off, "%s: '/' is not a writable path", d);
+	} else {
+		full = xstrdup(t);
+		strip_trailing_slashes(full, 0);
+		if (!full[0] || path_has_dot_components(full))
+			return lerr(ps->e, 0, l, off,
+				    "%s: '.', '..' and empty components are not allowed: '%.200s'", d, t);
+	}
+	return push_unique(ps, l, &ps->p->exec.allow_writable, full);
+}
+
+/* `exec hash-limit SIZE SECONDS` */
+static int exec_hash_limit(struct parser *ps, const struct line *l)
+{
+	if (want_tokens(ps, l, 4, "exec hash-limit") < 0)
+		return -1;
+	unsigned long long size;
+	const char *why = policy_limit_parse(LIMIT_TMP, l->tok[2], &size);
+	if (why)
+		return lerr(ps->e, 0, l, l->off[2], "exec hash-limit: '%.200s' is %s", l->tok[2], why);
+	char *end;
+	errno = 0;
+	double secs = strtod(l->tok[3], &end);
+	if (errno || *end || !(secs >= 0.001 && secs <= 3600))
+		return lerr(ps->e, 0, l, l->off[3],
+			    "exec hash-limit: '%.200s' is not a number of seconds (0.001 to 3600)", l->tok[3]);
+	ps->p->exec.hash_max_size = size;
+	ps->p->exec.hash_timeout_ms = (unsigned)(secs * 1000 + 0.5);
 	return 0;
+}
+
+/* `exec deny TARGET | allow TARGET | default allow|deny | strict |
+ * allow-writable PATH | hash-limit SIZE SECONDS` */
+static int do_exec(struct parser *ps, const struct line *l)
+{
+	static const char expected[] = "deny, allow, default, strict, allow-writable or hash-limit";
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "exec: missing argument (%s)", expected);
+	const char *w = l->tok[1];
+	struct policy_exec *x = &ps->p->exec;
+	if (strcmp(w, "deny") == 0) {
+		if (want_tokens(ps, l, 3, "exec deny") < 0)
+			return -1;
+		return exec_target(ps, l, "exec deny", &x->deny, &x->deny_paths, NULL);
+	}
+	if (strcmp(w, "allow") == 0) {
+		if (want_tokens(ps, l, 3, "exec allow") < 0)
+			return -1;
+		return exec_target(ps, l, "exec allow", &x->allow, NULL, &x->allow_dirs);
+	}
+	if (strcmp(w, "default") == 0) {
+		if (want_tokens(ps, l, 3, "exec default") < 0)
+			return -1;
+		if (strcmp(l->tok[2], "deny") != 0 && strcmp(l->tok[2], "allow") != 0)
+			return lerr(ps->e, 0, l, l->off[2],
+				    "exec default: '%.200s' (expected allow or deny)", l->tok[2]);
+		x->default_deny = l->tok[2][0] == 'd';
+		return 0;
+	}
+	if (strcmp(w, "strict") == 0) {
+		if (want_tokens(ps, l, 2, "exec strict") < 0)
+			return -1;
+		x->strict = true;
+		return 0;
+	}
+	if (strcmp(w, "allow-writable") == 0) {
+		if (want_tokens(ps, l, 3, "exec allow-writable") < 0)
+			return -1;
+		return exec_writable(ps, l);
+	}
+	if (strcmp(w, "hash-limit") == 0)
+		return exec_hash_limit(ps, l);
+	return lerr(ps->e, 0, l, l->off[1], "exec: unknown rule '%.200s' (expected %s)", w, expected);
 }
 
 /* Is this network rule (canonical pattern, action, `private`) already in
@@ -981,7 +1074,11 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < LIMIT_KINDS; i++)
 		free(p->limits[i].origin);
 	strv_free(&p->protect);
-	strv_free(&p->exec_deny);
+	strv_free(&p->exec.deny);
+	strv_free(&p->exec.deny_paths);
+	strv_free(&p->exec.allow);
+	strv_free(&p->exec.allow_dirs);
+	strv_free(&p->exec.allow_writable);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);
 	strv_free(&p->env_set);

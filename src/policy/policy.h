@@ -63,6 +63,38 @@ struct policy_limit {
 	char *origin;               /* "FILE:LINE" of the line that set it; NULL: none did */
 };
 
+/* Exec control by content (`exec ...` lines): which programs may run,
+ * decided by the supervisor from each program's SHA-256 (src/supervisor/
+ * execs.h), and strict mode, where nothing the agent can write is
+ * executable (src/sandbox/mounts.c). */
+#define POLICY_EXEC_HASH_MAX_SIZE (1ULL << 30) /* bytes hashed per file, by default */
+#define POLICY_EXEC_HASH_TIMEOUT_MS 10000u     /* time to hash one file, by default */
+struct policy_exec {
+	/* `exec deny TARGET`: SHA-256s (lower-case hex, each once) of programs
+	 * that must not run, whatever their name or path */
+	struct strv deny;
+	/* `exec deny FILE`: the real path of each file named (strict mode hides
+	 * those that lie in the system directories) */
+	struct strv deny_paths;
+	/* `exec allow TARGET`: SHA-256s allowed under `exec default deny` */
+	struct strv allow;
+	/* `exec allow DIR`: directories whose files are allowed as a whole
+	 * under `exec default deny`, as long as the agent cannot write them
+	 * (read-only inside: the system directories, a client's install) */
+	struct strv allow_dirs;
+	bool default_deny;          /* `exec default deny`: only what is allowed runs */
+	bool strict;                /* `exec strict` */
+	/* `exec allow-writable PATH`: writable paths whose files stay
+	 * executable (strict mode, /tmp, home); absolute ("~/" expanded), or
+	 * relative to the workspace */
+	struct strv allow_writable;
+	/* `exec hash-limit SIZE SECONDS`: what the supervisor hashes at most per
+	 * file, and for how long; a file past either is recorded without its
+	 * hash (refused while a rule needs one) */
+	unsigned long long hash_max_size;
+	unsigned hash_timeout_ms;
+};
+
 struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
@@ -93,9 +125,7 @@ struct policy {
 	struct policy_secret *secrets;
 	size_t nsecrets;
 	struct policy_limit limits[LIMIT_KINDS];
-	/* `exec deny TARGET`: SHA-256s (lower-case hex, each once) of programs
-	 * that must not run, whatever their name or path */
-	struct strv exec_deny;
+	struct policy_exec exec;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

@@ -145,10 +145,12 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
-	json_t *deny = json_array();
-	for (size_t i = 0; i < p->exec_deny.n; i++)
-		json_array_append_new(deny, json_string(p->exec_deny.v[i]));
-	json_object_set_new(o, "exec", json_pack("{s:o}", "deny", deny));
+	const struct policy_exec *x = &p->exec;
+	json_object_set_new(o, "exec", json_pack("{s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
+		"deny", jstrv(&x->deny), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),
+		"default", x->default_deny ? "deny" : "allow", "strict", x->strict,
+		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
+		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0));
 	json_object_set_new(o, "limits", limits);
 	return o;
 }

@@ -583,7 +583,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
-	notifier_set_exec_deny(nt, &s->policy->exec_deny);
+	notifier_set_exec_deny(nt, &s->policy->exec.deny);
 	_cleanup_(proxy_freep) struct proxy *px =
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)

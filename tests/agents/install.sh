@@ -68,8 +68,16 @@ fi
 mkdir -p "$(dirname "$prefix")" || exit 3
 tmp=$(mktemp -d "$prefix.tmp.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT
-echo "install.sh: npm install -g --prefix $prefix $pkg" >&2
-if ! timeout 300 npm install -g --prefix "$tmp" --no-fund --no-audit --loglevel=error "$pkg" >&2; then
+# npm reads its global configuration from PREFIX/etc/npmrc: with --prefix
+# the machine's settings there (a cafile for a TLS-inspecting proxy, say)
+# would be lost. Carry the CA file over as the user's npm sees it.
+ca=()
+cafile=$(npm config get cafile 2>/dev/null) || cafile=
+if [[ -n $cafile && $cafile != null && $cafile != undefined && -r $cafile ]]; then
+	ca=(--cafile "$cafile")
+fi
+echo "install.sh: npm install -g --prefix $prefix ${ca[*]} $pkg" >&2
+if ! timeout 300 npm install -g --prefix "$tmp" "${ca[@]}" --no-fund --no-audit --loglevel=error "$pkg" >&2; then
 	echo "install.sh: npm install failed (npm or the registry unavailable)" >&2
 	exit 3
 fi
