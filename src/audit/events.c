@@ -73,6 +73,10 @@ struct event ev_exec(const struct ev_exec *x)
 	json_set_bytes(f, "resolved", x->resolved, &esc);
 	if (f)
 		json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
+	if (f && !x->sha256 && x->hash_missing)
+		json_object_set_new(f, "hash_missing", json_string(x->hash_missing));
+	if (f && x->swapped)
+		json_object_set_new(f, "swapped", json_true());
 	if (f && x->interpreter[0])
 		json_set_bytes(f, "interpreter", x->interpreter, &esc);
 	if (f && x->interpreter_sha256)
@@ -250,9 +254,12 @@ struct event ev_session_start(const struct ev_session_start *x)
 
 struct event ev_session_end(const struct ev_session_end *x)
 {
-	if (x->error)
-		return event_of("session.end", json_pack("{s:i, s:s, s:o}", "exit", x->exit,
-							  "error", x->error, "counts", x->counts));
-	return event_of("session.end", json_pack("{s:i, s:f, s:o}", "exit", x->exit,
-						  "duration_ms", x->duration_ms, "counts", x->counts));
+	json_t *j = x->error ? json_pack("{s:i, s:s, s:o}", "exit", x->exit, "error", x->error,
+					 "counts", x->counts)
+			     : json_pack("{s:i, s:f, s:o}", "exit", x->exit, "duration_ms",
+					 x->duration_ms, "counts", x->counts);
+	if (j && x->exec)
+		json_object_set(j, "exec", x->exec);
+	json_decref(x->exec);
+	return event_of("session.end", j);
 }

@@ -55,6 +55,8 @@ struct ev_exec {
 	const char *program;     /* the loader run as a program: the program it was given */
 	const char *program_resolved, *program_sha256;
 	const char *deny;        /* refused, and why; NULL: allowed */
+	const char *hash_missing; /* sha256 NULL: why it could not be had (NULL: left out) */
+	bool swapped;            /* what ran instead of the file checked (exectrace.h) */
 };
 struct event ev_exec(const struct ev_exec *x);
 
@@ -182,6 +184,7 @@ struct ev_session_end {
 	const char *error;       /* non-NULL: warden failed (then no duration) */
 	double duration_ms;
 	json_t *counts;          /* events per kind (stolen) */
+	json_t *exec;            /* the exec pipeline's counts (stolen; NULL: left out) */
 };
 struct event ev_session_end(const struct ev_session_end *x);
 

@@ -8,6 +8,7 @@
 
 #include <openssl/sha.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -32,6 +33,20 @@ void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
 
 int sha256_fd(int fd, char out[SHA256_HEX_LEN])
 {
+	return sha256_fd_bounded(fd, ~0ULL, NULL, NULL, out);
+}
+
+static bool past(const struct timespec *deadline)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > deadline->tv_sec ||
+	       (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+int sha256_fd_bounded(int fd, unsigned long long max, const struct timespec *deadline,
+		      const volatile int *stop, char out[SHA256_HEX_LEN])
+{
 	unsigned char md[SHA256_DIGEST_LENGTH], buf[65536];
 	SHA256_CTX c;
 	off_t off = 0;
@@ -47,6 +62,18 @@ int sha256_fd(int fd, char out[SHA256_HEX_LEN])
 			break;
 		SHA256_Update(&c, buf, (size_t)n);
 		off += n;
+		if ((unsigned long long)off > max) {
+			errno = EFBIG;
+			return -1;
+		}
+		if (stop && *stop) {
+			errno = ECANCELED;
+			return -1;
+		}
+		if (deadline && past(deadline)) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
 	}
 	SHA256_Final(md, &c);
 	to_hex(md, out);

@@ -2,6 +2,7 @@
  * chain, policy digest, later executable hashes). */
 #pragma once
 #include <stddef.h>
+#include <time.h>
 
 #define SHA256_HEX_LEN 65 /* 64 digits and the NUL */
 
@@ -9,3 +10,10 @@ void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN]);
 
 /* SHA-256 of what is readable from fd, from offset 0; -1 on a read error. */
 int sha256_fd(int fd, char out[SHA256_HEX_LEN]);
+
+/* The same within bounds: -1 with errno EFBIG past max bytes, ETIMEDOUT
+ * when the CLOCK_MONOTONIC time deadline passes between two reads,
+ * ECANCELED when *stop becomes true (read between two reads, may be NULL),
+ * or the read's own errno. */
+int sha256_fd_bounded(int fd, unsigned long long max, const struct timespec *deadline,
+		      const volatile int *stop, char out[SHA256_HEX_LEN]);

@@ -401,7 +401,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 
 	double t0 = now_ms();
-	int r = supervisor_run(s, *log, status, e);
+	json_t *exec_stats = NULL;
+	int r = supervisor_run(s, *log, status, &exec_stats, e);
 	/* What the sandbox reached, then its cgroups removed. */
 	limits_end(&lim, *log);
 	s->limits = NULL;
@@ -412,11 +413,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		werr_print(&e2);
 	if (r < 0) {
 		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
-			.exit = 125, .error = e->msg, .counts = audit_counts(*log) }), NULL);
+			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats }), NULL);
 		return -1;
 	}
 	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
-		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log) }), e);
+		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log),
+		.exec = exec_stats }), e);
 }
 
 static void audit_closep(struct audit **log)

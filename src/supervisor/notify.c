@@ -1,7 +1,7 @@
 /* notify.c - seccomp user notifications, read by the supervisor: every
- * execve/execveat becomes an `exec` event (pid, ppid, cwd, the path as given
- * and as resolved inside the sandbox, bounded argv, the SHA-256 of the file,
- * the interpreter of a script) and is let through; a connect to an address
+ * execve/execveat goes to the exec pipeline (execs.h), which records,
+ * decides and answers it (this file only refuses one whose memory cannot be
+ * read: out of descriptors, say); a connect to an address
  * outside the sandbox's loopback becomes a refused `net` event (the network
  * namespace refuses it); every syscall the policy refuses becomes a
  * `syscall` event and is answered EPERM. Enforcement is not
@@ -44,23 +44,11 @@
 #include "../common/util.h"
 #include "target.h"
 #include "unixconn.h"
+#include "execs.h"
 
-#define ARGV_MAX 128            /* arguments recorded per exec */
-#define ARG_MAX_LEN 4096        /* bytes recorded per argument */
-#define ARGV_TOTAL 32768        /* bytes recorded per argv */
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
-#define HASH_MAX_SIZE (512L << 20)
-#define HASH_CACHE 1024
 #define RESERVE_FDS 8
-
-struct hash_entry {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-	char hex[SHA256_HEX_LEN];
-};
 
 /* The file operations of `audit files`: which arguments hold the paths
  * (and the directory fds they are relative to), -1 for none. */
@@ -91,8 +79,6 @@ struct notifier {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	unsigned long syscall_events, suppressed;
-	struct hash_entry cache[HASH_CACHE];
-	size_t ncache, next;
 	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
 	/* the event of the notification being handled, written before the
 	 * process has its answer */
@@ -102,28 +88,12 @@ struct notifier {
 	 * an exec can still be inspected */
 	int reserve[RESERVE_FDS];
 	unsigned long blind;     /* execs refused because they could not be inspected */
-	char **deny;             /* `exec deny` hashes, sorted */
-	size_t ndeny;
-	bool exec_refused;       /* the exec being handled is refused by a rule */
+	struct execs *execs;     /* where exec notifications go (execs.h) */
 };
 
-static int cmp_str(const void *a, const void *b)
+void notifier_set_execs(struct notifier *n, struct execs *x)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void notifier_set_exec_deny(struct notifier *n, const struct strv *deny)
-{
-	n->deny = xcalloc(deny->n + 1, sizeof *n->deny);
-	for (size_t i = 0; i < deny->n; i++)
-		n->deny[i] = xstrdup(deny->v[i]);
-	n->ndeny = deny->n;
-	qsort(n->deny, n->ndeny, sizeof *n->deny, cmp_str);
-}
-
-static bool denied(const struct notifier *n, const char *hex)
-{
-	return hex && n->ndeny && bsearch(&hex, n->deny, n->ndeny, sizeof *n->deny, cmp_str);
+	n->execs = x;
 }
 
 static void reserve_take(struct notifier *n)
@@ -179,277 +149,8 @@ void notifier_free(struct notifier *n)
 		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
 	reserve_give(n);
-	for (size_t i = 0; i < n->ndeny; i++)
-		free(n->deny[i]);
-	free(n->deny);
 	seccomp_notify_free(n->req, n->resp);
 	free(n);
-}
-
-/* Read a NUL-terminated string at addr (up to max-1 bytes). 0 when complete,
- * 1 when cut at max, -1 when unreadable. Reads stop at page ends so a string
- * ending just before an unmapped page still reads. */
-static int read_str(int mem, uint64_t addr, char *buf, size_t max)
-{
-	size_t got = 0;
-	while (got + 1 < max) {
-		size_t page_left = 4096 - (size_t)((addr + got) & 4095);
-		size_t want = max - 1 - got < page_left ? max - 1 - got : page_left;
-		ssize_t r = pread(mem, buf + got, want, (off_t)(addr + got));
-		if (r <= 0)
-			return got ? (buf[got] = '\0', 1) : -1;
-		char *nul = memchr(buf + got, '\0', (size_t)r);
-		if (nul)
-			return 0;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	return 1;
-}
-
-static void read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
-{
-	size_t total = 0;
-	char *buf = xmalloc(ARG_MAX_LEN);
-	for (int i = 0; addr; i++) {
-		uint64_t p;
-		if (pread(mem, &p, sizeof p, (off_t)(addr + (uint64_t)i * 8)) != sizeof p || !p)
-			break;
-		if (i == ARGV_MAX || total >= ARGV_TOTAL) {
-			*truncated = true;
-			break;
-		}
-		int r = read_str(mem, p, buf, ARG_MAX_LEN);
-		if (r < 0)
-			break;
-		if (r > 0)
-			*truncated = true;
-		total += strlen(buf);
-		strv_push(v, buf);
-	}
-	free(buf);
-}
-
-static const char *lookup_hash(struct notifier *n, int fd, char *interp, size_t ilen)
-{
-	struct stat st;
-	interp[0] = '\0';
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	char head[256];
-	ssize_t h = pread(fd, head, sizeof head - 1, 0);
-	if (h > 2 && head[0] == '#' && head[1] == '!') {
-		head[h] = '\0';
-		char *nl = strchr(head, '\n');
-		if (nl)
-			*nl = '\0';
-		snprintf(interp, ilen, "%s", head + 2);
-	}
-	for (size_t i = 0; i < n->ncache; i++) {
-		struct hash_entry *c = &n->cache[i];
-		if (c->dev == st.st_dev && c->ino == st.st_ino && c->size == st.st_size &&
-		    c->mtime.tv_sec == st.st_mtim.tv_sec && c->mtime.tv_nsec == st.st_mtim.tv_nsec &&
-		    c->ctime.tv_sec == st.st_ctim.tv_sec && c->ctime.tv_nsec == st.st_ctim.tv_nsec)
-			return c->hex;
-	}
-	if (st.st_size > HASH_MAX_SIZE)
-		return NULL;
-	struct hash_entry *c = &n->cache[n->ncache < HASH_CACHE ? n->ncache++ : n->next++ % HASH_CACHE];
-	if (sha256_fd(fd, c->hex) < 0) {
-		memset(c, 0, sizeof *c);
-		return NULL;
-	}
-	c->dev = st.st_dev;
-	c->ino = st.st_ino;
-	c->size = st.st_size;
-	c->mtime = st.st_mtim;
-	c->ctime = st.st_ctim;
-	return c->hex;
-}
-
-/* The SHA-256 of what the O_PATH fd names, into out, when it is a regular
- * file the supervisor may read (anything else, the kernel refuses to run;
- * an execute-only file, unprivileged, is recorded without a hash); interp
- * gets a script's #! line. */
-static bool hash_opath(struct notifier *n, int fd, char out[SHA256_HEX_LEN], char *interp, size_t ilen)
-{
-	struct stat st;
-	interp[0] = '\0';
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return false;
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (rfd < 0)
-		return false;
-	const char *hex = lookup_hash(n, rfd, interp, ilen);
-	close(rfd);
-	if (hex)
-		memcpy(out, hex, SHA256_HEX_LEN);
-	return hex != NULL;
-}
-
-/* A file the process names by path (from its cwd): what it resolves to
- * inside and its hash. */
-static bool hash_path(struct notifier *n, pid_t pid, const char *cwd, const char *path,
-		      char out[SHA256_HEX_LEN], char *resolved, size_t rlen)
-{
-	char interp[256];
-	int fd = target_open(pid, AT_FDCWD, false, path, 0, O_PATH | O_CLOEXEC, cwd, resolved, rlen);
-	if (fd < 0)
-		return false;
-	bool ok = hash_opath(n, fd, out, interp, sizeof interp);
-	close(fd);
-	return ok;
-}
-
-/* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
- * itself, never execs it. Its options that take a value, per ld.so(8). */
-static bool is_loader(const char *resolved)
-{
-	const char *base = strrchr(resolved, '/');
-	base = base ? base + 1 : resolved;
-	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
-	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
-}
-
-static const char *loader_program(const struct strv *argv)
-{
-	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
-		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
-	for (size_t i = 1; i < argv->n; i++) {
-		const char *a = argv->v[i];
-		if (strncmp(a, "--", 2) != 0)
-			return a;
-		if (strcmp(a, "--") == 0)
-			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
-		bool takes = false;
-		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-			takes = takes || strcmp(a, with_value[k]) == 0;
-		if (takes)
-			i++;
-	}
-	return NULL;
-}
-
-/* A common interpreter given a script by name (`python3 prog.py`, `sh
- * prog.sh`): the script is the program that runs. The first argument that
- * is not an option; none when the code comes another way (-c, -e, -m, a
- * lone -). Options that take a separate value are few enough among these to
- * be named. */
-static const char *script_of(const char *resolved, const struct strv *argv)
-{
-	/* each family, and its options that give the code inline (space
-	 * separated) */
-	static const struct {
-		const char *name, *inline_code;
-	} interpreters[] = {
-		{ "sh", " -c -s -i " }, { "bash", " -c -s -i " }, { "dash", " -c -s -i " },
-		{ "zsh", " -c -s -i " }, { "ksh*", " -c -s -i " }, { "mksh", " -c -s -i " },
-		{ "fish", " -c -i " }, { "python*", " -c -m - -i " }, { "perl*", " -e -E - " },
-		{ "ruby*", " -e - " }, { "node", " -e --eval -p --print -i - " },
-		{ "nodejs", " -e --eval -p --print -i - " }, { "php*", " -r -a - " },
-		{ "lua*", " -e -i - " }, { "tclsh*", " - " }, { "Rscript", " -e - " },
-	};
-	static const char *const with_value[] = { "-W", "-X", "-I", "-o", "-O", "--require",
-		"--import", "--loader" };
-	const char *base = strrchr(resolved, '/');
-	base = base ? base + 1 : resolved;
-	const char *inline_code = NULL;
-	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
-		if (fnmatch(interpreters[i].name, base, 0) == 0)
-			inline_code = interpreters[i].inline_code;
-	if (!inline_code)
-		return NULL;
-	for (size_t i = 1; i < argv->n; i++) {
-		const char *a = argv->v[i];
-		char word[64];
-		snprintf(word, sizeof word, " %s ", a);
-		if (strlen(a) < sizeof word - 2 && strstr(inline_code, word))
-			return NULL;
-		if (strcmp(a, "--") == 0)
-			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
-		if (a[0] != '-')
-			return a;
-		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-			if (strcmp(a, with_value[k]) == 0)
-				i++;
-	}
-	return NULL;
-}
-
-static void log_exec(struct notifier *n, const struct seccomp_notif *req, int mem, bool at)
-{
-	const __u64 *a = req->data.args;
-	char *path = xmalloc(PATH_MAX);
-	char cwd[PATH_MAX] = "", resolved[PATH_MAX] = "", interp[256] = "";
-	bool truncated = false;
-	if (read_str(mem, at ? a[1] : a[0], path, PATH_MAX) < 0)
-		path[0] = '\0';
-	_cleanup_strv_ struct strv args = { 0 };
-	read_argv(mem, at ? a[2] : a[1], &args, &truncated);
-	target_cwd(req->pid, cwd, sizeof cwd);
-	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
-	 * device), and needs no read permission (an execute-only file) */
-	int fd = target_open(req->pid, (int)a[0], at, path, at ? (int)a[4] : 0, O_PATH | O_CLOEXEC,
-			     cwd, resolved, sizeof resolved);
-	/* A miss during a PATH search is not an execution: the kernel answers
-	 * ENOENT and nothing runs. Only files that exist are recorded. */
-	if (fd < 0 || seccomp_notify_id_valid(n->fd, req->id) != 0) {
-		if (fd >= 0)
-			close(fd);
-		free(path);
-		return;
-	}
-	char hex[SHA256_HEX_LEN], ihex[SHA256_HEX_LEN], phex[SHA256_HEX_LEN];
-	char iresolved[PATH_MAX] = "", presolved[PATH_MAX] = "";
-	bool hashed = hash_opath(n, fd, hex, interp, sizeof interp);
-	close(fd);
-	/* A script: its interpreter too (the #! line's first word). */
-	bool ihashed = false;
-	if (interp[0]) {
-		char ipath[256];
-		snprintf(ipath, sizeof ipath, "%s", interp + strspn(interp, " \t"));
-		ipath[strcspn(ipath, " \t")] = '\0';
-		ihashed = ipath[0] && hash_path(n, req->pid, cwd, ipath, ihex, iresolved, sizeof iresolved);
-	}
-	/* The loader given a program: the program is what runs. */
-	/* The loader given a program, or an interpreter a script by name: that
-	 * is what runs. */
-	bool loader = resolved[0] && is_loader(resolved);
-	const char *program = !resolved[0] ? NULL
-			      : loader ? loader_program(&args) : script_of(resolved, &args);
-	bool phashed = program && hash_path(n, req->pid, cwd, program, phex, presolved, sizeof presolved);
-	long inner, pinner;
-	pid_t ppid;
-	target_pid_info(req->pid, &inner, &ppid);
-	target_pid_info(ppid, &pinner, NULL);
-	/* The rules by content: the program, the program the loader maps, a
-	 * script's interpreter; without a hash, nothing can be shown allowed. */
-	char why[160] = "";
-	const char *hit = denied(n, hashed ? hex : NULL) ? hex
-			  : denied(n, phashed ? phex : NULL) ? phex
-			  : denied(n, ihashed ? ihex : NULL) ? ihex : NULL;
-	if (hit)
-		snprintf(why, sizeof why, "exec deny sha256:%s (%s)", hit,
-			 hit == hex ? "the program" : hit == phex ? "the program or script it was given"
-							 : "the script's interpreter");
-	else if (n->ndeny && (!hashed || (loader && program && !phashed) || (interp[0] && !ihashed)))
-		snprintf(why, sizeof why, "its hash cannot be had, and exec deny rules need it");
-	n->exec_refused = why[0] != '\0';
-	if (n->exec_refused)
-		audit_emit_event(n->log, ev_alert(&(struct ev_alert){ .rule = "exec.denied",
-			.path = resolved[0] ? resolved : path, .action = why }), NULL);
-	bool escaped = false;
-	json_t *argv = json_bytes_array(args.v, args.n, &escaped);
-	later(n, ev_exec(&(struct ev_exec){
-		.pid = inner, .ppid = pinner, .host_pid = req->pid, .execveat = at, .cwd = cwd,
-		.path = path, .argv = argv, .argv_escaped = escaped, .argv_truncated = truncated,
-		.resolved = resolved[0] ? resolved : NULL, .sha256 = hashed ? hex : NULL,
-		.interpreter = interp, .interpreter_sha256 = ihashed ? ihex : NULL,
-		.program = program, .program_resolved = presolved[0] ? presolved : NULL,
-		.program_sha256 = phashed ? phex : NULL, .deny = why[0] ? why : NULL }));
-	free(path);
 }
 
 /* A connect from inside: only warden's proxy (a later layer) leads out, so
@@ -548,7 +249,7 @@ static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dir
 		      const char *cwd)
 {
 	char *buf = xmalloc(PATH_MAX);
-	if (read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
+	if (target_read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
 		free(buf);
 		return NULL;
 	}
@@ -681,7 +382,13 @@ int notifier_handle(struct notifier *n)
 		mem_err = mem < 0 ? errno : 0;
 	}
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
-	n->exec_refused = false;
+	if (valid && exec && n->execs) {
+		/* answered by execs, now or once its file is hashed */
+		execs_begin(n->execs, req, mem);
+		close(mem);
+		reserve_take(n);
+		return 0;
+	}
 	/* An exec the supervisor cannot look at is refused, never let through
 	 * unseen (the record never fails open). */
 	bool blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
@@ -703,8 +410,6 @@ int notifier_handle(struct notifier *n)
 			 seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (!cont || ignore || unchecked)
 		log_refusal(n, req, ignore);
-	else if (valid && exec)
-		log_exec(n, req, mem, nr == SCMP_SYS(execveat));
 	else if (valid && fop)
 		log_file(n, req, mem, fop);
 	else if (valid)
@@ -722,7 +427,7 @@ int notifier_handle(struct notifier *n)
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
-	if (unlogged || blind || n->exec_refused)
+	if (unlogged || blind)
 		resp->error = -EACCES;
 	else if (ignore)
 		; /* val 0, error 0: success */

@@ -33,6 +33,7 @@
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/wswatch.h"
+#include "execs.h"
 #include "notify.h"
 #include "pty.h"
 #include "stop.h"
@@ -237,6 +238,11 @@ static void notifier_freep(struct notifier **n)
 	notifier_free(*n);
 }
 
+static void execs_freep(struct execs **x)
+{
+	execs_free(*x);
+}
+
 static void stopper_closep(struct stopper *st)
 {
 	stopper_close(st);
@@ -260,7 +266,7 @@ struct source {
 
 struct loop {
 	int ep;
-	struct source src[10];
+	struct source src[12];
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	int tty;             /* the user's terminal the pty mirrors (window size) */
@@ -306,17 +312,26 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 	l->done = true;
 }
 
-/* The signalfd: resize the pty, or pass the signal to the sandbox. */
+/* The signalfd: resize the pty, pass the signal to the sandbox, or (a
+ * SIGCHLD) collect the execs being watched. */
+struct sig_ctx {
+	struct stopper *st;
+	struct execs *x;
+};
+
 static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 {
+	const struct sig_ctx *c = src->ctx;
 	struct signalfd_siginfo si;
-	if (read(src->fd, &si, sizeof si) != sizeof si)
-		return;
-	if (si.ssi_signo == SIGWINCH) {
-		if (l->master >= 0)
-			pty_copy_winsize(l->tty, l->master);
-	} else if (si.ssi_signo != SIGCHLD) {
-		stopper_signal(src->ctx, &si);
+	while (read(src->fd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGWINCH) {
+			if (l->master >= 0)
+				pty_copy_winsize(l->tty, l->master);
+		} else if (si.ssi_signo == SIGCHLD) {
+			execs_on_sigchld(c->x);
+		} else {
+			stopper_signal(c->st, &si);
+		}
 	}
 }
 
@@ -324,6 +339,16 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
 {
 	stopper_expire(src->ctx);
+}
+
+static void on_exec_hashes(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_hashes(src->ctx);
+}
+
+static void on_exec_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_timer(src->ctx);
 }
 
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
@@ -414,7 +439,7 @@ struct term {
 /* The event loop after init reported ready: runs until init exits, and
  * returns its exit status (init reaped), or -1. */
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
-		      struct notifier *nt, int listener, struct proxy *px, int timer,
+		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
 		      struct limits_watch *w, struct ws_ctx *wsx, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -427,9 +452,12 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	 * relayed */
 	ttyfilter_init(&l.filter, t->clipboard, !relay_input);
 	loop_add(&l, c->pidfd, on_child_exit, c);
-	loop_add(&l, sigfd, on_signal, st);
+	struct sig_ctx sc = { .st = st, .x = x };
+	loop_add(&l, sigfd, on_signal, &sc);
 	loop_add(&l, st->timerfd, on_grace_over, st);
 	loop_add(&l, listener, on_seccomp, nt);
+	loop_add(&l, execs_hash_fd(x), on_exec_hashes, x);
+	loop_add(&l, execs_timer_fd(x), on_exec_timer, x);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
@@ -482,7 +510,8 @@ static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct chil
 	return 0;
 }
 
-int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struct werr *e)
+int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_t **exec_stats,
+		   struct werr *e)
 {
 	sigset_t mask = supervised_signals();
 	_cleanup_(sigmask_restorep) sigset_t old;
@@ -583,7 +612,22 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
-	notifier_set_exec_deny(nt, &s->policy->exec.deny);
+	/* Exec control: what the agent can write (to tell it from what it
+	 * cannot), the rules, the sandbox's root (init's). */
+	_cleanup_free_ const char **writable = xcalloc(s->policy->npaths + s->nhome_binds + 1,
+							sizeof *writable);
+	size_t nwritable = 0;
+	writable[nwritable++] = s->workspace;
+	for (size_t i = 0; i < s->policy->npaths; i++)
+		if (s->policy->paths[i].mode == POLICY_RW)
+			writable[nwritable++] = s->policy->paths[i].path;
+	for (size_t i = 0; i < s->nhome_binds; i++)
+		writable[nwritable++] = s->home_binds[i].src;
+	_cleanup_(execs_freep) struct execs *x = execs_new(listener, log, s->policy, writable, nwritable,
+							  c.pid, e);
+	if (!x)
+		return -1;
+	notifier_set_execs(nt, x);
 	_cleanup_(proxy_freep) struct proxy *px =
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)
@@ -610,7 +654,9 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, struc
 	/* A log that cannot be written stops the sandbox at once: nothing runs
 	 * unrecorded (the log says what it could, log.c). */
 	audit_on_failure(log, on_log_failure, &c);
-	int r = event_loop(&c, sigfd, &st, &term, nt, listener, px, timer, &w, &wsx, e);
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, e);
+	if (exec_stats)
+		*exec_stats = execs_stats(x);
 	audit_on_failure(log, NULL, NULL);
 	if (audit_failed(log))
 		return werr_set(e, EIO, "%s; the sandbox was stopped", audit_failed(log));

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,10 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+
+#define ARGV_MAX 128            /* arguments recorded per exec */
+#define ARG_MAX_LEN 4096        /* bytes recorded per argument */
+#define ARGV_TOTAL 32768        /* bytes recorded per argv */
 
 void target_cwd(pid_t pid, char *buf, size_t len)
 {
@@ -21,25 +26,42 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
+void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid)
 {
-	char path[64], line[256];
+	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
-	FILE *f = fopen(path, "re");
 	*inner = -1;
 	if (ppid_host)
 		*ppid_host = 0;
-	if (!f)
+	if (tgid)
+		*tgid = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	while (fgets(line, sizeof line, f)) {
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		if (ppid_host && strncmp(line, "PPid:", 5) == 0)
 			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			char *last = strrchr(line, '\t');
-			*inner = strtol(last ? last + 1 : line + 6, NULL, 10);
+		else if (tgid && strncmp(line, "Tgid:", 5) == 0)
+			*tgid = (pid_t)strtol(line + 5, NULL, 10);
+		else if (strncmp(line, "NSpid:", 6) == 0) {
+			char *end = strchr(line, '\n'), *last = line + 6;
+			for (char *c = line + 6; c < (end ? end : line + strlen(line)); c++)
+				if (*c == '\t' || *c == ' ')
+					last = c + 1;
+			*inner = strtol(last, NULL, 10);
+			break; /* NSpid comes after the others */
 		}
 	}
-	fclose(f);
+}
+
+void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
+{
+	target_status(host, inner, ppid_host, NULL);
 }
 
 /* If full (absolute, inside the sandbox) names the process's own entries
@@ -94,11 +116,11 @@ static const char *own_proc(pid_t pid, const char *full, int *n, const char **wh
 	return NULL;
 }
 
-static int open_in_root(pid_t pid, const char *full, int oflags, int depth);
+static int open_in_root(int rootfd, pid_t pid, const char *full, int oflags, int depth);
 
 /* full through the host's /proc/PID (own_proc); -2 when it is not such a
  * path. */
-static int open_own_proc(pid_t pid, const char *full, int oflags, int depth)
+static int open_own_proc(int rootfd, pid_t pid, const char *full, int oflags, int depth)
 {
 	int n;
 	const char *what, *more = own_proc(pid, full, &n, &what);
@@ -121,30 +143,40 @@ static int open_own_proc(pid_t pid, const char *full, int oflags, int depth)
 	}
 	char next[PATH_MAX * 2 + 2];
 	snprintf(next, sizeof next, "%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", more);
-	return open_in_root(pid, next, oflags, depth + 1);
+	return open_in_root(rootfd, pid, next, oflags, depth + 1);
 }
 
-/* full (absolute, as the process sees it) opened inside its root. */
-static int open_in_root(pid_t pid, const char *full, int oflags, int depth)
+/* full (absolute, as the process sees it) opened inside its root (rootfd,
+ * or its /proc/PID/root when -1). */
+static int open_in_root(int rootfd, pid_t pid, const char *full, int oflags, int depth)
 {
 	if (depth > 8) {
 		errno = ELOOP;
 		return -1;
 	}
-	int fd = open_own_proc(pid, full, oflags, depth);
+	int fd = open_own_proc(rootfd, pid, full, oflags, depth);
 	if (fd != -2)
 		return fd;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -1;
+	_cleanup_close_ int own = -1;
+	if (rootfd < 0) {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+		own = rootfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0)
+			return -1;
+	}
 	struct open_how how = { .flags = (unsigned)oflags, .resolve = RESOLVE_IN_ROOT };
-	return (int)syscall(SYS_openat2, root, full, &how, sizeof how);
+	return (int)syscall(SYS_openat2, rootfd, full, &how, sizeof how);
 }
 
 int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
 		const char *cwd, char *resolved, size_t rlen)
+{
+	return target_open_root(-1, pid, dirfd_arg, at, path, at_flags, oflags, cwd, resolved, rlen);
+}
+
+int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags,
+		     int oflags, const char *cwd, char *resolved, size_t rlen)
 {
 	char p[PATH_MAX + 64];
 	int fd = -1;
@@ -164,7 +196,7 @@ int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flag
 		}
 		char full[PATH_MAX * 2 + 2];
 		snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "", path);
-		fd = open_in_root(pid, full, oflags, 0);
+		fd = open_in_root(rootfd, pid, full, oflags, 0);
 	}
 	if (fd >= 0 && resolved) {
 		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
@@ -174,4 +206,61 @@ int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flag
 		errno = saved;
 	}
 	return fd;
+}
+
+/* Read a NUL-terminated string at addr (up to max-1 bytes). 0 when complete,
+ * 1 when cut at max, -1 when unreadable. Reads stop at page ends so a string
+ * ending just before an unmapped page still reads. */
+int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
+{
+	size_t got = 0;
+	while (got + 1 < max) {
+		size_t page_left = 4096 - (size_t)((addr + got) & 4095);
+		size_t want = max - 1 - got < page_left ? max - 1 - got : page_left;
+		ssize_t r = pread(mem, buf + got, want, (off_t)(addr + got));
+		if (r <= 0)
+			return got ? (buf[got] = '\0', 1) : -1;
+		char *nul = memchr(buf + got, '\0', (size_t)r);
+		if (nul)
+			return 0;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	return 1;
+}
+
+void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
+{
+	size_t total = 0;
+	char *buf = xmalloc(ARG_MAX_LEN);
+	uint64_t ptrs[64];
+	size_t have = 0, next = 0; /* ptrs[next..have) not used yet */
+	for (int i = 0; addr; i++) {
+		if (next == have) {
+			/* the pointers up to the page's end in one read */
+			uint64_t at = addr + (uint64_t)i * 8;
+			size_t page_left = 4096 - (size_t)(at & 4095);
+			size_t want = page_left < 8 ? 8 : page_left < sizeof ptrs ? page_left : sizeof ptrs;
+			ssize_t r = pread(mem, ptrs, want, (off_t)at);
+			if (r < 8)
+				break;
+			have = (size_t)r / 8;
+			next = 0;
+		}
+		uint64_t p = ptrs[next++];
+		if (!p)
+			break;
+		if (i == ARGV_MAX || total >= ARGV_TOTAL) {
+			*truncated = true;
+			break;
+		}
+		int r = target_read_str(mem, p, buf, ARG_MAX_LEN);
+		if (r < 0)
+			break;
+		if (r > 0)
+			*truncated = true;
+		total += strlen(buf);
+		strv_push(v, buf);
+	}
+	free(buf);
 }

@@ -7,11 +7,17 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "../common/util.h"
 
 /* The process's pid inside its own pid namespace (last NSpid field; -1
  * when gone) and, when ppid_host is not NULL, its parent's host pid. */
 void target_pid_info(pid_t host, long *inner, pid_t *ppid_host);
+/* The same from one read of /proc/PID/status, and the thread's process
+ * (tgid, when not NULL; 0 when gone). */
+void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid);
 
 /* The process's cwd as the supervisor reads it ("" when unreadable). */
 void target_cwd(pid_t pid, char *buf, size_t len);
@@ -22,3 +28,17 @@ void target_cwd(pid_t pid, char *buf, size_t len);
  * the path of what was opened (from /proc/self/fd). -1 with errno. */
 int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
 		const char *cwd, char *resolved, size_t rlen);
+/* The same inside rootfd, an O_PATH fd of the sandbox's root that the
+ * caller holds (no process inside can change its root: chroot and
+ * pivot_root are refused), saving its opening per call. */
+int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags,
+		     int oflags, const char *cwd, char *resolved, size_t rlen);
+
+/* Reading a process's memory (mem: its /proc/PID/mem). A NUL-terminated
+ * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
+ * when unreadable. */
+int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
+/* The NULL-terminated array of strings at addr (an exec's argv), bounded:
+ * at most 128 strings, 4096 bytes each, 32 KiB in all; *truncated set when
+ * cut. */
+void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated);

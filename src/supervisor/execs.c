@@ -1,0 +1,1007 @@
+/* execs.c - the exec pipeline of the supervisor (execs.h).
+ *
+ * An exec notification becomes a pending exec with up to three subjects,
+ * each a file opened O_PATH as the process would resolve it (no open ever
+ * blocks or acts: a FIFO, a device): the file named (MAIN), a script's
+ * interpreter (INTERP, from its #! line), and the program that really runs
+ * when the file named is the dynamic loader or a common interpreter given a
+ * script by name (PROG: `ld.so ./x`, `python3 x.py`). Each subject's
+ * SHA-256 comes from the cache when the agent cannot change the file
+ * (immutable: on a read-only mount, and not a hard link of a file a
+ * writable mount reaches), else from a hash job (hashq.h); the notification
+ * waits meanwhile, unanswered, while the loop goes on. Once every hash is
+ * in or its time is up, the rules decide:
+ *
+ *   - `exec deny`: a subject's hash is denied (deny wins);
+ *   - while deny rules exist, a subject that could not be hashed is refused;
+ *   - `exec default deny`: the machine code that runs (the file named, or a
+ *     script's interpreter, and the loader's program) must be allowed by
+ *     hash, or be immutable and lie in an `exec allow DIR`;
+ *   - `exec strict`: a file named (or the loader's program) that the agent
+ *     can change and that lies on a noexec mount, or has no name (a memfd,
+ *     an unlinked file), is refused;
+ *   - a file on a noexec mount is refused (the kernel would; said so).
+ *
+ * The `exec` event is written before the answer: what the log cannot take
+ * does not run. A refusal is EACCES, with an `exec.denied` alert when a
+ * rule refused. An allowed exec continues under exectrace.h: at the stop
+ * after the exec, /proc/PID/exe must be the file checked (the same inode
+ * of an immutable file, else the same hash, taken again now that the
+ * kernel holds the file against writes); anything else was swapped in
+ * after the check: an `exec.swapped` alert, an `exec` event for what runs,
+ * and, when a rule refuses it, the process killed before its first
+ * instruction. */
+#include "execs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "../audit/escape.h"
+#include "../common/util.h"
+#include "exectrace.h"
+#include "hashq.h"
+#include "target.h"
+
+#define HASH_CACHE 1024
+#define HASH_WORKERS 2
+#define WRITABLE_DEVS 32
+#define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
+
+enum { MAIN, INTERP, PROG, NSUBJ };
+enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
+
+struct cache_entry {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	char hex[SHA256_HEX_LEN];
+	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
+};
+
+struct subject {
+	int fd;                     /* O_PATH; -1: none */
+	char *resolved;             /* inside the sandbox */
+	struct stat st;
+	bool immutable, noexec;
+	enum hstate h;
+	char hex[SHA256_HEX_LEN];
+	char why[160];              /* H_NOHASH: why */
+	struct hash_job *job;
+};
+
+struct pexec {
+	struct execs *x;
+	struct pexec *next;
+	__u64 id;                   /* the notification */
+	pid_t tid, tgid;
+	long inner, pinner;
+	bool at;
+	char *path, *cwd;
+	struct strv argv;
+	bool truncated;
+	char interp[HASH_HEAD_LEN]; /* MAIN's #! line; "" none */
+	bool interp_tried;
+	bool nested;                /* the interpreter is a script too */
+	bool loader;
+	const char *program;        /* in argv: what the loader or interpreter runs */
+	struct subject s[NSUBJ];
+	bool answered, traced;
+	struct hash_job *vjob;      /* the hash of /proc/PID/exe at the exec stop */
+	pid_t now;                  /* its id at the exec stop */
+	int exe;                    /* its /proc/PID/exe then (O_PATH) */
+};
+
+struct execs {
+	int listener;
+	struct audit *log;
+	const struct policy_exec *rules;
+	char **deny, **allow;       /* sorted */
+	size_t ndeny, nallow;
+	dev_t wdev[WRITABLE_DEVS];
+	size_t nwdev;
+	int root;                   /* the sandbox's root, O_PATH */
+	struct hashq *q;
+	int timer;
+	bool ticking;
+	struct tracer *t;
+	bool tracing;               /* PTRACE_SEIZE works here */
+	struct pexec *list;         /* pending: unanswered, or traced */
+	struct seccomp_notif_resp *resp;
+	struct seccomp_notif *unused_req;
+	struct cache_entry cache[HASH_CACHE];
+	size_t ncache, next;
+	unsigned long hits, misses, verified, swapped, killed;
+};
+
+/* ---- the rules' lists ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **sorted(const struct strv *v, size_t *n)
+{
+	char **a = xcalloc(v->n + 1, sizeof *a);
+	for (size_t i = 0; i < v->n; i++)
+		a[i] = xstrdup(v->v[i]);
+	qsort(a, v->n, sizeof *a, cmp_str);
+	*n = v->n;
+	return a;
+}
+
+static bool listed(char *const *list, size_t n, const char *hex)
+{
+	return n && bsearch(&hex, list, n, sizeof *list, cmp_str);
+}
+
+static void free_list(char **a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(a[i]);
+	free(a);
+}
+
+/* ---- what runs: the loader's program, a script given by name ---- */
+
+/* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
+ * itself, never execs it. */
+static bool is_loader(const char *resolved)
+{
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
+	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
+}
+
+/* The loader's options that take a value, per ld.so(8). */
+static const char *loader_program(const struct strv *argv)
+{
+	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
+		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		if (strncmp(a, "--", 2) != 0)
+			return a;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		bool takes = false;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			takes = takes || strcmp(a, with_value[k]) == 0;
+		if (takes)
+			i++;
+	}
+	return NULL;
+}
+
+/* A common interpreter given a script by name (`python3 prog.py`, `sh
+ * prog.sh`): the script is the program that runs. The first argument that
+ * is not an option; none when the code comes another way (-c, -e, -m, a
+ * lone -). Options that take a separate value are few enough among these to
+ * be named. */
+static const char *script_of(const char *resolved, const struct strv *argv)
+{
+	/* each family, and its options that give the code inline (space
+	 * separated) */
+	static const struct {
+		const char *name, *inline_code;
+	} interpreters[] = {
+		{ "sh", " -c -s -i " }, { "bash", " -c -s -i " }, { "dash", " -c -s -i " },
+		{ "zsh", " -c -s -i " }, { "ksh*", " -c -s -i " }, { "mksh", " -c -s -i " },
+		{ "fish", " -c -i " }, { "python*", " -c -m - -i " }, { "perl*", " -e -E - " },
+		{ "ruby*", " -e - " }, { "node", " -e --eval -p --print -i - " },
+		{ "nodejs", " -e --eval -p --print -i - " }, { "php*", " -r -a - " },
+		{ "lua*", " -e -i - " }, { "tclsh*", " - " }, { "Rscript", " -e - " },
+	};
+	static const char *const with_value[] = { "-W", "-X", "-I", "-o", "-O", "--require",
+		"--import", "--loader" };
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	const char *inline_code = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
+		if (fnmatch(interpreters[i].name, base, 0) == 0)
+			inline_code = interpreters[i].inline_code;
+	if (!inline_code)
+		return NULL;
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		char word[64];
+		snprintf(word, sizeof word, " %s ", a);
+		if (strlen(a) < sizeof word - 2 && strstr(inline_code, word))
+			return NULL;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		if (a[0] != '-')
+			return a;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			if (strcmp(a, with_value[k]) == 0)
+				i++;
+	}
+	return NULL;
+}
+
+/* The #! line of a file's first bytes, or "". */
+static void shebang(const char *head, size_t len, char out[HASH_HEAD_LEN])
+{
+	out[0] = '\0';
+	if (len < 3 || head[0] != '#' || head[1] != '!')
+		return;
+	size_t n = len - 2;
+	if (n > HASH_HEAD_LEN - 1)
+		n = HASH_HEAD_LEN - 1;
+	memcpy(out, head + 2, n);
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* ---- subjects ---- */
+
+static bool is_immutable(const struct execs *x, int fd, const struct stat *st, bool *noexec)
+{
+	struct statvfs v;
+	*noexec = false;
+	if (fstatvfs(fd, &v) < 0)
+		return false;
+	*noexec = (v.f_flag & ST_NOEXEC) != 0;
+	if (!(v.f_flag & ST_RDONLY))
+		return false;
+	if (st->st_nlink <= 1)
+		return true;
+	/* a hard link of a file the agent may reach through a writable mount */
+	for (size_t i = 0; i < x->nwdev; i++)
+		if (x->wdev[i] == st->st_dev)
+			return false;
+	return true;
+}
+
+static struct cache_entry *cache_find(struct execs *x, const struct stat *st)
+{
+	for (size_t i = 0; i < x->ncache; i++) {
+		struct cache_entry *c = &x->cache[i];
+		if (c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+		    c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+		    c->ctime.tv_sec == st->st_ctim.tv_sec && c->ctime.tv_nsec == st->st_ctim.tv_nsec)
+			return c;
+	}
+	return NULL;
+}
+
+static void cache_put(struct execs *x, const struct stat *st, const char *hex, const char *interp)
+{
+	struct cache_entry *c = &x->cache[x->ncache < HASH_CACHE ? x->ncache++ : x->next++ % HASH_CACHE];
+	c->dev = st->st_dev;
+	c->ino = st->st_ino;
+	c->size = st->st_size;
+	c->mtime = st->st_mtim;
+	c->ctime = st->st_ctim;
+	snprintf(c->hex, sizeof c->hex, "%s", hex);
+	snprintf(c->interp, sizeof c->interp, "%s", interp);
+}
+
+static void subject_clear(struct subject *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	free(s->resolved);
+	s->resolved = NULL;
+	if (s->job)
+		hash_job_abandon(s->job);
+	s->job = NULL;
+}
+
+/* Open path for process p as it would resolve it. 0, or -1 with errno. */
+static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, const char *path,
+			int at_flags)
+{
+	char resolved[PATH_MAX] = "";
+	s->fd = target_open_root(p->x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
+				 p->cwd, resolved, sizeof resolved);
+	if (s->fd < 0)
+		return -1;
+	s->resolved = xstrdup(resolved);
+	if (fstat(s->fd, &s->st) < 0) {
+		int err = errno;
+		subject_clear(s);
+		errno = err;
+		return -1;
+	}
+	s->immutable = S_ISREG(s->st.st_mode) && is_immutable(p->x, s->fd, &s->st, &s->noexec);
+	return 0;
+}
+
+static void nohash(struct subject *s, const char *why)
+{
+	s->h = H_NOHASH;
+	snprintf(s->why, sizeof s->why, "%s", why);
+}
+
+/* Start on subject i's hash: the cache, or a job. */
+static void want(struct pexec *p, int i)
+{
+	struct execs *x = p->x;
+	struct subject *s = &p->s[i];
+	if (s->fd < 0 || s->h != H_NONE)
+		return;
+	if (!S_ISREG(s->st.st_mode)) {
+		nohash(s, "not a regular file");
+		return;
+	}
+	if (s->immutable) {
+		struct cache_entry *c = cache_find(x, &s->st);
+		if (c) {
+			x->hits++;
+			s->h = H_DONE;
+			memcpy(s->hex, c->hex, sizeof s->hex);
+			if (i == MAIN)
+				memcpy(p->interp, c->interp, sizeof p->interp);
+			p->nested = p->nested || (i == INTERP && c->interp[0]);
+			return;
+		}
+	}
+	x->misses++;
+	int fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		char why[128];
+		snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(errno));
+		nohash(s, why);
+		return;
+	}
+	s->job = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
+	s->h = H_WAIT;
+	hashq_submit(x->q, s->job);
+	if (!x->ticking) {
+		struct itimerspec it = { .it_interval = { .tv_nsec = TICK_MS * 1000000L },
+					 .it_value = { .tv_nsec = TICK_MS * 1000000L } };
+		timerfd_settime(x->timer, 0, &it, NULL);
+		x->ticking = true;
+	}
+}
+
+/* Why a hash job gave no hash, in words. */
+static void job_failed(struct subject *s, const struct hash_job *j, const struct execs *x)
+{
+	char why[160];
+	switch (j->err) {
+	case EFBIG:
+		snprintf(why, sizeof why, "larger than the hash limit (%llu MiB)",
+			 x->rules->hash_max_size >> 20);
+		break;
+	case ETIMEDOUT:
+	case ECANCELED:
+		snprintf(why, sizeof why, "not read within the hash time limit (%.3g s)",
+			 x->rules->hash_timeout_ms / 1000.0);
+		break;
+	case EACCES:
+	case EPERM:
+		snprintf(why, sizeof why, "not readable by warden (an execute-only file)");
+		break;
+	case EINVAL:
+		snprintf(why, sizeof why, "not a regular file");
+		break;
+	default:
+		snprintf(why, sizeof why, "unreadable: %s", strerror(j->err));
+	}
+	nohash(s, why);
+}
+
+/* ---- events and answers ---- */
+
+static bool any_rules(const struct execs *x)
+{
+	return x->ndeny || x->rules->default_deny;
+}
+
+static void answer(struct execs *x, struct pexec *p, int err)
+{
+	struct seccomp_notif_resp *r = x->resp;
+	memset(r, 0, sizeof *r);
+	r->id = p->id;
+	if (err)
+		r->error = -err;
+	else
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	seccomp_notify_respond(x->listener, r); /* ENOENT: the process died meanwhile */
+	p->answered = true;
+}
+
+static const char *hex_or_null(const struct subject *s)
+{
+	return s->h == H_DONE ? s->hex : NULL;
+}
+
+/* The exec event of p; why: refused, and why (NULL: allowed). false when
+ * the log could not take it (the sandbox is being stopped). */
+static bool record(struct execs *x, struct pexec *p, const char *why)
+{
+	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP], *pr = &p->s[PROG];
+	bool escaped = false;
+	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
+	const char *missing = m->fd >= 0 && m->h == H_NOHASH ? m->why : NULL;
+	struct event ev = ev_exec(&(struct ev_exec){
+		.pid = p->inner, .ppid = p->pinner, .host_pid = p->tid, .execveat = p->at,
+		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
+		.argv_truncated = p->truncated, .resolved = m->resolved, .sha256 = hex_or_null(m),
+		.hash_missing = missing, .interpreter = p->interp,
+		.interpreter_sha256 = p->interp[0] ? hex_or_null(in) : NULL,
+		.program = p->program, .program_resolved = pr->resolved,
+		.program_sha256 = hex_or_null(pr), .deny = why });
+	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
+}
+
+static void alert(struct execs *x, const char *rule, const char *path, const char *action)
+{
+	audit_emit_event(x->log, ev_alert(&(struct ev_alert){ .rule = rule, .path = path,
+		.action = action }), NULL);
+}
+
+static void pexec_free(struct pexec *p)
+{
+	for (int i = 0; i < NSUBJ; i++)
+		subject_clear(&p->s[i]);
+	if (p->vjob)
+		hash_job_abandon(p->vjob);
+	if (p->exe >= 0)
+		close(p->exe);
+	free(p->path);
+	free(p->cwd);
+	strv_free(&p->argv);
+	free(p);
+}
+
+static void unlink_pexec(struct execs *x, struct pexec *p)
+{
+	for (struct pexec **pp = &x->list; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			return;
+		}
+}
+
+static void done(struct execs *x, struct pexec *p)
+{
+	unlink_pexec(x, p);
+	pexec_free(p);
+}
+
+/* ---- the decision ---- */
+
+static bool allowed_by_dir(const struct execs *x, const struct subject *s)
+{
+	if (!s->immutable || !s->resolved)
+		return false;
+	for (size_t i = 0; i < x->rules->allow_dirs.n; i++)
+		if (path_is_within(s->resolved, x->rules->allow_dirs.v[i]))
+			return true;
+	return false;
+}
+
+static bool allowed(const struct execs *x, const struct subject *s)
+{
+	return (s->h == H_DONE && listed(x->allow, x->nallow, s->hex)) || allowed_by_dir(x, s);
+}
+
+/* Why the rules refuse p (into why), and whether a rule (rather than the
+ * mounts) did; "" when allowed. */
+static bool decide(const struct execs *x, const struct pexec *p, char *why, size_t len)
+{
+	static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
+		"the program or script it was given" };
+	const struct subject *m = &p->s[MAIN];
+	why[0] = '\0';
+	for (int i = 0; i < NSUBJ; i++) {
+		const struct subject *s = &p->s[i];
+		if (s->h == H_DONE && listed(x->deny, x->ndeny, s->hex)) {
+			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
+			return true;
+		}
+	}
+	/* What runs as machine code: the interpreter of a script, else the
+	 * file; and the loader's program. */
+	int code = p->interp[0] ? INTERP : MAIN;
+	if (x->ndeny) {
+		int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
+		for (int k = 0; k < 3; k++) {
+			const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
+			if (s && s->fd >= 0 && s->h != H_DONE) {
+				snprintf(why, len, "%s cannot be hashed (%s), and exec deny rules need its hash",
+					 names[need[k]], s->why);
+				return true;
+			}
+			if (s && s->fd < 0 && need[k] == INTERP) {
+				snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
+					 "need its hash");
+				return true;
+			}
+		}
+	}
+	if (x->rules->default_deny) {
+		const struct subject *s = &p->s[code];
+		if (s->fd < 0 || !allowed(x, s)) {
+			snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
+				 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
+			if (s->h == H_DONE)
+				snprintf(why + strlen(why), len - strlen(why), ")");
+			return true;
+		}
+		if (p->loader && p->s[PROG].fd >= 0 && !allowed(x, &p->s[PROG])) {
+			snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
+			return true;
+		}
+	}
+	const struct subject *target = p->loader && p->s[PROG].fd >= 0 ? &p->s[PROG] : m;
+	if (x->rules->strict && !target->immutable && (target->noexec || target->st.st_nlink == 0)) {
+		snprintf(why, len, "exec strict: %s is a file the agent can write (%s)",
+			 target == m ? "the program" : "the program given to the loader",
+			 target->noexec ? "on a noexec mount" : "with no name: a memfd or a deleted file");
+		return true;
+	}
+	if (m->noexec) {
+		snprintf(why, len, "on a noexec mount (the kernel refuses it)");
+		return false;
+	}
+	return false;
+}
+
+/* Every hash of p is in (or its time is up): decide, record, answer. */
+static void finish(struct execs *x, struct pexec *p)
+{
+	char why[256];
+	bool by_rule = decide(x, p, why, sizeof why);
+	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
+	if (why[0]) {
+		if (by_rule)
+			alert(x, "exec.denied", where, why);
+		record(x, p, why);
+		answer(x, p, EACCES);
+		done(x, p);
+		return;
+	}
+	/* Watched from here to the stop after its exec: what runs must be
+	 * what was checked. */
+	if (x->tracing) {
+		p->traced = tracer_attach(x->t, p->tid, p->tgid, p) == 0;
+		if (!p->traced && (errno == EPERM || errno == EACCES)) {
+			/* Yama's ptrace_scope 2 or 3, or an LSM: said once */
+			x->tracing = false;
+			fprintf(stderr, "warden: this system does not let warden watch an exec through to "
+				"what it loads (ptrace: %s)%s\n", strerror(errno), any_rules(x)
+				? "; exec rules need it, so every exec is refused"
+				: "; a file swapped in between warden's check and the exec can run with the "
+				  "hash of the file checked on the record");
+			alert(x, "exec.unwatched", where, "ptrace refused: execs are not verified");
+		}
+	}
+	if (!x->tracing && any_rules(x)) {
+		snprintf(why, sizeof why, "warden cannot watch the exec (ptrace is refused here), and "
+			 "exec rules need it");
+		alert(x, "exec.denied", where, why);
+		record(x, p, why);
+		answer(x, p, EACCES);
+		done(x, p);
+		return;
+	}
+	if (!record(x, p, NULL)) {
+		if (p->traced)
+			tracer_cancel(x->t, p->tid);
+		answer(x, p, EACCES);
+		done(x, p);
+		return;
+	}
+	answer(x, p, 0);
+	if (!p->traced) {
+		done(x, p);
+		return;
+	}
+	tracer_armed(x->t, p->tid);
+}
+
+/* Go on with p as far as its hashes allow. */
+static void advance(struct execs *x, struct pexec *p)
+{
+	for (int i = 0; i < NSUBJ; i++)
+		if (p->s[i].h == H_WAIT)
+			return;
+	/* A script: its interpreter, once the #! line is known. */
+	if (p->interp[0] && !p->interp_tried) {
+		p->interp_tried = true;
+		char ipath[HASH_HEAD_LEN];
+		snprintf(ipath, sizeof ipath, "%s", p->interp + strspn(p->interp, " \t"));
+		ipath[strcspn(ipath, " \t")] = '\0';
+		if (ipath[0] && subject_open(p, &p->s[INTERP], AT_FDCWD, false, ipath, 0) == 0) {
+			want(p, INTERP);
+			if (p->s[INTERP].h == H_WAIT)
+				return;
+		}
+	}
+	finish(x, p);
+}
+
+/* ---- a new exec ---- */
+
+/* The exec could not be looked at: refused, said so. */
+static void blind(struct execs *x, struct pexec *p, int err)
+{
+	char why[160];
+	snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(err));
+	record(x, p, why);
+	answer(x, p, EACCES);
+	pexec_free(p);
+}
+
+void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
+{
+	const __u64 *a = req->data.args;
+	struct pexec *p = xcalloc(1, sizeof *p);
+	p->x = x;
+	p->id = req->id;
+	p->tid = (pid_t)req->pid;
+	p->at = req->data.nr == SCMP_SYS(execveat);
+	p->exe = -1;
+	for (int i = 0; i < NSUBJ; i++)
+		p->s[i].fd = -1;
+	p->path = xmalloc(PATH_MAX);
+	if (target_read_str(mem, p->at ? a[1] : a[0], p->path, PATH_MAX) < 0)
+		p->path[0] = '\0';
+	target_read_argv(mem, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+	char cwd[PATH_MAX];
+	target_cwd(p->tid, cwd, sizeof cwd);
+	p->cwd = xstrdup(cwd);
+	pid_t ppid;
+	target_status(p->tid, &p->inner, &ppid, &p->tgid);
+	target_pid_info(ppid, &p->pinner, NULL);
+	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
+	 * device), and needs no read permission (an execute-only file) */
+	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
+	int err = r < 0 ? errno : 0;
+	if (seccomp_notify_id_valid(x->listener, req->id) != 0) {
+		pexec_free(p); /* the process is gone */
+		return;
+	}
+	if (r < 0) {
+		if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+			blind(x, p, err);
+			return;
+		}
+		/* Nothing there (a miss during a PATH search is not an
+		 * execution), or nothing warden can reach: the exec fails with
+		 * warden's answer, so nothing that appears meanwhile runs
+		 * unseen. Only what is not a plain miss is recorded. */
+		if (err != ENOENT && err != ENOTDIR) {
+			char why[160];
+			snprintf(why, sizeof why, "warden could not resolve it: %s", strerror(err));
+			record(x, p, why);
+		}
+		answer(x, p, err);
+		pexec_free(p);
+		return;
+	}
+	if (!S_ISREG(p->s[MAIN].st.st_mode)) {
+		/* the kernel runs only regular files: refused here, before
+		 * anything else can take its name */
+		nohash(&p->s[MAIN], "not a regular file");
+		record(x, p, "not a regular file");
+		answer(x, p, EACCES);
+		pexec_free(p);
+		return;
+	}
+	/* The loader given a program, or an interpreter a script by name:
+	 * that is what runs. */
+	p->loader = is_loader(p->s[MAIN].resolved);
+	p->program = p->loader ? loader_program(&p->argv) : script_of(p->s[MAIN].resolved, &p->argv);
+	if (p->program && subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0) < 0)
+		p->s[PROG].fd = -1;
+	p->next = x->list;
+	x->list = p;
+	want(p, MAIN);
+	want(p, PROG);
+	advance(x, p);
+}
+
+/* ---- hashes in ---- */
+
+static void verify_done(struct execs *x, struct pexec *p);
+
+void execs_on_hashes(struct execs *x)
+{
+	struct hash_job *j;
+	while ((j = hashq_done(x->q))) {
+		struct pexec *p = j->owner;
+		if (!p) {
+			hash_job_free(j);
+			continue;
+		}
+		if (j == p->vjob) {
+			verify_done(x, p);
+			continue;
+		}
+		for (int i = 0; i < NSUBJ; i++) {
+			struct subject *s = &p->s[i];
+			if (s->job != j)
+				continue;
+			s->job = NULL;
+			if (j->err == 0) {
+				s->h = H_DONE;
+				memcpy(s->hex, j->hex, sizeof s->hex);
+			} else {
+				job_failed(s, j, x);
+			}
+			char line[HASH_HEAD_LEN];
+			shebang(j->head, j->headlen, line);
+			if (i == MAIN)
+				memcpy(p->interp, line, sizeof p->interp);
+			p->nested = p->nested || (i == INTERP && line[0]);
+			/* the cache keeps what cannot change, as it was read */
+			if (j->err == 0 && s->immutable && j->st.st_ino == s->st.st_ino)
+				cache_put(x, &j->st, j->hex, line);
+		}
+		hash_job_free(j);
+		advance(x, p);
+	}
+}
+
+void execs_on_timer(struct execs *x)
+{
+	uint64_t ticks;
+	(void)!read(x->timer, &ticks, sizeof ticks);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	bool waiting = false;
+	for (struct pexec *p = x->list, *next; p; p = next) {
+		next = p->next;
+		bool late = false;
+		for (int i = 0; i < NSUBJ; i++) {
+			struct subject *s = &p->s[i];
+			if (s->h != H_WAIT)
+				continue;
+			if (now.tv_sec > s->job->deadline.tv_sec ||
+			    (now.tv_sec == s->job->deadline.tv_sec && now.tv_nsec >= s->job->deadline.tv_nsec)) {
+				struct hash_job gone = { .err = ETIMEDOUT };
+				hash_job_abandon(s->job);
+				s->job = NULL;
+				job_failed(s, &gone, x);
+				late = true;
+			} else {
+				waiting = true;
+			}
+		}
+		if (p->vjob) {
+			const struct timespec *d = &p->vjob->deadline;
+			if (now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec)) {
+				hash_job_abandon(p->vjob);
+				p->vjob = NULL;
+				verify_done(x, p);
+				continue;
+			}
+			waiting = true;
+		}
+		if (late)
+			advance(x, p);
+	}
+	if (!waiting) {
+		struct itimerspec off = { 0 };
+		timerfd_settime(x->timer, 0, &off, NULL);
+		x->ticking = false;
+	}
+}
+
+/* ---- the stop after the exec ---- */
+
+/* What ran differs from what was checked (hex: its hash, NULL: none to be
+ * had): record it, and kill it when the rules refuse it. */
+static void swapped(struct execs *x, struct pexec *p, const char *hex, const char *why_nohash)
+{
+	x->swapped++;
+	char resolved[PATH_MAX] = "", fdp[64];
+	snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", p->exe);
+	ssize_t n = p->exe >= 0 ? readlink(fdp, resolved, sizeof resolved - 1) : -1;
+	resolved[n > 0 ? n : 0] = '\0';
+	/* What runs, judged as the file named would have been. */
+	struct subject now = { .fd = -1, .resolved = resolved, .h = hex ? H_DONE : H_NOHASH };
+	if (hex)
+		snprintf(now.hex, sizeof now.hex, "%s", hex);
+	else
+		snprintf(now.why, sizeof now.why, "%s", why_nohash ? why_nohash : "unreadable");
+	if (p->exe >= 0 && fstat(p->exe, &now.st) == 0)
+		now.immutable = is_immutable(x, p->exe, &now.st, &now.noexec);
+	char why[256] = "";
+	if (hex && listed(x->deny, x->ndeny, hex))
+		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
+	else if (!hex && x->ndeny)
+		snprintf(why, sizeof why, "swapped in after the check, and cannot be hashed (%s)", now.why);
+	else if (x->rules->default_deny && !allowed(x, &now))
+		snprintf(why, sizeof why, "exec default deny: swapped in after the check, not allowed");
+	char action[PATH_MAX + 128];
+	snprintf(action, sizeof action, "%s ran instead of what was checked (sha256:%s)%s",
+		 resolved[0] ? resolved : "another file", hex ? hex : "none",
+		 why[0] ? "; killed before its first instruction" : "");
+	alert(x, "exec.swapped", p->s[MAIN].resolved, action);
+	if (why[0])
+		alert(x, "exec.denied", resolved, why);
+	/* the event of what runs */
+	bool escaped = false;
+	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
+	audit_emit_event(x->log, ev_exec(&(struct ev_exec){
+		.pid = p->inner, .ppid = p->pinner, .host_pid = p->now, .execveat = p->at,
+		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
+		.argv_truncated = p->truncated, .resolved = resolved, .sha256 = hex,
+		.hash_missing = hex ? NULL : now.why, .interpreter = "", .swapped = true,
+		.deny = why[0] ? why : NULL }), NULL);
+	if (why[0])
+		x->killed++;
+	tracer_release(x->t, p->now, why[0] != '\0');
+}
+
+/* The hash of /proc/PID/exe is in (or not to be had). */
+static void verify_done(struct execs *x, struct pexec *p)
+{
+	struct hash_job *j = p->vjob;
+	p->vjob = NULL;
+	const struct subject *e = &p->s[p->interp[0] && p->s[INTERP].fd >= 0 ? INTERP : MAIN];
+	if (j && j->err == 0 && e->h == H_DONE && strcmp(j->hex, e->hex) == 0) {
+		x->verified++;
+		tracer_release(x->t, p->now, false);
+	} else if (j && j->err == 0) {
+		swapped(x, p, j->hex, NULL);
+	} else {
+		char why[160] = "not read in time";
+		if (j) {
+			struct subject tmp = { 0 };
+			job_failed(&tmp, j, x);
+			snprintf(why, sizeof why, "%s", tmp.why);
+		}
+		if (e->h != H_DONE && !any_rules(x)) {
+			/* nothing to compare, nothing that needs it */
+			x->verified++;
+			tracer_release(x->t, p->now, false);
+		} else {
+			swapped(x, p, NULL, why);
+		}
+	}
+	hash_job_free(j);
+	done(x, p);
+}
+
+static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *arg)
+{
+	struct execs *x = arg;
+	struct pexec *p = ctx;
+	if (end != TRACE_EXECED) {
+		done(x, p);
+		return;
+	}
+	p->now = pid;
+	p->exe = exe;
+	if (p->nested) {
+		/* an interpreter that is a script itself: the kernel ran the
+		 * interpreter's interpreter, which this exec did not check */
+		tracer_release(x->t, pid, false);
+		done(x, p);
+		return;
+	}
+	/* What runs: a script's interpreter, else the file named. */
+	const struct subject *e = &p->s[p->interp[0] && p->s[INTERP].fd >= 0 ? INTERP : MAIN];
+	struct stat st;
+	if (exe >= 0 && fstat(exe, &st) == 0 && st.st_dev == e->st.st_dev && st.st_ino == e->st.st_ino &&
+	    e->immutable) {
+		x->verified++;
+		tracer_release(x->t, pid, false);
+		done(x, p);
+		return;
+	}
+	/* The agent can change it (or it is another file): its hash, taken
+	 * now that the kernel keeps writers off it. */
+	int fd = exe >= 0 ? fcntl(exe, F_DUPFD_CLOEXEC, 0) : -1;
+	if (fd < 0) {
+		swapped(x, p, NULL, "its running file cannot be had");
+		done(x, p);
+		return;
+	}
+	x->misses++;
+	p->vjob = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
+	hashq_submit(x->q, p->vjob);
+	if (!x->ticking) {
+		struct itimerspec it = { .it_interval = { .tv_nsec = TICK_MS * 1000000L },
+					 .it_value = { .tv_nsec = TICK_MS * 1000000L } };
+		timerfd_settime(x->timer, 0, &it, NULL);
+		x->ticking = true;
+	}
+}
+
+void execs_on_sigchld(struct execs *x)
+{
+	if (tracer_count(x->t) || x->list)
+		tracer_poll(x->t, on_trace, x);
+}
+
+/* ---- setup ---- */
+
+int execs_hash_fd(const struct execs *x)
+{
+	return hashq_fd(x->q);
+}
+
+int execs_timer_fd(const struct execs *x)
+{
+	return x->timer;
+}
+
+struct execs *execs_new(int listener, struct audit *log, const struct policy *pol,
+			const char *const *writable, size_t nwritable, pid_t init_pid, struct werr *e)
+{
+	struct execs *x = xcalloc(1, sizeof *x);
+	x->listener = listener;
+	x->log = log;
+	x->rules = &pol->exec;
+	x->root = -1;
+	x->timer = -1;
+	x->deny = sorted(&pol->exec.deny, &x->ndeny);
+	x->allow = sorted(&pol->exec.allow, &x->nallow);
+	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
+		struct stat st;
+		if (writable[i] && stat(writable[i], &st) == 0) {
+			bool have = false;
+			for (size_t k = 0; k < x->nwdev; k++)
+				have = have || x->wdev[k] == st.st_dev;
+			if (!have)
+				x->wdev[x->nwdev++] = st.st_dev;
+		}
+	}
+	char rp[64];
+	snprintf(rp, sizeof rp, "/proc/%d/root", (int)init_pid);
+	x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	x->q = hashq_new(HASH_WORKERS);
+	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	x->t = tracer_new();
+	if (x->root < 0 || !x->q || x->timer < 0 || seccomp_notify_alloc(&x->unused_req, &x->resp) < 0) {
+		werr_errno(e, "supervisor: setting up exec control");
+		execs_free(x);
+		return NULL;
+	}
+	x->tracing = true;
+	return x;
+}
+
+void execs_free(struct execs *x)
+{
+	if (!x)
+		return;
+	for (struct pexec *p = x->list, *next; p; p = next) {
+		next = p->next;
+		pexec_free(p);
+	}
+	tracer_free(x->t);
+	hashq_free(x->q);
+	if (x->timer >= 0)
+		close(x->timer);
+	if (x->root >= 0)
+		close(x->root);
+	free_list(x->deny, x->ndeny);
+	free_list(x->allow, x->nallow);
+	if (x->resp)
+		seccomp_notify_free(x->unused_req, x->resp);
+	free(x);
+}
+
+json_t *execs_stats(const struct execs *x)
+{
+	unsigned long all = x->hits + x->misses;
+	return json_pack("{s:{s:I,s:I,s:f},s:I,s:I,s:I}", "hash_cache", "hits", (json_int_t)x->hits,
+			 "misses", (json_int_t)x->misses, "hit_rate",
+			 all ? (double)x->hits / (double)all : 0.0, "verified", (json_int_t)x->verified,
+			 "swapped", (json_int_t)x->swapped, "killed", (json_int_t)x->killed);
+}

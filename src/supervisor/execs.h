@@ -1,0 +1,43 @@
+/* execs.h - every execve/execveat in the sandbox, recorded with the hash of
+ * what it runs and decided by the exec rules (`exec deny|allow|default|
+ * strict` in the profile): the supervisor takes each exec notification
+ * over from notify.c, resolves the file as the process would, hashes it
+ * off the event loop (hashq.h) unless its hash is cached, writes the `exec`
+ * event, and answers: EACCES for a refusal, else the exec continues under
+ * watch (exectrace.h) so that a file swapped in after the check is caught
+ * before it runs. */
+#pragma once
+#include <jansson.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../policy/policy.h"
+
+struct execs;
+
+/* Exec control for the session's sandbox: the seccomp listener (answers
+ * go there), the log, the policy's rules, the workspace and the writable
+ * host paths bound inside (to tell what the agent can change), and init's
+ * host pid (its root is every sandboxed process's root). NULL with e set
+ * when a rule cannot be enforced here. */
+struct execs *execs_new(int listener, struct audit *log, const struct policy *p,
+			const char *const *writable, size_t nwritable, pid_t init_pid, struct werr *e);
+void execs_free(struct execs *x);
+
+/* An exec notification; mem is the process's /proc/PID/mem (borrowed).
+ * execs answers it, now or once its hashes are in. */
+void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem);
+
+/* The loop's sources: finished hashes, the deadline timer. */
+int execs_hash_fd(const struct execs *x);
+int execs_timer_fd(const struct execs *x);
+void execs_on_hashes(struct execs *x);
+void execs_on_timer(struct execs *x);
+/* SIGCHLD: a watched exec may have ended. */
+void execs_on_sigchld(struct execs *x);
+
+/* What the session's execs cost and found, for session.end: the hash
+ * cache's hits and misses, execs verified and swapped. */
+json_t *execs_stats(const struct execs *x);
