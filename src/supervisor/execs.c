@@ -51,6 +51,7 @@
 
 #include "../audit/escape.h"
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 #include "exectrace.h"
 #include "hashq.h"
 #include "target.h"
@@ -250,8 +251,17 @@ static void shebang(const char *head, size_t len, char out[HASH_HEAD_LEN])
 
 /* ---- subjects ---- */
 
-static bool is_immutable(const struct execs *x, int fd, const struct stat *st, bool *noexec)
+/* Can the agent not change the file fd (resolved: where it lies inside)?
+ * It must lie on a read-only mount, and not be a hard link of a file a
+ * writable mount reaches: a file of one link, or on a device no writable
+ * mount is on, or in the system directories (a hard link between those and
+ * a writable tree could only be made on the host, by someone who can write
+ * both). noexec: its mount is noexec. */
+static bool is_immutable(const struct execs *x, int fd, const struct stat *st, const char *resolved,
+			 bool *noexec)
 {
+	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
+		"/lib64", "/libx32", "/etc" };
 	struct statvfs v;
 	*noexec = false;
 	if (fstatvfs(fd, &v) < 0)
@@ -261,7 +271,9 @@ static bool is_immutable(const struct execs *x, int fd, const struct stat *st, b
 		return false;
 	if (st->st_nlink <= 1)
 		return true;
-	/* a hard link of a file the agent may reach through a writable mount */
+	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
+		if (path_is_within(resolved, system_dirs[i]))
+			return true;
 	for (size_t i = 0; i < x->nwdev; i++)
 		if (x->wdev[i] == st->st_dev)
 			return false;
@@ -320,7 +332,8 @@ static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, 
 		errno = err;
 		return -1;
 	}
-	s->immutable = S_ISREG(s->st.st_mode) && is_immutable(p->x, s->fd, &s->st, &s->noexec);
+	s->immutable = S_ISREG(s->st.st_mode) &&
+		       is_immutable(p->x, s->fd, &s->st, s->resolved, &s->noexec);
 	return 0;
 }
 
@@ -654,6 +667,15 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	p->exe = -1;
 	for (int i = 0; i < NSUBJ; i++)
 		p->s[i].fd = -1;
+	/* Every process inside has the root init built (chroot and pivot_root
+	 * are refused): opened once, from the first process that execs (init
+	 * itself is not dumpable, and unprivileged its /proc entries are out of
+	 * the supervisor's reach). */
+	if (x->root < 0) {
+		char rp[64];
+		snprintf(rp, sizeof rp, "/proc/%d/root", (int)req->pid);
+		x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	p->path = xmalloc(PATH_MAX);
 	if (target_read_str(mem, p->at ? a[1] : a[0], p->path, PATH_MAX) < 0)
 		p->path[0] = '\0';
@@ -817,7 +839,7 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	else
 		snprintf(now.why, sizeof now.why, "%s", why_nohash ? why_nohash : "unreadable");
 	if (p->exe >= 0 && fstat(p->exe, &now.st) == 0)
-		now.immutable = is_immutable(x, p->exe, &now.st, &now.noexec);
+		now.immutable = is_immutable(x, p->exe, &now.st, resolved, &now.noexec);
 	char why[256] = "";
 	if (hex && listed(x->deny, x->ndeny, hex))
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
@@ -903,6 +925,15 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 		done(x, p);
 		return;
 	}
+	if (exe >= 0 && fstat(exe, &st) == 0 && st.st_dev == e->st.st_dev && st.st_ino == e->st.st_ino &&
+	    e->h != H_DONE && !any_rules(x)) {
+		/* the same file, whose hash could not be had before either, and
+		 * no rule that needs it */
+		x->verified++;
+		tracer_release(x->t, pid, false);
+		done(x, p);
+		return;
+	}
 	/* The agent can change it (or it is another file): its hash, taken
 	 * now that the kernel keeps writers off it. */
 	int fd = exe >= 0 ? fcntl(exe, F_DUPFD_CLOEXEC, 0) : -1;
@@ -941,7 +972,7 @@ int execs_timer_fd(const struct execs *x)
 }
 
 struct execs *execs_new(int listener, struct audit *log, const struct policy *pol,
-			const char *const *writable, size_t nwritable, pid_t init_pid, struct werr *e)
+			const char *const *writable, size_t nwritable, struct werr *e)
 {
 	struct execs *x = xcalloc(1, sizeof *x);
 	x->listener = listener;
@@ -961,13 +992,29 @@ struct execs *execs_new(int listener, struct audit *log, const struct policy *po
 				x->wdev[x->nwdev++] = st.st_dev;
 		}
 	}
-	char rp[64];
-	snprintf(rp, sizeof rp, "/proc/%d/root", (int)init_pid);
-	x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* A directory allowed as a whole must be one the agent cannot write:
+	 * in a writable one, anything could be put there and run. */
+	static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME };
+	for (size_t i = 0; i < pol->exec.allow_dirs.n; i++) {
+		const char *d = pol->exec.allow_dirs.v[i], *w = NULL;
+		for (size_t k = 0; k < nwritable && !w; k++)
+			if (writable[k] && path_is_within(d, writable[k]))
+				w = writable[k];
+		for (size_t k = 0; k < ARRAY_LEN(scratch) && !w; k++)
+			if (path_is_within(d, scratch[k]))
+				w = scratch[k];
+		if (w) {
+			werr_set(e, 0, "exec allow %s: the agent can write there (%s is writable inside the "
+				 "sandbox), so anything could be put there and run; allow its programs by hash "
+				 "(exec allow FILE, sha256:HEX or hashes:FILE)", d, w);
+			execs_free(x);
+			return NULL;
+		}
+	}
 	x->q = hashq_new(HASH_WORKERS);
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
-	if (x->root < 0 || !x->q || x->timer < 0 || seccomp_notify_alloc(&x->unused_req, &x->resp) < 0) {
+	if (!x->q || x->timer < 0 || seccomp_notify_alloc(&x->unused_req, &x->resp) < 0) {
 		werr_errno(e, "supervisor: setting up exec control");
 		execs_free(x);
 		return NULL;

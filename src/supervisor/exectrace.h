@@ -38,5 +38,5 @@ void tracer_cancel(struct tracer *t, pid_t tid);
 void tracer_poll(struct tracer *t, trace_cb cb, void *arg);
 /* After TRACE_EXECED: let the new program run, or kill it before it does. */
 void tracer_release(struct tracer *t, pid_t pid, bool kill);
-/* Threads attached and not yet ended or released. */
+/* Threads attached and not yet collected (a killed one until reaped). */
 unsigned tracer_count(const struct tracer *t);

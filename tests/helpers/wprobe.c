@@ -893,6 +893,27 @@ static int do_json(int lines)
 	return lineno ? 0 : 1;
 }
 
+/* swap A B TARGET SECONDS: a hard link of A, then of B, renamed over
+ * TARGET back to back (each rename atomic: TARGET always names one of the
+ * two), for SECONDS; the race of a file swapped between a check and an
+ * exec. */
+static int do_swap(const char *a, const char *b, const char *target, const char *secs)
+{
+	char ta[4096], tb[4096];
+	snprintf(ta, sizeof ta, "%s.swap-a", target);
+	snprintf(tb, sizeof tb, "%s.swap-b", target);
+	time_t end = time(NULL) + atoi(secs);
+	unsigned long n = 0;
+	while (time(NULL) < end) {
+		unlink(ta);
+		unlink(tb);
+		if (link(a, ta) < 0 || rename(ta, target) < 0 || link(b, tb) < 0 || rename(tb, target) < 0)
+			return denied();
+		n += 2;
+	}
+	return allowed("swapped %lu times", n);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1028,6 +1049,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "deny")) {
 		NEED(2, "deny FEATURE CMD [ARGS...]");
 		return do_deny(a1, argv + 3);
+	} else if (!strcmp(cmd, "swap")) {
+		NEED(4, "swap A B TARGET SECONDS");
+		return do_swap(a1, a2, a3, argv[5]);
 	} else if (!strcmp(cmd, "json")) {
 		return do_json(0);
 	} else if (!strcmp(cmd, "jsonl")) {
@@ -1036,5 +1060,5 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny json jsonl)");
+		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny swap json jsonl)");
 }

@@ -99,3 +99,137 @@ test_exec_deny_script_by_name() {
 	grep -q '"event":"exec".*"program":"denied.sh".*"decision":"deny"' "$(latest_log)" ||
 		fail 'no exec event refusing the script by name'
 }
+
+# A file swapped for a denied one between warden's look and the kernel's
+# exec, back to back while the agent runs it a thousand times: the denied
+# bytes never run (the stop after the exec shows what was loaded; it is
+# killed there, before its first instruction), and each swap is an
+# exec.swapped alert.
+test_exec_deny_swap() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=180
+	cp /usr/bin/touch denied && printf 'warden-swap-denied' >>denied
+	cp /bin/true benign && printf 'warden-swap-benign' >>benign
+	chmod 755 denied benign
+	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/swap.profile"
+	cp benign x
+	wrun --profile "$T_TMP/swap.profile" -- sh -c '
+		./wprobe swap benign denied x 300 >/dev/null & sw=$!
+		i=0; while [ $i -lt 1000 ]; do ./x ran.$i 2>/dev/null; i=$((i+1)); done
+		kill $sw; wait
+		echo "ran=$(ls | grep -c "^ran\.")"'
+	assert_rc 0
+	assert_out_line 'ran=0' 'the denied program ran'
+	local f swaps killed refused
+	f=$(latest_log)
+	swaps=$(grep -c '"rule":"exec.swapped"' "$f")
+	killed=$(tail -n 1 "$f" | grep -o '"killed":[0-9]*' | cut -d: -f2)
+	refused=$(grep '"event":"exec"' "$f" | grep -F '"path":"./x"' | grep -c '"decision":"deny"')
+	[[ $swaps == "$killed" ]] || fail "$swaps exec.swapped alerts, $killed killed"
+	((swaps > 0)) || note 'no swap fell between the check and the exec this time'
+	note "1000 runs while the file was swapped: $refused refused at the check, $swaps swapped in after it and killed before they ran"
+}
+
+# Without rules, the record still says what ran: a true and a false swapped
+# back to back; for each process, its last exec event holds the hash of the
+# program whose exit status it gave.
+test_exec_record_swap() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=180
+	cp /bin/true a && printf 'warden-a' >>a
+	cp /bin/false b && printf 'warden-b' >>b
+	chmod 755 a b
+	cp a x
+	local hb nb recorded f
+	hb=$(sha256sum b | cut -d' ' -f1)
+	wrun -- sh -c '
+		./wprobe swap a b x 300 >/dev/null & sw=$!
+		i=0; nb=0; while [ $i -lt 600 ]; do ./x; [ $? = 1 ] && nb=$((nb+1)); i=$((i+1)); done
+		kill $sw; wait
+		echo "b=$nb"'
+	assert_rc 0
+	nb=$(sed -n 's/^b=//p' <<<"$OUT")
+	f=$(latest_log)
+	recorded=$(grep '"event":"exec"' "$f" | grep -F '"path":"./x"' | awk -v hb="$hb" '
+		{ match($0, /"host_pid":[0-9]+/); pid = substr($0, RSTART + 11, RLENGTH - 11)
+		  s = ""; if (match($0, /"sha256":"[0-9a-f]+"/)) s = substr($0, RSTART + 10, 64)
+		  last[pid] = s }
+		END { n = 0; for (p in last) if (last[p] == hb) n++; print n }')
+	[[ -n $nb && $nb == "$recorded" ]] ||
+		fail "the program b ran $nb times, the record says $recorded"
+	note "b ran $nb of 600 times; $(grep -c '"swapped":true' "$f") swaps corrected on the record"
+}
+
+# A file rewritten in place (same inode, same size) between two runs: its
+# hash is taken again, never served from a cache.
+test_exec_deny_rewritten_in_place() {
+	cp /bin/true a && printf 'warden-in-place-a' >>a
+	cp /bin/true b && printf 'warden-in-place-b' >>b
+	chmod 755 a
+	printf 'exec deny %s\n' "$PWD/b" >"$T_TMP/inplace.profile"
+	wrun --profile "$T_TMP/inplace.profile" -- sh -c '
+		./a; echo "first=$?"
+		dd if=b of=a conv=notrunc status=none; ./a 2>/dev/null; echo "second=$?"'
+	assert_out_line 'first=0' 'the allowed program'
+	assert_out_line 'second=126' 'the same file rewritten with the denied bytes'
+}
+
+# `exec hash-limit`: a file past the size bound, or slower to hash than the
+# time bound, is recorded without its hash and runs; with a deny rule it is
+# refused. Meanwhile other execs go on (the hash is off the supervisor's
+# loop), and the session ends normally.
+test_exec_hash_limits() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=90
+	cp /bin/true big && truncate -s 4G big
+	cp /bin/true slow && printf 'warden-slow' >>slow && truncate -s 6G slow
+	cp /bin/true denied && printf 'warden-hash-limits' >>denied
+	printf 'exec hash-limit 8G 1\n' >"$T_TMP/slow.profile"
+	wrun --profile "$T_TMP/slow.profile" -- sh -c '
+		./slow & t0=$(date +%s%N)
+		i=0; while [ $i -lt 10 ]; do /bin/true; i=$((i+1)); done
+		t1=$(date +%s%N); wait $!; echo "slow=$?"; echo "ten_ms=$(( (t1 - t0) / 1000000 ))"'
+	assert_rc 0
+	assert_out_line 'slow=0' 'a file too slow to hash, no rules'
+	local ms
+	ms=$(sed -n 's/^ten_ms=//p' <<<"$OUT")
+	[[ -n $ms ]] && ((ms < 900)) || fail "ten execs took ${ms}ms while a hash was being taken"
+	grep '"path":"./slow"' "$(latest_log)" | grep -q '"sha256":null,"hash_missing":"not read within the hash time limit' ||
+		fail 'the slow file is not recorded as not hashed in time'
+	wrun -- sh -c './big; echo "big=$?"'
+	assert_out_line 'big=0' 'a 4 GiB file, no rules'
+	grep '"path":"./big"' "$(latest_log)" | grep -q '"hash_missing":"larger than the hash limit (1024 MiB)"' ||
+		fail 'the 4 GiB file is not recorded as too large to hash'
+	grep -q '"event":"session.end"' "$(latest_log)" || fail 'no session.end'
+	printf 'exec deny %s\nexec hash-limit 8G 1\n' "$PWD/denied" >"$T_TMP/rules.profile"
+	wrun --profile "$T_TMP/rules.profile" -- sh -c './big 2>/dev/null; echo "big=$?"; ./slow 2>/dev/null; echo "slow=$?"'
+	assert_out_line 'big=126' 'a file too large to hash, with rules'
+	assert_out_line 'slow=126' 'a file too slow to hash, with rules'
+}
+
+# `exec default deny`: only what is allowed runs (by hash, or read-only
+# under a directory allowed as a whole); a script runs when its interpreter
+# is allowed; a directory the agent can write cannot be allowed as a whole.
+test_exec_allowlist() {
+	cp /bin/true mine && printf 'warden-allow-mine' >>mine
+	cp /bin/true other && printf 'warden-allow-other' >>other
+	chmod 755 mine other
+	printf 'exec default deny\nexec allow /usr\nexec allow %s\n' "$PWD/mine" >"$T_TMP/allow.profile"
+	wrun --profile "$T_TMP/allow.profile" -- sh -c '
+		/bin/true; echo "sys=$?"; ./mine; echo "mine=$?"; ./other 2>/dev/null; echo "other=$?"
+		cp mine copy; ./copy; echo "copy=$?"
+		printf "#!/bin/sh\necho script-ran\n" >s.sh; chmod +x s.sh; ./s.sh; echo "script=$?"'
+	assert_rc 0
+	assert_out_line 'sys=0' 'a system program'
+	assert_out_line 'mine=0' 'a program allowed by hash'
+	assert_out_line 'other=126' 'a program not allowed'
+	assert_out_line 'copy=0' 'a copy of an allowed program'
+	assert_out_line script-ran 'a script whose interpreter is allowed'
+	grep '"rule":"exec.denied"' "$(latest_log)" | grep -q 'exec default deny' ||
+		fail 'no exec.denied alert naming exec default deny'
+	printf 'exec default deny\nexec allow /usr\nexec allow %s\n' "$PWD" >"$T_TMP/bad.profile"
+	wrun --profile "$T_TMP/bad.profile" -- touch ran
+	assert_rc 125 'a writable directory allowed as a whole'
+	assert_err_match 'the agent can write there' 'the error says why'
+	assert_host_absent ran 'the command ran'
+}
