@@ -119,7 +119,8 @@ static void test_shape(void)
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
 		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"default\":\"allow\","
-		  "\"deny\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},\"strict\":false},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"
+		  "\"strict\":false},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
 		  "\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],"
 		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
