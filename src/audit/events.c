@@ -249,6 +249,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 		json_object_set_new(j, "agent", x->agent);
 	if (j && x->limits)
 		json_object_set_new(j, "limits", x->limits);
+	if (j && x->exec)
+		json_object_set_new(j, "exec", x->exec);
 	return event_of("session.start", j);
 }
 

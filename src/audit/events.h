@@ -175,6 +175,8 @@ struct ev_session_start {
 	json_t *exposed;         /* host paths exposed for the client (stolen), NULL: [] */
 	json_t *agent;           /* the agent profile in use (stolen), NULL: none */
 	json_t *limits;          /* the limits in force (stolen), NULL: left out */
+	json_t *exec;            /* the exec layout: strict mode, the allow-writable paths,
+				    the hidden files (stolen), NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

@@ -1,7 +1,7 @@
 /* policy_json.c - the compiled policy as JSON (what `warden policy show`
  * prints) and its digest: SHA-256 of the canonical (compact, sorted) JSON.
  *
- * The object always has all nine keys, even for an empty policy:
+ * The object always has all its keys, even for an empty policy:
  *   "sources": ["builtin:default", FILE...]          files read, in order
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
@@ -18,6 +18,11 @@
  *   "terminal": {"clipboard": true|false}
  *   "limits":  {"pids"|"memory"|"cpu"|"tmp"|"home": {"value": V, "origin": "FILE:LINE"|""}}
  *               V as a profile writes it ("4096", "4G", "1.5", "unlimited")
+ *   "exec":    {"deny": [SHA256...], "deny_files": [PATH...] (the real paths of
+ *               `exec deny FILE`, which strict mode hides), "allow": [SHA256...],
+ *               "allow_dirs": [DIR...], "default": "allow"|"deny", "strict": B,
+ *               "allow_writable": [PATH...] (as written), "hash_limit":
+ *               {"max_size": BYTES, "timeout_s": S}}
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -146,8 +151,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	const struct policy_exec *x = &p->exec;
-	json_object_set_new(o, "exec", json_pack("{s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
-		"deny", jstrv(&x->deny), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),
+	json_object_set_new(o, "exec", json_pack("{s:o,s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
+		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),
 		"default", x->default_deny ? "deny" : "allow", "strict", x->strict,
 		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
 		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0));

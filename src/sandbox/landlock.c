@@ -1,14 +1,17 @@
 /* landlock.c - Landlock, the second wall: the same allowlist as the mounts,
  * enforced by the LSM on every open, so a mistake in the mount layer does
- * not become access. On ABI >= 6 also scopes signals and abstract unix
- * sockets to the sandbox. Constants newer than the build host's headers are
- * defined here. */
+ * not become access. Execute only where the mounts allow it: the system
+ * directories, read-only paths, the workspace (not in strict mode) and the
+ * `exec allow-writable` paths. On ABI >= 6 also scopes signals and abstract
+ * unix sockets to the sandbox. Constants newer than the build host's
+ * headers are defined here. */
 #include "sandbox.h"
 #include "features.h" /* landlock_abi_version */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -65,10 +68,16 @@ static uint64_t handled_fs(int abi)
 	return h;
 }
 
-static int add_rule(int ruleset, const char *path, uint64_t access, uint64_t handled,
-		    bool required, struct werr *e)
+/* The rule for path; nofollow: opened with no symlink followed on its way
+ * (a path in a place the agent writes). */
+static int add_rule_how(int ruleset, const char *path, uint64_t access, uint64_t handled,
+			bool required, bool nofollow, struct werr *e)
 {
-	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = nofollow ? RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS : 0,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 	if (fd < 0) {
 		if (!required && errno == ENOENT)
 			return 0;
@@ -85,6 +94,32 @@ static int add_rule(int ruleset, const char *path, uint64_t access, uint64_t han
 	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
 		return werr_errno(e, "Landlock: adding the rule for %s", path);
 	return 0;
+}
+
+static int add_rule(int ruleset, const char *path, uint64_t access, uint64_t handled,
+		    bool required, struct werr *e)
+{
+	return add_rule_how(ruleset, path, access, handled, required, false, e);
+}
+
+static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME };
+
+/* Does dir hold a place the agent writes (the workspace, the scratch
+ * space, the home, a read-write path)? In strict mode a read-only path that
+ * does gets no EXECUTE: Landlock's rights hold beneath a rule's directory,
+ * so EXECUTE there would reach the writable place too. */
+static bool holds_writable(const struct sandbox_spec *s, const char *dir)
+{
+	if (path_is_within(s->workspace, dir))
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
+		if (path_is_within(scratch[i], dir))
+			return true;
+	for (size_t i = 0; i < s->policy->npaths; i++)
+		if (s->policy->paths[i].mode == POLICY_RW &&
+		    path_is_within(s->policy->paths[i].path, dir))
+			return true;
+	return false;
 }
 
 int landlock_apply(const struct sandbox_spec *s, struct werr *e)
@@ -107,7 +142,6 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 		return werr_errno(e, "Landlock: creating the ruleset");
 
 	static const char *const sys_rx[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
-	static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME };
 	if (add_rule(rs, "/", LL_FS_READ_DIR, h, true, e) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_LEN(sys_rx); i++)
@@ -120,7 +154,10 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
 		if (add_rule(rs, scratch[i], LL_READ | LL_WRITE, h, true, e) < 0)
 			return -1;
-	if (add_rule(rs, s->workspace, LL_READ | LL_WRITE | LL_FS_EXECUTE, h, true, e) < 0)
+	/* strict mode: nothing writable executes, but the allow-writable paths */
+	bool strict = s->exec.strict;
+	if (add_rule(rs, s->workspace, LL_READ | LL_WRITE | (strict ? 0 : LL_FS_EXECUTE), h, true,
+		     e) < 0)
 		return -1;
 	if (s->ca_bundle && add_rule(rs, SANDBOX_CA_BUNDLE, LL_FS_READ_FILE, h, true, e) < 0)
 		return -1;
@@ -129,9 +166,15 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 	for (size_t i = 0; i < s->policy->npaths; i++) {
 		const struct policy_path *pp = &s->policy->paths[i];
 		uint64_t acc = pp->mode == POLICY_RW ? LL_READ | LL_WRITE : LL_READ | LL_FS_EXECUTE;
+		if (strict && pp->mode != POLICY_RW && holds_writable(s, pp->path))
+			acc &= ~LL_FS_EXECUTE;
 		if (add_rule(rs, pp->path, acc, h, false, e) < 0)
 			return -1;
 	}
+	for (size_t i = 0; i < s->exec.n; i++)
+		if (add_rule_how(rs, s->exec.w[i].path, LL_READ | LL_WRITE | LL_FS_EXECUTE, h, true,
+				 true, e) < 0)
+			return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return werr_errno(e, "no_new_privs");
 	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)

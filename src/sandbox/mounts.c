@@ -4,7 +4,10 @@
  * behind /tmp, /var/tmp and /dev/shm and one for the home, each of the size
  * the policy's `limit tmp` and `limit home` give, a fresh /proc with sensitive entries masked, a minimal /dev, the
  * workspace read-write at its real path with protected paths read-only and
- * secrets masked, then pivot_root into it and make / read-only.
+ * secrets masked, then pivot_root into it and make / read-only. What the
+ * agent can write is noexec (the workspace only in strict mode) but the
+ * policy's `exec allow-writable` paths; strict mode hides the denied
+ * programs the sandbox shows (execplan.c decides both).
  *
  * The host tree stays reachable at /oldroot of a staging tmpfs while the new
  * root is assembled, and is detached at the end.
@@ -61,28 +64,41 @@ struct w_mount_attr {
  * which so share one size (`limit tmp`). */
 #define SCRATCH "/scratch"
 
-static int setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
+static int setattrs_fd(int fd, const char *path, uint64_t set, uint64_t clr, bool recursive)
 {
-	struct w_mount_attr a = { .attr_set = attrs };
+	struct w_mount_attr a = { .attr_set = set, .attr_clr = clr };
 	unsigned flags = (recursive ? W_AT_RECURSIVE : 0) | (*path ? 0 : AT_EMPTY_PATH);
 	return (int)syscall(SYS_mount_setattr, fd, path, flags, &a, sizeof a);
 }
 
-/* Clone the mount tree at (srcfd, src), set attrs on all of it, attach it at
- * (dstfd, dst). Empty paths mean the fd itself. */
-static int bind_at(int srcfd, const char *src, int dstfd, const char *dst, uint64_t attrs,
-		   struct werr *e, const char *what)
+static int setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
+{
+	return setattrs_fd(fd, path, attrs, 0, recursive);
+}
+
+/* Clone the mount tree at (srcfd, src), set the attributes set and clear
+ * those in clr on all of it, attach it at (dstfd, dst). Empty paths mean
+ * the fd itself. */
+static int bind_attrs(int srcfd, const char *src, int dstfd, const char *dst, uint64_t set,
+		      uint64_t clr, struct werr *e, const char *what)
 {
 	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, srcfd, src,
 		W_OPEN_TREE_CLONE | O_CLOEXEC | W_AT_RECURSIVE | (*src ? 0 : AT_EMPTY_PATH));
 	if (tree < 0)
 		return werr_errno(e, "mounts: cloning %s", what);
-	if (attrs && setattr_fd(tree, "", attrs, true) < 0)
+	if ((set || clr) && setattrs_fd(tree, "", set, clr, true) < 0)
 		return werr_errno(e, "mounts: setting attributes of %s", what);
 	unsigned flags = W_MOVE_MOUNT_F_EMPTY_PATH | (*dst ? 0 : W_MOVE_MOUNT_T_EMPTY_PATH);
 	if (syscall(SYS_move_mount, tree, "", dstfd, dst, flags) < 0)
 		return werr_errno(e, "mounts: attaching %s", what);
 	return 0;
+}
+
+/* The same, setting attrs only. */
+static int bind_at(int srcfd, const char *src, int dstfd, const char *dst, uint64_t attrs,
+		   struct werr *e, const char *what)
+{
+	return bind_attrs(srcfd, src, dstfd, dst, attrs, 0, e, what);
 }
 
 static int bind_path(const char *src, const char *dst, uint64_t attrs, struct werr *e)
@@ -411,7 +427,11 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			char src[4096], dst[4096];
 			snprintf(src, sizeof src, OLD "%s", s->workspace);
 			snprintf(dst, sizeof dst, STAGE "%s", s->workspace);
-			if (make_mountpoint(dst, true, e) < 0 || bind_path(src, dst, RW_ATTRS, e) < 0)
+			/* strict mode: nothing the agent writes there runs; the
+			 * plan's pins and protections, cloned from it, inherit
+			 * noexec */
+			uint64_t attrs = RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
+			if (make_mountpoint(dst, true, e) < 0 || bind_path(src, dst, attrs, e) < 0)
 				return werr_wrap(e, "workspace");
 		}
 	}
@@ -489,6 +509,67 @@ static int build_home(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
+/* `exec allow-writable`: each path bound onto itself without noexec (nosuid
+ * and nodev stay), with what is mounted beneath it (masks, protections),
+ * shallow first; made first when its place is a tmpfs of the sandbox's own
+ * (the supervisor made the others on the host). Opened beneath its place
+ * with no symlink followed. Placed after the workspace's own mounts, so a
+ * pin above it does not cover it. */
+static int build_exec_writable(const struct sandbox_spec *s, struct werr *e)
+{
+	for (size_t i = 0; i < s->exec.n; i++) {
+		const struct exec_writable *w = &s->exec.w[i];
+		char root[4200];
+		snprintf(root, sizeof root, STAGE "%s", w->place);
+		_cleanup_close_ int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rfd < 0)
+			return werr_errno(e, "exec allow-writable %s: opening %s", w->path, w->place);
+		const char *rel = w->path + strlen(w->place);
+		while (*rel == '/')
+			rel++;
+		_cleanup_close_ int fd = exec_open_dir_beneath(rfd, rel, w->tmpfs);
+		if (fd < 0)
+			return werr_errno(e, "exec allow-writable %s: %s", w->path,
+					  errno == ELOOP ? "a symlink on its way, since the check" :
+					  errno == ENOTDIR ? "no longer a directory" : "opening it");
+		if (bind_attrs(fd, "", fd, "", RW_ATTRS, W_MOUNT_ATTR_NOEXEC, e, w->path) < 0)
+			return werr_wrap(e, "exec allow-writable %s%s", w->path, e->errnum == EPERM ?
+					 " (a file system the host mounts noexec stays so)" : "");
+	}
+	return 0;
+}
+
+/* Strict mode: each denied file the sandbox shows read-only is hidden
+ * under the empty mode-0 file, so it can be neither run nor read (copied);
+ * a symlink to it leads to the mask. Opened beneath the new root with no
+ * symlink followed; one the sandbox does not show is skipped. */
+static int hide_denied(const struct sandbox_spec *s, struct werr *e)
+{
+	if (!s->exec.hidden.n)
+		return 0;
+	_cleanup_close_ int root = open(STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return werr_errno(e, "mounts: opening the new root");
+	for (size_t i = 0; i < s->exec.hidden.n; i++) {
+		const char *f = s->exec.hidden.v[i];
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, root, f + 1, &how, sizeof how);
+		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+			continue; /* not in the sandbox's view */
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			return werr_errno(e, "exec deny %s: opening it to hide it", f);
+		if (!S_ISREG(st.st_mode))
+			continue;
+		if (bind_at(AT_FDCWD, "/mask_file", fd, "", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, f) < 0)
+			return werr_wrap(e, "exec deny %s: hiding it", f);
+	}
+	return 0;
+}
+
 static int mask_private(const struct sandbox_spec *s, const char *dir, struct werr *e)
 {
 	for (size_t i = 0; dir && i < s->policy->npaths; i++) {
@@ -555,7 +636,8 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return -1;
 	if (build_home(s, e) < 0 || build_dev(e) < 0 || build_proc(e) < 0)
 		return -1;
-	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0)
+	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0 ||
+	    build_exec_writable(s, e) < 0 || hide_denied(s, e) < 0)
 		return -1;
 	/* A profile path that covers the audit log directory or the cache
 	 * (read-only ~, say) must not hand the agent the logs, nor the cached

@@ -100,6 +100,29 @@ struct home_bind {
 
 struct limits;
 
+/* The exec rules' part of the file system (execplan.c on the supervisor
+ * side; mounts.c and landlock.c build it in init). Every writable mount is
+ * noexec (the workspace too in strict mode) but the `exec allow-writable`
+ * paths, each bound onto itself without noexec (nosuid and nodev kept) and
+ * given Landlock's EXECUTE; in strict mode the denied programs the sandbox
+ * shows read-only are hidden under the empty mode-0 mask file. */
+struct exec_writable {
+	char *path;     /* inside the sandbox, absolute */
+	char *place;    /* the writable place holding it, inside: the workspace, /tmp,
+			   /var/tmp, /dev/shm, AGENT_HOME, an agent's state, a read-write
+			   path of the profile */
+	bool tmpfs;     /* the place is a tmpfs of the sandbox's own: init makes the
+			   path there (the supervisor made the others on the host) */
+};
+struct exec_layout {
+	bool strict;              /* `exec strict`: the workspace noexec too, and Landlock
+				     grants EXECUTE on nothing writable */
+	struct exec_writable *w;  /* shallow first */
+	size_t n;
+	struct strv hidden;       /* strict: files hidden (exec deny FILE and its hard
+				     links beside it) */
+};
+
 struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
@@ -136,6 +159,7 @@ struct sandbox_spec {
 	size_t seccomp_len;         /* its length in instructions */
 	int landlock_abi;           /* probed by the supervisor */
 	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
+	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for
@@ -209,6 +233,23 @@ int etc_cache_prepare(const char *cachedir, char **dir, struct strv *binds, int 
  * binary ("warden"), made when this build has none; NULL when it cannot be
  * had (init then copies the binary onto the sandbox's root). */
 char *selfbin_prepare(const char *cachedir);
+
+/* execplan.c (supervisor side): the spec's exec layout from the policy,
+ * after workspace_plan (the workspace's protected and masked paths count):
+ * each `exec allow-writable` path placed inside the writable place that
+ * holds it, made as a directory when missing (on the host; in a tmpfs of
+ * the sandbox, by init), never through a symlink; one anywhere else, or in
+ * a read-only, protected or masked path, is an error naming it. In strict
+ * mode, the denied files to hide. */
+int exec_layout_plan(struct sandbox_spec *s, struct werr *e);
+/* {"strict": bool, "allow_writable": [paths inside], "hidden": [files]} */
+json_t *exec_layout_to_json(const struct exec_layout *x);
+void exec_layout_free(struct exec_layout *x);
+/* The directory rel beneath dirfd (O_PATH), each component made first
+ * (mode 0755) when make, none followed if it is a symlink; "" is dirfd's
+ * own. -1 with errno: ELOOP a symlink on the way, ENOTDIR something else
+ * that is no directory, EINVAL a "." or ".." component. */
+int exec_open_dir_beneath(int dirfd, const char *rel, bool make);
 
 /* userns.c (supervisor side): write the child's uid/gid maps. */
 int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);

@@ -1,7 +1,7 @@
 /* spec.c - the lifetime of a struct sandbox_spec on the supervisor side:
  * release everything the session filled in (the workspace plan and its lock,
  * the environment, the /etc cache and its lock, the compiled filter, the
- * paths). The policy it points to is the caller's. */
+ * paths, the exec layout). The policy it points to is the caller's. */
 #include <stdlib.h>
 
 #include "sandbox.h"
@@ -21,4 +21,5 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	free(s->logdir);
 	free(s->cachedir);
 	free(s->ca_bundle);
+	exec_layout_free(&s->exec);
 }

@@ -242,7 +242,7 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
-		.limits = limits_to_json(lim) }), e);
+		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec) }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -386,7 +386,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		audit_also_syslog(*log);
 	if (sum)
 		summary_attach(sum, *log);
-	if (workspace_prepare(s, pol, e) < 0)
+	/* The exec layout (allow-writable paths made, hidden files) once the
+	 * workspace's protected and masked paths are known. */
+	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
 		return -1;
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
