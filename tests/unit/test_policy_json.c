@@ -118,7 +118,8 @@ static void test_shape(void)
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
-		  "\"exec\":{\"deny\":[]},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"default\":\"allow\","
+		  "\"deny\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},\"strict\":false},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
 		  "\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],"
 		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
