@@ -447,7 +447,7 @@ void p_deny_ldso(const struct probe_ctx *c, const struct probe *self, struct pro
 	const char *rel = ws_rel(c, c->exec_bait);
 	_cleanup_free_ char *prog = rel[0] == '/' ? xstrdup(rel) : xasprintf("./%s", rel);
 	_cleanup_free_ char *what = xasprintf("%s %s", ld, prog);
-	try_bait(r, self, ld, -1, (char *)ld, prog, what, wall_of(ld));
+	try_bait(r, self, ld, -1, ld, prog, what, wall_of(ld));
 }
 
 void p_deny_script(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
