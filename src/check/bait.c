@@ -1,7 +1,8 @@
 /* bait.c - the bait `warden check` plants on the host before the probes
  * run and removes on every path out: one function per probe group plants
  * what that group's probes look for (the table in probes.c says where),
- * bait_env sets the environment variables in the session's child, and
+ * bait_env sets the environment variables in the session's child,
+ * bait_exec_deny names the hashes the session must refuse to exec, and
  * bait_runner_argv tells the runner where everything is. All of it is
  * dummy content; nothing of the user's is touched. */
 #include "bait.h"
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
+#include "../policy/exec_rules.h"
 #include "../sandbox/sandbox.h"
 #include "probes.h"
 
@@ -242,6 +244,46 @@ static int bait_network(struct bait *b, struct werr *e)
 	return 0;
 }
 
+/* Exec: a copy of true with the run's marker after its last byte (the
+ * loader never reads it), so that its SHA-256 is the run's alone, and a
+ * #!/bin/sh script with the marker; both in the workspace, where the probes
+ * can read them, and both denied by hash for the session (check.c). */
+static int bait_exec(struct bait *b, struct werr *e)
+{
+	const char *src = access("/usr/bin/true", R_OK) == 0 ? "/usr/bin/true" : "/bin/true";
+	b->exec_bait = xasprintf("%s/warden-bait-exec", b->ws);
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return werr_errno(e, "check: opening %s for the exec bait", src);
+	_cleanup_close_ int out = open(b->exec_bait, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				       0755);
+	if (out < 0)
+		return werr_errno(e, "check: creating %s", b->exec_bait);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write_all(out, buf, (size_t)n) < 0)
+			return werr_errno(e, "check: writing %s", b->exec_bait);
+	_cleanup_free_ char *marker = xasprintf("\nwarden check exec bait, not a secret: %s\n", b->token);
+	if (n < 0 || write_all(out, marker, strlen(marker)) < 0)
+		return werr_errno(e, "check: copying %s to %s", src, b->exec_bait);
+	b->exec_script = xasprintf("%s/warden-bait-exec.sh", b->ws);
+	_cleanup_free_ char *script = xasprintf("#!/bin/sh\n# warden check exec bait, not a secret: "
+						 "%s\nexit 0\n", b->token);
+	int fd = open(b->exec_script, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+	if (fd < 0 || write_all(fd, script, strlen(script)) < 0) {
+		werr_errno(e, "check: writing %s", b->exec_script);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (exec_hash_path(b->exec_bait, b->exec_sha256) < 0 ||
+	    exec_hash_path(b->exec_script, b->script_sha256) < 0)
+		return werr_errno(e, "check: hashing the exec bait");
+	return 0;
+}
+
 /* ---- planting and removing -------------------------------------------- */
 
 void bait_init(struct bait *b)
@@ -274,7 +316,8 @@ int bait_create(struct bait *b, struct werr *e)
 	if (bait_files(b, e) < 0)
 		return -1;
 	bait_process(b);
-	if (bait_inherited(b, e) < 0 || bait_ipc(b, e) < 0 || bait_network(b, e) < 0)
+	if (bait_inherited(b, e) < 0 || bait_ipc(b, e) < 0 || bait_network(b, e) < 0 ||
+	    bait_exec(b, e) < 0)
 		return -1;
 	return 0;
 }
@@ -327,6 +370,9 @@ void bait_remove(struct bait *b)
 	free(b->ssh_sock);
 	free(b->ws_sock);
 	free(b->tty);
+	free(b->exec_bait);
+	free(b->exec_script);
+	b->exec_bait = b->exec_script = NULL;
 	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = NULL;
 	b->ws_sock = b->tty = NULL;
 }
@@ -338,6 +384,14 @@ void bait_env(const struct bait *b)
 	setenv("SSH_AUTH_SOCK", b->ssh_sock, 1);
 	setenv("HTTPS_PROXY", "http://bait:bait@127.0.0.1:9/", 1);
 	setenv("GIT_AUTHOR_NAME", "bait", 1);
+}
+
+void bait_exec_deny(const struct bait *b, struct strv *v)
+{
+	if (b->exec_sha256[0])
+		strv_push(v, b->exec_sha256);
+	if (b->script_sha256[0])
+		strv_push(v, b->script_sha256);
 }
 
 void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v)
@@ -367,6 +421,10 @@ void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v)
 	ARGN("--uid", "%u", (unsigned)getuid());
 	if (b->tty)
 		ARG("--tty", b->tty);
+	if (b->exec_bait)
+		ARG("--exec-bait", b->exec_bait);
+	if (b->exec_script)
+		ARG("--exec-script", b->exec_script);
 #undef ARG
 #undef ARGN
 }

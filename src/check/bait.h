@@ -1,12 +1,14 @@
 /* bait.h - the dummy bait `warden check` plants on the host for its probes
  * (a temporary workspace and files beside it, a leaked fd, listeners,
- * shared memory, environment variables), the runner's command line that
- * tells the probes where it is, and its removal. */
+ * shared memory, environment variables, a program and a script to deny by
+ * their hashes), the runner's command line that tells the probes where it
+ * is, and its removal. */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "../common/err.h"
+#include "../common/hash.h"
 #include "../common/util.h"
 
 struct bait {
@@ -19,6 +21,10 @@ struct bait {
 	char *ssh_sock;
 	char *ws_sock;       /* a host unix socket in the workspace */
 	char *tty;
+	/* exec: a program and a script in the workspace, each with a marker of
+	 * the run, whose SHA-256s the session's exec deny refuses */
+	char *exec_bait, *exec_script;
+	char exec_sha256[SHA256_HEX_LEN], script_sha256[SHA256_HEX_LEN];
 	char token[17];
 	char abstract[64];
 	char posix_shm[64];
@@ -42,6 +48,10 @@ void bait_remove(struct bait *b);
 
 /* Host-side bait for the session only: set in the child before it starts. */
 void bait_env(const struct bait *b);
+
+/* The SHA-256s the session must refuse to exec (the exec bait's), for
+ * session_opts.exec_deny. */
+void bait_exec_deny(const struct bait *b, struct strv *v);
 
 /* The runner's command line (`exe __probe --sync ...`) naming the bait. */
 void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v);

@@ -300,9 +300,11 @@ static void runner_child(const struct check_opts *o, const struct bait *b, bool 
 	struct strv argv = { 0 };
 	if (inside) {
 		bait_runner_argv(b, SANDBOX_SELF_EXE, &argv);
+		struct strv deny = { 0 };
+		bait_exec_deny(b, &deny);
 		struct session_opts so = {
 			.workspace = b->ws, .profile = o->profile, .argv = argv.v,
-			.self_exe = true, .no_pty = true,
+			.self_exe = true, .no_pty = true, .exec_deny = &deny,
 		};
 		struct werr se = { 0 };
 		int status = EXIT_WARDEN;
@@ -476,8 +478,11 @@ static void print_json(const struct check_opts *o, const struct bait *b, const s
 		}
 		json_array_append_new(probes, r);
 	}
-	json_t *doc = json_pack("{s:b, s:s, s:s, s:{s:i, s:i, s:i}, s:o}", "held", failed == 0,
-				"profile", o->profile ? o->profile : "builtin:default", "workspace", b->ws,
+	json_t *doc = json_pack("{s:b, s:s, s:s, s:{s:s?, s:s, s:s?, s:s}, s:{s:i, s:i, s:i}, s:o}",
+				"held", failed == 0, "profile",
+				o->profile ? o->profile : "builtin:default", "workspace", b->ws,
+				"exec_bait", "program", b->exec_bait, "sha256", b->exec_sha256,
+				"script", b->exec_script, "script_sha256", b->script_sha256,
 				"summary", "probes", (int)probe_count, "held", (int)held, "failed",
 				(int)failed, "probes", probes);
 	char *s = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;

@@ -2,7 +2,8 @@
  * declared for the table in probes.c (internal to src/check). One file per
  * group of `enum probe_group`, except where two groups share their helpers:
  *   probes_fs.c    visibility, write scope
- *   probes_proc.c  process and kernel, exec
+ *   probes_proc.c  process and kernel
+ *   probes_exec.c  exec
  *   probes_env.c   inherited state, sockets and IPC
  *   probes_net.c   network */
 #pragma once
@@ -30,8 +31,12 @@ probe_fn p_ptrace, p_process_vm, p_signal_host, p_host_processes, p_userns, p_mo
 	p_io_uring, p_perf, p_keyctl, p_userfaultfd, p_tiocsti, p_tiocsti_high, p_tioclinux,
 	p_kexec, p_finit_module, p_syslog, p_x32, p_mknod, p_setid_mode, p_setuid, p_capabilities;
 
-/* probes_proc.c: exec */
+/* probes_exec.c: exec, ordinary programs (recorded) */
 probe_fn p_exec_ws, p_exec_script, p_exec_tmp, p_exec_shm, p_ldso, p_memfd, p_exec_proc_root;
+
+/* probes_exec.c: exec, the denied bait by each way around a rule by content */
+probe_fn p_deny_as_is, p_deny_copy, p_deny_rename, p_deny_hardlink, p_deny_symlink,
+	p_deny_proc_root, p_deny_proc_fd, p_deny_memfd, p_deny_ldso, p_deny_script, p_deny_recreated;
 
 /* probes_env.c: inherited state */
 probe_fn p_env_secrets, p_env_ssh, p_env_proxy, p_env_git, p_leaked_fd, p_open_fds,

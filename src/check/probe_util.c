@@ -1,6 +1,7 @@
 /* probe_util.c - the results and helpers the probe group files share: how a
  * probe sets "allowed"/"denied" with its detail, and small file and /proc
- * helpers used by more than one group (see probe_util.h). */
+ * helpers used by more than one group, and the forked child with a pipe back
+ * that the process and exec probes run their attempts in (see probe_util.h). */
 #include "probe_util.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -150,4 +152,43 @@ void lstat_dev(const char *path, char dev[32])
 	struct stat st;
 	if (lstat(path, &st) == 0)
 		set_dev(dev, st.st_dev);
+}
+
+/* ---- forked children -------------------------------------------------- */
+
+/* Fork with a close-on-exec pipe from child to parent. In the child, *wfd
+ * is its end; in the parent, *rfd is the other. -1 with errno. */
+pid_t fork_with_pipe(int *rfd, int *wfd)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		errno = err;
+		return -1;
+	}
+	close(p[pid == 0 ? 0 : 1]);
+	*rfd = pid == 0 ? -1 : p[0];
+	*wfd = pid == 0 ? p[1] : -1;
+	return pid;
+}
+
+/* The parent's side: the one int the child wrote, if it did, and the child
+ * reaped (its wait status in *status). Returns the bytes read. */
+ssize_t child_report(int rfd, pid_t pid, int *err, int *status)
+{
+	ssize_t n;
+	while ((n = read(rfd, err, sizeof *err)) < 0 && errno == EINTR)
+		;
+	close(rfd);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*status = st;
+	return n;
 }

@@ -52,3 +52,16 @@ bool proc_starttime(pid_t pid, unsigned long long *out);
 
 /* The device of the file at path (not followed) into dev, if it exists. */
 void lstat_dev(const char *path, char dev[32]);
+
+/* ---- forked children (process and exec probes) ------------------------- */
+
+/* For a result a probe has no use for (a child's write to its parent). */
+static inline void ignore_result(ssize_t x) { (void)x; }
+
+/* Fork with a close-on-exec pipe from child to parent. In the child, *wfd
+ * is its end; in the parent, *rfd is the other. -1 with errno. */
+pid_t fork_with_pipe(int *rfd, int *wfd);
+
+/* The parent's side: the one int the child wrote, if it did, and the child
+ * reaped (its wait status in *status). Returns the bytes read. */
+ssize_t child_report(int rfd, pid_t pid, int *err, int *status);

@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -228,7 +229,7 @@ const struct probe probe_table[] = {
 	{ "netlink-interfaces", G_NETWORK, D, "netlink: see the host's interfaces", p_netlink, NULL,
 	  { { 0 } } },
 
-	/* exec: recorded until the exec-control issue */
+	/* exec: ordinary programs, recorded (which ways the mounts allow) */
 	{ "exec-workspace-copy", G_EXEC, R, "run a copied binary from the workspace", p_exec_ws, NULL,
 	  { { 0 } } },
 	{ "exec-workspace-script", G_EXEC, R, "run a script from the workspace", p_exec_script, NULL,
@@ -239,6 +240,30 @@ const struct probe probe_table[] = {
 	{ "exec-memfd", G_EXEC, R, "memfd_create + execveat", p_memfd, NULL, { { 0 } } },
 	{ "exec-proc-self-root", G_EXEC, R, "run /proc/self/root/usr/bin/true", p_exec_proc_root,
 	  NULL, { { 0 } } },
+	/* exec: the check's bait, denied by its SHA-256 (exec deny), by each
+	 * way around a rule by content; refused with EACCES or not held */
+	{ "exec-deny-as-is", G_EXEC, D, "run the denied bait (a marked copy of true)", p_deny_as_is,
+	  NULL, { { 0 } } },
+	{ "exec-deny-copy", G_EXEC, D, "run a copy of the denied bait in the workspace", p_deny_copy,
+	  NULL, { { 0 } } },
+	{ "exec-deny-rename", G_EXEC, D, "run the denied bait renamed", p_deny_rename, NULL,
+	  { { 0 } } },
+	{ "exec-deny-hardlink", G_EXEC, D, "run a hard link to the denied bait", p_deny_hardlink,
+	  NULL, { { 0 } } },
+	{ "exec-deny-symlink", G_EXEC, D, "run a symlink to the denied bait", p_deny_symlink, NULL,
+	  { { 0 } } },
+	{ "exec-deny-proc-root", G_EXEC, D, "run the denied bait as /proc/self/root/...",
+	  p_deny_proc_root, NULL, { { 0 } } },
+	{ "exec-deny-proc-fd", G_EXEC, D, "run /proc/self/fd/N, the denied bait open on N",
+	  p_deny_proc_fd, NULL, { { 0 } } },
+	{ "exec-deny-memfd", G_EXEC, D, "memfd_create + execveat(AT_EMPTY_PATH) of its bytes",
+	  p_deny_memfd, NULL, { { 0 } } },
+	{ "exec-deny-ldso", G_EXEC, D, "the dynamic loader given the denied bait", p_deny_ldso, NULL,
+	  { { 0 } } },
+	{ "exec-deny-script-by-name", G_EXEC, D, "sh given the denied script bait by name",
+	  p_deny_script, NULL, { { 0 } } },
+	{ "exec-deny-recreated", G_EXEC, D, "its bytes written anew at its path (a download again)",
+	  p_deny_recreated, NULL, { { 0 } } },
 };
 
 #undef D
@@ -376,7 +401,9 @@ static const char runner_usage[] =
 	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
 	"       [--ssh-sock PATH] [--shm-key N] [--shm-id N] [--posix-shm NAME]\n"
 	"       [--host-pid N] [--host-start N] [--uid N] [--tty PATH]\n"
-	"The probe runner of `warden check` (internal): prints one JSON line per probe.\n";
+	"       [--exec-bait PATH] [--exec-script PATH]\n"
+	"The probe runner of `warden check` (internal): prints one JSON line per probe\n"
+	"(with --only GLOB, of the probes whose name matches).\n";
 
 /* How a runner option fills its field of struct probe_ctx. */
 enum ctx_kind {
@@ -421,6 +448,8 @@ static const struct ctx_opt ctx_opts[] = {
 	STR("ws-sock", ws_sock, CK_NONEMPTY),
 	STR("posix-shm", posix_shm, CK_NAME),
 	STR("tty", tty, CK_ABS),
+	STR("exec-bait", exec_bait, CK_ABS),
+	STR("exec-script", exec_script, CK_ABS),
 	NUM("fd", leak_fd, -1, 1 << 20),
 	NUM("tcp-port", tcp_port, 0, 65535),
 	NUM("shm-key", shm_key, INT32_MIN, INT32_MAX),
@@ -501,7 +530,7 @@ int probe_main(int argc, char **argv)
 	emit(json_pack("{s:s, s:i, s:i, s:i}", "runner", "start", "probes", (int)probe_count,
 		       "uid", (int)getuid(), "pid", (int)getpid()));
 	for (size_t i = 0; i < probe_count; i++)
-		if (!only || strcmp(only, probe_table[i].name) == 0)
+		if (!only || fnmatch(only, probe_table[i].name, 0) == 0)
 			run_probe(&c, &probe_table[i], sync);
 	emit(json_pack("{s:s}", "runner", "end"));
 	return 0;

@@ -70,6 +70,8 @@ struct probe_ctx {
 	const char *ws_sock;     /* host unix socket in the workspace */
 	const char *posix_shm;   /* name of a host POSIX shm object (/dev/shm) */
 	const char *tty;         /* the user's terminal, may be NULL */
+	const char *exec_bait;   /* a program the session's exec deny refuses (NULL: none) */
+	const char *exec_script; /* a #!/bin/sh script it refuses (NULL: none) */
 	int leak_fd;             /* an fd the check leaked on purpose, -1: none */
 	int tcp_port;            /* host TCP listener on 127.0.0.1 */
 	long shm_key;            /* host SysV shm segment */
@@ -117,7 +119,8 @@ char *probe_verify_path(const struct probe_verify *v, const struct probe_bases *
 /* The content the check writes into a bait file (rel as in the table). */
 const char *probe_bait_content(const char *rel, char *buf, size_t len);
 
-/* `warden __probe [OPTIONS]`: the runner. JSON Lines on stdout:
+/* `warden __probe [OPTIONS]`: the runner; --only NAME runs the probes whose
+ * name matches NAME (a glob). JSON Lines on stdout:
  *   {"runner":"start","probes":N,...}
  *   {"probe":NAME,"observed":"allowed"|"denied","detail":TEXT[,"dev":"M:m"]}
  *   {"runner":"end"}

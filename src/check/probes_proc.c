@@ -1,22 +1,18 @@
 /* probes_proc.c - the process and kernel probes of `warden check` (other
  * processes, namespaces, mounts, privileged syscalls and ioctls, setuid and
- * capabilities) and the exec probes (recorded only, until exec control).
- * Both need a forked child: privileged calls get arguments that fail
- * harmlessly after the permission check, or run in a child that exits. */
+ * capabilities). Privileged calls get arguments that fail harmlessly after
+ * the permission check, or run in a forked child that exits at once. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -60,45 +56,6 @@ static void syscall_result(struct probe_result *r, long ret, int err, const char
 		allowed(r, "%s: past the permission check", ename(err));
 }
 
-static void ignore_result(ssize_t x) { (void)x; }
-
-/* Fork with a close-on-exec pipe from child to parent. In the child, *wfd
- * is its end; in the parent, *rfd is the other. -1 with errno. */
-static pid_t fork_with_pipe(int *rfd, int *wfd)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int err = errno;
-		close(p[0]);
-		close(p[1]);
-		errno = err;
-		return -1;
-	}
-	close(p[pid == 0 ? 0 : 1]);
-	*rfd = pid == 0 ? -1 : p[0];
-	*wfd = pid == 0 ? p[1] : -1;
-	return pid;
-}
-
-/* The parent's side: the one int the child wrote, if it did, and the child
- * reaped (its wait status in *status). Returns the bytes read. */
-static ssize_t child_report(int rfd, pid_t pid, int *err, int *status)
-{
-	ssize_t n;
-	while ((n = read(rfd, err, sizeof *err)) < 0 && errno == EINTR)
-		;
-	close(rfd);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	*status = st;
-	return n;
-}
-
 /* Run fn in a forked child that exits right after; 0 or the errno it saw. */
 typedef int child_fn(const struct probe_ctx *c);
 static int in_child(child_fn *fn, const struct probe_ctx *c)
@@ -116,103 +73,6 @@ static int in_child(child_fn *fn, const struct probe_ctx *c)
 	if (child_report(rfd, pid, &err, &st) != (ssize_t)sizeof err)
 		err = EIO;
 	return err;
-}
-
-/* Fork and exec (a path, or an fd when fd >= 0) with stdio on /dev/null.
- * Returns 0 with the exit status, or the errno of the failed exec. */
-static int exec_child(const char *path, int fd, char *const argv[], int *status)
-{
-	int rfd, wfd;
-	pid_t pid = fork_with_pipe(&rfd, &wfd);
-	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		int dn = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (dn >= 0) {
-			dup2(dn, 0);
-			dup2(dn, 1);
-			dup2(dn, 2);
-		}
-		char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-		if (fd >= 0)
-			fexecve(fd, argv, envp);
-		else
-			execve(path, argv, envp);
-		int err = errno;
-		ignore_result(write(wfd, &err, sizeof err));
-		_exit(127);
-	}
-	int err = 0;
-	if (child_report(rfd, pid, &err, status) == (ssize_t)sizeof err)
-		return err ? err : EIO;
-	return 0;
-}
-
-static void exec_result(struct probe_result *r, int err, int st, const char *what)
-{
-	if (err)
-		denied(r, "%s (%s)", ename(err), what);
-	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		allowed(r, "%s ran (exit 0)", what);
-	else if (WIFEXITED(st))
-		denied(r, "%s started but failed (exit %d)", what, WEXITSTATUS(st));
-	else
-		denied(r, "%s killed by signal %d", what, WTERMSIG(st));
-}
-
-/* Copy a file into a new one at dst (exclusive); 0 or errno. */
-static int copy_to_fd(const char *src, int out)
-{
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return errno;
-	char buf[65536];
-	ssize_t n;
-	int err = 0;
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write_all(out, buf, (size_t)n) < 0) {
-			err = errno;
-			break;
-		}
-	if (n < 0)
-		err = errno;
-	close(in);
-	return err;
-}
-
-static int copy_file(const char *src, const char *dst, mode_t mode)
-{
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (out < 0)
-		return errno;
-	int err = copy_to_fd(src, out);
-	if (close(out) < 0 && !err)
-		err = errno;
-	if (err)
-		unlink(dst);
-	return err;
-}
-
-static const char *true_binary(void)
-{
-	return access("/usr/bin/true", X_OK) == 0 ? "/usr/bin/true" : "/bin/true";
-}
-
-/* The dynamic loader of this very binary (its PT_INTERP). */
-static const char *loader_path(void)
-{
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
-	size_t n = getauxval(AT_PHNUM);
-	uintptr_t bias = 0;
-	if (!ph)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (ph[i].p_type == PT_PHDR)
-			bias = (uintptr_t)ph - ph[i].p_vaddr;
-	for (size_t i = 0; i < n; i++)
-		if (ph[i].p_type == PT_INTERP)
-			return (const char *)(bias + ph[i].p_vaddr);
-	return NULL;
 }
 
 /* ---- process and kernel ----------------------------------------------- */
@@ -583,106 +443,4 @@ void p_capabilities(const struct probe_ctx *c, const struct probe *self, struct 
 		allowed(r, "CapEff=%llx CapPrm=%llx CapAmb=%llx CapBnd=%llx", eff, prm, amb, bnd);
 	else
 		denied(r, "none held (CapBnd=%llx)", bnd);
-}
-
-/* ---- exec (recorded) -------------------------------------------------- */
-
-static void exec_copy(struct probe_result *r, const char *dst)
-{
-	int err = copy_file(true_binary(), dst, 0755);
-	if (err) {
-		denied(r, "%s (copying %s)", ename(err), dst);
-		return;
-	}
-	char *argv[] = { (char *)dst, NULL };
-	int st = 0;
-	err = exec_child(dst, -1, argv, &st);
-	exec_result(r, err, st, dst);
-	unlink(dst);
-}
-
-void p_exec_ws(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	_cleanup_free_ char *p = xasprintf("%s/w-%s-true", c->ws, c->token);
-	exec_copy(r, p);
-}
-
-void p_exec_tmp(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	_cleanup_free_ char *p = xasprintf("/tmp/w-%s-true", c->token);
-	exec_copy(r, p);
-}
-
-void p_exec_shm(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	_cleanup_free_ char *p = xasprintf("/dev/shm/w-%s-true", c->token);
-	exec_copy(r, p);
-}
-
-void p_ldso(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	const char *ld = loader_path();
-	if (!ld) {
-		denied(r, "no dynamic loader known");
-		return;
-	}
-	_cleanup_free_ char *p = xasprintf("/tmp/w-%s-ldso", c->token);
-	int err = copy_file(true_binary(), p, 0644);
-	if (err) {
-		denied(r, "%s (copying %s)", ename(err), p);
-		return;
-	}
-	char *argv[] = { (char *)ld, p, NULL };
-	int st = 0;
-	err = exec_child(ld, -1, argv, &st);
-	_cleanup_free_ char *what = xasprintf("%s %s", ld, p);
-	exec_result(r, err, st, what);
-	unlink(p);
-}
-
-void p_memfd(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	int fd = memfd_create("warden-check", MFD_CLOEXEC);
-	if (fd < 0) {
-		denied(r, "memfd_create: %s", ename(errno));
-		return;
-	}
-	int err = copy_to_fd(true_binary(), fd);
-	if (err) {
-		denied(r, "%s (filling the memfd)", ename(err));
-		close(fd);
-		return;
-	}
-	char *argv[] = { "true", NULL };
-	int st = 0;
-	err = exec_child(NULL, fd, argv, &st);
-	exec_result(r, err, st, "execveat(memfd)");
-	close(fd);
-}
-
-void p_exec_proc_root(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	_cleanup_free_ char *p = xasprintf("/proc/self/root%s", true_binary());
-	char *argv[] = { p, NULL };
-	int st = 0;
-	int err = exec_child(p, -1, argv, &st);
-	exec_result(r, err, st, p);
-}
-
-void p_exec_script(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
-{
-	_cleanup_free_ char *p = xasprintf("%s/w-%s-script.sh", c->ws, c->token);
-	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
-	if (fd < 0) {
-		denied(r, "%s (writing %s)", ename(errno), p);
-		return;
-	}
-	static const char script[] = "#!/bin/sh\nexit 0\n";
-	write_all(fd, script, sizeof script - 1);
-	close(fd);
-	char *argv[] = { p, NULL };
-	int st = 0;
-	int err = exec_child(p, -1, argv, &st);
-	exec_result(r, err, st, p);
-	unlink(p);
 }

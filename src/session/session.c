@@ -3,6 +3,7 @@
  * the command through the supervisor, log the end and clean up. */
 #include "session.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "../agents/state.h"
 #include "../net/tls.h"
 #include "../audit/audit.h"
+#include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
@@ -446,6 +448,20 @@ static int allow_net_arg(struct policy *pol, const char *arg, struct werr *e)
 	return policy_add_net(pol, pattern, false, true, "--allow-net", e);
 }
 
+/* A SHA-256 refused on top of the profiles (session_opts.exec_deny), into
+ * the policy as `exec deny sha256:HEX` puts it: lower-case, each once. */
+static int exec_deny_arg(struct policy *pol, const char *hex, struct werr *e)
+{
+	if (!exec_hex_valid(hex))
+		return werr_set(e, 0, "exec deny: '%.200s' is not a SHA-256 (64 hex digits)", hex);
+	char low[SHA256_HEX_LEN];
+	for (size_t i = 0; i < SHA256_HEX_LEN; i++)
+		low[i] = (char)tolower((unsigned char)hex[i]);
+	if (!strv_contains(&pol->exec.deny, low))
+		strv_push(&pol->exec.deny, low);
+	return 0;
+}
+
 static const char *host_getenv(const char *name)
 {
 	return getenv(name);
@@ -489,6 +505,9 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 			return -1;
 	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
 		if (policy_add_secret(&pol, o->secrets->v[i], "--secret", e) < 0)
+			return -1;
+	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
+		if (exec_deny_arg(&pol, o->exec_deny->v[i], e) < 0)
 			return -1;
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)

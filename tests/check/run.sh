@@ -4,7 +4,11 @@
 # weakens the sandbox (read-only ~) fails and names the probe, --json is one
 # valid document, --compare shows rows reachable outside and denied inside,
 # bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
-# and names the active LSMs and where cgroup v2 is mounted.
+# and names the active LSMs and where cgroup v2 is mounted. The exec-deny-*
+# probes: each holds, refused by exec control (not by a noexec mount), each
+# refusal is an exec event with decision deny and an exec.denied alert in the
+# session's log, and in a session without the deny rule the same probes see
+# the bait run (so a sandbox that lost the rule fails them).
 # Prints "ok - NAME" / "not ok - NAME (reason)", then "N passed, N failed";
 # exits 1 if anything failed.
 #
@@ -55,6 +59,62 @@ excerpt() { local s=${1//$'\n'/ ⏎ }; printf '%s' "${s:0:300}"; }
 # py SCRIPT: run python3 on $T/out (a JSON document), print its output.
 py() { python3 -c "import json,sys; d=json.load(open('$T/out')); $1"; }
 
+# The probes that run the check's denied exec bait, each by one route.
+exec_deny_probes=(exec-deny-as-is exec-deny-copy exec-deny-rename exec-deny-hardlink
+	exec-deny-symlink exec-deny-proc-root exec-deny-proc-fd exec-deny-memfd exec-deny-ldso
+	exec-deny-script-by-name exec-deny-recreated)
+have_loader=
+for l in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do [[ -x $l ]] && have_loader=1; done
+
+# exec_deny_held: in the --json document in $T/out, every exec-deny probe is
+# there, held, refused with EACCES by exec control on a mount that allows
+# exec (not by noexec); exec-deny-ldso may be skipped only without a loader.
+exec_deny_held() {
+	EXEC_DENY="${exec_deny_probes[*]}" HAVE_LOADER=$have_loader py '
+import os
+want = os.environ["EXEC_DENY"].split()
+rows = {x["name"]: x for x in d["probes"]}
+bad = []
+for n in want:
+    x = rows.get(n)
+    if x is None:
+        bad.append(n + ": missing")
+    elif n == "exec-deny-ldso" and not os.environ["HAVE_LOADER"] and x["detail"].startswith("skipped"):
+        pass
+    elif not (x["held"] and x["observed"] == "denied" and x["detail"].startswith("EACCES by exec control")):
+        bad.append("%s: %s %s" % (n, x["observed"], x["detail"]))
+assert not bad, "; ".join(bad)
+print(len(want))'
+}
+
+# exec_deny_logged LOG: the --json document in $T/out names the bait's
+# hashes; in LOG, each exec-deny probe (by the tag in its argv) has an exec
+# event with decision deny for one of them, right after an exec.denied alert.
+exec_deny_logged() {
+	EXEC_DENY="${exec_deny_probes[*]}" HAVE_LOADER=$have_loader LOG=$1 py '
+import os
+want = os.environ["EXEC_DENY"].split()
+if not os.environ["HAVE_LOADER"]:
+    want.remove("exec-deny-ldso")
+hashes = {d["exec_bait"]["sha256"], d["exec_bait"]["script_sha256"]}
+ev = [json.loads(l) for l in open(os.environ["LOG"])]
+by_seq = {e["seq"]: e for e in ev}
+found = set()
+for e in ev:
+    if e["event"] != "exec" or e.get("decision") != "deny" or not e.get("argv"):
+        continue
+    tag = e["argv"][-1]
+    reason = e.get("reason", "")
+    a = by_seq.get(e["seq"] - 1, {})
+    if (tag.startswith("warden-check:") and any("exec deny sha256:" + h in reason for h in hashes)
+            and a.get("event") == "alert" and a.get("rule") == "exec.denied"
+            and a.get("action") == reason):
+        found.add(tag[len("warden-check:"):])
+missing = [n for n in want if n not in found]
+assert not missing, "no refused exec with its exec.denied alert for: " + ", ".join(missing)
+print(len(found))'
+}
+
 # ---- the default profile, as the invoking user -------------------------
 run "$WARDEN" check
 summary=$(grep -E '^[0-9]+ probes: [0-9]+ held, [0-9]+ failed$' <<<"$OUT")
@@ -101,6 +161,54 @@ print(len(p), len(groups))') ; then
 else
 	not_ok "--json is one valid document" "rc=$RC $(excerpt "$OUT$ERR")"
 fi
+if ((RC == 0)) && res=$(exec_deny_held 2>&1); then
+	ok "the $res exec-deny probes hold, refused by exec control (not by a noexec mount)"
+else
+	not_ok "the exec-deny probes hold, refused by exec control" "rc=$RC $(excerpt "$res $ERR")"
+fi
+log=$(ls -t "${XDG_STATE_HOME:-$HOME/.local/state}/warden/"*.jsonl 2>/dev/null | head -n 1)
+if ((RC == 0)) && [[ -n $log ]] && res=$(exec_deny_logged "$log" 2>&1); then
+	ok "each exec-deny refusal is in the log: an exec.denied alert and an exec event with decision deny ($res probes, $(basename "$log"))"
+else
+	not_ok "each exec-deny refusal is in the log" "rc=$RC log '$log' $(excerpt "$res")"
+fi
+
+# A sandbox without the deny rule: the same probes, run by the runner in a
+# plain session on bait of their own, see the bait run; with the rule (a
+# profile's exec deny) they see it refused. So a check whose session lost
+# the rule fails these probes.
+wsx=$T/weak-ws
+mkdir -p "$wsx" && cp "$WARDEN" "$wsx/warden" && cp /bin/true "$wsx/bait" &&
+	printf '\nwarden check test bait %s\n' "$$" >>"$wsx/bait" &&
+	printf '#!/bin/sh\n# warden check test bait %s\nexit 0\n' "$$" >"$wsx/bait.sh" &&
+	chmod 755 "$wsx" "$wsx/bait" "$wsx/bait.sh"
+printf 'exec deny %s\nexec deny %s\n' "$wsx/bait" "$wsx/bait.sh" >"$T/deny.profile"
+# weak_runner [PROFILE_ARGS...]: the runner's exec-deny probes in a session;
+# prints NAME=observed per probe
+weak_runner() {
+	(cd "$wsx" && timeout -k 5 "$TIMEOUT" "$WARDEN" run "$@" -- ./warden __probe --ws "$wsx" \
+		--out "$T" --token weak --only 'exec-deny-*' --exec-bait "$wsx/bait" \
+		--exec-script "$wsx/bait.sh" </dev/null 2>"$T/err") |
+		python3 -c 'import json,sys
+for l in sys.stdin:
+    o = json.loads(l)
+    if "probe" in o: print("%s=%s" % (o["probe"], "ran" if o["detail"].startswith("ran (exit 0)") else o["observed"]))'
+}
+without=$(weak_runner) with=$(weak_runner --profile "$T/deny.profile")
+want_without= want_with=
+for n in "${exec_deny_probes[@]}"; do
+	if [[ $n == exec-deny-ldso && -z $have_loader ]]; then
+		want_without+="$n=denied "; want_with+="$n=denied "
+	else
+		want_without+="$n=ran "; want_with+="$n=denied "
+	fi
+done
+if [[ $(echo $without) == "${want_without% }" && $(echo $with) == "${want_with% }" ]]; then
+	ok "without the deny rule every exec-deny probe sees the bait run; with it, refused"
+else
+	not_ok "without the deny rule every exec-deny probe sees the bait run; with it, refused" \
+		"without: '$(echo $without)' with: '$(echo $with)' $(excerpt "$(<"$T/err")")"
+fi
 
 # ---- --compare ----------------------------------------------------------
 run "$WARDEN" check --compare --json
@@ -116,6 +224,23 @@ print("; ".join(g + ": " + ",".join(taken[g][:3]) for g in need))' 2>&1); then
 	ok "--compare: reachable outside, denied inside ($res)"
 else
 	not_ok "--compare: reachable outside, denied inside" "rc=$RC $(excerpt "$res $ERR")"
+fi
+# Outside, the denied bait is only a copy of true: it runs (unless /tmp,
+# where the workspace is, is noexec here); and the run leaves no bait.
+if ((RC == 0)) && res=$(TMP_NOEXEC=$(findmnt -no OPTIONS -T /tmp 2>/dev/null | grep -cw noexec) \
+	HAVE_LOADER=$have_loader py '
+import os
+rows = [x for x in d["probes"] if x["name"].startswith("exec-deny-")]
+ran = [x["name"] for x in rows if x["outside"]["detail"].startswith("ran (exit 0)")]
+skipped = [] if os.environ["HAVE_LOADER"] else ["exec-deny-ldso"]
+base = d["workspace"][:-len("/ws")]
+assert rows and not os.path.exists(base), "bait left at " + base
+assert os.environ["TMP_NOEXEC"] != "0" or len(ran) + len(skipped) == len(rows), "did not run outside: " + \
+    ", ".join(x["name"] + " " + x["outside"]["detail"] for x in rows if x["name"] not in ran)
+print("%d of %d" % (len(ran), len(rows)))' 2>&1); then
+	ok "--compare: outside, the denied bait runs (in $res exec-deny probes) and no bait is left"
+else
+	not_ok "--compare: outside, the denied bait runs and no bait is left" "rc=$RC $(excerpt "$res $ERR")"
 fi
 run "$WARDEN" check --compare
 if ((RC == 0)) && grep -qE '^  PROBE +EXPECTED +OUTSIDE +INSIDE +HELD$' <<<"$OUT" &&
@@ -195,6 +320,12 @@ print(sum(1 for x in d["probes"] if x["outside"]["observed"] == "allowed" and x[
 		ok "--compare as ${WARDEN_CHECK_USER:-wardendev} ($res probes taken away by the sandbox)"
 	else
 		not_ok "--compare as ${WARDEN_CHECK_USER:-wardendev}" "rc=$RC $(excerpt "$res $(<"$T/err")")"
+	fi
+	ulog=$(ls -t "$uhome/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
+	if ((RC == 0)) && res=$(exec_deny_held 2>&1) && [[ -n $ulog ]] && res=$(exec_deny_logged "$ulog" 2>&1); then
+		ok "as ${WARDEN_CHECK_USER:-wardendev}, the exec-deny probes hold and each refusal is logged ($res)"
+	else
+		not_ok "as ${WARDEN_CHECK_USER:-wardendev}, the exec-deny probes hold and each refusal is logged" "rc=$RC log '$ulog' $(excerpt "$res")"
 	fi
 fi
 
