@@ -190,6 +190,14 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 	if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(unshare), 1,
 				  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWTIME, CLONE_NEWTIME))) < 0)
 		goto fail;
+	/* Memory is shared by the threads of a process, and by a vfork child
+	 * with its parent (who waits); not by two processes that both run:
+	 * then neither could tell whether an exec's path can change under it
+	 * (src/supervisor/execpath.h). */
+	if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
+				  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_THREAD | CLONE_VFORK,
+					  CLONE_VM))) < 0)
+		goto fail;
 	/* ioctl's request is an unsigned int in the kernel: compare the low 32
 	 * bits only, or a request with high bits set slips past. */
 	for (size_t i = 0; i < ARRAY_LEN(tty_inject); i++)

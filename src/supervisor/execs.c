@@ -52,6 +52,7 @@
 #include "../audit/escape.h"
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
+#include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
 #include "target.h"
@@ -88,7 +89,9 @@ struct pexec {
 	struct execs *x;
 	struct pexec *next;
 	__u64 id;                   /* the notification */
-	pid_t tid, tgid;
+	pid_t tid, tgid, ppid;      /* ppid: the parent, as the host numbers it */
+	int threads;                /* of its process */
+	uint64_t path_addr;         /* where the path is in its memory */
 	long inner, pinner;
 	bool at;
 	char *path, *cwd;
@@ -120,6 +123,8 @@ struct execs {
 	bool ticking;
 	struct tracer *t;
 	bool tracing;               /* PTRACE_SEIZE works here */
+	struct execpath *ep;
+	unsigned long unwatched;    /* execs that could not have run anything else */
 	struct pexec *list;         /* pending: unanswered, or traced */
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif *unused_req;
@@ -570,6 +575,28 @@ static bool decide(const struct execs *x, const struct pexec *p, char *why, size
 	return false;
 }
 
+/* Will the kernel's exec open what was checked, whatever anyone does
+ * meanwhile? The file and a script's interpreter immutable, each named by
+ * an absolute path through read-only directories, the path's string where
+ * only the exec's own thread could change it. */
+static bool cannot_change(struct execs *x, const struct pexec *p)
+{
+	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
+	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
+		return false;
+	if (p->interp[0]) {
+		const char *ip = p->interp + strspn(p->interp, " \t");
+		char ipath[HASH_HEAD_LEN];
+		snprintf(ipath, sizeof ipath, "%s", ip);
+		ipath[strcspn(ipath, " \t")] = '\0';
+		if (in->fd < 0 || !in->immutable ||
+		    !execpath_stable(x->ep, x->root, ipath, in->st.st_dev, in->st.st_ino))
+			return false;
+	}
+	return execpath_stable(x->ep, x->root, p->path, m->st.st_dev, m->st.st_ino) &&
+	       execpath_string_private(p->tid, p->ppid, p->threads, p->path_addr, strlen(p->path) + 1);
+}
+
 /* Every hash of p is in (or its time is up): decide, record, answer. */
 static void finish(struct execs *x, struct pexec *p)
 {
@@ -585,7 +612,19 @@ static void finish(struct execs *x, struct pexec *p)
 		return;
 	}
 	/* Watched from here to the stop after its exec: what runs must be
-	 * what was checked. */
+	 * what was checked. Unless nothing else can: an immutable file
+	 * named by a path and a string that cannot change (execpath.h). */
+	if (cannot_change(x, p)) {
+		x->unwatched++;
+		if (!record(x, p, NULL)) {
+			answer(x, p, EACCES);
+			done(x, p);
+			return;
+		}
+		answer(x, p, 0);
+		done(x, p);
+		return;
+	}
 	if (x->tracing) {
 		p->traced = tracer_attach(x->t, p->tid, p->tgid, p) == 0;
 		if (!p->traced && (errno == EPERM || errno == EACCES)) {
@@ -677,15 +716,15 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 		x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	p->path = xmalloc(PATH_MAX);
-	if (target_read_str(mem, p->at ? a[1] : a[0], p->path, PATH_MAX) < 0)
+	p->path_addr = p->at ? a[1] : a[0];
+	if (target_read_str(mem, p->path_addr, p->path, PATH_MAX) < 0)
 		p->path[0] = '\0';
 	target_read_argv(mem, p->at ? a[2] : a[1], &p->argv, &p->truncated);
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
-	pid_t ppid;
-	target_status(p->tid, &p->inner, &ppid, &p->tgid);
-	target_pid_info(ppid, &p->pinner, NULL);
+	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
+	target_pid_info(p->ppid, &p->pinner, NULL);
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
@@ -1014,12 +1053,13 @@ struct execs *execs_new(int listener, struct audit *log, const struct policy *po
 	x->q = hashq_new(HASH_WORKERS);
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
+	x->ep = execpath_new();
 	if (!x->q || x->timer < 0 || seccomp_notify_alloc(&x->unused_req, &x->resp) < 0) {
 		werr_errno(e, "supervisor: setting up exec control");
 		execs_free(x);
 		return NULL;
 	}
-	x->tracing = true;
+	x->tracing = getenv("NOTRACE") == NULL;
 	return x;
 }
 
@@ -1032,6 +1072,7 @@ void execs_free(struct execs *x)
 		pexec_free(p);
 	}
 	tracer_free(x->t);
+	execpath_free(x->ep);
 	hashq_free(x->q);
 	if (x->timer >= 0)
 		close(x->timer);
@@ -1047,8 +1088,9 @@ void execs_free(struct execs *x)
 json_t *execs_stats(const struct execs *x)
 {
 	unsigned long all = x->hits + x->misses;
-	return json_pack("{s:{s:I,s:I,s:f},s:I,s:I,s:I}", "hash_cache", "hits", (json_int_t)x->hits,
+	return json_pack("{s:{s:I,s:I,s:f},s:I,s:I,s:I,s:I}", "hash_cache", "hits", (json_int_t)x->hits,
 			 "misses", (json_int_t)x->misses, "hit_rate",
-			 all ? (double)x->hits / (double)all : 0.0, "verified", (json_int_t)x->verified,
-			 "swapped", (json_int_t)x->swapped, "killed", (json_int_t)x->killed);
+			 all ? (double)x->hits / (double)all : 0.0, "fixed", (json_int_t)x->unwatched,
+			 "verified", (json_int_t)x->verified, "swapped", (json_int_t)x->swapped,
+			 "killed", (json_int_t)x->killed);
 }

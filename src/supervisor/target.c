@@ -26,7 +26,7 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid)
+void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
@@ -35,6 +35,8 @@ void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid)
 		*ppid_host = 0;
 	if (tgid)
 		*tgid = 0;
+	if (threads)
+		*threads = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -48,20 +50,23 @@ void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid)
 			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
 		else if (tgid && strncmp(line, "Tgid:", 5) == 0)
 			*tgid = (pid_t)strtol(line + 5, NULL, 10);
+		else if (threads && strncmp(line, "Threads:", 8) == 0)
+			*threads = (int)strtol(line + 8, NULL, 10);
 		else if (strncmp(line, "NSpid:", 6) == 0) {
 			char *end = strchr(line, '\n'), *last = line + 6;
 			for (char *c = line + 6; c < (end ? end : line + strlen(line)); c++)
 				if (*c == '\t' || *c == ' ')
 					last = c + 1;
 			*inner = strtol(last, NULL, 10);
-			break; /* NSpid comes after the others */
+			if (!threads)
+				break; /* NSpid comes after the others but Threads */
 		}
 	}
 }
 
 void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
 {
-	target_status(host, inner, ppid_host, NULL);
+	target_status(host, inner, ppid_host, NULL, NULL);
 }
 
 /* If full (absolute, inside the sandbox) names the process's own entries

@@ -27,6 +27,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -893,6 +894,84 @@ static int do_json(int lines)
 	return lineno ? 0 : 1;
 }
 
+/* exec-flip GOOD BAD N [vfork]: N times, a process execs the path in a
+ * buffer that a second thread rewrites from GOOD to BAD and back all the
+ * while (the race of a path changed between a check and the exec); with
+ * vfork, the thread runs in the parent and a vfork child execs. The
+ * program run gets "flip.I" as its argument. */
+static char flip_path[4096];
+static const char *flip_paths[2];
+static volatile int flip_stop;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; !flip_stop; i++)
+		strcpy(flip_path, flip_paths[i & 1]);
+	return NULL;
+}
+
+static int do_exec_flip(const char *good, const char *bad, const char *n_text, int use_vfork)
+{
+	if (strlen(good) >= sizeof flip_path || strlen(bad) >= sizeof flip_path)
+		return usage("exec-flip: paths too long");
+	flip_paths[0] = good;
+	flip_paths[1] = bad;
+	int n = atoi(n_text);
+	for (int i = 0; i < n; i++) {
+		char arg[32];
+		snprintf(arg, sizeof arg, "flip.%d", i);
+		strcpy(flip_path, good);
+		flip_stop = 0;
+		pid_t c;
+		if (use_vfork) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, flipper, NULL) != 0)
+				return denied();
+			c = vfork();
+			if (c == 0) {
+				char *av[] = { flip_path, arg, NULL };
+				execv(flip_path, av);
+				_exit(127);
+			}
+			flip_stop = 1;
+			pthread_join(t, NULL);
+		} else {
+			c = fork();
+			if (c == 0) {
+				pthread_t t;
+				if (pthread_create(&t, NULL, flipper, NULL) != 0)
+					_exit(126);
+				char *av[] = { flip_path, arg, NULL };
+				execv(flip_path, av);
+				_exit(127);
+			}
+		}
+		if (c < 0)
+			return denied();
+		waitpid(c, NULL, 0);
+	}
+	return allowed("exec-flip: %d execs", n);
+}
+
+/* clone-vm: a process that shares its memory with its parent while both
+ * run (CLONE_VM without CLONE_THREAD or CLONE_VFORK). */
+static int clone_vm_child(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
+
+static int do_clone_vm(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	pid_t c = clone(clone_vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, NULL);
+	if (c < 0)
+		return denied();
+	waitpid(c, NULL, 0);
+	return allowed("clone(CLONE_VM) made %d", (int)c);
+}
+
 /* swap A B TARGET SECONDS: a hard link of A, then of B, renamed over
  * TARGET back to back (each rename atomic: TARGET always names one of the
  * two), for SECONDS; the race of a file swapped between a check and an
@@ -1049,6 +1128,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "deny")) {
 		NEED(2, "deny FEATURE CMD [ARGS...]");
 		return do_deny(a1, argv + 3);
+	} else if (!strcmp(cmd, "exec-flip")) {
+		NEED(3, "exec-flip GOOD BAD N [vfork]");
+		return do_exec_flip(a1, a2, a3, argc > 5 && !strcmp(argv[5], "vfork"));
+	} else if (!strcmp(cmd, "clone-vm")) {
+		return do_clone_vm();
 	} else if (!strcmp(cmd, "swap")) {
 		NEED(4, "swap A B TARGET SECONDS");
 		return do_swap(a1, a2, a3, argv[5]);
@@ -1060,5 +1144,5 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny swap json jsonl)");
+		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip swap json jsonl)");
 }

@@ -233,3 +233,32 @@ test_exec_allowlist() {
 	assert_err_match 'the agent can write there' 'the error says why'
 	assert_host_absent ran 'the command ran'
 }
+
+# The path's string rewritten by a second thread while the exec waits for
+# warden's answer (in the process itself, and in the parent of a vfork
+# child): the kernel reads the string again after warden's check, so a
+# denied program named after it must still never run.
+test_exec_deny_string_race() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=180
+	cp /usr/bin/touch denied && printf 'warden-flip-denied' >>denied && chmod 755 denied
+	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/flip.profile"
+	wrun --profile "$T_TMP/flip.profile" -- sh -c '
+		./wprobe exec-flip /usr/bin/true "$PWD/denied" 400 >/dev/null 2>&1
+		./wprobe exec-flip /usr/bin/true "$PWD/denied" 400 vfork >/dev/null 2>&1
+		echo "ran=$(ls | grep -c "^flip\.")"'
+	assert_rc 0
+	assert_out_line 'ran=0' 'the denied program ran'
+	note "string race: $(grep -c '"rule":"exec.swapped"' "$(latest_log)") execs that loaded the denied file killed before they ran"
+}
+
+# Two processes running on one memory (clone with CLONE_VM, neither a
+# thread nor a vfork child): refused and logged; threads and vfork work.
+test_exec_clone_vm_refused() {
+	wrun -- sh -c './wprobe clone-vm; echo "clone=$?"
+		python3 -c "import subprocess; print(\"spawn\", subprocess.run([\"/bin/true\"]).returncode)" 2>/dev/null || echo "spawn 0"'
+	assert_out_line 'clone=1' 'clone(CLONE_VM) of a process'
+	assert_out_line 'spawn 0' 'a vfork spawn'
+	grep '"event":"syscall"' "$(latest_log)" | grep -q '"name":"clone".*"decision":"deny"' ||
+		fail 'the refused clone is not on the record'
+}

@@ -1,0 +1,191 @@
+/* execpath.c - exec paths and path strings that cannot change between
+ * warden's check and the kernel's exec (execpath.h). The path is walked
+ * one component at a time from the sandbox's root fd with statx, never
+ * letting the kernel follow a symlink (each is read and expanded here), so
+ * that every directory a lookup happens in is known, and its mount's
+ * read-only flag is checked (cached by mount id: the sandbox's mounts are
+ * fixed for the session). */
+#include "execpath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/kcmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "target.h"
+
+#define MAX_LINKS 40
+#define MOUNTS 64
+#define PAGE 4096ULL
+
+struct mount_ro {
+	uint64_t id;
+	bool ro;
+};
+
+struct execpath {
+	struct mount_ro m[MOUNTS];
+	size_t n;
+};
+
+struct execpath *execpath_new(void)
+{
+	return xcalloc(1, sizeof(struct execpath));
+}
+
+void execpath_free(struct execpath *ep)
+{
+	free(ep);
+}
+
+/* Is the mount of the directory at rel (from root; "" for root itself),
+ * whose mount id is id, read-only? */
+static bool mount_ro(struct execpath *ep, int root, const char *rel, uint64_t id)
+{
+	for (size_t i = 0; i < ep->n; i++)
+		if (ep->m[i].id == id)
+			return ep->m[i].ro;
+	_cleanup_close_ int fd = openat(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct statvfs v;
+	if (fd < 0 || fstatvfs(fd, &v) < 0)
+		return false;
+	bool ro = (v.f_flag & ST_RDONLY) != 0;
+	if (ep->n < MOUNTS)
+		ep->m[ep->n++] = (struct mount_ro){ .id = id, .ro = ro };
+	return ro;
+}
+
+static bool stat_at(int root, const char *rel, struct statx *sx)
+{
+	unsigned mask = STATX_TYPE | STATX_INO | STATX_MNT_ID;
+	int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (rel[0] ? 0 : AT_EMPTY_PATH);
+	return statx(root, rel, flags, mask, sx) == 0 && (sx->stx_mask & STATX_MNT_ID) &&
+	       (sx->stx_mask & STATX_TYPE) && (sx->stx_mask & STATX_INO);
+}
+
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
+{
+	if (root < 0 || path[0] != '/')
+		return false;
+	/* done: the resolved directories, from root, without symlinks (so the
+	 * kernel, given it, follows none); todo: what is left to resolve */
+	char done[PATH_MAX] = "", todo[PATH_MAX], link[PATH_MAX], next[PATH_MAX];
+	if (snprintf(todo, sizeof todo, "%s", path) >= (int)sizeof todo)
+		return false;
+	struct statx dir;
+	if (!stat_at(root, "", &dir))
+		return false;
+	int links = 0;
+	char *p = todo;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return false; /* a path that ends in a directory is no program */
+		char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 1 && p[0] == '.') {
+			p += len;
+			continue;
+		}
+		if ((len == 2 && p[0] == '.' && p[1] == '.') || len > NAME_MAX)
+			return false;
+		/* the lookup of this name happens in done: read-only? */
+		if (!S_ISDIR(dir.stx_mode) || !mount_ro(ep, root, done, dir.stx_mnt_id))
+			return false;
+		size_t dl = strlen(done);
+		if (dl + 1 + len + 1 > sizeof done)
+			return false;
+		char cand[PATH_MAX];
+		memcpy(cand, done, dl);
+		if (dl)
+			cand[dl++] = '/';
+		memcpy(cand + dl, p, len);
+		cand[dl + len] = '\0';
+		struct statx sx;
+		if (!stat_at(root, cand, &sx))
+			return false;
+		const char *after = end ? end : p + len;
+		if (S_ISLNK(sx.stx_mode)) {
+			if (++links > MAX_LINKS)
+				return false;
+			ssize_t n = readlinkat(root, cand, link, sizeof link - 1);
+			if (n <= 0)
+				return false;
+			link[n] = '\0';
+			/* its target, then what followed it */
+			if (snprintf(next, sizeof next, "%s%s", link, after) >= (int)sizeof next)
+				return false;
+			memcpy(todo, next, strlen(next) + 1);
+			p = todo;
+			if (link[0] == '/') {
+				done[0] = '\0';
+				if (!stat_at(root, "", &dir))
+					return false;
+			}
+			continue;
+		}
+		p = (char *)after;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return sx.stx_ino == ino && makedev(sx.stx_dev_major, sx.stx_dev_minor) == dev &&
+			       S_ISREG(sx.stx_mode);
+		memcpy(done, cand, strlen(cand) + 1);
+		dir = sx;
+	}
+}
+
+bool execpath_string_private(pid_t pid, pid_t ppid, int threads, uint64_t addr, size_t len)
+{
+	if (threads != 1 || ppid <= 0 || len == 0)
+		return false;
+	/* A vfork child runs on its parent's memory (kcmp: 0, the same):
+	 * the parent's thread waits in vfork until the child's exec, so the
+	 * memory is still this thread's alone if the parent has no other
+	 * thread; and so on up a chain of vforks. */
+	pid_t child = pid, parent = ppid;
+	for (int depth = 0;; depth++) {
+		long r = syscall(SYS_kcmp, child, parent, KCMP_VM, 0UL, 0UL);
+		if (r == 1 || r == 2)
+			break;
+		if (r != 0 || depth == 8)
+			return false;
+		long inner;
+		pid_t up;
+		int n;
+		target_status(parent, &inner, &up, NULL, &n);
+		if (n != 1 || up <= 0)
+			return false;
+		child = parent;
+		parent = up;
+	}
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/pagemap", (int)pid);
+	_cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	uint64_t first = addr / PAGE, last = (addr + len - 1) / PAGE;
+	if (last < first || last - first >= 2)
+		return false; /* a path is at most PATH_MAX: two pages */
+	uint64_t e[2];
+	size_t want = (size_t)(last - first + 1) * sizeof e[0];
+	if (pread(fd, e, want, (off_t)(first * sizeof e[0])) != (ssize_t)want)
+		return false;
+	for (size_t i = 0; i <= last - first; i++) {
+		bool present = (e[i] >> 63) & 1, file_or_shared = (e[i] >> 61) & 1;
+		if (!present || file_or_shared)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,38 @@
+/* execpath.h - when the kernel's exec must open the very file warden
+ * checked, so that watching the exec through to its stop (exectrace.h) can
+ * be left out: the path cannot be made to resolve elsewhere, and its string
+ * cannot be changed before the kernel reads it again.
+ *
+ * Paths: an absolute path whose every lookup happens in a directory on a
+ * read-only mount (symlinks followed, each in such a directory: their
+ * targets cannot change either), never through "..", /proc or more than 40
+ * symlinks. The sandbox's mounts cannot change (the mount calls are
+ * refused), nor can its root (chroot, pivot_root refused).
+ *
+ * Strings: in a process of one thread, whose memory is shared with no
+ * other running task (the seccomp filter refuses CLONE_VM without
+ * CLONE_THREAD or CLONE_VFORK; a vfork child's memory is its parent's, as
+ * kcmp tells, whose one thread waits in vfork until the exec), on pages
+ * that are private and anonymous (/proc/PID/pagemap), the only writer is
+ * the thread itself, blocked in its exec; /proc/PID/mem is read-only
+ * inside (Landlock), process_vm_writev and ptrace are refused. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct execpath;
+
+struct execpath *execpath_new(void);
+void execpath_free(struct execpath *ep);
+
+/* Does path (absolute, inside the sandbox whose root is the O_PATH fd
+ * root) resolve to the inode (dev, ino) through read-only directories
+ * only? */
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
+
+/* Can nobody but the process's one thread, blocked in its exec, change the
+ * len bytes at addr in its memory? pid: the thread (its process's only
+ * one, threads from /proc/PID/status), ppid: its parent. */
+bool execpath_string_private(pid_t pid, pid_t ppid, int threads, uint64_t addr, size_t len);
