@@ -146,7 +146,8 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 	}
 }
 
-bool execpath_string_private(pid_t pid, pid_t ppid, int threads, uint64_t addr, size_t len)
+bool execpath_string_private(pid_t pid, pid_t ppid, pid_t init, int threads, uint64_t addr,
+			     size_t len)
 {
 	if (threads != 1 || ppid <= 0 || len == 0)
 		return false;
@@ -156,6 +157,10 @@ bool execpath_string_private(pid_t pid, pid_t ppid, int threads, uint64_t addr, 
 	 * thread; and so on up a chain of vforks. */
 	pid_t child = pid, parent = ppid;
 	for (int depth = 0;; depth++) {
+		/* sandbox init only forks (and, not dumpable, is out of kcmp's
+		 * reach when warden runs unprivileged) */
+		if (parent == init)
+			break;
 		long r = syscall(SYS_kcmp, child, parent, KCMP_VM, 0UL, 0UL);
 		if (r == 1 || r == 2)
 			break;

@@ -34,5 +34,7 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 
 /* Can nobody but the process's one thread, blocked in its exec, change the
  * len bytes at addr in its memory? pid: the thread (its process's only
- * one, threads from /proc/PID/status), ppid: its parent. */
-bool execpath_string_private(pid_t pid, pid_t ppid, int threads, uint64_t addr, size_t len);
+ * one, threads from /proc/PID/status), ppid: its parent, init: sandbox
+ * init (which forks its children, never vforks). */
+bool execpath_string_private(pid_t pid, pid_t ppid, pid_t init, int threads, uint64_t addr,
+			     size_t len);

@@ -18,12 +18,13 @@
 struct execs;
 
 /* Exec control for the session's sandbox: the seccomp listener (answers
- * go there), the log, the policy's rules, and the workspace and the
- * writable host paths bound inside (to tell what the agent can change).
+ * go there), the log, the policy's rules, the workspace and the writable
+ * host paths bound inside (to tell what the agent can change), and sandbox
+ * init's host pid.
  * NULL with e set when a rule cannot be enforced here (a directory the
  * agent can write allowed as a whole). */
 struct execs *execs_new(int listener, struct audit *log, const struct policy *p,
-			const char *const *writable, size_t nwritable, struct werr *e);
+			const char *const *writable, size_t nwritable, pid_t init, struct werr *e);
 void execs_free(struct execs *x);
 
 /* An exec notification; mem is the process's /proc/PID/mem (borrowed).

@@ -623,7 +623,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 			writable[nwritable++] = s->policy->paths[i].path;
 	for (size_t i = 0; i < s->nhome_binds; i++)
 		writable[nwritable++] = s->home_binds[i].src;
-	_cleanup_(execs_freep) struct execs *x = execs_new(listener, log, s->policy, writable, nwritable, e);
+	_cleanup_(execs_freep) struct execs *x = execs_new(listener, log, s->policy, writable, nwritable,
+							  c.pid, e);
 	if (!x)
 		return -1;
 	notifier_set_execs(nt, x);
