@@ -175,11 +175,20 @@ struct event ev_syscall(const struct ev_syscall *x)
 		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)x->args[i]);
 		json_array_append_new(args, json_string(hex));
 	}
-	return event_of("syscall", json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s?, s:s?}",
+	json_t *f = json_pack("{s:I, s:I, s:s, s:i, s:o, s:s, s:s?, s:s?}",
 		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
 		"name", x->name ? x->name : "?", "nr", x->nr, "args", args,
 		"decision", x->ignored ? "ignore" : "deny", "errno", x->ignored ? NULL : "EPERM",
-		"abi", x->abi));
+		"abi", x->abi);
+	json_t *esc = NULL;
+	if (f && x->path)
+		json_set_bytes(f, "path", x->path, &esc);
+	if (f && x->reason)
+		json_object_set_new(f, "reason", json_string(x->reason));
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of("syscall", f);
 }
 
 struct event ev_syscall_suppressed(unsigned long suppressed)

@@ -118,6 +118,8 @@ struct ev_syscall {
 	uint64_t args[6];
 	bool ignored;            /* answered success without doing it ("ignore"), else EPERM ("deny") */
 	const char *abi;         /* a foreign ABI ("i386", "x32", ...); NULL: the native one */
+	const char *path;        /* the file it was about (an mmap's), or NULL */
+	const char *reason;      /* why refused, or NULL */
 };
 struct event ev_syscall(const struct ev_syscall *x);
 

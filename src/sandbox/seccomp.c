@@ -167,7 +167,7 @@ static int add_file_audit(scmp_filter_ctx ctx)
 }
 
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
-static int build(scmp_filter_ctx *out, bool audit_files)
+static int build(scmp_filter_ctx *out, bool audit_files, bool strict)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -220,6 +220,14 @@ static int build(scmp_filter_ctx *out, bool audit_files)
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1,
 				  SCMP_A4(SCMP_CMP_NE, 0))) < 0)
 		goto fail;
+	/* `exec strict`: a file mapped as code (the loader's way, and a
+	 * hand-written loader's) goes by the supervisor, which records the
+	 * ones the kernel refuses (a file on a noexec mount): the kernel tells
+	 * no one. Anonymous memory (a JIT's) is not asked about. */
+	if (strict && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 2,
+					    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
+					    SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0))) < 0)
+		goto fail;
 	if (audit_files && (r = add_file_audit(ctx)) < 0)
 		goto fail;
 	*out = ctx;
@@ -232,7 +240,7 @@ fail:
 int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
 	scmp_filter_ctx ctx;
-	int r = build(&ctx, s->policy->audit_files);
+	int r = build(&ctx, s->policy->audit_files, s->policy->exec.strict);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */

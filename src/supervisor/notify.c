@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <linux/audit.h>
@@ -355,6 +356,39 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 	free(name);
 }
 
+/* `exec strict`: a file mapped as code. One on a noexec mount (what the
+ * agent wrote) is refused here as the kernel would refuse it, and
+ * recorded; anything else goes on (the kernel decides again). true when
+ * refused. */
+static bool mmap_refused(struct notifier *n, const struct seccomp_notif *req)
+{
+	char p[64], path[PATH_MAX] = "";
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, (int)req->data.args[4]);
+	int fd = open(p, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return false; /* no such fd: the kernel says EBADF */
+	struct statvfs v;
+	bool noexec = fstatvfs(fd, &v) == 0 && (v.f_flag & ST_NOEXEC);
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t k = readlink(p, path, sizeof path - 1);
+	path[k > 0 ? k : 0] = '\0';
+	close(fd);
+	if (!noexec || seccomp_notify_id_valid(n->fd, req->id) != 0)
+		return false;
+	if (++n->syscall_events > SYSCALL_EVENTS_MAX) {
+		n->suppressed++;
+		return true;
+	}
+	long inner;
+	target_pid_info(req->pid, &inner, NULL);
+	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = "mmap", .nr = req->data.nr,
+				.path = path, .reason = "exec strict: a file the agent can write, mapped "
+				"as code (its mount is noexec)" };
+	memcpy(x.args, req->data.args, sizeof x.args);
+	later(n, ev_syscall(&x));
+	return true;
+}
+
 int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
@@ -362,6 +396,23 @@ int notifier_handle(struct notifier *n)
 		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
+	if (nr == SCMP_SYS(mmap)) {
+		bool refused = mmap_refused(n, req);
+		bool unlogged = false;
+		if (n->event.kind) {
+			unlogged = audit_emit_event(n->log, n->event, NULL) < 0 && audit_failed(n->log);
+			n->event = (struct event){ 0 };
+		}
+		struct seccomp_notif_resp *resp = n->resp;
+		memset(resp, 0, sizeof *resp);
+		resp->id = req->id;
+		if (refused || unlogged)
+			resp->error = -EPERM;
+		else
+			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		seccomp_notify_respond(n->fd, resp);
+		return 0;
+	}
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
 	/* Everything notified is either recorded and let through (execs,
 	 * connects, the file operations of `audit files`) or refused; which,

@@ -207,3 +207,41 @@ test_strict_allow_writable_refused() {
 	assert_host_absent "$T_TMP/outside/bin" 'a directory was made through the symlink'
 	[[ $(<afile) == x ]] || fail 'the file was changed'
 }
+
+# Each refusal of strict mode is on the record, with the reason: the
+# program in the workspace, the loader handed a copy, a memfd run, a shared
+# object the agent wrote mapped as code (the kernel refuses the mapping and
+# tells no one: the supervisor records it).
+test_strict_refusals_logged() {
+	local ld f
+	ld=$(strict_ld)
+	cp /bin/true copy && chmod 755 copy
+	printf 'exec strict\n' >"$T_TMP/strict.profile"
+	wrun --profile "$T_TMP/strict.profile" -- sh -c '
+		./copy 2>/dev/null; echo "ws=$?"
+		'"${ld:+$ld ./copy 2>/dev/null; echo \"ld=\$?\"}"'
+		if [ -x /usr/bin/python3 ]; then
+		  /usr/bin/python3 -c "import os; fd=os.memfd_create(\"x\", 0); os.write(fd, open(\"copy\",\"rb\").read()); os.execv(\"/proc/self/fd/%d\" % fd, [\"memfd\"])" 2>/dev/null; echo "memfd=$?"
+		  lib=$(ls /usr/lib/*-linux-gnu/libz.so.1 /lib/*-linux-gnu/libz.so.1 2>/dev/null | head -n 1)
+		  cp "$lib" x.so
+		  /usr/bin/python3 -c "import ctypes; ctypes.CDLL(\"./x.so\")" 2>/dev/null; echo "so=$?"
+		fi'
+	assert_rc 0
+	assert_out_line 'ws=126' 'the program in the workspace'
+	f=$(strict_log)
+	grep '"event":"exec"' "$f" | grep -F '"path":"./copy"' | grep -q '"decision":"deny","reason":"exec strict' ||
+		fail 'the workspace program is not refused on the record with exec strict'
+	grep '"rule":"exec.denied"' "$f" | grep -q 'exec strict' || fail 'no exec.denied alert naming exec strict'
+	if [[ -n $ld ]]; then
+		grep '"event":"exec"' "$f" | grep -F '"program":"./copy"' | grep -q '"reason":"exec strict: the program given to the loader' ||
+			fail 'the loader handed a copy is not refused on the record'
+	fi
+	if [[ -x /usr/bin/python3 ]]; then
+		assert_out_line 'memfd=1' 'a memfd run'
+		grep '"event":"exec"' "$f" | grep -F '"argv":["memfd"]' | grep -q '"reason":"exec strict' ||
+			fail 'the memfd is not refused on the record'
+		assert_out_line 'so=1' 'a shared object the agent wrote'
+		grep '"event":"syscall"' "$f" | grep '"name":"mmap"' | grep -F "$PWD/x.so" | grep -q '"reason":"exec strict' ||
+			fail 'the refused mapping of x.so is not on the record'
+	fi
+}
