@@ -278,8 +278,8 @@ static int bait_exec(struct bait *b, struct werr *e)
 		return -1;
 	}
 	close(fd);
-	if (exec_hash_path(b->exec_bait, b->exec_sha256) < 0 ||
-	    exec_hash_path(b->exec_script, b->script_sha256) < 0)
+	if (exec_hash_path(b->exec_bait, POLICY_EXEC_HASH_MAX_SIZE, b->exec_sha256) < 0 ||
+	    exec_hash_path(b->exec_script, POLICY_EXEC_HASH_MAX_SIZE, b->script_sha256) < 0)
 		return werr_errno(e, "check: hashing the exec bait");
 	return 0;
 }

@@ -15,7 +15,7 @@ bool exec_hex_valid(const char *s)
 	return strlen(s) == 64 && strspn(s, "0123456789abcdefABCDEF") == 64;
 }
 
-int exec_hash_path(const char *path, char out[SHA256_HEX_LEN])
+int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX_LEN])
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
@@ -25,7 +25,11 @@ int exec_hash_path(const char *path, char out[SHA256_HEX_LEN])
 		errno = EINVAL;
 		return -1;
 	}
-	return sha256_fd(fd, out);
+	if ((unsigned long long)st.st_size > max) {
+		errno = EFBIG;
+		return -1;
+	}
+	return sha256_fd_bounded(fd, max, NULL, NULL, out);
 }
 
 int exec_read_hashes(const char *path, struct strv *out, unsigned long *bad_line)

@@ -12,9 +12,10 @@
 
 /* s is 64 hex digits (either case). */
 bool exec_hex_valid(const char *s);
-/* The SHA-256 of the regular file at path into out (lower-case hex); -1
- * with errno (EINVAL: not a regular file). */
-int exec_hash_path(const char *path, char out[SHA256_HEX_LEN]);
+/* The SHA-256 of the regular file at path into out (lower-case hex),
+ * reading at most max bytes; -1 with errno (EINVAL: not a regular file,
+ * EFBIG: larger than max). */
+int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX_LEN]);
 /* The hashes listed in the file at path, one per line as sha256sum writes
  * them ("HEX  NAME", or HEX alone; # comments and blank lines skipped),
  * appended to out lower-cased. -1 with *bad_line set (0: the file could not

@@ -418,9 +418,15 @@ static int exec_target(struct parser *ps, const struct line *l, const char *d,
 		return push_unique(ps, l, dirs, full);
 	}
 	char hex[SHA256_HEX_LEN];
-	if (exec_hash_path(full, hex) < 0)
+	unsigned long long max = ps->p->exec.hash_max_size ? ps->p->exec.hash_max_size
+							    : POLICY_EXEC_HASH_MAX_SIZE;
+	if (exec_hash_path(full, max, hex) < 0) {
+		if (errno == EFBIG)
+			return lerr(ps->e, 0, l, off, "%s: %s is larger than the hash limit (%llu MiB; "
+				    "`exec hash-limit` before this line raises it)", d, full, max >> 20);
 		return lerr(ps->e, errno, l, off, "%s: cannot hash %s%s", d, full,
 			    errno == EINVAL ? " (not a regular file)" : "");
+	}
 	if (paths) {
 		_cleanup_free_ char *real = realpath(full, NULL);
 		if (real && push_unique(ps, l, paths, real) < 0)
@@ -460,6 +466,9 @@ static int exec_hash_limit(struct parser *ps, const struct line *l)
 	const char *why = policy_limit_parse(LIMIT_TMP, l->tok[2], &size);
 	if (why)
 		return lerr(ps->e, 0, l, l->off[2], "exec hash-limit: '%.200s' is %s", l->tok[2], why);
+	if (size == 0)
+		return lerr(ps->e, 0, l, l->off[2], "exec hash-limit: a size is needed, not unlimited "
+			    "(a file read without end would hold its exec for the whole time limit)");
 	char *end;
 	errno = 0;
 	double secs = strtod(l->tok[3], &end);

@@ -4,7 +4,8 @@
  * that every secret has a valid name, hosts none too wide, a source, and
  * a name that no environment list passes or sets; every limit set by a
  * line that says where, and written back in a form that parses to the
- * same value).
+ * same value; exec rules that hold only hashes, clean paths and limits in
+ * range).
  * Linked with replay.c it is fuzz-profile-replay, which replays a seed
  * corpus without clang.
  *
@@ -130,6 +131,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (policy_limit_parse(k, text, &again) || again != l->value)
 			abort();
 	}
+	/* Exec rules: only SHA-256s in lower-case hex, each once; directories
+	 * absolute and normalised; writable paths relative or absolute,
+	 * without '..'; a time limit in range whenever one was set. */
+	const struct strv *hashes[] = { &p.exec.deny, &p.exec.allow };
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < hashes[h]->n; i++) {
+			const char *x = hashes[h]->v[i];
+			if (strlen(x) != 64 || strspn(x, "0123456789abcdef") != 64)
+				abort();
+			for (size_t k = 0; k < i; k++)
+				if (strcmp(hashes[h]->v[k], x) == 0)
+					abort();
+		}
+	for (size_t i = 0; i < p.exec.allow_dirs.n; i++)
+		if (p.exec.allow_dirs.v[i][0] != '/' || path_has_dot_components(p.exec.allow_dirs.v[i]) ||
+		    strcmp(p.exec.allow_dirs.v[i], "/") == 0)
+			abort();
+	for (size_t i = 0; i < p.exec.allow_writable.n; i++)
+		if (!p.exec.allow_writable.v[i][0] || path_has_dot_components(p.exec.allow_writable.v[i]))
+			abort();
+	if (p.exec.hash_timeout_ms > 3600000 || (p.exec.hash_timeout_ms && !p.exec.hash_max_size))
+		abort();
 	policy_free(&p);
 	return 0;
 }

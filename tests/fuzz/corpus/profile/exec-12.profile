@@ -1,0 +1,1 @@
+exec hash-limit 64M 0.5

@@ -1,0 +1,1 @@
+exec hash-limit unlimited 1

@@ -1,0 +1,1 @@
+exec deny sha256:1234

@@ -1,0 +1,1 @@
+exec deny /etc/hostname
