@@ -1006,7 +1006,14 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	 * now that the kernel keeps writers off it. */
 	int fd = exe >= 0 ? fcntl(exe, F_DUPFD_CLOEXEC, 0) : -1;
 	if (fd < 0) {
-		swapped(x, p, NULL, "its running file cannot be had");
+		/* what runs cannot be looked at (out of descriptors): with
+		 * rules, it does not run; without, it is said */
+		bool kill_it = any_rules(x);
+		alert(x, "exec.unverified", p->s[MAIN].resolved, kill_it
+		      ? "what the exec loaded could not be looked at; killed before its first instruction"
+		      : "what the exec loaded could not be looked at; the record names the file checked");
+		x->killed += kill_it;
+		tracer_release(x->t, pid, kill_it);
 		done(x, p);
 		return;
 	}
