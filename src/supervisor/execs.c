@@ -350,6 +350,19 @@ static void nohash(struct subject *s, const char *why)
 	snprintf(s->why, sizeof s->why, "%s", why);
 }
 
+/* A hash job to the workers, and the deadline timer ticking while any
+ * waits. */
+static void submit(struct execs *x, struct hash_job *j)
+{
+	hashq_submit(x->q, j);
+	if (!x->ticking) {
+		struct itimerspec it = { .it_interval = { .tv_nsec = TICK_MS * 1000000L },
+					 .it_value = { .tv_nsec = TICK_MS * 1000000L } };
+		timerfd_settime(x->timer, 0, &it, NULL);
+		x->ticking = true;
+	}
+}
+
 /* A small file the agent cannot change (a system program) is hashed at
  * once: about a tenth of a millisecond for 1 MiB, less than a job's hand
  * over to a worker, and nothing the sandbox controls can make it slow. */
@@ -409,13 +422,7 @@ static void want(struct pexec *p, int i)
 	}
 	s->job = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
 	s->h = H_WAIT;
-	hashq_submit(x->q, s->job);
-	if (!x->ticking) {
-		struct itimerspec it = { .it_interval = { .tv_nsec = TICK_MS * 1000000L },
-					 .it_value = { .tv_nsec = TICK_MS * 1000000L } };
-		timerfd_settime(x->timer, 0, &it, NULL);
-		x->ticking = true;
-	}
+	submit(x, s->job);
 }
 
 /* Why a hash job gave no hash, in words. */
@@ -1019,13 +1026,7 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	}
 	x->misses++;
 	p->vjob = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
-	hashq_submit(x->q, p->vjob);
-	if (!x->ticking) {
-		struct itimerspec it = { .it_interval = { .tv_nsec = TICK_MS * 1000000L },
-					 .it_value = { .tv_nsec = TICK_MS * 1000000L } };
-		timerfd_settime(x->timer, 0, &it, NULL);
-		x->ticking = true;
-	}
+	submit(x, p->vjob);
 }
 
 void execs_on_sigchld(struct execs *x)

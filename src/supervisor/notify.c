@@ -356,6 +356,19 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 	free(name);
 }
 
+/* The event of the notification being handled, written before its answer:
+ * what the log cannot take does not run (log.c stops the sandbox then).
+ * true when it could not be written. */
+static bool emit_pending(struct notifier *n)
+{
+	bool unlogged = false;
+	if (n->event.kind) {
+		unlogged = audit_emit_event(n->log, n->event, NULL) < 0 && audit_failed(n->log);
+		n->event = (struct event){ 0 };
+	}
+	return unlogged;
+}
+
 /* `exec strict`: a file mapped as code. One on a noexec mount (what the
  * agent wrote) is refused here as the kernel would refuse it, and
  * recorded; anything else goes on (the kernel decides again). true when
@@ -398,11 +411,7 @@ int notifier_handle(struct notifier *n)
 	int nr = req->data.nr;
 	if (nr == SCMP_SYS(mmap)) {
 		bool refused = mmap_refused(n, req);
-		bool unlogged = false;
-		if (n->event.kind) {
-			unlogged = audit_emit_event(n->log, n->event, NULL) < 0 && audit_failed(n->log);
-			n->event = (struct event){ 0 };
-		}
+		bool unlogged = emit_pending(n);
 		struct seccomp_notif_resp *resp = n->resp;
 		memset(resp, 0, sizeof *resp);
 		resp->id = req->id;
@@ -468,13 +477,7 @@ int notifier_handle(struct notifier *n)
 			   (log_connect(n, req, mem), false);
 	if (mem >= 0)
 		close(mem);
-	/* The record first: what the log cannot take does not run (log.c
-	 * stops the sandbox then). */
-	bool unlogged = false;
-	if (n->event.kind) {
-		unlogged = audit_emit_event(n->log, n->event, NULL) < 0 && audit_failed(n->log);
-		n->event = (struct event){ 0 };
-	}
+	bool unlogged = emit_pending(n);
 	struct seccomp_notif_resp *resp = n->resp;
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
