@@ -321,8 +321,8 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern, unsigned flags,
 	      struct werr *e)
 {
-	if (list != RULES_ALLOW && list != RULES_DENY)
-		return werr_set(e, 0, "network rule list must be allow or deny");
+	if (list != RULES_ALLOW && list != RULES_DENY && list != RULES_ASK)
+		return werr_set(e, 0, "network rule list must be allow, deny or ask");
 	struct net_rule r;
 	if (rules_parse_pattern(&r, pattern, e) < 0)
 		return -1;
@@ -333,12 +333,12 @@ int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern,
 int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct net_rule *rule,
 		   struct werr *e)
 {
-	if (list != RULES_ALLOW && list != RULES_DENY)
-		return werr_set(e, 0, "network rule list must be allow or deny");
+	if (list != RULES_ALLOW && list != RULES_DENY && list != RULES_ASK)
+		return werr_set(e, 0, "network rule list must be allow, deny or ask");
 	struct net_rule r = *rule;
-	r.allow_private = list == RULES_ALLOW && r.allow_private;
-	struct net_rule **v = list == RULES_ALLOW ? &s->allow : &s->deny;
-	size_t *n = list == RULES_ALLOW ? &s->nallow : &s->ndeny;
+	r.allow_private = list != RULES_DENY && r.allow_private;
+	struct net_rule **v = list == RULES_ALLOW ? &s->allow : list == RULES_DENY ? &s->deny : &s->ask;
+	size_t *n = list == RULES_ALLOW ? &s->nallow : list == RULES_DENY ? &s->ndeny : &s->nask;
 	for (size_t i = 0; i < *n; i++) {
 		if (strcmp((*v)[i].text, r.text) == 0) {
 			(*v)[i].allow_private = (*v)[i].allow_private || r.allow_private;
@@ -355,6 +355,7 @@ void rules_free(struct net_rules *s)
 {
 	free(s->allow);
 	free(s->deny);
+	free(s->ask);
 	memset(s, 0, sizeof *s);
 }
 
@@ -424,6 +425,8 @@ enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint
 		return RULES_DENY;
 	if ((*rule = best_match(s->deny, s->ndeny, &h, port)))
 		return RULES_DENY;
+	if ((*rule = best_match(s->ask, s->nask, &h, port)))
+		return RULES_ASK;
 	if ((*rule = best_match(s->allow, s->nallow, &h, port)))
 		return RULES_ALLOW;
 	return RULES_UNKNOWN;

@@ -64,17 +64,17 @@ struct net_rule {
  * with P made printable. */
 int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e);
 
-enum rules_verdict { RULES_UNKNOWN = 0, RULES_ALLOW, RULES_DENY };
+enum rules_verdict { RULES_UNKNOWN = 0, RULES_ALLOW, RULES_DENY, RULES_ASK };
 
 struct net_rules {
-	struct net_rule *allow, *deny;
-	size_t nallow, ndeny;
+	struct net_rule *allow, *deny, *ask;
+	size_t nallow, ndeny, nask;
 };
 
 #define RULE_ALLOW_PRIVATE 0x1u /* flag of rules_add: the rule's names may resolve to private ranges */
 
-/* Parse `pattern` and append it to the allow (RULES_ALLOW) or deny
- * (RULES_DENY) list. flags: RULE_ALLOW_PRIVATE (allow lists only). A pattern
+/* Parse `pattern` and append it to the allow (RULES_ALLOW), deny
+ * (RULES_DENY) or ask (RULES_ASK: a question to a human) list. flags: RULE_ALLOW_PRIVATE (allow lists only). A pattern
  * equal to one already in the same list is not added twice (the flags are
  * merged). */
 int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern, unsigned flags,
@@ -87,13 +87,14 @@ void rules_free(struct net_rules *s);
 
 /* The decision point. host: as a client named it (canonicalised again here
  * with net_host_parse, so "Example.COM." and "example.com" are one host;
- * IPv6 with or without brackets). Deny wins over allow; an empty allow list
- * allows nothing. Among several matching rules of a list, the most specific
+ * IPv6 with or without brackets). Deny wins over ask, ask over allow (an
+ * ask rule names what needs a human's yes even where an allow rule covers
+ * it); an empty allow list allows nothing. Among several matching rules of a list, the most specific
  * is reported: an exact host or IP over a wildcard, a longer wildcard suffix
  * over a shorter one, a rule with a port over one without, then the first.
  *
  * Returns RULES_DENY (a deny rule matched, or the host is not a valid host:
- * *rule is then NULL), RULES_ALLOW, or RULES_UNKNOWN (no rule matched: the
+ * *rule is then NULL), RULES_ASK, RULES_ALLOW, or RULES_UNKNOWN (no rule matched: the
  * caller decides; *rule is NULL). rule may be NULL. */
 enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint16_t port,
 			       const struct net_rule **rule);

@@ -94,4 +94,7 @@ const char policy_builtin_default[] =
 	"\n"
 	"# Exec control: every exec is recorded with the SHA-256 of what runs; a\n"
 	"# file larger than this, or slower to read, is recorded without it.\n"
-	"exec hash-limit 1G 10\n";
+	"exec hash-limit 1G 10\n"
+	"\n"
+	"# A question an `ask` rule puts waits this long for an answer; none is a no.\n"
+	"approve timeout 60\n";

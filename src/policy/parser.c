@@ -16,8 +16,13 @@
  *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
- *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS
+ *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS |
+ *   exec ask TARGET | exec ask argv WORD...
  *   (TARGET: FILE, sha256:HEX, hashes:FILE, for allow also a DIR)
+ *   net ask PATTERN [private] | net default ask|deny
+ *   write ask GLOB
+ *   tool allow|deny|ask NAME [PATTERN...] | tool default allow|deny|ask
+ *   approve timeout SECONDS | approve command CMD [ARG...] | approve webhook URL
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -457,6 +462,33 @@ static int exec_writable(struct parser *ps, const struct line *l)
 	return push_unique(ps, l, &ps->p->exec.allow_writable, full);
 }
 
+/* The words of a line from token `from` on, joined by one space (into
+ * out); false when there are none. */
+static bool rest_of_line(const struct line *l, size_t from, char *out, size_t len)
+{
+	out[0] = '\0';
+	size_t n = 0;
+	for (size_t i = from; i < l->ntok; i++) {
+		int k = snprintf(out + n, len - n, "%s%s", n ? " " : "", l->tok[i]);
+		if (k < 0 || (size_t)k >= len - n)
+			return false;
+		n += (size_t)k;
+	}
+	return n > 0;
+}
+
+/* `exec ask argv WORD...` */
+static int exec_ask_argv(struct parser *ps, const struct line *l)
+{
+	char pat[1024];
+	if (l->ntok < 4)
+		return lerr(ps->e, 0, l, l->len, "exec ask argv: missing the words (a program's name, "
+			    "then its arguments: git push *)");
+	if (!rest_of_line(l, 3, pat, sizeof pat))
+		return lerr(ps->e, 0, l, l->off[3], "exec ask argv: the pattern is too long (max 1023)");
+	return push_unique(ps, l, &ps->p->exec.ask_argv, pat);
+}
+
 /* `exec hash-limit SIZE SECONDS` */
 static int exec_hash_limit(struct parser *ps, const struct line *l)
 {
@@ -484,7 +516,7 @@ static int exec_hash_limit(struct parser *ps, const struct line *l)
  * allow-writable PATH | hash-limit SIZE SECONDS` */
 static int do_exec(struct parser *ps, const struct line *l)
 {
-	static const char expected[] = "deny, allow, default, strict, allow-writable or hash-limit";
+	static const char expected[] = "deny, allow, ask, default, strict, allow-writable or hash-limit";
 	if (l->ntok < 2)
 		return lerr(ps->e, 0, l, l->len, "exec: missing argument (%s)", expected);
 	const char *w = l->tok[1];
@@ -498,6 +530,13 @@ static int do_exec(struct parser *ps, const struct line *l)
 		if (want_tokens(ps, l, 3, "exec allow") < 0)
 			return -1;
 		return exec_target(ps, l, "exec allow", &x->allow, NULL, &x->allow_dirs);
+	}
+	if (strcmp(w, "ask") == 0) {
+		if (l->ntok >= 3 && strcmp(l->tok[2], "argv") == 0)
+			return exec_ask_argv(ps, l);
+		if (want_tokens(ps, l, 3, "exec ask") < 0)
+			return -1;
+		return exec_target(ps, l, "exec ask", &x->ask, NULL, NULL);
 	}
 	if (strcmp(w, "default") == 0) {
 		if (want_tokens(ps, l, 3, "exec default") < 0)
@@ -526,11 +565,11 @@ static int do_exec(struct parser *ps, const struct line *l)
 
 /* Is this network rule (canonical pattern, action, `private`) already in
  * the policy? */
-static bool net_has(const struct policy *p, const struct net_rule *r, bool deny)
+static bool net_has(const struct policy *p, const struct net_rule *r, enum rules_verdict action)
 {
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *n = &p->net[i];
-		if (n->deny == deny && n->rule.allow_private == r->allow_private &&
+		if (n->action == action && n->rule.allow_private == r->allow_private &&
 		    strcmp(n->rule.text, r->text) == 0)
 			return true;
 	}
@@ -539,38 +578,51 @@ static bool net_has(const struct policy *p, const struct net_rule *r, bool deny)
 
 /* Append a compiled rule to the declared list and to the rule set; the
  * caller checked net_has and the limit. */
-static int net_push(struct policy *p, const struct net_rule *r, bool deny, const char *origin,
-		    struct werr *e)
+static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdict action,
+		    const char *origin, struct werr *e)
 {
-	if (rules_add_rule(&p->net_rules, deny ? RULES_DENY : RULES_ALLOW, r, e) < 0)
+	if (rules_add_rule(&p->net_rules, action, r, e) < 0)
 		return -1;
 	if ((p->nnet & (p->nnet - 1)) == 0) /* 0, 1, 2, 4 ...: full, double it */
 		p->net = xrealloc(p->net, (p->nnet ? 2 * p->nnet : 1) * sizeof *p->net);
 	p->net[p->nnet++] = (struct policy_net_rule){
 		.rule = *r,
-		.deny = deny,
+		.action = action,
 		.origin = xstrdup(origin),
 	};
 	return 0;
 }
 
-/* `net allow PATTERN [private]` or `net deny PATTERN`. The arguments are
- * checked first (count, option), then the pattern. */
+/* `net allow PATTERN [private]`, `net ask PATTERN [private]`, `net deny
+ * PATTERN`, or `net default ask|deny` (what no rule names). The arguments
+ * are checked first (count, option), then the pattern. */
 static int do_net(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
-		return lerr(ps->e, 0, l, l->len, "net: missing argument (allow or deny)");
+		return lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny or default)");
 	const char *act = l->tok[1];
-	bool deny;
+	if (strcmp(act, "default") == 0) {
+		if (want_tokens(ps, l, 3, "net default") < 0)
+			return -1;
+		if (strcmp(l->tok[2], "ask") != 0 && strcmp(l->tok[2], "deny") != 0)
+			return lerr(ps->e, 0, l, l->off[2], "net default: '%.200s' (expected ask or deny)",
+				    l->tok[2]);
+		p->net_default_ask = l->tok[2][0] == 'a';
+		return 0;
+	}
+	enum rules_verdict action;
 	if (strcmp(act, "allow") == 0)
-		deny = false;
+		action = RULES_ALLOW;
 	else if (strcmp(act, "deny") == 0)
-		deny = true;
+		action = RULES_DENY;
+	else if (strcmp(act, "ask") == 0)
+		action = RULES_ASK;
 	else
-		return lerr(ps->e, 0, l, l->off[1], "net: unknown action '%.200s' (expected allow or deny)",
-			    act);
-	const char *what = deny ? "net deny" : "net allow";
+		return lerr(ps->e, 0, l, l->off[1],
+			    "net: unknown action '%.200s' (expected allow, ask, deny or default)", act);
+	bool deny = action == RULES_DENY;
+	const char *what = action == RULES_DENY ? "net deny" : action == RULES_ASK ? "net ask" : "net allow";
 	if (l->ntok < 3)
 		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
 
@@ -578,12 +630,12 @@ static int do_net(struct parser *ps, const struct line *l)
 	if (l->ntok >= 4) {
 		const char *opt = l->tok[3];
 		if (deny && strcmp(opt, "private") == 0)
-			return lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow rules");
+			return lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow and ask rules");
 		if (deny)
 			return want_tokens(ps, l, 3, what);
 		if (strcmp(opt, "private") != 0)
-			return lerr(ps->e, 0, l, l->off[3], "net allow: unknown option '%.200s' (expected private)",
-				    opt);
+			return lerr(ps->e, 0, l, l->off[3], "%s: unknown option '%.200s' (expected private)",
+				    what, opt);
 		if (want_tokens(ps, l, 4, what) < 0)
 			return -1;
 		private_ok = true;
@@ -594,12 +646,12 @@ static int do_net(struct parser *ps, const struct line *l)
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
 		return lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
 	r.allow_private = private_ok;
-	if (net_has(p, &r, deny))
+	if (net_has(p, &r, action))
 		return 0;
 	if (room(ps, l, p->nnet) < 0)
 		return -1;
 	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
-	return net_push(p, &r, deny, origin, ps->e);
+	return net_push(p, &r, action, origin, ps->e);
 }
 
 /* Errors: "ORIGIN "P": WHY" (P made printable by rules_parse_pattern, ORIGIN
@@ -623,16 +675,17 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	if (deny && private_ok)
 		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
 	r.allow_private = private_ok;
-	if (net_has(p, &r, deny))
+	enum rules_verdict action = deny ? RULES_DENY : RULES_ALLOW;
+	if (net_has(p, &r, action))
 		return 0;
 	if (p->nnet >= MAX_ENTRIES)
 		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
-	return net_push(p, &r, deny, who, e);
+	return net_push(p, &r, action, who, e);
 }
 
 bool policy_net_allows_any(const struct policy *p)
 {
-	return p->net_rules.nallow > 0;
+	return p->net_rules.nallow > 0 || p->net_rules.nask > 0 || p->net_default_ask;
 }
 
 /* `env pass NAME` and `env set NAME=...` of a secret's NAME: refused, the
@@ -972,6 +1025,116 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
 	return l->ntok > 0;
 }
 
+/* `write ask GLOB`: relative to the workspace, as `mask` takes it. */
+static int do_write(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2 || strcmp(l->tok[1], "ask") != 0)
+		return lerr(ps->e, 0, l, l->ntok < 2 ? l->len : l->off[1],
+			    "write: expected `write ask GLOB`");
+	if (want_tokens(ps, l, 3, "write ask") < 0)
+		return -1;
+	const char *t = l->tok[2];
+	if (t[0] == '/')
+		return lerr(ps->e, 0, l, l->off[2], "write ask: pattern must be relative to the workspace: "
+			    "'%.200s'", t);
+	if (has_dotdot_component(t))
+		return lerr(ps->e, 0, l, l->off[2], "write ask: '..' components are not allowed: '%.200s'", t);
+	return push_unique(ps, l, &ps->p->write_ask, t);
+}
+
+static bool verdict_word(const char *w, enum rules_verdict *v)
+{
+	*v = strcmp(w, "allow") == 0 ? RULES_ALLOW : strcmp(w, "deny") == 0 ? RULES_DENY
+	   : strcmp(w, "ask") == 0 ? RULES_ASK : RULES_UNKNOWN;
+	return *v != RULES_UNKNOWN;
+}
+
+/* `tool allow|deny|ask NAME [PATTERN...]` or `tool default allow|deny|ask` */
+static int do_tool(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "tool: missing argument (allow, deny, ask or default)");
+	enum rules_verdict v;
+	if (strcmp(l->tok[1], "default") == 0) {
+		if (want_tokens(ps, l, 3, "tool default") < 0)
+			return -1;
+		if (!verdict_word(l->tok[2], &v))
+			return lerr(ps->e, 0, l, l->off[2], "tool default: '%.200s' (expected allow, deny or ask)",
+				    l->tok[2]);
+		p->tool_default = v;
+		return 0;
+	}
+	if (!verdict_word(l->tok[1], &v))
+		return lerr(ps->e, 0, l, l->off[1], "tool: unknown action '%.200s' (expected allow, deny, "
+			    "ask or default)", l->tok[1]);
+	if (l->ntok < 3)
+		return lerr(ps->e, 0, l, l->len, "tool %s: missing the tool's name (Bash, Write, mcp__*, *)",
+			    l->tok[1]);
+	char pat[1024];
+	bool has_pat = l->ntok > 3;
+	if (has_pat && !rest_of_line(l, 3, pat, sizeof pat))
+		return lerr(ps->e, 0, l, l->off[3], "tool %s: the pattern is too long (max 1023)", l->tok[1]);
+	if (room(ps, l, p->ntools) < 0)
+		return -1;
+	p->tools = xrealloc(p->tools, (p->ntools + 1) * sizeof *p->tools);
+	p->tools[p->ntools++] = (struct policy_tool_rule){
+		.action = v, .name = xstrdup(l->tok[2]), .pattern = has_pat ? xstrdup(pat) : NULL,
+		.origin = xasprintf("%s:%lu", l->name, l->lineno) };
+	return 0;
+}
+
+/* `approve timeout SECONDS | command CMD [ARG...] | webhook URL` */
+static int do_approve(struct parser *ps, const struct line *l)
+{
+	struct policy_approve *a = &ps->p->approve;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "approve: missing argument (timeout, command or webhook)");
+	const char *w = l->tok[1];
+	if (strcmp(w, "timeout") == 0) {
+		if (want_tokens(ps, l, 3, "approve timeout") < 0)
+			return -1;
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(l->tok[2], &end, 10);
+		if (errno || *end || l->tok[2][0] < '0' || l->tok[2][0] > '9' || v < 1 || v > 86400)
+			return lerr(ps->e, 0, l, l->off[2], "approve timeout: '%.200s' is not a number of "
+				    "seconds (1 to 86400)", l->tok[2]);
+		a->timeout_s = (unsigned)v;
+		return 0;
+	}
+	if (strcmp(w, "command") == 0) {
+		if (l->ntok < 3)
+			return lerr(ps->e, 0, l, l->len, "approve command: missing the command");
+		if (l->tok[2][0] != '/' && l->tok[2][0] != '~')
+			return lerr(ps->e, 0, l, l->off[2], "approve command: the program must be an absolute "
+				    "path or start with ~/: '%.200s'", l->tok[2]);
+		_cleanup_free_ char *prog = NULL;
+		if (expand_path(ps, l, l->off[2], "approve command", l->tok[2], &prog) < 0)
+			return -1;
+		strv_free(&a->command);
+		strv_push(&a->command, prog);
+		for (size_t i = 3; i < l->ntok; i++)
+			strv_push(&a->command, l->tok[i]);
+		return 0;
+	}
+	if (strcmp(w, "webhook") == 0) {
+		if (want_tokens(ps, l, 3, "approve webhook") < 0)
+			return -1;
+		const char *u = l->tok[2];
+		if (strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+			return lerr(ps->e, 0, l, l->off[2], "approve webhook: '%.200s' is not an http:// or "
+				    "https:// URL", u);
+		if (strlen(u) > 2048 || strpbrk(u, " \t\r\n\"<>\\^`{|}"))
+			return lerr(ps->e, 0, l, l->off[2], "approve webhook: not a valid URL: '%.200s'", u);
+		free(a->webhook);
+		a->webhook = xstrdup(u);
+		return 0;
+	}
+	return lerr(ps->e, 0, l, l->off[1], "approve: unknown setting '%.200s' (expected timeout, "
+		    "command or webhook)", w);
+}
+
 static int run_line(struct parser *ps, const struct line *l, int depth)
 {
 	const char *d = l->tok[0];
@@ -1001,6 +1164,12 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_limit(ps, l);
 	if (strcmp(d, "exec") == 0)
 		return do_exec(ps, l);
+	if (strcmp(d, "write") == 0)
+		return do_write(ps, l);
+	if (strcmp(d, "tool") == 0)
+		return do_tool(ps, l);
+	if (strcmp(d, "approve") == 0)
+		return do_approve(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -1088,6 +1257,17 @@ void policy_free(struct policy *p)
 	strv_free(&p->exec.allow);
 	strv_free(&p->exec.allow_dirs);
 	strv_free(&p->exec.allow_writable);
+	strv_free(&p->exec.ask);
+	strv_free(&p->exec.ask_argv);
+	strv_free(&p->write_ask);
+	for (size_t i = 0; i < p->ntools; i++) {
+		free(p->tools[i].name);
+		free(p->tools[i].pattern);
+		free(p->tools[i].origin);
+	}
+	free(p->tools);
+	strv_free(&p->approve.command);
+	free(p->approve.webhook);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);
 	strv_free(&p->env_set);

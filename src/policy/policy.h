@@ -22,8 +22,8 @@ struct policy_path {
  * (src/net/rules.h). */
 struct policy_net_rule {
 	struct net_rule rule;       /* rule.text: the canonical pattern;
-				       rule.allow_private: `private` (allow rules only) */
-	bool deny;
+				       rule.allow_private: `private` (allow and ask rules) */
+	enum rules_verdict action;  /* RULES_ALLOW, RULES_DENY or RULES_ASK */
 	char *origin;               /* "FILE:LINE", or "--allow-net" */
 };
 
@@ -93,6 +93,34 @@ struct policy_exec {
 	 * hash (refused while a rule needs one) */
 	unsigned long long hash_max_size;
 	unsigned hash_timeout_ms;
+	/* `exec ask TARGET`: SHA-256s whose exec waits for a human's answer
+	 * (src/control/approval.h) */
+	struct strv ask;
+	/* `exec ask argv WORD...`: argv patterns (the words joined by one
+	 * space; the first matches the program's name, the others its
+	 * arguments in order, with globs, a last `*` any rest): a guardrail,
+	 * the same question */
+	struct strv ask_argv;
+};
+
+/* A tool-call rule (`tool allow|deny|ask NAME [PATTERN...]`), decided for
+ * the tool calls an agent's hook reports (src/control/hook.h): NAME a glob
+ * over the tool's name (Bash, Write, mcp__server__tool), PATTERN a glob
+ * over what the call is about (a command, a path, a URL; the words joined
+ * by one space), NULL for any. */
+struct policy_tool_rule {
+	enum rules_verdict action;  /* RULES_ALLOW, RULES_DENY or RULES_ASK */
+	char *name, *pattern;
+	char *origin;               /* "FILE:LINE" */
+};
+
+/* Who answers the questions of `ask` rules, and for how long a question
+ * waits (src/control/approval.h). */
+#define POLICY_APPROVE_TIMEOUT_DEFAULT 60
+struct policy_approve {
+	unsigned timeout_s;         /* `approve timeout SECONDS`: no answer in time is a denial */
+	struct strv command;        /* `approve command CMD ARG...`: the reviewer, first */
+	char *webhook;              /* `approve webhook URL`: told of each question put to humans */
 };
 
 struct policy {
@@ -126,6 +154,17 @@ struct policy {
 	size_t nsecrets;
 	struct policy_limit limits[LIMIT_KINDS];
 	struct policy_exec exec;
+	/* `net default ask`: a destination no rule names is a question, not a
+	 * refusal */
+	bool net_default_ask;
+	/* `write ask GLOB`: a write-intent open, rename or unlink of a
+	 * workspace path matching one (relative to the workspace, at any depth
+	 * like `mask`) waits for an answer */
+	struct strv write_ask;
+	struct policy_tool_rule *tools; /* in order; the first that matches decides */
+	size_t ntools;
+	enum rules_verdict tool_default; /* `tool default allow|deny|ask` (RULES_UNKNOWN: allow) */
+	struct policy_approve approve;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

@@ -97,7 +97,8 @@ json_t *policy_to_json(const struct policy *p)
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *r = &p->net[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "action", json_string(r->deny ? "deny" : "allow"));
+		json_object_set_new(o, "action", json_string(r->action == RULES_DENY ? "deny"
+							     : r->action == RULES_ASK ? "ask" : "allow"));
 		json_object_set_new(o, "pattern", jstr(r->rule.text));
 		json_object_set_new(o, "private", json_boolean(r->rule.allow_private));
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
@@ -157,6 +158,23 @@ json_t *policy_to_json(const struct policy *p)
 		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
 		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0));
 	json_object_set_new(o, "limits", limits);
+	json_object_set_new(o, "net_default", json_string(p->net_default_ask ? "ask" : "deny"));
+	json_t *ex = json_object_get(o, "exec");
+	json_object_set_new(ex, "ask", jstrv(&x->ask));
+	json_object_set_new(ex, "ask_argv", jstrv(&x->ask_argv));
+	json_object_set_new(o, "write_ask", jstrv(&p->write_ask));
+	static const char *const verdicts[] = { "allow", "allow", "deny", "ask" };
+	json_t *tools = json_array();
+	for (size_t i = 0; i < p->ntools; i++) {
+		const struct policy_tool_rule *t = &p->tools[i];
+		json_array_append_new(tools, json_pack("{s:s,s:s,s:s?,s:s}", "action", verdicts[t->action],
+			"name", t->name, "pattern", t->pattern, "origin", t->origin));
+	}
+	json_object_set_new(o, "tools", json_pack("{s:o,s:s}", "rules", tools, "default",
+						  verdicts[p->tool_default]));
+	json_object_set_new(o, "approve", json_pack("{s:I,s:o,s:s?}", "timeout_s",
+		(json_int_t)p->approve.timeout_s, "command", jstrv(&p->approve.command),
+		"webhook", p->approve.webhook));
 	return o;
 }
 

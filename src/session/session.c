@@ -133,7 +133,7 @@ static int forwards_prepare(const struct policy *pol, struct net_forwards *f, st
 	for (size_t i = 0; i < pol->nnet; i++) {
 		const struct policy_net_rule *r = &pol->net[i];
 		const char *why = NULL;
-		if (!r->deny && forward_add_rule(f, &r->rule, &why) < 0)
+		if (r->action == RULES_ALLOW && forward_add_rule(f, &r->rule, &why) < 0)
 			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
 	}
 	return 0;

@@ -92,16 +92,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t nallow = 0;
 	for (size_t i = 0; i < p.nnet; i++) {
 		const struct net_rules *set = &p.net_rules;
-		const struct net_rule *v = p.net[i].deny ? set->deny : set->allow;
-		size_t n = p.net[i].deny ? set->ndeny : set->nallow, k = 0;
+		enum rules_verdict a = p.net[i].action;
+		const struct net_rule *v = a == RULES_DENY ? set->deny : a == RULES_ASK ? set->ask : set->allow;
+		size_t n = a == RULES_DENY ? set->ndeny : a == RULES_ASK ? set->nask : set->nallow, k = 0;
 		while (k < n && strcmp(v[k].text, p.net[i].rule.text) != 0)
 			k++;
 		if (k == n || (p.net[i].rule.allow_private && !v[k].allow_private))
 			abort();
-		nallow += !p.net[i].deny;
+		nallow += a != RULES_DENY;
 	}
-	if (p.net_rules.nallow + p.net_rules.ndeny > p.nnet ||
-	    policy_net_allows_any(&p) != (nallow > 0))
+	if (p.net_rules.nallow + p.net_rules.ndeny + p.net_rules.nask > p.nnet ||
+	    policy_net_allows_any(&p) != (nallow > 0 || p.net_default_ask))
 		abort();
 	for (size_t i = 0; i < p.nsecrets; i++) {
 		const struct policy_secret *sc = &p.secrets[i];

@@ -393,7 +393,7 @@ static void test_match(void)
 	CHECK(rules_add(&s, RULES_ALLOW, "*.com", 0, &e) == -1);
 	CHECK_STR(e.msg, "bad network pattern \"*.com\": a wildcard needs at least two labels after '*.'");
 	CHECK(rules_add(&s, RULES_UNKNOWN, "a.example", 0, &e) == -1);
-	CHECK_STR(e.msg, "network rule list must be allow or deny");
+	CHECK_STR(e.msg, "network rule list must be allow, deny or ask");
 
 	/* deny rules for addresses */
 	struct addr_ip ip;

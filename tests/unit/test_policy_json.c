@@ -46,7 +46,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 12);
+	CHECK(json_is_object(j) && json_object_size(j) == 16);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
@@ -117,13 +117,16 @@ static void test_shape(void)
 	memset(&p, 0, sizeof p);
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	CHECK_STR(s, "{\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
-		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"default\":\"allow\","
+	CHECK_STR(s, "{\"approve\":{\"command\":[],\"timeout_s\":0,\"webhook\":null},"
+		  "\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
+		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"ask\":[],\"ask_argv\":[],"
+		  "\"default\":\"allow\","
 		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"
 		  "\"strict\":false},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
-		  "\"mask\":[],\"net\":[],\"paths\":[],\"protect\":[],\"secrets\":[],"
-		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false}}");
+		  "\"mask\":[],\"net\":[],\"net_default\":\"deny\",\"paths\":[],\"protect\":[],\"secrets\":[],"
+		  "\"signal\":{\"grace\":0},\"sources\":[],\"terminal\":{\"clipboard\":false},"
+		  "\"tools\":{\"default\":\"allow\",\"rules\":[]},\"write_ask\":[]}");
 	free(s);
 	json_decref(j);
 }

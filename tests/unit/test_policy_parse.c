@@ -621,10 +621,10 @@ static void expect_net_n(int line, const struct policy *p, size_t i, const char 
 		return;
 	}
 	const struct policy_net_rule *r = &p->net[i];
-	if (strcmp(r->rule.text, pattern) != 0 || r->deny != deny ||
+	if (strcmp(r->rule.text, pattern) != 0 || (r->action == RULES_DENY) != deny ||
 	    r->rule.allow_private != private_ok || strcmp(r->origin, origin) != 0) {
 		fprintf(stderr, "%s:%d: net rule %zu\n  got:      %s %s%s (%s)\n  expected: %s %s%s (%s)\n",
-			__FILE__, line, i, r->deny ? "deny" : "allow", r->rule.text,
+			__FILE__, line, i, r->action == RULES_DENY ? "deny" : "allow", r->rule.text,
 			r->rule.allow_private ? " private" : "", r->origin, deny ? "deny" : "allow",
 			pattern, private_ok ? " private" : "", origin);
 		failures++;
@@ -755,11 +755,11 @@ static void test_net_compiled(void)
 
 	/* Each declared rule is compiled: kind, host or address, port. */
 	const struct policy_net_rule *r = &p.net[0];
-	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.port == 443 && !r->deny);
+	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.port == 443 && r->action == RULES_ALLOW);
 	CHECK_STR(r->rule.host, "example.com");
 	CHECK_STR(r->origin, "c.profile:1");
 	r = &p.net[1];
-	CHECK(r->rule.kind == NET_RULE_IP && r->rule.port == 0 && r->deny);
+	CHECK(r->rule.kind == NET_RULE_IP && r->rule.port == 0 && r->action == RULES_DENY);
 	uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x09 };
 	struct addr_ip ip;
 	addr_ip_from_v6(&ip, v6);
@@ -775,7 +775,7 @@ static void test_net_compiled(void)
 	CHECK(r->rule.kind == NET_RULE_HOST && r->rule.allow_private);
 	CHECK_STR(r->origin, "c.profile:5");
 	r = &p.net[6];
-	CHECK(r->rule.kind == NET_RULE_HOST && !r->deny);
+	CHECK(r->rule.kind == NET_RULE_HOST && r->action == RULES_ALLOW);
 	CHECK_STR(r->rule.text, "registry.test");
 	CHECK_STR(r->origin, "--allow-net");
 
@@ -800,7 +800,7 @@ static void test_net_compiled(void)
 	 * order, would give (what the supervisor used to do). */
 	struct net_rules again = { 0 };
 	for (size_t i = 0; i < p.nnet; i++)
-		CHECK(rules_add(&again, p.net[i].deny ? RULES_DENY : RULES_ALLOW, p.net[i].rule.text,
+		CHECK(rules_add(&again, p.net[i].action, p.net[i].rule.text,
 				p.net[i].rule.allow_private ? RULE_ALLOW_PRIVATE : 0, &e) == 0);
 	CHECK(again.nallow == p.net_rules.nallow && again.ndeny == p.net_rules.ndeny);
 	for (size_t i = 0; i < again.nallow && i < p.net_rules.nallow; i++) {
@@ -825,10 +825,14 @@ static void test_net_compiled(void)
 
 static void test_net_errors(void)
 {
-	EXPECT_ERR("net\n", "t.profile:1:4: net: missing argument (allow or deny)");
-	EXPECT_ERR("net   # nothing\n", "t.profile:1:4: net: missing argument (allow or deny)");
-	EXPECT_ERR("net permit x.com\n", "t.profile:1:5: net: unknown action 'permit' (expected allow or deny)");
-	EXPECT_ERR("net Allow x.com\n", "t.profile:1:5: net: unknown action 'Allow' (expected allow or deny)");
+	EXPECT_ERR("net\n", "t.profile:1:4: net: missing argument (allow, ask, deny or default)");
+	EXPECT_ERR("net   # nothing\n", "t.profile:1:4: net: missing argument (allow, ask, deny or default)");
+	EXPECT_ERR("net permit x.com\n",
+		   "t.profile:1:5: net: unknown action 'permit' (expected allow, ask, deny or default)");
+	EXPECT_ERR("net Allow x.com\n",
+		   "t.profile:1:5: net: unknown action 'Allow' (expected allow, ask, deny or default)");
+	EXPECT_ERR("net default allow\n", "t.profile:1:13: net default: 'allow' (expected ask or deny)");
+	EXPECT_ERR("net ask\n", "t.profile:1:8: net ask: missing argument");
 	EXPECT_ERR("net allow\n", "t.profile:1:10: net allow: missing argument");
 	EXPECT_ERR("net deny\n", "t.profile:1:9: net deny: missing argument");
 	EXPECT_ERR("net  deny \t\n", "t.profile:1:10: net deny: missing argument");
@@ -838,7 +842,7 @@ static void test_net_errors(void)
 		   "t.profile:1:17: net allow: unknown option 'PRIVATE' (expected private)");
 	EXPECT_ERR("net allow x.com private private\n", "t.profile:1:25: net allow: unexpected argument 'private'");
 	EXPECT_ERR("net allow x.com private a b c\n", "t.profile:1:25: net allow: unexpected argument 'a'");
-	EXPECT_ERR("net deny x.com private\n", "t.profile:1:16: net deny: 'private' is only for allow rules");
+	EXPECT_ERR("net deny x.com private\n", "t.profile:1:16: net deny: 'private' is only for allow and ask rules");
 	EXPECT_ERR("net deny x.com extra\n", "t.profile:1:16: net deny: unexpected argument 'extra'");
 	EXPECT_ERR("net deny x.com a b c d\n", "t.profile:1:16: net deny: unexpected argument 'a'");
 	/* Arguments are checked before the pattern. */
