@@ -241,6 +241,36 @@ struct event ev_kill(const struct ev_kill *x)
 		"to", "sandbox", "reason", x->reason, "grace_s", (json_int_t)x->grace_s));
 }
 
+struct event ev_approval(const struct ev_approval *x)
+{
+	json_t *f = json_pack("{s:s, s:s, s:s}", "id", x->id, "kind", x->kind, "phase", x->phase);
+	json_t *esc = NULL;
+	if (f && x->subject)
+		json_set_bytes(f, "subject", x->subject, &esc);
+	if (f && x->summary)
+		json_set_bytes(f, "summary", x->summary, &esc);
+	if (f && x->detail)
+		json_object_set(f, "detail", x->detail);
+	if (f && x->decision >= 0)
+		json_object_set_new(f, "decision", json_string(x->decision ? "allow" : "deny"));
+	if (f && x->by)
+		json_object_set_new(f, "by", json_string(x->by));
+	if (f && x->who)
+		json_set_bytes(f, "who", x->who, &esc);
+	if (f && x->scope)
+		json_object_set_new(f, "scope", json_string(x->scope));
+	if (f && x->pattern)
+		json_set_bytes(f, "pattern", x->pattern, &esc);
+	if (f && x->ttl_s)
+		json_object_set_new(f, "ttl_s", json_integer(x->ttl_s));
+	if (f && x->reason)
+		json_set_bytes(f, "reason", x->reason, &esc);
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of("approval", f);
+}
+
 struct event ev_limit(const struct ev_limit *x)
 {
 	return event_of("limit", json_pack("{s:s, s:s, s:s}", "kind", x->kind, "limit", x->limit,

@@ -165,6 +165,24 @@ struct ev_limit {
 };
 struct event ev_limit(const struct ev_limit *x);
 
+/* A question for a human (src/control/approval.h) and what became of it:
+ * phase "asked" (put), "reviewed" (the reviewer handed it to the humans),
+ * "answered", "remembered" (answered at once by an earlier answer's
+ * scope), "timeout", "cancelled" (the asker went away) or "ended" (the
+ * session ended first). */
+struct ev_approval {
+	const char *id, *kind, *phase;
+	const char *subject, *summary;
+	json_t *detail;          /* borrowed; NULL: left out */
+	int decision;            /* 1 allow, 0 deny, -1 none (left out) */
+	const char *by, *who;    /* the channel, and who on it; NULL: left out */
+	const char *scope;       /* "once", "session", "pattern"; NULL: left out */
+	const char *pattern;
+	unsigned ttl_s;          /* 0: left out */
+	const char *reason;
+};
+struct event ev_approval(const struct ev_approval *x);
+
 /* The first line of every log. */
 struct ev_session_start {
 	const char *version;

@@ -15,6 +15,8 @@ static void usage(FILE *out)
 	      "  policy show [--profile FILE] [--agent NAME] [-- CMD]\n"
 	      "                                   print the effective policy as JSON\n"
 	      "  state list|reset AGENT           agents' state kept across sessions\n"
+	      "  approve [ID allow|deny] [--follow]\n"
+	      "                                   answer the questions of `ask` rules\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "state") == 0)
 		return cmd_state(argc - 1, argv + 1);
+	if (strcmp(cmd, "approve") == 0)
+		return cmd_approve(argc - 1, argv + 1);
 	if (strcmp(cmd, "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(cmd, "log") == 0)

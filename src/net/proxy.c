@@ -65,7 +65,7 @@
 #define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
 #define BUSY_BYTES (4 << 20)
 
-enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT };
+enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT, S_ASKING };
 enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
 
 struct conn;
@@ -121,6 +121,7 @@ struct conn {
 	size_t head_len;           /* plain: the forwarded head's bytes at the start of to_u */
 	void *guard;               /* the guard's per-connection state, or NULL */
 	bool intercepted;          /* handed to an interception thread (S_INTERCEPT) */
+	const void *question;      /* S_ASKING: the open question (proxy_asker) */
 	unsigned requests;
 	char leak_why[256];        /* the guard refused: why */
 };
@@ -162,6 +163,8 @@ struct proxy {
 	bool stop;
 	struct proxy_guard guard;
 	bool guarded;
+	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
+	bool default_ask;          /* a destination no rule names is a question */
 	int done_pipe[2];          /* interception threads report here */
 	int stop_pipe[2];          /* closing [1] stops every interception thread */
 	struct item idone;
@@ -260,6 +263,9 @@ static void update_interest(struct conn *c)
 		break;
 	case S_RESOLVING:
 	case S_INTERCEPT:
+		break;
+	case S_ASKING:
+		ec = EPOLLRDHUP; /* only whether the client gives up */
 		break;
 	case S_DIALING:
 		eu = EPOLLOUT;
@@ -379,6 +385,10 @@ static void conn_free(struct conn *c)
 	if (c->state == S_RESOLVING) { /* a resolver thread holds c: free on its answer */
 		c->resolving_dead = true;
 		return;
+	}
+	if (c->question) {
+		px->asker.cancel(px->asker.ctx, c->question);
+		c->question = NULL;
 	}
 	log_conn(c);
 	close_fd(px, &c->cfd, &c->ev_c, &c->reg_c);
@@ -682,8 +692,45 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 	dial_next(c);
 }
 
-/* The rules' verdict on host:port. Unknown destinations are refused for now:
- * this is the one place the approvals issue turns into a question. */
+static void go_on(struct conn *c, const struct net_host *h);
+
+/* A human's answer to the question of c's destination. */
+static void net_answered(void *ctx, bool allow, const char *why)
+{
+	struct conn *c = ctx;
+	c->question = NULL;
+	if (c->dead)
+		return;
+	if (!allow) {
+		refuse(c, 403, SOCKS5_NOT_ALLOWED, why);
+		return;
+	}
+	snprintf(c->reason, sizeof c->reason, "%s", why);
+	go_on(c, &c->dest);
+}
+
+/* An `ask` rule (or `net default ask`) names the destination: the
+ * connection waits, unread, while a human is asked (proxy_asker). */
+static void ask_human(struct conn *c, const struct net_host *h, const struct net_rule *rule)
+{
+	bool v6 = h->kind == NET_HOST_IPV6;
+	char subject[NET_HOST_MAX + 16], summary[NET_HOST_MAX + 64];
+	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
+	const char *via = c->socks ? "SOCKS5" : c->plain ? "HTTP" : "HTTP CONNECT";
+	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
+	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?}", "host", h->name, "port", c->port, "method",
+				   c->method[0] ? c->method : c->socks ? "socks5" : "?", "rule",
+				   rule ? rule->text : NULL);
+	c->state = S_ASKING;
+	update_interest(c);
+	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, net_answered, c);
+	/* answered at once (an earlier answer covers it): c went on already */
+	if (q && c->state == S_ASKING)
+		c->question = q;
+}
+
+/* The rules' verdict on host:port: allowed, refused, or (an ask rule, `net
+ * default ask`) a question for a human. */
 static void decide(struct conn *c, const struct net_host *h)
 {
 	snprintf(c->host, sizeof c->host, "%s", h->name);
@@ -693,6 +740,12 @@ static void decide(struct conn *c, const struct net_host *h)
 	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
 	if (rule)
 		snprintf(c->rule, sizeof c->rule, "%s", rule->text);
+	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
+	if (ask && c->px->asker.ask) {
+		c->allow_rule = rule;
+		ask_human(c, h, rule);
+		return;
+	}
 	if (v != RULES_ALLOW) {
 		char r[700];
 		if (v == RULES_DENY)
@@ -705,6 +758,12 @@ static void decide(struct conn *c, const struct net_host *h)
 		return;
 	}
 	c->allow_rule = rule;
+	go_on(c, h);
+}
+
+/* The destination is allowed: its addresses (resolved by a worker). */
+static void go_on(struct conn *c, const struct net_host *h)
+{
 	if (h->kind != NET_HOST_NAME) {
 		got_addresses(c, &h->ip, 1);
 		return;
@@ -1117,6 +1176,12 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 		if (n == 0 || (n < 0 && errno != EAGAIN) || (events & (EPOLLHUP | EPOLLERR)))
 			conn_free(c);
 		return;
+	case S_ASKING:
+		if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+			snprintf(c->reason, sizeof c->reason, "the client closed while a human was asked");
+			conn_free(c);
+		}
+		return;
 	case S_RESOLVING:
 	case S_INTERCEPT:
 		return;
@@ -1200,6 +1265,12 @@ void proxy_dispatch(struct proxy *px)
 }
 
 int proxy_fd(const struct proxy *px) { return px->ep; }
+
+void proxy_set_asker(struct proxy *px, const struct proxy_asker *a, bool default_ask)
+{
+	px->asker = *a;
+	px->default_ask = default_ask;
+}
 
 void proxy_set_guard(struct proxy *px, const struct proxy_guard *g)
 {

@@ -66,6 +66,19 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 void proxy_add_forward(struct proxy *p, int listener, const struct net_forward *fw);
 /* Guard every connection with g (copied; its ctx must outlive the proxy). */
 void proxy_set_guard(struct proxy *p, const struct proxy_guard *g);
+
+/* Who answers the question of a destination an ask rule (or `net default
+ * ask`) names: ask puts it (subject "host:port", a summary for a human, the
+ * fields, taken) and returns a handle, or NULL when it called done at once;
+ * cancel withdraws it (the client went away). The connection waits unread
+ * meanwhile. Without an asker, such a destination is refused. */
+struct proxy_asker {
+	const void *(*ask)(void *ctx, const char *subject, const char *summary, json_t *detail,
+			   void (*done)(void *cbctx, bool allow, const char *why), void *cbctx);
+	void (*cancel)(void *ctx, const void *question);
+	void *ctx;
+};
+void proxy_set_asker(struct proxy *p, const struct proxy_asker *a, bool default_ask);
 /* The fd to watch for readability; then call proxy_dispatch. */
 int proxy_fd(const struct proxy *p);
 void proxy_dispatch(struct proxy *p);

@@ -683,6 +683,15 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	return net_push(p, &r, action, who, e);
 }
 
+bool policy_asks(const struct policy *p)
+{
+	bool tool_ask = p->tool_default == RULES_ASK;
+	for (size_t i = 0; i < p->ntools && !tool_ask; i++)
+		tool_ask = p->tools[i].action == RULES_ASK;
+	return p->net_rules.nask || p->net_default_ask || p->exec.ask.n || p->exec.ask_argv.n ||
+	       p->write_ask.n || tool_ask;
+}
+
 bool policy_net_allows_any(const struct policy *p)
 {
 	return p->net_rules.nallow > 0 || p->net_rules.nask > 0 || p->net_default_ask;

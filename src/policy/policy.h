@@ -215,8 +215,12 @@ bool policy_secret_add_host(struct policy_secret *s, const struct net_rule *r);
 void policy_secret_bind(struct policy *p, struct policy_secret *s);
 void policy_secret_clear(struct policy_secret *s);
 
-/* May anything go out at all: does any rule allow a destination (so that
- * the proxy can lead somewhere)? */
+/* Can the session put a question to a human: does any rule ask
+ * (src/control/approval.h)? */
+bool policy_asks(const struct policy *p);
+
+/* May anything go out at all: does any rule allow a destination, or may a
+ * human allow one (so that the proxy can lead somewhere)? */
 bool policy_net_allows_any(const struct policy *p);
 
 /* The effective policy as a JSON object (new reference). */

@@ -52,6 +52,7 @@
 #include "../audit/escape.h"
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
+#include "../control/approval.h"
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
@@ -108,6 +109,8 @@ struct pexec {
 	struct hash_job *vjob;      /* the hash of /proc/PID/exe at the exec stop */
 	pid_t now;                  /* its id at the exec stop */
 	int exe;                    /* its /proc/PID/exe then (O_PATH) */
+	const struct question *question; /* an `exec ask` rule's, open */
+	bool asked;                 /* a human said yes */
 };
 
 struct execs {
@@ -127,6 +130,7 @@ struct execs {
 	bool tracing;               /* PTRACE_SEIZE works here */
 	struct execpath *ep;
 	unsigned long unwatched;    /* execs that could not have run anything else */
+	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
 	struct pexec *list;         /* pending: unanswered, or traced */
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif *unused_req;
@@ -504,6 +508,8 @@ static void alert(struct execs *x, const char *rule, const char *path, const cha
 
 static void pexec_free(struct pexec *p)
 {
+	if (p->question)
+		approvals_cancel(p->x->ap, p->question);
 	for (int i = 0; i < NSUBJ; i++)
 		subject_clear(&p->s[i]);
 	if (p->vjob)
@@ -633,12 +639,106 @@ static bool cannot_change(struct execs *x, const struct pexec *p)
 				       strlen(p->path) + 1);
 }
 
+/* Does `exec ask argv` pattern pat (words joined by one space) match p's
+ * argv? The first word against the program's name (argv[0]'s, or the
+ * file's), each next one against the next argument; a last "*" matches any
+ * rest, none included. */
+static bool argv_matches(const struct pexec *p, const char *pat)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", pat);
+	size_t i = 0;
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), i++) {
+		if (i == 0) {
+			const char *a0 = p->argv.n ? p->argv.v[0] : "", *b0 = strrchr(a0, '/');
+			const char *res = p->s[MAIN].resolved ? p->s[MAIN].resolved : "";
+			const char *br = strrchr(res, '/');
+			if (fnmatch(w, b0 ? b0 + 1 : a0, 0) != 0 && fnmatch(w, br ? br + 1 : res, 0) != 0)
+				return false;
+			continue;
+		}
+		if (strcmp(w, "*") == 0 && !strtok_r(NULL, " ", &save))
+			return true;
+		if (i >= p->argv.n || fnmatch(w, p->argv.v[i], 0) != 0)
+			return false;
+	}
+	return i == p->argv.n;
+}
+
+/* The rule that asks a human about p, in words, or NULL. */
+static bool needs_ask(const struct execs *x, const struct pexec *p, char *rule, size_t len)
+{
+	const struct strv *hashes = &x->rules->ask, *pats = &x->rules->ask_argv;
+	for (int i = 0; i < NSUBJ; i++)
+		for (size_t k = 0; p->s[i].h == H_DONE && k < hashes->n; k++)
+			if (strcmp(hashes->v[k], p->s[i].hex) == 0) {
+				snprintf(rule, len, "exec ask sha256:%s", p->s[i].hex);
+				return true;
+			}
+	for (size_t k = 0; k < pats->n; k++)
+		if (argv_matches(p, pats->v[k])) {
+			snprintf(rule, len, "exec ask argv %s", pats->v[k]);
+			return true;
+		}
+	return false;
+}
+
+static void finish(struct execs *x, struct pexec *p);
+
+/* A human's answer to p's question. */
+static void exec_answered(void *ctx, bool allow, const char *why)
+{
+	struct pexec *p = ctx;
+	struct execs *x = p->x;
+	p->question = NULL;
+	if (!allow) {
+		record(x, p, why);
+		answer(x, p, EACCES);
+		done(x, p);
+		return;
+	}
+	p->asked = true;
+	finish(x, p);
+}
+
+/* An `exec ask` rule matches: the exec waits in its notification while a
+ * human is asked. */
+static void ask_human(struct execs *x, struct pexec *p, const char *rule)
+{
+	const struct subject *m = &p->s[MAIN];
+	char args[2048] = "";
+	for (size_t i = 0, n = 0; i < p->argv.n && n < sizeof args - 1; i++)
+		n += (size_t)snprintf(args + n, sizeof args - n, "%s%s", i ? " " : "", p->argv.v[i]);
+	char subject[4096], summary[2600];
+	snprintf(subject, sizeof subject, "sha256:%s %s @ %s", m->h == H_DONE ? m->hex : "unknown", args,
+		 p->cwd);
+	snprintf(summary, sizeof summary, "run %s (in %s)", args[0] ? args : p->path, p->cwd);
+	bool escaped = false;
+	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
+	json_t *detail = json_pack("{s:s,s:s?,s:o,s:s,s:s?,s:I,s:s}", "path", p->path, "resolved",
+				   m->resolved, "argv", argv, "cwd", p->cwd, "sha256",
+				   hex_or_null(m), "pid", (json_int_t)p->inner, "rule", rule);
+	const struct question *q = approvals_ask(x->ap, APPROVAL_EXEC, subject, summary, detail,
+						 exec_answered, p);
+	if (q)
+		p->question = q;
+}
+
 /* Every hash of p is in (or its time is up): decide, record, answer. */
 static void finish(struct execs *x, struct pexec *p)
 {
 	char why[256];
 	bool by_rule = decide(x, p, why, sizeof why);
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
+	char rule[1100];
+	if (!why[0] && !p->asked && needs_ask(x, p, rule, sizeof rule)) {
+		if (x->ap) {
+			ask_human(x, p, rule);
+			return;
+		}
+		snprintf(why, sizeof why, "%.200s asks a human, and none can be asked", rule);
+		by_rule = true;
+	}
 	if (why[0]) {
 		if (by_rule)
 			alert(x, "exec.denied", where, why);
@@ -1121,6 +1221,11 @@ void execs_free(struct execs *x)
 	if (x->resp)
 		seccomp_notify_free(x->unused_req, x->resp);
 	free(x);
+}
+
+void execs_set_approvals(struct execs *x, struct approvals *ap)
+{
+	x->ap = ap;
 }
 
 json_t *execs_stats(const struct execs *x)

@@ -39,6 +39,11 @@ void execs_on_timer(struct execs *x);
 /* SIGCHLD: a watched exec may have ended. */
 void execs_on_sigchld(struct execs *x);
 
+/* Who answers `exec ask` rules (approval.h); without, such an exec is
+ * refused. */
+struct approvals;
+void execs_set_approvals(struct execs *x, struct approvals *ap);
+
 /* What the session's execs cost and found, for session.end: the hash
  * cache's hits and misses, execs verified and swapped. */
 json_t *execs_stats(const struct execs *x);

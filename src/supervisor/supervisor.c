@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../control/approval.h"
+#include "../control/control.h"
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
@@ -266,7 +268,7 @@ struct source {
 
 struct loop {
 	int ep;
-	struct source src[12];
+	struct source src[16];
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	int tty;             /* the user's terminal the pty mirrors (window size) */
@@ -349,6 +351,69 @@ static void on_exec_hashes(struct loop *l, const struct source *src, uint32_t ev
 static void on_exec_timer(struct loop *l, const struct source *src, uint32_t events)
 {
 	execs_on_timer(src->ctx);
+}
+
+/* ---- questions for a human ---- */
+
+struct asking {
+	struct approvals *ap;
+	struct control *ctl;
+};
+
+static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	approvals_on_timer(src->ctx);
+}
+
+static void on_control(struct loop *l, const struct source *src, uint32_t events)
+{
+	control_dispatch(src->ctx);
+}
+
+/* The proxy's asker (proxy.h) over the broker. */
+static const void *net_ask(void *ctx, const char *subject, const char *summary, json_t *detail,
+			   void (*done)(void *, bool, const char *), void *cbctx)
+{
+	return approvals_ask(ctx, APPROVAL_NET, subject, summary, detail, done, cbctx);
+}
+
+static void net_cancel(void *ctx, const void *q)
+{
+	approvals_cancel(ctx, q);
+}
+
+static void control_freep(struct control **c)
+{
+	control_free(*c);
+}
+
+static void approvals_freep(struct approvals **a)
+{
+	approvals_free(*a);
+}
+
+/* The broker for the session, and its control socket in warden's state
+ * directory (a control socket that cannot be made is said; the other
+ * channels still ask). */
+static int asking_start(const struct sandbox_spec *s, struct audit *log, struct approvals **ap,
+			struct control **ctl, struct werr *e)
+{
+	const char *path = audit_path(log), *base = strrchr(path, '/');
+	char session[64];
+	snprintf(session, sizeof session, "%s", base ? base + 1 : path);
+	char *dot = strstr(session, ".jsonl");
+	if (dot)
+		*dot = '\0';
+	*ap = approvals_new(log, session, s->policy);
+	if (!*ap)
+		return werr_errno(e, "supervisor: the questions' timer");
+	_cleanup_free_ char *dir = xasprintf("%s/control", s->logdir);
+	struct werr ce = { 0 };
+	*ctl = control_new(dir, session, *ap, log, &ce);
+	if (!*ctl)
+		fprintf(stderr, "warden: %s; `warden approve` cannot answer this session's questions\n",
+			ce.msg);
+	return 0;
 }
 
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
@@ -440,7 +505,7 @@ struct term {
  * returns its exit status (init reaped), or -1. */
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
-		      struct limits_watch *w, struct ws_ctx *wsx, struct werr *e)
+		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -458,6 +523,10 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	loop_add(&l, listener, on_seccomp, nt);
 	loop_add(&l, execs_hash_fd(x), on_exec_hashes, x);
 	loop_add(&l, execs_timer_fd(x), on_exec_timer, x);
+	if (ask->ap)
+		loop_add(&l, approvals_timer_fd(ask->ap), on_approval_timer, ask->ap);
+	if (ask->ctl)
+		loop_add(&l, control_fd(ask->ctl), on_control, ask->ctl);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
@@ -609,6 +678,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
+	/* Questions for a human (`ask` rules): the broker and the control
+	 * socket of `warden approve`, made before what asks them (freed after:
+	 * the askers withdraw their questions as they go). */
+	_cleanup_(control_freep) struct control *ctl = NULL;
+	_cleanup_(approvals_freep) struct approvals *ap = NULL;
+	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, e) < 0)
+		return -1;
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
@@ -637,6 +713,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 			proxy_add_forward(px, steal_fd(&fwd.fd[i]), &s->forwards.v[i]);
 	if (s->guard)
 		proxy_set_guard(px, s->guard);
+	if (ap) {
+		proxy_set_asker(px, &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel, .ctx = ap },
+				s->policy->net_default_ask);
+		execs_set_approvals(x, ap);
+	}
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
@@ -654,7 +735,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	/* A log that cannot be written stops the sandbox at once: nothing runs
 	 * unrecorded (the log says what it could, log.c). */
 	audit_on_failure(log, on_log_failure, &c);
-	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, e);
+	struct asking ask = { .ap = ap, .ctl = ctl };
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, e);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);
 	audit_on_failure(log, NULL, NULL);

@@ -1,0 +1,353 @@
+/* approve_cmd.c - `warden approve`: the open questions of every running
+ * session of this user (their control sockets, src/control/control.h),
+ * answering one by id, or following them as they come. A socket nobody
+ * listens on any more (a session that was killed) is removed. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../common/util.h"
+#include "cli.h"
+
+#define MAX_SESSIONS 256
+
+static const char approve_usage[] =
+	"usage: warden approve [--json]\n"
+	"       warden approve ID allow|deny [--session | --pattern GLOB] [--ttl SECONDS] [--reason TEXT]\n"
+	"       warden approve --follow\n"
+	"\n"
+	"Without arguments: the questions warden's sessions wait on (ID, what, how long left).\n"
+	"ID allow|deny answers one: only this time (the default), for the rest of its session\n"
+	"(--session: the same destination, program and arguments, path or tool call), or for\n"
+	"everything of its kind whose subject matches GLOB (--pattern); --ttl limits the last two.\n"
+	"--follow prints each question as it is asked and as it ends. Questions time out as\n"
+	"denials (`approve timeout` in the profile, 60 s by default).\n";
+
+/* warden's control directory, or NULL. */
+static char *control_dir(void)
+{
+	_cleanup_free_ char *logdir = audit_dir(user_home());
+	return logdir ? xasprintf("%s/control", logdir) : NULL;
+}
+
+/* A connection to one session's socket (dir/name), or -1 (a stale one is
+ * removed). */
+static int connect_session(const char *dir, const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name) >= (int)sizeof sa.sun_path)
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		if (errno == ECONNREFUSED)
+			unlink(sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The sockets' names in dir (SESSION.sock), up to max. */
+static size_t sessions(const char *dir, char names[][96], size_t max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && l < 96 && strcmp(de->d_name + l - 5, ".sock") == 0)
+			snprintf(names[n++], 96, "%s", de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static int send_line(int fd, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (!s)
+		return -1;
+	size_t n = strlen(s);
+	s[n] = '\n'; /* json_dumps' NUL replaced: write n + 1 bytes */
+	int r = write_all(fd, s, n + 1);
+	free(s);
+	return r;
+}
+
+/* One line from fd (within 5 s), parsed; NULL on end, timeout or junk. */
+static json_t *read_line(int fd, char *buf, size_t cap, size_t *have, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(buf, '\n', *have);
+		if (nl) {
+			json_t *j = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+			size_t used = (size_t)(nl - buf) + 1;
+			memmove(buf, nl + 1, *have - used);
+			*have -= used;
+			return j;
+		}
+		if (*have == cap)
+			return NULL;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return NULL;
+		ssize_t r = read(fd, buf + *have, cap - *have);
+		if (r <= 0)
+			return NULL;
+		*have += (size_t)r;
+	}
+}
+
+static json_t *request(int fd, json_t *req)
+{
+	static char buf[1 << 20];
+	size_t have = 0;
+	if (send_line(fd, req) < 0)
+		return NULL;
+	return read_line(fd, buf, sizeof buf, &have, 5000);
+}
+
+static void print_question(json_t *q, const char *session)
+{
+	printf("%-14s %-5s %4llds  %s\n", json_string_value(json_object_get(q, "id")),
+	       json_string_value(json_object_get(q, "kind")),
+	       (long long)json_integer_value(json_object_get(q, "remaining_s")),
+	       json_string_value(json_object_get(q, "summary")));
+	(void)session;
+}
+
+static int list(bool as_json)
+{
+	_cleanup_free_ char *dir = control_dir();
+	if (!dir) {
+		fprintf(stderr, "warden approve: no home directory (set HOME)\n");
+		return EXIT_WARDEN;
+	}
+	static char names[MAX_SESSIONS][96];
+	size_t n = sessions(dir, names, MAX_SESSIONS);
+	json_t *all = json_array();
+	for (size_t i = 0; i < n; i++) {
+		int fd = connect_session(dir, names[i]);
+		if (fd < 0)
+			continue;
+		json_t *r = request(fd, json_pack("{s:s}", "op", "list"));
+		close(fd);
+		json_t *qs = json_object_get(r, "questions");
+		size_t k;
+		json_t *q;
+		json_array_foreach(qs, k, q) {
+			json_object_set(q, "session", json_object_get(r, "session"));
+			json_array_append(all, q);
+		}
+		json_decref(r);
+	}
+	if (as_json) {
+		char *s = json_dumps(all, JSON_INDENT(2));
+		printf("%s\n", s ? s : "[]");
+		free(s);
+	} else if (json_array_size(all) == 0) {
+		printf("no open questions\n");
+	} else {
+		printf("%-14s %-5s %5s  %s\n", "ID", "KIND", "LEFT", "QUESTION");
+		size_t k;
+		json_t *q;
+		json_array_foreach(all, k, q)
+			print_question(q, json_string_value(json_object_get(q, "session")));
+	}
+	json_decref(all);
+	return 0;
+}
+
+/* The session whose socket serves question id ("PREFIX-N": the session's
+ * id ends with "-PREFIX"). */
+static int connect_for(const char *dir, const char *id)
+{
+	const char *dash = strrchr(id, '-');
+	if (!dash || dash == id)
+		return -1;
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, "-%.*s.sock", (int)(dash - id), id);
+	static char names[MAX_SESSIONS][96];
+	size_t n = sessions(dir, names, MAX_SESSIONS);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]), sl = strlen(suffix);
+		if (l > sl && strcmp(names[i] + l - sl, suffix) == 0)
+			return connect_session(dir, names[i]);
+	}
+	return -1;
+}
+
+static int answer(const char *id, const char *decision, const char *scope, const char *pattern,
+		  long ttl, const char *reason)
+{
+	_cleanup_free_ char *dir = control_dir();
+	int fd = dir ? connect_for(dir, id) : -1;
+	if (fd < 0) {
+		fprintf(stderr, "warden approve: no running session has question %s\n", id);
+		return 1;
+	}
+	json_t *req = json_pack("{s:s,s:s,s:s,s:s}", "op", "answer", "id", id, "decision", decision,
+				"scope", scope);
+	if (pattern)
+		json_object_set_new(req, "pattern", json_string(pattern));
+	if (ttl >= 0)
+		json_object_set_new(req, "ttl", json_integer(ttl));
+	if (reason)
+		json_object_set_new(req, "reason", json_string(reason));
+	json_t *r = request(fd, req);
+	close(fd);
+	if (!r || !json_is_true(json_object_get(r, "ok"))) {
+		const char *err = json_string_value(json_object_get(r, "error"));
+		fprintf(stderr, "warden approve: %s\n", err ? err : "no answer from the session");
+		json_decref(r);
+		return 1;
+	}
+	json_decref(r);
+	printf("%s: %s\n", id, decision);
+	return 0;
+}
+
+/* Every session's questions as they come, new sessions found once a
+ * second, until interrupted. */
+static int follow(void)
+{
+	_cleanup_free_ char *dir = control_dir();
+	if (!dir)
+		return EXIT_WARDEN;
+	struct sess {
+		char name[96];
+		int fd;
+		char buf[65536];
+		size_t have;
+	};
+	static struct sess ss[MAX_SESSIONS];
+	size_t nss = 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (;;) {
+		static char names[MAX_SESSIONS][96];
+		size_t n = sessions(dir, names, MAX_SESSIONS);
+		for (size_t i = 0; i < n && nss < MAX_SESSIONS; i++) {
+			bool known = false;
+			for (size_t k = 0; k < nss && !known; k++)
+				known = strcmp(ss[k].name, names[i]) == 0 && ss[k].fd >= 0;
+			if (known)
+				continue;
+			int fd = connect_session(dir, names[i]);
+			if (fd < 0)
+				continue;
+			if (send_line(fd, json_pack("{s:s}", "op", "follow")) < 0) {
+				close(fd);
+				continue;
+			}
+			struct sess *s = &ss[nss++];
+			memcpy(s->name, names[i], sizeof s->name);
+			s->name[sizeof s->name - 1] = '\0';
+			s->fd = fd;
+			s->have = 0;
+		}
+		struct pollfd p[MAX_SESSIONS];
+		for (size_t k = 0; k < nss; k++)
+			p[k] = (struct pollfd){ .fd = ss[k].fd, .events = POLLIN };
+		if (poll(p, nss, 1000) < 0 && errno != EINTR)
+			return EXIT_WARDEN;
+		for (size_t k = 0; k < nss; k++) {
+			if (ss[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP)))
+				continue;
+			json_t *j;
+			while ((j = read_line(ss[k].fd, ss[k].buf, sizeof ss[k].buf, &ss[k].have, 0))) {
+				const char *ev = json_string_value(json_object_get(j, "event"));
+				json_t *qs = json_object_get(j, "questions");
+				size_t i;
+				json_t *q;
+				if (qs)
+					json_array_foreach(qs, i, q)
+						print_question(q, ss[k].name);
+				else if (ev && strcmp(ev, "asked") == 0)
+					print_question(json_object_get(j, "question"), ss[k].name);
+				else if (ev && strcmp(ev, "ended") == 0)
+					printf("%-14s ended: %s by %s\n",
+					       json_string_value(json_object_get(j, "id")),
+					       json_string_value(json_object_get(j, "decision")),
+					       json_string_value(json_object_get(j, "by")));
+				json_decref(j);
+			}
+			if (p[k].revents & POLLHUP) {
+				close(ss[k].fd);
+				ss[k].fd = -1;
+			}
+		}
+		/* drop the ended sessions */
+		size_t w = 0;
+		for (size_t k = 0; k < nss; k++)
+			if (ss[k].fd >= 0)
+				ss[w++] = ss[k];
+		nss = w;
+	}
+}
+
+int cmd_approve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "session", no_argument, NULL, 's' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "ttl", required_argument, NULL, 't' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool as_json = false, do_follow = false, per_session = false;
+	const char *pattern = NULL, *reason = NULL;
+	long ttl = -1;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': as_json = true; break;
+		case 'f': do_follow = true; break;
+		case 's': per_session = true; break;
+		case 'p': pattern = optarg; break;
+		case 'r': reason = optarg; break;
+		case 't': {
+			char *end;
+			errno = 0;
+			ttl = strtol(optarg, &end, 10);
+			if (errno || *end || ttl < 0 || ttl > 30L * 86400) {
+				fprintf(stderr, "warden approve: --ttl takes seconds (0 to 2592000)\n");
+				return 2;
+			}
+			break;
+		}
+		case 'h': fputs(approve_usage, stdout); return 0;
+		default: fputs(approve_usage, stderr); return 2;
+		}
+	}
+	int rest = argc - optind;
+	if (do_follow && rest == 0)
+		return follow();
+	if (rest == 0 && !per_session && !pattern && ttl < 0)
+		return list(as_json);
+	if (rest != 2 || (strcmp(argv[optind + 1], "allow") != 0 && strcmp(argv[optind + 1], "deny") != 0) ||
+	    (per_session && pattern) || (ttl >= 0 && !per_session && !pattern)) {
+		fputs(approve_usage, stderr);
+		return 2;
+	}
+	return answer(argv[optind], argv[optind + 1], pattern ? "pattern" : per_session ? "session" : "once",
+		      pattern, ttl, reason);
+}

@@ -1,0 +1,373 @@
+/* approval.c - the question broker (approval.h): open questions in a list,
+ * the answers remembered for the session (grants, newest first, each with
+ * its kind, an exact subject or a pattern, and an expiry), one timerfd
+ * armed at the nearest deadline, the reviewer first and the human channels
+ * after it, an `approval` event at each step. */
+#include "approval.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+#define MAX_CHANNELS 8
+#define MAX_GRANTS 1024
+
+struct qent {
+	struct question q;
+	char *subject, *summary;
+	approval_done done;
+	void *ctx;
+	bool under_review;
+	struct qent *next;
+};
+
+struct grant {
+	enum approval_kind kind;
+	char *what;              /* the subject, or a pattern */
+	bool pattern, allow;
+	struct timespec expires; /* CLOCK_MONOTONIC; 0: the session's end */
+	char *by;
+};
+
+struct approvals {
+	struct audit *log;
+	char prefix[24];         /* of the ids: the session's random part */
+	unsigned timeout_s;
+	unsigned long next_id;
+	struct qent *open;
+	struct grant grants[MAX_GRANTS];
+	size_t ngrants;
+	struct approval_channel channels[MAX_CHANNELS];
+	size_t nchannels;
+	struct approval_channel reviewer;
+	bool has_reviewer;
+	int timer;
+};
+
+static const char *const kind_names[] = { "net", "exec", "write", "tool" };
+static const char *const scope_names[] = { "once", "session", "pattern" };
+
+const char *approval_kind_name(enum approval_kind k)
+{
+	return (unsigned)k < ARRAY_LEN(kind_names) ? kind_names[k] : "?";
+}
+
+static struct timespec mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The timer at the nearest deadline, or off. */
+static void rearm(struct approvals *a)
+{
+	struct itimerspec it = { 0 };
+	for (struct qent *e = a->open; e; e = e->next)
+		if (!it.it_value.tv_sec && !it.it_value.tv_nsec ? true : before(&e->q.deadline, &it.it_value))
+			it.it_value = e->q.deadline;
+	timerfd_settime(a->timer, TFD_TIMER_ABSTIME, &it, NULL);
+}
+
+static void emit(struct approvals *a, const struct qent *e, const char *phase, int decision,
+		 const char *by, const char *who, const struct approval_answer *ans, const char *reason)
+{
+	audit_emit_event(a->log, ev_approval(&(struct ev_approval){
+		.id = e->q.id, .kind = e->q.kind_name, .phase = phase, .subject = e->subject,
+		.summary = e->summary, .detail = strcmp(phase, "asked") == 0 ? e->q.detail : NULL,
+		.decision = decision, .by = by, .who = who,
+		.scope = ans ? scope_names[ans->scope] : NULL,
+		.pattern = ans && ans->scope == SCOPE_PATTERN ? ans->pattern : NULL,
+		.ttl_s = ans && ans->scope != SCOPE_ONCE ? ans->ttl_s : 0, .reason = reason }), NULL);
+}
+
+struct approvals *approvals_new(struct audit *log, const char *session, const struct policy *p)
+{
+	struct approvals *a = xcalloc(1, sizeof *a);
+	a->log = log;
+	const char *dash = session ? strrchr(session, '-') : NULL;
+	snprintf(a->prefix, sizeof a->prefix, "%s", dash ? dash + 1 : session ? session : "q");
+	a->timeout_s = p->approve.timeout_s ? p->approve.timeout_s : POLICY_APPROVE_TIMEOUT_DEFAULT;
+	a->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (a->timer < 0) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void qent_free(struct qent *e)
+{
+	free(e->subject);
+	free(e->summary);
+	json_decref(e->q.detail);
+	free(e);
+}
+
+static void unlink_open(struct approvals *a, struct qent *e)
+{
+	for (struct qent **pp = &a->open; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	rearm(a);
+}
+
+/* The channels that saw the question are told of its end. */
+static void tell_ended(struct approvals *a, const struct qent *e, bool allow, const char *by)
+{
+	if (e->under_review) {
+		if (a->has_reviewer && a->reviewer.ended)
+			a->reviewer.ended(a->reviewer.ctx, &e->q, allow, by);
+		return;
+	}
+	for (size_t i = 0; i < a->nchannels; i++)
+		if (a->channels[i].ended)
+			a->channels[i].ended(a->channels[i].ctx, &e->q, allow, by);
+}
+
+/* e ends with this answer: recorded, told, the asker called, freed. */
+static void finish(struct approvals *a, struct qent *e, bool allow, const char *phase, const char *by,
+		   const char *who, const struct approval_answer *ans, const char *reason)
+{
+	unlink_open(a, e);
+	emit(a, e, phase, allow, by, who, ans, reason);
+	tell_ended(a, e, allow, by);
+	char why[512];
+	snprintf(why, sizeof why, "%s by %s%s%s", allow ? "allowed" : "denied", by,
+		 reason ? ": " : "", reason ? reason : "");
+	approval_done done = e->done;
+	void *ctx = e->ctx;
+	qent_free(e);
+	if (done)
+		done(ctx, allow, why);
+}
+
+void approvals_free(struct approvals *a)
+{
+	if (!a)
+		return;
+	while (a->open) {
+		struct qent *e = a->open;
+		a->open = e->next;
+		emit(a, e, "ended", 0, NULL, NULL, NULL, "the session ended first");
+		tell_ended(a, e, false, "session end");
+		qent_free(e);
+	}
+	for (size_t i = 0; i < a->ngrants; i++) {
+		free(a->grants[i].what);
+		free(a->grants[i].by);
+	}
+	if (a->timer >= 0)
+		close(a->timer);
+	free(a);
+}
+
+/* A remembered answer for this kind and subject, or NULL. */
+static const struct grant *granted(struct approvals *a, enum approval_kind kind, const char *subject)
+{
+	struct timespec now = mono_now();
+	for (size_t i = a->ngrants; i-- > 0;) {
+		const struct grant *g = &a->grants[i];
+		if (g->kind != kind || ((g->expires.tv_sec || g->expires.tv_nsec) && before(&g->expires, &now)))
+			continue;
+		if (g->pattern ? fnmatch(g->what, subject, 0) == 0 : strcmp(g->what, subject) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static void remember(struct approvals *a, enum approval_kind kind, const char *subject,
+		     const struct approval_answer *ans)
+{
+	if (ans->scope == SCOPE_ONCE)
+		return;
+	if (a->ngrants == MAX_GRANTS) {
+		/* the oldest goes */
+		free(a->grants[0].what);
+		free(a->grants[0].by);
+		memmove(&a->grants[0], &a->grants[1], (MAX_GRANTS - 1) * sizeof a->grants[0]);
+		a->ngrants--;
+	}
+	struct grant *g = &a->grants[a->ngrants++];
+	*g = (struct grant){ .kind = kind, .pattern = ans->scope == SCOPE_PATTERN, .allow = ans->allow,
+			     .what = xstrdup(ans->scope == SCOPE_PATTERN ? ans->pattern : subject),
+			     .by = xstrdup(ans->by ? ans->by : "?") };
+	if (ans->ttl_s) {
+		g->expires = mono_now();
+		g->expires.tv_sec += ans->ttl_s;
+	}
+}
+
+const struct question *approvals_ask(struct approvals *a, enum approval_kind kind, const char *subject,
+				     const char *summary, json_t *detail, approval_done done, void *ctx)
+{
+	struct qent *e = xcalloc(1, sizeof *e);
+	snprintf(e->q.id, sizeof e->q.id, "%s-%lu", a->prefix, ++a->next_id);
+	e->q.kind = kind;
+	e->q.kind_name = approval_kind_name(kind);
+	e->subject = xstrdup(subject);
+	e->summary = xstrdup(summary);
+	e->q.subject = e->subject;
+	e->q.summary = e->summary;
+	e->q.detail = detail ? detail : json_object();
+	clock_gettime(CLOCK_REALTIME, &e->q.asked);
+	e->q.deadline = mono_now();
+	e->q.deadline.tv_sec += a->timeout_s;
+	e->q.timeout_s = a->timeout_s;
+	e->done = done;
+	e->ctx = ctx;
+	const struct grant *g = granted(a, kind, subject);
+	if (g) {
+		char why[256];
+		snprintf(why, sizeof why, "an earlier answer (%s, by %s) covers it",
+			 g->pattern ? g->what : "this subject", g->by);
+		emit(a, e, "remembered", g->allow, g->by, NULL, NULL, why);
+		bool allow = g->allow;
+		char msg[300];
+		snprintf(msg, sizeof msg, "%s: %s", allow ? "allowed" : "denied", why);
+		qent_free(e);
+		if (done)
+			done(ctx, allow, msg);
+		return NULL;
+	}
+	e->next = a->open;
+	a->open = e;
+	rearm(a);
+	emit(a, e, "asked", -1, NULL, NULL, NULL, NULL);
+	if (a->has_reviewer) {
+		e->under_review = true;
+		a->reviewer.asked(a->reviewer.ctx, &e->q);
+	} else {
+		e->q.reviewed = true;
+		for (size_t i = 0; i < a->nchannels; i++)
+			if (a->channels[i].asked)
+				a->channels[i].asked(a->channels[i].ctx, &e->q);
+	}
+	return &e->q;
+}
+
+static struct qent *find_entry(const struct approvals *a, const char *id)
+{
+	for (struct qent *e = a->open; e; e = e->next)
+		if (strcmp(e->q.id, id) == 0)
+			return e;
+	return NULL;
+}
+
+const struct question *approvals_find(const struct approvals *a, const char *id)
+{
+	struct qent *e = find_entry(a, id);
+	return e ? &e->q : NULL;
+}
+
+void approvals_cancel(struct approvals *a, const struct question *q)
+{
+	if (!q)
+		return;
+	struct qent *e = find_entry(a, q->id);
+	if (!e)
+		return;
+	unlink_open(a, e);
+	emit(a, e, "cancelled", -1, NULL, NULL, NULL, "the action it held went away");
+	tell_ended(a, e, false, "cancelled");
+	qent_free(e);
+}
+
+int approvals_answer(struct approvals *a, const char *id, const struct approval_answer *ans)
+{
+	struct qent *e = find_entry(a, id);
+	if (!e || e->under_review) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (ans->scope > SCOPE_PATTERN ||
+	    (ans->scope == SCOPE_PATTERN && (!ans->pattern || !ans->pattern[0] ||
+					     fnmatch(ans->pattern, e->subject, 0) != 0))) {
+		errno = EINVAL;
+		return -1;
+	}
+	remember(a, e->q.kind, e->subject, ans);
+	finish(a, e, ans->allow, "answered", ans->by ? ans->by : "?", ans->who, ans, ans->reason);
+	return 0;
+}
+
+int approvals_review(struct approvals *a, const char *id, enum review_verdict v, const char *reason)
+{
+	struct qent *e = find_entry(a, id);
+	if (!e || !e->under_review) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (v != REVIEW_ASK) {
+		struct approval_answer ans = { .allow = v == REVIEW_ALLOW, .scope = SCOPE_ONCE,
+					       .by = "reviewer", .reason = reason };
+		finish(a, e, ans.allow, "answered", "reviewer", NULL, &ans, reason);
+		return 0;
+	}
+	/* to the humans */
+	if (a->reviewer.ended)
+		a->reviewer.ended(a->reviewer.ctx, &e->q, false, "reviewer: ask");
+	e->under_review = false;
+	e->q.reviewed = true;
+	emit(a, e, "reviewed", -1, "reviewer", NULL, NULL, reason ? reason : "the reviewer asks a human");
+	for (size_t i = 0; i < a->nchannels; i++)
+		if (a->channels[i].asked)
+			a->channels[i].asked(a->channels[i].ctx, &e->q);
+	return 0;
+}
+
+void approvals_add_channel(struct approvals *a, const struct approval_channel *ch)
+{
+	if (a->nchannels < MAX_CHANNELS)
+		a->channels[a->nchannels++] = *ch;
+}
+
+void approvals_set_reviewer(struct approvals *a, const struct approval_channel *ch)
+{
+	a->reviewer = *ch;
+	a->has_reviewer = ch->asked != NULL;
+}
+
+size_t approvals_open(const struct approvals *a, const struct question **out, size_t max)
+{
+	size_t n = 0;
+	for (struct qent *e = a->open; e && n < max; e = e->next)
+		if (!e->under_review)
+			out[n++] = &e->q;
+	return n;
+}
+
+int approvals_timer_fd(const struct approvals *a)
+{
+	return a->timer;
+}
+
+void approvals_on_timer(struct approvals *a)
+{
+	uint64_t ticks;
+	(void)!read(a->timer, &ticks, sizeof ticks);
+	struct timespec now = mono_now();
+	for (struct qent *e = a->open, *next; e; e = next) {
+		next = e->next;
+		if (before(&now, &e->q.deadline))
+			continue;
+		char why[96];
+		snprintf(why, sizeof why, "no answer within %u s", e->q.timeout_s);
+		finish(a, e, false, "timeout", "timeout", NULL, NULL, why);
+		next = a->open; /* finish may have changed the list */
+	}
+	rearm(a);
+}

@@ -1,0 +1,39 @@
+/* control.h - the session's control socket: a unix socket outside the
+ * sandbox, in warden's own state directory (DIR/control/SESSION.sock, the
+ * directory mode 0700, the socket 0600), never mounted in; only a client of
+ * the same uid as warden is served (SO_PEERCRED). `warden approve` talks to
+ * it: one JSON object a line each way.
+ *
+ *   {"op":"list"}                 -> {"ok":true,"session":S,"questions":[Q...]}
+ *   {"op":"answer","id":ID,"decision":"allow"|"deny","scope":"once"|"session"|"pattern",
+ *    "pattern":P,"ttl":SECONDS,"reason":R}
+ *                                 -> {"ok":true} | {"ok":false,"error":E}
+ *   {"op":"follow"}               -> the list, then {"event":"asked","question":Q} and
+ *                                    {"event":"ended","id":ID,"decision":D,"by":B} as they come
+ *
+ * Q: {"id","kind","subject","summary","detail","asked" (ISO 8601),"timeout_s","remaining_s"}.
+ * A client that sends more than a line of 64 KiB, or anything but these,
+ * gets {"ok":false,"error":...} (and, past the size, the door). */
+#pragma once
+#include <jansson.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "approval.h"
+
+struct control;
+
+/* Listen at dir/SESSION.sock for a's questions. NULL with e set when the
+ * directory or the socket cannot be made safely. */
+struct control *control_new(const char *dir, const char *session, struct approvals *a,
+			    struct audit *log, struct werr *e);
+/* Stop listening, close the clients, remove the socket. */
+void control_free(struct control *c);
+/* The loop's source: the listener and every client, one epoll fd. */
+int control_fd(const struct control *c);
+void control_dispatch(struct control *c);
+/* The socket's path. */
+const char *control_path(const struct control *c);
+
+/* A question as the protocol writes it (new reference). */
+json_t *control_question_json(const struct question *q);
