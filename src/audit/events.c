@@ -161,6 +161,10 @@ struct event ev_file(const struct ev_file *x)
 		json_set_bytes(f, keys[i], x->paths[i], &esc);
 	if (f && x->has_flags)
 		json_object_set_new(f, "flags", json_sprintf("0x%llx", x->flags));
+	if (f && x->decision)
+		json_object_set_new(f, "decision", json_string(x->decision));
+	if (f && x->reason)
+		json_set_bytes(f, "reason", x->reason, &esc);
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

@@ -107,6 +107,8 @@ struct ev_file {
 	const char *paths[2];    /* absolute inside the sandbox; NULL = unreadable (null) */
 	bool has_flags;
 	unsigned long long flags;
+	const char *decision;    /* `write ask`: "allow" or "deny"; NULL: left out */
+	const char *reason;      /* why, with a decision */
 };
 struct event ev_file(const struct ev_file *x);
 

@@ -46,6 +46,7 @@
 #include "target.h"
 #include "unixconn.h"
 #include "execs.h"
+#include "writeask.h"
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
@@ -71,6 +72,7 @@ static const struct file_op file_ops[] = {
 	{ "linkat", "link", 1, 0, 3, 2, 4 },
 	{ "symlink", "symlink", -1, -1, 1, -1, -1 },
 	{ "symlinkat", "symlink", -1, -1, 2, 1, -1 },
+	{ "truncate", "truncate", 0, -1, -1, -1, -1 },
 };
 
 struct notifier {
@@ -90,11 +92,19 @@ struct notifier {
 	int reserve[RESERVE_FDS];
 	unsigned long blind;     /* execs refused because they could not be inspected */
 	struct execs *execs;     /* where exec notifications go (execs.h) */
+	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
+	bool audit_files;        /* file operations recorded (else only asked about) */
 };
 
 void notifier_set_execs(struct notifier *n, struct execs *x)
 {
 	n->execs = x;
+}
+
+void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa)
+{
+	n->audit_files = audit_files;
+	n->wa = wa;
 }
 
 static void reserve_take(struct notifier *n)
@@ -282,7 +292,9 @@ static const struct file_op *file_op_of(const struct notifier *n, int nr)
 	return NULL;
 }
 
-static void log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
+/* A file operation: recorded (`audit files`), or held for a question
+ * (`write ask`: true, answered later by writeask.c). */
+static bool log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
 		     const struct file_op *op)
 {
 	char cwd[PATH_MAX] = "", p[64];
@@ -299,10 +311,15 @@ static void log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		x.paths[x.npaths++] = arg_path(req, mem, op->path2, op->dirfd2, cwd);
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
-	if (seccomp_notify_id_valid(n->fd, req->id) == 0)
-		later(n, ev_file(&x));
+	bool held = false;
+	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
+		held = writeask_check(n->wa, req, &x);
+		if (!held && n->audit_files)
+			later(n, ev_file(&x));
+	}
 	for (int i = 0; i < x.npaths; i++)
 		free((char *)x.paths[i]);
+	return held;
 }
 
 /* An open that creates with a set-id mode: the filter's rule for it
@@ -470,8 +487,11 @@ int notifier_handle(struct notifier *n)
 			 seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (!cont || ignore || unchecked)
 		log_refusal(n, req, ignore);
-	else if (valid && fop)
-		log_file(n, req, mem, fop);
+	else if (valid && fop && log_file(n, req, mem, fop)) {
+		close(mem); /* held: writeask.c answers it */
+		reserve_take(n);
+		return 0;
+	}
 	else if (valid)
 		emulated = connect_unix(n, req, mem, &emu_err, &emu_val) ||
 			   (log_connect(n, req, mem), false);

@@ -1,6 +1,7 @@
 /* notify.h - the supervisor's side of the seccomp user notifications: turn
  * each notified syscall into an audit event and answer it (see notify.c). */
 #pragma once
+#include <stdbool.h>
 #include "../audit/audit.h"
 #include "../common/util.h"
 
@@ -11,6 +12,10 @@ struct execs;
 /* Where exec notifications go (execs.h): recorded, decided and answered
  * there. Without it an exec is let through unrecorded. */
 void notifier_set_execs(struct notifier *n, struct execs *x);
+/* File operations (notified with `audit files` or `write ask`): recorded
+ * when audit_files, held for a question when wa's globs name them. */
+struct writeask;
+void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa);
 /* Handle one pending notification: log it, then answer (EPERM for a
  * refused syscall, continue for an exec). 0, or -1 if the listener broke. */
 int notifier_handle(struct notifier *n);

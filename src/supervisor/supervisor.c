@@ -37,6 +37,7 @@
 #include "../sandbox/wswatch.h"
 #include "execs.h"
 #include "notify.h"
+#include "writeask.h"
 #include "pty.h"
 #include "stop.h"
 
@@ -382,6 +383,11 @@ static void net_cancel(void *ctx, const void *q)
 	approvals_cancel(ctx, q);
 }
 
+static void writeask_freep(struct writeask **w)
+{
+	writeask_free(*w);
+}
+
 static void control_freep(struct control **c)
 {
 	control_free(*c);
@@ -704,6 +710,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	if (!x)
 		return -1;
 	notifier_set_execs(nt, x);
+	/* `write ask`: file operations held for a question (freed before the
+	 * broker: it withdraws what it holds) */
+	_cleanup_(writeask_freep) struct writeask *wa =
+		writeask_new(&s->policy->write_ask, s->workspace, ap, listener, log);
+	notifier_set_files(nt, s->policy->audit_files, wa);
 	_cleanup_(proxy_freep) struct proxy *px =
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
 	if (!px)

@@ -1,0 +1,150 @@
+/* writeask.c - the questions of `write ask` (writeask.h): the operations
+ * held, each with a copy of its event, until the broker's answer. */
+#include "writeask.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../control/approval.h"
+
+struct held {
+	struct writeask *w;
+	struct held *next;
+	__u64 id;
+	struct ev_file x;          /* its paths owned */
+	const struct question *question;
+};
+
+struct writeask {
+	const struct strv *globs;
+	char *workspace;
+	struct approvals *ap;
+	int listener;
+	struct audit *log;
+	struct held *held;
+	struct seccomp_notif_resp *resp;
+	struct seccomp_notif *unused;
+};
+
+struct writeask *writeask_new(const struct strv *globs, const char *workspace, struct approvals *ap,
+			      int listener, struct audit *log)
+{
+	if (!globs->n || !ap)
+		return NULL;
+	struct writeask *w = xcalloc(1, sizeof *w);
+	w->globs = globs;
+	w->workspace = xstrdup(workspace);
+	w->ap = ap;
+	w->listener = listener;
+	w->log = log;
+	if (seccomp_notify_alloc(&w->unused, &w->resp) < 0) {
+		free(w->workspace);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void held_free(struct held *h)
+{
+	for (int i = 0; i < h->x.npaths; i++)
+		free((char *)h->x.paths[i]);
+	free(h);
+}
+
+void writeask_free(struct writeask *w)
+{
+	if (!w)
+		return;
+	while (w->held) {
+		struct held *h = w->held;
+		w->held = h->next;
+		approvals_cancel(w->ap, h->question);
+		held_free(h);
+	}
+	seccomp_notify_free(w->unused, w->resp);
+	free(w->workspace);
+	free(w);
+}
+
+/* The glob that names path (absolute), or NULL. */
+static const char *named(const struct writeask *w, const char *path)
+{
+	if (!path || !path_is_within(path, w->workspace))
+		return NULL;
+	size_t wl = strlen(w->workspace);
+	const char *rel = path + wl + (path[wl] == '/');
+	if (!*rel)
+		return NULL;
+	const char *name = strrchr(rel, '/');
+	name = name ? name + 1 : rel;
+	for (size_t i = 0; i < w->globs->n; i++) {
+		const char *g = w->globs->v[i];
+		if (strchr(g, '/') ? fnmatch(g, rel, FNM_PATHNAME) == 0 : fnmatch(g, name, 0) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static void unlink_held(struct writeask *w, struct held *h)
+{
+	for (struct held **pp = &w->held; *pp; pp = &(*pp)->next)
+		if (*pp == h) {
+			*pp = h->next;
+			return;
+		}
+}
+
+static void answered(void *ctx, bool allow, const char *why)
+{
+	struct held *h = ctx;
+	struct writeask *w = h->w;
+	h->question = NULL;
+	h->x.decision = allow ? "allow" : "deny";
+	h->x.reason = why;
+	bool unlogged = audit_emit_event(w->log, ev_file(&h->x), NULL) < 0 && audit_failed(w->log);
+	struct seccomp_notif_resp *r = w->resp;
+	memset(r, 0, sizeof *r);
+	r->id = h->id;
+	if (allow && !unlogged)
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else
+		r->error = -EACCES;
+	seccomp_notify_respond(w->listener, r); /* ENOENT: the process died meanwhile */
+	unlink_held(w, h);
+	held_free(h);
+}
+
+bool writeask_check(struct writeask *w, const struct seccomp_notif *req, const struct ev_file *x)
+{
+	if (!w)
+		return false;
+	const char *glob = NULL, *path = NULL;
+	for (int i = 0; i < x->npaths && !glob; i++)
+		if ((glob = named(w, x->paths[i])))
+			path = x->paths[i];
+	if (!glob)
+		return false;
+	struct held *h = xcalloc(1, sizeof *h);
+	h->w = w;
+	h->id = req->id;
+	h->x = *x;
+	for (int i = 0; i < x->npaths; i++)
+		h->x.paths[i] = x->paths[i] ? xstrdup(x->paths[i]) : NULL;
+	h->next = w->held;
+	w->held = h;
+	char summary[PATH_MAX + 64];
+	snprintf(summary, sizeof summary, "%s %s", x->op, path);
+	json_t *detail = json_pack("{s:s,s:s,s:s,s:I,s:s}", "op", x->op, "syscall", x->syscall, "path", path,
+				   "pid", (json_int_t)x->pid, "rule", glob);
+	const struct question *q = approvals_ask(w->ap, APPROVAL_WRITE, path, summary, detail, answered, h);
+	/* answered at once: h is gone */
+	if (q)
+		h->question = q;
+	return true;
+}
