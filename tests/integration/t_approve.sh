@@ -1,0 +1,226 @@
+# t_approve.sh - questions for a human and `warden approve`: a `net ask`
+# destination waits, unread, until `warden approve ID allow|deny` from a
+# second process (or the timeout, a denial); answers reach once, the
+# session (`--session`), a pattern (`--pattern`), for a time (`--ttl`);
+# `exec ask argv` holds an exec and `write ask` a write the same way; each
+# step is an `approval` event. The agent cannot answer: the control socket
+# is outside the sandbox, warden's own binary inside finds no session to
+# answer, and a client of another uid is refused by the socket (root only).
+# The test's servers are on the host's loopback (a rule naming
+# 127.0.0.1:PORT is the one way the proxy dials it).
+# shellcheck shell=bash
+
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
+
+ap_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# ap_web: an HTTP server of a token on the host's loopback; sets AP_PORT
+# and AP_TOKEN (a second call, AP_PORT2).
+ap_web() {
+	nh_need curl
+	AP_TOKEN=${AP_TOKEN:-$(unique)}
+	mkdir -p "$T_TMP/www"
+	printf '%s\n' "$AP_TOKEN" >"$T_TMP/www/token.txt"
+	chmod -R a+rX "$T_TMP/www"
+	nh_web "http${1:-}" "$T_TMP/www" 127.0.0.1 0
+	nh_host_check "http://127.0.0.1:$PORT/token.txt"
+}
+
+# ap_inside SCRIPT [warden run args]: warden in the background running
+# SCRIPT (a fetch helper defined, the proxy used for the host's loopback);
+# its output in $T_TMP/ap.out.
+ap_inside() {
+	local script=$1
+	shift
+	{
+		echo 'unset NO_PROXY no_proxy'
+		echo 'fetch() { c=$(curl -s -m 30 -o "body.$1" -w "%{http_code}" "$2"); echo "$1 $c $(head -c 200 "body.$1" 2>/dev/null)"; }'
+		printf '%s\n' "$script"
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" "$@" -- sh ./inside.sh
+}
+
+# ap_question KIND [SECONDS]: the id of an open question of KIND, waited
+# for (empty when none came).
+ap_question() {
+	local i id
+	for ((i = 0; i < ${2:-15} * 10; i++)); do
+		id=$("$WARDEN" approve --json 2>/dev/null | awk -v k="\"kind\": \"$1\"" '
+			/"id":/ { gsub(/[",]/, "", $2); id = $2 } index($0, k) { print id; exit }')
+		[[ -n $id ]] && { printf '%s\n' "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+ap_answer() { # ID allow|deny [options]
+	"$WARDEN" approve "$@" >"$T_TMP/ap.answer" 2>&1 || fail "warden approve $* failed: $(<"$T_TMP/ap.answer")"
+}
+
+ap_wait_done() {
+	wait_for "$T_TMP/ap.out" '^done' 60 || fail "the session did not finish: $(excerpt "$(<"$T_TMP/ap.out")")"
+	wait "$TPID"
+	RC=$?
+	OUT=$(<"$T_TMP/ap.out")
+	ERR=$(<"$T_TMP/ap.out.err")
+}
+
+# approval events of the last session matching all the given strings
+ap_events() {
+	local f line ok s n=0
+	f=$(ap_log)
+	while IFS= read -r line; do
+		ok=1
+		for s; do [[ $line == *"$s"* ]] || ok=0; done
+		((ok)) && n=$((n + 1))
+	done < <(grep '"event":"approval"' "$f")
+	printf '%s\n' "$n"
+}
+
+test_approve_net_allow_deny_timeout() {
+	ap_web
+	printf 'net ask 127.0.0.1:%s\napprove timeout 3\n' "$PORT" >"$T_TMP/p"
+	ap_inside "fetch one http://127.0.0.1:$PORT/token.txt
+		fetch two http://127.0.0.1:$PORT/token.txt
+		fetch three http://127.0.0.1:$PORT/token.txt" --profile "$T_TMP/p"
+	local id
+	id=$(ap_question net) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve >"$T_TMP/list"
+	grep -q "$id .*connect to 127.0.0.1:$PORT" "$T_TMP/list" || fail "warden approve does not list it: $(<"$T_TMP/list")"
+	ap_answer "$id" allow
+	id=$(ap_question net) || fatal 'no second question'
+	ap_answer "$id" deny --reason 'not now'
+	# the third: nobody answers
+	ap_wait_done
+	assert_out_line "one 200 $AP_TOKEN" 'allowed once'
+	assert_out_match '^two 403 ' 'denied'
+	assert_out_match '^three 403 .*no answer within 3 s' 'no answer in time'
+	[[ $(ap_events '"phase":"answered"' '"decision":"allow"' '"by":"approve"' '"scope":"once"') == 1 ]] ||
+		fail 'no approval event for the allow'
+	[[ $(ap_events '"phase":"answered"' '"decision":"deny"' '"reason":"not now"') == 1 ]] ||
+		fail 'no approval event for the deny'
+	[[ $(ap_events '"phase":"timeout"' '"decision":"deny"') == 1 ]] || fail 'no approval event for the timeout'
+	[[ $(ap_events '"phase":"asked"') == 3 ]] || fail 'not three questions asked'
+}
+
+test_approve_scopes() {
+	ap_web
+	local p1=$PORT
+	ap_web 2
+	local p2=$PORT
+	printf 'net ask 127.0.0.1:%s\nnet ask 127.0.0.1:%s\napprove timeout 5\n' "$p1" "$p2" >"$T_TMP/p"
+	ap_inside "fetch a http://127.0.0.1:$p1/token.txt
+		fetch b http://127.0.0.1:$p1/token.txt
+		fetch c http://127.0.0.1:$p2/token.txt
+		sleep 3
+		fetch d http://127.0.0.1:$p2/token.txt" --profile "$T_TMP/p"
+	local id
+	id=$(ap_question net) || fatal 'no question came'
+	ap_answer "$id" allow --session
+	# b: the same destination, answered by the session's answer
+	id=$(ap_question net) || fatal 'no question for the second port'
+	"$WARDEN" approve "$id" allow --pattern '10.0.0.*' >/dev/null 2>&1 &&
+		fail 'a pattern that does not match the question was taken'
+	ap_answer "$id" allow --pattern '127.0.0.1:*' --ttl 2
+	# d comes after the ttl: asked again
+	id=$(ap_question net) || fatal 'the pattern outlived its ttl: no question'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line "a 200 $AP_TOKEN" 'the first answer'
+	assert_out_line "b 200 $AP_TOKEN" 'the session scope'
+	assert_out_line "c 200 $AP_TOKEN" 'the pattern'
+	assert_out_match '^d 403 ' 'after the ttl'
+	[[ $(ap_events '"phase":"remembered"' '"decision":"allow"') == 1 ]] || fail 'no remembered answer'
+	[[ $(ap_events '"scope":"pattern"' '"pattern":"127.0.0.1:*"' '"ttl_s":2') == 1 ]] ||
+		fail 'the pattern answer is not on the record'
+}
+
+test_approve_exec_and_write() {
+	printf 'exec ask argv date *\nwrite ask *.secret\napprove timeout 10\n' >"$T_TMP/p"
+	rm -f "$WS"/*.secret
+	{
+		echo 'date +%Y >/dev/null; echo "date1=$?"'
+		echo 'date +%Y >/dev/null 2>&1; echo "date2=$?"'
+		echo 'echo x > a.secret; echo "write1=$?"'
+		echo 'echo y > b.secret 2>/dev/null; echo "write2=$?"'
+		echo 'echo z > c.other; echo "write3=$?"'
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	local id
+	id=$(ap_question exec) || fatal 'no exec question'
+	ap_answer "$id" allow
+	id=$(ap_question exec) || fatal 'no second exec question'
+	ap_answer "$id" deny
+	id=$(ap_question write) || fatal 'no write question'
+	ap_answer "$id" allow
+	id=$(ap_question write) || fatal 'no second write question'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line 'date1=0' 'an exec allowed'
+	assert_out_line 'date2=126' 'an exec denied'
+	assert_out_line 'write1=0' 'a write allowed'
+	assert_out_line 'write2=2' 'a write denied'
+	assert_out_line 'write3=0' 'a write no rule names'
+	assert_host_file "$WS/a.secret" x 'the allowed write'
+	assert_host_absent "$WS/b.secret" 'the denied write'
+	local f
+	f=$(ap_log)
+	grep '"event":"exec"' "$f" | grep '"argv":\["date"' | grep -q '"decision":"deny","reason":"denied by approve' ||
+		fail 'the denied exec is not on the record'
+	grep '"event":"file"' "$f" | grep 'b.secret' | grep -q '"decision":"deny"' ||
+		fail 'the denied write is not on the record'
+}
+
+# The agent tries to answer its own question: the control socket's path
+# (outside, in the fake HOME) does not exist inside, and warden's binary
+# inside finds no session; the question stays open until the test denies.
+test_approve_agent_cannot_answer() {
+	ap_web
+	printf 'net ask 127.0.0.1:%s\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
+	ap_inside "fetch asked http://127.0.0.1:$PORT/token.txt &
+		sleep 2
+		for s in $HOME/.local/state/warden/control/*.sock; do
+		  python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' \"\$s\" 2>/dev/null && echo CONNECTED
+		done
+		ls $HOME/.local/state/warden/control 2>/dev/null && echo SEEN
+		for w in /.warden/warden warden; do \$w approve 2>&1 | head -n 1; done
+		wait" --profile "$T_TMP/p"
+	local id
+	id=$(ap_question net) || fatal 'no question came'
+	sleep 4
+	"$WARDEN" approve --json >"$T_TMP/list"
+	grep -q "\"$id\"" "$T_TMP/list" || fail 'the question was answered from inside'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_lacks CONNECTED 'the agent reached the control socket'
+	assert_out_lacks SEEN "the agent sees warden's control directory"
+	assert_out_match '^asked 403 .*denied by approve' 'the question stayed the test'\''s to answer'
+	[[ $(ap_events '"phase":"answered"' '"by":"approve"' '"decision":"deny"') == 1 ]] ||
+		fail 'the answer on the record is not the test'\''s'
+}
+
+# A client of another uid: the directory keeps it out, and the socket's
+# peer check refuses it even when the directory is opened up (root only:
+# another uid is needed).
+test_approve_control_other_uid() {
+	is_root || skip 'needs root to connect as another user'
+	ap_web
+	printf 'net ask 127.0.0.1:%s\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
+	ap_inside "fetch asked http://127.0.0.1:$PORT/token.txt" --profile "$T_TMP/p"
+	local id dir
+	id=$(ap_question net) || fatal 'no question came'
+	dir=$HOME/.local/state/warden/control
+	[[ $(stat -c %a "$dir") == 700 ]] || fail "the control directory is not 0700: $(stat -c %a "$dir")"
+	chmod 755 "$HOME" "$HOME/.local" "$HOME/.local/state" "$HOME/.local/state/warden" "$dir"
+	chmod 666 "$dir"/*.sock
+	runuser -u nobody -- env HOME="$HOME" "$WARDEN" approve "$id" allow >"$T_TMP/nobody" 2>&1 &&
+		fail "another uid answered: $(<"$T_TMP/nobody")"
+	chmod 700 "$dir"
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_match '^asked 403 .*denied by approve' 'the other uid did not answer'
+	grep -q '"rule":"control.refused"' "$(ap_log)" || fail 'the refused client is not on the record'
+}
