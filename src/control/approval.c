@@ -344,9 +344,12 @@ void approvals_set_reviewer(struct approvals *a, const struct approval_channel *
 size_t approvals_open(const struct approvals *a, const struct question **out, size_t max)
 {
 	size_t n = 0;
-	for (struct qent *e = a->open; e && n < max; e = e->next)
-		if (!e->under_review)
-			out[n++] = &e->q;
+	for (struct qent *e = a->open; e && (!out || n < max); e = e->next)
+		if (!e->under_review) {
+			if (out)
+				out[n] = &e->q;
+			n++;
+		}
 	return n;
 }
 

@@ -100,7 +100,8 @@ int approvals_review(struct approvals *a, const char *id, enum review_verdict v,
 void approvals_add_channel(struct approvals *a, const struct approval_channel *ch);
 void approvals_set_reviewer(struct approvals *a, const struct approval_channel *ch);
 
-/* The open questions that wait for a human (for listings), up to max. */
+/* The open questions that wait for a human (for listings), up to max; with
+ * out NULL, how many there are. */
 size_t approvals_open(const struct approvals *a, const struct question **out, size_t max);
 /* The question id, open, or NULL. */
 const struct question *approvals_find(const struct approvals *a, const char *id);

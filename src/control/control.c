@@ -131,11 +131,13 @@ static json_t *error_json(const char *msg)
 
 static json_t *list_json(struct control *c)
 {
-	const struct question *qs[256];
-	size_t n = approvals_open(c->a, qs, ARRAY_LEN(qs));
+	size_t all = approvals_open(c->a, NULL, 0);
+	const struct question **qs = xcalloc(all + 1, sizeof *qs);
+	size_t n = approvals_open(c->a, qs, all);
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, control_question_json(qs[i]));
+	free(qs);
 	return json_pack("{s:b,s:s,s:o}", "ok", 1, "session", c->session, "questions", arr);
 }
 
