@@ -1,0 +1,195 @@
+/* test_control_approval.c - the question broker (src/control/approval.c):
+ * a question open until an answer, once, remembered for the session, for a
+ * pattern and until a ttl; the reviewer first (allow, deny, or ask: then the
+ * humans); bad answers refused; the timeout a denial; a cancel calls no one;
+ * the channels told of each question and its end; every step an approval
+ * event in the log. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "src/audit/audit.h"
+#include "src/control/approval.h"
+
+struct got {
+	int calls;
+	bool allow;
+	char why[512];
+};
+
+static void done(void *ctx, bool allow, const char *why)
+{
+	struct got *g = ctx;
+	g->calls++;
+	g->allow = allow;
+	snprintf(g->why, sizeof g->why, "%s", why);
+}
+
+struct seen {
+	int asked, ended;
+	char last[48];
+};
+
+static void ch_asked(void *ctx, const struct question *q)
+{
+	struct seen *s = ctx;
+	s->asked++;
+	snprintf(s->last, sizeof s->last, "%s", q->id);
+}
+
+static void ch_ended(void *ctx, const struct question *q, bool allow, const char *by)
+{
+	struct seen *s = ctx;
+	s->ended++;
+}
+
+static char dir[] = "/tmp/warden-approval-XXXXXX";
+
+static const char *session = "20261125T000000Z-abcd1234";
+
+static struct audit *open_log(void)
+{
+	struct audit *a = NULL;
+	struct werr e = { 0 };
+	CHECK(audit_open(&a, dir, session, &e) == 0);
+	return a;
+}
+
+static unsigned long count(const char *needle)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s.jsonl", dir, session);
+	FILE *f = fopen(path, "r");
+	unsigned long n = 0;
+	char line[8192];
+	while (f && fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void test_answers(void)
+{
+	struct audit *log = open_log();
+	struct policy p = { 0 };
+	p.approve.timeout_s = 60;
+	struct approvals *a = approvals_new(log, session, &p);
+	CHECK(a != NULL);
+	struct seen s = { 0 };
+	approvals_add_channel(a, &(struct approval_channel){ .name = "t", .asked = ch_asked,
+							     .ended = ch_ended, .ctx = &s });
+	struct got g1 = { 0 };
+	const struct question *q = approvals_ask(a, APPROVAL_NET, "a.example:443", "connect to a.example:443",
+						 NULL, done, &g1);
+	CHECK(q != NULL && g1.calls == 0 && s.asked == 1);
+	CHECK_STR(q->id, "abcd1234-1");
+	CHECK(approvals_find(a, "abcd1234-1") == q);
+	const struct question *open[4];
+	CHECK(approvals_open(a, open, 4) == 1 && approvals_open(a, NULL, 0) == 1);
+
+	/* a pattern that does not match the question itself is refused */
+	struct approval_answer bad = { .allow = true, .scope = SCOPE_PATTERN, .pattern = "*.other", .by = "t" };
+	errno = 0;
+	CHECK(approvals_answer(a, q->id, &bad) < 0 && errno == EINVAL && g1.calls == 0);
+	errno = 0;
+	CHECK(approvals_answer(a, "abcd1234-99", &bad) < 0 && errno == ENOENT);
+
+	/* yes for the session */
+	struct approval_answer yes = { .allow = true, .scope = SCOPE_SESSION, .by = "t", .reason = "fine" };
+	CHECK(approvals_answer(a, q->id, &yes) == 0);
+	CHECK(g1.calls == 1 && g1.allow && strstr(g1.why, "allowed by t: fine") && s.ended == 1);
+	CHECK(approvals_find(a, "abcd1234-1") == NULL);
+	/* the same subject again: answered at once */
+	struct got g2 = { 0 };
+	CHECK(approvals_ask(a, APPROVAL_NET, "a.example:443", "again", NULL, done, &g2) == NULL);
+	CHECK(g2.calls == 1 && g2.allow && s.asked == 1);
+	/* another kind with the same text is not covered */
+	struct got g3 = { 0 };
+	q = approvals_ask(a, APPROVAL_WRITE, "a.example:443", "w", NULL, done, &g3);
+	CHECK(q != NULL && g3.calls == 0);
+	/* no, for a pattern with a ttl */
+	struct approval_answer no = { .allow = false, .scope = SCOPE_PATTERN, .pattern = "a.*", .ttl_s = 1,
+				      .by = "t" };
+	CHECK(approvals_answer(a, q->id, &no) == 0 && g3.calls == 1 && !g3.allow);
+	struct got g4 = { 0 };
+	CHECK(approvals_ask(a, APPROVAL_WRITE, "a.b", "w", NULL, done, &g4) == NULL && !g4.allow);
+	sleep(2);
+	struct got g5 = { 0 };
+	q = approvals_ask(a, APPROVAL_WRITE, "a.b", "w", NULL, done, &g5);
+	CHECK(q != NULL && g5.calls == 0); /* the ttl is over */
+	/* a cancel calls no one */
+	approvals_cancel(a, q);
+	CHECK(g5.calls == 0 && approvals_open(a, NULL, 0) == 0);
+	/* once is once */
+	struct got g6 = { 0 }, g7 = { 0 };
+	q = approvals_ask(a, APPROVAL_EXEC, "x", "x", NULL, done, &g6);
+	struct approval_answer once = { .allow = true, .scope = SCOPE_ONCE, .by = "t" };
+	CHECK(approvals_answer(a, q->id, &once) == 0 && g6.allow);
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "x", "x", NULL, done, &g7) != NULL && g7.calls == 0);
+	/* the end of the broker calls no asker */
+	approvals_free(a);
+	CHECK(g7.calls == 0);
+	audit_close(log);
+	CHECK(count("\"phase\":\"asked\"") == 5);
+	CHECK(count("\"phase\":\"remembered\"") == 2);
+	CHECK(count("\"phase\":\"cancelled\"") == 1);
+	CHECK(count("\"phase\":\"ended\"") == 1);
+	CHECK(count("\"scope\":\"pattern\",\"pattern\":\"a.*\",\"ttl_s\":1") == 1);
+}
+
+static void test_reviewer_and_timeout(void)
+{
+	struct audit *log = open_log();
+	struct policy p = { 0 };
+	p.approve.timeout_s = 1;
+	struct approvals *a = approvals_new(log, session, &p);
+	struct seen human = { 0 }, rev = { 0 };
+	approvals_add_channel(a, &(struct approval_channel){ .name = "h", .asked = ch_asked,
+							     .ended = ch_ended, .ctx = &human });
+	approvals_set_reviewer(a, &(struct approval_channel){ .name = "r", .asked = ch_asked,
+							      .ended = ch_ended, .ctx = &rev });
+	struct got g1 = { 0 }, g2 = { 0 }, g3 = { 0 };
+	const struct question *q1 = approvals_ask(a, APPROVAL_TOOL, "Bash: ls", "ls", NULL, done, &g1);
+	CHECK(rev.asked == 1 && human.asked == 0);
+	/* under review: not for the humans */
+	CHECK(approvals_open(a, NULL, 0) == 0);
+	struct approval_answer yes = { .allow = true, .by = "h" };
+	errno = 0;
+	CHECK(approvals_answer(a, q1->id, &yes) < 0 && errno == ENOENT);
+	CHECK(approvals_review(a, q1->id, REVIEW_DENY, "no ls") == 0 && g1.calls == 1 && !g1.allow);
+	CHECK(strstr(g1.why, "denied by reviewer: no ls") != NULL);
+	const struct question *q2 = approvals_ask(a, APPROVAL_TOOL, "Bash: pwd", "pwd", NULL, done, &g2);
+	CHECK(approvals_review(a, q2->id, REVIEW_ASK, NULL) == 0 && human.asked == 1 && g2.calls == 0);
+	CHECK(approvals_review(a, q2->id, REVIEW_ALLOW, NULL) < 0); /* not under review any more */
+	CHECK(approvals_answer(a, q2->id, &yes) == 0 && g2.allow);
+	/* nobody answers: a denial after the timeout */
+	const struct question *q3 = approvals_ask(a, APPROVAL_TOOL, "Bash: id", "id", NULL, done, &g3);
+	CHECK(q3 && approvals_review(a, q3->id, REVIEW_ASK, NULL) == 0);
+	struct timespec t = { .tv_sec = 1, .tv_nsec = 300000000 };
+	nanosleep(&t, NULL);
+	approvals_on_timer(a);
+	CHECK(g3.calls == 1 && !g3.allow && strstr(g3.why, "no answer within 1 s") != NULL);
+	approvals_free(a);
+	audit_close(log);
+	CHECK(count("\"phase\":\"timeout\"") == 1);
+	CHECK(count("\"phase\":\"reviewed\"") == 2);
+	CHECK(count("\"by\":\"reviewer\"") >= 3);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	test_answers();
+	session = "20261125T000001Z-abcd1234";
+	test_reviewer_and_timeout();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return check_status();
+}
