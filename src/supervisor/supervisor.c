@@ -272,7 +272,7 @@ struct loop {
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	int tty;             /* the user's terminal the pty mirrors (window size) */
-	int out;             /* where the pty's output goes: the user's terminal */
+	struct pty_sink out; /* where the pty's output goes: the user's terminal */
 	struct ttyfilter filter; /* on the way */
 	bool done;           /* the command ended: status holds its exit status */
 	int status;
@@ -303,12 +303,12 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 {
 	/* Drain what the command wrote before it ended. */
 	if (l->master >= 0) {
-		while (pty_pump_filtered(l->master, l->out, &l->filter) == 1) {
+		while (pty_pump_filtered(l->master, &l->out, &l->filter) == 1) {
 			struct pollfd p = { .fd = l->master, .events = POLLIN };
 			if (poll(&p, 1, 0) <= 0)
 				break;
 		}
-		pty_filter_flush(l->out, &l->filter);
+		pty_filter_flush(&l->out, &l->filter);
 	}
 	l->status = child_reap(src->ctx);
 	l->done = true;
@@ -482,7 +482,7 @@ static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 /* The agent's terminal to the user's, and the user's keys to the agent. */
 static void on_pty_output(struct loop *l, const struct source *src, uint32_t events)
 {
-	if (pty_pump_filtered(src->fd, l->out, &l->filter) <= 0)
+	if (pty_pump_filtered(src->fd, &l->out, &l->filter) <= 0)
 		loop_remove(l, src);
 }
 
@@ -512,7 +512,7 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		return werr_errno(e, "supervisor: epoll");
 	int master = t->master;
 	bool relay_input = t->relay_input;
-	struct loop l = { .ep = ep, .master = master, .tty = t->tty, .out = t->out };
+	struct loop l = { .ep = ep, .master = master, .tty = t->tty, .out = { .fd = t->out } };
 	/* queries only where their answers come back: the user's keys are
 	 * relayed */
 	ttyfilter_init(&l.filter, t->clipboard, !relay_input);
