@@ -2,7 +2,8 @@
  * raw mode and restore it (struct host_tty, released by a cleanup attribute
  * on every way out of the supervisor), copy window sizes and terminal
  * settings to the agent's pty, and move bytes between the two (the agent's
- * output through ttyfilter.h). A warden in the background of its terminal
+ * output through ttyfilter.h, to a sink that a question on the screen can
+ * hold back). A warden in the background of its terminal
  * only reads it (pty_host_foreground). */
 #include "pty.h"
 
@@ -62,7 +63,15 @@ void pty_send_eof(int master)
 	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
 }
 
-int pty_pump_filtered(int from, int to, struct ttyfilter *f)
+/* n bytes to the sink: held, or written to its fd. */
+static int sink_write(const struct pty_sink *to, const char *buf, size_t n)
+{
+	if (!n || (to->hold && to->hold(to->ctx, buf, n)))
+		return 0;
+	return write_all(to->fd, buf, n);
+}
+
+int pty_pump_filtered(int from, const struct pty_sink *to, struct ttyfilter *f)
 {
 	char buf[16384], out[sizeof buf + 2 * TTYFILTER_HOLD];
 	ssize_t n = read(from, buf, sizeof buf);
@@ -71,14 +80,14 @@ int pty_pump_filtered(int from, int to, struct ttyfilter *f)
 	if (n == 0)
 		return 0;
 	size_t o = ttyfilter_run(f, buf, (size_t)n, out);
-	return o && write_all(to, out, o) < 0 ? -1 : 1;
+	return sink_write(to, out, o) < 0 ? -1 : 1;
 }
 
-void pty_filter_flush(int to, struct ttyfilter *f)
+void pty_filter_flush(const struct pty_sink *to, struct ttyfilter *f)
 {
 	char out[2 * TTYFILTER_HOLD];
 	size_t o = ttyfilter_flush(f, out);
-	if (o && write_all(to, out, o) < 0) { /* the user's terminal is gone */ }
+	if (sink_write(to, out, o) < 0) { /* the user's terminal is gone */ }
 }
 
 int pty_pump(int from, int to)

@@ -33,7 +33,15 @@ void pty_send_eof(int master);
 /* Move what is readable from `from` to `to`: 1 moved or nothing ready yet,
  * 0 end of file, -1 error (EIO from a master whose slave closed). */
 int pty_pump(int from, int to);
-/* The same through the output filter (ttyfilter.h), and what the filter
- * still holds at the end. */
-int pty_pump_filtered(int from, int to, struct ttyfilter *f);
-void pty_filter_flush(int to, struct ttyfilter *f);
+/* Where the agent's filtered output goes: fd, unless hold takes it (a
+ * question on the user's screen holds it back, termask.h); hold NULL:
+ * always fd. */
+struct pty_sink {
+	int fd;
+	bool (*hold)(void *ctx, const char *buf, size_t n); /* true: taken */
+	void *ctx;
+};
+/* The same through the output filter (ttyfilter.h) to a sink, and what the
+ * filter still holds at the end. */
+int pty_pump_filtered(int from, const struct pty_sink *to, struct ttyfilter *f);
+void pty_filter_flush(const struct pty_sink *to, struct ttyfilter *f);

@@ -31,6 +31,7 @@
 
 #include "../control/approval.h"
 #include "../control/control.h"
+#include "../control/termask.h"
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
@@ -273,8 +274,9 @@ struct loop {
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	int tty;             /* the user's terminal the pty mirrors (window size) */
-	int out;             /* where the pty's output goes: the user's terminal */
+	struct pty_sink out; /* where the pty's output goes: the user's terminal */
 	struct ttyfilter filter; /* on the way */
+	struct termask *ask; /* a question on the screen takes the keys, holds the output */
 	bool done;           /* the command ended: status holds its exit status */
 	int status;
 };
@@ -304,12 +306,12 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 {
 	/* Drain what the command wrote before it ended. */
 	if (l->master >= 0) {
-		while (pty_pump_filtered(l->master, l->out, &l->filter) == 1) {
+		while (pty_pump_filtered(l->master, &l->out, &l->filter) == 1) {
 			struct pollfd p = { .fd = l->master, .events = POLLIN };
 			if (poll(&p, 1, 0) <= 0)
 				break;
 		}
-		pty_filter_flush(l->out, &l->filter);
+		pty_filter_flush(&l->out, &l->filter);
 	}
 	l->status = child_reap(src->ctx);
 	l->done = true;
@@ -330,6 +332,7 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 		if (si.ssi_signo == SIGWINCH) {
 			if (l->master >= 0)
 				pty_copy_winsize(l->tty, l->master);
+			termask_resize(l->ask);
 		} else if (si.ssi_signo == SIGCHLD) {
 			execs_on_sigchld(c->x);
 		} else {
@@ -359,6 +362,7 @@ static void on_exec_timer(struct loop *l, const struct source *src, uint32_t eve
 struct asking {
 	struct approvals *ap;
 	struct control *ctl;
+	struct termask *term; /* the user's terminal, when its keys are relayed */
 };
 
 static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
@@ -369,6 +373,11 @@ static void on_approval_timer(struct loop *l, const struct source *src, uint32_t
 static void on_control(struct loop *l, const struct source *src, uint32_t events)
 {
 	control_dispatch(src->ctx);
+}
+
+static void on_termask_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	termask_on_timer(src->ctx);
 }
 
 /* The proxy's asker (proxy.h) over the broker. */
@@ -396,6 +405,11 @@ static void control_freep(struct control **c)
 static void approvals_freep(struct approvals **a)
 {
 	approvals_free(*a);
+}
+
+static void termask_freep(struct termask **t)
+{
+	termask_free(*t);
 }
 
 /* The broker for the session, and its control socket in warden's state
@@ -485,16 +499,18 @@ static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 	proxy_dispatch(src->ctx);
 }
 
-/* The agent's terminal to the user's, and the user's keys to the agent. */
+/* The agent's terminal to the user's, and the user's keys to the agent;
+ * while a question is on the screen (termask.h), the output is held and
+ * the keys are the question's. */
 static void on_pty_output(struct loop *l, const struct source *src, uint32_t events)
 {
-	if (pty_pump_filtered(src->fd, l->out, &l->filter) <= 0)
+	if (pty_pump_filtered(src->fd, &l->out, &l->filter) <= 0)
 		loop_remove(l, src);
 }
 
 static void on_pty_input(struct loop *l, const struct source *src, uint32_t events)
 {
-	if (pty_pump(src->fd, l->master) <= 0)
+	if ((termask_up(l->ask) ? termask_keys(l->ask, src->fd) : pty_pump(src->fd, l->master)) <= 0)
 		loop_remove(l, src);
 }
 
@@ -518,7 +534,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		return werr_errno(e, "supervisor: epoll");
 	int master = t->master;
 	bool relay_input = t->relay_input;
-	struct loop l = { .ep = ep, .master = master, .tty = t->tty, .out = t->out };
+	struct loop l = { .ep = ep, .master = master, .tty = t->tty, .ask = ask->term,
+			  .out = { .fd = t->out, .hold = ask->term ? termask_hold : NULL, .ctx = ask->term } };
 	/* queries only where their answers come back: the user's keys are
 	 * relayed */
 	ttyfilter_init(&l.filter, t->clipboard, !relay_input);
@@ -533,6 +550,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, approvals_timer_fd(ask->ap), on_approval_timer, ask->ap);
 	if (ask->ctl)
 		loop_add(&l, control_fd(ask->ctl), on_control, ask->ctl);
+	if (ask->term)
+		loop_add(&l, termask_timer_fd(ask->term), on_termask_timer, ask->term);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
@@ -684,13 +703,18 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	/* Questions for a human (`ask` rules): the broker and the control
-	 * socket of `warden approve`, made before what asks them (freed after:
-	 * the askers withdraw their questions as they go). */
+	/* Questions for a human (`ask` rules): the broker, the control socket
+	 * of `warden approve` and the user's terminal when its keys come here,
+	 * made before what asks them (freed after: the askers withdraw their
+	 * questions as they go; the terminal last, it hears of their ends). */
+	_cleanup_(termask_freep) struct termask *ta = NULL;
 	_cleanup_(control_freep) struct control *ctl = NULL;
 	_cleanup_(approvals_freep) struct approvals *ap = NULL;
 	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, e) < 0)
 		return -1;
+	struct werr te = { 0 };
+	if (ap && term.relay_input && !(ta = termask_new(ap, term.out, term.tty, master, &te)))
+		fprintf(stderr, "warden: %s; the terminal cannot answer this session's questions\n", te.msg);
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
@@ -746,7 +770,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	/* A log that cannot be written stops the sandbox at once: nothing runs
 	 * unrecorded (the log says what it could, log.c). */
 	audit_on_failure(log, on_log_failure, &c);
-	struct asking ask = { .ap = ap, .ctl = ctl };
+	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta };
 	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, e);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);
