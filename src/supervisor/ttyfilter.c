@@ -6,7 +6,7 @@
  * to ST. Other escapes: ESC, any intermediates, a final byte. A C0 control
  * inside a CSI, or CAN/SUB anywhere, ends the sequence as the terminal
  * would (the held bytes pass, judged as they are; CAN and SUB themselves
- * pass). */
+ * pass). ENQ is dropped wherever a terminal would act on it. */
 #include "ttyfilter.h"
 
 #include <string.h>
@@ -32,6 +32,9 @@ enum {
 #define BEL 0x07
 #define CAN 0x18
 #define SUB 0x1a
+/* ENQ makes a terminal send its answerback string as if typed: never
+ * passed (it would come back to the agent, or to a question on screen). */
+#define ENQ 0x05
 
 void ttyfilter_init(struct ttyfilter *f, bool allow_clipboard, bool drop_queries)
 {
@@ -238,13 +241,14 @@ size_t ttyfilter_run(struct ttyfilter *f, const char *in, size_t n, char *out)
 				f->held[0] = (char)c;
 				f->nheld = 1;
 				f->state = S_ESC;
-			} else {
+			} else if (c != ENQ) {
 				out[o++] = (char)c;
 			}
 			break;
 		case S_ESC:
 			if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				out[o++] = (char)c; /* executed, the escape goes on */
+				if (c != ENQ)
+					out[o++] = (char)c; /* executed, the escape goes on */
 			} else if (c == CAN || c == SUB) {
 				o = abandon(f, out, o);
 				out[o++] = (char)c;
@@ -264,7 +268,8 @@ size_t ttyfilter_run(struct ttyfilter *f, const char *in, size_t n, char *out)
 				o = overflow(f, out, o);
 				i--;
 			} else if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				out[o++] = (char)c;
+				if (c != ENQ)
+					out[o++] = (char)c;
 			} else if (c >= 0x20 && c <= 0x2f) {
 				o = hold(f, (char)c, out, o);
 			} else if (c >= 0x30 && c <= 0x7e) {
@@ -285,7 +290,8 @@ size_t ttyfilter_run(struct ttyfilter *f, const char *in, size_t n, char *out)
 				o = hold(f, (char)c, out, o);
 				o = judge(f, out, o);
 			} else if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				out[o++] = (char)c; /* executed, the CSI goes on */
+				if (c != ENQ)
+					out[o++] = (char)c; /* executed, the CSI goes on */
 			} else if (c >= 0x7f) {
 				; /* ignored by terminals (or the CSI's end): not passed */
 			} else {
