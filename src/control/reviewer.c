@@ -228,9 +228,10 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 	posix_spawn_file_actions_adddup2(&fa, err_w, 2);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+	/* a session of its own: its own process group, no controlling
+	 * terminal (the terminal is the user's and the agent's) */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
 					       POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
 	pid_t pid;
@@ -440,8 +441,8 @@ static void job_exited(struct reviewer *r, struct job *j)
 	err_tail(j, tail, sizeof tail);
 	if (si.si_code != CLD_EXITED) {
 		const char *name = sigabbrev_np(si.si_status);
-		snprintf(why, sizeof why, "reviewer killed by signal %d%s%s%s", si.si_status,
-			 name ? " (SIG" : "", name ? name : "", name ? ")" : "");
+		snprintf(why, sizeof why, "reviewer killed by signal %d%s%s%s%s", si.si_status,
+			 name ? " (SIG" : "", name ? name : "", name ? ")" : "", tail);
 		fail_job(j, why);
 	} else if (si.si_status != 0) {
 		snprintf(why, sizeof why, "reviewer exited with status %d%s", si.si_status, tail);

@@ -21,11 +21,12 @@
  * which its process group is killed. A reviewer that fails is also an
  * `alert` (rule approval.reviewer-failed).
  *
- * How it runs: posix_spawn, in its own process group, in / (not the
- * workspace, which the agent writes), with warden's own environment (the
- * user's: a reviewer is trusted host code, like the shell that started
- * warden; the sandbox's environment and the secrets' phantoms are never
- * in it), signals at their defaults, no descriptor but 0-2: stdin a
+ * How it runs: posix_spawn, in a session and process group of its own
+ * (no controlling terminal), in / (not the workspace, which the agent
+ * writes), with warden's own environment (the user's: a reviewer is
+ * trusted host code, like the shell that started warden; the sandbox's
+ * environment and the secrets' phantoms are never in it), signals at
+ * their defaults, no descriptor but 0-2: stdin a
  * sealed copy of the question (a memfd: nothing to block on, no SIGPIPE),
  * stdout and stderr pipes read on the supervisor's loop. Its stderr never
  * reaches the terminal (the agent's words could be in it): its last line
