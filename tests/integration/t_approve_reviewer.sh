@@ -155,17 +155,21 @@ PY
 # ---- the reviewer command -----------------------------------------------
 
 # Allow: the connection goes through, answered by the reviewer, which was
-# given the question (id, kind, subject, session) on its stdin.
+# given the question (id, kind, subject, session) on its stdin, ran in /
+# with warden's environment.
 test_reviewer_allows() {
-	ar_reviewer allow 'echo "{\"decision\": \"allow\", \"reason\": \"known test host\"}"'
+	ar_reviewer allow 'pwd >"$0.cwd"; printf "%s\n" "${AR_MARK:-unset}" >"$0.env"
+echo "{\"decision\": \"allow\", \"reason\": \"known test host\"}"'
 	ar_profile 'approve timeout 20' "approve command $RV"
-	wsh "$AR_CURL" -p "$PROF"
+	AR_MARK=from-warden wsh "$AR_CURL" -p "$PROF"
 	assert_rc 0
 	assert_out_eq 502 'allowed by the reviewer (the name then fails to resolve)'
 	ar_expect_answer allow reviewer 'known test host'
 	local q
 	q=$(cat "$RV.q" 2>/dev/null)
 	[[ -n $q ]] || fatal 'the reviewer got no question on its stdin'
+	[[ $(<"$RV.cwd") == / ]] || fail "the reviewer ran in $(<"$RV.cwd"), not /"
+	[[ $(<"$RV.env") == from-warden ]] || fail "the reviewer did not get warden's environment"
 	nh_python
 	"$NH_PY" - "$RV.q" <<'PY' >"$T_TMP/q.check" 2>&1 || fail "the question on the reviewer's stdin: $(excerpt "$(<"$T_TMP/q.check")")"
 import json, sys
