@@ -32,6 +32,8 @@
 #include "../control/approval.h"
 #include "../control/control.h"
 #include "../control/termask.h"
+#include "../control/reviewer.h"
+#include "../control/webhook.h"
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
@@ -270,7 +272,7 @@ struct source {
 
 struct loop {
 	int ep;
-	struct source src[16];
+	struct source src[24];
 	size_t nsrc;
 	int master;          /* the agent's pty master, or -1 */
 	int tty;             /* the user's terminal the pty mirrors (window size) */
@@ -363,6 +365,8 @@ struct asking {
 	struct approvals *ap;
 	struct control *ctl;
 	struct termask *term; /* the user's terminal, when its keys are relayed */
+	struct reviewer *rv;  /* `approve command`, or NULL */
+	struct webhook *wh;   /* `approve webhook`, or NULL */
 };
 
 static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
@@ -378,6 +382,16 @@ static void on_control(struct loop *l, const struct source *src, uint32_t events
 static void on_termask_timer(struct loop *l, const struct source *src, uint32_t events)
 {
 	termask_on_timer(src->ctx);
+}
+
+static void on_reviewer(struct loop *l, const struct source *src, uint32_t events)
+{
+	reviewer_dispatch(src->ctx);
+}
+
+static void on_webhook(struct loop *l, const struct source *src, uint32_t events)
+{
+	webhook_dispatch(src->ctx);
 }
 
 /* The proxy's asker (proxy.h) over the broker. */
@@ -412,11 +426,19 @@ static void termask_freep(struct termask **t)
 	termask_free(*t);
 }
 
+/* (after the broker's end, which tells them of the questions') */
+static void asking_channels_freep(struct asking *ask)
+{
+	reviewer_free(ask->rv);
+	webhook_free(ask->wh);
+}
+
 /* The broker for the session, and its control socket in warden's state
  * directory (a control socket that cannot be made is said; the other
- * channels still ask). */
+ * channels still ask); the reviewer command and the webhook the policy
+ * names (one it cannot use is an error). */
 static int asking_start(const struct sandbox_spec *s, struct audit *log, struct approvals **ap,
-			struct control **ctl, struct werr *e)
+			struct control **ctl, struct asking *chans, struct werr *e)
 {
 	const char *path = audit_path(log), *base = strrchr(path, '/');
 	char session[64];
@@ -433,6 +455,11 @@ static int asking_start(const struct sandbox_spec *s, struct audit *log, struct 
 	if (!*ctl)
 		fprintf(stderr, "warden: %s; `warden approve` cannot answer this session's questions\n",
 			ce.msg);
+	const struct policy_approve *pa = &s->policy->approve;
+	if (pa->command.n && !(chans->rv = reviewer_new(*ap, s->policy, session, s->workspace, log, e)))
+		return -1;
+	if (pa->webhook && !(chans->wh = webhook_new(*ap, pa->webhook, session, log, e)))
+		return -1;
 	return 0;
 }
 
@@ -552,6 +579,10 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, control_fd(ask->ctl), on_control, ask->ctl);
 	if (ask->term)
 		loop_add(&l, termask_timer_fd(ask->term), on_termask_timer, ask->term);
+	if (ask->rv)
+		loop_add(&l, reviewer_fd(ask->rv), on_reviewer, ask->rv);
+	if (ask->wh)
+		loop_add(&l, webhook_fd(ask->wh), on_webhook, ask->wh);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
@@ -704,13 +735,16 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	}
 
 	/* Questions for a human (`ask` rules): the broker, the control socket
-	 * of `warden approve` and the user's terminal when its keys come here,
-	 * made before what asks them (freed after: the askers withdraw their
-	 * questions as they go; the terminal last, it hears of their ends). */
+	 * of `warden approve`, the reviewer command and the webhook, and the
+	 * user's terminal when its keys come here, made before what asks them
+	 * (freed after: the askers withdraw their questions as they go; the
+	 * channels after the broker, which tells them of the questions' ends;
+	 * the terminal last). */
 	_cleanup_(termask_freep) struct termask *ta = NULL;
+	_cleanup_(asking_channels_freep) struct asking chans = { 0 };
 	_cleanup_(control_freep) struct control *ctl = NULL;
 	_cleanup_(approvals_freep) struct approvals *ap = NULL;
-	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, e) < 0)
+	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, &chans, e) < 0)
 		return -1;
 	struct werr te = { 0 };
 	if (ap && term.relay_input && !(ta = termask_new(ap, term.out, term.tty, master, &te)))
@@ -770,7 +804,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	/* A log that cannot be written stops the sandbox at once: nothing runs
 	 * unrecorded (the log says what it could, log.c). */
 	audit_on_failure(log, on_log_failure, &c);
-	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta };
+	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh };
 	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, e);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);
