@@ -17,6 +17,7 @@
 
 #define MAX_CHANNELS 8
 #define MAX_GRANTS 1024
+#define DENY_STANDS_S 3 /* how long a no to an exec answers the same exec again */
 
 struct qent {
 	struct question q;
@@ -138,10 +139,22 @@ static void tell_ended(struct approvals *a, const struct qent *e, bool allow, co
 			a->channels[i].ended(a->channels[i].ctx, &e->q, allow, by);
 }
 
-/* e ends with this answer: recorded, told, the asker called, freed. */
+static void remember(struct approvals *a, enum approval_kind kind, const char *subject,
+		     const struct approval_answer *ans);
+
+/* e ends with this answer: recorded, told, the asker called, freed. A no
+ * to an exec stands for a few seconds for the same subject: a shell that
+ * was refused tries the next directory of its PATH, often the same file
+ * (/usr/bin/x, /bin/x), and is not asked again. */
 static void finish(struct approvals *a, struct qent *e, bool allow, const char *phase, const char *by,
 		   const char *who, const struct approval_answer *ans, const char *reason)
 {
+	if (!allow && e->q.kind == APPROVAL_EXEC && (!ans || ans->scope == SCOPE_ONCE)) {
+		char brief[64];
+		snprintf(brief, sizeof brief, "%s, a moment ago", by);
+		remember(a, e->q.kind, e->subject, &(struct approval_answer){
+			.allow = false, .scope = SCOPE_SESSION, .ttl_s = DENY_STANDS_S, .by = brief });
+	}
 	unlink_open(a, e);
 	emit(a, e, phase, allow, by, who, ans, reason);
 	tell_ended(a, e, allow, by);

@@ -7,8 +7,9 @@
  * question to the reviewer command first, if there is one, and then to the
  * human channels (the user's terminal, `warden approve` over the control
  * socket, a webhook); the first answer wins, no answer before the timeout
- * is a denial, and so is the session's end. Every question and its end is
- * an `approval` event.
+ * is a denial, and so is the session's end; a no to an exec also answers
+ * the same exec for the next 3 s (a shell retrying down its PATH). Every
+ * question and its end is an `approval` event.
  *
  * Everything here runs on the supervisor's event loop: channels call in
  * from their own handlers there; nothing is thread-safe. */

@@ -130,14 +130,23 @@ static void test_answers(void)
 	struct approval_answer once = { .allow = true, .scope = SCOPE_ONCE, .by = "t" };
 	CHECK(approvals_answer(a, q->id, &once) == 0 && g6.allow);
 	CHECK(approvals_ask(a, APPROVAL_EXEC, "x", "x", NULL, done, &g7) != NULL && g7.calls == 0);
+	/* a no to an exec stands a moment for the same exec (a shell's PATH
+	 * retry), not for another */
+	struct got g8 = { 0 }, g9 = { 0 }, g10 = { 0 };
+	const struct question *qx = approvals_ask(a, APPROVAL_EXEC, "y @ /w", "y", NULL, done, &g8);
+	struct approval_answer no_once = { .allow = false, .scope = SCOPE_ONCE, .by = "t" };
+	CHECK(qx && approvals_answer(a, qx->id, &no_once) == 0 && !g8.allow);
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "y @ /w", "y", NULL, done, &g9) == NULL && g9.calls == 1 &&
+	      !g9.allow && strstr(g9.why, "a moment ago") != NULL);
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "z @ /w", "z", NULL, done, &g10) != NULL && g10.calls == 0);
 	/* the end of the broker calls no asker */
 	approvals_free(a);
 	CHECK(g7.calls == 0);
 	audit_close(log);
-	CHECK(count("\"phase\":\"asked\"") == 5);
-	CHECK(count("\"phase\":\"remembered\"") == 2);
+	CHECK(count("\"phase\":\"asked\"") == 7);
+	CHECK(count("\"phase\":\"remembered\"") == 3);
 	CHECK(count("\"phase\":\"cancelled\"") == 1);
-	CHECK(count("\"phase\":\"ended\"") == 1);
+	CHECK(count("\"phase\":\"ended\"") == 2);
 	CHECK(count("\"scope\":\"pattern\",\"pattern\":\"a.*\",\"ttl_s\":1") == 1);
 }
 
