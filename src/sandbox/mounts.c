@@ -603,7 +603,7 @@ int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
 	return bind_at(fd, "", fd, "", RO_ATTRS, e, rel);
 }
 
-int mounts_build(const struct sandbox_spec *s, struct werr *e)
+int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return werr_errno(e, "mounts: making / private");
@@ -675,6 +675,9 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 	if (mf < 0)
 		return werr_errno(e, "mounts: the masks' sources");
 	close(mf);
+	/* The hook socket, on the root that becomes read-only (hook.h) */
+	if ((*hook_fd = net_hook_listener(STAGE SANDBOX_HOOK_SOCK, e)) < 0)
+		return -1;
 
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
