@@ -160,6 +160,11 @@ struct sandbox_spec {
 	int landlock_abi;           /* probed by the supervisor */
 	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
+	/* a file warden adds to /etc inside, read-only like the rest of it
+	 * (an agent's system-wide settings: Codex's /etc/codex/config.toml
+	 * with warden's tool-call hook), or NULL; borrowed */
+	const char *etc_extra_path; /* relative to /etc: "codex/config.toml" */
+	const char *etc_extra_text;
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for

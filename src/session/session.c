@@ -156,6 +156,8 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 		return -1;
 	s->home_binds = ag->state.v;
 	s->nhome_binds = ag->state.n;
+	s->etc_extra_path = ag->def->etc_path;
+	s->etc_extra_text = ag->def->etc_text;
 	return 0;
 }
 
