@@ -75,6 +75,14 @@ int hookmsg_parse(const char *line, size_t len, struct hook_call *c, char *why, 
 		return -1;
 	}
 	c->msg = j;
+	/* what it asks for first: anything but a report is refused by its op */
+	json_t *opv = json_object_get(j, "op");
+	const char *op = json_string_value(opv);
+	if (!op || (strcmp(op, "pre") != 0 && strcmp(op, "post") != 0)) {
+		snprintf(why, whylen, "op \"%.60s\": the hook socket takes reports of tool calls only "
+			 "(op pre or post), never an answer or a rule", op ? op : opv ? "(not a string)" : "");
+		goto refused;
+	}
 	const char *k;
 	json_t *v;
 	json_object_foreach(j, k, v) {
@@ -90,12 +98,6 @@ int hookmsg_parse(const char *line, size_t len, struct hook_call *c, char *why, 
 				 want_string ? "string" : strcmp(k, "tool_input") == 0 ? "JSON object" : "boolean");
 			goto refused;
 		}
-	}
-	const char *op = json_string_value(json_object_get(j, "op"));
-	if (!op || (strcmp(op, "pre") != 0 && strcmp(op, "post") != 0)) {
-		snprintf(why, whylen, "op \"%.60s\": the hook socket takes \"pre\" and \"post\" (reports of "
-			 "tool calls) only", op ? op : "");
-		goto refused;
 	}
 	c->phase = op[1] == 'r' ? HOOK_PRE : HOOK_POST;
 	c->tool = json_string_value(json_object_get(j, "tool_name"));

@@ -50,6 +50,7 @@ struct proc {
 	bool named;                 /* parent_named, or its own program is */
 	bool alerted;
 	char prog[64];              /* its program's name, for the alert */
+	char path[256];             /* and its file, resolved */
 	unsigned long used;
 };
 
@@ -436,8 +437,8 @@ const char *toollink_exec(struct toollink *t, pid_t pid, pid_t ppid, const char 
 	p->carrier = carrier;
 	p->parent_named = parent_named;
 	snprintf(p->prog, sizeof p->prog, "%s", base_name(argc ? argv[0] : path));
+	snprintf(p->path, sizeof p->path, "%s", resolved ? resolved : path ? path : "");
 	p->named = parent_named || (c && program_named(c, path, resolved, argv, argc));
-	p->alerted = false;
 	if (deny && c && c->bash && !p->named && !p->carrier) {
 		char did[300];
 		snprintf(did, sizeof did, "its exec was refused (%.250s)", deny);
@@ -558,7 +559,7 @@ const char *toollink_conn(struct toollink *t, int fd)
 		p->used = ++t->clock;
 		struct call *c = call_of(t, p);
 		if (c && c->bash && !p->named && !p->carrier)
-			mismatch(t, p, c, p->prog, "connected through warden's proxy");
+			mismatch(t, p, c, p->path, "connected through warden's proxy");
 		return p->id;
 	}
 	return NULL;

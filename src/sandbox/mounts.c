@@ -700,15 +700,16 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	if (mf < 0)
 		return werr_errno(e, "mounts: the masks' sources");
 	close(mf);
-	/* The hook socket, on the root that becomes read-only (hook.h) */
-	if ((*hook_fd = net_hook_listener(STAGE SANDBOX_HOOK_SOCK, e)) < 0)
-		return -1;
 
 	/* Into the new root; the staging area and the host tree go away. */
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		return werr_errno(e, "mounts: pivot_root into the new root");
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return werr_errno(e, "mounts: detaching the host tree");
+	/* The hook socket, bound by its own path (the one /proc/net/unix
+	 * shows) on the root before it becomes read-only (hook.h). */
+	if ((*hook_fd = net_hook_listener(SANDBOX_HOOK_SOCK, e)) < 0)
+		return -1;
 	if (setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
 		return werr_errno(e, "mounts: making / read-only");
 	return 0;
