@@ -123,7 +123,10 @@ static void send_json(struct hook *h, size_t i, json_t *j)
 	cl->out[cl->out_len + n] = '\n';
 	cl->out_len += n + 1;
 	free(s);
-	ssize_t w = write(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off);
+	/* MSG_NOSIGNAL: a client gone is no SIGPIPE for the supervisor (which
+	 * would take it for its own output gone, stop.c) */
+	ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (w > 0)
 		cl->out_off += (size_t)w;
 }
@@ -375,7 +378,8 @@ static void on_client(struct hook *h, size_t i, uint32_t events)
 {
 	struct client *cl = h->clients[i];
 	if (events & EPOLLOUT) {
-		ssize_t w = write(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off);
+		ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w > 0)
 			cl->out_off += (size_t)w;
 		else if (w < 0 && errno != EAGAIN)
@@ -421,7 +425,7 @@ static void on_accept(struct hook *h)
 			i++;
 		if (i == MAX_CLIENTS) {
 			static const char full[] = "{\"error\":\"too many hook clients at once\"}\n";
-			(void)!write(fd, full, sizeof full - 1);
+			(void)!send(fd, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 			close(fd);
 			if (!h->full_said) {
 				h->full_said = true;

@@ -160,6 +160,78 @@ EOF
 		fail "the question was not answered by warden approve: $(excerpt "$OUT")"
 }
 
+# Bad input on the hook socket never hangs nor crashes the supervisor: a
+# line past 512 KiB, junk, more than 64 clients at once, and a client that
+# sends 2,000 reports and never reads its answers; each refused client gets
+# an error and the door, and afterwards `warden hook` is answered as
+# before and the session ends normally.
+test_hook_bad_input() {
+	have python3 || skip "python3 not installed (the raw client needs it)"
+	printf 'tool allow *\n' >"$T_TMP/p.profile"
+	hook_input ok.json PreToolUse Bash command 'ls' toolu_ok
+	cat >bad.py <<'PY'
+import socket, time
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("/.warden/hook.sock")
+    return s
+def answer(s):
+    s.settimeout(10)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode()
+s = conn()
+try:
+    s.sendall(b"x" * (600 * 1024))
+except OSError:
+    pass
+print("huge:", answer(s).strip()[:60])
+s = conn()
+s.sendall(b"{not json\n")
+print("junk:", answer(s).strip()[:60])
+many = [conn() for _ in range(70)]
+time.sleep(0.5)
+refused = 0
+for c in many:
+    c.setblocking(False)
+    try:
+        if b"too many" in c.recv(1000):
+            refused += 1
+    except BlockingIOError:
+        pass
+print("refused of 70:", refused)
+for c in many:
+    c.close()
+s = conn()
+line = b'{"op":"post","tool_name":"Bash","tool_input":{"command":"ls"}}\n'
+s.setblocking(False)
+sent = 0
+for _ in range(2000):
+    try:
+        s.send(line)
+        sent += 1
+    except BlockingIOError:
+        time.sleep(0.01)
+print("sent unread:", sent)
+s.close()
+PY
+	wsh 'python3 bad.py; /.warden/warden hook <ok.json; echo "hook rc=$?"' --profile "$T_TMP/p.profile"
+	assert_rc 0 'the session'
+	assert_out_match '^huge: \{"error":"a line longer than the hook socket takes"\}' 'a line past 512 KiB'
+	assert_out_match '^junk: \{"error":"not a JSON object' 'junk'
+	assert_out_match '^refused of 70: [1-9]' 'more than 64 clients'
+	assert_out_match '^sent unread: [0-9]' 'a client that never reads'
+	assert_out_line 'hook rc=0' 'warden hook afterwards'
+	log_events alert
+	grep -q '"rule":"hook.refused".*more than 64 hook clients' <<<"$OUT" || fail "no alert for the clients past 64: $(excerpt "$OUT")"
+	wardenc log show --event session.end --json
+	assert_out_match '"exit":0' 'session.end'
+}
+
 # Linking: an agent (a script) reports a Bash call before it runs the
 # command and after: the execs in between that descend from the agent carry
 # the call's id, and so does the connection its program opens through the
