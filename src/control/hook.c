@@ -20,7 +20,7 @@
 
 #define MAX_CLIENTS 64
 #define OUT_MAX (64 * 1024)
-#define REFUSALS_LOGGED 100    /* hook.refused alerts per session; the rest counted */
+#define REFUSALS_LOGGED 100    /* hook.refused alerts per session; the rest counted, said at the end */
 #define EVENT_WHAT_MAX 8192    /* what a tool event shows of the call */
 #define SUBJECT_WHAT_MAX 2000  /* what a question's subject holds of it */
 
@@ -168,17 +168,23 @@ static long inner_pid(pid_t host)
 
 static const char *const action_words[] = { "?", "allow", "deny", "ask" };
 
+/* The length of s cut to at most max bytes, not inside a UTF-8 sequence. */
+static size_t cut_len(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
 /* The tool event of a report. */
 static void emit_tool(struct hook *h, const char *id, const struct hook_call *c, int decision,
 		      const char *rule, const char *reason, const char *question, pid_t pid)
 {
-	char *what = NULL;
-	if (strlen(c->what) > EVENT_WHAT_MAX) {
-		size_t k = EVENT_WHAT_MAX;
-		while (k > 0 && ((unsigned char)c->what[k] & 0xc0) == 0x80)
-			k--; /* not inside a UTF-8 sequence */
-		what = dupn(c->what, k);
-	}
+	size_t k = cut_len(c->what, EVENT_WHAT_MAX);
+	char *what = c->what[k] ? dupn(c->what, k) : NULL;
 	audit_emit_event(h->log, ev_tool(&(struct ev_tool){
 		.id = id, .phase = c->phase == HOOK_PRE ? "pre" : "post", .client = c->client,
 		.tool = c->tool, .what = what ? what : c->what, .what_truncated = what || c->truncated,
@@ -241,10 +247,13 @@ static void on_pre(struct hook *h, size_t i, struct hook_call *c)
 	snprintf(id, sizeof id, "t%lu", ++h->next_id);
 	const struct policy_tool_rule *r;
 	enum rules_verdict v = hookmsg_decide(h->p, c->tool, c->what, &r);
+	/* the rule that decided; none: the default, named when a profile set it */
 	char rule[1400] = "";
 	if (r)
 		snprintf(rule, sizeof rule, "tool %s %s%s%s (%s)", action_words[r->action], r->name,
 			 r->pattern ? " " : "", r->pattern ? r->pattern : "", r->origin);
+	else if (h->p->tool_default != RULES_UNKNOWN)
+		snprintf(rule, sizeof rule, "tool default %s", action_words[v]);
 	char reason[1600];
 	if (c->truncated && v != RULES_DENY && hookmsg_pattern_rules(h->p, c->tool)) {
 		snprintf(reason, sizeof reason, "warden: refused: the call was cut to %d KiB before warden "
@@ -259,7 +268,7 @@ static void on_pre(struct hook *h, size_t i, struct hook_call *c)
 	if (v == RULES_DENY || !h->ap) {
 		snprintf(reason, sizeof reason, "warden: %s by the policy (%s)",
 			 v == RULES_DENY ? "denied" : "refused: it asks a human, and none can be asked",
-			 rule[0] ? rule : "tool default deny");
+			 rule);
 		decided(h, i, id, c, false, rule[0] ? rule : NULL, reason, NULL, cl->pid);
 		return;
 	}
@@ -272,13 +281,13 @@ static void on_pre(struct hook *h, size_t i, struct hook_call *c)
 	cl->ask = pd;
 	watch(h, i);
 	char subject[SUBJECT_WHAT_MAX + 300], summary[700];
-	snprintf(subject, sizeof subject, "%s: %.*s", pd->call.tool, SUBJECT_WHAT_MAX, pd->call.what);
-	snprintf(summary, sizeof summary, "tool call %s: %.300s (%s, reported by %s)", pd->call.tool,
-		 pd->call.what, id, pd->call.client ? pd->call.client : "the agent");
+	size_t wl = cut_len(pd->call.what, SUBJECT_WHAT_MAX);
+	snprintf(subject, sizeof subject, "%s: %.*s", pd->call.tool, (int)wl, pd->call.what);
+	snprintf(summary, sizeof summary, "tool call %s: %.*s (%s, reported by %s)", pd->call.tool,
+		 (int)cut_len(pd->call.what, 300), pd->call.what, id,
+		 pd->call.client ? pd->call.client : "the agent");
 	json_t *detail = json_pack("{s:s, s:s%, s:s?, s:s?, s:s?, s:s?, s:I, s:s, s:s, s:b}",
-				   "tool", pd->call.tool, "what", pd->call.what,
-				   strlen(pd->call.what) > SUBJECT_WHAT_MAX ? (size_t)SUBJECT_WHAT_MAX
-									     : strlen(pd->call.what),
+				   "tool", pd->call.tool, "what", pd->call.what, wl,
 				   "client", pd->call.client, "session_id", pd->call.session_id,
 				   "tool_use_id", pd->call.tool_use_id, "cwd", pd->call.cwd, "pid",
 				   (json_int_t)inner_pid(pd->pid), "rule", pd->rule, "tool_call", id,
@@ -485,6 +494,13 @@ void hook_free(struct hook *h)
 		return;
 	for (size_t i = 0; i < MAX_CLIENTS; i++)
 		client_close(h, i);
+	if (h->refusals > REFUSALS_LOGGED) {
+		char action[200];
+		snprintf(action, sizeof action, "%lu lines refused in all this session (the last %lu not "
+			 "logged one by one)", h->refusals, h->refusals - REFUSALS_LOGGED);
+		audit_emit_event(h->log, ev_alert(&(struct ev_alert){ .rule = "hook.refused",
+			.path = SANDBOX_HOOK_SOCK, .action = action, .reported = true }), NULL);
+	}
 	if (h->listener >= 0)
 		close(h->listener);
 	if (h->ep >= 0)

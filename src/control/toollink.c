@@ -125,8 +125,8 @@ static bool proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
 	return true;
 }
 
-/* Its command line, the strings separated by NULs (*n of them, at most
- * max-1 bytes); false when unreadable. */
+/* Its command line, the strings separated by NULs (*len bytes, at most
+ * max-1), NUL-terminated; false when unreadable. */
 static bool proc_cmdline(pid_t pid, char *buf, size_t max, size_t *len)
 {
 	char path[64];
@@ -182,7 +182,9 @@ static bool runs_hook(const char *cmd, size_t len)
 	return false;
 }
 
-/* The hook's own plumbing: `/.warden/warden hook ...`, or a shell only
+/* The hook's own plumbing: `/.warden/warden hook ...` (the file is the
+ * link's target, /.warden/bin/warden, when init put warden's cached copy
+ * there; the link itself when it copied the binary), or a shell only
  * running it. */
 static bool hook_plumbing(const char *path, const char *resolved, char *const *argv, size_t argc)
 {
