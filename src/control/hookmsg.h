@@ -13,7 +13,8 @@
  * the socket reports calls, it never answers a question nor changes a
  * rule). The answer, one JSON object a line:
  *   {"decision":"allow"|"deny","id":T,"rule":R,"reason":S}   (pre)
- *   {"pending":Q,"timeout_s":N}   (pre: a human is asked; the answer follows)
+ *   {"pending":Q,"id":T,"timeout_s":N}  (pre: a human is asked, question Q;
+ *                                  the answer follows)
  *   {"ok":true,"id":T}            (post)
  *   {"error":S}                   (refused; the connection is closed)
  *
