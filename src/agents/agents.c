@@ -98,6 +98,7 @@ const struct agent_def agent_defs[] = {
 		.nstate = ARRAY_LEN(claude_state),
 		.seeds = claude_seeds,
 		.nseeds = ARRAY_LEN(claude_seeds),
+		.install_hook = agent_claude_install_hook,
 	},
 	{
 		.name = "codex",
@@ -118,6 +119,8 @@ const struct agent_def agent_defs[] = {
 		.nstate = ARRAY_LEN(codex_state),
 		.seeds = codex_seeds,
 		.nseeds = ARRAY_LEN(codex_seeds),
+		.etc_path = "codex/config.toml",
+		.etc_text = agent_codex_etc_config,
 	},
 };
 const size_t agent_defs_n = ARRAY_LEN(agent_defs);

@@ -30,6 +30,13 @@ struct agent_seed {
 	const char *said;      /* the one line said on stderr when it is written */
 };
 
+/* warden's tool-call hook as a client runs it (SANDBOX_SELF_EXE hook, src/
+ * cli/hook_cmd.c), and the time the client gives it (seconds: longer than
+ * any `approve timeout`, so that the question's own timeout, after which
+ * the hook denies, comes first). */
+#define AGENT_HOOK_COMMAND "/.warden/warden hook"
+#define AGENT_HOOK_TIMEOUT "86460"
+
 struct agent_def {
 	const char *name;                    /* "claude" */
 	const char *title;                   /* "Claude Code" */
@@ -39,7 +46,18 @@ struct agent_def {
 	size_t nstate;
 	const struct agent_seed *seeds;
 	size_t nseeds;
+	/* warden's tool-call hook (hooks.c): merged into the client's settings
+	 * in the state directory (statefd), *added when it was not there; or
+	 * a file of /etc inside (etc_path relative to /etc, etc_text) */
+	int (*install_hook)(int statefd, const char *dir, bool *added, struct werr *e);
+	const char *etc_path, *etc_text;
 };
+
+/* hooks.c: Claude Code's settings.json (.claude/settings.json in the state
+ * directory) with warden's hook for PreToolUse and PostToolUse; Codex's
+ * system-wide config.toml with the same. */
+int agent_claude_install_hook(int statefd, const char *dir, bool *added, struct werr *e);
+extern const char agent_codex_etc_config[];
 
 extern const struct agent_def agent_defs[];
 extern const size_t agent_defs_n;

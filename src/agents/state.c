@@ -214,6 +214,12 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 			wnote("imported into it from your own ~/.codex/config.toml: the model, the "
 			      "provider and how to reach it (never its http_headers)");
 	}
+	bool added = false;
+	if (a->install_hook && a->install_hook(dfd, st->dir, &added, e) < 0)
+		return -1;
+	if (added)
+		wnote("warden's tool-call hook is in %s's settings in warden's state for %s "
+		      "(PreToolUse, PostToolUse: %s)", a->title, a->name, AGENT_HOOK_COMMAND);
 	st->lock_fd = steal_fd(&dfd);
 	return 0;
 }

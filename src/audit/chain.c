@@ -322,6 +322,12 @@ bool audit_filter_match(const struct audit_filter *f, json_t *ev)
 		if (!d || strcmp(d, f->decision) != 0)
 			return false;
 	}
+	if (f->tool) {
+		const char *t = json_string_value(json_object_get(ev, "tool"));
+		const char *id = strcmp(kind, "tool") == 0 ? json_string_value(json_object_get(ev, "id")) : NULL;
+		if (!(t && strcmp(t, f->tool) == 0) && !(id && strcmp(id, f->tool) == 0))
+			return false;
+	}
 	if (f->has_since || f->has_until) {
 		struct audit_time t;
 		if (audit_parse_ts(json_string_value(json_object_get(ev, "ts")), &t) < 0)

@@ -90,6 +90,8 @@ struct audit_filter {
 	bool has_since, has_until;
 	struct audit_time since, until; /* inclusive */
 	const char *decision;    /* the event's "decision", NULL = any */
+	const char *tool;        /* a tool call's id: its tool events ("id") and the events
+				    that carry it ("tool"), NULL = any */
 };
 
 bool audit_filter_match(const struct audit_filter *f, json_t *ev);

@@ -93,6 +93,8 @@ struct event ev_exec(const struct ev_exec *x)
 		json_object_set_new(f, "reason", json_string(x->deny));
 	if (f && x->argv_truncated)
 		json_object_set_new(f, "argv_truncated", json_true());
+	if (f && x->tool)
+		json_object_set_new(f, "tool", json_string(x->tool));
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);
@@ -148,6 +150,8 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	} else if (x->secrets) {
 		json_decref(x->secrets);
 	}
+	if (x->tool)
+		json_object_set_new(f, "tool", json_string(x->tool));
 	return event_of("net", f);
 }
 
@@ -222,6 +226,10 @@ struct event ev_alert(const struct ev_alert *x)
 				json_object_del(f, k);
 		if (x->port)
 			json_object_set_new(f, "port", json_integer(x->port));
+		if (x->tool)
+			json_object_set_new(f, "tool", json_string(x->tool));
+		if (x->reported)
+			json_object_set_new(f, "reported", json_true());
 		if (esc)
 			json_object_set(f, "escaped", esc);
 	}
@@ -273,6 +281,42 @@ struct event ev_approval(const struct ev_approval *x)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);
 	return event_of("approval", f);
+}
+
+struct event ev_tool(const struct ev_tool *x)
+{
+	json_t *f = json_pack("{s:s, s:s}", "id", x->id, "phase", x->phase);
+	json_t *esc = NULL;
+	if (f && x->client)
+		json_set_bytes(f, "client", x->client, &esc);
+	if (f) {
+		json_set_bytes(f, "tool", x->tool ? x->tool : "", &esc);
+		json_set_bytes(f, "what", x->what ? x->what : "", &esc);
+	}
+	if (f && x->what_truncated)
+		json_object_set_new(f, "what_truncated", json_true());
+	if (f && x->decision >= 0)
+		json_object_set_new(f, "decision", json_string(x->decision ? "allow" : "deny"));
+	if (f && x->decision >= 0)
+		json_object_set_new(f, "rule", x->rule ? json_string(x->rule) : json_null());
+	if (f && x->reason)
+		json_set_bytes(f, "reason", x->reason, &esc);
+	if (f && x->question)
+		json_object_set_new(f, "question", json_string(x->question));
+	if (f)
+		json_object_set_new(f, "reported", json_true());
+	if (f && x->pid >= 0)
+		json_object_set_new(f, "pid", json_integer(x->pid));
+	if (f && x->session_id)
+		json_set_bytes(f, "session_id", x->session_id, &esc);
+	if (f && x->tool_use_id)
+		json_set_bytes(f, "tool_use_id", x->tool_use_id, &esc);
+	if (f && x->cwd)
+		json_set_bytes(f, "cwd", x->cwd, &esc);
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of("tool", f);
 }
 
 struct event ev_limit(const struct ev_limit *x)

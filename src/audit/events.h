@@ -57,6 +57,8 @@ struct ev_exec {
 	const char *deny;        /* refused, and why; NULL: allowed */
 	const char *hash_missing; /* sha256 NULL: why it could not be had (NULL: left out) */
 	bool swapped;            /* what ran instead of the file checked (exectrace.h) */
+	const char *tool;        /* the tool call it belongs to (a tool event's id), or NULL
+				    (src/control/toollink.h) */
 };
 struct event ev_exec(const struct ev_exec *x);
 
@@ -95,6 +97,7 @@ struct ev_net_proxy {
 	bool intercepted;        /* TLS terminated by warden to put a secret in (or plain, on loopback) */
 	unsigned requests;       /* intercepted: the requests forwarded */
 	json_t *secrets;         /* intercepted: [{"secret": NAME, "header": H}] substituted (stolen), NULL: none */
+	const char *tool;        /* the tool call whose process opened it, or NULL (toollink.h) */
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
@@ -133,12 +136,17 @@ struct event ev_syscall_suppressed(unsigned long suppressed);
  * setgid bit the sweep cleared: rule, path, action, mode_was, mode (octal
  * text). A secret's phantom seen where it does not belong: rule
  * "secret.phantom", secret, host, port, where ("url", "header", "body",
- * "stream"), action. Fields left NULL (port 0) are left out. */
+ * "stream"), action. A tool call's (src/control/hook.h, toollink.h): rule
+ * "hook.refused" or "tool.intent-mismatch", action, path (a program),
+ * tool (the call's id), reported. Fields left NULL (port 0) are left out. */
 struct ev_alert {
 	const char *rule, *path, *moved_to, *action;
 	const char *mode_was, *mode;
 	const char *secret, *host, *where;
 	unsigned port;
+	const char *tool;        /* the tool call it concerns (a tool event's id), or NULL */
+	bool reported;           /* caused by what the sandbox reported (the hook socket):
+				    "reported": true */
 };
 struct event ev_alert(const struct ev_alert *x);
 
@@ -184,6 +192,27 @@ struct ev_approval {
 	const char *reason;
 };
 struct event ev_approval(const struct ev_approval *x);
+
+/* A tool call an agent's hook reported (src/control/hook.h): phase "pre"
+ * (asked before it runs: decision allow or deny, and the rule) or "post"
+ * (it ran; no decision). Always "reported": true: the sandbox said so,
+ * warden did not see it. id is warden's (exec and net events name it in
+ * "tool"); session_id and tool_use_id are the agent's own. */
+struct ev_tool {
+	const char *id, *phase;
+	const char *client;      /* "claude", "codex", or what the hook said; NULL: left out */
+	const char *tool, *what;
+	bool what_truncated;
+	int decision;            /* 1 allow, 0 deny, -1 none (left out) */
+	const char *rule;        /* the tool rule that decided ("tool deny Bash rm -rf * (FILE:LINE)"),
+				    NULL: none matched (the default) */
+	const char *reason;      /* why denied, or how a human answered; NULL: left out */
+	const char *question;    /* the approval's id when a human was asked; NULL: left out */
+	long pid;                /* the hook's process inside the sandbox; -1: unknown (left out) */
+	const char *session_id, *tool_use_id; /* NULL: left out */
+	const char *cwd;         /* NULL: left out */
+};
+struct event ev_tool(const struct ev_tool *x);
 
 /* The first line of every log. */
 struct ev_session_start {

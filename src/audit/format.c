@@ -233,6 +233,7 @@ static const struct {
 	{ "net", { "decision", "host", "port", "method", "status" }, { 0 } },
 	{ "syscall", { "decision", "pid", "name" }, { 0 } },
 	{ "approval", { "decision", "by" }, { 0 } },
+	{ "tool", { "phase", "id", "decision", "tool", "what" }, { 0 } },
 	{ "alert", { "rule", "path" }, { 0 } },
 	{ "limit", { "kind", "limit", "detail" }, { 0 } },
 };

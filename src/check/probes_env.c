@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 #include "probe_groups.h"
 #include "probe_util.h"
 
@@ -343,6 +344,10 @@ void p_proc_net_unix(const struct probe_ctx *c, const struct probe *self, struct
 		char *a = strchr(line, '@');
 		char *path = p && (!a || p < a) ? p : a;
 		if (!path || strncmp(line, "Num", 3) == 0)
+			continue;
+		/* warden's own hook socket, made inside (src/control/hook.h) */
+		if (strncmp(path, SANDBOX_HOOK_SOCK, strlen(SANDBOX_HOOK_SOCK)) == 0 &&
+		    strchr("\n", path[strlen(SANDBOX_HOOK_SOCK)]))
 			continue;
 		named++;
 		if (!example[0]) {

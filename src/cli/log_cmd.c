@@ -22,7 +22,7 @@
 static const char log_usage[] =
 	"usage: warden log list [--json]\n"
 	"       warden log show [SESSION] [--json] [-f|--follow] [--event KIND]... [--pid PID]\n"
-	"                       [--since TIME] [--until TIME] [--decision allow|deny]\n"
+	"                       [--since TIME] [--until TIME] [--decision allow|deny] [--tool ID]\n"
 	"       warden log verify [SESSION | --all]\n"
 	"\n"
 	"The audit logs of warden sessions, in $XDG_STATE_HOME/warden (default\n"
@@ -43,6 +43,8 @@ static const char log_usage[] =
 	"                     2026-11-21T12:00:00Z, '2026-11-21 12:00', 2026-11-21,\n"
 	"                     @EPOCH, now, or 30s, 10m, 2h, 7d ago\n"
 	"  --decision D       only events whose decision is D (allow or deny)\n"
+	"  --tool ID          only the tool call ID (its tool events) and the execs,\n"
+	"                     connections and alerts that followed it (\"tool\": ID)\n"
 	"verify     check the hash chain: prints 'chain ok (N events)' and exits 0, or\n"
 	"           'SESSION: line N: reason' for the first broken line and exits 1.\n"
 	"  --all              every session, one line each ('SESSION: chain ok (N events)')\n"
@@ -405,6 +407,7 @@ static int log_show(int argc, char **argv)
 		{ "since", required_argument, NULL, 'S' },
 		{ "until", required_argument, NULL, 'U' },
 		{ "decision", required_argument, NULL, 'D' },
+		{ "tool", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -445,6 +448,9 @@ static int log_show(int argc, char **argv)
 				goto out;
 			}
 			sh.filter.decision = optarg;
+			break;
+		case 'T':
+			sh.filter.tool = optarg;
 			break;
 		case 'h':
 			fputs(log_usage, stdout);

@@ -124,6 +124,7 @@ struct conn {
 	const void *question;      /* S_ASKING: the open question (proxy_asker) */
 	unsigned requests;
 	char leak_why[256];        /* the guard refused: why */
+	char tool[24];             /* the tool call it belongs to (proxy_set_tagger), "" none */
 };
 
 /* An interception thread's job and the connection it belongs to. */
@@ -169,6 +170,8 @@ struct proxy {
 	int stop_pipe[2];          /* closing [1] stops every interception thread */
 	struct item idone;
 	size_t njobs;              /* interceptions still running */
+	const char *(*tag)(void *ctx, int fd); /* the tool call of a connection */
+	void *tag_ctx;
 };
 
 /* A new connection sends what it has at once: Nagle's wait for more, on
@@ -312,7 +315,7 @@ static void log_conn(struct conn *c)
 		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
 		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
 		.rule = c->rule, .reason = c->reason, .intercepted = c->intercepted,
-		.requests = c->requests, .secrets = end.secrets });
+		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL });
 	if (ev.fields)
 		audit_emit_event(c->px->log, ev, NULL);
 }
@@ -1104,6 +1107,9 @@ static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_fo
 		c->iu = (struct item){ T_UPSTREAM, c };
 		c->socks = socks;
 		c->fw = fw;
+		const char *tool = px->tag ? px->tag(px->tag_ctx, fd) : NULL;
+		if (tool)
+			snprintf(c->tool, sizeof c->tool, "%s", tool);
 		if (fw) {
 			/* no handshake: the listener says where to */
 		} else if (socks) {
@@ -1270,6 +1276,12 @@ void proxy_set_asker(struct proxy *px, const struct proxy_asker *a, bool default
 {
 	px->asker = *a;
 	px->default_ask = default_ask;
+}
+
+void proxy_set_tagger(struct proxy *px, const char *(*tag)(void *ctx, int fd), void *ctx)
+{
+	px->tag = tag;
+	px->tag_ctx = ctx;
 }
 
 void proxy_set_guard(struct proxy *px, const struct proxy_guard *g)

@@ -79,6 +79,10 @@ struct proxy_asker {
 	void *ctx;
 };
 void proxy_set_asker(struct proxy *p, const struct proxy_asker *a, bool default_ask);
+/* Who says which tool call a connection belongs to (src/control/hook.h):
+ * told of each connection as it is accepted (fd: the proxy's end), it
+ * returns the call's id for the net event's "tool", or NULL. */
+void proxy_set_tagger(struct proxy *p, const char *(*tag)(void *ctx, int fd), void *ctx);
 /* The fd to watch for readability; then call proxy_dispatch. */
 int proxy_fd(const struct proxy *p);
 void proxy_dispatch(struct proxy *p);

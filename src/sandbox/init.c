@@ -221,7 +221,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
 	/* The network first: it tunes the namespace through the host's /proc,
 	 * which mounts_build replaces. */
-	if (net_lo_up(&e) < 0 || mounts_build(s, &e) < 0)
+	int hook_l = -1;
+	if (net_lo_up(&e) < 0 || mounts_build(s, &hook_l, &e) < 0)
 		fail(s, &e);
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
@@ -273,6 +274,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 		werr_errno(&e, "namespaces: opening their files for the re-masker"), fail(s, &e);
 	nfds += 2;
 	ready.has_ns = 1;
+	fds[nfds++] = hook_l;
+	ready.has_hook = 1;
 	send_msg(s->sync_fd, &ready, fds, nfds);
 	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)

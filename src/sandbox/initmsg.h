@@ -14,8 +14,9 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * whose free space the supervisor watches (limits.h), then the sandbox's
  * user and mount namespaces when has_ns is set, which the re-masker joins
  * if it is needed (remask.c; init, non-dumpable, is not the supervisor's
- * to open them through /proc). */
-#define INIT_MSG_MAX_FDS (9 + FORWARD_MAX)
+ * to open them through /proc), then the hook socket's listener when
+ * has_hook is set (src/control/hook.h). */
+#define INIT_MSG_MAX_FDS (10 + FORWARD_MAX)
 struct init_msg {
 	int type;
 	int errnum;
@@ -24,5 +25,6 @@ struct init_msg {
 	unsigned fwd_mask;
 	unsigned fs_mask;
 	int has_ns;
+	int has_hook;
 	char text[1024];
 };

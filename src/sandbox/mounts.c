@@ -228,17 +228,36 @@ static const char *const system_dirs[] = {
  * layer needs two lower ones: the second is empty. -1 (errno) when the
  * kernel refuses (no overlayfs in user namespaces, a cache on a file system
  * it cannot stack on): the caller copies /etc instead. */
-static int etc_overlay(const char *cache)
+/* The spec's extra /etc file (etc_extra_path) written under root, mode
+ * 0644, with its directories. */
+static int etc_extra(const struct sandbox_spec *s, const char *root, struct werr *e)
+{
+	if (!s->etc_extra_path)
+		return 0;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", root, s->etc_extra_path);
+	if (make_parents(path, e) < 0)
+		return -1;
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write_all(fd, s->etc_extra_text, strlen(s->etc_extra_text)) < 0)
+		return werr_errno(e, "mounts: writing /etc/%s", s->etc_extra_path);
+	return 0;
+}
+
+static int etc_overlay(const struct sandbox_spec *s, struct werr *e)
 {
 	char src[4200];
-	snprintf(src, sizeof src, OLD "%s", cache);
+	snprintf(src, sizeof src, OLD "%s", s->etc_cache);
 	if (symlink(src, "etc") < 0 || mkdir("etc.empty", 0555) < 0 ||
 	    mkdir(STAGE "/etc", 0755) < 0)
 		return -1;
+	/* the extra file in a layer of its own, above the cache */
+	bool extra = s->etc_extra_path && mkdir("etc.extra", 0755) == 0 &&
+		     etc_extra(s, "etc.extra", e) == 0;
 	if (mount("overlay", STAGE "/etc", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
-		  "lowerdir=etc:etc.empty") < 0)
+		  extra ? "lowerdir=etc.extra:etc:etc.empty" : "lowerdir=etc:etc.empty") < 0)
 		return -1;
-	return 0;
+	return extra || !s->etc_extra_path ? 0 : -1;
 }
 
 /* warden's own binary: the cached copy (selfbin.c) through a read-only
@@ -267,9 +286,11 @@ static int build_etc(const struct sandbox_spec *s, struct werr *e)
 {
 	struct strv local = { 0 };
 	const struct strv *binds = &s->etc_binds;
-	if (s->etc_cache && etc_overlay(s->etc_cache) == 0) {
+	if (s->etc_cache && etc_overlay(s, e) == 0) {
 		/* the cache's layout: the binds of the session on top */
 	} else {
+		if (s->etc_cache)
+			umount2(STAGE "/etc", MNT_DETACH); /* an overlay without the extra file */
 		if (mkdir_p(STAGE "/etc", 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating /etc");
 		_cleanup_close_ int fd = open(STAGE "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -278,6 +299,10 @@ static int build_etc(const struct sandbox_spec *s, struct werr *e)
 		if (etc_populate(OLD, fd, &local, e) < 0) {
 			strv_free(&local);
 			return werr_wrap(e, "mounts");
+		}
+		if (etc_extra(s, STAGE "/etc", e) < 0) {
+			strv_free(&local);
+			return -1;
 		}
 		binds = &local;
 	}
@@ -603,7 +628,7 @@ int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
 	return bind_at(fd, "", fd, "", RO_ATTRS, e, rel);
 }
 
-int mounts_build(const struct sandbox_spec *s, struct werr *e)
+int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return werr_errno(e, "mounts: making / private");
@@ -681,6 +706,10 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e)
 		return werr_errno(e, "mounts: pivot_root into the new root");
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return werr_errno(e, "mounts: detaching the host tree");
+	/* The hook socket, bound by its own path (the one /proc/net/unix
+	 * shows) on the root before it becomes read-only (hook.h). */
+	if ((*hook_fd = net_hook_listener(SANDBOX_HOOK_SOCK, e)) < 0)
+		return -1;
 	if (setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
 		return werr_errno(e, "mounts: making / read-only");
 	return 0;

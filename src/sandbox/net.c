@@ -3,7 +3,8 @@
  * sockets on it, created here inside the namespace and handed to the
  * supervisor, which serves them from outside: the one way out. Also the
  * listeners of host loopback ports (`--allow-net 127.0.0.1:PORT`,
- * net/forward.h), served the same way. */
+ * net/forward.h), served the same way, and the hook socket's (a unix
+ * socket made in the namespace, src/control/hook.h). */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../net/proxy.h"
@@ -125,6 +128,19 @@ int net_proxy_listeners(int *http, int *socks, struct werr *e)
 		return -1;
 	}
 	return 0;
+}
+
+int net_hook_listener(const char *path, struct werr *e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof a.sun_path)
+		return werr_set(e, ENAMETOOLONG, "hook socket: %s", path);
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || chmod(path, 0666) < 0 ||
+	    listen(fd, 64) < 0)
+		return werr_errno(e, "hook socket: %s", path);
+	return steal_fd(&fd);
 }
 
 /* One host loopback port's listener: -1 with e set, or -2 when it is the

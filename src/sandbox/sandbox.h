@@ -160,6 +160,11 @@ struct sandbox_spec {
 	int landlock_abi;           /* probed by the supervisor */
 	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
+	/* a file warden adds to /etc inside, read-only like the rest of it
+	 * (an agent's system-wide settings: Codex's /etc/codex/config.toml
+	 * with warden's tool-call hook), or NULL; borrowed */
+	const char *etc_extra_path; /* relative to /etc: "codex/config.toml" */
+	const char *etc_extra_text;
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for
@@ -259,6 +264,9 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 #define AGENT_USER "agent"
 #define SANDBOX_HOSTNAME "warden"
 #define SANDBOX_SELF_EXE "/.warden/warden"
+/* The hook socket (src/control/hook.h): bound by init on the root, which
+ * then becomes read-only, so nothing inside can replace it. */
+#define SANDBOX_HOOK_SOCK "/.warden/hook.sock"
 /* The trust store inside when warden terminates TLS for a bound secret: the
  * host's bundle, the CAs the user configured and the session's CA. Also
  * bound over the system bundle's usual path when the host has one. */
@@ -271,8 +279,10 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
  * trust store's variables, which nothing else may override). */
 void env_override(struct strv *out, const char *assignment);
 
-/* mounts.c (init): build the new root and pivot into it. */
-int mounts_build(const struct sandbox_spec *s, struct werr *e);
+/* mounts.c (init): build the new root and pivot into it. The hook
+ * socket's listener, bound at SANDBOX_HOOK_SOCK before the root becomes
+ * read-only, goes to *hook_fd (net_hook_listener). */
+int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e);
 /* After mounts_build, in the new root: mask (an empty file or directory of
  * mode 0, bound read-only) or protect (bound read-only onto itself) the
  * workspace path rel, opened beneath wsfd with no symlink followed. */
@@ -295,6 +305,10 @@ int net_lo_up(struct werr *e);
 /* net.c (init): the proxy's listening sockets on the sandbox's loopback
  * (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5), for the supervisor. */
 int net_proxy_listeners(int *http, int *socks, struct werr *e);
+/* net.c (init): the hook socket's listener (src/control/hook.h), a unix
+ * socket bound at path in the sandbox's network namespace (so the sandbox
+ * may connect to it: unixconn.h), mode 0666, for the supervisor. */
+int net_hook_listener(const char *path, struct werr *e);
 /* The listeners of the host loopback ports in f, in its order: fds[i] for
  * f->v[i], or -1 for an optional one the namespace cannot have (::1 without
  * IPv6). On error none is left open. */

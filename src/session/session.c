@@ -156,6 +156,8 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 		return -1;
 	s->home_binds = ag->state.v;
 	s->nhome_binds = ag->state.n;
+	s->etc_extra_path = ag->def->etc_path;
+	s->etc_extra_text = ag->def->etc_text;
 	return 0;
 }
 
@@ -196,9 +198,12 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	if (forwards_prepare(pol, &s->forwards, e) < 0)
 		return -1;
 	s->argv = o->argv;
-	/* warden's binary inside: the probe runner of `check`, and the
-	 * ProxyCommand of git over ssh when a destination is allowed. */
-	s->self_exe = o->self_exe || policy_net_allows_any(pol);
+	/* warden's binary inside: the probe runner of `check`, the
+	 * ProxyCommand of git over ssh when a destination is allowed, and the
+	 * tool-call hook (`warden hook`) of an agent's client or of a policy
+	 * with tool rules. */
+	s->self_exe = o->self_exe || policy_net_allows_any(pol) || ag->def || pol->ntools ||
+		      pol->tool_default != RULES_UNKNOWN;
 	/* Any of 0-2 a terminal: the command gets a pty in its place, never the
 	 * user's terminal (which it could read, or change the modes of). */
 	for (int fd = 0; fd < 3; fd++)

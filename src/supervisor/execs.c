@@ -131,6 +131,8 @@ struct execs {
 	struct execpath *ep;
 	unsigned long unwatched;    /* execs that could not have run anything else */
 	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
+	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
+	void *link_ctx;
 	struct pexec *list;         /* pending: unanswered, or traced */
 	struct seccomp_notif_resp *resp;
 	struct seccomp_notif *unused_req;
@@ -489,6 +491,8 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 	bool escaped = false;
 	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
 	const char *missing = m->fd >= 0 && m->h == H_NOHASH ? m->why : NULL;
+	const char *tool = x->link ? x->link(x->link_ctx, p->tgid ? p->tgid : p->tid, p->ppid, p->path,
+					     m->resolved, p->argv.v, p->argv.n, why) : NULL;
 	struct event ev = ev_exec(&(struct ev_exec){
 		.pid = p->inner, .ppid = p->pinner, .host_pid = p->tid, .execveat = p->at,
 		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
@@ -496,7 +500,7 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 		.hash_missing = missing, .interpreter = p->interp,
 		.interpreter_sha256 = p->interp[0] ? hex_or_null(in) : NULL,
 		.program = p->program, .program_resolved = pr->resolved,
-		.program_sha256 = hex_or_null(pr), .deny = why });
+		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool });
 	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
 }
 
@@ -1226,6 +1230,12 @@ void execs_free(struct execs *x)
 void execs_set_approvals(struct execs *x, struct approvals *ap)
 {
 	x->ap = ap;
+}
+
+void execs_set_linker(struct execs *x, execs_linker link, void *ctx)
+{
+	x->link = link;
+	x->link_ctx = ctx;
 }
 
 json_t *execs_stats(const struct execs *x)

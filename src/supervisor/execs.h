@@ -44,6 +44,15 @@ void execs_on_sigchld(struct execs *x);
 struct approvals;
 void execs_set_approvals(struct execs *x, struct approvals *ap);
 
+/* Who says which tool call an exec belongs to (src/control/hook.h): told
+ * of each exec as it is recorded (its process and parent as the host
+ * numbers them, deny: why refused, or NULL), it returns the call's id for
+ * the event's "tool", or NULL. Without one, no exec names a call. */
+typedef const char *(*execs_linker)(void *ctx, pid_t pid, pid_t ppid, const char *path,
+				    const char *resolved, char *const *argv, size_t argc,
+				    const char *deny);
+void execs_set_linker(struct execs *x, execs_linker link, void *ctx);
+
 /* What the session's execs cost and found, for session.end: the hash
  * cache's hits and misses, execs verified and swapped. */
 json_t *execs_stats(const struct execs *x);

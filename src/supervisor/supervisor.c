@@ -34,6 +34,7 @@
 #include "../control/termask.h"
 #include "../control/reviewer.h"
 #include "../control/webhook.h"
+#include "../control/hook.h"
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
@@ -152,6 +153,20 @@ static int ns_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ss
 	if (n <= 0 || !m->has_ns)
 		return -1;
 	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0) + i;
+	for (size_t j = 0; j < s->forwards.n; j++)
+		k += (m->fwd_mask >> j) & 1u;
+	k += (m->fs_mask & 1u) + ((m->fs_mask >> 1) & 1u);
+	return k < INIT_MSG_MAX_FDS ? fds[k] : -1;
+}
+
+/* The hook socket's listener in init's READY message, after the
+ * namespaces (-1: none). */
+static int hook_fd_take(const struct sandbox_spec *s, const struct init_msg *m, ssize_t n,
+			const int fds[INIT_MSG_MAX_FDS])
+{
+	if (n <= 0 || !m->has_hook)
+		return -1;
+	size_t k = (m->has_pty ? 4 : 3) + (m->has_diag ? 1 : 0) + (m->has_ns ? 2 : 0);
 	for (size_t j = 0; j < s->forwards.n; j++)
 		k += (m->fwd_mask >> j) & 1u;
 	k += (m->fs_mask & 1u) + ((m->fs_mask >> 1) & 1u);
@@ -367,6 +382,7 @@ struct asking {
 	struct termask *term; /* the user's terminal, when its keys are relayed */
 	struct reviewer *rv;  /* `approve command`, or NULL */
 	struct webhook *wh;   /* `approve webhook`, or NULL */
+	struct hook *hook;   /* the hook socket: tool calls reported from inside */
 };
 
 static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
@@ -392,6 +408,16 @@ static void on_reviewer(struct loop *l, const struct source *src, uint32_t event
 static void on_webhook(struct loop *l, const struct source *src, uint32_t events)
 {
 	webhook_dispatch(src->ctx);
+}
+
+static void on_hook(struct loop *l, const struct source *src, uint32_t events)
+{
+	hook_dispatch(src->ctx);
+}
+
+static void hook_freep(struct hook **h)
+{
+	hook_free(*h);
 }
 
 /* The proxy's asker (proxy.h) over the broker. */
@@ -583,6 +609,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, reviewer_fd(ask->rv), on_reviewer, ask->rv);
 	if (ask->wh)
 		loop_add(&l, webhook_fd(ask->wh), on_webhook, ask->wh);
+	if (ask->hook)
+		loop_add(&l, hook_fd(ask->hook), on_hook, ask->hook);
 	loop_add(&l, proxy_fd(px), on_proxy, px);
 	if (timer >= 0)
 		loop_add(&l, timer, on_limits_timer, w);
@@ -691,6 +719,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_close_ int home_fd = fs_fd_take(s, &m, n, fds, 1);
 	_cleanup_close_ int userns = ns_fd_take(s, &m, n, fds, 0);
 	_cleanup_close_ int mntns = ns_fd_take(s, &m, n, fds, 1);
+	_cleanup_close_ int hook_l = hook_fd_take(s, &m, n, fds);
 	if (n > 0 && m.type == INIT_MSG_READY && listener < 0)
 		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 	if (n <= 0 || m.type != INIT_MSG_READY) {
@@ -749,6 +778,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	struct werr te = { 0 };
 	if (ap && term.relay_input && !(ta = termask_new(ap, term.out, term.tty, master, &te)))
 		fprintf(stderr, "warden: %s; the terminal cannot answer this session's questions\n", te.msg);
+	/* The hook socket (hook.h): tool calls reported from inside, decided
+	 * by the tool rules, linked to the execs and connections after them
+	 * (made before those, freed after them, before the broker). */
+	_cleanup_(hook_freep) struct hook *hk =
+		hook_l >= 0 ? hook_new(steal_fd(&hook_l), s->policy, log, ap, diag, c.pid) : NULL;
 	_cleanup_(notifier_freep) struct notifier *nt = notifier_new(listener, diag, log);
 	if (!nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
@@ -782,6 +816,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 			proxy_add_forward(px, steal_fd(&fwd.fd[i]), &s->forwards.v[i]);
 	if (s->guard)
 		proxy_set_guard(px, s->guard);
+	if (hk) {
+		execs_set_linker(x, hook_link_exec, hk);
+		proxy_set_tagger(px, hook_link_conn, hk);
+	}
 	if (ap) {
 		proxy_set_asker(px, &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel, .ctx = ap },
 				s->policy->net_default_ask);
@@ -804,7 +842,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	/* A log that cannot be written stops the sandbox at once: nothing runs
 	 * unrecorded (the log says what it could, log.c). */
 	audit_on_failure(log, on_log_failure, &c);
-	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh };
+	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh,
+			      .hook = hk };
 	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, e);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);

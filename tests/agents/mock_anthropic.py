@@ -7,11 +7,12 @@ and writes that port to --port-file; with --tls-cert and --tls-key it serves
 HTTPS. GET /api/hello and /v1/oauth/hello answer 200: the connectivity
 check of Claude Code's first run, when the mock stands in for
 api.anthropic.com and platform.claude.com.
-POST /v1/messages follows a two-step script:
-  - a conversation with no tool_result yet: reply with one tool_use block
-    calling Claude Code's shell tool (Bash) with the command given by
-    --command;
-  - once a tool_result has arrived: reply with the text "done".
+POST /v1/messages follows a script:
+  - a conversation with fewer tool_results than --command was given: reply
+    with one tool_use block calling Claude Code's shell tool (Bash) with the
+    next command (--command may be repeated: one tool call after the other,
+    each once the result of the one before has arrived, allowed or refused);
+  - once a tool_result has arrived for each: reply with the text "done".
 Both streaming (SSE events) and plain JSON replies are served. Requests that
 are not part of the conversation (count_tokens, a title/quota probe with a
 different system prompt, other paths) get a minimal valid reply or 404.
@@ -56,12 +57,12 @@ def offers_bash(body):
 def plan_reply(body):
     """The content blocks and stop reason the script gives for BODY."""
     results = tool_results(body.get("messages"))
-    if offers_bash(body) and not results:
+    if offers_bash(body) and len(results) < len(ARGS.command):
         block = {
             "type": "tool_use",
             "id": next_id("toolu"),
             "name": "Bash",
-            "input": {"command": ARGS.command,
+            "input": {"command": ARGS.command[len(results)],
                       "description": "Write the marker and read outside"},
         }
         return [block], "tool_use"
@@ -196,7 +197,8 @@ def main():
     p.add_argument("--port-file", required=True)
     p.add_argument("--log", required=True)
     p.add_argument("--results", required=True)
-    p.add_argument("--command", required=True, help="the Bash command of the tool_use")
+    p.add_argument("--command", required=True, action="append",
+                   help="the Bash command of a tool_use (repeat: one call after the other)")
     p.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
     p.add_argument("--port", type=int, default=0, help="the port (0: the OS picks)")
     p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM, chain)")

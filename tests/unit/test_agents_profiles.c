@@ -4,7 +4,8 @@
  * warden reads it, the endpoint taken from the variable or the user's own
  * settings and never from the agent's state, and the state directory's
  * refusals (symlink, writable by others, the home, a client's real config),
- * entries, seeds said once, the lock against reset, and reset itself. */
+ * entries, seeds said once, the lock against reset, and reset itself;
+ * warden's tool-call hook in the clients' settings (src/agents/hooks.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "src/agents/agents.h"
 #include "src/agents/state.h"
 
@@ -267,16 +269,15 @@ static void test_state(void)
 	CHECK(state_reset(claude, dir, home, &removed, &e) < 0 && strstr(e.msg, "running"));
 	agent_state_free(&st);
 
-	/* a second open keeps what the agent wrote, writes no seed again */
+	/* a second open keeps what the agent wrote, writes no seed again (and
+	 * adds warden's tool-call hook: test_hook) */
 	put("state/.claude/settings.json", "{\"mine\": 1}");
 	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
 	agent_state_free(&st);
-	FILE *f = fopen(seed, "r");
-	char buf[64] = "";
-	CHECK(f && fgets(buf, sizeof buf, f));
-	if (f)
-		fclose(f);
-	CHECK(strcmp(buf, "{\"mine\": 1}") == 0);
+	json_t *j = json_load_file(seed, 0, NULL);
+	CHECK(j && json_integer_value(json_object_get(j, "mine")) == 1);
+	CHECK(j && !json_object_get(j, "sandbox"));
+	json_decref(j);
 
 	/* apart from the workspace */
 	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
@@ -347,7 +348,7 @@ static void test_state(void)
 	codex_conf_free(&imp);
 	agent_state_free(&st);
 	char *ct = xasprintf("%s/.codex/config.toml", cdir);
-	f = fopen(ct, "r");
+	FILE *f = fopen(ct, "r");
 	char big[2048] = "";
 	size_t n = f ? fread(big, 1, sizeof big - 1, f) : 0;
 	big[n] = '\0';
@@ -358,6 +359,115 @@ static void test_state(void)
 
 	free(ct); free(cdir); free(ssh); free(real); free(sl); free(none); free(locked);
 	free(link); free(victim); free(entry); free(other); free(seed); free(dir); free(home);
+}
+
+/* The number of matcher groups of hooks.EVENT in the settings at path
+ * that run warden's hook, and of all groups there. */
+static int hook_groups(const char *path, const char *event, int *all)
+{
+	json_t *j = json_load_file(path, 0, NULL);
+	json_t *list = json_object_get(json_object_get(j, "hooks"), event);
+	int n = 0;
+	*all = (int)json_array_size(list);
+	size_t i, k;
+	json_t *g, *h;
+	json_array_foreach(list, i, g)
+		json_array_foreach(json_object_get(g, "hooks"), k, h)
+			n += json_is_string(json_object_get(h, "command")) &&
+			     strcmp(json_string_value(json_object_get(h, "command")), AGENT_HOOK_COMMAND) == 0 &&
+			     strcmp(json_string_value(json_object_get(g, "matcher")), "*") == 0 &&
+			     json_integer_value(json_object_get(h, "timeout")) == atoi(AGENT_HOOK_TIMEOUT);
+	json_decref(j);
+	return n;
+}
+
+/* warden's tool-call hook in Claude Code's settings (src/agents/hooks.c):
+ * added to PreToolUse and PostToolUse in a new state and in settings the
+ * user or client wrote (their keys and hooks kept), once however often the
+ * state is opened (the file left as it is then), its timeout brought up to
+ * date, "disableAllHooks" taken out; settings that are not a JSON object
+ * refused, naming the file; a symlink in its place refused, never followed.
+ * Codex gets it as a system-wide file instead. */
+static void test_hook(void)
+{
+	struct werr e = { 0 };
+	char *home = xasprintf("%s/home", root);
+	char *dir = xasprintf("%s/hookstate", root);
+	char *settings = xasprintf("%s/.claude/settings.json", dir);
+	const struct agent_def *claude = agent_find("claude");
+	struct agent_state st;
+	int all;
+
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
+	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
+	json_t *j = json_load_file(settings, 0, NULL);
+	CHECK(json_is_false(json_object_get(json_object_get(j, "sandbox"), "enabled")));
+	json_decref(j);
+
+	/* idempotent: the same bytes, the same inode */
+	struct stat before, after;
+	CHECK(stat(settings, &before) == 0);
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	CHECK(stat(settings, &after) == 0 && before.st_ino == after.st_ino);
+
+	/* the user's keys and hooks stay; warden's group is added beside them */
+	put("hookstate/.claude/settings.json",
+	    "{\"model\": \"opus\", \"disableAllHooks\": true, \"hooks\": {\"PreToolUse\": "
+	    "[{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}], "
+	    "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"bell\"}]}]}}");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 2);
+	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
+	j = json_load_file(settings, 0, NULL);
+	CHECK_STR(json_string_value(json_object_get(j, "model")), "opus");
+	CHECK(!json_object_get(j, "disableAllHooks"));
+	CHECK(json_array_size(json_object_get(json_object_get(j, "hooks"), "Stop")) == 1);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(
+		json_object_get(j, "hooks"), "PreToolUse"), 0), "matcher")), "Bash");
+	json_decref(j);
+
+	/* an old timeout is brought up to date, not a second group added */
+	put("hookstate/.claude/settings.json",
+	    "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", "
+	    "\"command\": \"" AGENT_HOOK_COMMAND "\", \"timeout\": 60}]}]}}");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
+
+	/* not JSON, or hooks of another shape: refused, naming the file */
+	put("hookstate/.claude/settings.json", "{\"hooks\": ");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "settings.json:1") &&
+	      strstr(e.msg, "state reset claude"));
+	agent_state_free(&st);
+	put("hookstate/.claude/settings.json", "{\"hooks\": {\"PreToolUse\": {}}}");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "is not a list"));
+	agent_state_free(&st);
+
+	/* a symlink the agent planted is not followed */
+	char *victim = xasprintf("%s/hook-victim.json", root);
+	put("hook-victim.json", "{}");
+	CHECK(unlink(settings) == 0 && symlink(victim, settings) == 0);
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 &&
+	      (e.errnum == ELOOP || strstr(e.msg, "symlink")) && strstr(e.msg, "settings.json"));
+	agent_state_free(&st);
+	size_t len;
+	char *v = slurp(victim, &len);
+	CHECK(v && strcmp(v, "{}") == 0);
+	free(v);
+
+	/* Codex: a system-wide config with the hook, no file in its state */
+	const struct agent_def *codex = agent_find("codex");
+	CHECK(codex->install_hook == NULL && codex->etc_path && strcmp(codex->etc_path, "codex/config.toml") == 0);
+	CHECK(strstr(codex->etc_text, "[[hooks.PreToolUse]]") && strstr(codex->etc_text, "[[hooks.PostToolUse]]") &&
+	      strstr(codex->etc_text, AGENT_HOOK_COMMAND " --client codex"));
+	free(victim);
+	free(settings);
+	free(dir);
+	free(home);
 }
 
 int main(void)
@@ -373,6 +483,7 @@ int main(void)
 	test_codex_config();
 	test_endpoint();
 	test_state();
+	test_hook();
 	int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
 	remove_tree_at(fd, root + 5);
 	close(fd);

@@ -1,0 +1,173 @@
+/* hooks.c - warden's tool-call hook (`/.warden/warden hook`, src/control/
+ * hook.h) in a client's settings (agents.h): for Claude Code, merged into
+ * settings.json in warden's state directory for claude (hooks.PreToolUse
+ * and hooks.PostToolUse, one matcher group for every tool), leaving what
+ * the user or the client put there as it is; idempotent, and written
+ * through a new file renamed into place, never through a link the agent
+ * planted. For Codex, a system-wide config (/etc/codex/config.toml inside
+ * the sandbox, read-only): Codex 0.169 runs a hook of its user config only
+ * once a person has reviewed and trusted it, a hook of the system config
+ * (managed) at once. */
+#include "agents.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SETTINGS_MAX (1 << 20)
+
+const char agent_codex_etc_config[] =
+	"# Written by warden for Codex inside the sandbox: warden's tool-call hook,\n"
+	"# as a system-wide (managed) setting. Each tool call is reported to warden\n"
+	"# before it runs and after; the policy's `tool` rules decide.\n"
+	"[[hooks.PreToolUse]]\n"
+	"matcher = \"*\"\n"
+	"[[hooks.PreToolUse.hooks]]\n"
+	"type = \"command\"\n"
+	"command = \"" AGENT_HOOK_COMMAND " --client codex\"\n"
+	"timeout = " AGENT_HOOK_TIMEOUT "\n"
+	"\n"
+	"[[hooks.PostToolUse]]\n"
+	"matcher = \"*\"\n"
+	"[[hooks.PostToolUse.hooks]]\n"
+	"type = \"command\"\n"
+	"command = \"" AGENT_HOOK_COMMAND " --client codex\"\n"
+	"timeout = " AGENT_HOOK_TIMEOUT "\n";
+
+static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+}
+
+/* Does this matcher group run warden's hook? */
+static bool ours(json_t *group)
+{
+	size_t i;
+	json_t *h;
+	json_array_foreach(json_object_get(group, "hooks"), i, h) {
+		const char *cmd = json_string_value(json_object_get(h, "command"));
+		if (cmd && strcmp(cmd, AGENT_HOOK_COMMAND) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* hooks.EVENT of settings with warden's group in it; *changed when added
+ * or its timeout brought up to date. -1 with why: the settings' shape is
+ * not what Claude Code reads. */
+static int merge_event(json_t *hooks, const char *event, bool *changed, const char **why)
+{
+	json_t *list = json_object_get(hooks, event);
+	if (!list) {
+		list = json_array();
+		json_object_set_new(hooks, event, list);
+	}
+	if (!json_is_array(list)) {
+		*why = "is not a list";
+		return -1;
+	}
+	size_t i;
+	json_t *g;
+	json_array_foreach(list, i, g) {
+		if (!json_is_object(g) || !ours(g))
+			continue;
+		size_t k;
+		json_t *h;
+		json_array_foreach(json_object_get(g, "hooks"), k, h) {
+			const char *cmd = json_string_value(json_object_get(h, "command"));
+			if (!cmd || strcmp(cmd, AGENT_HOOK_COMMAND) != 0)
+				continue;
+			if (json_integer_value(json_object_get(h, "timeout")) != atoi(AGENT_HOOK_TIMEOUT)) {
+				json_object_set_new(h, "timeout", json_integer(atoi(AGENT_HOOK_TIMEOUT)));
+				*changed = true;
+			}
+		}
+		return 0;
+	}
+	json_array_append_new(list, json_pack("{s:s, s:[{s:s, s:s, s:i}]}", "matcher", "*", "hooks",
+					      "type", "command", "command", AGENT_HOOK_COMMAND,
+					      "timeout", atoi(AGENT_HOOK_TIMEOUT)));
+	*changed = true;
+	return 0;
+}
+
+int agent_claude_install_hook(int statefd, const char *dir, bool *added, struct werr *e)
+{
+	*added = false;
+	_cleanup_close_ int cfd = open_beneath(statefd, ".claude", O_RDONLY | O_DIRECTORY, 0);
+	if (cfd < 0)
+		return werr_errno(e, "%s/.claude", dir);
+	_cleanup_json_ json_t *j = NULL;
+	_cleanup_close_ int fd = open_beneath(cfd, "settings.json", O_RDONLY, 0);
+	if (fd < 0 && errno == ELOOP)
+		return werr_set(e, 0, "%s/.claude/settings.json is a symlink: warden adds its tool-call "
+				"hook only to a regular file (`warden state reset claude` starts afresh)", dir);
+	if (fd < 0 && errno != ENOENT)
+		return werr_errno(e, "%s/.claude/settings.json", dir);
+	if (fd >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SETTINGS_MAX)
+			return werr_set(e, 0, "%s/.claude/settings.json is not a regular file of at most "
+					"1 MiB: warden adds its tool-call hook there (`warden state reset "
+					"claude` starts afresh)", dir);
+		_cleanup_free_ char *buf = xmalloc((size_t)st.st_size + 1);
+		ssize_t n = read(fd, buf, (size_t)st.st_size);
+		if (n < 0)
+			return werr_errno(e, "%s/.claude/settings.json", dir);
+		json_error_t je;
+		j = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
+		if (!j || !json_is_object(j))
+			return werr_set(e, 0, "%s/.claude/settings.json:%d: %s: warden adds its tool-call "
+					"hook there; fix the file or `warden state reset claude`", dir,
+					j ? 1 : je.line, j ? "not a JSON object" : je.text);
+	} else {
+		j = json_object();
+	}
+	json_t *hooks = json_object_get(j, "hooks");
+	if (!hooks) {
+		hooks = json_object();
+		json_object_set_new(j, "hooks", hooks);
+	}
+	bool changed = false;
+	const char *why = "is not an object";
+	if (!json_is_object(hooks) || merge_event(hooks, "PreToolUse", &changed, &why) < 0 ||
+	    merge_event(hooks, "PostToolUse", &changed, &why) < 0)
+		return werr_set(e, 0, "%s/.claude/settings.json: \"hooks\" (or an event in it) %s: warden "
+				"adds its tool-call hook there; fix the file or `warden state reset "
+				"claude`", dir, why);
+	/* hooks switched off would switch warden's gate off: on again */
+	if (json_is_true(json_object_get(j, "disableAllHooks"))) {
+		json_object_del(j, "disableAllHooks");
+		changed = true;
+		wnote("%s/.claude/settings.json had \"disableAllHooks\": true, which would turn warden's "
+		      "tool-call hook off: removed", dir);
+	}
+	if (!changed)
+		return 0;
+	_cleanup_free_ char *text = json_dumps(j, JSON_INDENT(2));
+	if (!text)
+		return werr_set(e, ENOMEM, "%s/.claude/settings.json", dir);
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".settings.json.warden-%d", (int)getpid());
+	unlinkat(cfd, tmp, 0);
+	_cleanup_close_ int out = open_beneath(cfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (out < 0 || write_all(out, text, strlen(text)) < 0 || write_all(out, "\n", 1) < 0 ||
+	    renameat(cfd, tmp, cfd, "settings.json") < 0) {
+		int err = errno;
+		unlinkat(cfd, tmp, 0);
+		return werr_set(e, err, "writing %s/.claude/settings.json", dir);
+	}
+	*added = true;
+	return 0;
+}
