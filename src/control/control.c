@@ -1,7 +1,9 @@
 /* control.c - the session's control socket (control.h): a listener and its
  * clients in an epoll set of their own, which the supervisor's loop watches
  * as one fd; each client a line buffer in, a queue out, and whether it
- * follows the questions (an approval channel tells the followers). */
+ * follows the questions (an approval channel tells the followers). Every
+ * write is a send with MSG_NOSIGNAL: a client gone must not raise SIGPIPE,
+ * which the supervisor would take for its own and pass to the sandbox. */
 #include "control.h"
 
 #include <errno.h>
@@ -110,7 +112,7 @@ static void send_json(struct control *c, size_t i, json_t *j)
 	cl->out_len += n + 1;
 	free(s);
 	/* write what can go now */
-	ssize_t w = write(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off);
+	ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off, MSG_NOSIGNAL);
 	if (w > 0)
 		cl->out_off += (size_t)w;
 	watch(c, i);
@@ -202,7 +204,7 @@ static void on_client(struct control *c, size_t i, uint32_t events)
 {
 	struct client *cl = c->clients[i];
 	if (events & EPOLLOUT) {
-		ssize_t w = write(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off);
+		ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off, MSG_NOSIGNAL);
 		if (w > 0)
 			cl->out_off += (size_t)w;
 		else if (w < 0 && errno != EAGAIN)
@@ -248,7 +250,7 @@ static void on_accept(struct control *c)
 		socklen_t crl = sizeof cr;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 || cr.uid != geteuid()) {
 			static const char no[] = "{\"ok\":false,\"error\":\"not warden's user\"}\n";
-			(void)!write(fd, no, sizeof no - 1);
+			(void)!send(fd, no, sizeof no - 1, MSG_NOSIGNAL);
 			close(fd);
 			char who[64];
 			snprintf(who, sizeof who, "uid %d pid %d", (int)cr.uid, (int)cr.pid);
