@@ -40,16 +40,6 @@ const char agent_codex_etc_config[] =
 	"command = \"" AGENT_HOOK_COMMAND " --client codex\"\n"
 	"timeout = " AGENT_HOOK_TIMEOUT "\n";
 
-static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-}
-
 /* Does this matcher group run warden's hook? */
 static bool ours(json_t *group)
 {

@@ -90,17 +90,6 @@ static int check_place(const char *real, const char *home, struct werr *e)
 	return discover_refuse_tree(real, rhome, "agent state", e);
 }
 
-/* A path beneath dirfd with no symlink on the way. */
-static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-}
-
 static int write_new(int dirfd, const char *rel, const char *text)
 {
 	_cleanup_close_ int fd = open_beneath(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL, 0600);

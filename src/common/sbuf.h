@@ -1,5 +1,6 @@
 /* sbuf.h - a small growable string: the audit reader's messages and
- * summaries, the Codex configuration warden writes. */
+ * summaries, the Codex configuration warden writes, the terminal's
+ * question box. */
 #pragma once
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,13 +32,23 @@ static inline void sb_puts(struct sbuf *b, const char *s) { sb_put(b, s, strlen(
 __attribute__((format(printf, 2, 3)))
 static inline void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
-	char tmp[128];
+	char tmp[256];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		sb_put(b, tmp, (size_t)n);
+		return;
+	}
+	char *big = xmalloc((size_t)n + 1); /* longer than tmp: the whole of it */
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb_put(b, big, (size_t)n);
+	free(big);
 }
 
 /* The string (malloc'd; "" when nothing was put). */

@@ -1,6 +1,8 @@
 /* util.h - small shared helpers: cleanup attributes, allocation that aborts
- * on exhaustion, growable string vectors, path helpers. */
+ * on exhaustion, growable string vectors, path helpers, a
+ * safe openat2 beneath a directory, spawn attributes for outside commands. */
 #pragma once
+#include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -85,6 +87,16 @@ int mkdir_p(const char *path, mode_t mode, bool *created);
  * (directories the owner cannot read or search are made so first). 0, or
  * -1 with errno when something could not be removed. */
 int remove_tree_at(int parent, const char *name);
+
+/* openat2 of rel beneath dirfd with no symlink (nor magic link) on the
+ * way and none at the end; O_CLOEXEC added. -1 with errno. */
+int open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
+
+/* Reset attributes for a command warden runs outside the sandbox: no
+ * signal blocked, every signal's action the default, plus flags
+ * (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETPGROUP with pgroup 0, ...). at is
+ * initialised here; the caller destroys it. */
+void spawnattr_fresh(posix_spawnattr_t *at, short flags);
 
 /* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
 int copy_symlink(const char *src, int dirfd, const char *dst);

@@ -216,13 +216,7 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_w, 2);
@@ -230,10 +224,7 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 	posix_spawn_file_actions_addchdir_np(&fa, "/");
 	/* a session of its own: its own process group, no controlling
 	 * terminal (the terminal is the user's and the agent's) */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
+	spawnattr_fresh(&at, POSIX_SPAWN_SETSID);
 	pid_t pid;
 	int err = posix_spawn(&pid, r->argv.v[0], &fa, &at, r->argv.v, environ);
 	posix_spawn_file_actions_destroy(&fa);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/sbuf.h"
 #include "../common/util.h"
 
 #define ESC "\x1b"
@@ -75,43 +76,6 @@ static bool armed(const struct termask *t)
 
 /* ---- text for the screen ---- */
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
-static void buf_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char s[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(s, sizeof s, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		buf_add(b, s, (size_t)n < sizeof s ? (size_t)n : sizeof s - 1);
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->p);
-}
-
 /* One byte as the screen shows it: printable ASCII as itself, a backslash
  * doubled, anything else (controls, escapes, bytes of other encodings)
  * as \xNN: nothing the question holds can move the cursor or hide. */
@@ -128,7 +92,7 @@ static size_t shown_byte(unsigned char c, char out[5])
 }
 
 /* s as the screen shows it, cut to width columns. */
-static void add_cut(struct buf *b, const char *s, size_t width)
+static void add_cut(struct sbuf *b, const char *s, size_t width)
 {
 	size_t used = 0;
 	for (; *s; s++) {
@@ -136,7 +100,7 @@ static void add_cut(struct buf *b, const char *s, size_t width)
 		size_t n = shown_byte((unsigned char)*s, tok);
 		if (used + n > width)
 			break;
-		buf_add(b, tok, n);
+		sb_put(b, tok, n);
 		used += n;
 	}
 }
@@ -145,9 +109,9 @@ static void add_cut(struct buf *b, const char *s, size_t width)
  * never split), into lines; at least one. */
 static void wrap(const char *s, size_t width, struct strv *lines)
 {
-	struct buf line = { 0 };
+	struct sbuf line = { 0 };
 	size_t used = 0;
-	buf_str(&line, "");
+	sb_puts(&line, "");
 	for (; *s; s++) {
 		char tok[5];
 		size_t n = shown_byte((unsigned char)*s, tok);
@@ -157,11 +121,11 @@ static void wrap(const char *s, size_t width, struct strv *lines)
 			line.p[0] = '\0';
 			used = 0;
 		}
-		buf_add(&line, tok, n);
+		sb_put(&line, tok, n);
 		used += n;
 	}
 	strv_push(lines, line.p);
-	buf_free(&line);
+	free(line.p);
 }
 
 /* ---- the screen ---- */
@@ -178,7 +142,7 @@ static void screen_size(const struct termask *t, int *rows, int *cols)
 	}
 }
 
-static void put(const struct termask *t, const struct buf *b)
+static void put(const struct termask *t, const struct sbuf *b)
 {
 	if (b->n && write_all(t->out, b->p, b->n) < 0) { /* the user's terminal is gone */ }
 }
@@ -230,34 +194,34 @@ static void draw(struct termask *t)
 	int n = (header ? 1 : 0) + (int)nsum + 1;
 	int top = rows - n + 1;
 
-	struct buf b = { 0 };
+	struct sbuf b = { 0 };
 	/* The first drawing of a question: CAN ends any sequence the screen
 	 * was in, DECSC saves the agent's cursor, attributes and charsets. */
 	if (!t->lines)
-		buf_str(&b, "\x18" ESC "7");
+		sb_puts(&b, "\x18" ESC "7");
 	int from = t->lines && t->top < top ? t->top : top;
 	from = from < 1 ? 1 : from > rows ? rows : from;
 	/* plain attributes, ASCII in G0 and G0 in use; what the question
 	 * covered, or covers now, erased */
-	buf_printf(&b, ESC "[0m" ESC "(B\x0f" ESC "[%d;1H" ESC "[J", from);
+	sb_printf(&b, ESC "[0m" ESC "(B\x0f" ESC "[%d;1H" ESC "[J", from);
 	int row = top;
 	if (header) {
-		buf_printf(&b, ESC "[%d;1H" ESC "[7m", row++);
+		sb_printf(&b, ESC "[%d;1H" ESC "[7m", row++);
 		add_cut(&b, head, width);
-		buf_str(&b, ESC "[0m");
+		sb_puts(&b, ESC "[0m");
 	}
 	for (size_t i = 0; i < nsum; i++) {
-		buf_printf(&b, ESC "[%d;1H" ESC "[1m%.*s", row++, (int)indent, "  ");
+		sb_printf(&b, ESC "[%d;1H" ESC "[1m%.*s", row++, (int)indent, "  ");
 		if (cut && i + 1 == nsum)
 			add_cut(&b, "... (cut here: `warden approve list` shows it whole)", sumw);
 		else
-			buf_str(&b, sum.v[i]);
-		buf_str(&b, ESC "[0m");
+			sb_puts(&b, sum.v[i]);
+		sb_puts(&b, ESC "[0m");
 	}
-	buf_printf(&b, ESC "[%d;1H", row);
+	sb_printf(&b, ESC "[%d;1H", row);
 	add_cut(&b, keys, width);
 	put(t, &b);
-	buf_free(&b);
+	free(b.p);
 	t->top = top;
 	t->lines = n;
 }
@@ -287,18 +251,18 @@ static void take_down(struct termask *t)
 {
 	if (!t->up)
 		return;
-	struct buf b = { 0 };
+	struct sbuf b = { 0 };
 	if (t->lines) {
 		int rows, cols;
 		screen_size(t, &rows, &cols);
 		int top = t->top < 1 ? 1 : t->top > rows ? rows : t->top;
-		buf_printf(&b, ESC "[0m" ESC "[%d;1H" ESC "[J" ESC "8", top);
+		sb_printf(&b, ESC "[0m" ESC "[%d;1H" ESC "[J" ESC "8", top);
 	}
 	t->up = false;
 	t->lines = 0;
 	timerfd_settime(t->timer, 0, &(struct itimerspec){ 0 }, NULL);
 	put(t, &b);
-	buf_free(&b);
+	free(b.p);
 	if (t->nheld && write_all(t->out, t->held, t->nheld) < 0) { /* the user's terminal is gone */ }
 	free(t->held);
 	t->held = NULL;

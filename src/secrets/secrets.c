@@ -149,22 +149,13 @@ static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, all;
 	pid_t pid = -1;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of the supervisor's */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
+	spawnattr_fresh(&at, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
 	*err = posix_spawnp(&pid, sp->argv.v[0], &fa, &at, sp->argv.v, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
