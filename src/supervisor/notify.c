@@ -94,11 +94,52 @@ struct notifier {
 	struct execs *execs;     /* where exec notifications go (execs.h) */
 	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
 	bool audit_files;        /* file operations recorded (else only asked about) */
+	char *guarded;           /* warden's control directory (notifier_set_guarded) */
 };
 
 void notifier_set_execs(struct notifier *n, struct execs *x)
 {
 	n->execs = x;
+}
+
+void notifier_set_guarded(struct notifier *n, const char *dir)
+{
+	free(n->guarded);
+	n->guarded = dir ? xstrdup(dir) : NULL;
+}
+
+/* path made absolute (from the process's cwd) with ".", ".." and empty
+ * components taken out, as text: what it names whatever the symlinks on
+ * the way (malloc'd). */
+static char *lexical_path(pid_t pid, const char *path)
+{
+	char cwd[PATH_MAX] = "/";
+	if (path[0] != '/') {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+		ssize_t k = readlink(p, cwd, sizeof cwd - 1);
+		cwd[k > 0 ? k : 1] = '\0';
+	}
+	_cleanup_free_ char *all = xasprintf("%s/%s", path[0] == '/' ? "" : cwd, path);
+	char *out = xmalloc(strlen(all) + 2);
+	size_t o = 0;
+	for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		out[o++] = '/';
+		size_t l = strlen(c);
+		memcpy(out + o, c, l);
+		o += l;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
 }
 
 void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa)
@@ -161,6 +202,7 @@ void notifier_free(struct notifier *n)
 	}
 	reserve_give(n);
 	seccomp_notify_free(n->req, n->resp);
+	free(n->guarded);
 	free(n);
 }
 
@@ -244,6 +286,13 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 		unixconn_connect(n->diag, req->pid, (int)req->data.args[0], path, &r);
 	}
 	*err = r.err;
+	if (n->guarded) {
+		_cleanup_free_ char *lex = lexical_path(req->pid, path);
+		if (path_is_within(lex, n->guarded))
+			later(n, ev_alert(&(struct ev_alert){ .rule = "control.inside", .path = path,
+							      .where = lex,
+							      .action = "refused" }));
+	}
 	if (r.verdict == UNIXCONN_HOST) {
 		long inner;
 		target_pid_info(req->pid, &inner, NULL);

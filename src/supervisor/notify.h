@@ -16,6 +16,12 @@ void notifier_set_execs(struct notifier *n, struct execs *x);
  * when audit_files, held for a question when wa's globs name them. */
 struct writeask;
 void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa);
+/* warden's control directory on the host (control.h): a connect to a
+ * pathname socket within it, however spelled, is an `alert` (rule
+ * control.inside): the agent looking for the way to answer its own
+ * questions. The connect itself goes on as any other (nothing is there
+ * inside). dir is copied; NULL: none. */
+void notifier_set_guarded(struct notifier *n, const char *dir);
 /* Handle one pending notification: log it, then answer (EPERM for a
  * refused syscall, continue for an exec). 0, or -1 if the listener broke. */
 int notifier_handle(struct notifier *n);

@@ -175,8 +175,8 @@ test_approve_exec_and_write() {
 }
 
 # The agent tries to answer its own question: the control socket's path
-# (outside, in the fake HOME) does not exist inside, and warden's binary
-# inside finds no session; the question stays open until the test denies.
+# (outside, in the fake HOME) does not exist inside (a connect there is an
+# alert, rule control.inside), and warden's binary inside finds no session; the question stays open until the test denies.
 test_approve_agent_cannot_answer() {
 	ap_web
 	printf 'net ask 127.0.0.1:%s\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
@@ -197,6 +197,9 @@ test_approve_agent_cannot_answer() {
 	ap_wait_done
 	assert_out_lacks CONNECTED 'the agent reached the control socket'
 	assert_out_lacks SEEN "the agent sees warden's control directory"
+	grep '"event":"alert"' "$(ap_log)" | grep '"rule":"control.inside"' |
+		grep -q "\"where\":\"$HOME/.local/state/warden/control/" ||
+		fail "the agent's connect to the control socket is not on the record"
 	assert_out_match '^asked 403 .*denied by approve' 'the question stayed the test'\''s to answer'
 	[[ $(ap_events '"phase":"answered"' '"by":"approve"' '"decision":"deny"') == 1 ]] ||
 		fail 'the answer on the record is not the test'\''s'

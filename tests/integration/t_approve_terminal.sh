@@ -175,7 +175,7 @@ approve timeout 20" "$AT_CURL >code1.txt; $AT_CURL >code2.txt"
 }
 
 # The agent writes y, s, Enter and the question's own text to its terminal
-# (stdout and /dev/tty) while the question is up (from when its connection
+# (stdout and /dev/tty) and tries to type y into it (TIOCSTI: refused, logged) while the question is up (from when its connection
 # to the proxy, port 3128, is open): none of it answers, none of it reaches
 # the screen meanwhile (it is held, and shown after); the user's n does
 # answer.
@@ -183,7 +183,9 @@ test_approve_terminal_agent_cannot_answer() {
 	# shellcheck disable=SC2016 # for the agent's shell
 	at_start "$AT_NET
 approve timeout 25" '(until grep -q " 0100007F:0C38 01 " /proc/net/tcp; do sleep 0.05; done
-	sleep 0.3; i=0; while [ $i -lt 40 ]; do
+	sleep 0.3
+	python3 -c "import fcntl, termios; fcntl.ioctl(open(\"/dev/tty\"), termios.TIOCSTI, b\"y\")" 2>/dev/null
+	i=0; while [ $i -lt 40 ]; do
 	printf "y\n"; printf "y\r"; printf "s"; printf "\033[y\n"
 	printf " [y] yes once   [s] yes, this session   [n] no (or Enter, Esc) AGENT\n"
 	printf "y\n" >/dev/tty; i=$((i + 1)); sleep 0.1; done; echo agent-spam-done) &
@@ -203,6 +205,9 @@ approve timeout 25" '(until grep -q " 0100007F:0C38 01 " /proc/net/tcp; do sleep
 	at_events
 	at_has_event 'n' '"phase":"answered"' '"decision":"deny"' '"by":"terminal"'
 	[[ $(at_count '"phase":"answered"') == 1 ]] || fail "answered more than once"
+	# typed (while the question was up) into its own terminal (TIOCSTI): refused, and on the record
+	grep -h '"event":"syscall"' "$HOME/.local/state/warden/"*.jsonl | grep '"name":"ioctl"' |
+		grep -q '"decision":"deny"' || fail "the agent's TIOCSTI is not on the record as refused"
 }
 
 # exec ask argv: y runs the program; n refuses it (the shell's exit 126) with
