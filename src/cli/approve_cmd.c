@@ -17,6 +17,7 @@
 
 #include "../audit/audit.h"
 #include "../common/util.h"
+#include "../control/control.h"
 #include "cli.h"
 
 #define MAX_SESSIONS 256
@@ -37,7 +38,7 @@ static const char approve_usage[] =
 static char *control_dir(void)
 {
 	_cleanup_free_ char *logdir = audit_dir(user_home());
-	return logdir ? xasprintf("%s/control", logdir) : NULL;
+	return logdir ? control_dir_of(logdir) : NULL;
 }
 
 /* A connection to one session's socket (dir/name), or -1 (a stale one is

@@ -203,6 +203,11 @@ static int private_dir(const char *dir, struct werr *e)
 	return 0;
 }
 
+char *control_dir_of(const char *logdir)
+{
+	return xasprintf("%s/control", logdir);
+}
+
 struct control *control_new(const char *dir, const char *session, struct approvals *a,
 			    struct audit *log, struct werr *e)
 {

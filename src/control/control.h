@@ -23,6 +23,10 @@
 
 struct control;
 
+/* warden's control directory under the audit directory logdir, where each
+ * session's socket is (malloc'd). */
+char *control_dir_of(const char *logdir);
+
 /* Listen at dir/SESSION.sock for a's questions. NULL with e set when the
  * directory or the socket cannot be made safely. */
 struct control *control_new(const char *dir, const char *session, struct approvals *a,

@@ -7,7 +7,6 @@
 #include "termask.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

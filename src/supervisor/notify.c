@@ -113,14 +113,10 @@ void notifier_set_guarded(struct notifier *n, const char *dir)
  * the way (malloc'd). */
 static char *lexical_path(pid_t pid, const char *path)
 {
-	char cwd[PATH_MAX] = "/";
-	if (path[0] != '/') {
-		char p[64];
-		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
-		ssize_t k = readlink(p, cwd, sizeof cwd - 1);
-		cwd[k > 0 ? k : 1] = '\0';
-	}
-	_cleanup_free_ char *all = xasprintf("%s/%s", path[0] == '/' ? "" : cwd, path);
+	char cwd[PATH_MAX] = "";
+	if (path[0] != '/')
+		target_cwd(pid, cwd, sizeof cwd); /* "" when unreadable: taken from / */
+	_cleanup_free_ char *all = xasprintf("%s/%s", cwd, path);
 	char *out = xmalloc(strlen(all) + 2);
 	size_t o = 0;
 	for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {

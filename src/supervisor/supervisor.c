@@ -475,7 +475,7 @@ static int asking_start(const struct sandbox_spec *s, struct audit *log, struct 
 	*ap = approvals_new(log, session, s->policy);
 	if (!*ap)
 		return werr_errno(e, "supervisor: the questions' timer");
-	_cleanup_free_ char *dir = xasprintf("%s/control", s->logdir);
+	_cleanup_free_ char *dir = control_dir_of(s->logdir);
 	struct werr ce = { 0 };
 	*ctl = control_new(dir, session, *ap, log, &ce);
 	if (!*ctl)
@@ -807,7 +807,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(writeask_freep) struct writeask *wa =
 		writeask_new(&s->policy->write_ask, s->workspace, ap, listener, log);
 	notifier_set_files(nt, s->policy->audit_files, wa);
-	_cleanup_free_ char *ctl_dir = xasprintf("%s/control", s->logdir);
+	_cleanup_free_ char *ctl_dir = control_dir_of(s->logdir);
 	notifier_set_guarded(nt, ctl_dir);
 	_cleanup_(proxy_freep) struct proxy *px =
 		proxy_new(steal_fd(&http_l), steal_fd(&socks_l), &s->policy->net_rules, log, e);
