@@ -230,6 +230,12 @@ struct event ev_alert(const struct ev_alert *x)
 			json_object_set_new(f, "tool", json_string(x->tool));
 		if (x->reported)
 			json_object_set_new(f, "reported", json_true());
+		if (x->severity)
+			json_object_set_new(f, "severity", json_string(x->severity));
+		if (x->links)
+			json_object_set(f, "links", x->links);
+		if (x->detail)
+			json_object_set_new(f, "detail", json_string(x->detail));
 		if (esc)
 			json_object_set(f, "escaped", esc);
 	}

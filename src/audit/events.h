@@ -147,6 +147,10 @@ struct ev_alert {
 	const char *tool;        /* the tool call it concerns (a tool event's id), or NULL */
 	bool reported;           /* caused by what the sandbox reported (the hook socket):
 				    "reported": true */
+	const char *severity;    /* "low", "medium", "high", "critical"; NULL: left out (the
+				    detector (src/detect/) rates it by its rule) */
+	json_t *links;           /* the seqs of the events it links (borrowed); NULL: left out */
+	const char *detail;      /* what the rule saw, in words; NULL: left out */
 };
 struct event ev_alert(const struct ev_alert *x);
 
