@@ -259,6 +259,12 @@ struct event ev_kill(const struct ev_kill *x)
 		"to", "sandbox", "reason", x->reason, "grace_s", (json_int_t)x->grace_s));
 }
 
+struct event ev_risk(const struct ev_risk *x)
+{
+	return event_of("risk", json_pack("{s:f, s:s, s:f, s:s}", "score", x->score, "level", x->level,
+					  "threshold", x->threshold, "rule", x->rule ? x->rule : ""));
+}
+
 struct event ev_approval(const struct ev_approval *x)
 {
 	json_t *f = json_pack("{s:s, s:s, s:s}", "id", x->id, "kind", x->kind, "phase", x->phase);

@@ -179,6 +179,15 @@ struct ev_limit {
 };
 struct event ev_limit(const struct ev_limit *x);
 
+/* The detector's risk score crossed a threshold (src/detect/detect.h):
+ * the score, the threshold's name ("warn", "ask", "freeze", "kill") and
+ * value, and the alert's rule that made it cross. */
+struct ev_risk {
+	double score, threshold;
+	const char *level, *rule;
+};
+struct event ev_risk(const struct ev_risk *x);
+
 /* A question for a human (src/control/approval.h) and what became of it:
  * phase "asked" (put), "reviewed" (the reviewer handed it to the humans),
  * "answered", "remembered" (answered at once by an earlier answer's

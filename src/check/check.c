@@ -304,7 +304,7 @@ static void runner_child(const struct check_opts *o, const struct bait *b, bool 
 		bait_exec_deny(b, &deny);
 		struct session_opts so = {
 			.workspace = b->ws, .profile = o->profile, .argv = argv.v,
-			.self_exe = true, .no_pty = true, .exec_deny = &deny,
+			.self_exe = true, .no_pty = true, .exec_deny = &deny, .detect_observe = true,
 		};
 		struct werr se = { 0 };
 		int status = EXIT_WARDEN;

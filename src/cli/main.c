@@ -17,6 +17,7 @@ static void usage(FILE *out)
 	      "  state list|reset AGENT           agents' state kept across sessions\n"
 	      "  approve [ID allow|deny] [--follow]\n"
 	      "                                   answer the questions of `ask` rules\n"
+	      "  rules show|check [...]           the detection rules in force (see warden rules --help)\n"
 	      "  hook [--client claude|codex]     inside a sandbox: an agent client's tool-call\n"
 	      "                                   hook (reports each call, prints the decision)\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 		return cmd_state(argc - 1, argv + 1);
 	if (strcmp(cmd, "approve") == 0)
 		return cmd_approve(argc - 1, argv + 1);
+	if (strcmp(cmd, "rules") == 0)
+		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(cmd, "hook") == 0)
 		return cmd_hook(argc - 1, argv + 1);
 	if (strcmp(cmd, "policy") == 0)

@@ -117,3 +117,6 @@ static inline int hex_digit(unsigned char c)
 int write_all(int fd, const void *buf, size_t len);
 /* Write a whole file (O_WRONLY|O_CLOEXEC, no O_CREAT) e.g. /proc files. */
 int write_file(const char *path, const char *text);
+
+/* Offset of the first byte of s[0..n) that is not part of valid UTF-8, or n. */
+size_t utf8_invalid_at(const unsigned char *s, size_t n);

@@ -97,4 +97,16 @@ const char policy_builtin_default[] =
 	"exec hash-limit 1G 10\n"
 	"\n"
 	"# A question an `ask` rule puts waits this long for an answer; none is a no.\n"
-	"approve timeout 60\n";
+	"approve timeout 60\n"
+	"\n"
+	"# Detection (warden rules show): each alert raises the session's risk\n"
+	"# score by its severity (low 2, medium 10, high 25, critical 100, a rule at\n"
+	"# most once a minute); the score halves every half-life. At `warn` a line\n"
+	"# on stderr, at `freeze` every process stops until `warden resume` or\n"
+	"# `warden kill`, at `kill` the session ends: one critical alert (a decoy\n"
+	"# credential opened) ends it, three kinds of escape attempt freeze it.\n"
+	"risk warn 10\n"
+	"risk ask off\n"
+	"risk freeze 60\n"
+	"risk kill 100\n"
+	"risk half-life 10m\n";

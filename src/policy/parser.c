@@ -23,6 +23,9 @@
  *   write ask GLOB
  *   tool allow|deny|ask NAME [PATTERN...] | tool default allow|deny|ask
  *   approve timeout SECONDS | approve command CMD [ARG...] | approve webhook URL
+ *   rules FILE   (detection rules: src/detect/rules.h; FILE absolute, ~/, or
+ *   relative to the profile's directory)
+ *   risk warn|ask|freeze|kill N|off | risk half-life DURATION (30s, 10m, 1h)
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -100,39 +103,6 @@ static int lerr(struct werr *e, int errnum, const struct line *l, size_t off,
 }
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-/* Offset of the first byte that is not part of valid UTF-8, or n. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n) {
-		unsigned c = s[i], cp, min;
-		size_t k;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			k = 1, cp = c & 0x1f, min = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			k = 2, cp = c & 0x0f, min = 0x800;
-		} else if ((c & 0xf8) == 0xf0) {
-			k = 3, cp = c & 0x07, min = 0x10000;
-		} else {
-			return i;
-		}
-		if (n - i <= k)
-			return i;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return i;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return i;
-		i += k + 1;
-	}
-	return n;
-}
 
 /* Valid UTF-8 without control characters. */
 static bool is_clean(const char *s)
@@ -1144,6 +1114,65 @@ static int do_approve(struct parser *ps, const struct line *l)
 		    "command or webhook)", w);
 }
 
+/* `rules FILE`: read when the session starts (and by `warden rules show`) */
+static int do_rules(struct parser *ps, const struct line *l)
+{
+	if (want_tokens(ps, l, 2, "rules") < 0)
+		return -1;
+	const char *f = l->tok[1];
+	_cleanup_free_ char *path = NULL;
+	if (f[0] == '/' || f[0] == '~') {
+		if (expand_path(ps, l, l->off[1], "rules", f, &path) < 0)
+			return -1;
+	} else {
+		if (!l->dir)
+			return lerr(ps->e, 0, l, l->off[1], "rules: a relative path needs a profile file "
+				    "(absolute or ~/ here): '%.200s'", f);
+		if (has_dotdot_component(f))
+			return lerr(ps->e, 0, l, l->off[1], "rules: '..' components are not allowed: '%.200s'", f);
+		path = strcmp(l->dir, "/") == 0 ? xasprintf("/%s", f) : xasprintf("%s/%s", l->dir, f);
+	}
+	return push_unique(ps, l, &ps->p->rules_files, path);
+}
+
+/* `risk warn|ask|freeze|kill N|off` or `risk half-life DURATION` */
+static int do_risk(struct parser *ps, const struct line *l)
+{
+	struct policy_risk *r = &ps->p->risk;
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len, "risk: missing argument (warn, ask, freeze, kill or half-life)");
+	if (want_tokens(ps, l, 3, "risk") < 0)
+		return -1;
+	const char *w = l->tok[1], *v = l->tok[2];
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	bool num = !errno && end != v && v[0] >= '0' && v[0] <= '9';
+	if (strcmp(w, "half-life") == 0) {
+		if (num && (*end == 'm' || *end == 'h' || *end == 's'))
+			x *= *end == 'm' ? 60 : *end == 'h' ? 3600 : 1, end++;
+		if (!num || *end || !(x >= 1) || x > 7 * 86400)
+			return lerr(ps->e, 0, l, l->off[2], "risk half-life: not a duration from 1s to 7 days: "
+				    "'%.200s' (30s, 10m, 1h)", v);
+		r->half_life_s = x;
+		return 0;
+	}
+	double *t = strcmp(w, "warn") == 0 ? &r->warn : strcmp(w, "ask") == 0 ? &r->ask
+		  : strcmp(w, "freeze") == 0 ? &r->freeze : strcmp(w, "kill") == 0 ? &r->kill : NULL;
+	if (!t)
+		return lerr(ps->e, 0, l, l->off[1], "risk: unknown setting '%.200s' (warn, ask, freeze, kill, "
+			    "half-life)", w);
+	if (strcmp(v, "off") == 0) {
+		*t = 0;
+		return 0;
+	}
+	if (!num || *end || !(x >= 1) || x > 1e6)
+		return lerr(ps->e, 0, l, l->off[2], "risk %s: not a score from 1 to 1000000, or off: '%.200s'",
+			    w, v);
+	*t = x;
+	return 0;
+}
+
 static int run_line(struct parser *ps, const struct line *l, int depth)
 {
 	const char *d = l->tok[0];
@@ -1179,6 +1208,10 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_tool(ps, l);
 	if (strcmp(d, "approve") == 0)
 		return do_approve(ps, l);
+	if (strcmp(d, "rules") == 0)
+		return do_rules(ps, l);
+	if (strcmp(d, "risk") == 0)
+		return do_risk(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -1276,6 +1309,7 @@ void policy_free(struct policy *p)
 	}
 	free(p->tools);
 	strv_free(&p->approve.command);
+	strv_free(&p->rules_files);
 	free(p->approve.webhook);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

@@ -165,6 +165,16 @@ struct policy {
 	size_t ntools;
 	enum rules_verdict tool_default; /* `tool default allow|deny|ask` (RULES_UNKNOWN: allow) */
 	struct policy_approve approve;
+	/* `rules FILE`: detection rules files, on top of the built-in ones
+	 * (src/detect/rules.h), in order */
+	struct strv rules_files;
+	/* `risk warn|ask|freeze|kill N|off` and `risk half-life DURATION`: the
+	 * risk score's thresholds (0: off) and decay (src/detect/detect.h);
+	 * the built-in default profile sets them all */
+	struct policy_risk {
+		double warn, ask, freeze, kill;
+		double half_life_s;
+	} risk;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

@@ -172,6 +172,10 @@ json_t *policy_to_json(const struct policy *p)
 	}
 	json_object_set_new(o, "tools", json_pack("{s:o,s:s}", "rules", tools, "default",
 						  verdicts[p->tool_default]));
+	json_object_set_new(o, "rules", jstrv(&p->rules_files));
+	json_object_set_new(o, "risk", json_pack("{s:f,s:f,s:f,s:f,s:f}", "warn", p->risk.warn, "ask",
+		p->risk.ask, "freeze", p->risk.freeze, "kill", p->risk.kill, "half_life_s",
+		p->risk.half_life_s));
 	json_object_set_new(o, "approve", json_pack("{s:I,s:o,s:s?}", "timeout_s",
 		(json_int_t)p->approve.timeout_s, "command", jstrv(&p->approve.command),
 		"webhook", p->approve.webhook));

@@ -149,6 +149,8 @@ struct sandbox_spec {
 	bool self_exe;              /* warden's own binary at /.warden/warden (check, ssh) */
 	char *self_cache;           /* a cached copy's directory (selfbin.c), or NULL: copy */
 	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
+	struct detect *detect;      /* borrowed: the detector (src/detect/detect.h), which the
+				       supervisor gives the means to act, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */

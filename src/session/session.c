@@ -18,6 +18,7 @@
 #include "../agents/state.h"
 #include "../net/tls.h"
 #include "../audit/audit.h"
+#include "../detect/detect.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -377,14 +378,30 @@ static void limits_endp(struct limits *l)
 
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
-			   struct sandbox_spec *s, struct audit **log, struct summary *sum,
-			   int *status, struct werr *e)
+			   struct sandbox_spec *s, struct detect **det, struct audit **log,
+			   struct summary *sum, int *status, struct werr *e)
 {
+	/* The detection rules, before anything starts: a broken rules file
+	 * is an error naming file, line and column. */
+	struct ruleset rs = { 0 };
+	if (drules_load(&rs, (const char *const *)pol->rules_files.v, pol->rules_files.n, e) < 0) {
+		drules_free(&rs);
+		return -1;
+	}
 	struct kernel_features kf;
 	features_probe(&kf);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
-	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, e) < 0)
+	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, e) < 0) {
+		drules_free(&rs);
 		return -1;
+	}
+	struct detect_risk risk = { .warn = pol->risk.warn, .ask = pol->risk.ask,
+				    .freeze = pol->risk.freeze, .kill = pol->risk.kill,
+				    .half_life_s = pol->risk.half_life_s };
+	if (o->detect_observe)
+		risk.warn = risk.ask = risk.freeze = risk.kill = 0;
+	*det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace, .home = AGENT_HOME },
+			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
 	if (secrets_spec(ss, session, s, e) < 0 || audit_open(log, s->logdir, session, e) < 0)
@@ -393,6 +410,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		audit_also_syslog(*log);
 	if (sum)
 		summary_attach(sum, *log);
+	detect_attach(*det, *log);
+	s->detect = *det;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
 	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
@@ -412,6 +431,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	double t0 = now_ms();
 	json_t *exec_stats = NULL;
 	int r = supervisor_run(s, *log, status, &exec_stats, e);
+	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
+	detect_set_actor(*det, NULL, NULL);
+	s->detect = NULL;
 	/* What the sandbox reached, then its cgroups removed. */
 	limits_end(&lim, *log);
 	s->limits = NULL;
@@ -522,8 +544,11 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		.plan.ws_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
+	/* the detector outlives the log it subscribes to (closed first) */
+	_cleanup_(detect_freep) struct detect *det = NULL;
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &log, o->summary ? &sum : NULL, status, e);
+	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &det, &log, o->summary ? &sum : NULL,
+				status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	return r;

@@ -26,6 +26,9 @@ struct session_opts {
 	bool summary;                /* at the end, list what was refused on stderr */
 	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
 	const char *state_dir;       /* --state DIR; NULL: the agent's default */
+	/* the detector records its alerts but never acts (`warden check`: its
+	 * probes try every wall on purpose) */
+	bool detect_observe;
 };
 
 /* Compile the policy, check the kernel, choose and scan the workspace, open

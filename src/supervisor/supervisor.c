@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../control/approval.h"
+#include "../detect/detect.h"
 #include "../control/control.h"
 #include "../control/termask.h"
 #include "../control/reviewer.h"
@@ -639,6 +640,28 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	}
 }
 
+/* What the detector may do to the session (detect.h). */
+struct actor {
+	struct detect *d;
+	struct child *c;
+	struct audit *log;
+};
+
+static int detect_act(void *ctx, enum det_action a, const char *reason)
+{
+	struct actor *ac = ctx;
+	if (a != ACT_KILL)
+		return -1;
+	audit_emit_event(ac->log, ev_kill(&(struct ev_kill){ .reason = reason }), NULL);
+	return (int)syscall(SYS_pidfd_send_signal, ac->c->pidfd, SIGKILL, NULL, 0) < 0 ? -1 : 0;
+}
+
+static void actor_unset(struct actor *ac)
+{
+	if (ac->d)
+		detect_set_actor(ac->d, NULL, NULL);
+}
+
 /* Clone init into its namespaces, with sync_fd its end of the socket whose
  * other end, sock, it closes; c holds it on success. */
 static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct child *c,
@@ -830,6 +853,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
+	/* The detector acts on the session from now on (and no longer once
+	 * this returns). */
+	_cleanup_(actor_unset) struct actor actor = { .d = s->detect, .c = &c, .log = log };
+	if (s->detect)
+		detect_set_actor(s->detect, detect_act, &actor);
 	_cleanup_close_ int timer = limits_timer(s, &tmp_fd, &home_fd);
 	struct limits_watch w = { .limits = s->limits, .log = log };
 	/* The workspace watched from now on: masks and protections follow what

@@ -1,0 +1,87 @@
+/* rules_cmd.c - `warden rules show [--profile FILE] [--agent NAME] [-- CMD]`:
+ * the detection rules a session would run with (the built-in ones, then
+ * the profile's `rules` files), as rules text that names where each comes
+ * from, and the risk thresholds; `warden rules check FILE` parses one file
+ * alone (on top of the built-in rules) and says where it is wrong. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agents/agents.h"
+#include "../common/util.h"
+#include "../detect/rules.h"
+#include "../policy/policy.h"
+#include "../session/session.h"
+#include "cli.h"
+
+static const char usage[] =
+	"usage: warden rules show [--profile FILE] [--agent NAME|none] [-- COMMAND]\n"
+	"       warden rules check FILE\n";
+
+static int rules_check(int argc, char **argv)
+{
+	if (argc != 3) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct werr e = { 0 };
+	struct ruleset rs = { 0 };
+	const char *files[] = { argv[2] };
+	int r = drules_load(&rs, files, 1, &e);
+	if (r < 0)
+		werr_print(&e);
+	else
+		printf("%s: %zu rules in force\n", argv[2], rs.nrules);
+	drules_free(&rs);
+	return r < 0 ? 1 : 0;
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "agent", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		return rules_check(argc, argv);
+	if (argc < 2 || strcmp(argv[1], "show") != 0) {
+		fputs(usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+		return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	const char *profile = NULL, *agent = NULL;
+	int c;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+		if (c == 'p') {
+			profile = optarg;
+		} else if (c == 'A') {
+			agent = optarg;
+		} else {
+			fputs(usage, c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	struct werr e = { 0 };
+	_cleanup_(policy_free) struct policy p = { 0 };
+	struct session_agent ag = { .state.lock_fd = -1 };
+	const char *cmd = optind < argc ? argv[optind] : NULL;
+	if (session_load_policy(agent, cmd, profile, user_home(), &p, &ag, &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
+	}
+	agent_endpoint_free(&ag.ep);
+	struct ruleset rs = { 0 };
+	if (drules_load(&rs, (const char *const *)p.rules_files.v, p.rules_files.n, &e) < 0) {
+		werr_print(&e);
+		drules_free(&rs);
+		return EXIT_WARDEN;
+	}
+	_cleanup_free_ char *text = drules_text(&rs);
+	drules_free(&rs);
+	printf("%s\n# risk: warn %g, ask %g, freeze %g, kill %g (0: off); half-life %gs\n", text,
+	       p.risk.warn, p.risk.ask, p.risk.freeze, p.risk.kill, p.risk.half_life_s);
+	return 0;
+}

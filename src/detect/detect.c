@@ -1,0 +1,685 @@
+/* detect.c - the detector's engine (detect.h): each event matched against
+ * the rules whose first or later step names its kind; counts and sequences
+ * kept per rule in small bounded rings (the oldest dropped first), windows
+ * measured on the monotonic clock; `new:` fields kept in per-kind seen-sets;
+ * alerts and the risk score that turns them into actions. */
+#include "detect.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/sbuf.h"
+#include "../common/util.h"
+
+#define PARTIALS_MAX 64          /* open sequences per rule */
+#define HITS_MAX 256             /* counted events kept per rule */
+#define SEEN_MAX 65536           /* values per seen-set; past it, anything unseen is new */
+#define LINKS_MAX 16
+#define RECENT_MAX 5
+#define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
+
+static const double weights[SEV_COUNT] = { 2, 10, 25, 100 };
+
+struct partial {
+	unsigned stage;              /* steps matched */
+	double t0;
+	unsigned long seqs[8];
+	char *key;                   /* the `same` field's value, or NULL */
+};
+
+struct hit {
+	double t;
+	unsigned long seq;
+	char *key;
+};
+
+struct rstate {
+	struct partial p[PARTIALS_MAX];
+	size_t np;
+	struct hit h[HITS_MAX];
+	size_t nh;
+};
+
+/* The values of one field seen in events of one kind. */
+struct seen {
+	char *kind, *field;
+	char **slot;
+	size_t cap, n;
+	bool cur;                    /* the current event's value was new */
+	bool cur_set;                /* ... and it had one */
+};
+
+struct recent {
+	char rule[104];
+	enum severity sev;
+	unsigned long seq;
+};
+
+/* When a rule last raised the score: once a minute per rule. */
+struct raised {
+	char rule[104];
+	double t;
+};
+#define RAISED_MAX 128
+#define RAISE_EVERY_S 60
+
+struct detect {
+	struct ruleset rs;
+	struct rstate *st;           /* one per rule */
+	struct seen *seen;
+	size_t nseen;
+	char *workspace, *home;
+	struct detect_risk risk;
+	double score, score_t;       /* the score at score_t */
+	bool crossed[ACT_KILL + 1];  /* a threshold acted and the score is still above it */
+	struct audit *log;
+	bool emitting;               /* our own alert on its way through the stream */
+	detect_act_fn act;
+	void *act_ctx;
+	unsigned long alerts;
+	struct recent recent[RECENT_MAX];
+	size_t nrecent;
+	struct raised raised[RAISED_MAX];
+	size_t nraised;
+	/* the event being matched */
+	const json_t *ev;
+	const char *ev_kind;
+};
+
+double detect_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- seen-sets ------------------------------------------------------------ */
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Insert v: true when it was not there. */
+static bool seen_add(struct seen *s, const char *v)
+{
+	if (s->n * 2 >= s->cap) {
+		if (s->cap >= SEEN_MAX * 2) {
+			/* full: a value not there is new, and stays out */
+			for (size_t i = fnv(v) & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
+				if (!s->slot[i])
+					return true;
+				else if (strcmp(s->slot[i], v) == 0)
+					return false;
+		}
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		char **slot = xcalloc(cap, sizeof *slot);
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i]) {
+				size_t j = fnv(s->slot[i]) & (cap - 1);
+				while (slot[j])
+					j = (j + 1) & (cap - 1);
+				slot[j] = s->slot[i];
+			}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	size_t i = fnv(v) & (s->cap - 1);
+	for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (strcmp(s->slot[i], v) == 0)
+			return false;
+	s->slot[i] = xstrdup(v);
+	s->n++;
+	return true;
+}
+
+static int seen_find(struct detect *d, const char *kind, const char *field)
+{
+	for (size_t i = 0; i < d->nseen; i++)
+		if (strcmp(d->seen[i].kind, kind) == 0 && strcmp(d->seen[i].field, field) == 0)
+			return (int)i;
+	d->seen = xrealloc(d->seen, (d->nseen + 1) * sizeof *d->seen);
+	d->seen[d->nseen] = (struct seen){ .kind = xstrdup(kind), .field = xstrdup(field) };
+	return (int)d->nseen++;
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+/* A scalar's text for matching: strings as they are, numbers in decimal,
+ * true/false as words. NULL for null, objects and arrays. */
+static const char *scalar_text(const json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return json_string_value(v);
+	case JSON_INTEGER:
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return buf;
+	case JSON_REAL:
+		snprintf(buf, len, "%.17g", json_real_value(v));
+		return buf;
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	default:
+		return NULL;
+	}
+}
+
+/* The field of the current event: "argc" of an exec is its argv's length. */
+static const json_t *field_of(struct detect *d, const char *field, json_t **tmp)
+{
+	const json_t *v = json_object_get(d->ev, field);
+	if (!v && strcmp(field, "argc") == 0 && strcmp(d->ev_kind, "exec") == 0) {
+		const json_t *argv = json_object_get(d->ev, "argv");
+		*tmp = json_integer((json_int_t)json_array_size(argv));
+		return *tmp;
+	}
+	return v;
+}
+
+static bool truthy(const json_t *v)
+{
+	if (!v || json_is_null(v) || json_is_false(v))
+		return false;
+	if (json_is_string(v))
+		return json_string_length(v) > 0;
+	if (json_is_array(v))
+		return json_array_size(v) > 0;
+	return true;
+}
+
+/* $WORKSPACE and $HOME in a glob: expanded at the start (expand_rules). */
+static char *expand(const struct detect *d, const char *g)
+{
+	if (!strchr(g, '$'))
+		return NULL;
+	struct sbuf b = { 0 };
+	for (const char *p = g; *p;) {
+		if (strncmp(p, "$WORKSPACE", 10) == 0 && d->workspace) {
+			sb_puts(&b, d->workspace);
+			p += 10;
+		} else if (strncmp(p, "$HOME", 5) == 0 && d->home) {
+			sb_puts(&b, d->home);
+			p += 5;
+		} else {
+			sb_put(&b, p++, 1);
+		}
+	}
+	return sb_take(&b);
+}
+
+static bool glob_any(const struct cond *c, const char *s)
+{
+	for (size_t i = 0; i < c->nalts; i++)
+		if (fnmatch(c->alts[i], s, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool scalar_matches(const struct cond *c, const json_t *v)
+{
+	char buf[64];
+	const char *s = scalar_text(v, buf, sizeof buf);
+	if (!s)
+		return false;
+	char cut[VALUE_MAX + 1];
+	if (json_is_string(v) && json_string_length(v) > VALUE_MAX) {
+		memcpy(cut, s, VALUE_MAX);
+		cut[VALUE_MAX] = '\0';
+		s = cut;
+	}
+	if (c->op == COND_REGEX)
+		return regexec(&c->re, s, 0, NULL, 0) == 0;
+	return glob_any(c, s);
+}
+
+/* GLOB, REGEX: the value, or any element of an array, matches. */
+static bool value_matches(const struct cond *c, const json_t *v)
+{
+	if (!v)
+		return false;
+	if (json_is_array(v)) {
+		size_t i;
+		const json_t *x;
+		json_array_foreach(v, i, x)
+			if (scalar_matches(c, x))
+				return true;
+		return false;
+	}
+	return scalar_matches(c, v);
+}
+
+static bool cond_holds(struct detect *d, const struct cond *c)
+{
+	if (c->op == COND_NEW) {
+		struct seen *s = &d->seen[c->seen];
+		return s->cur_set && s->cur;
+	}
+	json_t *tmp = NULL;
+	const json_t *v = field_of(d, c->field, &tmp);
+	bool r;
+	switch (c->op) {
+	case COND_GLOB:
+	case COND_REGEX:
+		r = value_matches(c, v);
+		break;
+	case COND_NOT_GLOB:
+		r = !value_matches(c, v);
+		break;
+	case COND_GT:
+	case COND_LT:
+		r = json_is_number(v) &&
+		    (c->op == COND_GT ? json_number_value(v) > c->num : json_number_value(v) < c->num);
+		break;
+	case COND_PRESENT:
+		r = truthy(v);
+		break;
+	case COND_ABSENT:
+		r = !truthy(v);
+		break;
+	default:
+		r = false;
+	}
+	json_decref(tmp);
+	return r;
+}
+
+static bool step_matches(struct detect *d, const struct step *s)
+{
+	if (strcmp(s->kind, "*") != 0 && strcmp(s->kind, d->ev_kind) != 0)
+		return false;
+	for (size_t i = 0; i < s->nconds; i++)
+		if (!cond_holds(d, &s->conds[i]))
+			return false;
+	return true;
+}
+
+/* The `same` field's value as text (malloc'd), or NULL when absent. */
+static char *key_of(struct detect *d, const struct rule *r)
+{
+	if (!r->same)
+		return NULL;
+	json_t *tmp = NULL;
+	const json_t *v = field_of(d, r->same, &tmp);
+	char buf[64];
+	const char *s = v ? scalar_text(v, buf, sizeof buf) : NULL;
+	char *k = s ? xstrdup(s) : NULL;
+	if (!s && v)
+		k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(tmp);
+	return k;
+}
+
+static bool key_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* ---- risk and actions ------------------------------------------------------ */
+
+static double decayed(const struct detect *d, double now)
+{
+	if (d->score <= 0 || !(d->risk.half_life_s > 0) || now <= d->score_t)
+		return d->score;
+	return d->score * exp2(-(now - d->score_t) / d->risk.half_life_s);
+}
+
+double detect_risk_at(const struct detect *d, double now_s) { return decayed(d, now_s); }
+unsigned long detect_alerts(const struct detect *d) { return d->alerts; }
+
+static int act(struct detect *d, enum det_action a, const char *reason)
+{
+	if (a == ACT_WARN) {
+		fprintf(stderr, "warden: warning: %s\n", reason);
+		return 0;
+	}
+	if (!d->act)
+		return -1;
+	int r = d->act(d->act_ctx, a, reason);
+	if (r < 0 && a != ACT_KILL) /* a freeze or a question that cannot be had: fail closed */
+		r = d->act(d->act_ctx, ACT_KILL, reason);
+	return r;
+}
+
+/* An alert raised (ours or another check's): the score rises, and the
+ * highest threshold newly crossed acts. */
+static void raise_risk(struct detect *d, const char *rule, enum severity sev, unsigned long seq,
+		       double now)
+{
+	d->alerts++;
+	if (d->nrecent == RECENT_MAX)
+		memmove(d->recent, d->recent + 1, (RECENT_MAX - 1) * sizeof *d->recent);
+	else
+		d->nrecent++;
+	struct recent *rc = &d->recent[d->nrecent - 1];
+	snprintf(rc->rule, sizeof rc->rule, "%s", rule);
+	rc->sev = sev;
+	rc->seq = seq;
+
+	/* the same rule again within a minute: logged, the score unchanged
+	 * (a tool retrying one thing is one signal, not many) */
+	for (size_t i = 0; i < d->nraised; i++)
+		if (strcmp(d->raised[i].rule, rule) == 0) {
+			if (now - d->raised[i].t < RAISE_EVERY_S)
+				return;
+			d->raised[i] = d->raised[--d->nraised];
+			break;
+		}
+	if (d->nraised == RAISED_MAX) {
+		size_t old = 0;
+		for (size_t i = 1; i < d->nraised; i++)
+			if (d->raised[i].t < d->raised[old].t)
+				old = i;
+		d->raised[old] = d->raised[--d->nraised];
+	}
+	snprintf(d->raised[d->nraised].rule, sizeof d->raised[0].rule, "%s", rule);
+	d->raised[d->nraised++].t = now;
+	d->score = decayed(d, now) + weights[sev];
+	d->score_t = now;
+	const double th[ACT_KILL + 1] = { 0, d->risk.warn, d->risk.ask, d->risk.freeze, d->risk.kill };
+	for (int a = ACT_WARN; a <= ACT_KILL; a++)
+		if (th[a] > 0 && d->score < th[a])
+			d->crossed[a] = false;
+	int top = ACT_NONE;
+	for (int a = ACT_WARN; a <= ACT_KILL; a++)
+		if (th[a] > 0 && d->score >= th[a] && !d->crossed[a]) {
+			d->crossed[a] = true;
+			top = a;
+		}
+	if (top == ACT_NONE)
+		return;
+	if (d->log) {
+		d->emitting = true;
+		audit_emit_event(d->log, ev_risk(&(struct ev_risk){ .score = round(d->score * 10) / 10,
+			.threshold = th[top], .level = det_action_name((enum det_action)top), .rule = rule }),
+			NULL);
+		d->emitting = false;
+	}
+	char why[300];
+	snprintf(why, sizeof why, "risk score %.0f reached the %s threshold %.0f (last: %s)", d->score,
+		 det_action_name((enum det_action)top), th[top], rule);
+	act(d, (enum det_action)top, why);
+}
+
+static void fire(struct detect *d, const struct rule *r, const unsigned long *links, size_t nlinks,
+		 unsigned long seq, double now)
+{
+	if (d->log) {
+		json_t *l = json_array();
+		for (size_t i = 0; i < nlinks && i < LINKS_MAX; i++)
+			json_array_append_new(l, json_integer((json_int_t)links[i]));
+		d->emitting = true;
+		audit_emit_event(d->log, ev_alert(&(struct ev_alert){ .rule = r->name,
+			.severity = severity_name(r->sev), .links = l, .detail = r->about,
+			.action = r->action != ACT_NONE ? det_action_name(r->action) : NULL }), NULL);
+		d->emitting = false;
+		json_decref(l);
+	}
+	raise_risk(d, r->name, r->sev, seq, now);
+	if (r->action != ACT_NONE) {
+		char why[300];
+		snprintf(why, sizeof why, "rule %s (%s)", r->name, severity_name(r->sev));
+		act(d, r->action, why);
+	}
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+static void partial_drop(struct rstate *st, size_t i)
+{
+	free(st->p[i].key);
+	st->p[i] = st->p[--st->np];
+}
+
+static unsigned run_sequence(struct detect *d, const struct rule *r, struct rstate *st,
+			     unsigned long seq, double now)
+{
+	unsigned fired = 0;
+	for (size_t i = 0; i < st->np;)
+		if (now - st->p[i].t0 > r->within_s)
+			partial_drop(st, i);
+		else
+			i++;
+	_cleanup_free_ char *key = NULL;
+	bool have_key = false;
+	for (size_t k = r->nsteps; k-- > 1;) {
+		if (!step_matches(d, &r->steps[k]))
+			continue;
+		if (!have_key)
+			key = key_of(d, r), have_key = true;
+		for (size_t i = 0; i < st->np;) {
+			struct partial *p = &st->p[i];
+			if (p->stage != k || !key_eq(p->key, key)) {
+				i++;
+				continue;
+			}
+			p->seqs[p->stage++] = seq;
+			if (p->stage < r->nsteps) {
+				i++;
+				continue;
+			}
+			if (!fired++)
+				fire(d, r, p->seqs, r->nsteps, seq, now);
+			partial_drop(st, i);
+		}
+	}
+	if (step_matches(d, &r->steps[0])) {
+		if (!have_key)
+			key = key_of(d, r);
+		if (r->same && !key)
+			return fired;
+		if (st->np == PARTIALS_MAX)
+			partial_drop(st, 0); /* the oldest (drop moves the last into its place) */
+		st->p[st->np++] = (struct partial){ .stage = 1, .t0 = now, .seqs = { seq },
+						    .key = steal_ptr(&key) };
+	}
+	return fired;
+}
+
+static unsigned run_count(struct detect *d, const struct rule *r, struct rstate *st,
+			  unsigned long seq, double now)
+{
+	if (!step_matches(d, &r->steps[0]))
+		return 0;
+	char *key = key_of(d, r);
+	if (r->same && !key)
+		return 0;
+	size_t w = 0;
+	for (size_t i = 0; i < st->nh; i++)
+		if (now - st->h[i].t <= r->within_s)
+			st->h[w++] = st->h[i];
+		else
+			free(st->h[i].key);
+	st->nh = w;
+	if (st->nh == HITS_MAX) {
+		free(st->h[0].key);
+		memmove(st->h, st->h + 1, (HITS_MAX - 1) * sizeof *st->h);
+		st->nh--;
+	}
+	st->h[st->nh++] = (struct hit){ .t = now, .seq = seq, .key = key };
+	unsigned long links[LINKS_MAX];
+	size_t n = 0, nl = 0;
+	for (size_t i = 0; i < st->nh; i++)
+		if (key_eq(st->h[i].key, key)) {
+			n++;
+			if (nl < LINKS_MAX)
+				links[nl++] = st->h[i].seq;
+		}
+	if (n < r->count)
+		return 0;
+	fire(d, r, links, nl, seq, now);
+	_cleanup_free_ char *k = key ? xstrdup(key) : NULL;
+	key = k;
+	/* the counted ones are spent */
+	w = 0;
+	for (size_t i = 0; i < st->nh; i++)
+		if (key_eq(st->h[i].key, key))
+			free(st->h[i].key);
+		else
+			st->h[w++] = st->h[i];
+	st->nh = w;
+	return 1;
+}
+
+/* The severity another check's alert is rated: its own, else the last
+ * `rate` line whose glob matches its rule. */
+static bool rated(const struct detect *d, const json_t *fields, enum severity *sev)
+{
+	const char *s = json_string_value(json_object_get(fields, "severity"));
+	for (int i = 0; s && i < SEV_COUNT; i++)
+		if (strcmp(s, severity_name((enum severity)i)) == 0)
+			return *sev = (enum severity)i, true;
+	const char *rule = json_string_value(json_object_get(fields, "rule"));
+	for (size_t i = d->rs.nrates; rule && i-- > 0;)
+		if (fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
+			return *sev = d->rs.rates[i].sev, true;
+	return false;
+}
+
+unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, unsigned long seq,
+		     double now)
+{
+	static const json_t *empty;
+	if (!empty)
+		empty = json_object();
+	d->ev = fields ? fields : empty;
+	d->ev_kind = kind;
+	for (size_t i = 0; i < d->nseen; i++) {
+		struct seen *s = &d->seen[i];
+		s->cur_set = false;
+		if (strcmp(s->kind, kind) != 0)
+			continue;
+		const json_t *v = json_object_get(d->ev, s->field);
+		char buf[64];
+		const char *t = v ? scalar_text(v, buf, sizeof buf) : NULL;
+		if (t) {
+			s->cur = seen_add(s, t);
+			s->cur_set = true;
+		}
+	}
+	if (strcmp(kind, "alert") == 0) {
+		enum severity sev;
+		if (rated(d, d->ev, &sev))
+			raise_risk(d, json_string_value(json_object_get(d->ev, "rule")) ?: "?", sev, seq, now);
+	}
+	unsigned fired = 0;
+	for (size_t i = 0; i < d->rs.nrules; i++) {
+		const struct rule *r = &d->rs.rules[i];
+		if (r->disabled)
+			continue;
+		if (r->nsteps > 1)
+			fired += run_sequence(d, r, &d->st[i], seq, now);
+		else if (r->count > 1)
+			fired += run_count(d, r, &d->st[i], seq, now);
+		else if (step_matches(d, &r->steps[0])) {
+			fire(d, r, &seq, 1, seq, now);
+			fired++;
+		}
+	}
+	d->ev = NULL;
+	return fired;
+}
+
+static int on_event(void *ctx, const struct event *ev, struct werr *e)
+{
+	(void)e;
+	struct detect *d = ctx;
+	if (!d->emitting)
+		detect_feed(d, ev->kind, ev->fields, ev->seq, detect_now());
+	return 0;
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
+			  const struct detect_risk *risk)
+{
+	struct detect *d = xcalloc(1, sizeof *d);
+	d->rs = *rs;
+	*rs = (struct ruleset){ 0 };
+	d->workspace = env && env->workspace ? xstrdup(env->workspace) : NULL;
+	d->home = env && env->home ? xstrdup(env->home) : NULL;
+	d->risk = risk ? *risk : DETECT_RISK_DEFAULT;
+	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
+	for (size_t i = 0; i < d->rs.nrules; i++)
+		for (size_t k = 0; k < d->rs.rules[i].nsteps; k++) {
+			struct step *s = &d->rs.rules[i].steps[k];
+			for (size_t c = 0; c < s->nconds; c++) {
+				struct cond *cd = &s->conds[c];
+				if (cd->op == COND_NEW)
+					cd->seen = seen_find(d, s->kind, cd->field);
+				for (size_t a = 0; a < cd->nalts; a++) {
+					char *x = expand(d, cd->alts[a]);
+					if (x) {
+						free(cd->alts[a]);
+						cd->alts[a] = x;
+					}
+				}
+			}
+		}
+	return d;
+}
+
+void detect_free(struct detect *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->rs.nrules; i++) {
+		for (size_t k = 0; k < d->st[i].np; k++)
+			free(d->st[i].p[k].key);
+		for (size_t k = 0; k < d->st[i].nh; k++)
+			free(d->st[i].h[k].key);
+	}
+	free(d->st);
+	for (size_t i = 0; i < d->nseen; i++) {
+		for (size_t k = 0; k < d->seen[i].cap; k++)
+			free(d->seen[i].slot[k]);
+		free(d->seen[i].slot);
+		free(d->seen[i].kind);
+		free(d->seen[i].field);
+	}
+	free(d->seen);
+	drules_free(&d->rs);
+	free(d->workspace);
+	free(d->home);
+	free(d);
+}
+
+void detect_freep(struct detect **d)
+{
+	detect_free(*d);
+}
+
+void detect_attach(struct detect *d, struct audit *log)
+{
+	d->log = log;
+	audit_subscribe(log, on_event, d);
+}
+
+void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx)
+{
+	d->act = fn;
+	d->act_ctx = ctx;
+}
+
+json_t *detect_status(void *ctx)
+{
+	struct detect *d = ctx;
+	json_t *a = json_array();
+	for (size_t i = 0; i < d->nrecent; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I}", "rule", d->recent[i].rule,
+						   "severity", severity_name(d->recent[i].sev), "seq",
+						   (json_int_t)d->recent[i].seq));
+	return json_pack("{s:f, s:I, s:o}", "risk", round(decayed(d, detect_now()) * 10) / 10,
+			 "alerts_total", (json_int_t)d->alerts, "alerts", a);
+}

@@ -1,0 +1,77 @@
+/* detect.h - the detector: the rules (rules.h) run over a session's event
+ * stream, as one more subscriber of it (audit.h), on the supervisor's event
+ * loop, in the order the events happen. A rule that fires is an `alert`
+ * event (rule, severity, the seqs of the events it links, what it means);
+ * alerts raised by warden's other checks are rated by the `rate` lines.
+ *
+ * The risk score: each alert adds its severity's weight (low 2, medium 10,
+ * high 25, critical 100), a rule at most once a minute (a tool retrying one
+ * thing is one signal); the score halves every `risk half-life` (default
+ * 10 minutes). The default thresholds: warn 10, freeze 60, kill 100: one
+ * critical alert (a canary) kills at once, three different high ones
+ * freeze the session. Crossing a threshold acts once (again only after the score
+ * fell below it): warn (a line on stderr), ask (freeze, then a question;
+ * allowed: resume, else kill), freeze (every process stopped, until `warden
+ * resume` or `warden kill`), kill. The highest threshold crossed acts; a
+ * rule's own `action` acts at once whatever the score. Each crossing is a
+ * `risk` event.
+ *
+ * Fail closed: the detector runs inside the emission of each event, so it
+ * never falls behind the stream; it cannot fail short of memory, and then
+ * warden ends (xmalloc), taking the sandbox with it (PR_SET_PDEATHSIG). An
+ * action that cannot be carried out (a freeze refused) falls through to
+ * kill. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../audit/audit.h"
+#include "../policy/policy.h"
+#include "rules.h"
+
+struct detect;
+
+/* What $WORKSPACE and $HOME stand for in the rules' globs. */
+struct detect_env {
+	const char *workspace;
+	const char *home;
+};
+
+/* The thresholds and decay (policy.h's `risk` lines). */
+struct detect_risk {
+	double warn, ask, freeze, kill; /* 0: off */
+	double half_life_s;
+};
+#define DETECT_RISK_DEFAULT ((struct detect_risk){ .warn = 10, .ask = 0, .freeze = 60, .kill = 100, \
+						   .half_life_s = 600 })
+
+/* What the detector asks the session to do (the supervisor carries it out:
+ * src/supervisor/freeze.h); reason in words. 0 done, -1 not done. */
+typedef int (*detect_act_fn)(void *ctx, enum det_action a, const char *reason);
+
+/* A detector over rs (taken). */
+struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
+			  const struct detect_risk *risk);
+void detect_free(struct detect *d);
+void detect_freep(struct detect **d);
+
+/* Subscribe to log's stream; alerts and risk events go to it. */
+void detect_attach(struct detect *d, struct audit *log);
+void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx);
+
+/* One event, at now_s (CLOCK_MONOTONIC seconds): what the subscriber does
+ * with each; also for tests and the benchmark (no log: alerts counted only).
+ * The number of rules that fired. */
+unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, unsigned long seq,
+		     double now_s);
+
+/* The score at now_s; the alerts raised so far (its own and rated ones). */
+double detect_risk_at(const struct detect *d, double now_s);
+unsigned long detect_alerts(const struct detect *d);
+
+/* For `warden status`: {"risk": N, "alerts": [{"rule","severity","seq"}...]}
+ * (the last five; a new reference). */
+json_t *detect_status(void *detect);
+
+/* A monotonic clock in seconds. */
+double detect_now(void);
