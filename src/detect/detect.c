@@ -384,12 +384,13 @@ static void raise_risk(struct detect *d, const char *rule, enum severity sev, un
 	}
 	snprintf(d->raised[d->nraised].rule, sizeof d->raised[0].rule, "%s", rule);
 	d->raised[d->nraised++].t = now;
-	d->score = decayed(d, now) + weights[sev];
-	d->score_t = now;
 	const double th[ACT_KILL + 1] = { 0, d->risk.warn, d->risk.ask, d->risk.freeze, d->risk.kill };
-	for (int a = ACT_WARN; a <= ACT_KILL; a++)
-		if (th[a] > 0 && d->score < th[a])
+	double was = decayed(d, now);
+	for (int a = ACT_WARN; a <= ACT_KILL; a++) /* fallen below since: may act again */
+		if (th[a] > 0 && was < th[a])
 			d->crossed[a] = false;
+	d->score = was + weights[sev];
+	d->score_t = now;
 	int top = ACT_NONE;
 	for (int a = ACT_WARN; a <= ACT_KILL; a++)
 		if (th[a] > 0 && d->score >= th[a] && !d->crossed[a]) {
@@ -540,7 +541,7 @@ static bool rated(const struct detect *d, const json_t *fields, enum severity *s
 		if (strcmp(s, severity_name((enum severity)i)) == 0)
 			return *sev = (enum severity)i, true;
 	const char *rule = json_string_value(json_object_get(fields, "rule"));
-	for (size_t i = d->rs.nrates; rule && i-- > 0;)
+	for (size_t i = 0; rule && i < d->rs.nrates; i++)
 		if (fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
 			return *sev = d->rs.rates[i].sev, true;
 	return false;

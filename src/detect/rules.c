@@ -515,6 +515,7 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 	if (memchr(text, '\0', len))
 		return werr_set(e, 0, "%s: NUL byte in rules file", l->name);
 	struct parser ps = { .rs = rs, .e = e };
+	size_t rates_before = rs->nrates;
 	for (size_t pos = 0; pos < len;) {
 		const char *s = text + pos;
 		const char *nl = memchr(s, '\n', len - pos);
@@ -531,6 +532,16 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 	l->ntok = 0;
 	if (finish(&ps, l) < 0)
 		return -1;
+	/* this file's rates come before those of the files read before it:
+	 * the first that matches rates an alert */
+	size_t k = rs->nrates - rates_before;
+	if (k && rates_before) {
+		struct rate *tmp = xmalloc(k * sizeof *tmp);
+		memcpy(tmp, rs->rates + rates_before, k * sizeof *tmp);
+		memmove(rs->rates + k, rs->rates, rates_before * sizeof *tmp);
+		memcpy(rs->rates, tmp, k * sizeof *tmp);
+		free(tmp);
+	}
 	rs->sources = xrealloc(rs->sources, (rs->nsources + 1) * sizeof *rs->sources);
 	rs->sources[rs->nsources++] = xstrdup(l->name);
 	return 0;

@@ -16,7 +16,9 @@
  *     action warn|ask|freeze|kill   act at once, whatever the risk score
  *     about TEXT...             what it means, in words (the alert's detail)
  *   rate GLOB SEVERITY          alerts raised by warden's other checks (their
- *                               `rule` matched by GLOB), rated for the risk score
+ *                               `rule` matched by GLOB), rated for the risk score:
+ *                               the first line that matches, a later file's
+ *                               lines before an earlier one's
  *   disable NAME                a rule defined before (a built-in one) is off
  *
  * KIND is an event kind ("exec", "net", "syscall", "file", "alert", ...) or

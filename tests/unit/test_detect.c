@@ -1,0 +1,265 @@
+/* test_detect.c - the detector (src/detect/): the rules format (every
+ * error naming FILE:LINE:COL, the text written back parsing again, a later
+ * rule replacing one of its name, `disable`), the conditions (globs over
+ * strings, numbers and arrays, argc, regexes, numbers, presence, new
+ * values), counts and sequences within their windows and agreeing on
+ * `same`, the risk score (weights, once a minute per rule, the half-life,
+ * thresholds acting once, a rule's own action, a freeze that cannot be had
+ * falling through to kill) and the other checks' alerts rated. Events are
+ * fed with their times; nothing runs a sandbox. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "src/common/util.h"
+#include "src/detect/detect.h"
+
+static void parse_err(const char *text, const char *want)
+{
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_parse(&rs, "f.rules", text, strlen(text), &e) < 0);
+	if (!strstr(e.msg, want))
+		fprintf(stderr, "  got: %s\n  want: %s\n", e.msg, want);
+	CHECK(strstr(e.msg, want) != NULL);
+	drules_free(&rs);
+}
+
+static void test_errors(void)
+{
+	parse_err("on exec\n", "f.rules:1:1: 'on' outside a rule");
+	parse_err("bogus x\n", "f.rules:1:1: unknown directive 'bogus'");
+	parse_err("rule a.b severe\n  on exec\n", "f.rules:1:10: rule: unknown severity 'severe'");
+	parse_err("rule a.b high\n", "f.rules:1:1: rule: no `on` line");
+	parse_err("rule a.b high\n  on exec argv~(\n", "f.rules:2:16: bad regular expression");
+	parse_err("rule a.b high\n  on exec x>abc\n", "f.rules:2:13: not a number");
+	parse_err("rule a.b high\n  on exec a=b||c\n", "f.rules:2:15: empty alternative");
+	parse_err("rule a.b high\n  on exec \"argv=x\n", "f.rules:2:11: unterminated quote");
+	parse_err("rule a.b high\n  on * new:host\n", "f.rules:2:8: new: needs an event kind");
+	parse_err("rule a.b high\n  on exec\n  within 0s\n", "f.rules:3:10: within: not a duration");
+	parse_err("rule a.b high\n  on exec\n  count 1\n", "f.rules:3:9: count: not a number");
+	parse_err("rule a.b high\n  on exec\n  then net\n  count 3\n", "f.rules:1:1: rule: `count` and `then`");
+	parse_err("rule a.b high\n  then net\n", "f.rules:2:3: then: comes after the `on` line");
+	parse_err("rule a.b high\n  on exec\n  on net\n", "f.rules:3:3: on: a rule has one `on` line");
+	parse_err("rule a.b high\n  on exec\n  action explode\n", "f.rules:3:10: action: unknown action");
+	parse_err("disable nothing.here\n", "f.rules:1:9: disable: no rule");
+	parse_err("rule a.b high\r\n", "f.rules:1:14: carriage return");
+	parse_err("rule a/b high\n  on exec\n", "f.rules:1:6: rule: not a rule name");
+	parse_err("rule a.b high\n  on EXEC\n", "f.rules:2:6: on: not an event kind");
+	parse_err("rule a.b high\n  on exec \xff\n", "f.rules:2:11: invalid UTF-8");
+	parse_err("rate x.* whatever\n", "f.rules:1:10: rate: unknown severity");
+}
+
+static void test_roundtrip(void)
+{
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_load(&rs, NULL, 0, &e) == 0);
+	CHECK(rs.nrules >= 20);
+	const char *user = "rule escape.mount low\n  on syscall name=mount\n"
+			   "disable recon.env\n"
+			   "rule my.rule medium\n  on exec \"argv=a b\" argc>2 !tool\n  then net new:host\n"
+			   "  within 2m\n  same pid\n  action freeze\n  about say \"it\"\n";
+	size_t before = rs.nrules;
+	CHECK(drules_parse(&rs, "user.rules", user, strlen(user), &e) == 0);
+	CHECK(rs.nrules == before + 1); /* escape.mount replaced, my.rule added */
+	char *text = drules_text(&rs);
+	CHECK(strstr(text, "rule escape.mount low    # user.rules:1") != NULL);
+	CHECK(strstr(text, "rule recon.env ") == NULL);
+	CHECK(strstr(text, "on exec \"argv=a b\" argc>2 !tool") != NULL);
+	CHECK(strstr(text, "about \"say it\"") != NULL || strstr(text, "about say") != NULL);
+	struct ruleset again = { 0 };
+	CHECK(drules_parse(&again, "again", text, strlen(text), &e) == 0);
+	CHECK(again.nrules == rs.nrules - 1);
+	free(text);
+	drules_free(&again);
+	drules_free(&rs);
+}
+
+/* ---- the engine -------------------------------------------------------- */
+
+struct acts {
+	int n[ACT_KILL + 1];
+	int refuse_freeze;
+};
+
+static int on_act(void *ctx, enum det_action a, const char *reason)
+{
+	struct acts *x = ctx;
+	x->n[a]++;
+	return a == ACT_FREEZE && x->refuse_freeze ? -1 : 0;
+}
+
+static struct detect *engine(const char *text, const struct detect_risk *risk, struct acts *acts)
+{
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	if (drules_parse(&rs, "t", text, strlen(text), &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		CHECK(0);
+	}
+	struct detect *d = detect_new(&rs, &(struct detect_env){ .workspace = "/w", .home = "/home/agent" },
+				      risk);
+	if (acts)
+		detect_set_actor(d, on_act, acts);
+	return d;
+}
+
+static unsigned feed(struct detect *d, const char *kind, const char *fields, double t)
+{
+	static unsigned long seq;
+	json_t *f = json_loads(fields, 0, NULL);
+	CHECK(f != NULL);
+	unsigned n = detect_feed(d, kind, f, ++seq, t);
+	json_decref(f);
+	return n;
+}
+
+static const struct detect_risk quiet = { .half_life_s = 600 };
+
+static void test_conditions(void)
+{
+	struct detect *d = engine(
+		"rule g low\n  on exec resolved=*/env|*/printenv argc<2\n"
+		"rule arr low\n  on exec argv=*/.ssh/*\n"
+		"rule num low\n  on net bytes_out>10M\n"
+		"rule re low\n  on net host~[a-z0-9]{20,}\n"
+		"rule pres low\n  on exec program\n"
+		"rule abs low\n  on exec resolved=/bin/x !tool\n"
+		"rule ne low\n  on syscall name!=write|read\n"
+		"rule ws low\n  on exec resolved=$WORKSPACE/*|$HOME/*\n"
+		"rule nw low\n  on net new:host\n"
+		"rule b low\n  on net intercepted=true\n",
+		&quiet, NULL);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/usr/bin/env\",\"argv\":[\"env\"]}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/usr/bin/env\",\"argv\":[\"env\",\"node\"]}", 1) == 0);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/bin/cat\",\"argv\":[\"cat\",\"/home/a/.ssh/id\"]}", 1) == 1);
+	CHECK(feed(d, "net", "{\"host\":\"a.b\",\"bytes_out\":20000000}", 1) == 2); /* num, new host */
+	CHECK(feed(d, "net", "{\"host\":\"a.b\",\"bytes_out\":2000}", 1) == 0);
+	CHECK(feed(d, "net", "{\"host\":\"aaaaaaaaaaaaaaaaaaaaaaaaa.b\"}", 1) == 2); /* re, new */
+	CHECK(feed(d, "exec", "{\"program\":\"/bin/ls\"}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"program\":\"\"}", 1) == 0);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/bin/x\"}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/bin/x\",\"tool\":\"t1\"}", 1) == 0);
+	CHECK(feed(d, "syscall", "{\"name\":\"unshare\"}", 1) == 1);
+	CHECK(feed(d, "syscall", "{\"name\":\"write\"}", 1) == 0);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/w/build/a.out\"}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/home/agent/x\"}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"resolved\":\"/wx/y\"}", 1) == 0);
+	CHECK(feed(d, "net", "{\"host\":\"c.d\",\"intercepted\":true}", 1) == 2);
+	CHECK(feed(d, "net", "{\"host\":\"c.d\",\"intercepted\":false}", 1) == 0);
+	detect_free(d);
+}
+
+static void test_sequences_and_counts(void)
+{
+	struct detect *d = engine(
+		"rule seq high\n  on exec argv=*/.aws/*\n  then net new:host\n  within 60s\n"
+		"rule again high\n  on exec decision=deny sha256\n  then exec decision=deny sha256\n"
+		"  same sha256\n  within 60s\n"
+		"rule burst medium\n  on syscall decision=deny\n  count 3\n  within 10s\n  same name\n",
+		&quiet, NULL);
+	/* a connection before the read does not count; after it, within 60 s */
+	CHECK(feed(d, "net", "{\"host\":\"x.example\"}", 0) == 0);
+	CHECK(feed(d, "exec", "{\"argv\":[\"cat\",\"/h/.aws/credentials\"]}", 1) == 0);
+	CHECK(feed(d, "net", "{\"host\":\"x.example\"}", 2) == 0); /* seen before */
+	CHECK(feed(d, "net", "{\"host\":\"y.example\"}", 3) == 1);
+	CHECK(feed(d, "exec", "{\"argv\":[\"cat\",\"/h/.aws/credentials\"]}", 10) == 0);
+	CHECK(feed(d, "net", "{\"host\":\"z.example\"}", 100) == 0); /* the window passed */
+	/* same sha256 */
+	CHECK(feed(d, "exec", "{\"decision\":\"deny\",\"sha256\":\"aa\"}", 200) == 0);
+	CHECK(feed(d, "exec", "{\"decision\":\"deny\",\"sha256\":\"bb\"}", 201) == 0);
+	CHECK(feed(d, "exec", "{\"decision\":\"deny\",\"sha256\":\"aa\"}", 202) == 1);
+	/* three of the same name within 10 s */
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"mount\"}", 300) == 0);
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"bpf\"}", 301) == 0);
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"mount\"}", 302) == 0);
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"mount\"}", 303) == 1);
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"mount\"}", 304) == 0); /* spent */
+	CHECK(feed(d, "syscall", "{\"decision\":\"deny\",\"name\":\"bpf\"}", 320) == 0); /* expired */
+	detect_free(d);
+}
+
+static void test_risk(void)
+{
+	struct acts a = { 0 };
+	struct detect_risk r = { .warn = 10, .freeze = 60, .kill = 100, .half_life_s = 100 };
+	struct detect *d = engine("rule h1 high\n  on syscall name=a\n"
+				  "rule h2 high\n  on syscall name=b\n"
+				  "rule h3 high\n  on syscall name=c\n"
+				  "rule now low\n  on syscall name=k\n  action kill\n"
+				  "rate canary.* critical\nrate * medium\n",
+				  &r, &a);
+	feed(d, "syscall", "{\"name\":\"a\"}", 0);
+	CHECK(detect_risk_at(d, 0) == 25);
+	CHECK(a.n[ACT_WARN] == 0); /* warn is a line on stderr, not the actor */
+	feed(d, "syscall", "{\"name\":\"a\"}", 1); /* the same rule within a minute: no more */
+	CHECK(detect_risk_at(d, 1) < 25);
+	CHECK(detect_alerts(d) == 2);
+	CHECK(detect_risk_at(d, 100) > 12.4 && detect_risk_at(d, 100) < 12.6); /* halved */
+	feed(d, "syscall", "{\"name\":\"b\"}", 2);
+	feed(d, "syscall", "{\"name\":\"c\"}", 3);
+	CHECK(a.n[ACT_FREEZE] == 1 && a.n[ACT_KILL] == 0);
+	feed(d, "syscall", "{\"name\":\"b\"}", 4); /* still above: acts once */
+	CHECK(a.n[ACT_FREEZE] == 1);
+	feed(d, "syscall", "{\"name\":\"b\"}", 70); /* a minute later: counts again; the score fell
+							   below 60 meanwhile and is above again */
+	CHECK(a.n[ACT_FREEZE] == 2);
+	/* a critical alert of another check: at once to kill */
+	feed(d, "alert", "{\"rule\":\"canary.opened\"}", 71);
+	CHECK(a.n[ACT_KILL] == 1);
+	/* an alert's own severity wins over the rates */
+	double before = detect_risk_at(d, 72);
+	feed(d, "alert", "{\"rule\":\"other.thing\",\"severity\":\"low\"}", 72);
+	CHECK(detect_risk_at(d, 72) - before > 1.9 && detect_risk_at(d, 72) - before < 2.1);
+	/* a rule's own action, whatever the score */
+	feed(d, "syscall", "{\"name\":\"k\"}", 73);
+	CHECK(a.n[ACT_KILL] == 2);
+	json_t *st = detect_status(d);
+	CHECK(json_array_size(json_object_get(st, "alerts")) == 5);
+	json_decref(st);
+	detect_free(d);
+
+	/* a freeze that cannot be had: kill */
+	struct acts b = { .refuse_freeze = 1 };
+	struct detect_risk r2 = { .freeze = 20, .half_life_s = 600 };
+	d = engine("rule h high\n  on syscall\n", &r2, &b);
+	feed(d, "syscall", "{\"name\":\"x\"}", 0);
+	CHECK(b.n[ACT_FREEZE] == 1 && b.n[ACT_KILL] == 1);
+	detect_free(d);
+}
+
+static void test_builtin_quiet(void)
+{
+	/* what a build does raises nothing above low */
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_load(&rs, NULL, 0, &e) == 0);
+	struct acts a = { 0 };
+	struct detect_risk r = { .warn = 10, .freeze = 60, .kill = 100, .half_life_s = 600 };
+	struct detect *d = detect_new(&rs, &(struct detect_env){ .workspace = "/w", .home = "/home/agent" }, &r);
+	detect_set_actor(d, on_act, &a);
+	const char *execs[] = {
+		"{\"resolved\":\"/usr/bin/make\",\"argv\":[\"make\",\"-j2\"],\"decision\":\"allow\"}",
+		"{\"resolved\":\"/usr/bin/cc\",\"argv\":[\"cc\",\"-c\",\"a.c\"],\"decision\":\"allow\"}",
+		"{\"resolved\":\"/usr/bin/env\",\"argv\":[\"/usr/bin/env\",\"node\",\"x.js\"],\"decision\":\"allow\"}",
+		"{\"resolved\":\"/usr/bin/git\",\"argv\":[\"git\",\"commit\",\"-m\",\"x\"],\"decision\":\"allow\"}",
+		"{\"resolved\":\"/w/a.out\",\"argv\":[\"./a.out\"],\"decision\":\"allow\"}",
+	};
+	for (int i = 0; i < 50; i++)
+		feed(d, "exec", execs[i % 5], i);
+	CHECK(detect_alerts(d) == 0);
+	CHECK(a.n[ACT_FREEZE] == 0 && a.n[ACT_KILL] == 0);
+	detect_free(d);
+}
+
+int main(void)
+{
+	test_errors();
+	test_roundtrip();
+	test_conditions();
+	test_sequences_and_counts();
+	test_risk();
+	test_builtin_quiet();
+	return check_status_counted("detect");
+}
