@@ -652,6 +652,7 @@ static int detect_act(void *ctx, enum det_action a, const char *reason)
 	struct actor *ac = ctx;
 	if (a != ACT_KILL)
 		return -1;
+	fprintf(stderr, "\r\nwarden: killing the sandbox: %s\r\n", reason);
 	audit_emit_event(ac->log, ev_kill(&(struct ev_kill){ .reason = reason }), NULL);
 	return (int)syscall(SYS_pidfd_send_signal, ac->c->pidfd, SIGKILL, NULL, 0) < 0 ? -1 : 0;
 }
