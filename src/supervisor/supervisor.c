@@ -4,7 +4,8 @@
  * for it to report every layer built (or the one that failed), then run the
  * event loop: relay the pty, pass signals on (stop.c: to the whole sandbox
  * or the command, and SIGKILL when a stopping signal is not obeyed within
- * the grace period), watch the limits each second, and collect the exit
+ * the grace period), serve the control socket (status, freeze, resume,
+ * kill: freeze.h), watch the limits each second, and collect the exit
  * status through a pidfd. The supervisor is non-dumpable, and init dies
  * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
  * What supervisor_run holds (init, the raw terminal, the blocked signals,
@@ -40,6 +41,7 @@
 #include "../sandbox/limits.h"
 #include "../sandbox/wswatch.h"
 #include "execs.h"
+#include "freeze.h"
 #include "notify.h"
 #include "writeask.h"
 #include "pty.h"
@@ -459,12 +461,15 @@ static void asking_channels_freep(struct asking *ask)
 	webhook_free(ask->wh);
 }
 
-/* The broker for the session, and its control socket in warden's state
- * directory (a control socket that cannot be made is said; the other
- * channels still ask); the reviewer command and the webhook the policy
- * names (one it cannot use is an error). */
-static int asking_start(const struct sandbox_spec *s, struct audit *log, struct approvals **ap,
-			struct control **ctl, struct asking *chans, struct werr *e)
+/* The session's control socket in warden's state directory, for every
+ * session (`warden status|freeze|resume|kill`, and `warden approve` when
+ * the policy asks: asks), one that cannot be made is said, not an error;
+ * when the policy asks, the broker first, and after the socket the
+ * reviewer command and the webhook the policy names (one it cannot use is
+ * an error). */
+static int asking_start(const struct sandbox_spec *s, struct audit *log, bool asks,
+			struct approvals **ap, struct control **ctl, struct asking *chans,
+			struct werr *e)
 {
 	const char *path = audit_path(log), *base = strrchr(path, '/');
 	char session[64];
@@ -472,21 +477,48 @@ static int asking_start(const struct sandbox_spec *s, struct audit *log, struct 
 	char *dot = strstr(session, ".jsonl");
 	if (dot)
 		*dot = '\0';
-	*ap = approvals_new(log, session, s->policy);
-	if (!*ap)
+	if (asks && !(*ap = approvals_new(log, session, s->policy)))
 		return werr_errno(e, "supervisor: the questions' timer");
 	_cleanup_free_ char *dir = control_dir_of(s->logdir);
 	struct werr ce = { 0 };
 	*ctl = control_new(dir, session, *ap, log, &ce);
 	if (!*ctl)
-		fprintf(stderr, "warden: %s; `warden approve` cannot answer this session's questions\n",
-			ce.msg);
+		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
+			"session\n", ce.msg, asks ? " and `warden approve`" : "");
+	if (!asks)
+		return 0;
 	const struct policy_approve *pa = &s->policy->approve;
 	if (pa->command.n && !(chans->rv = reviewer_new(*ap, s->policy, session, s->workspace, log, e)))
 		return -1;
 	if (pa->webhook && !(chans->wh = webhook_new(*ap, pa->webhook, session, log, e)))
 		return -1;
 	return 0;
+}
+
+/* The control socket's freeze, resume and kill: the kill switch's. */
+static int ctl_freeze(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_freeze(ctx, "control", uid, reason, e);
+}
+
+static int ctl_resume(void *ctx, long uid, struct werr *e)
+{
+	return sbctl_resume(ctx, "control", uid, e);
+}
+
+static int ctl_kill(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_kill(ctx, "control", uid, reason, e);
+}
+
+static bool ctl_frozen(void *ctx)
+{
+	return sbctl_frozen(ctx);
+}
+
+static void sbctl_freep(struct sbctl **c)
+{
+	sbctl_free(*c);
 }
 
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
@@ -769,12 +801,23 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * (freed after: the askers withdraw their questions as they go; the
 	 * channels after the broker, which tells them of the questions' ends;
 	 * the terminal last). */
+	/* The kill switch (freeze.h): the control socket's freeze, resume and
+	 * kill, and the grace period's hold while frozen; a module of the loop
+	 * that acts on the whole sandbox is handed sb here (freed after the
+	 * socket and everything that holds it). */
+	_cleanup_(sbctl_freep) struct sbctl *sb =
+		sbctl_new(c.pidfd, c.pid, s->limits ? limits_cgroup_v2(s->limits) : NULL, log);
 	_cleanup_(termask_freep) struct termask *ta = NULL;
 	_cleanup_(asking_channels_freep) struct asking chans = { 0 };
 	_cleanup_(control_freep) struct control *ctl = NULL;
 	_cleanup_(approvals_freep) struct approvals *ap = NULL;
-	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, &chans, e) < 0)
+	if (asking_start(s, log, policy_asks(s->policy), &ap, &ctl, &chans, e) < 0)
 		return -1;
+	if (ctl) {
+		control_set_session(ctl, s->argv, s->workspace, 0);
+		control_set_actions(ctl, &(struct control_actions){ .freeze = ctl_freeze,
+			.resume = ctl_resume, .kill = ctl_kill, .frozen = ctl_frozen, .ctx = sb });
+	}
 	struct werr te = { 0 };
 	if (ap && term.relay_input && !(ta = termask_new(ap, term.out, term.tty, master, &te)))
 		fprintf(stderr, "warden: %s; the terminal cannot answer this session's questions\n", te.msg);
@@ -830,6 +873,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
+	st.ctl = sb;
 	_cleanup_close_ int timer = limits_timer(s, &tmp_fd, &home_fd);
 	struct limits_watch w = { .limits = s->limits, .log = log };
 	/* The workspace watched from now on: masks and protections follow what
