@@ -43,7 +43,8 @@ struct stopped {
 struct sbctl {
 	int pidfd;              /* init's (borrowed) */
 	pid_t pid;
-	char *cgroup;           /* the session's cgroup v2 with init in it, or NULL */
+	char *cgroup;           /* the session's cgroup v2, or NULL */
+	int in_cgroup;          /* init in it: 1, not: -1, not known yet: 0 */
 	struct audit *log;
 	dev_t ns_dev;           /* init's pid namespace */
 	ino_t ns_ino;
@@ -74,8 +75,7 @@ struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir, 
 	c->pidfd = init_pidfd;
 	c->pid = init_pid;
 	c->log = log;
-	if (cgroup_dir && init_in(init_pid, cgroup_dir))
-		c->cgroup = xstrdup(cgroup_dir);
+	c->cgroup = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
 	char p[64];
 	struct stat st;
 	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init_pid);
@@ -121,6 +121,15 @@ static bool init_alive(const struct sbctl *c)
 static int signal_fd(int pidfd, int sig)
 {
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* Is there a cgroup to act on? Asked at the first action: init is moved
+ * into it after the sbctl is made (or the move failed). */
+static bool by_cgroup(struct sbctl *c)
+{
+	if (c->cgroup && !c->in_cgroup)
+		c->in_cgroup = init_in(c->pid, c->cgroup) ? 1 : -1;
+	return c->in_cgroup > 0;
 }
 
 /* Write "1" or "0" to the cgroup's file (cgroup.freeze, cgroup.kill). */
@@ -201,7 +210,7 @@ int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, 
 		return werr_set(e, 0, "the sandbox is frozen already");
 	if (!init_alive(c))
 		return werr_set(e, ESRCH, "the sandbox has ended");
-	if (c->cgroup && cgroup_write(c, "cgroup.freeze", "1") == 0) {
+	if (by_cgroup(c) && cgroup_write(c, "cgroup.freeze", "1") == 0) {
 		c->frozen = c->by_cgroup = true;
 		record(c, "freeze", by, uid, reason, true, 0);
 		return 0;
@@ -226,8 +235,8 @@ int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, 
 	}
 	c->frozen = true;
 	c->by_cgroup = false;
-	/* init counted once: the scan found it too */
-	record(c, "freeze", by, uid, reason, false, (unsigned)c->n);
+	/* init counted once (an unprivileged scan cannot see it: non-dumpable) */
+	record(c, "freeze", by, uid, reason, false, (unsigned)c->n + !known(c, c->pid));
 	return 0;
 }
 
@@ -243,7 +252,7 @@ int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e)
 		for (size_t i = 0; i < c->n; i++)
 			signal_fd(c->st[i].pidfd, SIGCONT);
 	}
-	unsigned n = (unsigned)c->n;
+	unsigned n = (unsigned)c->n + !known(c, c->pid);
 	release(c);
 	c->frozen = false;
 	record(c, "resume", by, uid, NULL, c->by_cgroup, n);
@@ -254,7 +263,7 @@ int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, st
 {
 	if (!init_alive(c))
 		return werr_set(e, ESRCH, "the sandbox has ended");
-	bool cgroup = c->cgroup && cgroup_write(c, "cgroup.kill", "1") == 0;
+	bool cgroup = by_cgroup(c) && cgroup_write(c, "cgroup.kill", "1") == 0;
 	if (!cgroup && signal_fd(c->pidfd, SIGKILL) < 0)
 		return werr_errno(e, "killing the sandbox: SIGKILL to its init");
 	/* what was stopped dies stopped; the pidfds are no longer needed */

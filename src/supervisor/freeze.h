@@ -17,8 +17,10 @@ struct sbctl;
 
 /* init_pidfd/init_pid: sandbox init (host pid; the pidfd is borrowed and
  * must outlive the sbctl); cgroup_dir: the session's cgroup v2 directory or
- * NULL (copied; used only when init is in it). log: where the actions are
- * recorded (borrowed). */
+ * NULL (copied; used only when init is in it at the first action). log:
+ * where the actions are recorded (borrowed). Make it before init makes
+ * itself non-dumpable (an unprivileged warden could not read its pid
+ * namespace after). */
 struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir, struct audit *log);
 /* A sandbox frozen by signals is not let go on: it is being killed or has
  * ended by then. */

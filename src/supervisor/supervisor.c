@@ -719,6 +719,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
 	if (start_init(s, sock, init_sock, &c, e) < 0)
 		return -1;
+	/* The kill switch (freeze.h): the control socket's freeze, resume and
+	 * kill, and the grace period's hold while frozen; a module of the loop
+	 * that acts on the whole sandbox is handed sb (freed after the socket
+	 * and everything that holds it, before init). Made now, while init can
+	 * still be looked at: it makes itself non-dumpable once mapped, and an
+	 * unprivileged supervisor could no longer read its pid namespace. */
+	_cleanup_(sbctl_freep) struct sbctl *sb =
+		sbctl_new(c.pidfd, c.pid, s->limits ? limits_cgroup_v2(s->limits) : NULL, log);
 	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
@@ -801,12 +809,6 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * (freed after: the askers withdraw their questions as they go; the
 	 * channels after the broker, which tells them of the questions' ends;
 	 * the terminal last). */
-	/* The kill switch (freeze.h): the control socket's freeze, resume and
-	 * kill, and the grace period's hold while frozen; a module of the loop
-	 * that acts on the whole sandbox is handed sb here (freed after the
-	 * socket and everything that holds it). */
-	_cleanup_(sbctl_freep) struct sbctl *sb =
-		sbctl_new(c.pidfd, c.pid, s->limits ? limits_cgroup_v2(s->limits) : NULL, log);
 	_cleanup_(termask_freep) struct termask *ta = NULL;
 	_cleanup_(asking_channels_freep) struct asking chans = { 0 };
 	_cleanup_(control_freep) struct control *ctl = NULL;

@@ -41,13 +41,15 @@ ct_counter() { cat "$WS/counter" 2>/dev/null; }
 ct_actions() { grep '"event":"action"' "$(ct_log)" | grep -F "\"action\":\"$1\""; }
 
 # The sandbox's processes (the loop's shell and its sleep), host pids: those
-# with the marker not in the host's pid namespace (timeout and warden carry
-# it in their command lines too).
+# with the marker in another pid namespace than the host's (timeout and
+# warden carry it in their command lines too; an unprivileged test cannot
+# read the namespace of the non-dumpable supervisor, nor of init).
 ct_pids() {
-	local pid own
+	local pid own ns
 	own=$(readlink /proc/self/ns/pid)
 	for pid in $(pgrep -f "$CT_MARK"); do
-		[[ $(readlink "/proc/$pid/ns/pid" 2>/dev/null) != "$own" ]] && echo "$pid"
+		ns=$(readlink "/proc/$pid/ns/pid" 2>/dev/null)
+		[[ -n $ns && $ns != "$own" ]] && echo "$pid"
 	done
 }
 
