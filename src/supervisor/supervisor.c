@@ -803,9 +803,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	/* Questions for a human (`ask` rules): the broker, the control socket
-	 * of `warden approve`, the reviewer command and the webhook, and the
-	 * user's terminal when its keys come here, made before what asks them
+	/* The control socket, for every session (status, and freeze, resume
+	 * and kill by the kill switch sb). Questions for a human (`ask`
+	 * rules): the broker, the socket as the channel of `warden approve`,
+	 * the reviewer command and the webhook, and the user's terminal when
+	 * its keys come here, made before what asks them
 	 * (freed after: the askers withdraw their questions as they go; the
 	 * channels after the broker, which tells them of the questions' ends;
 	 * the terminal last). */
