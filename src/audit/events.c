@@ -265,6 +265,24 @@ struct event ev_risk(const struct ev_risk *x)
 					  "threshold", x->threshold, "rule", x->rule ? x->rule : ""));
 }
 
+struct event ev_action(const struct ev_action *x)
+{
+	json_t *f = json_pack("{s:s, s:s}", "action", x->action, "by", x->by);
+	json_t *esc = NULL;
+	if (f && x->uid >= 0)
+		json_object_set_new(f, "uid", json_integer(x->uid));
+	if (f && x->reason)
+		json_set_bytes(f, "reason", x->reason, &esc);
+	if (f && x->how)
+		json_object_set_new(f, "how", json_string(x->how));
+	if (f && x->processes)
+		json_object_set_new(f, "processes", json_integer(x->processes));
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of("action", f);
+}
+
 struct event ev_approval(const struct ev_approval *x)
 {
 	json_t *f = json_pack("{s:s, s:s, s:s}", "id", x->id, "kind", x->kind, "phase", x->phase);

@@ -171,6 +171,19 @@ struct ev_kill {
 };
 struct event ev_kill(const struct ev_kill *x);
 
+/* The sandbox frozen, resumed or killed on request (src/supervisor/freeze.h),
+ * or a warning given: by the control socket (`warden freeze`, ...) or the
+ * detector. */
+struct ev_action {
+	const char *action;      /* "freeze", "resume", "kill", "warn" */
+	const char *by;          /* "control", "detector" */
+	long uid;                /* the requester's uid; -1: left out */
+	const char *reason;      /* NULL: left out */
+	const char *how;         /* "cgroup" or "signals"; NULL: left out */
+	unsigned processes;      /* signals: the processes signalled; 0: left out */
+};
+struct event ev_action(const struct ev_action *x);
+
 /* A limit of the sandbox reached (src/sandbox/limits.h): kind "pids",
  * "memory", "tmp" or "home", the limit as a profile writes it, and what
  * happened. */

@@ -236,6 +236,7 @@ static const struct {
 	{ "tool", { "phase", "id", "decision", "tool", "what" }, { 0 } },
 	{ "alert", { "rule", "path" }, { 0 } },
 	{ "limit", { "kind", "limit", "detail" }, { 0 } },
+	{ "action", { "action", "by", "how", "reason" }, { 0 } },
 };
 
 static bool in_list(const char *const *list, size_t n, const char *k)

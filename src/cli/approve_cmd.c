@@ -1,8 +1,7 @@
 /* approve_cmd.c - `warden approve`: the open questions of every running
- * session of this user (their control sockets, src/control/control.h),
- * answering one by id, or following them as they come. A socket nobody
- * listens on any more (a session that was killed) is removed. */
-#include <dirent.h>
+ * session of this user (their control sockets, src/control/control.h,
+ * reached through client.h), answering one by id, or following them as
+ * they come. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -10,13 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../audit/audit.h"
 #include "../common/util.h"
+#include "../control/client.h"
 #include "../control/control.h"
 #include "cli.h"
 
@@ -34,95 +31,6 @@ static const char approve_usage[] =
 	"--follow prints each question as it is asked and as it ends. Questions time out as\n"
 	"denials (`approve timeout` in the profile, 60 s by default).\n";
 
-/* warden's control directory, or NULL. */
-static char *control_dir(void)
-{
-	_cleanup_free_ char *logdir = audit_dir(user_home());
-	return logdir ? control_dir_of(logdir) : NULL;
-}
-
-/* A connection to one session's socket (dir/name), or -1 (a stale one is
- * removed). */
-static int connect_session(const char *dir, const char *name)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name) >= (int)sizeof sa.sun_path)
-		return -1;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		if (errno == ECONNREFUSED)
-			unlink(sa.sun_path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The sockets' names in dir (SESSION.sock), up to max. */
-static size_t sessions(const char *dir, char names[][96], size_t max)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) && n < max) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && l < 96 && strcmp(de->d_name + l - 5, ".sock") == 0)
-			snprintf(names[n++], 96, "%s", de->d_name);
-	}
-	closedir(d);
-	return n;
-}
-
-static int send_line(int fd, json_t *j)
-{
-	char *s = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	if (!s)
-		return -1;
-	size_t n = strlen(s);
-	s[n] = '\n'; /* json_dumps' NUL replaced: write n + 1 bytes */
-	int r = write_all(fd, s, n + 1);
-	free(s);
-	return r;
-}
-
-/* One line from fd (within 5 s), parsed; NULL on end, timeout or junk. */
-static json_t *read_line(int fd, char *buf, size_t cap, size_t *have, int timeout_ms)
-{
-	for (;;) {
-		char *nl = memchr(buf, '\n', *have);
-		if (nl) {
-			json_t *j = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
-			size_t used = (size_t)(nl - buf) + 1;
-			memmove(buf, nl + 1, *have - used);
-			*have -= used;
-			return j;
-		}
-		if (*have == cap)
-			return NULL;
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (poll(&p, 1, timeout_ms) <= 0)
-			return NULL;
-		ssize_t r = read(fd, buf + *have, cap - *have);
-		if (r <= 0)
-			return NULL;
-		*have += (size_t)r;
-	}
-}
-
-static json_t *request(int fd, json_t *req)
-{
-	static char buf[1 << 20];
-	size_t have = 0;
-	if (send_line(fd, req) < 0)
-		return NULL;
-	return read_line(fd, buf, sizeof buf, &have, 5000);
-}
-
 static void print_question(json_t *q, const char *session)
 {
 	printf("%-14s %-5s %4llds  %s\n", json_string_value(json_object_get(q, "id")),
@@ -134,19 +42,19 @@ static void print_question(json_t *q, const char *session)
 
 static int list(bool as_json)
 {
-	_cleanup_free_ char *dir = control_dir();
+	_cleanup_free_ char *dir = control_client_dir();
 	if (!dir) {
 		fprintf(stderr, "warden approve: no home directory (set HOME)\n");
 		return EXIT_WARDEN;
 	}
-	static char names[MAX_SESSIONS][96];
-	size_t n = sessions(dir, names, MAX_SESSIONS);
+	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
+	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
 	json_t *all = json_array();
 	for (size_t i = 0; i < n; i++) {
-		int fd = connect_session(dir, names[i]);
+		int fd = control_client_connect(dir, names[i]);
 		if (fd < 0)
 			continue;
-		json_t *r = request(fd, json_pack("{s:s}", "op", "list"));
+		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", "list"));
 		close(fd);
 		json_t *qs = json_object_get(r, "questions");
 		size_t k;
@@ -183,12 +91,12 @@ static int connect_for(const char *dir, const char *id)
 		return -1;
 	char suffix[64];
 	snprintf(suffix, sizeof suffix, "-%.*s.sock", (int)(dash - id), id);
-	static char names[MAX_SESSIONS][96];
-	size_t n = sessions(dir, names, MAX_SESSIONS);
+	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
+	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(names[i]), sl = strlen(suffix);
 		if (l > sl && strcmp(names[i] + l - sl, suffix) == 0)
-			return connect_session(dir, names[i]);
+			return control_client_connect(dir, names[i]);
 	}
 	return -1;
 }
@@ -196,7 +104,7 @@ static int connect_for(const char *dir, const char *id)
 static int answer(const char *id, const char *decision, const char *scope, const char *pattern,
 		  long ttl, const char *reason)
 {
-	_cleanup_free_ char *dir = control_dir();
+	_cleanup_free_ char *dir = control_client_dir();
 	int fd = dir ? connect_for(dir, id) : -1;
 	if (fd < 0) {
 		fprintf(stderr, "warden approve: no running session has question %s\n", id);
@@ -210,7 +118,7 @@ static int answer(const char *id, const char *decision, const char *scope, const
 		json_object_set_new(req, "ttl", json_integer(ttl));
 	if (reason)
 		json_object_set_new(req, "reason", json_string(reason));
-	json_t *r = request(fd, req);
+	json_t *r = control_client_request(fd, req);
 	close(fd);
 	if (!r || !json_is_true(json_object_get(r, "ok"))) {
 		const char *err = json_string_value(json_object_get(r, "error"));
@@ -227,11 +135,11 @@ static int answer(const char *id, const char *decision, const char *scope, const
  * second, until interrupted. */
 static int follow(void)
 {
-	_cleanup_free_ char *dir = control_dir();
+	_cleanup_free_ char *dir = control_client_dir();
 	if (!dir)
 		return EXIT_WARDEN;
 	struct sess {
-		char name[96];
+		char name[CONTROL_NAME_MAX];
 		int fd;
 		char buf[65536];
 		size_t have;
@@ -240,18 +148,18 @@ static int follow(void)
 	size_t nss = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (;;) {
-		static char names[MAX_SESSIONS][96];
-		size_t n = sessions(dir, names, MAX_SESSIONS);
+		static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
+		size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
 		for (size_t i = 0; i < n && nss < MAX_SESSIONS; i++) {
 			bool known = false;
 			for (size_t k = 0; k < nss && !known; k++)
 				known = strcmp(ss[k].name, names[i]) == 0 && ss[k].fd >= 0;
 			if (known)
 				continue;
-			int fd = connect_session(dir, names[i]);
+			int fd = control_client_connect(dir, names[i]);
 			if (fd < 0)
 				continue;
-			if (send_line(fd, json_pack("{s:s}", "op", "follow")) < 0) {
+			if (control_client_send(fd, json_pack("{s:s}", "op", "follow")) < 0) {
 				close(fd);
 				continue;
 			}
@@ -270,7 +178,7 @@ static int follow(void)
 			if (ss[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP)))
 				continue;
 			json_t *j;
-			while ((j = read_line(ss[k].fd, ss[k].buf, sizeof ss[k].buf, &ss[k].have, 0))) {
+			while ((j = control_client_read(ss[k].fd, ss[k].buf, sizeof ss[k].buf, &ss[k].have, 0))) {
 				const char *ev = json_string_value(json_object_get(j, "event"));
 				json_t *qs = json_object_get(j, "questions");
 				size_t i;

@@ -11,6 +11,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_state(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_action(int argc, char **argv);  /* freeze, resume, kill (argv[0]) */
 int cmd_hook(int argc, char **argv);    /* inside the sandbox: an agent client's hook command */
 int cmd_probe(int argc, char **argv); /* hidden: the probe runner of `warden check` */
 int cmd_connect(int argc, char **argv); /* hidden: ssh's ProxyCommand inside the sandbox */

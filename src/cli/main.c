@@ -18,6 +18,9 @@ static void usage(FILE *out)
 	      "  approve [ID allow|deny] [--follow]\n"
 	      "                                   answer the questions of `ask` rules\n"
 	      "  rules show|check [...]           the detection rules in force (see warden rules --help)\n"
+	      "  status [--json]                  the running sessions (id, age, frozen, command)\n"
+	      "  freeze|resume|kill SESSION [--reason TEXT]\n"
+	      "                                   stop, let go on or end a running session\n"
 	      "  hook [--client claude|codex]     inside a sandbox: an agent client's tool-call\n"
 	      "                                   hook (reports each call, prints the decision)\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
@@ -44,6 +47,10 @@ int main(int argc, char **argv)
 		return cmd_approve(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(cmd, "freeze") == 0 || strcmp(cmd, "resume") == 0 || strcmp(cmd, "kill") == 0)
+		return cmd_action(argc - 1, argv + 1);
 	if (strcmp(cmd, "hook") == 0)
 		return cmd_hook(argc - 1, argv + 1);
 	if (strcmp(cmd, "policy") == 0)

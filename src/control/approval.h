@@ -22,7 +22,9 @@
 #include "../audit/audit.h"
 #include "../policy/policy.h"
 
-enum approval_kind { APPROVAL_NET, APPROVAL_EXEC, APPROVAL_WRITE, APPROVAL_TOOL };
+/* APPROVAL_RISK: the detector's `ask` threshold (src/detect/detect.h): the
+ * sandbox is frozen while it waits; allowed, it goes on, else it ends. */
+enum approval_kind { APPROVAL_NET, APPROVAL_EXEC, APPROVAL_WRITE, APPROVAL_TOOL, APPROVAL_RISK };
 
 /* How far an answer reaches: this question only, every later question with
  * the same subject in this session, or every later question of the same

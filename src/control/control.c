@@ -1,7 +1,9 @@
 /* control.c - the session's control socket (control.h): a line server
  * (linesrv.h) whose clients are checked to be warden's own uid, each
  * remembered with its uid and whether it follows the questions (an
- * approval channel tells the followers). */
+ * approval channel tells the followers, when the session asks any); the
+ * session's status, and freeze, resume and kill handed to the kill switch
+ * the supervisor set. */
 #include "control.h"
 
 #include <errno.h>
@@ -26,8 +28,14 @@ struct control {
 	struct linesrv *srv;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char session[64];
-	struct approvals *a;
+	struct approvals *a;        /* NULL: the session asks nothing */
 	struct audit *log;
+	char **argv;                /* the session's command */
+	char *workspace;
+	time_t started;
+	struct control_actions act; /* act.ctx NULL: none */
+	json_t *(*status_fn)(void *ctx);
+	void *status_ctx;
 	uid_t uid[MAX_CLIENTS];     /* each client's */
 	bool follow[MAX_CLIENTS];
 };
@@ -67,6 +75,8 @@ static json_t *error_json(const char *msg)
 
 static json_t *list_json(struct control *c)
 {
+	if (!c->a)
+		return json_pack("{s:b,s:s,s:[]}", "ok", 1, "session", c->session, "questions");
 	size_t all = approvals_open(c->a, NULL, 0);
 	const struct question **qs = xcalloc(all + 1, sizeof *qs);
 	size_t n = approvals_open(c->a, qs, all);
@@ -79,6 +89,8 @@ static json_t *list_json(struct control *c)
 
 static json_t *do_answer(struct control *c, size_t slot, json_t *req)
 {
+	if (!c->a)
+		return error_json("this session asks no questions (its policy has no ask rules)");
 	const char *id = json_string_value(json_object_get(req, "id"));
 	const char *d = json_string_value(json_object_get(req, "decision"));
 	const char *scope = json_string_value(json_object_get(req, "scope"));
@@ -110,6 +122,44 @@ static json_t *do_answer(struct control *c, size_t slot, json_t *req)
 	return json_pack("{s:b}", "ok", 1);
 }
 
+static json_t *status_json(struct control *c)
+{
+	json_t *argv = json_array();
+	for (char **a = c->argv; a && *a; a++)
+		json_array_append_new(argv, json_string(*a)); /* not UTF-8: null */
+	char started[32];
+	iso(&(struct timespec){ .tv_sec = c->started }, started, sizeof started);
+	time_t now = time(NULL);
+	json_t *r = json_pack("{s:b,s:s,s:o,s:s?,s:s,s:I,s:I,s:b}", "ok", 1, "session", c->session,
+			      "command", argv, "workspace", c->workspace, "started", started, "age_s",
+			      (json_int_t)(now > c->started ? now - c->started : 0), "pid",
+			      (json_int_t)getpid(), "frozen",
+			      c->act.frozen ? c->act.frozen(c->act.ctx) : false);
+	json_t *more = c->status_fn && r ? c->status_fn(c->status_ctx) : NULL;
+	if (json_is_object(more))
+		json_object_update_missing(r, more);
+	json_decref(more);
+	return r ? r : error_json("the status cannot be written as JSON");
+}
+
+/* freeze, resume or kill, through the kill switch. */
+static json_t *do_action(struct control *c, size_t slot, const char *op, json_t *req)
+{
+	if (!c->act.freeze)
+		return ERROR_FMT("this session cannot %s: the supervisor gave no kill switch", op);
+	const char *reason = json_string_value(json_object_get(req, "reason"));
+	long uid = (long)c->uid[slot];
+	struct werr e = { 0 };
+	int r = op[0] == 'f' ? c->act.freeze(c->act.ctx, uid, reason, &e)
+		: op[0] == 'r' ? c->act.resume(c->act.ctx, uid, &e)
+			       : c->act.kill(c->act.ctx, uid, reason, &e);
+	if (r < 0) {
+		char buf[1200];
+		return error_json(werr_str(&e, buf, sizeof buf));
+	}
+	return json_pack("{s:b}", "ok", 1);
+}
+
 static void on_line(void *ctx, size_t i, const char *line, size_t len)
 {
 	struct control *c = ctx;
@@ -132,8 +182,14 @@ static void on_line(void *ctx, size_t i, const char *line, size_t len)
 		linesrv_send(c->srv, i, list_json(c));
 	} else if (op && strcmp(op, "answer") == 0) {
 		linesrv_send(c->srv, i, do_answer(c, i, req));
+	} else if (op && strcmp(op, "status") == 0) {
+		linesrv_send(c->srv, i, status_json(c));
+	} else if (op && (strcmp(op, "freeze") == 0 || strcmp(op, "resume") == 0 ||
+			  strcmp(op, "kill") == 0)) {
+		linesrv_send(c->srv, i, do_action(c, i, op, req));
 	} else {
-		linesrv_send(c->srv, i, ERROR_FMT("unknown op '%.100s' (list, answer or follow)", op));
+		linesrv_send(c->srv, i, ERROR_FMT("unknown op '%.100s' (status, freeze, resume, kill, "
+						  "list, answer or follow)", op));
 	}
 	json_decref(req);
 }
@@ -216,6 +272,7 @@ struct control *control_new(const char *dir, const char *session, struct approva
 	struct control *c = xcalloc(1, sizeof *c);
 	c->a = a;
 	c->log = log;
+	c->started = time(NULL);
 	snprintf(c->session, sizeof c->session, "%s", session);
 	if (snprintf(c->path, sizeof c->path, "%s/%s.sock", dir, session) >= (int)sizeof c->path) {
 		werr_set(e, ENAMETOOLONG, "control socket: %s/%s.sock is longer than a unix socket's "
@@ -247,8 +304,9 @@ struct control *control_new(const char *dir, const char *session, struct approva
 		free(c);
 		return NULL;
 	}
-	approvals_add_channel(a, &(struct approval_channel){ .name = "approve", .asked = ch_asked,
-							     .ended = ch_ended, .ctx = c });
+	if (a)
+		approvals_add_channel(a, &(struct approval_channel){ .name = "approve",
+			.asked = ch_asked, .ended = ch_ended, .ctx = c });
 	return c;
 }
 
@@ -258,7 +316,40 @@ void control_free(struct control *c)
 		return;
 	linesrv_free(c->srv);
 	unlink(c->path);
+	for (char **a = c->argv; a && *a; a++)
+		free(*a);
+	free(c->argv);
+	free(c->workspace);
 	free(c);
+}
+
+void control_set_session(struct control *c, char *const *argv, const char *workspace,
+			 time_t started)
+{
+	for (char **a = c->argv; a && *a; a++)
+		free(*a);
+	free(c->argv);
+	free(c->workspace);
+	size_t n = 0;
+	while (argv && argv[n])
+		n++;
+	c->argv = xcalloc(n + 1, sizeof *c->argv);
+	for (size_t i = 0; i < n; i++)
+		c->argv[i] = xstrdup(argv[i]);
+	c->workspace = workspace ? xstrdup(workspace) : NULL;
+	if (started)
+		c->started = started;
+}
+
+void control_set_actions(struct control *c, const struct control_actions *a)
+{
+	c->act = *a;
+}
+
+void control_set_status_fn(struct control *c, json_t *(*fn)(void *ctx), void *ctx)
+{
+	c->status_fn = fn;
+	c->status_ctx = ctx;
 }
 
 int control_fd(const struct control *c)

@@ -2,8 +2,16 @@
  * sandbox, in warden's own state directory (DIR/control/SESSION.sock, the
  * directory mode 0700, the socket 0600), never mounted in; only a client of
  * the same uid as warden is served (SO_PEERCRED). `warden approve` talks to
- * it: one JSON object a line each way.
+ * it, and `warden status|freeze|resume|kill`: one JSON object a line each
+ * way. Every session has one; a session whose policy asks nothing has no
+ * questions (list and follow: none; answer: an error).
  *
+ *   {"op":"status"}               -> {"ok":true,"session":S,"command":[ARGV...],"workspace":W,
+ *                                    "started":ISO 8601,"age_s":N,"pid":the supervisor's,
+ *                                    "frozen":BOOL, ...what the status extension adds}
+ *   {"op":"freeze"|"resume"|"kill","reason":R}
+ *                                 -> {"ok":true} | {"ok":false,"error":E} (an `action`
+ *                                    event, by "control", the client's uid)
  *   {"op":"list"}                 -> {"ok":true,"session":S,"questions":[Q...]}
  *   {"op":"answer","id":ID,"decision":"allow"|"deny","scope":"once"|"session"|"pattern",
  *    "pattern":P,"ttl":SECONDS,"reason":R}
@@ -16,6 +24,8 @@
  * gets {"ok":false,"error":...} (and, past the size, the door). */
 #pragma once
 #include <jansson.h>
+#include <stdbool.h>
+#include <time.h>
 
 #include "../audit/audit.h"
 #include "../common/err.h"
@@ -27,8 +37,9 @@ struct control;
  * session's socket is (malloc'd). */
 char *control_dir_of(const char *logdir);
 
-/* Listen at dir/SESSION.sock for a's questions. NULL with e set when the
- * directory or the socket cannot be made safely. */
+/* Listen at dir/SESSION.sock, for a's questions (a NULL: the session asks
+ * none). NULL with e set when the directory or the socket cannot be made
+ * safely. */
 struct control *control_new(const char *dir, const char *session, struct approvals *a,
 			    struct audit *log, struct werr *e);
 /* Stop listening, close the clients, remove the socket. */
@@ -38,6 +49,28 @@ int control_fd(const struct control *c);
 void control_dispatch(struct control *c);
 /* The socket's path. */
 const char *control_path(const struct control *c);
+
+/* What status says of the session: its command (copied, NULL-terminated),
+ * workspace (copied) and start (wall clock; 0: when the socket was made). */
+void control_set_session(struct control *c, char *const *argv, const char *workspace,
+			 time_t started);
+
+/* The kill switch behind freeze, resume and kill (the supervisor's,
+ * src/supervisor/freeze.h); without one, those ops are errors. uid: the
+ * client's; reason: the request's, or NULL. */
+struct control_actions {
+	int (*freeze)(void *ctx, long uid, const char *reason, struct werr *e);
+	int (*resume)(void *ctx, long uid, struct werr *e);
+	int (*kill)(void *ctx, long uid, const char *reason, struct werr *e);
+	bool (*frozen)(void *ctx);
+	void *ctx;
+};
+void control_set_actions(struct control *c, const struct control_actions *a);
+
+/* An extension of status (the detector's risk and alerts): fn returns an
+ * object (a new reference, or NULL) whose members are added to each status
+ * reply; the keys status has already keep their values. */
+void control_set_status_fn(struct control *c, json_t *(*fn)(void *ctx), void *ctx);
 
 /* A question as the protocol writes it (new reference). */
 json_t *control_question_json(const struct question *q);

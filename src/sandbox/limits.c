@@ -677,6 +677,14 @@ static void remove_cgroup(const char *dir)
 	wnote("could not remove the session's cgroup %s: %s", dir, strerror(errno));
 }
 
+const char *limits_cgroup_v2(const struct limits *l)
+{
+	for (int i = 0; l && i < CTL_COUNT; i++)
+		if (l->dir[i][0] && l->probe.ctl[i].version == 2)
+			return l->dir[i];
+	return NULL;
+}
+
 void limits_end(struct limits *l, struct audit *log)
 {
 	limits_check(l, log);

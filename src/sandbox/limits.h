@@ -92,6 +92,11 @@ void limits_notes(const struct limits *l);
  * refuses it is given up (noted when asked for). */
 void limits_attach(struct limits *l, pid_t init);
 
+/* The session's cgroup v2 directory, or NULL when none was made (no limit
+ * needs one, or cgroup v1 only): where freeze and kill act on the whole
+ * sandbox at once (src/supervisor/freeze.h). */
+const char *limits_cgroup_v2(const struct limits *l);
+
 /* Once init reported ready: the sandbox's /tmp and home (O_PATH fds init
  * opened, taken over; -1: none) to watch their space. true when there is
  * anything to watch (tmpfs or cgroup counters). */

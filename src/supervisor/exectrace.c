@@ -180,8 +180,20 @@ void tracer_release(struct tracer *t, pid_t pid, bool kill_it)
 		if (e->state != STOPPED || e->now != pid)
 			continue;
 		if (!kill_it) {
-			ptrace(PTRACE_DETACH, pid, NULL, NULL);
-			drop(t, i);
+			if (ptrace(PTRACE_DETACH, pid, NULL, NULL) == 0 || errno != ESRCH) {
+				drop(t, i);
+				return;
+			}
+			/* Not in its stop any more: killed meanwhile (the sandbox
+			 * ended, `warden kill`). Still traced, so ours to reap:
+			 * until then its parent cannot, and a dying pid namespace
+			 * waits for it forever. Reaped now, or by a later poll. */
+			e->state = KILLED;
+			e->ctx = NULL;
+			e->tid = e->tgid = pid;
+			int st;
+			if (waitpid(pid, &st, WNOHANG | __WALL) == pid)
+				drop(t, i);
 			return;
 		}
 		/* killed in its stop, before its first instruction; reaped by a

@@ -7,7 +7,8 @@
  * ignored or outlived the signal), warden sends init SIGKILL, which kills
  * everything in its pid namespace, and records a `kill` event. Later
  * stopping signals are passed on and recorded but do not restart the
- * period. */
+ * period. A sandbox frozen meanwhile (freeze.h) is given the period again
+ * when it ends: frozen, nothing can obey. */
 #include "stop.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "../sandbox/sandbox.h"
+#include "freeze.h"
 
 int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grace_s,
 		 struct werr *e)
@@ -93,5 +95,10 @@ void stopper_expire(struct stopper *st)
 	uint64_t n;
 	if (read(st->timerfd, &n, sizeof n) != sizeof n)
 		return;
+	if (sbctl_frozen(st->ctl)) {
+		struct itimerspec its = { .it_value = { .tv_sec = (time_t)st->grace_s } };
+		if (timerfd_settime(st->timerfd, 0, &its, NULL) == 0)
+			return;
+	}
 	kill_sandbox(st);
 }

@@ -6,6 +6,8 @@
 
 #include "../audit/audit.h"
 
+struct sbctl;
+
 struct stopper {
 	int pidfd;          /* sandbox init (borrowed) */
 	struct audit *log;  /* borrowed */
@@ -13,6 +15,8 @@ struct stopper {
 	int timerfd;        /* readable when the grace period is over */
 	bool started;       /* a stopping signal came: the grace period runs */
 	bool killed;        /* warden killed the sandbox */
+	const struct sbctl *ctl; /* the kill switch (freeze.h), or NULL: a sandbox frozen
+				    there is not killed when the grace period ends (borrowed) */
 };
 
 /* Pass signals to init (pidfd), and kill it grace_s seconds after the first
@@ -27,7 +31,10 @@ int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grac
 void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
 
 /* The timer fd is readable: when init still runs, a `kill` event and
- * SIGKILL to init, which ends the pid namespace and all in it. */
+ * SIGKILL to init, which ends the pid namespace and all in it; while the
+ * sandbox is frozen (st->ctl), a frozen process cannot obey a signal: the
+ * grace period starts again instead (a frozen session ends when asked,
+ * `warden kill`). */
 void stopper_expire(struct stopper *st);
 
 void stopper_close(struct stopper *st);

@@ -4,7 +4,8 @@
  * for it to report every layer built (or the one that failed), then run the
  * event loop: relay the pty, pass signals on (stop.c: to the whole sandbox
  * or the command, and SIGKILL when a stopping signal is not obeyed within
- * the grace period), watch the limits each second, and collect the exit
+ * the grace period), serve the control socket (status, freeze, resume,
+ * kill: freeze.h), watch the limits each second, and collect the exit
  * status through a pidfd. The supervisor is non-dumpable, and init dies
  * with it (PR_SET_PDEATHSIG), taking the whole pid namespace along.
  * What supervisor_run holds (init, the raw terminal, the blocked signals,
@@ -41,6 +42,7 @@
 #include "../sandbox/limits.h"
 #include "../sandbox/wswatch.h"
 #include "execs.h"
+#include "freeze.h"
 #include "notify.h"
 #include "writeask.h"
 #include "pty.h"
@@ -460,12 +462,15 @@ static void asking_channels_freep(struct asking *ask)
 	webhook_free(ask->wh);
 }
 
-/* The broker for the session, and its control socket in warden's state
- * directory (a control socket that cannot be made is said; the other
- * channels still ask); the reviewer command and the webhook the policy
- * names (one it cannot use is an error). */
-static int asking_start(const struct sandbox_spec *s, struct audit *log, struct approvals **ap,
-			struct control **ctl, struct asking *chans, struct werr *e)
+/* The session's control socket in warden's state directory, for every
+ * session (`warden status|freeze|resume|kill`, and `warden approve` when
+ * the policy asks: asks), one that cannot be made is said, not an error;
+ * when the policy asks, the broker first, and after the socket the
+ * reviewer command and the webhook the policy names (one it cannot use is
+ * an error). */
+static int asking_start(const struct sandbox_spec *s, struct audit *log, bool asks,
+			struct approvals **ap, struct control **ctl, struct asking *chans,
+			struct werr *e)
 {
 	const char *path = audit_path(log), *base = strrchr(path, '/');
 	char session[64];
@@ -473,21 +478,48 @@ static int asking_start(const struct sandbox_spec *s, struct audit *log, struct 
 	char *dot = strstr(session, ".jsonl");
 	if (dot)
 		*dot = '\0';
-	*ap = approvals_new(log, session, s->policy);
-	if (!*ap)
+	if (asks && !(*ap = approvals_new(log, session, s->policy)))
 		return werr_errno(e, "supervisor: the questions' timer");
 	_cleanup_free_ char *dir = control_dir_of(s->logdir);
 	struct werr ce = { 0 };
 	*ctl = control_new(dir, session, *ap, log, &ce);
 	if (!*ctl)
-		fprintf(stderr, "warden: %s; `warden approve` cannot answer this session's questions\n",
-			ce.msg);
+		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
+			"session\n", ce.msg, asks ? " and `warden approve`" : "");
+	if (!asks)
+		return 0;
 	const struct policy_approve *pa = &s->policy->approve;
 	if (pa->command.n && !(chans->rv = reviewer_new(*ap, s->policy, session, s->workspace, log, e)))
 		return -1;
 	if (pa->webhook && !(chans->wh = webhook_new(*ap, pa->webhook, session, log, e)))
 		return -1;
 	return 0;
+}
+
+/* The control socket's freeze, resume and kill: the kill switch's. */
+static int ctl_freeze(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_freeze(ctx, "control", uid, reason, e);
+}
+
+static int ctl_resume(void *ctx, long uid, struct werr *e)
+{
+	return sbctl_resume(ctx, "control", uid, e);
+}
+
+static int ctl_kill(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_kill(ctx, "control", uid, reason, e);
+}
+
+static bool ctl_frozen(void *ctx)
+{
+	return sbctl_frozen(ctx);
+}
+
+static void sbctl_freep(struct sbctl **c)
+{
+	sbctl_free(*c);
 }
 
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
@@ -640,27 +672,58 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 	}
 }
 
-/* What the detector may do to the session (detect.h). */
+/* What the detector may do to the session (detect.h): warn it does
+ * itself; freeze and kill through the kill switch; ask freezes, then puts
+ * a question (allowed: resume; anything else: kill). */
 struct actor {
 	struct detect *d;
-	struct child *c;
+	struct sbctl *sb;
+	struct approvals *ap;    /* NULL: no question can be put (ask: the freeze stays) */
 	struct audit *log;
+	const struct question *q; /* the question open, or NULL */
 };
+
+static void risk_answered(void *ctx, bool allow, const char *why)
+{
+	struct actor *ac = ctx;
+	ac->q = NULL;
+	struct werr e = { 0 };
+	if (allow ? sbctl_resume(ac->sb, "detector", -1, &e) < 0
+		  : sbctl_kill(ac->sb, "detector", -1, why ? why : "the risk question was not allowed", &e) < 0)
+		if (!allow || sbctl_frozen(ac->sb))
+			sbctl_kill(ac->sb, "detector", -1, e.msg, NULL);
+}
 
 static int detect_act(void *ctx, enum det_action a, const char *reason)
 {
 	struct actor *ac = ctx;
-	if (a != ACT_KILL)
+	struct werr e = { 0 };
+	if (a == ACT_KILL) {
+		fprintf(stderr, "\r\nwarden: killing the sandbox: %s\r\n", reason);
+		return sbctl_kill(ac->sb, "detector", -1, reason, &e);
+	}
+	if (a != ACT_FREEZE && a != ACT_ASK)
 		return -1;
-	fprintf(stderr, "\r\nwarden: killing the sandbox: %s\r\n", reason);
-	audit_emit_event(ac->log, ev_kill(&(struct ev_kill){ .reason = reason }), NULL);
-	return (int)syscall(SYS_pidfd_send_signal, ac->c->pidfd, SIGKILL, NULL, 0) < 0 ? -1 : 0;
+	if (!sbctl_frozen(ac->sb)) {
+		if (sbctl_freeze(ac->sb, "detector", -1, reason, &e) < 0)
+			return -1;
+		fprintf(stderr, "\r\nwarden: the sandbox is frozen: %s; `warden resume` or `warden kill` "
+			"decides\r\n", reason);
+	}
+	if (a == ACT_ASK && ac->ap && !ac->q) {
+		json_t *detail = json_pack("{s:s}", "reason", reason);
+		/* (an answer remembered for the subject comes at once: q stays NULL) */
+		ac->q = approvals_ask(ac->ap, APPROVAL_RISK, "risk", reason, detail, risk_answered, ac);
+	}
+	return 0;
 }
 
 static void actor_unset(struct actor *ac)
 {
 	if (ac->d)
 		detect_set_actor(ac->d, NULL, NULL);
+	if (ac->q)
+		approvals_cancel(ac->ap, ac->q);
 }
 
 /* Clone init into its namespaces, with sync_fd its end of the socket whose
@@ -711,6 +774,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
 	if (start_init(s, sock, init_sock, &c, e) < 0)
 		return -1;
+	/* The kill switch (freeze.h): the control socket's freeze, resume and
+	 * kill, and the grace period's hold while frozen; a module of the loop
+	 * that acts on the whole sandbox is handed sb (freed after the socket
+	 * and everything that holds it, before init). Made now, while init can
+	 * still be looked at: it makes itself non-dumpable once mapped, and an
+	 * unprivileged supervisor could no longer read its pid namespace. */
+	_cleanup_(sbctl_freep) struct sbctl *sb =
+		sbctl_new(c.pidfd, c.pid, s->limits ? limits_cgroup_v2(s->limits) : NULL, log);
 	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
@@ -787,9 +858,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 	}
 
-	/* Questions for a human (`ask` rules): the broker, the control socket
-	 * of `warden approve`, the reviewer command and the webhook, and the
-	 * user's terminal when its keys come here, made before what asks them
+	/* The control socket, for every session (status, and freeze, resume
+	 * and kill by the kill switch sb). Questions for a human (`ask`
+	 * rules): the broker, the socket as the channel of `warden approve`,
+	 * the reviewer command and the webhook, and the user's terminal when
+	 * its keys come here, made before what asks them
 	 * (freed after: the askers withdraw their questions as they go; the
 	 * channels after the broker, which tells them of the questions' ends;
 	 * the terminal last). */
@@ -797,8 +870,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(asking_channels_freep) struct asking chans = { 0 };
 	_cleanup_(control_freep) struct control *ctl = NULL;
 	_cleanup_(approvals_freep) struct approvals *ap = NULL;
-	if (policy_asks(s->policy) && asking_start(s, log, &ap, &ctl, &chans, e) < 0)
+	if (asking_start(s, log, policy_asks(s->policy) || s->policy->risk.ask > 0, &ap, &ctl, &chans, e) < 0)
 		return -1;
+	if (ctl) {
+		control_set_session(ctl, s->argv, s->workspace, 0);
+		control_set_actions(ctl, &(struct control_actions){ .freeze = ctl_freeze,
+			.resume = ctl_resume, .kill = ctl_kill, .frozen = ctl_frozen, .ctx = sb });
+	}
 	struct werr te = { 0 };
 	if (ap && term.relay_input && !(ta = termask_new(ap, term.out, term.tty, master, &te)))
 		fprintf(stderr, "warden: %s; the terminal cannot answer this session's questions\n", te.msg);
@@ -854,11 +932,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(stopper_closep) struct stopper st = { .timerfd = -1 };
 	if (stopper_init(&st, c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
-	/* The detector acts on the session from now on (and no longer once
-	 * this returns). */
-	_cleanup_(actor_unset) struct actor actor = { .d = s->detect, .c = &c, .log = log };
+	st.ctl = sb;
+	/* The detector acts on the session from now on, through the kill
+	 * switch (and no longer once this returns). */
+	_cleanup_(actor_unset) struct actor actor = { .d = s->detect, .sb = sb, .ap = ap, .log = log };
 	if (s->detect)
 		detect_set_actor(s->detect, detect_act, &actor);
+	if (s->detect && ctl)
+		control_set_status_fn(ctl, detect_status, s->detect);
 	_cleanup_close_ int timer = limits_timer(s, &tmp_fd, &home_fd);
 	struct limits_watch w = { .limits = s->limits, .log = log };
 	/* The workspace watched from now on: masks and protections follow what

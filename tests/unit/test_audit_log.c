@@ -292,6 +292,25 @@ static void test_subscriber(void)
 	free(dir);
 }
 
+/* The action event's fields, in order; what is unset is left out. */
+static void test_action_event(void)
+{
+	struct event ev = ev_action(&(struct ev_action){ .action = "freeze", .by = "control",
+		.uid = 1000, .reason = "asked", .how = "signals", .processes = 3 });
+	CHECK_STR(ev.kind, "action");
+	char *s = json_dumps(ev.fields, JSON_COMPACT);
+	CHECK_STR(s, "{\"action\":\"freeze\",\"by\":\"control\",\"uid\":1000,\"reason\":\"asked\","
+		  "\"how\":\"signals\",\"processes\":3}");
+	free(s);
+	event_discard(&ev);
+	ev = ev_action(&(struct ev_action){ .action = "kill", .by = "detector", .uid = -1,
+		.how = "cgroup" });
+	s = json_dumps(ev.fields, JSON_COMPACT);
+	CHECK_STR(s, "{\"action\":\"kill\",\"by\":\"detector\",\"how\":\"cgroup\"}");
+	free(s);
+	event_discard(&ev);
+}
+
 int main(void)
 {
 	umask(022);
@@ -300,6 +319,7 @@ int main(void)
 	test_chain();
 	test_refusals();
 	test_subscriber();
+	test_action_event();
 
 	tmpdir_remove();
 	return check_status();

@@ -1,0 +1,213 @@
+/* status_cmd.c - `warden status`: the running sessions of this user (each
+ * one's control socket, src/control/control.h, asked for its status), and
+ * `warden freeze|resume|kill SESSION`: the kill switch of one of them,
+ * named by its id or a unique prefix of it. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "../control/client.h"
+#include "cli.h"
+
+#define MAX_SESSIONS 256
+
+static const char status_usage[] =
+	"usage: warden status [--json]\n"
+	"\n"
+	"The running sessions of this user: id, age, whether frozen, the detector's risk\n"
+	"and alerts when it gives them, the workspace and the command. --json: one JSON\n"
+	"object a line, as each session's control socket answers.\n";
+
+static const char action_usage[] =
+	"usage: warden freeze SESSION [--reason TEXT]\n"
+	"       warden resume SESSION\n"
+	"       warden kill SESSION [--reason TEXT]\n"
+	"\n"
+	"freeze stops every process of the session's sandbox (its cgroup's freezer, or\n"
+	"SIGSTOP to each), resume lets them go on, kill ends the sandbox, frozen or not\n"
+	"(warden then exits 137). SESSION is its id or a unique prefix of it (see\n"
+	"warden status). Each is an `action` event in the session's log.\n";
+
+/* "42s", "3m07s", "2h05m", "3d04h" */
+static void age_text(long long s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd%02lldh", s / 86400, s % 86400 / 3600);
+}
+
+/* The command as one line (its words joined, cut at 80 bytes). */
+static void command_text(json_t *argv, char *buf, size_t len)
+{
+	size_t n = 0, i;
+	json_t *a;
+	buf[0] = '\0';
+	json_array_foreach(argv, i, a) {
+		const char *w = json_string_value(a);
+		int k = snprintf(buf + n, len - n, "%s%s", i ? " " : "", w ? w : "?");
+		if (k < 0 || (size_t)k >= len - n)
+			break;
+		n += (size_t)k;
+	}
+	if (strlen(buf) > 80)
+		memcpy(buf + 77, "...", 4);
+}
+
+/* A number or a string of the extension's, as text ("-" when absent). */
+static void field_text(json_t *v, char *buf, size_t len)
+{
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_array(v))
+		snprintf(buf, len, "%zu", json_array_size(v));
+	else
+		snprintf(buf, len, "-");
+}
+
+static int status(bool as_json)
+{
+	_cleanup_free_ char *dir = control_client_dir();
+	if (!dir) {
+		fprintf(stderr, "warden status: no home directory (set HOME)\n");
+		return EXIT_WARDEN;
+	}
+	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
+	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
+	_cleanup_json_ json_t *all = json_array();
+	bool extended = false;
+	for (size_t i = 0; i < n; i++) {
+		int fd = control_client_connect(dir, names[i]);
+		if (fd < 0)
+			continue; /* ended (a stale socket was removed) */
+		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", "status"));
+		close(fd);
+		if (!json_is_true(json_object_get(r, "ok"))) {
+			json_decref(r);
+			continue;
+		}
+		json_object_del(r, "ok");
+		extended = extended || json_object_get(r, "risk") || json_object_get(r, "alerts");
+		json_array_append_new(all, r);
+	}
+	size_t i;
+	json_t *r;
+	if (as_json) {
+		json_array_foreach(all, i, r) {
+			char *s = json_dumps(r, JSON_COMPACT);
+			printf("%s\n", s ? s : "{}");
+			free(s);
+		}
+		return 0;
+	}
+	if (json_array_size(all) == 0) {
+		printf("no running sessions\n");
+		return 0;
+	}
+	printf("%-26s %-7s %-7s ", "SESSION", "AGE", "STATE");
+	if (extended)
+		printf("%-6s %-6s ", "RISK", "ALERTS");
+	printf("%-30s %s\n", "WORKSPACE", "COMMAND");
+	json_array_foreach(all, i, r) {
+		char age[32], cmd[128];
+		age_text(json_integer_value(json_object_get(r, "age_s")), age, sizeof age);
+		command_text(json_object_get(r, "command"), cmd, sizeof cmd);
+		const char *ws = json_string_value(json_object_get(r, "workspace"));
+		printf("%-26s %-7s %-7s ", json_string_value(json_object_get(r, "session")), age,
+		       json_is_true(json_object_get(r, "frozen")) ? "frozen" : "running");
+		if (extended) {
+			char risk[32], alerts[32];
+			field_text(json_object_get(r, "risk"), risk, sizeof risk);
+			field_text(json_object_get(r, "alerts"), alerts, sizeof alerts);
+			printf("%-6s %-6s ", risk, alerts);
+		}
+		printf("%-30s %s\n", ws ? ws : "-", cmd);
+	}
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool as_json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': as_json = true; break;
+		case 'h': fputs(status_usage, stdout); return 0;
+		default: fputs(status_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(status_usage, stderr);
+		return 2;
+	}
+	return status(as_json);
+}
+
+/* warden freeze|resume|kill SESSION [--reason TEXT] (argv[0]: the op). */
+int cmd_action(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "reason", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *op = argv[0], *reason = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reason = optarg; break;
+		case 'h': fputs(action_usage, stdout); return 0;
+		default: fputs(action_usage, stderr); return 2;
+		}
+	}
+	if (argc - optind != 1 || (reason && strcmp(op, "resume") == 0)) {
+		fputs(action_usage, stderr);
+		return 2;
+	}
+	_cleanup_free_ char *dir = control_client_dir();
+	if (!dir) {
+		fprintf(stderr, "warden %s: no home directory (set HOME)\n", op);
+		return EXIT_WARDEN;
+	}
+	char id[CONTROL_NAME_MAX];
+	struct werr e = { 0 };
+	_cleanup_close_ int fd = control_client_find(dir, argv[optind], id, sizeof id, &e);
+	if (fd < 0) {
+		fprintf(stderr, "warden %s: %s\n", op, e.msg);
+		return 2;
+	}
+	json_t *req = json_pack("{s:s}", "op", op);
+	if (reason)
+		json_object_set_new(req, "reason", json_string(reason));
+	_cleanup_json_ json_t *r = control_client_request(fd, req);
+	if (!json_is_true(json_object_get(r, "ok"))) {
+		const char *err = json_string_value(json_object_get(r, "error"));
+		fprintf(stderr, "warden %s: %s: %s\n", op, id, err ? err : "no answer from the session");
+		return 1;
+	}
+	printf("%s: %s\n", id, strcmp(op, "freeze") == 0 ? "frozen" : strcmp(op, "resume") == 0
+		? "resumed" : "killed");
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* client.c - the client side of the control sockets (client.h). */
+#include "client.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../common/util.h"
+#include "control.h"
+
+#define MAX_SOCKETS 256
+
+char *control_client_dir(void)
+{
+	_cleanup_free_ char *logdir = audit_dir(user_home());
+	return logdir ? control_dir_of(logdir) : NULL;
+}
+
+size_t control_client_sockets(const char *dir, char names[][CONTROL_NAME_MAX], size_t max)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0)
+			snprintf(names[n++], CONTROL_NAME_MAX, "%s", de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+int control_client_connect(const char *dir, const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name) >= (int)sizeof sa.sun_path)
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		if (errno == ECONNREFUSED)
+			unlink(sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int control_client_find(const char *dir, const char *session, char *id, size_t len,
+			struct werr *e)
+{
+	static char names[MAX_SOCKETS][CONTROL_NAME_MAX];
+	size_t n = control_client_sockets(dir, names, MAX_SOCKETS);
+	size_t sl = strlen(session);
+	int fd = -1, found = 0;
+	char first[CONTROL_NAME_MAX] = "", second[CONTROL_NAME_MAX] = "";
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]) - 5; /* without ".sock" */
+		if (sl == 0 || sl > l || strncmp(names[i], session, sl) != 0)
+			continue;
+		int c = control_client_connect(dir, names[i]);
+		if (c < 0)
+			continue; /* not running */
+		if (l == sl) { /* the whole id: that one, whatever else it prefixes */
+			if (fd >= 0)
+				close(fd);
+			snprintf(first, sizeof first, "%.*s", (int)l, names[i]);
+			fd = c;
+			found = 1;
+			break;
+		}
+		if (++found == 1) {
+			fd = c;
+			snprintf(first, sizeof first, "%.*s", (int)l, names[i]);
+		} else {
+			close(c);
+			snprintf(second, sizeof second, "%.*s", (int)l, names[i]);
+		}
+	}
+	if (found == 0)
+		return werr_set(e, 0, "no running session %s (warden status lists them)", session);
+	if (found > 1) {
+		close(fd);
+		return werr_set(e, 0, "%s names several running sessions (%s, %s%s); give more of "
+				"its id", session, first, second, found > 2 ? ", ..." : "");
+	}
+	snprintf(id, len, "%s", first);
+	return fd;
+}
+
+int control_client_send(int fd, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (!s)
+		return -1;
+	size_t n = strlen(s);
+	s[n] = '\n'; /* json_dumps' NUL replaced: write n + 1 bytes */
+	int r = write_all(fd, s, n + 1);
+	free(s);
+	return r;
+}
+
+json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(buf, '\n', *have);
+		if (nl) {
+			json_t *j = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+			size_t used = (size_t)(nl - buf) + 1;
+			memmove(buf, nl + 1, *have - used);
+			*have -= used;
+			return j;
+		}
+		if (*have == cap)
+			return NULL;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return NULL;
+		ssize_t r = read(fd, buf + *have, cap - *have);
+		if (r <= 0)
+			return NULL;
+		*have += (size_t)r;
+	}
+}
+
+json_t *control_client_request(int fd, json_t *req)
+{
+	static char buf[1 << 20];
+	size_t have = 0;
+	if (control_client_send(fd, req) < 0)
+		return NULL;
+	return control_client_read(fd, buf, sizeof buf, &have, 5000);
+}

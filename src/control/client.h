@@ -1,0 +1,39 @@
+/* client.h - the client side of the sessions' control sockets (control.h),
+ * shared by `warden approve` and `warden status|freeze|resume|kill`:
+ * finding warden's control directory and the sockets in it, connecting
+ * (a socket nobody listens on any more, a session that was killed, is
+ * removed), a session named by a prefix of its id, and one JSON object a
+ * line each way. */
+#pragma once
+#include <jansson.h>
+#include <stddef.h>
+
+#include "../common/err.h"
+
+#define CONTROL_NAME_MAX 96
+
+/* warden's control directory for this user (malloc'd), or NULL when there
+ * is no home directory. */
+char *control_client_dir(void);
+
+/* The sockets' names in dir ("SESSION.sock"), up to max. */
+size_t control_client_sockets(const char *dir, char names[][CONTROL_NAME_MAX], size_t max);
+
+/* A connection to dir/name, or -1 (a stale socket is removed). */
+int control_client_connect(const char *dir, const char *name);
+
+/* The running session whose id is session or starts with it: a connection,
+ * its id in id (len bytes). -1 with e set when none is, or several are. */
+int control_client_find(const char *dir, const char *session, char *id, size_t len,
+			struct werr *e);
+
+/* Send j (taken) as one line. -1 on error. */
+int control_client_send(int fd, json_t *j);
+
+/* One line from fd, parsed, with buf (cap bytes, *have used) holding what
+ * came after it; NULL at the end, after timeout_ms without a line, or when
+ * the line is not JSON. */
+json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int timeout_ms);
+
+/* Send req (taken), and the reply line (within 5 s), or NULL. */
+json_t *control_client_request(int fd, json_t *req);

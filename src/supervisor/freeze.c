@@ -1,0 +1,274 @@
+/* freeze.c - freezing, resuming and killing the whole sandbox (freeze.h).
+ *
+ * With the session's cgroup v2 (limits.h: made when a limit needs one, and
+ * init in it) the kernel does it for every process at once: cgroup.freeze
+ * 1 and 0, cgroup.kill. Without one, signals: a freeze scans /proc for the
+ * processes whose pid namespace (the inode of /proc/PID/ns/pid) is init's,
+ * and sends each SIGSTOP through a pidfd (kept, so that the resume sends
+ * SIGCONT to the same processes and no pid reused meanwhile is touched);
+ * the scan is repeated until a pass finds nobody new, so that what forked
+ * during a pass is caught by the next (a process with SIGSTOP pending
+ * forks no more: the kernel restarts a fork a group signal interrupts).
+ * Nothing outside the sandbox is ever in its pid namespace (the supervisor,
+ * the re-masker, warden's helpers stay in the host's), and the sandbox
+ * cannot make a pid namespace of its own (seccomp), so that set is the
+ * sandbox. SIGSTOP from the parent namespace reaches its init too. A kill
+ * without the cgroup is SIGKILL to init through its pidfd: the kernel then
+ * kills everything in the namespace, stopped or not. */
+#include "freeze.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+/* A pass of the scan that keeps finding new processes (a fork faster than
+ * the scan, which the signals then stop) ends the freeze after this many. */
+#define MAX_PASSES 64
+
+struct stopped {
+	pid_t pid;
+	int pidfd;
+};
+
+struct sbctl {
+	int pidfd;              /* init's (borrowed) */
+	pid_t pid;
+	char *cgroup;           /* the session's cgroup v2, or NULL */
+	int in_cgroup;          /* init in it: 1, not: -1, not known yet: 0 */
+	struct audit *log;
+	dev_t ns_dev;           /* init's pid namespace */
+	ino_t ns_ino;
+	bool ns_known;
+	bool frozen;
+	bool by_cgroup;         /* how the freeze was done */
+	struct stopped *st;     /* the processes SIGSTOPped */
+	size_t n, cap;
+};
+
+/* Is init in dir? (/proc/PID/cgroup "0::PATH", dir ending with PATH) */
+static bool init_in(pid_t pid, const char *dir)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/cgroup", (int)pid);
+	_cleanup_free_ char *text = read_text_file(p);
+	const char *line = text ? strstr(text, "0::") : NULL;
+	if (!line || (line != text && line[-1] != '\n'))
+		return false;
+	line += 3;
+	size_t len = strcspn(line, "\n"), dl = strlen(dir);
+	return len > 1 && line[0] == '/' && dl >= len && strncmp(dir + dl - len, line, len) == 0;
+}
+
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir, struct audit *log)
+{
+	struct sbctl *c = xcalloc(1, sizeof *c);
+	c->pidfd = init_pidfd;
+	c->pid = init_pid;
+	c->log = log;
+	c->cgroup = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init_pid);
+	if (stat(p, &st) == 0) {
+		c->ns_dev = st.st_dev;
+		c->ns_ino = st.st_ino;
+		c->ns_known = true;
+	}
+	return c;
+}
+
+static void release(struct sbctl *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		close(c->st[i].pidfd);
+	c->n = 0;
+}
+
+void sbctl_free(struct sbctl *c)
+{
+	if (!c)
+		return;
+	release(c);
+	free(c->st);
+	free(c->cgroup);
+	free(c);
+}
+
+bool sbctl_frozen(const struct sbctl *c)
+{
+	return c && c->frozen;
+}
+
+/* Init has not ended (its end not collected either). */
+static bool init_alive(const struct sbctl *c)
+{
+	siginfo_t si = { 0 };
+	if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return false;
+	return si.si_pid == 0;
+}
+
+static int signal_fd(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* Is there a cgroup to act on? Asked at the first action: init is moved
+ * into it after the sbctl is made (or the move failed). */
+static bool by_cgroup(struct sbctl *c)
+{
+	if (c->cgroup && !c->in_cgroup)
+		c->in_cgroup = init_in(c->pid, c->cgroup) ? 1 : -1;
+	return c->in_cgroup > 0;
+}
+
+/* Write "1" or "0" to the cgroup's file (cgroup.freeze, cgroup.kill). */
+static int cgroup_write(const struct sbctl *c, const char *file, const char *v)
+{
+	char p[700];
+	snprintf(p, sizeof p, "%s/%s", c->cgroup, file);
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	return write(fd, v, 1) == 1 ? 0 : -1;
+}
+
+/* Is the process pid (a name in /proc, dirfd pd) in init's pid namespace? */
+static bool in_sandbox(const struct sbctl *c, int pd, const char *pid)
+{
+	char p[64];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/ns/pid", pid);
+	return fstatat(pd, p, &st, 0) == 0 && st.st_ino == c->ns_ino && st.st_dev == c->ns_dev;
+}
+
+static bool known(const struct sbctl *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->st[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* One pass over /proc: SIGSTOP to each process of the sandbox not stopped
+ * yet. How many were new, or -1 when /proc cannot be read. */
+static long stop_pass(struct sbctl *c)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -1;
+	int pd = dirfd(d);
+	pid_t self = getpid();
+	long fresh = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+		if (*end || v <= 0 || (pid_t)v == self || known(c, (pid_t)v) ||
+		    !in_sandbox(c, pd, de->d_name))
+			continue;
+		int fd = (int)syscall(SYS_pidfd_open, (pid_t)v, 0);
+		if (fd < 0)
+			continue; /* gone */
+		/* the pid held now: still the sandbox's (not reused meanwhile)? */
+		if (!in_sandbox(c, pd, de->d_name) || signal_fd(fd, SIGSTOP) < 0) {
+			close(fd);
+			continue;
+		}
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 32;
+			c->st = xrealloc(c->st, c->cap * sizeof *c->st);
+		}
+		c->st[c->n++] = (struct stopped){ .pid = (pid_t)v, .pidfd = fd };
+		fresh++;
+	}
+	closedir(d);
+	return fresh;
+}
+
+static void record(struct sbctl *c, const char *action, const char *by, long uid,
+		   const char *reason, bool cgroup, unsigned processes)
+{
+	audit_emit_event(c->log, ev_action(&(struct ev_action){ .action = action, .by = by,
+		.uid = uid, .reason = reason, .how = cgroup ? "cgroup" : "signals",
+		.processes = cgroup ? 0 : processes }), NULL);
+}
+
+int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e)
+{
+	if (c->frozen)
+		return werr_set(e, 0, "the sandbox is frozen already");
+	if (!init_alive(c))
+		return werr_set(e, ESRCH, "the sandbox has ended");
+	if (by_cgroup(c) && cgroup_write(c, "cgroup.freeze", "1") == 0) {
+		c->frozen = c->by_cgroup = true;
+		record(c, "freeze", by, uid, reason, true, 0);
+		return 0;
+	}
+	if (!c->ns_known)
+		return werr_set(e, 0, "freezing the sandbox: its pid namespace is unknown");
+	/* init first: nothing it starts escapes the first pass */
+	if (signal_fd(c->pidfd, SIGSTOP) < 0)
+		return werr_errno(e, "freezing the sandbox: SIGSTOP to its init");
+	long fresh;
+	int pass = 0;
+	do {
+		fresh = stop_pass(c);
+	} while (fresh > 0 && ++pass < MAX_PASSES);
+	if (fresh < 0) {
+		int err = errno;
+		signal_fd(c->pidfd, SIGCONT);
+		for (size_t i = 0; i < c->n; i++)
+			signal_fd(c->st[i].pidfd, SIGCONT);
+		release(c);
+		return werr_set(e, err, "freezing the sandbox: reading /proc");
+	}
+	c->frozen = true;
+	c->by_cgroup = false;
+	/* init counted once (an unprivileged scan cannot see it: non-dumpable) */
+	record(c, "freeze", by, uid, reason, false, (unsigned)c->n + !known(c, c->pid));
+	return 0;
+}
+
+int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e)
+{
+	if (!c->frozen)
+		return werr_set(e, 0, "the sandbox is not frozen");
+	if (c->by_cgroup) {
+		if (cgroup_write(c, "cgroup.freeze", "0") < 0)
+			return werr_errno(e, "resuming the sandbox: %s/cgroup.freeze", c->cgroup);
+	} else {
+		signal_fd(c->pidfd, SIGCONT);
+		for (size_t i = 0; i < c->n; i++)
+			signal_fd(c->st[i].pidfd, SIGCONT);
+	}
+	unsigned n = (unsigned)c->n + !known(c, c->pid);
+	release(c);
+	c->frozen = false;
+	record(c, "resume", by, uid, NULL, c->by_cgroup, n);
+	return 0;
+}
+
+int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e)
+{
+	if (!init_alive(c))
+		return werr_set(e, ESRCH, "the sandbox has ended");
+	bool cgroup = by_cgroup(c) && cgroup_write(c, "cgroup.kill", "1") == 0;
+	if (!cgroup && signal_fd(c->pidfd, SIGKILL) < 0)
+		return werr_errno(e, "killing the sandbox: SIGKILL to its init");
+	/* what was stopped dies stopped; the pidfds are no longer needed */
+	release(c);
+	c->frozen = false;
+	record(c, "kill", by, uid, reason, cgroup, cgroup ? 0 : 1);
+	return 0;
+}

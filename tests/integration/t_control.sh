@@ -1,0 +1,237 @@
+# t_control.sh - the kill switch and the session's status, from the
+# outside: every session has its control socket (no `ask` rule needed);
+# `warden status` lists a running session (command, workspace, frozen);
+# `warden freeze` stops every process of the sandbox (a counter the loop
+# inside writes stops; the processes are in state T, or the session's
+# cgroup is frozen), `warden resume` lets it go on, `warden kill` ends it
+# at once (warden exits 137), frozen or not; each is an `action` event.
+# A frozen sandbox outlives the grace period of a stopping signal until
+# killed. An unknown or ambiguous session is an error (exit 2); another
+# uid cannot use the socket (root only).
+# shellcheck shell=bash
+
+ct_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# ct_start [warden run args]: a session in the background whose loop
+# writes a counter to $WS/counter (a marker in its command line to find
+# its processes by); waits for the counter and the session's socket; sets
+# CT_SESSION.
+ct_start() {
+	CT_MARK=$(unique)
+	rm -f "$WS/counter"
+	warden_bg "$T_TMP/ct.out" "$@" -- sh -c ": $CT_MARK; i=0; while :; do i=\$((i+1)); echo \$i >counter; sleep 0.05; done"
+	local i
+	CT_SESSION=
+	for ((i = 0; i < 200; i++)); do
+		[[ -s $WS/counter ]] && CT_SESSION=$(ct_session_of "$WS") && [[ -n $CT_SESSION ]] && return 0
+		sleep 0.05
+	done
+	fatal "the session did not start or is not in warden status: $(excerpt "$(cat "$T_TMP/ct.out"* 2>/dev/null)")"
+}
+
+# ct_session_of WORKSPACE: the id of the running session there (status --json).
+ct_session_of() {
+	"$WARDEN" status --json 2>/dev/null | grep -F "\"workspace\":\"$1\"" | head -n 1 |
+		grep -oE '"session":"[^"]*"' | cut -d'"' -f4
+}
+
+ct_counter() { cat "$WS/counter" 2>/dev/null; }
+
+# ct_actions ACTION: the action events of ACTION in the last session's log.
+ct_actions() { grep '"event":"action"' "$(ct_log)" | grep -F "\"action\":\"$1\""; }
+
+# The sandbox's processes (the loop's shell and its sleep), host pids: those
+# with the marker in another pid namespace than the host's (timeout and
+# warden carry it in their command lines too; an unprivileged test cannot
+# read the namespace of the non-dumpable supervisor, nor of init).
+ct_pids() {
+	local pid own ns
+	own=$(readlink /proc/self/ns/pid)
+	for pid in $(pgrep -f "$CT_MARK"); do
+		ns=$(readlink "/proc/$pid/ns/pid" 2>/dev/null)
+		[[ -n $ns && $ns != "$own" ]] && echo "$pid"
+	done
+}
+
+# ct_frozen_check: every process of the loop stopped, as the freeze's `how` says.
+ct_frozen_check() {
+	local how pid st cg
+	how=$(ct_actions freeze | tail -n 1 | grep -oE '"how":"[a-z]+"' | cut -d'"' -f4)
+	note "frozen by $how"
+	for pid in $(ct_pids); do
+		if [[ $how == cgroup ]]; then
+			cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup" 2>/dev/null)
+			grep -qx 'frozen 1' "/sys/fs/cgroup$cg/cgroup.events" 2>/dev/null ||
+				fail "process $pid: its cgroup $cg is not frozen"
+		else
+			st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+			[[ -z $st || $st == T ]] || fail "process $pid is in state $st, not T (stopped)"
+		fi
+	done
+	[[ -n $(ct_pids) ]] || fail 'no process of the sandbox found to check'
+}
+
+# The whole run: status, freeze, resume, kill. $1: a profile or empty.
+ct_cycle() {
+	local args=() c1 c2 t0 t1 i
+	[[ -n ${1:-} ]] && args=(--profile "$1")
+	ct_start "${args[@]}"
+	wardenc status
+	assert_rc 0 'warden status'
+	assert_out_has "$CT_SESSION" 'status lists the session'
+	assert_out_has "$WS" 'status shows the workspace'
+	assert_out_has "sh -c : $CT_MARK" 'status shows the command'
+	assert_out_match "$CT_SESSION +[0-9a-z]+ +running " 'status says running'
+	wardenc status --json
+	assert_out_match "\"command\":\\[\"sh\",\"-c\",\": $CT_MARK" 'status --json: the command'
+	assert_out_has "\"pid\":$WPID," 'status --json: the supervisor'"'"'s pid'
+
+	# freeze, by a prefix of the id
+	wardenc freeze "${CT_SESSION:0:20}" --reason 'a test'
+	assert_rc 0 'warden freeze'
+	assert_out_has "$CT_SESSION: frozen"
+	sleep 0.3
+	c1=$(ct_counter)
+	sleep 1
+	c2=$(ct_counter)
+	[[ -n $c1 && $c1 == "$c2" ]] || fail "frozen, the counter went on: $c1 -> $c2"
+	ct_frozen_check
+	wardenc status
+	assert_out_match "$CT_SESSION +[0-9a-z]+ +frozen " 'status says frozen'
+	wardenc freeze "$CT_SESSION"
+	assert_rc 1 'a second freeze'
+	assert_err_match 'frozen already'
+
+	wardenc resume "$CT_SESSION"
+	assert_rc 0 'warden resume'
+	for ((i = 0; i < 40; i++)); do
+		[[ $(ct_counter) -gt $c2 ]] 2>/dev/null && break
+		sleep 0.05
+	done
+	[[ $(ct_counter) -gt $c2 ]] 2>/dev/null || fail "resumed, the counter stays at $(ct_counter)"
+
+	# kill, frozen: it must end all the same
+	wardenc freeze "$CT_SESSION"
+	assert_rc 0 'the second freeze'
+	t0=$(date +%s%N)
+	wardenc kill "$CT_SESSION" --reason 'enough'
+	assert_rc 0 'warden kill'
+	wait "$TPID"
+	RC=$?
+	t1=$(date +%s%N)
+	((RC == 137)) || fail "killed, warden exited $RC (not 137)"
+	(((t1 - t0) / 1000000 < 3000)) || fail "warden took $(((t1 - t0) / 1000000)) ms to end after the kill"
+	[[ -z $(ct_pids) ]] || fail "processes of the sandbox outlived the kill: $(ct_pids)"
+	[[ ! -e $HOME/.local/state/warden/control/$CT_SESSION.sock ]] || fail 'the socket outlived the session'
+
+	[[ $(ct_actions freeze | grep -c '"by":"control"') == 2 ]] || fail "not two freeze events: $(ct_actions freeze)"
+	ct_actions freeze | head -n 1 | grep -q "\"uid\":$(id -u),\"reason\":\"a test\"" ||
+		fail "the freeze event lacks the uid or the reason: $(ct_actions freeze | head -n 1)"
+	[[ $(ct_actions resume | wc -l) == 1 ]] || fail 'no resume event'
+	ct_actions kill | grep -q '"reason":"enough"' || fail "no kill event with its reason: $(ct_actions kill)"
+}
+
+test_control_freeze_resume_kill() {
+	ct_cycle
+	ct_actions freeze | grep -q '"how":"signals","processes":[1-9]' ||
+		fail "no session cgroup here: the freeze is not by signals: $(ct_actions freeze)"
+}
+
+# With a limit, the session's cgroup v2 when there is a usable one (else,
+# or cgroup v1, by signals).
+test_control_freeze_resume_kill_cgroup() {
+	printf 'limit memory 1G\n' >"$T_TMP/p"
+	ct_cycle "$T_TMP/p"
+	if grep -q '"memory":{[^}]*"by":"cgroup","detail":"[^"]*cgroup v2' "$(ct_log)"; then
+		ct_actions freeze | head -n 1 | grep -q '"how":"cgroup"' ||
+			fail "a session cgroup v2, but the freeze was not by it: $(ct_actions freeze | head -n 1)"
+		ct_actions kill | grep -q '"how":"cgroup"' || fail "the kill was not by the cgroup: $(ct_actions kill)"
+	else
+		note 'no session cgroup v2 here: by signals'
+	fi
+}
+
+# A stopping signal to warden while frozen: the grace period ends and the
+# sandbox, frozen, is not killed on its own; warden kill ends it.
+test_control_frozen_outlives_grace() {
+	printf 'signal grace 1\n' >"$T_TMP/p"
+	ct_start --profile "$T_TMP/p"
+	wardenc freeze "$CT_SESSION"
+	assert_rc 0 'warden freeze'
+	kill -TERM "$WPID"
+	sleep 2.5
+	kill -0 "$WPID" 2>/dev/null || fail 'the grace period killed a frozen sandbox'
+	grep -q '"event":"kill"' "$(ct_log)" && fail 'a kill event while frozen'
+	wardenc kill "$CT_SESSION"
+	assert_rc 0 'warden kill'
+	wait "$TPID"
+	RC=$?
+	((RC == 137)) || fail "killed, warden exited $RC (not 137)"
+}
+
+test_control_unknown_session() {
+	wardenc kill no-such-session
+	assert_rc 2 'an unknown session'
+	assert_err_match 'no running session no-such-session'
+	ct_start
+	local first=$CT_SESSION tpid1=$TPID ws2
+	ws2=$(mktemp -d "$T_TMP/ws2.XXXX")
+	chmod 755 "$ws2"
+	(cd "$ws2" && exec timeout -k 5 "$WARDEN_TIMEOUT" env --default-signal=INT,QUIT,TERM,HUP \
+		"$WARDEN" run -- sh -c 'sleep 60' </dev/null >"$T_TMP/ws2.out" 2>&1) &
+	bg_track $!
+	local i second=
+	for ((i = 0; i < 200; i++)); do
+		[[ -n $second ]] && break
+		second=$(ct_session_of "$ws2")
+		sleep 0.05
+	done
+	[[ -n $second ]] || fatal "the second session is not in warden status: $(excerpt "$(<"$T_TMP/ws2.out")")"
+	# a prefix both ids share
+	local p=
+	for ((i = 1; i <= ${#first}; i++)); do
+		[[ ${first:0:i} == "${second:0:i}" ]] || break
+		p=${first:0:i}
+	done
+	[[ -n $p ]] || p=2 # (ids start with the year)
+	wardenc freeze "$p"
+	assert_rc 2 'an ambiguous prefix'
+	assert_err_match 'several running sessions'
+	wardenc status
+	assert_out_match "$first +[0-9a-z]+ +running " 'the ambiguous freeze froze nothing'
+	wardenc kill "$second"
+	assert_rc 0 'the whole id'
+	wardenc kill "$first"
+	assert_rc 0 'the other'
+	wait "$tpid1"
+	wardenc kill "$first"
+	assert_rc 2 'an ended session'
+}
+
+# A client of another uid cannot freeze or kill, even with the directory
+# opened up: the socket's peer check refuses it, and says so in an alert.
+test_control_other_uid() {
+	is_root || skip 'needs root to connect as another user'
+	local user
+	for user in wardenci nobody; do id "$user" >/dev/null 2>&1 && break; done
+	ct_start
+	local dir=$HOME/.local/state/warden/control
+	[[ $(stat -c %a "$dir") == 700 ]] || fail "the control directory is not 0700: $(stat -c %a "$dir")"
+	[[ $(stat -c %a "$dir/$CT_SESSION.sock") == 600 ]] || fail 'the socket is not 0600'
+	chmod 755 "$HOME" "$HOME/.local" "$HOME/.local/state" "$HOME/.local/state/warden" "$dir"
+	chmod 666 "$dir"/*.sock
+	runuser -u "$user" -- env HOME="$HOME" "$WARDEN" kill "$CT_SESSION" >"$T_TMP/other" 2>&1 &&
+		fail "another uid killed the session: $(<"$T_TMP/other")"
+	runuser -u "$user" -- env HOME="$HOME" "$WARDEN" freeze "$CT_SESSION" >>"$T_TMP/other" 2>&1 &&
+		fail "another uid froze the session: $(<"$T_TMP/other")"
+	chmod 700 "$dir"
+	local c1
+	c1=$(ct_counter)
+	sleep 0.5
+	[[ $(ct_counter) -gt $c1 ]] 2>/dev/null || fail 'the session does not run on after the other uid'"'"'s tries'
+	grep -q '"rule":"control.refused"' "$(ct_log)" || fail 'the refused client is not on the record'
+	grep -q '"event":"action"' "$(ct_log)" && fail "an action on another uid's word"
+	wardenc kill "$CT_SESSION"
+	assert_rc 0 'warden kill'
+	wait "$TPID"
+}
