@@ -34,7 +34,7 @@ int main(void)
 	CHECK(secrets_load(&s, &p, NULL, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
 	struct egress eg;
-	CHECK(egress_init(&eg, &s, &cas, &e) == 0 && eg.ca && eg.client);
+	CHECK(egress_init(&eg, &s, NULL, &cas, &e) == 0 && eg.ca && eg.client);
 	const struct proxy_guard *g = &eg.guard;
 	const char *ph = s.v[0].phantom;
 	char why[256];
