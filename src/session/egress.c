@@ -233,7 +233,10 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 static int g_data(void *gp, const void *data, size_t len, char *why, size_t whylen)
 {
 	struct guard *g = gp;
+	/* percent-encoded too, within one read (a query string in a stream) */
 	const struct secret *k = scan_feed(&g->cscan, data, len);
+	if (!k && len && memchr(data, '%', len))
+		k = canary_in(g, data, len);
 	if (k) {
 		canary_leak(g, k, g->intercepted ? "body" : "stream", why, whylen);
 		return -1;
