@@ -309,6 +309,13 @@ static void log_conn(struct conn *c)
 			.where = end.leak_where, .action = "refused" });
 		audit_emit_event(c->px->log, a, NULL);
 	}
+	if (end.leak_canary) {
+		struct event a = ev_alert(&(struct ev_alert){ .rule = "canary.token",
+			.severity = "critical", .path = end.leak_canary, .host = c->host,
+			.port = c->port, .where = end.leak_canary_where, .action = "refused",
+			.detail = "a token of a decoy credential warden placed in the home" });
+		audit_emit_event(c->px->log, a, NULL);
+	}
 	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 		.method = method, .host = c->host, .port = c->port, .address = c->address,

@@ -20,6 +20,8 @@ struct guard_end {
 	json_t *secrets;          /* [{"secret": NAME, "header": H}] put in (new reference), or NULL */
 	const char *leak_secret;  /* a phantom seen where it does not belong: its secret's name */
 	const char *leak_where;   /* and where: "url", "header", "body", "stream" */
+	const char *leak_canary;  /* a decoy's token seen (canary.h): the decoy's path inside */
+	const char *leak_canary_where; /* and where, as leak_where */
 };
 
 /* Secrets by reference, as the proxy sees them (src/session/egress.c

@@ -13,6 +13,7 @@
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  *   signal grace SECONDS
  *   terminal clipboard allow|deny
+ *   canary on|off
  *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
@@ -352,6 +353,22 @@ static int do_terminal(struct parser *ps, const struct line *l)
 	else
 		return lerr(ps->e, 0, l, l->off[2],
 			    "terminal clipboard: '%.200s' (expected allow or deny)", t);
+	return 0;
+}
+
+/* `canary on|off`: decoy credentials in the agent's home (on by default;
+ * the last one given counts). */
+static int do_canary(struct parser *ps, const struct line *l)
+{
+	if (want_tokens(ps, l, 2, "canary") < 0)
+		return -1;
+	const char *t = l->tok[1];
+	if (strcmp(t, "on") == 0)
+		ps->p->canary_off = false;
+	else if (strcmp(t, "off") == 0)
+		ps->p->canary_off = true;
+	else
+		return lerr(ps->e, 0, l, l->off[1], "canary: '%.200s' (expected on or off)", t);
 	return 0;
 }
 
@@ -1198,6 +1215,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_signal(ps, l);
 	if (strcmp(d, "terminal") == 0)
 		return do_terminal(ps, l);
+	if (strcmp(d, "canary") == 0)
+		return do_canary(ps, l);
 	if (strcmp(d, "limit") == 0)
 		return do_limit(ps, l);
 	if (strcmp(d, "exec") == 0)

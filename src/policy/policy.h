@@ -140,6 +140,9 @@ struct policy {
 	/* `terminal clipboard allow`: OSC 52 passes to the user's terminal
 	 * (off by default: src/supervisor/ttyfilter.h) */
 	bool terminal_clipboard;
+	/* `canary off`: no decoy credentials in the home (src/detect/canary.h;
+	 * on by default) */
+	bool canary_off;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,

@@ -26,6 +26,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../detect/canary.h"
 #include "initmsg.h"
 #include "wswatch.h"
 
@@ -224,6 +225,17 @@ void sandbox_init_main(struct sandbox_spec *s)
 	int hook_l = -1;
 	if (net_lo_up(&e) < 0 || mounts_build(s, &hook_l, &e) < 0)
 		fail(s, &e);
+	/* The decoys, into the home tmpfs before anything of the agent runs;
+	 * one that cannot be placed is the supervisor's to tell. */
+	unsigned canary_placed = 0;
+	int canary_err = 0;
+	if (s->canary) {
+		_cleanup_close_ int home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (home < 0)
+			canary_err = errno;
+		else
+			canary_placed = canary_place(s->canary, home, &canary_err);
+	}
 	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
 	/* Meanwhile the supervisor moved init into the session's cgroups
@@ -245,7 +257,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 	    seccomp_install(s, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 
-	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0 };
+	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0,
+				  .canary_placed = canary_placed, .canary_err = canary_err };
 	size_t nfds = master >= 0 ? 4 : 3;
 	for (size_t i = 0; i < s->forwards.n; i++)
 		if (fwd_l[i] >= 0) {
@@ -280,10 +293,11 @@ void sandbox_init_main(struct sandbox_spec *s)
 	for (size_t i = 0; i < nfds; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	/* With a pty, the supervisor answers once it has set up the terminal;
-	 * without one the command starts now (its first exec waits for the
-	 * supervisor to read the notification anyway). */
-	if (master >= 0 && read(s->sync_fd, &go, 1) != 1)
+	/* With a pty, the supervisor answers once it has set up the terminal,
+	 * with decoys once it watches them; without either the command starts
+	 * now (its first exec waits for the supervisor to read the notification
+	 * anyway). */
+	if ((master >= 0 || canary_placed) && read(s->sync_fd, &go, 1) != 1)
 		_exit(125);
 
 	sigset_t fwd;

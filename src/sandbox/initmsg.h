@@ -15,7 +15,10 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * user and mount namespaces when has_ns is set, which the re-masker joins
  * if it is needed (remask.c; init, non-dumpable, is not the supervisor's
  * to open them through /proc), then the hook socket's listener when
- * has_hook is set (src/control/hook.h). */
+ * has_hook is set (src/control/hook.h). canary_placed: the decoys init
+ * wrote into the home (bit i: spec->canary->v[i]), canary_err the errno of
+ * the first it could not (0: none); with any placed, init waits for the
+ * supervisor's byte (its watch is in place) before it starts the command. */
 #define INIT_MSG_MAX_FDS (10 + FORWARD_MAX)
 struct init_msg {
 	int type;
@@ -26,5 +29,7 @@ struct init_msg {
 	unsigned fs_mask;
 	int has_ns;
 	int has_hook;
+	unsigned canary_placed;
+	int canary_err;
 	char text[1024];
 };

@@ -99,6 +99,7 @@ struct home_bind {
 };
 
 struct limits;
+struct canary_set;
 
 /* The exec rules' part of the file system (execplan.c on the supervisor
  * side; mounts.c and landlock.c build it in init). Every writable mount is
@@ -167,6 +168,9 @@ struct sandbox_spec {
 	 * with warden's tool-call hook), or NULL; borrowed */
 	const char *etc_extra_path; /* relative to /etc: "codex/config.toml" */
 	const char *etc_extra_text;
+	/* decoy credentials init writes into the home (src/detect/canary.h),
+	 * or NULL: `canary off`; borrowed */
+	const struct canary_set *canary;
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for

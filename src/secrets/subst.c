@@ -66,8 +66,7 @@ static bool is_tchar(char c)
 
 static bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
-/* %XX decoded (other bytes as they are) into out (room for n); its length. */
-static size_t pct_decode(const char *s, size_t n, char *out)
+size_t pct_decode(const char *s, size_t n, char *out)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {

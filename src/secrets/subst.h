@@ -55,6 +55,10 @@ struct subst_result {
 int subst_head(const struct secrets *s, const struct net_host *h, uint16_t port, const char *head,
 	       size_t len, char **out, size_t *outlen, struct subst_result *r);
 
+/* %XX decoded (other bytes as they are) into out (room for n); its
+ * length. */
+size_t pct_decode(const char *s, size_t n, char *out);
+
 /* A stream scanner: keeps the last maxlen-1 bytes, so a phantom split
  * across calls is found; it holds nothing back (detect and report). */
 struct phantom_scan {

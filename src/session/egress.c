@@ -10,7 +10,12 @@
  * carries the connection. A guard is one connection's: nothing in it is
  * shared but the secrets and the TLS contexts, which are read-only once the
  * session runs (the session CA's leaf cache is filled on the proxy's
- * thread only). */
+ * thread only).
+ *
+ * The decoys' tokens (canary credentials, src/detect/canary.h) are phantoms
+ * bound to no host: one in a request line (percent-decoded too), a header or
+ * anything the client sends that the proxy sees is refused on every
+ * connection and reported apart from the secrets (a `canary.token` alert). */
 #include "egress.h"
 
 #include <stdio.h>
@@ -30,6 +35,8 @@ struct guard {
 	bool bound;                /* a secret is bound to host:port */
 	bool intercepted;
 	struct phantom_scan scan;
+	struct phantom_scan cscan;     /* the decoys' tokens */
+	const char *canary_path, *canary_where;
 	json_t *hits;
 	bool masked;               /* a response quoted a value back */
 	const char *leak_secret, *leak_where;
@@ -47,7 +54,8 @@ static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool cle
 {
 	struct egress *eg = ctx;
 	*intercept = false;
-	if (!eg->secrets->n)
+	static const struct secrets none;
+	if (!eg->secrets->n && !(eg->canaries && eg->canaries->n))
 		return NULL;
 	struct guard *g = xcalloc(1, sizeof *g);
 	g->eg = eg;
@@ -62,7 +70,35 @@ static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool cle
 	g->intercepted = g->may_put;
 	g->hits = json_array();
 	scan_init(&g->scan, eg->secrets);
+	scan_init(&g->cscan, eg->canaries ? eg->canaries : &none);
 	return g;
+}
+
+/* A decoy's token in buf, as it is or percent-decoded (a URL's). */
+static const struct secret *canary_in(const struct guard *g, const char *buf, size_t len)
+{
+	const struct secrets *cs = g->eg->canaries;
+	if (!cs || !cs->n || !len)
+		return NULL;
+	const struct secret *s = secrets_find_phantom(cs, buf, len);
+	if (s || !memchr(buf, '%', len))
+		return s;
+	_cleanup_free_ char *d = xmalloc(len);
+	return secrets_find_phantom(cs, d, pct_decode(buf, len, d));
+}
+
+/* The reason says a credential, not a decoy: the client reads it. */
+static void canary_leak(struct guard *g, const struct secret *s, const char *where, char *why,
+			size_t whylen)
+{
+	if (!g->canary_path) {
+		g->canary_path = s->spec->name;
+		g->canary_where = where;
+	}
+	char h[NET_HOST_MAX + 3];
+	snprintf(h, sizeof h, g->host.kind == NET_HOST_IPV6 ? "[%s]" : "%s", g->host.name);
+	snprintf(why, whylen, "a credential that may be sent nowhere, in the %s of a request to "
+		 "%s:%u: refused", where, h, g->port);
 }
 
 static void leak(struct guard *g, const struct secret *s, const char *where, char *why,
@@ -160,6 +196,18 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 {
 	struct guard *g = gp;
 	struct subst_result r = { 0 };
+	const char *eol = memmem(head, len, "\r\n", 2);
+	size_t l1 = eol ? (size_t)(eol - head) : len;
+	const char *where = "url";
+	const struct secret *k = canary_in(g, head, l1);
+	if (!k) {
+		k = canary_in(g, head + l1, len - l1);
+		where = "header";
+	}
+	if (k) {
+		canary_leak(g, k, where, why, whylen);
+		return -1;
+	}
 	if (!g->may_put) {
 		/* in the clear to a host no secret may go to in the clear */
 		const struct secret *s = secrets_find_phantom(g->eg->secrets, head, len);
@@ -185,6 +233,14 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 static int g_data(void *gp, const void *data, size_t len, char *why, size_t whylen)
 {
 	struct guard *g = gp;
+	/* percent-encoded too, within one read (a query string in a stream) */
+	const struct secret *k = scan_feed(&g->cscan, data, len);
+	if (!k && len && memchr(data, '%', len))
+		k = canary_in(g, data, len);
+	if (k) {
+		canary_leak(g, k, g->intercepted ? "body" : "stream", why, whylen);
+		return -1;
+	}
 	/* A body to the host the secret is bound to may hold the phantom: an
 	 * agent's conversation does once a tool printed its environment. It
 	 * stays a phantom there, worth nothing: only headers carry the value. */
@@ -201,9 +257,12 @@ static void g_end(void *gp, struct guard_end *out)
 {
 	struct guard *g = gp;
 	*out = (struct guard_end){ .secrets = json_array_size(g->hits) ? json_incref(g->hits) : NULL,
-				   .leak_secret = g->leak_secret, .leak_where = g->leak_where };
+				   .leak_secret = g->leak_secret, .leak_where = g->leak_where,
+				   .leak_canary = g->canary_path,
+				   .leak_canary_where = g->canary_where };
 	json_decref(g->hits);
 	scan_free(&g->scan);
+	scan_free(&g->cscan);
 	free(g);
 }
 
@@ -218,12 +277,18 @@ static struct ssl_ctx_st *g_server_ctx(void *ctx, const struct net_host *h)
 	return c;
 }
 
-int egress_init(struct egress *eg, const struct secrets *s, const struct strv *user_cas,
-		struct werr *e)
+int egress_init(struct egress *eg, const struct secrets *s, const struct secrets *canaries,
+		const struct strv *user_cas, struct werr *e)
 {
-	*eg = (struct egress){ .secrets = s };
-	if (!s->n)
+	*eg = (struct egress){ .secrets = s, .canaries = canaries };
+	if (!s->n) {
+		/* the decoys' tokens only: watched, never intercepted (nothing is
+		 * bound anywhere, so open never asks for it) */
+		if (canaries && canaries->n)
+			eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .head = g_head,
+							  .data = g_data, .end = g_end };
 		return 0;
+	}
 	/* the CA may sign for the hosts the secrets are bound to, no other */
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++)

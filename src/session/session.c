@@ -26,6 +26,7 @@
 #include "../sandbox/sandbox.h"
 #include "config.h"
 #include "egress.h"
+#include "../detect/canary.h"
 #include "summary.h"
 #include "trust.h"
 #include "../supervisor/supervisor.h"
@@ -260,6 +261,7 @@ struct session_secrets {
 	struct strv cas;           /* the CA files the user configured */
 	struct egress eg;
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
+	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
 };
 
 static void session_secrets_free(struct session_secrets *ss)
@@ -268,6 +270,7 @@ static void session_secrets_free(struct session_secrets *ss)
 		unlink(ss->bundle);
 	free(ss->bundle);
 	egress_free(&ss->eg);
+	canary_free(&ss->canary);
 	secrets_free(&ss->sec);
 	strv_free(&ss->cas);
 }
@@ -341,10 +344,12 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
 	explicit_bzero(key, sizeof key);
 	if (r < 0)
 		return -1;
-	if (!ss->sec.n)
-		return 0;
-	trust_user_cas(&ss->cas);
-	return egress_init(&ss->eg, &ss->sec, &ss->cas, e);
+	/* the decoys of the home, their tokens watched for by the proxy */
+	if (!pol->canary_off && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
+		return -1;
+	if (ss->sec.n)
+		trust_user_cas(&ss->cas);
+	return egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e);
 }
 
 /* Inside: each secret's variable holds its phantom, whatever else set it,
@@ -352,6 +357,10 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
 static int secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
 			struct werr *e)
 {
+	if (ss->canary.n) {
+		s->canary = &ss->canary;
+		s->guard = &ss->eg.guard;
+	}
 	if (!ss->sec.n)
 		return 0;
 	if (!s->cachedir)
@@ -369,6 +378,23 @@ static int secrets_spec(struct session_secrets *ss, const char *session, struct 
 	}
 	s->guard = &ss->eg.guard;
 	return 0;
+}
+
+/* No decoy where the session binds something else into the home: an
+ * agent's state (~/.claude), a path of the profile, an `exec
+ * allow-writable` directory made there (canary.h). */
+static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *s)
+{
+	for (size_t i = 0; i < s->nhome_binds; i++) {
+		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", s->home_binds[i].name);
+		canary_skip_covered(cs, in);
+	}
+	for (size_t i = 0; i < s->policy->npaths; i++)
+		canary_skip_covered(cs, s->policy->paths[i].path);
+	for (size_t i = 0; i < s->exec.n; i++)
+		for (size_t j = 0; j < cs->n; j++)
+			if (path_is_within(s->exec.w[i].path, cs->v[j].inside))
+				cs->v[j].off = true;
 }
 
 static void limits_endp(struct limits *l)
@@ -416,6 +442,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	 * workspace's protected and masked paths are known. */
 	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
 		return -1;
+	canary_skip_binds(&ss->canary, s);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	struct limits_probe probe;

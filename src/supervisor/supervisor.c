@@ -37,6 +37,7 @@
 #include "../control/reviewer.h"
 #include "../control/webhook.h"
 #include "../control/hook.h"
+#include "../detect/canary.h"
 #include "../net/proxy.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
@@ -580,6 +581,32 @@ static void on_wswatch(struct loop *l, const struct source *src, uint32_t events
 	loop_remove(l, src);
 }
 
+/* The decoys' watch: each open of one is an alert (canary.h). */
+static void on_canary(struct loop *l, const struct source *src, uint32_t events)
+{
+	canary_watch_dispatch(src->ctx);
+}
+
+static void canary_watch_freep(struct canary_watch **w)
+{
+	canary_watch_free(*w);
+}
+
+/* Each decoy init could not place, said; then the watch of those it
+ * placed. */
+static struct canary_watch *canary_start(const struct sandbox_spec *s, const struct init_msg *m,
+					 int home_fd, struct audit *log)
+{
+	if (!s->canary)
+		return NULL;
+	for (size_t i = 0; i < s->canary->n; i++)
+		if (!s->canary->v[i].off && !(m->canary_placed & (1u << i)))
+			wnote("canary credentials: ~/%s could not be placed in the sandbox's home "
+			      "(%s); the session runs without it", s->canary->v[i].rel,
+			      strerror(m->canary_err ? m->canary_err : EIO));
+	return canary_watch_new(s->canary, m->canary_placed, home_fd, log);
+}
+
 static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
 {
 	proxy_dispatch(src->ctx);
@@ -613,7 +640,8 @@ struct term {
  * returns its exit status (init reaped), or -1. */
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
-		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask, struct werr *e)
+		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask,
+		      struct canary_watch *cw, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -649,6 +677,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, timer, on_limits_timer, w);
 	if (wsx->w)
 		loop_add(&l, wswatch_fd(wsx->w), on_wswatch, wsx);
+	if (cw)
+		loop_add(&l, canary_watch_fd(cw), on_canary, cw);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -666,8 +696,13 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		for (int i = 0; i < n; i++) {
 			const struct source *src = evs[i].data.ptr;
 			src->handle(&l, src, evs[i].events);
-			if (l.done)
+			if (l.done) {
+				/* an open is queued as it happens: those of the last
+				 * moments are read before the loop ends */
+				if (cw)
+					canary_watch_dispatch(cw);
 				return l.status;
+			}
 		}
 	}
 }
@@ -826,6 +861,12 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) "
 				"before reporting", st);
 	}
+	/* The decoys watched before the command starts: init waits for a byte
+	 * when it placed any (the pty's, below, or this one). */
+	_cleanup_(canary_watch_freep) struct canary_watch *cw = canary_start(s, &m, home_fd, log);
+	if (master < 0 && m.canary_placed && write(sock, "r", 1) != 1) {
+		/* init died meanwhile: its status tells */
+	}
 	_cleanup_host_tty_ struct host_tty tty = HOST_TTY_NONE;
 	/* The pty stands for each of fds 0-2 that is a terminal. Its output
 	 * goes to the user's terminal on 1, else 2, else 0; the user's keys go
@@ -956,7 +997,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	audit_on_failure(log, on_log_failure, &c);
 	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh,
 			      .hook = hk };
-	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, e);
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, e);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);
 	audit_on_failure(log, NULL, NULL);

@@ -46,8 +46,9 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 16);
+	CHECK(json_is_object(j) && json_object_size(j) == 17);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
+	CHECK(json_is_true(json_object_get(j, "canary")));
 
 	CHECK_STR(json_string_value(json_object_get(j, "audit")), "default");
 	json_t *sources = json_object_get(j, "sources");
@@ -118,7 +119,7 @@ static void test_shape(void)
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK_STR(s, "{\"approve\":{\"command\":[],\"timeout_s\":0,\"webhook\":null},"
-		  "\"audit\":\"default\",\"env\":{\"pass\":[],\"set\":{}},"
+		  "\"audit\":\"default\",\"canary\":true,\"env\":{\"pass\":[],\"set\":{}},"
 		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"ask\":[],\"ask_argv\":[],"
 		  "\"default\":\"allow\","
 		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"

@@ -611,6 +611,30 @@ static void test_terminal_clipboard(void)
 		   "t.profile:1:20: terminal clipboard: 'yes' (expected allow or deny)");
 }
 
+static void test_canary(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "# nothing said\n", &e) == 0);
+	CHECK(!p.canary_off);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_is_true(json_object_get(j, "canary")));
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "canary off\n", &e) == 0);
+	CHECK(p.canary_off);
+	j = policy_to_json(&p);
+	CHECK(json_is_false(json_object_get(j, "canary")));
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "canary off\ncanary on\n", &e) == 0);
+	CHECK(!p.canary_off);
+	policy_free(&p);
+	EXPECT_ERR("canary\n", "t.profile:1:7: canary: missing argument");
+	EXPECT_ERR("canary no\n", "t.profile:1:8: canary: 'no' (expected on or off)");
+	EXPECT_ERR("canary off now\n", "t.profile:1:12: canary: unexpected argument 'now'");
+}
+
 /* The rule at index i must be exactly this. */
 static void expect_net_n(int line, const struct policy *p, size_t i, const char *pattern, bool deny,
 			 bool private_ok, const char *origin)
@@ -1294,6 +1318,7 @@ int main(void)
 	test_audit_level();
 	test_signal_grace();
 	test_terminal_clipboard();
+	test_canary();
 	test_net();
 	test_net_compiled();
 	test_net_errors();

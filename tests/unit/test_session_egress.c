@@ -5,11 +5,12 @@
  * elsewhere and let through in a body to the bound host, Accept-Encoding
  * made identity, a response quoting the value masked back to the phantom
  * (also when the value is split across reads), and what the connection's
- * event and alert get. */
+ * event and alert get; the decoys' tokens refused everywhere. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "src/detect/canary.h"
 #include "src/session/egress.h"
 
 #define REAL "tok-live-0123456789abcdefghijklmnopqrstuv"
@@ -34,7 +35,7 @@ int main(void)
 	CHECK(secrets_load(&s, &p, NULL, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
 	struct egress eg;
-	CHECK(egress_init(&eg, &s, &cas, &e) == 0 && eg.ca && eg.client);
+	CHECK(egress_init(&eg, &s, NULL, &cas, &e) == 0 && eg.ca && eg.client);
 	const struct proxy_guard *g = &eg.guard;
 	const char *ph = s.v[0].phantom;
 	char why[256];
@@ -123,6 +124,65 @@ int main(void)
 	CHECK(end.leak_secret && strcmp(end.leak_where, "stream") == 0);
 
 	egress_free(&eg);
+
+	/* the decoys' tokens (canary.h): refused to every host, in a request
+	 * line (percent-encoded too), a header, a stream, the bound host's
+	 * too; reported apart from the secrets, never the token */
+	struct canary_set cs;
+	CHECK(canary_generate(&cs, "/home/agent", &e) == 0);
+	CHECK(egress_init(&eg, &s, &cs.scan, &cas, &e) == 0);
+	const char *id = cs.v[0].tokens[0], *sec = cs.v[0].tokens[1];
+	c = g->open(g->ctx, &other, 80, true, &icpt);
+	CHECK(c && !icpt);
+	head = xasprintf("GET /?k=%s HTTP/1.1\r\nHost: other.test\r\n\r\n", id);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) < 0);
+	CHECK(!strstr(why, id) && !strstr(why, "canary") && !strstr(why, "decoy"));
+	free(head);
+	g->end(c, &end);
+	CHECK(end.leak_canary && strcmp(end.leak_canary, "/home/agent/.aws/credentials") == 0 &&
+	      strcmp(end.leak_canary_where, "url") == 0 && !end.leak_secret);
+	/* percent-encoded in the URL */
+	char enc[256];
+	size_t k = 0;
+	for (const char *q = sec; *q && k < sizeof enc - 4; q++)
+		k += (size_t)snprintf(enc + k, sizeof enc - k, "%%%02X", (unsigned char)*q);
+	c = g->open(g->ctx, &other, 80, true, &icpt);
+	head = xasprintf("GET /?s=%s HTTP/1.1\r\nHost: other.test\r\n\r\n", enc);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) < 0);
+	free(head);
+	g->end(c, &end);
+	CHECK(end.leak_canary && strcmp(end.leak_canary_where, "url") == 0);
+	/* a header to the bound host, through TLS: refused there too */
+	c = g->open(g->ctx, &api, 443, false, &icpt);
+	CHECK(c && icpt);
+	head = xasprintf("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer %s\r\n\r\n",
+			 cs.v[1].tokens[0]);
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) < 0);
+	free(head);
+	g->end(c, &end);
+	CHECK(end.leak_canary && strcmp(end.leak_canary, "/home/agent/.config/gh/hosts.yml") == 0 &&
+	      strcmp(end.leak_canary_where, "header") == 0);
+	json_decref(end.secrets);
+	/* a stream, split across two reads */
+	c = g->open(g->ctx, &other, 443, false, &icpt);
+	CHECK(g->data(c, "x", 1, why, sizeof why) == 0);
+	CHECK(g->data(c, sec, 10, why, sizeof why) == 0);
+	CHECK(g->data(c, sec + 10, strlen(sec) - 10, why, sizeof why) < 0);
+	g->end(c, &end);
+	CHECK(end.leak_canary && strcmp(end.leak_canary_where, "stream") == 0);
+	egress_free(&eg);
+	/* no secret, canaries only: a guard, intercepting nothing */
+	struct secrets none = { 0 };
+	CHECK(egress_init(&eg, &none, &cs.scan, &cas, &e) == 0 && !eg.ca && g->open);
+	c = g->open(g->ctx, &api, 443, false, &icpt);
+	CHECK(c && !icpt);
+	CHECK(g->data(c, "hello", 5, why, sizeof why) == 0);
+	CHECK(g->data(c, id, strlen(id), why, sizeof why) < 0);
+	g->end(c, &end);
+	CHECK(end.leak_canary && !end.secrets);
+	egress_free(&eg);
+	canary_free(&cs);
+
 	secrets_free(&s);
 	policy_free(&p);
 	return check_status();

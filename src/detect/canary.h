@@ -1,0 +1,83 @@
+/* canary.h - canary credentials: believable decoys in the sandbox's home
+ * (~/.aws/credentials, ~/.config/gh/hosts.yml, ~/.env, an SSH key pair),
+ * their tokens random and unique to the session (getrandom). Nothing real
+ * is behind them, so nothing but a search for credentials opens one: an
+ * open is a critical alert (`canary.opened`), and so is one of their tokens
+ * seen by the proxy anywhere (`canary.token`: the tokens are phantoms bound
+ * to no host, src/session/egress.c).
+ *
+ * Who does what: the session generates the set (canary_generate) and
+ * turns off each decoy whose place the session binds something else to
+ * (canary_skip_covered); sandbox init writes the others into the home
+ * tmpfs before anything of the agent runs (canary_place); the supervisor
+ * watches them with inotify through the home's O_PATH fd that init hands
+ * over (canary_watch_new), before init starts the command, and never opens
+ * them itself. A tool that probes for credentials finds the decoys and
+ * fails as it would with revoked ones: the AWS CLI reads the keys and
+ * cannot reach AWS (the network is denied by default; an allowed AWS host
+ * rejects the keys), `gh` likewise, ssh offers a key no server knows.
+ *
+ * A decoy that cannot be placed or watched is said on stderr and the
+ * session runs without it: the decoys are a tripwire, not a wall; nothing
+ * is exposed by one missing (the proxy still refuses its tokens). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../policy/policy.h"
+#include "../secrets/secrets.h"
+
+#define CANARY_MAX 6
+#define CANARY_TOKENS_MAX 3
+
+struct canary {
+	const char *rel;        /* in the home: ".aws/credentials" (static) */
+	char *inside;           /* its path inside: "/home/agent/.aws/credentials" */
+	char *text;             /* its contents */
+	mode_t mode;            /* 0600 (0644: a public key) */
+	char *tokens[CANARY_TOKENS_MAX]; /* what in it would leave as a credential */
+	size_t ntokens;
+	bool off;               /* not placed: the session binds something else there */
+};
+
+struct canary_set {
+	struct canary v[CANARY_MAX];
+	size_t n;
+	/* every token as a phantom bound to no host (spec->name: the path
+	 * inside of the decoy it is from), for the proxy's scanner; never a
+	 * value */
+	struct secrets scan;
+	struct policy_secret *specs;
+};
+
+/* A fresh set: every decoy, each with its own random tokens. -1 when
+ * getrandom or libcrypto fails. home: the home inside (AGENT_HOME). */
+int canary_generate(struct canary_set *cs, const char *home, struct werr *e);
+void canary_free(struct canary_set *cs);
+/* Turn off each decoy whose path inside is path, lies beneath it, or is on
+ * its way (a bind of the session there would cover or collide with it). */
+void canary_skip_covered(struct canary_set *cs, const char *path);
+
+/* init: write every decoy that is not off beneath homefd (the home tmpfs),
+ * its directories made (0700) on the way, none followed if a symlink.
+ * Returns the bitmask of the decoys placed (bit i: cs->v[i]); a decoy
+ * that cannot be placed is removed again, and the first failure's errno goes
+ * to *err (0: none). */
+unsigned canary_place(const struct canary_set *cs, int homefd, int *err);
+
+/* supervisor: an inotify watch (IN_OPEN) on each decoy in placed, reached
+ * by its path beneath homefd (an O_PATH fd of the home in the sandbox's
+ * mount namespace), which it never opens. A decoy that cannot be watched is
+ * said on stderr. NULL (nothing to watch, or no inotify: said) when there
+ * is none. */
+struct canary_watch;
+struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned placed, int homefd,
+				      struct audit *log);
+int canary_watch_fd(const struct canary_watch *w);
+/* Read what the watch saw: each open of a decoy is an `alert` event, rule
+ * "canary.opened", severity "critical", path (inside). */
+void canary_watch_dispatch(struct canary_watch *w);
+void canary_watch_free(struct canary_watch *w);
