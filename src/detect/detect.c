@@ -532,17 +532,20 @@ static unsigned run_count(struct detect *d, const struct rule *r, struct rstate 
 	return 1;
 }
 
-/* The severity another check's alert is rated: its own, else the last
- * `rate` line whose glob matches its rule. */
+/* The severity another check's alert is rated: a user's `rate` line that
+ * matches its rule, else its own severity, else a built-in `rate` line. */
 static bool rated(const struct detect *d, const json_t *fields, enum severity *sev)
 {
+	const char *rule = json_string_value(json_object_get(fields, "rule"));
+	for (size_t i = 0; rule && i < d->rs.nrates; i++)
+		if (!d->rs.rates[i].builtin && fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
+			return *sev = d->rs.rates[i].sev, true;
 	const char *s = json_string_value(json_object_get(fields, "severity"));
 	for (int i = 0; s && i < SEV_COUNT; i++)
 		if (strcmp(s, severity_name((enum severity)i)) == 0)
 			return *sev = (enum severity)i, true;
-	const char *rule = json_string_value(json_object_get(fields, "rule"));
 	for (size_t i = 0; rule && i < d->rs.nrates; i++)
-		if (fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
+		if (d->rs.rates[i].builtin && fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
 			return *sev = d->rs.rates[i].sev, true;
 	return false;
 }

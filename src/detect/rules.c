@@ -433,7 +433,8 @@ static int run_line(struct parser *ps, const struct line *l)
 		ps->rs->rates = xrealloc(ps->rs->rates, (ps->rs->nrates + 1) * sizeof *ps->rs->rates);
 		ps->rs->rates[ps->rs->nrates++] = (struct rate){
 			.glob = xstrdup(l->tok[1]), .sev = s,
-			.origin = xasprintf("%s:%lu", l->name, l->lineno) };
+			.origin = xasprintf("%s:%lu", l->name, l->lineno),
+			.builtin = strcmp(l->name, BUILTIN_NAME) == 0 };
 		return 0;
 	}
 	if (!r->name)

@@ -18,7 +18,9 @@
  *   rate GLOB SEVERITY          alerts raised by warden's other checks (their
  *                               `rule` matched by GLOB), rated for the risk score:
  *                               the first line that matches, a later file's
- *                               lines before an earlier one's
+ *                               lines before an earlier one's; a user's line
+ *                               before the alert's own severity, the built-in
+ *                               lines after it
  *   disable NAME                a rule defined before (a built-in one) is off
  *
  * KIND is an event kind ("exec", "net", "syscall", "file", "alert", ...) or
@@ -88,6 +90,7 @@ struct rate {
 	char *glob;
 	enum severity sev;
 	char *origin;
+	bool builtin;            /* from builtin:rules: an alert's own severity comes first */
 };
 
 struct ruleset {

@@ -12,6 +12,14 @@
 # shellcheck source=nethost.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
+# These tests look at the decoys and their alerts with the detector's
+# thresholds off (CQ: the profile): under the defaults, the first decoy
+# opened ends the session (t_detect.sh tests that).
+cq() {
+	printf 'risk freeze off\nrisk kill off\n%s\n' "${1:-}" >"$T_TMP/cq.profile"
+	echo "$T_TMP/cq.profile"
+}
+
 # canary_alerts [RULE]: the newest session log's alert lines of RULE
 # (canary.opened by default), in CALERTS.
 canary_alerts() {
@@ -22,7 +30,7 @@ canary_alerts() {
 }
 
 test_canary_opened() {
-	wsh 'cat ~/.aws/credentials'
+	wsh 'cat ~/.aws/credentials' --profile "$(cq)"
 	assert_rc 0 'cat ~/.aws/credentials'
 	assert_out_match '^aws_access_key_id = AKIA[A-Z0-9]{16}$' 'an AWS key id shaped decoy'
 	assert_out_match '^aws_secret_access_key = [A-Za-z0-9/+]{40}$' 'an AWS secret shaped decoy'
@@ -31,7 +39,7 @@ test_canary_opened() {
 		fail "no critical canary.opened alert for ~/.aws/credentials: $(excerpt "$CALERTS")"
 	[[ $(grep -c . <<<"$CALERTS") == 1 ]] || fail "one open, not one alert: $(excerpt "$CALERTS")"
 	# the others, each by its own path, a write too
-	wsh 'cat ~/.config/gh/hosts.yml ~/.ssh/id_ed25519 >/dev/null; echo x >> ~/.env'
+	wsh 'cat ~/.config/gh/hosts.yml ~/.ssh/id_ed25519 >/dev/null; echo x >> ~/.env' --profile "$(cq)"
 	canary_alerts
 	local p
 	for p in .config/gh/hosts.yml .ssh/id_ed25519 .env; do
@@ -56,14 +64,14 @@ test_canary_untouched() {
 
 test_canary_unique() {
 	local script='cat ~/.aws/credentials ~/.config/gh/hosts.yml ~/.env ~/.ssh/id_ed25519.pub'
-	wsh "$script"
+	wsh "$script" --profile "$(cq)"
 	assert_rc 0
 	local a=$OUT
 	grep -qE '^    oauth_token: gho_[A-Za-z0-9]{36}$' <<<"$a" || fail "no gho_ token: $(excerpt "$a")"
 	grep -qE '^OPENAI_API_KEY=sk-proj-[A-Za-z0-9]{20,}$' <<<"$a" || fail "no API key in .env: $(excerpt "$a")"
 	grep -qE '^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI[A-Za-z0-9+/]{43} ' <<<"$a" ||
 		fail "no ed25519 public key: $(excerpt "$a")"
-	wsh "$script"
+	wsh "$script" --profile "$(cq)"
 	local b=$OUT line
 	[[ -n $a && -n $b ]] || fatal 'no decoys read'
 	while read -r line; do
@@ -96,7 +104,7 @@ test_canary_token_refused() {
 	NH_WHERE=host nh_web web "$T_TMP" 127.0.0.1 0
 	local port=$PORT u=http://127.0.0.1:$PORT
 	# shellcheck disable=SC2016 # expanded inside
-	wrun --allow-net "127.0.0.1:$port" -- sh -c '
+	wrun --profile "$(cq)" --allow-net "127.0.0.1:$port" -- sh -c '
 		id=$(sed -n "s/^aws_access_key_id = //p" ~/.aws/credentials)
 		gho=$(sed -n "s/^ *oauth_token: //p" ~/.config/gh/hosts.yml)
 		sec=$(sed -n "s/^aws_secret_access_key = //p" ~/.aws/credentials | sed "s|/|%2F|g; s|+|%2B|g")
@@ -142,7 +150,7 @@ test_canary_aws_cli() {
 	py=$(head -n 1 "$real" | sed -n 's/^#! *//p' | awk '{print $1}')
 	[[ -x $py ]] || skip "aws's interpreter ($py) is not runnable here"
 	prefix=$(dirname "$(dirname "$real")")
-	printf 'read-only %s\n' "$prefix" >"$T_TMP/aws.profile"
+	printf 'read-only %s\nrisk freeze off\nrisk kill off\n' "$prefix" >"$T_TMP/aws.profile"
 	WARDEN_TIMEOUT=60 wrun --profile "$T_TMP/aws.profile" -- "$py" "$real" sts get-caller-identity \
 		--cli-connect-timeout 3 --cli-read-timeout 3
 	((RC != 0)) || fail 'aws succeeded with decoy keys'

@@ -208,16 +208,27 @@ static void test_risk(void)
 	/* a critical alert of another check: at once to kill */
 	feed(d, "alert", "{\"rule\":\"canary.opened\"}", 71);
 	CHECK(a.n[ACT_KILL] == 1);
-	/* an alert's own severity wins over the rates */
+	/* a user's rate wins over an alert's own severity */
 	double before = detect_risk_at(d, 72);
 	feed(d, "alert", "{\"rule\":\"other.thing\",\"severity\":\"low\"}", 72);
-	CHECK(detect_risk_at(d, 72) - before > 1.9 && detect_risk_at(d, 72) - before < 2.1);
+	CHECK(detect_risk_at(d, 72) - before > 9.9 && detect_risk_at(d, 72) - before < 10.1);
 	/* a rule's own action, whatever the score */
 	feed(d, "syscall", "{\"name\":\"k\"}", 73);
 	CHECK(a.n[ACT_KILL] == 2);
 	json_t *st = detect_status(d);
 	CHECK(json_array_size(json_object_get(st, "alerts")) == 5);
 	json_decref(st);
+	detect_free(d);
+
+	/* with only the built-in rates, an alert's own severity comes first */
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_load(&rs, NULL, 0, &e) == 0);
+	d = detect_new(&rs, NULL, &quiet);
+	feed(d, "alert", "{\"rule\":\"canary.opened\",\"severity\":\"low\"}", 0);
+	CHECK(detect_risk_at(d, 0) > 1.9 && detect_risk_at(d, 0) < 2.1);
+	feed(d, "alert", "{\"rule\":\"canary.token\"}", 0);
+	CHECK(detect_risk_at(d, 0) > 101.9 && detect_risk_at(d, 0) < 102.1);
 	detect_free(d);
 
 	/* a freeze that cannot be had: kill */

