@@ -224,6 +224,16 @@ warden_bg() {
 
 # ---- misc ---------------------------------------------------------------
 
+# no_detect_actions [FILE]: a profile (FILE, else a new one) with the
+# detector's thresholds off: for the tests of the walls that try many
+# forbidden things in one session, which the default thresholds would freeze
+# or end (t_detect.sh tests that). Appends to FILE; prints its path.
+no_detect_actions() {
+	local f=${1:-$T_TMP/no-detect.profile}
+	printf 'risk freeze off\nrisk kill off\nrisk ask off\n' >>"$f"
+	echo "$f"
+}
+
 is_root() { [[ $(id -u) == 0 ]]; }
 have() { command -v "$1" >/dev/null 2>&1; }
 # A name nobody else uses, for host-side markers.

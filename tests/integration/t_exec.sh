@@ -13,6 +13,7 @@ test_exec_deny_bypasses() {
 	ld=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1)
 	cp /bin/true denied && printf 'warden-exec-deny-test' >>denied && chmod 755 denied
 	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/deny.profile"
+	no_detect_actions "$T_TMP/deny.profile" >/dev/null
 	wrun --profile "$T_TMP/deny.profile" -- sh -c '
 		try() { "$@" 2>/dev/null; echo "$1=$?"; }
 		try ./denied
@@ -112,6 +113,7 @@ test_exec_deny_swap() {
 	cp /bin/true benign && printf 'warden-swap-benign' >>benign
 	chmod 755 denied benign
 	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/swap.profile"
+	no_detect_actions "$T_TMP/swap.profile" >/dev/null
 	cp benign x
 	wrun --profile "$T_TMP/swap.profile" -- sh -c '
 		./wprobe swap benign denied x 300 >/dev/null & sw=$!

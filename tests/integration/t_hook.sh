@@ -284,7 +284,7 @@ EOF
 	grep -q '"event":"alert","rule":"tool.intent-mismatch",.*"action":"tac ran under tool call '"$t1"' (Bash: ls), whose command does not name it, and its exec was refused' "$f" ||
 		fail "no intent-mismatch alert for the refused tac under $t1"
 	grep -q '"rule":"tool.intent-mismatch".*"tool":"'"$t2"'"' "$f" && fail "an intent-mismatch alert under $t2, whose command names curl"
-	[[ $(grep -c '"rule":"tool.intent-mismatch"' "$f") == 2 ]] || fail "not one alert per program: $(excerpt "$(grep '"rule":"tool.intent-mismatch"' "$f")")"
+	[[ $(grep -c '"event":"alert","rule":"tool.intent-mismatch"' "$f") == 2 ]] || fail "not one alert per program: $(excerpt "$(grep '"rule":"tool.intent-mismatch"' "$f")")"
 	# `warden log show --tool ID`: the call, then what it ran
 	wardenc log show --tool "$t1"
 	assert_rc 0 "log show --tool $t1"

@@ -23,6 +23,7 @@ test_strict_noexec_writable() {
 	ld=$(strict_ld)
 	cp /bin/true copy && chmod 755 copy
 	printf 'exec strict\n' >"$T_TMP/strict.profile"
+	no_detect_actions "$T_TMP/strict.profile" >/dev/null
 	wrun --profile "$T_TMP/strict.profile" -- sh -c '
 		try() { l=$1; shift; "$@" 2>/dev/null; echo "$l=$?"; }
 		try ws ./copy
@@ -217,6 +218,7 @@ test_strict_refusals_logged() {
 	ld=$(strict_ld)
 	cp /bin/true copy && chmod 755 copy
 	printf 'exec strict\n' >"$T_TMP/strict.profile"
+	no_detect_actions "$T_TMP/strict.profile" >/dev/null
 	wrun --profile "$T_TMP/strict.profile" -- sh -c '
 		./copy 2>/dev/null; echo "ws=$?"
 		'"${ld:+$ld ./copy 2>/dev/null; echo \"ld=\$?\"}"'
