@@ -124,7 +124,7 @@ test_exec_deny_swap() {
 	assert_out_line 'ran=0' 'the denied program ran'
 	local f swaps killed refused
 	f=$(latest_log)
-	swaps=$(grep -c '"rule":"exec.swapped"' "$f")
+	swaps=$(grep -c '"event":"alert","rule":"exec.swapped"' "$f")
 	killed=$(tail -n 1 "$f" | grep -o '"killed":[0-9]*' | cut -d: -f2)
 	refused=$(grep '"event":"exec"' "$f" | grep -F '"path":"./x"' | grep -c '"decision":"deny"')
 	[[ $swaps == "$killed" ]] || fail "$swaps exec.swapped alerts, $killed killed"
@@ -251,7 +251,7 @@ test_exec_deny_string_race() {
 		echo "ran=$(ls | grep -c "^flip\.")"'
 	assert_rc 0
 	assert_out_line 'ran=0' 'the denied program ran'
-	note "string race: $(grep -c '"rule":"exec.swapped"' "$(latest_log)") execs that loaded the denied file killed before they ran"
+	note "string race: $(grep -c '"event":"alert","rule":"exec.swapped"' "$(latest_log)") execs that loaded the denied file killed before they ran"
 }
 
 # Two processes running on one memory (clone with CLONE_VM, neither a
