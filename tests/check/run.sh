@@ -182,7 +182,9 @@ mkdir -p "$wsx" && cp "$WARDEN" "$wsx/warden" && cp /bin/true "$wsx/bait" &&
 	printf '\nwarden check test bait %s\n' "$$" >>"$wsx/bait" &&
 	printf '#!/bin/sh\n# warden check test bait %s\nexit 0\n' "$$" >"$wsx/bait.sh" &&
 	chmod 755 "$wsx" "$wsx/bait" "$wsx/bait.sh"
-printf 'exec deny %s\nexec deny %s\n' "$wsx/bait" "$wsx/bait.sh" >"$T/deny.profile"
+# (the detector records only: the probes try every way around the rule in
+# one session, which its default thresholds would freeze)
+printf 'exec deny %s\nexec deny %s\nrisk freeze off\nrisk kill off\n' "$wsx/bait" "$wsx/bait.sh" >"$T/deny.profile"
 # weak_runner [PROFILE_ARGS...]: the runner's exec-deny probes in a session;
 # prints NAME=observed per probe
 weak_runner() {
