@@ -182,8 +182,8 @@ mkdir -p "$wsx" && cp "$WARDEN" "$wsx/warden" && cp /bin/true "$wsx/bait" &&
 	printf '\nwarden check test bait %s\n' "$$" >>"$wsx/bait" &&
 	printf '#!/bin/sh\n# warden check test bait %s\nexit 0\n' "$$" >"$wsx/bait.sh" &&
 	chmod 755 "$wsx" "$wsx/bait" "$wsx/bait.sh"
-# (the detector records only: the probes try every way around the rule in
-# one session, which its default thresholds would freeze)
+# (the detector records only, in both: the probes try every way around the
+# rule in one session, which its default thresholds would freeze)
 printf 'exec deny %s\nexec deny %s\nrisk freeze off\nrisk kill off\n' "$wsx/bait" "$wsx/bait.sh" >"$T/deny.profile"
 # weak_runner [PROFILE_ARGS...]: the runner's exec-deny probes in a session;
 # prints NAME=observed per probe
@@ -196,7 +196,8 @@ for l in sys.stdin:
     o = json.loads(l)
     if "probe" in o: print("%s=%s" % (o["probe"], "ran" if o["detail"].startswith("ran (exit 0)") else o["observed"]))'
 }
-without=$(weak_runner) with=$(weak_runner --profile "$T/deny.profile")
+printf 'risk freeze off\nrisk kill off\n' >"$T/quiet.profile"
+without=$(weak_runner --profile "$T/quiet.profile") with=$(weak_runner --profile "$T/deny.profile")
 want_without= want_with=
 for n in "${exec_deny_probes[@]}"; do
 	if [[ $n == exec-deny-ldso && -z $have_loader ]]; then
