@@ -340,7 +340,8 @@ unsigned long detect_alerts(const struct detect *d) { return d->alerts; }
 static int act(struct detect *d, enum det_action a, const char *reason)
 {
 	if (a == ACT_WARN) {
-		fprintf(stderr, "warden: warning: %s\n", reason);
+		/* \r: the user's terminal may be raw (the agent's pty relayed) */
+		fprintf(stderr, "\r\nwarden: warning: %s\r\n", reason);
 		return 0;
 	}
 	if (!d->act)
