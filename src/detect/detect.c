@@ -26,6 +26,7 @@ static const double weights[SEV_COUNT] = { 2, 10, 25, 100 };
 
 struct partial {
 	unsigned stage;              /* steps matched */
+	long root;                   /* `scope tree`: the first event's pid */
 	double t0;
 	unsigned long seqs[8];
 	char *key;                   /* the `same` field's value, or NULL */
@@ -67,8 +68,16 @@ struct raised {
 #define RAISED_MAX 128
 #define RAISE_EVERY_S 60
 
+/* pid -> ppid, as the exec events say (inside the sandbox's pid namespace):
+ * open addressing, the oldest overwritten when full */
+#define PIDS_MAX 8192
+struct pidmap {
+	long pid[PIDS_MAX], ppid[PIDS_MAX];
+};
+
 struct detect {
 	struct ruleset rs;
+	struct pidmap *pids;         /* made when a rule has `scope tree` */
 	struct rstate *st;           /* one per rule */
 	struct seen *seen;
 	size_t nseen;
@@ -149,6 +158,46 @@ static int seen_find(struct detect *d, const char *kind, const char *field)
 	d->seen = xrealloc(d->seen, (d->nseen + 1) * sizeof *d->seen);
 	d->seen[d->nseen] = (struct seen){ .kind = xstrdup(kind), .field = xstrdup(field) };
 	return (int)d->nseen++;
+}
+
+/* ---- process trees -------------------------------------------------------- */
+
+static size_t pid_slot(const struct pidmap *m, long pid)
+{
+	size_t i = (size_t)pid * 2654435761u % PIDS_MAX;
+	for (size_t k = 0; k < PIDS_MAX; k++, i = (i + 1) % PIDS_MAX)
+		if (m->pid[i] == pid || m->pid[i] == 0)
+			return i;
+	return (size_t)pid % PIDS_MAX; /* full: overwrite */
+}
+
+static void pid_note(struct pidmap *m, long pid, long ppid)
+{
+	if (pid <= 0 || ppid < 0)
+		return;
+	size_t i = pid_slot(m, pid);
+	m->pid[i] = pid;
+	m->ppid[i] = ppid;
+}
+
+/* pid is root or below it (at most 64 generations up). */
+static bool pid_below(const struct pidmap *m, long pid, long root)
+{
+	for (int gen = 0; gen < 64 && pid > 0; gen++) {
+		if (pid == root)
+			return true;
+		size_t i = pid_slot(m, pid);
+		if (m->pid[i] != pid)
+			return false;
+		pid = m->ppid[i];
+	}
+	return false;
+}
+
+static long event_pid(const json_t *ev)
+{
+	const json_t *p = json_object_get(ev, "pid");
+	return json_is_integer(p) ? (long)json_integer_value(p) : -1;
 }
 
 /* ---- values --------------------------------------------------------------- */
@@ -459,9 +508,11 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 			continue;
 		if (!have_key)
 			key = key_of(d, r), have_key = true;
+		long pid = r->tree ? event_pid(d->ev) : -1;
 		for (size_t i = 0; i < st->np;) {
 			struct partial *p = &st->p[i];
-			if (p->stage != k || !key_eq(p->key, key)) {
+			if (p->stage != k || !key_eq(p->key, key) ||
+			    (r->tree && (pid <= 0 || !pid_below(d->pids, pid, p->root)))) {
 				i++;
 				continue;
 			}
@@ -480,10 +531,13 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 			key = key_of(d, r);
 		if (r->same && !key)
 			return fired;
+		long root = r->tree ? event_pid(d->ev) : -1;
+		if (r->tree && root <= 0)
+			return fired; /* no process to follow */
 		if (st->np == PARTIALS_MAX)
 			partial_drop(st, 0); /* the oldest (drop moves the last into its place) */
 		st->p[st->np++] = (struct partial){ .stage = 1, .t0 = now, .seqs = { seq },
-						    .key = steal_ptr(&key) };
+						    .key = steal_ptr(&key), .root = root };
 	}
 	return fired;
 }
@@ -572,6 +626,11 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 			s->cur_set = true;
 		}
 	}
+	if (d->pids && strcmp(kind, "exec") == 0) {
+		const json_t *pp = json_object_get(d->ev, "ppid");
+		if (json_is_integer(pp))
+			pid_note(d->pids, event_pid(d->ev), (long)json_integer_value(pp));
+	}
 	if (strcmp(kind, "alert") == 0) {
 		enum severity sev;
 		if (rated(d, d->ev, &sev))
@@ -616,6 +675,9 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 	d->home = env && env->home ? xstrdup(env->home) : NULL;
 	d->risk = risk ? *risk : DETECT_RISK_DEFAULT;
 	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
+	for (size_t i = 0; i < d->rs.nrules && !d->pids; i++)
+		if (d->rs.rules[i].tree)
+			d->pids = xcalloc(1, sizeof *d->pids);
 	for (size_t i = 0; i < d->rs.nrules; i++)
 		for (size_t k = 0; k < d->rs.rules[i].nsteps; k++) {
 			struct step *s = &d->rs.rules[i].steps[k];
@@ -646,6 +708,7 @@ void detect_free(struct detect *d)
 			free(d->st[i].h[k].key);
 	}
 	free(d->st);
+	free(d->pids);
 	for (size_t i = 0; i < d->nseen; i++) {
 		for (size_t k = 0; k < d->seen[i].cap; k++)
 			free(d->seen[i].slot[k]);

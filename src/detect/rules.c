@@ -358,6 +358,11 @@ static int finish(struct parser *ps, const struct line *l)
 		*r = (struct rule){ 0 };
 		return lerr(ps->e, &at, 0, "rule: no `on` line");
 	}
+	if (r->tree && r->nsteps < 2) {
+		rule_free(r);
+		*r = (struct rule){ 0 };
+		return lerr(ps->e, &at, 0, "rule: `scope tree` is for a sequence (`then`)");
+	}
 	if (r->count > 1 && r->nsteps > 1) {
 		rule_free(r);
 		*r = (struct rule){ 0 };
@@ -440,6 +445,7 @@ static int run_line(struct parser *ps, const struct line *l)
 	if (!r->name)
 		return lerr(e, l, l->off[0], strcmp(d, "on") == 0 || strcmp(d, "then") == 0 ||
 				strcmp(d, "within") == 0 || strcmp(d, "count") == 0 || strcmp(d, "same") == 0 ||
+				strcmp(d, "scope") == 0 ||
 				strcmp(d, "action") == 0 || strcmp(d, "about") == 0
 			    ? "'%.100s' outside a rule (a `rule NAME SEVERITY` line comes first)"
 			    : "unknown directive '%.100s' (rule, rate or disable)", d);
@@ -477,6 +483,14 @@ static int run_line(struct parser *ps, const struct line *l)
 		r->count = (unsigned)v;
 		return 0;
 	}
+	if (strcmp(d, "scope") == 0) {
+		if (want(l, 2, e) < 0)
+			return -1;
+		if (strcmp(l->tok[1], "session") != 0 && strcmp(l->tok[1], "tree") != 0)
+			return lerr(e, l, l->off[1], "scope: '%.100s' (session or tree)", l->tok[1]);
+		r->tree = l->tok[1][0] == 't';
+		return 0;
+	}
 	if (strcmp(d, "same") == 0) {
 		if (want(l, 2, e) < 0)
 			return -1;
@@ -506,7 +520,7 @@ static int run_line(struct parser *ps, const struct line *l)
 		return 0;
 	}
 	return lerr(e, l, l->off[0], "unknown directive '%.100s' (on, then, within, count, same, "
-		    "action, about; or rule, rate, disable)", d);
+		    "scope, action, about; or rule, rate, disable)", d);
 }
 
 int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t len, struct werr *e)
@@ -669,6 +683,8 @@ char *drules_text(const struct ruleset *rs)
 			sb_printf(&b, "  within %gs\n", r->within_s);
 		if (r->same)
 			sb_printf(&b, "  same %s\n", r->same);
+		if (r->tree)
+			sb_printf(&b, "  scope tree\n");
 		if (r->action != ACT_NONE)
 			sb_printf(&b, "  action %s\n", det_action_name(r->action));
 		if (r->about) {

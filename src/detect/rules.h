@@ -13,6 +13,9 @@
  *     within DURATION           from the first event to the last (default 60s)
  *     count N                   the `on` event N times within the window
  *     same FIELD                the events of a count or a sequence agree on FIELD
+ *     scope session|tree        a sequence within the session (default), or within
+ *                               the process tree of its first event (its pid and
+ *                               the processes below it, as the execs' ppids show)
  *     action warn|ask|freeze|kill   act at once, whatever the risk score
  *     about TEXT...             what it means, in words (the alert's detail)
  *   rate GLOB SEVERITY          alerts raised by warden's other checks (their
@@ -81,6 +84,8 @@ struct rule {
 	unsigned count;          /* 0 or 1: once */
 	double within_s;
 	char *same;              /* or NULL */
+	bool tree;               /* `scope tree`: a sequence's later events come from the first
+				    one's process or its descendants */
 	char *about;             /* or NULL */
 	char *origin;            /* FILE:LINE of its `rule` line */
 	bool disabled;

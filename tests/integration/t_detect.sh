@@ -404,6 +404,23 @@ R
 	assert_out_has 'rule escape.namespace high    # builtin:rules'
 }
 
+# `scope tree`: the later event from the first one's process or below it
+test_detect_scope_tree() {
+	cat >"$T_TMP/tree.rules" <<'R'
+rule my.tree high
+  on exec argv=*tree-a*
+  then exec argv=*tree-b*
+  scope tree
+R
+	dt_quiet "rules $T_TMP/tree.rules" >/dev/null
+	# below: the shell that names tree-a runs the program that names tree-b
+	wsh 'a=tree; sh -c ": $a-a; /bin/echo $a-b >/dev/null"; echo ok' --profile "$T_TMP/quiet.profile"
+	dt_alert my.tree high
+	# beside: tree-a's shell ends, its parent runs tree-b
+	wsh 'a=tree; sh -c ": $a-a"; /bin/echo $a-b >/dev/null; echo ok' --profile "$T_TMP/quiet.profile"
+	dt_no_alert my.tree
+}
+
 test_detect_broken_rules() {
 	printf 'rule ok low\n  on exec\nrule bad high\n  on exec argv~(\n' >"$T_TMP/bad.rules"
 	printf 'rules %s\n' "$T_TMP/bad.rules" >"$T_TMP/bad.profile"

@@ -48,6 +48,8 @@ static void test_errors(void)
 	parse_err("rule a.b high\n  on EXEC\n", "f.rules:2:6: on: not an event kind");
 	parse_err("rule a.b high\n  on exec \xff\n", "f.rules:2:11: invalid UTF-8");
 	parse_err("rate x.* whatever\n", "f.rules:1:10: rate: unknown severity");
+	parse_err("rule a.b high\n  on exec\n  scope forest\n", "f.rules:3:9: scope: 'forest'");
+	parse_err("rule a.b high\n  on exec\n  scope tree\n", "f.rules:1:1: rule: `scope tree` is for a sequence");
 }
 
 static void test_roundtrip(void)
@@ -180,6 +182,25 @@ static void test_sequences_and_counts(void)
 	detect_free(d);
 }
 
+static void test_tree(void)
+{
+	struct detect *d = engine("rule t high\n  on exec argv=a\n  then exec argv=b\n  scope tree\n"
+				  "rule s high\n  on exec argv=a\n  then exec argv=b\n",
+				  &quiet, NULL);
+	CHECK(feed(d, "exec", "{\"pid\":2,\"ppid\":1,\"argv\":[\"sh\"]}", 0) == 0);
+	CHECK(feed(d, "exec", "{\"pid\":10,\"ppid\":2,\"argv\":[\"a\"]}", 1) == 0);
+	/* a sibling: the session's rule only */
+	CHECK(feed(d, "exec", "{\"pid\":12,\"ppid\":2,\"argv\":[\"b\"]}", 2) == 1);
+	CHECK(feed(d, "exec", "{\"pid\":20,\"ppid\":2,\"argv\":[\"a\"]}", 3) == 0);
+	CHECK(feed(d, "exec", "{\"pid\":21,\"ppid\":20,\"argv\":[\"x\"]}", 4) == 0);
+	/* a grandchild: both */
+	CHECK(feed(d, "exec", "{\"pid\":22,\"ppid\":21,\"argv\":[\"b\"]}", 5) == 2);
+	/* no pid: not in any tree */
+	CHECK(feed(d, "exec", "{\"pid\":30,\"ppid\":2,\"argv\":[\"a\"]}", 6) == 0);
+	CHECK(feed(d, "exec", "{\"argv\":[\"b\"]}", 7) == 1);
+	detect_free(d);
+}
+
 static void test_risk(void)
 {
 	struct acts a = { 0 };
@@ -270,6 +291,7 @@ int main(void)
 	test_roundtrip();
 	test_conditions();
 	test_sequences_and_counts();
+	test_tree();
 	test_risk();
 	test_builtin_quiet();
 	return check_status_counted("detect");
