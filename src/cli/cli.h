@@ -11,6 +11,14 @@ int cmd_doctor(int argc, char **argv);
 int cmd_state(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+
+struct policy;
+struct session_agent;
+/* `show [--profile FILE] [--agent NAME|none] [-- COMMAND]` (argv[1] "show"):
+ * the policy loaded as a session would load it, and COMMAND (or NULL).
+ * -1 when loaded; else the exit status (usage, --help, an error said). */
+int cli_show_policy(int argc, char **argv, const char *usage, struct policy *p,
+		    struct session_agent *ag, const char **cmd);
 int cmd_status(int argc, char **argv);
 int cmd_action(int argc, char **argv);  /* freeze, resume, kill (argv[0]) */
 int cmd_hook(int argc, char **argv);    /* inside the sandbox: an agent client's hook command */

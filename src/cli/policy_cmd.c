@@ -1,7 +1,8 @@
 /* policy_cmd.c - `warden policy show [--profile FILE] [--agent NAME]
  * [-- COMMAND]`: the effective compiled policy (built-in default, the agent
  * profile COMMAND or --agent picks, the user's profile) as JSON, with what
- * COMMAND would need exposed from the host ("exposed"). */
+ * COMMAND would need exposed from the host ("exposed"); and the reading of
+ * those arguments, which `warden rules show` shares. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 #include "../policy/policy.h"
 #include "cli.h"
 
-int cmd_policy(int argc, char **argv)
+int cli_show_policy(int argc, char **argv, const char *usage, struct policy *p,
+		    struct session_agent *ag, const char **cmd)
 {
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
@@ -20,8 +22,6 @@ int cmd_policy(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static const char usage[] =
-		"usage: warden policy show [--profile FILE] [--agent NAME|none] [-- COMMAND]\n";
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
 		fputs(usage, stderr);
 		return 2;
@@ -40,13 +40,25 @@ int cmd_policy(int argc, char **argv)
 		}
 	}
 	struct werr e = { 0 };
-	struct policy p;
-	struct session_agent ag;
-	const char *cmd = optind < argc ? argv[optind] : NULL;
-	if (session_load_policy(agent, cmd, profile, user_home(), &p, &ag, &e) < 0) {
+	*cmd = optind < argc ? argv[optind] : NULL;
+	if (session_load_policy(agent, *cmd, profile, user_home(), p, ag, &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}
+	return -1;
+}
+
+int cmd_policy(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: warden policy show [--profile FILE] [--agent NAME|none] [-- COMMAND]\n";
+	struct werr e = { 0 };
+	struct policy p;
+	struct session_agent ag;
+	const char *cmd;
+	int r = cli_show_policy(argc, argv, usage, &p, &ag, &cmd);
+	if (r >= 0)
+		return r;
 	struct discovery d = { 0 };
 	_cleanup_free_ char *cwd = realpath(".", NULL);
 	if (discover_for(&p, cmd, getenv("PATH"), cwd, user_home(), &d, &e) < 0) {

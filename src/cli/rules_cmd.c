@@ -3,7 +3,6 @@
  * the profile's `rules` files), as rules text that names where each comes
  * from, and the risk thresholds; `warden rules check FILE` parses one file
  * alone (on top of the built-in rules) and says where it is wrong. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,39 +38,19 @@ static int rules_check(int argc, char **argv)
 
 int cmd_rules(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "agent", required_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	if (argc >= 2 && strcmp(argv[1], "check") == 0)
 		return rules_check(argc, argv);
-	if (argc < 2 || strcmp(argv[1], "show") != 0) {
-		fputs(usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
-		return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
-	}
-	const char *profile = NULL, *agent = NULL;
-	int c;
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
-		if (c == 'p') {
-			profile = optarg;
-		} else if (c == 'A') {
-			agent = optarg;
-		} else {
-			fputs(usage, c == 'h' ? stdout : stderr);
-			return c == 'h' ? 0 : 2;
-		}
+	if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+		fputs(usage, stdout);
+		return 0;
 	}
 	struct werr e = { 0 };
 	_cleanup_(policy_free) struct policy p = { 0 };
 	struct session_agent ag = { .state.lock_fd = -1 };
-	const char *cmd = optind < argc ? argv[optind] : NULL;
-	if (session_load_policy(agent, cmd, profile, user_home(), &p, &ag, &e) < 0) {
-		werr_print(&e);
-		return EXIT_WARDEN;
-	}
+	const char *cmd;
+	int r = cli_show_policy(argc, argv, usage, &p, &ag, &cmd);
+	if (r >= 0)
+		return r;
 	agent_endpoint_free(&ag.ep);
 	struct ruleset rs = { 0 };
 	if (drules_load(&rs, (const char *const *)p.rules_files.v, p.rules_files.n, &e) < 0) {
