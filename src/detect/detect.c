@@ -436,8 +436,10 @@ static void raise_risk(struct detect *d, const char *rule, enum severity sev, un
 	d->raised[d->nraised++].t = now;
 	const double th[ACT_KILL + 1] = { 0, d->risk.warn, d->risk.ask, d->risk.freeze, d->risk.kill };
 	double was = decayed(d, now);
-	for (int a = ACT_WARN; a <= ACT_KILL; a++) /* fallen below since: may act again */
-		if (th[a] > 0 && was < th[a])
+	/* fallen well below since (a fifth under it: a score that decays
+	 * across the line and back does not act twice): may act again */
+	for (int a = ACT_WARN; a <= ACT_KILL; a++)
+		if (th[a] > 0 && was < th[a] * 0.8)
 			d->crossed[a] = false;
 	d->score = was + weights[sev];
 	d->score_t = now;

@@ -10,7 +10,7 @@
  * 10 minutes). The default thresholds: warn 10, freeze 60, kill 100: one
  * critical alert (a canary) kills at once, three different high ones
  * freeze the session. Crossing a threshold acts once (again only after the score
- * fell below it): warn (a line on stderr), ask (freeze, then a question;
+ * fell a fifth below it): warn (a line on stderr), ask (freeze, then a question;
  * allowed: resume, else kill), freeze (every process stopped, until `warden
  * resume` or `warden kill`), kill. The highest threshold crossed acts; a
  * rule's own `action` acts at once whatever the score. Each crossing is a

@@ -224,8 +224,19 @@ static void test_risk(void)
 	feed(d, "syscall", "{\"name\":\"b\"}", 4); /* still above: acts once */
 	CHECK(a.n[ACT_FREEZE] == 1);
 	feed(d, "syscall", "{\"name\":\"b\"}", 70); /* a minute later: counts again; the score fell
-							   below 60 meanwhile and is above again */
+							   a fifth below 60 meanwhile and is above again */
 	CHECK(a.n[ACT_FREEZE] == 2);
+	/* just under the line and back: no second act */
+	struct acts w = { 0 };
+	struct detect_risk rw = { .freeze = 20, .half_life_s = 100 };
+	struct detect *dw = engine("rule x medium\n  on syscall name=x\nrule y medium\n  on syscall name=y\n"
+				   "rule z low\n  on syscall name=z\n", &rw, &w);
+	feed(dw, "syscall", "{\"name\":\"x\"}", 0);
+	feed(dw, "syscall", "{\"name\":\"y\"}", 0);
+	CHECK(w.n[ACT_FREEZE] == 1);
+	feed(dw, "syscall", "{\"name\":\"z\"}", 10); /* 20 decayed to 18.7, + 2 */
+	CHECK(w.n[ACT_FREEZE] == 1);
+	detect_free(dw);
 	/* a critical alert of another check: at once to kill */
 	feed(d, "alert", "{\"rule\":\"canary.opened\"}", 71);
 	CHECK(a.n[ACT_KILL] == 1);
