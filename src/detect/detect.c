@@ -267,8 +267,15 @@ static char *expand(const struct detect *d, const char *g)
 	return sb_take(&b);
 }
 
+static int cmp_key(const void *k, const void *e)
+{
+	return strcmp(k, *(char *const *)e);
+}
+
 static bool glob_any(const struct cond *c, const char *s)
 {
+	if (c->set)
+		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
 	for (size_t i = 0; i < c->nalts; i++)
 		if (fnmatch(c->alts[i], s, 0) == 0)
 			return true;

@@ -16,6 +16,7 @@
 
 #include "../common/sbuf.h"
 #include "../common/util.h"
+#include "../policy/exec_rules.h"
 
 #define MAX_LINE 4096
 #define MAX_TOKENS 64
@@ -161,6 +162,9 @@ static void cond_free(struct cond *c)
 	for (size_t i = 0; i < c->nalts; i++)
 		free(c->alts[i]);
 	free(c->alts);
+	for (size_t i = 0; i < c->nset; i++)
+		free(c->set[i]);
+	free(c->set);
 	if (c->op == COND_REGEX)
 		regfree(&c->re);
 }
@@ -182,6 +186,54 @@ static void rule_free(struct rule *r)
 	free(r->same);
 	free(r->about);
 	free(r->origin);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* FIELD=hashes:FILE: the hashes FILE lists, sorted into c->set. FILE is
+ * absolute or relative to the directory of the rules file (l->name). */
+static int read_set(const struct line *l, size_t off, const char *file, struct cond *c, struct werr *e)
+{
+	if (!file[0]) {
+		cond_free(c);
+		return lerr(e, l, off, "hashes: missing the file");
+	}
+	const char *slash = strrchr(l->name, '/');
+	_cleanup_free_ char *path = file[0] == '/' ? xstrdup(file)
+				  : slash ? xasprintf("%.*s/%s", (int)(slash - l->name), l->name, file)
+					  : NULL;
+	if (!path) {
+		cond_free(c);
+		return lerr(e, l, off, "hashes: a relative file needs a rules file to be relative to: '%.100s'",
+			    file);
+	}
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		int err = errno;
+		cond_free(c);
+		return lerr(e, l, off, "hashes: %s: %s", path, strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) { /* a FIFO would hang the read */
+		cond_free(c);
+		return lerr(e, l, off, "hashes: %s: not a regular file", path);
+	}
+	struct strv hs = { 0 };
+	unsigned long bad = 0;
+	if (exec_read_hashes(path, &hs, &bad) < 0) {
+		int err = errno;
+		strv_free(&hs);
+		cond_free(c);
+		return bad ? lerr(e, l, off, "hashes: %s:%lu: not a SHA-256 (64 hex digits)", path, bad)
+			   : lerr(e, l, off, "hashes: %s: %s", path, strerror(err));
+	}
+	c->set = hs.v;
+	c->nset = hs.n;
+	if (c->nset)
+		qsort(c->set, c->nset, sizeof *c->set, cmp_str);
+	return 0;
 }
 
 /* One COND token at l->tok[k]. */
@@ -252,6 +304,8 @@ static int parse_cond(const struct line *l, size_t k, struct cond *c, struct wer
 		}
 		return 0;
 	}
+	if (strncmp(v, "hashes:", 7) == 0)
+		return read_set(l, voff + 7, v + 7, c, e);
 	for (const char *p = v;;) {
 		size_t n = strcspn(p, "|");
 		if (n == 0) {

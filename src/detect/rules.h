@@ -32,6 +32,10 @@
  *                          value; a number is matched as its decimal text,
  *                          true/false as those words; an array: any element
  *   FIELD!=GLOB[|GLOB...]  none matches (an absent field matches none)
+ *   FIELD=hashes:FILE      the value is one of the SHA-256s FILE lists (as
+ *                          sha256sum writes them; FILE absolute, or relative to
+ *                          the rules file's directory; read when the rules are);
+ *                          FIELD!=hashes:FILE: none of them
  *   FIELD~REGEX            POSIX extended regex, anywhere in the value
  *   FIELD>N, FIELD<N       a number (K, M, G suffixes: 1000s) compared
  *   FIELD                  present, and not null, false, "" or []
@@ -64,6 +68,8 @@ struct cond {
 	char *text;              /* as written, after the operator (rules show) */
 	char **alts;             /* COND_GLOB, COND_NOT_GLOB: the alternatives */
 	size_t nalts;
+	char **set;              /* FIELD=hashes:FILE: the SHA-256s, sorted (then no alts) */
+	size_t nset;
 	regex_t re;              /* COND_REGEX */
 	double num;              /* COND_GT, COND_LT */
 	int seen;                /* COND_NEW: the engine's seen-set (detect.c) */

@@ -404,6 +404,22 @@ R
 	assert_out_has 'rule escape.namespace high    # builtin:rules'
 }
 
+# a hash list: the program's content, whatever its name
+test_detect_hash_list() {
+	sha256sum /bin/true >"$T_TMP/bad.sha256"
+	printf '# the list beside this file\nrule my.hash high\n  on exec sha256=hashes:bad.sha256\n' >"$T_TMP/hash.rules"
+	dt_quiet "rules $T_TMP/hash.rules" >/dev/null
+	wsh 'cp /bin/true ./renamed && ./renamed; echo ok' --profile "$T_TMP/quiet.profile"
+	dt_alert my.hash high
+	wsh '/bin/echo ok' --profile "$T_TMP/quiet.profile"
+	dt_no_alert my.hash
+	# a list that is not one
+	echo 'not a hash' >"$T_TMP/bad.sha256"
+	wrun --profile "$T_TMP/quiet.profile" -- true
+	assert_rc 125 'a broken hash list'
+	[[ $ERR == *"bad.sha256:1: not a SHA-256"* ]] || fail "no FILE:LINE for the list: $(excerpt "$ERR")"
+}
+
 # `scope tree`: the later event from the first one's process or below it
 test_detect_scope_tree() {
 	cat >"$T_TMP/tree.rules" <<'R'

@@ -7,8 +7,10 @@
  * thresholds acting once, a rule's own action, a freeze that cannot be had
  * falling through to kill) and the other checks' alerts rated. Events are
  * fed with their times; nothing runs a sandbox. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "src/common/util.h"
@@ -182,6 +184,37 @@ static void test_sequences_and_counts(void)
 	detect_free(d);
 }
 
+static void test_hash_list(void)
+{
+	char dir[] = "/tmp/test-detect.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *list = xasprintf("%s/l.sha256", dir), *rules = xasprintf("%s/r.rules", dir);
+	FILE *f = fopen(list, "w");
+	fprintf(f, "# two\n%s  a\n%s\n", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	fclose(f);
+	const char *text = "rule h high\n  on exec sha256=hashes:l.sha256\n"
+			   "rule n low\n  on exec sha256 sha256!=hashes:l.sha256\n";
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_parse(&rs, rules, text, strlen(text), &e) == 0);
+	struct detect *d = detect_new(&rs, NULL, &quiet);
+	CHECK(feed(d, "exec", "{\"sha256\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", 0) == 1);
+	CHECK(feed(d, "exec", "{\"sha256\":\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}", 0) == 1);
+	CHECK(feed(d, "exec", "{\"sha256\":\"ffff\"}", 0) == 1); /* n only */
+	detect_free(d);
+	/* relative without a file to be relative to, a missing list */
+	parse_err("rule h high\n  on exec sha256=hashes:l.sha256\n", "needs a rules file");
+	struct ruleset rs2 = { 0 };
+	const char *t2 = "rule h high\n  on exec sha256=hashes:missing\n";
+	CHECK(drules_parse(&rs2, rules, t2, strlen(t2), &e) < 0 && strstr(e.msg, "No such file"));
+	drules_free(&rs2);
+	unlink(list);
+	rmdir(dir);
+	free(list);
+	free(rules);
+}
+
 static void test_tree(void)
 {
 	struct detect *d = engine("rule t high\n  on exec argv=a\n  then exec argv=b\n  scope tree\n"
@@ -303,6 +336,7 @@ int main(void)
 	test_conditions();
 	test_sequences_and_counts();
 	test_tree();
+	test_hash_list();
 	test_risk();
 	test_builtin_quiet();
 	return check_status_counted("detect");
