@@ -280,18 +280,28 @@ struct control *control_new(const char *dir, const char *session, struct approva
 		free(c);
 		return NULL;
 	}
+	/* Bound and listening under a name of its own first, then renamed into
+	 * place: a client never finds the session's name refusing connections
+	 * (`warden status` removes such a socket as stale). */
+	char tmp[sizeof c->path];
+	if (snprintf(tmp, sizeof tmp, "%s/.%s.new", dir, session) >= (int)sizeof tmp) {
+		werr_set(e, ENAMETOOLONG, "control socket: %s/.%s.new is longer than a unix socket's "
+			 "path may be", dir, session);
+		free(c);
+		return NULL;
+	}
 	int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	memcpy(sa.sun_path, c->path, strlen(c->path) + 1);
-	unlink(c->path);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
+	unlink(tmp);
 	mode_t old = umask(0177);
 	int r = listener < 0 ? -1 : bind(listener, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
-	if (r < 0 || chmod(c->path, 0600) < 0 || listen(listener, 16) < 0) {
+	if (r < 0 || chmod(tmp, 0600) < 0 || listen(listener, 16) < 0 || rename(tmp, c->path) < 0) {
 		werr_errno(e, "control socket: %s", c->path);
 		if (listener >= 0)
 			close(listener);
-		unlink(c->path);
+		unlink(tmp);
 		free(c);
 		return NULL;
 	}

@@ -31,8 +31,9 @@
 
 #include "../common/util.h"
 
-/* A pass of the scan that keeps finding new processes (a fork faster than
- * the scan, which the signals then stop) ends the freeze after this many. */
+/* A scan that still finds new processes after this many passes (forks
+ * faster than the scan) gives up: the freeze is undone and refused, and the
+ * detector kills instead. */
 #define MAX_PASSES 64
 
 struct stopped {
@@ -225,13 +226,18 @@ int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, 
 	do {
 		fresh = stop_pass(c);
 	} while (fresh > 0 && ++pass < MAX_PASSES);
-	if (fresh < 0) {
-		int err = errno;
+	if (fresh != 0) {
+		/* /proc unreadable, or still new processes after the last pass:
+		 * not all of it is stopped. Undone, and said: the detector then
+		 * kills (fail closed) */
+		int err = fresh < 0 ? errno : EAGAIN;
 		signal_fd(c->pidfd, SIGCONT);
 		for (size_t i = 0; i < c->n; i++)
 			signal_fd(c->st[i].pidfd, SIGCONT);
 		release(c);
-		return werr_set(e, err, "freezing the sandbox: reading /proc");
+		return fresh < 0 ? werr_set(e, err, "freezing the sandbox: reading /proc")
+				 : werr_set(e, err, "freezing the sandbox: still new processes after %d passes "
+					    "over /proc", MAX_PASSES);
 	}
 	c->frozen = true;
 	c->by_cgroup = false;

@@ -484,9 +484,11 @@ static int asking_start(const struct sandbox_spec *s, struct audit *log, bool as
 	_cleanup_free_ char *dir = control_dir_of(s->logdir);
 	struct werr ce = { 0 };
 	*ctl = control_new(dir, session, *ap, log, &ce);
-	if (!*ctl)
+	if (!*ctl) {
+		char buf[1200];
 		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
-			"session\n", ce.msg, asks ? " and `warden approve`" : "");
+			"session\n", werr_str(&ce, buf, sizeof buf), asks ? " and `warden approve`" : "");
+	}
 	if (!asks)
 		return 0;
 	const struct policy_approve *pa = &s->policy->approve;
