@@ -387,3 +387,51 @@ size_t utf8_invalid_at(const unsigned char *s, size_t n)
 	}
 	return n;
 }
+
+int read_regular_file(const char *path, size_t max, char **text, size_t *len, const char **what)
+{
+	*what = "cannot open";
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		*what = "not a regular file";
+		errno = 0;
+		return -1;
+	}
+	static char too_large[64];
+	snprintf(too_large, sizeof too_large, "file too large (max %zu MiB)", max >> 20);
+	*what = "cannot read";
+	size_t cap = 4096, n = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				*what = too_large;
+				errno = 0;
+				return -1;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > max) {
+		*what = too_large;
+		errno = 0;
+		return -1;
+	}
+	*text = steal_ptr(&buf);
+	*len = n;
+	return 0;
+}

@@ -616,38 +616,6 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 	return 0;
 }
 
-/* A rules file: regular, at most MAX_FILE bytes. */
-static int read_rules_file(const char *path, char **out, size_t *len, struct werr *e)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return werr_errno(e, "rules file %s", path);
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return werr_errno(e, "rules file %s", path);
-	if (!S_ISREG(st.st_mode))
-		return werr_set(e, 0, "rules file %s: not a regular file", path);
-	if (st.st_size > MAX_FILE)
-		return werr_set(e, 0, "rules file %s: larger than 1 MiB", path);
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return werr_errno(e, "rules file %s", path);
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
 int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, struct werr *e)
 {
 	if (drules_parse(rs, BUILTIN_NAME, detect_builtin_rules, strlen(detect_builtin_rules), e) < 0)
@@ -655,8 +623,10 @@ int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, str
 	for (size_t i = 0; i < nfiles; i++) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		if (read_rules_file(files[i], &text, &len, e) < 0 ||
-		    drules_parse(rs, files[i], text, len, e) < 0)
+		const char *what;
+		if (read_regular_file(files[i], MAX_FILE, &text, &len, &what) < 0)
+			return werr_set(e, errno, "rules file %s: %s", files[i], what);
+		if (drules_parse(rs, files[i], text, len, e) < 0)
 			return -1;
 	}
 	return 0;

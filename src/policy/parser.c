@@ -877,50 +877,9 @@ static int read_profile(const char *path, char **real, char **text, size_t *len,
 	*text = NULL;
 	*what = "cannot open";
 	_cleanup_free_ char *r = realpath(path, NULL);
-	if (!r)
+	if (!r || read_regular_file(r, MAX_FILE, text, len, what) < 0)
 		return -1;
-	_cleanup_close_ int fd = open(r, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode)) {
-		*what = "not a regular file";
-		errno = 0;
-		return -1;
-	}
-	*what = "cannot read";
-	size_t cap = 4096, n = 0;
-	_cleanup_free_ char *buf = xmalloc(cap);
-	for (;;) {
-		if (n == cap) {
-			if (cap > MAX_FILE) {
-				*what = "file too large (max 1 MiB)";
-				errno = 0;
-				return -1;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (n > MAX_FILE) {
-		*what = "file too large (max 1 MiB)";
-		errno = 0;
-		return -1;
-	}
-	*real = r;
-	*text = buf;
-	*len = n;
-	r = buf = NULL;
+	*real = steal_ptr(&r);
 	return 0;
 }
 
