@@ -368,6 +368,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 		json_object_set_new(j, "limits", x->limits);
 	if (j && x->exec)
 		json_object_set_new(j, "exec", x->exec);
+	if (j && x->host_id)
+		json_object_set_new(j, "host_id", x->host_id);
 	return event_of("session.start", j);
 }
 

@@ -254,6 +254,8 @@ struct ev_session_start {
 	json_t *limits;          /* the limits in force (stolen), NULL: left out */
 	json_t *exec;            /* the exec layout: strict mode, the allow-writable paths,
 				    the hidden files (stolen), NULL: left out */
+	json_t *host_id;         /* as root, the agent's own host uid and gid: {"uid", "gid"}
+				    (stolen), NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

@@ -41,6 +41,22 @@ int caps_drop_bounding(struct werr *e)
 	return 0;
 }
 
+int caps_become(uid_t uid, gid_t gid, struct werr *e)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0 || prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return werr_errno(e, "identity: becoming uid %u", (unsigned)uid);
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return werr_errno(e, "identity: reading the capabilities kept");
+	data[0].effective = data[0].permitted;
+	data[1].effective = data[1].permitted;
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return werr_errno(e, "identity: raising the capabilities kept");
+	return 0;
+}
+
 int caps_drop_all(struct werr *e)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

@@ -218,6 +218,12 @@ void sandbox_init_main(struct sandbox_spec *s)
 		werr_errno(&e, "processes: making init non-dumpable"), fail(s, &e);
 	if (s->uid == 0 && setgroups(0, NULL) < 0)
 		werr_errno(&e, "identity: dropping supplementary groups"), fail(s, &e);
+	/* As root, init still has root's host identity (the maps name the
+	 * agent's only): it becomes the agent, keeping its capabilities in
+	 * the namespace, so that what it makes belongs to the agent and
+	 * nothing of the sandbox ever runs as host root (hostid.h). */
+	if (s->ids.active && caps_become(AGENT_UID, AGENT_GID, &e) < 0)
+		fail(s, &e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
 	/* The network first: it tunes the namespace through the host's /proc,

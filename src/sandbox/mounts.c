@@ -37,23 +37,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* New mount API constants (kept local: glibc and kernel headers clash). */
-#define W_OPEN_TREE_CLONE 1
-#define W_AT_RECURSIVE 0x8000
-#define W_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#define W_MOVE_MOUNT_T_EMPTY_PATH 0x00000040
-#define W_MOUNT_ATTR_RDONLY 0x00000001
-#define W_MOUNT_ATTR_NOSUID 0x00000002
-#define W_MOUNT_ATTR_NODEV 0x00000004
-#define W_MOUNT_ATTR_NOEXEC 0x00000008
+#include "hostid.h"
+#include "mountapi.h"
 
-struct w_mount_attr {
-	uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
-
-#define RO_ATTRS (W_MOUNT_ATTR_RDONLY | W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV)
-#define RW_ATTRS (W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV)
-#define SCRATCH_ATTRS (W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NODEV | W_MOUNT_ATTR_NOEXEC)
+#define RO_ATTRS MOUNT_RO_ATTRS
+#define RW_ATTRS MOUNT_RW_ATTRS
+#define SCRATCH_ATTRS MOUNT_SCRATCH_ATTRS
 
 #define STAGE "/newroot"
 #define MASK_FILE "/.warden/mask-file"
@@ -190,18 +179,20 @@ static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 
 /* Copy the regular file src (a host path under OLD) to `path` on the
  * root tmpfs with mode `mode`; the root becomes read-only at the end. */
-static int copy_to_root(const char *src, const char *path, mode_t mode, struct werr *e)
+static int copy_fd_to_root(int in, const char *name, const char *path, mode_t mode,
+			   struct werr *e)
 {
 	char dst[4200];
 	snprintf(dst, sizeof dst, STAGE "%s", path);
 	if (make_parents(dst, e) < 0)
 		return -1;
-	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (in < 0 || fstat(in, &st) < 0)
-		return werr_errno(e, "mounts: opening %s", src + strlen(OLD));
+	if (fstat(in, &st) < 0)
+		return werr_errno(e, "mounts: %s", name);
 	if (!S_ISREG(st.st_mode))
-		return werr_set(e, EINVAL, "mounts: %s is not a regular file", src + strlen(OLD));
+		return werr_set(e, EINVAL, "mounts: %s is not a regular file", name);
+	if (lseek(in, 0, SEEK_SET) < 0)
+		return werr_errno(e, "mounts: %s", name);
 	_cleanup_close_ int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (out < 0)
 		return werr_errno(e, "mounts: creating %s", path);
@@ -214,6 +205,33 @@ static int copy_to_root(const char *src, const char *path, mode_t mode, struct w
 		left -= n;
 	}
 	return 0;
+}
+
+static int copy_to_root(const char *src, const char *path, mode_t mode, struct werr *e)
+{
+	_cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return werr_errno(e, "mounts: opening %s", src + strlen(OLD));
+	return copy_fd_to_root(in, src + strlen(OLD), path, mode, e);
+}
+
+/* Attach a detached tree the supervisor made (hostid.h) at dst. */
+static int attach_tree(int tree, const char *dst, struct werr *e, const char *what)
+{
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, W_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return werr_errno(e, "mounts: attaching %s", what);
+	return 0;
+}
+
+/* A staging directory holding the detached tree the supervisor made of a
+ * host directory (hostid.h), for an overlay's lower layer; its name in the
+ * staging root, or NULL with errno. */
+static const char *stage_tree(int tree, const char *name)
+{
+	if (mkdir(name, 0755) < 0 ||
+	    syscall(SYS_move_mount, tree, "", AT_FDCWD, name, W_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return NULL;
+	return name;
 }
 
 static const char *const system_dirs[] = {
@@ -248,7 +266,9 @@ static int etc_overlay(const struct sandbox_spec *s, struct werr *e)
 {
 	char src[4200];
 	snprintf(src, sizeof src, OLD "%s", s->etc_cache);
-	if (symlink(src, "etc") < 0 || mkdir("etc.empty", 0555) < 0 ||
+	if (s->ids.active && (s->ids.etc_tree < 0 || !stage_tree(s->ids.etc_tree, "/etc.cache")))
+		return -1;
+	if (symlink(s->ids.active ? "/etc.cache" : src, "etc") < 0 || mkdir("etc.empty", 0555) < 0 ||
 	    mkdir(STAGE "/etc", 0755) < 0)
 		return -1;
 	/* the extra file in a layer of its own, above the cache */
@@ -264,11 +284,13 @@ static int etc_overlay(const struct sandbox_spec *s, struct werr *e)
  * overlay on /.warden/bin, named like /etc's by a staging link, and
  * SANDBOX_SELF_EXE a link to it; -1 when the kernel refuses (the caller
  * copies the binary instead). */
-static int self_overlay(const char *dir)
+static int self_overlay(const struct sandbox_spec *s, const char *dir)
 {
 	char src[4200];
 	snprintf(src, sizeof src, OLD "%s", dir);
-	if (symlink(src, "warden-bin") < 0 || mkdir("warden-bin.empty", 0555) < 0 ||
+	if (s->ids.active && (s->ids.self_tree < 0 || !stage_tree(s->ids.self_tree, "/warden-bin.cache")))
+		return -1;
+	if (symlink(s->ids.active ? "/warden-bin.cache" : src, "warden-bin") < 0 || mkdir("warden-bin.empty", 0555) < 0 ||
 	    mkdir_p(STAGE "/.warden/bin", 0755, NULL) < 0)
 		return -1;
 	if (mount("overlay", STAGE "/.warden/bin", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
@@ -438,13 +460,15 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 				continue;
 			char src[4096];
 			snprintf(src, sizeof src, OLD "%s", pp->path);
+			int tree = s->ids.active ? s->ids.path_trees[i] : -1;
 			struct stat st;
-			if (stat(src, &st) < 0)
+			if (s->ids.active ? tree < 0 || fstat(tree, &st) < 0 : stat(src, &st) < 0)
 				continue; /* a missing extra path is simply not there */
 			char dst[4096];
 			snprintf(dst, sizeof dst, STAGE "%s", pp->path);
 			if (make_mountpoint(dst, S_ISDIR(st.st_mode), e) < 0 ||
-			    bind_path(src, dst, pp->mode == POLICY_RW ? SCRATCH_ATTRS : RO_ATTRS, e) < 0)
+			    (tree >= 0 ? attach_tree(tree, dst, e, pp->path) :
+			     bind_path(src, dst, pp->mode == POLICY_RW ? SCRATCH_ATTRS : RO_ATTRS, e)) < 0)
 				return werr_wrap(e, "%s %s (%s)", pp->mode == POLICY_RW ? "read-write" :
 						 "read-only", pp->path, pp->origin);
 		}
@@ -456,7 +480,9 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			 * plan's pins and protections, cloned from it, inherit
 			 * noexec */
 			uint64_t attrs = RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
-			if (make_mountpoint(dst, true, e) < 0 || bind_path(src, dst, attrs, e) < 0)
+			if (make_mountpoint(dst, true, e) < 0 ||
+			    (s->ids.active ? attach_tree(s->ids.ws_tree, dst, e, "the workspace") :
+			     bind_path(src, dst, attrs, e)) < 0)
 				return werr_wrap(e, "workspace");
 		}
 	}
@@ -520,15 +546,17 @@ static int build_home(const struct sandbox_spec *s, struct werr *e)
 		char src[4096], dst[4096];
 		snprintf(src, sizeof src, OLD "%s", b->src);
 		snprintf(dst, sizeof dst, STAGE AGENT_HOME "/%s", b->name);
-		_cleanup_close_ int fd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int tree = s->ids.active ? s->ids.home_trees[i] : -1;
+		_cleanup_close_ int fd = s->ids.active ? -1 : open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0)
+		if ((tree < 0 && fd < 0) || fstat(tree >= 0 ? tree : fd, &st) < 0)
 			return werr_errno(e, "mounts: agent state %s", b->src);
 		if (b->dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
 			return werr_set(e, ESTALE, "mounts: agent state %s changed kind while the "
 					"sandbox was built", b->src);
 		if (make_mountpoint(dst, b->dir, e) < 0 ||
-		    bind_at(fd, "", AT_FDCWD, dst, SCRATCH_ATTRS, e, dst + strlen(STAGE)) < 0)
+		    (tree >= 0 ? attach_tree(tree, dst, e, dst + strlen(STAGE)) :
+		     bind_at(fd, "", AT_FDCWD, dst, SCRATCH_ATTRS, e, dst + strlen(STAGE))) < 0)
 			return werr_wrap(e, "agent state %s", b->src);
 	}
 	return 0;
@@ -672,7 +700,7 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	/* warden check: its own binary as the probe runner, copied (the
 	 * file that runs, through /proc/self/exe) onto the root tmpfs, which
 	 * becomes read-only: a bind would show the binary's host path. */
-	if (s->self_exe && !(s->self_cache && self_overlay(s->self_cache) == 0) &&
+	if (s->self_exe && !(s->self_cache && self_overlay(s, s->self_cache) == 0) &&
 	    copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0)
 		return werr_wrap(e, "warden's own binary");
 
@@ -684,7 +712,9 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 		snprintf(src, sizeof src, OLD "%s", s->ca_bundle);
 		struct stat st;
 		/* a copy on the root tmpfs: its host path is in warden's cache */
-		if (copy_to_root(src, SANDBOX_CA_BUNDLE, 0444, e) < 0)
+		if ((s->ids.active ? copy_fd_to_root(s->ids.ca_fd, s->ca_bundle, SANDBOX_CA_BUNDLE,
+						     0444, e) :
+		     copy_to_root(src, SANDBOX_CA_BUNDLE, 0444, e)) < 0)
 			return werr_wrap(e, "the session's trust store");
 		if (lstat(STAGE SYSTEM_CA_BUNDLE, &st) == 0 && S_ISREG(st.st_mode) &&
 		    bind_path(STAGE SANDBOX_CA_BUNDLE, STAGE SYSTEM_CA_BUNDLE,

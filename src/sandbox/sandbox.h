@@ -14,6 +14,7 @@
 #include "../net/forward.h"
 #include "../net/proxy.h"
 #include "../policy/policy.h"
+#include "hostid.h"
 #include "phstash.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
@@ -128,6 +129,8 @@ struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
 	gid_t gid;
+	struct hostid ids;          /* as root: the agent's own host uid/gid and init's
+				       mount trees (hostid.h); else not active */
 	char *home;                 /* invoking user's home (host), may be NULL */
 
 	char *workspace;            /* real absolute path */
@@ -262,7 +265,8 @@ void exec_layout_free(struct exec_layout *x);
  * that is no directory, EINVAL a "." or ".." component. */
 int exec_open_dir_beneath(int dirfd, const char *rel, bool make);
 
-/* userns.c (supervisor side): write the child's uid/gid maps. */
+/* userns.c (supervisor side): write the child's uid/gid maps: the agent's
+ * 1000 is uid/gid on the host. */
 int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 #define AGENT_UID 1000
 #define AGENT_GID 1000
@@ -331,6 +335,9 @@ int seccomp_install(const struct sandbox_spec *s, int *notify_fd, struct werr *e
 
 /* caps.c (init) */
 int caps_drop_bounding(struct werr *e);
+/* Become uid/gid (ids in the sandbox's namespace) keeping the
+ * capabilities held there, effective. */
+int caps_become(uid_t uid, gid_t gid, struct werr *e);
 int caps_drop_all(struct werr *e);
 
 /* init.c: the body of sandbox init, PID 1 of the new pid namespace. Never

@@ -8,6 +8,7 @@
 
 void sandbox_spec_free(struct sandbox_spec *s)
 {
+	hostid_release(&s->ids);
 	workspace_cleanup(&s->plan);
 	strv_free(&s->envp);
 	free(s->etc_cache);

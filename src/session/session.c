@@ -251,7 +251,8 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
-		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec) }), e);
+		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec),
+		.host_id = hostid_to_json(&s->ids) }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -443,6 +444,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
+	/* As root: the agent's own host identity, never root's (hostid.h). */
+	if (geteuid() == 0 && hostid_acquire(&s->ids, e) < 0)
+		return -1;
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	struct limits_probe probe;
@@ -567,8 +571,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
-		.uid = getuid(), .gid = getgid(), .sync_fd = -1, .etc_lock = -1, .plan.lock_fd = -1,
-		.plan.ws_fd = -1
+		.uid = getuid(), .gid = getgid(), .ids = HOSTID_NONE, .sync_fd = -1, .etc_lock = -1,
+		.plan.lock_fd = -1, .plan.ws_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
 	/* the detector outlives the log it subscribes to (closed first) */

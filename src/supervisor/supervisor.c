@@ -808,8 +808,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * a busy machine). */
 	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0)
 		return -1;
+	/* As root, the host paths init shows, as trees it inherits (hostid.h):
+	 * made after the placeholders, which they include. */
+	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
+		return -1;
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
-	if (start_init(s, sock, init_sock, &c, e) < 0)
+	int started = start_init(s, sock, init_sock, &c, e);
+	hostid_close_trees(&s->ids);
+	if (started < 0)
 		return -1;
 	/* The kill switch (freeze.h): the control socket's freeze, resume and
 	 * kill, and the grace period's hold while frozen; a module of the loop
@@ -825,7 +831,8 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * its identity maps. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		return werr_errno(e, "supervisor: making itself non-dumpable");
-	if (userns_write_maps(c.pid, s->uid, s->gid, e) < 0)
+	if (userns_write_maps(c.pid, s->ids.active ? s->ids.uid : s->uid,
+			      s->ids.active ? s->ids.gid : s->gid, e) < 0)
 		return -1;
 	if (write(sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");

@@ -1,0 +1,351 @@
+/* hostid.c - the session's own host identity when warden runs as root: a
+ * uid/gid taken from a pool under a lock, and the detached, idmapped mount
+ * trees through which init shows host paths to it (hostid.h). */
+#include "hostid.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mountapi.h"
+#include "sandbox.h"
+
+/* ---- pure parts ------------------------------------------------------------ */
+
+int hostid_parse_range(const char *text, uid_t *first, uid_t *last, char *why, size_t wlen)
+{
+	unsigned long long a, b;
+	int n = 0;
+	if (sscanf(text, " %llu - %llu %n", &a, &b, &n) != 2 || text[n] != '\0') {
+		snprintf(why, wlen, "expected \"FIRST-LAST\" (two numbers)");
+		return -1;
+	}
+	if (a < 65536) {
+		snprintf(why, wlen, "%llu is below 65536, where the host's own users are", a);
+		return -1;
+	}
+	if (b < a || b > 2147483646ULL) {
+		snprintf(why, wlen, "the last id must lie between the first and 2147483646");
+		return -1;
+	}
+	if (b - a >= 1u << 20) {
+		snprintf(why, wlen, "more than %u ids", 1u << 20);
+		return -1;
+	}
+	*first = (uid_t)a;
+	*last = (uid_t)b;
+	return 0;
+}
+
+bool hostid_in_sub_ranges(const char *text, uid_t id)
+{
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchrnul(l, '\n');
+		const char *c1 = memchr(l, ':', (size_t)(nl - l));
+		unsigned long long start, count;
+		int n = 0;
+		if (c1 && sscanf(c1 + 1, "%llu:%llu%n", &start, &count, &n) == 2 &&
+		    c1 + 1 + n <= nl && id >= start && id - start < count)
+			return true;
+		l = *nl ? nl + 1 : nl;
+	}
+	return false;
+}
+
+/* ---- the pool ---------------------------------------------------------------- */
+
+int hostid_range(uid_t *first, uid_t *last, struct werr *e)
+{
+	*first = HOSTID_DEFAULT_FIRST;
+	*last = HOSTID_DEFAULT_LAST;
+	_cleanup_close_ int fd = open(HOSTID_CONFIG, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	char buf[128] = "";
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return werr_errno(e, "host identities: %s", HOSTID_CONFIG);
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+		return werr_set(e, EPERM, "host identities: %s must be a regular file owned by root "
+				"and writable by root only", HOSTID_CONFIG);
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	if (n < 0)
+		return werr_errno(e, "host identities: reading %s", HOSTID_CONFIG);
+	buf[n] = '\0';
+	char why[160];
+	if (hostid_parse_range(buf, first, last, why, sizeof why) < 0)
+		return werr_set(e, EINVAL, "host identities: %s: %s", HOSTID_CONFIG, why);
+	return 0;
+}
+
+/* Has the host given id to someone (passwd, group, a subordinate range)? */
+static bool id_taken(uid_t id, const char *subuid, const char *subgid)
+{
+	return getpwuid(id) || getgrgid((gid_t)id) || (subuid && hostid_in_sub_ranges(subuid, id)) ||
+	       (subgid && hostid_in_sub_ranges(subgid, id));
+}
+
+int hostid_acquire(struct hostid *h, struct werr *e)
+{
+	uid_t first, last;
+	if (hostid_range(&first, &last, e) < 0)
+		return -1;
+	if (mkdir_p(HOSTID_LOCK_DIR, 0700, NULL) < 0)
+		return werr_errno(e, "host identities: making %s", HOSTID_LOCK_DIR);
+	_cleanup_close_ int dir = open(HOSTID_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (dir < 0 || fstat(dir, &st) < 0)
+		return werr_errno(e, "host identities: opening %s", HOSTID_LOCK_DIR);
+	if (st.st_uid != 0 || (st.st_mode & 022))
+		return werr_set(e, EPERM, "host identities: %s must be owned by root and writable "
+				"by root only", HOSTID_LOCK_DIR);
+	_cleanup_free_ char *subuid = read_text_file("/etc/subuid");
+	_cleanup_free_ char *subgid = read_text_file("/etc/subgid");
+	for (uid_t id = first;; id++) {
+		if (!id_taken(id, subuid, subgid)) {
+			char name[16];
+			snprintf(name, sizeof name, "%u", (unsigned)id);
+			int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+			if (fd < 0)
+				return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name);
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+				h->active = true;
+				h->uid = id;
+				h->gid = (gid_t)id;
+				h->lock_fd = fd;
+				return 0;
+			}
+			int err = errno;
+			close(fd);
+			if (err != EWOULDBLOCK)
+				return werr_set(e, err, "host identities: locking %s/%s: %s",
+						HOSTID_LOCK_DIR, name, strerror(err));
+		}
+		if (id == last)
+			break;
+	}
+	return werr_set(e, EAGAIN, "host identities: all of %u-%u are in use (sessions running, "
+			"or given to users); widen the range in %s", (unsigned)first, (unsigned)last,
+			HOSTID_CONFIG);
+}
+
+/* ---- the trees -------------------------------------------------------------- */
+
+/* A user namespace whose maps say owner -> the session's ids: an idmapped
+ * mount through it shows the owner's files as the agent's, and stores the
+ * agent's new files as the owner's. */
+static int idmap_userns(const struct hostid *h, uid_t ouid, gid_t ogid, struct werr *e)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return werr_errno(e, "host identities: pipe");
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return werr_errno(e, "host identities: fork");
+	}
+	if (pid == 0) {
+		close(p[1]);
+		char c;
+		if (unshare(CLONE_NEWUSER) < 0)
+			_exit(1);
+		(void)!read(p[0], &c, 1); /* until the parent is done with us */
+		_exit(0);
+	}
+	close(p[0]);
+	int fd = -1;
+	char path[64], map[64];
+	/* the child's unshare has happened once its ns link differs from ours */
+	for (int tries = 0; tries < 2000; tries++) {
+		struct stat a, b;
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino != b.st_ino)
+			break;
+		usleep(100);
+	}
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)ouid, (unsigned)h->uid);
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	int r = write_file(path, map);
+	if (r == 0) {
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)ogid, (unsigned)h->gid);
+		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+		r = write_file(path, map);
+	}
+	if (r == 0) {
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	int err = errno;
+	close(p[1]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (fd < 0)
+		return werr_set(e, err, "host identities: the idmap namespace for owner %u: %s",
+				(unsigned)ouid, strerror(err));
+	return fd;
+}
+
+/* One idmap namespace per owner met (a session seldom meets more than
+ * two). */
+struct owners {
+	uid_t uid[8];
+	gid_t gid[8];
+	int fd[8];
+	size_t n;
+};
+
+static void owners_close(struct owners *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		close(o->fd[i]);
+	o->n = 0;
+}
+
+static int owner_ns(struct owners *o, const struct hostid *h, uid_t uid, gid_t gid, struct werr *e)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->uid[i] == uid && o->gid[i] == gid)
+			return o->fd[i];
+	if (o->n == ARRAY_LEN(o->fd))
+		return werr_set(e, E2BIG, "host identities: paths of more than %zu owners",
+				ARRAY_LEN(o->fd));
+	int fd = idmap_userns(h, uid, gid, e);
+	if (fd < 0)
+		return -1;
+	o->uid[o->n] = uid;
+	o->gid[o->n] = gid;
+	o->fd[o->n++] = fd;
+	return fd;
+}
+
+/* A detached copy of the mount tree at path with attrs set, idmapped to
+ * the path's owner when idmap; -1 with e set, or -2 (errno ENOENT) when
+ * path does not exist. */
+static int tree(struct owners *o, const struct hostid *h, const char *path, uint64_t attrs,
+		bool idmap, struct werr *e)
+{
+	_cleanup_close_ int t = (int)syscall(SYS_open_tree, AT_FDCWD, path,
+		W_OPEN_TREE_CLONE | O_CLOEXEC | W_AT_RECURSIVE);
+	if (t < 0 && errno == ENOENT)
+		return -2;
+	if (t < 0)
+		return werr_errno(e, "host identities: cloning the mounts at %s", path);
+	struct w_mount_attr a = { .attr_set = attrs };
+	if (idmap) {
+		struct stat st;
+		if (fstat(t, &st) < 0)
+			return werr_errno(e, "host identities: %s", path);
+		int ns = owner_ns(o, h, st.st_uid, st.st_gid, e);
+		if (ns < 0)
+			return -1;
+		a.attr_set |= W_MOUNT_ATTR_IDMAP;
+		a.userns_fd = (uint64_t)ns;
+	}
+	if (a.attr_set && syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | W_AT_RECURSIVE, &a,
+				  sizeof a) < 0)
+		return werr_errno(e, "host identities: %s %s", idmap ? "idmapping the mount of" :
+				  "setting the attributes of the mount of", path);
+	return steal_fd(&t);
+}
+
+int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
+{
+	struct owners o = { .n = 0 };
+	int r = -1;
+	const struct policy *p = s->policy;
+	h->path_trees = xcalloc(p->npaths ? p->npaths : 1, sizeof *h->path_trees);
+	h->npaths = p->npaths;
+	for (size_t i = 0; i < h->npaths; i++)
+		h->path_trees[i] = -1;
+	h->home_trees = xcalloc(s->nhome_binds ? s->nhome_binds : 1, sizeof *h->home_trees);
+	h->nhome = s->nhome_binds;
+	for (size_t i = 0; i < h->nhome; i++)
+		h->home_trees[i] = -1;
+
+	uint64_t ws_attrs = MOUNT_RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
+	if ((h->ws_tree = tree(&o, h, s->workspace, ws_attrs, true, e)) < 0) {
+		if (h->ws_tree == -2)
+			werr_set(e, ENOENT, "host identities: the workspace %s is gone", s->workspace);
+		h->ws_tree = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < h->npaths; i++) {
+		const struct policy_path *pp = &p->paths[i];
+		if (strcmp(pp->path, s->workspace) == 0)
+			continue;
+		int t = tree(&o, h, pp->path, pp->mode == POLICY_RW ? MOUNT_SCRATCH_ATTRS :
+			     MOUNT_RO_ATTRS, true, e);
+		if (t == -1)
+			goto out;
+		h->path_trees[i] = t; /* -2: missing, simply not there */
+	}
+	for (size_t i = 0; i < h->nhome; i++) {
+		int t = tree(&o, h, s->home_binds[i].src, MOUNT_SCRATCH_ATTRS, true, e);
+		if (t < 0) {
+			if (t == -2)
+				werr_set(e, ENOENT, "host identities: agent state %s is gone",
+					 s->home_binds[i].src);
+			goto out;
+		}
+		h->home_trees[i] = t;
+	}
+	if (s->etc_cache && (h->etc_tree = tree(&o, h, s->etc_cache, 0, false, e)) == -1)
+		goto out;
+	if (s->self_cache && (h->self_tree = tree(&o, h, s->self_cache, 0, false, e)) == -1)
+		goto out;
+	if (s->ca_bundle && (h->ca_fd = open(s->ca_bundle, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		werr_errno(e, "host identities: the session's trust store %s", s->ca_bundle);
+		goto out;
+	}
+	r = 0;
+out:
+	owners_close(&o);
+	return r;
+}
+
+static void closefd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void hostid_close_trees(struct hostid *h)
+{
+	closefd(&h->ws_tree);
+	for (size_t i = 0; h->path_trees && i < h->npaths; i++)
+		closefd(&h->path_trees[i]);
+	for (size_t i = 0; h->home_trees && i < h->nhome; i++)
+		closefd(&h->home_trees[i]);
+	closefd(&h->etc_tree);
+	closefd(&h->self_tree);
+	closefd(&h->ca_fd);
+}
+
+void hostid_release(struct hostid *h)
+{
+	hostid_close_trees(h);
+	free(h->path_trees);
+	free(h->home_trees);
+	h->path_trees = h->home_trees = NULL;
+	closefd(&h->lock_fd);
+	h->active = false;
+}
+
+json_t *hostid_to_json(const struct hostid *h)
+{
+	if (!h->active)
+		return NULL;
+	return json_pack("{s:I,s:I}", "uid", (json_int_t)h->uid, "gid", (json_int_t)h->gid);
+}

@@ -1,0 +1,83 @@
+/* hostid.h - as root, a host identity of the session's own: the agent's
+ * uid/gid 1000 inside maps to an unused host uid/gid from a pool (never to
+ * root), held for the session by a lock that the kernel releases when
+ * warden ends however it ends; and the host paths the sandbox shows
+ * (workspace, profile paths, agent state) handed to init as detached mount
+ * trees made on the host side, idmapped so that what the agent creates there
+ * belongs to each path's owner, as it does when an unprivileged user runs
+ * warden.
+ *
+ * The pool: uids (and the same gids) FIRST..LAST from /etc/warden/host-ids
+ * ("FIRST-LAST", one line), else 2080374784-2080440319 (0x7C000000 and the
+ * 65,535 after it: above the ranges systemd and the usual /etc/subuid
+ * allocations use). A uid that has a passwd or group entry, or lies in a
+ * range of /etc/subuid or /etc/subgid, is skipped. The lock of uid N is a
+ * flock on /run/warden/ids/N, held by the supervisor from before the
+ * sandbox exists until it is gone; a session takes the lowest free one.
+ *
+ * Unprivileged runs are unchanged: the invoking user is mapped, and the
+ * kernel offers no idmapped mounts without root. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+
+#define HOSTID_DEFAULT_FIRST 2080374784u
+#define HOSTID_DEFAULT_LAST (HOSTID_DEFAULT_FIRST + 65535u)
+#define HOSTID_CONFIG "/etc/warden/host-ids"
+#define HOSTID_LOCK_DIR "/run/warden/ids"
+
+struct sandbox_spec;
+
+struct hostid {
+	bool active;           /* root: the session has one */
+	uid_t uid;             /* on the host */
+	gid_t gid;
+	int lock_fd;           /* the pool's lock, or -1 */
+	/* detached mount trees for init (O_CLOEXEC; init inherits them across
+	 * clone and moves them into place), -1 where none */
+	int ws_tree;           /* the workspace, idmapped to its owner */
+	int *path_trees;       /* per policy path */
+	size_t npaths;
+	int *home_trees;       /* per agent state bind */
+	size_t nhome;
+	int etc_tree;          /* the cached /etc (plain) */
+	int self_tree;         /* the cached copy of warden's binary (plain) */
+	int ca_fd;             /* the session's trust store, opened for reading */
+};
+
+#define HOSTID_NONE ((struct hostid){ .lock_fd = -1, .ws_tree = -1, .etc_tree = -1, \
+				      .self_tree = -1, .ca_fd = -1 })
+
+/* The pool's range: from HOSTID_CONFIG when it exists (an unreadable or
+ * malformed one is an error), else the default. */
+int hostid_range(uid_t *first, uid_t *last, struct werr *e);
+
+/* Take the lowest free identity of the pool (root only). */
+int hostid_acquire(struct hostid *h, struct werr *e);
+
+/* Make init's trees from the spec (supervisor side, before the clone). */
+int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e);
+
+/* Close the trees (after the clone: init has its copies). */
+void hostid_close_trees(struct hostid *h);
+
+/* Close everything and give the identity back to the pool. */
+void hostid_release(struct hostid *h);
+
+/* {"uid": N, "gid": N} for session.start, or NULL when not active. */
+json_t *hostid_to_json(const struct hostid *h);
+
+/* --- pure parts, unit tested ---------------------------------------------- */
+
+/* "FIRST-LAST" (spaces and a final newline allowed): 0 and the range, or
+ * -1 with why (FIRST below 65536, LAST below FIRST or above 2^31-2, more
+ * than 2^20 ids, not two numbers). */
+int hostid_parse_range(const char *text, uid_t *first, uid_t *last, char *why, size_t wlen);
+
+/* Does id lie in a range of /etc/subuid-format text ("name:start:count"
+ * lines)? */
+bool hostid_in_sub_ranges(const char *text, uid_t id);
