@@ -224,6 +224,11 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * nothing of the sandbox ever runs as host root (hostid.h). */
 	if (s->ids.active && caps_become(AGENT_UID, AGENT_GID, &e) < 0)
 		fail(s, &e);
+	/* a change of identity clears the parent-death signal: armed again
+	 * (should the supervisor have died meanwhile, init's next read of the
+	 * socket ends it) */
+	if (s->ids.active && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		werr_errno(&e, "lifetime: PR_SET_PDEATHSIG"), fail(s, &e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
 	/* The network first: it tunes the namespace through the host's /proc,
@@ -231,6 +236,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	int hook_l = -1;
 	if (net_lo_up(&e) < 0 || mounts_build(s, &hook_l, &e) < 0)
 		fail(s, &e);
+	hostid_close_trees(&s->ids); /* attached now */
 	/* The decoys, into the home tmpfs before anything of the agent runs;
 	 * one that cannot be placed is the supervisor's to tell. */
 	unsigned canary_placed = 0;

@@ -277,6 +277,8 @@ void limits_probe(struct limits_probe *p)
 	p->root = geteuid() == 0;
 	char v2[512], v2why[400] = "";
 	bool have_v2 = v2_parent(p->root, v2, sizeof v2, v2why, sizeof v2why);
+	if (have_v2)
+		snprintf(p->v2, sizeof p->v2, "%s", v2);
 	_cleanup_free_ char *ctls = NULL;
 	if (have_v2) {
 		char path[600];
@@ -518,6 +520,21 @@ void limits_create(struct limits *l, const char *session)
 			give_up(l, i, what, errno);
 		}
 	}
+	/* a v2 cgroup of the session's own, controllers or not */
+	if (l->probe.v2[0] && !limits_cgroup_v2(l)) {
+		bool swept = false;
+		for (int i = 0; i < CTL_COUNT; i++)
+			swept = swept || (ctl_used(l, i) && strcmp(l->probe.ctl[i].parent, l->probe.v2) == 0);
+		if (!swept)
+			sweep_stale(l->probe.v2);
+		char dir[600];
+		snprintf(dir, sizeof dir, "%s/warden-%s", l->probe.v2, session);
+		if (mkdir(dir, 0755) == 0)
+			snprintf(l->core, sizeof l->core, "%s", dir);
+		else
+			wnote("could not make the session's cgroup %s: %s (freeze and kill act "
+			      "by signals)", dir, strerror(errno));
+	}
 }
 
 void limits_notes(const struct limits *l)
@@ -551,6 +568,12 @@ void limits_attach(struct limits *l, pid_t init)
 		enum policy_limit_kind k = ctl_kind[i];
 		if (l->how[k] == HOW_NONE && policy_limit_explicit(&l->policy->limits[k]))
 			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
+	}
+	if (l->core[0] && write_text(l->core, "cgroup.procs", pid) < 0) {
+		wnote("could not move the sandbox into %s: %s (freeze and kill act by "
+		      "signals)", l->core, strerror(errno));
+		rmdir(l->core);
+		l->core[0] = '\0';
 	}
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
 		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
@@ -682,7 +705,7 @@ const char *limits_cgroup_v2(const struct limits *l)
 	for (int i = 0; l && i < CTL_COUNT; i++)
 		if (l->dir[i][0] && l->probe.ctl[i].version == 2)
 			return l->dir[i];
-	return NULL;
+	return l && l->core[0] ? l->core : NULL;
 }
 
 void limits_end(struct limits *l, struct audit *log)
@@ -704,6 +727,9 @@ void limits_end(struct limits *l, struct audit *log)
 	}
 	for (int i = 0; i < CTL_COUNT; i++)
 		l->dir[i][0] = '\0';
+	if (l->core[0])
+		remove_cgroup(l->core);
+	l->core[0] = '\0';
 }
 
 json_t *limits_to_json(const struct limits *l)

@@ -21,7 +21,14 @@
  * hybrid hosts) warden's own cgroup of that controller when it is writable
  * (as root). The session's cgroup "warden-SESSION" is made below it, the
  * sandbox's init is moved into it before it starts anything, and it is
- * removed at the end. Nothing is made when no limit needs a cgroup.
+ * removed at the end.
+ *
+ * Where a cgroup v2 is usable but no limit puts a controller there (a
+ * hybrid host, whose controllers are bound to v1, or no limit set), the
+ * session still gets a v2 cgroup of its own: without controllers it has
+ * what the kernel gives every v2 cgroup, cgroup.freeze and cgroup.kill
+ * (the kill switch, src/supervisor/freeze.h) and an id that scopes the
+ * in-kernel exec checks to the session.
  *
  * Reaching a limit is a `limit` event (kind, limit, detail) when the kernel
  * lets warden see it: the pids.events "max" and memory.events "oom_kill"
@@ -50,6 +57,7 @@ struct limits_cgroup {
  * it makes nothing). */
 struct limits_probe {
 	bool root;         /* euid 0 */
+	char v2[512];      /* the usable cgroup v2 directory, "" none */
 	struct limits_cgroup ctl[CTL_COUNT];
 };
 void limits_probe(struct limits_probe *p);
@@ -71,6 +79,7 @@ struct limits {
 	enum limits_how how[LIMIT_KINDS];
 	char why[LIMIT_KINDS][480];   /* HOW_NONE: why; else by what */
 	char dir[CTL_COUNT][600];     /* the session's cgroup per controller; "" none */
+	char core[600];               /* its v2 cgroup when no controller made one; "" */
 	int fs_fd[2];                 /* O_PATH: the sandbox's /tmp and home; -1 */
 	bool fs_full[2];              /* said full already (said again once freed) */
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
@@ -92,9 +101,9 @@ void limits_notes(const struct limits *l);
  * refuses it is given up (noted when asked for). */
 void limits_attach(struct limits *l, pid_t init);
 
-/* The session's cgroup v2 directory, or NULL when none was made (no limit
- * needs one, or cgroup v1 only): where freeze and kill act on the whole
- * sandbox at once (src/supervisor/freeze.h). */
+/* The session's cgroup v2 directory, or NULL when none was made (no cgroup
+ * v2 usable): where freeze and kill act on the whole sandbox at once
+ * (src/supervisor/freeze.h). */
 const char *limits_cgroup_v2(const struct limits *l);
 
 /* Once init reported ready: the sandbox's /tmp and home (O_PATH fds init
