@@ -7,15 +7,20 @@
  * default) with what enforces it here or why nothing does (limits.h). Exit
  * 0 when the default profile can run here (no FAIL row: user namespaces,
  * Landlock ABI 2+, seccomp with user notification). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
+#include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
 #include "cli.h"
 
@@ -49,7 +54,7 @@ struct row {
 
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
-	check_bpf_lsm;
+	check_bpf_lsm, check_hostid, check_session_cgroup;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -86,6 +91,8 @@ static const struct row rows[] = {
 	  .bad_note = ": any process may trace its user's others",
 	  .fix = "sysctl -w kernel.yama.ptrace_scope=1" },
 	{ .what = "cgroup v2", .check = check_cgroup },
+	{ .what = "session cgroup", .check = check_session_cgroup },
+	{ .what = "host identity", .check = check_hostid },
 	{ .what = "active LSMs", .check = check_lsms },
 	{ .what = "BPF LSM", .check = check_bpf_lsm },
 };
@@ -219,6 +226,64 @@ static void check_cgroup(const struct kernel_features *f, const struct row *r, s
 		    "cgroup enforces)");
 }
 
+static void check_session_cgroup(const struct kernel_features *f, const struct row *r,
+				 struct verdict *v)
+{
+	struct limits_probe p;
+	limits_probe(&p);
+	if (p.v2[0]) {
+		v->status = ST_OK;
+		say(v, "each session gets a cgroup v2 of its own below %s (warden freeze and kill "
+		    "act on it at once)", p.v2);
+	} else {
+		v->status = ST_WARN;
+		say(v, "none usable (%s): warden freeze stops the sandbox's processes by signals, "
+		    "warden kill ends its init", f->cgroup2[0] ? geteuid() == 0 ? "the cgroup v2 "
+		    "hierarchy is not writable" : "not root, and warden does not run in a cgroup "
+		    "systemd delegates to you" : "no cgroup v2 hierarchy");
+	}
+}
+
+/* How many identities of [first, last] are in use: their lock files held. */
+static unsigned hostids_in_use(void)
+{
+	unsigned n = 0;
+	DIR *d = opendir(HOSTID_LOCK_DIR);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "%s/%s", HOSTID_LOCK_DIR, de->d_name);
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void check_hostid(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	if (geteuid() != 0) {
+		v->status = ST_OK;
+		say(v, "the agent is you (uid %u) on the host, as without root it must be",
+		    (unsigned)getuid());
+		return;
+	}
+	uid_t first, last;
+	struct werr e = { 0 };
+	if (hostid_range(&first, &last, &e) < 0) {
+		v->status = ST_FAIL;
+		say(v, "%s", e.msg);
+		return;
+	}
+	v->status = ST_OK;
+	say(v, "each session's agent runs as a uid/gid of its own from %u-%u (%u in use now), "
+	    "never root; the workspace and profile paths idmapped to their owners", (unsigned)first,
+	    (unsigned)last, hostids_in_use());
+}
+
 static void check_lsms(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
 	if (f->lsm_source == LSM_UNKNOWN) {
@@ -259,7 +324,11 @@ static void print_layers(const struct kernel_features *f)
 {
 	int abi = f->landlock_abi;
 	printf("layers warden will put in force:\n");
-	printf("  identity     user namespace: uid 1000 agent, no groups, empty home\n");
+	if (geteuid() == 0)
+		printf("  identity     user namespace: uid 1000 agent, a host uid of the session's own "
+		       "(never root), no groups, empty home\n");
+	else
+		printf("  identity     user namespace: uid 1000 agent, no groups, empty home\n");
 	printf("  filesystem   mount namespace built from nothing; Landlock ABI %d as a second wall\n", abi);
 	printf("  processes    pid namespace, seccomp filter, no_new_privs, no capabilities%s\n",
 	       abi >= 6 ? ", Landlock signal and abstract socket scopes" : "");
