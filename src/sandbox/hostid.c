@@ -300,9 +300,11 @@ int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
 		}
 		h->home_trees[i] = t;
 	}
-	if (s->etc_cache && (h->etc_tree = tree(&o, h, s->etc_cache, 0, false, e)) == -1)
+	/* the caches idmapped too: they are the invoking user's, made under
+	 * whatever umask it had, and init (the agent now) reads them as it */
+	if (s->etc_cache && (h->etc_tree = tree(&o, h, s->etc_cache, 0, true, e)) == -1)
 		goto out;
-	if (s->self_cache && (h->self_tree = tree(&o, h, s->self_cache, 0, false, e)) == -1)
+	if (s->self_cache && (h->self_tree = tree(&o, h, s->self_cache, 0, true, e)) == -1)
 		goto out;
 	if (s->ca_bundle && (h->ca_fd = open(s->ca_bundle, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		werr_errno(e, "host identities: the session's trust store %s", s->ca_bundle);

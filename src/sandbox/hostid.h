@@ -44,8 +44,8 @@ struct hostid {
 	size_t npaths;
 	int *home_trees;       /* per agent state bind */
 	size_t nhome;
-	int etc_tree;          /* the cached /etc (plain) */
-	int self_tree;         /* the cached copy of warden's binary (plain) */
+	int etc_tree;          /* the cached /etc (idmapped to its owner) */
+	int self_tree;         /* the cached copy of warden's binary (idmapped) */
 	int ca_fd;             /* the session's trust store, opened for reading */
 };
 
