@@ -265,10 +265,11 @@ static unsigned hostids_in_use(void)
 
 static void check_hostid(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
-	if (geteuid() != 0) {
+	if (!hostid_wanted()) {
 		v->status = ST_OK;
-		say(v, "the agent is you (uid %u) on the host, as without root it must be",
-		    (unsigned)getuid());
+		say(v, "the agent is you (uid %u) on the host, as without root it must be%s",
+		    (unsigned)getuid(), geteuid() == 0 ? " (root of a user namespace, not of the "
+		    "host)" : "");
 		return;
 	}
 	uid_t first, last;
@@ -324,7 +325,7 @@ static void print_layers(const struct kernel_features *f)
 {
 	int abi = f->landlock_abi;
 	printf("layers warden will put in force:\n");
-	if (geteuid() == 0)
+	if (hostid_wanted())
 		printf("  identity     user namespace: uid 1000 agent, a host uid of the session's own "
 		       "(never root), no groups, empty home\n");
 	else

@@ -64,6 +64,15 @@ bool hostid_in_sub_ranges(const char *text, uid_t id)
 
 /* ---- the pool ---------------------------------------------------------------- */
 
+/* The initial user namespace's inode number (PROC_USER_INIT_INO). */
+#define INIT_USERNS_INO 0xEFFFFFFDu
+
+bool hostid_wanted(void)
+{
+	struct stat st;
+	return geteuid() == 0 && stat("/proc/self/ns/user", &st) == 0 && st.st_ino == INIT_USERNS_INO;
+}
+
 int hostid_range(uid_t *first, uid_t *last, struct werr *e)
 {
 	*first = HOSTID_DEFAULT_FIRST;
@@ -239,6 +248,9 @@ static int tree(struct owners *o, const struct hostid *h, const char *path, uint
 		W_OPEN_TREE_CLONE | O_CLOEXEC | W_AT_RECURSIVE);
 	if (t < 0 && errno == ENOENT)
 		return -2;
+	if (t < 0 && errno == EPERM)
+		return werr_errno(e, "host identities: cloning the mounts at %s (root without "
+				  "CAP_SYS_ADMIN, as in a container? run warden as a user there)", path);
 	if (t < 0)
 		return werr_errno(e, "host identities: cloning the mounts at %s", path);
 	struct w_mount_attr a = { .attr_set = attrs };

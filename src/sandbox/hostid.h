@@ -52,6 +52,11 @@ struct hostid {
 #define HOSTID_NONE ((struct hostid){ .lock_fd = -1, .ws_tree = -1, .etc_tree = -1, \
 				      .self_tree = -1, .ca_fd = -1 })
 
+/* Does this session get one? Root of the host: euid 0 in the initial user
+ * namespace (root of a user namespace of its own, `unshare -U -r`, holds
+ * no privilege over the host's mounts and ids: it runs as a user does). */
+bool hostid_wanted(void);
+
 /* The pool's range: from HOSTID_CONFIG when it exists (an unreadable or
  * malformed one is an error), else the default. */
 int hostid_range(uid_t *first, uid_t *last, struct werr *e);

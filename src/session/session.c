@@ -445,7 +445,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 	canary_skip_binds(&ss->canary, s);
 	/* As root: the agent's own host identity, never root's (hostid.h). */
-	if (geteuid() == 0 && hostid_acquire(&s->ids, e) < 0)
+	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
 		return -1;
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
