@@ -375,7 +375,8 @@ static void print_limits(const struct policy *p, const char *profile)
 		}
 	}
 	printf("  reaching one is a `limit` event in the session's log, except a fork refused by "
-	       "RLIMIT_NPROC (only the process that forked sees it) and CPU time (throttled)\n");
+	       "RLIMIT_NPROC (only the process that forked sees it); CPU time is throttled, "
+	       "an event when it starts and at most one a minute after\n");
 }
 
 int cmd_doctor(int argc, char **argv)

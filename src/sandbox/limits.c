@@ -606,7 +606,7 @@ bool limits_watch(struct limits *l, int tmp_fd, int home_fd)
 		any = any || fds[i] >= 0;
 	}
 	for (int i = 0; i < CTL_COUNT; i++)
-		any = any || (ctl_used(l, i) && l->dir[i][0] && i != CTL_CPU);
+		any = any || (ctl_used(l, i) && l->dir[i][0]);
 	return any;
 }
 
@@ -648,10 +648,39 @@ static void check_fs(struct limits *l, int i, struct audit *log)
 	emit(log, k, l->policy->limits[k].value, detail);
 }
 
+/* CPU time is throttled, never refused: a `limit` event when the kernel
+ * first throttles the sandbox, then at most one a minute while it goes on
+ * (nr_throttled of cpu.stat, v1 and v2 alike). */
+static void check_cpu(struct limits *l, struct audit *log)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/cpu.stat", l->dir[CTL_CPU]);
+	_cleanup_free_ char *text = read_text_file(path);
+	unsigned long long n;
+	if (!text || !limits_parse_counter(text, "nr_throttled", &n) || n <= l->seen[CTL_CPU])
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (l->seen[CTL_CPU] && now.tv_sec - l->cpu_said < 60)
+		return;
+	l->seen[CTL_CPU] = n;
+	l->cpu_said = now.tv_sec;
+	char detail[300];
+	say(detail, sizeof detail, "the sandbox used its share of CPU time: the kernel held it "
+		 "back %llu times so far, a tenth of a second each at most (nr_throttled of "
+		 "cpu.stat, cgroup v%d; said again at most once a minute)", n,
+		 l->probe.ctl[CTL_CPU].version);
+	emit(log, LIMIT_CPU, l->policy->limits[LIMIT_CPU].value, detail);
+}
+
 static void check_cgroup(struct limits *l, int i, struct audit *log)
 {
-	if (!ctl_used(l, i) || !l->dir[i][0] || i == CTL_CPU)
+	if (!ctl_used(l, i) || !l->dir[i][0])
 		return;
+	if (i == CTL_CPU) {
+		check_cpu(l, log);
+		return;
+	}
 	int version = l->probe.ctl[i].version;
 	const char *file = i == CTL_PIDS ? "pids.events" : version == 2 ? "memory.events"
 									: "memory.oom_control";

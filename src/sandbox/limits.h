@@ -35,7 +35,9 @@
  * counters of the session's cgroup, and a tmpfs with no free block or inode
  * (statfs). Both are read every second while the sandbox runs and at its
  * end. A fork refused by RLIMIT_NPROC is seen only by the process that made
- * it (EAGAIN). CPU time is throttled, never refused: no event. */
+ * it (EAGAIN). CPU time is throttled, never refused: the first throttling
+ * (cpu.stat nr_throttled) is an event, and then one a minute at most while
+ * it goes on. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
@@ -83,6 +85,7 @@ struct limits {
 	int fs_fd[2];                 /* O_PATH: the sandbox's /tmp and home; -1 */
 	bool fs_full[2];              /* said full already (said again once freed) */
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
+	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
 };
 
 /* Decide how each of p's limits is enforced with what probe offers. */

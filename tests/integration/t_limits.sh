@@ -223,6 +223,10 @@ test_limits_memory_cpu() {
 		if [[ -z $t ]] || ! awk -v t="$t" 'BEGIN { exit !(t < 1.0) }'; then
 			fail "2 s of busy loop used ${t:-?}s of CPU under limit cpu 0.25: $(excerpt "$OUT")"
 		fi
+		# throttled: one event (then at most one a minute)
+		local n
+		n=$(limits_events cpu | grep -cF 'nr_throttled')
+		[[ $n == 1 ]] || fail "$n limit events of kind cpu for a 2 s busy loop at limit cpu 0.25 (want 1): $(limits_events cpu)"
 	fi
 }
 
