@@ -39,6 +39,7 @@ struct journald {
 	struct bytebuf buf;      /* the entry being sent */
 	struct pending q[JOURNALD_QUEUE_MAX]; /* a ring: q[qhead], ... qn of them */
 	size_t qhead, qn;
+	bool stalled;            /* a flush waited its time out: the next ones do not wait */
 };
 
 /* ---- the encoding ------------------------------------------------------ */
@@ -476,14 +477,18 @@ void journald_flush(struct journald *j, int timeout_ms)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (j->stalled)
+		timeout_ms = 0;
 	while (flush_queue(j) == EAGAIN) {
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 +
 					  (t.tv_nsec - t0.tv_nsec) / 1000000);
 		struct pollfd pfd = { .fd = j->fd, .events = POLLOUT };
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
+			j->stalled = timeout_ms > 0;
 			break;
+		}
 	}
 }
 

@@ -72,7 +72,8 @@ int journald_open(struct journald **out, const char *path, struct werr *e);
 void journald_attach(struct journald *j, struct audit *a);
 
 /* Send what waits for room in journald's queue, waiting for it up to
- * timeout_ms: the end of a session, before session.end counts them. */
+ * timeout_ms: the end of a session, before session.end counts them. Once a
+ * wait ran out, later flushes do not wait (the end waits once). */
 void journald_flush(struct journald *j, int timeout_ms);
 
 /* {"sent": N, "dropped": N}: the entries sent so far and those lost (new

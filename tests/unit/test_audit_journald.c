@@ -5,7 +5,8 @@
  * out, names that would pass for warden's own), PRIORITY and MESSAGE; then
  * sending to a socket of the test's own standing in for journald: the line
  * hashes of the chain, an entry too large for a datagram in a sealed memfd,
- * a full queue, journald gone and back, the probe's refusals. */
+ * a full queue and the bounded wait at the end, journald gone and back, the
+ * probe's refusals. */
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/audit/audit.h"
@@ -373,6 +375,13 @@ static ssize_t receive(int fd, char **out, bool *memfd)
 	return n;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void sha256_hex_test(const char *buf, size_t len, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -499,6 +508,15 @@ static void test_send(void)
 	      strstr(err, "journald's queue stayed full") && strstr(err, "session.end"));
 	CHECK(err && strchr(err, '\n') == err + strlen(err) - 1); /* one line */
 	free(err);
+	/* the end waits for journald once, a bounded time */
+	double t0 = now_s();
+	journald_flush(j, 100);
+	double t1 = now_s();
+	journald_flush(j, 5000);
+	double t2 = now_s();
+	CHECK(t1 - t0 >= 0.09 && t1 - t0 < 2);
+	CHECK(t2 - t1 < 1);
+	CHECK(journald_dropped(j) == lost);
 	unsigned long want = 3, got = 0;
 	bool order = true;
 	for (int idle = 0; idle < 3;) {
