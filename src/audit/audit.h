@@ -59,6 +59,13 @@ int audit_sync(struct audit *a, struct werr *e);
 /* Path of the session's log file. */
 const char *audit_path(const struct audit *a);
 
+/* The last line written: its SHA-256 (the next line's "prev") and its own
+ * "prev", in hex (AUDIT_PREV_FIRST before any line). A subscriber after the
+ * writer, handed an event, gets that event's line: what ties a copy of the
+ * event elsewhere (journald.h) to its place in the chain. */
+const char *audit_last_line_hash(const struct audit *a);
+const char *audit_last_line_prev(const struct audit *a);
+
 /* fsync and close; NULL is fine. */
 void audit_close(struct audit *a);
 

@@ -382,5 +382,8 @@ struct event ev_session_end(const struct ev_session_end *x)
 	if (j && x->exec)
 		json_object_set(j, "exec", x->exec);
 	json_decref(x->exec);
+	if (j && x->journald)
+		json_object_set(j, "journald", x->journald);
+	json_decref(x->journald);
 	return event_of("session.end", j);
 }

@@ -266,6 +266,8 @@ struct ev_session_end {
 	double duration_ms;
 	json_t *counts;          /* events per kind (stolen) */
 	json_t *exec;            /* the exec pipeline's counts (stolen; NULL: left out) */
+	json_t *journald;        /* `--log journald`: {"sent": N, "dropped": N}, the entries
+				    sent and lost before this one (stolen; NULL: left out) */
 };
 struct event ev_session_end(const struct ev_session_end *x);
 

@@ -33,6 +33,7 @@ struct writer {
 	bool to_syslog;          /* each line also to syslog (journald) */
 	char *path;              /* DIR/SESSION.jsonl */
 	char prev[65];           /* SHA-256 of the last line written (hex) */
+	char last_prev[65];      /* that line's own "prev" */
 	off_t size;              /* bytes of whole lines written */
 	int dirfd;               /* the log's directory (the reserve's too) */
 	bool reserve;            /* the reserve is there (reserve_make) */
@@ -230,6 +231,7 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	}
 	if (w->to_syslog)
 		syslog(strcmp(ev->kind, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
+	memcpy(w->last_prev, w->prev, sizeof w->last_prev);
 	sha256_hex(line, n, w->prev);
 	return 0;
 }
@@ -257,6 +259,7 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 	a->w.path = steal_ptr(&path);
 	reserve_make(&a->w);
 	snprintf(a->w.prev, sizeof a->w.prev, "%s", AUDIT_PREV_FIRST);
+	snprintf(a->w.last_prev, sizeof a->w.last_prev, "%s", AUDIT_PREV_FIRST);
 	a->session = xstrdup(session);
 	a->counts = json_object();
 	if (!a->counts)
@@ -345,6 +348,10 @@ int audit_sync(struct audit *a, struct werr *e)
 }
 
 const char *audit_path(const struct audit *a) { return a->w.path; }
+
+const char *audit_last_line_hash(const struct audit *a) { return a->w.prev; }
+
+const char *audit_last_line_prev(const struct audit *a) { return a->w.last_prev; }
 
 void audit_close(struct audit *a)
 {

@@ -1,7 +1,8 @@
 /* doctor.c - `warden doctor`: what this machine offers the sandbox, as the
  * probe of features.h sees it (kernel, Landlock ABI, seccomp and its user
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
- * Yama, cgroup v2, the active LSMs), one line per row of a table with
+ * Yama, cgroup v2, the active LSMs) and whether the systemd journal listens
+ * (`warden run --log journald`), one line per row of a table with
  * OK/WARN/FAIL and the fix to apply, then the layers warden will put in
  * force, and each limit of the profile (--profile FILE on the built-in
  * default) with what enforces it here or why nothing does (limits.h). Exit
@@ -17,6 +18,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "../audit/journald.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -54,7 +56,7 @@ struct row {
 
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
-	check_bpf_lsm, check_hostid, check_session_cgroup;
+	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -95,6 +97,7 @@ static const struct row rows[] = {
 	{ .what = "host identity", .check = check_hostid },
 	{ .what = "active LSMs", .check = check_lsms },
 	{ .what = "BPF LSM", .check = check_bpf_lsm },
+	{ .what = "journal socket", .check = check_journal },
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -310,6 +313,20 @@ static void check_bpf_lsm(const struct kernel_features *f, const struct row *r, 
 		v->status = ST_WARN;
 		say(v, "not enabled (not used by warden yet)");
 	}
+}
+
+/* Not a wall of the sandbox: whether `--log journald` can be used here. */
+static void check_journal(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	struct werr e = { 0 };
+	if (journald_probe(JOURNALD_SOCKET, &e) == 0) {
+		v->status = ST_OK;
+		say(v, "%s (`warden run --log journald` can use it)", JOURNALD_SOCKET);
+		return;
+	}
+	v->status = ST_WARN;
+	char buf[1200];
+	say(v, "%s; `warden run --log journald` is refused here", werr_str(&e, buf, sizeof buf));
 }
 
 static void print_verdict(const struct verdict *v)

@@ -22,7 +22,10 @@ static const char run_usage[] =
 	"  -e, --env NAME        pass the variable NAME from this environment\n"
 	"  -e, --env NAME=VALUE  set NAME inside (NAME: letters, digits and _, not\n"
 	"                        starting with a digit)\n"
-	"      --log syslog      also send every audit event to syslog (journald)\n"
+	"      --log TARGET      also send every audit event to TARGET: 'syslog' (each\n"
+	"                        JSON line to syslog), 'journald' (a structured entry\n"
+	"                        per event in the systemd journal); both: --log\n"
+	"                        syslog,journald or --log twice\n"
 	"      --allow-net PATTERN  allow a destination through warden's proxy: a host,\n"
 	"                        *.suffix or IP literal, with an optional :port;\n"
 	"                        'PATTERN private': its names may resolve to private\n"
@@ -73,6 +76,27 @@ static bool env_arg_ok(const char *arg)
 	return true;
 }
 
+/* A --log argument: TARGET[,TARGET...], each 'syslog' or 'journald'. Says
+ * why on stderr when it is not one. */
+static bool log_arg(const char *arg, struct session_opts *o)
+{
+	const char *p = arg;
+	do {
+		size_t n = strcspn(p, ",");
+		if (n == strlen("syslog") && strncmp(p, "syslog", n) == 0) {
+			o->log_syslog = true;
+		} else if (n == strlen("journald") && strncmp(p, "journald", n) == 0) {
+			o->log_journald = true;
+		} else {
+			fprintf(stderr, "warden: --log '%.200s': takes syslog, journald or syslog,journald "
+					"(the file log is always written)\n", arg);
+			return false;
+		}
+		p += n;
+	} while (*p++ == ',');
+	return true;
+}
+
 /* Fill o, cli_env and allow_net from the command line. Returns RUN_GO, or
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
@@ -113,11 +137,8 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			break;
 		case 'n': strv_push(allow_net, optarg); break;
 		case 'l':
-			if (strcmp(optarg, "syslog") != 0) {
-				fprintf(stderr, "warden: --log takes 'syslog' (the file log is always written)\n");
+			if (!log_arg(optarg, o))
 				return EXIT_WARDEN;
-			}
-			o->log_syslog = true;
 			break;
 		case 'q': o->summary = false; break;
 		case 'A': o->agent = optarg; break;

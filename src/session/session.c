@@ -18,6 +18,7 @@
 #include "../agents/state.h"
 #include "../net/tls.h"
 #include "../audit/audit.h"
+#include "../audit/journald.h"
 #include "../detect/detect.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
@@ -405,9 +406,13 @@ static void limits_endp(struct limits *l)
 
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
-			   struct sandbox_spec *s, struct detect **det, struct audit **log,
-			   struct summary *sum, int *status, struct werr *e)
+			   struct sandbox_spec *s, struct detect **det, struct journald **jd,
+			   struct audit **log, struct summary *sum, int *status, struct werr *e)
 {
+	/* --log journald: the journal listens, or the session does not start
+	 * (before anything of it is made) */
+	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
+		return werr_wrap(e, "--log journald");
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
@@ -435,6 +440,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
+	if (*jd)
+		journald_attach(*jd, *log);
 	if (sum)
 		summary_attach(sum, *log);
 	detect_attach(*det, *log);
@@ -473,14 +480,18 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
+	/* what waits for journald is sent before session.end counts it */
+	if (*jd)
+		journald_flush(*jd, JOURNALD_END_WAIT_MS);
 	if (r < 0) {
 		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
-			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats }), NULL);
+			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats,
+			.journald = *jd ? journald_stats(*jd) : NULL }), NULL);
 		return -1;
 	}
 	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
 		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log),
-		.exec = exec_stats }), e);
+		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL }), e);
 }
 
 static void audit_closep(struct audit **log)
@@ -577,9 +588,11 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	_cleanup_(summary_free) struct summary sum = { 0 };
 	/* the detector outlives the log it subscribes to (closed first) */
 	_cleanup_(detect_freep) struct detect *det = NULL;
+	/* so does the journal's sender */
+	_cleanup_(journald_freep) struct journald *jd = NULL;
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &det, &log, o->summary ? &sum : NULL,
-				status, e);
+	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &det, &jd, &log,
+				o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	return r;

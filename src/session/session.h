@@ -23,6 +23,7 @@ struct session_opts {
 	bool self_exe;               /* mount warden's own binary at SANDBOX_SELF_EXE */
 	bool no_pty;                 /* never give the command a pty */
 	bool log_syslog;             /* --log syslog: events to syslog too */
+	bool log_journald;           /* --log journald: events to the journal too */
 	bool summary;                /* at the end, list what was refused on stderr */
 	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
 	const char *state_dir;       /* --state DIR; NULL: the agent's default */
