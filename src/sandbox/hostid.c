@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/sched.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -158,31 +159,24 @@ static int idmap_userns(const struct hostid *h, uid_t ouid, gid_t ogid, struct w
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return werr_errno(e, "host identities: pipe");
-	pid_t pid = fork();
+	/* born in its own user namespace (clone3 returns in the child like
+	 * fork), so the maps can be written at once */
+	struct clone_args ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		return werr_errno(e, "host identities: fork");
+		return werr_errno(e, "host identities: a user namespace for an idmapped mount");
 	}
 	if (pid == 0) {
 		close(p[1]);
 		char c;
-		if (unshare(CLONE_NEWUSER) < 0)
-			_exit(1);
 		(void)!read(p[0], &c, 1); /* until the parent is done with us */
 		_exit(0);
 	}
 	close(p[0]);
 	int fd = -1;
 	char path[64], map[64];
-	/* the child's unshare has happened once its ns link differs from ours */
-	for (int tries = 0; tries < 2000; tries++) {
-		struct stat a, b;
-		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
-		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino != b.st_ino)
-			break;
-		usleep(100);
-	}
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)ouid, (unsigned)h->uid);
 	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
 	int r = write_file(path, map);
