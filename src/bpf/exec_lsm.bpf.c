@@ -59,16 +59,13 @@ static __u64 inode_ctime(struct inode *inode)
 {
 	if (bpf_core_field_exists(inode->i_ctime_sec)) {
 		/* the top bit of the nanoseconds says "queried" (multigrain) */
-		__u64 sec = BPF_CORE_READ(inode, i_ctime_sec);
-		__u32 nsec = BPF_CORE_READ(inode, i_ctime_nsec) & 0x7fffffffu;
-		return sec * 1000000000ull + nsec;
+		return inode->i_ctime_sec * 1000000000ull + (inode->i_ctime_nsec & 0x7fffffffu);
 	}
 	struct inode___66 *i66 = (void *)inode;
 	if (bpf_core_field_exists(i66->__i_ctime))
-		return BPF_CORE_READ(i66, __i_ctime.tv_sec) * 1000000000ull +
-		       BPF_CORE_READ(i66, __i_ctime.tv_nsec);
+		return i66->__i_ctime.tv_sec * 1000000000ull + i66->__i_ctime.tv_nsec;
 	struct inode___old *io = (void *)inode;
-	return BPF_CORE_READ(io, i_ctime.tv_sec) * 1000000000ull + BPF_CORE_READ(io, i_ctime.tv_nsec);
+	return io->i_ctime.tv_sec * 1000000000ull + io->i_ctime.tv_nsec;
 }
 
 static bool in_session(void)
@@ -119,11 +116,12 @@ static int check(struct file *file, __u32 hook)
 {
 	if (!in_session())
 		return 0;
-	struct inode *inode = BPF_CORE_READ(file, f_inode);
-	struct exec_lsm_key k = {
-		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
-		.ino = BPF_CORE_READ(inode, i_ino),
-	};
+	/* direct reads (BTF pointers), no bpf_probe_read_kernel: nothing
+	 * here depends on what lockdown allows of it */
+	struct inode *inode = file->f_inode;
+	if (!inode)
+		return -EACCES;
+	struct exec_lsm_key k = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
 	__u64 ctime = inode_ctime(inode);
 	struct exec_lsm_val *v = bpf_map_lookup_elem(&verdicts, &k);
 	if (v && v->ctime == ctime) {

@@ -75,7 +75,8 @@ struct bpfexec {
 	volatile int stop;
 	pthread_t thread;
 	bool started;
-	bool quiet;                   /* the check's records: dropped */
+	struct exec_lsm_key check[2]; /* the start's check files: their refusals dropped */
+	uint64_t check_ms;            /* its round trip through this thread */
 	pthread_mutex_t mu;           /* known, the queue, the counts */
 	struct known known[KNOWN];
 	size_t next_known;
@@ -357,9 +358,12 @@ static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct bpfexec *b = ctx;
-	if (size < sizeof(struct exec_lsm_rec) || b->quiet)
+	if (size < sizeof(struct exec_lsm_rec))
 		return 0;
 	const struct exec_lsm_rec *rec = data;
+	for (int i = 0; i < 2 && rec->kind == EXEC_LSM_REFUSED; i++)
+		if (rec->dev == b->check[i].dev && rec->ino == b->check[i].ino)
+			return 0;
 	if (rec->kind == EXEC_LSM_REQUEST) {
 		pthread_mutex_lock(&b->mu);
 		b->requests++;
@@ -427,20 +431,39 @@ static int cgroup_level(const char *dir)
 	return level;
 }
 
-/* A process of the session's cgroup must be refused a file denied for
- * the check: else the program is attached but the kernel does not run it
- * (BPF is not among its active LSMs). */
+/* A memfd holding one byte (a `ret`), its key into *k. */
+static int check_file(struct exec_lsm_key *k, uint64_t *ctime)
+{
+	int fd = (int)syscall(SYS_memfd_create, "warden-bpf-check", MFD_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || write(fd, "\xc3", 1) != 1 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*k = (struct exec_lsm_key){ .dev = kdev(st.st_dev), .ino = st.st_ino };
+	*ctime = ctime_ns(&st);
+	return fd;
+}
+
+/* The check at the start, by a process of the session's cgroup: a file
+ * denied beforehand must be refused with EPERM (else the program is
+ * attached but the kernel does not run it: BPF is not among its active
+ * LSMs), and a file the kernel knows nothing of must get its verdict from
+ * this module's thread within the kernel's wait (else tasks would wait in
+ * vain: a lone CPU the waiting task does not give up, say). */
 static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, struct werr *e)
 {
-	_cleanup_close_ int mfd = (int)syscall(SYS_memfd_create, "warden-bpf-check", MFD_CLOEXEC);
-	struct stat st;
-	if (mfd < 0 || write(mfd, "\xc3", 1) != 1 || fstat(mfd, &st) < 0)
-		return werr_errno(e, "in-kernel exec enforcement: the check's file");
-	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
-	tell_kernel(b, &k, ctime_ns(&st), true);
+	uint64_t ct[2];
+	_cleanup_close_ int denied = check_file(&b->check[0], &ct[0]);
+	_cleanup_close_ int unknown = check_file(&b->check[1], &ct[1]);
+	if (denied < 0 || unknown < 0)
+		return werr_errno(e, "in-kernel exec enforcement: the check's files");
+	tell_kernel(b, &b->check[0], ct[0], true);
 	int go[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return werr_errno(e, "in-kernel exec enforcement: the check's pipe");
+	uint64_t t0 = now_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(go[0]);
@@ -452,8 +475,14 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(3);
-		void *m = mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, mfd, 0);
-		_exit(m != MAP_FAILED ? 1 : errno == EPERM ? 0 : 2);
+		if (mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, denied, 0) != MAP_FAILED)
+			_exit(1);
+		if (errno != EPERM)
+			_exit(2);
+		if (mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, unknown, 0) != MAP_FAILED ||
+		    errno == EPERM)
+			_exit(0);
+		_exit(errno == EACCES ? 5 : 6);
 	}
 	close(go[0]);
 	char procs[700], num[32];
@@ -470,19 +499,29 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	(void)bpf_map_delete_elem(b->vmap, &k);
+	b->check_ms = (now_ns() - t0) / 1000000u;
+	for (int i = 0; i < 2; i++)
+		(void)bpf_map_delete_elem(b->vmap, &b->check[i]);
 	if (!moved)
 		return werr_set(e, saved, "in-kernel exec enforcement: moving its check into %s", procs);
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 4;
-	if (code == 0)
+	switch (code) {
+	case 0:
 		return 0;
-	if (code == 1) {
+	case 1:
 		*unavailable = true;
 		return werr_set(e, 0, "BPF LSM is not active: the program is attached but the kernel does "
 				"not run it (the kernel's lsm= list lacks bpf)");
+	case 5:
+		return werr_set(e, 0, "in-kernel exec enforcement: a task waiting in the kernel for a "
+				"verdict got none in %d ms (one CPU, and a kernel without preemption?)",
+				WAIT_MS);
+	default:
+		return werr_set(e, 0, "in-kernel exec enforcement: its check failed (%s)",
+				code == 2 ? "a denied file was refused, but not with EPERM"
+				: code == 6 ? "a file unknown to the kernel was refused, but not by a verdict"
+				: "the check did not run");
 	}
-	return werr_set(e, 0, "in-kernel exec enforcement: its check failed (a denied file was not "
-			"refused with EPERM: %s)", code == 2 ? "another error" : "the check did not run");
 }
 
 struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
@@ -494,7 +533,7 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 				"loaded by root)"), NULL;
 	if (!cgroup)
 		return werr_set(e, 0, "in-kernel exec enforcement needs the session's cgroup v2, and "
-				"none was made (no cgroup2 mount?)"), NULL;
+				"none was made for this session"), NULL;
 	int level = cgroup_level(cgroup);
 	struct stat cst;
 	if (level < 0 || stat(cgroup, &cst) < 0)
@@ -544,16 +583,13 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 		werr_errno(e, "in-kernel exec enforcement: registering the session's cgroup");
 		goto fail;
 	}
-	b->quiet = true;
-	if (self_check(b, cgroup, unavailable, e) < 0)
-		goto fail;
-	ring_buffer__consume(b->rb);
-	b->quiet = false;
 	if (pthread_create(&b->thread, NULL, serve, b) != 0) {
 		werr_set(e, errno, "in-kernel exec enforcement: its thread");
 		goto fail;
 	}
 	b->started = true;
+	if (self_check(b, cgroup, unavailable, e) < 0)
+		goto fail;
 	return b;
 fail:
 	bpfexec_free(b);
@@ -657,7 +693,8 @@ json_t *bpfexec_stats(const struct bpfexec *b)
 {
 	struct bpfexec *m = (struct bpfexec *)b;
 	pthread_mutex_lock(&m->mu);
-	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
+	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
+		"check_ms", (json_int_t)b->check_ms,
 		"requests", (json_int_t)b->requests, "allowed", (json_int_t)b->allowed,
 		"denied", (json_int_t)b->denied, "learned", (json_int_t)b->learned,
 		"refused", (json_int_t)b->refused, "timeouts", (json_int_t)b->timeouts,
