@@ -487,6 +487,26 @@ static void sweep_stale(const char *parent)
 	closedir(d);
 }
 
+/* The plain v2 cgroup (struct limits, v2): root, no controller's cgroup
+ * is v2, and the policy has exec rules for the kernel to enforce. Made at
+ * the cgroup2 mount's root; nothing fails when it cannot be. */
+static void create_plain_v2(struct limits *l, const char *session)
+{
+	const struct policy_exec *x = &l->policy->exec;
+	if (!l->probe.root || limits_cgroup_v2(l) || x->kernel == EXEC_KERNEL_OFF ||
+	    (x->kernel == EXEC_KERNEL_AUTO && !x->deny.n && !x->default_deny))
+		return;
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
+	char point[512], root[512];
+	if (!mi || limits_parse_cgroup_mount(mi, NULL, point, sizeof point, root, sizeof root) != 1)
+		return;
+	sweep_stale(point);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/warden-%s", point, session);
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		snprintf(l->v2, sizeof l->v2, "%s", dir);
+}
+
 void limits_create(struct limits *l, const char *session)
 {
 	for (int i = 0; i < CTL_COUNT; i++) {
@@ -518,6 +538,7 @@ void limits_create(struct limits *l, const char *session)
 			give_up(l, i, what, errno);
 		}
 	}
+	create_plain_v2(l, session);
 }
 
 void limits_notes(const struct limits *l)
@@ -552,6 +573,8 @@ void limits_attach(struct limits *l, pid_t init)
 		if (l->how[k] == HOW_NONE && policy_limit_explicit(&l->policy->limits[k]))
 			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
 	}
+	if (l->v2[0] && write_text(l->v2, "cgroup.procs", pid) < 0)
+		wnote("could not move the sandbox into %s: %s", l->v2, strerror(errno));
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
 		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
@@ -682,7 +705,7 @@ const char *limits_cgroup_v2(const struct limits *l)
 	for (int i = 0; l && i < CTL_COUNT; i++)
 		if (l->dir[i][0] && l->probe.ctl[i].version == 2)
 			return l->dir[i];
-	return NULL;
+	return l && l->v2[0] ? l->v2 : NULL;
 }
 
 void limits_end(struct limits *l, struct audit *log)
@@ -704,6 +727,9 @@ void limits_end(struct limits *l, struct audit *log)
 	}
 	for (int i = 0; i < CTL_COUNT; i++)
 		l->dir[i][0] = '\0';
+	if (l->v2[0])
+		remove_cgroup(l->v2);
+	l->v2[0] = '\0';
 }
 
 json_t *limits_to_json(const struct limits *l)

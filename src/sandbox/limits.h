@@ -74,6 +74,11 @@ struct limits {
 	int fs_fd[2];                 /* O_PATH: the sandbox's /tmp and home; -1 */
 	bool fs_full[2];              /* said full already (said again once freed) */
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
+	/* A cgroup v2 of the session's own when no controller's is one: made
+	 * as root for the exec rules in the kernel (src/supervisor/bpfexec.h),
+	 * which find the session's processes by it; "" none. (Stand-in until
+	 * every root session has its v2 cgroup.) */
+	char v2[600];
 };
 
 /* Decide how each of p's limits is enforced with what probe offers. */
