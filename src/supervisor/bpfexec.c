@@ -75,6 +75,7 @@ struct bpfexec {
 	volatile int stop;
 	pthread_t thread;
 	bool started;
+	char cgroup[600];
 	struct exec_lsm_key check[2]; /* the start's check files: their refusals dropped */
 	uint64_t check_ms;            /* its round trip through this thread */
 	pthread_mutex_t mu;           /* known, the queue, the counts */
@@ -546,6 +547,7 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	b->tail = &b->head;
 	pthread_mutex_init(&b->mu, NULL);
 	b->rules = &p->exec;
+	snprintf(b->cgroup, sizeof b->cgroup, "%s", cgroup);
 	b->deny = sorted(&p->exec.deny, &b->ndeny);
 	b->allow = sorted(&p->exec.allow, &b->nallow);
 	b->skel = exec_lsm__open();
@@ -642,6 +644,19 @@ int bpfexec_fd(const struct bpfexec *b)
 	return b->notefd;
 }
 
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
+{
+	char path[700], line[32];
+	snprintf(path, sizeof path, "%s/cgroup.procs", b->cgroup);
+	FILE *f = fopen(path, "re");
+	bool in = false;
+	while (f && !in && fgets(line, sizeof line, f))
+		in = strtol(line, NULL, 10) == (long)pid;
+	if (f)
+		fclose(f);
+	return in;
+}
+
 /* The task's pid in its own pid namespace (the last of NSpid); -1. */
 static long inner_pid(unsigned pid)
 {
@@ -720,6 +735,11 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 
 void bpfexec_free(struct bpfexec *b)
 {
+}
+
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
+{
+	return false;
 }
 
 void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,

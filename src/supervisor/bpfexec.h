@@ -43,6 +43,9 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 			    struct werr *e);
 void bpfexec_free(struct bpfexec *b);
 
+/* Is process pid in the session's cgroup (where the kernel enforces)? */
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid);
+
 /* A verdict learned elsewhere (execs.h hashed the file for an exec): st as
  * fstat gave it, hex its SHA-256, immutable and resolved as execs.h found
  * them; decided with the same rules and told the kernel, so that it need

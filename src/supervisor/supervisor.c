@@ -896,6 +896,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * more), and init would wait for it before its first step. */
 	if (init_running(sock) && s->limits)
 		limits_attach(s->limits, c.pid);
+	/* The kernel enforces the exec rules on the session's cgroup: init
+	 * must be in it before it forks anything. */
+	if (bx && !bpfexec_holds(bx, c.pid))
+		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
+				"cgroup %s", limits_cgroup_v2(s->limits));
 	/* (init may have failed meanwhile: its message, read next, says why) */
 	(void)!send(sock, "c", 1, MSG_NOSIGNAL);
 
