@@ -5,7 +5,8 @@
  * kernel cannot hash a file, so the verdict is userspace's (bpfexec.c),
  * kept per file (device, inode) and valid while the file's ctime stays the
  * same. A file with no verdict is sent up as a request and the task waits,
- * a bounded time, for the answer; none in time is a refusal (fail closed).
+ * a bounded time, for the answer; none in time is a refusal (fail closed),
+ * and so is a request while as many tasks wait as there are spare CPUs.
  * Every refusal is sent up too. */
 #include "vmlinux.h"
 
@@ -26,6 +27,10 @@ char LICENSE[] SEC("license") = "GPL";
  * hierarchy, and how long a task waits for a verdict. */
 const volatile __u32 session_level = 0;
 const volatile __u64 wait_ns = 50000000;
+/* How many tasks may wait at once: the wait spins (on a kernel without
+ * preemption it keeps its CPU), and the thread that answers needs one. */
+const volatile __u32 max_waiters = 1;
+__u32 waiters = 0;
 
 /* v2 cgroup id -> 1: the sessions enforced */
 struct {
@@ -135,8 +140,15 @@ static int check(struct file *file, __u32 hook)
 		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_NOROOM, &k, ctime);
 		return -EACCES;
 	}
+	if (__sync_fetch_and_add(&waiters, 1) >= max_waiters) {
+		__sync_fetch_and_add(&waiters, -1);
+		/* the request went up: the next try finds its verdict */
+		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_BUSY, &k, ctime);
+		return -EACCES;
+	}
 	struct wait_ctx w = { .key = k, .ctime = ctime, .deadline = bpf_ktime_get_ns() + wait_ns };
 	bpf_loop(WAIT_ITERATIONS, wait_one, &w, 0);
+	__sync_fetch_and_add(&waiters, -1);
 	if (w.verdict == EXEC_LSM_ALLOW)
 		return 0;
 	send(file, EXEC_LSM_REFUSED, hook, w.verdict == EXEC_LSM_DENY ? EXEC_LSM_RULE : EXEC_LSM_TIMEOUT,

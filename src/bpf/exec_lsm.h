@@ -32,6 +32,7 @@ enum exec_lsm_reason {
 	EXEC_LSM_RULE = 0,    /* the verdict said deny */
 	EXEC_LSM_TIMEOUT = 1, /* no verdict in time */
 	EXEC_LSM_NOROOM = 2,  /* the request could not be sent */
+	EXEC_LSM_BUSY = 3,    /* as many tasks already wait as may (a spare CPU each) */
 };
 
 /* A request for a verdict, or a refusal, as the program sends it up. */

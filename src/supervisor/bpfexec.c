@@ -346,6 +346,9 @@ static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
 			 r->why[0] ? "; " : "", WAIT_MS);
 	else if (rec->reason == EXEC_LSM_NOROOM)
 		snprintf(r->why, sizeof r->why, "the request could not be sent (the ring buffer is full)");
+	else if (rec->reason == EXEC_LSM_BUSY)
+		snprintf(r->why, sizeof r->why, "as many processes were waiting for a verdict as may (one "
+			 "per spare CPU); the next try finds it");
 	b->refused++;
 	if (rec->reason != EXEC_LSM_RULE)
 		b->timeouts++;
@@ -557,6 +560,8 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	}
 	b->skel->rodata->session_level = (__u32)level;
 	b->skel->rodata->wait_ns = WAIT_MS * 1000000ull;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	b->skel->rodata->max_waiters = cpus > 2 ? (__u32)cpus - 1 : 1;
 	int err = exec_lsm__load(b->skel);
 	if (err) {
 		*unavailable = err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOTSUPP;
