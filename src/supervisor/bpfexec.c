@@ -528,6 +528,61 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	}
 }
 
+/* A kernel that refuses BPF LSM programs refuses them until it reboots:
+ * said once per boot in REFUSED_CACHE ("BOOT_ID ERRNO"), so that each root
+ * session need not try again (a try costs a tenth of a second: the
+ * kernel's types read for CO-RE). */
+#define REFUSED_DIR "/run/warden"
+#define REFUSED_CACHE REFUSED_DIR "/exec-kernel-refused"
+
+static bool boot_id(char *out, size_t len)
+{
+	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, out, len - 1);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return true;
+}
+
+/* The errno this boot's kernel refused the program with; 0: not known. */
+static int refused_before(void)
+{
+	char id[64], line[128];
+	if (!boot_id(id, sizeof id))
+		return 0;
+	_cleanup_close_ int fd = open(REFUSED_CACHE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	ssize_t n = fd < 0 || fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 022) ? -1
+		    : read(fd, line, sizeof line - 1);
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	size_t idlen = strlen(id);
+	if (strncmp(line, id, idlen) != 0 || line[idlen] != ' ')
+		return 0;
+	int err = atoi(line + idlen + 1);
+	return err > 0 ? err : 0;
+}
+
+static void remember_refused(int err)
+{
+	char id[64], line[128], tmp[64];
+	if (!boot_id(id, sizeof id) || (mkdir(REFUSED_DIR, 0700) < 0 && errno != EEXIST))
+		return;
+	struct stat st;
+	if (lstat(REFUSED_DIR, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+		return;
+	snprintf(tmp, sizeof tmp, "%s.%d", REFUSED_CACHE, (int)getpid());
+	int len = snprintf(line, sizeof line, "%s %d\n", id, err);
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)len) != len || rename(tmp, REFUSED_CACHE) < 0)
+		unlink(tmp);
+}
+
 struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
 			    struct werr *e)
 {
@@ -543,6 +598,10 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	if (level < 0 || stat(cgroup, &cst) < 0)
 		return werr_set(e, errno, "in-kernel exec enforcement: %s is not a cgroup v2 directory",
 				cgroup), NULL;
+	int refused = refused_before();
+	if (refused)
+		return werr_set(e, refused, "this kernel refuses BPF LSM programs (loading warden's, "
+				"tried before since it booted)"), NULL;
 	*unavailable = false;
 	libbpf_set_print(quiet_print);
 	struct bpfexec *b = xcalloc(1, sizeof *b);
@@ -565,6 +624,8 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	int err = exec_lsm__load(b->skel);
 	if (err) {
 		*unavailable = err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOTSUPP;
+		if (*unavailable)
+			remember_refused(-err);
 		werr_set(e, -err, *unavailable ? "this kernel refuses BPF LSM programs (loading warden's)"
 			 : "in-kernel exec enforcement: loading its BPF LSM program");
 		goto fail;
