@@ -117,7 +117,13 @@ static long wait_one(__u64 i, void *arg)
 	return bpf_ktime_get_ns() > w->deadline;
 }
 
-static int check(struct file *file, __u32 hook)
+/* Does a verdict let it run? script: a #! file exec'd by name. */
+static bool allows(__u32 verdict, bool script)
+{
+	return verdict == EXEC_LSM_ALLOW || (script && verdict == EXEC_LSM_DENY_CODE);
+}
+
+static int check(struct file *file, __u32 hook, bool script)
 {
 	if (!in_session())
 		return 0;
@@ -130,7 +136,7 @@ static int check(struct file *file, __u32 hook)
 	__u64 ctime = inode_ctime(inode);
 	struct exec_lsm_val *v = bpf_map_lookup_elem(&verdicts, &k);
 	if (v && v->ctime == ctime) {
-		if (v->verdict == EXEC_LSM_ALLOW)
+		if (allows(v->verdict, script))
 			return 0;
 		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_RULE, &k, ctime);
 		return -EPERM;
@@ -149,11 +155,10 @@ static int check(struct file *file, __u32 hook)
 	struct wait_ctx w = { .key = k, .ctime = ctime, .deadline = bpf_ktime_get_ns() + wait_ns };
 	bpf_loop(WAIT_ITERATIONS, wait_one, &w, 0);
 	__sync_fetch_and_add(&waiters, -1);
-	if (w.verdict == EXEC_LSM_ALLOW)
+	if (allows(w.verdict, script))
 		return 0;
-	send(file, EXEC_LSM_REFUSED, hook, w.verdict == EXEC_LSM_DENY ? EXEC_LSM_RULE : EXEC_LSM_TIMEOUT,
-	     &k, ctime);
-	return w.verdict == EXEC_LSM_DENY ? -EPERM : -EACCES;
+	send(file, EXEC_LSM_REFUSED, hook, w.verdict ? EXEC_LSM_RULE : EXEC_LSM_TIMEOUT, &k, ctime);
+	return w.verdict ? -EPERM : -EACCES;
 }
 
 SEC("lsm.s/bprm_check_security")
@@ -161,7 +166,9 @@ int BPF_PROG(exec_bprm, struct linux_binprm *bprm, int ret)
 {
 	if (ret)
 		return ret;
-	return check(bprm->file, EXEC_LSM_BPRM);
+	/* the file's first bytes, read by the kernel for the binfmts */
+	bool script = bprm->buf[0] == '#' && bprm->buf[1] == '!';
+	return check(bprm->file, EXEC_LSM_BPRM, script);
 }
 
 SEC("lsm.s/mmap_file")
@@ -172,7 +179,7 @@ int BPF_PROG(exec_mmap, struct file *file, unsigned long reqprot, unsigned long 
 		return ret;
 	if (!file || !(prot & PROT_EXEC))
 		return 0;
-	return check(file, EXEC_LSM_MMAP);
+	return check(file, EXEC_LSM_MMAP, false);
 }
 
 SEC("lsm.s/file_mprotect")
@@ -184,5 +191,5 @@ int BPF_PROG(exec_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 	struct file *file = vma->vm_file;
 	if (!file || !(prot & PROT_EXEC))
 		return 0;
-	return check(file, EXEC_LSM_MPROTECT);
+	return check(file, EXEC_LSM_MPROTECT, false);
 }

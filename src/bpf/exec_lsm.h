@@ -16,7 +16,10 @@ struct exec_lsm_key {
 	__u64 ino;
 };
 
-enum exec_lsm_verdict { EXEC_LSM_ALLOW = 1, EXEC_LSM_DENY = 2 };
+/* DENY_CODE: refused as machine code only (`exec default deny` does not
+ * allow it), so a script exec'd by name goes on (its interpreter is
+ * checked in turn); DENY: refused always (`exec deny`). */
+enum exec_lsm_verdict { EXEC_LSM_ALLOW = 1, EXEC_LSM_DENY = 2, EXEC_LSM_DENY_CODE = 3 };
 
 /* The verdict on a file while its ctime (ns) is this: any change to the
  * file moves its ctime, and the old verdict no longer applies. */

@@ -116,31 +116,31 @@ static void free_list(char **a, size_t n)
 }
 
 /* The verdict on one file (execs.c decides the same way for a program):
- * hex its SHA-256 or NULL (nohash: why); true (deny) with why. */
-static bool decide(const struct bpfexec *b, const char *hex, const char *nohash, bool immutable,
-		   const char *resolved, char *why, size_t len)
+ * hex its SHA-256 or NULL (nohash: why); why said for a refusal. */
+static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, const char *nohash,
+				    bool immutable, const char *resolved, char *why, size_t len)
 {
 	why[0] = '\0';
 	if (hex && listed(b->deny, b->ndeny, hex)) {
 		snprintf(why, len, "exec deny sha256:%s", hex);
-		return true;
+		return EXEC_LSM_DENY;
 	}
 	if (!hex && b->ndeny) {
 		snprintf(why, len, "the file cannot be hashed (%s), and exec deny rules need its hash",
 			 nohash);
-		return true;
+		return EXEC_LSM_DENY;
 	}
 	if (b->rules->default_deny) {
 		bool ok = hex && listed(b->allow, b->nallow, hex);
 		for (size_t i = 0; !ok && immutable && resolved && i < b->rules->allow_dirs.n; i++)
 			ok = path_is_within(resolved, b->rules->allow_dirs.v[i]);
 		if (!ok) {
-			snprintf(why, len, "exec default deny: the file is not allowed%s%s%s", hex ? " (sha256:" : "",
-				 hex ? hex : "", hex ? ")" : "");
-			return true;
+			snprintf(why, len, "exec default deny: the file is not allowed as code%s%s%s",
+				 hex ? " (sha256:" : "", hex ? hex : "", hex ? ")" : "");
+			return EXEC_LSM_DENY_CODE;
 		}
 	}
-	return false;
+	return EXEC_LSM_ALLOW;
 }
 
 /* ---- files as the kernel names them ---- */
@@ -250,9 +250,10 @@ static void remember(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t c
 	pthread_mutex_unlock(&b->mu);
 }
 
-static void tell_kernel(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime, bool deny)
+static void tell_kernel(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime,
+			enum exec_lsm_verdict verdict)
 {
-	struct exec_lsm_val v = { .ctime = ctime, .verdict = deny ? EXEC_LSM_DENY : EXEC_LSM_ALLOW };
+	struct exec_lsm_val v = { .ctime = ctime, .verdict = verdict };
 	(void)bpf_map_update_elem(b->vmap, k, &v, BPF_ANY);
 }
 
@@ -311,10 +312,11 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	if (!hashed && !nohash[0])
 		return;
 	/* the path the kernel gave is the task's view, where allow_dirs apply */
-	bool deny = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, &st, rec->path), rec->path,
-			   why, sizeof why);
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, &st, rec->path),
+					 rec->path, why, sizeof why);
+	bool deny = v != EXEC_LSM_ALLOW;
 	remember(b, &k, rec->ctime, deny, hashed ? hex : NULL, why);
-	tell_kernel(b, &k, rec->ctime, deny);
+	tell_kernel(b, &k, rec->ctime, v);
 	uint64_t took = now_ns() - rec->ts;
 	pthread_mutex_lock(&b->mu);
 	if (deny)
@@ -463,7 +465,7 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	_cleanup_close_ int unknown = check_file(&b->check[1], &ct[1]);
 	if (denied < 0 || unknown < 0)
 		return werr_errno(e, "in-kernel exec enforcement: the check's files");
-	tell_kernel(b, &b->check[0], ct[0], true);
+	tell_kernel(b, &b->check[0], ct[0], EXEC_LSM_DENY);
 	int go[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return werr_errno(e, "in-kernel exec enforcement: the check's pipe");
@@ -696,10 +698,10 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 	if (!b || !hex || !S_ISREG(st->st_mode))
 		return;
 	char why[300];
-	bool deny = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
+	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
 	struct exec_lsm_key k = { .dev = kdev(st->st_dev), .ino = st->st_ino };
-	remember(b, &k, ctime_ns(st), deny, hex, why);
-	tell_kernel(b, &k, ctime_ns(st), deny);
+	remember(b, &k, ctime_ns(st), v != EXEC_LSM_ALLOW, hex, why);
+	tell_kernel(b, &k, ctime_ns(st), v);
 	pthread_mutex_lock(&b->mu);
 	b->learned++;
 	pthread_mutex_unlock(&b->mu);
