@@ -37,6 +37,7 @@
 #include "../bpf/exec_lsm.h"
 #include "../common/util.h"
 #include "../policy/exec_rules.h"
+#include "../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
 
 #ifndef ENOTSUPP
@@ -67,9 +68,8 @@ struct refusal {
 struct bpfexec {
 	struct exec_lsm *skel;
 	struct ring_buffer *rb;
-	const struct policy_exec *rules;
-	char **deny, **allow;         /* sorted */
-	size_t ndeny, nallow;
+	const struct policy_exec *x;
+	struct exec_verdict_rules rules;
 	int vmap;                     /* the verdicts map */
 	int stopfd, notefd;           /* eventfds: the thread's stop, refusals queued */
 	volatile int stop;
@@ -88,59 +88,18 @@ struct bpfexec {
 
 /* ---- the rules ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **sorted(const struct strv *v, size_t *n)
-{
-	*n = v->n;
-	char **a = xcalloc(v->n + 1, sizeof *a);
-	for (size_t i = 0; i < v->n; i++)
-		a[i] = xstrdup(v->v[i]);
-	qsort(a, v->n, sizeof *a, cmp_str);
-	return a;
-}
-
-static bool listed(char *const *list, size_t n, const char *hex)
-{
-	return n && bsearch(&hex, list, n, sizeof *list, cmp_str);
-}
-
-static void free_list(char **a, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(a[i]);
-	free(a);
-}
-
-/* The verdict on one file (execs.c decides the same way for a program):
- * hex its SHA-256 or NULL (nohash: why); why said for a refusal. */
+/* exec_verdict.h's verdict as the program knows it */
 static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, const char *nohash,
 				    bool immutable, const char *resolved, char *why, size_t len)
 {
-	why[0] = '\0';
-	if (hex && listed(b->deny, b->ndeny, hex)) {
-		snprintf(why, len, "exec deny sha256:%s", hex);
+	switch (exec_verdict_of(&b->rules, hex, nohash, immutable, resolved, why, len)) {
+	case EXEC_VERDICT_DENY:
 		return EXEC_LSM_DENY;
+	case EXEC_VERDICT_DENY_CODE:
+		return EXEC_LSM_DENY_CODE;
+	default:
+		return EXEC_LSM_ALLOW;
 	}
-	if (!hex && b->ndeny) {
-		snprintf(why, len, "the file cannot be hashed (%s), and exec deny rules need its hash",
-			 nohash);
-		return EXEC_LSM_DENY;
-	}
-	if (b->rules->default_deny) {
-		bool ok = hex && listed(b->allow, b->nallow, hex);
-		for (size_t i = 0; !ok && immutable && resolved && i < b->rules->allow_dirs.n; i++)
-			ok = path_is_within(resolved, b->rules->allow_dirs.v[i]);
-		if (!ok) {
-			snprintf(why, len, "exec default deny: the file is not allowed as code%s%s%s",
-				 hex ? " (sha256:" : "", hex ? hex : "", hex ? ")" : "");
-			return EXEC_LSM_DENY_CODE;
-		}
-	}
-	return EXEC_LSM_ALLOW;
 }
 
 /* ---- files as the kernel names them ---- */
@@ -287,15 +246,15 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	} else {
 		struct timespec deadline;
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		unsigned ms = b->rules->hash_timeout_ms && b->rules->hash_timeout_ms < HASH_MAX_MS
-				      ? b->rules->hash_timeout_ms : HASH_MAX_MS;
+		unsigned ms = b->x->hash_timeout_ms && b->x->hash_timeout_ms < HASH_MAX_MS
+				      ? b->x->hash_timeout_ms : HASH_MAX_MS;
 		deadline.tv_sec += ms / 1000;
 		deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
 		if (deadline.tv_nsec >= 1000000000L) {
 			deadline.tv_sec++;
 			deadline.tv_nsec -= 1000000000L;
 		}
-		unsigned long long max = b->rules->hash_max_size ? b->rules->hash_max_size
+		unsigned long long max = b->x->hash_max_size ? b->x->hash_max_size
 								 : POLICY_EXEC_HASH_MAX_SIZE;
 		if (sha256_fd_bounded(rfd, max, &deadline, &b->stop, hex) == 0)
 			hashed = true;
@@ -610,10 +569,9 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	b->stopfd = b->notefd = b->vmap = -1;
 	b->tail = &b->head;
 	pthread_mutex_init(&b->mu, NULL);
-	b->rules = &p->exec;
+	b->x = &p->exec;
 	snprintf(b->cgroup, sizeof b->cgroup, "%s", cgroup);
-	b->deny = sorted(&p->exec.deny, &b->ndeny);
-	b->allow = sorted(&p->exec.allow, &b->nallow);
+	exec_verdict_init(&b->rules, &p->exec);
 	b->skel = exec_lsm__open();
 	if (!b->skel) {
 		werr_errno(e, "in-kernel exec enforcement: opening the BPF program");
@@ -686,8 +644,7 @@ void bpfexec_free(struct bpfexec *b)
 		n = r->next;
 		free(r);
 	}
-	free_list(b->deny, b->ndeny);
-	free_list(b->allow, b->nallow);
+	exec_verdict_free(&b->rules);
 	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
