@@ -47,6 +47,7 @@
 #define WAIT_MS 50            /* how long a task waits in the kernel for a verdict */
 #define HASH_MAX_MS 2000      /* the longest a request's hash may take */
 #define KNOWN 1024            /* verdicts remembered with their reasons */
+#define QUEUED_MAX 4096       /* refusals waiting for the loop; past it, counted only */
 
 /* A verdict given, with what the event of a refusal says. */
 struct known {
@@ -82,7 +83,8 @@ struct bpfexec {
 	struct known known[KNOWN];
 	size_t next_known;
 	struct refusal *head, **tail;
-	unsigned long requests, allowed, denied, refused, timeouts, learned;
+	unsigned long requests, allowed, denied, refused, timeouts, learned, dropped;
+	size_t queued;
 	uint64_t answer_ns_total, answer_ns_max; /* request sent to verdict written */
 };
 
@@ -290,6 +292,15 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 
 static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
 {
+	pthread_mutex_lock(&b->mu);
+	bool full = b->queued >= QUEUED_MAX;
+	if (full) {
+		b->refused++;
+		b->dropped++;
+	}
+	pthread_mutex_unlock(&b->mu);
+	if (full)
+		return;
 	struct refusal *r = xcalloc(1, sizeof *r);
 	r->rec = *rec;
 	r->rec.path[sizeof r->rec.path - 1] = '\0';
@@ -315,6 +326,7 @@ static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
 		b->timeouts++;
 	*b->tail = r;
 	b->tail = &r->next;
+	b->queued++;
 	pthread_mutex_unlock(&b->mu);
 	uint64_t one = 1;
 	(void)!write(b->notefd, &one, sizeof one);
@@ -552,8 +564,9 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 		return werr_set(e, 0, "in-kernel exec enforcement needs root (BPF LSM programs are "
 				"loaded by root)"), NULL;
 	if (!cgroup)
-		return werr_set(e, 0, "in-kernel exec enforcement needs the session's cgroup v2, and "
-				"none was made for this session"), NULL;
+		return werr_set(e, 0, "in-kernel exec enforcement needs a cgroup v2 for the session (it "
+				"finds the session's processes by it), and there is none (no cgroup2 "
+				"mount, or it could not be made)"), NULL;
 	int level = cgroup_level(cgroup);
 	struct stat cst;
 	if (level < 0 || stat(cgroup, &cst) < 0)
@@ -710,6 +723,7 @@ void bpfexec_on_refusals(struct bpfexec *b, struct audit *log)
 	struct refusal *list = b->head;
 	b->head = NULL;
 	b->tail = &b->head;
+	b->queued = 0;
 	pthread_mutex_unlock(&b->mu);
 	for (struct refusal *r = list, *next; r; r = next) {
 		next = r->next;
@@ -733,8 +747,8 @@ json_t *bpfexec_stats(const struct bpfexec *b)
 {
 	struct bpfexec *m = (struct bpfexec *)b;
 	pthread_mutex_lock(&m->mu);
-	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
-		"check_ms", (json_int_t)b->check_ms,
+	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
+		"check_ms", (json_int_t)b->check_ms, "refusals_not_logged", (json_int_t)b->dropped,
 		"requests", (json_int_t)b->requests, "allowed", (json_int_t)b->allowed,
 		"denied", (json_int_t)b->denied, "learned", (json_int_t)b->learned,
 		"refused", (json_int_t)b->refused, "timeouts", (json_int_t)b->timeouts,
