@@ -49,7 +49,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 18);
+	__uint(max_entries, 1 << 20);
 } records SEC(".maps");
 
 /* The inode's ctime before 6.6 and from 6.6 to 6.10 (CO-RE flavours). */

@@ -8,7 +8,7 @@
 #include <linux/types.h>
 #endif
 
-#define EXEC_LSM_PATH_MAX 256
+#define EXEC_LSM_PATH_MAX 1024
 
 /* A file as the kernel knows it: its superblock's device and its inode. */
 struct exec_lsm_key {
