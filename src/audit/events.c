@@ -59,7 +59,7 @@ struct event ev_exec(const struct ev_exec *x)
 	json_t *esc = NULL;
 	json_t *f = json_pack("{s:I, s:I, s:I, s:s}", "pid", (json_int_t)x->pid, "ppid",
 			      (json_int_t)x->ppid, "host_pid", (json_int_t)x->host_pid, "syscall",
-			      x->execveat ? "execveat" : "execve");
+			      x->syscall ? x->syscall : x->execveat ? "execveat" : "execve");
 	json_set_bytes(f, "cwd", x->cwd, &esc);
 	json_set_bytes(f, "path", x->path, &esc);
 	if (f)
@@ -95,6 +95,10 @@ struct event ev_exec(const struct ev_exec *x)
 		json_object_set_new(f, "argv_truncated", json_true());
 	if (f && x->tool)
 		json_object_set_new(f, "tool", json_string(x->tool));
+	if (f && x->kernel_hook) {
+		json_object_set_new(f, "enforced_by", json_string("bpf-lsm"));
+		json_object_set_new(f, "hook", json_string(x->kernel_hook));
+	}
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

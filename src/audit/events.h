@@ -59,6 +59,11 @@ struct ev_exec {
 	bool swapped;            /* what ran instead of the file checked (exectrace.h) */
 	const char *tool;        /* the tool call it belongs to (a tool event's id), or NULL
 				    (src/control/toollink.h) */
+	const char *syscall;     /* NULL: from execveat (execve/execveat); else this one
+				    ("mmap", "mprotect": a file mapped executable) */
+	const char *kernel_hook; /* refused in the kernel, by BPF LSM, at this hook
+				    ("bprm_check_security", "mmap_file", "file_mprotect"):
+				    "enforced_by": "bpf-lsm", "hook": HOOK; NULL: left out */
 };
 struct event ev_exec(const struct ev_exec *x);
 

@@ -24,6 +24,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
+#include "../supervisor/bpfexec.h"
 #include "cli.h"
 
 enum status { ST_SKIP, ST_OK, ST_WARN, ST_FAIL };
@@ -56,7 +57,7 @@ struct row {
 
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
-	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal;
+	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -98,6 +99,7 @@ static const struct row rows[] = {
 	{ .what = "active LSMs", .check = check_lsms },
 	{ .what = "BPF LSM", .check = check_bpf_lsm },
 	{ .what = "journal socket", .check = check_journal },
+	{ .what = "in-kernel exec enforcement", .check = check_exec_kernel },
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -311,7 +313,7 @@ static void check_bpf_lsm(const struct kernel_features *f, const struct row *r, 
 		say(v, "enabled");
 	} else {
 		v->status = ST_WARN;
-		say(v, "not enabled (not used by warden yet)");
+		say(v, "not enabled (the exec rules are enforced without it)");
 	}
 }
 
@@ -327,6 +329,23 @@ static void check_journal(const struct kernel_features *f, const struct row *r, 
 	v->status = ST_WARN;
 	char buf[1200];
 	say(v, "%s; `warden run --log journald` is refused here", werr_str(&e, buf, sizeof buf));
+}
+
+/* `exec kernel auto|on`: tried for real (loaded, attached, checked on a
+ * cgroup of its own). */
+static void check_exec_kernel(const struct kernel_features *f, const struct row *r,
+			      struct verdict *v)
+{
+	char why[1100];
+	if (bpfexec_probe(why, sizeof why)) {
+		v->status = ST_OK;
+		say(v, "available: as root, the exec rules are enforced in the kernel too (exec, "
+		    "mmap and mprotect of executable code), `exec kernel auto`");
+		return;
+	}
+	v->status = ST_WARN;
+	say(v, "not available: %s (the exec rules are enforced by seccomp and ptrace; `exec "
+	    "strict` stops hand-written loaders)", why);
 }
 
 static void print_verdict(const struct verdict *v)

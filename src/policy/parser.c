@@ -18,7 +18,7 @@
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
  *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS |
- *   exec ask TARGET | exec ask argv WORD...
+ *   exec ask TARGET | exec ask argv WORD... | exec kernel auto|on|off
  *   (TARGET: FILE, sha256:HEX, hashes:FILE, for allow also a DIR)
  *   net ask PATTERN [private] | net default ask|deny
  *   write ask GLOB
@@ -500,10 +500,11 @@ static int exec_hash_limit(struct parser *ps, const struct line *l)
 }
 
 /* `exec deny TARGET | allow TARGET | default allow|deny | strict |
- * allow-writable PATH | hash-limit SIZE SECONDS` */
+ * allow-writable PATH | hash-limit SIZE SECONDS | kernel auto|on|off` */
 static int do_exec(struct parser *ps, const struct line *l)
 {
-	static const char expected[] = "deny, allow, ask, default, strict, allow-writable or hash-limit";
+	static const char expected[] =
+		"deny, allow, ask, default, strict, allow-writable, hash-limit or kernel";
 	if (l->ntok < 2)
 		return lerr(ps->e, 0, l, l->len, "exec: missing argument (%s)", expected);
 	const char *w = l->tok[1];
@@ -547,6 +548,18 @@ static int do_exec(struct parser *ps, const struct line *l)
 	}
 	if (strcmp(w, "hash-limit") == 0)
 		return exec_hash_limit(ps, l);
+	if (strcmp(w, "kernel") == 0) {
+		static const char *const modes[] = { "auto", "on", "off" };
+		if (want_tokens(ps, l, 3, "exec kernel") < 0)
+			return -1;
+		for (size_t i = 0; i < ARRAY_LEN(modes); i++)
+			if (strcmp(l->tok[2], modes[i]) == 0) {
+				x->kernel = (enum policy_exec_kernel)i;
+				return 0;
+			}
+		return lerr(ps->e, 0, l, l->off[2], "exec kernel: '%.200s' (expected auto, on or off)",
+			    l->tok[2]);
+	}
 	return lerr(ps->e, 0, l, l->off[1], "exec: unknown rule '%.200s' (expected %s)", w, expected);
 }
 

@@ -101,6 +101,10 @@ struct policy_exec {
 	 * arguments in order, with globs, a last `*` any rest): a guardrail,
 	 * the same question */
 	struct strv ask_argv;
+	/* `exec kernel auto|on|off`: the rules enforced in the kernel too, by
+	 * a BPF LSM program (src/supervisor/bpfexec.h): auto (the default)
+	 * where this host can, on: refuse to run where it cannot, off: never */
+	enum policy_exec_kernel { EXEC_KERNEL_AUTO, EXEC_KERNEL_ON, EXEC_KERNEL_OFF } kernel;
 };
 
 /* A tool-call rule (`tool allow|deny|ask NAME [PATTERN...]`), decided for

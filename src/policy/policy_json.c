@@ -23,7 +23,8 @@
  *               `exec deny FILE`, which strict mode hides), "allow": [SHA256...],
  *               "allow_dirs": [DIR...], "default": "allow"|"deny", "strict": B,
  *               "allow_writable": [PATH...] (as written), "hash_limit":
- *               {"max_size": BYTES, "timeout_s": S}}
+ *               {"max_size": BYTES, "timeout_s": S}, "kernel": "on"|"off" (left
+ *               out for auto, the default)}
  * Any change to this shape changes every policy digest. */
 #include "policy.h"
 #include "../common/hash.h"
@@ -164,6 +165,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_t *ex = json_object_get(o, "exec");
 	json_object_set_new(ex, "ask", jstrv(&x->ask));
 	json_object_set_new(ex, "ask_argv", jstrv(&x->ask_argv));
+	if (x->kernel != EXEC_KERNEL_AUTO)
+		json_object_set_new(ex, "kernel", json_string(x->kernel == EXEC_KERNEL_ON ? "on" : "off"));
 	json_object_set_new(o, "write_ask", jstrv(&p->write_ask));
 	static const char *const verdicts[] = { "allow", "allow", "deny", "ask" };
 	json_t *tools = json_array();

@@ -53,6 +53,7 @@
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
 #include "../control/approval.h"
+#include "bpfexec.h"
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
@@ -131,6 +132,7 @@ struct execs {
 	struct execpath *ep;
 	unsigned long unwatched;    /* execs that could not have run anything else */
 	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
+	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
 	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
 	void *link_ctx;
 	struct pexec *list;         /* pending: unanswered, or traced */
@@ -733,6 +735,11 @@ static void finish(struct execs *x, struct pexec *p)
 {
 	char why[256];
 	bool by_rule = decide(x, p, why, sizeof why);
+	/* what was hashed, told to the kernel before the exec reaches it */
+	for (int i = 0; x->kernel && i < NSUBJ; i++)
+		if (p->s[i].fd >= 0 && p->s[i].h == H_DONE)
+			bpfexec_learn(x->kernel, &p->s[i].st, p->s[i].hex, p->s[i].immutable,
+				      p->s[i].resolved);
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
 	char rule[1100];
 	if (!why[0] && !p->asked && needs_ask(x, p, rule, sizeof rule)) {
@@ -1230,6 +1237,11 @@ void execs_free(struct execs *x)
 void execs_set_approvals(struct execs *x, struct approvals *ap)
 {
 	x->ap = ap;
+}
+
+void execs_set_kernel(struct execs *x, struct bpfexec *b)
+{
+	x->kernel = b;
 }
 
 void execs_set_linker(struct execs *x, execs_linker link, void *ctx)

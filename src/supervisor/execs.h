@@ -53,6 +53,11 @@ typedef const char *(*execs_linker)(void *ctx, pid_t pid, pid_t ppid, const char
 				    const char *deny);
 void execs_set_linker(struct execs *x, execs_linker link, void *ctx);
 
+/* The exec rules in the kernel too (bpfexec.h; NULL: not): each file
+ * hashed for an exec is told to it, so that the kernel need not ask. */
+struct bpfexec;
+void execs_set_kernel(struct execs *x, struct bpfexec *b);
+
 /* What the session's execs cost and found, for session.end: the hash
  * cache's hits and misses, execs verified and swapped. */
 json_t *execs_stats(const struct execs *x);

@@ -43,6 +43,7 @@
 #include "../sandbox/limits.h"
 #include "../sandbox/wswatch.h"
 #include "execs.h"
+#include "bpfexec.h"
 #include "freeze.h"
 #include "notify.h"
 #include "writeask.h"
@@ -266,6 +267,11 @@ static void notifier_freep(struct notifier **n)
 static void execs_freep(struct execs **x)
 {
 	execs_free(*x);
+}
+
+static void bpfexec_freep(struct bpfexec **b)
+{
+	bpfexec_free(*b);
 }
 
 static void stopper_closep(struct stopper *st)
@@ -565,6 +571,52 @@ static int limits_timer(struct sandbox_spec *s, int *tmp_fd, int *home_fd)
 
 /* The workspace watch: what the host replaced, masked or protected again;
  * when that can no longer be done, the session ends (fail closed). */
+/* The exec rules in the kernel (bpfexec.h): its refusals, logged from the
+ * loop. */
+struct kexec_ctx {
+	struct bpfexec *b;
+	struct audit *log;
+};
+
+static void on_kernel_refusals(struct loop *l, const struct source *src, uint32_t events)
+{
+	const struct kexec_ctx *k = src->ctx;
+	bpfexec_on_refusals(k->b, k->log);
+}
+
+/* Whether the exec rules are enforced in the kernel too (`exec kernel
+ * auto|on|off`, bpfexec.h): *out loaded for the session, or NULL when not
+ * asked for (off; auto without root or rules) or, under auto, not
+ * available here (*why says why). -1 when on and not available, or when
+ * available and failing. */
+static int kernel_exec(const struct sandbox_spec *s, struct bpfexec **out, char *why, size_t len,
+		       struct werr *e)
+{
+	const struct policy_exec *x = &s->policy->exec;
+	*out = NULL;
+	snprintf(why, len, "%s", x->kernel == EXEC_KERNEL_OFF ? "exec kernel off"
+				 : "no exec deny or default deny rules");
+	if (x->kernel == EXEC_KERNEL_OFF ||
+	    (x->kernel == EXEC_KERNEL_AUTO && !x->deny.n && !x->default_deny))
+		return 0;
+	if (x->kernel == EXEC_KERNEL_AUTO && geteuid() != 0) {
+		snprintf(why, len, "not root");
+		return 0;
+	}
+	bool unavailable = false;
+	*out = bpfexec_new(s->policy, s->limits ? limits_cgroup_v2(s->limits) : NULL, &unavailable, e);
+	if (*out)
+		return 0;
+	if (x->kernel == EXEC_KERNEL_ON)
+		return werr_wrap(e, "exec kernel on: the exec rules cannot be enforced in the kernel here");
+	if (!unavailable)
+		return werr_wrap(e, "exec kernel auto: this host offers BPF LSM, but enforcing the exec "
+				 "rules with it failed (`exec kernel off` runs without)");
+	werr_str(e, why, len);
+	memset(e, 0, sizeof *e);
+	return 0;
+}
+
 struct ws_ctx {
 	struct wswatch *w;
 	struct audit *log;
@@ -643,7 +695,7 @@ struct term {
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
 		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask,
-		      struct canary_watch *cw, struct werr *e)
+		      struct canary_watch *cw, struct kexec_ctx *kx, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -681,6 +733,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, wswatch_fd(wsx->w), on_wswatch, wsx);
 	if (cw)
 		loop_add(&l, canary_watch_fd(cw), on_canary, cw);
+	if (kx->b)
+		loop_add(&l, bpfexec_fd(kx->b), on_kernel_refusals, kx);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -812,6 +866,12 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * made after the placeholders, which they include. */
 	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
 		return -1;
+	/* The exec rules in the kernel too, from before init starts: its
+	 * cgroup is registered, and nothing of it runs unchecked. */
+	_cleanup_(bpfexec_freep) struct bpfexec *bx = NULL;
+	char kernel_why[1100];
+	if (kernel_exec(s, &bx, kernel_why, sizeof kernel_why, e) < 0)
+		return -1;
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
 	int started = start_init(s, sock, init_sock, &c, e);
 	hostid_close_trees(&s->ids);
@@ -843,6 +903,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	 * more), and init would wait for it before its first step. */
 	if (init_running(sock) && s->limits)
 		limits_attach(s->limits, c.pid);
+	/* The kernel enforces the exec rules on the session's cgroup: init
+	 * must be in it before it forks anything. */
+	if (bx && !bpfexec_holds(bx, c.pid))
+		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
+				"cgroup %s", limits_cgroup_v2(s->limits));
 	/* (init may have failed meanwhile: its message, read next, says why) */
 	(void)!send(sock, "c", 1, MSG_NOSIGNAL);
 
@@ -954,6 +1019,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	if (!x)
 		return -1;
 	notifier_set_execs(nt, x);
+	execs_set_kernel(x, bx);
 	/* `write ask`: file operations held for a question (freed before the
 	 * broker: it withdraws what it holds) */
 	_cleanup_(writeask_freep) struct writeask *wa =
@@ -1006,9 +1072,15 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	audit_on_failure(log, on_log_failure, &c);
 	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh,
 			      .hook = hk };
-	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, e);
-	if (exec_stats)
+	struct kexec_ctx kx = { .b = bx, .log = log };
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, &kx, e);
+	if (bx)
+		bpfexec_on_refusals(bx, log);
+	if (exec_stats) {
 		*exec_stats = execs_stats(x);
+		json_object_set_new(*exec_stats, "kernel", bx ? bpfexec_stats(bx)
+						   : json_pack("{s:s, s:s}", "by", "none", "why", kernel_why));
+	}
 	audit_on_failure(log, NULL, NULL);
 	if (audit_failed(log))
 		return werr_set(e, EIO, "%s; the sandbox was stopped", audit_failed(log));

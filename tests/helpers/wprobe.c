@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -993,6 +994,35 @@ static int do_swap(const char *a, const char *b, const char *target, const char 
 	return allowed("swapped %lu times", n);
 }
 
+/* A hand-written loader's first step: the file at path (or a memfd
+ * holding its bytes) mapped executable, by mmap or by mprotect of a
+ * read-only mapping. */
+static int do_map_exec(const char *path, const char *how)
+{
+	int memfd = how && strstr(how, "memfd"), mprot = how && strstr(how, "mprotect");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return denied();
+	if (memfd) {
+		int m = (int)syscall(SYS_memfd_create, "wprobe", MFD_CLOEXEC);
+		char buf[65536];
+		ssize_t n;
+		if (m < 0)
+			return denied();
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			if (write(m, buf, (size_t)n) != n)
+				return denied();
+		close(fd);
+		fd = m;
+	}
+	void *p = mmap(NULL, 4096, mprot ? PROT_READ : PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return denied();
+	if (mprot && mprotect(p, 4096, PROT_READ | PROT_EXEC) < 0)
+		return denied();
+	return allowed("mapped executable%s%s", memfd ? " (memfd)" : "", mprot ? " (mprotect)" : "");
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1131,6 +1161,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "exec-flip")) {
 		NEED(3, "exec-flip GOOD BAD N [vfork]");
 		return do_exec_flip(a1, a2, a3, argc > 5 && !strcmp(argv[5], "vfork"));
+	} else if (!strcmp(cmd, "map-exec")) {
+		NEED(1, "map-exec PATH [mmap|mprotect|memfd|memfd-mprotect]");
+		return do_map_exec(a1, a2);
 	} else if (!strcmp(cmd, "clone-vm")) {
 		return do_clone_vm();
 	} else if (!strcmp(cmd, "swap")) {
@@ -1144,5 +1177,5 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip swap json jsonl)");
+		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap json jsonl)");
 }

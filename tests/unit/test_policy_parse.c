@@ -635,6 +635,38 @@ static void test_canary(void)
 	EXPECT_ERR("canary off now\n", "t.profile:1:12: canary: unexpected argument 'now'");
 }
 
+/* `exec kernel auto|on|off`: auto unless said, the last line wins, in the
+ * JSON only when not auto (the digests of existing policies stay). */
+static void test_exec_kernel(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "# nothing said\n", &e) == 0);
+	CHECK(p.exec.kernel == EXEC_KERNEL_AUTO);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_object_get(json_object_get(j, "exec"), "kernel") == NULL);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "exec kernel on\n", &e) == 0);
+	CHECK(p.exec.kernel == EXEC_KERNEL_ON);
+	j = policy_to_json(&p);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j, "exec"), "kernel")), "on");
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "exec kernel on\nexec kernel off\n", &e) == 0);
+	CHECK(p.exec.kernel == EXEC_KERNEL_OFF);
+	policy_free(&p);
+	CHECK(parse(&p, "exec kernel off\nexec kernel auto\n", &e) == 0);
+	CHECK(p.exec.kernel == EXEC_KERNEL_AUTO);
+	policy_free(&p);
+	EXPECT_ERR("exec kernel\n", "t.profile:1:12: exec kernel: missing argument");
+	EXPECT_ERR("exec kernel yes\n", "t.profile:1:13: exec kernel: 'yes' (expected auto, on or off)");
+	EXPECT_ERR("exec kernel on now\n", "t.profile:1:16: exec kernel: unexpected argument 'now'");
+	EXPECT_ERR("exec kernels on\n",
+		   "t.profile:1:6: exec: unknown rule 'kernels' (expected deny, allow, ask, default, strict, "
+		   "allow-writable, hash-limit or kernel)");
+}
+
 /* The rule at index i must be exactly this. */
 static void expect_net_n(int line, const struct policy *p, size_t i, const char *pattern, bool deny,
 			 bool private_ok, const char *origin)
@@ -1319,6 +1351,7 @@ int main(void)
 	test_signal_grace();
 	test_terminal_clipboard();
 	test_canary();
+	test_exec_kernel();
 	test_net();
 	test_net_compiled();
 	test_net_errors();

@@ -1,0 +1,834 @@
+/* bpfexec.c - the exec rules enforced in the kernel by BPF LSM (bpfexec.h):
+ * loading and checking the program, the thread that answers its requests,
+ * and the refusals handed to the loop as events. */
+#include "bpfexec.h"
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if WARDEN_BPF
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "../audit/events.h"
+#include "../bpf/exec_lsm.h"
+#include "../common/util.h"
+#include "../policy/exec_rules.h"
+#include "../policy/exec_verdict.h"
+#include "exec_lsm.skel.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */
+#endif
+
+#define WAIT_MS 50            /* how long a task waits in the kernel for a verdict */
+#define HASH_MAX_MS 2000      /* the longest a request's hash may take */
+#define KNOWN 1024            /* verdicts remembered with their reasons */
+#define QUEUED_MAX 4096       /* refusals waiting for the loop; past it, counted only */
+
+/* A verdict given, with what the event of a refusal says. */
+struct known {
+	struct exec_lsm_key k;
+	uint64_t ctime;
+	bool used, deny;
+	char hex[SHA256_HEX_LEN];     /* "" none */
+	char why[240];
+};
+
+/* A refusal on its way from the thread to the loop. */
+struct refusal {
+	struct refusal *next;
+	struct exec_lsm_rec rec;
+	char hex[SHA256_HEX_LEN];
+	char why[300];
+};
+
+struct bpfexec {
+	struct exec_lsm *skel;
+	struct ring_buffer *rb;
+	const struct policy_exec *x;
+	struct exec_verdict_rules rules;
+	int vmap;                     /* the verdicts map */
+	int stopfd, notefd;           /* eventfds: the thread's stop, refusals queued */
+	volatile int stop;
+	pthread_t thread;
+	bool started;
+	char cgroup[600];
+	struct exec_lsm_key check[2]; /* the start's check files: their refusals dropped */
+	uint64_t check_ms;            /* its round trip through this thread */
+	pthread_mutex_t mu;           /* known, the queue, the counts */
+	struct known known[KNOWN];
+	size_t next_known;
+	struct refusal *head, **tail;
+	unsigned long requests, allowed, denied, refused, timeouts, learned, dropped;
+	size_t queued;
+	uint64_t answer_ns_total, answer_ns_max; /* request sent to verdict written */
+};
+
+/* ---- the rules ---- */
+
+/* exec_verdict.h's verdict as the program knows it */
+static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, const char *nohash,
+				    bool immutable, const char *resolved, char *why, size_t len)
+{
+	switch (exec_verdict_of(&b->rules, hex, nohash, immutable, resolved, why, len)) {
+	case EXEC_VERDICT_DENY:
+		return EXEC_LSM_DENY;
+	case EXEC_VERDICT_DENY_CODE:
+		return EXEC_LSM_DENY_CODE;
+	default:
+		return EXEC_LSM_ALLOW;
+	}
+}
+
+/* ---- files as the kernel names them ---- */
+
+/* The kernel's dev_t (MKDEV: major << 20 | minor) of a userspace st_dev. */
+static uint64_t kdev(dev_t d)
+{
+	return ((uint64_t)major(d) << 20) | minor(d);
+}
+
+static uint64_t ctime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
+}
+
+/* Is the file open at fd the one the kernel named? An overlay reports the
+ * device of the layer the file comes from, not its own: there the inode
+ * and the ctime (to the nanosecond) must do. */
+static bool same_file(int fd, const struct stat *st, const struct exec_lsm_key *k, uint64_t ctime)
+{
+	if (!S_ISREG(st->st_mode) || st->st_ino != k->ino || ctime_ns(st) != ctime)
+		return false;
+	if (kdev(st->st_dev) == k->dev)
+		return true;
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
+/* Immutable as execs.c means it, less its check of the writable devices:
+ * on a read-only mount, and not a hard link unless in a system directory. */
+static bool immutable_at(int fd, const struct stat *st, const char *resolved)
+{
+	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
+		"/lib64", "/libx32", "/etc" };
+	struct statvfs v;
+	if (fstatvfs(fd, &v) < 0 || !(v.f_flag & ST_RDONLY))
+		return false;
+	if (st->st_nlink <= 1)
+		return true;
+	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
+		if (path_is_within(resolved, system_dirs[i]))
+			return true;
+	return false;
+}
+
+/* The file of rec opened O_PATH as its task sees it: by its path under the
+ * task's root (resolved as the task would), else among the task's open
+ * files (a memfd, a deleted file, execveat of an fd). -1 when not found. */
+static int find_file(const struct exec_lsm_rec *rec, struct stat *st)
+{
+	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
+	char p[64];
+	size_t plen = strnlen(rec->path, sizeof rec->path);
+	static const char deleted[] = " (deleted)";
+	bool gone = plen >= sizeof deleted - 1 &&
+		    memcmp(rec->path + plen - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0;
+	if (plen && plen < sizeof rec->path && rec->path[0] == '/' && !gone) {
+		snprintf(p, sizeof p, "/proc/%u/root", rec->pid);
+		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, rec->path, &how, sizeof how);
+		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(p, sizeof p, "/proc/%u/fd", rec->pid);
+	DIR *d = opendir(p);
+	if (!d)
+		return -1;
+	int found = -1;
+	struct dirent *de;
+	while (found < 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		struct stat s;
+		if (fstatat(dirfd(d), de->d_name, &s, 0) < 0 || s.st_ino != k.ino)
+			continue;
+		int fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
+			found = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+/* ---- verdicts ---- */
+
+static void remember(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime, bool deny,
+		     const char *hex, const char *why)
+{
+	pthread_mutex_lock(&b->mu);
+	struct known *slot = NULL;
+	for (size_t i = 0; i < KNOWN && !slot; i++)
+		if (b->known[i].used && b->known[i].k.dev == k->dev && b->known[i].k.ino == k->ino)
+			slot = &b->known[i];
+	if (!slot) {
+		slot = &b->known[b->next_known];
+		b->next_known = (b->next_known + 1) % KNOWN;
+	}
+	*slot = (struct known){ .k = *k, .ctime = ctime, .used = true, .deny = deny };
+	snprintf(slot->hex, sizeof slot->hex, "%s", hex ? hex : "");
+	snprintf(slot->why, sizeof slot->why, "%s", why);
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void tell_kernel(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime,
+			enum exec_lsm_verdict verdict)
+{
+	struct exec_lsm_val v = { .ctime = ctime, .verdict = verdict };
+	(void)bpf_map_update_elem(b->vmap, k, &v, BPF_ANY);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* A request: find, hash, decide, answer. What cannot be found or hashed in
+ * time gets no verdict (the kernel's wait ends in a refusal; the next try
+ * asks again); a file too large to hash gets its verdict. */
+static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
+{
+	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
+	struct stat st;
+	_cleanup_close_ int fd = find_file(rec, &st);
+	if (fd < 0) {
+		remember(b, &k, rec->ctime, true, NULL,
+			 "the file could not be found as the process sees it");
+		return;
+	}
+	char self[64], hex[SHA256_HEX_LEN], nohash[120] = "", why[300];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	_cleanup_close_ int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat rst;
+	bool hashed = false;
+	if (rfd < 0 || fstat(rfd, &rst) < 0 || !same_file(rfd, &rst, &k, rec->ctime)) {
+		snprintf(nohash, sizeof nohash, "it could not be opened: %s", strerror(errno));
+	} else {
+		struct timespec deadline;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		unsigned ms = b->x->hash_timeout_ms && b->x->hash_timeout_ms < HASH_MAX_MS
+				      ? b->x->hash_timeout_ms : HASH_MAX_MS;
+		deadline.tv_sec += ms / 1000;
+		deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+		unsigned long long max = b->x->hash_max_size ? b->x->hash_max_size
+								 : POLICY_EXEC_HASH_MAX_SIZE;
+		if (sha256_fd_bounded(rfd, max, &deadline, &b->stop, hex) == 0)
+			hashed = true;
+		else if (errno == EFBIG)
+			snprintf(nohash, sizeof nohash, "larger than the hash limit");
+		else {
+			/* a transient failure (time, a read): no verdict kept */
+			snprintf(why, sizeof why, "the file could not be hashed in time (%s)",
+				 strerror(errno));
+			remember(b, &k, rec->ctime, true, NULL, why);
+			return;
+		}
+	}
+	if (!hashed && !nohash[0])
+		return;
+	/* the path the kernel gave is the task's view, where allow_dirs apply */
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, &st, rec->path),
+					 rec->path, why, sizeof why);
+	bool deny = v != EXEC_LSM_ALLOW;
+	remember(b, &k, rec->ctime, deny, hashed ? hex : NULL, why);
+	tell_kernel(b, &k, rec->ctime, v);
+	uint64_t took = now_ns() - rec->ts;
+	pthread_mutex_lock(&b->mu);
+	if (deny)
+		b->denied++;
+	else
+		b->allowed++;
+	b->answer_ns_total += took;
+	if (took > b->answer_ns_max)
+		b->answer_ns_max = took;
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
+{
+	pthread_mutex_lock(&b->mu);
+	bool full = b->queued >= QUEUED_MAX;
+	if (full) {
+		b->refused++;
+		b->dropped++;
+	}
+	pthread_mutex_unlock(&b->mu);
+	if (full)
+		return;
+	struct refusal *r = xcalloc(1, sizeof *r);
+	r->rec = *rec;
+	r->rec.path[sizeof r->rec.path - 1] = '\0';
+	pthread_mutex_lock(&b->mu);
+	for (size_t i = 0; i < KNOWN; i++) {
+		const struct known *kn = &b->known[i];
+		if (kn->used && kn->k.dev == rec->dev && kn->k.ino == rec->ino && kn->ctime == rec->ctime) {
+			snprintf(r->hex, sizeof r->hex, "%s", kn->hex);
+			snprintf(r->why, sizeof r->why, "%s", kn->why);
+			break;
+		}
+	}
+	if (rec->reason == EXEC_LSM_TIMEOUT)
+		snprintf(r->why + strlen(r->why), sizeof r->why - strlen(r->why), "%sno verdict within %d ms",
+			 r->why[0] ? "; " : "", WAIT_MS);
+	else if (rec->reason == EXEC_LSM_NOROOM)
+		snprintf(r->why, sizeof r->why, "the request could not be sent (the ring buffer is full)");
+	else if (rec->reason == EXEC_LSM_BUSY)
+		snprintf(r->why, sizeof r->why, "as many processes were waiting for a verdict as may (one "
+			 "per spare CPU); the next try finds it");
+	b->refused++;
+	if (rec->reason != EXEC_LSM_RULE)
+		b->timeouts++;
+	*b->tail = r;
+	b->tail = &r->next;
+	b->queued++;
+	pthread_mutex_unlock(&b->mu);
+	uint64_t one = 1;
+	(void)!write(b->notefd, &one, sizeof one);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct bpfexec *b = ctx;
+	if (size < sizeof(struct exec_lsm_rec))
+		return 0;
+	const struct exec_lsm_rec *rec = data;
+	for (int i = 0; i < 2 && rec->kind == EXEC_LSM_REFUSED; i++)
+		if (rec->dev == b->check[i].dev && rec->ino == b->check[i].ino)
+			return 0;
+	if (rec->kind == EXEC_LSM_REQUEST) {
+		pthread_mutex_lock(&b->mu);
+		b->requests++;
+		pthread_mutex_unlock(&b->mu);
+		serve_request(b, rec);
+	} else if (rec->kind == EXEC_LSM_REFUSED) {
+		queue_refusal(b, rec);
+	}
+	return 0;
+}
+
+static void *serve(void *arg)
+{
+	struct bpfexec *b = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	struct pollfd p[2] = { { .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
+			       { .fd = b->stopfd, .events = POLLIN } };
+	while (!b->stop) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		ring_buffer__consume(b->rb);
+	}
+	return NULL;
+}
+
+/* ---- loading and the check ---- */
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("WARDEN_BPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* The cgroup v2 mount that holds dir, and dir's level in the hierarchy
+ * (the mount's own root counted). -1 when dir is on none. */
+static int cgroup_level(const char *dir)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char line[4096];
+	int level = -1;
+	size_t best = 0;
+	while (fgets(line, sizeof line, f)) {
+		char root[1024], point[1024];
+		const char *dash = strstr(line, " - cgroup2 ");
+		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", root, point) != 2)
+			continue;
+		size_t n = strlen(point);
+		if (!path_is_within(dir, point) || n < best)
+			continue;
+		best = n;
+		level = 0;
+		for (const char *c = root; *c; c++)
+			level += *c == '/' && c[1] && c[1] != '/';
+		for (const char *c = dir + (strcmp(point, "/") ? n : 0); *c; c++)
+			level += *c == '/' && c[1] && c[1] != '/';
+	}
+	fclose(f);
+	return level;
+}
+
+/* A memfd holding one byte (a `ret`), its key into *k. */
+static int check_file(struct exec_lsm_key *k, uint64_t *ctime)
+{
+	int fd = (int)syscall(SYS_memfd_create, "warden-bpf-check", MFD_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || write(fd, "\xc3", 1) != 1 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*k = (struct exec_lsm_key){ .dev = kdev(st.st_dev), .ino = st.st_ino };
+	*ctime = ctime_ns(&st);
+	return fd;
+}
+
+/* The check at the start, by a process of the session's cgroup: a file
+ * denied beforehand must be refused with EPERM (else the program is
+ * attached but the kernel does not run it: BPF is not among its active
+ * LSMs), and a file the kernel knows nothing of must get its verdict from
+ * this module's thread within the kernel's wait (else tasks would wait in
+ * vain: a lone CPU the waiting task does not give up, say). */
+static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, struct werr *e)
+{
+	uint64_t ct[2];
+	_cleanup_close_ int denied = check_file(&b->check[0], &ct[0]);
+	_cleanup_close_ int unknown = check_file(&b->check[1], &ct[1]);
+	if (denied < 0 || unknown < 0)
+		return werr_errno(e, "in-kernel exec enforcement: the check's files");
+	tell_kernel(b, &b->check[0], ct[0], EXEC_LSM_DENY);
+	int go[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return werr_errno(e, "in-kernel exec enforcement: the check's pipe");
+	uint64_t t0 = now_ns();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return werr_errno(e, "in-kernel exec enforcement: the check's process");
+	}
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, denied, 0) != MAP_FAILED)
+			_exit(1);
+		if (errno != EPERM)
+			_exit(2);
+		if (mmap(NULL, 1, PROT_READ | PROT_EXEC, MAP_PRIVATE, unknown, 0) != MAP_FAILED ||
+		    errno == EPERM)
+			_exit(0);
+		_exit(errno == EACCES ? 5 : 6);
+	}
+	close(go[0]);
+	char procs[700], num[32];
+	snprintf(procs, sizeof procs, "%s/cgroup.procs", cgroup);
+	int len = snprintf(num, sizeof num, "%d", (int)pid);
+	int pf = open(procs, O_WRONLY | O_CLOEXEC);
+	bool moved = pf >= 0 && write(pf, num, (size_t)len) == len;
+	int saved = errno;
+	if (pf >= 0)
+		close(pf);
+	if (moved)
+		(void)!write(go[1], "g", 1);
+	close(go[1]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	b->check_ms = (now_ns() - t0) / 1000000u;
+	for (int i = 0; i < 2; i++)
+		(void)bpf_map_delete_elem(b->vmap, &b->check[i]);
+	if (!moved)
+		return werr_set(e, saved, "in-kernel exec enforcement: moving its check into %s", procs);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+	switch (code) {
+	case 0:
+		return 0;
+	case 1:
+		*unavailable = true;
+		return werr_set(e, 0, "BPF LSM is not active: the program is attached but the kernel does "
+				"not run it (the kernel's lsm= list lacks bpf)");
+	case 5:
+		return werr_set(e, 0, "in-kernel exec enforcement: a task waiting in the kernel for a "
+				"verdict got none in %d ms (one CPU, and a kernel without preemption?)",
+				WAIT_MS);
+	default:
+		return werr_set(e, 0, "in-kernel exec enforcement: its check failed (%s)",
+				code == 2 ? "a denied file was refused, but not with EPERM"
+				: code == 6 ? "a file unknown to the kernel was refused, but not by a verdict"
+				: "the check did not run");
+	}
+}
+
+/* A kernel that refuses BPF LSM programs refuses them until it reboots:
+ * said once per boot in REFUSED_CACHE ("BOOT_ID ERRNO"), so that each root
+ * session need not try again (a try costs a tenth of a second: the
+ * kernel's types read for CO-RE). */
+#define REFUSED_DIR "/run/warden"
+#define REFUSED_CACHE REFUSED_DIR "/exec-kernel-refused"
+
+static bool boot_id(char *out, size_t len)
+{
+	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, out, len - 1);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return true;
+}
+
+/* The errno this boot's kernel refused the program with; 0: not known. */
+static int refused_before(void)
+{
+	char id[64], line[128];
+	if (!boot_id(id, sizeof id))
+		return 0;
+	_cleanup_close_ int fd = open(REFUSED_CACHE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	ssize_t n = fd < 0 || fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 022) ? -1
+		    : read(fd, line, sizeof line - 1);
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	size_t idlen = strlen(id);
+	if (strncmp(line, id, idlen) != 0 || line[idlen] != ' ')
+		return 0;
+	int err = atoi(line + idlen + 1);
+	return err > 0 ? err : 0;
+}
+
+static void remember_refused(int err)
+{
+	char id[64], line[128], tmp[64];
+	if (!boot_id(id, sizeof id) || (mkdir(REFUSED_DIR, 0700) < 0 && errno != EEXIST))
+		return;
+	struct stat st;
+	if (lstat(REFUSED_DIR, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+		return;
+	snprintf(tmp, sizeof tmp, "%s.%d", REFUSED_CACHE, (int)getpid());
+	int len = snprintf(line, sizeof line, "%s %d\n", id, err);
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)len) != len || rename(tmp, REFUSED_CACHE) < 0)
+		unlink(tmp);
+}
+
+struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
+			    struct werr *e)
+{
+	*unavailable = true;
+	if (geteuid() != 0)
+		return werr_set(e, 0, "in-kernel exec enforcement needs root (BPF LSM programs are "
+				"loaded by root)"), NULL;
+	if (!cgroup)
+		return werr_set(e, 0, "in-kernel exec enforcement needs a cgroup v2 for the session (it "
+				"finds the session's processes by it), and there is none (no cgroup2 "
+				"mount, or it could not be made)"), NULL;
+	int level = cgroup_level(cgroup);
+	struct stat cst;
+	if (level < 0 || stat(cgroup, &cst) < 0)
+		return werr_set(e, errno, "in-kernel exec enforcement: %s is not a cgroup v2 directory",
+				cgroup), NULL;
+	int refused = refused_before();
+	if (refused)
+		return werr_set(e, refused, "this kernel refuses BPF LSM programs (loading warden's, "
+				"tried before since it booted)"), NULL;
+	*unavailable = false;
+	libbpf_set_print(quiet_print);
+	struct bpfexec *b = xcalloc(1, sizeof *b);
+	b->stopfd = b->notefd = b->vmap = -1;
+	b->tail = &b->head;
+	pthread_mutex_init(&b->mu, NULL);
+	b->x = &p->exec;
+	snprintf(b->cgroup, sizeof b->cgroup, "%s", cgroup);
+	exec_verdict_init(&b->rules, &p->exec);
+	b->skel = exec_lsm__open();
+	if (!b->skel) {
+		werr_errno(e, "in-kernel exec enforcement: opening the BPF program");
+		goto fail;
+	}
+	b->skel->rodata->session_level = (__u32)level;
+	b->skel->rodata->wait_ns = WAIT_MS * 1000000ull;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	b->skel->rodata->max_waiters = cpus > 2 ? (__u32)cpus - 1 : 1;
+	int err = exec_lsm__load(b->skel);
+	if (err) {
+		*unavailable = err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOTSUPP;
+		if (*unavailable)
+			remember_refused(-err);
+		werr_set(e, -err, *unavailable ? "this kernel refuses BPF LSM programs (loading warden's)"
+			 : "in-kernel exec enforcement: loading its BPF LSM program");
+		goto fail;
+	}
+	err = exec_lsm__attach(b->skel);
+	if (err) {
+		*unavailable = err == -EPERM || err == -EACCES || err == -EOPNOTSUPP || err == -ENOTSUPP;
+		werr_set(e, -err, *unavailable ? "this kernel refuses BPF LSM programs (attaching warden's)"
+			 : "in-kernel exec enforcement: attaching its BPF LSM program");
+		goto fail;
+	}
+	b->vmap = bpf_map__fd(b->skel->maps.verdicts);
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records), on_record, b, NULL);
+	b->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	b->notefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!b->rb || b->stopfd < 0 || b->notefd < 0) {
+		werr_errno(e, "in-kernel exec enforcement: its ring buffer");
+		goto fail;
+	}
+	__u64 id = cst.st_ino; /* a cgroup v2 directory's inode is the cgroup's id */
+	__u32 on = 1;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.sessions), &id, &on, BPF_ANY) < 0) {
+		werr_errno(e, "in-kernel exec enforcement: registering the session's cgroup");
+		goto fail;
+	}
+	if (pthread_create(&b->thread, NULL, serve, b) != 0) {
+		werr_set(e, errno, "in-kernel exec enforcement: its thread");
+		goto fail;
+	}
+	b->started = true;
+	if (self_check(b, cgroup, unavailable, e) < 0)
+		goto fail;
+	return b;
+fail:
+	bpfexec_free(b);
+	return NULL;
+}
+
+void bpfexec_free(struct bpfexec *b)
+{
+	if (!b)
+		return;
+	if (b->started) {
+		b->stop = 1;
+		uint64_t one = 1;
+		(void)!write(b->stopfd, &one, sizeof one);
+		pthread_join(b->thread, NULL);
+	}
+	ring_buffer__free(b->rb);
+	exec_lsm__destroy(b->skel);
+	if (b->stopfd >= 0)
+		close(b->stopfd);
+	if (b->notefd >= 0)
+		close(b->notefd);
+	for (struct refusal *r = b->head, *n; r; r = n) {
+		n = r->next;
+		free(r);
+	}
+	exec_verdict_free(&b->rules);
+	pthread_mutex_destroy(&b->mu);
+	free(b);
+}
+
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
+		   const char *resolved)
+{
+	if (!b || !hex || !S_ISREG(st->st_mode))
+		return;
+	char why[300];
+	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
+	struct exec_lsm_key k = { .dev = kdev(st->st_dev), .ino = st->st_ino };
+	remember(b, &k, ctime_ns(st), v != EXEC_LSM_ALLOW, hex, why);
+	tell_kernel(b, &k, ctime_ns(st), v);
+	pthread_mutex_lock(&b->mu);
+	b->learned++;
+	pthread_mutex_unlock(&b->mu);
+}
+
+int bpfexec_fd(const struct bpfexec *b)
+{
+	return b->notefd;
+}
+
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
+{
+	char path[700], line[32];
+	snprintf(path, sizeof path, "%s/cgroup.procs", b->cgroup);
+	FILE *f = fopen(path, "re");
+	bool in = false;
+	while (f && !in && fgets(line, sizeof line, f))
+		in = strtol(line, NULL, 10) == (long)pid;
+	if (f)
+		fclose(f);
+	return in;
+}
+
+/* The task's pid in its own pid namespace (the last of NSpid); -1. */
+static long inner_pid(unsigned pid)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof p, "/proc/%u/status", pid);
+	FILE *f = fopen(p, "re");
+	long inner = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *last = strrchr(line, '\t');
+			inner = last ? strtol(last + 1, NULL, 10) : -1;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return inner;
+}
+
+void bpfexec_on_refusals(struct bpfexec *b, struct audit *log)
+{
+	static const char *const hooks[] = { "", "bprm_check_security", "mmap_file", "file_mprotect" };
+	static const char *const calls[] = { "", "execve", "mmap", "mprotect" };
+	uint64_t n;
+	(void)!read(b->notefd, &n, sizeof n);
+	pthread_mutex_lock(&b->mu);
+	struct refusal *list = b->head;
+	b->head = NULL;
+	b->tail = &b->head;
+	b->queued = 0;
+	pthread_mutex_unlock(&b->mu);
+	for (struct refusal *r = list, *next; r; r = next) {
+		next = r->next;
+		unsigned h = r->rec.hook < ARRAY_LEN(hooks) ? r->rec.hook : 0;
+		const char *path = r->rec.path[0] ? r->rec.path : NULL;
+		audit_emit_event(log, ev_exec(&(struct ev_exec){
+			.pid = inner_pid(r->rec.pid), .ppid = -1, .host_pid = r->rec.pid, .cwd = NULL,
+			.path = path ? path : "", .argv = NULL, .resolved = path,
+			.sha256 = r->hex[0] ? r->hex : NULL,
+			.hash_missing = r->hex[0] ? NULL : "not hashed", .interpreter = "",
+			.deny = r->why[0] ? r->why : "refused", .syscall = calls[h], .kernel_hook = hooks[h] }),
+			NULL);
+		if (r->rec.reason == EXEC_LSM_RULE)
+			audit_emit_event(log, ev_alert(&(struct ev_alert){ .rule = "exec.denied",
+				.path = path ? path : "", .action = r->why[0] ? r->why : "refused" }), NULL);
+		free(r);
+	}
+}
+
+json_t *bpfexec_stats(const struct bpfexec *b)
+{
+	struct bpfexec *m = (struct bpfexec *)b;
+	pthread_mutex_lock(&m->mu);
+	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
+		"check_ms", (json_int_t)b->check_ms, "refusals_not_logged", (json_int_t)b->dropped,
+		"requests", (json_int_t)b->requests, "allowed", (json_int_t)b->allowed,
+		"denied", (json_int_t)b->denied, "learned", (json_int_t)b->learned,
+		"refused", (json_int_t)b->refused, "timeouts", (json_int_t)b->timeouts,
+		"answer_ms_mean", b->allowed + b->denied
+			? (double)b->answer_ns_total / 1e6 / (double)(b->allowed + b->denied) : 0.0,
+		"answer_ms_max", (double)b->answer_ns_max / 1e6);
+	pthread_mutex_unlock(&m->mu);
+	return j;
+}
+
+#else /* !WARDEN_BPF */
+
+struct bpfexec {
+	int unused;
+};
+
+struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
+			    struct werr *e)
+{
+	*unavailable = true;
+	return werr_set(e, 0, "in-kernel exec enforcement was not built: %s", WARDEN_BPF_MISSING), NULL;
+}
+
+void bpfexec_free(struct bpfexec *b)
+{
+}
+
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
+{
+	return false;
+}
+
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
+		   const char *resolved)
+{
+}
+
+int bpfexec_fd(const struct bpfexec *b)
+{
+	return -1;
+}
+
+void bpfexec_on_refusals(struct bpfexec *b, struct audit *log)
+{
+}
+
+json_t *bpfexec_stats(const struct bpfexec *b)
+{
+	return json_object();
+}
+
+#endif
+
+/* The probe: a session of its own, in a cgroup made for it and removed. */
+bool bpfexec_probe(char *why, size_t len)
+{
+	struct werr e = { 0 };
+	bool unavailable = true;
+	char dir[1100] = "";
+#if WARDEN_BPF
+	if (geteuid() == 0) {
+		FILE *f = fopen("/proc/self/mounts", "re");
+		char line[4096], point[1024], type[64];
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "%*s %1023s %63s", point, type) == 2 && strcmp(type, "cgroup2") == 0) {
+				snprintf(dir, sizeof dir, "%s/warden-probe-%d", point, (int)getpid());
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (dir[0] && mkdir(dir, 0700) < 0)
+			dir[0] = '\0';
+	}
+#endif
+	struct policy p = { 0 };
+	struct bpfexec *b = bpfexec_new(&p, dir[0] ? dir : NULL, &unavailable, &e);
+	bpfexec_free(b);
+	if (dir[0])
+		rmdir(dir);
+	if (!b)
+		werr_str(&e, why, len);
+	return b != NULL;
+}

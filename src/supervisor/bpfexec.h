@@ -1,0 +1,62 @@
+/* bpfexec.h - the exec rules enforced in the kernel (the privileged tier):
+ * the BPF LSM program of src/bpf/exec_lsm.bpf.c loaded and attached for
+ * one session, its cgroup registered, and the program's requests served.
+ *
+ * The kernel cannot hash a file, so warden is the oracle and the kernel the
+ * enforcer: an exec, or a file mapped executable (mmap, mprotect), by a
+ * task of the session's cgroup goes ahead only on a verdict for that file
+ * (its device and inode, while its ctime stays). A file without one is
+ * sent up; a thread of this module (not the supervisor's loop: the task
+ * waits in the kernel meanwhile) opens the file as the task sees it,
+ * hashes it and decides with the session's exec rules as execs.h does for
+ * a program: a denied hash, an unhashable file while deny rules exist, a
+ * file `exec default deny` does not allow. What the kernel refuses becomes
+ * an `exec` event in the session's log (written by the loop's thread:
+ * bpfexec_fd, bpfexec_on_refusals). */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../policy/policy.h"
+
+struct bpfexec;
+
+/* Can in-kernel enforcement run here? Built in, root, the kernel takes and
+ * runs BPF LSM programs (loaded, attached and checked on a cgroup of its
+ * own made for the probe). false with why ("needs root", "this kernel
+ * refuses BPF LSM programs ..."). For `warden doctor`. */
+bool bpfexec_probe(char *why, size_t len);
+
+/* Load and attach the program for the session whose processes are in the
+ * cgroup v2 directory cgroup (NULL: none was made), check that the kernel
+ * enforces it (a process of that cgroup must be refused a file denied for
+ * the check), and start serving its requests with p's exec rules.
+ * NULL with e set when it cannot: *unavailable true when this host does
+ * not offer it (not built, not root, no cgroup v2, the kernel refuses or
+ * does not run BPF LSM programs: e says which), false for a failure where
+ * it should have worked. */
+struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
+			    struct werr *e);
+void bpfexec_free(struct bpfexec *b);
+
+/* Is process pid in the session's cgroup (where the kernel enforces)? */
+bool bpfexec_holds(const struct bpfexec *b, pid_t pid);
+
+/* A verdict learned elsewhere (execs.h hashed the file for an exec): st as
+ * fstat gave it, hex its SHA-256, immutable and resolved as execs.h found
+ * them; decided with the same rules and told the kernel, so that it need
+ * not ask. Thread-safe. */
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
+		   const char *resolved);
+
+/* The loop's source: readable when the kernel refused something; then
+ * bpfexec_on_refusals writes their `exec` events to log. */
+int bpfexec_fd(const struct bpfexec *b);
+void bpfexec_on_refusals(struct bpfexec *b, struct audit *log);
+
+/* For session.end: requests served, verdicts, refusals, the wait's times. */
+json_t *bpfexec_stats(const struct bpfexec *b);

@@ -1,0 +1,116 @@
+# t_bpfexec.sh - the exec rules enforced in the kernel by BPF LSM (`exec
+# kernel`, src/supervisor/bpfexec.h), as root where the kernel runs BPF LSM
+# programs: with `exec deny` of a bait and WITHOUT `exec strict` (writable
+# mounts stay executable), the bait copied, renamed, handed to the loader,
+# written to a memfd, or mapped executable by a hand-written loader (mmap,
+# mprotect) is refused, the mappings with EPERM by the kernel, and each
+# kernel refusal is an exec event saying so; what the agent builds itself
+# still runs and maps. And `exec kernel on` refuses to start where it
+# cannot be had, saying why.
+# shellcheck shell=bash
+
+bpf_latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# Skips unless this host enforces the exec rules in the kernel for warden.
+bpf_need() {
+	is_root || skip "in-kernel exec enforcement needs root"
+	printf 'exec kernel on\nexec deny sha256:%064d\n' 0 >"$T_TMP/probe.profile"
+	wrun --profile "$T_TMP/probe.profile" -- true
+	if ((RC != 0)); then
+		grep -q 'cannot be enforced in the kernel here' <<<"$ERR" &&
+			skip "in-kernel exec enforcement is not available here: $(excerpt "$ERR")"
+		fatal "warden run with exec kernel on failed: $(excerpt "$ERR")"
+	fi
+}
+
+test_bpfexec_bypasses() {
+	bpf_need
+	local ld
+	ld=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1)
+	cp /bin/true bait && printf 'warden-bpfexec-test' >>bait && chmod 755 bait
+	printf 'exec deny %s\nexec kernel on\n' "$PWD/bait" >"$T_TMP/deny.profile"
+	no_detect_actions "$T_TMP/deny.profile" >/dev/null
+	wrun --profile "$T_TMP/deny.profile" -- sh -c '
+		try() { "$@" >/dev/null 2>&1; echo "$1=$?"; }
+		cp bait copy; try ./copy
+		mv copy renamed; try ./renamed
+		'"${ld:+try $ld ./renamed}"'
+		for how in mmap mprotect memfd memfd-mprotect; do
+			echo "map-$how: $(./wprobe map-exec ./renamed $how)"
+		done
+		echo "map-bait: $(./wprobe map-exec ./bait mmap)"
+		if [ -x /usr/bin/python3 ]; then
+		  /usr/bin/python3 -c "import os; fd=os.memfd_create(\"x\", 0); os.write(fd, open(\"renamed\",\"rb\").read()); os.execv(\"/proc/self/fd/%d\" % fd, [\"memfd\"])" 2>/dev/null; echo "memfd=$?"
+		fi
+		printf "int main(void) { return 7; }\n" >own.c
+		if command -v cc >/dev/null; then cc -o own own.c && ./own; echo "own=$?"
+		  printf "int own(void) { return 7; }\n" >lib.c && cc -shared -fPIC -o lib.so lib.c &&
+		  echo "map-own: $(./wprobe map-exec ./lib.so mmap)"
+		fi
+		try /bin/true'
+	assert_rc 0
+	local p
+	for p in ./copy ./renamed ${ld:+"$ld"}; do
+		grep -qxE "$(printf '%s' "$p" | sed 's/[.[\*^$/]/\\&/g')=(126|127|1)" <<<"$OUT" ||
+			fail "$p was not refused: $(excerpt "$OUT")"
+	done
+	for p in mmap mprotect memfd memfd-mprotect; do
+		grep -qx "map-$p: DENIED EPERM .*" <<<"$OUT" ||
+			fail "the hand-written loader ($p) was not refused with EPERM: $(excerpt "$OUT")"
+	done
+	assert_out_match '^map-bait: DENIED EPERM ' 'the bait itself mapped'
+	[[ -x /usr/bin/python3 ]] && { grep -qx 'memfd=1' <<<"$OUT" || fail "the memfd was not refused: $(excerpt "$OUT")"; }
+	assert_out_line '/bin/true=0' 'another program still runs'
+	if grep -q '^own=' <<<"$OUT"; then
+		assert_out_line 'own=7' 'a program built in the workspace runs'
+		assert_out_match '^map-own: ALLOWED ' 'a shared object built in the workspace maps executable'
+	else
+		note "no cc here: the workspace's own program and library were not tried"
+	fi
+	local f n
+	f=$(bpf_latest_log)
+	n=$(grep '"event":"exec"' "$f" | grep '"enforced_by":"bpf-lsm"' | grep -c '"decision":"deny"')
+	((n >= 5)) || fail "expected a kernel refusal event for each mapping, found $n"
+	for p in mmap_file file_mprotect; do
+		grep '"event":"exec"' "$f" | grep '"enforced_by":"bpf-lsm"' | grep "\"hook\":\"$p\"" |
+			grep -q '"reason":"exec deny sha256:' || fail "no kernel refusal at $p naming the rule"
+	done
+	grep '"event":"session.end"' "$f" | grep -q '"kernel":{"by":"bpf-lsm"' ||
+		fail "session.end does not say the rules were in the kernel"
+}
+
+# `exec kernel on` where it cannot be had: no session, the reason said.
+test_bpfexec_on_unprivileged() {
+	is_root || skip "needs root to run warden as another user"
+	local user=nobody
+	id "$user" >/dev/null 2>&1 || skip "no user $user"
+	printf 'exec kernel on\n' >"$T_TMP/on.profile"
+	chmod 755 "$T_TMP" && chmod 644 "$T_TMP/on.profile"
+	local home=$T_TMP/nobody-home
+	mkdir -p "$home/ws" && chown -R "$user" "$home"
+	(cd "$home/ws" && timeout -k 5 "$WARDEN_TIMEOUT" runuser -u "$user" -- env HOME="$home" \
+		XDG_STATE_HOME="$home/state" "$WARDEN" run --profile "$T_TMP/on.profile" -- \
+		sh -c 'echo RAN' </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err")
+	RC=$? OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	((RC == 125)) || fail "expected exit 125, got $RC: $(excerpt "$ERR")"
+	grep -q RAN <<<"$OUT" && fail "the command ran"
+	grep -q 'exec kernel on: the exec rules cannot be enforced in the kernel here: .*needs root' <<<"$ERR" ||
+		fail "no clear reason: $(excerpt "$ERR")"
+}
+
+# As root on a host that cannot: the same, with the host's reason; where it
+# can, the session runs.
+test_bpfexec_on_root() {
+	is_root || skip "needs root"
+	printf 'exec kernel on\n' >"$T_TMP/on.profile"
+	wrun --profile "$T_TMP/on.profile" -- sh -c 'echo RAN'
+	if ((RC == 0)); then
+		assert_out_line RAN 'the session runs where the kernel enforces'
+		return
+	fi
+	((RC == 125)) || fail "expected exit 0 or 125, got $RC"
+	grep -q RAN <<<"$OUT" && fail "the command ran"
+	grep -q 'exec kernel on: the exec rules cannot be enforced in the kernel here: ' <<<"$ERR" ||
+		fail "no clear reason: $(excerpt "$ERR")"
+	note "not available here: $(excerpt "$ERR")"
+}
