@@ -44,6 +44,7 @@
 #include "../sandbox/wswatch.h"
 #include "execs.h"
 #include "freeze.h"
+#include "llaudit.h"
 #include "notify.h"
 #include "writeask.h"
 #include "pty.h"
@@ -583,6 +584,17 @@ static void on_wswatch(struct loop *l, const struct source *src, uint32_t events
 	loop_remove(l, src);
 }
 
+/* Landlock's audit records (llaudit.h). */
+static void on_llaudit(struct loop *l, const struct source *src, uint32_t events)
+{
+	llaudit_dispatch(src->ctx);
+}
+
+static void llaudit_freep(struct llaudit **la)
+{
+	llaudit_free(*la);
+}
+
 /* The decoys' watch: each open of one is an alert (canary.h). */
 static void on_canary(struct loop *l, const struct source *src, uint32_t events)
 {
@@ -643,7 +655,7 @@ struct term {
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
 		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask,
-		      struct canary_watch *cw, struct werr *e)
+		      struct canary_watch *cw, struct llaudit *la, struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -681,6 +693,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, wswatch_fd(wsx->w), on_wswatch, wsx);
 	if (cw)
 		loop_add(&l, canary_watch_fd(cw), on_canary, cw);
+	if (la)
+		loop_add(&l, llaudit_fd(la), on_llaudit, la);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -811,6 +825,15 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
 	if (start_init(s, sock, init_sock, &c, e) < 0)
 		return -1;
+	/* Landlock's denials on the record (llaudit.h): the group joined now,
+	 * before init restricts itself (it waits for the "g" below), and not
+	 * before the clone, so init never holds the socket. */
+	_cleanup_(llaudit_freep) struct llaudit *la = NULL;
+	if (s->landlock_log) {
+		char why[256];
+		if (!(la = llaudit_open(c.pid, log, why, sizeof why)))
+			wnote("Landlock's denials are not on this session's record: %s", why);
+	}
 	/* The kill switch (freeze.h): the control socket's freeze, resume and
 	 * kill, and the grace period's hold while frozen; a module of the loop
 	 * that acts on the whole sandbox is handed sb (freed after the socket
@@ -999,7 +1022,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	audit_on_failure(log, on_log_failure, &c);
 	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh,
 			      .hook = hk };
-	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, e);
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, la,
+			   e);
+	/* the denials of the last moments, still on their way */
+	llaudit_end(la);
 	if (exec_stats)
 		*exec_stats = execs_stats(x);
 	audit_on_failure(log, NULL, NULL);
