@@ -91,9 +91,12 @@ int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 			break;
 		/* the key: up to '=' (a word without one is skipped) */
 		const char *k = p;
-		while (p < end && *p != '=' && *p != ' ')
+		bool kok = true; /* the kernel's keys: letters, digits, '_' and '-' */
+		while (p < end && *p != '=' && *p != ' ') {
+			kok = kok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
 			p++;
-		if (p == end || *p == ' ' || p == k) {
+		}
+		if (p == end || *p == ' ' || p == k || !kok) {
 			while (p < end && *p != ' ')
 				p++; /* a word that is no key=value */
 			continue;
