@@ -9,9 +9,12 @@
  * created (its host pid); a domain the agent stacked on it was created by a
  * process in the session's pid namespace. Each domain's verdict is
  * remembered (until the kernel says it is freed), so later denials of it
- * are matched even when its creator is gone. A domain never seen allocated
- * is judged by the process that was refused (the SYSCALL record's pid): in
- * the session's pid namespace or not. Records come from the kernel only (a
+ * are matched even when its creator is gone. A domain whose creator is
+ * gone, or never seen allocated, is judged by the process that was refused
+ * (the SYSCALL record's pid: in the session's pid namespace or not), or,
+ * when that one exited too, by its parent then (ppid). A process is judged
+ * by /proc/PID/ns/pid, so only while it lives: the records are read as
+ * they come, a few microseconds after the syscall. Records come from the kernel only (a
  * sender other than port 0 is ignored); the sandbox cannot forge one. */
 #include "llaudit.h"
 
@@ -264,10 +267,13 @@ static int in_session(const struct llaudit *la, long pid)
 	return st.st_dev == la->ns_dev && st.st_ino == la->ns_ino;
 }
 
-/* The pid of a host pid as the sandbox sees it, or -1. */
+/* The pid of a host pid as the sandbox sees it, or -1: NSpid's entry for
+ * the session's namespace, when the process is as deep as the session's
+ * processes (its ns link is gone once it exits; its status stays until it
+ * is reaped). Only for a process of an event already judged the session's. */
 static long pid_inside(const struct llaudit *la, long pid)
 {
-	if (in_session(la, pid) != 1)
+	if (pid <= 0)
 		return -1;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%ld/status", pid);
@@ -276,16 +282,16 @@ static long pid_inside(const struct llaudit *la, long pid)
 		return -1;
 	char line[256];
 	long v = -1;
+	int n = 0;
 	while (fgets(line, sizeof line, f))
 		if (strncmp(line, "NSpid:", 6) == 0) {
-			int i = 0;
-			for (char *t = strtok(line + 6, " \t\n"); t; t = strtok(NULL, " \t\n"), i++)
-				if (i == la->ns_level)
+			for (char *t = strtok(line + 6, " \t\n"); t; t = strtok(NULL, " \t\n"), n++)
+				if (n == la->ns_level)
 					v = strtol(t, NULL, 10);
 			break;
 		}
 	fclose(f);
-	return v > 0 ? v : -1;
+	return n == la->ns_level + 1 && v > 0 ? v : -1;
 }
 
 static struct domain_verdict *domain_find(struct llaudit *la, uint64_t id)
@@ -344,8 +350,17 @@ static bool ours(struct llaudit *la, const struct llev *ev)
 			return in == 1;
 		}
 	}
-	/* the creator unknown or gone: the process refused */
+	/* the creator unknown or gone: the process refused, or, when it is
+	 * gone too (it exited right after), its parent at the time: a child
+	 * of a process in the session is in the session (a process cannot
+	 * leave its pid namespace, an orphan is reparented within it) */
 	int in = in_session(la, llev_pid(ev));
+	if (in < 0 && ev->syscall) {
+		unsigned long long ppid;
+		if (llrec_num(ev->syscall, "ppid", 10, &ppid) && ppid > 1 && ppid < 0x7fffffff &&
+		    in_session(la, (long)ppid) == 1)
+			in = 1;
+	}
 	if (in == 1)
 		domain_remember(la, id, true);
 	return in == 1;
