@@ -40,6 +40,7 @@
 #define PENDING_MAX 32
 #define PENDING_AGE_MS 200.0
 #define DOMAINS_MAX 256
+#define EXECS_MAX 4096
 /* The rate limit: a hostile agent can be refused a million times a second. */
 #define RATE_PER_S 50.0
 #define BURST 200.0
@@ -63,6 +64,12 @@ struct llaudit {
 	struct llev pending[PENDING_MAX];
 	double pending_t[PENDING_MAX];
 	struct domain_verdict dom[DOMAINS_MAX];
+	/* the processes of the session seen executing (its exec events): host
+	 * pid to pid inside, for those gone before their records are read */
+	struct {
+		long host, inside;
+	} execs[EXECS_MAX];
+	size_t nexecs, exec_next;
 	size_t ndom, dom_next;
 	double tokens, last_ms;
 	unsigned long emitted;
@@ -213,6 +220,8 @@ int llaudit_probe(int landlock_abi, char *why, size_t len)
 	return 1;
 }
 
+static int on_stream(void *ctx, const struct event *ev, struct werr *e);
+
 struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len)
 {
 	char path[64];
@@ -241,6 +250,7 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 		la->lost_at_start = st.lost;
 		la->lost_known = true;
 	}
+	audit_subscribe(log, on_stream, la);
 	return la;
 }
 
@@ -251,8 +261,39 @@ int llaudit_fd(const struct llaudit *la)
 
 /* ---- attribution ----------------------------------------------------------- */
 
+/* The pid inside of a host pid the session was seen executing as, newest
+ * first, or -1. */
+static long exec_seen(const struct llaudit *la, long pid)
+{
+	for (size_t k = 0; k < la->nexecs; k++) {
+		size_t i = (la->exec_next + EXECS_MAX - 1 - k) % EXECS_MAX;
+		if (la->execs[i].host == pid)
+			return la->execs[i].inside;
+	}
+	return -1;
+}
+
+/* The stream's exec events (a subscriber: audit.h). */
+static int on_stream(void *ctx, const struct event *ev, struct werr *e)
+{
+	struct llaudit *la = ctx;
+	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
+		return 0;
+	json_int_t host = json_integer_value(json_object_get(ev->fields, "host_pid"));
+	json_int_t inside = json_integer_value(json_object_get(ev->fields, "pid"));
+	if (host <= 0 || inside <= 0)
+		return 0;
+	la->execs[la->exec_next].host = (long)host;
+	la->execs[la->exec_next].inside = (long)inside;
+	la->exec_next = (la->exec_next + 1) % EXECS_MAX;
+	if (la->nexecs < EXECS_MAX)
+		la->nexecs++;
+	return 0;
+}
+
 /* 1 when pid is in the session's pid namespace, 0 when it is elsewhere,
- * -1 when it is gone (or unreadable). */
+ * -1 when it is gone (or unreadable) and was not seen executing in the
+ * session. */
 static int in_session(const struct llaudit *la, long pid)
 {
 	if (pid <= 0)
@@ -263,7 +304,7 @@ static int in_session(const struct llaudit *la, long pid)
 	struct stat st;
 	snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
 	if (stat(path, &st) < 0)
-		return -1;
+		return exec_seen(la, pid) > 0 ? 1 : -1;
 	return st.st_dev == la->ns_dev && st.st_ino == la->ns_ino;
 }
 
@@ -279,7 +320,7 @@ static long pid_inside(const struct llaudit *la, long pid)
 	snprintf(path, sizeof path, "/proc/%ld/status", pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return exec_seen(la, pid);
 	char line[256];
 	long v = -1;
 	int n = 0;
@@ -291,7 +332,9 @@ static long pid_inside(const struct llaudit *la, long pid)
 			break;
 		}
 	fclose(f);
-	return n == la->ns_level + 1 && v > 0 ? v : -1;
+	if (n == la->ns_level + 1 && v > 0)
+		return v;
+	return exec_seen(la, pid);
 }
 
 static struct domain_verdict *domain_find(struct llaudit *la, uint64_t id)
@@ -563,6 +606,7 @@ void llaudit_free(struct llaudit *la)
 		return;
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		llev_clear(&la->pending[i]);
+	audit_unsubscribe(la->log, on_stream, la);
 	close(la->fd);
 	free(la);
 }
