@@ -241,10 +241,15 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 		snprintf(why, len, "joining the audit multicast group: %s", strerror(-fd));
 		return NULL;
 	}
-	struct llaudit *la = xcalloc(1, sizeof *la);
-	*la = (struct llaudit){ .fd = fd, .init_pid = init_pid, .ns_dev = ns.st_dev,
-				.ns_ino = ns.st_ino, .ns_level = level - 1, .log = log,
-				.tokens = BURST, .last_ms = now_ms() };
+	struct llaudit *la = xcalloc(1, sizeof *la); /* (large: not built on the stack) */
+	la->fd = fd;
+	la->init_pid = init_pid;
+	la->ns_dev = ns.st_dev;
+	la->ns_ino = ns.st_ino;
+	la->ns_level = level - 1;
+	la->log = log;
+	la->tokens = BURST;
+	la->last_ms = now_ms();
 	struct audit_status st;
 	if (audit_status(&st) == 0) {
 		la->lost_at_start = st.lost;
