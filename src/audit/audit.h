@@ -42,6 +42,8 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
  * seq is used by the next one). */
 typedef int (*audit_subscriber_fn)(void *ctx, const struct event *ev, struct werr *e);
 void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
+/* Remove the subscriber fn with ctx (a module that goes before the stream). */
+void audit_unsubscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 
 /* Also send every line to syslog (facility authpriv, ident "warden"), where
  * journald or a syslog daemon picks it up; the file stays the record. */

@@ -232,6 +232,7 @@ static const struct {
 	{ "file", { "decision", "pid", "op", "path" }, { 0 } },
 	{ "net", { "decision", "host", "port", "method", "status" }, { 0 } },
 	{ "syscall", { "decision", "pid", "name" }, { 0 } },
+	{ "signal", { "decision", "signal", "to", "pid", "to_pid" }, { 0 } },
 	{ "approval", { "decision", "by" }, { 0 } },
 	{ "tool", { "phase", "id", "decision", "tool", "what" }, { 0 } },
 	{ "alert", { "rule", "path" }, { 0 } },

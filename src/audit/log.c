@@ -292,6 +292,16 @@ void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx)
 	a->subs[a->nsubs++] = (struct subscriber){ fn, ctx };
 }
 
+void audit_unsubscribe(struct audit *a, audit_subscriber_fn fn, void *ctx)
+{
+	for (size_t i = 1; i < a->nsubs; i++)
+		if (a->subs[i].fn == fn && a->subs[i].ctx == ctx) {
+			memmove(&a->subs[i], &a->subs[i + 1], (a->nsubs - i - 1) * sizeof *a->subs);
+			a->nsubs--;
+			return;
+		}
+}
+
 int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e)
 {
 	_cleanup_json_ json_t *f = fields;

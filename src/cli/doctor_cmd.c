@@ -1,8 +1,9 @@
 /* doctor.c - `warden doctor`: what this machine offers the sandbox, as the
  * probe of features.h sees it (kernel, Landlock ABI, seccomp and its user
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
- * Yama, cgroup v2, the active LSMs) and whether the systemd journal listens
- * (`warden run --log journald`), one line per row of a table with
+ * Yama, cgroup v2, the active LSMs), whether the systemd journal listens
+ * (`warden run --log journald`) and whether Landlock's denials are on the
+ * record (src/supervisor/llaudit.h), one line per row of a table with
  * OK/WARN/FAIL and the fix to apply, then the layers warden will put in
  * force, and each limit of the profile (--profile FILE on the built-in
  * default) with what enforces it here or why nothing does (limits.h). Exit
@@ -25,6 +26,7 @@
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
 #include "../supervisor/bpfexec.h"
+#include "../supervisor/llaudit.h"
 #include "cli.h"
 
 enum status { ST_SKIP, ST_OK, ST_WARN, ST_FAIL };
@@ -57,11 +59,13 @@ struct row {
 
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
-	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel;
+	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel,
+	check_llaudit;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
 	{ .what = "Landlock", .check = check_landlock },
+	{ .what = "Landlock denials on the record", .check = check_llaudit },
 	{ .what = "seccomp filter", .check = check_seccomp,
 	  .fix = "a kernel with CONFIG_SECCOMP_FILTER=y" },
 	{ .what = "seccomp user notification", .check = check_notify,
@@ -134,6 +138,16 @@ static void check_landlock(const struct kernel_features *f, const struct row *r,
 		v->fix = err == EOPNOTSUPP ? "add landlock to the lsm= kernel boot parameter"
 					   : "a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm=";
 	}
+}
+
+/* Read from the kernel's audit records, as root, when the host has audit
+ * on; warden never turns it on (host state). */
+static void check_llaudit(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	char why[256];
+	int on = llaudit_probe(f->landlock_abi, why, sizeof why);
+	v->status = on ? ST_OK : ST_WARN;
+	say(v, "%s", why);
 }
 
 static void check_seccomp(const struct kernel_features *f, const struct row *r, struct verdict *v)

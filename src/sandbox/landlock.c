@@ -3,8 +3,11 @@
  * not become access. Execute only where the mounts allow it: the system
  * directories, read-only paths, the workspace (not in strict mode) and the
  * `exec allow-writable` paths. On ABI >= 6 also scopes signals and abstract
- * unix sockets to the sandbox. Constants newer than the build host's
- * headers are defined here. */
+ * unix sockets to the sandbox. On ABI >= 7, when the supervisor reads the
+ * kernel's audit records (root, audit enabled: src/supervisor/llaudit.h),
+ * the agent's denials after its exec are logged too (by default the kernel
+ * logs a domain's denials only until the first exec). Constants newer than
+ * the build host's headers are defined here. */
 #include "sandbox.h"
 #include "features.h" /* landlock_abi_version */
 
@@ -38,6 +41,9 @@
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 #define LL_MIN_ABI 2
+/* landlock_restrict_self's flags (ABI 7) */
+#define LL_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
+#define LL_MIN_ABI_LOG 7
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -177,7 +183,8 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 			return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return werr_errno(e, "no_new_privs");
-	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+	unsigned flags = s->landlock_log && abi >= LL_MIN_ABI_LOG ? LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;
+	if (syscall(SYS_landlock_restrict_self, rs, flags) < 0)
 		return werr_errno(e, "Landlock: restricting the sandbox");
 	return 0;
 }

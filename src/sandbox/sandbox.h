@@ -164,6 +164,10 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	int landlock_abi;           /* probed by the supervisor */
+	bool landlock_log;          /* the supervisor reads Landlock's audit records
+				       (src/supervisor/llaudit.h): init restricts itself
+				       with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON */
+	char landlock_log_why[256]; /* on, or why not (llaudit_probe), for session.start */
 	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
 	/* a file warden adds to /etc inside, read-only like the rest of it

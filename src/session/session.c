@@ -30,6 +30,7 @@
 #include "../detect/canary.h"
 #include "summary.h"
 #include "trust.h"
+#include "../supervisor/llaudit.h"
 #include "../supervisor/supervisor.h"
 
 static double now_ms(void)
@@ -171,6 +172,10 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	if (features_require(kf, e) < 0)
 		return -1;
 	s->landlock_abi = kf->landlock_abi;
+	/* Landlock's denials on the record: as root, with audit enabled by the
+	 * host (llaudit.h) */
+	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
+					sizeof s->landlock_log_why) == 1;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -247,6 +252,8 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 	policy_digest(pol, digest);
 	json_t *kernel = features_to_json(kf);
 	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
+	json_object_set_new(kernel, "landlock_audit", json_pack("{s:b, s:s}", "on", s->landlock_log,
+								"why", s->landlock_log_why));
 	return audit_emit_event(log, ev_session_start(&(struct ev_session_start){
 		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,

@@ -67,7 +67,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	(void)e;
 	struct summary *s = ctx;
 	const json_t *f = ev->fields;
-	if (strcmp(ev->kind, "syscall.suppressed") == 0) {
+	if (strcmp(ev->kind, "syscall.suppressed") == 0 ||
+	    strcmp(ev->kind, "landlock.suppressed") == 0) {
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
 		return 0;
 	}
@@ -78,6 +79,28 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	}
 	if (!f || strcmp(str(f, "decision"), "deny") != 0)
 		return 0;
+	/* the kernel's refusals, from its audit records (src/supervisor/llaudit.h) */
+	if (strcmp(str(f, "by"), "landlock") == 0) {
+		const char *what = json_object_get(f, "path") ? str(f, "path")
+				 : json_object_get(f, "address") ? str(f, "address") : NULL;
+		json_t *acc = json_object_get(f, "access"), *x;
+		char rights[256] = "";
+		size_t i, o = 0;
+		json_array_foreach(acc, i, x) {
+			int w = snprintf(rights + o, sizeof rights - o, "%s%s", i ? "," : "",
+					 json_string_value(x) ? json_string_value(x) : "?");
+			if (w < 0 || (size_t)w >= sizeof rights - o)
+				break;
+			o += (size_t)w;
+		}
+		if (what)
+			add(s, xasprintf("%s %s", ev->kind, what), xasprintf("refused by Landlock (%s)", rights));
+		else
+			add(s, xasprintf("%s to pid %lld", ev->kind,
+					 json_integer_value(json_object_get(f, "to_pid"))),
+			    xasprintf("refused by Landlock (%s)", rights));
+		return 0;
+	}
 	if (strcmp(ev->kind, "net") == 0 && strcmp(str(f, "method"), "connect") == 0)
 		add(s, xasprintf("%s:%lld", str(f, "address"),
 				 json_integer_value(json_object_get(f, "port"))),

@@ -45,6 +45,7 @@
 #include "execs.h"
 #include "bpfexec.h"
 #include "freeze.h"
+#include "llaudit.h"
 #include "notify.h"
 #include "writeask.h"
 #include "pty.h"
@@ -635,6 +636,17 @@ static void on_wswatch(struct loop *l, const struct source *src, uint32_t events
 	loop_remove(l, src);
 }
 
+/* Landlock's audit records (llaudit.h). */
+static void on_llaudit(struct loop *l, const struct source *src, uint32_t events)
+{
+	llaudit_dispatch(src->ctx);
+}
+
+static void llaudit_freep(struct llaudit **la)
+{
+	llaudit_free(*la);
+}
+
 /* The decoys' watch: each open of one is an alert (canary.h). */
 static void on_canary(struct loop *l, const struct source *src, uint32_t events)
 {
@@ -695,7 +707,8 @@ struct term {
 static int event_loop(struct child *c, int sigfd, struct stopper *st, const struct term *t,
 		      struct notifier *nt, struct execs *x, int listener, struct proxy *px, int timer,
 		      struct limits_watch *w, struct ws_ctx *wsx, const struct asking *ask,
-		      struct canary_watch *cw, struct kexec_ctx *kx, struct werr *e)
+		      struct canary_watch *cw, struct kexec_ctx *kx, struct llaudit *la,
+		      struct werr *e)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
@@ -735,6 +748,8 @@ static int event_loop(struct child *c, int sigfd, struct stopper *st, const stru
 		loop_add(&l, canary_watch_fd(cw), on_canary, cw);
 	if (kx->b)
 		loop_add(&l, bpfexec_fd(kx->b), on_kernel_refusals, kx);
+	if (la)
+		loop_add(&l, llaudit_fd(la), on_llaudit, la);
 	if (master >= 0) {
 		loop_add(&l, master, on_pty_output, NULL);
 		/* A stdin that epoll cannot watch (a regular file) is not relayed. */
@@ -877,6 +892,15 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	hostid_close_trees(&s->ids);
 	if (started < 0)
 		return -1;
+	/* Landlock's denials on the record (llaudit.h): the group joined now,
+	 * before init restricts itself (it waits for the "g" below), and not
+	 * before the clone, so init never holds the socket. */
+	_cleanup_(llaudit_freep) struct llaudit *la = NULL;
+	if (s->landlock_log) {
+		char why[256];
+		if (!(la = llaudit_open(c.pid, log, why, sizeof why)))
+			wnote("Landlock's denials are not on this session's record: %s", why);
+	}
 	/* The kill switch (freeze.h): the control socket's freeze, resume and
 	 * kill, and the grace period's hold while frozen; a module of the loop
 	 * that acts on the whole sandbox is handed sb (freed after the socket
@@ -1073,9 +1097,12 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	struct asking ask = { .ap = ap, .ctl = ctl, .term = ta, .rv = chans.rv, .wh = chans.wh,
 			      .hook = hk };
 	struct kexec_ctx kx = { .b = bx, .log = log };
-	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, &kx, e);
+	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, &kx,
+			   la, e);
 	if (bx)
 		bpfexec_on_refusals(bx, log);
+	/* the denials of the last moments, still on their way */
+	llaudit_end(la);
 	if (exec_stats) {
 		*exec_stats = execs_stats(x);
 		json_object_set_new(*exec_stats, "kernel", bx ? bpfexec_stats(bx)

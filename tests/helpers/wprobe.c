@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/io_uring.h>
@@ -1023,6 +1024,146 @@ static int do_map_exec(const char *path, const char *how)
 	return allowed("mapped executable%s%s", memfd ? " (memfd)" : "", mprot ? " (mprotect)" : "");
 }
 
+/* audit-enabled [0|1]: the kernel's audit status (AUDIT_GET), or set its
+ * enabled flag (AUDIT_SET; root), printing the value it had: the Landlock
+ * audit tests turn audit on for their run and back to what it was. */
+static int audit_req(int type, const void *payload, size_t plen, struct audit_status *out)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return -errno;
+	struct {
+		struct nlmsghdr h;
+		char data[sizeof(struct audit_status)];
+	} req;
+	memset(&req, 0, sizeof req);
+	req.h.nlmsg_len = NLMSG_LENGTH(plen);
+	req.h.nlmsg_type = (unsigned short)type;
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.h.nlmsg_seq = 1;
+	if (plen)
+		memcpy(req.data, payload, plen);
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	int want = out ? 2 : 1, got = 0, ret = 0;
+	while (got < want) {
+		union {
+			char b[8192];
+			struct nlmsghdr a;
+		} u;
+		ssize_t n = recv(fd, u.b, sizeof u.b, 0);
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		int left = (int)n;
+		for (struct nlmsghdr *h = &u.a; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+				if (e->error) {
+					close(fd);
+					return e->error;
+				}
+				got++;
+			} else if (out && h->nlmsg_type == AUDIT_GET) {
+				size_t len = h->nlmsg_len - NLMSG_HDRLEN;
+				memset(out, 0, sizeof *out);
+				memcpy(out, NLMSG_DATA(h), len < sizeof *out ? len : sizeof *out);
+				got++;
+			}
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+static int do_audit_enabled(const char *set)
+{
+	struct audit_status st;
+	int r = audit_req(AUDIT_GET, NULL, 0, &st);
+	if (r < 0)
+		return denied_errno(-r);
+	if (!set)
+		return allowed("enabled=%u failure=%u auditd=%u", st.enabled, st.failure, st.pid);
+	struct audit_status ns;
+	memset(&ns, 0, sizeof ns);
+	ns.mask = AUDIT_STATUS_ENABLED;
+	ns.enabled = (unsigned)atoi(set);
+	r = audit_req(AUDIT_SET, &ns, sizeof ns, NULL);
+	if (r < 0)
+		return denied_errno(-r);
+	return allowed("was=%u", st.enabled);
+}
+
+/* Landlock by hand (the build host's headers may predate ABI 6). */
+struct wp_ruleset_attr {
+	uint64_t fs, net, scoped;
+};
+
+static int landlock_self(uint64_t fs, uint64_t scoped)
+{
+	struct wp_ruleset_attr a = { .fs = fs, .scoped = scoped };
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+	if (rs < 0)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		return -1;
+	close(rs);
+	return 0;
+}
+
+/* landlock-write PATH: a Landlock domain of its own that grants no write,
+ * then a write to PATH (a denial the kernel logs, when audit is on: one of a
+ * process that is in no session). Prints its pid first. */
+static int do_landlock_write(const char *path)
+{
+	printf("pid=%d\n", (int)getpid());
+	if (landlock_self((1ULL << 1) | (1ULL << 8) /* WRITE_FILE, MAKE_REG */, 0) < 0)
+		return denied();
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return denied();
+	close(fd);
+	return allowed("wrote %s", path);
+}
+
+/* landlock-signal: a child that stacks a Landlock domain scoping signals
+ * (ABI 6) and signals its parent, outside that domain: refused. Prints the
+ * child's pid. */
+static int do_landlock_signal(void)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return denied();
+	pid_t c = fork();
+	if (c < 0)
+		return denied();
+	if (c == 0) {
+		close(pfd[0]);
+		int r = landlock_self(0, 1ULL << 1 /* SCOPE_SIGNAL */) < 0 ? -errno
+			: kill(getppid(), SIGCONT) < 0 ? errno : 0;
+		(void)!write(pfd[1], &r, sizeof r);
+		_exit(0);
+	}
+	close(pfd[1]);
+	int r = 0;
+	if (read(pfd[0], &r, sizeof r) != sizeof r)
+		r = EIO;
+	waitpid(c, NULL, 0);
+	printf("pid=%d\n", (int)c);
+	if (r < 0)
+		return usage("landlock-signal: no Landlock signal scope here");
+	if (r)
+		return denied_errno(r);
+	return allowed("signalled %d", (int)getpid());
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1169,6 +1310,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "swap")) {
 		NEED(4, "swap A B TARGET SECONDS");
 		return do_swap(a1, a2, a3, argv[5]);
+	} else if (!strcmp(cmd, "audit-enabled")) {
+		return do_audit_enabled(a1);
+	} else if (!strcmp(cmd, "landlock-write")) {
+		NEED(1, "landlock-write PATH");
+		return do_landlock_write(a1);
+	} else if (!strcmp(cmd, "landlock-signal")) {
+		return do_landlock_signal();
 	} else if (!strcmp(cmd, "json")) {
 		return do_json(0);
 	} else if (!strcmp(cmd, "jsonl")) {
@@ -1177,5 +1325,6 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap json jsonl)");
+		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
+		     "audit-enabled landlock-write landlock-signal json jsonl)");
 }

@@ -292,6 +292,28 @@ static void test_subscriber(void)
 	free(dir);
 }
 
+/* A subscriber removed sees nothing after; removing it twice is nothing. */
+static void test_unsubscribe(void)
+{
+	struct audit *a;
+	struct werr e;
+	char *dir = xasprintf("%s/unsubs", tmpdir);
+	CHECK(audit_open(&a, dir, "unsub-1", &e) == 0);
+	if (!a)
+		exit(1);
+	struct seen s1 = { .path = audit_path(a) }, s2 = { .path = audit_path(a) };
+	audit_subscribe(a, record, &s1);
+	audit_subscribe(a, record, &s2);
+	CHECK(audit_emit(a, "limit", json_pack("{s:s}", "kind", "tmp"), &e) == 0);
+	audit_unsubscribe(a, record, &s1);
+	audit_unsubscribe(a, record, &s1);
+	CHECK(audit_emit(a, "limit", json_pack("{s:s}", "kind", "home"), &e) == 0);
+	CHECK(s1.n == 1 && s2.n == 2);
+	CHECK(s2.seq[1] == 2);
+	audit_close(a);
+	free(dir);
+}
+
 /* The action event's fields, in order; what is unset is left out. */
 static void test_action_event(void)
 {
@@ -319,6 +341,7 @@ int main(void)
 	test_chain();
 	test_refusals();
 	test_subscriber();
+	test_unsubscribe();
 	test_action_event();
 
 	tmpdir_remove();

@@ -1,0 +1,43 @@
+/* llaudit.h - Landlock's denials on the record: as root, with Landlock ABI 7
+ * or later and the kernel's audit enabled, the supervisor reads the audit
+ * records the kernel multicasts (AUDIT_NLGRP_READLOG: read only, beside
+ * auditd, never instead of it), keeps those of its own session, and turns
+ * each into a `file`, `net` or `signal` event with "by": "landlock"
+ * (llrecord.h). warden never enables audit itself: that is the host's
+ * setting (see llaudit_probe). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../audit/audit.h"
+
+struct llaudit;
+
+/* Whether this session's Landlock denials can be on the record here: 1 yes
+ * (why says how: auditd running or not), 0 no and why (not root, Landlock
+ * ABI < 7, no audit in the kernel, audit disabled, audit's failure mode is
+ * panic, the multicast group refused, not in the host's pid namespace).
+ * Cheap; keeps nothing open. `warden doctor` prints it; a session records it
+ * and, when 1, restricts itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+ * so that the agent's denials after its exec are logged too. */
+int llaudit_probe(int landlock_abi, char *why, size_t len);
+
+/* Join the multicast group for the session whose sandbox init is init_pid
+ * (the Landlock domain's creator; its pid namespace is the session's), with
+ * its events going to log. Open before init restricts itself. NULL and why
+ * filled when it cannot. */
+struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len);
+
+/* The socket, for the event loop; readable: llaudit_dispatch. */
+int llaudit_fd(const struct llaudit *la);
+void llaudit_dispatch(struct llaudit *la);
+
+/* The sandbox is gone: read what the kernel still has on its way (a short
+ * wait), emit every event gathered, then one `landlock.suppressed` event
+ * when some were not logged one by one (the rate limit, the session's cap,
+ * a socket overrun). */
+void llaudit_end(struct llaudit *la);
+
+/* NULL is fine. */
+void llaudit_free(struct llaudit *la);
