@@ -28,17 +28,6 @@ static bool untrusted_key(const char *k)
 	return false;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Read decimal digits from *p (at most up to end) into *v; false when there
  * are none or it overflows. */
 static bool read_dec(const char **p, const char *end, unsigned long long *v)
@@ -144,7 +133,7 @@ int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 			}
 			bool good = true;
 			for (size_t i = 0; i < vlen; i += 2) {
-				int hi = hexval(v[i]), lo = hexval(v[i + 1]);
+				int hi = hex_digit((unsigned char)v[i]), lo = hex_digit((unsigned char)v[i + 1]);
 				if (hi < 0 || lo < 0) {
 					good = false;
 					break;

@@ -49,6 +49,16 @@ void exec_verdict_free(struct exec_verdict_rules *r)
 	r->ndeny = r->nallow = 0;
 }
 
+bool exec_verdict_in_deny(const struct exec_verdict_rules *r, const char *hex)
+{
+	return listed(r->deny, r->ndeny, hex);
+}
+
+bool exec_verdict_in_allow(const struct exec_verdict_rules *r, const char *hex)
+{
+	return listed(r->allow, r->nallow, hex);
+}
+
 enum exec_verdict exec_verdict_of(const struct exec_verdict_rules *r, const char *hex,
 				  const char *nohash, bool immutable, const char *resolved,
 				  char *why, size_t len)

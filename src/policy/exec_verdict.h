@@ -26,6 +26,10 @@ struct exec_verdict_rules {
 void exec_verdict_init(struct exec_verdict_rules *r, const struct policy_exec *x);
 void exec_verdict_free(struct exec_verdict_rules *r);
 
+/* Is hex (lower-case) among the `exec deny` (`exec allow`) hashes? */
+bool exec_verdict_in_deny(const struct exec_verdict_rules *r, const char *hex);
+bool exec_verdict_in_allow(const struct exec_verdict_rules *r, const char *hex);
+
 /* The verdict on a file: hex its SHA-256 (lower-case), or NULL with
  * nohash saying why it has none; immutable: the agent cannot change it;
  * resolved: its path inside the sandbox (NULL: unknown). A refusal says

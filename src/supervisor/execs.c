@@ -32,6 +32,7 @@
  * and, when a rule refuses it, the process killed before its first
  * instruction. */
 #include "execs.h"
+#include "../policy/exec_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,8 +119,7 @@ struct execs {
 	int listener;
 	struct audit *log;
 	const struct policy_exec *rules;
-	char **deny, **allow;       /* sorted */
-	size_t ndeny, nallow;
+	struct exec_verdict_rules lists; /* the deny and allow hashes, sorted */
 	dev_t wdev[WRITABLE_DEVS];
 	size_t nwdev;
 	int root;                   /* the sandbox's root, O_PATH */
@@ -142,35 +142,6 @@ struct execs {
 	size_t ncache, next;
 	unsigned long hits, misses, verified, swapped, killed;
 };
-
-/* ---- the rules' lists ---- */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **sorted(const struct strv *v, size_t *n)
-{
-	char **a = xcalloc(v->n + 1, sizeof *a);
-	for (size_t i = 0; i < v->n; i++)
-		a[i] = xstrdup(v->v[i]);
-	qsort(a, v->n, sizeof *a, cmp_str);
-	*n = v->n;
-	return a;
-}
-
-static bool listed(char *const *list, size_t n, const char *hex)
-{
-	return n && bsearch(&hex, list, n, sizeof *list, cmp_str);
-}
-
-static void free_list(char **a, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(a[i]);
-	free(a);
-}
 
 /* ---- what runs: the loader's program, a script given by name ---- */
 
@@ -464,7 +435,7 @@ static void job_failed(struct subject *s, const struct hash_job *j, const struct
 
 static bool any_rules(const struct execs *x)
 {
-	return x->ndeny || x->rules->default_deny;
+	return x->lists.ndeny || x->rules->default_deny;
 }
 
 static void answer(struct execs *x, struct pexec *p, int err)
@@ -557,7 +528,7 @@ static bool allowed_by_dir(const struct execs *x, const struct subject *s)
 
 static bool allowed(const struct execs *x, const struct subject *s)
 {
-	return (s->h == H_DONE && listed(x->allow, x->nallow, s->hex)) || allowed_by_dir(x, s);
+	return (s->h == H_DONE && exec_verdict_in_allow(&x->lists, s->hex)) || allowed_by_dir(x, s);
 }
 
 /* Why the rules refuse p (into why), and whether a rule (rather than the
@@ -570,7 +541,7 @@ static bool decide(const struct execs *x, const struct pexec *p, char *why, size
 	why[0] = '\0';
 	for (int i = 0; i < NSUBJ; i++) {
 		const struct subject *s = &p->s[i];
-		if (s->h == H_DONE && listed(x->deny, x->ndeny, s->hex)) {
+		if (s->h == H_DONE && exec_verdict_in_deny(&x->lists, s->hex)) {
 			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
 			return true;
 		}
@@ -578,7 +549,7 @@ static bool decide(const struct execs *x, const struct pexec *p, char *why, size
 	/* What runs as machine code: the interpreter of a script, else the
 	 * file; and the loader's program. */
 	int code = p->interp[0] ? INTERP : MAIN;
-	if (x->ndeny) {
+	if (x->lists.ndeny) {
 		int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
 		for (int k = 0; k < 3; k++) {
 			const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
@@ -1027,9 +998,9 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	if (p->exe >= 0 && fstat(p->exe, &now.st) == 0)
 		now.immutable = is_immutable(x, p->exe, &now.st, resolved, &now.noexec);
 	char why[256] = "";
-	if (hex && listed(x->deny, x->ndeny, hex))
+	if (hex && exec_verdict_in_deny(&x->lists, hex))
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
-	else if (!hex && x->ndeny)
+	else if (!hex && x->lists.ndeny)
 		snprintf(why, sizeof why, "swapped in after the check, and cannot be hashed (%s)", now.why);
 	else if (x->rules->default_deny && !allowed(x, &now))
 		snprintf(why, sizeof why, "exec default deny: swapped in after the check, not allowed");
@@ -1168,8 +1139,7 @@ struct execs *execs_new(int listener, struct audit *log, const struct policy *po
 	x->root = -1;
 	x->timer = -1;
 	x->init = init;
-	x->deny = sorted(&pol->exec.deny, &x->ndeny);
-	x->allow = sorted(&pol->exec.allow, &x->nallow);
+	exec_verdict_init(&x->lists, &pol->exec);
 	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
 		struct stat st;
 		if (writable[i] && stat(writable[i], &st) == 0) {
@@ -1227,8 +1197,7 @@ void execs_free(struct execs *x)
 		close(x->timer);
 	if (x->root >= 0)
 		close(x->root);
-	free_list(x->deny, x->ndeny);
-	free_list(x->allow, x->nallow);
+	exec_verdict_free(&x->lists);
 	if (x->resp)
 		seccomp_notify_free(x->unused_req, x->resp);
 	free(x);
