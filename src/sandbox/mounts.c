@@ -695,7 +695,8 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	/* A profile path that covers the audit log directory or the cache
 	 * (read-only ~, say) must not hand the agent the logs, nor the cached
 	 * /etc of later sessions: mask the directory. */
-	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0)
+	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0 ||
+	    mask_private(s, s->storedir, e) < 0)
 		return -1;
 	/* warden check: its own binary as the probe runner, copied (the
 	 * file that runs, through /proc/self/exe) onto the root tmpfs, which

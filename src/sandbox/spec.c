@@ -21,6 +21,7 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	free(s->home);
 	free(s->logdir);
 	free(s->cachedir);
+	free(s->storedir);
 	free(s->ca_bundle);
 	exec_layout_free(&s->exec);
 }

@@ -19,6 +19,8 @@
 #include "../net/tls.h"
 #include "../audit/audit.h"
 #include "../audit/journald.h"
+#include "../checkpoint/checkpoint.h"
+#include "../checkpoint/store.h"
 #include "../detect/detect.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
@@ -155,7 +157,9 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, &ag->state, e) < 0 ||
 	    state_keep_apart(&ag->state, s->workspace, "the workspace", e) < 0 ||
 	    state_keep_apart(&ag->state, s->logdir, "the audit log directory", e) < 0 ||
-	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0)
+	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0 ||
+	    (s->storedir &&
+	     state_keep_apart(&ag->state, s->storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->home_binds = ag->state.v;
 	s->nhome_binds = ag->state.n;
@@ -189,11 +193,14 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
 				"absolute paths)");
 	_cleanup_free_ char *cachedir = etc_cache_dir(home);
+	_cleanup_free_ char *storedir = store_default_path(home);
 	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
-	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0))
+	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0) ||
+	    (storedir && keep_private(s, pol, storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
+	s->storedir = steal_ptr(&storedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
 	if (state_prepare(o, ag, home, s, e) < 0)
@@ -241,7 +248,8 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
 		     const struct discovery *disc, const struct session_agent *ag,
-		     const struct limits *lim, struct audit *log, struct werr *e)
+		     const struct limits *lim, json_t *checkpoint, struct audit *log,
+		     struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -253,7 +261,7 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
 		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec),
-		.host_id = hostid_to_json(&s->ids) }), e);
+		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -463,7 +471,14 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	limits_create(&lim, session);
 	limits_notes(&lim);
 	s->limits = &lim;
-	if (log_start(o, pol, s, &kf, &disc, ag, &lim, *log, e) < 0)
+	/* The workspace recorded before anything of the session can touch
+	 * it; without its checkpoint (unless `checkpoint off`) no session. */
+	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
+	json_t *ckfield = NULL;
+	if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session, &ckfield,
+			       e) < 0)
+		return -1;
+	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -480,18 +495,21 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
+	/* what the session left, recorded: what `warden undo` compares with */
+	json_t *ckend = ckpt_session_end(&ck, pol, s->plan.ws_fd, session);
 	/* what waits for journald is sent before session.end counts it */
 	if (*jd)
 		journald_flush(*jd, JOURNALD_END_WAIT_MS);
 	if (r < 0) {
 		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
 			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats,
-			.journald = *jd ? journald_stats(*jd) : NULL }), NULL);
+			.journald = *jd ? journald_stats(*jd) : NULL, .checkpoint = ckend }), NULL);
 		return -1;
 	}
 	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
 		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log),
-		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL }), e);
+		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL,
+		.checkpoint = ckend }), e);
 }
 
 static void audit_closep(struct audit **log)
