@@ -52,6 +52,52 @@ const char *change_label(enum change_kind k)
 	return l[k];
 }
 
+char *path_shown(const char *p)
+{
+	size_t n = 0;
+	for (const unsigned char *q = (const unsigned char *)p; *q; q++)
+		n += *q < 0x20 || *q == 0x7f || *q == '\\' ? 4 : 1;
+	char *out = xmalloc(n + 1), *o = out;
+	for (const unsigned char *q = (const unsigned char *)p; *q; q++) {
+		if (*q < 0x20 || *q == 0x7f || *q == '\\') {
+			snprintf(o, 5, "\\x%02x", *q);
+			o += 4;
+		} else {
+			*o++ = (char)*q;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *type_word(char t)
+{
+	return t == MF_DIR ? "directory" : t == MF_LINK ? "symlink" : "file";
+}
+
+void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
+		   const struct manifest *to)
+{
+	if (c->root_mode)
+		fprintf(out, "  mode      . (%04o -> %04o)\n", (unsigned)from->root_mode,
+			(unsigned)to->root_mode);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct change *ch = &c->v[i];
+		const struct mf_entry *en = ch->b ? ch->b : ch->a;
+		_cleanup_free_ char *p = path_shown(en->path);
+		fprintf(out, "  %-9s %s%s", change_label(ch->kind), p, en->type == MF_DIR ? "/" : "");
+		if (ch->kind == CH_MODE || (ch->kind == CH_MODIFIED && ch->a->mode != ch->b->mode))
+			fprintf(out, " (%04o -> %04o)", (unsigned)ch->a->mode, (unsigned)ch->b->mode);
+		if (ch->kind == CH_TYPE)
+			fprintf(out, " (%s -> %s)", type_word(ch->a->type), type_word(ch->b->type));
+		if (en->type == MF_LINK) {
+			_cleanup_free_ char *t = path_shown(en->target);
+			fprintf(out, " -> %s", t);
+		}
+		fputc('\n', out);
+	}
+}
+
 bool text_is_diffable(const char *s, size_t n)
 {
 	return !memchr(s, '\0', n) && utf8_invalid_at((const unsigned char *)s, n) == n;
@@ -141,11 +187,11 @@ size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, co
 		if (i < m && j < n && eq(&la, head + i, &lb, head + j)) {
 			ops[nops++] = (struct op){ ' ', head + i };
 			i++, j++;
-		} else if (j < n && (i == m || LL(i, j + 1) >= LL(i + 1, j))) {
-			ops[nops++] = (struct op){ '+', head + j++ };
+		} else if (i < m && (j == n || LL(i + 1, j) >= LL(i, j + 1))) {
+			ops[nops++] = (struct op){ '-', head + i++ };
 			changed++;
 		} else {
-			ops[nops++] = (struct op){ '-', head + i++ };
+			ops[nops++] = (struct op){ '+', head + j++ };
 			changed++;
 		}
 	}

@@ -27,6 +27,13 @@ void changes_compute(const struct manifest *a, const struct manifest *b, struct 
 void changes_free(struct changes *c);
 const char *change_label(enum change_kind k); /* "added", "removed", ... */
 
+/* The list, one change a line ("  modified  PATH"), control bytes of paths
+ * shown as \\xNN. */
+void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
+		   const struct manifest *to);
+/* A path display-safe (malloc'd). */
+char *path_shown(const char *p);
+
 /* Text enough for a line diff: no NUL byte and valid UTF-8. */
 bool text_is_diffable(const char *s, size_t n);
 /* A unified diff (3 lines of context) of old and new, with the labels on

@@ -25,17 +25,10 @@ static double ms_since(const struct timespec *t0)
 static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
 		struct snap_result *r, struct werr *e)
 {
-	mode_t restore;
-	int fd = snapshot_open_root(ws_fd, &restore, e);
-	if (fd < 0)
-		return werr_wrap(e, "checkpoint");
 	struct snap_opts o = { .st = &cs->st, .store_blobs = true, .ws = cs->ws,
 			       .exclude = &pol->checkpoint.exclude,
-			       .max_size = pol->checkpoint.max_size,
-			       .root_mode_set = restore != (mode_t)-1, .root_mode = restore };
-	int ret = snapshot_take(fd, &o, r, e);
-	snapshot_close_root(fd, restore);
-	return ret;
+			       .max_size = pol->checkpoint.max_size };
+	return snapshot_take_dir(ws_fd, &o, r, e);
 }
 
 int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const char *store_path,

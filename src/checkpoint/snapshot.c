@@ -19,7 +19,7 @@ struct snap_ctx {
 	const struct snap_opts *o;
 	struct snap_result *r;
 	struct mcache old, now;
-	time_t t0;
+	long long t0_ns;              /* when the walk began (CLOCK_REALTIME) */
 	char *closed;                 /* a directory the walk could not look inside */
 };
 
@@ -100,7 +100,9 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 	}
 	/* an inode changed within the last second may change again within
 	 * the same timestamp: read it next time */
-	if (s->st_ctim.tv_sec < c->t0 - 1 && s->st_mtim.tv_sec < c->t0 - 1)
+	long long cns = (long long)s->st_ctim.tv_sec * 1000000000LL + s->st_ctim.tv_nsec;
+	long long mns = (long long)s->st_mtim.tv_sec * 1000000000LL + s->st_mtim.tv_nsec;
+	if (cns < c->t0_ns - 1000000000LL && mns < c->t0_ns - 1000000000LL)
 		mcache_add(&c->now, we->rel, s, en->hash);
 	c->r->files++;
 	return 0;
@@ -168,7 +170,10 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	r->m.root_mode = o->root_mode_set ? o->root_mode & 07777 : s.st_mode & 07777;
 	for (size_t i = 0; o->exclude && i < o->exclude->n; i++)
 		strv_push(&r->m.exclude, o->exclude->v[i]);
-	struct snap_ctx c = { .o = o, .r = r, .t0 = time(NULL) };
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct snap_ctx c = { .o = o, .r = r,
+			      .t0_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec };
 	mcache_load(o->st, o->ws, &c.old);
 	struct walk_ops ops = { .entry = on_entry, .closed = on_closed };
 	int ret = walk_tree(rootfd, &ops, &c, e);
@@ -227,4 +232,20 @@ void snapshot_close_root(int fd, mode_t restore)
 		(void)!fchmod(fd, restore);
 	if (fd >= 0)
 		close(fd);
+}
+
+int snapshot_take_dir(int anyfd, const struct snap_opts *o, struct snap_result *r,
+		      struct werr *e)
+{
+	mode_t restore;
+	*r = (struct snap_result){ 0 };
+	int fd = snapshot_open_root(anyfd, &restore, e);
+	if (fd < 0)
+		return -1;
+	struct snap_opts oo = *o;
+	oo.root_mode_set = restore != (mode_t)-1;
+	oo.root_mode = restore;
+	int ret = snapshot_take(fd, &oo, r, e);
+	snapshot_close_root(fd, restore);
+	return ret;
 }

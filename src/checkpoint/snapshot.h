@@ -43,4 +43,9 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 int snapshot_open_root(int anyfd, mode_t *restore, struct werr *e);
 void snapshot_close_root(int fd, mode_t restore);
 
+/* snapshot_take of the directory behind anyfd, opened up for the walk and
+ * given its mode back (recorded as it was). */
+int snapshot_take_dir(int anyfd, const struct snap_opts *o, struct snap_result *r,
+		      struct werr *e);
+
 void snap_result_free(struct snap_result *r);

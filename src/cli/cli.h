@@ -11,6 +11,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_state(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_undo(int argc, char **argv);
 
 struct policy;
 struct session_agent;
