@@ -108,9 +108,12 @@ test_checkpoint_diff() {
 	assert_out_line '+++ b/c.txt'
 	wardenc diff --list
 	assert_out_lacks '+TWO' '--list'
+	wardenc log list --json
+	local first
+	first=$(head -n 1 <<<"$OUT" | grep -oE '"session":"[^"]+"' | cut -d'"' -f4)
 	wardenc undo --yes
 	assert_rc 0
-	wardenc diff "$(ls "$HOME/.local/state/warden" | grep -E '^[0-9]{8}T' | sort | head -n 1 | sed 's/\.jsonl$//')"
+	wardenc diff "$first"
 	assert_rc 0 'diff against the first session after its undo'
 	assert_out_has 'nothing changed'
 }
