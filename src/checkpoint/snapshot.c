@@ -71,7 +71,9 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 {
 	const struct snap_opts *o = c->o;
 	const char *h = mcache_lookup(&c->old, we->rel, s);
-	if (h && (!o->store_blobs || store_has_blob(o->st, h))) {
+	/* the cache names only blobs stored (the removal of unreferenced ones
+	 * drops every cache) */
+	if (h) {
 		memcpy(en->hash, h, SHA256_HEX_LEN);
 		c->r->cached++;
 	} else {
@@ -188,7 +190,9 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 			if (store_put_manifest(o->st, text, len, r->hash, e) < 0)
 				ret = -1;
 			struct werr ce = { 0 };
-			if (ret == 0)
+			/* unchanged when every entry came from it and none went */
+			bool same = c.r->cached == c.old.n && c.now.n == c.old.n;
+			if (ret == 0 && !same)
 				mcache_save(o->st, o->ws, &c.now, &ce); /* only a cost when lost */
 		}
 	}

@@ -8,7 +8,10 @@
  *
  * Layout: blobs/XX/REST (0444), manifests/HASH (0444), cache/WSHASH,
  * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n"), tmp/, lock (flock: shared
- * while a checkpoint is taken, exclusive while unreferenced data goes). */
+ * while a checkpoint is taken, exclusive while unreferenced data goes),
+ * gc-stamp (when that last happened: at most once an hour). Nothing is
+ * fsynced: a crash may lose the newest checkpoint, which is then found
+ * missing, or refused by its hash, when read. */
 #pragma once
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -61,7 +64,8 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 /* Retention for one workspace: the checkpoints of its sessions beyond the
  * newest keep, or older than keep_days, are dropped (never those of
  * `current`); then, when the store's exclusive lock can be had at once,
- * manifests and blobs no reference reaches are removed. Returns the number
+ * manifests and blobs no reference reaches are removed (at most once an
+ * hour, gc-stamp). Returns the number
  * of sessions dropped, -1 with e. */
 int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
 		unsigned keep_days, struct werr *e);
@@ -80,7 +84,8 @@ struct mcache {
 	bool sorted;
 };
 /* Load the cache of workspace ws (none yet: empty). Unreadable lines are
- * skipped. */
+ * skipped. An entry names a blob that was stored: the removal of
+ * unreferenced blobs (store_prune) drops every workspace's cache. */
 void mcache_load(const struct store *st, const char *ws, struct mcache *c);
 /* The hash recorded for path when dev, inode, size, mtime and ctime match. */
 const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s);
