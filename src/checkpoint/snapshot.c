@@ -177,6 +177,13 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	struct snap_ctx c = { .o = o, .r = r,
 			      .t0_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec };
 	mcache_load(o->st, o->ws, &c.old);
+	/* about the size of the last time: no array copied as it grows */
+	if (c.old.n) {
+		c.now.cap = c.old.n + 64;
+		c.now.v = xmalloc(c.now.cap * sizeof *c.now.v);
+		r->m.cap = c.old.n + c.old.n / 8 + 64;
+		r->m.v = xmalloc(r->m.cap * sizeof *r->m.v);
+	}
 	struct walk_ops ops = { .entry = on_entry, .closed = on_closed };
 	int ret = walk_tree(rootfd, &ops, &c, e);
 	if (ret == 0 && c.closed)

@@ -590,20 +590,31 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 	     line = nl + 1) {
 		*nl = '\0';
 		struct mcache_entry en = { 0 };
-		char h[65], p[MF_MAX_PATH * 3 + 1];
-		int used = 0;
-		if (strlen(line) > sizeof p - 1)
+		char *q = line, *end;
+		unsigned long long num[7];
+		bool ok = true;
+		/* DEV INO SIZE MSEC.MNSEC CSEC.CNSEC HASH PATH */
+		for (int k = 0; k < 7 && ok; k++) {
+			errno = 0;
+			num[k] = strtoull(q, &end, 10);
+			char want = k == 3 || k == 5 ? '.' : ' ';
+			ok = end != q && *end == want && !errno;
+			q = end + 1;
+		}
+		if (!ok || strlen(q) < 66 || q[64] != ' ')
 			continue;
-		if (sscanf(line, "%llu %llu %llu %lld.%ld %lld.%ld %64s %n", &en.dev, &en.ino, &en.size,
-			   &en.mtime_sec, &en.mtime_nsec, &en.ctime_sec, &en.ctime_nsec, h, &used) != 8 ||
-		    !hash_ok(h) || used <= 0)
+		memcpy(en.hash, q, 64);
+		en.hash[64] = '\0';
+		if (!hash_ok(en.hash) || num[4] >= 1000000000ULL || num[6] >= 1000000000ULL)
 			continue;
-		en.path = mf_unescape(line + used);
+		en.dev = num[0], en.ino = num[1], en.size = num[2];
+		en.mtime_sec = (long long)num[3], en.mtime_nsec = (long)num[4];
+		en.ctime_sec = (long long)num[5], en.ctime_nsec = (long)num[6];
+		en.path = mf_unescape(q + 65);
 		if (!en.path || !*en.path) {
 			free(en.path);
 			continue;
 		}
-		memcpy(en.hash, h, sizeof en.hash);
 		mc_push(c, &en);
 	}
 	if (c->n > 1)
