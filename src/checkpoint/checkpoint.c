@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../audit/reader.h"
+#include "review.h"
 #include "snapshot.h"
 
 #define EXCLUDED_SHOWN 100
@@ -114,6 +115,57 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 	return field;
 }
 
+json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
+			const struct strv *protected, const char *session)
+{
+	if (!cs->on)
+		return NULL;
+	struct werr e = { 0 };
+	struct manifest start;
+	struct review_result r = { 0 };
+	_cleanup_close_ int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *dir = xstrdup(upper);
+	*strrchr(dir, '/') = '\0';
+	if (ufd < 0) {
+		werr_errno(&e, "review: %s", upper);
+	} else if (store_get_manifest(&cs->st, cs->start, &start, &e) == 0) {
+		if (review_collect(&cs->st, &start, ufd, protected, &r, &e) == 0 &&
+		    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) == 0) {
+			json_t *dropped = json_array(), *cleared = json_array();
+			for (size_t i = 0; i < r.dropped.n; i++)
+				json_array_append_new(dropped, json_string(r.dropped.v[i]));
+			for (size_t i = 0; i < r.cleared.n; i++)
+				json_array_append_new(cleared, json_string(r.cleared.v[i]));
+			for (size_t i = 0; i < r.dropped.n; i++)
+				wnote("review: %s was created in the session; it is left out of what "
+				      "`warden apply` writes (its configuration or hooks would run on "
+				      "your next command there)", r.dropped.v[i]);
+			for (size_t i = 0; i < r.cleared.n; i++)
+				wnote("review: %s got the setuid or setgid bit in the session; `warden "
+				      "apply` writes it without", r.cleared.v[i]);
+			json_t *f = json_pack("{s:s, s:b, s:I, s:o, s:o}", "manifest", r.hash, "review",
+					      true, "entries", (json_int_t)r.m.n, "dropped", dropped,
+					      "cleared", cleared);
+			manifest_free(&start);
+			review_result_free(&r);
+			closep(&ufd);
+			const char *sl = strrchr(dir, '/');
+			_cleanup_free_ char *pdir = xasprintf("%.*s", (int)(sl - dir), dir);
+			_cleanup_close_ int gfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (gfd < 0 || remove_tree_at(gfd, sl + 1) < 0)
+				wnote("review: could not remove %s: %s", dir, strerror(errno));
+			return f;
+		}
+		manifest_free(&start);
+		review_result_free(&r);
+	}
+	char buf[1200];
+	werr_str(&e, buf, sizeof buf);
+	wnote("review: the session's changes could not be recorded (%s); they are kept in %s", buf,
+	      upper);
+	return json_pack("{s:s, s:s}", "error", buf, "kept", upper);
+}
+
 void ckpt_session_free(struct ckpt_session *cs)
 {
 	if (cs->st.path)
@@ -142,8 +194,8 @@ static bool ws_holds(const char *ws, const char *cwd)
 	return ws && cwd && path_is_within(cwd, ws);
 }
 
-int ckpt_find(const char *logdir, const char *arg, const char *cwd, struct ckpt_record *r,
-	      struct werr *e)
+int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
+	      struct ckpt_record *r, struct werr *e)
 {
 	*r = (struct ckpt_record){ 0 };
 	int dfd = audit_dir_open(logdir, e);
@@ -163,13 +215,14 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, struct ckpt_
 		for (size_t i = n; i-- > 0 && !id;) {
 			json_t *c = json_object_get(v[i].start, "checkpoint");
 			if (json_object_get(c, "manifest") &&
+			    (!review_only || json_is_true(json_object_get(c, "review"))) &&
 			    ws_holds(json_string_value(json_object_get(v[i].start, "workspace")), cwd))
 				id = xstrdup(v[i].id);
 		}
 		audit_sessions_free(v, n);
 		if (!id)
-			return werr_set(e, 0, "no session with a checkpoint in %s (pass a session id: "
-					"warden log list)", cwd);
+			return werr_set(e, 0, "no session %s in %s (pass a session id: warden log list)",
+					review_only ? "run with --review" : "with a checkpoint", cwd);
 	}
 	_cleanup_close_ int fd = audit_log_open(dfd, logdir, id, e);
 	if (fd < 0)
@@ -217,6 +270,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, struct ckpt_
 	r->session = steal_ptr(&id);
 	r->workspace = xstrdup(ws);
 	take_hash(first, r->start, NULL);
+	r->review = json_is_true(json_object_get(json_object_get(first, "checkpoint"), "review"));
 	const char *lk = json_string_value(json_object_get(last, "event"));
 	if (lk && strcmp(lk, "session.end") == 0)
 		take_hash(last, r->end, &r->end_error);

@@ -34,6 +34,13 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
  * or {"error": WHY} (also on stderr); NULL when checkpoints are off. */
 json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
 			 const char *session);
+/* --review: the session's writes (the overlay's upper directory, upper)
+ * read as the tree it would have left (review.h), stored and referenced as
+ * the session's end; the review directory (upper's parent) is then
+ * removed. The field for session.end: {"manifest": H, "review": true,
+ * "dropped": [...], "cleared": [...]} or {"error": WHY, "kept": DIR}. */
+json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
+			const struct strv *protected, const char *session);
 void ckpt_session_free(struct ckpt_session *cs);
 
 /* A session's checkpoints as its log records them. */
@@ -43,10 +50,12 @@ struct ckpt_record {
 	char start[SHA256_HEX_LEN];   /* "" when the session has none */
 	char end[SHA256_HEX_LEN];     /* "" when none was recorded at its end */
 	char *end_error;              /* why not, when the log says */
+	bool review;                  /* a --review session: end is what it would have left */
 };
 /* Find the session: `arg` an id or a unique prefix, or NULL for the newest
- * session with a checkpoint whose workspace is cwd or holds it. Its log's
+ * session with a checkpoint whose workspace is cwd or holds it (review_only:
+ * the newest run with --review). Its log's
  * hash chain is verified before anything of it is believed. */
-int ckpt_find(const char *logdir, const char *arg, const char *cwd, struct ckpt_record *r,
-	      struct werr *e);
+int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
+	      struct ckpt_record *r, struct werr *e);
 void ckpt_record_free(struct ckpt_record *r);

@@ -348,6 +348,25 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 	return write_atomic(st, st->fd, name, text, strlen(text), 0600, true, e);
 }
 
+bool store_ref_exists(const struct store *st, const char *session, const char *kind)
+{
+	if (!ref_name_ok(session) || !ref_name_ok(kind))
+		return false;
+	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
+	struct stat s;
+	return fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
+}
+
+int store_unref(struct store *st, const char *session, const char *kind, struct werr *e)
+{
+	if (!ref_name_ok(session) || !ref_name_ok(kind))
+		return werr_set(e, EINVAL, "checkpoint store: bad reference");
+	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
+	if (unlinkat(st->fd, name, 0) < 0)
+		return werr_errno(e, "checkpoint store %s: %s", st->path, name);
+	return 0;
+}
+
 /* ---- references and retention ---------------------------------------------- */
 
 struct ref {

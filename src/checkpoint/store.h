@@ -61,6 +61,10 @@ int store_get_manifest(const struct store *st, const char *hash, struct manifest
 int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
 	      const char *ws, struct werr *e);
 
+/* Is refs/SESSION.KIND there? Remove it (a --review session discarded). */
+bool store_ref_exists(const struct store *st, const char *session, const char *kind);
+int store_unref(struct store *st, const char *session, const char *kind, struct werr *e);
+
 /* Retention for one workspace: the checkpoints of its sessions beyond the
  * newest keep, or older than keep_days, are dropped (never those of
  * `current`); then, when the store's exclusive lock can be had at once,

@@ -28,6 +28,7 @@ static const char diff_usage[] =
 	"a unified diff of each text file (up to 1 MiB). SESSION is an id or a unique\n"
 	"prefix (warden log list); without it, the newest session with a checkpoint in\n"
 	"the current directory's workspace. --list: the paths only.\n"
+	"For a session run with --review: what it would change (warden apply writes it).\n"
 	"Exit status: 0 nothing changed, 1 changes, 125 an error.\n";
 
 /* At most TEXT_MAX bytes of fd; NULL when larger or unreadable. */
@@ -57,6 +58,7 @@ static char *slurp(int fd, size_t *len)
 	return buf;
 }
 
+/* rootfd < 0: the new side is in the store too (a --review session's) */
 static void show_text_diff(const struct store *st, int rootfd, const struct change *c)
 {
 	const struct mf_entry *a = c->a && c->a->type == MF_FILE ? c->a : NULL;
@@ -67,7 +69,8 @@ static void show_text_diff(const struct store *st, int rootfd, const struct chan
 	_cleanup_free_ char *shown = path_shown(path);
 	size_t na = 0, nb = 0;
 	_cleanup_close_ int fa = a ? store_open_blob(st, a->hash) : -1;
-	_cleanup_close_ int fb = b ? open_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0) : -1;
+	_cleanup_close_ int fb = !b ? -1 : rootfd < 0 ? store_open_blob(st, b->hash) :
+				 open_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0);
 	_cleanup_free_ char *ta = a ? slurp(fa, &na) : xstrdup("");
 	_cleanup_free_ char *tb = b ? slurp(fb, &nb) : xstrdup("");
 	_cleanup_free_ char *la = a ? xasprintf("a/%s", shown) : xstrdup("/dev/null");
@@ -123,7 +126,7 @@ int cmd_diff(int argc, char **argv)
 	struct manifest m = { 0 };
 	struct snap_result now = { 0 };
 	int rc = EXIT_WARDEN;
-	if (ckpt_find(logdir, arg, cwd, &rec, &e) < 0)
+	if (ckpt_find(logdir, arg, cwd, false, &rec, &e) < 0)
 		goto out_print;
 	if (store_open(&st, storedir, false, &e) < 0 || store_get_manifest(&st, rec.start, &m, &e) < 0)
 		goto out_print;
@@ -133,22 +136,32 @@ int cmd_diff(int argc, char **argv)
 		goto out_print;
 	}
 	struct snap_opts o = { .st = &st, .ws = rec.workspace, .exclude = &m.exclude };
-	if (snapshot_take_dir(wsfd, &o, &now, &e) < 0)
+	if (rec.review) {
+		if (!rec.end[0]) {
+			werr_set(&e, 0, "session %s (--review) recorded no changes%s%s", rec.session,
+				 rec.end_error ? ": " : "", rec.end_error ? rec.end_error : "");
+			goto out_print;
+		}
+		if (store_get_manifest(&st, rec.end, &now.m, &e) < 0)
+			goto out_print;
+	} else if (snapshot_take_dir(wsfd, &o, &now, &e) < 0) {
 		goto out_print;
+	}
 	struct changes ch;
 	changes_compute(&m, &now.m, &ch);
 	_cleanup_free_ char *wshown = path_shown(rec.workspace);
+	const char *since = rec.review ? "to apply (--review)" : "since its checkpoint";
 	if (!ch.n && !ch.root_mode) {
-		printf("session %s: nothing changed in %s since its checkpoint\n", rec.session, wshown);
+		printf("session %s: nothing changed in %s %s\n", rec.session, wshown, since);
 		rc = 0;
 	} else {
-		printf("session %s: %zu change%s in %s since its checkpoint\n", rec.session,
-		       ch.n + ch.root_mode, ch.n + ch.root_mode == 1 ? "" : "s", wshown);
+		printf("session %s: %zu change%s in %s %s\n", rec.session, ch.n + ch.root_mode,
+		       ch.n + ch.root_mode == 1 ? "" : "s", wshown, since);
 		changes_print(stdout, &ch, &m, &now.m);
 		if (!list) {
-			mode_t restore;
-			int rootfd = snapshot_open_root(wsfd, &restore, &e);
-			for (size_t i = 0; rootfd >= 0 && i < ch.n; i++)
+			mode_t restore = (mode_t)-1;
+			int rootfd = rec.review ? -1 : snapshot_open_root(wsfd, &restore, &e);
+			for (size_t i = 0; (rootfd >= 0 || rec.review) && i < ch.n; i++)
 				if (ch.v[i].kind != CH_MODE &&
 				    ((ch.v[i].a && ch.v[i].a->type == MF_FILE) ||
 				     (ch.v[i].b && ch.v[i].b->type == MF_FILE))) {

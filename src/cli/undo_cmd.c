@@ -4,7 +4,10 @@
  * first; what will change is shown; files changed since the session ended
  * (against its end-of-session checkpoint) stop it unless --force; the tree
  * as it is now is checkpointed first and the undo logged as a session of
- * its own, so `warden undo` undoes the undo. */
+ * its own, so `warden undo` undoes the undo. And for a session run with
+ * --review, `warden apply` (the same, toward the tree the session would
+ * have left; files changed since it started stop it) and `warden
+ * discard`. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -38,6 +41,24 @@ static const char undo_usage[] =
 	"taken at its end) stops the undo: --force restores it too. The tree as it is\n"
 	"now is checkpointed first and the undo logged as a session of its own, so\n"
 	"`warden undo` run again undoes the undo.\n";
+
+static const char apply_usage[] =
+	"usage: warden apply [SESSION] [--force] [--yes]\n"
+	"\n"
+	"Write what a session run with --review would have left into the workspace\n"
+	"(warden diff SESSION shows it). What will change is shown first and confirmed\n"
+	"on the terminal (--yes: without asking). Without SESSION, the newest --review\n"
+	"session of the current directory's workspace. A path changed since the session\n"
+	"started stops it: --force writes over it. A .git or a protected name the\n"
+	"session created is left out, and setuid/setgid bits are cleared (as the sweep\n"
+	"at the end of an ordinary session does). The tree before is checkpointed and\n"
+	"the apply logged as a session of its own: `warden undo` takes it back.\n";
+
+static const char discard_usage[] =
+	"usage: warden discard [SESSION]\n"
+	"\n"
+	"Drop the changes of a session run with --review (the newest of the current\n"
+	"directory's workspace without SESSION). The workspace was never written.\n";
 
 /* Paths both changed since the session's end (end -> now) and about to
  * change (now -> target). */
@@ -121,21 +142,35 @@ static void undo_free(struct undo *u)
 	closep(&u->lock_fd);
 }
 
-static int run_undo(struct undo *u, const char *arg, bool force, bool yes, struct werr *e)
+static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool apply,
+		    struct werr *e)
 {
+	const char *verb = apply ? "apply" : "undo";
 	const char *home = user_home();
 	_cleanup_free_ char *logdir = audit_dir(home);
 	_cleanup_free_ char *storedir = store_default_path(home);
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!logdir || !storedir || !cwd)
 		return werr_set(e, 0, "no log or store directory (HOME is not an absolute path)");
-	if (ckpt_find(logdir, arg, cwd, &u->rec, e) < 0)
+	if (ckpt_find(logdir, arg, cwd, apply, &u->rec, e) < 0)
 		return -1;
 	const char *ws = u->rec.workspace;
-	if (store_open(&u->st, storedir, true, e) < 0 ||
-	    store_get_manifest(&u->st, u->rec.start, &u->target, e) < 0)
+	if (apply && !u->rec.review)
+		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
+				"(warden undo brings back its checkpoint)", u->rec.session);
+	if (apply && !u->rec.end[0])
+		return werr_set(e, 0, "session %s (--review) recorded no changes%s%s", u->rec.session,
+				u->rec.end_error ? ": " : "", u->rec.end_error ? u->rec.end_error : "");
+	if (store_open(&u->st, storedir, true, e) < 0)
 		return -1;
-	if (u->rec.end[0] && store_get_manifest(&u->st, u->rec.end, &u->end, e) < 0)
+	if (apply && !store_ref_exists(&u->st, u->rec.session, "end"))
+		return werr_set(e, 0, "session %s's changes were discarded", u->rec.session);
+	/* undo: toward the start, what the session left as the baseline;
+	 * apply: toward what it would have left, the start as the baseline */
+	if (store_get_manifest(&u->st, apply ? u->rec.end : u->rec.start, &u->target, e) < 0)
+		return -1;
+	if (u->rec.end[0] &&
+	    store_get_manifest(&u->st, apply ? u->rec.start : u->rec.end, &u->end, e) < 0)
 		return -1;
 	u->lock_fd = lock_workspace(logdir, ws, e);
 	if (u->lock_fd < 0)
@@ -147,15 +182,15 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, struc
 	struct snap_opts o = { .st = &u->st, .store_blobs = true, .ws = ws,
 			       .exclude = &u->target.exclude };
 	if (snapshot_take_dir(wsfd, &o, &u->now, e) < 0)
-		return werr_wrap(e, "checkpoint of the workspace before the undo");
+		return werr_wrap(e, "checkpoint of the workspace before the %s", verb);
 	changes_compute(&u->now.m, &u->target, &u->todo);
 	_cleanup_free_ char *wshown = path_shown(ws);
 	if (!u->todo.n && !u->todo.root_mode) {
-		printf("%s is as session %s's checkpoint recorded it: nothing to undo\n", wshown,
-		       u->rec.session);
+		printf("%s is as session %s %s: nothing to %s\n", wshown, u->rec.session,
+		       apply ? "would have left it" : "'s checkpoint recorded it", verb);
 		return 0;
 	}
-	printf("undo of session %s in %s: %zu change%s\n", u->rec.session, wshown,
+	printf("%s of session %s in %s: %zu change%s\n", verb, u->rec.session, wshown,
 	       u->todo.n + u->todo.root_mode, u->todo.n + u->todo.root_mode == 1 ? "" : "s");
 	changes_print(stdout, &u->todo, &u->now.m, &u->target);
 	fflush(stdout);
@@ -165,28 +200,29 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, struc
 				u->rec.session, u->rec.end_error ? u->rec.end_error :
 				"it did not end normally");
 	if (u->rec.end[0] && conflicts(&u->end, &u->now.m, &u->todo, &u->conflicted) && !force) {
-		fprintf(stderr, "warden: these paths changed after session %s ended:\n",
-			u->rec.session);
+		fprintf(stderr, "warden: these paths changed after session %s %s:\n",
+			u->rec.session, apply ? "started" : "ended");
 		for (size_t i = 0; i < u->conflicted.n; i++) {
 			_cleanup_free_ char *p = path_shown(u->conflicted.v[i]);
 			fprintf(stderr, "  %s\n", p);
 		}
-		return werr_set(e, 0, "undo refused: it would overwrite changes made after the "
-				"session (--force to restore them too)");
+		return werr_set(e, 0, "%s refused: it would overwrite changes made %s the "
+				"session (--force to write them over)", verb, apply ? "since" : "after");
 	}
 	if (!yes && !confirm())
-		return werr_set(e, 0, "undo not confirmed (on a terminal answer y; else pass --yes)");
+		return werr_set(e, 0, "%s not confirmed (on a terminal answer y; else pass --yes)",
+				verb);
 	/* the undo as a session of its own: its checkpoints before and after */
 	char id[40];
 	audit_new_session_id(id, sizeof id);
-	char *const argv[] = { "warden", "undo", u->rec.session, NULL };
+	char *const argv[] = { "warden", (char *)verb, u->rec.session, NULL };
 	char *const none[] = { NULL };
 	if (store_ref(&u->st, id, "start", u->now.hash, ws, e) < 0 || audit_open(&u->log, logdir, id, e) < 0 ||
 	    audit_emit_event(u->log, ev_session_start(&(struct ev_session_start){
 		    .version = WARDEN_VERSION, .argv = argv, .workspace = ws, .policy_digest = "",
 		    .profiles = none, .uid = (int)getuid(), .kernel = json_object(),
-		    .checkpoint = json_pack("{s:s, s:s}", "manifest", u->now.hash, "undo_of",
-					    u->rec.session) }), e) < 0)
+		    .checkpoint = json_pack("{s:s, s:s}", "manifest", u->now.hash,
+					    apply ? "apply_of" : "undo_of", u->rec.session) }), e) < 0)
 		return -1;
 	mode_t restore;
 	int rootfd = snapshot_open_root(wsfd, &restore, e);
@@ -206,23 +242,28 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, struc
 		.exit = r < 0 ? 125 : 0, .error = r < 0 ? e->msg : NULL, .counts = audit_counts(u->log),
 		.checkpoint = endck }), NULL);
 	if (r < 0)
-		return werr_wrap(e, "undo (the tree before it is checkpoint %s: `warden undo %s "
-				 "--force` brings it back)", id, id);
+		return werr_wrap(e, "%s (the tree before it is checkpoint %s: `warden undo %s "
+				 "--force` brings it back)", verb, id, id);
 	struct changes left;
 	changes_compute(&u->target, &u->after.m, &left);
 	size_t nleft = left.n + left.root_mode;
 	changes_free(&left);
 	if (u->after.hash[0] && nleft)
-		return werr_set(e, 0, "undo: %zu path%s still differ%s from the checkpoint (did "
-				"something write to the workspace meanwhile?)", nleft,
+		return werr_set(e, 0, "%s: %zu path%s still differ%s from the checkpoint (did "
+				"something write to the workspace meanwhile?)", verb, nleft,
 				nleft == 1 ? "" : "s", nleft == 1 ? "s" : "");
-	printf("restored %s to session %s's checkpoint; `warden undo %s` undoes this undo\n",
-	       wshown, u->rec.session, id);
+	if (apply)
+		printf("applied session %s's changes to %s; `warden undo %s` undoes them\n",
+		       u->rec.session, wshown, id);
+	else
+		printf("restored %s to session %s's checkpoint; `warden undo %s` undoes this undo\n",
+		       wshown, u->rec.session, id);
 	return 0;
 }
 
-int cmd_undo(int argc, char **argv)
+static int undo_main(int argc, char **argv, bool apply)
 {
+	const char *usage = apply ? apply_usage : undo_usage;
 	static const struct option opts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "yes", no_argument, NULL, 'y' },
@@ -237,22 +278,74 @@ int cmd_undo(int argc, char **argv)
 		} else if (c == 'y') {
 			yes = true;
 		} else if (c == 'h') {
-			fputs(undo_usage, stdout);
+			fputs(usage, stdout);
 			return 0;
 		} else {
-			fputs(undo_usage, stderr);
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (argc - optind > 1) {
-		fputs(undo_usage, stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	struct undo u = { .lock_fd = -1 };
 	struct werr e = { 0 };
-	int r = run_undo(&u, optind < argc ? argv[optind] : NULL, force, yes, &e);
+	int r = run_undo(&u, optind < argc ? argv[optind] : NULL, force, yes, apply, &e);
 	if (r < 0)
 		werr_print(&e);
 	undo_free(&u);
 	return r < 0 ? EXIT_WARDEN : 0;
+}
+
+int cmd_undo(int argc, char **argv)
+{
+	return undo_main(argc, argv, false);
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	return undo_main(argc, argv, true);
+}
+
+/* `warden discard [SESSION]`: a --review session's changes dropped (its
+ * reference in the store; the data goes with the next removal of what no
+ * reference reaches). The workspace was never written. */
+int cmd_discard(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fputs(discard_usage, argc == 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+		return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	struct werr e = { 0 };
+	const char *home = user_home();
+	_cleanup_free_ char *logdir = audit_dir(home);
+	_cleanup_free_ char *storedir = store_default_path(home);
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct ckpt_record rec = { 0 };
+	struct store st = { .fd = -1 };
+	int rc = EXIT_WARDEN;
+	if (!logdir || !storedir || !cwd) {
+		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
+	} else if (ckpt_find(logdir, argc == 2 ? argv[1] : NULL, cwd, true, &rec, &e) == 0) {
+		if (!rec.review)
+			werr_set(&e, 0, "session %s was not run with --review: nothing to discard",
+				 rec.session);
+		else if (store_open(&st, storedir, false, &e) == 0) {
+			if (!store_ref_exists(&st, rec.session, "end")) {
+				werr_set(&e, 0, "session %s's changes were already discarded (or never "
+					 "recorded)", rec.session);
+			} else if (store_unref(&st, rec.session, "end", &e) == 0) {
+				printf("discarded session %s's changes; %s was never written\n",
+				       rec.session, rec.workspace);
+				rc = 0;
+			}
+		}
+	}
+	if (rc)
+		werr_print(&e);
+	if (st.path)
+		store_close(&st);
+	ckpt_record_free(&rec);
+	return rc;
 }

@@ -407,6 +407,29 @@ static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *
 				cs->v[j].off = true;
 }
 
+/* --review: the overlay's upper and work directories, under the log
+ * directory (out of every sandbox's reach, on one file system), the upper
+ * one with the workspace's mode (it is the overlay's root). */
+static int review_prepare(const struct policy *pol, struct sandbox_spec *s, const char *session,
+			  struct werr *e)
+{
+	if (pol->checkpoint.off)
+		return werr_set(e, 0, "--review needs the workspace's checkpoint (the profile says "
+				"`checkpoint off`)");
+	if (hostid_wanted())
+		return werr_set(e, 0, "--review is not available as root yet");
+	struct stat st;
+	if (fstat(s->plan.ws_fd, &st) < 0)
+		return werr_errno(e, "--review: the workspace");
+	_cleanup_free_ char *dir = xasprintf("%s/review/%s", s->logdir, session);
+	s->review_upper = xasprintf("%s/upper", dir);
+	s->review_work = xasprintf("%s/work", dir);
+	if (mkdir_p(dir, 0700, NULL) < 0 || mkdir(s->review_upper, 0700) < 0 ||
+	    mkdir(s->review_work, 0700) < 0 || chmod(s->review_upper, st.st_mode & 07777) < 0)
+		return werr_errno(e, "--review: making %s", dir);
+	return 0;
+}
+
 static void limits_endp(struct limits *l)
 {
 	limits_end(l, NULL);
@@ -475,9 +498,13 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	 * it; without its checkpoint (unless `checkpoint off`) no session. */
 	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
 	json_t *ckfield = NULL;
+	if (o->review && review_prepare(pol, s, session, e) < 0)
+		return -1;
 	if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session, &ckfield,
 			       e) < 0)
 		return -1;
+	if (o->review)
+		json_object_set_new(ckfield, "review", json_true());
 	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, *log, e) < 0)
 		return -1;
 
@@ -496,7 +523,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
 	/* what the session left, recorded: what `warden undo` compares with */
-	json_t *ckend = ckpt_session_end(&ck, pol, s->plan.ws_fd, session);
+	json_t *ckend = s->review_upper ? ckpt_review_end(&ck, s->review_upper, &s->plan.names,
+							  session)
+					: ckpt_session_end(&ck, pol, s->plan.ws_fd, session);
 	/* what waits for journald is sent before session.end counts it */
 	if (*jd)
 		journald_flush(*jd, JOURNALD_END_WAIT_MS);

@@ -242,3 +242,73 @@ test_checkpoint_unchanged_tree_is_cheap() {
 	[[ $(find "$HOME/.local/share/warden/store/blobs" -type f | wc -l) == "$n" ]] ||
 		fail 'unchanged content stored again'
 }
+
+# ---- --review: the workspace an overlay; apply or discard -------------------
+
+review_script='printf "rewritten\n" > VERSION; rm -rf src/d2; mkdir src/d2; echo n > src/d2/new;
+	rm link; echo x > added; chmod 700 run.sh; rm -rf closed; git rm -q --cached VERSION; echo done'
+
+test_checkpoint_review_discard() {
+	is_root && skip '--review is not available as root yet'
+	make_repo
+	local h0
+	h0=$(tree_hash "$WS")
+	wsh "$review_script; mkdir -p sub/.git; cat VERSION" --review
+	assert_rc 0 'the --review session'
+	assert_out_has rewritten 'the session sees its own writes'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'a --review session wrote to the workspace'
+	assert_err_match 'review: sub/\.git was created in the session; it is left out'
+	wardenc diff
+	assert_rc 1 'diff of a --review session'
+	assert_out_has 'to apply (--review)'
+	assert_out_line '  modified  VERSION'
+	assert_out_line '  added     src/d2/new'
+	assert_out_line '  removed   link -> src/d1/f.txt'
+	assert_out_lacks 'sub/.git'
+	wardenc discard
+	assert_rc 0 'discard'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'discard changed the workspace'
+	wardenc apply --yes
+	assert_rc 125 'apply after discard'
+	assert_err_match 'discarded'
+	[[ -z $(ls "$HOME/.local/state/warden/review" 2>/dev/null) ]] ||
+		fail "the overlay's upper directory was left behind"
+}
+
+test_checkpoint_review_apply_equals_live() {
+	is_root && skip '--review is not available as root yet'
+	make_repo
+	local h0 live
+	h0=$(tree_hash "$WS")
+	# the same session, live, in a copy of the tree
+	cp -a "$WS" "$T_TMP/live"
+	(cd "$T_TMP/live" && "$WARDEN" run -q -- sh -c "$review_script" </dev/null >/dev/null 2>&1) ||
+		fatal 'the live session failed'
+	live=$(tree_hash "$T_TMP/live")
+	[[ $live != "$h0" ]] || fatal 'the live session changed nothing'
+	wsh "$review_script" --review
+	assert_rc 0
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'a --review session wrote to the workspace'
+	wardenc apply --yes
+	assert_rc 0 'apply'
+	[[ $(tree_hash "$WS") == "$live" ]] || fail 'apply left a different tree than the live session'
+	# the apply is undoable
+	wardenc undo --yes
+	assert_rc 0 'undo of the apply'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'undo of the apply did not bring the tree back'
+}
+
+test_checkpoint_review_apply_refuses_later_changes() {
+	is_root && skip '--review is not available as root yet'
+	printf 'before\n' >a.txt
+	wsh 'echo agent > a.txt' --review
+	assert_rc 0
+	printf 'user\n' >a.txt
+	wardenc apply --yes
+	assert_rc 125 'apply over a change made since'
+	assert_err_match 'changed after session .* started'
+	assert_host_file "$WS/a.txt" user
+	wardenc apply --yes --force
+	assert_rc 0 'apply --force'
+	assert_host_file "$WS/a.txt" agent
+}
