@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "src/checkpoint/changes.h"
 #include "src/checkpoint/manifest.h"
 #include "src/checkpoint/restore.h"
+#include "src/checkpoint/review.h"
 #include "src/checkpoint/snapshot.h"
 #include "src/checkpoint/store.h"
 #include "check.h"
@@ -298,6 +301,70 @@ static void test_snapshot_restore(void)
 	free(ws);
 }
 
+/* An overlay's upper directory read over a checkpoint: a file rewritten, a
+ * whiteout, an opaque directory, a new .git and a setuid file. */
+static void test_review(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("rstore"), *ws = at("rws"), *up = at("rup");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(up, 0755) == 0);
+	write_at("rws/a", "a\n", 0644);
+	write_at("rws/gone", "gone\n", 0644);
+	char *p = at("rws/d");
+	CHECK(mkdir(p, 0755) == 0);
+	free(p);
+	write_at("rws/d/old", "old\n", 0644);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result start;
+	CHECK(snapshot_take_dir(wsfd, &o, &start, &e) == 0);
+
+	write_at("rup/a", "A\n", 0644);
+	p = at("rup/gone");
+	bool whiteout = mknod(p, S_IFCHR | 0, makedev(0, 0)) == 0;
+	free(p);
+	p = at("rup/d");
+	CHECK(mkdir(p, 0700) == 0);
+	bool opaque = setxattr(p, "user.overlay.opaque", "y", 1, 0) == 0;
+	free(p);
+	write_at("rup/d/new", "new\n", 0644);
+	p = at("rup/.git");
+	CHECK(mkdir(p, 0755) == 0);
+	free(p);
+	write_at("rup/.git/config", "[core]\n", 0644);
+	write_at("rup/suid", "s\n", 04755);
+	int ufd = open(up, O_RDONLY | O_DIRECTORY);
+	struct review_result r;
+	CHECK(review_collect(&st, &start.m, ufd, NULL, &r, &e) == 0);
+	const struct mf_entry *en = manifest_find(&r.m, "a");
+	CHECK(en && strcmp(en->hash, manifest_find(&start.m, "a")->hash) != 0);
+	if (whiteout)
+		CHECK(!manifest_find(&r.m, "gone"));
+	if (opaque)
+		CHECK(!manifest_find(&r.m, "d/old"));
+	CHECK(manifest_find(&r.m, "d/new") && manifest_find(&r.m, "d")->mode == 0700);
+	CHECK(!manifest_find(&r.m, ".git") && !manifest_find(&r.m, ".git/config"));
+	CHECK(r.dropped.n == 1 && strcmp(r.dropped.v[0], ".git") == 0);
+	en = manifest_find(&r.m, "suid");
+	CHECK(en && en->mode == 0755);
+	CHECK(r.cleared.n == 1);
+	CHECK(r.m.root_mode == 0755);
+	struct manifest back;
+	CHECK(store_get_manifest(&st, r.hash, &back, &e) == 0);
+	CHECK(back.n == r.m.n);
+	manifest_free(&back);
+	review_result_free(&r);
+	snap_result_free(&start);
+	close(ufd);
+	close(wsfd);
+	store_close(&st);
+	free(sp);
+	free(ws);
+	free(up);
+}
+
 static void test_excluded(void)
 {
 	struct strv ex = { 0 };
@@ -336,6 +403,7 @@ int main(void)
 	test_store_refusals();
 	test_snapshot_restore();
 	test_excluded();
+	test_review();
 	test_text_diff();
 	char *cmd = xasprintf("chmod -R u+rwX '%s'", tmpdir);
 	if (system(cmd) != 0)
