@@ -605,6 +605,11 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 	_cleanup_free_ char *text = read_at(st->fd, name, 1ULL << 32, &len);
 	if (!text)
 		return;
+	size_t lines = 0;
+	for (const char *q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
+		lines++;
+	c->cap = lines + 1;
+	c->v = xmalloc(c->cap * sizeof *c->v);
 	for (char *line = text, *nl; (nl = memchr(line, '\n', len - (size_t)(line - text)));
 	     line = nl + 1) {
 		*nl = '\0';
@@ -636,7 +641,10 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 		}
 		mc_push(c, &en);
 	}
-	if (c->n > 1)
+	size_t i = 1;
+	while (i < c->n && strcmp(c->v[i - 1].path, c->v[i].path) < 0)
+		i++;
+	if (i < c->n) /* saved in order: only a file edited by hand is not */
 		qsort(c->v, c->n, sizeof *c->v, cmp_mc);
 	c->sorted = true;
 }
@@ -667,11 +675,22 @@ void mcache_add(struct mcache *c, const char *path, const struct stat *s, const 
 	mc_push(c, &en);
 }
 
+static int cmp_mc_ptr(const void *a, const void *b)
+{
+	return cmp_mc(*(const struct mcache_entry *const *)a, *(const struct mcache_entry *const *)b);
+}
+
 int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e)
 {
 	struct sbuf b = { 0 };
+	/* in path order, so that loading it needs no sort */
+	const struct mcache_entry **order = xmalloc((c->n + 1) * sizeof *order);
+	for (size_t i = 0; i < c->n; i++)
+		order[i] = &c->v[i];
+	if (c->n > 1)
+		qsort(order, c->n, sizeof *order, cmp_mc_ptr);
 	for (size_t i = 0; i < c->n; i++) {
-		const struct mcache_entry *en = &c->v[i];
+		const struct mcache_entry *en = order[i];
 		_cleanup_free_ char *p = mf_escape(en->path);
 		sb_printf(&b, "%llu %llu %llu %lld.%09ld %lld.%09ld %s %s\n", en->dev, en->ino, en->size,
 			  en->mtime_sec, en->mtime_nsec, en->ctime_sec, en->ctime_nsec, en->hash, p);
@@ -681,6 +700,7 @@ int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr 
 	_cleanup_free_ char *name = xasprintf("cache/%s", wsum);
 	int r = write_atomic(st, st->fd, name, b.p ? b.p : "", b.n, 0600, true, e);
 	free(b.p);
+	free(order);
 	return r;
 }
 
