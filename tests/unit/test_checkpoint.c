@@ -280,6 +280,40 @@ static void test_snapshot_restore(void)
 	CHECK(count_blobs() == 3);
 	CHECK(store_has_blob(&st, manifest_find(&r2.m, "a")->hash));
 
+	/* a blob changed in the store is refused as it is written back, and
+	 * the file it would replace stays as it is */
+	{
+		write_at("ws/a", "ALPHA again\n", 0644);
+		struct snap_result r3;
+		CHECK(snapshot_take_dir(wsfd, &o, &r3, &e) == 0);
+		const char *ha = manifest_find(&r0.m, "a")->hash;
+		char *bp = xasprintf("%s/blobs/%.2s/%s", sp, ha, ha + 2);
+		CHECK(chmod(bp, 0600) == 0);
+		FILE *bf = fopen(bp, "w");
+		CHECK(bf && fputs("forged\n", bf) >= 0);
+		if (bf)
+			fclose(bf);
+		int fd = snapshot_open_root(wsfd, &restore, &e);
+		CHECK(restore_tree(fd, &st, &r3.m, &r0.m, &e) < 0);
+		CHECK(strstr(e.msg, "does not match its hash") != NULL);
+		close(fd);
+		char *ap = at("ws/a");
+		FILE *af = fopen(ap, "r");
+		char got[32] = "";
+		CHECK(af && fgets(got, sizeof got, af));
+		if (af)
+			fclose(af);
+		CHECK_STR(got, "ALPHA again\n");
+		free(ap);
+		/* the right bytes back in the store */
+		bf = fopen(bp, "w");
+		CHECK(bf && fputs("alpha\n", bf) >= 0);
+		if (bf)
+			fclose(bf);
+		free(bp);
+		snap_result_free(&r3);
+	}
+
 	/* a stored manifest changed afterwards is not trusted (and what
 	 * references it keeps everything: retention does not guess) */
 	char *mp = xasprintf("%s/manifests/%s", sp, r0.hash);
