@@ -72,7 +72,7 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 	const struct snap_opts *o = c->o;
 	const char *h = mcache_lookup(&c->old, we->rel, s);
 	/* the cache names only blobs stored (the removal of unreferenced ones
-	 * drops every cache) */
+	 * keeps what a cache names) */
 	if (h) {
 		memcpy(en->hash, h, SHA256_HEX_LEN);
 		c->r->cached++;

@@ -456,6 +456,41 @@ static void sweep_dir(int dirfd, const char *prefix, char **keep, size_t nkeep)
 	closedir(d);
 }
 
+/* The hashes every workspace's metadata cache names, into out. */
+static void cache_hashes(struct store *st, struct strv *out)
+{
+	int cfd = openat(st->fd, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = cfd >= 0 ? fdopendir(cfd) : NULL;
+	if (!d) {
+		if (cfd >= 0)
+			close(cfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		size_t len = 0;
+		_cleanup_free_ char *text = read_at(dirfd(d), de->d_name, 1ULL << 32, &len);
+		for (char *line = text, *nl; line && (nl = memchr(line, '\n', len - (size_t)(line - text)));
+		     line = nl + 1) {
+			char *f = line;
+			for (int k = 0; k < 5 && f && f < nl; k++) {
+				f = memchr(f, ' ', (size_t)(nl - f));
+				f = f ? f + 1 : NULL;
+			}
+			if (f && nl - f > 64 && f[64] == ' ') {
+				char h[SHA256_HEX_LEN];
+				memcpy(h, f, 64);
+				h[64] = '\0';
+				if (hash_ok(h))
+					strv_push(out, h);
+			}
+		}
+	}
+	closedir(d);
+}
+
 /* What no reference reaches goes: manifests, then blobs. Under the
  * exclusive lock, so no checkpoint is being taken meanwhile. */
 static void store_gc(struct store *st)
@@ -481,6 +516,9 @@ static void store_gc(struct store *st)
 				strv_push(&blobs, m.v[j].hash);
 		manifest_free(&m);
 	}
+	/* a metadata cache names blobs without checking they are there: what
+	 * it names stays */
+	cache_hashes(st, &blobs);
 	if (mans.n > 1)
 		qsort(mans.v, mans.n, sizeof *mans.v, cmp_str);
 	if (blobs.n > 1)
@@ -504,12 +542,6 @@ static void store_gc(struct store *st)
 	else if (bfd >= 0)
 		close(bfd);
 	sweep_dir(st->tmp_fd, "", NULL, 0);
-	/* a metadata cache names blobs without checking they are there */
-	int cfd = openat(st->fd, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cfd >= 0) {
-		sweep_dir(cfd, "", NULL, 0);
-		close(cfd);
-	}
 out:
 	flock(st->lock_fd, LOCK_SH);
 }

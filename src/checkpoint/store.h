@@ -89,7 +89,7 @@ struct mcache {
 };
 /* Load the cache of workspace ws (none yet: empty). Unreadable lines are
  * skipped. An entry names a blob that was stored: the removal of
- * unreferenced blobs (store_prune) drops every workspace's cache. */
+ * unreferenced blobs (store_prune) keeps what any cache names. */
 void mcache_load(const struct store *st, const char *ws, struct mcache *c);
 /* The hash recorded for path when dev, inode, size, mtime and ctime match. */
 const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s);
