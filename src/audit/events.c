@@ -374,6 +374,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 		json_object_set_new(j, "exec", x->exec);
 	if (j && x->host_id)
 		json_object_set_new(j, "host_id", x->host_id);
+	if (j && x->checkpoint)
+		json_object_set_new(j, "checkpoint", x->checkpoint);
 	return event_of("session.start", j);
 }
 
@@ -389,5 +391,8 @@ struct event ev_session_end(const struct ev_session_end *x)
 	if (j && x->journald)
 		json_object_set(j, "journald", x->journald);
 	json_decref(x->journald);
+	if (j && x->checkpoint)
+		json_object_set(j, "checkpoint", x->checkpoint);
+	json_decref(x->checkpoint);
 	return event_of("session.end", j);
 }

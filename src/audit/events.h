@@ -261,6 +261,9 @@ struct ev_session_start {
 				    the hidden files (stolen), NULL: left out */
 	json_t *host_id;         /* as root, the agent's own host uid and gid: {"uid", "gid"}
 				    (stolen), NULL: left out */
+	json_t *checkpoint;      /* the workspace's checkpoint: {"manifest": SHA256, counts,
+				    "exclude", "excluded"} or {"off": true} (stolen), NULL:
+				    left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 
@@ -273,6 +276,8 @@ struct ev_session_end {
 	json_t *exec;            /* the exec pipeline's counts (stolen; NULL: left out) */
 	json_t *journald;        /* `--log journald`: {"sent": N, "dropped": N}, the entries
 				    sent and lost before this one (stolen; NULL: left out) */
+	json_t *checkpoint;      /* the workspace recorded at the end: {"manifest": SHA256}
+				    or {"error": WHY} (stolen; NULL: left out) */
 };
 struct event ev_session_end(const struct ev_session_end *x);
 

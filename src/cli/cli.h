@@ -11,6 +11,10 @@ int cmd_doctor(int argc, char **argv);
 int cmd_state(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_undo(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_discard(int argc, char **argv);
 
 struct policy;
 struct session_agent;

@@ -24,6 +24,12 @@ static void usage(FILE *out)
 	      "  hook [--client claude|codex]     inside a sandbox: an agent client's tool-call\n"
 	      "                                   hook (reports each call, prints the decision)\n"
 	      "  log list|show|verify [...]       the audit logs of sessions (see warden log --help)\n"
+	      "  diff [SESSION] [--list]          what changed in the workspace since a session's\n"
+	      "                                   checkpoint (see warden diff --help)\n"
+	      "  undo [SESSION] [--force] [--yes] bring the workspace back to a session's\n"
+	      "                                   checkpoint (see warden undo --help)\n"
+	      "  apply|discard [SESSION]          write or drop what a `run --review` session\n"
+	      "                                   changed (see warden apply --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
 	      "  doctor [--profile FILE]          what this machine supports, which layers and\n"
@@ -47,6 +53,14 @@ int main(int argc, char **argv)
 		return cmd_approve(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
+	if (strcmp(cmd, "undo") == 0)
+		return cmd_undo(argc - 1, argv + 1);
+	if (strcmp(cmd, "apply") == 0)
+		return cmd_apply(argc - 1, argv + 1);
+	if (strcmp(cmd, "discard") == 0)
+		return cmd_discard(argc - 1, argv + 1);
 	if (strcmp(cmd, "status") == 0)
 		return cmd_status(argc - 1, argv + 1);
 	if (strcmp(cmd, "freeze") == 0 || strcmp(cmd, "resume") == 0 || strcmp(cmd, "kill") == 0)

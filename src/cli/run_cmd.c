@@ -40,6 +40,9 @@ static const char run_usage[] =
 	"                        name)\n"
 	"      --state DIR       keep the agent's state (~/.claude, ~/.codex, ...) in DIR\n"
 	"                        (default: ~/.local/share/warden/agents/NAME)\n"
+	"      --review          nothing reaches the workspace during the session: it is\n"
+	"                        an overlay inside; then warden diff shows the changes\n"
+	"                        and warden apply or warden discard decides\n"
 	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -112,6 +115,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		{ "agent", required_argument, NULL, 'A' },
 		{ "secret", required_argument, NULL, 's' },
 		{ "state", required_argument, NULL, 'S' },
+		{ "review", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -144,6 +148,7 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		case 'A': o->agent = optarg; break;
 		case 's': strv_push(secrets, optarg); break;
 		case 'S': o->state_dir = optarg; break;
+		case 'R': o->review = true; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}

@@ -109,4 +109,13 @@ const char policy_builtin_default[] =
 	"risk ask off\n"
 	"risk freeze 60\n"
 	"risk kill 100\n"
-	"risk half-life 10m\n";
+	"risk half-life 10m\n"
+	"\n"
+	"# Checkpoints: the workspace is recorded before every session (warden diff,\n"
+	"# warden undo); file contents are stored once, by hash, in\n"
+	"# ~/.local/share/warden/store. A workspace holding more than max-size of\n"
+	"# file content is refused (exclude what need not be kept, or raise it).\n"
+	"checkpoint on\n"
+	"checkpoint max-size 8G\n"
+	"checkpoint keep 20\n"
+	"checkpoint keep-days 30\n";

@@ -27,6 +27,8 @@
  *   rules FILE   (detection rules: src/detect/rules.h; FILE absolute, ~/, or
  *   relative to the profile's directory)
  *   risk warn|ask|freeze|kill N|off | risk half-life DURATION (30s, 10m, 1h)
+ *   checkpoint on|off | checkpoint max-size SIZE|unlimited |
+ *   checkpoint exclude PATTERN | checkpoint keep N | checkpoint keep-days N
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -370,6 +372,65 @@ static int do_canary(struct parser *ps, const struct line *l)
 	else
 		return lerr(ps->e, 0, l, l->off[1], "canary: '%.200s' (expected on or off)", t);
 	return 0;
+}
+
+/* `checkpoint on|off | max-size SIZE | exclude PATTERN | keep N |
+ * keep-days N` (src/checkpoint/): the last line of a kind counts; exclude
+ * patterns add up. A pattern is a name at any depth ("node_modules") or,
+ * with a '/', a path from the workspace ("build/x.o"), never absolute and
+ * without "." or ".." components. */
+static int do_checkpoint(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, 0, l, l->len,
+			    "checkpoint: missing argument (on, off, max-size, exclude, keep or keep-days)");
+	const char *k = l->tok[1];
+	struct policy_checkpoint *c = &ps->p->checkpoint;
+	if (strcmp(k, "on") == 0 || strcmp(k, "off") == 0) {
+		if (want_tokens(ps, l, 2, "checkpoint") < 0)
+			return -1;
+		c->off = k[1] == 'f';
+		return 0;
+	}
+	_cleanup_free_ char *what = xasprintf("checkpoint %s", k);
+	if (strcmp(k, "max-size") == 0) {
+		if (want_tokens(ps, l, 3, what) < 0)
+			return -1;
+		unsigned long long v;
+		const char *why = policy_limit_parse(LIMIT_TMP, l->tok[2], &v);
+		if (why)
+			return lerr(ps->e, 0, l, l->off[2], "%s: '%.200s' is %s", what, l->tok[2], why);
+		c->max_size = v;
+		return 0;
+	}
+	if (strcmp(k, "exclude") == 0) {
+		if (want_tokens(ps, l, 3, what) < 0)
+			return -1;
+		const char *p = l->tok[2];
+		if (p[0] == '/' || path_has_dot_components(p) || p[strlen(p) - 1] == '/')
+			return lerr(ps->e, 0, l, l->off[2], "%s: '%.200s' is not a pattern relative to "
+				    "the workspace (no leading or trailing '/', no . or .. component)",
+				    what, p);
+		return push_unique(ps, l, &c->exclude, p);
+	}
+	if (strcmp(k, "keep") == 0 || strcmp(k, "keep-days") == 0) {
+		if (want_tokens(ps, l, 3, what) < 0)
+			return -1;
+		const char *t = l->tok[2];
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(t, &end, 10);
+		if (!isdigit((unsigned char)t[0]) || *end || errno || v < 1 || v > 100000)
+			return lerr(ps->e, 0, l, l->off[2], "%s: '%.200s' is not a number from 1 to "
+				    "100000", what, t);
+		if (k[4])
+			c->keep_days = (unsigned)v;
+		else
+			c->keep = (unsigned)v;
+		return 0;
+	}
+	return lerr(ps->e, 0, l, l->off[1], "checkpoint: unknown setting '%.200s' (expected on, "
+		    "off, max-size, exclude, keep or keep-days)", k);
 }
 
 /* TARGET of `exec deny|allow TARGET` into hashes: a file (its SHA-256
@@ -1203,6 +1264,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_rules(ps, l);
 	if (strcmp(d, "risk") == 0)
 		return do_risk(ps, l);
+	if (strcmp(d, "checkpoint") == 0)
+		return do_checkpoint(ps, l);
 	return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", d);
 }
 
@@ -1301,6 +1364,7 @@ void policy_free(struct policy *p)
 	free(p->tools);
 	strv_free(&p->approve.command);
 	strv_free(&p->rules_files);
+	strv_free(&p->checkpoint.exclude);
 	free(p->approve.webhook);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

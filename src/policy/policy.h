@@ -182,6 +182,17 @@ struct policy {
 		double warn, ask, freeze, kill;
 		double half_life_s;
 	} risk;
+	/* `checkpoint on|off`, `checkpoint max-size SIZE|unlimited`, `checkpoint
+	 * exclude PATTERN`, `checkpoint keep N`, `checkpoint keep-days N`: the
+	 * workspace recorded before each session (src/checkpoint/); the built-in
+	 * default profile sets the sizes and the retention */
+	struct policy_checkpoint {
+		bool off;
+		unsigned long long max_size; /* bytes of file content; 0: unlimited */
+		struct strv exclude;         /* a name at any depth, or a path with '/' */
+		unsigned keep;               /* sessions' checkpoints kept per workspace */
+		unsigned keep_days;          /* and none older than this */
+	} checkpoint;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it

@@ -17,6 +17,8 @@
  *   "signal":  {"grace": SECONDS}
  *   "terminal": {"clipboard": true|false}
  *   "canary":  true|false                         decoy credentials in the home
+ *   "checkpoint": {"on", "max_size" (0: unlimited), "exclude": [PATTERN],
+ *               "keep", "keep_days"}                the workspace's checkpoints
  *   "limits":  {"pids"|"memory"|"cpu"|"tmp"|"home": {"value": V, "origin": "FILE:LINE"|""}}
  *               V as a profile writes it ("4096", "4G", "1.5", "unlimited")
  *   "exec":    {"deny": [SHA256...], "deny_files": [PATH...] (the real paths of
@@ -154,6 +156,10 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	json_object_set_new(o, "canary", json_boolean(!p->canary_off));
+	json_object_set_new(o, "checkpoint", json_pack("{s:b,s:I,s:o,s:i,s:i}",
+		"on", !p->checkpoint.off, "max_size", (json_int_t)p->checkpoint.max_size,
+		"exclude", jstrv(&p->checkpoint.exclude), "keep", (int)p->checkpoint.keep,
+		"keep_days", (int)p->checkpoint.keep_days));
 	const struct policy_exec *x = &p->exec;
 	json_object_set_new(o, "exec", json_pack("{s:o,s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
 		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),

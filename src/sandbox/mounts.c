@@ -444,6 +444,27 @@ static int path_depth(const char *p)
 	return d;
 }
 
+/* --review: the workspace as an overlay, the real tree its lower layer
+ * (never written), the session's writes in the upper directory under
+ * warden's log directory (userxattr: its whiteouts and opaque marks are
+ * user.overlay.* attributes, as a user namespace allows). */
+static int review_overlay(const struct sandbox_spec *s, const char *lower, const char *dst,
+			  struct werr *e)
+{
+	char up[4200], work[4200];
+	snprintf(up, sizeof up, OLD "%s", s->review_upper);
+	snprintf(work, sizeof work, OLD "%s", s->review_work);
+	if (strpbrk(lower, ",:\\") || strpbrk(up, ",:\\") || strpbrk(work, ",:\\"))
+		return werr_set(e, 0, "--review: a path with ',', ':' or '\\' cannot be an overlay "
+				"layer");
+	_cleanup_free_ char *opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower,
+					      up, work);
+	unsigned long flags = MS_NOSUID | MS_NODEV | (s->exec.strict ? MS_NOEXEC : 0);
+	if (mount("overlay", dst, "overlay", flags, opts) < 0)
+		return werr_errno(e, "--review: mounting the workspace's overlay");
+	return 0;
+}
+
 /* The workspace and the policy's extra paths, shallow first so a path nested
  * in another is mounted on top of it. */
 static int build_binds(const struct sandbox_spec *s, struct werr *e)
@@ -481,7 +502,8 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			 * noexec */
 			uint64_t attrs = RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
 			if (make_mountpoint(dst, true, e) < 0 ||
-			    (s->ids.active ? attach_tree(s->ids.ws_tree, dst, e, "the workspace") :
+			    (s->review_upper ? review_overlay(s, src, dst, e) :
+			     s->ids.active ? attach_tree(s->ids.ws_tree, dst, e, "the workspace") :
 			     bind_path(src, dst, attrs, e)) < 0)
 				return werr_wrap(e, "workspace");
 		}
@@ -695,7 +717,8 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	/* A profile path that covers the audit log directory or the cache
 	 * (read-only ~, say) must not hand the agent the logs, nor the cached
 	 * /etc of later sessions: mask the directory. */
-	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0)
+	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0 ||
+	    mask_private(s, s->storedir, e) < 0)
 		return -1;
 	/* warden check: its own binary as the probe runner, copied (the
 	 * file that runs, through /proc/self/exe) onto the root tmpfs, which

@@ -136,6 +136,9 @@ struct sandbox_spec {
 	char *workspace;            /* real absolute path */
 	char *logdir;               /* the audit log directory: never reachable inside */
 	char *cachedir;             /* warden's cache directory: never reachable inside */
+	char *storedir;             /* the checkpoint store: never reachable inside */
+	char *review_upper;         /* --review: the overlay's upper and work directories */
+	char *review_work;          /* (under the log directory), else NULL */
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */
 	const struct policy *policy;
 	struct net_forwards forwards; /* host loopback ports (from the policy's allow rules) */

@@ -21,6 +21,9 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	free(s->home);
 	free(s->logdir);
 	free(s->cachedir);
+	free(s->storedir);
+	free(s->review_upper);
+	free(s->review_work);
 	free(s->ca_bundle);
 	exec_layout_free(&s->exec);
 }

@@ -942,6 +942,13 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 	/* Another session still runs here: its sandbox has these mounted. */
 	if (plan->lock_fd >= 0 && flock(plan->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return;
+	/* A workspace directory the agent closed (chmod 000 .; the user's
+	 * own) is opened for the removal and given its mode back. */
+	struct stat root;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", plan->ws_fd);
+	bool reopen = fstat(plan->ws_fd, &root) == 0 && root.st_uid == geteuid() &&
+		      (root.st_mode & 0300) != 0300 && chmod(self, (root.st_mode & 07777) | 0300) == 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct ws_mount *m = &plan->m[i];
 		if (m->kind != WS_PLACEHOLDER || m->made.err != 0)
@@ -963,6 +970,9 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		else if (errno != ENOENT)
 			wnote("could not remove placeholder %s: %s", m->abs, strerror(errno));
 	}
+	if (reopen && chmod(self, root.st_mode & 07777) < 0)
+		wnote("could not give the workspace its mode %04o back: %s",
+		      (unsigned)(root.st_mode & 07777), strerror(errno));
 }
 
 int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e)

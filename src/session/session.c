@@ -19,6 +19,8 @@
 #include "../net/tls.h"
 #include "../audit/audit.h"
 #include "../audit/journald.h"
+#include "../checkpoint/checkpoint.h"
+#include "../checkpoint/store.h"
 #include "../detect/detect.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
@@ -156,7 +158,9 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, &ag->state, e) < 0 ||
 	    state_keep_apart(&ag->state, s->workspace, "the workspace", e) < 0 ||
 	    state_keep_apart(&ag->state, s->logdir, "the audit log directory", e) < 0 ||
-	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0)
+	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0 ||
+	    (s->storedir &&
+	     state_keep_apart(&ag->state, s->storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->home_binds = ag->state.v;
 	s->nhome_binds = ag->state.n;
@@ -194,11 +198,14 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
 				"absolute paths)");
 	_cleanup_free_ char *cachedir = etc_cache_dir(home);
+	_cleanup_free_ char *storedir = store_default_path(home);
 	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
-	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0))
+	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0) ||
+	    (storedir && keep_private(s, pol, storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
+	s->storedir = steal_ptr(&storedir);
 	s->home = xstrdup(home);
 	s->policy = pol;
 	if (state_prepare(o, ag, home, s, e) < 0)
@@ -246,7 +253,8 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
 		     const struct discovery *disc, const struct session_agent *ag,
-		     const struct limits *lim, struct audit *log, struct werr *e)
+		     const struct limits *lim, json_t *checkpoint, struct audit *log,
+		     struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -260,7 +268,7 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
 		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec),
-		.host_id = hostid_to_json(&s->ids) }), e);
+		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -406,6 +414,29 @@ static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *
 				cs->v[j].off = true;
 }
 
+/* --review: the overlay's upper and work directories, under the log
+ * directory (out of every sandbox's reach, on one file system), the upper
+ * one with the workspace's mode (it is the overlay's root). */
+static int review_prepare(const struct policy *pol, struct sandbox_spec *s, const char *session,
+			  struct werr *e)
+{
+	if (pol->checkpoint.off)
+		return werr_set(e, 0, "--review needs the workspace's checkpoint (the profile says "
+				"`checkpoint off`)");
+	if (hostid_wanted())
+		return werr_set(e, 0, "--review is not available as root yet");
+	struct stat st;
+	if (fstat(s->plan.ws_fd, &st) < 0)
+		return werr_errno(e, "--review: the workspace");
+	_cleanup_free_ char *dir = xasprintf("%s/review/%s", s->logdir, session);
+	s->review_upper = xasprintf("%s/upper", dir);
+	s->review_work = xasprintf("%s/work", dir);
+	if (mkdir_p(dir, 0700, NULL) < 0 || mkdir(s->review_upper, 0700) < 0 ||
+	    mkdir(s->review_work, 0700) < 0 || chmod(s->review_upper, st.st_mode & 07777) < 0)
+		return werr_errno(e, "--review: making %s", dir);
+	return 0;
+}
+
 static void limits_endp(struct limits *l)
 {
 	limits_end(l, NULL);
@@ -470,7 +501,18 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	limits_create(&lim, session);
 	limits_notes(&lim);
 	s->limits = &lim;
-	if (log_start(o, pol, s, &kf, &disc, ag, &lim, *log, e) < 0)
+	/* The workspace recorded before anything of the session can touch
+	 * it; without its checkpoint (unless `checkpoint off`) no session. */
+	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
+	json_t *ckfield = NULL;
+	if (o->review && review_prepare(pol, s, session, e) < 0)
+		return -1;
+	if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session, &ckfield,
+			       e) < 0)
+		return -1;
+	if (o->review)
+		json_object_set_new(ckfield, "review", json_true());
+	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -487,18 +529,23 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	struct werr e2 = { 0 };
 	if (sweep(s, *log, session, &e2) < 0)
 		werr_print(&e2);
+	/* what the session left, recorded: what `warden undo` compares with */
+	json_t *ckend = s->review_upper ? ckpt_review_end(&ck, s->review_upper, &s->plan.names,
+							  session)
+					: ckpt_session_end(&ck, pol, s->plan.ws_fd, session);
 	/* what waits for journald is sent before session.end counts it */
 	if (*jd)
 		journald_flush(*jd, JOURNALD_END_WAIT_MS);
 	if (r < 0) {
 		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
 			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats,
-			.journald = *jd ? journald_stats(*jd) : NULL }), NULL);
+			.journald = *jd ? journald_stats(*jd) : NULL, .checkpoint = ckend }), NULL);
 		return -1;
 	}
 	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
 		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log),
-		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL }), e);
+		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL,
+		.checkpoint = ckend }), e);
 }
 
 static void audit_closep(struct audit **log)

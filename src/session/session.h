@@ -25,6 +25,8 @@ struct session_opts {
 	bool log_syslog;             /* --log syslog: events to syslog too */
 	bool log_journald;           /* --log journald: events to the journal too */
 	bool summary;                /* at the end, list what was refused on stderr */
+	bool review;                 /* --review: the workspace an overlay inside; the
+				        changes kept in the store for `warden apply` */
 	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
 	const char *state_dir;       /* --state DIR; NULL: the agent's default */
 	/* the detector records its alerts but never acts (`warden check`: its

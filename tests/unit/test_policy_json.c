@@ -46,7 +46,8 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 19);
+	CHECK(json_is_object(j) && json_object_size(j) == 20);
+	CHECK(json_integer_value(json_object_get(json_object_get(j, "checkpoint"), "keep")) == 20);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 	CHECK(json_is_true(json_object_get(j, "canary")));
 
@@ -119,7 +120,9 @@ static void test_shape(void)
 	j = policy_to_json(&p);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK_STR(s, "{\"approve\":{\"command\":[],\"timeout_s\":0,\"webhook\":null},"
-		  "\"audit\":\"default\",\"canary\":true,\"env\":{\"pass\":[],\"set\":{}},"
+		  "\"audit\":\"default\",\"canary\":true,"
+		  "\"checkpoint\":{\"exclude\":[],\"keep\":0,\"keep_days\":0,\"max_size\":0,\"on\":true},"
+		  "\"env\":{\"pass\":[],\"set\":{}},"
 		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"ask\":[],\"ask_argv\":[],"
 		  "\"default\":\"allow\","
 		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"

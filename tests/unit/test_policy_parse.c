@@ -667,6 +667,56 @@ static void test_exec_kernel(void)
 		   "allow-writable, hash-limit or kernel)");
 }
 
+static void test_checkpoint(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	/* the default profile: on, 8G, 20 sessions, 30 days, nothing excluded */
+	memset(&p, 0, sizeof p);
+	CHECK(policy_load(&p, NULL, home, &e) == 0);
+	CHECK(!p.checkpoint.off);
+	CHECK(p.checkpoint.max_size == 8ULL << 30);
+	CHECK(p.checkpoint.keep == 20 && p.checkpoint.keep_days == 30);
+	CHECK(p.checkpoint.exclude.n == 0);
+	json_t *j = policy_to_json(&p);
+	json_t *c = json_object_get(j, "checkpoint");
+	CHECK(json_is_true(json_object_get(c, "on")));
+	CHECK(json_integer_value(json_object_get(c, "max_size")) == 8LL << 30);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "checkpoint off\ncheckpoint max-size unlimited\ncheckpoint keep 3\n"
+			"checkpoint keep-days 7\ncheckpoint exclude node_modules\n"
+			"checkpoint exclude build/*.o\ncheckpoint exclude node_modules\n", &e) == 0);
+	CHECK(p.checkpoint.off);
+	CHECK(p.checkpoint.max_size == 0);
+	CHECK(p.checkpoint.keep == 3 && p.checkpoint.keep_days == 7);
+	CHECK(p.checkpoint.exclude.n == 2);
+	CHECK_STR(p.checkpoint.exclude.v[1], "build/*.o");
+	policy_free(&p);
+	CHECK(parse(&p, "checkpoint off\ncheckpoint on\ncheckpoint max-size 1.5G\n", &e) == 0);
+	CHECK(!p.checkpoint.off);
+	CHECK(p.checkpoint.max_size == 3ULL << 29);
+	policy_free(&p);
+	EXPECT_ERR("checkpoint\n", "t.profile:1:11: checkpoint: missing argument (on, off, "
+		   "max-size, exclude, keep or keep-days)");
+	EXPECT_ERR("checkpoint maybe\n", "t.profile:1:12: checkpoint: unknown setting 'maybe' "
+		   "(expected on, off, max-size, exclude, keep or keep-days)");
+	EXPECT_ERR("checkpoint off now\n", "t.profile:1:16: checkpoint: unexpected argument 'now'");
+	EXPECT_ERR("checkpoint max-size 12Q\n", "t.profile:1:21: checkpoint max-size: '12Q' is not "
+		   "a size (a number with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("checkpoint exclude /abs\n", "t.profile:1:20: checkpoint exclude: '/abs' is not "
+		   "a pattern relative to the workspace (no leading or trailing '/', no . or .. "
+		   "component)");
+	EXPECT_ERR("checkpoint exclude a/../b\n", "t.profile:1:20: checkpoint exclude: 'a/../b' is "
+		   "not a pattern relative to the workspace (no leading or trailing '/', no . or .. "
+		   "component)");
+	EXPECT_ERR("checkpoint exclude\n", "t.profile:1:19: checkpoint exclude: missing argument");
+	EXPECT_ERR("checkpoint keep 0\n", "t.profile:1:17: checkpoint keep: '0' is not a number "
+		   "from 1 to 100000");
+	EXPECT_ERR("checkpoint keep-days -1\n", "t.profile:1:22: checkpoint keep-days: '-1' is not "
+		   "a number from 1 to 100000");
+}
+
 /* The rule at index i must be exactly this. */
 static void expect_net_n(int line, const struct policy *p, size_t i, const char *pattern, bool deny,
 			 bool private_ok, const char *origin)
@@ -1352,6 +1402,7 @@ int main(void)
 	test_terminal_clipboard();
 	test_canary();
 	test_exec_kernel();
+	test_checkpoint();
 	test_net();
 	test_net_compiled();
 	test_net_errors();

@@ -1,0 +1,43 @@
+/* changes.h - what differs between two manifests of one workspace (added,
+ * removed, modified, mode changed, type changed), and the unified diff of
+ * two texts that `warden diff` prints for a modified text file. */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "manifest.h"
+
+enum change_kind { CH_ADDED, CH_REMOVED, CH_MODIFIED, CH_MODE, CH_TYPE };
+
+struct change {
+	enum change_kind kind;
+	const struct mf_entry *a;   /* in the old manifest (NULL: added) */
+	const struct mf_entry *b;   /* in the new one (NULL: removed) */
+};
+
+struct changes {
+	struct change *v;
+	size_t n, cap;
+	bool root_mode;             /* the workspace directory's own mode differs */
+};
+
+/* Compare old a with new b (both sorted); entries point into them. Mtimes
+ * alone are no change. */
+void changes_compute(const struct manifest *a, const struct manifest *b, struct changes *out);
+void changes_free(struct changes *c);
+const char *change_label(enum change_kind k); /* "added", "removed", ... */
+
+/* The list, one change a line ("  modified  PATH"), control bytes of paths
+ * shown as \\xNN. */
+void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
+		   const struct manifest *to);
+/* A path display-safe (malloc'd). */
+char *path_shown(const char *p);
+
+/* Text enough for a line diff: no NUL byte and valid UTF-8. */
+bool text_is_diffable(const char *s, size_t n);
+/* A unified diff (3 lines of context) of old and new, with the labels on
+ * its --- and +++ lines. Larger than the line budget: a note instead.
+ * Returns the number of changed lines. */
+size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, const char *a,
+			 size_t na, const char *b, size_t nb);

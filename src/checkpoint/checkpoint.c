@@ -1,0 +1,292 @@
+/* checkpoint.c - a session's checkpoints, and finding them again from its
+ * log (checkpoint.h). */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../audit/reader.h"
+#include "review.h"
+#include "snapshot.h"
+
+#define EXCLUDED_SHOWN 100
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
+		struct snap_result *r, struct werr *e)
+{
+	struct snap_opts o = { .st = &cs->st, .store_blobs = true, .ws = cs->ws,
+			       .exclude = &pol->checkpoint.exclude,
+			       .max_size = pol->checkpoint.max_size };
+	return snapshot_take_dir(ws_fd, &o, r, e);
+}
+
+int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const char *store_path,
+		       const char *ws, int ws_fd, const char *session, json_t **field,
+		       struct werr *e)
+{
+	*cs = (struct ckpt_session){ .st.fd = -1, .st.lock_fd = -1, .st.blobs_fd = -1,
+				     .st.manifests_fd = -1, .st.tmp_fd = -1 };
+	if (pol->checkpoint.off) {
+		*field = json_pack("{s:b}", "off", true);
+		return 0;
+	}
+	if (!store_path)
+		return werr_set(e, 0, "checkpoint: no store directory (HOME and XDG_DATA_HOME are not "
+				"absolute paths); set `checkpoint off` to run without one");
+	if (store_open(&cs->st, store_path, true, e) < 0)
+		return -1;
+	cs->on = true;
+	cs->ws = xstrdup(ws);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct snap_result r;
+	if (take(cs, pol, ws_fd, &r, e) < 0) {
+		snap_result_free(&r);
+		return -1;
+	}
+	if (store_ref(&cs->st, session, "start", r.hash, ws, e) < 0) {
+		snap_result_free(&r);
+		return -1;
+	}
+	memcpy(cs->start, r.hash, sizeof cs->start);
+	json_t *ex = json_array();
+	for (size_t i = 0; i < r.excluded.n && i < EXCLUDED_SHOWN; i++)
+		json_array_append_new(ex, json_string(r.excluded.v[i]));
+	json_t *pats = json_array();
+	for (size_t i = 0; i < pol->checkpoint.exclude.n; i++)
+		json_array_append_new(pats, json_string(pol->checkpoint.exclude.v[i]));
+	*field = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:f}", "manifest", r.hash,
+			   "entries", (json_int_t)r.m.n, "files", (json_int_t)r.files,
+			   "bytes", (json_int_t)r.bytes, "bytes_read", (json_int_t)r.read,
+			   "exclude", pats, "excluded", ex, "excluded_count", (json_int_t)r.excluded.n,
+			   "ms", ms_since(&t0));
+	if (r.excluded.n) {
+		char list[600] = "";
+		size_t i = 0;
+		for (; i < r.excluded.n && strlen(list) + strlen(r.excluded.v[i]) + 3 < sizeof list;
+		     i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+				 r.excluded.v[i]);
+		if (i < r.excluded.n)
+			wnote("checkpoint: not recorded (checkpoint exclude): %s and %zu more", list,
+			      r.excluded.n - i);
+		else
+			wnote("checkpoint: not recorded (checkpoint exclude): %s", list);
+	}
+	snap_result_free(&r);
+	return 0;
+}
+
+json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
+			 const char *session)
+{
+	if (!cs->on)
+		return NULL;
+	struct snap_result r;
+	struct werr e = { 0 };
+	json_t *field;
+	if (take(cs, pol, ws_fd, &r, &e) < 0 || store_ref(&cs->st, session, "end", r.hash, cs->ws,
+							   &e) < 0) {
+		char buf[1200];
+		wnote("checkpoint at the end of the session failed: %s (`warden undo` will need "
+		      "--force)", werr_str(&e, buf, sizeof buf));
+		field = json_pack("{s:s}", "error", buf);
+	} else {
+		field = json_pack("{s:s, s:I}", "manifest", r.hash, "entries", (json_int_t)r.m.n);
+	}
+	snap_result_free(&r);
+	if (store_prune(&cs->st, cs->ws, session, pol->checkpoint.keep, pol->checkpoint.keep_days,
+			&e) < 0) {
+		char buf[1200];
+		wnote("checkpoint retention: %s", werr_str(&e, buf, sizeof buf));
+	}
+	return field;
+}
+
+json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
+			const struct strv *protected, const char *session)
+{
+	if (!cs->on)
+		return NULL;
+	struct werr e = { 0 };
+	struct manifest start;
+	struct review_result r = { 0 };
+	_cleanup_close_ int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *dir = xstrdup(upper);
+	*strrchr(dir, '/') = '\0';
+	if (ufd < 0) {
+		werr_errno(&e, "review: %s", upper);
+	} else if (store_get_manifest(&cs->st, cs->start, &start, &e) == 0) {
+		if (review_collect(&cs->st, &start, ufd, protected, &r, &e) == 0 &&
+		    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) == 0) {
+			json_t *dropped = json_array(), *cleared = json_array();
+			for (size_t i = 0; i < r.dropped.n; i++)
+				json_array_append_new(dropped, json_string(r.dropped.v[i]));
+			for (size_t i = 0; i < r.cleared.n; i++)
+				json_array_append_new(cleared, json_string(r.cleared.v[i]));
+			for (size_t i = 0; i < r.dropped.n; i++)
+				wnote("review: %s was created in the session; it is left out of what "
+				      "`warden apply` writes (its configuration or hooks would run on "
+				      "your next command there)", r.dropped.v[i]);
+			for (size_t i = 0; i < r.cleared.n; i++)
+				wnote("review: %s got the setuid or setgid bit in the session; `warden "
+				      "apply` writes it without", r.cleared.v[i]);
+			json_t *f = json_pack("{s:s, s:b, s:I, s:o, s:o}", "manifest", r.hash, "review",
+					      true, "entries", (json_int_t)r.m.n, "dropped", dropped,
+					      "cleared", cleared);
+			manifest_free(&start);
+			review_result_free(&r);
+			closep(&ufd);
+			const char *sl = strrchr(dir, '/');
+			_cleanup_free_ char *pdir = xasprintf("%.*s", (int)(sl - dir), dir);
+			_cleanup_close_ int gfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (gfd < 0 || remove_tree_at(gfd, sl + 1) < 0)
+				wnote("review: could not remove %s: %s", dir, strerror(errno));
+			return f;
+		}
+		manifest_free(&start);
+		review_result_free(&r);
+	}
+	char buf[1200];
+	werr_str(&e, buf, sizeof buf);
+	wnote("review: the session's changes could not be recorded (%s); they are kept in %s", buf,
+	      upper);
+	return json_pack("{s:s, s:s}", "error", buf, "kept", upper);
+}
+
+void ckpt_session_free(struct ckpt_session *cs)
+{
+	if (cs->st.path)
+		store_close(&cs->st);
+	free(cs->ws);
+	cs->ws = NULL;
+	cs->on = false;
+}
+
+/* ---- from a session id to its manifests ------------------------------------ */
+
+static void take_hash(json_t *ev, char out[SHA256_HEX_LEN], char **err)
+{
+	json_t *c = ev ? json_object_get(ev, "checkpoint") : NULL;
+	const char *h = json_string_value(json_object_get(c, "manifest"));
+	const char *why = json_string_value(json_object_get(c, "error"));
+	out[0] = '\0';
+	if (h && strlen(h) == 64)
+		memcpy(out, h, SHA256_HEX_LEN);
+	if (why && err)
+		*err = xstrdup(why);
+}
+
+static bool ws_holds(const char *ws, const char *cwd)
+{
+	return ws && cwd && path_is_within(cwd, ws);
+}
+
+int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
+	      struct ckpt_record *r, struct werr *e)
+{
+	*r = (struct ckpt_record){ 0 };
+	int dfd = audit_dir_open(logdir, e);
+	if (dfd < 0)
+		return e->errnum == ENOENT ? werr_set(e, 0, "no session was ever logged (%s)", logdir)
+					   : -1;
+	_cleanup_close_ int dfdc = dfd;
+	_cleanup_free_ char *id = NULL;
+	if (arg) {
+		if (audit_resolve_session(dfd, logdir, arg, &id, e) < 0)
+			return -1;
+	} else {
+		struct audit_session_info *v;
+		size_t n;
+		if (audit_list_sessions(dfd, logdir, &v, &n, e) < 0)
+			return -1;
+		for (size_t i = n; i-- > 0 && !id;) {
+			json_t *c = json_object_get(v[i].start, "checkpoint");
+			if (json_object_get(c, "manifest") &&
+			    (!review_only || json_is_true(json_object_get(c, "review"))) &&
+			    ws_holds(json_string_value(json_object_get(v[i].start, "workspace")), cwd))
+				id = xstrdup(v[i].id);
+		}
+		audit_sessions_free(v, n);
+		if (!id)
+			return werr_set(e, 0, "no session %s in %s (pass a session id: warden log list)",
+					review_only ? "run with --review" : "with a checkpoint", cwd);
+	}
+	_cleanup_close_ int fd = audit_log_open(dfd, logdir, id, e);
+	if (fd < 0)
+		return -1;
+	struct audit_chain c;
+	int v = audit_verify_log(fd, id, &c, e);
+	if (v < 0)
+		return -1;
+	if (v > 0)
+		return werr_set(e, 0, "session %s: its log is broken at line %lu (%s): its "
+				"checkpoints are not trusted", id, c.broken, c.why);
+	/* the chain holds: read its first and last events */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return werr_errno(e, "session %s", id);
+	struct audit_reader rd;
+	audit_reader_init(&rd, fd);
+	struct audit_line l;
+	json_t *first = NULL, *last = NULL;
+	int got;
+	while ((got = audit_reader_next(&rd, &l, true, e)) > 0) {
+		char why[256];
+		json_t *ev = audit_parse_line(l.text, l.len, why, sizeof why);
+		if (!ev)
+			continue;
+		if (!first) {
+			first = ev;
+		} else {
+			json_decref(last);
+			last = ev;
+		}
+	}
+	audit_reader_free(&rd);
+	if (got < 0) {
+		json_decref(first);
+		json_decref(last);
+		return -1;
+	}
+	const char *kind = json_string_value(json_object_get(first, "event"));
+	const char *ws = json_string_value(json_object_get(first, "workspace"));
+	if (!kind || strcmp(kind, "session.start") != 0 || !ws) {
+		json_decref(first);
+		json_decref(last);
+		return werr_set(e, 0, "session %s: its log does not start with a session.start", id);
+	}
+	r->session = steal_ptr(&id);
+	r->workspace = xstrdup(ws);
+	take_hash(first, r->start, NULL);
+	r->review = json_is_true(json_object_get(json_object_get(first, "checkpoint"), "review"));
+	const char *lk = json_string_value(json_object_get(last, "event"));
+	if (lk && strcmp(lk, "session.end") == 0)
+		take_hash(last, r->end, &r->end_error);
+	json_decref(first);
+	json_decref(last);
+	if (!r->start[0]) {
+		return werr_set(e, 0, "session %s has no checkpoint (it ran with `checkpoint off`, "
+				"or before warden kept them)", r->session);
+	}
+	return 0;
+}
+
+void ckpt_record_free(struct ckpt_record *r)
+{
+	free(r->session);
+	free(r->workspace);
+	free(r->end_error);
+	*r = (struct ckpt_record){ 0 };
+}

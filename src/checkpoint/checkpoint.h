@@ -1,0 +1,61 @@
+/* checkpoint.h - a session's checkpoints: the store opened and the
+ * workspace recorded before the command starts (its manifest's hash goes
+ * into session.start, tying the manifest to the hash-chained log), recorded
+ * again when it has ended (session.end), and the retention applied; and the
+ * way back from a session id to its verified manifests, for `warden diff`
+ * and `warden undo`. */
+#pragma once
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../policy/policy.h"
+#include "manifest.h"
+#include "store.h"
+
+struct ckpt_session {
+	bool on;
+	struct store st;
+	char *ws;
+	char start[SHA256_HEX_LEN];
+};
+
+/* Before the command starts: with `checkpoint off`, *field is {"off": true};
+ * else the store is opened (made when missing) and the workspace (ws_fd, a
+ * directory fd of it) recorded; *field says what was recorded (manifest
+ * hash, counts, what was excluded), and what the exclude patterns left out
+ * is named once on stderr. A failure is an error: the session must not
+ * start without its checkpoint. */
+int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const char *store_path,
+		       const char *ws, int ws_fd, const char *session, json_t **field,
+		       struct werr *e);
+/* After the command ended: the workspace recorded again, its reference
+ * made, the retention applied. The field for session.end: {"manifest": H}
+ * or {"error": WHY} (also on stderr); NULL when checkpoints are off. */
+json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
+			 const char *session);
+/* --review: the session's writes (the overlay's upper directory, upper)
+ * read as the tree it would have left (review.h), stored and referenced as
+ * the session's end; the review directory (upper's parent) is then
+ * removed. The field for session.end: {"manifest": H, "review": true,
+ * "dropped": [...], "cleared": [...]} or {"error": WHY, "kept": DIR}. */
+json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
+			const struct strv *protected, const char *session);
+void ckpt_session_free(struct ckpt_session *cs);
+
+/* A session's checkpoints as its log records them. */
+struct ckpt_record {
+	char *session;
+	char *workspace;
+	char start[SHA256_HEX_LEN];   /* "" when the session has none */
+	char end[SHA256_HEX_LEN];     /* "" when none was recorded at its end */
+	char *end_error;              /* why not, when the log says */
+	bool review;                  /* a --review session: end is what it would have left */
+};
+/* Find the session: `arg` an id or a unique prefix, or NULL for the newest
+ * session with a checkpoint whose workspace is cwd or holds it (review_only:
+ * the newest run with --review). Its log's
+ * hash chain is verified before anything of it is believed. */
+int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
+	      struct ckpt_record *r, struct werr *e);
+void ckpt_record_free(struct ckpt_record *r);

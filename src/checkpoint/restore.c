@@ -1,0 +1,179 @@
+/* restore.c - bringing a workspace back to a manifest (restore.h). */
+#include "restore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The directory holding path (opened beneath rootfd, no symlink on the
+ * way), *name its last component. */
+static int parent_of(int rootfd, const char *path, const char **name)
+{
+	const char *sl = strrchr(path, '/');
+	if (!sl) {
+		*name = path;
+		return fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	}
+	*name = sl + 1;
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(sl - path), path);
+	return open_beneath(rootfd, dir, O_RDONLY | O_DIRECTORY, 0);
+}
+
+static unsigned long tmp_seq;
+
+static int write_blob_file(int pfd, const char *name, const struct store *st, const struct mf_entry *en,
+		      struct werr *e)
+{
+	_cleanup_close_ int blob = store_open_blob(st, en->hash);
+	if (blob < 0)
+		return werr_errno(e, "undo: the stored content of %s (%.16s)", en->path, en->hash);
+	_cleanup_free_ char *tmp = xasprintf(".warden-undo.%d.%lu", (int)getpid(), ++tmp_seq);
+	_cleanup_close_ int fd = openat(pfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					0600);
+	if (fd < 0)
+		return werr_errno(e, "undo: writing %s", en->path);
+	int r = ioctl(fd, FICLONE, blob);
+	if (r < 0) {
+		char buf[1 << 16];
+		r = 0;
+		for (;;) {
+			ssize_t n = read(blob, buf, sizeof buf);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				r = (int)n;
+				break;
+			}
+			if (write_all(fd, buf, (size_t)n) < 0) {
+				r = -1;
+				break;
+			}
+		}
+	}
+	char sum[SHA256_HEX_LEN];
+	if (r < 0 || lseek(fd, 0, SEEK_SET) < 0 || sha256_fd(fd, sum) < 0) {
+		int err = errno;
+		unlinkat(pfd, tmp, 0);
+		return werr_set(e, err, "undo: writing %s", en->path);
+	}
+	if (strcmp(sum, en->hash) != 0) {
+		unlinkat(pfd, tmp, 0);
+		return werr_set(e, 0, "undo: the stored content of %s does not match its hash "
+				"(the store is damaged): not restored", en->path);
+	}
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
+	if (fchmod(fd, en->mode) < 0 || futimens(fd, ts) < 0 || renameat(pfd, tmp, pfd, name) < 0) {
+		int err = errno;
+		unlinkat(pfd, tmp, 0);
+		return werr_set(e, err, "undo: %s", en->path);
+	}
+	return 0;
+}
+
+static int write_link(int pfd, const char *name, const struct mf_entry *en, struct werr *e)
+{
+	_cleanup_free_ char *tmp = xasprintf(".warden-undo.%d.%lu", (int)getpid(), ++tmp_seq);
+	if (symlinkat(en->target, pfd, tmp) < 0)
+		return werr_errno(e, "undo: the symlink %s", en->path);
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
+	(void)!utimensat(pfd, tmp, ts, AT_SYMLINK_NOFOLLOW);
+	if (renameat(pfd, tmp, pfd, name) < 0) {
+		int err = errno;
+		unlinkat(pfd, tmp, 0);
+		return werr_set(e, err, "undo: the symlink %s", en->path);
+	}
+	return 0;
+}
+
+/* A directory's mode and mtime, set once nothing more is written in it. */
+static int set_dir(int rootfd, const struct mf_entry *en, struct werr *e)
+{
+	const char *name;
+	_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : openat(pfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+							    O_CLOEXEC);
+	if (fd < 0)
+		return werr_errno(e, "undo: %s", en->path);
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
+	if (utimensat(AT_FDCWD, self, ts, 0) < 0 || chmod(self, en->mode) < 0)
+		return werr_errno(e, "undo: the mode of %s", en->path);
+	return 0;
+}
+
+int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
+		 const struct manifest *target, struct werr *e)
+{
+	/* every directory of the user's open to them for the work */
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct mf_entry *en = &cur->v[i];
+		if (en->type != MF_DIR || (en->mode & 0700) == 0700)
+			continue;
+		const char *name;
+		_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
+		if (pfd < 0 || fchmodat(pfd, name, en->mode | 0700, 0) < 0)
+			return werr_errno(e, "undo: opening up %s", en->path);
+	}
+	struct changes ch;
+	changes_compute(cur, target, &ch);
+	int r = 0;
+	/* what goes, children first */
+	for (size_t k = ch.n; r == 0 && k-- > 0;) {
+		const struct change *c = &ch.v[k];
+		if (c->kind != CH_REMOVED && c->kind != CH_TYPE)
+			continue;
+		const char *name;
+		_cleanup_close_ int pfd = parent_of(rootfd, c->a->path, &name);
+		if (pfd < 0) {
+			if (errno == ENOENT)
+				continue; /* its parent went first */
+			r = werr_errno(e, "undo: %s", c->a->path);
+		} else if (remove_tree_at(pfd, name) < 0 && errno != ENOENT) {
+			r = werr_errno(e, "undo: removing %s", c->a->path);
+		}
+	}
+	/* what comes back, parents first */
+	for (size_t k = 0; r == 0 && k < ch.n; k++) {
+		const struct change *c = &ch.v[k];
+		if (c->kind == CH_REMOVED)
+			continue;
+		const struct mf_entry *en = c->b;
+		const char *name;
+		_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
+		if (pfd < 0) {
+			r = werr_errno(e, "undo: the directory of %s", en->path);
+			break;
+		}
+		if (en->type == MF_DIR) {
+			if ((c->kind == CH_ADDED || c->kind == CH_TYPE) && mkdirat(pfd, name, 0700) < 0)
+				r = werr_errno(e, "undo: making %s", en->path);
+		} else if (en->type == MF_FILE) {
+			if (c->kind == CH_MODE) {
+				if (fchmodat(pfd, name, en->mode, 0) < 0)
+					r = werr_errno(e, "undo: the mode of %s", en->path);
+			} else {
+				r = write_blob_file(pfd, name, st, en, e);
+			}
+		} else {
+			r = write_link(pfd, name, en, e);
+		}
+	}
+	changes_free(&ch);
+	/* directories' modes and mtimes, deepest first */
+	for (size_t i = target->n; r == 0 && i-- > 0;)
+		if (target->v[i].type == MF_DIR)
+			r = set_dir(rootfd, &target->v[i], e);
+	if (r == 0 && fchmod(rootfd, target->root_mode) < 0)
+		r = werr_errno(e, "undo: the mode of the workspace directory");
+	return r;
+}

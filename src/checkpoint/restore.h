@@ -1,0 +1,18 @@
+/* restore.h - bringing a workspace back to a manifest: what differs is
+ * removed, written again from the store (each file's content verified
+ * against its hash as it is written, then renamed into place), modes,
+ * symlinks and mtimes set; directories made writable for the work get their
+ * recorded modes last, deepest first. Never through a symlink: every
+ * parent is opened beneath the workspace without following one. */
+#pragma once
+#include "../common/err.h"
+#include "changes.h"
+#include "manifest.h"
+#include "store.h"
+
+/* Bring the tree below rootfd (open for reading; see snapshot_open_root)
+ * from cur (a manifest just taken of it, same exclude patterns) to target.
+ * Returns 0, or -1 with e at the first failure (what was done stays done:
+ * the caller took a checkpoint of cur first). */
+int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
+		 const struct manifest *target, struct werr *e);

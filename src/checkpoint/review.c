@@ -1,0 +1,200 @@
+/* review.c - the changes a --review session left in its overlay's upper
+ * directory, as the manifest of the tree it would have left (review.h). */
+#include "review.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "../sandbox/walk.h"
+
+struct rctx {
+	struct store *st;
+	struct manifest up;          /* what the upper directory holds */
+	struct strv gone;            /* whiteouts */
+	struct strv opaque;          /* directories that hide the lower one */
+};
+
+static bool opaque_dir(int dirfd, const char *name)
+{
+	char path[80 + 4096], v[4];
+	if (snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, name) >= (int)sizeof path)
+		return false;
+	ssize_t n = lgetxattr(path, "user.overlay.opaque", v, sizeof v);
+	if (n < 0)
+		n = lgetxattr(path, "trusted.overlay.opaque", v, sizeof v);
+	return n == 1 && v[0] == 'y';
+}
+
+static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct rctx *c = ctx;
+	struct stat s;
+	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+		return werr_errno(e, "review: %s", we->rel);
+	struct mf_entry en = { .path = (char *)we->rel, .mode = s.st_mode & 07777,
+			       .mtime_sec = s.st_mtim.tv_sec, .mtime_nsec = s.st_mtim.tv_nsec };
+	_cleanup_free_ char *target = NULL;
+	int act = WALK_SKIP;
+	if (S_ISCHR(s.st_mode) && s.st_rdev == makedev(0, 0)) {
+		strv_push(&c->gone, we->rel);
+		return WALK_SKIP;
+	} else if (S_ISDIR(s.st_mode)) {
+		en.type = MF_DIR;
+		if (opaque_dir(we->dirfd, we->name))
+			strv_push(&c->opaque, we->rel);
+		act = WALK_DESCEND;
+	} else if (S_ISLNK(s.st_mode)) {
+		en.type = MF_LINK;
+		target = xmalloc(MF_MAX_PATH + 2);
+		ssize_t n = readlinkat(we->dirfd, we->name, target, MF_MAX_PATH + 1);
+		if (n <= 0 || n > MF_MAX_PATH)
+			return werr_errno(e, "review: the symlink %s", we->rel);
+		target[n] = '\0';
+		en.target = target;
+		en.size = (unsigned long long)n;
+	} else if (S_ISREG(s.st_mode)) {
+		en.type = MF_FILE;
+		en.size = (unsigned long long)s.st_size;
+		_cleanup_close_ int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || sha256_fd(fd, en.hash) < 0)
+			return werr_errno(e, "review: reading %s", we->rel);
+		if (store_put_blob(c->st, fd, en.hash, e) < 0)
+			return werr_wrap(e, "review: %s", we->rel);
+	} else {
+		return WALK_SKIP;
+	}
+	manifest_add(&c->up, &en);
+	return act;
+}
+
+/* path itself or one of its ancestors is in v (sorted) */
+static bool self_or_above(char **v, size_t n, const char *path, bool self)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (bool first = true;; first = false) {
+		if ((!first || self) && n) {
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				int cmp = strcmp(p, v[mid]);
+				if (cmp == 0)
+					return true;
+				if (cmp < 0)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+		}
+		char *sl = strrchr(p, '/');
+		if (!sl)
+			return false;
+		*sl = '\0';
+	}
+}
+
+static int cmp_s(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sort_strv(struct strv *v)
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof *v->v, cmp_s);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int review_collect(struct store *st, const struct manifest *start, int upperfd,
+		   const struct strv *protected, struct review_result *r, struct werr *e)
+{
+	*r = (struct review_result){ 0 };
+	struct rctx c = { .st = st };
+	struct stat rs;
+	if (fstat(upperfd, &rs) < 0)
+		return werr_errno(e, "review: the upper directory");
+	struct walk_ops ops = { .entry = on_upper };
+	int ret = walk_tree(upperfd, &ops, &c, e);
+	if (ret < 0)
+		goto out;
+	manifest_sort(&c.up);
+	sort_strv(&c.gone);
+	sort_strv(&c.opaque);
+	/* the paths below an upper entry that is not a directory */
+	struct strv nondir = { 0 };
+	for (size_t i = 0; i < c.up.n; i++)
+		if (c.up.v[i].type != MF_DIR)
+			strv_push(&nondir, c.up.v[i].path);
+	sort_strv(&nondir);
+	struct manifest all = { .root_mode = rs.st_mode & 07777 };
+	for (size_t i = 0; i < start->exclude.n; i++)
+		strv_push(&all.exclude, start->exclude.v[i]);
+	for (size_t i = 0; i < start->n; i++) {
+		const struct mf_entry *en = &start->v[i];
+		if (self_or_above(c.gone.v, c.gone.n, en->path, true) ||
+		    self_or_above(c.opaque.v, c.opaque.n, en->path, false) ||
+		    self_or_above(nondir.v, nondir.n, en->path, false) || manifest_find(&c.up, en->path))
+			continue;
+		manifest_add(&all, en);
+	}
+	for (size_t i = 0; i < c.up.n; i++)
+		manifest_add(&all, &c.up.v[i]);
+	manifest_sort(&all);
+	strv_free(&nondir);
+	/* what the sweep would not let through: a new .git or protected name
+	 * (and what is below it), setuid/setgid bits on what was written */
+	struct strv drop = { 0 };
+	for (size_t i = 0; i < all.n; i++) {
+		struct mf_entry *en = &all.v[i];
+		const struct mf_entry *was = manifest_find(start, en->path);
+		const char *b = base_name(en->path);
+		if (!was && (strcmp(b, ".git") == 0 || (protected && strv_contains(protected, b))) &&
+		    !self_or_above(drop.v, drop.n, en->path, false)) {
+			strv_push(&drop, en->path);
+			sort_strv(&drop);
+		}
+		if (en->type == MF_FILE && (en->mode & 06000) &&
+		    (!was || !mf_same_content(was, en))) {
+			en->mode &= ~(mode_t)06000;
+			strv_push(&r->cleared, en->path);
+		}
+	}
+	r->m = (struct manifest){ .root_mode = all.root_mode };
+	for (size_t i = 0; i < all.exclude.n; i++)
+		strv_push(&r->m.exclude, all.exclude.v[i]);
+	for (size_t i = 0; i < all.n; i++) {
+		if (self_or_above(drop.v, drop.n, all.v[i].path, true))
+			continue;
+		manifest_add(&r->m, &all.v[i]);
+	}
+	for (size_t i = 0; i < drop.n; i++)
+		strv_push(&r->dropped, drop.v[i]);
+	strv_free(&drop);
+	manifest_free(&all);
+	size_t len;
+	_cleanup_free_ char *text = manifest_format(&r->m, &len);
+	ret = store_put_manifest(st, text, len, r->hash, e);
+out:
+	manifest_free(&c.up);
+	strv_free(&c.gone);
+	strv_free(&c.opaque);
+	return ret;
+}
+
+void review_result_free(struct review_result *r)
+{
+	manifest_free(&r->m);
+	strv_free(&r->dropped);
+	strv_free(&r->cleared);
+}

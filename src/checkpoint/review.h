@@ -1,0 +1,26 @@
+/* review.h - `warden run --review`: what the session wrote, left in its
+ * overlay's upper directory (files and symlinks written, directories made
+ * or changed, whiteouts for what was removed, opaque directories for what
+ * was replaced), read as changes to the checkpoint taken at its start: the
+ * tree the session would have left, as a manifest (its files stored), which
+ * `warden apply` brings the workspace to. What the end-of-session sweep
+ * would quarantine is left out of it (a new .git, a new protected name),
+ * and setuid/setgid bits of what was written are cleared. */
+#pragma once
+#include "../common/err.h"
+#include "../common/util.h"
+#include "manifest.h"
+#include "store.h"
+
+struct review_result {
+	struct manifest m;           /* the tree after the session (sorted) */
+	char hash[SHA256_HEX_LEN];   /* its manifest in the store */
+	struct strv dropped;         /* paths left out (the sweep's reasons) */
+	struct strv cleared;         /* files whose setuid/setgid bits were cleared */
+};
+
+/* Read the upper directory (upperfd) over start; protected: the names the
+ * sweep moves aside when new (the plan's names), may be NULL. */
+int review_collect(struct store *st, const struct manifest *start, int upperfd,
+		   const struct strv *protected, struct review_result *r, struct werr *e);
+void review_result_free(struct review_result *r);

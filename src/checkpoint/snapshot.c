@@ -1,0 +1,262 @@
+/* snapshot.c - taking a checkpoint of a workspace into the store
+ * (snapshot.h). */
+#include "snapshot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../sandbox/walk.h"
+
+struct snap_ctx {
+	const struct snap_opts *o;
+	struct snap_result *r;
+	struct mcache old, now;
+	long long t0_ns;              /* when the walk began (CLOCK_REALTIME) */
+	char *closed;                 /* a directory the walk could not look inside */
+};
+
+static void on_closed(void *ctx, const char *rel, int err)
+{
+	struct snap_ctx *c = ctx;
+	if (!c->closed)
+		c->closed = xasprintf("%s: %s", rel, strerror(err));
+}
+
+bool snapshot_excluded(const struct strv *exclude, const char *rel, const char *name)
+{
+	for (size_t i = 0; exclude && i < exclude->n; i++) {
+		const char *p = exclude->v[i];
+		if (strchr(p, '/') ? fnmatch(p, rel, FNM_PATHNAME | FNM_PERIOD) == 0
+				   : fnmatch(p, name, FNM_PERIOD) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int changed(struct werr *e, const char *rel)
+{
+	return werr_set(e, EAGAIN, "checkpoint: the workspace changed while it was being "
+			"recorded (%s); retry when nothing else writes to it, or `checkpoint "
+			"exclude` what keeps changing", rel);
+}
+
+/* Open a regular file for reading; one of the user's own without u+r is
+ * given it for the moment (*chmodded set). */
+static int open_file(int dirfd, const char *name, const struct stat *s, bool *chmodded)
+{
+	*chmodded = false;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES || s->st_uid != geteuid())
+		return fd;
+	if (fchmodat(dirfd, name, (s->st_mode & 07777) | 0400, 0) < 0)
+		return -1;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int err = errno;
+	(void)!fchmodat(dirfd, name, s->st_mode & 07777, 0);
+	*chmodded = true;
+	errno = err;
+	return fd;
+}
+
+static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s,
+		       struct mf_entry *en, struct werr *e)
+{
+	const struct snap_opts *o = c->o;
+	const char *h = mcache_lookup(&c->old, we->rel, s);
+	/* the cache names only blobs stored (the removal of unreferenced ones
+	 * keeps what a cache names) */
+	if (h) {
+		memcpy(en->hash, h, SHA256_HEX_LEN);
+		c->r->cached++;
+	} else {
+		bool chmodded;
+		_cleanup_close_ int fd = open_file(we->dirfd, we->name, s, &chmodded);
+		struct stat a, b;
+		if (fd < 0 || fstat(fd, &a) < 0)
+			return werr_errno(e, "checkpoint: cannot read %s", we->rel);
+		if (a.st_ino != s->st_ino || a.st_dev != s->st_dev || !S_ISREG(a.st_mode))
+			return changed(e, we->rel);
+		if (sha256_fd(fd, en->hash) < 0)
+			return werr_errno(e, "checkpoint: reading %s", we->rel);
+		if (fstat(fd, &b) < 0)
+			return werr_errno(e, "checkpoint: %s", we->rel);
+		if (b.st_size != s->st_size || b.st_mtim.tv_sec != s->st_mtim.tv_sec ||
+		    b.st_mtim.tv_nsec != s->st_mtim.tv_nsec ||
+		    (!chmodded && (b.st_ctim.tv_sec != s->st_ctim.tv_sec ||
+				   b.st_ctim.tv_nsec != s->st_ctim.tv_nsec)))
+			return changed(e, we->rel);
+		if (o->store_blobs && store_put_blob(o->st, fd, en->hash, e) < 0)
+			return errno == EAGAIN || e->errnum == EAGAIN ? changed(e, we->rel)
+								      : werr_wrap(e, "checkpoint of %s", we->rel);
+		c->r->read += (unsigned long long)s->st_size;
+		if (chmodded)
+			*s = b;
+	}
+	/* an inode changed within the last second may change again within
+	 * the same timestamp: read it next time */
+	long long cns = (long long)s->st_ctim.tv_sec * 1000000000LL + s->st_ctim.tv_nsec;
+	long long mns = (long long)s->st_mtim.tv_sec * 1000000000LL + s->st_mtim.tv_nsec;
+	if (cns < c->t0_ns - 1000000000LL && mns < c->t0_ns - 1000000000LL)
+		mcache_add(&c->now, we->rel, s, en->hash);
+	c->r->files++;
+	return 0;
+}
+
+static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct snap_ctx *c = ctx;
+	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
+		strv_push(&c->r->excluded, we->rel);
+		return WALK_SKIP;
+	}
+	struct stat s;
+	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? changed(e, we->rel) : werr_errno(e, "checkpoint: %s", we->rel);
+	struct mf_entry en = { .path = (char *)we->rel, .mode = s.st_mode & 07777,
+			       .mtime_sec = s.st_mtim.tv_sec, .mtime_nsec = s.st_mtim.tv_nsec };
+	_cleanup_free_ char *target = NULL;
+	int act = WALK_SKIP;
+	if (S_ISDIR(s.st_mode)) {
+		en.type = MF_DIR;
+		act = WALK_DESCEND;
+	} else if (S_ISLNK(s.st_mode)) {
+		en.type = MF_LINK;
+		size_t cap = (size_t)s.st_size + 2;
+		if (cap > MF_MAX_PATH + 2)
+			return werr_set(e, 0, "checkpoint: %s: a symlink target too long", we->rel);
+		target = xmalloc(cap);
+		ssize_t n = readlinkat(we->dirfd, we->name, target, cap);
+		if (n < 0)
+			return werr_errno(e, "checkpoint: %s", we->rel);
+		if ((size_t)n >= cap - 1)
+			return changed(e, we->rel);
+		target[n] = '\0';
+		en.target = target;
+		en.size = (unsigned long long)n;
+	} else if (S_ISREG(s.st_mode)) {
+		en.type = MF_FILE;
+		en.size = (unsigned long long)s.st_size;
+		c->r->bytes += en.size;
+		if (c->o->max_size && c->r->bytes > c->o->max_size)
+			return werr_set(e, EFBIG, "checkpoint: the workspace holds more than `checkpoint "
+					"max-size` allows (%llu bytes); raise it, `checkpoint exclude` "
+					"what need not be recorded (build output, dependencies), or set "
+					"`checkpoint off`", c->o->max_size);
+		if (record_file(c, we, &s, &en, e) < 0)
+			return -1;
+		en.mtime_sec = s.st_mtim.tv_sec;
+		en.mtime_nsec = s.st_mtim.tv_nsec;
+	} else {
+		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
+	}
+	if (c->r->m.n >= MF_MAX_ENTRIES)
+		return werr_set(e, 0, "checkpoint: more than %u entries", MF_MAX_ENTRIES);
+	manifest_add(&c->r->m, &en);
+	return act;
+}
+
+int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, struct werr *e)
+{
+	*r = (struct snap_result){ 0 };
+	struct stat s;
+	if (fstat(rootfd, &s) < 0)
+		return werr_errno(e, "checkpoint: the workspace");
+	r->m.root_mode = o->root_mode_set ? o->root_mode & 07777 : s.st_mode & 07777;
+	for (size_t i = 0; o->exclude && i < o->exclude->n; i++)
+		strv_push(&r->m.exclude, o->exclude->v[i]);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct snap_ctx c = { .o = o, .r = r,
+			      .t0_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec };
+	mcache_load(o->st, o->ws, &c.old);
+	/* about the size of the last time: no array copied as it grows */
+	if (c.old.n) {
+		c.now.cap = c.old.n + 64;
+		c.now.v = xmalloc(c.now.cap * sizeof *c.now.v);
+		r->m.cap = c.old.n + c.old.n / 8 + 64;
+		r->m.v = xmalloc(r->m.cap * sizeof *r->m.v);
+	}
+	struct walk_ops ops = { .entry = on_entry, .closed = on_closed };
+	int ret = walk_tree(rootfd, &ops, &c, e);
+	if (ret == 0 && c.closed)
+		ret = werr_set(e, 0, "checkpoint: cannot look inside %s", c.closed);
+	free(c.closed);
+	if (ret == 0) {
+		manifest_sort(&r->m);
+		if (o->store_blobs) {
+			size_t len;
+			_cleanup_free_ char *text = manifest_format(&r->m, &len);
+			if (store_put_manifest(o->st, text, len, r->hash, e) < 0)
+				ret = -1;
+			struct werr ce = { 0 };
+			/* unchanged when every entry came from it and none went */
+			bool same = c.r->cached == c.old.n && c.now.n == c.old.n;
+			if (ret == 0 && !same)
+				mcache_save(o->st, o->ws, &c.now, &ce); /* only a cost when lost */
+		}
+	}
+	mcache_free(&c.old);
+	mcache_free(&c.now);
+	return ret;
+}
+
+void snap_result_free(struct snap_result *r)
+{
+	manifest_free(&r->m);
+	strv_free(&r->excluded);
+}
+
+int snapshot_open_root(int anyfd, mode_t *restore, struct werr *e)
+{
+	*restore = (mode_t)-1;
+	struct stat s;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", anyfd);
+	if (fstat(anyfd, &s) < 0 || !S_ISDIR(s.st_mode))
+		return werr_errno(e, "the workspace");
+	if (s.st_uid == geteuid() && (s.st_mode & 0700) != 0700) {
+		if (chmod(self, (s.st_mode & 07777) | 0700) < 0)
+			return werr_errno(e, "opening up the workspace directory");
+		*restore = s.st_mode & 07777;
+	}
+	int fd = open(self, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		if (*restore != (mode_t)-1)
+			(void)!chmod(self, *restore);
+		return werr_set(e, err, "opening the workspace directory");
+	}
+	return fd;
+}
+
+void snapshot_close_root(int fd, mode_t restore)
+{
+	if (fd >= 0 && restore != (mode_t)-1)
+		(void)!fchmod(fd, restore);
+	if (fd >= 0)
+		close(fd);
+}
+
+int snapshot_take_dir(int anyfd, const struct snap_opts *o, struct snap_result *r,
+		      struct werr *e)
+{
+	mode_t restore;
+	*r = (struct snap_result){ 0 };
+	int fd = snapshot_open_root(anyfd, &restore, e);
+	if (fd < 0)
+		return -1;
+	struct snap_opts oo = *o;
+	oo.root_mode_set = restore != (mode_t)-1;
+	oo.root_mode = restore;
+	int ret = snapshot_take(fd, &oo, r, e);
+	snapshot_close_root(fd, restore);
+	return ret;
+}

@@ -1,0 +1,98 @@
+/* store.h - the content-addressed checkpoint store under the user's data
+ * directory ($XDG_DATA_HOME/warden/store, outside every sandbox): file
+ * contents stored once by SHA-256 (a copy-on-write clone where the file
+ * system offers one, else a copy), manifests by the SHA-256 of their text,
+ * a per-workspace metadata cache (an unchanged file is not read again),
+ * references that say which session's checkpoints are kept, and their
+ * retention.
+ *
+ * Layout: blobs/XX/REST (0444), manifests/HASH (0444), cache/WSHASH,
+ * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n"), tmp/, lock (flock: shared
+ * while a checkpoint is taken, exclusive while unreferenced data goes),
+ * gc-stamp (when that last happened: at most once an hour). Nothing is
+ * fsynced: a crash may lose the newest checkpoint, which is then found
+ * missing, or refused by its hash, when read. */
+#pragma once
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+#include "../common/hash.h"
+#include "manifest.h"
+
+struct store {
+	int fd;          /* the store directory */
+	int lock_fd;
+	char *path;
+	int blobs_fd, manifests_fd, tmp_fd;
+};
+
+/* $XDG_DATA_HOME/warden/store (or ~/.local/share/warden/store); NULL when
+ * neither is an absolute path. */
+char *store_default_path(const char *home);
+
+/* Open the store (made, 0700, when create and missing; its parents too):
+ * refused when it is a symbolic link, not a directory, not the user's, open
+ * to others' writes, or not writable (create: a file is made in tmp/ to
+ * see). A shared lock is held until store_close. */
+int store_open(struct store *st, const char *path, bool create, struct werr *e);
+void store_close(struct store *st);
+
+/* Is the blob there? */
+bool store_has_blob(const struct store *st, const char *hash);
+/* Store the content of the open regular file fd whose SHA-256 is hash,
+ * unless there: a clone (FICLONE) or a copy in tmp/, hashed again and
+ * refused (errno EAGAIN, "changed while it was being recorded") when it
+ * differs, then renamed into place. */
+int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e);
+/* Open a blob for reading (O_RDONLY), -1 with errno. */
+int store_open_blob(const struct store *st, const char *hash);
+
+/* Write a manifest's text; out gets its SHA-256. */
+int store_put_manifest(struct store *st, const char *text, size_t len,
+		       char out[SHA256_HEX_LEN], struct werr *e);
+/* Read the manifest named by hash, verify that its text hashes to it, and
+ * parse it. */
+int store_get_manifest(const struct store *st, const char *hash, struct manifest *m,
+		       struct werr *e);
+
+/* Reference a manifest: refs/SESSION.KIND (kind "start", "end", "undo"). */
+int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
+	      const char *ws, struct werr *e);
+
+/* Is refs/SESSION.KIND there? Remove it (a --review session discarded). */
+bool store_ref_exists(const struct store *st, const char *session, const char *kind);
+int store_unref(struct store *st, const char *session, const char *kind, struct werr *e);
+
+/* Retention for one workspace: the checkpoints of its sessions beyond the
+ * newest keep, or older than keep_days, are dropped (never those of
+ * `current`); then, when the store's exclusive lock can be had at once,
+ * manifests and blobs no reference reaches are removed (at most once an
+ * hour, gc-stamp). Returns the number
+ * of sessions dropped, -1 with e. */
+int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
+		unsigned keep_days, struct werr *e);
+
+/* ---- the metadata cache --------------------------------------------------- */
+struct mcache_entry {
+	char *path;
+	unsigned long long dev, ino, size;
+	long long mtime_sec, ctime_sec;
+	long mtime_nsec, ctime_nsec;
+	char hash[SHA256_HEX_LEN];
+};
+struct mcache {
+	struct mcache_entry *v;
+	size_t n, cap;
+	bool sorted;
+};
+/* Load the cache of workspace ws (none yet: empty). Unreadable lines are
+ * skipped. An entry names a blob that was stored: the removal of
+ * unreferenced blobs (store_prune) keeps what any cache names. */
+void mcache_load(const struct store *st, const char *ws, struct mcache *c);
+/* The hash recorded for path when dev, inode, size, mtime and ctime match. */
+const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s);
+void mcache_add(struct mcache *c, const char *path, const struct stat *s, const char *hash);
+int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e);
+void mcache_free(struct mcache *c);

@@ -1,0 +1,351 @@
+/* undo_cmd.c - `warden undo [SESSION] [--force] [--yes]`: the workspace
+ * brought back to the session's checkpoint, byte for byte with modes and
+ * symlinks. The session's log chain and the manifests' hashes are verified
+ * first; what will change is shown; files changed since the session ended
+ * (against its end-of-session checkpoint) stop it unless --force; the tree
+ * as it is now is checkpointed first and the undo logged as a session of
+ * its own, so `warden undo` undoes the undo. And for a session run with
+ * --review, `warden apply` (the same, toward the tree the session would
+ * have left; files changed since it started stop it) and `warden
+ * discard`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "../audit/audit.h"
+#include "../checkpoint/changes.h"
+#include "../checkpoint/checkpoint.h"
+#include "../checkpoint/restore.h"
+#include "../checkpoint/snapshot.h"
+#include "../checkpoint/store.h"
+#include "../common/util.h"
+#include "cli.h"
+#include "config.h"
+
+static const char undo_usage[] =
+	"usage: warden undo [SESSION] [--force] [--yes]\n"
+	"\n"
+	"Bring the workspace back to SESSION's checkpoint (taken before it started):\n"
+	"files, directories, modes and symlinks as they were; paths the profile's\n"
+	"`checkpoint exclude` left out are left alone. What will change is shown first\n"
+	"and confirmed on the terminal (--yes: without asking). SESSION is an id or a\n"
+	"unique prefix (warden log list); without it, the newest session with a\n"
+	"checkpoint in the current directory's workspace.\n"
+	"\n"
+	"A path that changed after the session ended (compared with the checkpoint\n"
+	"taken at its end) stops the undo: --force restores it too. The tree as it is\n"
+	"now is checkpointed first and the undo logged as a session of its own, so\n"
+	"`warden undo` run again undoes the undo.\n";
+
+static const char apply_usage[] =
+	"usage: warden apply [SESSION] [--force] [--yes]\n"
+	"\n"
+	"Write what a session run with --review would have left into the workspace\n"
+	"(warden diff SESSION shows it). What will change is shown first and confirmed\n"
+	"on the terminal (--yes: without asking). Without SESSION, the newest --review\n"
+	"session of the current directory's workspace. A path changed since the session\n"
+	"started stops it: --force writes over it. A .git or a protected name the\n"
+	"session created is left out, and setuid/setgid bits are cleared (as the sweep\n"
+	"at the end of an ordinary session does). The tree before is checkpointed and\n"
+	"the apply logged as a session of its own: `warden undo` takes it back.\n";
+
+static const char discard_usage[] =
+	"usage: warden discard [SESSION]\n"
+	"\n"
+	"Drop the changes of a session run with --review (the newest of the current\n"
+	"directory's workspace without SESSION). The workspace was never written.\n";
+
+/* Paths both changed since the session's end (end -> now) and about to
+ * change (now -> target). */
+static size_t conflicts(const struct manifest *end, const struct manifest *now,
+			const struct changes *todo, struct strv *out)
+{
+	struct changes since;
+	changes_compute(end, now, &since);
+	if (since.root_mode && todo->root_mode)
+		strv_push(out, ".");
+	size_t i = 0, j = 0;
+	while (i < since.n && j < todo->n) {
+		const char *a = since.v[i].b ? since.v[i].b->path : since.v[i].a->path;
+		const char *b = todo->v[j].b ? todo->v[j].b->path : todo->v[j].a->path;
+		int c = strcmp(a, b);
+		if (c == 0)
+			strv_push(out, a);
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	changes_free(&since);
+	return out->n;
+}
+
+static bool confirm(void)
+{
+	if (!isatty(STDIN_FILENO))
+		return false;
+	fputs("Restore these paths? [y/N] ", stderr);
+	char buf[16];
+	if (!fgets(buf, sizeof buf, stdin))
+		return false;
+	return buf[0] == 'y' || buf[0] == 'Y';
+}
+
+/* No session may run in the workspace meanwhile: the lock every session
+ * holds shared (workspace_lock), taken exclusively. */
+static int lock_workspace(const char *logdir, const char *ws, struct werr *e)
+{
+	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "creating %s", lockdir);
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(ws, strlen(ws), sum);
+	_cleanup_free_ char *path = xasprintf("%s/ws-%.32s.lock", lockdir, sum);
+	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return werr_errno(e, "opening the workspace lock %s", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return werr_set(e, 0, "a warden session is running in %s: undo when it has ended", ws);
+	}
+	return fd;
+}
+
+struct undo {
+	struct ckpt_record rec;
+	struct store st;
+	struct manifest target, end;
+	struct snap_result now, after;
+	struct changes todo;
+	struct strv conflicted;
+	struct audit *log;
+	int lock_fd;
+};
+
+static void undo_free(struct undo *u)
+{
+	audit_close(u->log);
+	changes_free(&u->todo);
+	strv_free(&u->conflicted);
+	snap_result_free(&u->now);
+	snap_result_free(&u->after);
+	manifest_free(&u->target);
+	manifest_free(&u->end);
+	if (u->st.path)
+		store_close(&u->st);
+	ckpt_record_free(&u->rec);
+	closep(&u->lock_fd);
+}
+
+static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool apply,
+		    struct werr *e)
+{
+	const char *verb = apply ? "apply" : "undo";
+	const char *home = user_home();
+	_cleanup_free_ char *logdir = audit_dir(home);
+	_cleanup_free_ char *storedir = store_default_path(home);
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	if (!logdir || !storedir || !cwd)
+		return werr_set(e, 0, "no log or store directory (HOME is not an absolute path)");
+	if (ckpt_find(logdir, arg, cwd, apply, &u->rec, e) < 0)
+		return -1;
+	const char *ws = u->rec.workspace;
+	if (apply && !u->rec.review)
+		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
+				"(warden undo brings back its checkpoint)", u->rec.session);
+	if (apply && !u->rec.end[0])
+		return werr_set(e, 0, "session %s (--review) recorded no changes%s%s", u->rec.session,
+				u->rec.end_error ? ": " : "", u->rec.end_error ? u->rec.end_error : "");
+	if (store_open(&u->st, storedir, true, e) < 0)
+		return -1;
+	if (apply && !store_ref_exists(&u->st, u->rec.session, "end"))
+		return werr_set(e, 0, "session %s's changes were discarded", u->rec.session);
+	/* undo: toward the start, what the session left as the baseline;
+	 * apply: toward what it would have left, the start as the baseline */
+	if (store_get_manifest(&u->st, apply ? u->rec.end : u->rec.start, &u->target, e) < 0)
+		return -1;
+	if (u->rec.end[0] &&
+	    store_get_manifest(&u->st, apply ? u->rec.start : u->rec.end, &u->end, e) < 0)
+		return -1;
+	u->lock_fd = lock_workspace(logdir, ws, e);
+	if (u->lock_fd < 0)
+		return -1;
+	_cleanup_close_ int wsfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wsfd < 0)
+		return werr_errno(e, "the workspace %s", ws);
+	/* the tree now, into the store: what undoes this undo */
+	struct snap_opts o = { .st = &u->st, .store_blobs = true, .ws = ws,
+			       .exclude = &u->target.exclude };
+	if (snapshot_take_dir(wsfd, &o, &u->now, e) < 0)
+		return werr_wrap(e, "checkpoint of the workspace before the %s", verb);
+	changes_compute(&u->now.m, &u->target, &u->todo);
+	_cleanup_free_ char *wshown = path_shown(ws);
+	if (!u->todo.n && !u->todo.root_mode) {
+		printf("%s is as session %s %s: nothing to %s\n", wshown, u->rec.session,
+		       apply ? "would have left it" : "'s checkpoint recorded it", verb);
+		return 0;
+	}
+	printf("%s of session %s in %s: %zu change%s\n", verb, u->rec.session, wshown,
+	       u->todo.n + u->todo.root_mode, u->todo.n + u->todo.root_mode == 1 ? "" : "s");
+	changes_print(stdout, &u->todo, &u->now.m, &u->target);
+	fflush(stdout);
+	if (!u->rec.end[0] && !force)
+		return werr_set(e, 0, "session %s has no checkpoint of its end (%s): whether files "
+				"changed since cannot be told; --force to restore anyway",
+				u->rec.session, u->rec.end_error ? u->rec.end_error :
+				"it did not end normally");
+	if (u->rec.end[0] && conflicts(&u->end, &u->now.m, &u->todo, &u->conflicted) && !force) {
+		fprintf(stderr, "warden: these paths changed after session %s %s:\n",
+			u->rec.session, apply ? "started" : "ended");
+		for (size_t i = 0; i < u->conflicted.n; i++) {
+			_cleanup_free_ char *p = path_shown(u->conflicted.v[i]);
+			fprintf(stderr, "  %s\n", p);
+		}
+		return werr_set(e, 0, "%s refused: it would overwrite changes made %s the "
+				"session (--force to write them over)", verb, apply ? "since" : "after");
+	}
+	if (!yes && !confirm())
+		return werr_set(e, 0, "%s not confirmed (on a terminal answer y; else pass --yes)",
+				verb);
+	/* the undo as a session of its own: its checkpoints before and after */
+	char id[40];
+	audit_new_session_id(id, sizeof id);
+	char *const argv[] = { "warden", (char *)verb, u->rec.session, NULL };
+	char *const none[] = { NULL };
+	if (store_ref(&u->st, id, "start", u->now.hash, ws, e) < 0 || audit_open(&u->log, logdir, id, e) < 0 ||
+	    audit_emit_event(u->log, ev_session_start(&(struct ev_session_start){
+		    .version = WARDEN_VERSION, .argv = argv, .workspace = ws, .policy_digest = "",
+		    .profiles = none, .uid = (int)getuid(), .kernel = json_object(),
+		    .checkpoint = json_pack("{s:s, s:s}", "manifest", u->now.hash,
+					    apply ? "apply_of" : "undo_of", u->rec.session) }), e) < 0)
+		return -1;
+	mode_t restore;
+	int rootfd = snapshot_open_root(wsfd, &restore, e);
+	int r = rootfd < 0 ? -1 : restore_tree(rootfd, &u->st, &u->now.m, &u->target, e);
+	if (rootfd >= 0)
+		close(rootfd); /* the root's mode is the checkpoint's now */
+	struct werr e2 = { 0 };
+	json_t *endck;
+	if (snapshot_take_dir(wsfd, &o, &u->after, &e2) < 0 ||
+	    store_ref(&u->st, id, "end", u->after.hash, ws, &e2) < 0) {
+		char buf[1200];
+		endck = json_pack("{s:s}", "error", werr_str(&e2, buf, sizeof buf));
+	} else {
+		endck = json_pack("{s:s}", "manifest", u->after.hash);
+	}
+	audit_emit_event(u->log, ev_session_end(&(struct ev_session_end){
+		.exit = r < 0 ? 125 : 0, .error = r < 0 ? e->msg : NULL, .counts = audit_counts(u->log),
+		.checkpoint = endck }), NULL);
+	if (r < 0)
+		return werr_wrap(e, "%s (the tree before it is checkpoint %s: `warden undo %s "
+				 "--force` brings it back)", verb, id, id);
+	struct changes left;
+	changes_compute(&u->target, &u->after.m, &left);
+	size_t nleft = left.n + left.root_mode;
+	changes_free(&left);
+	if (u->after.hash[0] && nleft)
+		return werr_set(e, 0, "%s: %zu path%s still differ%s from the checkpoint (did "
+				"something write to the workspace meanwhile?)", verb, nleft,
+				nleft == 1 ? "" : "s", nleft == 1 ? "s" : "");
+	if (apply)
+		printf("applied session %s's changes to %s; `warden undo %s` undoes them\n",
+		       u->rec.session, wshown, id);
+	else
+		printf("restored %s to session %s's checkpoint; `warden undo %s` undoes this undo\n",
+		       wshown, u->rec.session, id);
+	return 0;
+}
+
+static int undo_main(int argc, char **argv, bool apply)
+{
+	const char *usage = apply ? apply_usage : undo_usage;
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool force = false, yes = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "+fyh", opts, NULL)) != -1) {
+		if (c == 'f') {
+			force = true;
+		} else if (c == 'y') {
+			yes = true;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	struct undo u = { .lock_fd = -1 };
+	struct werr e = { 0 };
+	int r = run_undo(&u, optind < argc ? argv[optind] : NULL, force, yes, apply, &e);
+	if (r < 0)
+		werr_print(&e);
+	undo_free(&u);
+	return r < 0 ? EXIT_WARDEN : 0;
+}
+
+int cmd_undo(int argc, char **argv)
+{
+	return undo_main(argc, argv, false);
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	return undo_main(argc, argv, true);
+}
+
+/* `warden discard [SESSION]`: a --review session's changes dropped (its
+ * reference in the store; the data goes with the next removal of what no
+ * reference reaches). The workspace was never written. */
+int cmd_discard(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fputs(discard_usage, argc == 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+		return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	}
+	struct werr e = { 0 };
+	const char *home = user_home();
+	_cleanup_free_ char *logdir = audit_dir(home);
+	_cleanup_free_ char *storedir = store_default_path(home);
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	struct ckpt_record rec = { 0 };
+	struct store st = { .fd = -1 };
+	int rc = EXIT_WARDEN;
+	if (!logdir || !storedir || !cwd) {
+		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
+	} else if (ckpt_find(logdir, argc == 2 ? argv[1] : NULL, cwd, true, &rec, &e) == 0) {
+		if (!rec.review)
+			werr_set(&e, 0, "session %s was not run with --review: nothing to discard",
+				 rec.session);
+		else if (store_open(&st, storedir, false, &e) == 0) {
+			if (!store_ref_exists(&st, rec.session, "end")) {
+				werr_set(&e, 0, "session %s's changes were already discarded (or never "
+					 "recorded)", rec.session);
+			} else if (store_unref(&st, rec.session, "end", &e) == 0) {
+				printf("discarded session %s's changes; %s was never written\n",
+				       rec.session, rec.workspace);
+				rc = 0;
+			}
+		}
+	}
+	if (rc)
+		werr_print(&e);
+	if (st.path)
+		store_close(&st);
+	ckpt_record_free(&rec);
+	return rc;
+}

@@ -1,0 +1,449 @@
+/* test_checkpoint.c - unit tests of the workspace checkpoints
+ * (src/checkpoint/): the manifest's text form both ways with hostile names,
+ * the parser refusing hostile manifests (paths that climb out or are
+ * absolute, entries out of order, repeated or under no directory, bad
+ * hashes, modes and escapes), the store (refused when a symlink or open to
+ * others, blobs stored once, a manifest that does not match its hash not
+ * trusted, retention and the removal of what nothing references), a
+ * snapshot restored byte for byte over a damaged tree, the comparison of
+ * two manifests and the unified diff of two texts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "src/checkpoint/changes.h"
+#include "src/checkpoint/manifest.h"
+#include "src/checkpoint/restore.h"
+#include "src/checkpoint/review.h"
+#include "src/checkpoint/snapshot.h"
+#include "src/checkpoint/store.h"
+#include "check.h"
+#include "files.h"
+
+#define H1 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void test_manifest_roundtrip(void)
+{
+	struct manifest m = { .root_mode = 0750 };
+	strv_push(&m.exclude, "node modules");
+	const char *names[] = { "a b", "dir", "dir/x%y", "dir/\nnl", "z\x7f\x01\xff" };
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		struct mf_entry en = { .path = (char *)names[i], .type = MF_FILE, .mode = 04755,
+				       .size = 3, .mtime_sec = -5, .mtime_nsec = 7 };
+		memcpy(en.hash, H1, sizeof en.hash);
+		if (strcmp(names[i], "dir") == 0) {
+			en.type = MF_DIR;
+			en.size = 0;
+			en.hash[0] = '\0';
+		}
+		if (strcmp(names[i], "a b") == 0) {
+			en.type = MF_LINK;
+			en.target = "../t a\nrget";
+			en.size = strlen(en.target);
+			en.hash[0] = '\0';
+		}
+		manifest_add(&m, &en);
+	}
+	manifest_sort(&m);
+	size_t len;
+	char *text = manifest_format(&m, &len);
+	CHECK(strlen(text) == len);
+	CHECK(strstr(text, "exclude node%20modules\n") != NULL);
+	CHECK(strstr(text, "dir/x%25y") != NULL && strstr(text, "dir/%0Anl") != NULL);
+	struct manifest b;
+	struct werr e = { 0 };
+	CHECK(manifest_parse(text, len, &b, &e) == 0);
+	CHECK(b.n == m.n && b.root_mode == 0750);
+	CHECK(b.exclude.n == 1 && strcmp(b.exclude.v[0], "node modules") == 0);
+	for (size_t i = 0; i < b.n && i < m.n; i++) {
+		CHECK_STR(b.v[i].path, m.v[i].path);
+		CHECK(mf_same_content(&b.v[i], &m.v[i]));
+		CHECK(b.v[i].mtime_sec == -5 && b.v[i].mtime_nsec == 7);
+	}
+	CHECK(manifest_find(&b, "dir/\nnl") != NULL && manifest_find(&b, "nope") == NULL);
+	size_t len2;
+	char *again = manifest_format(&b, &len2);
+	CHECK(len2 == len && memcmp(again, text, len) == 0);
+	free(again);
+	free(text);
+	manifest_free(&b);
+	manifest_free(&m);
+}
+
+#define HEAD "warden-manifest 1\nroot 0755\n"
+#define F(path) "f 0644 1 0.000000000 " H1 " " path "\n"
+#define D(path) "d 0755 0 0.000000000 - " path "\n"
+
+static void expect_bad(int line, const char *text, size_t len, const char *why)
+{
+	struct manifest m;
+	struct werr e = { 0 };
+	checks++;
+	if (manifest_parse(text, len, &m, &e) == 0) {
+		fprintf(stderr, "%s:%d: hostile manifest accepted\n", __FILE__, line);
+		failures++;
+		manifest_free(&m);
+	} else if (!strstr(e.msg, why)) {
+		fprintf(stderr, "%s:%d: refused with '%s', expected '%s'\n", __FILE__, line, e.msg, why);
+		failures++;
+	}
+}
+#define BAD(text, why) expect_bad(__LINE__, (text), sizeof(text) - 1, (why))
+
+static void test_manifest_hostile(void)
+{
+	BAD("", "truncated");
+	BAD("warden-manifest 2\nroot 0755\n", "not a warden manifest");
+	BAD("warden-manifest 1\n", "truncated");
+	BAD("warden-manifest 1\nroot 0755", "no newline");
+	BAD(HEAD F("/etc/passwd"), "absolute");
+	BAD(HEAD F("../out"), "component");
+	BAD(HEAD D("a") F("a/../../out"), "component");
+	BAD(HEAD F("./a"), "component");
+	BAD(HEAD D("a") F("a//b"), "component");
+	BAD(HEAD D("a") F("a/"), "component");
+	BAD(HEAD F("%2Fetc"), "absolute");
+	BAD(HEAD F("a%00b"), "bad path");
+	BAD(HEAD F("a%zzb"), "bad path");
+	BAD(HEAD F("a%2"), "bad path");
+	BAD(HEAD F("b") F("a"), "out of order");
+	BAD(HEAD F("a") F("a"), "out of order");
+	BAD(HEAD F("a/b"), "parent");
+	BAD(HEAD F("a") F("a/b"), "parent");
+	BAD(HEAD "l 0777 1 0.000000000 - a b\nf 0644 1 0.000000000 " H1 " a/x\n", "parent");
+	BAD(HEAD "f 0644 1 0.000000000 " "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"
+	    " a\n", "hash");
+	BAD(HEAD "f 0644 1 0.000000000 abc a\n", "hash");
+	BAD(HEAD "d 0755 0 0.000000000 " H1 " a\n", "not a file");
+	BAD(HEAD "d 0755 5 0.000000000 - a\n", "a directory with a size");
+	BAD(HEAD "f 10000 1 0.000000000 " H1 " a\n", "bad mode");
+	BAD(HEAD "f 0648 1 0.000000000 " H1 " a\n", "bad mode");
+	BAD(HEAD "f 0644 -1 0.000000000 " H1 " a\n", "bad size");
+	BAD(HEAD "f 0644 99999999999999999999 0.000000000 " H1 " a\n", "bad size");
+	BAD(HEAD "f 0644 1 0.5 " H1 " a\n", "bad mtime");
+	BAD(HEAD "l 0777 3 0.000000000 - a xy\n", "size");
+	BAD(HEAD "l 0777 1 0.000000000 - a\n", "fields");
+	BAD(HEAD "f 0644 1 0.000000000 " H1 " a extra\n", "fields");
+	BAD(HEAD "x 0644 1 0.000000000 - a\n", "unknown entry type");
+	BAD(HEAD "f  0644 1 0.000000000 " H1 " a\n", "empty field");
+	BAD(HEAD "f 0644 1 0.000000000 " H1 " a b\tc\n", "fields");
+	BAD(HEAD F("a") "exclude x\n", "exclude");
+	BAD("warden-manifest 1\nroot 0755\0\n", "NUL");
+	BAD(HEAD "f 0644 1 0.000000000 " H1 " a\tb\n", "bad path");
+	/* and what is fine */
+	static const char ok[] = HEAD "exclude node_modules\n" D("a") F("a-b") D("a/b") F("a/b/c") F("ab");
+	struct manifest m;
+	struct werr e = { 0 };
+	CHECK(manifest_parse(ok, sizeof ok - 1, &m, &e) == 0);
+	CHECK(m.n == 5);
+	manifest_free(&m);
+}
+
+static void write_at(const char *rel, const char *text, mode_t mode)
+{
+	char *p = xasprintf("%s/%s", tmpdir, rel);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	CHECK(chmod(p, mode) == 0);
+	free(p);
+}
+
+static char *at(const char *rel)
+{
+	return xasprintf("%s/%s", tmpdir, rel);
+}
+
+static void test_store_refusals(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *real = at("real"), *link = at("link");
+	CHECK(mkdir(real, 0700) == 0 && symlink(real, link) == 0);
+	CHECK(store_open(&st, link, true, &e) < 0);
+	CHECK(strstr(e.msg, "is a symbolic link") != NULL);
+	store_close(&st);
+	CHECK(chmod(real, 0770) == 0);
+	CHECK(store_open(&st, real, true, &e) < 0);
+	CHECK(strstr(e.msg, "writable by others") != NULL);
+	store_close(&st);
+	free(real);
+	free(link);
+}
+
+static void tree_make(void)
+{
+	char *ws = at("ws"), *d = at("ws/d"), *l = at("ws/d/l");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(d, 0750) == 0);
+	write_at("ws/a", "alpha\n", 0644);
+	write_at("ws/d/x", "x\n", 04711);
+	write_at("ws/same1", "same\n", 0644);
+	write_at("ws/same2", "same\n", 0600);
+	CHECK(symlink("../a", l) == 0);
+	free(ws);
+	free(d);
+	free(l);
+}
+
+static int count_blobs(void)
+{
+	char *cmd = xasprintf("find '%s/store/blobs' -type f | wc -l", tmpdir);
+	FILE *f = popen(cmd, "r");
+	int n = -1;
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	free(cmd);
+	return n;
+}
+
+static void test_snapshot_restore(void)
+{
+	tree_make();
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("store"), *ws = at("ws");
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct strv ex = { 0 };
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws, .exclude = &ex };
+	struct snap_result r0;
+	CHECK(snapshot_take_dir(wsfd, &o, &r0, &e) == 0);
+	CHECK(r0.m.n == 6 && r0.files == 4);
+	CHECK(strlen(r0.hash) == 64);
+	CHECK(count_blobs() == 3); /* same1 and same2 share one */
+	const struct mf_entry *x = manifest_find(&r0.m, "d/x");
+	CHECK(x && x->mode == 04711);
+
+	/* the manifest comes back only when it matches its hash */
+	struct manifest back;
+	CHECK(store_get_manifest(&st, r0.hash, &back, &e) == 0);
+	CHECK(back.n == r0.m.n);
+	manifest_free(&back);
+	CHECK(store_get_manifest(&st, "../../etc/passwd", &back, &e) < 0);
+
+	/* damage: a file rewritten, one removed, one added, a directory
+	 * closed, the link pointed elsewhere, a file replaced by a directory */
+	write_at("ws/a", "ALPHA\n", 0600);
+	char *p = at("ws/same1");
+	CHECK(unlink(p) == 0 && mkdir(p, 0700) == 0);
+	free(p);
+	write_at("ws/new", "new\n", 0644);
+	p = at("ws/d/l");
+	CHECK(unlink(p) == 0 && symlink("/etc/passwd", p) == 0);
+	free(p);
+	p = at("ws/d");
+	CHECK(chmod(p, 0) == 0);
+	free(p);
+	CHECK(fchmod(wsfd, 0500) == 0);
+
+	struct snap_result r1;
+	CHECK(snapshot_take_dir(wsfd, &o, &r1, &e) == 0);
+	CHECK(r1.m.root_mode == 0500);
+	struct changes ch;
+	changes_compute(&r0.m, &r1.m, &ch);
+	CHECK(ch.root_mode);
+	CHECK(ch.n == 5); /* a modified, d mode, d/l modified, new added, same1 type */
+	changes_free(&ch);
+
+	mode_t restore;
+	int rootfd = snapshot_open_root(wsfd, &restore, &e);
+	CHECK(rootfd >= 0);
+	CHECK(restore_tree(rootfd, &st, &r1.m, &r0.m, &e) == 0);
+	close(rootfd);
+	struct snap_result r2;
+	CHECK(snapshot_take_dir(wsfd, &o, &r2, &e) == 0);
+	changes_compute(&r0.m, &r2.m, &ch);
+	CHECK(ch.n == 0 && !ch.root_mode);
+	changes_free(&ch);
+	CHECK(strcmp(r2.hash, r0.hash) == 0); /* mtimes too */
+
+	/* retention: five sessions, keep 2; what nothing references goes */
+	CHECK(store_ref(&st, "s1", "start", r0.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "s2", "start", r1.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "s3", "start", r2.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "s4", "start", r2.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "s5", "start", r2.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "../x", "start", r2.hash, ws, &e) < 0);
+	CHECK(store_prune(&st, ws, "s5", 2, 30, &e) == 3);
+	char *rp = xasprintf("%s/refs/s2.start", sp);
+	CHECK(access(rp, F_OK) < 0);
+	free(rp);
+	/* r1's blobs ("ALPHA", "new") went with it; r0's content is r2's */
+	CHECK(count_blobs() == 3);
+	CHECK(store_has_blob(&st, manifest_find(&r2.m, "a")->hash));
+
+	/* a blob changed in the store is refused as it is written back, and
+	 * the file it would replace stays as it is */
+	{
+		write_at("ws/a", "ALPHA again\n", 0644);
+		struct snap_result r3;
+		CHECK(snapshot_take_dir(wsfd, &o, &r3, &e) == 0);
+		const char *ha = manifest_find(&r0.m, "a")->hash;
+		char *bp = xasprintf("%s/blobs/%.2s/%s", sp, ha, ha + 2);
+		CHECK(chmod(bp, 0600) == 0);
+		FILE *bf = fopen(bp, "w");
+		CHECK(bf && fputs("forged\n", bf) >= 0);
+		if (bf)
+			fclose(bf);
+		int fd = snapshot_open_root(wsfd, &restore, &e);
+		CHECK(restore_tree(fd, &st, &r3.m, &r0.m, &e) < 0);
+		CHECK(strstr(e.msg, "does not match its hash") != NULL);
+		close(fd);
+		char *ap = at("ws/a");
+		FILE *af = fopen(ap, "r");
+		char got[32] = "";
+		CHECK(af && fgets(got, sizeof got, af));
+		if (af)
+			fclose(af);
+		CHECK_STR(got, "ALPHA again\n");
+		free(ap);
+		/* the right bytes back in the store */
+		bf = fopen(bp, "w");
+		CHECK(bf && fputs("alpha\n", bf) >= 0);
+		if (bf)
+			fclose(bf);
+		free(bp);
+		snap_result_free(&r3);
+	}
+
+	/* a stored manifest changed afterwards is not trusted (and what
+	 * references it keeps everything: retention does not guess) */
+	char *mp = xasprintf("%s/manifests/%s", sp, r0.hash);
+	CHECK(chmod(mp, 0600) == 0);
+	FILE *f = fopen(mp, "a");
+	CHECK(f && fputs(F("zzz"), f) >= 0);
+	if (f)
+		fclose(f);
+	CHECK(store_get_manifest(&st, r0.hash, &back, &e) < 0);
+	CHECK(strstr(e.msg, "does not match its hash") != NULL);
+	free(mp);
+
+	snap_result_free(&r0);
+	snap_result_free(&r1);
+	snap_result_free(&r2);
+	close(wsfd);
+	store_close(&st);
+	free(sp);
+	free(ws);
+}
+
+/* An overlay's upper directory read over a checkpoint: a file rewritten, a
+ * whiteout, an opaque directory, a new .git and a setuid file. */
+static void test_review(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("rstore"), *ws = at("rws"), *up = at("rup");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(up, 0755) == 0);
+	write_at("rws/a", "a\n", 0644);
+	write_at("rws/gone", "gone\n", 0644);
+	char *p = at("rws/d");
+	CHECK(mkdir(p, 0755) == 0);
+	free(p);
+	write_at("rws/d/old", "old\n", 0644);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result start;
+	CHECK(snapshot_take_dir(wsfd, &o, &start, &e) == 0);
+
+	write_at("rup/a", "A\n", 0644);
+	p = at("rup/gone");
+	bool whiteout = mknod(p, S_IFCHR | 0, makedev(0, 0)) == 0;
+	free(p);
+	p = at("rup/d");
+	CHECK(mkdir(p, 0700) == 0);
+	bool opaque = setxattr(p, "user.overlay.opaque", "y", 1, 0) == 0;
+	free(p);
+	write_at("rup/d/new", "new\n", 0644);
+	p = at("rup/.git");
+	CHECK(mkdir(p, 0755) == 0);
+	free(p);
+	write_at("rup/.git/config", "[core]\n", 0644);
+	write_at("rup/suid", "s\n", 04755);
+	int ufd = open(up, O_RDONLY | O_DIRECTORY);
+	struct review_result r;
+	CHECK(review_collect(&st, &start.m, ufd, NULL, &r, &e) == 0);
+	const struct mf_entry *en = manifest_find(&r.m, "a");
+	CHECK(en && strcmp(en->hash, manifest_find(&start.m, "a")->hash) != 0);
+	if (whiteout)
+		CHECK(!manifest_find(&r.m, "gone"));
+	if (opaque)
+		CHECK(!manifest_find(&r.m, "d/old"));
+	CHECK(manifest_find(&r.m, "d/new") && manifest_find(&r.m, "d")->mode == 0700);
+	CHECK(!manifest_find(&r.m, ".git") && !manifest_find(&r.m, ".git/config"));
+	CHECK(r.dropped.n == 1 && strcmp(r.dropped.v[0], ".git") == 0);
+	en = manifest_find(&r.m, "suid");
+	CHECK(en && en->mode == 0755);
+	CHECK(r.cleared.n == 1);
+	CHECK(r.m.root_mode == 0755);
+	struct manifest back;
+	CHECK(store_get_manifest(&st, r.hash, &back, &e) == 0);
+	CHECK(back.n == r.m.n);
+	manifest_free(&back);
+	review_result_free(&r);
+	snap_result_free(&start);
+	close(ufd);
+	close(wsfd);
+	store_close(&st);
+	free(sp);
+	free(ws);
+	free(up);
+}
+
+static void test_excluded(void)
+{
+	struct strv ex = { 0 };
+	strv_push(&ex, "node_modules");
+	strv_push(&ex, "build/*.o");
+	CHECK(snapshot_excluded(&ex, "a/node_modules", "node_modules"));
+	CHECK(snapshot_excluded(&ex, "build/x.o", "x.o"));
+	CHECK(!snapshot_excluded(&ex, "src/build/x.o", "x.o"));
+	CHECK(!snapshot_excluded(&ex, "node_modules2", "node_modules2"));
+	strv_free(&ex);
+}
+
+static void test_text_diff(void)
+{
+	const char *a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", *b = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11";
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	size_t n = text_unified_diff(f, "a/t", "b/t", a, strlen(a), b, strlen(b));
+	fclose(f);
+	CHECK(n == 3);
+	CHECK_STR(out, "--- a/t\n+++ b/t\n"
+		       "@@ -2,9 +2,10 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n 10\n+11\n"
+		       "\\ No newline at end of file\n");
+	free(out);
+	CHECK(text_is_diffable("abc\n", 4));
+	CHECK(!text_is_diffable("a\0c", 3));
+	CHECK(!text_is_diffable("\xff\xfe", 2));
+}
+
+int main(void)
+{
+	tmpdir_make("warden-test-checkpoint");
+	test_manifest_roundtrip();
+	test_manifest_hostile();
+	test_store_refusals();
+	test_snapshot_restore();
+	test_excluded();
+	test_review();
+	test_text_diff();
+	char *cmd = xasprintf("chmod -R u+rwX '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "chmod failed\n");
+	free(cmd);
+	tmpdir_remove();
+	printf("%d checks\n", checks);
+	return check_status();
+}
