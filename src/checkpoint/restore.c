@@ -27,6 +27,18 @@ static int parent_of(int rootfd, const char *path, const char **name)
 
 static unsigned long tmp_seq;
 
+/* As root: what is restored belongs to the workspace's owner, as what the
+ * agent made does (src/sandbox/hostid.h), not to root; -1: leave it. */
+static uid_t own_uid = (uid_t)-1;
+static gid_t own_gid = (gid_t)-1;
+
+static int own(int dirfd, const char *name)
+{
+	if (own_uid == (uid_t)-1)
+		return 0;
+	return fchownat(dirfd, name, own_uid, own_gid, AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH));
+}
+
 static int write_blob_file(int pfd, const char *name, const struct store *st, const struct mf_entry *en,
 		      struct werr *e)
 {
@@ -69,7 +81,8 @@ static int write_blob_file(int pfd, const char *name, const struct store *st, co
 	}
 	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
 				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
-	if (fchmod(fd, en->mode) < 0 || futimens(fd, ts) < 0 || renameat(pfd, tmp, pfd, name) < 0) {
+	if (own(fd, "") < 0 || fchmod(fd, en->mode) < 0 || futimens(fd, ts) < 0 ||
+	    renameat(pfd, tmp, pfd, name) < 0) {
 		int err = errno;
 		unlinkat(pfd, tmp, 0);
 		return werr_set(e, err, "undo: %s", en->path);
@@ -85,7 +98,7 @@ static int write_link(int pfd, const char *name, const struct mf_entry *en, stru
 	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
 				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
 	(void)!utimensat(pfd, tmp, ts, AT_SYMLINK_NOFOLLOW);
-	if (renameat(pfd, tmp, pfd, name) < 0) {
+	if (own(pfd, tmp) < 0 || renameat(pfd, tmp, pfd, name) < 0) {
 		int err = errno;
 		unlinkat(pfd, tmp, 0);
 		return werr_set(e, err, "undo: the symlink %s", en->path);
@@ -114,6 +127,13 @@ static int set_dir(int rootfd, const struct mf_entry *en, struct werr *e)
 int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
 		 const struct manifest *target, struct werr *e)
 {
+	struct stat rst;
+	own_uid = (uid_t)-1;
+	own_gid = (gid_t)-1;
+	if (geteuid() == 0 && fstat(rootfd, &rst) == 0 && rst.st_uid != 0) {
+		own_uid = rst.st_uid;
+		own_gid = rst.st_gid;
+	}
 	/* every directory of the user's open to them for the work */
 	for (size_t i = 0; i < cur->n; i++) {
 		const struct mf_entry *en = &cur->v[i];
@@ -155,7 +175,8 @@ int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
 			break;
 		}
 		if (en->type == MF_DIR) {
-			if ((c->kind == CH_ADDED || c->kind == CH_TYPE) && mkdirat(pfd, name, 0700) < 0)
+			if ((c->kind == CH_ADDED || c->kind == CH_TYPE) &&
+			    (mkdirat(pfd, name, 0700) < 0 || own(pfd, name) < 0))
 				r = werr_errno(e, "undo: making %s", en->path);
 		} else if (en->type == MF_FILE) {
 			if (c->kind == CH_MODE) {

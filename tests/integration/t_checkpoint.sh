@@ -90,6 +90,26 @@ test_checkpoint_undo_rm_chmod() {
 		fail 'modes or the symlink not restored'
 }
 
+# As root, in a workspace owned by a user: what undo brings back is the
+# user's, as the agent's files are (t_hostid.sh), never root's.
+test_checkpoint_undo_owner_root() {
+	is_root || skip 'root restores files of another owner'
+	mkdir -p sub
+	echo a >f.txt
+	echo b >sub/g.txt
+	ln -s f.txt l
+	chown -Rh 4321:4321 "$WS"
+	wsh 'rm -rf f.txt sub l; echo gone'
+	assert_out_has gone
+	wardenc undo --yes
+	assert_rc 0 'warden undo as root'
+	local p
+	for p in f.txt sub sub/g.txt l; do
+		[[ $(stat -c %u:%g "$WS/$p" 2>/dev/null) == 4321:4321 ]] ||
+			fail "$p came back owned by $(stat -c %u:%g "$WS/$p" 2>/dev/null), not the workspace's owner 4321:4321"
+	done
+}
+
 test_checkpoint_diff() {
 	printf 'one\ntwo\nthree\n' >a.txt
 	printf 'keep\n' >b.txt
