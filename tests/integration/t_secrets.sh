@@ -270,10 +270,12 @@ test_secret_phantom_end() {
 	[[ $a == sk-ant-api03-* ]] || fail "the phantom lost its prefix: $a"
 	[[ -f $key && $(stat -c %a "$key") == 600 && $(stat -c %s "$key") == 32 ]] ||
 		fail "the tail key: $(ls -l "$key" 2>&1)"
-	# the key where the sandbox would see it: no stable end, said
+	# the key where the sandbox would see it: no stable end, said (no
+	# checkpoint: its store would be in the workspace too, which is refused)
 	mkdir -p "$WS/data"
+	printf 'checkpoint off\n' >"$T_TMP/nockpt.profile"
 	# shellcheck disable=SC2016 # expanded inside
-	MYKEY=$long XDG_DATA_HOME=$WS/data wrun --secret "MYKEY@127.0.0.1:9" -- sh -c 'echo "p=$MYKEY"'
+	MYKEY=$long XDG_DATA_HOME=$WS/data wrun --profile "$T_TMP/nockpt.profile" --secret "MYKEY@127.0.0.1:9" -- sh -c 'echo "p=$MYKEY"'
 	assert_rc 0
 	assert_err_match "phantom-key would be in the sandbox's sight \\(the workspace\\)" 'the note'
 	b=$(sed -n 's/^p=//p' <<<"$OUT")
