@@ -144,12 +144,15 @@ static __always_inline int check(struct file *file, __u32 hook, bool script, boo
 	struct exec_lsm_key k = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
 	__u64 ctime = inode_ctime(inode);
 	struct exec_lsm_val *v = bpf_map_lookup_elem(&verdicts, &k);
-	if (v && v->ctime == ctime) {
+	if (v && v->ctime == ctime && v->verdict != EXEC_LSM_NONE) {
 		if (allows(v->verdict, script))
 			return 0;
 		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_RULE, &k, ctime, with_path);
 		return -EPERM;
 	}
+	/* an earlier NONE would end this wait before its own answer */
+	if (v && v->verdict == EXEC_LSM_NONE)
+		bpf_map_delete_elem(&verdicts, &k);
 	/* Unknown: ask, and wait for the answer. */
 	if (!send(file, EXEC_LSM_REQUEST, hook, 0, &k, ctime, with_path)) {
 		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_NOROOM, &k, ctime, with_path);
@@ -166,8 +169,10 @@ static __always_inline int check(struct file *file, __u32 hook, bool script, boo
 	__sync_fetch_and_add(&waiters, -1);
 	if (allows(w.verdict, script))
 		return 0;
-	send(file, EXEC_LSM_REFUSED, hook, w.verdict ? EXEC_LSM_RULE : EXEC_LSM_TIMEOUT, &k, ctime, with_path);
-	return w.verdict ? -EPERM : -EACCES;
+	__u32 reason = !w.verdict ? EXEC_LSM_TIMEOUT
+		       : w.verdict == EXEC_LSM_NONE ? EXEC_LSM_NONE_NOW : EXEC_LSM_RULE;
+	send(file, EXEC_LSM_REFUSED, hook, reason, &k, ctime, with_path);
+	return reason == EXEC_LSM_RULE ? -EPERM : -EACCES;
 }
 
 SEC("lsm.s/bprm_check_security")

@@ -227,9 +227,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* A request: find, hash, decide, answer. What cannot be found or hashed in
- * time gets no verdict (the kernel's wait ends in a refusal; the next try
- * asks again); a file too large to hash gets its verdict. */
+/* A request: find, hash, decide, answer. What cannot be found is answered
+ * NONE (refused at once, asked again at the next try); what cannot be
+ * hashed in time gets no verdict (the kernel's wait ends in a refusal); a
+ * file too large to hash gets its verdict. */
 static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 {
 	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
@@ -238,6 +239,8 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	if (fd < 0) {
 		remember(b, &k, rec->ctime, true, NULL,
 			 "the file could not be found as the process sees it");
+		/* the task need not wait out the kernel's wait for nothing */
+		tell_kernel(b, &k, rec->ctime, EXEC_LSM_NONE);
 		return;
 	}
 	char self[64], hex[SHA256_HEX_LEN], nohash[120] = "", why[300];
