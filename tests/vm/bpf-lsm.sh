@@ -191,7 +191,11 @@ while read -r tmp home; do
 	echo "|  its sessions' enforcement: \$(cat "\$home"/.local/state/warden/*.jsonl 2>/dev/null |
 		grep '"event":"session.end"' | grep -o '"kernel":{"by":"[^"]*"' | sort | uniq -c | tr '\n' ' ')"
 	cat "\$home"/.local/state/warden/*.jsonl 2>/dev/null | grep '"enforced_by":"bpf-lsm"' |
-		sed 's/^/|  event: /' | cut -c 1-400 | head -n 20
+		sed 's/^/|  event: /' | cut -c 1-400 | head -n 10
+	echo "|  the kernel's refusals by call, path and reason:"
+	cat "\$home"/.local/state/warden/*.jsonl 2>/dev/null | grep '"enforced_by":"bpf-lsm"' |
+		sed -E 's/.*"syscall":"([^"]*)".*"path":"([^"]*)".*"reason":"([^"]{0,90}).*/\1 \2: \3/' |
+		sort | uniq -c | sed 's/^/|  /' | head -n 30
 done
 if [ -n '$bench' ]; then
 	echo "=== bench/exec --kernel --execs $bench_execs"
