@@ -7,7 +7,14 @@
  * same. A file with no verdict is sent up as a request and the task waits,
  * a bounded time, for the answer; none in time is a refusal (fail closed),
  * and so is a request while as many tasks wait as there are spare CPUs.
- * Every refusal is sent up too. */
+ * Every refusal is sent up too.
+ *
+ * file_mprotect is not among the kernel's sleepable LSM hooks (6.1's
+ * verifier: "bpf_lsm_file_mprotect is not sleepable"; the hook runs with
+ * the mmap lock held), so its program is not sleepable and may not call
+ * bpf_d_path: its records carry no path, and userspace finds the file
+ * among the task's open files only (the task holds its mmap lock while it
+ * waits, so /proc/PID/map_files would block until the wait is over). */
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
@@ -79,8 +86,10 @@ static bool in_session(void)
 	return id && bpf_map_lookup_elem(&sessions, &id);
 }
 
-static bool send(struct file *file, __u32 kind, __u32 hook, __u32 reason,
-		 const struct exec_lsm_key *k, __u64 ctime)
+/* with_path: the program may call bpf_d_path (a sleepable hook); a
+ * constant, so that the others' copies have no call to it at all. */
+static __always_inline bool send(struct file *file, __u32 kind, __u32 hook, __u32 reason,
+				 const struct exec_lsm_key *k, __u64 ctime, bool with_path)
 {
 	struct exec_lsm_rec *r = bpf_ringbuf_reserve(&records, sizeof *r, 0);
 	if (!r)
@@ -94,7 +103,7 @@ static bool send(struct file *file, __u32 kind, __u32 hook, __u32 reason,
 	r->ctime = ctime;
 	r->ts = bpf_ktime_get_ns();
 	r->path[0] = '\0';
-	if (bpf_d_path((struct path *)&file->f_path, r->path, sizeof r->path) < 0)
+	if (with_path && bpf_d_path((struct path *)&file->f_path, r->path, sizeof r->path) < 0)
 		r->path[0] = '\0';
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	return true;
@@ -123,7 +132,7 @@ static bool allows(__u32 verdict, bool script)
 	return verdict == EXEC_LSM_ALLOW || (script && verdict == EXEC_LSM_DENY_CODE);
 }
 
-static int check(struct file *file, __u32 hook, bool script)
+static __always_inline int check(struct file *file, __u32 hook, bool script, bool with_path)
 {
 	if (!in_session())
 		return 0;
@@ -135,21 +144,24 @@ static int check(struct file *file, __u32 hook, bool script)
 	struct exec_lsm_key k = { .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
 	__u64 ctime = inode_ctime(inode);
 	struct exec_lsm_val *v = bpf_map_lookup_elem(&verdicts, &k);
-	if (v && v->ctime == ctime) {
+	if (v && v->ctime == ctime && v->verdict != EXEC_LSM_NONE) {
 		if (allows(v->verdict, script))
 			return 0;
-		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_RULE, &k, ctime);
+		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_RULE, &k, ctime, with_path);
 		return -EPERM;
 	}
+	/* an earlier NONE would end this wait before its own answer */
+	if (v && v->verdict == EXEC_LSM_NONE)
+		bpf_map_delete_elem(&verdicts, &k);
 	/* Unknown: ask, and wait for the answer. */
-	if (!send(file, EXEC_LSM_REQUEST, hook, 0, &k, ctime)) {
-		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_NOROOM, &k, ctime);
+	if (!send(file, EXEC_LSM_REQUEST, hook, 0, &k, ctime, with_path)) {
+		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_NOROOM, &k, ctime, with_path);
 		return -EACCES;
 	}
 	if (__sync_fetch_and_add(&waiters, 1) >= max_waiters) {
 		__sync_fetch_and_add(&waiters, -1);
 		/* the request went up: the next try finds its verdict */
-		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_BUSY, &k, ctime);
+		send(file, EXEC_LSM_REFUSED, hook, EXEC_LSM_BUSY, &k, ctime, with_path);
 		return -EACCES;
 	}
 	struct wait_ctx w = { .key = k, .ctime = ctime, .deadline = bpf_ktime_get_ns() + wait_ns };
@@ -157,8 +169,10 @@ static int check(struct file *file, __u32 hook, bool script)
 	__sync_fetch_and_add(&waiters, -1);
 	if (allows(w.verdict, script))
 		return 0;
-	send(file, EXEC_LSM_REFUSED, hook, w.verdict ? EXEC_LSM_RULE : EXEC_LSM_TIMEOUT, &k, ctime);
-	return w.verdict ? -EPERM : -EACCES;
+	__u32 reason = !w.verdict ? EXEC_LSM_TIMEOUT
+		       : w.verdict == EXEC_LSM_NONE ? EXEC_LSM_NONE_NOW : EXEC_LSM_RULE;
+	send(file, EXEC_LSM_REFUSED, hook, reason, &k, ctime, with_path);
+	return reason == EXEC_LSM_RULE ? -EPERM : -EACCES;
 }
 
 SEC("lsm.s/bprm_check_security")
@@ -168,7 +182,7 @@ int BPF_PROG(exec_bprm, struct linux_binprm *bprm, int ret)
 		return ret;
 	/* the file's first bytes, read by the kernel for the binfmts */
 	bool script = bprm->buf[0] == '#' && bprm->buf[1] == '!';
-	return check(bprm->file, EXEC_LSM_BPRM, script);
+	return check(bprm->file, EXEC_LSM_BPRM, script, true);
 }
 
 SEC("lsm.s/mmap_file")
@@ -179,10 +193,10 @@ int BPF_PROG(exec_mmap, struct file *file, unsigned long reqprot, unsigned long 
 		return ret;
 	if (!file || !(prot & PROT_EXEC))
 		return 0;
-	return check(file, EXEC_LSM_MMAP, false);
+	return check(file, EXEC_LSM_MMAP, false, true);
 }
 
-SEC("lsm.s/file_mprotect")
+SEC("lsm/file_mprotect")
 int BPF_PROG(exec_mprotect, struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot,
 	     int ret)
 {
@@ -191,5 +205,5 @@ int BPF_PROG(exec_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 	struct file *file = vma->vm_file;
 	if (!file || !(prot & PROT_EXEC))
 		return 0;
-	return check(file, EXEC_LSM_MPROTECT, false);
+	return check(file, EXEC_LSM_MPROTECT, false, false);
 }

@@ -18,8 +18,16 @@ struct exec_lsm_key {
 
 /* DENY_CODE: refused as machine code only (`exec default deny` does not
  * allow it), so a script exec'd by name goes on (its interpreter is
- * checked in turn); DENY: refused always (`exec deny`). */
-enum exec_lsm_verdict { EXEC_LSM_ALLOW = 1, EXEC_LSM_DENY = 2, EXEC_LSM_DENY_CODE = 3 };
+ * checked in turn); DENY: refused always (`exec deny`); NONE: no verdict
+ * can be had now (the file is not found as the task sees it: replaced
+ * under its name, say), so the task waiting is refused at once rather than
+ * at the end of its wait, and the next try asks again. */
+enum exec_lsm_verdict {
+	EXEC_LSM_ALLOW = 1,
+	EXEC_LSM_DENY = 2,
+	EXEC_LSM_DENY_CODE = 3,
+	EXEC_LSM_NONE = 4,
+};
 
 /* The verdict on a file while its ctime (ns) is this: any change to the
  * file moves its ctime, and the old verdict no longer applies. */
@@ -36,6 +44,7 @@ enum exec_lsm_reason {
 	EXEC_LSM_TIMEOUT = 1, /* no verdict in time */
 	EXEC_LSM_NOROOM = 2,  /* the request could not be sent */
 	EXEC_LSM_BUSY = 3,    /* as many tasks already wait as may (a spare CPU each) */
+	EXEC_LSM_NONE_NOW = 4, /* userspace answered that it has no verdict (NONE) */
 };
 
 /* A request for a verdict, or a refusal, as the program sends it up. */

@@ -45,6 +45,7 @@
 #endif
 
 #define WAIT_MS 50            /* how long a task waits in the kernel for a verdict */
+#define WAIT_MS_MAX 5000      /* the longest WARDEN_EXEC_KERNEL_WAIT_MS may make it */
 #define HASH_MAX_MS 2000      /* the longest a request's hash may take */
 #define KNOWN 1024            /* verdicts remembered with their reasons */
 #define QUEUED_MAX 4096       /* refusals waiting for the loop; past it, counted only */
@@ -79,6 +80,7 @@ struct bpfexec {
 	char cgroup[600];
 	struct exec_lsm_key check[2]; /* the start's check files: their refusals dropped */
 	uint64_t check_ms;            /* its round trip through this thread */
+	unsigned wait_ms;             /* the kernel's wait for a verdict */
 	pthread_mutex_t mu;           /* known, the queue, the counts */
 	struct known known[KNOWN];
 	size_t next_known;
@@ -225,9 +227,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* A request: find, hash, decide, answer. What cannot be found or hashed in
- * time gets no verdict (the kernel's wait ends in a refusal; the next try
- * asks again); a file too large to hash gets its verdict. */
+/* A request: find, hash, decide, answer. What cannot be found is answered
+ * NONE (refused at once, asked again at the next try); what cannot be
+ * hashed in time gets no verdict (the kernel's wait ends in a refusal); a
+ * file too large to hash gets its verdict. */
 static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 {
 	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
@@ -236,6 +239,8 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	if (fd < 0) {
 		remember(b, &k, rec->ctime, true, NULL,
 			 "the file could not be found as the process sees it");
+		/* the task need not wait out the kernel's wait for nothing */
+		tell_kernel(b, &k, rec->ctime, EXEC_LSM_NONE);
 		return;
 	}
 	char self[64], hex[SHA256_HEX_LEN], nohash[120] = "", why[300];
@@ -314,8 +319,8 @@ static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
 		}
 	}
 	if (rec->reason == EXEC_LSM_TIMEOUT)
-		snprintf(r->why + strlen(r->why), sizeof r->why - strlen(r->why), "%sno verdict within %d ms",
-			 r->why[0] ? "; " : "", WAIT_MS);
+		snprintf(r->why + strlen(r->why), sizeof r->why - strlen(r->why), "%sno verdict within %u ms",
+			 r->why[0] ? "; " : "", b->wait_ms);
 	else if (rec->reason == EXEC_LSM_NOROOM)
 		snprintf(r->why, sizeof r->why, "the request could not be sent (the ring buffer is full)");
 	else if (rec->reason == EXEC_LSM_BUSY)
@@ -491,8 +496,8 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 				"not run it (the kernel's lsm= list lacks bpf)");
 	case 5:
 		return werr_set(e, 0, "in-kernel exec enforcement: a task waiting in the kernel for a "
-				"verdict got none in %d ms (one CPU, and a kernel without preemption?)",
-				WAIT_MS);
+				"verdict got none in %u ms (one CPU, and a kernel without preemption? a "
+				"machine too slow, an emulator: WARDEN_EXEC_KERNEL_WAIT_MS)", b->wait_ms);
 	default:
 		return werr_set(e, 0, "in-kernel exec enforcement: its check failed (%s)",
 				code == 2 ? "a denied file was refused, but not with EPERM"
@@ -556,6 +561,17 @@ static void remember_refused(int err)
 		unlink(tmp);
 }
 
+/* The kernel's wait: WAIT_MS, or WARDEN_EXEC_KERNEL_WAIT_MS (1 to
+ * WAIT_MS_MAX) for a machine where warden answers slower than that (an
+ * emulator: tests/vm/bpf-lsm.sh). Longer only delays a refusal. */
+static unsigned wait_ms(void)
+{
+	const char *v = getenv("WARDEN_EXEC_KERNEL_WAIT_MS");
+	char *end;
+	unsigned long ms = v && *v ? strtoul(v, &end, 10) : 0;
+	return v && *v && !*end && ms >= 1 && ms <= WAIT_MS_MAX ? (unsigned)ms : WAIT_MS;
+}
+
 struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *unavailable,
 			    struct werr *e)
 {
@@ -591,7 +607,8 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 		goto fail;
 	}
 	b->skel->rodata->session_level = (__u32)level;
-	b->skel->rodata->wait_ns = WAIT_MS * 1000000ull;
+	b->wait_ms = wait_ms();
+	b->skel->rodata->wait_ns = b->wait_ms * 1000000ull;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	b->skel->rodata->max_waiters = cpus > 2 ? (__u32)cpus - 1 : 1;
 	int err = exec_lsm__load(b->skel);
