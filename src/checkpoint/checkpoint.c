@@ -202,7 +202,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 	if (dfd < 0)
 		return e->errnum == ENOENT ? werr_set(e, 0, "no session was ever logged (%s)", logdir)
 					   : -1;
-	_cleanup_close_ int dfdc = dfd;
+	_cleanup_close_ __attribute__((unused)) int dfdc = dfd;
 	_cleanup_free_ char *id = NULL;
 	if (arg) {
 		if (audit_resolve_session(dfd, logdir, arg, &id, e) < 0)

@@ -183,8 +183,9 @@ int review_collect(struct store *st, const struct manifest *start, int upperfd,
 	strv_free(&drop);
 	manifest_free(&all);
 	size_t len;
-	_cleanup_free_ char *text = manifest_format(&r->m, &len);
+	char *text = manifest_format(&r->m, &len);
 	ret = store_put_manifest(st, text, len, r->hash, e);
+	free(text);
 out:
 	manifest_free(&c.up);
 	strv_free(&c.gone);

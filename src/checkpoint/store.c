@@ -491,17 +491,14 @@ static void cache_hashes(struct store *st, struct strv *out)
 	closedir(d);
 }
 
-/* What no reference reaches goes: manifests, then blobs. Under the
- * exclusive lock, so no checkpoint is being taken meanwhile. */
-static void store_gc(struct store *st)
+/* store_gc's work, under the lock; what cannot be read keeps everything. */
+static void gc_locked(struct store *st)
 {
-	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0)
-		return;
 	struct ref *refs;
 	size_t nrefs;
 	struct werr e = { 0 };
 	if (refs_list(st, &refs, &nrefs, &e) < 0)
-		goto out;
+		return;
 	_cleanup_strv_ struct strv mans = { 0 }, blobs = { 0 };
 	for (size_t i = 0; i < nrefs; i++)
 		if (!strv_contains(&mans, refs[i].hash))
@@ -510,7 +507,7 @@ static void store_gc(struct store *st)
 	for (size_t i = 0; i < mans.n; i++) {
 		struct manifest m;
 		if (store_get_manifest(st, mans.v[i], &m, &e) < 0)
-			goto out; /* keep everything rather than guess */
+			return; /* keep everything rather than guess */
 		for (size_t j = 0; j < m.n; j++)
 			if (m.v[j].type == MF_FILE)
 				strv_push(&blobs, m.v[j].hash);
@@ -542,7 +539,15 @@ static void store_gc(struct store *st)
 	else if (bfd >= 0)
 		close(bfd);
 	sweep_dir(st->tmp_fd, "", NULL, 0);
-out:
+}
+
+/* What no reference reaches goes: manifests, then blobs. Under the
+ * exclusive lock, so no checkpoint is being taken meanwhile. */
+static void store_gc(struct store *st)
+{
+	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	gc_locked(st);
 	flock(st->lock_fd, LOCK_SH);
 }
 

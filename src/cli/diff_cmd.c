@@ -125,12 +125,14 @@ int cmd_diff(int argc, char **argv)
 	struct store st = { .fd = -1 };
 	struct manifest m = { 0 };
 	struct snap_result now = { 0 };
+	_cleanup_close_ int wsfd = -1;
+	_cleanup_free_ char *wshown = NULL;
 	int rc = EXIT_WARDEN;
 	if (ckpt_find(logdir, arg, cwd, false, &rec, &e) < 0)
 		goto out_print;
 	if (store_open(&st, storedir, false, &e) < 0 || store_get_manifest(&st, rec.start, &m, &e) < 0)
 		goto out_print;
-	_cleanup_close_ int wsfd = open(rec.workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	wsfd = open(rec.workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (wsfd < 0) {
 		werr_errno(&e, "the workspace %s", rec.workspace);
 		goto out_print;
@@ -149,7 +151,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct changes ch;
 	changes_compute(&m, &now.m, &ch);
-	_cleanup_free_ char *wshown = path_shown(rec.workspace);
+	wshown = path_shown(rec.workspace);
 	const char *since = rec.review ? "to apply (--review)" : "since its checkpoint";
 	if (!ch.n && !ch.root_mode) {
 		printf("session %s: nothing changed in %s %s\n", rec.session, wshown, since);
