@@ -24,6 +24,7 @@
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 #include "cli.h"
 #include "config.h"
 
@@ -101,14 +102,9 @@ static bool confirm(void)
 static int lock_workspace(const char *logdir, const char *ws, struct werr *e)
 {
 	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
-	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "creating %s", lockdir);
-	char sum[SHA256_HEX_LEN];
-	sha256_hex(ws, strlen(ws), sum);
-	_cleanup_free_ char *path = xasprintf("%s/ws-%.32s.lock", lockdir, sum);
-	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = workspace_lock_open(ws, lockdir, e);
 	if (fd < 0)
-		return werr_errno(e, "opening the workspace lock %s", path);
+		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return werr_set(e, 0, "a warden session is running in %s: undo when it has ended", ws);

@@ -204,6 +204,9 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
  * this, one session's removal would unmount the other's (an unlink of a mount
  * point in another namespace detaches the mount). */
 int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e);
+/* The lock file of workspace ws in lockdir, opened (made when missing; not
+ * locked): what workspace_lock holds shared and `warden undo` exclusively. */
+int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e);
 /* Create the plan's placeholders. The supervisor calls it before it clones
  * init, so init never waits for them.
  *

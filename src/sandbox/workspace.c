@@ -975,7 +975,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		      (unsigned)(root.st_mode & 07777), strerror(errno));
 }
 
-int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e)
+int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e)
 {
 	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)
 		return werr_errno(e, "creating %s", lockdir);
@@ -985,11 +985,19 @@ int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, st
 	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return werr_errno(e, "opening the workspace lock %s", path);
+	return fd;
+}
+
+int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e)
+{
+	int fd = workspace_lock_open(ws, lockdir, e);
+	if (fd < 0)
+		return -1;
 	/* only warden takes it, and holds it exclusively for a moment */
 	while (flock(fd, LOCK_SH) < 0)
 		if (errno != EINTR) {
 			close(fd);
-			return werr_errno(e, "locking %s", path);
+			return werr_errno(e, "locking the lock of workspace %s", ws);
 		}
 	plan->lock_fd = fd;
 	phstash_open(&plan->stash, lockdir);
