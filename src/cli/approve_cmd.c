@@ -16,6 +16,7 @@
 #include "../control/client.h"
 #include "../control/control.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 #define MAX_SESSIONS 256
 
@@ -211,22 +212,12 @@ static int follow(void)
 
 int cmd_approve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "follow", no_argument, NULL, 'f' },
-		{ "session", no_argument, NULL, 's' },
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "ttl", required_argument, NULL, 't' },
-		{ "reason", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool as_json = false, do_follow = false, per_session = false;
 	const char *pattern = NULL, *reason = NULL;
 	long ttl = -1;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "approve")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
 		case 'f': do_follow = true; break;

@@ -6,6 +6,7 @@
 #include "../check/check.h"
 #include "../check/probes.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 static const char check_usage[] =
 	"usage: warden check [--profile FILE] [--json] [--compare]\n"
@@ -27,17 +28,10 @@ static const char check_usage[] =
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "compare", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct check_opts o = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:jch", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "check")) != -1) {
 		switch (c) {
 		case 'p': o.profile = optarg; break;
 		case 'j': o.json = true; break;

@@ -28,3 +28,4 @@ int cmd_action(int argc, char **argv);  /* freeze, resume, kill (argv[0]) */
 int cmd_hook(int argc, char **argv);    /* inside the sandbox: an agent client's hook command */
 int cmd_probe(int argc, char **argv); /* hidden: the probe runner of `warden check` */
 int cmd_connect(int argc, char **argv); /* hidden: ssh's ProxyCommand inside the sandbox */
+int cmd_complete(int argc, char **argv); /* hidden: a shell's completion script */

@@ -17,6 +17,7 @@
 #include "../checkpoint/store.h"
 #include "../common/util.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 #define TEXT_MAX (1u << 20)
 
@@ -88,14 +89,9 @@ static void show_text_diff(const struct store *st, int rootfd, const struct chan
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool list = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "+lh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "diff")) != -1) {
 		if (c == 'l') {
 			list = true;
 		} else if (c == 'h') {

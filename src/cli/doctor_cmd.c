@@ -28,6 +28,7 @@
 #include "../supervisor/bpfexec.h"
 #include "../supervisor/llaudit.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 enum status { ST_SKIP, ST_OK, ST_WARN, ST_FAIL };
 
@@ -433,19 +434,25 @@ int cmd_doctor(int argc, char **argv)
 {
 	static const char usage[] = "usage: warden doctor [--profile FILE]\n";
 	const char *profile = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "doctor")) != -1) {
+		if (c == 'h') {
 			puts("usage: warden doctor [--profile FILE]\n\nReport what this machine supports "
 			     "and which sandbox layers and limits\nwarden will put in force (the limits "
 			     "of FILE layered on the built-in default\nprofile). Exit status 0 when warden "
 			     "can run with its default profile.");
 			return 0;
 		}
-		if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
-			profile = argv[++i];
+		if (c == 'p') {
+			profile = optarg;
 			continue;
 		}
-		fprintf(stderr, "warden doctor: unexpected argument '%s'\n%s", argv[i], usage);
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "warden doctor: unexpected argument '%s'\n%s", argv[optind], usage);
 		return 2;
 	}
 	struct werr e = { 0 };

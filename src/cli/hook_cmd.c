@@ -31,6 +31,7 @@
 #include "../control/hookmsg.h"
 #include "../sandbox/sandbox.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 #define INPUT_MAX (64L << 20) /* the client's hook input, at most */
 #define ANSWER_WAIT_S 10
@@ -166,16 +167,9 @@ int cmd_hook(int argc, char **argv)
 {
 	const char *client = "claude", *sock = SANDBOX_HOOK_SOCK;
 	long timeout = TIMEOUT_DEFAULT_S;
-	static const struct option opts[] = {
-		{ "client", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "hook")) != -1) {
 		switch (c) {
 		case 'c':
 			client = optarg;

@@ -18,6 +18,7 @@
 #include "../audit/audit.h"
 #include "../audit/reader.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 static const char log_usage[] =
 	"usage: warden log list [--json]\n"
@@ -115,16 +116,11 @@ static int open_sessions_or_note(char **dir, int *dfd, struct audit_session_info
 
 /* The options of list and verify: one flag and --help. -1 to go on, else
  * the exit status (help printed, or a usage error). */
-static int parse_flag(int argc, char **argv, const char *cmd, const char *flag, bool *set)
+static int parse_flag(int argc, char **argv, const char *cmd, const char *path, bool *set)
 {
-	const struct option opts[] = {
-		{ flag, no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, path)) != -1) {
 		if (c == 'f')
 			*set = true;
 		else if (c == 'h')
@@ -176,7 +172,7 @@ static json_t *list_json(const struct audit_session_info *s)
 static int log_list(int argc, char **argv)
 {
 	bool json = false;
-	int rc = parse_flag(argc, argv, "list", "json", &json);
+	int rc = parse_flag(argc, argv, "list", "log list", &json);
 	if (rc >= 0)
 		return rc;
 	if (optind < argc)
@@ -399,22 +395,10 @@ static int show_session(struct show *sh, const char *arg)
 
 static int log_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "follow", no_argument, NULL, 'f' },
-		{ "event", required_argument, NULL, 'E' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'U' },
-		{ "decision", required_argument, NULL, 'D' },
-		{ "tool", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct show sh = { 0 };
 	int c, rc = EXIT_WARDEN;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "log show")) != -1) {
 		char *end;
 		switch (c) {
 		case 'j': sh.json = true; break;
@@ -499,7 +483,7 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 static int log_verify(int argc, char **argv)
 {
 	bool all = false;
-	int rc = parse_flag(argc, argv, "verify", "all", &all);
+	int rc = parse_flag(argc, argv, "verify", "log verify", &all);
 	if (rc >= 0)
 		return rc;
 	if (argc - optind > 1)

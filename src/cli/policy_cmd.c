@@ -12,24 +12,21 @@
 #include "../session/session.h"
 #include "../policy/policy.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 int cli_show_policy(int argc, char **argv, const char *usage, struct policy *p,
 		    struct session_agent *ag, const char **cmd)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "agent", required_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	if (argc < 2 || strcmp(argv[1], "show") != 0) {
 		fputs(usage, stderr);
 		return 2;
 	}
 	const char *profile = NULL, *agent = NULL;
+	char path[32]; /* "policy show" or "rules show": the same options */
+	snprintf(path, sizeof path, "%s show", argv[0]);
 	int c;
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, path)) != -1) {
 		if (c == 'p') {
 			profile = optarg;
 		} else if (c == 'A') {

@@ -8,6 +8,7 @@
 #include "../policy/policy.h"
 #include "../session/session.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 static const char run_usage[] =
 	"usage: warden run [OPTIONS] [--] COMMAND [ARG...]\n"
@@ -105,26 +106,12 @@ static bool log_arg(const char *arg, struct session_opts *o)
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
 		     struct strv *allow_net, struct strv *secrets)
 {
-	static const struct option opts[] = {
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "env", required_argument, NULL, 'e' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "allow-net", required_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "agent", required_argument, NULL, 'A' },
-		{ "secret", required_argument, NULL, 's' },
-		{ "state", required_argument, NULL, 'S' },
-		{ "review", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
 	optind = 1;
 	for (;;) {
 		int at = optind;
-		int c = getopt_long(argc, argv, "+w:p:e:l:n:qh", opts, NULL);
+		int c = cli_getopt(argc, argv, "run");
 		if (c == -1) {
 			/* getopt steps over a "--" that ends the options, and
 			 * over nothing else when it stops */

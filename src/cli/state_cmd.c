@@ -10,6 +10,7 @@
 #include "../agents/state.h"
 #include "../common/util.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 static const char state_usage[] =
 	"usage: warden state list\n"
@@ -43,14 +44,10 @@ int cmd_state(int argc, char **argv)
 		fputs(state_usage, stderr);
 		return 2;
 	}
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 'S' },
-		{ 0 },
-	};
 	const char *dir = NULL;
 	int c;
 	optind = 3;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "state reset")) != -1) {
 		if (c != 'S') {
 			fputs(state_usage, stderr);
 			return 2;

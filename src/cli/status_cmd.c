@@ -14,6 +14,7 @@
 #include "../common/util.h"
 #include "../control/client.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 #define MAX_SESSIONS 256
 
@@ -142,15 +143,10 @@ static int status(bool as_json)
 
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool as_json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "status")) != -1) {
 		switch (c) {
 		case 'j': as_json = true; break;
 		case 'h': fputs(status_usage, stdout); return 0;
@@ -167,15 +163,10 @@ int cmd_status(int argc, char **argv)
 /* warden freeze|resume|kill SESSION [--reason TEXT] (argv[0]: the op). */
 int cmd_action(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reason", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *op = argv[0], *reason = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, op)) != -1) {
 		switch (c) {
 		case 'r': reason = optarg; break;
 		case 'h': fputs(action_usage, stdout); return 0;

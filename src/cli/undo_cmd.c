@@ -26,6 +26,7 @@
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
 #include "cli.h"
+#include "cmdtab.h"
 #include "config.h"
 
 static const char undo_usage[] =
@@ -260,15 +261,9 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool 
 static int undo_main(int argc, char **argv, bool apply)
 {
 	const char *usage = apply ? apply_usage : undo_usage;
-	static const struct option opts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool force = false, yes = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "+fyh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, apply ? "apply" : "undo")) != -1) {
 		if (c == 'f') {
 			force = true;
 		} else if (c == 'y') {
@@ -309,10 +304,17 @@ int cmd_apply(int argc, char **argv)
  * reference reaches). The workspace was never written. */
 int cmd_discard(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fputs(discard_usage, argc == 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
-		return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "discard")) != -1) {
+		fputs(discard_usage, c == 'h' ? stdout : stderr);
+		return c == 'h' ? 0 : 2;
 	}
+	if (argc - optind > 1) {
+		fputs(discard_usage, stderr);
+		return 2;
+	}
+	const char *arg = optind < argc ? argv[optind] : NULL;
 	struct werr e = { 0 };
 	const char *home = user_home();
 	_cleanup_free_ char *logdir = audit_dir(home);
@@ -323,7 +325,7 @@ int cmd_discard(int argc, char **argv)
 	int rc = EXIT_WARDEN;
 	if (!logdir || !storedir || !cwd) {
 		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
-	} else if (ckpt_find(logdir, argc == 2 ? argv[1] : NULL, cwd, true, &rec, &e) == 0) {
+	} else if (ckpt_find(logdir, arg, cwd, true, &rec, &e) == 0) {
 		if (!rec.review)
 			werr_set(&e, 0, "session %s was not run with --review: nothing to discard",
 				 rec.session);
