@@ -220,7 +220,7 @@ const struct cli_cmd cli_commands[] = {
 	  .opts = doctor_opts, .run = cmd_doctor },
 	{ .name = "__probe", .run = cmd_probe, .hidden = true },
 	{ .name = "__connect", .run = cmd_connect, .hidden = true },
-	{ .name = "__complete", .synopsis = "bash|zsh|fish", .opts = complete_opts,
+	{ .name = "__complete", .synopsis = "bash|zsh|fish|table", .opts = complete_opts,
 	  .run = cmd_complete, .hidden = true },
 	{ 0 },
 };

@@ -2,7 +2,8 @@
  * completion script, written from the command table (cmdtab.c), so the
  * completions offer exactly the options the parser takes. The build writes
  * the three scripts with it; they are installed in the shells' standard
- * directories. */
+ * directories. `__complete table` prints the table for the tests (every
+ * option must be in its man page). */
 #include <stdio.h>
 #include <string.h>
 
@@ -320,7 +321,8 @@ static void fish(FILE *out)
 	      "\tset -l w (commandline -opc)\n"
 	      "\ttest (count $w) -gt (count $argv); or return 1\n"
 	      "\tfor i in (seq (count $argv))\n"
-	      "\t\ttest \"$w[(math $i + 1)]\" = \"$argv[$i]\"; or return 1\n"
+	      "\t\tset -l j (math $i + 1)\n"
+	      "\t\ttest \"$w[$j]\" = \"$argv[$i]\"; or return 1\n"
 	      "\tend\n"
 	      "end\n"
 	      "function __warden_sub --description 'the command line needs CMD\\'s subcommand'\n"
@@ -350,9 +352,26 @@ static void fish(FILE *out)
 	each_leaf(out, fish_leaf);
 }
 
+/* ---- the table itself, for tests and tools ---- */
+
+/* One line per completable command ("PATH"), then one per option
+ * ("PATH<TAB>--name<TAB>-x or -<TAB>argument kind"). */
+static void table_leaf(FILE *out, const char *path, const struct cli_cmd *c)
+{
+	fprintf(out, "%s\n", path);
+	for (const struct cli_opt *o = c->opts; o && o->name; o++) {
+		fprintf(out, "%s\t--%s\t", path, o->name);
+		if (o->has_short)
+			fprintf(out, "-%c", o->val);
+		else
+			fputc('-', out);
+		fprintf(out, "\t%s\n", cli_arg_name(o->arg));
+	}
+}
+
 int cmd_complete(int argc, char **argv)
 {
-	static const char usage[] = "usage: warden __complete bash|zsh|fish\n";
+	static const char usage[] = "usage: warden __complete bash|zsh|fish|table\n";
 	if (argc != 2) {
 		fputs(usage, stderr);
 		return 2;
@@ -363,6 +382,8 @@ int cmd_complete(int argc, char **argv)
 		zsh(stdout);
 	else if (strcmp(argv[1], "fish") == 0)
 		fish(stdout);
+	else if (strcmp(argv[1], "table") == 0)
+		each_leaf(stdout, table_leaf);
 	else {
 		fputs(usage, stderr);
 		return 2;
