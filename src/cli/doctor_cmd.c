@@ -22,6 +22,7 @@
 #include "../audit/journald.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
+#include "../sandbox/apparmor.h"
 #include "../sandbox/features.h"
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
@@ -61,7 +62,7 @@ struct row {
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
 	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel,
-	check_llaudit;
+	check_llaudit, check_apparmor;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -77,10 +78,8 @@ static const struct row rows[] = {
 	  .sysctl = SYSCTL_UNPRIV_USERNS_CLONE, .bad = "0", .userns = true,
 	  .absent = "absent (no such switch on this kernel)",
 	  .fix = "sysctl -w kernel.unprivileged_userns_clone=1" },
-	{ .what = "kernel.apparmor_restrict_unprivileged_userns", .check = check_sysctl,
-	  .sysctl = SYSCTL_APPARMOR_RESTRICT_USERNS, .good = "0", .userns = true, .absent = "absent",
-	  .fix = "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor "
-		 "profile granting userns to warden)" },
+	{ .what = "kernel.apparmor_restrict_unprivileged_userns", .check = check_apparmor,
+	  .sysctl = SYSCTL_APPARMOR_RESTRICT_USERNS, .good = "0", .userns = true, .absent = "absent" },
 	{ .what = "user.max_user_namespaces", .check = check_sysctl,
 	  .sysctl = SYSCTL_MAX_USER_NAMESPACES, .bad = "0", .userns = true, .absent = "absent",
 	  .fix = "sysctl -w user.max_user_namespaces=15000" },
@@ -219,6 +218,35 @@ static void check_sysctl(const struct kernel_features *f, const struct row *r, s
 		v->status = ST_OK;
 		say(v, "%s", s->value);
 	}
+}
+
+/* Ubuntu 23.10 and later: AppArmor lets a program create user namespaces
+ * only if a profile grants it `userns`. When that is what refused them, the
+ * one fix is warden's profile (apparmor.h), not the sysctl switched off for
+ * every program. */
+static void check_apparmor(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	static char fix[640];
+	const struct feature_sysctl_value *s = &f->sysctl[r->sysctl];
+	if (s->state != 1 || !sysctl_bad(f, r)) {
+		check_sysctl(f, r, v);
+		return;
+	}
+	if (!apparmor_userns_restricted(f)) {
+		v->status = ST_OK;
+		say(v, "%s (warden may create user namespaces: an AppArmor profile grants it userns)",
+		    s->value);
+		return;
+	}
+	char self[512];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n >= 0)
+		self[n] = '\0';
+	v->status = f->userns_err != 0 ? ST_FAIL : ST_WARN;
+	say(v, "%s: AppArmor refuses user namespaces to %s without a profile granting userns",
+	    s->value, f->userns_err != 0 ? "warden" : "users without privilege");
+	apparmor_userns_fix(APPARMOR_PROFILE_PATH, n >= 0 ? self : NULL, fix, sizeof fix);
+	v->fix = fix;
 }
 
 /* User namespaces failed and no sysctl row above says why. */
