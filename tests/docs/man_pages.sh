@@ -4,7 +4,8 @@
 # has its page, every option of the table (the one the parser is built
 # from) appears in its command's page, every directive the profile parser
 # dispatches on is in warden-profile(5) and every kind of event the sources
-# emit is in warden-events(5): the docs cannot drift from the code. Exit 77 (skipped) without man or without the pages (no scdoc).
+# emit is in warden-events(5): the docs cannot drift from the code. And no
+# command of the table takes the same option twice. Exit 77 (skipped) without man or without the pages (no scdoc).
 set -uo pipefail
 warden=$1 mandir=$2 src=$3
 command -v man >/dev/null || { echo "skipped: man (man-db) is not installed"; exit 77; }
@@ -65,6 +66,9 @@ while IFS=$'\t' read -r path long short _kind; do
 	fi
 done <<<"$table"
 ((nopts > 40)) || bad "only $nopts options in the table"
+# the table itself: no command takes a long or a short option twice
+dups=$(awk -F'\t' 'NF == 4 { print $1 "\t" $2; if ($3 != "-") print $1 "\t" $3 }' <<<"$table" | sort | uniq -d)
+[[ -z $dups ]] || bad "options given twice in the command table: $(tr '\n\t' '; ' <<<"$dups")"
 # the profile's and the events' pages: every directive and every kind
 prof=${text[$mandir/warden-profile.5]}
 directives=$(grep -oE 'strcmp\(d, "[a-z-]+"\)' "$src/src/policy/parser.c" | grep -oE '"[a-z-]+"' | tr -d '"')
