@@ -357,6 +357,34 @@ bool store_ref_exists(const struct store *st, const char *session, const char *k
 	return fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
 }
 
+/* "HASH WSHASH UNIXTIME", a reference's text: true with its fields */
+static bool ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
+		      long long *t)
+{
+	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && hash_ok(h) && hash_ok(w);
+}
+
+int store_ref_read(const struct store *st, const char *session, const char *kind,
+		   char out[SHA256_HEX_LEN])
+{
+	if (!ref_name_ok(session) || !ref_name_ok(kind)) {
+		errno = EINVAL;
+		return -1;
+	}
+	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
+	size_t len = 0;
+	_cleanup_free_ char *text = read_at(st->fd, name, 4096, &len);
+	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
+	long long t;
+	if (!ref_parse(text, h, w, &t)) {
+		if (text)
+			errno = EINVAL;
+		return -1;
+	}
+	memcpy(out, h, SHA256_HEX_LEN);
+	return 0;
+}
+
 int store_unref(struct store *st, const char *session, const char *kind, struct werr *e)
 {
 	if (!ref_name_ok(session) || !ref_name_ok(kind))
@@ -405,9 +433,9 @@ static int refs_list(struct store *st, struct ref **out, size_t *nout, struct we
 			continue;
 		size_t len = 0;
 		_cleanup_free_ char *text = read_at(dirfd(d), de->d_name, 4096, &len);
-		char h[65], w[65];
+		char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 		long long t;
-		if (!text || sscanf(text, "%64s %64s %lld", h, w, &t) != 3 || !hash_ok(h) || !hash_ok(w))
+		if (!ref_parse(text, h, w, &t))
 			continue;
 		if (*nout == cap) {
 			cap = cap ? cap * 2 : 32;

@@ -64,6 +64,9 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 /* Is refs/SESSION.KIND there? Remove it (a --review session discarded). */
 bool store_ref_exists(const struct store *st, const char *session, const char *kind);
 int store_unref(struct store *st, const char *session, const char *kind, struct werr *e);
+/* The manifest hash refs/SESSION.KIND names; -1 with errno (ENOENT: none). */
+int store_ref_read(const struct store *st, const char *session, const char *kind,
+		   char out[SHA256_HEX_LEN]);
 
 /* Retention for one workspace: the checkpoints of its sessions beyond the
  * newest keep, or older than keep_days, are dropped (never those of

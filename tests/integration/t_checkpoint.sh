@@ -269,7 +269,6 @@ review_script='printf "rewritten\n" > VERSION; rm -rf src/d2; mkdir src/d2; echo
 	rm link; echo x > added; chmod 700 run.sh; rm -rf closed; git rm -q --cached VERSION; echo done'
 
 test_checkpoint_review_discard() {
-	is_root && skip '--review is not available as root yet'
 	make_repo
 	local h0
 	h0=$(tree_hash "$WS")
@@ -296,7 +295,6 @@ test_checkpoint_review_discard() {
 }
 
 test_checkpoint_review_apply_equals_live() {
-	is_root && skip '--review is not available as root yet'
 	make_repo
 	local h0 live
 	h0=$(tree_hash "$WS")
@@ -319,7 +317,6 @@ test_checkpoint_review_apply_equals_live() {
 }
 
 test_checkpoint_review_apply_refuses_later_changes() {
-	is_root && skip '--review is not available as root yet'
 	printf 'before\n' >a.txt
 	wsh 'echo agent > a.txt' --review
 	assert_rc 0
@@ -331,4 +328,108 @@ test_checkpoint_review_apply_refuses_later_changes() {
 	wardenc apply --yes --force
 	assert_rc 0 'apply --force'
 	assert_host_file "$WS/a.txt" agent
+}
+
+# As root the sandbox sees the workspace through a mount idmapped to its
+# owner (hostid.h); the review overlay's layers are idmapped the same way,
+# so what the agent writes belongs to the workspace's owner, in the upper
+# directory and after `warden apply`.
+test_checkpoint_review_owner_root() {
+	is_root || skip 'root runs the sandbox under a host identity of its own'
+	mkdir -p sub
+	echo a >f.txt
+	echo b >sub/g.txt
+	chown -R 4321:4321 "$WS"
+	local h0
+	h0=$(tree_hash "$WS")
+	wsh 'echo new > n.txt; mkdir d; echo x > d/y; echo A > f.txt; rm sub/g.txt; ln -s f.txt l; stat -c "inside %u" n.txt' --review
+	assert_rc 0 'the --review session as root'
+	assert_out_has 'inside 1000' 'what the agent writes is its own inside'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'a --review session as root wrote to the workspace'
+	wardenc apply --yes
+	assert_rc 0 'apply as root'
+	assert_host_file "$WS/f.txt" A
+	assert_host_file "$WS/d/y" x
+	assert_host_absent "$WS/sub/g.txt"
+	local p
+	for p in n.txt d d/y f.txt l; do
+		[[ $(stat -c %u:%g "$WS/$p" 2>/dev/null) == 4321:4321 ]] ||
+			fail "$p was applied owned by $(stat -c %u:%g "$WS/$p" 2>/dev/null), not the workspace's owner 4321:4321"
+	done
+}
+
+# kill_review OUTFILE SCRIPT: a --review session running SCRIPT, then a
+# SIGKILL to warden's process group once SCRIPT printed "written"; waits
+# until warden is gone. Sets LEFT: the review directory it left.
+kill_review() {
+	warden_bg "$1" --review -- sh -c "$2; echo written; exec sleep 600"
+	wait_for "$1" '^written' 30 || fatal "the --review session did not start: $(cat "$1.err")"
+	kill -KILL -- "-$TPID" 2>/dev/null || kill -KILL "$WPID"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$WPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	LEFT=$(ls "$HOME/.local/state/warden/review" 2>/dev/null)
+	[[ -n $LEFT && -d $HOME/.local/state/warden/review/$LEFT/upper ]] ||
+		fatal 'the killed --review session left no review directory'
+}
+
+test_checkpoint_review_killed_apply() {
+	printf 'before\n' >a.txt
+	printf 'gone\n' >b.txt
+	mkdir -p keep
+	is_root && chown -R 4321:4321 "$WS"
+	kill_review "$T_TMP/k.out" 'echo agent > a.txt; rm b.txt; echo new > keep/c.txt; mkdir -p sub/.git'
+	# (its placeholders for protected names stay until apply or discard)
+	assert_host_file "$WS/a.txt" before 'the killed --review session wrote to the workspace'
+	assert_host_file "$WS/b.txt" gone 'the killed --review session wrote to the workspace'
+	assert_host_absent "$WS/keep/c.txt" 'the killed --review session wrote to the workspace'
+	if is_root; then
+		[[ $(stat -c %u "$HOME/.local/state/warden/review/$LEFT/upper/keep/c.txt") == 4321 ]] ||
+			fail 'what the agent wrote is not the workspace owner'"'"'s in the upper directory'
+	fi
+	wardenc discard --list
+	assert_rc 0 'discard --list'
+	assert_out_match "^  $LEFT  " 'the left review directory listed'
+	wardenc diff --list
+	assert_rc 1 'diff of the killed --review session'
+	assert_out_line '  modified  a.txt'
+	assert_out_line '  removed   b.txt'
+	assert_out_line '  added     keep/c.txt'
+	assert_out_lacks 'sub/.git'
+	assert_err_match 'ended without recording its changes'
+	wardenc apply --yes
+	assert_rc 0 'apply of the killed --review session'
+	assert_host_file "$WS/a.txt" agent
+	assert_host_absent "$WS/b.txt"
+	assert_host_file "$WS/keep/c.txt" new
+	assert_host_absent "$WS/sub/.git"
+	if is_root; then
+		[[ $(stat -c %u:%g "$WS/keep/c.txt") == 4321:4321 ]] ||
+			fail 'apply as root wrote keep/c.txt not owned by the workspace owner'
+	fi
+	[[ ! -e $HOME/.local/state/warden/review/$LEFT ]] || fail 'the review directory is still there'
+	[[ -z $(find "$WS" -perm 1555 -o -type s) ]] || fail "placeholders left: $(find "$WS" -perm 1555 -o -type s)"
+	wardenc discard --list
+	assert_out_has 'no review directory is left'
+}
+
+test_checkpoint_review_killed_discard() {
+	printf 'before\n' >a.txt
+	local h0
+	h0=$(tree_hash "$WS")
+	kill_review "$T_TMP/k.out" 'echo agent > a.txt; echo new > c.txt'
+	# a later --review session names what is left
+	wsh 'true' --review
+	assert_rc 0
+	assert_err_match 'review director(y|ies) of other --review sessions'
+	wardenc discard "$LEFT"
+	assert_rc 0 'discard of the killed session'
+	assert_out_has 'review directory removed'
+	[[ ! -e $HOME/.local/state/warden/review/$LEFT ]] || fail 'discard left the review directory'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'discard changed the workspace'
+	wardenc apply --yes "$LEFT"
+	assert_rc 125 'apply after discard'
+	assert_err_match 'recorded no changes|discarded'
 }
