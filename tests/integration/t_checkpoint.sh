@@ -358,6 +358,27 @@ test_checkpoint_review_owner_root() {
 	done
 }
 
+# A kernel whose overlayfs cannot stack on idmapped mounts (before 5.19):
+# --review as root is refused by name, never run on weaker terms. The
+# release is made to read 2.6.x (setarch --uname-2.6).
+test_checkpoint_review_root_old_kernel() {
+	is_root || skip 'only a root session shows the workspace through idmapped mounts'
+	have setarch || skip 'setarch not installed'
+	setarch "$(uname -m)" --uname-2.6 true 2>/dev/null || skip 'setarch --uname-2.6 refused here'
+	echo a >f.txt
+	timeout -k 5 "$WARDEN_TIMEOUT" setarch "$(uname -m)" --uname-2.6 "$WARDEN" run --review -- \
+		sh -c 'echo ran; echo b > f.txt' </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out")
+	ERR=$(<"$T_TMP/.err")
+	assert_rc 125 '--review as root on a kernel reading 2.6'
+	assert_err_match 'needs Linux 5\.19 or later \(overlayfs on the idmapped mounts'
+	assert_out_lacks ran 'the command ran anyway'
+	assert_host_file "$WS/f.txt" a
+	[[ -z $(ls "$HOME/.local/state/warden/review" 2>/dev/null) ]] ||
+		fail 'the refused session left a review directory'
+}
+
 # kill_review OUTFILE SCRIPT: a --review session running SCRIPT, then a
 # SIGKILL to warden's process group once SCRIPT printed "written"; waits
 # until warden is gone. Sets LEFT: the review directory it left.
