@@ -30,6 +30,7 @@ static void usage(FILE *out)
 	      "                                   checkpoint (see warden undo --help)\n"
 	      "  apply|discard [SESSION]          write or drop what a `run --review` session\n"
 	      "                                   changed (see warden apply --help)\n"
+	      "  discard --list                   review directories killed sessions left\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
 	      "  doctor [--profile FILE]          what this machine supports, which layers and\n"
