@@ -263,6 +263,48 @@ test_checkpoint_unchanged_tree_is_cheap() {
 		fail 'unchanged content stored again'
 }
 
+# The store's durability, watched from outside (strace of warden itself, not
+# of the sandbox): before the log's first line (session.start, which names
+# the manifest) the new blobs are fsynced (a few: each, then its directory;
+# many: one syncfs), then the manifest's directory.
+strace_start() { # LABEL: trace one `warden run -- true`; sets TRACE (the lines up to the log's first write)
+	strace -y -qq -e trace=fsync,syncfs,write -s 40 -o "$T_TMP/trace" \
+		"$WARDEN" run -q -- true </dev/null >/dev/null 2>"$T_TMP/trace.err" ||
+		skip "strace of warden failed here: $(tail -n 1 "$T_TMP/trace.err")"
+	TRACE=$(sed '/\.jsonl>, "{/q' "$T_TMP/trace")
+	grep -q '\.jsonl>, "{' <<<"$TRACE" || fatal "$1: no write of the log in the trace"
+	printf -- '--- trace to the first log line (%s)\n%s\n' "$1" "$TRACE"
+}
+
+test_checkpoint_store_durable() {
+	have strace || skip 'strace not installed'
+	printf 'one\n' >a.txt
+	printf 'two\n' >b.txt
+	strace_start 'two new files'
+	local h
+	for f in a.txt b.txt; do
+		h=$(sha256sum "$f" | cut -c1-64)
+		grep -qE "^fsync\([0-9]+<[^>]*/store/blobs/${h:0:2}/${h:2}>\) = 0" <<<"$TRACE" ||
+			fail "the blob of $f was not fsynced before session.start was logged"
+		grep -qE "^fsync\([0-9]+<[^>]*/store/blobs/${h:0:2}>\) = 0" <<<"$TRACE" ||
+			fail "the directory of $f's blob was not fsynced before session.start was logged"
+	done
+	grep -qE '^fsync\([0-9]+<[^>]*/store/manifests>\) = 0' <<<"$TRACE" ||
+		fail 'the manifests directory was not fsynced before session.start was logged'
+	# many new files: one syncfs
+	local i
+	for i in $(seq 1 80); do printf 'file %s\n' "$i" >"many$i"; done
+	strace_start '80 new files'
+	grep -qE '^syncfs\([0-9]+<[^>]*/store/blobs>\) = 0' <<<"$TRACE" ||
+		fail '80 new blobs: no syncfs of the store before session.start was logged'
+	grep -qE '^fsync\([0-9]+<[^>]*/store/manifests>\) = 0' <<<"$TRACE" ||
+		fail '80 new blobs: the manifests directory was not fsynced before session.start'
+	# the tree unchanged: nothing to sync
+	strace_start 'unchanged tree'
+	! grep -qE '^(fsync|syncfs)\([0-9]+<[^>]*/store/' <<<"$TRACE" ||
+		fail 'an unchanged tree synced the store (it costs every session start)'
+}
+
 # ---- --review: the workspace an overlay; apply or discard -------------------
 
 review_script='printf "rewritten\n" > VERSION; rm -rf src/d2; mkdir src/d2; echo n > src/d2/new;
