@@ -104,7 +104,7 @@ if [[ ! -f rootfs/.complete ]]; then
 	rm -rf rootfs
 	say "debootstrap (a few minutes)"
 	debootstrap --variant=minbase \
-		--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps \
+		--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps,git,strace \
 		bookworm rootfs http://deb.debian.org/debian >debootstrap.log 2>&1 ||
 		die "debootstrap failed: see $VMDIR/debootstrap.log"
 	rm -rf rootfs/var/cache/apt/archives/*.deb rootfs/usr/share/doc rootfs/usr/share/man rootfs/usr/share/locale
@@ -116,6 +116,10 @@ missing=$(for f in "$repo/build/warden" "$repo/build/tests/helpers/wprobe"; do
 done | sort -u | while read -r lib; do
 	[[ -e rootfs$lib || -e rootfs$(readlink -f "$lib") ]] || dpkg -S "$(readlink -f "$lib")" 2>/dev/null
 done | cut -d: -f1 | sort -u | tr '\n' ' ')
+# git and strace, which some tests use (a root made before they were listed)
+for tool in git strace; do
+	[[ -x rootfs/usr/bin/$tool ]] || missing+=" $tool"
+done
 if [[ -n ${missing// /} ]]; then
 	say "into the root: $missing"
 	chroot rootfs apt-get install -y --no-install-recommends $missing >/dev/null
