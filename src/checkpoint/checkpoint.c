@@ -121,48 +121,16 @@ json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
 	if (!cs->on)
 		return NULL;
 	struct werr e = { 0 };
-	struct manifest start;
-	struct review_result r = { 0 };
-	_cleanup_close_ int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_free_ char *dir = xstrdup(upper);
 	*strrchr(dir, '/') = '\0';
-	if (ufd < 0) {
-		werr_errno(&e, "review: %s", upper);
-	} else if (store_get_manifest(&cs->st, cs->start, &start, &e) == 0) {
-		if (review_collect(&cs->st, &start, ufd, protected, &r, &e) == 0 &&
-		    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) == 0) {
-			json_t *dropped = json_array(), *cleared = json_array();
-			for (size_t i = 0; i < r.dropped.n; i++)
-				json_array_append_new(dropped, json_string(r.dropped.v[i]));
-			for (size_t i = 0; i < r.cleared.n; i++)
-				json_array_append_new(cleared, json_string(r.cleared.v[i]));
-			for (size_t i = 0; i < r.dropped.n; i++)
-				wnote("review: %s was created in the session; it is left out of what "
-				      "`warden apply` writes (its configuration or hooks would run on "
-				      "your next command there)", r.dropped.v[i]);
-			for (size_t i = 0; i < r.cleared.n; i++)
-				wnote("review: %s got the setuid or setgid bit in the session; `warden "
-				      "apply` writes it without", r.cleared.v[i]);
-			json_t *f = json_pack("{s:s, s:b, s:I, s:o, s:o}", "manifest", r.hash, "review",
-					      true, "entries", (json_int_t)r.m.n, "dropped", dropped,
-					      "cleared", cleared);
-			manifest_free(&start);
-			review_result_free(&r);
-			closep(&ufd);
-			const char *sl = strrchr(dir, '/');
-			_cleanup_free_ char *pdir = xasprintf("%.*s", (int)(sl - dir), dir);
-			_cleanup_close_ int gfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (gfd < 0 || remove_tree_at(gfd, sl + 1) < 0)
-				wnote("review: could not remove %s: %s", dir, strerror(errno));
-			return f;
-		}
-		manifest_free(&start);
-		review_result_free(&r);
-	}
+	char hash[SHA256_HEX_LEN];
+	json_t *f = NULL;
+	if (review_record(&cs->st, cs->start, dir, protected, session, cs->ws, hash, &f, &e) == 0)
+		return f;
 	char buf[1200];
 	werr_str(&e, buf, sizeof buf);
-	wnote("review: the session's changes could not be recorded (%s); they are kept in %s", buf,
-	      upper);
+	wnote("review: the session's changes could not be recorded (%s); they are kept in %s "
+	      "(`warden apply` or `warden discard` takes them from there)", buf, upper);
 	return json_pack("{s:s, s:s}", "error", buf, "kept", upper);
 }
 
@@ -270,7 +238,16 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 	r->session = steal_ptr(&id);
 	r->workspace = xstrdup(ws);
 	take_hash(first, r->start, NULL);
-	r->review = json_is_true(json_object_get(json_object_get(first, "checkpoint"), "review"));
+	json_t *ck = json_object_get(first, "checkpoint");
+	r->review = json_is_true(json_object_get(ck, "review"));
+	size_t pi;
+	json_t *pv;
+	json_array_foreach(json_object_get(ck, "protected"), pi, pv)
+		if (json_is_string(pv))
+			strv_push(&r->protected, json_string_value(pv));
+	json_array_foreach(json_object_get(ck, "placeholders"), pi, pv)
+		if (json_is_string(pv))
+			strv_push(&r->placeholders, json_string_value(pv));
 	const char *lk = json_string_value(json_object_get(last, "event"));
 	if (lk && strcmp(lk, "session.end") == 0)
 		take_hash(last, r->end, &r->end_error);
@@ -288,5 +265,7 @@ void ckpt_record_free(struct ckpt_record *r)
 	free(r->session);
 	free(r->workspace);
 	free(r->end_error);
+	strv_free(&r->protected);
+	strv_free(&r->placeholders);
 	*r = (struct ckpt_record){ 0 };
 }

@@ -51,6 +51,8 @@ struct ckpt_record {
 	char end[SHA256_HEX_LEN];     /* "" when none was recorded at its end */
 	char *end_error;              /* why not, when the log says */
 	bool review;                  /* a --review session: end is what it would have left */
+	struct strv protected;        /* --review: the names its end leaves out when new */
+	struct strv placeholders;     /* --review: those it made in the workspace */
 };
 /* Find the session: `arg` an id or a unique prefix, or NULL for the newest
  * session with a checkpoint whose workspace is cwd or holds it (review_only:

@@ -193,6 +193,56 @@ out:
 	return ret;
 }
 
+int review_record(struct store *st, const char *start_hash, const char *dir,
+		  const struct strv *protected, const char *session, const char *ws,
+		  char out[SHA256_HEX_LEN], json_t **field, struct werr *e)
+{
+	_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
+	_cleanup_close_ int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ufd < 0)
+		return werr_errno(e, "review: %s", upper);
+	struct manifest start;
+	if (store_get_manifest(st, start_hash, &start, e) < 0)
+		return -1;
+	struct review_result r = { 0 };
+	int ret = review_collect(st, &start, ufd, protected, &r, e);
+	manifest_free(&start);
+	if (ret == 0)
+		ret = store_ref(st, session, "end", r.hash, ws, e);
+	if (ret < 0) {
+		review_result_free(&r);
+		return -1;
+	}
+	for (size_t i = 0; i < r.dropped.n; i++)
+		wnote("review: %s was created in the session; it is left out of what `warden apply` "
+		      "writes (its configuration or hooks would run on your next command there)",
+		      r.dropped.v[i]);
+	for (size_t i = 0; i < r.cleared.n; i++)
+		wnote("review: %s got the setuid or setgid bit in the session; `warden apply` writes "
+		      "it without", r.cleared.v[i]);
+	if (field) {
+		json_t *dropped = json_array(), *cleared = json_array();
+		for (size_t i = 0; i < r.dropped.n; i++)
+			json_array_append_new(dropped, json_string(r.dropped.v[i]));
+		for (size_t i = 0; i < r.cleared.n; i++)
+			json_array_append_new(cleared, json_string(r.cleared.v[i]));
+		*field = json_pack("{s:s, s:b, s:I, s:o, s:o}", "manifest", r.hash, "review", true,
+				   "entries", (json_int_t)r.m.n, "dropped", dropped, "cleared",
+				   cleared);
+	}
+	memcpy(out, r.hash, SHA256_HEX_LEN);
+	review_result_free(&r);
+	closep(&ufd);
+	/* recorded: the directory goes (a failure only noted: the changes
+	 * are safe in the store) */
+	const char *sl = strrchr(dir, '/');
+	_cleanup_free_ char *pdir = sl ? xasprintf("%.*s", (int)(sl - dir), dir) : xstrdup(".");
+	_cleanup_close_ int gfd = open(pdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0 || remove_tree_at(gfd, sl ? sl + 1 : dir) < 0)
+		wnote("review: could not remove %s: %s", dir, strerror(errno));
+	return 0;
+}
+
 void review_result_free(struct review_result *r)
 {
 	manifest_free(&r->m);

@@ -7,6 +7,8 @@
  * would quarantine is left out of it (a new .git, a new protected name),
  * and setuid/setgid bits of what was written are cleared. */
 #pragma once
+#include <jansson.h>
+
 #include "../common/err.h"
 #include "../common/util.h"
 #include "manifest.h"
@@ -24,3 +26,13 @@ struct review_result {
 int review_collect(struct store *st, const struct manifest *start, int upperfd,
 		   const struct strv *protected, struct review_result *r, struct werr *e);
 void review_result_free(struct review_result *r);
+
+/* A session's review directory dir (its upper/) read over its start
+ * manifest (start_hash), stored and referenced as the session's end (ws:
+ * its workspace), what was left out or cleared named on stderr, then dir
+ * removed. out gets the manifest's hash; *field (when field is not NULL)
+ * the checkpoint field of session.end: {"manifest": H, "review": true,
+ * "entries": N, "dropped": [...], "cleared": [...]}. */
+int review_record(struct store *st, const char *start_hash, const char *dir,
+		  const struct strv *protected, const char *session, const char *ws,
+		  char out[SHA256_HEX_LEN], json_t **field, struct werr *e);

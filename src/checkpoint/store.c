@@ -109,6 +109,7 @@ void store_close(struct store *st)
 	closep(&st->blobs_fd);
 	closep(&st->manifests_fd);
 	closep(&st->tmp_fd);
+	strv_free(&st->unsynced);
 	free(st->path);
 	st->path = NULL;
 }
@@ -229,21 +230,62 @@ int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e)
 		if (err != EEXIST)
 			return werr_set(e, err, "checkpoint store %s: storing a file", st->path);
 	}
+	/* (one stored by another session meanwhile too: it may not be synced
+	 * yet when our manifest names it) */
+	strv_push(&st->unsynced, name);
 	return 0;
 }
 
-/* Write text as dirfd/name, atomically (tmp/ then rename), mode. */
+static int fsync_at(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -1 : fsync(fd);
+}
+
+/* The blobs stored since the last manifest, on disk: each fsynced, then
+ * the directories their names went into (blobs/XX, and blobs for a new
+ * XX); past STORE_SYNC_EACH_MAX, one syncfs does it for all (on a first
+ * checkpoint of a large tree, much cheaper than a journal commit each). */
+static int sync_blobs(struct store *st, struct werr *e)
+{
+	if (!st->unsynced.n)
+		return 0;
+	if (st->unsynced.n > STORE_SYNC_EACH_MAX) {
+		if (syncfs(st->blobs_fd) < 0)
+			return werr_errno(e, "checkpoint store %s: syncing it to disk", st->path);
+		strv_free(&st->unsynced);
+		return 0;
+	}
+	_cleanup_strv_ struct strv dirs = { 0 };
+	for (size_t i = 0; i < st->unsynced.n; i++) {
+		const char *name = st->unsynced.v[i];
+		if (fsync_at(st->blobs_fd, name) < 0)
+			return werr_errno(e, "checkpoint store %s: syncing blobs/%s to disk", st->path,
+					  name);
+		_cleanup_free_ char *dir = xasprintf("%.2s", name);
+		if (!strv_contains(&dirs, dir))
+			strv_push(&dirs, dir);
+	}
+	for (size_t i = 0; i < dirs.n; i++)
+		if (fsync_at(st->blobs_fd, dirs.v[i]) < 0)
+			return werr_errno(e, "checkpoint store %s: syncing blobs/%s to disk", st->path,
+					  dirs.v[i]);
+	if (fsync(st->blobs_fd) < 0)
+		return werr_errno(e, "checkpoint store %s: syncing blobs to disk", st->path);
+	strv_free(&st->unsynced);
+	return 0;
+}
+
+/* Write text as dirfd/name, atomically (tmp/ then rename), mode; durable:
+ * the file fsynced before the rename, its directory after. */
 static int write_atomic(struct store *st, int dirfd, const char *name, const char *text,
-			size_t len, mode_t mode, bool replace, struct werr *e)
+			size_t len, mode_t mode, bool replace, bool durable, struct werr *e)
 {
 	_cleanup_free_ char *tmp = tmp_name("w");
 	_cleanup_close_ int fd = openat(st->tmp_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
 		return werr_errno(e, "checkpoint store %s: cannot write", st->path);
-	/* no fsync: it would cost every session start more than the rest of
-	 * the checkpoint; what a crash loses is found missing or refused by
-	 * its hash when read, never taken for the right bytes */
-	if (write_all(fd, text, len) < 0) {
+	if (write_all(fd, text, len) < 0 || (durable && fsync(fd) < 0)) {
 		int err = errno;
 		unlinkat(st->tmp_fd, tmp, 0);
 		return werr_set(e, err, "checkpoint store %s: writing %s", st->path, name);
@@ -256,18 +298,23 @@ static int write_atomic(struct store *st, int dirfd, const char *name, const cha
 		if (err != EEXIST)
 			return werr_set(e, err, "checkpoint store %s: writing %s", st->path, name);
 	}
+	if (durable && fsync(dirfd) < 0)
+		return werr_errno(e, "checkpoint store %s: syncing %s to disk", st->path, name);
 	return 0;
 }
 
 int store_put_manifest(struct store *st, const char *text, size_t len,
 		       char out[SHA256_HEX_LEN], struct werr *e)
 {
+	/* what it names on disk before it is */
+	if (sync_blobs(st, e) < 0)
+		return -1;
 	sha256_hex(text, len, out);
 	struct stat s;
 	if (fstatat(st->manifests_fd, out, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode) &&
 	    (size_t)s.st_size == len)
 		return 0; /* the same tree again: its manifest is there (verified when read) */
-	return write_atomic(st, st->manifests_fd, out, text, len, 0444, false, e);
+	return write_atomic(st, st->manifests_fd, out, text, len, 0444, false, true, e);
 }
 
 /* The whole of dirfd/name (a regular file, never through a symlink), at
@@ -345,7 +392,7 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 	sha256_hex(ws, strlen(ws), wsum);
 	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
 	_cleanup_free_ char *text = xasprintf("%s %s %lld\n", hash, wsum, (long long)time(NULL));
-	return write_atomic(st, st->fd, name, text, strlen(text), 0600, true, e);
+	return write_atomic(st, st->fd, name, text, strlen(text), 0600, true, false, e);
 }
 
 bool store_ref_exists(const struct store *st, const char *session, const char *kind)
@@ -355,6 +402,34 @@ bool store_ref_exists(const struct store *st, const char *session, const char *k
 	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
 	struct stat s;
 	return fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
+}
+
+/* "HASH WSHASH UNIXTIME", a reference's text: true with its fields */
+static bool ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
+		      long long *t)
+{
+	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && hash_ok(h) && hash_ok(w);
+}
+
+int store_ref_read(const struct store *st, const char *session, const char *kind,
+		   char out[SHA256_HEX_LEN])
+{
+	if (!ref_name_ok(session) || !ref_name_ok(kind)) {
+		errno = EINVAL;
+		return -1;
+	}
+	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
+	size_t len = 0;
+	_cleanup_free_ char *text = read_at(st->fd, name, 4096, &len);
+	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
+	long long t;
+	if (!ref_parse(text, h, w, &t)) {
+		if (text)
+			errno = EINVAL;
+		return -1;
+	}
+	memcpy(out, h, SHA256_HEX_LEN);
+	return 0;
 }
 
 int store_unref(struct store *st, const char *session, const char *kind, struct werr *e)
@@ -405,9 +480,9 @@ static int refs_list(struct store *st, struct ref **out, size_t *nout, struct we
 			continue;
 		size_t len = 0;
 		_cleanup_free_ char *text = read_at(dirfd(d), de->d_name, 4096, &len);
-		char h[65], w[65];
+		char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 		long long t;
-		if (!text || sscanf(text, "%64s %64s %lld", h, w, &t) != 3 || !hash_ok(h) || !hash_ok(w))
+		if (!ref_parse(text, h, w, &t))
 			continue;
 		if (*nout == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -735,7 +810,7 @@ int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr 
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
 	_cleanup_free_ char *name = xasprintf("cache/%s", wsum);
-	int r = write_atomic(st, st->fd, name, b.p ? b.p : "", b.n, 0600, true, e);
+	int r = write_atomic(st, st->fd, name, b.p ? b.p : "", b.n, 0600, true, false, e);
 	free(b.p);
 	free(order);
 	return r;

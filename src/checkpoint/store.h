@@ -9,9 +9,17 @@
  * Layout: blobs/XX/REST (0444), manifests/HASH (0444), cache/WSHASH,
  * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n"), tmp/, lock (flock: shared
  * while a checkpoint is taken, exclusive while unreferenced data goes),
- * gc-stamp (when that last happened: at most once an hour). Nothing is
- * fsynced: a crash may lose the newest checkpoint, which is then found
- * missing, or refused by its hash, when read. */
+ * gc-stamp (when that last happened: at most once an hour).
+ *
+ * Durability: a manifest is never handed out (its hash, which the caller
+ * then records in a session's log) before it and every blob stored since
+ * the previous one are on disk: store_put_manifest first syncs those blobs
+ * (each file fsynced, then the directories their names were made in; past
+ * STORE_SYNC_EACH_MAX of them, one syncfs of the store's file system
+ * instead), then writes the manifest, fsyncs it and its directory. The
+ * metadata cache and the references are not synced: a crash may lose the
+ * newest of them (a reference lost: that checkpoint is no longer kept; a
+ * cache entry lost: the file is read again). */
 #pragma once
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -26,7 +34,11 @@ struct store {
 	int lock_fd;
 	char *path;
 	int blobs_fd, manifests_fd, tmp_fd;
+	struct strv unsynced;   /* blobs stored since the last manifest ("XX/REST") */
 };
+
+/* Blobs synced one by one up to this many, with one syncfs beyond. */
+#define STORE_SYNC_EACH_MAX 64
 
 /* $XDG_DATA_HOME/warden/store (or ~/.local/share/warden/store); NULL when
  * neither is an absolute path. */
@@ -64,6 +76,9 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 /* Is refs/SESSION.KIND there? Remove it (a --review session discarded). */
 bool store_ref_exists(const struct store *st, const char *session, const char *kind);
 int store_unref(struct store *st, const char *session, const char *kind, struct werr *e);
+/* The manifest hash refs/SESSION.KIND names; -1 with errno (ENOENT: none). */
+int store_ref_read(const struct store *st, const char *session, const char *kind,
+		   char out[SHA256_HEX_LEN]);
 
 /* Retention for one workspace: the checkpoints of its sessions beyond the
  * newest keep, or older than keep_days, are dropped (never those of

@@ -157,6 +157,13 @@ static const struct cli_opt help_only_opts[] = {
 	{ 0 },
 };
 
+static const struct cli_opt discard_opts[] = {
+	{ "list", 'l', false, CLI_NONE, NULL, NULL,
+	  "list the review directories that killed --review sessions left" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
 static const struct cli_opt check_opts[] = {
 	{ "profile", 'p', true, CLI_FILE, "FILE", NULL, "a profile layered on the built-in default" },
 	{ "json", 'j', true, CLI_NONE, NULL, NULL, "print one JSON document instead of the table" },
@@ -211,8 +218,9 @@ const struct cli_cmd cli_commands[] = {
 	{ .name = "apply", .synopsis = "[SESSION] [--force] [--yes]",
 	  .summary = "write what a run --review session changed", .getopt_flags = "+",
 	  .opts = undo_opts, .operand = CLI_SESSION, .run = cmd_apply },
-	{ .name = "discard", .synopsis = "[SESSION]", .summary = "drop what a run --review session changed",
-	  .getopt_flags = "+", .opts = help_only_opts, .operand = CLI_SESSION, .run = cmd_discard },
+	{ .name = "discard", .synopsis = "[SESSION] | --list",
+	  .summary = "drop what a run --review session changed",
+	  .getopt_flags = "+", .opts = discard_opts, .operand = CLI_SESSION, .run = cmd_discard },
 	{ .name = "check", .synopsis = "[--profile FILE] [--json] [--compare]",
 	  .summary = "prove the sandbox holds (probes inside it)", .opts = check_opts, .run = cmd_check },
 	{ .name = "doctor", .synopsis = "[--profile FILE]",

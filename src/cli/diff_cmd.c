@@ -13,6 +13,7 @@
 #include "../audit/audit.h"
 #include "../checkpoint/changes.h"
 #include "../checkpoint/checkpoint.h"
+#include "../checkpoint/leftover.h"
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
 #include "../common/util.h"
@@ -135,6 +136,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	struct snap_opts o = { .st = &st, .ws = rec.workspace, .exclude = &m.exclude };
 	if (rec.review) {
+		/* a killed --review session: its review directory recorded now */
+		if (review_recover(&st, logdir, &rec, &e) < 0)
+			goto out_print;
 		if (!rec.end[0]) {
 			werr_set(&e, 0, "session %s (--review) recorded no changes%s%s", rec.session,
 				 rec.end_error ? ": " : "", rec.end_error ? rec.end_error : "");

@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "../audit/audit.h"
 #include "../checkpoint/changes.h"
 #include "../checkpoint/checkpoint.h"
+#include "../checkpoint/leftover.h"
 #include "../checkpoint/restore.h"
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
@@ -58,9 +58,14 @@ static const char apply_usage[] =
 
 static const char discard_usage[] =
 	"usage: warden discard [SESSION]\n"
+	"       warden discard --list\n"
 	"\n"
 	"Drop the changes of a session run with --review (the newest of the current\n"
-	"directory's workspace without SESSION). The workspace was never written.\n";
+	"directory's workspace without SESSION). The workspace was never written.\n"
+	"\n"
+	"A --review session that was killed leaves what it wrote in a review directory\n"
+	"under warden's state directory: `warden apply SESSION` records and writes it,\n"
+	"`warden discard SESSION` removes it, and --list names the ones that are left.\n";
 
 /* Paths both changed since the session's end (end -> now) and about to
  * change (now -> target). */
@@ -96,21 +101,6 @@ static bool confirm(void)
 	if (!fgets(buf, sizeof buf, stdin))
 		return false;
 	return buf[0] == 'y' || buf[0] == 'Y';
-}
-
-/* No session may run in the workspace meanwhile: the lock every session
- * holds shared (workspace_lock), taken exclusively. */
-static int lock_workspace(const char *logdir, const char *ws, struct werr *e)
-{
-	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
-	int fd = workspace_lock_open(ws, lockdir, e);
-	if (fd < 0)
-		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		return werr_set(e, 0, "a warden session is running in %s: undo when it has ended", ws);
-	}
-	return fd;
 }
 
 struct undo {
@@ -155,11 +145,14 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool 
 	if (apply && !u->rec.review)
 		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
 				"(warden undo brings back its checkpoint)", u->rec.session);
+	if (store_open(&u->st, storedir, true, e) < 0)
+		return -1;
+	/* a killed --review session: its review directory recorded now */
+	if (apply && review_recover(&u->st, logdir, &u->rec, e) < 0)
+		return -1;
 	if (apply && !u->rec.end[0])
 		return werr_set(e, 0, "session %s (--review) recorded no changes%s%s", u->rec.session,
 				u->rec.end_error ? ": " : "", u->rec.end_error ? u->rec.end_error : "");
-	if (store_open(&u->st, storedir, true, e) < 0)
-		return -1;
 	if (apply && !store_ref_exists(&u->st, u->rec.session, "end"))
 		return werr_set(e, 0, "session %s's changes were discarded", u->rec.session);
 	/* undo: toward the start, what the session left as the baseline;
@@ -169,7 +162,7 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool 
 	if (u->rec.end[0] &&
 	    store_get_manifest(&u->st, apply ? u->rec.start : u->rec.end, &u->end, e) < 0)
 		return -1;
-	u->lock_fd = lock_workspace(logdir, ws, e);
+	u->lock_fd = review_lock_workspace(logdir, ws, verb, e); /* no session meanwhile */
 	if (u->lock_fd < 0)
 		return -1;
 	_cleanup_close_ int wsfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -299,18 +292,113 @@ int cmd_apply(int argc, char **argv)
 	return undo_main(argc, argv, true);
 }
 
+static void store_closep(struct store *st)
+{
+	if (st->path)
+		store_close(st);
+}
+
+/* `warden discard --list`: the review directories left (leftover.h), each
+ * with its workspace, or why it has none. */
+static int discard_list(const char *logdir)
+{
+	_cleanup_strv_ struct strv ids = { 0 };
+	struct werr e = { 0 };
+	if (review_leftovers(logdir, &ids, &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
+	}
+	if (!ids.n) {
+		printf("no review directory is left in %s/review\n", logdir);
+		return 0;
+	}
+	printf("%zu review director%s left in %s/review (sessions run with --review that were "
+	       "killed, or whose changes could not be recorded):\n", ids.n,
+	       ids.n == 1 ? "y is" : "ies are", logdir);
+	for (size_t i = 0; i < ids.n; i++) {
+		struct ckpt_record rec = { 0 };
+		struct werr e2 = { 0 };
+		if (ckpt_find(logdir, ids.v[i], "/", true, &rec, &e2) < 0) {
+			printf("  %s  (%s)\n", ids.v[i], e2.msg);
+			continue;
+		}
+		int lock = review_lock_workspace(logdir, rec.workspace, "discard", &e2);
+		if (lock >= 0)
+			close(lock);
+		_cleanup_free_ char *shown = path_shown(rec.workspace);
+		printf("  %s  %s%s\n", rec.session, shown, lock < 0 ? "  (a session runs there)" : "");
+		ckpt_record_free(&rec);
+	}
+	printf("`warden apply SESSION` writes a session's changes, `warden discard SESSION` drops "
+	       "them\n");
+	return 0;
+}
+
+/* A note when review directories other than session's are left. */
+static void note_leftovers(const char *logdir, const char *session)
+{
+	_cleanup_strv_ struct strv ids = { 0 };
+	struct werr e = { 0 };
+	if (review_leftovers(logdir, &ids, &e) < 0)
+		return;
+	size_t n = ids.n - (session && strv_contains(&ids, session));
+	if (n)
+		wnote("%zu review director%s of other --review sessions that did not finish %s left: "
+		      "`warden discard --list` names them", n, n == 1 ? "y" : "ies",
+		      n == 1 ? "is" : "are");
+}
+
 /* `warden discard [SESSION]`: a --review session's changes dropped (its
  * reference in the store; the data goes with the next removal of what no
- * reference reaches). The workspace was never written. */
+ * reference reaches), and its review directory when a killed session left
+ * one. The workspace was never written. */
+static int discard_one(const char *logdir, const char *storedir, const char *cwd, const char *arg,
+		       struct werr *e)
+{
+	_cleanup_(ckpt_record_free) struct ckpt_record rec = { 0 };
+	if (ckpt_find(logdir, arg, cwd, true, &rec, e) < 0)
+		return -1;
+	if (!rec.review)
+		return werr_set(e, 0, "session %s was not run with --review: nothing to discard",
+				rec.session);
+	_cleanup_close_ int lock = review_lock_workspace(logdir, rec.workspace, "discard", e);
+	if (lock < 0)
+		return -1;
+	int removed = review_remove_dir(logdir, rec.session, e);
+	if (removed < 0)
+		return -1;
+	if (removed)
+		review_clear_placeholders(&rec);
+	_cleanup_(store_closep) struct store st = { .fd = -1 };
+	if (store_open(&st, storedir, false, e) < 0)
+		return -1;
+	bool had = store_ref_exists(&st, rec.session, "end");
+	if (had && store_unref(&st, rec.session, "end", e) < 0)
+		return -1;
+	if (!removed && !had)
+		return werr_set(e, 0, "session %s's changes were already discarded (or never "
+				"recorded)", rec.session);
+	_cleanup_free_ char *shown = path_shown(rec.workspace);
+	printf("discarded session %s's changes%s; %s was never written\n", rec.session,
+	       removed ? " (its review directory removed)" : "", shown);
+	note_leftovers(logdir, rec.session);
+	return 0;
+}
+
 int cmd_discard(int argc, char **argv)
 {
 	int c;
+	bool list = false;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "discard")) != -1) {
+		if (c == 'l') {
+			list = true;
+			continue;
+		}
 		fputs(discard_usage, c == 'h' ? stdout : stderr);
 		return c == 'h' ? 0 : 2;
 	}
-	if (argc - optind > 1) {
+	if (argc - optind > 1 || (list && argc - optind > 0)) {
 		fputs(discard_usage, stderr);
 		return 2;
 	}
@@ -320,30 +408,16 @@ int cmd_discard(int argc, char **argv)
 	_cleanup_free_ char *logdir = audit_dir(home);
 	_cleanup_free_ char *storedir = store_default_path(home);
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	struct ckpt_record rec = { 0 };
-	struct store st = { .fd = -1 };
-	int rc = EXIT_WARDEN;
 	if (!logdir || !storedir || !cwd) {
 		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
-	} else if (ckpt_find(logdir, arg, cwd, true, &rec, &e) == 0) {
-		if (!rec.review)
-			werr_set(&e, 0, "session %s was not run with --review: nothing to discard",
-				 rec.session);
-		else if (store_open(&st, storedir, false, &e) == 0) {
-			if (!store_ref_exists(&st, rec.session, "end")) {
-				werr_set(&e, 0, "session %s's changes were already discarded (or never "
-					 "recorded)", rec.session);
-			} else if (store_unref(&st, rec.session, "end", &e) == 0) {
-				printf("discarded session %s's changes; %s was never written\n",
-				       rec.session, rec.workspace);
-				rc = 0;
-			}
-		}
-	}
-	if (rc)
 		werr_print(&e);
-	if (st.path)
-		store_close(&st);
-	ckpt_record_free(&rec);
-	return rc;
+		return EXIT_WARDEN;
+	}
+	if (list)
+		return discard_list(logdir);
+	if (discard_one(logdir, storedir, cwd, arg, &e) < 0) {
+		werr_print(&e);
+		return EXIT_WARDEN;
+	}
+	return 0;
 }

@@ -284,6 +284,20 @@ int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
 		h->ws_tree = -1;
 		goto out;
 	}
+	/* --review: the overlay's upper and work directories, one tree (the
+	 * kernel wants both on one mount), idmapped like the workspace, so
+	 * what the agent writes there is stored as the workspace owner's */
+	if (s->review_upper) {
+		_cleanup_free_ char *dir = xstrdup(s->review_upper);
+		*strrchr(dir, '/') = '\0';
+		if ((h->review_tree = tree(&o, h, dir, MOUNT_RW_ATTRS, true, e)) < 0) {
+			if (h->review_tree == -2)
+				werr_set(e, ENOENT, "host identities: the review directory %s is gone",
+					 dir);
+			h->review_tree = -1;
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < h->npaths; i++) {
 		const struct policy_path *pp = &p->paths[i];
 		if (strcmp(pp->path, s->workspace) == 0)
@@ -330,6 +344,7 @@ static void closefd(int *fd)
 void hostid_close_trees(struct hostid *h)
 {
 	closefd(&h->ws_tree);
+	closefd(&h->review_tree);
 	for (size_t i = 0; h->path_trees && i < h->npaths; i++)
 		closefd(&h->path_trees[i]);
 	for (size_t i = 0; h->home_trees && i < h->nhome; i++)

@@ -40,6 +40,9 @@ struct hostid {
 	/* detached mount trees for init (O_CLOEXEC; init inherits them across
 	 * clone and moves them into place), -1 where none */
 	int ws_tree;           /* the workspace, idmapped to its owner */
+	int review_tree;       /* --review: the session's review directory
+				* (upper/ and work/, made the workspace
+				* owner's), idmapped like the workspace */
 	int *path_trees;       /* per policy path */
 	size_t npaths;
 	int *home_trees;       /* per agent state bind */
@@ -49,8 +52,8 @@ struct hostid {
 	int ca_fd;             /* the session's trust store, opened for reading */
 };
 
-#define HOSTID_NONE ((struct hostid){ .lock_fd = -1, .ws_tree = -1, .etc_tree = -1, \
-				      .self_tree = -1, .ca_fd = -1 })
+#define HOSTID_NONE ((struct hostid){ .lock_fd = -1, .ws_tree = -1, .review_tree = -1, \
+				      .etc_tree = -1, .self_tree = -1, .ca_fd = -1 })
 
 /* Does this session get one? Root of the host: euid 0 in the initial user
  * namespace (root of a user namespace of its own, `unshare -U -r`, holds

@@ -447,21 +447,34 @@ static int path_depth(const char *p)
 /* --review: the workspace as an overlay, the real tree its lower layer
  * (never written), the session's writes in the upper directory under
  * warden's log directory (userxattr: its whiteouts and opaque marks are
- * user.overlay.* attributes, as a user namespace allows). */
+ * user.overlay.* attributes, as a user namespace allows). As root, both
+ * come as the supervisor's idmapped trees (hostid.h), staged and named by
+ * their staging names (overlayfs takes idmapped layers since Linux 5.19;
+ * session.c refuses older kernels before anything starts). */
 static int review_overlay(const struct sandbox_spec *s, const char *lower, const char *dst,
 			  struct werr *e)
 {
-	char up[4200], work[4200];
-	snprintf(up, sizeof up, OLD "%s", s->review_upper);
-	snprintf(work, sizeof work, OLD "%s", s->review_work);
-	if (strpbrk(lower, ",:\\") || strpbrk(up, ",:\\") || strpbrk(work, ",:\\"))
-		return werr_set(e, 0, "--review: a path with ',', ':' or '\\' cannot be an overlay "
-				"layer");
-	_cleanup_free_ char *opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower,
-					      up, work);
+	_cleanup_free_ char *opts = NULL;
+	if (s->ids.active) {
+		if (s->ids.ws_tree < 0 || s->ids.review_tree < 0 ||
+		    !stage_tree(s->ids.ws_tree, "/review.lower") ||
+		    !stage_tree(s->ids.review_tree, "/review.layers"))
+			return werr_errno(e, "--review: staging the overlay's layers");
+		opts = xstrdup("lowerdir=review.lower,upperdir=review.layers/upper,"
+			       "workdir=review.layers/work,userxattr");
+	} else {
+		char up[4200], work[4200];
+		snprintf(up, sizeof up, OLD "%s", s->review_upper);
+		snprintf(work, sizeof work, OLD "%s", s->review_work);
+		if (strpbrk(lower, ",:\\") || strpbrk(up, ",:\\") || strpbrk(work, ",:\\"))
+			return werr_set(e, 0, "--review: a path with ',', ':' or '\\' cannot be an "
+					"overlay layer");
+		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower, up, work);
+	}
 	unsigned long flags = MS_NOSUID | MS_NODEV | (s->exec.strict ? MS_NOEXEC : 0);
 	if (mount("overlay", dst, "overlay", flags, opts) < 0)
-		return werr_errno(e, "--review: mounting the workspace's overlay");
+		return werr_errno(e, "--review: mounting the workspace's overlay%s", s->ids.active ?
+				  " on idmapped layers (as root)" : "");
 	return 0;
 }
 

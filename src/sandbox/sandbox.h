@@ -241,6 +241,12 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
  * alone with a note. workspace_cleanup does it too when this was
  * not called. */
 void workspace_remove_placeholders(struct ws_plan *plan);
+/* The placeholders a killed session left (rels, relative to the workspace
+ * wsfd, the plan's WS_PLACEHOLDER paths as its session.start recorded
+ * them), removed where each is still one (an empty directory of mode 01555,
+ * a socket entry of mode 0444); the caller holds the workspace's lock
+ * exclusively, so no session has them mounted. */
+void workspace_remove_stale_placeholders(int wsfd, const struct strv *rels);
 void workspace_cleanup(struct ws_plan *plan);
 
 /* etc.c: the curated /etc. etc_populate fills dirfd with it from the host

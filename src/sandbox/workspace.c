@@ -975,6 +975,25 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		      (unsigned)(root.st_mode & 07777), strerror(errno));
 }
 
+void workspace_remove_stale_placeholders(int wsfd, const struct strv *rels)
+{
+	for (size_t i = 0; i < rels->n; i++) {
+		const char *rel = rels->v[i];
+		const char *sl = strrchr(rel, '/');
+		_cleanup_free_ char *parent = sl ? xasprintf("%.*s", (int)(sl - rel), rel) : NULL;
+		_cleanup_close_ int pfd = parent ? open_beneath(wsfd, parent, O_RDONLY | O_DIRECTORY, 0)
+						 : fcntl(wsfd, F_DUPFD_CLOEXEC, 0);
+		const char *name = sl ? sl + 1 : rel;
+		struct stat st;
+		if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !is_placeholder(&st))
+			continue;
+		if (unlinkat(pfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 &&
+		    errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+			wnote("could not remove the placeholder %s left by a killed session: %s", rel,
+			      strerror(errno));
+	}
+}
+
 int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e)
 {
 	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)

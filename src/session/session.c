@@ -20,6 +20,7 @@
 #include "../audit/audit.h"
 #include "../audit/journald.h"
 #include "../checkpoint/checkpoint.h"
+#include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
 #include "../detect/detect.h"
 #include "../policy/exec_rules.h"
@@ -420,24 +421,46 @@ static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *
 
 /* --review: the overlay's upper and work directories, under the log
  * directory (out of every sandbox's reach, on one file system), the upper
- * one with the workspace's mode (it is the overlay's root). */
-static int review_prepare(const struct policy *pol, struct sandbox_spec *s, const char *session,
-			  struct werr *e)
+ * one with the workspace's mode (it is the overlay's root). As root, the
+ * session's review directory and both in it are the workspace owner's:
+ * the sandbox reaches them through a tree idmapped like the workspace's
+ * (hostid.h), so what the agent writes is stored as the owner's; the
+ * review/ directory above stays root's, closed to others. Overlayfs takes
+ * idmapped layers since Linux 5.19: an older kernel is refused here. */
+static int review_prepare(const struct policy *pol, const struct kernel_features *kf,
+			  struct sandbox_spec *s, const char *session, struct werr *e)
 {
 	if (pol->checkpoint.off)
 		return werr_set(e, 0, "--review needs the workspace's checkpoint (the profile says "
 				"`checkpoint off`)");
-	if (hostid_wanted())
-		return werr_set(e, 0, "--review is not available as root yet");
+	unsigned major = 0, minor = 0;
+	if (s->ids.active && (sscanf(kf->release, "%u.%u", &major, &minor) != 2 ||
+			      major < 5 || (major == 5 && minor < 19)))
+		return werr_set(e, 0, "--review as root needs Linux 5.19 or later (overlayfs on the "
+				"idmapped mounts a root session shows the workspace through); this "
+				"kernel is %s. Run it as the workspace's owner instead", kf->release);
 	struct stat st;
 	if (fstat(s->plan.ws_fd, &st) < 0)
 		return werr_errno(e, "--review: the workspace");
-	_cleanup_free_ char *dir = xasprintf("%s/review/%s", s->logdir, session);
+	_cleanup_strv_ struct strv left = { 0 };
+	if (review_leftovers(s->logdir, &left, e) < 0)
+		return -1;
+	if (left.n)
+		wnote("review: %zu review director%s of other --review sessions %s in %s/review "
+		      "(running, or killed: `warden discard --list` names them)", left.n,
+		      left.n == 1 ? "y" : "ies", left.n == 1 ? "is" : "are", s->logdir);
+	_cleanup_free_ char *dir = review_dir(s->logdir, session);
 	s->review_upper = xasprintf("%s/upper", dir);
 	s->review_work = xasprintf("%s/work", dir);
 	if (mkdir_p(dir, 0700, NULL) < 0 || mkdir(s->review_upper, 0700) < 0 ||
-	    mkdir(s->review_work, 0700) < 0 || chmod(s->review_upper, st.st_mode & 07777) < 0)
+	    mkdir(s->review_work, 0700) < 0)
 		return werr_errno(e, "--review: making %s", dir);
+	if (s->ids.active && (chown(dir, st.st_uid, st.st_gid) < 0 ||
+			      chown(s->review_upper, st.st_uid, st.st_gid) < 0 ||
+			      chown(s->review_work, st.st_uid, st.st_gid) < 0))
+		return werr_errno(e, "--review: giving %s to the workspace's owner", dir);
+	if (chmod(s->review_upper, st.st_mode & 07777) < 0)
+		return werr_errno(e, "--review: %s", s->review_upper);
 	return 0;
 }
 
@@ -509,13 +532,26 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	 * it; without its checkpoint (unless `checkpoint off`) no session. */
 	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
 	json_t *ckfield = NULL;
-	if (o->review && review_prepare(pol, s, session, e) < 0)
+	if (o->review && review_prepare(pol, &kf, s, session, e) < 0)
 		return -1;
 	if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session, &ckfield,
 			       e) < 0)
 		return -1;
-	if (o->review)
+	if (o->review) {
+		/* and what its end leaves out when new, and the placeholders
+		 * it makes in the workspace: read again from here should the
+		 * session be killed (leftover.h) */
+		json_t *prot = json_array();
+		for (size_t i = 0; i < s->plan.names.n; i++)
+			json_array_append_new(prot, json_string(s->plan.names.v[i]));
+		json_t *ph = json_array();
+		for (size_t i = 0; i < s->plan.n; i++)
+			if (s->plan.m[i].kind == WS_PLACEHOLDER)
+				json_array_append_new(ph, json_string(s->plan.m[i].rel));
 		json_object_set_new(ckfield, "review", json_true());
+		json_object_set_new(ckfield, "protected", prot);
+		json_object_set_new(ckfield, "placeholders", ph);
+	}
 	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, *log, e) < 0)
 		return -1;
 

@@ -263,13 +263,54 @@ test_checkpoint_unchanged_tree_is_cheap() {
 		fail 'unchanged content stored again'
 }
 
+# The store's durability, watched from outside (strace of warden itself, not
+# of the sandbox): before the log's first line (session.start, which names
+# the manifest) the new blobs are fsynced (a few: each, then its directory;
+# many: one syncfs), then the manifest's directory.
+strace_start() { # LABEL: trace one `warden run -- true`; sets TRACE (the lines up to the log's first write)
+	strace -y -qq -e trace=fsync,syncfs,write -s 40 -o "$T_TMP/trace" \
+		"$WARDEN" run -q -- true </dev/null >/dev/null 2>"$T_TMP/trace.err" ||
+		skip "strace of warden failed here: $(tail -n 1 "$T_TMP/trace.err")"
+	TRACE=$(sed '/\.jsonl>, "{/q' "$T_TMP/trace")
+	grep -q '\.jsonl>, "{' <<<"$TRACE" || fatal "$1: no write of the log in the trace"
+	printf -- '--- trace to the first log line (%s)\n%s\n' "$1" "$TRACE"
+}
+
+test_checkpoint_store_durable() {
+	have strace || skip 'strace not installed'
+	printf 'one\n' >a.txt
+	printf 'two\n' >b.txt
+	strace_start 'two new files'
+	local h
+	for f in a.txt b.txt; do
+		h=$(sha256sum "$f" | cut -c1-64)
+		grep -qE "^fsync\([0-9]+<[^>]*/store/blobs/${h:0:2}/${h:2}>\) = 0" <<<"$TRACE" ||
+			fail "the blob of $f was not fsynced before session.start was logged"
+		grep -qE "^fsync\([0-9]+<[^>]*/store/blobs/${h:0:2}>\) = 0" <<<"$TRACE" ||
+			fail "the directory of $f's blob was not fsynced before session.start was logged"
+	done
+	grep -qE '^fsync\([0-9]+<[^>]*/store/manifests>\) = 0' <<<"$TRACE" ||
+		fail 'the manifests directory was not fsynced before session.start was logged'
+	# many new files: one syncfs
+	local i
+	for i in $(seq 1 80); do printf 'file %s\n' "$i" >"many$i"; done
+	strace_start '80 new files'
+	grep -qE '^syncfs\([0-9]+<[^>]*/store/blobs>\) = 0' <<<"$TRACE" ||
+		fail '80 new blobs: no syncfs of the store before session.start was logged'
+	grep -qE '^fsync\([0-9]+<[^>]*/store/manifests>\) = 0' <<<"$TRACE" ||
+		fail '80 new blobs: the manifests directory was not fsynced before session.start'
+	# the tree unchanged: nothing to sync
+	strace_start 'unchanged tree'
+	! grep -qE '^(fsync|syncfs)\([0-9]+<[^>]*/store/' <<<"$TRACE" ||
+		fail 'an unchanged tree synced the store (it costs every session start)'
+}
+
 # ---- --review: the workspace an overlay; apply or discard -------------------
 
 review_script='printf "rewritten\n" > VERSION; rm -rf src/d2; mkdir src/d2; echo n > src/d2/new;
 	rm link; echo x > added; chmod 700 run.sh; rm -rf closed; git rm -q --cached VERSION; echo done'
 
 test_checkpoint_review_discard() {
-	is_root && skip '--review is not available as root yet'
 	make_repo
 	local h0
 	h0=$(tree_hash "$WS")
@@ -296,7 +337,6 @@ test_checkpoint_review_discard() {
 }
 
 test_checkpoint_review_apply_equals_live() {
-	is_root && skip '--review is not available as root yet'
 	make_repo
 	local h0 live
 	h0=$(tree_hash "$WS")
@@ -319,7 +359,6 @@ test_checkpoint_review_apply_equals_live() {
 }
 
 test_checkpoint_review_apply_refuses_later_changes() {
-	is_root && skip '--review is not available as root yet'
 	printf 'before\n' >a.txt
 	wsh 'echo agent > a.txt' --review
 	assert_rc 0
@@ -331,4 +370,129 @@ test_checkpoint_review_apply_refuses_later_changes() {
 	wardenc apply --yes --force
 	assert_rc 0 'apply --force'
 	assert_host_file "$WS/a.txt" agent
+}
+
+# As root the sandbox sees the workspace through a mount idmapped to its
+# owner (hostid.h); the review overlay's layers are idmapped the same way,
+# so what the agent writes belongs to the workspace's owner, in the upper
+# directory and after `warden apply`.
+test_checkpoint_review_owner_root() {
+	is_root || skip 'root runs the sandbox under a host identity of its own'
+	mkdir -p sub
+	echo a >f.txt
+	echo b >sub/g.txt
+	chown -R 4321:4321 "$WS"
+	local h0
+	h0=$(tree_hash "$WS")
+	wsh 'echo new > n.txt; mkdir d; echo x > d/y; echo A > f.txt; rm sub/g.txt; ln -s f.txt l; stat -c "inside %u" n.txt' --review
+	assert_rc 0 'the --review session as root'
+	assert_out_has 'inside 1000' 'what the agent writes is its own inside'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'a --review session as root wrote to the workspace'
+	wardenc apply --yes
+	assert_rc 0 'apply as root'
+	assert_host_file "$WS/f.txt" A
+	assert_host_file "$WS/d/y" x
+	assert_host_absent "$WS/sub/g.txt"
+	local p
+	for p in n.txt d d/y f.txt l; do
+		[[ $(stat -c %u:%g "$WS/$p" 2>/dev/null) == 4321:4321 ]] ||
+			fail "$p was applied owned by $(stat -c %u:%g "$WS/$p" 2>/dev/null), not the workspace's owner 4321:4321"
+	done
+}
+
+# A kernel whose overlayfs cannot stack on idmapped mounts (before 5.19):
+# --review as root is refused by name, never run on weaker terms. The
+# release is made to read 2.6.x (setarch --uname-2.6).
+test_checkpoint_review_root_old_kernel() {
+	is_root || skip 'only a root session shows the workspace through idmapped mounts'
+	have setarch || skip 'setarch not installed'
+	setarch "$(uname -m)" --uname-2.6 true 2>/dev/null || skip 'setarch --uname-2.6 refused here'
+	echo a >f.txt
+	timeout -k 5 "$WARDEN_TIMEOUT" setarch "$(uname -m)" --uname-2.6 "$WARDEN" run --review -- \
+		sh -c 'echo ran; echo b > f.txt' </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out")
+	ERR=$(<"$T_TMP/.err")
+	assert_rc 125 '--review as root on a kernel reading 2.6'
+	assert_err_match 'needs Linux 5\.19 or later \(overlayfs on the idmapped mounts'
+	assert_out_lacks ran 'the command ran anyway'
+	assert_host_file "$WS/f.txt" a
+	[[ -z $(ls "$HOME/.local/state/warden/review" 2>/dev/null) ]] ||
+		fail 'the refused session left a review directory'
+}
+
+# kill_review OUTFILE SCRIPT: a --review session running SCRIPT, then a
+# SIGKILL to warden's process group once SCRIPT printed "written"; waits
+# until warden is gone. Sets LEFT: the review directory it left.
+kill_review() {
+	warden_bg "$1" --review -- sh -c "$2; echo written; exec sleep 600"
+	wait_for "$1" '^written' 30 || fatal "the --review session did not start: $(cat "$1.err")"
+	kill -KILL -- "-$TPID" 2>/dev/null || kill -KILL "$WPID"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$WPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	LEFT=$(ls "$HOME/.local/state/warden/review" 2>/dev/null)
+	[[ -n $LEFT && -d $HOME/.local/state/warden/review/$LEFT/upper ]] ||
+		fatal 'the killed --review session left no review directory'
+}
+
+test_checkpoint_review_killed_apply() {
+	printf 'before\n' >a.txt
+	printf 'gone\n' >b.txt
+	mkdir -p keep
+	is_root && chown -R 4321:4321 "$WS"
+	kill_review "$T_TMP/k.out" 'echo agent > a.txt; rm b.txt; echo new > keep/c.txt; mkdir -p sub/.git'
+	# (its placeholders for protected names stay until apply or discard)
+	assert_host_file "$WS/a.txt" before 'the killed --review session wrote to the workspace'
+	assert_host_file "$WS/b.txt" gone 'the killed --review session wrote to the workspace'
+	assert_host_absent "$WS/keep/c.txt" 'the killed --review session wrote to the workspace'
+	if is_root; then
+		[[ $(stat -c %u "$HOME/.local/state/warden/review/$LEFT/upper/keep/c.txt") == 4321 ]] ||
+			fail 'what the agent wrote is not the workspace owner'"'"'s in the upper directory'
+	fi
+	wardenc discard --list
+	assert_rc 0 'discard --list'
+	assert_out_match "^  $LEFT  " 'the left review directory listed'
+	wardenc diff --list
+	assert_rc 1 'diff of the killed --review session'
+	assert_out_line '  modified  a.txt'
+	assert_out_line '  removed   b.txt'
+	assert_out_line '  added     keep/c.txt'
+	assert_out_lacks 'sub/.git'
+	assert_err_match 'ended without recording its changes'
+	wardenc apply --yes
+	assert_rc 0 'apply of the killed --review session'
+	assert_host_file "$WS/a.txt" agent
+	assert_host_absent "$WS/b.txt"
+	assert_host_file "$WS/keep/c.txt" new
+	assert_host_absent "$WS/sub/.git"
+	if is_root; then
+		[[ $(stat -c %u:%g "$WS/keep/c.txt") == 4321:4321 ]] ||
+			fail 'apply as root wrote keep/c.txt not owned by the workspace owner'
+	fi
+	[[ ! -e $HOME/.local/state/warden/review/$LEFT ]] || fail 'the review directory is still there'
+	[[ -z $(find "$WS" -perm 1555 -o -type s) ]] || fail "placeholders left: $(find "$WS" -perm 1555 -o -type s)"
+	wardenc discard --list
+	assert_out_has 'no review directory is left'
+}
+
+test_checkpoint_review_killed_discard() {
+	printf 'before\n' >a.txt
+	local h0
+	h0=$(tree_hash "$WS")
+	kill_review "$T_TMP/k.out" 'echo agent > a.txt; echo new > c.txt'
+	# a later --review session names what is left
+	wsh 'true' --review
+	assert_rc 0
+	assert_err_match 'review director(y|ies) of other --review sessions'
+	wardenc discard "$LEFT"
+	assert_rc 0 'discard of the killed session'
+	assert_out_has 'review directory removed'
+	[[ ! -e $HOME/.local/state/warden/review/$LEFT ]] || fail 'discard left the review directory'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'discard changed the workspace'
+	wardenc apply --yes "$LEFT"
+	assert_rc 125 'apply after discard'
+	assert_err_match 'recorded no changes|discarded'
 }

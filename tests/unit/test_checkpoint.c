@@ -272,6 +272,18 @@ static void test_snapshot_restore(void)
 	CHECK(store_ref(&st, "s4", "start", r2.hash, ws, &e) == 0);
 	CHECK(store_ref(&st, "s5", "start", r2.hash, ws, &e) == 0);
 	CHECK(store_ref(&st, "../x", "start", r2.hash, ws, &e) < 0);
+	/* a reference read back (a killed --review session's end: leftover.h) */
+	{
+		char got[SHA256_HEX_LEN] = "";
+		CHECK(store_ref_read(&st, "s2", "start", got) == 0 && strcmp(got, r1.hash) == 0);
+		CHECK(store_ref_read(&st, "s9", "start", got) < 0 && errno == ENOENT);
+		CHECK(store_ref_read(&st, "../s2", "start", got) < 0 && errno == EINVAL);
+		write_at("store/refs/s8.end", "not a hash\n", 0600);
+		CHECK(store_ref_read(&st, "s8", "end", got) < 0 && errno == EINVAL);
+		char *bad = xasprintf("%s/refs/s8.end", sp);
+		unlink(bad);
+		free(bad);
+	}
 	CHECK(store_prune(&st, ws, "s5", 2, 30, &e) == 3);
 	char *rp = xasprintf("%s/refs/s2.start", sp);
 	CHECK(access(rp, F_OK) < 0);

@@ -32,11 +32,16 @@
 #                       [--smp N] [--timeout S] [--wait-ms MS] [--fresh] [--shell]
 #                       [--lsm LIST]   (the guest's lsm=; without bpf: the same
 #                                       tests with warden's own enforcement)
+#                       [--ext4-tmp MB] (the guest's /tmp an ext4 file system of
+#                                       MB on a loop device, overlayfs loaded:
+#                                       for root's idmapped mounts, which tmpfs
+#                                       takes only from 6.3, and --review;
+#                                       e.g. --only checkpoint_review --ext4-tmp 1024)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VMDIR=${VMDIR:-/var/tmp/warden-bpf-vm}
-only=bpfexec bench= bench_execs=500 mem=4096 smp=2 timeout=3600 fresh= shell= wait_ms= lsm=lockdown,capability,landlock,bpf
+only=bpfexec bench= bench_execs=500 mem=4096 smp=2 timeout=3600 fresh= shell= wait_ms= lsm=lockdown,capability,landlock,bpf ext4_tmp=
 while (($#)); do
 	case $1 in
 	--only) only=${2:?}; shift 2 ;;
@@ -49,7 +54,8 @@ while (($#)); do
 	--shell) shell=1; shift ;;
 	--wait-ms) wait_ms=${2:?}; shift 2 ;;
 	--lsm) lsm=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--ext4-tmp) ext4_tmp=${2:?}; shift 2 ;;
+	-h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bpf-lsm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -98,7 +104,7 @@ if [[ ! -f rootfs/.complete ]]; then
 	rm -rf rootfs
 	say "debootstrap (a few minutes)"
 	debootstrap --variant=minbase \
-		--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps \
+		--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps,git,strace \
 		bookworm rootfs http://deb.debian.org/debian >debootstrap.log 2>&1 ||
 		die "debootstrap failed: see $VMDIR/debootstrap.log"
 	rm -rf rootfs/var/cache/apt/archives/*.deb rootfs/usr/share/doc rootfs/usr/share/man rootfs/usr/share/locale
@@ -110,9 +116,28 @@ missing=$(for f in "$repo/build/warden" "$repo/build/tests/helpers/wprobe"; do
 done | sort -u | while read -r lib; do
 	[[ -e rootfs$lib || -e rootfs$(readlink -f "$lib") ]] || dpkg -S "$(readlink -f "$lib")" 2>/dev/null
 done | cut -d: -f1 | sort -u | tr '\n' ' ')
+# git and strace, which some tests use (a root made before they were listed)
+for tool in git strace; do
+	[[ -x rootfs/usr/bin/$tool ]] || missing+=" $tool"
+done
 if [[ -n ${missing// /} ]]; then
 	say "into the root: $missing"
 	chroot rootfs apt-get install -y --no-install-recommends $missing >/dev/null
+fi
+
+# --ext4-tmp: the modules for overlayfs, loop and ext4 (the kernel's
+# package builds them as modules) into the root, with their dependencies
+kver=$(basename "$(ls -d kernel/lib/modules/*/ | head -n 1)")
+if [[ -n $ext4_tmp && ! -f rootfs/lib/modules/$kver/modules.dep ]]; then
+	say "modules of $kver into the root (overlay, loop, ext4)"
+	src=kernel/lib/modules/$kver dst=rootfs/lib/modules/$kver
+	mkdir -p "$dst/kernel"
+	cp "$src"/modules.builtin "$src"/modules.builtin.modinfo "$src"/modules.order "$dst/"
+	for sub in fs/overlayfs fs/ext4 fs/jbd2 fs/mbcache.ko drivers/block/loop.ko lib crypto arch; do
+		mkdir -p "$dst/kernel/$(dirname "$sub")"
+		cp -a "$src/kernel/$sub" "$dst/kernel/$(dirname "$sub")/"
+	done
+	chroot rootfs depmod "$kver" || die "depmod in the root failed"
 fi
 
 accel=tcg
@@ -160,6 +185,15 @@ mount -t securityfs securityfs /sys/kernel/security
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t tmpfs tmp /tmp
+if [ -n '$ext4_tmp' ]; then
+	modprobe -a overlay loop ext4 || echo "=== modprobe failed"
+	mkdir -p /var/lib/ext4tmp && mount -t tmpfs ext4img /var/lib/ext4tmp
+	truncate -s ${ext4_tmp:-0}M /var/lib/ext4tmp/tmp.img &&
+		mkfs.ext4 -q /var/lib/ext4tmp/tmp.img &&
+		mount -o loop /var/lib/ext4tmp/tmp.img /tmp && chmod 1777 /tmp ||
+		echo "=== /tmp on ext4 failed"
+	echo "=== /tmp: \$(stat -f -c %T /tmp)"
+fi
 mount -t tmpfs run /run
 echo "+cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 hostname warden-vm
