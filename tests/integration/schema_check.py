@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """schema_check.py - validate JSON Lines files against a JSON Schema
 (draft 2020-12): every line of every file must be a JSON value the schema
-accepts. Prints one line per failure (FILE:LINE: what), then, on stdout,
+accepts ("format" checked too: ipv4, ipv6, ...). Prints one line per failure (FILE:LINE: what), then, on stdout,
 "kinds: K1 K2 ..." (the sorted values of the key --kinds-of names, when
 given) so a test can check what it covered. Exit 0 when all lines pass,
 1 when one does not, 2 when it cannot run (no jsonschema, a bad schema).
@@ -25,7 +25,7 @@ def main(argv):
         schema = json.load(f)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    v = cls(schema)
+    v = cls(schema, format_checker=jsonschema.FormatChecker())
     args = argv[2:]
     key = None
     if len(args) >= 2 and args[0] == "--kinds-of":
