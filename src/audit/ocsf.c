@@ -172,6 +172,8 @@ static json_t *network_activity(json_t *ev, const struct ocsf_ctx *c)
 		if (has_int(ev, "port", &port) && port >= 0 && port <= 65535)
 			json_object_set_new(dst, "port", json_integer(port));
 	}
+	if (json_object_size(dst) == 0) /* a Landlock refusal that named no address */
+		set_str(dst, "name", method ? method : "unknown");
 	json_object_set_new(o, "dst_endpoint", dst);
 	json_object_set_new(o, "src_endpoint", json_pack("{s:s}", "name", "warden sandbox"));
 	/* direction_id 2: Outbound */

@@ -599,7 +599,7 @@ static int export_session(struct export *ex, int dfd, const char *dir, const cha
 	struct audit_reader r;
 	audit_reader_init(&r, fd);
 	struct audit_line l;
-	int got, rc = 0;
+	int got = 0, rc = 0;
 	while (ch.lines < lines && (got = audit_reader_next(&r, &l, true, e)) == 1) {
 		json_t *ev;
 		bool ok = audit_chain_feed(&ch, &l, &ev) && ev && !ch.pending;
@@ -687,8 +687,9 @@ static int log_export(int argc, char **argv)
 			fprintf(stderr, "warden: %s: line %lu: %s: the chain is broken, nothing exported "
 				"(see `warden log verify %s`)\n", ids[i], ch.broken, ch.why, ids[i]);
 			rc = 1;
+		} else {
+			lines[i] = ch.lines;
 		}
-		lines[i] = ch.lines;
 	}
 	char host[256] = "";
 	if (gethostname(host, sizeof host - 1) == 0)

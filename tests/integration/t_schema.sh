@@ -12,12 +12,15 @@
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
 SC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the tree's doc/, or a copy beside integration/ (scripts/test's
+# unprivileged run copies it there)
 SC_SCHEMA=$SC_DIR/../../doc/schema/events-v1.json
+[[ -f $SC_SCHEMA ]] || SC_SCHEMA=$SC_DIR/../doc/schema/events-v1.json
 
 sc_need() {
 	have python3 || skip 'python3 is not installed'
 	python3 -c 'import jsonschema' 2>/dev/null || skip 'python3-jsonschema is not installed (scripts/deps)'
-	[[ -f $SC_SCHEMA ]] || fatal "no schema at $SC_SCHEMA"
+	[[ -f $SC_SCHEMA ]] || fatal "no schema at $SC_DIR/../../doc/schema/events-v1.json nor beside integration/"
 }
 
 # sc_validate: every line of every log of this test's HOME; sets SC_KINDS
