@@ -3,7 +3,8 @@
 # connections refused, connections through the proxy allowed and refused,
 # file events, refused syscalls, alerts, the risk score, the detector's
 # freeze and a kill on request, a question answered, a limit reached, a
-# signal passed on, session.start and session.end) and every line of every
+# signal passed on, tool calls a hook reported, session.start and
+# session.end) and every line of every
 # log they wrote validated against the schema, which describes each kind's
 # fields and no more: a field or a kind it does not know fails the test.
 # shellcheck shell=bash
@@ -106,13 +107,29 @@ sc_session_signal() {
 	wait "$TPID"
 }
 
+# tool calls an agent's hook reports: one a `tool deny` rule refuses, one
+# allowed, and its post report
+sc_session_tool() {
+	printf 'tool deny Bash rm -rf *\n' >"$T_TMP/tool.profile"
+	local ev cmd id
+	local n=0
+	for ev in 'PreToolUse|rm -rf /tmp/victim|toolu_1' 'PreToolUse|ls -la|toolu_2' 'PostToolUse|ls -la|toolu_2'; do
+		IFS='|' read -r ev cmd id <<<"$ev"
+		n=$((n + 1))
+		printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"%s"}\n' \
+			"$WS" "$ev" "$cmd" "$id" >"$WS/hook.$n.json"
+	done
+	wsh 'for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done' --profile "$T_TMP/tool.profile"
+}
+
 test_schema_real_logs() {
 	sc_need
+	sc_session_tool
 	sc_session_freeze_kill
 	sc_session_net_files_limit
 	sc_session_signal
 	sc_validate
-	sc_covers session.start session.end exec net file syscall alert risk action approval limit signal
+	sc_covers session.start session.end exec net file syscall alert risk action approval limit signal tool
 	# the shapes of net the sessions made: refused directly, allowed and
 	# refused by the proxy
 	local logs=("$HOME/.local/state/warden/"*.jsonl)
