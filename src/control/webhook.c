@@ -1,39 +1,32 @@
 /* webhook.c - the webhook channel (webhook.h): the URL read once, a body
- * per question queued for the workers, each delivery a blocking walk with
- * one deadline (name lookup, a nonblocking connect and the TLS handshake,
- * the request, the status line), every wait a poll that also watches the
- * stop eventfd; the outcomes collected on the loop and the failures made
+ * per question queued for the workers, each delivery one post_once
+ * (src/net/post.h: a blocking walk with one deadline, every wait a poll
+ * that also watches the stop eventfd); the outcomes collected on the loop and the failures made
  * alerts. The part the workers share (the queue, the outcome list, the
  * URL, the TLS context, the eventfds) is a reference-counted hub. */
 #include "webhook.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include "../common/util.h"
 #include "../net/tls.h"
-#include "config.h"
 #include "control.h"
 
 #define WEBHOOK_STOP_WAIT_MS 2000
 
 unsigned webhook_deadline_ms = WEBHOOK_DEADLINE_S * 1000;
 
-/* ---- the URL, the body, the status line (pure) ---- */
+/* ---- the URL, the body (pure) ---- */
 
 int webhook_url_parse(const char *url, struct post_url *u, struct werr *e)
 {
@@ -64,7 +57,6 @@ char *webhook_body(const struct question *q, const char *session, size_t *len)
 	}
 	return NULL;
 }
-
 
 /* ---- the hub the workers share ---- */
 
