@@ -143,7 +143,8 @@ test_schema_real_logs() {
 
 # The test above can fail: a field the schema does not describe, a kind it
 # does not know, a field of the wrong type, a header missing are each a
-# failure of the validator.
+# failure of the validator. And a log of another format version is not
+# taken for this one.
 test_schema_refuses_unknown() {
 	sc_need
 	wrun -- true
@@ -164,4 +165,9 @@ test_schema_refuses_unknown() {
 			fail "the schema accepts an altered line $i: $(excerpt "$bad")"
 		fi
 	done
+	# a version this warden does not know: warden log verify refuses it
+	sed -i '1s/^{"v":1,/{"v":2,/' "$log"
+	wardenc log verify "$(basename "$log" .jsonl)"
+	assert_rc 1 'a log of format version 2'
+	assert_out_match 'line 1: "v" is missing or not 1' 'says the version'
 }
