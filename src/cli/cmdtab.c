@@ -127,6 +127,18 @@ static const struct cli_opt log_verify_opts[] = {
 	{ 0 },
 };
 
+static const struct cli_opt log_export_opts[] = {
+	{ "format", 'F', false, CLI_WORDS, "FORMAT", "ocsf otlp",
+	  "ocsf: OCSF 1.3.0 JSON lines on stdout; otlp: OpenTelemetry logs (OTLP/HTTP JSON)" },
+	{ "url", 'u', false, CLI_TEXT, "URL", NULL,
+	  "otlp: the collector's base URL (http:// or https://); without it, stdout" },
+	{ "ca", 'c', false, CLI_FILE, "FILE", NULL, "otlp: trust this CA for an https:// collector" },
+	{ "timeout", 't', false, CLI_TEXT, "SECONDS", NULL,
+	  "otlp: each request's time bound, 1 to 600 (10)" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
 static const struct cli_cmd log_subs[] = {
 	{ .name = "list", .synopsis = "[--json]", .summary = "one row per session, oldest first",
 	  .opts = log_list_opts },
@@ -136,6 +148,10 @@ static const struct cli_cmd log_subs[] = {
 	  .summary = "a session's events", .opts = log_show_opts, .operand = CLI_SESSION },
 	{ .name = "verify", .synopsis = "[SESSION | --all]", .summary = "check a log's hash chain",
 	  .opts = log_verify_opts, .operand = CLI_SESSION },
+	{ .name = "export",
+	  .synopsis = "--format ocsf|otlp [SESSION...] [--url URL [--ca FILE]] [--timeout S]",
+	  .summary = "sessions' events as OCSF or OpenTelemetry logs", .opts = log_export_opts,
+	  .operand = CLI_SESSION },
 	{ 0 },
 };
 

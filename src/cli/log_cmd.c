@@ -1,6 +1,8 @@
-/* log_cmd.c - `warden log list|show|verify`: the session audit logs as a
- * table or JSON Lines, filtered, followed while a session runs, and their
- * hash chains verified. Reading and checking live in src/audit (reader.h). */
+/* log_cmd.c - `warden log list|show|verify|export`: the session audit logs
+ * as a table or JSON Lines, filtered, followed while a session runs, their
+ * hash chains verified, and exported as OCSF or OTLP (after the chain is
+ * verified). Reading and checking live in src/audit (reader.h), the
+ * mappings in src/audit/ocsf.h and otlp.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,15 +18,20 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
+#include "../audit/ocsf.h"
+#include "../audit/otlp.h"
 #include "../audit/reader.h"
 #include "cli.h"
 #include "cmdtab.h"
+#include "config.h"
 
 static const char log_usage[] =
 	"usage: warden log list [--json]\n"
 	"       warden log show [SESSION] [--json] [-f|--follow] [--event KIND]... [--pid PID]\n"
 	"                       [--since TIME] [--until TIME] [--decision allow|deny] [--tool ID]\n"
 	"       warden log verify [SESSION | --all]\n"
+	"       warden log export --format ocsf|otlp [SESSION...] [--url URL [--ca FILE]]\n"
+	"                         [--timeout SECONDS]\n"
 	"\n"
 	"The audit logs of warden sessions, in $XDG_STATE_HOME/warden (default\n"
 	"~/.local/state/warden). SESSION is a session id or a prefix of exactly one;\n"
@@ -49,8 +56,19 @@ static const char log_usage[] =
 	"verify     check the hash chain: prints 'chain ok (N events)' and exits 0, or\n"
 	"           'SESSION: line N: reason' for the first broken line and exits 1.\n"
 	"  --all              every session, one line each ('SESSION: chain ok (N events)')\n"
+	"export     the sessions' events (each chain verified first: a broken one is\n"
+	"           refused and nothing is exported) in a format other tools read:\n"
+	"  --format ocsf      OCSF 1.3.0 events, one JSON object a line on stdout:\n"
+	"                     execs, connections, file events, alerts (the kinds\n"
+	"                     with no OCSF class are counted on stderr)\n"
+	"  --format otlp      OpenTelemetry log records (OTLP/HTTP, JSON), every\n"
+	"                     event: POSTed to URL/v1/logs with --url, else each\n"
+	"                     request body a line on stdout\n"
+	"  --url URL          the collector, http:// or https:// (only it is contacted)\n"
+	"  --ca FILE          https: trust the certificates of FILE (PEM) too\n"
+	"  --timeout SECONDS  each request's (default 10); 3 tries when it fails\n"
 	"\n"
-	"Exit status: 0; 1 when verify finds a broken chain; 125 when warden fails\n"
+	"Exit status: 0; 1 when verify or export finds a broken chain; 125 when warden fails\n"
 	"(no such session, bad usage); 128+N when --follow is ended by signal N.\n";
 
 __attribute__((format(printf, 1, 2)))
@@ -524,6 +542,169 @@ static int log_verify(int argc, char **argv)
 	return w ? w : broken ? 1 : failed ? EXIT_WARDEN : 0;
 }
 
+/* ---- export ---------------------------------------------------------------- */
+
+struct export {
+	bool otlp;
+	struct ocsf_ctx ocsf;
+	struct otlp_export x;
+	json_t *skipped;         /* OCSF: kind -> events with no class */
+	unsigned long written;
+};
+
+/* One event out. -1 with e set. */
+static int export_event(struct export *ex, json_t *ev, const struct audit_line *l, struct werr *e)
+{
+	if (ex->otlp)
+		return otlp_add(&ex->x, ev, l->text, l->len, e);
+	_cleanup_json_ json_t *o = ocsf_event(ev, &ex->ocsf);
+	if (!o) {
+		const char *k = json_string_value(json_object_get(ev, "event"));
+		json_object_set_new(ex->skipped, k, json_integer(json_integer_value(json_object_get(ex->skipped, k)) + 1));
+		return 0;
+	}
+	if (json_dumpf(o, stdout, JSON_COMPACT) < 0 || putchar('\n') == EOF)
+		return werr_errno(e, "cannot write the output");
+	ex->written++;
+	return 0;
+}
+
+/* Export the first `lines` lines of session id (verified: it had that many
+ * then), checking the chain again as they are read: 0, 1 when the file
+ * changed under us (broken now), -1 on an error. */
+static int export_session(struct export *ex, int dfd, const char *dir, const char *id, unsigned long lines,
+			  struct werr *e)
+{
+	_cleanup_close_ int fd = audit_log_open(dfd, dir, id, e);
+	if (fd < 0)
+		return -1;
+	struct audit_chain ch;
+	audit_chain_init(&ch, id);
+	struct audit_reader r;
+	audit_reader_init(&r, fd);
+	struct audit_line l;
+	int got = 0, rc = 0;
+	while (ch.lines < lines && (got = audit_reader_next(&r, &l, true, e)) == 1) {
+		json_t *ev;
+		bool ok = audit_chain_feed(&ch, &l, &ev) && ev && !ch.pending;
+		if (!ok) {
+			json_decref(ev);
+			rc = werr_set(e, 0, "%s: line %lu changed while it was exported", id, l.lineno);
+			break;
+		}
+		rc = export_event(ex, ev, &l, e);
+		json_decref(ev);
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && got < 0)
+		rc = -1;
+	audit_reader_free(&r);
+	return rc;
+}
+
+static int log_export(int argc, char **argv)
+{
+	const char *format = NULL, *url = NULL, *ca = NULL;
+	unsigned long timeout_s = 10;
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "log export")) != -1) {
+		char *end;
+		switch (c) {
+		case 'F': format = optarg; break;
+		case 'u': url = optarg; break;
+		case 'c': ca = optarg; break;
+		case 't':
+			errno = 0;
+			timeout_s = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || timeout_s < 1 || timeout_s > 600)
+				return usage_error("--timeout: not a number of seconds from 1 to 600: '%s'", optarg);
+			break;
+		case 'h': return fputs(log_usage, stdout), 0;
+		default: return usage_error("bad option for export");
+		}
+	}
+	if (!format)
+		return usage_error("export: --format ocsf|otlp is required");
+	struct export ex = { .ocsf = { .product_version = WARDEN_VERSION } };
+	if (strcmp(format, "otlp") == 0)
+		ex.otlp = true;
+	else if (strcmp(format, "ocsf") != 0)
+		return usage_error("export: --format: '%s' is neither ocsf nor otlp", format);
+	if (!ex.otlp && (url || ca))
+		return usage_error("export: --url and --ca are for --format otlp (OCSF goes to stdout)");
+	if (ca && !url)
+		return usage_error("export: --ca without --url");
+
+	struct werr e = { 0 };
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
+	if (dfd < 0)
+		return fail(&e);
+	/* the sessions named (none: the latest), each verified before anything
+	 * is sent */
+	int n = argc - optind > 0 ? argc - optind : 1;
+	char **ids = xcalloc((size_t)n, sizeof *ids);
+	unsigned long *lines = xcalloc((size_t)n, sizeof *lines);
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (audit_resolve_session(dfd, dir, argc - optind > 0 ? argv[optind + i] : NULL, &ids[i], &e) < 0) {
+			rc = fail(&e);
+			break;
+		}
+		_cleanup_close_ int fd = audit_log_open(dfd, dir, ids[i], &e);
+		struct audit_chain ch;
+		int r = fd < 0 ? -1 : audit_verify_log(fd, ids[i], &ch, &e);
+		if (r < 0) {
+			werr_wrap(&e, "%s", ids[i]);
+			rc = fail(&e);
+		} else if (r == 1) {
+			fprintf(stderr, "warden: %s: line %lu: %s: the chain is broken, nothing exported "
+				"(see `warden log verify %s`)\n", ids[i], ch.broken, ch.why, ids[i]);
+			rc = 1;
+		} else {
+			lines[i] = ch.lines;
+		}
+	}
+	char host[256] = "";
+	if (gethostname(host, sizeof host - 1) == 0)
+		ex.ocsf.hostname = host;
+	ex.skipped = json_object();
+	if (rc == 0 && ex.otlp && otlp_open(&ex.x, url, ca, (unsigned)timeout_s * 1000, WARDEN_VERSION, &e) < 0)
+		rc = fail(&e);
+	else if (rc == 0) {
+		for (int i = 0; i < n && rc == 0; i++) {
+			int r = export_session(&ex, dfd, dir, ids[i], lines[i], &e);
+			if (r < 0)
+				rc = fail(&e);
+		}
+		if (rc == 0 && ex.otlp && otlp_flush(&ex.x, &e) < 0)
+			rc = fail(&e);
+		if (rc == 0)
+			rc = finish_output();
+		if (rc == 0 && ex.otlp && url)
+			fprintf(stderr, "warden: exported %lu event%s in %lu request%s\n", ex.x.sent,
+				ex.x.sent == 1 ? "" : "s", ex.x.requests, ex.x.requests == 1 ? "" : "s");
+		if (rc == 0 && !ex.otlp && json_object_size(ex.skipped)) {
+			fprintf(stderr, "warden: not exported (no OCSF class):");
+			const char *k;
+			json_t *v;
+			json_object_foreach(ex.skipped, k, v)
+				fprintf(stderr, " %s %lld", k, (long long)json_integer_value(v));
+			fputc('\n', stderr);
+		}
+	}
+	if (ex.otlp)
+		otlp_close(&ex.x);
+	json_decref(ex.skipped);
+	for (int i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	free(lines);
+	return rc;
+}
+
 int cmd_log(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -537,6 +718,8 @@ int cmd_log(int argc, char **argv)
 		return log_show(argc - 1, argv + 1);
 	if (strcmp(sub, "verify") == 0)
 		return log_verify(argc - 1, argv + 1);
+	if (strcmp(sub, "export") == 0)
+		return log_export(argc - 1, argv + 1);
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
 		fputs(log_usage, stdout);
 		return 0;

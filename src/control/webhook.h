@@ -38,6 +38,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../net/post.h"
 #include "../net/rules.h"
 #include "approval.h"
 
@@ -45,33 +46,18 @@
 #define WEBHOOK_DEADLINE_S 10
 #define WEBHOOK_WORKERS 4
 #define WEBHOOK_QUEUE_MAX 64
-#define WEBHOOK_HEAD_MAX (16 * 1024) /* bytes read looking for the status line */
 
 /* A delivery's deadline in milliseconds (WEBHOOK_DEADLINE_S). Tests lower
  * it. */
 extern unsigned webhook_deadline_ms;
 
-/* An http:// or https:// URL: scheme, host (a name, an IPv4 address,
- * [an IPv6 address]), optional port, then the path and query as they are
- * (the fragment dropped). No user:password@, no bytes outside printable
- * ASCII. */
-struct webhook_url {
-	bool tls;
-	struct net_host host;
-	uint16_t port;
-	char port_s[8];
-	char authority[NET_HOST_MAX + 16]; /* the Host header: [v6] in brackets, the port unless the default */
-	char target[2100];                 /* the request target: "/" at least */
-};
-int webhook_url_parse(const char *url, struct webhook_url *u, struct werr *e);
+/* The URL's rules are post_url_parse's (src/net/post.h); its errors say
+ * "approve webhook". */
+int webhook_url_parse(const char *url, struct post_url *u, struct werr *e);
 
 /* The POST's body for q of session (malloc'd, *len its length), or NULL
  * when even without the detail it would exceed WEBHOOK_BODY_MAX. */
 char *webhook_body(const struct question *q, const char *session, size_t *len);
-
-/* The status code of an HTTP/1.x response whose head starts buf[0..len):
- * 100-999; 0 while the status line is incomplete; -1 when it is not one. */
-int webhook_status(const char *buf, size_t len);
 
 struct webhook;
 

@@ -24,7 +24,7 @@
 
 static void test_urls(void)
 {
-	struct webhook_url u;
+	struct post_url u;
 	struct werr e;
 	CHECK(webhook_url_parse("http://127.0.0.1:8080/hook?x=1#frag", &u, &e) == 0);
 	CHECK(!u.tls && u.port == 8080 && u.host.kind == NET_HOST_IPV4);
@@ -58,17 +58,17 @@ static void test_urls(void)
 
 static void test_status(void)
 {
-	CHECK(webhook_status("HTTP/1.1 200 OK\r\n", 17) == 200);
-	CHECK(webhook_status("HTTP/1.0 204\r\n", 14) == 204);
-	CHECK(webhook_status("HTTP/1.1 500 Oops\n", 18) == 500);
-	CHECK(webhook_status("HTTP/1.1 20", 11) == 0);
-	CHECK(webhook_status("HTT", 3) == 0);
-	CHECK(webhook_status("", 0) == 0);
-	CHECK(webhook_status("HTTP/2 200\r\n", 12) == -1);
-	CHECK(webhook_status("SSH-2.0-x\r\n", 11) == -1);
-	CHECK(webhook_status("HTTP/1.1 2000 x\r\n", 17) == -1);
-	CHECK(webhook_status("HTTP/1.1 099\r\n", 14) == -1);
-	CHECK(webhook_status("HTTP/1.1 abc\r\n", 14) == -1);
+	CHECK(post_status("HTTP/1.1 200 OK\r\n", 17) == 200);
+	CHECK(post_status("HTTP/1.0 204\r\n", 14) == 204);
+	CHECK(post_status("HTTP/1.1 500 Oops\n", 18) == 500);
+	CHECK(post_status("HTTP/1.1 20", 11) == 0);
+	CHECK(post_status("HTT", 3) == 0);
+	CHECK(post_status("", 0) == 0);
+	CHECK(post_status("HTTP/2 200\r\n", 12) == -1);
+	CHECK(post_status("SSH-2.0-x\r\n", 11) == -1);
+	CHECK(post_status("HTTP/1.1 2000 x\r\n", 17) == -1);
+	CHECK(post_status("HTTP/1.1 099\r\n", 14) == -1);
+	CHECK(post_status("HTTP/1.1 abc\r\n", 14) == -1);
 }
 
 static struct question question(const char *id, json_t *detail)

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""otlp_collector.py - the OpenTelemetry collector stand-in of t_export.sh:
+an HTTP server on 127.0.0.1 (an ephemeral port, printed as "LISTENING PORT")
+that records each request it is sent as a JSON line in LOG ({"path",
+"content_type", "length", "body"}: the body parsed as JSON, or null) and
+answers by MODE:
+  ok        200 with {} (what a collector answers)
+  status:N  status N
+  hang      reads the request, then says nothing until it is closed
+  garbage   a megabyte without a line end where the status line belongs
+With --tls CERT KEY it speaks HTTPS. Exits after LIFETIME seconds.
+
+usage: otlp_collector.py LOG MODE LIFETIME [--tls CERT KEY]"""
+import http.server
+import json
+import ssl
+import sys
+import threading
+import time
+
+LOG, MODE, LIFETIME = sys.argv[1], sys.argv[2], float(sys.argv[3])
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(n)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        with open(LOG, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"path": self.path, "content_type": self.headers.get("Content-Type"),
+                                "length": n, "body": body}) + "\n")
+        if MODE == "hang":
+            time.sleep(LIFETIME)
+            return
+        if MODE == "garbage":
+            self.wfile.write(b"A" * (1 << 20))
+            self.wfile.flush()
+            return
+        status = int(MODE.split(":")[1]) if MODE.startswith("status:") else 200
+        out = b"{}"
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+def main():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    if len(sys.argv) > 4 and sys.argv[4] == "--tls":
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[5], sys.argv[6])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    print("LISTENING", srv.server_address[1], flush=True)
+    threading.Timer(LIFETIME, srv.shutdown).start()
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
