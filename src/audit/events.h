@@ -264,6 +264,8 @@ struct ev_session_start {
 	json_t *checkpoint;      /* the workspace's checkpoint: {"manifest": SHA256, counts,
 				    "exclude", "excluded"} or {"off": true} (stolen), NULL:
 				    left out */
+	json_t *layout;          /* read-only or not, scratch, outputs, task
+				    (src/session/layout.h) (stolen), NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

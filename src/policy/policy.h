@@ -147,6 +147,9 @@ struct policy {
 	/* `canary off`: no decoy credentials in the home (src/detect/canary.h;
 	 * on by default) */
 	bool canary_off;
+	/* `workspace read-only`: the workspace mounted read-only inside, as
+	 * --read-only asks (src/session/layout.h) */
+	bool workspace_ro;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,
@@ -220,6 +223,12 @@ void policy_free(struct policy *p);
  * pattern; an equal rule is not added twice. */
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
+
+/* Bind a path from outside a profile (--output, --scratch, a task's git
+ * directory): as `read-only PATH` / `read-write PATH` would, refused where
+ * those are; a path already there takes the new mode and origin. */
+int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mode,
+		    const char *origin, struct werr *e);
 
 /* Bind a secret from the command line: spec is "NAME@HOST,HOST..." or
  * "NAME" (only when the policy binds NAME already: its hosts are kept).

@@ -1,0 +1,1 @@
+/* task.c - placeholder */
