@@ -30,6 +30,7 @@
 #include "config.h"
 #include "egress.h"
 #include "layout.h"
+#include "task.h"
 #include "../detect/canary.h"
 #include "summary.h"
 #include "trust.h"
@@ -659,6 +660,23 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
 		if (exec_deny_arg(&pol, o->exec_deny->v[i], e) < 0)
 			return -1;
+	/* --task: the session in the task's own workspace */
+	_cleanup_(task_free) struct task task = { .lock_fd = -1 };
+	struct session_opts with_task = *o;
+	if (o->task) {
+		_cleanup_free_ char *logdir = home ? audit_dir(home) : NULL;
+		if (!logdir)
+			return werr_set(e, 0, "--task: no directory for warden's locks (set HOME)");
+		_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+		if (task_locate(&task, o->task, o->workspace, e) < 0 ||
+		    task_prepare(&task, lockdir, &pol, e) < 0)
+			return -1;
+		if (o->summary)
+			wnote("task %s: %s %s%s%s", task.name, task.made ? "made" : "reusing", task.dir,
+			      task.branch ? " on branch " : " (a copy)", task.branch ? task.branch : "");
+		with_task.workspace = task.dir;
+		o = &with_task;
+	}
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
@@ -673,6 +691,11 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	_cleanup_(journald_freep) struct journald *jd = NULL;
 	_cleanup_(audit_closep) struct audit *log = NULL;
 	_cleanup_(layout_free) struct session_layout lay = { 0 };
+	if (o->task) {
+		lay.task = xstrdup(task.name);
+		lay.task_branch = task.branch ? xstrdup(task.branch) : NULL;
+		lay.task_repo = xstrdup(task.repo);
+	}
 	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, &det, &jd, &log,
 				o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)

@@ -1,0 +1,65 @@
+/* task.h - a workspace per task (`warden run --task NAME`, `warden task`):
+ * in a git repository, a worktree of it on the branch warden/NAME, beside
+ * the repository in REPO.warden-tasks/NAME (next to it, so the worktree is
+ * on the same file system, in sight of the user who reviews it, and never
+ * inside the repository's own tree, where it would show as untracked);
+ * elsewhere a copy of the directory at the same place (reflinked where the
+ * file system can). One session at a time per task: a lock in warden's
+ * lock directory.
+ *
+ * Git runs on the host side as for untrusted input: no hooks
+ * (core.hooksPath=/dev/null), no fsmonitor, pager, editor, external diff,
+ * textconv, credential helper, ssh command or transport, no variable of
+ * the caller's GIT_* environment.
+ *
+ * Inside, the worktree needs the repository's git directory (objects, refs,
+ * its own administrative directory): it is bound read-write at its path,
+ * with what git would run or trust on the host read-only on top (config,
+ * hooks, info, modules, the main worktree's HEAD and index, refs but the
+ * task's own refs/heads/warden/, the other worktrees' directories, this
+ * one's commondir, gitdir and config.worktree); hooks and info are made
+ * when missing, so nothing can be planted where they would be. */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../common/util.h"
+#include "../policy/policy.h"
+
+struct task {
+	char *name;
+	char *src;       /* the directory --task was given in (resolved) */
+	char *repo;      /* git: the main worktree's top (or the git directory of a
+			    bare repository); copy: src */
+	char *common;    /* git: the repository's common git directory; else NULL */
+	char *branch;    /* git: "warden/NAME"; else NULL */
+	char *dir;       /* the task's workspace */
+	char *admin;     /* git: the worktree's administrative directory */
+	bool made;       /* made now (else reused) */
+	int lock_fd;     /* held exclusively for the session, or -1 */
+};
+
+/* NAME: letters, digits, '.', '_' and '-', 1 to 64 of them, not starting
+ * with '.' or '-', not ending in ".lock". Says why not in why. */
+bool task_name_valid(const char *name, char *why, size_t wlen);
+
+/* Find the repository (or directory) src lies in and the task's place;
+ * nothing is made. */
+int task_locate(struct task *t, const char *name, const char *src, struct werr *e);
+
+/* For a session: the task's workspace made or reused (git worktree add, or a
+ * copy), its lock taken in lockdir (a task in use by another session is an
+ * error), and, with git, the repository's git directory added to pol as
+ * task.h says. */
+int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct werr *e);
+
+/* The lock of t in lockdir, taken exclusively without waiting: 0, or -1
+ * with e saying the task is in use. */
+int task_lock(struct task *t, const char *lockdir, struct werr *e);
+
+/* Run the safe git (argv after "git" and its -c options) in dir; its
+ * standard output to out_fd (-1: captured into *out, may be NULL). 0 when
+ * git exited 0; -1 with e naming its stderr's last line otherwise. */
+int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e);
+
+void task_free(struct task *t);
