@@ -30,6 +30,8 @@ static void usage(FILE *out)
 	      "                                   checkpoint (see warden undo --help)\n"
 	      "  apply|discard [SESSION]          write or drop what a `run --review` session\n"
 	      "                                   changed (see warden apply --help)\n"
+	      "  task list|diff|remove [NAME]     the workspaces of `run --task NAME` (see\n"
+	      "                                   warden task --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
 	      "  doctor [--profile FILE]          what this machine supports, which layers and\n"
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 		return cmd_apply(argc - 1, argv + 1);
 	if (strcmp(cmd, "discard") == 0)
 		return cmd_discard(argc - 1, argv + 1);
+	if (strcmp(cmd, "task") == 0)
+		return cmd_task(argc - 1, argv + 1);
 	if (strcmp(cmd, "status") == 0)
 		return cmd_status(argc - 1, argv + 1);
 	if (strcmp(cmd, "freeze") == 0 || strcmp(cmd, "resume") == 0 || strcmp(cmd, "kill") == 0)

@@ -119,7 +119,7 @@ static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int 
 
 /* Run argv; stdout to out_fd or captured; 0 when it exited 0. */
 static int run_cmd(const char *dir, char *const *argv, char *const *env, int out_fd, char **out,
-		   const char *what, struct werr *e)
+		   const char *what, int *code, struct werr *e)
 {
 	_cleanup_close_ int errfd = memfd_create("warden-task-stderr", MFD_CLOEXEC);
 	if (errfd < 0)
@@ -157,7 +157,9 @@ static int run_cmd(const char *dir, char *const *argv, char *const *env, int out
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (code && WIFEXITED(status)) {
+		*code = WEXITSTATUS(status);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		free(buf);
 		_cleanup_free_ char *why = last_line(errfd);
 		return werr_set(e, 0, "%s failed: %s", what, why);
@@ -180,7 +182,7 @@ int task_git(const char *dir, const char *const *args, int out_fd, char **out, s
 		strv_push(&argv, args[i]);
 	git_env(&env);
 	_cleanup_free_ char *what = xasprintf("git %s", args[0]);
-	return run_cmd(dir, argv.v, env.v, out_fd, out, what, e);
+	return run_cmd(dir, argv.v, env.v, out_fd, out, what, NULL, e);
 }
 
 /* ---- where the task lives ---------------------------------------------- */
@@ -200,9 +202,9 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 {
 	*t = (struct task){ .lock_fd = -1 };
 	char why[160];
-	if (!task_name_valid(name, why, sizeof why))
-		return werr_set(e, 0, "--task '%.100s': not a task name (%s)", name, why);
-	t->name = xstrdup(name);
+	if (name && !task_name_valid(name, why, sizeof why))
+		return werr_set(e, 0, "task '%.100s': not a task name (%s)", name, why);
+	t->name = name ? xstrdup(name) : NULL;
 	char buf[PATH_MAX];
 	if (!realpath(src ? src : ".", buf))
 		return werr_errno(e, "--task: %s", src ? src : ".");
@@ -217,13 +219,14 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 		t->common = xstrdup(buf);
 		const char *base = strrchr(t->common, '/');
 		t->repo = base && strcmp(base, "/.git") == 0 ? dir_of(t->common) : xstrdup(t->common);
-		t->branch = xasprintf("warden/%s", name);
+		t->branch = name ? xasprintf("warden/%s", name) : NULL;
 	} else {
 		t->repo = xstrdup(t->src);
 	}
 	if (strcmp(t->repo, "/") == 0)
 		return werr_set(e, 0, "--task: no place beside /");
-	t->dir = xasprintf("%s" TASKS_SUFFIX "/%s", t->repo, name);
+	t->dir = name ? xasprintf("%s" TASKS_SUFFIX "/%s", t->repo, name)
+		      : xasprintf("%s" TASKS_SUFFIX, t->repo);
 	return 0;
 }
 
@@ -351,7 +354,7 @@ static int copy_tree(struct task *t, struct werr *e)
 			       t->src, t->dir, NULL };
 	_cleanup_strv_ struct strv env = { 0 };
 	git_env(&env);
-	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", e) < 0)
+	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", NULL, e) < 0)
 		return werr_wrap(e, "task %s: copying %s", t->name, t->src);
 	return 0;
 }
@@ -385,6 +388,110 @@ int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct
 	}
 	if (read_admin(t, e) < 0 || bind_gitdir(t, pol, e) < 0)
 		return -1;
+	return 0;
+}
+
+/* ---- warden task list|diff|remove ------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
+{
+	_cleanup_(task_free) struct task all = { .lock_fd = -1 };
+	if (task_locate(&all, NULL, src, e) < 0)
+		return -1;
+	_cleanup_(closedirp) DIR *d = opendir(all.dir);
+	if (!d && errno == ENOENT)
+		return 0;
+	if (!d)
+		return werr_errno(e, "task list: %s", all.dir);
+	_cleanup_strv_ struct strv names = { 0 };
+	for (struct dirent *de; (de = readdir(d));) {
+		char why[160];
+		if (task_name_valid(de->d_name, why, sizeof why))
+			strv_push(&names, de->d_name);
+	}
+	qsort(names.v, names.n, sizeof *names.v, name_cmp);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_(task_free) struct task t = { .lock_fd = -1 };
+		if (task_locate(&t, names.v[i], src, e) < 0)
+			return -1;
+		struct werr le = { 0 };
+		bool busy = task_lock(&t, lockdir, &le) < 0 && le.errnum == EBUSY;
+		_cleanup_free_ char *ahead = NULL;
+		if (t.branch) {
+			_cleanup_free_ char *range = xasprintf("HEAD..%s", t.branch);
+			const char *const args[] = { "rev-list", "--count", range, "--", NULL };
+			struct werr ge = { 0 };
+			if (task_git(t.src, args, -1, &ahead, &ge) == 0)
+				ahead[strcspn(ahead, "\n")] = '\0';
+		}
+		fprintf(out, "%s\t%s\t%s%s\t%s\t%s\n", t.name, t.branch ? t.branch : "(copy)",
+			ahead ? ahead : "-", ahead ? " ahead" : "", busy ? "in use" : "idle", t.dir);
+	}
+	return 0;
+}
+
+int task_diff(struct task *t, struct werr *e)
+{
+	struct stat st;
+	if (lstat(t->dir, &st) < 0)
+		return werr_set(e, ENOENT, "task %s: no such task (%s)", t->name, t->dir);
+	fflush(stdout);
+	if (!t->branch) {
+		char *const argv[] = { "diff", "-ruN", "--no-dereference", "--", t->src, t->dir, NULL };
+		_cleanup_strv_ struct strv env = { 0 };
+		git_env(&env);
+		int code = 0;
+		if (run_cmd(NULL, argv, env.v, 1, NULL, "diff", &code, e) < 0)
+			return -1;
+		return code > 1 ? werr_set(e, 0, "diff failed (status %d)", code) : 0;
+	}
+	_cleanup_free_ char *range = xasprintf("HEAD...%s", t->branch);
+	const char *const committed[] = { "diff", "--no-ext-diff", "--no-textconv", range, "--",
+					  NULL };
+	if (task_git(t->src, committed, 1, NULL, e) < 0)
+		return -1;
+	/* what the session left uncommitted in the worktree */
+	_cleanup_free_ char *status = NULL;
+	const char *const st_args[] = { "status", "--short", "--untracked-files=all", NULL };
+	if (task_git(t->dir, st_args, -1, &status, e) < 0)
+		return -1;
+	if (*status) {
+		printf("# not committed in %s:\n%s", t->dir, status);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int task_remove(struct task *t, const char *lockdir, struct werr *e)
+{
+	struct stat st;
+	if (lstat(t->dir, &st) < 0)
+		return werr_set(e, ENOENT, "task %s: no such task (%s)", t->name, t->dir);
+	if (task_lock(t, lockdir, e) < 0)
+		return -1;
+	_cleanup_free_ char *gitfile = xasprintf("%s/.git", t->dir);
+	if (t->common && lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode)) {
+		const char *const args[] = { "worktree", "remove", "--force", "--", t->dir, NULL };
+		if (task_git(t->src, args, -1, NULL, e) < 0)
+			return -1;
+	} else {
+		_cleanup_free_ char *parent = dir_of(t->dir);
+		_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0 || remove_tree_at(pfd, t->name) < 0)
+			return werr_errno(e, "task %s: removing %s", t->name, t->dir);
+		if (t->common) {
+			const char *const prune[] = { "worktree", "prune", NULL };
+			struct werr ignored = { 0 };
+			task_git(t->src, prune, -1, NULL, &ignored);
+		}
+	}
+	_cleanup_free_ char *parent = dir_of(t->dir);
+	rmdir(parent); /* the last task gone: the tasks' directory too */
 	return 0;
 }
 

@@ -21,6 +21,7 @@
  * when missing, so nothing can be planted where they would be. */
 #pragma once
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "../common/err.h"
 #include "../common/util.h"
@@ -43,8 +44,8 @@ struct task {
  * with '.' or '-', not ending in ".lock". Says why not in why. */
 bool task_name_valid(const char *name, char *why, size_t wlen);
 
-/* Find the repository (or directory) src lies in and the task's place;
- * nothing is made. */
+/* Find the repository (or directory) src lies in and the task's place
+ * (name NULL: dir is the directory of all its tasks); nothing is made. */
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e);
 
 /* For a session: the task's workspace made or reused (git worktree add, or a
@@ -61,5 +62,18 @@ int task_lock(struct task *t, const char *lockdir, struct werr *e);
  * standard output to out_fd (-1: captured into *out, may be NULL). 0 when
  * git exited 0; -1 with e naming its stderr's last line otherwise. */
 int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e);
+
+/* `warden task list`: the tasks of the repository (or directory) src lies
+ * in, one line each: NAME, branch or "(copy)", commits ahead of HEAD, in
+ * use or idle, the workspace. */
+int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e);
+/* `warden task diff NAME` on stdout: git: what the branch changed since it
+ * left HEAD (git diff HEAD...warden/NAME, no external diff or textconv),
+ * then what the worktree holds uncommitted (git status --short); a copy:
+ * diff -ruN of the directory and the copy. */
+int task_diff(struct task *t, struct werr *e);
+/* `warden task remove NAME`: the worktree (uncommitted changes in it
+ * lost; the branch stays) or the copy removed, unless a session holds it. */
+int task_remove(struct task *t, const char *lockdir, struct werr *e);
 
 void task_free(struct task *t);
