@@ -243,6 +243,8 @@ static void path_set(struct policy *p, char *full, enum policy_path_mode mode, c
 			p->paths[i].mode = mode;
 			free(p->paths[i].origin);
 			p->paths[i].origin = origin;
+			free(p->paths[i].source);
+			p->paths[i].source = NULL;
 			free(full);
 			return;
 		}
@@ -281,6 +283,17 @@ int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mo
 	if (p->npaths >= MAX_ENTRIES)
 		return werr_set(e, 0, "%s: more than %d paths", origin, MAX_ENTRIES);
 	path_set(p, xstrdup(path), mode, xstrdup(origin));
+	return 0;
+}
+
+int policy_add_bind(struct policy *p, const char *inside, const char *source,
+		    enum policy_path_mode mode, const char *origin, struct werr *e)
+{
+	if (policy_add_path(p, inside, mode, origin, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->npaths; i++)
+		if (strcmp(p->paths[i].path, inside) == 0)
+			p->paths[i].source = xstrdup(source);
 	return 0;
 }
 
@@ -1382,6 +1395,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->npaths; i++) {
 		free(p->paths[i].path);
 		free(p->paths[i].origin);
+		free(p->paths[i].source);
 	}
 	free(p->paths);
 	for (size_t i = 0; i < p->nnet; i++)

@@ -15,6 +15,8 @@ struct policy_path {
 	char *path;                 /* absolute, "~/" already expanded, normalised */
 	enum policy_path_mode mode;
 	char *origin;               /* "FILE:LINE" where the directive stands */
+	char *source;               /* the host path bound at `path` when it is another one
+				       (a task's view of its git directory: task.h), else NULL */
 };
 
 /* A network rule as declared: `net allow PATTERN [private]`, `net deny
@@ -229,6 +231,11 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
  * those are; a path already there takes the new mode and origin. */
 int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mode,
 		    const char *origin, struct werr *e);
+
+/* The same, the host path source bound at the path inside (a directory
+ * warden made: no check of its own). */
+int policy_add_bind(struct policy *p, const char *inside, const char *source,
+		    enum policy_path_mode mode, const char *origin, struct werr *e);
 
 /* Bind a secret from the command line: spec is "NAME@HOST,HOST..." or
  * "NAME" (only when the policy binds NAME already: its hosts are kept).

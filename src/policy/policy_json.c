@@ -77,6 +77,8 @@ json_t *policy_to_json(const struct policy *p)
 		json_object_set_new(o, "path", jstr(pp->path));
 		json_object_set_new(o, "mode", json_string(pp->mode == POLICY_RW ? "read-write" : "read-only"));
 		json_object_set_new(o, "origin", jstr(pp->origin ? pp->origin : ""));
+		if (pp->source)
+			json_object_set_new(o, "source", jstr(pp->source));
 		json_array_append_new(paths, o);
 	}
 

@@ -289,7 +289,7 @@ int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
 		const struct policy_path *pp = &p->paths[i];
 		if (strcmp(pp->path, s->workspace) == 0)
 			continue;
-		int t = tree(&o, h, pp->path, pp->mode == POLICY_RW ? MOUNT_SCRATCH_ATTRS :
+		int t = tree(&o, h, pp->source ? pp->source : pp->path, pp->mode == POLICY_RW ? MOUNT_SCRATCH_ATTRS :
 			     MOUNT_RO_ATTRS, true, e);
 		if (t == -1)
 			goto out;

@@ -480,7 +480,7 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			if (path_depth(pp->path) != d || strcmp(pp->path, s->workspace) == 0)
 				continue;
 			char src[4096];
-			snprintf(src, sizeof src, OLD "%s", pp->path);
+			snprintf(src, sizeof src, OLD "%s", pp->source ? pp->source : pp->path);
 			int tree = s->ids.active ? s->ids.path_trees[i] : -1;
 			struct stat st;
 			if (s->ids.active ? tree < 0 || fstat(tree, &st) < 0 : stat(src, &st) < 0)

@@ -465,7 +465,8 @@ static void limits_endp(struct limits *l)
 
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
-			   struct sandbox_spec *s, struct session_layout *lay, struct detect **det,
+			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
+			   struct detect **det,
 			   struct journald **jd, struct audit **log, struct summary *sum,
 			   int *status, struct werr *e)
 {
@@ -557,6 +558,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		werr_print(&e2);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
+	/* --task: the branch the session committed on, carried to the host */
+	if (task && task_finish(task, &e2) < 0)
+		werr_print(&e2);
 	/* what the session left, recorded: what `warden undo` compares with */
 	json_t *ckend = s->review_upper ? ckpt_review_end(&ck, s->review_upper, &s->plan.names,
 							  session)
@@ -696,7 +700,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		lay.task_branch = task.branch ? xstrdup(task.branch) : NULL;
 		lay.task_repo = xstrdup(task.repo);
 	}
-	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, &det, &jd, &log,
+	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
 				o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);

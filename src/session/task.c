@@ -198,6 +198,12 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
 {
 	*t = (struct task){ .lock_fd = -1 };
@@ -281,65 +287,152 @@ static int read_admin(struct task *t, struct werr *e)
 	return 0;
 }
 
-/* dir/name (dir alone when name is NULL) added to pol with mode; when not
- * required, only if it exists. */
-static int add(struct policy *pol, const char *origin, enum policy_path_mode mode, bool required,
-	       const char *dir, const char *name, struct werr *e)
+/* Copy the regular file src to dst (mode 0444), when src exists. */
+static int copy_file(const char *src, const char *dst, struct werr *e)
 {
-	_cleanup_free_ char *p = name ? xasprintf("%s/%s", dir, name) : xstrdup(dir);
+	char *text = NULL;
+	size_t len = 0;
+	const char *what = NULL;
 	struct stat st;
-	if (!required && lstat(p, &st) < 0)
+	if (lstat(src, &st) < 0 && errno == ENOENT)
 		return 0;
-	return policy_add_path(pol, p, mode, origin, e);
+	if (read_regular_file(src, 64u << 20, &text, &len, &what) < 0)
+		return werr_set(e, errno, "task: %s: %s", src, what);
+	_cleanup_free_ char *t = text;
+	_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0 || write_all(fd, t, len) < 0)
+		return werr_errno(e, "task: writing %s", dst);
+	return 0;
 }
 
-static void closedirp(DIR **d)
+/* The task's private directory of warden's (beside the tasks, out of every
+ * sandbox's sight): T/.warden/NAME/WHAT, made afresh. */
+static char *private_dir(const struct task *t, const char *what, struct werr *e)
 {
-	if (*d)
-		closedir(*d);
+	_cleanup_free_ char *tasks = dir_of(t->dir);
+	_cleanup_free_ char *base = xasprintf("%s/.warden/%s", tasks, t->name);
+	if (mkdir_p(base, 0700, NULL) < 0) {
+		werr_errno(e, "task %s: making %s", t->name, base);
+		return NULL;
+	}
+	_cleanup_close_ int bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0 || (remove_tree_at(bfd, what) < 0 && errno != ENOENT) ||
+	    mkdirat(bfd, what, 0755) < 0) {
+		werr_errno(e, "task %s: making %s/%s", t->name, base, what);
+		return NULL;
+	}
+	return xasprintf("%s/%s", base, what);
 }
 
-/* The git directory inside, as task.h says. */
+/* The git directory inside, as task.h says: at the common directory's path
+ * a view warden makes (copies of config, HEAD, packed-refs and shallow, all
+ * read-only: a rename the host's git makes in the real directory cannot
+ * detach a protection), with the real hooks, info and refs read-only in it,
+ * the objects and logs read-write, the task's own refs/heads/warden a
+ * private directory holding only its branch (task_finish carries it back),
+ * and of the worktrees only this one's, writable but for its commondir and
+ * gitdir. */
 static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 {
 	_cleanup_free_ char *origin = xasprintf("--task %s", t->name);
 	const char *c = t->common;
-	static const char *const made[] = { "hooks", "info" };
+	static const char *const made[] = { "hooks", "info", "logs", "refs/heads/warden" };
 	for (size_t i = 0; i < ARRAY_LEN(made); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", c, made[i]);
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		if (mkdir_p(p, 0755, NULL) < 0)
 			return werr_errno(e, "task %s: making %s", t->name, p);
 	}
-	_cleanup_free_ char *own = xasprintf("%s/refs/heads/warden", c);
-	if (mkdir_p(own, 0755, NULL) < 0)
-		return werr_errno(e, "task %s: making %s", t->name, own);
-	static const char *const ro[] = { "config", "hooks", "info", "HEAD", "refs", "worktrees" };
-	static const char *const ro_if[] = { "index", "packed-refs", "modules", "config.worktree",
-					     "commondir", "shallow" };
-	if (add(pol, origin, POLICY_RW, true, c, NULL, e) < 0)
+	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
+	if (!view)
 		return -1;
-	for (size_t i = 0; i < ARRAY_LEN(ro); i++)
-		if (add(pol, origin, POLICY_RO, true, c, ro[i], e) < 0)
-			return -1;
-	for (size_t i = 0; i < ARRAY_LEN(ro_if); i++)
-		if (add(pol, origin, POLICY_RO, false, c, ro_if[i], e) < 0)
-			return -1;
-	/* the task's own branch and worktree directory: writable */
-	if (add(pol, origin, POLICY_RW, true, own, NULL, e) < 0 ||
-	    add(pol, origin, POLICY_RW, true, t->admin, NULL, e) < 0)
+	t->refs = private_dir(t, "refs", e);
+	if (!t->refs)
 		return -1;
-	static const char *const admin_ro[] = { "commondir", "gitdir", "config.worktree" };
-	for (size_t i = 0; i < ARRAY_LEN(admin_ro); i++)
-		if (add(pol, origin, POLICY_RO, false, t->admin, admin_ro[i], e) < 0)
-			return -1;
-	/* the other tasks' branches stay as they are */
-	_cleanup_(closedirp) DIR *d = opendir(own);
-	for (struct dirent *de; d && (de = readdir(d));) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, t->name) == 0)
-			continue;
-		if (add(pol, origin, POLICY_RO, false, own, de->d_name, e) < 0)
+	static const char *const copied[] = { "config", "HEAD", "packed-refs", "shallow" };
+	for (size_t i = 0; i < ARRAY_LEN(copied); i++) {
+		_cleanup_free_ char *from = xasprintf("%s/%s", c, copied[i]);
+		_cleanup_free_ char *to = xasprintf("%s/%s", view, copied[i]);
+		if (copy_file(from, to, e) < 0)
 			return -1;
 	}
+	const char *id = strrchr(t->admin, '/') + 1;
+	static const char *const dirs[] = { "hooks", "info", "objects", "refs", "logs", "worktrees" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", view, dirs[i]);
+		if (mkdir(p, 0755) < 0)
+			return werr_errno(e, "task %s: making %s", t->name, p);
+	}
+	_cleanup_free_ char *wt = xasprintf("%s/worktrees/%s", view, id);
+	if (mkdir(wt, 0755) < 0)
+		return werr_errno(e, "task %s: making %s", t->name, wt);
+	/* the branch as it stands, in the private refs directory */
+	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+	const char *const args[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
+	_cleanup_free_ char *sha = NULL;
+	if (task_git(t->src, args, -1, &sha, e) < 0)
+		return werr_wrap(e, "task %s: its branch %s", t->name, t->branch);
+	sha[strcspn(sha, "\n")] = '\0';
+	t->start = xstrdup(sha);
+	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
+	_cleanup_close_ int fd = open(own, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, sha, strlen(sha)) < 0 || write_all(fd, "\n", 1) < 0)
+		return werr_errno(e, "task %s: writing %s", t->name, own);
+	struct bind {
+		const char *in, *name, *src;
+		enum policy_path_mode mode;
+	} binds[] = {
+		{ c, NULL, view, POLICY_RO },
+		{ c, "hooks", NULL, POLICY_RO },
+		{ c, "info", NULL, POLICY_RO },
+		{ c, "objects", NULL, POLICY_RW },
+		{ c, "logs", NULL, POLICY_RW },
+		{ c, "refs", NULL, POLICY_RO },
+		{ c, "refs/heads/warden", t->refs, POLICY_RW },
+		{ t->admin, NULL, NULL, POLICY_RW },
+		{ t->admin, "commondir", NULL, POLICY_RO },
+		{ t->admin, "gitdir", NULL, POLICY_RO },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(binds); i++) {
+		const struct bind *b = &binds[i];
+		_cleanup_free_ char *in = b->name ? xasprintf("%s/%s", b->in, b->name) : xstrdup(b->in);
+		int r = b->src ? policy_add_bind(pol, in, b->src, b->mode, origin, e)
+			       : policy_add_path(pol, in, b->mode, origin, e);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int task_finish(struct task *t, struct werr *e)
+{
+	if (!t->refs || !t->start)
+		return 0;
+	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
+	char *text = NULL;
+	size_t len = 0;
+	const char *what = NULL;
+	if (read_regular_file(own, 128, &text, &len, &what) < 0)
+		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
+				own, what);
+	_cleanup_free_ char *sha = xrealloc(text, len + 1);
+	sha[len] = '\0';
+	sha[strcspn(sha, "\n")] = '\0';
+	size_t n = strlen(sha);
+	bool hex = n == 40 || n == 64;
+	for (size_t i = 0; hex && i < n; i++)
+		hex = hex_digit((unsigned char)sha[i]) >= 0;
+	if (!hex)
+		return werr_set(e, 0, "task %s: the session left '%.80s' as its branch, not a "
+				"commit; %s stays at %s", t->name, sha, t->branch, t->start);
+	if (strcmp(sha, t->start) == 0)
+		return 0;
+	_cleanup_free_ char *commit = xasprintf("%s^{commit}", sha);
+	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+	_cleanup_free_ char *msg = xasprintf("warden task %s", t->name);
+	const char *const check[] = { "cat-file", "-e", commit, NULL };
+	const char *const update[] = { "update-ref", "-m", msg, ref, sha, t->start, NULL };
+	if (task_git(t->src, check, -1, NULL, e) < 0 || task_git(t->src, update, -1, NULL, e) < 0)
+		return werr_wrap(e, "task %s: moving %s to %s", t->name, t->branch, sha);
 	return 0;
 }
 
@@ -506,5 +599,7 @@ void task_free(struct task *t)
 	free(t->branch);
 	free(t->dir);
 	free(t->admin);
+	free(t->refs);
+	free(t->start);
 	*t = (struct task){ .lock_fd = -1 };
 }

@@ -13,12 +13,17 @@
  * the caller's GIT_* environment.
  *
  * Inside, the worktree needs the repository's git directory (objects, refs,
- * its own administrative directory): it is bound read-write at its path,
- * with what git would run or trust on the host read-only on top (config,
- * hooks, info, modules, the main worktree's HEAD and index, refs but the
- * task's own refs/heads/warden/, the other worktrees' directories, this
- * one's commondir, gitdir and config.worktree); hooks and info are made
- * when missing, so nothing can be planted where they would be. */
+ * its own administrative directory). At its path the sandbox sees a view
+ * warden makes in REPO.warden-tasks/.warden/NAME/gitdir: copies of config,
+ * HEAD, packed-refs and shallow, read-only (copies, so no rename the host's
+ * git makes meanwhile can detach a protection); the real hooks, info and
+ * refs read-only; objects and logs read-write; refs/heads/warden a private
+ * directory holding the task's branch alone, whose commit task_finish moves
+ * the real branch to after the session (git update-ref, when it names a
+ * commit); of the worktrees only this one's directory, writable but for its
+ * commondir and gitdir. Hooks and info are made when missing. What stays
+ * shared: the object store (the agent can add objects, and could remove
+ * the loose ones it can write). */
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +41,8 @@ struct task {
 	char *branch;    /* git: "warden/NAME"; else NULL */
 	char *dir;       /* the task's workspace */
 	char *admin;     /* git: the worktree's administrative directory */
+	char *refs;      /* git, for a session: the private refs/heads/warden inside */
+	char *start;     /* and the branch's commit when it started */
 	bool made;       /* made now (else reused) */
 	int lock_fd;     /* held exclusively for the session, or -1 */
 };
@@ -62,6 +69,11 @@ int task_lock(struct task *t, const char *lockdir, struct werr *e);
  * standard output to out_fd (-1: captured into *out, may be NULL). 0 when
  * git exited 0; -1 with e naming its stderr's last line otherwise. */
 int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e);
+
+/* After the session: the branch moved to the commit the session left in
+ * its private refs directory (a commit of the repository, else an error
+ * and the branch stays). */
+int task_finish(struct task *t, struct werr *e);
 
 /* `warden task list`: the tasks of the repository (or directory) src lies
  * in, one line each: NAME, branch or "(copy)", commits ahead of HEAD, in
