@@ -6,9 +6,9 @@
 # expose what the sandbox hides are refused.
 # shellcheck shell=bash
 
-# tree_hash [EXCLUDED-DIR]: names, modes, sizes and contents of the
+# ro_tree_hash [EXCLUDED-DIR]: names, modes, sizes and contents of the
 # workspace, one hash.
-tree_hash() {
+ro_tree_hash() {
 	local ex=${1:-/nonexistent}
 	{
 		find . -path "./$ex" -prune -o -printf '%p %y %m %s\n' | LC_ALL=C sort
@@ -16,15 +16,15 @@ tree_hash() {
 	} | sha256sum
 }
 
-# log_of_last: the latest session's events (JSON lines) in OUT.
-log_of_last() {
+# ro_log_of_last: the latest session's events (JSON lines) in OUT.
+ro_log_of_last() {
 	wardenc log show --json
 }
 
 test_readonly_writes() {
 	mkdir -p src && echo original >src/a.txt && echo keep >top.txt
 	local before
-	before=$(tree_hash out)
+	before=$(ro_tree_hash out)
 	local outside=$T_TMP/out-outside
 	wrun --read-only --output out --output "$outside" -- sh -c 'for w in "echo x > src/a.txt" "echo y > new.txt" "mkdir d" "rm top.txt" \
 		"mv top.txt moved.txt" "ln -s x link" "touch src/a.txt.new"; do
@@ -37,7 +37,7 @@ test_readonly_writes() {
 	assert_rc 0
 	assert_out_lacks WROTE 'a write in the read-only tree went through'
 	[[ $(<src/a.txt) == original ]] || fail "src/a.txt changed: $(excerpt "$(<src/a.txt)")"
-	[[ $(tree_hash out) == "$before" ]] || fail 'the tree outside out/ changed'
+	[[ $(ro_tree_hash out) == "$before" ]] || fail 'the tree outside out/ changed'
 	assert_host_file out/made-inside.txt o1 'an --output inside the workspace'
 	assert_host_file out/deep/er/f o3 'a directory made in an --output'
 	assert_out_has 'SCRATCH=' 'no $WARDEN_SCRATCH inside'
@@ -48,7 +48,7 @@ test_readonly_writes() {
 	# stderr: each refused write named, with the hint
 	[[ $ERR == *"src/a.txt"*"read-only"*"--output"* ]] ||
 		fail "no hint naming --output on stderr: $(excerpt "$ERR")"
-	log_of_last
+	ro_log_of_last
 	local ev
 	ev=$(grep '"event":"file"' <<<"$OUT" | grep '"decision":"deny"')
 	for p in src/a.txt new.txt d top.txt link; do

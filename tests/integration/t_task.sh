@@ -7,9 +7,9 @@
 # outside a repository a task is a copy.
 # shellcheck shell=bash
 
-# make_repo DIR: a repository with one commit and an identity in its config
+# task_make_repo DIR: a repository with one commit and an identity in its config
 # (the sandbox has no ~/.gitconfig).
-make_repo() {
+task_make_repo() {
 	have git || skip 'git not installed'
 	git init -q "$1" && git -C "$1" config user.email agent@example.com &&
 		git -C "$1" config user.name agent && echo base >"$1/base.txt" &&
@@ -17,15 +17,15 @@ make_repo() {
 		fatal "could not make the repository $1"
 }
 
-# host_git DIR ARGS...: git as the host runs it, no hooks of the repository
-host_git() {
+# task_host_git DIR ARGS...: git as the host runs it, no hooks of the repository
+task_host_git() {
 	local d=$1
 	shift
 	git -C "$d" -c core.hooksPath=/dev/null "$@"
 }
 
 # The agent's attempts at what would run or change things on the host.
-PLANT='c=$(git rev-parse --git-common-dir);
+TASK_PLANT='c=$(git rev-parse --git-common-dir);
 	for w in "echo evil > $c/hooks/post-checkout" "echo \"[core] hooksPath = /tmp\" >> $c/config" \
 		"mkdir $c/hooks/x" "echo gitdir: /tmp > .git" "echo x > $c/worktrees/\$OTHER/HEAD" \
 		"git update-ref refs/heads/master HEAD" "git config core.fsmonitor evil" \
@@ -38,12 +38,12 @@ PLANT='c=$(git rev-parse --git-common-dir);
 
 test_task_two_concurrent() {
 	local repo=$T_TMP/repo
-	make_repo "$repo"
+	task_make_repo "$repo"
 	local main_before hooks_before config_before master_before
 	main_before=$(cd "$repo" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
 	hooks_before=$(find "$repo/.git/hooks" -printf '%P %s %T@\n' | sort | sha256sum)
 	config_before=$(sha256sum <"$repo/.git/config")
-	master_before=$(host_git "$repo" rev-parse master)
+	master_before=$(task_host_git "$repo" rev-parse master)
 	# the worktrees exist before the race, so each agent can try the other's
 	(cd "$repo" && timeout 60 "$WARDEN" run -q --task alpha -- true) || fatal 'task alpha not made'
 	(cd "$repo" && timeout 60 "$WARDEN" run -q --task beta -- true) || fatal 'task beta not made'
@@ -54,7 +54,7 @@ test_task_two_concurrent() {
 		(cd "$repo" && OTHER=$other timeout 90 "$WARDEN" run -q --task "$t" --env OTHER -- sh -c "
 			echo $t > $t.txt && git add $t.txt && git commit -qm 'work on $t' &&
 			sleep 2 && echo $t-2 >> $t.txt && git commit -qam 'more $t' && echo COMMITTED
-			$PLANT" >"$T_TMP/$t.out" 2>"$T_TMP/$t.err"; echo $? >"$T_TMP/$t.rc") &
+			$TASK_PLANT" >"$T_TMP/$t.out" 2>"$T_TMP/$t.err"; echo $? >"$T_TMP/$t.rc") &
 		bg_track $!
 	done
 	wait
@@ -63,10 +63,10 @@ test_task_two_concurrent() {
 		grep -q COMMITTED "$T_TMP/$t.out" || fail "task $t did not commit: $(excerpt "$(<"$T_TMP/$t.out")")"
 		grep PLANTED "$T_TMP/$t.out" && fail "task $t planted: $(excerpt "$(grep PLANTED "$T_TMP/$t.out")")"
 		local files
-		files=$(host_git "$repo" ls-tree --name-only "warden/$t" | sort | tr '\n' ' ')
+		files=$(task_host_git "$repo" ls-tree --name-only "warden/$t" | sort | tr '\n' ' ')
 		[[ $files == "$t.txt base.txt " || $files == "base.txt $t.txt " ]] ||
 			fail "branch warden/$t holds: $files"
-		[[ $(host_git "$repo" rev-list --count "master..warden/$t") == 2 ]] ||
+		[[ $(task_host_git "$repo" rev-list --count "master..warden/$t") == 2 ]] ||
 			fail "branch warden/$t does not have its 2 commits"
 		[[ -f $repo.warden-tasks/$t/$t.txt ]] || fail "the worktree of $t lacks $t.txt"
 	done
@@ -75,19 +75,19 @@ test_task_two_concurrent() {
 	# the host's git: both branches, the main tree and master as they were,
 	# no hook or config planted
 	local branches
-	branches=$(host_git "$repo" branch --format='%(refname:short)' | sort | tr '\n' ' ')
+	branches=$(task_host_git "$repo" branch --format='%(refname:short)' | sort | tr '\n' ' ')
 	[[ $branches == "master warden/alpha warden/beta " ]] || fail "branches: $branches"
-	[[ $(host_git "$repo" rev-parse master) == "$master_before" ]] || fail 'master moved'
+	[[ $(task_host_git "$repo" rev-parse master) == "$master_before" ]] || fail 'master moved'
 	[[ $(cd "$repo" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum) == "$main_before" ]] ||
 		fail 'the main working tree changed'
-	[[ -z $(host_git "$repo" status --porcelain) ]] || fail "the main tree is not clean: $(host_git "$repo" status --porcelain)"
+	[[ -z $(task_host_git "$repo" status --porcelain) ]] || fail "the main tree is not clean: $(task_host_git "$repo" status --porcelain)"
 	[[ $(find "$repo/.git/hooks" -printf '%P %s %T@\n' | sort | sha256sum) == "$hooks_before" ]] || fail 'the hooks directory changed'
 	[[ $(sha256sum <"$repo/.git/config") == "$config_before" ]] || fail 'the repository config changed'
 	[[ ! -e $repo/.git/info/attributes ]] || fail 'info/attributes was planted'
 	for t in alpha beta; do
 		[[ $(<"$repo.warden-tasks/$t/.git") == "gitdir: $repo/.git/worktrees/$t" ]] ||
 			fail "the gitfile of $t changed: $(<"$repo.warden-tasks/$t/.git")"
-		[[ $(host_git "$repo.warden-tasks/$t" rev-parse --abbrev-ref HEAD) == "warden/$t" ]] ||
+		[[ $(task_host_git "$repo.warden-tasks/$t" rev-parse --abbrev-ref HEAD) == "warden/$t" ]] ||
 			fail "the worktree of $t is not on warden/$t"
 	done
 	# the log: the task in session.start's layout
@@ -105,7 +105,7 @@ test_task_two_concurrent() {
 
 test_task_one_session_per_task() {
 	local repo=$T_TMP/repo
-	make_repo "$repo"
+	task_make_repo "$repo"
 	(cd "$repo" && timeout 60 "$WARDEN" run -q --task busy -- sh -c 'echo started; sleep 30' \
 		>"$T_TMP/busy.out" 2>&1) &
 	bg_track $!
@@ -120,13 +120,13 @@ test_task_one_session_per_task() {
 
 test_task_remove_keeps_branch() {
 	local repo=$T_TMP/repo
-	make_repo "$repo"
+	task_make_repo "$repo"
 	wrun -q -w "$repo" --task gone -- sh -c 'echo g > g && git add g && git commit -qm g'
 	assert_rc 0
 	wardenc task remove gone -w "$repo"
 	assert_rc 0
 	[[ ! -e $repo.warden-tasks/gone ]] || fail 'the worktree stayed'
-	host_git "$repo" rev-parse --verify -q warden/gone >/dev/null || fail 'the branch went too'
+	task_host_git "$repo" rev-parse --verify -q warden/gone >/dev/null || fail 'the branch went too'
 	# reused: the branch checked out again, with its commit
 	wrun -q -w "$repo" --task gone -- cat g
 	assert_rc 0
