@@ -81,11 +81,12 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 	_cleanup_free_ char *res = path_resolve_existing(abs);
 	if (!res)
 		return werr_errno(e, "%s %s", what, abs);
-	*inside = path_is_within(res, ws) || path_is_within(abs, ws);
+	*inside = path_is_within(res, ws);
+	if (!*inside && path_is_within(abs, ws))
+		return werr_set(e, 0, "refusing %s %s: a symbolic link on its way in the "
+				"workspace leads out of it, to %s", what, abs, res);
 	if (*inside) {
-		if (strcmp(res, abs) != 0)
-			return werr_set(e, 0, "refusing %s %s: a symbolic link on its way in the "
-					"workspace leads to %s", what, abs, res);
+		/* checked by where it is (a symlink on the way: where it leads) */
 		if (strcmp(res, ws) == 0)
 			return werr_set(e, 0, "refusing %s %s: it is the workspace itself (leave "
 					"--read-only out to write there)", what, abs);

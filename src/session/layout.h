@@ -34,8 +34,9 @@ struct session_layout_opts {
 
 /* Check and make the writable places for the workspace ws (resolved), each
  * added to pol as a read-write path. An --output is a directory, made when
- * missing (with its parents); it is refused when it is a symlink, goes
- * through one inside the workspace, is or holds the workspace, lies in a
+ * missing (with its parents), checked where it really is; it is refused
+ * when it is a symlink, goes through one in the workspace that leads out of
+ * it, is or holds the workspace, lies in a
  * `.git` directory, is or holds a protected or masked path of the
  * workspace, or is a place a workspace could not be (a system directory,
  * the home itself, a tree holding credential stores: workspace_resolve), or

@@ -99,14 +99,15 @@ test_readonly_scratch_kept() {
 }
 
 test_readonly_refused_outputs() {
-	mkdir -p real .git && ln -s real linked && echo 'SECRET=1' >.env
+	mkdir -p real .git "$T_TMP/elsewhere" && ln -s real linked && ln -s "$T_TMP/elsewhere" away &&
+		echo 'SECRET=1' >.env
 	local bad
-	for bad in linked linked/x .git/x . / /etc/out "$HOME" "$HOME/.config/x" .env "$WS/.."; do
+	for bad in linked away/x .git/x . / /etc/out "$HOME" "$HOME/.config/x" .env "$WS/.."; do
 		wrun --read-only --output "$bad" -- true
 		[[ $RC == 125 ]] || fail "--output $bad was not refused (rc $RC)"
 		[[ $ERR == *"refusing --output"* || $ERR == *"--output"* ]] ||
 			fail "--output $bad: no word naming it: $(excerpt "$ERR")"
 	done
-	assert_host_absent real/x
+	assert_host_absent "$T_TMP/elsewhere/x"
 	assert_host_absent .git/x
 }
