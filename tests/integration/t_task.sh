@@ -152,3 +152,22 @@ test_task_bad_names() {
 	done
 	[[ ! -e $WS/../x ]] || fail 'a task name escaped'
 }
+
+test_task_branch_not_a_commit() {
+	# what the session leaves as its branch must be a commit of the
+	# repository; anything else leaves the branch where it was
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	local base
+	base=$(task_host_git "$repo" rev-parse master)
+	wrun -w "$repo" --task odd -- sh -c \
+		'echo "ref: refs/heads/master" > "$(git rev-parse --git-common-dir)/refs/heads/warden/odd"'
+	assert_rc 0
+	assert_err_match 'task odd: the session left .* not a commit'
+	[[ $(task_host_git "$repo" rev-parse warden/odd) == "$base" ]] || fail 'the branch moved'
+	wrun -w "$repo" --task odd -- sh -c \
+		'echo 0123456789012345678901234567890123456789 > "$(git rev-parse --git-common-dir)/refs/heads/warden/odd"'
+	assert_rc 0
+	assert_err_match 'task odd: moving warden/odd'
+	[[ $(task_host_git "$repo" rev-parse warden/odd) == "$base" ]] || fail 'the branch moved to a missing commit'
+}
