@@ -342,6 +342,13 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 		if (mkdir_p(p, 0755, NULL) < 0)
 			return werr_errno(e, "task %s: making %s", t->name, p);
 	}
+	/* git reads the worktree's config.worktree on the host when the
+	 * repository's config enables it: an empty one, read-only inside, so
+	 * none can be planted */
+	_cleanup_free_ char *cw = xasprintf("%s/config.worktree", t->admin);
+	_cleanup_close_ int cwfd = open(cw, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (cwfd < 0)
+		return werr_errno(e, "task %s: %s", t->name, cw);
 	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
 	if (!view)
 		return -1;
@@ -391,6 +398,7 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 		{ t->admin, NULL, NULL, POLICY_RW },
 		{ t->admin, "commondir", NULL, POLICY_RO },
 		{ t->admin, "gitdir", NULL, POLICY_RO },
+		{ t->admin, "config.worktree", NULL, POLICY_RO },
 	};
 	for (size_t i = 0; i < ARRAY_LEN(binds); i++) {
 		const struct bind *b = &binds[i];

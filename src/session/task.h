@@ -21,7 +21,7 @@
  * directory holding the task's branch alone, whose commit task_finish moves
  * the real branch to after the session (git update-ref, when it names a
  * commit); of the worktrees only this one's directory, writable but for its
- * commondir and gitdir. Hooks and info are made when missing. What stays
+ * commondir, gitdir and config.worktree (made empty when missing). Hooks and info are made when missing. What stays
  * shared: the object store (the agent can add objects, and could remove
  * the loose ones it can write). */
 #pragma once

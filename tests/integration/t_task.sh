@@ -29,7 +29,8 @@ TASK_PLANT='c=$(git rev-parse --git-common-dir);
 	for w in "echo evil > $c/hooks/post-checkout" "echo \"[core] hooksPath = /tmp\" >> $c/config" \
 		"mkdir $c/hooks/x" "echo gitdir: /tmp > .git" "echo x > $c/worktrees/\$OTHER/HEAD" \
 		"git update-ref refs/heads/master HEAD" "git config core.fsmonitor evil" \
-		"echo y > $c/info/attributes"; do
+		"echo y > $c/info/attributes" \
+		"echo \"[core] hooksPath = /tmp\" > $(git rev-parse --git-dir)/config.worktree"; do
 		if sh -c "$w" 2>/dev/null; then echo "PLANTED: $w"; fi
 	done
 	# the other task branch: not in sight (a private refs/heads/warden),
