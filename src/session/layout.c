@@ -165,6 +165,29 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	return 0;
 }
 
+static void plan_one(struct session_layout *l, const char *dir)
+{
+	l->planned[l->nplans] = dir;
+	l->plans[l->nplans++] = (struct ws_plan){ .lock_fd = -1, .ws_fd = -1 };
+}
+
+int layout_plan_outside(struct session_layout *l, const char *ws, const struct policy *pol,
+			struct werr *e)
+{
+	size_t n = l->outputs.n + 1;
+	l->plans = xcalloc(n, sizeof *l->plans);
+	l->planned = xcalloc(n, sizeof *l->planned);
+	for (size_t i = 0; i < l->outputs.n; i++)
+		if (!path_is_within(l->outputs.v[i], ws))
+			plan_one(l, l->outputs.v[i]);
+	if (l->scratch && !l->scratch_made)
+		plan_one(l, l->scratch);
+	for (size_t i = 0; i < l->nplans; i++)
+		if (workspace_plan(l->planned[i], pol, &l->plans[i], e) < 0)
+			return werr_wrap(e, "%s", l->planned[i]);
+	return 0;
+}
+
 json_t *layout_to_json(const struct session_layout *l)
 {
 	json_t *outs = json_array();
@@ -196,6 +219,10 @@ void layout_end(struct session_layout *l)
 void layout_free(struct session_layout *l)
 {
 	layout_end(l);
+	for (size_t i = 0; i < l->nplans; i++)
+		workspace_cleanup(&l->plans[i]);
+	free(l->plans);
+	free(l->planned);
 	free(l->scratch);
 	strv_free(&l->outputs);
 	free(l->task);

@@ -13,6 +13,7 @@
 #include "../common/err.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
+#include "../sandbox/sandbox.h"
 
 struct session_layout {
 	bool read_only;        /* the workspace is mounted read-only */
@@ -23,6 +24,12 @@ struct session_layout {
 	char *task;            /* --task NAME, or NULL */
 	char *task_branch;     /* its branch (git) or NULL (a copy) */
 	char *task_repo;       /* the repository (git) or the source directory (a copy) */
+	/* the writable places outside the workspace that outlive the session
+	 * (outputs, a --scratch DIR): scanned at start like the workspace, so
+	 * the end-of-session sweep covers them too (layout_plan_outside) */
+	struct ws_plan *plans;
+	const char **planned;  /* their paths (borrowed from outputs, scratch) */
+	size_t nplans;
 };
 
 struct session_layout_opts {
@@ -46,6 +53,12 @@ struct session_layout_opts {
  * /tmp), mode 0700. */
 int layout_prepare(struct session_layout *l, const struct session_layout_opts *o,
 		   struct policy *pol, const char *ws, const char *home, struct werr *e);
+
+/* Scan each output outside the workspace ws, and a --scratch DIR, as
+ * workspace_plan scans a workspace (the .git entries, git redirects and
+ * protected names there at start), for the sweep at the end. */
+int layout_plan_outside(struct session_layout *l, const char *ws, const struct policy *pol,
+			struct werr *e);
 
 /* {"read_only": B, "scratch": P|null, "outputs": [...], "task": {...}|null}
  * for session.start. */

@@ -53,11 +53,11 @@ static const char *setid_bits(mode_t bits)
 /* With the sandbox gone: move aside git repositories and redirects the
  * agent created, clear setuid/setgid bits that appeared, record each as an
  * alert and tell the user (how to undo a move). */
-static int sweep(const struct sandbox_spec *s, struct audit *log, const char *session,
-		 struct werr *e)
+static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
+		 const char *session, struct werr *e)
 {
 	struct ws_sweep sw = { 0 };
-	int r = workspace_sweep(s->workspace, &s->plan, session, &sw, e);
+	int r = workspace_sweep(ws, plan, session, &sw, e);
 	for (size_t i = 0; i < sw.n; i++) {
 		const struct ws_swept *it = &sw.v[i];
 		struct event a;
@@ -509,7 +509,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	s->detect = *det;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
-	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
+	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
+	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
 	/* As root: the agent's own host identity, never root's (hostid.h). */
@@ -554,8 +555,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
-	if (sweep(s, *log, session, &e2) < 0)
+	if (sweep(s->workspace, &s->plan, *log, session, &e2) < 0)
 		werr_print(&e2);
+	/* and the outputs and the scratch directory kept outside it */
+	for (size_t i = 0; i < lay->nplans; i++)
+		if (sweep(lay->planned[i], &lay->plans[i], *log, session, &e2) < 0)
+			werr_print(&e2);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
 	/* --task: the branch the session committed on, carried to the host */

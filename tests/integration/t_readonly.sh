@@ -111,3 +111,23 @@ test_readonly_refused_outputs() {
 	assert_host_absent "$T_TMP/elsewhere/x"
 	assert_host_absent .git/x
 }
+
+test_readonly_outputs_swept() {
+	# a repository the agent makes in an output outside the workspace (or
+	# in a kept --scratch DIR) would run its hooks on the host's next git
+	# command there: the end-of-session sweep moves it aside, as in the
+	# workspace
+	local out=$T_TMP/swept-out scr=$T_TMP/swept-scratch
+	wrun --read-only --output "$out" --scratch "$scr" -- sh -c \
+		'for d in "$0" "$0/sub" "$WARDEN_SCRATCH"; do
+			mkdir -p "$d/.git/hooks" && echo "#!/bin/sh" > "$d/.git/hooks/pre-commit" || exit 1
+		done; echo planted' "$out"
+	assert_rc 0
+	assert_out_has planted
+	local d
+	for d in "$out" "$out/sub" "$scr"; do
+		[[ ! -e $d/.git ]] || fail "the .git made in $d stayed"
+		compgen -G "$d/.git.warden-quarantine-*" >/dev/null || fail "no quarantined .git in $d"
+	done
+	[[ $ERR == *"was moved to"* ]] || fail "no word on stderr about the moved repositories: $(excerpt "$ERR")"
+}
