@@ -330,6 +330,8 @@ void discover_settle_paths(struct policy *p)
 	size_t n = p->npaths;
 	for (size_t i = 0; i < n; i++) {
 		char real[PATH_MAX];
+		if (p->paths[i].source)
+			continue; /* warden's own bind (a task's git directory) */
 		if (!realpath(p->paths[i].path, real)) {
 			if (errno == ENOENT || errno == ENOTDIR)
 				wnote("%s: %s does not exist: it is not in the sandbox",

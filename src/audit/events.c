@@ -376,6 +376,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 		json_object_set_new(j, "host_id", x->host_id);
 	if (j && x->checkpoint)
 		json_object_set_new(j, "checkpoint", x->checkpoint);
+	if (j && x->layout)
+		json_object_set_new(j, "layout", x->layout);
 	return event_of("session.start", j);
 }
 

@@ -106,16 +106,18 @@ struct ev_net_proxy {
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
-/* A file operation recorded and let through (`audit files`). */
+/* A file operation recorded and let through (`audit files`), or one a
+ * read-only workspace refuses (decision "deny", the reason). */
 struct ev_file {
 	long pid;
-	const char *op;          /* open, unlink, rename, link, symlink */
+	const char *op;          /* open, unlink, rename, link, symlink, truncate, mkdir */
 	const char *syscall;
 	int npaths;              /* 0 to 2: written as "path" and "path2" */
 	const char *paths[2];    /* absolute inside the sandbox; NULL = unreadable (null) */
 	bool has_flags;
 	unsigned long long flags;
-	const char *decision;    /* `write ask`: "allow" or "deny"; NULL: left out */
+	const char *decision;    /* `write ask`: "allow" or "deny"; a read-only workspace's
+				    refusal: "deny"; NULL: left out */
 	const char *reason;      /* why, with a decision */
 };
 struct event ev_file(const struct ev_file *x);
@@ -264,6 +266,8 @@ struct ev_session_start {
 	json_t *checkpoint;      /* the workspace's checkpoint: {"manifest": SHA256, counts,
 				    "exclude", "excluded"} or {"off": true} (stolen), NULL:
 				    left out */
+	json_t *layout;          /* read-only or not, scratch, outputs, task
+				    (src/session/layout.h) (stolen), NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

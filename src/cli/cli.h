@@ -15,6 +15,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_undo(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_discard(int argc, char **argv);
+int cmd_task(int argc, char **argv);    /* task list|diff|remove (task_cmd.c) */
 
 struct policy;
 struct session_agent;

@@ -27,6 +27,14 @@ static const struct cli_opt run_opts[] = {
 	{ "state", 'S', false, CLI_DIR, "DIR", NULL, "keep the agent's state in DIR" },
 	{ "review", 'R', false, CLI_NONE, NULL, NULL,
 	  "write nothing to the workspace; warden diff, apply or discard decide after" },
+	{ "read-only", 'r', false, CLI_NONE, NULL, NULL,
+	  "the workspace read-only; write to $WARDEN_SCRATCH and the --output directories" },
+	{ "scratch", 'T', false, CLI_DIR, "DIR", NULL,
+	  "the writable scratch directory (default: a fresh one, removed at the end)" },
+	{ "output", 'o', true, CLI_DIR, "DIR", NULL,
+	  "a writable output directory, made if missing (repeatable)" },
+	{ "task", 'K', false, CLI_TEXT, "NAME", NULL,
+	  "run in task NAME's own git worktree (branch warden/NAME) or copy" },
 	HELP_OPT(true),
 	{ 0 },
 };
@@ -57,6 +65,24 @@ static const struct cli_cmd state_subs[] = {
 	{ .name = "reset", .synopsis = "AGENT [--state DIR]", .summary = "empty an agent's state",
 	  .getopt_flags = "+", .opts = state_reset_opts, .operand = CLI_WORDS,
 	  .operand_words = "claude codex" },
+	{ 0 },
+};
+
+static const struct cli_opt task_opts[] = {
+	{ "workspace", 'w', true, CLI_DIR, "DIR", NULL,
+	  "the repository or directory (default: the current one)" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
+static const struct cli_cmd task_subs[] = {
+	{ .name = "list", .synopsis = "[-w DIR]", .summary = "each task: name, branch, state, path",
+	  .opts = task_opts },
+	{ .name = "diff", .synopsis = "NAME [-w DIR]", .summary = "what the task changed",
+	  .opts = task_opts, .operand = CLI_TEXT },
+	{ .name = "remove", .synopsis = "NAME [-w DIR]",
+	  .summary = "remove the task's worktree or copy (the branch stays)", .opts = task_opts,
+	  .operand = CLI_TEXT },
 	{ 0 },
 };
 
@@ -206,6 +232,9 @@ const struct cli_cmd cli_commands[] = {
 	  .summary = "print the effective policy as JSON", .subs = policy_subs, .run = cmd_policy },
 	{ .name = "state", .synopsis = "list|reset AGENT [--state DIR]",
 	  .summary = "agents' state kept across sessions", .subs = state_subs, .run = cmd_state },
+	{ .name = "task", .synopsis = "list|diff|remove [NAME] [-w DIR]",
+	  .summary = "the workspaces of run --task NAME", .opts = task_opts, .subs = task_subs,
+	  .run = cmd_task },
 	{ .name = "approve", .synopsis = "[ID allow|deny] [--session|--pattern GLOB] [--ttl S] [--follow]",
 	  .summary = "answer the questions of `ask` rules", .opts = approve_opts, .run = cmd_approve },
 	{ .name = "rules", .synopsis = "show|check [...]", .summary = "the detection rules in force",

@@ -44,6 +44,18 @@ static const char run_usage[] =
 	"      --review          nothing reaches the workspace during the session: it is\n"
 	"                        an overlay inside; then warden diff shows the changes\n"
 	"                        and warden apply or warden discard decides\n"
+	"      --read-only       the workspace is read-only inside (profile: `workspace\n"
+	"                        read-only`); a write there fails with EROFS and is\n"
+	"                        logged; write to --output directories or the scratch\n"
+	"                        directory ($WARDEN_SCRATCH)\n"
+	"      --scratch DIR     a writable scratch directory outside the workspace, kept\n"
+	"                        (default with --read-only: a fresh one in $TMPDIR or\n"
+	"                        /tmp, removed when the session ends)\n"
+	"  -o, --output PATH     a writable output directory (made when missing), in the\n"
+	"                        workspace or outside; may be repeated\n"
+	"      --task NAME       run in the task's own workspace: in a git repository a\n"
+	"                        worktree on branch warden/NAME beside it, elsewhere a\n"
+	"                        copy (see warden task)\n"
 	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -104,7 +116,7 @@ static bool log_arg(const char *arg, struct session_opts *o)
 /* Fill o, cli_env and allow_net from the command line. Returns RUN_GO, or
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
-		     struct strv *allow_net, struct strv *secrets)
+		     struct strv *allow_net, struct strv *secrets, struct strv *outputs)
 {
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
@@ -136,6 +148,10 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		case 's': strv_push(secrets, optarg); break;
 		case 'S': o->state_dir = optarg; break;
 		case 'R': o->review = true; break;
+		case 'r': o->read_only = true; break;
+		case 'T': o->scratch = optarg; break;
+		case 'o': strv_push(outputs, optarg); break;
+		case 'K': o->task = optarg; break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}
@@ -154,9 +170,10 @@ int cmd_run(int argc, char **argv)
 	_cleanup_strv_ struct strv cli_env = { 0 };
 	_cleanup_strv_ struct strv allow_net = { 0 };
 	_cleanup_strv_ struct strv secrets = { 0 };
+	_cleanup_strv_ struct strv outputs = { 0 };
 	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net, .secrets = &secrets,
-				  .summary = true };
-	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets);
+				  .outputs = &outputs, .summary = true };
+	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs);
 	if (status == RUN_GO) {
 		struct werr e = { 0 };
 		status = EXIT_WARDEN;

@@ -14,6 +14,7 @@
  *   signal grace SECONDS
  *   terminal clipboard allow|deny
  *   canary on|off
+ *   workspace read-only|read-write
  *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
@@ -215,6 +216,43 @@ static int expand_path(struct parser *ps, const struct line *l, size_t off, cons
 	return 0;
 }
 
+/* Why full (absolute, normalised) cannot be bound with mode, or NULL. */
+static const char *path_refused(const char *full, enum policy_path_mode mode)
+{
+	bool refused = strcmp(full, "/") == 0 || path_is_within(full, "/proc");
+	for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
+		refused = refused || strcmp(full, ro_refused[i]) == 0;
+	if (refused)
+		return "cannot be bound into the sandbox";
+	if (mode == POLICY_RW) {
+		for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
+			refused = refused || path_is_within(full, ro_refused[i]);
+		for (size_t i = 0; i < ARRAY_LEN(rw_refused); i++)
+			refused = refused || strcmp(full, rw_refused[i]) == 0;
+		if (refused)
+			return "may not be writable in the sandbox";
+	}
+	return NULL;
+}
+
+/* Add or update the path full (taken) with mode and origin (taken). */
+static void path_set(struct policy *p, char *full, enum policy_path_mode mode, char *origin)
+{
+	for (size_t i = 0; i < p->npaths; i++) {
+		if (strcmp(p->paths[i].path, full) == 0) {
+			p->paths[i].mode = mode;
+			free(p->paths[i].origin);
+			p->paths[i].origin = origin;
+			free(p->paths[i].source);
+			p->paths[i].source = NULL;
+			free(full);
+			return;
+		}
+	}
+	p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
+	p->paths[p->npaths++] = (struct policy_path){ .path = full, .mode = mode, .origin = origin };
+}
+
 static int do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
 {
 	const char *d = l->tok[0], *t = l->tok[1];
@@ -224,38 +262,38 @@ static int do_path(struct parser *ps, const struct line *l, enum policy_path_mod
 	_cleanup_free_ char *full = NULL;
 	if (expand_path(ps, l, off, d, t, &full) < 0)
 		return -1;
-
-	bool refused = strcmp(full, "/") == 0 || path_is_within(full, "/proc");
-	for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
-		refused = refused || strcmp(full, ro_refused[i]) == 0;
-	if (refused)
-		return lerr(ps->e, 0, l, off, "%s: '%.200s' cannot be bound into the sandbox", d, full);
-	if (mode == POLICY_RW) {
-		for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
-			refused = refused || path_is_within(full, ro_refused[i]);
-		for (size_t i = 0; i < ARRAY_LEN(rw_refused); i++)
-			refused = refused || strcmp(full, rw_refused[i]) == 0;
-		if (refused)
-			return lerr(ps->e, 0, l, off, "%s: '%.200s' may not be writable in the sandbox", d, full);
-	}
-
-	struct policy *p = ps->p;
-	char *origin = xasprintf("%s:%lu", l->name, l->lineno);
-	for (size_t i = 0; i < p->npaths; i++) {
-		if (strcmp(p->paths[i].path, full) == 0) {
-			p->paths[i].mode = mode;
-			free(p->paths[i].origin);
-			p->paths[i].origin = origin;
-			return 0;
-		}
-	}
-	if (room(ps, l, p->npaths) < 0) {
-		free(origin);
+	const char *why = path_refused(full, mode);
+	if (why)
+		return lerr(ps->e, 0, l, off, "%s: '%.200s' %s", d, full, why);
+	if (room(ps, l, ps->p->npaths) < 0)
 		return -1;
-	}
-	p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
-	p->paths[p->npaths++] = (struct policy_path){ .path = full, .mode = mode, .origin = origin };
-	full = NULL;
+	path_set(ps->p, steal_ptr(&full), mode, xasprintf("%s:%lu", l->name, l->lineno));
+	return 0;
+}
+
+int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mode,
+		    const char *origin, struct werr *e)
+{
+	if (path[0] != '/' || path_has_dot_components(path) ||
+	    (strlen(path) > 1 && path[strlen(path) - 1] == '/'))
+		return werr_set(e, 0, "%s: '%.200s' is not an absolute, normalised path", origin, path);
+	const char *why = path_refused(path, mode);
+	if (why)
+		return werr_set(e, 0, "%s: '%.200s' %s", origin, path, why);
+	if (p->npaths >= MAX_ENTRIES)
+		return werr_set(e, 0, "%s: more than %d paths", origin, MAX_ENTRIES);
+	path_set(p, xstrdup(path), mode, xstrdup(origin));
+	return 0;
+}
+
+int policy_add_bind(struct policy *p, const char *inside, const char *source,
+		    enum policy_path_mode mode, const char *origin, struct werr *e)
+{
+	if (policy_add_path(p, inside, mode, origin, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->npaths; i++)
+		if (strcmp(p->paths[i].path, inside) == 0)
+			p->paths[i].source = xstrdup(source);
 	return 0;
 }
 
@@ -355,6 +393,25 @@ static int do_terminal(struct parser *ps, const struct line *l)
 	else
 		return lerr(ps->e, 0, l, l->off[2],
 			    "terminal clipboard: '%.200s' (expected allow or deny)", t);
+	return 0;
+}
+
+/* `workspace read-only|read-write`: the workspace mounted read-only inside
+ * (the session's writable places: its scratch directory and the --output
+ * paths, src/session/layout.h), or read-write as by default; the last line
+ * counts. */
+static int do_workspace(struct parser *ps, const struct line *l)
+{
+	if (want_tokens(ps, l, 2, "workspace") < 0)
+		return -1;
+	const char *t = l->tok[1];
+	if (strcmp(t, "read-only") == 0)
+		ps->p->workspace_ro = true;
+	else if (strcmp(t, "read-write") == 0)
+		ps->p->workspace_ro = false;
+	else
+		return lerr(ps->e, 0, l, l->off[1], "workspace: '%.200s' (expected read-only or "
+			    "read-write)", t);
 	return 0;
 }
 
@@ -1250,6 +1307,8 @@ static int run_line(struct parser *ps, const struct line *l, int depth)
 		return do_terminal(ps, l);
 	if (strcmp(d, "canary") == 0)
 		return do_canary(ps, l);
+	if (strcmp(d, "workspace") == 0)
+		return do_workspace(ps, l);
 	if (strcmp(d, "limit") == 0)
 		return do_limit(ps, l);
 	if (strcmp(d, "exec") == 0)
@@ -1336,6 +1395,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->npaths; i++) {
 		free(p->paths[i].path);
 		free(p->paths[i].origin);
+		free(p->paths[i].source);
 	}
 	free(p->paths);
 	for (size_t i = 0; i < p->nnet; i++)

@@ -15,6 +15,8 @@ struct policy_path {
 	char *path;                 /* absolute, "~/" already expanded, normalised */
 	enum policy_path_mode mode;
 	char *origin;               /* "FILE:LINE" where the directive stands */
+	char *source;               /* the host path bound at `path` when it is another one
+				       (a task's view of its git directory: task.h), else NULL */
 };
 
 /* A network rule as declared: `net allow PATTERN [private]`, `net deny
@@ -147,6 +149,9 @@ struct policy {
 	/* `canary off`: no decoy credentials in the home (src/detect/canary.h;
 	 * on by default) */
 	bool canary_off;
+	/* `workspace read-only`: the workspace mounted read-only inside, as
+	 * --read-only asks (src/session/layout.h) */
+	bool workspace_ro;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,
@@ -220,6 +225,17 @@ void policy_free(struct policy *p);
  * pattern; an equal rule is not added twice. */
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
+
+/* Bind a path from outside a profile (--output, --scratch, a task's git
+ * directory): as `read-only PATH` / `read-write PATH` would, refused where
+ * those are; a path already there takes the new mode and origin. */
+int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mode,
+		    const char *origin, struct werr *e);
+
+/* The same, the host path source bound at the path inside (a directory
+ * warden made: no check of its own). */
+int policy_add_bind(struct policy *p, const char *inside, const char *source,
+		    enum policy_path_mode mode, const char *origin, struct werr *e);
 
 /* Bind a secret from the command line: spec is "NAME@HOST,HOST..." or
  * "NAME" (only when the policy binds NAME already: its hosts are kept).

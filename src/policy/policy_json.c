@@ -77,6 +77,8 @@ json_t *policy_to_json(const struct policy *p)
 		json_object_set_new(o, "path", jstr(pp->path));
 		json_object_set_new(o, "mode", json_string(pp->mode == POLICY_RW ? "read-write" : "read-only"));
 		json_object_set_new(o, "origin", jstr(pp->origin ? pp->origin : ""));
+		if (pp->source)
+			json_object_set_new(o, "source", jstr(pp->source));
 		json_array_append_new(paths, o);
 	}
 
@@ -156,6 +158,9 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	json_object_set_new(o, "canary", json_boolean(!p->canary_off));
+	/* only when read-only: the digests of existing policies stay */
+	if (p->workspace_ro)
+		json_object_set_new(o, "workspace", json_string("read-only"));
 	json_object_set_new(o, "checkpoint", json_pack("{s:b,s:I,s:o,s:i,s:i}",
 		"on", !p->checkpoint.off, "max_size", (json_int_t)p->checkpoint.max_size,
 		"exclude", jstrv(&p->checkpoint.exclude), "keep", (int)p->checkpoint.keep,

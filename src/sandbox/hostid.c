@@ -277,7 +277,8 @@ int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
 	for (size_t i = 0; i < h->nhome; i++)
 		h->home_trees[i] = -1;
 
-	uint64_t ws_attrs = MOUNT_RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
+	uint64_t ws_attrs = (s->workspace_ro ? MOUNT_RO_ATTRS : MOUNT_RW_ATTRS) |
+			    (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
 	if ((h->ws_tree = tree(&o, h, s->workspace, ws_attrs, true, e)) < 0) {
 		if (h->ws_tree == -2)
 			werr_set(e, ENOENT, "host identities: the workspace %s is gone", s->workspace);
@@ -302,7 +303,7 @@ int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e)
 		const struct policy_path *pp = &p->paths[i];
 		if (strcmp(pp->path, s->workspace) == 0)
 			continue;
-		int t = tree(&o, h, pp->path, pp->mode == POLICY_RW ? MOUNT_SCRATCH_ATTRS :
+		int t = tree(&o, h, pp->source ? pp->source : pp->path, pp->mode == POLICY_RW ? MOUNT_SCRATCH_ATTRS :
 			     MOUNT_RO_ATTRS, true, e);
 		if (t == -1)
 			goto out;

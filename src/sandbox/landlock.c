@@ -162,8 +162,10 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 			return -1;
 	/* strict mode: nothing writable executes, but the allow-writable paths */
 	bool strict = s->exec.strict;
-	if (add_rule(rs, s->workspace, LL_READ | LL_WRITE | (strict ? 0 : LL_FS_EXECUTE), h, true,
-		     e) < 0)
+	/* a read-only workspace: read-only here too (the outputs in it are
+	 * read-write paths below) */
+	if (add_rule(rs, s->workspace, LL_READ | (s->workspace_ro ? 0 : LL_WRITE) |
+		     (strict ? 0 : LL_FS_EXECUTE), h, true, e) < 0)
 		return -1;
 	if (s->ca_bundle && add_rule(rs, SANDBOX_CA_BUNDLE, LL_FS_READ_FILE, h, true, e) < 0)
 		return -1;

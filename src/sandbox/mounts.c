@@ -493,7 +493,7 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			if (path_depth(pp->path) != d || strcmp(pp->path, s->workspace) == 0)
 				continue;
 			char src[4096];
-			snprintf(src, sizeof src, OLD "%s", pp->path);
+			snprintf(src, sizeof src, OLD "%s", pp->source ? pp->source : pp->path);
 			int tree = s->ids.active ? s->ids.path_trees[i] : -1;
 			struct stat st;
 			if (s->ids.active ? tree < 0 || fstat(tree, &st) < 0 : stat(src, &st) < 0)
@@ -513,7 +513,8 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 			/* strict mode: nothing the agent writes there runs; the
 			 * plan's pins and protections, cloned from it, inherit
 			 * noexec */
-			uint64_t attrs = RW_ATTRS | (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
+			uint64_t attrs = (s->workspace_ro ? RO_ATTRS : RW_ATTRS) |
+					 (s->exec.strict ? W_MOUNT_ATTR_NOEXEC : 0);
 			if (make_mountpoint(dst, true, e) < 0 ||
 			    (s->review_upper ? review_overlay(s, src, dst, e) :
 			     s->ids.active ? attach_tree(s->ids.ws_tree, dst, e, "the workspace") :

@@ -134,6 +134,7 @@ struct sandbox_spec {
 	char *home;                 /* invoking user's home (host), may be NULL */
 
 	char *workspace;            /* real absolute path */
+	bool workspace_ro;          /* mounted read-only (--read-only, `workspace read-only`) */
 	char *logdir;               /* the audit log directory: never reachable inside */
 	char *cachedir;             /* warden's cache directory: never reachable inside */
 	char *storedir;             /* the checkpoint store: never reachable inside */
@@ -195,6 +196,10 @@ void sandbox_spec_free(struct sandbox_spec *s);
 extern const char *const credential_stores[];
 extern const size_t credential_stores_n;
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
+/* The checks workspace_resolve makes of a resolved directory path buf
+ * (what names it in the error: "workspace", "--output"): not /, /tmp, a
+ * home or a system directory, not holding the home or a credential store. */
+int workspace_place_check(const char *buf, const char *home, const char *what, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
 /* Sessions in one workspace share its placeholders: each holds a shared
  * flock on a lock file of that workspace in lockdir (warden's own, out of

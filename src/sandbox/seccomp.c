@@ -155,7 +155,7 @@ static int add_file_audit(scmp_filter_ctx ctx)
 {
 	static const char *const always[] = {
 		"creat", "unlink", "unlinkat", "rename", "renameat", "renameat2",
-		"link", "linkat", "symlink", "symlinkat", "truncate",
+		"link", "linkat", "symlink", "symlinkat", "truncate", "mkdir", "mkdirat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
 	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
@@ -240,7 +240,9 @@ fail:
 int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
 	scmp_filter_ctx ctx;
-	int r = build(&ctx, s->policy->audit_files || s->policy->write_ask.n, s->policy->exec.strict);
+	/* a read-only workspace: its refused writes are recorded (notify.c) */
+	int r = build(&ctx, s->policy->audit_files || s->policy->write_ask.n || s->workspace_ro,
+		      s->policy->exec.strict);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */

@@ -41,6 +41,36 @@ const size_t credential_stores_n = ARRAY_LEN(credential_stores);
 
 #define SCAN_MAX_ENTRIES 1000000
 
+int workspace_place_check(const char *buf, const char *home, const char *what, struct werr *e)
+{
+	for (size_t i = 0; i < ARRAY_LEN(forbidden_exact); i++)
+		if (strcmp(buf, forbidden_exact[i]) == 0)
+			return werr_set(e, 0, "refusing %s %s: it would expose far more "
+				"than a project (choose a project directory)", what, buf);
+	for (size_t i = 0; i < ARRAY_LEN(forbidden_trees); i++)
+		if (path_is_within(buf, forbidden_trees[i]))
+			return werr_set(e, 0, "refusing %s %s: it lies inside the system "
+				"directory %s", what, buf, forbidden_trees[i]);
+	if (home) {
+		char hbuf[PATH_MAX];
+		const char *h = realpath(home, hbuf) ? hbuf : home;
+		if (strcmp(buf, h) == 0)
+			return werr_set(e, 0, "refusing %s %s: it is your home directory, "
+				"whose dotfiles and credentials the sandbox hides", what, buf);
+		if (path_is_within(h, buf))
+			return werr_set(e, 0, "refusing %s %s: it contains your home "
+				"directory %s", what, buf, h);
+	}
+	struct stat st;
+	for (size_t i = 0; i < credential_stores_n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", buf, credential_stores[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			return werr_set(e, 0, "refusing %s %s: it holds %s, a credential "
+				"store (is this a home directory?)", what, buf, credential_stores[i]);
+	}
+	return 0;
+}
+
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e)
 {
 	char buf[PATH_MAX];
@@ -52,31 +82,8 @@ int workspace_resolve(const char *requested, const char *home, char **out, struc
 		return werr_errno(e, "workspace %s", buf);
 	if (!S_ISDIR(st.st_mode))
 		return werr_set(e, ENOTDIR, "workspace %s", buf);
-
-	for (size_t i = 0; i < ARRAY_LEN(forbidden_exact); i++)
-		if (strcmp(buf, forbidden_exact[i]) == 0)
-			return werr_set(e, 0, "refusing workspace %s: it would expose far more "
-				"than a project (choose a project directory)", buf);
-	for (size_t i = 0; i < ARRAY_LEN(forbidden_trees); i++)
-		if (path_is_within(buf, forbidden_trees[i]))
-			return werr_set(e, 0, "refusing workspace %s: it lies inside the system "
-				"directory %s", buf, forbidden_trees[i]);
-	if (home) {
-		char hbuf[PATH_MAX];
-		const char *h = realpath(home, hbuf) ? hbuf : home;
-		if (strcmp(buf, h) == 0)
-			return werr_set(e, 0, "refusing workspace %s: it is your home directory, "
-				"whose dotfiles and credentials the sandbox hides", buf);
-		if (path_is_within(h, buf))
-			return werr_set(e, 0, "refusing workspace %s: it contains your home "
-				"directory %s", buf, h);
-	}
-	for (size_t i = 0; i < credential_stores_n; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", buf, credential_stores[i]);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			return werr_set(e, 0, "refusing workspace %s: it holds %s, a credential "
-				"store (is this a home directory?)", buf, credential_stores[i]);
-	}
+	if (workspace_place_check(buf, home, "workspace", e) < 0)
+		return -1;
 	*out = xstrdup(buf);
 	return 0;
 }

@@ -30,6 +30,8 @@
 #include "../sandbox/sandbox.h"
 #include "config.h"
 #include "egress.h"
+#include "layout.h"
+#include "task.h"
 #include "../detect/canary.h"
 #include "summary.h"
 #include "trust.h"
@@ -52,11 +54,11 @@ static const char *setid_bits(mode_t bits)
 /* With the sandbox gone: move aside git repositories and redirects the
  * agent created, clear setuid/setgid bits that appeared, record each as an
  * alert and tell the user (how to undo a move). */
-static int sweep(const struct sandbox_spec *s, struct audit *log, const char *session,
-		 struct werr *e)
+static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
+		 const char *session, struct werr *e)
 {
 	struct ws_sweep sw = { 0 };
-	int r = workspace_sweep(s->workspace, &s->plan, session, &sw, e);
+	int r = workspace_sweep(ws, plan, session, &sw, e);
 	for (size_t i = 0; i < sw.n; i++) {
 		const struct ws_swept *it = &sw.v[i];
 		struct event a;
@@ -172,7 +174,8 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 
 static int spec_prepare(const struct session_opts *o, struct policy *pol, const char *home,
 			const struct kernel_features *kf, struct sandbox_spec *s,
-			struct discovery *disc, struct session_agent *ag, struct werr *e)
+			struct discovery *disc, struct session_agent *ag,
+			struct session_layout *lay, struct werr *e)
 {
 	if (features_require(kf, e) < 0)
 		return -1;
@@ -191,6 +194,15 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	}
 	if (!home)
 		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
+	/* read-only or not, the scratch directory and the outputs: read-write
+	 * paths of the policy from here on (layout.h) */
+	if (layout_prepare(lay, &(struct session_layout_opts){ .read_only = o->read_only,
+		.scratch = o->scratch, .outputs = o->outputs }, pol, s->workspace, home, e) < 0)
+		return -1;
+	s->workspace_ro = lay->read_only;
+	if (s->workspace_ro && o->review)
+		return werr_set(e, 0, "--review and a read-only workspace: nothing would reach the "
+				"workspace to review (leave one out)");
 	/* The client found on the host and what it needs exposed, read-only. */
 	if (discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, disc, e) < 0)
 		return -1;
@@ -231,6 +243,10 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 			s->pty_fds |= 1u << fd;
 	s->use_pty = s->pty_fds != 0;
 	env_build(pol, o->cli_env, &s->envp);
+	if (lay->scratch) {
+		_cleanup_free_ char *v = xasprintf("WARDEN_SCRATCH=%s", lay->scratch);
+		env_override(&s->envp, v);
+	}
 	discover_env_path(disc, &s->envp);
 	s->exec_path = disc->exec_path ? xstrdup(disc->exec_path) : NULL;
 	return 0;
@@ -258,8 +274,8 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 static int log_start(const struct session_opts *o, const struct policy *pol,
 		     const struct sandbox_spec *s, const struct kernel_features *kf,
 		     const struct discovery *disc, const struct session_agent *ag,
-		     const struct limits *lim, json_t *checkpoint, struct audit *log,
-		     struct werr *e)
+		     const struct limits *lim, json_t *checkpoint,
+		     const struct session_layout *lay, struct audit *log, struct werr *e)
 {
 	char digest[65];
 	policy_digest(pol, digest);
@@ -273,7 +289,8 @@ static int log_start(const struct session_opts *o, const struct policy *pol,
 		.kernel = kernel, .exposed = discovery_to_json(disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
 		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec),
-		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint }), e);
+		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint,
+		.layout = layout_to_json(lay) }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -471,8 +488,10 @@ static void limits_endp(struct limits *l)
 
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
-			   struct sandbox_spec *s, struct detect **det, struct journald **jd,
-			   struct audit **log, struct summary *sum, int *status, struct werr *e)
+			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
+			   struct detect **det,
+			   struct journald **jd, struct audit **log, struct summary *sum,
+			   int *status, struct werr *e)
 {
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
@@ -488,7 +507,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	struct kernel_features kf;
 	features_probe(&kf);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
-	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, e) < 0) {
+	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, lay, e) < 0) {
 		drules_free(&rs);
 		return -1;
 	}
@@ -513,7 +532,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	s->detect = *det;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
-	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0)
+	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
+	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
 	/* As root: the agent's own host identity, never root's (hostid.h). */
@@ -534,8 +554,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	json_t *ckfield = NULL;
 	if (o->review && review_prepare(pol, &kf, s, session, e) < 0)
 		return -1;
-	if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session, &ckfield,
-			       e) < 0)
+	/* read-only with no output in it: nothing in the workspace can
+	 * change, nothing to record or undo */
+	if (lay->read_only && !lay->output_inside)
+		ckfield = json_pack("{s:b, s:s}", "off", true, "why", "read-only workspace");
+	else if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session,
+				    &ckfield, e) < 0)
 		return -1;
 	if (o->review) {
 		/* and what its end leaves out when new, and the placeholders
@@ -552,7 +576,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 		json_object_set_new(ckfield, "protected", prot);
 		json_object_set_new(ckfield, "placeholders", ph);
 	}
-	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, *log, e) < 0)
+	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, lay, *log, e) < 0)
 		return -1;
 
 	double t0 = now_ms();
@@ -567,7 +591,16 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
-	if (sweep(s, *log, session, &e2) < 0)
+	if (sweep(s->workspace, &s->plan, *log, session, &e2) < 0)
+		werr_print(&e2);
+	/* and the outputs and the scratch directory kept outside it */
+	for (size_t i = 0; i < lay->nplans; i++)
+		if (sweep(lay->planned[i], &lay->plans[i], *log, session, &e2) < 0)
+			werr_print(&e2);
+	/* the scratch directory the session made goes with it */
+	layout_end(lay);
+	/* --task: the branch the session committed on, carried to the host */
+	if (task && task_finish(task, &e2) < 0)
 		werr_print(&e2);
 	/* what the session left, recorded: what `warden undo` compares with */
 	json_t *ckend = s->review_upper ? ckpt_review_end(&ck, s->review_upper, &s->plan.names,
@@ -672,6 +705,23 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
 		if (exec_deny_arg(&pol, o->exec_deny->v[i], e) < 0)
 			return -1;
+	/* --task: the session in the task's own workspace */
+	_cleanup_(task_free) struct task task = { .lock_fd = -1 };
+	struct session_opts with_task = *o;
+	if (o->task) {
+		_cleanup_free_ char *logdir = home ? audit_dir(home) : NULL;
+		if (!logdir)
+			return werr_set(e, 0, "--task: no directory for warden's locks (set HOME)");
+		_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+		if (task_locate(&task, o->task, o->workspace, e) < 0 ||
+		    task_prepare(&task, lockdir, &pol, e) < 0)
+			return -1;
+		if (o->summary)
+			wnote("task %s: %s %s%s%s", task.name, task.made ? "made" : "reusing", task.dir,
+			      task.branch ? " on branch " : " (a copy)", task.branch ? task.branch : "");
+		with_task.workspace = task.dir;
+		o = &with_task;
+	}
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
@@ -685,7 +735,13 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	/* so does the journal's sender */
 	_cleanup_(journald_freep) struct journald *jd = NULL;
 	_cleanup_(audit_closep) struct audit *log = NULL;
-	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &det, &jd, &log,
+	_cleanup_(layout_free) struct session_layout lay = { 0 };
+	if (o->task) {
+		lay.task = xstrdup(task.name);
+		lay.task_branch = task.branch ? xstrdup(task.branch) : NULL;
+		lay.task_repo = xstrdup(task.repo);
+	}
+	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
 				o->summary ? &sum : NULL, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);

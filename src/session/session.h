@@ -27,6 +27,11 @@ struct session_opts {
 	bool summary;                /* at the end, list what was refused on stderr */
 	bool review;                 /* --review: the workspace an overlay inside; the
 				        changes kept in the store for `warden apply` */
+	bool read_only;              /* --read-only: the workspace read-only inside */
+	const char *scratch;         /* --scratch DIR, or NULL (read-only: one made) */
+	const struct strv *outputs;  /* --output PATH..., may be NULL */
+	const char *task;            /* --task NAME: the session in the task's own
+				        workspace (task.h), or NULL */
 	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
 	const char *state_dir;       /* --state DIR; NULL: the agent's default */
 	/* the detector records its alerts but never acts (`warden check`: its

@@ -108,6 +108,11 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 			    "ALL_PROXY are set inside)"));
 	else if (strcmp(ev->kind, "net") == 0)
 		proxy_refused(s, f);
+	else if (strcmp(ev->kind, "file") == 0)
+		/* a write in a read-only workspace (notify.c), or one `write ask`
+		 * refused */
+		add(s, xasprintf("%s %s", str(f, "op"), str(f, "path")),
+		    xstrdup(json_object_get(f, "reason") ? str(f, "reason") : "refused"));
 	else if (strcmp(ev->kind, "syscall") == 0)
 		add(s, xasprintf("syscall %s", str(f, "name")),
 		    xstrdup("refused by the sandbox (EPERM); no option allows it"));

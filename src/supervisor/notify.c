@@ -73,6 +73,8 @@ static const struct file_op file_ops[] = {
 	{ "symlink", "symlink", -1, -1, 1, -1, -1 },
 	{ "symlinkat", "symlink", -1, -1, 2, 1, -1 },
 	{ "truncate", "truncate", 0, -1, -1, -1, -1 },
+	{ "mkdir", "mkdir", 0, -1, -1, -1, -1 },
+	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1 },
 };
 
 struct notifier {
@@ -95,7 +97,14 @@ struct notifier {
 	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
 	bool audit_files;        /* file operations recorded (else only asked about) */
 	char *guarded;           /* warden's control directory (notifier_set_guarded) */
+	char *ro_ws;             /* the read-only workspace (notifier_set_readonly), or NULL */
 };
+
+void notifier_set_readonly(struct notifier *n, const char *workspace)
+{
+	free(n->ro_ws);
+	n->ro_ws = workspace ? xstrdup(workspace) : NULL;
+}
 
 void notifier_set_execs(struct notifier *n, struct execs *x)
 {
@@ -199,6 +208,7 @@ void notifier_free(struct notifier *n)
 	reserve_give(n);
 	seccomp_notify_free(n->req, n->resp);
 	free(n->guarded);
+	free(n->ro_ws);
 	free(n);
 }
 
@@ -328,6 +338,50 @@ static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dir
 	return j;
 }
 
+/* Does the file operation x (by process pid) write in the read-only
+ * workspace: a path of it in the workspace (as text), on a read-only mount
+ * there (looked up in the sandbox's own tree through /proc/PID/root: an
+ * --output in the workspace is not one), and not an open of an existing
+ * file that creates nothing? The kernel refuses it (EROFS); this only
+ * says so in the log. The path named, or NULL. */
+static const char *ro_write(const struct notifier *n, pid_t pid, const struct ev_file *x)
+{
+	bool opens = strcmp(x->op, "open") == 0;
+	bool writes = !opens || !x->has_flags ||
+		      (x->flags & (O_WRONLY | O_RDWR | O_TRUNC)) != 0;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	_cleanup_close_ int root = -1;
+	for (int i = 0; i < x->npaths; i++) {
+		if (!x->paths[i])
+			continue;
+		_cleanup_free_ char *lex = lexical_path(pid, x->paths[i]);
+		if (!path_is_within(lex, n->ro_ws))
+			continue;
+		if (root < 0 && (root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return NULL;
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC | (opens ? 0 : O_NOFOLLOW),
+					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, root, lex, &how, sizeof how);
+		if (fd >= 0 && !writes)
+			continue; /* O_CREAT of a file that is there: a read */
+		if (fd < 0) {
+			/* not there yet: the directory it would be made in */
+			char *slash = strrchr(lex, '/');
+			if (slash == lex)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			how.flags = O_PATH | O_CLOEXEC;
+			fd = (int)syscall(SYS_openat2, root, lex, &how, sizeof how);
+		}
+		struct statvfs v;
+		if (fd >= 0 && fstatvfs(fd, &v) == 0 && (v.f_flag & ST_RDONLY))
+			return x->paths[i];
+	}
+	return NULL;
+}
+
 /* The file operation a syscall number is, or NULL. */
 static const struct file_op *file_op_of(const struct notifier *n, int nr)
 {
@@ -359,8 +413,14 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
 		held = writeask_check(n->wa, req, &x);
-		if (!held && n->audit_files)
+		if (!held && n->ro_ws && ro_write(n, req->pid, &x)) {
+			x.decision = "deny";
+			x.reason = "the workspace is read-only (EROFS); write to an --output "
+				   "directory or $WARDEN_SCRATCH";
 			later(n, ev_file(&x));
+		} else if (!held && n->audit_files) {
+			later(n, ev_file(&x));
+		}
 	}
 	for (int i = 0; i < x.npaths; i++)
 		free((char *)x.paths[i]);

@@ -16,6 +16,10 @@ void notifier_set_execs(struct notifier *n, struct execs *x);
  * when audit_files, held for a question when wa's globs name them. */
 struct writeask;
 void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa);
+/* A read-only workspace (its path inside): a write there that a read-only
+ * mount refuses is recorded as a refused `file` event (decision "deny"),
+ * whatever `audit files` says. */
+void notifier_set_readonly(struct notifier *n, const char *workspace);
 /* warden's control directory on the host (control.h): a connect to a
  * pathname socket within it, however spelled, is an `alert` (rule
  * control.inside): the agent looking for the way to answer its own

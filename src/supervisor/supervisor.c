@@ -1049,6 +1049,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_(writeask_freep) struct writeask *wa =
 		writeask_new(&s->policy->write_ask, s->workspace, ap, listener, log);
 	notifier_set_files(nt, s->policy->audit_files, wa);
+	notifier_set_readonly(nt, s->workspace_ro ? s->workspace : NULL);
 	_cleanup_free_ char *ctl_dir = control_dir_of(s->logdir);
 	notifier_set_guarded(nt, ctl_dir);
 	_cleanup_(proxy_freep) struct proxy *px =

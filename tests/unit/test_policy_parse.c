@@ -635,6 +635,31 @@ static void test_canary(void)
 	EXPECT_ERR("canary off now\n", "t.profile:1:12: canary: unexpected argument 'now'");
 }
 
+/* `workspace read-only|read-write`: read-write unless said, the last line
+ * wins, in the JSON only when read-only. */
+static void test_workspace(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "# nothing said\n", &e) == 0);
+	CHECK(!p.workspace_ro);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_object_get(j, "workspace") == NULL);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "workspace read-only\n", &e) == 0);
+	CHECK(p.workspace_ro);
+	j = policy_to_json(&p);
+	CHECK_STR(json_string_value(json_object_get(j, "workspace")), "read-only");
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "workspace read-only\nworkspace read-write\n", &e) == 0);
+	CHECK(!p.workspace_ro);
+	policy_free(&p);
+	EXPECT_ERR("workspace\n", "t.profile:1:10: workspace: missing argument");
+	EXPECT_ERR("workspace ro\n", "t.profile:1:11: workspace: 'ro' (expected read-only or read-write)");
+}
+
 /* `exec kernel auto|on|off`: auto unless said, the last line wins, in the
  * JSON only when not auto (the digests of existing policies stay). */
 static void test_exec_kernel(void)
@@ -1401,6 +1426,7 @@ int main(void)
 	test_signal_grace();
 	test_terminal_clipboard();
 	test_canary();
+	test_workspace();
 	test_exec_kernel();
 	test_checkpoint();
 	test_net();

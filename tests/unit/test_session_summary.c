@@ -96,6 +96,30 @@ static void test_limit(void)
 	audit_close(a);
 }
 
+/* A write a read-only workspace refused: named once with its reason (the
+ * hint naming --output); a file operation recorded and let through is not
+ * listed. */
+static void test_readonly_write(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000005");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	const char *why = "the workspace is read-only (EROFS); write to an --output directory";
+	for (int i = 0; i < 2; i++)
+		CHECK(audit_emit_event(a, ev_file(&(struct ev_file){ .pid = 2, .op = "open",
+			.syscall = "openat", .npaths = 1, .paths = { "/ws/a.txt" }, .decision = "deny",
+			.reason = why }), &e) == 0);
+	CHECK(audit_emit_event(a, ev_file(&(struct ev_file){ .pid = 2, .op = "open",
+		.syscall = "openat", .npaths = 1, .paths = { "/ws/out/b.txt" } }), &e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "open /ws/a.txt (2 times): the workspace is read-only") != NULL);
+	CHECK(strstr(out, "--output") != NULL);
+	CHECK(strstr(out, "b.txt") == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -128,6 +152,7 @@ int main(void)
 	test_listed_once();
 	test_nothing_refused();
 	test_limit();
+	test_readonly_write();
 	test_bounded();
 	tmpdir_remove();
 	return check_status_counted("session_summary");

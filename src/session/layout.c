@@ -1,0 +1,232 @@
+/* layout.c - a session's read-only workspace, scratch directory and output
+ * directories, checked and made on the host side before the sandbox
+ * exists (layout.h). */
+#include "layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../sandbox/sandbox.h"
+
+/* rel (workspace-relative) is dir or lies below it. */
+static bool rel_within(const char *rel, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(rel, dir, n) == 0 && (rel[n] == '\0' || rel[n] == '/');
+}
+
+/* An output inside the workspace at rel: never in .git, never a protected
+ * or masked path nor below one (the protections and masks are mounted after
+ * the outputs, and stay, but an output named for one is a mistake). */
+static int check_inside(const struct policy *pol, const char *what, const char *abs,
+			const char *rel, struct werr *e)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	for (char *c = copy; c;) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = '\0';
+		if (strcmp(c, ".git") == 0)
+			return werr_set(e, 0, "refusing %s %s: it lies in a .git directory, which "
+					"the sandbox keeps read-only where git would run from it",
+					what, abs);
+		for (size_t i = 0; i < pol->protect.n; i++)
+			if (!strchr(pol->protect.v[i], '/') && strcmp(c, pol->protect.v[i]) == 0)
+				return werr_set(e, 0, "refusing %s %s: '%s' is a protected name "
+						"(read-only at any depth)", what, abs, c);
+		if (workspace_masked(pol, copy, c))
+			return werr_set(e, 0, "refusing %s %s: the profile masks %s (its "
+					"content never reaches the sandbox)", what, abs, copy);
+		if (slash)
+			*slash = '/';
+		c = slash ? slash + 1 : NULL;
+	}
+	for (size_t i = 0; i < pol->protect.n; i++)
+		if (strchr(pol->protect.v[i], '/') && rel_within(rel, pol->protect.v[i]))
+			return werr_set(e, 0, "refusing %s %s: it lies in the protected path %s",
+					what, abs, pol->protect.v[i]);
+	return 0;
+}
+
+/* The directory arg names (relative to the current directory), checked as
+ * layout.h says and made when missing; *out its resolved path, *inside
+ * whether it lies in the workspace. */
+static int place(const char *arg, const char *what, const struct policy *pol, const char *ws,
+		 const char *home, char **out, bool *inside, struct werr *e)
+{
+	if (!*arg)
+		return werr_set(e, 0, "%s: an empty path", what);
+	char cwd[PATH_MAX];
+	if (arg[0] != '/' && !getcwd(cwd, sizeof cwd))
+		return werr_errno(e, "%s %s: the current directory", what, arg);
+	_cleanup_free_ char *abs = arg[0] == '/' ? xstrdup(arg) : xasprintf("%s/%s", cwd, arg);
+	for (size_t n = strlen(abs); n > 1 && abs[n - 1] == '/'; n--)
+		abs[n - 1] = '\0';
+	if (path_has_dot_components(abs))
+		return werr_set(e, 0, "%s %s: a path without '.' or '..' components, please",
+				what, arg);
+	struct stat st;
+	if (lstat(abs, &st) == 0 && S_ISLNK(st.st_mode))
+		return werr_set(e, 0, "refusing %s %s: it is a symbolic link (name the directory "
+				"it leads to)", what, abs);
+	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode))
+		return werr_set(e, ENOTDIR, "refusing %s %s: not a directory (an output is a "
+				"directory, made when missing)", what, abs);
+	_cleanup_free_ char *res = path_resolve_existing(abs);
+	if (!res)
+		return werr_errno(e, "%s %s", what, abs);
+	*inside = path_is_within(res, ws);
+	if (!*inside && path_is_within(abs, ws))
+		return werr_set(e, 0, "refusing %s %s: a symbolic link on its way in the "
+				"workspace leads out of it, to %s", what, abs, res);
+	if (*inside) {
+		/* checked by where it is (a symlink on the way: where it leads) */
+		if (strcmp(res, ws) == 0)
+			return werr_set(e, 0, "refusing %s %s: it is the workspace itself (leave "
+					"--read-only out to write there)", what, abs);
+		if (check_inside(pol, what, abs, res + strlen(ws) + 1, e) < 0)
+			return -1;
+	} else {
+		if (path_is_within(ws, res))
+			return werr_set(e, 0, "refusing %s %s: it holds the workspace %s", what,
+					res, ws);
+		if (workspace_place_check(res, home, what, e) < 0)
+			return -1;
+		char hbuf[PATH_MAX];
+		const char *h = home && realpath(home, hbuf) ? hbuf : home;
+		if (h && path_is_within(res, h) && res[strlen(h) + (strcmp(h, "/") != 0)] == '.')
+			return werr_set(e, 0, "refusing %s %s: a hidden entry of your home (~/.*: "
+					"configuration and credentials the sandbox hides)", what, res);
+	}
+	if (mkdir_p(res, 0755, NULL) < 0)
+		return werr_errno(e, "%s: making %s", what, res);
+	/* made through nothing but directories: resolved again, the same */
+	char again[PATH_MAX];
+	if (!realpath(res, again) || strcmp(again, res) != 0 || lstat(res, &st) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		return werr_set(e, 0, "refusing %s %s: it changed while it was checked", what, res);
+	*out = steal_ptr(&res);
+	return 0;
+}
+
+/* A fresh scratch directory under $TMPDIR (an absolute one) or /tmp. */
+static int scratch_make(struct session_layout *l, struct werr *e)
+{
+	const char *t = getenv("TMPDIR");
+	char base[PATH_MAX];
+	if (!t || t[0] != '/' || !realpath(t, base))
+		snprintf(base, sizeof base, "/tmp");
+	_cleanup_free_ char *tmpl = xasprintf("%s/warden-scratch-XXXXXX", base);
+	if (!mkdtemp(tmpl))
+		return werr_errno(e, "--scratch: making a scratch directory in %s", base);
+	l->scratch = steal_ptr(&tmpl);
+	l->scratch_made = true;
+	return 0;
+}
+
+int layout_prepare(struct session_layout *l, const struct session_layout_opts *o,
+		   struct policy *pol, const char *ws, const char *home, struct werr *e)
+{
+	l->read_only = o->read_only || pol->workspace_ro;
+	pol->workspace_ro = l->read_only;
+	for (size_t i = 0; o->outputs && i < o->outputs->n; i++) {
+		char *p = NULL;
+		bool inside = false;
+		if (place(o->outputs->v[i], "--output", pol, ws, home, &p, &inside, e) < 0)
+			return -1;
+		if (strv_contains(&l->outputs, p)) {
+			free(p);
+			continue;
+		}
+		l->output_inside |= inside;
+		strv_push_owned(&l->outputs, p);
+		if (policy_add_path(pol, l->outputs.v[l->outputs.n - 1], POLICY_RW, "--output", e) < 0)
+			return -1;
+	}
+	if (o->scratch) {
+		bool inside = false;
+		if (place(o->scratch, "--scratch", pol, ws, home, &l->scratch, &inside, e) < 0)
+			return -1;
+		if (inside)
+			return werr_set(e, 0, "refusing --scratch %s: it lies in the workspace (name it "
+					"with --output, or choose a directory outside)", l->scratch);
+	} else if (o->want_scratch || l->read_only) {
+		if (scratch_make(l, e) < 0)
+			return -1;
+	}
+	if (l->scratch && policy_add_path(pol, l->scratch, POLICY_RW, "--scratch", e) < 0)
+		return -1;
+	return 0;
+}
+
+static void plan_one(struct session_layout *l, const char *dir)
+{
+	l->planned[l->nplans] = dir;
+	l->plans[l->nplans++] = (struct ws_plan){ .lock_fd = -1, .ws_fd = -1 };
+}
+
+int layout_plan_outside(struct session_layout *l, const char *ws, const struct policy *pol,
+			struct werr *e)
+{
+	size_t n = l->outputs.n + 1;
+	l->plans = xcalloc(n, sizeof *l->plans);
+	l->planned = xcalloc(n, sizeof *l->planned);
+	for (size_t i = 0; i < l->outputs.n; i++)
+		if (!path_is_within(l->outputs.v[i], ws))
+			plan_one(l, l->outputs.v[i]);
+	if (l->scratch && !l->scratch_made)
+		plan_one(l, l->scratch);
+	for (size_t i = 0; i < l->nplans; i++)
+		if (workspace_plan(l->planned[i], pol, &l->plans[i], e) < 0)
+			return werr_wrap(e, "%s", l->planned[i]);
+	return 0;
+}
+
+json_t *layout_to_json(const struct session_layout *l)
+{
+	json_t *outs = json_array();
+	for (size_t i = 0; i < l->outputs.n; i++)
+		json_array_append_new(outs, json_string(l->outputs.v[i]));
+	json_t *task = json_null();
+	if (l->task)
+		task = json_pack("{s:s, s:s?, s:s?}", "name", l->task, "branch", l->task_branch,
+				 "repository", l->task_repo);
+	return json_pack("{s:b, s:s?, s:b, s:o, s:o}", "read_only", l->read_only,
+			 "scratch", l->scratch, "scratch_kept", l->scratch && !l->scratch_made,
+			 "outputs", outs, "task", task ? task : json_null());
+}
+
+void layout_end(struct session_layout *l)
+{
+	if (!l->scratch_made || !l->scratch)
+		return;
+	_cleanup_free_ char *dir = xstrdup(l->scratch);
+	char *slash = strrchr(dir, '/');
+	*slash = '\0';
+	_cleanup_close_ int pfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0 || remove_tree_at(pfd, slash + 1) < 0)
+		wnote("the scratch directory %s could not be removed: %s", l->scratch,
+		      strerror(errno));
+	l->scratch_made = false;
+}
+
+void layout_free(struct session_layout *l)
+{
+	layout_end(l);
+	for (size_t i = 0; i < l->nplans; i++)
+		workspace_cleanup(&l->plans[i]);
+	free(l->plans);
+	free(l->planned);
+	free(l->scratch);
+	strv_free(&l->outputs);
+	free(l->task);
+	free(l->task_branch);
+	free(l->task_repo);
+	*l = (struct session_layout){ 0 };
+}

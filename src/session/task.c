@@ -1,0 +1,613 @@
+/* task.c - a workspace per task: the repository found, its worktree (or a
+ * copy) made or reused, the task's lock, and the repository's git directory
+ * bound into the sandbox with what the host's git would run kept read-only
+ * (task.h). */
+#include "task.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/hash.h"
+
+extern char **environ;
+
+#define TASK_NAME_MAX 64
+#define TASKS_SUFFIX ".warden-tasks"
+
+bool task_name_valid(const char *name, char *why, size_t wlen)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > TASK_NAME_MAX) {
+		snprintf(why, wlen, "1 to %d characters", TASK_NAME_MAX);
+		return false;
+	}
+	if (name[0] == '.' || name[0] == '-') {
+		snprintf(why, wlen, "it may not start with '.' or '-'");
+		return false;
+	}
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '_' || *p == '-')) {
+			snprintf(why, wlen, "letters, digits, '.', '_' and '-' only");
+			return false;
+		}
+	if (strstr(name, "..") || (n >= 5 && strcmp(name + n - 5, ".lock") == 0)) {
+		snprintf(why, wlen, "no '..' in it, no '.lock' at its end (git refuses such "
+			 "branch names)");
+		return false;
+	}
+	return true;
+}
+
+/* ---- git, run as for untrusted input ---------------------------------- */
+
+static const char *const git_safe[] = {
+	"--no-pager",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "core.editor=false",
+	"-c", "core.sshCommand=false",
+	"-c", "core.askPass=false",
+	"-c", "credential.helper=",
+	"-c", "protocol.allow=never",
+	"-c", "diff.external=",
+	"-c", "commit.gpgSign=false",
+};
+
+/* The caller's environment without GIT_* (GIT_DIR, GIT_CONFIG_*, ...),
+ * prompts off. */
+static void git_env(struct strv *env)
+{
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "GIT_", 4) != 0)
+			strv_push(env, *e);
+	strv_push(env, "GIT_TERMINAL_PROMPT=0");
+}
+
+/* The last non-empty line of fd's content (a memfd), for an error. */
+static char *last_line(int fd)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof buf - 1)
+		n = pread(fd, buf, sizeof buf - 1, st.st_size - (off_t)(sizeof buf - 1));
+	if (n <= 0)
+		return xstrdup("(nothing on its stderr)");
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	char *nl = strrchr(buf, '\n');
+	return xstrdup(nl ? nl + 1 : buf);
+}
+
+/* Spawn argv (looked up in PATH) in dir with env, stdout to out_fd, stderr
+ * to err_fd; -1 with errno. */
+static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int out_fd, int err_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	pid_t pid = -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd != 1)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (dir)
+		posix_spawn_file_actions_addchdir_np(&fa, dir);
+	spawnattr_fresh(&at, 0);
+	int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	errno = err;
+	return err ? -1 : pid;
+}
+
+/* Run argv; stdout to out_fd or captured; 0 when it exited 0. */
+static int run_cmd(const char *dir, char *const *argv, char *const *env, int out_fd, char **out,
+		   const char *what, int *code, struct werr *e)
+{
+	_cleanup_close_ int errfd = memfd_create("warden-task-stderr", MFD_CLOEXEC);
+	if (errfd < 0)
+		return werr_errno(e, "%s: a buffer for its stderr", argv[0]);
+	int pfd[2] = { -1, -1 };
+	if (out_fd < 0 && pipe2(pfd, O_CLOEXEC) < 0)
+		return werr_errno(e, "%s: a pipe", argv[0]);
+	pid_t pid = spawn_in(dir, argv, env, out_fd >= 0 ? out_fd : pfd[1], errfd);
+	int serr = errno;
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (pid < 0) {
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		return werr_set(e, serr, "cannot run %s: %s", argv[0], strerror(serr));
+	}
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	if (pfd[0] >= 0) {
+		for (;;) {
+			if (cap - len < 4096) {
+				cap = cap ? cap * 2 : 8192;
+				buf = xrealloc(buf, cap);
+			}
+			ssize_t n = read(pfd[0], buf + len, cap - len - 1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		close(pfd[0]);
+		buf[len] = '\0';
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (code && WIFEXITED(status)) {
+		*code = WEXITSTATUS(status);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(buf);
+		_cleanup_free_ char *why = last_line(errfd);
+		return werr_set(e, 0, "%s failed: %s", what, why);
+	}
+	if (out)
+		*out = buf ? buf : xstrdup("");
+	else
+		free(buf);
+	return 0;
+}
+
+int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e)
+{
+	_cleanup_strv_ struct strv argv = { 0 };
+	_cleanup_strv_ struct strv env = { 0 };
+	strv_push(&argv, "git");
+	for (size_t i = 0; i < ARRAY_LEN(git_safe); i++)
+		strv_push(&argv, git_safe[i]);
+	for (size_t i = 0; args[i]; i++)
+		strv_push(&argv, args[i]);
+	git_env(&env);
+	_cleanup_free_ char *what = xasprintf("git %s", args[0]);
+	return run_cmd(dir, argv.v, env.v, out_fd, out, what, NULL, e);
+}
+
+/* ---- where the task lives ---------------------------------------------- */
+
+static char *dir_of(const char *path)
+{
+	char *d = xstrdup(path);
+	char *slash = strrchr(d, '/');
+	if (slash == d)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	return d;
+}
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
+{
+	*t = (struct task){ .lock_fd = -1 };
+	char why[160];
+	if (name && !task_name_valid(name, why, sizeof why))
+		return werr_set(e, 0, "task '%.100s': not a task name (%s)", name, why);
+	t->name = name ? xstrdup(name) : NULL;
+	char buf[PATH_MAX];
+	if (!realpath(src ? src : ".", buf))
+		return werr_errno(e, "--task: %s", src ? src : ".");
+	t->src = xstrdup(buf);
+	_cleanup_free_ char *out = NULL;
+	struct werr ge = { 0 };
+	const char *const args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL };
+	if (task_git(t->src, args, -1, &out, &ge) == 0) {
+		out[strcspn(out, "\n")] = '\0';
+		if (!realpath(out, buf))
+			return werr_errno(e, "--task: the repository's git directory %s", out);
+		t->common = xstrdup(buf);
+		const char *base = strrchr(t->common, '/');
+		t->repo = base && strcmp(base, "/.git") == 0 ? dir_of(t->common) : xstrdup(t->common);
+		t->branch = name ? xasprintf("warden/%s", name) : NULL;
+	} else {
+		t->repo = xstrdup(t->src);
+	}
+	if (strcmp(t->repo, "/") == 0)
+		return werr_set(e, 0, "--task: no place beside /");
+	t->dir = name ? xasprintf("%s" TASKS_SUFFIX "/%s", t->repo, name)
+		      : xasprintf("%s" TASKS_SUFFIX, t->repo);
+	return 0;
+}
+
+int task_lock(struct task *t, const char *lockdir, struct werr *e)
+{
+	if (mkdir_p(lockdir, 0700, NULL) < 0)
+		return werr_errno(e, "creating %s", lockdir);
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(t->dir, strlen(t->dir), sum);
+	_cleanup_free_ char *path = xasprintf("%s/task-%.32s.lock", lockdir, sum);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return werr_errno(e, "opening the task's lock %s", path);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EWOULDBLOCK)
+			return werr_set(e, EBUSY, "task %s is in use by another session (%s); one "
+					"session per task", t->name, t->dir);
+		return werr_errno(e, "locking %s", path);
+	}
+	t->lock_fd = steal_fd(&fd);
+	return 0;
+}
+
+/* The administrative directory the worktree's .git file names, checked to
+ * be one of the repository's. */
+static int read_admin(struct task *t, struct werr *e)
+{
+	_cleanup_free_ char *gitfile = xasprintf("%s/.git", t->dir);
+	struct stat st;
+	if (lstat(gitfile, &st) < 0 || !S_ISREG(st.st_mode))
+		return werr_set(e, 0, "task %s: %s is not a git worktree (no .git file); remove it "
+				"with `warden task remove %s`", t->name, t->dir, t->name);
+	const char *what = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_regular_file(gitfile, 4096, &text, &len, &what) < 0)
+		return werr_set(e, errno, "task %s: %s: %s", t->name, gitfile, what);
+	text = xrealloc(text, len + 1);
+	text[len] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (strncmp(text, "gitdir: ", 8) != 0)
+		return werr_set(e, 0, "task %s: %s does not name a git directory", t->name, gitfile);
+	char buf[PATH_MAX];
+	_cleanup_free_ char *wts = xasprintf("%s/worktrees", t->common);
+	if (!realpath(text + 8, buf) || !path_is_within(buf, wts) || strcmp(buf, wts) == 0 ||
+	    strchr(buf + strlen(wts) + 1, '/'))
+		return werr_set(e, 0, "task %s: %s names %s, not a worktree of %s", t->name, gitfile,
+				text + 8, t->common);
+	t->admin = xstrdup(buf);
+	return 0;
+}
+
+/* Copy the regular file src to dst (mode 0444), when src exists. */
+static int copy_file(const char *src, const char *dst, struct werr *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	const char *what = NULL;
+	struct stat st;
+	if (lstat(src, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (read_regular_file(src, 64u << 20, &text, &len, &what) < 0)
+		return werr_set(e, errno, "task: %s: %s", src, what);
+	_cleanup_free_ char *t = text;
+	_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0 || write_all(fd, t, len) < 0)
+		return werr_errno(e, "task: writing %s", dst);
+	return 0;
+}
+
+/* The task's private directory of warden's (beside the tasks, out of every
+ * sandbox's sight): T/.warden/NAME/WHAT, made afresh. */
+static char *private_dir(const struct task *t, const char *what, struct werr *e)
+{
+	_cleanup_free_ char *tasks = dir_of(t->dir);
+	_cleanup_free_ char *base = xasprintf("%s/.warden/%s", tasks, t->name);
+	if (mkdir_p(base, 0700, NULL) < 0) {
+		werr_errno(e, "task %s: making %s", t->name, base);
+		return NULL;
+	}
+	_cleanup_close_ int bfd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (bfd < 0 || (remove_tree_at(bfd, what) < 0 && errno != ENOENT) ||
+	    mkdirat(bfd, what, 0755) < 0) {
+		werr_errno(e, "task %s: making %s/%s", t->name, base, what);
+		return NULL;
+	}
+	return xasprintf("%s/%s", base, what);
+}
+
+/* The git directory inside, as task.h says: at the common directory's path
+ * a view warden makes (copies of config, HEAD, packed-refs and shallow, all
+ * read-only: a rename the host's git makes in the real directory cannot
+ * detach a protection), with the real hooks, info and refs read-only in it,
+ * the objects and logs read-write, the task's own refs/heads/warden a
+ * private directory holding only its branch (task_finish carries it back),
+ * and of the worktrees only this one's, writable but for its commondir and
+ * gitdir. */
+static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
+{
+	_cleanup_free_ char *origin = xasprintf("--task %s", t->name);
+	const char *c = t->common;
+	static const char *const made[] = { "hooks", "info", "logs", "refs/heads/warden" };
+	for (size_t i = 0; i < ARRAY_LEN(made); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", c, made[i]);
+		if (mkdir_p(p, 0755, NULL) < 0)
+			return werr_errno(e, "task %s: making %s", t->name, p);
+	}
+	/* git reads the worktree's config.worktree on the host when the
+	 * repository's config enables it: an empty one, read-only inside, so
+	 * none can be planted */
+	_cleanup_free_ char *cw = xasprintf("%s/config.worktree", t->admin);
+	_cleanup_close_ int cwfd = open(cw, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (cwfd < 0)
+		return werr_errno(e, "task %s: %s", t->name, cw);
+	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
+	if (!view)
+		return -1;
+	t->refs = private_dir(t, "refs", e);
+	if (!t->refs)
+		return -1;
+	static const char *const copied[] = { "config", "HEAD", "packed-refs", "shallow" };
+	for (size_t i = 0; i < ARRAY_LEN(copied); i++) {
+		_cleanup_free_ char *from = xasprintf("%s/%s", c, copied[i]);
+		_cleanup_free_ char *to = xasprintf("%s/%s", view, copied[i]);
+		if (copy_file(from, to, e) < 0)
+			return -1;
+	}
+	const char *id = strrchr(t->admin, '/') + 1;
+	static const char *const dirs[] = { "hooks", "info", "objects", "refs", "logs", "worktrees" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", view, dirs[i]);
+		if (mkdir(p, 0755) < 0)
+			return werr_errno(e, "task %s: making %s", t->name, p);
+	}
+	_cleanup_free_ char *wt = xasprintf("%s/worktrees/%s", view, id);
+	if (mkdir(wt, 0755) < 0)
+		return werr_errno(e, "task %s: making %s", t->name, wt);
+	/* the branch as it stands, in the private refs directory */
+	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+	const char *const args[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
+	_cleanup_free_ char *sha = NULL;
+	if (task_git(t->src, args, -1, &sha, e) < 0)
+		return werr_wrap(e, "task %s: its branch %s", t->name, t->branch);
+	sha[strcspn(sha, "\n")] = '\0';
+	t->start = xstrdup(sha);
+	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
+	_cleanup_close_ int fd = open(own, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, sha, strlen(sha)) < 0 || write_all(fd, "\n", 1) < 0)
+		return werr_errno(e, "task %s: writing %s", t->name, own);
+	struct bind {
+		const char *in, *name, *src;
+		enum policy_path_mode mode;
+	} binds[] = {
+		{ c, NULL, view, POLICY_RO },
+		{ c, "hooks", NULL, POLICY_RO },
+		{ c, "info", NULL, POLICY_RO },
+		{ c, "objects", NULL, POLICY_RW },
+		{ c, "logs", NULL, POLICY_RW },
+		{ c, "refs", NULL, POLICY_RO },
+		{ c, "refs/heads/warden", t->refs, POLICY_RW },
+		{ t->admin, NULL, NULL, POLICY_RW },
+		{ t->admin, "commondir", NULL, POLICY_RO },
+		{ t->admin, "gitdir", NULL, POLICY_RO },
+		{ t->admin, "config.worktree", NULL, POLICY_RO },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(binds); i++) {
+		const struct bind *b = &binds[i];
+		_cleanup_free_ char *in = b->name ? xasprintf("%s/%s", b->in, b->name) : xstrdup(b->in);
+		int r = b->src ? policy_add_bind(pol, in, b->src, b->mode, origin, e)
+			       : policy_add_path(pol, in, b->mode, origin, e);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int task_finish(struct task *t, struct werr *e)
+{
+	if (!t->refs || !t->start)
+		return 0;
+	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
+	char *text = NULL;
+	size_t len = 0;
+	const char *what = NULL;
+	if (read_regular_file(own, 128, &text, &len, &what) < 0)
+		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
+				own, what);
+	_cleanup_free_ char *sha = xrealloc(text, len + 1);
+	sha[len] = '\0';
+	sha[strcspn(sha, "\n")] = '\0';
+	size_t n = strlen(sha);
+	bool hex = n == 40 || n == 64;
+	for (size_t i = 0; hex && i < n; i++)
+		hex = hex_digit((unsigned char)sha[i]) >= 0;
+	if (!hex)
+		return werr_set(e, 0, "task %s: the session left '%.80s' as its branch, not a "
+				"commit; %s stays at %s", t->name, sha, t->branch, t->start);
+	if (strcmp(sha, t->start) == 0)
+		return 0;
+	_cleanup_free_ char *commit = xasprintf("%s^{commit}", sha);
+	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+	_cleanup_free_ char *msg = xasprintf("warden task %s", t->name);
+	const char *const check[] = { "cat-file", "-e", commit, NULL };
+	const char *const update[] = { "update-ref", "-m", msg, ref, sha, t->start, NULL };
+	if (task_git(t->src, check, -1, NULL, e) < 0 || task_git(t->src, update, -1, NULL, e) < 0)
+		return werr_wrap(e, "task %s: moving %s to %s", t->name, t->branch, sha);
+	return 0;
+}
+
+/* A copy of src at dir, reflinked where the file system can (cp
+ * --reflink=auto uses FICLONE). */
+static int copy_tree(struct task *t, struct werr *e)
+{
+	_cleanup_free_ char *parent = dir_of(t->dir);
+	if (mkdir_p(parent, 0755, NULL) < 0)
+		return werr_errno(e, "task %s: making %s", t->name, parent);
+	char *const argv[] = { "cp", "-a", "--reflink=auto", "--no-target-directory", "--",
+			       t->src, t->dir, NULL };
+	_cleanup_strv_ struct strv env = { 0 };
+	git_env(&env);
+	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", NULL, e) < 0)
+		return werr_wrap(e, "task %s: copying %s", t->name, t->src);
+	return 0;
+}
+
+int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct werr *e)
+{
+	if (task_lock(t, lockdir, e) < 0)
+		return -1;
+	struct stat st;
+	bool there = lstat(t->dir, &st) == 0;
+	if (there && !S_ISDIR(st.st_mode))
+		return werr_set(e, 0, "task %s: %s is not a directory", t->name, t->dir);
+	if (!t->common) {
+		if (!there && copy_tree(t, e) < 0)
+			return -1;
+		t->made = !there;
+		return 0;
+	}
+	if (!there) {
+		_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+		const char *const has[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
+		struct werr ignored = { 0 };
+		bool exists = task_git(t->src, has, -1, NULL, &ignored) == 0;
+		const char *const reuse[] = { "worktree", "add", "--", t->dir, t->branch, NULL };
+		const char *const fresh[] = { "worktree", "add", "-b", t->branch, "--", t->dir, "HEAD",
+					      NULL };
+		_cleanup_free_ char *ignored_out = NULL;
+		if (task_git(t->src, exists ? reuse : fresh, -1, &ignored_out, e) < 0)
+			return werr_wrap(e, "task %s", t->name);
+		t->made = true;
+	}
+	if (read_admin(t, e) < 0 || bind_gitdir(t, pol, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- warden task list|diff|remove ------------------------------------- */
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
+{
+	_cleanup_(task_free) struct task all = { .lock_fd = -1 };
+	if (task_locate(&all, NULL, src, e) < 0)
+		return -1;
+	_cleanup_(closedirp) DIR *d = opendir(all.dir);
+	if (!d && errno == ENOENT)
+		return 0;
+	if (!d)
+		return werr_errno(e, "task list: %s", all.dir);
+	_cleanup_strv_ struct strv names = { 0 };
+	for (struct dirent *de; (de = readdir(d));) {
+		char why[160];
+		if (task_name_valid(de->d_name, why, sizeof why))
+			strv_push(&names, de->d_name);
+	}
+	qsort(names.v, names.n, sizeof *names.v, name_cmp);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_(task_free) struct task t = { .lock_fd = -1 };
+		if (task_locate(&t, names.v[i], src, e) < 0)
+			return -1;
+		struct werr le = { 0 };
+		bool busy = task_lock(&t, lockdir, &le) < 0 && le.errnum == EBUSY;
+		_cleanup_free_ char *ahead = NULL;
+		if (t.branch) {
+			_cleanup_free_ char *range = xasprintf("HEAD..%s", t.branch);
+			const char *const args[] = { "rev-list", "--count", range, "--", NULL };
+			struct werr ge = { 0 };
+			if (task_git(t.src, args, -1, &ahead, &ge) == 0)
+				ahead[strcspn(ahead, "\n")] = '\0';
+		}
+		fprintf(out, "%s\t%s\t%s%s\t%s\t%s\n", t.name, t.branch ? t.branch : "(copy)",
+			ahead ? ahead : "-", ahead ? " ahead" : "", busy ? "in use" : "idle", t.dir);
+	}
+	return 0;
+}
+
+int task_diff(struct task *t, struct werr *e)
+{
+	struct stat st;
+	if (lstat(t->dir, &st) < 0)
+		return werr_set(e, ENOENT, "task %s: no such task (%s)", t->name, t->dir);
+	fflush(stdout);
+	if (!t->branch) {
+		char *const argv[] = { "diff", "-ruN", "--no-dereference", "--", t->src, t->dir, NULL };
+		_cleanup_strv_ struct strv env = { 0 };
+		git_env(&env);
+		int code = 0;
+		if (run_cmd(NULL, argv, env.v, 1, NULL, "diff", &code, e) < 0)
+			return -1;
+		return code > 1 ? werr_set(e, 0, "diff failed (status %d)", code) : 0;
+	}
+	_cleanup_free_ char *range = xasprintf("HEAD...%s", t->branch);
+	const char *const committed[] = { "diff", "--no-ext-diff", "--no-textconv", range, "--",
+					  NULL };
+	if (task_git(t->src, committed, 1, NULL, e) < 0)
+		return -1;
+	/* what the session left uncommitted in the worktree */
+	_cleanup_free_ char *status = NULL;
+	const char *const st_args[] = { "status", "--short", "--untracked-files=all", NULL };
+	if (task_git(t->dir, st_args, -1, &status, e) < 0)
+		return -1;
+	if (*status) {
+		printf("# not committed in %s:\n%s", t->dir, status);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int task_remove(struct task *t, const char *lockdir, struct werr *e)
+{
+	struct stat st;
+	if (lstat(t->dir, &st) < 0)
+		return werr_set(e, ENOENT, "task %s: no such task (%s)", t->name, t->dir);
+	if (task_lock(t, lockdir, e) < 0)
+		return -1;
+	_cleanup_free_ char *gitfile = xasprintf("%s/.git", t->dir);
+	if (t->common && lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode)) {
+		const char *const args[] = { "worktree", "remove", "--force", "--", t->dir, NULL };
+		if (task_git(t->src, args, -1, NULL, e) < 0)
+			return -1;
+	} else {
+		_cleanup_free_ char *parent = dir_of(t->dir);
+		_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0 || remove_tree_at(pfd, t->name) < 0)
+			return werr_errno(e, "task %s: removing %s", t->name, t->dir);
+		if (t->common) {
+			const char *const prune[] = { "worktree", "prune", NULL };
+			struct werr ignored = { 0 };
+			task_git(t->src, prune, -1, NULL, &ignored);
+		}
+	}
+	_cleanup_free_ char *parent = dir_of(t->dir);
+	rmdir(parent); /* the last task gone: the tasks' directory too */
+	return 0;
+}
+
+void task_free(struct task *t)
+{
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	free(t->name);
+	free(t->src);
+	free(t->repo);
+	free(t->common);
+	free(t->branch);
+	free(t->dir);
+	free(t->admin);
+	free(t->refs);
+	free(t->start);
+	*t = (struct task){ .lock_fd = -1 };
+}

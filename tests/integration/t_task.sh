@@ -1,0 +1,174 @@
+# t_task.sh - a workspace per task (run --task NAME, warden task;
+# src/session/task.c): in a git repository each task is a worktree on its
+# own branch warden/NAME beside the repository; two sessions on two tasks
+# commit on their own branches without touching each other or the main
+# working tree; what the host's git would run (hooks, config, the gitfile,
+# the other branches) cannot be planted or changed; one session per task;
+# outside a repository a task is a copy.
+# shellcheck shell=bash
+
+# task_make_repo DIR: a repository with one commit and an identity in its config
+# (the sandbox has no ~/.gitconfig).
+task_make_repo() {
+	have git || skip 'git not installed'
+	git init -q "$1" && git -C "$1" config user.email agent@example.com &&
+		git -C "$1" config user.name agent && echo base >"$1/base.txt" &&
+		git -C "$1" add base.txt && git -C "$1" commit -qm base ||
+		fatal "could not make the repository $1"
+}
+
+# task_host_git DIR ARGS...: git as the host runs it, no hooks of the repository
+task_host_git() {
+	local d=$1
+	shift
+	git -C "$d" -c core.hooksPath=/dev/null "$@"
+}
+
+# The agent's attempts at what would run or change things on the host.
+TASK_PLANT='c=$(git rev-parse --git-common-dir);
+	for w in "echo evil > $c/hooks/post-checkout" "echo \"[core] hooksPath = /tmp\" >> $c/config" \
+		"mkdir $c/hooks/x" "echo gitdir: /tmp > .git" "echo x > $c/worktrees/\$OTHER/HEAD" \
+		"git update-ref refs/heads/master HEAD" "git config core.fsmonitor evil" \
+		"echo y > $c/info/attributes" \
+		"echo \"[core] hooksPath = /tmp\" > $(git rev-parse --git-dir)/config.worktree"; do
+		if sh -c "$w" 2>/dev/null; then echo "PLANTED: $w"; fi
+	done
+	# the other task branch: not in sight (a private refs/heads/warden),
+	# so this lands nowhere that counts
+	echo 0000000000000000000000000000000000000000 > $c/refs/heads/warden/$OTHER 2>/dev/null; true'
+
+test_task_two_concurrent() {
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	local main_before hooks_before config_before master_before
+	main_before=$(cd "$repo" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+	hooks_before=$(find "$repo/.git/hooks" -printf '%P %s %T@\n' | sort | sha256sum)
+	config_before=$(sha256sum <"$repo/.git/config")
+	master_before=$(task_host_git "$repo" rev-parse master)
+	# the worktrees exist before the race, so each agent can try the other's
+	(cd "$repo" && timeout 60 "$WARDEN" run -q --task alpha -- true) || fatal 'task alpha not made'
+	(cd "$repo" && timeout 60 "$WARDEN" run -q --task beta -- true) || fatal 'task beta not made'
+	local t
+	for t in alpha beta; do
+		local other=beta
+		[[ $t == beta ]] && other=alpha
+		(cd "$repo" && OTHER=$other timeout 90 "$WARDEN" run -q --task "$t" --env OTHER -- sh -c "
+			echo $t > $t.txt && git add $t.txt && git commit -qm 'work on $t' &&
+			sleep 2 && echo $t-2 >> $t.txt && git commit -qam 'more $t' && echo COMMITTED
+			$TASK_PLANT" >"$T_TMP/$t.out" 2>"$T_TMP/$t.err"; echo $? >"$T_TMP/$t.rc") &
+		bg_track $!
+	done
+	wait
+	for t in alpha beta; do
+		[[ $(<"$T_TMP/$t.rc") == 0 ]] || fail "task $t: rc $(<"$T_TMP/$t.rc"): $(excerpt "$(<"$T_TMP/$t.err")")"
+		grep -q COMMITTED "$T_TMP/$t.out" || fail "task $t did not commit: $(excerpt "$(<"$T_TMP/$t.out")")"
+		grep PLANTED "$T_TMP/$t.out" && fail "task $t planted: $(excerpt "$(grep PLANTED "$T_TMP/$t.out")")"
+		local files
+		files=$(task_host_git "$repo" ls-tree --name-only "warden/$t" | sort | tr '\n' ' ')
+		[[ $files == "$t.txt base.txt " || $files == "base.txt $t.txt " ]] ||
+			fail "branch warden/$t holds: $files"
+		[[ $(task_host_git "$repo" rev-list --count "master..warden/$t") == 2 ]] ||
+			fail "branch warden/$t does not have its 2 commits"
+		[[ -f $repo.warden-tasks/$t/$t.txt ]] || fail "the worktree of $t lacks $t.txt"
+	done
+	[[ ! -e $repo.warden-tasks/alpha/beta.txt && ! -e $repo.warden-tasks/beta/alpha.txt ]] ||
+		fail 'a task saw the other task files'
+	# the host's git: both branches, the main tree and master as they were,
+	# no hook or config planted
+	local branches
+	branches=$(task_host_git "$repo" branch --format='%(refname:short)' | sort | tr '\n' ' ')
+	[[ $branches == "master warden/alpha warden/beta " ]] || fail "branches: $branches"
+	[[ $(task_host_git "$repo" rev-parse master) == "$master_before" ]] || fail 'master moved'
+	[[ $(cd "$repo" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum) == "$main_before" ]] ||
+		fail 'the main working tree changed'
+	[[ -z $(task_host_git "$repo" status --porcelain) ]] || fail "the main tree is not clean: $(task_host_git "$repo" status --porcelain)"
+	[[ $(find "$repo/.git/hooks" -printf '%P %s %T@\n' | sort | sha256sum) == "$hooks_before" ]] || fail 'the hooks directory changed'
+	[[ $(sha256sum <"$repo/.git/config") == "$config_before" ]] || fail 'the repository config changed'
+	[[ ! -e $repo/.git/info/attributes ]] || fail 'info/attributes was planted'
+	for t in alpha beta; do
+		[[ $(<"$repo.warden-tasks/$t/.git") == "gitdir: $repo/.git/worktrees/$t" ]] ||
+			fail "the gitfile of $t changed: $(<"$repo.warden-tasks/$t/.git")"
+		[[ $(task_host_git "$repo.warden-tasks/$t" rev-parse --abbrev-ref HEAD) == "warden/$t" ]] ||
+			fail "the worktree of $t is not on warden/$t"
+	done
+	# the log: the task in session.start's layout
+	wardenc log show --event session.start --json
+	grep -Eq '"task":\{[^}]*"name":"(alpha|beta)"' <<<"$OUT" &&
+		grep -Eq '"task":\{[^}]*"branch":"warden/(alpha|beta)"' <<<"$OUT" ||
+		fail "session.start does not name the task: $(excerpt "$OUT")"
+	# warden task list and diff
+	wardenc task list -w "$repo"
+	[[ $OUT == *"alpha	warden/alpha	2 ahead	idle	$repo.warden-tasks/alpha"* ]] ||
+		fail "task list: $(excerpt "$OUT")"
+	wardenc task diff alpha -w "$repo"
+	[[ $OUT == *"+alpha"* && $OUT != *"beta.txt"* ]] || fail "task diff alpha: $(excerpt "$OUT")"
+}
+
+test_task_one_session_per_task() {
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	(cd "$repo" && timeout 60 "$WARDEN" run -q --task busy -- sh -c 'echo started; sleep 30' \
+		>"$T_TMP/busy.out" 2>&1) &
+	bg_track $!
+	wait_for "$T_TMP/busy.out" started 30
+	wrun -w "$repo" --task busy -- true
+	assert_rc 125
+	assert_err_match 'task busy is in use by another session'
+	wardenc task remove busy -w "$repo"
+	assert_rc 125
+	[[ -d $repo.warden-tasks/busy ]] || fail 'a task in use was removed'
+}
+
+test_task_remove_keeps_branch() {
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -q -w "$repo" --task gone -- sh -c 'echo g > g && git add g && git commit -qm g'
+	assert_rc 0
+	wardenc task remove gone -w "$repo"
+	assert_rc 0
+	[[ ! -e $repo.warden-tasks/gone ]] || fail 'the worktree stayed'
+	task_host_git "$repo" rev-parse --verify -q warden/gone >/dev/null || fail 'the branch went too'
+	# reused: the branch checked out again, with its commit
+	wrun -q -w "$repo" --task gone -- cat g
+	assert_rc 0
+	assert_out_eq g 'the reused task lacks its branch commit'
+}
+
+test_task_copy() {
+	mkdir -p "$T_TMP/plain" && echo p >"$T_TMP/plain/p.txt"
+	wrun -q -w "$T_TMP/plain" --task c1 -- sh -c 'echo q > q.txt; echo changed > p.txt; pwd'
+	assert_rc 0
+	assert_out_eq "$T_TMP/plain.warden-tasks/c1" 'the session did not run in the copy'
+	[[ $(<"$T_TMP/plain/p.txt") == p && ! -e $T_TMP/plain/q.txt ]] || fail 'the original changed'
+	assert_host_file "$T_TMP/plain.warden-tasks/c1/q.txt" q 'the copy'
+	wardenc task diff c1 -w "$T_TMP/plain"
+	[[ $OUT == *"+changed"* && $OUT == *"+q"* ]] || fail "task diff of a copy: $(excerpt "$OUT")"
+}
+
+test_task_bad_names() {
+	local n
+	for n in ../x .hidden -x a/b x.lock ''; do
+		wrun --task "$n" -- true
+		[[ $RC == 125 ]] || fail "--task '$n' was not refused (rc $RC)"
+	done
+	[[ ! -e $WS/../x ]] || fail 'a task name escaped'
+}
+
+test_task_branch_not_a_commit() {
+	# what the session leaves as its branch must be a commit of the
+	# repository; anything else leaves the branch where it was
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	local base
+	base=$(task_host_git "$repo" rev-parse master)
+	wrun -w "$repo" --task odd -- sh -c \
+		'echo "ref: refs/heads/master" > "$(git rev-parse --git-common-dir)/refs/heads/warden/odd"'
+	assert_rc 0
+	assert_err_match 'task odd: the session left .* not a commit'
+	[[ $(task_host_git "$repo" rev-parse warden/odd) == "$base" ]] || fail 'the branch moved'
+	wrun -w "$repo" --task odd -- sh -c \
+		'echo 0123456789012345678901234567890123456789 > "$(git rev-parse --git-common-dir)/refs/heads/warden/odd"'
+	assert_rc 0
+	assert_err_match 'task odd: moving warden/odd'
+	[[ $(task_host_git "$repo" rev-parse warden/odd) == "$base" ]] || fail 'the branch moved to a missing commit'
+}
