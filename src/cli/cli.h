@@ -15,6 +15,8 @@ int cmd_diff(int argc, char **argv);
 int cmd_undo(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_discard(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 
 struct policy;
 struct session_agent;

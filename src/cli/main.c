@@ -32,6 +32,11 @@ static void usage(FILE *out)
 	      "                                   changed (see warden apply --help)\n"
 	      "  check [--profile FILE] [--json] [--compare]\n"
 	      "                                   prove the sandbox holds (probes inside it)\n"
+	      "  import claude|codex|srt [FILE] [-o FILE]\n"
+	      "                                   a profile from Claude Code's, Codex's or\n"
+	      "                                   sandbox-runtime's settings\n"
+	      "  init [-o FILE] [--force]         a commented profile for this project\n"
+	      "                                   (./warden.profile)\n"
 	      "  doctor [--profile FILE]          what this machine supports, which layers and\n"
 	      "                                   limits apply\n"
 	      "  --version                        print the version\n",
@@ -73,6 +78,10 @@ int main(int argc, char **argv)
 		return cmd_log(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "import") == 0)
+		return cmd_import(argc - 1, argv + 1);
+	if (strcmp(cmd, "init") == 0)
+		return cmd_init(argc - 1, argv + 1);
 	if (strcmp(cmd, "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
 	if (strcmp(cmd, "__probe") == 0)
