@@ -495,6 +495,8 @@ static char *path_glob(const char *spec)
 		else if (s[0] == '/')
 			s++;
 		sb_puts(&b, "*/");
+		while (strncmp(s, "**/", 3) == 0) /* any depth: what "*" already matches */
+			s += 3;
 	}
 	for (; *s; s++) {
 		if (s[0] == '*' && s[1] == '*') {
@@ -561,8 +563,15 @@ static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 		if (deny && spec[0] != '*')
 			sb_puts(&pat, "*");
 		glob_lit(&pat, spec, n, true);
-		if (prefix || (deny && pat.p[pat.n - 1] != '*'))
+		if (!deny && prefix && n && spec[n - 1] != ' ') {
+			/* the command alone, or it and its arguments: not "lsof" for "ls:*" */
+			_cleanup_free_ char *alone = xstrdup(pat.p);
+			_cleanup_free_ char *org1 = xstrdup(it->origin);
+			line(&o->tools, org1, "tool %s %s %s", act, name, alone);
+			sb_puts(&pat, " *");
+		} else if (prefix || (deny && pat.p[pat.n - 1] != '*')) {
 			sb_puts(&pat, "*");
+		}
 		if (deny)
 			note = "anywhere in the command: matches more";
 	} else if (strcmp(name, "Read") == 0 || strcmp(name, "Edit") == 0 || strcmp(name, "Write") == 0 ||
@@ -583,7 +592,13 @@ static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 			imp_add(&m->net_deny, d, it->origin, NULL);
 		sb_puts(&pat, "*://");
 		glob_lit(&pat, d, strlen(d), true);
-		sb_puts(&pat, "*");
+		if (!deny) {
+			/* the host and what is on it, not a longer name that starts alike */
+			line(&o->tools, it->origin, "tool %s %s %s", act, name, pat.p);
+			sb_puts(&pat, "/*");
+		} else {
+			sb_puts(&pat, "*");
+		}
 	} else if (strcmp(name, "WebSearch") == 0) {
 		glob_lit(&pat, spec, strlen(spec), true);
 	} else if (deny) {
@@ -668,6 +683,9 @@ char *import_emit(struct imp *m)
 	comment_list(&b, &m->stricter, "");
 	section(&b, "network", &o.net);
 	section(&b, "files", &o.files);
+	if (o.tools.n)
+		sb_puts(&o.tools, "# (allow rules decide only under `tool default deny|ask`; a pattern\n"
+				  "# matches the whole command, which Claude Code's rules split at ; && |)\n");
 	section(&b, "tool calls (the agent's hook; Claude Code's order: deny, ask, allow)", &o.tools);
 	if (m->weaker.n || m->unmapped.n) {
 		sb_puts(&b, "\n# ---- not mapped\n");

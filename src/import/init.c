@@ -136,9 +136,12 @@ char *init_profile(const char *dir, const char *name, struct strv *found)
 		sb_printf(&b, "\n# ---- %s: %s\n", c->name, marker);
 		for (size_t k = 0; k < ARRAY_LEN(c->hosts) && c->hosts[k]; k++)
 			sb_printf(&b, "net allow %s\n", c->hosts[k]);
-		sb_puts(&b, "# Its cache in your home, shared with the sandbox, saves downloads; but\n"
-			    "# what the agent writes there runs later outside the sandbox. Without\n"
-			    "# it the home inside is a fresh tmpfs each session.\n");
+		if (found->n == 1)
+			sb_puts(&b, "# Its cache in your home, shared with the sandbox, saves downloads; but\n"
+				    "# what the agent writes there runs later outside the sandbox. Without\n"
+				    "# it the home inside is a fresh tmpfs each session.\n");
+		else
+			sb_puts(&b, "# Its cache (shared, see above):\n");
 		for (size_t k = 0; k < ARRAY_LEN(c->caches) && c->caches[k]; k++)
 			sb_printf(&b, "#read-write %s\n", c->caches[k]);
 	}

@@ -217,7 +217,8 @@ static void test_claude(void)
 	CHECK(has_line(p, "tool deny Task"));       /* a specifier warden cannot match: every call */
 	CHECK(has_line(p, "tool deny Bash *echo \\[a\\] [#]c*"));
 	CHECK(has_line(p, "tool ask Bash *git push*"));
-	CHECK(has_line(p, "tool allow Bash npm test*"));
+	CHECK(has_line(p, "tool allow Bash npm test"));
+	CHECK(has_line(p, "tool allow Bash npm test *"));
 	CHECK(has_line(p, "tool allow mcp__gh__*"));
 	CHECK(!strstr(p, "tool allow Glob"));
 	CHECK(has_line(p, "mask .env.local"));
