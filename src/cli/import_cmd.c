@@ -38,6 +38,16 @@ static char *shown_path(const char *p, const char *home)
 	return xstrdup(p);
 }
 
+/* A message from the settings on stderr: their control characters as '?'
+ * (no terminal escapes from a settings file). */
+static void say(const char *what, const char *msg)
+{
+	fprintf(stderr, "warden: import: %s", what);
+	for (const char *c = msg; *c; c++)
+		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+	fputc('\n', stderr);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -120,7 +130,7 @@ int cmd_import(int argc, char **argv)
 		}
 		struct werr e = { 0 };
 		if (import_read(&m, m.files.v[i], text, len, &e) < 0) {
-			fprintf(stderr, "warden: import: %s\n", e.msg);
+			say("", e.msg);
 			rc = 2;
 		}
 		free(text);
@@ -131,9 +141,9 @@ int cmd_import(int argc, char **argv)
 	}
 	_cleanup_free_ char *profile = import_emit(&m);
 	for (size_t i = 0; i < m.weaker.n; i++)
-		fprintf(stderr, "warden: import: LESS STRICT: %s\n", m.weaker.v[i]);
+		say("LESS STRICT: ", m.weaker.v[i]);
 	for (size_t i = 0; i < m.unmapped.n; i++)
-		fprintf(stderr, "warden: import: not mapped: %s\n", m.unmapped.v[i]);
+		say("not mapped: ", m.unmapped.v[i]);
 	imp_free(&m);
 	if (!out || strcmp(out, "-") == 0) {
 		fputs(profile, stdout);

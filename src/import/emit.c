@@ -39,6 +39,14 @@ static void ipath_free(struct ipath *p)
 
 static bool has_glob(const char *s) { return strpbrk(s, "*?[{") != NULL; }
 
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 /* s with "." components, repeated and trailing slashes gone; NULL when it
  * has a ".." component. */
 static char *norm(const char *s)
@@ -76,6 +84,10 @@ static int resolve(const struct imp *m, const struct imp_item *it, const char *r
 	*why = NULL;
 	if (!raw[0]) {
 		*why = "an empty path";
+		return -1;
+	}
+	if (has_control(raw)) {
+		*why = "control characters in a path";
 		return -1;
 	}
 	if (strpbrk(raw, " \t\r\n") || raw[0] == '#') {
@@ -157,6 +169,16 @@ static char *mask_pattern(const char *rel, bool *wider)
 	return xstrdup(last);
 }
 
+/* s into b with control characters as '?': nothing a source says can
+ * end a comment's line or make a line warden's parser refuses. */
+static void sb_safe(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		char c = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+		sb_put(b, &c, 1);
+	}
+}
+
 struct out {
 	struct imp *m;
 	struct sbuf net, files, tools;
@@ -173,10 +195,13 @@ static void line(struct sbuf *b, const char *origin, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
+	char full[2048];
 	if (origin)
-		sb_printf(b, "%-40s # %s\n", tmp, origin);
+		snprintf(full, sizeof full, "%-40s # %s", tmp, origin);
 	else
-		sb_printf(b, "%s\n", tmp);
+		snprintf(full, sizeof full, "%s", tmp);
+	sb_safe(b, full);
+	sb_puts(b, "\n");
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -473,6 +498,8 @@ static void glob_lit(struct sbuf *b, const char *s, size_t n, bool keep_star)
 			sb_puts(b, "[#]");
 		else if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 			sb_puts(b, b->n && b->p[b->n - 1] == ' ' ? "" : " ");
+		else if ((unsigned char)c < 0x20 || c == 0x7f)
+			sb_puts(b, "?"); /* deny and ask only: any one character, more */
 		else
 			sb_put(b, &c, 1);
 	}
@@ -533,7 +560,8 @@ static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 	const char *par = strchr(s, '(');
 	size_t nn = par ? (size_t)(par - s) : strlen(s);
 	bool deny = strcmp(act, "allow") != 0;
-	if (!name_ok(s, nn) || (par && (strlen(par) < 2 || par[strlen(par) - 1] != ')'))) {
+	if (!name_ok(s, nn) || (par && (strlen(par) < 2 || par[strlen(par) - 1] != ')')) ||
+	    (!deny && has_control(s))) {
 		line(&o->tools, NULL, "# %s: NOT MAPPED: not a rule warden reads", it->origin);
 		unmapped(o, deny, "%s: not a rule warden reads", it->origin);
 		return;
@@ -632,8 +660,17 @@ static void section(struct sbuf *b, const char *title, struct sbuf *body)
 
 static void comment_list(struct sbuf *b, const struct strv *s, const char *prefix)
 {
-	for (size_t i = 0; i < s->n; i++)
-		sb_printf(b, "# - %s%s\n", prefix, s->v[i]);
+	for (size_t i = 0; i < s->n; i++) {
+		sb_printf(b, "# - %s", prefix);
+		sb_safe(b, s->v[i]);
+		sb_puts(b, "\n");
+	}
+}
+
+static void say_once_emit(struct strv *s, const char *msg)
+{
+	if (!strv_contains(s, msg))
+		strv_push(s, msg);
 }
 
 char *import_emit(struct imp *m)
@@ -655,6 +692,13 @@ char *import_emit(struct imp *m)
 		allow_path(&o, &m->write_allow.v[i], true);
 	for (size_t i = 0; i < m->read_allow.n; i++)
 		allow_path(&o, &m->read_allow.v[i], false);
+	if (m->src == IMPORT_CODEX && !m->mode_set) {
+		say_once_emit(&m->stricter, "sandbox_mode is not set: Codex picks read-only or "
+			      "workspace-write by the project's trust");
+		m->ws_write_limited = true;
+		free(m->ws_write_why);
+		m->ws_write_why = xstrdup("sandbox_mode not set (read-only in an untrusted project)");
+	}
 	if (m->ws_write_limited)
 		strv_push_owned(&m->weaker, xasprintf("%s: warden lets the workspace be written as a "
 						      "whole; `warden run --review` keeps every write "
@@ -663,8 +707,11 @@ char *import_emit(struct imp *m)
 
 	struct sbuf b = { 0 };
 	sb_printf(&b, "# warden profile, imported by `warden import %s` from:\n", src_names[m->src]);
-	for (size_t i = 0; i < m->files.n; i++)
-		sb_printf(&b, "#   %s\n", m->files.v[i]);
+	for (size_t i = 0; i < m->files.n; i++) {
+		sb_puts(&b, "#   ");
+		sb_safe(&b, m->files.v[i]);
+		sb_puts(&b, "\n");
+	}
 	sb_puts(&b, "# Layered on warden's built-in default profile. Check it with\n"
 		    "# `warden policy show --profile FILE`, use it with\n"
 		    "# `warden run --profile FILE -- COMMAND`.\n"
@@ -701,7 +748,8 @@ char *import_emit(struct imp *m)
 				sb_puts(&b, "\n#  ");
 				col = 3;
 			}
-			sb_printf(&b, " %s", m->ignored.v[i]);
+			sb_puts(&b, " ");
+			sb_safe(&b, m->ignored.v[i]);
 			col += n;
 		}
 		sb_puts(&b, "\n");

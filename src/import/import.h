@@ -42,6 +42,7 @@ struct imp {
 	struct imp_list tool_deny, tool_ask, tool_allow; /* text "NAME\tPATTERN" ("" any) */
 	bool ws_write_limited;    /* the source does not let the workspace be written as a whole */
 	char *ws_write_why;       /* what it lets be written instead */
+	bool mode_set;            /* Codex: a file read set sandbox_mode (the last one wins) */
 	struct strv files;        /* the settings files read, as shown */
 	struct strv stricter;     /* what warden does stricter than these settings */
 	struct strv unmapped;     /* "KEY: why" (narrower or merely informative) */

@@ -369,6 +369,8 @@ static int read_codex(const struct rd *r, const json_t *root)
 	const char *ms = mode ? json_string_value(mode) : NULL;
 	json_object_foreach((json_t *)root, k, v) {
 		if (strcmp(k, "sandbox_mode") == 0) {
+			m->mode_set = true;
+			m->ws_write_limited = false;
 			if (strcmp(ms, "read-only") == 0) {
 				m->ws_write_limited = true;
 				free(m->ws_write_why);
@@ -426,13 +428,6 @@ static int read_codex(const struct rd *r, const json_t *root)
 		} else {
 			say_once(&m->ignored, k);
 		}
-	}
-	if (!ms) {
-		say_once(&m->stricter, "sandbox_mode is not set: Codex picks read-only or "
-			 "workspace-write by the project's trust");
-		m->ws_write_limited = true;
-		free(m->ws_write_why);
-		m->ws_write_why = xstrdup("sandbox_mode not set (read-only in an untrusted project)");
 	}
 	return 0;
 }

@@ -3,12 +3,16 @@
  * written from what they read. The first byte picks the source (claude,
  * codex, srt), the rest is the settings file. Invariants: an error names
  * the file; the TOML reader's errors name a line and a column; whatever
- * the settings, the profile written is one warden's own parser accepts
+ * the settings, the profile written holds only the directives import
+ * writes (a source's text never starts a line of its own), warden's own
+ * parser accepts it
  * (over a built-in layer, with "~/" against /home/fuzz), and a `net deny`
  * the model holds for a pattern warden reads is in the compiled policy.
  * Linked with replay.c it is fuzz-import-replay, which replays files and
  * corpus directories without clang. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +48,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	char *profile = import_emit(&m);
+	/* only the directives import writes: nothing a source says becomes a
+	 * line of its own */
+	static const char *const ok[] = { "net allow ", "net deny ", "mask ", "protect ", "read-only ",
+					  "read-write ", "tool deny ", "tool ask ", "tool allow " };
+	for (const char *l = profile; *l; l = strchr(l, '\n') + 1) {
+		if (!strchr(l, '\n'))
+			abort(); /* every line ends */
+		bool good = *l == '#' || *l == '\n';
+		for (size_t i = 0; !good && i < sizeof ok / sizeof ok[0]; i++)
+			good = strncmp(l, ok[i], strlen(ok[i])) == 0;
+		if (!good)
+			abort();
+	}
 	struct policy p = { 0 };
 	struct werr pe = { 0 };
 	if (policy_parse_text(&p, "imported", NULL, "/home/fuzz", profile, strlen(profile), &pe) < 0) {

@@ -272,3 +272,24 @@ test_init() {
 	[[ -e warden.profile ]] && fail 'init -o - wrote a file'
 	true
 }
+
+# Settings that try to write lines of their own into the profile, or
+# terminal escapes onto the user's terminal: kept inside comments, as '?'.
+test_import_hostile_text() {
+	printf '{"\\u001b]52;c;ZXZpbA==\\u0007x": 1,
+	  "network": {"allowedDomains": ["ok.example\\nnet allow evil.example"]},
+	  "filesystem": {"denyRead": ["secrets\\nread-write /home"], "allowWrite": ["~/.cache/x\\u007f"]}}\n' \
+		>"$T_TMP/hostile.json"
+	wardenc import srt "$T_TMP/hostile.json"
+	assert_rc 0 'import of hostile text'
+	printf '%s\n' "$OUT" >"$T_TMP/hostile.profile"
+	grep -qE '^(net allow evil|read-write /home)' "$T_TMP/hostile.profile" &&
+		fail 'a value from the settings became a line of the profile'
+	LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T_TMP/hostile.profile" "$T_TMP/.err" &&
+		fail 'control characters reached the profile or stderr'
+	assert_err_match 'LESS STRICT: filesystem.denyRead "secrets\?read-write /home": control characters' \
+		'the deny it cannot write is said'
+	wardenc policy show --profile "$T_TMP/hostile.profile"
+	assert_rc 0 'policy show of the hostile import'
+	assert_out_lacks 'evil.example' 'no rule for the smuggled host'
+}

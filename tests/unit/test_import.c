@@ -251,6 +251,25 @@ static void test_codex(void)
 	CHECK(p && m.ws_write_limited && listed(&m.weaker, "read-only"));
 	free(p);
 	imp_free(&m);
+	/* no sandbox_mode at all: read-only in an untrusted project, said */
+	p = emit(IMPORT_CODEX, "model = \"x\"\n", &m);
+	CHECK(p && m.ws_write_limited && listed(&m.weaker, "not set"));
+	free(p);
+	imp_free(&m);
+	/* layered: the user's file sets the mode, the project's adds a root */
+	struct imp l = { .src = IMPORT_CODEX, .home = "/home/u", .cwd = "/w" };
+	struct werr e = { 0 };
+	strv_push(&l.files, "user");
+	strv_push(&l.files, "project");
+	static const char user[] = "sandbox_mode = \"workspace-write\"\n",
+			  proj[] = "[sandbox_workspace_write]\nwritable_roots = [\"/srv/x\"]\n";
+	CHECK(import_read(&l, "user", user, sizeof user - 1, &e) == 0);
+	CHECK(import_read(&l, "project", proj, sizeof proj - 1, &e) == 0);
+	p = import_emit(&l);
+	CHECK(!l.ws_write_limited && has_line(p, "read-write /srv/x"));
+	CHECK(strstr(p, "#   user\n#   project\n") != NULL);
+	free(p);
+	imp_free(&l);
 }
 
 static void bad(enum import_source src, const char *text, const char *want)
