@@ -42,10 +42,8 @@ static char *shown_path(const char *p, const char *home)
  * (no terminal escapes from a settings file). */
 static void say(const char *what, const char *msg)
 {
-	fprintf(stderr, "warden: import: %s", what);
-	for (const char *c = msg; *c; c++)
-		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
-	fputc('\n', stderr);
+	_cleanup_free_ char *p = import_printable(msg);
+	fprintf(stderr, "warden: import: %s%s\n", what, p);
 }
 
 int cmd_import(int argc, char **argv)

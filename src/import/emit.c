@@ -179,6 +179,13 @@ static void sb_safe(struct sbuf *b, const char *s)
 	}
 }
 
+char *import_printable(const char *s)
+{
+	struct sbuf b = { 0 };
+	sb_safe(&b, s);
+	return sb_take(&b);
+}
+
 struct out {
 	struct imp *m;
 	struct sbuf net, files, tools;
@@ -456,7 +463,7 @@ static void allow_path(struct out *o, const struct imp_item *it, bool write)
 		if (write)
 			unmapped(o, false, "%s \"%s\": the system directories stay read-only", it->origin,
 				 it->text);
-	} else if (path_is_within(p.abs, "/tmp") || path_is_within(p.abs, "/var/tmp")) {
+	} else if (p.out[0] == '/' && (path_is_within(p.abs, "/tmp") || path_is_within(p.abs, "/var/tmp"))) {
 		line(&o->files, NULL, "# %s \"%s\": writable already, in a private tmpfs (the host's "
 		     "is not shared)", it->origin, it->text);
 	} else if (m_cwd_within(o, p.abs)) {

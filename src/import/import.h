@@ -68,6 +68,10 @@ void import_default_files(enum import_source s, const char *home, struct strv *o
  * m->weaker on the way. */
 char *import_emit(struct imp *m);
 
+/* s with its control characters as '?' (malloc'd): for what a settings
+ * file says, in the profile and on the terminal. */
+char *import_printable(const char *s);
+
 /* Write text to path (write.c): refused when path exists unless force
  * (and then only over a regular file); never half a file. */
 int profile_write(const char *path, const char *text, bool force, struct werr *e);

@@ -121,10 +121,13 @@ test_import_strict_files() {
 	echo prod >config/production.json
 	echo lock >deps.lock
 	echo fine >src/ok.txt
+	mkdir -p "$HOME/.cache/pip"
+	# profile paths are bound at the same path inside (the home inside is another)
 	wsh 'cat src/ok.txt; echo edited >>src/ok.txt && echo src-written
+	     echo cached >'"$HOME"'/.cache/pip/wardentest && echo pip-written
 	     cat secrets/token && echo secrets-read
 	     cat pkg/build/out.txt && echo build-read
-	     cat ~/.ssh/id_rsa && echo ssh-read
+	     cat ~/.ssh/id_rsa '"$HOME"'/.ssh/id_rsa && echo ssh-read
 	     echo x >>config/production.json && echo prod-written
 	     cat deps.lock && echo lock-read
 	     echo x >>deps.lock && echo lock-written
@@ -132,6 +135,8 @@ test_import_strict_files() {
 	assert_rc 0 'session with the imported profile'
 	assert_out_has fine 'the workspace stays readable (the check can fail)'
 	assert_out_has src-written 'the workspace stays writable'
+	assert_out_has pip-written 'an allowed path outside the workspace is writable'
+	[[ -f $HOME/.cache/pip/wardentest ]] || fail 'the write to ~/.cache/pip did not reach the host'
 	local what
 	for what in secrets-read build-read ssh-read prod-written lock-read lock-written; do
 		assert_out_lacks "$what" "denied by the source: $what"

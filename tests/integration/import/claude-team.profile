@@ -32,7 +32,7 @@ mask secrets                             # permissions.deny "Read(./secrets/**)"
 # sandbox.filesystem.denyWrite "~/.kube/config.d": not writable already: warden shows nothing there
 # permissions.deny "Edit(//etc/**)" "//etc/**": read-only already (a system directory)
 # permissions.additionalDirectories "../docs/": not mapped ('..' components are not mapped)
-# sandbox.filesystem.allowWrite "~/.kube": writable already, in a private tmpfs (the host's is not shared)
+read-only ~/.kube                        # sandbox.filesystem.allowWrite  (read-only: ~/.kube/config.d is denied writing)
 # sandbox.filesystem.allowWrite "//tmp/build": writable already, in a private tmpfs (the host's is not shared)
 # permissions.allow "Edit(src/**)" "src/**": writable already: in the workspace
 

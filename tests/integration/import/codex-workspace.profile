@@ -19,7 +19,7 @@
 
 # ---- files
 read-write /home/dev/.cache/uv           # sandbox_workspace_write.writable_roots
-# sandbox_workspace_write.writable_roots "~/.cargo/registry": writable already, in a private tmpfs (the host's is not shared)
+read-write ~/.cargo/registry             # sandbox_workspace_write.writable_roots
 
 # ---- not mapped
 # - approval_policy: Codex's own prompts, which still apply inside warden

@@ -40,10 +40,11 @@ mask *.lock                              # filesystem.denyWrite  (unreadable too
 # filesystem.allowWrite "src/": writable already: in the workspace
 # filesystem.allowWrite "test/": writable already: in the workspace
 # filesystem.allowWrite "/tmp": writable already, in a private tmpfs (the host's is not shared)
-# filesystem.allowWrite "~/.cache/pip": writable already, in a private tmpfs (the host's is not shared)
-# filesystem.allowWrite "~/.ssh/known_hosts": writable already, in a private tmpfs (the host's is not shared)
+read-write ~/.cache/pip                  # filesystem.allowWrite
+# filesystem.allowWrite "~/.ssh/known_hosts": left out, it would show ~/.ssh, which is denied
 
 # ---- not mapped
 # - LESS STRICT: filesystem.denyRead "/etc/ssl/private": in a system directory, which warden shows read-only
 # - network.allowUnixSockets: the host's Unix sockets are not in warden's sandbox, but for those in a path a profile binds
 # - ignoreViolations: warden records every refusal in the audit log
+# - filesystem.allowWrite "~/.ssh/known_hosts": would show the denied ~/.ssh; left out
