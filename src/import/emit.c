@@ -119,6 +119,10 @@ static int resolve(const struct imp *m, const struct imp_item *it, const char *r
 		return 0;
 	}
 	/* relative, or Claude Code's settings-relative "/x": the workspace */
+	if ((n[0] == '/' ? n[1] : n[0]) == '#') {
+		*why = "a profile's tokens hold no blanks and start with no '#'";
+		return -1;
+	}
 	o->out = xstrdup(n[0] == '/' ? n + 1 : n);
 	return 0;
 }
@@ -166,7 +170,8 @@ static char *mask_pattern(const char *rel, bool *wider)
 	if (strstr(last, "**") || !last[0])
 		return NULL;
 	*wider = strncmp(s, "**/", 3) != 0 || strchr(s + 3, '/');
-	return xstrdup(last);
+	/* a token starting with '#' would be a comment: the same as a glob */
+	return last[0] == '#' ? xasprintf("[#]%s", last + 1) : xstrdup(last);
 }
 
 /* s into b with control characters as '?': nothing a source says can
