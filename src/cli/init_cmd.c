@@ -68,7 +68,12 @@ int cmd_init(int argc, char **argv)
 	if (name && (strpbrk(name, " \t#") || !name[0]))
 		name = NULL;
 	_cleanup_strv_ struct strv found = { 0 };
-	_cleanup_free_ char *text = init_profile(cwd, name, &found);
+	const char *home = user_home();
+	if (!home) {
+		fputs("warden: init: no home directory is known ($HOME)\n", stderr);
+		return 2;
+	}
+	_cleanup_free_ char *text = init_profile(cwd, name, home, &found);
 	if (to_stdout) {
 		fputs(text, stdout);
 		return fflush(stdout) == 0 ? 0 : EXIT_WARDEN;

@@ -77,7 +77,8 @@ char *import_printable(const char *s);
 int profile_write(const char *path, const char *text, bool force, struct werr *e);
 
 /* `warden init` (init.c): a commented profile for the project in dir, with
- * the hosts and caches of the toolchains found there; their names pushed to
- * found. `name` is the profile's file name when it lies in dir (it is then
+ * the hosts and caches of the toolchains found there (caches under `home`,
+ * written out in the variables that point the tools at them); their names
+ * pushed to found. `name` is the profile's file name when it lies in dir (it is then
  * protected from the agent), else NULL. */
-char *init_profile(const char *dir, const char *name, struct strv *found);
+char *init_profile(const char *dir, const char *name, const char *home, struct strv *found);

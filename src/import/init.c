@@ -1,8 +1,9 @@
 /* init.c - `warden init`'s profile: the toolchains a project's files show
  * (package.json, pyproject.toml, Cargo.toml, go.mod, ...) and the hosts
  * their package managers fetch from, as `net allow` lines; their caches in
- * the home as `read-write` lines left commented out (a cache the agent can
- * write is code that runs later outside the sandbox); the hosts of the git
+ * the home as `read-write` lines with the variable that points the tool at
+ * them, left commented out (a cache the agent can write is code that runs
+ * later outside the sandbox); the hosts of the git
  * remotes, commented out too (an allowed host receives what the agent
  * sends). */
 #include <stdio.h>
@@ -13,35 +14,70 @@
 #include "../common/sbuf.h"
 #include "import.h"
 
+/* A cache in the home and the variable that points its tool at it: a
+ * profile path is bound at the same path inside, where the home is
+ * another, so the tool must be told. None for caches that live beside the
+ * tool's credentials (CARGO_HOME, GRADLE_USER_HOME, HEX_HOME). */
+struct cache {
+	const char *dir; /* under the home */
+	const char *var; /* NAME=, the value the directory's path (or PREFIX then it) */
+	const char *prefix;
+};
+
 static const struct toolchain {
 	const char *name;
 	const char *markers[8]; /* files in the project's top directory */
 	const char *hosts[4];
-	const char *caches[3];  /* in the home */
+	struct cache caches[3];
+	const char *nocache;    /* why its cache is not offered */
 } chains[] = {
-	{ "Node (npm, pnpm)", { "package.json", "package-lock.json", "pnpm-lock.yaml", "npm-shrinkwrap.json" },
-	  { "registry.npmjs.org" }, { "~/.npm", "~/.local/share/pnpm" } },
-	{ "Yarn", { "yarn.lock", ".yarnrc.yml" }, { "registry.yarnpkg.com" }, { "~/.cache/yarn" } },
-	{ "Python (pip, uv, Poetry)",
-	  { "pyproject.toml", "requirements.txt", "requirements-dev.txt", "setup.py", "setup.cfg",
-	    "Pipfile", "poetry.lock", "uv.lock" },
-	  { "pypi.org", "files.pythonhosted.org" }, { "~/.cache/pip", "~/.cache/uv", "~/.cache/pypoetry" } },
-	{ "Rust (cargo)", { "Cargo.toml", "Cargo.lock" }, { "crates.io", "static.crates.io", "index.crates.io" },
-	  { "~/.cargo/registry", "~/.cargo/git" } },
-	{ "Go (modules)", { "go.mod", "go.sum" }, { "proxy.golang.org", "sum.golang.org" },
-	  { "~/go/pkg/mod", "~/.cache/go-build" } },
-	{ "Ruby (Bundler)", { "Gemfile", "Gemfile.lock" }, { "rubygems.org", "index.rubygems.org" },
-	  { "~/.gem", "~/.bundle" } },
-	{ "Java (Maven)", { "pom.xml", "mvnw" }, { "repo.maven.apache.org", "repo1.maven.org" },
-	  { "~/.m2/repository" } },
-	{ "Java (Gradle)", { "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradlew" },
-	  { "services.gradle.org", "plugins.gradle.org", "repo.maven.apache.org" },
-	  { "~/.gradle/caches", "~/.gradle/wrapper" } },
-	{ "PHP (Composer)", { "composer.json", "composer.lock" }, { "repo.packagist.org" },
-	  { "~/.cache/composer" } },
-	{ "Deno", { "deno.json", "deno.jsonc" }, { "deno.land", "jsr.io" }, { "~/.cache/deno" } },
-	{ "Elixir (Hex)", { "mix.exs" }, { "repo.hex.pm", "builds.hex.pm" }, { "~/.hex", "~/.mix" } },
-	{ "Dart (pub)", { "pubspec.yaml" }, { "pub.dev" }, { "~/.pub-cache" } },
+	{ .name = "Node (npm, pnpm)",
+	  .markers = { "package.json", "package-lock.json", "pnpm-lock.yaml", "npm-shrinkwrap.json" },
+	  .hosts = { "registry.npmjs.org" },
+	  .caches = { { .dir = ".npm", .var = "npm_config_cache" }, { .dir = ".local/share/pnpm/store", .var = "npm_config_store_dir" } } },
+	{ .name = "Yarn",
+	  .markers = { "yarn.lock", ".yarnrc.yml" },
+	  .hosts = { "registry.yarnpkg.com" },
+	  .caches = { { .dir = ".cache/yarn", .var = "YARN_CACHE_FOLDER" } } },
+	{ .name = "Python (pip, uv, Poetry)",
+	  .markers = { "pyproject.toml", "requirements.txt", "requirements-dev.txt", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock" },
+	  .hosts = { "pypi.org", "files.pythonhosted.org" },
+	  .caches = { { .dir = ".cache/pip", .var = "PIP_CACHE_DIR" }, { .dir = ".cache/uv", .var = "UV_CACHE_DIR" }, { .dir = ".cache/pypoetry", .var = "POETRY_CACHE_DIR" } } },
+	{ .name = "Rust (cargo)",
+	  .markers = { "Cargo.toml", "Cargo.lock" },
+	  .hosts = { "crates.io", "static.crates.io", "index.crates.io" },
+	  .nocache = "cargo keeps its cache in CARGO_HOME, beside its credentials" },
+	{ .name = "Go (modules)",
+	  .markers = { "go.mod", "go.sum" },
+	  .hosts = { "proxy.golang.org", "sum.golang.org" },
+	  .caches = { { .dir = "go/pkg/mod", .var = "GOMODCACHE" }, { .dir = ".cache/go-build", .var = "GOCACHE" } } },
+	{ .name = "Ruby (Bundler)",
+	  .markers = { "Gemfile", "Gemfile.lock" },
+	  .hosts = { "rubygems.org", "index.rubygems.org" } },
+	{ .name = "Java (Maven)",
+	  .markers = { "pom.xml", "mvnw" },
+	  .hosts = { "repo.maven.apache.org", "repo1.maven.org" },
+	  .caches = { { .dir = ".m2/repository", .var = "MAVEN_OPTS", .prefix = "-Dmaven.repo.local=" } } },
+	{ .name = "Java (Gradle)",
+	  .markers = { "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradlew" },
+	  .hosts = { "services.gradle.org", "plugins.gradle.org", "repo.maven.apache.org" },
+	  .nocache = "Gradle keeps its cache in GRADLE_USER_HOME, beside gradle.properties" },
+	{ .name = "PHP (Composer)",
+	  .markers = { "composer.json", "composer.lock" },
+	  .hosts = { "repo.packagist.org" },
+	  .caches = { { .dir = ".cache/composer", .var = "COMPOSER_CACHE_DIR" } } },
+	{ .name = "Deno",
+	  .markers = { "deno.json", "deno.jsonc" },
+	  .hosts = { "deno.land", "jsr.io" },
+	  .caches = { { .dir = ".cache/deno", .var = "DENO_DIR" } } },
+	{ .name = "Elixir (Hex)",
+	  .markers = { "mix.exs" },
+	  .hosts = { "repo.hex.pm", "builds.hex.pm" },
+	  .nocache = "Hex keeps its cache in HEX_HOME, beside its API key" },
+	{ .name = "Dart (pub)",
+	  .markers = { "pubspec.yaml" },
+	  .hosts = { "pub.dev" },
+	  .caches = { { .dir = ".pub-cache", .var = "PUB_CACHE" } } },
 };
 
 static bool is_file(const char *dir, const char *name)
@@ -110,9 +146,10 @@ static void git_hosts(const char *dir, struct strv *hosts)
 	}
 }
 
-char *init_profile(const char *dir, const char *name, struct strv *found)
+char *init_profile(const char *dir, const char *name, const char *home, struct strv *found)
 {
 	struct sbuf b = { 0 };
+	bool cache_said = false;
 	const char *base = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
 	const char *shown = name ? name : "FILE";
 	sb_printf(&b, "# warden profile for the project %s, written by `warden init`.\n", base);
@@ -136,14 +173,25 @@ char *init_profile(const char *dir, const char *name, struct strv *found)
 		sb_printf(&b, "\n# ---- %s: %s\n", c->name, marker);
 		for (size_t k = 0; k < ARRAY_LEN(c->hosts) && c->hosts[k]; k++)
 			sb_printf(&b, "net allow %s\n", c->hosts[k]);
-		if (found->n == 1)
-			sb_puts(&b, "# Its cache in your home, shared with the sandbox, saves downloads; but\n"
-				    "# what the agent writes there runs later outside the sandbox. Without\n"
-				    "# it the home inside is a fresh tmpfs each session.\n");
-		else
+		if (c->nocache)
+			sb_printf(&b, "# Its cache is not offered: %s.\n", c->nocache);
+		if (!c->caches[0].dir)
+			continue;
+		if (!cache_said) {
+			sb_puts(&b, "# Its cache in your home, shared with the sandbox, saves downloads;\n"
+				    "# but what the agent writes there runs later outside the sandbox.\n"
+				    "# Uncomment both lines of one: the path is bound at the same path\n"
+				    "# inside, and the variable points the tool at it. Without them the\n"
+				    "# home inside is a fresh tmpfs each session.\n");
+			cache_said = true;
+		} else {
 			sb_puts(&b, "# Its cache (shared, see above):\n");
-		for (size_t k = 0; k < ARRAY_LEN(c->caches) && c->caches[k]; k++)
-			sb_printf(&b, "#read-write %s\n", c->caches[k]);
+		}
+		for (size_t k = 0; k < ARRAY_LEN(c->caches) && c->caches[k].dir; k++) {
+			const struct cache *h = &c->caches[k];
+			sb_printf(&b, "#read-write ~/%s\n#env set %s=%s%s/%s\n", h->dir, h->var,
+				  h->prefix ? h->prefix : "", home, h->dir);
+		}
 	}
 	if (!found->n)
 		sb_puts(&b, "\n# No toolchain found here (package.json, pyproject.toml, Cargo.toml,\n"

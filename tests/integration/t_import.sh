@@ -237,6 +237,15 @@ test_import_defaults() {
 	assert_out_match '^read-write /srv/wardentest-data ' 'its writable root'
 }
 
+# warden.profile against the golden, the home's path written as /HOME there.
+init_golden_cmp() {
+	[[ $(tail -c 1 warden.profile | od -An -c) == *'\n'* ]] || return 1
+	local got want
+	got=$(<warden.profile)
+	want=$(<"$IMPORT_DIR/init-project.profile")
+	[[ ${got//"=$HOME/"/=/HOME/} == "$want" ]]
+}
+
 test_init() {
 	local proj=$T_TMP/myproject
 	mkdir -p "$proj/.git"
@@ -246,8 +255,8 @@ test_init() {
 	wardenc init
 	assert_rc 0 'init'
 	assert_err_match 'Node.*Python.*Rust.*Go' 'says the toolchains found'
-	cmp -s warden.profile "$IMPORT_DIR/init-project.profile" ||
-		fail "init: differs from init-project.profile: $(diff "$IMPORT_DIR/init-project.profile" warden.profile | head -n 8 | tr '\n' ' ')"
+	# the golden has /HOME where the home's path is written out
+	init_golden_cmp || fail "init: differs from init-project.profile: $(diff "$IMPORT_DIR/init-project.profile" <(sed "s#=$HOME/#=/HOME/#" warden.profile) | head -n 8 | tr '\n' ' ')"
 	echo mine >>warden.profile
 	wardenc init
 	assert_rc 2 'init over an existing profile'
@@ -255,7 +264,7 @@ test_init() {
 	tail -n 1 warden.profile | grep -qx mine || fail 'init wrote over an existing profile'
 	wardenc init --force
 	assert_rc 0 'init --force'
-	cmp -s warden.profile "$IMPORT_DIR/init-project.profile" || fail 'init --force did not write'
+	init_golden_cmp || fail 'init --force did not write'
 	wardenc policy show --profile warden.profile
 	assert_rc 0 'policy show --profile warden.profile'
 	assert_out_has '"pattern": "registry.npmjs.org"' 'the npm registry'
@@ -269,6 +278,15 @@ test_init() {
 	assert_out_has done 'the session ran'
 	assert_out_lacks widened 'warden.profile is read-only inside'
 	grep -q evil.example warden.profile && fail 'the agent changed warden.profile'
+	# a cache's two lines, uncommented, share it: the tool finds it inside
+	mkdir -p "$HOME/.cache/pip"
+	sed -e 's/^#read-write ~\/.cache\/pip$/read-write ~\/.cache\/pip/' \
+		-e 's/^#env set PIP_CACHE_DIR=/env set PIP_CACHE_DIR=/' warden.profile >"$T_TMP/cache.profile"
+	grep -q '^env set PIP_CACHE_DIR=' "$T_TMP/cache.profile" || fail 'no PIP_CACHE_DIR line to uncomment'
+	wsh 'echo cached >"$PIP_CACHE_DIR/wardentest" && echo cache-written' --profile "$T_TMP/cache.profile"
+	assert_rc 0 'session with the cache shared'
+	assert_out_has cache-written 'the cache is writable through its variable'
+	[[ -f $HOME/.cache/pip/wardentest ]] || fail 'the cache written inside is not the host one'
 	# -o - prints it; an empty directory gets the skeleton
 	mkdir -p "$T_TMP/empty" && cd "$T_TMP/empty" || fatal cd
 	wardenc init -o -
