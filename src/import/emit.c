@@ -21,6 +21,7 @@
 
 #include "../common/sbuf.h"
 #include "../net/rules.h"
+#include "../sandbox/sandbox.h"
 #include "import.h"
 
 /* A path as the profile writes it, and its absolute form (NULL inside the
@@ -412,6 +413,11 @@ static void deny_path(struct out *o, const struct imp_item *it, bool write)
 			unmapped(o, true, "%s \"%s\": the workspace in it stays %s", it->origin, it->text,
 				 write ? "writable" : "readable");
 		}
+	} else if (path_is_within(root, "/etc") && etc_view_of(root) != ETC_HOST) {
+		line(&o->files, NULL, "# %s \"%s\": %s already: %s", it->origin, it->text,
+		     write ? "not writable" : "unreadable",
+		     etc_view_of(root) == ETC_OWN ? "warden writes its own in its place"
+						  : "warden's curated /etc does not hold it");
 	} else if (in_system_dir(root)) {
 		if (write) {
 			line(&o->files, NULL, "# %s \"%s\": read-only already (a system directory)",

@@ -171,6 +171,14 @@ static void test_srt(void)
 	CHECK(listed(&m.unmapped, "\"~\""));
 	CHECK(!strstr(p, "read-write /tmp"));
 	CHECK(listed(&m.weaker, "/usr/share/k"));   /* cannot be hidden: said */
+	free(p);
+	imp_free(&m);
+	/* /etc: what the curated copy does not hold is unreadable already */
+	p = emit(IMPORT_SRT, "{\"filesystem\":{\"allowWrite\":[\".\"],\"denyRead\":[\"/etc/shadow\","
+			     "\"/etc/ssh\",\"/etc/passwd\",\"/etc/ssl/certs\",\"/etc/ssl\"]}}", &m);
+	CHECK(p && !listed(&m.weaker, "/etc/shadow") && !listed(&m.weaker, "/etc/ssh\"") &&
+	      !listed(&m.weaker, "/etc/passwd"));
+	CHECK(listed(&m.weaker, "/etc/ssl/certs") && listed(&m.weaker, "\"/etc/ssl\""));
 	CHECK(!m.ws_write_limited);
 	parses(p);
 	free(p);

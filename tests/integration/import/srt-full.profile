@@ -32,7 +32,8 @@ net allow registry.yarnpkg.com:443       # network.allowedDomains
 # filesystem.denyRead "~/.aws/credentials": unreadable already: warden shows nothing there
 mask secrets                             # filesystem.denyRead  (a name: at any depth)
 mask build                               # filesystem.denyRead  (a name: at any depth)
-# filesystem.denyRead "/etc/ssl/private": NOT MAPPED: warden shows the system directories and a curated /etc read-only and cannot hide a path in them
+# filesystem.denyRead "/etc/ssl/private": unreadable already: warden's curated /etc does not hold it
+# filesystem.denyRead "/usr/local/etc/company.conf": NOT MAPPED: warden shows the system directories and a curated /etc read-only and cannot hide a path in them
 protect .env                             # filesystem.denyWrite  (a name: at any depth)
 protect config/production.json           # filesystem.denyWrite
 mask *.lock                              # filesystem.denyWrite  (unreadable too)  (a name: at any depth)
@@ -44,7 +45,7 @@ read-write ~/.cache/pip                  # filesystem.allowWrite
 # filesystem.allowWrite "~/.ssh/known_hosts": left out, it would show ~/.ssh, which is denied
 
 # ---- not mapped
-# - LESS STRICT: filesystem.denyRead "/etc/ssl/private": in a system directory, which warden shows read-only
+# - LESS STRICT: filesystem.denyRead "/usr/local/etc/company.conf": in a system directory, which warden shows read-only
 # - network.allowUnixSockets: the host's Unix sockets are not in warden's sandbox, but for those in a path a profile binds
 # - ignoreViolations: warden records every refusal in the audit log
 # - filesystem.allowWrite "~/.ssh/known_hosts": would show the denied ~/.ssh; left out
