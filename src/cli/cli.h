@@ -16,6 +16,8 @@ int cmd_undo(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_discard(int argc, char **argv);
 int cmd_task(int argc, char **argv);    /* task list|diff|remove (task_cmd.c) */
+int cmd_import(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 
 struct policy;
 struct session_agent;

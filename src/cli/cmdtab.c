@@ -86,6 +86,20 @@ static const struct cli_cmd task_subs[] = {
 	{ 0 },
 };
 
+static const struct cli_opt import_opts[] = {
+	{ "output", 'o', true, CLI_FILE, "FILE", NULL, "write the profile to FILE (default: stdout)" },
+	{ "force", 'f', true, CLI_NONE, NULL, NULL, "replace an existing FILE" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
+static const struct cli_opt init_opts[] = {
+	{ "output", 'o', true, CLI_FILE, "FILE", NULL, "the profile to write (default: warden.profile)" },
+	{ "force", 'f', true, CLI_NONE, NULL, NULL, "replace an existing FILE" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
 static const struct cli_opt approve_opts[] = {
 	{ "json", 'j', false, CLI_NONE, NULL, NULL, "list the questions as JSON" },
 	{ "follow", 'f', false, CLI_NONE, NULL, NULL, "print each question as it is asked and as it ends" },
@@ -235,6 +249,13 @@ const struct cli_cmd cli_commands[] = {
 	{ .name = "task", .synopsis = "list|diff|remove [NAME] [-w DIR]",
 	  .summary = "the workspaces of run --task NAME", .opts = task_opts, .subs = task_subs,
 	  .run = cmd_task },
+	{ .name = "import", .synopsis = "claude|codex|srt [FILE] [-o FILE] [--force]",
+	  .summary = "a profile from Claude Code's, Codex's or srt's sandbox settings",
+	  .opts = import_opts, .operand = CLI_WORDS, .operand_words = "claude codex srt",
+	  .run = cmd_import },
+	{ .name = "init", .synopsis = "[-o FILE] [--force]",
+	  .summary = "a commented profile for the project in the current directory",
+	  .opts = init_opts, .run = cmd_init },
 	{ .name = "approve", .synopsis = "[ID allow|deny] [--session|--pattern GLOB] [--ttl S] [--follow]",
 	  .summary = "answer the questions of `ask` rules", .opts = approve_opts, .run = cmd_approve },
 	{ .name = "rules", .synopsis = "show|check [...]", .summary = "the detection rules in force",

@@ -54,6 +54,22 @@ static const struct {
 	{ "hosts", "127.0.0.1\tlocalhost " SANDBOX_HOSTNAME "\n::1\tlocalhost ip6-localhost\n" },
 };
 
+enum etc_view etc_view_of(const char *path)
+{
+	if (strcmp(path, "/etc") == 0)
+		return ETC_HOST;
+	if (strncmp(path, "/etc/", 5) != 0)
+		return ETC_NONE;
+	const char *rel = path + 5;
+	for (size_t i = 0; i < ARRAY_LEN(etc_synthesized); i++)
+		if (path_is_within(rel, etc_synthesized[i].name))
+			return ETC_OWN;
+	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++)
+		if (path_is_within(rel, etc_entries[i]) || path_is_within(etc_entries[i], rel))
+			return ETC_HOST;
+	return ETC_NONE;
+}
+
 #define COPY_MAX (1 << 20) /* larger regular files are bound, not copied */
 #define CACHE_FORMAT "warden-etc-cache 1"
 

@@ -262,6 +262,12 @@ void workspace_cleanup(struct ws_plan *plan);
  * the user's cached copy in the cache directory and holds it for the session;
  * -1 when there is none to use (the session copies instead). */
 int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr *e);
+/* What the curated /etc shows of a host path (absolute, normalised):
+ * ETC_HOST the host's entry (or a directory on the way to one), ETC_OWN
+ * warden's own file in its place (passwd, group, hostname, hosts), ETC_NONE
+ * nothing (not under /etc, or not kept). */
+enum etc_view { ETC_NONE, ETC_HOST, ETC_OWN };
+enum etc_view etc_view_of(const char *path);
 char *etc_cache_dir(const char *home); /* $XDG_CACHE_HOME/warden, NULL: none */
 int etc_cache_prepare(const char *cachedir, char **dir, struct strv *binds, int *lockfd);
 /* selfbin.c: the directory in cachedir holding a copy of warden's own

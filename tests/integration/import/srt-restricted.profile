@@ -1,0 +1,34 @@
+# warden profile, imported by `warden import srt` from:
+#   srt-restricted.json
+# Layered on warden's built-in default profile. Check it with
+# `warden policy show --profile FILE`, use it with
+# `warden run --profile FILE -- COMMAND`.
+#
+# Stricter in warden than in these settings, whatever they say:
+# - the sandbox holds every process of the session, the agent's own included
+# - reads: only the system directories, a curated /etc, the workspace and
+#   the paths below; the home inside is empty
+# - writes: only the workspace, a private /tmp and the read-write paths
+#   below, which are mounted noexec
+# - network: only the hosts allowed below (and an agent's own API host);
+#   no DNS inside; names that resolve to private addresses are refused
+# - environment: only PATH, LANG, TERM, TZ and a few more variables pass
+# - in the workspace, .env, *.pem, *.key, id_rsa* and other secrets are
+#   unreadable, .git/hooks, .claude, .codex and other settings read-only
+
+# ---- network
+# network.deniedDomains "*.com": not a warden pattern; the allows it covers are left out
+# network.deniedDomains "*:22": no allow rule below reaches that port
+net allow pypi.org:443                   # network.allowedDomains  (narrowed to HTTPS: a port is denied)
+net allow files.pythonhosted.org:443     # network.allowedDomains  (narrowed to HTTPS: a port is denied)
+# network.allowedDomains "*.com": left out, a deny above covers it
+# network.allowedDomains "github.com": left out, a deny above covers it
+
+# ---- files
+# filesystem.denyRead "/home": unreadable already: warden shows nothing there
+# filesystem.allowWrite "src/": writable already: in the workspace
+# filesystem.allowWrite "test/": writable already: in the workspace
+# filesystem.allowRead ".": readable already: in the workspace
+
+# ---- not mapped
+# - LESS STRICT: filesystem.allowWrite ["src/","test/"] does not hold ".": warden lets the workspace be written as a whole; `warden run --review` keeps every write for your review before it reaches the workspace
