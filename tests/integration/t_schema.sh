@@ -122,8 +122,17 @@ sc_session_tool() {
 	wsh 'for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done' --profile "$T_TMP/tool.profile"
 }
 
+# a read-only workspace with an output and a kept scratch directory: its
+# layout in session.start, a write in the tree refused as a file event
+sc_session_layout() {
+	mkdir -p "$T_TMP/scratch"
+	wsh 'echo x >out/ok; echo y >"$WARDEN_SCRATCH/s"; echo z >refused 2>/dev/null; true' \
+		--read-only --output "$WS/out" --scratch "$T_TMP/scratch"
+}
+
 test_schema_real_logs() {
 	sc_need
+	sc_session_layout
 	sc_session_tool
 	sc_session_freeze_kill
 	sc_session_net_files_limit
@@ -139,6 +148,10 @@ test_schema_real_logs() {
 		fail 'no connection allowed through the proxy'
 	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -qF '"decision":"deny"' ||
 		fail 'no connection refused by the proxy'
+	grep -hF '"event":"session.start"' "${logs[@]}" | grep -qF '"read_only":true' ||
+		fail 'no session.start with a read-only layout'
+	grep -hF '"event":"file"' "${logs[@]}" | grep -F 'read-only' | grep -qF '"decision":"deny"' ||
+		fail 'no write refused in the read-only workspace'
 }
 
 # The test above can fail: a field the schema does not describe, a kind it
