@@ -37,6 +37,51 @@ static void set_str(json_t *o, const char *k, const char *v)
 		json_object_set_new(o, k, json_string(v));
 }
 
+/* s is an OCSF hostname_t: dot-separated labels of ASCII letters, digits
+ * and '-', none empty, none starting or ending with '-'. */
+static bool is_hostname(const char *s)
+{
+	size_t n = 0; /* the current label's length */
+	char prev = '.';
+	for (const char *p = s; p; p++) {
+		char ch = *p;
+		if (ch == '.' || ch == '\0') {
+			if (n == 0 || prev == '-')
+				return false;
+			if (ch == '\0')
+				return true;
+			n = 0;
+		} else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			   (ch == '-' && n > 0)) {
+			n++;
+		} else {
+			return false;
+		}
+		prev = ch;
+	}
+	return false;
+}
+
+/* A name as hostname when it is an OCSF hostname_t, else as name (an
+ * endpoint's, a device's: a free string). */
+static void set_host(json_t *o, const char *v)
+{
+	if (v)
+		set_str(o, is_hostname(v) ? "hostname" : "name", v);
+}
+
+/* metadata.profiles: an OCSF profile whose attributes the event uses. */
+static void add_profile(json_t *o, const char *name)
+{
+	json_t *md = json_object_get(o, "metadata");
+	json_t *p = json_object_get(md, "profiles");
+	if (!p) {
+		p = json_array();
+		json_object_set_new(md, "profiles", p);
+	}
+	json_array_append_new(p, json_string(name));
+}
+
 /* The base attributes. */
 static json_t *base(json_t *ev, const struct ocsf_ctx *c, int category, int cls, int activity,
 		    int severity)
@@ -63,13 +108,14 @@ static json_t *base(json_t *ev, const struct ocsf_ctx *c, int category, int cls,
 	return o;
 }
 
-/* The decision, as action_id and disposition_id; the severity a refusal
- * is given. */
+/* The decision, as action_id and disposition_id (the security_control
+ * profile's); the severity a refusal is given. */
 static int decide(json_t *o, json_t *ev)
 {
 	const char *d = str(ev, "decision");
 	if (!d)
 		return SEV_INFO;
+	add_profile(o, "security_control");
 	bool deny = strcmp(d, "allow") != 0;
 	json_object_set_new(o, "action_id", json_integer(deny ? ACTION_DENIED : ACTION_ALLOWED));
 	json_object_set_new(o, "disposition_id", json_integer(deny ? DISP_BLOCKED : DISP_ALLOWED));
@@ -80,18 +126,25 @@ static json_t *device(const struct ocsf_ctx *c)
 {
 	/* type_id 0: Unknown (the host's kind is not warden's to say) */
 	json_t *d = json_pack("{s:i}", "type_id", 0);
-	set_str(d, "hostname", c->hostname);
+	if (c->hostname)
+		set_host(d, c->hostname);
+	else /* OCSF: a device has a name, hostname, ip or uid */
+		set_str(d, "name", "unknown");
 	return d;
 }
 
-/* actor.process: the process inside the sandbox that did it. */
+/* actor.process: the process inside the sandbox that did it. OCSF wants
+ * a process object to have a pid (or uid): without one (a line warden did
+ * not write) the actor is only named, as app_name (its comm, else
+ * "unknown"). */
 static json_t *actor(json_t *ev)
 {
-	json_t *p = json_object();
 	json_int_t pid;
-	if (has_int(ev, "pid", &pid) && pid >= 0)
-		json_object_set_new(p, "pid", json_integer(pid));
-	set_str(p, "name", str(ev, "comm"));
+	const char *comm = str(ev, "comm");
+	if (!has_int(ev, "pid", &pid) || pid < 0)
+		return json_pack("{s:s}", "app_name", comm ? comm : "unknown");
+	json_t *p = json_pack("{s:I}", "pid", pid);
+	set_str(p, "name", comm);
 	return json_pack("{s:o}", "process", p);
 }
 
@@ -122,6 +175,8 @@ static json_t *process_activity(json_t *ev, const struct ocsf_ctx *c)
 	json_int_t v;
 	if (has_int(ev, "pid", &v) && v >= 0)
 		json_object_set_new(p, "pid", json_integer(v));
+	else /* OCSF: a pid or a uid; the event's own uid stands in */
+		json_object_set(p, "uid", json_object_get(json_object_get(o, "metadata"), "uid"));
 	json_t *argv = json_object_get(ev, "argv");
 	if (json_is_array(argv)) {
 		/* cmd_line: the arguments joined by spaces, as a display */
@@ -143,12 +198,15 @@ static json_t *process_activity(json_t *ev, const struct ocsf_ctx *c)
 	const char *path = str(ev, "resolved") ? str(ev, "resolved") : str(ev, "path");
 	if (path)
 		json_object_set_new(p, "file", file_obj(path, str(ev, "sha256")));
-	json_t *parent = json_object();
-	if (has_int(ev, "ppid", &v) && v >= 0)
-		json_object_set_new(parent, "pid", json_integer(v));
-	json_object_set_new(p, "parent_process", parent);
+	/* the actor: the parent, which made the exec */
+	if (has_int(ev, "ppid", &v) && v >= 0) {
+		json_t *parent = json_pack("{s:I}", "pid", v);
+		json_object_set(p, "parent_process", parent);
+		json_object_set_new(o, "actor", json_pack("{s:o}", "process", parent));
+	} else {
+		json_object_set_new(o, "actor", json_pack("{s:s}", "app_name", "unknown"));
+	}
 	json_object_set_new(o, "process", p);
-	json_object_set_new(o, "actor", json_pack("{s:O}", "process", parent));
 	json_object_set_new(o, "device", device(c));
 	set_str(o, "status_detail", str(ev, "reason"));
 	return o;
@@ -159,6 +217,7 @@ static json_t *network_activity(json_t *ev, const struct ocsf_ctx *c)
 	const char *d = str(ev, "decision");
 	bool allow = d && strcmp(d, "allow") == 0;
 	json_t *o = base(ev, c, 4, 4001, allow ? 6 : 5, SEV_INFO);
+	add_profile(o, "host"); /* actor and device: the host profile's in Network Activity */
 	json_object_set_new(o, "severity_id", json_integer(decide(o, ev)));
 	json_t *dst = json_object();
 	const char *method = str(ev, "method");
@@ -166,7 +225,7 @@ static json_t *network_activity(json_t *ev, const struct ocsf_ctx *c)
 	if (unix_sock) {
 		set_str(dst, "name", str(ev, "path"));
 	} else {
-		set_str(dst, "hostname", str(ev, "host"));
+		set_host(dst, str(ev, "host"));
 		set_str(dst, "ip", str(ev, "address"));
 		json_int_t port;
 		if (has_int(ev, "port", &port) && port >= 0 && port <= 65535)

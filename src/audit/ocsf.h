@@ -17,8 +17,11 @@
  * class_uid * 100 + activity_id, severity_id, time in ms, metadata with
  * the product and OCSF version, the log's session and seq as
  * metadata.uid "SESSION:SEQ" and metadata.correlation_uid SESSION), the
- * decision as action_id/disposition_id where there is one, and the warden
- * event itself under "unmapped" (nothing lost). */
+ * decision as action_id/disposition_id where there is one, the profiles
+ * those and Network Activity's actor and device come from named in
+ * metadata.profiles (security_control, host), and the warden event itself
+ * under "unmapped" (nothing lost). A host name that is not an OCSF
+ * hostname_t goes to the endpoint's or device's name instead. */
 #pragma once
 #include <jansson.h>
 

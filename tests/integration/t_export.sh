@@ -70,6 +70,7 @@ exe = [o for o in out if o["class_uid"] == 1007 and o["process"].get("name") == 
 assert exe and exe[0]["process"]["file"]["hashes"][0]["algorithm_id"] == 3, "no exec of wprobe with its SHA-256"
 net = [o for o in out if o["class_uid"] == 4001 and o["dst_endpoint"].get("ip") == "192.0.2.1"]
 assert net and net[0]["activity_id"] == 5 and net[0]["dst_endpoint"]["port"] == 80, "no refused connect to 192.0.2.1:80"
+assert net[0]["action_id"] == 2 and set(net[0]["metadata"]["profiles"]) == {"host", "security_control"}, net[0]["metadata"]
 assert any(o["class_uid"] == 1001 and o["activity_id"] == 5 for o in out), "no rename"
 assert any(o["class_uid"] == 2004 and o["finding_info"]["title"] == "escape.mount" for o in out), "no escape.mount finding"
 PY
