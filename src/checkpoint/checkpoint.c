@@ -12,6 +12,10 @@
 
 #include "../audit/reader.h"
 #include "review.h"
+
+/* Retention (store_prune) runs at most this often for a workspace: it reads
+ * every reference in the store, a cost that grows with all workspaces' sessions. */
+#define CKPT_PRUNE_INTERVAL_S 300
 #include "snapshot.h"
 
 #define EXCLUDED_SHOWN 100
@@ -107,7 +111,8 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 		field = json_pack("{s:s, s:I}", "manifest", r.hash, "entries", (json_int_t)r.m.n);
 	}
 	snap_result_free(&r);
-	if (store_prune(&cs->st, cs->ws, session, pol->checkpoint.keep, pol->checkpoint.keep_days,
+	if (store_prune_due(&cs->st, cs->ws, CKPT_PRUNE_INTERVAL_S) &&
+	    store_prune(&cs->st, cs->ws, session, pol->checkpoint.keep, pol->checkpoint.keep_days,
 			&e) < 0) {
 		char buf[1200];
 		wnote("checkpoint retention: %s", werr_str(&e, buf, sizeof buf));

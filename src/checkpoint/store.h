@@ -89,6 +89,12 @@ int store_ref_read(const struct store *st, const char *session, const char *kind
 int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
 		unsigned keep_days, struct werr *e);
 
+/* Whether retention for workspace ws is due: it reads every reference in
+ * the store, so it runs at most once every interval_s seconds a workspace
+ * (the stamp pruned/WSHASH, renewed when this returns true). Between two
+ * runs a workspace can hold more than `keep` checkpoints, never fewer. */
+bool store_prune_due(struct store *st, const char *ws, unsigned interval_s);
+
 /* ---- the metadata cache --------------------------------------------------- */
 struct mcache_entry {
 	char *path;

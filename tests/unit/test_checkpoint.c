@@ -285,6 +285,22 @@ static void test_snapshot_restore(void)
 		free(bad);
 	}
 	CHECK(store_prune(&st, ws, "s5", 2, 30, &e) == 3);
+	/* retention runs at most once an interval a workspace: due the first
+	 * time, not again at once, due again once the stamp is old, and each
+	 * workspace has its own */
+	{
+		CHECK(store_prune_due(&st, ws, 300));
+		CHECK(!store_prune_due(&st, ws, 300));
+		CHECK(store_prune_due(&st, "/another/workspace", 300));
+		char wsum[SHA256_HEX_LEN];
+		sha256_hex(ws, strlen(ws), wsum);
+		char *stamp = xasprintf("%s/pruned/%s", sp, wsum);
+		struct timespec old[2] = { { .tv_sec = time(NULL) - 400 }, { .tv_sec = time(NULL) - 400 } };
+		CHECK(utimensat(AT_FDCWD, stamp, old, 0) == 0);
+		free(stamp);
+		CHECK(store_prune_due(&st, ws, 300));
+		CHECK(!store_prune_due(&st, ws, 300));
+	}
 	char *rp = xasprintf("%s/refs/s2.start", sp);
 	CHECK(access(rp, F_OK) < 0);
 	free(rp);
