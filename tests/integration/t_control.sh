@@ -68,7 +68,16 @@ ct_frozen_check() {
 			grep -qx 'frozen 1' "$(ct_cg2)$cg/cgroup.events" 2>/dev/null ||
 				fail "process $pid: its cgroup $cg is not frozen"
 		else
-			st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+			# SIGSTOP takes hold when the process leaves the kernel: one
+			# in an uninterruptible wait (D) at the freeze stops as it
+			# returns, so it is given 2 s; running or sleeping after that
+			# is a failure
+			local i
+			for ((i = 0; i < 20; i++)); do
+				st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+				[[ $st != D ]] && break
+				sleep 0.1
+			done
 			[[ -z $st || $st == T ]] || fail "process $pid is in state $st, not T (stopped)"
 		fi
 	done
