@@ -166,8 +166,27 @@ static int add_file_audit(scmp_filter_ctx ctx)
 			      ARRAY_LEN(write_bits));
 }
 
+/* The calls that make a name, for the workspace watch to tell the agent's
+ * new files from the host's (src/sandbox/wsmade.h): let through once the
+ * supervisor has noted the secret names among them. A subset of
+ * add_file_audit's. */
+static int add_made(scmp_filter_ctx ctx)
+{
+	static const char *const always[] = {
+		"creat", "rename", "renameat", "renameat2", "link", "linkat",
+		"symlink", "symlinkat", "mkdir", "mkdirat",
+	};
+	static const unsigned long creating[] = { O_CREAT };
+	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
+	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, always, ARRAY_LEN(always));
+	if (r < 0)
+		return r;
+	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), creating,
+			      ARRAY_LEN(creating));
+}
+
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
-static int build(scmp_filter_ctx *out, bool audit_files, bool strict)
+static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -228,7 +247,7 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool strict)
 					    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
 					    SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0))) < 0)
 		goto fail;
-	if (audit_files && (r = add_file_audit(ctx)) < 0)
+	if (audit_files ? (r = add_file_audit(ctx)) < 0 : made && (r = add_made(ctx)) < 0)
 		goto fail;
 	*out = ctx;
 	return 0;
@@ -241,8 +260,10 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
 	scmp_filter_ctx ctx;
 	/* a read-only workspace: its refused writes are recorded (notify.c) */
+	/* secret names in a writable workspace: the names the sandbox makes
+	 * are noted (wsmade.h) */
 	int r = build(&ctx, s->policy->audit_files || s->policy->write_ask.n || s->workspace_ro,
-		      s->policy->exec.strict);
+		      s->policy->mask.n > 0, s->policy->exec.strict);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */

@@ -24,6 +24,7 @@
 
 #include "../common/util.h"
 #include "walk.h"
+#include "wsmade.h"
 
 #define WATCH_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DONT_FOLLOW | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define ANSWER_MS 2000
@@ -42,6 +43,7 @@ struct wswatch {
 	bool started;           /* it was: a closed socket now means it is gone */
 	const struct ws_plan *plan;
 	const struct policy *pol;
+	struct wsmade *made;    /* what the sandbox made (wsmade.h), or NULL */
 	struct watched *v;
 	size_t n, cap;
 	bool full_said, overflow_said;
@@ -126,6 +128,11 @@ void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct 
 	w->pol = pol;
 }
 
+void wswatch_set_made(struct wswatch *w, struct wsmade *made)
+{
+	w->made = made;
+}
+
 void wswatch_forget(struct wswatch *w)
 {
 	if (w && w->ino >= 0) {
@@ -196,16 +203,33 @@ static int ask(struct wswatch *w, unsigned kind, const char *rel)
 	return answer;
 }
 
+/* Did the sandbox make the file at rel (name its last component)? Its
+ * directory opened beneath the workspace, no symlink on the way; anything
+ * that cannot be told is the host's. */
+static bool sandbox_made(const struct wswatch *w, const char *rel, const char *name)
+{
+	if (!w->made)
+		return false;
+	const char *slash = strrchr(rel, '/');
+	if (!slash)
+		return wsmade_claims(w->made, w->wsfd, name);
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(slash - rel), rel);
+	_cleanup_close_ int fd = open_beneath(w->wsfd, dir, O_PATH | O_DIRECTORY, 0);
+	return fd >= 0 && wsmade_claims(w->made, fd, name);
+}
+
 /* One name that appeared at rel (a file, or a directory not to be looked
  * into): masked or protected again when the plan covered it at start; a
- * secret name new since the start masked too, whoever made it: nothing
- * here tells the host's new file from the sandbox's own (unprivileged,
- * fanotify hides who acted), and a secret the host writes must not be
- * read inside. An alert once per path. 0, or -1 when the re-masker is gone. */
+ * secret name new since the start masked too, unless a sandboxed process
+ * made that very file (wsmade.h: the agent's own `cp template .env` stays
+ * its own); a secret the host writes must not be read inside. An alert
+ * once per path. 0, or -1 when the re-masker is gone. */
 static int judge(struct wswatch *w, const char *rel, const char *name, struct audit *log)
 {
 	unsigned kind = covered(w, rel);
 	bool fresh = !kind && w->pol && workspace_masked(w->pol, rel, name);
+	if (fresh && sandbox_made(w, rel, name))
+		return 0;
 	if (fresh)
 		kind = REMASK_MASK;
 	if (!kind)

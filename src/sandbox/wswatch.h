@@ -6,9 +6,10 @@
  * created or moved in again is masked again, a protected one bound
  * read-only again (an `alert` each, rule `workspace.replaced`), and a
  * secret name new since the start is masked too (rule
- * `workspace.secret_created`), whoever made it: unprivileged, nothing tells
- * the host's new file from the agent's own, and a secret the host writes
- * must not be read inside. There is a window, from the host's rename to the
+ * `workspace.secret_created`) unless a sandboxed process made that file
+ * (wsmade.h: the supervisor notes the secret names the sandbox makes
+ * before it makes them): a secret the host writes must not be read inside,
+ * the agent's own `.env` stays its own. There is a window, from the host's rename to the
  * new mount, in which the agent can open the new file: the README states it
  * and test_remask_race measures it. */
 #pragma once
@@ -37,6 +38,10 @@ bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel
 /* What the events are judged by: the plan's masks and protections, and the
  * policy's secret patterns. */
 void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct policy *pol);
+/* Where the names the sandbox made are noted (wsmade.h); without it every
+ * new secret name is masked, the agent's own too. */
+struct wsmade;
+void wswatch_set_made(struct wswatch *w, struct wsmade *made);
 /* Sandbox init's copy: the fd closed, nothing else touched. */
 void wswatch_forget(struct wswatch *w);
 /* The inotify fd, for the supervisor's loop. */

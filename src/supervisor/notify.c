@@ -47,34 +47,38 @@
 #include "unixconn.h"
 #include "execs.h"
 #include "writeask.h"
+#include "../sandbox/sandbox.h"
+#include "../sandbox/wsmade.h"
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
 #define RESERVE_FDS 8
 
 /* The file operations of `audit files`: which arguments hold the paths
- * (and the directory fds they are relative to), -1 for none. */
+ * (and the directory fds they are relative to), -1 for none; made: which
+ * of the two names what the call makes (1 path, 2 path2, 0 nothing; an
+ * open only with O_CREAT), for the workspace watch (note_made). */
 struct file_op {
 	const char *name, *op;
-	int path, dirfd, path2, dirfd2, flags;
+	int path, dirfd, path2, dirfd2, flags, made;
 };
 
 static const struct file_op file_ops[] = {
-	{ "open", "open", 0, -1, -1, -1, 1 },
-	{ "openat", "open", 1, 0, -1, -1, 2 },
-	{ "creat", "open", 0, -1, -1, -1, -1 },
-	{ "unlink", "unlink", 0, -1, -1, -1, -1 },
-	{ "unlinkat", "unlink", 1, 0, -1, -1, 2 },
-	{ "rename", "rename", 0, -1, 1, -1, -1 },
-	{ "renameat", "rename", 1, 0, 3, 2, -1 },
-	{ "renameat2", "rename", 1, 0, 3, 2, 4 },
-	{ "link", "link", 0, -1, 1, -1, -1 },
-	{ "linkat", "link", 1, 0, 3, 2, 4 },
-	{ "symlink", "symlink", -1, -1, 1, -1, -1 },
-	{ "symlinkat", "symlink", -1, -1, 2, 1, -1 },
-	{ "truncate", "truncate", 0, -1, -1, -1, -1 },
-	{ "mkdir", "mkdir", 0, -1, -1, -1, -1 },
-	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1 },
+	{ "open", "open", 0, -1, -1, -1, 1, 1 },
+	{ "openat", "open", 1, 0, -1, -1, 2, 1 },
+	{ "creat", "open", 0, -1, -1, -1, -1, 1 },
+	{ "unlink", "unlink", 0, -1, -1, -1, -1, 0 },
+	{ "unlinkat", "unlink", 1, 0, -1, -1, 2, 0 },
+	{ "rename", "rename", 0, -1, 1, -1, -1, 2 },
+	{ "renameat", "rename", 1, 0, 3, 2, -1, 2 },
+	{ "renameat2", "rename", 1, 0, 3, 2, 4, 2 },
+	{ "link", "link", 0, -1, 1, -1, -1, 2 },
+	{ "linkat", "link", 1, 0, 3, 2, 4, 2 },
+	{ "symlink", "symlink", -1, -1, 1, -1, -1, 2 },
+	{ "symlinkat", "symlink", -1, -1, 2, 1, -1, 2 },
+	{ "truncate", "truncate", 0, -1, -1, -1, -1, 0 },
+	{ "mkdir", "mkdir", 0, -1, -1, -1, -1, 1 },
+	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1, 1 },
 };
 
 struct notifier {
@@ -98,12 +102,28 @@ struct notifier {
 	bool audit_files;        /* file operations recorded (else only asked about) */
 	char *guarded;           /* warden's control directory (notifier_set_guarded) */
 	char *ro_ws;             /* the read-only workspace (notifier_set_readonly), or NULL */
+	struct wsmade *made;     /* secret names the sandbox makes (notifier_set_made), or NULL */
+	const struct policy *pol; /* whose mask patterns say which names are secret */
+	char *ws;                /* the workspace (its path inside) */
+	bool mask_paths;         /* a pattern names a path (needs the name's place) */
 };
 
 void notifier_set_readonly(struct notifier *n, const char *workspace)
 {
 	free(n->ro_ws);
 	n->ro_ws = workspace ? xstrdup(workspace) : NULL;
+}
+
+void notifier_set_made(struct notifier *n, struct wsmade *made, const struct policy *pol,
+		       const char *workspace)
+{
+	n->made = made;
+	n->pol = pol;
+	free(n->ws);
+	n->ws = workspace ? xstrdup(workspace) : NULL;
+	n->mask_paths = false;
+	for (size_t i = 0; pol && i < pol->mask.n; i++)
+		n->mask_paths |= strchr(pol->mask.v[i], '/') != NULL;
 }
 
 void notifier_set_execs(struct notifier *n, struct execs *x)
@@ -209,6 +229,7 @@ void notifier_free(struct notifier *n)
 	seccomp_notify_free(n->req, n->resp);
 	free(n->guarded);
 	free(n->ro_ws);
+	free(n->ws);
 	free(n);
 }
 
@@ -391,11 +412,101 @@ static const struct file_op *file_op_of(const struct notifier *n, int nr)
 	return NULL;
 }
 
+/* The name a file operation is about to make (its path at argument parg,
+ * relative to the directory fd at darg, or -1: the cwd), noted when it is a
+ * secret name (wsmade.h), so that the workspace watch leaves that file to
+ * the agent. Its directory is resolved as the process sees it (target.h);
+ * a name that is there already is not made by this call (fresh) and not
+ * noted, nor one whose directory cannot be resolved: its file, if made,
+ * is masked (fail closed). */
+static void note_name(struct notifier *n, const struct seccomp_notif *req, int mem, int parg,
+		      int darg, char *cwd, bool fresh)
+{
+	char path[PATH_MAX];
+	if (target_read_str(mem, req->data.args[parg], path, sizeof path) != 0)
+		return;
+	size_t l = strlen(path);
+	while (l > 1 && path[l - 1] == '/')
+		path[--l] = '\0';
+	char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return;
+	bool at = darg >= 0;
+	int dfd = at ? (int)req->data.args[darg] : AT_FDCWD;
+	if (!*cwd)
+		target_cwd(req->pid, cwd, PATH_MAX);
+	const char *rel = name;
+	_cleanup_free_ char *lex = NULL;
+	if (n->mask_paths) {
+		/* where it is in the workspace, as text */
+		_cleanup_free_ char *abs = arg_path(req, mem, parg, darg, cwd);
+		lex = abs ? lexical_path(req->pid, abs) : NULL;
+		if (lex && n->ws && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
+			rel = lex + strlen(n->ws) + (strcmp(n->ws, "/") != 0);
+	}
+	if (!workspace_masked(n->pol, rel, name))
+		return;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
+		 slash ? path : ".");
+	_cleanup_close_ int fd = target_open(req->pid, dfd, at, dir, 0,
+					     O_PATH | O_DIRECTORY | O_CLOEXEC, cwd, NULL, 0);
+	struct stat st, there;
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    (fresh && fstatat(fd, name, &there, AT_SYMLINK_NOFOLLOW) == 0) ||
+	    seccomp_notify_id_valid(n->fd, req->id) != 0)
+		return;
+	wsmade_note(n->made, st.st_dev, st.st_ino, name);
+}
+
+/* A file operation about to make a name: its secret names noted
+ * (note_name). An open makes one only with O_CREAT (not with O_PATH, which
+ * ignores it, nor with O_DIRECTORY, refused with it); a rename or a link
+ * only from a source that is there (a call that fails leaves a note that
+ * could later cover the host's file). */
+static void note_made(struct notifier *n, const struct seccomp_notif *req, int mem,
+		      const struct file_op *op)
+{
+	if (!n->made || !op->made)
+		return;
+	const __u64 *a = req->data.args;
+	if (strcmp(op->op, "open") == 0 && op->flags >= 0 &&
+	    ((a[op->flags] & O_CREAT) == 0 || (a[op->flags] & (O_PATH | O_DIRECTORY))))
+		return;
+	char cwd[PATH_MAX] = "";
+	bool moves = strcmp(op->op, "rename") == 0;
+	if ((moves || strcmp(op->op, "link") == 0) && op->path >= 0) {
+		char src[PATH_MAX];
+		if (target_read_str(mem, a[op->path], src, sizeof src) != 0)
+			return;
+		bool at = op->dirfd >= 0;
+		int at_flags = strcmp(op->op, "link") == 0 && op->flags >= 0 ? (int)a[op->flags] : 0;
+		target_cwd(req->pid, cwd, sizeof cwd);
+		_cleanup_close_ int fd = target_open(req->pid, at ? (int)a[op->dirfd] : AT_FDCWD, at, src,
+						     at_flags, O_PATH | O_NOFOLLOW | O_CLOEXEC, cwd,
+						     NULL, 0);
+		if (fd < 0)
+			return;
+		/* an exchange makes both names anew */
+		if (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))
+			note_name(n, req, mem, op->path, op->dirfd, cwd, false);
+	}
+	if (op->made == 1)
+		note_name(n, req, mem, op->path, op->dirfd, cwd, true);
+	else
+		note_name(n, req, mem, op->path2, op->dirfd2, cwd, !moves);
+}
+
 /* A file operation: recorded (`audit files`), or held for a question
- * (`write ask`: true, answered later by writeask.c). */
+ * (`write ask`: true, answered later by writeask.c); first, the secret
+ * name it makes noted (note_made). */
 static bool log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
 		     const struct file_op *op)
 {
+	note_made(n, req, mem, op);
+	if (!n->audit_files && !n->wa && !n->ro_ws)
+		return false; /* notified only for note_made */
 	char cwd[PATH_MAX] = "", p[64];
 	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
 	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);

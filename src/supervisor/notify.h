@@ -16,6 +16,14 @@ void notifier_set_execs(struct notifier *n, struct execs *x);
  * when audit_files, held for a question when wa's globs name them. */
 struct writeask;
 void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa);
+/* The workspace watch's record of the names the sandbox makes (wsmade.h):
+ * each secret name (pol's mask patterns) that an open with O_CREAT, a
+ * rename, a link, a symlink or a mkdir is about to make is noted there
+ * before the call goes on. workspace (its path inside) is copied. */
+struct wsmade;
+struct policy;
+void notifier_set_made(struct notifier *n, struct wsmade *made, const struct policy *pol,
+		       const char *workspace);
 /* A read-only workspace (its path inside): a write there that a read-only
  * mount refuses is recorded as a refused `file` event (decision "deny"),
  * whatever `audit files` says. */

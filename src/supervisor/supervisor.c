@@ -42,6 +42,7 @@
 #include "../sandbox/initmsg.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/wswatch.h"
+#include "../sandbox/wsmade.h"
 #include "execs.h"
 #include "bpfexec.h"
 #include "freeze.h"
@@ -441,6 +442,11 @@ static const void *net_ask(void *ctx, const char *subject, const char *summary, 
 static void net_cancel(void *ctx, const void *q)
 {
 	approvals_cancel(ctx, q);
+}
+
+static void wsmade_freep(struct wsmade **m)
+{
+	wsmade_free(*m);
 }
 
 static void writeask_freep(struct writeask **w)
@@ -1050,6 +1056,11 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		writeask_new(&s->policy->write_ask, s->workspace, ap, listener, log);
 	notifier_set_files(nt, s->policy->audit_files, wa);
 	notifier_set_readonly(nt, s->workspace_ro ? s->workspace : NULL);
+	/* the secret names the sandbox makes, noted for the workspace watch
+	 * (wsmade.h): noted while their notification is handled, before the
+	 * call goes on, so before the watch can see the file */
+	_cleanup_(wsmade_freep) struct wsmade *made = wsmade_new();
+	notifier_set_made(nt, made, s->policy, s->workspace);
 	_cleanup_free_ char *ctl_dir = control_dir_of(s->logdir);
 	notifier_set_guarded(nt, ctl_dir);
 	_cleanup_(proxy_freep) struct proxy *px =
@@ -1089,6 +1100,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	if (!ww || userns < 0 || mntns < 0)
 		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
 	wswatch_attach(ww, &s->plan, s->policy);
+	wswatch_set_made(ww, made);
 	struct remasker rm = { .userns = userns, .mntns = mntns, .workspace = s->workspace };
 	wswatch_set_remasker(ww, start_remasker, &rm);
 	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };

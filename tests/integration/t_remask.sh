@@ -1,9 +1,9 @@
 # t_remask.sh - masks and protections that follow what the host replaces
 # during a session (src/sandbox/wswatch.c on the host, src/sandbox/remask.c
 # inside): an editor saving .env by rename, git rewriting .git/config by
-# rename; each an `alert` (rule workspace.replaced). A secret name new since
-# the start masked whoever made it (a tool writing .env.production, a tree
-# moved in; rule workspace.secret_created), unless the profile unmasks it.
+# rename; each an `alert` (rule workspace.replaced). A secret name the host
+# makes during the session masked (a tool writing .env.production, a tree
+# moved in; rule workspace.secret_created); the agent's own left to it.
 # And the race: the host renaming .env over and over while the agent reads
 # it, the worst case reported.
 # shellcheck shell=bash
@@ -89,22 +89,73 @@ test_remask_host_creates() {
 	done
 }
 
-# The agent's own new secret-named file is masked too, once warden sees it
-# (nothing tells it from the host's), and said; a profile that unmasks the
-# name keeps it readable.
+# The agent's own new secret-named files stay its own: the supervisor notes
+# the secret names the sandbox makes before it makes them (src/sandbox/
+# wsmade.h), so the watch leaves them readable and writable, with no alert:
+# a copy from a template, a redirection, an editor's save by rename, a key
+# in a new directory. (.env.example is masked by the default profile's
+# `.env.*`, so the template has another name.)
 test_remask_agent_own_secret() {
-	wrun -- sh -c 'echo mine > .env; sleep 1; cat .env; echo "env=$?"; echo other > notes.txt; cat notes.txt'
+	echo TEMPLATE >env.template
+	wrun -- sh -c 'cp env.template .env; echo LOCAL > .env.local;
+		echo SAVED > .env.swp && mv .env.swp .env.staging;
+		mkdir -p certs && echo KEY > certs/server.key; ln -s .env .env.link;
+		sleep 1; for f in .env .env.local .env.staging certs/server.key; do cat "$f"; echo "$f=$?"; done
+		echo MORE >> .env; echo "append=$?"; cat .env; echo other > notes.txt; cat notes.txt'
 	assert_rc 0
-	assert_out_line 'env=1' "the agent's new .env, masked"
-	assert_out_line other 'a file with another name stays readable'
+	local f
+	for f in TEMPLATE LOCAL SAVED KEY MORE other; do
+		assert_out_line "$f" "the agent's own file read back ($f)"
+	done
+	for f in .env .env.local .env.staging certs/server.key; do
+		assert_out_line "$f=0" "the agent's own $f readable"
+	done
+	assert_out_line 'append=0' "the agent's own .env writable"
 	wardenc log show --event alert --json
-	grep -F '"path":".env"' <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
-		fail "no workspace.secret_created alert for the agent's .env: $(excerpt "$OUT")"
-	rm -f .env
-	printf 'unmask .env\n' >"$T_TMP/unmask.profile"
-	wrun --profile "$T_TMP/unmask.profile" -- sh -c 'echo mine > .env; sleep 1; cat .env'
+	assert_out_lacks 'workspace.secret_created' "an alert for the agent's own file"
+}
+
+# In one session the host writes secrets (a tool writing .env.production,
+# sub/.env in a directory there at start) while the agent writes its own
+# (.env, .env.local): the host's are unreadable inside, each with an alert,
+# the agent's stay readable and unannounced; and the host's editor saving
+# over the agent's .env.local by rename makes it the host's: masked.
+test_remask_host_and_agent() {
+	mkdir sub && echo TEMPLATE >env.template
+	remask_session 'cp env.template .env; echo MINE > .env.local; touch MADE;
+		while [ ! -e GO2 ]; do sleep 0.05; done
+		for f in .env.production sub/.env .env .env.local; do cat "$f"; echo "$f=$?"; done
+		echo MORE >> .env; echo "append=$?"'
+	touch GO
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ -e MADE ]] && break
+		sleep 0.05
+	done
+	[[ -e MADE ]] || fatal 'the agent did not make its files'
+	echo HOST-PROD >.env.production
+	echo HOST-SUB >sub/.env
+	echo HOST-LOCAL >.env.local.new && mv .env.local.new .env.local
+	sleep 0.5
+	touch GO2
+	remask_wait
 	assert_rc 0
-	assert_out_line mine 'unmasked by the profile: readable'
+	assert_out_lacks HOST- 'a secret the host wrote during the session read inside'
+	assert_out_line '.env.production=1' 'the host'"'"'s .env.production unreadable'
+	assert_out_line 'sub/.env=1' 'the host'"'"'s sub/.env unreadable'
+	assert_out_line '.env.local=1' 'the agent'"'"'s .env.local, replaced by the host, unreadable'
+	assert_out_line TEMPLATE 'the agent'"'"'s own .env readable'
+	assert_out_line '.env=0' 'the agent'"'"'s own .env readable'
+	assert_out_line 'append=0' 'the agent'"'"'s own .env writable'
+	wardenc log show --event alert --json
+	local p
+	for p in .env.production sub/.env .env.local; do
+		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
+			fail "no workspace.secret_created alert for $p: $(excerpt "$OUT")"
+	done
+	grep -F '"path":".env"' <<<"$OUT" | grep -qF 'secret_created' &&
+		fail "an alert for the agent's own .env: $(excerpt "$OUT")"
+	true
 }
 
 # The host renames a new .env over the old one 1,000 times while the agent
