@@ -684,7 +684,8 @@ int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return werr_errno(e, "workspace: %s", rel);
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	/* a socket is masked too: the host's, unreachable inside */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !(mask && S_ISSOCK(st.st_mode)))
 		return werr_set(e, EINVAL, "workspace: %s is neither a file nor a directory", rel);
 	if (mask)
 		return bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE, fd, "",

@@ -89,6 +89,10 @@ void ws_sweep_free(struct ws_sweep *s);
 /* Does a mask pattern of the policy cover this workspace path (name: its
  * last component)? */
 bool workspace_masked(const struct policy *pol, const char *rel, const char *name);
+/* Is st one of the placeholders warden makes for missing protected paths
+ * (a running session's, or a killed one's)? */
+struct stat;
+bool workspace_is_placeholder(const struct stat *st);
 
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists

@@ -249,6 +249,10 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict)
 		goto fail;
 	if (audit_files ? (r = add_file_audit(ctx)) < 0 : made && (r = add_made(ctx)) < 0)
 		goto fail;
+	/* binds: the supervisor notes the unix sockets the sandbox binds, so
+	 * that the workspace watch masks only the host's (wswatch.h) */
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0)) < 0)
+		goto fail;
 	*out = ctx;
 	return 0;
 fail:

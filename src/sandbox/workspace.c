@@ -126,12 +126,14 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
  * PLACEHOLDER_DIR_MODE is in phstash.h, which keeps them between sessions. */
 #define PLACEHOLDER_SOCK_MODE 0444
 
-static bool is_placeholder(const struct stat *st)
+bool workspace_is_placeholder(const struct stat *st)
 {
 	mode_t mode = st->st_mode & 07777;
 	return (S_ISSOCK(st->st_mode) && mode == PLACEHOLDER_SOCK_MODE) ||
 	       (S_ISDIR(st->st_mode) && mode == PLACEHOLDER_DIR_MODE);
 }
+
+#define is_placeholder workspace_is_placeholder
 
 /* Protected names that are directories by convention, at any depth: a tool
  * that finds anything else there fails (Claude Code shows a blocking
@@ -469,9 +471,31 @@ static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *
 	return WALK_SKIP;
 }
 
+/* A unix socket there at start is the host's (a language server's, a dev
+ * server's, git's fsmonitor daemon's): masked, so that nothing inside can
+ * connect or send to it, a datagram sent with sendmsg included, whose
+ * address seccomp cannot see (the supervisor refuses connect and sendto by
+ * the inode, unixconn.h). Not a placeholder (plan_protect's, or a running
+ * session's: nothing listens there). 1 when masked, 0 not, -1 too deep. */
+static int plan_host_socket(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	struct stat st;
+	if (we->type != DT_SOCK || plan_has(sc->plan, we->rel) ||
+	    fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	    is_placeholder(&st))
+		return 0;
+	if (check_length(we->rel, "secret", e) < 0)
+		return -1;
+	plan_add(sc->plan, WS_MASK_FILE, we->rel);
+	return 1;
+}
+
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;
+	int sock = plan_host_socket(sc, we, e);
+	if (sock)
+		return sock < 0 ? -1 : WALK_SKIP;
 	/* Inside a .git: only secrets to mask (.git/.git-credentials). */
 	if (we->tagged) {
 		if (we->type == DT_LNK)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,19 +219,39 @@ static bool sandbox_made(const struct wswatch *w, const char *rel, const char *n
 	return fd >= 0 && wsmade_claims(w->made, fd, name);
 }
 
+/* Is rel a unix socket that the host made (a server started in the
+ * workspace during the session), neither one the sandbox bound nor a
+ * placeholder (warden's, nothing listens there)? */
+static bool host_socket(const struct wswatch *w, const char *rel, const char *name)
+{
+	struct stat st;
+	if (fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	    workspace_is_placeholder(&st))
+		return false;
+	for (size_t i = 0; i < w->plan->n; i++) {
+		const struct ws_mount *m = &w->plan->m[i];
+		if (m->kind == WS_PLACEHOLDER && m->made.dev == st.st_dev && m->made.ino == st.st_ino)
+			return false;
+	}
+	return !sandbox_made(w, rel, name);
+}
+
 /* One name that appeared at rel (a file, or a directory not to be looked
  * into): masked or protected again when the plan covered it at start; a
  * secret name new since the start masked too, unless a sandboxed process
  * made that very file (wsmade.h: the agent's own `cp template .env` stays
- * its own); a secret the host writes must not be read inside. An alert
- * once per path. 0, or -1 when the re-masker is gone. */
+ * its own); a secret the host writes must not be read inside. A unix
+ * socket the host made is masked too: nothing inside reaches it, not even
+ * sendmsg (unixconn.h). An alert once per path. 0, or -1 when the
+ * re-masker is gone. */
 static int judge(struct wswatch *w, const char *rel, const char *name, struct audit *log)
 {
 	unsigned kind = covered(w, rel);
 	bool fresh = !kind && w->pol && workspace_masked(w->pol, rel, name);
 	if (fresh && sandbox_made(w, rel, name))
 		return 0;
-	if (fresh)
+	bool sock = !kind && !fresh && host_socket(w, rel, name);
+	if (fresh || sock)
 		kind = REMASK_MASK;
 	if (!kind)
 		return 0;
@@ -247,11 +268,13 @@ static int judge(struct wswatch *w, const char *rel, const char *name, struct au
 		strv_push(&w->alerted, rel);
 	char detail[96];
 	snprintf(detail, sizeof detail, "%s%s%s",
-		 fresh ? "masked: a secret name made during the session"
+		 fresh ? "masked: a secret name the host made during the session"
+		 : sock ? "masked: a unix socket the host made during the session"
 		 : kind == REMASK_MASK ? "masked again" : "read-only again",
 		 r ? ": " : "", r ? strerror(r) : "");
 	audit_emit_event(log, ev_alert(&(struct ev_alert){
-		.rule = fresh ? "workspace.secret_created" : "workspace.replaced",
+		.rule = fresh ? "workspace.secret_created" : sock ? "workspace.host_socket"
+		      : "workspace.replaced",
 		.path = rel, .action = detail }), NULL);
 	return 0;
 }

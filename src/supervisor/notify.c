@@ -312,6 +312,7 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	} else {
 		unixconn_connect(n->diag, req->pid, (int)req->data.args[0], path, &r);
 	}
+	unixconn_masked(&r, n->ws);
 	*err = r.err;
 	if (n->guarded) {
 		_cleanup_free_ char *lex = lexical_path(req->pid, path);
@@ -412,19 +413,17 @@ static const struct file_op *file_op_of(const struct notifier *n, int nr)
 	return NULL;
 }
 
-/* The name a file operation is about to make (its path at argument parg,
- * relative to the directory fd at darg, or -1: the cwd), noted when it is a
- * secret name (wsmade.h), so that the workspace watch leaves that file to
- * the agent. Its directory is resolved as the process sees it (target.h);
- * a name that is there already is not made by this call (fresh) and not
- * noted, nor one whose directory cannot be resolved: its file, if made,
- * is masked (fail closed). */
-static void note_name(struct notifier *n, const struct seccomp_notif *req, int mem, int parg,
-		      int darg, char *cwd, bool fresh)
+/* The name that path (text, relative to the directory fd dfd when at,
+ * else to the cwd) is about to make, noted when it is a secret name (any:
+ * whatever its name, a socket's) (wsmade.h), so that the workspace watch
+ * leaves that file to the agent. Its directory is resolved as the process
+ * sees it (target.h); a name that is there already is not made by this
+ * call (fresh) and not noted, nor one whose directory cannot be resolved:
+ * its file, if made, is masked (fail closed). cwd: the process's, or ""
+ * until read. */
+static void note_name(struct notifier *n, const struct seccomp_notif *req, char *path, bool at,
+		      int dfd, char *cwd, bool fresh, bool any)
 {
-	char path[PATH_MAX];
-	if (target_read_str(mem, req->data.args[parg], path, sizeof path) != 0)
-		return;
 	size_t l = strlen(path);
 	while (l > 1 && path[l - 1] == '/')
 		path[--l] = '\0';
@@ -432,20 +431,27 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, int m
 	const char *name = slash ? slash + 1 : path;
 	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return;
-	bool at = darg >= 0;
-	int dfd = at ? (int)req->data.args[darg] : AT_FDCWD;
+	if (!at)
+		dfd = AT_FDCWD;
 	if (!*cwd)
 		target_cwd(req->pid, cwd, PATH_MAX);
 	const char *rel = name;
 	_cleanup_free_ char *lex = NULL;
-	if (n->mask_paths) {
+	if (!any && n->mask_paths) {
 		/* where it is in the workspace, as text */
-		_cleanup_free_ char *abs = arg_path(req, mem, parg, darg, cwd);
-		lex = abs ? lexical_path(req->pid, abs) : NULL;
-		if (lex && n->ws && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
+		char base[PATH_MAX] = "";
+		if (path[0] != '/' && dfd != AT_FDCWD) {
+			char p[64];
+			snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, dfd);
+			ssize_t k = readlink(p, base, sizeof base - 1);
+			base[k > 0 ? k : 0] = '\0';
+		}
+		_cleanup_free_ char *abs = *base ? xasprintf("%s/%s", base, path) : xstrdup(path);
+		lex = lexical_path(req->pid, abs);
+		if (n->ws && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
 			rel = lex + strlen(n->ws) + (strcmp(n->ws, "/") != 0);
 	}
-	if (!workspace_masked(n->pol, rel, name))
+	if (!any && !workspace_masked(n->pol, rel, name))
 		return;
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
@@ -458,6 +464,36 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, int m
 	    seccomp_notify_id_valid(n->fd, req->id) != 0)
 		return;
 	wsmade_note(n->made, st.st_dev, st.st_ino, name);
+}
+
+/* note_name for the path at argument parg, relative to the directory fd at
+ * darg (-1: the cwd). */
+static void note_arg(struct notifier *n, const struct seccomp_notif *req, int mem, int parg,
+		     int darg, char *cwd, bool fresh)
+{
+	char path[PATH_MAX];
+	if (target_read_str(mem, req->data.args[parg], path, sizeof path) != 0)
+		return;
+	note_name(n, req, path, darg >= 0, darg >= 0 ? (int)req->data.args[darg] : AT_FDCWD, cwd,
+		  fresh, false);
+}
+
+/* A bind to a pathname unix socket: its name noted, whatever it is (a
+ * socket the sandbox did not bind is masked by the workspace watch). */
+static void note_bind(struct notifier *n, const struct seccomp_notif *req, int mem)
+{
+	struct sockaddr_un un;
+	memset(&un, 0, sizeof un);
+	size_t len = req->data.args[2] < sizeof un ? (size_t)req->data.args[2] : sizeof un;
+	if (!n->made || len <= offsetof(struct sockaddr_un, sun_path) ||
+	    pread(mem, &un, len, (off_t)req->data.args[1]) != (ssize_t)len ||
+	    un.sun_family != AF_UNIX || un.sun_path[0] == '\0' /* abstract */)
+		return;
+	char path[sizeof un.sun_path + 1], cwd[PATH_MAX] = "";
+	size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, un.sun_path, plen);
+	path[plen] = '\0';
+	note_name(n, req, path, false, AT_FDCWD, cwd, true, true);
 }
 
 /* A file operation about to make a name: its secret names noted
@@ -490,12 +526,12 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, int m
 			return;
 		/* an exchange makes both names anew */
 		if (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))
-			note_name(n, req, mem, op->path, op->dirfd, cwd, false);
+			note_arg(n, req, mem, op->path, op->dirfd, cwd, false);
 	}
 	if (op->made == 1)
-		note_name(n, req, mem, op->path, op->dirfd, cwd, true);
+		note_arg(n, req, mem, op->path, op->dirfd, cwd, true);
 	else
-		note_name(n, req, mem, op->path2, op->dirfd2, cwd, !moves);
+		note_arg(n, req, mem, op->path2, op->dirfd2, cwd, !moves);
 }
 
 /* A file operation: recorded (`audit files`), or held for a question
@@ -662,9 +698,10 @@ int notifier_handle(struct notifier *n)
 	 * memory was readable only for a connect (below). A connect to a unix
 	 * socket is made by the supervisor instead (unixconn.h). */
 	bool addressed = nr == SCMP_SYS(connect) || nr == SCMP_SYS(sendto);
-	const struct file_op *fop = exec || addressed || setid_create(nr, req->data.args)
+	bool binds = nr == SCMP_SYS(bind); /* noted (note_bind), let through */
+	const struct file_op *fop = exec || addressed || binds || setid_create(nr, req->data.args)
 					    ? NULL : file_op_of(n, nr);
-	bool cont = exec || addressed || fop;
+	bool cont = exec || addressed || binds || fop;
 	int mem = -1, mem_err = 0;
 	if (cont) {
 		char p[64];
@@ -708,6 +745,8 @@ int notifier_handle(struct notifier *n)
 		reserve_take(n);
 		return 0;
 	}
+	else if (valid && binds)
+		note_bind(n, req, mem);
 	else if (valid)
 		emulated = connect_unix(n, req, mem, &emu_err, &emu_val) ||
 			   (log_connect(n, req, mem), false);

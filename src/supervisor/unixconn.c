@@ -182,3 +182,13 @@ void unixconn_sendto(int diag, pid_t pid, int sockfd, const char *sun_path, cons
 	r->err = n < 0 ? errno : 0;
 	*sent = n > 0 ? (size_t)n : 0;
 }
+
+void unixconn_masked(struct unixconn_result *r, const char *ws)
+{
+	struct stat st;
+	if (r->verdict != UNIXCONN_NONE || r->err != ECONNREFUSED || !ws || !*r->resolved ||
+	    !path_is_within(r->resolved, ws) || lstat(r->resolved, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	r->verdict = UNIXCONN_HOST;
+	r->err = EPERM;
+}

@@ -43,3 +43,9 @@ void unixconn_sendto(int diag, pid_t pid, int sockfd, const char *sun_path, cons
 /* Is the socket file dev/ino bound in the network namespace of this
  * sock_diag socket? 1 yes, 0 no, -1 the dump failed. */
 int unixconn_bound(int diag, dev_t dev, ino_t ino);
+
+/* A connect or sendto that met no socket (ECONNREFUSED) at a path of the
+ * workspace ws where the host has one: a host socket the workspace watch
+ * masked (wswatch.h), refused and said as such (verdict UNIXCONN_HOST,
+ * EPERM). The workspace is at the same path inside and out. */
+void unixconn_masked(struct unixconn_result *r, const char *ws);

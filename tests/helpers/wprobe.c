@@ -41,6 +41,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -535,6 +536,31 @@ static int do_udp(const char *host, const char *port)
 /* Outside helper: print "LISTENING HOST PORT" (port 0 picks one), then accept
  * one connection ("ACCEPTED", exit 0) or give up after SECONDS ("TIMEOUT",
  * exit 1). */
+/* A datagram with an address, the way seccomp cannot see it: sendmsg (or
+ * sendmmsg) from an unconnected unix datagram socket to PATH. */
+static int do_sendmsg(const char *how, const char *path)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof un.sun_path)
+		return usage("sendmsg: path too long");
+	strcpy(un.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return denied();
+	char data[] = "WPROBE-DATAGRAM";
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof data - 1 };
+	struct msghdr mh = { .msg_name = &un, .msg_namelen = sizeof un, .msg_iov = &iov, .msg_iovlen = 1 };
+	if (!strcmp(how, "sendmmsg")) {
+		struct mmsghdr mm = { .msg_hdr = mh };
+		int n = sendmmsg(fd, &mm, 1, 0);
+		if (n < 1)
+			return n < 0 ? denied() : denied_errno(EIO);
+		return allowed("sendmmsg sent %u bytes", mm.msg_len);
+	}
+	ssize_t n = sendmsg(fd, &mh, 0);
+	return n < 0 ? denied() : allowed("sendmsg sent %zd bytes", n);
+}
+
 static int do_listen(const char *host, const char *port, const char *secs)
 {
 	struct addrinfo *ai;
@@ -1286,6 +1312,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "udp")) {
 		NEED(2, "udp HOST PORT");
 		return do_udp(a1, a2);
+	} else if (!strcmp(cmd, "sendmsg") || !strcmp(cmd, "sendmmsg")) {
+		NEED(1, "sendmsg|sendmmsg PATH");
+		return do_sendmsg(cmd, a1);
 	} else if (!strcmp(cmd, "listen")) {
 		NEED(3, "listen HOST PORT SECONDS");
 		return do_listen(a1, a2, a3);

@@ -199,3 +199,68 @@ for i in range(1, 1001):
 	[[ $(grep -c '"rule":"workspace.replaced"' <<<"$OUT") == 1 ]] ||
 		fail "expected one alert for the path, however often it was replaced: $(excerpt "$OUT")"
 }
+
+# dgram_receiver PATH OUT: a host tool's unix datagram socket at PATH, what
+# it receives written to OUT, in the background.
+dgram_receiver() {
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+open(sys.argv[2], "w").write("LISTENING\n")
+s.settimeout(30)
+try:
+    while True:
+        d = s.recv(100); open(sys.argv[2], "a").write("GOT %r\n" % d)
+except OSError:
+    pass' "$1" "$2" &
+	bg_track $!
+	wait_for "$2" '^LISTENING' 5 || fatal "the host's datagram socket $1 did not start"
+}
+
+# A host tool's unix datagram socket in the workspace, there at start or
+# bound on the host during the session: a datagram sent to it from inside
+# with sendmsg or sendmmsg (an address seccomp cannot see) never reaches
+# it, because the socket is masked (a `workspace.host_socket` alert for the
+# new one); connect and sendto are refused with EPERM as before. A socket
+# the agent binds in the workspace works.
+test_remask_host_sockets() {
+	[[ -x /usr/bin/python3 ]] || skip '/usr/bin/python3 not installed'
+	mkdir sub
+	dgram_receiver "$WS/start.dgram" "$T_TMP/start.out"
+	remask_session 'for s in start.dgram sub/new.dgram; do for how in sendmsg sendmmsg; do
+			echo "$how $s: $(./wprobe $how $s)"; done; done
+		/usr/bin/python3 -c "
+import socket
+c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for p in (\"start.dgram\", \"sub/new.dgram\"):
+    try:
+        c.sendto(b\"x\", p); print(\"sendto\", p, \"sent\")
+    except OSError as e:
+        print(\"sendto\", p, e.errno)
+r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind(\"own.dgram\")
+import time; time.sleep(1)
+print(\"own\", c.sendto(b\"mine\", \"own.dgram\"), r.recv(10).decode())"'
+	dgram_receiver "$WS/sub/new.dgram" "$T_TMP/new.out"
+	sleep 0.5
+	touch GO
+	remask_wait
+	assert_rc 0
+	local s how
+	for s in start.dgram sub/new.dgram; do
+		for how in sendmsg sendmmsg; do
+			assert_out_match "^$how $s: DENIED " "$how to the host's $s refused"
+		done
+		assert_out_line "sendto $s 1" "sendto the host's $s: EPERM"
+	done
+	assert_out_line 'own 4 mine' 'a socket the agent bound in the workspace'
+	grep -q GOT "$T_TMP/start.out" && fail "the host's start.dgram got a datagram: $(<"$T_TMP/start.out")"
+	grep -q GOT "$T_TMP/new.out" && fail "the host's sub/new.dgram got a datagram: $(<"$T_TMP/new.out")"
+	wardenc log show --event alert --json
+	grep -F '"path":"sub/new.dgram"' <<<"$OUT" | grep -qF '"rule":"workspace.host_socket"' ||
+		fail "no workspace.host_socket alert for sub/new.dgram: $(excerpt "$OUT")"
+	grep -F '"path":"own.dgram"' <<<"$OUT" && fail "an alert for the agent's own socket"
+	wardenc log show --event net --json
+	grep -q '"method":"unix".*"path":"sub/new.dgram"' <<<"${OUT// /}" ||
+		fail "no net event for the sendto to sub/new.dgram: $(excerpt "$OUT")"
+	true
+}
