@@ -117,9 +117,9 @@ static char *find_other_home(void)
 	return found;
 }
 
-static int listen_unix(const char *name, bool abstract, struct werr *e)
+static int bind_unix(const char *name, bool abstract, int type, struct werr *e)
 {
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return werr_errno(e, "check: unix socket");
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -130,11 +130,16 @@ static int listen_unix(const char *name, bool abstract, struct werr *e)
 	}
 	memcpy(a.sun_path + off, name, len);
 	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + len + (abstract ? 0 : 1));
-	if (bind(s, (struct sockaddr *)&a, alen) < 0 || listen(s, 16) < 0) {
+	if (bind(s, (struct sockaddr *)&a, alen) < 0 || (type == SOCK_STREAM && listen(s, 16) < 0)) {
 		close(s);
 		return werr_errno(e, "check: listening on %s%s", abstract ? "@" : "", name);
 	}
 	return s;
+}
+
+static int listen_unix(const char *name, bool abstract, struct werr *e)
+{
+	return bind_unix(name, abstract, SOCK_STREAM, e);
 }
 
 /* ---- one function per probe group ------------------------------------- */
@@ -202,6 +207,10 @@ static int bait_ipc(struct bait *b, struct werr *e)
 	/* a host tool's socket in the workspace (a language server, a dev server) */
 	b->ws_sock = xasprintf("%s/w-%s.sock", b->ws, b->token);
 	if ((b->ws_sock_fd = listen_unix(b->ws_sock, false, e)) < 0)
+		return -1;
+	/* and a datagram one, which a sendmsg could reach by its address */
+	b->ws_dgram = xasprintf("%s/d-%s.sock", b->ws, b->token);
+	if ((b->ws_dgram_fd = bind_unix(b->ws_dgram, false, SOCK_DGRAM, e)) < 0)
 		return -1;
 
 	for (int tries = 0; tries < 16 && b->shm_id < 0; tries++) {
@@ -289,7 +298,7 @@ static int bait_exec(struct bait *b, struct werr *e)
 void bait_init(struct bait *b)
 {
 	memset(b, 0, sizeof *b);
-	b->leak_fd = b->tcp_fd = b->abs_fd = b->ssh_fd = b->ws_sock_fd = b->shm_id = -1;
+	b->leak_fd = b->tcp_fd = b->abs_fd = b->ssh_fd = b->ws_sock_fd = b->ws_dgram_fd = b->shm_id = -1;
 }
 
 int bait_create(struct bait *b, struct werr *e)
@@ -340,7 +349,7 @@ static int chmod_dir(const char *path, const struct stat *st, int type, struct F
 
 void bait_remove(struct bait *b)
 {
-	int *fds[] = { &b->leak_fd, &b->tcp_fd, &b->abs_fd, &b->ssh_fd, &b->ws_sock_fd };
+	int *fds[] = { &b->leak_fd, &b->tcp_fd, &b->abs_fd, &b->ssh_fd, &b->ws_sock_fd, &b->ws_dgram_fd };
 	for (size_t i = 0; i < ARRAY_LEN(fds); i++)
 		if (*fds[i] >= 0) {
 			close(*fds[i]);
@@ -369,12 +378,13 @@ void bait_remove(struct bait *b)
 	free(b->cache_dir);
 	free(b->ssh_sock);
 	free(b->ws_sock);
+	free(b->ws_dgram);
 	free(b->tty);
 	free(b->exec_bait);
 	free(b->exec_script);
 	b->exec_bait = b->exec_script = NULL;
 	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = NULL;
-	b->ws_sock = b->tty = NULL;
+	b->ws_sock = b->ws_dgram = b->tty = NULL;
 }
 
 void bait_env(const struct bait *b)
@@ -413,6 +423,7 @@ void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v)
 	ARG("--abstract", b->abstract);
 	ARG("--ssh-sock", b->ssh_sock);
 	ARG("--ws-sock", b->ws_sock);
+	ARG("--ws-dgram", b->ws_dgram);
 	ARGN("--shm-key", "%ld", b->shm_key);
 	ARGN("--shm-id", "%d", b->shm_id);
 	ARG("--posix-shm", b->posix_shm);

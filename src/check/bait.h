@@ -20,6 +20,7 @@ struct bait {
 	char *cache_dir;     /* warden's cache directory, may be NULL */
 	char *ssh_sock;
 	char *ws_sock;       /* a host unix socket in the workspace */
+	char *ws_dgram;      /* a host unix datagram socket in the workspace */
 	char *tty;
 	/* exec: a program and a script in the workspace, each with a marker of
 	 * the run, whose SHA-256s the session's exec deny refuses */
@@ -29,7 +30,7 @@ struct bait {
 	char abstract[64];
 	char posix_shm[64];
 	bool posix_made;
-	int leak_fd, tcp_fd, abs_fd, ssh_fd, ws_sock_fd, shm_id;
+	int leak_fd, tcp_fd, abs_fd, ssh_fd, ws_sock_fd, ws_dgram_fd, shm_id;
 	int tcp_port;
 	long shm_key;
 	pid_t pid;

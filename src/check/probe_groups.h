@@ -43,7 +43,7 @@ probe_fn p_env_secrets, p_env_ssh, p_env_proxy, p_env_git, p_leaked_fd, p_open_f
 	p_parent_environ, p_terminal;
 
 /* probes_env.c: sockets and IPC */
-probe_fn p_docker, p_dbus_system, p_dbus_session, p_ssh_agent, p_ws_host_sock, p_x11, p_abstract, p_sysv_shm,
+probe_fn p_docker, p_dbus_system, p_dbus_session, p_ssh_agent, p_ws_host_sock, p_ws_host_dgram, p_x11, p_abstract, p_sysv_shm,
 	p_sysvipc_list, p_posix_shm, p_proc_net_unix;
 
 /* probes_net.c: network */

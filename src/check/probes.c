@@ -199,6 +199,8 @@ const struct probe probe_table[] = {
 	{ "ssh-agent-sock", G_IPC, D, "a host ssh-agent socket (bait)", p_ssh_agent, NULL, { { 0 } } },
 	{ "workspace-host-socket", G_IPC, D, "a host tool's unix socket in the workspace (bait)",
 	  p_ws_host_sock, NULL, { { 0 } } },
+	{ "workspace-host-dgram", G_IPC, D, "a datagram by sendmsg to a host tool's unix datagram "
+	  "socket in the workspace (bait)", p_ws_host_dgram, NULL, { { 0 } } },
 	{ "x11", G_IPC, D, "X11 sockets", p_x11, NULL, { { 0 } } },
 	{ "abstract-socket", G_IPC, D, "a host abstract unix socket (bait)", p_abstract, NULL,
 	  { { 0 } } },
@@ -446,6 +448,7 @@ static const struct ctx_opt ctx_opts[] = {
 	STR("abstract", abstract, CK_NONEMPTY),
 	STR("ssh-sock", ssh_sock, CK_NONEMPTY),
 	STR("ws-sock", ws_sock, CK_NONEMPTY),
+	STR("ws-dgram", ws_dgram, CK_NONEMPTY),
 	STR("posix-shm", posix_shm, CK_NAME),
 	STR("tty", tty, CK_ABS),
 	STR("exec-bait", exec_bait, CK_ABS),

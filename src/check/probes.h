@@ -68,6 +68,7 @@ struct probe_ctx {
 	const char *abstract;    /* host abstract unix socket name (without '@') */
 	const char *ssh_sock;    /* host unix socket posing as an ssh agent */
 	const char *ws_sock;     /* host unix socket in the workspace */
+	const char *ws_dgram;    /* host unix datagram socket in the workspace */
 	const char *posix_shm;   /* name of a host POSIX shm object (/dev/shm) */
 	const char *tty;         /* the user's terminal, may be NULL */
 	const char *exec_bait;   /* a program the session's exec deny refuses (NULL: none) */

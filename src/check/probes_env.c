@@ -258,6 +258,30 @@ void p_ws_host_sock(const struct probe_ctx *c, const struct probe *self, struct 
 	connect_any(r, p, ARRAY_LEN(p));
 }
 
+/* sendmsg carries its address inside the message, where seccomp cannot
+ * see it: the socket must be out of reach itself (masked). */
+void p_ws_host_dgram(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (!c->ws_dgram || strlen(c->ws_dgram) >= sizeof a.sun_path) {
+		denied(r, "no host datagram socket given");
+		return;
+	}
+	strcpy(a.sun_path, c->ws_dgram);
+	_cleanup_close_ int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	char data[] = "warden-check";
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof data - 1 };
+	struct msghdr mh = { .msg_name = &a, .msg_namelen = sizeof a, .msg_iov = &iov, .msg_iovlen = 1 };
+	if (sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		denied_errno(r, errno);
+	else
+		allowed(r, "sendmsg reached %s", c->ws_dgram);
+}
+
 void p_x11(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	char *p[] = { "/tmp/.X11-unix/X0", "/tmp/.X11-unix/X1", "@/tmp/.X11-unix/X0", "@/tmp/.X11-unix/X1" };

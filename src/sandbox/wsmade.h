@@ -6,15 +6,22 @@
  * before the call goes on: so before inotify can report the file), by the
  * directory it is made in (device, inode) and the name; the watch, when a
  * secret name appears, asks whether the file there is one the sandbox made.
+ * Every unix socket name the sandbox binds is noted too (a socket the host
+ * binds in the workspace is masked, wswatch.h).
  *
- * A note stands for the file born (birth time; change time where the file
- * system keeps none) from just before it to WSMADE_WINDOW_MS after it: the
- * call goes on at once, so a file born later is someone else's. The first
- * such file found at the name binds the note to that file (device, inode,
- * birth time), which stays the sandbox's whatever its name, and is judged
- * again after a rescan or a rename. A file with no note is the host's:
- * masked (fail closed). Bounded: WSMADE_MAX notes, the oldest dropped first
- * (its file, judged again, is masked). */
+ * A note stands for a file that came to its name from just before the note
+ * to WSMADE_WINDOW_MS after it (its birth time for a new file, its change
+ * time for one renamed or linked there): the call goes on at once, so a
+ * file that came later is someone else's. The first such file found at the
+ * name binds the note to that file (device, inode, birth time; change time
+ * where the file system keeps no birth time), which stays the sandbox's
+ * whatever its name, when judged again (a new directory walked, a rescan).
+ * A file with no note is the host's: masked (fail closed). What remains: a
+ * call that was noted but made nothing (it failed, or another thread
+ * rewrote its path after the supervisor read it) leaves a note that covers
+ * a file the host makes at that very name within the window. Bounded:
+ * WSMADE_MAX notes, the oldest dropped first (its file, judged again, is
+ * masked). */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>

@@ -433,8 +433,6 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, char 
 		return;
 	if (!at)
 		dfd = AT_FDCWD;
-	if (!*cwd)
-		target_cwd(req->pid, cwd, PATH_MAX);
 	const char *rel = name;
 	_cleanup_free_ char *lex = NULL;
 	if (!any && n->mask_paths) {
@@ -453,6 +451,8 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, char 
 	}
 	if (!any && !workspace_masked(n->pol, rel, name))
 		return;
+	if (!*cwd)
+		target_cwd(req->pid, cwd, PATH_MAX);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
 		 slash ? path : ".");
