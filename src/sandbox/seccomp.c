@@ -149,8 +149,20 @@ static int add_setid_rules(scmp_filter_ctx ctx, uint32_t action)
 	return 0;
 }
 
+/* Calls let through once the supervisor has seen them (like execs): each
+ * of names, and the opens whose flags have one of open_bits. */
+static int add_notified(scmp_filter_ctx ctx, const char *const *names, size_t n,
+			const unsigned long *open_bits, size_t nbits)
+{
+	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
+	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, names, n);
+	if (r < 0)
+		return r;
+	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), open_bits, nbits);
+}
+
 /* `audit files`: write-intent opens and the calls that add, remove or
- * rename names are recorded too (let through, like execs). */
+ * rename names are recorded too. */
 static int add_file_audit(scmp_filter_ctx ctx)
 {
 	static const char *const always[] = {
@@ -158,18 +170,12 @@ static int add_file_audit(scmp_filter_ctx ctx)
 		"link", "linkat", "symlink", "symlinkat", "truncate", "mkdir", "mkdirat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
-	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
-	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, always, ARRAY_LEN(always));
-	if (r < 0)
-		return r;
-	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), write_bits,
-			      ARRAY_LEN(write_bits));
+	return add_notified(ctx, always, ARRAY_LEN(always), write_bits, ARRAY_LEN(write_bits));
 }
 
 /* The calls that make a name, for the workspace watch to tell the agent's
- * new files from the host's (src/sandbox/wsmade.h): let through once the
- * supervisor has noted the secret names among them. A subset of
- * add_file_audit's. */
+ * new files from the host's (src/sandbox/wsmade.h): the supervisor notes
+ * the secret names among them. A subset of add_file_audit's. */
 static int add_made(scmp_filter_ctx ctx)
 {
 	static const char *const always[] = {
@@ -177,12 +183,7 @@ static int add_made(scmp_filter_ctx ctx)
 		"symlink", "symlinkat", "mkdir", "mkdirat",
 	};
 	static const unsigned long creating[] = { O_CREAT };
-	const struct flag_arg opens[] = { { SCMP_SYS(open), 1 }, { SCMP_SYS(openat), 2 } };
-	int r = add_by_name(ctx, SCMP_ACT_NOTIFY, always, ARRAY_LEN(always));
-	if (r < 0)
-		return r;
-	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), creating,
-			      ARRAY_LEN(creating));
+	return add_notified(ctx, always, ARRAY_LEN(always), creating, ARRAY_LEN(creating));
 }
 
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
