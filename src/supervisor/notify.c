@@ -496,6 +496,23 @@ static void note_bind(struct notifier *n, const struct seccomp_notif *req, int m
 	note_name(n, req, path, false, AT_FDCWD, cwd, true, true);
 }
 
+/* Can the path at addr name a secret? Its last name against the patterns
+ * that name no path (the others need its place: note_name's, later). */
+static bool secret_arg(const struct notifier *n, int mem, __u64 addr)
+{
+	char path[PATH_MAX];
+	if (target_read_str(mem, addr, path, sizeof path) != 0)
+		return false;
+	if (n->mask_paths)
+		return true;
+	size_t l = strlen(path);
+	while (l > 1 && path[l - 1] == '/')
+		path[--l] = '\0';
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	return workspace_masked(n->pol, name, name);
+}
+
 /* A file operation about to make a name: its secret names noted
  * (note_name). An open makes one only with O_CREAT (not with O_PATH, which
  * ignores it, nor with O_DIRECTORY, refused with it); a rename or a link
@@ -514,8 +531,10 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, int m
 	bool moves = strcmp(op->op, "rename") == 0;
 	if ((moves || strcmp(op->op, "link") == 0) && op->path >= 0) {
 		char src[PATH_MAX];
-		if (target_read_str(mem, a[op->path], src, sizeof src) != 0)
-			return;
+		if (target_read_str(mem, a[op->path], src, sizeof src) != 0 ||
+		    !(secret_arg(n, mem, a[op->path2]) ||
+		      (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))))
+			return; /* the source is looked for only when a secret name is made */
 		bool at = op->dirfd >= 0;
 		int at_flags = strcmp(op->op, "link") == 0 && op->flags >= 0 ? (int)a[op->flags] : 0;
 		target_cwd(req->pid, cwd, sizeof cwd);
