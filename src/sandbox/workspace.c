@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include "../common/hash.h"
+#include "gitconfig.h"
 #include "walk.h"
 #include "wswatch.h"
 
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,92 +337,298 @@ static char *read_small(int wsfd, const char *rel)
 	return buf;
 }
 
-/* target, given relative to the directory `base` (workspace-relative, ""
- * for the top) or absolute, as a workspace-relative path when it lies in
- * the workspace (symlinks resolved as the host sees them now, before the
- * agent runs); NULL otherwise. */
-static char *ws_relative(const char *ws, const char *base, const char *target)
+/* rest appended to the resolved directory base, "." and ".." taken
+ * lexically (what does not exist yet has no symlinks to follow). */
+static char *join_lexically(const char *base, const char *rest)
 {
-	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target)
-			       : xasprintf("%s%s%s/%s", ws, *base ? "/" : "", base, target);
-	_cleanup_free_ char *real = path_resolve_existing(abs);
-	_cleanup_free_ char *rws = path_resolve_existing(ws);
+	char *out = xmalloc(strlen(base) + strlen(rest) + 2);
+	strcpy(out, strcmp(base, "/") == 0 ? "" : base);
+	for (const char *p = rest; *p;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(out, '/');
+			if (slash)
+				*slash = '\0';
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			size_t o = strlen(out);
+			out[o] = '/';
+			memcpy(out + o + 1, p, len);
+			out[o + 1 + len] = '\0';
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!*out)
+		strcpy(out, "/");
+	return out;
+}
+
+/* An absolute path as the kernel resolves it: symlinks and ".." in the
+ * order they come, as far as the path exists; beyond that, as written. */
+static char *resolve_abs(const char *abs)
+{
+	char buf[PATH_MAX];
+	if (abs[0] != '/')
+		return NULL;
+	if (realpath(abs, buf))
+		return xstrdup(buf);
+	_cleanup_free_ char *head = xstrdup(abs);
+	for (;;) {
+		char *slash = strrchr(head, '/');
+		*slash = '\0';
+		if (realpath(slash == head ? "/" : head, buf))
+			return join_lexically(buf, abs + (slash - head) + 1);
+	}
+}
+
+/* An absolute path as a workspace-relative one when it lies in the
+ * workspace (symlinks resolved as the host sees them now, before the agent
+ * runs); NULL otherwise. */
+static char *ws_relative_abs(const char *ws, const char *abs)
+{
+	_cleanup_free_ char *real = resolve_abs(abs);
+	_cleanup_free_ char *rws = resolve_abs(ws);
 	if (!real || !rws || !path_is_within(real, rws) || strcmp(real, rws) == 0)
 		return NULL;
 	return xstrdup(real + strlen(rws) + (strcmp(rws, "/") == 0 ? 0 : 1));
 }
 
-/* core.hooksPath in a git config's text: the value of the last one in a
- * [core] section (quotes removed), or NULL. Includes are not followed. */
-static char *hooks_path(const char *cfg)
+/* target, given relative to the directory `base` (workspace-relative, ""
+ * for the top) or absolute: see ws_relative_abs. */
+static char *ws_relative(const char *ws, const char *base, const char *target)
 {
-	char *found = NULL;
-	bool core = false;
-	for (const char *l = cfg; *l;) {
-		const char *end = strchrnul(l, '\n');
-		const char *p = l;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (*p == '[') {
-			core = end - p >= 6 && strncasecmp(p, "[core]", 6) == 0;
-		} else if (core && end - p > 9 && strncasecmp(p, "hookspath", 9) == 0) {
-			const char *v = p + 9;
-			while (v < end && (*v == ' ' || *v == '\t'))
-				v++;
-			if (v < end && *v == '=') {
-				v++;
-				while (v < end && (*v == ' ' || *v == '\t'))
-					v++;
-				const char *ve = end;
-				while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
-					ve--;
-				if (ve - v >= 2 && *v == '"' && ve[-1] == '"')
-					v++, ve--;
-				free(found);
-				found = ve > v ? xasprintf("%.*s", (int)(ve - v), v) : NULL;
-			}
-		}
-		l = *end ? end + 1 : end;
-	}
-	return found;
+	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target)
+			       : xasprintf("%s%s%s/%s", ws, *base ? "/" : "", base, target);
+	return ws_relative_abs(ws, abs);
 }
 
-/* The directory a repository's core.hooksPath names, when it lies in the
- * workspace: protected like .git/hooks. gitdir: the repository's git
- * directory; worktree: where a relative hooksPath starts (the top of its
- * working tree, or the bare repository itself). */
-static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+/* A path setting as git expands it: "~/" from $HOME, "~user/" from that
+ * user's home directory. NULL when there is none (git refuses the value). */
+static char *expand_user(const char *v)
+{
+	if (v[0] != '~')
+		return xstrdup(v);
+	const char *rest = strchrnul(v, '/');
+	const char *home = NULL;
+	if (rest == v + 1) {
+		home = getenv("HOME");
+	} else {
+		_cleanup_free_ char *name = xasprintf("%.*s", (int)(rest - v - 1), v + 1);
+		struct passwd *pw = getpwnam(name);
+		home = pw ? pw->pw_dir : NULL;
+	}
+	return home && *home ? xasprintf("%s%s", home, rest) : NULL;
+}
+
+/* Protect rel down to its first part that is missing, which a placeholder
+ * holds (a directory for a part with more below it, and for the last part
+ * when dir): nothing can be made where git would look. true when the
+ * whole path is there. */
+static int protect_to_missing(struct scan *sc, const char *rel, bool dir, bool *there,
 			      struct werr *e)
 {
-	_cleanup_free_ char *cfg_rel = *gitdir ? xasprintf("%s/config", gitdir) : xstrdup("config");
-	_cleanup_free_ char *cfg = read_small(sc->plan->ws_fd, cfg_rel);
-	_cleanup_free_ char *hp = cfg ? hooks_path(cfg) : NULL;
-	if (!hp || hp[0] == '~')
-		return 0; /* none, or in the home directory: not the sandbox's to write */
-	_cleanup_free_ char *rel = ws_relative(sc->ws, worktree, hp);
-	if (!rel)
-		return 0;
-	/* protected down to the first part that is missing, which is held by
-	 * a directory placeholder: nothing can be made where git would look */
-	char *p = rel;
+	_cleanup_free_ char *path = xstrdup(rel);
+	char *p = path;
 	struct stat st;
 	for (;;) {
 		char *slash = strchr(p, '/');
 		if (slash)
 			*slash = '\0';
-		bool missing = fstatat(sc->plan->ws_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0;
+		bool missing = fstatat(sc->plan->ws_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0;
 		if (missing || !slash) {
-			if (plan_protect(sc->ws, rel, sc->plan, e) < 0)
+			*there = !missing;
+			if (plan_protect(sc->ws, path, sc->plan, e) < 0)
 				return -1;
-			for (size_t i = 0; i < sc->plan->n; i++)
+			for (size_t i = 0; missing && (slash || dir) && i < sc->plan->n; i++)
 				if (sc->plan->m[i].kind == WS_PLACEHOLDER && !sc->plan->m[i].adopted &&
-				    strcmp(sc->plan->m[i].rel, rel) == 0)
+				    strcmp(sc->plan->m[i].rel, path) == 0)
 					sc->plan->m[i].dir = true;
 			return 0;
 		}
 		*slash = '/';
 		p = slash + 1;
 	}
+}
+
+/* A repository's configuration as the host's git reads it: its config
+ * files and every file they include, at any depth git allows. */
+#define INCLUDE_DEPTH_MAX 10   /* git's: deeper, it refuses the configuration */
+#define INCLUDED_FILES_MAX 256 /* files read for one repository */
+#define CONFIG_SIZE_MAX (1 << 20)
+
+struct gitcfg_walk {
+	struct scan *sc;
+	const char *gitdir;       /* the repository (workspace-relative, "" for the top) */
+	struct strv hooks;        /* every core.hooksPath value found */
+	struct strv seen;         /* what was read: "FILE\nDIRECTORY", both resolved */
+	struct strv chain;        /* the files being read, outermost first (their keys) */
+	struct strv found;        /* one file's includes, for the scan's callback */
+	unsigned files;
+};
+
+static void gitcfg_found(void *ctx, enum gitcfg_kind kind, const char *value)
+{
+	struct gitcfg_walk *w = ctx;
+	strv_push(kind == GITCFG_HOOKS_PATH ? &w->hooks : &w->found, value);
+}
+
+/* A configuration file of the workspace, whole, NUL-terminated, in *text
+ * (NULL when it is missing or not a regular file: git reads nothing
+ * there); -1 when it is too large for warden to read all of. */
+static int read_config(int wsfd, const char *rel, char **text, size_t *len, struct werr *e)
+{
+	*text = NULL;
+	*len = 0;
+	_cleanup_close_ int fd = open_beneath(wsfd, rel, O_RDONLY | O_NONBLOCK, 0);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size > CONFIG_SIZE_MAX)
+		return werr_set(e, EFBIG, "refusing the workspace: the git configuration %s is "
+				"larger than %d bytes, more than warden reads to find its "
+				"core.hooksPath", rel, CONFIG_SIZE_MAX);
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	*len = n > 0 ? (size_t)n : 0;
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/* Is abs (outside the workspace) a path the sandbox can write? */
+static const char *writable_inside(const struct policy *pol, const char *abs)
+{
+	_cleanup_free_ char *real = resolve_abs(abs), *lexical = join_lexically("/", abs);
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (pol->paths[i].mode == POLICY_RW && ((real && path_is_within(real,
+		    pol->paths[i].path)) || path_is_within(lexical, pol->paths[i].path)))
+			return pol->paths[i].origin;
+	return NULL;
+}
+
+static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e);
+
+/* What tells one reading of a file from another: the file, and the
+ * directory its own relative includes start from (that of its path as
+ * git names it, lex). */
+static char *gitcfg_key(const char *lex, const char *rel)
+{
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(strrchr(lex, '/') - lex), lex);
+	_cleanup_free_ char *rdir = resolve_abs(*dir ? dir : "/");
+	return xasprintf("%s\n%s", rel, rdir ? rdir : dir);
+}
+
+/* One include directive of the file lex (its path as git names it:
+ * relative includes start from its directory). The file it names, when in
+ * the workspace, is protected (held by a placeholder when missing) and
+ * read in turn. */
+static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *value,
+			  struct werr *e)
+{
+	_cleanup_free_ char *path = expand_user(value);
+	if (!path || !*path)
+		return 0;
+	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path)
+			       : xasprintf("%.*s/%s", (int)(strrchr(lex, '/') - lex), lex, path);
+	_cleanup_free_ char *rel = ws_relative_abs(w->sc->ws, abs);
+	if (!rel) {
+		/* outside: not read, and not the agent's to write unless the
+		 * sandbox can write where it is */
+		const char *origin = writable_inside(w->sc->pol, abs);
+		if (origin)
+			return werr_set(e, 0, "refusing the workspace: the git configuration %s "
+					"includes %s, which the sandbox can write (%s); the host's "
+					"git would take settings that run commands from it", lex, abs,
+					origin);
+		return 0;
+	}
+	bool there;
+	if (protect_to_missing(w->sc, rel, false, &there, e) < 0)
+		return -1;
+	if (!there) {
+		wnote("%s includes %s, which does not exist: it is held by a placeholder for the "
+		      "session, at which git stops (\"bad config line\"); create the file to "
+		      "avoid that", lex, rel);
+		return 0;
+	}
+	_cleanup_free_ char *key = gitcfg_key(abs, rel);
+	if (strv_contains(&w->chain, key)) {
+		wnote("%s includes %s, which includes it again: git refuses this configuration "
+		      "(\"exceeded maximum include depth\")", lex, rel);
+		return 0;
+	}
+	if (strv_contains(&w->seen, key))
+		return 0;
+	if (w->chain.n > INCLUDE_DEPTH_MAX) { /* the repository's own file is the first */
+		wnote("%s: includes nest deeper than git allows (%d) at %s; git refuses this "
+		      "configuration", lex, INCLUDE_DEPTH_MAX, rel);
+		return 0;
+	}
+	if (++w->files > INCLUDED_FILES_MAX)
+		return werr_set(e, 0, "refusing the workspace: the git configuration of %s "
+				"includes more than %d files", *w->gitdir ? w->gitdir : ".",
+				INCLUDED_FILES_MAX);
+	strv_push(&w->seen, key);
+	strv_push(&w->chain, key);
+	int r = gitcfg_file(w, abs, rel, e);
+	strv_remove(&w->chain, key);
+	return r;
+}
+
+/* Read one configuration file (lex: absolute, as git names it; rel: where
+ * it is in the workspace) and what it includes. */
+static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (read_config(w->sc->plan->ws_fd, rel, &text, &len, e) < 0)
+		return -1;
+	if (!text)
+		return 0;
+	strv_free(&w->found);
+	gitcfg_scan(text, len, gitcfg_found, w);
+	_cleanup_strv_ struct strv includes = w->found;
+	w->found = (struct strv){ 0 };
+	for (size_t i = 0; i < includes.n; i++)
+		if (gitcfg_include(w, lex, includes.v[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+/* The directories a repository's core.hooksPath can name, in every file
+ * of its configuration (config, config.worktree, and what they include,
+ * whatever an includeIf's condition: it can hold later), when they lie in
+ * the workspace: protected like .git/hooks. gitdir: the repository's git
+ * directory; worktree: where a relative hooksPath starts (the top of its
+ * working tree, or the bare repository itself). */
+static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+			      struct werr *e)
+{
+	struct gitcfg_walk w = { .sc = sc, .gitdir = gitdir };
+	int r = 0;
+	static const char *const roots[] = { "config", "config.worktree" };
+	for (size_t i = 0; r == 0 && i < ARRAY_LEN(roots); i++) {
+		_cleanup_free_ char *rel = *gitdir ? xasprintf("%s/%s", gitdir, roots[i])
+						   : xstrdup(roots[i]);
+		_cleanup_free_ char *lex = xasprintf("%s/%s", sc->ws, rel);
+		_cleanup_free_ char *key = gitcfg_key(lex, rel);
+		strv_push(&w.seen, key);
+		strv_push(&w.chain, key);
+		r = gitcfg_file(&w, lex, rel, e);
+		strv_remove(&w.chain, key);
+	}
+	for (size_t i = 0; r == 0 && i < w.hooks.n; i++) {
+		_cleanup_free_ char *hp = expand_user(w.hooks.v[i]);
+		_cleanup_free_ char *rel = hp && *hp ? ws_relative(sc->ws, worktree, hp) : NULL;
+		bool there;
+		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
+			r = -1;
+	}
+	strv_free(&w.hooks);
+	strv_free(&w.seen);
+	strv_free(&w.chain);
+	strv_free(&w.found);
+	return r;
 }
 
 /* A .git file ("gitdir: PATH"): the repository it points at, when it lies
