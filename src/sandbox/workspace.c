@@ -120,6 +120,19 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
 	return false;
 }
 
+/* Bind rel read-only: planned so, or made so where it was only pinned on
+ * the way to a deeper protected path. */
+static void plan_readonly(struct ws_plan *plan, const char *rel)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0) {
+			if (plan->m[i].kind == WS_PIN)
+				plan->m[i].kind = WS_PROTECT;
+			return;
+		}
+	plan_add(plan, WS_PROTECT, rel);
+}
+
 /* What warden makes for a missing protected path: an empty directory of
  * mode 01555 for a name that is a directory by convention (sticky and
  * read-only: a mode no tool gives a directory, which is how sessions
@@ -195,8 +208,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 			return 0;
 		}
 		if (!slash) {
-			if (!plan_has(plan, copy))
-				plan_add(plan, WS_PROTECT, copy);
+			plan_readonly(plan, copy);
 			return 0;
 		}
 		if (!S_ISDIR(st.st_mode))
@@ -771,6 +783,56 @@ static void sort_by_depth(struct ws_plan *plan)
 	plan->cap = plan->n;
 }
 
+/* rel is outer or lies below it. */
+static bool rel_in(const char *rel, const char *outer)
+{
+	size_t k = strlen(outer);
+	return strncmp(rel, outer, k) == 0 && (rel[k] == '\0' || rel[k] == '/');
+}
+
+/* The plan made consistent once the scan is done. A directory pinned on
+ * the way to a protected path that is itself protected, or inside one
+ * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
+ * names), is bound read-only: a read-write bind there would open what the
+ * outer one closes. What lies inside a masked directory (a hooksPath or an
+ * included configuration there) is out of the sandbox's sight, an empty
+ * tmpfs in its place: nothing is mounted below it, and no placeholder is
+ * made for it on the host. */
+static void settle(struct ws_plan *plan)
+{
+	/* the few entries the others are judged against */
+	size_t *ro = xcalloc(plan->n + 1, sizeof *ro), *masked = xcalloc(plan->n + 1, sizeof *masked);
+	size_t nro = 0, nmasked = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->m[i].kind == WS_PROTECT)
+			ro[nro++] = i;
+		else if (plan->m[i].kind == WS_MASK_DIR)
+			masked[nmasked++] = i;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		for (size_t j = 0; plan->m[i].kind == WS_PIN && j < nro; j++)
+			if (rel_in(plan->m[i].rel, plan->m[ro[j]].rel))
+				plan->m[i].kind = WS_PROTECT;
+	size_t kept = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct ws_mount *m = &plan->m[i];
+		bool hidden = false;
+		for (size_t j = 0; !hidden && m->kind != WS_MASK_FILE && m->kind != WS_MASK_DIR &&
+				   j < nmasked; j++)
+			hidden = strcmp(m->rel, plan->m[masked[j]].rel) != 0 &&
+				 rel_in(m->rel, plan->m[masked[j]].rel);
+		if (hidden) {
+			free(m->rel);
+			free(m->abs);
+			continue;
+		}
+		plan->m[kept++] = *m;
+	}
+	plan->n = kept;
+	free(ro);
+	free(masked);
+}
+
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
 	/* Before anything is looked at: an inode changed from now on has a
@@ -811,9 +873,10 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
 		const char *base = strrchr(g, '/');
-		if (strcmp(base ? base + 1 : g, ".git") != 0 && !plan_has(plan, g))
-			plan_add(plan, WS_PROTECT, g);
+		if (strcmp(base ? base + 1 : g, ".git") != 0)
+			plan_readonly(plan, g);
 	}
+	settle(plan);
 	/* Shallow first: each bind onto a directory clones what is mounted
 	 * below it with its own attributes, so nothing deeper may be mounted
 	 * before it. */

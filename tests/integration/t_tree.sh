@@ -348,3 +348,42 @@ test_hooks_path_include_missing() {
 	assert_host_absent cfgdir 'the placeholder, after the session'
 	git status >/dev/null || fail "the host's git fails after the session"
 }
+
+test_worktree_gitdir_readonly() {
+	# A linked worktree in the workspace: its .git file names
+	# .git/worktrees/NAME, whose commondir and config.worktree redirect
+	# the host's git. The directories on the way to that gitdir's hooks
+	# are pinned against renames, but .git/worktrees stays read-only as a
+	# whole.
+	have git || skip 'git not installed'
+	{ git init -q . && git -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m start &&
+		git worktree add -q wt; } || fatal 'git worktree add on the host failed'
+	[[ -f .git/worktrees/wt/commondir ]] || fatal 'git worktree add made no .git/worktrees/wt/commondir'
+	local common
+	common=$(<.git/worktrees/wt/commondir)
+	wbatch 'commondir|write .git/worktrees/wt/commondir' 'cfg|write .git/worktrees/wt/config.worktree' \
+		'hook|write .git/worktrees/wt/hooks/post-checkout' 'other|write wt/notes.txt'
+	bexpect commondir denied EROFS,EACCES,EPERM
+	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect hook denied
+	bexpect other allowed
+	assert_host_file .git/worktrees/wt/commondir "$common" "the worktree's commondir"
+	assert_host_absent .git/worktrees/wt/config.worktree
+}
+
+test_hooks_path_in_masked_dir() {
+	# A hooksPath, or an included configuration, inside a masked
+	# directory: out of the sandbox's sight already (an empty tmpfs in its
+	# place), so nothing is mounted below the mask and the session starts.
+	have git || skip 'git not installed'
+	{ git init -q . && mkdir -p certs.pem/hooks && git config core.hooksPath certs.pem/hooks &&
+		printf '[include]\n\tpath = ../certs.pem/git.cfg\n' >>.git/config &&
+		printf '[core]\n\thooksPath = certs.pem/more\n' >certs.pem/git.cfg; } ||
+		fatal 'git on the host failed'
+	wsh 'ls certs.pem >/dev/null 2>&1 || echo hidden; echo x > certs.pem/hooks/pre-commit 2>/dev/null || echo refused; echo started'
+	assert_rc 0
+	assert_out_has started
+	assert_out_has hidden
+	assert_host_absent certs.pem/hooks/pre-commit
+	assert_host_absent certs.pem/more 'a placeholder made in the masked directory'
+}
