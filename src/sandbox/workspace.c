@@ -538,8 +538,8 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 			  struct werr *e)
 {
 	_cleanup_free_ char *path = expand_user(value);
-	if (!path || !*path)
-		return 0;
+	if (!path || !*path || strncmp(path, "%(prefix)/", 10) == 0)
+		return 0; /* none, or below git's own installation: outside */
 	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path)
 			       : xasprintf("%.*s/%s", (int)(strrchr(lex, '/') - lex), lex, path);
 	_cleanup_free_ char *rel = ws_relative_abs(w->sc->ws, abs);
@@ -659,9 +659,17 @@ static int protect_gitfile_target(struct scan *sc, const struct walk_entry *we, 
 	_cleanup_free_ char *gitdir = *v ? ws_relative(sc->ws, dir, v) : NULL;
 	if (!gitdir)
 		return 0;
-	if (protect_repo(sc, gitdir, e) < 0)
+	if (protect_repo(sc, gitdir, e) < 0 || protect_hooks_path(sc, gitdir, dir, e) < 0)
 		return -1;
-	return protect_hooks_path(sc, gitdir, dir, e);
+	/* a linked worktree's gitdir: its configuration is the common
+	 * directory's, whose relative hooksPath starts here too */
+	_cleanup_free_ char *cd_rel = xasprintf("%s/commondir", gitdir);
+	_cleanup_free_ char *cd = read_small(sc->plan->ws_fd, cd_rel);
+	if (!cd)
+		return 0;
+	cd[strcspn(cd, "\r\n")] = '\0';
+	_cleanup_free_ char *common = *cd ? ws_relative(sc->ws, gitdir, cd) : NULL;
+	return common ? protect_hooks_path(sc, common, dir, e) : 0;
 }
 
 /* A protected name below the top, there at start: read-only inside when it

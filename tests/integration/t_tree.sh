@@ -354,21 +354,28 @@ test_worktree_gitdir_readonly() {
 	# .git/worktrees/NAME, whose commondir and config.worktree redirect
 	# the host's git. The directories on the way to that gitdir's hooks
 	# are pinned against renames, but .git/worktrees stays read-only as a
-	# whole.
+	# whole. The repository's relative core.hooksPath names a directory
+	# in the linked worktree too, where git runs hooks for a commit there.
 	have git || skip 'git not installed'
 	{ git init -q . && git -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m start &&
-		git worktree add -q wt; } || fatal 'git worktree add on the host failed'
+		git worktree add -q wt && git config core.hooksPath .githooks; } ||
+		fatal 'git worktree add on the host failed'
+	[[ $(git -C wt rev-parse --git-path hooks) == .githooks ]] ||
+		fatal "git does not look for the worktree's hooks in wt/.githooks: $(git -C wt rev-parse --git-path hooks)"
 	[[ -f .git/worktrees/wt/commondir ]] || fatal 'git worktree add made no .git/worktrees/wt/commondir'
 	local common
 	common=$(<.git/worktrees/wt/commondir)
 	wbatch 'commondir|write .git/worktrees/wt/commondir' 'cfg|write .git/worktrees/wt/config.worktree' \
-		'hook|write .git/worktrees/wt/hooks/post-checkout' 'other|write wt/notes.txt'
+		'hook|write .git/worktrees/wt/hooks/post-checkout' 'wthooks|mkdir wt/.githooks' \
+		'other|write wt/notes.txt'
+	bexpect wthooks denied
 	bexpect commondir denied EROFS,EACCES,EPERM
 	bexpect cfg denied EROFS,EACCES,EPERM
 	bexpect hook denied
 	bexpect other allowed
 	assert_host_file .git/worktrees/wt/commondir "$common" "the worktree's commondir"
 	assert_host_absent .git/worktrees/wt/config.worktree
+	assert_host_absent wt/.githooks 'the placeholder, after the session'
 }
 
 test_hooks_path_in_masked_dir() {
