@@ -432,6 +432,77 @@ static char *expand_user(const char *v)
 	return home && *home ? xasprintf("%s%s", home, rest) : NULL;
 }
 
+/* Record each symbolic link in the workspace that resolving abs goes
+ * through, as the kernel would (its own workspace-relative path and its
+ * target): a link cannot be bound read-only, so the sweep moves aside what
+ * replaced one. rws: the workspace, resolved. The path resolved so far, or
+ * NULL once resolving stops (a dangling link, a loop). */
+static char *follow_links(struct ws_plan *plan, const char *rws, const char *abs, int *hops)
+{
+	char *cur = xstrdup("/");
+	for (const char *p = abs; *p;) {
+		while (*p == '/')
+			p++;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		const char *next_p = end;
+		if (!len || (len == 1 && p[0] == '.')) {
+			p = next_p;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			slash[slash == cur ? 1 : 0] = '\0';
+			p = next_p;
+			continue;
+		}
+		char *next = xasprintf("%s/%.*s", strcmp(cur, "/") == 0 ? "" : cur, (int)len, p);
+		struct stat st;
+		if (lstat(next, &st) < 0) {
+			free(next);
+			return cur; /* the rest does not exist: no link there */
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			free(cur);
+			cur = next;
+			p = next_p;
+			continue;
+		}
+		char target[PATH_MAX];
+		ssize_t n = readlink(next, target, sizeof target - 1);
+		if (n <= 0 || ++*hops > 40) {
+			free(next);
+			free(cur);
+			return NULL;
+		}
+		target[n] = '\0';
+		if (path_is_within(next, rws) && strcmp(next, rws) != 0) {
+			const char *rel = next + strlen(rws) + 1;
+			if (!strv_contains(&plan->links, rel)) {
+				strv_push(&plan->links, rel);
+				strv_push(&plan->link_targets, target);
+			}
+		}
+		free(next);
+		_cleanup_free_ char *via = target[0] == '/' ? xstrdup(target)
+				       : xasprintf("%s/%s", strcmp(cur, "/") == 0 ? "" : cur, target);
+		free(cur);
+		if (!(cur = follow_links(plan, rws, via, hops)))
+			return NULL;
+		p = next_p;
+	}
+	return cur;
+}
+
+/* The links on the way to abs (see follow_links). */
+static void note_links(struct scan *sc, const char *abs)
+{
+	_cleanup_free_ char *rws = resolve_abs(sc->ws);
+	int hops = 0;
+	if (rws)
+		free(follow_links(sc->plan, rws, abs, &hops));
+}
+
 /* Protect rel down to its first part that is missing, which a placeholder
  * holds (a directory for a part with more below it, and for the last part
  * when dir): nothing can be made where git would look. true when the
@@ -542,6 +613,7 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 		return 0; /* none, or below git's own installation: outside */
 	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path)
 			       : xasprintf("%.*s/%s", (int)(strrchr(lex, '/') - lex), lex, path);
+	note_links(w->sc, abs);
 	_cleanup_free_ char *rel = ws_relative_abs(w->sc->ws, abs);
 	if (!rel) {
 		/* outside: not read, and not the agent's to write unless the
@@ -631,7 +703,12 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 	}
 	for (size_t i = 0; r == 0 && i < w.hooks.n; i++) {
 		_cleanup_free_ char *hp = expand_user(w.hooks.v[i]);
-		_cleanup_free_ char *rel = hp && *hp ? ws_relative(sc->ws, worktree, hp) : NULL;
+		if (!hp || !*hp)
+			continue;
+		_cleanup_free_ char *abs = hp[0] == '/' ? xstrdup(hp)
+				       : xasprintf("%s%s%s/%s", sc->ws, *worktree ? "/" : "", worktree, hp);
+		note_links(sc, abs);
+		_cleanup_free_ char *rel = ws_relative_abs(sc->ws, abs);
 		bool there;
 		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
 			r = -1;
@@ -656,7 +733,12 @@ static int protect_gitfile_target(struct scan *sc, const struct walk_entry *we, 
 	_cleanup_free_ char *dir = xstrdup(we->rel);
 	char *slash = strrchr(dir, '/');
 	*(slash ? slash : dir) = '\0';
-	_cleanup_free_ char *gitdir = *v ? ws_relative(sc->ws, dir, v) : NULL;
+	if (!*v)
+		return 0;
+	_cleanup_free_ char *gabs = v[0] == '/' ? xstrdup(v)
+				: xasprintf("%s%s%s/%s", sc->ws, *dir ? "/" : "", dir, v);
+	note_links(sc, gabs);
+	_cleanup_free_ char *gitdir = ws_relative_abs(sc->ws, gabs);
 	if (!gitdir)
 		return 0;
 	if (protect_repo(sc, gitdir, e) < 0 || protect_hooks_path(sc, gitdir, dir, e) < 0)
@@ -932,6 +1014,7 @@ struct sweep {
 	struct table git;          /* the plan's .git entries and redirects */
 	struct table bare;         /* its bare-repository lookalikes */
 	struct table named;        /* its protected names below the top */
+	struct table links;        /* its symlinks on the way to git's configuration */
 	char *suffix;              /* "warden-quarantine-SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
@@ -1056,6 +1139,21 @@ static bool new_config(const struct sweep *sw, const struct walk_entry *we)
 	return true;
 }
 
+/* A symlink on the way to git's configuration at start is still that
+ * link (else whatever replaced it is moved aside); true for any other. */
+static bool same_link(const struct sweep *sw, const struct walk_entry *we)
+{
+	const char *was = table_id(&sw->links, we->rel);
+	if (!was)
+		return true;
+	char target[PATH_MAX];
+	ssize_t n = we->type == DT_LNK ? readlinkat(we->dirfd, we->name, target, sizeof target - 1) : -1;
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, was) == 0;
+}
+
 static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	(void)e;
@@ -1070,8 +1168,8 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 			sweep_redirects(sw, we);
 		return WALK_SKIP;
 	}
-	if (strchr(we->rel, '/') && is_protected_name(&sw->plan->names, we->name) &&
-	    new_config(sw, we)) {
+	if (!same_link(sw, we) || (strchr(we->rel, '/') &&
+				   is_protected_name(&sw->plan->names, we->name) && new_config(sw, we))) {
 		strv_push(&sw->pending_config, we->name);
 		return WALK_SKIP;
 	}
@@ -1141,6 +1239,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	table_make(&sw.git, &plan->git, &plan->git_ids);
 	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
 	table_make(&sw.named, &plan->named, &plan->named_ids);
+	table_make(&sw.links, &plan->links, &plan->link_targets);
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
@@ -1149,6 +1248,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	free(sw.git.v);
 	free(sw.bare.v);
 	free(sw.named.v);
+	free(sw.links.v);
 	free(sw.suffix);
 	return r;
 }
@@ -1337,4 +1437,6 @@ void workspace_cleanup(struct ws_plan *plan)
 	strv_free(&plan->names);
 	strv_free(&plan->named);
 	strv_free(&plan->named_ids);
+	strv_free(&plan->links);
+	strv_free(&plan->link_targets);
 }

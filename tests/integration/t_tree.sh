@@ -394,3 +394,30 @@ test_hooks_path_in_masked_dir() {
 	assert_host_absent certs.pem/hooks/pre-commit
 	assert_host_absent certs.pem/more 'a placeholder made in the masked directory'
 }
+
+test_hooks_path_include_via_link() {
+	# An included configuration, or the hooks directory, reached through a
+	# symbolic link in the workspace: the target is protected; the link
+	# cannot be bound read-only, so what replaced it is moved aside after
+	# the session, with an alert. A link left alone stays.
+	have git || skip 'git not installed'
+	{ git init -q . && mkdir -p conf shared/hooks && ln -s conf/real.cfg hooks.cfg && ln -s shared/hooks hooks-link &&
+		ln -s conf/other.cfg other.cfg &&
+		printf '[include]\n\tpath = ../hooks.cfg\n[include]\n\tpath = ../other.cfg\n' >>.git/config &&
+		printf '[core]\n\thooksPath = hooks-link\n' >conf/real.cfg && printf '[user]\n\tname = x\n' >conf/other.cfg; } ||
+		fatal 'git on the host failed'
+	[[ $(tree_git_hooks_path) == hooks-link ]] || fatal "the host's git does not take the hooksPath: $(tree_git_hooks_path)"
+	wsh 'echo x > conf/real.cfg 2>/dev/null && echo wrote-real; echo x > shared/hooks/pre-commit 2>/dev/null && echo wrote-hook
+	     rm -f hooks.cfg hooks-link && printf "[core]\n\thooksPath = evil\n" > hooks.cfg && mkdir hooks-link &&
+	     echo "#!/bin/sh" > hooks-link/pre-commit && echo replaced'
+	assert_out_lacks wrote-real 'the included configuration behind the link was written'
+	assert_out_lacks wrote-hook 'the hooks directory behind the link was written'
+	assert_out_has replaced
+	[[ -L other.cfg ]] || fail 'a link left alone was moved'
+	[[ ! -e hooks.cfg || -L hooks.cfg ]] || fail "the agent's hooks.cfg stayed in place"
+	[[ ! -e hooks-link || -L hooks-link ]] || fail "the agent's hooks-link stayed in place"
+	compgen -G 'hooks.cfg.warden-quarantine-*' >/dev/null || fail "the agent's hooks.cfg was not moved aside: $(ls -a)"
+	[[ $(tree_git_hooks_path) != evil ]] || fail "the host's git takes the agent's hooksPath"
+	tree_alert config.created-in-sandbox hooks.cfg
+	tree_alert config.created-in-sandbox hooks-link
+}
