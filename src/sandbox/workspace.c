@@ -503,11 +503,13 @@ static void note_links(struct scan *sc, const char *abs)
 		free(follow_links(sc->plan, rws, abs, &hops));
 }
 
+/* What protect_to_missing found of a path. */
+enum presence { PRESENT, LAST_MISSING, DIR_MISSING };
+
 /* Protect rel down to its first part that is missing, which a placeholder
  * holds (a directory for a part with more below it, and for the last part
- * when dir): nothing can be made where git would look. true when the
- * whole path is there. */
-static int protect_to_missing(struct scan *sc, const char *rel, bool dir, bool *there,
+ * when dir): nothing can be made where git would look. */
+static int protect_to_missing(struct scan *sc, const char *rel, bool dir, enum presence *there,
 			      struct werr *e)
 {
 	_cleanup_free_ char *path = xstrdup(rel);
@@ -519,7 +521,7 @@ static int protect_to_missing(struct scan *sc, const char *rel, bool dir, bool *
 			*slash = '\0';
 		bool missing = fstatat(sc->plan->ws_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0;
 		if (missing || !slash) {
-			*there = !missing;
+			*there = !missing ? PRESENT : slash ? DIR_MISSING : LAST_MISSING;
 			if (plan_protect(sc->ws, path, sc->plan, e) < 0)
 				return -1;
 			for (size_t i = 0; missing && (slash || dir) && i < sc->plan->n; i++)
@@ -626,10 +628,12 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 					origin);
 		return 0;
 	}
-	bool there;
+	enum presence there;
 	if (protect_to_missing(w->sc, rel, false, &there, e) < 0)
 		return -1;
-	if (!there) {
+	if (there == DIR_MISSING)
+		return 0; /* git passes it by, and its placeholder holds the way */
+	if (there == LAST_MISSING) {
 		wnote("%s includes %s, which does not exist: it is held by a placeholder for the "
 		      "session, at which git stops (\"bad config line\"); create the file to "
 		      "avoid that", lex, rel);
@@ -709,7 +713,7 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 				       : xasprintf("%s%s%s/%s", sc->ws, *worktree ? "/" : "", worktree, hp);
 		note_links(sc, abs);
 		_cleanup_free_ char *rel = ws_relative_abs(sc->ws, abs);
-		bool there;
+		enum presence there;
 		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
 			r = -1;
 	}

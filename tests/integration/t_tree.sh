@@ -344,6 +344,8 @@ test_hooks_path_include_missing() {
 	bexpect other allowed
 	[[ $ERR == *"includes local.cfg, which does not exist"* ]] ||
 		fail "no word on stderr about the missing include: $(excerpt "$ERR")"
+	[[ $ERR != *"cfgdir/x.cfg, which does not exist"* ]] ||
+		fail "a missing directory, which git passes by, said to stop git: $(excerpt "$ERR")"
 	assert_host_absent local.cfg 'the placeholder, after the session'
 	assert_host_absent cfgdir 'the placeholder, after the session'
 	git status >/dev/null || fail "the host's git fails after the session"
