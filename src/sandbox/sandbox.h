@@ -58,6 +58,9 @@ struct ws_plan {
 	struct strv names;        /* the protected names that apply at any depth */
 	struct strv named;        /* entries below the top with one of those names at start */
 	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
+	struct strv links;        /* symlinks on the way to a gitdir, a hooksPath or an
+				     included configuration at start */
+	struct strv link_targets; /* and what each pointed at, same order */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
