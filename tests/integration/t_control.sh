@@ -13,13 +13,14 @@
 ct_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # ct_start [warden run args]: a session in the background whose loop
-# writes a counter to $WS/counter (a marker in its command line to find
-# its processes by); waits for the counter and the session's socket; sets
-# CT_SESSION.
+# appends a counter to $WS/counter, a line each time (a freeze between the
+# truncation and the write of a rewrite would leave it empty; a marker in
+# its command line to find its processes by); waits for the counter and the
+# session's socket; sets CT_SESSION.
 ct_start() {
 	CT_MARK=$(unique)
 	rm -f "$WS/counter"
-	warden_bg "$T_TMP/ct.out" "$@" -- sh -c ": $CT_MARK; i=0; while :; do i=\$((i+1)); echo \$i >counter; sleep 0.05; done"
+	warden_bg "$T_TMP/ct.out" "$@" -- sh -c ": $CT_MARK; i=0; while :; do i=\$((i+1)); echo \$i >>counter; sleep 0.05; done"
 	local i
 	CT_SESSION=
 	for ((i = 0; i < 200; i++)); do
@@ -35,7 +36,7 @@ ct_session_of() {
 		grep -oE '"session":"[^"]*"' | cut -d'"' -f4
 }
 
-ct_counter() { cat "$WS/counter" 2>/dev/null; }
+ct_counter() { tail -n 1 "$WS/counter" 2>/dev/null; }
 
 # ct_actions ACTION: the action events of ACTION in the last session's log.
 ct_actions() { grep '"event":"action"' "$(ct_log)" | grep -F "\"action\":\"$1\""; }
