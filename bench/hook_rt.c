@@ -1,9 +1,13 @@
 /* hook_rt.c - bench/hook's timer, run inside a warden session:
  *
- *   hook_rt exec N INPUT CMD ARGS...   N runs of CMD with INPUT on stdin
- *                                      (what a client pays per tool call:
- *                                      `warden hook` started, its report
- *                                      answered)
+ *   hook_rt spawn N INPUT CMD ARGS...  N runs of CMD with INPUT on stdin,
+ *                                      started as Claude Code (Bun) starts
+ *                                      a hook with "args": vfork and exec,
+ *                                      no shell (posix_spawn); what a
+ *                                      client pays per tool call: the hook
+ *                                      started, its report answered
+ *   hook_rt exec N INPUT CMD ARGS...   the same started by fork and exec,
+ *                                      as a client that forks would
  *   hook_rt socket N LINE SOCKET       N round trips of the line in file
  *                                      LINE over fresh connections to the
  *                                      unix socket SOCKET (the hook socket
@@ -14,6 +18,8 @@
  * call prints nothing; a socket's answer that is not an allow). */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static long long now_us(void)
 {
@@ -37,17 +45,30 @@ static int cmp(const void *a, const void *b)
 }
 
 /* One run of argv, stdin from input, stdout to a pipe that must stay
- * empty: its wall time, or -1. */
-static long long run_exec(const char *input, char **argv)
+ * empty, started by posix_spawn (vfork) when spawn, else fork: its wall
+ * time, or -1. */
+static long long run_exec(const char *input, char **argv, bool spawn)
 {
 	int out[2];
 	if (pipe(out) < 0)
 		return -1;
 	long long start = now_us();
-	pid_t pid = fork();
-	if (pid < 0)
+	pid_t pid;
+	if (spawn) {
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0);
+		posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+		posix_spawn_file_actions_addclose(&fa, out[0]);
+		int err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		if (err) {
+			fprintf(stderr, "hook_rt: %s: %s\n", argv[0], strerror(err));
+			return -1;
+		}
+	} else if ((pid = fork()) < 0) {
 		return -1;
-	if (pid == 0) {
+	} else if (pid == 0) {
 		int in = open(input, O_RDONLY);
 		if (in < 0 || dup2(in, 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(127);
@@ -104,8 +125,9 @@ static long long run_socket(const char *line, size_t len, const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc < 5 || (strcmp(argv[1], "exec") != 0 && strcmp(argv[1], "socket") != 0)) {
-		fputs("usage: hook_rt exec N INPUT CMD ARGS... | hook_rt socket N LINE SOCKET\n", stderr);
+	bool spawn = strcmp(argv[1], "spawn") == 0;
+	if (argc < 5 || (!spawn && strcmp(argv[1], "exec") != 0 && strcmp(argv[1], "socket") != 0)) {
+		fputs("usage: hook_rt spawn|exec N INPUT CMD ARGS... | hook_rt socket N LINE SOCKET\n", stderr);
 		return 2;
 	}
 	long n = atol(argv[2]);
@@ -125,8 +147,8 @@ int main(int argc, char **argv)
 	if (!t)
 		return 1;
 	for (long i = 0; i < n; i++) {
-		t[i] = strcmp(argv[1], "exec") == 0 ? run_exec(argv[3], argv + 4)
-						     : run_socket(line, len, argv[4]);
+		t[i] = strcmp(argv[1], "socket") != 0 ? run_exec(argv[3], argv + 4, spawn)
+						       : run_socket(line, len, argv[4]);
 		if (t[i] < 0)
 			return 1;
 	}

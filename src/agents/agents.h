@@ -30,11 +30,15 @@ struct agent_seed {
 	const char *said;      /* the one line said on stderr when it is written */
 };
 
-/* warden's tool-call hook as a client runs it (SANDBOX_SELF_EXE hook, src/
- * cli/hook_cmd.c), and the time the client gives it (seconds: longer than
- * any `approve timeout`, so that the question's own timeout, after which
- * the hook denies, comes first). */
-#define AGENT_HOOK_COMMAND "/.warden/warden hook"
+/* warden's tool-call hook as a client runs it: the small hook client
+ * (SANDBOX_HOOK_EXE, src/hookbin), which Claude Code starts with its
+ * arguments and no shell (AGENT_HOOK_ARGS: a hook's "args"), and the time
+ * the client gives it (seconds: longer than any `approve timeout`, so that
+ * the question's own timeout, after which the hook denies, comes first).
+ * AGENT_HOOK_COMMAND_OLD: the command warden installed before, `warden
+ * hook` in warden's whole binary (still there), replaced where found. */
+#define AGENT_HOOK_COMMAND "/.warden/warden-hook"
+#define AGENT_HOOK_COMMAND_OLD "/.warden/warden hook"
 #define AGENT_HOOK_TIMEOUT "86460"
 
 struct agent_def {

@@ -1,8 +1,11 @@
-/* hooks.c - warden's tool-call hook (`/.warden/warden hook`, src/control/
- * hook.h) in a client's settings (agents.h): for Claude Code, merged into
- * settings.json in warden's state directory for claude (hooks.PreToolUse
- * and hooks.PostToolUse, one matcher group for every tool), leaving what
- * the user or the client put there as it is; idempotent, and written
+/* hooks.c - warden's tool-call hook (the hook client /.warden/warden-hook,
+ * src/hookbin; src/control/hook.h) in a client's settings (agents.h): for
+ * Claude Code, merged into settings.json in warden's state directory for
+ * claude (hooks.PreToolUse and hooks.PostToolUse, one matcher group for
+ * every tool; the command with "args", which Claude Code starts without a
+ * shell, one process less per call; a hook of an older warden, `/.warden/
+ * warden hook`, made the new one), leaving what the user or the client put
+ * there as it is; idempotent, and written
  * through a new file renamed into place, never through a link the agent
  * planted. For Codex, a system-wide config (/etc/codex/config.toml inside
  * the sandbox, read-only): Codex 0.169 runs a hook of its user config only
@@ -40,17 +43,29 @@ const char agent_codex_etc_config[] =
 	"command = \"" AGENT_HOOK_COMMAND " --client codex\"\n"
 	"timeout = " AGENT_HOOK_TIMEOUT "\n";
 
+/* Is this hook warden's (this warden's, or an older one's)? */
+static bool our_hook(json_t *h)
+{
+	const char *cmd = json_string_value(json_object_get(h, "command"));
+	return cmd && (strcmp(cmd, AGENT_HOOK_COMMAND) == 0 || strcmp(cmd, AGENT_HOOK_COMMAND_OLD) == 0);
+}
+
 /* Does this matcher group run warden's hook? */
 static bool ours(json_t *group)
 {
 	size_t i;
 	json_t *h;
-	json_array_foreach(json_object_get(group, "hooks"), i, h) {
-		const char *cmd = json_string_value(json_object_get(h, "command"));
-		if (cmd && strcmp(cmd, AGENT_HOOK_COMMAND) == 0)
+	json_array_foreach(json_object_get(group, "hooks"), i, h)
+		if (our_hook(h))
 			return true;
-	}
 	return false;
+}
+
+/* warden's hook as this warden writes it. */
+static json_t *hook_entry(void)
+{
+	return json_pack("{s:s, s:s, s:[s, s], s:i}", "type", "command", "command", AGENT_HOOK_COMMAND,
+			 "args", "--client", "claude", "timeout", atoi(AGENT_HOOK_TIMEOUT));
 }
 
 /* hooks.EVENT of settings with warden's group in it; *changed when added
@@ -74,20 +89,21 @@ static int merge_event(json_t *hooks, const char *event, bool *changed, const ch
 			continue;
 		size_t k;
 		json_t *h;
-		json_array_foreach(json_object_get(g, "hooks"), k, h) {
-			const char *cmd = json_string_value(json_object_get(h, "command"));
-			if (!cmd || strcmp(cmd, AGENT_HOOK_COMMAND) != 0)
+		json_t *entries = json_object_get(g, "hooks");
+		json_array_foreach(entries, k, h) {
+			if (!our_hook(h))
 				continue;
-			if (json_integer_value(json_object_get(h, "timeout")) != atoi(AGENT_HOOK_TIMEOUT)) {
-				json_object_set_new(h, "timeout", json_integer(atoi(AGENT_HOOK_TIMEOUT)));
+			/* an older command, timeout or arguments: this warden's */
+			json_t *want = hook_entry();
+			if (!json_equal(h, want)) {
+				json_array_set(entries, k, want);
 				*changed = true;
 			}
+			json_decref(want);
 		}
 		return 0;
 	}
-	json_array_append_new(list, json_pack("{s:s, s:[{s:s, s:s, s:i}]}", "matcher", "*", "hooks",
-					      "type", "command", "command", AGENT_HOOK_COMMAND,
-					      "timeout", atoi(AGENT_HOOK_TIMEOUT)));
+	json_array_append_new(list, json_pack("{s:s, s:[o]}", "matcher", "*", "hooks", hook_entry()));
 	*changed = true;
 	return 0;
 }

@@ -141,8 +141,7 @@ json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
 
 void ckpt_session_free(struct ckpt_session *cs)
 {
-	if (cs->st.path)
-		store_close(&cs->st);
+	store_close(&cs->st);
 	free(cs->ws);
 	cs->ws = NULL;
 	cs->on = false;

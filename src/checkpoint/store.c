@@ -104,6 +104,8 @@ int store_open(struct store *st, const char *path, bool create, struct werr *e)
 
 void store_close(struct store *st)
 {
+	if (!st->path)
+		return; /* never opened: its fds are not its own */
 	closep(&st->fd);
 	closep(&st->lock_fd);
 	closep(&st->blobs_fd);

@@ -49,7 +49,11 @@ char *store_default_path(const char *home);
  * to others' writes, or not writable (create: a file is made in tmp/ to
  * see). A shared lock is held until store_close. */
 int store_open(struct store *st, const char *path, bool create, struct werr *e);
+/* Close what store_open opened, also after it failed; a store it never
+ * saw (path NULL: zeroed, or { .fd = -1 }) is left alone. */
 void store_close(struct store *st);
+/* store_close for a cleanup attribute. */
+static inline void store_closep(struct store *st) { store_close(st); }
 
 /* Is the blob there? */
 bool store_has_blob(const struct store *st, const char *hash);

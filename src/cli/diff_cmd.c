@@ -182,8 +182,7 @@ out:
 	fflush(stdout);
 	snap_result_free(&now);
 	manifest_free(&m);
-	if (st.path)
-		store_close(&st);
+	store_close(&st);
 	ckpt_record_free(&rec);
 	return rc;
 }

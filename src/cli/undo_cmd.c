@@ -123,8 +123,7 @@ static void undo_free(struct undo *u)
 	snap_result_free(&u->after);
 	manifest_free(&u->target);
 	manifest_free(&u->end);
-	if (u->st.path)
-		store_close(&u->st);
+	store_close(&u->st);
 	ckpt_record_free(&u->rec);
 	closep(&u->lock_fd);
 }
@@ -290,12 +289,6 @@ int cmd_undo(int argc, char **argv)
 int cmd_apply(int argc, char **argv)
 {
 	return undo_main(argc, argv, true);
-}
-
-static void store_closep(struct store *st)
-{
-	if (st->path)
-		store_close(st);
 }
 
 /* `warden discard --list`: the review directories left (leftover.h), each

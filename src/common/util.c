@@ -17,67 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-void freep(void *p) { free(*(void **)p); }
-
-void closep(int *fd)
-{
-	if (*fd >= 0) {
-		int saved = errno;
-		close(*fd);
-		errno = saved;
-	}
-}
-
-static void oom(void)
-{
-	fputs("warden: out of memory\n", stderr);
-	abort();
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-void *xcalloc(size_t n, size_t m)
-{
-	void *p = calloc(n ? n : 1, m ? m : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		oom();
-	return d;
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-	char *s;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		oom();
-	return s;
-}
-
 void strv_push_owned(struct strv *s, char *str)
 {
 	if (s->n + 2 > s->cap) {

@@ -1,9 +1,9 @@
 /* hookmsg.c - a tool call as data (hookmsg.h): the client's hook input
  * made into the hook socket's line, the line read back strictly, the
- * per-tool string the rules match, the rule that decides. */
+ * per-tool string the rules match (the rule that decides: hookrule.c; this
+ * file is also built into the hook client, src/hookbin). */
 #include "hookmsg.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,30 +244,4 @@ char *hookmsg_from_client(const char *text, size_t len, const char *client,
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	return line;
-}
-
-/* ---- the decision ---------------------------------------------------- */
-
-enum rules_verdict hookmsg_decide(const struct policy *p, const char *tool, const char *what,
-				  const struct policy_tool_rule **rule)
-{
-	*rule = NULL;
-	for (size_t i = 0; i < p->ntools; i++) {
-		const struct policy_tool_rule *r = &p->tools[i];
-		if (fnmatch(r->name, tool, 0) != 0)
-			continue;
-		if (r->pattern && fnmatch(r->pattern, what, 0) != 0)
-			continue;
-		*rule = r;
-		return r->action;
-	}
-	return p->tool_default == RULES_UNKNOWN ? RULES_ALLOW : p->tool_default;
-}
-
-bool hookmsg_pattern_rules(const struct policy *p, const char *tool)
-{
-	for (size_t i = 0; i < p->ntools; i++)
-		if (p->tools[i].pattern && fnmatch(p->tools[i].name, tool, 0) == 0)
-			return true;
-	return false;
 }

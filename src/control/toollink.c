@@ -161,12 +161,14 @@ static bool is_shell(const char *argv0)
 	return false;
 }
 
-/* Is arg a shell's command that only runs the hook (`/.warden/warden hook`
- * and its options, nothing else)? */
+/* Is arg a shell's command that only runs the hook (`/.warden/warden-hook`
+ * or `/.warden/warden hook`, and its options, nothing else)? */
 static bool hook_command(const char *arg)
 {
 	arg += strspn(arg, " \t");
-	return strncmp(arg, SANDBOX_SELF_EXE " hook", strlen(SANDBOX_SELF_EXE " hook")) == 0 &&
+	size_t n = strlen(SANDBOX_HOOK_EXE);
+	bool client = strncmp(arg, SANDBOX_HOOK_EXE, n) == 0 && (!arg[n] || arg[n] == ' ' || arg[n] == '\t');
+	return (client || strncmp(arg, SANDBOX_SELF_EXE " hook", strlen(SANDBOX_SELF_EXE " hook")) == 0) &&
 	       !strpbrk(arg, ";&|<>`$()\n");
 }
 
@@ -182,16 +184,20 @@ static bool runs_hook(const char *cmd, size_t len)
 	return false;
 }
 
-/* The hook's own plumbing: `/.warden/warden hook ...` (the file is the
- * link's target, /.warden/bin/warden, when init put warden's cached copy
- * there; the link itself when it copied the binary), or a shell only
- * running it. */
+/* The hook's own plumbing: the hook client `/.warden/warden-hook ...`, or
+ * `/.warden/warden hook ...` (the file is the link's target, /.warden/bin/
+ * warden or warden-hook, when init put warden's cached copy there; the
+ * link itself when it copied the binary), or a shell only running it. */
 static bool hook_plumbing(const char *path, const char *resolved, char *const *argv, size_t argc)
 {
 	bool self = (path && strcmp(path, SANDBOX_SELF_EXE) == 0) ||
 		    (resolved && (strcmp(resolved, SANDBOX_SELF_EXE) == 0 ||
 				  strcmp(resolved, "/.warden/bin/warden") == 0));
 	if (self && argc > 1 && strcmp(argv[1], "hook") == 0)
+		return true;
+	if ((path && strcmp(path, SANDBOX_HOOK_EXE) == 0) ||
+	    (resolved && (strcmp(resolved, SANDBOX_HOOK_EXE) == 0 ||
+			  strcmp(resolved, "/.warden/bin/warden-hook") == 0)))
 		return true;
 	if (argc < 2 || !is_shell(argv[0]))
 		return false;

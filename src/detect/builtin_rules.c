@@ -149,6 +149,7 @@ const char detect_builtin_rules[] =
 	"rate exec.swapped high\n"
 	"rate exec.unverified high\n"
 	"rate exec.unwatched low\n"
+	"rate workspace.unwatched low\n"
 	"rate hook.refused medium\n"
 	"rate proxy.connection-cap medium\n"
 	"rate approval.* low\n"

@@ -169,7 +169,8 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 		return -1;
 	if (s->ca_bundle && add_rule(rs, SANDBOX_CA_BUNDLE, LL_FS_READ_FILE, h, true, e) < 0)
 		return -1;
-	if (s->self_exe && add_rule(rs, SANDBOX_SELF_EXE, LL_FS_READ_FILE | LL_FS_EXECUTE, h, true, e) < 0)
+	if (s->self_exe && (add_rule(rs, SANDBOX_SELF_EXE, LL_FS_READ_FILE | LL_FS_EXECUTE, h, true, e) < 0 ||
+			    add_rule(rs, SANDBOX_HOOK_EXE, LL_FS_READ_FILE | LL_FS_EXECUTE, h, true, e) < 0))
 		return -1;
 	for (size_t i = 0; i < s->policy->npaths; i++) {
 		const struct policy_path *pp = &s->policy->paths[i];

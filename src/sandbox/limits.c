@@ -684,10 +684,14 @@ static void check_cgroup(struct limits *l, int i, struct audit *log)
 	int version = l->probe.ctl[i].version;
 	const char *file = i == CTL_PIDS ? "pids.events" : version == 2 ? "memory.events"
 									: "memory.oom_control";
-	const char *key = i == CTL_PIDS ? "max" : "oom_kill";
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", l->dir[i], file);
 	_cleanup_free_ char *text = read_text_file(path);
+	/* v2: one group kill (memory.oom.group) counts each process it kills
+	 * in oom_kill, one by one: oom_group_kill (from 5.17) counts it once */
+	bool group = version == 2 && i == CTL_MEMORY && text &&
+		     limits_parse_counter(text, "oom_group_kill", &(unsigned long long){ 0 });
+	const char *key = i == CTL_PIDS ? "max" : group ? "oom_group_kill" : "oom_kill";
 	unsigned long long n;
 	if (!text || !limits_parse_counter(text, key, &n) || n <= l->seen[i])
 		return;
@@ -697,6 +701,10 @@ static void check_cgroup(struct limits *l, int i, struct audit *log)
 	if (i == CTL_PIDS)
 		say(detail, sizeof detail, "the sandbox reached its number of processes: a fork "
 			 "or clone failed with EAGAIN (%llu so far, %s of cgroup v%d)", n, file, version);
+	else if (group)
+		say(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
+			 "killed every process of the sandbox (memory.oom.group; %llu times so far, "
+			 "oom_group_kill of %s)", n, file);
 	else
 		say(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
 			 "killed %s (%llu kills so far, %s of cgroup v%d)",

@@ -31,8 +31,10 @@
  * in-kernel exec checks to the session.
  *
  * Reaching a limit is a `limit` event (kind, limit, detail) when the kernel
- * lets warden see it: the pids.events "max" and memory.events "oom_kill"
- * counters of the session's cgroup, and a tmpfs with no free block or inode
+ * lets warden see it: the pids.events "max" and memory.events
+ * "oom_group_kill" counters of the session's cgroup (one for each kill of
+ * the whole sandbox; "oom_kill", which counts each process killed, before
+ * Linux 5.17 and on cgroup v1), and a tmpfs with no free block or inode
  * (statfs). Both are read every second while the sandbox runs and at its
  * end. A fork refused by RLIMIT_NPROC is seen only by the process that made
  * it (EAGAIN). CPU time is throttled, never refused: the first throttling

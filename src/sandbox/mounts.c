@@ -298,7 +298,21 @@ static int self_overlay(const struct sandbox_spec *s, const char *dir)
 		rmdir(STAGE "/.warden/bin");
 		return -1;
 	}
-	return symlink("bin/warden", STAGE SANDBOX_SELF_EXE);
+	return symlink("bin/warden", STAGE SANDBOX_SELF_EXE) == 0 &&
+			       symlink("bin/warden-hook", STAGE SANDBOX_HOOK_EXE) == 0
+		       ? 0
+		       : -1;
+}
+
+/* The hook client written onto the root tmpfs, when warden's own binary
+ * is copied there too. */
+static int hookbin_to_root(struct werr *e)
+{
+	_cleanup_close_ int out = open(STAGE SANDBOX_HOOK_EXE,
+				       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0555);
+	if (out < 0 || write_all(out, hookbin_data, hookbin_size) < 0)
+		return werr_errno(e, "mounts: writing %s", SANDBOX_HOOK_EXE);
+	return 0;
 }
 
 /* /etc (etc.c): the user's cached copy through an overlay, or a copy made
@@ -739,7 +753,8 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	 * file that runs, through /proc/self/exe) onto the root tmpfs, which
 	 * becomes read-only: a bind would show the binary's host path. */
 	if (s->self_exe && !(s->self_cache && self_overlay(s, s->self_cache) == 0) &&
-	    copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0)
+	    (copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0 ||
+	     hookbin_to_root(e) < 0))
 		return werr_wrap(e, "warden's own binary");
 
 	/* The session's trust store, when warden terminates TLS: read-only, at

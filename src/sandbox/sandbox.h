@@ -58,6 +58,9 @@ struct ws_plan {
 	struct strv names;        /* the protected names that apply at any depth */
 	struct strv named;        /* entries below the top with one of those names at start */
 	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
+	struct strv links;        /* symlinks on the way to a gitdir, a hooksPath or an
+				     included configuration at start */
+	struct strv link_targets; /* and what each pointed at, same order */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
@@ -275,9 +278,13 @@ enum etc_view etc_view_of(const char *path);
 char *etc_cache_dir(const char *home); /* $XDG_CACHE_HOME/warden, NULL: none */
 int etc_cache_prepare(const char *cachedir, char **dir, struct strv *binds, int *lockfd);
 /* selfbin.c: the directory in cachedir holding a copy of warden's own
- * binary ("warden"), made when this build has none; NULL when it cannot be
- * had (init then copies the binary onto the sandbox's root). */
+ * binary ("warden") and the hook client ("warden-hook"), made when this
+ * build has none; NULL when it cannot be had (init then copies the binary
+ * onto the sandbox's root, and writes the hook client there). */
 char *selfbin_prepare(const char *cachedir);
+/* The hook client's bytes (src/hookbin, embedded at build time). */
+extern const unsigned char hookbin_data[];
+extern const size_t hookbin_size;
 
 /* execplan.c (supervisor side): the spec's exec layout from the policy,
  * after workspace_plan (the workspace's protected and masked paths count):
@@ -305,6 +312,8 @@ int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
 #define AGENT_USER "agent"
 #define SANDBOX_HOSTNAME "warden"
 #define SANDBOX_SELF_EXE "/.warden/warden"
+/* The small hook client (src/hookbin), beside it. */
+#define SANDBOX_HOOK_EXE "/.warden/warden-hook"
 /* The hook socket (src/control/hook.h): bound by init on the root, which
  * then becomes read-only, so nothing inside can replace it. */
 #define SANDBOX_HOOK_SOCK "/.warden/hook.sock"

@@ -1,5 +1,7 @@
 /* selfbin.c - a copy of warden's own binary in the user's cache, for inside
- * the sandbox (ssh's ProxyCommand, `warden check`'s probe runner).
+ * the sandbox (ssh's ProxyCommand, `warden check`'s probe runner), and
+ * beside it the small hook client warden carries (warden-hook, the agents'
+ * tool-call hook: src/hookbin).
  *
  * Why a cached copy: the sandbox must not show the binary's host path in
  * its mount table (a bind of /proc/self/exe would), and copying 6 MB onto
@@ -22,7 +24,8 @@
 
 #define PREFIX "self-"
 
-/* Copy in to dir/warden (mode 0555). 0, or -1. */
+/* Copy in to dir/warden (mode 0555), and write the hook client to
+ * dir/warden-hook. 0, or -1. */
 static int copy_into(int in, const struct stat *st, const char *dir)
 {
 	_cleanup_free_ char *dst = xasprintf("%s/warden", dir);
@@ -37,7 +40,9 @@ static int copy_into(int in, const struct stat *st, const char *dir)
 		if (n <= 0)
 			return -1;
 	}
-	return 0;
+	_cleanup_free_ char *hdst = xasprintf("%s/warden-hook", dir);
+	_cleanup_close_ int hout = open(hdst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0555);
+	return hout >= 0 && write_all(hout, hookbin_data, hookbin_size) == 0 ? 0 : -1;
 }
 
 /* Remove the copies of other builds (a session still running one keeps
@@ -53,7 +58,9 @@ static void prune(const char *cache, const char *keep)
 			continue;
 		_cleanup_free_ char *dir = xasprintf("%s/%s", cache, de->d_name);
 		_cleanup_free_ char *file = xasprintf("%s/warden", dir);
+		_cleanup_free_ char *hook = xasprintf("%s/warden-hook", dir);
 		unlink(file);
+		unlink(hook);
 		rmdir(dir);
 	}
 	closedir(d);
@@ -71,9 +78,12 @@ char *selfbin_prepare(const char *cache)
 		 (unsigned long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	char *dir = xasprintf("%s/%s", cache, name);
 	_cleanup_free_ char *file = xasprintf("%s/warden", dir);
-	struct stat have;
+	_cleanup_free_ char *hook = xasprintf("%s/warden-hook", dir);
+	struct stat have, hhave;
 	if (lstat(file, &have) == 0 && S_ISREG(have.st_mode) && have.st_size == st.st_size &&
-	    have.st_uid == geteuid() && (have.st_mode & 07777) == 0555)
+	    have.st_uid == geteuid() && (have.st_mode & 07777) == 0555 && lstat(hook, &hhave) == 0 &&
+	    S_ISREG(hhave.st_mode) && (size_t)hhave.st_size == hookbin_size && hhave.st_uid == geteuid() &&
+	    (hhave.st_mode & 07777) == 0555)
 		return dir;
 	/* made aside, then renamed into place: a session never sees half a copy */
 	_cleanup_free_ char *tmp = xasprintf("%s/.%s.XXXXXX", cache, name);
@@ -82,11 +92,15 @@ char *selfbin_prepare(const char *cache)
 		return NULL;
 	}
 	_cleanup_free_ char *tmpfile = xasprintf("%s/warden", tmp);
+	_cleanup_free_ char *tmphook = xasprintf("%s/warden-hook", tmp);
 	if (copy_into(in, &st, tmp) < 0 || chmod(tmp, 0755) < 0 || rename(tmp, dir) < 0) {
 		unlink(tmpfile);
+		unlink(tmphook);
 		rmdir(tmp);
 		/* another session made it meanwhile: take that one */
-		if (lstat(file, &have) == 0 && S_ISREG(have.st_mode) && have.st_size == st.st_size)
+		if (lstat(file, &have) == 0 && S_ISREG(have.st_mode) && have.st_size == st.st_size &&
+		    lstat(hook, &hhave) == 0 && S_ISREG(hhave.st_mode) &&
+		    (size_t)hhave.st_size == hookbin_size)
 			return dir;
 		free(dir);
 		return NULL;

@@ -5,6 +5,7 @@
 #include "sandbox.h"
 
 #include "../common/hash.h"
+#include "gitconfig.h"
 #include "walk.h"
 #include "wswatch.h"
 
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,19 @@ static bool plan_has(const struct ws_plan *plan, const char *rel)
 	return false;
 }
 
+/* Bind rel read-only: planned so, or made so where it was only pinned on
+ * the way to a deeper protected path. */
+static void plan_readonly(struct ws_plan *plan, const char *rel)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (strcmp(plan->m[i].rel, rel) == 0) {
+			if (plan->m[i].kind == WS_PIN)
+				plan->m[i].kind = WS_PROTECT;
+			return;
+		}
+	plan_add(plan, WS_PROTECT, rel);
+}
+
 /* What warden makes for a missing protected path: an empty directory of
  * mode 01555 for a name that is a directory by convention (sticky and
  * read-only: a mode no tool gives a directory, which is how sessions
@@ -195,8 +210,7 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 			return 0;
 		}
 		if (!slash) {
-			if (!plan_has(plan, copy))
-				plan_add(plan, WS_PROTECT, copy);
+			plan_readonly(plan, copy);
 			return 0;
 		}
 		if (!S_ISDIR(st.st_mode))
@@ -337,92 +351,379 @@ static char *read_small(int wsfd, const char *rel)
 	return buf;
 }
 
-/* target, given relative to the directory `base` (workspace-relative, ""
- * for the top) or absolute, as a workspace-relative path when it lies in
- * the workspace (symlinks resolved as the host sees them now, before the
- * agent runs); NULL otherwise. */
-static char *ws_relative(const char *ws, const char *base, const char *target)
+/* rest appended to the resolved directory base, "." and ".." taken
+ * lexically (what does not exist yet has no symlinks to follow). */
+static char *join_lexically(const char *base, const char *rest)
 {
-	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target)
-			       : xasprintf("%s%s%s/%s", ws, *base ? "/" : "", base, target);
-	_cleanup_free_ char *real = path_resolve_existing(abs);
-	_cleanup_free_ char *rws = path_resolve_existing(ws);
+	char *out = xmalloc(strlen(base) + strlen(rest) + 2);
+	strcpy(out, strcmp(base, "/") == 0 ? "" : base);
+	for (const char *p = rest; *p;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(out, '/');
+			if (slash)
+				*slash = '\0';
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			size_t o = strlen(out);
+			out[o] = '/';
+			memcpy(out + o + 1, p, len);
+			out[o + 1 + len] = '\0';
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!*out)
+		strcpy(out, "/");
+	return out;
+}
+
+/* An absolute path as the kernel resolves it: symlinks and ".." in the
+ * order they come, as far as the path exists; beyond that, as written. */
+static char *resolve_abs(const char *abs)
+{
+	char buf[PATH_MAX];
+	if (abs[0] != '/')
+		return NULL;
+	if (realpath(abs, buf))
+		return xstrdup(buf);
+	_cleanup_free_ char *head = xstrdup(abs);
+	for (;;) {
+		char *slash = strrchr(head, '/');
+		*slash = '\0';
+		if (realpath(slash == head ? "/" : head, buf))
+			return join_lexically(buf, abs + (slash - head) + 1);
+	}
+}
+
+/* An absolute path as a workspace-relative one when it lies in the
+ * workspace (symlinks resolved as the host sees them now, before the agent
+ * runs); NULL otherwise. */
+static char *ws_relative_abs(const char *ws, const char *abs)
+{
+	_cleanup_free_ char *real = resolve_abs(abs);
+	_cleanup_free_ char *rws = resolve_abs(ws);
 	if (!real || !rws || !path_is_within(real, rws) || strcmp(real, rws) == 0)
 		return NULL;
 	return xstrdup(real + strlen(rws) + (strcmp(rws, "/") == 0 ? 0 : 1));
 }
 
-/* core.hooksPath in a git config's text: the value of the last one in a
- * [core] section (quotes removed), or NULL. Includes are not followed. */
-static char *hooks_path(const char *cfg)
+/* target, given relative to the directory `base` (workspace-relative, ""
+ * for the top) or absolute: see ws_relative_abs. */
+static char *ws_relative(const char *ws, const char *base, const char *target)
 {
-	char *found = NULL;
-	bool core = false;
-	for (const char *l = cfg; *l;) {
-		const char *end = strchrnul(l, '\n');
-		const char *p = l;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (*p == '[') {
-			core = end - p >= 6 && strncasecmp(p, "[core]", 6) == 0;
-		} else if (core && end - p > 9 && strncasecmp(p, "hookspath", 9) == 0) {
-			const char *v = p + 9;
-			while (v < end && (*v == ' ' || *v == '\t'))
-				v++;
-			if (v < end && *v == '=') {
-				v++;
-				while (v < end && (*v == ' ' || *v == '\t'))
-					v++;
-				const char *ve = end;
-				while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
-					ve--;
-				if (ve - v >= 2 && *v == '"' && ve[-1] == '"')
-					v++, ve--;
-				free(found);
-				found = ve > v ? xasprintf("%.*s", (int)(ve - v), v) : NULL;
-			}
-		}
-		l = *end ? end + 1 : end;
-	}
-	return found;
+	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target)
+			       : xasprintf("%s%s%s/%s", ws, *base ? "/" : "", base, target);
+	return ws_relative_abs(ws, abs);
 }
 
-/* The directory a repository's core.hooksPath names, when it lies in the
- * workspace: protected like .git/hooks. gitdir: the repository's git
- * directory; worktree: where a relative hooksPath starts (the top of its
- * working tree, or the bare repository itself). */
-static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+/* A path setting as git expands it: "~/" from $HOME, "~user/" from that
+ * user's home directory. NULL when there is none (git refuses the value). */
+static char *expand_user(const char *v)
+{
+	if (v[0] != '~')
+		return xstrdup(v);
+	const char *rest = strchrnul(v, '/');
+	const char *home = NULL;
+	if (rest == v + 1) {
+		home = getenv("HOME");
+	} else {
+		_cleanup_free_ char *name = xasprintf("%.*s", (int)(rest - v - 1), v + 1);
+		struct passwd *pw = getpwnam(name);
+		home = pw ? pw->pw_dir : NULL;
+	}
+	return home && *home ? xasprintf("%s%s", home, rest) : NULL;
+}
+
+/* Record each symbolic link in the workspace that resolving abs goes
+ * through, as the kernel would (its own workspace-relative path and its
+ * target): a link cannot be bound read-only, so the sweep moves aside what
+ * replaced one. rws: the workspace, resolved. The path resolved so far, or
+ * NULL once resolving stops (a dangling link, a loop). */
+static char *follow_links(struct ws_plan *plan, const char *rws, const char *abs, int *hops)
+{
+	char *cur = xstrdup("/");
+	for (const char *p = abs; *p;) {
+		while (*p == '/')
+			p++;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		const char *next_p = end;
+		if (!len || (len == 1 && p[0] == '.')) {
+			p = next_p;
+			continue;
+		}
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			slash[slash == cur ? 1 : 0] = '\0';
+			p = next_p;
+			continue;
+		}
+		char *next = xasprintf("%s/%.*s", strcmp(cur, "/") == 0 ? "" : cur, (int)len, p);
+		struct stat st;
+		if (lstat(next, &st) < 0) {
+			free(next);
+			return cur; /* the rest does not exist: no link there */
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			free(cur);
+			cur = next;
+			p = next_p;
+			continue;
+		}
+		char target[PATH_MAX];
+		ssize_t n = readlink(next, target, sizeof target - 1);
+		if (n <= 0 || ++*hops > 40) {
+			free(next);
+			free(cur);
+			return NULL;
+		}
+		target[n] = '\0';
+		if (path_is_within(next, rws) && strcmp(next, rws) != 0) {
+			const char *rel = next + strlen(rws) + 1;
+			if (!strv_contains(&plan->links, rel)) {
+				strv_push(&plan->links, rel);
+				strv_push(&plan->link_targets, target);
+			}
+		}
+		free(next);
+		_cleanup_free_ char *via = target[0] == '/' ? xstrdup(target)
+				       : xasprintf("%s/%s", strcmp(cur, "/") == 0 ? "" : cur, target);
+		free(cur);
+		if (!(cur = follow_links(plan, rws, via, hops)))
+			return NULL;
+		p = next_p;
+	}
+	return cur;
+}
+
+/* The links on the way to abs (see follow_links). */
+static void note_links(struct scan *sc, const char *abs)
+{
+	_cleanup_free_ char *rws = resolve_abs(sc->ws);
+	int hops = 0;
+	if (rws)
+		free(follow_links(sc->plan, rws, abs, &hops));
+}
+
+/* What protect_to_missing found of a path. */
+enum presence { PRESENT, LAST_MISSING, DIR_MISSING };
+
+/* Protect rel down to its first part that is missing, which a placeholder
+ * holds (a directory for a part with more below it, and for the last part
+ * when dir): nothing can be made where git would look. */
+static int protect_to_missing(struct scan *sc, const char *rel, bool dir, enum presence *there,
 			      struct werr *e)
 {
-	_cleanup_free_ char *cfg_rel = *gitdir ? xasprintf("%s/config", gitdir) : xstrdup("config");
-	_cleanup_free_ char *cfg = read_small(sc->plan->ws_fd, cfg_rel);
-	_cleanup_free_ char *hp = cfg ? hooks_path(cfg) : NULL;
-	if (!hp || hp[0] == '~')
-		return 0; /* none, or in the home directory: not the sandbox's to write */
-	_cleanup_free_ char *rel = ws_relative(sc->ws, worktree, hp);
-	if (!rel)
-		return 0;
-	/* protected down to the first part that is missing, which is held by
-	 * a directory placeholder: nothing can be made where git would look */
-	char *p = rel;
+	_cleanup_free_ char *path = xstrdup(rel);
+	char *p = path;
 	struct stat st;
 	for (;;) {
 		char *slash = strchr(p, '/');
 		if (slash)
 			*slash = '\0';
-		bool missing = fstatat(sc->plan->ws_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0;
+		bool missing = fstatat(sc->plan->ws_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0;
 		if (missing || !slash) {
-			if (plan_protect(sc->ws, rel, sc->plan, e) < 0)
+			*there = !missing ? PRESENT : slash ? DIR_MISSING : LAST_MISSING;
+			if (plan_protect(sc->ws, path, sc->plan, e) < 0)
 				return -1;
-			for (size_t i = 0; i < sc->plan->n; i++)
+			for (size_t i = 0; missing && (slash || dir) && i < sc->plan->n; i++)
 				if (sc->plan->m[i].kind == WS_PLACEHOLDER && !sc->plan->m[i].adopted &&
-				    strcmp(sc->plan->m[i].rel, rel) == 0)
+				    strcmp(sc->plan->m[i].rel, path) == 0)
 					sc->plan->m[i].dir = true;
 			return 0;
 		}
 		*slash = '/';
 		p = slash + 1;
 	}
+}
+
+/* A repository's configuration as the host's git reads it: its config
+ * files and every file they include, at any depth git allows. */
+#define INCLUDE_DEPTH_MAX 10   /* git's: deeper, it refuses the configuration */
+#define INCLUDED_FILES_MAX 256 /* files read for one repository */
+#define CONFIG_SIZE_MAX (1 << 20)
+
+struct gitcfg_walk {
+	struct scan *sc;
+	const char *gitdir;       /* the repository (workspace-relative, "" for the top) */
+	struct strv hooks;        /* every core.hooksPath value found */
+	struct strv seen;         /* what was read: "FILE\nDIRECTORY", both resolved */
+	struct strv chain;        /* the files being read, outermost first (their keys) */
+	struct strv found;        /* one file's includes, for the scan's callback */
+	unsigned files;
+};
+
+static void gitcfg_found(void *ctx, enum gitcfg_kind kind, const char *value)
+{
+	struct gitcfg_walk *w = ctx;
+	strv_push(kind == GITCFG_HOOKS_PATH ? &w->hooks : &w->found, value);
+}
+
+/* A configuration file of the workspace, whole, NUL-terminated, in *text
+ * (NULL when it is missing or not a regular file: git reads nothing
+ * there); -1 when it is too large for warden to read all of. */
+static int read_config(int wsfd, const char *rel, char **text, size_t *len, struct werr *e)
+{
+	*text = NULL;
+	*len = 0;
+	_cleanup_close_ int fd = open_beneath(wsfd, rel, O_RDONLY | O_NONBLOCK, 0);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size > CONFIG_SIZE_MAX)
+		return werr_set(e, EFBIG, "refusing the workspace: the git configuration %s is "
+				"larger than %d bytes, more than warden reads to find its "
+				"core.hooksPath", rel, CONFIG_SIZE_MAX);
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	*len = n > 0 ? (size_t)n : 0;
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/* Is abs (outside the workspace) a path the sandbox can write? */
+static const char *writable_inside(const struct policy *pol, const char *abs)
+{
+	_cleanup_free_ char *real = resolve_abs(abs), *lexical = join_lexically("/", abs);
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (pol->paths[i].mode == POLICY_RW && ((real && path_is_within(real,
+		    pol->paths[i].path)) || path_is_within(lexical, pol->paths[i].path)))
+			return pol->paths[i].origin;
+	return NULL;
+}
+
+static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e);
+
+/* What tells one reading of a file from another: the file, and the
+ * directory its own relative includes start from (that of its path as
+ * git names it, lex). */
+static char *gitcfg_key(const char *lex, const char *rel)
+{
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(strrchr(lex, '/') - lex), lex);
+	_cleanup_free_ char *rdir = resolve_abs(*dir ? dir : "/");
+	return xasprintf("%s\n%s", rel, rdir ? rdir : dir);
+}
+
+/* One include directive of the file lex (its path as git names it:
+ * relative includes start from its directory). The file it names, when in
+ * the workspace, is protected (held by a placeholder when missing) and
+ * read in turn. */
+static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *value,
+			  struct werr *e)
+{
+	_cleanup_free_ char *path = expand_user(value);
+	if (!path || !*path || strncmp(path, "%(prefix)/", 10) == 0)
+		return 0; /* none, or below git's own installation: outside */
+	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path)
+			       : xasprintf("%.*s/%s", (int)(strrchr(lex, '/') - lex), lex, path);
+	note_links(w->sc, abs);
+	_cleanup_free_ char *rel = ws_relative_abs(w->sc->ws, abs);
+	if (!rel) {
+		/* outside: not read, and not the agent's to write unless the
+		 * sandbox can write where it is */
+		const char *origin = writable_inside(w->sc->pol, abs);
+		if (origin)
+			return werr_set(e, 0, "refusing the workspace: the git configuration %s "
+					"includes %s, which the sandbox can write (%s); the host's "
+					"git would take settings that run commands from it", lex, abs,
+					origin);
+		return 0;
+	}
+	enum presence there;
+	if (protect_to_missing(w->sc, rel, false, &there, e) < 0)
+		return -1;
+	if (there == DIR_MISSING)
+		return 0; /* git passes it by, and its placeholder holds the way */
+	if (there == LAST_MISSING) {
+		wnote("%s includes %s, which does not exist: it is held by a placeholder for the "
+		      "session, at which git stops (\"bad config line\"); create the file to "
+		      "avoid that", lex, rel);
+		return 0;
+	}
+	_cleanup_free_ char *key = gitcfg_key(abs, rel);
+	if (strv_contains(&w->chain, key)) {
+		wnote("%s includes %s, which includes it again: git refuses this configuration "
+		      "(\"exceeded maximum include depth\")", lex, rel);
+		return 0;
+	}
+	if (strv_contains(&w->seen, key))
+		return 0;
+	if (w->chain.n > INCLUDE_DEPTH_MAX) { /* the repository's own file is the first */
+		wnote("%s: includes nest deeper than git allows (%d) at %s; git refuses this "
+		      "configuration", lex, INCLUDE_DEPTH_MAX, rel);
+		return 0;
+	}
+	if (++w->files > INCLUDED_FILES_MAX)
+		return werr_set(e, 0, "refusing the workspace: the git configuration of %s "
+				"includes more than %d files", *w->gitdir ? w->gitdir : ".",
+				INCLUDED_FILES_MAX);
+	strv_push(&w->seen, key);
+	strv_push(&w->chain, key);
+	int r = gitcfg_file(w, abs, rel, e);
+	strv_remove(&w->chain, key);
+	return r;
+}
+
+/* Read one configuration file (lex: absolute, as git names it; rel: where
+ * it is in the workspace) and what it includes. */
+static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (read_config(w->sc->plan->ws_fd, rel, &text, &len, e) < 0)
+		return -1;
+	if (!text)
+		return 0;
+	strv_free(&w->found);
+	gitcfg_scan(text, len, gitcfg_found, w);
+	_cleanup_strv_ struct strv includes = w->found;
+	w->found = (struct strv){ 0 };
+	for (size_t i = 0; i < includes.n; i++)
+		if (gitcfg_include(w, lex, includes.v[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+/* The directories a repository's core.hooksPath can name, in every file
+ * of its configuration (config, config.worktree, and what they include,
+ * whatever an includeIf's condition: it can hold later), when they lie in
+ * the workspace: protected like .git/hooks. gitdir: the repository's git
+ * directory; worktree: where a relative hooksPath starts (the top of its
+ * working tree, or the bare repository itself). */
+static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+			      struct werr *e)
+{
+	struct gitcfg_walk w = { .sc = sc, .gitdir = gitdir };
+	int r = 0;
+	static const char *const roots[] = { "config", "config.worktree" };
+	for (size_t i = 0; r == 0 && i < ARRAY_LEN(roots); i++) {
+		_cleanup_free_ char *rel = *gitdir ? xasprintf("%s/%s", gitdir, roots[i])
+						   : xstrdup(roots[i]);
+		_cleanup_free_ char *lex = xasprintf("%s/%s", sc->ws, rel);
+		_cleanup_free_ char *key = gitcfg_key(lex, rel);
+		strv_push(&w.seen, key);
+		strv_push(&w.chain, key);
+		r = gitcfg_file(&w, lex, rel, e);
+		strv_remove(&w.chain, key);
+	}
+	for (size_t i = 0; r == 0 && i < w.hooks.n; i++) {
+		_cleanup_free_ char *hp = expand_user(w.hooks.v[i]);
+		if (!hp || !*hp)
+			continue;
+		_cleanup_free_ char *abs = hp[0] == '/' ? xstrdup(hp)
+				       : xasprintf("%s%s%s/%s", sc->ws, *worktree ? "/" : "", worktree, hp);
+		note_links(sc, abs);
+		_cleanup_free_ char *rel = ws_relative_abs(sc->ws, abs);
+		enum presence there;
+		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
+			r = -1;
+	}
+	strv_free(&w.hooks);
+	strv_free(&w.seen);
+	strv_free(&w.chain);
+	strv_free(&w.found);
+	return r;
 }
 
 /* A .git file ("gitdir: PATH"): the repository it points at, when it lies
@@ -438,12 +739,25 @@ static int protect_gitfile_target(struct scan *sc, const struct walk_entry *we, 
 	_cleanup_free_ char *dir = xstrdup(we->rel);
 	char *slash = strrchr(dir, '/');
 	*(slash ? slash : dir) = '\0';
-	_cleanup_free_ char *gitdir = *v ? ws_relative(sc->ws, dir, v) : NULL;
+	if (!*v)
+		return 0;
+	_cleanup_free_ char *gabs = v[0] == '/' ? xstrdup(v)
+				: xasprintf("%s%s%s/%s", sc->ws, *dir ? "/" : "", dir, v);
+	note_links(sc, gabs);
+	_cleanup_free_ char *gitdir = ws_relative_abs(sc->ws, gabs);
 	if (!gitdir)
 		return 0;
-	if (protect_repo(sc, gitdir, e) < 0)
+	if (protect_repo(sc, gitdir, e) < 0 || protect_hooks_path(sc, gitdir, dir, e) < 0)
 		return -1;
-	return protect_hooks_path(sc, gitdir, dir, e);
+	/* a linked worktree's gitdir: its configuration is the common
+	 * directory's, whose relative hooksPath starts here too */
+	_cleanup_free_ char *cd_rel = xasprintf("%s/commondir", gitdir);
+	_cleanup_free_ char *cd = read_small(sc->plan->ws_fd, cd_rel);
+	if (!cd)
+		return 0;
+	cd[strcspn(cd, "\r\n")] = '\0';
+	_cleanup_free_ char *common = *cd ? ws_relative(sc->ws, gitdir, cd) : NULL;
+	return common ? protect_hooks_path(sc, common, dir, e) : 0;
 }
 
 /* A protected name below the top, there at start: read-only inside when it
@@ -587,6 +901,56 @@ static void sort_by_depth(struct ws_plan *plan)
 	plan->cap = plan->n;
 }
 
+/* rel is outer or lies below it. */
+static bool rel_in(const char *rel, const char *outer)
+{
+	size_t k = strlen(outer);
+	return strncmp(rel, outer, k) == 0 && (rel[k] == '\0' || rel[k] == '/');
+}
+
+/* The plan made consistent once the scan is done. A directory pinned on
+ * the way to a protected path that is itself protected, or inside one
+ * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
+ * names), is bound read-only: a read-write bind there would open what the
+ * outer one closes. What lies inside a masked directory (a hooksPath or an
+ * included configuration there) is out of the sandbox's sight, an empty
+ * tmpfs in its place: nothing is mounted below it, and no placeholder is
+ * made for it on the host. */
+static void settle(struct ws_plan *plan)
+{
+	/* the few entries the others are judged against */
+	size_t *ro = xcalloc(plan->n + 1, sizeof *ro), *masked = xcalloc(plan->n + 1, sizeof *masked);
+	size_t nro = 0, nmasked = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->m[i].kind == WS_PROTECT)
+			ro[nro++] = i;
+		else if (plan->m[i].kind == WS_MASK_DIR)
+			masked[nmasked++] = i;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		for (size_t j = 0; plan->m[i].kind == WS_PIN && j < nro; j++)
+			if (rel_in(plan->m[i].rel, plan->m[ro[j]].rel))
+				plan->m[i].kind = WS_PROTECT;
+	size_t kept = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct ws_mount *m = &plan->m[i];
+		bool hidden = false;
+		for (size_t j = 0; !hidden && m->kind != WS_MASK_FILE && m->kind != WS_MASK_DIR &&
+				   j < nmasked; j++)
+			hidden = strcmp(m->rel, plan->m[masked[j]].rel) != 0 &&
+				 rel_in(m->rel, plan->m[masked[j]].rel);
+		if (hidden) {
+			free(m->rel);
+			free(m->abs);
+			continue;
+		}
+		plan->m[kept++] = *m;
+	}
+	plan->n = kept;
+	free(ro);
+	free(masked);
+}
+
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
 	/* Before anything is looked at: an inode changed from now on has a
@@ -627,9 +991,10 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
 		const char *base = strrchr(g, '/');
-		if (strcmp(base ? base + 1 : g, ".git") != 0 && !plan_has(plan, g))
-			plan_add(plan, WS_PROTECT, g);
+		if (strcmp(base ? base + 1 : g, ".git") != 0)
+			plan_readonly(plan, g);
 	}
+	settle(plan);
 	/* Shallow first: each bind onto a directory clones what is mounted
 	 * below it with its own attributes, so nothing deeper may be mounted
 	 * before it. */
@@ -677,6 +1042,7 @@ struct sweep {
 	struct table git;          /* the plan's .git entries and redirects */
 	struct table bare;         /* its bare-repository lookalikes */
 	struct table named;        /* its protected names below the top */
+	struct table links;        /* its symlinks on the way to git's configuration */
 	char *suffix;              /* "warden-quarantine-SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
@@ -801,6 +1167,21 @@ static bool new_config(const struct sweep *sw, const struct walk_entry *we)
 	return true;
 }
 
+/* A symlink on the way to git's configuration at start is still that
+ * link (else whatever replaced it is moved aside); true for any other. */
+static bool same_link(const struct sweep *sw, const struct walk_entry *we)
+{
+	const char *was = table_id(&sw->links, we->rel);
+	if (!was)
+		return true;
+	char target[PATH_MAX];
+	ssize_t n = we->type == DT_LNK ? readlinkat(we->dirfd, we->name, target, sizeof target - 1) : -1;
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, was) == 0;
+}
+
 static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	(void)e;
@@ -815,8 +1196,8 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 			sweep_redirects(sw, we);
 		return WALK_SKIP;
 	}
-	if (strchr(we->rel, '/') && is_protected_name(&sw->plan->names, we->name) &&
-	    new_config(sw, we)) {
+	if (!same_link(sw, we) || (strchr(we->rel, '/') &&
+				   is_protected_name(&sw->plan->names, we->name) && new_config(sw, we))) {
 		strv_push(&sw->pending_config, we->name);
 		return WALK_SKIP;
 	}
@@ -886,6 +1267,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	table_make(&sw.git, &plan->git, &plan->git_ids);
 	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
 	table_make(&sw.named, &plan->named, &plan->named_ids);
+	table_make(&sw.links, &plan->links, &plan->link_targets);
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
@@ -894,6 +1276,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	free(sw.git.v);
 	free(sw.bare.v);
 	free(sw.named.v);
+	free(sw.links.v);
 	free(sw.suffix);
 	return r;
 }
@@ -1082,4 +1465,6 @@ void workspace_cleanup(struct ws_plan *plan)
 	strv_free(&plan->names);
 	strv_free(&plan->named);
 	strv_free(&plan->named_ids);
+	strv_free(&plan->links);
+	strv_free(&plan->link_targets);
 }

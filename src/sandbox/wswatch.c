@@ -47,17 +47,19 @@ struct wswatch {
 	struct wsmade *made;    /* what the sandbox made (wsmade.h), or NULL */
 	struct watched *v;
 	size_t n, cap;
-	bool full_said, overflow_said;
+	bool overflow_said;
 	struct strv alerted;    /* paths with an alert already: one each per session */
+	size_t unwatched;       /* directories that could not be watched */
+	int unwatched_why;      /* the last reason: 0 (WSWATCH_MAX), ENOSPC or ENOMEM */
+	size_t reported;        /* unwatched when last said */
+	unsigned reports;       /* how often it was said */
 };
 
 bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel)
 {
 	if (w->n >= WSWATCH_MAX) {
-		if (!w->full_said)
-			wnote("workspace watch: more than %d directories; what the host replaces "
-			      "in the others during the session is not masked again", WSWATCH_MAX);
-		w->full_said = true;
+		w->unwatched++;
+		w->unwatched_why = 0;
 		return true;
 	}
 	char path[64 + NAME_MAX];
@@ -65,8 +67,13 @@ bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel
 	 * component, which IN_DONT_FOLLOW would not follow */
 	snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, *name ? name : ".");
 	int wd = inotify_add_watch(w->ino, path, WATCH_EVENTS);
-	if (wd < 0)
-		return true; /* gone, or not a directory any more */
+	if (wd < 0) {
+		if (errno == ENOSPC || errno == ENOMEM) { /* the kernel's limit */
+			w->unwatched++;
+			w->unwatched_why = errno;
+		}
+		return true; /* else gone, or not a directory any more */
+	}
 	/* the table stays sorted by descriptor (a reused one can come back
 	 * lower); the same directory again (a rename) takes its new path */
 	size_t lo = 0, hi = w->n;
@@ -318,6 +325,17 @@ static int judge_tree(struct wswatch *w, int fd, const char *rel, bool git, stru
 	return walk_tree(fd, &ops, &t, &e) < 0 && t.gone ? -1 : 0;
 }
 
+/* rel is one of the session's own directory placeholders, made on the
+ * host just after the plan: empty and read-only inside, nothing to watch. */
+static bool placeholder(const struct wswatch *w, const char *rel)
+{
+	for (size_t i = 0; i < w->plan->n; i++)
+		if (w->plan->m[i].kind == WS_PLACEHOLDER && w->plan->m[i].dir &&
+		    strcmp(w->plan->m[i].rel, rel) == 0)
+			return true;
+	return false;
+}
+
 /* rel is a .git or inside one */
 static bool in_git(const char *rel)
 {
@@ -345,7 +363,7 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	 * secret-named one masked), then what a directory holds */
 	if (judge(w, rel, name, log) < 0)
 		return -1;
-	if (!(ev->mask & IN_ISDIR) || masked_here(w, rel, name))
+	if (!(ev->mask & IN_ISDIR) || masked_here(w, rel, name) || placeholder(w, rel))
 		return 0;
 	_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -356,6 +374,34 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	return judge_tree(w, fd, rel, git, log);
 }
 
+/* At most twice a session: the start's count, and the first that grew. */
+#define UNWATCHED_REPORTS 2
+
+void wswatch_report(struct wswatch *w, struct audit *log)
+{
+	if (w->unwatched == w->reported || w->reports >= UNWATCHED_REPORTS)
+		return;
+	w->reported = w->unwatched;
+	w->reports++;
+	char why[160];
+	if (w->unwatched_why == 0)
+		snprintf(why, sizeof why, "warden watches at most %d", WSWATCH_MAX);
+	else if (w->unwatched_why == ENOSPC)
+		snprintf(why, sizeof why, "the kernel's limit of inotify watches for this user is "
+			 "reached: sysctl fs.inotify.max_user_watches, which other programs' watches "
+			 "count against");
+	else
+		snprintf(why, sizeof why, "the kernel has no memory for more inotify watches");
+	wnote("workspace watch: %zu director%s of the workspace %s not watched (%s); what the "
+	      "host replaces or creates in %s during the session is not masked or protected "
+	      "again", w->unwatched, w->unwatched == 1 ? "y" : "ies", w->unwatched == 1 ? "is" : "are",
+	      why, w->unwatched == 1 ? "it" : "them");
+	_cleanup_free_ char *action = xasprintf("%zu director%s not watched: %s", w->unwatched,
+						w->unwatched == 1 ? "y" : "ies", why);
+	audit_emit_event(log, ev_alert(&(struct ev_alert){ .rule = "workspace.unwatched",
+		.action = action }), NULL);
+}
+
 int wswatch_dispatch(struct wswatch *w, struct audit *log)
 {
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -363,8 +409,10 @@ int wswatch_dispatch(struct wswatch *w, struct audit *log)
 		ssize_t n = read(w->ino, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			wswatch_report(w, log); /* directories made since, left unwatched */
 			return 0;
+		}
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 			if (handle(w, ev, log) < 0)

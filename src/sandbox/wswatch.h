@@ -51,6 +51,12 @@ int wswatch_fd(const struct wswatch *w);
  * rest of the sandbox's mounting). ctx must outlive the watch's events. */
 typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
 void wswatch_set_remasker(struct wswatch *w, wswatch_starter start, void *ctx);
+/* Say how many directories are not watched, past WSWATCH_MAX or the
+ * kernel's limit of inotify watches for the user (ENOSPC): a line on stderr
+ * and an `alert` (rule `workspace.unwatched`, the count and the reason in
+ * its action). The supervisor calls it at the start; dispatch, when more
+ * were left unwatched since (said once more at most). */
+void wswatch_report(struct wswatch *w, struct audit *log);
 /* Read what inotify has and act on it: 0, or -1 when the re-masker is gone
  * (masks can no longer follow the host: the session must end). */
 int wswatch_dispatch(struct wswatch *w, struct audit *log);

@@ -214,8 +214,10 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	_cleanup_free_ char *storedir = store_default_path(home);
 	/* checkpoints off: a store that does not exist has nothing to hide */
 	struct stat sst;
-	if (storedir && pol->checkpoint.off && lstat(storedir, &sst) < 0 && errno == ENOENT)
-		freep(&storedir);
+	if (storedir && pol->checkpoint.off && lstat(storedir, &sst) < 0 && errno == ENOENT) {
+		free(storedir); /* (freep leaves the pointer: used, stolen and freed again) */
+		storedir = NULL;
+	}
 	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
 	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0) ||
 	    (storedir && keep_private(s, pol, storedir, "warden's checkpoint store", e) < 0))

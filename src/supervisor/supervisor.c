@@ -1101,6 +1101,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
 	wswatch_attach(ww, &s->plan, s->policy);
 	wswatch_set_made(ww, made);
+	wswatch_report(ww, log); /* directories the start's walk could not watch */
 	struct remasker rm = { .userns = userns, .mntns = mntns, .workspace = s->workspace };
 	wswatch_set_remasker(ww, start_remasker, &rm);
 	struct ws_ctx wsx = { .w = ww, .log = log, .c = &c };

@@ -71,6 +71,41 @@ test_hook_deny_bash() {
 	[[ $rc == 2 ]] || fail "warden hook outside a sandbox: exit $rc, not 2: $(excerpt "$(<"$T_TMP/outside.out")")"
 }
 
+# The small hook client warden installs for the clients,
+# /.warden/warden-hook (src/hookbin): the same answers as `warden hook`
+# (deny JSON, allow silent, no socket: exit 2), the same tool events, run
+# as a client runs it (its arguments, no shell); the file is warden's,
+# read-only inside, and not warden's whole binary (no `hook` argument
+# needed, a fraction of the size).
+test_hook_client_binary() {
+	printf 'tool deny Bash rm -rf *\n' >"$T_TMP/p.profile"
+	hook_input deny.json PreToolUse Bash command 'rm -rf /tmp/victim' toolu_deny
+	hook_input allow.json PreToolUse Bash command 'ls -la' toolu_allow
+	wsh '/.warden/warden-hook --client claude <deny.json; echo "rc=$?"
+	     /.warden/warden-hook --client claude <allow.json; echo "rc=$?"
+	     /.warden/warden-hook --socket /.warden/nothing.sock <deny.json 2>&1; echo "rc=$?"
+	     echo x >/.warden/warden-hook 2>/dev/null && echo "hook client written"
+	     cp allow.json /.warden/warden-hook 2>/dev/null && echo "hook client replaced"
+	     echo "sizes $(wc -c </.warden/warden-hook) $(wc -c </.warden/warden)"' \
+		--profile "$T_TMP/p.profile"
+	assert_rc 0 'the session'
+	[[ ${OUT%%rc=*} == *'"permissionDecision":"deny","permissionDecisionReason":"warden: denied by the policy (tool deny Bash rm -rf * ('* ]] ||
+		fail "the hook client's answer to a denied call is not Claude Code's deny: $(excerpt "$OUT")"
+	[[ $OUT == *$'rc=0\nrc=0\n'* ]] || fail "the allowed call printed something or failed: $(excerpt "$OUT")"
+	assert_out_match "cannot be reached.*the tool call is refused" 'no hook socket: refused'
+	assert_out_match '^rc=2$' 'no hook socket: exit 2'
+	assert_out_lacks 'hook client written' 'the hook client is read-only'
+	assert_out_lacks 'hook client replaced' 'the hook client cannot be replaced'
+	local hsize wsize
+	read -r _ hsize wsize < <(grep '^sizes ' <<<"$OUT")
+	((hsize > 10000 && hsize * 4 < wsize)) || fail "the hook client is not a small binary of its own: $hsize bytes against warden's $wsize"
+	log_events tool
+	grep -q '"what":"rm -rf /tmp/victim","decision":"deny"' <<<"$OUT" ||
+		fail "no tool event for the call the hook client reported: $(excerpt "$OUT")"
+	grep -q '"what":"ls -la","decision":"allow"' <<<"$OUT" ||
+		fail "no tool event for the allowed call: $(excerpt "$OUT")"
+}
+
 # `tool ask WebFetch`: the hook waits while a human is asked; the test, a
 # second process outside, answers with `warden approve ID allow` and the
 # call goes through (no deny printed, exit 0), then a second call answered

@@ -264,3 +264,40 @@ print(\"own\", c.sendto(b\"mine\", \"own.dgram\"), r.recv(10).decode())"'
 		fail "no net event for the sendto to sub/new.dgram: $(excerpt "$OUT")"
 	true
 }
+
+test_remask_watch_limit() {
+	# Past the kernel's limit of inotify watches for the user, the
+	# directories left unwatched (whose files the host replaces are not
+	# masked or protected again) are counted and said: a line on stderr and
+	# an alert (rule workspace.unwatched), at the start and once more when
+	# the session makes more. The limit is a user namespace's
+	# (user.max_inotify_watches, 40) around warden, which runs in a user
+	# namespace below it as an ordinary user.
+	have unshare || skip 'unshare not installed'
+	unshare -Ur sh -c 'echo 40 > /proc/sys/user/max_inotify_watches' 2>/dev/null ||
+		skip 'cannot lower the inotify limit in a user namespace here'
+	mkdir -p deep/{1..100}
+	local uid gid
+	uid=$(id -u) gid=$(id -g)
+	((uid != 0)) || uid=1000 gid=1000 # not root below either way
+	timeout -k 5 "$WARDEN_TIMEOUT" unshare -Ur sh -c 'echo 40 > /proc/sys/user/max_inotify_watches &&
+		exec unshare -U --map-user="$1" --map-group="$2" "$0" run -- sh -c "mkdir -p made/1 made/2 made/3 && sleep 1 && echo ran"' \
+		"$WARDEN" "$uid" "$gid" </dev/null >"$T_TMP/wl.out" 2>"$T_TMP/wl.err"
+	RC=$?
+	OUT=$(<"$T_TMP/wl.out") ERR=$(<"$T_TMP/wl.err")
+	printf -- '-> rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$RC" "$OUT" "$ERR"
+	assert_rc 0
+	assert_out_has ran
+	local said n
+	said=$(grep -o '[0-9]* directories of the workspace are not watched (the kernel.s limit of inotify watches' <<<"$ERR")
+	n=$(head -n 1 <<<"$said" | cut -d' ' -f1)
+	[[ -n $n ]] || fatal "no word on stderr of the directories not watched: $(excerpt "$ERR")"
+	((n >= 50 && n <= 102)) || fail "stderr counts $n directories not watched, of 103 with 40 watches"
+	[[ $(wc -l <<<"$said") == 2 ]] || fail "not said twice (at the start, and for the session's own): $(excerpt "$said")"
+	wardenc log show --event alert --json
+	local alerts
+	alerts=$(grep -F '"rule":"workspace.unwatched"' <<<"$OUT")
+	[[ $(grep -c . <<<"$alerts") == 2 ]] || fail "not two workspace.unwatched alerts: $(excerpt "$OUT")"
+	grep -qF "\"action\":\"$n directories not watched: the kernel's limit" <<<"$alerts" ||
+		fail "the alert does not give the count $n: $(excerpt "$alerts")"
+}

@@ -183,3 +183,243 @@ test_gitfile_target_protected() {
 	assert_host_absent sub/hooks-here/pre-commit
 	[[ $(cksum <store/sub.git/config) == "$cfg" ]] || fail "the repository's config changed on the host"
 }
+
+# tree_git_hooks_path [DIR]: core.hooksPath as the host's git takes it in
+# DIR (every value, includes followed), one a line.
+tree_git_hooks_path() {
+	git -C "${1:-.}" config --includes --get-all core.hooksPath 2>/dev/null
+}
+
+# tree_file_event PATH: the latest session's log has a write intent on
+# PATH (workspace-relative) in it (`audit files`: a write the read-only
+# mount refused leaves no other trace, README "Which refusals are on the
+# record").
+tree_file_event() {
+	local path=$1 saved_out=${OUT-} saved_err=${ERR-} saved_rc=${RC-}
+	wardenc log show --event file --json
+	grep -qF "\"path\":\"$WS/$path\"" <<<"$OUT" || fail "no file event for $path in the log: $(excerpt "$OUT")"
+	OUT=$saved_out ERR=$saved_err RC=$saved_rc
+}
+
+test_hooks_path_include() {
+	# core.hooksPath set in a file the repository's config includes
+	# (include.path: relative to the including file's directory, "~/"
+	# from the home directory, absolute): the hooks directory is
+	# protected, and so is the included file, which the host's git reads
+	# as configuration. The agent's writes fail, and with `audit files`
+	# each attempt is on the record.
+	have git || skip 'git not installed'
+	{ git init -q . && mkdir .githooks more &&
+		printf '[include]\n\tpath = ../.gitconfig-hooks\n[include]\n\tpath = ~/../%s/more/tilde.cfg\n' \
+			"${WS##*/}" >>.git/config &&
+		printf '[core]\n\thooksPath = .githooks\n[include]\n\tpath = %s/more/abs.cfg\n' "$WS" >.gitconfig-hooks &&
+		printf '[core]\n\thooksPath = tilde-hooks\n' >more/tilde.cfg &&
+		printf '[core]\n\thooksPath = abs-hooks\n' >more/abs.cfg; } || fatal 'git on the host failed'
+	[[ $(tree_git_hooks_path | tr '\n' ' ') == '.githooks abs-hooks tilde-hooks ' ]] ||
+		fatal "the host's git does not take the included hooksPath: $(tree_git_hooks_path)"
+	printf 'audit files\n' >"$T_TMP/files.profile"
+	wbatch --profile "$T_TMP/files.profile" -- 'hook|write .githooks/pre-commit' \
+		'cfg|write .gitconfig-hooks' 'tilde|mkdir tilde-hooks' 'tildecfg|write more/tilde.cfg' \
+		'abs|mkdir abs-hooks' 'abscfg|write more/abs.cfg' 'other|write notes.txt'
+	bexpect hook denied EROFS,EACCES,EPERM
+	for p in cfg tildecfg abscfg; do
+		bexpect $p denied EROFS,EACCES,EPERM
+	done
+	bexpect tilde denied
+	bexpect abs denied
+	bexpect other allowed
+	assert_host_absent .githooks/pre-commit
+	assert_host_absent tilde-hooks 'the placeholder, after the session'
+	assert_host_absent abs-hooks 'the placeholder, after the session'
+	[[ $(<.gitconfig-hooks) == '[core]'* ]] || fail "the included configuration changed: $(excerpt "$(<.gitconfig-hooks)")"
+	assert_host_file more/tilde.cfg $'[core]\n\thooksPath = tilde-hooks' 'the configuration included by ~/'
+	tree_file_event .githooks/pre-commit
+	tree_file_event .gitconfig-hooks
+}
+
+test_hooks_path_include_writable_outside() {
+	# An include outside the workspace is not read (the host's file, out
+	# of the sandbox's reach); one where the sandbox can write (an
+	# --output outside the workspace) would let the agent set the host's
+	# git running its commands: the session is refused.
+	have git || skip 'git not installed'
+	mkdir -p "$T_TMP/out" "$T_TMP/elsewhere"
+	{ git init -q . && printf '[include]\n\tpath = %s/elsewhere/x.cfg\n' "$T_TMP" >>.git/config; } ||
+		fatal 'git on the host failed'
+	wrun --output "$T_TMP/out" -- echo ran-outside-include
+	assert_rc 0
+	assert_out_has ran-outside-include
+	printf '[include]\n\tpath = %s/out/git.cfg\n' "$T_TMP" >>.git/config
+	wrun --output "$T_TMP/out" -- echo ran
+	assert_rc_nonzero 'a session whose repository includes a file in an --output'
+	assert_out_lacks ran
+	[[ $ERR == *"includes $T_TMP/out/git.cfg, which the sandbox can write (--output)"* ]] ||
+		fail "no reason on stderr: $(excerpt "$ERR")"
+	assert_host_absent "$T_TMP/out/git.cfg"
+}
+
+test_hooks_path_include_if() {
+	# includeIf's files count whatever their condition says now: the
+	# branch and the repository's place can change after the session.
+	# Their hooks directories, missing here, cannot be made.
+	have git || skip 'git not installed'
+	{ git init -q . && printf '%s\n' '[includeIf "onbranch:release/**"]' '	path = ../ci/release.cfg' \
+		'[includeIf "gitdir:/nowhere/"]' '	path = ../ci/moved.cfg' >>.git/config && mkdir ci &&
+		printf '[core]\n\thooksPath = release-hooks\n' >ci/release.cfg &&
+		printf '[core]\n\thooksPath = "moved-hooks"/x # a comment\n' >ci/moved.cfg; } ||
+		fatal 'git on the host failed'
+	git checkout -q -b release/1 && [[ $(tree_git_hooks_path) == release-hooks ]] ||
+		fatal "the host's git does not take the includeIf hooksPath on release/1"
+	git checkout -q -b main || fatal 'git checkout on the host failed'
+	wbatch 'release|mkdir release-hooks' 'moved|mkdir moved-hooks' \
+		'cfg|write ci/release.cfg' 'other|write ci/notes.txt'
+	bexpect release denied
+	bexpect moved denied
+	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect other allowed
+	assert_host_absent release-hooks 'the placeholder, after the session'
+	assert_host_absent moved-hooks 'the placeholder, after the session'
+}
+
+test_hooks_path_include_nested() {
+	# Includes of includes, relative to each including file, as deep as
+	# git goes (10): the last one's core.hooksPath is protected, and every
+	# file on the way is read-only.
+	have git || skip 'git not installed'
+	{ git init -q . && printf '[include]\n\tpath = ../conf/c1.cfg\n' >>.git/config; } ||
+		fatal 'git init on the host failed'
+	local i dir=conf
+	mkdir -p conf
+	for i in 1 2 3 4 5 6 7 8 9; do
+		# each one in the directory below the one before
+		mkdir -p "$dir/d$i"
+		printf '[include]\n\tpath = d%s/c%s.cfg\n' "$i" "$((i + 1))" >"$dir/c$i.cfg"
+		dir+=/d$i
+	done
+	printf '[core]\n\thooksPath = deep-hooks\n' >"$dir/c10.cfg"
+	mkdir deep-hooks
+	[[ $(tree_git_hooks_path) == deep-hooks ]] ||
+		fatal "the host's git does not take the hooksPath 10 includes deep: $(tree_git_hooks_path)"
+	wbatch 'hook|write deep-hooks/pre-push' 'c1|write conf/c1.cfg' \
+		"c10|write $dir/c10.cfg" 'other|write conf/notes.txt'
+	bexpect hook denied EROFS,EACCES,EPERM
+	bexpect c1 denied EROFS,EACCES,EPERM
+	bexpect c10 denied EROFS,EACCES,EPERM
+	bexpect other allowed
+	assert_host_absent deep-hooks/pre-push
+}
+
+test_hooks_path_include_loop() {
+	# Files that include each other: git refuses such a configuration;
+	# warden reads each once, says so, protects the hooksPath they name,
+	# and the session runs.
+	have git || skip 'git not installed'
+	{ git init -q . && printf '[include]\n\tpath = ../a.cfg\n' >>.git/config &&
+		printf '[include]\n\tpath = b.cfg\n' >a.cfg &&
+		printf '[core]\n\thooksPath = loop-hooks\n[include]\n\tpath = ./a.cfg\n' >b.cfg &&
+		mkdir loop-hooks; } || fatal 'git on the host failed'
+	git status >/dev/null 2>&1 && fatal "the host's git took a configuration that includes itself"
+	wbatch 'hook|write loop-hooks/pre-commit' 'other|write notes.txt'
+	assert_rc 0
+	bexpect hook denied EROFS,EACCES,EPERM
+	bexpect other allowed
+	[[ $ERR == *"a.cfg, which includes it again"* ]] || fail "no word on stderr about the loop: $(excerpt "$ERR")"
+	assert_host_absent loop-hooks/pre-commit
+}
+
+test_hooks_path_include_missing() {
+	# An include of a file that does not exist (git skips it): the agent
+	# must not make it, or the host's git would take its settings. A
+	# placeholder holds it for the session (git stops at it, and warden
+	# says so); a missing directory on its way is held instead, which git
+	# skips.
+	have git || skip 'git not installed'
+	{ git init -q . && printf '%s\n' '[include]' '	path = ../local.cfg' \
+		'[includeIf "onbranch:x"]' '	path = ../cfgdir/x.cfg' >>.git/config; } ||
+		fatal 'git on the host failed'
+	git status >/dev/null || fatal "the host's git does not skip a missing include"
+	wbatch 'local|write local.cfg' 'dir|mkdir cfgdir' 'other|write notes.txt'
+	bexpect local denied
+	bexpect dir denied
+	bexpect other allowed
+	[[ $ERR == *"includes local.cfg, which does not exist"* ]] ||
+		fail "no word on stderr about the missing include: $(excerpt "$ERR")"
+	[[ $ERR != *"cfgdir/x.cfg, which does not exist"* ]] ||
+		fail "a missing directory, which git passes by, said to stop git: $(excerpt "$ERR")"
+	assert_host_absent local.cfg 'the placeholder, after the session'
+	assert_host_absent cfgdir 'the placeholder, after the session'
+	git status >/dev/null || fail "the host's git fails after the session"
+}
+
+test_worktree_gitdir_readonly() {
+	# A linked worktree in the workspace: its .git file names
+	# .git/worktrees/NAME, whose commondir and config.worktree redirect
+	# the host's git. The directories on the way to that gitdir's hooks
+	# are pinned against renames, but .git/worktrees stays read-only as a
+	# whole. The repository's relative core.hooksPath names a directory
+	# in the linked worktree too, where git runs hooks for a commit there.
+	have git || skip 'git not installed'
+	{ git init -q . && git -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m start &&
+		git worktree add -q wt && git config core.hooksPath .githooks; } ||
+		fatal 'git worktree add on the host failed'
+	[[ $(git -C wt rev-parse --git-path hooks) == .githooks ]] ||
+		fatal "git does not look for the worktree's hooks in wt/.githooks: $(git -C wt rev-parse --git-path hooks)"
+	[[ -f .git/worktrees/wt/commondir ]] || fatal 'git worktree add made no .git/worktrees/wt/commondir'
+	local common
+	common=$(<.git/worktrees/wt/commondir)
+	wbatch 'commondir|write .git/worktrees/wt/commondir' 'cfg|write .git/worktrees/wt/config.worktree' \
+		'hook|write .git/worktrees/wt/hooks/post-checkout' 'wthooks|mkdir wt/.githooks' \
+		'other|write wt/notes.txt'
+	bexpect wthooks denied
+	bexpect commondir denied EROFS,EACCES,EPERM
+	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect hook denied
+	bexpect other allowed
+	assert_host_file .git/worktrees/wt/commondir "$common" "the worktree's commondir"
+	assert_host_absent .git/worktrees/wt/config.worktree
+	assert_host_absent wt/.githooks 'the placeholder, after the session'
+}
+
+test_hooks_path_in_masked_dir() {
+	# A hooksPath, or an included configuration, inside a masked
+	# directory: out of the sandbox's sight already (an empty tmpfs in its
+	# place), so nothing is mounted below the mask and the session starts.
+	have git || skip 'git not installed'
+	{ git init -q . && mkdir -p certs.pem/hooks && git config core.hooksPath certs.pem/hooks &&
+		printf '[include]\n\tpath = ../certs.pem/git.cfg\n' >>.git/config &&
+		printf '[core]\n\thooksPath = certs.pem/more\n' >certs.pem/git.cfg; } ||
+		fatal 'git on the host failed'
+	wsh 'ls certs.pem >/dev/null 2>&1 || echo hidden; echo x > certs.pem/hooks/pre-commit 2>/dev/null || echo refused; echo started'
+	assert_rc 0
+	assert_out_has started
+	assert_out_has hidden
+	assert_host_absent certs.pem/hooks/pre-commit
+	assert_host_absent certs.pem/more 'a placeholder made in the masked directory'
+}
+
+test_hooks_path_include_via_link() {
+	# An included configuration, or the hooks directory, reached through a
+	# symbolic link in the workspace: the target is protected; the link
+	# cannot be bound read-only, so what replaced it is moved aside after
+	# the session, with an alert. A link left alone stays.
+	have git || skip 'git not installed'
+	{ git init -q . && mkdir -p conf shared/hooks && ln -s conf/real.cfg hooks.cfg && ln -s shared/hooks hooks-link &&
+		ln -s conf/other.cfg other.cfg &&
+		printf '[include]\n\tpath = ../hooks.cfg\n[include]\n\tpath = ../other.cfg\n' >>.git/config &&
+		printf '[core]\n\thooksPath = hooks-link\n' >conf/real.cfg && printf '[user]\n\tname = x\n' >conf/other.cfg; } ||
+		fatal 'git on the host failed'
+	[[ $(tree_git_hooks_path) == hooks-link ]] || fatal "the host's git does not take the hooksPath: $(tree_git_hooks_path)"
+	wsh 'echo x > conf/real.cfg 2>/dev/null && echo wrote-real; echo x > shared/hooks/pre-commit 2>/dev/null && echo wrote-hook
+	     rm -f hooks.cfg hooks-link && printf "[core]\n\thooksPath = evil\n" > hooks.cfg && mkdir hooks-link &&
+	     echo "#!/bin/sh" > hooks-link/pre-commit && echo replaced'
+	assert_out_lacks wrote-real 'the included configuration behind the link was written'
+	assert_out_lacks wrote-hook 'the hooks directory behind the link was written'
+	assert_out_has replaced
+	[[ -L other.cfg ]] || fail 'a link left alone was moved'
+	[[ ! -e hooks.cfg || -L hooks.cfg ]] || fail "the agent's hooks.cfg stayed in place"
+	[[ ! -e hooks-link || -L hooks-link ]] || fail "the agent's hooks-link stayed in place"
+	compgen -G 'hooks.cfg.warden-quarantine-*' >/dev/null || fail "the agent's hooks.cfg was not moved aside: $(ls -a)"
+	[[ $(tree_git_hooks_path) != evil ]] || fail "the host's git takes the agent's hooksPath"
+	tree_alert config.created-in-sandbox hooks.cfg
+	tree_alert config.created-in-sandbox hooks-link
+}

@@ -375,6 +375,8 @@ static int hook_groups(const char *path, const char *event, int *all)
 		json_array_foreach(json_object_get(g, "hooks"), k, h)
 			n += json_is_string(json_object_get(h, "command")) &&
 			     strcmp(json_string_value(json_object_get(h, "command")), AGENT_HOOK_COMMAND) == 0 &&
+			     json_array_size(json_object_get(h, "args")) == 2 &&
+			     strcmp(json_string_value(json_array_get(json_object_get(h, "args"), 1)), "claude") == 0 &&
 			     strcmp(json_string_value(json_object_get(g, "matcher")), "*") == 0 &&
 			     json_integer_value(json_object_get(h, "timeout")) == atoi(AGENT_HOOK_TIMEOUT);
 	json_decref(j);
@@ -436,6 +438,16 @@ static void test_hook(void)
 	    "\"command\": \"" AGENT_HOOK_COMMAND "\", \"timeout\": 60}]}]}}");
 	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
 	agent_state_free(&st);
+	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
+
+	/* an older warden's hook (`warden hook` through a shell) becomes this
+	 * one's, in place */
+	put("hookstate/.claude/settings.json",
+	    "{\"hooks\": {\"PostToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", "
+	    "\"command\": \"" AGENT_HOOK_COMMAND_OLD "\", \"timeout\": " AGENT_HOOK_TIMEOUT "}]}]}}");
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
 	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
 
 	/* not JSON, or hooks of another shape: refused, naming the file */

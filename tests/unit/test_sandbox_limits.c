@@ -1,13 +1,16 @@
 /* test_sandbox_limits.c - unit tests of the pure parts of the limits
  * (src/sandbox/limits.c): warden's own cgroup from /proc/self/cgroup, the
  * cgroup mounts from mountinfo (v2, v1 by controller, hybrid hosts, hidden
- * mounts, escapes), the counters of pids.events and memory.events, and the
- * plan: what enforces each limit with a cgroup, without one, and as root. */
+ * mounts, escapes), the counters of pids.events and memory.events, the
+ * plan: what enforces each limit with a cgroup, without one, and as root,
+ * and the `limit` events of the memory limit from a memory.events file. */
 #include <stdio.h>
 #include <string.h>
 
+#include "src/audit/audit.h"
 #include "src/sandbox/limits.h"
 #include "check.h"
+#include "files.h"
 #include "profile.h"
 
 static const char self_cgroup[] =
@@ -154,11 +157,60 @@ static void test_plan(void)
 	policy_free(&p);
 }
 
+/* memory.events with TEXT, then the watch's check: the number of `limit`
+ * events logged so far. */
+static unsigned long oom_check(struct limits *l, struct audit *a, const char *text)
+{
+	char *path = xasprintf("%s/memory.events", l->dir[CTL_MEMORY]);
+	spit(path, text, strlen(text));
+	free(path);
+	limits_check(l, a);
+	return audit_count(a, "limit");
+}
+
+/* The memory limit reached on cgroup v2: one event for each kill of the
+ * whole sandbox (oom_group_kill), however many processes it killed one by
+ * one (oom_kill counts each); oom_kill where the kernel has no
+ * oom_group_kill (before 5.17). */
+static void test_oom_events(void)
+{
+	tmpdir_make("warden-limits");
+	struct policy p;
+	load_profile(&p, "limit memory 64M\n");
+	struct limits_probe cg = { .root = false };
+	cg.ctl[CTL_MEMORY].version = 2;
+	snprintf(cg.ctl[CTL_MEMORY].parent, sizeof cg.ctl[CTL_MEMORY].parent, "%.200s", tmpdir);
+	struct limits l;
+	limits_plan(&l, &p, &cg);
+	CHECK(l.how[LIMIT_MEMORY] == HOW_CGROUP);
+	snprintf(l.dir[CTL_MEMORY], sizeof l.dir[CTL_MEMORY], "%.200s", tmpdir);
+	struct audit *a = NULL;
+	struct werr e;
+	char *logdir = xasprintf("%s/log", tmpdir);
+	CHECK(audit_open(&a, logdir, "s", &e) == 0);
+	if (a) {
+		/* dd killed, the group kill under way */
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\noom_group_kill 0\n") == 0);
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 1\noom_kill 3\noom_group_kill 1\n") == 1);
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 1\noom_kill 4\noom_group_kill 1\n") == 1);
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 2\noom_kill 6\noom_group_kill 2\n") == 2);
+		/* an older kernel: each process killed */
+		l.seen[CTL_MEMORY] = 0;
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\n") == 3);
+		CHECK(oom_check(&l, a, "low 0\nhigh 0\nmax 9\noom 1\noom_kill 2\n") == 4);
+		audit_close(a);
+	}
+	free(logdir);
+	policy_free(&p);
+	tmpdir_remove();
+}
+
 int main(void)
 {
 	test_own_cgroup();
 	test_mounts();
 	test_counters();
 	test_plan();
+	test_oom_events();
 	return check_status_counted("sandbox_limits");
 }

@@ -59,141 +59,33 @@ while (($#)); do
 	*) echo "bpf-lsm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-say() { printf '# bpf-lsm.sh: %s\n' "$*" >&2; }
-die() { say "$*"; exit 1; }
+VM_NAME=bpf-lsm.sh VM_RUN=$VMDIR
+# shellcheck source=tests/vm/lib.sh disable=SC2034 # VM_* are read by lib.sh
+source "$repo/tests/vm/lib.sh"
 
-(($(id -u) == 0)) || die "needs root (debootstrap, the guest's files owned by root)"
-[[ -x $repo/build/warden && -x $repo/build/tests/helpers/wprobe ]] ||
-	die "build the tree first (scripts/build): no build/warden or build/tests/helpers/wprobe"
+vm_host_ready
 grep -q '^#define WARDEN_BPF 1' "$repo/build/config.h" ||
-	die "this build has no BPF program (build/config.h: WARDEN_BPF is not 1)"
-
-need=()
-command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
-command -v debootstrap >/dev/null || need+=(debootstrap)
-command -v cpio >/dev/null || need+=(cpio)
-if ((${#need[@]})); then
-	say "installing ${need[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >/dev/null
-fi
+	vm_die "this build has no BPF program (build/config.h: WARDEN_BPF is not 1)"
 
 [[ -n $fresh ]] && rm -rf "$VMDIR"
 mkdir -p "$VMDIR"
 cd "$VMDIR"
 
-# ---- the kernel: Debian 12's, unpacked (nothing installed in /boot) ----
-if ! ls kernel/boot/vmlinuz-* >/dev/null 2>&1; then
-	pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' |
-		awk '{ print $1 }' | sort -V | tail -n 1)
-	[[ -n $pkg ]] || die "no linux-image-6.1.0-*-amd64-unsigned package (apt-get update?)"
-	say "kernel: $pkg"
-	rm -f ./*.deb
-	apt-get download "$pkg" >/dev/null 2>&1 || die "apt-get download $pkg failed"
-	rm -rf kernel
-	dpkg -x ./"$pkg"_*.deb kernel
-	rm -f ./*.deb
-fi
-vmlinuz=$(ls kernel/boot/vmlinuz-* | head -n 1)
-config=$(ls kernel/boot/config-* | head -n 1)
-for opt in CONFIG_BPF_LSM=y CONFIG_DEBUG_INFO_BTF=y CONFIG_BPF_SYSCALL=y; do
-	grep -qx "$opt" "$config" || die "the guest kernel lacks $opt"
-done
+vm_kernel
+vm_kernel_has CONFIG_BPF_LSM=y CONFIG_DEBUG_INFO_BTF=y CONFIG_BPF_SYSCALL=y
+vm_rootfs
 
-# ---- the root: a minimal Debian 12 with what warden and the tests use ----
-if [[ ! -f rootfs/.complete ]]; then
-	rm -rf rootfs
-	say "debootstrap (a few minutes)"
-	debootstrap --variant=minbase \
-		--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps,git,strace \
-		bookworm rootfs http://deb.debian.org/debian >debootstrap.log 2>&1 ||
-		die "debootstrap failed: see $VMDIR/debootstrap.log"
-	rm -rf rootfs/var/cache/apt/archives/*.deb rootfs/usr/share/doc rootfs/usr/share/man rootfs/usr/share/locale
-	touch rootfs/.complete
-fi
-# warden's own run-time libraries, whatever this build links
-missing=$(for f in "$repo/build/warden" "$repo/build/tests/helpers/wprobe"; do
-	ldd "$f" | awk '/=>/ { print $3 }'
-done | sort -u | while read -r lib; do
-	[[ -e rootfs$lib || -e rootfs$(readlink -f "$lib") ]] || dpkg -S "$(readlink -f "$lib")" 2>/dev/null
-done | cut -d: -f1 | sort -u | tr '\n' ' ')
-# git and strace, which some tests use (a root made before they were listed)
-for tool in git strace; do
-	[[ -x rootfs/usr/bin/$tool ]] || missing+=" $tool"
-done
-if [[ -n ${missing// /} ]]; then
-	say "into the root: $missing"
-	chroot rootfs apt-get install -y --no-install-recommends $missing >/dev/null
-fi
+[[ -n $ext4_tmp ]] && vm_ext4_modules
 
-# --ext4-tmp: the modules for overlayfs, loop and ext4 (the kernel's
-# package builds them as modules) into the root, with their dependencies
-kver=$(basename "$(ls -d kernel/lib/modules/*/ | head -n 1)")
-if [[ -n $ext4_tmp && ! -f rootfs/lib/modules/$kver/modules.dep ]]; then
-	say "modules of $kver into the root (overlay, loop, ext4)"
-	src=kernel/lib/modules/$kver dst=rootfs/lib/modules/$kver
-	mkdir -p "$dst/kernel"
-	cp "$src"/modules.builtin "$src"/modules.builtin.modinfo "$src"/modules.order "$dst/"
-	for sub in fs/overlayfs fs/ext4 fs/jbd2 fs/mbcache.ko drivers/block/loop.ko lib crypto arch; do
-		mkdir -p "$dst/kernel/$(dirname "$sub")"
-		cp -a "$src/kernel/$sub" "$dst/kernel/$(dirname "$sub")/"
-	done
-	chroot rootfs depmod "$kver" || die "depmod in the root failed"
-fi
+[[ -z $wait_ms && $VM_ACCEL == tcg ]] && wait_ms=2000
 
-accel=tcg
-[[ -w /dev/kvm ]] && accel=kvm
-[[ -z $wait_ms && $accel == tcg ]] && wait_ms=2000
-
-# ---- the guest's initramfs: the root, this tree, the two stages of init ----
-stage=$VMDIR/stage
-rm -rf "$stage"
-mkdir -p "$stage"
-cp -a rootfs/. "$stage/"
-mkdir -p "$stage$repo"
-# the same path as here: build.ninja names its sources by absolute path
-(cd "$repo" && tar --exclude=.git -cf - .) | (cd "$stage$repo" && tar -xpf -)
-mkdir -p "$stage/newroot" "$stage/dev"
-[[ -c $stage/dev/console ]] || mknod -m 600 "$stage/dev/console" c 5 1
-cat >"$stage/init" <<'EOF'
-#!/bin/sh
-# stage 1: the initramfs cannot be pivot_root'ed out of (warden's sandbox
-# does), so its files move into a tmpfs that becomes the root
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t tmpfs -o mode=0755 root /newroot
-for d in /*; do
-	case $d in /proc | /newroot | /init) continue ;; esac
-	cp -a "$d" /newroot/ 2>/dev/null
-done
-mkdir -p /newroot/proc /newroot/sys /newroot/dev
-cp /stage2 /newroot/init
-umount /proc
-exec switch_root /newroot /init
-EOF
-cat >"$stage/stage2" <<EOF
-#!/bin/bash
-# stage 2: the guest's file systems, then what bpf-lsm.sh asked for
-export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs shm /dev/shm
-ln -sf /proc/self/fd /dev/fd
-ln -sf /proc/self/fd/0 /dev/stdin && ln -sf /proc/self/fd/1 /dev/stdout && ln -sf /proc/self/fd/2 /dev/stderr
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t securityfs securityfs /sys/kernel/security
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-mount -t tmpfs tmp /tmp
-if [ -n '$ext4_tmp' ]; then
-	modprobe -a overlay loop ext4 || echo "=== modprobe failed"
-	mkdir -p /var/lib/ext4tmp && mount -t tmpfs ext4img /var/lib/ext4tmp
-	truncate -s ${ext4_tmp:-0}M /var/lib/ext4tmp/tmp.img &&
-		mkfs.ext4 -q /var/lib/ext4tmp/tmp.img &&
-		mount -o loop /var/lib/ext4tmp/tmp.img /tmp && chmod 1777 /tmp ||
-		echo "=== /tmp on ext4 failed"
-	echo "=== /tmp: \$(stat -f -c %T /tmp)"
-fi
+# ---- the guest's second stage: its file systems, then what was asked ----
+{
+	echo '#!/bin/bash'
+	echo "# stage 2: the guest's file systems, then what bpf-lsm.sh asked for"
+	vm_guest_mounts
+	[[ -n $ext4_tmp ]] && vm_guest_ext4_tmp "$ext4_tmp"
+	cat <<EOF
 mount -t tmpfs run /run
 echo "+cpu +memory +pids" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 hostname warden-vm
@@ -240,35 +132,17 @@ if [ -n '$shell' ]; then
 	echo "=== a shell (exit to power off)"
 	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
 fi
-echo "=== GUEST END"
-sync
-echo o >/proc/sysrq-trigger
-sleep 10
 EOF
-# bench/exec runs ninja first: the build came from this host, and the guest
-# has not what a rebuild needs, so there ninja is a no-op
-mkdir -p "$stage/usr/local/bin"
-printf '#!/bin/sh\n# the build came from the host (tests/vm/bpf-lsm.sh): nothing to do\nexit 0\n' \
-	>"$stage/usr/local/bin/ninja"
-chmod 755 "$stage/init" "$stage/stage2" "$stage/usr/local/bin/ninja"
-say "packing the initramfs"
-(cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet) >initramfs.cpio
-rm -rf "$stage"
+	vm_guest_end
+} >"$VMDIR/stage2.sh"
+vm_stage "$VMDIR/stage2.sh"
+rm -f "$VMDIR/stage2.sh"
+vm_pack
 
 # ---- the boot ----
-say "booting $(basename "$vmlinuz") ($accel, ${mem} MB, $smp CPUs); the console follows"
-qcmd=(qemu-system-x86_64 -machine q35 -cpu max -m "$mem" -smp "$smp"
-	-kernel "$vmlinuz" -initrd initramfs.cpio -nographic -no-reboot -nic none
-	-append "console=ttyS0 lsm=$lsm panic=-1 quiet")
-if [[ $accel == tcg ]]; then qcmd+=(-accel tcg,thread=multi); else qcmd+=(-accel kvm); fi
-if [[ -n $shell ]]; then
-	"${qcmd[@]}" | tee console.log
-else
-	timeout "$timeout" "${qcmd[@]}" </dev/null | tee console.log
-fi
-grep -aq '^=== GUEST END' console.log || die "the guest did not finish (see $VMDIR/console.log)"
-summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' console.log | tail -n 1 | tr -d '\r')
-[[ -n $summary ]] || die "the guest's tests did not finish (see $VMDIR/console.log)"
+vm_boot "$mem" "$smp" "$timeout" "$shell" "lsm=$lsm"
+summary=$(vm_summaries | tail -n 1)
+[[ -n $summary ]] || vm_die "the guest's tests did not finish (see $VMDIR/console.log)"
 [[ $summary =~ ^([0-9]+)\ passed,\ 0\ failed ]] && ((BASH_REMATCH[1] > 0)) ||
-	die "the guest's tests: $summary (see $VMDIR/console.log)"
-say "the guest's tests: $summary"
+	vm_die "the guest's tests: $summary (see $VMDIR/console.log)"
+vm_say "the guest's tests: $summary"

@@ -1,0 +1,69 @@
+/* main.c - /.warden/warden-hook: the small hook client warden installs as
+ * the tool-call hook of the agents' clients (src/agents/hooks.c). It does
+ * what `warden hook` does (src/control/hookclient.c) in a binary of its
+ * own, linked statically with only libc and jansson: a client starts it
+ * for every tool call, twice, and starting warden's whole binary (libcrypto,
+ * libssl, nghttp2, libseccomp; about 200 page faults) cost more than the
+ * report itself. warden carries it in its own binary (hookbin_blob.c) and
+ * puts it beside its own cached copy. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../control/hookclient.h"
+#include "../sandbox/sandbox.h"
+
+static const char usage[] =
+	"usage: warden-hook [--client claude|codex] [--timeout SECONDS]\n"
+	"\n"
+	"warden's tool-call hook inside a warden sandbox (`warden hook` in a\n"
+	"binary of its own): reads the client's PreToolUse or PostToolUse input\n"
+	"on stdin, reports the tool call to warden over " SANDBOX_HOOK_SOCK ",\n"
+	"and prints warden's decision as the client reads it. warden\n"
+	"unreachable or silent: exit 2, which blocks the call.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "client", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *client = "claude", *sock = SANDBOX_HOOK_SOCK;
+	long timeout = HOOK_TIMEOUT_DEFAULT_S;
+	int c;
+	while ((c = getopt_long(argc, argv, "+c:t:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			client = optarg;
+			break;
+		case 't': {
+			char *end;
+			errno = 0;
+			timeout = strtol(optarg, &end, 10);
+			if (errno || *end || timeout < 1) {
+				fprintf(stderr, "warden-hook: --timeout takes a number of seconds\n%s", usage);
+				return 2;
+			}
+			break;
+		}
+		case 's':
+			sock = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return hook_client_run(client, sock, timeout);
+}
