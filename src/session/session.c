@@ -18,6 +18,7 @@
 #include "../agents/state.h"
 #include "../net/tls.h"
 #include "../audit/audit.h"
+#include "../common/bgjob.h"
 #include "../audit/journald.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
@@ -301,10 +302,13 @@ struct session_secrets {
 	struct egress eg;
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
+	bool want_canary;          /* not `canary off` */
+	struct bgjob ready;        /* the decoys and the egress made meanwhile (secrets_ready) */
 };
 
 static void session_secrets_free(struct session_secrets *ss)
 {
+	bgjob_join(&ss->ready);
 	if (ss->bundle)
 		unlink(ss->bundle);
 	free(ss->bundle);
@@ -372,8 +376,21 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 	return true;
 }
 
+/* The decoys and the egress (the session CA when there are secrets): on a
+ * thread of their own, while the sandbox's spec is made (libcrypto's setup
+ * for the decoy key pair alone takes milliseconds). */
+static int secrets_make(void *arg, struct werr *e)
+{
+	struct session_secrets *ss = arg;
+	/* the decoys of the home, their tokens watched for by the proxy */
+	if (ss->want_canary && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
+		return -1;
+	return egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e);
+}
+
 /* Read every secret's value (before anything starts: a missing one is an
- * error), and when there are any, make the session CA. */
+ * error), and when there are any, make the session CA (secrets_ready
+ * waits for it and the decoys). */
 static int secrets_prepare(const struct session_opts *o, const struct policy *pol,
 			   const char *home, struct session_secrets *ss, struct werr *e)
 {
@@ -383,12 +400,17 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
 	explicit_bzero(key, sizeof key);
 	if (r < 0)
 		return -1;
-	/* the decoys of the home, their tokens watched for by the proxy */
-	if (!pol->canary_off && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
-		return -1;
 	if (ss->sec.n)
 		trust_user_cas(&ss->cas);
-	return egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e);
+	ss->want_canary = !pol->canary_off;
+	bgjob_start(&ss->ready, secrets_make, ss);
+	return 0;
+}
+
+/* The decoys and the egress, once made. */
+static int secrets_ready(struct session_secrets *ss, struct werr *e)
+{
+	return bgjob_wait(&ss->ready, e);
 }
 
 /* Inside: each secret's variable holds its phantom, whatever else set it,
@@ -520,7 +542,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	if (secrets_spec(ss, session, s, e) < 0 || audit_open(log, s->logdir, session, e) < 0)
+	if (secrets_ready(ss, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
+	    audit_open(log, s->logdir, session, e) < 0)
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
