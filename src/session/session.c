@@ -303,7 +303,11 @@ struct session_secrets {
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
 	bool want_canary;          /* not `canary off` */
-	struct bgjob ready;        /* the decoys and the egress made meanwhile (secrets_ready) */
+	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */
+	void *filter;              /* ... compiled meanwhile, or NULL (the supervisor compiles it) */
+	size_t filter_len;
+	struct bgjob ready;        /* the decoys, the egress and the filter made meanwhile
+				      (secrets_ready) */
 };
 
 static void session_secrets_free(struct session_secrets *ss)
@@ -314,6 +318,7 @@ static void session_secrets_free(struct session_secrets *ss)
 	free(ss->bundle);
 	egress_free(&ss->eg);
 	canary_free(&ss->canary);
+	free(ss->filter);
 	secrets_free(&ss->sec);
 	strv_free(&ss->cas);
 }
@@ -378,14 +383,21 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 
 /* The decoys and the egress (the session CA when there are secrets): on a
  * thread of their own, while the sandbox's spec is made (libcrypto's setup
- * for the decoy key pair alone takes milliseconds). */
+ * for the decoy key pair alone takes milliseconds); then the seccomp filter
+ * (a millisecond of libseccomp, used by nothing else meanwhile), which
+ * the supervisor compiles itself should it not be there or not fit. */
 static int secrets_make(void *arg, struct werr *e)
 {
 	struct session_secrets *ss = arg;
 	/* the decoys of the home, their tokens watched for by the proxy */
 	if (ss->want_canary && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
 		return -1;
-	return egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e);
+	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e) < 0)
+		return -1;
+	struct werr fe = { 0 };
+	if (seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
+		ss->filter = NULL;
+	return 0;
 }
 
 /* Read every secret's value (before anything starts: a missing one is an
@@ -403,14 +415,24 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
 	if (ss->sec.n)
 		trust_user_cas(&ss->cas);
 	ss->want_canary = !pol->canary_off;
+	ss->filter_kind = seccomp_kind_of(pol, o->read_only || pol->workspace_ro);
 	bgjob_start(&ss->ready, secrets_make, ss);
 	return 0;
 }
 
-/* The decoys and the egress, once made. */
-static int secrets_ready(struct session_secrets *ss, struct werr *e)
+/* The decoys and the egress, once made; the filter to the spec (which
+ * checks that it fits, seccomp_compile). */
+static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, struct werr *e)
 {
-	return bgjob_wait(&ss->ready, e);
+	if (bgjob_wait(&ss->ready, e) < 0)
+		return -1;
+	if (ss->filter) {
+		free(s->seccomp_prog);
+		s->seccomp_prog = steal_ptr(&ss->filter);
+		s->seccomp_len = ss->filter_len;
+		s->seccomp_kind = ss->filter_kind;
+	}
+	return 0;
 }
 
 /* Inside: each secret's variable holds its phantom, whatever else set it,
@@ -542,7 +564,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	if (secrets_ready(ss, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
+	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
 		return -1;
 	if (o->log_syslog)
