@@ -564,6 +564,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
+	/* As root: the agent's own host identity, never root's (hostid.h);
+	 * its name-service lookups (milliseconds) while the preparing thread
+	 * finishes */
+	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
+		return -1;
 	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
 		return -1;
@@ -581,9 +586,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
-	/* As root: the agent's own host identity, never root's (hostid.h). */
-	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
-		return -1;
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	struct limits_probe probe;
