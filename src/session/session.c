@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,7 +305,8 @@ struct session_secrets {
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
 	bool want_canary;          /* not `canary off` */
 	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */
-	void *filter;              /* ... compiled meanwhile, or NULL (the supervisor compiles it) */
+	atomic_bool filter_taken;  /* the preparing thread or the main one is on it */
+	void *filter;              /* ... compiled by the thread, or NULL */
 	size_t filter_len;
 	struct bgjob ready;        /* the decoys, the egress and the filter made meanwhile
 				      (secrets_ready) */
@@ -384,8 +386,9 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 /* The decoys and the egress (the session CA when there are secrets): on a
  * thread of their own, while the sandbox's spec is made (libcrypto's setup
  * for the decoy key pair alone takes milliseconds); then the seccomp filter
- * (a millisecond of libseccomp, used by nothing else meanwhile), which
- * the supervisor compiles itself should it not be there or not fit. */
+ * (a millisecond of libseccomp), unless the main thread, there first, took
+ * it (secrets_ready); the supervisor compiles it itself should it not be
+ * there or not fit. */
 static int secrets_make(void *arg, struct werr *e)
 {
 	struct session_secrets *ss = arg;
@@ -395,7 +398,8 @@ static int secrets_make(void *arg, struct werr *e)
 	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e) < 0)
 		return -1;
 	struct werr fe = { 0 };
-	if (seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
+	if (!atomic_exchange(&ss->filter_taken, true) &&
+	    seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
 		ss->filter = NULL;
 	return 0;
 }
@@ -424,6 +428,11 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
  * checks that it fits, seccomp_compile). */
 static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, struct werr *e)
 {
+	/* the filter, when the thread has not started on it: here rather
+	 * than wait (a failure is the supervisor's to report, compiling again) */
+	struct werr fe = { 0 };
+	if (!atomic_exchange(&ss->filter_taken, true))
+		(void)seccomp_compile(s, &fe);
 	if (bgjob_wait(&ss->ready, e) < 0)
 		return -1;
 	if (ss->filter) {
