@@ -38,10 +38,14 @@ struct hit {
 	char *key;
 };
 
+/* A rule's open sequences and counted events: allocated on its first
+ * (most rules never match in a session; inline arrays made the states of
+ * the built-in rules half a megabyte, each page of it faulted in when
+ * read) */
 struct rstate {
-	struct partial p[PARTIALS_MAX];
+	struct partial *p; /* PARTIALS_MAX of them, or NULL */
 	size_t np;
-	struct hit h[HITS_MAX];
+	struct hit *h;     /* HITS_MAX of them, or NULL */
 	size_t nh;
 };
 
@@ -543,6 +547,8 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 		long root = r->tree ? event_pid(d->ev) : -1;
 		if (r->tree && root <= 0)
 			return fired; /* no process to follow */
+		if (!st->p)
+			st->p = xcalloc(PARTIALS_MAX, sizeof *st->p);
 		if (st->np == PARTIALS_MAX)
 			partial_drop(st, 0); /* the oldest (drop moves the last into its place) */
 		st->p[st->np++] = (struct partial){ .stage = 1, .t0 = now, .seqs = { seq },
@@ -566,6 +572,8 @@ static unsigned run_count(struct detect *d, const struct rule *r, struct rstate 
 		else
 			free(st->h[i].key);
 	st->nh = w;
+	if (!st->h)
+		st->h = xcalloc(HITS_MAX, sizeof *st->h);
 	if (st->nh == HITS_MAX) {
 		free(st->h[0].key);
 		memmove(st->h, st->h + 1, (HITS_MAX - 1) * sizeof *st->h);
@@ -715,6 +723,8 @@ void detect_free(struct detect *d)
 			free(d->st[i].p[k].key);
 		for (size_t k = 0; k < d->st[i].nh; k++)
 			free(d->st[i].h[k].key);
+		free(d->st[i].p);
+		free(d->st[i].h);
 	}
 	free(d->st);
 	free(d->pids);

@@ -132,6 +132,13 @@ struct exec_layout {
 				     links beside it) */
 };
 
+/* What the seccomp filter depends on (seccomp.c). */
+struct seccomp_kind {
+	bool files;  /* file operations recorded: `audit files`, `write ask`, a read-only workspace */
+	bool strict; /* `exec strict`: code mapped from files goes by the supervisor */
+	bool made;   /* secret names to mask: the names the sandbox makes are noted (wsmade.h) */
+};
+
 struct sandbox_spec {
 	/* identity on the host */
 	uid_t uid;
@@ -174,6 +181,7 @@ struct sandbox_spec {
 	int etc_lock;               /* shared flock on the cache version in use, or -1 */
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
+	struct seccomp_kind seccomp_kind; /* what it was compiled for */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself
@@ -368,9 +376,17 @@ int net_forward_listeners(const struct net_forwards *f, int fds[FORWARD_MAX], st
 int landlock_apply(const struct sandbox_spec *s, struct werr *e);
 
 /* seccomp.c. The supervisor compiles the filter into s->seccomp_prog
- * before it clones init (whose memory is a copy); init installs it, with
- * no_new_privs, and *notify_fd receives the listener. */
+ * before it clones init (whose memory is a copy), unless it is there
+ * already, compiled for the same kind (seccomp_prepare); init installs it,
+ * with no_new_privs, and *notify_fd receives the listener. */
 int seccomp_compile(struct sandbox_spec *s, struct werr *e);
+/* The kind of filter a session needs, from its policy and whether its
+ * workspace is read-only. */
+struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro);
+/* The filter of that kind compiled ahead (on the session's preparing
+ * thread, while nothing else uses libseccomp): *prog (malloc'd), *len
+ * instructions. */
+int seccomp_prepare(struct seccomp_kind k, void **prog, size_t *len, struct werr *e);
 int seccomp_install(const struct sandbox_spec *s, int *notify_fd, struct werr *e);
 
 /* caps.c (init) */

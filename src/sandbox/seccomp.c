@@ -261,14 +261,36 @@ fail:
 	return r;
 }
 
+struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
+{
+	/* a read-only workspace: its refused writes are recorded (notify.c);
+	 * secret names to mask: the names the sandbox makes are noted
+	 * (wsmade.h) */
+	return (struct seccomp_kind){ .files = pol->audit_files || pol->write_ask.n || workspace_ro,
+				      .strict = pol->exec.strict, .made = pol->mask.n > 0 };
+}
+
 int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
+	struct seccomp_kind k = seccomp_kind_of(s->policy, s->workspace_ro);
+	if (s->seccomp_prog && s->seccomp_kind.files == k.files && s->seccomp_kind.strict == k.strict &&
+	    s->seccomp_kind.made == k.made)
+		return 0;
+	void *prog;
+	size_t len;
+	if (seccomp_prepare(k, &prog, &len, e) < 0)
+		return -1;
+	free(s->seccomp_prog);
+	s->seccomp_prog = prog;
+	s->seccomp_len = len;
+	s->seccomp_kind = k;
+	return 0;
+}
+
+int seccomp_prepare(struct seccomp_kind k, void **out, size_t *out_len, struct werr *e)
+{
 	scmp_filter_ctx ctx;
-	/* a read-only workspace: its refused writes are recorded (notify.c) */
-	/* secret names in a writable workspace: the names the sandbox makes
-	 * are noted (wsmade.h) */
-	int r = build(&ctx, s->policy->audit_files || s->policy->write_ask.n || s->workspace_ro,
-		      s->policy->mask.n > 0, s->policy->exec.strict);
+	int r = build(&ctx, k.files, k.made, k.strict);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */
@@ -290,9 +312,8 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 		free(prog);
 		return werr_errno(e, "seccomp: reading the exported filter");
 	}
-	free(s->seccomp_prog);
-	s->seccomp_prog = prog;
-	s->seccomp_len = (size_t)st.st_size / sizeof(struct sock_filter);
+	*out = prog;
+	*out_len = (size_t)st.st_size / sizeof(struct sock_filter);
 	return 0;
 }
 

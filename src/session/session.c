@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "../agents/state.h"
 #include "../net/tls.h"
 #include "../audit/audit.h"
+#include "../common/bgjob.h"
 #include "../audit/journald.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
@@ -303,15 +305,24 @@ struct session_secrets {
 	struct egress eg;
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
+	bool want_canary;          /* not `canary off` */
+	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */
+	atomic_bool filter_taken;  /* the preparing thread or the main one is on it */
+	void *filter;              /* ... compiled by the thread, or NULL */
+	size_t filter_len;
+	struct bgjob ready;        /* the decoys, the egress and the filter made meanwhile
+				      (secrets_ready) */
 };
 
 static void session_secrets_free(struct session_secrets *ss)
 {
+	bgjob_join(&ss->ready);
 	if (ss->bundle)
 		unlink(ss->bundle);
 	free(ss->bundle);
 	egress_free(&ss->eg);
 	canary_free(&ss->canary);
+	free(ss->filter);
 	secrets_free(&ss->sec);
 	strv_free(&ss->cas);
 }
@@ -374,8 +385,30 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 	return true;
 }
 
+/* The decoys and the egress (the session CA when there are secrets): on a
+ * thread of their own, while the sandbox's spec is made (libcrypto's setup
+ * for the decoy key pair alone takes milliseconds); then the seccomp filter
+ * (a millisecond of libseccomp), unless the main thread, there first, took
+ * it (secrets_ready); the supervisor compiles it itself should it not be
+ * there or not fit. */
+static int secrets_make(void *arg, struct werr *e)
+{
+	struct session_secrets *ss = arg;
+	/* the decoys of the home, their tokens watched for by the proxy */
+	if (ss->want_canary && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
+		return -1;
+	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e) < 0)
+		return -1;
+	struct werr fe = { 0 };
+	if (!atomic_exchange(&ss->filter_taken, true) &&
+	    seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
+		ss->filter = NULL;
+	return 0;
+}
+
 /* Read every secret's value (before anything starts: a missing one is an
- * error), and when there are any, make the session CA. */
+ * error), and when there are any, make the session CA (secrets_ready
+ * waits for it and the decoys). */
 static int secrets_prepare(const struct session_opts *o, const struct policy *pol,
 			   const char *home, struct session_secrets *ss, struct werr *e)
 {
@@ -385,12 +418,32 @@ static int secrets_prepare(const struct session_opts *o, const struct policy *po
 	explicit_bzero(key, sizeof key);
 	if (r < 0)
 		return -1;
-	/* the decoys of the home, their tokens watched for by the proxy */
-	if (!pol->canary_off && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
-		return -1;
 	if (ss->sec.n)
 		trust_user_cas(&ss->cas);
-	return egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e);
+	ss->want_canary = !pol->canary_off;
+	ss->filter_kind = seccomp_kind_of(pol, o->read_only || pol->workspace_ro);
+	bgjob_start(&ss->ready, secrets_make, ss);
+	return 0;
+}
+
+/* The decoys and the egress, once made; the filter to the spec (which
+ * checks that it fits, seccomp_compile). */
+static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, struct werr *e)
+{
+	/* the filter, when the thread has not started on it: here rather
+	 * than wait (a failure is the supervisor's to report, compiling again) */
+	struct werr fe = { 0 };
+	if (!atomic_exchange(&ss->filter_taken, true))
+		(void)seccomp_compile(s, &fe);
+	if (bgjob_wait(&ss->ready, e) < 0)
+		return -1;
+	if (ss->filter) {
+		free(s->seccomp_prog);
+		s->seccomp_prog = steal_ptr(&ss->filter);
+		s->seccomp_len = ss->filter_len;
+		s->seccomp_kind = ss->filter_kind;
+	}
+	return 0;
 }
 
 /* Inside: each secret's variable holds its phantom, whatever else set it,
@@ -522,7 +575,13 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	if (secrets_spec(ss, session, s, e) < 0 || audit_open(log, s->logdir, session, e) < 0)
+	/* As root: the agent's own host identity, never root's (hostid.h);
+	 * its name-service lookups (milliseconds) while the preparing thread
+	 * finishes */
+	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
+		return -1;
+	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
+	    audit_open(log, s->logdir, session, e) < 0)
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(*log);
@@ -538,9 +597,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
-	/* As root: the agent's own host identity, never root's (hostid.h). */
-	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
-		return -1;
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	struct limits_probe probe;
