@@ -2,11 +2,8 @@
  * the sandbox, as a command of warden's own binary; its options read here,
  * its work done by src/control/hookclient.c, which the small hook client
  * /.warden/warden-hook (src/hookbin) shares. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../common/util.h"
 #include "../control/hookclient.h"
@@ -24,41 +21,12 @@ static const char usage[] =
 	"A denied call: a deny decision on stdout. warden unreachable or silent:\n"
 	"exit 2, which blocks the call.\n";
 
+static int next_opt(int argc, char **argv)
+{
+	return cli_getopt(argc, argv, "hook");
+}
+
 int cmd_hook(int argc, char **argv)
 {
-	const char *client = "claude", *sock = SANDBOX_HOOK_SOCK;
-	long timeout = HOOK_TIMEOUT_DEFAULT_S;
-	int c;
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, "hook")) != -1) {
-		switch (c) {
-		case 'c':
-			client = optarg;
-			break;
-		case 't': {
-			char *end;
-			errno = 0;
-			timeout = strtol(optarg, &end, 10);
-			if (errno || *end || timeout < 1) {
-				fprintf(stderr, "warden hook: --timeout takes a number of seconds\n%s", usage);
-				return 2;
-			}
-			break;
-		}
-		case 's':
-			sock = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	return hook_client_run(client, sock, timeout);
+	return hook_client_main(argc, argv, next_opt, "warden hook", usage);
 }

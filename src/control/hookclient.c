@@ -20,6 +20,7 @@
 #include "hookclient.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <poll.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 #include "hookmsg.h"
 
 #define INPUT_MAX (64L << 20) /* the client's hook input, at most */
@@ -232,4 +234,44 @@ int hook_client_run(const char *client, const char *sock, long timeout)
 			return refuse(phase, "warden denied the call");
 		return 0;
 	}
+}
+
+int hook_client_main(int argc, char **argv, int (*next)(int argc, char **argv), const char *name,
+		     const char *usage)
+{
+	const char *client = "claude", *sock = SANDBOX_HOOK_SOCK;
+	long timeout = HOOK_TIMEOUT_DEFAULT_S;
+	int c;
+	optind = 1;
+	while ((c = next(argc, argv)) != -1) {
+		switch (c) {
+		case 'c':
+			client = optarg;
+			break;
+		case 't': {
+			char *end;
+			errno = 0;
+			timeout = strtol(optarg, &end, 10);
+			if (errno || *end || timeout < 1) {
+				fprintf(stderr, "%s: --timeout takes a number of seconds\n%s", name, usage);
+				return 2;
+			}
+			break;
+		}
+		case 's':
+			sock = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	return hook_client_run(client, sock, timeout);
 }

@@ -13,3 +13,10 @@
  * 0 (allowed, denied with the decision on stdout, or not a tool call), 2
  * (refused before the tool ran: the client blocks the call), 1 (after). */
 int hook_client_run(const char *client, const char *sock, long timeout);
+
+/* The hook command's options (--client, --timeout, --socket, --help; the
+ * option characters c, t, s, h), read with next (getopt's kind: the next
+ * option, -1 at the end, '?' for a wrong one), then hook_client_run. name
+ * and usage for what is said about a wrong option. The exit status. */
+int hook_client_main(int argc, char **argv, int (*next)(int argc, char **argv), const char *name,
+		     const char *usage);

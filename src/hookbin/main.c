@@ -6,10 +6,8 @@
  * libssl, nghttp2, libseccomp; about 200 page faults) cost more than the
  * report itself. warden carries it in its own binary (hookbin_blob.c) and
  * puts it beside its own cached copy. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../control/hookclient.h"
 #include "../sandbox/sandbox.h"
@@ -23,7 +21,7 @@ static const char usage[] =
 	"and prints warden's decision as the client reads it. warden\n"
 	"unreachable or silent: exit 2, which blocks the call.\n";
 
-int main(int argc, char **argv)
+static int next_opt(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "client", required_argument, NULL, 'c' },
@@ -32,38 +30,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *client = "claude", *sock = SANDBOX_HOOK_SOCK;
-	long timeout = HOOK_TIMEOUT_DEFAULT_S;
-	int c;
-	while ((c = getopt_long(argc, argv, "+c:t:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			client = optarg;
-			break;
-		case 't': {
-			char *end;
-			errno = 0;
-			timeout = strtol(optarg, &end, 10);
-			if (errno || *end || timeout < 1) {
-				fprintf(stderr, "warden-hook: --timeout takes a number of seconds\n%s", usage);
-				return 2;
-			}
-			break;
-		}
-		case 's':
-			sock = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	return hook_client_run(client, sock, timeout);
+	return getopt_long(argc, argv, "+c:t:s:h", opts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	return hook_client_main(argc, argv, next_opt, "warden-hook", usage);
 }
