@@ -413,6 +413,16 @@ static const struct file_op *file_op_of(const struct notifier *n, int nr)
 	return NULL;
 }
 
+/* path without its trailing slashes (cut in place), and its last name. */
+static char *last_name(char *path)
+{
+	size_t l = strlen(path);
+	while (l > 1 && path[l - 1] == '/')
+		path[--l] = '\0';
+	char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 /* The name that path (text, relative to the directory fd dfd when at,
  * else to the cwd) is about to make, noted when it is a secret name (any:
  * whatever its name, a socket's) (wsmade.h), so that the workspace watch
@@ -424,11 +434,8 @@ static const struct file_op *file_op_of(const struct notifier *n, int nr)
 static void note_name(struct notifier *n, const struct seccomp_notif *req, char *path, bool at,
 		      int dfd, char *cwd, bool fresh, bool any)
 {
-	size_t l = strlen(path);
-	while (l > 1 && path[l - 1] == '/')
-		path[--l] = '\0';
-	char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
+	char *name = last_name(path);
+	char *slash = name == path ? NULL : name - 1;
 	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return;
 	if (!at)
@@ -505,11 +512,7 @@ static bool secret_arg(const struct notifier *n, int mem, __u64 addr)
 		return false;
 	if (n->mask_paths)
 		return true;
-	size_t l = strlen(path);
-	while (l > 1 && path[l - 1] == '/')
-		path[--l] = '\0';
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
+	const char *name = last_name(path);
 	return workspace_masked(n->pol, name, name);
 }
 
