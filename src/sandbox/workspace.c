@@ -901,13 +901,6 @@ static void sort_by_depth(struct ws_plan *plan)
 	plan->cap = plan->n;
 }
 
-/* rel is outer or lies below it. */
-static bool rel_in(const char *rel, const char *outer)
-{
-	size_t k = strlen(outer);
-	return strncmp(rel, outer, k) == 0 && (rel[k] == '\0' || rel[k] == '/');
-}
-
 /* The plan made consistent once the scan is done. A directory pinned on
  * the way to a protected path that is itself protected, or inside one
  * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
@@ -929,7 +922,7 @@ static void settle(struct ws_plan *plan)
 	}
 	for (size_t i = 0; i < plan->n; i++)
 		for (size_t j = 0; plan->m[i].kind == WS_PIN && j < nro; j++)
-			if (rel_in(plan->m[i].rel, plan->m[ro[j]].rel))
+			if (path_is_within(plan->m[i].rel, plan->m[ro[j]].rel))
 				plan->m[i].kind = WS_PROTECT;
 	size_t kept = 0;
 	for (size_t i = 0; i < plan->n; i++) {
@@ -938,7 +931,7 @@ static void settle(struct ws_plan *plan)
 		for (size_t j = 0; !hidden && m->kind != WS_MASK_FILE && m->kind != WS_MASK_DIR &&
 				   j < nmasked; j++)
 			hidden = strcmp(m->rel, plan->m[masked[j]].rel) != 0 &&
-				 rel_in(m->rel, plan->m[masked[j]].rel);
+				 path_is_within(m->rel, plan->m[masked[j]].rel);
 		if (hidden) {
 			free(m->rel);
 			free(m->abs);
