@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 #include "target.h"
 
 #ifndef SYS_pidfd_open
@@ -86,14 +87,24 @@ static int own_diag(void)
 	return fd;
 }
 
+/* The hook socket (SANDBOX_HOOK_SOCK), once sock_diag has found it bound
+ * inside: on the sandbox's read-only root, that name and its inode stay
+ * the session's, so a hook's connect (one per tool call) skips the dump. */
+static struct {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+} hook_sock;
+
 /* Resolve sun_path for process pid and decide: the O_PATH fd of a socket
  * bound inside, or -1 with r filled (refused or no socket). */
 static int resolve(int diag, pid_t pid, const char *sun_path, struct unixconn_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->verdict = UNIXCONN_NONE;
-	char cwd[4096];
-	target_cwd(pid, cwd, sizeof cwd);
+	char cwd[4096] = "";
+	if (sun_path[0] != '/')
+		target_cwd(pid, cwd, sizeof cwd);
 	_cleanup_close_ int fd = target_open(pid, AT_FDCWD, false, sun_path, 0, O_PATH | O_CLOEXEC,
 					     cwd, r->resolved, sizeof r->resolved);
 	if (fd < 0) {
@@ -107,7 +118,12 @@ static int resolve(int diag, pid_t pid, const char *sun_path, struct unixconn_re
 		r->err = ECONNREFUSED; /* what connect(2) says of a file that is no socket */
 		return -1;
 	}
+	bool hook = strcmp(r->resolved, SANDBOX_HOOK_SOCK) == 0;
+	if (hook && hook_sock.known && st.st_dev == hook_sock.dev && st.st_ino == hook_sock.ino)
+		return steal_fd(&fd);
 	int in = diag >= 0 ? unixconn_bound(diag, st.st_dev, st.st_ino) : -1;
+	if (in == 1 && hook)
+		hook_sock.known = true, hook_sock.dev = st.st_dev, hook_sock.ino = st.st_ino;
 	if (in != 1) {
 		/* not the sandbox's: the host's (refused), or nobody's */
 		int out = own_diag() >= 0 ? unixconn_bound(own_diag(), st.st_dev, st.st_ino) : -1;
