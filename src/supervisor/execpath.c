@@ -4,7 +4,12 @@
  * letting the kernel follow a symlink (each is read and expanded here), so
  * that every directory a lookup happens in is known, and its mount's
  * read-only flag is checked (cached by mount id: the sandbox's mounts are
- * fixed for the session). */
+ * fixed for the session). A path found stable is remembered with the file
+ * it reached: the next exec of the same string that opens the same inode
+ * is stable without the walk, as nothing inside can change a directory on
+ * a read-only mount (a change made on the host, where such a mount comes
+ * from, is not the agent's; and the inode warden opened is compared each
+ * time). */
 #include "execpath.h"
 
 #include <errno.h>
@@ -27,6 +32,13 @@
 #define MAX_LINKS 40
 #define MOUNTS 64
 #define PAGE 4096ULL
+#define STABLE_KEPT 32
+
+struct stable {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+};
 
 struct mount_ro {
 	uint64_t id;
@@ -36,6 +48,8 @@ struct mount_ro {
 struct execpath {
 	struct mount_ro m[MOUNTS];
 	size_t n;
+	struct stable kept[STABLE_KEPT]; /* a ring, next: the slot to fill */
+	size_t next;
 };
 
 struct execpath *execpath_new(void)
@@ -45,7 +59,29 @@ struct execpath *execpath_new(void)
 
 void execpath_free(struct execpath *ep)
 {
+	if (!ep)
+		return;
+	for (size_t i = 0; i < STABLE_KEPT; i++)
+		free(ep->kept[i].path);
 	free(ep);
+}
+
+static bool kept_stable(const struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < STABLE_KEPT; i++)
+		if (ep->kept[i].path && ep->kept[i].ino == ino && ep->kept[i].dev == dev &&
+		    strcmp(ep->kept[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+{
+	struct stable *k = &ep->kept[ep->next];
+	ep->next = (ep->next + 1) % STABLE_KEPT;
+	free(k->path);
+	*k = (struct stable){ .path = xstrdup(path), .dev = dev, .ino = ino };
+	return true;
 }
 
 /* Is the mount of the directory at rel (from root; "" for root itself),
@@ -73,10 +109,19 @@ static bool stat_at(int root, const char *rel, struct statx *sx)
 	       (sx->stx_mask & STATX_TYPE) && (sx->stx_mask & STATX_INO);
 }
 
+static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
+
 bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
 {
 	if (root < 0 || path[0] != '/')
 		return false;
+	if (kept_stable(ep, path, dev, ino))
+		return true;
+	return walk_stable(ep, root, path, dev, ino) && keep_stable(ep, path, dev, ino);
+}
+
+static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
+{
 	/* done: the resolved directories, from root, without symlinks (so the
 	 * kernel, given it, follows none); todo: what is left to resolve */
 	char done[PATH_MAX] = "", todo[PATH_MAX], link[PATH_MAX], next[PATH_MAX];
@@ -146,10 +191,10 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 	}
 }
 
-bool execpath_string_private(pid_t pid, pid_t ppid, pid_t init, int threads, uint64_t addr,
-			     size_t len)
+bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_t addr, size_t len)
 {
-	if (threads != 1 || ppid <= 0 || len == 0)
+	pid_t pid = pr->pid, ppid = pr->ppid;
+	if (pr->threads != 1 || ppid <= 0 || len == 0)
 		return false;
 	/* A vfork child runs on its parent's memory (kcmp: 0, the same):
 	 * the parent's thread waits in vfork until the child's exec, so the
@@ -167,9 +212,10 @@ bool execpath_string_private(pid_t pid, pid_t ppid, pid_t init, int threads, uin
 		if (r != 0 || depth == 8)
 			return false;
 		long inner;
-		pid_t up;
-		int n;
-		target_status(parent, &inner, &up, NULL, &n);
+		pid_t up = pr->pppid;
+		int n = pr->pthreads;
+		if (depth > 0)
+			target_status(parent, &inner, &up, NULL, &n);
 		if (n != 1 || up <= 0)
 			return false;
 		child = parent;

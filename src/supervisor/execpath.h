@@ -32,9 +32,16 @@ void execpath_free(struct execpath *ep);
  * only? */
 bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
 
+/* The process that execs, as /proc/PID/status said when its exec was
+ * noticed: pid, the thread (its process's only one, threads), ppid its
+ * parent, and the parent's own parent and threads (read then too: a
+ * parent whose one thread waits in vfork cannot start another). */
+struct execpath_proc {
+	pid_t pid, ppid, pppid;
+	int threads, pthreads;
+};
+
 /* Can nobody but the process's one thread, blocked in its exec, change the
- * len bytes at addr in its memory? pid: the thread (its process's only
- * one, threads from /proc/PID/status), ppid: its parent, init: sandbox
- * init (which forks its children, never vforks). */
-bool execpath_string_private(pid_t pid, pid_t ppid, pid_t init, int threads, uint64_t addr,
-			     size_t len);
+ * len bytes at addr in its memory? init: sandbox init (which forks its
+ * children, never vforks). */
+bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_t addr, size_t len);

@@ -97,6 +97,8 @@ struct pexec {
 	int threads;                /* of its process */
 	uint64_t path_addr;         /* where the path is in its memory */
 	long inner, pinner;
+	pid_t pppid;                /* the parent's parent, and */
+	int pthreads;               /* the parent's threads (its status read once) */
 	bool at;
 	char *path, *cwd;
 	struct strv argv;
@@ -612,8 +614,9 @@ static bool cannot_change(struct execs *x, const struct pexec *p)
 			return false;
 	}
 	return execpath_stable(x->ep, x->root, p->path, m->st.st_dev, m->st.st_ino) &&
-	       execpath_string_private(p->tid, p->ppid, x->init, p->threads, p->path_addr,
-				       strlen(p->path) + 1);
+	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
+			.threads = p->threads, .pppid = p->pppid, .pthreads = p->pthreads },
+			x->init, p->path_addr, strlen(p->path) + 1);
 }
 
 /* Does `exec ask argv` pattern pat (words joined by one space) match p's
@@ -835,14 +838,15 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
-	if (target_read_str(mem, p->path_addr, p->path, PATH_MAX) < 0)
+	struct target_chunk chunk = { 0 };
+	if (target_read_str_chunk(mem, &chunk, p->path_addr, p->path, PATH_MAX) < 0)
 		p->path[0] = '\0';
-	target_read_argv(mem, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+	target_read_argv(mem, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
 	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
-	target_pid_info(p->ppid, &p->pinner, NULL);
+	target_status(p->ppid, &p->pinner, &p->pppid, NULL, &p->pthreads);
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);

@@ -234,7 +234,40 @@ int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
 	return 1;
 }
 
-void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
+/* Is [addr, addr + len) inside the chunk? */
+static bool in_chunk(const struct target_chunk *c, uint64_t addr, size_t len)
+{
+	return c && c->len && addr >= c->base && addr - c->base <= c->len &&
+	       len <= c->len - (size_t)(addr - c->base);
+}
+
+int target_read_str_chunk(int mem, struct target_chunk *c, uint64_t addr, char *buf, size_t max)
+{
+	if (!c || max == 0)
+		return target_read_str(mem, addr, buf, max);
+	if (!in_chunk(c, addr, 1)) {
+		/* from the start of addr's page (mapped, as addr is: what lies
+		 * just before, an argv array, often comes next); a read past
+		 * the end of a mapping stops there */
+		uint64_t base = addr & ~(uint64_t)4095;
+		ssize_t r = pread(mem, c->buf, sizeof c->buf, (off_t)base);
+		c->len = r > 0 ? (size_t)r : 0;
+		c->base = base;
+		if (!in_chunk(c, addr, 1))
+			c->len = 0;
+		if (!c->len)
+			return target_read_str(mem, addr, buf, max);
+	}
+	size_t off = (size_t)(addr - c->base), avail = c->len - off;
+	const char *s = c->buf + off, *nul = memchr(s, '\0', avail < max ? avail : max);
+	if (!nul)
+		return target_read_str(mem, addr, buf, max); /* longer than what is here */
+	memcpy(buf, s, (size_t)(nul - s) + 1);
+	return 0;
+}
+
+void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct strv *v,
+		      bool *truncated)
 {
 	size_t total = 0;
 	char *buf = xmalloc(ARG_MAX_LEN);
@@ -246,7 +279,11 @@ void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
 			uint64_t at = addr + (uint64_t)i * 8;
 			size_t page_left = 4096 - (size_t)(at & 4095);
 			size_t want = page_left < 8 ? 8 : page_left < sizeof ptrs ? page_left : sizeof ptrs;
-			ssize_t r = pread(mem, ptrs, want, (off_t)at);
+			ssize_t r = (ssize_t)want;
+			if (in_chunk(c, at, want))
+				memcpy(ptrs, c->buf + (at - c->base), want);
+			else
+				r = pread(mem, ptrs, want, (off_t)at);
 			if (r < 8)
 				break;
 			have = (size_t)r / 8;
@@ -259,7 +296,7 @@ void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated)
 			*truncated = true;
 			break;
 		}
-		int r = target_read_str(mem, p, buf, ARG_MAX_LEN);
+		int r = target_read_str_chunk(mem, c, p, buf, ARG_MAX_LEN);
 		if (r < 0)
 			break;
 		if (r > 0)

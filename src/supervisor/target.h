@@ -38,7 +38,19 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
  * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
  * when unreadable. */
 int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
+/* The last stretch of memory read whole (8 KiB from the page where a
+ * string began, less at a hole): an exec's path, its argv pointers and its strings
+ * usually lie together, and each pread of /proc/PID/mem is a page walk. */
+struct target_chunk {
+	uint64_t base;
+	size_t len;
+	char buf[8192];
+};
+/* target_read_str through the chunk (refilled from addr when addr is not
+ * in it). */
+int target_read_str_chunk(int mem, struct target_chunk *c, uint64_t addr, char *buf, size_t max);
 /* The NULL-terminated array of strings at addr (an exec's argv), bounded:
  * at most 128 strings, 4096 bytes each, 32 KiB in all; *truncated set when
- * cut. */
-void target_read_argv(int mem, uint64_t addr, struct strv *v, bool *truncated);
+ * cut. c: a chunk to read through, or NULL. */
+void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct strv *v,
+		      bool *truncated);
