@@ -685,6 +685,37 @@ static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, 
 	return 0;
 }
 
+/* Does abs resolve to the workspace's top? */
+static bool ws_is_top(const char *ws, const char *abs)
+{
+	_cleanup_free_ char *real = resolve_abs(abs);
+	_cleanup_free_ char *rws = resolve_abs(ws);
+	return real && rws && strcmp(real, rws) == 0;
+}
+
+/* The names git runs as hooks (githooks(5)). */
+static const char *const git_hook_names[] = {
+	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+	"post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive",
+	"post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+	"sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+	"p4-post-changelist", "p4-pre-submit", "post-index-change",
+};
+
+/* A core.hooksPath naming the workspace's top (".", or ".." from a
+ * repository one level down): the top cannot be read-only, so each name
+ * git runs from there is (held by a placeholder when missing). */
+static int protect_hook_names(struct scan *sc, struct werr *e)
+{
+	for (size_t i = 0; i < ARRAY_LEN(git_hook_names); i++) {
+		enum presence there;
+		if (protect_to_missing(sc, git_hook_names[i], false, &there, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The directories a repository's core.hooksPath can name, in every file
  * of its configuration (config, config.worktree, and what they include,
  * whatever an includeIf's condition: it can hold later), when they lie in
@@ -718,6 +749,8 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 		enum presence there;
 		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
 			r = -1;
+		else if (!rel && ws_is_top(sc->ws, abs))
+			r = protect_hook_names(sc, e);
 	}
 	strv_free(&w.hooks);
 	strv_free(&w.seen);

@@ -380,6 +380,27 @@ test_worktree_gitdir_readonly() {
 	assert_host_absent wt/.githooks 'the placeholder, after the session'
 }
 
+test_hooks_path_top() {
+	# A core.hooksPath naming the workspace's top ("." here, ".." from a
+	# repository one level down): the top stays writable, but no name git
+	# runs as a hook can be made or changed there; an existing hook stays
+	# read-only.
+	have git || skip 'git not installed'
+	{ git init -q . && git config core.hooksPath . && mkdir sub && git -C sub init -q . &&
+		git -C sub config core.hooksPath .. && printf 'host\n' >pre-push; } ||
+		fatal 'git on the host failed'
+	[[ $(tree_git_hooks_path) == . ]] || fatal "the host's git does not take hooksPath '.'"
+	wbatch 'commit|write pre-commit' 'checkout|write post-checkout' 'push|write pre-push' \
+		'other|write notes.txt'
+	bexpect commit denied EROFS,EACCES,EPERM,ENOTDIR,EISDIR,ENXIO
+	bexpect checkout denied EROFS,EACCES,EPERM,ENOTDIR,EISDIR,ENXIO
+	bexpect push denied EROFS,EACCES,EPERM
+	bexpect other allowed
+	assert_host_absent pre-commit
+	assert_host_absent post-checkout
+	assert_host_file pre-push host
+}
+
 test_hooks_path_in_masked_dir() {
 	# A hooksPath, or an included configuration, inside a masked
 	# directory: out of the sandbox's sight already (an empty tmpfs in its
