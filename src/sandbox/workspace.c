@@ -751,6 +751,11 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 			r = -1;
 		else if (!rel && ws_is_top(sc->ws, abs))
 			r = protect_hook_names(sc, e);
+		else if (!rel && writable_inside(sc->pol, abs))
+			r = werr_set(e, 0, "refusing the workspace: the git configuration of %s/%s names "
+				     "%s as core.hooksPath, which the sandbox can write (%s); the host's "
+				     "git would run hooks from it", sc->ws, *gitdir ? gitdir : ".", abs,
+				     writable_inside(sc->pol, abs));
 	}
 	strv_free(&w.hooks);
 	strv_free(&w.seen);

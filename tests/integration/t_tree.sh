@@ -258,6 +258,25 @@ test_hooks_path_include_writable_outside() {
 	assert_host_absent "$T_TMP/out/git.cfg"
 }
 
+test_hooks_path_writable_outside() {
+	# A core.hooksPath outside the workspace where the sandbox can write
+	# (an --output): the agent would choose what the host's git runs, so
+	# the session is refused; one the sandbox cannot write is left alone.
+	have git || skip 'git not installed'
+	mkdir -p "$T_TMP/out/hooks" "$T_TMP/elsewhere"
+	{ git init -q . && git config core.hooksPath "$T_TMP/elsewhere"; } || fatal 'git on the host failed'
+	wrun --output "$T_TMP/out" -- echo ran-elsewhere
+	assert_rc 0
+	assert_out_has ran-elsewhere
+	git config core.hooksPath "$T_TMP/out/hooks"
+	wrun --output "$T_TMP/out" -- sh -c "echo ran; echo x > $T_TMP/out/hooks/pre-commit"
+	assert_rc_nonzero 'a session whose hooksPath is in an --output'
+	assert_out_lacks ran
+	[[ $ERR == *"names $T_TMP/out/hooks as core.hooksPath, which the sandbox can write (--output)"* ]] ||
+		fail "no reason on stderr: $(excerpt "$ERR")"
+	assert_host_absent "$T_TMP/out/hooks/pre-commit"
+}
+
 test_hooks_path_include_if() {
 	# includeIf's files count whatever their condition says now: the
 	# branch and the repository's place can change after the session.
