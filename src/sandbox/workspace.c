@@ -551,6 +551,8 @@ struct gitcfg_walk {
 	struct strv chain;        /* the files being read, outermost first (their keys) */
 	struct strv found;        /* one file's includes, for the scan's callback */
 	unsigned files;
+	bool host;                /* reading the host's own configuration: its includes
+				   * outside the workspace are read too */
 };
 
 static void gitcfg_found(void *ctx, enum gitcfg_kind kind, const char *value)
@@ -566,7 +568,10 @@ static int read_config(int wsfd, const char *rel, char **text, size_t *len, stru
 {
 	*text = NULL;
 	*len = 0;
-	_cleanup_close_ int fd = open_beneath(wsfd, rel, O_RDONLY | O_NONBLOCK, 0);
+	/* rel absolute: a file of the host's own configuration, opened as
+	 * git opens it */
+	_cleanup_close_ int fd = rel[0] == '/' ? open(rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+					       : open_beneath(wsfd, rel, O_RDONLY | O_NONBLOCK, 0);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
@@ -594,6 +599,8 @@ static const char *writable_inside(const struct policy *pol, const char *abs)
 }
 
 static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e);
+static int gitcfg_follow(struct gitcfg_walk *w, const char *lex, const char *abs, const char *rel,
+			 struct werr *e);
 
 /* What tells one reading of a file from another: the file, and the
  * directory its own relative includes start from (that of its path as
@@ -620,15 +627,17 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 	note_links(w->sc, abs);
 	_cleanup_free_ char *rel = ws_relative_abs(w->sc->ws, abs);
 	if (!rel) {
-		/* outside: not read, and not the agent's to write unless the
-		 * sandbox can write where it is */
+		/* outside: not the agent's to write unless the sandbox can
+		 * write where it is; read only from the host's own
+		 * configuration (the sandbox cannot reach it, but it can set
+		 * a hooksPath in the workspace) */
 		const char *origin = writable_inside(w->sc->pol, abs);
 		if (origin)
 			return werr_set(e, 0, "refusing the workspace: the git configuration %s "
 					"includes %s, which the sandbox can write (%s); the host's "
 					"git would take settings that run commands from it", lex, abs,
 					origin);
-		return 0;
+		return w->host ? gitcfg_follow(w, lex, abs, abs, e) : 0;
 	}
 	enum presence there;
 	if (protect_to_missing(w->sc, rel, false, &there, e) < 0)
@@ -641,6 +650,14 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 		      "avoid that", lex, rel);
 		return 0;
 	}
+	return gitcfg_follow(w, lex, abs, rel, e);
+}
+
+/* An included file read in turn (rel: in the workspace, or abs again for
+ * a host file), once, as deep as git goes. */
+static int gitcfg_follow(struct gitcfg_walk *w, const char *lex, const char *abs, const char *rel,
+			 struct werr *e)
+{
 	_cleanup_free_ char *key = gitcfg_key(abs, rel);
 	if (strv_contains(&w->chain, key)) {
 		wnote("%s includes %s, which includes it again: git refuses this configuration "
@@ -666,7 +683,8 @@ static int gitcfg_include(struct gitcfg_walk *w, const char *lex, const char *va
 }
 
 /* Read one configuration file (lex: absolute, as git names it; rel: where
- * it is in the workspace) and what it includes. */
+ * it is in the workspace, or lex again for a file of the host's own
+ * configuration) and what it includes. */
 static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, struct werr *e)
 {
 	_cleanup_free_ char *text = NULL;
@@ -683,6 +701,35 @@ static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, 
 		if (gitcfg_include(w, lex, includes.v[i], e) < 0)
 			return -1;
 	return 0;
+}
+
+/* The host's own git configuration files, system and global, as git
+ * finds them from warden's environment: $GIT_CONFIG_SYSTEM or
+ * /etc/gitconfig (none with $GIT_CONFIG_NOSYSTEM), $GIT_CONFIG_GLOBAL or
+ * ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
+static struct strv host_git_config(void)
+{
+	struct strv v = { 0 };
+	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM"), *sys = getenv("GIT_CONFIG_SYSTEM");
+	if (!nosys || !*nosys || strcmp(nosys, "0") == 0 || strcasecmp(nosys, "false") == 0)
+		strv_push(&v, sys && sys[0] == '/' ? sys : "/etc/gitconfig");
+	const char *global = getenv("GIT_CONFIG_GLOBAL"), *home = getenv("HOME"),
+		   *xdg = getenv("XDG_CONFIG_HOME");
+	if (global) {
+		if (global[0] == '/')
+			strv_push(&v, global);
+		return v;
+	}
+	if (home && home[0] == '/') {
+		_cleanup_free_ char *g = xasprintf("%s/.gitconfig", home);
+		strv_push(&v, g);
+	}
+	_cleanup_free_ char *x = xdg && xdg[0] == '/' ? xasprintf("%s/git/config", xdg)
+			       : home && home[0] == '/' ? xasprintf("%s/.config/git/config", home)
+			       : NULL;
+	if (x)
+		strv_push(&v, x);
+	return v;
 }
 
 /* Does abs resolve to the workspace's top? */
@@ -736,6 +783,19 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 		strv_push(&w.seen, key);
 		strv_push(&w.chain, key);
 		r = gitcfg_file(&w, lex, rel, e);
+		strv_remove(&w.chain, key);
+	}
+	/* what git reads before the repository's own files: a relative
+	 * core.hooksPath there starts at this repository's top too */
+	_cleanup_strv_ struct strv host = host_git_config();
+	w.host = true;
+	for (size_t i = 0; r == 0 && i < host.n; i++) {
+		_cleanup_free_ char *key = gitcfg_key(host.v[i], host.v[i]);
+		if (strv_contains(&w.seen, key))
+			continue;
+		strv_push(&w.seen, key);
+		strv_push(&w.chain, key);
+		r = gitcfg_file(&w, host.v[i], host.v[i], e);
 		strv_remove(&w.chain, key);
 	}
 	for (size_t i = 0; r == 0 && i < w.hooks.n; i++) {

@@ -420,6 +420,24 @@ test_hooks_path_top() {
 	assert_host_file pre-push host
 }
 
+test_hooks_path_global() {
+	# A core.hooksPath in the user's own git configuration (global, here
+	# through a file ~/.gitconfig includes) applies to every repository: a
+	# relative one names a directory in each repository's top, which the
+	# agent must not fill. The repository itself sets nothing.
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init on the host failed'
+	printf '[include]\n\tpath = .gitconfig.local\n' >"$HOME/.gitconfig"
+	printf '[core]\n\thooksPath = .githooks\n' >"$HOME/.gitconfig.local"
+	[[ $(git config --get core.hooksPath) == .githooks ]] ||
+		fatal "the host's git does not take the global hooksPath"
+	wbatch 'dir|mkdir .githooks' 'hook|write .githooks/pre-commit' 'other|write notes.txt'
+	bexpect dir denied EEXIST,EROFS,EACCES,EPERM
+	bexpect hook denied EROFS,EACCES,EPERM,ENOTDIR
+	bexpect other allowed
+	assert_host_absent .githooks/pre-commit
+}
+
 test_hooks_path_in_masked_dir() {
 	# A hooksPath, or an included configuration, inside a masked
 	# directory: out of the sandbox's sight already (an empty tmpfs in its
