@@ -541,6 +541,36 @@ static void limits_endp(struct limits *l)
 	limits_end(l, NULL);
 }
 
+/* As root, the agent's own host identity, never root's (hostid.h): its
+ * name-service lookups take milliseconds (a module loaded, directories of
+ * user records looked through), so they run on a thread of their own
+ * while the spec is made; the identity is taken once joined, and released
+ * should the session end before. */
+struct hostid_job {
+	struct hostid ids;
+	struct bgjob job;
+};
+
+static int hostid_job_run(void *arg, struct werr *e)
+{
+	return hostid_acquire(&((struct hostid_job *)arg)->ids, e);
+}
+
+static void hostid_job_end(struct hostid_job *h)
+{
+	bgjob_join(&h->job);
+	hostid_release(&h->ids);
+}
+
+static int hostid_job_take(struct hostid_job *h, struct hostid *into, struct werr *e)
+{
+	if (bgjob_wait(&h->job, e) < 0)
+		return -1;
+	*into = h->ids;
+	h->ids = HOSTID_NONE;
+	return 0;
+}
+
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
 			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
@@ -552,6 +582,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	 * (before anything of it is made) */
 	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
+	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
+	if (hostid_wanted())
+		bgjob_start(&hj.job, hostid_job_run, &hj);
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
@@ -575,10 +608,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	/* As root: the agent's own host identity, never root's (hostid.h);
-	 * its name-service lookups (milliseconds) while the preparing thread
-	 * finishes */
-	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
+	/* As root: the agent's own host identity (made meanwhile) */
+	if (hostid_job_take(&hj, &s->ids, e) < 0)
 		return -1;
 	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
