@@ -30,6 +30,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
+#include "../sandbox/wswatch.h"
 #include "config.h"
 #include "egress.h"
 #include "layout.h"
@@ -576,7 +577,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
 			   struct detect **det,
 			   struct journald **jd, struct audit **log, struct summary *sum,
-			   int *status, struct werr *e)
+			   struct late_close *late, int *status, struct werr *e)
 {
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
@@ -670,7 +671,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 
 	double t0 = now_ms();
 	json_t *exec_stats = NULL;
-	int r = supervisor_run(s, *log, status, &exec_stats, e);
+	int r = supervisor_run(s, *log, status, &exec_stats, late, e);
+	/* the sandbox's namespaces and the watches closed on a thread while
+	 * the end goes on (lateclose.h): the workspace's watch too, which
+	 * nothing reads from here on */
+	late_close_add(late, wswatch_take_fd(s->plan.watch));
+	late_close_start(late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
 	detect_set_actor(*det, NULL, NULL);
 	s->detect = NULL;
@@ -688,7 +694,10 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			werr_print(&e2);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
-	/* --task: the branch the session committed on, carried to the host */
+	/* --task: the branch the session committed on, carried to the host
+	 * (by git, spawned: the closing thread joined first) */
+	if (task)
+		late_close_wait(late);
 	if (task && task_finish(task, &e2) < 0)
 		werr_print(&e2);
 	/* what the session left, recorded: what `warden undo` compares with */
@@ -819,6 +828,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		.plan.lock_fd = -1, .plan.ws_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
+	/* joined once the log is closed: its fsync and these closes overlap */
+	_cleanup_(late_close_wait) struct late_close late = { 0 };
 	/* the detector outlives the log it subscribes to (closed first) */
 	_cleanup_(detect_freep) struct detect *det = NULL;
 	/* so does the journal's sender */
@@ -831,7 +842,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		lay.task_repo = xstrdup(task.repo);
 	}
 	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
-				o->summary ? &sum : NULL, status, e);
+				o->summary ? &sum : NULL, &late, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	return r;
