@@ -183,10 +183,6 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	if (features_require(kf, e) < 0)
 		return -1;
 	s->landlock_abi = kf->landlock_abi;
-	/* Landlock's denials on the record: as root, with audit enabled by the
-	 * host (llaudit.h) */
-	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
-					sizeof s->landlock_log_why) == 1;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -542,19 +538,42 @@ static void limits_endp(struct limits *l)
 	limits_end(l, NULL);
 }
 
-/* As root, the agent's own host identity, never root's (hostid.h): its
- * name-service lookups take milliseconds (a module loaded, directories of
- * user records looked through), so they run on a thread of their own
- * while the spec is made; the identity is taken once joined, and released
- * should the session end before. */
+/* As root, the agent's own host identity, never root's (hostid.h), and
+ * whether Landlock's denials can be on the record (llaudit.h): the
+ * identity's name-service lookups take milliseconds (a module loaded,
+ * directories of user records looked through), and so does the audit
+ * status asked of the kernel (it starts a thread to answer), so they run
+ * on a thread of their own while the spec is made; taken once joined (the
+ * identity released should the session end before). Unprivileged, the
+ * probe says at once that it is off, on the main thread. */
 struct hostid_job {
 	struct hostid ids;
+	int landlock_abi;
+	bool landlock_log;
+	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
 	struct bgjob job;
 };
 
+static void landlock_log_probe(struct hostid_job *h)
+{
+	h->landlock_log = llaudit_probe(h->landlock_abi, h->landlock_log_why,
+					sizeof h->landlock_log_why) == 1;
+}
+
 static int hostid_job_run(void *arg, struct werr *e)
 {
-	return hostid_acquire(&((struct hostid_job *)arg)->ids, e);
+	struct hostid_job *h = arg;
+	landlock_log_probe(h);
+	return hostid_acquire(&h->ids, e);
+}
+
+static void hostid_job_start(struct hostid_job *h, int landlock_abi)
+{
+	h->landlock_abi = landlock_abi;
+	if (hostid_wanted())
+		bgjob_start(&h->job, hostid_job_run, h);
+	else
+		landlock_log_probe(h);
 }
 
 static void hostid_job_end(struct hostid_job *h)
@@ -563,11 +582,14 @@ static void hostid_job_end(struct hostid_job *h)
 	hostid_release(&h->ids);
 }
 
-static int hostid_job_take(struct hostid_job *h, struct hostid *into, struct werr *e)
+static int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e)
 {
-	if (bgjob_wait(&h->job, e) < 0)
+	int r = bgjob_wait(&h->job, e);
+	s->landlock_log = h->landlock_log;
+	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
+	if (r < 0)
 		return -1;
-	*into = h->ids;
+	s->ids = h->ids;
 	h->ids = HOSTID_NONE;
 	return 0;
 }
@@ -584,8 +606,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
 	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
-	if (hostid_wanted())
-		bgjob_start(&hj.job, hostid_job_run, &hj);
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
@@ -595,6 +615,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	}
 	struct kernel_features kf;
 	features_probe(&kf);
+	hostid_job_start(&hj, kf.landlock_abi);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
 	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, lay, e) < 0) {
 		drules_free(&rs);
@@ -609,8 +630,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	/* As root: the agent's own host identity (made meanwhile) */
-	if (hostid_job_take(&hj, &s->ids, e) < 0)
+	/* As root: the agent's own host identity, and Landlock's audit (made
+	 * meanwhile) */
+	if (hostid_job_take(&hj, s, e) < 0)
 		return -1;
 	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
