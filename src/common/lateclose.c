@@ -6,20 +6,36 @@
 static int close_all(void *arg, struct werr *e)
 {
 	struct late_close *l = arg;
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->sync[i])
+			fsync(l->fd[i]);
 		close(l->fd[i]);
+	}
 	return 0;
 }
 
-void late_close_add(struct late_close *l, int fd)
+static void add(struct late_close *l, int fd, bool sync)
 {
 	if (fd < 0)
 		return;
 	if (l->job.started || l->n == LATE_CLOSE_MAX) {
+		if (sync)
+			fsync(fd);
 		close(fd);
 		return;
 	}
+	l->sync[l->n] = sync;
 	l->fd[l->n++] = fd;
+}
+
+void late_close_add(struct late_close *l, int fd)
+{
+	add(l, fd, false);
+}
+
+void late_close_add_synced(struct late_close *l, int fd)
+{
+	add(l, fd, true);
 }
 
 void late_close_start(struct late_close *l)

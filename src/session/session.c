@@ -808,6 +808,9 @@ int session_load_policy(const char *agent_opt, const char *argv0, const char *pr
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
+	/* the log's fsync, on a thread while everything else is freed, joined
+	 * last (lateclose.h) */
+	_cleanup_(late_close_wait) struct late_close late_log = { 0 };
 	const char *home = user_home();
 	_cleanup_(policy_free) struct policy pol = { 0 };
 	_cleanup_(session_agent_free) struct session_agent ag = { .state.lock_fd = -1 };
@@ -867,5 +870,6 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 				o->summary ? &sum : NULL, &late, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
+	audit_close_late(steal_ptr(&log), &late_log);
 	return r;
 }
