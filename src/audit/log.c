@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/lateclose.h"
 #include "../common/util.h"
 
 /* The log writer: the stream's first subscriber. */
@@ -363,18 +364,32 @@ const char *audit_last_line_hash(const struct audit *a) { return a->w.prev; }
 
 const char *audit_last_line_prev(const struct audit *a) { return a->w.last_prev; }
 
-void audit_close(struct audit *a)
+static void audit_free(struct audit *a)
 {
-	if (!a)
-		return;
-	fsync(a->w.fd);
-	close(a->w.fd);
 	close(a->w.dirfd);
 	free(a->w.path);
 	free(a->session);
 	free(a->subs);
 	json_decref(a->counts);
 	free(a);
+}
+
+void audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	fsync(a->w.fd);
+	close(a->w.fd);
+	audit_free(a);
+}
+
+void audit_close_late(struct audit *a, struct late_close *l)
+{
+	if (!a)
+		return;
+	late_close_add_synced(l, a->w.fd);
+	late_close_start(l);
+	audit_free(a);
 }
 
 void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx)

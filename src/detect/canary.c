@@ -419,6 +419,15 @@ void canary_watch_dispatch(struct canary_watch *w)
 	}
 }
 
+int canary_watch_take_fd(struct canary_watch *w)
+{
+	if (!w)
+		return -1;
+	int fd = w->fd;
+	w->fd = -1;
+	return fd;
+}
+
 void canary_watch_free(struct canary_watch *w)
 {
 	if (!w)

@@ -81,3 +81,6 @@ int canary_watch_fd(const struct canary_watch *w);
  * "canary.opened", severity "critical", path (inside). */
 void canary_watch_dispatch(struct canary_watch *w);
 void canary_watch_free(struct canary_watch *w);
+/* The watch's inotify fd, handed to the caller (to close off the main
+ * thread, lateclose.h); the watch keeps none. -1 without one. */
+int canary_watch_take_fd(struct canary_watch *w);

@@ -98,10 +98,40 @@ int hostid_range(uid_t *first, uid_t *last, struct werr *e)
 	return 0;
 }
 
+/* Does the name service know id as a user, or as a group? Through the
+ * reentrant calls: the session may look it up on a thread of its own
+ * while its main thread asks the name service too. An answer that does
+ * not fit a buffer of 1 MiB counts as known. */
+static bool name_known(uid_t id, bool group)
+{
+	size_t len = 4096;
+	for (;;) {
+		_cleanup_free_ char *buf = xmalloc(len);
+		int r;
+		if (group) {
+			struct group g, *res = NULL;
+			r = getgrgid_r((gid_t)id, &g, buf, len, &res);
+			if (r == 0)
+				return res != NULL;
+		} else {
+			struct passwd pw, *res = NULL;
+			r = getpwuid_r(id, &pw, buf, len, &res);
+			if (r == 0)
+				return res != NULL;
+		}
+		if (r != ERANGE)
+			return false; /* as getpwuid and getgrgid tell it: no entry */
+		if (len >= 1u << 20)
+			return true;
+		len *= 4;
+	}
+}
+
 /* Has the host given id to someone (passwd, group, a subordinate range)? */
 static bool id_taken(uid_t id, const char *subuid, const char *subgid)
 {
-	return getpwuid(id) || getgrgid((gid_t)id) || (subuid && hostid_in_sub_ranges(subuid, id)) ||
+	return name_known(id, false) || name_known(id, true) ||
+	       (subuid && hostid_in_sub_ranges(subuid, id)) ||
 	       (subgid && hostid_in_sub_ranges(subgid, id));
 }
 

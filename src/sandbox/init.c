@@ -198,7 +198,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (s->plan.ws_fd >= 0)
 		close(s->plan.ws_fd);
 	s->plan.ws_fd = -1;
-	phstash_close(&s->plan.stash); /* the supervisor's, in warden's state directory */
+	phstash_forget(&s->plan.stash); /* the supervisor's, in warden's state directory */
 	wswatch_forget(s->plan.watch); /* the host's inotify fd */
 	struct werr e = { 0 };
 	char slave[64] = "";

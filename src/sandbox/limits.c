@@ -210,14 +210,20 @@ static bool writable(const char *dir, bool v2, char *why, size_t wlen)
 	return true;
 }
 
+/* /proc/self/mountinfo and /proc/self/cgroup, as read (NULL: unreadable). */
+struct proc_texts {
+	const char *mountinfo;
+	const char *cgroup;
+};
+
 /* Where the hierarchy of ctl (NULL: v2) is mounted (point, 512 bytes), the
  * root of that mount (mroot) and warden's own cgroup in it (own), from
  * /proc/self; false with why (no_mount or no_own). */
-static bool own_cgroup(const char *ctl, char point[512], char mroot[512], char own[512],
-		       const char *no_mount, const char *no_own, char *why, size_t wlen)
+static bool own_cgroup(const struct proc_texts *t, const char *ctl, char point[512],
+		       char mroot[512], char own[512], const char *no_mount, const char *no_own,
+		       char *why, size_t wlen)
 {
-	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
+	const char *mi = t->mountinfo, *cg = t->cgroup;
 	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, 512, mroot, 512) <= 0) {
 		say(why, wlen, "%s", no_mount);
 		return false;
@@ -231,10 +237,11 @@ static bool own_cgroup(const char *ctl, char point[512], char mroot[512], char o
 
 /* The cgroup v2 directory warden makes session cgroups in (limits.h), or
  * false with why. */
-static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
+static bool v2_parent(const struct proc_texts *t, bool root, char *out, size_t len, char *why,
+		      size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	if (!own_cgroup(NULL, point, mroot, own, "no cgroup v2 hierarchy is mounted",
+	if (!own_cgroup(t, NULL, point, mroot, own, "no cgroup v2 hierarchy is mounted",
 			"warden's own cgroup v2 is unknown (/proc/self/cgroup)", why, wlen))
 		return false;
 	char dir[600];
@@ -262,10 +269,11 @@ static bool v2_parent(bool root, char *out, size_t len, char *why, size_t wlen)
 
 /* The v1 hierarchy of one controller: warden's own cgroup there, when
  * writable. */
-static bool v1_parent(const char *ctl, char *out, size_t len, char *why, size_t wlen)
+static bool v1_parent(const struct proc_texts *t, const char *ctl, char *out, size_t len,
+		      char *why, size_t wlen)
 {
 	char point[512], mroot[512], own[512];
-	if (!own_cgroup(ctl, point, mroot, own, "no cgroup v1 hierarchy has it",
+	if (!own_cgroup(t, ctl, point, mroot, own, "no cgroup v1 hierarchy has it",
 			"warden's own cgroup of it is unknown", why, wlen))
 		return false;
 	return own_dir(point, mroot, own, out, len, why, wlen) && writable(out, false, why, wlen);
@@ -275,8 +283,12 @@ void limits_probe(struct limits_probe *p)
 {
 	memset(p, 0, sizeof *p);
 	p->root = geteuid() == 0;
+	/* read once for the v2 hierarchy and each v1 controller */
+	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
+	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
+	const struct proc_texts texts = { .mountinfo = mi, .cgroup = cg };
 	char v2[512], v2why[400] = "";
-	bool have_v2 = v2_parent(p->root, v2, sizeof v2, v2why, sizeof v2why);
+	bool have_v2 = v2_parent(&texts, p->root, v2, sizeof v2, v2why, sizeof v2why);
 	if (have_v2)
 		snprintf(p->v2, sizeof p->v2, "%s", v2);
 	_cleanup_free_ char *ctls = NULL;
@@ -302,7 +314,7 @@ void limits_probe(struct limits_probe *p)
 				continue;
 			}
 		}
-		if (v1_parent(ctl_names[i], c->parent, sizeof c->parent, v1why, sizeof v1why)) {
+		if (v1_parent(&texts, ctl_names[i], c->parent, sizeof c->parent, v1why, sizeof v1why)) {
 			c->version = 1;
 			continue;
 		}

@@ -44,6 +44,13 @@
 #define RW_ATTRS MOUNT_RW_ATTRS
 #define SCRATCH_ATTRS MOUNT_SCRATCH_ATTRS
 
+/* The masks' sources, /mask_file and /mask_dir on the staging root, are
+ * mounts of their own with these attributes, set once (mask_sources): a
+ * mask is a clone of one, which keeps them, so it needs no attributes of
+ * its own (MASK_ATTRS: no mount_setattr for each of some 40 masks). */
+#define MASK_SRC_ATTRS (RO_ATTRS | W_MOUNT_ATTR_NOEXEC)
+#define MASK_ATTRS 0
+
 #define STAGE "/newroot"
 #define MASK_FILE "/.warden/mask-file"
 #define MASK_DIR "/.warden/mask-dir"
@@ -438,13 +445,13 @@ static int build_proc(struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(masked_files); i++) {
 		char dst[128];
 		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_files[i]);
-		if (lstat(dst, &st) == 0 && bind_path("/mask_file", dst, RO_ATTRS, e) < 0)
+		if (lstat(dst, &st) == 0 && bind_path("/mask_file", dst, MASK_ATTRS, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < ARRAY_LEN(masked_dirs); i++) {
 		char dst[128];
 		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_dirs[i]);
-		if (lstat(dst, &st) == 0 && bind_path("/mask_dir", dst, RO_ATTRS, e) < 0)
+		if (lstat(dst, &st) == 0 && bind_path("/mask_dir", dst, MASK_ATTRS, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -575,7 +582,7 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 		case WS_MASK_FILE:
 		case WS_MASK_DIR:
 			r = bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? "/mask_dir" : "/mask_file", fd, "",
-				    RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, m->rel);
+				    MASK_ATTRS, e, m->rel);
 			break;
 		}
 		if (r < 0)
@@ -667,7 +674,7 @@ static int hide_denied(const struct sandbox_spec *s, struct werr *e)
 			return werr_errno(e, "exec deny %s: opening it to hide it", f);
 		if (!S_ISREG(st.st_mode))
 			continue;
-		if (bind_at(AT_FDCWD, "/mask_file", fd, "", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, f) < 0)
+		if (bind_at(AT_FDCWD, "/mask_file", fd, "", MASK_ATTRS, e, f) < 0)
 			return werr_wrap(e, "exec deny %s: hiding it", f);
 	}
 	return 0;
@@ -680,7 +687,7 @@ static int mask_private(const struct sandbox_spec *s, const char *dir, struct we
 		struct stat st;
 		snprintf(dst, sizeof dst, STAGE "%s", dir);
 		if (path_is_within(dir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
-			if (bind_path("/mask_dir", dst, RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+			if (bind_path("/mask_dir", dst, MASK_ATTRS, e) < 0)
 				return werr_wrap(e, "masking %s", dir);
 			break;
 		}
@@ -726,6 +733,12 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 		return werr_errno(e, "mounts: pivot_root into the staging area");
 	if (mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		return werr_errno(e, "mounts: root tmpfs");
+	/* the masks' sources with the masks' attributes (MASK_SRC_ATTRS) */
+	if (bind_at(AT_FDCWD, "/mask_file", AT_FDCWD, "/mask_file", MASK_SRC_ATTRS, e,
+		    "the mask file") < 0 ||
+	    bind_at(AT_FDCWD, "/mask_dir", AT_FDCWD, "/mask_dir", MASK_SRC_ATTRS, e,
+		    "the mask directory") < 0)
+		return -1;
 
 	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++)
 		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, e) < 0)

@@ -104,6 +104,14 @@ bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct st
 	return true;
 }
 
+void phstash_forget(struct phstash *st)
+{
+	if (st->ok && st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	st->ok = false;
+}
+
 void phstash_close(struct phstash *st)
 {
 	if (st->ok && st->fd >= 0)

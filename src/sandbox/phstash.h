@@ -39,3 +39,6 @@ int phstash_take(struct phstash *st, int wsfd, const char *rel);
  * back in the stash if it is empty: true when it left the workspace. */
 bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct stat *sb);
 void phstash_close(struct phstash *st);
+/* Sandbox init's copy: the fd closed, nothing freed (each free there
+ * copies a page of the supervisor's heap). */
+void phstash_forget(struct phstash *st);

@@ -149,6 +149,15 @@ void wswatch_forget(struct wswatch *w)
 	}
 }
 
+int wswatch_take_fd(struct wswatch *w)
+{
+	if (!w)
+		return -1;
+	int fd = w->ino;
+	w->ino = -1;
+	return fd;
+}
+
 int wswatch_fd(const struct wswatch *w)
 {
 	return w ? w->ino : -1;

@@ -44,6 +44,9 @@ struct wsmade;
 void wswatch_set_made(struct wswatch *w, struct wsmade *made);
 /* Sandbox init's copy: the fd closed, nothing else touched. */
 void wswatch_forget(struct wswatch *w);
+/* The same, the fd handed to the caller (to close off the main thread,
+ * lateclose.h); -1 without one. */
+int wswatch_take_fd(struct wswatch *w);
 /* The inotify fd, for the supervisor's loop. */
 int wswatch_fd(const struct wswatch *w);
 /* How the re-masker is started, the first time a path needs it: a pid and

@@ -30,6 +30,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
+#include "../sandbox/wswatch.h"
 #include "config.h"
 #include "egress.h"
 #include "layout.h"
@@ -182,10 +183,6 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	if (features_require(kf, e) < 0)
 		return -1;
 	s->landlock_abi = kf->landlock_abi;
-	/* Landlock's denials on the record: as root, with audit enabled by the
-	 * host (llaudit.h) */
-	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
-					sizeof s->landlock_log_why) == 1;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -541,17 +538,74 @@ static void limits_endp(struct limits *l)
 	limits_end(l, NULL);
 }
 
+/* As root, the agent's own host identity, never root's (hostid.h), and
+ * whether Landlock's denials can be on the record (llaudit.h): the
+ * identity's name-service lookups take milliseconds (a module loaded,
+ * directories of user records looked through), and so does the audit
+ * status asked of the kernel (it starts a thread to answer), so they run
+ * on a thread of their own while the spec is made; taken once joined (the
+ * identity released should the session end before). Unprivileged, the
+ * probe says at once that it is off, on the main thread. */
+struct hostid_job {
+	struct hostid ids;
+	int landlock_abi;
+	bool landlock_log;
+	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
+	struct bgjob job;
+};
+
+static void landlock_log_probe(struct hostid_job *h)
+{
+	h->landlock_log = llaudit_probe(h->landlock_abi, h->landlock_log_why,
+					sizeof h->landlock_log_why) == 1;
+}
+
+static int hostid_job_run(void *arg, struct werr *e)
+{
+	struct hostid_job *h = arg;
+	landlock_log_probe(h);
+	return hostid_acquire(&h->ids, e);
+}
+
+static void hostid_job_start(struct hostid_job *h, int landlock_abi)
+{
+	h->landlock_abi = landlock_abi;
+	if (hostid_wanted())
+		bgjob_start(&h->job, hostid_job_run, h);
+	else
+		landlock_log_probe(h);
+}
+
+static void hostid_job_end(struct hostid_job *h)
+{
+	bgjob_join(&h->job);
+	hostid_release(&h->ids);
+}
+
+static int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e)
+{
+	int r = bgjob_wait(&h->job, e);
+	s->landlock_log = h->landlock_log;
+	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
+	if (r < 0)
+		return -1;
+	s->ids = h->ids;
+	h->ids = HOSTID_NONE;
+	return 0;
+}
+
 static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
 			   struct session_agent *ag, struct session_secrets *ss,
 			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
 			   struct detect **det,
 			   struct journald **jd, struct audit **log, struct summary *sum,
-			   int *status, struct werr *e)
+			   struct late_close *late, int *status, struct werr *e)
 {
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
 	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
+	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
@@ -561,6 +615,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	}
 	struct kernel_features kf;
 	features_probe(&kf);
+	hostid_job_start(&hj, kf.landlock_abi);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
 	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, lay, e) < 0) {
 		drules_free(&rs);
@@ -575,10 +630,9 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   &risk);
 	char session[40];
 	audit_new_session_id(session, sizeof session);
-	/* As root: the agent's own host identity, never root's (hostid.h);
-	 * its name-service lookups (milliseconds) while the preparing thread
-	 * finishes */
-	if (hostid_wanted() && hostid_acquire(&s->ids, e) < 0)
+	/* As root: the agent's own host identity, and Landlock's audit (made
+	 * meanwhile) */
+	if (hostid_job_take(&hj, s, e) < 0)
 		return -1;
 	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
@@ -639,7 +693,12 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 
 	double t0 = now_ms();
 	json_t *exec_stats = NULL;
-	int r = supervisor_run(s, *log, status, &exec_stats, e);
+	int r = supervisor_run(s, *log, status, &exec_stats, late, e);
+	/* the sandbox's namespaces and the watches closed on a thread while
+	 * the end goes on (lateclose.h): the workspace's watch too, which
+	 * nothing reads from here on */
+	late_close_add(late, wswatch_take_fd(s->plan.watch));
+	late_close_start(late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
 	detect_set_actor(*det, NULL, NULL);
 	s->detect = NULL;
@@ -657,7 +716,10 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			werr_print(&e2);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
-	/* --task: the branch the session committed on, carried to the host */
+	/* --task: the branch the session committed on, carried to the host
+	 * (by git, spawned: the closing thread joined first) */
+	if (task)
+		late_close_wait(late);
 	if (task && task_finish(task, &e2) < 0)
 		werr_print(&e2);
 	/* what the session left, recorded: what `warden undo` compares with */
@@ -746,6 +808,9 @@ int session_load_policy(const char *agent_opt, const char *argv0, const char *pr
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
+	/* the log's fsync, on a thread while everything else is freed, joined
+	 * last (lateclose.h) */
+	_cleanup_(late_close_wait) struct late_close late_log = { 0 };
 	const char *home = user_home();
 	_cleanup_(policy_free) struct policy pol = { 0 };
 	_cleanup_(session_agent_free) struct session_agent ag = { .state.lock_fd = -1 };
@@ -788,6 +853,8 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		.plan.lock_fd = -1, .plan.ws_fd = -1
 	};
 	_cleanup_(summary_free) struct summary sum = { 0 };
+	/* joined once the log is closed: its fsync and these closes overlap */
+	_cleanup_(late_close_wait) struct late_close late = { 0 };
 	/* the detector outlives the log it subscribes to (closed first) */
 	_cleanup_(detect_freep) struct detect *det = NULL;
 	/* so does the journal's sender */
@@ -800,8 +867,9 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		lay.task_repo = xstrdup(task.repo);
 	}
 	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
-				o->summary ? &sum : NULL, status, e);
+				o->summary ? &sum : NULL, &late, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
+	audit_close_late(steal_ptr(&log), &late_log);
 	return r;
 }

@@ -160,7 +160,8 @@ static int nspid_fields(pid_t pid)
 	while (fgets(line, sizeof line, f))
 		if (strncmp(line, "NSpid:", 6) == 0) {
 			n = 0;
-			for (char *t = strtok(line + 6, " \t\n"); t; t = strtok(NULL, " \t\n"))
+			char *sp;
+			for (char *t = strtok_r(line + 6, " \t\n", &sp); t; t = strtok_r(NULL, " \t\n", &sp))
 				n++;
 			break;
 		}

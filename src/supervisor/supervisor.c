@@ -863,7 +863,7 @@ static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct chil
 }
 
 int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_t **exec_stats,
-		   struct werr *e)
+		   struct late_close *late, struct werr *e)
 {
 	sigset_t mask = supervised_signals();
 	_cleanup_(sigmask_restorep) sigset_t old;
@@ -1113,6 +1113,13 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	struct kexec_ctx kx = { .b = bx, .log = log };
 	int r = event_loop(&c, sigfd, &st, &term, nt, x, listener, px, timer, &w, &wsx, &ask, cw, &kx,
 			   la, e);
+	/* The decoys' watch closed by the caller while it goes on
+	 * (lateclose.h). Not the namespaces: their last reference, closed
+	 * here, unmounts the sandbox's tree, which must be gone before the
+	 * placeholders are unlinked on the host (else each unlink detaches
+	 * the mounts on it in the namespace, a grace period each). */
+	if (late)
+		late_close_add(late, canary_watch_take_fd(cw));
 	if (bx)
 		bpfexec_on_refusals(bx, log);
 	/* the denials of the last moments, still on their way */

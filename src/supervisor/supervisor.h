@@ -3,12 +3,16 @@
 #include <jansson.h>
 
 #include "../audit/audit.h"
+#include "../common/lateclose.h"
 #include "../sandbox/sandbox.h"
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for
  * init to report every layer built, relay the terminal and signals, and
  * return the command's exit status in *status, and what the exec pipeline
  * counted in *exec_stats (execs_stats; may be NULL). -1 with e filled when
- * the sandbox could not be built (status then meaningless). */
+ * the sandbox could not be built (status then meaningless). Once the
+ * sandbox has ended, the fds whose close waits on the kernel (the decoys'
+ * inotify watch) go to late, when not NULL, for the caller to close
+ * meanwhile. */
 int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_t **exec_stats,
-		   struct werr *e);
+		   struct late_close *late, struct werr *e);
