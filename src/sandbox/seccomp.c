@@ -11,6 +11,10 @@
  * logged: the supervisor answers a refusal with EPERM (the process lives) and
  * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
  * (libc falls back to clone, whose flags the filter can see), not a denial.
+ * Code mapped from files goes by the supervisor too, only where it needs
+ * it: an mmap of a file with PROT_EXEC in `exec strict`, and with the exec
+ * rules in the kernel (bpfexec.h) that mmap and each mprotect/pkey_mprotect
+ * adding PROT_EXEC, whose files get their verdicts before the call goes on.
  *
  * Two halves: the supervisor compiles the filter with libseccomp before it
  * clones init, which inherits the BPF program in its copy of the memory and
