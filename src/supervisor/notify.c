@@ -774,6 +774,19 @@ int notifier_handle(struct notifier *n)
 		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
+	/* A foreign ABI's call (the filter's bad-architecture action): its
+	 * number names another call here (i386's link is 9, mmap here), and
+	 * it is refused whatever it is. */
+	if (req->data.arch != seccomp_arch_native()) {
+		log_refusal(n, req, false);
+		emit_pending(n);
+		struct seccomp_notif_resp *resp = n->resp;
+		memset(resp, 0, sizeof *resp);
+		resp->id = req->id;
+		resp->error = -EPERM;
+		seccomp_notify_respond(n->fd, resp);
+		return 0;
+	}
 	bool mprotect = nr == SCMP_SYS(mprotect) || nr == SCMP_SYS(pkey_mprotect);
 	if (nr == SCMP_SYS(mmap) || mprotect) {
 		/* notified for `exec strict` (mmap) or the rules in the kernel */
