@@ -4,17 +4,36 @@
  * file_mprotect) go ahead only when userspace said the file may run. The
  * kernel cannot hash a file, so the verdict is userspace's (bpfexec.c),
  * kept per file (device, inode) and valid while the file's ctime stays the
- * same. A file with no verdict is sent up as a request and the task waits,
- * a bounded time, for the answer; none in time is a refusal (fail closed),
- * and so is a request while as many tasks wait as there are spare CPUs.
- * Every refusal is sent up too.
+ * same.
+ *
+ * Userspace puts the verdicts here before they are needed: the file of an
+ * exec once the seccomp record has hashed it (execs.c), and, through the
+ * seccomp user notification of every mmap of a file with PROT_EXEC and of
+ * every mprotect or pkey_mprotect adding PROT_EXEC (seccomp.c, notify.c),
+ * the file about to be mapped, before the call goes on. So this program
+ * normally finds the verdict in its map.
+ *
+ * The wait below is only a backstop, for a mapping the filter does not see:
+ * those the kernel makes itself (an exec's ELF interpreter, binfmt_elf's
+ * own mappings of a file unknown yet), a file changed between userspace's
+ * look and this check (its ctime moved), an overlay file (userspace's fstat
+ * names its layer's device, the kernel the overlay's), more than eight
+ * files under one mprotect. The filter refuses io_uring and every foreign
+ * ABI (i386, x32), so no mapping comes by those. A file with no verdict is
+ * sent up as a request and the task waits, spinning in bpf_loop, a bounded
+ * time, for the answer; none in time is a refusal (fail closed), and so is
+ * a request while as many tasks wait as there are spare CPUs (max_waiters:
+ * the wait spins, on a kernel without preemption it keeps its CPU, and the
+ * thread that answers needs one). Every refusal is sent up too.
  *
  * file_mprotect is not among the kernel's sleepable LSM hooks (6.1's
  * verifier: "bpf_lsm_file_mprotect is not sleepable"; the hook runs with
  * the mmap lock held), so its program is not sleepable and may not call
  * bpf_d_path: its records carry no path, and userspace finds the file
  * among the task's open files only (the task holds its mmap lock while it
- * waits, so /proc/PID/map_files would block until the wait is over). */
+ * waits, so /proc/PID/map_files would block until the wait is over; the
+ * seccomp notification comes before the lock is taken, where userspace
+ * reads /proc/PID/maps and map_files freely). */
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>

@@ -137,6 +137,8 @@ struct seccomp_kind {
 	bool files;  /* file operations recorded: `audit files`, `write ask`, a read-only workspace */
 	bool strict; /* `exec strict`: code mapped from files goes by the supervisor */
 	bool made;   /* secret names to mask: the names the sandbox makes are noted (wsmade.h) */
+	bool kernel; /* the exec rules in the kernel (bpfexec.h): a file mapped or made
+			executable goes by the supervisor, which gives the kernel its verdict first */
 };
 
 struct sandbox_spec {
@@ -182,6 +184,7 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	struct seccomp_kind seccomp_kind; /* what it was compiled for */
+	bool exec_kernel;         /* the exec rules are enforced in the kernel (bpfexec.h) */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself
@@ -381,7 +384,8 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e);
  * with no_new_privs, and *notify_fd receives the listener. */
 int seccomp_compile(struct sandbox_spec *s, struct werr *e);
 /* The kind of filter a session needs, from its policy and whether its
- * workspace is read-only. */
+ * workspace is read-only; its kernel only as likely (seccomp_compile
+ * takes s->exec_kernel, known once the BPF program is loaded). */
 struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro);
 /* The filter of that kind compiled ahead (on the session's preparing
  * thread, while nothing else uses libseccomp): *prog (malloc'd), *len

@@ -11,6 +11,10 @@
  * logged: the supervisor answers a refusal with EPERM (the process lives) and
  * lets an exec continue. clone3 gets ENOSYS directly, a compatibility answer
  * (libc falls back to clone, whose flags the filter can see), not a denial.
+ * Code mapped from files goes by the supervisor too, only where it needs
+ * it: an mmap of a file with PROT_EXEC in `exec strict`, and with the exec
+ * rules in the kernel (bpfexec.h) that mmap and each mprotect/pkey_mprotect
+ * adding PROT_EXEC, whose files get their verdicts before the call goes on.
  *
  * Two halves: the supervisor compiles the filter with libseccomp before it
  * clones init, which inherits the BPF program in its copy of the memory and
@@ -186,9 +190,18 @@ static int add_made(scmp_filter_ctx ctx)
 	return add_notified(ctx, always, ARRAY_LEN(always), creating, ARRAY_LEN(creating));
 }
 
+/* The calls that make memory executable, and their protection's argument. */
+static const unsigned long prot_exec = PROT_EXEC;
+
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
-static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict)
+static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict, bool kernel)
 {
+	const struct flag_arg exec_prot[] = {
+		{ SCMP_SYS(mprotect), 2 },
+#ifdef __NR_pkey_mprotect
+		{ SCMP_SYS(pkey_mprotect), 2 },
+#endif
+	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
@@ -243,10 +256,19 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict)
 	/* `exec strict`: a file mapped as code (the loader's way, and a
 	 * hand-written loader's) goes by the supervisor, which records the
 	 * ones the kernel refuses (a file on a noexec mount): the kernel tells
-	 * no one. Anonymous memory (a JIT's) is not asked about. */
-	if (strict && (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 2,
-					    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
-					    SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0))) < 0)
+	 * no one. Anonymous memory (a JIT's) is not asked about. The exec
+	 * rules in the kernel (bpfexec.h): the same mmaps go by the supervisor,
+	 * which puts the file's verdict in the kernel's map before the call
+	 * goes on, so that the kernel never waits for one (exec_lsm.bpf.c). */
+	if ((strict || kernel) &&
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 2,
+				  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
+				  SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0))) < 0)
+		goto fail;
+	/* and memory made executable: the filter cannot tell a file's mapping
+	 * from anonymous memory here, the supervisor looks (notify.c) */
+	if (kernel && (r = add_flag_rules(ctx, SCMP_ACT_NOTIFY, exec_prot, ARRAY_LEN(exec_prot),
+					  &prot_exec, 1)) < 0)
 		goto fail;
 	if (audit_files ? (r = add_file_audit(ctx)) < 0 : made && (r = add_made(ctx)) < 0)
 		goto fail;
@@ -266,15 +288,20 @@ struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 	/* a read-only workspace: its refused writes are recorded (notify.c);
 	 * secret names to mask: the names the sandbox makes are noted
 	 * (wsmade.h) */
+	const struct policy_exec *x = &pol->exec;
+	bool kernel = x->kernel == EXEC_KERNEL_ON ||
+		      (x->kernel == EXEC_KERNEL_AUTO && geteuid() == 0 && (x->deny.n || x->default_deny));
 	return (struct seccomp_kind){ .files = pol->audit_files || pol->write_ask.n || workspace_ro,
-				      .strict = pol->exec.strict, .made = pol->mask.n > 0 };
+				      .strict = pol->exec.strict, .made = pol->mask.n > 0,
+				      .kernel = kernel };
 }
 
 int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 {
 	struct seccomp_kind k = seccomp_kind_of(s->policy, s->workspace_ro);
+	k.kernel = s->exec_kernel;
 	if (s->seccomp_prog && s->seccomp_kind.files == k.files && s->seccomp_kind.strict == k.strict &&
-	    s->seccomp_kind.made == k.made)
+	    s->seccomp_kind.made == k.made && s->seccomp_kind.kernel == k.kernel)
 		return 0;
 	void *prog;
 	size_t len;
@@ -290,7 +317,7 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 int seccomp_prepare(struct seccomp_kind k, void **out, size_t *out_len, struct werr *e)
 {
 	scmp_filter_ctx ctx;
-	int r = build(&ctx, k.files, k.made, k.strict);
+	int r = build(&ctx, k.files, k.made, k.strict, k.kernel);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */

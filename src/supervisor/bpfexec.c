@@ -1,6 +1,8 @@
 /* bpfexec.c - the exec rules enforced in the kernel by BPF LSM (bpfexec.h):
- * loading and checking the program, the thread that answers its requests,
- * and the refusals handed to the loop as events. */
+ * loading and checking the program, the thread that answers its requests
+ * and works out the verdicts of the files the loop hands it before they
+ * are mapped (bpfexec_premap), and the refusals handed to the loop as
+ * events. */
 #include "bpfexec.h"
 
 #include "config.h"
@@ -17,14 +19,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -55,8 +60,19 @@ struct known {
 	struct exec_lsm_key k;
 	uint64_t ctime;
 	bool used, deny;
+	enum exec_lsm_verdict verdict; /* as told the kernel; 0: none */
 	char hex[SHA256_HEX_LEN];     /* "" none */
 	char why[240];
+};
+
+/* A file about to be mapped executable, handed by the loop to the thread
+ * for its verdict (bpfexec_premap); or, fd -1, a seccomp notification the
+ * thread answers once the files before it have theirs. */
+struct premap {
+	struct premap *next;
+	int fd;                       /* O_PATH; -1: an answer */
+	pid_t pid;
+	uint64_t id;
 };
 
 /* A refusal on its way from the thread to the loop. */
@@ -74,6 +90,8 @@ struct bpfexec {
 	struct exec_verdict_rules rules;
 	int vmap;                     /* the verdicts map */
 	int stopfd, notefd;           /* eventfds: the thread's stop, refusals queued */
+	int workfd;                   /* eventfd: premaps queued */
+	int listener;                 /* the seccomp listener (a copy), for the answers */
 	volatile int stop;
 	pthread_t thread;
 	bool started;
@@ -85,7 +103,9 @@ struct bpfexec {
 	struct known known[KNOWN];
 	size_t next_known;
 	struct refusal *head, **tail;
+	struct premap *work, **work_tail;
 	unsigned long requests, allowed, denied, refused, timeouts, learned, dropped;
+	unsigned long premapped, premap_known, premap_worked; /* files; known ahead; hashed */
 	size_t queued;
 	uint64_t answer_ns_total, answer_ns_max; /* request sent to verdict written */
 };
@@ -195,8 +215,10 @@ static int find_file(const struct exec_lsm_rec *rec, struct stat *st)
 
 /* ---- verdicts ---- */
 
-static void remember(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime, bool deny,
-		     const char *hex, const char *why)
+/* verdict: as told the kernel (0: none: then deny says whether a refusal
+ * follows, and why says why) */
+static void remember(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime,
+		     enum exec_lsm_verdict verdict, bool deny, const char *hex, const char *why)
 {
 	pthread_mutex_lock(&b->mu);
 	struct known *slot = NULL;
@@ -207,7 +229,8 @@ static void remember(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t c
 		slot = &b->known[b->next_known];
 		b->next_known = (b->next_known + 1) % KNOWN;
 	}
-	*slot = (struct known){ .k = *k, .ctime = ctime, .used = true, .deny = deny };
+	*slot = (struct known){ .k = *k, .ctime = ctime, .used = true, .deny = deny,
+				.verdict = verdict };
 	snprintf(slot->hex, sizeof slot->hex, "%s", hex ? hex : "");
 	snprintf(slot->why, sizeof slot->why, "%s", why);
 	pthread_mutex_unlock(&b->mu);
@@ -227,28 +250,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* A request: find, hash, decide, answer. What cannot be found is answered
- * NONE (refused at once, asked again at the next try); what cannot be
- * hashed in time gets no verdict (the kernel's wait ends in a refusal); a
- * file too large to hash gets its verdict. */
-static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
+/* The verdict on the file k open at fd (O_PATH, fstat's st), path its
+ * name as the task sees it ("" unknown): hashed, decided, told the kernel.
+ * What cannot be hashed in time gets no verdict (a wait in the kernel ends
+ * in a refusal); a file too large to hash gets its verdict. sent: when
+ * the kernel asked (0: it did not), for the stats. */
+static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime, int fd,
+		  const struct stat *st, const char *path, uint64_t sent)
 {
-	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
-	struct stat st;
-	_cleanup_close_ int fd = find_file(rec, &st);
-	if (fd < 0) {
-		remember(b, &k, rec->ctime, true, NULL,
-			 "the file could not be found as the process sees it");
-		/* the task need not wait out the kernel's wait for nothing */
-		tell_kernel(b, &k, rec->ctime, EXEC_LSM_NONE);
-		return;
-	}
 	char self[64], hex[SHA256_HEX_LEN], nohash[120] = "", why[300];
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 	_cleanup_close_ int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat rst;
 	bool hashed = false;
-	if (rfd < 0 || fstat(rfd, &rst) < 0 || !same_file(rfd, &rst, &k, rec->ctime)) {
+	if (rfd < 0 || fstat(rfd, &rst) < 0 || !same_file(rfd, &rst, k, ctime)) {
 		snprintf(nohash, sizeof nohash, "it could not be opened: %s", strerror(errno));
 	} else {
 		struct timespec deadline;
@@ -271,19 +286,21 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 			/* a transient failure (time, a read): no verdict kept */
 			snprintf(why, sizeof why, "the file could not be hashed in time (%s)",
 				 strerror(errno));
-			remember(b, &k, rec->ctime, true, NULL, why);
+			remember(b, k, ctime, 0, true, NULL, why);
 			return;
 		}
 	}
 	if (!hashed && !nohash[0])
 		return;
 	/* the path the kernel gave is the task's view, where allow_dirs apply */
-	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, &st, rec->path),
-					 rec->path, why, sizeof why);
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, st, path),
+					 path, why, sizeof why);
 	bool deny = v != EXEC_LSM_ALLOW;
-	remember(b, &k, rec->ctime, deny, hashed ? hex : NULL, why);
-	tell_kernel(b, &k, rec->ctime, v);
-	uint64_t took = now_ns() - rec->ts;
+	remember(b, k, ctime, v, deny, hashed ? hex : NULL, why);
+	tell_kernel(b, k, ctime, v);
+	if (!sent)
+		return;
+	uint64_t took = now_ns() - sent;
 	pthread_mutex_lock(&b->mu);
 	if (deny)
 		b->denied++;
@@ -293,6 +310,108 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	if (took > b->answer_ns_max)
 		b->answer_ns_max = took;
 	pthread_mutex_unlock(&b->mu);
+}
+
+/* A request: find, hash, decide, answer. What cannot be found is answered
+ * NONE (refused at once, asked again at the next try). */
+static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
+{
+	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
+	struct stat st;
+	_cleanup_close_ int fd = find_file(rec, &st);
+	if (fd < 0) {
+		remember(b, &k, rec->ctime, 0, true, NULL,
+			 "the file could not be found as the process sees it");
+		/* the task need not wait out the kernel's wait for nothing */
+		tell_kernel(b, &k, rec->ctime, EXEC_LSM_NONE);
+		return;
+	}
+	judge(b, &k, rec->ctime, fd, &st, rec->path, rec->ts);
+}
+
+/* The name of the file open at fd as process pid sees it (under its
+ * root), into out ("" when none is found: a deleted file, a memfd). Its
+ * name from here ends with it (the task's root is somewhere above): the
+ * longest tail that, opened under the task's root, is the same file. */
+static void task_path(pid_t pid, int fd, const struct stat *st, char *out, size_t len)
+{
+	char self[64], p[PATH_MAX];
+	out[0] = '\0';
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, p, sizeof p - 1);
+	if (n <= 0 || p[0] != '/')
+		return;
+	p[n] = '\0';
+	snprintf(self, sizeof self, "/proc/%d/root", (int)pid);
+	_cleanup_close_ int root = open(self, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (const char *c = p; root >= 0 && c; c = strchr(c + 1, '/')) {
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		_cleanup_close_ int f = (int)syscall(SYS_openat2, root, c, &how, sizeof how);
+		struct stat s;
+		if (f >= 0 && fstat(f, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
+			snprintf(out, len, "%s", c);
+			return;
+		}
+	}
+}
+
+/* A premap's file: its verdict worked out, as for a request. */
+static void serve_premap(struct bpfexec *b, const struct premap *m)
+{
+	struct stat st;
+	if (fstat(m->fd, &st) < 0)
+		return;
+	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
+	char path[PATH_MAX];
+	task_path(m->pid, m->fd, &st, path, sizeof path);
+	judge(b, &k, ctime_ns(&st), m->fd, &st, path, 0);
+	pthread_mutex_lock(&b->mu);
+	b->premap_worked++;
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* A seccomp notification let go on (it may have died meanwhile: ENOENT). */
+static void answer(struct bpfexec *b, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(b->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+static void queue_premap(struct bpfexec *b, int fd, pid_t pid, uint64_t id)
+{
+	struct premap *m = xcalloc(1, sizeof *m);
+	*m = (struct premap){ .fd = fd, .pid = pid, .id = id };
+	pthread_mutex_lock(&b->mu);
+	*b->work_tail = m;
+	b->work_tail = &m->next;
+	pthread_mutex_unlock(&b->mu);
+	uint64_t one = 1;
+	(void)!write(b->workfd, &one, sizeof one);
+}
+
+/* The premaps queued, in order; between two, the kernel's requests (a
+ * task waits in the kernel for each). */
+static void serve_premaps(struct bpfexec *b)
+{
+	uint64_t n;
+	(void)!read(b->workfd, &n, sizeof n);
+	pthread_mutex_lock(&b->mu);
+	struct premap *list = b->work;
+	b->work = NULL;
+	b->work_tail = &b->work;
+	pthread_mutex_unlock(&b->mu);
+	for (struct premap *m = list, *next; m; m = next) {
+		next = m->next;
+		if (!b->stop && m->fd >= 0)
+			serve_premap(b, m);
+		else if (!b->stop)
+			answer(b, m->id);
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+		ring_buffer__consume(b->rb);
+	}
 }
 
 static void queue_refusal(struct bpfexec *b, const struct exec_lsm_rec *rec)
@@ -363,14 +482,17 @@ static void *serve(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	struct pollfd p[2] = { { .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
-			       { .fd = b->stopfd, .events = POLLIN } };
+	struct pollfd p[3] = { { .fd = ring_buffer__epoll_fd(b->rb), .events = POLLIN },
+			       { .fd = b->stopfd, .events = POLLIN },
+			       { .fd = b->workfd, .events = POLLIN } };
 	while (!b->stop) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
 			break;
 		ring_buffer__consume(b->rb);
+		if (p[2].revents)
+			serve_premaps(b);
 	}
 	return NULL;
 }
@@ -595,8 +717,9 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	*unavailable = false;
 	libbpf_set_print(quiet_print);
 	struct bpfexec *b = xcalloc(1, sizeof *b);
-	b->stopfd = b->notefd = b->vmap = -1;
+	b->stopfd = b->notefd = b->workfd = b->listener = b->vmap = -1;
 	b->tail = &b->head;
+	b->work_tail = &b->work;
 	pthread_mutex_init(&b->mu, NULL);
 	b->x = &p->exec;
 	snprintf(b->cgroup, sizeof b->cgroup, "%s", cgroup);
@@ -631,7 +754,8 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records), on_record, b, NULL);
 	b->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	b->notefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!b->rb || b->stopfd < 0 || b->notefd < 0) {
+	b->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!b->rb || b->stopfd < 0 || b->notefd < 0 || b->workfd < 0) {
 		werr_errno(e, "in-kernel exec enforcement: its ring buffer");
 		goto fail;
 	}
@@ -670,9 +794,19 @@ void bpfexec_free(struct bpfexec *b)
 		close(b->stopfd);
 	if (b->notefd >= 0)
 		close(b->notefd);
+	if (b->workfd >= 0)
+		close(b->workfd);
+	if (b->listener >= 0)
+		close(b->listener);
 	for (struct refusal *r = b->head, *n; r; r = n) {
 		n = r->next;
 		free(r);
+	}
+	for (struct premap *m = b->work, *n; m; m = n) {
+		n = m->next;
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
 	}
 	exec_verdict_free(&b->rules);
 	pthread_mutex_destroy(&b->mu);
@@ -687,7 +821,7 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 	char why[300];
 	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
 	struct exec_lsm_key k = { .dev = kdev(st->st_dev), .ino = st->st_ino };
-	remember(b, &k, ctime_ns(st), v != EXEC_LSM_ALLOW, hex, why);
+	remember(b, &k, ctime_ns(st), v, v != EXEC_LSM_ALLOW, hex, why);
 	tell_kernel(b, &k, ctime_ns(st), v);
 	pthread_mutex_lock(&b->mu);
 	b->learned++;
@@ -697,6 +831,48 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 int bpfexec_fd(const struct bpfexec *b)
 {
 	return b->notefd;
+}
+
+int bpfexec_set_listener(struct bpfexec *b, int listener)
+{
+	if (b->listener < 0)
+		b->listener = fcntl(listener, F_DUPFD_CLOEXEC, 3);
+	return b->listener < 0 ? -1 : 0;
+}
+
+bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || b->listener < 0) {
+		close(fd); /* the kernel decides (and asks, or refuses) */
+		return true;
+	}
+	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
+	uint64_t ctime = ctime_ns(&st);
+	enum exec_lsm_verdict v = 0;
+	pthread_mutex_lock(&b->mu);
+	b->premapped++;
+	for (size_t i = 0; i < KNOWN && !v; i++) {
+		const struct known *kn = &b->known[i];
+		if (kn->used && kn->verdict && kn->k.dev == k.dev && kn->k.ino == k.ino &&
+		    kn->ctime == ctime)
+			v = kn->verdict;
+	}
+	b->premap_known += v != 0;
+	pthread_mutex_unlock(&b->mu);
+	if (v) {
+		/* again: the kernel's map forgets the least used */
+		tell_kernel(b, &k, ctime, v);
+		close(fd);
+		return true;
+	}
+	queue_premap(b, fd, pid, 0);
+	return false;
+}
+
+void bpfexec_answer_after(struct bpfexec *b, uint64_t id)
+{
+	queue_premap(b, -1, 0, id);
 }
 
 bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
@@ -764,14 +940,17 @@ json_t *bpfexec_stats(const struct bpfexec *b)
 {
 	struct bpfexec *m = (struct bpfexec *)b;
 	pthread_mutex_lock(&m->mu);
-	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "by", "bpf-lsm",
+	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I}",
+		"by", "bpf-lsm",
 		"check_ms", (json_int_t)b->check_ms, "refusals_not_logged", (json_int_t)b->dropped,
 		"requests", (json_int_t)b->requests, "allowed", (json_int_t)b->allowed,
 		"denied", (json_int_t)b->denied, "learned", (json_int_t)b->learned,
 		"refused", (json_int_t)b->refused, "timeouts", (json_int_t)b->timeouts,
 		"answer_ms_mean", b->allowed + b->denied
 			? (double)b->answer_ns_total / 1e6 / (double)(b->allowed + b->denied) : 0.0,
-		"answer_ms_max", (double)b->answer_ns_max / 1e6);
+		"answer_ms_max", (double)b->answer_ns_max / 1e6,
+		"premapped", (json_int_t)b->premapped, "premap_known", (json_int_t)b->premap_known,
+		"premap_hashed", (json_int_t)b->premap_worked);
 	pthread_mutex_unlock(&m->mu);
 	return j;
 }
@@ -806,6 +985,21 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 int bpfexec_fd(const struct bpfexec *b)
 {
 	return -1;
+}
+
+int bpfexec_set_listener(struct bpfexec *b, int listener)
+{
+	return -1;
+}
+
+bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd)
+{
+	close(fd);
+	return true;
+}
+
+void bpfexec_answer_after(struct bpfexec *b, uint64_t id)
+{
 }
 
 void bpfexec_on_refusals(struct bpfexec *b, struct audit *log)

@@ -12,12 +12,21 @@
  * a program: a denied hash, an unhashable file while deny rules exist, a
  * file `exec default deny` does not allow. What the kernel refuses becomes
  * an `exec` event in the session's log (written by the loop's thread:
- * bpfexec_fd, bpfexec_on_refusals). */
+ * bpfexec_fd, bpfexec_on_refusals).
+ *
+ * That wait in the kernel spins, so few tasks may wait at once: the
+ * seccomp filter also hands the supervisor each mmap of a file with
+ * PROT_EXEC and each mprotect adding it (notify.c), and the file's verdict
+ * is put in the kernel's map before the call goes on (bpfexec_premap):
+ * the kernel finds it there, and its wait is left a backstop for what the
+ * filter cannot see. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "../audit/audit.h"
 #include "../common/err.h"
@@ -52,6 +61,17 @@ bool bpfexec_holds(const struct bpfexec *b, pid_t pid);
  * not ask. Thread-safe. */
 void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
 		   const char *resolved);
+
+/* Files about to be mapped executable, seen by the supervisor's loop in a
+ * seccomp notification (listener: the session's, for the answers; copied).
+ * bpfexec_premap: the file open at fd (O_PATH, taken) in process pid;
+ * true when its verdict was known and is in the kernel's map now, false
+ * when this module's thread works it out (hashing, off the loop).
+ * bpfexec_answer_after: the thread lets notification id go on once the
+ * files handed to it before have their verdicts. */
+int bpfexec_set_listener(struct bpfexec *b, int listener);
+bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd);
+void bpfexec_answer_after(struct bpfexec *b, uint64_t id);
 
 /* The loop's source: readable when the kernel refused something; then
  * bpfexec_on_refusals writes their `exec` events to log. */

@@ -9,6 +9,9 @@
  * One call is notified for two reasons: an open that creates a file with a
  * setuid or setgid mode is refused, while other opens are recorded (`audit
  * files`); the arguments the filter saw (values, not memory) tell which.
+ * With the exec rules in the kernel (bpfexec.h), a file about to be mapped
+ * executable (mmap with PROT_EXEC, mprotect adding it) gets its verdict in
+ * the kernel's map before the call goes on: the kernel never waits for it.
  *
  * The target's memory is read through /proc/PID/mem, and the notification id
  * is checked with SECCOMP_IOCTL_NOTIF_ID_VALID after opening it and after
@@ -46,6 +49,7 @@
 #include "target.h"
 #include "unixconn.h"
 #include "execs.h"
+#include "bpfexec.h"
 #include "writeask.h"
 #include "../sandbox/sandbox.h"
 #include "../sandbox/wsmade.h"
@@ -105,6 +109,8 @@ struct notifier {
 	struct wsmade *made;     /* secret names the sandbox makes (notifier_set_made), or NULL */
 	const struct policy *pol; /* whose mask patterns say which names are secret */
 	char *ws;                /* the workspace (its path inside) */
+	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
+	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
 	bool mask_paths;         /* a pattern names a path (needs the name's place) */
 };
 
@@ -129,6 +135,12 @@ void notifier_set_made(struct notifier *n, struct wsmade *made, const struct pol
 void notifier_set_execs(struct notifier *n, struct execs *x)
 {
 	n->execs = x;
+}
+
+void notifier_set_code(struct notifier *n, bool strict, struct bpfexec *kernel)
+{
+	n->strict = strict;
+	n->kernel = kernel && bpfexec_set_listener(kernel, n->fd) == 0 ? kernel : NULL;
 }
 
 void notifier_set_guarded(struct notifier *n, const char *dir)
@@ -693,6 +705,68 @@ static bool mmap_refused(struct notifier *n, const struct seccomp_notif *req)
 	return true;
 }
 
+/* The files mapped in [lo, lo + len) of process pid (its /proc/PID/maps),
+ * opened O_PATH through map_files into fds (at most max). How many. */
+static size_t mapped_files(pid_t pid, uint64_t lo, uint64_t len, int *fds, size_t max)
+{
+	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
+	char p[64], line[PATH_MAX + 128];
+	snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(p, "re");
+	size_t n = 0;
+	while (f && n < max && fgets(line, sizeof line, f)) {
+		unsigned long long start, end, ino;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu", &start, &end, &ino) != 3)
+			continue;
+		if (start >= hi)
+			break;
+		if (end <= lo || !ino)
+			continue; /* anonymous memory: no file to ask about */
+		char mf[96];
+		snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", (int)pid, start, end);
+		int fd = open(mf, O_PATH | O_CLOEXEC);
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The exec rules in the kernel: the file an mmap maps executable (its fd
+ * argument), or the files where an mprotect makes memory executable, get
+ * their verdicts in the kernel's map before the call goes on
+ * (bpfexec_premap), so that the kernel finds them there and never waits.
+ * What is read of the process is checked to be its (the notification
+ * still valid after) and is not trusted further: a file changed before the
+ * kernel looks has a new ctime, and the kernel asks itself. true when
+ * bpfexec's thread answers the call, once it has their verdicts. */
+static bool kernel_first(struct notifier *n, const struct seccomp_notif *req, bool mprotect)
+{
+	int fds[8];
+	size_t nfds = 0;
+	if (mprotect) {
+		nfds = mapped_files(req->pid, req->data.args[0], req->data.args[1], fds,
+				    ARRAY_LEN(fds));
+	} else {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, (int)req->data.args[4]);
+		if ((fds[0] = open(p, O_PATH | O_CLOEXEC)) >= 0)
+			nfds = 1; /* else no such fd: the kernel says EBADF */
+	}
+	bool valid = seccomp_notify_id_valid(n->fd, req->id) == 0;
+	bool queued = false;
+	for (size_t i = 0; i < nfds; i++) {
+		if (valid)
+			queued |= !bpfexec_premap(n->kernel, req->pid, fds[i]);
+		else
+			close(fds[i]);
+	}
+	if (queued)
+		bpfexec_answer_after(n->kernel, req->id);
+	return queued;
+}
+
 int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
@@ -700,9 +774,26 @@ int notifier_handle(struct notifier *n)
 		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
-	if (nr == SCMP_SYS(mmap)) {
-		bool refused = mmap_refused(n, req);
+	/* A foreign ABI's call (the filter's bad-architecture action): its
+	 * number names another call here (i386's link is 9, mmap here), and
+	 * it is refused whatever it is. */
+	if (req->data.arch != seccomp_arch_native()) {
+		log_refusal(n, req, false);
+		emit_pending(n);
+		struct seccomp_notif_resp *resp = n->resp;
+		memset(resp, 0, sizeof *resp);
+		resp->id = req->id;
+		resp->error = -EPERM;
+		seccomp_notify_respond(n->fd, resp);
+		return 0;
+	}
+	bool mprotect = nr == SCMP_SYS(mprotect) || nr == SCMP_SYS(pkey_mprotect);
+	if (nr == SCMP_SYS(mmap) || mprotect) {
+		/* notified for `exec strict` (mmap) or the rules in the kernel */
+		bool refused = !mprotect && n->strict && mmap_refused(n, req);
 		bool unlogged = emit_pending(n);
+		if (!refused && !unlogged && n->kernel && kernel_first(n, req, mprotect))
+			return 0; /* answered by bpfexec's thread */
 		struct seccomp_notif_resp *resp = n->resp;
 		memset(resp, 0, sizeof *resp);
 		resp->id = req->id;

@@ -12,6 +12,12 @@ struct execs;
 /* Where exec notifications go (execs.h): recorded, decided and answered
  * there. Without it an exec is let through unrecorded. */
 void notifier_set_execs(struct notifier *n, struct execs *x);
+/* Code mapped from files (notified for `exec strict`: strict, or for the
+ * exec rules in the kernel: kernel, bpfexec.h, NULL when not): strict's
+ * mmaps of noexec files recorded and refused; kernel's files given their
+ * verdicts in the kernel before the call goes on. */
+struct bpfexec;
+void notifier_set_code(struct notifier *n, bool strict, struct bpfexec *kernel);
 /* File operations (notified with `audit files` or `write ask`): recorded
  * when audit_files, held for a question when wa's globs name them. */
 struct writeask;

@@ -878,6 +878,14 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	_cleanup_close_ int sock = sv[0];
 	_cleanup_close_ int init_sock = sv[1];
 
+	/* The exec rules in the kernel too, from before init starts: its
+	 * cgroup is registered, and nothing of it runs unchecked. Before the
+	 * filter: with them, code mapped from files goes by the supervisor. */
+	_cleanup_(bpfexec_freep) struct bpfexec *bx = NULL;
+	char kernel_why[1100];
+	if (kernel_exec(s, &bx, kernel_why, sizeof kernel_why, e) < 0)
+		return -1;
+	s->exec_kernel = bx != NULL;
 	/* Before the clone, while nothing else runs: init never waits for
 	 * these (a hand-over between processes can cost more than the work on
 	 * a busy machine). */
@@ -886,12 +894,6 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 	/* As root, the host paths init shows, as trees it inherits (hostid.h):
 	 * made after the placeholders, which they include. */
 	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
-		return -1;
-	/* The exec rules in the kernel too, from before init starts: its
-	 * cgroup is registered, and nothing of it runs unchecked. */
-	_cleanup_(bpfexec_freep) struct bpfexec *bx = NULL;
-	char kernel_why[1100];
-	if (kernel_exec(s, &bx, kernel_why, sizeof kernel_why, e) < 0)
 		return -1;
 	_cleanup_(child_killp) struct child c = { .pid = 0, .pidfd = -1 };
 	int started = start_init(s, sock, init_sock, &c, e);
@@ -1050,6 +1052,7 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		return -1;
 	notifier_set_execs(nt, x);
 	execs_set_kernel(x, bx);
+	notifier_set_code(nt, s->policy->exec.strict, bx);
 	/* `write ask`: file operations held for a question (freed before the
 	 * broker: it withdraws what it holds) */
 	_cleanup_(writeask_freep) struct writeask *wa =

@@ -400,19 +400,20 @@ static int do_io_uring(void)
 	return result(syscall(SYS_io_uring_setup, 4U, &p), "io_uring_setup");
 }
 
-/* int $0x80 from 64-bit code: the i386 syscall table, getpid is 20 there. */
-static int do_i386(void)
+/* int $0x80 from 64-bit code: the i386 syscall table, call nr there
+ * (getpid is 20), its arguments 0. */
+static int do_i386(long nr)
 {
 #if defined(__x86_64__)
-	long ret = 20;
+	long ret = nr;
 
-	__asm__ volatile("int $0x80"
+	__asm__ volatile("xor %%ebx, %%ebx\n\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n\tint $0x80"
 			 : "+a"(ret)
 			 :
 			 : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory", "cc");
 	if (ret < 0 && ret > -4096)
 		return denied_errno((int)-ret);
-	return allowed("i386 getpid returned %ld", ret);
+	return allowed("i386 call %ld returned %ld", nr, ret);
 #else
 	return usage("i386: only on x86_64");
 #endif
@@ -1297,7 +1298,14 @@ int main(int argc, char **argv)
 		 * filter before the kernel would say ENOSYS (no x32 support) */
 		return result(syscall(0x40000000L | SYS_getpid), "x32 getpid");
 	} else if (!strcmp(cmd, "i386")) {
-		return do_i386();
+		return do_i386(20);
+	} else if (!strcmp(cmd, "i386-nr")) {
+		/* a call whose i386 number is a native call's the supervisor
+		 * lets go on (link is 9 there, mmap here) */
+		NEED(1, "i386-nr N");
+		if (parse_int(a1, &n) < 0)
+			return usage("i386-nr N");
+		return do_i386((long)n);
 	} else if (!strcmp(cmd, "fd")) {
 		NEED(1, "fd N");
 		if (parse_int(a1, &n) < 0)
@@ -1354,6 +1362,6 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
+		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
 		     "audit-enabled landlock-write landlock-signal json jsonl)");
 }

@@ -5,7 +5,8 @@
 # written to a memfd, or mapped executable by a hand-written loader (mmap,
 # mprotect) is refused, the mappings with EPERM by the kernel, and each
 # kernel refusal is an exec event saying so; what the agent builds itself
-# still runs and maps. And `exec kernel on` refuses to start where it
+# still runs and maps. Many loaders at once, of files the kernel knows
+# nothing of, all run. And `exec kernel on` refuses to start where it
 # cannot be had, saying why.
 # shellcheck shell=bash
 
@@ -77,6 +78,52 @@ test_bpfexec_bypasses() {
 	done
 	grep '"event":"session.end"' "$f" | grep -q '"kernel":{"by":"bpf-lsm"' ||
 		fail "session.end does not say the rules were in the kernel"
+}
+
+# Many processes loading libraries the kernel has no verdict for, at once
+# (a parallel build's first loads): each loader gets its own copies of a
+# program's libraries (new files, unknown to the kernel), and all of them,
+# and a burst of system programs beside, run at the same moment. None may
+# be refused: the supervisor gives the kernel each file's verdict before
+# the mapping (the seccomp notification of an executable mmap), so no task
+# waits in the kernel, where only one per spare CPU may.
+test_bpfexec_parallel_loaders() {
+	bpf_need
+	command -v ldd >/dev/null || skip "no ldd here to list a program's libraries"
+	printf 'exec deny sha256:%064d\nexec kernel on\n' 0 >"$T_TMP/par.profile"
+	no_detect_actions "$T_TMP/par.profile" >/dev/null
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=300
+	wrun --profile "$T_TMP/par.profile" -- sh -c '
+		libs=$(ldd /bin/ls | sed -n "s/.*=> \(\/[^ ]*\) .*/\1/p")
+		[ -n "$libs" ] || { echo "NOLIBS"; exit 0; }
+		i=0; while [ $i -lt 8 ]; do mkdir l$i && cp $libs l$i/ || exit 9; i=$((i+1)); done
+		i=0; while [ $i -lt 8 ]; do
+			( j=0; while [ $j -lt 3 ]; do
+				LD_LIBRARY_PATH=$PWD/l$i ls -d / >/dev/null 2>err.$i.$j ||
+					echo "FAIL loader $i.$j rc=$?: $(head -c 200 err.$i.$j)"
+				j=$((j+1)); done ) &
+			i=$((i+1)); done
+		k=0; while [ $k -lt 8 ]; do
+			( for p in "grep -c root /etc/passwd" "sort /etc/passwd" "sed -n 1p /etc/passwd" \
+				"awk {print} /etc/passwd" "date" "id -u" "wc -l /etc/passwd" "head -1 /etc/passwd"; do
+				$p >/dev/null 2>&1 || echo "FAIL burst $k: $p rc=$?"; done ) &
+			k=$((k+1)); done
+		wait
+		echo "loaded=$(ls -d l? | wc -l)"'
+	assert_rc 0
+	grep -qx NOLIBS <<<"$OUT" && skip "ldd lists no libraries of /bin/ls (a static build?)"
+	assert_out_line 'loaded=8' 'the loaders ran'
+	grep -q '^FAIL' <<<"$OUT" && fail "processes were refused: $(grep '^FAIL' <<<"$OUT" | head -n 5)"
+	local f n end
+	f=$(bpf_latest_log)
+	n=$(grep '"event":"exec"' "$f" | grep '"enforced_by":"bpf-lsm"' | grep -c '"decision":"deny"')
+	((n == 0)) || fail "the kernel refused $n mappings or execs: $(grep '"enforced_by":"bpf-lsm"' "$f" | head -n 2)"
+	end=$(grep '"event":"session.end"' "$f" | grep -o '"kernel":{[^}]*}')
+	grep -q '"timeouts":0[,}]' <<<"$end" || fail "tasks were refused waiting in the kernel: $end"
+	[[ $end =~ \"premapped\":([0-9]+) ]] && ((BASH_REMATCH[1] > 0)) ||
+		fail "no mapping went by the supervisor first: $end"
+	note "the kernel's stats: $end"
 }
 
 # `exec kernel on` where it cannot be had: no session, the reason said.

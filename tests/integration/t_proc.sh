@@ -143,8 +143,12 @@ test_foreign_arch() {
 	[[ $(uname -m) == x86_64 ]] || skip 'x86_64 only'
 	probe_host i386
 	[[ $HRC == 0 ]] || skip "the host has no i386 syscall entry: $HOUT"
-	wbatch 'i386|i386' 'after|read wprobe'
+	# calls whose i386 numbers are native calls the supervisor lets go on
+	# (mmap, mprotect: link and unlink there) are refused all the same
+	wbatch 'i386|i386' 'i386_link|i386-nr 9' 'i386_unlink|i386-nr 10' 'after|read wprobe'
 	bexpect i386 denied
+	bexpect i386_link denied EPERM
+	bexpect i386_unlink denied EPERM
 	bexpect after allowed
 }
 

@@ -36,7 +36,10 @@
 #                                       MB on a loop device, overlayfs loaded:
 #                                       for root's idmapped mounts, which tmpfs
 #                                       takes only from 6.3, and --review;
-#                                       e.g. --only checkpoint_review --ext4-tmp 1024)
+#                                       e.g. --only checkpoint_review --ext4-tmp 1024;
+#                                       warden's cache is put there too, and
+#                                       --bench needs it now that root's
+#                                       sessions idmap the workspace)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -55,7 +58,7 @@ while (($#)); do
 	--wait-ms) wait_ms=${2:?}; shift 2 ;;
 	--lsm) lsm=${2:?}; shift 2 ;;
 	--ext4-tmp) ext4_tmp=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bpf-lsm.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,7 +105,10 @@ WARDEN_BPF_DEBUG=1 build/warden doctor 2>&1
 echo "=== doctor rc=\$?"
 echo "=== one session with exec kernel on: its end's kernel stats"
 printf 'exec kernel on\nexec deny sha256:%064d\n' 0 >/tmp/kernel.profile
-WARDEN_BPF_DEBUG=1 XDG_STATE_HOME=/tmp/state build/warden run --profile /tmp/kernel.profile -- sh -c 'echo RAN; /bin/true' 2>&1
+# (in /tmp: as root the workspace is idmapped, which 6.1's tmpfs refuses)
+mkdir -p /tmp/one-session
+(cd /tmp/one-session && WARDEN_BPF_DEBUG=1 XDG_STATE_HOME=/tmp/state XDG_CACHE_HOME=/tmp/.cache $repo/build/warden run \
+	--profile /tmp/kernel.profile -- sh -c 'echo RAN; /bin/true' 2>&1)
 echo "=== session rc=\$?"
 tail -n 1 /tmp/state/warden/*.jsonl 2>/dev/null | grep -o '"kernel":{[^}]*}'
 echo "=== tests: --only '$only'"
@@ -125,7 +131,8 @@ while read -r tmp home; do
 done
 if [ -n '$bench' ]; then
 	echo "=== bench/exec --kernel --execs $bench_execs"
-	bench/exec --kernel --execs $bench_execs --runs 3 2>&1
+	# (root's sessions idmap warden's cached /etc: with --ext4-tmp, kept there)
+	${ext4_tmp:+XDG_CACHE_HOME=/tmp/.cache} bench/exec --kernel --execs $bench_execs --runs 3 2>&1
 	echo "=== bench rc=\$?"
 fi
 if [ -n '$shell' ]; then
