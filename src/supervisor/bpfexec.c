@@ -26,10 +26,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -44,6 +42,7 @@
 #include "../policy/exec_rules.h"
 #include "../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
+#include "notify.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */
@@ -374,8 +373,7 @@ static void serve_premap(struct bpfexec *b, const struct premap *m)
 /* A seccomp notification let go on (it may have died meanwhile: ENOENT). */
 static void answer(struct bpfexec *b, uint64_t id)
 {
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(b->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	notify_answer(b->listener, id, 0, true, 0);
 }
 
 static void queue_premap(struct bpfexec *b, int fd, pid_t pid, uint64_t id)

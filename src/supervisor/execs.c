@@ -58,6 +58,7 @@
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
+#include "notify.h"
 #include "target.h"
 
 #define HASH_CACHE 1024
@@ -138,8 +139,6 @@ struct execs {
 	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
 	void *link_ctx;
 	struct pexec *list;         /* pending: unanswered, or traced */
-	struct seccomp_notif_resp *resp;
-	struct seccomp_notif *unused_req;
 	struct cache_entry cache[HASH_CACHE];
 	size_t ncache, next;
 	unsigned long hits, misses, verified, swapped, killed;
@@ -442,14 +441,7 @@ static bool any_rules(const struct execs *x)
 
 static void answer(struct execs *x, struct pexec *p, int err)
 {
-	struct seccomp_notif_resp *r = x->resp;
-	memset(r, 0, sizeof *r);
-	r->id = p->id;
-	if (err)
-		r->error = -err;
-	else
-		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	seccomp_notify_respond(x->listener, r); /* ENOENT: the process died meanwhile */
+	notify_answer(x->listener, p->id, err, true, 0);
 	p->answered = true;
 }
 
@@ -1177,7 +1169,7 @@ struct execs *execs_new(int listener, struct audit *log, const struct policy *po
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
 	x->ep = execpath_new();
-	if (!x->q || x->timer < 0 || seccomp_notify_alloc(&x->unused_req, &x->resp) < 0) {
+	if (!x->q || x->timer < 0) {
 		werr_errno(e, "supervisor: setting up exec control");
 		execs_free(x);
 		return NULL;
@@ -1202,8 +1194,6 @@ void execs_free(struct execs *x)
 	if (x->root >= 0)
 		close(x->root);
 	exec_verdict_free(&x->lists);
-	if (x->resp)
-		seccomp_notify_free(x->unused_req, x->resp);
 	free(x);
 }
 

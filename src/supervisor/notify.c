@@ -90,7 +90,6 @@ struct notifier {
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
 	struct audit *log;
 	struct seccomp_notif *req;
-	struct seccomp_notif_resp *resp;
 	unsigned long syscall_events, suppressed;
 	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
 	/* the event of the notification being handled, written before the
@@ -212,6 +211,18 @@ static void later(struct notifier *n, struct event ev)
 		n->event = ev;
 }
 
+void notify_answer(int listener, uint64_t id, int error, bool cont, long long val)
+{
+	struct seccomp_notif_resp r = { .id = id };
+	if (error)
+		r.error = -error;
+	else if (cont)
+		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else
+		r.val = val;
+	seccomp_notify_respond(listener, &r);
+}
+
 struct notifier *notifier_new(int listener, int diag, struct audit *log)
 {
 	struct notifier *n = xcalloc(1, sizeof *n);
@@ -220,7 +231,7 @@ struct notifier *notifier_new(int listener, int diag, struct audit *log)
 	n->log = log;
 	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
 		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
-	if (seccomp_notify_alloc(&n->req, &n->resp) < 0) {
+	if (seccomp_notify_alloc(&n->req, NULL) < 0) {
 		free(n);
 		return NULL;
 	}
@@ -238,7 +249,7 @@ void notifier_free(struct notifier *n)
 		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
 	reserve_give(n);
-	seccomp_notify_free(n->req, n->resp);
+	seccomp_notify_free(n->req, NULL);
 	free(n->guarded);
 	free(n->ro_ws);
 	free(n->ws);
@@ -780,11 +791,7 @@ int notifier_handle(struct notifier *n)
 	if (req->data.arch != seccomp_arch_native()) {
 		log_refusal(n, req, false);
 		emit_pending(n);
-		struct seccomp_notif_resp *resp = n->resp;
-		memset(resp, 0, sizeof *resp);
-		resp->id = req->id;
-		resp->error = -EPERM;
-		seccomp_notify_respond(n->fd, resp);
+		notify_answer(n->fd, req->id, EPERM, false, 0);
 		return 0;
 	}
 	bool mprotect = nr == SCMP_SYS(mprotect) || nr == SCMP_SYS(pkey_mprotect);
@@ -794,14 +801,7 @@ int notifier_handle(struct notifier *n)
 		bool unlogged = emit_pending(n);
 		if (!refused && !unlogged && n->kernel && kernel_first(n, req, mprotect))
 			return 0; /* answered by bpfexec's thread */
-		struct seccomp_notif_resp *resp = n->resp;
-		memset(resp, 0, sizeof *resp);
-		resp->id = req->id;
-		if (refused || unlogged)
-			resp->error = -EPERM;
-		else
-			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		seccomp_notify_respond(n->fd, resp);
+		notify_answer(n->fd, req->id, refused || unlogged ? EPERM : 0, true, 0);
 		return 0;
 	}
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
@@ -866,22 +866,21 @@ int notifier_handle(struct notifier *n)
 	if (mem >= 0)
 		close(mem);
 	bool unlogged = emit_pending(n);
-	struct seccomp_notif_resp *resp = n->resp;
-	memset(resp, 0, sizeof *resp);
-	resp->id = req->id;
+	int error = 0;
+	bool go_on = false;
 	if (unlogged || blind)
-		resp->error = -EACCES;
+		error = EACCES;
 	else if (ignore)
 		; /* val 0, error 0: success */
 	else if (unchecked)
-		resp->error = -EPERM;
+		error = EPERM;
 	else if (emulated)
-		resp->error = -emu_err, resp->val = emu_err ? 0 : emu_val; /* done by the supervisor */
+		error = emu_err; /* done by the supervisor: its result, emu_val */
 	else if (cont)
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		go_on = true;
 	else
-		resp->error = -EPERM;
-	seccomp_notify_respond(n->fd, resp); /* ENOENT: the target died meanwhile */
+		error = EPERM;
+	notify_answer(n->fd, req->id, error, go_on, emulated ? emu_val : 0);
 	reserve_take(n);
 	return 0;
 }

@@ -2,10 +2,16 @@
  * each notified syscall into an audit event and answer it (see notify.c). */
 #pragma once
 #include <stdbool.h>
+#include <stdint.h>
 #include "../audit/audit.h"
 #include "../common/util.h"
 
 struct notifier;
+
+/* Answer notification id on the seccomp listener: the call refused with
+ * error (an errno) when not 0, else let go on (cont), else done with the
+ * result val. A process that died meanwhile (ENOENT) needs no answer. */
+void notify_answer(int listener, uint64_t id, int error, bool cont, long long val);
 
 struct notifier *notifier_new(int listener, int diag, struct audit *log);
 struct execs;

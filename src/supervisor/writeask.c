@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../control/approval.h"
+#include "notify.h"
 
 struct held {
 	struct writeask *w;
@@ -27,8 +28,6 @@ struct writeask {
 	int listener;
 	struct audit *log;
 	struct held *held;
-	struct seccomp_notif_resp *resp;
-	struct seccomp_notif *unused;
 };
 
 struct writeask *writeask_new(const struct strv *globs, const char *workspace, struct approvals *ap,
@@ -42,11 +41,6 @@ struct writeask *writeask_new(const struct strv *globs, const char *workspace, s
 	w->ap = ap;
 	w->listener = listener;
 	w->log = log;
-	if (seccomp_notify_alloc(&w->unused, &w->resp) < 0) {
-		free(w->workspace);
-		free(w);
-		return NULL;
-	}
 	return w;
 }
 
@@ -67,7 +61,6 @@ void writeask_free(struct writeask *w)
 		approvals_cancel(w->ap, h->question);
 		held_free(h);
 	}
-	seccomp_notify_free(w->unused, w->resp);
 	free(w->workspace);
 	free(w);
 }
@@ -108,14 +101,7 @@ static void answered(void *ctx, bool allow, const char *why)
 	h->x.decision = allow ? "allow" : "deny";
 	h->x.reason = why;
 	bool unlogged = audit_emit_event(w->log, ev_file(&h->x), NULL) < 0 && audit_failed(w->log);
-	struct seccomp_notif_resp *r = w->resp;
-	memset(r, 0, sizeof *r);
-	r->id = h->id;
-	if (allow && !unlogged)
-		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else
-		r->error = -EACCES;
-	seccomp_notify_respond(w->listener, r); /* ENOENT: the process died meanwhile */
+	notify_answer(w->listener, h->id, allow && !unlogged ? 0 : EACCES, true, 0);
 	unlink_held(w, h);
 	held_free(h);
 }
