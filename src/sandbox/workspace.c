@@ -269,6 +269,8 @@ struct scan {
 	struct ws_plan *plan;
 	const char *ws;
 	struct strv git_subs;      /* protected paths inside .git ("hooks", "config") */
+	struct strv host_hooks;    /* core.hooksPath values of the host's own configuration */
+	bool host_read;            /* ... once read (host_hooks_path) */
 	unsigned long entries;
 	unsigned bare_parts;       /* of the directory being read: HEAD, objects/, refs/ */
 };
@@ -763,6 +765,34 @@ static int protect_hook_names(struct scan *sc, struct werr *e)
 	return 0;
 }
 
+/* The core.hooksPath values of the host's own configuration (and what it
+ * includes), read once per scan into sc->host_hooks: they apply to every
+ * repository. An included file in the workspace is protected like one a
+ * repository's own configuration includes. */
+static int host_hooks_path(struct scan *sc, struct werr *e)
+{
+	if (sc->host_read)
+		return 0;
+	sc->host_read = true;
+	struct gitcfg_walk w = { .sc = sc, .gitdir = "", .host = true };
+	_cleanup_strv_ struct strv files = host_git_config();
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < files.n; i++) {
+		_cleanup_free_ char *key = gitcfg_key(files.v[i], files.v[i]);
+		if (strv_contains(&w.seen, key))
+			continue;
+		strv_push(&w.seen, key);
+		strv_push(&w.chain, key);
+		r = gitcfg_file(&w, files.v[i], files.v[i], e);
+		strv_remove(&w.chain, key);
+	}
+	sc->host_hooks = w.hooks;
+	strv_free(&w.seen);
+	strv_free(&w.chain);
+	strv_free(&w.found);
+	return r;
+}
+
 /* The directories a repository's core.hooksPath can name, in every file
  * of its configuration (config, config.worktree, and what they include,
  * whatever an includeIf's condition: it can hold later), when they lie in
@@ -787,17 +817,9 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 	}
 	/* what git reads before the repository's own files: a relative
 	 * core.hooksPath there starts at this repository's top too */
-	_cleanup_strv_ struct strv host = host_git_config();
-	w.host = true;
-	for (size_t i = 0; r == 0 && i < host.n; i++) {
-		_cleanup_free_ char *key = gitcfg_key(host.v[i], host.v[i]);
-		if (strv_contains(&w.seen, key))
-			continue;
-		strv_push(&w.seen, key);
-		strv_push(&w.chain, key);
-		r = gitcfg_file(&w, host.v[i], host.v[i], e);
-		strv_remove(&w.chain, key);
-	}
+	if (r == 0 && (r = host_hooks_path(sc, e)) == 0)
+		for (size_t i = 0; i < sc->host_hooks.n; i++)
+			strv_push(&w.hooks, sc->host_hooks.v[i]);
 	for (size_t i = 0; r == 0 && i < w.hooks.n; i++) {
 		_cleanup_free_ char *hp = expand_user(w.hooks.v[i]);
 		if (!hp || !*hp)
@@ -806,16 +828,17 @@ static int protect_hooks_path(struct scan *sc, const char *gitdir, const char *w
 				       : xasprintf("%s%s%s/%s", sc->ws, *worktree ? "/" : "", worktree, hp);
 		note_links(sc, abs);
 		_cleanup_free_ char *rel = ws_relative_abs(sc->ws, abs);
+		const char *origin = rel ? NULL : writable_inside(sc->pol, abs);
 		enum presence there;
 		if (rel && protect_to_missing(sc, rel, true, &there, e) < 0)
 			r = -1;
 		else if (!rel && ws_is_top(sc->ws, abs))
 			r = protect_hook_names(sc, e);
-		else if (!rel && writable_inside(sc->pol, abs))
+		else if (origin)
 			r = werr_set(e, 0, "refusing the workspace: the git configuration of %s/%s names "
 				     "%s as core.hooksPath, which the sandbox can write (%s); the host's "
 				     "git would run hooks from it", sc->ws, *gitdir ? gitdir : ".", abs,
-				     writable_inside(sc->pol, abs));
+				     origin);
 	}
 	strv_free(&w.hooks);
 	strv_free(&w.seen);
@@ -1078,6 +1101,7 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	if (walk_tree(plan->ws_fd, &ops, &sc, e) < 0)
 		goto fail;
 	strv_free(&sc.git_subs);
+	strv_free(&sc.host_hooks);
 	/* Git redirects present now stay as they are: read-only. */
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
@@ -1093,6 +1117,7 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 	return 0;
 fail:
 	strv_free(&sc.git_subs);
+	strv_free(&sc.host_hooks);
 	return -1;
 }
 
