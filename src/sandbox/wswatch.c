@@ -258,7 +258,8 @@ static bool host_socket(const struct wswatch *w, const char *rel, const char *na
  * made that very file (wsmade.h: the agent's own `cp template .env` stays
  * its own); a secret the host writes must not be read inside. A unix
  * socket the host made is masked too: nothing inside reaches it, not even
- * sendmsg (unixconn.h). An alert once per path. 0, or -1 when the
+ * sendmsg (unixconn.h). An alert once per path masked again (one that
+ * still fails after three more tries, every time). 0, or -1 when the
  * re-masker is gone. */
 static int judge(struct wswatch *w, const char *rel, const char *name, struct audit *log)
 {
@@ -271,7 +272,13 @@ static int judge(struct wswatch *w, const char *rel, const char *name, struct au
 		kind = REMASK_MASK;
 	if (!kind)
 		return 0;
+	/* A re-mask that failed because the host replaced the name again
+	 * between the re-masker's open and its bind is tried again at once on
+	 * what is there now; only a failure that persists is one to report
+	 * (each time: a path left open is not said once). */
 	int r = ask(w, kind, rel);
+	for (int again = 0; r > 0 && r != ENOENT && !(fresh && r == EINVAL) && again < 3; again++)
+		r = ask(w, kind, rel);
 	if (r < 0)
 		return -1;
 	if (r == ENOENT || (fresh && r == EINVAL))
