@@ -1,10 +1,103 @@
-/* lateclose.c - fds closed on a thread of their own (lateclose.h). */
+/* lateclose.c - fds closed by a process or a thread of their own
+ * (lateclose.h). */
 #include "lateclose.h"
 
+#include <errno.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+/* What the closing process closes last, sorted (the rest it closes at
+ * once). It runs on the caller's memory: it reads this, makes system calls
+ * that cannot fail on the fds it holds (so errno, the caller's, is never
+ * written) and ends; no libc state is touched. */
+struct closer_arg {
+	int fd[LATE_CLOSE_MAX];
+	size_t n;
+};
+
+#define CLOSER_STACK (64 * 1024)
+/* One stack for the closing process at a time: its tid word, which the
+ * kernel clears when it is gone (CLONE_CHILD_CLEARTID); 0: free. */
+static char *closer_stack;
+static pid_t closer_tid;
+static struct closer_arg closer_args;
+
+static int closer(void *p)
+{
+	const struct closer_arg *a = p;
+	unsigned from = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if ((unsigned)a->fd[i] > from)
+			syscall(SYS_close_range, from, (unsigned)a->fd[i] - 1, 0);
+		from = (unsigned)a->fd[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+	for (size_t i = 0; i < a->n; i++)
+		syscall(SYS_close, a->fd[i]);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+/* Hand the unsynced fds to a closing process; false when none could be
+ * made (the last one still runs, or clone failed): the caller closes them. */
+static bool closer_start(struct late_close *l)
+{
+	struct closer_arg a = { .n = 0 };
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->sync[i])
+			a.fd[a.n++] = l->fd[i];
+	if (!a.n)
+		return true;
+	if (__atomic_load_n(&closer_tid, __ATOMIC_ACQUIRE) != 0)
+		return false;
+	if (!closer_stack) {
+		void *s = mmap(NULL, CLOSER_STACK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (s == MAP_FAILED)
+			return false;
+		closer_stack = s;
+	}
+	for (size_t i = 1; i < a.n; i++) /* sorted, for the closes of the rest */
+		for (size_t j = i; j > 0 && a.fd[j - 1] > a.fd[j]; j--) {
+			int t = a.fd[j];
+			a.fd[j] = a.fd[j - 1];
+			a.fd[j - 1] = t;
+		}
+	closer_args = a;
+	closer_tid = -1; /* taken until the kernel writes the tid and clears it */
+	int saved = errno;
+	pid_t pid = clone(closer, closer_stack + CLOSER_STACK,
+			  CLONE_VM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, &closer_args, NULL,
+			  NULL, &closer_tid);
+	errno = saved;
+	if (pid < 0) {
+		closer_tid = 0;
+		return false;
+	}
+	/* no exit signal: it is reaped by whoever adopts it when warden ends,
+	 * or here the next time */
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->sync[i])
+			close(l->fd[i]); /* the last reference is the closer's */
+	return true;
+}
+
+/* a closing process made before, gone by now: reaped */
+static void closer_reap(void)
+{
+	int saved = errno;
+	while (waitpid(-1, NULL, __WCLONE | WNOHANG) > 0)
+		;
+	errno = saved;
+}
 
 static int close_all(void *arg, struct werr *e)
 {
+	(void)e;
 	struct late_close *l = arg;
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->sync[i])
@@ -18,7 +111,7 @@ static void add(struct late_close *l, int fd, bool sync)
 {
 	if (fd < 0)
 		return;
-	if (l->job.started || l->n == LATE_CLOSE_MAX) {
+	if (l->started || l->n == LATE_CLOSE_MAX) {
 		if (sync)
 			fsync(fd);
 		close(fd);
@@ -40,7 +133,21 @@ void late_close_add_synced(struct late_close *l, int fd)
 
 void late_close_start(struct late_close *l)
 {
-	if (!l->job.started && l->n)
+	if (l->started || !l->n)
+		return;
+	l->started = true;
+	closer_reap();
+	if (closer_start(l)) {
+		/* what is left for the thread: the synced fds */
+		size_t k = 0;
+		for (size_t i = 0; i < l->n; i++)
+			if (l->sync[i]) {
+				l->fd[k] = l->fd[i];
+				l->sync[k++] = true;
+			}
+		l->n = k;
+	}
+	if (l->n)
 		bgjob_start(&l->job, close_all, l);
 }
 
