@@ -562,12 +562,18 @@ void limits_notes(const struct limits *l)
 	}
 }
 
+int limits_clone_fd(const struct limits *l)
+{
+	const char *v2 = limits_cgroup_v2(l);
+	return v2 ? open(v2, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+}
+
 void limits_attach(struct limits *l, pid_t init)
 {
 	char pid[32];
 	snprintf(pid, sizeof pid, "%d", (int)init);
 	for (int i = 0; i < CTL_COUNT; i++) {
-		if (!ctl_used(l, i) || !l->dir[i][0])
+		if (!ctl_used(l, i) || !l->dir[i][0] || (l->born_v2 && l->probe.ctl[i].version == 2))
 			continue;
 		bool done = false; /* v2: one move for the directory every controller shares */
 		for (int j = 0; j < i; j++)
@@ -581,7 +587,7 @@ void limits_attach(struct limits *l, pid_t init)
 		if (l->how[k] == HOW_NONE && policy_limit_explicit(&l->policy->limits[k]))
 			wnote("limit %s is not enforced: %s", policy_limit_name(k), l->why[k]);
 	}
-	if (l->core[0] && write_text(l->core, "cgroup.procs", pid) < 0) {
+	if (l->core[0] && !l->born_v2 && write_text(l->core, "cgroup.procs", pid) < 0) {
 		wnote("could not move the sandbox into %s: %s (freeze and kill act by "
 		      "signals)", l->core, strerror(errno));
 		rmdir(l->core);

@@ -19,9 +19,13 @@
  * (user@UID.service) when warden runs inside it, and as root the root of the
  * hierarchy. In cgroup v1 (a controller bound to a v1 hierarchy, as on
  * hybrid hosts) warden's own cgroup of that controller when it is writable
- * (as root). The session's cgroup "warden-SESSION" is made below it, the
- * sandbox's init is moved into it before it starts anything, and it is
- * removed at the end.
+ * (as root). The session's cgroup "warden-SESSION" is made below it and
+ * removed at the end. The sandbox's init is cloned straight into the v2
+ * one (clone3's CLONE_INTO_CGROUP): a move of a running process takes the
+ * kernel's cgroup lock for writing, which waits for an RCU grace period
+ * (10-15 ms on a virtual machine with lazy RCU); init is moved into v1
+ * ones (and into the v2 one should the clone into it be refused) before it
+ * starts anything.
  *
  * Where a cgroup v2 is usable but no limit puts a controller there (a
  * hybrid host, whose controllers are bound to v1, or no limit set), the
@@ -88,6 +92,7 @@ struct limits {
 	bool fs_full[2];              /* said full already (said again once freed) */
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
 	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
+	bool born_v2;                 /* init was cloned into limits_cgroup_v2() */
 };
 
 /* Decide how each of p's limits is enforced with what probe offers. */
@@ -101,9 +106,14 @@ void limits_create(struct limits *l, const char *session);
  * default) that is not enforced, saying why. */
 void limits_notes(const struct limits *l);
 
+/* The session's cgroup v2 directory opened for clone3's CLONE_INTO_CGROUP
+ * (O_PATH), or -1 when there is none. */
+int limits_clone_fd(const struct limits *l);
+
 /* Put init (not started yet: it waits for the supervisor) under the
- * limits: into the session's cgroups, or its RLIMIT_NPROC. A cgroup that
- * refuses it is given up (noted when asked for). */
+ * limits: into the session's cgroups (but the v2 one when born there,
+ * l->born_v2), or its RLIMIT_NPROC. A cgroup that refuses it is given up
+ * (noted when asked for). */
 void limits_attach(struct limits *l, pid_t init);
 
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup

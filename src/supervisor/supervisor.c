@@ -839,22 +839,36 @@ static void actor_unset(struct actor *ac)
 }
 
 /* Clone init into its namespaces, with sync_fd its end of the socket whose
- * other end, sock, it closes; c holds it on success. */
+ * other end, sock, it closes; c holds it on success. Into the session's
+ * cgroup v2 when there is one (limits.h: no move afterwards, whose kernel
+ * lock waits for an RCU grace period); should the kernel refuse that, a
+ * clone as before, and limits_attach moves it. */
 static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct child *c,
 		      struct werr *e)
 {
 	int pidfd = -1;
+	_cleanup_close_ int cgfd = s->limits ? limits_clone_fd(s->limits) : -1;
 	struct clone_args ca = {
-		.flags = NS_FLAGS | CLONE_PIDFD,
+		.flags = NS_FLAGS | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
+		.cgroup = cgfd >= 0 ? (uint64_t)cgfd : 0,
 	};
 	fflush(NULL);
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0 && cgfd >= 0) {
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		pid = syscall(SYS_clone3, &ca, sizeof ca);
+	} else if (pid > 0 && cgfd >= 0) {
+		s->limits->born_v2 = true;
+	}
 	if (pid < 0)
 		return userns_error(errno, e);
 	if (pid == 0) {
 		close(sock);
+		if (cgfd >= 0)
+			close(cgfd); /* a host directory: nothing of init's */
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
