@@ -64,7 +64,7 @@ vm_rootfs() {
 		rm -rf "$root"
 		vm_say "debootstrap (a few minutes)"
 		debootstrap --variant=minbase \
-			--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps,git,strace \
+			--include=libbpf1,libelf1,zlib1g,bpftool,python3,gcc,libc6-dev,ninja-build,bubblewrap,procps,git,strace,kmod \
 			bookworm "$root" http://deb.debian.org/debian >"$VMDIR/debootstrap.log" 2>&1 ||
 			vm_die "debootstrap failed: see $VMDIR/debootstrap.log"
 		rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/usr/share/doc "$root"/usr/share/man "$root"/usr/share/locale
@@ -76,10 +76,13 @@ vm_rootfs() {
 	done | sort -u | while read -r lib; do
 		[[ -e $root$lib || -e $root$(readlink -f "$lib") ]] || dpkg -S "$(readlink -f "$lib")" 2>/dev/null
 	done | cut -d: -f1 | sort -u | tr '\n' ' ')
-	# git and strace, which some tests use (a root made before they were listed)
+	# git and strace, which some tests use, and kmod (depmod, for
+	# vm_ext4_modules), which minbase leaves out (a root made before they
+	# were listed)
 	for tool in git strace; do
 		[[ -x $root/usr/bin/$tool ]] || missing+=" $tool"
 	done
+	[[ -x $root/sbin/depmod || -x $root/usr/sbin/depmod || -x $root/usr/bin/depmod ]] || missing+=" kmod"
 	if [[ -n ${missing// /} ]]; then
 		vm_say "into the root: $missing"
 		# shellcheck disable=SC2086 # a list of package names
@@ -212,8 +215,12 @@ vm_boot() {
 	fi
 }
 
-VM_ACCEL=tcg
-[[ -w /dev/kvm ]] && VM_ACCEL=kvm
+# VM_ACCEL=tcg in the environment forces TCG (a nested hypervisor may offer
+# a /dev/kvm that cannot boot the guest)
+if [[ ${VM_ACCEL:-} != tcg ]]; then
+	VM_ACCEL=tcg
+	[[ -w /dev/kvm ]] && VM_ACCEL=kvm
+fi
 
 # vm_summaries: the guest's test summaries ("N passed, N failed"), one a
 # line, from its console; exits with a message when the guest did not finish.
