@@ -599,13 +599,13 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
 			   struct detect **det,
 			   struct journald **jd, struct audit **log, struct summary *sum,
-			   struct late_close *late, int *status, struct werr *e)
+			   struct late_close *late, struct hostid_job *hj, int *status,
+			   struct werr *e)
 {
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
 	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
-	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
@@ -615,7 +615,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	}
 	struct kernel_features kf;
 	features_probe(&kf);
-	hostid_job_start(&hj, kf.landlock_abi);
 	_cleanup_(discovery_free) struct discovery disc = { 0 };
 	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, lay, e) < 0) {
 		drules_free(&rs);
@@ -632,7 +631,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	audit_new_session_id(session, sizeof session);
 	/* As root: the agent's own host identity, and Landlock's audit (made
 	 * meanwhile) */
-	if (hostid_job_take(&hj, s, e) < 0)
+	if (hostid_job_take(hj, s, e) < 0)
 		return -1;
 	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
 	    audit_open(log, s->logdir, session, e) < 0)
@@ -848,6 +847,11 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
+	/* As root, the identity and the audit status from here on, on a
+	 * thread (after the secrets' commands were spawned; nothing forks
+	 * until run_with_policy takes them) */
+	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
+	hostid_job_start(&hj, landlock_abi_version());
 	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
 		.uid = getuid(), .gid = getgid(), .ids = HOSTID_NONE, .sync_fd = -1, .etc_lock = -1,
 		.plan.lock_fd = -1, .plan.ws_fd = -1
@@ -867,7 +871,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		lay.task_repo = xstrdup(task.repo);
 	}
 	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
-				o->summary ? &sum : NULL, &late, status, e);
+				o->summary ? &sum : NULL, &late, &hj, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	audit_close_late(steal_ptr(&log), &late_log);
