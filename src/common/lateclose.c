@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <linux/close_range.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,11 +22,15 @@ struct closer_arg {
 };
 
 #define CLOSER_STACK (64 * 1024)
-/* One stack for the closing process at a time: its tid word, which the
+#define CLOSERS 4
+/* Closing processes that may run at once (sessions back to back in one
+ * process: `warden check`), each with its stack and its tid word, which the
  * kernel clears when it is gone (CLONE_CHILD_CLEARTID); 0: free. */
-static char *closer_stack;
-static pid_t closer_tid;
-static struct closer_arg closer_args;
+static struct closer_slot {
+	char *stack;
+	pid_t tid;
+	struct closer_arg arg;
+} closers[CLOSERS];
 
 static int closer(void *p)
 {
@@ -43,7 +49,7 @@ static int closer(void *p)
 }
 
 /* Hand the unsynced fds to a closing process; false when none could be
- * made (the last one still runs, or clone failed): the caller closes them. */
+ * made (every slot's still runs, or clone failed): the caller closes them. */
 static bool closer_start(struct late_close *l)
 {
 	struct closer_arg a = { .n = 0 };
@@ -52,14 +58,18 @@ static bool closer_start(struct late_close *l)
 			a.fd[a.n++] = l->fd[i];
 	if (!a.n)
 		return true;
-	if (__atomic_load_n(&closer_tid, __ATOMIC_ACQUIRE) != 0)
+	struct closer_slot *c = NULL;
+	for (size_t i = 0; i < CLOSERS && !c; i++)
+		if (__atomic_load_n(&closers[i].tid, __ATOMIC_ACQUIRE) == 0)
+			c = &closers[i];
+	if (!c)
 		return false;
-	if (!closer_stack) {
+	if (!c->stack) {
 		void *s = mmap(NULL, CLOSER_STACK, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 		if (s == MAP_FAILED)
 			return false;
-		closer_stack = s;
+		c->stack = s;
 	}
 	for (size_t i = 1; i < a.n; i++) /* sorted, for the closes of the rest */
 		for (size_t j = i; j > 0 && a.fd[j - 1] > a.fd[j]; j--) {
@@ -67,15 +77,21 @@ static bool closer_start(struct late_close *l)
 			a.fd[j] = a.fd[j - 1];
 			a.fd[j - 1] = t;
 		}
-	closer_args = a;
-	closer_tid = -1; /* taken until the kernel writes the tid and clears it */
+	c->arg = a;
+	c->tid = -1; /* taken until the kernel writes the tid and clears it */
 	int saved = errno;
-	pid_t pid = clone(closer, closer_stack + CLOSER_STACK,
-			  CLONE_VM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, &closer_args, NULL,
-			  NULL, &closer_tid);
+	/* every signal blocked in it: a handler of warden's would run on the
+	 * memory it shares (SIGKILL still ends it) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t pid = clone(closer, c->stack + CLOSER_STACK,
+			  CLONE_VM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, &c->arg, NULL, NULL,
+			  &c->tid);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	if (pid < 0) {
-		closer_tid = 0;
+		c->tid = 0;
 		return false;
 	}
 	/* no exit signal: it is reaped by whoever adopts it when warden ends,
