@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -45,7 +46,9 @@
 #define RATE_PER_S 50.0
 #define BURST 200.0
 #define SESSION_CAP 10000
-/* At the end: the records still on their way from kauditd. */
+/* At the end: the records still on their way from kauditd, read until the
+ * end marker comes back (llaudit_end), or until none came for END_QUIET_MS
+ * when it does not (an audit rule may leave user messages out). */
 #define END_QUIET_MS 30
 #define END_MAX_MS 300
 
@@ -77,6 +80,8 @@ struct llaudit {
 	unsigned long overruns;   /* the socket's buffer overflowed (ENOBUFS) */
 	unsigned long lost_at_start; /* the kernel's own count of lost records */
 	bool lost_known;
+	char marker[48];          /* the end marker's text, once sent; "" none */
+	bool marker_seen;
 };
 
 static double now_ms(void)
@@ -513,6 +518,8 @@ static bool serial_of(const char *text, size_t len, unsigned long *serial)
 
 static void on_record(struct llaudit *la, int type, const char *text, size_t len)
 {
+	if (type == AUDIT_USER && la->marker[0] && memmem(text, len, la->marker, strlen(la->marker)))
+		la->marker_seen = true;
 	unsigned long serial;
 	if (!serial_of(text, len, &serial) || !serial)
 		return;
@@ -576,12 +583,44 @@ void llaudit_dispatch(struct llaudit *la)
 	flush_pending(la, false);
 }
 
+/* The end marker: a user message (AUDIT_USER, which needs
+ * CAP_AUDIT_WRITE) through the kernel's audit queue. Every process of the
+ * sandbox is gone, so each of their records is in that queue already, and
+ * kauditd sends the group what it holds in order: once the marker is read
+ * back, nothing of the session is still on its way. The host's audit log
+ * gets the line too. true when sent. */
+static bool send_marker(struct llaudit *la)
+{
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return false;
+	unsigned int nonce = 0;
+	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
+		nonce = (unsigned int)now_ms() ^ (unsigned int)getpid();
+	snprintf(la->marker, sizeof la->marker, "warden-landlock-end-%d-%08x", (int)la->init_pid,
+		 nonce);
+	struct {
+		struct nlmsghdr h;
+		char text[sizeof la->marker];
+	} req = { .h = { .nlmsg_type = AUDIT_USER, .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 } };
+	size_t n = strlen(la->marker);
+	memcpy(req.text, la->marker, n + 1); /* the kernel makes the last byte a NUL */
+	req.h.nlmsg_len = (uint32_t)NLMSG_LENGTH(n + 1);
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0) {
+		la->marker[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
 void llaudit_end(struct llaudit *la)
 {
 	if (!la)
 		return;
+	send_marker(la);
 	double start = now_ms();
-	for (;;) {
+	while (!la->marker_seen) {
 		double left = END_MAX_MS - (now_ms() - start);
 		if (left <= 0)
 			break;
