@@ -234,7 +234,7 @@ approve timeout 20' '/usr/bin/uname -s >one.txt; echo "rc=$?" >>one.txt; /usr/bi
 	at_events
 	at_has_event 'y' "\"id\":\"$first\"" '"phase":"answered"' '"decision":"allow"' '"by":"terminal"'
 	at_has_event 'n' '"phase":"answered"' '"decision":"deny"' '"by":"terminal"'
-	grep -h '"event":"exec"' "$HOME/.local/state/warden/"*.jsonl | grep -F '"decision":"deny"' | grep -qF uname ||
+	grep -h '"event":"exec"' "$HOME/.local/state/warden/"*.jsonl | grep -F '"decision":"deny"' | grep -F uname >/dev/null ||
 		fail "no exec event denying uname"
 }
 

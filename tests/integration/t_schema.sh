@@ -140,17 +140,19 @@ test_schema_real_logs() {
 	sc_validate
 	sc_covers session.start session.end exec net file syscall alert risk action approval limit signal tool
 	# the shapes of net the sessions made: refused directly, allowed and
-	# refused by the proxy
+	# refused by the proxy (grep's output to /dev/null, not -q: under
+	# pipefail, a -q that stops reading early fails the first grep with
+	# SIGPIPE when the logs are larger than a pipe's buffer)
 	local logs=("$HOME/.local/state/warden/"*.jsonl)
-	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"method":"connect"' | grep -qF '"decision":"deny"' ||
+	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"method":"connect"' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no direct connect refused'
-	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -qF '"decision":"allow"' ||
+	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -F '"decision":"allow"' >/dev/null ||
 		fail 'no connection allowed through the proxy'
-	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -qF '"decision":"deny"' ||
+	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no connection refused by the proxy'
-	grep -hF '"event":"session.start"' "${logs[@]}" | grep -qF '"read_only":true' ||
+	grep -hF '"event":"session.start"' "${logs[@]}" | grep -F '"read_only":true' >/dev/null ||
 		fail 'no session.start with a read-only layout'
-	grep -hF '"event":"file"' "${logs[@]}" | grep -F 'read-only' | grep -qF '"decision":"deny"' ||
+	grep -hF '"event":"file"' "${logs[@]}" | grep -F 'read-only' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no write refused in the read-only workspace'
 }
 
