@@ -53,7 +53,7 @@ claude_check_key() {
 	[[ -s $T_TMP/mock.keys ]] || { fail "the mock received no key"; return; }
 	grep -q "^x-api-key: $CLAUDE_KEY\$" "$T_TMP/mock.keys" ||
 		fail "the mock did not receive the real key: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
-	grep -v "^x-api-key: $CLAUDE_KEY\$" "$T_TMP/mock.keys" | grep -q . &&
+	grep -v "^x-api-key: $CLAUDE_KEY\$" "$T_TMP/mock.keys" | grep . >/dev/null &&
 		fail "the mock received another key too: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
 	grep -qF "$CLAUDE_KEY" "$MOCK_RESULTS" &&
 		fail "the real key is in a tool result: $(excerpt "$(grep -F "$CLAUDE_KEY" "$MOCK_RESULTS" | head -c 300)")"
@@ -380,7 +380,7 @@ test_claude_code_interactive() {
 		if ui_type "now the second task" "resume"; then
 			local i
 			for ((i = 0; i < 150; i++)); do
-				grep -F '"/v1/messages' "$MOCK_LOG" | grep -F 'now the second task' | grep -qF 'do the task' && break
+				grep -F '"/v1/messages' "$MOCK_LOG" | grep -F 'now the second task' | grep -F 'do the task' >/dev/null && break
 				sleep 0.2
 			done
 			((i < 150)) ||

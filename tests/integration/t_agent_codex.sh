@@ -72,7 +72,7 @@ test_codex_exec() {
 	# the real one, only; the tool's environment holds the phantom.
 	grep -q "^authorization: Bearer $CODEX_KEY\$" "$T_TMP/mock.keys" 2>/dev/null ||
 		fail "the mock did not receive the real key: $(excerpt "$(sort -u "$T_TMP/mock.keys" 2>/dev/null)")"
-	grep -v "^authorization: Bearer $CODEX_KEY\$" "$T_TMP/mock.keys" 2>/dev/null | grep -q . &&
+	grep -v "^authorization: Bearer $CODEX_KEY\$" "$T_TMP/mock.keys" 2>/dev/null | grep . >/dev/null &&
 		fail "the mock received another key too: $(excerpt "$(sort -u "$T_TMP/mock.keys")")"
 	grep -qF "$CODEX_KEY" "$MOCK_RESULTS" && fail "the real key is in a tool output"
 	grep -q 'CODEX_API_KEY=sk-proj-' "$MOCK_RESULTS" ||
@@ -111,7 +111,7 @@ test_codex_exec() {
 		wrun -- codex exec --skip-git-repo-check resume --last "the second task"
 	assert_rc 0 "codex exec resume --last"
 	[[ $ERR != *"own sandbox is off"* ]] || fail "the inner sandbox note said twice: $(excerpt "$ERR")"
-	grep -F 'the second task' "$MOCK_LOG" | grep -qF 'do the task' ||
+	grep -F 'the second task' "$MOCK_LOG" | grep -F 'do the task' >/dev/null ||
 		fail "resume: no request carried both the first and the second prompt: $(excerpt "$(grep -F 'the second task' "$MOCK_LOG" | cut -c1-300)")"
 	return 0
 }

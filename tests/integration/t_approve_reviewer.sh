@@ -264,7 +264,7 @@ test_reviewer_ask_then_human() {
 	ar_wait_bg "$T_TMP/bg.out"
 	assert_out_eq 502 'allowed by a human after the reviewer asked'
 	ar_expect_answer allow approve
-	grep -E '"phase":"reviewed"' <<<"$EV" | grep -qF '"by":"reviewer"' ||
+	grep -E '"phase":"reviewed"' <<<"$EV" | grep -F '"by":"reviewer"' >/dev/null ||
 		fail "no 'reviewed' step by the reviewer: $(excerpt "$EV")"
 }
 
@@ -293,7 +293,7 @@ test_reviewer_exec() {
 	[[ -e $WS/good ]] || fail 'the exec the reviewer allowed did not run'
 	[[ ! -e $WS/bad ]] || fail 'the exec the reviewer denied ran'
 	ar_events approval
-	grep '"phase":"answered"' <<<"$EV" | grep -F '"kind":"exec"' | grep -qF '"by":"reviewer"' ||
+	grep '"phase":"answered"' <<<"$EV" | grep -F '"kind":"exec"' | grep -F '"by":"reviewer"' >/dev/null ||
 		fail "no exec question answered by the reviewer: $(excerpt "$EV")"
 	grep -qE '"kind":"exec".*"subject":"sha256:[0-9a-f]{64} touch bad @' "$RV.q" ||
 		fail "the reviewer's last question is not the exec's (sha256, argv, cwd): $(excerpt "$(cat "$RV.q")")"

@@ -35,7 +35,7 @@ test_canary_opened() {
 	assert_out_match '^aws_access_key_id = AKIA[A-Z0-9]{16}$' 'an AWS key id shaped decoy'
 	assert_out_match '^aws_secret_access_key = [A-Za-z0-9/+]{40}$' 'an AWS secret shaped decoy'
 	canary_alerts
-	grep -F '"path":"/home/agent/.aws/credentials"' <<<"$CALERTS" | grep -qF '"severity":"critical"' ||
+	grep -F '"path":"/home/agent/.aws/credentials"' <<<"$CALERTS" | grep -F '"severity":"critical"' >/dev/null ||
 		fail "no critical canary.opened alert for ~/.aws/credentials: $(excerpt "$CALERTS")"
 	[[ $(grep -c . <<<"$CALERTS") == 1 ]] || fail "one open, not one alert: $(excerpt "$CALERTS")"
 	# the others, each by its own path, a write too
@@ -124,10 +124,10 @@ test_canary_token_refused() {
 	# refusal is where "stream" (heads and URLs: test_session_egress)
 	canary_alerts canary.token
 	[[ $(grep -c . <<<"$CALERTS") == 4 ]] || fail "expected four canary.token alerts: $(excerpt "$CALERTS")"
-	grep -v "\"port\":$port" <<<"$CALERTS" | grep -q . && fail "a canary.token alert without the port"
-	grep -F '"where":"stream"' <<<"$CALERTS" | grep -qF '"path":"/home/agent/.env"' ||
+	grep -v "\"port\":$port" <<<"$CALERTS" | grep . >/dev/null && fail "a canary.token alert without the port"
+	grep -F '"where":"stream"' <<<"$CALERTS" | grep -F '"path":"/home/agent/.env"' >/dev/null ||
 		fail "no canary.token alert naming the .env decoy: $(excerpt "$CALERTS")"
-	grep -v '"severity":"critical"' <<<"$CALERTS" | grep -q . && fail "a canary.token alert not critical"
+	grep -v '"severity":"critical"' <<<"$CALERTS" | grep . >/dev/null && fail "a canary.token alert not critical"
 	grep -qF '"host":"127.0.0.1"' <<<"$CALERTS" || fail "canary.token alerts lack their host"
 	grep -qE 'AKIA|gho_|sk-proj-|sk_live_' <<<"$CALERTS" && fail "a token written into an alert"
 	# what reached the server: nothing with a token

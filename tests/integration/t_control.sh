@@ -139,10 +139,10 @@ ct_cycle() {
 	[[ ! -e $HOME/.local/state/warden/control/$CT_SESSION.sock ]] || fail 'the socket outlived the session'
 
 	[[ $(ct_actions freeze | grep -c '"by":"control"') == 2 ]] || fail "not two freeze events: $(ct_actions freeze)"
-	ct_actions freeze | head -n 1 | grep -q "\"uid\":$(id -u),\"reason\":\"a test\"" ||
+	ct_actions freeze | head -n 1 | grep "\"uid\":$(id -u),\"reason\":\"a test\"" >/dev/null ||
 		fail "the freeze event lacks the uid or the reason: $(ct_actions freeze | head -n 1)"
 	[[ $(ct_actions resume | wc -l) == 1 ]] || fail 'no resume event'
-	ct_actions kill | grep -q '"reason":"enough"' || fail "no kill event with its reason: $(ct_actions kill)"
+	ct_actions kill | grep '"reason":"enough"' >/dev/null || fail "no kill event with its reason: $(ct_actions kill)"
 }
 
 # Without a limit: as root, the session's own cgroup v2 (made even on a
@@ -158,11 +158,11 @@ test_control_freeze_resume_kill() {
 	fi
 	ct_cycle
 	if [[ -n $delegated ]] || { is_root && [[ -n $(ct_cg2) ]]; }; then
-		ct_actions freeze | head -n 1 | grep -q '"how":"cgroup"' ||
+		ct_actions freeze | head -n 1 | grep '"how":"cgroup"' >/dev/null ||
 			fail "with a session cgroup v2 at $(ct_cg2), the freeze was not by it: $(ct_actions freeze | head -n 1)"
-		ct_actions kill | grep -q '"how":"cgroup"' || fail "the kill was not by the cgroup: $(ct_actions kill)"
+		ct_actions kill | grep '"how":"cgroup"' >/dev/null || fail "the kill was not by the cgroup: $(ct_actions kill)"
 	elif ! is_root; then
-		ct_actions freeze | grep -q '"how":"signals","processes":[1-9]\|"how":"cgroup"' ||
+		ct_actions freeze | grep '"how":"signals","processes":[1-9]\|"how":"cgroup"' >/dev/null ||
 			fail "the freeze is neither by signals nor by a cgroup: $(ct_actions freeze)"
 	fi
 }
@@ -173,9 +173,9 @@ test_control_freeze_resume_kill_cgroup() {
 	printf 'limit memory 1G\n' >"$T_TMP/p"
 	ct_cycle "$T_TMP/p"
 	if grep -q '"memory":{[^}]*"by":"cgroup","detail":"[^"]*cgroup v2' "$(ct_log)"; then
-		ct_actions freeze | head -n 1 | grep -q '"how":"cgroup"' ||
+		ct_actions freeze | head -n 1 | grep '"how":"cgroup"' >/dev/null ||
 			fail "a session cgroup v2, but the freeze was not by it: $(ct_actions freeze | head -n 1)"
-		ct_actions kill | grep -q '"how":"cgroup"' || fail "the kill was not by the cgroup: $(ct_actions kill)"
+		ct_actions kill | grep '"how":"cgroup"' >/dev/null || fail "the kill was not by the cgroup: $(ct_actions kill)"
 	else
 		note 'no session cgroup v2 here: by signals'
 	fi

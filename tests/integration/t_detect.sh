@@ -43,7 +43,7 @@ dt_alert() {
 dt_no_alert() {
 	local log
 	log=$(proxy_log)
-	grep -F '"event":"alert"' "$log" | grep -qF "\"rule\":\"$1\"" && fail "a $1 alert where none belongs"
+	grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"" >/dev/null && fail "a $1 alert where none belongs"
 	return 0
 }
 
@@ -270,7 +270,7 @@ all: hello
 hello: hello.c
 	$(CC) -O2 -o hello hello.c
 test: hello
-	./hello | grep -q hi
+	./hello | grep hi >/dev/null
 MK
 	printf '#include <stdio.h>\nint main(void){puts("hi");return 0;}\n' >"$WS/hello.c"
 	local npm=''
@@ -302,9 +302,9 @@ test_detect_canary_read_kills() {
 	local log
 	log=$(proxy_log)
 	dt_alert canary.opened critical
-	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -qF '"by":"detector"' ||
+	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"detector"' >/dev/null ||
 		fail "no kill action by the detector: $(excerpt "$(grep -F '"event":"action"' "$log")")"
-	grep -F '"event":"risk"' "$log" | grep -qF '"level":"kill"' || fail 'no risk event at the kill threshold'
+	grep -F '"event":"risk"' "$log" | grep -F '"level":"kill"' >/dev/null || fail 'no risk event at the kill threshold'
 	[[ $ERR == *"killing the sandbox"* ]] || fail "the user is not told why: $(excerpt "$ERR")"
 }
 
@@ -320,7 +320,7 @@ test_detect_canary_token_kills() {
 	assert_rc 137 'the session killed'
 	assert_out_lacks survived
 	dt_alert canary.token critical
-	grep -F '"event":"action"' "$(proxy_log)" | grep -F '"action":"kill"' | grep -qF '"by":"detector"' ||
+	grep -F '"event":"action"' "$(proxy_log)" | grep -F '"action":"kill"' | grep -F '"by":"detector"' >/dev/null ||
 		fail 'no kill action by the detector'
 }
 
@@ -335,7 +335,7 @@ test_detect_freeze_then_kill() {
 		sleep 0.1
 	done
 	[[ $st == *frozen* ]] || fatal "not frozen after three escape attempts: $(excerpt "$st $(cat "$T_TMP/fz.out.err")")"
-	"$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | grep -qE '"risk":[6-9][0-9]' ||
+	"$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | grep -E '"risk":[6-9][0-9]' >/dev/null ||
 		fail "status does not show the risk: $(excerpt "$("$WARDEN" status --json)")"
 	local c1 c2 sid
 	c1=$(cat "$WS/counter" 2>/dev/null)
@@ -349,9 +349,9 @@ test_detect_freeze_then_kill() {
 	[[ $rc == 137 ]] || fail "warden ended with $rc after the kill, not 137"
 	local log
 	log=$(proxy_log)
-	grep -F '"event":"action"' "$log" | grep -F '"action":"freeze"' | grep -qF '"by":"detector"' ||
+	grep -F '"event":"action"' "$log" | grep -F '"action":"freeze"' | grep -F '"by":"detector"' >/dev/null ||
 		fail 'no freeze by the detector'
-	grep -F '"event":"risk"' "$log" | grep -qF '"level":"freeze"' || fail 'no risk event at the freeze threshold'
+	grep -F '"event":"risk"' "$log" | grep -F '"level":"freeze"' >/dev/null || fail 'no risk event at the freeze threshold'
 	grep -qF 'the sandbox is frozen' "$T_TMP/fz.out.err" || fail 'the user is not told of the freeze'
 }
 
@@ -397,7 +397,7 @@ R
 	wsh '/bin/echo detect-marker; env >/dev/null' --profile "$T_TMP/quiet.profile"
 	dt_alert my.marker medium
 	dt_no_alert recon.env
-	grep -F '"rule":"my.marker"' "$(proxy_log)" | grep -qF '"detail":"the marker ran"' || fail 'no detail'
+	grep -F '"rule":"my.marker"' "$(proxy_log)" | grep -F '"detail":"the marker ran"' >/dev/null || fail 'no detail'
 	wardenc rules show --profile "$T_TMP/quiet.profile"
 	assert_out_has "rule my.marker medium    # $T_TMP/my.rules:2"
 	assert_out_lacks 'rule recon.env low'

@@ -106,14 +106,14 @@ test_events_exec_proc_spellings() {
 	assert_out_line spelled
 	f=$(latest_log)
 	for p in /proc/self/fd/3 /dev/fd/3 "/proc/self/root$PWD/mytrue" /proc/thread-self/fd/3; do
-		grep '"event":"exec"' "$f" | grep -F "\"path\":\"$p\"" | grep -qF "\"sha256\":\"$want\"" ||
+		grep '"event":"exec"' "$f" | grep -F "\"path\":\"$p\"" | grep -F "\"sha256\":\"$want\"" >/dev/null ||
 			fail "no exec event with the program's hash for $p: $(excerpt "$(grep -F "\"path\":\"$p\"" "$f")")"
 	done
 	if [[ -x /usr/bin/python3 ]]; then
 		assert_out_line memfd-path-ran
 		assert_out_line memfd-at-ran
 		for p in memfd-path memfd-at; do
-			grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"$p\"]" | grep -qF "\"sha256\":\"$want\"" ||
+			grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"$p\"]" | grep -F "\"sha256\":\"$want\"" >/dev/null ||
 				fail "no exec event with the program's hash for the $p: $(excerpt "$(grep -F "\"$p\"" "$f")")"
 		done
 	fi
@@ -213,7 +213,7 @@ test_events_session_start_kernel() {
 			[[ -z $(findmnt -rn -t cgroup2 -o TARGET) ]] || fail "cgroup2 is null, findmnt sees one"
 		else
 			cg=${cg#\"cgroup2\":\"} cg=${cg%\"}
-			findmnt -rn -t cgroup2 -o TARGET | grep -qxF "$cg" || fail "cgroup2 $cg is not a cgroup2 mount"
+			findmnt -rn -t cgroup2 -o TARGET | grep -xF "$cg" >/dev/null || fail "cgroup2 $cg is not a cgroup2 mount"
 		fi
 	fi
 }
@@ -234,6 +234,6 @@ test_events_loader_and_interpreter() {
 	f=$(latest_log)
 	[[ $(grep '"event":"exec"' "$f" | grep -F '"program":"./copy"' | grep -cF "\"program_sha256\":\"$want\"") == 2 ]] ||
 		fail "the loader's program not recorded with its hash (twice): $(excerpt "$(grep -F 'ld-linux' "$f")")"
-	grep '"event":"exec"' "$f" | grep -F '"path":"./s.sh"' | grep -qF "\"interpreter_sha256\":\"$shwant\"" ||
+	grep '"event":"exec"' "$f" | grep -F '"path":"./s.sh"' | grep -F "\"interpreter_sha256\":\"$shwant\"" >/dev/null ||
 		fail "the script's interpreter not hashed: $(excerpt "$(grep -F 's.sh' "$f")")"
 }

@@ -310,9 +310,9 @@ EOF
 		fail "the refused exec of tac does not carry $t1: $(excerpt "$(grep '"argv":\["tac"' "$f")")"
 	grep -q '"event":"net".*"tool":"'"$t1"'"' "$f" || fail "no net event carries $t1: $(excerpt "$(grep '"event":"net"' "$f")")"
 	grep -q '"event":"net".*"tool":"'"$t2"'"' "$f" || fail "no net event carries $t2"
-	grep '"event":"exec"' "$f" | grep -E '"argv":\["true","(before|after)"\]' | grep -q '"tool"' &&
+	grep '"event":"exec"' "$f" | grep -E '"argv":\["true","(before|after)"\]' | grep '"tool"' >/dev/null &&
 		fail "an exec outside the calls carries a tool id"
-	grep '"event":"exec"' "$f" | grep -F '"argv":["/.warden/warden","hook"]' | grep -q '"tool"' &&
+	grep '"event":"exec"' "$f" | grep -F '"argv":["/.warden/warden","hook"]' | grep '"tool"' >/dev/null &&
 		fail "the hook's own exec carries a tool id"
 	grep -q '"event":"alert","rule":"tool.intent-mismatch",.*"action":"curl ran under tool call '"$t1"' (Bash: ls), whose command does not name it, and connected through warden.s proxy","tool":"'"$t1"'","reported":true' "$f" ||
 		fail "no intent-mismatch alert for curl under $t1: $(excerpt "$(grep '"event":"alert"' "$f")")"

@@ -261,7 +261,7 @@ test_init() {
 	wardenc init
 	assert_rc 2 'init over an existing profile'
 	assert_err_match 'exists.*--force' 'says --force'
-	tail -n 1 warden.profile | grep -qx mine || fail 'init wrote over an existing profile'
+	tail -n 1 warden.profile | grep -x mine >/dev/null || fail 'init wrote over an existing profile'
 	wardenc init --force
 	assert_rc 0 'init --force'
 	init_golden_cmp || fail 'init --force did not write'

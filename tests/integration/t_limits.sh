@@ -100,7 +100,7 @@ test_limits_pids_fork_bomb() {
 	note "pids enforced by: ${by:-nothing}"
 	case $by in
 	cgroup)
-		limits_events pids | grep -qF '"limit":"64"' ||
+		limits_events pids | grep -F '"limit":"64"' >/dev/null ||
 			fail "no limit event of kind pids in $(limits_log)"
 		limits_cgroup_gone pids
 		;;
@@ -149,8 +149,8 @@ test_limits_tmp_full() {
 	awk '$6 == "/tmp" && $2 == 8192 { found = 1 } END { exit !found }' <<<"$OUT" ||
 		fail "/tmp is not an 8M tmpfs: $(excerpt "$OUT")"
 	[[ $(limits_by tmp) == tmpfs ]] || fail "session.start: tmp not by tmpfs ('$(limits_by tmp)')"
-	limits_events tmp | grep -qF '"limit":"8M"' || fail "no limit event of kind tmp in $(limits_log)"
-	limits_events home | grep -qF '"limit":"4M"' || fail "no limit event of kind home in $(limits_log)"
+	limits_events tmp | grep -F '"limit":"8M"' >/dev/null || fail "no limit event of kind tmp in $(limits_log)"
+	limits_events home | grep -F '"limit":"4M"' >/dev/null || fail "no limit event of kind home in $(limits_log)"
 	# said once at the end too (the summary of refusals)
 	assert_err_match 'limit tmp 8M: .*full' 'the summary names the limit reached'
 }
@@ -211,7 +211,7 @@ test_limits_memory_cpu() {
 		else
 			assert_out_line 'dd=137' 'dd killed at limit memory 64M'
 		fi
-		limits_events memory | grep -qF '"limit":"64M"' || fail "no limit event of kind memory in $(limits_log)"
+		limits_events memory | grep -F '"limit":"64M"' >/dev/null || fail "no limit event of kind memory in $(limits_log)"
 		limits_cgroup_gone memory
 	fi
 	if [[ $cline == *'in force: '* ]]; then
@@ -251,13 +251,13 @@ test_limits_cgroup_v2() {
 	wrun --profile "$T_TMP/v2.profile" -- sh -c 'cat /proc/self/cgroup; ./wprobe forks 300'
 	assert_out_line '0::/' 'the sandbox sees its own cgroup as the root'
 	assert_out_has 'DENIED EAGAIN'
-	limits_events pids | grep -qF '"limit":"64"' || fail "no limit event of kind pids"
+	limits_events pids | grep -F '"limit":"64"' >/dev/null || fail "no limit event of kind pids"
 	# the OOM kills the sandbox, all of it and nothing else: warden
 	# survives it, ends the session on the record and says why
 	wrun --profile "$T_TMP/v2.profile" -- sh -c 'dd if=/dev/zero of=/dev/null bs=256M count=1; echo "after=$?"'
 	assert_rc 137 'memory.oom.group ends the sandbox'
 	[[ $OUT != *after=* ]] || fail "the shell outlived the OOM kill of dd: $(excerpt "$OUT")"
-	limits_events memory | grep -qF '"limit":"64M"' || fail "no limit event of kind memory"
+	limits_events memory | grep -F '"limit":"64M"' >/dev/null || fail "no limit event of kind memory"
 	local n
 	n=$(limits_events memory | wc -l)
 	[[ $n == 1 ]] || fail "$n limit events of kind memory for one out-of-memory kill of the sandbox (want 1): $(limits_events memory)"

@@ -60,9 +60,9 @@ test_llaudit_after_exec() {
 	local f
 	f=$(ll_log)
 	[[ -n $f ]] || fatal 'no session log'
-	grep '"event":"file".*"by":"landlock"' "$f" | grep -q '"path":"/proc/[0-9]*/comm"' ||
+	grep '"event":"file".*"by":"landlock"' "$f" | grep '"path":"/proc/[0-9]*/comm"' >/dev/null ||
 		fail "no Landlock denial of a program run by the shell: $(excerpt "$(grep landlock "$f")")"
-	grep '"event":"file".*"by":"landlock"' "$f" | grep -q '"comm":"wprobe"' ||
+	grep '"event":"file".*"by":"landlock"' "$f" | grep '"comm":"wprobe"' >/dev/null ||
 		fail 'the denial does not name the program (comm wprobe)'
 }
 
@@ -108,7 +108,7 @@ test_llaudit_host_not_attributed() {
 	[[ -n $f ]] || fatal 'no session log'
 	grep -q '"by":"landlock"' "$f" || fail 'the session logged no Landlock denial of its own'
 	grep -q "\"host_pid\":$hpid," "$f" && fail "the host process $hpid's denial is in the session's log"
-	grep '"by":"landlock"' "$f" | grep -q '"path":"/etc' && fail 'a denial on the host /etc is in the log'
+	grep '"by":"landlock"' "$f" | grep '"path":"/etc' >/dev/null && fail 'a denial on the host /etc is in the log'
 	true
 }
 

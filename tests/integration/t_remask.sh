@@ -52,7 +52,7 @@ test_remask_host_replaces() {
 	wardenc log show --event alert --json
 	local p
 	for p in .env sub/.env .git/config; do
-		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -qF '"rule":"workspace.replaced"' ||
+		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -F '"rule":"workspace.replaced"' >/dev/null ||
 			fail "no workspace.replaced alert for $p: $(excerpt "$OUT")"
 	done
 }
@@ -84,7 +84,7 @@ test_remask_host_creates() {
 	assert_out_line notsecret 'a plain file in the new tree'
 	wardenc log show --event alert --json
 	for p in .env.production deep/a/b/c/.env moved/conf/prod.key .git/.git-credentials; do
-		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
+		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -F '"rule":"workspace.secret_created"' >/dev/null ||
 			fail "no workspace.secret_created alert for $p: $(excerpt "$OUT")"
 	done
 }
@@ -150,10 +150,10 @@ test_remask_host_and_agent() {
 	wardenc log show --event alert --json
 	local p
 	for p in .env.production sub/.env .env.local; do
-		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -qF '"rule":"workspace.secret_created"' ||
+		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -F '"rule":"workspace.secret_created"' >/dev/null ||
 			fail "no workspace.secret_created alert for $p: $(excerpt "$OUT")"
 	done
-	grep -F '"path":".env"' <<<"$OUT" | grep -qF 'secret_created' &&
+	grep -F '"path":".env"' <<<"$OUT" | grep -F 'secret_created' >/dev/null &&
 		fail "an alert for the agent's own .env: $(excerpt "$OUT")"
 	true
 }
@@ -256,7 +256,7 @@ print(\"own\", c.sendto(b\"mine\", \"own.dgram\"), r.recv(10).decode())"'
 	grep -q GOT "$T_TMP/start.out" && fail "the host's start.dgram got a datagram: $(<"$T_TMP/start.out")"
 	grep -q GOT "$T_TMP/new.out" && fail "the host's sub/new.dgram got a datagram: $(<"$T_TMP/new.out")"
 	wardenc log show --event alert --json
-	grep -F '"path":"sub/new.dgram"' <<<"$OUT" | grep -qF '"rule":"workspace.host_socket"' ||
+	grep -F '"path":"sub/new.dgram"' <<<"$OUT" | grep -F '"rule":"workspace.host_socket"' >/dev/null ||
 		fail "no workspace.host_socket alert for sub/new.dgram: $(excerpt "$OUT")"
 	grep -F '"path":"own.dgram"' <<<"$OUT" && fail "an alert for the agent's own socket"
 	wardenc log show --event net --json

@@ -129,7 +129,7 @@ test_secret_phantom_refused() {
 	grep -q "$REAL" "$SRV_LOG" && fail "the real value reached the server in a refused request: $(excerpt "$(<"$SRV_LOG")")"
 	alerts_for MYTOKEN
 	grep -q '"where":"url"' <<<"$ALERTS" || fail "no alert for the phantom in a URL: $(excerpt "$ALERTS")"
-	grep -q '"host":"127.0.0.1","where":"stream"' <<<"$ALERTS" || grep -q '"where":"stream"' <<<"$ALERTS" ||
+	grep -q '"host":"127.0.0.1","where":"stream"' <<<"$ALERTS" || grep '"where":"stream"' <<<"$ALERTS" >/dev/null ||
 		fail "no alert for the phantom in a body to an unbound host: $(excerpt "$ALERTS")"
 	grep -q '"rule":"secret.phantom"' <<<"$ALERTS" || fail "alerts lack their rule: $(excerpt "$ALERTS")"
 	[[ $(grep -c '"secret":"MYTOKEN"' <<<"$ALERTS") -ge 3 ]] ||
@@ -203,7 +203,7 @@ test_secret_https_h2() {
 	inside=$(sed -n 's/^inside=//p' <<<"$OUT")
 	[[ -n $inside && $inside != "$REAL" ]] || fail "inside, MYTOKEN is the real value or empty: '$inside'"
 	assert_out_has 'version=2' 'curl inside speaking HTTP/2 to warden'
-	grep "\"authorization\": \"Bearer $REAL\"" "$SRV_LOG" | grep -q '"version": "2"' ||
+	grep "\"authorization\": \"Bearer $REAL\"" "$SRV_LOG" | grep '"version": "2"' >/dev/null ||
 		fail "the server did not get the real value over HTTP/2: $(excerpt "$(<"$SRV_LOG")")"
 	grep -q "\"x-api-key\": \"$REAL\"" "$SRV_LOG" || fail "the server's log lacks the real value in x-api-key"
 	assert_out_has "auth=Bearer $inside key=$inside" 'the echo over HTTP/2, masked'

@@ -97,7 +97,7 @@ test_signal_grace_kill() {
 	bg="989.$RANDOM$RANDOM"
 	printf 'signal grace 2\n' >"$T_TMP/grace.profile"
 	wardenc policy show --profile "$T_TMP/grace.profile"
-	grep -A1 '"signal": {' <<<"$OUT" | grep -qE '^ *"grace": 2$' ||
+	grep -A1 '"signal": {' <<<"$OUT" | grep -E '^ *"grace": 2$' >/dev/null ||
 		fail "policy show: signal grace not 2: $(excerpt "$(grep -A2 '"signal"' <<<"$OUT")")"
 	warden_bg "$out" --profile "$T_TMP/grace.profile" -- sh -c "trap '' TERM; sleep $bg & echo ready; wait"
 	wait_for "$out" '^ready' 10 || fatal "command did not start ($(excerpt "$(cat "$out" "$out.err")"))"

@@ -44,8 +44,8 @@ test_strict_noexec_writable() {
 	assert_out_line by-name-ran 'a script handed to its interpreter by name'
 	assert_out_line 'script=126' 'a script run as ./s.sh (exec of a file on a noexec mount)'
 	assert_out_line 'system=0' 'a system binary'
-	grep -E " $PWD " <<<"$OUT" | grep -q noexec || fail "the workspace is not mounted noexec: $(excerpt "$OUT")"
-	strict_start | grep -q '"exec":{"strict":true' || fail 'session.start does not record strict mode'
+	grep -E " $PWD " <<<"$OUT" | grep noexec >/dev/null || fail "the workspace is not mounted noexec: $(excerpt "$OUT")"
+	strict_start | grep '"exec":{"strict":true' >/dev/null || fail 'session.start does not record strict mode'
 	# a read-write path of the profile and an agent's state: noexec too
 	mkdir -p "$T_TMP/rw"
 	printf 'exec strict\nread-write %s\n' "$T_TMP/rw" >"$T_TMP/rw.profile"
@@ -57,7 +57,7 @@ test_strict_noexec_writable() {
 	# without strict mode the workspace runs what it holds (no regression)
 	wrun -- sh -c './copy; echo "ws=$?"'
 	assert_out_line 'ws=0' 'without exec strict, the workspace copy'
-	strict_start | grep -q '"exec":{"strict":false' || fail 'session.start does not record strict mode off'
+	strict_start | grep '"exec":{"strict":false' >/dev/null || fail 'session.start does not record strict mode off'
 }
 
 # A shared object or a hand-made executable mapping of a file in the
@@ -118,8 +118,8 @@ test_strict_allow_writable() {
 	assert_out_line 'tmp-beside=126' 'a binary beside it in /tmp'
 	assert_out_line 'denied=126' 'a denied program in the allow-writable directory'
 	grep -qxE 'rmdir=[1-9][0-9]*' <<<"$OUT" || fail "the allow-writable directory was removed inside: $(excerpt "$OUT")"
-	grep -E " $PWD/target/bin " <<<"$OUT" | grep -q noexec && fail "target/bin is mounted noexec"
-	grep -E " $PWD/target/bin " <<<"$OUT" | grep -q nosuid || fail "target/bin lost nosuid: $(excerpt "$OUT")"
+	grep -E " $PWD/target/bin " <<<"$OUT" | grep noexec >/dev/null && fail "target/bin is mounted noexec"
+	grep -E " $PWD/target/bin " <<<"$OUT" | grep nosuid >/dev/null || fail "target/bin lost nosuid: $(excerpt "$OUT")"
 	[[ -d target/bin && ! -L target/bin ]] || fail 'target/bin was not created on the host'
 	local start
 	start=$(strict_start)
@@ -166,10 +166,10 @@ test_strict_hides_denied() {
 	grep -qxE 'cp=[1-9][0-9]*' <<<"$OUT" || fail "strict: $b was copied: $(excerpt "$OUT")"
 	[[ -s copy ]] && fail "strict: a copy of $b holds bytes"
 	assert_out_line 'run=126' "strict: $b ran"
-	strict_start | grep -qF "\"hidden\":[\"$b\"" || fail "session.start does not list $b as hidden"
+	strict_start | grep -F "\"hidden\":[\"$b\"" >/dev/null || fail "session.start does not list $b as hidden"
 	wardenc policy show --profile "$T_TMP/hide.profile"
 	assert_out_match '"strict": true' 'policy show: strict mode'
-	grep -A1 '"deny_files": \[' <<<"$OUT" | grep -qF "\"$b\"" ||
+	grep -A1 '"deny_files": \[' <<<"$OUT" | grep -F "\"$b\"" >/dev/null ||
 		fail "policy show does not list $b in deny_files: $(excerpt "$OUT")"
 	# a hard link beside the denied file is the same bytes: hidden too
 	if [[ -f /usr/bin/bzip2 && /usr/bin/bzcat -ef /usr/bin/bzip2 ]]; then
@@ -231,19 +231,19 @@ test_strict_refusals_logged() {
 	assert_rc 0
 	assert_out_line 'ws=126' 'the program in the workspace'
 	f=$(strict_log)
-	grep '"event":"exec"' "$f" | grep -F '"path":"./copy"' | grep -q '"decision":"deny","reason":"exec strict' ||
+	grep '"event":"exec"' "$f" | grep -F '"path":"./copy"' | grep '"decision":"deny","reason":"exec strict' >/dev/null ||
 		fail 'the workspace program is not refused on the record with exec strict'
-	grep '"rule":"exec.denied"' "$f" | grep -q 'exec strict' || fail 'no exec.denied alert naming exec strict'
+	grep '"rule":"exec.denied"' "$f" | grep 'exec strict' >/dev/null || fail 'no exec.denied alert naming exec strict'
 	if [[ -n $ld ]]; then
-		grep '"event":"exec"' "$f" | grep -F '"program":"./copy"' | grep -q '"reason":"exec strict: the program given to the loader' ||
+		grep '"event":"exec"' "$f" | grep -F '"program":"./copy"' | grep '"reason":"exec strict: the program given to the loader' >/dev/null ||
 			fail 'the loader handed a copy is not refused on the record'
 	fi
 	if [[ -x /usr/bin/python3 ]]; then
 		assert_out_line 'memfd=1' 'a memfd run'
-		grep '"event":"exec"' "$f" | grep -F '"argv":["memfd"]' | grep -q '"reason":"exec strict' ||
+		grep '"event":"exec"' "$f" | grep -F '"argv":["memfd"]' | grep '"reason":"exec strict' >/dev/null ||
 			fail 'the memfd is not refused on the record'
 		assert_out_line 'so=1' 'a shared object the agent wrote'
-		grep '"event":"syscall"' "$f" | grep '"name":"mmap"' | grep -F "$PWD/x.so" | grep -q '"reason":"exec strict' ||
+		grep '"event":"syscall"' "$f" | grep '"name":"mmap"' | grep -F "$PWD/x.so" | grep '"reason":"exec strict' >/dev/null ||
 			fail 'the refused mapping of x.so is not on the record'
 	fi
 }

@@ -11,7 +11,7 @@
 sweep_alert() {
 	local rule=$1 path=$2 saved_out=${OUT-} saved_err=${ERR-} saved_rc=${RC-}
 	wardenc log show --event alert --json
-	grep -F "\"path\":\"$path\"" <<<"$OUT" | grep -qF "\"rule\":\"$rule\"" ||
+	grep -F "\"path\":\"$path\"" <<<"$OUT" | grep -F "\"rule\":\"$rule\"" >/dev/null ||
 		fail "no $rule alert for $(excerpt "$path") in the log: $(excerpt "$OUT")"
 	OUT=$saved_out ERR=$saved_err RC=$saved_rc
 }
