@@ -19,6 +19,8 @@ void closep(int *fd)
 		close(*fd);
 		errno = saved;
 	}
+	*fd = -1; /* closed once: a later closep (the cleanup of the same
+		     variable) must not close the number again, reused by then */
 }
 
 static void oom(void)

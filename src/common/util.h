@@ -16,6 +16,8 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 void freep(void *p);
+/* close *fd when open, and leave -1 there: safe to call again on the same
+ * variable (an explicit close, then its cleanup) */
 void closep(int *fd);
 
 /* Take ownership out of a cleanup variable: return its value and leave NULL

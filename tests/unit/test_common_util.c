@@ -2,7 +2,8 @@
  * that the security checks stand on: path_is_within (is this path inside
  * that directory), path_has_dot_components (a profile path that could walk
  * out), the string vectors, mkdir_p, xdg_warden_dir (where the audit log and
- * the cache go), copy_symlink (the curated /etc) and write_all. */
+ * the cache go), copy_symlink (the curated /etc), write_all and closep
+ * (an fd closed once, whatever calls it twice). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -425,6 +426,29 @@ static void test_path_resolve_existing(void)
 	CHECK(path_resolve_existing(dots) == NULL);
 }
 
+/* closep closes once: an explicit closep and then the cleanup of the same
+ * variable must not close the number again, by then another fd's (the
+ * supervisor's reviewer read EOF, closed its pipe, and closed the number
+ * again when the process ended: another reviewer's pipe or pidfd). */
+static void test_closep_once(void)
+{
+	int a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(a >= 0);
+	int number = a;
+	closep(&a);
+	CHECK(a == -1);
+	int b = open("/dev/null", O_RDONLY | O_CLOEXEC); /* takes the lowest free number */
+	CHECK(b == number);
+	closep(&a);
+	CHECK(fcntl(b, F_GETFD) >= 0);
+	{
+		_cleanup_close_ int c = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		closep(&c);
+		CHECK(c == -1);
+	} /* its cleanup: nothing to close */
+	close(b);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -440,6 +464,7 @@ int main(void)
 	test_copy_symlink();
 	test_write_all();
 	test_path_resolve_existing();
+	test_closep_once();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
