@@ -365,24 +365,17 @@ out:
 	return r;
 }
 
-static void closefd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void hostid_close_trees(struct hostid *h)
 {
-	closefd(&h->ws_tree);
-	closefd(&h->review_tree);
+	closep(&h->ws_tree);
+	closep(&h->review_tree);
 	for (size_t i = 0; h->path_trees && i < h->npaths; i++)
-		closefd(&h->path_trees[i]);
+		closep(&h->path_trees[i]);
 	for (size_t i = 0; h->home_trees && i < h->nhome; i++)
-		closefd(&h->home_trees[i]);
-	closefd(&h->etc_tree);
-	closefd(&h->self_tree);
-	closefd(&h->ca_fd);
+		closep(&h->home_trees[i]);
+	closep(&h->etc_tree);
+	closep(&h->self_tree);
+	closep(&h->ca_fd);
 }
 
 void hostid_release(struct hostid *h)
@@ -391,7 +384,7 @@ void hostid_release(struct hostid *h)
 	free(h->path_trees);
 	free(h->home_trees);
 	h->path_trees = h->home_trees = NULL;
-	closefd(&h->lock_fd);
+	closep(&h->lock_fd);
 	h->active = false;
 }
 
