@@ -54,7 +54,7 @@ struct canary_set {
 };
 
 /* A fresh set: every decoy, each with its own random tokens. -1 when
- * getrandom or libcrypto fails. home: the home inside (AGENT_HOME). */
+ * getrandom or libsodium fails. home: the home inside (AGENT_HOME). */
 int canary_generate(struct canary_set *cs, const char *home, struct werr *e);
 void canary_free(struct canary_set *cs);
 /* Turn off each decoy whose path inside is path, lies beneath it, or is on

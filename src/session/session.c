@@ -383,8 +383,8 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 }
 
 /* The decoys and the egress (the session CA when there are secrets): on a
- * thread of their own, while the sandbox's spec is made (libcrypto's setup
- * for the decoy key pair alone takes milliseconds); then the seccomp filter
+ * thread of their own, while the sandbox's spec is made (with secrets, the
+ * session CA's key and libcrypto's setup take milliseconds); then the seccomp filter
  * (a millisecond of libseccomp), unless the main thread, there first, took
  * it (secrets_ready); the supervisor compiles it itself should it not be
  * there or not fit. */

@@ -4,10 +4,15 @@
  * alnum, a .env with an API-key-shaped token, an OpenSSH private key block
  * and its public key), the tokens found in the text they are from, two sets
  * different, the proxy's scanner holding every token bound to no host, and
- * canary_skip_covered turning off what a bind of the session covers; and
+ * canary_skip_covered turning off what a bind of the session covers; the
+ * key pair a real one (its public key derived from its seed by libcrypto,
+ * an implementation other than the generator's, and the same in the
+ * public file, the private file's header and its private part); and
  * canary_place writing them into a directory with their modes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,97 @@ static const struct canary *find(const struct canary_set *cs, const char *rel)
 		if (strcmp(cs->v[i].rel, rel) == 0)
 			return &cs->v[i];
 	return NULL;
+}
+
+
+/* base64 text (newlines skipped) into out; its length, or -1 */
+static int unb64(const char *text, size_t n, unsigned char *out, size_t cap)
+{
+	char flat[2048];
+	size_t f = 0;
+	for (size_t i = 0; i < n && f + 1 < sizeof flat; i++)
+		if (text[i] != '\n')
+			flat[f++] = text[i];
+	flat[f] = '\0';
+	if (f % 4 || f / 4 * 3 > cap)
+		return -1;
+	int len = EVP_DecodeBlock(out, (const unsigned char *)flat, (int)f);
+	if (len < 0)
+		return -1;
+	while (f && flat[f - 1] == '=') /* DecodeBlock counts the padding as bytes */
+		f--, len--;
+	return len;
+}
+
+/* an OpenSSH string (u32 length, bytes) at *at in b */
+static const unsigned char *sshstr(const unsigned char *b, size_t n, size_t *at, uint32_t *len)
+{
+	if (*at + 4 > n)
+		return NULL;
+	*len = (uint32_t)b[*at] << 24 | (uint32_t)b[*at + 1] << 16 | (uint32_t)b[*at + 2] << 8 | b[*at + 3];
+	if (*len > n - *at - 4)
+		return NULL;
+	const unsigned char *s = b + *at + 4;
+	*at += 4 + *len;
+	return s;
+}
+
+/* The private file decoded as OpenSSH does: magic, no cipher, one key
+ * whose public blob matches the private part; the check words equal; the
+ * seed's public key (libcrypto's Ed25519) is the one in both places and in
+ * the public file; padding 1, 2, 3, ... to a multiple of 8. */
+static void key_pair_holds(const struct canary *priv, const struct canary *pub)
+{
+	static const char begin[] = "-----BEGIN OPENSSH PRIVATE KEY-----\n";
+	const char *end = strstr(priv->text, "-----END OPENSSH PRIVATE KEY-----");
+	unsigned char b[1024];
+	int n = end ? unb64(priv->text + strlen(begin), (size_t)(end - priv->text) - strlen(begin), b,
+			    sizeof b) : -1;
+	CHECK(n > 15 && memcmp(b, "openssh-key-v1", 15) == 0);
+	if (n <= 15)
+		return;
+	size_t at = 15, m = (size_t)n;
+	uint32_t l, pl, bl;
+	const unsigned char *cipher = sshstr(b, m, &at, &l);
+	CHECK(cipher && l == 4 && memcmp(cipher, "none", 4) == 0);
+	CHECK(sshstr(b, m, &at, &l) && l == 4); /* kdf "none" */
+	CHECK(sshstr(b, m, &at, &l) && l == 0); /* its options */
+	CHECK(at + 4 <= m && b[at + 3] == 1);   /* one key */
+	at += 4;
+	const unsigned char *blob = sshstr(b, m, &at, &bl);
+	const unsigned char *p = sshstr(b, m, &at, &pl);
+	CHECK(blob && p && at == m && pl % 8 == 0);
+	if (!blob || !p || pl < 8)
+		return;
+	CHECK(memcmp(p, p + 4, 4) == 0); /* the two check words */
+	size_t q = 8;
+	uint32_t tl, kl, sl, cl;
+	const unsigned char *type = sshstr(p, pl, &q, &tl);
+	const unsigned char *pk = sshstr(p, pl, &q, &kl);
+	const unsigned char *sk = sshstr(p, pl, &q, &sl);
+	const unsigned char *comment = sshstr(p, pl, &q, &cl);
+	CHECK(type && tl == 11 && memcmp(type, "ssh-ed25519", 11) == 0);
+	CHECK(pk && kl == 32 && sk && sl == 64 && comment && cl == 12);
+	if (!pk || kl != 32 || !sk || sl != 64)
+		return;
+	for (size_t i = q, k = 1; i < pl; i++, k++)
+		CHECK(p[i] == k);
+	/* the seed's public key, by libcrypto */
+	unsigned char derived[32];
+	size_t dl = sizeof derived;
+	EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, sk, 32);
+	CHECK(k && EVP_PKEY_get_raw_public_key(k, derived, &dl) == 1 && dl == 32);
+	EVP_PKEY_free(k);
+	CHECK(memcmp(derived, pk, 32) == 0 && memcmp(sk + 32, pk, 32) == 0);
+	/* the header's public blob: type and the same key */
+	CHECK(bl == 4 + 11 + 4 + 32 && memcmp(blob + 4, "ssh-ed25519", 11) == 0 &&
+	      memcmp(blob + 19, pk, 32) == 0);
+	/* the public file: "ssh-ed25519 BLOB agent@warden" */
+	const char *sp = strchr(pub->text, ' '), *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
+	unsigned char pb[128];
+	int pbl = sp2 ? unb64(sp + 1, (size_t)(sp2 - sp - 1), pb, sizeof pb) : -1;
+	CHECK(pbl == (int)bl && memcmp(pb, blob, bl) == 0);
+	CHECK(sp2 && strcmp(sp2, " agent@warden\n") == 0);
 }
 
 static void shapes(const struct canary_set *cs)
@@ -72,6 +168,8 @@ static void shapes(const struct canary_set *cs)
 	}
 	c = find(cs, ".ssh/id_ed25519.pub");
 	CHECK(c && c->mode == 0644 && strncmp(c->text, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", 37) == 0);
+	if (c && find(cs, ".ssh/id_ed25519"))
+		key_pair_holds(find(cs, ".ssh/id_ed25519"), c);
 	/* every token is in its decoy's text, and in the scanner, bound nowhere */
 	size_t nt = 0;
 	for (size_t i = 0; i < cs->n; i++)
