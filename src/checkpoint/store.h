@@ -46,8 +46,8 @@ char *store_default_path(const char *home);
 
 /* Open the store (made, 0700, when create and missing; its parents too):
  * refused when it is a symbolic link, not a directory, not the user's, open
- * to others' writes, or not writable (create: a file is made in tmp/ to
- * see). A shared lock is held until store_close. */
+ * to others' writes, or not writable (create: tmp/ by access(2), which
+ * also says EROFS). A shared lock is held until store_close. */
 int store_open(struct store *st, const char *path, bool create, struct werr *e);
 /* Close what store_open opened, also after it failed; a store it never
  * saw (path NULL: zeroed, or { .fd = -1 }) is left alone. */

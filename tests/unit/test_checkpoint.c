@@ -2,8 +2,8 @@
  * (src/checkpoint/): the manifest's text form both ways with hostile names,
  * the parser refusing hostile manifests (paths that climb out or are
  * absolute, entries out of order, repeated or under no directory, bad
- * hashes, modes and escapes), the store (refused when a symlink or open to
- * others, blobs stored once, a manifest that does not match its hash not
+ * hashes, modes and escapes), the store (refused when a symlink, open to
+ * others or not writable, blobs stored once, a manifest that does not match its hash not
  * trusted, retention and the removal of what nothing references), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
  * two manifests and the unified diff of two texts. */
@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -175,6 +178,47 @@ static void test_store_refusals(void)
 	store_close(&st);
 	free(real);
 	free(link);
+}
+
+/* A store whose tmp/ cannot be written is refused at open, before a
+ * snapshot: by its mode, or (as root, whom no mode stops) by a read-only
+ * bind mount of it, in a mount namespace of a child's own. */
+static void test_store_unwritable(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("rostore"), *tmp = at("rostore/tmp");
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	store_close(&st);
+	if (geteuid() != 0) {
+		CHECK(chmod(tmp, 0500) == 0);
+		e = (struct werr){ 0 };
+		CHECK(store_open(&st, sp, true, &e) < 0 && strstr(e.msg, "is not writable") &&
+		      e.errnum == EACCES);
+		store_close(&st);
+		CHECK(chmod(tmp, 0700) == 0);
+	} else {
+		pid_t pid = fork();
+		if (pid == 0) {
+			if (unshare(CLONE_NEWNS) < 0 ||
+			    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+			    mount(tmp, tmp, NULL, MS_BIND, NULL) < 0 ||
+			    mount(NULL, tmp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+				_exit(2);
+			e = (struct werr){ 0 };
+			int r = store_open(&st, sp, true, &e);
+			_exit(r < 0 && strstr(e.msg, "is not writable") && e.errnum == EROFS ? 0 : 1);
+		}
+		int status = -1;
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	/* writable again: opened */
+	e = (struct werr){ 0 };
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	store_close(&st);
+	free(sp);
+	free(tmp);
 }
 
 static void tree_make(void)
@@ -463,6 +507,7 @@ int main(void)
 	test_manifest_roundtrip();
 	test_manifest_hostile();
 	test_store_refusals();
+	test_store_unwritable();
 	test_snapshot_restore();
 	test_excluded();
 	test_review();
