@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,6 +607,79 @@ void limits_attach(struct limits *l, pid_t init)
 				wnote("limit pids is not enforced: %s", l->why[LIMIT_PIDS]);
 		}
 	}
+}
+
+/* ---- the cgroup lock made ready ahead (limits_warm) ----------------------------- */
+
+/* One thread for the process, made at the first warm and never ending: it
+ * writes "0" (itself) to each cgroup.procs it is handed an fd of, through
+ * a pipe, and closes the fd. Between these system calls it holds no lock
+ * of libc's, so a clone of init at any moment copies nothing half-held
+ * (bgjob.h's rule, which a thread that ends would break: its exit takes
+ * the allocator's locks); every signal is blocked in it, so the process's
+ * signals still reach the supervisor's signalfd. */
+static int warm_pipe[2] = { -1, -1 };
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+
+static void *warmer(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int fd;
+		ssize_t n = read(warm_pipe[0], &fd, sizeof fd);
+		if (n == (ssize_t)sizeof fd) {
+			(void)!write(fd, "0", 1);
+			close(fd);
+		} else if (n == 0 || (n < 0 && errno != EINTR)) {
+			pause(); /* never ends: see above */
+		}
+	}
+	return NULL;
+}
+
+static void warm_start(void)
+{
+	if (pipe2(warm_pipe, O_CLOEXEC) < 0)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t a;
+	pthread_t t;
+	bool ok = pthread_attr_init(&a) == 0;
+	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
+	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 && pthread_create(&t, &a, warmer, NULL) == 0;
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ok) {
+		closep(&warm_pipe[0]);
+		closep(&warm_pipe[1]);
+	}
+}
+
+bool limits_warm(const struct limits_probe *p, const struct policy *pol)
+{
+	if (!p->root)
+		return false;
+	struct limits l;
+	limits_plan(&l, pol, p);
+	for (int i = 0; i < CTL_COUNT; i++) {
+		if (!ctl_used(&l, i) || p->ctl[i].version != 1)
+			continue;
+		/* one is enough: the lock is the kernel's, every hierarchy's */
+		char path[600];
+		snprintf(path, sizeof path, "%s/cgroup.procs", p->ctl[i].parent);
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		pthread_once(&warm_once, warm_start);
+		if (warm_pipe[1] < 0 || write(warm_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) {
+			close(fd);
+			return false;
+		}
+		return true;
+	}
+	return false;
 }
 
 /* ---- watching ------------------------------------------------------------------ */

@@ -116,6 +116,19 @@ int limits_clone_fd(const struct limits *l);
  * (noted when asked for). */
 void limits_attach(struct limits *l, pid_t init);
 
+/* As root with a limit on a cgroup v1 controller (hybrid hosts, where
+ * limits_attach moves init into it: no clone straight into a v1 cgroup):
+ * the kernel's cgroup lock made ready for that move, ahead of it. The
+ * first move after a quiet spell waits for an RCU grace period (the lock's
+ * rcu_sync; 8-36 ms on a VM with lazy RCU), and the lock stays quick for
+ * about one more grace period after its last use. A thread of warden's
+ * own (one per process, blocked in nothing but its system calls) moves
+ * itself into the cgroup of that controller it is in already, which
+ * changes nothing but starts the wait at the session's start, alongside
+ * its preparations, not once init runs. true when it was handed the move;
+ * false (nothing to do, or it could not be) changes nothing else. */
+bool limits_warm(const struct limits_probe *p, const struct policy *pol);
+
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup
  * v2 usable): where freeze and kill act on the whole sandbox at once
  * (src/supervisor/freeze.h). */

@@ -599,8 +599,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
 			   struct detect **det,
 			   struct journald **jd, struct audit **log, struct summary *sum,
-			   struct late_close *late, struct hostid_job *hj, int *status,
-			   struct werr *e)
+			   struct late_close *late, struct hostid_job *hj,
+			   const struct limits_probe *probe, int *status, struct werr *e)
 {
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
@@ -652,10 +652,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	canary_skip_binds(&ss->canary, s);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
-	struct limits_probe probe;
-	limits_probe(&probe);
 	_cleanup_(limits_endp) struct limits lim;
-	limits_plan(&lim, pol, &probe);
+	limits_plan(&lim, pol, probe);
 	limits_create(&lim, session);
 	limits_notes(&lim);
 	s->limits = &lim;
@@ -844,6 +842,13 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		with_task.workspace = task.dir;
 		o = &with_task;
 	}
+	/* What the host offers for the limits; as root with a limit on a
+	 * cgroup v1 controller, the kernel's cgroup lock readied now for the
+	 * move of init into it (limits.h: a grace period's wait, alongside
+	 * what follows) */
+	struct limits_probe probe;
+	limits_probe(&probe);
+	limits_warm(&probe, &pol);
 	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
 	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
 		return -1;
@@ -871,7 +876,7 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 		lay.task_repo = xstrdup(task.repo);
 	}
 	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
-				o->summary ? &sum : NULL, &late, &hj, status, e);
+				o->summary ? &sum : NULL, &late, &hj, &probe, status, e);
 	if (log && o->summary)
 		summary_print(&sum, audit_path(log), stderr);
 	audit_close_late(steal_ptr(&log), &late_log);
