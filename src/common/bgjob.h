@@ -3,9 +3,19 @@
  * milliseconds and needs nothing the caller does meanwhile (the canary key
  * pair's libcrypto setup, the seccomp filter's compilation). Joined before
  * the process forks or clones anything: no thread survives into a child.
- * When no thread can be made, the work runs at once, in the caller. */
+ * When no thread can be made, the work runs at once, in the caller.
+ *
+ * The thread starts on another CPU than the caller's when the caller may
+ * use more than one: a scheduler that packs a new thread onto its
+ * creator's CPU (seen on a VM whose guest keeps a vCPU idle until a load
+ * balance, up to a tick later) would run the job only while the caller
+ * waits for it. Once running, the job takes back the caller's whole set,
+ * and bgjob_wait gives it back should it not have run yet: it is never
+ * kept from a CPU that is free. */
 #pragma once
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "err.h"
@@ -16,6 +26,9 @@ struct bgjob {
 	pthread_t t;
 	bool running; /* a thread runs fn, not yet joined */
 	bool started; /* fn started: r and e hold its result once joined */
+	bool steered; /* started away from the caller's CPU: cpus is the whole set */
+	atomic_bool took_back; /* the thread has its whole set again */
+	cpu_set_t cpus;
 	int r;
 	struct werr e;
 };
