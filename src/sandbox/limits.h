@@ -125,8 +125,12 @@ void limits_attach(struct limits *l, pid_t init);
  * own (one per process, blocked in nothing but its system calls) moves
  * itself into the cgroup of that controller it is in already, which
  * changes nothing but starts the wait at the session's start, alongside
- * its preparations, not once init runs. true when it was handed the move;
- * false (nothing to do, or it could not be) changes nothing else. */
+ * its preparations, not once init runs. The kernel waits holding its
+ * cgroup mutex, as it does for any move: the session's own cgroups
+ * (limits_create) may be made only once the wait is over, which is where
+ * it then shows, a few milliseconds earlier than at init's move. true
+ * when it was handed the move; false (nothing to do, or it could not be)
+ * changes nothing else. */
 bool limits_warm(const struct limits_probe *p, const struct policy *pol);
 
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup
