@@ -3,9 +3,15 @@
  * cgroup mounts from mountinfo (v2, v1 by controller, hybrid hosts, hidden
  * mounts, escapes), the counters of pids.events and memory.events, the
  * plan: what enforces each limit with a cgroup, without one, and as root,
- * and the `limit` events of the memory limit from a memory.events file. */
+ * the `limit` events of the memory limit from a memory.events file, and the
+ * cgroup lock readied ahead (limits_warm): only as root and for a v1
+ * controller a limit uses, by a move of the warming thread's own process
+ * ("0") into the cgroup it is in, checked on a stand-in cgroup.procs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "src/audit/audit.h"
 #include "src/sandbox/limits.h"
@@ -205,6 +211,68 @@ static void test_oom_events(void)
 	tmpdir_remove();
 }
 
+/* the text of path after up to 2 s for it to be non-empty, or "" */
+static char *wait_text(const char *path)
+{
+	for (int i = 0; i < 200; i++) {
+		char *t = read_text_file(path);
+		if (t && *t)
+			return t;
+		free(t);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	return xstrdup("");
+}
+
+static void test_warm(void)
+{
+	struct policy p;
+	load_profile(&p, "limit pids 100\n");
+	char dir[] = "/tmp/test-limits-warm-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *procs = xasprintf("%s/cgroup.procs", dir);
+	spit(procs, "", 0);
+	struct limits_probe pr = { .root = true };
+	for (int i = 0; i < CTL_COUNT; i++) {
+		pr.ctl[i].version = 1;
+		snprintf(pr.ctl[i].parent, sizeof pr.ctl[i].parent, "%s", dir);
+	}
+	/* not root (RLIMIT_NPROC then, no cgroup move), or the pids limit's
+	 * controller in v2 (init is cloned into it): nothing to ready */
+	pr.root = false;
+	CHECK(!limits_warm(&pr, &p));
+	pr.root = true;
+	pr.ctl[CTL_PIDS].version = 2;
+	CHECK(!limits_warm(&pr, &p));
+	/* no limit on a cgroup at all */
+	struct policy none;
+	load_profile(&none, "limit pids unlimited\n");
+	pr.ctl[CTL_PIDS].version = 1;
+	CHECK(!limits_warm(&pr, &none));
+	char *t = read_text_file(procs);
+	CHECK(t && !*t); /* nothing written by any of these */
+	free(t);
+	/* as root, pids in v1: the thread writes "0" (itself) there */
+	CHECK(limits_warm(&pr, &p));
+	t = wait_text(procs);
+	CHECK_STR(t, "0");
+	free(t);
+	/* again (a second session of the process): the same thread */
+	spit(procs, "", 0);
+	CHECK(limits_warm(&pr, &p));
+	t = wait_text(procs);
+	CHECK_STR(t, "0");
+	free(t);
+	/* a parent without cgroup.procs: false, nothing made there */
+	CHECK(unlink(procs) == 0);
+	CHECK(!limits_warm(&pr, &p));
+	CHECK(access(procs, F_OK) < 0);
+	CHECK(rmdir(dir) == 0);
+	free(procs);
+	policy_free(&p);
+	policy_free(&none);
+}
+
 int main(void)
 {
 	test_own_cgroup();
@@ -212,5 +280,6 @@ int main(void)
 	test_counters();
 	test_plan();
 	test_oom_events();
+	test_warm();
 	return check_status_counted("sandbox_limits");
 }
