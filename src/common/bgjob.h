@@ -1,8 +1,10 @@
 /* bgjob.h - one piece of setup run on a thread of its own while the
  * caller goes on with other setup, then joined: for work that takes
- * milliseconds and needs nothing the caller does meanwhile (the canary key
- * pair's libcrypto setup, the seccomp filter's compilation). Joined before
- * the process forks or clones anything: no thread survives into a child.
+ * milliseconds and needs nothing the caller does meanwhile (the decoys and
+ * the session CA, the seccomp filter's compilation; as root, the host
+ * identity's lookups). Joined before the process forks or clones anything:
+ * no thread survives into a child (limits_warm's one thread, which never
+ * ends, is the exception its file explains).
  * When no thread can be made, the work runs at once, in the caller.
  *
  * The thread starts on another CPU than the caller's when the caller may
