@@ -192,8 +192,8 @@ tree_git_hooks_path() {
 
 # tree_file_event PATH: the latest session's log has a write intent on
 # PATH (workspace-relative) in it (`audit files`: a write the read-only
-# mount refused leaves no other trace, README "Which refusals are on the
-# record").
+# mount refused leaves no other trace, doc/audit-log.md "Which refusals
+# are on the record").
 tree_file_event() {
 	local path=$1 saved_out=${OUT-} saved_err=${ERR-} saved_rc=${RC-}
 	wardenc log show --event file --json

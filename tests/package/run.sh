@@ -93,6 +93,7 @@ for f in /usr/share/man/man1/warden.1.gz /usr/share/man/man1/warden-run.1.gz \
 	/usr/share/man/man5/warden-profile.5.gz /usr/share/man/man5/warden-events.5.gz \
 	/usr/share/man/man1/warden-kill.1.gz /usr/share/zsh/vendor-completions/_warden \
 	/usr/share/fish/vendor_completions.d/warden.fish /usr/share/doc/warden/copyright \
+	/usr/share/doc/warden/README.md.gz /usr/share/doc/warden/doc/security-model.md.gz \
 	/usr/share/warden/apparmor/warden; do
 	[ -e "$f" ] || echo "missing $f"
 done
