@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
-#include "../audit/ocsf.h"
-#include "../audit/otlp.h"
+#include "../export/ocsf.h"
+#include "../export/otlp.h"
 #include "../audit/reader.h"
 #include "cli.h"
 #include "cmdtab.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/audit/ocsf.h"
-#include "src/audit/otlp.h"
+#include "src/export/ocsf.h"
+#include "src/export/otlp.h"
 #include "src/audit/reader.h"
 #include "src/net/post.h"
 #include "replay.h"

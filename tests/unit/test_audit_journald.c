@@ -22,7 +22,7 @@
 
 #include "src/audit/audit.h"
 #include "src/audit/escape.h"
-#include "src/audit/journald.h"
+#include "src/export/journald.h"
 #include "src/common/util.h"
 #include "check.h"
 #include "files.h"

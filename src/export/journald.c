@@ -21,7 +21,7 @@
 #include "../common/hash.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
-#include "escape.h"
+#include "../audit/escape.h"
 
 /* An entry waiting for room in journald's queue. */
 struct pending {

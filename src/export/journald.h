@@ -40,8 +40,8 @@
 
 #include "../common/bytebuf.h"
 #include "../common/err.h"
-#include "audit.h"
-#include "events.h"
+#include "../audit/audit.h"
+#include "../audit/events.h"
 
 /* Where journald listens for its native protocol. */
 #define JOURNALD_SOCKET "/run/systemd/journal/socket"
