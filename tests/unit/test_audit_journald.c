@@ -1,5 +1,5 @@
 /* test_audit_journald.c - unit tests of the journal's copy of the audit
- * stream (src/audit/journald.c): field names mapped to journald's charset,
+ * stream (src/export/journald.c): field names mapped to journald's charset,
  * the plain and the binary-safe form of a field, an event flattened into an
  * entry (nested objects, arrays, escaped strings as raw bytes, null left
  * out, names that would pass for warden's own), PRIORITY and MESSAGE; then
