@@ -19,7 +19,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "../audit/journald.h"
+#include "../export/journald.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/apparmor.h"

@@ -2,7 +2,7 @@
  * as a table or JSON Lines, filtered, followed while a session runs, their
  * hash chains verified, and exported as OCSF or OTLP (after the chain is
  * verified). Reading and checking live in src/audit (reader.h), the
- * mappings in src/audit/ocsf.h and otlp.h. */
+ * mappings in src/export/ocsf.h and otlp.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
-#include "../audit/ocsf.h"
-#include "../audit/otlp.h"
+#include "../export/ocsf.h"
+#include "../export/otlp.h"
 #include "../audit/reader.h"
 #include "cli.h"
 #include "cmdtab.h"

@@ -163,23 +163,27 @@ static enum http_result origin_target(struct http_parser *p, const char *t, size
 	return HTTP_NEED_MORE;
 }
 
-static enum http_result request_line(struct http_parser *p, const char *s, size_t n)
+/* The request line s[0..n) in its three parts: the method (s[0..*mlen)),
+ * checked; the target (*t, *tlen), of visible characters; the version,
+ * HTTP/1.x (its minor number into the request). */
+static enum http_result line_parts(struct http_parser *p, const char *s, size_t n, size_t *mlen,
+				   const char **t, size_t *tlen)
 {
-	struct http_request *r = &p->req;
 	const char *sp1 = memchr(s, ' ', n);
 	if (!sp1 || sp1 == s)
 		return fail(p, 400, "malformed request line");
-	size_t mlen = (size_t)(sp1 - s);
-	for (size_t i = 0; i < mlen; i++)
+	*mlen = (size_t)(sp1 - s);
+	for (size_t i = 0; i < *mlen; i++)
 		if (!is_tchar(s[i]))
 			return fail(p, 400, "bad method");
-	if (mlen > HTTP_METHOD_MAX)
+	if (*mlen > HTTP_METHOD_MAX)
 		return fail(p, 400, "bad method");
-	const char *t = sp1 + 1, *end = s + n;
-	const char *sp2 = memchr(t, ' ', (size_t)(end - t));
-	if (!sp2 || sp2 == t)
+	const char *end = s + n;
+	*t = sp1 + 1;
+	const char *sp2 = memchr(*t, ' ', (size_t)(end - *t));
+	if (!sp2 || sp2 == *t)
 		return fail(p, 400, "malformed request line");
-	size_t tlen = (size_t)(sp2 - t);
+	*tlen = (size_t)(sp2 - *t);
 	const char *v = sp2 + 1;
 	size_t vlen = (size_t)(end - v);
 	if (memchr(v, ' ', vlen))
@@ -189,30 +193,38 @@ static enum http_result request_line(struct http_parser *p, const char *s, size_
 		return fail(p, 400, "malformed HTTP version");
 	if (v[5] != '1')
 		return fail(p, 505, "HTTP version not supported");
-	r->version_minor = v[7] - '0';
-	for (size_t i = 0; i < tlen; i++) {
-		unsigned char c = (unsigned char)t[i];
+	p->req.version_minor = v[7] - '0';
+	for (size_t i = 0; i < *tlen; i++) {
+		unsigned char c = (unsigned char)(*t)[i];
 		if (c <= 0x20 || c >= 0x7f)
 			return fail(p, 400, "bad character in request target");
 	}
-	memcpy(r->method, s, mlen);
-	r->method[mlen] = '\0';
-	r->connect = mlen == 7 && memcmp(s, "CONNECT", 7) == 0;
-	if (p->origin)
-		return origin_target(p, t, tlen);
+	return HTTP_NEED_MORE;
+}
 
+/* A CONNECT's target t[0..tlen): host:port, nothing else. */
+static enum http_result connect_target(struct http_parser *p, const char *t, size_t tlen)
+{
+	struct http_request *r = &p->req;
 	const char *why = NULL;
-	if (r->connect) {
-		if (t[0] == '/' || memmem(t, tlen, "://", 3) || memchr(t, '@', tlen))
-			return fail(p, 400, "CONNECT needs host:port");
-		int k = parse_authority(t, tlen, true, &r->host, &r->port, &r->port_given, &why);
-		if (k == -1)
-			return fail2(p, 400, "bad host in CONNECT", why);
-		if (k == -2)
-			return fail(p, 400, "CONNECT needs host:port");
-		return HTTP_NEED_MORE;
-	}
+	if (t[0] == '/' || memmem(t, tlen, "://", 3) || memchr(t, '@', tlen))
+		return fail(p, 400, "CONNECT needs host:port");
+	int k = parse_authority(t, tlen, true, &r->host, &r->port, &r->port_given, &why);
+	if (k == -1)
+		return fail2(p, 400, "bad host in CONNECT", why);
+	if (k == -2)
+		return fail(p, 400, "CONNECT needs host:port");
+	return HTTP_NEED_MORE;
+}
 
+/* Any other method's target t[0..tlen) through the proxy: an absolute
+ * http:// URL (its authority the destination, port 80 unless given; the
+ * path up to a fragment). */
+static enum http_result absolute_target(struct http_parser *p, const char *t, size_t tlen)
+{
+	struct http_request *r = &p->req;
+	const char *why = NULL;
+	const char *tend = t + tlen;
 	const char *sep = memmem(t, tlen, "://", 3);
 	if (t[0] == '/' || (tlen == 1 && t[0] == '*') || !sep)
 		return fail(p, 400, "not an absolute URL (configure this as a proxy)");
@@ -228,7 +240,7 @@ static enum http_result request_line(struct http_parser *p, const char *s, size_
 		return fail(p, 501, "unsupported URL scheme");
 	const char *a = sep + 3;
 	size_t alen = 0;
-	while (a + alen < sp2 && a[alen] != '/' && a[alen] != '?' &&
+	while (a + alen < tend && a[alen] != '/' && a[alen] != '?' &&
 	       a[alen] != '#')
 		alen++;
 	if (memchr(a, '@', alen))
@@ -241,11 +253,28 @@ static enum http_result request_line(struct http_parser *p, const char *s, size_
 	if (!r->port_given)
 		r->port = 80;
 	const char *path = a + alen;
-	const char *hash = memchr(path, '#', (size_t)(sp2 - path));
-	const char *pend = hash ? hash : sp2;
+	const char *hash = memchr(path, '#', (size_t)(tend - path));
+	const char *pend = hash ? hash : tend;
 	p->path = (uint16_t)(path - p->buf);
 	p->path_len = (uint16_t)(pend - path);
 	return HTTP_NEED_MORE;
+}
+
+static enum http_result request_line(struct http_parser *p, const char *s, size_t n)
+{
+	struct http_request *r = &p->req;
+	size_t mlen = 0, tlen = 0;
+	const char *t = NULL;
+	if (line_parts(p, s, n, &mlen, &t, &tlen) == HTTP_ERROR)
+		return HTTP_ERROR;
+	memcpy(r->method, s, mlen);
+	r->method[mlen] = '\0';
+	r->connect = mlen == 7 && memcmp(s, "CONNECT", 7) == 0;
+	if (p->origin)
+		return origin_target(p, t, tlen);
+	if (r->connect)
+		return connect_target(p, t, tlen);
+	return absolute_target(p, t, tlen);
 }
 
 static int parse_content_length(const char *s, size_t n, uint64_t *out)

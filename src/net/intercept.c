@@ -11,7 +11,9 @@
  * record of the busy one. Each direction holds at most one read's worth of
  * bytes (64 KiB of rewritten requests) plus what the TLS write buffer gathers
  * (tls_bio.h, flushed before every wait), so a side that stops reading
- * slows its peer down instead of filling memory. */
+ * slows its peer down instead of filling memory. Each side's reads, writes
+ * and handshake are intercept_io.c's; an h2 connection's relay is
+ * intercept_h2.c's. */
 #include "intercept.h"
 
 #include <errno.h>
@@ -33,13 +35,13 @@
 #include "http.h"
 #include "http_resp.h"
 #include "intercept_h2.h"
+#include "intercept_io.h"
 #include "tls.h"
 #include "tls_bio.h"
 
 #define BUF 16384                /* one TLS record */
 #define OUT_HIGH 65536           /* rewritten requests waiting for the upstream */
 #define MAX_INFLIGHT 64
-#define HANDSHAKE_TIMEOUT_MS 15000
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
@@ -47,8 +49,6 @@
 #define WRITE_GATHER (256 * 1024) /* TLS records written a syscall, at most */
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
-
-enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
 /* What is done with the client's bytes. */
 enum cstate {
@@ -61,18 +61,6 @@ enum cstate {
 
 #define Q_HEAD 1u    /* the request was HEAD */
 #define Q_UPGRADE 2u /* it asked to upgrade */
-
-struct side {
-	const char *name;     /* "client", "upstream" */
-	int fd;
-	SSL *ssl;
-	short rd_ev, wr_ev;   /* what the last read / write that would block waits for */
-	bool eof;             /* no more to read */
-	bool clean;           /* ... and it ended cleanly (close_notify, or a FIN without TLS) */
-	bool shut;            /* our sending side is closed */
-	bool dead;            /* failed or cut: no more I/O of any kind */
-	bool rd_ready;        /* a read may find bytes: poll said so, or none failed yet */
-};
 
 struct outbuf {
 	struct bytebuf q;
@@ -124,13 +112,6 @@ static void set_error(struct bridge *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-static long ms_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
-}
-
 static void touch(struct bridge *b)
 {
 	clock_gettime(CLOCK_MONOTONIC, &b->last);
@@ -145,182 +126,6 @@ static void out_put(struct outbuf *o, const void *d, size_t n)
 {
 	bytebuf_put(&o->q, d, n, BUF);
 	o->total += n;
-}
-
-/* ---- one side's I/O ----------------------------------------------------- */
-
-/* What failed, for error: OpenSSL's reason, or errno's. */
-static const char *io_reason(struct side *s, int sslerr, char *buf, size_t len)
-{
-	if (s->ssl && sslerr == SSL_ERROR_SSL)
-		return tls_error_string(buf, len, "TLS error");
-	ERR_clear_error();
-	snprintf(buf, len, "%s", errno ? strerror(errno) : "connection closed");
-	return buf;
-}
-
-static enum io side_read_now(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
-{
-	s->rd_ev = 0;
-	if (s->ssl) {
-		ERR_clear_error();
-		errno = 0;
-		if (SSL_read_ex(s->ssl, buf, cap, n) == 1)
-			return IO_OK;
-		int err = SSL_get_error(s->ssl, 0);
-		if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-			s->rd_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-			return IO_AGAIN;
-		}
-		if (err == SSL_ERROR_ZERO_RETURN) {
-			s->clean = true;
-			return IO_EOF;
-		}
-		if (err == SSL_ERROR_SSL &&
-		    ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
-			/* closed without close_notify: an end, not a clean one, and
-			 * the TLS session can do nothing more */
-			ERR_clear_error();
-			s->dead = true;
-			return IO_EOF;
-		}
-		char why[200];
-		set_error(b, "%s: %s", s->name, io_reason(s, err, why, sizeof why));
-		return IO_ERR;
-	}
-	ssize_t r = recv(s->fd, buf, cap, 0);
-	if (r > 0) {
-		*n = (size_t)r;
-		return IO_OK;
-	}
-	if (r == 0) {
-		s->clean = true;
-		return IO_EOF;
-	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-		s->rd_ev = POLLIN;
-		return IO_AGAIN;
-	}
-	set_error(b, "%s: %s", s->name, strerror(errno));
-	return IO_ERR;
-}
-
-/* Bytes TLS already holds for s, or a filter in front of its socket does. */
-static bool side_holds(struct side *s)
-{
-	return s->ssl && (SSL_has_pending(s->ssl) || BIO_ctrl_pending(SSL_get_rbio(s->ssl)) > 0);
-}
-
-/* Bytes gathered for s's socket, not written yet (tls_bio.h). */
-static size_t gathered(const struct side *s)
-{
-	return s->ssl && !s->dead ? tls_wbuf_pending(s->ssl) : 0;
-}
-
-static enum io side_read(struct bridge *b, struct side *s, void *buf, size_t cap, size_t *n)
-{
-	if (!s->rd_ready && !side_holds(s))
-		return IO_AGAIN; /* rd_ev as the last read that would block left it */
-	enum io r = side_read_now(b, s, buf, cap, n);
-	if (r == IO_AGAIN)
-		s->rd_ready = false;
-	return r;
-}
-
-static enum io side_write(struct bridge *b, struct side *s, const void *buf, size_t len,
-			  size_t *n)
-{
-	s->wr_ev = 0;
-	if (s->ssl) {
-		ERR_clear_error();
-		errno = 0;
-		if (SSL_write_ex(s->ssl, buf, len, n) == 1)
-			return IO_OK;
-		int err = SSL_get_error(s->ssl, 0);
-		if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-			s->wr_ev = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-			return IO_AGAIN;
-		}
-		char why[200];
-		set_error(b, "%s: %s", s->name, io_reason(s, err, why, sizeof why));
-		return IO_ERR;
-	}
-	ssize_t r = send(s->fd, buf, len, MSG_NOSIGNAL);
-	if (r >= 0) {
-		*n = (size_t)r;
-		return IO_OK;
-	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-		s->wr_ev = POLLOUT;
-		return IO_AGAIN;
-	}
-	set_error(b, "%s: %s", s->name, strerror(errno));
-	return IO_ERR;
-}
-
-/* Close our sending side: close_notify first when TLS is healthy. */
-static void side_shut(struct side *s, bool clean)
-{
-	if (s->shut || s->dead)
-		return;
-	s->shut = true;
-	if (s->ssl && clean) {
-		SSL_shutdown(s->ssl); /* one try: the alert fits a socket buffer */
-		tls_wbuf_flush(s->ssl);
-	}
-	ERR_clear_error();
-	shutdown(s->fd, SHUT_WR);
-}
-
-/* Wait for ev on fd: 1, 0 on the timeout, -1 when stop_fd (> 0) says stop. */
-static int wait_fd(int fd, short ev, int timeout_ms, int stop_fd)
-{
-	struct pollfd p[2] = { { .fd = fd, .events = ev }, { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
-	int r;
-	do
-		r = poll(p, 2, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r > 0 && p[1].revents)
-		return -1;
-	return r;
-}
-
-/* A handshake, within HANDSHAKE_TIMEOUT_MS. -1 with the reason in why; 1
- * when a server handshake paused at the ClientHello (tls_alpn's hold). */
-static int handshake(struct side *s, bool accept, int stop_fd, char *why, size_t len)
-{
-	struct timespec start;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		ERR_clear_error();
-		errno = 0;
-		int r = accept ? SSL_accept(s->ssl) : SSL_connect(s->ssl);
-		if (r == 1)
-			return 0;
-		int err = SSL_get_error(s->ssl, r);
-		if (err == SSL_ERROR_WANT_CLIENT_HELLO_CB)
-			return 1;
-		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-			if (err == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) ==
-							    SSL_R_UNEXPECTED_EOF_WHILE_READING) {
-				ERR_clear_error();
-				snprintf(why, len, "connection closed");
-			} else {
-				io_reason(s, err, why, len);
-			}
-			s->dead = true;
-			return -1;
-		}
-		long left = HANDSHAKE_TIMEOUT_MS - ms_since(&start);
-		int w = left <= 0 ? 0
-				  : wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
-					    (int)left, stop_fd);
-		if (w <= 0) {
-			snprintf(why, len, w < 0 ? "stopped" : "timed out");
-			s->dead = true;
-			return -1;
-		}
-	}
 }
 
 /* ---- the answer of our own ---------------------------------------------- */
@@ -604,7 +409,7 @@ static bool pump(struct bridge *b)
 		if (keep)
 			memmove(b->uin, b->uin + b->uin_len, keep);
 		b->uin_len = b->uin_off = 0;
-		r = side_read(b, &b->u, b->uin + keep, sizeof b->uin - keep, &n);
+		r = side_read(&b->u, b->uin + keep, sizeof b->uin - keep, &n);
 		if (r == IO_OK) {
 			size_t total = keep + n, hold = 0;
 			if (b->job->on_resp)
@@ -632,7 +437,7 @@ static bool pump(struct bridge *b)
 		moved |= r != IO_AGAIN;
 	}
 	if (want_write_c(b)) {
-		r = side_write(b, &b->c, b->uin + b->uin_off, b->uin_len - b->uin_off, &n);
+		r = side_write(&b->c, b->uin + b->uin_off, b->uin_len - b->uin_off, &n);
 		if (r == IO_OK) {
 			b->uin_off += n;
 			if (!b->uin_ours)
@@ -644,7 +449,7 @@ static bool pump(struct bridge *b)
 	}
 
 	if (want_read_c(b)) {
-		r = side_read(b, &b->c, b->cin, sizeof b->cin, &n);
+		r = side_read(&b->c, b->cin, sizeof b->cin, &n);
 		if (r == IO_OK) {
 			b->cin_len = n;
 			b->cin_off = 0;
@@ -659,7 +464,7 @@ static bool pump(struct bridge *b)
 	process_client(b);
 	moved |= b->cin_off != before || b->to_u.q.len != queued;
 	if (want_write_u(b)) {
-		r = side_write(b, &b->u, b->to_u.q.p + b->to_u.q.off, pending(&b->to_u), &n);
+		r = side_write(&b->u, b->to_u.q.p + b->to_u.q.off, pending(&b->to_u), &n);
 		if (r == IO_OK) {
 			b->to_u.q.off += n;
 			b->job->bytes_out += n;
@@ -716,7 +521,7 @@ static void drain_client(struct bridge *b)
 	long left;
 	while (!c->eof && !c->dead && (left = DRAIN_MS - ms_since(&start)) > 0) {
 		size_t n;
-		enum io r = side_read(b, c, junk, sizeof junk, &n);
+		enum io r = side_read(c, junk, sizeof junk, &n);
 		if (r == IO_EOF || r == IO_ERR)
 			break;
 		if (r == IO_AGAIN) {
@@ -732,7 +537,7 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
-	bool to_c = b->uin_off == b->uin_len && gathered(&b->c) == 0;
+	bool to_c = b->uin_off == b->uin_len && side_gathered(&b->c) == 0;
 	if (b->answer_sent)
 		return to_c;
 	if (b->answer_pending)
@@ -743,7 +548,7 @@ static bool finished(struct bridge *b)
 	/* the client is done sending: pass its end on once its bytes are
 	 * through; wait for the answers still owed */
 	if (b->c.eof && b->cin_off == b->cin_len && pending(&b->to_u) == 0 &&
-	    gathered(&b->u) == 0) {
+	    side_gathered(&b->u) == 0) {
 		if (b->cs != C_RAW && b->qn == 0 && (!b->watching || http_resp_idle(&b->rw)))
 			return true;
 		side_shut(&b->u, true);
@@ -759,7 +564,7 @@ static bool flush_gathered(struct bridge *b)
 	struct side *sides[] = { &b->c, &b->u };
 	for (size_t i = 0; i < 2; i++) {
 		struct side *s = sides[i];
-		size_t before = gathered(s);
+		size_t before = side_gathered(s);
 		if (!before || s->dead)
 			continue;
 		ERR_clear_error();
@@ -771,7 +576,7 @@ static bool flush_gathered(struct bridge *b)
 				b->watching = false;
 			moved = true;
 		} else {
-			moved |= gathered(s) != before;
+			moved |= side_gathered(s) != before;
 		}
 	}
 	if (moved)
@@ -805,9 +610,9 @@ static void relay(struct bridge *b)
 			p[1].events |= b->u.rd_ev ? b->u.rd_ev : POLLIN;
 		if (want_write_u(b))
 			p[1].events |= b->u.wr_ev ? b->u.wr_ev : POLLOUT;
-		if (gathered(&b->c))
+		if (side_gathered(&b->c))
 			p[0].events |= POLLOUT;
-		if (gathered(&b->u))
+		if (side_gathered(&b->u))
 			p[1].events |= POLLOUT;
 		if (!p[0].events && !p[1].events)
 			return; /* nothing can move any more */
@@ -870,7 +675,7 @@ static void run(struct bridge *b)
 		 * h2 only when the upstream agreed to it. */
 		struct tls_alpn alpn = { .hold = true };
 		tls_server_alpn(b->c.ssl, &alpn);
-		int hr = handshake(&b->c, true, j->stop_fd, why, sizeof why);
+		int hr = side_handshake(&b->c, true, j->stop_fd, why, sizeof why);
 		if (hr < 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
@@ -884,14 +689,14 @@ static void run(struct bridge *b)
 		if (alpn.client_h2)
 			SSL_set_alpn_protos(b->u.ssl, alpn_h2_http11, sizeof alpn_h2_http11 - 1);
 		char uwhy[200];
-		int ur = handshake(&b->u, false, j->stop_fd, uwhy, sizeof uwhy);
+		int ur = side_handshake(&b->u, false, j->stop_fd, uwhy, sizeof uwhy);
 		if (ur == 0) {
 			const unsigned char *p;
 			unsigned len;
 			SSL_get0_alpn_selected(b->u.ssl, &p, &len);
 			alpn.allow_h2 = len == 2 && memcmp(p, "h2", 2) == 0;
 		}
-		if (hr == 1 && handshake(&b->c, true, j->stop_fd, why, sizeof why) != 0) {
+		if (hr == 1 && side_handshake(&b->c, true, j->stop_fd, why, sizeof why) != 0) {
 			set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
@@ -1003,8 +808,10 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	}
 	struct bridge *b = xcalloc(1, sizeof *b);
 	b->job = job;
-	b->c = (struct side){ .name = "client", .fd = job->client_fd, .rd_ready = true };
-	b->u = (struct side){ .name = "upstream", .fd = job->upstream_fd, .rd_ready = true };
+	b->c = (struct side){ .name = "client", .fd = job->client_fd, .rd_ready = true,
+			      .error = job->error, .error_len = sizeof job->error };
+	b->u = (struct side){ .name = "upstream", .fd = job->upstream_fd, .rd_ready = true,
+			      .error = job->error, .error_len = sizeof job->error };
 	if (job->server_ctx && SSL_CTX_up_ref(job->server_ctx) == 1)
 		b->sctx = job->server_ctx;
 	if (job->client_ctx && SSL_CTX_up_ref(job->client_ctx) == 1)

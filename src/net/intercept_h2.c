@@ -273,93 +273,108 @@ static void refuse_stream(struct h2 *h, struct stream *s, int status, const char
 	nghttp2_submit_response(h->c, s->cid, nv, 4, &prd);
 }
 
-/* The request's header list as an HTTP/1.1 head, through on_head, and the
- * head it returns sent upstream as a header list. */
-static void start_request(struct h2 *h, struct stream *s, bool body)
+/* A head being written, HTTP_HEAD_MAX bytes at most: big once a piece did
+ * not fit (the pieces after it that fit still go in). */
+struct headw {
+	char *p;
+	size_t n;
+	bool big;
+};
+
+static void put(struct headw *w, const void *d, size_t l)
 {
-	struct intercept_job *j = h->job;
-	s->started = true;
-	if (h->u_gone) {
-		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid, NGHTTP2_REFUSED_STREAM);
-		s->refused = true;
-		return;
+	if (w->n + l > HTTP_HEAD_MAX) {
+		w->big = true;
+	} else {
+		memcpy(w->p + w->n, d, l);
+		w->n += l;
 	}
+}
+
+/* The request's header list as an HTTP/1.1 head into w: the request line
+ * (when :method and :path are there: false when not), Host from
+ * :authority, the other fields as they came. */
+static bool head_from_list(const struct stream *s, struct headw *w)
+{
 	const nghttp2_nv *m = hdrs_get(&s->req, ":method"), *p = hdrs_get(&s->req, ":path"),
 			 *a = hdrs_get(&s->req, ":authority");
-	char *head = xmalloc(HTTP_HEAD_MAX + 1);
-	size_t n = 0;
-	bool big = false;
-#define PUT(d, l)                                                   \
-	do {                                                        \
-		if (n + (l) > HTTP_HEAD_MAX) {                      \
-			big = true;                                 \
-		} else {                                            \
-			memcpy(head + n, (d), (l));                 \
-			n += (l);                                   \
-		}                                                   \
-	} while (0)
 	if (m && p) {
-		PUT(m->value, m->valuelen);
-		PUT(" ", 1);
-		PUT(p->value, p->valuelen);
-		PUT(" HTTP/1.1\r\n", 11);
+		put(w, m->value, m->valuelen);
+		put(w, " ", 1);
+		put(w, p->value, p->valuelen);
+		put(w, " HTTP/1.1\r\n", 11);
 	}
 	if (a) {
-		PUT("Host: ", 6);
-		PUT(a->value, a->valuelen);
-		PUT("\r\n", 2);
+		put(w, "Host: ", 6);
+		put(w, a->value, a->valuelen);
+		put(w, "\r\n", 2);
 	}
 	for (size_t i = 0; i < s->req.n; i++) {
 		const nghttp2_nv *f = &s->req.nv[i];
 		if (f->name[0] == ':' || (a && strcmp((const char *)f->name, "host") == 0))
 			continue;
-		PUT(f->name, f->namelen);
-		PUT(": ", 2);
-		PUT(f->value, f->valuelen);
-		PUT("\r\n", 2);
+		put(w, f->name, f->namelen);
+		put(w, ": ", 2);
+		put(w, f->value, f->valuelen);
+		put(w, "\r\n", 2);
 	}
-	PUT("\r\n", 2);
-#undef PUT
+	put(w, "\r\n", 2);
+	return m && p;
+}
+
+/* The head in w (line: it has a request line) checked by the origin-mode
+ * parser and shown to on_head: the parser of the head to send upstream
+ * (h->hp; h->check when on_head rewrote it into *out, malloc'd), or NULL
+ * when the stream was refused. */
+static struct http_parser *head_through_owner(struct h2 *h, struct stream *s,
+					      const struct headw *w, bool line, char **out,
+					      size_t *outlen)
+{
+	struct intercept_job *j = h->job;
 	http_parser_init_origin(&h->hp, j->any_host ? NULL : &j->host, j->port, true);
 	size_t used = 0;
-	if (big || !m || !p || http_feed(&h->hp, head, n, &used) != HTTP_COMPLETE || used != n) {
+	if (w->big || !line || http_feed(&h->hp, w->p, w->n, &used) != HTTP_COMPLETE ||
+	    used != w->n) {
 		char why[160];
 		snprintf(why, sizeof why, "malformed request: %s",
-			 big ? "head too large" : h->hp.state == HTTP_ERROR ? h->hp.reason : "incomplete");
-		refuse_stream(h, s, big ? 431 : h->hp.state == HTTP_ERROR ? h->hp.status : 400, why,
+			 w->big ? "head too large" : h->hp.state == HTTP_ERROR ? h->hp.reason : "incomplete");
+		refuse_stream(h, s, w->big ? 431 : h->hp.state == HTTP_ERROR ? h->hp.status : 400, why,
 			      false);
-		free(head);
-		return;
+		return NULL;
 	}
-	char *out = NULL;
-	size_t outlen = 0;
 	if (j->on_head) {
 		char why[256] = "";
-		if (j->on_head(j->ctx, head, n, &out, &outlen, why, sizeof why) != 0) {
-			free(out);
-			free(head);
+		if (j->on_head(j->ctx, w->p, w->n, out, outlen, why, sizeof why) != 0) {
+			free(*out);
+			*out = NULL;
 			why[sizeof why - 1] = '\0';
 			refuse_stream(h, s, 403, why[0] ? why : "request refused", true);
-			return;
+			return NULL;
 		}
 	}
-	free(head);
-	struct http_parser *q = &h->hp;
-	if (out) {
-		q = &h->check;
-		http_parser_init_origin(q, j->any_host ? NULL : &j->host, j->port, true);
-		used = 0;
-		if (http_feed(q, out, outlen, &used) != HTTP_COMPLETE || used != outlen ||
-		    q->req.body != h->hp.req.body ||
-		    q->req.content_length != h->hp.req.content_length ||
-		    http_is_upgrade(q) != http_is_upgrade(&h->hp) ||
-		    strcmp(q->req.method, h->hp.req.method) != 0) {
-			free(out);
-			refuse_stream(h, s, 500, "rewritten request head is malformed", false);
-			return;
-		}
+	if (!*out)
+		return &h->hp;
+	struct http_parser *q = &h->check;
+	http_parser_init_origin(q, j->any_host ? NULL : &j->host, j->port, true);
+	used = 0;
+	if (http_feed(q, *out, *outlen, &used) != HTTP_COMPLETE || used != *outlen ||
+	    q->req.body != h->hp.req.body ||
+	    q->req.content_length != h->hp.req.content_length ||
+	    http_is_upgrade(q) != http_is_upgrade(&h->hp) ||
+	    strcmp(q->req.method, h->hp.req.method) != 0) {
+		free(*out);
+		*out = NULL;
+		refuse_stream(h, s, 500, "rewritten request head is malformed", false);
+		return NULL;
 	}
-	/* the list to send, from the head q parsed */
+	return q;
+}
+
+/* The head q parsed, as the header list sent upstream (:method, :scheme,
+ * :authority from Host, :path; names in lower case; connection-specific
+ * fields dropped, TE but "trailers"); with a body when body. */
+static void submit_upstream(struct h2 *h, struct stream *s, const struct http_parser *q, bool body)
+{
 	struct hdrs l = { 0 };
 	size_t plen;
 	const char *path = http_path(q, &plen);
@@ -388,7 +403,6 @@ static void start_request(struct h2 *h, struct stream *s, bool body)
 			continue;
 		hdrs_add(&l, q->buf + f->name, f->name_len, q->buf + f->value, f->value_len, true);
 	}
-	free(out);
 	nghttp2_data_provider prd = { .source.ptr = s, .read_callback = up_read };
 	int32_t id = nghttp2_submit_request(h->u, NULL, l.nv, l.n, body ? &prd : NULL, s);
 	hdrs_free(&l);
@@ -398,7 +412,28 @@ static void start_request(struct h2 *h, struct stream *s, bool body)
 		return;
 	}
 	s->uid = id;
-	j->requests++;
+	h->job->requests++;
+}
+
+/* The request's header list as an HTTP/1.1 head, through on_head, and the
+ * head it returns sent upstream as a header list. */
+static void start_request(struct h2 *h, struct stream *s, bool body)
+{
+	s->started = true;
+	if (h->u_gone) {
+		nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid, NGHTTP2_REFUSED_STREAM);
+		s->refused = true;
+		return;
+	}
+	struct headw w = { .p = xmalloc(HTTP_HEAD_MAX + 1) };
+	bool line = head_from_list(s, &w);
+	char *out = NULL;
+	size_t outlen = 0;
+	const struct http_parser *q = head_through_owner(h, s, &w, line, &out, &outlen);
+	free(w.p);
+	if (q)
+		submit_upstream(h, s, q, body);
+	free(out);
 }
 
 /* ---- the client's session (we are its server) --------------------------- */
@@ -764,6 +799,95 @@ static bool live_streams(const struct h2 *h)
 	return false;
 }
 
+/* The upstream session is over (its socket ended, or it wants nothing
+ * more and has nothing to send): marked gone, and what it left unfinished
+ * reset towards the client. true when a reset was sent. */
+static bool upstream_over(struct h2 *h)
+{
+	if (!h->uc.eof && (nghttp2_session_want_read(h->u) || nghttp2_session_want_write(h->u) ||
+			   bytebuf_pending(&h->uc.out)))
+		return false;
+	bool moved = false;
+	h->uc.eof = true;
+	h->u_gone = true;
+	for (struct stream *s = h->streams, *nx; s; s = nx) {
+		nx = s->next;
+		if (s->uid > 0 && !s->u_closed) {
+			s->u_closed = true;
+			if (!s->c_closed && !s->down.eof) {
+				nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE, s->cid,
+							  NGHTTP2_INTERNAL_ERROR);
+				moved = true;
+			}
+		}
+	}
+	return moved;
+}
+
+/* Every read and write that has room, until none moves: false when the
+ * client's side ended (the relay is over). */
+static bool pump(struct h2 *h)
+{
+	bool moved;
+	do {
+		moved = false;
+		if (!h->uc.eof && !conn_read(h, &h->uc, h->u, "upstream", &moved))
+			h->u_gone = true;
+		if (!h->cc.eof && !conn_read(h, &h->cc, h->c, "client", &moved))
+			return false;
+		if (!h->uc.eof && !conn_write(h, &h->uc, h->u, "upstream", &moved))
+			h->uc.eof = h->u_gone = true;
+		if (!conn_write(h, &h->cc, h->c, "client", &moved))
+			return false;
+		if (upstream_over(h))
+			moved = true;
+	} while (moved);
+	return true;
+}
+
+/* Nothing more will move to the client: its session is done, or the
+ * upstream is gone and no stream of the client's is open. */
+static bool finished(const struct h2 *h)
+{
+	if (!nghttp2_session_want_read(h->c) && !nghttp2_session_want_write(h->c) &&
+	    !bytebuf_pending(&h->cc.out))
+		return true;
+	return h->u_gone && !live_streams(h) && !bytebuf_pending(&h->cc.out) &&
+	       !nghttp2_session_want_write(h->c);
+}
+
+/* Wait for what each side waits for (readable at least), up to the idle
+ * limit since *last: false when the relay must end (stopped, idle, poll
+ * failed). */
+static bool wait_sides(struct h2 *h, struct timespec *last)
+{
+	int stop_fd = h->job->stop_fd;
+	struct pollfd p[3] = { { .fd = h->cc.fd, .events = h->cc.rd_ev | h->cc.wr_ev },
+			       { .fd = h->uc.eof ? -1 : h->uc.fd,
+				 .events = h->uc.rd_ev | h->uc.wr_ev },
+			       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
+	if (!p[0].events)
+		p[0].events = POLLIN;
+	if (!p[1].events)
+		p[1].events = POLLIN;
+	long left = IDLE_MS - ms_since(last);
+	int r = left > 0 ? poll(p, 3, (int)left) : 0;
+	if (r > 0 && p[2].revents) {
+		set_error(h, "stopped");
+		return false;
+	}
+	if (r == 0) {
+		set_error(h, "idle for 10 minutes");
+		return false;
+	}
+	if (r < 0 && errno != EINTR) {
+		set_error(h, "poll: %s", strerror(errno));
+		return false;
+	}
+	clock_gettime(CLOCK_MONOTONIC, last);
+	return true;
+}
+
 void intercept_h2_relay(struct intercept_job *job, SSL *client, int client_fd, SSL *upstream,
 			int upstream_fd)
 {
@@ -773,81 +897,21 @@ void intercept_h2_relay(struct intercept_job *job, SSL *client, int client_fd, S
 	h->uc = (struct conn){ .ssl = upstream, .fd = upstream_fd, .count = &job->bytes_out };
 	h->c = new_session(h, true);
 	h->u = new_session(h, false);
-	if (!h->c || !h->u) {
-		set_error(h, "HTTP/2: out of memory");
-		goto out;
-	}
-	nghttp2_settings_entry cs[] = { { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, MAX_STREAMS },
-					{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
-	nghttp2_settings_entry us[] = { { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
-	nghttp2_submit_settings(h->c, NGHTTP2_FLAG_NONE, cs, 2);
-	nghttp2_submit_settings(h->u, NGHTTP2_FLAG_NONE, us, 1);
-
-	struct timespec last;
-	clock_gettime(CLOCK_MONOTONIC, &last);
-	for (;;) {
-		bool moved;
-		do {
-			moved = false;
-			if (!h->uc.eof && !conn_read(h, &h->uc, h->u, "upstream", &moved))
-				h->u_gone = true;
-			if (!h->cc.eof && !conn_read(h, &h->cc, h->c, "client", &moved))
-				goto out;
-			if (!h->uc.eof && !conn_write(h, &h->uc, h->u, "upstream", &moved))
-				h->uc.eof = h->u_gone = true;
-			if (!conn_write(h, &h->cc, h->c, "client", &moved))
-				goto out;
-			if (h->uc.eof || (!nghttp2_session_want_read(h->u) &&
-					  !nghttp2_session_want_write(h->u) && !bytebuf_pending(&h->uc.out))) {
-				/* the upstream is over: what it left unfinished is reset */
-				if (!h->uc.eof)
-					h->uc.eof = true;
-				h->u_gone = true;
-				for (struct stream *s = h->streams, *nx; s; s = nx) {
-					nx = s->next;
-					if (s->uid > 0 && !s->u_closed) {
-						s->u_closed = true;
-						if (!s->c_closed && !s->down.eof) {
-							nghttp2_submit_rst_stream(h->c, NGHTTP2_FLAG_NONE,
-										  s->cid,
-										  NGHTTP2_INTERNAL_ERROR);
-							moved = true;
-						}
-					}
-				}
-			}
-		} while (moved);
-		if (!nghttp2_session_want_read(h->c) && !nghttp2_session_want_write(h->c) &&
-		    !bytebuf_pending(&h->cc.out))
-			break;
-		if (h->u_gone && !live_streams(h) && !bytebuf_pending(&h->cc.out) &&
-		    !nghttp2_session_want_write(h->c))
-			break;
-		struct pollfd p[3] = { { .fd = client_fd, .events = h->cc.rd_ev | h->cc.wr_ev },
-				       { .fd = h->uc.eof ? -1 : upstream_fd,
-					 .events = h->uc.rd_ev | h->uc.wr_ev },
-				       { .fd = job->stop_fd > 0 ? job->stop_fd : -1, .events = POLLIN } };
-		if (!p[0].events)
-			p[0].events = POLLIN;
-		if (!p[1].events)
-			p[1].events = POLLIN;
-		long left = IDLE_MS - ms_since(&last);
-		int r = left > 0 ? poll(p, 3, (int)left) : 0;
-		if (r > 0 && p[2].revents) {
-			set_error(h, "stopped");
-			break;
-		}
-		if (r == 0) {
-			set_error(h, "idle for 10 minutes");
-			break;
-		}
-		if (r < 0 && errno != EINTR) {
-			set_error(h, "poll: %s", strerror(errno));
-			break;
-		}
+	if (h->c && h->u) {
+		nghttp2_settings_entry cs[] = { { NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, MAX_STREAMS },
+						{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
+		nghttp2_settings_entry us[] = { { NGHTTP2_SETTINGS_ENABLE_PUSH, 0 } };
+		nghttp2_submit_settings(h->c, NGHTTP2_FLAG_NONE, cs, 2);
+		nghttp2_submit_settings(h->u, NGHTTP2_FLAG_NONE, us, 1);
+		struct timespec last;
 		clock_gettime(CLOCK_MONOTONIC, &last);
+		/* until the client's side ends, nothing more can move, or the
+		 * wait says stop */
+		while (pump(h) && !finished(h) && wait_sides(h, &last)) {
+		}
+	} else {
+		set_error(h, "HTTP/2: out of memory");
 	}
-out:
 	nghttp2_session_del(h->c);
 	nghttp2_session_del(h->u);
 	while (h->streams) {

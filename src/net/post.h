@@ -1,6 +1,6 @@
 /* post.h - one HTTP/1.1 POST from the host (not through the sandbox), for
  * the approval webhook (src/control/webhook.h) and `warden log export
- * --url` (src/audit/otlp.h): the URL's rules, the walk with one deadline
+ * --url` (src/export/otlp.h): the URL's rules, the walk with one deadline
  * (name lookup, a nonblocking connect and, for https, the TLS handshake
  * verified by tls_client_ssl, the request, the response's status line),
  * every wait a poll that also watches a cancel fd. Nothing of the response

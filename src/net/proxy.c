@@ -1,4 +1,7 @@
-/* proxy.c - the egress proxy's connections, from accept to the `net` event.
+/* proxy.c - the egress proxy: its connections accepted and their events
+ * dispatched, each one's handshake read, its refusal and its end (the `net`
+ * event); where a connection goes is proxy_dial.c's, its bytes once dialled
+ * proxy_relay.c's (the three share proxy_conn.h). The whole path:
  *
  * Each connection: read the request head (HTTP) or handshake (SOCKS5) with
  * the parsers of http.c / socks5.c; decide with the rules (deny wins; no rule
@@ -27,15 +30,10 @@
  * Limits: handshake and dial timeouts, an idle timeout, a connection cap,
  * the parsers' own size limits; level-triggered epoll, so one slow client
  * only ever holds its own connection. */
-#include "proxy.h"
+#include "proxy_conn.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,195 +47,18 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "addr.h"
-#include "dial.h"
-#include "http.h"
-#include "intercept.h"
-#include "socks5.h"
 
 #define MAX_CONNS 4096
 #define FD_RESERVE 256 /* descriptors the proxy leaves the supervisor */
 #define HANDSHAKE_TIMEOUT_S 15
 #define DIAL_TIMEOUT_S 15
 #define IDLE_TIMEOUT_S 900
-#define MAX_CANDIDATES 8
-#define PIPE_CHUNK 65536       /* a pipe's default capacity */
-#define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
-#define BUSY_BYTES (4 << 20)
-
-enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT, S_ASKING };
-enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
-
-struct conn;
-struct item {
-	enum tag tag;
-	struct conn *c;
-};
-
-/* The listener of one host loopback port; its item is tagged T_FORWARD. */
-struct fwd_listener {
-	struct item it;
-	int fd;
-	struct net_forward fw;
-};
-
-struct conn {
-	struct proxy *px;
-	const struct net_forward *fw; /* a host loopback port's connection, else NULL */
-	struct conn *prev, *next;
-	struct item ic, iu;
-	int cfd, ufd;
-	unsigned ev_c, ev_u;       /* epoll interest currently registered */
-	bool reg_c, reg_u;         /* fd added to the epoll set */
-	enum state state;
-	bool socks, plain;         /* SOCKS5; absolute-form HTTP (not a tunnel) */
-	bool resolving_dead;       /* closed while a resolver thread holds it */
-	bool dead;                 /* closed; freed at the end of the dispatch */
-	struct http_parser *hp;
-	struct socks5_parser *sp;
-	struct http_body_reader body;
-	bool body_done;
-	/* bytes waiting to go out before relaying: to the client (replies),
-	 * to the upstream (forwarded head, early data) */
-	char *to_c, *to_u;
-	size_t to_c_len, to_c_off, to_u_len, to_u_off;
-	int pipe_cu[2], pipe_uc[2];
-	size_t in_cu, in_uc;
-	size_t pipe_cap;           /* capacity both pipes are known to have */
-	bool grow_tried;
-	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
-	/* for the event */
-	char method[24], host[256], rule[NET_RULE_TEXT_MAX], reason[700], address[64];
-	uint16_t port;
-	int status;
-	bool allowed;
-	unsigned long long bytes_out, bytes_in;
-	struct timespec start, last;
-	const struct net_rule *allow_rule;
-	struct addr_ip cand[MAX_CANDIDATES];
-	int ncand, icand;
-	/* secrets (struct proxy_guard) */
-	struct net_host dest;      /* where it goes, as the rules saw it */
-	size_t head_len;           /* plain: the forwarded head's bytes at the start of to_u */
-	void *guard;               /* the guard's per-connection state, or NULL */
-	bool intercepted;          /* handed to an interception thread (S_INTERCEPT) */
-	const void *question;      /* S_ASKING: the open question (proxy_asker) */
-	unsigned requests;
-	char leak_why[256];        /* the guard refused: why */
-	char tool[24];             /* the tool call it belongs to (proxy_set_tagger), "" none */
-};
-
-/* An interception thread's job and the connection it belongs to. */
-struct ijob {
-	struct intercept_job job;  /* first: the thread reports its address */
-	struct conn *c;
-};
-
-struct job {
-	struct job *next;
-	struct conn *c;
-	char host[256];
-	int err;
-	struct addr_ip ips[MAX_CANDIDATES];
-	int n;
-};
-
-struct proxy {
-	int ep, lhttp, lsocks, tfd, efd;
-	struct item ilhttp, ilsocks, itimer, ievent;
-	struct fwd_listener fwd[FORWARD_MAX];
-	size_t nfwd;
-	const struct net_rules *rules;
-	struct addr_local local;
-	bool local_loaded;         /* this host's addresses, read at the first dial */
-	struct audit *log;
-	struct conn *conns, *graveyard;
-	size_t nconns;
-	size_t cap;                /* connections at most: well under the fd limit */
-	bool paused;               /* the listeners not watched: at the cap, or out of fds */
-	bool cap_said;
-	pthread_t workers[2];
-	int nworkers;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *todo, *done;
-	bool stop;
-	struct proxy_guard guard;
-	bool guarded;
-	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
-	bool default_ask;          /* a destination no rule names is a question */
-	int done_pipe[2];          /* interception threads report here */
-	int stop_pipe[2];          /* closing [1] stops every interception thread */
-	struct item idone;
-	size_t njobs;              /* interceptions still running */
-	const char *(*tag)(void *ctx, int fd); /* the tool call of a connection */
-	void *tag_ctx;
-};
-
-/* A new connection sends what it has at once: Nagle's wait for more, on
- * top of the peer's delayed ACK, stalls the last flight of a TLS handshake
- * by tens of milliseconds. A tunnel that proves busy gets Nagle back
- * (maybe_grow): full segments for a bulk transfer. */
-static void nodelay(int fd, int on)
-{
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-}
 
 static double ms_since(const struct timespec *t)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
-}
-
-/* ---- resolver threads --------------------------------------------------- */
-
-static void *resolver(void *arg)
-{
-	struct proxy *px = arg;
-	pthread_mutex_lock(&px->mu);
-	for (;;) {
-		while (!px->todo && !px->stop)
-			pthread_cond_wait(&px->cv, &px->mu);
-		if (px->stop)
-			break;
-		struct job *j = px->todo;
-		px->todo = j->next;
-		pthread_mutex_unlock(&px->mu);
-
-		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-		struct addrinfo *res = NULL;
-		j->err = getaddrinfo(j->host, NULL, &hints, &res);
-		for (struct addrinfo *a = res; a && j->n < MAX_CANDIDATES; a = a->ai_next) {
-			uint16_t port;
-			if (addr_ip_from_sockaddr(&j->ips[j->n], &port, a->ai_addr, a->ai_addrlen) == 0) {
-				bool dup = false;
-				for (int i = 0; i < j->n; i++)
-					dup |= addr_ip_equal(&j->ips[i], &j->ips[j->n]);
-				if (!dup)
-					j->n++;
-			}
-		}
-		if (res)
-			freeaddrinfo(res);
-
-		pthread_mutex_lock(&px->mu);
-		j->next = px->done;
-		px->done = j;
-		uint64_t one = 1;
-		if (write(px->efd, &one, sizeof one) < 0) { /* counter full: a wake-up is pending */ }
-	}
-	pthread_mutex_unlock(&px->mu);
-	return NULL;
-}
-
-/* The resolver threads, started at the first name to resolve. */
-static int start_resolvers(struct proxy *px)
-{
-	for (int i = 0; i < 2; i++)
-		if (pthread_create(&px->workers[px->nworkers], NULL, resolver, px) == 0)
-			px->nworkers++;
-	return px->nworkers ? 0 : -1;
 }
 
 /* ---- epoll interest ----------------------------------------------------- */
@@ -257,7 +78,7 @@ static void set_interest(struct conn *c, enum tag t, unsigned ev)
 }
 
 /* What each side waits for, from the connection's state. */
-static void update_interest(struct conn *c)
+void conn_interest(struct conn *c)
 {
 	unsigned ec = 0, eu = 0;
 	switch (c->state) {
@@ -339,6 +160,11 @@ static void close_fd(struct proxy *px, int *fd, unsigned *ev, bool *reg)
 	*reg = false;
 }
 
+void conn_close_upstream(struct conn *c)
+{
+	close_fd(c->px, &c->ufd, &c->ev_u, &c->reg_u);
+}
+
 /* Watch the listeners again, or stop (epoll still holds them, with no
  * events): at the connection cap, or when the supervisor is out of
  * descriptors, the proxy leaves new connections in the kernel's backlog
@@ -387,7 +213,7 @@ static void unlink_conn(struct proxy *px, struct conn *c)
 		listeners_watch(px, true);
 }
 
-static void conn_free(struct conn *c)
+void conn_free(struct conn *c)
 {
 	struct proxy *px = c->px;
 	if (c->dead)
@@ -439,8 +265,18 @@ static void queue_to(char **buf, size_t *len, size_t *off, const void *data, siz
 	*len += n;
 }
 
+void conn_queue_client(struct conn *c, const void *data, size_t n)
+{
+	queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, data, n);
+}
+
+void conn_queue_upstream(struct conn *c, const void *data, size_t n)
+{
+	queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, data, n);
+}
+
 /* Refuse: answer the client in its protocol, then close once that is sent. */
-static void refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason)
+void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason)
 {
 	c->allowed = false;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
@@ -450,384 +286,18 @@ static void refuse(struct conn *c, int http_status, uint8_t socks_code, const ch
 	} else if (c->socks) {
 		uint8_t r[SOCKS5_REPLY_MAX];
 		size_t n = socks5_reply(r, socks_code, NULL, 0);
-		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
+		conn_queue_client(c, r, n);
 	} else {
 		char r[512];
 		ssize_t n = http_error_response(http_status, reason, r, sizeof r);
 		if (n > 0)
-			queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, (size_t)n);
+			conn_queue_client(c, r, (size_t)n);
 		c->status = http_status;
 	}
-	close_fd(c->px, &c->ufd, &c->ev_u, &c->reg_u);
+	conn_close_upstream(c);
 	c->state = S_CLOSING;
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	update_interest(c);
-}
-
-/* ---- dialing -------------------------------------------------------------- */
-
-static void dial_next(struct conn *c);
-
-/* A plain request's head (at the start of to_u, body bytes after it) shown
- * to the guard: rewritten, or the request refused. -1: refused. */
-static int guard_plain(struct conn *c)
-{
-	struct proxy_guard *g = &c->px->guard;
-	char *head = c->to_u + c->to_u_off;
-	size_t rest = c->to_u_len - c->to_u_off - c->head_len;
-	char *out = NULL;
-	size_t outlen = 0;
-	char why[256] = "";
-	if (g->head(c->guard, head, c->head_len, &out, &outlen, why, sizeof why) < 0 ||
-	    (rest && g->data(c->guard, head + c->head_len, rest, why, sizeof why) < 0)) {
-		free(out);
-		refuse(c, 403, 0, why[0] ? why : "refused by the secrets guard");
-		return -1;
-	}
-	char *body = rest ? xmalloc(rest) : NULL;
-	if (rest)
-		memcpy(body, head + c->head_len, rest);
-	c->to_u_len = c->to_u_off = 0;
-	queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, out, outlen);
-	if (rest)
-		queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, body, rest);
-	free(body);
-	free(out);
-	return 0;
-}
-
-static void set_blocking(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
-/* Hand the connection to an interception thread: TLS terminated with a
- * leaf of the session CA (CONNECT), or the plain HTTP of a host loopback
- * port, each request head shown to the guard. */
-static void intercept_begin(struct conn *c)
-{
-	struct proxy *px = c->px;
-	struct ijob *ij = xcalloc(1, sizeof *ij);
-	ij->c = c;
-	struct intercept_job *j = &ij->job;
-	if (!c->fw) {
-		j->server_ctx = px->guard.server_ctx(px->guard.ctx, &c->dest);
-		j->client_ctx = px->guard.client_ctx;
-		if (!j->server_ctx || !j->client_ctx) {
-			free(ij);
-			refuse(c, 502, 0, "cannot make a certificate for the host a secret is bound to");
-			return;
-		}
-		/* Tiny, on a new socket: sent at once. */
-		static const char ok[] = HTTP_CONNECT_ESTABLISHED;
-		if (send(c->cfd, ok, sizeof ok - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof ok - 1)) {
-			free(ij);
-			snprintf(c->reason, sizeof c->reason, "client gone before the tunnel");
-			conn_free(c);
-			return;
-		}
-		c->status = 200;
-	}
-	j->host = c->dest;
-	j->port = c->port;
-	j->on_head = px->guard.head;
-	j->on_data = px->guard.data;
-	j->on_resp = px->guard.resp;
-	j->ctx = c->guard;
-	j->done_fd = px->done_pipe[1];
-	/* The thread owns both sockets from here. */
-	int cfd = c->cfd, ufd = c->ufd;
-	if (c->reg_c)
-		epoll_ctl(px->ep, EPOLL_CTL_DEL, cfd, NULL);
-	if (c->reg_u)
-		epoll_ctl(px->ep, EPOLL_CTL_DEL, ufd, NULL);
-	c->reg_c = c->reg_u = false;
-	set_blocking(cfd);
-	set_blocking(ufd);
-	j->client_fd = cfd;
-	j->upstream_fd = ufd;
-	j->any_host = c->fw != NULL; /* the port names the destination */
-	j->stop_fd = px->stop_pipe[0];
-	/* what the client sent after the CONNECT head (a ClientHello that did
-	 * not wait for the 200): the job copies it and takes it first */
-	if (c->to_u_len > c->to_u_off) {
-		j->early = c->to_u + c->to_u_off;
-		j->early_len = c->to_u_len - c->to_u_off;
-	}
-	/* The job owns both sockets now, even when it cannot start. */
-	c->cfd = c->ufd = -1;
-	struct werr e = { 0 };
-	int started = intercept_start(j, &e);
-	if (j->server_ctx) /* the job holds references of its own */
-		SSL_CTX_free(j->server_ctx);
-	c->to_u_len = c->to_u_off = 0;
-	if (started < 0) {
-		free(ij);
-		c->allowed = false;
-		snprintf(c->reason, sizeof c->reason, "%.600s", e.msg);
-		conn_free(c);
-		return;
-	}
-	c->intercepted = true;
-	c->state = S_INTERCEPT;
-	px->njobs++;
-}
-
-/* An interception thread ended: its numbers into the connection's event. */
-static void on_job_done(struct proxy *px)
-{
-	struct ijob *ij;
-	while (read(px->done_pipe[0], &ij, sizeof ij) == (ssize_t)sizeof ij) {
-		struct conn *c = ij->c;
-		struct intercept_job *j = &ij->job;
-		c->bytes_in = j->bytes_in;
-		c->bytes_out = j->bytes_out;
-		c->requests = j->requests;
-		if (j->first_status)
-			c->status = j->first_status;
-		if (j->error[0])
-			snprintf(c->reason, sizeof c->reason, "%s", j->error);
-		if (j->refused)
-			c->allowed = false;
-		px->njobs--;
-		c->state = S_CLOSING;
-		conn_free(c);
-		free(ij);
-	}
-}
-
-static void connected(struct conn *c)
-{
-	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	c->allowed = true;
-	c->pipe_cap = PIPE_CHUNK;
-	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
-		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
-		c->allowed = true; /* allowed, but could not be served */
-		return;
-	}
-	bool icpt = false;
-	if (c->px->guarded)
-		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
-					     c->plain || c->socks || c->fw, &icpt);
-	if (c->guard && c->plain && guard_plain(c) < 0)
-		return;
-	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */
-		free(c->hp);
-		c->hp = NULL;
-		intercept_begin(c);
-		return;
-	}
-	if (c->socks) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
-		struct addr_ip bound = { 0 };
-		uint16_t bport = 0;
-		if (getsockname(c->ufd, (struct sockaddr *)&ss, &sl) == 0)
-			addr_ip_from_sockaddr(&bound, &bport, (struct sockaddr *)&ss, sl);
-		uint8_t r[SOCKS5_REPLY_MAX];
-		size_t n = socks5_reply(r, SOCKS5_SUCCEEDED, &bound, bport);
-		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, r, n);
-	} else if (!c->plain && !c->fw) {
-		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-		queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, ok, sizeof ok - 1);
-		c->status = 200;
-	}
-	free(c->hp);
-	c->hp = NULL;
-	free(c->sp);
-	c->sp = NULL;
-	c->state = S_RELAY;
-	update_interest(c);
-}
-
-static void dial_next(struct conn *c)
-{
-	close_fd(c->px, &c->ufd, &c->ev_u, &c->reg_u);
-	while (c->icand < c->ncand) {
-		const struct addr_ip *ip = &c->cand[c->icand++];
-		char text[ADDR_TEXT_MAX];
-		addr_ip_text(ip, text);
-		snprintf(c->address, sizeof c->address, "%s", text);
-		struct sockaddr_storage ss;
-		socklen_t sl = addr_ip_to_sockaddr(ip, c->port, &ss);
-		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		nodelay(fd, 1);
-		if (connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) {
-			c->ufd = fd;
-			c->state = S_DIALING;
-			clock_gettime(CLOCK_MONOTONIC, &c->last);
-			update_interest(c);
-			return;
-		}
-		close(fd);
-	}
-	refuse(c, 502, SOCKS5_HOST_UNREACHABLE, "cannot connect to the destination");
-	c->allowed = true; /* the rules allowed it; the destination did not answer */
-}
-
-/* Keep the candidates dial_allowed accepts, then dial. */
-static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
-{
-	const char *first_reason = NULL;
-	c->ncand = c->icand = 0;
-	/* Read when first needed: most sessions never dial. */
-	if (!c->px->local_loaded) {
-		struct werr e = { 0 };
-		if (addr_local_load(&c->px->local, &e) < 0) {
-			refuse(c, 503, SOCKS5_GENERAL_FAILURE, "cannot read this host's addresses");
-			return;
-		}
-		c->px->local_loaded = true;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *why = NULL;
-		if (dial_allowed(c->px->rules, c->allow_rule, &ips[i], c->port, &c->px->local, &why))
-			c->cand[c->ncand++] = ips[i];
-		else if (!first_reason) {
-			first_reason = why;
-			addr_ip_text(&ips[i], c->address);
-		}
-	}
-	if (!c->ncand) {
-		char r[700];
-		snprintf(r, sizeof r, "%s %s", c->host, first_reason ? first_reason : "does not resolve");
-		refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
-		return;
-	}
-	dial_next(c);
-}
-
-static void go_on(struct conn *c, const struct net_host *h);
-
-/* A human's answer to the question of c's destination. */
-static void net_answered(void *ctx, bool allow, const char *why)
-{
-	struct conn *c = ctx;
-	c->question = NULL;
-	if (c->dead)
-		return;
-	if (!allow) {
-		refuse(c, 403, SOCKS5_NOT_ALLOWED, why);
-		return;
-	}
-	snprintf(c->reason, sizeof c->reason, "%s", why);
-	go_on(c, &c->dest);
-}
-
-/* An `ask` rule (or `net default ask`) names the destination: the
- * connection waits, unread, while a human is asked (proxy_asker). */
-static void ask_human(struct conn *c, const struct net_host *h, const struct net_rule *rule)
-{
-	bool v6 = h->kind == NET_HOST_IPV6;
-	char subject[NET_HOST_MAX + 16], summary[NET_HOST_MAX + 64];
-	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
-	const char *via = c->socks ? "SOCKS5" : c->plain ? "HTTP" : "HTTP CONNECT";
-	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
-	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?}", "host", h->name, "port", c->port, "method",
-				   c->method[0] ? c->method : c->socks ? "socks5" : "?", "rule",
-				   rule ? rule->text : NULL);
-	c->state = S_ASKING;
-	update_interest(c);
-	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, net_answered, c);
-	/* answered at once (an earlier answer covers it): c went on already */
-	if (q && c->state == S_ASKING)
-		c->question = q;
-}
-
-/* The rules' verdict on host:port: allowed, refused, or (an ask rule, `net
- * default ask`) a question for a human. */
-static void decide(struct conn *c, const struct net_host *h)
-{
-	snprintf(c->host, sizeof c->host, "%s", h->name);
-	c->dest = *h;
-	bool v6 = h->kind == NET_HOST_IPV6;
-	const struct net_rule *rule = NULL;
-	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
-	if (rule)
-		snprintf(c->rule, sizeof c->rule, "%s", rule->text);
-	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
-	if (ask && c->px->asker.ask) {
-		c->allow_rule = rule;
-		ask_human(c, h, rule);
-		return;
-	}
-	if (v != RULES_ALLOW) {
-		char r[700];
-		if (v == RULES_DENY)
-			snprintf(r, sizeof r, "%s%s%s:%u denied by rule %s", v6 ? "[" : "", h->name,
-				 v6 ? "]" : "", c->port, rule ? rule->text : "(invalid host)");
-		else
-			snprintf(r, sizeof r, "no rule allows %s%s%s:%u", v6 ? "[" : "", h->name,
-				 v6 ? "]" : "", c->port);
-		refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
-		return;
-	}
-	c->allow_rule = rule;
-	go_on(c, h);
-}
-
-/* The destination is allowed: its addresses (resolved by a worker). */
-static void go_on(struct conn *c, const struct net_host *h)
-{
-	if (h->kind != NET_HOST_NAME) {
-		got_addresses(c, &h->ip, 1);
-		return;
-	}
-	if (!c->px->nworkers && start_resolvers(c->px) < 0) {
-		refuse(c, 503, SOCKS5_GENERAL_FAILURE, "cannot start name resolution");
-		return;
-	}
-	struct job *j = xcalloc(1, sizeof *j);
-	j->c = c;
-	snprintf(j->host, sizeof j->host, "%s", h->name);
-	c->state = S_RESOLVING;
-	update_interest(c);
-	pthread_mutex_lock(&c->px->mu);
-	j->next = c->px->todo;
-	c->px->todo = j;
-	pthread_cond_signal(&c->px->cv);
-	pthread_mutex_unlock(&c->px->mu);
-}
-
-/* A host loopback port's connection: its listener names the destination;
- * the rules decide again (a deny rule wins), then dial the host's loopback. */
-static void forward_start(struct conn *c)
-{
-	const struct net_forward *fw = c->fw;
-	snprintf(c->method, sizeof c->method, "tcp");
-	snprintf(c->host, sizeof c->host, "%s", fw->host);
-	c->port = fw->port;
-	const char *why = NULL;
-	if (net_host_parse(&c->dest, fw->host[0] == ':' ? "[::1]" : fw->host,
-			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
-		memset(&c->dest, 0, sizeof c->dest);
-	const struct net_rule *rule = NULL;
-	enum rules_verdict v = rules_match(c->px->rules, fw->host, fw->port, &rule);
-	snprintf(c->rule, sizeof c->rule, "%s", rule ? rule->text : "");
-	if (v != RULES_ALLOW) {
-		char r[700];
-		snprintf(r, sizeof r, "host loopback port %s denied by rule %s", fw->rule,
-			 rule ? rule->text : "(none)");
-		refuse(c, 0, 0, r);
-		return;
-	}
-	c->allow_rule = rule;
-	struct addr_ip t[2];
-	int n = forward_targets(fw, t);
-	c->ncand = c->icand = 0;
-	for (int i = 0; i < n; i++)
-		if (!rules_deny_addr(c->px->rules, &t[i], fw->port))
-			c->cand[c->ncand++] = t[i];
-	if (!c->ncand) {
-		refuse(c, 0, 0, "host loopback port: its address is denied");
-		return;
-	}
-	dial_next(c);
+	conn_interest(c);
 }
 
 /* ---- handshake ------------------------------------------------------------ */
@@ -842,7 +312,7 @@ static void handshake_done_http(struct conn *c, const char *rest, size_t rest_le
 		char *head = xmalloc(HTTP_FORWARD_MAX);
 		ssize_t n = http_forward_head(c->hp, head, HTTP_FORWARD_MAX);
 		if (n > 0) {
-			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, head, (size_t)n);
+			conn_queue_upstream(c, head, (size_t)n);
 			c->head_len = (size_t)n;
 		}
 		free(head);
@@ -860,9 +330,9 @@ static void handshake_done_http(struct conn *c, const char *rest, size_t rest_le
 			take = 0; /* a pipelined request: not forwarded */
 		}
 		if (take)
-			queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, rest, take);
+			conn_queue_upstream(c, rest, take);
 	}
-	decide(c, &r->host);
+	conn_decide(c, &r->host);
 }
 
 static void handshake_read(struct conn *c)
@@ -884,7 +354,7 @@ static void handshake_read(struct conn *c)
 			enum http_result r = http_feed(c->hp, buf + off, (size_t)n - off, &used);
 			off += used;
 			if (r == HTTP_ERROR) {
-				refuse(c, c->hp->status, 0, c->hp->reason);
+				conn_refuse(c, c->hp->status, 0, c->hp->reason);
 				return;
 			}
 			if (r == HTTP_COMPLETE) {
@@ -898,195 +368,27 @@ static void handshake_read(struct conn *c)
 		enum socks5_result r = socks5_feed(c->sp, buf + off, (size_t)n - off, &used);
 		off += used;
 		if (r == SOCKS5_GREETING) {
-			queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, c->sp->reply, c->sp->reply_len);
-			update_interest(c);
+			conn_queue_client(c, c->sp->reply, c->sp->reply_len);
+			conn_interest(c);
 		} else if (r == SOCKS5_ERROR) {
 			c->allowed = false;
 			snprintf(c->reason, sizeof c->reason, "%s", c->sp->reason);
 			if (c->sp->reply_len)
-				queue_to(&c->to_c, &c->to_c_len, &c->to_c_off, c->sp->reply, c->sp->reply_len);
+				conn_queue_client(c, c->sp->reply, c->sp->reply_len);
 			c->state = S_CLOSING;
-			update_interest(c);
+			conn_interest(c);
 			return;
 		} else if (r == SOCKS5_REQUEST) {
 			snprintf(c->method, sizeof c->method, "socks5");
 			c->port = c->sp->port;
 			if (off < (size_t)n)
-				queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf + off, (size_t)n - off);
-			decide(c, &c->sp->host);
+				conn_queue_upstream(c, buf + off, (size_t)n - off);
+			conn_decide(c, &c->sp->host);
 			return;
 		} else if (used == 0) {
 			break;
 		}
 	}
-}
-
-/* ---- relaying ------------------------------------------------------------- */
-
-/* Write what is queued for fd; true when all of it is out. */
-static bool flush(int fd, char *buf, size_t len, size_t *off)
-{
-	while (*off < len) {
-		ssize_t w = send(fd, buf + *off, len - *off, MSG_NOSIGNAL);
-		if (w < 0)
-			return false;
-		*off += (size_t)w;
-	}
-	return true;
-}
-
-static void note_status(struct conn *c)
-{
-	char peek[16];
-	ssize_t n = recv(c->ufd, peek, sizeof peek - 1, MSG_PEEK);
-	if (n < 0 && errno == EAGAIN)
-		return; /* no answer yet: look again when there is one */
-	if (n >= 12 && memcmp(peek, "HTTP/1.", 7) == 0) {
-		peek[n] = '\0';
-		c->status = atoi(peek + 9);
-	}
-	c->status_seen = true;
-}
-
-/* A tunnel that moves a lot gets bigger pipes: fewer wake-ups per byte.
- * Only then, so 1,000 idle tunnels stay within the per-user pipe budget.
- * And Nagle again: full segments for a bulk transfer. */
-static void maybe_grow(struct conn *c)
-{
-	if (c->grow_tried || c->bytes_in + c->bytes_out < BUSY_BYTES)
-		return;
-	c->grow_tried = true;
-	nodelay(c->cfd, 0);
-	nodelay(c->ufd, 0);
-	if (fcntl(c->pipe_cu[1], F_SETPIPE_SZ, PIPE_BIG) >= 0 &&
-	    fcntl(c->pipe_uc[1], F_SETPIPE_SZ, PIPE_BIG) >= 0)
-		c->pipe_cap = PIPE_BIG;
-	/* else: not allowed (pipe budget); one may have grown, which is fine */
-}
-
-/* What the client sends, shown to the guard: -1 when it refused (the
- * connection is closed). */
-static int guard_data(struct conn *c, const char *buf, size_t n)
-{
-	char why[256] = "";
-	if (c->px->guard.data(c->guard, buf, n, why, sizeof why) == 0)
-		return 0;
-	snprintf(c->reason, sizeof c->reason, "%s", why[0] ? why : "refused by the secrets guard");
-	c->allowed = false;
-	conn_free(c);
-	return -1;
-}
-
-/* Move what can move without blocking; close the connection when done. */
-static void relay(struct conn *c)
-{
-	int progress;
-	maybe_grow(c);
-	do {
-		progress = 0;
-		if (c->to_c_off < c->to_c_len && !flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) &&
-		    errno != EAGAIN)
-			goto gone;
-		/* bytes_out counts what reached the upstream, never what was
-		 * only queued (a refused request sends nothing). */
-		size_t before = c->to_u_off;
-		bool flushed = c->to_u_off >= c->to_u_len || flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off);
-		c->bytes_out += c->to_u_off - before;
-		if (!flushed && errno != EAGAIN)
-			goto gone;
-		/* client -> upstream */
-		if (!c->c_eof && c->in_cu < c->pipe_cap && c->to_u_off == c->to_u_len) {
-			if (c->plain) {
-				if (!c->body_done) {
-					char buf[16384];
-					ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
-					if (n > 0) {
-						size_t used = 0;
-						http_body_feed(&c->body, buf, (size_t)n, &used);
-						c->body_done = c->body.state != HTTP_NEED_MORE;
-						if (c->guard && guard_data(c, buf, used) < 0)
-							return;
-						queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, used);
-						progress = 1;
-					} else if (n == 0) {
-						c->c_eof = true;
-					}
-				}
-			} else if (c->guard) {
-				/* watched: through user space, for the guard to see */
-				char buf[16384];
-				ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
-				if (n > 0) {
-					if (guard_data(c, buf, (size_t)n) < 0)
-						return;
-					queue_to(&c->to_u, &c->to_u_len, &c->to_u_off, buf, (size_t)n);
-					progress = 1;
-				} else if (n == 0 || errno != EAGAIN) {
-					c->c_eof = true;
-				}
-			} else {
-				ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, c->pipe_cap - c->in_cu,
-						   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-				if (n > 0)
-					c->in_cu += (size_t)n, progress = 1;
-				else if (n == 0)
-					c->c_eof = true;
-				else if (errno != EAGAIN)
-					c->c_eof = true;
-			}
-		}
-		if (c->in_cu) {
-			ssize_t n = splice(c->pipe_cu[0], NULL, c->ufd, NULL, c->in_cu,
-					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n > 0)
-				c->in_cu -= (size_t)n, c->bytes_out += (size_t)n, progress = 1;
-			else if (n < 0 && errno != EAGAIN)
-				goto gone;
-		}
-		/* upstream -> client */
-		if (!c->u_eof && c->in_uc < c->pipe_cap) {
-			if (c->plain && !c->status_seen)
-				note_status(c);
-			/* Take all there is before sending: bigger segments out. */
-			ssize_t n;
-			while ((n = splice(c->ufd, NULL, c->pipe_uc[1], NULL, c->pipe_cap - c->in_uc,
-					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE)) > 0) {
-				c->in_uc += (size_t)n, progress = 1;
-				if (c->in_uc >= c->pipe_cap)
-					break;
-			}
-			if (n == 0 || (n < 0 && errno != EAGAIN))
-				c->u_eof = true;
-		}
-		if (c->in_uc && c->to_c_off == c->to_c_len) {
-			ssize_t n = splice(c->pipe_uc[0], NULL, c->cfd, NULL, c->in_uc,
-					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n > 0)
-				c->in_uc -= (size_t)n, c->bytes_in += (size_t)n, progress = 1;
-			else if (n < 0 && errno != EAGAIN)
-				goto gone;
-		}
-	} while (progress);
-
-	/* A plain request ends with its body: the upstream sees no more. */
-	bool client_done = c->c_eof || (c->plain && c->body_done);
-	if (client_done && !c->in_cu && c->to_u_off == c->to_u_len && !c->cu_shut) {
-		shutdown(c->ufd, SHUT_WR);
-		c->cu_shut = true;
-	}
-	if (c->u_eof && !c->in_uc && c->to_c_off == c->to_c_len && !c->uc_shut) {
-		shutdown(c->cfd, SHUT_WR);
-		c->uc_shut = true;
-	}
-	if (c->uc_shut && (c->cu_shut || c->plain)) {
-		conn_free(c);
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	update_interest(c);
-	return;
-gone:
-	conn_free(c);
 }
 
 /* ---- events ----------------------------------------------------------- */
@@ -1134,9 +436,9 @@ static void on_accept(struct proxy *px, int lfd, bool socks, const struct net_fo
 		px->conns = c;
 		px->nconns++;
 		if (fw)
-			forward_start(c);
+			conn_forward_start(c);
 		else
-			update_interest(c);
+			conn_interest(c);
 	}
 }
 
@@ -1145,34 +447,26 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 	switch (c->state) {
 	case S_HANDSHAKE:
 		if (c->to_c_off < c->to_c_len) {
-			if (!flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) && errno != EAGAIN) {
+			if (!conn_flush_client(c) && errno != EAGAIN) {
 				conn_free(c);
 				return;
 			}
-			update_interest(c);
+			conn_interest(c);
 			if (c->to_c_off < c->to_c_len)
 				return;
 		}
 		handshake_read(c);
 		return;
-	case S_DIALING: {
-		int err = 0;
-		socklen_t l = sizeof err;
-		if (t != T_UPSTREAM)
-			return;
-		getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &l);
-		if (err)
-			dial_next(c);
-		else
-			connected(c);
+	case S_DIALING:
+		if (t == T_UPSTREAM)
+			conn_dial_event(c);
 		return;
-	}
 	case S_RELAY:
-		relay(c);
+		conn_relay(c);
 		return;
 	case S_CLOSING:
 		if (c->to_c_off < c->to_c_len) {
-			if (!flush(c->cfd, c->to_c, c->to_c_len, &c->to_c_off) && errno != EAGAIN) {
+			if (!conn_flush_client(c) && errno != EAGAIN) {
 				conn_free(c);
 				return;
 			}
@@ -1180,7 +474,7 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 				return;
 			/* Sent: half-close so the answer is read, not reset. */
 			shutdown(c->cfd, SHUT_WR);
-			update_interest(c);
+			conn_interest(c);
 			return;
 		}
 		/* Drain what the client still sends until it closes. */
@@ -1198,33 +492,6 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 	case S_RESOLVING:
 	case S_INTERCEPT:
 		return;
-	}
-}
-
-static void on_resolved(struct proxy *px)
-{
-	uint64_t v;
-	if (read(px->efd, &v, sizeof v) < 0) { /* nothing pending */ }
-	pthread_mutex_lock(&px->mu);
-	struct job *done = px->done;
-	px->done = NULL;
-	pthread_mutex_unlock(&px->mu);
-	while (done) {
-		struct job *j = done;
-		done = j->next;
-		struct conn *c = j->c;
-		c->state = S_HANDSHAKE; /* not resolving any more */
-		if (c->resolving_dead) {
-			conn_free(c);
-		} else if (j->err || j->n == 0) {
-			char r[700];
-			snprintf(r, sizeof r, "%s does not resolve (%s)", c->host,
-				 j->err ? gai_strerror(j->err) : "no address");
-			refuse(c, 502, SOCKS5_HOST_UNREACHABLE, r);
-		} else {
-			got_addresses(c, j->ips, j->n);
-		}
-		free(j);
 	}
 }
 
@@ -1268,9 +535,9 @@ void proxy_dispatch(struct proxy *px)
 				listeners_watch(px, true); /* tried again; paused again if need be */
 		}
 		else if (it == &px->ievent)
-			on_resolved(px);
+			resolver_collect(px);
 		else if (it == &px->idone)
-			on_job_done(px);
+			intercepts_collect(px);
 		else if (!it->c->dead)
 			on_conn(it->c, it->tag, evs[i].events);
 	}
@@ -1367,23 +634,7 @@ void proxy_free(struct proxy *px)
 {
 	if (!px)
 		return;
-	if (px->nworkers) {
-		pthread_mutex_lock(&px->mu);
-		px->stop = true;
-		pthread_cond_broadcast(&px->cv);
-		pthread_mutex_unlock(&px->mu);
-		for (int i = 0; i < px->nworkers; i++)
-			pthread_join(px->workers[i], NULL);
-		/* Answers that arrived, and jobs never started, release their
-		 * connections now. */
-		on_resolved(px);
-		for (struct job *j = px->todo, *n; j; j = n) {
-			n = j->next;
-			j->c->state = S_HANDSHAKE;
-			conn_free(j->c);
-			free(j);
-		}
-	}
+	resolvers_stop(px);
 	/* Interception threads end when told (the stop pipe's write end
 	 * closes): wait for them, a bounded time. A thread still running after
 	 * that keeps its connection (leaked: warden exits). */
@@ -1394,7 +645,7 @@ void proxy_free(struct proxy *px)
 	for (int waited = 0; px->njobs && waited < 50; waited++) {
 		struct pollfd pf = { .fd = px->done_pipe[0], .events = POLLIN };
 		if (poll(&pf, 1, 100) > 0)
-			on_job_done(px);
+			intercepts_collect(px);
 	}
 	for (struct conn *c = px->conns, *n; c; c = n) {
 		n = c->next;

@@ -228,15 +228,16 @@ int net_port_parse(const char *s, size_t len, uint16_t *port)
 	return 0;
 }
 
-int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
+/* The pattern's characters: not empty, at most PATTERN_MAX, printable
+ * ASCII without spaces, a host and not a URL or a path. Its length in *len. */
+static int pattern_chars(const char *pattern, size_t *len, struct werr *e)
 {
-	memset(r, 0, sizeof *r);
 	if (!pattern || !pattern[0])
 		return werr_set(e, 0, "bad network pattern \"\": empty pattern");
-	size_t len = strnlen(pattern, PATTERN_MAX + 1);
-	if (len > PATTERN_MAX)
+	*len = strnlen(pattern, PATTERN_MAX + 1);
+	if (*len > PATTERN_MAX)
 		return pattern_error(e, pattern, "pattern too long");
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < *len; i++) {
 		unsigned char c = (unsigned char)pattern[i];
 		if (c <= 0x20 || c >= 0x7f)
 			return pattern_error(e, pattern, c >= 0x80 ? "non-ASCII character"
@@ -246,42 +247,60 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 		return pattern_error(e, pattern, "a pattern is a host, not a URL");
 	if (strchr(pattern, '/'))
 		return pattern_error(e, pattern, "'/' in pattern (ranges and paths are not patterns)");
+	return 0;
+}
 
-	const char *host = pattern, *port = NULL, *reason = NULL;
-	size_t hlen = len, plen = 0;
-	bool bracketed = false;
+/* A pattern's host and port, as written. */
+struct pattern_parts {
+	const char *host, *port;  /* port NULL: none */
+	size_t hlen, plen;
+	bool bracketed;           /* an IPv6 address: [v6], [v6]:port or bare v6 */
+};
+
+/* host, host:port, [v6], [v6]:port or a bare v6 (two colons or more). */
+static int pattern_split(const char *pattern, size_t len, struct pattern_parts *pp,
+			 struct werr *e)
+{
+	*pp = (struct pattern_parts){ .host = pattern, .hlen = len };
 	if (pattern[0] == '[') {
 		const char *close = strchr(pattern, ']');
 		if (!close)
 			return pattern_error(e, pattern, "missing ']'");
-		host = pattern + 1;
-		hlen = (size_t)(close - host);
-		bracketed = true;
+		pp->host = pattern + 1;
+		pp->hlen = (size_t)(close - pp->host);
+		pp->bracketed = true;
 		if (close[1] == ':') {
-			port = close + 2;
-			plen = len - (size_t)(port - pattern);
+			pp->port = close + 2;
+			pp->plen = len - (size_t)(pp->port - pattern);
 		} else if (close[1] != '\0') {
 			return pattern_error(e, pattern, "junk after ']'");
 		}
-	} else {
-		const char *c1 = strchr(pattern, ':');
-		if (c1 && strchr(c1 + 1, ':')) {
-			bracketed = true; /* bare IPv6, no port */
-		} else if (c1) {
-			hlen = (size_t)(c1 - pattern);
-			port = c1 + 1;
-			plen = len - hlen - 1;
-		}
+		return 0;
 	}
-	if (port && net_port_parse(port, plen, &r->port) < 0)
-		return pattern_error(e, pattern, "bad port (1-65535)");
+	const char *c1 = strchr(pattern, ':');
+	if (c1 && strchr(c1 + 1, ':')) {
+		pp->bracketed = true; /* bare IPv6, no port */
+	} else if (c1) {
+		pp->hlen = (size_t)(c1 - pattern);
+		pp->port = c1 + 1;
+		pp->plen = len - pp->hlen - 1;
+	}
+	return 0;
+}
 
-	struct net_host h;
-	if (bracketed) {
+/* The host part into h and the rule's kind: an IP address, a wildcard
+ * "*.name" (two labels at least after it, never over an address), or a
+ * name. */
+static int pattern_host(struct net_rule *r, struct net_host *h, const struct pattern_parts *pp,
+			const char *pattern, struct werr *e)
+{
+	const char *host = pp->host, *reason = NULL;
+	size_t hlen = pp->hlen;
+	if (pp->bracketed) {
 		uint8_t raw[16];
 		if (parse_v6(host, hlen, raw, &reason) < 0)
 			return pattern_error(e, pattern, reason);
-		set_v6(&h, raw);
+		set_v6(h, raw);
 		r->kind = NET_RULE_IP;
 	} else if (hlen == 1 && host[0] == '*') {
 		return pattern_error(e, pattern, "'*' would match every host");
@@ -289,9 +308,9 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 		size_t labels = 0;
 		if (memchr(host + 2, '*', hlen - 2))
 			return pattern_error(e, pattern, "'*' only as the whole first label");
-		if (parse_name(&h, host + 2, hlen - 2, &labels, &reason) < 0)
+		if (parse_name(h, host + 2, hlen - 2, &labels, &reason) < 0)
 			return pattern_error(e, pattern, reason);
-		if (h.kind != NET_HOST_NAME)
+		if (h->kind != NET_HOST_NAME)
 			return pattern_error(e, pattern, "a wildcard over an IP address");
 		if (labels < 2)
 			return pattern_error(e, pattern,
@@ -300,10 +319,25 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 	} else {
 		if (memchr(host, '*', hlen))
 			return pattern_error(e, pattern, "'*' only as the whole first label");
-		if (parse_name(&h, host, hlen, NULL, &reason) < 0)
+		if (parse_name(h, host, hlen, NULL, &reason) < 0)
 			return pattern_error(e, pattern, reason);
-		r->kind = h.kind == NET_HOST_NAME ? NET_RULE_HOST : NET_RULE_IP;
+		r->kind = h->kind == NET_HOST_NAME ? NET_RULE_HOST : NET_RULE_IP;
 	}
+	return 0;
+}
+
+int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
+{
+	memset(r, 0, sizeof *r);
+	size_t len = 0;
+	struct pattern_parts pp;
+	if (pattern_chars(pattern, &len, e) < 0 || pattern_split(pattern, len, &pp, e) < 0)
+		return -1;
+	if (pp.port && net_port_parse(pp.port, pp.plen, &r->port) < 0)
+		return pattern_error(e, pattern, "bad port (1-65535)");
+	struct net_host h;
+	if (pattern_host(r, &h, &pp, pattern, e) < 0)
+		return -1;
 	memcpy(r->host, h.name, sizeof r->host);
 	r->ip = h.ip;
 

@@ -20,7 +20,7 @@
 #include "../net/tls.h"
 #include "../audit/audit.h"
 #include "../common/bgjob.h"
-#include "../audit/journald.h"
+#include "../export/journald.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"

@@ -1,7 +1,7 @@
 /* fuzz_export.c - libFuzzer target for `warden log export`'s mappings and
  * the POST's parsers: each line of the input that parses as an event
- * (audit_parse_line) is made an OCSF event (src/audit/ocsf.c) and an OTLP
- * log record (src/audit/otlp.c), whatever types its fields have; the OCSF
+ * (audit_parse_line) is made an OCSF event (src/export/ocsf.c) and an OTLP
+ * log record (src/export/otlp.c), whatever types its fields have; the OCSF
  * event must say type_uid = class_uid * 100 + activity_id and carry the
  * base attributes, and both must encode as JSON. The first line is also
  * read as a collector URL (post_url_parse: when taken, a target starting
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/audit/ocsf.h"
-#include "src/audit/otlp.h"
+#include "src/export/ocsf.h"
+#include "src/export/otlp.h"
 #include "src/audit/reader.h"
 #include "src/net/post.h"
 #include "replay.h"

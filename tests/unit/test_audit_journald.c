@@ -1,5 +1,5 @@
 /* test_audit_journald.c - unit tests of the journal's copy of the audit
- * stream (src/audit/journald.c): field names mapped to journald's charset,
+ * stream (src/export/journald.c): field names mapped to journald's charset,
  * the plain and the binary-safe form of a field, an event flattened into an
  * entry (nested objects, arrays, escaped strings as raw bytes, null left
  * out, names that would pass for warden's own), PRIORITY and MESSAGE; then
@@ -22,7 +22,7 @@
 
 #include "src/audit/audit.h"
 #include "src/audit/escape.h"
-#include "src/audit/journald.h"
+#include "src/export/journald.h"
 #include "src/common/util.h"
 #include "check.h"
 #include "files.h"

@@ -38,10 +38,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "../audit/audit.h"
+#include "../audit/events.h"
 #include "../common/bytebuf.h"
 #include "../common/err.h"
-#include "audit.h"
-#include "events.h"
 
 /* Where journald listens for its native protocol. */
 #define JOURNALD_SOCKET "/run/systemd/journal/socket"

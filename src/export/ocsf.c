@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "times.h"
+#include "../audit/times.h"
 
 enum {
 	SEV_INFO = 1, SEV_LOW = 2, SEV_MEDIUM = 3, SEV_HIGH = 4, SEV_CRITICAL = 5,

@@ -9,10 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../audit/events.h"
+#include "../audit/times.h"
 #include "../common/util.h"
 #include "../net/tls.h"
-#include "events.h"
-#include "times.h"
 
 /* An OTLP AnyValue of a JSON value; depth bounds the nesting followed. */
 static json_t *any_value(json_t *v, int depth)

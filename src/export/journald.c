@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../audit/escape.h"
 #include "../common/hash.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
-#include "escape.h"
 
 /* An entry waiting for room in journald's queue. */
 struct pending {

@@ -1,0 +1,195 @@
+/* proxy_conn.h - the egress proxy's insides, shared by its three files and
+ * by no one else: one connection's state (struct conn) and the proxy object
+ * (struct proxy), and what each file offers the others.
+ *   proxy.c        accept, the events, a connection's handshake, its refusal
+ *                  and its end (the `net` event);
+ *   proxy_dial.c   where a connection goes: the rules' verdict, a question
+ *                  for a human, the name resolved (resolver threads), the
+ *                  addresses dial_allowed keeps, the dial, and the hand-off
+ *                  to the relay or to an interception thread;
+ *   proxy_relay.c  the bytes both ways once dialled.
+ * The supervisor and the session see only proxy.h. */
+#pragma once
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "addr.h"
+#include "forward.h"
+#include "http.h"
+#include "intercept.h"
+#include "proxy.h"
+#include "rules.h"
+#include "socks5.h"
+
+#define MAX_CANDIDATES 8
+#define PIPE_CHUNK 65536       /* a pipe's default capacity */
+
+enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT, S_ASKING };
+enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
+
+struct conn;
+struct item {
+	enum tag tag;
+	struct conn *c;
+};
+
+/* The listener of one host loopback port; its item is tagged T_FORWARD. */
+struct fwd_listener {
+	struct item it;
+	int fd;
+	struct net_forward fw;
+};
+
+struct conn {
+	struct proxy *px;
+	const struct net_forward *fw; /* a host loopback port's connection, else NULL */
+	struct conn *prev, *next;
+	struct item ic, iu;
+	int cfd, ufd;
+	unsigned ev_c, ev_u;       /* epoll interest currently registered */
+	bool reg_c, reg_u;         /* fd added to the epoll set */
+	enum state state;
+	bool socks, plain;         /* SOCKS5; absolute-form HTTP (not a tunnel) */
+	bool resolving_dead;       /* closed while a resolver thread holds it */
+	bool dead;                 /* closed; freed at the end of the dispatch */
+	struct http_parser *hp;
+	struct socks5_parser *sp;
+	struct http_body_reader body;
+	bool body_done;
+	/* bytes waiting to go out before relaying: to the client (replies),
+	 * to the upstream (forwarded head, early data) */
+	char *to_c, *to_u;
+	size_t to_c_len, to_c_off, to_u_len, to_u_off;
+	int pipe_cu[2], pipe_uc[2];
+	size_t in_cu, in_uc;
+	size_t pipe_cap;           /* capacity both pipes are known to have */
+	bool grow_tried;
+	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
+	/* for the event */
+	char method[24], host[256], rule[NET_RULE_TEXT_MAX], reason[700], address[64];
+	uint16_t port;
+	int status;
+	bool allowed;
+	unsigned long long bytes_out, bytes_in;
+	struct timespec start, last;
+	const struct net_rule *allow_rule;
+	struct addr_ip cand[MAX_CANDIDATES];
+	int ncand, icand;
+	/* secrets (struct proxy_guard) */
+	struct net_host dest;      /* where it goes, as the rules saw it */
+	size_t head_len;           /* plain: the forwarded head's bytes at the start of to_u */
+	void *guard;               /* the guard's per-connection state, or NULL */
+	bool intercepted;          /* handed to an interception thread (S_INTERCEPT) */
+	const void *question;      /* S_ASKING: the open question (proxy_asker) */
+	unsigned requests;
+	char leak_why[256];        /* the guard refused: why */
+	char tool[24];             /* the tool call it belongs to (proxy_set_tagger), "" none */
+};
+
+/* An interception thread's job and the connection it belongs to. */
+struct ijob {
+	struct intercept_job job;  /* first: the thread reports its address */
+	struct conn *c;
+};
+
+struct job {
+	struct job *next;
+	struct conn *c;
+	char host[256];
+	int err;
+	struct addr_ip ips[MAX_CANDIDATES];
+	int n;
+};
+
+struct proxy {
+	int ep, lhttp, lsocks, tfd, efd;
+	struct item ilhttp, ilsocks, itimer, ievent;
+	struct fwd_listener fwd[FORWARD_MAX];
+	size_t nfwd;
+	const struct net_rules *rules;
+	struct addr_local local;
+	bool local_loaded;         /* this host's addresses, read at the first dial */
+	struct audit *log;
+	struct conn *conns, *graveyard;
+	size_t nconns;
+	size_t cap;                /* connections at most: well under the fd limit */
+	bool paused;               /* the listeners not watched: at the cap, or out of fds */
+	bool cap_said;
+	pthread_t workers[2];
+	int nworkers;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *todo, *done;
+	bool stop;
+	struct proxy_guard guard;
+	bool guarded;
+	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
+	bool default_ask;          /* a destination no rule names is a question */
+	int done_pipe[2];          /* interception threads report here */
+	int stop_pipe[2];          /* closing [1] stops every interception thread */
+	struct item idone;
+	size_t njobs;              /* interceptions still running */
+	const char *(*tag)(void *ctx, int fd); /* the tool call of a connection */
+	void *tag_ctx;
+};
+
+/* A new connection sends what it has at once: Nagle's wait for more, on
+ * top of the peer's delayed ACK, stalls the last flight of a TLS handshake
+ * by tens of milliseconds. A tunnel that proves busy gets Nagle back
+ * (proxy_relay.c): full segments for a bulk transfer. */
+static inline void nodelay(int fd, int on)
+{
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
+/* ---- proxy.c: a connection's state and its end ---------------------------- */
+
+/* Watch for what each side waits for, from the connection's state. */
+void conn_interest(struct conn *c);
+/* Queue bytes for the client, or for the upstream, sent before relaying. */
+void conn_queue_client(struct conn *c, const void *data, size_t n);
+void conn_queue_upstream(struct conn *c, const void *data, size_t n);
+/* Close the upstream socket, if any (taken out of the epoll set). */
+void conn_close_upstream(struct conn *c);
+/* Refuse: answer the client in its protocol (http_status for HTTP,
+ * socks_code for SOCKS5, nothing for a host loopback port), then close once
+ * that is sent. */
+void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason);
+/* Log the connection's event, close it and free it at the end of the
+ * dispatch (later still while a resolver thread holds it). */
+void conn_free(struct conn *c);
+
+/* ---- proxy_dial.c: where a connection goes -------------------------------- */
+
+/* The rules' verdict on h (and c->port): refused, allowed (then resolved
+ * and dialled), or a question for a human. */
+void conn_decide(struct conn *c, const struct net_host *h);
+/* A host loopback port's connection: the rules decide again, then dial. */
+void conn_forward_start(struct conn *c);
+/* The upstream socket of a connection being dialled is writable: connected
+ * (then relayed or intercepted), or the next candidate address is tried. */
+void conn_dial_event(struct conn *c);
+/* The resolver threads' answers (the eventfd is readable): each waiting
+ * connection dialled or refused. */
+void resolver_collect(struct proxy *px);
+/* Stop the resolver threads, if started; release the connections whose
+ * names they held or had yet to resolve. */
+void resolvers_stop(struct proxy *px);
+/* Interception threads that ended (the done pipe is readable): their
+ * numbers into each connection's event, which is then written. */
+void intercepts_collect(struct proxy *px);
+
+/* ---- proxy_relay.c: the bytes both ways ----------------------------------- */
+
+/* Send what is queued for the client; true when all of it is out (false
+ * with errno, EAGAIN when the socket is full). */
+bool conn_flush_client(struct conn *c);
+/* Move what can move without blocking; the connection ends (freed) when
+ * both ways are done. */
+void conn_relay(struct conn *c);
