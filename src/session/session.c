@@ -56,11 +56,12 @@ struct hostid_job {
 };
 
 /* A session whole, from the policy loaded to the log closed: everything
- * it holds, each member released by session_end in the order of the
- * members from the bottom up (the members after `lay` first: what the run
- * made; then the log closed, then `lay` back to `late_log`, joined last).
- * session_init gives each its empty state, which session_end releases
- * as well: a session that fails early ends the same way. */
+ * it holds. session_end releases the members from the bottom up, but for
+ * the log: it is closed (the exit summary printed from it first) once what
+ * the run made is released, before `lay`; `late_log`, the log's fsync,
+ * is joined last. session_init gives each member its empty state, which
+ * session_end releases as well: a session that fails early ends the same
+ * way. */
 struct session {
 	/* the options; with --task, the task's own workspace in place of
 	 * the caller's (task_start) */
@@ -166,14 +167,14 @@ static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
  * one), so both are compared as written and resolved; a profile path that
  * covers dir only once resolved is refused too, since the mask is placed by
  * the path as written. */
-static int keep_private(const struct sandbox_spec *s, const struct policy *pol, const char *dir,
+static int keep_private(const char *ws, const struct policy *pol, const char *dir,
 			const char *what, struct werr *e)
 {
 	_cleanup_free_ char *rdir = path_resolve_existing(dir);
 	const char *r = rdir ? rdir : dir;
-	if (path_is_within(s->workspace, dir) || path_is_within(dir, s->workspace) ||
-	    path_is_within(s->workspace, r) || path_is_within(r, s->workspace))
-		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", s->workspace, what, dir);
+	if (path_is_within(ws, dir) || path_is_within(dir, ws) ||
+	    path_is_within(ws, r) || path_is_within(r, ws))
+		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", ws, what, dir);
 	for (size_t i = 0; i < pol->npaths; i++) {
 		const struct policy_path *pp = &pol->paths[i];
 		_cleanup_free_ char *rpath = path_resolve_existing(pp->path);
@@ -270,9 +271,10 @@ static int spec_private_dirs(const struct policy *pol, const char *home, struct 
 		free(storedir); /* (freep leaves the pointer: used, stolen and freed again) */
 		storedir = NULL;
 	}
-	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
-	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0) ||
-	    (storedir && keep_private(s, pol, storedir, "warden's checkpoint store", e) < 0))
+	const char *ws = s->workspace;
+	if (keep_private(ws, pol, logdir, "the audit log directory", e) < 0 ||
+	    (cachedir && keep_private(ws, pol, cachedir, "warden's cache directory", e) < 0) ||
+	    (storedir && keep_private(ws, pol, storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
@@ -374,17 +376,18 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 /* No decoy where the session binds something else into the home: an
  * agent's state (~/.claude), a path of the profile, an `exec
  * allow-writable` directory made there (canary.h). */
-static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *s)
+static void canary_skip_binds(struct canary_set *cs, const struct agent_state *st,
+			      const struct policy *pol, const struct exec_layout *ex)
 {
-	for (size_t i = 0; i < s->nhome_binds; i++) {
-		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", s->home_binds[i].name);
+	for (size_t i = 0; i < st->n; i++) {
+		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", st->v[i].name);
 		canary_skip_covered(cs, in);
 	}
-	for (size_t i = 0; i < s->policy->npaths; i++)
-		canary_skip_covered(cs, s->policy->paths[i].path);
-	for (size_t i = 0; i < s->exec.n; i++)
+	for (size_t i = 0; i < pol->npaths; i++)
+		canary_skip_covered(cs, pol->paths[i].path);
+	for (size_t i = 0; i < ex->n; i++)
 		for (size_t j = 0; j < cs->n; j++)
-			if (path_is_within(s->exec.w[i].path, cs->v[j].inside))
+			if (path_is_within(ex->w[i].path, cs->v[j].inside))
 				cs->v[j].off = true;
 }
 
@@ -396,18 +399,18 @@ static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *
  * (hostid.h), so what the agent writes is stored as the owner's; the
  * review/ directory above stays root's, closed to others. Overlayfs takes
  * idmapped layers since Linux 5.19: an older kernel is refused here. */
-static int review_prepare(const struct policy *pol, const struct kernel_features *kf,
+static int review_prepare(const struct policy *pol, const char *release,
 			  struct sandbox_spec *s, const char *session, struct werr *e)
 {
 	if (pol->checkpoint.off)
 		return werr_set(e, 0, "--review needs the workspace's checkpoint (the profile says "
 				"`checkpoint off`)");
 	unsigned major = 0, minor = 0;
-	if (s->ids.active && (sscanf(kf->release, "%u.%u", &major, &minor) != 2 ||
+	if (s->ids.active && (sscanf(release, "%u.%u", &major, &minor) != 2 ||
 			      major < 5 || (major == 5 && minor < 19)))
 		return werr_set(e, 0, "--review as root needs Linux 5.19 or later (overlayfs on the "
 				"idmapped mounts a root session shows the workspace through); this "
-				"kernel is %s. Run it as the workspace's owner instead", kf->release);
+				"kernel is %s. Run it as the workspace's owner instead", release);
 	struct stat st;
 	if (fstat(s->plan.ws_fd, &st) < 0)
 		return werr_errno(e, "--review: the workspace");
@@ -573,7 +576,7 @@ static int session_plan(struct session *sn, struct werr *e)
 	if (workspace_prepare(s, &sn->pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
 	    layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
-	canary_skip_binds(&sn->ss.canary, s);
+	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	limits_plan(&sn->lim, &sn->pol, &sn->probe);
@@ -581,7 +584,7 @@ static int session_plan(struct session *sn, struct werr *e)
 	limits_create(&sn->lim, sn->id);
 	limits_notes(&sn->lim);
 	json_t *ckfield = NULL;
-	if (sn->o.review && review_prepare(&sn->pol, &sn->kf, s, sn->id, e) < 0)
+	if (sn->o.review && review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0)
 		return -1;
 	if (checkpoint_start(sn, &ckfield, e) < 0)
 		return -1;
