@@ -1,6 +1,9 @@
 /* session.c - one sandbox session: compile the policy, check the kernel can
  * build every layer, choose and scan the workspace, open the audit log, run
- * the command through the supervisor, log the end and clean up. */
+ * the command through the supervisor, log the end and clean up. What the
+ * session holds is one struct session; session_run begins it
+ * (session_start), runs it (run_with_policy: open, plan, launch, the
+ * sandbox gone, session.end) and releases it (session_end). */
 #include "session.h"
 
 #include <ctype.h>
