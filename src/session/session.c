@@ -523,7 +523,8 @@ static int session_open(struct session *sn, struct werr *e)
 	 * meanwhile) */
 	if (hostid_job_take(&sn->hj, s, e) < 0)
 		return -1;
-	if (session_secrets_ready(&sn->ss, s, e) < 0 || session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
+	if (session_secrets_ready(&sn->ss, s, e) < 0 ||
+	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
 	    audit_open(&sn->log, s->logdir, sn->id, e) < 0)
 		return -1;
 	if (o->log_syslog)
