@@ -1,12 +1,14 @@
 /* session.c - one sandbox session: compile the policy, check the kernel can
  * build every layer, choose and scan the workspace, open the audit log, run
- * the command through the supervisor, log the end and clean up. */
+ * the command through the supervisor, log the end and clean up. What the
+ * session holds is one struct session; session_run begins it
+ * (session_start), runs it (run_with_policy: open, plan, launch, the
+ * sandbox gone, session.end) and releases it (session_end). */
 #include "session.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,6 @@
 #include "../agents/agents.h"
 #include "../agents/discover.h"
 #include "../agents/state.h"
-#include "../net/tls.h"
 #include "../audit/audit.h"
 #include "../common/bgjob.h"
 #include "../export/journald.h"
@@ -34,12 +35,67 @@
 #include "config.h"
 #include "egress.h"
 #include "layout.h"
+#include "session_secrets.h"
 #include "task.h"
 #include "../detect/canary.h"
 #include "summary.h"
-#include "trust.h"
 #include "../supervisor/llaudit.h"
 #include "../supervisor/supervisor.h"
+
+/* As root, the agent's own host identity, never root's (hostid.h), and
+ * whether Landlock's denials can be on the record (llaudit.h): the
+ * identity's name-service lookups take milliseconds (a module loaded,
+ * directories of user records looked through), and so does the audit
+ * status asked of the kernel (it starts a thread to answer), so they run
+ * on a thread of their own while the spec is made; taken once joined (the
+ * identity released should the session end before). Unprivileged, the
+ * probe says at once that it is off, on the main thread. */
+struct hostid_job {
+	struct hostid ids;
+	int landlock_abi;
+	bool landlock_log;
+	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
+	struct bgjob job;
+};
+
+/* A session whole, from the policy loaded to the log closed: everything
+ * it holds. session_end releases the members from the bottom up, but for
+ * the log: it is closed (the exit summary printed from it first) once what
+ * the run made is released, before `lay`; `late_log`, the log's fsync,
+ * is joined last. session_init gives each member its empty state, which
+ * session_end releases as well: a session that fails early ends the same
+ * way. */
+struct session {
+	/* the options; with --task, the task's own workspace in place of
+	 * the caller's (task_start) */
+	struct session_opts o;
+	const char *home;             /* the user's home (user_home()), or NULL */
+	char id[40];                  /* the session's id (audit_new_session_id) */
+	/* the log's fsync, on a thread while everything else is freed,
+	 * joined last (lateclose.h) */
+	struct late_close late_log;
+	struct policy pol;            /* the profiles layered, then the options' additions */
+	struct session_agent ag;      /* the agent profile, its endpoint and state */
+	struct task task;             /* --task: the task's workspace and its lock (task.h) */
+	struct limits_probe probe;    /* what the host offers for the limits */
+	struct session_secrets ss;    /* the secrets, the decoys, the egress, the filter */
+	struct hostid_job hj;         /* as root: the agent's host identity (on a thread) */
+	struct sandbox_spec spec;     /* what the supervisor builds the sandbox from */
+	struct summary sum;           /* --summary: what was refused, printed at the end */
+	/* the sandbox's namespaces and watches, closed on a thread while the
+	 * end goes on; joined once the log is closed */
+	struct late_close late;
+	struct detect *det;           /* the detector: outlives the log it subscribes to */
+	struct journald *jd;          /* --log journald: the sender; outlives the log too */
+	struct audit *log;            /* the audit log; closed (late_log) before the above */
+	struct session_layout lay;    /* read-only, scratch, outputs, task (layout.h) */
+	/* made by the run (run_with_policy), released first: */
+	struct kernel_features kf;    /* what the kernel offers (features_probe) */
+	struct discovery disc;        /* the client found on the host and what it needs */
+	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
+	bool lim_planned;             /* ... once planned (limits_end ends them) */
+	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
+};
 
 static double now_ms(void)
 {
@@ -114,14 +170,14 @@ static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
  * one), so both are compared as written and resolved; a profile path that
  * covers dir only once resolved is refused too, since the mask is placed by
  * the path as written. */
-static int keep_private(const struct sandbox_spec *s, const struct policy *pol, const char *dir,
+static int keep_private(const char *ws, const struct policy *pol, const char *dir,
 			const char *what, struct werr *e)
 {
 	_cleanup_free_ char *rdir = path_resolve_existing(dir);
 	const char *r = rdir ? rdir : dir;
-	if (path_is_within(s->workspace, dir) || path_is_within(dir, s->workspace) ||
-	    path_is_within(s->workspace, r) || path_is_within(r, s->workspace))
-		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", s->workspace, what, dir);
+	if (path_is_within(ws, dir) || path_is_within(dir, ws) ||
+	    path_is_within(ws, r) || path_is_within(r, ws))
+		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", ws, what, dir);
 	for (size_t i = 0; i < pol->npaths; i++) {
 		const struct policy_path *pp = &pol->paths[i];
 		_cleanup_free_ char *rpath = path_resolve_existing(pp->path);
@@ -151,9 +207,6 @@ static int forwards_prepare(const struct policy *pol, struct net_forwards *f, st
 	return 0;
 }
 
-/* The spec from the policy, the kernel and the host: the kernel's features
- * checked, the workspace chosen and refused where it would expose what the
- * sandbox hides, warden's own directories kept out, the environment. */
 /* The agent's state directory, opened and kept apart from the workspace and
  * warden's own directories, bound into the home inside. */
 static int state_prepare(const struct session_opts *o, struct session_agent *ag,
@@ -175,14 +228,12 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 	return 0;
 }
 
-static int spec_prepare(const struct session_opts *o, struct policy *pol, const char *home,
-			const struct kernel_features *kf, struct sandbox_spec *s,
-			struct discovery *disc, struct session_agent *ag,
-			struct session_layout *lay, struct werr *e)
+/* The workspace chosen (and checked as the passwd entry's home would have
+ * it too), the layout around it (layout.h), the client found on the host. */
+static int spec_workspace(const struct session_opts *o, struct policy *pol, const char *home,
+			  struct sandbox_spec *s, struct discovery *disc,
+			  struct session_layout *lay, struct werr *e)
 {
-	if (features_require(kf, e) < 0)
-		return -1;
-	s->landlock_abi = kf->landlock_abi;
 	if (workspace_resolve(o->workspace, home, &s->workspace, e) < 0)
 		return -1;
 	struct passwd *pw = getpwuid(s->uid);
@@ -203,8 +254,14 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 		return werr_set(e, 0, "--review and a read-only workspace: nothing would reach the "
 				"workspace to review (leave one out)");
 	/* The client found on the host and what it needs exposed, read-only. */
-	if (discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, disc, e) < 0)
-		return -1;
+	return discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, disc, e);
+}
+
+/* warden's own directories (the audit log, the cache, the checkpoint
+ * store) into the spec, each kept out of the sandbox's reach. */
+static int spec_private_dirs(const struct policy *pol, const char *home, struct sandbox_spec *s,
+			     struct werr *e)
+{
 	_cleanup_free_ char *logdir = audit_dir(home);
 	if (!logdir)
 		return werr_set(e, 0, "no usable log directory (HOME and XDG_STATE_HOME are not "
@@ -217,25 +274,29 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 		free(storedir); /* (freep leaves the pointer: used, stolen and freed again) */
 		storedir = NULL;
 	}
-	if (keep_private(s, pol, logdir, "the audit log directory", e) < 0 ||
-	    (cachedir && keep_private(s, pol, cachedir, "warden's cache directory", e) < 0) ||
-	    (storedir && keep_private(s, pol, storedir, "warden's checkpoint store", e) < 0))
+	const char *ws = s->workspace;
+	if (keep_private(ws, pol, logdir, "the audit log directory", e) < 0 ||
+	    (cachedir && keep_private(ws, pol, cachedir, "warden's cache directory", e) < 0) ||
+	    (storedir && keep_private(ws, pol, storedir, "warden's checkpoint store", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
 	s->storedir = steal_ptr(&storedir);
-	s->home = xstrdup(home);
-	s->policy = pol;
-	if (state_prepare(o, ag, home, s, e) < 0)
-		return -1;
-	if (forwards_prepare(pol, &s->forwards, e) < 0)
-		return -1;
+	return 0;
+}
+
+/* The command: its argv, warden's binary inside or not, a pty in place of
+ * a terminal, its environment and where it is found. */
+static void spec_command(const struct session_opts *o, const struct policy *pol, bool agent,
+			 const struct session_layout *lay, const struct discovery *disc,
+			 struct sandbox_spec *s)
+{
 	s->argv = o->argv;
 	/* warden's binary inside: the probe runner of `check`, the
 	 * ProxyCommand of git over ssh when a destination is allowed, and the
 	 * tool-call hook (`warden hook`) of an agent's client or of a policy
 	 * with tool rules. */
-	s->self_exe = o->self_exe || policy_net_allows_any(pol) || ag->def || pol->ntools ||
+	s->self_exe = o->self_exe || policy_net_allows_any(pol) || agent || pol->ntools ||
 		      pol->tool_default != RULES_UNKNOWN;
 	/* Any of 0-2 a terminal: the command gets a pty in its place, never the
 	 * user's terminal (which it could read, or change the modes of). */
@@ -250,6 +311,27 @@ static int spec_prepare(const struct session_opts *o, struct policy *pol, const 
 	}
 	discover_env_path(disc, &s->envp);
 	s->exec_path = disc->exec_path ? xstrdup(disc->exec_path) : NULL;
+}
+
+/* The spec from the policy, the kernel and the host: the kernel's features
+ * checked, the workspace chosen and refused where it would expose what the
+ * sandbox hides, warden's own directories kept out, the agent's state, the
+ * forwarded ports, the command and its environment. */
+static int spec_prepare(struct session *sn, struct werr *e)
+{
+	struct sandbox_spec *s = &sn->spec;
+	if (features_require(&sn->kf, e) < 0)
+		return -1;
+	s->landlock_abi = sn->kf.landlock_abi;
+	if (spec_workspace(&sn->o, &sn->pol, sn->home, s, &sn->disc, &sn->lay, e) < 0 ||
+	    spec_private_dirs(&sn->pol, sn->home, s, e) < 0)
+		return -1;
+	s->home = xstrdup(sn->home);
+	s->policy = &sn->pol;
+	if (state_prepare(&sn->o, &sn->ag, sn->home, s, e) < 0 ||
+	    forwards_prepare(&sn->pol, &s->forwards, e) < 0)
+		return -1;
+	spec_command(&sn->o, &sn->pol, sn->ag.def != NULL, &sn->lay, &sn->disc, s);
 	return 0;
 }
 
@@ -272,219 +354,43 @@ static int workspace_prepare(struct sandbox_spec *s, const struct policy *pol, s
 	return 0;
 }
 
-static int log_start(const struct session_opts *o, const struct policy *pol,
-		     const struct sandbox_spec *s, const struct kernel_features *kf,
-		     const struct discovery *disc, const struct session_agent *ag,
-		     const struct limits *lim, json_t *checkpoint,
-		     const struct session_layout *lay, struct audit *log, struct werr *e)
+/* session.start: what the session is made of, on the record before the
+ * command starts (checkpoint: its field, taken). */
+static int log_start(const struct session *sn, json_t *checkpoint, struct werr *e)
 {
+	const struct sandbox_spec *s = &sn->spec;
+	const struct session_agent *ag = &sn->ag;
 	char digest[65];
-	policy_digest(pol, digest);
-	json_t *kernel = features_to_json(kf);
+	policy_digest(&sn->pol, digest);
+	json_t *kernel = features_to_json(&sn->kf);
 	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
 	json_object_set_new(kernel, "landlock_audit", json_pack("{s:b, s:s}", "on", s->landlock_log,
 								"why", s->landlock_log_why));
-	return audit_emit_event(log, ev_session_start(&(struct ev_session_start){
-		.version = WARDEN_VERSION, .argv = o->argv, .workspace = s->workspace,
-		.policy_digest = digest, .profiles = pol->sources.v, .uid = (int)s->uid,
-		.kernel = kernel, .exposed = discovery_to_json(disc),
+	return audit_emit_event(sn->log, ev_session_start(&(struct ev_session_start){
+		.version = WARDEN_VERSION, .argv = sn->o.argv, .workspace = s->workspace,
+		.policy_digest = digest, .profiles = sn->pol.sources.v, .uid = (int)s->uid,
+		.kernel = kernel, .exposed = discovery_to_json(&sn->disc),
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
-		.limits = limits_to_json(lim), .exec = exec_layout_to_json(&s->exec),
+		.limits = limits_to_json(&sn->lim), .exec = exec_layout_to_json(&s->exec),
 		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint,
-		.layout = layout_to_json(lay) }), e);
-}
-
-/* Everything between a loaded policy and a finished command. */
-/* Secrets by reference: their values, the session CA and the guard. */
-struct session_secrets {
-	struct secrets sec;
-	struct strv cas;           /* the CA files the user configured */
-	struct egress eg;
-	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
-	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
-	bool want_canary;          /* not `canary off` */
-	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */
-	atomic_bool filter_taken;  /* the preparing thread or the main one is on it */
-	void *filter;              /* ... compiled by the thread, or NULL */
-	size_t filter_len;
-	struct bgjob ready;        /* the decoys, the egress and the filter made meanwhile
-				      (secrets_ready) */
-};
-
-static void session_secrets_free(struct session_secrets *ss)
-{
-	bgjob_join(&ss->ready);
-	if (ss->bundle)
-		unlink(ss->bundle);
-	free(ss->bundle);
-	egress_free(&ss->eg);
-	canary_free(&ss->canary);
-	free(ss->filter);
-	secrets_free(&ss->sec);
-	strv_free(&ss->cas);
-}
-
-/* Would the sandbox see path: inside the workspace, the agent's state
- * directory given with --state, or a path the policy binds? */
-static char *resolve_from_cwd(const char *p)
-{
-	if (p[0] == '/')
-		return path_resolve_existing(p);
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd))
-		return NULL;
-	_cleanup_free_ char *abs = xasprintf("%s/%s", cwd, p);
-	char buf[PATH_MAX];
-	return realpath(abs, buf) ? xstrdup(buf) : path_resolve_existing(abs);
-}
-
-static const char *seen_inside(const char *path, const struct session_opts *o,
-			       const struct policy *pol)
-{
-	_cleanup_free_ char *ws = resolve_from_cwd(o->workspace ? o->workspace : ".");
-	if (!ws || path_is_within(path, ws))
-		return "the workspace";
-	_cleanup_free_ char *st = o->state_dir ? resolve_from_cwd(o->state_dir) : NULL;
-	if (st && path_is_within(path, st))
-		return "the agent's state directory";
-	for (size_t i = 0; i < pol->npaths; i++)
-		if (path_is_within(path, pol->paths[i].path))
-			return pol->paths[i].origin ? pol->paths[i].origin : "a path of the profile";
-	return NULL;
-}
-
-/* The key behind the phantoms' stable ends, when it can be had and stays
- * out of the sandbox's sight; else the phantoms are random to the end (a
- * client that remembers an approved key by its end asks again). */
-static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
-			 const char *home, unsigned char key[TAIL_KEY_LEN])
-{
-	_cleanup_free_ char *path = tail_key_path(home);
-	if (!path)
-		return false;
-	_cleanup_free_ char *dir = xstrdup(path);
-	*strrchr(dir, '/') = '\0';
-	_cleanup_free_ char *rdir = path_resolve_existing(dir);
-	_cleanup_free_ char *rpath = rdir ? xasprintf("%s/phantom-key", rdir) : xstrdup(path);
-	const char *seen = seen_inside(rpath, o, pol);
-	if (seen) {
-		wnote("secrets: %s would be in the sandbox's sight (%s), so this session's "
-		      "phantoms are random to the end", path, seen);
-		return false;
-	}
-	struct werr ke = { 0 };
-	if (tail_key_load(path, key, &ke) < 0) {
-		char buf[1200];
-		wnote("secrets: %s; this session's phantoms are random to the end",
-		      werr_str(&ke, buf, sizeof buf));
-		return false;
-	}
-	return true;
-}
-
-/* The decoys and the egress (the session CA when there are secrets): on a
- * thread of their own, while the sandbox's spec is made (with secrets, the
- * session CA's key and libcrypto's setup take milliseconds); then the seccomp filter
- * (a millisecond of libseccomp), unless the main thread, there first, took
- * it (secrets_ready); the supervisor compiles it itself should it not be
- * there or not fit. */
-static int secrets_make(void *arg, struct werr *e)
-{
-	struct session_secrets *ss = arg;
-	/* the decoys of the home, their tokens watched for by the proxy */
-	if (ss->want_canary && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
-		return -1;
-	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e) < 0)
-		return -1;
-	struct werr fe = { 0 };
-	if (!atomic_exchange(&ss->filter_taken, true) &&
-	    seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
-		ss->filter = NULL;
-	return 0;
-}
-
-/* Read every secret's value (before anything starts: a missing one is an
- * error), and when there are any, make the session CA (secrets_ready
- * waits for it and the decoys). */
-static int secrets_prepare(const struct session_opts *o, const struct policy *pol,
-			   const char *home, struct session_secrets *ss, struct werr *e)
-{
-	unsigned char key[TAIL_KEY_LEN];
-	bool have = pol->nsecrets && tail_key_get(o, pol, home, key);
-	int r = secrets_load(&ss->sec, pol, have ? key : NULL, e);
-	explicit_bzero(key, sizeof key);
-	if (r < 0)
-		return -1;
-	if (ss->sec.n)
-		trust_user_cas(&ss->cas);
-	ss->want_canary = !pol->canary_off;
-	ss->filter_kind = seccomp_kind_of(pol, o->read_only || pol->workspace_ro);
-	bgjob_start(&ss->ready, secrets_make, ss);
-	return 0;
-}
-
-/* The decoys and the egress, once made; the filter to the spec (which
- * checks that it fits, seccomp_compile). */
-static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, struct werr *e)
-{
-	/* the filter, when the thread has not started on it: here rather
-	 * than wait (a failure is the supervisor's to report, compiling again) */
-	struct werr fe = { 0 };
-	if (!atomic_exchange(&ss->filter_taken, true))
-		(void)seccomp_compile(s, &fe);
-	if (bgjob_wait(&ss->ready, e) < 0)
-		return -1;
-	if (ss->filter) {
-		free(s->seccomp_prog);
-		s->seccomp_prog = steal_ptr(&ss->filter);
-		s->seccomp_len = ss->filter_len;
-		s->seccomp_kind = ss->filter_kind;
-	}
-	return 0;
-}
-
-/* Inside: each secret's variable holds its phantom, whatever else set it,
- * and the clients trust the session CA. */
-static int secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
-			struct werr *e)
-{
-	if (ss->canary.n) {
-		s->canary = &ss->canary;
-		s->guard = &ss->eg.guard;
-	}
-	if (!ss->sec.n)
-		return 0;
-	if (!s->cachedir)
-		return werr_set(e, 0, "secrets: no cache directory for the session's trust store "
-				"(HOME and XDG_CACHE_HOME are not absolute paths)");
-	if (trust_bundle_write(s->cachedir, session, tls_ca_pem(ss->eg.ca), &ss->cas, &ss->bundle,
-			       e) < 0)
-		return -1;
-	s->ca_bundle = xstrdup(ss->bundle);
-	trust_env(&s->envp);
-	for (size_t i = 0; i < ss->sec.n; i++) {
-		_cleanup_free_ char *a = xasprintf("%s=%s", ss->sec.v[i].spec->name,
-						   ss->sec.v[i].phantom);
-		env_override(&s->envp, a);
-	}
-	s->guard = &ss->eg.guard;
-	return 0;
+		.layout = layout_to_json(&sn->lay) }), e);
 }
 
 /* No decoy where the session binds something else into the home: an
  * agent's state (~/.claude), a path of the profile, an `exec
  * allow-writable` directory made there (canary.h). */
-static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *s)
+static void canary_skip_binds(struct canary_set *cs, const struct agent_state *st,
+			      const struct policy *pol, const struct exec_layout *ex)
 {
-	for (size_t i = 0; i < s->nhome_binds; i++) {
-		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", s->home_binds[i].name);
+	for (size_t i = 0; i < st->n; i++) {
+		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", st->v[i].name);
 		canary_skip_covered(cs, in);
 	}
-	for (size_t i = 0; i < s->policy->npaths; i++)
-		canary_skip_covered(cs, s->policy->paths[i].path);
-	for (size_t i = 0; i < s->exec.n; i++)
+	for (size_t i = 0; i < pol->npaths; i++)
+		canary_skip_covered(cs, pol->paths[i].path);
+	for (size_t i = 0; i < ex->n; i++)
 		for (size_t j = 0; j < cs->n; j++)
-			if (path_is_within(s->exec.w[i].path, cs->v[j].inside))
+			if (path_is_within(ex->w[i].path, cs->v[j].inside))
 				cs->v[j].off = true;
 }
 
@@ -496,18 +402,18 @@ static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *
  * (hostid.h), so what the agent writes is stored as the owner's; the
  * review/ directory above stays root's, closed to others. Overlayfs takes
  * idmapped layers since Linux 5.19: an older kernel is refused here. */
-static int review_prepare(const struct policy *pol, const struct kernel_features *kf,
+static int review_prepare(const struct policy *pol, const char *release,
 			  struct sandbox_spec *s, const char *session, struct werr *e)
 {
 	if (pol->checkpoint.off)
 		return werr_set(e, 0, "--review needs the workspace's checkpoint (the profile says "
 				"`checkpoint off`)");
 	unsigned major = 0, minor = 0;
-	if (s->ids.active && (sscanf(kf->release, "%u.%u", &major, &minor) != 2 ||
+	if (s->ids.active && (sscanf(release, "%u.%u", &major, &minor) != 2 ||
 			      major < 5 || (major == 5 && minor < 19)))
 		return werr_set(e, 0, "--review as root needs Linux 5.19 or later (overlayfs on the "
 				"idmapped mounts a root session shows the workspace through); this "
-				"kernel is %s. Run it as the workspace's owner instead", kf->release);
+				"kernel is %s. Run it as the workspace's owner instead", release);
 	struct stat st;
 	if (fstat(s->plan.ws_fd, &st) < 0)
 		return werr_errno(e, "--review: the workspace");
@@ -532,27 +438,6 @@ static int review_prepare(const struct policy *pol, const struct kernel_features
 		return werr_errno(e, "--review: %s", s->review_upper);
 	return 0;
 }
-
-static void limits_endp(struct limits *l)
-{
-	limits_end(l, NULL);
-}
-
-/* As root, the agent's own host identity, never root's (hostid.h), and
- * whether Landlock's denials can be on the record (llaudit.h): the
- * identity's name-service lookups take milliseconds (a module loaded,
- * directories of user records looked through), and so does the audit
- * status asked of the kernel (it starts a thread to answer), so they run
- * on a thread of their own while the spec is made; taken once joined (the
- * identity released should the session end before). Unprivileged, the
- * probe says at once that it is off, on the main thread. */
-struct hostid_job {
-	struct hostid ids;
-	int landlock_abi;
-	bool landlock_log;
-	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
-	struct bgjob job;
-};
 
 static void landlock_log_probe(struct hostid_job *h)
 {
@@ -594,153 +479,213 @@ static int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct 
 	return 0;
 }
 
-static int run_with_policy(const struct session_opts *o, struct policy *pol, const char *home,
-			   struct session_agent *ag, struct session_secrets *ss,
-			   struct sandbox_spec *s, struct session_layout *lay, struct task *task,
-			   struct detect **det,
-			   struct journald **jd, struct audit **log, struct summary *sum,
-			   struct late_close *late, struct hostid_job *hj,
-			   const struct limits_probe *probe, int *status, struct werr *e)
+/* The detector's thresholds from the policy; none acts when it observes
+ * only (`warden check`). */
+static struct detect_risk risk_of(const struct policy *pol, bool observe)
 {
+	struct detect_risk risk = { .warn = pol->risk.warn, .ask = pol->risk.ask,
+				    .freeze = pol->risk.freeze, .kill = pol->risk.kill,
+				    .half_life_s = pol->risk.half_life_s };
+	if (observe)
+		risk.warn = risk.ask = risk.freeze = risk.kill = 0;
+	return risk;
+}
+
+/* The session opened: the journal reached (--log journald), the detection
+ * rules loaded, the spec made, the identity and the secrets taken from
+ * their threads, the audit log opened and its subscribers attached. */
+static int session_open(struct session *sn, struct werr *e)
+{
+	const struct session_opts *o = &sn->o;
+	struct sandbox_spec *s = &sn->spec;
 	/* --log journald: the journal listens, or the session does not start
 	 * (before anything of it is made) */
-	if (o->log_journald && journald_open(jd, JOURNALD_SOCKET, e) < 0)
+	if (o->log_journald && journald_open(&sn->jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
 	struct ruleset rs = { 0 };
-	if (drules_load(&rs, (const char *const *)pol->rules_files.v, pol->rules_files.n, e) < 0) {
+	if (drules_load(&rs, (const char *const *)sn->pol.rules_files.v, sn->pol.rules_files.n,
+			e) < 0) {
 		drules_free(&rs);
 		return -1;
 	}
-	struct kernel_features kf;
-	features_probe(&kf);
-	_cleanup_(discovery_free) struct discovery disc = { 0 };
-	if (spec_prepare(o, pol, home, &kf, s, &disc, ag, lay, e) < 0) {
+	features_probe(&sn->kf);
+	if (spec_prepare(sn, e) < 0) {
 		drules_free(&rs);
 		return -1;
 	}
-	struct detect_risk risk = { .warn = pol->risk.warn, .ask = pol->risk.ask,
-				    .freeze = pol->risk.freeze, .kill = pol->risk.kill,
-				    .half_life_s = pol->risk.half_life_s };
-	if (o->detect_observe)
-		risk.warn = risk.ask = risk.freeze = risk.kill = 0;
-	*det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace, .home = AGENT_HOME },
-			   &risk);
-	char session[40];
-	audit_new_session_id(session, sizeof session);
+	struct detect_risk risk = risk_of(&sn->pol, o->detect_observe);
+	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace,
+							 .home = AGENT_HOME }, &risk);
+	audit_new_session_id(sn->id, sizeof sn->id);
 	/* As root: the agent's own host identity, and Landlock's audit (made
 	 * meanwhile) */
-	if (hostid_job_take(hj, s, e) < 0)
+	if (hostid_job_take(&sn->hj, s, e) < 0)
 		return -1;
-	if (secrets_ready(ss, s, e) < 0 || secrets_spec(ss, session, s, e) < 0 ||
-	    audit_open(log, s->logdir, session, e) < 0)
+	if (session_secrets_ready(&sn->ss, s, e) < 0 ||
+	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
+	    audit_open(&sn->log, s->logdir, sn->id, e) < 0)
 		return -1;
 	if (o->log_syslog)
-		audit_also_syslog(*log);
-	if (*jd)
-		journald_attach(*jd, *log);
-	if (sum)
-		summary_attach(sum, *log);
-	detect_attach(*det, *log);
-	s->detect = *det;
-	/* The exec layout (allow-writable paths made, hidden files) once the
-	 * workspace's protected and masked paths are known. */
-	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
-	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
-		return -1;
-	canary_skip_binds(&ss->canary, s);
-	/* The limits: where each is enforced, the session's cgroups made, a
-	 * note for each one a profile asked for that cannot be. */
-	_cleanup_(limits_endp) struct limits lim;
-	limits_plan(&lim, pol, probe);
-	limits_create(&lim, session);
-	limits_notes(&lim);
-	s->limits = &lim;
-	/* The workspace recorded before anything of the session can touch
-	 * it; without its checkpoint (unless `checkpoint off`) no session. */
-	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
-	json_t *ckfield = NULL;
-	if (o->review && review_prepare(pol, &kf, s, session, e) < 0)
-		return -1;
+		audit_also_syslog(sn->log);
+	if (sn->jd)
+		journald_attach(sn->jd, sn->log);
+	if (o->summary)
+		summary_attach(&sn->sum, sn->log);
+	detect_attach(sn->det, sn->log);
+	return 0;
+}
+
+/* The workspace recorded before anything of the session can touch it;
+ * without its checkpoint (unless `checkpoint off`) no session. Its field
+ * of session.start to *ckfield. */
+static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e)
+{
+	const struct ws_plan *plan = &sn->spec.plan;
 	/* read-only with no output in it: nothing in the workspace can
 	 * change, nothing to record or undo */
-	if (lay->read_only && !lay->output_inside)
-		ckfield = json_pack("{s:b, s:s}", "off", true, "why", "read-only workspace");
-	else if (ckpt_session_start(&ck, pol, s->storedir, s->workspace, s->plan.ws_fd, session,
-				    &ckfield, e) < 0)
+	if (sn->lay.read_only && !sn->lay.output_inside)
+		*ckfield = json_pack("{s:b, s:s}", "off", true, "why", "read-only workspace");
+	else if (ckpt_session_start(&sn->ck, &sn->pol, sn->spec.storedir, sn->spec.workspace,
+				    plan->ws_fd, sn->id, ckfield, e) < 0)
 		return -1;
-	if (o->review) {
-		/* and what its end leaves out when new, and the placeholders
-		 * it makes in the workspace: read again from here should the
-		 * session be killed (leftover.h) */
-		json_t *prot = json_array();
-		for (size_t i = 0; i < s->plan.names.n; i++)
-			json_array_append_new(prot, json_string(s->plan.names.v[i]));
-		json_t *ph = json_array();
-		for (size_t i = 0; i < s->plan.n; i++)
-			if (s->plan.m[i].kind == WS_PLACEHOLDER)
-				json_array_append_new(ph, json_string(s->plan.m[i].rel));
-		json_object_set_new(ckfield, "review", json_true());
-		json_object_set_new(ckfield, "protected", prot);
-		json_object_set_new(ckfield, "placeholders", ph);
-	}
-	if (log_start(o, pol, s, &kf, &disc, ag, &lim, ckfield, lay, *log, e) < 0)
-		return -1;
+	if (!sn->o.review)
+		return 0;
+	/* and what its end leaves out when new, and the placeholders it
+	 * makes in the workspace: read again from here should the session
+	 * be killed (leftover.h) */
+	json_t *prot = json_array();
+	for (size_t i = 0; i < plan->names.n; i++)
+		json_array_append_new(prot, json_string(plan->names.v[i]));
+	json_t *ph = json_array();
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->m[i].kind == WS_PLACEHOLDER)
+			json_array_append_new(ph, json_string(plan->m[i].rel));
+	json_object_set_new(*ckfield, "review", json_true());
+	json_object_set_new(*ckfield, "protected", prot);
+	json_object_set_new(*ckfield, "placeholders", ph);
+	return 0;
+}
 
-	double t0 = now_ms();
-	json_t *exec_stats = NULL;
-	int r = supervisor_run(s, *log, status, &exec_stats, late, e);
+/* With the log open, the sandbox planned: the workspace locked and
+ * scanned, the exec layout, the decoys that would collide with a bind
+ * off, the limits and their cgroups, --review's directories, the
+ * checkpoint, and session.start on the record. */
+static int session_plan(struct session *sn, struct werr *e)
+{
+	struct sandbox_spec *s = &sn->spec;
+	/* The exec layout (allow-writable paths made, hidden files) once the
+	 * workspace's protected and masked paths are known. */
+	if (workspace_prepare(s, &sn->pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
+	    layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
+		return -1;
+	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
+	/* The limits: where each is enforced, the session's cgroups made, a
+	 * note for each one a profile asked for that cannot be. */
+	limits_plan(&sn->lim, &sn->pol, &sn->probe);
+	sn->lim_planned = true;
+	limits_create(&sn->lim, sn->id);
+	limits_notes(&sn->lim);
+	json_t *ckfield = NULL;
+	if (sn->o.review && review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0)
+		return -1;
+	if (checkpoint_start(sn, &ckfield, e) < 0)
+		return -1;
+	return log_start(sn, ckfield, e);
+}
+
+/* The sandbox run by the supervisor. The handles of the session it
+ * borrows for the run (the detector, the limits, the decoys, the guard of
+ * the egress) are given here, next to the call, and the first two taken
+ * back once it returns. */
+static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, struct werr *e)
+{
+	struct sandbox_spec *s = &sn->spec;
+	s->detect = sn->det;
+	s->limits = &sn->lim;
+	if (sn->ss.canary.n)
+		s->canary = &sn->ss.canary;
+	if (sn->ss.canary.n || sn->ss.sec.n)
+		s->guard = &sn->ss.eg.guard;
+	int r = supervisor_run(s, sn->log, status, exec_stats, &sn->late, e);
+	s->detect = NULL;
+	s->limits = NULL;
+	return r;
+}
+
+/* The sandbox gone: its namespaces and watches closed on a thread, what it
+ * reached recorded and its cgroups removed, the placeholders removed, what
+ * it left in the workspace and the outputs swept, the scratch directory
+ * removed, --task's branch carried to the host. */
+static void sandbox_gone(struct session *sn)
+{
+	struct sandbox_spec *s = &sn->spec;
+	struct session_layout *lay = &sn->lay;
 	/* the sandbox's namespaces and the watches closed on a thread while
 	 * the end goes on (lateclose.h): the workspace's watch too, which
 	 * nothing reads from here on */
-	late_close_add(late, wswatch_take_fd(s->plan.watch));
-	late_close_start(late);
+	late_close_add(&sn->late, wswatch_take_fd(s->plan.watch));
+	late_close_start(&sn->late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
-	detect_set_actor(*det, NULL, NULL);
-	s->detect = NULL;
+	detect_set_actor(sn->det, NULL, NULL);
 	/* What the sandbox reached, then its cgroups removed. */
-	limits_end(&lim, *log);
-	s->limits = NULL;
+	limits_end(&sn->lim, sn->log);
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
-	if (sweep(s->workspace, &s->plan, *log, session, &e2) < 0)
+	if (sweep(s->workspace, &s->plan, sn->log, sn->id, &e2) < 0)
 		werr_print(&e2);
 	/* and the outputs and the scratch directory kept outside it */
 	for (size_t i = 0; i < lay->nplans; i++)
-		if (sweep(lay->planned[i], &lay->plans[i], *log, session, &e2) < 0)
+		if (sweep(lay->planned[i], &lay->plans[i], sn->log, sn->id, &e2) < 0)
 			werr_print(&e2);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
 	/* --task: the branch the session committed on, carried to the host
 	 * (by git, spawned: the closing thread joined first) */
-	if (task)
-		late_close_wait(late);
-	if (task && task_finish(task, &e2) < 0)
-		werr_print(&e2);
-	/* what the session left, recorded: what `warden undo` compares with */
-	json_t *ckend = s->review_upper ? ckpt_review_end(&ck, s->review_upper, &s->plan.names,
-							  session)
-					: ckpt_session_end(&ck, pol, s->plan.ws_fd, session);
-	/* what waits for journald is sent before session.end counts it */
-	if (*jd)
-		journald_flush(*jd, JOURNALD_END_WAIT_MS);
-	if (r < 0) {
-		audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
-			.exit = 125, .error = e->msg, .counts = audit_counts(*log), .exec = exec_stats,
-			.journald = *jd ? journald_stats(*jd) : NULL, .checkpoint = ckend }), NULL);
-		return -1;
+	if (sn->o.task) {
+		late_close_wait(&sn->late);
+		if (task_finish(&sn->task, &e2) < 0)
+			werr_print(&e2);
 	}
-	return audit_emit_event(*log, ev_session_end(&(struct ev_session_end){
-		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(*log),
-		.exec = exec_stats, .journald = *jd ? journald_stats(*jd) : NULL,
-		.checkpoint = ckend }), e);
 }
 
-static void audit_closep(struct audit **log)
+/* session.end: the command's status (r < 0: warden's failure, e), the
+ * run's figures and what the session left in the workspace. */
+static int log_end(struct session *sn, int r, const int *status, double t0, json_t *exec_stats,
+		   struct werr *e)
 {
-	audit_close(*log);
+	struct sandbox_spec *s = &sn->spec;
+	/* what the session left, recorded: what `warden undo` compares with */
+	json_t *ckend = s->review_upper ? ckpt_review_end(&sn->ck, s->review_upper,
+							  &s->plan.names, sn->id)
+					: ckpt_session_end(&sn->ck, &sn->pol, s->plan.ws_fd, sn->id);
+	/* what waits for journald is sent before session.end counts it */
+	if (sn->jd)
+		journald_flush(sn->jd, JOURNALD_END_WAIT_MS);
+	json_t *jstats = sn->jd ? journald_stats(sn->jd) : NULL;
+	if (r < 0) {
+		audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
+			.exit = 125, .error = e->msg, .counts = audit_counts(sn->log),
+			.exec = exec_stats, .journald = jstats, .checkpoint = ckend }), NULL);
+		return -1;
+	}
+	return audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
+		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(sn->log),
+		.exec = exec_stats, .journald = jstats, .checkpoint = ckend }), e);
+}
+
+/* Everything between a loaded policy and a finished command. */
+static int run_with_policy(struct session *sn, int *status, struct werr *e)
+{
+	if (session_open(sn, e) < 0 || session_plan(sn, e) < 0)
+		return -1;
+	double t0 = now_ms();
+	json_t *exec_stats = NULL;
+	int r = sandbox_launch(sn, status, &exec_stats, e);
+	sandbox_gone(sn);
+	return log_end(sn, r, status, t0, exec_stats, e);
 }
 
 /* One --allow-net argument: PATTERN, or "PATTERN private" as in a profile's
@@ -803,82 +748,127 @@ int session_load_policy(const char *agent_opt, const char *argv0, const char *pr
 	return 0;
 }
 
-int session_run(const struct session_opts *o, int *status, struct werr *e)
+/* The options' additions to the policy: --allow-net, --secret and the
+ * exec denials. */
+static int policy_add_opts(struct policy *pol, const struct session_opts *o, struct werr *e)
 {
-	/* the log's fsync, on a thread while everything else is freed, joined
-	 * last (lateclose.h) */
-	_cleanup_(late_close_wait) struct late_close late_log = { 0 };
-	const char *home = user_home();
-	_cleanup_(policy_free) struct policy pol = { 0 };
-	_cleanup_(session_agent_free) struct session_agent ag = { .state.lock_fd = -1 };
-	if (session_load_policy(o->agent, o->argv[0], o->profile, home, &pol, &ag, e) < 0)
-		return -1;
-	if (o->state_dir && !ag.def)
-		return werr_set(e, 0, "--state: no agent profile is in use (%s is not a known "
-				"agent's command; pass --agent NAME)", o->argv[0]);
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
-		if (allow_net_arg(&pol, o->allow_net->v[i], e) < 0)
+		if (allow_net_arg(pol, o->allow_net->v[i], e) < 0)
 			return -1;
 	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
-		if (policy_add_secret(&pol, o->secrets->v[i], "--secret", e) < 0)
+		if (policy_add_secret(pol, o->secrets->v[i], "--secret", e) < 0)
 			return -1;
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
-		if (exec_deny_arg(&pol, o->exec_deny->v[i], e) < 0)
+		if (exec_deny_arg(pol, o->exec_deny->v[i], e) < 0)
 			return -1;
-	/* --task: the session in the task's own workspace */
-	_cleanup_(task_free) struct task task = { .lock_fd = -1 };
-	struct session_opts with_task = *o;
-	if (o->task) {
-		_cleanup_free_ char *logdir = home ? audit_dir(home) : NULL;
-		if (!logdir)
-			return werr_set(e, 0, "--task: no directory for warden's locks (set HOME)");
-		_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
-		if (task_locate(&task, o->task, o->workspace, e) < 0 ||
-		    task_prepare(&task, lockdir, &pol, e) < 0)
-			return -1;
-		if (o->summary)
-			wnote("task %s: %s %s%s%s", task.name, task.made ? "made" : "reusing", task.dir,
-			      task.branch ? " on branch " : " (a copy)", task.branch ? task.branch : "");
-		with_task.workspace = task.dir;
-		o = &with_task;
-	}
+	return 0;
+}
+
+/* --task: the session in the task's own workspace (sn->o.workspace from
+ * here on). */
+static int task_start(struct session *sn, struct werr *e)
+{
+	const struct session_opts *o = &sn->o;
+	_cleanup_free_ char *logdir = sn->home ? audit_dir(sn->home) : NULL;
+	if (!logdir)
+		return werr_set(e, 0, "--task: no directory for warden's locks (set HOME)");
+	_cleanup_free_ char *lockdir = xasprintf("%s/locks", logdir);
+	if (task_locate(&sn->task, o->task, o->workspace, e) < 0 ||
+	    task_prepare(&sn->task, lockdir, &sn->pol, e) < 0)
+		return -1;
+	const struct task *t = &sn->task;
+	if (o->summary)
+		wnote("task %s: %s %s%s%s", t->name, t->made ? "made" : "reusing", t->dir,
+		      t->branch ? " on branch " : " (a copy)", t->branch ? t->branch : "");
+	sn->o.workspace = t->dir;
+	return 0;
+}
+
+/* Each member of the session in the state session_end releases as it is
+ * (nothing held yet). */
+static void session_init(struct session *sn, const struct session_opts *o)
+{
+	memset(sn, 0, sizeof *sn);
+	sn->o = *o;
+	sn->ag.state.lock_fd = -1;
+	sn->task.lock_fd = -1;
+	sn->hj.ids = HOSTID_NONE;
+	sn->spec = (struct sandbox_spec){
+		.uid = getuid(), .gid = getgid(), .ids = HOSTID_NONE, .sync_fd = -1, .etc_lock = -1,
+		.plan.lock_fd = -1, .plan.ws_fd = -1
+	};
+}
+
+/* The session begun: the policy loaded with the options' additions, --task's
+ * workspace, the limits' probe, and on threads of their own the secrets'
+ * preparation and, as root, the host identity. */
+static int session_start(struct session *sn, struct werr *e)
+{
+	const struct session_opts *o = &sn->o;
+	sn->home = user_home();
+	if (session_load_policy(o->agent, o->argv[0], o->profile, sn->home, &sn->pol, &sn->ag,
+				e) < 0)
+		return -1;
+	if (o->state_dir && !sn->ag.def)
+		return werr_set(e, 0, "--state: no agent profile is in use (%s is not a known "
+				"agent's command; pass --agent NAME)", o->argv[0]);
+	if (policy_add_opts(&sn->pol, o, e) < 0 || (o->task && task_start(sn, e) < 0))
+		return -1;
 	/* What the host offers for the limits; as root with a limit on a
 	 * cgroup v1 controller, the kernel's cgroup lock readied now for the
 	 * move of init into it (limits.h: a grace period's wait, alongside
 	 * what follows) */
-	struct limits_probe probe;
-	limits_probe(&probe);
-	limits_warm(&probe, &pol);
-	_cleanup_(session_secrets_free) struct session_secrets ss = { 0 };
-	if (secrets_prepare(o, &pol, home, &ss, e) < 0)
+	limits_probe(&sn->probe);
+	limits_warm(&sn->probe, &sn->pol);
+	if (session_secrets_prepare(o, &sn->pol, sn->home, &sn->ss, e) < 0)
 		return -1;
 	/* As root, the identity and the audit status from here on, on a
 	 * thread (after the secrets' commands were spawned; nothing forks
-	 * until run_with_policy takes them) */
-	_cleanup_(hostid_job_end) struct hostid_job hj = { .ids = HOSTID_NONE };
-	hostid_job_start(&hj, landlock_abi_version());
-	_cleanup_(sandbox_spec_free) struct sandbox_spec s = {
-		.uid = getuid(), .gid = getgid(), .ids = HOSTID_NONE, .sync_fd = -1, .etc_lock = -1,
-		.plan.lock_fd = -1, .plan.ws_fd = -1
-	};
-	_cleanup_(summary_free) struct summary sum = { 0 };
-	/* joined once the log is closed: its fsync and these closes overlap */
-	_cleanup_(late_close_wait) struct late_close late = { 0 };
-	/* the detector outlives the log it subscribes to (closed first) */
-	_cleanup_(detect_freep) struct detect *det = NULL;
-	/* so does the journal's sender */
-	_cleanup_(journald_freep) struct journald *jd = NULL;
-	_cleanup_(audit_closep) struct audit *log = NULL;
-	_cleanup_(layout_free) struct session_layout lay = { 0 };
+	 * until session_open takes them) */
+	hostid_job_start(&sn->hj, landlock_abi_version());
 	if (o->task) {
-		lay.task = xstrdup(task.name);
-		lay.task_branch = task.branch ? xstrdup(task.branch) : NULL;
-		lay.task_repo = xstrdup(task.repo);
+		sn->lay.task = xstrdup(sn->task.name);
+		sn->lay.task_branch = sn->task.branch ? xstrdup(sn->task.branch) : NULL;
+		sn->lay.task_repo = xstrdup(sn->task.repo);
 	}
-	int r = run_with_policy(o, &pol, home, &ag, &ss, &s, &lay, o->task ? &task : NULL, &det, &jd, &log,
-				o->summary ? &sum : NULL, &late, &hj, &probe, status, e);
-	if (log && o->summary)
-		summary_print(&sum, audit_path(log), stderr);
-	audit_close_late(steal_ptr(&log), &late_log);
+	return 0;
+}
+
+/* The session released, in the order struct session documents: what the
+ * run made (the checkpoint's store, the cgroups, the discovery); the exit
+ * summary; the log closed, its fsync on a thread (late_log); then the
+ * layout, the journal's sender and the detector (both outlive the log
+ * they subscribed to), the sandbox's closes joined, the summary, the spec,
+ * the identity, the secrets, the task, the agent and the policy; the log's
+ * fsync joined last. */
+static void session_end(struct session *sn)
+{
+	ckpt_session_free(&sn->ck);
+	if (sn->lim_planned)
+		limits_end(&sn->lim, NULL);
+	discovery_free(&sn->disc);
+	if (sn->log && sn->o.summary)
+		summary_print(&sn->sum, audit_path(sn->log), stderr);
+	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
+	layout_free(&sn->lay);
+	journald_free(steal_ptr(&sn->jd));
+	detect_free(steal_ptr(&sn->det));
+	late_close_wait(&sn->late);
+	summary_free(&sn->sum);
+	sandbox_spec_free(&sn->spec);
+	hostid_job_end(&sn->hj);
+	session_secrets_free(&sn->ss);
+	task_free(&sn->task);
+	session_agent_free(&sn->ag);
+	policy_free(&sn->pol);
+	late_close_wait(&sn->late_log);
+}
+
+int session_run(const struct session_opts *o, int *status, struct werr *e)
+{
+	struct session sn;
+	session_init(&sn, o);
+	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);
+	session_end(&sn);
 	return r;
 }
