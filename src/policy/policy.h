@@ -8,6 +8,7 @@
 #include "../common/err.h"
 #include "../common/util.h"
 #include "../net/rules.h"
+#include "names.h"
 
 enum policy_path_mode { POLICY_RO, POLICY_RW };
 
@@ -297,6 +298,4 @@ bool policy_limit_explicit(const struct policy_limit *l);
 /* The built-in default profile text. */
 extern const char policy_builtin_default[];
 
-/* A variable name as `env set` and `warden run --env` take it:
- * [A-Za-z_][A-Za-z0-9_]*. */
-bool policy_env_name_valid(const char *name);
+/* policy_env_name_valid: names.h */
