@@ -9,7 +9,7 @@
  * the exec record, the proxy's connections, the other checks' alerts), not
  * what the agent reported. Severities feed the risk score (detect.h):
  * critical ends the session under the default thresholds. */
-#include "rules.h"
+#include "ruleset.h"
 
 const char detect_builtin_rules[] =
 	"# warden built-in detection rules (builtin:rules)\n"

@@ -27,7 +27,7 @@
 
 #include "../audit/audit.h"
 #include "../policy/policy.h"
-#include "rules.h"
+#include "ruleset.h"
 
 struct detect;
 

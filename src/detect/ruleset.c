@@ -2,7 +2,7 @@
  * text into a ruleset, every error naming FILE:LINE:COL; the built-in rules
  * first, then the profile's files; and the ruleset back as text for
  * `warden rules show`. */
-#include "rules.h"
+#include "ruleset.h"
 
 #include <errno.h>
 #include <fcntl.h>
