@@ -1,4 +1,4 @@
-/* rules.c - the detection rules parser (the format is in rules.h): rules
+/* ruleset.c - the detection rules parser (the format is in ruleset.h): rules
  * text into a ruleset, every error naming FILE:LINE:COL; the built-in rules
  * first, then the profile's files; and the ruleset back as text for
  * `warden rules show`. */

@@ -27,7 +27,7 @@
  *   write ask GLOB
  *   tool allow|deny|ask NAME [PATTERN...] | tool default allow|deny|ask
  *   approve timeout SECONDS | approve command CMD [ARG...] | approve webhook URL
- *   rules FILE   (detection rules: src/detect/rules.h; FILE absolute, ~/, or
+ *   rules FILE   (detection rules: src/detect/ruleset.h; FILE absolute, ~/, or
  *   relative to the profile's directory)
  *   risk warn|ask|freeze|kill N|off | risk half-life DURATION (30s, 10m, 1h)
  *   checkpoint on|off | checkpoint max-size SIZE|unlimited |

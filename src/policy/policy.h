@@ -179,7 +179,7 @@ struct policy {
 	enum rules_verdict tool_default; /* `tool default allow|deny|ask` (RULES_UNKNOWN: allow) */
 	struct policy_approve approve;
 	/* `rules FILE`: detection rules files, on top of the built-in ones
-	 * (src/detect/rules.h), in order */
+	 * (src/detect/ruleset.h), in order */
 	struct strv rules_files;
 	/* `risk warn|ask|freeze|kill N|off` and `risk half-life DURATION`: the
 	 * risk score's thresholds (0: off) and decay (src/detect/detect.h);
