@@ -1,13 +1,13 @@
 /* directives.h - the profile's grammar as one table: each directive's name,
  * the handler the parser runs for its lines, how many tokens a line of it
  * may have and its synopsis. The profile's equivalent of src/cli/cmdtab.h:
- * the parser dispatches from it (parser.c) and the man pages' test
- * (tests/docs/man_pages.sh) reads the names from directives.c, so the
- * grammar, its documentation and the parser cannot drift.
+ * the parser dispatches from it and the man pages' test
+ * (tests/docs/man_pages.sh) reads the names from its rows in parser.c, so
+ * the grammar, its documentation and the parser cannot drift.
  *
  * Adding a directive: its handler in the parse_*.c file of its topic
  * (declared in parse.h), then its row in policy_directives[]
- * (directives.c) and its entry in warden-profile(5). */
+ * (parser.c) and its entry in warden-profile(5). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

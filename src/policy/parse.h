@@ -1,8 +1,9 @@
 /* parse.h - inside the profile parser: the parser's state, a line split
  * into tokens, the checks every directive's handler shares (parser.c) and
  * the handlers, one topic file each (parse_paths.c, parse_net.c,
- * parse_exec.c, parse_ask.c, parse_settings.c), which directives.c puts in
- * the grammar's table. Not for callers outside src/policy: they read
+ * parse_exec.c, parse_ask.c, parse_settings.c), which parser.c puts in the
+ * grammar's table. The calls run one way: parser.c -> parse_*.c ->
+ * parse_util.c. Not for callers outside src/policy: they read
  * policy.h (the compiled policy) and directives.h (the grammar). */
 #pragma once
 #include "policy.h"
@@ -38,7 +39,7 @@ struct line {
 	char buf[MAX_LINE + 1];
 };
 
-/* The shared checks (parser.c). Each returns -1 with ps->e set ("FILE:LINE:
+/* The shared checks (parse_util.c). Each returns -1 with ps->e set ("FILE:LINE:
  * COL: ...", COL the byte at offset off, from 1), or 0. */
 __attribute__((format(printf, 5, 6)))
 int lerr(struct werr *e, int errnum, const struct line *l, size_t off, const char *fmt, ...);
@@ -57,8 +58,6 @@ void strip_trailing_slashes(char *s, size_t keep);
 /* The words of a line from token `from` on, joined by one space (into
  * out); false when there are none. */
 bool rest_of_line(const struct line *l, size_t from, char *out, size_t len);
-/* The included file or the built-in default (`include`). */
-int parse_include(struct parser *ps, const struct line *l);
 
 /* The handlers: the line's first token is theirs. A directive that takes a
  * fixed number of tokens (min_tokens == max_tokens in the table) gets its

@@ -2,7 +2,8 @@
  * file and what it includes) into the compiled struct policy, with errors
  * that name FILE:LINE:COL. This file reads: the files, their lines, the
  * tokens, and runs each line's directive from the grammar's table
- * (directives.c); the directives' handlers are in parse_*.c by topic.
+ * (policy_directives[] below, directives.h); the directives' handlers are
+ * in parse_*.c by topic, the checks they share in parse_util.c.
  *
  * Grammar (one directive per line, tokens separated by spaces or tabs):
  *   include FILE | include default
@@ -67,119 +68,7 @@
 static int parse_text(struct parser *ps, const char *name, const char *dir,
 		      const char *text, size_t len, int depth);
 
-__attribute__((format(printf, 5, 6)))
-int lerr(struct werr *e, int errnum, const struct line *l, size_t off,
-		const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return werr_set(e, errnum, "%s:%lu:%zu: %s", l->name, l->lineno, off + 1, msg);
-}
-
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-/* Valid UTF-8 without control characters. */
-static bool is_clean(const char *s)
-{
-	size_t n = strlen(s);
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return utf8_invalid_at((const unsigned char *)s, n) == n;
-}
-
-bool has_dotdot_component(const char *s)
-{
-	for (const char *p = s; *p;) {
-		const char *end = strchrnul(p, '/');
-		if (end - p == 2 && p[0] == '.' && p[1] == '.')
-			return true;
-		p = *end ? end + 1 : end;
-	}
-	return false;
-}
-
-void strip_trailing_slashes(char *s, size_t keep)
-{
-	size_t n = strlen(s);
-	while (n > keep && s[n - 1] == '/')
-		s[--n] = '\0';
-}
-
-/* Exactly `want` tokens, the directive included. */
-int want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what)
-{
-	if (l->ntok < want)
-		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
-	if (l->ntok > want)
-		return lerr(ps->e, 0, l, l->off[want], "%s: unexpected argument '%.200s'", what,
-			    l->tok[want]);
-	return 0;
-}
-
-int room(struct parser *ps, const struct line *l, size_t n)
-{
-	if (n >= MAX_ENTRIES)
-		return lerr(ps->e, 0, l, l->off[0], "%s: too many entries (max %d)", l->tok[0],
-			    MAX_ENTRIES);
-	return 0;
-}
-
-int push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v)
-{
-	if (strv_contains(s, v))
-		return 0;
-	if (room(ps, l, s->n) < 0)
-		return -1;
-	strv_push(s, v);
-	return 0;
-}
-
-/* The absolute, normalised path a directive names at token `off`: "/..."
- * or "~" / "~/..." expanded against the home. *out malloc'd. */
-int expand_path(struct parser *ps, const struct line *l, size_t off, const char *d,
-		       const char *t, char **out)
-{
-	bool tilde = strcmp(t, "~") == 0 || strncmp(t, "~/", 2) == 0;
-	if (!tilde && t[0] != '/')
-		return lerr(ps->e, 0, l, off, "%s: path must be absolute or start with ~/: '%.200s'", d, t);
-	_cleanup_free_ char *rest = xstrdup(tilde ? t + 1 : t);
-	strip_trailing_slashes(rest, tilde ? 0 : 1);
-	if (path_has_dot_components(rest))
-		return lerr(ps->e, 0, l, off, "%s: '.', '..' and empty components are not allowed: '%.200s'",
-			    d, t);
-	if (!tilde) {
-		*out = steal_ptr(&rest);
-		return 0;
-	}
-	if (!ps->home)
-		return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
-	_cleanup_free_ char *h = xstrdup(ps->home);
-	strip_trailing_slashes(h, 1);
-	if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
-		return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
-			    d, h);
-	*out = strcmp(h, "/") == 0 ? xstrdup(rest[0] ? rest : "/") : xasprintf("%s%s", h, rest);
-	return 0;
-}
-
-/* The words of a line from token `from` on, joined by one space (into
- * out); false when there are none. */
-bool rest_of_line(const struct line *l, size_t from, char *out, size_t len)
-{
-	out[0] = '\0';
-	size_t n = 0;
-	for (size_t i = from; i < l->ntok; i++) {
-		int k = snprintf(out + n, len - n, "%s%s", n ? " " : "", l->tok[i]);
-		if (k < 0 || (size_t)k >= len - n)
-			return false;
-		n += (size_t)k;
-	}
-	return n > 0;
-}
 
 /* Read a whole profile file. On failure returns -1 with errno set (0 when the
  * failure has no errno) and *what saying what failed. */
@@ -216,7 +105,7 @@ static int parse_file(struct parser *ps, const char *path, const char *name,
 /* `include FILE | default`: FILE relative to the including file's
  * directory (none for the built-in profiles' own text), nested at most
  * MAX_DEPTH deep; the built-in default once. */
-int parse_include(struct parser *ps, const struct line *l)
+static int parse_include(struct parser *ps, const struct line *l)
 {
 	int depth = l->depth;
 	const char *f = l->tok[1];
@@ -292,6 +181,47 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
 		l->tok[i] = "";
 	}
 	return l->ntok > 0;
+}
+
+/* The grammar (directives.h). One row a line, `{ "NAME", ...`:
+ * tests/docs/man_pages.sh reads the names from here. */
+const struct policy_directive policy_directives[] = {
+	{ "include", parse_include, 2, 2, true, "FILE | default" },
+	{ "read-only", do_read_only, 2, 2, true, "PATH" },
+	{ "read-write", do_read_write, 2, 2, true, "PATH" },
+	{ "protect", do_protect, 2, 2, true, "RELPATH" },
+	{ "unprotect", do_unprotect, 2, 2, true, "RELPATH" },
+	{ "mask", do_mask, 2, 2, true, "GLOB" },
+	{ "unmask", do_unmask, 2, 2, true, "GLOB" },
+	{ "env", do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
+	{ "audit", do_audit, 2, 2, true, "default | files" },
+	{ "net", do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
+	{ "secret", do_secret, 4, MAX_TOKENS, false,
+	  "NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]" },
+	{ "signal", do_signal, 3, 3, false, "grace SECONDS" },
+	{ "terminal", do_terminal, 3, 3, false, "clipboard allow|deny" },
+	{ "canary", do_canary, 2, 2, true, "on | off" },
+	{ "workspace", do_workspace, 2, 2, true, "read-only | read-write" },
+	{ "limit", do_limit, 3, 3, false, "pids|memory|cpu|tmp|home VALUE|unlimited" },
+	{ "exec", do_exec, 2, 0, false,
+	  "deny TARGET | allow TARGET | ask TARGET | ask argv WORD... | default allow|deny | "
+	  "strict | allow-writable PATH | hash-limit SIZE SECONDS | kernel auto|on|off" },
+	{ "write", do_write, 3, 3, false, "ask GLOB" },
+	{ "tool", do_tool, 3, 0, false, "allow|deny|ask NAME [PATTERN...] | default allow|deny|ask" },
+	{ "approve", do_approve, 3, 0, false, "timeout SECONDS | command CMD [ARG...] | webhook URL" },
+	{ "rules", do_rules, 2, 2, true, "FILE" },
+	{ "risk", do_risk, 3, 3, false, "warn|ask|freeze|kill N|off | half-life DURATION" },
+	{ "checkpoint", do_checkpoint, 2, 3, false,
+	  "on | off | max-size SIZE|unlimited | exclude PATTERN | keep N | keep-days N" },
+	{ 0 },
+};
+
+const struct policy_directive *policy_directive_find(const char *name)
+{
+	for (const struct policy_directive *d = policy_directives; d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
 }
 
 static int run_line(struct parser *ps, const struct line *l)
