@@ -42,35 +42,36 @@ struct line {
 /* The shared checks (parse_util.c). Each returns -1 with ps->e set ("FILE:LINE:
  * COL: ...", COL the byte at offset off, from 1), or 0. */
 __attribute__((format(printf, 5, 6)))
-int lerr(struct werr *e, int errnum, const struct line *l, size_t off, const char *fmt, ...);
+int pol_lerr(struct werr *e, int errnum, const struct line *l, size_t off, const char *fmt, ...);
 /* Exactly `want` tokens, the directive included. */
-int want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what);
+int pol_want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what);
 /* Room for one more entry in a list of n. */
-int room(struct parser *ps, const struct line *l, size_t n);
+int pol_room(struct parser *ps, const struct line *l, size_t n);
 /* v into s unless it is there already. */
-int push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v);
+int pol_push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v);
 /* The absolute, normalised path a directive names at token `off`: "/..."
  * or "~" / "~/..." expanded against the home. *out malloc'd. */
-int expand_path(struct parser *ps, const struct line *l, size_t off, const char *d, const char *t,
-		char **out);
-bool has_dotdot_component(const char *s);
-void strip_trailing_slashes(char *s, size_t keep);
+int pol_expand_path(struct parser *ps, const struct line *l, size_t off, const char *d, const char *t,
+		    char **out);
+bool pol_has_dotdot_component(const char *s);
+void pol_strip_trailing_slashes(char *s, size_t keep);
 /* The words of a line from token `from` on, joined by one space (into
  * out); false when there are none. */
-bool rest_of_line(const struct line *l, size_t from, char *out, size_t len);
+bool pol_rest_of_line(const struct line *l, size_t from, char *out, size_t len);
 
-/* The handlers: the line's first token is theirs. A directive that takes a
- * fixed number of tokens (min_tokens == max_tokens in the table) gets its
- * line with that many; the others check their own. */
+/* The handlers: the line's first token is theirs. A directive the table
+ * marks `counted` gets its line with min_tokens tokens exactly; the others
+ * check their own. */
 typedef int directive_fn(struct parser *ps, const struct line *l);
 /* parse_paths.c */
-directive_fn do_read_only, do_read_write, do_protect, do_unprotect, do_mask, do_unmask, do_env;
+directive_fn pol_do_read_only, pol_do_read_write, pol_do_protect, pol_do_unprotect, pol_do_mask,
+	pol_do_unmask, pol_do_env;
 /* parse_net.c */
-directive_fn do_net, do_secret;
+directive_fn pol_do_net, pol_do_secret;
 /* parse_exec.c */
-directive_fn do_exec;
+directive_fn pol_do_exec;
 /* parse_ask.c */
-directive_fn do_write, do_tool, do_approve;
+directive_fn pol_do_write, pol_do_tool, pol_do_approve;
 /* parse_settings.c */
-directive_fn do_audit, do_signal, do_terminal, do_workspace, do_canary, do_checkpoint, do_limit,
-	do_rules, do_risk;
+directive_fn pol_do_audit, pol_do_signal, pol_do_terminal, pol_do_workspace, pol_do_canary,
+	pol_do_checkpoint, pol_do_limit, pol_do_rules, pol_do_risk;

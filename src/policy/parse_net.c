@@ -42,18 +42,18 @@ static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdi
 /* `net allow PATTERN [private]`, `net ask PATTERN [private]`, `net deny
  * PATTERN`, or `net default ask|deny` (what no rule names). The arguments
  * are checked first (count, option), then the pattern. */
-int do_net(struct parser *ps, const struct line *l)
+int pol_do_net(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
-		return lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny or default)");
+		return pol_lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny or default)");
 	const char *act = l->tok[1];
 	if (strcmp(act, "default") == 0) {
-		if (want_tokens(ps, l, 3, "net default") < 0)
+		if (pol_want_tokens(ps, l, 3, "net default") < 0)
 			return -1;
 		if (strcmp(l->tok[2], "ask") != 0 && strcmp(l->tok[2], "deny") != 0)
-			return lerr(ps->e, 0, l, l->off[2], "net default: '%.200s' (expected ask or deny)",
-				    l->tok[2]);
+			return pol_lerr(ps->e, 0, l, l->off[2], "net default: '%.200s' (expected ask or deny)",
+					l->tok[2]);
 		p->net_default_ask = l->tok[2][0] == 'a';
 		return 0;
 	}
@@ -65,24 +65,24 @@ int do_net(struct parser *ps, const struct line *l)
 	else if (strcmp(act, "ask") == 0)
 		action = RULES_ASK;
 	else
-		return lerr(ps->e, 0, l, l->off[1],
-			    "net: unknown action '%.200s' (expected allow, ask, deny or default)", act);
+		return pol_lerr(ps->e, 0, l, l->off[1],
+				"net: unknown action '%.200s' (expected allow, ask, deny or default)", act);
 	bool deny = action == RULES_DENY;
 	const char *what = action == RULES_DENY ? "net deny" : action == RULES_ASK ? "net ask" : "net allow";
 	if (l->ntok < 3)
-		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+		return pol_lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
 
 	bool private_ok = false;
 	if (l->ntok >= 4) {
 		const char *opt = l->tok[3];
 		if (deny && strcmp(opt, "private") == 0)
-			return lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow and ask rules");
+			return pol_lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow and ask rules");
 		if (deny)
-			return want_tokens(ps, l, 3, what);
+			return pol_want_tokens(ps, l, 3, what);
 		if (strcmp(opt, "private") != 0)
-			return lerr(ps->e, 0, l, l->off[3], "%s: unknown option '%.200s' (expected private)",
-				    what, opt);
-		if (want_tokens(ps, l, 4, what) < 0)
+			return pol_lerr(ps->e, 0, l, l->off[3], "%s: unknown option '%.200s' (expected private)",
+					what, opt);
+		if (pol_want_tokens(ps, l, 4, what) < 0)
 			return -1;
 		private_ok = true;
 	}
@@ -90,11 +90,11 @@ int do_net(struct parser *ps, const struct line *l)
 	struct net_rule r;
 	struct werr pe = { 0 };
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
-		return lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
+		return pol_lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
 	r.allow_private = private_ok;
 	if (net_has(p, &r, action))
 		return 0;
-	if (room(ps, l, p->nnet) < 0)
+	if (pol_room(ps, l, p->nnet) < 0)
 		return -1;
 	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
 	return net_push(p, &r, action, origin, ps->e);
@@ -144,22 +144,22 @@ bool policy_net_allows_any(const struct policy *p)
 }
 
 /* `secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]`. */
-int do_secret(struct parser *ps, const struct line *l)
+int pol_do_secret(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
-		return lerr(ps->e, 0, l, l->len, "secret: missing argument (NAME host HOST...)");
+		return pol_lerr(ps->e, 0, l, l->len, "secret: missing argument (NAME host HOST...)");
 	if (l->ntok > MAX_TOKENS)
-		return lerr(ps->e, 0, l, l->off_over, "secret: too many arguments (max %d)",
-			    MAX_TOKENS - 1);
+		return pol_lerr(ps->e, 0, l, l->off_over, "secret: too many arguments (max %d)",
+				MAX_TOKENS - 1);
 	const char *name = l->tok[1];
 	if (!policy_env_name_ok(name, strlen(name), false))
-		return lerr(ps->e, 0, l, l->off[1], "secret: invalid variable name '%.200s'", name);
+		return pol_lerr(ps->e, 0, l, l->off[1], "secret: invalid variable name '%.200s'", name);
 	if (l->ntok < 3)
-		return lerr(ps->e, 0, l, l->len, "secret %s: missing 'host HOST...'", name);
+		return pol_lerr(ps->e, 0, l, l->len, "secret %s: missing 'host HOST...'", name);
 	if (strcmp(l->tok[2], "host") != 0)
-		return lerr(ps->e, 0, l, l->off[2], "secret %s: expected 'host', found '%.200s'", name,
-			    l->tok[2]);
+		return pol_lerr(ps->e, 0, l, l->off[2], "secret %s: expected 'host', found '%.200s'", name,
+				l->tok[2]);
 
 	struct policy_secret s = { .source = SECRET_FROM_ENV };
 	size_t i = 3;
@@ -172,38 +172,38 @@ int do_secret(struct parser *ps, const struct line *l)
 		const char *why;
 		if (rules_parse_pattern(&r, t, &pe) < 0) {
 			policy_secret_clear(&s);
-			return lerr(ps->e, 0, l, l->off[i], "secret %s: %s", name, pe.msg);
+			return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: %s", name, pe.msg);
 		}
 		if ((why = policy_secret_host_refused(&r))) {
 			policy_secret_clear(&s);
-			return lerr(ps->e, 0, l, l->off[i],
-				    "secret %s: \"%s\" is wider than one registrable domain (%s)", name, r.text,
-				    why);
+			return pol_lerr(ps->e, 0, l, l->off[i],
+					"secret %s: \"%s\" is wider than one registrable domain (%s)", name, r.text,
+					why);
 		}
 		policy_secret_add_host(&s, &r); /* at most 60 tokens: never full */
 	}
 	if (s.nhosts == 0)
-		return lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
+		return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
 
 	int rc = 0;
 	if (i < l->ntok && strcmp(l->tok[i], "file") == 0) {
 		if (i + 1 == l->ntok)
-			rc = lerr(ps->e, 0, l, l->len, "secret %s: file: missing argument", name);
+			rc = pol_lerr(ps->e, 0, l, l->len, "secret %s: file: missing argument", name);
 		else if (i + 2 < l->ntok)
-			rc = lerr(ps->e, 0, l, l->off[i + 2], "secret %s: file: unexpected argument '%.200s'",
-				  name, l->tok[i + 2]);
+			rc = pol_lerr(ps->e, 0, l, l->off[i + 2], "secret %s: file: unexpected argument '%.200s'",
+				      name, l->tok[i + 2]);
 		else
-			rc = expand_path(ps, l, l->off[i + 1], "secret file", l->tok[i + 1], &s.file);
+			rc = pol_expand_path(ps, l, l->off[i + 1], "secret file", l->tok[i + 1], &s.file);
 		s.source = SECRET_FROM_FILE;
 	} else if (i < l->ntok) {
 		if (i + 1 == l->ntok)
-			rc = lerr(ps->e, 0, l, l->len, "secret %s: command: missing argument", name);
+			rc = pol_lerr(ps->e, 0, l, l->len, "secret %s: command: missing argument", name);
 		for (size_t k = i + 1; k < l->ntok; k++)
 			strv_push(&s.argv, l->tok[k]);
 		s.source = SECRET_FROM_COMMAND;
 	}
 	if (rc == 0 && !policy_secret_find(p, name))
-		rc = room(ps, l, p->nsecrets);
+		rc = pol_room(ps, l, p->nsecrets);
 	if (rc < 0) {
 		policy_secret_clear(&s);
 		return -1;

@@ -47,17 +47,17 @@ static void path_set(struct policy *p, char *full, enum policy_path_mode mode, c
 	p->paths[p->npaths++] = (struct policy_path){ .path = full, .mode = mode, .origin = origin };
 }
 
-static int do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
+static int pol_do_path(struct parser *ps, const struct line *l, enum policy_path_mode mode)
 {
 	const char *d = l->tok[0], *t = l->tok[1];
 	size_t off = l->off[1];
 	_cleanup_free_ char *full = NULL;
-	if (expand_path(ps, l, off, d, t, &full) < 0)
+	if (pol_expand_path(ps, l, off, d, t, &full) < 0)
 		return -1;
 	const char *why = path_refused(full, mode);
 	if (why)
-		return lerr(ps->e, 0, l, off, "%s: '%.200s' %s", d, full, why);
-	if (room(ps, l, ps->p->npaths) < 0)
+		return pol_lerr(ps->e, 0, l, off, "%s: '%.200s' %s", d, full, why);
+	if (pol_room(ps, l, ps->p->npaths) < 0)
 		return -1;
 	path_set(ps->p, steal_ptr(&full), mode, xasprintf("%s:%lu", l->name, l->lineno));
 	return 0;
@@ -89,14 +89,14 @@ int policy_add_bind(struct policy *p, const char *inside, const char *source,
 	return 0;
 }
 
-int do_read_only(struct parser *ps, const struct line *l)
+int pol_do_read_only(struct parser *ps, const struct line *l)
 {
-	return do_path(ps, l, POLICY_RO);
+	return pol_do_path(ps, l, POLICY_RO);
 }
 
-int do_read_write(struct parser *ps, const struct line *l)
+int pol_do_read_write(struct parser *ps, const struct line *l)
 {
-	return do_path(ps, l, POLICY_RW);
+	return pol_do_path(ps, l, POLICY_RW);
 }
 
 /* `protect RELPATH`, `unprotect RELPATH` */
@@ -104,18 +104,18 @@ static int protect(struct parser *ps, const struct line *l, bool add)
 {
 	const char *d = l->tok[0], *t = l->tok[1];
 	if (t[0] == '/')
-		return lerr(ps->e, 0, l, l->off[1], "%s: path must be relative to the workspace: '%.200s'",
-			    d, t);
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: path must be relative to the workspace: '%.200s'",
+				d, t);
 	_cleanup_free_ char *r = xstrdup(t);
-	strip_trailing_slashes(r, 0);
+	pol_strip_trailing_slashes(r, 0);
 	if (path_has_dot_components(r))
-		return lerr(ps->e, 0, l, l->off[1],
-			    "%s: '.', '..' and empty components are not allowed: '%.200s'", d, t);
+		return pol_lerr(ps->e, 0, l, l->off[1],
+				"%s: '.', '..' and empty components are not allowed: '%.200s'", d, t);
 	if (!add) {
 		strv_remove(&ps->p->protect, r);
 		return 0;
 	}
-	return push_unique(ps, l, &ps->p->protect, r);
+	return pol_push_unique(ps, l, &ps->p->protect, r);
 }
 
 /* `mask GLOB`, `unmask GLOB` */
@@ -127,29 +127,29 @@ static int mask(struct parser *ps, const struct line *l, bool add)
 		return 0;
 	}
 	if (t[0] == '/')
-		return lerr(ps->e, 0, l, l->off[1], "%s: pattern must be relative to the workspace: '%.200s'",
-			    d, t);
-	if (has_dotdot_component(t))
-		return lerr(ps->e, 0, l, l->off[1], "%s: '..' components are not allowed: '%.200s'", d, t);
-	return push_unique(ps, l, &ps->p->mask, t);
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: pattern must be relative to the workspace: '%.200s'",
+				d, t);
+	if (pol_has_dotdot_component(t))
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '..' components are not allowed: '%.200s'", d, t);
+	return pol_push_unique(ps, l, &ps->p->mask, t);
 }
 
-int do_protect(struct parser *ps, const struct line *l)
+int pol_do_protect(struct parser *ps, const struct line *l)
 {
 	return protect(ps, l, true);
 }
 
-int do_unprotect(struct parser *ps, const struct line *l)
+int pol_do_unprotect(struct parser *ps, const struct line *l)
 {
 	return protect(ps, l, false);
 }
 
-int do_mask(struct parser *ps, const struct line *l)
+int pol_do_mask(struct parser *ps, const struct line *l)
 {
 	return mask(ps, l, true);
 }
 
-int do_unmask(struct parser *ps, const struct line *l)
+int pol_do_unmask(struct parser *ps, const struct line *l)
 {
 	return mask(ps, l, false);
 }
@@ -162,9 +162,9 @@ static int env_not_secret(struct parser *ps, const struct line *l, size_t off, c
 	for (size_t i = 0; i < ps->p->nsecrets; i++) {
 		const struct policy_secret *s = &ps->p->secrets[i];
 		if (strlen(s->name) == n && memcmp(s->name, name, n) == 0)
-			return lerr(ps->e, 0, l, off,
-				    "%s: %s is a secret (bound at %.200s): its value never passes into the sandbox",
-				    what, s->name, s->origin);
+			return pol_lerr(ps->e, 0, l, off,
+					"%s: %s is a secret (bound at %.200s): its value never passes into the sandbox",
+					what, s->name, s->origin);
 	}
 	return 0;
 }
@@ -178,29 +178,29 @@ static long env_set_find(const struct policy *p, const char *name, size_t n)
 	return -1;
 }
 
-int do_env(struct parser *ps, const struct line *l)
+int pol_do_env(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
-		return lerr(ps->e, 0, l, l->len, "env: missing argument (pass, set or unset)");
+		return pol_lerr(ps->e, 0, l, l->len, "env: missing argument (pass, set or unset)");
 	const char *sub = l->tok[1], *name = l->tok[2];
 	size_t off = l->off[2];
 
 	if (strcmp(sub, "pass") == 0) {
-		if (want_tokens(ps, l, 3, "env pass") < 0)
+		if (pol_want_tokens(ps, l, 3, "env pass") < 0)
 			return -1;
 		if (!policy_env_name_ok(name, strlen(name), true))
-			return lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'", name);
+			return pol_lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'", name);
 		if (env_not_secret(ps, l, off, "env pass", name, strlen(name)) < 0)
 			return -1;
-		return push_unique(ps, l, &p->env_pass, name);
+		return pol_push_unique(ps, l, &p->env_pass, name);
 	}
 	if (strcmp(sub, "unset") == 0) {
-		if (want_tokens(ps, l, 3, "env unset") < 0)
+		if (pol_want_tokens(ps, l, 3, "env unset") < 0)
 			return -1;
 		size_t n = strlen(name);
 		if (!policy_env_name_ok(name, n, true))
-			return lerr(ps->e, 0, l, off, "env unset: invalid variable name '%.200s'", name);
+			return pol_lerr(ps->e, 0, l, off, "env unset: invalid variable name '%.200s'", name);
 		strv_remove(&p->env_pass, name);
 		long i = env_set_find(p, name, n);
 		if (i >= 0) {
@@ -213,16 +213,16 @@ int do_env(struct parser *ps, const struct line *l)
 	}
 	if (strcmp(sub, "set") == 0) {
 		if (l->ntok < 3)
-			return lerr(ps->e, 0, l, l->len, "env set: missing argument");
+			return pol_lerr(ps->e, 0, l, l->len, "env set: missing argument");
 		/* NAME=VALUE: VALUE is the rest of the line after the first '='. */
 		const char *start = l->text + off;
 		const char *eq = memchr(start, '=', l->len - off);
 		if (!eq)
-			return lerr(ps->e, 0, l, off, "env set: expected NAME=VALUE");
+			return pol_lerr(ps->e, 0, l, off, "env set: expected NAME=VALUE");
 		size_t n = (size_t)(eq - start);
 		if (!policy_env_name_ok(start, n, false))
-			return lerr(ps->e, 0, l, off, "env set: invalid variable name '%.*s'",
-				    (int)(n > 200 ? 200 : n), start);
+			return pol_lerr(ps->e, 0, l, off, "env set: invalid variable name '%.*s'",
+					(int)(n > 200 ? 200 : n), start);
 		if (env_not_secret(ps, l, off, "env set", start, n) < 0)
 			return -1;
 		char *entry = xasprintf("%.*s", (int)(l->len - off), start);
@@ -232,13 +232,13 @@ int do_env(struct parser *ps, const struct line *l)
 			p->env_set.v[i] = entry;
 			return 0;
 		}
-		if (room(ps, l, p->env_set.n) < 0) {
+		if (pol_room(ps, l, p->env_set.n) < 0) {
 			free(entry);
 			return -1;
 		}
 		strv_push_owned(&p->env_set, entry);
 		return 0;
 	}
-	return lerr(ps->e, 0, l, l->off[1], "env: unknown subcommand '%.200s' (expected pass, set or unset)",
-		    sub);
+	return pol_lerr(ps->e, 0, l, l->off[1], "env: unknown subcommand '%.200s' (expected pass, set or unset)",
+			sub);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 __attribute__((format(printf, 5, 6)))
-int lerr(struct werr *e, int errnum, const struct line *l, size_t off,
+int pol_lerr(struct werr *e, int errnum, const struct line *l, size_t off,
 		const char *fmt, ...)
 {
 	char msg[768];
@@ -31,7 +31,7 @@ static bool is_clean(const char *s)
 	return utf8_invalid_at((const unsigned char *)s, n) == n;
 }
 
-bool has_dotdot_component(const char *s)
+bool pol_has_dotdot_component(const char *s)
 {
 	for (const char *p = s; *p;) {
 		const char *end = strchrnul(p, '/');
@@ -42,7 +42,7 @@ bool has_dotdot_component(const char *s)
 	return false;
 }
 
-void strip_trailing_slashes(char *s, size_t keep)
+void pol_strip_trailing_slashes(char *s, size_t keep)
 {
 	size_t n = strlen(s);
 	while (n > keep && s[n - 1] == '/')
@@ -50,29 +50,29 @@ void strip_trailing_slashes(char *s, size_t keep)
 }
 
 /* Exactly `want` tokens, the directive included. */
-int want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what)
+int pol_want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what)
 {
 	if (l->ntok < want)
-		return lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+		return pol_lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
 	if (l->ntok > want)
-		return lerr(ps->e, 0, l, l->off[want], "%s: unexpected argument '%.200s'", what,
-			    l->tok[want]);
+		return pol_lerr(ps->e, 0, l, l->off[want], "%s: unexpected argument '%.200s'", what,
+				l->tok[want]);
 	return 0;
 }
 
-int room(struct parser *ps, const struct line *l, size_t n)
+int pol_room(struct parser *ps, const struct line *l, size_t n)
 {
 	if (n >= MAX_ENTRIES)
-		return lerr(ps->e, 0, l, l->off[0], "%s: too many entries (max %d)", l->tok[0],
-			    MAX_ENTRIES);
+		return pol_lerr(ps->e, 0, l, l->off[0], "%s: too many entries (max %d)", l->tok[0],
+				MAX_ENTRIES);
 	return 0;
 }
 
-int push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v)
+int pol_push_unique(struct parser *ps, const struct line *l, struct strv *s, const char *v)
 {
 	if (strv_contains(s, v))
 		return 0;
-	if (room(ps, l, s->n) < 0)
+	if (pol_room(ps, l, s->n) < 0)
 		return -1;
 	strv_push(s, v);
 	return 0;
@@ -80,35 +80,35 @@ int push_unique(struct parser *ps, const struct line *l, struct strv *s, const c
 
 /* The absolute, normalised path a directive names at token `off`: "/..."
  * or "~" / "~/..." expanded against the home. *out malloc'd. */
-int expand_path(struct parser *ps, const struct line *l, size_t off, const char *d,
+int pol_expand_path(struct parser *ps, const struct line *l, size_t off, const char *d,
 		       const char *t, char **out)
 {
 	bool tilde = strcmp(t, "~") == 0 || strncmp(t, "~/", 2) == 0;
 	if (!tilde && t[0] != '/')
-		return lerr(ps->e, 0, l, off, "%s: path must be absolute or start with ~/: '%.200s'", d, t);
+		return pol_lerr(ps->e, 0, l, off, "%s: path must be absolute or start with ~/: '%.200s'", d, t);
 	_cleanup_free_ char *rest = xstrdup(tilde ? t + 1 : t);
-	strip_trailing_slashes(rest, tilde ? 0 : 1);
+	pol_strip_trailing_slashes(rest, tilde ? 0 : 1);
 	if (path_has_dot_components(rest))
-		return lerr(ps->e, 0, l, off, "%s: '.', '..' and empty components are not allowed: '%.200s'",
-			    d, t);
+		return pol_lerr(ps->e, 0, l, off, "%s: '.', '..' and empty components are not allowed: '%.200s'",
+				d, t);
 	if (!tilde) {
 		*out = steal_ptr(&rest);
 		return 0;
 	}
 	if (!ps->home)
-		return lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
+		return pol_lerr(ps->e, 0, l, off, "%s: '~' used but no home directory is known", d);
 	_cleanup_free_ char *h = xstrdup(ps->home);
-	strip_trailing_slashes(h, 1);
+	pol_strip_trailing_slashes(h, 1);
 	if (h[0] != '/' || path_has_dot_components(h) || !is_clean(h))
-		return lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
-			    d, h);
+		return pol_lerr(ps->e, 0, l, off, "%s: the home directory '%.200s' is not an absolute normalised path",
+				d, h);
 	*out = strcmp(h, "/") == 0 ? xstrdup(rest[0] ? rest : "/") : xasprintf("%s%s", h, rest);
 	return 0;
 }
 
 /* The words of a line from token `from` on, joined by one space (into
  * out); false when there are none. */
-bool rest_of_line(const struct line *l, size_t from, char *out, size_t len)
+bool pol_rest_of_line(const struct line *l, size_t from, char *out, size_t len)
 {
 	out[0] = '\0';
 	size_t n = 0;

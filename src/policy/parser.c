@@ -94,7 +94,7 @@ static int parse_file(struct parser *ps, const char *path, const char *name,
 	const char *what;
 	if (read_profile(path, &real, &text, &len, &what) < 0) {
 		if (inc)
-			return lerr(ps->e, errno, inc, off, "include '%.200s': %s", path, what);
+			return pol_lerr(ps->e, errno, inc, off, "include '%.200s': %s", path, what);
 		return werr_set(ps->e, errno, "%s: %s", path, what);
 	}
 	strv_push(&ps->p->sources, real);
@@ -114,9 +114,9 @@ static int parse_include(struct parser *ps, const struct line *l)
 	if (builtin && strv_contains(&ps->p->sources, BUILTIN_NAME))
 		return 0;
 	if (!builtin && !l->dir)
-		return lerr(ps->e, 0, l, off, "include: including files is not allowed here");
+		return pol_lerr(ps->e, 0, l, off, "include: including files is not allowed here");
 	if (depth >= MAX_DEPTH)
-		return lerr(ps->e, 0, l, off, "include nesting too deep (loop?)");
+		return pol_lerr(ps->e, 0, l, off, "include nesting too deep (loop?)");
 	if (builtin) {
 		strv_push(&ps->p->sources, BUILTIN_NAME);
 		return parse_text(ps, BUILTIN_NAME, NULL, policy_builtin_default,
@@ -136,10 +136,10 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
 	l->len = 0;
 	l->ntok = 0;
 	if (n > MAX_LINE)
-		return lerr(ps->e, 0, l, MAX_LINE, "line longer than %d bytes", MAX_LINE);
+		return pol_lerr(ps->e, 0, l, MAX_LINE, "line longer than %d bytes", MAX_LINE);
 	const char *nul = memchr(s, '\0', n);
 	if (nul)
-		return lerr(ps->e, 0, l, (size_t)(nul - s), "NUL byte in profile");
+		return pol_lerr(ps->e, 0, l, (size_t)(nul - s), "NUL byte in profile");
 
 	size_t cut = 0;
 	while (cut < n && !(s[cut] == '#' && (cut == 0 || is_blank(s[cut - 1]))))
@@ -151,11 +151,11 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
 		ctl++;
 	size_t bad = utf8_invalid_at((const unsigned char *)s, ctl);
 	if (bad < ctl)
-		return lerr(ps->e, 0, l, bad, "invalid UTF-8 in profile");
+		return pol_lerr(ps->e, 0, l, bad, "invalid UTF-8 in profile");
 	if (ctl < cut && s[ctl] == '\r')
-		return lerr(ps->e, 0, l, ctl, "carriage return in profile (CRLF line endings?)");
+		return pol_lerr(ps->e, 0, l, ctl, "carriage return in profile (CRLF line endings?)");
 	if (ctl < cut)
-		return lerr(ps->e, 0, l, ctl, "control character 0x%02x in profile", (unsigned char)s[ctl]);
+		return pol_lerr(ps->e, 0, l, ctl, "control character 0x%02x in profile", (unsigned char)s[ctl]);
 	l->len = cut;
 
 	memcpy(l->buf, s, cut);
@@ -187,31 +187,31 @@ static int split_line(struct parser *ps, struct line *l, const char *s, size_t n
  * tests/docs/man_pages.sh reads the names from here. */
 const struct policy_directive policy_directives[] = {
 	{ "include", parse_include, 2, 2, true, "FILE | default" },
-	{ "read-only", do_read_only, 2, 2, true, "PATH" },
-	{ "read-write", do_read_write, 2, 2, true, "PATH" },
-	{ "protect", do_protect, 2, 2, true, "RELPATH" },
-	{ "unprotect", do_unprotect, 2, 2, true, "RELPATH" },
-	{ "mask", do_mask, 2, 2, true, "GLOB" },
-	{ "unmask", do_unmask, 2, 2, true, "GLOB" },
-	{ "env", do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
-	{ "audit", do_audit, 2, 2, true, "default | files" },
-	{ "net", do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
-	{ "secret", do_secret, 4, MAX_TOKENS, false,
+	{ "read-only", pol_do_read_only, 2, 2, true, "PATH" },
+	{ "read-write", pol_do_read_write, 2, 2, true, "PATH" },
+	{ "protect", pol_do_protect, 2, 2, true, "RELPATH" },
+	{ "unprotect", pol_do_unprotect, 2, 2, true, "RELPATH" },
+	{ "mask", pol_do_mask, 2, 2, true, "GLOB" },
+	{ "unmask", pol_do_unmask, 2, 2, true, "GLOB" },
+	{ "env", pol_do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
+	{ "audit", pol_do_audit, 2, 2, true, "default | files" },
+	{ "net", pol_do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
+	{ "secret", pol_do_secret, 4, MAX_TOKENS, false,
 	  "NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]" },
-	{ "signal", do_signal, 3, 3, false, "grace SECONDS" },
-	{ "terminal", do_terminal, 3, 3, false, "clipboard allow|deny" },
-	{ "canary", do_canary, 2, 2, true, "on | off" },
-	{ "workspace", do_workspace, 2, 2, true, "read-only | read-write" },
-	{ "limit", do_limit, 3, 3, false, "pids|memory|cpu|tmp|home VALUE|unlimited" },
-	{ "exec", do_exec, 2, 0, false,
+	{ "signal", pol_do_signal, 3, 3, false, "grace SECONDS" },
+	{ "terminal", pol_do_terminal, 3, 3, false, "clipboard allow|deny" },
+	{ "canary", pol_do_canary, 2, 2, true, "on | off" },
+	{ "workspace", pol_do_workspace, 2, 2, true, "read-only | read-write" },
+	{ "limit", pol_do_limit, 3, 3, false, "pids|memory|cpu|tmp|home VALUE|unlimited" },
+	{ "exec", pol_do_exec, 2, 0, false,
 	  "deny TARGET | allow TARGET | ask TARGET | ask argv WORD... | default allow|deny | "
 	  "strict | allow-writable PATH | hash-limit SIZE SECONDS | kernel auto|on|off" },
-	{ "write", do_write, 3, 3, false, "ask GLOB" },
-	{ "tool", do_tool, 3, 0, false, "allow|deny|ask NAME [PATTERN...] | default allow|deny|ask" },
-	{ "approve", do_approve, 3, 0, false, "timeout SECONDS | command CMD [ARG...] | webhook URL" },
-	{ "rules", do_rules, 2, 2, true, "FILE" },
-	{ "risk", do_risk, 3, 3, false, "warn|ask|freeze|kill N|off | half-life DURATION" },
-	{ "checkpoint", do_checkpoint, 2, 3, false,
+	{ "write", pol_do_write, 3, 3, false, "ask GLOB" },
+	{ "tool", pol_do_tool, 3, 0, false, "allow|deny|ask NAME [PATTERN...] | default allow|deny|ask" },
+	{ "approve", pol_do_approve, 3, 0, false, "timeout SECONDS | command CMD [ARG...] | webhook URL" },
+	{ "rules", pol_do_rules, 2, 2, true, "FILE" },
+	{ "risk", pol_do_risk, 3, 3, false, "warn|ask|freeze|kill N|off | half-life DURATION" },
+	{ "checkpoint", pol_do_checkpoint, 2, 3, false,
 	  "on | off | max-size SIZE|unlimited | exclude PATTERN | keep N | keep-days N" },
 	{ 0 },
 };
@@ -228,8 +228,8 @@ static int run_line(struct parser *ps, const struct line *l)
 {
 	const struct policy_directive *d = policy_directive_find(l->tok[0]);
 	if (!d)
-		return lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", l->tok[0]);
-	if (d->counted && want_tokens(ps, l, d->min_tokens, d->name) < 0)
+		return pol_lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", l->tok[0]);
+	if (d->counted && pol_want_tokens(ps, l, d->min_tokens, d->name) < 0)
 		return -1;
 	return d->run(ps, l);
 }
