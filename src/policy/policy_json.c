@@ -162,7 +162,8 @@ static json_t *limits_json(const struct policy *p)
 static json_t *exec_json(const struct policy_exec *x)
 {
 	json_t *ex = json_pack("{s:o,s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
-		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),
+		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow),
+		"allow_dirs", jstrv(&x->allow_dirs),
 		"default", x->default_deny ? "deny" : "allow", "strict", x->strict,
 		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
 		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0);
