@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/lines.h"
 #include "../common/sbuf.h"
 #include "../net/rules.h"
 #include "agents.h"
@@ -215,101 +216,144 @@ static const char *top_key(const char *s, const char *end, const char **val)
 	return NULL;
 }
 
+/* A provider's table ([model_providers.NAME]): its name, base_url,
+ * env_key and the lines to import. */
+struct prov {
+	char *name, *url, *key;
+	struct strv lines;
+};
+
+/* agent_codex_config's walk of the file, line by line. */
+struct codex_walk {
+	struct codex_conf *c;
+	char *table;                 /* the current table's name; NULL: the top */
+	char *openai_url;            /* openai_base_url */
+	struct prov *pv;
+	size_t npv;
+	struct sbuf top;             /* the top-level lines to import */
+	struct werr *e;
+};
+
+/* A top-level key warden imports (top_keys): kept, and written again. */
+static int codex_top_key(struct codex_walk *w, const char *key, const char *val, const char *le,
+			 unsigned long lineno)
+{
+	_cleanup_free_ char *v = toml_string(val, le);
+	if (!v)
+		return werr_set(w->e, 0, "line %lu: %s is not a one-line string", lineno, key);
+	char **slot = key[0] == 'm' && key[5] == '_' ? &w->c->provider
+		      : key[0] == 'o' ? &w->openai_url : NULL;
+	if (slot) {
+		free(*slot);
+		*slot = xstrdup(v);
+	}
+	_cleanup_free_ char *q = toml_quote(v);
+	_cleanup_free_ char *line = xasprintf("%s = %s\n", key, q);
+	sb_puts(&w->top, line);
+	return 0;
+}
+
+/* A key of the provider's table being read (provider_key). */
+static int codex_provider_key(struct prov *pr, const char *key, const char *val, const char *le,
+			      unsigned long lineno, struct werr *e)
+{
+	const char *v0 = val;
+	while (v0 < le && (*v0 == ' ' || *v0 == '\t'))
+		v0++;
+	bool str = v0 < le && (*v0 == '"' || *v0 == '\'');
+	_cleanup_free_ char *sv = str ? toml_string(val, le) : toml_bare(val, le);
+	if (str && !sv)
+		return werr_set(e, 0, "line %lu: %s is not a one-line string", lineno, key);
+	if (strcmp(key, "base_url") == 0 || strcmp(key, "env_key") == 0) {
+		char **slot = key[0] == 'b' ? &pr->url : &pr->key;
+		free(*slot);
+		*slot = str ? xstrdup(sv) : NULL;
+	}
+	/* written again by warden, never copied as it stands:
+	 * one key, one value, one line */
+	if (sv) {
+		_cleanup_free_ char *q = str ? toml_quote(sv) : xstrdup(sv);
+		strv_push_owned(&pr->lines, xasprintf("%s = %s", key, q));
+	}
+	return 0;
+}
+
+static bool in_provider(const struct codex_walk *w)
+{
+	return w->table && w->npv && strncmp(w->table, "model_providers.", 16) == 0 &&
+	       strcmp(w->table + 16, w->pv[w->npv - 1].name) == 0;
+}
+
+static int codex_line(const char *p, size_t n, unsigned long lineno, void *ctx)
+{
+	struct codex_walk *w = ctx;
+	const char *le = p + n;
+	const char *val, *key;
+	char *t = toml_table(p, le);
+	if (t) {
+		free(w->table);
+		w->table = t;
+		if (strncmp(t, "model_providers.", 16) == 0 && t[16]) {
+			w->pv = xrealloc(w->pv, (w->npv + 1) * sizeof *w->pv);
+			w->pv[w->npv++] = (struct prov){ .name = xstrdup(t + 16) };
+		}
+		return 0;
+	}
+	if (!w->table && (key = top_key(p, le, &val)))
+		return codex_top_key(w, key, val, le, lineno);
+	if (in_provider(w) && (key = provider_key(p, le, &val)))
+		return codex_provider_key(&w->pv[w->npv - 1], key, val, le, lineno, w->e);
+	return 0;
+}
+
+/* The chosen provider's table (want) into c and, written again, tables;
+ * every provider freed. */
+static void codex_pick(struct codex_walk *w, const char *want, bool ok, struct sbuf *tables)
+{
+	struct codex_conf *c = w->c;
+	for (size_t i = 0; i < w->npv; i++) {
+		struct prov *pv = &w->pv[i];
+		if (ok && strcmp(pv->name, want) == 0) {
+			free(c->base_url);
+			free(c->env_key);
+			c->base_url = pv->url ? xstrdup(pv->url) : NULL;
+			c->env_key = pv->key ? xstrdup(pv->key) : NULL;
+			_cleanup_free_ char *qn = toml_quote(pv->name);
+			_cleanup_free_ char *head = xasprintf("\n[model_providers.%s]\n", qn);
+			sb_puts(tables, head);
+			for (size_t k = 0; k < pv->lines.n; k++) {
+				sb_puts(tables, pv->lines.v[k]);
+				sb_puts(tables, "\n");
+			}
+		}
+		free(pv->name);
+		free(pv->url);
+		free(pv->key);
+		strv_free(&pv->lines);
+	}
+	free(w->pv);
+}
+
 int agent_codex_config(const char *text, size_t len, struct codex_conf *c, struct werr *e)
 {
 	*c = (struct codex_conf){ 0 };
-	_cleanup_free_ char *table = NULL, *openai_url = NULL;
-	/* per provider table: its name, base_url, env_key and lines to import */
-	struct prov { char *name, *url, *key; struct strv lines; } *pv = NULL;
-	size_t npv = 0;
-	struct sbuf top = { 0 }, tables = { 0 };
-	int r = 0;
-	const char *p = text, *end = text + len;
-	for (unsigned lineno = 1; p < end && r == 0; lineno++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *val, *key;
-		char *t = toml_table(p, le);
-		if (t) {
-			free(table);
-			table = t;
-			if (strncmp(table, "model_providers.", 16) == 0 && table[16]) {
-				pv = xrealloc(pv, (npv + 1) * sizeof *pv);
-				pv[npv++] = (struct prov){ .name = xstrdup(table + 16) };
-			}
-		} else if (!table && (key = top_key(p, le, &val))) {
-			_cleanup_free_ char *v = toml_string(val, le);
-			if (!v) {
-				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno, key);
-				break;
-			}
-			char **slot = key[0] == 'm' && key[5] == '_' ? &c->provider
-				      : key[0] == 'o' ? &openai_url : NULL;
-			if (slot) {
-				free(*slot);
-				*slot = xstrdup(v);
-			}
-			_cleanup_free_ char *q = toml_quote(v);
-			_cleanup_free_ char *line = xasprintf("%s = %s\n", key, q);
-			sb_puts(&top, line);
-		} else if (table && npv && strncmp(table, "model_providers.", 16) == 0 &&
-			   strcmp(table + 16, pv[npv - 1].name) == 0 &&
-			   (key = provider_key(p, le, &val))) {
-			struct prov *pr = &pv[npv - 1];
-			const char *v0 = val;
-			while (v0 < le && (*v0 == ' ' || *v0 == '\t'))
-				v0++;
-			bool str = v0 < le && (*v0 == '"' || *v0 == '\'');
-			_cleanup_free_ char *sv = str ? toml_string(val, le) : toml_bare(val, le);
-			if (str && !sv) {
-				r = werr_set(e, 0, "line %u: %s is not a one-line string", lineno, key);
-				break;
-			}
-			if (strcmp(key, "base_url") == 0 || strcmp(key, "env_key") == 0) {
-				char **slot = key[0] == 'b' ? &pr->url : &pr->key;
-				free(*slot);
-				*slot = str ? xstrdup(sv) : NULL;
-			}
-			/* written again by warden, never copied as it stands:
-			 * one key, one value, one line */
-			if (sv) {
-				_cleanup_free_ char *q = str ? toml_quote(sv) : xstrdup(sv);
-				strv_push_owned(&pr->lines, xasprintf("%s = %s", key, q));
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
+	struct codex_walk w = { .c = c, .e = e };
+	struct sbuf tables = { 0 };
+	int r = lines_each(text, len, codex_line, &w);
+	free(w.table);
 	/* the built-in provider is "openai", reached at openai_base_url */
 	const char *want = c->provider ? c->provider : "openai";
-	if (strcmp(want, "openai") == 0 && openai_url)
-		c->base_url = xstrdup(openai_url);
-	for (size_t i = 0; i < npv; i++) {
-		if (r == 0 && strcmp(pv[i].name, want) == 0) {
-			free(c->base_url);
-			free(c->env_key);
-			c->base_url = pv[i].url ? xstrdup(pv[i].url) : NULL;
-			c->env_key = pv[i].key ? xstrdup(pv[i].key) : NULL;
-			_cleanup_free_ char *qn = toml_quote(pv[i].name);
-			_cleanup_free_ char *head = xasprintf("\n[model_providers.%s]\n", qn);
-			sb_puts(&tables, head);
-			for (size_t k = 0; k < pv[i].lines.n; k++) {
-				sb_puts(&tables, pv[i].lines.v[k]);
-				sb_puts(&tables, "\n");
-			}
-		}
-		free(pv[i].name);
-		free(pv[i].url);
-		free(pv[i].key);
-		strv_free(&pv[i].lines);
-	}
-	free(pv);
+	if (strcmp(want, "openai") == 0 && w.openai_url)
+		c->base_url = xstrdup(w.openai_url);
+	free(w.openai_url);
+	codex_pick(&w, want, r == 0, &tables);
 	if (r < 0) {
-		free(top.p);
+		free(w.top.p);
 		free(tables.p);
 		codex_conf_free(c);
 		return r;
 	}
-	c->import_top = top.p;
+	c->import_top = w.top.p;
 	c->import_tables = tables.p;
 	return 0;
 }

@@ -150,6 +150,93 @@ static void put_line(FILE *out, char k, const char *p, size_t len)
 		fputs("\n\\ No newline at end of file\n", out);
 }
 
+/* The edit script of a against b whose first head and last tail lines
+ * are equal: a longest common subsequence (m * n cells at most
+ * DIFF_CELLS, the caller checked) walked into ops ('-', '+', ' '), which
+ * it returns (malloc'd, *nops of them); *changed: the '-' and '+'. */
+static struct op *diff_ops(const struct lines *la, const struct lines *lb, size_t head, size_t tail,
+			   size_t *nops_out, size_t *changed)
+{
+	size_t m = la->n - head - tail, n = lb->n - head - tail;
+	/* L[i][j]: the LCS of a's middle from i and b's from j */
+	uint32_t *L = xcalloc((m + 1) * (n + 1), sizeof *L);
+#define LL(i, j) L[(i) * (n + 1) + (j)]
+	for (size_t i = m; i-- > 0;)
+		for (size_t j = n; j-- > 0;)
+			LL(i, j) = eq(la, head + i, lb, head + j) ? LL(i + 1, j + 1) + 1
+				   : LL(i + 1, j) > LL(i, j + 1) ? LL(i + 1, j) : LL(i, j + 1);
+	struct op *ops = xmalloc((la->n + lb->n + 1) * sizeof *ops);
+	size_t nops = 0;
+	for (size_t k = 0; k < head; k++)
+		ops[nops++] = (struct op){ ' ', k };
+	size_t i = 0, j = 0;
+	while (i < m || j < n) {
+		if (i < m && j < n && eq(la, head + i, lb, head + j)) {
+			ops[nops++] = (struct op){ ' ', head + i };
+			i++, j++;
+		} else if (i < m && (j == n || LL(i + 1, j) >= LL(i, j + 1))) {
+			ops[nops++] = (struct op){ '-', head + i++ };
+			(*changed)++;
+		} else {
+			ops[nops++] = (struct op){ '+', head + j++ };
+			(*changed)++;
+		}
+	}
+#undef LL
+	free(L);
+	for (size_t k = 0; k < tail; k++)
+		ops[nops++] = (struct op){ ' ', la->n - tail + k };
+	*nops_out = nops;
+	return ops;
+}
+
+/* The end of the hunk whose first change is ops[k]: changes closer than 7
+ * lines of context joined, 3 lines of context after the last. */
+static size_t hunk_end(const struct op *ops, size_t nops, size_t k)
+{
+	size_t end = k;
+	for (;;) {
+		while (end < nops && ops[end].k != ' ')
+			end++;
+		size_t ctx = end;
+		while (ctx < nops && ops[ctx].k == ' ' && ctx - end < 7)
+			ctx++;
+		if (ctx < nops && ops[ctx].k != ' ' && ctx - end < 7) {
+			end = ctx;
+			continue;
+		}
+		return end + 3 < nops ? end + 3 : nops;
+	}
+}
+
+/* The hunk ops[start..end): its @@ line (line numbers counted from the
+ * ops before start) and its lines. */
+static void put_hunk(FILE *out, const struct op *ops, size_t start, size_t end,
+		     const struct lines *la, const struct lines *lb)
+{
+	size_t ai = 0, bi = 0, ac = 0, bc = 0;
+	for (size_t q = 0; q < start; q++) {
+		if (ops[q].k != '+')
+			ai++;
+		if (ops[q].k != '-')
+			bi++;
+	}
+	for (size_t q = start; q < end; q++) {
+		if (ops[q].k != '+')
+			ac++;
+		if (ops[q].k != '-')
+			bc++;
+	}
+	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? ai + 1 : ai, ac, bc ? bi + 1 : bi, bc);
+	for (size_t q = start; q < end; q++) {
+		const struct lines *l = ops[q].k == '+' ? lb : la;
+		size_t idx = ops[q].i;
+		if (ops[q].k == ' ') /* a context line's index is a's */
+			l = la;
+		put_line(out, ops[q].k, l->p[idx], l->len[idx]);
+	}
+}
+
 size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, const char *a,
 			 size_t na, const char *b, size_t nb)
 {
@@ -169,84 +256,23 @@ size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, co
 		fprintf(out, "--- %s\n+++ %s\n(%zu lines against %zu: too large to show line by line)\n",
 			label_a, label_b, la.n, lb.n);
 		changed = m + n;
-		goto done;
+	} else {
+		size_t nops;
+		struct op *ops = diff_ops(&la, &lb, head, tail, &nops, &changed);
+		fprintf(out, "--- %s\n+++ %s\n", label_a, label_b);
+		/* hunks: runs of changes with 3 lines of context, joined when close */
+		size_t k = 0;
+		while (k < nops) {
+			while (k < nops && ops[k].k == ' ')
+				k++;
+			if (k == nops)
+				break;
+			size_t start = k >= 3 ? k - 3 : 0, end = hunk_end(ops, nops, k);
+			put_hunk(out, ops, start, end, &la, &lb);
+			k = end;
+		}
+		free(ops);
 	}
-	/* L[i][j]: the LCS of a's middle from i and b's from j */
-	uint32_t *L = xcalloc((m + 1) * (n + 1), sizeof *L);
-#define LL(i, j) L[(i) * (n + 1) + (j)]
-	for (size_t i = m; i-- > 0;)
-		for (size_t j = n; j-- > 0;)
-			LL(i, j) = eq(&la, head + i, &lb, head + j) ? LL(i + 1, j + 1) + 1
-				   : LL(i + 1, j) > LL(i, j + 1) ? LL(i + 1, j) : LL(i, j + 1);
-	struct op *ops = xmalloc((la.n + lb.n + 1) * sizeof *ops);
-	size_t nops = 0;
-	for (size_t k = 0; k < head; k++)
-		ops[nops++] = (struct op){ ' ', k };
-	size_t i = 0, j = 0;
-	while (i < m || j < n) {
-		if (i < m && j < n && eq(&la, head + i, &lb, head + j)) {
-			ops[nops++] = (struct op){ ' ', head + i };
-			i++, j++;
-		} else if (i < m && (j == n || LL(i + 1, j) >= LL(i, j + 1))) {
-			ops[nops++] = (struct op){ '-', head + i++ };
-			changed++;
-		} else {
-			ops[nops++] = (struct op){ '+', head + j++ };
-			changed++;
-		}
-	}
-#undef LL
-	free(L);
-	for (size_t k = 0; k < tail; k++)
-		ops[nops++] = (struct op){ ' ', la.n - tail + k };
-	fprintf(out, "--- %s\n+++ %s\n", label_a, label_b);
-	/* hunks: runs of changes with 3 lines of context, joined when close */
-	size_t k = 0;
-	while (k < nops) {
-		while (k < nops && ops[k].k == ' ')
-			k++;
-		if (k == nops)
-			break;
-		size_t start = k >= 3 ? k - 3 : 0, end = k;
-		for (;;) {
-			while (end < nops && ops[end].k != ' ')
-				end++;
-			size_t ctx = end;
-			while (ctx < nops && ops[ctx].k == ' ' && ctx - end < 7)
-				ctx++;
-			if (ctx < nops && ops[ctx].k != ' ' && ctx - end < 7) {
-				end = ctx;
-				continue;
-			}
-			end = end + 3 < nops ? end + 3 : nops;
-			break;
-		}
-		/* line numbers: count from the ops before start */
-		size_t ai = 0, bi = 0, ac = 0, bc = 0;
-		for (size_t q = 0; q < start; q++) {
-			if (ops[q].k != '+')
-				ai++;
-			if (ops[q].k != '-')
-				bi++;
-		}
-		for (size_t q = start; q < end; q++) {
-			if (ops[q].k != '+')
-				ac++;
-			if (ops[q].k != '-')
-				bc++;
-		}
-		fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? ai + 1 : ai, ac, bc ? bi + 1 : bi, bc);
-		for (size_t q = start; q < end; q++) {
-			const struct lines *l = ops[q].k == '+' ? &lb : &la;
-			size_t idx = ops[q].i;
-			if (ops[q].k == ' ') /* a context line's index is a's */
-				l = &la;
-			put_line(out, ops[q].k, l->p[idx], l->len[idx]);
-		}
-		k = end;
-	}
-	free(ops);
-done:
 	free(la.p);
 	free(la.len);
 	free(lb.p);

@@ -124,6 +124,66 @@ static int set_dir(int rootfd, const struct mf_entry *en, struct werr *e)
 	return 0;
 }
 
+/* Every directory of the user's opened to them (u+rwx) for the work. */
+static int open_dirs(int rootfd, const struct manifest *cur, struct werr *e)
+{
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct mf_entry *en = &cur->v[i];
+		if (en->type != MF_DIR || (en->mode & 0700) == 0700)
+			continue;
+		const char *name;
+		_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
+		if (pfd < 0 || fchmodat(pfd, name, en->mode | 0700, 0) < 0)
+			return werr_errno(e, "undo: opening up %s", en->path);
+	}
+	return 0;
+}
+
+/* What goes (removed, or of another type now), children first. */
+static int remove_gone(int rootfd, const struct changes *ch, struct werr *e)
+{
+	for (size_t k = ch->n; k-- > 0;) {
+		const struct change *c = &ch->v[k];
+		if (c->kind != CH_REMOVED && c->kind != CH_TYPE)
+			continue;
+		const char *name;
+		_cleanup_close_ int pfd = parent_of(rootfd, c->a->path, &name);
+		if (pfd < 0) {
+			if (errno == ENOENT)
+				continue; /* its parent went first */
+			return werr_errno(e, "undo: %s", c->a->path);
+		}
+		if (remove_tree_at(pfd, name) < 0 && errno != ENOENT)
+			return werr_errno(e, "undo: removing %s", c->a->path);
+	}
+	return 0;
+}
+
+/* One change that brings something back (added, changed, of its type
+ * again, its mode). */
+static int put_back(int rootfd, const struct store *st, const struct change *c, struct werr *e)
+{
+	const struct mf_entry *en = c->b;
+	const char *name;
+	_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
+	if (pfd < 0)
+		return werr_errno(e, "undo: the directory of %s", en->path);
+	if (en->type == MF_DIR) {
+		if ((c->kind == CH_ADDED || c->kind == CH_TYPE) &&
+		    (mkdirat(pfd, name, 0700) < 0 || own(pfd, name) < 0))
+			return werr_errno(e, "undo: making %s", en->path);
+		return 0;
+	}
+	if (en->type == MF_FILE) {
+		if (c->kind != CH_MODE)
+			return write_blob_file(pfd, name, st, en, e);
+		if (fchmodat(pfd, name, en->mode, 0) < 0)
+			return werr_errno(e, "undo: the mode of %s", en->path);
+		return 0;
+	}
+	return write_link(pfd, name, en, e);
+}
+
 int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
 		 const struct manifest *target, struct werr *e)
 {
@@ -134,61 +194,15 @@ int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
 		own_uid = rst.st_uid;
 		own_gid = rst.st_gid;
 	}
-	/* every directory of the user's open to them for the work */
-	for (size_t i = 0; i < cur->n; i++) {
-		const struct mf_entry *en = &cur->v[i];
-		if (en->type != MF_DIR || (en->mode & 0700) == 0700)
-			continue;
-		const char *name;
-		_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
-		if (pfd < 0 || fchmodat(pfd, name, en->mode | 0700, 0) < 0)
-			return werr_errno(e, "undo: opening up %s", en->path);
-	}
+	if (open_dirs(rootfd, cur, e) < 0)
+		return -1;
 	struct changes ch;
 	changes_compute(cur, target, &ch);
-	int r = 0;
-	/* what goes, children first */
-	for (size_t k = ch.n; r == 0 && k-- > 0;) {
-		const struct change *c = &ch.v[k];
-		if (c->kind != CH_REMOVED && c->kind != CH_TYPE)
-			continue;
-		const char *name;
-		_cleanup_close_ int pfd = parent_of(rootfd, c->a->path, &name);
-		if (pfd < 0) {
-			if (errno == ENOENT)
-				continue; /* its parent went first */
-			r = werr_errno(e, "undo: %s", c->a->path);
-		} else if (remove_tree_at(pfd, name) < 0 && errno != ENOENT) {
-			r = werr_errno(e, "undo: removing %s", c->a->path);
-		}
-	}
+	int r = remove_gone(rootfd, &ch, e);
 	/* what comes back, parents first */
-	for (size_t k = 0; r == 0 && k < ch.n; k++) {
-		const struct change *c = &ch.v[k];
-		if (c->kind == CH_REMOVED)
-			continue;
-		const struct mf_entry *en = c->b;
-		const char *name;
-		_cleanup_close_ int pfd = parent_of(rootfd, en->path, &name);
-		if (pfd < 0) {
-			r = werr_errno(e, "undo: the directory of %s", en->path);
-			break;
-		}
-		if (en->type == MF_DIR) {
-			if ((c->kind == CH_ADDED || c->kind == CH_TYPE) &&
-			    (mkdirat(pfd, name, 0700) < 0 || own(pfd, name) < 0))
-				r = werr_errno(e, "undo: making %s", en->path);
-		} else if (en->type == MF_FILE) {
-			if (c->kind == CH_MODE) {
-				if (fchmodat(pfd, name, en->mode, 0) < 0)
-					r = werr_errno(e, "undo: the mode of %s", en->path);
-			} else {
-				r = write_blob_file(pfd, name, st, en, e);
-			}
-		} else {
-			r = write_link(pfd, name, en, e);
-		}
-	}
+	for (size_t k = 0; r == 0 && k < ch.n; k++)
+		if (ch.v[k].kind != CH_REMOVED)
+			r = put_back(rootfd, st, &ch.v[k], e);
 	changes_free(&ch);
 	/* directories' modes and mtimes, deepest first */
 	for (size_t i = target->n; r == 0 && i-- > 0;)

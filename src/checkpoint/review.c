@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../sandbox/walk.h"
+#include "snapshot.h"
 
 struct rctx {
 	struct store *st;
@@ -38,40 +39,28 @@ static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 	struct stat s;
 	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
 		return werr_errno(e, "review: %s", we->rel);
-	struct mf_entry en = { .path = (char *)we->rel, .mode = s.st_mode & 07777,
-			       .mtime_sec = s.st_mtim.tv_sec, .mtime_nsec = s.st_mtim.tv_nsec };
-	_cleanup_free_ char *target = NULL;
-	int act = WALK_SKIP;
 	if (S_ISCHR(s.st_mode) && s.st_rdev == makedev(0, 0)) {
 		strv_push(&c->gone, we->rel);
 		return WALK_SKIP;
-	} else if (S_ISDIR(s.st_mode)) {
-		en.type = MF_DIR;
-		if (opaque_dir(we->dirfd, we->name))
-			strv_push(&c->opaque, we->rel);
-		act = WALK_DESCEND;
-	} else if (S_ISLNK(s.st_mode)) {
-		en.type = MF_LINK;
-		target = xmalloc(MF_MAX_PATH + 2);
-		ssize_t n = readlinkat(we->dirfd, we->name, target, MF_MAX_PATH + 1);
-		if (n <= 0 || n > MF_MAX_PATH)
-			return werr_errno(e, "review: the symlink %s", we->rel);
-		target[n] = '\0';
-		en.target = target;
-		en.size = (unsigned long long)n;
-	} else if (S_ISREG(s.st_mode)) {
-		en.type = MF_FILE;
-		en.size = (unsigned long long)s.st_size;
+	}
+	struct mf_entry en;
+	_cleanup_free_ char *target = NULL;
+	int r = mf_entry_from_stat(we->dirfd, we->name, we->rel, &s, "review", &en, &target, e);
+	if (r == MF_STAT_RACE)
+		return werr_set(e, EAGAIN, "review: the symlink %s changed while it was read", we->rel);
+	if (r <= 0)
+		return r < 0 ? -1 : WALK_SKIP;
+	if (en.type == MF_DIR && opaque_dir(we->dirfd, we->name))
+		strv_push(&c->opaque, we->rel);
+	if (en.type == MF_FILE) {
 		_cleanup_close_ int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || sha256_fd(fd, en.hash) < 0)
 			return werr_errno(e, "review: reading %s", we->rel);
 		if (store_put_blob(c->st, fd, en.hash, e) < 0)
 			return werr_wrap(e, "review: %s", we->rel);
-	} else {
-		return WALK_SKIP;
 	}
 	manifest_add(&c->up, &en);
-	return act;
+	return en.type == MF_DIR ? WALK_DESCEND : WALK_SKIP;
 }
 
 /* path itself or one of its ancestors is in v (sorted) */

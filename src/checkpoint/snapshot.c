@@ -110,6 +110,37 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 	return 0;
 }
 
+int mf_entry_from_stat(int dirfd, const char *name, const char *rel, const struct stat *s,
+		       const char *who, struct mf_entry *en, char **target, struct werr *e)
+{
+	*target = NULL;
+	*en = (struct mf_entry){ .path = (char *)rel, .mode = s->st_mode & 07777,
+				 .mtime_sec = s->st_mtim.tv_sec, .mtime_nsec = s->st_mtim.tv_nsec };
+	if (S_ISDIR(s->st_mode)) {
+		en->type = MF_DIR;
+	} else if (S_ISREG(s->st_mode)) {
+		en->type = MF_FILE;
+		en->size = (unsigned long long)s->st_size;
+	} else if (S_ISLNK(s->st_mode)) {
+		en->type = MF_LINK;
+		size_t cap = (size_t)s->st_size + 2;
+		if (cap > MF_MAX_PATH + 2)
+			return werr_set(e, 0, "%s: %s: a symlink target too long", who, rel);
+		*target = xmalloc(cap);
+		ssize_t n = readlinkat(dirfd, name, *target, cap);
+		if (n < 0)
+			return werr_errno(e, "%s: %s", who, rel);
+		if ((size_t)n >= cap - 1)
+			return MF_STAT_RACE;
+		(*target)[n] = '\0';
+		en->target = *target;
+		en->size = (unsigned long long)n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct snap_ctx *c = ctx;
@@ -120,30 +151,16 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	struct stat s;
 	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? changed(e, we->rel) : werr_errno(e, "checkpoint: %s", we->rel);
-	struct mf_entry en = { .path = (char *)we->rel, .mode = s.st_mode & 07777,
-			       .mtime_sec = s.st_mtim.tv_sec, .mtime_nsec = s.st_mtim.tv_nsec };
+	struct mf_entry en;
 	_cleanup_free_ char *target = NULL;
-	int act = WALK_SKIP;
-	if (S_ISDIR(s.st_mode)) {
-		en.type = MF_DIR;
-		act = WALK_DESCEND;
-	} else if (S_ISLNK(s.st_mode)) {
-		en.type = MF_LINK;
-		size_t cap = (size_t)s.st_size + 2;
-		if (cap > MF_MAX_PATH + 2)
-			return werr_set(e, 0, "checkpoint: %s: a symlink target too long", we->rel);
-		target = xmalloc(cap);
-		ssize_t n = readlinkat(we->dirfd, we->name, target, cap);
-		if (n < 0)
-			return werr_errno(e, "checkpoint: %s", we->rel);
-		if ((size_t)n >= cap - 1)
-			return changed(e, we->rel);
-		target[n] = '\0';
-		en.target = target;
-		en.size = (unsigned long long)n;
-	} else if (S_ISREG(s.st_mode)) {
-		en.type = MF_FILE;
-		en.size = (unsigned long long)s.st_size;
+	int r = mf_entry_from_stat(we->dirfd, we->name, we->rel, &s, "checkpoint", &en, &target, e);
+	if (r == MF_STAT_RACE)
+		return changed(e, we->rel);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
+	if (en.type == MF_FILE) {
 		c->r->bytes += en.size;
 		if (c->o->max_size && c->r->bytes > c->o->max_size)
 			return werr_set(e, EFBIG, "checkpoint: the workspace holds more than `checkpoint "
@@ -154,13 +171,11 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 			return -1;
 		en.mtime_sec = s.st_mtim.tv_sec;
 		en.mtime_nsec = s.st_mtim.tv_nsec;
-	} else {
-		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
 	}
 	if (c->r->m.n >= MF_MAX_ENTRIES)
 		return werr_set(e, 0, "checkpoint: more than %u entries", MF_MAX_ENTRIES);
 	manifest_add(&c->r->m, &en);
-	return act;
+	return en.type == MF_DIR ? WALK_DESCEND : WALK_SKIP;
 }
 
 int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, struct werr *e)

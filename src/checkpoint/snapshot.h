@@ -30,6 +30,19 @@ struct snap_result {
 	size_t files, cached;
 };
 
+/* The manifest entry of the directory, symlink or regular file `name` in
+ * dirfd (the walk's `rel`) whose lstat is s: its path (rel, borrowed),
+ * type, mode, mtime and size; a file's hash is the caller's to fill. A
+ * symlink's target is read into *target (malloc'd; en->target points at
+ * it) as long as s said: one longer than MF_MAX_PATH is refused, one whose
+ * length changed since s (the link replaced meanwhile) is a race.
+ * 1: en filled; 0: another type (a socket, FIFO, device: not content);
+ * -1: e set ("WHO: REL: ..."); MF_STAT_RACE: the race, e not set. */
+#define MF_STAT_RACE (-2)
+struct stat;
+int mf_entry_from_stat(int dirfd, const char *name, const char *rel, const struct stat *s,
+		       const char *who, struct mf_entry *en, char **target, struct werr *e);
+
 /* Is rel (or its name) excluded by one of the patterns? */
 bool snapshot_excluded(const struct strv *exclude, const char *rel, const char *name);
 

@@ -142,6 +142,23 @@ int store_open_blob(const struct store *st, const char *hash)
 	return openat(st->blobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* Copy fd (from offset 0) into out by reads and writes through buf. */
+static int copy_by_reads(int fd, int out, char *buf, size_t len)
+{
+	for (off_t off = 0;;) {
+		ssize_t n = pread(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (write_all(out, buf, (size_t)n) < 0)
+			return -1;
+		off += n;
+	}
+}
+
 /* Copy fd (from offset 0) into out: copy_file_range (a clone or a server
  * side copy where the kernel can), else read and write. */
 static int copy_fd(int fd, int out)
@@ -161,19 +178,9 @@ static int copy_fd(int fd, int out)
 	}
 	if (ftruncate(out, 0) < 0 || lseek(out, 0, SEEK_SET) < 0)
 		return -1;
-	static char buf[1 << 17];
-	for (off_t off = 0;;) {
-		ssize_t n = pread(fd, buf, sizeof buf, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return 0;
-		if (write_all(out, buf, (size_t)n) < 0)
-			return -1;
-		off += n;
-	}
+	enum { COPY_BUF = 1 << 17 };
+	_cleanup_free_ char *buf = xmalloc(COPY_BUF);
+	return copy_by_reads(fd, out, buf, COPY_BUF);
 }
 
 static unsigned long tmp_counter;

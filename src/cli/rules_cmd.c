@@ -9,7 +9,7 @@
 
 #include "../agents/agents.h"
 #include "../common/util.h"
-#include "../detect/rules.h"
+#include "../detect/ruleset.h"
 #include "../policy/policy.h"
 #include "../session/session.h"
 #include "cli.h"

@@ -63,3 +63,13 @@ void wnote(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 }
+
+void wnote_raw(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("\r\nwarden: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\r\n", stderr);
+	va_end(ap);
+}

@@ -30,3 +30,8 @@ void werr_print(const struct werr *e);
 
 /* Print "warden: MESSAGE" on stderr (for notes and warnings). */
 void wnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same on its own line of a terminal that may be in raw mode (the
+ * agent's pty relayed: no '\n' -> "\r\n" translation there):
+ * "\r\nwarden: MESSAGE\r\n". */
+void wnote_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,7 +1,7 @@
 /* builtin_rules.c - the built-in detection rules (builtin:rules), the
  * base every session's rules are layered on: the seeds' escape patterns,
  * recon, persistence and exfiltration shapes, and the sequences that mean
- * more together than apart. The format is in rules.h; `warden rules show`
+ * more together than apart. The format is in ruleset.h; `warden rules show`
  * prints what is in force. A user's rules file (profile `rules FILE`) adds
  * rules, replaces one of the same name, or turns one off (`disable NAME`).
  *
@@ -9,7 +9,7 @@
  * the exec record, the proxy's connections, the other checks' alerts), not
  * what the agent reported. Severities feed the risk score (detect.h):
  * critical ends the session under the default thresholds. */
-#include "rules.h"
+#include "ruleset.h"
 
 const char detect_builtin_rules[] =
 	"# warden built-in detection rules (builtin:rules)\n"

@@ -400,8 +400,7 @@ unsigned long detect_alerts(const struct detect *d) { return d->alerts; }
 static int act(struct detect *d, enum det_action a, const char *reason)
 {
 	if (a == ACT_WARN) {
-		/* \r: the user's terminal may be raw (the agent's pty relayed) */
-		fprintf(stderr, "\r\nwarden: warning: %s\r\n", reason);
+		wnote_raw("warning: %s", reason); /* the user's terminal may be raw */
 		return 0;
 	}
 	if (!d->act)

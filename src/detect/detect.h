@@ -1,4 +1,4 @@
-/* detect.h - the detector: the rules (rules.h) run over a session's event
+/* detect.h - the detector: the rules (ruleset.h) run over a session's event
  * stream, as one more subscriber of it (audit.h), on the supervisor's event
  * loop, in the order the events happen. A rule that fires is an `alert`
  * event (rule, severity, the seqs of the events it links, what it means);
@@ -27,7 +27,7 @@
 
 #include "../audit/audit.h"
 #include "../policy/policy.h"
-#include "rules.h"
+#include "ruleset.h"
 
 struct detect;
 

@@ -348,71 +348,80 @@ static bool m_cwd_within(const struct out *o, const char *root)
 	return o->m->cwd && path_is_within(o->m->cwd, root);
 }
 
-static void deny_path(struct out *o, const struct imp_item *it, bool write)
+/* A denied relative pattern (rel, from the workspace) as a `mask` line. */
+static void deny_mask(struct out *o, const struct imp_item *it, const char *rel, bool write)
 {
-	struct ipath p;
-	const char *why;
-	if (resolve(o->m, it, it->text, &p, &why) < 0) {
-		line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: %s", it->origin, it->text, why);
-		unmapped(o, true, "%s \"%s\": %s", it->origin, it->text, why);
+	bool wider;
+	_cleanup_free_ char *mp = mask_pattern(rel, &wider);
+	if (!mp) {
+		line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: no part of it names files",
+		     it->origin, it->text);
+		unmapped(o, true, "%s \"%s\": no part of the pattern names files", it->origin,
+			 it->text);
 		return;
 	}
-	if (!p.abs) {
-		if (!p.out[0]) {
-			line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: warden always shows the workspace%s",
-			     it->origin, it->text, write ? " writable (warden run --review keeps every "
-							     "write for your review)" : "");
-			unmapped(o, true, "%s \"%s\": warden always shows the workspace%s", it->origin,
-				 it->text, write ? " writable; run with --review" : "");
-		} else if (write && p.glob && !has_glob(stripped_stars(p.out))) {
-			_cleanup_free_ char *org = xasprintf("%s  (the directory, as a whole)", it->origin);
-			line(&o->files, org, "protect %s", stripped_stars(p.out));
-		} else if (write && !p.glob) {
-			_cleanup_free_ char *org = xasprintf("%s%s", it->origin, strchr(p.out, '/') ? ""
-							     : "  (a name: at any depth)");
-			line(&o->files, org, "protect %s", p.out);
-		} else {
-			bool wider;
-			_cleanup_free_ char *mp = mask_pattern(p.out, &wider);
-			if (!mp) {
-				line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: no part of it names files",
-				     it->origin, it->text);
-				unmapped(o, true, "%s \"%s\": no part of the pattern names files", it->origin,
-					 it->text);
-			} else {
-				char note[160] = "";
-				snprintf(note, sizeof note, "%s%s", write ? "  (unreadable too)" : "",
-					 wider ? "  (at any depth: matches more)"
-					 : !strchr(mp, '/') ? "  (a name: at any depth)" : "");
-				_cleanup_free_ char *org = xasprintf("%s%s", it->origin, note);
-				line(&o->files, org, "mask %s", mp);
-			}
+	char note[160] = "";
+	snprintf(note, sizeof note, "%s%s", write ? "  (unreadable too)" : "",
+		 wider ? "  (at any depth: matches more)"
+		 : !strchr(mp, '/') ? "  (a name: at any depth)" : "");
+	_cleanup_free_ char *org = xasprintf("%s%s", it->origin, note);
+	line(&o->files, org, "mask %s", mp);
+}
+
+/* A denied path in the workspace (p relative): `protect` for writes, `mask`
+ * for reads; the workspace itself cannot be. */
+static void deny_relative(struct out *o, const struct imp_item *it, const struct ipath *p,
+			  bool write)
+{
+	if (!p->out[0]) {
+		line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: warden always shows the workspace%s",
+		     it->origin, it->text, write ? " writable (warden run --review keeps every "
+						     "write for your review)" : "");
+		unmapped(o, true, "%s \"%s\": warden always shows the workspace%s", it->origin,
+			 it->text, write ? " writable; run with --review" : "");
+	} else if (write && p->glob && !has_glob(stripped_stars(p->out))) {
+		_cleanup_free_ char *org = xasprintf("%s  (the directory, as a whole)", it->origin);
+		line(&o->files, org, "protect %s", stripped_stars(p->out));
+	} else if (write && !p->glob) {
+		_cleanup_free_ char *org = xasprintf("%s%s", it->origin, strchr(p->out, '/') ? ""
+						     : "  (a name: at any depth)");
+		line(&o->files, org, "protect %s", p->out);
+	} else {
+		deny_mask(o, it, p->out, write);
+	}
+}
+
+/* A denied directory the workspace lies in: only a read rule that allows
+ * the workspace again makes it what warden does. */
+static void deny_around_workspace(struct out *o, const struct imp_item *it, bool write)
+{
+	bool reallowed = false;
+	for (size_t i = 0; !write && i < o->m->read_allow.n; i++) {
+		struct ipath a;
+		const char *w;
+		if (resolve(o->m, &o->m->read_allow.v[i], o->m->read_allow.v[i].text, &a, &w) == 0) {
+			reallowed = reallowed || (!a.abs && !a.out[0]);
+			ipath_free(&a);
 		}
-		ipath_free(&p);
-		return;
 	}
-	_cleanup_free_ char *root = glob_root(p.abs);
+	if (reallowed) {
+		line(&o->files, NULL, "# %s \"%s\": unreadable but for the workspace, which is "
+		     "re-allowed", it->origin, it->text);
+	} else {
+		line(&o->files, NULL, "# %s \"%s\": NOT MAPPED for the workspace in it, which warden "
+		     "always shows%s; the rest of it is not there", it->origin, it->text,
+		     write ? " writable" : "");
+		unmapped(o, true, "%s \"%s\": the workspace in it stays %s", it->origin, it->text,
+			 write ? "writable" : "readable");
+	}
+}
+
+/* A denied path outside the workspace (root: where its glob begins). */
+static void deny_absolute(struct out *o, const struct imp_item *it, const char *root, bool write)
+{
 	if (m_cwd_within(o, root)) {
 		/* the workspace lies in it */
-		bool reallowed = false;
-		for (size_t i = 0; !write && i < o->m->read_allow.n; i++) {
-			struct ipath a;
-			const char *w;
-			if (resolve(o->m, &o->m->read_allow.v[i], o->m->read_allow.v[i].text, &a, &w) == 0) {
-				reallowed = reallowed || (!a.abs && !a.out[0]);
-				ipath_free(&a);
-			}
-		}
-		if (reallowed) {
-			line(&o->files, NULL, "# %s \"%s\": unreadable but for the workspace, which is "
-			     "re-allowed", it->origin, it->text);
-		} else {
-			line(&o->files, NULL, "# %s \"%s\": NOT MAPPED for the workspace in it, which warden "
-			     "always shows%s; the rest of it is not there", it->origin, it->text,
-			     write ? " writable" : "");
-			unmapped(o, true, "%s \"%s\": the workspace in it stays %s", it->origin, it->text,
-				 write ? "writable" : "readable");
-		}
+		deny_around_workspace(o, it, write);
 	} else if (path_is_within(root, "/etc") && etc_view_of(root) != ETC_HOST) {
 		line(&o->files, NULL, "# %s \"%s\": %s already: %s", it->origin, it->text,
 		     write ? "not writable" : "unreadable",
@@ -434,6 +443,23 @@ static void deny_path(struct out *o, const struct imp_item *it, bool write)
 	}
 	strv_push(write ? &o->binds_ro_only : &o->binds_denied, root);
 	strv_push(write ? &o->ro_shown : &o->denied_shown, it->text);
+}
+
+static void deny_path(struct out *o, const struct imp_item *it, bool write)
+{
+	struct ipath p;
+	const char *why;
+	if (resolve(o->m, it, it->text, &p, &why) < 0) {
+		line(&o->files, NULL, "# %s \"%s\": NOT MAPPED: %s", it->origin, it->text, why);
+		unmapped(o, true, "%s \"%s\": %s", it->origin, it->text, why);
+		return;
+	}
+	if (!p.abs) {
+		deny_relative(o, it, &p, write);
+	} else {
+		_cleanup_free_ char *root = glob_root(p.abs);
+		deny_absolute(o, it, root, write);
+	}
 	ipath_free(&p);
 }
 
@@ -571,9 +597,102 @@ static bool name_ok(const char *s, size_t n)
 	return true;
 }
 
+/* Bash(SPEC): the command's words as a pattern (SPEC:* a prefix); an allow
+ * of a prefix written twice, the command alone and with its arguments. */
+static void bash_pattern(struct out *o, const struct imp_item *it, const char *act, const char *name,
+			 const char *spec, struct sbuf *pat, const char **note)
+{
+	bool deny = strcmp(act, "allow") != 0;
+	size_t n = strlen(spec);
+	bool prefix = n >= 2 && strcmp(spec + n - 2, ":*") == 0;
+	if (prefix)
+		n -= 2;
+	if (deny && spec[0] != '*')
+		sb_puts(pat, "*");
+	glob_lit(pat, spec, n, true);
+	if (!deny && prefix && n && spec[n - 1] != ' ') {
+		/* the command alone, or it and its arguments: not "lsof" for "ls:*" */
+		_cleanup_free_ char *alone = xstrdup(pat->p);
+		_cleanup_free_ char *org1 = xstrdup(it->origin);
+		line(&o->tools, org1, "tool %s %s %s", act, name, alone);
+		sb_puts(pat, " *");
+	} else if (prefix || (deny && pat->p[pat->n - 1] != '*')) {
+		sb_puts(pat, "*");
+	}
+	if (deny)
+		*note = "anywhere in the command: matches more";
+}
+
+static bool is_file_tool(const char *name)
+{
+	return strcmp(name, "Read") == 0 || strcmp(name, "Edit") == 0 || strcmp(name, "Write") == 0 ||
+	       strcmp(name, "MultiEdit") == 0 || strcmp(name, "NotebookEdit") == 0;
+}
+
+/* Read(PATH), Edit(PATH), ...: the path as a glob; a deny (or an allow to
+ * write) also becomes a path rule. */
+static void file_tool_pattern(struct out *o, const struct imp_item *it, const char *act,
+			      const char *name, const char *spec, struct sbuf *pat)
+{
+	bool deny = strcmp(act, "allow") != 0;
+	char *g = path_glob(spec);
+	sb_puts(pat, g);
+	free(g);
+	bool rd = strcmp(name, "Read") == 0;
+	if (deny && strcmp(act, "deny") == 0)
+		imp_add(rd ? &o->m->read_deny : &o->m->write_deny, spec, it->origin, "claude");
+	else if (!deny && !rd)
+		imp_add(&o->m->write_allow, spec, it->origin, "claude");
+}
+
+/* WebFetch(domain:HOST): a network rule too, and the URLs on the host. */
+static void webfetch_pattern(struct out *o, const struct imp_item *it, const char *act,
+			     const char *name, const char *host, struct sbuf *pat)
+{
+	bool deny = strcmp(act, "allow") != 0;
+	if (strcmp(act, "allow") == 0)
+		imp_add(&o->m->net_allow, host, it->origin, NULL);
+	else if (strcmp(act, "deny") == 0)
+		imp_add(&o->m->net_deny, host, it->origin, NULL);
+	sb_puts(pat, "*://");
+	glob_lit(pat, host, strlen(host), true);
+	if (!deny) {
+		/* the host and what is on it, not a longer name that starts alike */
+		line(&o->tools, it->origin, "tool %s %s %s", act, name, pat->p);
+		sb_puts(pat, "/*");
+	} else {
+		sb_puts(pat, "*");
+	}
+}
+
+/* The pattern of a tool rule's specifier into pat (empty: the whole tool),
+ * with a note for its line; false when an allow is left out (said so). */
+static bool tool_pattern(struct out *o, const struct imp_item *it, const char *act, const char *name,
+			 const char *spec, struct sbuf *pat, const char **note)
+{
+	bool deny = strcmp(act, "allow") != 0;
+	if (!spec || !spec[0] || strcmp(spec, "*") == 0) {
+		/* the whole tool */
+	} else if (strcmp(name, "Bash") == 0) {
+		bash_pattern(o, it, act, name, spec, pat, note);
+	} else if (is_file_tool(name)) {
+		file_tool_pattern(o, it, act, name, spec, pat);
+	} else if (strcmp(name, "WebFetch") == 0 && strncmp(spec, "domain:", 7) == 0) {
+		webfetch_pattern(o, it, act, name, spec + 7, pat);
+	} else if (strcmp(name, "WebSearch") == 0) {
+		glob_lit(pat, spec, strlen(spec), true);
+	} else if (deny) {
+		*note = "every call of the tool: warden cannot match the specifier";
+	} else {
+		line(&o->tools, NULL, "# %s: not mapped (warden cannot match the specifier)", it->origin);
+		unmapped(o, false, "%s: warden cannot match the specifier; left out", it->origin);
+		return false;
+	}
+	return true;
+}
+
 static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 {
-	struct imp *m = o->m;
 	const char *s = it->text;
 	const char *par = strchr(s, '(');
 	size_t nn = par ? (size_t)(par - s) : strlen(s);
@@ -599,59 +718,8 @@ static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 	}
 	struct sbuf pat = { 0 };
 	const char *note = NULL;
-	if (!spec || !spec[0] || strcmp(spec, "*") == 0) {
-		/* the whole tool */
-	} else if (strcmp(name, "Bash") == 0) {
-		size_t n = strlen(spec);
-		bool prefix = n >= 2 && strcmp(spec + n - 2, ":*") == 0;
-		if (prefix)
-			n -= 2;
-		if (deny && spec[0] != '*')
-			sb_puts(&pat, "*");
-		glob_lit(&pat, spec, n, true);
-		if (!deny && prefix && n && spec[n - 1] != ' ') {
-			/* the command alone, or it and its arguments: not "lsof" for "ls:*" */
-			_cleanup_free_ char *alone = xstrdup(pat.p);
-			_cleanup_free_ char *org1 = xstrdup(it->origin);
-			line(&o->tools, org1, "tool %s %s %s", act, name, alone);
-			sb_puts(&pat, " *");
-		} else if (prefix || (deny && pat.p[pat.n - 1] != '*')) {
-			sb_puts(&pat, "*");
-		}
-		if (deny)
-			note = "anywhere in the command: matches more";
-	} else if (strcmp(name, "Read") == 0 || strcmp(name, "Edit") == 0 || strcmp(name, "Write") == 0 ||
-		   strcmp(name, "MultiEdit") == 0 || strcmp(name, "NotebookEdit") == 0) {
-		char *g = path_glob(spec);
-		sb_puts(&pat, g);
-		free(g);
-		bool rd = strcmp(name, "Read") == 0;
-		if (deny && strcmp(act, "deny") == 0)
-			imp_add(rd ? &m->read_deny : &m->write_deny, spec, it->origin, "claude");
-		else if (!deny && !rd)
-			imp_add(&m->write_allow, spec, it->origin, "claude");
-	} else if (strcmp(name, "WebFetch") == 0 && strncmp(spec, "domain:", 7) == 0) {
-		const char *d = spec + 7;
-		if (strcmp(act, "allow") == 0)
-			imp_add(&m->net_allow, d, it->origin, NULL);
-		else if (strcmp(act, "deny") == 0)
-			imp_add(&m->net_deny, d, it->origin, NULL);
-		sb_puts(&pat, "*://");
-		glob_lit(&pat, d, strlen(d), true);
-		if (!deny) {
-			/* the host and what is on it, not a longer name that starts alike */
-			line(&o->tools, it->origin, "tool %s %s %s", act, name, pat.p);
-			sb_puts(&pat, "/*");
-		} else {
-			sb_puts(&pat, "*");
-		}
-	} else if (strcmp(name, "WebSearch") == 0) {
-		glob_lit(&pat, spec, strlen(spec), true);
-	} else if (deny) {
-		note = "every call of the tool: warden cannot match the specifier";
-	} else {
-		line(&o->tools, NULL, "# %s: not mapped (warden cannot match the specifier)", it->origin);
-		unmapped(o, false, "%s: warden cannot match the specifier; left out", it->origin);
+	if (!tool_pattern(o, it, act, name, spec, &pat, &note)) {
+		free(pat.p);
 		return;
 	}
 	_cleanup_free_ char *p = sb_take(&pat);

@@ -144,6 +144,41 @@ static int escape(struct tp *t, struct sbuf *b)
 	return 0;
 }
 
+/* The closing quote(s) of a string at p: one quote, or three and up to two
+ * more that end the content. */
+static int string_close(struct tp *t, char q, bool multi, struct sbuf *b)
+{
+	if (!multi) {
+		t->p++;
+		return 0;
+	}
+	size_t n = 0;
+	while (t->p + n < t->end && t->p[n] == q)
+		n++;
+	if (n > 5)
+		return perr(t, "too many quotes closing a string");
+	sb_put(b, t->p, n - 3); /* up to two quotes end the content */
+	t->p += n;
+	return 0;
+}
+
+/* In a multi-line basic string, after a backslash: a line-ending backslash
+ * trims the whitespace after it, newlines included (true, p past it);
+ * false when this one is not (an escape follows). */
+static bool line_ending_backslash(struct tp *t)
+{
+	const char *s = t->p;
+	while (s < t->end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (!(s < t->end && (*s == '\n' || (*s == '\r' && s + 1 < t->end && s[1] == '\n'))))
+		return false;
+	t->p = s;
+	while (eat_newline(t) || peek(t) == ' ' || peek(t) == '\t')
+		if (peek(t) == ' ' || peek(t) == '\t')
+			t->p++;
+	return true;
+}
+
 /* A string at p (quote included): basic or literal, one line or
  * multi-line. */
 static char *string(struct tp *t)
@@ -161,19 +196,8 @@ static char *string(struct tp *t)
 		}
 		char c = *t->p;
 		if (c == q && (!multi || looking_at(t, q == '"' ? "\"\"\"" : "'''"))) {
-			if (!multi) {
-				t->p++;
-				break;
-			}
-			size_t n = 0;
-			while (t->p + n < t->end && t->p[n] == q)
-				n++;
-			if (n > 5) {
-				perr(t, "too many quotes closing a string");
+			if (string_close(t, q, multi, &b) < 0)
 				goto fail;
-			}
-			sb_put(&b, t->p, n - 3); /* up to two quotes end the content */
-			t->p += n;
 			break;
 		}
 		if (c == '\n' || looking_at(t, "\r\n")) {
@@ -195,20 +219,7 @@ static char *string(struct tp *t)
 		}
 		if (c == '\\' && q == '"') {
 			t->p++;
-			if (multi) {
-				/* a line-ending backslash trims the whitespace after it */
-				const char *s = t->p;
-				while (s < t->end && (*s == ' ' || *s == '\t'))
-					s++;
-				if (s < t->end && (*s == '\n' || (*s == '\r' && s + 1 < t->end && s[1] == '\n'))) {
-					t->p = s;
-					while (eat_newline(t) || peek(t) == ' ' || peek(t) == '\t')
-						if (peek(t) == ' ' || peek(t) == '\t')
-							t->p++;
-					continue;
-				}
-			}
-			if (escape(t, &b) < 0)
+			if ((!multi || !line_ending_backslash(t)) && escape(t, &b) < 0)
 				goto fail;
 			continue;
 		}
@@ -379,6 +390,45 @@ fail:
 	return NULL;
 }
 
+/* inf, nan, hexadecimal, octal and binary integers, dates and times: -1
+ * with the error, else 0. */
+static int number_form_refused(struct tp *t, const char *tok)
+{
+	const char *u = tok + (tok[0] == '+' || tok[0] == '-');
+	if (strcmp(u, "inf") == 0 || strcmp(u, "nan") == 0)
+		return perr(t, "inf and nan are not read");
+	if (u[0] == '0' && (u[1] == 'x' || u[1] == 'o' || u[1] == 'b'))
+		return perr(t, "hexadecimal, octal and binary integers are not read");
+	if (strchr(u, ':') || (strchr(u + 1, '-') && !strpbrk(u, "eE")) || strchr(u, 'T') ||
+	    strchr(u, 'Z'))
+		return perr(t, "dates and times are not read ('%.60s')", tok);
+	return 0;
+}
+
+/* tok into clean without its '_'s, each of which must stand between two
+ * digits; a sign only first or after an exponent's e; *is_float when a '.'
+ * or an exponent is there. false: not a number's characters. */
+static bool number_clean(const char *tok, char *clean, bool *is_float)
+{
+	size_t k = 0;
+	for (size_t i = 0; tok[i]; i++) {
+		char c = tok[i];
+		if (c == '_') {
+			if (!i || !(tok[i - 1] >= '0' && tok[i - 1] <= '9') ||
+			    !(tok[i + 1] >= '0' && tok[i + 1] <= '9'))
+				return false;
+			continue;
+		}
+		if (c == '.' || c == 'e' || c == 'E')
+			*is_float = true;
+		else if (!(c >= '0' && c <= '9') && !((c == '+' || c == '-') && (i == 0 || tok[i - 1] == 'e' || tok[i - 1] == 'E')))
+			return false;
+		clean[k++] = c;
+	}
+	clean[k] = '\0';
+	return true;
+}
+
 /* An integer or a float; dates, times, other bases, inf and nan refused. */
 static json_t *number(struct tp *t)
 {
@@ -394,40 +444,13 @@ static json_t *number(struct tp *t)
 	}
 	memcpy(tok, s, n);
 	tok[n] = '\0';
-	const char *u = tok + (tok[0] == '+' || tok[0] == '-');
 	t->p = s;
-	if (strcmp(u, "inf") == 0 || strcmp(u, "nan") == 0) {
-		perr(t, "inf and nan are not read");
+	if (number_form_refused(t, tok) < 0)
 		return NULL;
-	}
-	if (u[0] == '0' && (u[1] == 'x' || u[1] == 'o' || u[1] == 'b')) {
-		perr(t, "hexadecimal, octal and binary integers are not read");
-		return NULL;
-	}
-	if (strchr(u, ':') || (strchr(u + 1, '-') && !strpbrk(u, "eE")) || strchr(u, 'T') ||
-	    strchr(u, 'Z')) {
-		perr(t, "dates and times are not read ('%.60s')", tok);
-		return NULL;
-	}
-	/* digits with single '_' between digits; the rest as strtod reads it */
 	char clean[128];
-	size_t k = 0;
 	bool is_float = false;
-	for (size_t i = 0; tok[i]; i++) {
-		char c = tok[i];
-		if (c == '_') {
-			if (!i || !(tok[i - 1] >= '0' && tok[i - 1] <= '9') ||
-			    !(tok[i + 1] >= '0' && tok[i + 1] <= '9'))
-				goto bad;
-			continue;
-		}
-		if (c == '.' || c == 'e' || c == 'E')
-			is_float = true;
-		else if (!(c >= '0' && c <= '9') && !((c == '+' || c == '-') && (i == 0 || tok[i - 1] == 'e' || tok[i - 1] == 'E')))
-			goto bad;
-		clean[k++] = c;
-	}
-	clean[k] = '\0';
+	if (!number_clean(tok, clean, &is_float))
+		goto bad;
 	const char *d = clean + (clean[0] == '+' || clean[0] == '-');
 	if (!(d[0] >= '0' && d[0] <= '9') || (d[0] == '0' && d[1] >= '0' && d[1] <= '9'))
 		goto bad;

@@ -8,6 +8,7 @@
 #include "../common/err.h"
 #include "../common/util.h"
 #include "../net/rules.h"
+#include "names.h"
 
 enum policy_path_mode { POLICY_RO, POLICY_RW };
 
@@ -178,7 +179,7 @@ struct policy {
 	enum rules_verdict tool_default; /* `tool default allow|deny|ask` (RULES_UNKNOWN: allow) */
 	struct policy_approve approve;
 	/* `rules FILE`: detection rules files, on top of the built-in ones
-	 * (src/detect/rules.h), in order */
+	 * (src/detect/ruleset.h), in order */
 	struct strv rules_files;
 	/* `risk warn|ask|freeze|kill N|off` and `risk half-life DURATION`: the
 	 * risk score's thresholds (0: off) and decay (src/detect/detect.h);
@@ -297,6 +298,4 @@ bool policy_limit_explicit(const struct policy_limit *l);
 /* The built-in default profile text. */
 extern const char policy_builtin_default[];
 
-/* A variable name as `env set` and `warden run --env` take it:
- * [A-Za-z_][A-Za-z0-9_]*. */
-bool policy_env_name_valid(const char *name);
+/* policy_env_name_valid: names.h */

@@ -68,7 +68,7 @@ static json_t *jstrv(const struct strv *s)
 	return a;
 }
 
-json_t *policy_to_json(const struct policy *p)
+static json_t *paths_json(const struct policy *p)
 {
 	json_t *paths = json_array();
 	for (size_t i = 0; i < p->npaths; i++) {
@@ -81,7 +81,11 @@ json_t *policy_to_json(const struct policy *p)
 			json_object_set_new(o, "source", jstr(pp->source));
 		json_array_append_new(paths, o);
 	}
+	return paths;
+}
 
+static json_t *env_json(const struct policy *p)
+{
 	json_t *set = json_object();
 	for (size_t i = 0; i < p->env_set.n; i++) {
 		const char *entry = p->env_set.v[i];
@@ -98,7 +102,11 @@ json_t *policy_to_json(const struct policy *p)
 	json_t *env = json_object();
 	json_object_set_new(env, "pass", jstrv(&p->env_pass));
 	json_object_set_new(env, "set", set);
+	return env;
+}
 
+static json_t *net_json(const struct policy *p)
+{
 	json_t *net = json_array();
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *r = &p->net[i];
@@ -110,32 +118,35 @@ json_t *policy_to_json(const struct policy *p)
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
 		json_array_append_new(net, o);
 	}
+	return net;
+}
 
-	json_t *secrets = json_array();
-	for (size_t i = 0; i < p->nsecrets; i++) {
-		const struct policy_secret *sc = &p->secrets[i];
-		json_t *o = json_object(), *hosts = json_array();
-		for (size_t k = 0; k < sc->nhosts; k++)
-			json_array_append_new(hosts, jstr(sc->hosts[k].text));
-		json_object_set_new(o, "name", jstr(sc->name ? sc->name : ""));
-		json_object_set_new(o, "hosts", hosts);
-		switch (sc->source) {
-		case SECRET_FROM_ENV:
-			json_object_set_new(o, "source", json_string("env"));
-			break;
-		case SECRET_FROM_FILE:
-			json_object_set_new(o, "source", json_string("file"));
-			json_object_set_new(o, "file", jstr(sc->file ? sc->file : ""));
-			break;
-		case SECRET_FROM_COMMAND:
-			json_object_set_new(o, "source", json_string("command"));
-			json_object_set_new(o, "command", jstr(sc->argv.n ? sc->argv.v[0] : ""));
-			break;
-		}
-		json_object_set_new(o, "origin", jstr(sc->origin ? sc->origin : ""));
-		json_array_append_new(secrets, o);
+static json_t *secret_json(const struct policy_secret *sc)
+{
+	json_t *o = json_object(), *hosts = json_array();
+	for (size_t k = 0; k < sc->nhosts; k++)
+		json_array_append_new(hosts, jstr(sc->hosts[k].text));
+	json_object_set_new(o, "name", jstr(sc->name ? sc->name : ""));
+	json_object_set_new(o, "hosts", hosts);
+	switch (sc->source) {
+	case SECRET_FROM_ENV:
+		json_object_set_new(o, "source", json_string("env"));
+		break;
+	case SECRET_FROM_FILE:
+		json_object_set_new(o, "source", json_string("file"));
+		json_object_set_new(o, "file", jstr(sc->file ? sc->file : ""));
+		break;
+	case SECRET_FROM_COMMAND:
+		json_object_set_new(o, "source", json_string("command"));
+		json_object_set_new(o, "command", jstr(sc->argv.n ? sc->argv.v[0] : ""));
+		break;
 	}
+	json_object_set_new(o, "origin", jstr(sc->origin ? sc->origin : ""));
+	return o;
+}
 
+static json_t *limits_json(const struct policy *p)
+{
 	json_t *limits = json_object();
 	for (int k = 0; k < LIMIT_KINDS; k++) {
 		char v[32];
@@ -145,15 +156,50 @@ json_t *policy_to_json(const struct policy *p)
 		json_object_set_new(o, "origin", jstr(p->limits[k].origin ? p->limits[k].origin : ""));
 		json_object_set_new(limits, policy_limit_name(k), o);
 	}
+	return limits;
+}
+
+static json_t *exec_json(const struct policy_exec *x)
+{
+	json_t *ex = json_pack("{s:o,s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
+		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow),
+		"allow_dirs", jstrv(&x->allow_dirs),
+		"default", x->default_deny ? "deny" : "allow", "strict", x->strict,
+		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
+		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0);
+	json_object_set_new(ex, "ask", jstrv(&x->ask));
+	json_object_set_new(ex, "ask_argv", jstrv(&x->ask_argv));
+	if (x->kernel != EXEC_KERNEL_AUTO)
+		json_object_set_new(ex, "kernel", json_string(x->kernel == EXEC_KERNEL_ON ? "on" : "off"));
+	return ex;
+}
+
+static json_t *tools_json(const struct policy *p)
+{
+	static const char *const verdicts[] = { "allow", "allow", "deny", "ask" };
+	json_t *tools = json_array();
+	for (size_t i = 0; i < p->ntools; i++) {
+		const struct policy_tool_rule *t = &p->tools[i];
+		json_array_append_new(tools, json_pack("{s:s,s:s,s:s?,s:s}", "action", verdicts[t->action],
+			"name", t->name, "pattern", t->pattern, "origin", t->origin));
+	}
+	return json_pack("{s:o,s:s}", "rules", tools, "default", verdicts[p->tool_default]);
+}
+
+json_t *policy_to_json(const struct policy *p)
+{
+	json_t *secrets = json_array();
+	for (size_t i = 0; i < p->nsecrets; i++)
+		json_array_append_new(secrets, secret_json(&p->secrets[i]));
 
 	json_t *o = json_object();
 	json_object_set_new(o, "sources", jstrv(&p->sources));
-	json_object_set_new(o, "paths", paths);
+	json_object_set_new(o, "paths", paths_json(p));
 	json_object_set_new(o, "protect", jstrv(&p->protect));
 	json_object_set_new(o, "mask", jstrv(&p->mask));
-	json_object_set_new(o, "env", env);
+	json_object_set_new(o, "env", env_json(p));
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
-	json_object_set_new(o, "net", net);
+	json_object_set_new(o, "net", net_json(p));
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
@@ -165,29 +211,11 @@ json_t *policy_to_json(const struct policy *p)
 		"on", !p->checkpoint.off, "max_size", (json_int_t)p->checkpoint.max_size,
 		"exclude", jstrv(&p->checkpoint.exclude), "keep", (int)p->checkpoint.keep,
 		"keep_days", (int)p->checkpoint.keep_days));
-	const struct policy_exec *x = &p->exec;
-	json_object_set_new(o, "exec", json_pack("{s:o,s:o,s:o,s:o,s:s,s:b,s:o,s:{s:I,s:f}}",
-		"deny", jstrv(&x->deny), "deny_files", jstrv(&x->deny_paths), "allow", jstrv(&x->allow), "allow_dirs", jstrv(&x->allow_dirs),
-		"default", x->default_deny ? "deny" : "allow", "strict", x->strict,
-		"allow_writable", jstrv(&x->allow_writable), "hash_limit",
-		"max_size", (json_int_t)x->hash_max_size, "timeout_s", x->hash_timeout_ms / 1000.0));
-	json_object_set_new(o, "limits", limits);
+	json_object_set_new(o, "exec", exec_json(&p->exec));
+	json_object_set_new(o, "limits", limits_json(p));
 	json_object_set_new(o, "net_default", json_string(p->net_default_ask ? "ask" : "deny"));
-	json_t *ex = json_object_get(o, "exec");
-	json_object_set_new(ex, "ask", jstrv(&x->ask));
-	json_object_set_new(ex, "ask_argv", jstrv(&x->ask_argv));
-	if (x->kernel != EXEC_KERNEL_AUTO)
-		json_object_set_new(ex, "kernel", json_string(x->kernel == EXEC_KERNEL_ON ? "on" : "off"));
 	json_object_set_new(o, "write_ask", jstrv(&p->write_ask));
-	static const char *const verdicts[] = { "allow", "allow", "deny", "ask" };
-	json_t *tools = json_array();
-	for (size_t i = 0; i < p->ntools; i++) {
-		const struct policy_tool_rule *t = &p->tools[i];
-		json_array_append_new(tools, json_pack("{s:s,s:s,s:s?,s:s}", "action", verdicts[t->action],
-			"name", t->name, "pattern", t->pattern, "origin", t->origin));
-	}
-	json_object_set_new(o, "tools", json_pack("{s:o,s:s}", "rules", tools, "default",
-						  verdicts[p->tool_default]));
+	json_object_set_new(o, "tools", tools_json(p));
 	json_object_set_new(o, "rules", jstrv(&p->rules_files));
 	json_object_set_new(o, "risk", json_pack("{s:f,s:f,s:f,s:f,s:f}", "warn", p->risk.warn, "ask",
 		p->risk.ask, "freeze", p->risk.freeze, "kill", p->risk.kill, "half_life_s",

@@ -2,9 +2,10 @@
 # tests/docs/man_pages.sh WARDEN MANDIR SRCDIR - every man page renders
 # with `man -l` without a warning, every command of warden's command table
 # has its page, every option of the table (the one the parser is built
-# from) appears in its command's page, every directive the profile parser
-# dispatches on is in warden-profile(5) and every kind of event the sources
-# emit is in warden-events(5): the docs cannot drift from the code. And no
+# from) appears in its command's page, every directive of the profile's
+# grammar table (policy_directives[] in src/policy/parser.c) is in
+# warden-profile(5) and every kind of event the sources emit is in
+# warden-events(5): the docs cannot drift from the code. And no
 # command of the table takes the same option twice. Exit 77 (skipped) without man or without the pages (no scdoc).
 set -uo pipefail
 warden=$1 mandir=$2 src=$3
@@ -71,8 +72,9 @@ dups=$(awk -F'\t' 'NF == 4 { print $1 "\t" $2; if ($3 != "-") print $1 "\t" $3 }
 [[ -z $dups ]] || bad "options given twice in the command table: $(tr '\n\t' '; ' <<<"$dups")"
 # the profile's and the events' pages: every directive and every kind
 prof=${text[$mandir/warden-profile.5]}
-directives=$(grep -oE 'strcmp\(d, "[a-z-]+"\)' "$src/src/policy/parser.c" | grep -oE '"[a-z-]+"' | tr -d '"')
-(($(wc -w <<<"$directives") >= 20)) || bad "found only $(wc -w <<<"$directives") directives in parser.c"
+# the grammar's table, one row a line: `{ "NAME", handler, ...` (directives.h)
+directives=$(grep -oE '^[[:space:]]*\{ "[a-z-]+",' "$src/src/policy/parser.c" | grep -oE '"[a-z-]+"' | tr -d '"')
+(($(wc -w <<<"$directives") >= 20)) || bad "found only $(wc -w <<<"$directives") directives in parser.c's table"
 for d in $directives; do
 	grep -qE "^ +$d( |$)" <<<"$prof" || bad "warden-profile.5 does not document '$d'"
 done

@@ -1,5 +1,5 @@
 /* fuzz_detectrules.c - libFuzzer target for the detection rules parser
- * (src/detect/rules.c: drules_parse). The input is a rules file.
+ * (src/detect/ruleset.c: drules_parse). The input is a rules file.
  * Invariants: an error names "<fuzz>:LINE:COL: " with LINE within the
  * input's lines; a ruleset parsed is written back as text (drules_text)
  * that parses again to the same rules, conditions and rates; a detector

@@ -6,7 +6,8 @@
  * others or not writable, blobs stored once, a manifest that does not match its hash not
  * trusted, retention and the removal of what nothing references), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
- * two manifests and the unified diff of two texts. */
+ * two manifests, the unified diff of two texts, and the entry the snapshot
+ * and the review make of what they find (a symlink replaced meanwhile). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -501,6 +502,58 @@ static void test_text_diff(void)
 	CHECK(!text_is_diffable("\xff\xfe", 2));
 }
 
+/* mf_entry_from_stat, which the snapshot and the review share: a file, a
+ * directory and a symlink as entries, a FIFO not content; a symlink whose
+ * target grew after its lstat is a race, never an entry with the later
+ * target; one gone meanwhile an error naming it. */
+static void test_entry_from_stat(void)
+{
+	int dfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0);
+	write_at("efs_file", "hello", 0640);
+	CHECK(mkdirat(dfd, "efs_dir", 0750) == 0);
+	CHECK(symlinkat("abc", dfd, "efs_link") == 0);
+	CHECK(mkfifoat(dfd, "efs_fifo", 0600) == 0);
+	struct stat s;
+	struct mf_entry en;
+	char *target = NULL;
+	struct werr e = { 0 };
+
+	CHECK(fstatat(dfd, "efs_file", &s, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_file", "efs_file", &s, "t", &en, &target, &e) == 1);
+	CHECK(en.type == MF_FILE && en.size == 5 && en.mode == 0640 && !target && !en.target);
+	CHECK_STR(en.path, "efs_file");
+	CHECK(fstatat(dfd, "efs_dir", &s, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_dir", "efs_dir", &s, "t", &en, &target, &e) == 1);
+	CHECK(en.type == MF_DIR && en.mode == 0750);
+	CHECK(fstatat(dfd, "efs_fifo", &s, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_fifo", "efs_fifo", &s, "t", &en, &target, &e) == 0);
+
+	CHECK(fstatat(dfd, "efs_link", &s, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_link", "efs_link", &s, "t", &en, &target, &e) == 1);
+	CHECK(en.type == MF_LINK && en.size == 3 && en.target == target);
+	CHECK_STR(target, "abc");
+	free(target);
+	/* replaced by a longer target after the lstat: a race */
+	CHECK(unlinkat(dfd, "efs_link", 0) == 0 && symlinkat("abcdef", dfd, "efs_link") == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_link", "efs_link", &s, "t", &en, &target, &e) ==
+	      MF_STAT_RACE);
+	free(target);
+	/* by a shorter one: it fits, and is read as it is now (the race is a
+	 * target that grew past what lstat said) */
+	CHECK(fstatat(dfd, "efs_link", &s, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK(unlinkat(dfd, "efs_link", 0) == 0 && symlinkat("ab", dfd, "efs_link") == 0);
+	int r = mf_entry_from_stat(dfd, "efs_link", "efs_link", &s, "t", &en, &target, &e);
+	free(target);
+	CHECK(r == 1 && en.size == 2);
+	/* gone after its lstat */
+	CHECK(unlinkat(dfd, "efs_link", 0) == 0);
+	CHECK(mf_entry_from_stat(dfd, "efs_link", "efs_link", &s, "t", &en, &target, &e) == -1);
+	CHECK(e.errnum == ENOENT && strncmp(e.msg, "t: efs_link", 11) == 0);
+	free(target);
+	close(dfd);
+}
+
 int main(void)
 {
 	tmpdir_make("warden-test-checkpoint");
@@ -512,6 +565,7 @@ int main(void)
 	test_excluded();
 	test_review();
 	test_text_diff();
+	test_entry_from_stat();
 	char *cmd = xasprintf("chmod -R u+rwX '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "chmod failed\n");

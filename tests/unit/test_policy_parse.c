@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/policy/directives.h"
 #include "src/policy/policy.h"
 #include "check.h"
 
@@ -1404,6 +1405,43 @@ static void test_limits(void)
 		   "of CPUs (up to three decimals: 0.5, 2, 1.25; or unlimited)");
 }
 
+/* The grammar's table (directives.h): every row found by its name, once;
+ * a row whose count the parser checks has one count; a directive alone on
+ * its line is an error that names it (none takes no argument), and a
+ * counted one with a token too many says so at that token. */
+static void test_directive_table(void)
+{
+	size_t n = 0;
+	for (const struct policy_directive *d = policy_directives; d->name; d++, n++) {
+		CHECK(policy_directive_find(d->name) == d);
+		CHECK(d->run != NULL);
+		CHECK(d->synopsis && d->synopsis[0]);
+		CHECK(d->min_tokens >= 2);
+		CHECK(d->max_tokens == 0 || d->max_tokens >= d->min_tokens);
+		CHECK(!d->counted || d->min_tokens == d->max_tokens);
+		struct policy p;
+		struct werr e;
+		CHECK(parse(&p, d->name, &e) < 0);
+		char *want = xasprintf("t.profile:1:%zu: %s", strlen(d->name) + 1, d->name);
+		CHECK(strncmp(e.msg, want, strlen(want)) == 0);
+		free(want);
+		policy_free(&p);
+		if (d->counted) {
+			char *text = xasprintf("%s a b c", d->name);
+			char *msg = xasprintf("t.profile:1:%zu: %s: unexpected argument '%s'",
+					      strlen(d->name) + 2 * d->min_tokens, d->name,
+					      d->min_tokens == 2 ? "b" : "c");
+			EXPECT_ERR(text, msg);
+			free(text);
+			free(msg);
+		}
+	}
+	CHECK(n == 23);
+	CHECK(policy_directive_find("nosuch") == NULL);
+	CHECK(policy_directive_find("") == NULL);
+	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/warden-test-policy-XXXXXX");
@@ -1417,6 +1455,7 @@ int main(void)
 
 	test_default();
 	test_directives();
+	test_directive_table();
 	test_errors();
 	test_home();
 	test_load_home();

@@ -1,4 +1,4 @@
-/* rules.h - detection rules: their text format, parsed into a ruleset that
+/* ruleset.h - detection rules: their text format, parsed into a ruleset that
  * the engine (detect.h) runs over a session's event stream.
  *
  * A rules file is line-oriented, like a profile: one directive per line,

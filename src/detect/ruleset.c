@@ -1,8 +1,8 @@
-/* rules.c - the detection rules parser (the format is in rules.h): rules
+/* ruleset.c - the detection rules parser (the format is in ruleset.h): rules
  * text into a ruleset, every error naming FILE:LINE:COL; the built-in rules
  * first, then the profile's files; and the ruleset back as text for
  * `warden rules show`. */
-#include "rules.h"
+#include "ruleset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/lines.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "../policy/exec_rules.h"
@@ -449,132 +450,190 @@ static int want(const struct line *l, size_t n, struct werr *e)
 	return 0;
 }
 
+/* `rule NAME SEVERITY`: the rule before it is finished, this one begins. */
+static int d_rule(struct parser *ps, const struct line *l)
+{
+	struct werr *e = ps->e;
+	if (finish(ps, l) < 0 || want(l, 3, e) < 0)
+		return -1;
+	if (!rule_name_ok(l->tok[1]))
+		return lerr(e, l, l->off[1], "rule: not a rule name: '%.100s' (letters, digits, . - _)",
+			    l->tok[1]);
+	enum severity s;
+	if (!severity_of(l->tok[2], &s))
+		return lerr(e, l, l->off[2], "rule: unknown severity '%.100s' (low, medium, high, "
+			    "critical)", l->tok[2]);
+	ps->cur = (struct rule){ .name = xstrdup(l->tok[1]), .sev = s, .within_s = 60,
+				 .origin = xasprintf("%s:%lu", l->name, l->lineno) };
+	ps->cur_line = l->lineno;
+	ps->has_on = false;
+	return 0;
+}
+
+/* `disable NAME`: a rule defined before (in this file or one read earlier). */
+static int d_disable(struct parser *ps, const struct line *l)
+{
+	struct werr *e = ps->e;
+	if (finish(ps, l) < 0 || want(l, 2, e) < 0)
+		return -1;
+	struct rule *old = find_rule(ps->rs, l->tok[1]);
+	if (!old)
+		return lerr(e, l, l->off[1], "disable: no rule '%.100s' defined before", l->tok[1]);
+	old->disabled = true;
+	return 0;
+}
+
+/* `rate GLOB SEVERITY` */
+static int d_rate(struct parser *ps, const struct line *l)
+{
+	struct werr *e = ps->e;
+	if (finish(ps, l) < 0 || want(l, 3, e) < 0)
+		return -1;
+	enum severity s;
+	if (!severity_of(l->tok[2], &s))
+		return lerr(e, l, l->off[2], "rate: unknown severity '%.100s'", l->tok[2]);
+	if (ps->rs->nrates == MAX_RULES)
+		return lerr(e, l, l->off[0], "more than %d rates", MAX_RULES);
+	ps->rs->rates = xrealloc(ps->rs->rates, (ps->rs->nrates + 1) * sizeof *ps->rs->rates);
+	ps->rs->rates[ps->rs->nrates++] = (struct rate){
+		.glob = xstrdup(l->tok[1]), .sev = s,
+		.origin = xasprintf("%s:%lu", l->name, l->lineno),
+		.builtin = strcmp(l->name, BUILTIN_NAME) == 0 };
+	return 0;
+}
+
+/* `on STEP` (one, first) and `then STEP` (after it) */
+static int d_step(struct parser *ps, const struct line *l)
+{
+	struct werr *e = ps->e;
+	struct rule *r = &ps->cur;
+	bool on = l->tok[0][0] == 'o';
+	if (on == ps->has_on)
+		return lerr(e, l, l->off[0], on ? "on: a rule has one `on` line"
+						: "then: comes after the `on` line");
+	if (!on && r->nsteps == MAX_STEPS)
+		return lerr(e, l, l->off[0], "then: more than %d steps", MAX_STEPS);
+	struct step s;
+	if (parse_step(l, &s, e) < 0)
+		return -1;
+	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof *r->steps);
+	r->steps[r->nsteps++] = s;
+	ps->has_on = true;
+	return 0;
+}
+
+static int d_within(struct parser *ps, const struct line *l)
+{
+	if (want(l, 2, ps->e) < 0)
+		return -1;
+	if (!parse_duration(l->tok[1], &ps->cur.within_s))
+		return lerr(ps->e, l, l->off[1], "within: not a duration: '%.100s' (30s, 5m, 1h; at most "
+			    "a day)", l->tok[1]);
+	return 0;
+}
+
+static int d_count(struct parser *ps, const struct line *l)
+{
+	if (want(l, 2, ps->e) < 0)
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(l->tok[1], &end, 10);
+	if (errno || *end || l->tok[1][0] < '1' || l->tok[1][0] > '9' || v < 2 || v > 10000)
+		return lerr(ps->e, l, l->off[1], "count: not a number from 2 to 10000: '%.100s'", l->tok[1]);
+	ps->cur.count = (unsigned)v;
+	return 0;
+}
+
+static int d_scope(struct parser *ps, const struct line *l)
+{
+	if (want(l, 2, ps->e) < 0)
+		return -1;
+	if (strcmp(l->tok[1], "session") != 0 && strcmp(l->tok[1], "tree") != 0)
+		return lerr(ps->e, l, l->off[1], "scope: '%.100s' (session or tree)", l->tok[1]);
+	ps->cur.tree = l->tok[1][0] == 't';
+	return 0;
+}
+
+static int d_same(struct parser *ps, const struct line *l)
+{
+	if (want(l, 2, ps->e) < 0)
+		return -1;
+	if (!field_name_ok(l->tok[1]))
+		return lerr(ps->e, l, l->off[1], "same: not a field name: '%.100s'", l->tok[1]);
+	free(ps->cur.same);
+	ps->cur.same = xstrdup(l->tok[1]);
+	return 0;
+}
+
+static int d_action(struct parser *ps, const struct line *l)
+{
+	if (want(l, 2, ps->e) < 0)
+		return -1;
+	for (int a = ACT_WARN; a <= ACT_KILL; a++)
+		if (strcmp(l->tok[1], act_names[a]) == 0)
+			return ps->cur.action = (enum det_action)a, 0;
+	return lerr(ps->e, l, l->off[1], "action: unknown action '%.100s' (warn, ask, freeze, kill)",
+		    l->tok[1]);
+}
+
+static int d_about(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return lerr(ps->e, l, l->off[0] + 5, "about: missing the text");
+	struct sbuf b = { 0 };
+	for (size_t i = 1; i < l->ntok; i++)
+		sb_printf(&b, "%s%s", i > 1 ? " " : "", l->tok[i]);
+	free(ps->cur.about);
+	ps->cur.about = sb_take(&b);
+	return 0;
+}
+
+/* The rules' grammar: the directives that stand alone, and those inside a
+ * rule (after its `rule` line). */
+static const struct {
+	const char *name;
+	int (*run)(struct parser *ps, const struct line *l);
+	bool in_rule;
+} directives[] = {
+	{ "rule", d_rule, false },      { "rate", d_rate, false },     { "disable", d_disable, false },
+	{ "on", d_step, true },         { "then", d_step, true },      { "within", d_within, true },
+	{ "count", d_count, true },     { "same", d_same, true },      { "scope", d_scope, true },
+	{ "action", d_action, true },   { "about", d_about, true },
+};
+
 static int run_line(struct parser *ps, const struct line *l)
 {
 	const char *d = l->tok[0];
-	struct werr *e = ps->e;
-	struct rule *r = &ps->cur;
-	if (strcmp(d, "rule") == 0) {
-		if (finish(ps, l) < 0 || want(l, 3, e) < 0)
-			return -1;
-		if (!rule_name_ok(l->tok[1]))
-			return lerr(e, l, l->off[1], "rule: not a rule name: '%.100s' (letters, digits, . - _)",
-				    l->tok[1]);
-		enum severity s;
-		if (!severity_of(l->tok[2], &s))
-			return lerr(e, l, l->off[2], "rule: unknown severity '%.100s' (low, medium, high, "
-				    "critical)", l->tok[2]);
-		*r = (struct rule){ .name = xstrdup(l->tok[1]), .sev = s, .within_s = 60,
-				    .origin = xasprintf("%s:%lu", l->name, l->lineno) };
-		ps->cur_line = l->lineno;
-		ps->has_on = false;
-		return 0;
-	}
-	if (strcmp(d, "rate") == 0 || strcmp(d, "disable") == 0) {
-		if (finish(ps, l) < 0)
-			return -1;
-		if (d[0] == 'd') {
-			if (want(l, 2, e) < 0)
-				return -1;
-			struct rule *old = find_rule(ps->rs, l->tok[1]);
-			if (!old)
-				return lerr(e, l, l->off[1], "disable: no rule '%.100s' defined before", l->tok[1]);
-			old->disabled = true;
-			return 0;
-		}
-		if (want(l, 3, e) < 0)
-			return -1;
-		enum severity s;
-		if (!severity_of(l->tok[2], &s))
-			return lerr(e, l, l->off[2], "rate: unknown severity '%.100s'", l->tok[2]);
-		if (ps->rs->nrates == MAX_RULES)
-			return lerr(e, l, l->off[0], "more than %d rates", MAX_RULES);
-		ps->rs->rates = xrealloc(ps->rs->rates, (ps->rs->nrates + 1) * sizeof *ps->rs->rates);
-		ps->rs->rates[ps->rs->nrates++] = (struct rate){
-			.glob = xstrdup(l->tok[1]), .sev = s,
-			.origin = xasprintf("%s:%lu", l->name, l->lineno),
-			.builtin = strcmp(l->name, BUILTIN_NAME) == 0 };
-		return 0;
-	}
-	if (!r->name)
-		return lerr(e, l, l->off[0], strcmp(d, "on") == 0 || strcmp(d, "then") == 0 ||
-				strcmp(d, "within") == 0 || strcmp(d, "count") == 0 || strcmp(d, "same") == 0 ||
-				strcmp(d, "scope") == 0 ||
-				strcmp(d, "action") == 0 || strcmp(d, "about") == 0
+	size_t k = 0;
+	while (k < ARRAY_LEN(directives) && strcmp(d, directives[k].name) != 0)
+		k++;
+	bool known = k < ARRAY_LEN(directives);
+	if (known && !directives[k].in_rule)
+		return directives[k].run(ps, l);
+	if (!ps->cur.name)
+		return lerr(ps->e, l, l->off[0], known
 			    ? "'%.100s' outside a rule (a `rule NAME SEVERITY` line comes first)"
 			    : "unknown directive '%.100s' (rule, rate or disable)", d);
-	if (strcmp(d, "on") == 0 || strcmp(d, "then") == 0) {
-		bool on = d[0] == 'o';
-		if (on == ps->has_on)
-			return lerr(e, l, l->off[0], on ? "on: a rule has one `on` line"
-							: "then: comes after the `on` line");
-		if (!on && r->nsteps == MAX_STEPS)
-			return lerr(e, l, l->off[0], "then: more than %d steps", MAX_STEPS);
-		struct step s;
-		if (parse_step(l, &s, e) < 0)
-			return -1;
-		r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof *r->steps);
-		r->steps[r->nsteps++] = s;
-		ps->has_on = true;
-		return 0;
-	}
-	if (strcmp(d, "within") == 0) {
-		if (want(l, 2, e) < 0)
-			return -1;
-		if (!parse_duration(l->tok[1], &r->within_s))
-			return lerr(e, l, l->off[1], "within: not a duration: '%.100s' (30s, 5m, 1h; at most "
-				    "a day)", l->tok[1]);
-		return 0;
-	}
-	if (strcmp(d, "count") == 0) {
-		if (want(l, 2, e) < 0)
-			return -1;
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(l->tok[1], &end, 10);
-		if (errno || *end || l->tok[1][0] < '1' || l->tok[1][0] > '9' || v < 2 || v > 10000)
-			return lerr(e, l, l->off[1], "count: not a number from 2 to 10000: '%.100s'", l->tok[1]);
-		r->count = (unsigned)v;
-		return 0;
-	}
-	if (strcmp(d, "scope") == 0) {
-		if (want(l, 2, e) < 0)
-			return -1;
-		if (strcmp(l->tok[1], "session") != 0 && strcmp(l->tok[1], "tree") != 0)
-			return lerr(e, l, l->off[1], "scope: '%.100s' (session or tree)", l->tok[1]);
-		r->tree = l->tok[1][0] == 't';
-		return 0;
-	}
-	if (strcmp(d, "same") == 0) {
-		if (want(l, 2, e) < 0)
-			return -1;
-		if (!field_name_ok(l->tok[1]))
-			return lerr(e, l, l->off[1], "same: not a field name: '%.100s'", l->tok[1]);
-		free(r->same);
-		r->same = xstrdup(l->tok[1]);
-		return 0;
-	}
-	if (strcmp(d, "action") == 0) {
-		if (want(l, 2, e) < 0)
-			return -1;
-		for (int a = ACT_WARN; a <= ACT_KILL; a++)
-			if (strcmp(l->tok[1], act_names[a]) == 0)
-				return r->action = (enum det_action)a, 0;
-		return lerr(e, l, l->off[1], "action: unknown action '%.100s' (warn, ask, freeze, kill)",
-			    l->tok[1]);
-	}
-	if (strcmp(d, "about") == 0) {
-		if (l->ntok < 2)
-			return lerr(e, l, l->off[0] + 5, "about: missing the text");
-		struct sbuf b = { 0 };
-		for (size_t i = 1; i < l->ntok; i++)
-			sb_printf(&b, "%s%s", i > 1 ? " " : "", l->tok[i]);
-		free(r->about);
-		r->about = sb_take(&b);
-		return 0;
-	}
-	return lerr(e, l, l->off[0], "unknown directive '%.100s' (on, then, within, count, same, "
+	if (known)
+		return directives[k].run(ps, l);
+	return lerr(ps->e, l, l->off[0], "unknown directive '%.100s' (on, then, within, count, same, "
 		    "scope, action, about; or rule, rate, disable)", d);
+}
+
+struct text_walk {
+	struct parser *ps;
+	struct line *l;
+};
+
+static int text_line(const char *s, size_t n, unsigned long lineno, void *ctx)
+{
+	struct text_walk *w = ctx;
+	w->l->lineno = lineno;
+	int r = split(w->l, s, n, w->ps->e);
+	if (r < 0 || (r > 0 && run_line(w->ps, w->l) < 0))
+		return -1;
+	return 0;
 }
 
 int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t len, struct werr *e)
@@ -585,17 +644,9 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 		return werr_set(e, 0, "%s: NUL byte in rules file", l->name);
 	struct parser ps = { .rs = rs, .e = e };
 	size_t rates_before = rs->nrates;
-	for (size_t pos = 0; pos < len;) {
-		const char *s = text + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		pos += n + (nl ? 1 : 0);
-		l->lineno++;
-		int r = split(l, s, n, e);
-		if (r < 0 || (r > 0 && run_line(&ps, l) < 0)) {
-			rule_free(&ps.cur);
-			return -1;
-		}
+	if (lines_each(text, len, text_line, &(struct text_walk){ &ps, l }) < 0) {
+		rule_free(&ps.cur);
+		return -1;
 	}
 	l->lineno++;
 	l->ntok = 0;

@@ -1,0 +1,188 @@
+/* parse_exec.c - the profile's `exec` directive: which programs may run,
+ * by content (a file's SHA-256 taken when the profile is read, sha256:HEX,
+ * hashes:FILE, a directory for allow), strict mode, and the limits of
+ * hashing (src/policy/exec_rules.h; decided by src/supervisor/execs.h). */
+#include "parse.h"
+#include "exec_rules.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* TARGET of `exec deny|allow TARGET` into hashes: a file (its SHA-256
+ * now, when the profile is read; its real path into paths), `sha256:HEX`,
+ * or `hashes:FILE` (a list as sha256sum writes it). With dirs (allow), a
+ * directory is taken as a whole into dirs instead. */
+static int exec_target(struct parser *ps, const struct line *l, const char *d,
+		       struct strv *hashes, struct strv *paths, struct strv *dirs)
+{
+	const char *t = l->tok[2];
+	size_t off = l->off[2];
+	if (strncmp(t, "sha256:", 7) == 0) {
+		if (!exec_hex_valid(t + 7))
+			return pol_lerr(ps->e, 0, l, off, "%s: '%.200s' is not a SHA-256 (64 hex digits)", d, t);
+		char hex[SHA256_HEX_LEN];
+		for (size_t i = 0; i < 64; i++)
+			hex[i] = (char)tolower((unsigned char)t[7 + i]);
+		hex[64] = '\0';
+		return pol_push_unique(ps, l, hashes, hex);
+	}
+	bool list = strncmp(t, "hashes:", 7) == 0;
+	_cleanup_free_ char *full = NULL;
+	if (pol_expand_path(ps, l, off, d, list ? t + 7 : t, &full) < 0)
+		return -1;
+	if (list) {
+		unsigned long bad = 0;
+		if (exec_read_hashes(full, hashes, &bad) < 0)
+			return bad ? pol_lerr(ps->e, 0, l, off, "%s: %s:%lu: not a SHA-256 (64 hex digits)",
+					      d, full, bad)
+				   : pol_lerr(ps->e, errno, l, off, "%s: cannot read %s", d, full);
+		return 0;
+	}
+	struct stat st;
+	if (dirs && stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (strcmp(full, "/") == 0)
+			return pol_lerr(ps->e, 0, l, off, "%s: '/' as a whole would allow everything; name "
+					"the directories (/usr, ...)", d);
+		return pol_push_unique(ps, l, dirs, full);
+	}
+	char hex[SHA256_HEX_LEN];
+	unsigned long long max = ps->p->exec.hash_max_size ? ps->p->exec.hash_max_size
+							    : POLICY_EXEC_HASH_MAX_SIZE;
+	if (exec_hash_path(full, max, hex) < 0) {
+		if (errno == EFBIG)
+			return pol_lerr(ps->e, 0, l, off, "%s: %s is larger than the hash limit (%llu MiB; "
+					"`exec hash-limit` before this line raises it)", d, full, max >> 20);
+		return pol_lerr(ps->e, errno, l, off, "%s: cannot hash %s%s", d, full,
+				errno == EINVAL ? " (not a regular file)" : "");
+	}
+	if (paths) {
+		_cleanup_free_ char *real = realpath(full, NULL);
+		if (real && pol_push_unique(ps, l, paths, real) < 0)
+			return -1;
+	}
+	return pol_push_unique(ps, l, hashes, hex);
+}
+
+/* `exec allow-writable PATH`: absolute ("~/" expanded) or relative to the
+ * workspace, normalised. */
+static int exec_writable(struct parser *ps, const struct line *l)
+{
+	const char *d = "exec allow-writable", *t = l->tok[2];
+	size_t off = l->off[2];
+	_cleanup_free_ char *full = NULL;
+	if (t[0] == '/' || t[0] == '~') {
+		if (pol_expand_path(ps, l, off, d, t, &full) < 0)
+			return -1;
+		if (strcmp(full, "/") == 0)
+			return pol_lerr(ps->e, 0, l, off, "%s: '/' is not a writable path", d);
+	} else {
+		full = xstrdup(t);
+		pol_strip_trailing_slashes(full, 0);
+		if (!full[0] || path_has_dot_components(full))
+			return pol_lerr(ps->e, 0, l, off,
+					"%s: '.', '..' and empty components are not allowed: '%.200s'", d, t);
+	}
+	return pol_push_unique(ps, l, &ps->p->exec.allow_writable, full);
+}
+
+/* `exec ask argv WORD...` */
+static int exec_ask_argv(struct parser *ps, const struct line *l)
+{
+	char pat[1024];
+	if (l->ntok < 4)
+		return pol_lerr(ps->e, 0, l, l->len, "exec ask argv: missing the words (a program's name, "
+				"then its arguments: git push *)");
+	if (!pol_rest_of_line(l, 3, pat, sizeof pat))
+		return pol_lerr(ps->e, 0, l, l->off[3], "exec ask argv: the pattern is too long (max 1023)");
+	return pol_push_unique(ps, l, &ps->p->exec.ask_argv, pat);
+}
+
+/* `exec hash-limit SIZE SECONDS` */
+static int exec_hash_limit(struct parser *ps, const struct line *l)
+{
+	if (pol_want_tokens(ps, l, 4, "exec hash-limit") < 0)
+		return -1;
+	unsigned long long size;
+	const char *why = policy_limit_parse(LIMIT_TMP, l->tok[2], &size);
+	if (why)
+		return pol_lerr(ps->e, 0, l, l->off[2], "exec hash-limit: '%.200s' is %s", l->tok[2], why);
+	if (size == 0)
+		return pol_lerr(ps->e, 0, l, l->off[2], "exec hash-limit: a size is needed, not unlimited "
+				"(a file read without end would hold its exec for the whole time limit)");
+	char *end;
+	errno = 0;
+	double secs = strtod(l->tok[3], &end);
+	if (errno || *end || !(secs >= 0.001 && secs <= 3600))
+		return pol_lerr(ps->e, 0, l, l->off[3],
+				"exec hash-limit: '%.200s' is not a number of seconds (0.001 to 3600)", l->tok[3]);
+	ps->p->exec.hash_max_size = size;
+	ps->p->exec.hash_timeout_ms = (unsigned)(secs * 1000 + 0.5);
+	return 0;
+}
+
+/* `exec deny TARGET | allow TARGET | default allow|deny | strict |
+ * allow-writable PATH | hash-limit SIZE SECONDS | kernel auto|on|off` */
+int pol_do_exec(struct parser *ps, const struct line *l)
+{
+	static const char expected[] =
+		"deny, allow, ask, default, strict, allow-writable, hash-limit or kernel";
+	if (l->ntok < 2)
+		return pol_lerr(ps->e, 0, l, l->len, "exec: missing argument (%s)", expected);
+	const char *w = l->tok[1];
+	struct policy_exec *x = &ps->p->exec;
+	if (strcmp(w, "deny") == 0) {
+		if (pol_want_tokens(ps, l, 3, "exec deny") < 0)
+			return -1;
+		return exec_target(ps, l, "exec deny", &x->deny, &x->deny_paths, NULL);
+	}
+	if (strcmp(w, "allow") == 0) {
+		if (pol_want_tokens(ps, l, 3, "exec allow") < 0)
+			return -1;
+		return exec_target(ps, l, "exec allow", &x->allow, NULL, &x->allow_dirs);
+	}
+	if (strcmp(w, "ask") == 0) {
+		if (l->ntok >= 3 && strcmp(l->tok[2], "argv") == 0)
+			return exec_ask_argv(ps, l);
+		if (pol_want_tokens(ps, l, 3, "exec ask") < 0)
+			return -1;
+		return exec_target(ps, l, "exec ask", &x->ask, NULL, NULL);
+	}
+	if (strcmp(w, "default") == 0) {
+		if (pol_want_tokens(ps, l, 3, "exec default") < 0)
+			return -1;
+		if (strcmp(l->tok[2], "deny") != 0 && strcmp(l->tok[2], "allow") != 0)
+			return pol_lerr(ps->e, 0, l, l->off[2],
+					"exec default: '%.200s' (expected allow or deny)", l->tok[2]);
+		x->default_deny = l->tok[2][0] == 'd';
+		return 0;
+	}
+	if (strcmp(w, "strict") == 0) {
+		if (pol_want_tokens(ps, l, 2, "exec strict") < 0)
+			return -1;
+		x->strict = true;
+		return 0;
+	}
+	if (strcmp(w, "allow-writable") == 0) {
+		if (pol_want_tokens(ps, l, 3, "exec allow-writable") < 0)
+			return -1;
+		return exec_writable(ps, l);
+	}
+	if (strcmp(w, "hash-limit") == 0)
+		return exec_hash_limit(ps, l);
+	if (strcmp(w, "kernel") == 0) {
+		static const char *const modes[] = { "auto", "on", "off" };
+		if (pol_want_tokens(ps, l, 3, "exec kernel") < 0)
+			return -1;
+		for (size_t i = 0; i < ARRAY_LEN(modes); i++)
+			if (strcmp(l->tok[2], modes[i]) == 0) {
+				x->kernel = (enum policy_exec_kernel)i;
+				return 0;
+			}
+		return pol_lerr(ps->e, 0, l, l->off[2], "exec kernel: '%.200s' (expected auto, on or off)",
+				l->tok[2]);
+	}
+	return pol_lerr(ps->e, 0, l, l->off[1], "exec: unknown rule '%.200s' (expected %s)", w, expected);
+}

@@ -1,0 +1,215 @@
+/* parse_net.c - the profile's directives about the network and the
+ * secrets sent over it: `net` (each rule compiled once by
+ * rules_parse_pattern, src/net/rules.h, into the declared list and the rule
+ * set the proxy decides with) and `secret`; the same rules given from the
+ * command line (policy_add_net), and what the compiled rules ask of a
+ * session (policy_asks, policy_net_allows_any). */
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Is this network rule (canonical pattern, action, `private`) already in
+ * the policy? */
+static bool net_has(const struct policy *p, const struct net_rule *r, enum rules_verdict action)
+{
+	for (size_t i = 0; i < p->nnet; i++) {
+		const struct policy_net_rule *n = &p->net[i];
+		if (n->action == action && n->rule.allow_private == r->allow_private &&
+		    strcmp(n->rule.text, r->text) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Append a compiled rule to the declared list and to the rule set; the
+ * caller checked net_has and the limit. */
+static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdict action,
+		    const char *origin, struct werr *e)
+{
+	if (rules_add_rule(&p->net_rules, action, r, e) < 0)
+		return -1;
+	if ((p->nnet & (p->nnet - 1)) == 0) /* 0, 1, 2, 4 ...: full, double it */
+		p->net = xrealloc(p->net, (p->nnet ? 2 * p->nnet : 1) * sizeof *p->net);
+	p->net[p->nnet++] = (struct policy_net_rule){
+		.rule = *r,
+		.action = action,
+		.origin = xstrdup(origin),
+	};
+	return 0;
+}
+
+/* `net allow PATTERN [private]`, `net ask PATTERN [private]`, `net deny
+ * PATTERN`, or `net default ask|deny` (what no rule names). The arguments
+ * are checked first (count, option), then the pattern. */
+int pol_do_net(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return pol_lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny or default)");
+	const char *act = l->tok[1];
+	if (strcmp(act, "default") == 0) {
+		if (pol_want_tokens(ps, l, 3, "net default") < 0)
+			return -1;
+		if (strcmp(l->tok[2], "ask") != 0 && strcmp(l->tok[2], "deny") != 0)
+			return pol_lerr(ps->e, 0, l, l->off[2], "net default: '%.200s' (expected ask or deny)",
+					l->tok[2]);
+		p->net_default_ask = l->tok[2][0] == 'a';
+		return 0;
+	}
+	enum rules_verdict action;
+	if (strcmp(act, "allow") == 0)
+		action = RULES_ALLOW;
+	else if (strcmp(act, "deny") == 0)
+		action = RULES_DENY;
+	else if (strcmp(act, "ask") == 0)
+		action = RULES_ASK;
+	else
+		return pol_lerr(ps->e, 0, l, l->off[1],
+				"net: unknown action '%.200s' (expected allow, ask, deny or default)", act);
+	bool deny = action == RULES_DENY;
+	const char *what = action == RULES_DENY ? "net deny" : action == RULES_ASK ? "net ask" : "net allow";
+	if (l->ntok < 3)
+		return pol_lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+
+	bool private_ok = false;
+	if (l->ntok >= 4) {
+		const char *opt = l->tok[3];
+		if (deny && strcmp(opt, "private") == 0)
+			return pol_lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow and ask rules");
+		if (deny)
+			return pol_want_tokens(ps, l, 3, what);
+		if (strcmp(opt, "private") != 0)
+			return pol_lerr(ps->e, 0, l, l->off[3], "%s: unknown option '%.200s' (expected private)",
+					what, opt);
+		if (pol_want_tokens(ps, l, 4, what) < 0)
+			return -1;
+		private_ok = true;
+	}
+
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
+		return pol_lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
+	r.allow_private = private_ok;
+	if (net_has(p, &r, action))
+		return 0;
+	if (pol_room(ps, l, p->nnet) < 0)
+		return -1;
+	_cleanup_free_ char *origin = xasprintf("%s:%lu", l->name, l->lineno);
+	return net_push(p, &r, action, origin, ps->e);
+}
+
+/* Errors: "ORIGIN "P": WHY" (P made printable by rules_parse_pattern, ORIGIN
+ * "--allow-net" when origin is NULL), "ORIGIN "P": 'private' is only for
+ * allow rules", "ORIGIN: too many network rules (max 4096)". */
+int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
+		   const char *origin, struct werr *e)
+{
+	const char *who = origin && origin[0] ? origin : "--allow-net";
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_parse_pattern(&r, pattern, &pe) < 0) {
+		/* pe.msg is "bad network pattern \"P\": WHY" and P holds no '"'. */
+		static const char pre[] = "bad network pattern \"";
+		const char *shown = pe.msg + sizeof pre - 1;
+		const char *end = strncmp(pe.msg, pre, sizeof pre - 1) == 0 ? strstr(shown, "\": ") : NULL;
+		if (!end)
+			return werr_set(e, 0, "%s: %s", who, pe.msg);
+		return werr_set(e, 0, "%s \"%.*s\": %s", who, (int)(end - shown), shown, end + 3);
+	}
+	if (deny && private_ok)
+		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
+	r.allow_private = private_ok;
+	enum rules_verdict action = deny ? RULES_DENY : RULES_ALLOW;
+	if (net_has(p, &r, action))
+		return 0;
+	if (p->nnet >= MAX_ENTRIES)
+		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
+	return net_push(p, &r, action, who, e);
+}
+
+bool policy_asks(const struct policy *p)
+{
+	bool tool_ask = p->tool_default == RULES_ASK;
+	for (size_t i = 0; i < p->ntools && !tool_ask; i++)
+		tool_ask = p->tools[i].action == RULES_ASK;
+	return p->net_rules.nask || p->net_default_ask || p->exec.ask.n || p->exec.ask_argv.n ||
+	       p->write_ask.n || tool_ask;
+}
+
+bool policy_net_allows_any(const struct policy *p)
+{
+	return p->net_rules.nallow > 0 || p->net_rules.nask > 0 || p->net_default_ask;
+}
+
+/* `secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]`. */
+int pol_do_secret(struct parser *ps, const struct line *l)
+{
+	struct policy *p = ps->p;
+	if (l->ntok < 2)
+		return pol_lerr(ps->e, 0, l, l->len, "secret: missing argument (NAME host HOST...)");
+	if (l->ntok > MAX_TOKENS)
+		return pol_lerr(ps->e, 0, l, l->off_over, "secret: too many arguments (max %d)",
+				MAX_TOKENS - 1);
+	const char *name = l->tok[1];
+	if (!policy_env_name_ok(name, strlen(name), false))
+		return pol_lerr(ps->e, 0, l, l->off[1], "secret: invalid variable name '%.200s'", name);
+	if (l->ntok < 3)
+		return pol_lerr(ps->e, 0, l, l->len, "secret %s: missing 'host HOST...'", name);
+	if (strcmp(l->tok[2], "host") != 0)
+		return pol_lerr(ps->e, 0, l, l->off[2], "secret %s: expected 'host', found '%.200s'", name,
+				l->tok[2]);
+
+	struct policy_secret s = { .source = SECRET_FROM_ENV };
+	size_t i = 3;
+	for (; i < l->ntok; i++) {
+		const char *t = l->tok[i];
+		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0)
+			break;
+		struct net_rule r;
+		struct werr pe = { 0 };
+		const char *why;
+		if (rules_parse_pattern(&r, t, &pe) < 0) {
+			policy_secret_clear(&s);
+			return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: %s", name, pe.msg);
+		}
+		if ((why = policy_secret_host_refused(&r))) {
+			policy_secret_clear(&s);
+			return pol_lerr(ps->e, 0, l, l->off[i],
+					"secret %s: \"%s\" is wider than one registrable domain (%s)", name, r.text,
+					why);
+		}
+		policy_secret_add_host(&s, &r); /* at most 60 tokens: never full */
+	}
+	if (s.nhosts == 0)
+		return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
+
+	int rc = 0;
+	if (i < l->ntok && strcmp(l->tok[i], "file") == 0) {
+		if (i + 1 == l->ntok)
+			rc = pol_lerr(ps->e, 0, l, l->len, "secret %s: file: missing argument", name);
+		else if (i + 2 < l->ntok)
+			rc = pol_lerr(ps->e, 0, l, l->off[i + 2], "secret %s: file: unexpected argument '%.200s'",
+				      name, l->tok[i + 2]);
+		else
+			rc = pol_expand_path(ps, l, l->off[i + 1], "secret file", l->tok[i + 1], &s.file);
+		s.source = SECRET_FROM_FILE;
+	} else if (i < l->ntok) {
+		if (i + 1 == l->ntok)
+			rc = pol_lerr(ps->e, 0, l, l->len, "secret %s: command: missing argument", name);
+		for (size_t k = i + 1; k < l->ntok; k++)
+			strv_push(&s.argv, l->tok[k]);
+		s.source = SECRET_FROM_COMMAND;
+	}
+	if (rc == 0 && !policy_secret_find(p, name))
+		rc = pol_room(ps, l, p->nsecrets);
+	if (rc < 0) {
+		policy_secret_clear(&s);
+		return -1;
+	}
+	s.name = xstrdup(name);
+	s.origin = xasprintf("%s:%lu", l->name, l->lineno);
+	policy_secret_bind(p, &s);
+	return 0;
+}
