@@ -15,7 +15,7 @@
 #include "../net/proxy.h"
 #include "../policy/policy.h"
 #include "hostid.h"
-#include "phstash.h"
+#include "../workspace/phstash.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
 enum ws_mount_kind {

@@ -13,7 +13,7 @@
 
 #include "replay.h"
 #include "src/common/util.h"
-#include "src/sandbox/gitconfig.h"
+#include "src/workspace/gitconfig.h"
 
 struct seen {
 	struct strv values;

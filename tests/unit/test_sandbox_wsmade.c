@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/sandbox/wsmade.h"
+#include "src/workspace/wsmade.h"
 #include "check.h"
 
 static void make(int dir, const char *name)

@@ -2,11 +2,11 @@
  * the sandbox exists: refuse a workspace that would expose what the sandbox
  * hides, and plan the mounts that keep protected paths read-only and secret
  * files masked inside it. */
-#include "sandbox.h"
+#include "../sandbox/sandbox.h"
 
 #include "../common/hash.h"
 #include "gitconfig.h"
-#include "walk.h"
+#include "../sandbox/walk.h"
 #include "wswatch.h"
 
 #include <dirent.h>
