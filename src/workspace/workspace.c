@@ -6,7 +6,7 @@
 
 #include "../common/hash.h"
 #include "gitconfig.h"
-#include "../sandbox/walk.h"
+#include "../common/walk.h"
 #include "wswatch.h"
 
 #include <dirent.h>

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/walk.h"
+#include "../common/walk.h"
 #include "wsmade.h"
 
 #define WATCH_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DONT_FOLLOW | IN_ONLYDIR | IN_EXCL_UNLINK)

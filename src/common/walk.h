@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../common/err.h"
+#include "err.h"
 
 /* One entry of a directory, as the walk hands it to its callback. */
 struct walk_entry {
