@@ -7,12 +7,12 @@
 #include "../common/hash.h"
 #include "gitconfig.h"
 #include "../common/walk.h"
+#include "wsrules.h"
 #include "wswatch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -133,21 +133,6 @@ static void plan_readonly(struct ws_plan *plan, const char *rel)
 	plan_add(plan, WS_PROTECT, rel);
 }
 
-/* What warden makes for a missing protected path: an empty directory of
- * mode 01555 for a name that is a directory by convention (sticky and
- * read-only: a mode no tool gives a directory, which is how sessions
- * recognise it), a socket entry of mode 0444 for any other (a listening
- * socket's entry has the umask's mode, and is never created read-only).
- * PLACEHOLDER_DIR_MODE is in phstash.h, which keeps them between sessions. */
-#define PLACEHOLDER_SOCK_MODE 0444
-
-bool workspace_is_placeholder(const struct stat *st)
-{
-	mode_t mode = st->st_mode & 07777;
-	return (S_ISSOCK(st->st_mode) && mode == PLACEHOLDER_SOCK_MODE) ||
-	       (S_ISDIR(st->st_mode) && mode == PLACEHOLDER_DIR_MODE);
-}
-
 #define is_placeholder workspace_is_placeholder
 
 /* Protected names that are directories by convention, at any depth: a tool
@@ -220,17 +205,6 @@ static int plan_protect(const char *ws, const char *rel, struct ws_plan *plan, s
 		*slash = '/';
 		p = slash + 1;
 	}
-}
-
-bool workspace_masked(const struct policy *pol, const char *rel, const char *name)
-{
-	for (size_t i = 0; i < pol->mask.n; i++) {
-		const char *pat = pol->mask.v[i];
-		if (strchr(pat, '/') ? fnmatch(pat, rel, FNM_PATHNAME) == 0
-				     : fnmatch(pat, name, 0) == 0)
-			return true;
-	}
-	return false;
 }
 
 /* Entries of a .git directory that redirect git to configuration and hooks
