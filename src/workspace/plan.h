@@ -1,7 +1,9 @@
 /* plan.h - the workspace plan's internals, shared by the files that make,
  * keep and sweep it (not for use outside src/workspace/; the public entry
  * points are in sandbox/sandbox.h beside struct ws_plan):
- *   workspace.c    the start-of-session scan and the plan's protections
+ *   plan.c         adding an entry, planning one protected path, what
+ *                  the scan and the sweep both recognise of an entry
+ *   workspace.c    the start-of-session scan
  *   gitprotect.c   what git would read or run: config includes,
  *                  core.hooksPath, the repositories .git files name
  *   hostpath.c     paths as the host's kernel and git resolve them
@@ -15,7 +17,7 @@
 #include "../common/walk.h"
 #include "../sandbox/sandbox.h"
 
-/* workspace.c */
+/* plan.c */
 
 /* Entries of a .git directory that redirect git elsewhere (commondir,
  * config.worktree, worktrees, modules). */
@@ -30,6 +32,26 @@ extern const char *const ws_git_redirects[WS_GIT_REDIRECTS];
 #define BARE_REFS 4u
 #define BARE_ALL (BARE_HEAD | BARE_OBJECTS | BARE_REFS)
 
+void wsplan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *rel);
+/* rel within what the sandbox can mount (PATH_MAX), or the workspace
+ * refused; what: "secret" or "protected path". */
+int wsplan_check_length(const char *rel, const char *what, struct werr *e);
+/* Is rel planned (any kind)? */
+bool wsplan_has(const struct ws_plan *plan, const char *rel);
+/* Plan one protected path: the directories on the way pinned, the path
+ * read-only, or a placeholder when it is missing and its parent exists. */
+int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e);
+/* rel read-only: planned so, or made so where it was only pinned. */
+void wsplan_readonly(struct ws_plan *plan, const char *rel);
+/* What an entry is: "dev:ino:birth", "dev:ino", or "gone". */
+void ws_id_at(int dirfd, const char *name, char id[ID_LEN]);
+/* The BARE_* part of a repository that entry is, or 0. */
+unsigned ws_bare_part(const struct walk_entry *we);
+/* Is name one of the protected names that apply at any depth? */
+bool ws_protected_name(const struct strv *names, const char *name);
+
+/* workspace.c */
+
 /* The start-of-session scan: masks (inside .git too), every .git and git
  * redirect, every bare-repository lookalike, and the protected names below
  * the top. */
@@ -43,18 +65,6 @@ struct scan {
 	unsigned long entries;
 	unsigned bare_parts;       /* of the directory being read: HEAD, objects/, refs/ */
 };
-
-/* Is rel planned (any kind)? */
-bool wsplan_has(const struct ws_plan *plan, const char *rel);
-/* Plan one protected path: the directories on the way pinned, the path
- * read-only, or a placeholder when it is missing and its parent exists. */
-int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e);
-/* What an entry is: "dev:ino:birth", "dev:ino", or "gone". */
-void ws_id_at(int dirfd, const char *name, char id[ID_LEN]);
-/* The BARE_* part of a repository that entry is, or 0. */
-unsigned ws_bare_part(const struct walk_entry *we);
-/* Is name one of the protected names that apply at any depth? */
-bool ws_protected_name(const struct strv *names, const char *name);
 
 /* gitprotect.c */
 
