@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "probe_groups.h"
 #include "probe_util.h"
 

@@ -12,7 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../sandbox/walk.h"
+#include "../common/walk.h"
 #include "snapshot.h"
 
 struct rctx {

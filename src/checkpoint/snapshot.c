@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sandbox/walk.h"
+#include "../common/walk.h"
 
 struct snap_ctx {
 	const struct snap_opts *o;

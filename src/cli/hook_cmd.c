@@ -7,7 +7,7 @@
 
 #include "../common/util.h"
 #include "../control/hookclient.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "cli.h"
 #include "cmdtab.h"
 

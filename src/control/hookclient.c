@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "hookmsg.h"
 
 #define INPUT_MAX (64L << 20) /* the client's hook input, at most */

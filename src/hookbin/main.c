@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "../control/hookclient.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 
 static const char usage[] =
 	"usage: warden-hook [--client claude|codex] [--timeout SECONDS]\n"

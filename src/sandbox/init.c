@@ -28,7 +28,7 @@
 
 #include "../detect/canary.h"
 #include "initmsg.h"
-#include "wswatch.h"
+#include "../workspace/wswatch.h"
 
 extern char **environ;
 

@@ -128,12 +128,10 @@ static bool holds_writable(const struct sandbox_spec *s, const char *dir)
 	return false;
 }
 
-int landlock_apply(const struct sandbox_spec *s, struct werr *e)
+/* The ruleset for this ABI: the file rights it knows handled (h), and on
+ * ABI >= 6 signals and abstract unix sockets scoped to the sandbox. */
+static int create_ruleset(int abi, uint64_t *h, struct werr *e)
 {
-	int abi = landlock_abi_version();
-	if (abi < LL_MIN_ABI)
-		return werr_set(e, abi < 0 ? -abi : 0, "Landlock: ABI %d available, %d needed", abi,
-				LL_MIN_ABI);
 	struct ll_ruleset_attr attr = { .handled_access_fs = handled_fs(abi) };
 	size_t size = sizeof(uint64_t);
 	if (abi >= 4)
@@ -142,11 +140,18 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 		size = sizeof attr;
 	}
-	uint64_t h = attr.handled_access_fs;
-	_cleanup_close_ int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	*h = attr.handled_access_fs;
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (rs < 0)
 		return werr_errno(e, "Landlock: creating the ruleset");
+	return rs;
+}
 
+/* What every sandbox has: the root's listing, the system directories
+ * (read and execute), /etc and /proc (read), /dev, the scratch space and
+ * the home (read and write). */
+static int add_system_rules(int rs, uint64_t h, struct werr *e)
+{
 	static const char *const sys_rx[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
 	if (add_rule(rs, "/", LL_FS_READ_DIR, h, true, e) < 0)
 		return -1;
@@ -160,6 +165,14 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
 		if (add_rule(rs, scratch[i], LL_READ | LL_WRITE, h, true, e) < 0)
 			return -1;
+	return 0;
+}
+
+/* What this session's spec adds: the workspace, the trust store, warden's
+ * own binary and the hook client, the profile's paths and the `exec
+ * allow-writable` paths. */
+static int add_session_rules(const struct sandbox_spec *s, int rs, uint64_t h, struct werr *e)
+{
 	/* strict mode: nothing writable executes, but the allow-writable paths */
 	bool strict = s->exec.strict;
 	/* a read-only workspace: read-only here too (the outputs in it are
@@ -184,6 +197,19 @@ int landlock_apply(const struct sandbox_spec *s, struct werr *e)
 		if (add_rule_how(rs, s->exec.w[i].path, LL_READ | LL_WRITE | LL_FS_EXECUTE, h, true,
 				 true, e) < 0)
 			return -1;
+	return 0;
+}
+
+int landlock_apply(const struct sandbox_spec *s, struct werr *e)
+{
+	int abi = landlock_abi_version();
+	if (abi < LL_MIN_ABI)
+		return werr_set(e, abi < 0 ? -abi : 0, "Landlock: ABI %d available, %d needed", abi,
+				LL_MIN_ABI);
+	uint64_t h;
+	_cleanup_close_ int rs = create_ruleset(abi, &h, e);
+	if (rs < 0 || add_system_rules(rs, h, e) < 0 || add_session_rules(s, rs, h, e) < 0)
+		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return werr_errno(e, "no_new_privs");
 	unsigned flags = s->landlock_log && abi >= LL_MIN_ABI_LOG ? LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;

@@ -714,7 +714,10 @@ int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
 	return bind_at(fd, "", fd, "", RO_ATTRS, e, rel);
 }
 
-int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
+/* A tmpfs to build on, made the root for a moment, the host's tree moved
+ * to OLD; the new root a tmpfs at STAGE on it; the masks' sources
+ * (/mask_file and /mask_dir) with the masks' attributes (MASK_SRC_ATTRS). */
+static int stage_root(struct werr *e)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return werr_errno(e, "mounts: making / private");
@@ -739,74 +742,121 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
 	    bind_at(AT_FDCWD, "/mask_dir", AT_FDCWD, "/mask_dir", MASK_SRC_ATTRS, e,
 		    "the mask directory") < 0)
 		return -1;
+	return 0;
+}
 
+/* The system directories, read-only. */
+static int build_system(struct werr *e)
+{
 	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++)
 		if (mirror(system_dirs[i], RO_ATTRS, strcmp(system_dirs[i], "/usr") == 0, e) < 0)
 			return -1;
-	if (build_etc(s, e) < 0)
-		return -1;
-	if (build_scratch(s, e) < 0)
-		return -1;
+	return 0;
+}
+
+/* The home's tmpfs, of the size `limit home` gives: no exec, suid or
+ * devices. */
+static int build_home_tmpfs(const struct sandbox_spec *s, struct werr *e)
+{
 	char opts[128];
 	tmpfs_opts(opts, sizeof opts, "0700", s->policy->limits[LIMIT_HOME].value);
-	if (mount_tmpfs(STAGE AGENT_HOME, opts, MS_NOSUID | MS_NODEV | MS_NOEXEC, e) < 0)
-		return -1;
-	if (build_home(s, e) < 0 || build_dev(e) < 0 || build_proc(e) < 0)
-		return -1;
-	if (build_binds(s, e) < 0 || build_workspace_plan(s, e) < 0 ||
-	    build_exec_writable(s, e) < 0 || hide_denied(s, e) < 0)
-		return -1;
-	/* A profile path that covers the audit log directory or the cache
-	 * (read-only ~, say) must not hand the agent the logs, nor the cached
-	 * /etc of later sessions: mask the directory. */
+	return mount_tmpfs(STAGE AGENT_HOME, opts, MS_NOSUID | MS_NODEV | MS_NOEXEC, e);
+}
+
+/* A profile path that covers the audit log directory or the cache
+ * (read-only ~, say) must not hand the agent the logs, nor the cached
+ * /etc of later sessions: mask the directory. */
+static int mask_private_dirs(const struct sandbox_spec *s, struct werr *e)
+{
 	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0 ||
 	    mask_private(s, s->storedir, e) < 0)
 		return -1;
-	/* warden check: its own binary as the probe runner, copied (the
-	 * file that runs, through /proc/self/exe) onto the root tmpfs, which
-	 * becomes read-only: a bind would show the binary's host path. */
+	return 0;
+}
+
+/* warden check: its own binary as the probe runner, copied (the
+ * file that runs, through /proc/self/exe) onto the root tmpfs, which
+ * becomes read-only: a bind would show the binary's host path. */
+static int build_self(const struct sandbox_spec *s, struct werr *e)
+{
 	if (s->self_exe && !(s->self_cache && self_overlay(s, s->self_cache) == 0) &&
 	    (copy_to_root(OLD "/proc/self/exe", SANDBOX_SELF_EXE, 0555, e) < 0 ||
 	     hookbin_to_root(e) < 0))
 		return werr_wrap(e, "warden's own binary");
+	return 0;
+}
 
-	/* The session's trust store, when warden terminates TLS: read-only, at
-	 * its own path and over the system bundle (curl, git, openssl and
-	 * Python's ssl read that one by default). */
-	if (s->ca_bundle) {
-		char src[4200];
-		snprintf(src, sizeof src, OLD "%s", s->ca_bundle);
-		struct stat st;
-		/* a copy on the root tmpfs: its host path is in warden's cache */
-		if ((s->ids.active ? copy_fd_to_root(s->ids.ca_fd, s->ca_bundle, SANDBOX_CA_BUNDLE,
-						     0444, e) :
-		     copy_to_root(src, SANDBOX_CA_BUNDLE, 0444, e)) < 0)
-			return werr_wrap(e, "the session's trust store");
-		if (lstat(STAGE SYSTEM_CA_BUNDLE, &st) == 0 && S_ISREG(st.st_mode) &&
-		    bind_path(STAGE SANDBOX_CA_BUNDLE, STAGE SYSTEM_CA_BUNDLE,
-			      RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
-			return werr_wrap(e, "the session's trust store over " SYSTEM_CA_BUNDLE);
-	}
+/* The session's trust store, when warden terminates TLS: read-only, at
+ * its own path and over the system bundle (curl, git, openssl and
+ * Python's ssl read that one by default). */
+static int build_trust_store(const struct sandbox_spec *s, struct werr *e)
+{
+	if (!s->ca_bundle)
+		return 0;
+	char src[4200];
+	snprintf(src, sizeof src, OLD "%s", s->ca_bundle);
+	struct stat st;
+	/* a copy on the root tmpfs: its host path is in warden's cache */
+	if ((s->ids.active ? copy_fd_to_root(s->ids.ca_fd, s->ca_bundle, SANDBOX_CA_BUNDLE,
+					     0444, e) :
+	     copy_to_root(src, SANDBOX_CA_BUNDLE, 0444, e)) < 0)
+		return werr_wrap(e, "the session's trust store");
+	if (lstat(STAGE SYSTEM_CA_BUNDLE, &st) == 0 && S_ISREG(st.st_mode) &&
+	    bind_path(STAGE SANDBOX_CA_BUNDLE, STAGE SYSTEM_CA_BUNDLE,
+		      RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
+		return werr_wrap(e, "the session's trust store over " SYSTEM_CA_BUNDLE);
+	return 0;
+}
 
-	/* What a mask re-applied during the session binds (remask.c): an
-	 * empty file and directory of mode 0 on the root, which stays. */
+/* What a mask re-applied during the session binds (remask.c): an
+ * empty file and directory of mode 0 on the root, which stays. */
+static int build_mask_sources(struct werr *e)
+{
 	if (mkdir_p(STAGE "/.warden", 0755, NULL) < 0 || mkdir(STAGE MASK_DIR, 0) < 0)
 		return werr_errno(e, "mounts: the masks' sources");
 	int mf = open(STAGE MASK_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 	if (mf < 0)
 		return werr_errno(e, "mounts: the masks' sources");
 	close(mf);
+	return 0;
+}
 
-	/* Into the new root; the staging area and the host tree go away. */
+/* Into the new root; the staging area and the host tree go away. The hook
+ * socket, bound by its own path (the one /proc/net/unix shows) on the root
+ * before it becomes read-only (hook.h). */
+static int enter_root(int *hook_fd, struct werr *e)
+{
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		return werr_errno(e, "mounts: pivot_root into the new root");
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return werr_errno(e, "mounts: detaching the host tree");
-	/* The hook socket, bound by its own path (the one /proc/net/unix
-	 * shows) on the root before it becomes read-only (hook.h). */
 	if ((*hook_fd = net_hook_listener(SANDBOX_HOOK_SOCK, e)) < 0)
 		return -1;
 	if (setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
 		return werr_errno(e, "mounts: making / read-only");
 	return 0;
+}
+
+/* The layers in the order they are mounted: a bind onto a directory clones
+ * what is mounted below it, so each goes after what it covers. */
+int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e)
+{
+	if (stage_root(e) < 0 ||               /* a tmpfs to build on, the host at OLD */
+	    build_system(e) < 0 ||             /* /usr, /bin, /lib...: read-only */
+	    build_etc(s, e) < 0 ||             /* the curated /etc */
+	    build_scratch(s, e) < 0 ||         /* /tmp, /var/tmp, /dev/shm */
+	    build_home_tmpfs(s, e) < 0 ||      /* AGENT_HOME */
+	    build_home(s, e) < 0 ||            /* agent state in it */
+	    build_dev(e) < 0 ||
+	    build_proc(e) < 0 ||
+	    build_binds(s, e) < 0 ||           /* the workspace, the profile's paths */
+	    build_workspace_plan(s, e) < 0 ||  /* protected paths, placeholders, masks */
+	    build_exec_writable(s, e) < 0 ||   /* `exec allow-writable` */
+	    hide_denied(s, e) < 0 ||           /* `exec strict`'s denied programs */
+	    mask_private_dirs(s, e) < 0 ||     /* the logs, the cache, the store */
+	    build_self(s, e) < 0 ||            /* warden check's binary */
+	    build_trust_store(s, e) < 0 ||     /* when warden terminates TLS */
+	    build_mask_sources(e) < 0)         /* for the re-masker */
+		return -1;
+	return enter_root(hook_fd, e);
 }

@@ -15,7 +15,8 @@
 #include "../net/proxy.h"
 #include "../policy/policy.h"
 #include "hostid.h"
-#include "phstash.h"
+#include "paths.h"
+#include "../workspace/phstash.h"
 
 /* A mount inside the workspace, relative to the workspace root. */
 enum ws_mount_kind {
@@ -317,22 +318,7 @@ int exec_open_dir_beneath(int dirfd, const char *rel, bool make);
 /* userns.c (supervisor side): write the child's uid/gid maps: the agent's
  * 1000 is uid/gid on the host. */
 int userns_write_maps(pid_t child, uid_t uid, gid_t gid, struct werr *e);
-#define AGENT_UID 1000
-#define AGENT_GID 1000
-#define AGENT_HOME "/home/agent"
-#define AGENT_USER "agent"
-#define SANDBOX_HOSTNAME "warden"
-#define SANDBOX_SELF_EXE "/.warden/warden"
-/* The small hook client (src/hookbin), beside it. */
-#define SANDBOX_HOOK_EXE "/.warden/warden-hook"
-/* The hook socket (src/control/hook.h): bound by init on the root, which
- * then becomes read-only, so nothing inside can replace it. */
-#define SANDBOX_HOOK_SOCK "/.warden/hook.sock"
-/* The trust store inside when warden terminates TLS for a bound secret: the
- * host's bundle, the CAs the user configured and the session's CA. Also
- * bound over the system bundle's usual path when the host has one. */
-#define SANDBOX_CA_BUNDLE "/.warden/ca-bundle.pem"
-#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+/* AGENT_UID, AGENT_GID, AGENT_HOME, SANDBOX_* paths: paths.h */
 
 /* env.c (supervisor side) */
 void env_build(const struct policy *p, const struct strv *cli_env, struct strv *out);

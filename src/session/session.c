@@ -31,7 +31,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
-#include "../sandbox/wswatch.h"
+#include "../workspace/wswatch.h"
 #include "config.h"
 #include "egress.h"
 #include "layout.h"

@@ -52,7 +52,7 @@
 #include "bpfexec.h"
 #include "writeask.h"
 #include "../sandbox/sandbox.h"
-#include "../sandbox/wsmade.h"
+#include "../workspace/wsmade.h"
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */

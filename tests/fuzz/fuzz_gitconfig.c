@@ -1,5 +1,5 @@
 /* fuzz_gitconfig.c - libFuzzer target for the git configuration reader
- * (src/sandbox/gitconfig.c: gitcfg_scan), which finds core.hooksPath and
+ * (src/workspace/gitconfig.c: gitcfg_scan), which finds core.hooksPath and
  * the include directives in the files the host's git reads. The input is a
  * whole configuration file. Invariants: the scan returns 0 or -1, reports
  * the same settings twice, each value no longer than the input; and each
@@ -13,7 +13,7 @@
 
 #include "replay.h"
 #include "src/common/util.h"
-#include "src/sandbox/gitconfig.h"
+#include "src/workspace/gitconfig.h"
 
 struct seen {
 	struct strv values;

@@ -1,5 +1,6 @@
 /* test_sandbox_workspace.c - unit tests of the host side of the workspace
- * (src/sandbox/workspace.c), on temporary trees: which directories
+ * (src/workspace/: place.c, workspace.c, gitprotect.c, sweep.c,
+ * placeholder.c), on temporary trees: which directories
  * workspace_resolve refuses, what workspace_plan protects, masks and pins
  * (at any depth, without following symlinks out of the tree, without opening
  * what it finds), the placeholders for missing protected names and how

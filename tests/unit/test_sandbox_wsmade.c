@@ -1,5 +1,5 @@
 /* test_sandbox_wsmade.c - unit tests of the record of the names the
- * sandbox makes in the workspace (src/sandbox/wsmade.c), in a temporary
+ * sandbox makes in the workspace (src/workspace/wsmade.c), in a temporary
  * directory: a noted name claims the file made there after the note, and
  * keeps it (judged again); a file with no note, one that was there before
  * the note, or a new file at a noted name once the note is bound, is not
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/sandbox/wsmade.h"
+#include "src/workspace/wsmade.h"
 #include "check.h"
 
 static void make(int dir, const char *name)

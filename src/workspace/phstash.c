@@ -2,7 +2,7 @@
  * into the workspace and back instead of made and removed (phstash.h). */
 #include "phstash.h"
 
-#include "walk.h"
+#include "../common/walk.h"
 
 #define STASH_MODE 0700
 

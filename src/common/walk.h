@@ -1,6 +1,7 @@
 /* walk.h - an iterative walk of a directory tree from an open directory fd,
- * for the workspace's scans (the plan at start, the sweep at the end): no
- * depth limit, one directory fd open at a time whatever the depth, never
+ * for the workspace's scans (the plan at start, the sweep at the end, the
+ * watch) and the checkpoints' (checkpoint/snapshot.c, review.c): no depth
+ * limit, one directory fd open at a time whatever the depth, never
  * through a symlink, and what the invoking user owns but made unreadable
  * opened up for the walk and given its mode back afterwards. */
 #pragma once
@@ -8,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../common/err.h"
+#include "err.h"
 
 /* One entry of a directory, as the walk hands it to its callback. */
 struct walk_entry {

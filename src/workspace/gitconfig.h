@@ -2,7 +2,7 @@
  * parser does, for the settings that decide where the host's git finds
  * code to run: core.hooksPath, and the files it includes (include.path,
  * includeIf.<condition>.path) that can set it. Text only: following the
- * includes, and what is protected for them, is src/sandbox/workspace.c. */
+ * includes, and what is protected for them, is src/workspace/gitprotect.c. */
 #pragma once
 #include <stddef.h>
 

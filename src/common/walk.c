@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/util.h"
+#include "util.h"
 
 /* One directory on the way from the root to where the walk is. */
 struct frame {

@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "walk.h"
+#include "../common/walk.h"
 #include "wsmade.h"
+#include "wsrules.h"
 
 #define WATCH_EVENTS (IN_CREATE | IN_MOVED_TO | IN_DONT_FOLLOW | IN_ONLYDIR | IN_EXCL_UNLINK)
 #define ANSWER_MS 2000

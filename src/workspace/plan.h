@@ -1,0 +1,95 @@
+/* plan.h - the workspace plan's internals, shared by the files that make,
+ * keep and sweep it (not for use outside src/workspace/; the public entry
+ * points are in sandbox/sandbox.h beside struct ws_plan):
+ *   plan.c         adding an entry, planning one protected path, what
+ *                  the scan and the sweep both recognise of an entry
+ *   workspace.c    the start-of-session scan
+ *   gitprotect.c   what git would read or run: config includes,
+ *                  core.hooksPath, the repositories .git files name
+ *   hostpath.c     paths as the host's kernel and git resolve them
+ *   sweep.c        the end-of-session sweep
+ *   placeholder.c  the placeholders and the workspace's lock
+ *   place.c        which directories may be a workspace at all */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/util.h"
+#include "../common/walk.h"
+#include "../sandbox/sandbox.h"
+
+/* plan.c */
+
+/* Entries of a .git directory that redirect git elsewhere (commondir,
+ * config.worktree, worktrees, modules). */
+#define WS_GIT_REDIRECTS 4
+extern const char *const ws_git_redirects[WS_GIT_REDIRECTS];
+
+#define ID_LEN 80
+
+/* What git looks for to take a directory for a repository. */
+#define BARE_HEAD 1u
+#define BARE_OBJECTS 2u
+#define BARE_REFS 4u
+#define BARE_ALL (BARE_HEAD | BARE_OBJECTS | BARE_REFS)
+
+void wsplan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *rel);
+/* rel within what the sandbox can mount (PATH_MAX), or the workspace
+ * refused; what: "secret" or "protected path". */
+int wsplan_check_length(const char *rel, const char *what, struct werr *e);
+/* Is rel planned (any kind)? */
+bool wsplan_has(const struct ws_plan *plan, const char *rel);
+/* Plan one protected path: the directories on the way pinned, the path
+ * read-only, or a placeholder when it is missing and its parent exists. */
+int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e);
+/* rel read-only: planned so, or made so where it was only pinned. */
+void wsplan_readonly(struct ws_plan *plan, const char *rel);
+/* What an entry is: "dev:ino:birth", "dev:ino", or "gone". */
+void ws_id_at(int dirfd, const char *name, char id[ID_LEN]);
+/* The BARE_* part of a repository that entry is, or 0. */
+unsigned ws_bare_part(const struct walk_entry *we);
+/* Is name one of the protected names that apply at any depth? */
+bool ws_protected_name(const struct strv *names, const char *name);
+
+/* workspace.c */
+
+/* The start-of-session scan: masks (inside .git too), every .git and git
+ * redirect, every bare-repository lookalike, and the protected names below
+ * the top. */
+struct scan {
+	const struct policy *pol;
+	struct ws_plan *plan;
+	const char *ws;
+	struct strv git_subs;      /* protected paths inside .git ("hooks", "config") */
+	struct strv host_hooks;    /* core.hooksPath values of the host's own configuration */
+	bool host_read;            /* ... once read (host_hooks_path) */
+	unsigned long entries;
+	unsigned bare_parts;       /* of the directory being read: HEAD, objects/, refs/ */
+};
+
+/* gitprotect.c */
+
+/* The protected paths inside .git ("hooks", "config") applied to the
+ * repository whose gitdir is at gitdir ("" for the workspace itself). */
+int ws_protect_repo(struct scan *sc, const char *gitdir, struct werr *e);
+/* The directories the repository's core.hooksPath can name, in every file
+ * of its configuration and the host's, protected when in the workspace;
+ * refused when the sandbox can write them elsewhere. */
+int ws_protect_hooks_path(struct scan *sc, const char *gitdir, const char *worktree,
+			  struct werr *e);
+/* A .git file ("gitdir: PATH"): the repository it names protected. */
+int ws_protect_gitfile_target(struct scan *sc, const struct walk_entry *we, struct werr *e);
+
+/* hostpath.c (each result malloc'd) */
+
+/* rest appended to the resolved directory base, "." and ".." lexically. */
+char *ws_join_lexically(const char *base, const char *rest);
+/* An absolute path as the kernel resolves it, as far as it exists. */
+char *ws_resolve_abs(const char *abs);
+/* abs as a workspace-relative path when it lies in the workspace, or NULL. */
+char *ws_relative_abs(const char *ws, const char *abs);
+/* target, relative to the workspace directory base or absolute: the same. */
+char *ws_relative(const char *ws, const char *base, const char *target);
+/* A path setting as git expands "~/" and "~user/", or NULL. */
+char *ws_expand_user(const char *v);
+/* Record in the plan each workspace symlink on the way to abs. */
+void ws_note_links(struct ws_plan *plan, const char *ws, const char *abs);

@@ -1,0 +1,305 @@
+/* sweep.c - the end-of-session sweep (workspace_sweep, sandbox.h): with
+ * every sandbox process gone, each .git, git redirect, bare-repository
+ * lookalike and protected name below the top that the plan did not record
+ * at start is moved aside, and regular files whose inode changed during
+ * the session lose their setuid and setgid bits. */
+#include "plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SETID_BITS (S_ISUID | S_ISGID)
+
+struct known {
+	const char *rel, *id;
+};
+
+/* What was there at start, sorted by rel. */
+struct table {
+	struct known *v;
+	size_t n;
+};
+
+static int cmp_known(const void *a, const void *b)
+{
+	return strcmp(((const struct known *)a)->rel, ((const struct known *)b)->rel);
+}
+
+static void table_make(struct table *t, const struct strv *rels, const struct strv *ids)
+{
+	t->n = rels->n;
+	t->v = xcalloc(t->n ? t->n : 1, sizeof *t->v);
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i] = (struct known){ .rel = rels->v[i], .id = ids->v[i] };
+	qsort(t->v, t->n, sizeof *t->v, cmp_known);
+}
+
+static const char *table_id(const struct table *t, const char *rel)
+{
+	struct known key = { .rel = rel };
+	const struct known *k = bsearch(&key, t->v, t->n, sizeof *t->v, cmp_known);
+	return k ? k->id : NULL;
+}
+
+struct sweep {
+	const struct ws_plan *plan;
+	struct table git;          /* the plan's .git entries and redirects */
+	struct table bare;         /* its bare-repository lookalikes */
+	struct table named;        /* its protected names below the top */
+	struct table links;        /* its symlinks on the way to git's configuration */
+	char *suffix;              /* "warden-quarantine-SESSION" */
+	struct ws_sweep *out;
+	/* in the directory being read: names to move aside once it is read */
+	struct strv pending_git, pending_config;
+	unsigned bare_parts;       /* and what it holds of a repository */
+};
+
+/* There at start, and the same entry: a name alone is not enough (a
+ * concurrent session's sweep may have moved the original away, and an
+ * agent made a new one under the same name). */
+static bool known(const struct table *t, const char *rel, const char *id)
+{
+	const char *was = table_id(t, rel);
+	return was && strcmp(was, id) == 0;
+}
+
+static void swept_add(struct ws_sweep *out, struct ws_swept it)
+{
+	if (out->n == out->cap) {
+		out->cap = out->cap ? out->cap * 2 : 8;
+		out->v = xrealloc(out->v, out->cap * sizeof *out->v);
+	}
+	out->v[out->n++] = it;
+}
+
+/* Move name (whose workspace path is rel) aside in dirfd, and record it. */
+static void move_aside(struct sweep *sw, enum ws_swept_kind kind, int dirfd, const char *name,
+		       const char *rel)
+{
+	char *to = walk_rename_aside(dirfd, name, sw->suffix);
+	size_t dir_len = strlen(rel) - strlen(name);
+	if (!to) {
+		wnote("could not move %s/%s aside: %s", sw->out->ws, rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .kind = kind, .rel = xstrdup(rel),
+		.to = xasprintf("%s/%.*s%s", sw->out->ws, (int)dir_len, rel, to) });
+	free(to);
+}
+
+/* The redirects of a .git that was there at start. */
+static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
+{
+	mode_t restore;
+	struct stat st;
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0) {
+		if (errno != ENOENT)
+			wnote("sweep: cannot look inside %s (%s); a git redirect there was not "
+			      "moved aside", we->rel, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(ws_git_redirects); i++) {
+		char id[ID_LEN];
+		ws_id_at(gfd, ws_git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, ws_git_redirects[i]);
+		if (!known(&sw->git, rel, id))
+			move_aside(sw, WS_SWEPT_GIT, gfd, ws_git_redirects[i], rel);
+	}
+	walk_close_dir(gfd, restore, we->rel);
+}
+
+/* A regular file with a setuid or setgid bit whose inode changed during
+ * the session loses the bits. Its ctime says so without a record of every
+ * file at start (which would cost the start a stat per file): chmod, link,
+ * rename and write all set it, and no process can set it back. */
+static void sweep_setid(struct sweep *sw, const struct walk_entry *we)
+{
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    !(st.st_mode & SETID_BITS))
+		return;
+	const struct timespec *t0 = &sw->plan->t0;
+	if (st.st_ctim.tv_sec < t0->tv_sec ||
+	    (st.st_ctim.tv_sec == t0->tv_sec && st.st_ctim.tv_nsec <= t0->tv_nsec))
+		return;
+	mode_t bits = st.st_mode & SETID_BITS;
+	mode_t mode = st.st_mode & 07777 & ~bits;
+	if (fchmodat(we->dirfd, we->name, mode, AT_SYMLINK_NOFOLLOW) < 0) {
+		wnote("could not clear the %s bit of %s/%s: %s", bits == SETID_BITS ?
+		      "setuid and setgid" : bits == S_ISUID ? "setuid" : "setgid",
+		      sw->out->ws, we->rel, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_SETID, .rel = xstrdup(we->rel),
+		.mode_was = st.st_mode & 07777, .mode = mode });
+}
+
+/* A protected name below the top that was not there at start (or, not
+ * bound read-only, was replaced): made during the session. A placeholder
+ * (another session's) is none. */
+static bool new_config(const struct sweep *sw, const struct walk_entry *we)
+{
+	const char *was = table_id(&sw->named, we->rel);
+	if (was && strcmp(was, "bound") == 0)
+		return false; /* read-only inside all along: only the host changed it */
+	char id[ID_LEN];
+	ws_id_at(we->dirfd, we->name, id);
+	if (was && strcmp(was, id) == 0)
+		return false;
+	if (wsplan_has(sw->plan, we->rel))
+		return false; /* the plan's own placeholder, or a path it protected */
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && workspace_is_placeholder(&st)) {
+		if (!S_ISDIR(st.st_mode))
+			return false;
+		int fd = openat(we->dirfd, we->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		bool empty = d != NULL;
+		struct dirent *de;
+		while (empty && (de = readdir(d)))
+			empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+		if (d)
+			closedir(d);
+		else if (fd >= 0)
+			close(fd);
+		if (empty)
+			return false;
+	}
+	return true;
+}
+
+/* A symlink on the way to git's configuration at start is still that
+ * link (else whatever replaced it is moved aside); true for any other. */
+static bool same_link(const struct sweep *sw, const struct walk_entry *we)
+{
+	const char *was = table_id(&sw->links, we->rel);
+	if (!was)
+		return true;
+	char target[PATH_MAX];
+	ssize_t n = we->type == DT_LNK ? readlinkat(we->dirfd, we->name, target, sizeof target - 1) : -1;
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, was) == 0;
+}
+
+static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	sw->bare_parts |= ws_bare_part(we);
+	if (strcmp(we->name, ".git") == 0) {
+		char id[ID_LEN];
+		ws_id_at(we->dirfd, we->name, id);
+		if (!known(&sw->git, we->rel, id))
+			strv_push(&sw->pending_git, we->name); /* after the directory is read */
+		else if (we->type == DT_DIR)
+			sweep_redirects(sw, we);
+		return WALK_SKIP;
+	}
+	if (!same_link(sw, we) || (strchr(we->rel, '/') &&
+				   ws_protected_name(&sw->plan->names, we->name) && new_config(sw, we))) {
+		strv_push(&sw->pending_config, we->name);
+		return WALK_SKIP;
+	}
+	if (we->type == DT_REG)
+		sweep_setid(sw, we);
+	return WALK_DESCEND;
+}
+
+static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
+{
+	(void)e;
+	struct sweep *sw = ctx;
+	const struct strv *lists[] = { &sw->pending_git, &sw->pending_config };
+	for (size_t l = 0; l < ARRAY_LEN(lists); l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const char *name = lists[l]->v[i];
+			_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+			move_aside(sw, l ? WS_SWEPT_CONFIG : WS_SWEPT_GIT, dirfd, name, r);
+		}
+	strv_free(&sw->pending_git);
+	strv_free(&sw->pending_config);
+	/* A directory made to look like a repository (git would take it for
+	 * a bare one, or for the gitdir a .git file names, and run its hooks
+	 * and config): its HEAD moved aside, which is enough for git not to
+	 * take it for one, and works for the workspace itself too. */
+	unsigned parts = sw->bare_parts;
+	sw->bare_parts = 0;
+	if (tagged || parts != BARE_ALL)
+		return 0;
+	char id[ID_LEN];
+	ws_id_at(dirfd, "", id);
+	if (known(&sw->bare, rel, id))
+		return 0;
+	_cleanup_free_ char *head = *rel ? xasprintf("%s/HEAD", rel) : xstrdup("HEAD");
+	move_aside(sw, WS_SWEPT_BARE, dirfd, "HEAD", head);
+	return 0;
+}
+
+static void sweep_closed(void *ctx, const char *rel, int err)
+{
+	(void)ctx;
+	wnote("sweep: cannot look inside %s (%s); a git repository there was not moved aside",
+	      rel, strerror(err));
+}
+
+/* The workspace's path now, from the directory itself. */
+static char *path_now(int fd, const char *fallback)
+{
+	char link[64], buf[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf - 1);
+	if (n <= 0 || buf[0] != '/')
+		return xstrdup(fallback);
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
+		    struct ws_sweep *out, struct werr *e)
+{
+	if (plan->ws_fd < 0)
+		return werr_set(e, EBADF, "sweep: the workspace %s was never opened", ws);
+	free(out->ws);
+	out->ws = path_now(plan->ws_fd, ws);
+	struct sweep sw = { .plan = plan, .out = out,
+		.suffix = xasprintf("warden-quarantine-%s", session) };
+	table_make(&sw.git, &plan->git, &plan->git_ids);
+	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
+	table_make(&sw.named, &plan->named, &plan->named_ids);
+	table_make(&sw.links, &plan->links, &plan->link_targets);
+	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
+				      .closed = sweep_closed };
+	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
+	strv_free(&sw.pending_git);
+	strv_free(&sw.pending_config);
+	free(sw.git.v);
+	free(sw.bare.v);
+	free(sw.named.v);
+	free(sw.links.v);
+	free(sw.suffix);
+	return r;
+}
+
+void ws_sweep_free(struct ws_sweep *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].rel);
+		free(s->v[i].to);
+	}
+	free(s->v);
+	free(s->ws);
+	*s = (struct ws_sweep){ 0 };
+}
+

@@ -1,0 +1,320 @@
+/* workspace.c - the start-of-session scan, on the host side before the
+ * sandbox exists (workspace_plan): one walk of the whole tree that plans
+ * the mounts keeping protected paths read-only and secret files masked
+ * inside the workspace, records each .git, git redirect, bare-repository
+ * lookalike and protected name below the top for the sweep (sweep.c), and
+ * adds each directory to the host-side watch (wswatch.h). What git would
+ * read or run is protected by gitprotect.c; the plan's entries are made by
+ * plan.c; plan.h shares the scan between them. */
+#include "plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wswatch.h"
+
+#define SCAN_MAX_ENTRIES 1000000
+
+/* Record a .git entry (directory, file or symlink) and the redirects in one
+ * that is a directory. */
+static void note_git(struct ws_plan *plan, const struct walk_entry *we)
+{
+	char id[ID_LEN];
+	ws_id_at(we->dirfd, we->name, id);
+	strv_push(&plan->git, we->rel);
+	strv_push(&plan->git_ids, id);
+	if (we->type != DT_DIR)
+		return;
+	mode_t restore;
+	struct stat st;
+	int gfd = walk_open_dir(we->dirfd, we->name, &restore, &st);
+	if (gfd < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(ws_git_redirects); i++) {
+		ws_id_at(gfd, ws_git_redirects[i], id);
+		if (strcmp(id, "gone") == 0)
+			continue;
+		strv_push_owned(&plan->git, xasprintf("%s/%s", we->rel, ws_git_redirects[i]));
+		strv_push(&plan->git_ids, id);
+	}
+	walk_close_dir(gfd, restore, we->rel);
+}
+
+/* A protected name below the top, there at start: read-only inside when it
+ * can be (not a symlink), and recorded for the sweep either way. */
+static int protect_named(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	char id[ID_LEN] = "bound";
+	if (we->type == DT_LNK)
+		ws_id_at(we->dirfd, we->name, id);
+	else if (wsplan_protect(sc->ws, we->rel, sc->plan, e) < 0)
+		return -1;
+	strv_push(&sc->plan->named, we->rel);
+	strv_push(&sc->plan->named_ids, id);
+	return 0;
+}
+
+/* A secret name: masked (and not looked inside); else descend. */
+static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	if (!workspace_masked(sc->pol, we->rel, we->name))
+		return WALK_DESCEND;
+	if (wsplan_check_length(we->rel, "secret", e) < 0)
+		return -1;
+	wsplan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+	return WALK_SKIP;
+}
+
+/* A unix socket there at start is the host's (a language server's, a dev
+ * server's, git's fsmonitor daemon's): masked, so that nothing inside can
+ * connect or send to it, a datagram sent with sendmsg included, whose
+ * address seccomp cannot see (the supervisor refuses connect and sendto by
+ * the inode, unixconn.h). Not a placeholder (plan_protect's, or a running
+ * session's: nothing listens there). 1 when masked, 0 not, -1 too deep. */
+static int plan_host_socket(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	struct stat st;
+	if (we->type != DT_SOCK || wsplan_has(sc->plan, we->rel) ||
+	    fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	    workspace_is_placeholder(&st))
+		return 0;
+	if (wsplan_check_length(we->rel, "secret", e) < 0)
+		return -1;
+	wsplan_add(sc->plan, WS_MASK_FILE, we->rel);
+	return 1;
+}
+
+static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct scan *sc = ctx;
+	int sock = plan_host_socket(sc, we, e);
+	if (sock)
+		return sock < 0 ? -1 : WALK_SKIP;
+	/* Inside a .git: only secrets to mask (.git/.git-credentials). */
+	if (we->tagged) {
+		if (we->type == DT_LNK)
+			return WALK_SKIP;
+		return plan_mask(sc, we, e);
+	}
+	if (++sc->entries > SCAN_MAX_ENTRIES)
+		return werr_set(e, 0, "workspace has more than %d entries; warden cannot check "
+				"them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
+	sc->bare_parts |= ws_bare_part(we);
+	bool below = strchr(we->rel, '/') != NULL;
+	/* Before the symlink skip: git follows a .git symlink, and a .git
+	 * file ("gitdir: ...") redirects it too. */
+	if (strcmp(we->name, ".git") == 0) {
+		note_git(sc->plan, we);
+		if (we->type == DT_REG) /* a submodule's or worktree's: read-only */
+			return wsplan_protect(sc->ws, we->rel, sc->plan, e) < 0 ||
+					       ws_protect_gitfile_target(sc, we, e) < 0
+				       ? -1 : WALK_SKIP;
+		if (we->type != DT_DIR)
+			return WALK_SKIP;
+		if (below && ws_protect_repo(sc, we->rel, e) < 0)
+			return -1;
+		_cleanup_free_ char *top = xstrdup(we->rel);
+		char *slash = strrchr(top, '/');
+		*(slash ? slash : top) = '\0';
+		if (ws_protect_hooks_path(sc, we->rel, top, e) < 0)
+			return -1;
+		wswatch_add(sc->plan->watch, we->dirfd, we->name, we->rel); /* config, hooks */
+		return WALK_DESCEND_TAGGED;
+	}
+	if (below && ws_protected_name(&sc->plan->names, we->name) && protect_named(sc, we, e) < 0)
+		return -1;
+	if (we->type == DT_LNK)
+		return WALK_SKIP;
+	int r = plan_mask(sc, we, e);
+	if (r == WALK_DESCEND && we->type == DT_DIR)
+		wswatch_add(sc->plan->watch, we->dirfd, we->name, we->rel);
+	return r;
+}
+
+/* After a directory's entries: one that looks like a bare repository is
+ * recorded (the sweep moves new ones aside), its hooks and config
+ * protected like a .git's. */
+static int plan_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
+{
+	struct scan *sc = ctx;
+	unsigned parts = sc->bare_parts;
+	sc->bare_parts = 0;
+	if (tagged || parts != BARE_ALL)
+		return 0;
+	char id[ID_LEN];
+	ws_id_at(dirfd, "", id);
+	strv_push(&sc->plan->bare, rel);
+	strv_push(&sc->plan->bare_ids, id);
+	return ws_protect_repo(sc, rel, e) < 0 ? -1 : ws_protect_hooks_path(sc, rel, rel, e);
+}
+
+struct by_depth {
+	size_t depth, index;
+};
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct by_depth *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index); /* stable */
+}
+
+/* Shallow first, each depth in the order planned. */
+static void sort_by_depth(struct ws_plan *plan)
+{
+	if (plan->n < 2)
+		return;
+	struct by_depth *k = xcalloc(plan->n, sizeof *k);
+	for (size_t i = 0; i < plan->n; i++) {
+		k[i].index = i;
+		for (const char *p = plan->m[i].rel; *p; p++)
+			k[i].depth += *p == '/';
+	}
+	qsort(k, plan->n, sizeof *k, cmp_depth);
+	struct ws_mount *m = xcalloc(plan->n, sizeof *m);
+	for (size_t i = 0; i < plan->n; i++)
+		m[i] = plan->m[k[i].index];
+	free(plan->m);
+	free(k);
+	plan->m = m;
+	plan->cap = plan->n;
+}
+
+/* The plan made consistent once the scan is done. A directory pinned on
+ * the way to a protected path that is itself protected, or inside one
+ * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
+ * names), is bound read-only: a read-write bind there would open what the
+ * outer one closes. What lies inside a masked directory (a hooksPath or an
+ * included configuration there) is out of the sandbox's sight, an empty
+ * tmpfs in its place: nothing is mounted below it, and no placeholder is
+ * made for it on the host. */
+static void settle(struct ws_plan *plan)
+{
+	/* the few entries the others are judged against */
+	size_t *ro = xcalloc(plan->n + 1, sizeof *ro), *masked = xcalloc(plan->n + 1, sizeof *masked);
+	size_t nro = 0, nmasked = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->m[i].kind == WS_PROTECT)
+			ro[nro++] = i;
+		else if (plan->m[i].kind == WS_MASK_DIR)
+			masked[nmasked++] = i;
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		for (size_t j = 0; plan->m[i].kind == WS_PIN && j < nro; j++)
+			if (path_is_within(plan->m[i].rel, plan->m[ro[j]].rel))
+				plan->m[i].kind = WS_PROTECT;
+	size_t kept = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct ws_mount *m = &plan->m[i];
+		bool hidden = false;
+		for (size_t j = 0; !hidden && m->kind != WS_MASK_FILE && m->kind != WS_MASK_DIR &&
+				   j < nmasked; j++)
+			hidden = strcmp(m->rel, plan->m[masked[j]].rel) != 0 &&
+				 path_is_within(m->rel, plan->m[masked[j]].rel);
+		if (hidden) {
+			free(m->rel);
+			free(m->abs);
+			continue;
+		}
+		plan->m[kept++] = *m;
+	}
+	plan->n = kept;
+	free(ro);
+	free(masked);
+}
+
+int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
+{
+	/* Before anything is looked at: an inode changed from now on has a
+	 * later ctime (ctime is never earlier than the real-time clock's
+	 * reading before the change). */
+	clock_gettime(CLOCK_REALTIME, &plan->t0);
+	/* Kept for the session: the placeholders and the sweep work from it,
+	 * wherever the workspace is moved meanwhile. */
+	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (plan->ws_fd < 0)
+		return werr_errno(e, "opening workspace %s", ws);
+	/* the same walk watches every directory for the session (wswatch.h) */
+	if (!(plan->watch = wswatch_new(plan->ws_fd, e)))
+		return -1;
+	wswatch_add(plan->watch, plan->ws_fd, "", "");
+	struct scan sc = { .pol = p, .plan = plan, .ws = ws };
+	/* A protected name applies at any depth, a path inside .git to every
+	 * repository, any other path where it is. */
+	for (size_t i = 0; i < p->protect.n; i++) {
+		const char *pr = p->protect.v[i];
+		if (!strchr(pr, '/'))
+			strv_push(&plan->names, pr);
+		else if (strncmp(pr, ".git/", 5) == 0)
+			strv_push(&sc.git_subs, pr + 5);
+		if (wsplan_protect(ws, pr, plan, e) < 0)
+			goto fail;
+	}
+	/* the top's .git as a file (a submodule or a worktree): read-only */
+	struct stat st;
+	if (fstatat(plan->ws_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    wsplan_protect(ws, ".git", plan, e) < 0)
+		goto fail;
+	const struct walk_ops ops = { .entry = plan_entry, .dir_done = plan_dir_done };
+	if (walk_tree(plan->ws_fd, &ops, &sc, e) < 0)
+		goto fail;
+	strv_free(&sc.git_subs);
+	strv_free(&sc.host_hooks);
+	/* Git redirects present now stay as they are: read-only. */
+	for (size_t i = 0; i < plan->git.n; i++) {
+		const char *g = plan->git.v[i];
+		const char *base = strrchr(g, '/');
+		if (strcmp(base ? base + 1 : g, ".git") != 0)
+			wsplan_readonly(plan, g);
+	}
+	settle(plan);
+	/* Shallow first: each bind onto a directory clones what is mounted
+	 * below it with its own attributes, so nothing deeper may be mounted
+	 * before it. */
+	sort_by_depth(plan);
+	return 0;
+fail:
+	strv_free(&sc.git_subs);
+	strv_free(&sc.host_hooks);
+	return -1;
+}
+
+void workspace_cleanup(struct ws_plan *plan)
+{
+	workspace_remove_placeholders(plan);
+	phstash_close(&plan->stash);
+	if (plan->lock_fd >= 0) {
+		close(plan->lock_fd);
+		plan->lock_fd = -1;
+	}
+	if (plan->ws_fd >= 0) {
+		close(plan->ws_fd);
+		plan->ws_fd = -1;
+	}
+	wswatch_free(plan->watch);
+	plan->watch = NULL;
+	for (size_t i = 0; i < plan->n; i++) {
+		free(plan->m[i].rel);
+		free(plan->m[i].abs);
+	}
+	free(plan->m);
+	plan->m = NULL;
+	plan->n = plan->cap = 0;
+	strv_free(&plan->git);
+	strv_free(&plan->git_ids);
+	strv_free(&plan->bare);
+	strv_free(&plan->bare_ids);
+	strv_free(&plan->names);
+	strv_free(&plan->named);
+	strv_free(&plan->named_ids);
+	strv_free(&plan->links);
+	strv_free(&plan->link_targets);
+}

@@ -1,0 +1,17 @@
+/* wsrules.h - what a workspace path is, asked by the plan (workspace.c), the
+ * host-side watch (wswatch.c), the exec layout and the supervisor's file
+ * handlers: is it masked by the policy, is it one of warden's placeholders.
+ * A leaf: it calls nothing of the workspace's, so the watch can ask it while
+ * the plan creates the watch. The two questions, workspace_masked and
+ * workspace_is_placeholder, are declared in sandbox/sandbox.h beside
+ * struct ws_plan. */
+#pragma once
+#include "phstash.h" /* PLACEHOLDER_DIR_MODE */
+
+/* What warden makes for a missing protected path: an empty directory of
+ * mode 01555 for a name that is a directory by convention (sticky and
+ * read-only: a mode no tool gives a directory, which is how sessions
+ * recognise it), a socket entry of mode 0444 for any other (a listening
+ * socket's entry has the umask's mode, and is never created read-only).
+ * PLACEHOLDER_DIR_MODE is in phstash.h, which keeps them between sessions. */
+#define PLACEHOLDER_SOCK_MODE 0444
