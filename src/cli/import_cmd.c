@@ -77,8 +77,8 @@ static int import_files(struct imp *m, const struct strv *paths)
 	for (size_t i = 0; i < paths->n && !rc; i++) {
 		char *text;
 		size_t len;
-		const char *what;
-		if (read_regular_file(paths->v[i], IMPORT_MAX_FILE, &text, &len, &what) < 0) {
+		char what[READ_WHY_MAX];
+		if (read_regular_file(paths->v[i], IMPORT_MAX_FILE, &text, &len, what) < 0) {
 			if (errno)
 				fprintf(stderr, "warden: import: %s: %s: %s\n", paths->v[i], what, strerror(errno));
 			else

@@ -327,9 +327,10 @@ size_t utf8_invalid_at(const unsigned char *s, size_t n)
 	return n;
 }
 
-int read_regular_file(const char *path, size_t max, char **text, size_t *len, const char **what)
+int read_regular_file(const char *path, size_t max, char **text, size_t *len,
+		      char what[READ_WHY_MAX])
 {
-	*what = "cannot open";
+	snprintf(what, READ_WHY_MAX, "cannot open");
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
@@ -337,22 +338,17 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len, co
 	if (fstat(fd, &st) < 0)
 		return -1;
 	if (!S_ISREG(st.st_mode)) {
-		*what = "not a regular file";
+		snprintf(what, READ_WHY_MAX, "not a regular file");
 		errno = 0;
 		return -1;
 	}
-	static char too_large[64];
-	snprintf(too_large, sizeof too_large, "file too large (max %zu MiB)", max >> 20);
-	*what = "cannot read";
+	snprintf(what, READ_WHY_MAX, "cannot read");
 	size_t cap = 4096, n = 0;
 	_cleanup_free_ char *buf = xmalloc(cap);
 	for (;;) {
 		if (n == cap) {
-			if (cap > max) {
-				*what = too_large;
-				errno = 0;
-				return -1;
-			}
+			if (cap > max)
+				break;
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
@@ -366,7 +362,7 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len, co
 		n += (size_t)got;
 	}
 	if (n > max) {
-		*what = too_large;
+		snprintf(what, READ_WHY_MAX, "file too large (max %zu MiB)", max >> 20);
 		errno = 0;
 		return -1;
 	}

@@ -74,10 +74,13 @@ char *read_text_file(const char *path);
 
 /* A regular file's whole content, at most max bytes (opened without
  * blocking, so a FIFO is refused, not waited on): 0 with *text (malloc'd,
- * not NUL-terminated) and *len; -1 with *what saying why ("cannot open",
- * "not a regular file", "file too large (max N MiB)", "cannot read") and
- * errno set (0 for the two that are not a call's failure). */
-int read_regular_file(const char *path, size_t max, char **text, size_t *len, const char **what);
+ * not NUL-terminated) and *len; -1 with the caller's what saying why
+ * ("cannot open", "not a regular file", "file too large (max N MiB)",
+ * "cannot read") and errno set (0 for the two that are not a call's
+ * failure). */
+#define READ_WHY_MAX 64
+int read_regular_file(const char *path, size_t max, char **text, size_t *len,
+		      char what[READ_WHY_MAX]);
 
 /* The invoking user's home: $HOME when it is absolute, else the passwd
  * entry's; NULL when neither is. */

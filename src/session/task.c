@@ -267,10 +267,10 @@ static int read_admin(struct task *t, struct werr *e)
 	if (lstat(gitfile, &st) < 0 || !S_ISREG(st.st_mode))
 		return werr_set(e, 0, "task %s: %s is not a git worktree (no .git file); remove it "
 				"with `warden task remove %s`", t->name, t->dir, t->name);
-	const char *what = NULL;
+	char what[READ_WHY_MAX];
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	if (read_regular_file(gitfile, 4096, &text, &len, &what) < 0)
+	if (read_regular_file(gitfile, 4096, &text, &len, what) < 0)
 		return werr_set(e, errno, "task %s: %s: %s", t->name, gitfile, what);
 	text = xrealloc(text, len + 1);
 	text[len] = '\0';
@@ -292,11 +292,11 @@ static int copy_file(const char *src, const char *dst, struct werr *e)
 {
 	char *text = NULL;
 	size_t len = 0;
-	const char *what = NULL;
+	char what[READ_WHY_MAX];
 	struct stat st;
 	if (lstat(src, &st) < 0 && errno == ENOENT)
 		return 0;
-	if (read_regular_file(src, 64u << 20, &text, &len, &what) < 0)
+	if (read_regular_file(src, 64u << 20, &text, &len, what) < 0)
 		return werr_set(e, errno, "task: %s: %s", src, what);
 	_cleanup_free_ char *t = text;
 	_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
@@ -418,8 +418,8 @@ int task_finish(struct task *t, struct werr *e)
 	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
 	char *text = NULL;
 	size_t len = 0;
-	const char *what = NULL;
-	if (read_regular_file(own, 128, &text, &len, &what) < 0)
+	char what[READ_WHY_MAX];
+	if (read_regular_file(own, 128, &text, &len, what) < 0)
 		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
 				own, what);
 	_cleanup_free_ char *sha = xrealloc(text, len + 1);
