@@ -296,7 +296,7 @@ static void check_session_cgroup(const struct kernel_features *f, const struct r
 static unsigned hostids_in_use(void)
 {
 	unsigned n = 0;
-	DIR *d = opendir(HOSTID_LOCK_DIR);
+	_cleanup_dir_ DIR *d = opendir(HOSTID_LOCK_DIR);
 	for (struct dirent *de; d && (de = readdir(d));) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -306,8 +306,6 @@ static unsigned hostids_in_use(void)
 		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
 			n++;
 	}
-	if (d)
-		closedir(d);
 	return n;
 }
 

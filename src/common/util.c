@@ -221,24 +221,18 @@ int remove_tree_at(int parent, const char *name)
 	int r = 0, saved = 0;
 	if ((st.st_mode & 0700) != 0700 && fchmodat(parent, name, (st.st_mode & 07777) | 0700, 0) < 0)
 		return -1;
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		DIR *d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			return -1;
+	/* not opened: unlinkat below says why it is not removed */
+	_cleanup_dir_ DIR *d = dir_open_at(parent, name, O_NOFOLLOW);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
+			saved = errno;
+			r = -1;
 		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
-				saved = errno;
-				r = -1;
-			}
-		}
-		closedir(d);
 	}
+	closedirp(&d);
 	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		if (!saved)
 			saved = errno;
@@ -269,6 +263,17 @@ char *read_text_file(const char *path)
 	}
 	buf[len] = '\0';
 	return steal_ptr(&buf);
+}
+
+DIR *dir_open_at(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		closep(&fd);
+	return d;
 }
 
 int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)

@@ -2,6 +2,7 @@
  * on exhaustion, growable string vectors, path helpers, a
  * safe openat2 beneath a directory, spawn attributes for outside commands. */
 #pragma once
+#include <dirent.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,12 +14,15 @@
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_strv_ _cleanup_(strv_freep)
 #define _cleanup_json_ _cleanup_(json_decrefp) /* jansson's own, from <jansson.h> */
+#define _cleanup_dir_ _cleanup_(closedirp)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 void freep(void *p);
 /* close *fd when open, and leave -1 there: safe to call again on the same
  * variable (an explicit close, then its cleanup) */
 void closep(int *fd);
+/* closedir *d when open, and leave NULL there (for _cleanup_dir_) */
+void closedirp(DIR **d);
 
 /* Take ownership out of a cleanup variable: return its value and leave NULL
  * (or -1) behind, so the cleanup attribute no longer releases it. */
@@ -99,6 +103,13 @@ int mkdir_p(const char *path, mode_t mode, bool *created);
  * (directories the owner cannot read or search are made so first). 0, or
  * -1 with errno when something could not be removed. */
 int remove_tree_at(int parent, const char *name);
+
+/* A directory stream of path under dirfd (openat with O_RDONLY |
+ * O_DIRECTORY | O_CLOEXEC and flags, such as O_NOFOLLOW), which owns its
+ * own descriptor: closedir (or _cleanup_dir_) closes it. path "." reads
+ * the open directory dirfd from its start, dirfd staying the caller's.
+ * NULL with errno, nothing left open. */
+DIR *dir_open_at(int dirfd, const char *path, int flags);
 
 /* openat2 of rel beneath dirfd with no symlink (nor magic link) on the
  * way and none at the end; O_CLOEXEC added. -1 with errno. */

@@ -24,19 +24,16 @@ char *control_client_dir(void)
 
 size_t control_client_sockets(const char *dir, struct strv *names, size_t max)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
+	_cleanup_dir_ DIR *d = opendir(dir);
 	size_t n = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && n < max) {
+	while (d && n < max && (de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0) {
 			strv_push(names, de->d_name);
 			n++;
 		}
 	}
-	closedir(d);
 	return n;
 }
 

@@ -198,12 +198,6 @@ static char *dir_of(const char *path)
 	return d;
 }
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
 {
 	*t = (struct task){ .lock_fd = -1 };
@@ -504,7 +498,7 @@ int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
 	_cleanup_(task_free) struct task all = { .lock_fd = -1 };
 	if (task_locate(&all, NULL, src, e) < 0)
 		return -1;
-	_cleanup_(closedirp) DIR *d = opendir(all.dir);
+	_cleanup_dir_ DIR *d = opendir(all.dir);
 	if (!d && errno == ENOENT)
 		return 0;
 	if (!d)
