@@ -332,6 +332,18 @@ size_t utf8_invalid_at(const unsigned char *s, size_t n)
 	return n;
 }
 
+ssize_t read_small_file(const char *path, char *buf, size_t len, int flags)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 int read_regular_file(const char *path, size_t max, char **text, size_t *len,
 		      char what[READ_WHY_MAX])
 {

@@ -76,6 +76,12 @@ char *path_resolve_existing(const char *path);
  * and NUL-terminated; NULL with errno. */
 char *read_text_file(const char *path);
 
+/* One read of a small file (a /proc or /sys value, a bait file) into buf,
+ * NUL-terminated: at most len - 1 bytes (len > 0). Opened O_RDONLY |
+ * O_CLOEXEC and flags (O_NONBLOCK: a FIFO is not waited on). The bytes
+ * read, or -1 with errno. */
+ssize_t read_small_file(const char *path, char *buf, size_t len, int flags);
+
 /* A regular file's whole content, at most max bytes (opened without
  * blocking, so a FIFO is refused, not waited on): 0 with *text (malloc'd,
  * not NUL-terminated) and *len; -1 with the caller's what saying why
