@@ -1,4 +1,4 @@
-/* doctor.c - `warden doctor`: what this machine offers the sandbox, as the
+/* doctor_cmd.c - `warden doctor`: what this machine offers the sandbox, as the
  * probe of features.h sees it (kernel, Landlock ABI, seccomp and its user
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
  * Yama, cgroup v2, the active LSMs), whether the systemd journal listens

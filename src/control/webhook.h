@@ -1,4 +1,4 @@
-/* webhook.h - the webhook (`approve webhook URL`, issue 15): a channel of
+/* webhook.h - the webhook (`approve webhook URL`): a channel of
  * the question broker that tells a URL of each question put to the humans,
  * for a chat or a phone; the answer comes back the way every human answer
  * does, through `warden approve ID allow|deny` on the control socket.
