@@ -39,6 +39,7 @@ struct verdict {
 	const char *item;  /* the row's name unless the check changes it */
 	char note[512];
 	const char *fix;
+	char fixbuf[640];  /* a fix written for this machine (fix points here) */
 };
 
 struct row;
@@ -226,7 +227,6 @@ static void check_sysctl(const struct kernel_features *f, const struct row *r, s
  * every program. */
 static void check_apparmor(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
-	static char fix[640];
 	const struct feature_sysctl_value *s = &f->sysctl[r->sysctl];
 	if (s->state != 1 || !sysctl_bad(f, r)) {
 		check_sysctl(f, r, v);
@@ -245,8 +245,9 @@ static void check_apparmor(const struct kernel_features *f, const struct row *r,
 	v->status = f->userns_err != 0 ? ST_FAIL : ST_WARN;
 	say(v, "%s: AppArmor refuses user namespaces to %s without a profile granting userns",
 	    s->value, f->userns_err != 0 ? "warden" : "users without privilege");
-	apparmor_userns_fix(APPARMOR_PROFILE_PATH, n >= 0 ? self : NULL, fix, sizeof fix);
-	v->fix = fix;
+	apparmor_userns_fix(APPARMOR_PROFILE_PATH, n >= 0 ? self : NULL, v->fixbuf,
+			    sizeof v->fixbuf);
+	v->fix = v->fixbuf;
 }
 
 /* User namespaces failed and no sysctl row above says why. */
