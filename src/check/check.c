@@ -316,11 +316,11 @@ static void runner_child(const struct check_opts *o, const struct bait *b, bool 
 	}
 	bait_runner_argv(b, "warden", &argv);
 	if (chdir(b->ws) < 0) {
-		fprintf(stderr, "warden: %s: %s\n", b->ws, strerror(errno));
+		wnote("%s: %s", b->ws, strerror(errno));
 		_exit(EXIT_WARDEN);
 	}
 	execv("/proc/self/exe", argv.v);
-	fprintf(stderr, "warden: re-executing itself: %s\n", strerror(errno));
+	wnote("re-executing itself: %s", strerror(errno));
 	_exit(EXIT_WARDEN);
 }
 

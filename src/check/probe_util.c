@@ -1,7 +1,9 @@
 /* probe_util.c - the results and helpers the probe group files share: how a
- * probe sets "allowed"/"denied" with its detail, and small file and /proc
- * helpers used by more than one group, and the forked child with a pipe back
- * that the process and exec probes run their attempts in (see probe_util.h). */
+ * probe sets "allowed"/"denied" with its detail, the host paths of the
+ * verify targets (probe_verify_path, which check.c asks too), small file and
+ * /proc helpers used by more than one group, and the forked child with a
+ * pipe back that the process and exec probes run their attempts in (see
+ * probe_util.h). */
 #include "probe_util.h"
 
 #include <errno.h>
@@ -52,6 +54,17 @@ char *expand_token(const char *rel, const char *token)
 	if (!p)
 		return xstrdup(rel);
 	return xasprintf("%.*s%s%s", (int)(p - rel), rel, token, p + 3);
+}
+
+char *probe_verify_path(const struct probe_verify *v, const struct probe_bases *b,
+			const char *token)
+{
+	const char *base = v->base == VB_WS ? b->ws : v->base == VB_OUT ? b->out :
+			   v->base == VB_HOME ? b->home : v->base == VB_AUDIT ? b->audit : b->cache;
+	if (!base || v->kind == V_NONE)
+		return NULL;
+	_cleanup_free_ char *rel = expand_token(v->rel, token);
+	return xasprintf("%s/%s", base, rel);
 }
 
 char *vpath(const struct probe_ctx *c, const struct probe *self, int i)
@@ -113,26 +126,11 @@ void one_path(struct probe_result *r, char *path)
 	free(path);
 }
 
-/* Read a small file we own (bait, /proc); 0 or errno. */
-int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int err = errno;
-	close(fd);
-	if (n < 0)
-		return err;
-	buf[n] = '\0';
-	return 0;
-}
-
 bool proc_starttime(pid_t pid, unsigned long long *out)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof buf) != 0)
+	if (read_small_file(path, buf, sizeof buf, O_NONBLOCK) < 0)
 		return false;
 	char *p = strrchr(buf, ')');
 	if (!p)

@@ -44,9 +44,6 @@ void open_any(struct probe_result *r, char **paths, size_t n);
 /* One path to open (malloc'ed, freed here): allowed when it opens. */
 void one_path(struct probe_result *r, char *path);
 
-/* Read a small file we own (bait, /proc); 0 or errno. */
-int read_small(const char *path, char *buf, size_t len);
-
 /* The start time of a process (clock ticks since boot), from /proc. */
 bool proc_starttime(pid_t pid, unsigned long long *out);
 

@@ -293,17 +293,6 @@ bool probe_has_verify(const struct probe *p)
 	return p->verify[0].kind != V_NONE;
 }
 
-char *probe_verify_path(const struct probe_verify *v, const struct probe_bases *b,
-			const char *token)
-{
-	const char *base = v->base == VB_WS ? b->ws : v->base == VB_OUT ? b->out :
-			   v->base == VB_HOME ? b->home : v->base == VB_AUDIT ? b->audit : b->cache;
-	if (!base || v->kind == V_NONE)
-		return NULL;
-	_cleanup_free_ char *rel = expand_token(v->rel, token);
-	return xasprintf("%s/%s", base, rel);
-}
-
 const char *probe_bait_content(const char *rel, char *buf, size_t len)
 {
 	if (strcmp(rel, ".env") == 0)

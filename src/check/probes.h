@@ -113,7 +113,8 @@ const char *probe_expect_name(enum probe_expect x);
 bool probe_has_verify(const struct probe *p);
 
 /* The file name of a verify target: rel with "{t}" replaced by token.
- * Returns a malloc'ed absolute path, or NULL when the base is unknown. */
+ * Returns a malloc'ed absolute path, or NULL when the base is unknown.
+ * (In probe_util.c, beside expand_token, which the probes use too.) */
 char *probe_verify_path(const struct probe_verify *v, const struct probe_bases *b,
 			const char *token);
 

@@ -251,7 +251,8 @@ static const char *wall_of(const char *path)
 static const char *memfd_wall(void)
 {
 	char v[16] = "";
-	if (read_small("/proc/sys/vm/memfd_noexec", v, sizeof v) == 0 && v[0] != '0' && v[0])
+	if (read_small_file("/proc/sys/vm/memfd_noexec", v, sizeof v, O_NONBLOCK) >= 0 && v[0] != '0' &&
+	    v[0])
 		return ", vm.memfd_noexec set";
 	return " by exec control (a memfd)";
 }

@@ -404,7 +404,7 @@ void p_dev_nodes(const struct probe_ctx *c, const struct probe *self, struct pro
 static void read_bait(struct probe_result *r, const char *path, const char *marker)
 {
 	char buf[512];
-	int err = read_small(path, buf, sizeof buf);
+	int err = read_small_file(path, buf, sizeof buf, O_NONBLOCK) < 0 ? errno : 0;
 	if (err)
 		denied_errno(r, err);
 	else if (strstr(buf, marker))

@@ -5,6 +5,7 @@
  * only looks the route up, TCP only goes to the check's own listener. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -90,7 +91,7 @@ void p_dns(const struct probe_ctx *c, const struct probe *self, struct probe_res
 	char buf[4096];
 	char servers[4][64];
 	size_t n = 0;
-	bool conf = read_small("/etc/resolv.conf", buf, sizeof buf) == 0;
+	bool conf = read_small_file("/etc/resolv.conf", buf, sizeof buf, O_NONBLOCK) >= 0;
 	if (conf) {
 		char *save = NULL;
 		for (char *l = strtok_r(buf, "\n", &save); l && n < 4; l = strtok_r(NULL, "\n", &save))

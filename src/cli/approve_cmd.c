@@ -18,8 +18,6 @@
 #include "cli.h"
 #include "cmdtab.h"
 
-#define MAX_SESSIONS 256
-
 static const char approve_usage[] =
 	"usage: warden approve [--json]\n"
 	"       warden approve ID allow|deny [--session | --pattern GLOB] [--ttl SECONDS] [--reason TEXT]\n"
@@ -41,6 +39,19 @@ static void print_question(json_t *q, const char *session)
 	(void)session;
 }
 
+/* One session's open questions (its reply r) onto the array all, each
+ * with its session. */
+static void gather(json_t *r, void *all)
+{
+	json_t *qs = json_object_get(r, "questions");
+	size_t k;
+	json_t *q;
+	json_array_foreach(qs, k, q) {
+		json_object_set(q, "session", json_object_get(r, "session"));
+		json_array_append(all, q);
+	}
+}
+
 static int list(bool as_json)
 {
 	_cleanup_free_ char *dir = control_client_dir();
@@ -48,24 +59,8 @@ static int list(bool as_json)
 		fprintf(stderr, "warden approve: no home directory (set HOME)\n");
 		return EXIT_WARDEN;
 	}
-	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
-	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
 	json_t *all = json_array();
-	for (size_t i = 0; i < n; i++) {
-		int fd = control_client_connect(dir, names[i]);
-		if (fd < 0)
-			continue;
-		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", "list"));
-		close(fd);
-		json_t *qs = json_object_get(r, "questions");
-		size_t k;
-		json_t *q;
-		json_array_foreach(qs, k, q) {
-			json_object_set(q, "session", json_object_get(r, "session"));
-			json_array_append(all, q);
-		}
-		json_decref(r);
-	}
+	control_client_each(dir, "list", gather, all);
 	if (as_json) {
 		char *s = json_dumps(all, JSON_INDENT(2));
 		printf("%s\n", s ? s : "[]");
@@ -92,12 +87,12 @@ static int connect_for(const char *dir, const char *id)
 		return -1;
 	char suffix[64];
 	snprintf(suffix, sizeof suffix, "-%.*s.sock", (int)(dash - id), id);
-	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
-	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(names[i]), sl = strlen(suffix);
-		if (l > sl && strcmp(names[i] + l - sl, suffix) == 0)
-			return control_client_connect(dir, names[i]);
+	_cleanup_strv_ struct strv names = { 0 };
+	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < names.n; i++) {
+		size_t l = strlen(names.v[i]), sl = strlen(suffix);
+		if (l > sl && strcmp(names.v[i] + l - sl, suffix) == 0)
+			return control_client_connect(dir, names.v[i]);
 	}
 	return -1;
 }
@@ -132,6 +127,64 @@ static int answer(const char *id, const char *decision, const char *scope, const
 	return 0;
 }
 
+/* A session followed: its socket, and what came of a line so far. */
+struct sess {
+	char name[CONTROL_NAME_MAX];
+	int fd;
+	char buf[65536];
+	size_t have;
+};
+
+/* The sessions of dir not followed yet connected and asked to follow,
+ * added to ss (up to CONTROL_SOCKETS_MAX). */
+static void follow_new(const char *dir, struct sess **ss, size_t *nss)
+{
+	_cleanup_strv_ struct strv names = { 0 };
+	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < names.n && *nss < CONTROL_SOCKETS_MAX; i++) {
+		bool known = false;
+		for (size_t k = 0; k < *nss && !known; k++)
+			known = strcmp(ss[k]->name, names.v[i]) == 0 && ss[k]->fd >= 0;
+		if (known)
+			continue;
+		int fd = control_client_connect(dir, names.v[i]);
+		if (fd < 0)
+			continue;
+		if (control_client_send(fd, json_pack("{s:s}", "op", "follow")) < 0) {
+			close(fd);
+			continue;
+		}
+		struct sess *s = xmalloc(sizeof *s);
+		snprintf(s->name, sizeof s->name, "%s", names.v[i]);
+		s->fd = fd;
+		s->have = 0;
+		ss[(*nss)++] = s;
+	}
+}
+
+/* The lines session s sent, printed: questions asked and ended. */
+static void follow_print(struct sess *s)
+{
+	json_t *j;
+	while ((j = control_client_read(s->fd, s->buf, sizeof s->buf, &s->have, 0))) {
+		const char *ev = json_string_value(json_object_get(j, "event"));
+		json_t *qs = json_object_get(j, "questions");
+		size_t i;
+		json_t *q;
+		if (qs)
+			json_array_foreach(qs, i, q)
+				print_question(q, s->name);
+		else if (ev && strcmp(ev, "asked") == 0)
+			print_question(json_object_get(j, "question"), s->name);
+		else if (ev && strcmp(ev, "ended") == 0)
+			printf("%-14s ended: %s by %s\n",
+			       json_string_value(json_object_get(j, "id")),
+			       json_string_value(json_object_get(j, "decision")),
+			       json_string_value(json_object_get(j, "by")));
+		json_decref(j);
+	}
+}
+
 /* Every session's questions as they come, new sessions found once a
  * second, until interrupted. */
 static int follow(void)
@@ -139,75 +192,38 @@ static int follow(void)
 	_cleanup_free_ char *dir = control_client_dir();
 	if (!dir)
 		return EXIT_WARDEN;
-	struct sess {
-		char name[CONTROL_NAME_MAX];
-		int fd;
-		char buf[65536];
-		size_t have;
-	};
-	static struct sess ss[MAX_SESSIONS];
+	struct sess *ss[CONTROL_SOCKETS_MAX];
 	size_t nss = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (;;) {
-		static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
-		size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
-		for (size_t i = 0; i < n && nss < MAX_SESSIONS; i++) {
-			bool known = false;
-			for (size_t k = 0; k < nss && !known; k++)
-				known = strcmp(ss[k].name, names[i]) == 0 && ss[k].fd >= 0;
-			if (known)
-				continue;
-			int fd = control_client_connect(dir, names[i]);
-			if (fd < 0)
-				continue;
-			if (control_client_send(fd, json_pack("{s:s}", "op", "follow")) < 0) {
-				close(fd);
-				continue;
-			}
-			struct sess *s = &ss[nss++];
-			memcpy(s->name, names[i], sizeof s->name);
-			s->name[sizeof s->name - 1] = '\0';
-			s->fd = fd;
-			s->have = 0;
-		}
-		struct pollfd p[MAX_SESSIONS];
+		follow_new(dir, ss, &nss);
+		struct pollfd p[CONTROL_SOCKETS_MAX];
 		for (size_t k = 0; k < nss; k++)
-			p[k] = (struct pollfd){ .fd = ss[k].fd, .events = POLLIN };
+			p[k] = (struct pollfd){ .fd = ss[k]->fd, .events = POLLIN };
 		if (poll(p, nss, 1000) < 0 && errno != EINTR)
-			return EXIT_WARDEN;
+			break;
 		for (size_t k = 0; k < nss; k++) {
-			if (ss[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP)))
+			if (ss[k]->fd < 0 || !(p[k].revents & (POLLIN | POLLHUP)))
 				continue;
-			json_t *j;
-			while ((j = control_client_read(ss[k].fd, ss[k].buf, sizeof ss[k].buf, &ss[k].have, 0))) {
-				const char *ev = json_string_value(json_object_get(j, "event"));
-				json_t *qs = json_object_get(j, "questions");
-				size_t i;
-				json_t *q;
-				if (qs)
-					json_array_foreach(qs, i, q)
-						print_question(q, ss[k].name);
-				else if (ev && strcmp(ev, "asked") == 0)
-					print_question(json_object_get(j, "question"), ss[k].name);
-				else if (ev && strcmp(ev, "ended") == 0)
-					printf("%-14s ended: %s by %s\n",
-					       json_string_value(json_object_get(j, "id")),
-					       json_string_value(json_object_get(j, "decision")),
-					       json_string_value(json_object_get(j, "by")));
-				json_decref(j);
-			}
-			if (p[k].revents & POLLHUP) {
-				close(ss[k].fd);
-				ss[k].fd = -1;
-			}
+			follow_print(ss[k]);
+			if (p[k].revents & POLLHUP)
+				closep(&ss[k]->fd);
 		}
 		/* drop the ended sessions */
 		size_t w = 0;
-		for (size_t k = 0; k < nss; k++)
-			if (ss[k].fd >= 0)
+		for (size_t k = 0; k < nss; k++) {
+			if (ss[k]->fd >= 0)
 				ss[w++] = ss[k];
+			else
+				free(ss[k]);
+		}
 		nss = w;
 	}
+	for (size_t k = 0; k < nss; k++) {
+		closep(&ss[k]->fd);
+		free(ss[k]);
+	}
+	return EXIT_WARDEN;
 }
 
 int cmd_approve(int argc, char **argv)

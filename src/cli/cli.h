@@ -32,3 +32,13 @@ int cmd_hook(int argc, char **argv);    /* inside the sandbox: an agent client's
 int cmd_probe(int argc, char **argv); /* hidden: the probe runner of `warden check` */
 int cmd_connect(int argc, char **argv); /* hidden: ssh's ProxyCommand inside the sandbox */
 int cmd_complete(int argc, char **argv); /* hidden: a shell's completion script */
+
+struct werr;
+/* Where the checkpoint commands look (ckpt_dirs.c): the session logs, the
+ * store and the current directory, each allocated. -1 with e set (and
+ * nothing held) when one is not known. */
+struct ckpt_dirs {
+	char *logdir, *storedir, *cwd;
+};
+int ckpt_dirs_get(struct ckpt_dirs *d, struct werr *e);
+void ckpt_dirs_free(struct ckpt_dirs *d);

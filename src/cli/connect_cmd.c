@@ -14,28 +14,26 @@
 #include "../net/proxy.h"
 #include "cli.h"
 
-int cmd_connect(int argc, char **argv)
+/* A CONNECT tunnel to host:port through the proxy: its fd, or -1 with
+ * the exit status in *rc (said). */
+static int tunnel_open(const char *host, const char *port, int *rc)
 {
-	if (argc != 3 || strlen(argv[1]) > 255 || strspn(argv[2], "0123456789") != strlen(argv[2]) ||
-	    !argv[2][0] || strpbrk(argv[1], " \r\n")) {
-		fputs("usage: warden __connect HOST PORT\n", stderr);
-		return EXIT_WARDEN;
-	}
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	*rc = EXIT_WARDEN;
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(PROXY_HTTP_PORT),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		fprintf(stderr, "warden: __connect: the proxy on 127.0.0.1:%d: %s\n", PROXY_HTTP_PORT,
 			strerror(errno));
-		return EXIT_WARDEN;
+		return -1;
 	}
-	bool v6 = strchr(argv[1], ':') != NULL;
+	bool v6 = strchr(host, ':') != NULL;
 	char req[600];
 	int n = snprintf(req, sizeof req, "CONNECT %s%s%s:%s HTTP/1.1\r\nHost: %s%s%s:%s\r\n\r\n",
-			 v6 ? "[" : "", argv[1], v6 ? "]" : "", argv[2], v6 ? "[" : "", argv[1],
-			 v6 ? "]" : "", argv[2]);
+			 v6 ? "[" : "", host, v6 ? "]" : "", port, v6 ? "[" : "", host,
+			 v6 ? "]" : "", port);
 	if (write_all(fd, req, (size_t)n) < 0)
-		return EXIT_WARDEN;
+		return -1;
 	/* The response head, byte by byte so nothing of the tunnel is read. */
 	char head[4096];
 	size_t len = 0;
@@ -50,10 +48,18 @@ int cmd_connect(int argc, char **argv)
 		char *eol = strstr(head, "\r\n");
 		if (eol)
 			*eol = '\0';
-		fprintf(stderr, "warden: __connect %s:%s: %s\n", argv[1], argv[2],
+		fprintf(stderr, "warden: __connect %s:%s: %s\n", host, port,
 			len ? head : "the proxy closed the connection");
-		return 1;
+		*rc = 1;
+		return -1;
 	}
+	return steal_fd(&fd);
+}
+
+/* stdin into the tunnel and the tunnel to stdout until the tunnel ends:
+ * 0, or 1 when a side failed. */
+static int relay(int fd)
+{
 	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
 	bool in_open = true;
 	char buf[65536];
@@ -81,4 +87,16 @@ int cmd_connect(int argc, char **argv)
 				return 1;
 		}
 	}
+}
+
+int cmd_connect(int argc, char **argv)
+{
+	if (argc != 3 || strlen(argv[1]) > 255 || strspn(argv[2], "0123456789") != strlen(argv[2]) ||
+	    !argv[2][0] || strpbrk(argv[1], " \r\n")) {
+		fputs("usage: warden __connect HOST PORT\n", stderr);
+		return EXIT_WARDEN;
+	}
+	int rc;
+	int fd = tunnel_open(argv[1], argv[2], &rc);
+	return fd < 0 ? rc : relay(fd);
 }

@@ -88,6 +88,79 @@ static void show_text_diff(const struct store *st, int rootfd, const struct chan
 	text_unified_diff(stdout, la, lb, ta, na, tb, nb);
 }
 
+/* The text diffs of the changed files, after the list. */
+static void show_text_diffs(const struct store *st, int wsfd, bool review, const struct changes *ch,
+			    struct werr *e)
+{
+	mode_t restore = (mode_t)-1;
+	int rootfd = review ? -1 : snapshot_open_root(wsfd, &restore, e);
+	for (size_t i = 0; (rootfd >= 0 || review) && i < ch->n; i++)
+		if (ch->v[i].kind != CH_MODE &&
+		    ((ch->v[i].a && ch->v[i].a->type == MF_FILE) ||
+		     (ch->v[i].b && ch->v[i].b->type == MF_FILE))) {
+			fputc('\n', stdout);
+			show_text_diff(st, rootfd, &ch->v[i]);
+		}
+	snapshot_close_root(rootfd, restore);
+}
+
+struct diff {
+	struct ckpt_dirs d;
+	struct ckpt_record rec;
+	struct store st;
+	struct manifest m;       /* the checkpoint */
+	struct snap_result now;  /* the tree now, or what a --review session left */
+	int wsfd;
+};
+
+/* The two sides read: the session's checkpoint, and the workspace now (or
+ * what a --review session would change). */
+static int diff_load(struct diff *x, const char *arg, struct werr *e)
+{
+	struct ckpt_record *rec = &x->rec;
+	if (ckpt_dirs_get(&x->d, e) < 0 || ckpt_find(x->d.logdir, arg, x->d.cwd, false, rec, e) < 0)
+		return -1;
+	if (store_open(&x->st, x->d.storedir, false, e) < 0 ||
+	    store_get_manifest(&x->st, rec->start, &x->m, e) < 0)
+		return -1;
+	x->wsfd = open(rec->workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (x->wsfd < 0)
+		return werr_errno(e, "the workspace %s", rec->workspace);
+	if (!rec->review) {
+		struct snap_opts o = { .st = &x->st, .ws = rec->workspace, .exclude = &x->m.exclude };
+		return snapshot_take_dir(x->wsfd, &o, &x->now, e);
+	}
+	/* a killed --review session: its review directory recorded now */
+	if (review_recover(&x->st, x->d.logdir, rec, e) < 0)
+		return -1;
+	if (!rec->end[0])
+		return werr_set(e, 0, "session %s (--review) recorded no changes%s%s", rec->session,
+				rec->end_error ? ": " : "", rec->end_error ? rec->end_error : "");
+	return store_get_manifest(&x->st, rec->end, &x->now.m, e);
+}
+
+/* 0 nothing changed, 1 changes (shown). */
+static int diff_show(struct diff *x, bool list, struct werr *e)
+{
+	struct changes ch;
+	changes_compute(&x->m, &x->now.m, &ch);
+	_cleanup_free_ char *wshown = path_shown(x->rec.workspace);
+	const char *since = x->rec.review ? "to apply (--review)" : "since its checkpoint";
+	int rc = 1;
+	if (!ch.n && !ch.root_mode) {
+		printf("session %s: nothing changed in %s %s\n", x->rec.session, wshown, since);
+		rc = 0;
+	} else {
+		printf("session %s: %zu change%s in %s %s\n", x->rec.session, ch.n + ch.root_mode,
+		       ch.n + ch.root_mode == 1 ? "" : "s", wshown, since);
+		changes_print(stdout, &ch, &x->m, &x->now.m);
+		if (!list)
+			show_text_diffs(&x->st, x->wsfd, x->rec.review, &ch, e);
+	}
+	changes_free(&ch);
+	return rc;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	bool list = false;
@@ -109,80 +182,20 @@ int cmd_diff(int argc, char **argv)
 	}
 	const char *arg = optind < argc ? argv[optind] : NULL;
 	struct werr e = { 0 };
-	const char *home = user_home();
-	_cleanup_free_ char *logdir = audit_dir(home);
-	_cleanup_free_ char *storedir = store_default_path(home);
-	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	if (!logdir || !storedir || !cwd) {
-		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
+	struct diff x = { .st = { .fd = -1 }, .wsfd = -1 };
+	int rc;
+	if (diff_load(&x, arg, &e) < 0) {
 		werr_print(&e);
-		return EXIT_WARDEN;
-	}
-	struct ckpt_record rec;
-	struct store st = { .fd = -1 };
-	struct manifest m = { 0 };
-	struct snap_result now = { 0 };
-	_cleanup_close_ int wsfd = -1;
-	_cleanup_free_ char *wshown = NULL;
-	int rc = EXIT_WARDEN;
-	if (ckpt_find(logdir, arg, cwd, false, &rec, &e) < 0)
-		goto out_print;
-	if (store_open(&st, storedir, false, &e) < 0 || store_get_manifest(&st, rec.start, &m, &e) < 0)
-		goto out_print;
-	wsfd = open(rec.workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wsfd < 0) {
-		werr_errno(&e, "the workspace %s", rec.workspace);
-		goto out_print;
-	}
-	struct snap_opts o = { .st = &st, .ws = rec.workspace, .exclude = &m.exclude };
-	if (rec.review) {
-		/* a killed --review session: its review directory recorded now */
-		if (review_recover(&st, logdir, &rec, &e) < 0)
-			goto out_print;
-		if (!rec.end[0]) {
-			werr_set(&e, 0, "session %s (--review) recorded no changes%s%s", rec.session,
-				 rec.end_error ? ": " : "", rec.end_error ? rec.end_error : "");
-			goto out_print;
-		}
-		if (store_get_manifest(&st, rec.end, &now.m, &e) < 0)
-			goto out_print;
-	} else if (snapshot_take_dir(wsfd, &o, &now, &e) < 0) {
-		goto out_print;
-	}
-	struct changes ch;
-	changes_compute(&m, &now.m, &ch);
-	wshown = path_shown(rec.workspace);
-	const char *since = rec.review ? "to apply (--review)" : "since its checkpoint";
-	if (!ch.n && !ch.root_mode) {
-		printf("session %s: nothing changed in %s %s\n", rec.session, wshown, since);
-		rc = 0;
+		rc = EXIT_WARDEN;
 	} else {
-		printf("session %s: %zu change%s in %s %s\n", rec.session, ch.n + ch.root_mode,
-		       ch.n + ch.root_mode == 1 ? "" : "s", wshown, since);
-		changes_print(stdout, &ch, &m, &now.m);
-		if (!list) {
-			mode_t restore = (mode_t)-1;
-			int rootfd = rec.review ? -1 : snapshot_open_root(wsfd, &restore, &e);
-			for (size_t i = 0; (rootfd >= 0 || rec.review) && i < ch.n; i++)
-				if (ch.v[i].kind != CH_MODE &&
-				    ((ch.v[i].a && ch.v[i].a->type == MF_FILE) ||
-				     (ch.v[i].b && ch.v[i].b->type == MF_FILE))) {
-					fputc('\n', stdout);
-					show_text_diff(&st, rootfd, &ch.v[i]);
-				}
-			snapshot_close_root(rootfd, restore);
-		}
-		rc = 1;
+		rc = diff_show(&x, list, &e);
 	}
-	changes_free(&ch);
-	goto out;
-out_print:
-	werr_print(&e);
-out:
 	fflush(stdout);
-	snap_result_free(&now);
-	manifest_free(&m);
-	store_close(&st);
-	ckpt_record_free(&rec);
+	closep(&x.wsfd);
+	snap_result_free(&x.now);
+	manifest_free(&x.m);
+	store_close(&x.st);
+	ckpt_record_free(&x.rec);
+	ckpt_dirs_free(&x.d);
 	return rc;
 }

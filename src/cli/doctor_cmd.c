@@ -1,4 +1,4 @@
-/* doctor.c - `warden doctor`: what this machine offers the sandbox, as the
+/* doctor_cmd.c - `warden doctor`: what this machine offers the sandbox, as the
  * probe of features.h sees it (kernel, Landlock ABI, seccomp and its user
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
  * Yama, cgroup v2, the active LSMs), whether the systemd journal listens
@@ -39,6 +39,7 @@ struct verdict {
 	const char *item;  /* the row's name unless the check changes it */
 	char note[512];
 	const char *fix;
+	char fixbuf[640];  /* a fix written for this machine (fix points here) */
 };
 
 struct row;
@@ -226,7 +227,6 @@ static void check_sysctl(const struct kernel_features *f, const struct row *r, s
  * every program. */
 static void check_apparmor(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
-	static char fix[640];
 	const struct feature_sysctl_value *s = &f->sysctl[r->sysctl];
 	if (s->state != 1 || !sysctl_bad(f, r)) {
 		check_sysctl(f, r, v);
@@ -245,8 +245,9 @@ static void check_apparmor(const struct kernel_features *f, const struct row *r,
 	v->status = f->userns_err != 0 ? ST_FAIL : ST_WARN;
 	say(v, "%s: AppArmor refuses user namespaces to %s without a profile granting userns",
 	    s->value, f->userns_err != 0 ? "warden" : "users without privilege");
-	apparmor_userns_fix(APPARMOR_PROFILE_PATH, n >= 0 ? self : NULL, fix, sizeof fix);
-	v->fix = fix;
+	apparmor_userns_fix(APPARMOR_PROFILE_PATH, n >= 0 ? self : NULL, v->fixbuf,
+			    sizeof v->fixbuf);
+	v->fix = v->fixbuf;
 }
 
 /* User namespaces failed and no sysctl row above says why. */
@@ -296,7 +297,7 @@ static void check_session_cgroup(const struct kernel_features *f, const struct r
 static unsigned hostids_in_use(void)
 {
 	unsigned n = 0;
-	DIR *d = opendir(HOSTID_LOCK_DIR);
+	_cleanup_dir_ DIR *d = opendir(HOSTID_LOCK_DIR);
 	for (struct dirent *de; d && (de = readdir(d));) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -306,8 +307,6 @@ static unsigned hostids_in_use(void)
 		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK)
 			n++;
 	}
-	if (d)
-		closedir(d);
 	return n;
 }
 

@@ -46,6 +46,85 @@ static void say(const char *what, const char *msg)
 	fprintf(stderr, "warden: import: %s%s\n", what, p);
 }
 
+/* The settings files to read into paths: the one named, else the default
+ * ones that exist. 0, or 2 when there is none (said). */
+static int import_paths(const struct imp *m, const char *name, const char *file,
+			struct strv *paths)
+{
+	if (file) {
+		strv_push(paths, file);
+		return 0;
+	}
+	_cleanup_strv_ struct strv all = { 0 };
+	import_default_files(m->src, m->home, &all);
+	for (size_t i = 0; i < all.n; i++)
+		if (access(all.v[i], F_OK) == 0)
+			strv_push(paths, all.v[i]);
+	if (paths->n)
+		return 0;
+	fprintf(stderr, "warden: import %s: no settings found; looked for", name);
+	for (size_t i = 0; i < all.n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", all.v[i]);
+	fputs("; name the file\n", stderr);
+	return 2;
+}
+
+/* Each file read into m, in order: 0, or 2 at the first that cannot be
+ * read (said). */
+static int import_files(struct imp *m, const struct strv *paths)
+{
+	int rc = 0;
+	for (size_t i = 0; i < paths->n && !rc; i++) {
+		char *text;
+		size_t len;
+		char what[READ_WHY_MAX];
+		if (read_regular_file(paths->v[i], IMPORT_MAX_FILE, &text, &len, what) < 0) {
+			if (errno)
+				fprintf(stderr, "warden: import: %s: %s: %s\n", paths->v[i], what, strerror(errno));
+			else
+				fprintf(stderr, "warden: import: %s: %s\n", paths->v[i], what);
+			return 2;
+		}
+		struct werr e = { 0 };
+		if (import_read(m, m->files.v[i], text, len, &e) < 0) {
+			say("", e.msg);
+			rc = 2;
+		}
+		free(text);
+	}
+	return rc;
+}
+
+/* The profile on stdout (no -o, or -o -) or into the new file out. */
+static int import_write(const char *profile, const char *out, bool force)
+{
+	if (!out || strcmp(out, "-") == 0) {
+		fputs(profile, stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_WARDEN;
+	}
+	struct werr e = { 0 };
+	if (profile_write(out, profile, force, &e) < 0) {
+		werr_print(&e);
+		return e.errnum == EEXIST ? 2 : EXIT_WARDEN;
+	}
+	fprintf(stderr, "warden: import: wrote %s; check it with: warden policy show --profile %s\n",
+		out, out);
+	return 0;
+}
+
+/* claude, codex or srt: the source, or -1 (said). */
+static int import_source(const char *name)
+{
+	if (strcmp(name, "claude") == 0)
+		return IMPORT_CLAUDE;
+	if (strcmp(name, "codex") == 0)
+		return IMPORT_CODEX;
+	if (strcmp(name, "srt") == 0)
+		return IMPORT_SRT;
+	fprintf(stderr, "warden: import: '%.100s' is not claude, codex or srt\n", name);
+	return -1;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -71,16 +150,10 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	}
 	struct imp m = { 0 };
-	if (strcmp(pos[0], "claude") == 0)
-		m.src = IMPORT_CLAUDE;
-	else if (strcmp(pos[0], "codex") == 0)
-		m.src = IMPORT_CODEX;
-	else if (strcmp(pos[0], "srt") == 0)
-		m.src = IMPORT_SRT;
-	else {
-		fprintf(stderr, "warden: import: '%.100s' is not claude, codex or srt\n", pos[0]);
+	int src = import_source(pos[0]);
+	if (src < 0)
 		return 2;
-	}
+	m.src = src;
 	m.home = user_home();
 	_cleanup_free_ char *cwd = realpath(".", NULL);
 	m.cwd = cwd;
@@ -89,44 +162,11 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	}
 	_cleanup_strv_ struct strv paths = { 0 };
-	if (pos[1]) {
-		strv_push(&paths, pos[1]);
-	} else {
-		_cleanup_strv_ struct strv all = { 0 };
-		import_default_files(m.src, m.home, &all);
-		for (size_t i = 0; i < all.n; i++)
-			if (access(all.v[i], F_OK) == 0)
-				strv_push(&paths, all.v[i]);
-		if (!paths.n) {
-			fprintf(stderr, "warden: import %s: no settings found; looked for", pos[0]);
-			for (size_t i = 0; i < all.n; i++)
-				fprintf(stderr, "%s %s", i ? "," : "", all.v[i]);
-			fputs("; name the file\n", stderr);
-			return 2;
-		}
-	}
+	if (import_paths(&m, pos[0], pos[1], &paths))
+		return 2;
 	for (size_t i = 0; i < paths.n; i++)
 		strv_push_owned(&m.files, shown_path(paths.v[i], m.home));
-	int rc = 0;
-	for (size_t i = 0; i < paths.n && !rc; i++) {
-		char *text;
-		size_t len;
-		const char *what;
-		if (read_regular_file(paths.v[i], IMPORT_MAX_FILE, &text, &len, &what) < 0) {
-			if (errno)
-				fprintf(stderr, "warden: import: %s: %s: %s\n", paths.v[i], what, strerror(errno));
-			else
-				fprintf(stderr, "warden: import: %s: %s\n", paths.v[i], what);
-			rc = 2;
-			break;
-		}
-		struct werr e = { 0 };
-		if (import_read(&m, m.files.v[i], text, len, &e) < 0) {
-			say("", e.msg);
-			rc = 2;
-		}
-		free(text);
-	}
+	int rc = import_files(&m, &paths);
 	if (rc) {
 		imp_free(&m);
 		return rc;
@@ -137,16 +177,5 @@ int cmd_import(int argc, char **argv)
 	for (size_t i = 0; i < m.unmapped.n; i++)
 		say("not mapped: ", m.unmapped.v[i]);
 	imp_free(&m);
-	if (!out || strcmp(out, "-") == 0) {
-		fputs(profile, stdout);
-		return fflush(stdout) == 0 ? 0 : EXIT_WARDEN;
-	}
-	struct werr e = { 0 };
-	if (profile_write(out, profile, force, &e) < 0) {
-		werr_print(&e);
-		return e.errnum == EEXIST ? 2 : EXIT_WARDEN;
-	}
-	fprintf(stderr, "warden: import: wrote %s; check it with: warden policy show --profile %s\n",
-		out, out);
-	return 0;
+	return import_write(profile, out, force);
 }

@@ -603,98 +603,123 @@ static int export_session(struct export *ex, int dfd, const char *dir, const cha
 	return rc;
 }
 
-static int log_export(int argc, char **argv)
+struct export_args {
+	const char *format, *url, *ca;
+	unsigned long timeout_s;
+};
+
+/* The options of `log export`: -1 to go on, else the exit status. */
+static int export_parse(int argc, char **argv, struct export_args *a, struct export *ex)
 {
-	const char *format = NULL, *url = NULL, *ca = NULL;
-	unsigned long timeout_s = 10;
 	int c;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "log export")) != -1) {
 		char *end;
 		switch (c) {
-		case 'F': format = optarg; break;
-		case 'u': url = optarg; break;
-		case 'c': ca = optarg; break;
+		case 'F': a->format = optarg; break;
+		case 'u': a->url = optarg; break;
+		case 'c': a->ca = optarg; break;
 		case 't':
 			errno = 0;
-			timeout_s = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || timeout_s < 1 || timeout_s > 600)
+			a->timeout_s = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || a->timeout_s < 1 || a->timeout_s > 600)
 				return usage_error("--timeout: not a number of seconds from 1 to 600: '%s'", optarg);
 			break;
 		case 'h': return fputs(log_usage, stdout), 0;
 		default: return usage_error("bad option for export");
 		}
 	}
-	if (!format)
+	if (!a->format)
 		return usage_error("export: --format ocsf|otlp is required");
-	struct export ex = { .ocsf = { .product_version = WARDEN_VERSION } };
-	if (strcmp(format, "otlp") == 0)
-		ex.otlp = true;
-	else if (strcmp(format, "ocsf") != 0)
-		return usage_error("export: --format: '%s' is neither ocsf nor otlp", format);
-	if (!ex.otlp && (url || ca))
+	if (strcmp(a->format, "otlp") == 0)
+		ex->otlp = true;
+	else if (strcmp(a->format, "ocsf") != 0)
+		return usage_error("export: --format: '%s' is neither ocsf nor otlp", a->format);
+	if (!ex->otlp && (a->url || a->ca))
 		return usage_error("export: --url and --ca are for --format otlp (OCSF goes to stdout)");
-	if (ca && !url)
+	if (a->ca && !a->url)
 		return usage_error("export: --ca without --url");
+	return -1;
+}
+
+/* The n sessions named (none: the latest) resolved into ids[] and each
+ * verified before anything is sent, its length into lines[]: 0, or the
+ * exit status (said). */
+static int export_verify(int dfd, const char *dir, char **names, int n, char **ids,
+			 unsigned long *lines, struct werr *e)
+{
+	for (int i = 0; i < n; i++) {
+		if (audit_resolve_session(dfd, dir, names ? names[i] : NULL, &ids[i], e) < 0)
+			return fail(e);
+		_cleanup_close_ int fd = audit_log_open(dfd, dir, ids[i], e);
+		struct audit_chain ch;
+		int r = fd < 0 ? -1 : audit_verify_log(fd, ids[i], &ch, e);
+		if (r < 0) {
+			werr_wrap(e, "%s", ids[i]);
+			return fail(e);
+		}
+		if (r == 1) {
+			fprintf(stderr, "warden: %s: line %lu: %s: the chain is broken, nothing exported "
+				"(see `warden log verify %s`)\n", ids[i], ch.broken, ch.why, ids[i]);
+			return 1;
+		}
+		lines[i] = ch.lines;
+	}
+	return 0;
+}
+
+/* The verified sessions out, and what was sent or skipped said: 0, or the
+ * exit status. */
+static int export_all(struct export *ex, const struct export_args *a, int dfd, const char *dir,
+		      char **ids, const unsigned long *lines, int n, struct werr *e)
+{
+	if (ex->otlp && otlp_open(&ex->x, a->url, a->ca, (unsigned)a->timeout_s * 1000, WARDEN_VERSION, e) < 0)
+		return fail(e);
+	for (int i = 0; i < n; i++)
+		if (export_session(ex, dfd, dir, ids[i], lines[i], e) < 0)
+			return fail(e);
+	if (ex->otlp && otlp_flush(&ex->x, e) < 0)
+		return fail(e);
+	int rc = finish_output();
+	if (rc)
+		return rc;
+	if (ex->otlp && a->url)
+		fprintf(stderr, "warden: exported %lu event%s in %lu request%s\n", ex->x.sent,
+			ex->x.sent == 1 ? "" : "s", ex->x.requests, ex->x.requests == 1 ? "" : "s");
+	if (!ex->otlp && json_object_size(ex->skipped)) {
+		fprintf(stderr, "warden: not exported (no OCSF class):");
+		const char *k;
+		json_t *v;
+		json_object_foreach(ex->skipped, k, v)
+			fprintf(stderr, " %s %lld", k, (long long)json_integer_value(v));
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+static int log_export(int argc, char **argv)
+{
+	struct export_args a = { .timeout_s = 10 };
+	struct export ex = { .ocsf = { .product_version = WARDEN_VERSION } };
+	int rc = export_parse(argc, argv, &a, &ex);
+	if (rc >= 0)
+		return rc;
 
 	struct werr e = { 0 };
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_close_ int dfd = open_log_dir(&dir, &e);
 	if (dfd < 0)
 		return fail(&e);
-	/* the sessions named (none: the latest), each verified before anything
-	 * is sent */
 	int n = argc - optind > 0 ? argc - optind : 1;
 	char **ids = xcalloc((size_t)n, sizeof *ids);
 	unsigned long *lines = xcalloc((size_t)n, sizeof *lines);
-	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++) {
-		if (audit_resolve_session(dfd, dir, argc - optind > 0 ? argv[optind + i] : NULL, &ids[i], &e) < 0) {
-			rc = fail(&e);
-			break;
-		}
-		_cleanup_close_ int fd = audit_log_open(dfd, dir, ids[i], &e);
-		struct audit_chain ch;
-		int r = fd < 0 ? -1 : audit_verify_log(fd, ids[i], &ch, &e);
-		if (r < 0) {
-			werr_wrap(&e, "%s", ids[i]);
-			rc = fail(&e);
-		} else if (r == 1) {
-			fprintf(stderr, "warden: %s: line %lu: %s: the chain is broken, nothing exported "
-				"(see `warden log verify %s`)\n", ids[i], ch.broken, ch.why, ids[i]);
-			rc = 1;
-		} else {
-			lines[i] = ch.lines;
-		}
-	}
+	rc = export_verify(dfd, dir, argc - optind > 0 ? argv + optind : NULL, n, ids, lines, &e);
 	char host[256] = "";
 	if (gethostname(host, sizeof host - 1) == 0)
 		ex.ocsf.hostname = host;
 	ex.skipped = json_object();
-	if (rc == 0 && ex.otlp && otlp_open(&ex.x, url, ca, (unsigned)timeout_s * 1000, WARDEN_VERSION, &e) < 0)
-		rc = fail(&e);
-	else if (rc == 0) {
-		for (int i = 0; i < n && rc == 0; i++) {
-			int r = export_session(&ex, dfd, dir, ids[i], lines[i], &e);
-			if (r < 0)
-				rc = fail(&e);
-		}
-		if (rc == 0 && ex.otlp && otlp_flush(&ex.x, &e) < 0)
-			rc = fail(&e);
-		if (rc == 0)
-			rc = finish_output();
-		if (rc == 0 && ex.otlp && url)
-			fprintf(stderr, "warden: exported %lu event%s in %lu request%s\n", ex.x.sent,
-				ex.x.sent == 1 ? "" : "s", ex.x.requests, ex.x.requests == 1 ? "" : "s");
-		if (rc == 0 && !ex.otlp && json_object_size(ex.skipped)) {
-			fprintf(stderr, "warden: not exported (no OCSF class):");
-			const char *k;
-			json_t *v;
-			json_object_foreach(ex.skipped, k, v)
-				fprintf(stderr, " %s %lld", k, (long long)json_integer_value(v));
-			fputc('\n', stderr);
-		}
-	}
+	if (rc == 0)
+		rc = export_all(&ex, &a, dfd, dir, ids, lines, n, &e);
 	if (ex.otlp)
 		otlp_close(&ex.x);
 	json_decref(ex.skipped);

@@ -1,4 +1,4 @@
-/* run.c - `warden run [OPTIONS] [--] COMMAND [ARG...]`: parse and check the
+/* run_cmd.c - `warden run [OPTIONS] [--] COMMAND [ARG...]`: parse and check the
  * options and run one sandbox session (session/session.c). */
 #include <getopt.h>
 #include <stdio.h>

@@ -16,8 +16,6 @@
 #include "cli.h"
 #include "cmdtab.h"
 
-#define MAX_SESSIONS 256
-
 static const char status_usage[] =
 	"usage: warden status [--json]\n"
 	"\n"
@@ -80,6 +78,15 @@ static void field_text(json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* A session's status (its reply r) onto the array all, when it gave one. */
+static void gather(json_t *r, void *all)
+{
+	if (!json_is_true(json_object_get(r, "ok")))
+		return;
+	json_object_del(r, "ok");
+	json_array_append(all, r);
+}
+
 static int status(bool as_json)
 {
 	_cleanup_free_ char *dir = control_client_dir();
@@ -87,26 +94,13 @@ static int status(bool as_json)
 		fprintf(stderr, "warden status: no home directory (set HOME)\n");
 		return EXIT_WARDEN;
 	}
-	static char names[MAX_SESSIONS][CONTROL_NAME_MAX];
-	size_t n = control_client_sockets(dir, names, MAX_SESSIONS);
 	_cleanup_json_ json_t *all = json_array();
+	control_client_each(dir, "status", gather, all);
 	bool extended = false;
-	for (size_t i = 0; i < n; i++) {
-		int fd = control_client_connect(dir, names[i]);
-		if (fd < 0)
-			continue; /* ended (a stale socket was removed) */
-		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", "status"));
-		close(fd);
-		if (!json_is_true(json_object_get(r, "ok"))) {
-			json_decref(r);
-			continue;
-		}
-		json_object_del(r, "ok");
-		extended = extended || json_object_get(r, "risk") || json_object_get(r, "alerts");
-		json_array_append_new(all, r);
-	}
 	size_t i;
 	json_t *r;
+	json_array_foreach(all, i, r)
+		extended = extended || json_object_get(r, "risk") || json_object_get(r, "alerts");
 	if (as_json) {
 		json_array_foreach(all, i, r) {
 			char *s = json_dumps(r, JSON_COMPACT);

@@ -104,6 +104,9 @@ static bool confirm(void)
 }
 
 struct undo {
+	bool apply, force, yes;
+	const char *verb;        /* "apply" or "undo" */
+	struct ckpt_dirs d;
 	struct ckpt_record rec;
 	struct store st;
 	struct manifest target, end;
@@ -111,7 +114,9 @@ struct undo {
 	struct changes todo;
 	struct strv conflicted;
 	struct audit *log;
-	int lock_fd;
+	int lock_fd, wsfd;
+	char *wshown;            /* the workspace as shown */
+	char id[40];             /* the undo's own session */
 };
 
 static void undo_free(struct undo *u)
@@ -125,29 +130,27 @@ static void undo_free(struct undo *u)
 	manifest_free(&u->end);
 	store_close(&u->st);
 	ckpt_record_free(&u->rec);
+	closep(&u->wsfd);
 	closep(&u->lock_fd);
+	free(u->wshown);
+	ckpt_dirs_free(&u->d);
 }
 
-static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool apply,
-		    struct werr *e)
+/* The session found and fit for the verb, its store open, and the two
+ * manifests read: the target and (when the session recorded its end) the
+ * baseline of what changed since. */
+static int undo_load(struct undo *u, const char *arg, struct werr *e)
 {
-	const char *verb = apply ? "apply" : "undo";
-	const char *home = user_home();
-	_cleanup_free_ char *logdir = audit_dir(home);
-	_cleanup_free_ char *storedir = store_default_path(home);
-	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	if (!logdir || !storedir || !cwd)
-		return werr_set(e, 0, "no log or store directory (HOME is not an absolute path)");
-	if (ckpt_find(logdir, arg, cwd, apply, &u->rec, e) < 0)
+	bool apply = u->apply;
+	if (ckpt_find(u->d.logdir, arg, u->d.cwd, apply, &u->rec, e) < 0)
 		return -1;
-	const char *ws = u->rec.workspace;
 	if (apply && !u->rec.review)
 		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
 				"(warden undo brings back its checkpoint)", u->rec.session);
-	if (store_open(&u->st, storedir, true, e) < 0)
+	if (store_open(&u->st, u->d.storedir, true, e) < 0)
 		return -1;
 	/* a killed --review session: its review directory recorded now */
-	if (apply && review_recover(&u->st, logdir, &u->rec, e) < 0)
+	if (apply && review_recover(&u->st, u->d.logdir, &u->rec, e) < 0)
 		return -1;
 	if (apply && !u->rec.end[0])
 		return werr_set(e, 0, "session %s (--review) recorded no changes%s%s", u->rec.session,
@@ -161,67 +164,71 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool 
 	if (u->rec.end[0] &&
 	    store_get_manifest(&u->st, apply ? u->rec.start : u->rec.end, &u->end, e) < 0)
 		return -1;
-	u->lock_fd = review_lock_workspace(logdir, ws, verb, e); /* no session meanwhile */
-	if (u->lock_fd < 0)
-		return -1;
-	_cleanup_close_ int wsfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wsfd < 0)
-		return werr_errno(e, "the workspace %s", ws);
-	/* the tree now, into the store: what undoes this undo */
-	struct snap_opts o = { .st = &u->st, .store_blobs = true, .ws = ws,
-			       .exclude = &u->target.exclude };
-	if (snapshot_take_dir(wsfd, &o, &u->now, e) < 0)
-		return werr_wrap(e, "checkpoint of the workspace before the %s", verb);
-	changes_compute(&u->now.m, &u->target, &u->todo);
-	_cleanup_free_ char *wshown = path_shown(ws);
-	if (!u->todo.n && !u->todo.root_mode) {
-		printf("%s is as session %s %s: nothing to %s\n", wshown, u->rec.session,
-		       apply ? "would have left it" : "'s checkpoint recorded it", verb);
-		return 0;
-	}
-	printf("%s of session %s in %s: %zu change%s\n", verb, u->rec.session, wshown,
+	return 0;
+}
+
+/* What will change, shown; -1 (e set) when it may not go on: changes
+ * since the session that --force did not allow, or no confirmation. */
+static int undo_check(struct undo *u, struct werr *e)
+{
+	printf("%s of session %s in %s: %zu change%s\n", u->verb, u->rec.session, u->wshown,
 	       u->todo.n + u->todo.root_mode, u->todo.n + u->todo.root_mode == 1 ? "" : "s");
 	changes_print(stdout, &u->todo, &u->now.m, &u->target);
 	fflush(stdout);
-	if (!u->rec.end[0] && !force)
+	if (!u->rec.end[0] && !u->force)
 		return werr_set(e, 0, "session %s has no checkpoint of its end (%s): whether files "
 				"changed since cannot be told; --force to restore anyway",
 				u->rec.session, u->rec.end_error ? u->rec.end_error :
 				"it did not end normally");
-	if (u->rec.end[0] && conflicts(&u->end, &u->now.m, &u->todo, &u->conflicted) && !force) {
+	if (u->rec.end[0] && conflicts(&u->end, &u->now.m, &u->todo, &u->conflicted) && !u->force) {
 		fprintf(stderr, "warden: these paths changed after session %s %s:\n",
-			u->rec.session, apply ? "started" : "ended");
+			u->rec.session, u->apply ? "started" : "ended");
 		for (size_t i = 0; i < u->conflicted.n; i++) {
 			_cleanup_free_ char *p = path_shown(u->conflicted.v[i]);
 			fprintf(stderr, "  %s\n", p);
 		}
 		return werr_set(e, 0, "%s refused: it would overwrite changes made %s the "
-				"session (--force to write them over)", verb, apply ? "since" : "after");
+				"session (--force to write them over)", u->verb,
+				u->apply ? "since" : "after");
 	}
-	if (!yes && !confirm())
+	if (!u->yes && !confirm())
 		return werr_set(e, 0, "%s not confirmed (on a terminal answer y; else pass --yes)",
-				verb);
-	/* the undo as a session of its own: its checkpoints before and after */
-	char id[40];
-	audit_new_session_id(id, sizeof id);
-	char *const argv[] = { "warden", (char *)verb, u->rec.session, NULL };
+				u->verb);
+	return 0;
+}
+
+/* The undo as a session of its own: its id, its start checkpoint (the tree
+ * now) and its log opened with session.start. */
+static int undo_log_start(struct undo *u, struct werr *e)
+{
+	audit_new_session_id(u->id, sizeof u->id);
+	char *const argv[] = { "warden", (char *)u->verb, u->rec.session, NULL };
 	char *const none[] = { NULL };
-	if (store_ref(&u->st, id, "start", u->now.hash, ws, e) < 0 || audit_open(&u->log, logdir, id, e) < 0 ||
-	    audit_emit_event(u->log, ev_session_start(&(struct ev_session_start){
-		    .version = WARDEN_VERSION, .argv = argv, .workspace = ws, .policy_digest = "",
-		    .profiles = none, .uid = (int)getuid(), .kernel = json_object(),
-		    .checkpoint = json_pack("{s:s, s:s}", "manifest", u->now.hash,
-					    apply ? "apply_of" : "undo_of", u->rec.session) }), e) < 0)
+	const char *ws = u->rec.workspace;
+	if (store_ref(&u->st, u->id, "start", u->now.hash, ws, e) < 0 ||
+	    audit_open(&u->log, u->d.logdir, u->id, e) < 0)
 		return -1;
+	return audit_emit_event(u->log, ev_session_start(&(struct ev_session_start){
+		.version = WARDEN_VERSION, .argv = argv, .workspace = ws, .policy_digest = "",
+		.profiles = none, .uid = (int)getuid(), .kernel = json_object(),
+		.checkpoint = json_pack("{s:s, s:s}", "manifest", u->now.hash,
+					u->apply ? "apply_of" : "undo_of", u->rec.session) }), e);
+}
+
+/* The tree written toward the target, then checkpointed again (what
+ * `warden undo` of this undo would compare with) and session.end logged.
+ * -1 with e set when the restore failed. */
+static int undo_restore(struct undo *u, const struct snap_opts *o, struct werr *e)
+{
 	mode_t restore;
-	int rootfd = snapshot_open_root(wsfd, &restore, e);
+	int rootfd = snapshot_open_root(u->wsfd, &restore, e);
 	int r = rootfd < 0 ? -1 : restore_tree(rootfd, &u->st, &u->now.m, &u->target, e);
 	if (rootfd >= 0)
 		close(rootfd); /* the root's mode is the checkpoint's now */
 	struct werr e2 = { 0 };
 	json_t *endck;
-	if (snapshot_take_dir(wsfd, &o, &u->after, &e2) < 0 ||
-	    store_ref(&u->st, id, "end", u->after.hash, ws, &e2) < 0) {
+	if (snapshot_take_dir(u->wsfd, o, &u->after, &e2) < 0 ||
+	    store_ref(&u->st, u->id, "end", u->after.hash, u->rec.workspace, &e2) < 0) {
 		char buf[1200];
 		endck = json_pack("{s:s}", "error", werr_str(&e2, buf, sizeof buf));
 	} else {
@@ -232,21 +239,50 @@ static int run_undo(struct undo *u, const char *arg, bool force, bool yes, bool 
 		.checkpoint = endck }), NULL);
 	if (r < 0)
 		return werr_wrap(e, "%s (the tree before it is checkpoint %s: `warden undo %s "
-				 "--force` brings it back)", verb, id, id);
+				 "--force` brings it back)", u->verb, u->id, u->id);
+	return 0;
+}
+
+static int run_undo(struct undo *u, const char *arg, struct werr *e)
+{
+	if (ckpt_dirs_get(&u->d, e) < 0 || undo_load(u, arg, e) < 0)
+		return -1;
+	const char *ws = u->rec.workspace;
+	/* no session meanwhile */
+	u->lock_fd = review_lock_workspace(u->d.logdir, ws, u->verb, e);
+	if (u->lock_fd < 0)
+		return -1;
+	u->wsfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (u->wsfd < 0)
+		return werr_errno(e, "the workspace %s", ws);
+	/* the tree now, into the store: what undoes this undo */
+	struct snap_opts o = { .st = &u->st, .store_blobs = true, .ws = ws,
+			       .exclude = &u->target.exclude };
+	if (snapshot_take_dir(u->wsfd, &o, &u->now, e) < 0)
+		return werr_wrap(e, "checkpoint of the workspace before the %s", u->verb);
+	changes_compute(&u->now.m, &u->target, &u->todo);
+	u->wshown = path_shown(ws);
+	if (!u->todo.n && !u->todo.root_mode) {
+		printf("%s is as session %s %s: nothing to %s\n", u->wshown, u->rec.session,
+		       u->apply ? "would have left it" : "'s checkpoint recorded it", u->verb);
+		return 0;
+	}
+	if (undo_check(u, e) < 0 || undo_log_start(u, e) < 0 || undo_restore(u, &o, e) < 0)
+		return -1;
 	struct changes left;
 	changes_compute(&u->target, &u->after.m, &left);
 	size_t nleft = left.n + left.root_mode;
 	changes_free(&left);
 	if (u->after.hash[0] && nleft)
 		return werr_set(e, 0, "%s: %zu path%s still differ%s from the checkpoint (did "
-				"something write to the workspace meanwhile?)", verb, nleft,
+				"something write to the workspace meanwhile?)", u->verb, nleft,
 				nleft == 1 ? "" : "s", nleft == 1 ? "s" : "");
-	if (apply)
+	if (u->apply)
 		printf("applied session %s's changes to %s; `warden undo %s` undoes them\n",
-		       u->rec.session, wshown, id);
+		       u->rec.session, u->wshown, u->id);
 	else
 		printf("restored %s to session %s's checkpoint; `warden undo %s` undoes this undo\n",
-		       wshown, u->rec.session, id);
+		       u->wshown, u->rec.session, u->id);
 	return 0;
 }
 
@@ -272,9 +308,10 @@ static int undo_main(int argc, char **argv, bool apply)
 		fputs(usage, stderr);
 		return 2;
 	}
-	struct undo u = { .lock_fd = -1 };
+	struct undo u = { .apply = apply, .force = force, .yes = yes,
+			  .verb = apply ? "apply" : "undo", .lock_fd = -1, .wsfd = -1 };
 	struct werr e = { 0 };
-	int r = run_undo(&u, optind < argc ? argv[optind] : NULL, force, yes, apply, &e);
+	int r = run_undo(&u, optind < argc ? argv[optind] : NULL, &e);
 	if (r < 0)
 		werr_print(&e);
 	undo_free(&u);
@@ -397,18 +434,14 @@ int cmd_discard(int argc, char **argv)
 	}
 	const char *arg = optind < argc ? argv[optind] : NULL;
 	struct werr e = { 0 };
-	const char *home = user_home();
-	_cleanup_free_ char *logdir = audit_dir(home);
-	_cleanup_free_ char *storedir = store_default_path(home);
-	_cleanup_free_ char *cwd = getcwd(NULL, 0);
-	if (!logdir || !storedir || !cwd) {
-		werr_set(&e, 0, "no log or store directory (HOME is not an absolute path)");
+	_cleanup_(ckpt_dirs_free) struct ckpt_dirs d = { 0 };
+	if (ckpt_dirs_get(&d, &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}
 	if (list)
-		return discard_list(logdir);
-	if (discard_one(logdir, storedir, cwd, arg, &e) < 0) {
+		return discard_list(d.logdir);
+	if (discard_one(d.logdir, d.storedir, d.cwd, arg, &e) < 0) {
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

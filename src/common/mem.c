@@ -1,5 +1,5 @@
 /* mem.c - the allocation and cleanup helpers of util.h (xmalloc and its
- * kin, which end warden on out of memory; freep, closep), apart from the
+ * kin, which end warden on out of memory; freep, closep, closedirp), apart from the
  * rest of util.c so that the hook client (src/hookbin) links only these. */
 #include "util.h"
 
@@ -21,6 +21,16 @@ void closep(int *fd)
 	}
 	*fd = -1; /* closed once: a later closep (the cleanup of the same
 		     variable) must not close the number again, reused by then */
+}
+
+void closedirp(DIR **d)
+{
+	if (*d) {
+		int saved = errno;
+		closedir(*d);
+		errno = saved;
+	}
+	*d = NULL;
 }
 
 static void oom(void)

@@ -221,24 +221,18 @@ int remove_tree_at(int parent, const char *name)
 	int r = 0, saved = 0;
 	if ((st.st_mode & 0700) != 0700 && fchmodat(parent, name, (st.st_mode & 07777) | 0700, 0) < 0)
 		return -1;
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		DIR *d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			return -1;
+	/* not opened: unlinkat below says why it is not removed */
+	_cleanup_dir_ DIR *d = dir_open_at(parent, name, O_NOFOLLOW);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
+			saved = errno;
+			r = -1;
 		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
-				saved = errno;
-				r = -1;
-			}
-		}
-		closedir(d);
 	}
+	closedirp(&d);
 	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		if (!saved)
 			saved = errno;
@@ -269,6 +263,17 @@ char *read_text_file(const char *path)
 	}
 	buf[len] = '\0';
 	return steal_ptr(&buf);
+}
+
+DIR *dir_open_at(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		closep(&fd);
+	return d;
 }
 
 int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
@@ -327,9 +332,22 @@ size_t utf8_invalid_at(const unsigned char *s, size_t n)
 	return n;
 }
 
-int read_regular_file(const char *path, size_t max, char **text, size_t *len, const char **what)
+ssize_t read_small_file(const char *path, char *buf, size_t len, int flags)
 {
-	*what = "cannot open";
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+int read_regular_file(const char *path, size_t max, char **text, size_t *len,
+		      char what[READ_WHY_MAX])
+{
+	snprintf(what, READ_WHY_MAX, "cannot open");
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
@@ -337,22 +355,17 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len, co
 	if (fstat(fd, &st) < 0)
 		return -1;
 	if (!S_ISREG(st.st_mode)) {
-		*what = "not a regular file";
+		snprintf(what, READ_WHY_MAX, "not a regular file");
 		errno = 0;
 		return -1;
 	}
-	static char too_large[64];
-	snprintf(too_large, sizeof too_large, "file too large (max %zu MiB)", max >> 20);
-	*what = "cannot read";
+	snprintf(what, READ_WHY_MAX, "cannot read");
 	size_t cap = 4096, n = 0;
 	_cleanup_free_ char *buf = xmalloc(cap);
 	for (;;) {
 		if (n == cap) {
-			if (cap > max) {
-				*what = too_large;
-				errno = 0;
-				return -1;
-			}
+			if (cap > max)
+				break;
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
@@ -366,7 +379,7 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len, co
 		n += (size_t)got;
 	}
 	if (n > max) {
-		*what = too_large;
+		snprintf(what, READ_WHY_MAX, "file too large (max %zu MiB)", max >> 20);
 		errno = 0;
 		return -1;
 	}

@@ -2,6 +2,7 @@
  * on exhaustion, growable string vectors, path helpers, a
  * safe openat2 beneath a directory, spawn attributes for outside commands. */
 #pragma once
+#include <dirent.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,12 +14,15 @@
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_strv_ _cleanup_(strv_freep)
 #define _cleanup_json_ _cleanup_(json_decrefp) /* jansson's own, from <jansson.h> */
+#define _cleanup_dir_ _cleanup_(closedirp)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 void freep(void *p);
 /* close *fd when open, and leave -1 there: safe to call again on the same
  * variable (an explicit close, then its cleanup) */
 void closep(int *fd);
+/* closedir *d when open, and leave NULL there (for _cleanup_dir_) */
+void closedirp(DIR **d);
 
 /* Take ownership out of a cleanup variable: return its value and leave NULL
  * (or -1) behind, so the cleanup attribute no longer releases it. */
@@ -72,12 +76,21 @@ char *path_resolve_existing(const char *path);
  * and NUL-terminated; NULL with errno. */
 char *read_text_file(const char *path);
 
+/* One read of a small file (a /proc or /sys value, a bait file) into buf,
+ * NUL-terminated: at most len - 1 bytes (len > 0). Opened O_RDONLY |
+ * O_CLOEXEC and flags (O_NONBLOCK: a FIFO is not waited on). The bytes
+ * read, or -1 with errno. */
+ssize_t read_small_file(const char *path, char *buf, size_t len, int flags);
+
 /* A regular file's whole content, at most max bytes (opened without
  * blocking, so a FIFO is refused, not waited on): 0 with *text (malloc'd,
- * not NUL-terminated) and *len; -1 with *what saying why ("cannot open",
- * "not a regular file", "file too large (max N MiB)", "cannot read") and
- * errno set (0 for the two that are not a call's failure). */
-int read_regular_file(const char *path, size_t max, char **text, size_t *len, const char **what);
+ * not NUL-terminated) and *len; -1 with the caller's what saying why
+ * ("cannot open", "not a regular file", "file too large (max N MiB)",
+ * "cannot read") and errno set (0 for the two that are not a call's
+ * failure). */
+#define READ_WHY_MAX 64
+int read_regular_file(const char *path, size_t max, char **text, size_t *len,
+		      char what[READ_WHY_MAX]);
 
 /* The invoking user's home: $HOME when it is absolute, else the passwd
  * entry's; NULL when neither is. */
@@ -96,6 +109,13 @@ int mkdir_p(const char *path, mode_t mode, bool *created);
  * (directories the owner cannot read or search are made so first). 0, or
  * -1 with errno when something could not be removed. */
 int remove_tree_at(int parent, const char *name);
+
+/* A directory stream of path under dirfd (openat with O_RDONLY |
+ * O_DIRECTORY | O_CLOEXEC and flags, such as O_NOFOLLOW), which owns its
+ * own descriptor: closedir (or _cleanup_dir_) closes it. path "." reads
+ * the open directory dirfd from its start, dirfd staying the caller's.
+ * NULL with errno, nothing left open. */
+DIR *dir_open_at(int dirfd, const char *path, int flags);
 
 /* openat2 of rel beneath dirfd with no symlink (nor magic link) on the
  * way and none at the end; O_CLOEXEC added. -1 with errno. */

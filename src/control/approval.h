@@ -1,5 +1,5 @@
-/* approval.h - questions for a human, asked where the agent cannot answer
- * (issue 15). An `ask` rule of the policy (net ask, exec ask, write ask,
+/* approval.h - questions for a human, asked where the agent cannot
+ * answer. An `ask` rule of the policy (net ask, exec ask, write ask,
  * tool ask) holds the action it matched (a proxy connection, an exec in its
  * seccomp notification, a write, a tool call) and puts a question here. The
  * broker answers at once from what was already answered for the session

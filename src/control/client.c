@@ -16,27 +16,24 @@
 #include "../common/util.h"
 #include "control.h"
 
-#define MAX_SOCKETS 256
-
 char *control_client_dir(void)
 {
 	_cleanup_free_ char *logdir = audit_dir(user_home());
 	return logdir ? control_dir_of(logdir) : NULL;
 }
 
-size_t control_client_sockets(const char *dir, char names[][CONTROL_NAME_MAX], size_t max)
+size_t control_client_sockets(const char *dir, struct strv *names, size_t max)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
+	_cleanup_dir_ DIR *d = opendir(dir);
 	size_t n = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && n < max) {
+	while (d && n < max && (de = readdir(d))) {
 		size_t l = strlen(de->d_name);
-		if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0)
-			snprintf(names[n++], CONTROL_NAME_MAX, "%s", de->d_name);
+		if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0) {
+			strv_push(names, de->d_name);
+			n++;
+		}
 	}
-	closedir(d);
 	return n;
 }
 
@@ -57,35 +54,52 @@ int control_client_connect(const char *dir, const char *name)
 	return fd;
 }
 
+void control_client_each(const char *dir, const char *op, void (*fn)(json_t *reply, void *ctx),
+			 void *ctx)
+{
+	_cleanup_strv_ struct strv names = { 0 };
+	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < names.n; i++) {
+		int fd = control_client_connect(dir, names.v[i]);
+		if (fd < 0)
+			continue; /* ended (a stale socket was removed) */
+		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", op));
+		close(fd);
+		fn(r, ctx);
+		json_decref(r);
+	}
+}
+
 int control_client_find(const char *dir, const char *session, char *id, size_t len,
 			struct werr *e)
 {
-	static char names[MAX_SOCKETS][CONTROL_NAME_MAX];
-	size_t n = control_client_sockets(dir, names, MAX_SOCKETS);
+	_cleanup_strv_ struct strv names = { 0 };
+	size_t n = control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
 	size_t sl = strlen(session);
 	int fd = -1, found = 0;
 	char first[CONTROL_NAME_MAX] = "", second[CONTROL_NAME_MAX] = "";
 	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(names[i]) - 5; /* without ".sock" */
-		if (sl == 0 || sl > l || strncmp(names[i], session, sl) != 0)
+		const char *name = names.v[i];
+		size_t l = strlen(name) - 5; /* without ".sock" */
+		if (sl == 0 || sl > l || strncmp(name, session, sl) != 0)
 			continue;
-		int c = control_client_connect(dir, names[i]);
+		int c = control_client_connect(dir, name);
 		if (c < 0)
 			continue; /* not running */
 		if (l == sl) { /* the whole id: that one, whatever else it prefixes */
 			if (fd >= 0)
 				close(fd);
-			snprintf(first, sizeof first, "%.*s", (int)l, names[i]);
+			snprintf(first, sizeof first, "%.*s", (int)l, name);
 			fd = c;
 			found = 1;
 			break;
 		}
 		if (++found == 1) {
 			fd = c;
-			snprintf(first, sizeof first, "%.*s", (int)l, names[i]);
+			snprintf(first, sizeof first, "%.*s", (int)l, name);
 		} else {
 			close(c);
-			snprintf(second, sizeof second, "%.*s", (int)l, names[i]);
+			snprintf(second, sizeof second, "%.*s", (int)l, name);
 		}
 	}
 	if (found == 0)
@@ -137,9 +151,10 @@ json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int tim
 
 json_t *control_client_request(int fd, json_t *req)
 {
-	static char buf[1 << 20];
+	enum { REPLY_MAX = 1 << 20 };
 	size_t have = 0;
 	if (control_client_send(fd, req) < 0)
 		return NULL;
-	return control_client_read(fd, buf, sizeof buf, &have, 5000);
+	_cleanup_free_ char *buf = xmalloc(REPLY_MAX);
+	return control_client_read(fd, buf, REPLY_MAX, &have, 5000);
 }

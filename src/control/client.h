@@ -11,16 +11,26 @@
 #include "../common/err.h"
 
 #define CONTROL_NAME_MAX 96
+#define CONTROL_SOCKETS_MAX 256 /* sockets looked at in the directory, at most */
+
+struct strv;
 
 /* warden's control directory for this user (malloc'd), or NULL when there
  * is no home directory. */
 char *control_client_dir(void);
 
-/* The sockets' names in dir ("SESSION.sock"), up to max. */
-size_t control_client_sockets(const char *dir, char names[][CONTROL_NAME_MAX], size_t max);
+/* The sockets' names in dir ("SESSION.sock", each shorter than
+ * CONTROL_NAME_MAX) pushed onto names, up to max; how many. */
+size_t control_client_sockets(const char *dir, struct strv *names, size_t max);
 
 /* A connection to dir/name, or -1 (a stale socket is removed). */
 int control_client_connect(const char *dir, const char *name);
+
+/* Every running session in dir asked {"op": op}: fn called with each
+ * one's reply (NULL when none came; fn may keep it with json_incref) and
+ * ctx. A socket nobody answers on is skipped (and removed when stale). */
+void control_client_each(const char *dir, const char *op, void (*fn)(json_t *reply, void *ctx),
+			 void *ctx);
 
 /* The running session whose id is session or starts with it: a connection,
  * its id in id (len bytes). -1 with e set when none is, or several are. */

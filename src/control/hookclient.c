@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/err.h"
 #include "../common/util.h"
 #include "../sandbox/paths.h"
 #include "hookmsg.h"
@@ -48,7 +49,7 @@ static double now_s(void)
 /* Fail: before the tool runs, exit 2 blocks it. */
 static int refuse(enum hook_phase phase, const char *msg)
 {
-	fprintf(stderr, "warden: %s%s\n", msg, phase == HOOK_PRE ? " (the tool call is refused)" : "");
+	wnote("%s%s", msg, phase == HOOK_PRE ? " (the tool call is refused)" : "");
 	return phase == HOOK_PRE ? 2 : 1;
 }
 
@@ -205,9 +206,8 @@ int hook_client_run(const char *client, const char *sock, long timeout)
 		const char *pending = json_string_value(json_object_get(ans, "pending"));
 		if (pending) {
 			json_int_t t = json_integer_value(json_object_get(ans, "timeout_s"));
-			fprintf(stderr, "warden: tool call %s waits for a human: warden approve %s "
-				"allow|deny (%lld s)\n", json_string_value(json_object_get(ans, "id")),
-				pending, (long long)t);
+			wnote("tool call %s waits for a human: warden approve %s allow|deny (%lld s)",
+			      json_string_value(json_object_get(ans, "id")), pending, (long long)t);
 			deadline = now_s() + (double)(t > 0 ? t : 0) + ANSWER_WAIT_S;
 			if (deadline > end_all)
 				deadline = end_all;

@@ -367,61 +367,91 @@ static void csi_start(struct termask *t)
 	t->ncsi = 0;
 }
 
+/* The states' steps: each takes one byte c (last: nothing follows it in
+ * this read) and returns a key, or 0 when it is part of a sequence. */
+
+static int k_ground(struct termask *t, unsigned char c, bool last)
+{
+	if (c == 0x1b) {
+		/* alone: the Escape key; else a sequence starts */
+		if (last)
+			return KEY_ESCAPE;
+		t->kstate = K_ESC;
+		return 0;
+	}
+	/* 8-bit controls (a terminal told to send them: S8C1T) */
+	if (c == 0x9b)
+		csi_start(t);
+	else if (c == 0x8f)
+		t->kstate = K_SS3;
+	else if (c == 0x90 || c == 0x98 || c == 0x9d || c == 0x9e || c == 0x9f)
+		t->kstate = K_STR;
+	return c >= 0x80 ? 0 : c;
+}
+
+static int k_esc(struct termask *t, unsigned char c, bool last)
+{
+	t->kstate = K_GROUND;
+	if (c == '[')
+		csi_start(t);
+	else if (c == 'O')
+		t->kstate = K_SS3;
+	else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')
+		t->kstate = K_STR;
+	else if (c == 0x1b && !last)
+		t->kstate = K_ESC; /* ESC ESC ...: Alt and a sequence */
+	else if (c == 0x1b)
+		return KEY_ESCAPE;
+	/* else Alt and a key: nothing */
+	return 0;
+}
+
+static int k_csi(struct termask *t, unsigned char c)
+{
+	if (c >= 0x40 && c <= 0x7e) {
+		t->kstate = K_GROUND;
+		if (c == 'M' && t->ncsi == 0) {
+			t->kstate = K_SKIP; /* X10 mouse: button, column, row follow */
+			t->kskip = 3;
+		} else if (c == '~' && t->ncsi == 3 && memcmp(t->csi, "200", 3) == 0) {
+			t->kstate = K_PASTE;
+			t->paste_end = 0;
+		}
+	} else if (c >= 0x20 && c <= 0x3f) {
+		if (t->ncsi < sizeof t->csi)
+			t->csi[t->ncsi] = (char)c;
+		t->ncsi += t->ncsi <= sizeof t->csi; /* past the end: matches nothing */
+	} else if (c == 0x1b) {
+		t->kstate = K_ESC;
+	} else if (c < 0x20) {
+		t->kstate = K_GROUND; /* a control ends it, as a terminal would */
+	}
+	return 0;
+}
+
+static int k_paste(struct termask *t, unsigned char c)
+{
+	static const char end[] = ESC "[201~";
+	if (c == (unsigned char)end[t->paste_end]) {
+		if (++t->paste_end == sizeof end - 1)
+			t->kstate = K_GROUND;
+	} else {
+		t->paste_end = c == 0x1b ? 1 : 0;
+	}
+	return 0;
+}
+
 /* One byte c the terminal sent (last: nothing follows it in this read): a
  * key, or 0 when it is part of a sequence (or starts one). */
 static int reader(struct termask *t, unsigned char c, bool last)
 {
 	switch (t->kstate) {
 	case K_GROUND:
-		if (c == 0x1b) {
-			/* alone: the Escape key; else a sequence starts */
-			if (last)
-				return KEY_ESCAPE;
-			t->kstate = K_ESC;
-			return 0;
-		}
-		/* 8-bit controls (a terminal told to send them: S8C1T) */
-		if (c == 0x9b)
-			csi_start(t);
-		else if (c == 0x8f)
-			t->kstate = K_SS3;
-		else if (c == 0x90 || c == 0x98 || c == 0x9d || c == 0x9e || c == 0x9f)
-			t->kstate = K_STR;
-		return c >= 0x80 ? 0 : c;
+		return k_ground(t, c, last);
 	case K_ESC:
-		t->kstate = K_GROUND;
-		if (c == '[')
-			csi_start(t);
-		else if (c == 'O')
-			t->kstate = K_SS3;
-		else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')
-			t->kstate = K_STR;
-		else if (c == 0x1b && !last)
-			t->kstate = K_ESC; /* ESC ESC ...: Alt and a sequence */
-		else if (c == 0x1b)
-			return KEY_ESCAPE;
-		/* else Alt and a key: nothing */
-		return 0;
+		return k_esc(t, c, last);
 	case K_CSI:
-		if (c >= 0x40 && c <= 0x7e) {
-			t->kstate = K_GROUND;
-			if (c == 'M' && t->ncsi == 0) {
-				t->kstate = K_SKIP; /* X10 mouse: button, column, row follow */
-				t->kskip = 3;
-			} else if (c == '~' && t->ncsi == 3 && memcmp(t->csi, "200", 3) == 0) {
-				t->kstate = K_PASTE;
-				t->paste_end = 0;
-			}
-		} else if (c >= 0x20 && c <= 0x3f) {
-			if (t->ncsi < sizeof t->csi)
-				t->csi[t->ncsi] = (char)c;
-			t->ncsi += t->ncsi <= sizeof t->csi; /* past the end: matches nothing */
-		} else if (c == 0x1b) {
-			t->kstate = K_ESC;
-		} else if (c < 0x20) {
-			t->kstate = K_GROUND; /* a control ends it, as a terminal would */
-		}
-		return 0;
+		return k_csi(t, c);
 	case K_SS3:
 		t->kstate = K_GROUND;
 		return 0;
@@ -443,16 +473,8 @@ static int reader(struct termask *t, unsigned char c, bool last)
 		if ((c & 0xc0) != 0x80 && --t->kskip == 0)
 			t->kstate = K_GROUND;
 		return 0;
-	case K_PASTE: {
-		static const char end[] = ESC "[201~";
-		if (c == (unsigned char)end[t->paste_end]) {
-			if (++t->paste_end == sizeof end - 1)
-				t->kstate = K_GROUND;
-		} else {
-			t->paste_end = c == 0x1b ? 1 : 0;
-		}
-		return 0;
-	}
+	case K_PASTE:
+		return k_paste(t, c);
 	default:
 		t->kstate = K_GROUND;
 		return 0;

@@ -1,5 +1,5 @@
 /* termask.h - the user's terminal as a channel of the question broker
- * (approval.h, issue 15): when warden relays the agent's pty and the user's
+ * (approval.h): when warden relays the agent's pty and the user's
  * keys (stdin is the terminal, warden in its foreground), a question put to
  * the humans is drawn over the bottom lines of the user's terminal and
  * answered there, by a key. The agent has no part in it: while a question

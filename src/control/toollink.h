@@ -1,7 +1,6 @@
 /* toollink.h - which tool call an exec or a proxied connection belongs to,
- * and when a tool call's processes do what its command does not say
- * (issue 15, items 4 and 5). Supervisor side; everything runs on its event
- * loop.
+ * and when a tool call's processes do what its command does not say.
+ * Supervisor side; everything runs on its event loop.
  *
  * A tool call reported before it runs (pre) and allowed is open until its
  * post report. Its anchor is the agent's process that made it: the parent

@@ -24,8 +24,6 @@
 
 #define WEBHOOK_STOP_WAIT_MS 2000
 
-unsigned webhook_deadline_ms = WEBHOOK_DEADLINE_S * 1000;
-
 /* ---- the URL, the body (pure) ---- */
 
 int webhook_url_parse(const char *url, struct post_url *u, struct werr *e)
@@ -81,6 +79,7 @@ struct hub {
 	int cancel;               /* readable once stopping (to the workers) */
 	struct post_url url;
 	SSL_CTX *ctx;             /* https */
+	unsigned deadline_ms;     /* a delivery's, from name lookup to the status line */
 };
 
 struct webhook {
@@ -123,7 +122,7 @@ static void deliver(const struct hub *h, struct delivery *d)
 {
 	struct post_result r;
 	post_once(&(struct post_req){ .url = &h->url, .ctx = h->ctx, .cancel = h->cancel,
-				      .deadline_ms = webhook_deadline_ms, .body = d->body, .len = d->len }, &r);
+				      .deadline_ms = h->deadline_ms, .body = d->body, .len = d->len }, &r);
 	d->status = r.status;
 	snprintf(d->why, sizeof d->why, "%s", r.why);
 }
@@ -275,6 +274,12 @@ void webhook_dispatch(struct webhook *w)
 struct webhook *webhook_new(struct approvals *a, const char *url, const char *session,
 			    struct audit *log, struct werr *e)
 {
+	return webhook_new_within(a, url, session, log, WEBHOOK_DEADLINE_S * 1000, e);
+}
+
+struct webhook *webhook_new_within(struct approvals *a, const char *url, const char *session,
+				   struct audit *log, unsigned deadline_ms, struct werr *e)
+{
 	struct post_url u;
 	if (webhook_url_parse(url, &u, e) < 0)
 		return NULL;
@@ -287,6 +292,7 @@ struct webhook *webhook_new(struct approvals *a, const char *url, const char *se
 	h->refs = 1;
 	h->url = u;
 	h->ctx = ctx;
+	h->deadline_ms = deadline_ms;
 	h->todo_tail = &h->todo;
 	h->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	h->cancel = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

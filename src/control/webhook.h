@@ -1,4 +1,4 @@
-/* webhook.h - the webhook (`approve webhook URL`, issue 15): a channel of
+/* webhook.h - the webhook (`approve webhook URL`): a channel of
  * the question broker that tells a URL of each question put to the humans,
  * for a chat or a phone; the answer comes back the way every human answer
  * does, through `warden approve ID allow|deny` on the control socket.
@@ -47,10 +47,6 @@
 #define WEBHOOK_WORKERS 4
 #define WEBHOOK_QUEUE_MAX 64
 
-/* A delivery's deadline in milliseconds (WEBHOOK_DEADLINE_S). Tests lower
- * it. */
-extern unsigned webhook_deadline_ms;
-
 /* The URL's rules are post_url_parse's (src/net/post.h); its errors say
  * "approve webhook". */
 int webhook_url_parse(const char *url, struct post_url *u, struct werr *e);
@@ -65,6 +61,10 @@ struct webhook;
  * with e set for a URL it cannot use, or no TLS context. */
 struct webhook *webhook_new(struct approvals *a, const char *url, const char *session,
 			    struct audit *log, struct werr *e);
+/* The same with a delivery's deadline of deadline_ms instead of
+ * WEBHOOK_DEADLINE_S (tests use a shorter one). */
+struct webhook *webhook_new_within(struct approvals *a, const char *url, const char *session,
+				   struct audit *log, unsigned deadline_ms, struct werr *e);
 /* Stop the workers (given 2 s), drop what waits, free.
  * Call after approvals_free. */
 void webhook_free(struct webhook *w);

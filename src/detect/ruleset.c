@@ -674,8 +674,8 @@ int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, str
 	for (size_t i = 0; i < nfiles; i++) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		const char *what;
-		if (read_regular_file(files[i], MAX_FILE, &text, &len, &what) < 0)
+		char what[READ_WHY_MAX];
+		if (read_regular_file(files[i], MAX_FILE, &text, &len, what) < 0)
 			return werr_set(e, errno, "rules file %s: %s", files[i], what);
 		if (drules_parse(rs, files[i], text, len, e) < 0)
 			return -1;

@@ -122,8 +122,8 @@ static void git_hosts(const char *dir, struct strv *hosts)
 	_cleanup_free_ char *p = xasprintf("%s/.git/config", dir);
 	char *text;
 	size_t len;
-	const char *what;
-	if (read_regular_file(p, IMPORT_MAX_FILE, &text, &len, &what) < 0)
+	char what[READ_WHY_MAX];
+	if (read_regular_file(p, IMPORT_MAX_FILE, &text, &len, what) < 0)
 		return;
 	_cleanup_free_ char *t = xmalloc(len + 1);
 	memcpy(t, text, len);

@@ -71,12 +71,13 @@ static int parse_text(struct parser *ps, const char *name, const char *dir,
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 /* Read a whole profile file. On failure returns -1 with errno set (0 when the
- * failure has no errno) and *what saying what failed. */
-static int read_profile(const char *path, char **real, char **text, size_t *len, const char **what)
+ * failure has no errno) and what (the caller's) saying what failed. */
+static int read_profile(const char *path, char **real, char **text, size_t *len,
+			char what[READ_WHY_MAX])
 {
 	*real = NULL;
 	*text = NULL;
-	*what = "cannot open";
+	snprintf(what, READ_WHY_MAX, "cannot open");
 	_cleanup_free_ char *r = realpath(path, NULL);
 	if (!r || read_regular_file(r, MAX_FILE, text, len, what) < 0)
 		return -1;
@@ -91,8 +92,8 @@ static int parse_file(struct parser *ps, const char *path, const char *name,
 {
 	_cleanup_free_ char *real = NULL, *text = NULL;
 	size_t len = 0;
-	const char *what;
-	if (read_profile(path, &real, &text, &len, &what) < 0) {
+	char what[READ_WHY_MAX];
+	if (read_profile(path, &real, &text, &len, what) < 0) {
 		if (inc)
 			return pol_lerr(ps->e, errno, inc, off, "include '%.200s': %s", path, what);
 		return werr_set(ps->e, errno, "%s: %s", path, what);

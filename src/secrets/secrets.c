@@ -23,8 +23,6 @@
 
 extern char **environ;
 
-unsigned secrets_command_timeout_ms = 10000;
-
 #define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment, its '-' or '_' not counted */
 #define PHANTOM_TRIES 100
 #define PHANTOM_TAIL 20       /* characters of the stable end (Claude Code keeps 20) */
@@ -162,7 +160,8 @@ static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
 	return *err ? -1 : pid;
 }
 
-static int from_command(const struct policy_secret *sp, struct vbuf *b, struct werr *e)
+static int from_command(const struct policy_secret *sp, unsigned timeout_ms, struct vbuf *b,
+			struct werr *e)
 {
 	if (sp->argv.n == 0)
 		return serr(e, 0, sp, "no command");
@@ -178,8 +177,8 @@ static int from_command(const struct policy_secret *sp, struct vbuf *b, struct w
 		return serr(e, err, sp, "cannot run command '%s'", cmd);
 
 	char limit[32];
-	timeout_text(limit, sizeof limit, secrets_command_timeout_ms);
-	long long deadline = now_ms() + secrets_command_timeout_ms;
+	timeout_text(limit, sizeof limit, timeout_ms);
+	long long deadline = now_ms() + timeout_ms;
 	b->cap = SECRET_VALUE_MAX + 1;
 	b->p = xmalloc(b->cap);
 	bool eof = false;
@@ -400,6 +399,12 @@ static bool phantom_ok(const struct secrets *s, size_t i, const char *ph)
 int secrets_load(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
 		 struct werr *e)
 {
+	return secrets_load_within(s, p, tail_key, SECRETS_COMMAND_TIMEOUT_MS, e);
+}
+
+int secrets_load_within(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
+			unsigned command_timeout_ms, struct werr *e)
+{
 	memset(s, 0, sizeof *s);
 	if (p->nsecrets == 0)
 		return 0;
@@ -408,7 +413,7 @@ int secrets_load(struct secrets *s, const struct policy *p, const unsigned char 
 		const struct policy_secret *sp = &p->secrets[i];
 		struct vbuf b = { 0 };
 		int r = sp->source == SECRET_FROM_FILE ? from_file(sp, &b, e)
-			: sp->source == SECRET_FROM_COMMAND ? from_command(sp, &b, e)
+			: sp->source == SECRET_FROM_COMMAND ? from_command(sp, command_timeout_ms, &b, e)
 							     : from_env(sp, &b, e);
 		if (r == 0)
 			r = check_value(sp, &b, e);

@@ -51,20 +51,24 @@ struct secrets {
 	size_t maxlen; /* longest phantom */
 };
 
-/* How long a command source may run (milliseconds; 10000). Tests lower it. */
-extern unsigned secrets_command_timeout_ms;
+/* How long a command source may run (milliseconds). */
+#define SECRETS_COMMAND_TIMEOUT_MS 10000
 
 /* Read every secret of the policy and make its phantom. The policy must
  * outlive s. Errors name the secret and its origin ("secret NAME (ORIGIN):
  * ..."); s is then empty. A command runs with the host's environment, stdin
  * /dev/null, stdout captured, stderr passed through, no other descriptor,
  * signals at their defaults and none blocked, in its own process
- * group, killed with it when it outlives secrets_command_timeout_ms; it is
+ * group, killed with it when it outlives SECRETS_COMMAND_TIMEOUT_MS; it is
  * waited for with waitpid on its own pid (call this before anything reaps
  * every child). tail_key (TAIL_KEY_LEN bytes, or NULL): the phantoms' stable
  * ends. */
 int secrets_load(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
 		 struct werr *e);
+/* The same with command_timeout_ms for a command source instead of
+ * SECRETS_COMMAND_TIMEOUT_MS (tests use shorter ones). */
+int secrets_load_within(struct secrets *s, const struct policy *p, const unsigned char *tail_key,
+			unsigned command_timeout_ms, struct werr *e);
 
 /* Wipe the values, free everything; s is empty after. */
 void secrets_free(struct secrets *s);

@@ -198,12 +198,6 @@ static char *dir_of(const char *path)
 	return d;
 }
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
 {
 	*t = (struct task){ .lock_fd = -1 };
@@ -267,10 +261,10 @@ static int read_admin(struct task *t, struct werr *e)
 	if (lstat(gitfile, &st) < 0 || !S_ISREG(st.st_mode))
 		return werr_set(e, 0, "task %s: %s is not a git worktree (no .git file); remove it "
 				"with `warden task remove %s`", t->name, t->dir, t->name);
-	const char *what = NULL;
+	char what[READ_WHY_MAX];
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	if (read_regular_file(gitfile, 4096, &text, &len, &what) < 0)
+	if (read_regular_file(gitfile, 4096, &text, &len, what) < 0)
 		return werr_set(e, errno, "task %s: %s: %s", t->name, gitfile, what);
 	text = xrealloc(text, len + 1);
 	text[len] = '\0';
@@ -292,11 +286,11 @@ static int copy_file(const char *src, const char *dst, struct werr *e)
 {
 	char *text = NULL;
 	size_t len = 0;
-	const char *what = NULL;
+	char what[READ_WHY_MAX];
 	struct stat st;
 	if (lstat(src, &st) < 0 && errno == ENOENT)
 		return 0;
-	if (read_regular_file(src, 64u << 20, &text, &len, &what) < 0)
+	if (read_regular_file(src, 64u << 20, &text, &len, what) < 0)
 		return werr_set(e, errno, "task: %s: %s", src, what);
 	_cleanup_free_ char *t = text;
 	_cleanup_close_ int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
@@ -418,8 +412,8 @@ int task_finish(struct task *t, struct werr *e)
 	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
 	char *text = NULL;
 	size_t len = 0;
-	const char *what = NULL;
-	if (read_regular_file(own, 128, &text, &len, &what) < 0)
+	char what[READ_WHY_MAX];
+	if (read_regular_file(own, 128, &text, &len, what) < 0)
 		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
 				own, what);
 	_cleanup_free_ char *sha = xrealloc(text, len + 1);
@@ -504,7 +498,7 @@ int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
 	_cleanup_(task_free) struct task all = { .lock_fd = -1 };
 	if (task_locate(&all, NULL, src, e) < 0)
 		return -1;
-	_cleanup_(closedirp) DIR *d = opendir(all.dir);
+	_cleanup_dir_ DIR *d = opendir(all.dir);
 	if (!d && errno == ENOENT)
 		return 0;
 	if (!d)

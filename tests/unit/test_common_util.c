@@ -2,8 +2,10 @@
  * that the security checks stand on: path_is_within (is this path inside
  * that directory), path_has_dot_components (a profile path that could walk
  * out), the string vectors, mkdir_p, xdg_warden_dir (where the audit log and
- * the cache go), copy_symlink (the curated /etc), write_all and closep
- * (an fd closed once, whatever calls it twice). */
+ * the cache go), copy_symlink (the curated /etc), write_all, closep and
+ * closedirp (closed once, whatever calls them twice), dir_open_at (a
+ * stream that owns its fd, nothing left open when it fails) and
+ * read_regular_file's reasons, in the caller's buffer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -449,6 +451,97 @@ static void test_closep_once(void)
 	close(b);
 }
 
+/* The number the next open gets (the lowest free one). */
+static int next_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	close(fd);
+	return fd;
+}
+
+static size_t count_entries(DIR *d)
+{
+	size_t n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	return n;
+}
+
+static void test_dir_open_at(void)
+{
+	_cleanup_free_ char *dir = tmp_path("dirs");
+	_cleanup_free_ char *a = tmp_path("dirs/a"), *b = tmp_path("dirs/b");
+	_cleanup_free_ char *link = tmp_path("dirs-link");
+	CHECK(mkdir(dir, 0700) == 0);
+	close(open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	close(open(b, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	CHECK(symlink("dirs", link) == 0);
+	int free_fd = next_fd();
+
+	/* the stream owns its fd: closedir gives the number back */
+	DIR *d = dir_open_at(AT_FDCWD, dir, O_NOFOLLOW);
+	CHECK(d != NULL && count_entries(d) == 2);
+	CHECK(fcntl(dirfd(d), F_GETFD) == FD_CLOEXEC);
+	closedir(d);
+	CHECK(next_fd() == free_fd);
+
+	/* failures leave nothing open */
+	errno = 0;
+	CHECK(dir_open_at(AT_FDCWD, a, 0) == NULL && errno == ENOTDIR);
+	CHECK(dir_open_at(AT_FDCWD, link, O_NOFOLLOW) == NULL && errno != 0);
+	CHECK(dir_open_at(AT_FDCWD, "/nonexistent/warden", 0) == NULL && errno == ENOENT);
+	CHECK(next_fd() == free_fd);
+	d = dir_open_at(AT_FDCWD, link, 0); /* followed without O_NOFOLLOW */
+	CHECK(d != NULL && count_entries(d) == 2);
+	closedir(d);
+
+	/* "." of an open directory: read from its start, that fd stays */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int round = 0; round < 2; round++) {
+		_cleanup_dir_ DIR *again = dir_open_at(dfd, ".", 0);
+		CHECK(again != NULL && count_entries(again) == 2);
+	}
+	CHECK(fcntl(dfd, F_GETFD) >= 0);
+	close(dfd);
+
+	/* closedirp closes once: explicitly, then the cleanup of the same variable */
+	{
+		_cleanup_dir_ DIR *c = dir_open_at(AT_FDCWD, dir, 0);
+		CHECK(c != NULL);
+		closedirp(&c);
+		CHECK(c == NULL);
+	}
+	CHECK(next_fd() == free_fd);
+}
+
+static void test_read_regular_file(void)
+{
+	_cleanup_free_ char *big = tmp_path("big"), *small = tmp_path("small");
+	int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, (1 << 20) + 1) == 0);
+	close(fd);
+	fd = open(small, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && write_all(fd, "hello", 5) == 0);
+	close(fd);
+
+	char *text = NULL, what[READ_WHY_MAX] = "";
+	size_t len = 0;
+	CHECK(read_regular_file(small, 1 << 20, &text, &len, what) == 0);
+	CHECK(len == 5 && text && memcmp(text, "hello", 5) == 0);
+	free(text);
+	CHECK(read_regular_file(big, 1 << 20, &text, &len, what) < 0 && errno == 0);
+	CHECK_STR(what, "file too large (max 1 MiB)");
+	char what2[READ_WHY_MAX]; /* each caller's own: the first is left as it was */
+	CHECK(read_regular_file(big, 2u << 20, &text, &len, what2) == 0 && len == (1 << 20) + 1);
+	free(text);
+	CHECK(read_regular_file(tmpdir, 1 << 20, &text, &len, what2) < 0 && errno == 0);
+	CHECK_STR(what2, "not a regular file");
+	CHECK_STR(what, "file too large (max 1 MiB)");
+	CHECK(read_regular_file("/nonexistent/warden", 1 << 20, &text, &len, what) < 0 &&
+	      errno == ENOENT);
+	CHECK_STR(what, "cannot open");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -465,6 +558,8 @@ int main(void)
 	test_write_all();
 	test_path_resolve_existing();
 	test_closep_once();
+	test_dir_open_at();
+	test_read_regular_file();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

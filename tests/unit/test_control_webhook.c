@@ -205,7 +205,7 @@ static char *deliver_to(enum mode m, struct audit *log, const char *log_path, st
 	char url[64];
 	snprintf(url, sizeof url, "http://127.0.0.1:%u/hook/tok", (unsigned)port);
 	struct werr e = { 0 };
-	struct webhook *w = webhook_new(a, url, "20261125T000000Z-abcd1234", log, &e);
+	struct webhook *w = webhook_new_within(a, url, "20261125T000000Z-abcd1234", log, 500, &e);
 	CHECK(w != NULL);
 	if (!w)
 		return NULL;
@@ -237,7 +237,6 @@ static size_t count(const char *hay, const char *needle)
 
 static void test_deliveries(void)
 {
-	webhook_deadline_ms = 500;
 	tmpdir_make("warden-webhook");
 	struct audit *log;
 	struct werr e = { 0 };
@@ -274,14 +273,13 @@ static void test_deliveries(void)
 	}
 
 	/* the end does not wait for a hung server */
-	webhook_deadline_ms = 30000;
 	uint16_t port;
 	int fd = listener(&port);
 	char url[64];
 	snprintf(url, sizeof url, "http://127.0.0.1:%u/", (unsigned)port);
 	struct policy pol = { 0 };
 	struct approvals *a = approvals_new(log, "20261125T000000Z-abcd1234", &pol);
-	struct webhook *w = webhook_new(a, url, "s", log, &e);
+	struct webhook *w = webhook_new_within(a, url, "s", log, 30000, &e);
 	CHECK(approvals_ask(a, APPROVAL_NET, "x:1", "x", NULL, NULL, NULL) != NULL);
 	usleep(200000);
 	double t0 = now_s();

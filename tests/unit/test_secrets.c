@@ -42,12 +42,15 @@ static void policy_of(const char *text)
 	}
 }
 
+/* How long load() lets a command source run (test_command lowers it). */
+static unsigned command_timeout_ms = SECRETS_COMMAND_TIMEOUT_MS;
+
 /* Load the profile's secrets: 0 with s filled, or -1 with e. */
 static int load(const char *text, struct secrets *s, struct werr *e)
 {
 	policy_of(text);
 	memset(e, 0, sizeof *e);
-	return secrets_load(s, &pol, NULL, e);
+	return secrets_load_within(s, &pol, NULL, command_timeout_ms, e);
 }
 
 #define EXPECT_LOAD_ERR(text_, msg_, err_)                                              \
@@ -420,7 +423,7 @@ static void test_command(void)
 	/* A command that hangs is killed with its process group when the time
 	 * is up: the background child that would write the marker dies too. */
 	char *mark = xasprintf("%s/marker", tmpdir);
-	secrets_command_timeout_ms = 300;
+	command_timeout_ms = 300;
 	text = xasprintf("secret C host a.test command %s hang %s\n", cmd, mark);
 	char *msg = xasprintf("secret C (t.profile:1): command '%s' timed out after 300 ms", cmd);
 	long long t0 = ms_now();
@@ -430,19 +433,19 @@ static void test_command(void)
 	free(msg);
 	usleep(1500 * 1000);
 	CHECK(access(mark, F_OK) < 0);
-	secrets_command_timeout_ms = 2000;
+	command_timeout_ms = 2000;
 	msg = xasprintf("secret C (t.profile:1): command '%s' timed out after 2 s", cmd);
 	EXPECT_LOAD_ERR(text, msg, 0);
 	free(msg);
 	free(text);
 	/* the bound also holds when the command closes stdout and lingers */
-	secrets_command_timeout_ms = 300;
+	command_timeout_ms = 300;
 	text = xasprintf("secret C host a.test command %s linger\n", cmd);
 	msg = xasprintf("secret C (t.profile:1): command '%s' timed out after 300 ms", cmd);
 	EXPECT_LOAD_ERR(text, msg, 0);
 	free(msg);
 	free(text);
-	secrets_command_timeout_ms = 10000;
+	command_timeout_ms = SECRETS_COMMAND_TIMEOUT_MS;
 	free(mark);
 	free(cmd);
 }
