@@ -26,7 +26,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
-#include "../supervisor/bpfexec.h"
+#include "../supervisor/exec/bpfexec.h"
 #include "../supervisor/llaudit.h"
 #include "cli.h"
 #include "cmdtab.h"

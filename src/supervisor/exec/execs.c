@@ -32,7 +32,7 @@
  * and, when a rule refuses it, the process killed before its first
  * instruction. */
 #include "execs.h"
-#include "../policy/exec_verdict.h"
+#include "../../policy/exec_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,16 +50,16 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../audit/escape.h"
-#include "../common/util.h"
-#include "../sandbox/sandbox.h"
-#include "../control/approval.h"
+#include "../../audit/escape.h"
+#include "../../common/util.h"
+#include "../../sandbox/sandbox.h"
+#include "../../control/approval.h"
 #include "bpfexec.h"
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
-#include "notify.h"
-#include "target.h"
+#include "../notify.h"
+#include "../target.h"
 
 #define HASH_CACHE 1024
 #define HASH_WORKERS 2

@@ -36,13 +36,13 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "../audit/events.h"
-#include "../bpf/exec_lsm.h"
-#include "../common/util.h"
-#include "../policy/exec_rules.h"
-#include "../policy/exec_verdict.h"
+#include "../../audit/events.h"
+#include "../../bpf/exec_lsm.h"
+#include "../../common/util.h"
+#include "../../policy/exec_rules.h"
+#include "../../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
-#include "notify.h"
+#include "../notify.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */

@@ -28,9 +28,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../audit/audit.h"
-#include "../common/err.h"
-#include "../policy/policy.h"
+#include "../../audit/audit.h"
+#include "../../common/err.h"
+#include "../../policy/policy.h"
 
 struct bpfexec;
 
