@@ -30,7 +30,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -42,6 +41,7 @@
 #include "../../policy/exec_rules.h"
 #include "../../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
+#include "immutable.h"
 #include "../notify.h"
 
 #ifndef ENOTSUPP
@@ -149,23 +149,6 @@ static bool same_file(int fd, const struct stat *st, const struct exec_lsm_key *
 		return true;
 	struct statfs sf;
 	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
-}
-
-/* Immutable as execs.c means it, less its check of the writable devices:
- * on a read-only mount, and not a hard link unless in a system directory. */
-static bool immutable_at(int fd, const struct stat *st, const char *resolved)
-{
-	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-		"/lib64", "/libx32", "/etc" };
-	struct statvfs v;
-	if (fstatvfs(fd, &v) < 0 || !(v.f_flag & ST_RDONLY))
-		return false;
-	if (st->st_nlink <= 1)
-		return true;
-	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
-		if (path_is_within(resolved, system_dirs[i]))
-			return true;
-	return false;
 }
 
 /* The file of rec opened O_PATH as its task sees it: by its path under the
@@ -292,7 +275,8 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	if (!hashed && !nohash[0])
 		return;
 	/* the path the kernel gave is the task's view, where allow_dirs apply */
-	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, st, path),
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash,
+					 exec_file_immutable(fd, st, path, NULL, 0, NULL),
 					 path, why, sizeof why);
 	bool deny = v != EXEC_LSM_ALLOW;
 	remember(b, k, ctime, v, deny, hashed ? hex : NULL, why);

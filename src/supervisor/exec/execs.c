@@ -45,7 +45,6 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -58,6 +57,7 @@
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
+#include "immutable.h"
 #include "../notify.h"
 #include "../target.h"
 
@@ -238,35 +238,6 @@ static void shebang(const char *head, size_t len, char out[HASH_HEAD_LEN])
 
 /* ---- subjects ---- */
 
-/* Can the agent not change the file fd (resolved: where it lies inside)?
- * It must lie on a read-only mount, and not be a hard link of a file a
- * writable mount reaches: a file of one link, or on a device no writable
- * mount is on, or in the system directories (a hard link between those and
- * a writable tree could only be made on the host, by someone who can write
- * both). noexec: its mount is noexec. */
-static bool is_immutable(const struct execs *x, int fd, const struct stat *st, const char *resolved,
-			 bool *noexec)
-{
-	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-		"/lib64", "/libx32", "/etc" };
-	struct statvfs v;
-	*noexec = false;
-	if (fstatvfs(fd, &v) < 0)
-		return false;
-	*noexec = (v.f_flag & ST_NOEXEC) != 0;
-	if (!(v.f_flag & ST_RDONLY))
-		return false;
-	if (st->st_nlink <= 1)
-		return true;
-	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
-		if (path_is_within(resolved, system_dirs[i]))
-			return true;
-	for (size_t i = 0; i < x->nwdev; i++)
-		if (x->wdev[i] == st->st_dev)
-			return false;
-	return true;
-}
-
 static struct cache_entry *cache_find(struct execs *x, const struct stat *st)
 {
 	for (size_t i = 0; i < x->ncache; i++) {
@@ -320,7 +291,8 @@ static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, 
 		return -1;
 	}
 	s->immutable = S_ISREG(s->st.st_mode) &&
-		       is_immutable(p->x, s->fd, &s->st, s->resolved, &s->noexec);
+		       exec_file_immutable(s->fd, &s->st, s->resolved, p->x->wdev, p->x->nwdev,
+					   &s->noexec);
 	return 0;
 }
 
@@ -992,7 +964,8 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	else
 		snprintf(now.why, sizeof now.why, "%s", why_nohash ? why_nohash : "unreadable");
 	if (p->exe >= 0 && fstat(p->exe, &now.st) == 0)
-		now.immutable = is_immutable(x, p->exe, &now.st, resolved, &now.noexec);
+		now.immutable = exec_file_immutable(p->exe, &now.st, resolved, x->wdev, x->nwdev,
+						    &now.noexec);
 	char why[256] = "";
 	if (hex && exec_verdict_in_deny(&x->lists, hex))
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
