@@ -2,7 +2,8 @@
  * loading and checking the program, the thread that answers its requests
  * and works out the verdicts of the files the loop hands it before they
  * are mapped (bpfexec_premap), and the refusals handed to the loop as
- * events. */
+ * events. The files its records name are found by kfile.c; whether one is
+ * immutable, by immutable.c. */
 #include "bpfexec.h"
 
 #include "config.h"
@@ -16,12 +17,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,9 +27,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -42,6 +38,7 @@
 #include "../../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
 #include "immutable.h"
+#include "kfile.h"
 #include "../notify.h"
 
 #ifndef ENOTSUPP
@@ -125,76 +122,6 @@ static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, co
 	}
 }
 
-/* ---- files as the kernel names them ---- */
-
-/* The kernel's dev_t (MKDEV: major << 20 | minor) of a userspace st_dev. */
-static uint64_t kdev(dev_t d)
-{
-	return ((uint64_t)major(d) << 20) | minor(d);
-}
-
-static uint64_t ctime_ns(const struct stat *st)
-{
-	return (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
-}
-
-/* Is the file open at fd the one the kernel named? An overlay reports the
- * device of the layer the file comes from, not its own: there the inode
- * and the ctime (to the nanosecond) must do. */
-static bool same_file(int fd, const struct stat *st, const struct exec_lsm_key *k, uint64_t ctime)
-{
-	if (!S_ISREG(st->st_mode) || st->st_ino != k->ino || ctime_ns(st) != ctime)
-		return false;
-	if (kdev(st->st_dev) == k->dev)
-		return true;
-	struct statfs sf;
-	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
-}
-
-/* The file of rec opened O_PATH as its task sees it: by its path under the
- * task's root (resolved as the task would), else among the task's open
- * files (a memfd, a deleted file, execveat of an fd). -1 when not found. */
-static int find_file(const struct exec_lsm_rec *rec, struct stat *st)
-{
-	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
-	char p[64];
-	size_t plen = strnlen(rec->path, sizeof rec->path);
-	static const char deleted[] = " (deleted)";
-	bool gone = plen >= sizeof deleted - 1 &&
-		    memcmp(rec->path + plen - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0;
-	if (plen && plen < sizeof rec->path && rec->path[0] == '/' && !gone) {
-		snprintf(p, sizeof p, "/proc/%u/root", rec->pid);
-		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-		int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, rec->path, &how, sizeof how);
-		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
-	snprintf(p, sizeof p, "/proc/%u/fd", rec->pid);
-	DIR *d = opendir(p);
-	if (!d)
-		return -1;
-	int found = -1;
-	struct dirent *de;
-	while (found < 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		struct stat s;
-		if (fstatat(dirfd(d), de->d_name, &s, 0) < 0 || s.st_ino != k.ino)
-			continue;
-		int fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
-			found = fd;
-		else if (fd >= 0)
-			close(fd);
-	}
-	closedir(d);
-	return found;
-}
-
 /* ---- verdicts ---- */
 
 /* verdict: as told the kernel (0: none: then deny says whether a refusal
@@ -245,7 +172,7 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	_cleanup_close_ int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat rst;
 	bool hashed = false;
-	if (rfd < 0 || fstat(rfd, &rst) < 0 || !same_file(rfd, &rst, k, ctime)) {
+	if (rfd < 0 || fstat(rfd, &rst) < 0 || !kfile_same(rfd, &rst, k, ctime)) {
 		snprintf(nohash, sizeof nohash, "it could not be opened: %s", strerror(errno));
 	} else {
 		struct timespec deadline;
@@ -301,7 +228,7 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 {
 	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
 	struct stat st;
-	_cleanup_close_ int fd = find_file(rec, &st);
+	_cleanup_close_ int fd = kfile_find(rec, &st);
 	if (fd < 0) {
 		remember(b, &k, rec->ctime, 0, true, NULL,
 			 "the file could not be found as the process sees it");
@@ -312,43 +239,16 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	judge(b, &k, rec->ctime, fd, &st, rec->path, rec->ts);
 }
 
-/* The name of the file open at fd as process pid sees it (under its
- * root), into out ("" when none is found: a deleted file, a memfd). Its
- * name from here ends with it (the task's root is somewhere above): the
- * longest tail that, opened under the task's root, is the same file. */
-static void task_path(pid_t pid, int fd, const struct stat *st, char *out, size_t len)
-{
-	char self[64], p[PATH_MAX];
-	out[0] = '\0';
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(self, p, sizeof p - 1);
-	if (n <= 0 || p[0] != '/')
-		return;
-	p[n] = '\0';
-	snprintf(self, sizeof self, "/proc/%d/root", (int)pid);
-	_cleanup_close_ int root = open(self, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (const char *c = p; root >= 0 && c; c = strchr(c + 1, '/')) {
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-		_cleanup_close_ int f = (int)syscall(SYS_openat2, root, c, &how, sizeof how);
-		struct stat s;
-		if (f >= 0 && fstat(f, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
-			snprintf(out, len, "%s", c);
-			return;
-		}
-	}
-}
-
 /* A premap's file: its verdict worked out, as for a request. */
 static void serve_premap(struct bpfexec *b, const struct premap *m)
 {
 	struct stat st;
 	if (fstat(m->fd, &st) < 0)
 		return;
-	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
+	struct exec_lsm_key k = { .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
 	char path[PATH_MAX];
-	task_path(m->pid, m->fd, &st, path, sizeof path);
-	judge(b, &k, ctime_ns(&st), m->fd, &st, path, 0);
+	kfile_task_path(m->pid, m->fd, &st, path, sizeof path);
+	judge(b, &k, kfile_ctime(&st), m->fd, &st, path, 0);
 	pthread_mutex_lock(&b->mu);
 	b->premap_worked++;
 	pthread_mutex_unlock(&b->mu);
@@ -527,8 +427,8 @@ static int check_file(struct exec_lsm_key *k, uint64_t *ctime)
 			close(fd);
 		return -1;
 	}
-	*k = (struct exec_lsm_key){ .dev = kdev(st.st_dev), .ino = st.st_ino };
-	*ctime = ctime_ns(&st);
+	*k = (struct exec_lsm_key){ .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
+	*ctime = kfile_ctime(&st);
 	return fd;
 }
 
@@ -802,9 +702,9 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 		return;
 	char why[300];
 	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
-	struct exec_lsm_key k = { .dev = kdev(st->st_dev), .ino = st->st_ino };
-	remember(b, &k, ctime_ns(st), v, v != EXEC_LSM_ALLOW, hex, why);
-	tell_kernel(b, &k, ctime_ns(st), v);
+	struct exec_lsm_key k = { .dev = kfile_dev(st->st_dev), .ino = st->st_ino };
+	remember(b, &k, kfile_ctime(st), v, v != EXEC_LSM_ALLOW, hex, why);
+	tell_kernel(b, &k, kfile_ctime(st), v);
 	pthread_mutex_lock(&b->mu);
 	b->learned++;
 	pthread_mutex_unlock(&b->mu);
@@ -829,8 +729,8 @@ bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd)
 		close(fd); /* the kernel decides (and asks, or refuses) */
 		return true;
 	}
-	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
-	uint64_t ctime = ctime_ns(&st);
+	struct exec_lsm_key k = { .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
+	uint64_t ctime = kfile_ctime(&st);
 	enum exec_lsm_verdict v = 0;
 	pthread_mutex_lock(&b->mu);
 	b->premapped++;
