@@ -401,8 +401,8 @@ static void finish(struct execs *x, struct pexec *p)
 		if (!p->traced && (errno == EPERM || errno == EACCES)) {
 			/* Yama's ptrace_scope 2 or 3, or an LSM: said once */
 			x->tracing = false;
-			fprintf(stderr, "warden: this system does not let warden watch an exec through to "
-				"what it loads (ptrace: %s)%s\n", strerror(errno), any_rules(x)
+			wnote("this system does not let warden watch an exec through to "
+			      "what it loads (ptrace: %s)%s", strerror(errno), any_rules(x)
 				? "; exec rules need it, so every exec is refused"
 				: "; a file swapped in between warden's check and the exec can run with the "
 				  "hash of the file checked on the record");
