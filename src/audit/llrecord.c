@@ -335,19 +335,24 @@ static const char *file_op(const char *sysname)
 }
 
 /* An abstract unix socket's name as warden writes it: "@" and the name,
- * each NUL of it an "@" too. */
-static void set_unix_path(json_t *f, const char *v, size_t len, json_t **esc)
+ * each NUL of it an "@" too (malloc'd); NULL when it has none. */
+static char *unix_path_of(const char *v, size_t len)
 {
-	if (len && v[0] == '\0') {
-		char *s = xmalloc(len + 1);
-		for (size_t i = 0; i < len; i++)
-			s[i] = v[i] ? v[i] : '@';
-		s[len] = '\0';
-		json_set_bytes(f, "path", s, esc);
-		free(s);
-	} else {
-		json_set_bytes(f, "path", v, esc);
-	}
+	if (!(len && v[0] == '\0'))
+		return NULL;
+	char *s = xmalloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		s[i] = v[i] ? v[i] : '@';
+	s[len] = '\0';
+	return s;
+}
+
+/* r's value of key when it holds no NUL, else NULL. */
+static const char *text_of(const struct llrec *r, const char *key)
+{
+	size_t len;
+	const char *v = llrec_get(r, key, &len);
+	return v && strlen(v) == len ? v : NULL;
 }
 
 int llev_signal_number(const struct llev *ev, const char *sysname)
@@ -365,6 +370,64 @@ int llev_signal_number(const struct llev *ev, const char *sysname)
 	return -1;
 }
 
+/* A file's denial: one syscall, several objects (an open that would
+ * create: the directory, then the file; a rename: both directories): the
+ * path is the last one's, each is listed in "objects". */
+static void file_denial(const struct llev *ev, const char *sysname, struct ev_landlock_denial *d)
+{
+	const struct llrec *last = ev->access[ev->naccess - 1];
+	d->op = file_op(sysname);
+	d->path = text_of(last, "path");
+	if (ev->naccess > 1)
+		for (size_t i = 0; i < ev->naccess && i < EV_LANDLOCK_OBJECTS; i++) {
+			d->object_path[i] = text_of(ev->access[i], "path");
+			d->object_access[i] = text_of(ev->access[i], "blockers");
+			d->nobjects++;
+		}
+	d->dev = text_of(last, "dev");
+	d->has_ino = llrec_num(last, "ino", 10, &d->ino);
+}
+
+/* A connection's: its address and port, or a unix socket's path (*abstract:
+ * a copy the caller frees). */
+static void net_denial(const struct llrec *a, struct ev_landlock_denial *d, char **abstract)
+{
+	const char *b = llrec_get(a, "blockers", NULL);
+	d->method = strncmp(b, "scope.", 6) == 0 ? "unix" : strstr(b, "bind") ? "bind" : "connect";
+	size_t len;
+	const char *v = llrec_get(a, "path", &len);
+	if (v)
+		d->unix_path = (*abstract = unix_path_of(v, len)) ? *abstract : v;
+	static const char *const addrs[3][2] = { { "daddr", "dest" }, { "saddr", "src" },
+						 { "laddr", "lport" } };
+	const char *addr = NULL, *port = NULL;
+	for (size_t i = 0; i < 3 && !addr; i++) {
+		addr = llrec_get(a, addrs[i][0], NULL);
+		port = addrs[i][1];
+	}
+	unsigned long long nr;
+	if (addr && utf8_valid(addr, strlen(addr)))
+		d->address = addr;
+	if (addr && llrec_num(a, port, 10, &nr) && nr < 65536)
+		d->port = (int)nr;
+}
+
+/* A signal's: the target, and the signal by its name when it has one. */
+static void signal_denial(const struct llev *ev, const char *sysname, long target_inside,
+			  struct ev_landlock_denial *d, char name[16])
+{
+	const struct llrec *a = ev->access[0];
+	d->to_pid = target_inside >= 0 ? target_inside : -1;
+	d->to_host_pid = pid_field(a, "opid");
+	d->to_comm = text_of(a, "ocomm");
+	d->signal_nr = llev_signal_number(ev, sysname);
+	const char *abbrev = d->signal_nr > 0 ? sigabbrev_np(d->signal_nr) : NULL;
+	if (abbrev) {
+		snprintf(name, 16, "SIG%s", abbrev);
+		d->signal_name = name;
+	}
+}
+
 struct event llev_event(const struct llev *ev, long pid_inside, const char *sysname,
 			long target_inside)
 {
@@ -372,91 +435,19 @@ struct event llev_event(const struct llev *ev, long pid_inside, const char *sysn
 	const char *kind = llev_kind_name(k);
 	if (!kind)
 		return (struct event){ .kind = "file", .fields = NULL };
-	const struct llrec *a = ev->access[0];
-	json_t *esc = NULL;
-	json_t *f = json_object();
-	json_object_set_new(f, "pid", json_integer(pid_inside));
-	json_object_set_new(f, "host_pid", json_integer(llev_pid(ev)));
-	unsigned long long nr;
-	if (sysname)
-		json_object_set_new(f, "syscall", json_string(sysname));
-	else if (llrec_num(ev->syscall, "syscall", 10, &nr))
-		json_object_set_new(f, "syscall", json_sprintf("%llu", nr));
+	struct ev_landlock_denial d = { .kind = kind, .pid = pid_inside, .host_pid = llev_pid(ev),
+					.syscall = sysname, .port = -1 };
+	d.has_syscall_nr = !sysname && llrec_num(ev->syscall, "syscall", 10, &d.syscall_nr);
+	_cleanup_free_ char *abstract = NULL;
+	char signame[16];
+	if (k == LLEV_FILE)
+		file_denial(ev, sysname, &d);
+	else if (k == LLEV_NET)
+		net_denial(ev->access[0], &d, &abstract);
 	else
-		json_object_set_new(f, "syscall", json_null());
-	size_t len;
-	const char *v;
-	if (k == LLEV_FILE) {
-		json_object_set_new(f, "op", json_string(file_op(sysname)));
-		/* one syscall, several objects (an open that would create: the
-		 * directory, then the file; a rename: both directories): the
-		 * path is the last one's, each is listed in "objects" */
-		const struct llrec *last = ev->access[ev->naccess - 1];
-		const char *p = llrec_get(last, "path", &len);
-		json_set_bytes(f, "path", p && strlen(p) == len ? p : NULL, &esc);
-		if (ev->naccess > 1) {
-			json_t *objs = json_array();
-			for (size_t i = 0; i < ev->naccess; i++) {
-				json_t *o = json_object();
-				json_t *oesc = NULL;
-				p = llrec_get(ev->access[i], "path", &len);
-				json_set_bytes(o, "path", p && strlen(p) == len ? p : NULL, &oesc);
-				const char *b = llrec_get(ev->access[i], "blockers", &len);
-				json_set_bytes(o, "access", b && strlen(b) == len ? b : NULL, &oesc);
-				if (oesc)
-					json_object_set_new(o, "escaped", oesc);
-				json_array_append_new(objs, o);
-			}
-			json_object_set_new(f, "objects", objs);
-		}
-		a = last;
-		if ((v = llrec_get(a, "dev", &len)) && strlen(v) == len)
-			json_set_bytes(f, "dev", v, &esc);
-		if (llrec_num(a, "ino", 10, &nr))
-			json_object_set_new(f, "ino", json_integer((json_int_t)nr));
-	} else if (k == LLEV_NET) {
-		const char *b = llrec_get(a, "blockers", NULL);
-		bool unix_scope = strncmp(b, "scope.", 6) == 0;
-		json_object_set_new(f, "method", json_string(unix_scope ? "unix"
-			: strstr(b, "bind") ? "bind" : "connect"));
-		if ((v = llrec_get(a, "path", &len)))
-			set_unix_path(f, v, len, &esc);
-		const char *addr = llrec_get(a, "daddr", NULL), *port = "dest";
-		if (!addr) {
-			addr = llrec_get(a, "saddr", NULL);
-			port = "src";
-		}
-		if (!addr) {
-			addr = llrec_get(a, "laddr", NULL);
-			port = "lport";
-		}
-		if (addr && utf8_valid(addr, strlen(addr)))
-			json_object_set_new(f, "address", json_string(addr));
-		if (addr && llrec_num(a, port, 10, &nr) && nr < 65536)
-			json_object_set_new(f, "port", json_integer((json_int_t)nr));
-	} else {
-		long to = pid_field(a, "opid");
-		json_object_set_new(f, "to_pid", json_integer(target_inside >= 0 ? target_inside : -1));
-		json_object_set_new(f, "to_host_pid", json_integer(to));
-		if ((v = llrec_get(a, "ocomm", &len)) && strlen(v) == len)
-			json_set_bytes(f, "to_comm", v, &esc);
-		int sig = llev_signal_number(ev, sysname);
-		const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-		if (abbrev)
-			json_object_set_new(f, "signal", json_sprintf("SIG%s", abbrev));
-		else if (sig > 0)
-			json_object_set_new(f, "signal", json_integer(sig));
-	}
-	if ((v = ev->syscall ? llrec_get(ev->syscall, "comm", &len) : NULL) && strlen(v) == len)
-		json_set_bytes(f, "comm", v, &esc);
-	json_object_set_new(f, "access", access_of(ev));
-	json_object_set_new(f, "decision", json_string("deny"));
-	json_object_set_new(f, "by", json_string("landlock"));
-	uint64_t dom;
-	if (llev_domain(ev, &dom))
-		json_object_set_new(f, "domain", json_sprintf("%llx", (unsigned long long)dom));
-	if (esc)
-		json_object_set(f, "escaped", esc);
-	json_decref(esc);
-	return (struct event){ .kind = kind, .fields = f };
+		signal_denial(ev, sysname, target_inside, &d, signame);
+	d.comm = ev->syscall ? text_of(ev->syscall, "comm") : NULL;
+	d.access = access_of(ev);
+	d.has_domain = llev_domain(ev, &d.domain);
+	return ev_landlock_denial(&d);
 }

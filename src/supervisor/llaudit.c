@@ -638,11 +638,10 @@ void llaudit_end(struct llaudit *la)
 		lost = st.lost - la->lost_at_start;
 	if (!dropped && !la->overruns && !lost)
 		return;
-	json_t *f = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
-		"suppressed", (json_int_t)dropped, "file", (json_int_t)la->dropped[LLEV_FILE],
-		"net", (json_int_t)la->dropped[LLEV_NET], "signal", (json_int_t)la->dropped[LLEV_SIGNAL],
-		"overruns", (json_int_t)la->overruns, "kernel_lost", (json_int_t)lost);
-	audit_emit(la->log, "landlock.suppressed", f, NULL);
+	audit_emit_event(la->log, ev_landlock_suppressed(&(struct ev_landlock_suppressed){
+		.file = la->dropped[LLEV_FILE], .net = la->dropped[LLEV_NET],
+		.signal = la->dropped[LLEV_SIGNAL], .overruns = la->overruns, .kernel_lost = lost }),
+		NULL);
 }
 
 void llaudit_free(struct llaudit *la)
