@@ -52,6 +52,37 @@ static json_t *strv_json(char *const *v)
  * that is not UTF-8 makes the whole object NULL (an event without fields),
  * as the emitters have always done. */
 
+/* An exec's interpreter and the loader's program, when there are. */
+static void exec_runs(json_t *f, const struct ev_exec *x, json_t **esc)
+{
+	if (x->interpreter[0])
+		json_set_bytes(f, "interpreter", x->interpreter, esc);
+	if (x->interpreter_sha256)
+		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
+	if (x->program) {
+		json_set_bytes(f, "program", x->program, esc);
+		json_set_bytes(f, "program_resolved", x->program_resolved, esc);
+		json_object_set_new(f, "program_sha256",
+				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
+	}
+}
+
+/* An exec's decision, and what else is said of it. */
+static void exec_decision(json_t *f, const struct ev_exec *x)
+{
+	json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
+	if (x->deny)
+		json_object_set_new(f, "reason", json_string(x->deny));
+	if (x->argv_truncated)
+		json_object_set_new(f, "argv_truncated", json_true());
+	if (x->tool)
+		json_object_set_new(f, "tool", json_string(x->tool));
+	if (x->kernel_hook) {
+		json_object_set_new(f, "enforced_by", json_string("bpf-lsm"));
+		json_object_set_new(f, "hook", json_string(x->kernel_hook));
+	}
+}
+
 /* The strings an exec carries come from the agent: any bytes, kept
  * losslessly (escape.h). */
 struct event ev_exec(const struct ev_exec *x)
@@ -65,41 +96,22 @@ struct event ev_exec(const struct ev_exec *x)
 	if (f)
 		json_object_set(f, "argv", x->argv ? x->argv : json_array());
 	json_decref(x->argv);
-	if (f && x->argv_escaped) {
+	if (!f)
+		return event_of("exec", NULL);
+	if (x->argv_escaped) {
 		if (!esc)
 			esc = json_array();
 		json_array_append_new(esc, json_string("argv"));
 	}
 	json_set_bytes(f, "resolved", x->resolved, &esc);
-	if (f)
-		json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
-	if (f && !x->sha256 && x->hash_missing)
+	json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
+	if (!x->sha256 && x->hash_missing)
 		json_object_set_new(f, "hash_missing", json_string(x->hash_missing));
-	if (f && x->swapped)
+	if (x->swapped)
 		json_object_set_new(f, "swapped", json_true());
-	if (f && x->interpreter[0])
-		json_set_bytes(f, "interpreter", x->interpreter, &esc);
-	if (f && x->interpreter_sha256)
-		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
-	if (f && x->program) {
-		json_set_bytes(f, "program", x->program, &esc);
-		json_set_bytes(f, "program_resolved", x->program_resolved, &esc);
-		json_object_set_new(f, "program_sha256",
-				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
-	}
-	if (f)
-		json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
-	if (f && x->deny)
-		json_object_set_new(f, "reason", json_string(x->deny));
-	if (f && x->argv_truncated)
-		json_object_set_new(f, "argv_truncated", json_true());
-	if (f && x->tool)
-		json_object_set_new(f, "tool", json_string(x->tool));
-	if (f && x->kernel_hook) {
-		json_object_set_new(f, "enforced_by", json_string("bpf-lsm"));
-		json_object_set_new(f, "hook", json_string(x->kernel_hook));
-	}
-	if (f && esc)
+	exec_runs(f, x, &esc);
+	exec_decision(f, x);
+	if (esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);
 	return event_of("exec", f);

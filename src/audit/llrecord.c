@@ -47,6 +47,111 @@ static bool read_dec(const char **p, const char *end, unsigned long long *v)
 	return true;
 }
 
+/* The header "audit(SEC.MSEC:SERIAL): " into r, *p past it; false when
+ * there is none. */
+static bool parse_header(const char **p, const char *end, struct llrec *r)
+{
+	unsigned long long sec, msec, serial;
+	if ((size_t)(end - *p) < 6 || memcmp(*p, "audit(", 6) != 0)
+		return false;
+	*p += 6;
+	if (!read_dec(p, end, &sec) || *p == end || *(*p)++ != '.' || !read_dec(p, end, &msec) ||
+	    *p == end || *(*p)++ != ':' || !read_dec(p, end, &serial) || end - *p < 2 ||
+	    memcmp(*p, "):", 2) != 0)
+		return false;
+	if (msec > 999 || serial > ~0UL)
+		return false;
+	*p += 2;
+	r->sec = sec;
+	r->msec = (unsigned)msec;
+	r->serial = (unsigned long)serial;
+	return true;
+}
+
+/* A key at *p (up to '='): true and *p past the '='; false when the word
+ * there is no key=value (*p past the word). */
+static bool read_key(const char **p, const char *end, const char **k, size_t *klen)
+{
+	*k = *p;
+	bool kok = true; /* the kernel's keys: letters, digits, '_' and '-' */
+	while (*p < end && **p != '=' && **p != ' ') {
+		kok = kok && (isalnum((unsigned char)**p) || **p == '_' || **p == '-');
+		(*p)++;
+	}
+	if (*p == end || **p == ' ' || *p == *k || !kok) {
+		while (*p < end && **p != ' ')
+			(*p)++;
+		return false;
+	}
+	*klen = (size_t)(*p - *k);
+	(*p)++; /* '=' */
+	return true;
+}
+
+/* The value at *p, quoted or up to the next blank; false when a quote is
+ * not closed (the rest is not to be read as fields). */
+static bool read_value(const char **p, const char *end, const char **v, size_t *vlen,
+		       bool *quoted)
+{
+	*v = *p;
+	*quoted = false;
+	if (*p < end && (**p == '"' || **p == '\'')) {
+		char q = *(*p)++;
+		*v = *p;
+		while (*p < end && **p != q)
+			(*p)++;
+		if (*p == end)
+			return false;
+		*vlen = (size_t)(*p - *v);
+		(*p)++;
+		*quoted = true;
+		return true;
+	}
+	while (*p < end && **p != ' ')
+		(*p)++;
+	*vlen = (size_t)(*p - *v);
+	return true;
+}
+
+/* vlen hex digits at v decoded into out; false when they are not. */
+static bool decode_hex(const char *v, size_t vlen, char *out)
+{
+	if (vlen % 2)
+		return false;
+	for (size_t i = 0; i < vlen; i += 2) {
+		int hi = hex_digit((unsigned char)v[i]), lo = hex_digit((unsigned char)v[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i / 2] = (char)(hi << 4 | lo);
+	}
+	return true;
+}
+
+/* The field key=value stored at *o (decoded) and added to r; a value that
+ * cannot be decoded leaves it out. false when buf is full. */
+static bool add_field(struct llrec *r, char **o, const char *k, size_t klen, const char *v,
+		      size_t vlen, bool quoted)
+{
+	if ((size_t)(r->buf + sizeof r->buf - *o) < klen + vlen + 2)
+		return false; /* cannot happen with buf twice the text's bound */
+	char *kout = *o;
+	memcpy(kout, k, klen);
+	kout[klen] = '\0';
+	char *vout = kout + klen + 1;
+	size_t olen = vlen;
+	if (!quoted && untrusted_key(kout) && !(vlen >= 2 && v[0] == '(' && v[vlen - 1] == ')')) {
+		if (!decode_hex(v, vlen, vout))
+			return true; /* a bad hex string: the field is left out */
+		olen = vlen / 2;
+	} else {
+		memcpy(vout, v, vlen);
+	}
+	vout[olen] = '\0';
+	*o = vout + olen + 1;
+	r->f[r->n++] = (struct llrec_field){ .key = kout, .value = vout, .len = olen };
+	return true;
+}
+
 int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 {
 	r->type = type;
@@ -57,101 +162,25 @@ int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 	while (len && (text[len - 1] == '\0' || text[len - 1] == '\n' || text[len - 1] == ' '))
 		len--;
 	const char *p = text, *end = text + len;
-	unsigned long long sec, msec, serial;
-	if ((size_t)(end - p) < 6 || memcmp(p, "audit(", 6) != 0)
+	if (!parse_header(&p, end, r))
 		return -1;
-	p += 6;
-	if (!read_dec(&p, end, &sec) || p == end || *p++ != '.' || !read_dec(&p, end, &msec) ||
-	    p == end || *p++ != ':' || !read_dec(&p, end, &serial) || end - p < 2 ||
-	    memcmp(p, "):", 2) != 0)
-		return -1;
-	if (msec > 999 || serial > ~0UL)
-		return -1;
-	p += 2;
-	r->sec = sec;
-	r->msec = (unsigned)msec;
-	r->serial = (unsigned long)serial;
-
-	char *o = r->buf, *oend = r->buf + sizeof r->buf;
+	char *o = r->buf;
 	while (p < end) {
 		while (p < end && *p == ' ')
 			p++;
 		if (p == end)
 			break;
-		/* the key: up to '=' (a word without one is skipped) */
-		const char *k = p;
-		bool kok = true; /* the kernel's keys: letters, digits, '_' and '-' */
-		while (p < end && *p != '=' && *p != ' ') {
-			kok = kok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
-			p++;
-		}
-		if (p == end || *p == ' ' || p == k || !kok) {
-			while (p < end && *p != ' ')
-				p++; /* a word that is no key=value */
-			continue;
-		}
-		size_t klen = (size_t)(p - k);
-		p++; /* '=' */
-		const char *v = p;
-		size_t vlen;
-		bool quoted = false;
-		bool ok = true;
-		if (p < end && (*p == '"' || *p == '\'')) {
-			char q = *p++;
-			v = p;
-			while (p < end && *p != q)
-				p++;
-			if (p == end) {
-				ok = false; /* unclosed: the rest is not to be read as fields */
-				vlen = 0;
-			} else {
-				vlen = (size_t)(p - v);
-				p++;
-			}
-			quoted = true;
-		} else {
-			while (p < end && *p != ' ')
-				p++;
-			vlen = (size_t)(p - v);
-		}
-		if (!ok)
+		const char *k, *v;
+		size_t klen, vlen;
+		bool quoted;
+		if (!read_key(&p, end, &k, &klen))
+			continue; /* a word that is no key=value */
+		if (!read_value(&p, end, &v, &vlen, &quoted))
 			break;
 		if (r->n == LLREC_MAX_FIELDS)
 			continue;
-		if ((size_t)(oend - o) < klen + vlen + 2)
-			break; /* cannot happen with buf twice the text's bound */
-		char *kout = o;
-		memcpy(o, k, klen);
-		o[klen] = '\0';
-		o += klen + 1;
-		char *vout = o;
-		size_t olen;
-		if (!quoted && untrusted_key(kout) && !(vlen >= 2 && v[0] == '(' && v[vlen - 1] == ')')) {
-			if (vlen % 2) {
-				o = kout; /* a bad hex string: the field is left out */
-				continue;
-			}
-			bool good = true;
-			for (size_t i = 0; i < vlen; i += 2) {
-				int hi = hex_digit((unsigned char)v[i]), lo = hex_digit((unsigned char)v[i + 1]);
-				if (hi < 0 || lo < 0) {
-					good = false;
-					break;
-				}
-				vout[i / 2] = (char)(hi << 4 | lo);
-			}
-			if (!good) {
-				o = kout;
-				continue;
-			}
-			olen = vlen / 2;
-		} else {
-			memcpy(vout, v, vlen);
-			olen = vlen;
-		}
-		vout[olen] = '\0';
-		o = vout + olen + 1;
-		r->f[r->n++] = (struct llrec_field){ .key = kout, .value = vout, .len = olen };
+		if (!add_field(r, &o, k, klen, v, vlen, quoted))
+			break;
 	}
 	return 0;
 }

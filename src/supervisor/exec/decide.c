@@ -26,12 +26,12 @@ bool execs_allowed(const struct execs *x, const struct subject *s)
 	return (s->h == H_DONE && exec_verdict_in_allow(&x->lists, s->hex)) || allowed_by_dir(x, s);
 }
 
-bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_t len)
+static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
+	"the program or script it was given" };
+
+/* `exec deny`: a subject's hash is denied. */
+static bool denied_hash(const struct execs *x, const struct pexec *p, char *why, size_t len)
 {
-	static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
-		"the program or script it was given" };
-	const struct subject *m = &p->s[MAIN];
-	why[0] = '\0';
 	for (int i = 0; i < NSUBJ; i++) {
 		const struct subject *s = &p->s[i];
 		if (s->h == H_DONE && exec_verdict_in_deny(&x->lists, s->hex)) {
@@ -39,50 +39,80 @@ bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_
 			return true;
 		}
 	}
+	return false;
+}
+
+/* While deny rules exist: what runs as code (code: MAIN or INTERP), and the
+ * loader's program, must have been hashed. */
+static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
+{
+	int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
+	for (int k = 0; k < 3; k++) {
+		const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
+		if (s && s->fd >= 0 && s->h != H_DONE) {
+			snprintf(why, len, "%s cannot be hashed (%s), and exec deny rules need its hash",
+				 names[need[k]], s->why);
+			return true;
+		}
+		if (s && s->fd < 0 && need[k] == INTERP) {
+			snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
+				 "need its hash");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* `exec default deny`: what runs as code, and the loader's program, must
+ * be allowed. */
+static bool not_allowed(const struct execs *x, const struct pexec *p, int code, char *why,
+			size_t len)
+{
+	const struct subject *s = &p->s[code];
+	if (s->fd < 0 || !execs_allowed(x, s)) {
+		snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
+			 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
+		if (s->h == H_DONE)
+			snprintf(why + strlen(why), len - strlen(why), ")");
+		return true;
+	}
+	if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(x, &p->s[PROG])) {
+		snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
+		return true;
+	}
+	return false;
+}
+
+/* `exec strict`: the file named (or the loader's program) is one the agent
+ * can write, on a noexec mount or with no name. */
+static bool not_strict(const struct pexec *p, char *why, size_t len)
+{
+	const struct subject *m = &p->s[MAIN];
+	const struct subject *target = p->loader && p->s[PROG].fd >= 0 ? &p->s[PROG] : m;
+	if (target->immutable || !(target->noexec || target->st.st_nlink == 0))
+		return false;
+	snprintf(why, len, "exec strict: %s is a file the agent can write (%s)",
+		 target == m ? "the program" : "the program given to the loader",
+		 target->noexec ? "on a noexec mount" : "with no name: a memfd or a deleted file");
+	return true;
+}
+
+bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (denied_hash(x, p, why, len))
+		return true;
 	/* What runs as machine code: the interpreter of a script, else the
 	 * file; and the loader's program. */
 	int code = p->interp[0] ? INTERP : MAIN;
-	if (x->lists.ndeny) {
-		int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
-		for (int k = 0; k < 3; k++) {
-			const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
-			if (s && s->fd >= 0 && s->h != H_DONE) {
-				snprintf(why, len, "%s cannot be hashed (%s), and exec deny rules need its hash",
-					 names[need[k]], s->why);
-				return true;
-			}
-			if (s && s->fd < 0 && need[k] == INTERP) {
-				snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
-					 "need its hash");
-				return true;
-			}
-		}
-	}
-	if (x->rules->default_deny) {
-		const struct subject *s = &p->s[code];
-		if (s->fd < 0 || !execs_allowed(x, s)) {
-			snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
-				 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
-			if (s->h == H_DONE)
-				snprintf(why + strlen(why), len - strlen(why), ")");
-			return true;
-		}
-		if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(x, &p->s[PROG])) {
-			snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
-			return true;
-		}
-	}
-	const struct subject *target = p->loader && p->s[PROG].fd >= 0 ? &p->s[PROG] : m;
-	if (x->rules->strict && !target->immutable && (target->noexec || target->st.st_nlink == 0)) {
-		snprintf(why, len, "exec strict: %s is a file the agent can write (%s)",
-			 target == m ? "the program" : "the program given to the loader",
-			 target->noexec ? "on a noexec mount" : "with no name: a memfd or a deleted file");
+	if (x->lists.ndeny && unhashed(p, code, why, len))
 		return true;
-	}
-	if (m->noexec) {
+	if (x->rules->default_deny && not_allowed(x, p, code, why, len))
+		return true;
+	if (x->rules->strict && not_strict(p, why, len))
+		return true;
+	if (p->s[MAIN].noexec)
 		snprintf(why, len, "on a noexec mount (the kernel refuses it)");
-		return false;
-	}
 	return false;
 }
 
