@@ -38,7 +38,6 @@
 #include "../detect/canary.h"
 #include "summary.h"
 #include "trust.h"
-#include "../supervisor/llaudit.h"
 #include "../supervisor/supervisor.h"
 
 static double now_ms(void)
