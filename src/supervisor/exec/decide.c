@@ -11,30 +11,32 @@
 #include "execpath.h"
 #include "execs_int.h"
 
-static bool allowed_by_dir(const struct execs *x, const struct subject *s)
+static bool allowed_by_dir(const struct policy_exec *rules, const struct subject *s)
 {
 	if (!s->immutable || !s->resolved)
 		return false;
-	for (size_t i = 0; i < x->rules->allow_dirs.n; i++)
-		if (path_is_within(s->resolved, x->rules->allow_dirs.v[i]))
+	for (size_t i = 0; i < rules->allow_dirs.n; i++)
+		if (path_is_within(s->resolved, rules->allow_dirs.v[i]))
 			return true;
 	return false;
 }
 
-bool execs_allowed(const struct execs *x, const struct subject *s)
+bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		   const struct subject *s)
 {
-	return (s->h == H_DONE && exec_verdict_in_allow(&x->lists, s->hex)) || allowed_by_dir(x, s);
+	return (s->h == H_DONE && exec_verdict_in_allow(lists, s->hex)) || allowed_by_dir(rules, s);
 }
 
 static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
 	"the program or script it was given" };
 
 /* `exec deny`: a subject's hash is denied. */
-static bool denied_hash(const struct execs *x, const struct pexec *p, char *why, size_t len)
+static bool denied_hash(const struct exec_verdict_rules *lists, const struct pexec *p, char *why,
+			size_t len)
 {
 	for (int i = 0; i < NSUBJ; i++) {
 		const struct subject *s = &p->s[i];
-		if (s->h == H_DONE && exec_verdict_in_deny(&x->lists, s->hex)) {
+		if (s->h == H_DONE && exec_verdict_in_deny(lists, s->hex)) {
 			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
 			return true;
 		}
@@ -65,18 +67,18 @@ static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
 
 /* `exec default deny`: what runs as code, and the loader's program, must
  * be allowed. */
-static bool not_allowed(const struct execs *x, const struct pexec *p, int code, char *why,
-			size_t len)
+static bool not_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+			const struct pexec *p, int code, char *why, size_t len)
 {
 	const struct subject *s = &p->s[code];
-	if (s->fd < 0 || !execs_allowed(x, s)) {
+	if (s->fd < 0 || !execs_allowed(rules, lists, s)) {
 		snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
 			 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
 		if (s->h == H_DONE)
 			snprintf(why + strlen(why), len - strlen(why), ")");
 		return true;
 	}
-	if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(x, &p->s[PROG])) {
+	if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(rules, lists, &p->s[PROG])) {
 		snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
 		return true;
 	}
@@ -97,19 +99,20 @@ static bool not_strict(const struct pexec *p, char *why, size_t len)
 	return true;
 }
 
-bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_t len)
+bool execs_decide(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		  const struct pexec *p, char *why, size_t len)
 {
 	why[0] = '\0';
-	if (denied_hash(x, p, why, len))
+	if (denied_hash(lists, p, why, len))
 		return true;
 	/* What runs as machine code: the interpreter of a script, else the
 	 * file; and the loader's program. */
 	int code = p->interp[0] ? INTERP : MAIN;
-	if (x->lists.ndeny && unhashed(p, code, why, len))
+	if (lists->ndeny && unhashed(p, code, why, len))
 		return true;
-	if (x->rules->default_deny && not_allowed(x, p, code, why, len))
+	if (rules->default_deny && not_allowed(rules, lists, p, code, why, len))
 		return true;
-	if (x->rules->strict && not_strict(p, why, len))
+	if (rules->strict && not_strict(p, why, len))
 		return true;
 	if (p->s[MAIN].noexec)
 		snprintf(why, len, "on a noexec mount (the kernel refuses it)");
@@ -120,7 +123,7 @@ bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_
  * meanwhile? The file and a script's interpreter immutable, each named by
  * an absolute path through read-only directories, the path's string where
  * only the exec's own thread could change it. */
-bool execs_cannot_change(struct execs *x, const struct pexec *p)
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p)
 {
 	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
 	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
@@ -131,13 +134,13 @@ bool execs_cannot_change(struct execs *x, const struct pexec *p)
 		snprintf(ipath, sizeof ipath, "%s", ip);
 		ipath[strcspn(ipath, " \t")] = '\0';
 		if (in->fd < 0 || !in->immutable ||
-		    !execpath_stable(x->ep, x->root, ipath, in->st.st_dev, in->st.st_ino))
+		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino))
 			return false;
 	}
-	return execpath_stable(x->ep, x->root, p->path, m->st.st_dev, m->st.st_ino) &&
+	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino) &&
 	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
 			.threads = p->threads, .pppid = p->pppid, .pthreads = p->pthreads },
-			x->init, p->path_addr, strlen(p->path) + 1);
+			init, p->path_addr, strlen(p->path) + 1);
 }
 
 /* Does `exec ask argv` pattern pat (words joined by one space) match p's
@@ -166,9 +169,10 @@ static bool argv_matches(const struct pexec *p, const char *pat)
 	return i == p->argv.n;
 }
 
-bool execs_needs_ask(const struct execs *x, const struct pexec *p, char *rule, size_t len)
+bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, char *rule,
+		     size_t len)
 {
-	const struct strv *hashes = &x->rules->ask, *pats = &x->rules->ask_argv;
+	const struct strv *hashes = &rules->ask, *pats = &rules->ask_argv;
 	for (int i = 0; i < NSUBJ; i++)
 		for (size_t k = 0; p->s[i].h == H_DONE && k < hashes->n; k++)
 			if (strcmp(hashes->v[k], p->s[i].hex) == 0) {

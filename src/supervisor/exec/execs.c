@@ -65,9 +65,46 @@
 #include "../notify.h"
 #include "../target.h"
 
+#define HASH_CACHE 1024
 #define HASH_WORKERS 2
+#define WRITABLE_DEVS 32
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
+
+struct cache_entry {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	char hex[SHA256_HEX_LEN];
+	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
+};
+
+struct execs {
+	int listener;
+	struct audit *log;
+	const struct policy_exec *rules;
+	struct exec_verdict_rules lists; /* the deny and allow hashes, sorted */
+	dev_t wdev[WRITABLE_DEVS];
+	size_t nwdev;
+	int root;                   /* the sandbox's root, O_PATH */
+	pid_t init;                 /* sandbox init, as the host numbers it */
+	struct hashq *q;
+	int timer;
+	bool ticking;
+	struct tracer *t;
+	bool tracing;               /* PTRACE_SEIZE works here */
+	struct execpath *ep;
+	unsigned long unwatched;    /* execs that could not have run anything else */
+	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
+	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
+	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
+	void *link_ctx;
+	struct pexec *list;         /* pending: unanswered, or traced */
+	struct cache_entry cache[HASH_CACHE];
+	size_t ncache, next;
+	unsigned long hits, misses, verified, swapped, killed;
+};
 
 /* ---- subjects ---- */
 
@@ -358,7 +395,7 @@ static void ask_human(struct execs *x, struct pexec *p, const char *rule)
 static void finish(struct execs *x, struct pexec *p)
 {
 	char why[256];
-	bool by_rule = execs_decide(x, p, why, sizeof why);
+	bool by_rule = execs_decide(x->rules, &x->lists, p, why, sizeof why);
 	/* what was hashed, told to the kernel before the exec reaches it */
 	for (int i = 0; x->kernel && i < NSUBJ; i++)
 		if (p->s[i].fd >= 0 && p->s[i].h == H_DONE)
@@ -366,7 +403,7 @@ static void finish(struct execs *x, struct pexec *p)
 				      p->s[i].resolved);
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
 	char rule[1100];
-	if (!why[0] && !p->asked && execs_needs_ask(x, p, rule, sizeof rule)) {
+	if (!why[0] && !p->asked && execs_needs_ask(x->rules, p, rule, sizeof rule)) {
 		if (x->ap) {
 			ask_human(x, p, rule);
 			return;
@@ -385,7 +422,7 @@ static void finish(struct execs *x, struct pexec *p)
 	/* Watched from here to the stop after its exec: what runs must be
 	 * what was checked. Unless nothing else can: an immutable file
 	 * named by a path and a string that cannot change (execpath.h). */
-	if (execs_cannot_change(x, p)) {
+	if (execs_cannot_change(x->ep, x->root, x->init, p)) {
 		x->unwatched++;
 		if (!record(x, p, NULL)) {
 			answer(x, p, EACCES);
@@ -658,7 +695,7 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
 	else if (!hex && x->lists.ndeny)
 		snprintf(why, sizeof why, "swapped in after the check, and cannot be hashed (%s)", now.why);
-	else if (x->rules->default_deny && !execs_allowed(x, &now))
+	else if (x->rules->default_deny && !execs_allowed(x->rules, &x->lists, &now))
 		snprintf(why, sizeof why, "exec default deny: swapped in after the check, not allowed");
 	char action[PATH_MAX + 128];
 	snprintf(action, sizeof action, "%s ran instead of what was checked (sha256:%s)%s",

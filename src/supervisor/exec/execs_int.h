@@ -1,6 +1,7 @@
 /* execs_int.h - what the exec pipeline's files share (execs.c, decide.c):
- * a pending exec, its subjects and the pipeline's state. Private to
- * src/supervisor/exec/; the pipeline's interface is execs.h. */
+ * a pending exec and its subjects, and the rules' decision on one. Private
+ * to src/supervisor/exec/; the pipeline's interface is execs.h (its state,
+ * struct execs, is execs.c's own). */
 #pragma once
 #include <linux/seccomp.h>
 #include <stdbool.h>
@@ -14,20 +15,8 @@
 #include "execs.h"
 #include "hashq.h"
 
-#define HASH_CACHE 1024
-#define WRITABLE_DEVS 32
-
 enum { MAIN, INTERP, PROG, NSUBJ };
 enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
-
-struct cache_entry {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-	char hex[SHA256_HEX_LEN];
-	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
-};
 
 struct subject {
 	int fd;                     /* O_PATH; -1: none */
@@ -68,46 +57,24 @@ struct pexec {
 	bool asked;                 /* a human said yes */
 };
 
-struct execs {
-	int listener;
-	struct audit *log;
-	const struct policy_exec *rules;
-	struct exec_verdict_rules lists; /* the deny and allow hashes, sorted */
-	dev_t wdev[WRITABLE_DEVS];
-	size_t nwdev;
-	int root;                   /* the sandbox's root, O_PATH */
-	pid_t init;                 /* sandbox init, as the host numbers it */
-	struct hashq *q;
-	int timer;
-	bool ticking;
-	struct tracer *t;
-	bool tracing;               /* PTRACE_SEIZE works here */
-	struct execpath *ep;
-	unsigned long unwatched;    /* execs that could not have run anything else */
-	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
-	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
-	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
-	void *link_ctx;
-	struct pexec *list;         /* pending: unanswered, or traced */
-	struct cache_entry cache[HASH_CACHE];
-	size_t ncache, next;
-	unsigned long hits, misses, verified, swapped, killed;
-};
-
 /* ---- the decision (decide.c) ---- */
 
 /* Why the rules refuse p (into why), and whether a rule (rather than the
  * mounts) did; "" when allowed. */
-bool execs_decide(const struct execs *x, const struct pexec *p, char *why, size_t len);
+bool execs_decide(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		  const struct pexec *p, char *why, size_t len);
 
 /* Is subject s allowed under `exec default deny` (by its hash, or as an
  * immutable file in an `exec allow DIR`)? */
-bool execs_allowed(const struct execs *x, const struct subject *s);
+bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		   const struct subject *s);
 
 /* Will the kernel's exec open what was checked, whatever anyone does
  * meanwhile? (execpath.h) */
-bool execs_cannot_change(struct execs *x, const struct pexec *p);
+struct execpath;
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p);
 
 /* The `exec ask` rule that asks a human about p, in words into rule, or
  * false. */
-bool execs_needs_ask(const struct execs *x, const struct pexec *p, char *rule, size_t len);
+bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, char *rule,
+		     size_t len);
