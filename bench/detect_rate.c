@@ -102,7 +102,8 @@ static double through_log(const char *dir, const char *name, struct ev *v, size_
 		detect_attach(d, a);
 	double t0 = now();
 	for (size_t i = 0; i < n; i++)
-		audit_emit(a, v[i % nv].kind, json_incref(v[i % nv].fields), NULL);
+		audit_emit_event(a, (struct event){ .kind = v[i % nv].kind,
+						   .fields = json_incref(v[i % nv].fields) }, NULL);
 	double t = now() - t0;
 	audit_close(a);
 	detect_free(d);

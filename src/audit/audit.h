@@ -29,10 +29,8 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 /* Emit one event (ev.fields stolen), made by a constructor of events.h. */
 int audit_emit_event(struct audit *a, struct event ev, struct werr *e);
 
-/* The same from a kind and its fields (stolen, may be NULL): the writer adds
- * v, ts, session, seq, event in front and prev at the end. Refused, without
- * using a seq: fields that are not an object or use a header key. */
-int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e);
+/* (Every event comes from a constructor of events.h: the raw form, a kind
+ * and any fields, is the audit layer's own: emit.h.) */
 
 /* A subscriber of the stream: called with each event once it is stamped
  * (session, ts, seq), in the order of subscription. The log writer comes

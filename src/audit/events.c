@@ -52,6 +52,37 @@ static json_t *strv_json(char *const *v)
  * that is not UTF-8 makes the whole object NULL (an event without fields),
  * as the emitters have always done. */
 
+/* An exec's interpreter and the loader's program, when there are. */
+static void exec_runs(json_t *f, const struct ev_exec *x, json_t **esc)
+{
+	if (x->interpreter[0])
+		json_set_bytes(f, "interpreter", x->interpreter, esc);
+	if (x->interpreter_sha256)
+		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
+	if (x->program) {
+		json_set_bytes(f, "program", x->program, esc);
+		json_set_bytes(f, "program_resolved", x->program_resolved, esc);
+		json_object_set_new(f, "program_sha256",
+				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
+	}
+}
+
+/* An exec's decision, and what else is said of it. */
+static void exec_decision(json_t *f, const struct ev_exec *x)
+{
+	json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
+	if (x->deny)
+		json_object_set_new(f, "reason", json_string(x->deny));
+	if (x->argv_truncated)
+		json_object_set_new(f, "argv_truncated", json_true());
+	if (x->tool)
+		json_object_set_new(f, "tool", json_string(x->tool));
+	if (x->kernel_hook) {
+		json_object_set_new(f, "enforced_by", json_string("bpf-lsm"));
+		json_object_set_new(f, "hook", json_string(x->kernel_hook));
+	}
+}
+
 /* The strings an exec carries come from the agent: any bytes, kept
  * losslessly (escape.h). */
 struct event ev_exec(const struct ev_exec *x)
@@ -65,41 +96,22 @@ struct event ev_exec(const struct ev_exec *x)
 	if (f)
 		json_object_set(f, "argv", x->argv ? x->argv : json_array());
 	json_decref(x->argv);
-	if (f && x->argv_escaped) {
+	if (!f)
+		return event_of("exec", NULL);
+	if (x->argv_escaped) {
 		if (!esc)
 			esc = json_array();
 		json_array_append_new(esc, json_string("argv"));
 	}
 	json_set_bytes(f, "resolved", x->resolved, &esc);
-	if (f)
-		json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
-	if (f && !x->sha256 && x->hash_missing)
+	json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
+	if (!x->sha256 && x->hash_missing)
 		json_object_set_new(f, "hash_missing", json_string(x->hash_missing));
-	if (f && x->swapped)
+	if (x->swapped)
 		json_object_set_new(f, "swapped", json_true());
-	if (f && x->interpreter[0])
-		json_set_bytes(f, "interpreter", x->interpreter, &esc);
-	if (f && x->interpreter_sha256)
-		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
-	if (f && x->program) {
-		json_set_bytes(f, "program", x->program, &esc);
-		json_set_bytes(f, "program_resolved", x->program_resolved, &esc);
-		json_object_set_new(f, "program_sha256",
-				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
-	}
-	if (f)
-		json_object_set_new(f, "decision", json_string(x->deny ? "deny" : "allow"));
-	if (f && x->deny)
-		json_object_set_new(f, "reason", json_string(x->deny));
-	if (f && x->argv_truncated)
-		json_object_set_new(f, "argv_truncated", json_true());
-	if (f && x->tool)
-		json_object_set_new(f, "tool", json_string(x->tool));
-	if (f && x->kernel_hook) {
-		json_object_set_new(f, "enforced_by", json_string("bpf-lsm"));
-		json_object_set_new(f, "hook", json_string(x->kernel_hook));
-	}
-	if (f && esc)
+	exec_runs(f, x, &esc);
+	exec_decision(f, x);
+	if (esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);
 	return event_of("exec", f);
@@ -210,6 +222,94 @@ struct event ev_syscall_suppressed(unsigned long suppressed)
 
 /* An alert's path may be any bytes (a name in the workspace): kept
  * losslessly (escape.h). */
+/* The object of a Landlock denial of a file: the path (the last
+ * object's), each object when there are several, the device and inode. */
+static void landlock_file(json_t *f, const struct ev_landlock_denial *x, json_t **esc)
+{
+	json_object_set_new(f, "op", json_string(x->op));
+	json_set_bytes(f, "path", x->path, esc);
+	if (x->nobjects) {
+		json_t *objs = json_array();
+		for (size_t i = 0; i < x->nobjects && i < EV_LANDLOCK_OBJECTS; i++) {
+			json_t *o = json_object();
+			json_t *oesc = NULL;
+			json_set_bytes(o, "path", x->object_path[i], &oesc);
+			json_set_bytes(o, "access", x->object_access[i], &oesc);
+			if (oesc)
+				json_object_set_new(o, "escaped", oesc);
+			json_array_append_new(objs, o);
+		}
+		json_object_set_new(f, "objects", objs);
+	}
+	if (x->dev)
+		json_set_bytes(f, "dev", x->dev, esc);
+	if (x->has_ino)
+		json_object_set_new(f, "ino", json_integer((json_int_t)x->ino));
+}
+
+/* ... of a connection: how, and to or from where */
+static void landlock_net(json_t *f, const struct ev_landlock_denial *x, json_t **esc)
+{
+	json_object_set_new(f, "method", json_string(x->method));
+	if (x->unix_path)
+		json_set_bytes(f, "path", x->unix_path, esc);
+	if (x->address)
+		json_object_set_new(f, "address", json_string(x->address));
+	if (x->port >= 0)
+		json_object_set_new(f, "port", json_integer(x->port));
+}
+
+/* ... of a signal: the target and the signal */
+static void landlock_signal(json_t *f, const struct ev_landlock_denial *x, json_t **esc)
+{
+	json_object_set_new(f, "to_pid", json_integer(x->to_pid));
+	json_object_set_new(f, "to_host_pid", json_integer(x->to_host_pid));
+	if (x->to_comm)
+		json_set_bytes(f, "to_comm", x->to_comm, esc);
+	if (x->signal_name)
+		json_object_set_new(f, "signal", json_string(x->signal_name));
+	else if (x->signal_nr > 0)
+		json_object_set_new(f, "signal", json_integer(x->signal_nr));
+}
+
+struct event ev_landlock_denial(const struct ev_landlock_denial *x)
+{
+	const char *kind = strcmp(x->kind, "file") == 0 ? "file"
+			   : strcmp(x->kind, "net") == 0 ? "net" : "signal";
+	json_t *esc = NULL;
+	json_t *f = json_object();
+	json_object_set_new(f, "pid", json_integer(x->pid));
+	json_object_set_new(f, "host_pid", json_integer(x->host_pid));
+	json_object_set_new(f, "syscall", x->syscall ? json_string(x->syscall)
+				: x->has_syscall_nr ? json_sprintf("%llu", x->syscall_nr) : json_null());
+	if (kind[0] == 'f')
+		landlock_file(f, x, &esc);
+	else if (kind[0] == 'n')
+		landlock_net(f, x, &esc);
+	else
+		landlock_signal(f, x, &esc);
+	if (x->comm)
+		json_set_bytes(f, "comm", x->comm, &esc);
+	json_object_set_new(f, "access", x->access ? x->access : json_array());
+	json_object_set_new(f, "decision", json_string("deny"));
+	json_object_set_new(f, "by", json_string("landlock"));
+	if (x->has_domain)
+		json_object_set_new(f, "domain", json_sprintf("%llx", (unsigned long long)x->domain));
+	if (esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of(kind, f);
+}
+
+struct event ev_landlock_suppressed(const struct ev_landlock_suppressed *x)
+{
+	return event_of("landlock.suppressed", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+		"suppressed", (json_int_t)(x->file + x->net + x->signal),
+		"file", (json_int_t)x->file, "net", (json_int_t)x->net,
+		"signal", (json_int_t)x->signal, "overruns", (json_int_t)x->overruns,
+		"kernel_lost", (json_int_t)x->kernel_lost));
+}
+
 struct event ev_alert(const struct ev_alert *x)
 {
 	json_t *esc = NULL;

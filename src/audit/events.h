@@ -138,6 +138,54 @@ struct event ev_syscall(const struct ev_syscall *x);
 /* The syscall refusals not logged one by one past the session's limit. */
 struct event ev_syscall_suppressed(unsigned long suppressed);
 
+/* A denial by Landlock, read from the kernel's audit records (llrecord.h,
+ * src/supervisor/llaudit.h): a `file`, `net` or `signal` event with
+ * "decision": "deny", "by": "landlock". The strings come from the records
+ * (the agent's paths and command names among them): kept losslessly
+ * (escape.h). Fields NULL (or has_* false) are left out unless said. */
+#define EV_LANDLOCK_OBJECTS 4
+struct ev_landlock_denial {
+	const char *kind;        /* "file", "net" or "signal" */
+	long pid;                /* inside the sandbox; -1: unknown */
+	long host_pid;           /* -1: unknown */
+	const char *syscall;     /* its name; NULL: the number, else null */
+	bool has_syscall_nr;
+	unsigned long long syscall_nr;
+	/* file */
+	const char *op;          /* ev_file's op (or the syscall's name) */
+	const char *path;        /* the last object's; NULL: null */
+	size_t nobjects;         /* several objects: each one's path and access (NULL: null) */
+	const char *object_path[EV_LANDLOCK_OBJECTS], *object_access[EV_LANDLOCK_OBJECTS];
+	const char *dev;
+	bool has_ino;
+	unsigned long long ino;
+	/* net */
+	const char *method;      /* "connect", "bind" or "unix" */
+	const char *unix_path;   /* a unix socket's ("@..." abstract) */
+	const char *address;     /* valid UTF-8 */
+	int port;                /* -1: left out */
+	/* signal */
+	long to_pid, to_host_pid; /* the target inside (-1: not inside), on the host */
+	const char *to_comm;
+	const char *signal_name; /* "SIGTERM"; NULL: signal_nr, or left out when 0 */
+	int signal_nr;
+	/* all */
+	const char *comm;        /* the refused process's command name */
+	json_t *access;          /* the blockers, an array of strings (stolen) */
+	bool has_domain;
+	uint64_t domain;         /* written in hex */
+};
+struct event ev_landlock_denial(const struct ev_landlock_denial *x);
+
+/* Landlock's denials not logged one by one (src/supervisor/llaudit.h):
+ * by the rate limit or the session's cap (per kind), the socket's
+ * overruns and the records the kernel itself lost. */
+struct ev_landlock_suppressed {
+	unsigned long file, net, signal; /* suppressed: their sum */
+	unsigned long overruns, kernel_lost;
+};
+struct event ev_landlock_suppressed(const struct ev_landlock_suppressed *x);
+
 /* Something the user should look at (alert.rule names which check). */
 /* An alert. The git sweep's: rule, path, moved_to, action. A setuid or
  * setgid bit the sweep cleared: rule, path, action, mode_was, mode (octal

@@ -47,6 +47,111 @@ static bool read_dec(const char **p, const char *end, unsigned long long *v)
 	return true;
 }
 
+/* The header "audit(SEC.MSEC:SERIAL): " into r, *p past it; false when
+ * there is none. */
+static bool parse_header(const char **p, const char *end, struct llrec *r)
+{
+	unsigned long long sec, msec, serial;
+	if ((size_t)(end - *p) < 6 || memcmp(*p, "audit(", 6) != 0)
+		return false;
+	*p += 6;
+	if (!read_dec(p, end, &sec) || *p == end || *(*p)++ != '.' || !read_dec(p, end, &msec) ||
+	    *p == end || *(*p)++ != ':' || !read_dec(p, end, &serial) || end - *p < 2 ||
+	    memcmp(*p, "):", 2) != 0)
+		return false;
+	if (msec > 999 || serial > ~0UL)
+		return false;
+	*p += 2;
+	r->sec = sec;
+	r->msec = (unsigned)msec;
+	r->serial = (unsigned long)serial;
+	return true;
+}
+
+/* A key at *p (up to '='): true and *p past the '='; false when the word
+ * there is no key=value (*p past the word). */
+static bool read_key(const char **p, const char *end, const char **k, size_t *klen)
+{
+	*k = *p;
+	bool kok = true; /* the kernel's keys: letters, digits, '_' and '-' */
+	while (*p < end && **p != '=' && **p != ' ') {
+		kok = kok && (isalnum((unsigned char)**p) || **p == '_' || **p == '-');
+		(*p)++;
+	}
+	if (*p == end || **p == ' ' || *p == *k || !kok) {
+		while (*p < end && **p != ' ')
+			(*p)++;
+		return false;
+	}
+	*klen = (size_t)(*p - *k);
+	(*p)++; /* '=' */
+	return true;
+}
+
+/* The value at *p, quoted or up to the next blank; false when a quote is
+ * not closed (the rest is not to be read as fields). */
+static bool read_value(const char **p, const char *end, const char **v, size_t *vlen,
+		       bool *quoted)
+{
+	*v = *p;
+	*quoted = false;
+	if (*p < end && (**p == '"' || **p == '\'')) {
+		char q = *(*p)++;
+		*v = *p;
+		while (*p < end && **p != q)
+			(*p)++;
+		if (*p == end)
+			return false;
+		*vlen = (size_t)(*p - *v);
+		(*p)++;
+		*quoted = true;
+		return true;
+	}
+	while (*p < end && **p != ' ')
+		(*p)++;
+	*vlen = (size_t)(*p - *v);
+	return true;
+}
+
+/* vlen hex digits at v decoded into out; false when they are not. */
+static bool decode_hex(const char *v, size_t vlen, char *out)
+{
+	if (vlen % 2)
+		return false;
+	for (size_t i = 0; i < vlen; i += 2) {
+		int hi = hex_digit((unsigned char)v[i]), lo = hex_digit((unsigned char)v[i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i / 2] = (char)(hi << 4 | lo);
+	}
+	return true;
+}
+
+/* The field key=value stored at *o (decoded) and added to r; a value that
+ * cannot be decoded leaves it out. false when buf is full. */
+static bool add_field(struct llrec *r, char **o, const char *k, size_t klen, const char *v,
+		      size_t vlen, bool quoted)
+{
+	if ((size_t)(r->buf + sizeof r->buf - *o) < klen + vlen + 2)
+		return false; /* cannot happen with buf twice the text's bound */
+	char *kout = *o;
+	memcpy(kout, k, klen);
+	kout[klen] = '\0';
+	char *vout = kout + klen + 1;
+	size_t olen = vlen;
+	if (!quoted && untrusted_key(kout) && !(vlen >= 2 && v[0] == '(' && v[vlen - 1] == ')')) {
+		if (!decode_hex(v, vlen, vout))
+			return true; /* a bad hex string: the field is left out */
+		olen = vlen / 2;
+	} else {
+		memcpy(vout, v, vlen);
+	}
+	vout[olen] = '\0';
+	*o = vout + olen + 1;
+	r->f[r->n++] = (struct llrec_field){ .key = kout, .value = vout, .len = olen };
+	return true;
+}
+
 int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 {
 	r->type = type;
@@ -57,101 +162,25 @@ int llrec_parse(int type, const char *text, size_t len, struct llrec *r)
 	while (len && (text[len - 1] == '\0' || text[len - 1] == '\n' || text[len - 1] == ' '))
 		len--;
 	const char *p = text, *end = text + len;
-	unsigned long long sec, msec, serial;
-	if ((size_t)(end - p) < 6 || memcmp(p, "audit(", 6) != 0)
+	if (!parse_header(&p, end, r))
 		return -1;
-	p += 6;
-	if (!read_dec(&p, end, &sec) || p == end || *p++ != '.' || !read_dec(&p, end, &msec) ||
-	    p == end || *p++ != ':' || !read_dec(&p, end, &serial) || end - p < 2 ||
-	    memcmp(p, "):", 2) != 0)
-		return -1;
-	if (msec > 999 || serial > ~0UL)
-		return -1;
-	p += 2;
-	r->sec = sec;
-	r->msec = (unsigned)msec;
-	r->serial = (unsigned long)serial;
-
-	char *o = r->buf, *oend = r->buf + sizeof r->buf;
+	char *o = r->buf;
 	while (p < end) {
 		while (p < end && *p == ' ')
 			p++;
 		if (p == end)
 			break;
-		/* the key: up to '=' (a word without one is skipped) */
-		const char *k = p;
-		bool kok = true; /* the kernel's keys: letters, digits, '_' and '-' */
-		while (p < end && *p != '=' && *p != ' ') {
-			kok = kok && (isalnum((unsigned char)*p) || *p == '_' || *p == '-');
-			p++;
-		}
-		if (p == end || *p == ' ' || p == k || !kok) {
-			while (p < end && *p != ' ')
-				p++; /* a word that is no key=value */
-			continue;
-		}
-		size_t klen = (size_t)(p - k);
-		p++; /* '=' */
-		const char *v = p;
-		size_t vlen;
-		bool quoted = false;
-		bool ok = true;
-		if (p < end && (*p == '"' || *p == '\'')) {
-			char q = *p++;
-			v = p;
-			while (p < end && *p != q)
-				p++;
-			if (p == end) {
-				ok = false; /* unclosed: the rest is not to be read as fields */
-				vlen = 0;
-			} else {
-				vlen = (size_t)(p - v);
-				p++;
-			}
-			quoted = true;
-		} else {
-			while (p < end && *p != ' ')
-				p++;
-			vlen = (size_t)(p - v);
-		}
-		if (!ok)
+		const char *k, *v;
+		size_t klen, vlen;
+		bool quoted;
+		if (!read_key(&p, end, &k, &klen))
+			continue; /* a word that is no key=value */
+		if (!read_value(&p, end, &v, &vlen, &quoted))
 			break;
 		if (r->n == LLREC_MAX_FIELDS)
 			continue;
-		if ((size_t)(oend - o) < klen + vlen + 2)
-			break; /* cannot happen with buf twice the text's bound */
-		char *kout = o;
-		memcpy(o, k, klen);
-		o[klen] = '\0';
-		o += klen + 1;
-		char *vout = o;
-		size_t olen;
-		if (!quoted && untrusted_key(kout) && !(vlen >= 2 && v[0] == '(' && v[vlen - 1] == ')')) {
-			if (vlen % 2) {
-				o = kout; /* a bad hex string: the field is left out */
-				continue;
-			}
-			bool good = true;
-			for (size_t i = 0; i < vlen; i += 2) {
-				int hi = hex_digit((unsigned char)v[i]), lo = hex_digit((unsigned char)v[i + 1]);
-				if (hi < 0 || lo < 0) {
-					good = false;
-					break;
-				}
-				vout[i / 2] = (char)(hi << 4 | lo);
-			}
-			if (!good) {
-				o = kout;
-				continue;
-			}
-			olen = vlen / 2;
-		} else {
-			memcpy(vout, v, vlen);
-			olen = vlen;
-		}
-		vout[olen] = '\0';
-		o = vout + olen + 1;
-		r->f[r->n++] = (struct llrec_field){ .key = kout, .value = vout, .len = olen };
+		if (!add_field(r, &o, k, klen, v, vlen, quoted))
+			break;
 	}
 	return 0;
 }
@@ -335,19 +364,24 @@ static const char *file_op(const char *sysname)
 }
 
 /* An abstract unix socket's name as warden writes it: "@" and the name,
- * each NUL of it an "@" too. */
-static void set_unix_path(json_t *f, const char *v, size_t len, json_t **esc)
+ * each NUL of it an "@" too (malloc'd); NULL when it has none. */
+static char *unix_path_of(const char *v, size_t len)
 {
-	if (len && v[0] == '\0') {
-		char *s = xmalloc(len + 1);
-		for (size_t i = 0; i < len; i++)
-			s[i] = v[i] ? v[i] : '@';
-		s[len] = '\0';
-		json_set_bytes(f, "path", s, esc);
-		free(s);
-	} else {
-		json_set_bytes(f, "path", v, esc);
-	}
+	if (!(len && v[0] == '\0'))
+		return NULL;
+	char *s = xmalloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		s[i] = v[i] ? v[i] : '@';
+	s[len] = '\0';
+	return s;
+}
+
+/* r's value of key when it holds no NUL, else NULL. */
+static const char *text_of(const struct llrec *r, const char *key)
+{
+	size_t len;
+	const char *v = llrec_get(r, key, &len);
+	return v && strlen(v) == len ? v : NULL;
 }
 
 int llev_signal_number(const struct llev *ev, const char *sysname)
@@ -365,6 +399,64 @@ int llev_signal_number(const struct llev *ev, const char *sysname)
 	return -1;
 }
 
+/* A file's denial: one syscall, several objects (an open that would
+ * create: the directory, then the file; a rename: both directories): the
+ * path is the last one's, each is listed in "objects". */
+static void file_denial(const struct llev *ev, const char *sysname, struct ev_landlock_denial *d)
+{
+	const struct llrec *last = ev->access[ev->naccess - 1];
+	d->op = file_op(sysname);
+	d->path = text_of(last, "path");
+	if (ev->naccess > 1)
+		for (size_t i = 0; i < ev->naccess && i < EV_LANDLOCK_OBJECTS; i++) {
+			d->object_path[i] = text_of(ev->access[i], "path");
+			d->object_access[i] = text_of(ev->access[i], "blockers");
+			d->nobjects++;
+		}
+	d->dev = text_of(last, "dev");
+	d->has_ino = llrec_num(last, "ino", 10, &d->ino);
+}
+
+/* A connection's: its address and port, or a unix socket's path (*abstract:
+ * a copy the caller frees). */
+static void net_denial(const struct llrec *a, struct ev_landlock_denial *d, char **abstract)
+{
+	const char *b = llrec_get(a, "blockers", NULL);
+	d->method = strncmp(b, "scope.", 6) == 0 ? "unix" : strstr(b, "bind") ? "bind" : "connect";
+	size_t len;
+	const char *v = llrec_get(a, "path", &len);
+	if (v)
+		d->unix_path = (*abstract = unix_path_of(v, len)) ? *abstract : v;
+	static const char *const addrs[3][2] = { { "daddr", "dest" }, { "saddr", "src" },
+						 { "laddr", "lport" } };
+	const char *addr = NULL, *port = NULL;
+	for (size_t i = 0; i < 3 && !addr; i++) {
+		addr = llrec_get(a, addrs[i][0], NULL);
+		port = addrs[i][1];
+	}
+	unsigned long long nr;
+	if (addr && utf8_valid(addr, strlen(addr)))
+		d->address = addr;
+	if (addr && llrec_num(a, port, 10, &nr) && nr < 65536)
+		d->port = (int)nr;
+}
+
+/* A signal's: the target, and the signal by its name when it has one. */
+static void signal_denial(const struct llev *ev, const char *sysname, long target_inside,
+			  struct ev_landlock_denial *d, char name[16])
+{
+	const struct llrec *a = ev->access[0];
+	d->to_pid = target_inside >= 0 ? target_inside : -1;
+	d->to_host_pid = pid_field(a, "opid");
+	d->to_comm = text_of(a, "ocomm");
+	d->signal_nr = llev_signal_number(ev, sysname);
+	const char *abbrev = d->signal_nr > 0 ? sigabbrev_np(d->signal_nr) : NULL;
+	if (abbrev) {
+		snprintf(name, 16, "SIG%s", abbrev);
+		d->signal_name = name;
+	}
+}
+
 struct event llev_event(const struct llev *ev, long pid_inside, const char *sysname,
 			long target_inside)
 {
@@ -372,91 +464,19 @@ struct event llev_event(const struct llev *ev, long pid_inside, const char *sysn
 	const char *kind = llev_kind_name(k);
 	if (!kind)
 		return (struct event){ .kind = "file", .fields = NULL };
-	const struct llrec *a = ev->access[0];
-	json_t *esc = NULL;
-	json_t *f = json_object();
-	json_object_set_new(f, "pid", json_integer(pid_inside));
-	json_object_set_new(f, "host_pid", json_integer(llev_pid(ev)));
-	unsigned long long nr;
-	if (sysname)
-		json_object_set_new(f, "syscall", json_string(sysname));
-	else if (llrec_num(ev->syscall, "syscall", 10, &nr))
-		json_object_set_new(f, "syscall", json_sprintf("%llu", nr));
+	struct ev_landlock_denial d = { .kind = kind, .pid = pid_inside, .host_pid = llev_pid(ev),
+					.syscall = sysname, .port = -1 };
+	d.has_syscall_nr = !sysname && llrec_num(ev->syscall, "syscall", 10, &d.syscall_nr);
+	_cleanup_free_ char *abstract = NULL;
+	char signame[16];
+	if (k == LLEV_FILE)
+		file_denial(ev, sysname, &d);
+	else if (k == LLEV_NET)
+		net_denial(ev->access[0], &d, &abstract);
 	else
-		json_object_set_new(f, "syscall", json_null());
-	size_t len;
-	const char *v;
-	if (k == LLEV_FILE) {
-		json_object_set_new(f, "op", json_string(file_op(sysname)));
-		/* one syscall, several objects (an open that would create: the
-		 * directory, then the file; a rename: both directories): the
-		 * path is the last one's, each is listed in "objects" */
-		const struct llrec *last = ev->access[ev->naccess - 1];
-		const char *p = llrec_get(last, "path", &len);
-		json_set_bytes(f, "path", p && strlen(p) == len ? p : NULL, &esc);
-		if (ev->naccess > 1) {
-			json_t *objs = json_array();
-			for (size_t i = 0; i < ev->naccess; i++) {
-				json_t *o = json_object();
-				json_t *oesc = NULL;
-				p = llrec_get(ev->access[i], "path", &len);
-				json_set_bytes(o, "path", p && strlen(p) == len ? p : NULL, &oesc);
-				const char *b = llrec_get(ev->access[i], "blockers", &len);
-				json_set_bytes(o, "access", b && strlen(b) == len ? b : NULL, &oesc);
-				if (oesc)
-					json_object_set_new(o, "escaped", oesc);
-				json_array_append_new(objs, o);
-			}
-			json_object_set_new(f, "objects", objs);
-		}
-		a = last;
-		if ((v = llrec_get(a, "dev", &len)) && strlen(v) == len)
-			json_set_bytes(f, "dev", v, &esc);
-		if (llrec_num(a, "ino", 10, &nr))
-			json_object_set_new(f, "ino", json_integer((json_int_t)nr));
-	} else if (k == LLEV_NET) {
-		const char *b = llrec_get(a, "blockers", NULL);
-		bool unix_scope = strncmp(b, "scope.", 6) == 0;
-		json_object_set_new(f, "method", json_string(unix_scope ? "unix"
-			: strstr(b, "bind") ? "bind" : "connect"));
-		if ((v = llrec_get(a, "path", &len)))
-			set_unix_path(f, v, len, &esc);
-		const char *addr = llrec_get(a, "daddr", NULL), *port = "dest";
-		if (!addr) {
-			addr = llrec_get(a, "saddr", NULL);
-			port = "src";
-		}
-		if (!addr) {
-			addr = llrec_get(a, "laddr", NULL);
-			port = "lport";
-		}
-		if (addr && utf8_valid(addr, strlen(addr)))
-			json_object_set_new(f, "address", json_string(addr));
-		if (addr && llrec_num(a, port, 10, &nr) && nr < 65536)
-			json_object_set_new(f, "port", json_integer((json_int_t)nr));
-	} else {
-		long to = pid_field(a, "opid");
-		json_object_set_new(f, "to_pid", json_integer(target_inside >= 0 ? target_inside : -1));
-		json_object_set_new(f, "to_host_pid", json_integer(to));
-		if ((v = llrec_get(a, "ocomm", &len)) && strlen(v) == len)
-			json_set_bytes(f, "to_comm", v, &esc);
-		int sig = llev_signal_number(ev, sysname);
-		const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-		if (abbrev)
-			json_object_set_new(f, "signal", json_sprintf("SIG%s", abbrev));
-		else if (sig > 0)
-			json_object_set_new(f, "signal", json_integer(sig));
-	}
-	if ((v = ev->syscall ? llrec_get(ev->syscall, "comm", &len) : NULL) && strlen(v) == len)
-		json_set_bytes(f, "comm", v, &esc);
-	json_object_set_new(f, "access", access_of(ev));
-	json_object_set_new(f, "decision", json_string("deny"));
-	json_object_set_new(f, "by", json_string("landlock"));
-	uint64_t dom;
-	if (llev_domain(ev, &dom))
-		json_object_set_new(f, "domain", json_sprintf("%llx", (unsigned long long)dom));
-	if (esc)
-		json_object_set(f, "escaped", esc);
-	json_decref(esc);
-	return (struct event){ .kind = kind, .fields = f };
+		signal_denial(ev, sysname, target_inside, &d, signame);
+	d.comm = ev->syscall ? text_of(ev->syscall, "comm") : NULL;
+	d.access = access_of(ev);
+	d.has_domain = llev_domain(ev, &d.domain);
+	return ev_landlock_denial(&d);
 }

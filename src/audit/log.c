@@ -11,6 +11,7 @@
  * line there, and calls the owner's failure hook (the supervisor stops the
  * sandbox); every later event is refused. */
 #include "audit.h"
+#include "emit.h"
 #include "../common/hash.h"
 
 #include <errno.h>

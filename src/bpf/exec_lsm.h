@@ -1,5 +1,5 @@
 /* exec_lsm.h - what the exec BPF LSM program (exec_lsm.bpf.c) and its
- * loader (src/supervisor/bpfexec.c) share: the verdict map's key and
+ * loader (src/supervisor/exec/bpfexec.c) share: the verdict map's key and
  * value, and the records the program sends up its ring buffer. Included by
  * both sides: only fixed-size integer types. */
 #pragma once

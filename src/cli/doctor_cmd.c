@@ -26,8 +26,6 @@
 #include "../sandbox/features.h"
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
-#include "../supervisor/bpfexec.h"
-#include "../supervisor/llaudit.h"
 #include "cli.h"
 #include "cmdtab.h"
 

@@ -3,19 +3,25 @@
  * session.start event records. Reading only: sysctls and mountinfo from
  * /proc, the LSMs from lsm_list_modules(2) or what the kernel exposes
  * elsewhere, Landlock and seccomp by asking for their versions; user
- * namespaces are tried for real in children, on request. */
+ * namespaces are tried for real in children, on request. Also the
+ * privileged tiers' own probes: Landlock's denials on the record (the
+ * audit netlink socket, here) and in-kernel exec enforcement (a BPF LSM
+ * program loaded for real: features_bpf.c, in the warden binary). */
 #include "features.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/audit.h>
 #include <linux/landlock.h>
+#include <linux/netlink.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -421,4 +427,143 @@ json_t *features_to_json(const struct kernel_features *f)
 		json_object_set_new(o, "userns_unprivileged", json_boolean(f->userns_nobody_err == 0));
 	}
 	return o;
+}
+
+/* ---- Landlock's denials on the record (llaudit.h) ---- */
+
+#define LL_MIN_ABI_AUDIT 7
+
+/* NLMSG_OK compares the header's __u32 length with the int its users pass:
+ * clang's -Wsign-compare sees that inside the macro, gcc does not. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+int features_audit_status(struct audit_status *st)
+{
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return -errno;
+	struct timeval tv = { .tv_sec = 1 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
+				.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = 1 };
+	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
+	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0)
+		return -errno;
+	bool got = false;
+	for (int i = 0; i < 4 && !got; i++) {
+		union {
+			char b[8192];
+			struct nlmsghdr align;
+		} u;
+		ssize_t n = recv(fd, u.b, sizeof u.b, 0);
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		int left = (int)n;
+		for (struct nlmsghdr *h = &u.align; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *ne = NLMSG_DATA(h);
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof *ne) && ne->error)
+					return ne->error;
+			} else if (h->nlmsg_type == AUDIT_GET) {
+				memset(st, 0, sizeof *st);
+				size_t len = h->nlmsg_len - NLMSG_HDRLEN;
+				memcpy(st, NLMSG_DATA(h), len < sizeof *st ? len : sizeof *st);
+				got = true;
+			}
+		}
+	}
+	return got ? 0 : -EPROTO;
+}
+#pragma GCC diagnostic pop
+
+int features_audit_readlog(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1) };
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	/* room for a burst while the loop is busy elsewhere */
+	int sz = 4 << 20;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+	return fd;
+}
+
+int features_nspid_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char line[256];
+	int n = -1;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			n = 0;
+			char *sp;
+			for (char *t = strtok_r(line + 6, " \t\n", &sp); t; t = strtok_r(NULL, " \t\n", &sp))
+				n++;
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+int llaudit_probe(int landlock_abi, char *why, size_t len)
+{
+	if (geteuid() != 0) {
+		snprintf(why, len, "off: warden is not running as root (only root may read the "
+			 "kernel's audit records)");
+		return 0;
+	}
+	if (landlock_abi < LL_MIN_ABI_AUDIT) {
+		snprintf(why, len, "off: Landlock ABI %d; its audit records need ABI %d (Linux 6.15)",
+			 landlock_abi < 0 ? 0 : landlock_abi, LL_MIN_ABI_AUDIT);
+		return 0;
+	}
+	if (features_nspid_count(getpid()) != 1) {
+		snprintf(why, len, "off: warden does not run in the host's pid namespace (the "
+			 "records name host pids)");
+		return 0;
+	}
+	struct audit_status st;
+	int r = features_audit_status(&st);
+	if (r < 0) {
+		snprintf(why, len, "off: the audit netlink socket: %s%s", strerror(-r),
+			 r == -EPROTONOSUPPORT ? " (a kernel without CONFIG_AUDIT)" : "");
+		return 0;
+	}
+	if (!st.enabled) {
+		snprintf(why, len, "off: the kernel's audit is disabled; warden does not enable it "
+			 "(host state): `auditctl -e 1`, audit=1 on the kernel command line, or auditd "
+			 "does");
+		return 0;
+	}
+	if (st.failure == AUDIT_FAIL_PANIC) {
+		snprintf(why, len, "off: audit's failure mode is panic (auditctl -f 2): a flood of "
+			 "denials from the agent could overrun the backlog and panic the host; "
+			 "`auditctl -f 1` allows it");
+		return 0;
+	}
+	int fd = features_audit_readlog();
+	if (fd < 0) {
+		snprintf(why, len, "off: joining the audit multicast group (AUDIT_NLGRP_READLOG): %s",
+			 strerror(-fd));
+		return 0;
+	}
+	close(fd);
+	if (st.pid)
+		snprintf(why, len, "on: audit enabled; auditd (pid %u) records the agent's denials too",
+			 st.pid);
+	else
+		snprintf(why, len, "on: audit enabled, no auditd (the kernel log gets the records "
+			 "too, rate-limited)");
+	return 1;
 }

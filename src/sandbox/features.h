@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../common/err.h"
 
@@ -100,3 +101,33 @@ int features_parse_mountinfo_cgroup2(const char *mountinfo, char *out, size_t ou
 
 /* true when the comma-separated list has this name. */
 bool features_lsm_active(const struct kernel_features *f, const char *name);
+
+/* --- the privileged tiers ---------------------------------------------------- */
+
+/* Whether this session's Landlock denials can be on the record here
+ * (src/supervisor/llaudit.h): 1 yes (why says how: auditd running or not),
+ * 0 no and why (not root, Landlock ABI < 7, no audit in the kernel, audit
+ * disabled, audit's failure mode is panic, the multicast group refused, not
+ * in the host's pid namespace). Cheap; keeps nothing open. `warden doctor`
+ * prints it; a session records it and, when 1, restricts itself with
+ * LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON so that the agent's denials after
+ * its exec are logged too. */
+int llaudit_probe(int landlock_abi, char *why, size_t len);
+
+/* The kernel's audit over netlink, for the probe and for llaudit.c:
+ * AUDIT_GET (0 and st filled, or -errno); the read-only multicast group
+ * (AUDIT_NLGRP_READLOG) joined, a socket with room for a burst, or -errno;
+ * the number of pid namespaces /proc/PID/status's NSpid lists (1: the
+ * host's), -1 when unreadable. */
+struct audit_status;
+int features_audit_status(struct audit_status *st);
+int features_audit_readlog(void);
+int features_nspid_count(pid_t pid);
+
+/* Can in-kernel exec enforcement run here (src/supervisor/exec/bpfexec.h)?
+ * Built in, root, the kernel takes and runs BPF LSM programs (loaded,
+ * attached and checked on a cgroup of its own made for the probe). false
+ * with why ("needs root", "this kernel refuses BPF LSM programs ...").
+ * For `warden doctor`. In features_bpf.c: it loads the program with
+ * libbpf, which only the warden binary links. */
+bool bpfexec_probe(char *why, size_t len);

@@ -39,7 +39,6 @@
 #include "task.h"
 #include "../detect/canary.h"
 #include "summary.h"
-#include "../supervisor/llaudit.h"
 #include "../supervisor/supervisor.h"
 
 /* As root, the agent's own host identity, never root's (hostid.h), and

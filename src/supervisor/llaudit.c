@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "../audit/llrecord.h"
+#include "../sandbox/features.h"
 #include "../common/util.h"
 
-#define LL_MIN_ABI_AUDIT 7
 #define PENDING_MAX 32
 #define PENDING_AGE_MS 200.0
 #define DOMAINS_MAX 256
@@ -91,141 +91,6 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* ---- the audit status ---------------------------------------------------- */
-
-/* AUDIT_GET: 0 and st filled, or -errno. */
-static int audit_status(struct audit_status *st)
-{
-	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (fd < 0)
-		return -errno;
-	struct timeval tv = { .tv_sec = 1 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
-				.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = 1 };
-	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
-	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0)
-		return -errno;
-	bool got = false;
-	for (int i = 0; i < 4 && !got; i++) {
-		union {
-			char b[8192];
-			struct nlmsghdr align;
-		} u;
-		ssize_t n = recv(fd, u.b, sizeof u.b, 0);
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		int left = (int)n;
-		for (struct nlmsghdr *h = &u.align; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *ne = NLMSG_DATA(h);
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof *ne) && ne->error)
-					return ne->error;
-			} else if (h->nlmsg_type == AUDIT_GET) {
-				memset(st, 0, sizeof *st);
-				size_t len = h->nlmsg_len - NLMSG_HDRLEN;
-				memcpy(st, NLMSG_DATA(h), len < sizeof *st ? len : sizeof *st);
-				got = true;
-			}
-		}
-	}
-	return got ? 0 : -EPROTO;
-}
-
-/* The multicast socket joined, or -errno. */
-static int join_readlog(void)
-{
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
-	if (fd < 0)
-		return -errno;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
-				  .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1) };
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		int err = errno;
-		close(fd);
-		return -err;
-	}
-	/* room for a burst while the loop is busy elsewhere */
-	int sz = 4 << 20;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
-	return fd;
-}
-
-/* Does /proc/self/status say one pid namespace deep (the host's)? */
-static int nspid_fields(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	char line[256];
-	int n = -1;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			n = 0;
-			char *sp;
-			for (char *t = strtok_r(line + 6, " \t\n", &sp); t; t = strtok_r(NULL, " \t\n", &sp))
-				n++;
-			break;
-		}
-	fclose(f);
-	return n;
-}
-
-int llaudit_probe(int landlock_abi, char *why, size_t len)
-{
-	if (geteuid() != 0) {
-		snprintf(why, len, "off: warden is not running as root (only root may read the "
-			 "kernel's audit records)");
-		return 0;
-	}
-	if (landlock_abi < LL_MIN_ABI_AUDIT) {
-		snprintf(why, len, "off: Landlock ABI %d; its audit records need ABI %d (Linux 6.15)",
-			 landlock_abi < 0 ? 0 : landlock_abi, LL_MIN_ABI_AUDIT);
-		return 0;
-	}
-	if (nspid_fields(getpid()) != 1) {
-		snprintf(why, len, "off: warden does not run in the host's pid namespace (the "
-			 "records name host pids)");
-		return 0;
-	}
-	struct audit_status st;
-	int r = audit_status(&st);
-	if (r < 0) {
-		snprintf(why, len, "off: the audit netlink socket: %s%s", strerror(-r),
-			 r == -EPROTONOSUPPORT ? " (a kernel without CONFIG_AUDIT)" : "");
-		return 0;
-	}
-	if (!st.enabled) {
-		snprintf(why, len, "off: the kernel's audit is disabled; warden does not enable it "
-			 "(host state): `auditctl -e 1`, audit=1 on the kernel command line, or auditd "
-			 "does");
-		return 0;
-	}
-	if (st.failure == AUDIT_FAIL_PANIC) {
-		snprintf(why, len, "off: audit's failure mode is panic (auditctl -f 2): a flood of "
-			 "denials from the agent could overrun the backlog and panic the host; "
-			 "`auditctl -f 1` allows it");
-		return 0;
-	}
-	int fd = join_readlog();
-	if (fd < 0) {
-		snprintf(why, len, "off: joining the audit multicast group (AUDIT_NLGRP_READLOG): %s",
-			 strerror(-fd));
-		return 0;
-	}
-	close(fd);
-	if (st.pid)
-		snprintf(why, len, "on: audit enabled; auditd (pid %u) records the agent's denials too",
-			 st.pid);
-	else
-		snprintf(why, len, "on: audit enabled, no auditd (the kernel log gets the records "
-			 "too, rate-limited)");
-	return 1;
-}
-
 static int on_stream(void *ctx, const struct event *ev, struct werr *e);
 
 struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len)
@@ -237,12 +102,12 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 		snprintf(why, len, "the sandbox's pid namespace: %s", strerror(errno));
 		return NULL;
 	}
-	int level = nspid_fields(init_pid);
+	int level = features_nspid_count(init_pid);
 	if (level < 2) {
 		snprintf(why, len, "the sandbox's pid namespace: no NSpid for its init");
 		return NULL;
 	}
-	int fd = join_readlog();
+	int fd = features_audit_readlog();
 	if (fd < 0) {
 		snprintf(why, len, "joining the audit multicast group: %s", strerror(-fd));
 		return NULL;
@@ -257,7 +122,7 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 	la->tokens = BURST;
 	la->last_ms = now_ms();
 	struct audit_status st;
-	if (audit_status(&st) == 0) {
+	if (features_audit_status(&st) == 0) {
 		la->lost_at_start = st.lost;
 		la->lost_known = true;
 	}
@@ -634,15 +499,14 @@ void llaudit_end(struct llaudit *la)
 				la->dropped[LLEV_SIGNAL];
 	unsigned long lost = 0;
 	struct audit_status st;
-	if (la->lost_known && audit_status(&st) == 0 && st.lost > la->lost_at_start)
+	if (la->lost_known && features_audit_status(&st) == 0 && st.lost > la->lost_at_start)
 		lost = st.lost - la->lost_at_start;
 	if (!dropped && !la->overruns && !lost)
 		return;
-	json_t *f = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
-		"suppressed", (json_int_t)dropped, "file", (json_int_t)la->dropped[LLEV_FILE],
-		"net", (json_int_t)la->dropped[LLEV_NET], "signal", (json_int_t)la->dropped[LLEV_SIGNAL],
-		"overruns", (json_int_t)la->overruns, "kernel_lost", (json_int_t)lost);
-	audit_emit(la->log, "landlock.suppressed", f, NULL);
+	audit_emit_event(la->log, ev_landlock_suppressed(&(struct ev_landlock_suppressed){
+		.file = la->dropped[LLEV_FILE], .net = la->dropped[LLEV_NET],
+		.signal = la->dropped[LLEV_SIGNAL], .overruns = la->overruns, .kernel_lost = lost }),
+		NULL);
 }
 
 void llaudit_free(struct llaudit *la)

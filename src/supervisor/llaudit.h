@@ -4,7 +4,7 @@
  * auditd, never instead of it), keeps those of its own session, and turns
  * each into a `file`, `net` or `signal` event with "by": "landlock"
  * (llrecord.h). warden never enables audit itself: that is the host's
- * setting (see llaudit_probe). */
+ * setting (see llaudit_probe, src/sandbox/features.h). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,15 +13,6 @@
 #include "../audit/audit.h"
 
 struct llaudit;
-
-/* Whether this session's Landlock denials can be on the record here: 1 yes
- * (why says how: auditd running or not), 0 no and why (not root, Landlock
- * ABI < 7, no audit in the kernel, audit disabled, audit's failure mode is
- * panic, the multicast group refused, not in the host's pid namespace).
- * Cheap; keeps nothing open. `warden doctor` prints it; a session records it
- * and, when 1, restricts itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
- * so that the agent's denials after its exec are logged too. */
-int llaudit_probe(int landlock_abi, char *why, size_t len);
 
 /* Join the multicast group for the session whose sandbox init is init_pid
  * (the Landlock domain's creator; its pid namespace is the session's), with

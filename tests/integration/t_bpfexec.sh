@@ -1,5 +1,5 @@
 # t_bpfexec.sh - the exec rules enforced in the kernel by BPF LSM (`exec
-# kernel`, src/supervisor/bpfexec.h), as root where the kernel runs BPF LSM
+# kernel`, src/supervisor/exec/bpfexec.h), as root where the kernel runs BPF LSM
 # programs: with `exec deny` of a bait and WITHOUT `exec strict` (writable
 # mounts stay executable), the bait copied, renamed, handed to the loader,
 # written to a memfd, or mapped executable by a hand-written loader (mmap,

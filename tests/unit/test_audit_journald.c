@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "src/audit/audit.h"
+#include "src/audit/emit.h"
 #include "src/audit/escape.h"
 #include "src/export/journald.h"
 #include "src/common/util.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "src/audit/audit.h"
+#include "src/audit/emit.h"
 #include "src/common/util.h"
 #include "check.h"
 #include "files.h"

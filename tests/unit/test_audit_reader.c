@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "src/audit/audit.h"
+#include "src/audit/emit.h"
 #include "src/audit/reader.h"
 #include "src/common/hash.h"
 #include "src/common/util.h"

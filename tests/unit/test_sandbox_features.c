@@ -2,9 +2,11 @@
  * feature probe: where cgroup v2 is mounted, from mountinfo text (unified,
  * hybrid, v1 only, hidden by a later mount, escaped mount points), the LSM
  * lists of securityfs and of the lsm= boot parameter, the names of
- * lsm_list_modules' ids, and the JSON session.start records. */
+ * lsm_list_modules' ids, and the JSON session.start records; the probe of
+ * Landlock's denials on the record where it says no before trying. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/sandbox/features.h"
 #include "check.h"
@@ -190,11 +192,31 @@ static void test_require(void)
 	CHECK_STR(e.msg, "seccomp is not available: the kernel needs CONFIG_SECCOMP_FILTER");
 }
 
+/* Landlock's denials on the record: off, and why, before any socket is
+ * opened (not root; as root, an ABI without audit records); the host's pid
+ * namespace is one deep here or more. */
+static void test_llaudit_probe(void)
+{
+	char why[256];
+	if (geteuid() != 0) {
+		CHECK(llaudit_probe(7, why, sizeof why) == 0);
+		CHECK(strstr(why, "off: warden is not running as root") == why);
+	} else {
+		CHECK(llaudit_probe(6, why, sizeof why) == 0);
+		CHECK(strstr(why, "off: Landlock ABI 6;") == why);
+		CHECK(llaudit_probe(-95, why, sizeof why) == 0);
+		CHECK(strstr(why, "off: Landlock ABI 0;") == why);
+	}
+	CHECK(features_nspid_count(getpid()) >= 1);
+	CHECK(features_nspid_count(-1) == -1);
+}
+
 int main(void)
 {
 	test_cgroup2();
 	test_lsm_lists();
 	test_json();
 	test_require();
+	test_llaudit_probe();
 	return check_status_counted("sandbox_features");
 }

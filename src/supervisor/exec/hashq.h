@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../common/hash.h"
+#include "../../common/hash.h"
 
 #define HASH_HEAD_LEN 256 /* the first bytes a job also reads: a script's #! line */
 

@@ -28,17 +28,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../audit/audit.h"
-#include "../common/err.h"
-#include "../policy/policy.h"
+#include "../../audit/audit.h"
+#include "../../common/err.h"
+#include "../../policy/policy.h"
 
 struct bpfexec;
 
-/* Can in-kernel enforcement run here? Built in, root, the kernel takes and
- * runs BPF LSM programs (loaded, attached and checked on a cgroup of its
- * own made for the probe). false with why ("needs root", "this kernel
- * refuses BPF LSM programs ..."). For `warden doctor`. */
-bool bpfexec_probe(char *why, size_t len);
+/* Whether it can run here: bpfexec_probe (src/sandbox/features.h). */
 
 /* Load and attach the program for the session whose processes are in the
  * cgroup v2 directory cgroup (NULL: none was made), check that the kernel

@@ -2,7 +2,8 @@
  * loading and checking the program, the thread that answers its requests
  * and works out the verdicts of the files the loop hands it before they
  * are mapped (bpfexec_premap), and the refusals handed to the loop as
- * events. */
+ * events. The files its records name are found by kfile.c; whether one is
+ * immutable, by immutable.c. */
 #include "bpfexec.h"
 
 #include "config.h"
@@ -16,12 +17,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,20 +27,19 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 
-#include "../audit/events.h"
-#include "../bpf/exec_lsm.h"
-#include "../common/util.h"
-#include "../policy/exec_rules.h"
-#include "../policy/exec_verdict.h"
+#include "../../audit/events.h"
+#include "../../bpf/exec_lsm.h"
+#include "../../common/util.h"
+#include "../../policy/exec_rules.h"
+#include "../../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
-#include "notify.h"
+#include "immutable.h"
+#include "kfile.h"
+#include "../notify.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */
@@ -125,93 +122,6 @@ static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, co
 	}
 }
 
-/* ---- files as the kernel names them ---- */
-
-/* The kernel's dev_t (MKDEV: major << 20 | minor) of a userspace st_dev. */
-static uint64_t kdev(dev_t d)
-{
-	return ((uint64_t)major(d) << 20) | minor(d);
-}
-
-static uint64_t ctime_ns(const struct stat *st)
-{
-	return (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
-}
-
-/* Is the file open at fd the one the kernel named? An overlay reports the
- * device of the layer the file comes from, not its own: there the inode
- * and the ctime (to the nanosecond) must do. */
-static bool same_file(int fd, const struct stat *st, const struct exec_lsm_key *k, uint64_t ctime)
-{
-	if (!S_ISREG(st->st_mode) || st->st_ino != k->ino || ctime_ns(st) != ctime)
-		return false;
-	if (kdev(st->st_dev) == k->dev)
-		return true;
-	struct statfs sf;
-	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_SUPER_MAGIC;
-}
-
-/* Immutable as execs.c means it, less its check of the writable devices:
- * on a read-only mount, and not a hard link unless in a system directory. */
-static bool immutable_at(int fd, const struct stat *st, const char *resolved)
-{
-	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-		"/lib64", "/libx32", "/etc" };
-	struct statvfs v;
-	if (fstatvfs(fd, &v) < 0 || !(v.f_flag & ST_RDONLY))
-		return false;
-	if (st->st_nlink <= 1)
-		return true;
-	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
-		if (path_is_within(resolved, system_dirs[i]))
-			return true;
-	return false;
-}
-
-/* The file of rec opened O_PATH as its task sees it: by its path under the
- * task's root (resolved as the task would), else among the task's open
- * files (a memfd, a deleted file, execveat of an fd). -1 when not found. */
-static int find_file(const struct exec_lsm_rec *rec, struct stat *st)
-{
-	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
-	char p[64];
-	size_t plen = strnlen(rec->path, sizeof rec->path);
-	static const char deleted[] = " (deleted)";
-	bool gone = plen >= sizeof deleted - 1 &&
-		    memcmp(rec->path + plen - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0;
-	if (plen && plen < sizeof rec->path && rec->path[0] == '/' && !gone) {
-		snprintf(p, sizeof p, "/proc/%u/root", rec->pid);
-		_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-		int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, rec->path, &how, sizeof how);
-		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
-	snprintf(p, sizeof p, "/proc/%u/fd", rec->pid);
-	DIR *d = opendir(p);
-	if (!d)
-		return -1;
-	int found = -1;
-	struct dirent *de;
-	while (found < 0 && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		struct stat s;
-		if (fstatat(dirfd(d), de->d_name, &s, 0) < 0 || s.st_ino != k.ino)
-			continue;
-		int fd = openat(dirfd(d), de->d_name, O_PATH | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, st) == 0 && same_file(fd, st, &k, rec->ctime))
-			found = fd;
-		else if (fd >= 0)
-			close(fd);
-	}
-	closedir(d);
-	return found;
-}
-
 /* ---- verdicts ---- */
 
 /* verdict: as told the kernel (0: none: then deny says whether a refusal
@@ -262,7 +172,7 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	_cleanup_close_ int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat rst;
 	bool hashed = false;
-	if (rfd < 0 || fstat(rfd, &rst) < 0 || !same_file(rfd, &rst, k, ctime)) {
+	if (rfd < 0 || fstat(rfd, &rst) < 0 || !kfile_same(rfd, &rst, k, ctime)) {
 		snprintf(nohash, sizeof nohash, "it could not be opened: %s", strerror(errno));
 	} else {
 		struct timespec deadline;
@@ -292,7 +202,8 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	if (!hashed && !nohash[0])
 		return;
 	/* the path the kernel gave is the task's view, where allow_dirs apply */
-	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash, immutable_at(fd, st, path),
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash,
+					 exec_file_immutable(fd, st, path, NULL, 0, NULL),
 					 path, why, sizeof why);
 	bool deny = v != EXEC_LSM_ALLOW;
 	remember(b, k, ctime, v, deny, hashed ? hex : NULL, why);
@@ -317,7 +228,7 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 {
 	struct exec_lsm_key k = { .dev = rec->dev, .ino = rec->ino };
 	struct stat st;
-	_cleanup_close_ int fd = find_file(rec, &st);
+	_cleanup_close_ int fd = kfile_find(rec, &st);
 	if (fd < 0) {
 		remember(b, &k, rec->ctime, 0, true, NULL,
 			 "the file could not be found as the process sees it");
@@ -328,43 +239,16 @@ static void serve_request(struct bpfexec *b, const struct exec_lsm_rec *rec)
 	judge(b, &k, rec->ctime, fd, &st, rec->path, rec->ts);
 }
 
-/* The name of the file open at fd as process pid sees it (under its
- * root), into out ("" when none is found: a deleted file, a memfd). Its
- * name from here ends with it (the task's root is somewhere above): the
- * longest tail that, opened under the task's root, is the same file. */
-static void task_path(pid_t pid, int fd, const struct stat *st, char *out, size_t len)
-{
-	char self[64], p[PATH_MAX];
-	out[0] = '\0';
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(self, p, sizeof p - 1);
-	if (n <= 0 || p[0] != '/')
-		return;
-	p[n] = '\0';
-	snprintf(self, sizeof self, "/proc/%d/root", (int)pid);
-	_cleanup_close_ int root = open(self, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (const char *c = p; root >= 0 && c; c = strchr(c + 1, '/')) {
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-		_cleanup_close_ int f = (int)syscall(SYS_openat2, root, c, &how, sizeof how);
-		struct stat s;
-		if (f >= 0 && fstat(f, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
-			snprintf(out, len, "%s", c);
-			return;
-		}
-	}
-}
-
 /* A premap's file: its verdict worked out, as for a request. */
 static void serve_premap(struct bpfexec *b, const struct premap *m)
 {
 	struct stat st;
 	if (fstat(m->fd, &st) < 0)
 		return;
-	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
+	struct exec_lsm_key k = { .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
 	char path[PATH_MAX];
-	task_path(m->pid, m->fd, &st, path, sizeof path);
-	judge(b, &k, ctime_ns(&st), m->fd, &st, path, 0);
+	kfile_task_path(m->pid, m->fd, &st, path, sizeof path);
+	judge(b, &k, kfile_ctime(&st), m->fd, &st, path, 0);
 	pthread_mutex_lock(&b->mu);
 	b->premap_worked++;
 	pthread_mutex_unlock(&b->mu);
@@ -543,8 +427,8 @@ static int check_file(struct exec_lsm_key *k, uint64_t *ctime)
 			close(fd);
 		return -1;
 	}
-	*k = (struct exec_lsm_key){ .dev = kdev(st.st_dev), .ino = st.st_ino };
-	*ctime = ctime_ns(&st);
+	*k = (struct exec_lsm_key){ .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
+	*ctime = kfile_ctime(&st);
 	return fd;
 }
 
@@ -818,9 +702,9 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 		return;
 	char why[300];
 	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
-	struct exec_lsm_key k = { .dev = kdev(st->st_dev), .ino = st->st_ino };
-	remember(b, &k, ctime_ns(st), v, v != EXEC_LSM_ALLOW, hex, why);
-	tell_kernel(b, &k, ctime_ns(st), v);
+	struct exec_lsm_key k = { .dev = kfile_dev(st->st_dev), .ino = st->st_ino };
+	remember(b, &k, kfile_ctime(st), v, v != EXEC_LSM_ALLOW, hex, why);
+	tell_kernel(b, &k, kfile_ctime(st), v);
 	pthread_mutex_lock(&b->mu);
 	b->learned++;
 	pthread_mutex_unlock(&b->mu);
@@ -845,8 +729,8 @@ bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd)
 		close(fd); /* the kernel decides (and asks, or refuses) */
 		return true;
 	}
-	struct exec_lsm_key k = { .dev = kdev(st.st_dev), .ino = st.st_ino };
-	uint64_t ctime = ctime_ns(&st);
+	struct exec_lsm_key k = { .dev = kfile_dev(st.st_dev), .ino = st.st_ino };
+	uint64_t ctime = kfile_ctime(&st);
 	enum exec_lsm_verdict v = 0;
 	pthread_mutex_lock(&b->mu);
 	b->premapped++;
@@ -1010,34 +894,3 @@ json_t *bpfexec_stats(const struct bpfexec *b)
 }
 
 #endif
-
-/* The probe: a session of its own, in a cgroup made for it and removed. */
-bool bpfexec_probe(char *why, size_t len)
-{
-	struct werr e = { 0 };
-	bool unavailable = true;
-	char dir[1100] = "";
-#if WARDEN_BPF
-	if (geteuid() == 0) {
-		FILE *f = fopen("/proc/self/mounts", "re");
-		char line[4096], point[1024], type[64];
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "%*s %1023s %63s", point, type) == 2 && strcmp(type, "cgroup2") == 0) {
-				snprintf(dir, sizeof dir, "%s/warden-probe-%d", point, (int)getpid());
-				break;
-			}
-		if (f)
-			fclose(f);
-		if (dir[0] && mkdir(dir, 0700) < 0)
-			dir[0] = '\0';
-	}
-#endif
-	struct policy p = { 0 };
-	struct bpfexec *b = bpfexec_new(&p, dir[0] ? dir : NULL, &unavailable, &e);
-	bpfexec_free(b);
-	if (dir[0])
-		rmdir(dir);
-	if (!b)
-		werr_str(&e, why, len);
-	return b != NULL;
-}

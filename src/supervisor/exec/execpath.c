@@ -26,8 +26,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../common/util.h"
-#include "target.h"
+#include "../../common/util.h"
+#include "../target.h"
 
 #define MAX_LINKS 40
 #define MOUNTS 64

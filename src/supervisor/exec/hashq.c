@@ -16,7 +16,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "../common/util.h"
+#include "../../common/util.h"
 
 struct hashq {
 	pthread_mutex_t mu;

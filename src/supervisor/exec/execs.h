@@ -11,9 +11,9 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 
-#include "../audit/audit.h"
-#include "../common/err.h"
-#include "../policy/policy.h"
+#include "../../audit/audit.h"
+#include "../../common/err.h"
+#include "../../policy/policy.h"
 
 struct execs;
 

@@ -30,13 +30,16 @@
  * kernel holds the file against writes); anything else was swapped in
  * after the check: an `exec.swapped` alert, an `exec` event for what runs,
  * and, when a rule refuses it, the process killed before its first
- * instruction. */
-#include "execs.h"
-#include "../policy/exec_verdict.h"
+ * instruction.
+ *
+ * Here: the pipeline (subjects, hashes, events and answers, the watch);
+ * the rules' decision is decide.c's, what really runs program.c's, and
+ * "the agent cannot change this file" immutable.c's. */
+#include "execs_int.h"
+#include "../../policy/exec_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -45,30 +48,28 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "../audit/escape.h"
-#include "../common/util.h"
-#include "../sandbox/sandbox.h"
-#include "../control/approval.h"
+#include "../../audit/escape.h"
+#include "../../common/util.h"
+#include "../../sandbox/sandbox.h"
+#include "../../control/approval.h"
 #include "bpfexec.h"
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
-#include "notify.h"
-#include "target.h"
+#include "immutable.h"
+#include "program.h"
+#include "../notify.h"
+#include "../target.h"
 
 #define HASH_CACHE 1024
 #define HASH_WORKERS 2
 #define WRITABLE_DEVS 32
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
-
-enum { MAIN, INTERP, PROG, NSUBJ };
-enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
 
 struct cache_entry {
 	dev_t dev;
@@ -77,45 +78,6 @@ struct cache_entry {
 	struct timespec mtime, ctime;
 	char hex[SHA256_HEX_LEN];
 	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
-};
-
-struct subject {
-	int fd;                     /* O_PATH; -1: none */
-	char *resolved;             /* inside the sandbox */
-	struct stat st;
-	bool immutable, noexec;
-	enum hstate h;
-	char hex[SHA256_HEX_LEN];
-	char why[160];              /* H_NOHASH: why */
-	struct hash_job *job;
-};
-
-struct pexec {
-	struct execs *x;
-	struct pexec *next;
-	__u64 id;                   /* the notification */
-	pid_t tid, tgid, ppid;      /* ppid: the parent, as the host numbers it */
-	int threads;                /* of its process */
-	uint64_t path_addr;         /* where the path is in its memory */
-	long inner, pinner;
-	pid_t pppid;                /* the parent's parent, and */
-	int pthreads;               /* the parent's threads (its status read once) */
-	bool at;
-	char *path, *cwd;
-	struct strv argv;
-	bool truncated;
-	char interp[HASH_HEAD_LEN]; /* MAIN's #! line; "" none */
-	bool interp_tried;
-	bool nested;                /* the interpreter is a script too */
-	bool loader;
-	const char *program;        /* in argv: what the loader or interpreter runs */
-	struct subject s[NSUBJ];
-	bool answered, traced;
-	struct hash_job *vjob;      /* the hash of /proc/PID/exe at the exec stop */
-	pid_t now;                  /* its id at the exec stop */
-	int exe;                    /* its /proc/PID/exe then (O_PATH) */
-	const struct question *question; /* an `exec ask` rule's, open */
-	bool asked;                 /* a human said yes */
 };
 
 struct execs {
@@ -144,128 +106,7 @@ struct execs {
 	unsigned long hits, misses, verified, swapped, killed;
 };
 
-/* ---- what runs: the loader's program, a script given by name ---- */
-
-/* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
- * itself, never execs it. */
-static bool is_loader(const char *resolved)
-{
-	const char *base = strrchr(resolved, '/');
-	base = base ? base + 1 : resolved;
-	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
-	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
-}
-
-/* The loader's options that take a value, per ld.so(8). */
-static const char *loader_program(const struct strv *argv)
-{
-	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
-		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
-	for (size_t i = 1; i < argv->n; i++) {
-		const char *a = argv->v[i];
-		if (strncmp(a, "--", 2) != 0)
-			return a;
-		if (strcmp(a, "--") == 0)
-			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
-		bool takes = false;
-		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-			takes = takes || strcmp(a, with_value[k]) == 0;
-		if (takes)
-			i++;
-	}
-	return NULL;
-}
-
-/* A common interpreter given a script by name (`python3 prog.py`, `sh
- * prog.sh`): the script is the program that runs. The first argument that
- * is not an option; none when the code comes another way (-c, -e, -m, a
- * lone -). Options that take a separate value are few enough among these to
- * be named. */
-static const char *script_of(const char *resolved, const struct strv *argv)
-{
-	/* each family, and its options that give the code inline (space
-	 * separated) */
-	static const struct {
-		const char *name, *inline_code;
-	} interpreters[] = {
-		{ "sh", " -c -s -i " }, { "bash", " -c -s -i " }, { "dash", " -c -s -i " },
-		{ "zsh", " -c -s -i " }, { "ksh*", " -c -s -i " }, { "mksh", " -c -s -i " },
-		{ "fish", " -c -i " }, { "python*", " -c -m - -i " }, { "perl*", " -e -E - " },
-		{ "ruby*", " -e - " }, { "node", " -e --eval -p --print -i - " },
-		{ "nodejs", " -e --eval -p --print -i - " }, { "php*", " -r -a - " },
-		{ "lua*", " -e -i - " }, { "tclsh*", " - " }, { "Rscript", " -e - " },
-	};
-	static const char *const with_value[] = { "-W", "-X", "-I", "-o", "-O", "--require",
-		"--import", "--loader" };
-	const char *base = strrchr(resolved, '/');
-	base = base ? base + 1 : resolved;
-	const char *inline_code = NULL;
-	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
-		if (fnmatch(interpreters[i].name, base, 0) == 0)
-			inline_code = interpreters[i].inline_code;
-	if (!inline_code)
-		return NULL;
-	for (size_t i = 1; i < argv->n; i++) {
-		const char *a = argv->v[i];
-		char word[64];
-		snprintf(word, sizeof word, " %s ", a);
-		if (strlen(a) < sizeof word - 2 && strstr(inline_code, word))
-			return NULL;
-		if (strcmp(a, "--") == 0)
-			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
-		if (a[0] != '-')
-			return a;
-		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-			if (strcmp(a, with_value[k]) == 0)
-				i++;
-	}
-	return NULL;
-}
-
-/* The #! line of a file's first bytes, or "". */
-static void shebang(const char *head, size_t len, char out[HASH_HEAD_LEN])
-{
-	out[0] = '\0';
-	if (len < 3 || head[0] != '#' || head[1] != '!')
-		return;
-	size_t n = len - 2;
-	if (n > HASH_HEAD_LEN - 1)
-		n = HASH_HEAD_LEN - 1;
-	memcpy(out, head + 2, n);
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-}
-
 /* ---- subjects ---- */
-
-/* Can the agent not change the file fd (resolved: where it lies inside)?
- * It must lie on a read-only mount, and not be a hard link of a file a
- * writable mount reaches: a file of one link, or on a device no writable
- * mount is on, or in the system directories (a hard link between those and
- * a writable tree could only be made on the host, by someone who can write
- * both). noexec: its mount is noexec. */
-static bool is_immutable(const struct execs *x, int fd, const struct stat *st, const char *resolved,
-			 bool *noexec)
-{
-	static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32",
-		"/lib64", "/libx32", "/etc" };
-	struct statvfs v;
-	*noexec = false;
-	if (fstatvfs(fd, &v) < 0)
-		return false;
-	*noexec = (v.f_flag & ST_NOEXEC) != 0;
-	if (!(v.f_flag & ST_RDONLY))
-		return false;
-	if (st->st_nlink <= 1)
-		return true;
-	for (size_t i = 0; resolved && i < ARRAY_LEN(system_dirs); i++)
-		if (path_is_within(resolved, system_dirs[i]))
-			return true;
-	for (size_t i = 0; i < x->nwdev; i++)
-		if (x->wdev[i] == st->st_dev)
-			return false;
-	return true;
-}
 
 static struct cache_entry *cache_find(struct execs *x, const struct stat *st)
 {
@@ -320,7 +161,8 @@ static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, 
 		return -1;
 	}
 	s->immutable = S_ISREG(s->st.st_mode) &&
-		       is_immutable(p->x, s->fd, &s->st, s->resolved, &s->noexec);
+		       exec_file_immutable(s->fd, &s->st, s->resolved, p->x->wdev, p->x->nwdev,
+					   &s->noexec);
 	return 0;
 }
 
@@ -359,7 +201,7 @@ static bool hash_inline(struct execs *x, struct pexec *p, int i)
 	if (sha256_fd_bounded(fd, INLINE_HASH_MAX, NULL, NULL, s->hex) < 0)
 		return false;
 	s->h = H_DONE;
-	shebang(head, h > 0 ? (size_t)h : 0, line);
+	exec_shebang(head, h > 0 ? (size_t)h : 0, line);
 	if (i == MAIN)
 		memcpy(p->interp, line, sizeof p->interp);
 	p->nested = p->nested || (i == INTERP && line[0]);
@@ -508,153 +350,6 @@ static void done(struct execs *x, struct pexec *p)
 	pexec_free(p);
 }
 
-/* ---- the decision ---- */
-
-static bool allowed_by_dir(const struct execs *x, const struct subject *s)
-{
-	if (!s->immutable || !s->resolved)
-		return false;
-	for (size_t i = 0; i < x->rules->allow_dirs.n; i++)
-		if (path_is_within(s->resolved, x->rules->allow_dirs.v[i]))
-			return true;
-	return false;
-}
-
-static bool allowed(const struct execs *x, const struct subject *s)
-{
-	return (s->h == H_DONE && exec_verdict_in_allow(&x->lists, s->hex)) || allowed_by_dir(x, s);
-}
-
-/* Why the rules refuse p (into why), and whether a rule (rather than the
- * mounts) did; "" when allowed. */
-static bool decide(const struct execs *x, const struct pexec *p, char *why, size_t len)
-{
-	static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
-		"the program or script it was given" };
-	const struct subject *m = &p->s[MAIN];
-	why[0] = '\0';
-	for (int i = 0; i < NSUBJ; i++) {
-		const struct subject *s = &p->s[i];
-		if (s->h == H_DONE && exec_verdict_in_deny(&x->lists, s->hex)) {
-			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
-			return true;
-		}
-	}
-	/* What runs as machine code: the interpreter of a script, else the
-	 * file; and the loader's program. */
-	int code = p->interp[0] ? INTERP : MAIN;
-	if (x->lists.ndeny) {
-		int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
-		for (int k = 0; k < 3; k++) {
-			const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
-			if (s && s->fd >= 0 && s->h != H_DONE) {
-				snprintf(why, len, "%s cannot be hashed (%s), and exec deny rules need its hash",
-					 names[need[k]], s->why);
-				return true;
-			}
-			if (s && s->fd < 0 && need[k] == INTERP) {
-				snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
-					 "need its hash");
-				return true;
-			}
-		}
-	}
-	if (x->rules->default_deny) {
-		const struct subject *s = &p->s[code];
-		if (s->fd < 0 || !allowed(x, s)) {
-			snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
-				 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
-			if (s->h == H_DONE)
-				snprintf(why + strlen(why), len - strlen(why), ")");
-			return true;
-		}
-		if (p->loader && p->s[PROG].fd >= 0 && !allowed(x, &p->s[PROG])) {
-			snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
-			return true;
-		}
-	}
-	const struct subject *target = p->loader && p->s[PROG].fd >= 0 ? &p->s[PROG] : m;
-	if (x->rules->strict && !target->immutable && (target->noexec || target->st.st_nlink == 0)) {
-		snprintf(why, len, "exec strict: %s is a file the agent can write (%s)",
-			 target == m ? "the program" : "the program given to the loader",
-			 target->noexec ? "on a noexec mount" : "with no name: a memfd or a deleted file");
-		return true;
-	}
-	if (m->noexec) {
-		snprintf(why, len, "on a noexec mount (the kernel refuses it)");
-		return false;
-	}
-	return false;
-}
-
-/* Will the kernel's exec open what was checked, whatever anyone does
- * meanwhile? The file and a script's interpreter immutable, each named by
- * an absolute path through read-only directories, the path's string where
- * only the exec's own thread could change it. */
-static bool cannot_change(struct execs *x, const struct pexec *p)
-{
-	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
-	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
-		return false;
-	if (p->interp[0]) {
-		const char *ip = p->interp + strspn(p->interp, " \t");
-		char ipath[HASH_HEAD_LEN];
-		snprintf(ipath, sizeof ipath, "%s", ip);
-		ipath[strcspn(ipath, " \t")] = '\0';
-		if (in->fd < 0 || !in->immutable ||
-		    !execpath_stable(x->ep, x->root, ipath, in->st.st_dev, in->st.st_ino))
-			return false;
-	}
-	return execpath_stable(x->ep, x->root, p->path, m->st.st_dev, m->st.st_ino) &&
-	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
-			.threads = p->threads, .pppid = p->pppid, .pthreads = p->pthreads },
-			x->init, p->path_addr, strlen(p->path) + 1);
-}
-
-/* Does `exec ask argv` pattern pat (words joined by one space) match p's
- * argv? The first word against the program's name (argv[0]'s, or the
- * file's), each next one against the next argument; a last "*" matches any
- * rest, none included. */
-static bool argv_matches(const struct pexec *p, const char *pat)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "%s", pat);
-	size_t i = 0;
-	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), i++) {
-		if (i == 0) {
-			const char *a0 = p->argv.n ? p->argv.v[0] : "", *b0 = strrchr(a0, '/');
-			const char *res = p->s[MAIN].resolved ? p->s[MAIN].resolved : "";
-			const char *br = strrchr(res, '/');
-			if (fnmatch(w, b0 ? b0 + 1 : a0, 0) != 0 && fnmatch(w, br ? br + 1 : res, 0) != 0)
-				return false;
-			continue;
-		}
-		if (strcmp(w, "*") == 0 && !strtok_r(NULL, " ", &save))
-			return true;
-		if (i >= p->argv.n || fnmatch(w, p->argv.v[i], 0) != 0)
-			return false;
-	}
-	return i == p->argv.n;
-}
-
-/* The rule that asks a human about p, in words, or NULL. */
-static bool needs_ask(const struct execs *x, const struct pexec *p, char *rule, size_t len)
-{
-	const struct strv *hashes = &x->rules->ask, *pats = &x->rules->ask_argv;
-	for (int i = 0; i < NSUBJ; i++)
-		for (size_t k = 0; p->s[i].h == H_DONE && k < hashes->n; k++)
-			if (strcmp(hashes->v[k], p->s[i].hex) == 0) {
-				snprintf(rule, len, "exec ask sha256:%s", p->s[i].hex);
-				return true;
-			}
-	for (size_t k = 0; k < pats->n; k++)
-		if (argv_matches(p, pats->v[k])) {
-			snprintf(rule, len, "exec ask argv %s", pats->v[k]);
-			return true;
-		}
-	return false;
-}
-
 static void finish(struct execs *x, struct pexec *p);
 
 /* A human's answer to p's question. */
@@ -700,7 +395,7 @@ static void ask_human(struct execs *x, struct pexec *p, const char *rule)
 static void finish(struct execs *x, struct pexec *p)
 {
 	char why[256];
-	bool by_rule = decide(x, p, why, sizeof why);
+	bool by_rule = execs_decide(x->rules, &x->lists, p, why, sizeof why);
 	/* what was hashed, told to the kernel before the exec reaches it */
 	for (int i = 0; x->kernel && i < NSUBJ; i++)
 		if (p->s[i].fd >= 0 && p->s[i].h == H_DONE)
@@ -708,7 +403,7 @@ static void finish(struct execs *x, struct pexec *p)
 				      p->s[i].resolved);
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
 	char rule[1100];
-	if (!why[0] && !p->asked && needs_ask(x, p, rule, sizeof rule)) {
+	if (!why[0] && !p->asked && execs_needs_ask(x->rules, p, rule, sizeof rule)) {
 		if (x->ap) {
 			ask_human(x, p, rule);
 			return;
@@ -727,7 +422,7 @@ static void finish(struct execs *x, struct pexec *p)
 	/* Watched from here to the stop after its exec: what runs must be
 	 * what was checked. Unless nothing else can: an immutable file
 	 * named by a path and a string that cannot change (execpath.h). */
-	if (cannot_change(x, p)) {
+	if (execs_cannot_change(x->ep, x->root, x->init, p)) {
 		x->unwatched++;
 		if (!record(x, p, NULL)) {
 			answer(x, p, EACCES);
@@ -743,8 +438,8 @@ static void finish(struct execs *x, struct pexec *p)
 		if (!p->traced && (errno == EPERM || errno == EACCES)) {
 			/* Yama's ptrace_scope 2 or 3, or an LSM: said once */
 			x->tracing = false;
-			fprintf(stderr, "warden: this system does not let warden watch an exec through to "
-				"what it loads (ptrace: %s)%s\n", strerror(errno), any_rules(x)
+			wnote("this system does not let warden watch an exec through to "
+			      "what it loads (ptrace: %s)%s", strerror(errno), any_rules(x)
 				? "; exec rules need it, so every exec is refused"
 				: "; a file swapped in between warden's check and the exec can run with the "
 				  "hash of the file checked on the record");
@@ -876,8 +571,9 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	}
 	/* The loader given a program, or an interpreter a script by name:
 	 * that is what runs. */
-	p->loader = is_loader(p->s[MAIN].resolved);
-	p->program = p->loader ? loader_program(&p->argv) : script_of(p->s[MAIN].resolved, &p->argv);
+	p->loader = exec_is_loader(p->s[MAIN].resolved);
+	p->program = p->loader ? exec_loader_program(&p->argv)
+			       : exec_script_of(p->s[MAIN].resolved, &p->argv);
 	if (p->program && subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0) < 0)
 		p->s[PROG].fd = -1;
 	p->next = x->list;
@@ -916,7 +612,7 @@ void execs_on_hashes(struct execs *x)
 				job_failed(s, j, x);
 			}
 			char line[HASH_HEAD_LEN];
-			shebang(j->head, j->headlen, line);
+			exec_shebang(j->head, j->headlen, line);
 			if (i == MAIN)
 				memcpy(p->interp, line, sizeof p->interp);
 			p->nested = p->nested || (i == INTERP && line[0]);
@@ -992,13 +688,14 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	else
 		snprintf(now.why, sizeof now.why, "%s", why_nohash ? why_nohash : "unreadable");
 	if (p->exe >= 0 && fstat(p->exe, &now.st) == 0)
-		now.immutable = is_immutable(x, p->exe, &now.st, resolved, &now.noexec);
+		now.immutable = exec_file_immutable(p->exe, &now.st, resolved, x->wdev, x->nwdev,
+						    &now.noexec);
 	char why[256] = "";
 	if (hex && exec_verdict_in_deny(&x->lists, hex))
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
 	else if (!hex && x->lists.ndeny)
 		snprintf(why, sizeof why, "swapped in after the check, and cannot be hashed (%s)", now.why);
-	else if (x->rules->default_deny && !allowed(x, &now))
+	else if (x->rules->default_deny && !execs_allowed(x->rules, &x->lists, &now))
 		snprintf(why, sizeof why, "exec default deny: swapped in after the check, not allowed");
 	char action[PATH_MAX + 128];
 	snprintf(action, sizeof action, "%s ran instead of what was checked (sha256:%s)%s",

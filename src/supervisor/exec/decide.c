@@ -1,0 +1,188 @@
+/* decide.c - the exec rules' decision on one pending exec (execs_int.h):
+ * `exec deny` by hash, the hashes deny rules need, `exec default deny`
+ * (allowed by hash or by an immutable file's directory), `exec strict`,
+ * noexec mounts; whether the file named can still change before the
+ * kernel opens it; and which `exec ask` rule asks a human. Reads the
+ * pending exec only: the pipeline (execs.c) acts on the answer. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "execpath.h"
+#include "execs_int.h"
+
+static bool allowed_by_dir(const struct policy_exec *rules, const struct subject *s)
+{
+	if (!s->immutable || !s->resolved)
+		return false;
+	for (size_t i = 0; i < rules->allow_dirs.n; i++)
+		if (path_is_within(s->resolved, rules->allow_dirs.v[i]))
+			return true;
+	return false;
+}
+
+bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		   const struct subject *s)
+{
+	return (s->h == H_DONE && exec_verdict_in_allow(lists, s->hex)) || allowed_by_dir(rules, s);
+}
+
+static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
+	"the program or script it was given" };
+
+/* `exec deny`: a subject's hash is denied. */
+static bool denied_hash(const struct exec_verdict_rules *lists, const struct pexec *p, char *why,
+			size_t len)
+{
+	for (int i = 0; i < NSUBJ; i++) {
+		const struct subject *s = &p->s[i];
+		if (s->h == H_DONE && exec_verdict_in_deny(lists, s->hex)) {
+			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* While deny rules exist: what runs as code (code: MAIN or INTERP), and the
+ * loader's program, must have been hashed. */
+static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
+{
+	int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
+	for (int k = 0; k < 3; k++) {
+		const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
+		if (s && s->fd >= 0 && s->h != H_DONE) {
+			snprintf(why, len, "%s cannot be hashed (%s), and exec deny rules need its hash",
+				 names[need[k]], s->why);
+			return true;
+		}
+		if (s && s->fd < 0 && need[k] == INTERP) {
+			snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
+				 "need its hash");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* `exec default deny`: what runs as code, and the loader's program, must
+ * be allowed. */
+static bool not_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+			const struct pexec *p, int code, char *why, size_t len)
+{
+	const struct subject *s = &p->s[code];
+	if (s->fd < 0 || !execs_allowed(rules, lists, s)) {
+		snprintf(why, len, "exec default deny: %s is not allowed%s%s", names[code],
+			 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
+		if (s->h == H_DONE)
+			snprintf(why + strlen(why), len - strlen(why), ")");
+		return true;
+	}
+	if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(rules, lists, &p->s[PROG])) {
+		snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
+		return true;
+	}
+	return false;
+}
+
+/* `exec strict`: the file named (or the loader's program) is one the agent
+ * can write, on a noexec mount or with no name. */
+static bool not_strict(const struct pexec *p, char *why, size_t len)
+{
+	const struct subject *m = &p->s[MAIN];
+	const struct subject *target = p->loader && p->s[PROG].fd >= 0 ? &p->s[PROG] : m;
+	if (target->immutable || !(target->noexec || target->st.st_nlink == 0))
+		return false;
+	snprintf(why, len, "exec strict: %s is a file the agent can write (%s)",
+		 target == m ? "the program" : "the program given to the loader",
+		 target->noexec ? "on a noexec mount" : "with no name: a memfd or a deleted file");
+	return true;
+}
+
+bool execs_decide(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		  const struct pexec *p, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (denied_hash(lists, p, why, len))
+		return true;
+	/* What runs as machine code: the interpreter of a script, else the
+	 * file; and the loader's program. */
+	int code = p->interp[0] ? INTERP : MAIN;
+	if (lists->ndeny && unhashed(p, code, why, len))
+		return true;
+	if (rules->default_deny && not_allowed(rules, lists, p, code, why, len))
+		return true;
+	if (rules->strict && not_strict(p, why, len))
+		return true;
+	if (p->s[MAIN].noexec)
+		snprintf(why, len, "on a noexec mount (the kernel refuses it)");
+	return false;
+}
+
+/* Will the kernel's exec open what was checked, whatever anyone does
+ * meanwhile? The file and a script's interpreter immutable, each named by
+ * an absolute path through read-only directories, the path's string where
+ * only the exec's own thread could change it. */
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p)
+{
+	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
+	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
+		return false;
+	if (p->interp[0]) {
+		const char *ip = p->interp + strspn(p->interp, " \t");
+		char ipath[HASH_HEAD_LEN];
+		snprintf(ipath, sizeof ipath, "%s", ip);
+		ipath[strcspn(ipath, " \t")] = '\0';
+		if (in->fd < 0 || !in->immutable ||
+		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino))
+			return false;
+	}
+	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino) &&
+	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
+			.threads = p->threads, .pppid = p->pppid, .pthreads = p->pthreads },
+			init, p->path_addr, strlen(p->path) + 1);
+}
+
+/* Does `exec ask argv` pattern pat (words joined by one space) match p's
+ * argv? The first word against the program's name (argv[0]'s, or the
+ * file's), each next one against the next argument; a last "*" matches any
+ * rest, none included. */
+static bool argv_matches(const struct pexec *p, const char *pat)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", pat);
+	size_t i = 0;
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), i++) {
+		if (i == 0) {
+			const char *a0 = p->argv.n ? p->argv.v[0] : "", *b0 = strrchr(a0, '/');
+			const char *res = p->s[MAIN].resolved ? p->s[MAIN].resolved : "";
+			const char *br = strrchr(res, '/');
+			if (fnmatch(w, b0 ? b0 + 1 : a0, 0) != 0 && fnmatch(w, br ? br + 1 : res, 0) != 0)
+				return false;
+			continue;
+		}
+		if (strcmp(w, "*") == 0 && !strtok_r(NULL, " ", &save))
+			return true;
+		if (i >= p->argv.n || fnmatch(w, p->argv.v[i], 0) != 0)
+			return false;
+	}
+	return i == p->argv.n;
+}
+
+bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, char *rule,
+		     size_t len)
+{
+	const struct strv *hashes = &rules->ask, *pats = &rules->ask_argv;
+	for (int i = 0; i < NSUBJ; i++)
+		for (size_t k = 0; p->s[i].h == H_DONE && k < hashes->n; k++)
+			if (strcmp(hashes->v[k], p->s[i].hex) == 0) {
+				snprintf(rule, len, "exec ask sha256:%s", p->s[i].hex);
+				return true;
+			}
+	for (size_t k = 0; k < pats->n; k++)
+		if (argv_matches(p, pats->v[k])) {
+			snprintf(rule, len, "exec ask argv %s", pats->v[k]);
+			return true;
+		}
+	return false;
+}

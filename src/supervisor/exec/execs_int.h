@@ -1,0 +1,80 @@
+/* execs_int.h - what the exec pipeline's files share (execs.c, decide.c):
+ * a pending exec and its subjects, and the rules' decision on one. Private
+ * to src/supervisor/exec/; the pipeline's interface is execs.h (its state,
+ * struct execs, is execs.c's own). */
+#pragma once
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "../../common/util.h"
+#include "../../policy/exec_verdict.h"
+#include "execs.h"
+#include "hashq.h"
+
+enum { MAIN, INTERP, PROG, NSUBJ };
+enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
+
+struct subject {
+	int fd;                     /* O_PATH; -1: none */
+	char *resolved;             /* inside the sandbox */
+	struct stat st;
+	bool immutable, noexec;
+	enum hstate h;
+	char hex[SHA256_HEX_LEN];
+	char why[160];              /* H_NOHASH: why */
+	struct hash_job *job;
+};
+
+struct pexec {
+	struct execs *x;
+	struct pexec *next;
+	__u64 id;                   /* the notification */
+	pid_t tid, tgid, ppid;      /* ppid: the parent, as the host numbers it */
+	int threads;                /* of its process */
+	uint64_t path_addr;         /* where the path is in its memory */
+	long inner, pinner;
+	pid_t pppid;                /* the parent's parent, and */
+	int pthreads;               /* the parent's threads (its status read once) */
+	bool at;
+	char *path, *cwd;
+	struct strv argv;
+	bool truncated;
+	char interp[HASH_HEAD_LEN]; /* MAIN's #! line; "" none */
+	bool interp_tried;
+	bool nested;                /* the interpreter is a script too */
+	bool loader;
+	const char *program;        /* in argv: what the loader or interpreter runs */
+	struct subject s[NSUBJ];
+	bool answered, traced;
+	struct hash_job *vjob;      /* the hash of /proc/PID/exe at the exec stop */
+	pid_t now;                  /* its id at the exec stop */
+	int exe;                    /* its /proc/PID/exe then (O_PATH) */
+	const struct question *question; /* an `exec ask` rule's, open */
+	bool asked;                 /* a human said yes */
+};
+
+/* ---- the decision (decide.c) ---- */
+
+/* Why the rules refuse p (into why), and whether a rule (rather than the
+ * mounts) did; "" when allowed. */
+bool execs_decide(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		  const struct pexec *p, char *why, size_t len);
+
+/* Is subject s allowed under `exec default deny` (by its hash, or as an
+ * immutable file in an `exec allow DIR`)? */
+bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
+		   const struct subject *s);
+
+/* Will the kernel's exec open what was checked, whatever anyone does
+ * meanwhile? (execpath.h) */
+struct execpath;
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p);
+
+/* The `exec ask` rule that asks a human about p, in words into rule, or
+ * false. */
+bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, char *rule,
+		     size_t len);

@@ -1,0 +1,100 @@
+/* program.c - what really runs when an exec names a loader or an
+ * interpreter (program.h): the program `ld.so PROGRAM` maps, the script
+ * `python3 x.py` runs, and a file's #! line. Pure: argv and bytes in. */
+#include "program.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../common/util.h"
+
+/* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
+ * itself, never execs it. */
+bool exec_is_loader(const char *resolved)
+{
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
+	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
+}
+
+/* The loader's options that take a value, per ld.so(8). */
+const char *exec_loader_program(const struct strv *argv)
+{
+	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
+		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		if (strncmp(a, "--", 2) != 0)
+			return a;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		bool takes = false;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			takes = takes || strcmp(a, with_value[k]) == 0;
+		if (takes)
+			i++;
+	}
+	return NULL;
+}
+
+/* A common interpreter given a script by name (`python3 prog.py`, `sh
+ * prog.sh`): the script is the program that runs. The first argument that
+ * is not an option; none when the code comes another way (-c, -e, -m, a
+ * lone -). Options that take a separate value are few enough among these to
+ * be named. */
+const char *exec_script_of(const char *resolved, const struct strv *argv)
+{
+	/* each family, and its options that give the code inline (space
+	 * separated) */
+	static const struct {
+		const char *name, *inline_code;
+	} interpreters[] = {
+		{ "sh", " -c -s -i " }, { "bash", " -c -s -i " }, { "dash", " -c -s -i " },
+		{ "zsh", " -c -s -i " }, { "ksh*", " -c -s -i " }, { "mksh", " -c -s -i " },
+		{ "fish", " -c -i " }, { "python*", " -c -m - -i " }, { "perl*", " -e -E - " },
+		{ "ruby*", " -e - " }, { "node", " -e --eval -p --print -i - " },
+		{ "nodejs", " -e --eval -p --print -i - " }, { "php*", " -r -a - " },
+		{ "lua*", " -e -i - " }, { "tclsh*", " - " }, { "Rscript", " -e - " },
+	};
+	static const char *const with_value[] = { "-W", "-X", "-I", "-o", "-O", "--require",
+		"--import", "--loader" };
+	const char *base = strrchr(resolved, '/');
+	base = base ? base + 1 : resolved;
+	const char *inline_code = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
+		if (fnmatch(interpreters[i].name, base, 0) == 0)
+			inline_code = interpreters[i].inline_code;
+	if (!inline_code)
+		return NULL;
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		char word[64];
+		snprintf(word, sizeof word, " %s ", a);
+		if (strlen(a) < sizeof word - 2 && strstr(inline_code, word))
+			return NULL;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
+		if (a[0] != '-')
+			return a;
+		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
+			if (strcmp(a, with_value[k]) == 0)
+				i++;
+	}
+	return NULL;
+}
+
+/* The #! line of a file's first bytes, or "". */
+void exec_shebang(const char *head, size_t len, char out[HASH_HEAD_LEN])
+{
+	out[0] = '\0';
+	if (len < 3 || head[0] != '#' || head[1] != '!')
+		return;
+	size_t n = len - 2;
+	if (n > HASH_HEAD_LEN - 1)
+		n = HASH_HEAD_LEN - 1;
+	memcpy(out, head + 2, n);
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}

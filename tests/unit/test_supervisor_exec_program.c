@@ -1,0 +1,100 @@
+/* test_supervisor_exec_program.c - unit tests of what really runs when an
+ * exec names the dynamic loader or a common interpreter
+ * (src/supervisor/exec/program.c): the loader by its names and not by
+ * look-alikes; the program `ld.so` is given past its options (those that
+ * take a value, "--"); the script an interpreter is given by name, none
+ * when the code comes inline (-c, -e, -m, a lone -) or the program is no
+ * interpreter; a #! line cut at its newline and at HASH_HEAD_LEN. */
+#include <string.h>
+
+#include "src/supervisor/exec/program.h"
+#include "check.h"
+
+static struct strv argv_of(char **v)
+{
+	size_t n = 0;
+	while (v[n])
+		n++;
+	return (struct strv){ .v = v, .n = n };
+}
+
+#define ARGV(...) argv_of((char *[]){ __VA_ARGS__, NULL })
+
+static void test_loader(void)
+{
+	CHECK(exec_is_loader("/lib64/ld-linux-x86-64.so.2"));
+	CHECK(exec_is_loader("/lib/ld-linux-aarch64.so.1"));
+	CHECK(exec_is_loader("/lib/ld64.so.1"));
+	CHECK(exec_is_loader("/lib/ld-musl-x86_64.so.1"));
+	CHECK(exec_is_loader("ld.so"));
+	CHECK(!exec_is_loader("/usr/bin/ld"));
+	CHECK(!exec_is_loader("/usr/bin/ld.so.conf"));
+	CHECK(!exec_is_loader("/usr/bin/python3"));
+
+	struct strv a = ARGV("ld.so", "./x", "arg");
+	CHECK_STR(exec_loader_program(&a), "./x");
+	a = ARGV("ld.so", "--library-path", "/tmp", "--preload", "p.so", "./x");
+	CHECK_STR(exec_loader_program(&a), "./x");
+	a = ARGV("ld.so", "--verify", "--", "--x");
+	CHECK_STR(exec_loader_program(&a), "--x");
+	a = ARGV("ld.so", "--list");
+	CHECK(exec_loader_program(&a) == NULL);
+	a = ARGV("ld.so", "--argv0");
+	CHECK(exec_loader_program(&a) == NULL);
+}
+
+static void test_script(void)
+{
+	struct strv a = ARGV("python3", "x.py", "-c", "y");
+	CHECK_STR(exec_script_of("/usr/bin/python3.12", &a), "x.py");
+	a = ARGV("python3", "-X", "dev", "-u", "x.py");
+	CHECK_STR(exec_script_of("/usr/bin/python3", &a), "x.py");
+	a = ARGV("python3", "-c", "print(1)");
+	CHECK(exec_script_of("/usr/bin/python3", &a) == NULL);
+	a = ARGV("python3", "-m", "http.server");
+	CHECK(exec_script_of("/usr/bin/python3", &a) == NULL);
+	a = ARGV("sh", "-");
+	CHECK(exec_script_of("/bin/sh", &a) == NULL);
+	a = ARGV("bash", "-e", "--", "-script");
+	CHECK_STR(exec_script_of("/bin/bash", &a), "-script");
+	a = ARGV("node", "--eval", "1");
+	CHECK(exec_script_of("/usr/bin/node", &a) == NULL);
+	a = ARGV("node", "--require", "r.js", "app.js");
+	CHECK_STR(exec_script_of("/usr/bin/node", &a), "app.js");
+	a = ARGV("perl", "-E", "say 1");
+	CHECK(exec_script_of("/usr/bin/perl5.36", &a) == NULL);
+	a = ARGV("cat", "x.py");
+	CHECK(exec_script_of("/usr/bin/cat", &a) == NULL);
+	a = ARGV("python3");
+	CHECK(exec_script_of("/usr/bin/python3", &a) == NULL);
+}
+
+static void test_shebang(void)
+{
+	char out[HASH_HEAD_LEN];
+	const char *s = "#!/bin/sh -e\necho hi\n";
+	exec_shebang(s, strlen(s), out);
+	CHECK_STR(out, "/bin/sh -e");
+	exec_shebang("#!", 2, out);
+	CHECK_STR(out, "");
+	exec_shebang("#!x", 3, out);
+	CHECK_STR(out, "x");
+	exec_shebang("\x7f" "ELF", 4, out);
+	CHECK_STR(out, "");
+	exec_shebang("# !/bin/sh\n", 11, out);
+	CHECK_STR(out, "");
+	char long_line[2 * HASH_HEAD_LEN];
+	memset(long_line, 'a', sizeof long_line);
+	long_line[0] = '#';
+	long_line[1] = '!';
+	exec_shebang(long_line, sizeof long_line, out);
+	CHECK(strlen(out) == HASH_HEAD_LEN - 1);
+}
+
+int main(void)
+{
+	test_loader();
+	test_script();
+	test_shebang();
+	return check_status_counted("supervisor-exec-program");
+}
