@@ -32,34 +32,9 @@
 
 extern char **environ;
 
-/* Send a message with nfds fds attached (0 to INIT_MSG_MAX_FDS). */
-static void send_msg(int sock, const struct init_msg *m, const int *fds, size_t nfds)
-{
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
-	union {
-		char buf[CMSG_SPACE(INIT_MSG_MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (nfds) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
-}
-
 __attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const struct werr *e)
 {
-	struct init_msg m = { .type = INIT_MSG_ERROR, .errnum = e->errnum };
-	snprintf(m.text, sizeof m.text, "%s", e->msg);
-	send_msg(s->sync_fd, &m, NULL, 0);
+	initmsg_send_error(s->sync_fd, e->errnum, e->msg);
 	_exit(125);
 }
 
@@ -258,53 +233,31 @@ void sandbox_init_main(struct sandbox_spec *s)
 		_exit(125);
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		werr_errno(&e, "cgroup namespace"), fail(s, &e);
-	/* fds for the supervisor: seccomp listener, proxy listeners, pty,
-	 * host loopback ports. */
-	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
-	int fwd_l[FORWARD_MAX];
-	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0 ||
-	    net_forward_listeners(&s->forwards, fwd_l, &e) < 0)
+	/* fds for the supervisor (initmsg.h): seccomp listener, proxy
+	 * listeners, pty, host loopback ports. */
+	struct init_fds fds;
+	init_fds_none(&fds);
+	fds.master = master;
+	if (net_proxy_listeners(&fds.http, &fds.socks, &e) < 0 ||
+	    net_forward_listeners(&s->forwards, fds.fwd, &e) < 0)
 		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
-	    seccomp_install(s, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
+	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
-
-	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0,
-				  .canary_placed = canary_placed, .canary_err = canary_err };
-	size_t nfds = master >= 0 ? 4 : 3;
-	for (size_t i = 0; i < s->forwards.n; i++)
-		if (fwd_l[i] >= 0) {
-			fds[nfds++] = fwd_l[i];
-			ready.fwd_mask |= 1u << i;
-		}
 	/* made here: a netlink socket belongs to the namespace it was made in */
-	fds[nfds] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fds[nfds] >= 0) {
-		nfds++;
-		ready.has_diag = 1;
-	}
+	fds.diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	/* the scratch space, whose free space the supervisor watches */
-	static const char *const scratch[] = { "/tmp", AGENT_HOME };
-	for (unsigned i = 0; i < ARRAY_LEN(scratch); i++) {
-		fds[nfds] = open(scratch[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fds[nfds] >= 0) {
-			nfds++;
-			ready.fs_mask |= 1u << i;
-		}
-	}
+	fds.tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds.home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* the namespaces the re-masker joins, should it be needed */
-	fds[nfds] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
-	fds[nfds + 1] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fds[nfds] < 0 || fds[nfds + 1] < 0)
+	fds.userns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds.mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fds.userns < 0 || fds.mntns < 0)
 		werr_errno(&e, "namespaces: opening their files for the re-masker"), fail(s, &e);
-	nfds += 2;
-	ready.has_ns = 1;
-	fds[nfds++] = hook_l;
-	ready.has_hook = 1;
-	send_msg(s->sync_fd, &ready, fds, nfds);
-	for (size_t i = 0; i < nfds; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	fds.hook = hook_l;
+	struct init_msg ready = { .canary_placed = canary_placed, .canary_err = canary_err };
+	initmsg_send_ready(s->sync_fd, &ready, &fds);
+	init_fds_close(&fds);
 	/* With a pty, the supervisor answers once it has set up the terminal,
 	 * with decoys once it watches them; without either the command starts
 	 * now (its first exec waits for the supervisor to read the notification
