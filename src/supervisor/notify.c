@@ -103,50 +103,15 @@ struct notifier {
 	struct execs *execs;     /* where exec notifications go (execs.h) */
 	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
 	bool audit_files;        /* file operations recorded (else only asked about) */
-	char *guarded;           /* warden's control directory (notifier_set_guarded) */
-	char *ro_ws;             /* the read-only workspace (notifier_set_readonly), or NULL */
-	struct wsmade *made;     /* secret names the sandbox makes (notifier_set_made), or NULL */
+	char *guarded;           /* warden's control directory (notifier_cfg.guarded) */
+	char *ro_ws;             /* the read-only workspace (notifier_cfg.readonly), or NULL */
+	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
 	const struct policy *pol; /* whose mask patterns say which names are secret */
 	char *ws;                /* the workspace (its path inside) */
 	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
 	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
 	bool mask_paths;         /* a pattern names a path (needs the name's place) */
 };
-
-void notifier_set_readonly(struct notifier *n, const char *workspace)
-{
-	free(n->ro_ws);
-	n->ro_ws = workspace ? xstrdup(workspace) : NULL;
-}
-
-void notifier_set_made(struct notifier *n, struct wsmade *made, const struct policy *pol,
-		       const char *workspace)
-{
-	n->made = made;
-	n->pol = pol;
-	free(n->ws);
-	n->ws = workspace ? xstrdup(workspace) : NULL;
-	n->mask_paths = false;
-	for (size_t i = 0; pol && i < pol->mask.n; i++)
-		n->mask_paths |= strchr(pol->mask.v[i], '/') != NULL;
-}
-
-void notifier_set_execs(struct notifier *n, struct execs *x)
-{
-	n->execs = x;
-}
-
-void notifier_set_code(struct notifier *n, bool strict, struct bpfexec *kernel)
-{
-	n->strict = strict;
-	n->kernel = kernel && bpfexec_set_listener(kernel, n->fd) == 0 ? kernel : NULL;
-}
-
-void notifier_set_guarded(struct notifier *n, const char *dir)
-{
-	free(n->guarded);
-	n->guarded = dir ? xstrdup(dir) : NULL;
-}
 
 /* path made absolute (from the process's cwd) with ".", ".." and empty
  * components taken out, as text: what it names whatever the symlinks on
@@ -176,12 +141,6 @@ static char *lexical_path(pid_t pid, const char *path)
 		out[o++] = '/';
 	out[o] = '\0';
 	return out;
-}
-
-void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa)
-{
-	n->audit_files = audit_files;
-	n->wa = wa;
 }
 
 static void reserve_take(struct notifier *n)
@@ -223,18 +182,30 @@ void notify_answer(int listener, uint64_t id, int error, bool cont, long long va
 	seccomp_notify_respond(listener, &r);
 }
 
-struct notifier *notifier_new(int listener, int diag, struct audit *log)
+struct notifier *notifier_new(const struct notifier_cfg *cfg)
 {
 	struct notifier *n = xcalloc(1, sizeof *n);
-	n->fd = listener;
-	n->diag = diag;
-	n->log = log;
-	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
-		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
 	if (seccomp_notify_alloc(&n->req, NULL) < 0) {
 		free(n);
 		return NULL;
 	}
+	n->fd = cfg->listener;
+	n->diag = cfg->diag;
+	n->log = cfg->log;
+	n->execs = cfg->execs;
+	n->strict = cfg->strict;
+	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
+	n->audit_files = cfg->audit_files;
+	n->wa = cfg->wa;
+	n->made = cfg->made;
+	n->pol = cfg->pol;
+	n->ws = cfg->workspace ? xstrdup(cfg->workspace) : NULL;
+	for (size_t i = 0; cfg->pol && i < cfg->pol->mask.n; i++)
+		n->mask_paths |= strchr(cfg->pol->mask.v[i], '/') != NULL;
+	n->ro_ws = cfg->readonly ? xstrdup(cfg->readonly) : NULL;
+	n->guarded = cfg->guarded ? xstrdup(cfg->guarded) : NULL;
+	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
+		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
 	for (int i = 0; i < RESERVE_FDS; i++)
 		n->reserve[i] = -1;
 	reserve_take(n);

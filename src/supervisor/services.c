@@ -91,15 +91,15 @@ static int asking_start(struct services *sv, struct werr *e)
 		return werr_errno(e, "supervisor: the questions' timer");
 	_cleanup_free_ char *dir = control_dir_of(s->logdir);
 	struct werr ce = { 0 };
-	sv->ctl = control_new(dir, session, sv->ap, sv->log, &ce);
+	sv->ctl = control_new(&(struct control_cfg){ .dir = dir, .session = session,
+		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
+		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
+			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb },
+		.status_fn = s->detect ? detect_status : NULL, .status_ctx = s->detect }, &ce);
 	if (!sv->ctl) {
 		char buf[1200];
 		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
 			"session\n", werr_str(&ce, buf, sizeof buf), asks ? " and `warden approve`" : "");
-	} else {
-		control_set_session(sv->ctl, s->argv, s->workspace, 0);
-		control_set_actions(sv->ctl, &(struct control_actions){ .freeze = ctl_freeze,
-			.resume = ctl_resume, .kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb });
 	}
 	if (!asks)
 		return 0;
@@ -127,9 +127,6 @@ static int exec_start(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
 	struct launched *L = sv->L;
-	sv->nt = notifier_new(L->fds.listener, L->fds.diag, sv->log);
-	if (!sv->nt)
-		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 	sv->writable = xcalloc(s->policy->npaths + s->nhome_binds + 1, sizeof *sv->writable);
 	size_t nwritable = 0;
 	sv->writable[nwritable++] = s->workspace;
@@ -138,19 +135,23 @@ static int exec_start(struct services *sv, struct werr *e)
 			sv->writable[nwritable++] = s->policy->paths[i].path;
 	for (size_t i = 0; i < s->nhome_binds; i++)
 		sv->writable[nwritable++] = s->home_binds[i].src;
-	sv->x = execs_new(L->fds.listener, sv->log, s->policy, sv->writable, nwritable, L->c.pid, e);
+	sv->x = execs_new(&(struct execs_cfg){ .listener = L->fds.listener, .log = sv->log,
+		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
+		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
+		.link_ctx = sv->hk, .kernel = L->bx }, e);
 	if (!sv->x)
 		return -1;
-	notifier_set_execs(sv->nt, sv->x);
-	execs_set_kernel(sv->x, L->bx);
-	notifier_set_code(sv->nt, s->policy->exec.strict, L->bx);
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);
-	notifier_set_files(sv->nt, s->policy->audit_files, sv->wa);
-	notifier_set_readonly(sv->nt, s->workspace_ro ? s->workspace : NULL);
 	sv->made = wsmade_new();
-	notifier_set_made(sv->nt, sv->made, s->policy, s->workspace);
 	sv->ctl_dir = control_dir_of(s->logdir);
-	notifier_set_guarded(sv->nt, sv->ctl_dir);
+	sv->nt = notifier_new(&(struct notifier_cfg){ .listener = L->fds.listener,
+		.diag = L->fds.diag, .log = sv->log, .execs = sv->x,
+		.strict = s->policy->exec.strict, .kernel = L->bx,
+		.audit_files = s->policy->audit_files, .wa = sv->wa,
+		.made = sv->made, .pol = s->policy, .workspace = s->workspace,
+		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
+	if (!sv->nt)
+		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 	return 0;
 }
 
@@ -166,29 +167,24 @@ static void net_cancel(void *ctx, const void *q)
 	approvals_cancel(ctx, q);
 }
 
-/* The proxy on init's listeners and the host loopback ports; the hook's
- * links and the broker for exec control and the proxy. */
+/* The proxy on init's listeners and the host loopback ports, guarded,
+ * asking the broker, its connections linked to the tool calls. */
 static int net_start(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
 	struct init_fds *f = &sv->L->fds;
-	sv->px = proxy_new(steal_fd(&f->http), steal_fd(&f->socks), &s->policy->net_rules, sv->log, e);
+	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
+		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
+		.guard = s->guard,
+		.asker = sv->ap ? &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
+						     .ctx = sv->ap } : NULL,
+		.default_ask = sv->ap && s->policy->net_default_ask,
+		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk }, e);
 	if (!sv->px)
 		return -1;
 	for (size_t i = 0; i < s->forwards.n; i++)
 		if (f->fwd[i] >= 0)
 			proxy_add_forward(sv->px, steal_fd(&f->fwd[i]), &s->forwards.v[i]);
-	if (s->guard)
-		proxy_set_guard(sv->px, s->guard);
-	if (sv->hk) {
-		execs_set_linker(sv->x, hook_link_exec, sv->hk);
-		proxy_set_tagger(sv->px, hook_link_conn, sv->hk);
-	}
-	if (sv->ap) {
-		proxy_set_asker(sv->px, &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
-				.ctx = sv->ap }, s->policy->net_default_ask);
-		execs_set_approvals(sv->x, sv->ap);
-	}
 	return 0;
 }
 
@@ -270,18 +266,15 @@ static int watches_start(struct services *sv, struct werr *e)
 	sv->actor = (struct actor){ .d = s->detect, .sb = L->sb, .ap = sv->ap, .log = sv->log };
 	if (s->detect)
 		detect_set_actor(s->detect, detect_act, &sv->actor);
-	if (s->detect && sv->ctl)
-		control_set_status_fn(sv->ctl, detect_status, s->detect);
 	sv->timer = limits_timer(s, &L->fds.tmp, &L->fds.home);
 	sv->ww = s->plan.watch; /* the plan's: its walk added the directories */
 	if (!sv->ww || L->fds.userns < 0 || L->fds.mntns < 0)
 		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
-	wswatch_attach(sv->ww, &s->plan, s->policy);
-	wswatch_set_made(sv->ww, sv->made);
-	wswatch_report(sv->ww, sv->log); /* directories the start's walk could not watch */
 	sv->rm = (struct remasker){ .userns = L->fds.userns, .mntns = L->fds.mntns,
 				    .workspace = s->workspace };
-	wswatch_set_remasker(sv->ww, start_remasker, &sv->rm);
+	wswatch_attach(sv->ww, &(struct wswatch_cfg){ .plan = &s->plan, .policy = s->policy,
+		.made = sv->made, .remasker = start_remasker, .remasker_ctx = &sv->rm });
+	wswatch_report(sv->ww, sv->log); /* directories the start's walk could not watch */
 	return 0;
 }
 
