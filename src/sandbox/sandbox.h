@@ -172,9 +172,6 @@ struct sandbox_spec {
 				     * terminal); the others stay what the host's are */
 	bool self_exe;              /* warden's own binary at /.warden/warden (check, ssh) */
 	char *self_cache;           /* a cached copy's directory (selfbin.c), or NULL: copy */
-	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
-	struct detect *detect;      /* borrowed: the detector (src/detect/detect.h), which the
-				       supervisor gives the means to act, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */
@@ -190,7 +187,6 @@ struct sandbox_spec {
 				       (src/supervisor/llaudit.h): init restricts itself
 				       with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON */
 	char landlock_log_why[256]; /* on, or why not (llaudit_probe), for session.start */
-	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
 	/* a file warden adds to /etc inside, read-only like the rest of it
 	 * (an agent's system-wide settings: Codex's /etc/codex/config.toml

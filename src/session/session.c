@@ -448,10 +448,8 @@ static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, str
 static int secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
 			struct werr *e)
 {
-	if (ss->canary.n) {
+	if (ss->canary.n)
 		s->canary = &ss->canary;
-		s->guard = &ss->eg.guard;
-	}
 	if (!ss->sec.n)
 		return 0;
 	if (!s->cachedir)
@@ -467,7 +465,6 @@ static int secrets_spec(struct session_secrets *ss, const char *session, struct 
 						   ss->sec.v[i].phantom);
 		env_override(&s->envp, a);
 	}
-	s->guard = &ss->eg.guard;
 	return 0;
 }
 
@@ -643,7 +640,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	if (sum)
 		summary_attach(sum, *log);
 	detect_attach(*det, *log);
-	s->detect = *det;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
 	if (workspace_prepare(s, pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
@@ -656,7 +652,6 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	limits_plan(&lim, pol, probe);
 	limits_create(&lim, session);
 	limits_notes(&lim);
-	s->limits = &lim;
 	/* The workspace recorded before anything of the session can touch
 	 * it; without its checkpoint (unless `checkpoint off`) no session. */
 	_cleanup_(ckpt_session_free) struct ckpt_session ck = { 0 };
@@ -690,7 +685,11 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 
 	double t0 = now_ms();
 	json_t *exec_stats = NULL;
-	int r = supervisor_run(s, *log, status, &exec_stats, late, e);
+	/* the proxy guarded for the decoys' tokens and the secrets by
+	 * reference (egress.h) */
+	struct supervisor_cfg sc = { .limits = &lim, .detect = *det,
+		.guard = ss->canary.n || ss->sec.n ? &ss->eg.guard : NULL };
+	int r = supervisor_run(s, &sc, *log, status, &exec_stats, late, e);
 	/* the sandbox's namespaces and the watches closed on a thread while
 	 * the end goes on (lateclose.h): the workspace's watch too, which
 	 * nothing reads from here on */
@@ -698,10 +697,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	late_close_start(late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
 	detect_set_actor(*det, NULL, NULL);
-	s->detect = NULL;
 	/* What the sandbox reached, then its cgroups removed. */
 	limits_end(&lim, *log);
-	s->limits = NULL;
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };

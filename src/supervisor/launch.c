@@ -91,8 +91,8 @@ void launched_free(struct launched *L)
  * asked for (off; auto without root or rules) or, under auto, not
  * available here (*why says why). -1 when on and not available, or when
  * available and failing. */
-static int kernel_exec(const struct sandbox_spec *s, struct bpfexec **out, char *why, size_t len,
-		       struct werr *e)
+static int kernel_exec(const struct sandbox_spec *s, struct limits *lim, struct bpfexec **out,
+		       char *why, size_t len, struct werr *e)
 {
 	const struct policy_exec *x = &s->policy->exec;
 	*out = NULL;
@@ -106,7 +106,7 @@ static int kernel_exec(const struct sandbox_spec *s, struct bpfexec **out, char 
 		return 0;
 	}
 	bool unavailable = false;
-	*out = bpfexec_new(s->policy, s->limits ? limits_cgroup_v2(s->limits) : NULL, &unavailable, e);
+	*out = bpfexec_new(s->policy, lim ? limits_cgroup_v2(lim) : NULL, &unavailable, e);
 	if (*out)
 		return 0;
 	if (x->kernel == EXEC_KERNEL_ON)
@@ -124,11 +124,11 @@ static int kernel_exec(const struct sandbox_spec *s, struct bpfexec **out, char 
  * cgroup v2 when there is one (limits.h: no move afterwards, whose kernel
  * lock waits for an RCU grace period); should the kernel refuse that, a
  * clone as before, and limits_attach moves it. */
-static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct child *c,
-		      struct werr *e)
+static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int sync_fd,
+		      struct child *c, struct werr *e)
 {
 	int pidfd = -1;
-	_cleanup_close_ int cgfd = s->limits ? limits_clone_fd(s->limits) : -1;
+	_cleanup_close_ int cgfd = lim ? limits_clone_fd(lim) : -1;
 	struct clone_args ca = {
 		.flags = NS_FLAGS | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
@@ -142,7 +142,7 @@ static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct chil
 		ca.cgroup = 0;
 		pid = syscall(SYS_clone3, &ca, sizeof ca);
 	} else if (pid > 0 && cgfd >= 0) {
-		s->limits->born_v2 = true;
+		lim->born_v2 = true;
 	}
 	if (pid < 0)
 		return userns_error(errno, e);
@@ -165,9 +165,10 @@ static int start_init(struct sandbox_spec *s, int sock, int sync_fd, struct chil
  * placeholders, the filter, and as root the host paths init shows, as
  * trees it inherits (hostid.h; made after the placeholders, which they
  * include). */
-static int prepare(struct sandbox_spec *s, struct launched *L, struct werr *e)
+static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *L,
+		   struct werr *e)
 {
-	if (kernel_exec(s, &L->bx, L->kernel_why, sizeof L->kernel_why, e) < 0)
+	if (kernel_exec(s, lim, &L->bx, L->kernel_why, sizeof L->kernel_why, e) < 0)
 		return -1;
 	s->exec_kernel = L->bx != NULL;
 	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0)
@@ -194,7 +195,8 @@ static int await_ready(struct launched *L, struct werr *e)
 	return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) before reporting", st);
 }
 
-int launch(struct sandbox_spec *s, struct audit *log, struct launched *L, struct werr *e)
+int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
+	   struct werr *e)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -202,9 +204,9 @@ int launch(struct sandbox_spec *s, struct audit *log, struct launched *L, struct
 	L->sock = sv[0];
 	_cleanup_close_ int init_sock = sv[1];
 	init_fds_none(&L->fds);
-	if (prepare(s, L, e) < 0)
+	if (prepare(s, lim, L, e) < 0)
 		return -1;
-	int started = start_init(s, L->sock, init_sock, &L->c, e);
+	int started = start_init(s, lim, L->sock, init_sock, &L->c, e);
 	hostid_close_trees(&s->ids);
 	if (started < 0)
 		return -1;
@@ -222,7 +224,7 @@ int launch(struct sandbox_spec *s, struct audit *log, struct launched *L, struct
 	 * and everything that holds it, before init). Made now, while init can
 	 * still be looked at: it makes itself non-dumpable once mapped, and an
 	 * unprivileged supervisor could no longer read its pid namespace. */
-	L->sb = sbctl_new(L->c.pidfd, L->c.pid, s->limits ? limits_cgroup_v2(s->limits) : NULL, log);
+	L->sb = sbctl_new(L->c.pidfd, L->c.pid, lim ? limits_cgroup_v2(lim) : NULL, log);
 	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
@@ -239,13 +241,13 @@ int launch(struct sandbox_spec *s, struct audit *log, struct launched *L, struct
 	 * runs: a move into a cgroup holds back processes still on their way
 	 * out of fork (an RCU grace period on cgroup v1, a millisecond or
 	 * more), and init would wait for it before its first step. */
-	if (init_running(L->sock) && s->limits)
-		limits_attach(s->limits, L->c.pid);
+	if (init_running(L->sock) && lim)
+		limits_attach(lim, L->c.pid);
 	/* The kernel enforces the exec rules on the session's cgroup: init
 	 * must be in it before it forks anything. */
 	if (L->bx && !bpfexec_holds(L->bx, L->c.pid))
 		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
-				"cgroup %s", limits_cgroup_v2(s->limits));
+				"cgroup %s", limits_cgroup_v2(lim));
 	/* (init may have failed meanwhile: its message, read next, says why) */
 	(void)!send(L->sock, "c", 1, MSG_NOSIGNAL);
 	return await_ready(L, e);

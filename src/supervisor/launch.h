@@ -37,7 +37,10 @@ struct launched {
 
 /* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE),
  * or -1 with e filled (init's own error, when it sent one). */
-int launch(struct sandbox_spec *s, struct audit *log, struct launched *L, struct werr *e);
+struct limits;
+/* lim: the session's limits (limits.h), or NULL. */
+int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
+	   struct werr *e);
 /* Release what L holds: its fds, the kill switch, the Landlock reader,
  * init (killed and reaped unless reaped already), the kernel's exec
  * rules, the socket. */

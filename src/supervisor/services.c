@@ -95,7 +95,7 @@ static int asking_start(struct services *sv, struct werr *e)
 		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
 			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb },
-		.status_fn = s->detect ? detect_status : NULL, .status_ctx = s->detect }, &ce);
+		.status_fn = sv->cfg->detect ? detect_status : NULL, .status_ctx = sv->cfg->detect }, &ce);
 	if (!sv->ctl) {
 		char buf[1200];
 		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
@@ -175,7 +175,7 @@ static int net_start(struct services *sv, struct werr *e)
 	struct init_fds *f = &sv->L->fds;
 	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
 		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
-		.guard = s->guard,
+		.guard = sv->cfg->guard,
 		.asker = sv->ap ? &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
 						     .ctx = sv->ap } : NULL,
 		.default_ask = sv->ap && s->policy->net_default_ask,
@@ -236,9 +236,9 @@ static void actor_unset(struct actor *ac)
 
 /* A timer of one second for the limits' watch, or -1 when there is
  * nothing to watch; the fds of /tmp and home are taken. */
-static int limits_timer(struct sandbox_spec *s, int *tmp_fd, int *home_fd)
+static int limits_timer(struct limits *lim, int *tmp_fd, int *home_fd)
 {
-	if (!s->limits || !limits_watch(s->limits, steal_fd(tmp_fd), steal_fd(home_fd)))
+	if (!lim || !limits_watch(lim, steal_fd(tmp_fd), steal_fd(home_fd)))
 		return -1;
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	struct itimerspec it = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
@@ -263,10 +263,11 @@ static int watches_start(struct services *sv, struct werr *e)
 {
 	struct sandbox_spec *s = sv->s;
 	struct launched *L = sv->L;
-	sv->actor = (struct actor){ .d = s->detect, .sb = L->sb, .ap = sv->ap, .log = sv->log };
-	if (s->detect)
-		detect_set_actor(s->detect, detect_act, &sv->actor);
-	sv->timer = limits_timer(s, &L->fds.tmp, &L->fds.home);
+	struct detect *d = sv->cfg->detect;
+	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log };
+	if (d)
+		detect_set_actor(d, detect_act, &sv->actor);
+	sv->timer = limits_timer(sv->cfg->limits, &L->fds.tmp, &L->fds.home);
 	sv->ww = s->plan.watch; /* the plan's: its walk added the directories */
 	if (!sv->ww || L->fds.userns < 0 || L->fds.mntns < 0)
 		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
@@ -278,10 +279,11 @@ static int watches_start(struct services *sv, struct werr *e)
 	return 0;
 }
 
-int services_start(struct services *sv, struct sandbox_spec *s, struct audit *log,
-		   struct launched *L, int sigfd, struct werr *e)
+int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+		   struct audit *log, struct launched *L, int sigfd, struct werr *e)
 {
 	sv->s = s;
+	sv->cfg = cfg;
 	sv->log = log;
 	sv->L = L;
 	sv->sigfd = sigfd;
@@ -431,7 +433,7 @@ static void on_limits_timer(struct loop *l, const struct source *src, uint32_t e
 	const struct services *sv = src->ctx;
 	uint64_t ticks;
 	if (read(src->fd, &ticks, sizeof ticks) == sizeof ticks)
-		limits_check(sv->s->limits, sv->log);
+		limits_check(sv->cfg->limits, sv->log);
 }
 
 /* The workspace watch: what the host replaced, masked or protected again;

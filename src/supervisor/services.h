@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "loop.h"
 #include "stop.h"
+#include "supervisor.h"
 #include "term.h"
 
 /* The re-masker, started by the workspace watch when first needed
@@ -34,6 +35,7 @@ struct actor {
  * ends them the other way round); NULL (-1) where the session has none. */
 struct services {
 	struct sandbox_spec *s;
+	const struct supervisor_cfg *cfg;
 	struct audit *log;
 	struct launched *L;
 	int sigfd;
@@ -65,8 +67,8 @@ struct services {
 /* Make and wire the services for the sandbox L launched, signals coming
  * through sigfd: sv filled (from SERVICES_NONE), or -1 with e filled
  * (what was made is services_free's). */
-int services_start(struct services *sv, struct sandbox_spec *s, struct audit *log,
-		   struct launched *L, int sigfd, struct werr *e);
+int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+		   struct audit *log, struct launched *L, int sigfd, struct werr *e);
 /* Each service's fds as sources of l; -1 with e naming the one that
  * could not be added. */
 int services_watch(struct services *sv, struct loop *l, struct werr *e);

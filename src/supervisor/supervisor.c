@@ -97,8 +97,8 @@ static void finish(struct services *sv, json_t **exec_stats, struct late_close *
 	}
 }
 
-int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_t **exec_stats,
-		   struct late_close *late, struct werr *e)
+int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, struct audit *log,
+		   int *status, json_t **exec_stats, struct late_close *late, struct werr *e)
 {
 	sigset_t mask = supervised_signals();
 	_cleanup_(sigmask_restorep) sigset_t old;
@@ -108,10 +108,10 @@ int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_
 		return werr_errno(e, "supervisor: signalfd");
 
 	_cleanup_(launched_freep) struct launched L = LAUNCHED_NONE;
-	if (launch(s, log, &L, e) < 0)
+	if (launch(s, cfg->limits, log, &L, e) < 0)
 		return -1;
 	_cleanup_(services_freep) struct services sv = SERVICES_NONE;
-	if (services_start(&sv, s, log, &L, sigfd, e) < 0)
+	if (services_start(&sv, s, cfg, log, &L, sigfd, e) < 0)
 		return -1;
 	int r = loop_serve(&sv, LOOP_CAPACITY, e);
 	finish(&sv, exec_stats, late);
