@@ -42,7 +42,7 @@
 #include "../policy/exec_rules.h"
 #include "../policy/exec_verdict.h"
 #include "exec_lsm.skel.h"
-#include "notify.h"
+#include "answer.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */

@@ -58,7 +58,7 @@
 #include "execpath.h"
 #include "exectrace.h"
 #include "hashq.h"
-#include "notify.h"
+#include "answer.h"
 #include "target.h"
 
 #define HASH_CACHE 1024

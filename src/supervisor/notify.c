@@ -46,6 +46,7 @@
 #include "../common/hash.h"
 #include "../audit/escape.h"
 #include "../common/util.h"
+#include "answer.h"
 #include "target.h"
 #include "unixconn.h"
 #include "execs.h"
@@ -168,18 +169,6 @@ static void later(struct notifier *n, struct event ev)
 {
 	if (ev.fields)
 		n->event = ev;
-}
-
-void notify_answer(int listener, uint64_t id, int error, bool cont, long long val)
-{
-	struct seccomp_notif_resp r = { .id = id };
-	if (error)
-		r.error = -error;
-	else if (cont)
-		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else
-		r.val = val;
-	seccomp_notify_respond(listener, &r);
 }
 
 struct notifier *notifier_new(const struct notifier_cfg *cfg)

@@ -8,11 +8,6 @@
 
 struct notifier;
 
-/* Answer notification id on the seccomp listener: the call refused with
- * error (an errno) when not 0, else let go on (cont), else done with the
- * result val. A process that died meanwhile (ENOENT) needs no answer. */
-void notify_answer(int listener, uint64_t id, int error, bool cont, long long val);
-
 struct execs;
 struct bpfexec;
 struct writeask;
