@@ -26,7 +26,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "../detect/canary.h"
 #include "initmsg.h"
 #include "wswatch.h"
 
@@ -210,17 +209,18 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 		werr_errno(e, "uts namespace: setting the hostname"), fail(s, e);
 }
 
-/* The decoys, into the home tmpfs before anything of the agent runs; one
- * that cannot be placed is the supervisor's to tell (m's canary fields). */
-static void place_decoys(const struct sandbox_spec *s, struct init_msg *m)
+/* The seed files (the decoys), into the home tmpfs before anything of the
+ * agent runs; one that cannot be placed is the supervisor's to tell (m's
+ * canary fields). */
+static void place_seeds(const struct sandbox_spec *s, struct init_msg *m)
 {
-	if (!s->canary)
+	if (!s->nseeds)
 		return;
 	_cleanup_close_ int home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (home < 0)
 		m->canary_err = errno;
 	else
-		m->canary_placed = canary_place(s->canary, home, &m->canary_err);
+		m->canary_placed = seed_place(s->seeds, s->nseeds, home, &m->canary_err);
 }
 
 /* The fds for the supervisor (initmsg.h) past the listeners: the
@@ -283,7 +283,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	if (net_lo_up(&e) < 0 || mounts_build(s, &fds.hook, &e) < 0)
 		fail(s, &e);
 	hostid_close_trees(&s->ids); /* attached now */
-	place_decoys(s, &ready);
+	place_seeds(s, &ready);
 	if (s->use_pty && open_pty(&fds.master, slave, sizeof slave, &e) < 0)
 		fail(s, &e);
 	/* Meanwhile the supervisor moved init into the session's cgroups

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../common/err.h"
+#include "../common/seed.h"
 #include "../common/util.h"
 #include "../net/forward.h"
 #include "../net/proxy.h"
@@ -107,7 +108,6 @@ struct home_bind {
 };
 
 struct limits;
-struct canary_set;
 
 /* The exec rules' part of the file system (execplan.c on the supervisor
  * side; mounts.c and landlock.c build it in init). Every writable mount is
@@ -193,9 +193,11 @@ struct sandbox_spec {
 	 * with warden's tool-call hook), or NULL; borrowed */
 	const char *etc_extra_path; /* relative to /etc: "codex/config.toml" */
 	const char *etc_extra_text;
-	/* decoy credentials init writes into the home (src/detect/canary.h),
-	 * or NULL: `canary off`; borrowed */
-	const struct canary_set *canary;
+	/* files init writes into the home before anything of the agent runs
+	 * (the decoys of canary credentials, src/detect/canary.h: none with
+	 * `canary off`); their strings borrowed */
+	struct seed_file seeds[SEED_MAX];
+	size_t nseeds;
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for

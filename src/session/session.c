@@ -448,8 +448,6 @@ static int secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, str
 static int secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
 			struct werr *e)
 {
-	if (ss->canary.n)
-		s->canary = &ss->canary;
 	if (!ss->sec.n)
 		return 0;
 	if (!s->cachedir)
@@ -646,6 +644,7 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	    layout_plan_outside(lay, s->workspace, pol, e) < 0)
 		return -1;
 	canary_skip_binds(&ss->canary, s);
+	s->nseeds = canary_seeds(&ss->canary, s->seeds, SEED_MAX);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	_cleanup_(limits_endp) struct limits lim;
@@ -688,7 +687,8 @@ static int run_with_policy(const struct session_opts *o, struct policy *pol, con
 	/* the proxy guarded for the decoys' tokens and the secrets by
 	 * reference (egress.h) */
 	struct supervisor_cfg sc = { .limits = &lim, .detect = *det,
-		.guard = ss->canary.n || ss->sec.n ? &ss->eg.guard : NULL };
+		.guard = ss->canary.n || ss->sec.n ? &ss->eg.guard : NULL,
+		.canary = ss->canary.n ? &ss->canary : NULL };
 	int r = supervisor_run(s, &sc, *log, status, &exec_stats, late, e);
 	/* the sandbox's namespaces and the watches closed on a thread while
 	 * the end goes on (lateclose.h): the workspace's watch too, which

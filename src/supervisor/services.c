@@ -37,17 +37,17 @@
 
 /* Each decoy init could not place, said; then the watch of those it
  * placed. */
-static struct canary_watch *canary_start(const struct sandbox_spec *s, const struct init_msg *m,
+static struct canary_watch *canary_start(const struct canary_set *cs, const struct init_msg *m,
 					 int home_fd, struct audit *log)
 {
-	if (!s->canary)
+	if (!cs)
 		return NULL;
-	for (size_t i = 0; i < s->canary->n; i++)
-		if (!s->canary->v[i].off && !(m->canary_placed & (1u << i)))
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].off && !(m->canary_placed & (1u << i)))
 			wnote("canary credentials: ~/%s could not be placed in the sandbox's home "
-			      "(%s); the session runs without it", s->canary->v[i].rel,
+			      "(%s); the session runs without it", cs->v[i].rel,
 			      strerror(m->canary_err ? m->canary_err : EIO));
-	return canary_watch_new(s->canary, m->canary_placed, home_fd, log);
+	return canary_watch_new(cs, m->canary_placed, home_fd, log);
 }
 
 /* The control socket's freeze, resume and kill: the kill switch's. */
@@ -289,7 +289,7 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	sv->sigfd = sigfd;
 	/* The decoys watched before the command starts: init waits for a byte
 	 * when it placed any (the pty's, below, or this one). */
-	sv->cw = canary_start(s, &L->m, L->fds.home, log);
+	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
 	if (L->fds.master < 0 && L->m.canary_placed && write(L->sock, "r", 1) != 1) {
 		/* init died meanwhile: its status tells */
 	}

@@ -8,11 +8,15 @@
 
 /* What the host side of a session holds that init never reads: handles
  * borrowed from the session for the supervisor's run. */
+struct canary_set;
 struct supervisor_cfg {
 	struct limits *limits;      /* the session's limits (limits.h), or NULL */
 	struct detect *detect;      /* the detector (src/detect/detect.h), which the
 				       supervisor gives the means to act, or NULL */
 	const struct proxy_guard *guard; /* secrets by reference, or NULL */
+	/* the decoys (src/detect/canary.h) init placed as seed files, watched
+	 * here; NULL: `canary off` */
+	const struct canary_set *canary;
 };
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for
