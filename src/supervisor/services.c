@@ -98,8 +98,8 @@ static int asking_start(struct services *sv, struct werr *e)
 		.status_fn = sv->cfg->detect ? detect_status : NULL, .status_ctx = sv->cfg->detect }, &ce);
 	if (!sv->ctl) {
 		char buf[1200];
-		fprintf(stderr, "warden: %s; `warden status`, `warden kill`%s cannot reach this "
-			"session\n", werr_str(&ce, buf, sizeof buf), asks ? " and `warden approve`" : "");
+		wnote("%s; `warden status`, `warden kill`%s cannot reach this session",
+		      werr_str(&ce, buf, sizeof buf), asks ? " and `warden approve`" : "");
 	}
 	if (!asks)
 		return 0;
@@ -112,8 +112,7 @@ static int asking_start(struct services *sv, struct werr *e)
 	struct werr te = { 0 };
 	if (sv->term.relay_input &&
 	    !(sv->ta = termask_new(sv->ap, sv->term.out, sv->term.tty, sv->term.master, &te)))
-		fprintf(stderr, "warden: %s; the terminal cannot answer this session's questions\n",
-			te.msg);
+		wnote("%s; the terminal cannot answer this session's questions", te.msg);
 	return 0;
 }
 
@@ -207,7 +206,7 @@ static int detect_act(void *ctx, enum det_action a, const char *reason)
 	struct actor *ac = ctx;
 	struct werr e = { 0 };
 	if (a == ACT_KILL) {
-		fprintf(stderr, "\r\nwarden: killing the sandbox: %s\r\n", reason);
+		wnote("killing the sandbox: %s", reason);
 		return sbctl_kill(ac->sb, "detector", -1, reason, &e);
 	}
 	if (a != ACT_FREEZE && a != ACT_ASK)
@@ -215,8 +214,7 @@ static int detect_act(void *ctx, enum det_action a, const char *reason)
 	if (!sbctl_frozen(ac->sb)) {
 		if (sbctl_freeze(ac->sb, "detector", -1, reason, &e) < 0)
 			return -1;
-		fprintf(stderr, "\r\nwarden: the sandbox is frozen: %s; `warden resume` or `warden kill` "
-			"decides\r\n", reason);
+		wnote("the sandbox is frozen: %s; `warden resume` or `warden kill` decides", reason);
 	}
 	if (a == ACT_ASK && ac->ap && !ac->q) {
 		json_t *detail = json_pack("{s:s}", "reason", reason);

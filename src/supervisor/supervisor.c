@@ -49,7 +49,7 @@ static void on_log_failure(void *ctx, const char *why)
 {
 	const struct child *c = ctx;
 	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-	fprintf(stderr, "warden: %s: stopping the sandbox\n", why);
+	wnote("%s: stopping the sandbox", why);
 }
 
 static void launched_freep(struct launched *L)
