@@ -198,12 +198,12 @@ static int await_ready(struct launched *L, struct werr *e)
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
 	   struct werr *e)
 {
+	init_fds_none(&L->fds); /* first: launched_free closes what is there */
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "supervisor: socketpair");
 	L->sock = sv[0];
 	_cleanup_close_ int init_sock = sv[1];
-	init_fds_none(&L->fds);
 	if (prepare(s, lim, L, e) < 0)
 		return -1;
 	int started = start_init(s, lim, L->sock, init_sock, &L->c, e);

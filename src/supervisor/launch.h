@@ -35,8 +35,9 @@ struct launched {
 };
 #define LAUNCHED_NONE ((struct launched){ .c = { .pidfd = -1 }, .sock = -1 })
 
-/* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE),
- * or -1 with e filled (init's own error, when it sent one). */
+/* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE;
+ * its fds marked absent first thing), or -1 with e filled (init's own
+ * error, when it sent one); launched_free releases L either way. */
 struct limits;
 /* lim: the session's limits (limits.h), or NULL. */
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
