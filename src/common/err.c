@@ -54,22 +54,22 @@ void werr_print(const struct werr *e)
 	fprintf(stderr, "warden: %s\n", werr_str(e, buf, sizeof buf));
 }
 
+/* Whether the user's terminal is raw now: one terminal per process, set
+ * by the supervisor's main thread around its session (pty.c). */
+static int terminal_raw;
+
+void wnote_terminal_raw(int raw)
+{
+	terminal_raw = raw;
+}
+
 void wnote(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("warden: ", stderr);
+	fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
 	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fputs(terminal_raw ? "\r\n" : "\n", stderr);
 	va_end(ap);
 }
 
-void wnote_raw(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("\r\nwarden: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs("\r\n", stderr);
-	va_end(ap);
-}

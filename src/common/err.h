@@ -28,10 +28,10 @@ const char *werr_str(const struct werr *e, char *buf, unsigned long len);
 /* Print "warden: MESSAGE[: strerror]" on stderr. */
 void werr_print(const struct werr *e);
 
-/* Print "warden: MESSAGE" on stderr (for notes and warnings). */
+/* Print "warden: MESSAGE" on stderr (for notes and warnings). While the
+ * user's terminal is raw (the supervisor relays it to the agent's pty),
+ * the note starts on a line of its own and ends with "\r\n". */
 void wnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The same on its own line of a terminal that may be in raw mode (the
- * agent's pty relayed: no '\n' -> "\r\n" translation there):
- * "\r\nwarden: MESSAGE\r\n". */
-void wnote_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The user's terminal went raw (raw) or was put back: for wnote. */
+void wnote_terminal_raw(int raw);

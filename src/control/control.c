@@ -264,14 +264,29 @@ char *control_dir_of(const char *logdir)
 	return xasprintf("%s/control", logdir);
 }
 
-struct control *control_new(const char *dir, const char *session, struct approvals *a,
-			    struct audit *log, struct werr *e)
+/* The session as status tells it (control_cfg). */
+static void set_session(struct control *c, char *const *argv, const char *workspace,
+			time_t started)
 {
+	size_t n = 0;
+	while (argv && argv[n])
+		n++;
+	c->argv = xcalloc(n + 1, sizeof *c->argv);
+	for (size_t i = 0; i < n; i++)
+		c->argv[i] = xstrdup(argv[i]);
+	c->workspace = workspace ? xstrdup(workspace) : NULL;
+	c->started = started ? started : time(NULL);
+}
+
+struct control *control_new(const struct control_cfg *cfg, struct werr *e)
+{
+	const char *dir = cfg->dir, *session = cfg->session;
+	struct approvals *a = cfg->approvals;
 	if (private_dir(dir, e) < 0)
 		return NULL;
 	struct control *c = xcalloc(1, sizeof *c);
 	c->a = a;
-	c->log = log;
+	c->log = cfg->log;
 	c->started = time(NULL);
 	snprintf(c->session, sizeof c->session, "%s", session);
 	if (snprintf(c->path, sizeof c->path, "%s/%s.sock", dir, session) >= (int)sizeof c->path) {
@@ -314,6 +329,11 @@ struct control *control_new(const char *dir, const char *session, struct approva
 		free(c);
 		return NULL;
 	}
+	set_session(c, cfg->argv, cfg->workspace, cfg->started);
+	if (cfg->actions)
+		c->act = *cfg->actions;
+	c->status_fn = cfg->status_fn;
+	c->status_ctx = cfg->status_ctx;
 	if (a)
 		approvals_add_channel(a, &(struct approval_channel){ .name = "approve",
 			.asked = ch_asked, .ended = ch_ended, .ctx = c });
@@ -331,35 +351,6 @@ void control_free(struct control *c)
 	free(c->argv);
 	free(c->workspace);
 	free(c);
-}
-
-void control_set_session(struct control *c, char *const *argv, const char *workspace,
-			 time_t started)
-{
-	for (char **a = c->argv; a && *a; a++)
-		free(*a);
-	free(c->argv);
-	free(c->workspace);
-	size_t n = 0;
-	while (argv && argv[n])
-		n++;
-	c->argv = xcalloc(n + 1, sizeof *c->argv);
-	for (size_t i = 0; i < n; i++)
-		c->argv[i] = xstrdup(argv[i]);
-	c->workspace = workspace ? xstrdup(workspace) : NULL;
-	if (started)
-		c->started = started;
-}
-
-void control_set_actions(struct control *c, const struct control_actions *a)
-{
-	c->act = *a;
-}
-
-void control_set_status_fn(struct control *c, json_t *(*fn)(void *ctx), void *ctx)
-{
-	c->status_fn = fn;
-	c->status_ctx = ctx;
 }
 
 int control_fd(const struct control *c)

@@ -37,24 +37,6 @@ struct control;
  * session's socket is (malloc'd). */
 char *control_dir_of(const char *logdir);
 
-/* Listen at dir/SESSION.sock, for a's questions (a NULL: the session asks
- * none). NULL with e set when the directory or the socket cannot be made
- * safely. */
-struct control *control_new(const char *dir, const char *session, struct approvals *a,
-			    struct audit *log, struct werr *e);
-/* Stop listening, close the clients, remove the socket. */
-void control_free(struct control *c);
-/* The loop's source: the listener and every client, one epoll fd. */
-int control_fd(const struct control *c);
-void control_dispatch(struct control *c);
-/* The socket's path. */
-const char *control_path(const struct control *c);
-
-/* What status says of the session: its command (copied, NULL-terminated),
- * workspace (copied) and start (wall clock; 0: when the socket was made). */
-void control_set_session(struct control *c, char *const *argv, const char *workspace,
-			 time_t started);
-
 /* The kill switch behind freeze, resume and kill (the supervisor's,
  * src/supervisor/freeze.h); without one, those ops are errors. uid: the
  * client's; reason: the request's, or NULL. */
@@ -65,12 +47,39 @@ struct control_actions {
 	bool (*frozen)(void *ctx);
 	void *ctx;
 };
-void control_set_actions(struct control *c, const struct control_actions *a);
 
-/* An extension of status (the detector's risk and alerts): fn returns an
- * object (a new reference, or NULL) whose members are added to each status
- * reply; the keys status has already keep their values. */
-void control_set_status_fn(struct control *c, json_t *(*fn)(void *ctx), void *ctx);
+/* What the control socket works with, given when it is made. */
+struct control_cfg {
+	const char *dir;        /* warden's control directory */
+	const char *session;    /* the session's id: the socket is dir/SESSION.sock */
+	struct approvals *approvals; /* whose questions it serves; NULL: the session asks none */
+	struct audit *log;
+	/* What status says of the session: its command (copied,
+	 * NULL-terminated), workspace (copied) and start (wall clock; 0: when
+	 * the socket was made). */
+	char *const *argv;
+	const char *workspace;
+	time_t started;
+	/* the kill switch (copied); NULL: none */
+	const struct control_actions *actions;
+	/* An extension of status (the detector's risk and alerts): fn returns
+	 * an object (a new reference, or NULL) whose members are added to each
+	 * status reply; the keys status has already keep their values. NULL:
+	 * none. */
+	json_t *(*status_fn)(void *ctx);
+	void *status_ctx;
+};
+
+/* Listen at dir/SESSION.sock. NULL with e set when the directory or the
+ * socket cannot be made safely. */
+struct control *control_new(const struct control_cfg *cfg, struct werr *e);
+/* Stop listening, close the clients, remove the socket. */
+void control_free(struct control *c);
+/* The loop's source: the listener and every client, one epoll fd. */
+int control_fd(const struct control *c);
+void control_dispatch(struct control *c);
+/* The socket's path. */
+const char *control_path(const struct control *c);
 
 /* A question as the protocol writes it (new reference). */
 json_t *control_question_json(const struct question *q);

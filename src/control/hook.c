@@ -13,7 +13,7 @@
 
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
-#include "../supervisor/target.h"
+#include "../common/procfacts.h"
 #include "hookmsg.h"
 #include "linesrv.h"
 #include "toollink.h"

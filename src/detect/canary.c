@@ -270,65 +270,19 @@ void canary_skip_covered(struct canary_set *cs, const char *path)
 			cs->v[i].off = true;
 }
 
-/* ---- init: into the home ---- */
+/* ---- for init: the seed files ---- */
 
-/* The directory of rel beneath homefd, each component made (0700) when
- * missing, none a symlink; -1 with errno. */
-static int parent_dir(int homefd, const char *rel, const char **name)
-{
-	int fd = dup(homefd);
-	if (fd < 0)
-		return -1;
-	const char *p = rel;
-	for (const char *slash; (slash = strchr(p, '/')); p = slash + 1) {
-		char comp[256];
-		snprintf(comp, sizeof comp, "%.*s", (int)(slash - p), p);
-		if (mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
-			close(fd);
-			return -1;
-		}
-		int next = open_beneath(fd, comp, O_PATH | O_DIRECTORY, 0);
-		close(fd);
-		if (next < 0)
-			return -1;
-		fd = next;
-	}
-	*name = p;
-	return fd;
-}
+_Static_assert(CANARY_MAX <= SEED_MAX, "every decoy has its seed file");
 
-static int place_one(const struct canary *c, int homefd)
+size_t canary_seeds(const struct canary_set *cs, struct seed_file *out, size_t max)
 {
-	const char *name;
-	_cleanup_close_ int dir = parent_dir(homefd, c->rel, &name);
-	if (dir < 0)
-		return -1;
-	_cleanup_close_ int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					O_CLOEXEC, c->mode);
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, c->text, strlen(c->text)) < 0 || fchmod(fd, c->mode) < 0) {
-		int err = errno;
-		unlinkat(dir, name, 0);
-		errno = err;
-		return -1;
+	size_t n = 0;
+	for (; cs && n < cs->n && n < max; n++) {
+		const struct canary *c = &cs->v[n];
+		out[n] = c->off ? (struct seed_file){ 0 }
+				: (struct seed_file){ .path = c->rel, .mode = c->mode, .bytes = c->text };
 	}
-	return 0;
-}
-
-unsigned canary_place(const struct canary_set *cs, int homefd, int *err)
-{
-	unsigned placed = 0;
-	*err = 0;
-	for (size_t i = 0; cs && i < cs->n; i++) {
-		if (cs->v[i].off)
-			continue;
-		if (place_one(&cs->v[i], homefd) == 0)
-			placed |= 1u << i;
-		else if (!*err)
-			*err = errno ? errno : EIO;
-	}
-	return placed;
+	return n;
 }
 
 /* ---- supervisor: the watch ---- */

@@ -9,7 +9,7 @@
  * Who does what: the session generates the set (canary_generate) and
  * turns off each decoy whose place the session binds something else to
  * (canary_skip_covered); sandbox init writes the others into the home
- * tmpfs before anything of the agent runs (canary_place); the supervisor
+ * tmpfs before anything of the agent runs (as seed files: canary_seeds); the supervisor
  * watches them with inotify through the home's O_PATH fd that init hands
  * over (canary_watch_new), before init starts the command, and never opens
  * them itself. A tool that probes for credentials finds the decoys and
@@ -27,6 +27,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/seed.h"
 #include "../policy/policy.h"
 #include "../secrets/secrets.h"
 
@@ -61,12 +62,11 @@ void canary_free(struct canary_set *cs);
  * its way (a bind of the session there would cover or collide with it). */
 void canary_skip_covered(struct canary_set *cs, const char *path);
 
-/* init: write every decoy that is not off beneath homefd (the home tmpfs),
- * its directories made (0700) on the way, none followed if a symlink.
- * Returns the bitmask of the decoys placed (bit i: cs->v[i]); a decoy
- * that cannot be placed is removed again, and the first failure's errno goes
- * to *err (0: none). */
-unsigned canary_place(const struct canary_set *cs, int homefd, int *err);
+/* For init: each decoy as a file to write into the home (seed.h), out[i]
+ * for cs->v[i] (a hole where it is off), at most max; how many. Init
+ * places them (seed_place) knowing nothing of decoys; bit i of what it
+ * placed is cs->v[i]. The strings are cs's. */
+size_t canary_seeds(const struct canary_set *cs, struct seed_file *out, size_t max);
 
 /* supervisor: an inotify watch (IN_OPEN) on each decoy in placed, reached
  * by its path beneath homefd (an O_PATH fd of the home in the sandbox's

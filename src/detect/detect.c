@@ -400,7 +400,7 @@ unsigned long detect_alerts(const struct detect *d) { return d->alerts; }
 static int act(struct detect *d, enum det_action a, const char *reason)
 {
 	if (a == ACT_WARN) {
-		wnote_raw("warning: %s", reason); /* the user's terminal may be raw */
+		wnote("warning: %s", reason); /* raw-terminal aware (wnote_terminal_raw) */
 		return 0;
 	}
 	if (!d->act)

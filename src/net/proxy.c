@@ -546,24 +546,6 @@ void proxy_dispatch(struct proxy *px)
 
 int proxy_fd(const struct proxy *px) { return px->ep; }
 
-void proxy_set_asker(struct proxy *px, const struct proxy_asker *a, bool default_ask)
-{
-	px->asker = *a;
-	px->default_ask = default_ask;
-}
-
-void proxy_set_tagger(struct proxy *px, const char *(*tag)(void *ctx, int fd), void *ctx)
-{
-	px->tag = tag;
-	px->tag_ctx = ctx;
-}
-
-void proxy_set_guard(struct proxy *px, const struct proxy_guard *g)
-{
-	px->guard = *g;
-	px->guarded = true;
-}
-
 static void watch(struct proxy *px, int fd, struct item *it)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = it };
@@ -583,8 +565,7 @@ void proxy_add_forward(struct proxy *px, int listener, const struct net_forward 
 	watch(px, listener, &fl->it);
 }
 
-struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_rules *rules,
-			struct audit *log, struct werr *e)
+struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 {
 	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each). */
 	struct rlimit rl;
@@ -599,10 +580,19 @@ struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    (rl.rlim_cur - FD_RESERVE) / 6 < px->cap)
 		px->cap = rl.rlim_cur > FD_RESERVE + 6 * 16 ? (rl.rlim_cur - FD_RESERVE) / 6 : 16;
-	px->lhttp = http_listener;
-	px->lsocks = socks_listener;
-	px->rules = rules;
-	px->log = log;
+	px->lhttp = cfg->http;
+	px->lsocks = cfg->socks;
+	px->rules = cfg->rules;
+	px->log = cfg->log;
+	if (cfg->guard) {
+		px->guard = *cfg->guard;
+		px->guarded = true;
+	}
+	if (cfg->asker)
+		px->asker = *cfg->asker;
+	px->default_ask = cfg->default_ask;
+	px->tag = cfg->tag;
+	px->tag_ctx = cfg->tag_ctx;
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

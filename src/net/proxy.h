@@ -57,18 +57,11 @@ struct proxy_guard {
 	struct ssl_ctx_st *client_ctx;
 };
 
-/* Take the two listening sockets (either may be -1) and the rules (borrowed,
- * must outlive the proxy). */
-struct proxy *proxy_new(int http_listener, int socks_listener, const struct net_rules *rules,
-			struct audit *log, struct werr *e);
 /* Serve a host loopback port: take its listener (inside the sandbox) and
  * relay each connection accepted on it to fw's port on the host's loopback,
  * with a `net` event (method "tcp", via "loopback") when it ends. The rules
  * decide again at each connection (a deny rule wins). fw is copied. */
 void proxy_add_forward(struct proxy *p, int listener, const struct net_forward *fw);
-/* Guard every connection with g (copied; its ctx must outlive the proxy). */
-void proxy_set_guard(struct proxy *p, const struct proxy_guard *g);
-
 /* Who answers the question of a destination an ask rule (or `net default
  * ask`) names: ask puts it (subject "host:port", a summary for a human, the
  * fields, taken) and returns a handle, or NULL when it called done at once;
@@ -80,11 +73,28 @@ struct proxy_asker {
 	void (*cancel)(void *ctx, const void *question);
 	void *ctx;
 };
-void proxy_set_asker(struct proxy *p, const struct proxy_asker *a, bool default_ask);
-/* Who says which tool call a connection belongs to (src/control/hook.h):
- * told of each connection as it is accepted (fd: the proxy's end), it
- * returns the call's id for the net event's "tool", or NULL. */
-void proxy_set_tagger(struct proxy *p, const char *(*tag)(void *ctx, int fd), void *ctx);
+
+/* What the proxy works with, given when it is made. */
+struct proxy_cfg {
+	int http, socks;               /* the listening sockets, taken (either may be -1) */
+	const struct net_rules *rules; /* borrowed, must outlive the proxy */
+	struct audit *log;
+	/* every connection guarded with it (copied; its ctx must outlive the
+	 * proxy); NULL: none */
+	const struct proxy_guard *guard;
+	/* who answers the questions (copied); NULL: such a destination is
+	 * refused. default_ask: `net default ask`. */
+	const struct proxy_asker *asker;
+	bool default_ask;
+	/* Who says which tool call a connection belongs to
+	 * (src/control/hook.h): told of each connection as it is accepted (fd:
+	 * the proxy's end), it returns the call's id for the net event's
+	 * "tool", or NULL. NULL: none. */
+	const char *(*tag)(void *ctx, int fd);
+	void *tag_ctx;
+};
+/* NULL with e filled (the listeners closed). */
+struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);
 /* The fd to watch for readability; then call proxy_dispatch. */
 int proxy_fd(const struct proxy *p);
 void proxy_dispatch(struct proxy *p);

@@ -89,7 +89,7 @@ struct conn {
 	const void *question;      /* S_ASKING: the open question (proxy_asker) */
 	unsigned requests;
 	char leak_why[256];        /* the guard refused: why */
-	char tool[24];             /* the tool call it belongs to (proxy_set_tagger), "" none */
+	char tool[24];             /* the tool call it belongs to (proxy_cfg.tag), "" none */
 };
 
 /* An interception thread's job and the connection it belongs to. */

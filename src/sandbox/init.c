@@ -26,40 +26,14 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "../detect/canary.h"
 #include "initmsg.h"
 #include "../workspace/wswatch.h"
 
 extern char **environ;
 
-/* Send a message with nfds fds attached (0 to INIT_MSG_MAX_FDS). */
-static void send_msg(int sock, const struct init_msg *m, const int *fds, size_t nfds)
-{
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof *m };
-	union {
-		char buf[CMSG_SPACE(INIT_MSG_MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (nfds) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
-}
-
 __attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const struct werr *e)
 {
-	struct init_msg m = { .type = INIT_MSG_ERROR, .errnum = e->errnum };
-	snprintf(m.text, sizeof m.text, "%s", e->msg);
-	send_msg(s->sync_fd, &m, NULL, 0);
+	initmsg_send_error(s->sync_fd, e->errnum, e->msg);
 	_exit(125);
 }
 
@@ -189,141 +163,88 @@ static void hide_cmdline(struct sandbox_spec *s)
 	}
 }
 
-void sandbox_init_main(struct sandbox_spec *s)
+/* What the supervisor holds on the host that init has no use for: the
+ * workspace directory (kept for the sweep; init builds the sandbox by
+ * path, and the command's fds are closed anyway), the placeholders'
+ * stash in warden's state directory, the workspace watch's inotify fd. */
+static void forget_host(struct sandbox_spec *s)
 {
-	hide_cmdline(s);
-	/* The supervisor keeps the workspace directory open for the sweep;
-	 * init builds the sandbox by path and needs no handle on the host's
-	 * tree (the command's fds are closed anyway). */
 	if (s->plan.ws_fd >= 0)
 		close(s->plan.ws_fd);
 	s->plan.ws_fd = -1;
-	phstash_forget(&s->plan.stash); /* the supervisor's, in warden's state directory */
-	wswatch_forget(s->plan.watch); /* the host's inotify fd */
-	struct werr e = { 0 };
-	char slave[64] = "";
-	int master = -1;
+	phstash_forget(&s->plan.stash);
+	wswatch_forget(s->plan.watch);
+}
 
+/* Dies with the supervisor; waits for its identity maps and says it runs
+ * (the supervisor moves it into its cgroups then: see below); then takes
+ * its identity in the sandbox. */
+static void become_init(struct sandbox_spec *s, struct werr *e)
+{
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		werr_errno(&e, "lifetime: PR_SET_PDEATHSIG"), fail(s, &e);
+		werr_errno(e, "lifetime: PR_SET_PDEATHSIG"), fail(s, e);
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
-	/* running: the supervisor moves init into its cgroups now (see below) */
 	if (send(s->sync_fd, "s", 1, MSG_NOSIGNAL) != 1)
 		_exit(125);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		werr_errno(&e, "processes: making init non-dumpable"), fail(s, &e);
+		werr_errno(e, "processes: making init non-dumpable"), fail(s, e);
 	if (s->uid == 0 && setgroups(0, NULL) < 0)
-		werr_errno(&e, "identity: dropping supplementary groups"), fail(s, &e);
+		werr_errno(e, "identity: dropping supplementary groups"), fail(s, e);
 	/* As root, init still has root's host identity (the maps name the
 	 * agent's only): it becomes the agent, keeping its capabilities in
 	 * the namespace, so that what it makes belongs to the agent and
 	 * nothing of the sandbox ever runs as host root (hostid.h). */
-	if (s->ids.active && caps_become(AGENT_UID, AGENT_GID, &e) < 0)
-		fail(s, &e);
+	if (s->ids.active && caps_become(AGENT_UID, AGENT_GID, e) < 0)
+		fail(s, e);
 	/* a change of identity clears the parent-death signal: armed again
 	 * (should the supervisor have died meanwhile, init's next read of the
 	 * socket ends it) */
 	if (s->ids.active && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		werr_errno(&e, "lifetime: PR_SET_PDEATHSIG"), fail(s, &e);
+		werr_errno(e, "lifetime: PR_SET_PDEATHSIG"), fail(s, e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
-		werr_errno(&e, "uts namespace: setting the hostname"), fail(s, &e);
-	/* The network first: it tunes the namespace through the host's /proc,
-	 * which mounts_build replaces. */
-	int hook_l = -1;
-	if (net_lo_up(&e) < 0 || mounts_build(s, &hook_l, &e) < 0)
-		fail(s, &e);
-	hostid_close_trees(&s->ids); /* attached now */
-	/* The decoys, into the home tmpfs before anything of the agent runs;
-	 * one that cannot be placed is the supervisor's to tell. */
-	unsigned canary_placed = 0;
-	int canary_err = 0;
-	if (s->canary) {
-		_cleanup_close_ int home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (home < 0)
-			canary_err = errno;
-		else
-			canary_placed = canary_place(s->canary, home, &canary_err);
-	}
-	if (s->use_pty && open_pty(&master, slave, sizeof slave, &e) < 0)
-		fail(s, &e);
-	/* Meanwhile the supervisor moved init into the session's cgroups
-	 * (limits.h; a move can wait on the kernel for a millisecond or more,
-	 * so it overlaps the mounts); it says when. Nothing was forked before.
-	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
-	if (read(s->sync_fd, &go, 1) != 1)
-		_exit(125);
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		werr_errno(&e, "cgroup namespace"), fail(s, &e);
-	/* fds for the supervisor: seccomp listener, proxy listeners, pty,
-	 * host loopback ports. */
-	int fds[INIT_MSG_MAX_FDS] = { -1, -1, -1, master };
-	int fwd_l[FORWARD_MAX];
-	if (net_proxy_listeners(&fds[1], &fds[2], &e) < 0 ||
-	    net_forward_listeners(&s->forwards, fwd_l, &e) < 0)
-		fail(s, &e);
-	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
-	    seccomp_install(s, &fds[0], &e) < 0 || caps_drop_all(&e) < 0)
-		fail(s, &e);
+		werr_errno(e, "uts namespace: setting the hostname"), fail(s, e);
+}
 
-	struct init_msg ready = { .type = INIT_MSG_READY, .has_pty = master >= 0,
-				  .canary_placed = canary_placed, .canary_err = canary_err };
-	size_t nfds = master >= 0 ? 4 : 3;
-	for (size_t i = 0; i < s->forwards.n; i++)
-		if (fwd_l[i] >= 0) {
-			fds[nfds++] = fwd_l[i];
-			ready.fwd_mask |= 1u << i;
-		}
-	/* made here: a netlink socket belongs to the namespace it was made in */
-	fds[nfds] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fds[nfds] >= 0) {
-		nfds++;
-		ready.has_diag = 1;
-	}
-	/* the scratch space, whose free space the supervisor watches */
-	static const char *const scratch[] = { "/tmp", AGENT_HOME };
-	for (unsigned i = 0; i < ARRAY_LEN(scratch); i++) {
-		fds[nfds] = open(scratch[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fds[nfds] >= 0) {
-			nfds++;
-			ready.fs_mask |= 1u << i;
-		}
-	}
-	/* the namespaces the re-masker joins, should it be needed */
-	fds[nfds] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
-	fds[nfds + 1] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fds[nfds] < 0 || fds[nfds + 1] < 0)
-		werr_errno(&e, "namespaces: opening their files for the re-masker"), fail(s, &e);
-	nfds += 2;
-	ready.has_ns = 1;
-	fds[nfds++] = hook_l;
-	ready.has_hook = 1;
-	send_msg(s->sync_fd, &ready, fds, nfds);
-	for (size_t i = 0; i < nfds; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	/* With a pty, the supervisor answers once it has set up the terminal,
-	 * with decoys once it watches them; without either the command starts
-	 * now (its first exec waits for the supervisor to read the notification
-	 * anyway). */
-	if ((master >= 0 || canary_placed) && read(s->sync_fd, &go, 1) != 1)
-		_exit(125);
+/* The seed files (the decoys), into the home tmpfs before anything of the
+ * agent runs; one that cannot be placed is the supervisor's to tell (m's
+ * canary fields). */
+static void place_seeds(const struct sandbox_spec *s, struct init_msg *m)
+{
+	if (!s->nseeds)
+		return;
+	_cleanup_close_ int home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (home < 0)
+		m->canary_err = errno;
+	else
+		m->canary_placed = seed_place(s->seeds, s->nseeds, home, &m->canary_err);
+}
 
-	sigset_t fwd;
-	sigfillset(&fwd);
-	sigprocmask(SIG_SETMASK, &fwd, NULL);
-	pid_t child = fork();
-	if (child < 0)
-		werr_errno(&e, "processes: fork"), fail(s, &e);
-	if (child == 0)
-		exec_command(s, slave);
+/* The fds for the supervisor (initmsg.h) past the listeners: the
+ * sock_diag socket (made here: a netlink socket belongs to the namespace
+ * it was made in), the scratch space whose free space the supervisor
+ * watches, the namespaces the re-masker joins should it be needed. */
+static void fds_for_supervisor(const struct sandbox_spec *s, struct init_fds *fds, struct werr *e)
+{
+	fds->diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	fds->tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds->home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fds->userns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds->mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fds->userns < 0 || fds->mntns < 0)
+		werr_errno(e, "namespaces: opening their files for the re-masker"), fail(s, e);
+}
 
+/* PID 1 from here on: each signal passed on, every orphan reaped, and
+ * the command's exit status init's own. */
+__attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd)
+{
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&fwd, &si);
+		int sig = sigwaitinfo(fwd, &si);
 		if (sig < 0)
 			continue;
 		if (sig != SIGCHLD) {
@@ -344,4 +265,60 @@ void sandbox_init_main(struct sandbox_spec *s)
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		}
 	}
+}
+
+void sandbox_init_main(struct sandbox_spec *s)
+{
+	hide_cmdline(s);
+	forget_host(s);
+	struct werr e = { 0 };
+	char slave[64] = "", go;
+	struct init_fds fds;
+	init_fds_none(&fds);
+	struct init_msg ready = { 0 };
+
+	become_init(s, &e);
+	/* The network first: it tunes the namespace through the host's /proc,
+	 * which mounts_build replaces. */
+	if (net_lo_up(&e) < 0 || mounts_build(s, &fds.hook, &e) < 0)
+		fail(s, &e);
+	hostid_close_trees(&s->ids); /* attached now */
+	place_seeds(s, &ready);
+	if (s->use_pty && open_pty(&fds.master, slave, sizeof slave, &e) < 0)
+		fail(s, &e);
+	/* Meanwhile the supervisor moved init into the session's cgroups
+	 * (limits.h; a move can wait on the kernel for a millisecond or more,
+	 * so it overlaps the mounts); it says when. Nothing was forked before.
+	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
+	if (read(s->sync_fd, &go, 1) != 1)
+		_exit(125);
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		werr_errno(&e, "cgroup namespace"), fail(s, &e);
+	/* The listeners the supervisor serves, then the last layers. */
+	if (net_proxy_listeners(&fds.http, &fds.socks, &e) < 0 ||
+	    net_forward_listeners(&s->forwards, fds.fwd, &e) < 0)
+		fail(s, &e);
+	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
+	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
+		fail(s, &e);
+	fds_for_supervisor(s, &fds, &e);
+	initmsg_send_ready(s->sync_fd, &ready, &fds);
+	bool placed = ready.canary_placed, pty = fds.master >= 0;
+	init_fds_close(&fds);
+	/* With a pty, the supervisor answers once it has set up the terminal,
+	 * with decoys once it watches them; without either the command starts
+	 * now (its first exec waits for the supervisor to read the notification
+	 * anyway). */
+	if ((pty || placed) && read(s->sync_fd, &go, 1) != 1)
+		_exit(125);
+
+	sigset_t fwd;
+	sigfillset(&fwd);
+	sigprocmask(SIG_SETMASK, &fwd, NULL);
+	pid_t child = fork();
+	if (child < 0)
+		werr_errno(&e, "processes: fork"), fail(s, &e);
+	if (child == 0)
+		exec_command(s, slave);
+	reap(child, &fwd);
 }

@@ -1,25 +1,43 @@
 /* initmsg.h - the one message sandbox init sends the supervisor over their
- * SEQPACKET socket (init.c writes it, supervisor.c reads it): READY with the
- * fds the supervisor serves, or ERROR naming the layer that failed. */
+ * SEQPACKET socket (init.c sends it, supervisor/launch.c receives it):
+ * READY with the fds the supervisor serves, or ERROR naming the layer that
+ * failed. The fds travel as a struct init_fds; initmsg.c alone knows the
+ * order they go on the wire in and the flags that say which are there. */
 #pragma once
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "../net/forward.h"
 
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
-/* READY carries fds: the seccomp listener, the HTTP and SOCKS5 proxy
- * listeners, the pty master when has_pty is set, then the listener of each
- * host loopback port (spec->forwards.v[i]) whose bit i is set in fwd_mask,
- * then a sock_diag netlink socket of the sandbox's network namespace when
- * has_diag is set (which unix sockets are bound inside: unixconn.h), then
- * O_PATH fds of the sandbox's /tmp (bit 0 of fs_mask) and home (bit 1),
- * whose free space the supervisor watches (limits.h), then the sandbox's
- * user and mount namespaces when has_ns is set, which the re-masker joins
- * if it is needed (remask.c; init, non-dumpable, is not the supervisor's
- * to open them through /proc), then the hook socket's listener when
- * has_hook is set (src/control/hook.h). canary_placed: the decoys init
- * wrote into the home (bit i: spec->canary->v[i]), canary_err the errno of
- * the first it could not (0: none); with any placed, init waits for the
- * supervisor's byte (its watch is in place) before it starts the command. */
+
+/* What READY carries, each fd -1 when absent: the seccomp listener and the
+ * HTTP and SOCKS5 proxy listeners (always there), the pty master, the
+ * listener of each host loopback port (fwd[i] for spec->forwards.v[i]), a
+ * sock_diag netlink socket of the sandbox's network namespace (which unix
+ * sockets are bound inside: unixconn.h), O_PATH fds of the sandbox's /tmp
+ * and home, whose free space the supervisor watches (limits.h), the
+ * sandbox's user and mount namespaces, which the re-masker joins if it is
+ * needed (remask.c; init, non-dumpable, is not the supervisor's to open
+ * them through /proc; both or neither), and the hook socket's listener
+ * (src/control/hook.h). */
+struct init_fds {
+	int listener, http, socks;
+	int master;
+	int fwd[FORWARD_MAX];
+	int diag;
+	int tmp, home;
+	int userns, mntns;
+	int hook;
+};
 #define INIT_MSG_MAX_FDS (10 + FORWARD_MAX)
+
+/* The message. The has_ and _mask fields say which of the fds came along
+ * (initmsg.c fills and reads them). canary_placed: the seed files init
+ * wrote into the home (bit i: the i-th of the list), canary_err the errno
+ * of the first it could not (0: none); with any placed, init waits for
+ * the supervisor's byte (its watch is in place) before it starts the
+ * command. */
 struct init_msg {
 	int type;
 	int errnum;
@@ -33,3 +51,19 @@ struct init_msg {
 	int canary_err;
 	char text[1024];
 };
+
+/* Every fd absent. */
+void init_fds_none(struct init_fds *f);
+/* Close those present and mark them absent. */
+void init_fds_close(struct init_fds *f);
+
+/* Send READY: m (its type and fd flags set here from which of f's fds are
+ * present) with f's fds. -1 with errno when the listener or a proxy
+ * listener is missing or sendmsg fails. */
+int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
+/* Send ERROR: errnum and text. */
+void initmsg_send_error(int sock, int errnum, const char *text);
+/* Receive init's message and, for READY, its fds into f (each one the
+ * message does not carry -1; f is the receiver's to close). The length
+ * read: 0 on EOF, -1 with errno. */
+ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f);

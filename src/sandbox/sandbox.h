@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../common/err.h"
+#include "../common/seed.h"
 #include "../common/util.h"
 #include "../net/forward.h"
 #include "../net/proxy.h"
@@ -108,7 +109,6 @@ struct home_bind {
 };
 
 struct limits;
-struct canary_set;
 
 /* The exec rules' part of the file system (execplan.c on the supervisor
  * side; mounts.c and landlock.c build it in init). Every writable mount is
@@ -173,9 +173,6 @@ struct sandbox_spec {
 				     * terminal); the others stay what the host's are */
 	bool self_exe;              /* warden's own binary at /.warden/warden (check, ssh) */
 	char *self_cache;           /* a cached copy's directory (selfbin.c), or NULL: copy */
-	const struct proxy_guard *guard; /* borrowed: secrets by reference, or NULL */
-	struct detect *detect;      /* borrowed: the detector (src/detect/detect.h), which the
-				       supervisor gives the means to act, or NULL */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */
@@ -191,16 +188,17 @@ struct sandbox_spec {
 				       (src/supervisor/llaudit.h): init restricts itself
 				       with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON */
 	char landlock_log_why[256]; /* on, or why not (llaudit_probe), for session.start */
-	struct limits *limits;      /* borrowed: the session's limits (limits.h), or NULL */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
 	/* a file warden adds to /etc inside, read-only like the rest of it
 	 * (an agent's system-wide settings: Codex's /etc/codex/config.toml
 	 * with warden's tool-call hook), or NULL; borrowed */
 	const char *etc_extra_path; /* relative to /etc: "codex/config.toml" */
 	const char *etc_extra_text;
-	/* decoy credentials init writes into the home (src/detect/canary.h),
-	 * or NULL: `canary off`; borrowed */
-	const struct canary_set *canary;
+	/* files init writes into the home before anything of the agent runs
+	 * (the decoys of canary credentials, src/detect/canary.h: none with
+	 * `canary off`); their strings borrowed */
+	struct seed_file seeds[SEED_MAX];
+	size_t nseeds;
 };
 
 /* spec.c: release what the supervisor side filled in (not the policy); for

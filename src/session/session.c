@@ -580,6 +580,7 @@ static int session_plan(struct session *sn, struct werr *e)
 	    layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
+	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	limits_plan(&sn->lim, &sn->pol, &sn->probe);
@@ -594,23 +595,16 @@ static int session_plan(struct session *sn, struct werr *e)
 	return log_start(sn, ckfield, e);
 }
 
-/* The sandbox run by the supervisor. The handles of the session it
- * borrows for the run (the detector, the limits, the decoys, the guard of
- * the egress) are given here, next to the call, and the first two taken
- * back once it returns. */
+/* The sandbox run by the supervisor, with the handles of the session it
+ * borrows for the run (supervisor_cfg): the detector, the limits, the
+ * proxy guarded for the decoys' tokens and the secrets by reference
+ * (egress.h), the decoys. */
 static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, struct werr *e)
 {
-	struct sandbox_spec *s = &sn->spec;
-	s->detect = sn->det;
-	s->limits = &sn->lim;
-	if (sn->ss.canary.n)
-		s->canary = &sn->ss.canary;
-	if (sn->ss.canary.n || sn->ss.sec.n)
-		s->guard = &sn->ss.eg.guard;
-	int r = supervisor_run(s, sn->log, status, exec_stats, &sn->late, e);
-	s->detect = NULL;
-	s->limits = NULL;
-	return r;
+	struct supervisor_cfg sc = { .limits = &sn->lim, .detect = sn->det,
+		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
+		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL };
+	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
 }
 
 /* The sandbox gone: its namespaces and watches closed on a thread, what it

@@ -46,6 +46,7 @@
 #include "../common/hash.h"
 #include "../audit/escape.h"
 #include "../common/util.h"
+#include "answer.h"
 #include "target.h"
 #include "unixconn.h"
 #include "exec/execs.h"
@@ -103,50 +104,15 @@ struct notifier {
 	struct execs *execs;     /* where exec notifications go (execs.h) */
 	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
 	bool audit_files;        /* file operations recorded (else only asked about) */
-	char *guarded;           /* warden's control directory (notifier_set_guarded) */
-	char *ro_ws;             /* the read-only workspace (notifier_set_readonly), or NULL */
-	struct wsmade *made;     /* secret names the sandbox makes (notifier_set_made), or NULL */
+	char *guarded;           /* warden's control directory (notifier_cfg.guarded) */
+	char *ro_ws;             /* the read-only workspace (notifier_cfg.readonly), or NULL */
+	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
 	const struct policy *pol; /* whose mask patterns say which names are secret */
 	char *ws;                /* the workspace (its path inside) */
 	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
 	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
 	bool mask_paths;         /* a pattern names a path (needs the name's place) */
 };
-
-void notifier_set_readonly(struct notifier *n, const char *workspace)
-{
-	free(n->ro_ws);
-	n->ro_ws = workspace ? xstrdup(workspace) : NULL;
-}
-
-void notifier_set_made(struct notifier *n, struct wsmade *made, const struct policy *pol,
-		       const char *workspace)
-{
-	n->made = made;
-	n->pol = pol;
-	free(n->ws);
-	n->ws = workspace ? xstrdup(workspace) : NULL;
-	n->mask_paths = false;
-	for (size_t i = 0; pol && i < pol->mask.n; i++)
-		n->mask_paths |= strchr(pol->mask.v[i], '/') != NULL;
-}
-
-void notifier_set_execs(struct notifier *n, struct execs *x)
-{
-	n->execs = x;
-}
-
-void notifier_set_code(struct notifier *n, bool strict, struct bpfexec *kernel)
-{
-	n->strict = strict;
-	n->kernel = kernel && bpfexec_set_listener(kernel, n->fd) == 0 ? kernel : NULL;
-}
-
-void notifier_set_guarded(struct notifier *n, const char *dir)
-{
-	free(n->guarded);
-	n->guarded = dir ? xstrdup(dir) : NULL;
-}
 
 /* path made absolute (from the process's cwd) with ".", ".." and empty
  * components taken out, as text: what it names whatever the symlinks on
@@ -178,12 +144,6 @@ static char *lexical_path(pid_t pid, const char *path)
 	return out;
 }
 
-void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa)
-{
-	n->audit_files = audit_files;
-	n->wa = wa;
-}
-
 static void reserve_take(struct notifier *n)
 {
 	for (int i = 0; i < RESERVE_FDS; i++)
@@ -211,30 +171,30 @@ static void later(struct notifier *n, struct event ev)
 		n->event = ev;
 }
 
-void notify_answer(int listener, uint64_t id, int error, bool cont, long long val)
-{
-	struct seccomp_notif_resp r = { .id = id };
-	if (error)
-		r.error = -error;
-	else if (cont)
-		r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else
-		r.val = val;
-	seccomp_notify_respond(listener, &r);
-}
-
-struct notifier *notifier_new(int listener, int diag, struct audit *log)
+struct notifier *notifier_new(const struct notifier_cfg *cfg)
 {
 	struct notifier *n = xcalloc(1, sizeof *n);
-	n->fd = listener;
-	n->diag = diag;
-	n->log = log;
-	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
-		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
 	if (seccomp_notify_alloc(&n->req, NULL) < 0) {
 		free(n);
 		return NULL;
 	}
+	n->fd = cfg->listener;
+	n->diag = cfg->diag;
+	n->log = cfg->log;
+	n->execs = cfg->execs;
+	n->strict = cfg->strict;
+	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
+	n->audit_files = cfg->audit_files;
+	n->wa = cfg->wa;
+	n->made = cfg->made;
+	n->pol = cfg->pol;
+	n->ws = cfg->workspace ? xstrdup(cfg->workspace) : NULL;
+	for (size_t i = 0; cfg->pol && i < cfg->pol->mask.n; i++)
+		n->mask_paths |= strchr(cfg->pol->mask.v[i], '/') != NULL;
+	n->ro_ws = cfg->readonly ? xstrdup(cfg->readonly) : NULL;
+	n->guarded = cfg->guarded ? xstrdup(cfg->guarded) : NULL;
+	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
+		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
 	for (int i = 0; i < RESERVE_FDS; i++)
 		n->reserve[i] = -1;
 	reserve_take(n);
@@ -778,6 +738,101 @@ static bool kernel_first(struct notifier *n, const struct seccomp_notif *req, bo
 	return queued;
 }
 
+/* A foreign ABI's call (the filter's bad-architecture action): its number
+ * names another call here (i386's link is 9, mmap here), and it is
+ * refused whatever it is. */
+static void handle_foreign(struct notifier *n, const struct seccomp_notif *req)
+{
+	log_refusal(n, req, false);
+	emit_pending(n);
+	notify_answer(n->fd, req->id, EPERM, false, 0);
+}
+
+/* An mmap or mprotect, notified for `exec strict` (mmap) or the rules in
+ * the kernel. */
+static void handle_code(struct notifier *n, const struct seccomp_notif *req, bool mprotect)
+{
+	bool refused = !mprotect && n->strict && mmap_refused(n, req);
+	bool unlogged = emit_pending(n);
+	if (!refused && !unlogged && n->kernel && kernel_first(n, req, mprotect))
+		return; /* answered by bpfexec's thread */
+	notify_answer(n->fd, req->id, refused || unlogged ? EPERM : 0, true, 0);
+}
+
+/* The process's memory, for a call that goes on once recorded: -1 with
+ * *err when it cannot be opened (the reserve given up for it first when
+ * the supervisor ran out of fds). */
+static int open_mem(struct notifier *n, const struct seccomp_notif *req, int *err)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
+	int mem = open(p, O_RDONLY | O_CLOEXEC);
+	if (mem < 0 && (errno == EMFILE || errno == ENFILE) && reserve_give(n))
+		mem = open(p, O_RDONLY | O_CLOEXEC);
+	*err = mem < 0 ? errno : 0;
+	return mem;
+}
+
+/* An exec the supervisor cannot look at is refused, never let through
+ * unseen (the record never fails open). */
+static void note_blind(struct notifier *n, const struct seccomp_notif *req, int mem_err)
+{
+	n->blind++;
+	char why[128];
+	snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(mem_err));
+	later(n, ev_exec(&(struct ev_exec){ .pid = -1, .ppid = -1, .host_pid = req->pid,
+		.execveat = req->data.nr == SCMP_SYS(execveat), .interpreter = "", .deny = why }));
+}
+
+/* What became of a call, for its answer. */
+struct outcome {
+	bool unlogged;  /* its event could not be written: refused */
+	bool blind;     /* an exec not inspected: refused */
+	bool ignore;    /* prctl(PR_SET_DUMPABLE, 0): success, not done (seccomp.c) */
+	bool unchecked; /* a connect whose address could not be read: refused */
+	bool emulated;  /* done by the supervisor: emu_err, else emu_val */
+	int emu_err;
+	long emu_val;
+	bool cont;      /* recorded, goes on */
+};
+
+static void answer(struct notifier *n, const struct seccomp_notif *req, const struct outcome *o)
+{
+	int error = 0;
+	bool go_on = false;
+	if (o->unlogged || o->blind)
+		error = EACCES;
+	else if (o->ignore)
+		; /* val 0, error 0: success */
+	else if (o->unchecked)
+		error = EPERM;
+	else if (o->emulated)
+		error = o->emu_err; /* done by the supervisor: its result, emu_val */
+	else if (o->cont)
+		go_on = true;
+	else
+		error = EPERM;
+	notify_answer(n->fd, req->id, error, go_on, o->emulated ? o->emu_val : 0);
+}
+
+/* The call recorded (or its refusal), a connect to a unix socket made by
+ * the supervisor instead, a bind noted; true when a file operation is
+ * held for a question (writeask.c answers it). */
+static bool record(struct notifier *n, const struct seccomp_notif *req, int mem, bool valid,
+		   const struct file_op *fop, struct outcome *o)
+{
+	if (!o->cont || o->ignore || o->unchecked)
+		log_refusal(n, req, o->ignore);
+	else if (valid && fop && log_file(n, req, mem, fop))
+		return true;
+	else if (valid && req->data.nr == SCMP_SYS(bind))
+		note_bind(n, req, mem);
+	else if (valid)
+		o->emulated = connect_unix(n, req, mem, &o->emu_err, &o->emu_val) ||
+			      (log_connect(n, req, mem), false);
+	return false;
+}
+
 int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
@@ -785,23 +840,13 @@ int notifier_handle(struct notifier *n)
 		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
-	/* A foreign ABI's call (the filter's bad-architecture action): its
-	 * number names another call here (i386's link is 9, mmap here), and
-	 * it is refused whatever it is. */
 	if (req->data.arch != seccomp_arch_native()) {
-		log_refusal(n, req, false);
-		emit_pending(n);
-		notify_answer(n->fd, req->id, EPERM, false, 0);
+		handle_foreign(n, req);
 		return 0;
 	}
 	bool mprotect = nr == SCMP_SYS(mprotect) || nr == SCMP_SYS(pkey_mprotect);
 	if (nr == SCMP_SYS(mmap) || mprotect) {
-		/* notified for `exec strict` (mmap) or the rules in the kernel */
-		bool refused = !mprotect && n->strict && mmap_refused(n, req);
-		bool unlogged = emit_pending(n);
-		if (!refused && !unlogged && n->kernel && kernel_first(n, req, mprotect))
-			return 0; /* answered by bpfexec's thread */
-		notify_answer(n->fd, req->id, refused || unlogged ? EPERM : 0, true, 0);
+		handle_code(n, req, mprotect);
 		return 0;
 	}
 	bool exec = nr == SCMP_SYS(execve) || nr == SCMP_SYS(execveat);
@@ -814,16 +859,10 @@ int notifier_handle(struct notifier *n)
 	bool binds = nr == SCMP_SYS(bind); /* noted (note_bind), let through */
 	const struct file_op *fop = exec || addressed || binds || setid_create(nr, req->data.args)
 					    ? NULL : file_op_of(n, nr);
-	bool cont = exec || addressed || binds || fop;
-	int mem = -1, mem_err = 0;
-	if (cont) {
-		char p[64];
-		snprintf(p, sizeof p, "/proc/%d/mem", (int)req->pid);
-		mem = open(p, O_RDONLY | O_CLOEXEC);
-		if (mem < 0 && (errno == EMFILE || errno == ENFILE) && reserve_give(n))
-			mem = open(p, O_RDONLY | O_CLOEXEC);
-		mem_err = mem < 0 ? errno : 0;
-	}
+	struct outcome o = { .cont = exec || addressed || binds || fop,
+			     .ignore = nr == SCMP_SYS(prctl) };
+	int mem_err = 0;
+	int mem = o.cont ? open_mem(n, req, &mem_err) : -1;
 	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (valid && exec && n->execs) {
 		/* answered by execs, now or once its file is hashed */
@@ -832,55 +871,19 @@ int notifier_handle(struct notifier *n)
 		reserve_take(n);
 		return 0;
 	}
-	/* An exec the supervisor cannot look at is refused, never let through
-	 * unseen (the record never fails open). */
-	bool blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
-	if (blind) {
-		n->blind++;
-		char why[128];
-		snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(mem_err));
-		later(n, ev_exec(&(struct ev_exec){ .pid = -1, .ppid = -1, .host_pid = req->pid,
-			.execveat = nr == SCMP_SYS(execveat), .interpreter = "", .deny = why }));
-	}
-	bool emulated = false;
-	int emu_err = 0;
-	long emu_val = 0;
-	/* prctl(PR_SET_DUMPABLE, 0): success, not done (seccomp.c) */
-	bool ignore = nr == SCMP_SYS(prctl);
-	/* A connect whose address cannot be read cannot be checked (a unix
-	 * socket of the host?): refused. */
-	bool unchecked = addressed && !valid &&
-			 seccomp_notify_id_valid(n->fd, req->id) == 0;
-	if (!cont || ignore || unchecked)
-		log_refusal(n, req, ignore);
-	else if (valid && fop && log_file(n, req, mem, fop)) {
+	o.blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	if (o.blind)
+		note_blind(n, req, mem_err);
+	o.unchecked = addressed && !valid && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	if (record(n, req, mem, valid, fop, &o)) {
 		close(mem); /* held: writeask.c answers it */
 		reserve_take(n);
 		return 0;
 	}
-	else if (valid && binds)
-		note_bind(n, req, mem);
-	else if (valid)
-		emulated = connect_unix(n, req, mem, &emu_err, &emu_val) ||
-			   (log_connect(n, req, mem), false);
 	if (mem >= 0)
 		close(mem);
-	bool unlogged = emit_pending(n);
-	int error = 0;
-	bool go_on = false;
-	if (unlogged || blind)
-		error = EACCES;
-	else if (ignore)
-		; /* val 0, error 0: success */
-	else if (unchecked)
-		error = EPERM;
-	else if (emulated)
-		error = emu_err; /* done by the supervisor: its result, emu_val */
-	else if (cont)
-		go_on = true;
-	else
-		error = EPERM;
-	notify_answer(n->fd, req->id, error, go_on, emulated ? emu_val : 0);
+	o.unlogged = emit_pending(n);
+	answer(n, req, &o);
 	reserve_take(n);
 	return 0;
 }

@@ -8,44 +8,51 @@
 
 struct notifier;
 
-/* Answer notification id on the seccomp listener: the call refused with
- * error (an errno) when not 0, else let go on (cont), else done with the
- * result val. A process that died meanwhile (ENOENT) needs no answer. */
-void notify_answer(int listener, uint64_t id, int error, bool cont, long long val);
-
-struct notifier *notifier_new(int listener, int diag, struct audit *log);
 struct execs;
-/* Where exec notifications go (execs.h): recorded, decided and answered
- * there. Without it an exec is let through unrecorded. */
-void notifier_set_execs(struct notifier *n, struct execs *x);
-/* Code mapped from files (notified for `exec strict`: strict, or for the
- * exec rules in the kernel: kernel, bpfexec.h, NULL when not): strict's
- * mmaps of noexec files recorded and refused; kernel's files given their
- * verdicts in the kernel before the call goes on. */
 struct bpfexec;
-void notifier_set_code(struct notifier *n, bool strict, struct bpfexec *kernel);
-/* File operations (notified with `audit files` or `write ask`): recorded
- * when audit_files, held for a question when wa's globs name them. */
 struct writeask;
-void notifier_set_files(struct notifier *n, bool audit_files, struct writeask *wa);
-/* The workspace watch's record of the names the sandbox makes (wsmade.h):
- * each secret name (pol's mask patterns) that an open with O_CREAT, a
- * rename, a link, a symlink or a mkdir is about to make is noted there
- * before the call goes on. workspace (its path inside) is copied. */
 struct wsmade;
 struct policy;
-void notifier_set_made(struct notifier *n, struct wsmade *made, const struct policy *pol,
-		       const char *workspace);
-/* A read-only workspace (its path inside): a write there that a read-only
- * mount refuses is recorded as a refused `file` event (decision "deny"),
- * whatever `audit files` says. */
-void notifier_set_readonly(struct notifier *n, const char *workspace);
-/* warden's control directory on the host (control.h): a connect to a
- * pathname socket within it, however spelled, is an `alert` (rule
- * control.inside): the agent looking for the way to answer its own
- * questions. The connect itself goes on as any other (nothing is there
- * inside). dir is copied; NULL: none. */
-void notifier_set_guarded(struct notifier *n, const char *dir);
+/* What the notifier works with, given when it is made. */
+struct notifier_cfg {
+	int listener;            /* the seccomp listener */
+	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
+	struct audit *log;
+	/* Where exec notifications go (execs.h): recorded, decided and
+	 * answered there. NULL: an exec is let through unrecorded. */
+	struct execs *execs;
+	/* Code mapped from files (notified for `exec strict`: strict, or for
+	 * the exec rules in the kernel: kernel, bpfexec.h, NULL when not):
+	 * strict's mmaps of noexec files recorded and refused; kernel's files
+	 * given their verdicts in the kernel before the call goes on. */
+	bool strict;
+	struct bpfexec *kernel;
+	/* File operations (notified with `audit files` or `write ask`):
+	 * recorded when audit_files, held for a question when wa's globs name
+	 * them (wa NULL: none). */
+	bool audit_files;
+	struct writeask *wa;
+	/* The workspace watch's record of the names the sandbox makes
+	 * (wsmade.h): each secret name (pol's mask patterns) that an open with
+	 * O_CREAT, a rename, a link, a symlink or a mkdir is about to make is
+	 * noted there before the call goes on. workspace (its path inside) is
+	 * copied. made NULL: none noted. */
+	struct wsmade *made;
+	const struct policy *pol;
+	const char *workspace;
+	/* A read-only workspace (its path inside; NULL: none): a write there
+	 * that a read-only mount refuses is recorded as a refused `file` event
+	 * (decision "deny"), whatever `audit files` says. Copied. */
+	const char *readonly;
+	/* warden's control directory on the host (control.h): a connect to a
+	 * pathname socket within it, however spelled, is an `alert` (rule
+	 * control.inside): the agent looking for the way to answer its own
+	 * questions. The connect itself goes on as any other (nothing is there
+	 * inside). Copied; NULL: none. */
+	const char *guarded;
+};
+/* NULL when the notification buffers cannot be had. */
+struct notifier *notifier_new(const struct notifier_cfg *cfg);
 /* Handle one pending notification: log it, then answer (EPERM for a
  * refused syscall, continue for an exec). 0, or -1 if the listener broke. */
 int notifier_handle(struct notifier *n);

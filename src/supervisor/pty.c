@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../common/err.h"
 #include "../common/util.h"
 
 int pty_host_raw(struct host_tty *t, int fd)
@@ -22,6 +23,7 @@ int pty_host_raw(struct host_tty *t, int fd)
 	if (tcsetattr(fd, TCSADRAIN, &raw) < 0)
 		return -1;
 	t->fd = fd;
+	wnote_terminal_raw(1);
 	return 0;
 }
 
@@ -30,6 +32,7 @@ void pty_host_restore(struct host_tty *t)
 	if (t->fd >= 0) {
 		tcsetattr(t->fd, TCSADRAIN, &t->saved);
 		t->fd = -1;
+		wnote_terminal_raw(0);
 	}
 }
 

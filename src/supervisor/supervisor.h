@@ -6,6 +6,19 @@
 #include "../common/lateclose.h"
 #include "../sandbox/sandbox.h"
 
+/* What the host side of a session holds that init never reads: handles
+ * borrowed from the session for the supervisor's run. */
+struct canary_set;
+struct supervisor_cfg {
+	struct limits *limits;      /* the session's limits (limits.h), or NULL */
+	struct detect *detect;      /* the detector (src/detect/detect.h), which the
+				       supervisor gives the means to act, or NULL */
+	const struct proxy_guard *guard; /* secrets by reference, or NULL */
+	/* the decoys (src/detect/canary.h) init placed as seed files, watched
+	 * here; NULL: `canary off` */
+	const struct canary_set *canary;
+};
+
 /* Create the sandbox (clone into new namespaces), map its identity, wait for
  * init to report every layer built, relay the terminal and signals, and
  * return the command's exit status in *status, and what the exec pipeline
@@ -14,5 +27,5 @@
  * sandbox has ended, the fds whose close waits on the kernel (the decoys'
  * inotify watch) go to late, when not NULL, for the caller to close
  * meanwhile. */
-int supervisor_run(struct sandbox_spec *s, struct audit *log, int *status, json_t **exec_stats,
-		   struct late_close *late, struct werr *e);
+int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, struct audit *log,
+		   int *status, json_t **exec_stats, struct late_close *late, struct werr *e);

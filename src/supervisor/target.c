@@ -26,49 +26,6 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
-{
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)host);
-	*inner = -1;
-	if (ppid_host)
-		*ppid_host = 0;
-	if (tgid)
-		*tgid = 0;
-	if (threads)
-		*threads = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (ppid_host && strncmp(line, "PPid:", 5) == 0)
-			*ppid_host = (pid_t)strtol(line + 5, NULL, 10);
-		else if (tgid && strncmp(line, "Tgid:", 5) == 0)
-			*tgid = (pid_t)strtol(line + 5, NULL, 10);
-		else if (threads && strncmp(line, "Threads:", 8) == 0)
-			*threads = (int)strtol(line + 8, NULL, 10);
-		else if (strncmp(line, "NSpid:", 6) == 0) {
-			char *end = strchr(line, '\n'), *last = line + 6;
-			for (char *c = line + 6; c < (end ? end : line + strlen(line)); c++)
-				if (*c == '\t' || *c == ' ')
-					last = c + 1;
-			*inner = strtol(last, NULL, 10);
-			if (!threads)
-				break; /* NSpid comes after the others but Threads */
-		}
-	}
-}
-
-void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
-{
-	target_status(host, inner, ppid_host, NULL, NULL);
-}
-
 /* If full (absolute, inside the sandbox) names the process's own entries
  * in /proc -- /proc/self/..., /proc/thread-self/..., /proc/PID/... with its
  * own pid as the sandbox numbers it, /dev/fd/N, /dev/std{in,out,err} --

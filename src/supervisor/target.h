@@ -10,14 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../common/procfacts.h" /* target_pid_info, target_status */
 #include "../common/util.h"
-
-/* The process's pid inside its own pid namespace (last NSpid field; -1
- * when gone) and, when ppid_host is not NULL, its parent's host pid. */
-void target_pid_info(pid_t host, long *inner, pid_t *ppid_host);
-/* The same from one read of /proc/PID/status, and the thread's process
- * (tgid) and its number of threads, each when not NULL (0 when gone). */
-void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads);
 
 /* The process's cwd as the supervisor reads it ("" when unreadable). */
 void target_cwd(pid_t pid, char *buf, size_t len);

@@ -230,152 +230,214 @@ static size_t abandon(struct ttyfilter *f, char *out, size_t o)
 	return o;
 }
 
+/* One byte in each state: what goes out (from o on; the new o), and
+ * *again when the byte is to be read afresh in the state it leads to. */
+
+/* A C0 control that does not interrupt a sequence (CAN, SUB and ESC do):
+ * executed, the sequence goes on; ENQ (answerback) never passes. */
+static bool c0_inside(unsigned char c)
+{
+	return c < 0x20 && c != ESC && c != CAN && c != SUB;
+}
+
+static size_t c0_pass(unsigned char c, char *out, size_t o)
+{
+	if (c != ENQ)
+		out[o++] = (char)c;
+	return o;
+}
+
+static size_t step_ground(struct ttyfilter *f, unsigned char c, char *out, size_t o)
+{
+	if (c == ESC) {
+		f->held[0] = (char)c;
+		f->nheld = 1;
+		f->state = S_ESC;
+	} else if (c != ENQ) {
+		out[o++] = (char)c;
+	}
+	return o;
+}
+
+static size_t step_esc(struct ttyfilter *f, unsigned char c, char *out, size_t o, bool *again)
+{
+	if (c0_inside(c))
+		return c0_pass(c, out, o); /* executed, the escape goes on */
+	if (c == CAN || c == SUB) {
+		o = abandon(f, out, o);
+		out[o++] = (char)c;
+		return o;
+	}
+	if (c == ESC) {
+		*again = true; /* a new escape: this one is cancelled */
+		return abandon(f, out, o);
+	}
+	o = hold(f, (char)c, out, o);
+	f->state = c == '[' ? S_CSI : c == ']' ? S_OSC : c == 'P' ? S_DCS
+		 : c >= 0x20 && c <= 0x2f ? S_ESC_INT : S_GROUND;
+	return f->state == S_GROUND ? judge(f, out, o) : o;
+}
+
+static size_t step_esc_int(struct ttyfilter *f, unsigned char c, char *out, size_t o, bool *again)
+{
+	if (full(f)) {
+		*again = true;
+		return overflow(f, out, o);
+	}
+	if (c0_inside(c))
+		return c0_pass(c, out, o);
+	if (c >= 0x20 && c <= 0x2f)
+		return hold(f, (char)c, out, o);
+	if (c >= 0x30 && c <= 0x7e)
+		return judge(f, out, hold(f, (char)c, out, o));
+	*again = true;
+	return abandon(f, out, o);
+}
+
+static size_t step_csi(struct ttyfilter *f, unsigned char c, char *out, size_t o, bool *again)
+{
+	if (full(f)) {
+		*again = true;
+		return overflow(f, out, o);
+	}
+	if (c >= 0x20 && c <= 0x3f)
+		return hold(f, (char)c, out, o);
+	if (c >= 0x40 && c <= 0x7e)
+		return judge(f, out, hold(f, (char)c, out, o));
+	if (c0_inside(c))
+		return c0_pass(c, out, o); /* executed, the CSI goes on */
+	if (c >= 0x7f)
+		return o; /* ignored by terminals (or the CSI's end): not passed */
+	*again = true; /* the control (or ESC) is read afresh */
+	return abandon(f, out, o);
+}
+
+/* An OSC or DCS string being held. */
+static size_t step_string(struct ttyfilter *f, unsigned char c, char *out, size_t o, bool *again)
+{
+	if (full(f)) {
+		*again = true;
+		return overflow(f, out, o);
+	}
+	if (c == CAN || c == SUB) {
+		o = abandon(f, out, o);
+		out[o++] = (char)c;
+		return o;
+	}
+	if (c == ESC) {
+		f->state = f->state == S_OSC ? S_OSC_ESC : S_DCS_ESC;
+		return hold(f, (char)c, out, o);
+	}
+	if (c == BEL && f->state == S_OSC)
+		return judge(f, out, hold(f, (char)c, out, o));
+	return hold(f, (char)c, out, o);
+}
+
+/* After an ESC inside a held string: ST if '\' follows. */
+static size_t step_string_esc(struct ttyfilter *f, unsigned char c, char *out, size_t o,
+			      bool *again)
+{
+	if (c == '\\')
+		return judge(f, out, hold(f, (char)c, out, o));
+	/* not ST: the string ended at that ESC, which starts another */
+	f->nheld--;
+	o = abandon(f, out, o);
+	f->held[0] = ESC;
+	f->nheld = 1;
+	f->state = S_ESC;
+	*again = true;
+	return o;
+}
+
+/* A long string on its way (a title, passed, or dropped). */
+static size_t step_long(struct ttyfilter *f, unsigned char c, char *out, size_t o)
+{
+	if (c == CAN || c == SUB) {
+		out[o++] = (char)c;
+		f->state = S_GROUND;
+	} else if (c == BEL) {
+		if (f->state != S_DROP)
+			out[o++] = (char)c;
+		f->state = S_GROUND;
+	} else if (c == ESC) {
+		f->state = f->state == S_TITLE ? S_TITLE_ESC
+			 : f->state == S_PASS ? S_PASS_ESC : S_DROP_ESC;
+	} else if (f->state == S_PASS || (f->state == S_TITLE && printable(c))) {
+		out[o++] = (char)c;
+	}
+	return o;
+}
+
+static size_t step_long_esc(struct ttyfilter *f, unsigned char c, char *out, size_t o,
+			    bool *again)
+{
+	if (c == '\\') {
+		if (f->state != S_DROP_ESC) {
+			out[o++] = ESC;
+			out[o++] = '\\';
+		}
+		f->state = S_GROUND;
+		return o;
+	}
+	/* the sequence ended at that ESC, which starts another */
+	f->held[0] = ESC;
+	f->nheld = 1;
+	f->state = S_ESC;
+	*again = true;
+	return o;
+}
+
+/* A CSI being dropped (overflowed), up to its final byte. */
+static size_t step_drop_csi(struct ttyfilter *f, unsigned char c, size_t o, bool *again)
+{
+	if (c >= 0x40 && c <= 0x7e) {
+		f->state = S_GROUND;
+	} else if (c < 0x20 || c > 0x3f) {
+		f->state = S_GROUND;
+		*again = true;
+	}
+	return o;
+}
+
+static size_t step(struct ttyfilter *f, unsigned char c, char *out, size_t o, bool *again)
+{
+	switch (f->state) {
+	case S_GROUND:
+		return step_ground(f, c, out, o);
+	case S_ESC:
+		return step_esc(f, c, out, o, again);
+	case S_ESC_INT:
+		return step_esc_int(f, c, out, o, again);
+	case S_CSI:
+		return step_csi(f, c, out, o, again);
+	case S_OSC:
+	case S_DCS:
+		return step_string(f, c, out, o, again);
+	case S_OSC_ESC:
+	case S_DCS_ESC:
+		return step_string_esc(f, c, out, o, again);
+	case S_TITLE:
+	case S_PASS:
+	case S_DROP:
+		return step_long(f, c, out, o);
+	case S_TITLE_ESC:
+	case S_PASS_ESC:
+	case S_DROP_ESC:
+		return step_long_esc(f, c, out, o, again);
+	case S_DROP_CSI:
+		return step_drop_csi(f, c, o, again);
+	}
+	return o;
+}
+
 size_t ttyfilter_run(struct ttyfilter *f, const char *in, size_t n, char *out)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)in[i];
-		switch (f->state) {
-		case S_GROUND:
-			if (c == ESC) {
-				f->held[0] = (char)c;
-				f->nheld = 1;
-				f->state = S_ESC;
-			} else if (c != ENQ) {
-				out[o++] = (char)c;
-			}
-			break;
-		case S_ESC:
-			if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				if (c != ENQ)
-					out[o++] = (char)c; /* executed, the escape goes on */
-			} else if (c == CAN || c == SUB) {
-				o = abandon(f, out, o);
-				out[o++] = (char)c;
-			} else if (c == ESC) {
-				o = abandon(f, out, o);
-				i--; /* a new escape: this one is cancelled */
-			} else {
-				o = hold(f, (char)c, out, o);
-				f->state = c == '[' ? S_CSI : c == ']' ? S_OSC : c == 'P' ? S_DCS
-					 : c >= 0x20 && c <= 0x2f ? S_ESC_INT : S_GROUND;
-				if (f->state == S_GROUND)
-					o = judge(f, out, o);
-			}
-			break;
-		case S_ESC_INT:
-			if (full(f)) {
-				o = overflow(f, out, o);
-				i--;
-			} else if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				if (c != ENQ)
-					out[o++] = (char)c;
-			} else if (c >= 0x20 && c <= 0x2f) {
-				o = hold(f, (char)c, out, o);
-			} else if (c >= 0x30 && c <= 0x7e) {
-				o = hold(f, (char)c, out, o);
-				o = judge(f, out, o);
-			} else {
-				o = abandon(f, out, o);
-				i--;
-			}
-			break;
-		case S_CSI:
-			if (full(f)) {
-				o = overflow(f, out, o);
-				i--;
-			} else if (c >= 0x20 && c <= 0x3f) {
-				o = hold(f, (char)c, out, o);
-			} else if (c >= 0x40 && c <= 0x7e) {
-				o = hold(f, (char)c, out, o);
-				o = judge(f, out, o);
-			} else if (c < 0x20 && c != ESC && c != CAN && c != SUB) {
-				if (c != ENQ)
-					out[o++] = (char)c; /* executed, the CSI goes on */
-			} else if (c >= 0x7f) {
-				; /* ignored by terminals (or the CSI's end): not passed */
-			} else {
-				o = abandon(f, out, o);
-				i--; /* the control (or ESC) is read afresh */
-			}
-			break;
-		case S_OSC:
-		case S_DCS:
-			if (full(f)) {
-				o = overflow(f, out, o);
-				i--;
-			} else if (c == CAN || c == SUB) {
-				o = abandon(f, out, o);
-				out[o++] = (char)c;
-			} else if (c == ESC) {
-				o = hold(f, (char)c, out, o);
-				f->state = f->state == S_OSC ? S_OSC_ESC : S_DCS_ESC;
-			} else if (c == BEL && f->state == S_OSC) {
-				o = hold(f, (char)c, out, o);
-				o = judge(f, out, o);
-			} else {
-				o = hold(f, (char)c, out, o);
-			}
-			break;
-		case S_OSC_ESC:
-		case S_DCS_ESC:
-			if (c == '\\') {
-				o = hold(f, (char)c, out, o);
-				o = judge(f, out, o);
-			} else {
-				/* not ST: the string ended at that ESC, which starts
-				 * another */
-				f->nheld--;
-				o = abandon(f, out, o);
-				f->held[0] = ESC;
-				f->nheld = 1;
-				f->state = S_ESC;
-				i--;
-			}
-			break;
-		case S_TITLE:
-		case S_PASS:
-		case S_DROP:
-			if (c == CAN || c == SUB) {
-				out[o++] = (char)c;
-				f->state = S_GROUND;
-			} else if (c == BEL) {
-				if (f->state != S_DROP)
-					out[o++] = (char)c;
-				f->state = S_GROUND;
-			} else if (c == ESC) {
-				f->state = f->state == S_TITLE ? S_TITLE_ESC
-					 : f->state == S_PASS ? S_PASS_ESC : S_DROP_ESC;
-			} else if (f->state == S_PASS || (f->state == S_TITLE && printable(c))) {
-				out[o++] = (char)c;
-			}
-			break;
-		case S_TITLE_ESC:
-		case S_PASS_ESC:
-		case S_DROP_ESC:
-			if (c == '\\') {
-				if (f->state != S_DROP_ESC) {
-					out[o++] = ESC;
-					out[o++] = '\\';
-				}
-				f->state = S_GROUND;
-			} else {
-				/* the sequence ended at that ESC, which starts another */
-				f->held[0] = ESC;
-				f->nheld = 1;
-				f->state = S_ESC;
-				i--;
-			}
-			break;
-		case S_DROP_CSI:
-			if (c >= 0x40 && c <= 0x7e) {
-				f->state = S_GROUND;
-			} else if (c < 0x20 || c > 0x3f) {
-				f->state = S_GROUND;
-				i--;
-			}
-			break;
-		}
+		bool again = false;
+		o = step(f, (unsigned char)in[i], out, o, &again);
+		if (again)
+			i--;
 	}
 	return o;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../control/approval.h"
-#include "notify.h"
+#include "answer.h"
 
 struct held {
 	struct writeask *w;

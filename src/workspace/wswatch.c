@@ -131,15 +131,13 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e)
 	return w;
 }
 
-void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct policy *pol)
+void wswatch_attach(struct wswatch *w, const struct wswatch_cfg *cfg)
 {
-	w->plan = plan;
-	w->pol = pol;
-}
-
-void wswatch_set_made(struct wswatch *w, struct wsmade *made)
-{
-	w->made = made;
+	w->plan = cfg->plan;
+	w->pol = cfg->policy;
+	w->made = cfg->made;
+	w->start = cfg->remasker;
+	w->start_ctx = cfg->remasker_ctx;
 }
 
 void wswatch_forget(struct wswatch *w)
@@ -162,12 +160,6 @@ int wswatch_take_fd(struct wswatch *w)
 int wswatch_fd(const struct wswatch *w)
 {
 	return w ? w->ino : -1;
-}
-
-void wswatch_set_remasker(struct wswatch *w, wswatch_starter start, void *ctx)
-{
-	w->start = start;
-	w->start_ctx = ctx;
 }
 
 /* What the session covered at start at this path: REMASK_MASK,

@@ -35,13 +35,27 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e);
  * (nothing new to look at inside), true otherwise (also when it cannot be
  * watched). */
 bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
-/* What the events are judged by: the plan's masks and protections, and the
- * policy's secret patterns. */
-void wswatch_attach(struct wswatch *w, const struct ws_plan *plan, const struct policy *pol);
-/* Where the names the sandbox made are noted (wsmade.h); without it every
- * new secret name is masked, the agent's own too. */
+/* How the re-masker is started, the first time a path needs it: a pid and
+ * *sock its socket, or -1 with e filled (remask_spawn, which lives with the
+ * rest of the sandbox's mounting). */
+typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
 struct wsmade;
-void wswatch_set_made(struct wswatch *w, struct wsmade *made);
+/* What the session's watch works with once the sandbox runs. The watch is
+ * made earlier, by the plan's walk, before the sandbox (and these) exist:
+ * they are given to it once, here, not one by one. */
+struct wswatch_cfg {
+	/* what the events are judged by: the plan's masks and protections,
+	 * and the policy's secret patterns */
+	const struct ws_plan *plan;
+	const struct policy *policy;
+	/* where the names the sandbox made are noted (wsmade.h); NULL: every
+	 * new secret name is masked, the agent's own too */
+	struct wsmade *made;
+	/* the re-masker's starter; its ctx must outlive the watch's events */
+	wswatch_starter remasker;
+	void *remasker_ctx;
+};
+void wswatch_attach(struct wswatch *w, const struct wswatch_cfg *cfg);
 /* Sandbox init's copy: the fd closed, nothing else touched. */
 void wswatch_forget(struct wswatch *w);
 /* The same, the fd handed to the caller (to close off the main thread,
@@ -49,11 +63,6 @@ void wswatch_forget(struct wswatch *w);
 int wswatch_take_fd(struct wswatch *w);
 /* The inotify fd, for the supervisor's loop. */
 int wswatch_fd(const struct wswatch *w);
-/* How the re-masker is started, the first time a path needs it: a pid and
- * *sock its socket, or -1 with e filled (remask_spawn, which lives with the
- * rest of the sandbox's mounting). ctx must outlive the watch's events. */
-typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
-void wswatch_set_remasker(struct wswatch *w, wswatch_starter start, void *ctx);
 /* Say how many directories are not watched, past WSWATCH_MAX or the
  * kernel's limit of inotify watches for the user (ENOSPC): a line on stderr
  * and an `alert` (rule `workspace.unwatched`, the count and the reason in

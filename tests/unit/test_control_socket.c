@@ -94,12 +94,13 @@ int main(void)
 	struct werr e = { 0 };
 	CHECK(audit_open(&log, tmpdir, "20261126T000000Z-aaaa1111", &e) == 0);
 	char *dir = xasprintf("%s/control", tmpdir);
-	struct control *c = control_new(dir, "20261126T000000Z-aaaa1111", NULL, log, &e);
+	char *argv[] = { "sh", "-c", "echo hi", NULL };
+	struct control *c = control_new(&(struct control_cfg){ .dir = dir,
+		.session = "20261126T000000Z-aaaa1111", .log = log, .argv = argv,
+		.workspace = "/w/s" }, &e);
 	CHECK(c != NULL);
 	if (!c)
 		return check_status();
-	char *argv[] = { "sh", "-c", "echo hi", NULL };
-	control_set_session(c, argv, "/w/s", 0);
 	int fd = connect_to(c, dir, "20261126T000000Z-aaaa1111.sock");
 
 	/* status, no kill switch yet */
@@ -126,11 +127,21 @@ int main(void)
 	CHECK(strstr(json_string_value(json_object_get(r, "error")) ?: "", "asks no questions"));
 	json_decref(r);
 
-	/* the kill switch and the extension */
+	close(fd);
+
+	/* the kill switch and the extension, given to the session's socket
+	 * as it is made (the same session's, made again) */
 	struct kswitch k = { 0 };
-	control_set_actions(c, &(struct control_actions){ .freeze = k_freeze, .resume = k_resume,
-		.kill = k_kill, .frozen = k_frozen, .ctx = &k });
-	control_set_status_fn(c, extra, NULL);
+	control_free(c);
+	c = control_new(&(struct control_cfg){ .dir = dir,
+		.session = "20261126T000000Z-aaaa1111", .log = log, .argv = argv,
+		.workspace = "/w/s", .actions = &(struct control_actions){ .freeze = k_freeze,
+		.resume = k_resume, .kill = k_kill, .frozen = k_frozen, .ctx = &k },
+		.status_fn = extra }, &e);
+	CHECK(c != NULL);
+	if (!c)
+		return check_status();
+	fd = connect_to(c, dir, "20261126T000000Z-aaaa1111.sock");
 	r = ask(c, fd, json_pack("{s:s,s:s}", "op", "freeze", "reason", "why not"));
 	CHECK(json_is_true(json_object_get(r, "ok")));
 	json_decref(r);
@@ -158,7 +169,8 @@ int main(void)
 	close(fd);
 
 	/* a session by its id or a prefix; a second one, and a stale socket */
-	struct control *c2 = control_new(dir, "20261126T000000Z-bbbb2222", NULL, log, &e);
+	struct control *c2 = control_new(&(struct control_cfg){ .dir = dir,
+		.session = "20261126T000000Z-bbbb2222", .log = log }, &e);
 	CHECK(c2 != NULL);
 	char *stale = xasprintf("%s/20261126T000000Z-cccc3333.sock", dir);
 	int sfd = socket(AF_UNIX, SOCK_STREAM, 0);

@@ -8,7 +8,7 @@
  * key pair a real one (its public key derived from its seed by libcrypto,
  * an implementation other than the generator's, and the same in the
  * public file, the private file's header and its private part); and
- * canary_place writing them into a directory with their modes. */
+ * canary_seeds and seed_place writing them into a directory with their modes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -214,7 +214,10 @@ int main(void)
 	CHECK(mkdtemp(dir) != NULL);
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int err = -1;
-	unsigned placed = canary_place(&a, fd, &err);
+	struct seed_file seeds[SEED_MAX];
+	size_t nseeds = canary_seeds(&a, seeds, SEED_MAX);
+	CHECK(nseeds == a.n);
+	unsigned placed = seed_place(seeds, nseeds, fd, &err);
 	CHECK(err == 0);
 	for (size_t i = 0; i < a.n; i++) {
 		struct stat st;
@@ -224,7 +227,7 @@ int main(void)
 			CHECK((st.st_mode & 07777) == a.v[i].mode && (size_t)st.st_size == strlen(a.v[i].text));
 	}
 	/* placing again fails (O_EXCL): nothing written over */
-	CHECK(canary_place(&a, fd, &err) == 0 && err == EEXIST);
+	CHECK(seed_place(seeds, nseeds, fd, &err) == 0 && err == EEXIST);
 	close(fd);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -39,7 +39,7 @@
 #include "exec_lsm.skel.h"
 #include "immutable.h"
 #include "kfile.h"
-#include "../notify.h"
+#include "../answer.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */

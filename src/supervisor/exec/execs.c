@@ -62,7 +62,7 @@
 #include "hashq.h"
 #include "immutable.h"
 #include "program.h"
-#include "../notify.h"
+#include "../answer.h"
 #include "../target.h"
 
 #define HASH_CACHE 1024
@@ -822,16 +822,22 @@ int execs_timer_fd(const struct execs *x)
 	return x->timer;
 }
 
-struct execs *execs_new(int listener, struct audit *log, const struct policy *pol,
-			const char *const *writable, size_t nwritable, pid_t init, struct werr *e)
+struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 {
+	const struct policy *pol = cfg->policy;
+	const char *const *writable = cfg->writable;
+	size_t nwritable = cfg->nwritable;
 	struct execs *x = xcalloc(1, sizeof *x);
-	x->listener = listener;
-	x->log = log;
+	x->listener = cfg->listener;
+	x->log = cfg->log;
 	x->rules = &pol->exec;
 	x->root = -1;
 	x->timer = -1;
-	x->init = init;
+	x->init = cfg->init;
+	x->ap = cfg->approvals;
+	x->link = cfg->link;
+	x->link_ctx = cfg->link_ctx;
+	x->kernel = cfg->kernel;
 	exec_verdict_init(&x->lists, &pol->exec);
 	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
 		struct stat st;
@@ -892,22 +898,6 @@ void execs_free(struct execs *x)
 		close(x->root);
 	exec_verdict_free(&x->lists);
 	free(x);
-}
-
-void execs_set_approvals(struct execs *x, struct approvals *ap)
-{
-	x->ap = ap;
-}
-
-void execs_set_kernel(struct execs *x, struct bpfexec *b)
-{
-	x->kernel = b;
-}
-
-void execs_set_linker(struct execs *x, execs_linker link, void *ctx)
-{
-	x->link = link;
-	x->link_ctx = ctx;
 }
 
 json_t *execs_stats(const struct execs *x)

@@ -17,14 +17,41 @@
 
 struct execs;
 
-/* Exec control for the session's sandbox: the seccomp listener (answers
- * go there), the log, the policy's rules, the workspace and the writable
- * host paths bound inside (to tell what the agent can change), and sandbox
- * init's host pid.
- * NULL with e set when a rule cannot be enforced here (a directory the
- * agent can write allowed as a whole). */
-struct execs *execs_new(int listener, struct audit *log, const struct policy *p,
-			const char *const *writable, size_t nwritable, pid_t init, struct werr *e);
+struct approvals;
+struct bpfexec;
+/* Who says which tool call an exec belongs to (src/control/hook.h): told
+ * of each exec as it is recorded (its process and parent as the host
+ * numbers them, deny: why refused, or NULL), it returns the call's id for
+ * the event's "tool", or NULL. */
+typedef const char *(*execs_linker)(void *ctx, pid_t pid, pid_t ppid, const char *path,
+				    const char *resolved, char *const *argv, size_t argc,
+				    const char *deny);
+
+/* What exec control works with, given when it is made. */
+struct execs_cfg {
+	int listener;                /* the seccomp listener: answers go there */
+	struct audit *log;
+	const struct policy *policy; /* its exec rules */
+	/* the workspace and the writable host paths bound inside (to tell
+	 * what the agent can change) */
+	const char *const *writable;
+	size_t nwritable;
+	pid_t init;                  /* sandbox init's host pid */
+	/* who answers `exec ask` rules (approval.h); NULL: such an exec is
+	 * refused */
+	struct approvals *approvals;
+	/* the tool calls' linker and its context; NULL: no exec names a call */
+	execs_linker link;
+	void *link_ctx;
+	/* the exec rules in the kernel too (bpfexec.h; NULL: not): each file
+	 * hashed for an exec is told to it, so that the kernel need not ask */
+	struct bpfexec *kernel;
+};
+
+/* Exec control for the session's sandbox. NULL with e set when a rule
+ * cannot be enforced here (a directory the agent can write allowed as a
+ * whole). */
+struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e);
 void execs_free(struct execs *x);
 
 /* An exec notification; mem is the process's /proc/PID/mem (borrowed).
@@ -38,25 +65,6 @@ void execs_on_hashes(struct execs *x);
 void execs_on_timer(struct execs *x);
 /* SIGCHLD: a watched exec may have ended. */
 void execs_on_sigchld(struct execs *x);
-
-/* Who answers `exec ask` rules (approval.h); without, such an exec is
- * refused. */
-struct approvals;
-void execs_set_approvals(struct execs *x, struct approvals *ap);
-
-/* Who says which tool call an exec belongs to (src/control/hook.h): told
- * of each exec as it is recorded (its process and parent as the host
- * numbers them, deny: why refused, or NULL), it returns the call's id for
- * the event's "tool", or NULL. Without one, no exec names a call. */
-typedef const char *(*execs_linker)(void *ctx, pid_t pid, pid_t ppid, const char *path,
-				    const char *resolved, char *const *argv, size_t argc,
-				    const char *deny);
-void execs_set_linker(struct execs *x, execs_linker link, void *ctx);
-
-/* The exec rules in the kernel too (bpfexec.h; NULL: not): each file
- * hashed for an exec is told to it, so that the kernel need not ask. */
-struct bpfexec;
-void execs_set_kernel(struct execs *x, struct bpfexec *b);
 
 /* What the session's execs cost and found, for session.end: the hash
  * cache's hits and misses, execs verified and swapped. */

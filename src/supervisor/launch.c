@@ -1,0 +1,254 @@
+/* launch.c - the first phase of a session (launch.h): clone sandbox init
+ * into new user, mount, pid, net, ipc, uts and cgroup namespaces, write its
+ * identity maps, put it under the session's limits before it starts, and
+ * wait for it to report every layer built (or the one that failed). The
+ * supervisor makes itself non-dumpable on the way, and init dies with it
+ * (PR_SET_PDEATHSIG), taking the whole pid namespace along. */
+#include "launch.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../sandbox/limits.h"
+#include "exec/bpfexec.h"
+#include "freeze.h"
+#include "llaudit.h"
+
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
+		  CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+static int userns_error(int err, struct werr *e)
+{
+	return werr_set(e, err, "user namespaces: the kernel refused to create the sandbox's "
+		"namespaces (check the sysctls kernel.unprivileged_userns_clone=1, "
+		"user.max_user_namespaces>0 and kernel.apparmor_restrict_unprivileged_userns=0; "
+		"`warden doctor` reports them)");
+}
+
+/* Init's "s" (it runs), taken; false when init sent something else
+ * instead (its error, left for initmsg_recv) or is gone. */
+static bool init_running(int sock)
+{
+	char b;
+	ssize_t n;
+	while ((n = recv(sock, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
+		;
+	if (n != 1 || b != 's')
+		return false;
+	return recv(sock, &b, 1, 0) == 1;
+}
+
+static int exit_status_of(int pidfd)
+{
+	siginfo_t si = { 0 };
+	while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
+		if (errno != EINTR)
+			return 125;
+	if (si.si_code == CLD_EXITED)
+		return si.si_status;
+	return 128 + si.si_status;
+}
+
+int child_reap(struct child *c)
+{
+	c->pid = 0;
+	return exit_status_of(c->pidfd);
+}
+
+static void child_kill(struct child *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		child_reap(c);
+	}
+	closep(&c->pidfd);
+}
+
+void launched_free(struct launched *L)
+{
+	init_fds_close(&L->fds);
+	sbctl_free(L->sb);
+	L->sb = NULL;
+	llaudit_free(L->la);
+	L->la = NULL;
+	child_kill(&L->c);
+	bpfexec_free(L->bx);
+	L->bx = NULL;
+	closep(&L->sock);
+}
+
+/* Whether the exec rules are enforced in the kernel too (`exec kernel
+ * auto|on|off`, bpfexec.h): *out loaded for the session, or NULL when not
+ * asked for (off; auto without root or rules) or, under auto, not
+ * available here (*why says why). -1 when on and not available, or when
+ * available and failing. */
+static int kernel_exec(const struct sandbox_spec *s, struct limits *lim, struct bpfexec **out,
+		       char *why, size_t len, struct werr *e)
+{
+	const struct policy_exec *x = &s->policy->exec;
+	*out = NULL;
+	snprintf(why, len, "%s", x->kernel == EXEC_KERNEL_OFF ? "exec kernel off"
+				 : "no exec deny or default deny rules");
+	if (x->kernel == EXEC_KERNEL_OFF ||
+	    (x->kernel == EXEC_KERNEL_AUTO && !x->deny.n && !x->default_deny))
+		return 0;
+	if (x->kernel == EXEC_KERNEL_AUTO && geteuid() != 0) {
+		snprintf(why, len, "not root");
+		return 0;
+	}
+	bool unavailable = false;
+	*out = bpfexec_new(s->policy, lim ? limits_cgroup_v2(lim) : NULL, &unavailable, e);
+	if (*out)
+		return 0;
+	if (x->kernel == EXEC_KERNEL_ON)
+		return werr_wrap(e, "exec kernel on: the exec rules cannot be enforced in the kernel here");
+	if (!unavailable)
+		return werr_wrap(e, "exec kernel auto: this host offers BPF LSM, but enforcing the exec "
+				 "rules with it failed (`exec kernel off` runs without)");
+	werr_str(e, why, len);
+	memset(e, 0, sizeof *e);
+	return 0;
+}
+
+/* Clone init into its namespaces, with sync_fd its end of the socket whose
+ * other end, sock, it closes; c holds it on success. Into the session's
+ * cgroup v2 when there is one (limits.h: no move afterwards, whose kernel
+ * lock waits for an RCU grace period); should the kernel refuse that, a
+ * clone as before, and limits_attach moves it. */
+static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int sync_fd,
+		      struct child *c, struct werr *e)
+{
+	int pidfd = -1;
+	_cleanup_close_ int cgfd = lim ? limits_clone_fd(lim) : -1;
+	struct clone_args ca = {
+		.flags = NS_FLAGS | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
+		.pidfd = (uint64_t)(uintptr_t)&pidfd,
+		.exit_signal = SIGCHLD,
+		.cgroup = cgfd >= 0 ? (uint64_t)cgfd : 0,
+	};
+	fflush(NULL);
+	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0 && cgfd >= 0) {
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		pid = syscall(SYS_clone3, &ca, sizeof ca);
+	} else if (pid > 0 && cgfd >= 0) {
+		lim->born_v2 = true;
+	}
+	if (pid < 0)
+		return userns_error(errno, e);
+	if (pid == 0) {
+		close(sock);
+		if (cgfd >= 0)
+			close(cgfd); /* a host directory: nothing of init's */
+		s->sync_fd = sync_fd;
+		sandbox_init_main(s);
+	}
+	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
+	return 0;
+}
+
+/* What must be in place before init starts: the exec rules in the kernel
+ * (its cgroup is registered, and nothing of it runs unchecked; before the
+ * filter: with them, code mapped from files goes by the supervisor); then,
+ * while nothing else runs, what init never waits for (a hand-over between
+ * processes can cost more than the work on a busy machine): the
+ * placeholders, the filter, and as root the host paths init shows, as
+ * trees it inherits (hostid.h; made after the placeholders, which they
+ * include). */
+static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *L,
+		   struct werr *e)
+{
+	if (kernel_exec(s, lim, &L->bx, L->kernel_why, sizeof L->kernel_why, e) < 0)
+		return -1;
+	s->exec_kernel = L->bx != NULL;
+	if (workspace_make_placeholders(&s->plan, e) < 0 || seccomp_compile(s, e) < 0)
+		return -1;
+	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* Init's message: READY with its fds into L, or its error. */
+static int await_ready(struct launched *L, struct werr *e)
+{
+	struct init_msg *m = &L->m;
+	ssize_t n = initmsg_recv(L->sock, m, &L->fds);
+	if (n > 0 && m->type == INIT_MSG_READY && L->fds.listener < 0)
+		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
+	if (n > 0 && m->type == INIT_MSG_READY)
+		return 0;
+	int st = child_reap(&L->c);
+	if (n > 0 && m->type == INIT_MSG_ERROR) {
+		m->text[sizeof m->text - 1] = '\0';
+		return werr_set(e, m->errnum, "cannot build the sandbox: %s", m->text);
+	}
+	return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) before reporting", st);
+}
+
+int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
+	   struct werr *e)
+{
+	init_fds_none(&L->fds); /* first: launched_free closes what is there */
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return werr_errno(e, "supervisor: socketpair");
+	L->sock = sv[0];
+	_cleanup_close_ int init_sock = sv[1];
+	if (prepare(s, lim, L, e) < 0)
+		return -1;
+	int started = start_init(s, lim, L->sock, init_sock, &L->c, e);
+	hostid_close_trees(&s->ids);
+	if (started < 0)
+		return -1;
+	/* Landlock's denials on the record (llaudit.h): the group joined now,
+	 * before init restricts itself (it waits for the "g" below), and not
+	 * before the clone, so init never holds the socket. */
+	if (s->landlock_log) {
+		char why[256];
+		if (!(L->la = llaudit_open(L->c.pid, log, why, sizeof why)))
+			wnote("Landlock's denials are not on this session's record: %s", why);
+	}
+	/* The kill switch (freeze.h): the control socket's freeze, resume and
+	 * kill, and the grace period's hold while frozen; a module of the loop
+	 * that acts on the whole sandbox is handed sb (freed after the socket
+	 * and everything that holds it, before init). Made now, while init can
+	 * still be looked at: it makes itself non-dumpable once mapped, and an
+	 * unprivileged supervisor could no longer read its pid namespace. */
+	L->sb = sbctl_new(L->c.pidfd, L->c.pid, lim ? limits_cgroup_v2(lim) : NULL, log);
+	closep(&init_sock);
+	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
+	 * root-owned /proc files, and an unprivileged supervisor could not write
+	 * its identity maps. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return werr_errno(e, "supervisor: making itself non-dumpable");
+	if (userns_write_maps(L->c.pid, s->ids.active ? s->ids.uid : s->uid,
+			      s->ids.active ? s->ids.gid : s->gid, e) < 0)
+		return -1;
+	if (write(L->sock, "g", 1) != 1)
+		return werr_errno(e, "supervisor: starting init");
+	/* Under its limits before init forks anything: init builds its mounts
+	 * meanwhile and waits for the second byte. Only once init says it
+	 * runs: a move into a cgroup holds back processes still on their way
+	 * out of fork (an RCU grace period on cgroup v1, a millisecond or
+	 * more), and init would wait for it before its first step. */
+	if (init_running(L->sock) && lim)
+		limits_attach(lim, L->c.pid);
+	/* The kernel enforces the exec rules on the session's cgroup: init
+	 * must be in it before it forks anything. */
+	if (L->bx && !bpfexec_holds(L->bx, L->c.pid))
+		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
+				"cgroup %s", limits_cgroup_v2(lim));
+	/* (init may have failed meanwhile: its message, read next, says why) */
+	(void)!send(L->sock, "c", 1, MSG_NOSIGNAL);
+	return await_ready(L, e);
+}

@@ -1,0 +1,48 @@
+/* launch.h - the first phase of a session (supervisor.c): the exec rules
+ * in the kernel, the placeholders and the filter, the clone of sandbox
+ * init into its namespaces, its identity maps and cgroup, and the
+ * handshake up to init's READY with the fds the supervisor serves. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../sandbox/initmsg.h"
+#include "../sandbox/sandbox.h"
+
+/* Sandbox init as the supervisor holds it. launched_free kills and reaps
+ * it unless child_reap already collected its status. */
+struct child {
+	pid_t pid;   /* 0: reaped (or never started) */
+	int pidfd;
+};
+
+/* Init's exit status (it is reaped). */
+int child_reap(struct child *c);
+
+/* What launch leaves the session: init running with every layer built,
+ * and what came with it. */
+struct launched {
+	struct child c;
+	int sock;              /* the handshake's socket: the bytes that start the command */
+	struct bpfexec *bx;    /* the exec rules in the kernel, or NULL */
+	char kernel_why[1100]; /* why not, when NULL */
+	struct llaudit *la;    /* Landlock's denials on the record, or NULL */
+	struct sbctl *sb;      /* the kill switch (freeze.h) */
+	struct init_msg m;     /* init's READY */
+	struct init_fds fds;   /* and its fds, each the session's until taken */
+};
+#define LAUNCHED_NONE ((struct launched){ .c = { .pidfd = -1 }, .sock = -1 })
+
+/* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE;
+ * its fds marked absent first thing), or -1 with e filled (init's own
+ * error, when it sent one); launched_free releases L either way. */
+struct limits;
+/* lim: the session's limits (limits.h), or NULL. */
+int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
+	   struct werr *e);
+/* Release what L holds: its fds, the kill switch, the Landlock reader,
+ * init (killed and reaped unless reaped already), the kernel's exec
+ * rules, the socket. */
+void launched_free(struct launched *L);

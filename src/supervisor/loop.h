@@ -1,0 +1,41 @@
+/* loop.h - the supervisor's event loop: a table of sources, each a readable
+ * fd, the handler to call when it is ready and the object that handler
+ * works on (epoll underneath). A source the loop cannot take (epoll refuses
+ * the fd, the table is full) is an error naming it: the caller stops the
+ * session rather than run with a source never served (fail closed). */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+struct loop;
+struct source;
+typedef void (*source_fn)(struct loop *l, const struct source *src, uint32_t events);
+
+struct source {
+	const char *name; /* for the error when it cannot be added */
+	int fd;
+	source_fn handle;
+	void *ctx;
+};
+
+/* The sessions' loop holds this many sources. */
+#define LOOP_CAPACITY 24
+
+/* A loop that holds at most capacity sources; NULL with e filled. */
+struct loop *loop_new(size_t capacity, struct werr *e);
+void loop_free(struct loop *l);
+void loop_freep(struct loop **l);
+
+/* Watch fd (readable) as the source name; -1 with e naming it when the
+ * table is full or epoll refuses the fd. */
+int loop_add(struct loop *l, const char *name, int fd, source_fn handle, void *ctx,
+	     struct werr *e);
+/* No longer watch src (it hung up, or its work is over). */
+void loop_remove(struct loop *l, const struct source *src);
+/* End loop_run once the handler that calls this returns, with status. */
+void loop_quit(struct loop *l, int status);
+/* Serve the sources until a handler calls loop_quit: its status, or -1
+ * with e filled when waiting fails. */
+int loop_run(struct loop *l, struct werr *e);

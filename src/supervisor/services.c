@@ -1,0 +1,513 @@
+/* services.c - the second phase of a session (services.h): the modules
+ * that serve the running sandbox, made and wired in order, and their fds
+ * as sources of the loop. */
+#include "services.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "../control/approval.h"
+#include "../control/control.h"
+#include "../control/hook.h"
+#include "../control/reviewer.h"
+#include "../control/termask.h"
+#include "../control/webhook.h"
+#include "../detect/canary.h"
+#include "../detect/detect.h"
+#include "../net/proxy.h"
+#include "../sandbox/limits.h"
+#include "../workspace/wsmade.h"
+#include "../workspace/wswatch.h"
+#include "exec/bpfexec.h"
+#include "exec/execs.h"
+#include "freeze.h"
+#include "llaudit.h"
+#include "notify.h"
+#include "writeask.h"
+
+/* ---- making them ---- */
+
+/* Each decoy init could not place, said; then the watch of those it
+ * placed. */
+static struct canary_watch *canary_start(const struct canary_set *cs, const struct init_msg *m,
+					 int home_fd, struct audit *log)
+{
+	if (!cs)
+		return NULL;
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].off && !(m->canary_placed & (1u << i)))
+			wnote("canary credentials: ~/%s could not be placed in the sandbox's home "
+			      "(%s); the session runs without it", cs->v[i].rel,
+			      strerror(m->canary_err ? m->canary_err : EIO));
+	return canary_watch_new(cs, m->canary_placed, home_fd, log);
+}
+
+/* The control socket's freeze, resume and kill: the kill switch's. */
+static int ctl_freeze(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_freeze(ctx, "control", uid, reason, e);
+}
+
+static int ctl_resume(void *ctx, long uid, struct werr *e)
+{
+	return sbctl_resume(ctx, "control", uid, e);
+}
+
+static int ctl_kill(void *ctx, long uid, const char *reason, struct werr *e)
+{
+	return sbctl_kill(ctx, "control", uid, reason, e);
+}
+
+static bool ctl_frozen(void *ctx)
+{
+	return sbctl_frozen(ctx);
+}
+
+/* The session's control socket in warden's state directory, for every
+ * session (`warden status|freeze|resume|kill`, and `warden approve` when
+ * the policy asks: asks), one that cannot be made is said, not an error;
+ * when the policy asks, the broker first, and after the socket the
+ * reviewer command and the webhook the policy names (one it cannot use is
+ * an error); and the user's terminal when its keys come here. */
+static int asking_start(struct services *sv, struct werr *e)
+{
+	const struct sandbox_spec *s = sv->s;
+	bool asks = policy_asks(s->policy) || s->policy->risk.ask > 0;
+	const char *path = audit_path(sv->log), *base = strrchr(path, '/');
+	char session[64];
+	snprintf(session, sizeof session, "%s", base ? base + 1 : path);
+	char *dot = strstr(session, ".jsonl");
+	if (dot)
+		*dot = '\0';
+	if (asks && !(sv->ap = approvals_new(sv->log, session, s->policy)))
+		return werr_errno(e, "supervisor: the questions' timer");
+	_cleanup_free_ char *dir = control_dir_of(s->logdir);
+	struct werr ce = { 0 };
+	sv->ctl = control_new(&(struct control_cfg){ .dir = dir, .session = session,
+		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
+		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
+			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb },
+		.status_fn = sv->cfg->detect ? detect_status : NULL, .status_ctx = sv->cfg->detect }, &ce);
+	if (!sv->ctl) {
+		char buf[1200];
+		wnote("%s; `warden status`, `warden kill`%s cannot reach this session",
+		      werr_str(&ce, buf, sizeof buf), asks ? " and `warden approve`" : "");
+	}
+	if (!asks)
+		return 0;
+	const struct policy_approve *pa = &s->policy->approve;
+	if (pa->command.n &&
+	    !(sv->rv = reviewer_new(sv->ap, s->policy, session, s->workspace, sv->log, e)))
+		return -1;
+	if (pa->webhook && !(sv->wh = webhook_new(sv->ap, pa->webhook, session, sv->log, e)))
+		return -1;
+	struct werr te = { 0 };
+	if (sv->term.relay_input &&
+	    !(sv->ta = termask_new(sv->ap, sv->term.out, sv->term.tty, sv->term.master, &te)))
+		wnote("%s; the terminal cannot answer this session's questions", te.msg);
+	return 0;
+}
+
+/* Exec control and the seccomp notifications: what the agent can write
+ * (to tell it from what it cannot), the rules, the sandbox's root
+ * (init's); `write ask` (file operations held for a question); the secret
+ * names the sandbox makes, noted for the workspace watch (wsmade.h: noted
+ * while their notification is handled, before the call goes on, so before
+ * the watch can see the file); warden's control directory, guarded. */
+static int exec_start(struct services *sv, struct werr *e)
+{
+	const struct sandbox_spec *s = sv->s;
+	struct launched *L = sv->L;
+	sv->writable = xcalloc(s->policy->npaths + s->nhome_binds + 1, sizeof *sv->writable);
+	size_t nwritable = 0;
+	sv->writable[nwritable++] = s->workspace;
+	for (size_t i = 0; i < s->policy->npaths; i++)
+		if (s->policy->paths[i].mode == POLICY_RW)
+			sv->writable[nwritable++] = s->policy->paths[i].path;
+	for (size_t i = 0; i < s->nhome_binds; i++)
+		sv->writable[nwritable++] = s->home_binds[i].src;
+	sv->x = execs_new(&(struct execs_cfg){ .listener = L->fds.listener, .log = sv->log,
+		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
+		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
+		.link_ctx = sv->hk, .kernel = L->bx }, e);
+	if (!sv->x)
+		return -1;
+	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);
+	sv->made = wsmade_new();
+	sv->ctl_dir = control_dir_of(s->logdir);
+	sv->nt = notifier_new(&(struct notifier_cfg){ .listener = L->fds.listener,
+		.diag = L->fds.diag, .log = sv->log, .execs = sv->x,
+		.strict = s->policy->exec.strict, .kernel = L->bx,
+		.audit_files = s->policy->audit_files, .wa = sv->wa,
+		.made = sv->made, .pol = s->policy, .workspace = s->workspace,
+		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
+	if (!sv->nt)
+		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+	return 0;
+}
+
+/* The proxy's asker (proxy.h) over the broker. */
+static const void *net_ask(void *ctx, const char *subject, const char *summary, json_t *detail,
+			   void (*done)(void *, bool, const char *), void *cbctx)
+{
+	return approvals_ask(ctx, APPROVAL_NET, subject, summary, detail, done, cbctx);
+}
+
+static void net_cancel(void *ctx, const void *q)
+{
+	approvals_cancel(ctx, q);
+}
+
+/* The proxy on init's listeners and the host loopback ports, guarded,
+ * asking the broker, its connections linked to the tool calls. */
+static int net_start(struct services *sv, struct werr *e)
+{
+	const struct sandbox_spec *s = sv->s;
+	struct init_fds *f = &sv->L->fds;
+	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
+		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
+		.guard = sv->cfg->guard,
+		.asker = sv->ap ? &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
+						     .ctx = sv->ap } : NULL,
+		.default_ask = sv->ap && s->policy->net_default_ask,
+		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk }, e);
+	if (!sv->px)
+		return -1;
+	for (size_t i = 0; i < s->forwards.n; i++)
+		if (f->fwd[i] >= 0)
+			proxy_add_forward(sv->px, steal_fd(&f->fwd[i]), &s->forwards.v[i]);
+	return 0;
+}
+
+static void risk_answered(void *ctx, bool allow, const char *why)
+{
+	struct actor *ac = ctx;
+	ac->q = NULL;
+	struct werr e = { 0 };
+	if (allow ? sbctl_resume(ac->sb, "detector", -1, &e) < 0
+		  : sbctl_kill(ac->sb, "detector", -1, why ? why : "the risk question was not allowed", &e) < 0)
+		if (!allow || sbctl_frozen(ac->sb))
+			sbctl_kill(ac->sb, "detector", -1, e.msg, NULL);
+}
+
+/* What the detector may do to the session (detect.h): warn it does
+ * itself; freeze and kill through the kill switch; ask freezes, then puts
+ * a question (allowed: resume; anything else: kill). */
+static int detect_act(void *ctx, enum det_action a, const char *reason)
+{
+	struct actor *ac = ctx;
+	struct werr e = { 0 };
+	if (a == ACT_KILL) {
+		wnote("killing the sandbox: %s", reason);
+		return sbctl_kill(ac->sb, "detector", -1, reason, &e);
+	}
+	if (a != ACT_FREEZE && a != ACT_ASK)
+		return -1;
+	if (!sbctl_frozen(ac->sb)) {
+		if (sbctl_freeze(ac->sb, "detector", -1, reason, &e) < 0)
+			return -1;
+		wnote("the sandbox is frozen: %s; `warden resume` or `warden kill` decides", reason);
+	}
+	if (a == ACT_ASK && ac->ap && !ac->q) {
+		json_t *detail = json_pack("{s:s}", "reason", reason);
+		/* (an answer remembered for the subject comes at once: q stays NULL) */
+		ac->q = approvals_ask(ac->ap, APPROVAL_RISK, "risk", reason, detail, risk_answered, ac);
+	}
+	return 0;
+}
+
+static void actor_unset(struct actor *ac)
+{
+	if (ac->d)
+		detect_set_actor(ac->d, NULL, NULL);
+	if (ac->q)
+		approvals_cancel(ac->ap, ac->q);
+}
+
+/* A timer of one second for the limits' watch, or -1 when there is
+ * nothing to watch; the fds of /tmp and home are taken. */
+static int limits_timer(struct limits *lim, int *tmp_fd, int *home_fd)
+{
+	if (!lim || !limits_watch(lim, steal_fd(tmp_fd), steal_fd(home_fd)))
+		return -1;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec it = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
+	if (fd >= 0 && timerfd_settime(fd, 0, &it, NULL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static pid_t start_remasker(void *ctx, int *sock, struct werr *e)
+{
+	const struct remasker *r = ctx;
+	return remask_spawn(r->userns, r->mntns, r->workspace, sock, e);
+}
+
+/* The detector acting on the session through the kill switch (and no
+ * longer once the services end); the limits' watch; the workspace
+ * watched from now on: masks and protections follow what the host
+ * replaces (wswatch.h). */
+static int watches_start(struct services *sv, struct werr *e)
+{
+	struct sandbox_spec *s = sv->s;
+	struct launched *L = sv->L;
+	struct detect *d = sv->cfg->detect;
+	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log };
+	if (d)
+		detect_set_actor(d, detect_act, &sv->actor);
+	sv->timer = limits_timer(sv->cfg->limits, &L->fds.tmp, &L->fds.home);
+	sv->ww = s->plan.watch; /* the plan's: its walk added the directories */
+	if (!sv->ww || L->fds.userns < 0 || L->fds.mntns < 0)
+		return werr_set(e, 0, "supervisor: the workspace watch or the sandbox's namespaces are missing");
+	sv->rm = (struct remasker){ .userns = L->fds.userns, .mntns = L->fds.mntns,
+				    .workspace = s->workspace };
+	wswatch_attach(sv->ww, &(struct wswatch_cfg){ .plan = &s->plan, .policy = s->policy,
+		.made = sv->made, .remasker = start_remasker, .remasker_ctx = &sv->rm });
+	wswatch_report(sv->ww, sv->log); /* directories the start's walk could not watch */
+	return 0;
+}
+
+int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+		   struct audit *log, struct launched *L, int sigfd, struct werr *e)
+{
+	sv->s = s;
+	sv->cfg = cfg;
+	sv->log = log;
+	sv->L = L;
+	sv->sigfd = sigfd;
+	/* The decoys watched before the command starts: init waits for a byte
+	 * when it placed any (the pty's, below, or this one). */
+	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
+	if (L->fds.master < 0 && L->m.canary_placed && write(L->sock, "r", 1) != 1) {
+		/* init died meanwhile: its status tells */
+	}
+	term_start(&sv->term, s, L->fds.master, L->sock);
+	/* The control socket, for every session (status, and freeze, resume
+	 * and kill by the kill switch). Questions for a human (`ask` rules):
+	 * the broker and its channels, made before what asks them (freed
+	 * after: the askers withdraw their questions as they go). */
+	if (asking_start(sv, e) < 0)
+		return -1;
+	/* The hook socket (hook.h): tool calls reported from inside, decided
+	 * by the tool rules, linked to the execs and connections after them
+	 * (made before those, freed after them, before the broker). */
+	if (L->fds.hook >= 0)
+		sv->hk = hook_new(steal_fd(&L->fds.hook), s->policy, log, sv->ap, L->fds.diag, L->c.pid);
+	if (exec_start(sv, e) < 0 || net_start(sv, e) < 0)
+		return -1;
+	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
+		return -1;
+	sv->st.ctl = L->sb;
+	return watches_start(sv, e);
+}
+
+void services_free(struct services *sv)
+{
+	closep(&sv->timer);
+	actor_unset(&sv->actor);
+	stopper_close(&sv->st);
+	proxy_free(sv->px); /* logs the connections still open */
+	free(sv->ctl_dir);
+	wsmade_free(sv->made);
+	writeask_free(sv->wa); /* before the broker: it withdraws what it holds */
+	execs_free(sv->x);
+	free(sv->writable);
+	notifier_free(sv->nt);
+	hook_free(sv->hk);
+	approvals_free(sv->ap);
+	control_free(sv->ctl);
+	/* after the broker's end, which tells them of the questions' */
+	reviewer_free(sv->rv);
+	webhook_free(sv->wh);
+	termask_free(sv->ta);
+	term_end(&sv->term);
+	canary_watch_free(sv->cw);
+	*sv = SERVICES_NONE;
+}
+
+/* ---- serving them ---- */
+
+/* The pidfd: init ended. What the command wrote before is drained; the
+ * opens of the decoys are queued as they happen: those of the last
+ * moments are read before the loop ends. */
+static void on_child_exit(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct services *sv = src->ctx;
+	term_drain(&sv->term);
+	int status = child_reap(&sv->L->c);
+	if (sv->cw)
+		canary_watch_dispatch(sv->cw);
+	loop_quit(l, status);
+}
+
+/* The signalfd: resize the pty, pass the signal to the sandbox, or (a
+ * SIGCHLD) collect the execs being watched. */
+static void on_signal(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct services *sv = src->ctx;
+	struct signalfd_siginfo si;
+	while (read(src->fd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGWINCH)
+			term_resize(&sv->term);
+		else if (si.ssi_signo == SIGCHLD)
+			execs_on_sigchld(sv->x);
+		else
+			stopper_signal(&sv->st, &si);
+	}
+}
+
+/* The grace period after a stopping signal is over. */
+static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
+{
+	stopper_expire(src->ctx);
+}
+
+static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
+{
+	if (events & (EPOLLHUP | EPOLLERR))
+		loop_remove(l, src);
+	else
+		notifier_handle(src->ctx);
+}
+
+static void on_exec_hashes(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_hashes(src->ctx);
+}
+
+static void on_exec_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_timer(src->ctx);
+}
+
+static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	approvals_on_timer(src->ctx);
+}
+
+static void on_control(struct loop *l, const struct source *src, uint32_t events)
+{
+	control_dispatch(src->ctx);
+}
+
+static void on_termask_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	termask_on_timer(src->ctx);
+}
+
+static void on_reviewer(struct loop *l, const struct source *src, uint32_t events)
+{
+	reviewer_dispatch(src->ctx);
+}
+
+static void on_webhook(struct loop *l, const struct source *src, uint32_t events)
+{
+	webhook_dispatch(src->ctx);
+}
+
+static void on_hook(struct loop *l, const struct source *src, uint32_t events)
+{
+	hook_dispatch(src->ctx);
+}
+
+static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
+{
+	proxy_dispatch(src->ctx);
+}
+
+/* The limits' watch: once a second, has the sandbox reached one? */
+static void on_limits_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	const struct services *sv = src->ctx;
+	uint64_t ticks;
+	if (read(src->fd, &ticks, sizeof ticks) == sizeof ticks)
+		limits_check(sv->cfg->limits, sv->log);
+}
+
+/* The workspace watch: what the host replaced, masked or protected again;
+ * when that can no longer be done, the session ends (fail closed). */
+static void on_wswatch(struct loop *l, const struct source *src, uint32_t events)
+{
+	const struct services *sv = src->ctx;
+	if (wswatch_dispatch(sv->ww, sv->log) == 0)
+		return;
+	audit_emit_event(sv->log, ev_alert(&(struct ev_alert){
+		.rule = "workspace.remask-lost", .action = "session killed: masks can no longer "
+		"follow what the host replaces" }), NULL);
+	syscall(SYS_pidfd_send_signal, sv->L->c.pidfd, SIGKILL, NULL, 0);
+	loop_remove(l, src);
+}
+
+/* The decoys' watch: each open of one is an alert (canary.h). */
+static void on_canary(struct loop *l, const struct source *src, uint32_t events)
+{
+	canary_watch_dispatch(src->ctx);
+}
+
+/* The exec rules in the kernel (bpfexec.h): its refusals, logged. */
+static void on_kernel_refusals(struct loop *l, const struct source *src, uint32_t events)
+{
+	const struct services *sv = src->ctx;
+	bpfexec_on_refusals(sv->L->bx, sv->log);
+}
+
+/* Landlock's audit records (llaudit.h). */
+static void on_llaudit(struct loop *l, const struct source *src, uint32_t events)
+{
+	llaudit_dispatch(src->ctx);
+}
+
+/* A source of the loop, wanted when the service behind it is there (an fd
+ * of a service that is there yet that the loop cannot take is an error). */
+struct want {
+	bool on;
+	struct source src;
+};
+
+int services_watch(struct services *sv, struct loop *l, struct werr *e)
+{
+	struct launched *L = sv->L;
+	const struct want want[] = {
+		{ true, { "init's pidfd", L->c.pidfd, on_child_exit, sv } },
+		{ true, { "the signals", sv->sigfd, on_signal, sv } },
+		{ true, { "the grace period's timer", sv->st.timerfd, on_grace_over, &sv->st } },
+		{ true, { "the seccomp listener", L->fds.listener, on_seccomp, sv->nt } },
+		{ true, { "the exec hashes", execs_hash_fd(sv->x), on_exec_hashes, sv->x } },
+		{ true, { "the exec timer", execs_timer_fd(sv->x), on_exec_timer, sv->x } },
+		{ sv->ap, { "the questions' timer", sv->ap ? approvals_timer_fd(sv->ap) : -1,
+			    on_approval_timer, sv->ap } },
+		{ sv->ctl, { "the control socket", sv->ctl ? control_fd(sv->ctl) : -1, on_control,
+			     sv->ctl } },
+		{ sv->ta, { "the terminal questions' timer", sv->ta ? termask_timer_fd(sv->ta) : -1,
+			    on_termask_timer, sv->ta } },
+		{ sv->rv, { "the reviewer command", sv->rv ? reviewer_fd(sv->rv) : -1, on_reviewer,
+			    sv->rv } },
+		{ sv->wh, { "the webhook", sv->wh ? webhook_fd(sv->wh) : -1, on_webhook, sv->wh } },
+		{ sv->hk, { "the hook socket", sv->hk ? hook_fd(sv->hk) : -1, on_hook, sv->hk } },
+		{ true, { "the proxy", proxy_fd(sv->px), on_proxy, sv->px } },
+		/* (no timer: nothing to watch, or none to be had, as before) */
+		{ sv->timer >= 0, { "the limits' timer", sv->timer, on_limits_timer, sv } },
+		{ true, { "the workspace watch", wswatch_fd(sv->ww), on_wswatch, sv } },
+		{ sv->cw, { "the decoys' watch", sv->cw ? canary_watch_fd(sv->cw) : -1, on_canary,
+			    sv->cw } },
+		{ L->bx, { "the kernel's exec refusals", L->bx ? bpfexec_fd(L->bx) : -1,
+			   on_kernel_refusals, sv } },
+		{ L->la, { "Landlock's records", L->la ? llaudit_fd(L->la) : -1, on_llaudit, L->la } },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(want); i++) {
+		const struct source *w = &want[i].src;
+		if (want[i].on && loop_add(l, w->name, w->fd, w->handle, w->ctx, e) < 0)
+			return -1;
+	}
+	return term_watch(&sv->term, sv->ta, l, e);
+}

@@ -1,0 +1,78 @@
+/* services.h - the second phase of a session (supervisor.c): the modules
+ * that serve a running sandbox, made once init reported ready and wired
+ * to each other (the decoys' watch, the terminal, the control socket and
+ * the questions for a human, the hook socket, the seccomp notifications
+ * and exec control, `write ask`, the proxy, the signals' stopper, the
+ * detector's actor, the limits' and the workspace's watches), then each
+ * made a source of the loop. */
+#pragma once
+#include "../audit/audit.h"
+#include "../common/err.h"
+#include "../sandbox/sandbox.h"
+#include "launch.h"
+#include "loop.h"
+#include "stop.h"
+#include "supervisor.h"
+#include "term.h"
+
+/* The re-masker, started by the workspace watch when first needed
+ * (remask.c): into the namespaces of the sandbox. */
+struct remasker {
+	int userns, mntns;
+	const char *workspace;
+};
+
+/* What the detector may do to the session (detect.h). */
+struct actor {
+	struct detect *d;
+	struct sbctl *sb;
+	struct approvals *ap;    /* NULL: no question can be put (ask: the freeze stays) */
+	struct audit *log;
+	const struct question *q; /* the question open, or NULL */
+};
+
+/* Each of them the session's, in the order they are made (services_free
+ * ends them the other way round); NULL (-1) where the session has none. */
+struct services {
+	struct sandbox_spec *s;
+	const struct supervisor_cfg *cfg;
+	struct audit *log;
+	struct launched *L;
+	int sigfd;
+	struct canary_watch *cw;  /* the decoys' watch */
+	struct term term;         /* the agent's terminal and the user's */
+	struct termask *ta;       /* the user's terminal answers questions */
+	struct reviewer *rv;      /* `approve command` */
+	struct webhook *wh;       /* `approve webhook` */
+	struct control *ctl;      /* the control socket */
+	struct approvals *ap;     /* the questions' broker, when the policy asks */
+	struct hook *hk;          /* the hook socket: tool calls reported from inside */
+	struct notifier *nt;      /* the seccomp notifications */
+	const char **writable;    /* what the agent can write (exec control) */
+	struct execs *x;          /* exec control */
+	struct writeask *wa;      /* `write ask` */
+	struct wsmade *made;      /* the secret names the sandbox makes */
+	char *ctl_dir;            /* warden's control directory: guarded */
+	struct proxy *px;         /* the proxy and the host loopback ports */
+	struct stopper st;        /* the signals that stop the sandbox */
+	struct actor actor;       /* the detector's hands */
+	int timer;                /* the limits' watch, once a second */
+	struct remasker rm;
+	struct wswatch *ww;       /* the workspace watch (the plan's) */
+};
+
+#define SERVICES_NONE ((struct services){ .sigfd = -1, .term = { .master = -1, \
+	.host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1 })
+
+/* Make and wire the services for the sandbox L launched, signals coming
+ * through sigfd: sv filled (from SERVICES_NONE), or -1 with e filled
+ * (what was made is services_free's). */
+int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+		   struct audit *log, struct launched *L, int sigfd, struct werr *e);
+/* Each service's fds as sources of l; -1 with e naming the one that
+ * could not be added. */
+int services_watch(struct services *sv, struct loop *l, struct werr *e);
+/* End what services_start made, in the order they must go (the askers
+ * withdraw their questions, the channels after the broker, the terminal
+ * last). */
+void services_free(struct services *sv);

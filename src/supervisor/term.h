@@ -1,0 +1,38 @@
+/* term.h - the agent's terminal on the host side during a session: which
+ * host fds the sandbox's pty stands for, the user's terminal made raw
+ * while its keys are relayed, and the relay itself as sources of the loop
+ * (the agent's output through the filter to the user's terminal, the
+ * user's keys to the agent or to a question on the screen). */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/err.h"
+#include "../control/termask.h"
+#include "../sandbox/sandbox.h"
+#include "loop.h"
+#include "pty.h"
+
+struct term {
+	int master;       /* the agent's pty master, or -1: no pty */
+	int tty;          /* the user's terminal it mirrors (window size) */
+	int out;          /* where its output goes */
+	bool relay_input; /* the user's keys go in (stdin is the terminal, warden in its foreground) */
+	struct host_tty host;    /* the user's terminal while raw */
+	struct pty_sink sink;    /* where the output goes: out, or a question holding it */
+	struct ttyfilter filter; /* on the way */
+	struct termask *ask;     /* a question on the screen takes the keys, holds the output */
+};
+
+/* Set up the pty (master, may be -1; s->pty_fds says which of fds 0-2
+ * are terminals) and the user's terminal; tell init through sock that the
+ * terminal is ready when there is a pty. */
+void term_start(struct term *t, const struct sandbox_spec *s, int master, int sock);
+/* Questions on the user's screen from now on (ask NULL: none), and the
+ * relay watched by l. */
+int term_watch(struct term *t, struct termask *ask, struct loop *l, struct werr *e);
+/* What the command wrote before it ended, drained to the user. */
+void term_drain(struct term *t);
+/* The user's terminal was resized. */
+void term_resize(struct term *t);
+/* The user's terminal as it was. */
+void term_end(struct term *t);
