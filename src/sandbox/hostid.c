@@ -135,6 +135,18 @@ static bool id_taken(uid_t id, const char *subuid, const char *subgid)
 	       (subgid && hostid_in_sub_ranges(subgid, id));
 }
 
+/* Is the id's lock file there and locked by a running session? Asked
+ * before the name service (two lookups, each a look through its modules'
+ * directories): with sessions running, their ids are passed over without
+ * them. Only a lock file that exists is tried (never created here), so
+ * the pool's directory still holds files for the ids sessions took only;
+ * an id whose lock is free is looked up as before and locked below. */
+static bool held_elsewhere(int dir, const char *name)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+}
+
 int hostid_acquire(struct hostid *h, struct werr *e)
 {
 	uid_t first, last;
@@ -152,9 +164,9 @@ int hostid_acquire(struct hostid *h, struct werr *e)
 	_cleanup_free_ char *subuid = read_text_file("/etc/subuid");
 	_cleanup_free_ char *subgid = read_text_file("/etc/subgid");
 	for (uid_t id = first;; id++) {
-		if (!id_taken(id, subuid, subgid)) {
-			char name[16];
-			snprintf(name, sizeof name, "%u", (unsigned)id);
+		char name[16];
+		snprintf(name, sizeof name, "%u", (unsigned)id);
+		if (!held_elsewhere(dir, name) && !id_taken(id, subuid, subgid)) {
 			int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 			if (fd < 0)
 				return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name);
