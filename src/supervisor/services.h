@@ -10,7 +10,7 @@
 #include "../common/err.h"
 #include "../sandbox/sandbox.h"
 #include "launch.h"
-#include "loop.h"
+#include "../common/loop.h"
 #include "stop.h"
 #include "supervisor.h"
 #include "term.h"

@@ -20,7 +20,7 @@
 #include "exec/execs.h"
 #include "launch.h"
 #include "llaudit.h"
-#include "loop.h"
+#include "../common/loop.h"
 #include "services.h"
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };

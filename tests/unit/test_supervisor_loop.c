@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/supervisor/loop.h"
+#include "src/common/loop.h"
 #include "check.h"
 
 static int calls;
