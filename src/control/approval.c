@@ -371,6 +371,16 @@ int approvals_timer_fd(const struct approvals *a)
 	return a->timer;
 }
 
+static void on_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	approvals_on_timer(src->ctx);
+}
+
+int approvals_watch(struct loop *l, struct approvals *a, struct werr *e)
+{
+	return loop_add(l, "the questions' timer", a->timer, on_timer, a, e);
+}
+
 void approvals_on_timer(struct approvals *a)
 {
 	uint64_t ticks;

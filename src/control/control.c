@@ -358,6 +358,16 @@ int control_fd(const struct control *c)
 	return linesrv_fd(c->srv);
 }
 
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	control_dispatch(src->ctx);
+}
+
+int control_watch(struct loop *l, struct control *c, struct werr *e)
+{
+	return loop_add(l, "the control socket", control_fd(c), on_ready, c, e);
+}
+
 const char *control_path(const struct control *c)
 {
 	return c->path;

@@ -29,6 +29,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "approval.h"
 
 struct control;
@@ -78,6 +79,9 @@ void control_free(struct control *c);
 /* The loop's source: the listener and every client, one epoll fd. */
 int control_fd(const struct control *c);
 void control_dispatch(struct control *c);
+/* The socket and its clients watched by l (control_dispatch); -1 with e
+ * naming it when l cannot take it. */
+int control_watch(struct loop *l, struct control *c, struct werr *e);
 /* The socket's path. */
 const char *control_path(const struct control *c);
 

@@ -327,6 +327,16 @@ int hook_fd(const struct hook *h)
 	return linesrv_fd(h->srv);
 }
 
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	hook_dispatch(src->ctx);
+}
+
+int hook_watch(struct loop *l, struct hook *h, struct werr *e)
+{
+	return loop_add(l, "the hook socket", hook_fd(h), on_ready, h, e);
+}
+
 const char *hook_link_exec(void *ctx, pid_t pid, pid_t ppid, const char *path,
 			   const char *resolved, char *const *argv, size_t argc, const char *deny)
 {

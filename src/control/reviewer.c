@@ -695,3 +695,13 @@ int reviewer_fd(const struct reviewer *r)
 {
 	return r->ep;
 }
+
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	reviewer_dispatch(src->ctx);
+}
+
+int reviewer_watch(struct loop *l, struct reviewer *r, struct werr *e)
+{
+	return loop_add(l, "the reviewer command", r->ep, on_ready, r, e);
+}

@@ -44,6 +44,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "../policy/policy.h"
 #include "approval.h"
 
@@ -93,3 +94,6 @@ void reviewer_free(struct reviewer *r);
 /* The loop's source: one epoll fd. */
 int reviewer_fd(const struct reviewer *r);
 void reviewer_dispatch(struct reviewer *r);
+/* Its commands watched by l (reviewer_dispatch); -1 with e naming it when
+ * l cannot take it. */
+int reviewer_watch(struct loop *l, struct reviewer *r, struct werr *e);

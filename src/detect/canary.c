@@ -341,6 +341,16 @@ int canary_watch_fd(const struct canary_watch *w)
 	return w ? w->fd : -1;
 }
 
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	canary_watch_dispatch(src->ctx);
+}
+
+int canary_watch_watch(struct loop *l, struct canary_watch *w, struct werr *e)
+{
+	return loop_add(l, "the decoys' watch", w->fd, on_ready, w, e);
+}
+
 void canary_watch_dispatch(struct canary_watch *w)
 {
 	union {

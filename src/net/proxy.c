@@ -546,6 +546,16 @@ void proxy_dispatch(struct proxy *px)
 
 int proxy_fd(const struct proxy *px) { return px->ep; }
 
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	proxy_dispatch(src->ctx);
+}
+
+int proxy_watch(struct loop *l, struct proxy *px, struct werr *e)
+{
+	return loop_add(l, "the proxy", px->ep, on_ready, px, e);
+}
+
 static void watch(struct proxy *px, int fd, struct item *it)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = it };

@@ -135,6 +135,16 @@ int llaudit_fd(const struct llaudit *la)
 	return la->fd;
 }
 
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	llaudit_dispatch(src->ctx);
+}
+
+int llaudit_watch(struct loop *l, struct llaudit *la, struct werr *e)
+{
+	return loop_add(l, "Landlock's records", la->fd, on_ready, la, e);
+}
+
 /* ---- attribution ----------------------------------------------------------- */
 
 /* The pid inside of a host pid the session was seen executing as, newest

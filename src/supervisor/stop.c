@@ -102,3 +102,13 @@ void stopper_expire(struct stopper *st)
 	}
 	kill_sandbox(st);
 }
+
+static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
+{
+	stopper_expire(src->ctx);
+}
+
+int stopper_watch(struct loop *l, struct stopper *st, struct werr *e)
+{
+	return loop_add(l, "the grace period's timer", st->timerfd, on_grace_over, st, e);
+}

@@ -5,6 +5,7 @@
 #include <sys/signalfd.h>
 
 #include "../audit/audit.h"
+#include "../common/loop.h"
 
 struct sbctl;
 
@@ -36,5 +37,8 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
  * grace period starts again instead (a frozen session ends when asked,
  * `warden kill`). */
 void stopper_expire(struct stopper *st);
+/* The grace period's timer watched by l (stopper_expire when it fires); -1
+ * with e naming it when l cannot take it. */
+int stopper_watch(struct loop *l, struct stopper *st, struct werr *e);
 
 void stopper_close(struct stopper *st);

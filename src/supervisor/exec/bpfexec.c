@@ -88,6 +88,7 @@ struct bpfexec {
 	int stopfd, notefd;           /* eventfds: the thread's stop, refusals queued */
 	int workfd;                   /* eventfd: premaps queued */
 	int listener;                 /* the seccomp listener (a copy), for the answers */
+	struct audit *log;            /* where the refusals the loop sees go (bpfexec_watch) */
 	volatile int stop;
 	pthread_t thread;
 	bool started;
@@ -715,6 +716,18 @@ int bpfexec_fd(const struct bpfexec *b)
 	return b->notefd;
 }
 
+static void on_refusals(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct bpfexec *b = src->ctx;
+	bpfexec_on_refusals(b, b->log);
+}
+
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e)
+{
+	b->log = log;
+	return loop_add(l, "the kernel's exec refusals", b->notefd, on_refusals, b, e);
+}
+
 int bpfexec_set_listener(struct bpfexec *b, int listener)
 {
 	if (b->listener < 0)
@@ -867,6 +880,11 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 int bpfexec_fd(const struct bpfexec *b)
 {
 	return -1;
+}
+
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e)
+{
+	return 0; /* never made: nothing to watch */
 }
 
 int bpfexec_set_listener(struct bpfexec *b, int listener)

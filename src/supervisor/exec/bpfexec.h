@@ -30,6 +30,7 @@
 
 #include "../../audit/audit.h"
 #include "../../common/err.h"
+#include "../../common/loop.h"
 #include "../../policy/policy.h"
 
 struct bpfexec;
@@ -73,6 +74,9 @@ void bpfexec_answer_after(struct bpfexec *b, uint64_t id);
  * bpfexec_on_refusals writes their `exec` events to log. */
 int bpfexec_fd(const struct bpfexec *b);
 void bpfexec_on_refusals(struct bpfexec *b, struct audit *log);
+/* The refusals watched by l (bpfexec_on_refusals, to log); -1 with e
+ * naming them when l cannot take their fd. */
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e);
 
 /* For session.end: requests served, verdicts, refusals, the wait's times. */
 json_t *bpfexec_stats(const struct bpfexec *b);

@@ -822,6 +822,23 @@ int execs_timer_fd(const struct execs *x)
 	return x->timer;
 }
 
+static void on_hashes(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_hashes(src->ctx);
+}
+
+static void on_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	execs_on_timer(src->ctx);
+}
+
+int execs_watch(struct loop *l, struct execs *x, struct werr *e)
+{
+	if (loop_add(l, "the exec hashes", execs_hash_fd(x), on_hashes, x, e) < 0)
+		return -1;
+	return loop_add(l, "the exec timer", execs_timer_fd(x), on_timer, x, e);
+}
+
 struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 {
 	const struct policy *pol = cfg->policy;

@@ -13,6 +13,7 @@
 
 #include "../../audit/audit.h"
 #include "../../common/err.h"
+#include "../../common/loop.h"
 #include "../../policy/policy.h"
 
 struct execs;
@@ -63,6 +64,9 @@ int execs_hash_fd(const struct execs *x);
 int execs_timer_fd(const struct execs *x);
 void execs_on_hashes(struct execs *x);
 void execs_on_timer(struct execs *x);
+/* The hashes done and the timer watched by l (execs_on_hashes,
+ * execs_on_timer); -1 with e naming the one l cannot take. */
+int execs_watch(struct loop *l, struct execs *x, struct werr *e);
 /* SIGCHLD: a watched exec may have ended. */
 void execs_on_sigchld(struct execs *x);
 
