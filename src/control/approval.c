@@ -366,11 +366,6 @@ size_t approvals_open(const struct approvals *a, const struct question **out, si
 	return n;
 }
 
-int approvals_timer_fd(const struct approvals *a)
-{
-	return a->timer;
-}
-
 static void on_timer(struct loop *l, const struct source *src, uint32_t events)
 {
 	approvals_on_timer(src->ctx);

@@ -110,8 +110,7 @@ size_t approvals_open(const struct approvals *a, const struct question **out, si
 /* The question id, open, or NULL. */
 const struct question *approvals_find(const struct approvals *a, const char *id);
 
-/* The loop's source: a timer for the deadlines. */
-int approvals_timer_fd(const struct approvals *a);
+/* The deadlines' timer fired: the questions past theirs ended. */
 void approvals_on_timer(struct approvals *a);
 /* The timer watched by l (approvals_on_timer); -1 with e naming it when l
  * cannot take it. */

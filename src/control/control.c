@@ -353,11 +353,6 @@ void control_free(struct control *c)
 	free(c);
 }
 
-int control_fd(const struct control *c)
-{
-	return linesrv_fd(c->srv);
-}
-
 static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
 	control_dispatch(src->ctx);
@@ -365,7 +360,7 @@ static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 
 int control_watch(struct loop *l, struct control *c, struct werr *e)
 {
-	return loop_add(l, "the control socket", control_fd(c), on_ready, c, e);
+	return loop_add(l, "the control socket", linesrv_fd(c->srv), on_ready, c, e);
 }
 
 const char *control_path(const struct control *c)

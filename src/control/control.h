@@ -76,8 +76,7 @@ struct control_cfg {
 struct control *control_new(const struct control_cfg *cfg, struct werr *e);
 /* Stop listening, close the clients, remove the socket. */
 void control_free(struct control *c);
-/* The loop's source: the listener and every client, one epoll fd. */
-int control_fd(const struct control *c);
+/* Serve the listener and every client (one epoll fd) once. */
 void control_dispatch(struct control *c);
 /* The socket and its clients watched by l (control_dispatch); -1 with e
  * naming it when l cannot take it. */

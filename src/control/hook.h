@@ -37,10 +37,7 @@ struct hook *hook_new(int listener, const struct policy *p, struct audit *log,
 		      struct approvals *ap, int diag, pid_t init);
 /* Close the clients (their open questions withdrawn) and the listener. */
 void hook_free(struct hook *h);
-/* The loop's source: the listener and every client, one epoll fd. */
-int hook_fd(const struct hook *h);
-void hook_dispatch(struct hook *h);
-/* The socket and its clients watched by l (hook_dispatch); -1 with e
+/* The listener and every client (one epoll fd) watched by l; -1 with e
  * naming it when l cannot take it. */
 int hook_watch(struct loop *l, struct hook *h, struct werr *e);
 

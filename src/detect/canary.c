@@ -336,11 +336,6 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 	return w;
 }
 
-int canary_watch_fd(const struct canary_watch *w)
-{
-	return w ? w->fd : -1;
-}
-
 static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
 	canary_watch_dispatch(src->ctx);

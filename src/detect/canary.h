@@ -77,7 +77,6 @@ size_t canary_seeds(const struct canary_set *cs, struct seed_file *out, size_t m
 struct canary_watch;
 struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned placed, int homefd,
 				      struct audit *log);
-int canary_watch_fd(const struct canary_watch *w);
 /* Read what the watch saw: each open of a decoy is an `alert` event, rule
  * "canary.opened", severity "critical", path (inside). */
 void canary_watch_dispatch(struct canary_watch *w);

@@ -130,11 +130,6 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 	return la;
 }
 
-int llaudit_fd(const struct llaudit *la)
-{
-	return la->fd;
-}
-
 static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
 	llaudit_dispatch(src->ctx);

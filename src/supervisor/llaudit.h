@@ -21,8 +21,7 @@ struct llaudit;
  * filled when it cannot. */
 struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len);
 
-/* The socket, for the event loop; readable: llaudit_dispatch. */
-int llaudit_fd(const struct llaudit *la);
+/* Read the records the socket has. */
 void llaudit_dispatch(struct llaudit *la);
 /* The socket watched by l (llaudit_dispatch); -1 with e naming it when l
  * cannot take it. */

@@ -834,7 +834,9 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 	return false;
 }
 
-int notifier_handle(struct notifier *n)
+/* Handle one pending notification: log it, then answer. 0, or -1 if the
+ * listener broke. */
+static int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
 	if (seccomp_notify_receive(n->fd, n->req) < 0)

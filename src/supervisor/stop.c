@@ -90,8 +90,9 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si)
 		kill_sandbox(st); /* no timer, no grace: never leave it running */
 }
 
-void stopper_expire(struct stopper *st)
+static void stopper_expire(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct stopper *st = src->ctx;
 	uint64_t n;
 	if (read(st->timerfd, &n, sizeof n) != sizeof n)
 		return;
@@ -103,12 +104,7 @@ void stopper_expire(struct stopper *st)
 	kill_sandbox(st);
 }
 
-static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
-{
-	stopper_expire(src->ctx);
-}
-
 int stopper_watch(struct loop *l, struct stopper *st, struct werr *e)
 {
-	return loop_add(l, "the grace period's timer", st->timerfd, on_grace_over, st, e);
+	return loop_add(l, "the grace period's timer", st->timerfd, stopper_expire, st, e);
 }

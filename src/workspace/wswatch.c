@@ -163,11 +163,6 @@ int wswatch_take_fd(struct wswatch *w)
 	return fd;
 }
 
-int wswatch_fd(const struct wswatch *w)
-{
-	return w ? w->ino : -1;
-}
-
 /* What the host replaced, masked or protected again; when that can no
  * longer be done, the session ends (fail closed). */
 static void on_ready(struct loop *l, const struct source *src, uint32_t events)

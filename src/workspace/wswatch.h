@@ -68,8 +68,6 @@ void wswatch_forget(struct wswatch *w);
 /* The same, the fd handed to the caller (to close off the main thread,
  * lateclose.h); -1 without one. */
 int wswatch_take_fd(struct wswatch *w);
-/* The inotify fd, for the supervisor's loop. */
-int wswatch_fd(const struct wswatch *w);
 /* Say how many directories are not watched, past WSWATCH_MAX or the
  * kernel's limit of inotify watches for the user (ENOSPC): a line on stderr
  * and an `alert` (rule `workspace.unwatched`, the count and the reason in

@@ -711,11 +711,6 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 	pthread_mutex_unlock(&b->mu);
 }
 
-int bpfexec_fd(const struct bpfexec *b)
-{
-	return b->notefd;
-}
-
 static void on_refusals(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct bpfexec *b = src->ctx;
@@ -875,11 +870,6 @@ bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
 void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
 		   const char *resolved)
 {
-}
-
-int bpfexec_fd(const struct bpfexec *b)
-{
-	return -1;
 }
 
 int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e)

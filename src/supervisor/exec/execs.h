@@ -59,13 +59,8 @@ void execs_free(struct execs *x);
  * execs answers it, now or once its hashes are in. */
 void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem);
 
-/* The loop's sources: finished hashes, the deadline timer. */
-int execs_hash_fd(const struct execs *x);
-int execs_timer_fd(const struct execs *x);
-void execs_on_hashes(struct execs *x);
-void execs_on_timer(struct execs *x);
-/* The hashes done and the timer watched by l (execs_on_hashes,
- * execs_on_timer); -1 with e naming the one l cannot take. */
+/* Its sources watched by l: finished hashes, the deadline timer; -1 with
+ * e naming the one l cannot take. */
 int execs_watch(struct loop *l, struct execs *x, struct werr *e);
 /* SIGCHLD: a watched exec may have ended. */
 void execs_on_sigchld(struct execs *x);
