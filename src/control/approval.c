@@ -366,9 +366,14 @@ size_t approvals_open(const struct approvals *a, const struct question **out, si
 	return n;
 }
 
-int approvals_timer_fd(const struct approvals *a)
+static void on_timer(struct loop *l, const struct source *src, uint32_t events)
 {
-	return a->timer;
+	approvals_on_timer(src->ctx);
+}
+
+int approvals_watch(struct loop *l, struct approvals *a, struct werr *e)
+{
+	return loop_add(l, "the questions' timer", a->timer, on_timer, a, e);
 }
 
 void approvals_on_timer(struct approvals *a)

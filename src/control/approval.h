@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../audit/audit.h"
+#include "../common/loop.h"
 #include "../policy/policy.h"
 
 /* APPROVAL_RISK: the detector's `ask` threshold (src/detect/detect.h): the
@@ -109,9 +110,11 @@ size_t approvals_open(const struct approvals *a, const struct question **out, si
 /* The question id, open, or NULL. */
 const struct question *approvals_find(const struct approvals *a, const char *id);
 
-/* The loop's source: a timer for the deadlines. */
-int approvals_timer_fd(const struct approvals *a);
+/* The deadlines' timer fired: the questions past theirs ended. */
 void approvals_on_timer(struct approvals *a);
+/* The timer watched by l (approvals_on_timer); -1 with e naming it when l
+ * cannot take it. */
+int approvals_watch(struct loop *l, struct approvals *a, struct werr *e);
 
 /* "net", "exec", ... */
 const char *approval_kind_name(enum approval_kind k);

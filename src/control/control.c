@@ -353,9 +353,14 @@ void control_free(struct control *c)
 	free(c);
 }
 
-int control_fd(const struct control *c)
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
-	return linesrv_fd(c->srv);
+	control_dispatch(src->ctx);
+}
+
+int control_watch(struct loop *l, struct control *c, struct werr *e)
+{
+	return loop_add(l, "the control socket", linesrv_fd(c->srv), on_ready, c, e);
 }
 
 const char *control_path(const struct control *c)

@@ -29,6 +29,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "approval.h"
 
 struct control;
@@ -75,9 +76,11 @@ struct control_cfg {
 struct control *control_new(const struct control_cfg *cfg, struct werr *e);
 /* Stop listening, close the clients, remove the socket. */
 void control_free(struct control *c);
-/* The loop's source: the listener and every client, one epoll fd. */
-int control_fd(const struct control *c);
+/* Serve the listener and every client (one epoll fd) once. */
 void control_dispatch(struct control *c);
+/* The socket and its clients watched by l (control_dispatch); -1 with e
+ * naming it when l cannot take it. */
+int control_watch(struct loop *l, struct control *c, struct werr *e);
 /* The socket's path. */
 const char *control_path(const struct control *c);
 

@@ -281,8 +281,9 @@ static bool on_accept(void *ctx, int fd, size_t slot, const struct ucred *peer)
 	return false;
 }
 
-void hook_dispatch(struct hook *h)
+static void hook_dispatch(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct hook *h = src->ctx;
 	linesrv_dispatch(h->srv);
 }
 
@@ -322,9 +323,9 @@ void hook_free(struct hook *h)
 	free(h);
 }
 
-int hook_fd(const struct hook *h)
+int hook_watch(struct loop *l, struct hook *h, struct werr *e)
 {
-	return linesrv_fd(h->srv);
+	return loop_add(l, "the hook socket", linesrv_fd(h->srv), hook_dispatch, h, e);
 }
 
 const char *hook_link_exec(void *ctx, pid_t pid, pid_t ppid, const char *path,

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "../audit/audit.h"
+#include "../common/loop.h"
 #include "../policy/policy.h"
 #include "approval.h"
 
@@ -36,9 +37,9 @@ struct hook *hook_new(int listener, const struct policy *p, struct audit *log,
 		      struct approvals *ap, int diag, pid_t init);
 /* Close the clients (their open questions withdrawn) and the listener. */
 void hook_free(struct hook *h);
-/* The loop's source: the listener and every client, one epoll fd. */
-int hook_fd(const struct hook *h);
-void hook_dispatch(struct hook *h);
+/* The listener and every client (one epoll fd) watched by l; -1 with e
+ * naming it when l cannot take it. */
+int hook_watch(struct loop *l, struct hook *h, struct werr *e);
 
 /* The tool call an exec (execs.h's linker) or a proxied connection
  * (proxy.h's tagger) belongs to: toollink_exec and toollink_conn with the

@@ -508,8 +508,9 @@ static void hand_over(struct reviewer *r)
 	rearm(r);
 }
 
-void reviewer_dispatch(struct reviewer *r)
+static void reviewer_dispatch(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct reviewer *r = src->ctx;
 	struct epoll_event evs[32];
 	int n = epoll_wait(r->ep, evs, ARRAY_LEN(evs), 0);
 	for (int k = 0; k < n; k++) {
@@ -691,7 +692,7 @@ void reviewer_free(struct reviewer *r)
 	free(r);
 }
 
-int reviewer_fd(const struct reviewer *r)
+int reviewer_watch(struct loop *l, struct reviewer *r, struct werr *e)
 {
-	return r->ep;
+	return loop_add(l, "the reviewer command", r->ep, reviewer_dispatch, r, e);
 }

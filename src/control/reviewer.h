@@ -44,6 +44,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "../policy/policy.h"
 #include "approval.h"
 
@@ -90,6 +91,6 @@ struct reviewer *reviewer_new(struct approvals *a, const struct policy *p, const
 /* Kill what still runs (its process groups) and free. Call after
  * approvals_free (which tells the reviewer of the questions' end). */
 void reviewer_free(struct reviewer *r);
-/* The loop's source: one epoll fd. */
-int reviewer_fd(const struct reviewer *r);
-void reviewer_dispatch(struct reviewer *r);
+/* Its commands (one epoll fd) watched by l; -1 with e naming it when l
+ * cannot take it. */
+int reviewer_watch(struct loop *l, struct reviewer *r, struct werr *e);

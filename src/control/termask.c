@@ -538,6 +538,16 @@ int termask_timer_fd(const struct termask *t)
 	return t->timer;
 }
 
+static void on_timer(struct loop *l, const struct source *src, uint32_t events)
+{
+	termask_on_timer(src->ctx);
+}
+
+int termask_watch(struct loop *l, struct termask *t, struct werr *e)
+{
+	return loop_add(l, "the terminal questions' timer", t->timer, on_timer, t, e);
+}
+
 void termask_on_timer(struct termask *t)
 {
 	uint64_t ticks;

@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "approval.h"
 
 #define TERMASK_ARM_MS 500
@@ -69,3 +70,6 @@ void termask_resize(struct termask *t);
  * count). */
 int termask_timer_fd(const struct termask *t);
 void termask_on_timer(struct termask *t);
+/* The timer watched by l (termask_on_timer); -1 with e naming it when l
+ * cannot take it. */
+int termask_watch(struct loop *l, struct termask *t, struct werr *e);

@@ -349,3 +349,13 @@ int webhook_fd(const struct webhook *w)
 {
 	return w->h->efd;
 }
+
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
+{
+	webhook_dispatch(src->ctx);
+}
+
+int webhook_watch(struct loop *l, struct webhook *w, struct werr *e)
+{
+	return loop_add(l, "the webhook", webhook_fd(w), on_ready, w, e);
+}

@@ -38,6 +38,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "../net/post.h"
 #include "../net/rules.h"
 #include "approval.h"
@@ -71,3 +72,6 @@ void webhook_free(struct webhook *w);
 /* The loop's source: an eventfd, readable when deliveries ended. */
 int webhook_fd(const struct webhook *w);
 void webhook_dispatch(struct webhook *w);
+/* Its deliveries' ends watched by l (webhook_dispatch); -1 with e naming
+ * it when l cannot take it. */
+int webhook_watch(struct loop *l, struct webhook *w, struct werr *e);

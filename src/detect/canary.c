@@ -336,9 +336,14 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 	return w;
 }
 
-int canary_watch_fd(const struct canary_watch *w)
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
-	return w ? w->fd : -1;
+	canary_watch_dispatch(src->ctx);
+}
+
+int canary_watch_watch(struct loop *l, struct canary_watch *w, struct werr *e)
+{
+	return loop_add(l, "the decoys' watch", w->fd, on_ready, w, e);
 }
 
 void canary_watch_dispatch(struct canary_watch *w)

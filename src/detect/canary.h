@@ -27,6 +27,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "../common/seed.h"
 #include "../policy/policy.h"
 #include "../secrets/secrets.h"
@@ -76,10 +77,12 @@ size_t canary_seeds(const struct canary_set *cs, struct seed_file *out, size_t m
 struct canary_watch;
 struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned placed, int homefd,
 				      struct audit *log);
-int canary_watch_fd(const struct canary_watch *w);
 /* Read what the watch saw: each open of a decoy is an `alert` event, rule
  * "canary.opened", severity "critical", path (inside). */
 void canary_watch_dispatch(struct canary_watch *w);
+/* The decoys' watch watched by l (canary_watch_dispatch); -1 with e
+ * naming it when l cannot take it. */
+int canary_watch_watch(struct loop *l, struct canary_watch *w, struct werr *e);
 void canary_watch_free(struct canary_watch *w);
 /* The watch's inotify fd, handed to the caller (to close off the main
  * thread, lateclose.h); the watch keeps none. -1 without one. */

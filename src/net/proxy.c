@@ -515,8 +515,9 @@ static void on_timer(struct proxy *px)
 	}
 }
 
-void proxy_dispatch(struct proxy *px)
+static void proxy_dispatch(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct proxy *px = src->ctx;
 	struct epoll_event evs[64];
 	int n = epoll_wait(px->ep, evs, 64, 0);
 	for (int i = 0; i < n; i++) {
@@ -544,7 +545,10 @@ void proxy_dispatch(struct proxy *px)
 	bury(px);
 }
 
-int proxy_fd(const struct proxy *px) { return px->ep; }
+int proxy_watch(struct loop *l, struct proxy *px, struct werr *e)
+{
+	return loop_add(l, "the proxy", px->ep, proxy_dispatch, px, e);
+}
 
 static void watch(struct proxy *px, int fd, struct item *it)
 {

@@ -6,6 +6,7 @@
 #pragma once
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include <jansson.h>
 #include "forward.h"
 #include "rules.h"
@@ -95,8 +96,8 @@ struct proxy_cfg {
 };
 /* NULL with e filled (the listeners closed). */
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);
-/* The fd to watch for readability; then call proxy_dispatch. */
-int proxy_fd(const struct proxy *p);
-void proxy_dispatch(struct proxy *p);
+/* Its listeners and connections (one epoll fd) watched by l; -1 with e
+ * naming it when l cannot take it. */
+int proxy_watch(struct loop *l, struct proxy *p, struct werr *e);
 /* Close every connection (each logged) and free. NULL is fine. */
 void proxy_free(struct proxy *p);

@@ -130,9 +130,14 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 	return la;
 }
 
-int llaudit_fd(const struct llaudit *la)
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
-	return la->fd;
+	llaudit_dispatch(src->ctx);
+}
+
+int llaudit_watch(struct loop *l, struct llaudit *la, struct werr *e)
+{
+	return loop_add(l, "Landlock's records", la->fd, on_ready, la, e);
 }
 
 /* ---- attribution ----------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "../audit/audit.h"
+#include "../common/loop.h"
 
 struct llaudit;
 
@@ -20,9 +21,11 @@ struct llaudit;
  * filled when it cannot. */
 struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len);
 
-/* The socket, for the event loop; readable: llaudit_dispatch. */
-int llaudit_fd(const struct llaudit *la);
+/* Read the records the socket has. */
 void llaudit_dispatch(struct llaudit *la);
+/* The socket watched by l (llaudit_dispatch); -1 with e naming it when l
+ * cannot take it. */
+int llaudit_watch(struct loop *l, struct llaudit *la, struct werr *e);
 
 /* The sandbox is gone: read what the kernel still has on its way (a short
  * wait), emit every event gathered, then one `landlock.suppressed` event

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -833,7 +834,9 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 	return false;
 }
 
-int notifier_handle(struct notifier *n)
+/* Handle one pending notification: log it, then answer. 0, or -1 if the
+ * listener broke. */
+static int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
 	if (seccomp_notify_receive(n->fd, n->req) < 0)
@@ -886,4 +889,19 @@ int notifier_handle(struct notifier *n)
 	answer(n, req, &o);
 	reserve_take(n);
 	return 0;
+}
+
+/* The listener: a notification to handle; hung up or broken (the sandbox
+ * is gone), no longer watched. */
+static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
+{
+	if (events & (EPOLLHUP | EPOLLERR))
+		loop_remove(l, src);
+	else
+		notifier_handle(src->ctx);
+}
+
+int notifier_watch(struct loop *l, struct notifier *n, struct werr *e)
+{
+	return loop_add(l, "the seccomp listener", n->fd, on_seccomp, n, e);
 }

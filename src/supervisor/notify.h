@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "../audit/audit.h"
+#include "../common/loop.h"
 #include "../common/util.h"
 
 struct notifier;
@@ -53,7 +54,8 @@ struct notifier_cfg {
 };
 /* NULL when the notification buffers cannot be had. */
 struct notifier *notifier_new(const struct notifier_cfg *cfg);
-/* Handle one pending notification: log it, then answer (EPERM for a
- * refused syscall, continue for an exec). 0, or -1 if the listener broke. */
-int notifier_handle(struct notifier *n);
+/* The seccomp listener watched by l: each notification logged, then
+ * answered (EPERM for a refused syscall, continue for an exec); -1 with e
+ * naming it when l cannot take it. */
+int notifier_watch(struct loop *l, struct notifier *n, struct werr *e);
 void notifier_free(struct notifier *n);

@@ -1,6 +1,7 @@
 /* services.c - the second phase of a session (services.h): the modules
- * that serve the running sandbox, made and wired in order, and their fds
- * as sources of the loop. */
+ * that serve the running sandbox, made and wired in order; then each adds
+ * its own fds to the loop (X_watch), the session's own sources (init's
+ * pidfd, the signals, the limits' timer) added here. */
 #include "services.h"
 
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -253,6 +253,14 @@ static pid_t start_remasker(void *ctx, int *sock, struct werr *e)
 	return remask_spawn(r->userns, r->mntns, r->workspace, sock, e);
 }
 
+/* The workspace watch lost its re-masker: the session ends (fail
+ * closed). */
+static void kill_init(void *ctx)
+{
+	const struct launched *L = ctx;
+	syscall(SYS_pidfd_send_signal, L->c.pidfd, SIGKILL, NULL, 0);
+}
+
 /* The detector acting on the session through the kill switch (and no
  * longer once the services end); the limits' watch; the workspace
  * watched from now on: masks and protections follow what the host
@@ -272,7 +280,8 @@ static int watches_start(struct services *sv, struct werr *e)
 	sv->rm = (struct remasker){ .userns = L->fds.userns, .mntns = L->fds.mntns,
 				    .workspace = s->workspace };
 	wswatch_attach(sv->ww, &(struct wswatch_cfg){ .plan = &s->plan, .policy = s->policy,
-		.made = sv->made, .remasker = start_remasker, .remasker_ctx = &sv->rm });
+		.made = sv->made, .remasker = start_remasker, .remasker_ctx = &sv->rm,
+		.log = sv->log, .lost = kill_init, .lost_ctx = L });
 	wswatch_report(sv->ww, sv->log); /* directories the start's walk could not watch */
 	return 0;
 }
@@ -366,65 +375,6 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 	}
 }
 
-/* The grace period after a stopping signal is over. */
-static void on_grace_over(struct loop *l, const struct source *src, uint32_t events)
-{
-	stopper_expire(src->ctx);
-}
-
-static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
-{
-	if (events & (EPOLLHUP | EPOLLERR))
-		loop_remove(l, src);
-	else
-		notifier_handle(src->ctx);
-}
-
-static void on_exec_hashes(struct loop *l, const struct source *src, uint32_t events)
-{
-	execs_on_hashes(src->ctx);
-}
-
-static void on_exec_timer(struct loop *l, const struct source *src, uint32_t events)
-{
-	execs_on_timer(src->ctx);
-}
-
-static void on_approval_timer(struct loop *l, const struct source *src, uint32_t events)
-{
-	approvals_on_timer(src->ctx);
-}
-
-static void on_control(struct loop *l, const struct source *src, uint32_t events)
-{
-	control_dispatch(src->ctx);
-}
-
-static void on_termask_timer(struct loop *l, const struct source *src, uint32_t events)
-{
-	termask_on_timer(src->ctx);
-}
-
-static void on_reviewer(struct loop *l, const struct source *src, uint32_t events)
-{
-	reviewer_dispatch(src->ctx);
-}
-
-static void on_webhook(struct loop *l, const struct source *src, uint32_t events)
-{
-	webhook_dispatch(src->ctx);
-}
-
-static void on_hook(struct loop *l, const struct source *src, uint32_t events)
-{
-	hook_dispatch(src->ctx);
-}
-
-static void on_proxy(struct loop *l, const struct source *src, uint32_t events)
-{
-	proxy_dispatch(src->ctx);
-}
-
 /* The limits' watch: once a second, has the sandbox reached one? */
 static void on_limits_timer(struct loop *l, const struct source *src, uint32_t events)
 {
@@ -434,80 +384,52 @@ static void on_limits_timer(struct loop *l, const struct source *src, uint32_t e
 		limits_check(sv->cfg->limits, sv->log);
 }
 
-/* The workspace watch: what the host replaced, masked or protected again;
- * when that can no longer be done, the session ends (fail closed). */
-static void on_wswatch(struct loop *l, const struct source *src, uint32_t events)
+/* Every source is added or the session stops: each X_watch is checked,
+ * the first failure's error (naming its source) is the session's. In the
+ * order the services are made: init and the signals, the calls the
+ * sandbox makes; the questions and the tool calls; the proxy and the
+ * watches; the terminal. */
+static int watch_calls(struct services *sv, struct loop *l, struct werr *e)
 {
-	const struct services *sv = src->ctx;
-	if (wswatch_dispatch(sv->ww, sv->log) == 0)
-		return;
-	audit_emit_event(sv->log, ev_alert(&(struct ev_alert){
-		.rule = "workspace.remask-lost", .action = "session killed: masks can no longer "
-		"follow what the host replaces" }), NULL);
-	syscall(SYS_pidfd_send_signal, sv->L->c.pidfd, SIGKILL, NULL, 0);
-	loop_remove(l, src);
+	if (loop_add(l, "init's pidfd", sv->L->c.pidfd, on_child_exit, sv, e) < 0 ||
+	    loop_add(l, "the signals", sv->sigfd, on_signal, sv, e) < 0 ||
+	    stopper_watch(l, &sv->st, e) < 0 ||
+	    notifier_watch(l, sv->nt, e) < 0 ||
+	    execs_watch(l, sv->x, e) < 0)
+		return -1;
+	return 0;
 }
 
-/* The decoys' watch: each open of one is an alert (canary.h). */
-static void on_canary(struct loop *l, const struct source *src, uint32_t events)
+static int watch_asking(struct services *sv, struct loop *l, struct werr *e)
 {
-	canary_watch_dispatch(src->ctx);
+	if ((sv->ap && approvals_watch(l, sv->ap, e) < 0) ||
+	    (sv->ctl && control_watch(l, sv->ctl, e) < 0) ||
+	    (sv->ta && termask_watch(l, sv->ta, e) < 0) ||
+	    (sv->rv && reviewer_watch(l, sv->rv, e) < 0) ||
+	    (sv->wh && webhook_watch(l, sv->wh, e) < 0) ||
+	    (sv->hk && hook_watch(l, sv->hk, e) < 0))
+		return -1;
+	return 0;
 }
 
-/* The exec rules in the kernel (bpfexec.h): its refusals, logged. */
-static void on_kernel_refusals(struct loop *l, const struct source *src, uint32_t events)
+static int watch_rest(struct services *sv, struct loop *l, struct werr *e)
 {
-	const struct services *sv = src->ctx;
-	bpfexec_on_refusals(sv->L->bx, sv->log);
+	struct launched *L = sv->L;
+	if (proxy_watch(l, sv->px, e) < 0 ||
+	    /* (no timer: nothing to watch, or none to be had, as before) */
+	    (sv->timer >= 0 &&
+	     loop_add(l, "the limits' timer", sv->timer, on_limits_timer, sv, e) < 0) ||
+	    wswatch_watch(l, sv->ww, e) < 0 ||
+	    (sv->cw && canary_watch_watch(l, sv->cw, e) < 0) ||
+	    (L->bx && bpfexec_watch(l, L->bx, sv->log, e) < 0) ||
+	    (L->la && llaudit_watch(l, L->la, e) < 0))
+		return -1;
+	return 0;
 }
-
-/* Landlock's audit records (llaudit.h). */
-static void on_llaudit(struct loop *l, const struct source *src, uint32_t events)
-{
-	llaudit_dispatch(src->ctx);
-}
-
-/* A source of the loop, wanted when the service behind it is there (an fd
- * of a service that is there yet that the loop cannot take is an error). */
-struct want {
-	bool on;
-	struct source src;
-};
 
 int services_watch(struct services *sv, struct loop *l, struct werr *e)
 {
-	struct launched *L = sv->L;
-	const struct want want[] = {
-		{ true, { "init's pidfd", L->c.pidfd, on_child_exit, sv } },
-		{ true, { "the signals", sv->sigfd, on_signal, sv } },
-		{ true, { "the grace period's timer", sv->st.timerfd, on_grace_over, &sv->st } },
-		{ true, { "the seccomp listener", L->fds.listener, on_seccomp, sv->nt } },
-		{ true, { "the exec hashes", execs_hash_fd(sv->x), on_exec_hashes, sv->x } },
-		{ true, { "the exec timer", execs_timer_fd(sv->x), on_exec_timer, sv->x } },
-		{ sv->ap, { "the questions' timer", sv->ap ? approvals_timer_fd(sv->ap) : -1,
-			    on_approval_timer, sv->ap } },
-		{ sv->ctl, { "the control socket", sv->ctl ? control_fd(sv->ctl) : -1, on_control,
-			     sv->ctl } },
-		{ sv->ta, { "the terminal questions' timer", sv->ta ? termask_timer_fd(sv->ta) : -1,
-			    on_termask_timer, sv->ta } },
-		{ sv->rv, { "the reviewer command", sv->rv ? reviewer_fd(sv->rv) : -1, on_reviewer,
-			    sv->rv } },
-		{ sv->wh, { "the webhook", sv->wh ? webhook_fd(sv->wh) : -1, on_webhook, sv->wh } },
-		{ sv->hk, { "the hook socket", sv->hk ? hook_fd(sv->hk) : -1, on_hook, sv->hk } },
-		{ true, { "the proxy", proxy_fd(sv->px), on_proxy, sv->px } },
-		/* (no timer: nothing to watch, or none to be had, as before) */
-		{ sv->timer >= 0, { "the limits' timer", sv->timer, on_limits_timer, sv } },
-		{ true, { "the workspace watch", wswatch_fd(sv->ww), on_wswatch, sv } },
-		{ sv->cw, { "the decoys' watch", sv->cw ? canary_watch_fd(sv->cw) : -1, on_canary,
-			    sv->cw } },
-		{ L->bx, { "the kernel's exec refusals", L->bx ? bpfexec_fd(L->bx) : -1,
-			   on_kernel_refusals, sv } },
-		{ L->la, { "Landlock's records", L->la ? llaudit_fd(L->la) : -1, on_llaudit, L->la } },
-	};
-	for (size_t i = 0; i < ARRAY_LEN(want); i++) {
-		const struct source *w = &want[i].src;
-		if (want[i].on && loop_add(l, w->name, w->fd, w->handle, w->ctx, e) < 0)
-			return -1;
-	}
+	if (watch_calls(sv, l, e) < 0 || watch_asking(sv, l, e) < 0 || watch_rest(sv, l, e) < 0)
+		return -1;
 	return term_watch(&sv->term, sv->ta, l, e);
 }

@@ -10,7 +10,7 @@
 #include "../common/err.h"
 #include "../sandbox/sandbox.h"
 #include "launch.h"
-#include "loop.h"
+#include "../common/loop.h"
 #include "stop.h"
 #include "supervisor.h"
 #include "term.h"
@@ -69,8 +69,10 @@ struct services {
  * (what was made is services_free's). */
 int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
 		   struct audit *log, struct launched *L, int sigfd, struct werr *e);
-/* Each service's fds as sources of l; -1 with e naming the one that
- * could not be added. */
+/* The session's own sources (init's pidfd, the signals, the limits'
+ * timer) added to l, and each service there adding its own (X_watch), in
+ * the order they are made; -1 with e naming the first that could not be
+ * added (the session stops: fail closed). */
 int services_watch(struct services *sv, struct loop *l, struct werr *e);
 /* End what services_start made, in the order they must go (the askers
  * withdraw their questions, the channels after the broker, the terminal

@@ -90,8 +90,9 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si)
 		kill_sandbox(st); /* no timer, no grace: never leave it running */
 }
 
-void stopper_expire(struct stopper *st)
+static void stopper_expire(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct stopper *st = src->ctx;
 	uint64_t n;
 	if (read(st->timerfd, &n, sizeof n) != sizeof n)
 		return;
@@ -101,4 +102,9 @@ void stopper_expire(struct stopper *st)
 			return;
 	}
 	kill_sandbox(st);
+}
+
+int stopper_watch(struct loop *l, struct stopper *st, struct werr *e)
+{
+	return loop_add(l, "the grace period's timer", st->timerfd, stopper_expire, st, e);
 }

@@ -5,6 +5,7 @@
 #include <sys/signalfd.h>
 
 #include "../audit/audit.h"
+#include "../common/loop.h"
 
 struct sbctl;
 
@@ -30,11 +31,11 @@ int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grac
  * the kill). */
 void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
 
-/* The timer fd is readable: when init still runs, a `kill` event and
- * SIGKILL to init, which ends the pid namespace and all in it; while the
- * sandbox is frozen (st->ctl), a frozen process cannot obey a signal: the
- * grace period starts again instead (a frozen session ends when asked,
- * `warden kill`). */
-void stopper_expire(struct stopper *st);
+/* The grace period's timer watched by l; -1 with e naming it when l cannot
+ * take it. When it fires and init still runs: a `kill` event and SIGKILL to
+ * init, which ends the pid namespace and all in it; while the sandbox is
+ * frozen (st->ctl), a frozen process cannot obey a signal: the grace period
+ * starts again instead (a frozen session ends when asked, `warden kill`). */
+int stopper_watch(struct loop *l, struct stopper *st, struct werr *e);
 
 void stopper_close(struct stopper *st);

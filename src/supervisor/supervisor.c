@@ -1,8 +1,8 @@
 /* supervisor.c - the host side of a session, in four phases: launch the
  * sandbox (launch.c: the exec rules in the kernel, the filter, the clone
  * of init, its maps and cgroup, the handshake up to READY), start the
- * services that serve it (services.c), run the event loop (loop.c) until
- * init exits, and finish (what the exec pipeline counted, the last of
+ * services that serve it (services.c), run the event loop (common/loop.c)
+ * until init exits, and finish (what the exec pipeline counted, the last of
  * Landlock's records, the fds whose close waits on the kernel). What it
  * holds is released by cleanup attributes on every way out: the services
  * first, then what launch holds (init last but the socket). */
@@ -20,7 +20,7 @@
 #include "exec/execs.h"
 #include "launch.h"
 #include "llaudit.h"
-#include "loop.h"
+#include "../common/loop.h"
 #include "services.h"
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP };

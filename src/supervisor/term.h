@@ -9,7 +9,7 @@
 #include "../common/err.h"
 #include "../control/termask.h"
 #include "../sandbox/sandbox.h"
-#include "loop.h"
+#include "../common/loop.h"
 #include "pty.h"
 
 struct term {

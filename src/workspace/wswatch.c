@@ -46,6 +46,9 @@ struct wswatch {
 	const struct ws_plan *plan;
 	const struct policy *pol;
 	struct wsmade *made;    /* what the sandbox made (wsmade.h), or NULL */
+	struct audit *log;      /* the cfg's: where the loop's events go */
+	void (*lost)(void *ctx);
+	void *lost_ctx;
 	struct watched *v;
 	size_t n, cap;
 	bool overflow_said;
@@ -138,6 +141,9 @@ void wswatch_attach(struct wswatch *w, const struct wswatch_cfg *cfg)
 	w->made = cfg->made;
 	w->start = cfg->remasker;
 	w->start_ctx = cfg->remasker_ctx;
+	w->log = cfg->log;
+	w->lost = cfg->lost;
+	w->lost_ctx = cfg->lost_ctx;
 }
 
 void wswatch_forget(struct wswatch *w)
@@ -157,9 +163,24 @@ int wswatch_take_fd(struct wswatch *w)
 	return fd;
 }
 
-int wswatch_fd(const struct wswatch *w)
+/* What the host replaced, masked or protected again; when that can no
+ * longer be done, the session ends (fail closed). */
+static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 {
-	return w ? w->ino : -1;
+	struct wswatch *w = src->ctx;
+	if (wswatch_dispatch(w, w->log) == 0)
+		return;
+	audit_emit_event(w->log, ev_alert(&(struct ev_alert){
+		.rule = "workspace.remask-lost", .action = "session killed: masks can no longer "
+		"follow what the host replaces" }), NULL);
+	if (w->lost)
+		w->lost(w->lost_ctx);
+	loop_remove(l, src);
+}
+
+int wswatch_watch(struct loop *l, struct wswatch *w, struct werr *e)
+{
+	return loop_add(l, "the workspace watch", w->ino, on_ready, w, e);
 }
 
 /* What the session covered at start at this path: REMASK_MASK,

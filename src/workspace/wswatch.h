@@ -19,6 +19,7 @@
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
 
@@ -54,6 +55,12 @@ struct wswatch_cfg {
 	/* the re-masker's starter; its ctx must outlive the watch's events */
 	wswatch_starter remasker;
 	void *remasker_ctx;
+	/* where its events go, once it is watched by the loop; and what ends
+	 * the session when masks can no longer follow what the host replaces
+	 * (fail closed), with its ctx */
+	struct audit *log;
+	void (*lost)(void *ctx);
+	void *lost_ctx;
 };
 void wswatch_attach(struct wswatch *w, const struct wswatch_cfg *cfg);
 /* Sandbox init's copy: the fd closed, nothing else touched. */
@@ -61,8 +68,6 @@ void wswatch_forget(struct wswatch *w);
 /* The same, the fd handed to the caller (to close off the main thread,
  * lateclose.h); -1 without one. */
 int wswatch_take_fd(struct wswatch *w);
-/* The inotify fd, for the supervisor's loop. */
-int wswatch_fd(const struct wswatch *w);
 /* Say how many directories are not watched, past WSWATCH_MAX or the
  * kernel's limit of inotify watches for the user (ENOSPC): a line on stderr
  * and an `alert` (rule `workspace.unwatched`, the count and the reason in
@@ -72,4 +77,9 @@ void wswatch_report(struct wswatch *w, struct audit *log);
 /* Read what inotify has and act on it: 0, or -1 when the re-masker is gone
  * (masks can no longer follow the host: the session must end). */
 int wswatch_dispatch(struct wswatch *w, struct audit *log);
+/* The inotify fd watched by l (wswatch_dispatch, to the log of its cfg);
+ * when the re-masker is gone, an `alert` (rule `workspace.remask-lost`),
+ * the cfg's lost, and the watch ends. -1 with e naming it when l cannot
+ * take it. */
+int wswatch_watch(struct loop *l, struct wswatch *w, struct werr *e);
 void wswatch_free(struct wswatch *w);

@@ -1,5 +1,5 @@
-/* test_supervisor_loop.c - unit tests of the supervisor's event loop
- * (src/supervisor/loop.c): a source the loop cannot take is an error that
+/* test_supervisor_loop.c - unit tests of the event loop
+ * (src/common/loop.c): a source the loop cannot take is an error that
  * names it, for an fd epoll refuses (a regular file) and for a full table;
  * a ready source's handler gets its context and ends the loop with a
  * status; a removed source is no longer served. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/supervisor/loop.h"
+#include "src/common/loop.h"
 #include "check.h"
 
 static int calls;

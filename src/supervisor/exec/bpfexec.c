@@ -88,6 +88,7 @@ struct bpfexec {
 	int stopfd, notefd;           /* eventfds: the thread's stop, refusals queued */
 	int workfd;                   /* eventfd: premaps queued */
 	int listener;                 /* the seccomp listener (a copy), for the answers */
+	struct audit *log;            /* where the refusals the loop sees go (bpfexec_watch) */
 	volatile int stop;
 	pthread_t thread;
 	bool started;
@@ -710,9 +711,16 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 	pthread_mutex_unlock(&b->mu);
 }
 
-int bpfexec_fd(const struct bpfexec *b)
+static void on_refusals(struct loop *l, const struct source *src, uint32_t events)
 {
-	return b->notefd;
+	struct bpfexec *b = src->ctx;
+	bpfexec_on_refusals(b, b->log);
+}
+
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e)
+{
+	b->log = log;
+	return loop_add(l, "the kernel's exec refusals", b->notefd, on_refusals, b, e);
 }
 
 int bpfexec_set_listener(struct bpfexec *b, int listener)
@@ -864,9 +872,9 @@ void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bo
 {
 }
 
-int bpfexec_fd(const struct bpfexec *b)
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e)
 {
-	return -1;
+	return 0; /* never made: nothing to watch */
 }
 
 int bpfexec_set_listener(struct bpfexec *b, int listener)

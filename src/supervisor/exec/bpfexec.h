@@ -12,7 +12,7 @@
  * a program: a denied hash, an unhashable file while deny rules exist, a
  * file `exec default deny` does not allow. What the kernel refuses becomes
  * an `exec` event in the session's log (written by the loop's thread:
- * bpfexec_fd, bpfexec_on_refusals).
+ * bpfexec_watch, bpfexec_on_refusals).
  *
  * That wait in the kernel spins, so few tasks may wait at once: the
  * seccomp filter also hands the supervisor each mmap of a file with
@@ -30,6 +30,7 @@
 
 #include "../../audit/audit.h"
 #include "../../common/err.h"
+#include "../../common/loop.h"
 #include "../../policy/policy.h"
 
 struct bpfexec;
@@ -69,10 +70,12 @@ int bpfexec_set_listener(struct bpfexec *b, int listener);
 bool bpfexec_premap(struct bpfexec *b, pid_t pid, int fd);
 void bpfexec_answer_after(struct bpfexec *b, uint64_t id);
 
-/* The loop's source: readable when the kernel refused something; then
- * bpfexec_on_refusals writes their `exec` events to log. */
-int bpfexec_fd(const struct bpfexec *b);
+/* Write the `exec` events of what the kernel refused to log. */
 void bpfexec_on_refusals(struct bpfexec *b, struct audit *log);
+/* The refusals watched by l (readable when the kernel refused something:
+ * bpfexec_on_refusals, to log); -1 with e naming them when l cannot take
+ * their fd. */
+int bpfexec_watch(struct loop *l, struct bpfexec *b, struct audit *log, struct werr *e);
 
 /* For session.end: requests served, verdicts, refusals, the wait's times. */
 json_t *bpfexec_stats(const struct bpfexec *b);

@@ -587,8 +587,9 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 
 static void verify_done(struct execs *x, struct pexec *p);
 
-void execs_on_hashes(struct execs *x)
+static void execs_on_hashes(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct execs *x = src->ctx;
 	struct hash_job *j;
 	while ((j = hashq_done(x->q))) {
 		struct pexec *p = j->owner;
@@ -625,8 +626,9 @@ void execs_on_hashes(struct execs *x)
 	}
 }
 
-void execs_on_timer(struct execs *x)
+static void execs_on_timer(struct loop *l, const struct source *src, uint32_t events)
 {
+	struct execs *x = src->ctx;
 	uint64_t ticks;
 	(void)!read(x->timer, &ticks, sizeof ticks);
 	struct timespec now;
@@ -812,14 +814,11 @@ void execs_on_sigchld(struct execs *x)
 
 /* ---- setup ---- */
 
-int execs_hash_fd(const struct execs *x)
+int execs_watch(struct loop *l, struct execs *x, struct werr *e)
 {
-	return hashq_fd(x->q);
-}
-
-int execs_timer_fd(const struct execs *x)
-{
-	return x->timer;
+	if (loop_add(l, "the exec hashes", hashq_fd(x->q), execs_on_hashes, x, e) < 0)
+		return -1;
+	return loop_add(l, "the exec timer", x->timer, execs_on_timer, x, e);
 }
 
 struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)

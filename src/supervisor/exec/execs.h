@@ -13,6 +13,7 @@
 
 #include "../../audit/audit.h"
 #include "../../common/err.h"
+#include "../../common/loop.h"
 #include "../../policy/policy.h"
 
 struct execs;
@@ -58,11 +59,9 @@ void execs_free(struct execs *x);
  * execs answers it, now or once its hashes are in. */
 void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem);
 
-/* The loop's sources: finished hashes, the deadline timer. */
-int execs_hash_fd(const struct execs *x);
-int execs_timer_fd(const struct execs *x);
-void execs_on_hashes(struct execs *x);
-void execs_on_timer(struct execs *x);
+/* Its sources watched by l: finished hashes, the deadline timer; -1 with
+ * e naming the one l cannot take. */
+int execs_watch(struct loop *l, struct execs *x, struct werr *e);
 /* SIGCHLD: a watched exec may have ended. */
 void execs_on_sigchld(struct execs *x);
 

@@ -1,4 +1,4 @@
-/* loop.c - the supervisor's event loop (loop.h): a fixed table of
+/* loop.c - the event loop (loop.h): a fixed table of
  * {fd, handler, context} sources over one epoll instance. */
 #include "loop.h"
 

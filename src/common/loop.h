@@ -1,8 +1,11 @@
-/* loop.h - the supervisor's event loop: a table of sources, each a readable
- * fd, the handler to call when it is ready and the object that handler
- * works on (epoll underneath). A source the loop cannot take (epoll refuses
- * the fd, the table is full) is an error naming it: the caller stops the
- * session rather than run with a source never served (fail closed). */
+/* loop.h - the event loop the supervisor serves a session with: a table of
+ * sources, each a readable fd, the handler to call when it is ready and the
+ * object that handler works on (epoll underneath). Each module whose fds
+ * are served adds them itself, with its own handler (X_watch(loop, X, e),
+ * declared in its header); a source the loop cannot take (epoll refuses the
+ * fd, the table is full) is an error naming it: the caller stops the
+ * session rather than run with a source never served (fail closed). Served
+ * in the order epoll reports them ready, not by priority. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
