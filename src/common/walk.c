@@ -418,17 +418,12 @@ char *walk_rename_aside(int dirfd, const char *name, const char *suffix)
 
 bool walk_dir_empty(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(dirfd, name, O_NOFOLLOW);
+	if (!d)
 		return false;
-	}
 	struct dirent *de;
 	bool empty = true;
 	while (empty && (de = readdir(d)))
 		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
 	return empty;
 }
