@@ -1,4 +1,4 @@
-/* sweep.c - the end-of-session sweep (workspace_sweep, sandbox.h): with
+/* sweep.c - the end-of-session sweep (workspace_sweep, workspace.h): with
  * every sandbox process gone, each .git, git redirect, bare-repository
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside, and regular files whose inode changed during
