@@ -57,9 +57,11 @@ struct exec_layout {
 struct seccomp_kind {
 	bool files;  /* file operations recorded: `audit files`, `write ask`, a read-only workspace */
 	bool strict; /* `exec strict`: code mapped from files goes by the supervisor */
-	bool made;   /* secret names to mask: the names the sandbox makes are noted (wsmade.h) */
-	bool kernel; /* the exec rules in the kernel (bpfexec.h): a file mapped or made
-			executable goes by the supervisor, which gives the kernel its verdict first */
+	bool made;   /* secret names to mask: the names the sandbox makes are noted
+			(workspace/wsmade.h) */
+	bool kernel; /* the exec rules in the kernel (supervisor/exec/bpfexec.h): a file
+			mapped or made executable goes by the supervisor, which gives the
+			kernel its verdict first */
 };
 
 struct sandbox_spec {
@@ -102,7 +104,8 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	struct seccomp_kind seccomp_kind; /* what it was compiled for */
-	bool exec_kernel;         /* the exec rules are enforced in the kernel (bpfexec.h) */
+	bool exec_kernel;         /* the exec rules are enforced in the kernel
+				     (supervisor/exec/bpfexec.h) */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself
@@ -188,18 +191,6 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e);
  * mode 0, bound read-only) or protect (bound read-only onto itself) the
  * workspace path rel, opened beneath wsfd with no symlink followed. */
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
-
-/* remask.c: the process that masks or protects a path again during the
- * session, started by the supervisor when first needed: it joins the
- * sandbox's user and mount namespaces (userns, mntns: their files), and serves
- * requests on *sock (the supervisor's end) for the workspace at the path
- * the sandbox sees it by. Returns its pid, or -1 with e filled. */
-enum remask_kind { REMASK_MASK = 1, REMASK_PROTECT = 2 };
-struct remask_req {
-	unsigned kind;
-	char rel[4096];
-};
-pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);
 
 /* net.c (init): bring lo up. */
 int net_lo_up(struct werr *e);

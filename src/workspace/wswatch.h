@@ -10,7 +10,7 @@
  * (wsmade.h: the supervisor notes the secret names the sandbox makes
  * before it makes them): a secret the host writes must not be read inside,
  * the agent's own `.env` stays its own. There is a window, from the host's rename to the
- * new mount, in which the agent can open the new file: the README states it
+ * new mount, in which the agent can open the new file: doc/threat-model.md states it
  * and test_remask_race measures it. */
 #pragma once
 #include <stdbool.h>
@@ -36,8 +36,7 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e);
  * watched). */
 bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
 /* How the re-masker is started, the first time a path needs it: a pid and
- * *sock its socket, or -1 with e filled (remask_spawn, which lives with the
- * rest of the sandbox's mounting). */
+ * *sock its socket, or -1 with e filled (remask_spawn, workspace.h). */
 typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
 struct wsmade;
 /* What the session's watch works with once the sandbox runs. The watch is
