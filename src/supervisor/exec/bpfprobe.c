@@ -4,7 +4,7 @@
  * real (src/supervisor/exec/bpfexec.h). Apart from features.c because it
  * loads the program with libbpf, which only the warden binary links (the
  * rest of the probe is in the library the unit tests use). */
-#include "features.h"
+#include "../../sandbox/features.h"
 
 #include "config.h"
 
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../policy/policy.h"
-#include "../supervisor/exec/bpfexec.h"
+#include "../../policy/policy.h"
+#include "bpfexec.h"
 
 /* The probe: a session of its own, in a cgroup made for it and removed. */
 bool bpfexec_probe(char *why, size_t len)
