@@ -5,8 +5,8 @@
  * elsewhere, Landlock and seccomp by asking for their versions; user
  * namespaces are tried for real in children, on request. Also the
  * privileged tiers' own probes: Landlock's denials on the record (the
- * audit netlink socket, here) and in-kernel exec enforcement (a BPF LSM
- * program loaded for real: features_bpf.c, in the warden binary). */
+ * audit netlink socket, here); in-kernel exec enforcement's (a BPF LSM
+ * program loaded for real) is bpfexec_probe, src/supervisor/exec/bpfprobe.c. */
 #include "features.h"
 
 #include <errno.h>
