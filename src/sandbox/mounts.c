@@ -808,8 +808,8 @@ static int build_trust_store(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
-/* What a mask re-applied during the session binds
- * (src/workspace/remask.c): an empty file and directory of mode 0 on the root, which stays. */
+/* What a mask re-applied during the session binds (remask.c): an
+ * empty file and directory of mode 0 on the root, which stays. */
 static int build_mask_sources(struct werr *e)
 {
 	if (mkdir_p(STAGE "/.warden", 0755, NULL) < 0 || mkdir(STAGE MASK_DIR, 0) < 0)

@@ -192,6 +192,14 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e);
  * workspace path rel, opened beneath wsfd with no symlink followed. */
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
+/* remask.c: the process that masks or protects a path again during the
+ * session, started by the supervisor when first needed: it joins the
+ * sandbox's user and mount namespaces (userns, mntns: their files), and
+ * serves requests (struct remask_req, src/workspace/workspace.h) on *sock
+ * (the supervisor's end) for the workspace at the path the sandbox sees it
+ * by. Returns its pid, or -1 with e filled. */
+pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);
+
 /* net.c (init): bring lo up. */
 int net_lo_up(struct werr *e);
 /* net.c (init): the proxy's listening sockets on the sandbox's loopback

@@ -150,14 +150,11 @@ void workspace_remove_placeholders(struct ws_plan *plan);
 void workspace_remove_stale_placeholders(int wsfd, const struct strv *rels);
 void workspace_cleanup(struct ws_plan *plan);
 
-/* remask.c: the process that masks or protects a path again during the
- * session (mounts_rebind, in the sandbox's mount namespace), started by the supervisor when first needed: it joins the
- * sandbox's user and mount namespaces (userns, mntns: their files), and serves
- * requests on *sock (the supervisor's end) for the workspace at the path
- * the sandbox sees it by. Returns its pid, or -1 with e filled. */
+/* A request to the re-masker (remask_spawn, src/sandbox/sandbox.h), which
+ * the workspace watch sends (wswatch.c): mask or protect the workspace
+ * path rel again. The answer is an int: 0, or the errno of the failure. */
 enum remask_kind { REMASK_MASK = 1, REMASK_PROTECT = 2 };
 struct remask_req {
 	unsigned kind;
 	char rel[4096];
 };
-pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);

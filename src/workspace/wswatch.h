@@ -1,6 +1,6 @@
 /* wswatch.h - the workspace watched on the host during a session, so that
  * what the host replaces or creates there is masked or protected again
- * inside (remask.c does the mounting; the kernel detaches a bind mount whose
+ * inside (sandbox/remask.c does the mounting; the kernel detaches a bind mount whose
  * name is replaced). inotify on every directory of the workspace at start
  * and every one made since: a path the session masked at start that is
  * created or moved in again is masked again, a protected one bound
@@ -36,7 +36,8 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e);
  * watched). */
 bool wswatch_add(struct wswatch *w, int dirfd, const char *name, const char *rel);
 /* How the re-masker is started, the first time a path needs it: a pid and
- * *sock its socket, or -1 with e filled (remask_spawn, workspace.h). */
+ * *sock its socket, or -1 with e filled (remask_spawn, which lives with the
+ * rest of the sandbox's mounting). */
 typedef pid_t (*wswatch_starter)(void *ctx, int *sock, struct werr *e);
 struct wsmade;
 /* What the session's watch works with once the sandbox runs. The watch is
