@@ -20,7 +20,7 @@
 #include "../audit/audit.h"
 #include "../common/err.h"
 #include "../policy/policy.h"
-#include "../sandbox/sandbox.h"
+#include "workspace.h"
 
 #define WSWATCH_MAX 65536 /* directories watched, at most */
 
