@@ -62,7 +62,7 @@ const char *audit_path(const struct audit *a);
 /* The last line written: its SHA-256 (the next line's "prev") and its own
  * "prev", in hex (AUDIT_PREV_FIRST before any line). A subscriber after the
  * writer, handed an event, gets that event's line: what ties a copy of the
- * event elsewhere (journald.h) to its place in the chain. */
+ * event elsewhere (src/export/journald.h) to its place in the chain. */
 const char *audit_last_line_hash(const struct audit *a);
 const char *audit_last_line_prev(const struct audit *a);
 

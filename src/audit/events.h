@@ -56,7 +56,7 @@ struct ev_exec {
 	const char *program_resolved, *program_sha256;
 	const char *deny;        /* refused, and why; NULL: allowed */
 	const char *hash_missing; /* sha256 NULL: why it could not be had (NULL: left out) */
-	bool swapped;            /* what ran instead of the file checked (exectrace.h) */
+	bool swapped;            /* what ran instead of the file checked (supervisor/exec/exectrace.h) */
 	const char *tool;        /* the tool call it belongs to (a tool event's id), or NULL
 				    (src/control/toollink.h) */
 	const char *syscall;     /* NULL: from execveat (execve/execveat); else this one

@@ -86,13 +86,9 @@ static char *entry_id(int dfd, const struct dirent *d)
 /* Every session id in the directory (unsorted). */
 static int scan_ids(int dfd, const char *dir, struct strv *ids, struct werr *e)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(dfd, ".", 0);
+	if (!d)
 		return werr_errno(e, "cannot read audit log directory %s", dir);
-	}
 	struct dirent *de;
 	errno = 0;
 	while ((de = readdir(d))) {
@@ -102,7 +98,6 @@ static int scan_ids(int dfd, const char *dir, struct strv *ids, struct werr *e)
 		errno = 0;
 	}
 	int err = errno;
-	closedir(d);
 	if (err)
 		return werr_set(e, err, "cannot read audit log directory %s", dir);
 	return 0;

@@ -2,9 +2,9 @@
  * tasks of one session's cgroup (or a cgroup below it), an exec
  * (bprm_check_security) and a file mapped executable (mmap_file,
  * file_mprotect) go ahead only when userspace said the file may run. The
- * kernel cannot hash a file, so the verdict is userspace's (bpfexec.c),
- * kept per file (device, inode) and valid while the file's ctime stays the
- * same.
+ * kernel cannot hash a file, so the verdict is userspace's
+ * (src/supervisor/exec/bpfexec.c), kept per file (device, inode) and valid
+ * while the file's ctime stays the same.
  *
  * Userspace puts the verdicts here before they are needed: the file of an
  * exec once the seccomp record has hashed it (execs.c), and, through the

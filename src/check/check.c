@@ -22,7 +22,7 @@
 #include "../common/err.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "../session/session.h"
 #include "bait.h"
 #include "probes.h"

@@ -463,13 +463,9 @@ static int refs_list(struct store *st, struct ref **out, size_t *nout, struct we
 {
 	*out = NULL;
 	*nout = 0;
-	int rfd = openat(st->fd, "refs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
-	if (!d) {
-		if (rfd >= 0)
-			close(rfd);
+	_cleanup_dir_ DIR *d = dir_open_at(st->fd, "refs", O_NOFOLLOW);
+	if (!d)
 		return werr_errno(e, "checkpoint store %s: refs", st->path);
-	}
 	size_t cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -493,7 +489,6 @@ static int refs_list(struct store *st, struct ref **out, size_t *nout, struct we
 		memcpy(r->ws, w, sizeof r->ws);
 		r->t = t;
 	}
-	closedir(d);
 	return 0;
 }
 
@@ -511,13 +506,9 @@ static bool in_sorted(char **v, size_t n, const char *s)
  * each name before the lookup (the blobs' two-digit directories). */
 static void sweep_dir(int dirfd, const char *prefix, char **keep, size_t nkeep)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(dirfd, ".", 0);
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
@@ -526,19 +517,14 @@ static void sweep_dir(int dirfd, const char *prefix, char **keep, size_t nkeep)
 		if (!in_sorted(keep, nkeep, full))
 			unlinkat(dirfd, de->d_name, 0);
 	}
-	closedir(d);
 }
 
 /* The hashes every workspace's metadata cache names, into out. */
 static void cache_hashes(struct store *st, struct strv *out)
 {
-	int cfd = openat(st->fd, "cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = cfd >= 0 ? fdopendir(cfd) : NULL;
-	if (!d) {
-		if (cfd >= 0)
-			close(cfd);
+	_cleanup_dir_ DIR *d = dir_open_at(st->fd, "cache", O_NOFOLLOW);
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
@@ -561,7 +547,6 @@ static void cache_hashes(struct store *st, struct strv *out)
 			}
 		}
 	}
-	closedir(d);
 }
 
 /* store_gc's work, under the lock; what cannot be read keeps everything. */
@@ -594,8 +579,7 @@ static void gc_locked(struct store *st)
 	if (blobs.n > 1)
 		qsort(blobs.v, blobs.n, sizeof *blobs.v, cmp_str);
 	sweep_dir(st->manifests_fd, "", mans.v, mans.n);
-	int bfd = dup(st->blobs_fd);
-	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
+	_cleanup_dir_ DIR *d = dir_open_at(st->blobs_fd, ".", 0);
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
@@ -607,10 +591,6 @@ static void gc_locked(struct store *st)
 		close(sub);
 		unlinkat(st->blobs_fd, de->d_name, AT_REMOVEDIR); /* when empty */
 	}
-	if (d)
-		closedir(d);
-	else if (bfd >= 0)
-		close(bfd);
 	sweep_dir(st->tmp_fd, "", NULL, 0);
 }
 

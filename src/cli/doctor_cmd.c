@@ -26,6 +26,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/hostid.h"
 #include "../sandbox/limits.h"
+#include "../supervisor/exec/bpfexec.h"
 #include "cli.h"
 #include "cmdtab.h"
 

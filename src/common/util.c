@@ -347,8 +347,15 @@ ssize_t read_small_file(const char *path, char *buf, size_t len, int flags)
 int read_regular_file(const char *path, size_t max, char **text, size_t *len,
 		      char what[READ_WHY_MAX])
 {
+	return read_regular_file_at(AT_FDCWD, path, 0, max, text, len, what);
+}
+
+int read_regular_file_at(int dirfd, const char *path, int flags, size_t max, char **text,
+			 size_t *len, char what[READ_WHY_MAX])
+{
 	snprintf(what, READ_WHY_MAX, "cannot open");
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_close_ int fd =
+		openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
 	if (fd < 0)
 		return -1;
 	struct stat st;
@@ -383,6 +390,9 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len,
 		errno = 0;
 		return -1;
 	}
+	if (n == cap)
+		buf = xrealloc(buf, cap + 1);
+	buf[n] = '\0';
 	*text = steal_ptr(&buf);
 	*len = n;
 	return 0;

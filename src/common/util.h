@@ -84,13 +84,17 @@ ssize_t read_small_file(const char *path, char *buf, size_t len, int flags);
 
 /* A regular file's whole content, at most max bytes (opened without
  * blocking, so a FIFO is refused, not waited on): 0 with *text (malloc'd,
- * not NUL-terminated) and *len; -1 with the caller's what saying why
- * ("cannot open", "not a regular file", "file too large (max N MiB)",
- * "cannot read") and errno set (0 for the two that are not a call's
+ * NUL-terminated after its *len bytes) and *len; -1 with the caller's what
+ * saying why ("cannot open", "not a regular file", "file too large (max N
+ * MiB)", "cannot read") and errno set (0 for the two that are not a call's
  * failure). */
 #define READ_WHY_MAX 64
 int read_regular_file(const char *path, size_t max, char **text, size_t *len,
 		      char what[READ_WHY_MAX]);
+/* The same, path relative to dirfd and opened with flags added (O_NOFOLLOW:
+ * never through a symlink). */
+int read_regular_file_at(int dirfd, const char *path, int flags, size_t max, char **text,
+			 size_t *len, char what[READ_WHY_MAX]);
 
 /* The invoking user's home: $HOME when it is absolute, else the passwd
  * entry's; NULL when neither is. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "../common/procfacts.h"
 #include "hookmsg.h"
 #include "linesrv.h"

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 
 #define CALLS_MAX 256      /* calls remembered: the open ones and the latest closed */
 #define PROCS_MAX 4096     /* processes linked */

@@ -1,5 +1,5 @@
 /* exec_verdict.h - the verdict of the exec rules on one file, whatever runs
- * it: what the kernel enforces (src/supervisor/bpfexec.h) for an exec and
+ * it: what the kernel enforces (src/supervisor/exec/bpfexec.h) for an exec and
  * for a file mapped executable. The same rules as execs.h applies to a
  * program: `exec deny` refuses a hash always; while deny rules exist, a
  * file that cannot be hashed is refused; `exec default deny` refuses, as

@@ -1,7 +1,7 @@
 /* parse_exec.c - the profile's `exec` directive: which programs may run,
  * by content (a file's SHA-256 taken when the profile is read, sha256:HEX,
  * hashes:FILE, a directory for allow), strict mode, and the limits of
- * hashing (src/policy/exec_rules.h; decided by src/supervisor/execs.h). */
+ * hashing (src/policy/exec_rules.h; decided by src/supervisor/exec/execs.h). */
 #include "parse.h"
 #include "exec_rules.h"
 

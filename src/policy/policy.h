@@ -105,7 +105,7 @@ struct policy_exec {
 	 * the same question */
 	struct strv ask_argv;
 	/* `exec kernel auto|on|off`: the rules enforced in the kernel too, by
-	 * a BPF LSM program (src/supervisor/bpfexec.h): auto (the default)
+	 * a BPF LSM program (src/supervisor/exec/bpfexec.h): auto (the default)
 	 * where this host can, on: refuse to run where it cannot, off: never */
 	enum policy_exec_kernel { EXEC_KERNEL_AUTO, EXEC_KERNEL_ON, EXEC_KERNEL_OFF } kernel;
 };

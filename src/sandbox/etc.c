@@ -193,13 +193,9 @@ static void version_of(char name[64], struct strv *binds)
 /* Versions other than `keep` that no session holds. */
 static void remove_stale(int cachefd, const char *keep)
 {
-	int fd = dup(cachefd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(cachefd, ".", 0);
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "etc-", 4) != 0 || !strcmp(de->d_name, keep))
@@ -209,7 +205,6 @@ static void remove_stale(int cachefd, const char *keep)
 		if (v >= 0 && flock(v, LOCK_EX | LOCK_NB) == 0)
 			remove_tree_at(cachefd, de->d_name);
 	}
-	closedir(d);
 }
 
 /* Open a complete version and take its shared lock; -1 when there is none

@@ -266,13 +266,9 @@ static void hide_links(struct strv *hidden, const char *file, const struct stat 
 	if (!slash || slash == dir)
 		return;
 	*slash = '\0';
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(AT_FDCWD, dir, 0);
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct stat ls;
@@ -285,7 +281,6 @@ static void hide_links(struct strv *hidden, const char *file, const struct stat 
 		if (!strv_contains(hidden, p))
 			strv_push(hidden, p);
 	}
-	closedir(d);
 }
 
 /* Strict mode: the denied files the sandbox shows read-only (the system

@@ -5,8 +5,8 @@
  * elsewhere, Landlock and seccomp by asking for their versions; user
  * namespaces are tried for real in children, on request. Also the
  * privileged tiers' own probes: Landlock's denials on the record (the
- * audit netlink socket, here) and in-kernel exec enforcement (a BPF LSM
- * program loaded for real: features_bpf.c, in the warden binary). */
+ * audit netlink socket, here); in-kernel exec enforcement's (a BPF LSM
+ * program loaded for real) is bpfexec_probe, src/supervisor/exec/bpfprobe.c. */
 #include "features.h"
 
 #include <errno.h>
@@ -229,19 +229,6 @@ bool features_lsm_active(const struct kernel_features *f, const char *name)
 
 /* ---- probes ---------------------------------------------------------------- */
 
-/* Read a small file into buf (NUL-terminated); -1 with errno. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 static void probe_sysctl(const char *name, struct feature_sysctl_value *v)
 {
 	char path[256];
@@ -251,7 +238,7 @@ static void probe_sysctl(const char *name, struct feature_sysctl_value *v)
 			*p = '/';
 	v->state = 1;
 	v->err = 0;
-	if (read_small(path, v->value, sizeof v->value) < 0) {
+	if (read_small_file(path, v->value, sizeof v->value, 0) < 0) {
 		v->state = errno == ENOENT ? 0 : -1;
 		v->err = errno;
 		v->value[0] = '\0';
@@ -294,7 +281,7 @@ static void probe_lsms(struct kernel_features *f)
 		return;
 	}
 	char buf[512];
-	if (read_small("/sys/kernel/security/lsm", buf, sizeof buf) >= 0 &&
+	if (read_small_file("/sys/kernel/security/lsm", buf, sizeof buf, 0) >= 0 &&
 	    features_parse_lsm_list(buf, f->lsms, sizeof f->lsms) > 0) {
 		f->lsm_source = LSM_FROM_SECURITYFS;
 		return;

@@ -124,10 +124,3 @@ int features_audit_status(struct audit_status *st);
 int features_audit_readlog(void);
 int features_nspid_count(pid_t pid);
 
-/* Can in-kernel exec enforcement run here (src/supervisor/exec/bpfexec.h)?
- * Built in, root, the kernel takes and runs BPF LSM programs (loaded,
- * attached and checked on a cgroup of its own made for the probe). false
- * with why ("needs root", "this kernel refuses BPF LSM programs ...").
- * For `warden doctor`. In features_bpf.c: it loads the program with
- * libbpf, which only the warden binary links. */
-bool bpfexec_probe(char *why, size_t len);

@@ -18,8 +18,8 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * sockets are bound inside: unixconn.h), O_PATH fds of the sandbox's /tmp
  * and home, whose free space the supervisor watches (limits.h), the
  * sandbox's user and mount namespaces, which the re-masker joins if it is
- * needed (remask.c; init, non-dumpable, is not the supervisor's to open
- * them through /proc; both or neither), and the hook socket's listener
+ * needed (remask.c; init, non-dumpable, is not the
+ * supervisor's to open them through /proc; both or neither), and the hook socket's listener
  * (src/control/hook.h). */
 struct init_fds {
 	int listener, http, socks;

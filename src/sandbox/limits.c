@@ -488,10 +488,10 @@ static int enable(const char *parent, const char *ctl)
  * and rmdir refuses a populated cgroup). */
 static void sweep_stale(const char *parent)
 {
-	_cleanup_close_ int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	_cleanup_dir_ DIR *d = dir_open_at(AT_FDCWD, parent, 0);
 	if (!d)
 		return;
+	int fd = dirfd(d);
 	time_t now = time(NULL);
 	for (struct dirent *de; (de = readdir(d));) {
 		struct stat st;
@@ -500,7 +500,6 @@ static void sweep_stale(const char *parent)
 			continue;
 		unlinkat(fd, de->d_name, AT_REMOVEDIR);
 	}
-	closedir(d);
 }
 
 void limits_create(struct limits *l, const char *session)

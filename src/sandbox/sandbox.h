@@ -17,87 +17,7 @@
 #include "../policy/policy.h"
 #include "hostid.h"
 #include "paths.h"
-#include "../workspace/phstash.h"
-
-/* A mount inside the workspace, relative to the workspace root. */
-enum ws_mount_kind {
-	WS_PIN,        /* directory bound onto itself read-write: cannot be renamed or removed */
-	WS_PROTECT,    /* existing file or directory bound onto itself read-only */
-	WS_PLACEHOLDER,/* entry warden created for a missing protected path, read-only */
-	WS_MASK_FILE,  /* file masked by an unreadable empty file */
-	WS_MASK_DIR,   /* directory masked by an unreadable empty tmpfs */
-};
-
-struct ws_mount {
-	enum ws_mount_kind kind;
-	char *rel;
-	char *abs;      /* WS_PLACEHOLDER: the host path to create */
-	/* WS_PLACEHOLDER: what making it gave: errno (0: created) and the
-	 * inode created, which is what the removal checks before unlinking */
-	struct ws_made {
-		int err;
-		dev_t dev;
-		ino_t ino;
-	} made;
-	bool adopted;   /* WS_PLACEHOLDER: another session's, there already */
-	bool dir;       /* WS_PLACEHOLDER: an empty directory (the name is one by
-			 * convention: .claude, .vscode, ...), not a socket entry */
-};
-
-struct wswatch;
-
-struct ws_plan {
-	struct ws_mount *m;
-	size_t n, cap;
-	bool placed;              /* placeholders made: remove what `made` says was created */
-	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
-	int ws_fd;                /* the workspace directory, opened by workspace_plan and
-				     kept for the session (placeholders, the sweep), or -1 */
-	struct strv git;          /* .git entries and git redirects present at start */
-	struct strv git_ids;      /* and what each was: "dev:ino:birth", same order */
-	struct strv bare;         /* directories that look like bare repositories at start */
-	struct strv bare_ids;
-	struct strv names;        /* the protected names that apply at any depth */
-	struct strv named;        /* entries below the top with one of those names at start */
-	struct strv named_ids;    /* "bound" (read-only inside) or what it was */
-	struct strv links;        /* symlinks on the way to a gitdir, a hooksPath or an
-				     included configuration at start */
-	struct strv link_targets; /* and what each pointed at, same order */
-	struct timespec t0;       /* when the plan began: an inode changed since has a
-				     later ctime (the sweep's test for setuid bits) */
-	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
-	struct phstash stash;     /* directory placeholders kept between sessions */
-};
-
-/* What the sweep did to one entry: moved it aside, or cleared its setuid
- * and setgid bits. */
-enum ws_swept_kind {
-	WS_SWEPT_GIT,             /* a new .git or git redirect, moved aside */
-	WS_SWEPT_BARE,            /* a new bare-repository lookalike: its HEAD moved aside */
-	WS_SWEPT_CONFIG,          /* a new protected name below the top, moved aside */
-	WS_SWEPT_SETID,           /* setuid/setgid bits cleared */
-};
-struct ws_swept {
-	enum ws_swept_kind kind;
-	char *rel;                /* workspace-relative path */
-	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
-	mode_t mode_was, mode;    /* bits cleared: the mode before and after */
-};
-struct ws_sweep {
-	struct ws_swept *v;
-	size_t n, cap;
-	char *ws;                 /* the workspace's path at the sweep (a new one when it
-				     was renamed during the session) */
-};
-void ws_sweep_free(struct ws_sweep *s);
-
-/* Does a mask pattern of the policy cover this workspace path (name: its
- * last component)? */
-bool workspace_masked(const struct policy *pol, const char *rel, const char *name);
-/* Is st one of the placeholders warden makes for missing protected paths
- * (a running session's, or a killed one's)? */
-struct stat;
-bool workspace_is_placeholder(const struct stat *st);
+#include "../workspace/workspace.h" /* struct ws_plan, in the spec */
 
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists
@@ -137,9 +57,11 @@ struct exec_layout {
 struct seccomp_kind {
 	bool files;  /* file operations recorded: `audit files`, `write ask`, a read-only workspace */
 	bool strict; /* `exec strict`: code mapped from files goes by the supervisor */
-	bool made;   /* secret names to mask: the names the sandbox makes are noted (wsmade.h) */
-	bool kernel; /* the exec rules in the kernel (bpfexec.h): a file mapped or made
-			executable goes by the supervisor, which gives the kernel its verdict first */
+	bool made;   /* secret names to mask: the names the sandbox makes are noted
+			(workspace/wsmade.h) */
+	bool kernel; /* the exec rules in the kernel (supervisor/exec/bpfexec.h): a file
+			mapped or made executable goes by the supervisor, which gives the
+			kernel its verdict first */
 };
 
 struct sandbox_spec {
@@ -182,7 +104,8 @@ struct sandbox_spec {
 	void *seccomp_prog;         /* the BPF filter init installs (struct sock_filter[]) */
 	size_t seccomp_len;         /* its length in instructions */
 	struct seccomp_kind seccomp_kind; /* what it was compiled for */
-	bool exec_kernel;         /* the exec rules are enforced in the kernel (bpfexec.h) */
+	bool exec_kernel;         /* the exec rules are enforced in the kernel
+				     (supervisor/exec/bpfexec.h) */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself
@@ -206,70 +129,6 @@ struct sandbox_spec {
 void sandbox_spec_free(struct sandbox_spec *s);
 
 /* Layer entry points. Each returns 0 or -1 with e filled, naming its layer. */
-
-/* workspace.c (supervisor side) */
-/* Home-relative names of credential stores (".ssh", ".aws", ...): a
- * workspace or an exposed install tree holding one is refused. */
-extern const char *const credential_stores[];
-extern const size_t credential_stores_n;
-int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
-/* The checks workspace_resolve makes of a resolved directory path buf
- * (what names it in the error: "workspace", "--output"): not /, /tmp, a
- * home or a system directory, not holding the home or a credential store. */
-int workspace_place_check(const char *buf, const char *home, const char *what, struct werr *e);
-int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
-/* Sessions in one workspace share its placeholders: each holds a shared
- * flock on a lock file of that workspace in lockdir (warden's own, out of
- * every sandbox's reach) from before it plans until it ends; the last one
- * out, the one that gets the lock exclusively, removes them. A session that
- * starts finds the placeholders of one still running and adopts them. Without
- * this, one session's removal would unmount the other's (an unlink of a mount
- * point in another namespace detaches the mount). */
-int workspace_lock(const char *ws, const char *lockdir, struct ws_plan *plan, struct werr *e);
-/* The lock file of workspace ws in lockdir, opened (made when missing; not
- * locked): what workspace_lock holds shared and `warden undo` exclusively. */
-int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e);
-/* Create the plan's placeholders. The supervisor calls it before it clones
- * init, so init never waits for them.
- *
- * A placeholder for a name that is a directory by convention (.claude,
- * .vscode, .idea, .warden, .git/hooks, ...) is an empty directory of mode
- * 01555, each its own inode: tools that expect a directory there find one,
- * and git ignores an empty directory. Any other placeholder is a unix-socket
- * entry of mode 0444 (mknod; nothing listens), all of a session's being hard
- * links of one inode: git ignores sockets (they never reach `git add -A`,
- * inside or out), open() on one fails with ENXIO so no tool reads a
- * configuration from it, and one inode plus links costs a fraction of what
- * a directory each does (about 0.2 ms against 2 ms for 16 on ext4). Inside,
- * each is bound read-only onto itself: the agent can neither remove, rename
- * nor replace it, nor create anything in a directory one. */
-int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
-/* After the session, with every sandbox process gone: move aside each .git
- * (at any depth) and each git redirect (.git/commondir, config.worktree,
- * worktrees, modules) that was not there at start, so configuration and
- * hooks the agent planted never run on the host, and clear the setuid and
- * setgid bits of every regular file whose inode changed during the session
- * (its ctime later than the plan's start: a chmod, a new link, a write; a
- * file untouched since before keeps its bits). It works from the workspace directory
- * the plan opened (plan->ws_fd), wherever it was moved meanwhile (ws, its
- * path at start, only names it when its new path cannot be had), walks the
- * whole tree (walk.h: no depth limit, what the user owns but made
- * unreadable opened up for the walk) and records what it did in out. */
-int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
-		    struct ws_sweep *out, struct werr *e);
-/* Remove the placeholders (once the sandbox is gone): each name that still
- * holds the inode warden made, with its mode (a directory only while empty:
- * rmdir); anything else there (a host process replaced or filled it) is left
- * alone with a note. workspace_cleanup does it too when this was
- * not called. */
-void workspace_remove_placeholders(struct ws_plan *plan);
-/* The placeholders a killed session left (rels, relative to the workspace
- * wsfd, the plan's WS_PLACEHOLDER paths as its session.start recorded
- * them), removed where each is still one (an empty directory of mode 01555,
- * a socket entry of mode 0444); the caller holds the workspace's lock
- * exclusively, so no session has them mounted. */
-void workspace_remove_stale_placeholders(int wsfd, const struct strv *rels);
-void workspace_cleanup(struct ws_plan *plan);
 
 /* etc.c: the curated /etc. etc_populate fills dirfd with it from the host
  * tree at srcroot ("" or init's view of the old root): symlinks recreated,
@@ -335,14 +194,10 @@ int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
 /* remask.c: the process that masks or protects a path again during the
  * session, started by the supervisor when first needed: it joins the
- * sandbox's user and mount namespaces (userns, mntns: their files), and serves
- * requests on *sock (the supervisor's end) for the workspace at the path
- * the sandbox sees it by. Returns its pid, or -1 with e filled. */
-enum remask_kind { REMASK_MASK = 1, REMASK_PROTECT = 2 };
-struct remask_req {
-	unsigned kind;
-	char rel[4096];
-};
+ * sandbox's user and mount namespaces (userns, mntns: their files), and
+ * serves requests (struct remask_req, src/workspace/workspace.h) on *sock
+ * (the supervisor's end) for the workspace at the path the sandbox sees it
+ * by. Returns its pid, or -1 with e filled. */
 pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);
 
 /* net.c (init): bring lo up. */

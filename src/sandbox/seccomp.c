@@ -13,8 +13,9 @@
  * (libc falls back to clone, whose flags the filter can see), not a denial.
  * Code mapped from files goes by the supervisor too, only where it needs
  * it: an mmap of a file with PROT_EXEC in `exec strict`, and with the exec
- * rules in the kernel (bpfexec.h) that mmap and each mprotect/pkey_mprotect
- * adding PROT_EXEC, whose files get their verdicts before the call goes on.
+ * rules in the kernel (src/supervisor/exec/bpfexec.h) that mmap and each
+ * mprotect/pkey_mprotect adding PROT_EXEC, whose files get their verdicts
+ * before the call goes on.
  *
  * Two halves: the supervisor compiles the filter with libseccomp before it
  * clones init, which inherits the BPF program in its copy of the memory and
@@ -178,7 +179,7 @@ static int add_file_audit(scmp_filter_ctx ctx)
 }
 
 /* The calls that make a name, for the workspace watch to tell the agent's
- * new files from the host's (src/sandbox/wsmade.h): the supervisor notes
+ * new files from the host's (src/workspace/wsmade.h): the supervisor notes
  * the secret names among them. A subset of add_file_audit's. */
 static int add_made(scmp_filter_ctx ctx)
 {
@@ -226,7 +227,7 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	/* Memory is shared by the threads of a process, and by a vfork child
 	 * with its parent (who waits); not by two processes that both run:
 	 * then neither could tell whether an exec's path can change under it
-	 * (src/supervisor/execpath.h). */
+	 * (src/supervisor/exec/execpath.h). */
 	if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
 				  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_THREAD | CLONE_VFORK,
 					  CLONE_VM))) < 0)
@@ -257,9 +258,9 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	 * hand-written loader's) goes by the supervisor, which records the
 	 * ones the kernel refuses (a file on a noexec mount): the kernel tells
 	 * no one. Anonymous memory (a JIT's) is not asked about. The exec
-	 * rules in the kernel (bpfexec.h): the same mmaps go by the supervisor,
-	 * which puts the file's verdict in the kernel's map before the call
-	 * goes on, so that the kernel never waits for one (exec_lsm.bpf.c). */
+	 * rules in the kernel (src/supervisor/exec/bpfexec.h): the same mmaps go
+	 * by the supervisor, which puts the file's verdict in the kernel's map
+	 * before the call goes on, so that the kernel never waits for one (exec_lsm.bpf.c). */
 	if ((strict || kernel) &&
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 2,
 				  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
@@ -273,7 +274,7 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	if (audit_files ? (r = add_file_audit(ctx)) < 0 : made && (r = add_made(ctx)) < 0)
 		goto fail;
 	/* binds: the supervisor notes the unix sockets the sandbox binds, so
-	 * that the workspace watch masks only the host's (wswatch.h) */
+	 * that the workspace watch masks only the host's (src/workspace/wswatch.h) */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(bind), 0)) < 0)
 		goto fail;
 	*out = ctx;
@@ -287,7 +288,7 @@ struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 {
 	/* a read-only workspace: its refused writes are recorded (notify.c);
 	 * secret names to mask: the names the sandbox makes are noted
-	 * (wsmade.h) */
+	 * (src/workspace/wsmade.h) */
 	const struct policy_exec *x = &pol->exec;
 	bool kernel = x->kernel == EXEC_KERNEL_ON ||
 		      (x->kernel == EXEC_KERNEL_AUTO && geteuid() == 0 && (x->deny.n || x->default_deny));

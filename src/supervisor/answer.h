@@ -1,5 +1,6 @@
 /* answer.h - the reply to one seccomp notification, shared by every
- * handler that answers one (notify.c, execs.c, writeask.c, bpfexec.c). */
+ * handler that answers one (notify.c, exec/execs.c, writeask.c,
+ * exec/bpfexec.c). */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

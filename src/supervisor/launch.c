@@ -87,7 +87,7 @@ void launched_free(struct launched *L)
 }
 
 /* Whether the exec rules are enforced in the kernel too (`exec kernel
- * auto|on|off`, bpfexec.h): *out loaded for the session, or NULL when not
+ * auto|on|off`, exec/bpfexec.h): *out loaded for the session, or NULL when not
  * asked for (off; auto without root or rules) or, under auto, not
  * available here (*why says why). -1 when on and not available, or when
  * available and failing. */

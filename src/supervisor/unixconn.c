@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../sandbox/sandbox.h"
+#include "../sandbox/paths.h"
 #include "target.h"
 
 #ifndef SYS_pidfd_open

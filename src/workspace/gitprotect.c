@@ -36,14 +36,9 @@ int ws_protect_repo(struct scan *sc, const char *gitdir, struct werr *e)
  * FIFO), NUL-terminated, malloc'd; NULL when it is not one. */
 static char *read_small(int wsfd, const char *rel)
 {
-	_cleanup_close_ int fd = openat(wsfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > 65536)
-		return NULL;
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	ssize_t n = read(fd, buf, (size_t)st.st_size);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
+	char *text, why[READ_WHY_MAX];
+	size_t len;
+	return read_regular_file_at(wsfd, rel, O_NOFOLLOW, 65536, &text, &len, why) < 0 ? NULL : text;
 }
 
 /* What protect_to_missing found of a path. */

@@ -37,14 +37,13 @@ void phstash_open(struct phstash *st, const char *dir)
 static void list(struct phstash *st)
 {
 	st->listed = true;
-	DIR *d = fdopendir(dup(st->fd));
+	_cleanup_dir_ DIR *d = dir_open_at(st->fd, ".", 0);
 	if (!d)
 		return;
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (de->d_type == DT_DIR && strncmp(de->d_name, "p-", 2) == 0)
 			strv_push(&st->names, de->d_name);
-	closedir(d);
 	st->held = st->names.n;
 }
 

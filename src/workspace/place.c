@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../sandbox/sandbox.h"
+#include "workspace.h"
 
 /* Directories whose subtrees are never a workspace. */
 static const char *const forbidden_trees[] = {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../common/hash.h"
-#include "../sandbox/sandbox.h"
+#include "workspace.h"
 #include "wsrules.h"
 
 /* A directory placeholder is an inode of its own. The first socket

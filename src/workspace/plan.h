@@ -1,6 +1,6 @@
 /* plan.h - the workspace plan's internals, shared by the files that make,
  * keep and sweep it (not for use outside src/workspace/; the public entry
- * points are in sandbox/sandbox.h beside struct ws_plan):
+ * points are in workspace.h):
  *   plan.c         adding an entry, planning one protected path, what
  *                  the scan and the sweep both recognise of an entry
  *   workspace.c    the start-of-session scan
@@ -15,7 +15,7 @@
 
 #include "../common/util.h"
 #include "../common/walk.h"
-#include "../sandbox/sandbox.h"
+#include "workspace.h"
 
 /* plan.c */
 

@@ -1,4 +1,4 @@
-/* sweep.c - the end-of-session sweep (workspace_sweep, sandbox.h): with
+/* sweep.c - the end-of-session sweep (workspace_sweep, workspace.h): with
  * every sandbox process gone, each .git, git redirect, bare-repository
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside, and regular files whose inode changed during
@@ -162,17 +162,7 @@ static bool new_config(const struct sweep *sw, const struct walk_entry *we)
 	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && workspace_is_placeholder(&st)) {
 		if (!S_ISDIR(st.st_mode))
 			return false;
-		int fd = openat(we->dirfd, we->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		bool empty = d != NULL;
-		struct dirent *de;
-		while (empty && (de = readdir(d)))
-			empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-		if (d)
-			closedir(d);
-		else if (fd >= 0)
-			close(fd);
-		if (empty)
+		if (walk_dir_empty(we->dirfd, we->name))
 			return false;
 	}
 	return true;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../sandbox/sandbox.h"
+#include "../policy/policy.h"
 
 bool workspace_is_placeholder(const struct stat *st)
 {

@@ -1,6 +1,6 @@
 /* wswatch.h - the workspace watched on the host during a session, so that
  * what the host replaces or creates there is masked or protected again
- * inside (remask.c does the mounting; the kernel detaches a bind mount whose
+ * inside (sandbox/remask.c does the mounting; the kernel detaches a bind mount whose
  * name is replaced). inotify on every directory of the workspace at start
  * and every one made since: a path the session masked at start that is
  * created or moved in again is masked again, a protected one bound
@@ -10,7 +10,7 @@
  * (wsmade.h: the supervisor notes the secret names the sandbox makes
  * before it makes them): a secret the host writes must not be read inside,
  * the agent's own `.env` stays its own. There is a window, from the host's rename to the
- * new mount, in which the agent can open the new file: the README states it
+ * new mount, in which the agent can open the new file: doc/threat-model.md states it
  * and test_remask_race measures it. */
 #pragma once
 #include <stdbool.h>
@@ -21,7 +21,7 @@
 #include "../common/err.h"
 #include "../common/loop.h"
 #include "../policy/policy.h"
-#include "../sandbox/sandbox.h"
+#include "workspace.h"
 
 #define WSWATCH_MAX 65536 /* directories watched, at most */
 

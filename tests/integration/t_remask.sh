@@ -1,5 +1,5 @@
 # t_remask.sh - masks and protections that follow what the host replaces
-# during a session (src/sandbox/wswatch.c on the host, src/sandbox/remask.c
+# during a session (src/workspace/wswatch.c on the host, src/sandbox/remask.c
 # inside): an editor saving .env by rename, git rewriting .git/config by
 # rename; each an `alert` (rule workspace.replaced). A secret name the host
 # makes during the session masked (a tool writing .env.production, a tree

@@ -1,4 +1,4 @@
-# t_sweep.sh - the end-of-session sweep (src/sandbox/workspace.c, walk.c):
+# t_sweep.sh - the end-of-session sweep (src/workspace/sweep.c, src/common/walk.c):
 # what the agent leaves that would run or gain privilege on the host (a new
 # .git with hooks, a setuid bit) is moved aside or cleared, however deep it
 # lies, inside what the agent made unreadable, and when the workspace was

@@ -146,12 +146,17 @@ test_task_copy() {
 }
 
 test_task_bad_names() {
-	local n
-	for n in ../x .hidden -x a/b x.lock ''; do
+	# the name that would climb out of the tasks' directory (beside the
+	# workspace: $WS.warden-tasks/NAME) names a path of this test's own,
+	# not a shared one such as $TMPDIR/x that anyone may make
+	local n up
+	up=$(basename "$WS").escaped
+	[[ ! -e $WS/../$up ]] || fatal "$WS/../$up is there before the test"
+	for n in "../$up" .hidden -x a/b x.lock ''; do
 		wrun --task "$n" -- true
 		[[ $RC == 125 ]] || fail "--task '$n' was not refused (rc $RC)"
 	done
-	[[ ! -e $WS/../x ]] || fail 'a task name escaped'
+	[[ ! -e $WS/../$up ]] || fail 'a task name escaped'
 }
 
 test_task_branch_not_a_commit() {

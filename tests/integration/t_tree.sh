@@ -2,7 +2,7 @@
 # any depth: protected names in subprojects, other agents' and editors'
 # settings, nested repositories present at start, .git files, secrets inside
 # .git, and directories made to look like bare repositories during the
-# session (src/sandbox/workspace.c, src/policy/builtin.c).
+# session (src/workspace/workspace.c, src/policy/builtin.c).
 # shellcheck shell=bash
 
 # tree_alert RULE PATH: the latest session's log has an alert of RULE for

@@ -35,7 +35,12 @@
 
 struct bpfexec;
 
-/* Whether it can run here: bpfexec_probe (src/sandbox/features.h). */
+/* Can in-kernel exec enforcement run here? Built in, root, the kernel
+ * takes and runs BPF LSM programs (loaded, attached and checked on a
+ * cgroup of its own made for the probe). false with why ("needs root",
+ * "this kernel refuses BPF LSM programs ..."). For `warden doctor`, beside
+ * the kernel feature probe (src/sandbox/features.h). In bpfprobe.c. */
+bool bpfexec_probe(char *why, size_t len);
 
 /* Load and attach the program for the session whose processes are in the
  * cgroup v2 directory cgroup (NULL: none was made), check that the kernel

@@ -54,7 +54,7 @@
 
 #include "../../audit/escape.h"
 #include "../../common/util.h"
-#include "../../sandbox/sandbox.h"
+#include "../../sandbox/paths.h"
 #include "../../control/approval.h"
 #include "bpfexec.h"
 #include "execpath.h"

@@ -19,7 +19,7 @@
  *
  * The protocol: one SEQPACKET message per request, struct remask_req; one
  * int answer each (0, or the errno of the failure). */
-#include "../sandbox/sandbox.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
-/* features_bpf.c - the probe of in-kernel exec enforcement
- * (bpfexec_probe, features.h): a session of its own, in a cgroup made for
+/* bpfprobe.c - the probe of in-kernel exec enforcement (bpfexec_probe,
+ * bpfexec.h) for `warden doctor`: a session of its own, in a cgroup made for
  * it and removed, its BPF LSM program loaded, attached and checked for
- * real (src/supervisor/exec/bpfexec.h). Apart from features.c because it
- * loads the program with libbpf, which only the warden binary links (the
- * rest of the probe is in the library the unit tests use). */
-#include "features.h"
+ * real. Apart from the kernel feature probe (src/sandbox/features.c)
+ * because it loads the program with libbpf, which only the warden binary
+ * links (the rest of the probe is in the library the unit tests use). */
+#include "bpfexec.h"
 
 #include "config.h"
 
@@ -13,8 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../policy/policy.h"
-#include "../supervisor/exec/bpfexec.h"
+#include "../../policy/policy.h"
 
 /* The probe: a session of its own, in a cgroup made for it and removed. */
 bool bpfexec_probe(char *why, size_t len)
