@@ -148,7 +148,21 @@ static inline void nodelay(int fd, int on)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 }
 
-/* ---- proxy.c: a connection's state and its end ---------------------------- */
+static inline double ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
+}
+
+/* ---- proxy_conn.c: a connection's state and its end ----------------------- */
+
+/* Watch the proxy's listeners again (on), or leave new connections in the
+ * kernel's backlog (at the cap, or out of descriptors). */
+void proxy_listeners_watch(struct proxy *px, bool on);
+/* Take c out of the proxy's list of connections (the listeners watched
+ * again once well under the cap). */
+void conn_unlink(struct proxy *px, struct conn *c);
 
 /* Watch for what each side waits for, from the connection's state. */
 void conn_interest(struct conn *c);
