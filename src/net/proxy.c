@@ -1,7 +1,8 @@
 /* proxy.c - the egress proxy: its connections accepted and their events
- * dispatched, each one's handshake read, its refusal and its end (the `net`
- * event); where a connection goes is proxy_dial.c's, its bytes once dialled
- * proxy_relay.c's (the three share proxy_conn.h). The whole path:
+ * dispatched, each one's handshake read; where a connection goes is
+ * proxy_dial.c's, its bytes once dialled proxy_relay.c's, its refusal and
+ * its end (the `net` event) proxy_conn.c's (the four share proxy_conn.h).
+ * The whole path:
  *
  * Each connection: read the request head (HTTP) or handshake (SOCKS5) with
  * the parsers of http.c / socks5.c; decide with the rules (deny wins; no rule
