@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/lines.h"
+
 bool exec_hex_valid(const char *s)
 {
 	return strlen(s) == 64 && strspn(s, "0123456789abcdefABCDEF") == 64;
@@ -32,37 +34,57 @@ int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX
 	return sha256_fd_bounded(fd, max, NULL, NULL, out);
 }
 
+/* One line of a hash list into w's strv; -1 (w->bad set) on a bad one. */
+struct hash_walk {
+	struct strv *out;
+	unsigned long bad;
+};
+
+static int hash_line(const char *s, size_t n, unsigned long lineno, void *ctx)
+{
+	struct hash_walk *w = ctx;
+	size_t i = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == n || s[i] == '#')
+		return 0;
+	size_t len = 0;
+	while (i + len < n && s[i + len] != ' ' && s[i + len] != '\t')
+		len++;
+	char hash[65];
+	if (len != 64) {
+		w->bad = lineno;
+		return -1;
+	}
+	for (size_t k = 0; k < 64; k++)
+		hash[k] = (char)tolower((unsigned char)s[i + k]);
+	hash[64] = '\0';
+	if (!exec_hex_valid(hash)) {
+		w->bad = lineno;
+		return -1;
+	}
+	if (!strv_contains(w->out, hash))
+		strv_push(w->out, hash);
+	return 0;
+}
+
 int exec_read_hashes(const char *path, struct strv *out, unsigned long *bad_line)
 {
 	*bad_line = 0;
-	FILE *f = fopen(path, "re");
-	if (!f)
+	/* as the profile reader reads: a regular file, bounded, never a FIFO
+	 * waited on or a device read for ever (hashes:/dev/zero) */
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	char what[READ_WHY_MAX];
+	if (read_regular_file(path, EXEC_HASHES_MAX, &text, &len, what) < 0) {
+		if (errno == 0)
+			errno = strncmp(what, "file too large", 14) == 0 ? EFBIG : EINVAL;
 		return -1;
-	char line[4096];
-	unsigned long n = 0;
-	int r = 0;
-	while (fgets(line, sizeof line, f)) {
-		n++;
-		char *hash = line + strspn(line, " \t");
-		if (*hash == '#' || *hash == '\n' || *hash == '\0')
-			continue;
-		size_t len = strcspn(hash, " \t\n");
-		char save = hash[len];
-		hash[len] = '\0';
-		if (!exec_hex_valid(hash) || (save != '\0' && save != '\n' && save != ' ' && save != '\t')) {
-			*bad_line = n;
-			r = -1;
-			break;
-		}
-		for (char *c = hash; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-		if (!strv_contains(out, hash))
-			strv_push(out, hash);
 	}
-	if (r == 0 && ferror(f)) {
-		r = -1;
-		errno = EIO;
+	struct hash_walk w = { .out = out };
+	if (lines_each(text, len, hash_line, &w) < 0) {
+		*bad_line = w.bad;
+		return -1;
 	}
-	fclose(f);
-	return r;
+	return 0;
 }

@@ -18,6 +18,9 @@ bool exec_hex_valid(const char *s);
 int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX_LEN]);
 /* The hashes listed in the file at path, one per line as sha256sum writes
  * them ("HEX  NAME", or HEX alone; # comments and blank lines skipped),
- * appended to out lower-cased. -1 with *bad_line set (0: the file could not
- * be read, errno set). */
+ * appended to out lower-cased. The file is read as a profile is: a regular
+ * file of at most EXEC_HASHES_MAX bytes, opened without blocking. -1 with
+ * *bad_line set (0: the file could not be read, errno set: EINVAL not a
+ * regular file, EFBIG too large). */
+#define EXEC_HASHES_MAX (64u << 20)
 int exec_read_hashes(const char *path, struct strv *out, unsigned long *bad_line);

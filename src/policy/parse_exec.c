@@ -38,6 +38,10 @@ static int exec_target(struct parser *ps, const struct line *l, const char *d,
 		if (exec_read_hashes(full, hashes, &bad) < 0)
 			return bad ? pol_lerr(ps->e, 0, l, off, "%s: %s:%lu: not a SHA-256 (64 hex digits)",
 					      d, full, bad)
+				   : errno == EINVAL ? pol_lerr(ps->e, 0, l, off, "%s: cannot read %s: not a "
+								"regular file", d, full)
+				   : errno == EFBIG ? pol_lerr(ps->e, 0, l, off, "%s: cannot read %s: larger "
+							       "than %u MiB", d, full, EXEC_HASHES_MAX >> 20)
 				   : pol_lerr(ps->e, errno, l, off, "%s: cannot read %s", d, full);
 		return 0;
 	}

@@ -513,6 +513,38 @@ static void test_includes(void)
 	free(main_path);
 }
 
+/* `exec deny hashes:FILE` reads FILE as a profile is read: a device that
+ * never ends (/dev/zero) or a FIFO nobody writes is refused at once, with
+ * the file named, instead of a read for ever (a hang of `warden run` and
+ * `warden policy show`); a list of hashes still loads. */
+static void test_exec_hash_list(void)
+{
+	EXPECT_ERR("exec deny hashes:/dev/zero\n",
+		   "t.profile:1:11: exec deny: cannot read /dev/zero: not a regular file");
+	_cleanup_free_ char *fifo = tmp_path("hashes.fifo");
+	CHECK(mkfifo(fifo, 0600) == 0);
+	_cleanup_free_ char *ftext = xasprintf("exec deny hashes:%s\n", fifo);
+	_cleanup_free_ char *fmsg = xasprintf("t.profile:1:11: exec deny: cannot read %s: not a "
+					      "regular file", fifo);
+	expect_err_n(__LINE__, ftext, strlen(ftext), fmsg);
+	_cleanup_free_ char *list = tmp_path("hashes.txt");
+	write_text("hashes.txt", "# a comment\n\n"
+		   "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855  empty\n"
+		   "\t2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\n");
+	_cleanup_free_ char *ltext = xasprintf("exec deny hashes:%s\n", list);
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, ltext, &e) == 0);
+	CHECK(p.exec.deny.n == 2);
+	CHECK(strv_contains(&p.exec.deny,
+			    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+	policy_free(&p);
+	write_text("hashes.txt", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nnot-a-hash\n");
+	_cleanup_free_ char *bmsg = xasprintf("t.profile:1:11: exec deny: %s:2: not a SHA-256 (64 hex "
+					      "digits)", list);
+	expect_err_n(__LINE__, ltext, strlen(ltext), bmsg);
+}
+
 static void test_layering(void)
 {
 	struct policy p;
@@ -1475,6 +1507,7 @@ int main(void)
 	test_secrets();
 	test_secret_errors();
 	test_limits();
+	test_exec_hash_list();
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
