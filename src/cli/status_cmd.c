@@ -23,15 +23,27 @@ static const char status_usage[] =
 	"and alerts when it gives them, the workspace and the command. --json: one JSON\n"
 	"object a line, as each session's control socket answers.\n";
 
-static const char action_usage[] =
-	"usage: warden freeze SESSION [--reason TEXT]\n"
-	"       warden resume SESSION\n"
-	"       warden kill SESSION [--reason TEXT]\n"
-	"\n"
-	"freeze stops every process of the session's sandbox (its cgroup's freezer, or\n"
-	"SIGSTOP to each), resume lets them go on, kill ends the sandbox, frozen or not\n"
-	"(warden then exits 137). SESSION is its id or a unique prefix of it (see\n"
-	"warden status). Each is an `action` event in the session's log.\n";
+/* The usage of freeze, resume and kill: the line of the one asked for
+ * first (`warden kill` alone says how to kill), then the other two. */
+static void action_usage(FILE *f, const char *op)
+{
+	static const char *const ops[][2] = {
+		{ "freeze", "SESSION [--reason TEXT]" },
+		{ "resume", "SESSION" },
+		{ "kill", "SESSION [--reason TEXT]" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+		if (strcmp(ops[i][0], op) == 0)
+			fprintf(f, "usage: warden %s %s\n", ops[i][0], ops[i][1]);
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+		if (strcmp(ops[i][0], op) != 0)
+			fprintf(f, "       warden %s %s\n", ops[i][0], ops[i][1]);
+	fputs("\n"
+	      "freeze stops every process of the session's sandbox (its cgroup's freezer, or\n"
+	      "SIGSTOP to each), resume lets them go on, kill ends the sandbox, frozen or not\n"
+	      "(warden then exits 137). SESSION is its id or a unique prefix of it (see\n"
+	      "warden status). Each is an `action` event in the session's log.\n", f);
+}
 
 /* "42s", "3m07s", "2h05m", "3d04h" */
 static void age_text(long long s, char *buf, size_t len)
@@ -163,12 +175,12 @@ int cmd_action(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, op)) != -1) {
 		switch (c) {
 		case 'r': reason = optarg; break;
-		case 'h': fputs(action_usage, stdout); return 0;
-		default: fputs(action_usage, stderr); return 2;
+		case 'h': action_usage(stdout, op); return 0;
+		default: action_usage(stderr, op); return 2;
 		}
 	}
 	if (argc - optind != 1 || (reason && strcmp(op, "resume") == 0)) {
-		fputs(action_usage, stderr);
+		action_usage(stderr, op);
 		return 2;
 	}
 	_cleanup_free_ char *dir = control_client_dir();

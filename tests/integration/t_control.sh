@@ -265,3 +265,18 @@ test_control_other_uid() {
 	assert_rc 0 'warden kill'
 	wait "$TPID"
 }
+
+# `warden kill` (freeze, resume) without a session: exit 2 and the usage of
+# the command asked for on its first line, not another's.
+test_control_action_usage() {
+	local op err
+	for op in kill freeze resume; do
+		err=$("$WARDEN" "$op" 2>&1 >/dev/null)
+		local rc=$?
+		((rc == 2)) || fail "warden $op with no session exited $rc, not 2"
+		[[ $(head -n 1 <<<"$err") == "usage: warden $op SESSION"* ]] ||
+			fail "warden $op: the usage starts with '$(head -n 1 <<<"$err")'"
+		grep -c '^ *\(usage: \)\{0,1\}warden \(freeze\|resume\|kill\) ' <<<"$err" | grep -x 3 >/dev/null ||
+			fail "warden $op: the usage does not list the three commands: $err"
+	done
+}
