@@ -242,8 +242,8 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	 * non-dumpable would keep its memory (an exec's path, a connect's
 	 * address) from being read. Answered success, not done, recorded. */
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(prctl), 2,
-				  SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE),
-				  SCMP_A1(SCMP_CMP_EQ, 0))) < 0)
+				  SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE, 0),
+				  SCMP_A1(SCMP_CMP_EQ, 0, 0))) < 0)
 		goto fail;
 	/* Recorded, not refused here: execs, connects and datagrams sent to an
 	 * address (the network namespace is what refuses a way out; unix
@@ -252,7 +252,7 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0)) < 0 ||
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1,
-				  SCMP_A4(SCMP_CMP_NE, 0))) < 0)
+				  SCMP_A4(SCMP_CMP_NE, 0, 0))) < 0)
 		goto fail;
 	/* `exec strict`: a file mapped as code (the loader's way, and a
 	 * hand-written loader's) goes by the supervisor, which records the

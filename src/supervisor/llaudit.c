@@ -447,8 +447,13 @@ void llaudit_dispatch(struct llaudit *la)
 			continue; /* not the kernel */
 		/* one record a message; its length is not padded to NLMSG_ALIGNTO */
 		int len = (int)n;
+/* NLMSG_OK compares the header's __u32 length with the int its users pass:
+		 * clang's -Wsign-compare sees that inside the macro, gcc does not. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
 		for (struct nlmsghdr *h = &u.align; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
 			on_record(la, h->nlmsg_type, NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN);
+#pragma GCC diagnostic pop
 	}
 	flush_pending(la, false);
 }

@@ -112,7 +112,7 @@ static int notified(struct seccomp_kind k)
 	if (pid == 0)
 		_exit(watch(&s));
 	free(s.seccomp_prog);
-	int st;
+	int st = 0;
 	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) >= 100) {
 		fprintf(stderr, "the filter's child failed (status %d)\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return -1;

@@ -67,7 +67,7 @@ int main(void)
 	hold = g->resp(c, r2, l2);
 	CHECK(hold == 10);
 	char r3[128];
-	snprintf(r3, sizeof r3, "%.10s%s tail", REAL, REAL + 10); /* the held bytes, then the rest */
+	snprintf(r3, sizeof r3, "%.10s%s tail", REAL, &REAL[10]); /* the held bytes, then the rest */
 	hold = g->resp(c, r3, strlen(r3));
 	CHECK(hold == 0 && strncmp(r3, ph, strlen(ph)) == 0);
 	struct guard_end end;

@@ -382,6 +382,7 @@ static void *serve(void *arg)
 
 /* ---- loading and the check ---- */
 
+__attribute__((format(printf, 2, 0)))
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_WARN && getenv("WARDEN_BPF_DEBUG"))
