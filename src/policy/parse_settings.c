@@ -1,6 +1,6 @@
 /* parse_settings.c - the profile's directives that set one value of the
  * session each: `audit`, `signal`, `terminal`, `workspace`, `canary`,
- * `checkpoint`, `limit`, `rules` and `risk`. */
+ * `checkpoint`, `limit`, `rules`, `risk` and `freeze`. */
 #include "parse.h"
 
 #include <ctype.h>
@@ -238,4 +238,40 @@ int pol_do_risk(struct parser *ps, const struct line *l)
 				w, v);
 	*t = x;
 	return 0;
+}
+
+/* `freeze timeout DURATION|auto`: DURATION seconds, or with s, m or h, 0
+ * to POLICY_FREEZE_TIMEOUT_MAX; the last one given counts. */
+int pol_do_freeze(struct parser *ps, const struct line *l)
+{
+	if (l->ntok < 2)
+		return pol_lerr(ps->e, 0, l, l->len, "freeze: missing argument (timeout DURATION|auto)");
+	if (strcmp(l->tok[1], "timeout") != 0)
+		return pol_lerr(ps->e, 0, l, l->off[1], "freeze: unknown setting '%.200s' (expected timeout)",
+				l->tok[1]);
+	if (pol_want_tokens(ps, l, 3, "freeze timeout") < 0)
+		return -1;
+	const char *v = l->tok[2];
+	if (strcmp(v, "auto") == 0) {
+		ps->p->freeze_timeout_auto = true;
+		ps->p->freeze_timeout_s = POLICY_FREEZE_TIMEOUT_DEFAULT;
+		return 0;
+	}
+	unsigned long x = 0;
+	size_t n = strspn(v, "0123456789");
+	for (size_t i = 0; i < n && x <= POLICY_FREEZE_TIMEOUT_MAX; i++)
+		x = x * 10 + (unsigned long)(v[i] - '0');
+	unsigned long unit = v[n] == 'h' ? 3600 : v[n] == 'm' ? 60 : 1;
+	bool suffix = v[n] == 'h' || v[n] == 'm' || v[n] == 's';
+	if (n == 0 || v[n + suffix] != '\0' || x > POLICY_FREEZE_TIMEOUT_MAX / unit)
+		return pol_lerr(ps->e, 0, l, l->off[2], "freeze timeout: not a duration from 0 to 24h, or auto: "
+				"'%.200s' (90, 30s, 10m, 1h)", v);
+	ps->p->freeze_timeout_auto = false;
+	ps->p->freeze_timeout_s = (unsigned)(x * unit);
+	return 0;
+}
+
+unsigned policy_freeze_timeout(const struct policy *p, bool attended)
+{
+	return p->freeze_timeout_auto && !attended ? 0 : p->freeze_timeout_s;
 }

@@ -15,6 +15,7 @@
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  *   signal grace SECONDS
+ *   freeze timeout DURATION|auto   (0, 90, 30s, 10m, 1h)
  *   terminal clipboard allow|deny
  *   canary on|off
  *   workspace read-only|read-write
@@ -200,6 +201,7 @@ const struct policy_directive policy_directives[] = {
 	{ "secret", pol_do_secret, 4, MAX_TOKENS, false,
 	  "NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]" },
 	{ "signal", pol_do_signal, 3, 3, false, "grace SECONDS" },
+	{ "freeze", pol_do_freeze, 3, 3, false, "timeout DURATION|auto" },
 	{ "terminal", pol_do_terminal, 3, 3, false, "clipboard allow|deny" },
 	{ "canary", pol_do_canary, 2, 2, true, "on | off" },
 	{ "workspace", pol_do_workspace, 2, 2, true, "read-only | read-write" },

@@ -144,6 +144,13 @@ struct policy {
 	 * (0: at once). The built-in default profile sets
 	 * POLICY_SIGNAL_GRACE_DEFAULT. */
 	unsigned signal_grace;
+	/* `freeze timeout DURATION|auto`: how long a frozen sandbox waits for
+	 * `warden resume` or `warden kill` before warden kills it (0: at once).
+	 * auto (the built-in default profile's): POLICY_FREEZE_TIMEOUT_DEFAULT
+	 * when a human can be told of the freeze, at once when none can (see
+	 * policy_freeze_timeout). */
+	unsigned freeze_timeout_s;
+	bool freeze_timeout_auto;
 	/* `terminal clipboard allow`: OSC 52 passes to the user's terminal
 	 * (off by default: src/supervisor/ttyfilter.h) */
 	bool terminal_clipboard;
@@ -278,6 +285,17 @@ void policy_digest(const struct policy *p, char out[65]);
  * profile may set (seconds). */
 #define POLICY_SIGNAL_GRACE_DEFAULT 10
 #define POLICY_SIGNAL_GRACE_MAX 86400
+
+/* `freeze timeout auto` with a human to decide, and the largest a profile
+ * may set (seconds). */
+#define POLICY_FREEZE_TIMEOUT_DEFAULT 600
+#define POLICY_FREEZE_TIMEOUT_MAX 86400
+
+/* How long a freeze lasts before the kill (seconds): the profile's `freeze
+ * timeout`; for auto, POLICY_FREEZE_TIMEOUT_DEFAULT when attended (a human
+ * can decide: a terminal, a reviewer, a webhook, the one who froze it), 0
+ * when not. */
+unsigned policy_freeze_timeout(const struct policy *p, bool attended);
 
 /* A limit kind's name in a profile ("pids", "memory", "cpu", "tmp", "home"). */
 const char *policy_limit_name(enum policy_limit_kind k);

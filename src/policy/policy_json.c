@@ -15,6 +15,9 @@
  *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
  *               command's arguments are left out (one might hold a value)
  *   "signal":  {"grace": SECONDS}
+ *   "freeze":  {"timeout_s": SECONDS, "unattended_s": SECONDS}   how long a
+ *               freeze lasts before the kill, with a human to decide and
+ *               without one (`freeze timeout auto`: 600 and 0)
  *   "terminal": {"clipboard": true|false}
  *   "canary":  true|false                         decoy credentials in the home
  *   "checkpoint": {"on", "max_size" (0: unlimited), "exclude": [PATTERN],
@@ -202,6 +205,9 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "net", net_json(p));
 	json_object_set_new(o, "secrets", secrets);
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
+	json_object_set_new(o, "freeze", json_pack("{s:I,s:I}", "timeout_s",
+		(json_int_t)policy_freeze_timeout(p, true), "unattended_s",
+		(json_int_t)policy_freeze_timeout(p, false)));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	json_object_set_new(o, "canary", json_boolean(!p->canary_off));
 	/* only when read-only: the digests of existing policies stay */

@@ -46,7 +46,7 @@ static void test_shape(void)
 	struct policy p;
 	load(&p);
 	json_t *j = policy_to_json(&p);
-	CHECK(json_is_object(j) && json_object_size(j) == 20);
+	CHECK(json_is_object(j) && json_object_size(j) == 21);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "checkpoint"), "keep")) == 20);
 	CHECK(json_integer_value(json_object_get(json_object_get(j, "signal"), "grace")) == 10);
 	CHECK(json_is_true(json_object_get(j, "canary")));
@@ -126,7 +126,7 @@ static void test_shape(void)
 		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"ask\":[],\"ask_argv\":[],"
 		  "\"default\":\"allow\","
 		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"
-		  "\"strict\":false},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  "\"strict\":false},\"freeze\":{\"timeout_s\":0,\"unattended_s\":0},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
 		  "\"mask\":[],\"net\":[],\"net_default\":\"deny\",\"paths\":[],\"protect\":[],"
 		  "\"risk\":{\"ask\":0.0,\"freeze\":0.0,\"half_life_s\":0.0,\"kill\":0.0,\"warn\":0.0},\"rules\":[],\"secrets\":[],"

@@ -620,6 +620,61 @@ static void test_signal_grace(void)
 		   "t.profile:1:14: signal grace: 99999999999999999999999 seconds is more than 86400");
 }
 
+/* `freeze timeout DURATION|auto`: the default profile's auto is 10 minutes
+ * with a human to decide and none without; a duration holds either way;
+ * the last line counts; anything else is an error naming the column. */
+static void test_freeze_timeout(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	write_text("freeze.profile", "# nothing said\n");
+	char *path = tmp_path("freeze.profile");
+	CHECK(policy_load(&p, path, home, &e) == 0);
+	CHECK(p.freeze_timeout_auto && p.freeze_timeout_s == POLICY_FREEZE_TIMEOUT_DEFAULT);
+	CHECK(policy_freeze_timeout(&p, true) == 600 && policy_freeze_timeout(&p, false) == 0);
+	json_t *j = policy_to_json(&p);
+	json_t *f = json_object_get(j, "freeze");
+	CHECK(json_integer_value(json_object_get(f, "timeout_s")) == 600);
+	CHECK(json_integer_value(json_object_get(f, "unattended_s")) == 0);
+	json_decref(j);
+	policy_free(&p);
+	write_text("freeze.profile", "freeze timeout 5m\n");
+	CHECK(policy_load(&p, path, home, &e) == 0);
+	CHECK(policy_freeze_timeout(&p, true) == 300 && policy_freeze_timeout(&p, false) == 300);
+	j = policy_to_json(&p);
+	CHECK(json_integer_value(json_object_get(json_object_get(j, "freeze"), "unattended_s")) == 300);
+	json_decref(j);
+	policy_free(&p);
+	free(path);
+	static const struct { const char *text; unsigned s; } ok[] = {
+		{ "freeze timeout 90\n", 90 }, { "freeze timeout 30s\n", 30 }, { "freeze timeout 0\n", 0 },
+		{ "freeze timeout 2h\n", 7200 }, { "freeze timeout 24h\n", 86400 },
+		{ "freeze timeout 1m\nfreeze\ttimeout 7s # the last\n", 7 },
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		CHECK(parse(&p, ok[i].text, &e) == 0);
+		CHECK(!p.freeze_timeout_auto && p.freeze_timeout_s == ok[i].s);
+		CHECK(policy_freeze_timeout(&p, false) == ok[i].s);
+		policy_free(&p);
+	}
+	CHECK(parse(&p, "freeze timeout 1m\nfreeze timeout auto\n", &e) == 0);
+	CHECK(policy_freeze_timeout(&p, true) == 600 && policy_freeze_timeout(&p, false) == 0);
+	policy_free(&p);
+	EXPECT_ERR("freeze\n", "t.profile:1:7: freeze: missing argument (timeout DURATION|auto)");
+	EXPECT_ERR("freeze for 3\n", "t.profile:1:8: freeze: unknown setting 'for' (expected timeout)");
+	EXPECT_ERR("freeze timeout\n", "t.profile:1:15: freeze timeout: missing argument");
+	EXPECT_ERR("freeze timeout 1 2\n", "t.profile:1:18: freeze timeout: unexpected argument '2'");
+	EXPECT_ERR("freeze timeout 25h\n",
+		   "t.profile:1:16: freeze timeout: not a duration from 0 to 24h, or auto: '25h' (90, 30s, 10m, 1h)");
+	EXPECT_ERR("freeze timeout never\n",
+		   "t.profile:1:16: freeze timeout: not a duration from 0 to 24h, or auto: 'never' (90, 30s, 10m, 1h)");
+	EXPECT_ERR("freeze timeout 5ms\n",
+		   "t.profile:1:16: freeze timeout: not a duration from 0 to 24h, or auto: '5ms' (90, 30s, 10m, 1h)");
+	EXPECT_ERR("freeze timeout 99999999999999999999999\n",
+		   "t.profile:1:16: freeze timeout: not a duration from 0 to 24h, or auto: "
+		   "'99999999999999999999999' (90, 30s, 10m, 1h)");
+}
+
 static void test_terminal_clipboard(void)
 {
 	struct policy p;
@@ -1468,7 +1523,7 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 23);
+	CHECK(n == 24);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
@@ -1495,6 +1550,7 @@ int main(void)
 	test_layering();
 	test_audit_level();
 	test_signal_grace();
+	test_freeze_timeout();
 	test_terminal_clipboard();
 	test_canary();
 	test_workspace();
