@@ -221,17 +221,18 @@ struct event ev_signal(const struct ev_signal *x);
 
 /* warden killed what was left of the sandbox (SIGKILL to its init). */
 struct ev_kill {
-	const char *reason;      /* "grace period over" */
+	const char *reason;      /* "grace period over", "a second stopping signal (SIGINT)" */
 	unsigned grace_s;
 };
 struct event ev_kill(const struct ev_kill *x);
 
 /* The sandbox frozen, resumed or killed on request (src/supervisor/freeze.h),
- * or a warning given: by the control socket (`warden freeze`, ...) or the
- * detector. */
+ * or a warning given: by the control socket (`warden freeze`, ...), the
+ * detector, a stopping signal to warden while frozen, or a freeze's
+ * timeout. */
 struct ev_action {
 	const char *action;      /* "freeze", "resume", "kill", "warn" */
-	const char *by;          /* "control", "detector" */
+	const char *by;          /* "control", "detector", "signal", "timeout" */
 	long uid;                /* the requester's uid; -1: left out */
 	const char *reason;      /* NULL: left out */
 	const char *how;         /* "cgroup" or "signals"; NULL: left out */

@@ -19,9 +19,10 @@
 static const char status_usage[] =
 	"usage: warden status [--json]\n"
 	"\n"
-	"The running sessions of this user: id, age, whether frozen, the detector's risk\n"
-	"and alerts when it gives them, the workspace and the command. --json: one JSON\n"
-	"object a line, as each session's control socket answers.\n";
+	"The running sessions of this user: id, age, whether frozen (and the time left\n"
+	"before its `freeze timeout` kills it), the detector's risk and alerts when it\n"
+	"gives them, the workspace and the command. --json: one JSON object a line, as\n"
+	"each session's control socket answers.\n";
 
 /* The usage of freeze, resume and kill: the line of the one asked for
  * first (`warden kill` alone says how to kill), then the other two. */
@@ -42,7 +43,9 @@ static void action_usage(FILE *f, const char *op)
 	      "freeze stops every process of the session's sandbox (its cgroup's freezer, or\n"
 	      "SIGSTOP to each), resume lets them go on, kill ends the sandbox, frozen or not\n"
 	      "(warden then exits 137). SESSION is its id or a unique prefix of it (see\n"
-	      "warden status). Each is an `action` event in the session's log.\n", f);
+	      "warden status). Each is an `action` event in the session's log. A freeze ends\n"
+	      "with a kill after the profile's `freeze timeout` (warden status shows the time\n"
+	      "left), or at once on SIGINT, SIGTERM or SIGHUP to the session's warden.\n", f);
 }
 
 /* "42s", "3m07s", "2h05m", "3d04h" */
@@ -90,6 +93,21 @@ static void field_text(json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* "running", "frozen", or "frozen 9m58s left" (its freeze's timeout). */
+static void state_text(json_t *r, char *buf, size_t len)
+{
+	json_t *left = json_object_get(r, "freeze_left_s");
+	if (!json_is_true(json_object_get(r, "frozen"))) {
+		snprintf(buf, len, "running");
+	} else if (json_is_integer(left)) {
+		char t[32];
+		age_text(json_integer_value(left), t, sizeof t);
+		snprintf(buf, len, "frozen %s left", t);
+	} else {
+		snprintf(buf, len, "frozen");
+	}
+}
+
 /* A session's status (its reply r) onto the array all, when it gave one. */
 static void gather(json_t *r, void *all)
 {
@@ -109,10 +127,15 @@ static int status(bool as_json)
 	_cleanup_json_ json_t *all = json_array();
 	control_client_each(dir, "status", gather, all);
 	bool extended = false;
+	int sw = 7; /* the state's column: wider with a freeze's time left */
 	size_t i;
 	json_t *r;
-	json_array_foreach(all, i, r)
+	json_array_foreach(all, i, r) {
 		extended = extended || json_object_get(r, "risk") || json_object_get(r, "alerts");
+		char st[64];
+		state_text(r, st, sizeof st);
+		sw = (int)strlen(st) > sw ? (int)strlen(st) : sw;
+	}
 	if (as_json) {
 		json_array_foreach(all, i, r) {
 			char *s = json_dumps(r, JSON_COMPACT);
@@ -125,17 +148,17 @@ static int status(bool as_json)
 		printf("no running sessions\n");
 		return 0;
 	}
-	printf("%-26s %-7s %-7s ", "SESSION", "AGE", "STATE");
+	printf("%-26s %-7s %-*s ", "SESSION", "AGE", sw, "STATE");
 	if (extended)
 		printf("%-6s %-6s ", "RISK", "ALERTS");
 	printf("%-30s %s\n", "WORKSPACE", "COMMAND");
 	json_array_foreach(all, i, r) {
-		char age[32], cmd[128];
+		char age[32], cmd[128], st[64];
 		age_text(json_integer_value(json_object_get(r, "age_s")), age, sizeof age);
 		command_text(json_object_get(r, "command"), cmd, sizeof cmd);
+		state_text(r, st, sizeof st);
 		const char *ws = json_string_value(json_object_get(r, "workspace"));
-		printf("%-26s %-7s %-7s ", json_string_value(json_object_get(r, "session")), age,
-		       json_is_true(json_object_get(r, "frozen")) ? "frozen" : "running");
+		printf("%-26s %-7s %-*s ", json_string_value(json_object_get(r, "session")), age, sw, st);
 		if (extended) {
 			char risk[32], alerts[32];
 			field_text(json_object_get(r, "risk"), risk, sizeof risk);

@@ -135,6 +135,9 @@ static json_t *status_json(struct control *c)
 			      (json_int_t)(now > c->started ? now - c->started : 0), "pid",
 			      (json_int_t)getpid(), "frozen",
 			      c->act.frozen ? c->act.frozen(c->act.ctx) : false);
+	long left = c->act.freeze_left ? c->act.freeze_left(c->act.ctx) : -1;
+	if (r && left >= 0)
+		json_object_set_new(r, "freeze_left_s", json_integer(left));
 	json_t *more = c->status_fn && r ? c->status_fn(c->status_ctx) : NULL;
 	if (json_is_object(more))
 		json_object_update_missing(r, more);

@@ -8,7 +8,9 @@
  *
  *   {"op":"status"}               -> {"ok":true,"session":S,"command":[ARGV...],"workspace":W,
  *                                    "started":ISO 8601,"age_s":N,"pid":the supervisor's,
- *                                    "frozen":BOOL, ...what the status extension adds}
+ *                                    "frozen":BOOL, "freeze_left_s":N (frozen: the seconds
+ *                                    before its `freeze timeout` kills it),
+ *                                    ...what the status extension adds}
  *   {"op":"freeze"|"resume"|"kill","reason":R}
  *                                 -> {"ok":true} | {"ok":false,"error":E} (an `action`
  *                                    event, by "control", the client's uid)
@@ -46,6 +48,7 @@ struct control_actions {
 	int (*resume)(void *ctx, long uid, struct werr *e);
 	int (*kill)(void *ctx, long uid, const char *reason, struct werr *e);
 	bool (*frozen)(void *ctx);
+	long (*freeze_left)(void *ctx); /* seconds before a freeze's timeout kills; -1: not frozen */
 	void *ctx;
 };
 

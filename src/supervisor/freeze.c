@@ -14,7 +14,9 @@
  * cannot make a pid namespace of its own (seccomp), so that set is the
  * sandbox. SIGSTOP from the parent namespace reaches its init too. A kill
  * without the cgroup is SIGKILL to init through its pidfd: the kernel then
- * kills everything in the namespace, stopped or not. */
+ * kills everything in the namespace, stopped or not. A freeze arms a
+ * timerfd at its timeout (CLOCK_MONOTONIC); a resume or a kill disarms
+ * it. */
 #include "freeze.h"
 
 #include <dirent.h>
@@ -26,7 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -46,6 +50,7 @@ struct sbctl {
 	pid_t pid;
 	char *cgroup;           /* the session's cgroup v2, or NULL */
 	int in_cgroup;          /* init in it: 1, not: -1, not known yet: 0 */
+	const struct policy *p;
 	struct audit *log;
 	dev_t ns_dev;           /* init's pid namespace */
 	ino_t ns_ino;
@@ -54,7 +59,17 @@ struct sbctl {
 	bool by_cgroup;         /* how the freeze was done */
 	struct stopped *st;     /* the processes SIGSTOPped */
 	size_t n, cap;
+	int timer;              /* the freeze's timeout (-1: none could be had) */
+	struct timespec deadline; /* CLOCK_MONOTONIC, while frozen */
+	char *timeout_why;      /* the kill's reason when it runs out */
 };
+
+static struct timespec mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
 
 /* Is init in dir? (/proc/PID/cgroup "0::PATH", dir ending with PATH) */
 static bool init_in(pid_t pid, const char *dir)
@@ -70,13 +85,16 @@ static bool init_in(pid_t pid, const char *dir)
 	return len > 1 && line[0] == '/' && dl >= len && strncmp(dir + dl - len, line, len) == 0;
 }
 
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir, struct audit *log)
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir,
+			const struct policy *pol, struct audit *log)
 {
 	struct sbctl *c = xcalloc(1, sizeof *c);
+	c->p = pol;
 	c->pidfd = init_pidfd;
 	c->pid = init_pid;
 	c->log = log;
 	c->cgroup = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
+	c->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	char p[64];
 	struct stat st;
 	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init_pid);
@@ -100,6 +118,9 @@ void sbctl_free(struct sbctl *c)
 	if (!c)
 		return;
 	release(c);
+	if (c->timer >= 0)
+		close(c->timer);
+	free(c->timeout_why);
 	free(c->st);
 	free(c->cgroup);
 	free(c);
@@ -108,6 +129,28 @@ void sbctl_free(struct sbctl *c)
 bool sbctl_frozen(const struct sbctl *c)
 {
 	return c && c->frozen;
+}
+
+long sbctl_freeze_left(const struct sbctl *c)
+{
+	if (!sbctl_frozen(c))
+		return -1;
+	struct timespec now = mono_now();
+	long s = (long)(c->deadline.tv_sec - now.tv_sec);
+	if (c->deadline.tv_nsec > now.tv_nsec)
+		s++;
+	return s > 0 ? s : 0;
+}
+
+/* The freeze's timeout armed (at, from now; 0 s: 1 ns) or disarmed. */
+static int arm(struct sbctl *c, bool on, unsigned s)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)s, .tv_nsec = s ? 0 : 1 } };
+	if (!on)
+		its.it_value.tv_nsec = 0;
+	c->deadline = mono_now();
+	c->deadline.tv_sec += (time_t)s;
+	return timerfd_settime(c->timer, 0, &its, NULL);
 }
 
 /* Init has not ended (its end not collected either). */
@@ -205,15 +248,53 @@ static void record(struct sbctl *c, const char *action, const char *by, long uid
 		.processes = cgroup ? 0 : processes }), NULL);
 }
 
-int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e)
+/* "45s", "10m", "90m", "2h": as a profile writes it */
+static void duration_text(unsigned s, char *buf, size_t len)
+{
+	if (s == 0 || s % 60)
+		snprintf(buf, len, "%us", s);
+	else if (s % 3600)
+		snprintf(buf, len, "%um", s / 60);
+	else
+		snprintf(buf, len, "%uh", s / 3600);
+}
+
+/* Frozen: the timeout armed (it cannot fail: the timer is there, the
+ * value valid) with the kill's reason, the action recorded, the user
+ * told. */
+static void frozen(struct sbctl *c, const struct freeze_req *r, bool cgroup, unsigned processes)
+{
+	c->frozen = true;
+	c->by_cgroup = cgroup;
+	unsigned s = policy_freeze_timeout(c->p, r->attended);
+	char d[32];
+	duration_text(s, d, sizeof d);
+	free(c->timeout_why);
+	c->timeout_why = s == 0 && c->p->freeze_timeout_auto
+		? xstrdup("frozen with nobody to decide (no terminal, `approve command` or `approve "
+			  "webhook`; `freeze timeout auto`)")
+		: xasprintf("frozen for %s without `warden resume` (`freeze timeout %s`)", d, d);
+	arm(c, true, s);
+	record(c, "freeze", r->by, r->uid, r->reason, cgroup, processes);
+	const char *colon = r->reason ? ": " : "", *why = r->reason ? r->reason : "";
+	if (s)
+		wnote("the sandbox is frozen%s%s; `warden resume` or `warden kill` decides, Ctrl-C (SIGINT, "
+		      "SIGTERM, SIGHUP to warden) ends it, and in %s it ends by itself", colon, why, d);
+	else
+		wnote("the sandbox is frozen%s%s", colon, why);
+}
+
+int sbctl_freeze(struct sbctl *c, const struct freeze_req *r, struct werr *e)
 {
 	if (c->frozen)
 		return werr_set(e, 0, "the sandbox is frozen already");
 	if (!init_alive(c))
 		return werr_set(e, ESRCH, "the sandbox has ended");
+	/* no timer, no freeze: a freeze must end */
+	if (c->timer < 0)
+		return werr_set(e, EMFILE, "freezing the sandbox: no timer for its `freeze timeout`");
 	if (by_cgroup(c) && cgroup_write(c, "cgroup.freeze", "1") == 0) {
-		c->frozen = c->by_cgroup = true;
-		record(c, "freeze", by, uid, reason, true, 0);
+		frozen(c, r, true, 0);
 		return 0;
 	}
 	if (!c->ns_known)
@@ -239,10 +320,8 @@ int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, 
 				 : werr_set(e, err, "freezing the sandbox: still new processes after %d passes "
 					    "over /proc", MAX_PASSES);
 	}
-	c->frozen = true;
-	c->by_cgroup = false;
 	/* init counted once (an unprivileged scan cannot see it: non-dumpable) */
-	record(c, "freeze", by, uid, reason, false, (unsigned)c->n + !known(c, c->pid));
+	frozen(c, r, false, (unsigned)c->n + !known(c, c->pid));
 	return 0;
 }
 
@@ -261,6 +340,7 @@ int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e)
 	unsigned n = (unsigned)c->n + !known(c, c->pid);
 	release(c);
 	c->frozen = false;
+	arm(c, false, 0);
 	record(c, "resume", by, uid, NULL, c->by_cgroup, n);
 	return 0;
 }
@@ -275,6 +355,29 @@ int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, st
 	/* what was stopped dies stopped; the pidfds are no longer needed */
 	release(c);
 	c->frozen = false;
+	arm(c, false, 0);
 	record(c, "kill", by, uid, reason, cgroup, cgroup ? 0 : 1);
 	return 0;
+}
+
+/* The timeout ran out: a sandbox still frozen is killed, and the user
+ * told why. */
+static void on_timeout(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct sbctl *c = src->ctx;
+	uint64_t n;
+	if (read(c->timer, &n, sizeof n) != sizeof n || !c->frozen)
+		return;
+	_cleanup_free_ char *why = steal_ptr(&c->timeout_why);
+	wnote("killing the frozen sandbox: %s", why);
+	struct werr e = { 0 };
+	if (sbctl_kill(c, "timeout", -1, why, &e) < 0 && e.errnum != ESRCH)
+		wnote("the frozen sandbox could not be killed: %s", e.msg);
+}
+
+int sbctl_watch(struct loop *l, struct sbctl *c, struct werr *e)
+{
+	if (c->timer < 0)
+		return 0; /* every freeze is refused: nothing to time */
+	return loop_add(l, "the freeze's timer", c->timer, on_timeout, c, e);
 }

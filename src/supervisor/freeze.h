@@ -5,34 +5,58 @@
  * Each action is an `action` event (by, uid, reason, how, processes). Every
  * call is quick: no sleep, no waiting for the kernel to report the sandbox
  * stopped (SIGSTOP and cgroup.freeze take effect as each process next
- * runs). */
+ * runs).
+ *
+ * No freeze lasts for ever: each is given the profile's `freeze timeout`
+ * (policy_freeze_timeout: auto is 10 minutes when a human can decide, none
+ * when nobody can), and when it runs out with the sandbox still frozen,
+ * the sandbox is killed (an `action` event by "timeout", saying why). */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "../audit/audit.h"
 #include "../common/err.h"
+#include "../common/loop.h"
+#include "../policy/policy.h"
 
 struct sbctl;
 
 /* init_pidfd/init_pid: sandbox init (host pid; the pidfd is borrowed and
  * must outlive the sbctl); cgroup_dir: the session's cgroup v2 directory or
- * NULL (copied; used only when init is in it at the first action). log:
- * where the actions are recorded (borrowed). Make it before init makes
- * itself non-dumpable (an unprivileged warden could not read its pid
- * namespace after). */
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir, struct audit *log);
+ * NULL (copied; used only when init is in it at the first action). p: the
+ * policy (its `freeze timeout`; borrowed). log: where the actions are
+ * recorded (borrowed). Make it before init makes itself non-dumpable (an
+ * unprivileged warden could not read its pid namespace after). */
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir,
+			const struct policy *p, struct audit *log);
 /* A sandbox frozen by signals is not let go on: it is being killed or has
  * ended by then. */
 void sbctl_free(struct sbctl *c);
 
-/* Stop every process of the sandbox. by: "control" or "detector"; uid: the
- * requester's, -1 when none; reason may be NULL. -1 with e set when the
- * sandbox is frozen already, has ended, or cannot be stopped. */
-int sbctl_freeze(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e);
+/* A freeze asked for. */
+struct freeze_req {
+	const char *by;          /* "control" or "detector" */
+	long uid;                /* the requester's, -1 when none */
+	const char *reason;      /* or NULL */
+	/* a human can decide: one asked for it, or one can be told (a
+	 * terminal, a reviewer, a webhook); with `freeze timeout auto`, a
+	 * freeze nobody can decide is killed at once (on the loop's next turn) */
+	bool attended;
+};
+
+/* Stop every process of the sandbox, and arm its timeout. -1 with e set
+ * when the sandbox is frozen already, has ended, or cannot be stopped. */
+int sbctl_freeze(struct sbctl *c, const struct freeze_req *r, struct werr *e);
 /* Let a frozen sandbox go on. -1 with e set when it is not frozen. */
 int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e);
 /* End the sandbox, frozen or not: the session ends as init's end is seen.
  * -1 with e set when it has ended already or the kernel refused. */
 int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e);
 bool sbctl_frozen(const struct sbctl *c);
+/* The seconds before a frozen sandbox is killed (rounded up), or -1 when it
+ * is not frozen. */
+long sbctl_freeze_left(const struct sbctl *c);
+/* The freezes' timeout watched by l; -1 with e naming it when l cannot take
+ * it. */
+int sbctl_watch(struct loop *l, struct sbctl *c, struct werr *e);

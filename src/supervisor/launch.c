@@ -224,7 +224,7 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	 * and everything that holds it, before init). Made now, while init can
 	 * still be looked at: it makes itself non-dumpable once mapped, and an
 	 * unprivileged supervisor could no longer read its pid namespace. */
-	L->sb = sbctl_new(L->c.pidfd, L->c.pid, lim ? limits_cgroup_v2(lim) : NULL, log);
+	L->sb = sbctl_new(L->c.pidfd, L->c.pid, lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
 	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write

@@ -53,7 +53,9 @@ static struct canary_watch *canary_start(const struct canary_set *cs, const stru
 /* The control socket's freeze, resume and kill: the kill switch's. */
 static int ctl_freeze(void *ctx, long uid, const char *reason, struct werr *e)
 {
-	return sbctl_freeze(ctx, "control", uid, reason, e);
+	/* the one who asked decides */
+	return sbctl_freeze(ctx, &(struct freeze_req){ .by = "control", .uid = uid, .reason = reason,
+						       .attended = true }, e);
 }
 
 static int ctl_resume(void *ctx, long uid, struct werr *e)
@@ -69,6 +71,11 @@ static int ctl_kill(void *ctx, long uid, const char *reason, struct werr *e)
 static bool ctl_frozen(void *ctx)
 {
 	return sbctl_frozen(ctx);
+}
+
+static long ctl_freeze_left(void *ctx)
+{
+	return sbctl_freeze_left(ctx);
 }
 
 /* The session's control socket in warden's state directory, for every
@@ -94,7 +101,8 @@ static int asking_start(struct services *sv, struct werr *e)
 	sv->ctl = control_new(&(struct control_cfg){ .dir = dir, .session = session,
 		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
-			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb },
+			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb,
+			.freeze_left = ctl_freeze_left },
 		.status_fn = sv->cfg->detect ? detect_status : NULL, .status_ctx = sv->cfg->detect }, &ce);
 	if (!sv->ctl) {
 		char buf[1200];
@@ -200,7 +208,9 @@ static void risk_answered(void *ctx, bool allow, const char *why)
 
 /* What the detector may do to the session (detect.h): warn it does
  * itself; freeze and kill through the kill switch; ask freezes, then puts
- * a question (allowed: resume; anything else: kill). */
+ * a question (allowed: resume; anything else: kill). A freeze lasts its
+ * `freeze timeout`, for auto none when nobody can decide (ac->attended;
+ * ask: the question can be answered, and its timeout is a no). */
 static int detect_act(void *ctx, enum det_action a, const char *reason)
 {
 	struct actor *ac = ctx;
@@ -211,11 +221,10 @@ static int detect_act(void *ctx, enum det_action a, const char *reason)
 	}
 	if (a != ACT_FREEZE && a != ACT_ASK)
 		return -1;
-	if (!sbctl_frozen(ac->sb)) {
-		if (sbctl_freeze(ac->sb, "detector", -1, reason, &e) < 0)
-			return -1;
-		wnote("the sandbox is frozen: %s; `warden resume` or `warden kill` decides", reason);
-	}
+	if (!sbctl_frozen(ac->sb) &&
+	    sbctl_freeze(ac->sb, &(struct freeze_req){ .by = "detector", .uid = -1, .reason = reason,
+		    .attended = ac->attended || a == ACT_ASK }, &e) < 0)
+		return -1;
 	if (a == ACT_ASK && ac->ap && !ac->q) {
 		json_t *detail = json_pack("{s:s}", "reason", reason);
 		/* (an answer remembered for the subject comes at once: q stays NULL) */
@@ -270,7 +279,11 @@ static int watches_start(struct services *sv, struct werr *e)
 	struct sandbox_spec *s = sv->s;
 	struct launched *L = sv->L;
 	struct detect *d = sv->cfg->detect;
-	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log };
+	/* someone to decide on a freeze: told on a terminal (the note on
+	 * stderr, or the keys relayed), or by the reviewer or the webhook */
+	bool attended = sv->term.relay_input || isatty(STDERR_FILENO) || sv->rv || sv->wh;
+	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log,
+				    .attended = attended };
 	if (d)
 		detect_set_actor(d, detect_act, &sv->actor);
 	sv->timer = limits_timer(sv->cfg->limits, &L->fds.tmp, &L->fds.home);
@@ -394,6 +407,7 @@ static int watch_calls(struct services *sv, struct loop *l, struct werr *e)
 	if (loop_add(l, "init's pidfd", sv->L->c.pidfd, on_child_exit, sv, e) < 0 ||
 	    loop_add(l, "the signals", sv->sigfd, on_signal, sv, e) < 0 ||
 	    stopper_watch(l, &sv->st, e) < 0 ||
+	    sbctl_watch(l, sv->L->sb, e) < 0 ||
 	    notifier_watch(l, sv->nt, e) < 0 ||
 	    execs_watch(l, sv->x, e) < 0)
 		return -1;
@@ -431,5 +445,5 @@ int services_watch(struct services *sv, struct loop *l, struct werr *e)
 {
 	if (watch_calls(sv, l, e) < 0 || watch_asking(sv, l, e) < 0 || watch_rest(sv, l, e) < 0)
 		return -1;
-	return term_watch(&sv->term, sv->ta, l, e);
+	return term_watch(&sv->term, sv->ta, &sv->st, l, e);
 }

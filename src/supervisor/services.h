@@ -29,6 +29,7 @@ struct actor {
 	struct approvals *ap;    /* NULL: no question can be put (ask: the freeze stays) */
 	struct audit *log;
 	const struct question *q; /* the question open, or NULL */
+	bool attended;           /* a human can be told of a freeze (freeze.h) */
 };
 
 /* Each of them the session's, in the order they are made (services_free

@@ -5,10 +5,12 @@
  * period (the policy's `signal grace`, 10 s by default): when it ends with
  * init still running (init ends as soon as the command does, so something
  * ignored or outlived the signal), warden sends init SIGKILL, which kills
- * everything in its pid namespace, and records a `kill` event. Later
- * stopping signals are passed on and recorded but do not restart the
- * period. A sandbox frozen meanwhile (freeze.h) is given the period again
- * when it ends: frozen, nothing can obey. */
+ * everything in its pid namespace, and records a `kill` event. A second
+ * stopping signal (the user insists: a second Ctrl-C) does not wait for the
+ * period: the kill at once. A frozen sandbox (freeze.h) cannot obey a
+ * signal, and nobody waits on a sandbox the user asked to stop: the first
+ * stopping signal to a frozen one kills it at once through the kill switch,
+ * and so does the end of the grace period when it was frozen meanwhile. */
 #include "stop.h"
 
 #include <errno.h>
@@ -58,13 +60,20 @@ static bool init_running(const struct stopper *st)
 	return si.si_pid == 0;
 }
 
-static void kill_sandbox(struct stopper *st)
+/* The kill, why in the event: a frozen sandbox through the kill switch (an
+ * `action` by "signal"), else SIGKILL to init (a `kill` event). */
+static void kill_sandbox(struct stopper *st, const char *why)
 {
 	if (st->killed || !init_running(st))
 		return;
 	st->killed = true;
-	audit_emit_event(st->log, ev_kill(&(struct ev_kill){
-		.reason = "grace period over", .grace_s = st->grace_s }), NULL);
+	if (sbctl_frozen(st->ctl)) {
+		wnote("killing the frozen sandbox: %s", why);
+		if (sbctl_kill(st->ctl, "signal", -1, why, NULL) == 0)
+			return;
+	}
+	audit_emit_event(st->log, ev_kill(&(struct ev_kill){ .reason = why, .grace_s = st->grace_s }),
+			 NULL);
 	syscall(SYS_pidfd_send_signal, st->pidfd, SIGKILL, NULL, 0);
 }
 
@@ -78,16 +87,27 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si)
 		.signal = name, .sandbox = stops, .sender_pid = (long)si->ssi_pid,
 		.grace_s = st->grace_s }), NULL);
 	syscall(SYS_pidfd_send_signal, st->pidfd, sig, NULL, 0);
-	if (!stops || st->started)
+	if (!stops)
 		return;
+	char why[64];
+	if (sbctl_frozen(st->ctl)) {
+		snprintf(why, sizeof why, "%s while frozen", name);
+		kill_sandbox(st, why);
+		return;
+	}
+	if (st->started) {
+		snprintf(why, sizeof why, "a second stopping signal (%s)", name);
+		kill_sandbox(st, why);
+		return;
+	}
 	st->started = true;
 	if (st->grace_s == 0) {
-		kill_sandbox(st);
+		kill_sandbox(st, "grace period over");
 		return;
 	}
 	struct itimerspec its = { .it_value = { .tv_sec = (time_t)st->grace_s } };
 	if (timerfd_settime(st->timerfd, 0, &its, NULL) < 0)
-		kill_sandbox(st); /* no timer, no grace: never leave it running */
+		kill_sandbox(st, "grace period over"); /* no timer, no grace: never leave it running */
 }
 
 static void stopper_expire(struct loop *l, const struct source *src, uint32_t events)
@@ -96,12 +116,7 @@ static void stopper_expire(struct loop *l, const struct source *src, uint32_t ev
 	uint64_t n;
 	if (read(st->timerfd, &n, sizeof n) != sizeof n)
 		return;
-	if (sbctl_frozen(st->ctl)) {
-		struct itimerspec its = { .it_value = { .tv_sec = (time_t)st->grace_s } };
-		if (timerfd_settime(st->timerfd, 0, &its, NULL) == 0)
-			return;
-	}
-	kill_sandbox(st);
+	kill_sandbox(st, "grace period over");
 }
 
 int stopper_watch(struct loop *l, struct stopper *st, struct werr *e)

@@ -16,8 +16,8 @@ struct stopper {
 	int timerfd;        /* readable when the grace period is over */
 	bool started;       /* a stopping signal came: the grace period runs */
 	bool killed;        /* warden killed the sandbox */
-	const struct sbctl *ctl; /* the kill switch (freeze.h), or NULL: a sandbox frozen
-				    there is not killed when the grace period ends (borrowed) */
+	struct sbctl *ctl;  /* the kill switch (freeze.h), or NULL: a sandbox frozen there
+			       is killed through it (borrowed) */
 };
 
 /* Pass signals to init (pidfd), and kill it grace_s seconds after the first
@@ -28,14 +28,15 @@ int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grac
 /* A signal warden received that the sandbox gets (not SIGCHLD nor
  * SIGWINCH): a `signal` event, the signal to init, which passes it on, and
  * for SIGINT, SIGTERM and SIGHUP the start of the grace period (at grace 0,
- * the kill). */
+ * the kill). A stopping signal ends at once a sandbox that is frozen (it
+ * cannot obey: an `action` kill by "signal", the signal its reason), and
+ * so does a second stopping signal, frozen or not (a `kill` event). */
 void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
 
 /* The grace period's timer watched by l; -1 with e naming it when l cannot
  * take it. When it fires and init still runs: a `kill` event and SIGKILL to
- * init, which ends the pid namespace and all in it; while the sandbox is
- * frozen (st->ctl), a frozen process cannot obey a signal: the grace period
- * starts again instead (a frozen session ends when asked, `warden kill`). */
+ * init, which ends the pid namespace and all in it (frozen meanwhile: the
+ * kill switch's kill, an `action` event). */
 int stopper_watch(struct loop *l, struct stopper *st, struct werr *e);
 
 void stopper_close(struct stopper *st);

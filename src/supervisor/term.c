@@ -3,9 +3,16 @@
  * between them. */
 #include "term.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
 #include <unistd.h>
+
+#include "../common/util.h"
+#include "freeze.h"
 
 void term_start(struct term *t, const struct sandbox_spec *s, int master, int sock)
 {
@@ -78,16 +85,42 @@ static void on_output(struct loop *l, const struct source *src, uint32_t events)
 		loop_remove(l, src);
 }
 
+/* The user's keys while the sandbox is frozen: Ctrl-C (or the pty's
+ * interrupt character, whether or not the agent made the pty raw) is the
+ * user's SIGINT to warden, which ends a frozen sandbox (stop.h); other keys
+ * go in, to be read when it goes on. 1, 0 at the end of the keys, -1 on an
+ * error, as pty_pump. */
+static int frozen_keys(struct term *t, int fd)
+{
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n <= 0)
+		return n == 0 ? 0 : errno == EAGAIN || errno == EINTR ? 1 : -1;
+	struct termios tio;
+	cc_t intr = tcgetattr(t->master, &tio) == 0 ? tio.c_cc[VINTR] : _POSIX_VDISABLE;
+	if (memchr(buf, 0x03, (size_t)n) || (intr != _POSIX_VDISABLE && memchr(buf, intr, (size_t)n))) {
+		/* (0: the kernel's, as for a key on warden's own terminal) */
+		stopper_signal(t->stop, &(struct signalfd_siginfo){ .ssi_signo = SIGINT });
+		return 1;
+	}
+	return write_all(t->master, buf, (size_t)n) < 0 ? -1 : 1;
+}
+
 static void on_input(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct term *t = src->ctx;
-	if ((termask_up(t->ask) ? termask_keys(t->ask, src->fd) : pty_pump(src->fd, t->master)) <= 0)
+	int r = termask_up(t->ask)                            ? termask_keys(t->ask, src->fd)
+		: t->stop && sbctl_frozen(t->stop->ctl) ? frozen_keys(t, src->fd)
+							: pty_pump(src->fd, t->master);
+	if (r <= 0)
 		loop_remove(l, src);
 }
 
-int term_watch(struct term *t, struct termask *ask, struct loop *l, struct werr *e)
+int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct loop *l,
+	       struct werr *e)
 {
 	t->ask = ask;
+	t->stop = stop;
 	t->sink = (struct pty_sink){ .fd = t->out, .hold = ask ? termask_hold : NULL, .ctx = ask };
 	if (t->master < 0)
 		return 0;

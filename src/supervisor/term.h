@@ -2,7 +2,8 @@
  * host fds the sandbox's pty stands for, the user's terminal made raw
  * while its keys are relayed, and the relay itself as sources of the loop
  * (the agent's output through the filter to the user's terminal, the
- * user's keys to the agent or to a question on the screen). */
+ * user's keys to the agent or to a question on the screen, or, while the
+ * sandbox is frozen, its interrupt key to the signals' stopper). */
 #pragma once
 #include <stdbool.h>
 
@@ -11,6 +12,7 @@
 #include "../sandbox/sandbox.h"
 #include "../common/loop.h"
 #include "pty.h"
+#include "stop.h"
 
 struct term {
 	int master;       /* the agent's pty master, or -1: no pty */
@@ -21,15 +23,19 @@ struct term {
 	struct pty_sink sink;    /* where the output goes: out, or a question holding it */
 	struct ttyfilter filter; /* on the way */
 	struct termask *ask;     /* a question on the screen takes the keys, holds the output */
+	struct stopper *stop;    /* the user's interrupt key while frozen goes here (borrowed) */
 };
 
 /* Set up the pty (master, may be -1; s->pty_fds says which of fds 0-2
  * are terminals) and the user's terminal; tell init through sock that the
  * terminal is ready when there is a pty. */
 void term_start(struct term *t, const struct sandbox_spec *s, int master, int sock);
-/* Questions on the user's screen from now on (ask NULL: none), and the
- * relay watched by l. */
-int term_watch(struct term *t, struct termask *ask, struct loop *l, struct werr *e);
+/* Questions on the user's screen from now on (ask NULL: none), the
+ * interrupt key of a frozen sandbox to stop (stop.h: the user's SIGINT:
+ * nothing inside can read the key, nor obey the signal the pty would
+ * queue), and the relay watched by l. */
+int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct loop *l,
+	       struct werr *e);
 /* What the command wrote before it ended, drained to the user. */
 void term_drain(struct term *t);
 /* The user's terminal was resized. */

@@ -324,9 +324,11 @@ test_detect_canary_token_kills() {
 		fail 'no kill action by the detector'
 }
 
-# three kinds of escape attempt: frozen, status shows it, kill ends it
+# three kinds of escape attempt: frozen (`freeze timeout 1m`: no terminal
+# here), status shows it and the time left, kill ends it
 test_detect_freeze_then_kill() {
-	warden_bg "$T_TMP/fz.out" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; i=0
+	printf 'freeze timeout 1m\n' >"$T_TMP/fz.profile"
+	warden_bg "$T_TMP/fz.out" --profile "$T_TMP/fz.profile" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; i=0
 		while :; do i=$((i+1)); echo $i >counter; sleep 0.05; done'
 	local i st=''
 	for ((i = 0; i < 100; i++)); do
@@ -337,6 +339,10 @@ test_detect_freeze_then_kill() {
 	[[ $st == *frozen* ]] || fatal "not frozen after three escape attempts: $(excerpt "$st $(cat "$T_TMP/fz.out.err")")"
 	"$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | grep -E '"risk":[6-9][0-9]' >/dev/null ||
 		fail "status does not show the risk: $(excerpt "$("$WARDEN" status --json)")"
+	[[ $st =~ frozen\ (1m00s|5[0-9]s)\ left ]] ||
+		fail "status does not show the freeze's time left (about 60 s): $(excerpt "$st")"
+	"$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | grep -E '"freeze_left_s":(60|[1-5][0-9])[,}]' >/dev/null ||
+		fail "status --json has no freeze_left_s: $(excerpt "$("$WARDEN" status --json)")"
 	local c1 c2 sid
 	c1=$(cat "$WS/counter" 2>/dev/null)
 	sleep 0.5
@@ -353,6 +359,64 @@ test_detect_freeze_then_kill() {
 		fail 'no freeze by the detector'
 	grep -F '"event":"risk"' "$log" | grep -F '"level":"freeze"' >/dev/null || fail 'no risk event at the freeze threshold'
 	grep -qF 'the sandbox is frozen' "$T_TMP/fz.out.err" || fail 'the user is not told of the freeze'
+}
+
+# dt_ms_between LOG A B: milliseconds from the first line of LOG matching
+# A to the first matching B (fixed strings).
+dt_ms_between() {
+	local a b
+	a=$(grep -F -- "$2" "$1" | head -n 1 | cut -d'"' -f6)
+	b=$(grep -F -- "$3" "$1" | head -n 1 | cut -d'"' -f6)
+	[[ -n $a && -n $b ]] || { echo 99999; return 0; }
+	echo $((($(date -d "$b" +%s%N) - $(date -d "$a" +%s%N)) / 1000000))
+}
+
+# `freeze timeout 3s`, no human to decide (a pipe): policy show says so;
+# frozen, status shows the time left; about 3 s after the freeze the
+# sandbox is killed (exit 137), the reason in the log and on stderr.
+test_detect_freeze_timeout() {
+	printf 'freeze timeout 3s\n' >"$T_TMP/ft.profile"
+	wardenc policy show --profile "$T_TMP/ft.profile"
+	tr -d ' \n' <<<"$OUT" | grep -qF '"freeze":{"timeout_s":3,"unattended_s":3}' ||
+		fail "policy show: no freeze timeout of 3 s: $(excerpt "$(grep -A3 '"freeze": {' <<<"$OUT")")"
+	warden_bg "$T_TMP/ft.out" --profile "$T_TMP/ft.profile" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep 60'
+	local i st=''
+	for ((i = 0; i < 100; i++)); do
+		st=$("$WARDEN" status 2>/dev/null | grep -F "$WS" || true)
+		[[ $st == *frozen* ]] && break
+		sleep 0.05
+	done
+	[[ $st =~ frozen\ [1-3]s\ left ]] || fail "status does not show 1-3 s left: $(excerpt "$st $(cat "$T_TMP/ft.out.err")")"
+	wait "$TPID"
+	local rc=$? log ms
+	[[ $rc == 137 ]] || fail "the freeze timed out, yet warden ended with $rc, not 137"
+	grep -qx went-on "$T_TMP/ft.out" && fail 'the sandbox went on after its freeze'
+	log=$(proxy_log)
+	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"timeout"' |
+		grep -qF '"reason":"frozen for 3s without `warden resume` (`freeze timeout 3s`)"' ||
+		fail "no kill by the freeze's timeout: $(excerpt "$(grep -F '"event":"action"' "$log")")"
+	ms=$(dt_ms_between "$log" '"action":"freeze"' '"action":"kill"')
+	((ms >= 2900 && ms < 5000)) || fail "killed ${ms} ms after the freeze, expected about 3000"
+	grep -qF 'killing the frozen sandbox: frozen for 3s' "$T_TMP/ft.out.err" || fail 'the user is not told of the kill'
+}
+
+# The default `freeze timeout auto` with nobody to decide (no terminal,
+# reviewer or webhook): the freeze ends in a kill at once, saying why.
+test_detect_freeze_unattended() {
+	wardenc policy show
+	tr -d ' \n' <<<"$OUT" | grep -qF '"freeze":{"timeout_s":600,"unattended_s":0}' ||
+		fail "policy show: the default freeze timeout is not 600 s, 0 unattended: $(excerpt "$(grep -A3 '"freeze": {' <<<"$OUT")")"
+	warden_bg "$T_TMP/fu.out" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep 60'
+	wait "$TPID"
+	local rc=$? log ms
+	[[ $rc == 137 ]] || fail "frozen with nobody to decide, yet warden ended with $rc, not 137"
+	grep -qx went-on "$T_TMP/fu.out" && fail 'the sandbox went on after its freeze'
+	log=$(proxy_log)
+	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"timeout"' |
+		grep -qF 'nobody to decide' || fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$log")")"
+	ms=$(dt_ms_between "$log" '"action":"freeze"' '"action":"kill"')
+	((ms < 1000)) || fail "killed ${ms} ms after the freeze, expected at once"
+	grep -qF 'killing the frozen sandbox' "$T_TMP/fu.out.err" || fail 'the user is not told of the kill'
 }
 
 # `risk ask`: frozen, a question; allow resumes, deny kills

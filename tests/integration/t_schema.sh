@@ -46,7 +46,8 @@ sc_covers() {
 # escape attempts: syscall refusals, alerts, the risk score, the
 # detector's freeze; then `warden kill`: an action by control
 sc_session_freeze_kill() {
-	warden_bg "$T_TMP/fz.out" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; sleep 60'
+	printf 'freeze timeout 1m\n' >"$T_TMP/fz.profile" # no terminal: else killed at once
+	warden_bg "$T_TMP/fz.out" --profile "$T_TMP/fz.profile" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; sleep 60'
 	local i st='' sid
 	for ((i = 0; i < 100; i++)); do
 		st=$("$WARDEN" status 2>/dev/null | grep -F "$WS" || true)

@@ -1,6 +1,8 @@
 # t_signals.sh - SIGINT, SIGTERM and SIGHUP sent to warden reach every
 # process in the sandbox, not only the command; what outlives the grace
-# period (`signal grace SECONDS`) is killed; each step is in the audit log.
+# period (`signal grace SECONDS`) is killed, and at once on a second
+# stopping signal; a frozen sandbox ends at once on the first (or on Ctrl-C
+# on its terminal); each step is in the audit log.
 # shellcheck shell=bash
 
 # sig_log: the newest session log of this test's HOME.
@@ -155,4 +157,150 @@ test_signal_usr1_to_command() {
 	[[ $RC == 5 ]] || fail "SIGUSR1: exit status $RC, expected the command's 5"
 	grep -q '"event":"signal","signal":"SIGUSR1","to":"command",' "$(sig_log)" ||
 		fail 'SIGUSR1: no signal event to the command in the log'
+}
+
+# ---- a frozen sandbox (issue 35) ---------------------------------------------
+
+# sig_frozen_cmd MARKER: three kinds of escape attempt, which freeze the
+# sandbox at the default thresholds, then a sleep to find it by.
+sig_frozen_cmd() { printf '%s' "./wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep $1"; }
+
+# sig_wait_frozen SECONDS: until `warden status` says the session in $WS is
+# frozen; 1 if it never does.
+sig_wait_frozen() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		"$WARDEN" status --json 2>/dev/null | grep -F "\"workspace\":\"$WS\"" | grep -qF '"frozen":true' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# sig_ms_until_gone PID: the milliseconds PID takes to end (up to 10 s;
+# 99999 when it does not).
+sig_ms_until_gone() {
+	local start i
+	start=$(date +%s%N)
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || { echo $((($(date +%s%N) - start) / 1000000)); return 0; }
+		sleep 0.05
+	done
+	echo 99999
+}
+
+# sig_frozen_killed SIG LOG: the session's log says: frozen by the detector,
+# then killed by the signal (an action, the signal its reason), no grace.
+sig_frozen_killed() {
+	grep -F '"event":"action"' "$2" | grep -F '"action":"freeze"' | grep -qF '"by":"detector"' ||
+		fail "SIG$1: no freeze by the detector in the log"
+	grep -F '"event":"action"' "$2" | grep -F '"action":"kill"' | grep -F '"by":"signal"' |
+		grep -qF "\"reason\":\"SIG$1 while frozen\"" ||
+		fail "SIG$1: no kill action by the signal: $(excerpt "$(grep -F '"event":"action"' "$2")")"
+	grep -q '"event":"kill"' "$2" && fail "SIG$1: the grace period ran (a kill event) although frozen"
+	return 0
+}
+
+# SIGTERM, SIGINT, SIGHUP to a warden whose sandbox is frozen (a pipe, no
+# terminal: `freeze timeout 1m` keeps it frozen): the session ends within a
+# second, warden exits 137, the log has the kill with the signal as reason.
+test_signal_frozen_pipe() {
+	local sig out mark ms
+	printf 'freeze timeout 1m\n' >"$T_TMP/fz.profile"
+	for sig in TERM INT HUP; do
+		out="$T_TMP/fz-$sig.out" mark="992.$RANDOM$RANDOM"
+		warden_bg "$out" --profile "$T_TMP/fz.profile" -- sh -c "$(sig_frozen_cmd "$mark")"
+		sig_wait_frozen 10 || fatal "SIG$sig: not frozen after three escape attempts: $(excerpt "$(cat "$out.err")")"
+		kill "-$sig" "$WPID"
+		ms=$(sig_ms_until_gone "$WPID")
+		((ms < 1000)) || fail "SIG$sig to a frozen session: warden still ran ${ms} ms later"
+		sig_wait_warden 5 || fail "SIG$sig: warden still running"
+		[[ $RC == 137 ]] || fail "SIG$sig to a frozen session: exit status $RC, expected 137"
+		pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "SIG$sig: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
+		grep -qx went-on "$out" && fail "SIG$sig: the sandbox went on after its freeze"
+		sig_frozen_killed "$sig" "$(sig_log)"
+	done
+}
+
+# The same with warden on a terminal of its own (script(1)), its default
+# `freeze timeout auto`: stderr on the terminal, the freeze waits (10
+# minutes) and says how it ends; each signal ends it within a second.
+test_signal_frozen_pty() {
+	have script || skip 'script(1) not installed'
+	local sig out mark ms pid sleeper W tpid
+	W=$(printf '%q' "$WARDEN")
+	for sig in TERM INT HUP; do
+		out="$T_TMP/fzt-$sig.out" mark="993.$RANDOM$RANDOM"
+		exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
+		bg_track $!
+		timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$W run -- sh -c '$(sig_frozen_cmd "$mark")'; echo rc=\$?" /dev/null \
+			<&"$sleeper" >"$out" 2>&1 &
+		tpid=$!
+		bg_track "$tpid"
+		exec {sleeper}<&-
+		sig_wait_frozen 10 || fatal "SIG$sig: not frozen on a terminal: $(excerpt "$(cat "$out")")"
+		pid=$(pgrep -f -- "^[^ ]*warden run -- sh -c .*sleep $mark" | head -n 1)
+		[[ -n $pid ]] || fatal "SIG$sig: warden's pid not found (test bug?)"
+		grep -q 'Ctrl-C' "$out" || fail "SIG$sig: the user is not told how a freeze ends: $(excerpt "$(cat "$out")")"
+		kill "-$sig" "$pid"
+		ms=$(sig_ms_until_gone "$pid")
+		((ms < 1000)) || fail "SIG$sig to a frozen session on a terminal: warden still ran ${ms} ms later"
+		wait "$tpid"
+		tr -d '\r' <"$out" | grep -qx 'rc=137' || fail "SIG$sig on a terminal: not exit 137: $(excerpt "$(cat "$out")")"
+		pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "SIG$sig: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
+		sig_frozen_killed "$sig" "$(sig_log)"
+	done
+}
+
+# Ctrl-C typed on warden's terminal while the sandbox is frozen (the keys
+# are relayed raw: nothing inside could read it): the user's SIGINT, the
+# session ends within a second.
+test_signal_frozen_ctrl_c() {
+	have script || skip 'script(1) not installed'
+	local out="$T_TMP/fzc.out" mark="994.$RANDOM$RANDOM" keys="$T_TMP/keys" ms pid W tpid kfd
+	W=$(printf '%q' "$WARDEN")
+	mkfifo "$keys"
+	timeout -k 5 "$WARDEN_TIMEOUT" script -qec "$W run -- sh -c '$(sig_frozen_cmd "$mark")'; echo rc=\$?" /dev/null \
+		<"$keys" >"$out" 2>&1 &
+	tpid=$!
+	bg_track "$tpid"
+	exec {kfd}>"$keys"
+	sig_wait_frozen 10 || fatal "not frozen on a terminal: $(excerpt "$(cat "$out")")"
+	pid=$(pgrep -f -- "^[^ ]*warden run -- sh -c .*sleep $mark" | head -n 1)
+	[[ -n $pid ]] || fatal "warden's pid not found (test bug?)"
+	printf 'x\003' >&"$kfd"
+	ms=$(sig_ms_until_gone "$pid")
+	((ms < 1000)) || fail "Ctrl-C on the terminal of a frozen session: warden still ran ${ms} ms later"
+	exec {kfd}>&-
+	wait "$tpid"
+	tr -d '\r' <"$out" | grep -qx 'rc=137' || fail "Ctrl-C: not exit 137: $(excerpt "$(cat "$out")")"
+	pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "Ctrl-C: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
+	grep -F '"event":"signal","signal":"SIGINT","to":"sandbox","sender_pid":0,' "$(sig_log)" >/dev/null ||
+		fail 'Ctrl-C: no SIGINT from the terminal in the log'
+	sig_frozen_killed INT "$(sig_log)"
+}
+
+# A second stopping signal, the first one's grace period running (30 s):
+# the kill at once, whichever the two signals, and the log says why.
+test_signal_second_kills() {
+	local first second out bg ms f
+	printf 'signal grace 30\n' >"$T_TMP/g30.profile"
+	for first in TERM HUP; do
+		second=INT
+		[[ $first == HUP ]] && second=TERM
+		out="$T_TMP/second-$first.out" bg="995.$RANDOM$RANDOM"
+		warden_bg "$out" --profile "$T_TMP/g30.profile" -- sh -c "trap '' TERM INT HUP; sleep $bg & echo ready; wait"
+		wait_for "$out" '^ready' 10 || fatal "command did not start ($(excerpt "$(cat "$out" "$out.err")"))"
+		kill "-$first" "$WPID"
+		sleep 0.5
+		kill -0 "$WPID" 2>/dev/null || fail "SIG$first alone ended a sandbox that ignores it (grace 30)"
+		kill "-$second" "$WPID"
+		ms=$(sig_ms_until_gone "$WPID")
+		((ms < 1000)) || fail "SIG$first then SIG$second: warden still ran ${ms} ms after the second"
+		sig_wait_warden 5 || fail 'warden still running after the second signal'
+		[[ $RC == 137 ]] || fail "SIG$first then SIG$second: exit status $RC, expected 137"
+		pgrep -f -- "^sleep $bg\$" >/dev/null && { fail "the sandbox outlived the second signal"; sig_kill "^sleep $bg\$"; }
+		f=$(sig_log)
+		grep -q "\"event\":\"kill\",\"signal\":\"SIGKILL\",\"to\":\"sandbox\",\"reason\":\"a second stopping signal (SIG$second)\",\"grace_s\":30," "$f" ||
+			fail "no kill event for the second signal: $(excerpt "$(grep -F '"kill"' "$f")")"
+	done
 }
