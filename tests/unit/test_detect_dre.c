@@ -133,6 +133,7 @@ static void compile_err(const char *pat, const char *want)
 
 static void test_errors(void)
 {
+	struct werr e = { 0 };
 	compile_err("(a)\\1", "back-references (\\1..\\9) are not supported");
 	compile_err("(", "unmatched ( or \\(");
 	compile_err("[a", "unmatched [");
@@ -155,8 +156,13 @@ static void test_errors(void)
 	long_pat[4999] = '\0';
 	compile_err(long_pat, "longer than 4096 bytes");
 	free(long_pat);
+	/* through the rules parser: FILE:LINE:COL of the pattern */
+	const char *text = "rule a low\n  on exec argv~(x)\\1\n";
+	struct ruleset rs = { 0 };
+	CHECK(drules_parse(&rs, "f.rules", text, strlen(text), &e) < 0);
+	CHECK(strstr(e.msg, "f.rules:2:16: bad regular expression '(x)\\1': back-references") != NULL);
+	drules_free(&rs);
 	/* the largest allowed */
-	struct werr e = { 0 };
 	struct dre *re = dre_compile("a{0,4095}", &e);
 	CHECK(re != NULL && dre_states(re) <= DRE_MAX_STATES);
 	dre_free(re);
