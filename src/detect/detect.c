@@ -21,6 +21,8 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
+#define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
+				    it, the rule is off for the session */
 
 static const double weights[SEV_COUNT] = { 2, 10, 25, 100 };
 
@@ -101,6 +103,8 @@ struct detect {
 	/* the event being matched */
 	const json_t *ev;
 	const char *ev_kind;
+	unsigned long budget;        /* the rule's regex steps left for it */
+	const struct cond *over;     /* the regex that ran out of them, or NULL */
 };
 
 double detect_now(void)
@@ -286,25 +290,31 @@ static bool glob_any(const struct cond *c, const char *s)
 	return false;
 }
 
-static bool scalar_matches(const struct cond *c, const json_t *v)
+static bool scalar_matches(struct detect *d, const struct cond *c, const json_t *v)
 {
 	char buf[64];
 	const char *s = scalar_text(v, buf, sizeof buf);
 	if (!s)
 		return false;
+	if (c->op == COND_REGEX) {
+		if (d->over) /* out of steps: the rule matches nothing more */
+			return false;
+		int m = dre_match(c->re, s, strnlen(s, VALUE_MAX), &d->budget);
+		if (m < 0)
+			d->over = c;
+		return m > 0;
+	}
 	char cut[VALUE_MAX + 1];
 	if (json_is_string(v) && json_string_length(v) > VALUE_MAX) {
 		memcpy(cut, s, VALUE_MAX);
 		cut[VALUE_MAX] = '\0';
 		s = cut;
 	}
-	if (c->op == COND_REGEX)
-		return regexec(&c->re, s, 0, NULL, 0) == 0;
 	return glob_any(c, s);
 }
 
 /* GLOB, REGEX: the value, or any element of an array, matches. */
-static bool value_matches(const struct cond *c, const json_t *v)
+static bool value_matches(struct detect *d, const struct cond *c, const json_t *v)
 {
 	if (!v)
 		return false;
@@ -312,11 +322,11 @@ static bool value_matches(const struct cond *c, const json_t *v)
 		size_t i;
 		const json_t *x;
 		json_array_foreach(v, i, x)
-			if (scalar_matches(c, x))
+			if (scalar_matches(d, c, x))
 				return true;
 		return false;
 	}
-	return scalar_matches(c, v);
+	return scalar_matches(d, c, v);
 }
 
 static bool cond_holds(struct detect *d, const struct cond *c)
@@ -331,10 +341,10 @@ static bool cond_holds(struct detect *d, const struct cond *c)
 	switch (c->op) {
 	case COND_GLOB:
 	case COND_REGEX:
-		r = value_matches(c, v);
+		r = value_matches(d, c, v);
 		break;
 	case COND_NOT_GLOB:
-		r = !value_matches(c, v);
+		r = !value_matches(d, c, v);
 		break;
 	case COND_GT:
 	case COND_LT:
@@ -494,6 +504,33 @@ static void fire(struct detect *d, const struct rule *r, const unsigned long *li
 		snprintf(why, sizeof why, "rule %s (%s)", r->name, severity_name(r->sev));
 		act(d, r->action, why);
 	}
+}
+
+/* A rule whose regular expression ran out of its steps on this event: off
+ * for the rest of the session, said in an alert and on stderr. The alert is
+ * high: what the agent runs turned a rule off. */
+static void rule_bounded(struct detect *d, size_t i, unsigned long seq, double now)
+{
+	struct rule *r = &d->rs.rules[i];
+	const struct cond *c = d->over;
+	d->over = NULL;
+	r->disabled = true;
+	char detail[400];
+	snprintf(detail, sizeof detail, "rule %s (%s): %s~%.100s took more than %lu steps on one "
+		 "event (a pattern of %zu states); the rule is off for the rest of the session", r->name,
+		 r->origin ? r->origin : "?", c->field, c->text, REGEX_BUDGET, dre_states(c->re));
+	if (d->log) {
+		json_t *l = json_array();
+		json_array_append_new(l, json_integer((json_int_t)seq));
+		d->emitting = true;
+		audit_emit_event(d->log, ev_alert(&(struct ev_alert){ .rule = DETECT_RULE_BOUNDED,
+			.severity = severity_name(SEV_HIGH), .links = l, .detail = detail,
+			.action = "rule disabled" }), NULL);
+		d->emitting = false;
+		json_decref(l);
+	}
+	wnote("warning: %s", detail);
+	raise_risk(d, DETECT_RULE_BOUNDED, SEV_HIGH, seq, now);
 }
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -657,6 +694,7 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 		const struct rule *r = &d->rs.rules[i];
 		if (r->disabled)
 			continue;
+		d->budget = REGEX_BUDGET;
 		if (r->nsteps > 1)
 			fired += run_sequence(d, r, &d->st[i], seq, now);
 		else if (r->count > 1)
@@ -665,6 +703,8 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 			fire(d, r, &seq, 1, seq, now);
 			fired++;
 		}
+		if (d->over)
+			rule_bounded(d, i, seq, now);
 	}
 	d->ev = NULL;
 	return fired;

@@ -20,7 +20,13 @@
  * never falls behind the stream; it cannot fail short of memory, and then
  * warden ends (xmalloc), taking the sandbox with it (PR_SET_PDEATHSIG). An
  * action that cannot be carried out (a freeze refused) falls through to
- * kill. */
+ * kill.
+ *
+ * Bounded: a rule's regular expressions (dre.h, linear in the value) get
+ * 250,000 steps per event, 1-5 ms; a rule past them is off for the
+ * rest of the session, and says so in an alert (DETECT_RULE_BOUNDED, high)
+ * and on stderr. So no value the agent puts in an event holds the event
+ * loop (a freeze, a kill, `warden status`) for longer. */
 #pragma once
 #include <jansson.h>
 #include <stdbool.h>
@@ -30,6 +36,9 @@
 #include "ruleset.h"
 
 struct detect;
+
+/* The alert of a rule turned off for its regex's cost. */
+#define DETECT_RULE_BOUNDED "detect.rule-bounded"
 
 /* What $WORKSPACE and $HOME stand for in the rules' globs. */
 struct detect_env {

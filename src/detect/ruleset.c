@@ -166,8 +166,7 @@ static void cond_free(struct cond *c)
 	for (size_t i = 0; i < c->nset; i++)
 		free(c->set[i]);
 	free(c->set);
-	if (c->op == COND_REGEX)
-		regfree(&c->re);
+	dre_free(c->re);
 }
 
 static void step_free(struct step *s)
@@ -295,13 +294,11 @@ static int parse_cond(const struct line *l, size_t k, struct cond *c, struct wer
 		return 0;
 	}
 	if (op == COND_REGEX) {
-		int r = regcomp(&c->re, v, REG_EXTENDED | REG_NOSUB);
-		if (r != 0) {
-			char msg[200];
-			regerror(r, &c->re, msg, sizeof msg);
-			c->op = COND_GLOB; /* nothing compiled to free */
+		struct werr re_err = { 0 };
+		c->re = dre_compile(v, &re_err);
+		if (!c->re) {
 			cond_free(c);
-			return lerr(e, l, voff, "bad regular expression '%.100s': %s", v, msg);
+			return lerr(e, l, voff, "bad regular expression '%.100s': %s", v, re_err.msg);
 		}
 		return 0;
 	}

@@ -36,7 +36,8 @@
  *                          sha256sum writes them; FILE absolute, or relative to
  *                          the rules file's directory; read when the rules are);
  *                          FIELD!=hashes:FILE: none of them
- *   FIELD~REGEX            POSIX extended regex, anywhere in the value
+ *   FIELD~REGEX            POSIX extended regex, anywhere in the value (dre.h:
+ *                          matched in linear time, no back-references)
  *   FIELD>N, FIELD<N       a number (K, M, G suffixes: 1000s) compared
  *   FIELD                  present, and not null, false, "" or []
  *   !FIELD                 absent, null, false, "" or []
@@ -47,11 +48,11 @@
  * home inside. DURATION: a number with s, m or h (a bare number: seconds).
  * Errors name FILE:LINE:COL. */
 #pragma once
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/err.h"
+#include "dre.h"
 
 enum severity { SEV_LOW, SEV_MEDIUM, SEV_HIGH, SEV_CRITICAL, SEV_COUNT };
 enum det_action { ACT_NONE, ACT_WARN, ACT_ASK, ACT_FREEZE, ACT_KILL };
@@ -70,7 +71,7 @@ struct cond {
 	size_t nalts;
 	char **set;              /* FIELD=hashes:FILE: the SHA-256s, sorted (then no alts) */
 	size_t nset;
-	regex_t re;              /* COND_REGEX */
+	struct dre *re;          /* COND_REGEX */
 	double num;              /* COND_GT, COND_LT */
 	int seen;                /* COND_NEW: the engine's seen-set (detect.c) */
 };

@@ -9,7 +9,9 @@
 # shows the risk; warden kill ends it); `risk ask` puts a question that
 # `warden approve` answers (allow: it goes on; deny: it ends); a user's
 # rules file adds, replaces and disables rules, and a broken one is an
-# error naming file, line and column before anything starts.
+# error naming file, line and column before anything starts; a costly
+# regular expression neither slows the execs nor holds `warden status`, and
+# one past its budget is turned off with an alert.
 # shellcheck shell=bash
 
 # shellcheck source=nethost.sh
@@ -520,4 +522,45 @@ test_detect_broken_rules() {
 	wrun --profile "$T_TMP/bad.profile" -- true
 	assert_rc 125 'a directory as the rules file'
 	[[ $ERR == *'not a regular file'* ]] || fail "$(excerpt "$ERR")"
+}
+
+# Regular expressions against what the agent runs: (a+)+$ over eight 4 KiB
+# arguments costs no more than any other exec (glibc's regexec took a second
+# an exec, and held `warden status` and freezes as long); a pattern past its
+# budget of steps on one event is turned off, said in an alert and on
+# stderr; `warden status` answers all along.
+test_detect_regex_bounded() {
+	cat >"$T_TMP/slow.rules" <<'R'
+rule my.nested low
+  on exec argv~(a+)+$
+rule my.costly low
+  on exec argv~a{0,3000}%
+R
+	dt_quiet "rules $T_TMP/slow.rules" >/dev/null
+	local t0=${EPOCHREALTIME/./} t1 s0 s1 worst=0 n=0
+	warden_bg "$T_TMP/rx.out" --profile "$T_TMP/quiet.profile" -- sh -c '
+		a=$(head -c 4093 /dev/zero | tr "\0" a)!
+		i=0; while [ $i -lt 8 ]; do /bin/true $a $a $a $a $a $a $a $a; i=$((i+1)); done; echo done'
+	while kill -0 "$WPID" 2>/dev/null; do
+		s0=${EPOCHREALTIME/./}
+		timeout 5 "$WARDEN" status >/dev/null 2>&1
+		s1=${EPOCHREALTIME/./}
+		((s1 - s0 > worst)) && worst=$((s1 - s0))
+		n=$((n + 1))
+		sleep 0.05
+	done
+	wait "$TPID"
+	local rc=$?
+	t1=${EPOCHREALTIME/./}
+	[[ $rc == 0 ]] || fail "warden ended with $rc: $(excerpt "$(cat "$T_TMP/rx.out.err")")"
+	grep -qx done "$T_TMP/rx.out" || fail 'the execs did not finish'
+	note "8 execs of eight 4 KiB arguments: $(((t1 - t0) / 1000)) ms; $n status calls, the slowest $((worst / 1000)) ms"
+	((t1 - t0 < 6000000)) || fail "8 execs with a slow pattern took $(((t1 - t0) / 1000)) ms"
+	((worst < 1000000)) || fail "warden status took $((worst / 1000)) ms while the rules matched"
+	dt_alert detect.rule-bounded high
+	grep -F '"rule":"detect.rule-bounded"' "$(proxy_log)" | grep -F 'rule my.costly' |
+		grep -qF 'the rule is off for the rest of the session' || fail 'the alert does not name my.costly'
+	[[ $(grep -cF '"rule":"detect.rule-bounded"' "$(proxy_log)") == 1 ]] || fail 'the costly rule was not turned off'
+	dt_no_alert my.costly
+	grep -qF 'warning: rule my.costly' "$T_TMP/rx.out.err" || fail "no warning on stderr: $(excerpt "$(cat "$T_TMP/rx.out.err")")"
 }
