@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "discover.h"
+#include "../audit/escape.h"
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -382,7 +383,10 @@ json_t *agent_to_json(const struct agent_def *a, const struct agent_endpoint *ep
 	if (ep && ep->url)
 		json_object_set_new(j, "endpoint", json_pack("{s:s, s:s}", "url", ep->url,
 							     "from", ep->source));
+	json_t *esc = NULL; /* the home's path is any bytes (src/audit/escape.h) */
 	if (statedir)
-		json_object_set_new(j, "state", json_string(statedir));
+		json_set_bytes(j, "state", statedir, &esc);
+	if (esc)
+		json_object_set_new(j, "escaped", esc);
 	return j;
 }

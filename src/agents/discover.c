@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../sandbox/sandbox.h"
+#include "../audit/escape.h"
 
 static const char *const system_roots[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -304,9 +305,15 @@ void discover_env_path(const struct discovery *d, struct strv *envp)
 json_t *discovery_to_json(const struct discovery *d)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; d && i < d->n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "path", d->v[i].path,
-						   "why", d->v[i].why));
+	for (size_t i = 0; d && i < d->n; i++) {
+		/* a host path is any bytes (src/audit/escape.h) */
+		json_t *o = json_object(), *esc = NULL;
+		json_set_bytes(o, "path", d->v[i].path, &esc);
+		json_set_bytes(o, "why", d->v[i].why, &esc);
+		if (esc)
+			json_object_set_new(o, "escaped", esc);
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 

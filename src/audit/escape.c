@@ -136,3 +136,52 @@ json_t *json_bytes_array(char *const *v, size_t n, bool *any)
 	}
 	return a;
 }
+
+void json_set_bytes_array(json_t *obj, const char *key, char *const *v, size_t n,
+			  json_t **escaped)
+{
+	bool any;
+	json_object_set_new(obj, key, json_bytes_array(v, n, &any));
+	if (!any)
+		return;
+	if (!*escaped)
+		*escaped = json_array();
+	json_array_append_new(*escaped, json_string(key));
+}
+
+bool json_is_escaped(json_t *obj, const char *key)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(obj, "escaped"), i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), key) == 0)
+			return true;
+	return false;
+}
+
+/* The bytes of v, a string of obj's field key. */
+static char *bytes_of(json_t *obj, const char *key, json_t *v)
+{
+	const char *s = json_string_value(v);
+	if (!s || strlen(s) != json_string_length(v))
+		return NULL;
+	if (!json_is_escaped(obj, key))
+		return xstrdup(s);
+	size_t n;
+	char *u = utf8_unescape(s, &n);
+	if (u && strlen(u) != n) { /* \x00: no path or argument holds a NUL */
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+char *json_get_bytes(json_t *obj, const char *key)
+{
+	return bytes_of(obj, key, json_object_get(obj, key));
+}
+
+char *json_get_bytes_at(json_t *obj, const char *key, size_t i)
+{
+	return bytes_of(obj, key, json_array_get(json_object_get(obj, key), i));
+}

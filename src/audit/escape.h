@@ -27,3 +27,16 @@ void json_set_bytes(json_t *obj, const char *key, const char *s, json_t **escape
 /* An array of the strings v[0..n): all escaped when any is not UTF-8
  * (*any set). */
 json_t *json_bytes_array(char *const *v, size_t n, bool *any);
+/* Set key in obj to that array of v[0..n) (key appended to *escaped when
+ * escaped, as json_set_bytes). */
+void json_set_bytes_array(json_t *obj, const char *key, char *const *v, size_t n,
+			  json_t **escaped);
+
+/* Reading back: whether obj lists key in its "escaped". */
+bool json_is_escaped(json_t *obj, const char *key);
+/* The bytes obj's string field key stands for (malloc'd), undone when obj
+ * lists key in "escaped"; NULL when there is none, it is not a string, or
+ * it is not a well-formed escaped string of bytes without NUL. */
+char *json_get_bytes(json_t *obj, const char *key);
+/* The same of the i-th string of obj's array field key. */
+char *json_get_bytes_at(json_t *obj, const char *key, size_t i);

@@ -40,12 +40,13 @@ void event_discard(struct event *ev)
 	ev->fields = NULL;
 }
 
-static json_t *strv_json(char *const *v)
+/* Set key in f to the NULL-terminated list v (escape.h). */
+static void set_strv(json_t *f, const char *key, char *const *v, json_t **esc)
 {
-	json_t *a = json_array();
-	for (; v && *v; v++)
-		json_array_append_new(a, json_string(*v));
-	return a;
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	json_set_bytes_array(f, key, v, n, esc);
 }
 
 /* The fields of the constructors below are packed with json_pack: a string
@@ -459,25 +460,27 @@ struct event ev_limit(const struct ev_limit *x)
 					   "detail", x->detail));
 }
 
+/* The argv, the workspace and the profiles' paths are any bytes: kept
+ * losslessly (escape.h), as `warden diff` and `undo` find the session's
+ * checkpoint by its workspace. */
 struct event ev_session_start(const struct ev_session_start *x)
 {
-	json_t *j = json_pack("{s:s, s:o, s:s, s:s, s:o, s:i, s:o, s:o}",
-		"version", x->version, "argv", strv_json(x->argv), "workspace", x->workspace,
-		"policy_digest", x->policy_digest, "profiles", strv_json(x->profiles),
-		"uid", x->uid, "kernel", x->kernel,
-		"exposed", x->exposed ? x->exposed : json_array());
-	if (j && x->agent)
-		json_object_set_new(j, "agent", x->agent);
-	if (j && x->limits)
-		json_object_set_new(j, "limits", x->limits);
-	if (j && x->exec)
-		json_object_set_new(j, "exec", x->exec);
-	if (j && x->host_id)
-		json_object_set_new(j, "host_id", x->host_id);
-	if (j && x->checkpoint)
-		json_object_set_new(j, "checkpoint", x->checkpoint);
-	if (j && x->layout)
-		json_object_set_new(j, "layout", x->layout);
+	json_t *esc = NULL;
+	json_t *j = json_pack("{s:s}", "version", x->version);
+	set_strv(j, "argv", x->argv, &esc);
+	json_set_bytes(j, "workspace", x->workspace, &esc);
+	json_object_set_new(j, "policy_digest", json_string(x->policy_digest));
+	set_strv(j, "profiles", x->profiles, &esc);
+	json_object_set_new(j, "uid", json_integer(x->uid));
+	json_object_set_new(j, "kernel", x->kernel);
+	json_object_set_new(j, "exposed", x->exposed ? x->exposed : json_array());
+	const char *const keys[] = { "agent", "limits", "exec", "host_id", "checkpoint", "layout" };
+	json_t *const vals[] = { x->agent, x->limits, x->exec, x->host_id, x->checkpoint, x->layout };
+	for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+		if (vals[i])
+			json_object_set_new(j, keys[i], vals[i]);
+	if (esc)
+		json_object_set_new(j, "escaped", esc);
 	return event_of("session.start", j);
 }
 

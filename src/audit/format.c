@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/util.h"
+#include "escape.h"
 #include "events.h"
 #include "../common/sbuf.h"
 
@@ -114,7 +115,7 @@ char *audit_display_plain(const char *s, size_t max)
 #define DISPLAY_STR_MAX 160
 #define DISPLAY_ITEMS_MAX 64
 
-char *audit_display_argv(json_t *argv)
+char *audit_display_argv(json_t *argv, bool esc)
 {
 	struct sbuf b = { 0 };
 	sb_put(&b, "", 0);
@@ -128,9 +129,11 @@ char *audit_display_argv(json_t *argv)
 		if (i)
 			sb_puts(&b, " ");
 		if (json_is_string(v)) {
-			char *s = audit_display_string(json_string_value(v), DISPLAY_STR_MAX);
+			char *u = esc ? utf8_unescape(json_string_value(v), NULL) : NULL;
+			char *s = audit_display_string(u ? u : json_string_value(v), DISPLAY_STR_MAX);
 			sb_puts(&b, s);
 			free(s);
+			free(u);
 		} else {
 			sb_puts(&b, "?");
 		}
@@ -138,19 +141,24 @@ char *audit_display_argv(json_t *argv)
 	return sb_take(&b);
 }
 
-static void put_value(struct sbuf *b, json_t *v, int depth)
+/* esc: v is a field its object lists in "escaped" (escape.h), or a string
+ * of one: shown as the bytes it stands for. */
+static void put_value(struct sbuf *b, json_t *v, int depth, bool esc)
 {
 	switch (json_typeof(v)) {
 	case JSON_STRING: {
 		const char *s = json_string_value(v);
 		size_t n = strlen(s);
-		char *d;
-		if (n == 64 && strspn(s, "0123456789abcdef") == 64)
+		char *d, *u = esc ? utf8_unescape(s, NULL) : NULL;
+		if (u)
+			d = audit_display_string(u, DISPLAY_STR_MAX);
+		else if (n == 64 && strspn(s, "0123456789abcdef") == 64)
 			d = audit_display_string(s, 16); /* a digest: its head is enough here */
 		else
 			d = audit_display_string(s, DISPLAY_STR_MAX);
 		sb_puts(b, d);
 		free(d);
+		free(u);
 		break;
 	}
 	case JSON_INTEGER:
@@ -187,7 +195,7 @@ static void put_value(struct sbuf *b, json_t *v, int depth)
 			}
 			if (i)
 				sb_puts(b, " ");
-			put_value(b, x, depth + 1);
+			put_value(b, x, depth + 1, esc);
 		}
 		sb_puts(b, "]");
 		break;
@@ -212,7 +220,7 @@ static void put_value(struct sbuf *b, json_t *v, int depth)
 			sb_puts(b, dk);
 			free(dk);
 			sb_puts(b, "=");
-			put_value(b, x, depth + 1);
+			put_value(b, x, depth + 1, json_is_escaped(v, k));
 		}
 		sb_puts(b, "}");
 		break;
@@ -248,7 +256,7 @@ static bool in_list(const char *const *list, size_t n, const char *k)
 	return false;
 }
 
-static void put_field(struct sbuf *b, const char *k, json_t *v)
+static void put_field(struct sbuf *b, const char *k, json_t *v, bool esc)
 {
 	if (b->n)
 		sb_puts(b, " ");
@@ -256,7 +264,7 @@ static void put_field(struct sbuf *b, const char *k, json_t *v)
 	sb_puts(b, dk);
 	free(dk);
 	sb_puts(b, "=");
-	put_value(b, v, 0);
+	put_value(b, v, 0, esc);
 }
 
 char *audit_event_summary(json_t *ev)
@@ -278,7 +286,7 @@ char *audit_event_summary(json_t *ev)
 	for (size_t i = 0; i < nfirst && first[i]; i++) {
 		json_t *v = json_object_get(ev, first[i]);
 		if (v)
-			put_field(&b, first[i], v);
+			put_field(&b, first[i], v, json_is_escaped(ev, first[i]));
 	}
 	const char *k;
 	json_t *v;
@@ -286,7 +294,7 @@ char *audit_event_summary(json_t *ev)
 		if (audit_is_header_key(k) || in_list(first, nfirst, k) ||
 		    in_list(hide, nhide, k))
 			continue;
-		put_field(&b, k, v);
+		put_field(&b, k, v, json_is_escaped(ev, k));
 	}
 	return sb_take(&b);
 }

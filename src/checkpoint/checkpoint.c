@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../audit/reader.h"
+#include "../audit/escape.h"
 #include "review.h"
 
 /* Retention (store_prune) runs at most this often for a workspace: it reads
@@ -161,9 +162,21 @@ static void take_hash(json_t *ev, char out[SHA256_HEX_LEN], char **err)
 		*err = xstrdup(why);
 }
 
-static bool ws_holds(const char *ws, const char *cwd)
+/* Does the workspace session.start names (its bytes, escape.h) hold cwd? */
+static bool ws_holds(json_t *start, const char *cwd)
 {
+	_cleanup_free_ char *ws = json_get_bytes(start, "workspace");
 	return ws && cwd && path_is_within(cwd, ws);
+}
+
+/* Each string of ck's array key, as bytes (escape.h). */
+static void bytes_list(json_t *ck, const char *key, struct strv *out)
+{
+	for (size_t i = 0; i < json_array_size(json_object_get(ck, key)); i++) {
+		char *s = json_get_bytes_at(ck, key, i);
+		if (s)
+			strv_push_owned(out, s);
+	}
 }
 
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
@@ -188,7 +201,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 			json_t *c = json_object_get(v[i].start, "checkpoint");
 			if (json_object_get(c, "manifest") &&
 			    (!review_only || json_is_true(json_object_get(c, "review"))) &&
-			    ws_holds(json_string_value(json_object_get(v[i].start, "workspace")), cwd))
+			    ws_holds(v[i].start, cwd))
 				id = xstrdup(v[i].id);
 		}
 		audit_sessions_free(v, n);
@@ -233,25 +246,20 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 		return -1;
 	}
 	const char *kind = json_string_value(json_object_get(first, "event"));
-	const char *ws = json_string_value(json_object_get(first, "workspace"));
+	char *ws = json_get_bytes(first, "workspace");
 	if (!kind || strcmp(kind, "session.start") != 0 || !ws) {
+		free(ws);
 		json_decref(first);
 		json_decref(last);
 		return werr_set(e, 0, "session %s: its log does not start with a session.start", id);
 	}
 	r->session = steal_ptr(&id);
-	r->workspace = xstrdup(ws);
+	r->workspace = ws;
 	take_hash(first, r->start, NULL);
 	json_t *ck = json_object_get(first, "checkpoint");
 	r->review = json_is_true(json_object_get(ck, "review"));
-	size_t pi;
-	json_t *pv;
-	json_array_foreach(json_object_get(ck, "protected"), pi, pv)
-		if (json_is_string(pv))
-			strv_push(&r->protected, json_string_value(pv));
-	json_array_foreach(json_object_get(ck, "placeholders"), pi, pv)
-		if (json_is_string(pv))
-			strv_push(&r->placeholders, json_string_value(pv));
+	bytes_list(ck, "protected", &r->protected);
+	bytes_list(ck, "placeholders", &r->placeholders);
 	const char *lk = json_string_value(json_object_get(last, "event"));
 	if (lk && strcmp(lk, "session.end") == 0)
 		take_hash(last, r->end, &r->end_error);

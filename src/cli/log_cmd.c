@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
+#include "../audit/escape.h"
 #include "../export/ocsf.h"
 #include "../export/otlp.h"
 #include "../audit/reader.h"
@@ -184,6 +185,14 @@ static json_t *list_json(const struct audit_session_info *s)
 	json_object_set(o, "argv", argv ? argv : json_null());
 	json_t *ws = start ? json_object_get(start, "workspace") : NULL;
 	json_object_set(o, "workspace", ws ? ws : json_null());
+	/* as session.start wrote them (escape.h) */
+	json_t *esc = json_array();
+	for (size_t i = 0; i < 2; i++)
+		if (json_is_escaped(start, i ? "workspace" : "argv"))
+			json_array_append_new(esc, json_string(i ? "workspace" : "argv"));
+	if (json_array_size(esc))
+		json_object_set(o, "escaped", esc);
+	json_decref(esc);
 	return o;
 }
 
@@ -218,7 +227,7 @@ static int log_list(int argc, char **argv)
 	int wid = (int)strlen("SESSION"), wws = (int)strlen("WORKSPACE");
 	for (size_t i = 0; i < n; i++) {
 		ids[i] = audit_display_string(s[i].id, 200);
-		const char *ws = s[i].start ? json_string_value(json_object_get(s[i].start, "workspace")) : NULL;
+		_cleanup_free_ char *ws = s[i].start ? json_get_bytes(s[i].start, "workspace") : NULL;
 		wss[i] = ws ? audit_display_string(ws, 120) : xstrdup("-");
 		if (width(ids[i]) > wid)
 			wid = width(ids[i]);
@@ -237,7 +246,8 @@ static int log_list(int argc, char **argv)
 		if (json_is_integer(x))
 			snprintf(ex, sizeof ex, "%lld", (long long)json_integer_value(x));
 		json_t *av = s[i].start ? json_object_get(s[i].start, "argv") : NULL;
-		char *cmd = json_is_array(av) ? audit_display_argv(av) : xstrdup("-");
+		char *cmd = json_is_array(av) ? audit_display_argv(av, json_is_escaped(s[i].start, "argv"))
+					      : xstrdup("-");
 		printf("%-*s  %-19s  %4s  %6lu  %-*s  %s\n", wid + (int)strlen(ids[i]) - width(ids[i]), ids[i],
 		       start, ex, s[i].events, wws + (int)strlen(wss[i]) - width(wss[i]), wss[i], cmd);
 		free(cmd);

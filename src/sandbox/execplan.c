@@ -7,6 +7,7 @@
  * strict mode (`exec strict`), the denied programs (`exec deny FILE`) that
  * the sandbox shows read-only, which init hides (mounts.c). */
 #include "sandbox.h"
+#include "../audit/escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -318,14 +319,19 @@ int exec_layout_plan(struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
+/* The paths are any bytes: kept losslessly (src/audit/escape.h). */
 json_t *exec_layout_to_json(const struct exec_layout *x)
 {
-	json_t *w = json_array(), *h = json_array();
+	json_t *j = json_pack("{s:b}", "strict", x->strict), *esc = NULL;
+	char **w = xcalloc(x->n + 1, sizeof *w);
 	for (size_t i = 0; i < x->n; i++)
-		json_array_append_new(w, json_string(x->w[i].path));
-	for (size_t i = 0; i < x->hidden.n; i++)
-		json_array_append_new(h, json_string(x->hidden.v[i]));
-	return json_pack("{s:b, s:o, s:o}", "strict", x->strict, "allow_writable", w, "hidden", h);
+		w[i] = x->w[i].path;
+	json_set_bytes_array(j, "allow_writable", w, x->n, &esc);
+	free(w);
+	json_set_bytes_array(j, "hidden", x->hidden.v, x->hidden.n, &esc);
+	if (esc)
+		json_object_set_new(j, "escaped", esc);
+	return j;
 }
 
 void exec_layout_free(struct exec_layout *x)

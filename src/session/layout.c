@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../sandbox/sandbox.h"
+#include "../audit/escape.h"
 
 /* rel (workspace-relative) is dir or lies below it. */
 static bool rel_within(const char *rel, const char *dir)
@@ -188,18 +189,26 @@ int layout_plan_outside(struct session_layout *l, const char *ws, const struct p
 	return 0;
 }
 
+/* The paths are any bytes: kept losslessly (src/audit/escape.h). */
 json_t *layout_to_json(const struct session_layout *l)
 {
-	json_t *outs = json_array();
-	for (size_t i = 0; i < l->outputs.n; i++)
-		json_array_append_new(outs, json_string(l->outputs.v[i]));
-	json_t *task = json_null();
-	if (l->task)
-		task = json_pack("{s:s, s:s?, s:s?}", "name", l->task, "branch", l->task_branch,
-				 "repository", l->task_repo);
-	return json_pack("{s:b, s:s?, s:b, s:o, s:o}", "read_only", l->read_only,
-			 "scratch", l->scratch, "scratch_kept", l->scratch && !l->scratch_made,
-			 "outputs", outs, "task", task ? task : json_null());
+	json_t *task = json_null(), *esc = NULL, *tesc = NULL;
+	if (l->task) {
+		task = json_object();
+		json_set_bytes(task, "name", l->task, &tesc);
+		json_set_bytes(task, "branch", l->task_branch, &tesc);
+		json_set_bytes(task, "repository", l->task_repo, &tesc);
+		if (tesc)
+			json_object_set_new(task, "escaped", tesc);
+	}
+	json_t *j = json_pack("{s:b}", "read_only", l->read_only);
+	json_set_bytes(j, "scratch", l->scratch, &esc);
+	json_object_set_new(j, "scratch_kept", json_boolean(l->scratch && !l->scratch_made));
+	json_set_bytes_array(j, "outputs", l->outputs.v, l->outputs.n, &esc);
+	json_object_set_new(j, "task", task);
+	if (esc)
+		json_object_set_new(j, "escaped", esc);
+	return j;
 }
 
 void layout_end(struct session_layout *l)

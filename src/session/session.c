@@ -20,6 +20,7 @@
 #include "../agents/discover.h"
 #include "../agents/state.h"
 #include "../audit/audit.h"
+#include "../audit/escape.h"
 #include "../common/bgjob.h"
 #include "../export/journald.h"
 #include "../checkpoint/checkpoint.h"
@@ -554,16 +555,19 @@ static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e
 	/* and what its end leaves out when new, and the placeholders it
 	 * makes in the workspace: read again from here should the session
 	 * be killed (leftover.h) */
-	json_t *prot = json_array();
-	for (size_t i = 0; i < plan->names.n; i++)
-		json_array_append_new(prot, json_string(plan->names.v[i]));
-	json_t *ph = json_array();
+	_cleanup_free_ char **ph = xcalloc(plan->n + 1, sizeof *ph);
+	size_t nph = 0;
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->m[i].kind == WS_PLACEHOLDER)
-			json_array_append_new(ph, json_string(plan->m[i].rel));
+			ph[nph++] = plan->m[i].rel;
+	/* names are any bytes: kept losslessly (src/audit/escape.h) */
+	json_t *esc = json_object_get(*ckfield, "escaped");
+	bool had = esc != NULL;
 	json_object_set_new(*ckfield, "review", json_true());
-	json_object_set_new(*ckfield, "protected", prot);
-	json_object_set_new(*ckfield, "placeholders", ph);
+	json_set_bytes_array(*ckfield, "protected", plan->names.v, plan->names.n, &esc);
+	json_set_bytes_array(*ckfield, "placeholders", ph, nph, &esc);
+	if (esc && !had)
+		json_object_set_new(*ckfield, "escaped", esc);
 	return 0;
 }
 

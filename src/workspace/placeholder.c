@@ -15,6 +15,24 @@
 #include "workspace.h"
 #include "wsrules.h"
 
+/* rel exists though the plan found it missing: a session started together
+ * with this one made it in between (each makes the names it gets to
+ * first). Adopted as the plan adopts the placeholder of a running session,
+ * so that whichever session ends last removes it: its inode now, of the
+ * kind planned (its mode may not be the placeholder's yet: the other
+ * session sets it after making it; the removal checks it then). Anything
+ * else there is the host's: bound read-only as it is, never removed. */
+static bool adopt_raced(int wsfd, struct ws_mount *m)
+{
+	struct stat st;
+	if (fstatat(wsfd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode)) || st.st_uid != geteuid())
+		return false;
+	m->adopted = true;
+	m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
+	return true;
+}
+
 /* A directory placeholder is an inode of its own. The first socket
  * placeholder is a new inode; the other sockets are links to it (a new
  * inode where linking fails: another file system, a link limit). */
@@ -36,7 +54,9 @@ static void make_placeholders(struct ws_plan *plan)
 			r = mknodat(wsfd, m->rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
 		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
-		if (r < 0) {
+		if (r < 0 && errno == EEXIST && adopt_raced(wsfd, m)) {
+			continue;
+		} else if (r < 0) {
 			m->made = (struct ws_made){ .err = errno };
 		} else if (fstatat(wsfd, m->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			   !(m->dir ? S_ISDIR(st.st_mode) : S_ISSOCK(st.st_mode))) {
@@ -52,9 +72,28 @@ static void make_placeholders(struct ws_plan *plan)
 	}
 }
 
+static void making_lock(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	while (fd >= 0 && fcntl(fd, F_OFD_SETLKW, &fl) < 0 && errno == EINTR)
+		;
+}
+
+void workspace_hold_making(struct ws_plan *plan, bool exclusive)
+{
+	making_lock(plan->lock_fd, exclusive ? F_WRLCK : F_RDLCK);
+}
+
+void workspace_release_making(struct ws_plan *plan)
+{
+	making_lock(plan->lock_fd, F_UNLCK);
+}
+
 int workspace_make_placeholders(struct ws_plan *plan, struct werr *e)
 {
+	workspace_hold_making(plan, true);
 	make_placeholders(plan);
+	workspace_release_making(plan);
 	plan->placed = true;
 	int r = 0;
 	for (size_t i = 0; i < plan->n; i++) {
@@ -96,10 +135,11 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 				wnote("could not check placeholder %s: %s", m->abs, strerror(errno));
 			continue;
 		}
-		if (!workspace_is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino)
-			wnote("placeholder %s was replaced or changed during the session; left as it is",
-			      m->abs);
-		else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st) ||
+		if (!workspace_is_placeholder(&st) || st.st_dev != m->made.dev || st.st_ino != m->made.ino) {
+			if (!m->adopted) /* another session's: its owner's to tell */
+				wnote("placeholder %s was replaced or changed during the session; left as it is",
+				      m->abs);
+		} else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st) ||
 			 unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)
@@ -138,7 +178,10 @@ int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e)
 	char sum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), sum);
 	_cleanup_free_ char *path = xasprintf("%s/ws-%.32s.lock", lockdir, sum);
-	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* read-write: workspace_hold_making's exclusive lock needs it */
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EACCES || errno == EROFS))
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return werr_errno(e, "opening the workspace lock %s", path);
 	return fd;

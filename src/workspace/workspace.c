@@ -231,7 +231,20 @@ static void settle(struct ws_plan *plan)
 	free(masked);
 }
 
+static int plan_scan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
+
+/* Never while another session of this workspace makes its placeholders
+ * (workspace_hold_making): what the plan finds at a protected name is no
+ * placeholder, or one whole. */
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
+{
+	workspace_hold_making(plan, false);
+	int r = plan_scan(ws, p, plan, e);
+	workspace_release_making(plan);
+	return r;
+}
+
+static int plan_scan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
 	/* Before anything is looked at: an inode changed from now on has a
 	 * later ctime (ctime is never earlier than the real-time clock's

@@ -123,6 +123,14 @@ int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e);
  * each is bound read-only onto itself: the agent can neither remove, rename
  * nor replace it, nor create anything in a directory one. */
 int workspace_make_placeholders(struct ws_plan *plan, struct werr *e);
+/* Sessions starting together on one workspace: a plan (shared) and the
+ * making of placeholders (exclusive) exclude each other, on the first byte
+ * of the workspace's lock file (an OFD lock, apart from its flock). A
+ * placeholder is half made for a moment (renamed in from the stash, phstash.h,
+ * before its mode is set): another session's plan would take it for the
+ * host's and leave it when it ends last. No-op without a lock. */
+void workspace_hold_making(struct ws_plan *plan, bool exclusive);
+void workspace_release_making(struct ws_plan *plan);
 /* After the session, with every sandbox process gone: move aside each .git
  * (at any depth) and each git redirect (.git/commondir, config.worktree,
  * worktrees, modules) that was not there at start, so configuration and

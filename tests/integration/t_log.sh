@@ -309,3 +309,57 @@ test_log_follow() {
 	((frc == 130)) || fail "follow ended by SIGINT exited $frc, expected 130"
 	kill -TERM "$WPID" 2>/dev/null
 }
+
+# A workspace, an argument and a profile's path that are not UTF-8:
+# session.start keeps them, escaped (each backslash doubled, each stray byte
+# \xHH, the fields listed in "escaped"); `log list` shows the bytes, and
+# `warden diff` and `undo` find the session's checkpoint by its workspace.
+# The line used to be written with no field at all: `log list` showed '-',
+# and the session could not be undone. The exports take such fields.
+test_log_non_utf8_workspace() {
+	local ws prof f line
+	ws="$T_TMP/$(printf 'ws-\377')"
+	prof="$T_TMP/$(printf 'p\376.profile')"
+	mkdir "$ws" && cd "$ws" || fatal "cannot make $ws"
+	printf 'risk warn off\n' >"$prof"
+	wrun --profile "$prof" -- sh -c 'echo x >f' "$(printf 'a\375b\\c')"
+	assert_rc 0 'the session'
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	line=$(head -n 1 "$f")
+	grep -qF "\"workspace\":\"$T_TMP/ws-"'\\xFF"' <<<"$line" || fail "no workspace, its bytes escaped: $(excerpt "$line")"
+	grep -qF '"argv":["sh","-c","echo x >f","a\\xFDb\\\\c"]' <<<"$line" || fail "no argv, its bytes escaped: $(excerpt "$line")"
+	grep -qF 'p\\xFE.profile"]' <<<"$line" || fail "no profile, its bytes escaped: $(excerpt "$line")"
+	grep -qF '"escaped":["argv","workspace","profiles"]' <<<"$line" || fail "the escaped fields are not listed: $(excerpt "$line")"
+	grep -qE '"checkpoint":\{"manifest":"[0-9a-f]{64}"' <<<"$line" || fail "no checkpoint: $(excerpt "$line")"
+
+	wardenc log list
+	assert_rc 0 'log list'
+	assert_out_match '  "[^"]*/ws-\\xff"  sh -c "echo x >f" "a\\xfdb\\\\c"$' 'the workspace and the command listed as their bytes'
+	wardenc log list --json
+	assert_out_has '"workspace":"' 'log list --json'
+	assert_out_has '"escaped":["argv","workspace"]' 'log list --json says what is escaped'
+	wardenc log show
+	assert_out_match 'session\.start +argv=\[sh -c "echo x >f" "a\\xfdb\\\\c"\] workspace="[^"]*/ws-\\xff"' 'log show'
+
+	wardenc log export --format ocsf
+	assert_rc 0 'export --format ocsf'
+	[[ $("$WPROBE" jsonl <<<"$OUT") == VALID* ]] || fail "the OCSF export is not JSON lines: $(excerpt "$OUT")"
+	wardenc log export --format otlp
+	assert_rc 0 'export --format otlp'
+	[[ $("$WPROBE" jsonl <<<"$OUT") == VALID* ]] || fail "the OTLP export is not JSON: $(excerpt "$OUT")"
+	if have python3 && python3 -c 'import jsonschema' 2>/dev/null && [[ -f ${SC_SCHEMA-} ]]; then
+		python3 "$SC_DIR/schema_check.py" "$SC_SCHEMA" "$f" 2>"$T_TMP/schema.err" >/dev/null ||
+			fail "lines the schema does not describe: $(head -c 1500 "$T_TMP/schema.err")"
+	else
+		note 'schema not checked: no python3-jsonschema'
+	fi
+
+	wardenc diff
+	assert_rc 1 'warden diff: changes'
+	assert_out_match '^ +added +f$' 'warden diff'
+	wardenc undo --yes
+	assert_rc 0 'warden undo'
+	[[ -e f ]] && fail 'undo left f'
+	wardenc log list
+	assert_out_match '  "[^"]*/ws-\\xff"  warden undo ' 'the undo logged in that workspace'
+}

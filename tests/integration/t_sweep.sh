@@ -113,3 +113,33 @@ test_sweep_setid() {
 	sweep_alert setid.appeared-in-sandbox prog
 	sweep_alert setid.appeared-in-sandbox prog2
 }
+
+test_sweep_placeholders_concurrent() {
+	# Two sessions started together on one workspace, 20 rounds: each makes
+	# the placeholders it gets to first and adopts those the other made,
+	# neither plans while the other makes them, and whichever ends last
+	# removes them all: after each round the workspace is as it was (8
+	# rounds of 30 used to leave sockets and directories behind).
+	local before left i a b ra rb
+	before=$(ls -A)
+	for ((i = 1; i <= 20; i++)); do
+		timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- true </dev/null >"$T_TMP/a.out" 2>"$T_TMP/a.err" &
+		a=$!
+		timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- true </dev/null >"$T_TMP/b.out" 2>"$T_TMP/b.err" &
+		b=$!
+		wait "$a"
+		ra=$?
+		wait "$b"
+		rb=$?
+		((ra == 0 && rb == 0)) ||
+			fatal "round $i: the sessions ended $ra and $rb: $(excerpt "$(cat "$T_TMP/a.err" "$T_TMP/b.err")")"
+		grep -h 'placeholder' "$T_TMP/a.err" "$T_TMP/b.err" &&
+			fail "round $i: a note on the placeholders: $(excerpt "$(cat "$T_TMP/a.err" "$T_TMP/b.err")")"
+		left=$(ls -A)
+		[[ $left == "$before" ]] ||
+			fatal "round $i: left in the workspace: $(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$left") | tr '\n' ' ')"
+	done
+	wardenc log list
+	assert_rc 0 'log list'
+	(($(grep -c 'true$' <<<"$OUT") == 40)) || fail "not 40 sessions in the log: $(excerpt "$OUT")"
+}

@@ -131,10 +131,25 @@ static void test_display(void)
 	check_display(NULL, 3, "\"\"");
 
 	json_t *argv = json_pack("[s,s,s,i]", "sh", "-c", "echo hi; rm -rf \x1b[0m", 3);
-	char *s = audit_display_argv(argv);
+	char *s = audit_display_argv(argv, false);
 	CHECK_STR(s, "sh -c \"echo hi; rm -rf \\x1b[0m\" ?");
 	free(s);
 	json_decref(argv);
+	/* escaped (escape.h): shown as the bytes they stand for */
+	argv = json_pack("[s,s]", "a\\xFFb", "c\\\\d");
+	s = audit_display_argv(argv, true);
+	CHECK_STR(s, "\"a\\xffb\" \"c\\\\d\"");
+	free(s);
+	json_decref(argv);
+	json_t *esc = json_pack("{s:s, s:s, s:s, s:[s,s], s:{s:s, s:[s]}, s:[s,s]}", "event",
+				"session.start", "workspace", "/w\\xFF", "other", "x\\xFF", "argv",
+				"sh", "a\\xFE", "layout", "scratch", "/s\\xFD", "escaped", "scratch",
+				"escaped", "argv", "workspace");
+	s = audit_event_summary(esc);
+	CHECK_STR(s, "argv=[sh \"a\\xfe\"] workspace=\"/w\\xff\" other=\"x\\\\xFF\" "
+		     "layout={scratch=\"/s\\xfd\" escaped=[scratch]} escaped=[argv workspace]");
+	free(s);
+	json_decref(esc);
 
 	json_t *ev = json_pack("{s:i, s:s, s:s, s:i, s:s, s:o, s:s, s:s, s:s, s:{s:s}, s:i, s:s}",
 			       "v", 1, "ts", "2026-11-21T12:48:38.221635Z", "session", "s", "seq", 1,
