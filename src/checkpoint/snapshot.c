@@ -21,7 +21,27 @@ struct snap_ctx {
 	struct mcache old, now;
 	long long t0_ns;              /* when the walk began (CLOCK_REALTIME) */
 	char *closed;                 /* a directory the walk could not look inside */
+	char *buf;                    /* STORE_SMALL_MAX + 1 bytes: a small file's */
 };
+
+/* A small file whole into buf (STORE_SMALL_MAX + 1 bytes): its length, or
+ * STORE_SMALL_MAX + 1 when it is longer now; -1 with errno. */
+static ssize_t read_small(int fd, char *buf)
+{
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = pread(fd, buf + n, STORE_SMALL_MAX + 1 - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return (ssize_t)n;
+		n += (size_t)r;
+		if (n > STORE_SMALL_MAX)
+			return (ssize_t)n;
+	}
+}
 
 static void on_closed(void *ctx, const char *rel, int err)
 {
@@ -84,8 +104,18 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 			return werr_errno(e, "checkpoint: cannot read %s", we->rel);
 		if (a.st_ino != s->st_ino || a.st_dev != s->st_dev || !S_ISREG(a.st_mode))
 			return changed(e, we->rel);
-		if (sha256_fd(fd, en->hash) < 0)
+		/* a small file: read once, hashed and packed from the same bytes */
+		ssize_t n = -1;
+		if (a.st_size <= STORE_SMALL_MAX) {
+			n = read_small(fd, c->buf);
+			if (n < 0)
+				return werr_errno(e, "checkpoint: reading %s", we->rel);
+			if (n != a.st_size)
+				return changed(e, we->rel);
+			sha256_hex(c->buf, (size_t)n, en->hash);
+		} else if (sha256_fd(fd, en->hash) < 0) {
 			return werr_errno(e, "checkpoint: reading %s", we->rel);
+		}
 		if (fstat(fd, &b) < 0)
 			return werr_errno(e, "checkpoint: %s", we->rel);
 		if (b.st_size != s->st_size || b.st_mtim.tv_sec != s->st_mtim.tv_sec ||
@@ -93,7 +123,11 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 		    (!chmodded && (b.st_ctim.tv_sec != s->st_ctim.tv_sec ||
 				   b.st_ctim.tv_nsec != s->st_ctim.tv_nsec)))
 			return changed(e, we->rel);
-		if (o->store_blobs && store_put_blob(o->st, fd, en->hash, e) < 0)
+		bool pack = n >= 0 && o->store_blobs && o->st->small_max &&
+			    (unsigned long long)n <= o->st->small_max;
+		if (o->store_blobs &&
+		    (pack ? store_put_small(o->st, en->hash, c->buf, (size_t)n, e)
+			  : store_put_blob(o->st, fd, en->hash, e)) < 0)
 			return errno == EAGAIN || e->errnum == EAGAIN ? changed(e, we->rel)
 								      : werr_wrap(e, "checkpoint of %s", we->rel);
 		c->r->read += (unsigned long long)s->st_size;
@@ -192,6 +226,7 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	struct snap_ctx c = { .o = o, .r = r,
 			      .t0_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec };
 	mcache_load(o->st, o->ws, &c.old);
+	c.buf = xmalloc(STORE_SMALL_MAX + 1);
 	/* about the size of the last time: no array copied as it grows */
 	if (c.old.n) {
 		c.now.cap = c.old.n + 64;
@@ -220,6 +255,7 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	}
 	mcache_free(&c.old);
 	mcache_free(&c.now);
+	free(c.buf);
 	return ret;
 }
 
