@@ -74,8 +74,10 @@ int store_open(struct store *st, const char *path, bool create, struct werr *e)
 		return werr_set(e, 0, "checkpoint store %s is writable by others (mode %04o): "
 				"refused", path, (unsigned)(s.st_mode & 07777));
 	if (subdir(st, "blobs", &st->blobs_fd, e) < 0 ||
-	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0 ||
-	    subdir(st, "packs", &st->packs_fd, e) < 0)
+	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0)
+		return -1;
+	/* (a store from before packs, read only: none is fine) */
+	if (subdir(st, "packs", &st->packs_fd, e) < 0 && create)
 		return -1;
 	if (mkdirat(st->fd, "refs", 0700) < 0 && errno != EEXIST)
 		return werr_errno(e, "checkpoint store %s: cannot create refs", path);
