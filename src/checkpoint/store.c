@@ -271,7 +271,7 @@ int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e)
 	struct stat fs;
 	if (fstat(fd, &fs) < 0)
 		return werr_errno(e, "checkpoint store %s: a file to store", st->path);
-	if ((unsigned long long)fs.st_size <= st->small_max)
+	if (st->small_max && (unsigned long long)fs.st_size <= st->small_max)
 		return put_small_fd(st, fd, hash, (size_t)st->small_max, e);
 	_cleanup_free_ char *tmp = tmp_name("b");
 	_cleanup_close_ int out = openat(st->tmp_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
