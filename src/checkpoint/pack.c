@@ -81,6 +81,47 @@ static bool parse_line(const char *l, unsigned long long end, struct pack_ref *r
 	return true;
 }
 
+bool pack_trailer_parse(const char *tr, unsigned long long fsize, unsigned long long *ioff,
+			unsigned long long *count)
+{
+	char t[PACK_TRAILER_LEN + 1];
+	memcpy(t, tr, PACK_TRAILER_LEN);
+	t[PACK_TRAILER_LEN] = '\0';
+	int used = 0;
+	if (fsize < PACK_MAGIC_LEN + PACK_TRAILER_LEN || strncmp(t, "idx ", 4) != 0 ||
+	    t[24] != ' ' || t[37] != '\n' || strspn(t + 4, "0123456789") != 20 ||
+	    strspn(t + 25, "0123456789") != 12 ||
+	    sscanf(t, "idx %20llu %12llu\n%n", ioff, count, &used) != 2 || used != PACK_TRAILER_LEN)
+		return false;
+	unsigned long long iend = fsize - PACK_TRAILER_LEN;
+	return *ioff >= PACK_MAGIC_LEN && *ioff <= iend && iend - *ioff <= *count * INDEX_LINE_MAX &&
+	       iend - *ioff <= (1ULL << 31);
+}
+
+struct pack_ref *pack_index_parse(const char *name, char *idx, size_t ilen,
+				  unsigned long long ioff, unsigned long long count, uint32_t pack)
+{
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(idx, ilen, sum);
+	if (strcmp(sum, name) != 0 || count > ilen / 66)
+		return NULL;
+	struct pack_ref *v = xcalloc(count + 1, sizeof *v);
+	size_t n = 0;
+	for (char *l = idx, *nl; n < count && (nl = memchr(l, '\n', ilen - (size_t)(l - idx)));
+	     l = nl + 1, n++) {
+		*nl = '\0';
+		if (!parse_line(l, ioff, &v[n]) || (n && memcmp(v[n - 1].h, v[n].h, 32) >= 0))
+			break;
+		v[n].pack = pack;
+	}
+	/* every line read, and nothing after the last */
+	if (n != count || (count && idx[ilen - 1] != '\0') || (!count && ilen)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 /* The index of one pack, its name checked; its refs appended to ps. */
 static bool load_one(int packs_fd, const char *fname, struct pack_set *ps)
 {
@@ -95,50 +136,28 @@ static bool load_one(int packs_fd, const char *fname, struct pack_set *ps)
 	_cleanup_close_ int fd = openat(packs_fd, fname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 					O_CLOEXEC);
 	struct stat s;
-	char magic[PACK_MAGIC_LEN], tr[PACK_TRAILER_LEN + 1];
+	char magic[PACK_MAGIC_LEN], tr[PACK_TRAILER_LEN];
+	unsigned long long ioff, count;
 	if (fd < 0 || fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) ||
 	    (unsigned long long)s.st_size < PACK_MAGIC_LEN + PACK_TRAILER_LEN ||
 	    pread_full(fd, magic, sizeof magic, 0) < 0 || memcmp(magic, PACK_MAGIC, sizeof magic) ||
-	    pread_full(fd, tr, PACK_TRAILER_LEN, s.st_size - PACK_TRAILER_LEN) < 0)
+	    pread_full(fd, tr, PACK_TRAILER_LEN, s.st_size - PACK_TRAILER_LEN) < 0 ||
+	    !pack_trailer_parse(tr, (unsigned long long)s.st_size, &ioff, &count))
 		return false;
-	tr[PACK_TRAILER_LEN] = '\0';
-	unsigned long long ioff, count;
-	int used = 0;
-	if (sscanf(tr, "idx %20llu %12llu\n%n", &ioff, &count, &used) != 2 ||
-	    used != PACK_TRAILER_LEN)
-		return false;
-	unsigned long long iend = (unsigned long long)s.st_size - PACK_TRAILER_LEN;
-	if (ioff < PACK_MAGIC_LEN || ioff > iend || iend - ioff > count * INDEX_LINE_MAX ||
-	    iend - ioff > (1ULL << 31))
-		return false;
-	size_t ilen = (size_t)(iend - ioff);
+	size_t ilen = (size_t)((unsigned long long)s.st_size - PACK_TRAILER_LEN - ioff);
 	_cleanup_free_ char *idx = xmalloc(ilen + 1);
 	if (pread_full(fd, idx, ilen, (off_t)ioff) < 0)
 		return false;
 	idx[ilen] = '\0';
-	char sum[SHA256_HEX_LEN];
-	sha256_hex(idx, ilen, sum);
-	if (strcmp(sum, name) != 0)
+	struct pack_ref *v = pack_index_parse(name, idx, ilen, ioff, count, (uint32_t)ps->npacks);
+	if (!v)
 		return false;
-	struct pack_ref *v = xcalloc(count + 1, sizeof *v);
-	size_t n = 0;
-	for (char *l = idx, *nl; n < count && (nl = memchr(l, '\n', ilen - (size_t)(l - idx)));
-	     l = nl + 1, n++) {
-		*nl = '\0';
-		if (!parse_line(l, ioff, &v[n]) || (n && memcmp(v[n - 1].h, v[n].h, 32) >= 0))
-			break;
-		v[n].pack = (uint32_t)ps->npacks;
-	}
-	if (n != count) {
-		free(v);
-		return false;
-	}
 	ps->packs = xrealloc(ps->packs, (ps->npacks + 1) * sizeof *ps->packs);
 	ps->packs[ps->npacks] = (struct pack_file){ .fd = -1 };
 	memcpy(ps->packs[ps->npacks++].name, name, SHA256_HEX_LEN);
-	ps->v = xrealloc(ps->v, (ps->n + n + 1) * sizeof *ps->v);
-	memcpy(ps->v + ps->n, v, n * sizeof *v);
-	ps->n += n;
+	ps->v = xrealloc(ps->v, (ps->n + count + 1) * sizeof *ps->v);
+	memcpy(ps->v + ps->n, v, count * sizeof *v);
+	ps->n += count;
 	free(v);
 	return true;
 }

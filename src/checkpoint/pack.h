@@ -50,6 +50,18 @@ struct pack_set {
 	size_t n;
 };
 
+/* A pack's trailer (PACK_TRAILER_LEN bytes, exactly "idx %020llu
+ * %012llu\n") for a file of fsize bytes: where its index starts and how
+ * many lines it has, within bounds. */
+bool pack_trailer_parse(const char *tr, unsigned long long fsize, unsigned long long *ioff,
+			unsigned long long *count);
+/* The index text idx (ilen bytes, read from offset ioff, writable: its
+ * newlines are replaced) of pack name: NULL unless it hashes to name and
+ * holds exactly count lines "HASH OFFSET SIZE\n", hashes strictly
+ * increasing, each blob within [PACK_MAGIC_LEN, ioff); else its refs
+ * (malloc'd, count of them, pack set to pack). */
+struct pack_ref *pack_index_parse(const char *name, char *idx, size_t ilen,
+				  unsigned long long ioff, unsigned long long count, uint32_t pack);
 /* Load the index of every pack in packs_fd into ps (empty before). A pack
  * that cannot be read or whose index fails its checks is skipped (left
  * where it is). */
