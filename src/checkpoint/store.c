@@ -40,6 +40,22 @@ static int subdir(struct store *st, const char *name, int *out, struct werr *e)
 	return 0;
 }
 
+/* The store's directories, made when missing, the ones it reads opened. */
+static int subdirs(struct store *st, bool create, struct werr *e)
+{
+	if (subdir(st, "blobs", &st->blobs_fd, e) < 0 ||
+	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0)
+		return -1;
+	/* (a store from before packs, read only: none is fine) */
+	if (subdir(st, "packs", &st->packs_fd, e) < 0 && create)
+		return -1;
+	if (mkdirat(st->fd, "refs", 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "checkpoint store %s: cannot create refs", st->path);
+	if (mkdirat(st->fd, "cache", 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "checkpoint store %s: cannot create cache", st->path);
+	return 0;
+}
+
 int store_open(struct store *st, const char *path, bool create, struct werr *e)
 {
 	*st = (struct store){ .fd = -1, .lock_fd = -1, .blobs_fd = -1, .manifests_fd = -1,
@@ -73,16 +89,8 @@ int store_open(struct store *st, const char *path, bool create, struct werr *e)
 	if (s.st_mode & 022)
 		return werr_set(e, 0, "checkpoint store %s is writable by others (mode %04o): "
 				"refused", path, (unsigned)(s.st_mode & 07777));
-	if (subdir(st, "blobs", &st->blobs_fd, e) < 0 ||
-	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0)
+	if (subdirs(st, create, e) < 0)
 		return -1;
-	/* (a store from before packs, read only: none is fine) */
-	if (subdir(st, "packs", &st->packs_fd, e) < 0 && create)
-		return -1;
-	if (mkdirat(st->fd, "refs", 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "checkpoint store %s: cannot create refs", path);
-	if (mkdirat(st->fd, "cache", 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "checkpoint store %s: cannot create cache", path);
 	/* (the kernel's answer, with EROFS for a read-only mount: a file made
 	 * and removed to see cost an inode each session; a full disk is said
 	 * by the first write, before anything runs) */
