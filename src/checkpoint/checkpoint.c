@@ -42,7 +42,7 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 		       struct werr *e)
 {
 	*cs = (struct ckpt_session){ .st.fd = -1, .st.lock_fd = -1, .st.blobs_fd = -1,
-				     .st.manifests_fd = -1, .st.tmp_fd = -1 };
+				     .st.manifests_fd = -1, .st.tmp_fd = -1, .st.packs_fd = -1 };
 	if (pol->checkpoint.off) {
 		*field = json_pack("{s:b}", "off", true);
 		return 0;
@@ -179,6 +179,30 @@ static void bytes_list(json_t *ck, const char *key, struct strv *out)
 	}
 }
 
+/* The record's fields from its log's first event (session.start, of
+ * workspace ws, which it takes) and last (session.end when it ended). */
+static void record_fill(struct ckpt_record *r, char *ws, json_t *first, json_t *last)
+{
+	r->workspace = ws;
+	take_hash(first, r->start, NULL);
+	json_t *ck = json_object_get(first, "checkpoint");
+	r->review = json_is_true(json_object_get(ck, "review"));
+	bytes_list(ck, "protected", &r->protected);
+	bytes_list(ck, "placeholders", &r->placeholders);
+	const char *uo = json_string_value(json_object_get(ck, "undo_of"));
+	const char *ao = json_string_value(json_object_get(ck, "apply_of"));
+	if (uo || ao) {
+		r->undo_of = xstrdup(uo ? uo : ao);
+		r->undo_of_apply = !uo;
+	}
+	const char *lk = json_string_value(json_object_get(last, "event"));
+	if (lk && strcmp(lk, "session.end") == 0) {
+		take_hash(last, r->end, &r->end_error);
+		r->rolled_back = json_is_true(json_object_get(json_object_get(last, "checkpoint"),
+							      "rolled_back"));
+	}
+}
+
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
 	      struct ckpt_record *r, struct werr *e)
 {
@@ -199,7 +223,9 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 			return -1;
 		for (size_t i = n; i-- > 0 && !id;) {
 			json_t *c = json_object_get(v[i].start, "checkpoint");
+			json_t *ce = json_object_get(v[i].end, "checkpoint");
 			if (json_object_get(c, "manifest") &&
+			    !json_is_true(json_object_get(ce, "rolled_back")) &&
 			    (!review_only || json_is_true(json_object_get(c, "review"))) &&
 			    ws_holds(v[i].start, cwd))
 				id = xstrdup(v[i].id);
@@ -254,15 +280,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 		return werr_set(e, 0, "session %s: its log does not start with a session.start", id);
 	}
 	r->session = steal_ptr(&id);
-	r->workspace = ws;
-	take_hash(first, r->start, NULL);
-	json_t *ck = json_object_get(first, "checkpoint");
-	r->review = json_is_true(json_object_get(ck, "review"));
-	bytes_list(ck, "protected", &r->protected);
-	bytes_list(ck, "placeholders", &r->placeholders);
-	const char *lk = json_string_value(json_object_get(last, "event"));
-	if (lk && strcmp(lk, "session.end") == 0)
-		take_hash(last, r->end, &r->end_error);
+	record_fill(r, ws, first, last);
 	json_decref(first);
 	json_decref(last);
 	if (!r->start[0]) {
@@ -277,6 +295,7 @@ void ckpt_record_free(struct ckpt_record *r)
 	free(r->session);
 	free(r->workspace);
 	free(r->end_error);
+	free(r->undo_of);
 	strv_free(&r->protected);
 	strv_free(&r->placeholders);
 	*r = (struct ckpt_record){ 0 };

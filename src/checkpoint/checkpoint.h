@@ -53,10 +53,15 @@ struct ckpt_record {
 	bool review;                  /* a --review session: end is what it would have left */
 	struct strv protected;        /* --review: the names its end leaves out when new */
 	struct strv placeholders;     /* --review: those it made in the workspace */
+	char *undo_of;                /* the session this one was `warden undo` (or apply,
+				       * undo_of_apply) of; NULL for a session run */
+	bool undo_of_apply;
+	bool rolled_back;             /* an undo that failed and put everything back */
 };
 /* Find the session: `arg` an id or a unique prefix, or NULL for the newest
  * session with a checkpoint whose workspace is cwd or holds it (review_only:
- * the newest run with --review). Its log's
+ * the newest run with --review; an undo that failed and was rolled back,
+ * which changed nothing, is passed over). Its log's
  * hash chain is verified before anything of it is believed. */
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
 	      struct ckpt_record *r, struct werr *e);

@@ -3,11 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,34 +40,17 @@ static int own(int dirfd, const char *name)
 static int write_blob_file(int pfd, const char *name, const struct store *st, const struct mf_entry *en,
 		      struct werr *e)
 {
-	_cleanup_close_ int blob = store_open_blob(st, en->hash);
-	if (blob < 0)
-		return werr_errno(e, "undo: the stored content of %s (%.16s)", en->path, en->hash);
 	_cleanup_free_ char *tmp = xasprintf(".warden-undo.%d.%lu", (int)getpid(), ++tmp_seq);
 	_cleanup_close_ int fd = openat(pfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 					0600);
 	if (fd < 0)
 		return werr_errno(e, "undo: writing %s", en->path);
-	int r = ioctl(fd, FICLONE, blob);
-	if (r < 0) {
-		char buf[1 << 16];
-		r = 0;
-		for (;;) {
-			ssize_t n = read(blob, buf, sizeof buf);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				r = (int)n;
-				break;
-			}
-			if (write_all(fd, buf, (size_t)n) < 0) {
-				r = -1;
-				break;
-			}
-		}
+	if (store_blob_copy(st, en->hash, en->size, fd, e) < 0) {
+		unlinkat(pfd, tmp, 0);
+		return werr_wrap(e, "undo: %s", en->path);
 	}
 	char sum[SHA256_HEX_LEN];
-	if (r < 0 || lseek(fd, 0, SEEK_SET) < 0 || sha256_fd(fd, sum) < 0) {
+	if (lseek(fd, 0, SEEK_SET) < 0 || sha256_fd(fd, sum) < 0) {
 		int err = errno;
 		unlinkat(pfd, tmp, 0);
 		return werr_set(e, err, "undo: writing %s", en->path);
@@ -182,6 +163,18 @@ static int put_back(int rootfd, const struct store *st, const struct change *c, 
 		return 0;
 	}
 	return write_link(pfd, name, en, e);
+}
+
+int restore_verify(const struct store *st, const struct changes *ch, struct werr *e)
+{
+	for (size_t k = 0; k < ch->n; k++) {
+		const struct mf_entry *en = ch->v[k].b;
+		if (!en || en->type != MF_FILE || ch->v[k].kind == CH_MODE)
+			continue;
+		if (store_blob_verify(st, en->hash, en->size, e) < 0)
+			return werr_wrap(e, "%s", en->path);
+	}
+	return 0;
 }
 
 int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,

@@ -10,9 +10,15 @@
 #include "manifest.h"
 #include "store.h"
 
+/* Before anything is written: every blob the changes ch (cur -> target,
+ * changes_compute) would write back, read and checked against its hash
+ * (store_blob_verify). -1 with e naming the first path whose stored
+ * content is missing, not a regular file, of another size, or damaged. */
+int restore_verify(const struct store *st, const struct changes *ch, struct werr *e);
 /* Bring the tree below rootfd (open for reading; see snapshot_open_root)
  * from cur (a manifest just taken of it, same exclude patterns) to target.
  * Returns 0, or -1 with e at the first failure (what was done stays done:
- * the caller took a checkpoint of cur first). */
+ * the caller took a checkpoint of cur first, and brings the tree back to
+ * it with a second call, from a fresh manifest of the tree, to cur). */
 int restore_tree(int rootfd, const struct store *st, const struct manifest *cur,
 		 const struct manifest *target, struct werr *e);

@@ -21,7 +21,27 @@ struct snap_ctx {
 	struct mcache old, now;
 	long long t0_ns;              /* when the walk began (CLOCK_REALTIME) */
 	char *closed;                 /* a directory the walk could not look inside */
+	char *buf;                    /* STORE_SMALL_MAX + 1 bytes: a small file's */
 };
+
+/* A small file of size bytes (its fstat's) into buf (STORE_SMALL_MAX + 1
+ * bytes): its length, less than size when it shrank (one that grew shows
+ * in the fstat after); -1 with errno. Mostly one read. */
+static ssize_t read_small(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	while (n < size) {
+		ssize_t r = pread(fd, buf + n, size - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	return (ssize_t)n;
+}
 
 static void on_closed(void *ctx, const char *rel, int err)
 {
@@ -66,6 +86,45 @@ static int open_file(int dirfd, const char *name, const struct stat *s, bool *ch
 	return fd;
 }
 
+/* The content of fd (the walk's lstat s) hashed into en->hash: a small
+ * file (by s) read once into c->buf (*n its length), bounded, the fstat
+ * after saying whether it was this file; a larger one checked to be the
+ * same regular file first, then hashed from fd (*n -1). The fstat after
+ * (*b): the same inode and a regular file, its size, mtime and (unless
+ * chmodded) ctime unchanged, else the workspace changed under the walk. */
+static int hash_content(struct snap_ctx *c, int fd, const struct walk_entry *we,
+			const struct stat *s, bool chmodded, struct mf_entry *en, ssize_t *n,
+			struct stat *b, struct werr *e)
+{
+	*n = -1;
+	if (s->st_size <= STORE_SMALL_MAX) {
+		*n = read_small(fd, c->buf, (size_t)s->st_size);
+		if (*n < 0)
+			return errno == ESPIPE || errno == EISDIR ? changed(e, we->rel)
+				: werr_errno(e, "checkpoint: reading %s", we->rel);
+	} else {
+		struct stat a;
+		if (fstat(fd, &a) < 0)
+			return werr_errno(e, "checkpoint: cannot read %s", we->rel);
+		if (a.st_ino != s->st_ino || a.st_dev != s->st_dev || !S_ISREG(a.st_mode))
+			return changed(e, we->rel);
+		if (sha256_fd(fd, en->hash) < 0)
+			return werr_errno(e, "checkpoint: reading %s", we->rel);
+	}
+	if (fstat(fd, b) < 0)
+		return werr_errno(e, "checkpoint: %s", we->rel);
+	if (b->st_ino != s->st_ino || b->st_dev != s->st_dev || !S_ISREG(b->st_mode) ||
+	    b->st_size != s->st_size || b->st_mtim.tv_sec != s->st_mtim.tv_sec ||
+	    b->st_mtim.tv_nsec != s->st_mtim.tv_nsec || *n > s->st_size ||
+	    (*n >= 0 && *n != s->st_size) ||
+	    (!chmodded && (b->st_ctim.tv_sec != s->st_ctim.tv_sec ||
+			   b->st_ctim.tv_nsec != s->st_ctim.tv_nsec)))
+		return changed(e, we->rel);
+	if (*n >= 0)
+		sha256_hex(c->buf, (size_t)*n, en->hash);
+	return 0;
+}
+
 static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s,
 		       struct mf_entry *en, struct werr *e)
 {
@@ -79,21 +138,17 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 	} else {
 		bool chmodded;
 		_cleanup_close_ int fd = open_file(we->dirfd, we->name, s, &chmodded);
-		struct stat a, b;
-		if (fd < 0 || fstat(fd, &a) < 0)
+		struct stat b;
+		ssize_t n;
+		if (fd < 0)
 			return werr_errno(e, "checkpoint: cannot read %s", we->rel);
-		if (a.st_ino != s->st_ino || a.st_dev != s->st_dev || !S_ISREG(a.st_mode))
-			return changed(e, we->rel);
-		if (sha256_fd(fd, en->hash) < 0)
-			return werr_errno(e, "checkpoint: reading %s", we->rel);
-		if (fstat(fd, &b) < 0)
-			return werr_errno(e, "checkpoint: %s", we->rel);
-		if (b.st_size != s->st_size || b.st_mtim.tv_sec != s->st_mtim.tv_sec ||
-		    b.st_mtim.tv_nsec != s->st_mtim.tv_nsec ||
-		    (!chmodded && (b.st_ctim.tv_sec != s->st_ctim.tv_sec ||
-				   b.st_ctim.tv_nsec != s->st_ctim.tv_nsec)))
-			return changed(e, we->rel);
-		if (o->store_blobs && store_put_blob(o->st, fd, en->hash, e) < 0)
+		if (hash_content(c, fd, we, s, chmodded, en, &n, &b, e) < 0)
+			return -1;
+		bool pack = n >= 0 && o->store_blobs && o->st->small_max &&
+			    (unsigned long long)n <= o->st->small_max;
+		if (o->store_blobs &&
+		    (pack ? store_put_small(o->st, en->hash, c->buf, (size_t)n, e)
+			  : store_put_blob(o->st, fd, en->hash, e)) < 0)
 			return errno == EAGAIN || e->errnum == EAGAIN ? changed(e, we->rel)
 								      : werr_wrap(e, "checkpoint of %s", we->rel);
 		c->r->read += (unsigned long long)s->st_size;
@@ -192,6 +247,7 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	struct snap_ctx c = { .o = o, .r = r,
 			      .t0_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec };
 	mcache_load(o->st, o->ws, &c.old);
+	c.buf = xmalloc(STORE_SMALL_MAX + 1);
 	/* about the size of the last time: no array copied as it grows */
 	if (c.old.n) {
 		c.now.cap = c.old.n + 64;
@@ -220,6 +276,7 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 	}
 	mcache_free(&c.old);
 	mcache_free(&c.now);
+	free(c.buf);
 	return ret;
 }
 

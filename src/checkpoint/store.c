@@ -1,6 +1,8 @@
 /* store.c - the content-addressed checkpoint store: opening and checking
- * it, blobs (clone or copy, verified), manifests (verified by their hash),
- * references and retention, the metadata cache (store.h). */
+ * it, storing blobs (small ones into a pack, others cloned or copied,
+ * verified), manifests (verified by their hash), references (store.h).
+ * Retention is store_gc.c, the metadata cache mcache.c, reading blobs
+ * back blob.c. */
 #include "store.h"
 
 #include <dirent.h>
@@ -17,6 +19,8 @@
 #include <unistd.h>
 
 #include "../common/sbuf.h"
+#include "pack.h"
+#include "store_int.h"
 
 #define MANIFEST_MAX (4ULL << 30)
 
@@ -36,10 +40,27 @@ static int subdir(struct store *st, const char *name, int *out, struct werr *e)
 	return 0;
 }
 
+/* The store's directories, made when missing, the ones it reads opened. */
+static int subdirs(struct store *st, bool create, struct werr *e)
+{
+	if (subdir(st, "blobs", &st->blobs_fd, e) < 0 ||
+	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0)
+		return -1;
+	/* (a store from before packs, read only: none is fine) */
+	if (subdir(st, "packs", &st->packs_fd, e) < 0 && create)
+		return -1;
+	if (mkdirat(st->fd, "refs", 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "checkpoint store %s: cannot create refs", st->path);
+	if (mkdirat(st->fd, "cache", 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "checkpoint store %s: cannot create cache", st->path);
+	return 0;
+}
+
 int store_open(struct store *st, const char *path, bool create, struct werr *e)
 {
 	*st = (struct store){ .fd = -1, .lock_fd = -1, .blobs_fd = -1, .manifests_fd = -1,
-			      .tmp_fd = -1, .path = xstrdup(path) };
+			      .tmp_fd = -1, .packs_fd = -1, .small_max = STORE_SMALL_MAX,
+			      .path = xstrdup(path) };
 	if (create) {
 		_cleanup_free_ char *parent = xstrdup(path);
 		char *sl = strrchr(parent, '/');
@@ -68,13 +89,8 @@ int store_open(struct store *st, const char *path, bool create, struct werr *e)
 	if (s.st_mode & 022)
 		return werr_set(e, 0, "checkpoint store %s is writable by others (mode %04o): "
 				"refused", path, (unsigned)(s.st_mode & 07777));
-	if (subdir(st, "blobs", &st->blobs_fd, e) < 0 ||
-	    subdir(st, "manifests", &st->manifests_fd, e) < 0 || subdir(st, "tmp", &st->tmp_fd, e) < 0)
+	if (subdirs(st, create, e) < 0)
 		return -1;
-	if (mkdirat(st->fd, "refs", 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "checkpoint store %s: cannot create refs", path);
-	if (mkdirat(st->fd, "cache", 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "checkpoint store %s: cannot create cache", path);
 	/* (the kernel's answer, with EROFS for a read-only mount: a file made
 	 * and removed to see cost an inode each session; a full disk is said
 	 * by the first write, before anything runs) */
@@ -99,13 +115,22 @@ void store_close(struct store *st)
 	closep(&st->lock_fd);
 	closep(&st->blobs_fd);
 	closep(&st->manifests_fd);
+	if (st->pw)
+		pack_writer_abort(st->pw, st->tmp_fd); /* never named by a manifest */
+	free(st->pw);
+	st->pw = NULL;
+	if (st->packs)
+		pack_set_free(st->packs);
+	free(st->packs);
+	st->packs = NULL;
 	closep(&st->tmp_fd);
+	closep(&st->packs_fd);
 	strv_free(&st->unsynced);
 	free(st->path);
 	st->path = NULL;
 }
 
-static bool hash_ok(const char *h)
+bool store_hash_ok(const char *h)
 {
 	if (strlen(h) != 64)
 		return false;
@@ -121,25 +146,80 @@ static void blob_name(const char *hash, char dir[3], char name[70])
 	snprintf(name, 70, "%.2s/%s", hash, hash + 2);
 }
 
+struct pack_set *store_packs(const struct store *st)
+{
+	struct store *w = (struct store *)st; /* the index is a cache */
+	if (!w->packs) {
+		w->packs = xcalloc(1, sizeof *w->packs);
+		pack_set_load(w->packs_fd, w->packs);
+	}
+	return w->packs;
+}
+
+void store_packs_stale(struct store *st)
+{
+	if (st->packs)
+		pack_set_free(st->packs);
+	free(st->packs);
+	st->packs = NULL;
+}
+
 bool store_has_blob(const struct store *st, const char *hash)
 {
 	char dir[3], name[70];
-	if (!hash_ok(hash))
+	if (!store_hash_ok(hash))
 		return false;
+	if ((st->pw && pack_writer_has(st->pw, hash)) || pack_set_find(store_packs(st), hash))
+		return true;
 	blob_name(hash, dir, name);
 	struct stat s;
 	return fstatat(st->blobs_fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
 }
 
-int store_open_blob(const struct store *st, const char *hash)
+int store_put_small(struct store *st, const char *hash, const void *data, size_t len,
+		    struct werr *e)
 {
-	char dir[3], name[70];
-	if (!hash_ok(hash)) {
-		errno = EINVAL;
-		return -1;
+	if (!store_hash_ok(hash))
+		return werr_set(e, EINVAL, "checkpoint store: bad hash");
+	/* (a loose copy, from before packs, is not looked for: one stat a
+	 * small file saved; the content is then stored twice) */
+	if ((st->pw && pack_writer_has(st->pw, hash)) || pack_set_find(store_packs(st), hash))
+		return 0;
+	if (!st->pw) {
+		st->pw = xmalloc(sizeof *st->pw);
+		*st->pw = (struct pack_writer){ .fd = -1 };
 	}
-	blob_name(hash, dir, name);
-	return openat(st->blobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (pack_writer_add(st->pw, st->tmp_fd, hash, data, len, e) < 0)
+		return werr_wrap(e, "checkpoint store %s", st->path);
+	if (st->pw->off < PACK_MAX)
+		return 0;
+	char name[SHA256_HEX_LEN];
+	if (pack_writer_finish(st->pw, st->tmp_fd, st->packs_fd, name, e) < 0)
+		return werr_wrap(e, "checkpoint store %s", st->path);
+	store_packs_stale(st);
+	return 0;
+}
+
+/* A small file's bytes read whole (from offset 0, at most max), hashed
+ * again and packed. */
+static int put_small_fd(struct store *st, int fd, const char *hash, size_t max, struct werr *e)
+{
+	_cleanup_free_ char *buf = xmalloc(max + 1);
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = pread(fd, buf + n, max + 1 - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return werr_errno(e, "checkpoint store %s: reading a file", st->path);
+		if (r == 0 || (n += (size_t)r) > max)
+			break;
+	}
+	char again[SHA256_HEX_LEN];
+	sha256_hex(buf, n, again);
+	if (n > max || strcmp(again, hash) != 0)
+		return werr_set(e, EAGAIN, "the file changed while it was being recorded");
+	return store_put_small(st, hash, buf, n, e);
 }
 
 /* Copy fd (from offset 0) into out by reads and writes through buf. */
@@ -192,10 +272,15 @@ static char *tmp_name(const char *what)
 
 int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e)
 {
-	if (!hash_ok(hash))
+	if (!store_hash_ok(hash))
 		return werr_set(e, EINVAL, "checkpoint store: bad hash");
 	if (store_has_blob(st, hash))
 		return 0;
+	struct stat fs;
+	if (fstat(fd, &fs) < 0)
+		return werr_errno(e, "checkpoint store %s: a file to store", st->path);
+	if (st->small_max && (unsigned long long)fs.st_size <= st->small_max)
+		return put_small_fd(st, fd, hash, (size_t)st->small_max, e);
 	_cleanup_free_ char *tmp = tmp_name("b");
 	_cleanup_close_ int out = openat(st->tmp_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0)
@@ -276,7 +361,7 @@ static int sync_blobs(struct store *st, struct werr *e)
 
 /* Write text as dirfd/name, atomically (tmp/ then rename), mode; durable:
  * the file fsynced before the rename, its directory after. */
-static int write_atomic(struct store *st, int dirfd, const char *name, const char *text,
+int store_write_atomic(struct store *st, int dirfd, const char *name, const char *text,
 			size_t len, mode_t mode, bool replace, bool durable, struct werr *e)
 {
 	_cleanup_free_ char *tmp = tmp_name("w");
@@ -304,7 +389,13 @@ static int write_atomic(struct store *st, int dirfd, const char *name, const cha
 int store_put_manifest(struct store *st, const char *text, size_t len,
 		       char out[SHA256_HEX_LEN], struct werr *e)
 {
-	/* what it names on disk before it is */
+	/* what it names on disk before it is: the pack of small blobs (fsynced
+	 * as it is finished), the loose ones */
+	char pname[SHA256_HEX_LEN] = "";
+	if (st->pw && pack_writer_finish(st->pw, st->tmp_fd, st->packs_fd, pname, e) < 0)
+		return werr_wrap(e, "checkpoint store %s", st->path);
+	if (pname[0])
+		store_packs_stale(st);
 	if (sync_blobs(st, e) < 0)
 		return -1;
 	sha256_hex(text, len, out);
@@ -312,12 +403,12 @@ int store_put_manifest(struct store *st, const char *text, size_t len,
 	if (fstatat(st->manifests_fd, out, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode) &&
 	    (size_t)s.st_size == len)
 		return 0; /* the same tree again: its manifest is there (verified when read) */
-	return write_atomic(st, st->manifests_fd, out, text, len, 0444, false, true, e);
+	return store_write_atomic(st, st->manifests_fd, out, text, len, 0444, false, true, e);
 }
 
 /* The whole of dirfd/name (a regular file, never through a symlink), at
  * most max bytes. */
-static char *read_at(int dirfd, const char *name, unsigned long long max, size_t *len)
+char *store_read_at(int dirfd, const char *name, unsigned long long max, size_t *len)
 {
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat s;
@@ -353,10 +444,10 @@ static char *read_at(int dirfd, const char *name, unsigned long long max, size_t
 int store_get_manifest(const struct store *st, const char *hash, struct manifest *m,
 		       struct werr *e)
 {
-	if (!hash_ok(hash))
+	if (!store_hash_ok(hash))
 		return werr_set(e, 0, "checkpoint: '%.80s' is not a manifest hash", hash);
 	size_t len = 0;
-	_cleanup_free_ char *text = read_at(st->manifests_fd, hash, MANIFEST_MAX, &len);
+	_cleanup_free_ char *text = store_read_at(st->manifests_fd, hash, MANIFEST_MAX, &len);
 	if (!text)
 		return werr_errno(e, "checkpoint store %s: manifest %.16s", st->path, hash);
 	char sum[SHA256_HEX_LEN];
@@ -384,13 +475,13 @@ static bool ref_name_ok(const char *s)
 int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
 	      const char *ws, struct werr *e)
 {
-	if (!ref_name_ok(session) || !ref_name_ok(kind) || !hash_ok(hash))
+	if (!ref_name_ok(session) || !ref_name_ok(kind) || !store_hash_ok(hash))
 		return werr_set(e, EINVAL, "checkpoint store: bad reference");
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
 	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
 	_cleanup_free_ char *text = xasprintf("%s %s %lld\n", hash, wsum, (long long)time(NULL));
-	return write_atomic(st, st->fd, name, text, strlen(text), 0600, true, false, e);
+	return store_write_atomic(st, st->fd, name, text, strlen(text), 0600, true, false, e);
 }
 
 bool store_ref_exists(const struct store *st, const char *session, const char *kind)
@@ -403,10 +494,10 @@ bool store_ref_exists(const struct store *st, const char *session, const char *k
 }
 
 /* "HASH WSHASH UNIXTIME", a reference's text: true with its fields */
-static bool ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
+bool store_ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
 		      long long *t)
 {
-	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && hash_ok(h) && hash_ok(w);
+	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && store_hash_ok(h) && store_hash_ok(w);
 }
 
 int store_ref_read(const struct store *st, const char *session, const char *kind,
@@ -418,10 +509,10 @@ int store_ref_read(const struct store *st, const char *session, const char *kind
 	}
 	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
 	size_t len = 0;
-	_cleanup_free_ char *text = read_at(st->fd, name, 4096, &len);
+	_cleanup_free_ char *text = store_read_at(st->fd, name, 4096, &len);
 	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 	long long t;
-	if (!ref_parse(text, h, w, &t)) {
+	if (!store_ref_parse(text, h, w, &t)) {
 		if (text)
 			errno = EINVAL;
 		return -1;
@@ -440,384 +531,3 @@ int store_unref(struct store *st, const char *session, const char *kind, struct 
 	return 0;
 }
 
-/* ---- references and retention ---------------------------------------------- */
-
-struct ref {
-	char *file;              /* refs/NAME */
-	char *session;
-	char hash[SHA256_HEX_LEN];
-	char ws[SHA256_HEX_LEN];
-	long long t;
-};
-
-static void refs_free(struct ref *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].file);
-		free(v[i].session);
-	}
-	free(v);
-}
-
-static int refs_list(struct store *st, struct ref **out, size_t *nout, struct werr *e)
-{
-	*out = NULL;
-	*nout = 0;
-	_cleanup_dir_ DIR *d = dir_open_at(st->fd, "refs", O_NOFOLLOW);
-	if (!d)
-		return werr_errno(e, "checkpoint store %s: refs", st->path);
-	size_t cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *dot = strrchr(de->d_name, '.');
-		if (de->d_name[0] == '.' || !dot)
-			continue;
-		size_t len = 0;
-		_cleanup_free_ char *text = read_at(dirfd(d), de->d_name, 4096, &len);
-		char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
-		long long t;
-		if (!ref_parse(text, h, w, &t))
-			continue;
-		if (*nout == cap) {
-			cap = cap ? cap * 2 : 32;
-			*out = xrealloc(*out, cap * sizeof **out);
-		}
-		struct ref *r = &(*out)[(*nout)++];
-		r->file = xasprintf("refs/%s", de->d_name);
-		r->session = xasprintf("%.*s", (int)(dot - de->d_name), de->d_name);
-		memcpy(r->hash, h, sizeof r->hash);
-		memcpy(r->ws, w, sizeof r->ws);
-		r->t = t;
-	}
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool in_sorted(char **v, size_t n, const char *s)
-{
-	return n && bsearch(&s, v, n, sizeof *v, cmp_str) != NULL;
-}
-
-/* Remove every entry of dirfd not in keep (sorted), prefix put in front of
- * each name before the lookup (the blobs' two-digit directories). */
-static void sweep_dir(int dirfd, const char *prefix, char **keep, size_t nkeep)
-{
-	_cleanup_dir_ DIR *d = dir_open_at(dirfd, ".", 0);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		_cleanup_free_ char *full = xasprintf("%s%s", prefix, de->d_name);
-		if (!in_sorted(keep, nkeep, full))
-			unlinkat(dirfd, de->d_name, 0);
-	}
-}
-
-/* The hashes every workspace's metadata cache names, into out. */
-static void cache_hashes(struct store *st, struct strv *out)
-{
-	_cleanup_dir_ DIR *d = dir_open_at(st->fd, "cache", O_NOFOLLOW);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		size_t len = 0;
-		_cleanup_free_ char *text = read_at(dirfd(d), de->d_name, 1ULL << 32, &len);
-		for (char *line = text, *nl; line && (nl = memchr(line, '\n', len - (size_t)(line - text)));
-		     line = nl + 1) {
-			char *f = line;
-			for (int k = 0; k < 5 && f && f < nl; k++) {
-				f = memchr(f, ' ', (size_t)(nl - f));
-				f = f ? f + 1 : NULL;
-			}
-			if (f && nl - f > 64 && f[64] == ' ') {
-				char h[SHA256_HEX_LEN];
-				memcpy(h, f, 64);
-				h[64] = '\0';
-				if (hash_ok(h))
-					strv_push(out, h);
-			}
-		}
-	}
-}
-
-/* store_gc's work, under the lock; what cannot be read keeps everything. */
-static void gc_locked(struct store *st)
-{
-	struct ref *refs;
-	size_t nrefs;
-	struct werr e = { 0 };
-	if (refs_list(st, &refs, &nrefs, &e) < 0)
-		return;
-	_cleanup_strv_ struct strv mans = { 0 }, blobs = { 0 };
-	for (size_t i = 0; i < nrefs; i++)
-		if (!strv_contains(&mans, refs[i].hash))
-			strv_push(&mans, refs[i].hash);
-	refs_free(refs, nrefs);
-	for (size_t i = 0; i < mans.n; i++) {
-		struct manifest m;
-		if (store_get_manifest(st, mans.v[i], &m, &e) < 0)
-			return; /* keep everything rather than guess */
-		for (size_t j = 0; j < m.n; j++)
-			if (m.v[j].type == MF_FILE)
-				strv_push(&blobs, m.v[j].hash);
-		manifest_free(&m);
-	}
-	/* a metadata cache names blobs without checking they are there: what
-	 * it names stays */
-	cache_hashes(st, &blobs);
-	if (mans.n > 1)
-		qsort(mans.v, mans.n, sizeof *mans.v, cmp_str);
-	if (blobs.n > 1)
-		qsort(blobs.v, blobs.n, sizeof *blobs.v, cmp_str);
-	sweep_dir(st->manifests_fd, "", mans.v, mans.n);
-	_cleanup_dir_ DIR *d = dir_open_at(st->blobs_fd, ".", 0);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) != 2)
-			continue;
-		int sub = openat(st->blobs_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			continue;
-		sweep_dir(sub, de->d_name, blobs.v, blobs.n);
-		close(sub);
-		unlinkat(st->blobs_fd, de->d_name, AT_REMOVEDIR); /* when empty */
-	}
-	sweep_dir(st->tmp_fd, "", NULL, 0);
-}
-
-/* What no reference reaches goes: manifests, then blobs. Under the
- * exclusive lock, so no checkpoint is being taken meanwhile. */
-static void store_gc(struct store *st)
-{
-	if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0)
-		return;
-	gc_locked(st);
-	flock(st->lock_fd, LOCK_SH);
-}
-
-struct sess_age {
-	const char *session;
-	long long t;
-};
-
-static int cmp_age_desc(const void *a, const void *b)
-{
-	const struct sess_age *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? 1 : -1;
-	return -strcmp(x->session, y->session);
-}
-
-int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
-		unsigned keep_days, struct werr *e)
-{
-	struct ref *refs;
-	size_t nrefs;
-	if (refs_list(st, &refs, &nrefs, e) < 0)
-		return -1;
-	char wsum[SHA256_HEX_LEN];
-	sha256_hex(ws, strlen(ws), wsum);
-	struct sess_age *ages = xcalloc(nrefs + 1, sizeof *ages);
-	size_t n = 0;
-	for (size_t i = 0; i < nrefs; i++) {
-		if (strcmp(refs[i].ws, wsum) != 0)
-			continue;
-		size_t j = 0;
-		while (j < n && strcmp(ages[j].session, refs[i].session) != 0)
-			j++;
-		if (j == n)
-			ages[n++] = (struct sess_age){ refs[i].session, refs[i].t };
-		else if (refs[i].t > ages[j].t)
-			ages[j].t = refs[i].t;
-	}
-	qsort(ages, n, sizeof *ages, cmp_age_desc);
-	long long oldest = (long long)time(NULL) - (long long)keep_days * 86400;
-	int dropped = 0;
-	for (size_t i = 0; i < n; i++) {
-		if ((current && strcmp(ages[i].session, current) == 0) ||
-		    (i < keep && (keep_days == 0 || ages[i].t >= oldest)))
-			continue;
-		for (size_t k = 0; k < nrefs; k++)
-			if (strcmp(refs[k].session, ages[i].session) == 0 &&
-			    strcmp(refs[k].ws, wsum) == 0)
-				unlinkat(st->fd, refs[k].file, 0);
-		dropped++;
-	}
-	free(ages);
-	refs_free(refs, nrefs);
-	/* the removal reads every manifest: at most once an hour */
-	struct stat gs;
-	bool due = fstatat(st->fd, "gc-stamp", &gs, AT_SYMLINK_NOFOLLOW) < 0 ||
-		   gs.st_mtime < time(NULL) - 3600;
-	if (dropped && due) {
-		int fd = openat(st->fd, "gc-stamp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-				0600);
-		if (fd >= 0)
-			close(fd);
-		store_gc(st);
-	}
-	return dropped;
-}
-
-bool store_prune_due(struct store *st, const char *ws, unsigned interval_s)
-{
-	char wsum[SHA256_HEX_LEN];
-	sha256_hex(ws, strlen(ws), wsum);
-	if (mkdirat(st->fd, "pruned", 0700) < 0 && errno != EEXIST)
-		return true;
-	_cleanup_free_ char *name = xasprintf("pruned/%s", wsum);
-	time_t now = time(NULL);
-	struct stat s;
-	if (fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode) &&
-	    s.st_mtime <= now && s.st_mtime > now - (time_t)interval_s)
-		return false;
-	int fd = openat(st->fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		futimens(fd, NULL);
-		close(fd);
-	}
-	return true;
-}
-
-/* ---- the metadata cache ---------------------------------------------------- */
-
-static int cmp_mc(const void *a, const void *b)
-{
-	return strcmp(((const struct mcache_entry *)a)->path, ((const struct mcache_entry *)b)->path);
-}
-
-static void mc_push(struct mcache *c, const struct mcache_entry *en)
-{
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-	}
-	c->v[c->n++] = *en;
-	c->sorted = false;
-}
-
-void mcache_load(const struct store *st, const char *ws, struct mcache *c)
-{
-	*c = (struct mcache){ 0 };
-	char wsum[SHA256_HEX_LEN], name[80];
-	sha256_hex(ws, strlen(ws), wsum);
-	snprintf(name, sizeof name, "cache/%s", wsum);
-	size_t len = 0;
-	_cleanup_free_ char *text = read_at(st->fd, name, 1ULL << 32, &len);
-	if (!text)
-		return;
-	size_t lines = 0;
-	for (const char *q = text; (q = memchr(q, '\n', len - (size_t)(q - text))); q++)
-		lines++;
-	c->cap = lines + 1;
-	c->v = xmalloc(c->cap * sizeof *c->v);
-	for (char *line = text, *nl; (nl = memchr(line, '\n', len - (size_t)(line - text)));
-	     line = nl + 1) {
-		*nl = '\0';
-		struct mcache_entry en = { 0 };
-		char *q = line, *end;
-		unsigned long long num[7];
-		bool ok = true;
-		/* DEV INO SIZE MSEC.MNSEC CSEC.CNSEC HASH PATH */
-		for (int k = 0; k < 7 && ok; k++) {
-			errno = 0;
-			num[k] = strtoull(q, &end, 10);
-			char want = k == 3 || k == 5 ? '.' : ' ';
-			ok = end != q && *end == want && !errno;
-			q = end + 1;
-		}
-		if (!ok || strlen(q) < 66 || q[64] != ' ')
-			continue;
-		memcpy(en.hash, q, 64);
-		en.hash[64] = '\0';
-		if (!hash_ok(en.hash) || num[4] >= 1000000000ULL || num[6] >= 1000000000ULL)
-			continue;
-		en.dev = num[0], en.ino = num[1], en.size = num[2];
-		en.mtime_sec = (long long)num[3], en.mtime_nsec = (long)num[4];
-		en.ctime_sec = (long long)num[5], en.ctime_nsec = (long)num[6];
-		en.path = mf_unescape(q + 65);
-		if (!en.path || !*en.path) {
-			free(en.path);
-			continue;
-		}
-		mc_push(c, &en);
-	}
-	size_t i = 1;
-	while (i < c->n && strcmp(c->v[i - 1].path, c->v[i].path) < 0)
-		i++;
-	if (i < c->n) /* saved in order: only a file edited by hand is not */
-		qsort(c->v, c->n, sizeof *c->v, cmp_mc);
-	c->sorted = true;
-}
-
-const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s)
-{
-	if (!c->sorted || !c->n)
-		return NULL;
-	struct mcache_entry key = { .path = (char *)path };
-	const struct mcache_entry *en = bsearch(&key, c->v, c->n, sizeof *c->v, cmp_mc);
-	if (!en || en->dev != (unsigned long long)s->st_dev || en->ino != (unsigned long long)s->st_ino ||
-	    en->size != (unsigned long long)s->st_size || en->mtime_sec != s->st_mtim.tv_sec ||
-	    en->mtime_nsec != s->st_mtim.tv_nsec || en->ctime_sec != s->st_ctim.tv_sec ||
-	    en->ctime_nsec != s->st_ctim.tv_nsec)
-		return NULL;
-	return en->hash;
-}
-
-void mcache_add(struct mcache *c, const char *path, const struct stat *s, const char *hash)
-{
-	struct mcache_entry en = {
-		.path = xstrdup(path), .dev = (unsigned long long)s->st_dev,
-		.ino = (unsigned long long)s->st_ino, .size = (unsigned long long)s->st_size,
-		.mtime_sec = s->st_mtim.tv_sec, .mtime_nsec = s->st_mtim.tv_nsec,
-		.ctime_sec = s->st_ctim.tv_sec, .ctime_nsec = s->st_ctim.tv_nsec,
-	};
-	memcpy(en.hash, hash, sizeof en.hash);
-	mc_push(c, &en);
-}
-
-static int cmp_mc_ptr(const void *a, const void *b)
-{
-	return cmp_mc(*(const struct mcache_entry *const *)a, *(const struct mcache_entry *const *)b);
-}
-
-int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e)
-{
-	struct sbuf b = { 0 };
-	/* in path order, so that loading it needs no sort */
-	const struct mcache_entry **order = xmalloc((c->n + 1) * sizeof *order);
-	for (size_t i = 0; i < c->n; i++)
-		order[i] = &c->v[i];
-	if (c->n > 1)
-		qsort(order, c->n, sizeof *order, cmp_mc_ptr);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct mcache_entry *en = order[i];
-		_cleanup_free_ char *p = mf_escape(en->path);
-		sb_printf(&b, "%llu %llu %llu %lld.%09ld %lld.%09ld %s %s\n", en->dev, en->ino, en->size,
-			  en->mtime_sec, en->mtime_nsec, en->ctime_sec, en->ctime_nsec, en->hash, p);
-	}
-	char wsum[SHA256_HEX_LEN];
-	sha256_hex(ws, strlen(ws), wsum);
-	_cleanup_free_ char *name = xasprintf("cache/%s", wsum);
-	int r = write_atomic(st, st->fd, name, b.p ? b.p : "", b.n, 0600, true, false, e);
-	free(b.p);
-	free(order);
-	return r;
-}
-
-void mcache_free(struct mcache *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		free(c->v[i].path);
-	free(c->v);
-	*c = (struct mcache){ 0 };
-}

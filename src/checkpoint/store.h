@@ -1,20 +1,24 @@
 /* store.h - the content-addressed checkpoint store under the user's data
  * directory ($XDG_DATA_HOME/warden/store, outside every sandbox): file
- * contents stored once by SHA-256 (a copy-on-write clone where the file
- * system offers one, else a copy), manifests by the SHA-256 of their text,
+ * contents stored once by SHA-256 (small ones, up to STORE_SMALL_MAX
+ * bytes, packed together, pack.h; others each a file, a copy-on-write
+ * clone where the file system offers one, else a copy), manifests by the
+ * SHA-256 of their text,
  * a per-workspace metadata cache (an unchanged file is not read again),
  * references that say which session's checkpoints are kept, and their
  * retention.
  *
- * Layout: blobs/XX/REST (0444), manifests/HASH (0444), cache/WSHASH,
+ * Layout: blobs/XX/REST (0444), packs/NAME.pack (0444), manifests/HASH
+ * (0444), cache/WSHASH,
  * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n"), tmp/, lock (flock: shared
  * while a checkpoint is taken, exclusive while unreferenced data goes),
  * gc-stamp (when that last happened: at most once an hour).
  *
  * Durability: a manifest is never handed out (its hash, which the caller
  * then records in a session's log) before it and every blob stored since
- * the previous one are on disk: store_put_manifest first syncs those blobs
- * (each file fsynced, then the directories their names were made in; past
+ * the previous one are on disk: store_put_manifest first finishes the pack
+ * being written (fsynced, renamed into packs/, packs/ fsynced), syncs the
+ * loose blobs (each file fsynced, then the directories their names were made in; past
  * STORE_SYNC_EACH_MAX of them, one syncfs of the store's file system
  * instead), then writes the manifest, fsyncs it and its directory. The
  * metadata cache and the references are not synced: a crash may lose the
@@ -29,13 +33,24 @@
 #include "../common/hash.h"
 #include "manifest.h"
 
+struct pack_set;
+struct pack_writer;
+
 struct store {
 	int fd;          /* the store directory */
 	int lock_fd;
 	char *path;
-	int blobs_fd, manifests_fd, tmp_fd;
+	int blobs_fd, manifests_fd, tmp_fd, packs_fd;
 	struct strv unsynced;   /* blobs stored since the last manifest ("XX/REST") */
+	unsigned long long small_max; /* blobs up to this size packed (store_open:
+				       * STORE_SMALL_MAX; 0: none, each its own file) */
+	struct pack_set *packs;       /* the packs' index, loaded when first needed */
+	struct pack_writer *pw;       /* the pack being written, if any */
 };
+
+/* Files of at most this many bytes are packed (a loose blob costs an inode
+ * and a block, 4 KiB, however small). */
+#define STORE_SMALL_MAX 16384
 
 /* Blobs synced one by one up to this many, with one syncfs beyond. */
 #define STORE_SYNC_EACH_MAX 64
@@ -55,15 +70,35 @@ void store_close(struct store *st);
 /* store_close for a cleanup attribute. */
 static inline void store_closep(struct store *st) { store_close(st); }
 
-/* Is the blob there? */
+/* Is the blob there (loose, packed, or in the pack being written)? */
 bool store_has_blob(const struct store *st, const char *hash);
 /* Store the content of the open regular file fd whose SHA-256 is hash,
- * unless there: a clone (FICLONE) or a copy in tmp/, hashed again and
+ * unless there: up to small_max bytes read and packed, else a clone
+ * (FICLONE) or a copy in tmp/ renamed into place; either hashed again and
  * refused (errno EAGAIN, "changed while it was being recorded") when it
- * differs, then renamed into place. */
+ * differs. */
 int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e);
-/* Open a blob for reading (O_RDONLY), -1 with errno. */
-int store_open_blob(const struct store *st, const char *hash);
+/* Store len bytes (at most 1 MiB) whose SHA-256 the caller computed from
+ * these very bytes, unless there, into the pack being written. */
+int store_put_small(struct store *st, const char *hash, const void *data, size_t len,
+		    struct werr *e);
+
+/* Reading a blob back (blob.c): from its pack, or its loose file, which
+ * must be a regular file (looked at before it is opened, opened with
+ * O_NONBLOCK and O_NOFOLLOW: a FIFO or device put there is refused, never
+ * waited on), of the size the manifest recorded. Errors say "its stored
+ * content (HASH) ...": the caller puts the path in front. */
+/* Check a blob's content against its hash, reading it all. */
+int store_blob_verify(const struct store *st, const char *hash, unsigned long long size,
+		      struct werr *e);
+/* The blob's size bytes (malloc'd, NUL after them), checked against its
+ * hash: the caller bounds size. */
+char *store_blob_read(const struct store *st, const char *hash, unsigned long long size,
+		      struct werr *e);
+/* Write the blob into out (empty, at offset 0): a clone where it can,
+ * else a copy. Not checked: the caller hashes what out holds. */
+int store_blob_copy(const struct store *st, const char *hash, unsigned long long size, int out,
+		    struct werr *e);
 
 /* Write a manifest's text; out gets its SHA-256. */
 int store_put_manifest(struct store *st, const char *text, size_t len,

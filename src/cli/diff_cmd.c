@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../audit/audit.h"
@@ -33,18 +34,20 @@ static const char diff_usage[] =
 	"For a session run with --review: what it would change (warden apply writes it).\n"
 	"Exit status: 0 nothing changed, 1 changes, 125 an error.\n";
 
-/* At most TEXT_MAX bytes of fd; NULL when larger or unreadable. */
+/* The workspace's side: at most TEXT_MAX bytes of a regular file (opened
+ * without blocking or following a symlink); NULL when larger or not one. */
 static char *slurp(int fd, size_t *len)
 {
-	if (fd < 0)
+	struct stat s;
+	if (fd < 0 || fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_size > TEXT_MAX)
 		return NULL;
-	char *buf = xmalloc(TEXT_MAX + 1);
+	char *buf = xmalloc(TEXT_MAX + 2);
 	size_t n = 0;
 	for (;;) {
 		ssize_t r = read(fd, buf + n, TEXT_MAX + 1 - n);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || (r == 0 && false)) {
+		if (r < 0) {
 			free(buf);
 			return NULL;
 		}
@@ -56,52 +59,94 @@ static char *slurp(int fd, size_t *len)
 			return NULL;
 		}
 	}
+	buf[n] = '\0';
 	*len = n;
 	return buf;
 }
 
-/* rootfd < 0: the new side is in the store too (a --review session's) */
-static void show_text_diff(const struct store *st, int rootfd, const struct change *c)
+/* One side of a changed file: from the store (read and checked against
+ * its hash; -1 with e when it cannot be) or the workspace (rootfd). NULL
+ * text: not shown (larger than 1 MiB, or the workspace's unreadable). */
+static int side_text(const struct store *st, int rootfd, const struct mf_entry *en, bool stored,
+		     char **text, size_t *len, struct werr *e)
+{
+	*text = NULL;
+	*len = 0;
+	if (!en) {
+		*text = xstrdup("");
+		return 0;
+	}
+	if (en->size > TEXT_MAX)
+		return 0;
+	if (!stored) {
+		_cleanup_close_ int fd = open_beneath(rootfd, en->path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+		*text = slurp(fd, len);
+		return 0;
+	}
+	*text = store_blob_read(st, en->hash, en->size, e);
+	if (!*text)
+		return -1;
+	*len = (size_t)en->size;
+	return 0;
+}
+
+/* rootfd < 0: the new side is in the store too (a --review session's).
+ * -1 with e when a stored side cannot be read (the diff goes on). */
+static int show_text_diff(const struct store *st, int rootfd, const struct change *c,
+			  struct werr *e)
 {
 	const struct mf_entry *a = c->a && c->a->type == MF_FILE ? c->a : NULL;
 	const struct mf_entry *b = c->b && c->b->type == MF_FILE ? c->b : NULL;
 	if (!a && !b)
-		return;
+		return 0;
 	const char *path = b ? b->path : a->path;
 	_cleanup_free_ char *shown = path_shown(path);
-	size_t na = 0, nb = 0;
-	_cleanup_close_ int fa = a ? store_open_blob(st, a->hash) : -1;
-	_cleanup_close_ int fb = !b ? -1 : rootfd < 0 ? store_open_blob(st, b->hash) :
-				 open_beneath(rootfd, path, O_RDONLY | O_NONBLOCK, 0);
-	_cleanup_free_ char *ta = a ? slurp(fa, &na) : xstrdup("");
-	_cleanup_free_ char *tb = b ? slurp(fb, &nb) : xstrdup("");
 	_cleanup_free_ char *la = a ? xasprintf("a/%s", shown) : xstrdup("/dev/null");
 	_cleanup_free_ char *lb = b ? xasprintf("b/%s", shown) : xstrdup("/dev/null");
+	size_t na = 0, nb = 0;
+	_cleanup_free_ char *ta = NULL, *tb = NULL;
+	if (side_text(st, rootfd, a, true, &ta, &na, e) < 0 ||
+	    side_text(st, rootfd, b, rootfd < 0, &tb, &nb, e) < 0) {
+		printf("--- %s\n+++ %s\n(not shown: its stored content cannot be read)\n", la, lb);
+		return werr_wrap(e, "%s", shown);
+	}
 	if (!ta || !tb) {
 		printf("--- %s\n+++ %s\n(larger than 1 MiB or unreadable: not shown)\n", la, lb);
-		return;
+		return 0;
 	}
 	if (!text_is_diffable(ta, na) || !text_is_diffable(tb, nb)) {
 		printf("Binary files %s and %s differ\n", la, lb);
-		return;
+		return 0;
 	}
 	text_unified_diff(stdout, la, lb, ta, na, tb, nb);
+	return 0;
 }
 
-/* The text diffs of the changed files, after the list. */
-static void show_text_diffs(const struct store *st, int wsfd, bool review, const struct changes *ch,
-			    struct werr *e)
+/* The text diffs of the changed files, after the list; each stored
+ * content that cannot be read is said on stderr, -1 at the end. */
+static int show_text_diffs(const struct store *st, int wsfd, bool review, const struct changes *ch,
+			   struct werr *e)
 {
 	mode_t restore = (mode_t)-1;
 	int rootfd = review ? -1 : snapshot_open_root(wsfd, &restore, e);
-	for (size_t i = 0; (rootfd >= 0 || review) && i < ch->n; i++)
+	if (!review && rootfd < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; i < ch->n; i++)
 		if (ch->v[i].kind != CH_MODE &&
 		    ((ch->v[i].a && ch->v[i].a->type == MF_FILE) ||
 		     (ch->v[i].b && ch->v[i].b->type == MF_FILE))) {
 			fputc('\n', stdout);
-			show_text_diff(st, rootfd, &ch->v[i]);
+			struct werr e1 = { 0 };
+			if (show_text_diff(st, rootfd, &ch->v[i], &e1) < 0) {
+				fflush(stdout);
+				werr_print(&e1);
+				r = werr_set(e, 0, "diff: the checkpoint store is damaged (the paths above); "
+					     "`warden undo` of this session would refuse them too");
+			}
 		}
 	snapshot_close_root(rootfd, restore);
+	return r;
 }
 
 struct diff {
@@ -139,7 +184,8 @@ static int diff_load(struct diff *x, const char *arg, struct werr *e)
 	return store_get_manifest(&x->st, rec->end, &x->now.m, e);
 }
 
-/* 0 nothing changed, 1 changes (shown). */
+/* 0 nothing changed, 1 changes (shown), -1 with e: a stored content
+ * could not be read. */
 static int diff_show(struct diff *x, bool list, struct werr *e)
 {
 	struct changes ch;
@@ -154,8 +200,8 @@ static int diff_show(struct diff *x, bool list, struct werr *e)
 		printf("session %s: %zu change%s in %s %s\n", x->rec.session, ch.n + ch.root_mode,
 		       ch.n + ch.root_mode == 1 ? "" : "s", wshown, since);
 		changes_print(stdout, &ch, &x->m, &x->now.m);
-		if (!list)
-			show_text_diffs(&x->st, x->wsfd, x->rec.review, &ch, e);
+		if (!list && show_text_diffs(&x->st, x->wsfd, x->rec.review, &ch, e) < 0)
+			rc = -1;
 	}
 	changes_free(&ch);
 	return rc;
@@ -189,6 +235,11 @@ int cmd_diff(int argc, char **argv)
 		rc = EXIT_WARDEN;
 	} else {
 		rc = diff_show(&x, list, &e);
+		if (rc < 0) {
+			fflush(stdout);
+			werr_print(&e);
+			rc = EXIT_WARDEN;
+		}
 	}
 	fflush(stdout);
 	closep(&x.wsfd);

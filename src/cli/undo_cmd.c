@@ -67,8 +67,16 @@ static const char discard_usage[] =
 	"under warden's state directory: `warden apply SESSION` records and writes it,\n"
 	"`warden discard SESSION` removes it, and --list names the ones that are left.\n";
 
+/* A file an undo or apply was writing when it was killed
+ * (restore.c's temporary name): warden's, not a change of the user's. */
+static bool own_temp(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return strncmp(base ? base + 1 : path, ".warden-undo.", 13) == 0;
+}
+
 /* Paths both changed since the session's end (end -> now) and about to
- * change (now -> target). */
+ * change (now -> target), but for own_temp's. */
 static size_t conflicts(const struct manifest *end, const struct manifest *now,
 			const struct changes *todo, struct strv *out)
 {
@@ -81,7 +89,7 @@ static size_t conflicts(const struct manifest *end, const struct manifest *now,
 		const char *a = since.v[i].b ? since.v[i].b->path : since.v[i].a->path;
 		const char *b = todo->v[j].b ? todo->v[j].b->path : todo->v[j].a->path;
 		int c = strcmp(a, b);
-		if (c == 0)
+		if (c == 0 && !own_temp(a))
 			strv_push(out, a);
 		if (c <= 0)
 			i++;
@@ -144,6 +152,16 @@ static int undo_load(struct undo *u, const char *arg, struct werr *e)
 	bool apply = u->apply;
 	if (ckpt_find(u->d.logdir, arg, u->d.cwd, apply, &u->rec, e) < 0)
 		return -1;
+	/* the newest is an undo that did not finish: going back to its start
+	 * would put back what it was taking away; which way is the user's */
+	if (!arg && u->rec.undo_of && !u->rec.end[0]) {
+		const char *v = u->rec.undo_of_apply ? "apply" : "undo";
+		return werr_set(e, 0, "session %s is `warden %s %s`, which did not finish (it was "
+				"killed, or the machine stopped): the workspace may be partly written. "
+				"`warden %s %s` finishes it; `warden undo %s --force` brings the tree "
+				"back to how it was before it", u->rec.session, v, u->rec.undo_of, v,
+				u->rec.undo_of, u->rec.session);
+	}
 	if (apply && !u->rec.review)
 		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
 				"(warden undo brings back its checkpoint)", u->rec.session);
@@ -191,6 +209,10 @@ static int undo_check(struct undo *u, struct werr *e)
 				"session (--force to write them over)", u->verb,
 				u->apply ? "since" : "after");
 	}
+	/* every content it will write, read and checked now: a damaged store
+	 * stops it before the workspace is touched */
+	if (restore_verify(&u->st, &u->todo, e) < 0)
+		return werr_wrap(e, "%s refused, nothing was changed", u->verb);
 	if (!u->yes && !confirm())
 		return werr_set(e, 0, "%s not confirmed (on a terminal answer y; else pass --yes)",
 				u->verb);
@@ -215,14 +237,49 @@ static int undo_log_start(struct undo *u, struct werr *e)
 					u->apply ? "apply_of" : "undo_of", u->rec.session) }), e);
 }
 
-/* The tree written toward the target, then checkpointed again (what
- * `warden undo` of this undo would compare with) and session.end logged.
- * -1 with e set when the restore failed. */
+/* After a failed restore: the tree brought back to the checkpoint taken
+ * before it (u->now), from a fresh look at what it is now. */
+static int undo_rollback(struct undo *u, int rootfd, const struct snap_opts *o, struct werr *e)
+{
+	struct snap_opts ro = *o;
+	ro.store_blobs = false;
+	struct snap_result cur;
+	int r = snapshot_take(rootfd, &ro, &cur, e);
+	if (r == 0)
+		r = restore_tree(rootfd, &u->st, &cur.m, &u->now.m, e);
+	snap_result_free(&cur);
+	return r;
+}
+
+/* What a failed undo says: nothing changed (rolled back), or how to finish
+ * it or go back, each as a command that parses and does what it says. */
+static int undo_failed(struct undo *u, bool rolled, struct werr *eb, struct werr *e)
+{
+	char why[1200], why2[1200];
+	werr_str(e, why, sizeof why);
+	if (rolled)
+		return werr_set(e, 0, "%s failed (%s); nothing was changed: the workspace was put "
+				"back as it was. Once the cause is fixed, `warden %s %s%s` tries again",
+				u->verb, why, u->verb, u->rec.session, u->force ? " --force" : "");
+	werr_str(eb, why2, sizeof why2);
+	return werr_set(e, 0, "%s failed (%s), and putting the workspace back as it was failed too "
+			"(%s): it is partly written. `warden %s %s%s` finishes the %s; `warden undo "
+			"%s%s` brings the tree back to how it was before it", u->verb, why, why2,
+			u->verb, u->rec.session, u->force ? " --force" : "", u->verb, u->id,
+			u->after.hash[0] ? "" : " --force");
+}
+
+/* The tree written toward the target (put back as it was when that
+ * fails), then checkpointed again (what `warden undo` of this undo would
+ * compare with) and session.end logged. -1 with e set when the restore
+ * failed. */
 static int undo_restore(struct undo *u, const struct snap_opts *o, struct werr *e)
 {
 	mode_t restore;
 	int rootfd = snapshot_open_root(u->wsfd, &restore, e);
 	int r = rootfd < 0 ? -1 : restore_tree(rootfd, &u->st, &u->now.m, &u->target, e);
+	struct werr eb = { 0 };
+	bool rolled = r < 0 && rootfd >= 0 && undo_rollback(u, rootfd, o, &eb) == 0;
 	if (rootfd >= 0)
 		close(rootfd); /* the root's mode is the checkpoint's now */
 	struct werr e2 = { 0 };
@@ -230,17 +287,17 @@ static int undo_restore(struct undo *u, const struct snap_opts *o, struct werr *
 	if (snapshot_take_dir(u->wsfd, o, &u->after, &e2) < 0 ||
 	    store_ref(&u->st, u->id, "end", u->after.hash, u->rec.workspace, &e2) < 0) {
 		char buf[1200];
+		u->after.hash[0] = '\0';
 		endck = json_pack("{s:s}", "error", werr_str(&e2, buf, sizeof buf));
 	} else {
 		endck = json_pack("{s:s}", "manifest", u->after.hash);
 	}
+	if (rolled)
+		json_object_set_new(endck, "rolled_back", json_true());
 	audit_emit_event(u->log, ev_session_end(&(struct ev_session_end){
 		.exit = r < 0 ? 125 : 0, .error = r < 0 ? e->msg : NULL, .counts = audit_counts(u->log),
 		.checkpoint = endck }), NULL);
-	if (r < 0)
-		return werr_wrap(e, "%s (the tree before it is checkpoint %s: `warden undo %s "
-				 "--force` brings it back)", u->verb, u->id, u->id);
-	return 0;
+	return r < 0 ? undo_failed(u, rolled, &eb, e) : 0;
 }
 
 static int run_undo(struct undo *u, const char *arg, struct werr *e)

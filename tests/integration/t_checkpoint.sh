@@ -168,6 +168,219 @@ test_checkpoint_undo_without_terminal() {
 	assert_host_file "$WS/a.txt" y
 }
 
+# ---- a damaged store, options after the id, an undo that fails or is killed -
+
+store_dir() { printf '%s/.local/share/warden/store' "$HOME"; }
+
+# big_text FILE TAG: a text file larger than what the store packs (16 KiB),
+# so that its content is a loose blob of its own
+big_text() {
+	local i
+	for i in $(seq 1 2000); do printf '%s line %s\n' "$2" "$i"; done >"$1"
+}
+
+# loose_blob FILE: the path of FILE's content as a loose blob in the store
+loose_blob() {
+	local h
+	h=$(sha256sum "$1" | cut -c1-64)
+	printf '%s/blobs/%s/%s' "$(store_dir)" "${h:0:2}" "${h:2}"
+}
+
+# newest_session: the id of the newest session in the log
+newest_session() {
+	wardenc log list --json >/dev/null
+	tail -n 1 <<<"$OUT" | grep -oE '"session":"[^"]+"' | cut -d'"' -f4
+}
+
+# A blob replaced by a FIFO: diff and undo say so at once (no open of it
+# that waits for a writer), the list of changes still shown; the undo
+# changes nothing.
+test_checkpoint_fifo_blob() {
+	big_text big.txt before
+	printf 'small\n' >small.txt
+	local blob h0
+	blob=$(loose_blob big.txt)
+	wsh 'echo agent >> big.txt; echo agent > small.txt; echo new > new.txt'
+	assert_rc 0
+	[[ -f $blob ]] || fatal "no loose blob of big.txt at $blob"
+	rm -f "$blob" && mkfifo "$blob" || fatal 'mkfifo in the store'
+	h0=$(tree_hash "$WS")
+	WARDEN_TIMEOUT=20 wardenc diff
+	[[ $RC != 124 ]] || fail 'warden diff hung on a FIFO in the store'
+	assert_rc 125 'diff with a FIFO for a blob'
+	assert_out_line '  modified  big.txt'
+	assert_err_match 'big\.txt: its stored content \([0-9a-f]{16}\) is not a regular file'
+	WARDEN_TIMEOUT=20 wardenc undo --yes
+	[[ $RC != 124 ]] || fail 'warden undo hung on a FIFO in the store'
+	assert_rc 125 'undo with a FIFO for a blob'
+	assert_err_match 'undo refused, nothing was changed: big\.txt: .*not a regular file'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'the refused undo changed the workspace'
+}
+
+# A damaged blob (a loose one, then a byte of a pack) stops the undo before
+# anything is written: the files it would have restored first, the file it
+# would have removed, all as they were; with the store mended it runs.
+test_checkpoint_corrupt_blob() {
+	big_text big.txt before
+	printf 'alpha-small-content\n' >a.txt
+	printf 'zeta-small-content\n' >z.txt
+	local blob h_pre h0 pack
+	h_pre=$(tree_hash "$WS")
+	blob=$(loose_blob big.txt)
+	wsh 'echo agent > a.txt; echo agent >> big.txt; rm z.txt; echo new > new.txt'
+	assert_rc 0
+	[[ -f $blob ]] || fatal "no loose blob of big.txt at $blob"
+	h0=$(tree_hash "$WS")
+	chmod u+w "$blob" && printf 'X' | dd of="$blob" bs=1 seek=5 conv=notrunc 2>/dev/null ||
+		fatal 'damaging the blob'
+	wardenc undo --yes
+	assert_rc 125 'undo with a damaged blob'
+	assert_err_match 'nothing was changed: big\.txt: its stored content .* does not match its hash'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'the refused undo changed the workspace'
+	assert_host_file "$WS/a.txt" agent 'a.txt (restored before big.txt before the fix)'
+	assert_host_file "$WS/new.txt" new
+	printf 'e' | dd of="$blob" bs=1 seek=5 conv=notrunc 2>/dev/null
+	big_text "$T_TMP/orig" before
+	cmp -s "$T_TMP/orig" "$blob" || fatal 'the blob was not mended'
+	# a byte of the pack that holds z.txt's content
+	pack=$(grep -l zeta-small-content "$(store_dir)"/packs/*.pack 2>/dev/null | head -n 1)
+	[[ -n $pack ]] || fatal 'z.txt is in no pack of the store'
+	chmod u+w "$pack" && perl -0777 -pi -e 's/zeta-small-content/ZETA-small-content/' "$pack" ||
+		fatal 'damaging the pack'
+	wardenc undo --yes
+	assert_rc 125 'undo with a damaged pack'
+	assert_err_match 'nothing was changed: z\.txt: its stored content .* does not match its hash'
+	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'the refused undo changed the workspace'
+	perl -0777 -pi -e 's/ZETA-small-content/zeta-small-content/' "$pack"
+	wardenc undo --yes
+	assert_rc 0 'undo with the store mended'
+	[[ $(tree_hash "$WS") == "$h_pre" ]] || fail 'the tree after undo differs from before the session'
+}
+
+# Options after the session id: `warden undo ID --force` (what warden
+# advises) and `warden diff ID --list` parse.
+test_checkpoint_options_after_id() {
+	printf 'before\n' >a.txt
+	wsh 'echo agent > a.txt'
+	assert_rc 0
+	local id
+	id=$(newest_session)
+	[[ -n $id ]] || fatal 'no session id in warden log list'
+	printf 'user edit\n' >a.txt
+	wardenc diff "$id" --list
+	assert_rc 1 'warden diff ID --list'
+	assert_out_line '  modified  a.txt'
+	wardenc undo "$id" --force --yes
+	assert_rc 0 'warden undo ID --force --yes'
+	assert_host_file "$WS/a.txt" before
+}
+
+# A store as warden wrote it before packs (every blob a loose file): the
+# session's pack turned into loose blobs and removed; diff and undo read it.
+test_checkpoint_old_store() {
+	have python3 || skip 'python3 turns the pack into loose blobs'
+	printf 'one\ntwo\n' >a.txt
+	printf 'keep\n' >b.txt
+	local h_pre
+	h_pre=$(tree_hash "$WS")
+	wsh 'printf "one\nTWO\n" > a.txt; rm b.txt'
+	assert_rc 0
+	python3 - "$(store_dir)" <<'PY' || fatal 'unpacking the store'
+import os, sys
+st = sys.argv[1]
+for name in os.listdir(os.path.join(st, "packs")):
+    p = os.path.join(st, "packs", name)
+    data = open(p, "rb").read()
+    off = int(data[-38:].split()[1])
+    for line in data[off:-38].decode().splitlines():
+        h, o, n = line.split()
+        d = os.path.join(st, "blobs", h[:2])
+        os.makedirs(d, exist_ok=True)
+        b = os.path.join(d, h[2:])
+        if not os.path.exists(b):
+            with open(b, "wb") as f:
+                f.write(data[int(o):int(o) + int(n)])
+            os.chmod(b, 0o444)
+    os.unlink(p)
+PY
+	[[ -z $(ls "$(store_dir)/packs") ]] || fatal 'packs left'
+	wardenc diff
+	assert_rc 1 'diff over an old store'
+	assert_out_line '-two'
+	assert_out_line '+TWO'
+	wardenc undo --yes
+	assert_rc 0 'undo over an old store'
+	[[ $(tree_hash "$WS") == "$h_pre" ]] || fail 'the tree after undo differs from before the session'
+}
+
+# strace_undo INJECT: `warden undo --yes` with a fault injected into its
+# second symlinkat (the second symlink it restores); sets RC, ERR
+strace_undo() {
+	have strace || skip 'strace not installed'
+	strace -qq -o /dev/null true 2>/dev/null || skip 'strace cannot trace here'
+	timeout -k 5 60 strace -qq -f -o /dev/null -e trace=symlinkat \
+		-e inject=symlinkat:"$1":when=2 "$WARDEN" undo --yes </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	ERR=$(<"$T_TMP/.err")
+	printf '$ strace (%s) warden undo --yes\n-> rc=%s\n--- stderr\n%s\n' "$1" "$RC" "$ERR"
+}
+
+# advised: the first command between backquotes in ERR that starts with
+# the words given
+advised() {
+	grep -oE "\`$1[^\`]*\`" <<<"$ERR" | head -n 1 | tr -d '`'
+}
+
+# A session that changed a file and two symlinks and added one.
+undo_setup() {
+	printf 'a\n' >a.txt
+	ln -s a.txt l1
+	ln -s a.txt l2
+	H_PRE=$(tree_hash "$WS")
+	wsh 'echo agent > a.txt; ln -sfn x l1; ln -sfn y l2; echo new > new.txt'
+	assert_rc 0
+	H_AGENT=$(tree_hash "$WS")
+	SESSION=$(newest_session)
+}
+
+# An undo that fails halfway (an error on its second symlink) puts back
+# what it had done, says so, and names a command that works.
+test_checkpoint_undo_fails_rolled_back() {
+	undo_setup
+	strace_undo error=EIO
+	[[ $RC == 125 ]] || fail "undo with an injected error: rc $RC, not 125"
+	assert_err_match 'undo failed \(.*\); nothing was changed: the workspace was put back'
+	[[ $(tree_hash "$WS") == "$H_AGENT" ]] || fail 'the failed undo left the workspace changed'
+	local cmd
+	cmd=$(advised 'warden undo')
+	[[ $cmd == "warden undo $SESSION" ]] || fail "advice: '$cmd', not 'warden undo $SESSION'"
+	wardenc ${cmd#warden } --yes
+	assert_rc 0 'the advised command'
+	[[ $(tree_hash "$WS") == "$H_PRE" ]] || fail 'the advised undo did not restore the tree'
+}
+
+# An undo killed halfway: `warden undo` (what the newest session then
+# is) does not go back to its start (the agent's changes) even with
+# --force, and names the command that finishes it.
+test_checkpoint_undo_killed() {
+	undo_setup
+	strace_undo signal=KILL
+	[[ $(tree_hash "$WS") != "$H_AGENT" && $(tree_hash "$WS") != "$H_PRE" ]] ||
+		skip 'the undo was not stopped halfway'
+	local h_mid cmd
+	h_mid=$(tree_hash "$WS")
+	wardenc undo --yes --force
+	assert_rc 125 'warden undo after a killed undo'
+	assert_err_match 'did not finish'
+	[[ $(tree_hash "$WS") == "$h_mid" ]] || fail 'warden undo after a killed one changed the tree'
+	[[ $(cat "$WS/a.txt") != agent ]] || fail "the agent's change came back"
+	cmd=$(advised "warden undo $SESSION")
+	[[ $cmd == "warden undo $SESSION" ]] || fail "advice: '$cmd', not 'warden undo $SESSION'"
+	wardenc ${cmd#warden } --yes
+	assert_rc 0 'the advised command finishes the undo'
+	[[ $(tree_hash "$WS") == "$H_PRE" ]] || fail 'the finished undo did not restore the tree'
+}
+
 test_checkpoint_exclude() {
 	mkdir -p node_modules/pkg
 	printf 'dep\n' >node_modules/pkg/index.js
@@ -285,7 +498,8 @@ test_checkpoint_unchanged_tree_is_cheap() {
 # The store's durability, watched from outside (strace of warden itself, not
 # of the sandbox): before the log's first line (session.start, which names
 # the manifest) the new blobs are fsynced (a few: each, then its directory;
-# many: one syncfs), then the manifest's directory.
+# many: one syncfs; small ones: their pack, then packs/), then the
+# manifest's directory.
 strace_start() { # LABEL: trace one `warden run -- true`; sets TRACE (the lines up to the log's first write)
 	strace -y -qq -e trace=fsync,syncfs,write -s 40 -o "$T_TMP/trace" \
 		"$WARDEN" run -q -- true </dev/null >/dev/null 2>"$T_TMP/trace.err" ||
@@ -297,9 +511,11 @@ strace_start() { # LABEL: trace one `warden run -- true`; sets TRACE (the lines 
 
 test_checkpoint_store_durable() {
 	have strace || skip 'strace not installed'
-	printf 'one\n' >a.txt
-	printf 'two\n' >b.txt
-	strace_start 'two new files'
+	big_text a.txt one
+	big_text b.txt two
+	printf 'small one\n' >s1.txt
+	printf 'small two\n' >s2.txt
+	strace_start 'two new large files, two small'
 	local h
 	for f in a.txt b.txt; do
 		h=$(sha256sum "$f" | cut -c1-64)
@@ -308,11 +524,16 @@ test_checkpoint_store_durable() {
 		grep -qE "^fsync\([0-9]+<[^>]*/store/blobs/${h:0:2}>\) = 0" <<<"$TRACE" ||
 			fail "the directory of $f's blob was not fsynced before session.start was logged"
 	done
+	# the small ones: their pack (fsynced before it is renamed into packs/), then packs/
+	grep -qE '^fsync\([0-9]+<[^>]*/store/tmp/p\.[0-9]+\.[0-9]+>\) = 0' <<<"$TRACE" ||
+		fail 'the pack of the small files was not fsynced before session.start was logged'
+	grep -qE '^fsync\([0-9]+<[^>]*/store/packs>\) = 0' <<<"$TRACE" ||
+		fail 'the packs directory was not fsynced before session.start was logged'
 	grep -qE '^fsync\([0-9]+<[^>]*/store/manifests>\) = 0' <<<"$TRACE" ||
 		fail 'the manifests directory was not fsynced before session.start was logged'
-	# many new files: one syncfs
+	# many new large files: one syncfs
 	local i
-	for i in $(seq 1 80); do printf 'file %s\n' "$i" >"many$i"; done
+	for i in $(seq 1 80); do big_text "many$i" "file $i"; done
 	strace_start '80 new files'
 	grep -qE '^syncfs\([0-9]+<[^>]*/store/blobs>\) = 0' <<<"$TRACE" ||
 		fail '80 new blobs: no syncfs of the store before session.start was logged'

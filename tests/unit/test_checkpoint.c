@@ -256,6 +256,7 @@ static void test_snapshot_restore(void)
 	struct werr e = { 0 };
 	char *sp = at("store"), *ws = at("ws");
 	CHECK(store_open(&st, sp, true, &e) == 0);
+	st.small_max = 0; /* loose blobs here; packs: test_store_packs */
 	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
 	struct strv ex = { 0 };
 	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws, .exclude = &ex };
@@ -363,7 +364,7 @@ static void test_snapshot_restore(void)
 		char *bp = xasprintf("%s/blobs/%.2s/%s", sp, ha, ha + 2);
 		CHECK(chmod(bp, 0600) == 0);
 		FILE *bf = fopen(bp, "w");
-		CHECK(bf && fputs("forged\n", bf) >= 0);
+		CHECK(bf && fputs("forge\n", bf) >= 0);
 		if (bf)
 			fclose(bf);
 		int fd = snapshot_open_root(wsfd, &restore, &e);
@@ -402,6 +403,143 @@ static void test_snapshot_restore(void)
 	snap_result_free(&r0);
 	snap_result_free(&r1);
 	snap_result_free(&r2);
+	close(wsfd);
+	store_close(&st);
+	free(sp);
+	free(ws);
+}
+
+static int count_in(const char *rel)
+{
+	char *cmd = xasprintf("find '%s/%s' -type f | wc -l", tmpdir, rel);
+	FILE *f = popen(cmd, "r");
+	int n = -1;
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	free(cmd);
+	return n;
+}
+
+/* Overwrite the first copy of what in the file at rel with with (as long). */
+static bool patch_file(const char *rel, const char *what, const char *with)
+{
+	char *p = at(rel);
+	bool ok = false;
+	if (chmod(p, 0600) == 0) {
+		FILE *f = fopen(p, "r+");
+		char buf[1 << 16];
+		size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+		char *hit = n ? memmem(buf, n, what, strlen(what)) : NULL;
+		ok = hit && fseek(f, hit - buf, SEEK_SET) == 0 && fputs(with, f) >= 0;
+		if (f)
+			fclose(f);
+	}
+	free(p);
+	return ok;
+}
+
+/* Small files packed: one pack for the tree, the large file loose; read
+ * back and restored from the pack; a pack's byte changed or a loose blob
+ * replaced by a FIFO refused before anything is written (no wait); packs
+ * rewritten without what nothing references any more. */
+static void test_store_packs(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("pstore"), *ws = at("pws");
+	CHECK(mkdir(ws, 0755) == 0);
+	write_at("pws/one", "one-one-one\n", 0644);
+	write_at("pws/two", "two-two-two\n", 0644);
+	write_at("pws/dup", "one-one-one\n", 0644);
+	char big[STORE_SMALL_MAX + 100];
+	memset(big, 'b', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	write_at("pws/big", big, 0644);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result r0, r1;
+	char *p;
+	CHECK(snapshot_take_dir(wsfd, &o, &r0, &e) == 0);
+	CHECK(count_in("pstore/packs") == 1 && count_in("pstore/blobs") == 1);
+	const struct mf_entry *one = manifest_find(&r0.m, "one"), *two = manifest_find(&r0.m, "two");
+	const struct mf_entry *bg = manifest_find(&r0.m, "big");
+	CHECK(one && two && bg && store_has_blob(&st, one->hash));
+	char *got = store_blob_read(&st, one->hash, one->size, &e);
+	CHECK(got && strcmp(got, "one-one-one\n") == 0);
+	free(got);
+	CHECK(store_blob_read(&st, one->hash, one->size + 1, &e) == NULL);
+
+	/* restored from the pack */
+	write_at("pws/one", "changed\n", 0644);
+	p = at("pws/two");
+	CHECK(unlink(p) == 0);
+	free(p);
+	CHECK(snapshot_take_dir(wsfd, &o, &r1, &e) == 0);
+	CHECK(count_in("pstore/packs") == 2);
+	mode_t restore;
+	int fd = snapshot_open_root(wsfd, &restore, &e);
+	CHECK(restore_tree(fd, &st, &r1.m, &r0.m, &e) == 0);
+	close(fd);
+	char text[64] = "";
+	p = at("pws/one");
+	FILE *f = fopen(p, "r");
+	CHECK(f && fgets(text, sizeof text, f));
+	if (f)
+		fclose(f);
+	free(p);
+	CHECK_STR(text, "one-one-one\n");
+
+	/* a byte of a pack changed: refused when checked, before a write */
+	struct changes ch;
+	changes_compute(&r0.m, &r1.m, &ch);
+	CHECK(restore_verify(&st, &ch, &e) == 0);
+	char *pk = xasprintf("find '%s' -name '*.pack' -exec grep -l changed {} + > '%s/pk'", sp,
+			     tmpdir);
+	CHECK(system(pk) == 0);
+	free(pk);
+	char pname[200] = "", rel[300];
+	p = at("pk");
+	f = fopen(p, "r");
+	CHECK(f && fgets(pname, sizeof pname, f));
+	if (f)
+		fclose(f);
+	free(p);
+	pname[strcspn(pname, "\n")] = '\0';
+	snprintf(rel, sizeof rel, "pstore/packs/%s", strrchr(pname, '/') ? strrchr(pname, '/') + 1 : "");
+	CHECK(patch_file(rel, "changed", "CHANGED"));
+	CHECK(restore_verify(&st, &ch, &e) < 0 && strstr(e.msg, "does not match its hash") &&
+	      strstr(e.msg, "one"));
+	CHECK(patch_file(rel, "CHANGED", "changed"));
+	changes_free(&ch);
+
+	/* a loose blob replaced by a FIFO: refused, not opened */
+	char *bp = xasprintf("%s/blobs/%.2s/%s", sp, bg->hash, bg->hash + 2);
+	CHECK(chmod(bp, 0600) == 0 && unlink(bp) == 0 && mkfifo(bp, 0600) == 0);
+	CHECK(store_blob_verify(&st, bg->hash, bg->size, &e) < 0 &&
+	      strstr(e.msg, "not a regular file"));
+	CHECK(store_blob_read(&st, bg->hash, bg->size, &e) == NULL);
+	CHECK(unlink(bp) == 0);
+	free(bp);
+
+	/* r0's reference dropped: its packs rewritten without "two", which
+	 * nothing names any more ("one-one-one" stays: r1's dup) */
+	CHECK(store_ref(&st, "p1", "start", r0.hash, ws, &e) == 0);
+	CHECK(store_ref(&st, "p2", "start", r1.hash, ws, &e) == 0);
+	CHECK(store_prune(&st, ws, "p2", 1, 30, &e) == 1);
+	CHECK(count_in("pstore/packs") == 1);
+	got = store_blob_read(&st, one->hash, one->size, &e);
+	CHECK(got && strcmp(got, "one-one-one\n") == 0);
+	free(got);
+	const struct mf_entry *one1 = manifest_find(&r1.m, "one");
+	got = store_blob_read(&st, one1->hash, one1->size, &e);
+	CHECK(got && strcmp(got, "changed\n") == 0);
+	free(got);
+	CHECK(!store_has_blob(&st, two->hash));
+	snap_result_free(&r0);
+	snap_result_free(&r1);
 	close(wsfd);
 	store_close(&st);
 	free(sp);
@@ -562,6 +700,7 @@ int main(void)
 	test_store_refusals();
 	test_store_unwritable();
 	test_snapshot_restore();
+	test_store_packs();
 	test_excluded();
 	test_review();
 	test_text_diff();
