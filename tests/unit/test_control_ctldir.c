@@ -118,7 +118,7 @@ static void not_runtime(void)
 
 static void clients_find_both(void)
 {
-	_cleanup_free_ char *rt = runtime_at("run4", 0700);
+	free(runtime_at("run4", 0700));
 	_cleanup_free_ char *home = xasprintf("%s/home", tmpdir);
 	_cleanup_free_ char *logdir = xasprintf("%s/home/.local/state/warden", tmpdir);
 	setenv("HOME", home, 1);
