@@ -178,6 +178,9 @@ bool audit_chain_feed(struct audit_chain *c, const struct audit_line *l, json_t 
 		snprintf(why, sizeof why, "cut short: no newline at its end (the writer was interrupted, or the file was cut)");
 	else
 		ev = audit_parse_line(l->text, l->len, why, sizeof why);
+	if (n == 1 && !l->complete && !l->too_long)
+		snprintf(c->never, sizeof c->never, "its first record is cut short (warden stopped, "
+			 "or the disk filled, while writing it)");
 	if (evp)
 		*evp = ev ? json_incref(ev) : NULL;
 	if (c->broken)
@@ -229,6 +232,11 @@ bool audit_chain_feed(struct audit_chain *c, const struct audit_line *l, json_t 
 	const char *kind = json_string_value(json_object_get(ev, "event"));
 	if (n == 1)
 		c->started = strcmp(kind, "session.start") == 0;
+	if (n == 1 && strcmp(kind, "log.failed") == 0) {
+		_cleanup_free_ char *r = audit_display_plain(
+			json_string_value(json_object_get(ev, "reason")) ?: "no reason given", 200);
+		snprintf(c->never, sizeof c->never, "its first record could not be written: %s", r);
+	}
 	c->ended = strcmp(kind, "session.end") == 0;
 	sha256_hex(l->text, l->len, c->last_hash);
 out:
@@ -262,8 +270,17 @@ int audit_verify_fd(int fd, const char *session, struct audit_chain *c, struct w
 int audit_verify_log(int fd, const char *session, struct audit_chain *c, struct werr *e)
 {
 	int r = audit_verify_fd(fd, session, c, e);
-	if (r != 0 || c->started)
+	/* c->never holds only for a first line that is all there is (feed
+	 * sets it for a cut one, or a whole log.failed) */
+	if (r < 0 || c->started || c->lines > 1)
+		c->never[0] = '\0';
+	if (r < 0 || c->started)
 		return r;
+	if (c->lines == 0)
+		snprintf(c->never, sizeof c->never, "the log is empty (warden stopped before its first "
+			 "record, or the file was emptied)");
+	if (r == 1)
+		return 1;
 	if (c->lines == 0)
 		chain_break(c, 1, "the log is empty: no session.start (warden stopped before writing "
 			    "it, or the file was emptied)");

@@ -63,6 +63,11 @@ struct audit_chain {
 	bool ended;              /* the last line fed is a session.end */
 	unsigned long broken;    /* the first broken line, 0 while intact */
 	char why[512];           /* display-safe */
+	/* audit_verify_log: why the session never started, when its log holds
+	 * nothing else (display-safe; "" when it started, or is broken some
+	 * other way): empty, or one line, the log.failed of a first record the
+	 * disk could not take, or a first line cut short. */
+	char never[320];
 };
 
 void audit_chain_init(struct audit_chain *c, const char *session);
@@ -78,7 +83,9 @@ int audit_verify_fd(int fd, const char *session, struct audit_chain *c, struct w
 int audit_verify_buffer(const char *buf, size_t len, const char *session, struct audit_chain *c);
 
 /* A whole log as `warden log verify` judges it: audit_verify_fd, and line 1
- * a session.start (a 0-byte log has none, and is broken at line 1). */
+ * a session.start (a 0-byte log has none, and is broken at line 1). A log
+ * of a session that never started is broken at line 1 too, with c->never
+ * saying so (`warden log verify` tells it from tampering by that). */
 int audit_verify_log(int fd, const char *session, struct audit_chain *c, struct werr *e);
 
 /* ---- filters ------------------------------------------------------------- */

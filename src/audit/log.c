@@ -40,7 +40,7 @@ struct writer {
 	int dirfd;               /* the log's directory (the reserve's too) */
 	bool reserve;            /* the reserve is there (reserve_make) */
 	bool failed;
-	char why[256];
+	char why[900];           /* what failed, the log named, and what to do */
 	audit_failure_fn on_fail;
 	void *fail_ctx;
 };
@@ -161,6 +161,45 @@ static void reserve_free(struct writer *w)
 	w->reserve = false;
 }
 
+/* What stopped the log (err, or 0: the file left its directory) into
+ * w->why: the file, the cause in words, and what the user can do. */
+static void failure_why(struct writer *w, int err)
+{
+	const char *slash = strrchr(w->path, '/');
+	int dl = slash ? (int)(slash - w->path) : 1;
+	const char *dir = slash ? w->path : ".";
+	const char *cause, *todo;
+	switch (err) {
+	case 0:
+		snprintf(w->why, sizeof w->why, "the audit log %s was removed from its directory (%.*s "
+			 "was removed or cleaned while the session ran); keep warden's state directory "
+			 "(XDG_STATE_HOME) for as long as a session runs", w->path, dl, dir);
+		return;
+	case ENOSPC:
+		cause = "the file system is full";
+		todo = "free space there, or give warden a state directory elsewhere (XDG_STATE_HOME)";
+		break;
+	case EDQUOT:
+		cause = "your disk quota there is used up";
+		todo = "free space there, or give warden a state directory elsewhere (XDG_STATE_HOME)";
+		break;
+	case EFBIG:
+		cause = "the file reached the largest size allowed (ulimit -f, or the file system's limit)";
+		todo = "raise the limit, or give warden a state directory elsewhere (XDG_STATE_HOME)";
+		break;
+	case EIO:
+		cause = "the disk reported an I/O error";
+		todo = "check the disk (dmesg), or give warden a state directory elsewhere (XDG_STATE_HOME)";
+		break;
+	default:
+		cause = "the write failed";
+		todo = "give warden a state directory it can write (XDG_STATE_HOME)";
+		break;
+	}
+	snprintf(w->why, sizeof w->why, "cannot write the audit log %s: %s (%s); %s", w->path, cause,
+		 strerror(err), todo);
+}
+
 /* The log could not take ev (err, or 0: the file left its directory): cut
  * what was written of it, give the reserve back, write a last line saying
  * so, and tell the owner. Once. */
@@ -169,10 +208,7 @@ static void fail(struct writer *w, const struct event *ev, int err)
 	if (w->failed)
 		return;
 	w->failed = true;
-	if (err)
-		snprintf(w->why, sizeof w->why, "cannot write the audit log: %s", strerror(err));
-	else
-		snprintf(w->why, sizeof w->why, "the audit log was removed from its directory");
+	failure_why(w, err);
 	if (ftruncate(w->fd, w->size) == 0 && err) {
 		reserve_free(w);
 		_cleanup_json_ json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:s, s:s, s:s, s:s}", "v",
@@ -219,17 +255,17 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	line[n] = '\n';
 	free(s);
 	if (w->failed)
-		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+		return werr_set(e, 0, "%s", w->why);
 	if (write_all(w->fd, line, n + 1) < 0) {
 		fail(w, ev, errno);
-		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+		return werr_set(e, 0, "%s", w->why);
 	}
 	w->size += (off_t)n + 1;
 	struct stat st;
 	if (fstat(w->fd, &st) == 0 && st.st_nlink == 0) {
 		/* written, but to a file no longer in any directory */
 		fail(w, ev, 0);
-		return werr_set(e, EIO, "audit log %s: %s", w->path, w->why);
+		return werr_set(e, 0, "%s", w->why);
 	}
 	if (w->to_syslog)
 		syslog(strcmp(ev->kind, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);

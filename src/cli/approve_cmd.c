@@ -54,13 +54,10 @@ static void gather(json_t *r, void *all)
 
 static int list(bool as_json)
 {
-	_cleanup_free_ char *dir = control_client_dir();
-	if (!dir) {
-		fprintf(stderr, "warden approve: no home directory (set HOME)\n");
-		return EXIT_WARDEN;
-	}
+	_cleanup_strv_ struct strv dirs = { 0 };
+	control_client_dirs(&dirs);
 	json_t *all = json_array();
-	control_client_each(dir, "list", gather, all);
+	control_client_each(&dirs, "list", gather, all);
 	if (as_json) {
 		char *s = json_dumps(all, JSON_INDENT(2));
 		printf("%s\n", s ? s : "[]");
@@ -80,19 +77,20 @@ static int list(bool as_json)
 
 /* The session whose socket serves question id ("PREFIX-N": the session's
  * id ends with "-PREFIX"). */
-static int connect_for(const char *dir, const char *id)
+static int connect_for(const struct strv *dirs, const char *id)
 {
 	const char *dash = strrchr(id, '-');
 	if (!dash || dash == id)
 		return -1;
 	char suffix[64];
 	snprintf(suffix, sizeof suffix, "-%.*s.sock", (int)(dash - id), id);
-	_cleanup_strv_ struct strv names = { 0 };
-	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
-	for (size_t i = 0; i < names.n; i++) {
-		size_t l = strlen(names.v[i]), sl = strlen(suffix);
-		if (l > sl && strcmp(names.v[i] + l - sl, suffix) == 0)
-			return control_client_connect(dir, names.v[i]);
+	_cleanup_strv_ struct strv paths = { 0 };
+	control_client_sockets(dirs, &paths, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < paths.n; i++) {
+		const char *name = control_client_name(paths.v[i]);
+		size_t l = strlen(name), sl = strlen(suffix);
+		if (l > sl && strcmp(name + l - sl, suffix) == 0)
+			return control_client_connect(paths.v[i]);
 	}
 	return -1;
 }
@@ -100,8 +98,9 @@ static int connect_for(const char *dir, const char *id)
 static int answer(const char *id, const char *decision, const char *scope, const char *pattern,
 		  long ttl, const char *reason)
 {
-	_cleanup_free_ char *dir = control_client_dir();
-	int fd = dir ? connect_for(dir, id) : -1;
+	_cleanup_strv_ struct strv dirs = { 0 };
+	control_client_dirs(&dirs);
+	int fd = connect_for(&dirs, id);
 	if (fd < 0) {
 		fprintf(stderr, "warden approve: no running session has question %s\n", id);
 		return 1;
@@ -135,19 +134,22 @@ struct sess {
 	size_t have;
 };
 
-/* The sessions of dir not followed yet connected and asked to follow,
- * added to ss (up to CONTROL_SOCKETS_MAX). */
-static void follow_new(const char *dir, struct sess **ss, size_t *nss)
+/* The sessions of this user not followed yet connected and asked to
+ * follow, added to ss (up to CONTROL_SOCKETS_MAX); the directories looked
+ * at again each time (one made since is seen). */
+static void follow_new(struct sess **ss, size_t *nss)
 {
-	_cleanup_strv_ struct strv names = { 0 };
-	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
-	for (size_t i = 0; i < names.n && *nss < CONTROL_SOCKETS_MAX; i++) {
+	_cleanup_strv_ struct strv dirs = { 0 }, paths = { 0 };
+	control_client_dirs(&dirs);
+	control_client_sockets(&dirs, &paths, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < paths.n && *nss < CONTROL_SOCKETS_MAX; i++) {
+		const char *name = control_client_name(paths.v[i]);
 		bool known = false;
 		for (size_t k = 0; k < *nss && !known; k++)
-			known = strcmp(ss[k]->name, names.v[i]) == 0 && ss[k]->fd >= 0;
+			known = strcmp(ss[k]->name, name) == 0 && ss[k]->fd >= 0;
 		if (known)
 			continue;
-		int fd = control_client_connect(dir, names.v[i]);
+		int fd = control_client_connect(paths.v[i]);
 		if (fd < 0)
 			continue;
 		if (control_client_send(fd, json_pack("{s:s}", "op", "follow")) < 0) {
@@ -155,7 +157,7 @@ static void follow_new(const char *dir, struct sess **ss, size_t *nss)
 			continue;
 		}
 		struct sess *s = xmalloc(sizeof *s);
-		snprintf(s->name, sizeof s->name, "%s", names.v[i]);
+		snprintf(s->name, sizeof s->name, "%s", name);
 		s->fd = fd;
 		s->have = 0;
 		ss[(*nss)++] = s;
@@ -189,14 +191,11 @@ static void follow_print(struct sess *s)
  * second, until interrupted. */
 static int follow(void)
 {
-	_cleanup_free_ char *dir = control_client_dir();
-	if (!dir)
-		return EXIT_WARDEN;
 	struct sess *ss[CONTROL_SOCKETS_MAX];
 	size_t nss = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (;;) {
-		follow_new(dir, ss, &nss);
+		follow_new(ss, &nss);
 		struct pollfd p[CONTROL_SOCKETS_MAX];
 		for (size_t k = 0; k < nss; k++)
 			p[k] = (struct pollfd){ .fd = ss[k]->fd, .events = POLLIN };

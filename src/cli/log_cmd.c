@@ -55,7 +55,9 @@ static const char log_usage[] =
 	"  --tool ID          only the tool call ID (its tool events) and the execs,\n"
 	"                     connections and alerts that followed it (\"tool\": ID)\n"
 	"verify     check the hash chain: prints 'chain ok (N events)' and exits 0, or\n"
-	"           'SESSION: line N: reason' for the first broken line and exits 1.\n"
+	"           'SESSION: line N: reason' for the first broken line and exits 1;\n"
+	"           a session that never started (its log empty, or only the record\n"
+	"           that could not be written) is said, and is no failure.\n"
 	"  --all              every session, one line each ('SESSION: chain ok (N events)')\n"
 	"export     the sessions' events (each chain verified first: a broken one is\n"
 	"           refused and nothing is exported) in a format other tools read:\n"
@@ -484,7 +486,8 @@ out:
 
 /* ---- verify ---------------------------------------------------------------- */
 
-/* 0 intact, 1 broken, -1 error (e filled). Prints the verdict. */
+/* 0 intact (or a session that never started: nothing to verify), 1
+ * broken, -1 error (e filled). Prints the verdict. */
 static int verify_one(int dfd, const char *dir, const char *id, bool named, struct werr *e)
 {
 	_cleanup_close_ int fd = audit_log_open(dfd, dir, id, e);
@@ -494,6 +497,10 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 	int r = audit_verify_log(fd, id, &ch, e);
 	if (r < 0)
 		return werr_wrap(e, "%s", id);
+	if (r == 1 && ch.never[0]) {
+		printf("%s: never started (no session.start record): %s\n", id, ch.never);
+		return 0;
+	}
 	if (r == 1) {
 		printf("%s: line %lu: %s\n", id, ch.broken, ch.why);
 		return 1;

@@ -119,13 +119,10 @@ static void gather(json_t *r, void *all)
 
 static int status(bool as_json)
 {
-	_cleanup_free_ char *dir = control_client_dir();
-	if (!dir) {
-		fprintf(stderr, "warden status: no home directory (set HOME)\n");
-		return EXIT_WARDEN;
-	}
+	_cleanup_strv_ struct strv dirs = { 0 };
+	control_client_dirs(&dirs);
 	_cleanup_json_ json_t *all = json_array();
-	control_client_each(dir, "status", gather, all);
+	control_client_each(&dirs, "status", gather, all);
 	bool extended = false;
 	int sw = 7; /* the state's column: wider with a freeze's time left */
 	size_t i;
@@ -206,14 +203,11 @@ int cmd_action(int argc, char **argv)
 		action_usage(stderr, op);
 		return 2;
 	}
-	_cleanup_free_ char *dir = control_client_dir();
-	if (!dir) {
-		fprintf(stderr, "warden %s: no home directory (set HOME)\n", op);
-		return EXIT_WARDEN;
-	}
+	_cleanup_strv_ struct strv dirs = { 0 };
+	control_client_dirs(&dirs);
 	char id[CONTROL_NAME_MAX];
 	struct werr e = { 0 };
-	_cleanup_close_ int fd = control_client_find(dir, argv[optind], id, sizeof id, &e);
+	_cleanup_close_ int fd = control_client_find(&dirs, argv[optind], id, sizeof id, &e);
 	if (fd < 0) {
 		fprintf(stderr, "warden %s: %s\n", op, e.msg);
 		return 2;

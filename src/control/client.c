@@ -12,35 +12,42 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../audit/audit.h"
 #include "../common/util.h"
 #include "control.h"
+#include "ctldir.h"
 
-char *control_client_dir(void)
+size_t control_client_dirs(struct strv *dirs)
 {
-	_cleanup_free_ char *logdir = audit_dir(user_home());
-	return logdir ? control_dir_of(logdir) : NULL;
+	return control_dirs_existing(NULL, dirs);
 }
 
-size_t control_client_sockets(const char *dir, struct strv *names, size_t max)
+size_t control_client_sockets(const struct strv *dirs, struct strv *paths, size_t max)
 {
-	_cleanup_dir_ DIR *d = opendir(dir);
 	size_t n = 0;
-	struct dirent *de;
-	while (d && n < max && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0) {
-			strv_push(names, de->d_name);
-			n++;
+	for (size_t i = 0; i < dirs->n; i++) {
+		_cleanup_dir_ DIR *d = opendir(dirs->v[i]);
+		struct dirent *de;
+		while (d && n < max && (de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+			if (l > 5 && l < CONTROL_NAME_MAX && strcmp(de->d_name + l - 5, ".sock") == 0) {
+				strv_push_owned(paths, xasprintf("%s/%s", dirs->v[i], de->d_name));
+				n++;
+			}
 		}
 	}
 	return n;
 }
 
-int control_client_connect(const char *dir, const char *name)
+const char *control_client_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+int control_client_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name) >= (int)sizeof sa.sun_path)
+	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path) >= (int)sizeof sa.sun_path)
 		return -1;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -54,13 +61,13 @@ int control_client_connect(const char *dir, const char *name)
 	return fd;
 }
 
-void control_client_each(const char *dir, const char *op, void (*fn)(json_t *reply, void *ctx),
-			 void *ctx)
+void control_client_each(const struct strv *dirs, const char *op,
+			 void (*fn)(json_t *reply, void *ctx), void *ctx)
 {
-	_cleanup_strv_ struct strv names = { 0 };
-	control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
-	for (size_t i = 0; i < names.n; i++) {
-		int fd = control_client_connect(dir, names.v[i]);
+	_cleanup_strv_ struct strv paths = { 0 };
+	control_client_sockets(dirs, &paths, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < paths.n; i++) {
+		int fd = control_client_connect(paths.v[i]);
 		if (fd < 0)
 			continue; /* ended (a stale socket was removed) */
 		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", op));
@@ -70,20 +77,20 @@ void control_client_each(const char *dir, const char *op, void (*fn)(json_t *rep
 	}
 }
 
-int control_client_find(const char *dir, const char *session, char *id, size_t len,
+int control_client_find(const struct strv *dirs, const char *session, char *id, size_t len,
 			struct werr *e)
 {
-	_cleanup_strv_ struct strv names = { 0 };
-	size_t n = control_client_sockets(dir, &names, CONTROL_SOCKETS_MAX);
+	_cleanup_strv_ struct strv paths = { 0 };
+	size_t n = control_client_sockets(dirs, &paths, CONTROL_SOCKETS_MAX);
 	size_t sl = strlen(session);
 	int fd = -1, found = 0;
 	char first[CONTROL_NAME_MAX] = "", second[CONTROL_NAME_MAX] = "";
 	for (size_t i = 0; i < n; i++) {
-		const char *name = names.v[i];
+		const char *name = control_client_name(paths.v[i]);
 		size_t l = strlen(name) - 5; /* without ".sock" */
 		if (sl == 0 || sl > l || strncmp(name, session, sl) != 0)
 			continue;
-		int c = control_client_connect(dir, name);
+		int c = control_client_connect(paths.v[i]);
 		if (c < 0)
 			continue; /* not running */
 		if (l == sl) { /* the whole id: that one, whatever else it prefixes */

@@ -1,6 +1,7 @@
 /* client.h - the client side of the sessions' control sockets (control.h),
  * shared by `warden approve` and `warden status|freeze|resume|kill`:
- * finding warden's control directory and the sockets in it, connecting
+ * finding warden's control directories (ctldir.h) and the sockets in them,
+ * connecting
  * (a socket nobody listens on any more, a session that was killed, is
  * removed), a session named by a prefix of its id, and one JSON object a
  * line each way. */
@@ -15,26 +16,31 @@
 
 struct strv;
 
-/* warden's control directory for this user (malloc'd), or NULL when there
- * is no home directory. */
-char *control_client_dir(void);
+/* The directories this user's sessions' sockets may be in (ctldir.h: the
+ * runtime directory, then the state directory's), those there are, onto
+ * dirs; how many. */
+size_t control_client_dirs(struct strv *dirs);
 
-/* The sockets' names in dir ("SESSION.sock", each shorter than
- * CONTROL_NAME_MAX) pushed onto names, up to max; how many. */
-size_t control_client_sockets(const char *dir, struct strv *names, size_t max);
+/* The sockets in dirs ("DIR/SESSION.sock", each name shorter than
+ * CONTROL_NAME_MAX) pushed onto paths, up to max; how many. */
+size_t control_client_sockets(const struct strv *dirs, struct strv *paths, size_t max);
 
-/* A connection to dir/name, or -1 (a stale socket is removed). */
-int control_client_connect(const char *dir, const char *name);
+/* The name of a socket's path: "SESSION.sock". */
+const char *control_client_name(const char *path);
 
-/* Every running session in dir asked {"op": op}: fn called with each
+/* A connection to the socket at path, or -1 (a stale socket is removed). */
+int control_client_connect(const char *path);
+
+/* Every running session in dirs asked {"op": op}: fn called with each
  * one's reply (NULL when none came; fn may keep it with json_incref) and
  * ctx. A socket nobody answers on is skipped (and removed when stale). */
-void control_client_each(const char *dir, const char *op, void (*fn)(json_t *reply, void *ctx),
-			 void *ctx);
+void control_client_each(const struct strv *dirs, const char *op,
+			 void (*fn)(json_t *reply, void *ctx), void *ctx);
 
-/* The running session whose id is session or starts with it: a connection,
- * its id in id (len bytes). -1 with e set when none is, or several are. */
-int control_client_find(const char *dir, const char *session, char *id, size_t len,
+/* The running session in dirs whose id is session or starts with it: a
+ * connection, its id in id (len bytes). -1 with e set when none is, or
+ * several are. */
+int control_client_find(const struct strv *dirs, const char *session, char *id, size_t len,
 			struct werr *e);
 
 /* Send j (taken) as one line. -1 on error. */

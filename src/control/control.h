@@ -1,5 +1,6 @@
 /* control.h - the session's control socket: a unix socket outside the
- * sandbox, in warden's own state directory (DIR/control/SESSION.sock, the
+ * sandbox, in warden's runtime directory (ctldir.h: RUNTIME/warden/control/
+ * SESSION.sock, else the state directory's DIR/control/SESSION.sock; the
  * directory mode 0700, the socket 0600), never mounted in; only a client of
  * the same uid as warden is served (SO_PEERCRED). `warden approve` talks to
  * it, and `warden status|freeze|resume|kill`: one JSON object a line each
@@ -37,7 +38,8 @@
 struct control;
 
 /* warden's control directory under the audit directory logdir, where each
- * session's socket is (malloc'd). */
+ * session's socket is when there is no runtime directory (ctldir.h;
+ * malloc'd). */
 char *control_dir_of(const char *logdir);
 
 /* The kill switch behind freeze, resume and kill (the supervisor's,
@@ -54,7 +56,7 @@ struct control_actions {
 
 /* What the control socket works with, given when it is made. */
 struct control_cfg {
-	const char *dir;        /* warden's control directory */
+	const char *dir;        /* warden's control directory (ctldir.h) */
 	const char *session;    /* the session's id: the socket is dir/SESSION.sock */
 	struct approvals *approvals; /* whose questions it serves; NULL: the session asks none */
 	struct audit *log;

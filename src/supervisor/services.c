@@ -16,6 +16,7 @@
 
 #include "../control/approval.h"
 #include "../control/control.h"
+#include "../control/ctldir.h"
 #include "../control/hook.h"
 #include "../control/reviewer.h"
 #include "../control/termask.h"
@@ -78,8 +79,8 @@ static long ctl_freeze_left(void *ctx)
 	return sbctl_freeze_left(ctx);
 }
 
-/* The session's control socket in warden's state directory, for every
- * session (`warden status|freeze|resume|kill`, and `warden approve` when
+/* The session's control socket in its runtime directory (ctldir.h), for
+ * every session (`warden status|freeze|resume|kill`, and `warden approve` when
  * the policy asks: asks), one that cannot be made is said, not an error;
  * when the policy asks, the broker first, and after the socket the
  * reviewer command and the webhook the policy names (one it cannot use is
@@ -96,9 +97,13 @@ static int asking_start(struct services *sv, struct werr *e)
 		*dot = '\0';
 	if (asks && !(sv->ap = approvals_new(sv->log, session, s->policy)))
 		return werr_errno(e, "supervisor: the questions' timer");
-	_cleanup_free_ char *dir = control_dir_of(s->logdir);
+	_cleanup_free_ char *refused = NULL;
+	sv->ctl_dir = control_dir_make(s->logdir, &refused);
+	if (refused)
+		wnote("control socket: %s; this session's socket is in %s instead (`warden status` "
+		      "finds it there while that directory lasts)", refused, sv->ctl_dir);
 	struct werr ce = { 0 };
-	sv->ctl = control_new(&(struct control_cfg){ .dir = dir, .session = session,
+	sv->ctl = control_new(&(struct control_cfg){ .dir = sv->ctl_dir, .session = session,
 		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
 			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb,
@@ -150,7 +155,6 @@ static int exec_start(struct services *sv, struct werr *e)
 		return -1;
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);
 	sv->made = wsmade_new();
-	sv->ctl_dir = control_dir_of(s->logdir);
 	sv->nt = notifier_new(&(struct notifier_cfg){ .listener = L->fds.listener,
 		.diag = L->fds.diag, .log = sv->log, .execs = sv->x,
 		.strict = s->policy->exec.strict, .kernel = L->bx,

@@ -117,7 +117,7 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	finish(&sv, exec_stats, late);
 	audit_on_failure(log, NULL, NULL);
 	if (audit_failed(log))
-		return werr_set(e, EIO, "%s; the sandbox was stopped", audit_failed(log));
+		return werr_set(e, 0, "%s; the sandbox was stopped", audit_failed(log));
 	if (r < 0)
 		return -1;
 	*status = r;

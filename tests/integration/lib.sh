@@ -235,6 +235,29 @@ no_detect_actions() {
 }
 
 is_root() { [[ $(id -u) == 0 ]]; }
+# The test's sessions' control directory (run.sh gives each test its own
+# XDG_RUNTIME_DIR).
+control_dir() { printf '%s/warden/control' "$XDG_RUNTIME_DIR"; }
+# control_as USER SOCKET LINE: LINE sent to a control socket as USER, the
+# reply printed (warden's own client looks only in directories of its
+# user's, so another uid talks to the socket itself); 1 when it could not
+# connect.
+control_as() {
+	runuser -u "$1" -- /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect:", e)
+    sys.exit(1)
+s.sendall(sys.argv[2].encode() + b"\n")
+try:
+    print(s.recv(65536).decode(errors="replace").strip())
+except OSError as e:
+    print("recv:", e)' "$2" "$3"
+}
 have() { command -v "$1" >/dev/null 2>&1; }
 # A name nobody else uses, for host-side markers.
 unique() { printf 'wardentest-%s-%s-%s' "$$" "$RANDOM" "$RANDOM"; }

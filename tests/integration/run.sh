@@ -67,6 +67,10 @@ for t in "${tests[@]}"; do
 	T_TMP=$(mktemp -d)
 	WS=$(mktemp -d)
 	FAKE_HOME=$(mktemp -d)
+	# each test's own runtime directory (mode 0700), where its sessions'
+	# control sockets are: `warden status` in one test lists its sessions,
+	# not another's running meanwhile
+	RUN_DIR=$(mktemp -d)
 	chmod 0755 "$WS" "$FAKE_HOME"
 	mkdir -p "$FAKE_HOME/.ssh" "$FAKE_HOME/.aws"
 	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n' "$BAIT" >"$FAKE_HOME/.ssh/id_rsa"
@@ -78,7 +82,7 @@ for t in "${tests[@]}"; do
 
 	start=$(date +%s%N)
 	(
-		export T_TMP WS FAKE_HOME HOME=$FAKE_HOME
+		export T_TMP WS FAKE_HOME HOME=$FAKE_HOME XDG_RUNTIME_DIR=$RUN_DIR
 		unset XDG_STATE_HOME
 		cd "$WS" || exit 1
 		"$t"
@@ -114,9 +118,9 @@ for t in "${tests[@]}"; do
 	fi
 
 	if ((KEEP)); then
-		echo "#   kept: T_TMP=$T_TMP WS=$WS HOME=$FAKE_HOME"
+		echo "#   kept: T_TMP=$T_TMP WS=$WS HOME=$FAKE_HOME XDG_RUNTIME_DIR=$RUN_DIR"
 	else
-		scrub "$T_TMP" "$WS" "$FAKE_HOME"
+		scrub "$T_TMP" "$WS" "$FAKE_HOME" "$RUN_DIR"
 	fi
 done
 

@@ -182,10 +182,10 @@ test_approve_agent_cannot_answer() {
 	printf 'net ask 127.0.0.1:%s\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
 	ap_inside "fetch asked http://127.0.0.1:$PORT/token.txt &
 		sleep 2
-		for s in $HOME/.local/state/warden/control/*.sock; do
+		for s in $(control_dir)/*.sock; do
 		  python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' \"\$s\" 2>/dev/null && echo CONNECTED
 		done
-		ls $HOME/.local/state/warden/control 2>/dev/null && echo SEEN
+		ls $(control_dir) 2>/dev/null && echo SEEN
 		for w in /.warden/warden warden; do \$w approve 2>&1 | head -n 1; done
 		wait" --profile "$T_TMP/p"
 	local id
@@ -198,7 +198,7 @@ test_approve_agent_cannot_answer() {
 	assert_out_lacks CONNECTED 'the agent reached the control socket'
 	assert_out_lacks SEEN "the agent sees warden's control directory"
 	grep '"event":"alert"' "$(ap_log)" | grep '"rule":"control.inside"' |
-		grep -q "\"where\":\"$HOME/.local/state/warden/control/" ||
+		grep -q "\"where\":\"$(control_dir)/" ||
 		fail "the agent's connect to the control socket is not on the record"
 	assert_out_match '^asked 403 .*denied by approve' 'the question stayed the test'\''s to answer'
 	[[ $(ap_events '"phase":"answered"' '"by":"approve"' '"decision":"deny"') == 1 ]] ||
@@ -215,12 +215,15 @@ test_approve_control_other_uid() {
 	ap_inside "fetch asked http://127.0.0.1:$PORT/token.txt" --profile "$T_TMP/p"
 	local id dir
 	id=$(ap_question net) || fatal 'no question came'
-	dir=$HOME/.local/state/warden/control
+	dir=$(control_dir)
 	[[ $(stat -c %a "$dir") == 700 ]] || fail "the control directory is not 0700: $(stat -c %a "$dir")"
-	chmod 755 "$HOME" "$HOME/.local" "$HOME/.local/state" "$HOME/.local/state/warden" "$dir"
+	chmod 755 "$XDG_RUNTIME_DIR" "$dir/.." "$dir"
 	chmod 666 "$dir"/*.sock
-	runuser -u nobody -- env HOME="$HOME" "$WARDEN" approve "$id" allow >"$T_TMP/nobody" 2>&1 &&
-		fail "another uid answered: $(<"$T_TMP/nobody")"
+	runuser -u nobody -- env HOME="$HOME" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$WARDEN" approve "$id" allow \
+		>"$T_TMP/nobody" 2>&1 && fail "another uid answered: $(<"$T_TMP/nobody")"
+	control_as nobody "$(ls "$dir"/*.sock | head -n 1)" \
+		"{\"op\":\"answer\",\"id\":\"$id\",\"decision\":\"allow\",\"scope\":\"once\"}" >>"$T_TMP/nobody" 2>&1
+	grep -q '"ok": *true' "$T_TMP/nobody" && fail "another uid answered: $(<"$T_TMP/nobody")"
 	chmod 700 "$dir"
 	ap_answer "$id" deny
 	ap_wait_done

@@ -456,7 +456,7 @@ PY
 		$AR_CURL"
 	local i sock='' socks
 	for ((i = 0; i < 100; i++)); do
-		socks=("$HOME"/.local/state/warden/control/*.sock)
+		socks=("$(control_dir)"/*.sock)
 		[[ -S ${socks[0]} ]] && sock=${socks[0]} && break
 		sleep 0.05
 	done

@@ -135,7 +135,7 @@ ct_cycle() {
 	((RC == 137)) || fail "killed, warden exited $RC (not 137)"
 	(((t1 - t0) / 1000000 < 3000)) || fail "warden took $(((t1 - t0) / 1000000)) ms to end after the kill"
 	[[ -z $(ct_pids) ]] || fail "processes of the sandbox outlived the kill: $(ct_pids)"
-	[[ ! -e $HOME/.local/state/warden/control/$CT_SESSION.sock ]] || fail 'the socket outlived the session'
+	[[ ! -e $(control_dir)/$CT_SESSION.sock ]] || fail 'the socket outlived the session'
 
 	[[ $(ct_actions freeze | grep -c '"by":"control"') == 2 ]] || fail "not two freeze events: $(ct_actions freeze)"
 	ct_actions freeze | head -n 1 | grep "\"uid\":$(id -u),\"reason\":\"a test\"" >/dev/null ||
@@ -244,21 +244,26 @@ test_control_unknown_session() {
 }
 
 # A client of another uid cannot freeze or kill, even with the directory
-# opened up: the socket's peer check refuses it, and says so in an alert.
+# opened up: warden's client does not look in another's directory, and the
+# socket's peer check refuses a client that connects all the same, and says
+# so in an alert.
 test_control_other_uid() {
 	is_root || skip 'needs root to connect as another user'
 	local user
 	for user in wardenci nobody; do id "$user" >/dev/null 2>&1 && break; done
 	ct_start
-	local dir=$HOME/.local/state/warden/control
+	local dir
+	dir=$(control_dir)
 	[[ $(stat -c %a "$dir") == 700 ]] || fail "the control directory is not 0700: $(stat -c %a "$dir")"
+	[[ $(stat -c %a "$dir/..") == 700 ]] || fail "its parent is not 0700: $(stat -c %a "$dir/..")"
 	[[ $(stat -c %a "$dir/$CT_SESSION.sock") == 600 ]] || fail 'the socket is not 0600'
-	chmod 755 "$HOME" "$HOME/.local" "$HOME/.local/state" "$HOME/.local/state/warden" "$dir"
+	chmod 755 "$XDG_RUNTIME_DIR" "$dir/.." "$dir"
 	chmod 666 "$dir"/*.sock
-	runuser -u "$user" -- env HOME="$HOME" "$WARDEN" kill "$CT_SESSION" >"$T_TMP/other" 2>&1 &&
-		fail "another uid killed the session: $(<"$T_TMP/other")"
-	runuser -u "$user" -- env HOME="$HOME" "$WARDEN" freeze "$CT_SESSION" >>"$T_TMP/other" 2>&1 &&
-		fail "another uid froze the session: $(<"$T_TMP/other")"
+	runuser -u "$user" -- env HOME="$HOME" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$WARDEN" kill "$CT_SESSION" \
+		>"$T_TMP/other" 2>&1 && fail "another uid killed the session: $(<"$T_TMP/other")"
+	control_as "$user" "$dir/$CT_SESSION.sock" '{"op":"kill"}' >>"$T_TMP/other" 2>&1
+	control_as "$user" "$dir/$CT_SESSION.sock" '{"op":"freeze"}' >>"$T_TMP/other" 2>&1
+	grep -q '"ok": *true' "$T_TMP/other" && fail "another uid was obeyed: $(<"$T_TMP/other")"
 	chmod 700 "$dir"
 	local c1
 	c1=$(ct_counter)
@@ -284,4 +289,86 @@ test_control_action_usage() {
 		grep -c '^ *\(usage: \)\{0,1\}warden \(freeze\|resume\|kill\) ' <<<"$err" | grep -x 3 >/dev/null ||
 			fail "warden $op: the usage does not list the three commands: $err"
 	done
+}
+
+# ct_gone_state DIR: a session (sleep, quiet) whose XDG_STATE_HOME is a
+# directory of the test's, removed once it runs: `warden status`, from a
+# shell with the default state directory, still lists it, and `warden
+# kill` ends it (its log gone, the kill's record cannot be written: it ends
+# on that, 125, or on the kill, 137). DIR: where its socket must be.
+ct_gone_state() {
+	local want=$1 state=$T_TMP/state i sid=
+	XDG_STATE_HOME=$state warden_bg "$T_TMP/gone.out" -- sleep 600
+	for ((i = 0; i < 200; i++)); do
+		sid=$(ct_session_of "$WS")
+		[[ -n $sid ]] && break
+		sleep 0.05
+	done
+	[[ -n $sid ]] || fatal "the session is not in warden status: $(excerpt "$(cat "$T_TMP/gone.out"*)")"
+	[[ -S $want/$sid.sock ]] || fail "its socket is not in $want: $(ls -la "$want" 2>&1)"
+	[[ -e $state/warden/control ]] && fail "a control directory in the state directory: $(ls -la "$state/warden/control")"
+	[[ $(stat -c '%a %U' "$want") == "700 $(id -un)" ]] ||
+		fail "$want is not 0700 and the user's: $(stat -c '%a %U' "$want")"
+	rm -rf "$state"
+	wardenc status
+	assert_out_match "^$sid +[0-9a-z]+ +running .*sleep 600" 'status lists the session whose state directory was removed'
+	wardenc kill "$sid"
+	assert_rc 0 'warden kill'
+	assert_out_has "$sid: killed"
+	wait "$TPID"
+	RC=$?
+	((RC == 137 || RC == 125)) || fail "killed, warden exited $RC"
+	[[ ! -e $want/$sid.sock ]] || fail 'the socket outlived the session'
+	wardenc status
+	assert_out_lacks "$sid" 'the ended session is not listed'
+}
+
+# The control socket is in the runtime directory ($XDG_RUNTIME_DIR/warden/
+# control, the test's own): a session whose state directory is removed
+# while it runs is listed and killed all the same.
+test_control_state_dir_removed() {
+	ct_gone_state "$(control_dir)"
+}
+
+# Without XDG_RUNTIME_DIR: as root /run/warden/control; unprivileged
+# /run/user/UID/warden/control when the login's directory is there, else
+# the state directory's control/ (then a session whose state directory is
+# removed cannot be reached: only where the socket is, and status, are
+# checked).
+test_control_runtime_default() {
+	unset XDG_RUNTIME_DIR
+	local u base='' st
+	u=$(id -u)
+	if is_root; then
+		base=/run
+	elif st=$(stat -c '%u %F %a' "/run/user/$u" 2>/dev/null) && [[ $st == "$u directory "?[0145]0 ]]; then
+		base=/run/user/$u
+	fi
+	if [[ -n $base ]]; then
+		note "runtime directory: $base/warden/control"
+		ct_gone_state "$base/warden/control"
+		return 0
+	fi
+	note "no runtime directory (no XDG_RUNTIME_DIR, no /run/user/$u): the state directory's"
+	ct_start
+	[[ -S $HOME/.local/state/warden/control/$CT_SESSION.sock ]] ||
+		fail "the socket is not in the state directory: $(ls -la "$HOME/.local/state/warden/control" 2>&1)"
+	wardenc kill "$CT_SESSION"
+	assert_rc 0 'warden kill'
+	wait "$TPID"
+}
+
+# A runtime directory that is a symbolic link (to a directory of the
+# user's, even) is refused, said, and the state directory's used.
+test_control_runtime_symlink() {
+	mkdir -m 0700 "$T_TMP/elsewhere"
+	ln -s "$T_TMP/elsewhere" "$XDG_RUNTIME_DIR/warden"
+	ct_start
+	grep -q "$XDG_RUNTIME_DIR/warden is a symbolic link; this session's socket is in $HOME/.local/state/warden/control" \
+		"$T_TMP/ct.out.err" || fail "the refusal is not said: $(excerpt "$(<"$T_TMP/ct.out.err")")"
+	[[ -S $HOME/.local/state/warden/control/$CT_SESSION.sock ]] || fail 'the socket is not in the state directory'
+	[[ -z $(ls -A "$T_TMP/elsewhere") ]] || fail "something was made through the link: $(ls -A "$T_TMP/elsewhere")"
+	wardenc kill "$CT_SESSION"
+	assert_rc 0 'warden kill'
+	wait "$TPID"
 }

@@ -65,7 +65,7 @@ test_fault_fd_flood_1024() { fd_flood 1024; }
 test_fault_fd_flood_4096() { fd_flood 4096; }
 
 # The log directory removed while the agent runs execs: the sandbox stops
-# at once, the user is told, exit status 125.
+# at once, the user is told (the log named, and why), exit status 125.
 test_fault_log_dir_removed() {
 	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
 	local WARDEN_TIMEOUT=60
@@ -79,12 +79,17 @@ test_fault_log_dir_removed() {
 	assert_out_lacks finished 'the loop went on without a log'
 	[[ $ERR == *"audit log"* && $ERR == *"stopping the sandbox"* ]] ||
 		fail "the user was not told: $(excerpt "$ERR")"
+	# what failed, named: the log's path, its directory removed, what to
+	# keep; not a bare errno
+	[[ $ERR == *"the audit log $HOME/.local/state/warden/"*".jsonl was removed from its directory"* &&
+		$ERR == *"XDG_STATE_HOME"* ]] || fail "the message does not name the log and the cause: $(excerpt "$ERR")"
+	[[ $ERR != *"Input/output error"* ]] || fail "the message ends in a bare errno: $(excerpt "$ERR")"
 }
 
 # The disk of the log fills (a 64 KiB tmpfs as the state directory, root
 # only: unprivileged, no file system can be mounted on the host): the
-# sandbox stops, the log's last line says so, no exec ran without its
-# event.
+# sandbox stops, the log's last line says so, the user is told (the log
+# named, the disk full), no exec ran without its event.
 test_fault_log_disk_full() {
 	is_root || skip 'mounting a small tmpfs for the log needs root'
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
@@ -104,6 +109,11 @@ test_fault_log_disk_full() {
 	assert_rc 125 'the disk full'
 	assert_out_lacks finished 'the loop went on without a log'
 	[[ $ERR == *"audit log"* ]] || fail "the user was not told: $(excerpt "$ERR")"
+	# what failed, named: the log's path, the disk full, what to do; not
+	# a bare errno
+	[[ $ERR == *"cannot write the audit log $f: the file system is full (No space left on device); free space there"* ]] ||
+		fail "the message does not name the log and the cause: $(excerpt "$ERR")"
+	[[ $ERR != *"Input/output error"* ]] || fail "the message ends in a bare errno: $(excerpt "$ERR")"
 	[[ $last == *'"event":"log.failed"'* ]] || fail "the log's last line is not log.failed: $last"
 	((ran <= logged)) || fail "$ran execs of true ran, $logged on the record"
 	note "disk full: true ran $ran times, $logged on the record"

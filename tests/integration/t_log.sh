@@ -219,20 +219,58 @@ test_log_verify_tampered() {
 	assert_rc 125 'show without sessions'
 }
 
-# A log without its session.start: a 0-byte file (warden killed before its
-# first line, or the file emptied) is not an intact session.
-test_log_verify_empty() {
-	local state="$T_TMP/state-empty" d
-	export XDG_STATE_HOME=$state
-	d=$state/warden
-	mkdir -p "$d" && chmod 700 "$state" "$d"
+# The logs of sessions that never started (warden killed before its first
+# line, a full disk that took none): a 0-byte file, one holding only the
+# log.failed of its first record, one whose first record is cut short. Each
+# is said as such and is no failure, alone or in --all, which verifies the
+# rest; a log whose intact chain begins with something else than a
+# session.start, or a changed line, still fails.
+test_log_verify_never_started() {
+	local d=$HOME/.local/state/warden zeros id real
+	wrun -- true
+	assert_rc 0
+	real=$(log_ids | tail -n 1)
+	[[ -n $real ]] || fatal 'no session'
+	zeros=$(printf '0%.0s' {1..64})
 	: >"$d/20261121T120000Z-00000000.jsonl"
+	printf '{"v":1,"ts":"2026-11-21T12:00:01.000000Z","session":"20261121T120001Z-00000001","seq":1,"event":"log.failed","lost":"session.start","reason":"cannot write the audit log: No space left on device","prev":"%s"}\n' \
+		"$zeros" >"$d/20261121T120001Z-00000001.jsonl"
+	printf '{"v":1,"ts":"2026-11-21T12:00:02.000000Z","session":"20261121T120002Z-00000002","seq":1,"event":"session.st' \
+		>"$d/20261121T120002Z-00000002.jsonl"
+	chmod 600 "$d"/2026112*.jsonl
 	wardenc log verify 20261121T120000Z-00000000
-	assert_rc 1 'verify an empty log'
-	assert_out_match '^20261121T120000Z-00000000: line 1: the log is empty: no session\.start' 'verify names the missing session.start'
+	assert_rc 0 'verify an empty log'
+	assert_out_match '^20261121T120000Z-00000000: never started \(no session\.start record\): the log is empty' 'an empty log'
+	wardenc log verify 20261121T120001Z-00000001
+	assert_rc 0 'verify a log of only a log.failed'
+	assert_out_match '^20261121T120001Z-00000001: never started \(no session\.start record\): its first record could not be written: cannot write the audit log: No space left on device$' 'a log of only a log.failed'
+	wardenc log verify 20261121T120002Z-00000002
+	assert_rc 0 'verify a log of a cut first line'
+	assert_out_match '^20261121T120002Z-00000002: never started .*cut short' 'a cut first line'
 	wardenc log verify --all
-	assert_rc 1 'verify --all with an empty log'
-	assert_out_match '^20261121T120000Z-00000000: line 1: the log is empty' 'verify --all names it'
+	assert_rc 0 'verify --all with sessions that never started'
+	assert_out_match "^$real: chain ok \([0-9]+ events\)$" 'the real session verified'
+	[[ $(grep -c 'never started' <<<"$OUT") == 3 ]] || fail "not three sessions that never started: $OUT"
+
+	# a log.failed first, then more: not a session that never started
+	id=20261121T120003Z-00000003
+	local l1 h
+	l1=$(printf '{"v":1,"ts":"2026-11-21T12:00:03.000000Z","session":"%s","seq":1,"event":"log.failed","lost":"exec","reason":"x","prev":"%s"}' "$id" "$zeros")
+	h=$(printf '%s' "$l1" | sha256sum | cut -d' ' -f1)
+	printf '%s\n{"v":1,"ts":"2026-11-21T12:00:03.000000Z","session":"%s","seq":2,"event":"session.end","prev":"%s"}\n' \
+		"$l1" "$id" "$h" >"$d/$id.jsonl"
+	chmod 600 "$d/$id.jsonl"
+	wardenc log verify --all
+	assert_rc 1 'verify --all with a log that does not begin with a session.start'
+	assert_out_match "^$id: line 1: not a session\.start" 'it is named'
+	assert_out_match "^$real: chain ok" 'the rest still verified'
+	rm "$d/$id.jsonl"
+	# a changed line in the real session: broken, whatever the others
+	sed -i '2s/"seq":2/"seq":2 /' "$d/$real.jsonl"
+	wardenc log verify --all
+	assert_rc 1 'verify --all with a changed line'
+	assert_out_match "^$real: line [0-9]+: " 'the changed log named'
+	[[ $(grep -c 'never started' <<<"$OUT") == 3 ]] || fail "the others not said: $OUT"
 }
 
 # start_live SECONDS: a session sleeping that long in the background; sets

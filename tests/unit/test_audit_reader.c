@@ -473,6 +473,7 @@ static void test_empty(void)
 	CHECK(lseek(fd, 0, SEEK_SET) == 0);
 	CHECK(audit_verify_log(fd, "e-1", &c, &e) == 1 && c.broken == 1);
 	CHECK(strstr(c.why, "empty") && strstr(c.why, "no session.start"));
+	CHECK(strstr(c.never, "the log is empty")); /* a session that never started */
 	close(fd);
 	CHECK(audit_verify_buffer("", 0, "e-1", &c) == 0 && c.lines == 0);
 
@@ -485,8 +486,29 @@ static void test_empty(void)
 	spit(path, log, len);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	CHECK(audit_verify_log(fd, "e-2", &c, &e) == 1 && c.broken == 1 && strstr(c.why, "not a session.start"));
+	CHECK(c.never[0] == '\0'); /* not a session that never started */
 	close(fd);
 	free(log);
+
+	/* only a log.failed: never started; a log.failed and more: broken */
+	static const char *const lf[] = { "2026-01-01T00:00:00Z log.failed", "2026-01-01T00:00:01Z session.end" };
+	for (size_t n = 1; n <= 2; n++) {
+		log = chain_of("e-4", lf, n, &len);
+		free(path);
+		path = xasprintf("%s/e-4.jsonl", dir);
+		spit(path, log, len);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		CHECK(audit_verify_log(fd, "e-4", &c, &e) == 1 && c.broken == 1);
+		CHECK(n == 1 ? strstr(c.never, "could not be written") != NULL : c.never[0] == '\0');
+		close(fd);
+		/* the first line cut short: never started */
+		spit(path, log, n == 1 ? len - 5 : len - 1);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		CHECK(audit_verify_log(fd, "e-4", &c, &e) == 1);
+		CHECK(n == 1 ? strstr(c.never, "cut short") != NULL : c.never[0] == '\0');
+		close(fd);
+		free(log);
+	}
 
 	/* a real log is whole */
 	free(path);

@@ -81,7 +81,8 @@ static json_t *ask(struct control *c, int fd, json_t *req)
 
 static int connect_to(struct control *c, const char *dir, const char *name)
 {
-	int fd = control_client_connect(dir, name);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+	int fd = control_client_connect(path);
 	CHECK(fd >= 0);
 	control_dispatch(c); /* accepted */
 	return fd;
@@ -179,22 +180,25 @@ int main(void)
 	CHECK(bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0);
 	close(sfd); /* bound, nobody listening: refused */
 	char id[CONTROL_NAME_MAX];
-	fd = control_client_find(dir, "20261126T000000Z-a", id, sizeof id, &e);
+	struct strv dirs = { 0 };
+	strv_push(&dirs, dir);
+	fd = control_client_find(&dirs, "20261126T000000Z-a", id, sizeof id, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-aaaa1111");
 	if (fd >= 0)
 		close(fd);
-	fd = control_client_find(dir, "20261126T000000Z-bbbb2222", id, sizeof id, &e);
+	fd = control_client_find(&dirs, "20261126T000000Z-bbbb2222", id, sizeof id, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-bbbb2222");
 	if (fd >= 0)
 		close(fd);
-	CHECK(control_client_find(dir, "2026", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "2026", id, sizeof id, &e) < 0);
 	CHECK(strstr(e.msg, "several running sessions"));
-	CHECK(control_client_find(dir, "20261126T000000Z-c", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "20261126T000000Z-c", id, sizeof id, &e) < 0);
 	CHECK(strstr(e.msg, "no running session"));
 	CHECK(access(stale, F_OK) < 0 && errno == ENOENT); /* removed */
-	CHECK(control_client_find(dir, "", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "", id, sizeof id, &e) < 0);
+	strv_free(&dirs);
 	control_free(c2);
 	control_free(c);
 	audit_close(log);
