@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../sandbox/sandbox.h"
+#include "shim.h"
 
 static const char *const system_roots[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -61,8 +62,10 @@ static bool is_visible(const struct strv *visible, const char *path)
 }
 
 /* The first executable regular file `name` on path_env, as the shell would
- * find it; NULL when there is none. A name with a slash is taken as is. */
-static char *path_lookup(const char *name, const char *path_env)
+ * find it, past warden's own shims (shim.h): the first one skipped to
+ * *shim when shim is not NULL (free it). NULL when there is none. A name
+ * with a slash is taken as is. */
+static char *path_lookup(const char *name, const char *path_env, char **shim)
 {
 	struct stat st;
 	if (strchr(name, '/'))
@@ -72,8 +75,12 @@ static char *path_lookup(const char *name, const char *path_env)
 		const char *end = strchrnul(p, ':');
 		if (end > p && *p == '/') {
 			_cleanup_free_ char *c = xasprintf("%.*s/%s", (int)(end - p), p, name);
-			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0)
-				return steal_ptr(&c);
+			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0) {
+				if (!shim_is(c))
+					return steal_ptr(&c);
+				if (shim && !*shim)
+					*shim = steal_ptr(&c);
+			}
 		}
 		p = *end ? end + 1 : end;
 	}
@@ -228,7 +235,14 @@ static char *shebang(const char *file, bool *by_name)
 int discover_client(const char *cmd, const char *path_env, const char *home,
 		    const struct strv *visible, struct discovery *d, struct werr *e)
 {
-	_cleanup_free_ char *found = path_lookup(cmd, path_env);
+	_cleanup_free_ char *shim = NULL;
+	_cleanup_free_ char *found = path_lookup(cmd, path_env, &shim);
+	if (strchr(cmd, '/') && shim_is(cmd))
+		return werr_set(e, 0, "%s is warden's shim, not the client: run the client by its "
+				"name or its own path", cmd);
+	if (!found && shim)
+		return werr_set(e, 0, "%s: the only %s on PATH is warden's shim %s: install %s, or "
+				"remove the shim (`warden shim remove %s`)", cmd, cmd, shim, cmd, cmd);
 	char real[PATH_MAX], rhome_buf[PATH_MAX];
 	if (!found || !realpath(found, real))
 		return 0;
@@ -237,10 +251,13 @@ int discover_client(const char *cmd, const char *path_env, const char *home,
 	*strrchr(dir, '/') = '\0';
 	char rdir[PATH_MAX];
 	bool dir_visible = realpath(dir[0] ? dir : "/", rdir) && is_visible(visible, rdir);
-	if (is_visible(visible, real) && (strchr(cmd, '/') || dir_visible))
+	/* past a shim, the client run by its path: the sandbox's own PATH
+	 * might lead to the shim again */
+	bool seen = is_visible(visible, real) && (strchr(cmd, '/') || dir_visible);
+	if (seen && !shim)
 		return 0;
 	_cleanup_free_ char *what = xstrdup(base_name(cmd));
-	if (expose(d, real, rhome, visible, what, e) < 0)
+	if (!seen && expose(d, real, rhome, visible, what, e) < 0)
 		return -1;
 	d->exec_path = xstrdup(real);
 
@@ -248,7 +265,7 @@ int discover_client(const char *cmd, const char *path_env, const char *home,
 	_cleanup_free_ char *interp = shebang(real, &by_name);
 	if (!interp)
 		return 0;
-	_cleanup_free_ char *ifound = by_name ? path_lookup(interp, path_env) :
+	_cleanup_free_ char *ifound = by_name ? path_lookup(interp, path_env, NULL) :
 		(interp[0] == '/' ? xstrdup(interp) : NULL);
 	char ireal[PATH_MAX];
 	if (!ifound || !realpath(ifound, ireal))
