@@ -4,6 +4,8 @@
 # prefix on stdout. Two clients:
 #   claude (default): npm @anthropic-ai/claude-code, cache .../npm
 #   codex:            npm @openai/codex,             cache .../npm-codex
+#   mise:             npm @jdxcode/mise,             cache .../npm-mise (the
+#                     version manager the discovery tests resolve shims of)
 #
 #   install.sh [--package claude|codex] [PREFIX]
 #
@@ -18,7 +20,7 @@
 set -uo pipefail
 
 usage() {
-	echo "usage: install.sh [--package claude|codex] [PREFIX]" >&2
+	echo "usage: install.sh [--package claude|codex|mise] [PREFIX]" >&2
 	exit 1
 }
 
@@ -36,6 +38,10 @@ claude)
 codex)
 	pkg=@openai/codex bin=codex cache=npm-codex
 	prefix=${1:-${WARDEN_TEST_NPM_CODEX_PREFIX:-}}
+	;;
+mise) # not an agent: the version manager whose shims discovery resolves
+	pkg=@jdxcode/mise bin=mise cache=npm-mise
+	prefix=${1:-}
 	;;
 *) usage ;;
 esac
