@@ -350,13 +350,15 @@ void p_cache_list(const struct probe_ctx *c, const struct probe *self, struct pr
 	opendir_probe(r, c->cache_dir);
 }
 
-/* Does s name the path p: p in s, ending there or before a '/', a
- * separator of mount options (',', ':') or a blank? */
+/* Does s name the path p: p in s where a path starts (s's start, after a
+ * blank or a separator of mount options: ',', '=', ':'), ending there or
+ * before a '/', a separator or a blank? (/srv/c/root/usr, a container's
+ * root, does not name the home /root.) */
 static bool names_path(const char *s, const char *p)
 {
 	size_t n = strlen(p);
 	for (const char *q = strstr(s, p); q; q = strstr(q + 1, p))
-		if (strchr("/,: \n", q[n]) || q[n] == '\0')
+		if ((q == s || strchr(",=: \t", q[-1])) && (strchr("/,: \n", q[n]) || q[n] == '\0'))
 			return true;
 	return false;
 }
