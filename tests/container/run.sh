@@ -141,4 +141,24 @@ if timeout -k 10 "$TIMEOUT" podman kube play --seccomp-profile-root "$T/seccomp"
 else
 	not_ok pod_runs_warden_check "podman kube play: $(tail -n 3 "$T/play.log" | tr '\n' ' ')"
 fi
+# The agent-sandbox SandboxTemplate carries the Pod's settings: its
+# podTemplate.spec is pod.yaml's spec but for the command and environment.
+# (Validated against agent-sandbox's published CRD schema when written; the
+# schema is not in this tree.)
+if python3 - "$src/packaging/container/pod.yaml" "$src/packaging/container/sandboxtemplate.yaml" \
+	>"$T/tpl.log" 2>&1 <<'PY'; then
+import sys, yaml
+pod = yaml.safe_load(open(sys.argv[1]))["spec"]
+tpl = yaml.safe_load(open(sys.argv[2]))
+assert tpl["kind"] == "SandboxTemplate", tpl["kind"]
+spec = tpl["spec"]["podTemplate"]["spec"]
+for s in (pod, spec):
+    for c in s["containers"]:
+        c.pop("command"); c.pop("env")
+assert pod == spec, (pod, spec)
+PY
+	ok sandboxtemplate_has_the_pods_settings
+else
+	not_ok sandboxtemplate_has_the_pods_settings "$(tail -n 3 "$T/tpl.log" | tr '\n' ' ')"
+fi
 finish
