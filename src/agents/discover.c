@@ -17,6 +17,8 @@
 
 #include "../sandbox/sandbox.h"
 #include "../audit/escape.h"
+#include "shim.h"
+#include "vmshim.h"
 
 static const char *const system_roots[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -62,8 +64,11 @@ static bool is_visible(const struct strv *visible, const char *path)
 }
 
 /* The first executable regular file `name` on path_env, as the shell would
- * find it; NULL when there is none. A name with a slash is taken as is. */
-static char *path_lookup(const char *name, const char *path_env)
+ * find it, past warden's own shims (shim.h): the first one skipped to
+ * *shim when shim is not NULL (free it), the directory skip (may be NULL)
+ * passed over. NULL when there is none. A name with a slash is taken as
+ * is. */
+static char *path_lookup(const char *name, const char *path_env, const char *skip, char **shim)
 {
 	struct stat st;
 	if (strchr(name, '/'))
@@ -71,10 +76,16 @@ static char *path_lookup(const char *name, const char *path_env)
 	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
 	while (*p) {
 		const char *end = strchrnul(p, ':');
-		if (end > p && *p == '/') {
+		bool skipped = skip && (size_t)(end - p) == strlen(skip) &&
+			       strncmp(p, skip, (size_t)(end - p)) == 0;
+		if (end > p && *p == '/' && !skipped) {
 			_cleanup_free_ char *c = xasprintf("%.*s/%s", (int)(end - p), p, name);
-			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0)
-				return steal_ptr(&c);
+			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0) {
+				if (!shim_is(c))
+					return steal_ptr(&c);
+				if (shim && !*shim)
+					*shim = steal_ptr(&c);
+			}
 		}
 		p = *end ? end + 1 : end;
 	}
@@ -226,10 +237,91 @@ static char *shebang(const char *file, bool *by_name)
 	return NULL;
 }
 
-int discover_client(const char *cmd, const char *path_env, const char *home,
-		    const struct strv *visible, struct discovery *d, struct werr *e)
+/* name on path_env (path_lookup), and when PATH gives a version manager's
+ * shim, the interpreter it would pick for the workspace (vmshim.h) instead,
+ * or for "system" the next one on PATH past the manager's shims; *pick
+ * says which (pick->manager NULL: no manager's shim). */
+static int lookup(const char *name, const char *path_env, const char *workspace,
+		  const char *home, char **shim, struct vm_pick *pick, char **out, struct werr *e)
 {
-	_cleanup_free_ char *found = path_lookup(cmd, path_env);
+	*pick = (struct vm_pick){ 0 };
+	*out = path_lookup(name, path_env, NULL, shim);
+	if (!*out || strchr(name, '/'))
+		return 0;
+	int r = vmshim_resolve(*out, base_name(name), workspace, home, pick, e);
+	if (r == 0)
+		return 0;
+	free(*out);
+	*out = NULL;
+	if (r < 0)
+		return -1;
+	*out = pick->program ? xstrdup(pick->program)
+			     : path_lookup(name, path_env, pick->shims, NULL);
+	return 0;
+}
+
+/* What discovery says it exposed for: "python3 (pyenv 3.11.7, from
+ * FILE)", or the name alone. */
+static char *what_of(const char *name, const struct vm_pick *pick)
+{
+	if (!pick->manager)
+		return xstrdup(base_name(name));
+	return xasprintf("%s (%s %s, from %s)", base_name(name), pick->manager,
+			 pick->version ? pick->version : "system", pick->from ? pick->from : "default");
+}
+
+/* The interpreter the shebang of the resolved client `real` names, exposed
+ * when the sandbox does not show it, its directory first on PATH inside
+ * when named through env. managers_only: only when a version manager's
+ * shim stands for it (a client the sandbox shows as it is). */
+static int discover_interp(const char *real, const char *what, const char *path_env,
+			   const char *workspace, const char *home, const char *rhome,
+			   const struct strv *visible, bool managers_only, struct discovery *d,
+			   struct werr *e)
+{
+	bool by_name = false;
+	_cleanup_free_ char *interp = shebang(real, &by_name);
+	if (!interp || (managers_only && !by_name))
+		return 0;
+	_cleanup_(vm_pick_free) struct vm_pick ipick = { 0 };
+	_cleanup_free_ char *ifound = NULL;
+	if (!by_name)
+		ifound = interp[0] == '/' ? xstrdup(interp) : NULL;
+	else if (lookup(interp, path_env, workspace, home, NULL, &ipick, &ifound, e) < 0)
+		return -1;
+	char ireal[PATH_MAX];
+	if (!ifound || !realpath(ifound, ireal) || (managers_only && !ipick.program))
+		return 0;
+	_cleanup_free_ char *iname = what_of(interp, &ipick);
+	_cleanup_free_ char *iwhat = xasprintf("interpreter %s of %s", iname, what);
+	if (!is_visible(visible, ireal)) {
+		if (expose(d, ireal, rhome, visible, iwhat, e) < 0)
+			return -1;
+	}
+	if (by_name) {
+		_cleanup_free_ char *idir = ipick.program ? xstrdup(ipick.program) : xstrdup(ireal);
+		*strrchr(idir, '/') = '\0';
+		if (idir[0] && !strv_contains(&d->path_dirs, idir))
+			strv_push(&d->path_dirs, idir);
+	}
+	return 0;
+}
+
+int discover_client(const char *cmd, const char *path_env, const char *workspace,
+		    const char *home, const struct strv *visible, struct discovery *d,
+		    struct werr *e)
+{
+	_cleanup_free_ char *shim = NULL;
+	_cleanup_(vm_pick_free) struct vm_pick pick = { 0 };
+	_cleanup_free_ char *found = NULL;
+	if (lookup(cmd, path_env, workspace, home, &shim, &pick, &found, e) < 0)
+		return -1;
+	if (strchr(cmd, '/') && shim_is(cmd))
+		return werr_set(e, 0, "%s is warden's shim, not the client: run the client by its "
+				"name or its own path", cmd);
+	if (!found && shim)
+		return werr_set(e, 0, "%s: the only %s on PATH is warden's shim %s: install %s, or "
+				"remove the shim (`warden shim remove %s`)", cmd, cmd, shim, cmd, cmd);
 	char real[PATH_MAX], rhome_buf[PATH_MAX];
 	if (!found || !realpath(found, real))
 		return 0;
@@ -238,34 +330,26 @@ int discover_client(const char *cmd, const char *path_env, const char *home,
 	*strrchr(dir, '/') = '\0';
 	char rdir[PATH_MAX];
 	bool dir_visible = realpath(dir[0] ? dir : "/", rdir) && is_visible(visible, rdir);
-	if (is_visible(visible, real) && (strchr(cmd, '/') || dir_visible))
-		return 0;
-	_cleanup_free_ char *what = xstrdup(base_name(cmd));
-	if (expose(d, real, rhome, visible, what, e) < 0)
+	_cleanup_free_ char *what = what_of(cmd, &pick);
+	/* past a shim (warden's or a version manager's), the client run by
+	 * its path: the sandbox's own PATH might lead to the shim again */
+	bool seen = is_visible(visible, real) && (strchr(cmd, '/') || dir_visible);
+	if (seen && !shim && !pick.manager)
+		return discover_interp(real, what, path_env, workspace, home, rhome, visible, true,
+				       d, e);
+	if (!seen && expose(d, real, rhome, visible, what, e) < 0)
 		return -1;
 	d->exec_path = xstrdup(real);
-
-	bool by_name = false;
-	_cleanup_free_ char *interp = shebang(real, &by_name);
-	if (!interp)
-		return 0;
-	_cleanup_free_ char *ifound = by_name ? path_lookup(interp, path_env) :
-		(interp[0] == '/' ? xstrdup(interp) : NULL);
-	char ireal[PATH_MAX];
-	if (!ifound || !realpath(ifound, ireal))
-		return 0;
-	_cleanup_free_ char *iwhat = xasprintf("interpreter %s of %s", base_name(interp), what);
-	if (!is_visible(visible, ireal)) {
-		if (expose(d, ireal, rhome, visible, iwhat, e) < 0)
-			return -1;
+	/* the interpreter a manager picked: its bin directory first on PATH
+	 * inside, so that what it runs by name (pip, a script's `env python3`)
+	 * is the same version */
+	if (pick.program) {
+		_cleanup_free_ char *bin = xstrdup(pick.program);
+		*strrchr(bin, '/') = '\0';
+		if (!strv_contains(&d->path_dirs, bin))
+			strv_push(&d->path_dirs, bin);
 	}
-	if (by_name) {
-		_cleanup_free_ char *idir = xstrdup(ireal);
-		*strrchr(idir, '/') = '\0';
-		if (idir[0] && !strv_contains(&d->path_dirs, idir))
-			strv_push(&d->path_dirs, idir);
-	}
-	return 0;
+	return discover_interp(real, what, path_env, workspace, home, rhome, visible, false, d, e);
 }
 
 void discover_apply(const struct discovery *d, const char *cmd, struct policy *p)
@@ -380,7 +464,7 @@ int discover_for(struct policy *p, const char *cmd, const char *path_env, const 
 		return 0;
 	_cleanup_strv_ struct strv visible = { 0 };
 	discover_visible_roots(p, workspace, &visible);
-	if (discover_client(cmd, path_env, home, &visible, d, e) < 0)
+	if (discover_client(cmd, path_env, workspace, home, &visible, d, e) < 0)
 		return -1;
 	discover_apply(d, cmd, p);
 	return 0;

@@ -28,12 +28,15 @@ struct discovery {
  * policy's paths and the workspace (may be NULL). */
 void discover_visible_roots(const struct policy *p, const char *workspace, struct strv *out);
 
-/* Resolve cmd (argv[0]) with path_env (the host's PATH) and fill d. A
+/* Resolve cmd (argv[0]) with path_env (the host's PATH) and fill d: past
+ * warden's shims (shim.h), and through a version manager's shim to the
+ * interpreter it picks for workspace (vmshim.h; workspace may be NULL). A
  * command not found on the host leaves d empty (init says it is missing).
  * A tree that is the home directory or holds it, or that holds or lies in a
  * credential store, is refused with e filled. home may be NULL. */
-int discover_client(const char *cmd, const char *path_env, const char *home,
-		    const struct strv *visible, struct discovery *d, struct werr *e);
+int discover_client(const char *cmd, const char *path_env, const char *workspace,
+		    const char *home, const struct strv *visible, struct discovery *d,
+		    struct werr *e);
 
 /* -1 with e filled when tree (resolved) may not be exposed for `what`: it
  * is the home directory or holds it, is too broad (/, /usr, /tmp, ...), or

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../sandbox/paths.h"
 #include "probe_groups.h"
 #include "probe_util.h"
 
@@ -38,6 +39,19 @@ static void free_paths(char **p, size_t n)
 		free(p[i]);
 }
 
+/* Open path unless it lies on the device of *ctx (the sandbox's own home):
+ * a user whose home is AGENT_HOME (a container's user named agent) finds
+ * warden's decoys at its home's paths inside, not its own files. */
+static int try_open_host(const char *path, void *ctx)
+{
+	const dev_t *own = ctx;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return errno;
+	return fstat(fd, &st) == 0 && st.st_dev == *own ? ENOENT : 0;
+}
+
 static void probe_home_files(const struct probe_ctx *c, struct probe_result *r,
 			     const char *const *rels, size_t n)
 {
@@ -49,7 +63,11 @@ static void probe_home_files(const struct probe_ctx *c, struct probe_result *r,
 	if (n > ARRAY_LEN(paths))
 		n = ARRAY_LEN(paths);
 	home_paths(c, paths, rels, n);
-	open_any(r, paths, n);
+	struct stat own;
+	if (path_is_within(c->home, AGENT_HOME) && stat(AGENT_HOME, &own) == 0)
+		first_of(r, paths, n, "opened", try_open_host, &own.st_dev, false);
+	else
+		open_any(r, paths, n);
 	free_paths(paths, n);
 }
 
@@ -149,6 +167,14 @@ static void opendir_probe(struct probe_result *r, const char *path)
 	DIR *d = opendir(path);
 	if (!d) {
 		denied_errno(r, errno);
+		return;
+	}
+	/* the sandbox's own home (a user whose home is AGENT_HOME reaches it
+	 * by its home's path): warden's, not the host's */
+	struct stat st, own;
+	if (fstat(dirfd(d), &st) == 0 && stat(AGENT_HOME, &own) == 0 && st.st_dev == own.st_dev) {
+		closedir(d);
+		denied(r, "%s is the sandbox's own home, not the host's", path);
 		return;
 	}
 	size_t n = 0;
@@ -324,13 +350,15 @@ void p_cache_list(const struct probe_ctx *c, const struct probe *self, struct pr
 	opendir_probe(r, c->cache_dir);
 }
 
-/* Does s name the path p: p in s, ending there or before a '/', a
- * separator of mount options (',', ':') or a blank? */
+/* Does s name the path p: p in s where a path starts (s's start, after a
+ * blank or a separator of mount options: ',', '=', ':'), ending there or
+ * before a '/', a separator or a blank? (/srv/c/root/usr, a container's
+ * root, does not name the home /root.) */
 static bool names_path(const char *s, const char *p)
 {
 	size_t n = strlen(p);
 	for (const char *q = strstr(s, p); q; q = strstr(q + 1, p))
-		if (strchr("/,: \n", q[n]) || q[n] == '\0')
+		if ((q == s || strchr(",=: \t", q[-1])) && (strchr("/,: \n", q[n]) || q[n] == '\0'))
 			return true;
 	return false;
 }

@@ -68,6 +68,25 @@ static const struct cli_cmd state_subs[] = {
 	{ 0 },
 };
 
+static const struct cli_opt shim_opts[] = {
+	{ "dir", 'd', false, CLI_DIR, "DIR", NULL, "the shims' directory (default: ~/.local/bin)" },
+	{ "system", 'Y', false, CLI_NONE, NULL, NULL,
+	  "for every user: /usr/local/lib/warden/shims, first on PATH by /etc/profile.d (root)" },
+	{ 0 },
+};
+
+static const struct cli_cmd shim_subs[] = {
+	{ .name = "install", .synopsis = "[--dir DIR | --system] NAME...",
+	  .summary = "put a shim for each NAME first on PATH (NAME runs under warden)",
+	  .opts = shim_opts, .operand = CLI_WORDS, .operand_words = "claude codex" },
+	{ .name = "remove", .synopsis = "[--dir DIR | --system] NAME...",
+	  .summary = "remove the shims named (nothing but a shim is ever removed)",
+	  .opts = shim_opts, .operand = CLI_WORDS, .operand_words = "claude codex" },
+	{ .name = "list", .synopsis = "[--dir DIR | --system]",
+	  .summary = "each shim, and whether PATH finds it first", .opts = shim_opts },
+	{ 0 },
+};
+
 static const struct cli_opt task_opts[] = {
 	{ "workspace", 'w', true, CLI_DIR, "DIR", NULL,
 	  "the repository or directory (default: the current one)" },
@@ -246,6 +265,9 @@ const struct cli_cmd cli_commands[] = {
 	  .summary = "print the effective policy as JSON", .subs = policy_subs, .run = cmd_policy },
 	{ .name = "state", .synopsis = "list|reset AGENT [--state DIR]",
 	  .summary = "agents' state kept across sessions", .subs = state_subs, .run = cmd_state },
+	{ .name = "shim", .synopsis = "install|remove|list [--dir DIR | --system] [NAME...]",
+	  .summary = "shims that run clients under warden when typed by name", .subs = shim_subs,
+	  .run = cmd_shim },
 	{ .name = "task", .synopsis = "list|diff|remove [NAME] [-w DIR]",
 	  .summary = "the workspaces of run --task NAME", .opts = task_opts, .subs = task_subs,
 	  .run = cmd_task },

@@ -40,6 +40,24 @@ static const char *const etc_entries[] = {
 	"lsb-release", "mime.types", "magic", "magic.mime", "inputrc", "bash.bashrc", "profile",
 	"shells", "terminfo", "locale.alias", "locale.conf", "mtab", "perl", "fonts", "mailcap",
 	"manpath.config", "bash_completion", "bash_completion.d", "pkgconfig", "gprofng.rc",
+	"chromium",
+};
+
+/* Directories copied, not bound, so that warden can add a file of its own:
+ * Debian's chromium launcher sources every /etc/chromium.d/ file (it resets
+ * CHROMIUM_FLAGS from the environment), and Chromium's own sandbox wants the
+ * user namespaces warden refuses inside (doc/agents.md, browsers). Only the
+ * directory's small regular files are copied; the extra file is written when
+ * the host has the directory (a Chromium installed). */
+static const struct {
+	const char *dir, *name, *text;
+} etc_copied_dirs[] = {
+	{ "chromium.d", "zz-warden",
+	  "# Written by warden: Chromium's sandbox needs user namespaces, which warden\n"
+	  "# refuses inside; warden's walls stand in for it. And warden's HTTP proxy\n"
+	  "# for every scheme (Chromium does not read ALL_PROXY's socks5h://).\n"
+	  "export CHROMIUM_FLAGS=\"$CHROMIUM_FLAGS --no-sandbox --disable-component-update"
+	  "${HTTPS_PROXY:+ --proxy-server=$HTTPS_PROXY}\"\n" },
 };
 
 /* Written by warden, the same in every session. */
@@ -66,6 +84,9 @@ enum etc_view etc_view_of(const char *path)
 			return ETC_OWN;
 	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++)
 		if (path_is_within(rel, etc_entries[i]) || path_is_within(etc_entries[i], rel))
+			return ETC_HOST;
+	for (size_t i = 0; i < ARRAY_LEN(etc_copied_dirs); i++)
+		if (path_is_within(rel, etc_copied_dirs[i].dir))
 			return ETC_HOST;
 	return ETC_NONE;
 }
@@ -112,6 +133,38 @@ static int copy_file_at(const char *src, off_t size, int dirfd, const char *rel)
 	return 0;
 }
 
+/* srcroot/etc/dir's small regular files copied to dir (made), and warden's
+ * own file `name` with text; nothing when the host has no such directory. */
+static int copy_dir_at(const char *srcroot, int dirfd, const char *dir, const char *name,
+		       const char *text, struct werr *e)
+{
+	char src[512];
+	snprintf(src, sizeof src, "%s/etc/%s", srcroot, dir);
+	_cleanup_dir_ DIR *d = opendir(src);
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : werr_errno(e, "/etc/%s", dir);
+	if (mkdirat(dirfd, dir, 0755) < 0)
+		return werr_errno(e, "/etc: creating %s", dir);
+	for (struct dirent *de; (de = readdir(d));) {
+		char from[1024], to[512];
+		struct stat st;
+		snprintf(from, sizeof from, "%s/%s", src, de->d_name);
+		snprintf(to, sizeof to, "%s/%s", dir, de->d_name);
+		if (de->d_name[0] == '.' || strcmp(de->d_name, name) == 0 || lstat(from, &st) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_size > COPY_MAX)
+			continue;
+		if (copy_file_at(from, st.st_size, dirfd, to) < 0)
+			return werr_errno(e, "/etc: mirroring %s", to);
+	}
+	char own[512];
+	snprintf(own, sizeof own, "%s/%s", dir, name);
+	_cleanup_close_ int fd = openat(dirfd, own, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+					O_NOFOLLOW, 0644);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		return werr_errno(e, "/etc: writing %s", own);
+	return 0;
+}
+
 int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr *e)
 {
 	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++) {
@@ -144,6 +197,10 @@ int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr
 		if (bound_live(&st))
 			strv_push_owned(binds, xasprintf("/etc/%s", rel));
 	}
+	for (size_t i = 0; i < ARRAY_LEN(etc_copied_dirs); i++)
+		if (copy_dir_at(srcroot, dirfd, etc_copied_dirs[i].dir, etc_copied_dirs[i].name,
+				etc_copied_dirs[i].text, e) < 0)
+			return -1;
 	for (size_t i = 0; i < ARRAY_LEN(etc_synthesized); i++) {
 		_cleanup_close_ int fd = openat(dirfd, etc_synthesized[i].name,
 						O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -154,6 +211,43 @@ int etc_populate(const char *srcroot, int dirfd, struct strv *binds, struct werr
 }
 
 /* ---- the cache ----------------------------------------------------------- */
+
+/* One line of the manifest for path: what lstat says of it. */
+static void manifest_line(char **m, size_t *cap, size_t *len, const char *path)
+{
+	struct stat st;
+	if (*cap - *len < 1024)
+		*m = xrealloc(*m, *cap *= 2);
+	if (lstat(path, &st) < 0) {
+		*len += (size_t)snprintf(*m + *len, *cap - *len, "%s missing %d\n", path, errno);
+		return;
+	}
+	*len += (size_t)snprintf(*m + *len, *cap - *len, "%s %o %llu %llu %lld %lld.%09ld %lld.%09ld\n",
+				 path, st.st_mode, (unsigned long long)st.st_dev,
+				 (unsigned long long)st.st_ino, (long long)st.st_size,
+				 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+				 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+/* A copied directory in the manifest: itself, each entry, warden's text. */
+static void manifest_dir(char **m, size_t *cap, size_t *len, const char *dir, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "/etc/%s", dir);
+	manifest_line(m, cap, len, path);
+	_cleanup_dir_ DIR *d = opendir(path);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		char p[1024];
+		snprintf(p, sizeof p, "%s/%s", path, de->d_name);
+		if (de->d_name[0] != '.')
+			manifest_line(m, cap, len, p);
+	}
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(text, strlen(text), sum);
+	if (*cap - *len < 1024)
+		*m = xrealloc(*m, *cap *= 2);
+	*len += (size_t)snprintf(*m + *len, *cap - *len, "%s own %s\n", path, sum);
+}
 
 /* The version's name: the SHA-256 of a manifest of the host's entries (and
  * of what warden writes). The live binds on the way. */
@@ -185,6 +279,8 @@ static void version_of(char name[64], struct strv *binds)
 		if (bound_live(&st))
 			strv_push(binds, src);
 	}
+	for (size_t i = 0; i < ARRAY_LEN(etc_copied_dirs); i++)
+		manifest_dir(&m, &cap, &len, etc_copied_dirs[i].dir, etc_copied_dirs[i].text);
 	char hex[SHA256_HEX_LEN];
 	sha256_hex(m, len, hex);
 	snprintf(name, 64, "etc-%.32s", hex);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/landlock.h>
 #include <linux/netlink.h>
 #include <linux/magic.h>
@@ -323,7 +324,7 @@ void features_probe(struct kernel_features *f)
 		probe_sysctl(sysctl_names[i], &f->sysctl[i]);
 	probe_lsms(f);
 	probe_cgroup2(f);
-	f->root = geteuid() == 0;
+	f->root = caps_admin();
 }
 
 /* Fork a child that creates the namespaces of a session (as nobody when
@@ -351,7 +352,7 @@ static int try_userns(bool drop)
 
 void features_probe_userns(struct kernel_features *f)
 {
-	f->root = geteuid() == 0;
+	f->root = caps_admin();
 	f->userns_err = try_userns(false);
 	f->userns_nobody_err = f->root ? try_userns(true) : f->userns_err;
 	f->userns_probed = true;
@@ -505,7 +506,7 @@ int features_nspid_count(pid_t pid)
 
 int llaudit_probe(int landlock_abi, char *why, size_t len)
 {
-	if (geteuid() != 0) {
+	if (!caps_admin()) {
 		snprintf(why, len, "off: warden is not running as root (only root may read the "
 			 "kernel's audit records)");
 		return 0;
@@ -553,4 +554,16 @@ int llaudit_probe(int landlock_abi, char *why, size_t len)
 		snprintf(why, len, "on: audit enabled, no auditd (the kernel log gets the records "
 			 "too, rate-limited)");
 	return 1;
+}
+
+bool caps_admin(void)
+{
+	static int cached = -1;
+	if (cached >= 0)
+		return cached;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	cached = geteuid() == 0 && syscall(SYS_capget, &h, d) == 0 &&
+		 (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
+	return cached;
 }

@@ -124,3 +124,7 @@ int features_audit_status(struct audit_status *st);
 int features_audit_readlog(void);
 int features_nspid_count(pid_t pid);
 
+/* Root in earnest: euid 0 with CAP_SYS_ADMIN effective. Root without it (a
+ * container's root, by default) takes the unprivileged path: a user
+ * namespace of its own, no host identities, no cgroups of its own. */
+bool caps_admin(void);

@@ -20,6 +20,7 @@
 
 #include "mountapi.h"
 #include "sandbox.h"
+#include "features.h"
 
 /* ---- pure parts ------------------------------------------------------------ */
 
@@ -71,7 +72,7 @@ bool hostid_in_sub_ranges(const char *text, uid_t id)
 bool hostid_wanted(void)
 {
 	struct stat st;
-	return geteuid() == 0 && stat("/proc/self/ns/user", &st) == 0 && st.st_ino == INIT_USERNS_INO;
+	return caps_admin() && stat("/proc/self/ns/user", &st) == 0 && st.st_ino == INIT_USERNS_INO;
 }
 
 int hostid_range(uid_t *first, uid_t *last, struct werr *e)

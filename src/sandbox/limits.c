@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "features.h"
 
 static const char *const ctl_names[CTL_COUNT] = { "pids", "memory", "cpu" };
 static const enum policy_limit_kind ctl_kind[CTL_COUNT] = { LIMIT_PIDS, LIMIT_MEMORY, LIMIT_CPU };
@@ -284,7 +285,7 @@ static bool v1_parent(const struct proc_texts *t, const char *ctl, char *out, si
 void limits_probe(struct limits_probe *p)
 {
 	memset(p, 0, sizeof *p);
-	p->root = geteuid() == 0;
+	p->root = caps_admin();
 	/* read once for the v2 hierarchy and each v1 controller */
 	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
 	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");

@@ -437,8 +437,12 @@ static int build_proc(struct werr *e)
 	static const char *const masked_dirs[] = { "acpi", "scsi", "bus", "irq", "fs", "driver", "tty" };
 	if (mkdir_p(STAGE "/proc", 0755, NULL) < 0 ||
 	    mount("proc", STAGE "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		return werr_errno(e, "mounts: mounting a fresh /proc (a masked host /proc, "
-				  "as in some containers, prevents it)");
+		return werr_errno(e, "mounts: mounting a fresh /proc (the kernel refuses it "
+				  "while this /proc has paths masked or read-only, as a container's "
+				  "has: run the container with /proc unmasked: podman --security-opt "
+				  "'unmask=/proc/*', docker --security-opt systempaths=unconfined, a "
+				  "Kubernetes pod's procMount: Unmasked with hostUsers: false; warden "
+				  "masks the same files in its own /proc; see doc/containers.md)");
 	if (bind_path(STAGE "/proc/sys", STAGE "/proc/sys", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e) < 0)
 		return -1;
 	struct stat st;

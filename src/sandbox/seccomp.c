@@ -21,6 +21,7 @@
  * clones init, which inherits the BPF program in its copy of the memory and
  * installs it as its last step. */
 #include "sandbox.h"
+#include "features.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -291,7 +292,7 @@ struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 	 * (src/workspace/wsmade.h) */
 	const struct policy_exec *x = &pol->exec;
 	bool kernel = x->kernel == EXEC_KERNEL_ON ||
-		      (x->kernel == EXEC_KERNEL_AUTO && geteuid() == 0 && (x->deny.n || x->default_deny));
+		      (x->kernel == EXEC_KERNEL_AUTO && caps_admin() && (x->deny.n || x->default_deny));
 	return (struct seccomp_kind){ .files = pol->audit_files || pol->write_ask.n || workspace_ro,
 				      .strict = pol->exec.strict, .made = pol->mask.n > 0,
 				      .kernel = kernel };

@@ -39,6 +39,7 @@
 #include "session_secrets.h"
 #include "task.h"
 #include "../detect/canary.h"
+#include "hints.h"
 #include "summary.h"
 #include "../supervisor/supervisor.h"
 
@@ -82,6 +83,7 @@ struct session {
 	struct hostid_job hj;         /* as root: the agent's host identity (on a thread) */
 	struct sandbox_spec spec;     /* what the supervisor builds the sandbox from */
 	struct summary sum;           /* --summary: what was refused, printed at the end */
+	struct hints hints;           /* and what ran that warden does not offer inside */
 	/* the sandbox's namespaces and watches, closed on a thread while the
 	 * end goes on; joined once the log is closed */
 	struct late_close late;
@@ -531,8 +533,10 @@ static int session_open(struct session *sn, struct werr *e)
 		audit_also_syslog(sn->log);
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
-	if (o->summary)
+	if (o->summary) {
 		summary_attach(&sn->sum, sn->log);
+		hints_attach(&sn->hints, sn->log);
+	}
 	detect_attach(sn->det, sn->log);
 	return 0;
 }
@@ -844,8 +848,10 @@ static void session_end(struct session *sn)
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	discovery_free(&sn->disc);
-	if (sn->log && sn->o.summary)
+	if (sn->log && sn->o.summary) {
 		summary_print(&sn->sum, audit_path(sn->log), stderr);
+		hints_print(&sn->hints, stderr);
+	}
 	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
 	layout_free(&sn->lay);
 	journald_free(steal_ptr(&sn->jd));

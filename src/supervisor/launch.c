@@ -22,6 +22,7 @@
 #include "exec/bpfexec.h"
 #include "freeze.h"
 #include "llaudit.h"
+#include "../sandbox/features.h"
 
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
 		  CLONE_NEWUTS | CLONE_NEWCGROUP)
@@ -101,7 +102,7 @@ static int kernel_exec(const struct sandbox_spec *s, struct limits *lim, struct 
 	if (x->kernel == EXEC_KERNEL_OFF ||
 	    (x->kernel == EXEC_KERNEL_AUTO && !x->deny.n && !x->default_deny))
 		return 0;
-	if (x->kernel == EXEC_KERNEL_AUTO && geteuid() != 0) {
+	if (x->kernel == EXEC_KERNEL_AUTO && !caps_admin()) {
 		snprintf(why, len, "not root");
 		return 0;
 	}

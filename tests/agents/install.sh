@@ -4,8 +4,12 @@
 # prefix on stdout. Two clients:
 #   claude (default): npm @anthropic-ai/claude-code, cache .../npm
 #   codex:            npm @openai/codex,             cache .../npm-codex
+#   mise:             npm @jdxcode/mise,             cache .../npm-mise (the
+#                     version manager the discovery tests resolve shims of)
+#   playwright:       npm playwright-core,           cache .../npm-playwright
+#                     (drives the system Chromium in the browser tests)
 #
-#   install.sh [--package claude|codex] [PREFIX]
+#   install.sh [--package claude|codex|mise|playwright] [PREFIX]
 #
 # Without PREFIX: $WARDEN_TEST_NPM_PREFIX (claude) or
 # $WARDEN_TEST_NPM_CODEX_PREFIX (codex) if set; else, as root,
@@ -18,7 +22,7 @@
 set -uo pipefail
 
 usage() {
-	echo "usage: install.sh [--package claude|codex] [PREFIX]" >&2
+	echo "usage: install.sh [--package claude|codex|mise|playwright] [PREFIX]" >&2
 	exit 1
 }
 
@@ -36,6 +40,14 @@ claude)
 codex)
 	pkg=@openai/codex bin=codex cache=npm-codex
 	prefix=${1:-${WARDEN_TEST_NPM_CODEX_PREFIX:-}}
+	;;
+mise) # not an agent: the version manager whose shims discovery resolves
+	pkg=@jdxcode/mise bin=mise cache=npm-mise
+	prefix=${1:-}
+	;;
+playwright) # not an agent: the browser tests drive the system Chromium with it
+	pkg=playwright-core bin=playwright-core cache=npm-playwright
+	prefix=${1:-}
 	;;
 *) usage ;;
 esac

@@ -467,3 +467,32 @@ test_claude_code_api_key_interactive() {
 	assert_host_file "$WS/marker.txt" e2e-tty "the Bash tool's marker (second session)"
 	claude_check_key
 }
+
+# `warden shim install claude`: a plain `claude --version` in a new login
+# shell runs inside warden with the agent profile (its session.start in the
+# log names the agent); removing the shim puts PATH back as it was.
+test_claude_shim() {
+	claude_install
+	{
+		printf 'PATH="%s:$PATH"\n' "$CLAUDE_BIN"
+		cat /etc/skel/.profile 2>/dev/null ||
+			printf 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+	} >"$HOME/.profile"
+	local lsh=(env -i HOME="$HOME" LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin bash -lc)
+	local path_before out
+	path_before=$(cd "$WS" && "${lsh[@]}" 'echo "$PATH"')
+	wardenc shim install claude
+	assert_rc 0 'shim install claude'
+	out=$(cd "$WS" && timeout -k 5 "$WARDEN_TIMEOUT" "${lsh[@]}" 'claude --version' 2>&1 </dev/null)
+	printf '$ claude --version\n%s\n' "$out"
+	grep -q 'Claude Code' <<<"$out" || fail "claude --version through the shim: $(excerpt "$out")"
+	local log
+	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
+	[[ -n $log ]] || fail 'no session log: claude did not run under warden'
+	[[ -z $log ]] || grep '"event":"session.start"' "$log" | grep -q '"agent":{"name":"claude"' ||
+		fail "session.start is not the claude profile's: $(excerpt "$(head -c 600 "$log")")"
+	wardenc shim remove claude
+	assert_rc 0 'shim remove claude'
+	out=$(cd "$WS" && "${lsh[@]}" 'echo "$PATH"')
+	[[ $out == "$path_before" ]] || fail "PATH after remove: $out; before: $path_before"
+}

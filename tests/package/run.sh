@@ -110,9 +110,14 @@ cd /tmp && timeout 300 warden check; echo "rc=$?"
 step check-user
 useradd -m -s /bin/bash wci >/dev/null 2>&1
 runuser -u wci -- env -i PATH=$PATH HOME=/home/wci LANG=C.UTF-8 sh -c 'cd && timeout 300 warden check'; echo "rc=$?"
+step shim-system
+warden shim install --system claude; echo "rc=$?"
+echo "found: $(runuser -u wci -- env -i HOME=/home/wci PATH=/usr/bin:/bin bash -lc 'command -v claude')"
 step remove
 apt-get remove -y -qq warden >/tmp/apt-remove.log 2>&1; echo "rc=$?"
 [ -e /usr/bin/warden ] && echo "still there: /usr/bin/warden"
+[ -e /usr/local/lib/warden/shims/claude ] && echo "still there: the system shim"
+[ -e /etc/profile.d/warden-shims.sh ] && echo "still there: /etc/profile.d/warden-shims.sh"
 step end
 INSIDE
 
@@ -171,6 +176,9 @@ fi
 	not_ok check_from_package_as_root "rc $(rc_of check-root): $(section check-root | grep -iE 'fail|error|warden:' | head -n 3 | tr '\n' ' ')"
 [[ $(rc_of check-user) == 0 ]] && ok check_from_package_as_user ||
 	not_ok check_from_package_as_user "rc $(rc_of check-user): $(section check-user | grep -iE 'fail|error|warden:' | head -n 3 | tr '\n' ' ')"
+r=$(section shim-system)
+[[ $(rc_of shim-system) == 0 ]] && grep -q '^found: /usr/local/lib/warden/shims/claude$' <<<"$r" &&
+	ok shim_system_first_on_login_path || not_ok shim_system_first_on_login_path "$(tr '\n' ' ' <<<"$r")"
 r=$(section remove)
 [[ $(rc_of remove) == 0 ]] && ! grep -q 'still there' <<<"$r" && ok apt_remove || not_ok apt_remove "$r"
 echo "skipped - ubuntu_24_04 (only the Debian mirror is reachable from CI: the AppArmor profile's loading is not tested)"

@@ -45,7 +45,7 @@ static int discover(const char *cmd, const char *path_env, const char *home,
 {
 	_cleanup_strv_ struct strv visible = { 0 };
 	discover_visible_roots(NULL, NULL, &visible);
-	return discover_client(cmd, path_env, home, &visible, d, e);
+	return discover_client(cmd, path_env, NULL, home, &visible, d, e);
 }
 
 static bool has_exposure(const struct discovery *d, const char *path)

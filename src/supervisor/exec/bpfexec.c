@@ -40,6 +40,7 @@
 #include "immutable.h"
 #include "kfile.h"
 #include "../answer.h"
+#include "../../sandbox/features.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's own, not in userspace's errno.h */
@@ -582,7 +583,7 @@ struct bpfexec *bpfexec_new(const struct policy *p, const char *cgroup, bool *un
 			    struct werr *e)
 {
 	*unavailable = true;
-	if (geteuid() != 0)
+	if (!caps_admin())
 		return werr_set(e, 0, "in-kernel exec enforcement needs root (BPF LSM programs are "
 				"loaded by root)"), NULL;
 	if (!cgroup)

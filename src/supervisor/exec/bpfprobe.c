@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../policy/policy.h"
+#include "../../sandbox/features.h"
 
 /* The probe: a session of its own, in a cgroup made for it and removed. */
 bool bpfexec_probe(char *why, size_t len)
@@ -22,7 +23,7 @@ bool bpfexec_probe(char *why, size_t len)
 	bool unavailable = true;
 	char dir[1100] = "";
 #if WARDEN_BPF
-	if (geteuid() == 0) {
+	if (caps_admin()) {
 		FILE *f = fopen("/proc/self/mounts", "re");
 		char line[4096], point[1024], type[64];
 		while (f && fgets(line, sizeof line, f))

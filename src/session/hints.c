@@ -1,0 +1,65 @@
+/* hints.c - the programs warden knows it cannot serve inside, matched by
+ * name on the session's exec events, and the line said for each at the
+ * end (see hints.h). Only a hint: the walls do not depend on it (the
+ * engines' sockets are not there, nested namespaces are refused, no GPU
+ * device is made), and a renamed copy is simply not hinted at. */
+#include "hints.h"
+
+#include <string.h>
+
+#include "../common/util.h"
+
+static const struct hint {
+	const char *name;
+	const char *line;
+} table[] = {
+	{ "docker", "warden offers no container engine inside (no host sockets such as "
+		    "/var/run/docker.sock, no nested namespaces): run the container outside "
+		    "warden; reach it from inside with --allow-net 127.0.0.1:PORT, or a server "
+		    "inside from the host with --publish PORT" },
+	{ "podman", NULL },
+	{ "nerdctl", NULL },
+	{ "buildah", NULL },
+	{ "ctr", NULL },
+	{ "nvidia-smi", "no GPU is inside the sandbox (warden makes no /dev/nvidia* or /dev/dri "
+			"device): run GPU work outside warden" },
+	{ "rocm-smi", NULL },
+};
+
+_Static_assert(ARRAY_LEN(table) <= 32, "one bit per hint");
+
+/* The line for entry i: its own, or the one before it that has one. */
+static const char *line_of(size_t i)
+{
+	while (!table[i].line)
+		i--;
+	return table[i].line;
+}
+
+static int on_event(void *ctx, const struct event *ev, struct werr *e)
+{
+	(void)e;
+	struct hints *h = ctx;
+	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
+		return 0;
+	const char *path = json_string_value(json_object_get(ev->fields, "path"));
+	if (!path)
+		return 0;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (size_t i = 0; i < ARRAY_LEN(table); i++)
+		if (strcmp(base, table[i].name) == 0)
+			h->seen |= 1u << i;
+	return 0;
+}
+
+void hints_attach(struct hints *h, struct audit *a)
+{
+	audit_subscribe(a, on_event, h);
+}
+
+void hints_print(const struct hints *h, FILE *f)
+{
+	for (size_t i = 0; i < ARRAY_LEN(table); i++)
+		if (h->seen & (1u << i))
+			fprintf(f, "warden: %s ran inside: %s\n", table[i].name, line_of(i));
+}

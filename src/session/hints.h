@@ -1,0 +1,17 @@
+/* hints.h - what the session ran that warden does not offer inside (a
+ * container engine, a GPU tool), said once at its end with what to do
+ * instead, so the user reads one clear line rather than the tool's own
+ * "cannot connect" (see hints.c). */
+#pragma once
+#include <stdio.h>
+
+#include "../audit/audit.h"
+
+struct hints {
+	unsigned seen; /* a bit per entry of hints.c's table */
+};
+
+/* Subscribe h to the session's exec events. */
+void hints_attach(struct hints *h, struct audit *a);
+/* One line per tool seen (nothing when none). */
+void hints_print(const struct hints *h, FILE *f);

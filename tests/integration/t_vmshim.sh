@@ -1,0 +1,139 @@
+# t_vmshim.sh - a command that is a version manager's shim (pyenv, rbenv,
+# asdf, mise) runs the interpreter the shim would pick for the workspace,
+# with no flags: its version directory exposed read-only and nothing else of
+# the manager or the home; the workspace's version file, the manager's
+# variable and the global setting obeyed; `policy show -- COMMAND` says
+# which; a version name that is not one refused. pyenv and asdf are
+# fixtures of their layouts (shims/, versions/ or installs/, the shim's
+# text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
+# the shims); mise is the real one from npm (tests/agents/install.sh).
+# shellcheck shell=bash
+
+# vm_version DIR LABEL: an interpreter DIR/bin/python3 (or what $VM_CMD
+# names) that says LABEL, its arguments, and whether the manager's root
+# ($VM_ROOT) shows anything but the version directories.
+vm_version() {
+	mkdir -p "$1/bin"
+	printf '#!/bin/sh\necho "fixture %s $*"\n[ -e "%s/secret.txt" ] && echo "ROOT LEAKED"\nexit 0\n' \
+		"$2" "$VM_ROOT" >"$1/bin/${VM_CMD:-python3}"
+	chmod 0755 "$1/bin/${VM_CMD:-python3}"
+}
+
+# pyenv_fixture: pyenv's layout under the fake HOME: shims/python3 as
+# `pyenv rehash` writes it, libexec/pyenv that refuses to run (warden never
+# runs the manager), versions 3.11.7 and 3.12.1, the global version 3.11.7.
+pyenv_fixture() {
+	VM_ROOT=$HOME/.pyenv
+	mkdir -p "$VM_ROOT/shims" "$VM_ROOT/libexec"
+	printf '#!/bin/sh\necho "pyenv itself ran" >&2\nexit 99\n' >"$VM_ROOT/libexec/pyenv"
+	cat >"$VM_ROOT/shims/python3" <<EOF
+#!/usr/bin/env bash
+set -e
+[ -n "\$PYENV_DEBUG" ] && set -x
+
+program="\${0##*/}"
+
+export PYENV_ROOT="$VM_ROOT"
+exec "$VM_ROOT/libexec/pyenv" exec "\$program" "\$@"
+EOF
+	chmod 0755 "$VM_ROOT/shims/python3" "$VM_ROOT/libexec/pyenv"
+	vm_version "$VM_ROOT/versions/3.11.7" 'pyenv 3.11.7'
+	vm_version "$VM_ROOT/versions/3.12.1" 'pyenv 3.12.1'
+	echo 3.11.7 >"$VM_ROOT/version"
+	echo 'not for the sandbox' >"$VM_ROOT/secret.txt"
+	VM_PATH=$VM_ROOT/shims:$PATH
+}
+
+test_vmshim_pyenv() {
+	pyenv_fixture
+	PATH=$VM_PATH wrun -- python3 one
+	assert_rc 0 'python3 through pyenv shim'
+	assert_out_line 'fixture pyenv 3.11.7 one' 'the global version'
+	assert_out_lacks 'LEAKED' "the rest of pyenv's root is not there"
+	echo 3.12 >"$WS/.python-version"
+	PATH=$VM_PATH wrun -- python3 two
+	assert_out_line 'fixture pyenv 3.12.1 two' "the workspace's .python-version (a prefix)"
+	PYENV_VERSION=3.11.7 PATH=$VM_PATH wrun -- python3 three
+	assert_out_line 'fixture pyenv 3.11.7 three' 'PYENV_VERSION first'
+	PATH=$VM_PATH wardenc policy show -- python3
+	assert_out_has "$VM_ROOT/versions/3.12.1\"" 'policy show: the version directory exposed'
+	assert_out_has "pyenv 3.12.1, from $WS/.python-version" 'policy show: which and why'
+	assert_out_lacks "\"$VM_ROOT\"" "policy show: not pyenv's root"
+	printf '#!/usr/bin/env python3\nprint(1)\n' >"$WS/script.py"
+	chmod 0755 "$WS/script.py"
+	PATH=$VM_PATH wrun -- ./script.py four
+	assert_out_line 'fixture pyenv 3.12.1 ./script.py four' "a script's env python3"
+}
+
+test_vmshim_pyenv_refusals() {
+	pyenv_fixture
+	echo '../../../etc' >"$WS/.python-version"
+	PATH=$VM_PATH wrun -- python3
+	assert_rc 125 'a version name with a slash'
+	assert_err_match "refusing the version name '\.\./\.\./\.\./etc'" 'says which'
+	echo 9.9 >"$WS/.python-version"
+	PATH=$VM_PATH wrun -- python3
+	assert_rc 125 'a version not installed'
+	assert_err_match "no version it picks here \(9\.9, from $WS/\.python-version\) is installed" 'says which and where from'
+	# "system": the next python3 on PATH past the shims
+	mkdir -p "$T_TMP/sys"
+	printf '#!/bin/sh\necho "system python $*"\n' >"$T_TMP/sys/python3"
+	chmod 0755 "$T_TMP/sys/python3"
+	echo system >"$WS/.python-version"
+	PATH=$VM_ROOT/shims:$T_TMP/sys:/usr/bin:/bin wrun -- python3 five
+	assert_out_line 'system python five' '"system" is the next on PATH'
+	assert_err_match '^$|.' 'no error'
+}
+
+test_vmshim_asdf() {
+	VM_ROOT=$HOME/.asdf
+	mkdir -p "$VM_ROOT/shims"
+	printf '#!/usr/bin/env bash\n# asdf-plugin: python 3.11.7\n# asdf-plugin: python 3.12.1\nexec asdf exec "python3" "$@" # asdf_allow: '"'"' asdf '"'"'\n' \
+		>"$VM_ROOT/shims/python3"
+	chmod 0755 "$VM_ROOT/shims/python3"
+	vm_version "$VM_ROOT/installs/python/3.11.7" 'asdf 3.11.7'
+	vm_version "$VM_ROOT/installs/python/3.12.1" 'asdf 3.12.1'
+	echo 'x' >"$VM_ROOT/secret.txt"
+	printf 'nodejs 20.0.0\npython 3.12.1 3.11.7\n' >"$HOME/.tool-versions"
+	PATH=$VM_ROOT/shims:$PATH wrun -- python3 a
+	assert_out_line 'fixture asdf 3.12.1 a' "the home's .tool-versions"
+	printf 'python 3.11.7\n' >"$WS/.tool-versions"
+	PATH=$VM_ROOT/shims:$PATH wrun -- python3 b
+	assert_out_line 'fixture asdf 3.11.7 b' "the workspace's .tool-versions first"
+	assert_out_lacks 'LEAKED' "the rest of asdf's directory is not there"
+}
+
+test_vmshim_rbenv() {
+	have rbenv || skip "Debian's rbenv is not installed (scripts/deps)"
+	export RBENV_ROOT=$HOME/.rbenv
+	VM_ROOT=$RBENV_ROOT VM_CMD=ruby
+	vm_version "$RBENV_ROOT/versions/3.1.2" 'rbenv 3.1.2'
+	vm_version "$RBENV_ROOT/versions/3.2.0" 'rbenv 3.2.0'
+	echo 'x' >"$RBENV_ROOT/secret.txt"
+	rbenv rehash || fatal 'rbenv rehash failed'
+	grep -q 'rbenv" exec' "$RBENV_ROOT/shims/ruby" || fatal "rbenv's shim is not what it was: $(excerpt "$(cat "$RBENV_ROOT/shims/ruby")")"
+	echo 3.2.0 >"$WS/.ruby-version"
+	PATH=$RBENV_ROOT/shims:$PATH wrun -- ruby x
+	assert_rc 0 "ruby through Debian's rbenv shim"
+	assert_out_line 'fixture rbenv 3.2.0 x' "the workspace's .ruby-version"
+	assert_out_lacks 'LEAKED' "the rest of rbenv's root is not there"
+}
+
+test_vmshim_mise() {
+	agent_install mise mise mise
+	local mise=$AGENT_BIN/mise
+	export MISE_DATA_DIR=$HOME/.local/share/mise MISE_CONFIG_DIR=$HOME/.config/mise \
+		MISE_CACHE_DIR=$T_TMP/mise-cache MISE_STATE_DIR=$T_TMP/mise-state
+	VM_ROOT=$MISE_DATA_DIR
+	vm_version "$MISE_DATA_DIR/installs/python/3.11.7" 'mise 3.11.7'
+	vm_version "$MISE_DATA_DIR/installs/python/3.12.1" 'mise 3.12.1'
+	echo 'x' >"$MISE_DATA_DIR/secret.txt"
+	printf '[tools]\npython = "3.12"\n' >"$WS/mise.toml"
+	(cd "$WS" && "$mise" trust -q "$WS/mise.toml" && "$mise" reshim) >"$T_TMP/mise.log" 2>&1 ||
+		fatal "mise reshim: $(excerpt "$(cat "$T_TMP/mise.log")")"
+	[[ -L $MISE_DATA_DIR/shims/python3 ]] || fatal "mise made no shim for python3: $(ls -la "$MISE_DATA_DIR/shims" 2>&1)"
+	PATH=$MISE_DATA_DIR/shims:$PATH wrun -- python3 m
+	assert_rc 0 "python3 through mise's shim"
+	assert_out_line 'fixture mise 3.12.1 m' "the workspace's mise.toml (a prefix)"
+	assert_out_lacks 'LEAKED' "the rest of mise's data is not there"
+}
