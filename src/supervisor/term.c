@@ -31,7 +31,7 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master, int so
 		return;
 	if (t->relay_input) {
 		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(&t->host, STDIN_FILENO);
+		pty_host_raw(&t->host, STDIN_FILENO, t->out, &t->filter);
 	} else if (pf & 1) {
 		pty_copy_winsize(STDIN_FILENO, master);
 		pty_send_eof(master);
@@ -53,6 +53,7 @@ void term_drain(struct term *t)
 {
 	if (t->master < 0)
 		return;
+	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
 	while (pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
 		struct pollfd p = { .fd = t->master, .events = POLLIN };
 		if (poll(&p, 1, 0) <= 0)
@@ -81,7 +82,8 @@ static void on_output(struct loop *l, const struct source *src, uint32_t events)
 static void on_input(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct term *t = src->ctx;
-	if ((termask_up(t->ask) ? termask_keys(t->ask, src->fd) : pty_pump(src->fd, t->master)) <= 0)
+	if ((termask_up(t->ask) ? termask_keys(t->ask, src->fd)
+				: pty_pump_keys(&t->host, src->fd, t->master)) <= 0)
 		loop_remove(l, src);
 }
 
