@@ -426,14 +426,14 @@ static void print_limits(const struct policy *p, const char *profile)
 	limits_plan(&l, p, &probe);
 	struct policy asked = *p; /* shallow: only its limits change, never freed */
 	for (int k = 0; k < LIMIT_KINDS; k++)
-		if (!asked.limits[k].value)
+		if (!asked.limits[k].value && !asked.limits[k].percent)
 			asked.limits[k].value = 1;
 	limits_plan(&would, &asked, &probe);
 	printf("\nlimits (%s; `limit KIND VALUE` in a profile changes them):\n",
 	       profile ? profile : "the built-in default profile");
 	for (int k = 0; k < LIMIT_KINDS; k++) {
 		char v[32];
-		policy_limit_format(k, p->limits[k].value, v, sizeof v);
+		policy_limit_text(k, &p->limits[k], v, sizeof v);
 		const char *name = policy_limit_name(k);
 		switch (l.how[k]) {
 		case HOW_UNLIMITED:

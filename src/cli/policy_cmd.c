@@ -1,7 +1,8 @@
 /* policy_cmd.c - `warden policy show [--profile FILE] [--agent NAME]
  * [-- COMMAND]`: the effective compiled policy (built-in default, the agent
  * profile COMMAND or --agent picks, the user's profile) as JSON, with what
- * COMMAND would need exposed from the host ("exposed"); and the reading of
+ * COMMAND would need exposed from the host ("exposed") and how each limit
+ * is enforced here (limits_here); and the reading of
  * those arguments, which `warden rules show` shares. */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "../agents/discover.h"
 #include "../session/session.h"
 #include "../policy/policy.h"
+#include "../sandbox/limits.h"
 #include "cli.h"
 #include "cmdtab.h"
 
@@ -45,6 +47,35 @@ int cli_show_policy(int argc, char **argv, const char *usage, struct policy *p,
 	return -1;
 }
 
+/* Each limit of the policy's JSON (limits) with what is in force here, as a
+ * session would have it now (limits.h): "by" and "detail", or "by": null and
+ * "why"; and a share's value worked out ("in_force"). Not in the digest:
+ * the policy is the same on every host. */
+static void limits_here(json_t *limits, const struct policy *p)
+{
+	struct limits_probe probe;
+	limits_probe(&probe);
+	struct limits l;
+	limits_plan(&l, p, &probe);
+	json_t *here = limits_to_json(&l);
+	const char *kind;
+	json_t *x;
+	json_object_foreach(here, kind, x) {
+		json_t *to = json_object_get(limits, kind);
+		json_t *by = json_object_get(x, "by");
+		if (!to || !by)
+			continue; /* unlimited */
+		json_object_set(to, "by", by);
+		if (json_is_string(by))
+			json_object_set(to, "detail", json_object_get(x, "detail"));
+		else
+			json_object_set(to, "why", json_object_get(x, "why"));
+		if (json_is_string(by) && json_object_get(x, "share"))
+			json_object_set(to, "in_force", json_object_get(x, "value"));
+	}
+	json_decref(here);
+}
+
 int cmd_policy(int argc, char **argv)
 {
 	static const char usage[] =
@@ -65,6 +96,7 @@ int cmd_policy(int argc, char **argv)
 		return EXIT_WARDEN;
 	}
 	json_t *j = policy_to_json(&p);
+	limits_here(json_object_get(j, "limits"), &p);
 	if (optind < argc)
 		json_object_set_new(j, "exposed", discovery_to_json(&d));
 	discovery_free(&d);

@@ -3,7 +3,8 @@
  * events, doctor).
  *
  *   pids N        processes and threads, 2 to 4194304 (the kernel's PID_MAX_LIMIT)
- *   memory SIZE   at least 16M
+ *   memory SIZE   at least 16M; or N% (1 to 100) of the memory warden may give
+ *                 (worked out per session, src/sandbox/limits.h)
  *   tmp SIZE      at least 1M
  *   home SIZE     at least 1M
  *   cpu N         CPUs, with up to three decimals (1.5), 0.01 to 4096
@@ -131,6 +132,31 @@ const char *policy_limit_parse(enum policy_limit_kind k, const char *text, unsig
 		break;
 	}
 	return "unknown kind";
+}
+
+int policy_limit_parse_share(const char *text, unsigned *percent, const char **why)
+{
+	size_t n = strlen(text);
+	if (!n || text[n - 1] != '%')
+		return 0;
+	unsigned v = 0;
+	size_t i = 0;
+	for (; i + 1 < n && text[i] >= '0' && text[i] <= '9' && v <= 100; i++)
+		v = v * 10 + (unsigned)(text[i] - '0');
+	if (i + 1 != n || i == 0 || v < 1 || v > 100) {
+		*why = "not a share of the memory (a whole percentage from 1% to 100%)";
+		return -1;
+	}
+	*percent = v;
+	return 1;
+}
+
+void policy_limit_text(enum policy_limit_kind k, const struct policy_limit *l, char *buf, size_t len)
+{
+	if (l->percent)
+		snprintf(buf, len, "%u%%", l->percent);
+	else
+		policy_limit_format(k, l->value, buf, len);
 }
 
 void policy_limit_format(enum policy_limit_kind k, unsigned long long v, char *buf, size_t len)

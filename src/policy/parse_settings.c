@@ -172,13 +172,18 @@ int pol_do_limit(struct parser *ps, const struct line *l)
 	_cleanup_free_ char *what = xasprintf("limit %s", l->tok[1]);
 	if (pol_want_tokens(ps, l, 3, what) < 0)
 		return -1;
-	unsigned long long v;
-	const char *why = policy_limit_parse(k, l->tok[2], &v);
+	unsigned long long v = 0;
+	unsigned percent = 0;
+	const char *why = NULL;
+	int share = k == LIMIT_MEMORY ? policy_limit_parse_share(l->tok[2], &percent, &why) : 0;
+	if (share == 0)
+		why = policy_limit_parse(k, l->tok[2], &v);
 	if (why)
 		return pol_lerr(ps->e, 0, l, l->off[2], "%s: '%.200s' is %s", what, l->tok[2], why);
 	struct policy_limit *lim = &ps->p->limits[k];
 	free(lim->origin);
 	lim->value = v;
+	lim->percent = percent;
 	lim->origin = xasprintf("%s:%lu", l->name, l->lineno);
 	return 0;
 }

@@ -19,7 +19,7 @@
  *   terminal clipboard allow|deny
  *   canary on|off
  *   workspace read-only|read-write
- *   limit pids N | limit memory SIZE | limit cpu N | limit tmp SIZE |
+ *   limit pids N | limit memory SIZE|N% | limit cpu N | limit tmp SIZE |
  *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
  *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS |

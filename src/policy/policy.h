@@ -62,7 +62,12 @@ enum policy_limit_kind {
 };
 
 struct policy_limit {
-	unsigned long long value;   /* 0: unlimited */
+	unsigned long long value;   /* 0: unlimited, or a share (percent) */
+	/* memory only, `limit memory N%`: N percent (1-100) of the memory warden
+	 * may give the session (MemTotal, or less when the cgroups above the
+	 * session's have a lower limit), worked out per session (limits.h);
+	 * value is 0 then. 0: value is the limit. */
+	unsigned percent;
 	char *origin;               /* "FILE:LINE" of the line that set it; NULL: none did */
 };
 
@@ -308,6 +313,15 @@ void policy_limit_format(enum policy_limit_kind k, unsigned long long v, char *b
 /* Parse VALUE of `limit KIND VALUE` into *v (0: "unlimited"). NULL, or why
  * not ("not a size ...", "below the minimum 1M", ...). */
 const char *policy_limit_parse(enum policy_limit_kind k, const char *text, unsigned long long *v);
+
+/* Parse "N%" (N 1 to 100, a share of `limit memory`) into *percent: 1
+ * when it is one, 0 when text does not end in '%' (a value, for
+ * policy_limit_parse), -1 with *why when it is a bad one. */
+int policy_limit_parse_share(const char *text, unsigned *percent, const char **why);
+
+/* A limit as the profile wrote it: "50%" for a share, else as
+ * policy_limit_format writes its value. */
+void policy_limit_text(enum policy_limit_kind k, const struct policy_limit *l, char *buf, size_t len);
 
 /* Did a profile line ask for this limit, rather than the built-in default
  * (whose limits are never worth a note when they cannot be enforced)? */

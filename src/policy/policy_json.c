@@ -23,7 +23,8 @@
  *   "checkpoint": {"on", "max_size" (0: unlimited), "exclude": [PATTERN],
  *               "keep", "keep_days"}                the workspace's checkpoints
  *   "limits":  {"pids"|"memory"|"cpu"|"tmp"|"home": {"value": V, "origin": "FILE:LINE"|""}}
- *               V as a profile writes it ("4096", "4G", "1.5", "unlimited")
+ *               V as a profile writes it ("4096", "4G", "1.5", "50%", "unlimited");
+ *               `warden policy show` adds what is in force here (limits.h)
  *   "exec":    {"deny": [SHA256...], "deny_files": [PATH...] (the real paths of
  *               `exec deny FILE`, which strict mode hides), "allow": [SHA256...],
  *               "allow_dirs": [DIR...], "default": "allow"|"deny", "strict": B,
@@ -153,7 +154,7 @@ static json_t *limits_json(const struct policy *p)
 	json_t *limits = json_object();
 	for (int k = 0; k < LIMIT_KINDS; k++) {
 		char v[32];
-		policy_limit_format(k, p->limits[k].value, v, sizeof v);
+		policy_limit_text(k, &p->limits[k], v, sizeof v);
 		json_t *o = json_object();
 		json_object_set_new(o, "value", json_string(v));
 		json_object_set_new(o, "origin", jstr(p->limits[k].origin ? p->limits[k].origin : ""));

@@ -149,6 +149,47 @@ int limits_parse_cgroup_mount(const char *text, const char *controller, char *po
 	return 1;
 }
 
+bool limits_parse_memtotal(const char *meminfo, unsigned long long *bytes)
+{
+	for (const char *l = meminfo; l && *l;) {
+		const char *nl = strchrnul(l, '\n');
+		if (strncmp(l, "MemTotal:", 9) == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long kb = strtoull(l + 9, &end, 10);
+			while (*end == ' ')
+				end++;
+			if (errno || end == l + 9 || strncmp(end, "kB", 2) != 0 || !kb ||
+			    kb > (1ULL << 53))
+				return false;
+			*bytes = kb * 1024;
+			return true;
+		}
+		l = *nl ? nl + 1 : nl;
+	}
+	return false;
+}
+
+bool limits_parse_memory_max(const char *text, unsigned long long *bytes)
+{
+	char *end;
+	if (*text < '0' || *text > '9')
+		return false; /* "max" (v2), or not a number */
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n') || v >= (1ULL << 60))
+		return false; /* v1's "unlimited" is a page short of 2^63 */
+	*bytes = v;
+	return true;
+}
+
+unsigned long long limits_share(unsigned percent, unsigned long long room)
+{
+	unsigned long long v = room / 1024 * percent / 100 * 1024;
+	v &= ~((1ULL << 20) - 1); /* whole MiB: 11770M, not 12342083174 */
+	return v < (16ULL << 20) ? 16ULL << 20 : v;
+}
+
 bool limits_parse_counter(const char *text, const char *key, unsigned long long *v)
 {
 	size_t n = strlen(key);
@@ -334,6 +375,39 @@ void limits_probe(struct limits_probe *p)
 
 /* ---- the plan ---------------------------------------------------------------- */
 
+/* The memory warden may give a session whose cgroup is made in parent
+ * (cgroup version v): MemTotal, or the lowest limit of parent and the
+ * cgroups above it when lower (the root of a v2 hierarchy has none); from
+ * says which. 0 when /proc/meminfo cannot be read. */
+static unsigned long long memory_room(const char *parent, int v, char *from, size_t flen)
+{
+	_cleanup_free_ char *mi = read_text_file("/proc/meminfo");
+	unsigned long long room;
+	if (!mi || !limits_parse_memtotal(mi, &room))
+		return 0;
+	say(from, flen, "MemTotal");
+	const char *file = v == 2 ? "memory.max" : "memory.limit_in_bytes";
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", parent);
+	for (;;) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", dir, file);
+		_cleanup_free_ char *t = read_text_file(path);
+		if (!t)
+			break; /* above the hierarchy's root, or its root */
+		unsigned long long x;
+		if (limits_parse_memory_max(t, &x) && x < room) {
+			room = x;
+			say(from, flen, "%s of %s", file, dir);
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	return room;
+}
+
 static int kind_ctl(enum policy_limit_kind k)
 {
 	for (int i = 0; i < CTL_COUNT; i++)
@@ -350,9 +424,31 @@ static void by_cgroup(struct limits *l, int i)
 	};
 	const struct limits_cgroup *c = &l->probe.ctl[i];
 	enum policy_limit_kind k = ctl_kind[i];
+	unsigned pct = l->policy->limits[k].percent;
+	char from[700] = "", room_text[32] = "", v[32];
+	if (pct) { /* a share: of what, here */
+		unsigned long long room = memory_room(c->parent, c->version, from, sizeof from);
+		if (!room) {
+			l->how[k] = HOW_NONE;
+			say(l->why[k], sizeof l->why[k], "%u%% of the memory: MemTotal of /proc/meminfo "
+				 "is unreadable (set a size: `limit memory SIZE`)", pct);
+			return;
+		}
+		l->value[k] = limits_share(pct, room);
+		if (room >= 1ULL << 30) /* a round figure: the value itself is exact */
+			say(room_text, sizeof room_text, "%.1fG", (double)room / (1ULL << 30));
+		else
+			say(room_text, sizeof room_text, "%lluM", room >> 20);
+	}
 	l->how[k] = HOW_CGROUP;
 	say(l->why[k], sizeof l->why[k], "%s of a cgroup v%d below %s", files[c->version == 2][i],
 		 c->version, c->parent);
+	if (pct) {
+		policy_limit_format(k, l->value[k], v, sizeof v);
+		size_t n = strlen(l->why[k]);
+		say(l->why[k] + n, sizeof l->why[k] - n, ": %s, %u%% of %s (%s)", v, pct, room_text,
+			 from);
+	}
 }
 
 /* Not by a cgroup: pids by RLIMIT_NPROC unless root, the others not. */
@@ -382,7 +478,8 @@ void limits_plan(struct limits *l, const struct policy *p, const struct limits_p
 	l->fs_fd[0] = l->fs_fd[1] = -1;
 	for (int k = 0; k < LIMIT_KINDS; k++) {
 		int i = kind_ctl(k);
-		if (!p->limits[k].value)
+		l->value[k] = p->limits[k].value; /* a share's, worked out by by_cgroup */
+		if (!p->limits[k].value && !p->limits[k].percent)
 			l->how[k] = HOW_UNLIMITED;
 		else if (k == LIMIT_TMP || k == LIMIT_HOME)
 			l->how[k] = HOW_TMPFS;
@@ -427,7 +524,7 @@ static void give_up(struct limits *l, int i, const char *what, int err)
 /* The limit of controller i written into dir; -1 with errno and *what. */
 static int write_limit(const struct limits *l, int i, int version, const char *dir, const char **what)
 {
-	unsigned long long v = l->policy->limits[ctl_kind[i]].value;
+	unsigned long long v = l->value[ctl_kind[i]];
 	char buf[64];
 	switch (i) {
 	case CTL_PIDS:
@@ -558,7 +655,7 @@ void limits_notes(const struct limits *l)
 		if (l->how[k] != HOW_NONE || !policy_limit_explicit(pl))
 			continue;
 		char v[32];
-		policy_limit_format(k, pl->value, v, sizeof v);
+		policy_limit_text(k, pl, v, sizeof v);
 		wnote("limit %s %s (%s) is not enforced here: %s", policy_limit_name(k), v, pl->origin,
 		      l->why[k]);
 	}
@@ -596,7 +693,7 @@ void limits_attach(struct limits *l, pid_t init)
 		l->core[0] = '\0';
 	}
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
-		rlim_t n = (rlim_t)l->policy->limits[LIMIT_PIDS].value;
+		rlim_t n = (rlim_t)l->value[LIMIT_PIDS];
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
 		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
 			int err = errno;
@@ -738,7 +835,7 @@ static void check_fs(struct limits *l, int i, struct audit *log)
 		say(detail, sizeof detail, "%s out of inodes (%llu files): creating more fails "
 			 "with ENOSPC (raise it with `limit %s SIZE`)", what[i],
 			 (unsigned long long)sf.f_files, policy_limit_name(k));
-	emit(log, k, l->policy->limits[k].value, detail);
+	emit(log, k, l->value[k], detail);
 }
 
 /* CPU time is throttled, never refused: a `limit` event when the kernel
@@ -763,7 +860,7 @@ static void check_cpu(struct limits *l, struct audit *log)
 		 "back %llu times so far, a tenth of a second each at most (nr_throttled of "
 		 "cpu.stat, cgroup v%d; said again at most once a minute)", n,
 		 l->probe.ctl[CTL_CPU].version);
-	emit(log, LIMIT_CPU, l->policy->limits[LIMIT_CPU].value, detail);
+	emit(log, LIMIT_CPU, l->value[LIMIT_CPU], detail);
 }
 
 static void check_cgroup(struct limits *l, int i, struct audit *log)
@@ -803,7 +900,7 @@ static void check_cgroup(struct limits *l, int i, struct audit *log)
 			 "killed %s (%llu kills so far, %s of cgroup v%d)",
 			 version == 2 ? "every process of the sandbox (memory.oom.group)"
 				      : "a process of the sandbox", n, file, version);
-	emit(log, k, l->policy->limits[k].value, detail);
+	emit(log, k, l->value[k], detail);
 }
 
 void limits_check(struct limits *l, struct audit *log)
@@ -871,7 +968,11 @@ json_t *limits_to_json(const struct limits *l)
 	json_t *o = json_object();
 	for (int k = 0; k < LIMIT_KINDS; k++) {
 		char v[32];
-		policy_limit_format(k, l->policy->limits[k].value, v, sizeof v);
+		const struct policy_limit *pl = &l->policy->limits[k];
+		if (l->value[k])
+			policy_limit_format(k, l->value[k], v, sizeof v);
+		else
+			policy_limit_text(k, pl, v, sizeof v);
 		json_t *x = json_pack("{s:s}", "value", v);
 		if (how[l->how[k]]) {
 			json_object_set_new(x, "by", json_string(how[l->how[k]]));
@@ -880,6 +981,8 @@ json_t *limits_to_json(const struct limits *l)
 			json_object_set_new(x, "by", json_null());
 			json_object_set_new(x, "why", json_string(l->why[k]));
 		}
+		if (pl->percent)
+			json_object_set_new(x, "share", json_sprintf("%u%%", pl->percent));
 		json_object_set_new(o, policy_limit_name(k), x);
 	}
 	return o;

@@ -7,7 +7,12 @@
  *           namespace it counts the processes of the sandbox's uid in that
  *           namespace only (not the invoking user's outside); the kernel
  *           never applies it to uid 0, so warden run as root has none.
- *   memory  memory.max and memory.oom.group=1 (cgroup v1: memory.limit_in_bytes)
+ *   memory  memory.max and memory.oom.group=1 (cgroup v1: memory.limit_in_bytes);
+ *           a share (`limit memory 50%`, the default) is of the memory warden
+ *           may give: MemTotal, or the lowest memory limit of the cgroup the
+ *           session's is made in and of those above it, when lower; in
+ *           whole MiB, at least 16M. Where no cgroup is usable there is
+ *           none, said by `warden policy show` and doctor, never a note.
  *   cpu     cpu.max (cgroup v1: cpu.cfs_quota_us over cpu.cfs_period_us)
  *   tmp     the size of the tmpfs behind /tmp, /var/tmp and /dev/shm (mounts.c)
  *   home    the size of the home tmpfs (mounts.c)
@@ -85,6 +90,7 @@ struct limits {
 	struct limits_probe probe;
 	const struct policy *policy;
 	enum limits_how how[LIMIT_KINDS];
+	unsigned long long value[LIMIT_KINDS]; /* in force: the policy's, or its share worked out */
 	char why[LIMIT_KINDS][480];   /* HOW_NONE: why; else by what */
 	char dir[CTL_COUNT][600];     /* the session's cgroup per controller; "" none */
 	char core[600];               /* its v2 cgroup when no controller made one; "" */
@@ -150,8 +156,10 @@ void limits_check(struct limits *l, struct audit *log);
  * closed and the cgroups removed. Safe to call more than once. */
 void limits_end(struct limits *l, struct audit *log);
 
-/* What is in force, for session.start: {KIND: {"value": V, "by": HOW,
- * "why": WHY (not enforced)}} (a new reference). */
+/* What is in force, for session.start and `warden policy show`: {KIND:
+ * {"value": V (a share's worked out when it is in force), "share": "N%"
+ * (a share), "by": HOW, "detail": HOW IT IS (in force) or "why": WHY (not
+ * enforced)}} (a new reference). */
 json_t *limits_to_json(const struct limits *l);
 
 /* How a limit is enforced, or why not, one line for `warden doctor`. */
@@ -170,6 +178,16 @@ int limits_parse_own_cgroup(const char *text, const char *controller, char *out,
  * earlier one. 1 found, 0 not, -1 out too small. */
 int limits_parse_cgroup_mount(const char *text, const char *controller, char *point, size_t plen,
 			      char *root, size_t rlen);
+
+/* MemTotal of /proc/meminfo text, in bytes: true when found. */
+bool limits_parse_memtotal(const char *meminfo, unsigned long long *bytes);
+
+/* A cgroup's memory limit (memory.max, memory.limit_in_bytes): true and
+ * the bytes when it has one ("max" and v1's near-2^63 are none). */
+bool limits_parse_memory_max(const char *text, unsigned long long *bytes);
+
+/* percent of room, down to whole MiB, at least 16M (a profile's minimum). */
+unsigned long long limits_share(unsigned percent, unsigned long long room);
 
 /* The value of "KEY N" lines (pids.events, memory.events,
  * memory.oom_control): true when found. */

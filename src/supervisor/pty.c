@@ -4,17 +4,21 @@
  * settings to the agent's pty, and move bytes between the two (the agent's
  * output through ttyfilter.h, to a sink that a question on the screen can
  * hold back). A warden in the background of its terminal
- * only reads it (pty_host_foreground). */
+ * only reads it (pty_host_foreground). Before the terminal goes back, the
+ * answers it still owes to the agent's queries are read away, so that the
+ * user's shell never reads them as typed. */
 #include "pty.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/err.h"
 #include "../common/util.h"
 
-int pty_host_raw(struct host_tty *t, int fd)
+int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown)
 {
 	if (tcgetattr(fd, &t->saved) < 0)
 		return -1;
@@ -23,13 +27,88 @@ int pty_host_raw(struct host_tty *t, int fd)
 	if (tcsetattr(fd, TCSADRAIN, &raw) < 0)
 		return -1;
 	t->fd = fd;
+	t->out = out;
+	t->shown = shown;
 	wnote_terminal_raw(1);
 	return 0;
+}
+
+#define ESC 0x1b
+
+/* Device attributes' answers (ESC [ ? digits and ';' c) in n bytes of the
+ * terminal's, t->scan carried from one read to the next. */
+static unsigned long scan_da(struct host_tty *t, const char *buf, size_t n)
+{
+	unsigned long da = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = buf[i];
+		if (c == ESC)
+			t->scan = 1;
+		else if ((t->scan == 1 && c == '[') || (t->scan == 2 && c == '?'))
+			t->scan++;
+		else if (t->scan == 3 && c == 'c')
+			da++, t->scan = 0;
+		else if (!(t->scan == 3 && ((c >= '0' && c <= '9') || c == ';')))
+			t->scan = 0;
+	}
+	return da;
+}
+
+/* Keys relayed to the agent: the answers among them (each starts with an
+ * ESC that is not an ST's), counted up to the queries passed, so that the
+ * escape keys pressed while none was asked do not count for later ones. */
+static void note_answers(struct host_tty *t, const char *buf, size_t n)
+{
+	if (!t->shown)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == ESC && (i + 1 == n || buf[i + 1] != '\\'))
+			t->answered++;
+	t->answered_da += scan_da(t, buf, n);
+	if (t->answered > t->shown->asked)
+		t->answered = t->shown->asked;
+	if (t->answered_da > t->shown->asked_da)
+		t->answered_da = t->shown->asked_da;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* The answers the terminal owes, read and dropped: warden's own device
+ * attributes query goes last, and its answer is the last of them (a
+ * terminal answers in order), wanted once the agent's own device
+ * attributes' are in. For PTY_SETTLE_MS at most (a terminal that does not
+ * answer); the keys typed before its answer are dropped with them. */
+static void settle(struct host_tty *t)
+{
+	if (!t->shown || t->shown->asked <= t->answered || t->out < 0)
+		return;
+	unsigned long want = t->shown->asked_da - t->answered_da + 1;
+	if (write_all(t->out, "\033[c", 3) < 0)
+		return;
+	long end = now_ms() + PTY_SETTLE_MS;
+	while (want) {
+		long left = end - now_ms();
+		struct pollfd p = { .fd = t->fd, .events = POLLIN };
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0 || !(p.revents & POLLIN))
+			break; /* the time is up (or a signal), the terminal is gone */
+		/* a byte at a time: what the user types after the last answer
+		 * stays for the shell */
+		char c;
+		if (read(t->fd, &c, 1) != 1)
+			break;
+		want -= scan_da(t, &c, 1);
+	}
 }
 
 void pty_host_restore(struct host_tty *t)
 {
 	if (t->fd >= 0) {
+		settle(t);
 		tcsetattr(t->fd, TCSADRAIN, &t->saved);
 		t->fd = -1;
 		wnote_terminal_raw(0);
@@ -93,7 +172,8 @@ void pty_filter_flush(const struct pty_sink *to, struct ttyfilter *f)
 	if (sink_write(to, out, o) < 0) { /* the user's terminal is gone */ }
 }
 
-int pty_pump(int from, int to)
+/* From `from` to `to`; what was read is noted in t when t is given. */
+static int pump(int from, int to, struct host_tty *t)
 {
 	char buf[16384];
 	ssize_t n = read(from, buf, sizeof buf);
@@ -101,5 +181,17 @@ int pty_pump(int from, int to)
 		return errno == EAGAIN || errno == EINTR ? 1 : -1;
 	if (n == 0)
 		return 0;
+	if (t)
+		note_answers(t, buf, (size_t)n);
 	return write_all(to, buf, (size_t)n) < 0 ? -1 : 1;
+}
+
+int pty_pump(int from, int to)
+{
+	return pump(from, to, NULL);
+}
+
+int pty_pump_keys(struct host_tty *t, int from, int to)
+{
+	return pump(from, to, t);
 }

@@ -6,17 +6,33 @@
 #include "../common/util.h"
 #include "ttyfilter.h"
 
-/* The user's terminal while it is raw: what to put back, and where. */
+/* The user's terminal while it is raw: what to put back, and where; and
+ * the answers it owes to the queries the agent's output put to it. */
 struct host_tty {
 	int fd;                 /* -1: nothing to restore */
 	struct termios saved;
+	int out;                /* where the agent's output goes to the terminal */
+	const struct ttyfilter *shown; /* that output's filter: the queries passed (or NULL) */
+	unsigned long answered; /* answers among the keys relayed (at most shown->asked) */
+	unsigned long answered_da; /* device attributes' answers (CSI ? ... c) among them */
+	int scan;               /* how far into a CSI ? ... c the keys are */
 };
-#define HOST_TTY_NONE ((struct host_tty){ .fd = -1 })
+#define HOST_TTY_NONE ((struct host_tty){ .fd = -1, .out = -1 })
 #define _cleanup_host_tty_ _cleanup_(pty_host_restore)
+/* How long the answers the agent left are waited for at the end (ms). */
+#define PTY_SETTLE_MS 100
 
-/* Save fd's settings in t and make it raw; t->fd stays -1 when it fails. */
-int pty_host_raw(struct host_tty *t, int fd);
-/* Put back what pty_host_raw saved (once; nothing when it was not raw). */
+/* Save fd's settings in t and make it raw; t->fd stays -1 when it fails.
+ * The agent's output goes to the terminal on out through shown (NULL: no
+ * queries pass). */
+int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown);
+/* Put back what pty_host_raw saved (once; nothing when it was not raw).
+ * First, when queries passed that the keys relayed have not answered
+ * (the agent printed one and ended), their answers are read and dropped
+ * while the terminal is still raw: warden asks for the device attributes
+ * itself and reads up to that answer, which the terminal sends after all
+ * the others, for PTY_SETTLE_MS at most. Else the terminal's answers would
+ * be typed into the user's shell. */
 void pty_host_restore(struct host_tty *t);
 /* Copy the host terminal's settings and window size to the agent's pty;
  * called before the host terminal goes raw. */
@@ -33,6 +49,9 @@ void pty_send_eof(int master);
 /* Move what is readable from `from` to `to`: 1 moved or nothing ready yet,
  * 0 end of file, -1 error (EIO from a master whose slave closed). */
 int pty_pump(int from, int to);
+/* The same for the user's keys (from, the terminal t) to the agent's pty,
+ * the answers among them counted against the queries passed. */
+int pty_pump_keys(struct host_tty *t, int from, int to);
 /* Where the agent's filtered output goes: fd, unless hold takes it (a
  * question on the user's screen holds it back, termask.h); hold NULL:
  * always fd. */

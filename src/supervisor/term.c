@@ -38,7 +38,7 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master, int so
 		return;
 	if (t->relay_input) {
 		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(&t->host, STDIN_FILENO);
+		pty_host_raw(&t->host, STDIN_FILENO, t->out, &t->filter);
 	} else if (pf & 1) {
 		pty_copy_winsize(STDIN_FILENO, master);
 		pty_send_eof(master);
@@ -60,6 +60,7 @@ void term_drain(struct term *t)
 {
 	if (t->master < 0)
 		return;
+	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
 	while (pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
 		struct pollfd p = { .fd = t->master, .events = POLLIN };
 		if (poll(&p, 1, 0) <= 0)
@@ -111,7 +112,7 @@ static void on_input(struct loop *l, const struct source *src, uint32_t events)
 	struct term *t = src->ctx;
 	int r = termask_up(t->ask)                            ? termask_keys(t->ask, src->fd)
 		: t->stop && sbctl_frozen(t->stop->ctl) ? frozen_keys(t, src->fd)
-							: pty_pump(src->fd, t->master);
+							: pty_pump_keys(&t->host, src->fd, t->master);
 	if (r <= 0)
 		loop_remove(l, src);
 }

@@ -103,6 +103,13 @@ static bool csi_query(const char *h, size_t n)
 	return false;
 }
 
+/* A complete CSI query: primary device attributes (CSI c, CSI 0 c), whose
+ * answer is CSI ? ... c? */
+static bool csi_da1(const char *h, size_t n)
+{
+	return h[n - 1] == 'c' && (n == 3 || (n == 4 && h[2] == '0'));
+}
+
 /* A complete DCS (held: ESC P ... ESC \): a request for an answer? */
 static bool dcs_query(const char *h, size_t n)
 {
@@ -118,6 +125,21 @@ static size_t put(char *out, size_t o, const char *p, size_t n)
 	return o + n;
 }
 
+/* A query: dropped (true) when its answer would be lost, else passed and
+ * counted, with the device attributes' (da: answered CSI ? ... c) apart:
+ * its answer is on its way to the user's keys (pty.c reads those the agent
+ * leaves when its session ends). */
+static bool drop_query(struct ttyfilter *f, bool da)
+{
+	if (f->drop_queries) {
+		f->dropped++;
+		return true;
+	}
+	f->asked++;
+	f->asked_da += da;
+	return false;
+}
+
 /* Judge the complete held sequence; returns the new output length. */
 static size_t judge(struct ttyfilter *f, char *out, size_t o)
 {
@@ -126,17 +148,13 @@ static size_t judge(struct ttyfilter *f, char *out, size_t o)
 	f->nheld = 0;
 	f->state = S_GROUND;
 	if (n >= 2 && h[1] == '[') {
-		if (f->drop_queries && csi_query(h, n)) {
-			f->dropped++;
+		if (csi_query(h, n) && drop_query(f, csi_da1(h, n)))
 			return o;
-		}
 		return put(out, o, h, n);
 	}
 	if (n >= 2 && h[1] == 'P') {
-		if (f->drop_queries && dcs_query(h, n)) {
-			f->dropped++;
+		if (dcs_query(h, n) && drop_query(f, false))
 			return o;
-		}
 		return put(out, o, h, n);
 	}
 	if (n >= 2 && h[1] == ']') {
@@ -149,10 +167,8 @@ static size_t judge(struct ttyfilter *f, char *out, size_t o)
 			f->dropped++;
 			return o;
 		}
-		if (f->drop_queries && osc_query(v, body + text, bn - text)) {
-			f->dropped++;
+		if (osc_query(v, body + text, bn - text) && drop_query(f, false))
 			return o;
-		}
 		if (is_title(v)) {
 			o = put(out, o, h, 2 + text);
 			for (size_t i = text; i < bn; i++)
@@ -162,10 +178,8 @@ static size_t judge(struct ttyfilter *f, char *out, size_t o)
 		}
 		return put(out, o, h, n);
 	}
-	if (n == 2 && h[1] == 'Z' && f->drop_queries) { /* DECID: identify the terminal */
-		f->dropped++;
+	if (n == 2 && h[1] == 'Z' && drop_query(f, true)) /* DECID: answered as DA1 */
 		return o;
-	}
 	return put(out, o, h, n);
 }
 

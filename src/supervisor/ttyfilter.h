@@ -13,6 +13,8 @@
  *   device attributes (CSI c, CSI > c, CSI = c), window reports (CSI 11, 13,
  *   14, 16, 18, 19, 20, 21 t), mode reports (CSI ... $ p), DCS requests
  *   (DECRQSS, XTGETTCAP) and OSC colour queries (a "?" parameter).
+ *   Passed otherwise, and counted (asked): pty.c reads away the answers
+ *   the agent left when its session ends.
  *
  * Everything else passes byte for byte, in order. A sequence split across
  * writes is held until it ends (at most TTYFILTER_HOLD bytes; a longer one
@@ -34,6 +36,10 @@ struct ttyfilter {
 	bool overflow;          /* longer than held: passed (or dropped) as it goes */
 	bool dropping;          /* the overflowing sequence is dropped */
 	unsigned long dropped;  /* sequences dropped so far */
+	/* queries passed to the terminal (its answers come as the user's keys),
+	 * and of them device attributes (CSI c, CSI 0 c, ESC Z), answered
+	 * CSI ? ... c */
+	unsigned long asked, asked_da;
 };
 
 void ttyfilter_init(struct ttyfilter *f, bool allow_clipboard, bool drop_queries);

@@ -126,8 +126,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct policy_limit *l = &p.limits[k];
 		char text[32];
 		unsigned long long again = 1;
-		if (l->value && !l->origin)
+		if ((l->value || l->percent) && !l->origin)
 			abort();
+		if (l->percent) { /* a share: memory only, 1-100%, written back the same */
+			unsigned pct = 0;
+			const char *why = NULL;
+			policy_limit_text(k, l, text, sizeof text);
+			if (k != LIMIT_MEMORY || l->value || l->percent > 100 ||
+			    policy_limit_parse_share(text, &pct, &why) != 1 || pct != l->percent)
+				abort();
+			continue;
+		}
 		policy_limit_format(k, l->value, text, sizeof text);
 		if (policy_limit_parse(k, text, &again) || again != l->value)
 			abort();

@@ -3,7 +3,8 @@
 # `limit pids` (and the invoking user's own processes outside not counted),
 # /tmp full at `limit tmp` with a `limit` event, doctor naming each limit and
 # what enforces it, notes only for limits a profile asked for that cannot be
-# enforced, and memory and CPU through a cgroup where one is usable.
+# enforced, and memory and CPU through a cgroup where one is usable; the
+# default memory limit, half of what the host has, where one is.
 # shellcheck shell=bash
 
 # shellcheck disable=SC2012 # warden's own file names
@@ -53,14 +54,14 @@ test_limits_defaults() {
 	for want in '"pids":{"value":"4096","origin":"builtin:default:' \
 		'"tmp":{"value":"4G","origin":"builtin:default:' \
 		'"home":{"value":"2G","origin":"builtin:default:' \
-		'"memory":{"value":"unlimited","origin":"builtin:default:' \
+		'"memory":{"value":"50%","origin":"builtin:default:' \
 		'"cpu":{"value":"unlimited","origin":"builtin:default:'; do
 		[[ $flat == *"$want"* ]] || fail "policy show lacks $want: $(excerpt "$flat")"
 	done
 	printf 'limit pids 64\nlimit tmp 1.5G\nlimit cpu 0.5\n' >"$T_TMP/l.profile"
 	wardenc policy show --profile "$T_TMP/l.profile"
 	flat=$(tr -d ' \n' <<<"$OUT")
-	[[ $flat == *"\"pids\":{\"value\":\"64\",\"origin\":\"$T_TMP/l.profile:1\"}"* ]] ||
+	[[ $flat == *"\"pids\":{\"value\":\"64\",\"origin\":\"$T_TMP/l.profile:1\""[,}]* ]] ||
 		fail "policy show: the profile's pids limit with its origin: $(excerpt "$flat")"
 	[[ $flat == *'"tmp":{"value":"1536M"'* && $flat == *'"cpu":{"value":"0.5"'* ]] ||
 		fail "policy show: tmp 1536M and cpu 0.5: $(excerpt "$flat")"
@@ -159,7 +160,7 @@ test_limits_doctor() {
 	local line kind
 	wardenc doctor
 	for kind in pids memory cpu tmp home; do
-		grep -qE "^  $kind +[0-9A-Za-z.]+ +(in force|NOT enforced|a .limit $kind. would)" <<<"$OUT" ||
+		grep -qE "^  $kind +[0-9A-Za-z.%]+ +(in force|NOT enforced|a .limit $kind. would)" <<<"$OUT" ||
 			fail "doctor names no limit $kind: $(excerpt "$OUT")"
 	done
 	line=$(grep -E '^  pids ' <<<"$OUT")
@@ -264,4 +265,117 @@ test_limits_cgroup_v2() {
 	grep -qF '"event":"session.end"' "$(limits_log)" || fail "no session.end after the sandbox's OOM"
 	assert_err_match 'limit memory 64M: the sandbox reached its memory limit' 'the summary names the limit'
 	limits_cgroup_gone memory
+}
+
+# json_get JSON EXPR: the value of a Python expression on the parsed JSON j
+# ("" for None).
+json_get() {
+	python3 -c 'import json, sys; j = json.loads(sys.argv[1]); v = eval(sys.argv[2]); print("" if v is None else v)' "$1" "$2"
+}
+
+# memory_room DIR FILE: MemTotal, or the lowest memory limit (FILE:
+# memory.max or memory.limit_in_bytes) of DIR and the cgroups above it, in
+# bytes, as warden works it out (read here from the kernel's files).
+memory_room() {
+	local dir=$1 file=$2 room v
+	room=$(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) * 1024))
+	while [[ -r $dir/$file ]]; do
+		v=$(<"$dir/$file")
+		[[ $v =~ ^[0-9]+$ ]] && ((v < 1 << 60 && v < room)) && room=$v
+		dir=${dir%/*}
+	done
+	echo "$room"
+}
+
+# memory_default: the default memory limit in policy show (no `limit
+# memory` line) into MEM (its JSON); fails unless it is 50%.
+memory_default() {
+	have python3 || skip 'python3 not installed'
+	wardenc policy show
+	assert_rc 0 'policy show'
+	MEM=$(json_get "$OUT" 'json.dumps(j["limits"]["memory"])')
+	note "policy show: memory $MEM"
+	[[ $(json_get "$MEM" 'j["value"]') == 50% ]] || fail "policy show: the default memory limit is not 50%: $MEM"
+}
+
+# No `limit memory` line where no cgroup is usable (unprivileged without
+# delegation): policy show says the default is not set and why, and a
+# session runs without it, with no note.
+test_limits_memory_default_none() {
+	memory_default
+	[[ $(json_get "$MEM" 'j.get("by")') == cgroup ]] &&
+		skip "a cgroup is usable for memory here: test_limits_memory_default"
+	is_root && fail "as root the default memory limit is not in force: $MEM"
+	[[ -n $(json_get "$MEM" 'j.get("why")') && $MEM == *'"by": null'* ]] ||
+		fail "policy show: the default memory limit neither in force nor said why: $MEM"
+	wrun -- true
+	assert_rc 0 'a session where the default memory limit cannot be set'
+	[[ $ERR != *'not enforced'* ]] || fail "a note for the default memory limit: $(excerpt "$ERR")"
+	[[ -z $(limits_by memory) ]] || fail "session.start: memory by '$(limits_by memory)' where policy show said none"
+}
+
+# No `limit memory` line where a cgroup is usable (root, or a delegated
+# cgroup v2): the built-in default, 50% of what the host has (MemTotal, or a
+# lower limit of the cgroups above the session's), said by policy show,
+# written to the session's cgroup (read from the kernel's file while it
+# runs), and in session.start; a share past which dd is killed and the
+# limit reported; `limit memory unlimited` turns the default off.
+test_limits_memory_default() {
+	memory_default
+	local mem=$MEM
+	if [[ $(json_get "$mem" 'j.get("by")') != cgroup ]]; then
+		is_root && fail "as root the default memory limit is not in force: $mem"
+		skip "no usable cgroup for memory here: $(json_get "$mem" 'j.get("why")')"
+	fi
+	# what the kernel's files say the share is
+	local detail parent file room want inforce
+	detail=$(json_get "$mem" 'j["detail"]')
+	parent=$(sed -nE 's/.* below (.*): [0-9]+[KMGT]?, 50% of .*/\1/p' <<<"$detail")
+	[[ -d $parent ]] || fatal "policy show names no parent cgroup: $detail"
+	file=memory.limit_in_bytes
+	[[ $detail == *'of a cgroup v2 '* ]] && file=memory.max
+	room=$(memory_room "$parent" "$file")
+	want=$((room / 1024 * 50 / 100 * 1024 / 1048576 * 1048576))
+	inforce=$(json_get "$mem" 'j["in_force"]')
+	note "MemTotal or the cgroups' limit: $room; 50%: $want; policy show: $inforce"
+	[[ $inforce == "$((want >> 20))M" || $inforce == "$((want >> 30))G" && $((want % (1 << 30))) == 0 ]] ||
+		fail "policy show: in force $inforce, 50% of $room is $want bytes"
+
+	# a session: the share written to its cgroup
+	warden_bg "$T_TMP/bg.out" -- sleep 2
+	local i log id got=''
+	for ((i = 0; i < 100; i++)); do
+		log=$(limits_log)
+		id=$(basename "${log:-x}" .jsonl)
+		[[ -n $log && -r $parent/warden-$id/$file ]] && got=$(<"$parent/warden-$id/$file") && break
+		sleep 0.05
+	done
+	wait "$TPID"
+	[[ $got == "$want" ]] || fail "the session's $parent/warden-$id/$file is '$got', want $want"
+	[[ $(limits_by memory) == cgroup ]] || fail "session.start: memory by '$(limits_by memory)'"
+	head -n 1 "$log" | grep -qF '"share":"50%"' || fail "session.start does not say the share: $(head -c 600 "$log")"
+
+	# a smaller share, reached: dd killed (v2: the whole sandbox), reported
+	printf 'limit memory 1%%\n' >"$T_TMP/one.profile"
+	wardenc policy show --profile "$T_TMP/one.profile"
+	inforce=$(json_get "$OUT" 'j["limits"]["memory"].get("in_force")')
+	[[ -n $inforce ]] || fatal "policy show: limit memory 1% not in force: $(excerpt "$OUT")"
+	wrun --profile "$T_TMP/one.profile" -- sh -c "dd if=/dev/zero of=/dev/null bs=$(((want / 50 >> 20) + 64))M count=1 2>/dev/null; echo dd=\$?"
+	if [[ $file == memory.max ]]; then
+		assert_rc 137 "the sandbox killed at limit memory 1% ($inforce)"
+	else
+		assert_out_line 'dd=137' "dd killed at limit memory 1% ($inforce)"
+	fi
+	limits_events memory | grep -F "\"limit\":\"$inforce\"" >/dev/null ||
+		fail "no limit event of kind memory at $inforce in $(limits_log)"
+	assert_err_match "limit memory $inforce: the sandbox reached its memory limit" 'the summary names the limit'
+
+	# turned off
+	printf 'limit memory unlimited\n' >"$T_TMP/off.profile"
+	wardenc policy show --profile "$T_TMP/off.profile"
+	[[ $(json_get "$OUT" 'json.dumps(j["limits"]["memory"], sort_keys=True)') == '{"origin": "'"$T_TMP"'/off.profile:1", "value": "unlimited"}' ]] ||
+		fail "policy show: limit memory unlimited: $(excerpt "$OUT")"
+	wrun --profile "$T_TMP/off.profile" -- true
+	assert_rc 0 'a session with limit memory unlimited'
+	[[ -z $(limits_by memory) ]] || fail "limit memory unlimited: the session's memory is by '$(limits_by memory)'"
 }

@@ -79,3 +79,24 @@ test_terminal_restored_on_signals() {
 			fail "SIG$sig: terminal modes not restored: before '$before' after '$after'"
 	done
 }
+
+# Queries the command prints last (device attributes, the cursor position,
+# the background colour), answered by the terminal after the command ended:
+# warden reads the answers away before it gives the terminal back, so the
+# shell after it does not read them as typed (issue 35). The terminal is
+# ttyemu.py's, which answers as a terminal does, a little after each query.
+test_terminal_answers_after_end() {
+	have python3 || skip 'python3 not installed'
+	local emu W q
+	emu=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ttyemu.py
+	W=$(printf '%q' "$WARDEN")
+	for q in '\033[c' '\033]11;?\007\033[6n'; do
+		OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" python3 "$emu" run \
+			"$W run -- printf 'x$q'; echo rc=\$?; python3 $(printf %q "$emu") read 0.5" 2>&1)
+		RC=$?
+		printf -- '--- %s\n%s\n' "$q" "$(cat -v <<<"$OUT")"
+		assert_out_has 'rc=0' "warden ran printf '$q'"
+		[[ $OUT == *"x$(printf "$q")"* ]] || fail "the query '$q' did not reach the terminal"
+		assert_out_has "read:b''" "the shell after warden read nothing of the answers to '$q'"
+	done
+}

@@ -6,7 +6,7 @@
  * rule set the proxy decides with; secrets by reference (`secret`,
  * policy_add_secret): their hosts, sources and origins, rebinding, the hosts
  * too wide to bind, and their names kept out of the environment lists;
- * limits (`limit KIND VALUE`): the defaults, values, units, the last line
+ * limits (`limit KIND VALUE`): the defaults, values, units, memory shares, the last line
  * winning, their written form, and each bad value's error. */
 #include <errno.h>
 #include <fcntl.h>
@@ -1381,7 +1381,7 @@ static void expect_limit_n(int line, const struct policy *p, enum policy_limit_k
 			   unsigned long long v, const char *text, const char *origin)
 {
 	char buf[32];
-	policy_limit_format(k, p->limits[k].value, buf, sizeof buf);
+	policy_limit_text(k, &p->limits[k], buf, sizeof buf);
 	const char *o = p->limits[k].origin;
 	/* an origin ending in ':' is a prefix: the built-in profile's line
 	 * numbers change with it */
@@ -1399,13 +1399,15 @@ static void test_limits(void)
 {
 	struct policy p;
 	struct werr e;
-	/* The defaults: processes and the tmpfs sizes bounded, memory and CPU
-	 * not; none of them asked for by a profile of the user's. */
+	/* The defaults: processes and the tmpfs sizes bounded, memory to half
+	 * of what the host has (worked out per session), CPU not; none of them
+	 * asked for by a profile of the user's. */
 	CHECK(policy_load(&p, NULL, home, &e) == 0);
 	EXPECT_LIMIT(&p, LIMIT_PIDS, 4096, "4096", "builtin:default:");
 	EXPECT_LIMIT(&p, LIMIT_TMP, 4ULL << 30, "4G", "builtin:default:");
 	EXPECT_LIMIT(&p, LIMIT_HOME, 2ULL << 30, "2G", "builtin:default:");
-	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "unlimited", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "50%", "builtin:default:");
+	CHECK(p.limits[LIMIT_MEMORY].percent == 50);
 	EXPECT_LIMIT(&p, LIMIT_CPU, 0, "unlimited", "builtin:default:");
 	for (int k = 0; k < LIMIT_KINDS; k++)
 		CHECK(!policy_limit_explicit(&p.limits[k]));
@@ -1415,6 +1417,7 @@ static void test_limits(void)
 	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) == 0);
 	EXPECT_LIMIT(&p, LIMIT_PIDS, 128, "128", "t.profile:6");
 	EXPECT_LIMIT(&p, LIMIT_MEMORY, 3ULL << 29, "1536M", "t.profile:2");
+	CHECK(p.limits[LIMIT_MEMORY].percent == 0); /* a size replaces the default's share */
 	EXPECT_LIMIT(&p, LIMIT_TMP, 0, "unlimited", "t.profile:7");
 	EXPECT_LIMIT(&p, LIMIT_CPU, 1500, "1.5", "t.profile:4");
 	EXPECT_LIMIT(&p, LIMIT_HOME, 1ULL << 20, "1M", "t.profile:5");
@@ -1439,6 +1442,18 @@ static void test_limits(void)
 	EXPECT_LIMIT(&p, LIMIT_PIDS, 4194304, "4194304", "t.profile:3");
 	EXPECT_LIMIT(&p, LIMIT_TMP, 256ULL << 20, "256M", "t.profile:4");
 	EXPECT_LIMIT(&p, LIMIT_HOME, (1ULL << 20) + 1048, "1049624", "t.profile:5");
+	policy_free(&p);
+	/* A share of the memory, 1% to 100%; unlimited turns the default off. */
+	CHECK(parse(&p, "limit memory 1%\n", &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "1%", "t.profile:1");
+	policy_free(&p);
+	CHECK(parse(&p, "limit memory 8G\nlimit memory 100%\n", &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "100%", "t.profile:2");
+	CHECK(p.limits[LIMIT_MEMORY].percent == 100);
+	policy_free(&p);
+	CHECK(parse(&p, "limit memory 25%\nlimit memory unlimited\n", &e) == 0);
+	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "unlimited", "t.profile:2");
+	CHECK(p.limits[LIMIT_MEMORY].percent == 0);
 	policy_free(&p);
 	char buf[32];
 	policy_limit_format(LIMIT_CPU, 1250, buf, sizeof buf);
@@ -1469,6 +1484,16 @@ static void test_limits(void)
 		   "with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
 	EXPECT_ERR("limit tmp 1.0005G\n", "t.profile:1:11: limit tmp: '1.0005G' is not a size (a "
 		   "number with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
+	EXPECT_ERR("limit memory 0%\n", "t.profile:1:14: limit memory: '0%' is not a share of the "
+		   "memory (a whole percentage from 1% to 100%)");
+	EXPECT_ERR("limit memory 101%\n", "t.profile:1:14: limit memory: '101%' is not a share of "
+		   "the memory (a whole percentage from 1% to 100%)");
+	EXPECT_ERR("limit memory 12.5%\n", "t.profile:1:14: limit memory: '12.5%' is not a share of "
+		   "the memory (a whole percentage from 1% to 100%)");
+	EXPECT_ERR("limit memory %\n", "t.profile:1:14: limit memory: '%' is not a share of the "
+		   "memory (a whole percentage from 1% to 100%)");
+	EXPECT_ERR("limit tmp 50%\n", "t.profile:1:11: limit tmp: '50%' is not a size (a number "
+		   "with an optional unit K, M, G or T: 512M, 1.5G; or unlimited)");
 	EXPECT_ERR("limit memory 8M\n", "t.profile:1:14: limit memory: '8M' is below the minimum 16M");
 	EXPECT_ERR("limit tmp 512K\n", "t.profile:1:11: limit tmp: '512K' is below the minimum 1M");
 	EXPECT_ERR("limit home 0\n", "t.profile:1:12: limit home: '0' is below the minimum 1M");

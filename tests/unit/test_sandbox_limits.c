@@ -3,6 +3,8 @@
  * cgroup mounts from mountinfo (v2, v1 by controller, hybrid hosts, hidden
  * mounts, escapes), the counters of pids.events and memory.events, the
  * plan: what enforces each limit with a cgroup, without one, and as root,
+ * a share of the memory (`limit memory 50%`) worked out from MemTotal and
+ * the memory.max of the cgroups above the session's,
  * the `limit` events of the memory limit from a memory.events file, and the
  * cgroup lock readied ahead (limits_warm): only as root and for a v1
  * controller a limit uses, by a move of the warming thread's own process
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,7 +150,7 @@ static void test_plan(void)
 
 	/* unlimited is never enforced, whatever is there; the probe may be the
 	 * plan's own */
-	load_profile(&p, "limit pids unlimited\nlimit tmp unlimited\n");
+	load_profile(&p, "limit pids unlimited\nlimit tmp unlimited\nlimit memory unlimited\n");
 	limits_plan(&l, &p, &cg);
 	limits_plan(&l, &p, &l.probe);
 	CHECK(l.how[LIMIT_PIDS] == HOW_UNLIMITED && l.how[LIMIT_TMP] == HOW_UNLIMITED);
@@ -161,6 +164,76 @@ static void test_plan(void)
 	json_decref(j);
 	limits_end(&l, NULL); /* nothing made: nothing to undo */
 	policy_free(&p);
+}
+
+/* A share of the memory (`limit memory 50%`, the default): MemTotal, or a
+ * lower limit of the cgroups from the parent up; whole MiB, at least 16M. */
+static void test_share(void)
+{
+	unsigned long long v = 0;
+	CHECK(limits_parse_memtotal("MemTotal:       24683656 kB\nMemFree:  1 kB\n", &v) &&
+	      v == 24683656ULL * 1024);
+	CHECK(limits_parse_memtotal("MemFree: 1 kB\nMemTotal: 2048 kB\n", &v) && v == 2048 * 1024);
+	CHECK(!limits_parse_memtotal("MemFree: 1 kB\n", &v));
+	CHECK(!limits_parse_memtotal("MemTotal: kB\n", &v));
+	CHECK(!limits_parse_memtotal("MemTotal: 0 kB\n", &v));
+	CHECK(limits_parse_memory_max("1073741824\n", &v) && v == 1ULL << 30);
+	CHECK(!limits_parse_memory_max("max\n", &v));
+	CHECK(!limits_parse_memory_max("9223372036854771712\n", &v)); /* v1: none */
+	CHECK(!limits_parse_memory_max("12x\n", &v) && !limits_parse_memory_max("", &v));
+	CHECK(limits_share(50, 24683656ULL * 1024) == 12052ULL << 20);
+	CHECK(limits_share(50, 8ULL << 30) == 4ULL << 30);
+	CHECK(limits_share(100, (1ULL << 30) + 12345) == 1ULL << 30);
+	CHECK(limits_share(1, 1ULL << 30) == 16ULL << 20); /* 10M: the minimum */
+	CHECK(limits_share(50, 1ULL << 62) == 1ULL << 61);
+
+	/* the plan, with a parent whose own parent has memory.max 1G */
+	tmpdir_make("warden-limits-share");
+	char *a = xasprintf("%s/a", tmpdir), *b = xasprintf("%s/a/b", tmpdir);
+	CHECK(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+	char *fa = xasprintf("%s/memory.max", a), *fb = xasprintf("%s/memory.max", b);
+	spit(fa, "1073741824\n", 11);
+	spit(fb, "max\n", 4);
+	char *mi = read_text_file("/proc/meminfo");
+	unsigned long long total = 0;
+	CHECK(mi && limits_parse_memtotal(mi, &total));
+	free(mi);
+	struct policy p;
+	load_profile(&p, "");
+	CHECK(p.limits[LIMIT_MEMORY].percent == 50);
+	struct limits_probe cg = { .root = false };
+	cg.ctl[CTL_MEMORY].version = 2;
+	snprintf(cg.ctl[CTL_MEMORY].parent, sizeof cg.ctl[CTL_MEMORY].parent, "%s", b);
+	struct limits l;
+	limits_plan(&l, &p, &cg);
+	CHECK(l.how[LIMIT_MEMORY] == HOW_CGROUP);
+	bool lower = total > 1ULL << 30;
+	CHECK(l.value[LIMIT_MEMORY] == limits_share(50, lower ? 1ULL << 30 : total));
+	char *want = xasprintf("memory.max of %s", a);
+	CHECK(!lower || strstr(limits_how_text(&l, LIMIT_MEMORY), want) != NULL);
+	CHECK(strstr(limits_how_text(&l, LIMIT_MEMORY), "50% of ") != NULL);
+	json_t *j = limits_to_json(&l);
+	json_t *m = json_object_get(j, "memory");
+	CHECK_STR(json_string_value(json_object_get(m, "share")), "50%");
+	CHECK_STR(json_string_value(json_object_get(m, "by")), "cgroup");
+	CHECK_STR(json_string_value(json_object_get(m, "value")), lower ? "512M" :
+		  json_string_value(json_object_get(m, "value")));
+	json_decref(j);
+	free(want);
+	/* no cgroup: not in force, and the share is what is said */
+	struct limits_probe none = { .root = false };
+	snprintf(none.ctl[CTL_MEMORY].why, sizeof none.ctl[CTL_MEMORY].why, "nothing here");
+	limits_plan(&l, &p, &none);
+	CHECK(l.how[LIMIT_MEMORY] == HOW_NONE && l.value[LIMIT_MEMORY] == 0);
+	j = limits_to_json(&l);
+	m = json_object_get(j, "memory");
+	CHECK_STR(json_string_value(json_object_get(m, "value")), "50%");
+	CHECK_STR(json_string_value(json_object_get(m, "why")), "nothing here");
+	json_decref(j);
+	policy_free(&p);
+	CHECK(unlink(fb) == 0 && unlink(fa) == 0 && rmdir(b) == 0 && rmdir(a) == 0);
+	free(a), free(b), free(fa), free(fb);
+	tmpdir_remove();
 }
 
 /* memory.events with TEXT, then the watch's check: the number of `limit`
@@ -227,7 +300,7 @@ static char *wait_text(const char *path)
 static void test_warm(void)
 {
 	struct policy p;
-	load_profile(&p, "limit pids 100\n");
+	load_profile(&p, "limit pids 100\nlimit memory unlimited\n");
 	char dir[] = "/tmp/test-limits-warm-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	char *procs = xasprintf("%s/cgroup.procs", dir);
@@ -246,7 +319,7 @@ static void test_warm(void)
 	CHECK(!limits_warm(&pr, &p));
 	/* no limit on a cgroup at all */
 	struct policy none;
-	load_profile(&none, "limit pids unlimited\n");
+	load_profile(&none, "limit pids unlimited\nlimit memory unlimited\n");
 	pr.ctl[CTL_PIDS].version = 1;
 	CHECK(!limits_warm(&pr, &none));
 	char *t = read_text_file(procs);
@@ -279,6 +352,7 @@ int main(void)
 	test_mounts();
 	test_counters();
 	test_plan();
+	test_share();
 	test_oom_events();
 	test_warm();
 	return check_status_counted("sandbox_limits");

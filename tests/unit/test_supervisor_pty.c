@@ -2,9 +2,16 @@
  * terminal (src/supervisor/pty.c) on pseudo-terminals of the test's own:
  * struct host_tty puts a raw terminal back when its scope ends, on an early
  * return too, only once, and not at all when it never went raw; the
- * settings and window size reach the agent's pty. */
+ * settings and window size reach the agent's pty; the answers the terminal
+ * owes to queries passed and not answered by the keys relayed are read
+ * away before it goes back (warden's own device attributes query last, up
+ * to its answer, PTY_SETTLE_MS at most), and nothing is asked when the
+ * keys answered them. */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
@@ -53,7 +60,7 @@ static bool same_settings(const struct termios *a, int fd)
 static int fail_after_raw(int fd, bool *was_raw)
 {
 	_cleanup_host_tty_ struct host_tty t = HOST_TTY_NONE;
-	if (pty_host_raw(&t, fd) < 0)
+	if (pty_host_raw(&t, fd, -1, NULL) < 0)
 		return 0;
 	*was_raw = !(lflag(fd) & (ICANON | ECHO));
 	return -1;
@@ -67,7 +74,7 @@ static void test_scope(void)
 	CHECK(cooked(slave));
 	{
 		_cleanup_host_tty_ struct host_tty t = HOST_TTY_NONE;
-		CHECK(pty_host_raw(&t, slave) == 0);
+		CHECK(pty_host_raw(&t, slave, -1, NULL) == 0);
 		CHECK(t.fd == slave);
 		CHECK(!(lflag(slave) & (ICANON | ECHO | ISIG)));
 	}
@@ -85,7 +92,7 @@ static void test_once(void)
 {
 	int slave, m = open_pair(&slave);
 	struct host_tty t = HOST_TTY_NONE;
-	CHECK(pty_host_raw(&t, slave) == 0);
+	CHECK(pty_host_raw(&t, slave, -1, NULL) == 0);
 	pty_host_restore(&t);
 	CHECK(cooked(slave));
 	CHECK(t.fd == -1);
@@ -104,7 +111,7 @@ static void test_not_a_tty(void)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct host_tty t = HOST_TTY_NONE;
-	CHECK(pty_host_raw(&t, fd) < 0);
+	CHECK(pty_host_raw(&t, fd, -1, NULL) < 0);
 	CHECK(t.fd == -1);
 	pty_host_restore(&t); /* nothing to do, nothing touched */
 	CHECK(t.fd == -1);
@@ -137,11 +144,107 @@ static void test_copy(void)
 	close(am);
 }
 
+/* What is readable on fd within ms, NUL-terminated into buf. */
+static size_t readable(int fd, char *buf, size_t size, int ms)
+{
+	size_t o = 0;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	while (o + 1 < size && poll(&p, 1, ms) == 1 && (p.revents & POLLIN)) {
+		ssize_t n = read(fd, buf + o, size - 1 - o);
+		if (n <= 0)
+			break;
+		o += (size_t)n;
+		ms = 0;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+static long ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* The agent's output (through f) asked what `out` says; the terminal (the
+ * master, m) answers `answers` at once; the keys relayed before the end
+ * were `keys`. Returns how long the restore took (ms); what the terminal
+ * was sent at the end in sent, what the user's shell would read in left. */
+static long settle_case(const char *out, const char *keys, const char *answers, char *sent,
+			char *left)
+{
+	int slave, m = open_pair(&slave);
+	struct ttyfilter f;
+	ttyfilter_init(&f, false, false);
+	char buf[256];
+	ttyfilter_run(&f, out, strlen(out), buf);
+	struct host_tty t = HOST_TTY_NONE;
+	CHECK(pty_host_raw(&t, slave, slave, &f) == 0);
+	int p[2];
+	if (pipe(p) < 0)
+		abort();
+	if (*keys) {
+		CHECK(write(m, keys, strlen(keys)) == (ssize_t)strlen(keys));
+		CHECK(pty_pump_keys(&t, slave, p[1]) == 1);
+	}
+	if (*answers)
+		CHECK(write(m, answers, strlen(answers)) == (ssize_t)strlen(answers));
+	long t0 = ms_now();
+	pty_host_restore(&t);
+	long took = ms_now() - t0;
+	CHECK(cooked(slave));
+	readable(m, sent, 64, 0);
+	/* the shell reads its terminal's input without waiting for a line */
+	struct termios raw;
+	tcgetattr(slave, &raw);
+	cfmakeraw(&raw);
+	tcsetattr(slave, TCSANOW, &raw);
+	readable(slave, left, 64, 20);
+	close(p[0]);
+	close(p[1]);
+	close(slave);
+	close(m);
+	return took;
+}
+
+static void test_settle(void)
+{
+	char sent[64], left[64];
+	/* a query passed, the agent ended: its answer and warden's own read away */
+	long took = settle_case("x\033[c", "", "\033[?62c\033[?62c", sent, left);
+	CHECK(strcmp(sent, "\033[c") == 0);
+	CHECK(strcmp(left, "") == 0);
+	CHECK(took < PTY_SETTLE_MS);
+	/* other queries: read up to warden's device attributes' answer, and not
+	 * what the user typed after it */
+	settle_case("\033]11;?\007\033[6n", "", "\033]11;rgb:0/0/0\007\033[9;1R\033[?1;2cls\r", sent,
+		    left);
+	CHECK(strcmp(sent, "\033[c") == 0);
+	CHECK(strcmp(left, "ls\r") == 0);
+	/* a terminal that does not answer: PTY_SETTLE_MS, and what came is dropped */
+	took = settle_case("\033[6n", "", "\033[9;1R", sent, left);
+	CHECK(strcmp(left, "") == 0);
+	CHECK(took >= PTY_SETTLE_MS - 1 && took < PTY_SETTLE_MS + 500);
+	/* answered by the keys relayed: nothing asked, the keys after kept */
+	took = settle_case("\033[c\033[6n", "\033[?62c\033[9;1R", "ls", sent, left);
+	CHECK(strcmp(sent, "") == 0);
+	CHECK(strcmp(left, "ls") == 0);
+	/* an escape key with no query passed: nothing asked */
+	settle_case("a", "\033[A", "", sent, left);
+	CHECK(strcmp(sent, "") == 0);
+	/* no query passed: nothing asked, nothing read */
+	settle_case("\033[2J", "", "ls", sent, left);
+	CHECK(strcmp(sent, "") == 0);
+	CHECK(strcmp(left, "ls") == 0);
+}
+
 int main(void)
 {
 	test_scope();
 	test_once();
 	test_not_a_tty();
 	test_copy();
+	test_settle();
 	return check_status_counted("supervisor_pty");
 }

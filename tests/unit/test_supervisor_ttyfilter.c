@@ -6,7 +6,8 @@
  * are dropped when their answers would be lost and kept otherwise; a
  * control byte inside a CSI is executed without letting the CSI slip by;
  * an over-long CSI is dropped up to its final byte; what is held at the end
- * comes out by ttyfilter_flush unless it would be dropped. */
+ * comes out by ttyfilter_flush unless it would be dropped; the queries
+ * passed are counted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,11 +158,28 @@ static void test_queries(void)
 	free(in);
 }
 
+/* Queries passed are counted (their answers are owed), the device
+ * attributes' apart; dropped ones are not. */
+static void test_asked(void)
+{
+	const char *in = "\033[c\033[0c\033Z\033[>c\033[6n\033]11;?\007\033P$qm\033\\\033[2J";
+	char out[256];
+	struct ttyfilter f;
+	ttyfilter_init(&f, false, false);
+	ttyfilter_run(&f, in, strlen(in), out);
+	CHECK(f.asked == 7);
+	CHECK(f.asked_da == 3);
+	ttyfilter_init(&f, false, true);
+	ttyfilter_run(&f, in, strlen(in), out);
+	CHECK(f.asked == 0 && f.asked_da == 0 && f.dropped == 7);
+}
+
 int main(void)
 {
 	test_passes();
 	test_clipboard();
 	test_titles();
 	test_queries();
+	test_asked();
 	return check_status_counted("supervisor-ttyfilter");
 }
