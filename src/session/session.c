@@ -748,6 +748,9 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (allow_net_arg(pol, o->allow_net->v[i], e) < 0)
 			return -1;
+	for (size_t i = 0; o->publish && i < o->publish->n; i++)
+		if (policy_add_publish(pol, o->publish->v[i], "--publish", e) < 0)
+			return -1;
 	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
 		if (policy_add_secret(pol, o->secrets->v[i], "--secret", e) < 0)
 			return -1;
