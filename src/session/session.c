@@ -26,6 +26,7 @@
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
 #include "../detect/detect.h"
+#include "../net/publish.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -601,7 +602,12 @@ static int session_plan(struct session *sn, struct werr *e)
  * (egress.h), the decoys. */
 static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, struct werr *e)
 {
-	struct supervisor_cfg sc = { .limits = &sn->lim, .detect = sn->det,
+	/* the published ports' listeners on the host, before anything runs:
+	 * one in use stops the session here */
+	_cleanup_(publish_freep) struct publish *pb = NULL;
+	if (sn->pol.npublish && !(pb = publish_new(&sn->pol, sn->log, e)))
+		return -1;
+	struct supervisor_cfg sc = { .publish = pb, .limits = &sn->lim, .detect = sn->det,
 		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
 		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
