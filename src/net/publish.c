@@ -142,7 +142,7 @@ static int listen_one(struct publish *p, const struct policy_publish *pp, bool v
 		return 0;
 	if (r < 0 && errno == EADDRINUSE)
 		return werr_set(e, errno, "%s: the host's %s:%u is in use already: stop what listens "
-				"there, or publish PORT %u on another host port (--publish "
+				"there, or publish port %u on another host port (--publish "
 				"HOST_PORT:%u)", w, addr, pp->host_port, pp->port, pp->port);
 	if (r < 0 || listen(fd, 512) < 0)
 		return werr_errno(e, "%s: listening on the host's %s:%u", w, addr, pp->host_port);
