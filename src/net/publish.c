@@ -40,7 +40,7 @@
 #define RELAY_ROUNDS 8
 #define LISTENERS_MAX (2 * POLICY_PUBLISH_MAX)
 
-enum tag_kind { TAG_LISTENER, TAG_HOST, TAG_INSIDE, TAG_TIMER };
+enum tag_kind { TAG_LISTENER, TAG_HOST, TAG_INSIDE, TAG_TIMER, TAG_DIALER };
 struct tag {
 	enum tag_kind kind;
 	void *obj;
@@ -68,6 +68,7 @@ struct conn {
 	const struct policy_publish *pp;
 	int hfd, ifd;        /* the host's client; the socket inside */
 	int family;          /* of ifd */
+	bool waiting;        /* for a socket of family from the dialer */
 	bool dialing, connected, dead;
 	uint32_t hev, iev;   /* the events epoll watches for each */
 	struct dir in, out;  /* in: host to inside; out: inside to host */
@@ -81,12 +82,12 @@ struct publish {
 	const struct policy *pol;
 	struct audit *log;
 	int ep, timer;
-	struct tag timer_tag;
+	struct tag timer_tag, dialer_tag;
 	struct listener ls[LISTENERS_MAX];
 	size_t nls;
 	bool paused;
 	struct publish_dialer d;
-	struct conn *conns, *dead;
+	struct conn *conns, *last, *dead; /* conns oldest first */
 	size_t nconns;
 };
 
@@ -225,6 +226,8 @@ static void conn_close(struct conn *c, bool reset)
 		p->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	else
+		p->last = c->prev;
 	c->next = p->dead;
 	p->dead = c;
 	p->nconns--;
@@ -343,29 +346,30 @@ static void dial_failed(struct conn *c, int err)
 	conn_close(c, true);
 }
 
-/* A socket inside from the dialer, connected to the sandbox's loopback
- * without blocking. */
-static void dial(struct conn *c, int family)
+/* No socket of c's family from the dialer (err). */
+static void no_socket(struct conn *c, int err)
 {
-	c->family = family;
-	c->ifd = publish_dialer_socket(&c->p->d, family);
-	if (c->ifd < 0) {
-		int err = errno;
-		if (family == AF_INET6 && err == EAFNOSUPPORT) {
-			dial_failed(c, ECONNREFUSED); /* no IPv6 inside: refused at 127.0.0.1 */
-			return;
-		}
-		snprintf(c->error, sizeof c->error, "no socket inside the sandbox: %s", strerror(err));
-		conn_close(c, true);
+	if (c->family == AF_INET6 && err == EAFNOSUPPORT) {
+		dial_failed(c, ECONNREFUSED); /* no IPv6 inside: refused at 127.0.0.1 */
 		return;
 	}
+	snprintf(c->error, sizeof c->error, "no socket inside the sandbox: %s", strerror(err));
+	conn_close(c, true);
+}
+
+/* Connect fd, a socket inside, to the sandbox's loopback without
+ * blocking. */
+static void dial_with(struct conn *c, int fd)
+{
+	c->ifd = fd;
 	nodelay(c->ifd);
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(c->pp->port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(c->pp->port),
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	int r = family == AF_INET6 ? connect(c->ifd, (struct sockaddr *)&a6, sizeof a6)
-				   : connect(c->ifd, (struct sockaddr *)&a4, sizeof a4);
+	int r = c->family == AF_INET6 ? connect(c->ifd, (struct sockaddr *)&a6, sizeof a6)
+				      : connect(c->ifd, (struct sockaddr *)&a4, sizeof a4);
+	int err = errno;
 	struct epoll_event ev = { .events = 0, .data.ptr = &c->itag };
 	if (epoll_ctl(c->p->ep, EPOLL_CTL_ADD, c->ifd, &ev) < 0) {
 		snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
@@ -374,11 +378,46 @@ static void dial(struct conn *c, int family)
 	}
 	if (r == 0) {
 		connected(c);
-	} else if (errno == EINPROGRESS) {
+	} else if (err == EINPROGRESS) {
 		c->dialing = true;
 		want(c->p, c->ifd, &c->itag, &c->iev, EPOLLOUT);
 	} else {
-		dial_failed(c, errno);
+		dial_failed(c, err);
+	}
+}
+
+/* A socket of family from the dialer's pool, or the connection waits for
+ * one (on_dialer). */
+static void dial(struct conn *c, int family)
+{
+	c->family = family;
+	int fd = publish_dialer_take(&c->p->d, family);
+	if (fd >= 0) {
+		dial_with(c, fd);
+	} else if (errno == EAGAIN) {
+		publish_dialer_ask(&c->p->d, family);
+		c->waiting = true;
+	} else {
+		no_socket(c, errno);
+	}
+}
+
+/* Answers from the dialer: the connections waiting served, oldest first. */
+static void on_dialer(struct publish *p)
+{
+	publish_dialer_ready(&p->d); /* (gone: each take below says EPIPE) */
+	for (struct conn *c = p->conns, *next; c; c = next) {
+		next = c->next;
+		if (!c->waiting)
+			continue;
+		int fd = publish_dialer_take(&p->d, c->family);
+		if (fd < 0 && errno == EAGAIN)
+			continue;
+		c->waiting = false;
+		if (fd >= 0)
+			dial_with(c, fd);
+		else
+			no_socket(c, errno);
 	}
 }
 
@@ -418,13 +457,19 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 	*c = (struct conn){ .htag = { TAG_HOST, c }, .itag = { TAG_INSIDE, c }, .p = p,
-			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = now_ms(), .next = p->conns };
+			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = now_ms(), .prev = p->last };
 	peer_text(ss, c->peer, sizeof c->peer);
-	if (p->conns)
-		p->conns->prev = c;
-	p->conns = c;
+	if (p->last)
+		p->last->next = c;
+	else
+		p->conns = c;
+	p->last = c;
 	p->nconns++;
 	nodelay(fd);
+	/* Reno on this loopback socket of warden's own: a host default that
+	 * paces (BBR) would pace the relay's every byte toward the client. Best
+	 * effort: Reno is always permitted. */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4) < 0) { /* see above */ }
 	struct epoll_event ev = { .events = 0, .data.ptr = &c->htag };
 	if (epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
@@ -459,8 +504,10 @@ static void on_timer(struct publish *p)
 	double now = now_ms();
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
-		if (c->dialing && now - c->t0 > DIAL_TIMEOUT_MS)
+		if ((c->dialing || c->waiting) && now - c->t0 > DIAL_TIMEOUT_MS) {
+			c->waiting = false;
 			dial_failed(c, ETIMEDOUT);
+		}
 	}
 }
 
@@ -472,6 +519,10 @@ static void dispatch(struct publish *p, const struct tag *t, uint32_t events)
 	}
 	if (t->kind == TAG_TIMER) {
 		on_timer(p);
+		return;
+	}
+	if (t->kind == TAG_DIALER) {
+		on_dialer(p);
 		return;
 	}
 	struct conn *c = t->obj;
@@ -504,6 +555,10 @@ int publish_start(struct publish *p, int userns, int sock_inside, struct werr *e
 		return werr_errno(e, "published ports: the sandbox's network namespace");
 	if (publish_dialer_start(&p->d, userns, netns, e) < 0)
 		return -1;
+	p->dialer_tag = (struct tag){ TAG_DIALER, p };
+	struct epoll_event dev = { .events = EPOLLIN, .data.ptr = &p->dialer_tag };
+	if (epoll_ctl(p->ep, EPOLL_CTL_ADD, p->d.sock, &dev) < 0)
+		return werr_errno(e, "published ports: epoll");
 	p->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	struct itimerspec it = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
 	p->timer_tag = (struct tag){ TAG_TIMER, p };

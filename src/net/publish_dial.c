@@ -1,6 +1,9 @@
 /* publish_dial.c - the dialer of published ports (publish_dial.h): one
- * request a SEQPACKET message (the family, an int), one answer each (an
- * int, 0 or the errno of socket(), with the socket as SCM_RIGHTS when 0). */
+ * request a SEQPACKET message (the family, an int), one answer each, in
+ * order (struct answer: the family, 0 or the errno of socket(), with the
+ * socket as SCM_RIGHTS when 0). The supervisor never waits for an answer:
+ * it keeps a few IPv4 sockets ready, and reads answers when the socket is
+ * readable. */
 #include "publish_dial.h"
 
 #include <errno.h>
@@ -17,11 +20,14 @@
 
 #include "../common/util.h"
 
-#define ANSWER_TIMEOUT_MS 1000
+struct answer {
+	int family;
+	int err;
+};
 
-static int send_answer(int sock, int err, int fd)
+static int send_answer(int sock, struct answer a, int fd)
 {
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof err };
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -37,7 +43,7 @@ static int send_answer(int sock, int err, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof fd);
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof err ? 0 : -1;
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof a ? 0 : -1;
 }
 
 /* The dialer's body: only system calls (forked from a process with
@@ -72,7 +78,7 @@ static __attribute__((noreturn)) void serve(int userns, int netns, int sock, pid
 			err = EAFNOSUPPORT;
 		else if ((fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
 			err = errno;
-		int r = send_answer(3, err, fd);
+		int r = send_answer(3, (struct answer){ family, err }, fd);
 		if (fd >= 0)
 			close(fd);
 		if (r < 0)
@@ -97,60 +103,101 @@ int publish_dialer_start(struct publish_dialer *d, int userns, int netns, struct
 		serve(userns, netns, sv[1], parent);
 	}
 	close(sv[1]);
-	struct timeval tv = { .tv_sec = ANSWER_TIMEOUT_MS / 1000,
-			      .tv_usec = (ANSWER_TIMEOUT_MS % 1000) * 1000 };
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	int fl = fcntl(sv[0], F_GETFL);
+	if (fl < 0 || fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) < 0) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return werr_errno(e, "published ports: the dialer's socket");
+	}
+	memset(d, 0, sizeof *d);
 	d->pid = pid;
 	d->sock = sv[0];
+	for (unsigned i = 0; i < DIALER_POOL_TARGET; i++)
+		publish_dialer_ask(d, AF_INET);
 	return 0;
 }
 
-int publish_dialer_socket(struct publish_dialer *d, int family)
+static struct dialer_pool *pool_of(struct publish_dialer *d, int family)
 {
-	if (d->sock < 0) {
-		errno = EPIPE;
-		return -1;
-	}
-	if (send(d->sock, &family, sizeof family, MSG_NOSIGNAL) != (ssize_t)sizeof family) {
-		errno = EPIPE;
-		return -1;
-	}
-	int err = 0;
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof err };
+	return &d->pool[family == AF_INET6];
+}
+
+void publish_dialer_ask(struct publish_dialer *d, int family)
+{
+	/* (a few ints on a socket nobody else writes: the buffer never
+	 * fills, and a dialer gone shows as EOF in publish_dialer_ready) */
+	if (d->sock >= 0 && send(d->sock, &family, sizeof family, MSG_NOSIGNAL) == (ssize_t)sizeof family)
+		pool_of(d, family)->asked++;
+}
+
+int publish_dialer_take(struct publish_dialer *d, int family)
+{
+	struct dialer_pool *p = pool_of(d, family);
+	if (p->n)
+		return p->fd[--p->n];
+	errno = d->sock < 0 ? EPIPE : p->err && !p->asked ? p->err : EAGAIN;
+	return -1;
+}
+
+/* One answer: 1, 0 when there is none now, -1 when the dialer is gone. */
+static int read_answer(struct publish_dialer *d)
+{
+	struct answer a;
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof u.buf };
-	ssize_t n;
-	while ((n = recvmsg(d->sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof err) {
-		/* no answer in time, or none at all: the dialer is not to be
-		 * trusted to answer in order from here on */
-		int why = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? ETIMEDOUT : EPIPE;
-		closep(&d->sock);
-		errno = why;
-		return -1;
-	}
+	ssize_t n = recvmsg(d->sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
 	int fd = -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	if (err || fd < 0) {
+	if (n != (ssize_t)sizeof a || (a.family != AF_INET && a.family != AF_INET6)) {
 		if (fd >= 0)
 			close(fd);
-		errno = err ? err : EPROTO;
 		return -1;
 	}
-	return fd;
+	struct dialer_pool *p = pool_of(d, a.family);
+	if (p->asked)
+		p->asked--;
+	p->err = a.err;
+	if (fd >= 0 && (a.err || p->n == DIALER_POOL_MAX))
+		close(fd);
+	else if (fd >= 0)
+		p->fd[p->n++] = fd;
+	else if (!a.err)
+		p->err = EPROTO;
+	return 1;
+}
+
+int publish_dialer_ready(struct publish_dialer *d)
+{
+	int r;
+	while (d->sock >= 0 && (r = read_answer(d)) > 0)
+		;
+	if (d->sock < 0 || r < 0) {
+		closep(&d->sock);
+		return -1;
+	}
+	struct dialer_pool *p4 = pool_of(d, AF_INET);
+	while (!p4->err && p4->n + p4->asked < DIALER_POOL_TARGET)
+		publish_dialer_ask(d, AF_INET);
+	return 0;
 }
 
 void publish_dialer_stop(struct publish_dialer *d)
 {
 	closep(&d->sock);
+	for (size_t f = 0; f < 2; f++)
+		while (d->pool[f].n)
+			close(d->pool[f].fd[--d->pool[f].n]);
 	if (d->pid > 0) {
 		kill(d->pid, SIGKILL);
 		while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR)
