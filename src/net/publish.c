@@ -6,18 +6,22 @@
  * namespace asked of the dialer, connected to 127.0.0.1:PORT without
  * blocking; refused there, ::1:PORT next; refused there too, or no answer
  * within DIAL_TIMEOUT_MS, the host's client is reset. Connected, the bytes
- * go each way through a buffer of the connection's (read only when it is
- * empty, so a slow reader holds back only its own writer); the end of a
- * direction is passed on with shutdown(SHUT_WR); the connection ends when
- * both have ended, or at the first error (both sides reset). Level-triggered
- * epoll, at most RELAY_ROUNDS buffers a direction per wake-up: one busy
- * connection never starves the others. At CONN_MAX connections (or out of
+ * go each way through a pipe of the connection's with splice (no copy
+ * through user space; the pipe grows to PIPE_BIG once a connection has
+ * moved BUSY_BYTES, so idle ones stay within the user's pipe budget); a
+ * side is read again only once its pipe is empty, so a slow reader holds
+ * back only its own writer; the end of a direction is passed on with
+ * shutdown(SHUT_WR); the connection ends when both have ended, or at the
+ * first error (both sides reset). Level-triggered epoll, at most
+ * RELAY_ROUNDS pipes a direction per wake-up: one busy connection never
+ * starves the others. At CONN_MAX connections (or out of
  * descriptors) the listeners wait until one ends; the host's clients wait
  * in the backlog meanwhile. */
 #include "publish.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -36,7 +40,8 @@
 
 #define CONN_MAX 512
 #define DIAL_TIMEOUT_MS 5000
-#define BUF_SIZE (128 * 1024)
+#define PIPE_BIG (1024 * 1024)
+#define BUSY_BYTES (4 * 1024 * 1024)
 #define RELAY_ROUNDS 8
 #define LISTENERS_MAX (2 * POLICY_PUBLISH_MAX)
 
@@ -53,10 +58,11 @@ struct listener {
 };
 
 /* One direction of a connection: from one side's reads to the other's
- * writes. */
+ * writes, through a pipe. */
 struct dir {
-	char *buf;
-	size_t off, len;     /* what waits to be written */
+	int pipe[2];
+	size_t len, cap;     /* in the pipe; what it holds */
+	bool grown;
 	bool eof;            /* the reading side ended */
 	bool shut;           /* and that end was passed on */
 	uint64_t bytes;
@@ -220,6 +226,11 @@ static void conn_close(struct conn *c, bool reset)
 		closep(&c->hfd);
 		closep(&c->ifd);
 	}
+	struct dir *dirs[] = { &c->in, &c->out };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		closep(&dirs[i]->pipe[0]);
+		closep(&dirs[i]->pipe[1]);
+	}
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -239,8 +250,6 @@ static void bury(struct publish *p)
 	while (p->dead) {
 		struct conn *c = p->dead;
 		p->dead = c->next;
-		free(c->in.buf);
-		free(c->out.buf);
 		free(c);
 	}
 }
@@ -257,35 +266,55 @@ static void want(struct publish *p, int fd, struct tag *t, uint32_t *have, uint3
 	*have = ev;
 }
 
+/* A direction that moves a lot gets a bigger pipe: fewer wake-ups per
+ * byte (not allowed past the user's pipe budget: it stays as it is). */
+static void maybe_grow(struct dir *d)
+{
+	if (d->grown || d->bytes < BUSY_BYTES)
+		return;
+	d->grown = true;
+	int r = fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_BIG);
+	if (r > 0)
+		d->cap = (size_t)r;
+}
+
 /* Move what d holds, and what from has, to to: 0, or -1 on an error of
  * either side. */
 static int dir_pump(struct dir *d, int from, int to)
 {
 	for (int round = 0; round < RELAY_ROUNDS; round++) {
-		if (d->len == 0 && !d->eof) {
-			ssize_t n = recv(from, d->buf, BUF_SIZE, 0);
-			if (n < 0)
-				return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		bool moved = false;
+		if (!d->eof && d->len < d->cap) {
+			ssize_t n = splice(from, NULL, d->pipe[1], NULL, d->cap - d->len,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return -1;
 			if (n == 0)
 				d->eof = true;
-			d->off = 0;
-			d->len = (size_t)n;
-			d->bytes += (uint64_t)n;
+			if (n > 0) {
+				d->len += (size_t)n;
+				d->bytes += (uint64_t)n;
+				moved = true;
+			}
 		}
-		while (d->len) {
-			ssize_t w = send(to, d->buf + d->off, d->len, MSG_NOSIGNAL);
+		if (d->len) {
+			ssize_t w = splice(d->pipe[0], NULL, to, NULL, d->len,
+					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (w < 0)
 				return errno == EAGAIN || errno == EINTR ? 0 : -1;
-			d->off += (size_t)w;
 			d->len -= (size_t)w;
+			moved = moved || w > 0;
 		}
-		if (d->eof) {
+		if (d->eof && !d->len) {
 			if (!d->shut && shutdown(to, SHUT_WR) < 0 && errno != ENOTCONN)
 				return -1;
 			d->shut = true;
 			return 0;
 		}
+		if (!moved)
+			return 0;
 	}
+	maybe_grow(d);
 	return 0;
 }
 
@@ -317,8 +346,18 @@ static void connected(struct conn *c)
 {
 	c->dialing = false;
 	c->connected = true;
-	c->in.buf = xmalloc(BUF_SIZE);
-	c->out.buf = xmalloc(BUF_SIZE);
+	struct dir *dirs[] = { &c->in, &c->out };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		int r = pipe2(dirs[i]->pipe, O_CLOEXEC | O_NONBLOCK);
+		if (r == 0)
+			r = fcntl(dirs[i]->pipe[1], F_GETPIPE_SZ);
+		if (r <= 0) {
+			snprintf(c->error, sizeof c->error, "a pipe for the relay: %s", strerror(errno));
+			conn_close(c, true);
+			return;
+		}
+		dirs[i]->cap = (size_t)r;
+	}
 	conn_pump(c);
 }
 
@@ -344,6 +383,21 @@ static void dial_failed(struct conn *c, int err)
 		snprintf(c->error, sizeof c->error, "dialling port %u inside: %s", c->pp->port,
 			 strerror(err));
 	conn_close(c, true);
+}
+
+static void on_dialled(struct conn *c)
+{
+	int err = 0;
+	socklen_t len = sizeof err;
+	if (getsockopt(c->ifd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (err)
+		dial_failed(c, err);
+	else if (getpeername(c->ifd, (struct sockaddr *)&ss, &sl) == 0)
+		connected(c);
+	/* else still under way (an event of the socket this one replaced) */
 }
 
 /* No socket of c's family from the dialer (err). */
@@ -381,6 +435,9 @@ static void dial_with(struct conn *c, int fd)
 	} else if (err == EINPROGRESS) {
 		c->dialing = true;
 		want(c->p, c->ifd, &c->itag, &c->iev, EPOLLOUT);
+		/* on loopback the handshake is over by now, as a rule: look at
+		 * once rather than a turn of the loop later */
+		on_dialled(c);
 	} else {
 		dial_failed(c, err);
 	}
@@ -421,21 +478,6 @@ static void on_dialer(struct publish *p)
 	}
 }
 
-static void on_dialled(struct conn *c)
-{
-	int err = 0;
-	socklen_t len = sizeof err;
-	if (getsockopt(c->ifd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	if (err)
-		dial_failed(c, err);
-	else if (getpeername(c->ifd, (struct sockaddr *)&ss, &sl) == 0)
-		connected(c);
-	/* else still under way (an event of the socket this one replaced) */
-}
-
 /* ---- accepting --------------------------------------------------------- */
 
 static void peer_text(const struct sockaddr_storage *ss, char *out, size_t len)
@@ -457,7 +499,8 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 	*c = (struct conn){ .htag = { TAG_HOST, c }, .itag = { TAG_INSIDE, c }, .p = p,
-			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = now_ms(), .prev = p->last };
+			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = now_ms(), .prev = p->last,
+			    .in.pipe = { -1, -1 }, .out.pipe = { -1, -1 } };
 	peer_text(ss, c->peer, sizeof c->peer);
 	if (p->last)
 		p->last->next = c;
