@@ -5,6 +5,8 @@
 # the summary; a host port in use stops the session before the command runs.
 # shellcheck shell=bash
 
+PUB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 pub_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # A TCP port free on the host's loopback now.
@@ -98,6 +100,16 @@ test_publish_http() {
 	((got == 1)) || fail "inbound events for $p2: $got, want 1"
 	grep -q "published port $p1 (port 8000 inside): [0-9]* connections from the host" "$T_TMP/run.out.err" ||
 		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
+	# the events as the schema describes them (the tree's doc/, or the copy
+	# beside integration/)
+	local schema=$PUB_DIR/../../doc/schema/events-v1.json
+	[[ -f $schema ]] || schema=$PUB_DIR/../doc/schema/events-v1.json
+	if python3 -c 'import jsonschema' 2>/dev/null && [[ -f $schema ]]; then
+		python3 "$PUB_DIR/schema_check.py" "$schema" "$log" >"$T_TMP/schema.out" 2>&1 ||
+			fail "schema: $(excerpt "$(<"$T_TMP/schema.out")")"
+	else
+		note "python3-jsonschema or the schema missing: the events not validated"
+	fi
 }
 
 # A long-lived connection, both ways in several rounds, to a server bound to
