@@ -160,6 +160,12 @@ PY
 	wait "$TPID"
 	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .duration_ms > 1500)" "$(pub_log)" | grep -q . ||
 		fail "no inbound event of the long-lived connection"
+	# exported to OCSF as Network Activity coming in, from the host's client
+	local session
+	session=$(basename "$(pub_log)" .jsonl)
+	wardenc log export --format ocsf "$session"
+	jq -c 'select(.class_uid == 4001 and .connection_info.direction_id == 1 and (.src_endpoint.name | test("^127[.]0[.]0[.]1:[0-9]+$")) and .dst_endpoint.port == 7000)' <<<"$OUT" | grep -q . ||
+		fail "OCSF: no inbound Network Activity: $(excerpt "$(jq -c 'select(.class_uid == 4001) | .connection_info' <<<"$OUT")")"
 }
 
 # A host port in use: the session stops before the command runs, naming the
