@@ -266,13 +266,20 @@ static void want(struct publish *p, int fd, struct tag *t, uint32_t *have, uint3
 	*have = ev;
 }
 
+static void nodelay(int fd, int on)
+{
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
 /* A direction that moves a lot gets a bigger pipe: fewer wake-ups per
- * byte (not allowed past the user's pipe budget: it stays as it is). */
-static void maybe_grow(struct dir *d)
+ * byte (not allowed past the user's pipe budget: it stays as it is); and
+ * Nagle again on the side it writes: full segments for a bulk transfer. */
+static void maybe_grow(struct dir *d, int to)
 {
 	if (d->grown || d->bytes < BUSY_BYTES)
 		return;
 	d->grown = true;
+	nodelay(to, 0);
 	int r = fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_BIG);
 	if (r > 0)
 		d->cap = (size_t)r;
@@ -282,20 +289,23 @@ static void maybe_grow(struct dir *d)
  * either side. */
 static int dir_pump(struct dir *d, int from, int to)
 {
+	maybe_grow(d, to);
 	for (int round = 0; round < RELAY_ROUNDS; round++) {
 		bool moved = false;
-		if (!d->eof && d->len < d->cap) {
+		/* all there is, up to a full pipe, before writing: bigger
+		 * segments out */
+		while (!d->eof && d->len < d->cap) {
 			ssize_t n = splice(from, NULL, d->pipe[1], NULL, d->cap - d->len,
 					   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
 				return -1;
+			if (n < 0)
+				break;
 			if (n == 0)
 				d->eof = true;
-			if (n > 0) {
-				d->len += (size_t)n;
-				d->bytes += (uint64_t)n;
-				moved = true;
-			}
+			d->len += (size_t)n;
+			d->bytes += (uint64_t)n;
+			moved = moved || n > 0;
 		}
 		if (d->len) {
 			ssize_t w = splice(d->pipe[0], NULL, to, NULL, d->len,
@@ -314,7 +324,6 @@ static int dir_pump(struct dir *d, int from, int to)
 		if (!moved)
 			return 0;
 	}
-	maybe_grow(d);
 	return 0;
 }
 
@@ -335,12 +344,6 @@ static void conn_pump(struct conn *c)
 }
 
 /* ---- dialling inside --------------------------------------------------- */
-
-static void nodelay(int fd)
-{
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
 
 static void connected(struct conn *c)
 {
@@ -416,7 +419,7 @@ static void no_socket(struct conn *c, int err)
 static void dial_with(struct conn *c, int fd)
 {
 	c->ifd = fd;
-	nodelay(c->ifd);
+	nodelay(c->ifd, 1);
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(c->pp->port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(c->pp->port),
@@ -508,7 +511,7 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 		p->conns = c;
 	p->last = c;
 	p->nconns++;
-	nodelay(fd);
+	nodelay(fd, 1);
 	/* Reno on this loopback socket of warden's own: a host default that
 	 * paces (BBR) would pace the relay's every byte toward the client. Best
 	 * effort: Reno is always permitted. */
