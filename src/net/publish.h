@@ -11,9 +11,10 @@
  * runs), then, once init is ready, starts the dialer (publish_dial.h) for
  * sockets inside and serves: each accepted connection dialled inside
  * without blocking (a server not listening yet: the host's client gets a
- * reset at once; no answer within 5 s: the same), then its bytes relayed
- * both ways as they are (HTTP, WebSocket, any long-lived stream), each
- * direction's end passed on as a half-close. When it ends, one `net` event
+ * reset at once; no answer within 15 s, a backlog full dropping the SYNs:
+ * the same), then its bytes relayed both ways as they are (HTTP,
+ * WebSocket, any long-lived stream), each direction's end passed on as a
+ * half-close. When it ends, one `net` event
  * (direction "inbound", the ports, the peer, the bytes each way). The
  * publisher owns an epoll fd of its own (its listeners and connections),
  * one source of the supervisor's loop. */
