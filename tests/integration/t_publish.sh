@@ -256,3 +256,112 @@ test_publish_bad_input() {
 		[[ $(jq -c '.publish' <<<"$OUT") == null ]] || fail "agent $agent publishes: $(jq -c .publish <<<"$OUT")"
 	done
 }
+
+# A WebSocket through a published port: the upgrade, then messages both ways
+# in rounds over one connection (a server and a client of a few lines each,
+# RFC 6455 framing, no library).
+test_publish_websocket() {
+	pub_need
+	local p
+	p=$(pub_free_port)
+	cat >"$WS/ws.py" <<'PY'
+import base64, hashlib, socket, struct
+GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+def recv_exact(c, n):
+    b = b""
+    while len(b) < n:
+        x = c.recv(n - len(b))
+        if not x:
+            raise EOFError
+        b += x
+    return b
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 9100))
+s.listen()
+while True:
+    c, _ = s.accept()
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += c.recv(4096)
+    key = [l.split(b":", 1)[1].strip() for l in head.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key:")][0]
+    acc = base64.b64encode(hashlib.sha1(key + GUID).digest())
+    c.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + acc + b"\r\n\r\n")
+    try:
+        while True:
+            b0, b1 = recv_exact(c, 2)
+            n = b1 & 0x7f
+            if n == 126:
+                n = struct.unpack(">H", recv_exact(c, 2))[0]
+            mask = recv_exact(c, 4)
+            data = bytes(x ^ mask[i % 4] for i, x in enumerate(recv_exact(c, n)))
+            if b0 & 0x0f == 8:
+                c.sendall(b"\x88\x00")
+                break
+            out = data.upper()
+            c.sendall(bytes([0x81, 126]) + struct.pack(">H", len(out)) + out if len(out) > 125 else bytes([0x81, len(out)]) + out)
+    except EOFError:
+        pass
+    c.close()
+PY
+	warden_bg "$T_TMP/run.out" --publish "$p:9100" -- sh -c "
+		python3 ws.py & a=\$!; while [ ! -e done ]; do sleep 0.1; done; kill \$a"
+	cat >"$T_TMP/wsclient.py" <<'PY'
+import base64, hashlib, os, socket, struct, sys, time
+port = int(sys.argv[1])
+for attempt in range(100):
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        key = base64.b64encode(os.urandom(16))
+        c.sendall(b"GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key + b"\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        head = b""
+        while b"\r\n\r\n" not in head:
+            x = c.recv(4096)
+            if not x:
+                raise OSError("closed")
+            head += x
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("no WebSocket server inside")
+want = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+if not head.startswith(b"HTTP/1.1 101") or want not in head:
+    sys.exit("bad upgrade: %r" % head[:200])
+def send(op, data):
+    mask = os.urandom(4)
+    body = bytes(x ^ mask[i % 4] for i, x in enumerate(data))
+    n = len(data)
+    hdr = bytes([0x80 | op, 0x80 | 126]) + struct.pack(">H", n) if n > 125 else bytes([0x80 | op, 0x80 | n])
+    c.sendall(hdr + mask + body)
+def recv_exact(n):
+    b = b""
+    while len(b) < n:
+        x = c.recv(n - len(b))
+        if not x:
+            sys.exit("closed early")
+        b += x
+    return b
+for i in range(5):
+    msg = (b"message %d " % i) * (10 * (i + 1))
+    send(1, msg)
+    b0, b1 = recv_exact(2)
+    n = b1 & 0x7f
+    if n == 126:
+        n = struct.unpack(">H", recv_exact(2))[0]
+    if recv_exact(n) != msg.upper():
+        sys.exit("round %d: wrong message back" % i)
+    time.sleep(0.2)
+send(8, b"")
+if recv_exact(2) != b"\x88\x00":
+    sys.exit("no close frame back")
+print("websocket ok")
+PY
+	local out
+	out=$(python3 "$T_TMP/wsclient.py" "$p" 2>&1)
+	[[ $out == "websocket ok" ]] || fail "WebSocket: $(excerpt "$out")"
+	touch "$WS/done"
+	wait "$TPID"
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(pub_log)" | grep -q . ||
+		fail "no inbound event of the WebSocket connection"
+}
