@@ -79,6 +79,7 @@ struct conn {
 	bool waiting;        /* for a socket of family from the dialer */
 	bool dialing, connected, dead;
 	uint32_t hev, iev;   /* the events epoll watches for each */
+	bool hreg, ireg;     /* and whether it is in the epoll set at all */
 	struct dir in, out;  /* in: host to inside; out: inside to host */
 	double t0;
 	char peer[INET6_ADDRSTRLEN + 8];
@@ -258,14 +259,25 @@ static void bury(struct publish *p)
 
 /* ---- relaying ---------------------------------------------------------- */
 
-/* Watch fd for what it can do next (its tag's events kept in *have). */
-static void want(struct publish *p, int fd, struct tag *t, uint32_t *have, uint32_t ev)
+/* Watch fd for what it can do next (its tag's events kept in *have);
+ * nothing: out of the epoll set, where a socket whose two directions are
+ * over would say EPOLLHUP again and again. -1 when epoll refuses it. */
+static int want(struct publish *p, int fd, struct tag *t, uint32_t *have, bool *reg, uint32_t ev)
 {
-	if (*have == ev)
-		return;
 	struct epoll_event e = { .events = ev, .data.ptr = t };
-	epoll_ctl(p->ep, EPOLL_CTL_MOD, fd, &e);
+	if (!ev) {
+		if (*reg)
+			epoll_ctl(p->ep, EPOLL_CTL_DEL, fd, NULL);
+		*reg = false;
+	} else if (!*reg) {
+		if (epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &e) < 0)
+			return -1;
+		*reg = true;
+	} else if (*have != ev && epoll_ctl(p->ep, EPOLL_CTL_MOD, fd, &e) < 0) {
+		return -1;
+	}
 	*have = ev;
+	return 0;
 }
 
 static void nodelay(int fd, int on)
@@ -339,10 +351,13 @@ static void conn_pump(struct conn *c)
 		conn_close(c, false);
 		return;
 	}
-	want(c->p, c->hfd, &c->htag, &c->hev,
-	     (!c->in.eof && !c->in.len ? EPOLLIN : 0) | (c->out.len ? EPOLLOUT : 0));
-	want(c->p, c->ifd, &c->itag, &c->iev,
-	     (!c->out.eof && !c->out.len ? EPOLLIN : 0) | (c->in.len ? EPOLLOUT : 0));
+	if (want(c->p, c->hfd, &c->htag, &c->hev, &c->hreg,
+		 (!c->in.eof && !c->in.len ? EPOLLIN : 0) | (c->out.len ? EPOLLOUT : 0)) < 0 ||
+	    want(c->p, c->ifd, &c->itag, &c->iev, &c->ireg,
+		 (!c->out.eof && !c->out.len ? EPOLLIN : 0) | (c->in.len ? EPOLLOUT : 0)) < 0) {
+		snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
+		conn_close(c, true);
+	}
 }
 
 /* ---- dialling inside --------------------------------------------------- */
@@ -374,6 +389,7 @@ static void dial_failed(struct conn *c, int err)
 {
 	closep(&c->ifd); /* (epoll forgets a closed fd) */
 	c->iev = 0;
+	c->ireg = false;
 	if (c->family == AF_INET && err == ECONNREFUSED) {
 		dial(c, AF_INET6);
 		return;
@@ -429,17 +445,15 @@ static void dial_with(struct conn *c, int fd)
 	int r = c->family == AF_INET6 ? connect(c->ifd, (struct sockaddr *)&a6, sizeof a6)
 				      : connect(c->ifd, (struct sockaddr *)&a4, sizeof a4);
 	int err = errno;
-	struct epoll_event ev = { .events = 0, .data.ptr = &c->itag };
-	if (epoll_ctl(c->p->ep, EPOLL_CTL_ADD, c->ifd, &ev) < 0) {
-		snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
-		conn_close(c, true);
-		return;
-	}
 	if (r == 0) {
 		connected(c);
 	} else if (err == EINPROGRESS) {
 		c->dialing = true;
-		want(c->p, c->ifd, &c->itag, &c->iev, EPOLLOUT);
+		if (want(c->p, c->ifd, &c->itag, &c->iev, &c->ireg, EPOLLOUT) < 0) {
+			snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
+			conn_close(c, true);
+			return;
+		}
 		/* on loopback the handshake is over by now, as a rule: look at
 		 * once rather than a turn of the loop later */
 		on_dialled(c);
@@ -514,16 +528,11 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 	p->last = c;
 	p->nconns++;
 	nodelay(fd, 1);
+	/* (in the epoll set once connected inside: conn_pump) */
 	/* Reno on this loopback socket of warden's own: a host default that
 	 * paces (BBR) would pace the relay's every byte toward the client. Best
 	 * effort: Reno is always permitted. */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4) < 0) { /* see above */ }
-	struct epoll_event ev = { .events = 0, .data.ptr = &c->htag };
-	if (epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		snprintf(c->error, sizeof c->error, "epoll: %s", strerror(errno));
-		conn_close(c, true);
-		return;
-	}
 	dial(c, AF_INET);
 }
 
