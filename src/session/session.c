@@ -204,6 +204,16 @@ static int forwards_prepare(const struct policy *pol, struct net_forwards *f, st
 		if (r->action == RULES_ALLOW && forward_add_rule(f, &r->rule, &why) < 0)
 			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
 	}
+	/* a port inside that a host loopback rule listens on is warden's own
+	 * listener, relaying to the host: published, it would loop */
+	for (size_t i = 0; i < pol->npublish; i++)
+		for (size_t k = 0; k < f->n; k++)
+			if (pol->publish[i].port == f->v[k].port)
+				return werr_set(e, 0, "%s: publish %u:%u: port %u inside is the host "
+						"loopback port \"%s\" (warden's listener, which leads to "
+						"the host): publish another port", pol->publish[i].origin,
+						pol->publish[i].host_port, pol->publish[i].port,
+						f->v[k].port, f->v[k].rule);
 	return 0;
 }
 

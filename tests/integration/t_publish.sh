@@ -246,6 +246,13 @@ test_publish_bad_input() {
 	wrun --profile "$T_TMP/twice.profile" -- echo ran
 	assert_rc 125 "publish twice"
 	[[ $ERR == *"twice.profile:2:9"*"host port 18000 is published already"* ]] || fail "profile twice: $(excerpt "$ERR")"
+	# a port inside that a host loopback rule listens on (it leads to the
+	# host: published, it would loop)
+	wrun --publish 18000:8000 --allow-net 127.0.0.1:8000 -- echo ran
+	assert_rc 125 "publish of a host loopback port"
+	assert_out_lacks ran "publish of a host loopback port"
+	[[ $ERR == *"--publish: publish 18000:8000: port 8000 inside is the host loopback port"* ]] ||
+		fail "host loopback port: $(excerpt "$ERR")"
 	printf 'publish 18000:8000\n' >"$T_TMP/ok.profile"
 	wardenc policy show --profile "$T_TMP/ok.profile"
 	[[ $(jq -c '.publish' <<<"$OUT") == '[{"host_port":18000,"port":8000,"origin":"'"$T_TMP"'/ok.profile:1"}]' ]] ||
