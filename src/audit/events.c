@@ -172,6 +172,19 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	return event_of("net", f);
 }
 
+struct event ev_net_inbound(const struct ev_net_inbound *x)
+{
+	json_t *f = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s?, s:I, s:I, s:f, s:s}",
+		"method", "tcp", "direction", "inbound", "via", "publish",
+		"host_port", (int)x->host_port, "port", (int)x->port, "peer", x->peer,
+		"address", x->address, "bytes_in", (json_int_t)x->bytes_in,
+		"bytes_out", (json_int_t)x->bytes_out, "duration_ms", x->duration_ms,
+		"decision", "allow");
+	if (f && x->error)
+		json_object_set_new(f, "error", json_string(x->error));
+	return event_of("net", f);
+}
+
 struct event ev_file(const struct ev_file *x)
 {
 	static const char *const keys[2] = { "path", "path2" };

@@ -106,6 +106,19 @@ struct ev_net_proxy {
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
+/* A connection from the host to a published port (src/net/publish.h), when
+ * it ends: "direction": "inbound". bytes_in went into the sandbox (what the
+ * host's client sent), bytes_out came out of it. */
+struct ev_net_inbound {
+	unsigned host_port, port;
+	const char *peer;        /* the host's client, "127.0.0.1:PORT" or "[::1]:PORT" */
+	const char *address;     /* inside, "127.0.0.1" or "::1"; NULL: none reached */
+	uint64_t bytes_in, bytes_out;
+	double duration_ms;
+	const char *error;       /* why it reached nothing inside, or NULL */
+};
+struct event ev_net_inbound(const struct ev_net_inbound *x);
+
 /* A file operation recorded and let through (`audit files`), or one a
  * read-only workspace refuses (decision "deny", the reason). */
 struct ev_file {

@@ -19,6 +19,8 @@ static const struct cli_opt run_opts[] = {
 	  "also send every audit event to syslog or journald" },
 	{ "allow-net", 'n', true, CLI_TEXT, "PATTERN",  NULL,
 	  "allow a destination through the proxy: host, *.suffix or IP, optional :port" },
+	{ "publish", 'P', false, CLI_TEXT, "[HOST_PORT:]PORT", NULL,
+	  "the host's 127.0.0.1:HOST_PORT (and [::1]) leads to PORT inside (repeatable)" },
 	{ "quiet", 'q', true, CLI_NONE, NULL, NULL, "no list of what was refused at the end" },
 	{ "agent", 'A', false, CLI_WORDS, "NAME", "claude codex none",
 	  "use the built-in profile of agent NAME ('none': no agent profile)" },

@@ -32,6 +32,9 @@ static const char run_usage[] =
 	"                        'PATTERN private': its names may resolve to private\n"
 	"                        addresses; 127.0.0.1:PORT, [::1]:PORT, localhost:PORT:\n"
 	"                        that port inside reaches the host's loopback\n"
+	"      --publish [HOST_PORT:]PORT  a connection to the host's 127.0.0.1:HOST_PORT\n"
+	"                        (and [::1]:HOST_PORT) reaches PORT on the sandbox's\n"
+	"                        loopback (HOST_PORT: PORT when left out); repeatable\n"
 	"      --secret NAME[@HOST,...]  keep the variable NAME's value outside: inside,\n"
 	"                        NAME holds a phantom; warden's proxy puts the real\n"
 	"                        value in request headers toward HOST only (over TLS\n"
@@ -62,6 +65,9 @@ static const char run_usage[] =
 	"Without COMMAND (and without --), runs /bin/sh. Exit status: COMMAND's;\n"
 	"128+N if it died of signal N; 125 if warden failed; 126 if COMMAND cannot be\n"
 	"executed; 127 if it was not found.\n";
+
+/* A bad --publish (not a port, a host port twice). */
+#define EXIT_USAGE_PUBLISH 2
 
 /* run_parse's answer when the session should run. */
 #define RUN_GO (-1)
@@ -113,10 +119,30 @@ static bool log_arg(const char *arg, struct session_opts *o)
 	return true;
 }
 
-/* Fill o, cli_env and allow_net from the command line. Returns RUN_GO, or
+/* A --publish argument: [HOST_PORT:]PORT, its host port not given by an
+ * earlier --publish. Says why on stderr when it is not one. */
+static bool publish_arg(const char *arg, const struct strv *earlier)
+{
+	uint16_t host_port, port, h2, p2;
+	const char *why = policy_publish_parse(arg, &host_port, &port);
+	if (why) {
+		fprintf(stderr, "warden: --publish '%.200s': %s\n", arg, why);
+		return false;
+	}
+	for (size_t i = 0; i < earlier->n; i++)
+		if (!policy_publish_parse(earlier->v[i], &h2, &p2) && h2 == host_port) {
+			fprintf(stderr, "warden: --publish '%.200s': host port %u is published "
+					"already (--publish %.200s)\n", arg, host_port, earlier->v[i]);
+			return false;
+		}
+	return true;
+}
+
+/* Fill o, cli_env, allow_net and the other lists from the command line. Returns RUN_GO, or
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
-		     struct strv *allow_net, struct strv *secrets, struct strv *outputs)
+		     struct strv *allow_net, struct strv *secrets, struct strv *outputs,
+		     struct strv *publish)
 {
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
@@ -139,6 +165,11 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			strv_push(cli_env, optarg);
 			break;
 		case 'n': strv_push(allow_net, optarg); break;
+		case 'P':
+			if (!publish_arg(optarg, publish))
+				return EXIT_USAGE_PUBLISH;
+			strv_push(publish, optarg);
+			break;
 		case 'l':
 			if (!log_arg(optarg, o))
 				return EXIT_WARDEN;
@@ -171,9 +202,10 @@ int cmd_run(int argc, char **argv)
 	_cleanup_strv_ struct strv allow_net = { 0 };
 	_cleanup_strv_ struct strv secrets = { 0 };
 	_cleanup_strv_ struct strv outputs = { 0 };
-	struct session_opts o = { .cli_env = &cli_env, .allow_net = &allow_net, .secrets = &secrets,
+	_cleanup_strv_ struct strv publish = { 0 };
+	struct session_opts o = { .publish = &publish, .cli_env = &cli_env, .allow_net = &allow_net, .secrets = &secrets,
 				  .outputs = &outputs, .summary = true };
-	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs);
+	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs, &publish);
 	if (status == RUN_GO) {
 		struct werr e = { 0 };
 		status = EXIT_WARDEN;

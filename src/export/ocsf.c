@@ -234,9 +234,13 @@ static json_t *network_activity(json_t *ev, const struct ocsf_ctx *c)
 	if (json_object_size(dst) == 0) /* a Landlock refusal that named no address */
 		set_str(dst, "name", method ? method : "unknown");
 	json_object_set_new(o, "dst_endpoint", dst);
-	json_object_set_new(o, "src_endpoint", json_pack("{s:s}", "name", "warden sandbox"));
-	/* direction_id 2: Outbound */
-	json_t *ci = json_pack("{s:i}", "direction_id", 2);
+	/* direction_id 2: Outbound; 1: Inbound, from the host's client to a
+	 * published port (src/net/publish.h) */
+	const char *dir = str(ev, "direction");
+	bool inbound = dir && strcmp(dir, "inbound") == 0;
+	json_object_set_new(o, "src_endpoint", json_pack("{s:s}", "name",
+		inbound && str(ev, "peer") ? str(ev, "peer") : "warden sandbox"));
+	json_t *ci = json_pack("{s:i}", "direction_id", inbound ? 1 : 2);
 	if (!unix_sock)
 		set_str(ci, "protocol_name", method && strcmp(method, "sendto") == 0 ? "udp" : "tcp");
 	json_object_set_new(o, "connection_info", ci);

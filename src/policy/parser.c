@@ -198,6 +198,7 @@ const struct policy_directive policy_directives[] = {
 	{ "env", pol_do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
 	{ "audit", pol_do_audit, 2, 2, true, "default | files" },
 	{ "net", pol_do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
+	{ "publish", pol_do_publish, 2, 2, true, "[HOST_PORT:]PORT" },
 	{ "secret", pol_do_secret, 4, MAX_TOKENS, false,
 	  "NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]" },
 	{ "signal", pol_do_signal, 3, 3, false, "grace SECONDS" },
@@ -316,6 +317,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nnet; i++)
 		free(p->net[i].origin);
 	free(p->net);
+	policy_publish_free(p);
 	rules_free(&p->net_rules);
 	for (size_t i = 0; i < p->nsecrets; i++)
 		policy_secret_clear(&p->secrets[i]);

@@ -126,6 +126,14 @@ struct policy_tool_rule {
 	char *origin;               /* "FILE:LINE" */
 };
 
+/* A published port (`publish [HOST_PORT:]PORT`, --publish): the host's
+ * loopback port host_port leads to port inside (src/net/publish.h). */
+#define POLICY_PUBLISH_MAX 16
+struct policy_publish {
+	uint16_t host_port, port;
+	char *origin;               /* "FILE:LINE", or "--publish" */
+};
+
 /* Who answers the questions of `ask` rules, and for how long a question
  * waits (src/control/approval.h). */
 #define POLICY_APPROVE_TIMEOUT_DEFAULT 60
@@ -165,6 +173,10 @@ struct policy {
 	/* `workspace read-only`: the workspace mounted read-only inside, as
 	 * --read-only asks (src/session/layout.h) */
 	bool workspace_ro;
+	/* published ports, each host port once, in order (never from an agent
+	 * profile: publishing is the user's decision) */
+	struct policy_publish *publish;
+	size_t npublish;
 	struct policy_net_rule *net; /* as declared, in order, each once (`policy show`) */
 	size_t nnet;
 	/* The same rules as the proxy decides with them (rules_match,
@@ -256,6 +268,16 @@ int policy_add_bind(struct policy *p, const char *inside, const char *source,
  * replaced; NAME leaves env_pass and env_set. Errors name origin
  * ("--secret" when NULL or empty) and the spec. */
 int policy_add_secret(struct policy *p, const char *spec, const char *origin, struct werr *e);
+
+/* Publish a port from outside a profile (--publish): spec is
+ * "[HOST_PORT:]PORT". The same mapping again is not added twice; a host
+ * port published already to another port is an error naming origin and
+ * spec, as is a spec that is not one (policy_publish_parse). */
+int policy_add_publish(struct policy *p, const char *spec, const char *origin, struct werr *e);
+/* Read "[HOST_PORT:]PORT" (HOST_PORT: PORT when left out): NULL, or why it
+ * is not one (static text). */
+const char *policy_publish_parse(const char *spec, uint16_t *host_port, uint16_t *port);
+void policy_publish_free(struct policy *p);
 
 /* The secret named `name`, or NULL. */
 const struct policy_secret *policy_secret_find(const struct policy *p, const char *name);

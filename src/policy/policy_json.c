@@ -14,6 +14,8 @@
  *               "file": PATH (file) | "command": ARGV0 (command),
  *               "origin": "FILE:LINE"|"--secret"|...}...]   never a value; a
  *               command's arguments are left out (one might hold a value)
+ *   "publish": [{"host_port": N, "port": N, "origin": "FILE:LINE"|"--publish"}...]
+ *               only when a port is published (the digests of other policies stay)
  *   "signal":  {"grace": SECONDS}
  *   "freeze":  {"timeout_s": SECONDS, "unattended_s": SECONDS}   how long a
  *               freeze lasts before the kill, with a human to decide and
@@ -125,6 +127,16 @@ static json_t *net_json(const struct policy *p)
 	return net;
 }
 
+static json_t *publish_json(const struct policy *p)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->npublish; i++)
+		json_array_append_new(a, json_pack("{s:i,s:i,s:s}", "host_port",
+			(int)p->publish[i].host_port, "port", (int)p->publish[i].port, "origin",
+			p->publish[i].origin));
+	return a;
+}
+
 static json_t *secret_json(const struct policy_secret *sc)
 {
 	json_t *o = json_object(), *hosts = json_array();
@@ -205,6 +217,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
 	json_object_set_new(o, "net", net_json(p));
 	json_object_set_new(o, "secrets", secrets);
+	if (p->npublish)
+		json_object_set_new(o, "publish", publish_json(p));
 	json_object_set_new(o, "signal", json_pack("{s:I}", "grace", (json_int_t)p->signal_grace));
 	json_object_set_new(o, "freeze", json_pack("{s:I,s:I}", "timeout_s",
 		(json_int_t)policy_freeze_timeout(p, true), "unattended_s",

@@ -27,6 +27,7 @@
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
 #include "../detect/detect.h"
+#include "../net/publish.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
@@ -206,6 +207,16 @@ static int forwards_prepare(const struct policy *pol, struct net_forwards *f, st
 		if (r->action == RULES_ALLOW && forward_add_rule(f, &r->rule, &why) < 0)
 			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
 	}
+	/* a port inside that a host loopback rule listens on is warden's own
+	 * listener, relaying to the host: published, it would loop */
+	for (size_t i = 0; i < pol->npublish; i++)
+		for (size_t k = 0; k < f->n; k++)
+			if (pol->publish[i].port == f->v[k].port)
+				return werr_set(e, 0, "%s: publish %u:%u: port %u inside is the host "
+						"loopback port \"%s\" (warden's listener, which leads to "
+						"the host): publish another port", pol->publish[i].origin,
+						pol->publish[i].host_port, pol->publish[i].port,
+						f->v[k].port, f->v[k].rule);
 	return 0;
 }
 
@@ -609,7 +620,12 @@ static int session_plan(struct session *sn, struct werr *e)
  * (egress.h), the decoys. */
 static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, struct werr *e)
 {
-	struct supervisor_cfg sc = { .limits = &sn->lim, .detect = sn->det,
+	/* the published ports' listeners on the host, before anything runs:
+	 * one in use stops the session here */
+	_cleanup_(publish_freep) struct publish *pb = NULL;
+	if (sn->pol.npublish && !(pb = publish_new(&sn->pol, sn->log, e)))
+		return -1;
+	struct supervisor_cfg sc = { .publish = pb, .limits = &sn->lim, .detect = sn->det,
 		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
 		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
@@ -755,6 +771,9 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 {
 	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
 		if (allow_net_arg(pol, o->allow_net->v[i], e) < 0)
+			return -1;
+	for (size_t i = 0; o->publish && i < o->publish->n; i++)
+		if (policy_add_publish(pol, o->publish->v[i], "--publish", e) < 0)
 			return -1;
 	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
 		if (policy_add_secret(pol, o->secrets->v[i], "--secret", e) < 0)

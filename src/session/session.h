@@ -15,6 +15,7 @@ struct session_opts {
 	const struct strv *cli_env;  /* --env NAME / NAME=VALUE, may be NULL */
 	const struct strv *allow_net; /* --allow-net PATTERN, may be NULL */
 	const struct strv *secrets;  /* --secret NAME[@HOST,...], may be NULL */
+	const struct strv *publish;  /* --publish [HOST_PORT:]PORT, may be NULL */
 	/* SHA-256s (hex) refused on top of the profiles' `exec deny`, as a
 	 * profile's `exec deny sha256:HEX` would (`warden check`'s exec bait),
 	 * may be NULL */

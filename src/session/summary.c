@@ -3,7 +3,8 @@
  * destination the rules refused, a direct connection, a syscall, a limit
  * the sandbox reached), with the reason and, where one exists, the flag or
  * profile line that would allow it; the user reads this instead of an
- * unrelated error from the agent. */
+ * unrelated error from the agent. Also the connections to the published
+ * ports, counted. */
 #include "summary.h"
 
 #include <stdlib.h>
@@ -62,11 +63,33 @@ static void proxy_refused(struct summary *s, const json_t *f)
 		free(key);
 }
 
+/* A connection to a published port, counted by its host port. */
+static void inbound(struct summary *s, const json_t *f)
+{
+	unsigned host = (unsigned)json_integer_value(json_object_get(f, "host_port"));
+	size_t i = 0;
+	while (i < s->ninbound && s->inbound[i].host_port != host)
+		i++;
+	if (i == s->ninbound) {
+		if (i == ARRAY_LEN(s->inbound))
+			return;
+		s->inbound[s->ninbound++] = (struct inbound_count){ .host_port = host,
+			.port = (unsigned)json_integer_value(json_object_get(f, "port")) };
+	}
+	s->inbound[i].conns++;
+	if (json_object_get(f, "error"))
+		s->inbound[i].failed++;
+}
+
 static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
 	struct summary *s = ctx;
 	const json_t *f = ev->fields;
+	if (f && strcmp(ev->kind, "net") == 0 && strcmp(str(f, "direction"), "inbound") == 0) {
+		inbound(s, f);
+		return 0;
+	}
 	if (strcmp(ev->kind, "syscall.suppressed") == 0 ||
 	    strcmp(ev->kind, "landlock.suppressed") == 0) {
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
@@ -126,6 +149,14 @@ void summary_attach(struct summary *s, struct audit *a)
 
 void summary_print(const struct summary *s, const char *log, FILE *f)
 {
+	for (size_t i = 0; i < s->ninbound; i++) {
+		const struct inbound_count *c = &s->inbound[i];
+		fprintf(f, "warden: published port %u (port %u inside): %lu connection%s from the "
+			"host", c->host_port, c->port, c->conns, c->conns == 1 ? "" : "s");
+		if (c->failed)
+			fprintf(f, ", %lu reached nothing inside", c->failed);
+		fputc('\n', f);
+	}
 	if (!s->n && !s->unlisted)
 		return;
 	fprintf(f, "warden: refused during this session:\n");

@@ -16,7 +16,15 @@ struct refusal {
 	unsigned long times;
 };
 
+/* The connections to one published port (src/net/publish.h). */
+struct inbound_count {
+	unsigned host_port, port;
+	unsigned long conns, failed; /* failed: reached nothing inside */
+};
+
 struct summary {
+	struct inbound_count inbound[16]; /* by host port, as they come */
+	size_t ninbound;
 	struct refusal *v;
 	size_t n, cap;
 	unsigned long unlisted;  /* refusals counted only (past SUMMARY_KEEP, or
@@ -25,7 +33,8 @@ struct summary {
 
 /* Subscribe s to the session's events: it keeps each refused thing once. */
 void summary_attach(struct summary *s, struct audit *a);
-/* Print the refusals (nothing when there were none); log names the audit
- * log where the details are, may be NULL. */
+/* Print the connections to published ports, then the refusals (nothing
+ * when there were neither); log names the audit log where the details
+ * are, may be NULL. */
 void summary_print(const struct summary *s, const char *log, FILE *f);
 void summary_free(struct summary *s);

@@ -24,6 +24,7 @@
 #include "../detect/canary.h"
 #include "../detect/detect.h"
 #include "../net/proxy.h"
+#include "../net/publish.h"
 #include "../sandbox/limits.h"
 #include "../workspace/wsmade.h"
 #include "../workspace/wswatch.h"
@@ -184,6 +185,9 @@ static int net_start(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
 	struct init_fds *f = &sv->L->fds;
+	/* (the sandbox's network namespace: the HTTP listener's) */
+	if (sv->cfg->publish && publish_start(sv->cfg->publish, f->userns, f->http, e) < 0)
+		return -1;
 	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
 		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
 		.guard = sv->cfg->guard,
@@ -343,6 +347,8 @@ void services_free(struct services *sv)
 	actor_unset(&sv->actor);
 	stopper_close(&sv->st);
 	proxy_free(sv->px); /* logs the connections still open */
+	if (sv->cfg)
+		publish_end(sv->cfg->publish); /* the same */
 	free(sv->ctl_dir);
 	wsmade_free(sv->made);
 	writeask_free(sv->wa); /* before the broker: it withdraws what it holds */
@@ -434,6 +440,7 @@ static int watch_rest(struct services *sv, struct loop *l, struct werr *e)
 {
 	struct launched *L = sv->L;
 	if (proxy_watch(l, sv->px, e) < 0 ||
+	    (sv->cfg->publish && publish_watch(l, sv->cfg->publish, e) < 0) ||
 	    /* (no timer: nothing to watch, or none to be had, as before) */
 	    (sv->timer >= 0 &&
 	     loop_add(l, "the limits' timer", sv->timer, on_limits_timer, sv, e) < 0) ||

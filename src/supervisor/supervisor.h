@@ -17,6 +17,9 @@ struct supervisor_cfg {
 	/* the decoys (src/detect/canary.h) init placed as seed files, watched
 	 * here; NULL: `canary off` */
 	const struct canary_set *canary;
+	/* the published ports (src/net/publish.h), listening already; NULL:
+	 * none */
+	struct publish *publish;
 };
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for

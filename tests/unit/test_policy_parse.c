@@ -1521,6 +1521,43 @@ static void test_limits(void)
  * a row whose count the parser checks has one count; a directive alone on
  * its line is an error that names it (none takes no argument), and a
  * counted one with a token too many says so at that token. */
+/* `publish [HOST_PORT:]PORT` and --publish: one list, each host port
+ * once, the same mapping again no change, bad ports named. */
+static void test_publish(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, "publish 8000\npublish 18080:80\npublish 8000\n", &e) == 0);
+	CHECK(p.npublish == 2);
+	CHECK(p.publish[0].host_port == 8000 && p.publish[0].port == 8000);
+	CHECK(p.publish[1].host_port == 18080 && p.publish[1].port == 80);
+	CHECK_STR(p.publish[1].origin, "t.profile:2");
+	CHECK(policy_add_publish(&p, "9000:9001", "--publish", &e) == 0);
+	CHECK(p.npublish == 3);
+	CHECK_STR(p.publish[2].origin, "--publish");
+	CHECK(policy_add_publish(&p, "18080:81", "--publish", &e) < 0);
+	CHECK_STR(e.msg, "--publish '18080:81': host port 18080 is published already, to port 80 "
+		  "(t.profile:2); a host port leads to one port inside");
+	CHECK(p.npublish == 3);
+	policy_free(&p);
+	EXPECT_ERR("publish 0\n", "t.profile:1:9: publish '0': not a port (1 to 65535)");
+	EXPECT_ERR("publish 65536\n", "t.profile:1:9: publish '65536': not a port (1 to 65535)");
+	EXPECT_ERR("publish 08x\n", "t.profile:1:9: publish '08x': not a port (1 to 65535)");
+	EXPECT_ERR("publish 1:2:3\n", "t.profile:1:9: publish '1:2:3': takes [HOST_PORT:]PORT (one "
+		   "colon at most; the host side is always 127.0.0.1 and ::1)");
+	EXPECT_ERR("publish :80\n", "t.profile:1:9: publish ':80': HOST_PORT is not a port (1 to 65535)");
+	EXPECT_ERR("publish 80:\n", "t.profile:1:9: publish '80:': PORT is not a port (1 to 65535)");
+	EXPECT_ERR("publish 1080\n", "t.profile:1:9: publish '1080': ports 3128 and 1080 inside are "
+		   "warden's own proxy, never published");
+	EXPECT_ERR("publish 1 2\n", "t.profile:1:11: publish: unexpected argument '2'");
+	/* no published port, no "publish" key: the digests of other policies stay */
+	CHECK(parse(&p, "", &e) == 0);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_object_get(j, "publish") == NULL);
+	json_decref(j);
+	policy_free(&p);
+}
+
 static void test_directive_table(void)
 {
 	size_t n = 0;
@@ -1585,6 +1622,7 @@ int main(void)
 	test_net_compiled();
 	test_net_errors();
 	test_add_net();
+	test_publish();
 	test_secrets();
 	test_secret_errors();
 	test_limits();

@@ -1,0 +1,207 @@
+/* publish_dial.c - the dialer of published ports (publish_dial.h): one
+ * request a SEQPACKET message (the family, an int), one answer each, in
+ * order (struct answer: the family, 0 or the errno of socket(), with the
+ * socket as SCM_RIGHTS when 0). The supervisor never waits for an answer:
+ * it keeps a few IPv4 sockets ready, and reads answers when the socket is
+ * readable. */
+#include "publish_dial.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+struct answer {
+	int family;
+	int err;
+};
+
+static int send_answer(int sock, struct answer a, int fd)
+{
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fd >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof a ? 0 : -1;
+}
+
+/* The dialer's body: only system calls (forked from a process with
+ * threads). */
+static __attribute__((noreturn)) void serve(int userns, int netns, int sock, pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1); /* the supervisor is gone already */
+	prctl(PR_SET_DUMPABLE, 0);
+	prctl(PR_SET_NAME, "warden-publish");
+	if (setns(userns, CLONE_NEWUSER) < 0 || setns(netns, CLONE_NEWNET) < 0)
+		_exit(1);
+	if (dup2(sock, 3) < 0)
+		_exit(1);
+	syscall(SYS_close_range, 4, ~0U, 0);
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+	}
+	for (;;) {
+		int family;
+		ssize_t n = recv(3, &family, sizeof family, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof family)
+			_exit(0); /* the supervisor is gone, or speaks nonsense */
+		int err = 0, fd = -1;
+		if (family != AF_INET && family != AF_INET6)
+			err = EAFNOSUPPORT;
+		else if ((fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+			err = errno;
+		int r = send_answer(3, (struct answer){ family, err }, fd);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0)
+			_exit(0);
+	}
+}
+
+int publish_dialer_start(struct publish_dialer *d, int userns, int netns, struct werr *e)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return werr_errno(e, "published ports: socketpair");
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return werr_errno(e, "published ports: fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		serve(userns, netns, sv[1], parent);
+	}
+	close(sv[1]);
+	int fl = fcntl(sv[0], F_GETFL);
+	if (fl < 0 || fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) < 0) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return werr_errno(e, "published ports: the dialer's socket");
+	}
+	memset(d, 0, sizeof *d);
+	d->pid = pid;
+	d->sock = sv[0];
+	for (unsigned i = 0; i < DIALER_POOL_TARGET; i++)
+		publish_dialer_ask(d, AF_INET);
+	return 0;
+}
+
+static struct dialer_pool *pool_of(struct publish_dialer *d, int family)
+{
+	return &d->pool[family == AF_INET6];
+}
+
+void publish_dialer_ask(struct publish_dialer *d, int family)
+{
+	/* (a few ints on a socket nobody else writes: the buffer never
+	 * fills, and a dialer gone shows as EOF in publish_dialer_ready) */
+	if (d->sock >= 0 && send(d->sock, &family, sizeof family, MSG_NOSIGNAL) == (ssize_t)sizeof family)
+		pool_of(d, family)->asked++;
+}
+
+int publish_dialer_take(struct publish_dialer *d, int family)
+{
+	struct dialer_pool *p = pool_of(d, family);
+	if (p->n)
+		return p->fd[--p->n];
+	errno = d->sock < 0 ? EPIPE : p->err && !p->asked ? p->err : EAGAIN;
+	return -1;
+}
+
+/* One answer: 1, 0 when there is none now, -1 when the dialer is gone. */
+static int read_answer(struct publish_dialer *d)
+{
+	struct answer a;
+	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof u.buf };
+	ssize_t n = recvmsg(d->sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	int fd = -1;
+	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	if (n != (ssize_t)sizeof a || (a.family != AF_INET && a.family != AF_INET6)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	struct dialer_pool *p = pool_of(d, a.family);
+	if (p->asked)
+		p->asked--;
+	p->err = a.err;
+	if (fd >= 0 && (a.err || p->n == DIALER_POOL_MAX))
+		close(fd);
+	else if (fd >= 0)
+		p->fd[p->n++] = fd;
+	else if (!a.err)
+		p->err = EPROTO;
+	return 1;
+}
+
+int publish_dialer_ready(struct publish_dialer *d)
+{
+	int r;
+	while (d->sock >= 0 && (r = read_answer(d)) > 0)
+		;
+	if (d->sock < 0 || r < 0) {
+		closep(&d->sock);
+		return -1;
+	}
+	struct dialer_pool *p4 = pool_of(d, AF_INET);
+	while (!p4->err && p4->n + p4->asked < DIALER_POOL_TARGET)
+		publish_dialer_ask(d, AF_INET);
+	return 0;
+}
+
+void publish_dialer_stop(struct publish_dialer *d)
+{
+	closep(&d->sock);
+	for (size_t f = 0; f < 2; f++)
+		while (d->pool[f].n)
+			close(d->pool[f].fd[--d->pool[f].n]);
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	d->pid = 0;
+}
