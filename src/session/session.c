@@ -40,6 +40,7 @@
 #include "../detect/canary.h"
 #include "summary.h"
 #include "../supervisor/supervisor.h"
+#include "../supervisor/sshagent_srv.h"
 
 /* As root, the agent's own host identity, never root's (hostid.h), and
  * whether Landlock's denials can be on the record (llaudit.h): the
@@ -94,6 +95,7 @@ struct session {
 	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
 	bool lim_planned;             /* ... once planned (limits_end ends them) */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
+	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 };
 
 static double now_ms(void)
@@ -603,7 +605,7 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 {
 	struct supervisor_cfg sc = { .limits = &sn->lim, .detect = sn->det,
 		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
-		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL };
+		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
 }
 
@@ -754,6 +756,10 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
 		if (exec_deny_arg(pol, o->exec_deny->v[i], e) < 0)
 			return -1;
+	if (o->ssh_agent)
+		policy_add_ssh_key(pol, NULL);
+	for (size_t i = 0; o->ssh_keys && i < o->ssh_keys->n; i++)
+		policy_add_ssh_key(pol, o->ssh_keys->v[i]);
 	return 0;
 }
 
@@ -807,6 +813,14 @@ static int session_start(struct session *sn, struct werr *e)
 				"agent's command; pass --agent NAME)", o->argv[0]);
 	if (policy_add_opts(&sn->pol, o, e) < 0 || (o->task && task_start(sn, e) < 0))
 		return -1;
+	/* `ssh-agent`: the user's agent there, answering, before anything
+	 * of the session is made */
+	if (sn->pol.ssh_agent.on) {
+		const char *sock = getenv("SSH_AUTH_SOCK");
+		if (sshagent_host_check(sock, &sn->pol.ssh_agent.keys, 0, e) < 0)
+			return -1;
+		sn->ssh_sock = xstrdup(sock);
+	}
 	/* What the host offers for the limits; as root with a limit on a
 	 * cgroup v1 controller, the kernel's cgroup lock readied now for the
 	 * move of init into it (limits.h: a grace period's wait, alongside
@@ -854,6 +868,7 @@ static void session_end(struct session *sn)
 	task_free(&sn->task);
 	session_agent_free(&sn->ag);
 	policy_free(&sn->pol);
+	free(sn->ssh_sock);
 	late_close_wait(&sn->late_log);
 }
 

@@ -17,6 +17,9 @@ struct supervisor_cfg {
 	/* the decoys (src/detect/canary.h) init placed as seed files, watched
 	 * here; NULL: `canary off` */
 	const struct canary_set *canary;
+	/* the user's SSH agent (SSH_AUTH_SOCK), checked, that the sandbox's
+	 * agent socket speaks to (`ssh-agent`: sshagent_srv.h); NULL: none */
+	const char *ssh_auth_sock;
 };
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for
