@@ -129,8 +129,9 @@ static void copy_str(char out[256], const uint8_t *s, size_t len)
 }
 
 /* RFC 4252 section 7: string session id, byte 50 (USERAUTH_REQUEST),
- * string user, string service, string "publickey", bool TRUE, string
- * algorithm, string key blob. */
+ * string user, string service, string "publickey" (OpenSSH's
+ * "publickey-hostbound-v00@openssh.com" after a session-bind), bool TRUE,
+ * string algorithm, string key blob (and the server's key). */
 static bool parse_userauth(const uint8_t *data, size_t len, struct sshagent_dest *d)
 {
 	struct rd r = { data, len, false };
@@ -140,7 +141,8 @@ static bool parse_userauth(const uint8_t *data, size_t len, struct sshagent_dest
 		return false;
 	const uint8_t *user = get_str(&r, &ulen), *service = get_str(&r, &slen);
 	const uint8_t *method = get_str(&r, &n);
-	if (r.bad || !str_is(method, n, "publickey"))
+	if (r.bad || !(str_is(method, n, "publickey") ||
+		       str_is(method, n, "publickey-hostbound-v00@openssh.com")))
 		return false;
 	d->userauth = true;
 	copy_str(d->user, user, ulen);

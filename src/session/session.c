@@ -36,6 +36,7 @@
 #include "egress.h"
 #include "layout.h"
 #include "session_secrets.h"
+#include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
 #include "summary.h"
@@ -96,6 +97,7 @@ struct session {
 	bool lim_planned;             /* ... once planned (limits_end ends them) */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
+	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
 };
 
 static double now_ms(void)
@@ -583,6 +585,8 @@ static int session_plan(struct session *sn, struct werr *e)
 		return -1;
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
+	sn->sshcfg = sshconfig_text(&sn->pol);
+	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	limits_plan(&sn->lim, &sn->pol, &sn->probe);
@@ -869,6 +873,7 @@ static void session_end(struct session *sn)
 	session_agent_free(&sn->ag);
 	policy_free(&sn->pol);
 	free(sn->ssh_sock);
+	free(sn->sshcfg);
 	late_close_wait(&sn->late_log);
 }
 
