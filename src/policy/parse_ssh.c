@@ -16,9 +16,9 @@ static bool fingerprint_shaped(const char *k)
 					     "0123456789+/") == 43;
 }
 
-/* `ssh-agent [ask] [KEY...]` or `ssh-agent off`: the keys of every line
- * add up (none named by any line: all of the agent's); `off` ends what
- * earlier lines said. */
+/* `ssh-agent on|ask [KEY...]`, `ssh-agent KEY...` or `ssh-agent off`:
+ * the keys of every line add up (none named by any line: all of the
+ * agent's); `ask` stays once said; `off` ends what earlier lines said. */
 int pol_do_ssh_agent(struct parser *ps, const struct line *l)
 {
 	struct policy_ssh_agent *s = &ps->p->ssh_agent;
@@ -26,21 +26,26 @@ int pol_do_ssh_agent(struct parser *ps, const struct line *l)
 		return pol_lerr(ps->e, 0, l, l->off_over, "ssh-agent: more than %d keys on a line",
 				MAX_TOKENS - 2);
 	size_t i = 1;
-	if (l->ntok == 2 && strcmp(l->tok[1], "off") == 0) {
+	if (l->ntok < 2)
+		return pol_lerr(ps->e, 0, l, l->len, "ssh-agent: missing argument (on, ask, off or "
+				"the keys: SHA256:... or a comment)");
+	if (strcmp(l->tok[1], "off") == 0) {
+		if (pol_want_tokens(ps, l, 2, "ssh-agent off") < 0)
+			return -1;
 		strv_free(&s->keys);
 		*s = (struct policy_ssh_agent){ 0 };
 		return 0;
 	}
 	s->on = true;
-	if (i < l->ntok && strcmp(l->tok[i], "ask") == 0) {
-		s->ask = true;
+	if (strcmp(l->tok[1], "ask") == 0 || strcmp(l->tok[1], "on") == 0) {
+		s->ask = s->ask || l->tok[1][0] == 'a';
 		i++;
 	}
 	for (; i < l->ntok; i++) {
 		const char *k = l->tok[i];
-		if (strcmp(k, "off") == 0 || strcmp(k, "ask") == 0)
+		if (strcmp(k, "off") == 0 || strcmp(k, "ask") == 0 || strcmp(k, "on") == 0)
 			return pol_lerr(ps->e, 0, l, l->off[i], "ssh-agent: '%s' where a key was "
-					"expected (`ssh-agent [ask] [KEY...]` or `ssh-agent off`)", k);
+					"expected (`ssh-agent on|ask [KEY...]` or `ssh-agent off`)", k);
 		if (!fingerprint_shaped(k))
 			return pol_lerr(ps->e, 0, l, l->off[i], "ssh-agent: '%.200s' is not a SHA256 "
 					"fingerprint (SHA256: and 43 characters, as ssh-add -l prints)", k);

@@ -199,7 +199,7 @@ struct policy {
 		unsigned keep;               /* sessions' checkpoints kept per workspace */
 		unsigned keep_days;          /* and none older than this */
 	} checkpoint;
-	/* `ssh-agent [ask] [KEY...]`, `ssh-agent off`, --ssh-agent, --ssh-key:
+	/* `ssh-agent on|ask [KEY...]`, `ssh-agent off`, --ssh-agent, --ssh-key:
 	 * a socket inside that lists and signs with the host agent's keys
 	 * named (by "SHA256:..." fingerprint or comment; none named: all),
 	 * refusing the rest (src/supervisor/sshagent_srv.h); ask: each
