@@ -85,6 +85,14 @@ EOF
 # The ssh options of every client in these tests: no known hosts to keep.
 SSH_OPTS='-o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=10 -o LogLevel=ERROR'
 
+# ssh_schema: every line of this test's logs as the schema describes it
+# (t_schema.sh's validator), when python3-jsonschema is there.
+ssh_schema() {
+	python3 -c 'import jsonschema' 2>/dev/null || { note 'no python3-jsonschema: logs not validated'; return 0; }
+	sc_validate
+	sc_covers ssh
+}
+
 # ssh_events: the latest session's ssh events (JSON lines) in SSHEV.
 ssh_events() {
 	SSHEV=$("$WARDEN" log show --event ssh --json 2>/dev/null)
@@ -129,6 +137,7 @@ test_ssh_agent_login() {
 		fail 'ssh inside opened the decoy key'
 	# the host agent still holds both keys
 	[[ $(ssh-add -l | grep -c ED25519) == 2 ]] || fail "the host agent lost keys: $(ssh-add -l)"
+	ssh_schema
 }
 
 test_ssh_agent_git_push() {
@@ -182,6 +191,7 @@ EOF
 	ssh_event_has '.action == "lock" and .decision == "deny"' 'the lock refused'
 	ssh_event_has ".action == \"sign\" and .decision == \"deny\" and .key == \"$FP_B\" and (.reason | test(\"does not name\"))" \
 		'the signature with key B refused'
+	ssh_schema
 }
 
 test_ssh_agent_host_errors() {
