@@ -262,3 +262,54 @@ EOF
 	ssh_events
 	ssh_event_has '.action == "list" and .decision == "deny" and (.reason | test("did not answer"))' 'the timeout'
 }
+
+# ssh_question SECONDS: the id of the first open question about an SSH key
+# (QID), once `warden approve` lists it; 1 when none comes in time.
+ssh_question() {
+	local i
+	QID=
+	for ((i = 0; i < $1 * 5; i++)); do
+		QID=$("$WARDEN" approve 2>/dev/null | grep -F 'sign with the SSH key' | awk '{ print $1; exit }')
+		[[ -n $QID ]] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# `ssh-agent ask`: each signature waits for a human. Denied once: the
+# client gets a failure; allowed for the session: that signature and the
+# next with the same key, with no second question.
+test_ssh_agent_ask() {
+	ssh_need jq
+	ssh_agent_start "$T_TMP/ag"
+	cp "$T_TMP/ag/ka.pub" "$WS/ka.pub"
+	echo message >"$WS/msg"
+	printf 'ssh-agent ask warden-test-a\n' >"$T_TMP/ask.profile"
+	warden_bg "$T_TMP/ask.out" --profile "$T_TMP/ask.profile" -- sh -c '
+		for i in 1 2 3; do
+			ssh-keygen -Y sign -n git -f ka.pub msg >/dev/null 2>&1; echo "sign$i rc=$?"
+			rm -f msg.sig
+		done'
+	ssh_question 20 || fatal "no question for the first signature: $(excerpt "$(cat "$T_TMP/ask.out.err")")"
+	local q1=$QID
+	"$WARDEN" approve "$q1" deny --reason 'not now' >/dev/null 2>&1 || fail "warden approve $q1 deny failed"
+	ssh_question 20 || fatal 'no question for the second signature'
+	[[ $QID != "$q1" ]] || fatal 'the first question is still open'
+	"$WARDEN" approve "$QID" allow --session >/dev/null 2>&1 || fail "warden approve $QID allow failed"
+	wait "$TPID"
+	OUT=$(<"$T_TMP/ask.out")
+	assert_out_match '^sign1 rc=[1-9]' 'the signature denied'
+	assert_out_line 'sign2 rc=0' 'the signature allowed'
+	assert_out_line 'sign3 rc=0' 'the next signature, allowed for the session'
+	ssh_events
+	ssh_event_has ".action == \"sign\" and .decision == \"deny\" and .question == \"$q1\" and (.reason | test(\"not now\"))" \
+		'the denied signature names its question'
+	ssh_event_has ".action == \"sign\" and .decision == \"allow\" and .question == \"$QID\" and .namespace == \"git\"" \
+		'the allowed signature names its question'
+	[[ $(jq -s 'map(select(.action == "sign" and .decision == "allow")) | length' <<<"$SSHEV") == 2 ]] ||
+		fail "not two signatures allowed: $(excerpt "$SSHEV")"
+	local asked
+	asked=$("$WARDEN" log show --event approval --json 2>/dev/null |
+		jq -s "map(select(.phase == \"asked\" and .kind == \"ssh\" and .subject == \"$FP_A\")) | length")
+	[[ $asked == 2 ]] || fail "not two ssh questions asked (subject the key): $asked"
+}
