@@ -313,3 +313,38 @@ test_ssh_agent_ask() {
 		jq -s "map(select(.phase == \"asked\" and .kind == \"ssh\" and .subject == \"$FP_A\")) | length")
 	[[ $asked == 2 ]] || fail "not two ssh questions asked (subject the key): $asked"
 }
+
+# Plain ssh and scp to an allowed host (in a network namespace of the test,
+# nethost.sh), with no ProxyCommand written by anyone: warden's
+# ~/.ssh/config sends them through the proxy, and the key comes from the
+# host agent. As root only (the namespace).
+test_ssh_agent_proxied_host() {
+	nh_need_root
+	ssh_need jq scp
+	nh_netns
+	local name out
+	name=$(nh_name host)
+	nh_hosts_add "$name" "$NH_IP"
+	nh_sshd "$T_TMP/client"
+	out=$(ssh-agent -s -a "$T_TMP/agent.sock") || fatal "ssh-agent: $out"
+	eval "$out" >/dev/null
+	bg_track "$SSH_AGENT_PID"
+	export SSH_AUTH_SOCK
+	ssh-add -q "$T_TMP/client/id_ed25519" 2>/dev/null || fatal 'ssh-add'
+	rm -f "$T_TMP/client/id_ed25519"
+	printf 'ssh-agent on\nnet allow %s:22 private\n' "$name" >"$T_TMP/p.profile"
+	wsh "unset GIT_SSH_COMMAND
+	     ssh $SSH_OPTS root@$name echo over-the-proxy; echo \"ssh rc=\$?\"
+	     echo copied-by-scp >f; scp -O $SSH_OPTS f root@$name:$T_TMP/scp-copy; echo \"scp rc=\$?\"" \
+		--profile "$T_TMP/p.profile"
+	assert_out_line over-the-proxy 'the command ran over ssh'
+	assert_out_line 'ssh rc=0' 'plain ssh to the allowed host'
+	assert_out_line 'scp rc=0' 'scp to the allowed host'
+	[[ $(cat "$T_TMP/scp-copy" 2>&1) == copied-by-scp ]] || fail 'the file scp copied is not there'
+	out=$("$WARDEN" log show --event net --json 2>/dev/null)
+	[[ $(jq -s "map(select(.method == \"CONNECT\" and .host == \"$name\" and .port == 22 and
+		.decision == \"allow\")) | length" <<<"$out") -ge 2 ]] ||
+		fail "not two CONNECTs to $name:22 through the proxy: $(excerpt "$out")"
+	ssh_events
+	ssh_event_has '.action == "sign" and .decision == "allow" and .user == "root"' 'the signatures'
+}
