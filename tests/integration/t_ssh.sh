@@ -75,8 +75,12 @@ LogLevel VERBOSE
 EOF
 		: >"$SSHD_LOG"
 		timeout -k 2 120 /usr/sbin/sshd -D -e -f "$d/config" >"$SSHD_LOG" 2>&1 &
-		bg_track $!
+		local tpid=$!
+		bg_track "$tpid"
 		wait_for "$SSHD_LOG" 'Server listening on|Address already in use|rror' 10
+		# the runner kills what is tracked with SIGKILL: sshd itself too,
+		# or it would outlive its timeout
+		bg_track "$(pgrep -P "$tpid" | head -n 1)"
 		grep -q 'Server listening on' "$SSHD_LOG" && return 0
 	done
 	skip "sshd does not start here: $(excerpt "$(<"$SSHD_LOG")")"
@@ -252,8 +256,10 @@ while True:
     c, _ = srv.accept(); held.append(c)
 EOF
 	timeout -k 2 60 /usr/bin/python3 "$T_TMP/hang.py" "$T_TMP/hang.sock" >"$T_TMP/hang.out" 2>&1 &
-	bg_track $!
+	local tpid=$!
+	bg_track "$tpid"
 	wait_for "$T_TMP/hang.out" LISTENING 10 || fatal "the hanging agent did not start: $(<"$T_TMP/hang.out")"
+	bg_track "$(pgrep -P "$tpid" | head -n 1)"
 	SSH_AUTH_SOCK=$T_TMP/hang.sock wsh 's=$(date +%s); ssh-add -l >/dev/null 2>&1; echo "list rc=$? after $(( $(date +%s) - s ))s"
 	     echo still-running' --ssh-agent
 	assert_rc 0
