@@ -312,8 +312,12 @@ static void sign_ask(struct client *c)
 	if (detail && c->host_key[0])
 		json_object_set_new(detail, "host_key", json_string(c->host_key));
 	c->st = ST_ASK;
-	const struct question *q = approvals_ask(c->srv->ap, APPROVAL_SSH, c->key, summary, detail,
+	struct sshagent_srv *s = c->srv;
+	size_t slot = c->slot;
+	const struct question *q = approvals_ask(s->ap, APPROVAL_SSH, c->key, summary, detail,
 						 asked, c);
+	if (s->c[slot] != c)
+		return; /* answered at once, and the client closed meanwhile */
 	if (c->st == ST_ASK && q) {
 		c->q = q; /* else answered at once (a remembered answer) */
 		snprintf(c->qid, sizeof c->qid, "%s", q->id);
@@ -402,8 +406,20 @@ static void up_answered(struct client *c, const uint8_t *msg, size_t len)
 	}
 }
 
-static void on_up(struct client *c)
+static void on_up(struct client *c, uint32_t events)
 {
+	/* nothing asked of it: what it does (closes, talks) ends the
+	 * connection, which the next request makes again; the client is
+	 * told nothing it did not ask about */
+	bool waiting = c->st != ST_IDLE && c->st != ST_ASK;
+	if (!waiting) {
+		up_close(c);
+		return;
+	}
+	if (events & EPOLLOUT && !up_flush(c)) {
+		up_fail(c, "the host's agent closed the connection");
+		return;
+	}
 	uint8_t buf[16384];
 	for (;;) {
 		ssize_t n = recv(c->up, buf, sizeof buf, MSG_DONTWAIT);
@@ -423,7 +439,7 @@ static void on_up(struct client *c)
 	size_t len, used;
 	int r = sshagent_frame((const uint8_t *)c->upin.p + c->upin.off, bytebuf_pending(&c->upin),
 			       &msg, &len, &used);
-	if (r < 0 || (r > 0 && (c->st == ST_IDLE || c->st == ST_ASK))) {
+	if (r < 0) {
 		up_fail(c, "the host's agent answered what warden cannot read");
 		return;
 	}
@@ -585,7 +601,7 @@ static void dispatch(struct loop *l, const struct source *src, uint32_t events)
 		else if (slot < CLIENTS_MAX && s->c[slot] && k == IT_CLIENT)
 			on_client(s->c[slot], evs[i].events);
 		else if (slot < CLIENTS_MAX && s->c[slot] && k == IT_UP && s->c[slot]->up >= 0)
-			on_up(s->c[slot]);
+			on_up(s->c[slot], evs[i].events);
 	}
 }
 
