@@ -2,8 +2,8 @@
  * (initmsg.h): the one place that knows which fd goes where on the wire.
  * The order: listener, HTTP, SOCKS5, then the pty master, each host
  * loopback port's listener, sock_diag, /tmp, home, the user and mount
- * namespaces, the hook listener and the SSH agent's, each of those only when present, its
- * presence said by a flag of the message. */
+ * namespaces, the hook listener and the SSH agent socket's, each of those
+ * only when present, its presence said by a flag of the message. */
 #include "initmsg.h"
 
 #include <errno.h>

@@ -823,7 +823,8 @@ static int build_mask_sources(struct werr *e)
 
 /* Into the new root; the staging area and the host tree go away. The hook
  * socket, bound by its own path (the one /proc/net/unix shows) on the root
- * before it becomes read-only (hook.h). */
+ * before it becomes read-only (hook.h); with `ssh-agent`, the SSH agent
+ * socket beside it the same way (sshagent_srv.h). */
 static int enter_root(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e)
 {
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
