@@ -764,6 +764,12 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 		policy_add_ssh_key(pol, NULL);
 	for (size_t i = 0; o->ssh_keys && i < o->ssh_keys->n; i++)
 		policy_add_ssh_key(pol, o->ssh_keys->v[i]);
+	if (o->no_ssh_agent && pol->ssh_agent.on) {
+		wnote("check: the profile's ssh-agent line is left out (the check's bait stands "
+		      "where your SSH agent would be)");
+		strv_free(&pol->ssh_agent.keys);
+		pol->ssh_agent = (struct policy_ssh_agent){ 0 };
+	}
 	return 0;
 }
 
