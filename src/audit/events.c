@@ -473,6 +473,25 @@ struct event ev_limit(const struct ev_limit *x)
 					   "detail", x->detail));
 }
 
+struct event ev_ssh(const struct ev_ssh *x)
+{
+	json_t *f = json_pack("{s:s, s:s}", "action", x->action, "decision",
+			      x->allowed ? "allow" : "deny");
+	json_t *esc = NULL;
+	const struct { const char *name, *v; } opt[] = {
+		{ "key", x->key }, { "comment", x->comment }, { "host_key", x->host_key },
+		{ "user", x->user }, { "service", x->service }, { "namespace", x->sig_namespace },
+		{ "extension", x->extension }, { "reason", x->reason }, { "question", x->question },
+	};
+	for (size_t i = 0; f && i < ARRAY_LEN(opt); i++)
+		if (opt[i].v)
+			json_set_bytes(f, opt[i].name, opt[i].v, &esc);
+	if (f && esc)
+		json_object_set(f, "escaped", esc);
+	json_decref(esc);
+	return event_of("ssh", f);
+}
+
 /* The argv, the workspace and the profiles' paths are any bytes: kept
  * losslessly (escape.h), as `warden diff` and `undo` find the session's
  * checkpoint by its workspace. */

@@ -309,6 +309,23 @@ struct ev_tool {
 };
 struct event ev_tool(const struct ev_tool *x);
 
+/* A request to the SSH agent socket inside (src/supervisor/sshagent_srv.h):
+ * a signature made ("sign", decision allow) or refused, or another request
+ * refused ("add", "remove", "lock", "extension", ...), with the key's
+ * fingerprint and where the request says the signature goes. */
+struct ev_ssh {
+	const char *action;      /* "sign", "list", "add", ... */
+	bool allowed;
+	const char *key, *comment;   /* "SHA256:..." and its comment; NULL: left out */
+	const char *host_key;    /* the server's key (session-bind), "SHA256:..."; NULL: left out */
+	const char *user, *service;  /* a user authentication's; NULL: left out */
+	const char *sig_namespace;   /* an SSHSIG signature's (git: "git"); NULL: left out */
+	const char *extension;   /* an extension's name; NULL: left out */
+	const char *reason;      /* why refused or failed; NULL: left out */
+	const char *question;    /* the approval's id when a human was asked; NULL: left out */
+};
+struct event ev_ssh(const struct ev_ssh *x);
+
 /* The first line of every log. */
 struct ev_session_start {
 	const char *version;

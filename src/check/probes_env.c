@@ -369,9 +369,12 @@ void p_proc_net_unix(const struct probe_ctx *c, const struct probe *self, struct
 		char *path = p && (!a || p < a) ? p : a;
 		if (!path || strncmp(line, "Num", 3) == 0)
 			continue;
-		/* warden's own hook socket, made inside (src/control/hook.h) */
-		if (strncmp(path, SANDBOX_HOOK_SOCK, strlen(SANDBOX_HOOK_SOCK)) == 0 &&
-		    strchr("\n", path[strlen(SANDBOX_HOOK_SOCK)]))
+		/* warden's own hook socket and SSH agent socket, made inside
+		 * (src/control/hook.h, src/supervisor/sshagent_srv.h) */
+		if ((strncmp(path, SANDBOX_HOOK_SOCK, strlen(SANDBOX_HOOK_SOCK)) == 0 &&
+		     strchr("\n", path[strlen(SANDBOX_HOOK_SOCK)])) ||
+		    (strncmp(path, SANDBOX_SSH_AGENT_SOCK, strlen(SANDBOX_SSH_AGENT_SOCK)) == 0 &&
+		     strchr("\n", path[strlen(SANDBOX_SSH_AGENT_SOCK)])))
 			continue;
 		named++;
 		if (!example[0]) {

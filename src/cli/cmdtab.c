@@ -37,6 +37,10 @@ static const struct cli_opt run_opts[] = {
 	  "a writable output directory, made if missing (repeatable)" },
 	{ "task", 'K', false, CLI_TEXT, "NAME", NULL,
 	  "run in task NAME's own git worktree (branch warden/NAME) or copy" },
+	{ "ssh-agent", 'G', false, CLI_NONE, NULL, NULL,
+	  "your SSH agent's keys usable inside (never the keys themselves)" },
+	{ "ssh-key", 'k', false, CLI_TEXT, "KEY", NULL,
+	  "with --ssh-agent: only this key (SHA256:... or its comment; repeatable)" },
 	HELP_OPT(true),
 	{ 0 },
 };

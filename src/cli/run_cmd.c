@@ -59,6 +59,12 @@ static const char run_usage[] =
 	"      --task NAME       run in the task's own workspace: in a git repository a\n"
 	"                        worktree on branch warden/NAME beside it, elsewhere a\n"
 	"                        copy (see warden task)\n"
+	"      --ssh-agent       your SSH agent (SSH_AUTH_SOCK) usable inside: its keys\n"
+	"                        listed and signing, through warden, which refuses adding,\n"
+	"                        removing and locking keys and logs each signature; no\n"
+	"                        private key enters the sandbox\n"
+	"      --ssh-key KEY     only this key of the agent (its SHA256:... fingerprint or\n"
+	"                        its comment; repeatable; implies --ssh-agent)\n"
 	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -142,7 +148,7 @@ static bool publish_arg(const char *arg, const struct strv *earlier)
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
 		     struct strv *allow_net, struct strv *secrets, struct strv *outputs,
-		     struct strv *publish)
+		     struct strv *publish, struct strv *ssh_keys)
 {
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
@@ -183,6 +189,8 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 		case 'T': o->scratch = optarg; break;
 		case 'o': strv_push(outputs, optarg); break;
 		case 'K': o->task = optarg; break;
+		case 'G': o->ssh_agent = true; break;
+		case 'k': strv_push(ssh_keys, optarg); break;
 		case 'h': fputs(run_usage, stdout); return 0;
 		default: fputs(run_usage, stderr); return EXIT_WARDEN;
 		}
@@ -203,9 +211,12 @@ int cmd_run(int argc, char **argv)
 	_cleanup_strv_ struct strv secrets = { 0 };
 	_cleanup_strv_ struct strv outputs = { 0 };
 	_cleanup_strv_ struct strv publish = { 0 };
-	struct session_opts o = { .publish = &publish, .cli_env = &cli_env, .allow_net = &allow_net, .secrets = &secrets,
-				  .outputs = &outputs, .summary = true };
-	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs, &publish);
+	_cleanup_strv_ struct strv ssh_keys = { 0 };
+	struct session_opts o = { .publish = &publish, .cli_env = &cli_env, .allow_net = &allow_net,
+				  .secrets = &secrets, .outputs = &outputs, .ssh_keys = &ssh_keys,
+				  .summary = true };
+	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs, &publish,
+			       &ssh_keys);
 	if (status == RUN_GO) {
 		struct werr e = { 0 };
 		status = EXIT_WARDEN;

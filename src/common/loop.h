@@ -23,8 +23,9 @@ struct source {
 	void *ctx;
 };
 
-/* The sessions' loop holds this many sources. */
-#define LOOP_CAPACITY 24
+/* The sessions' loop holds this many sources (a session with every
+ * service uses some 23: room for what comes next). */
+#define LOOP_CAPACITY 32
 
 /* A loop that holds at most capacity sources; NULL with e filled. */
 struct loop *loop_new(size_t capacity, struct werr *e);

@@ -51,7 +51,7 @@ struct approvals {
 	int timer;
 };
 
-static const char *const kind_names[] = { "net", "exec", "write", "tool", "risk" };
+static const char *const kind_names[] = { "net", "exec", "write", "tool", "risk", "ssh" };
 static const char *const scope_names[] = { "once", "session", "pattern" };
 
 const char *approval_kind_name(enum approval_kind k)

@@ -25,7 +25,10 @@
 
 /* APPROVAL_RISK: the detector's `ask` threshold (src/detect/detect.h): the
  * sandbox is frozen while it waits; allowed, it goes on, else it ends. */
-enum approval_kind { APPROVAL_NET, APPROVAL_EXEC, APPROVAL_WRITE, APPROVAL_TOOL, APPROVAL_RISK };
+/* APPROVAL_SSH: a signature with an SSH key (`ssh-agent ask`,
+ * src/supervisor/sshagent_srv.h); the subject is the key's fingerprint. */
+enum approval_kind { APPROVAL_NET, APPROVAL_EXEC, APPROVAL_WRITE, APPROVAL_TOOL, APPROVAL_RISK,
+		     APPROVAL_SSH };
 
 /* How far an answer reaches: this question only, every later question with
  * the same subject in this session, or every later question of the same

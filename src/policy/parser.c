@@ -34,6 +34,8 @@
  *   risk warn|ask|freeze|kill N|off | risk half-life DURATION (30s, 10m, 1h)
  *   checkpoint on|off | checkpoint max-size SIZE|unlimited |
  *   checkpoint exclude PATTERN | checkpoint keep N | checkpoint keep-days N
+ *   ssh-agent on|ask [KEY...] | ssh-agent KEY... | ssh-agent off
+ *   (KEY: SHA256:... or a comment)
  * '#' starts a comment when it begins the line or follows a blank.
  *
  * Network rules: PATTERN is compiled here, once, by rules_parse_pattern
@@ -217,6 +219,7 @@ const struct policy_directive policy_directives[] = {
 	{ "risk", pol_do_risk, 3, 3, false, "warn|ask|freeze|kill N|off | half-life DURATION" },
 	{ "checkpoint", pol_do_checkpoint, 2, 3, false,
 	  "on | off | max-size SIZE|unlimited | exclude PATTERN | keep N | keep-days N" },
+	{ "ssh-agent", pol_do_ssh_agent, 2, MAX_TOKENS, false, "on | ask | off | [on|ask] KEY..." },
 	{ 0 },
 };
 
@@ -342,6 +345,7 @@ void policy_free(struct policy *p)
 	strv_free(&p->approve.command);
 	strv_free(&p->rules_files);
 	strv_free(&p->checkpoint.exclude);
+	strv_free(&p->ssh_agent.keys);
 	free(p->approve.webhook);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);

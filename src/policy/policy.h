@@ -223,6 +223,15 @@ struct policy {
 		unsigned keep;               /* sessions' checkpoints kept per workspace */
 		unsigned keep_days;          /* and none older than this */
 	} checkpoint;
+	/* `ssh-agent on|ask [KEY...]`, `ssh-agent off`, --ssh-agent, --ssh-key:
+	 * a socket inside that lists and signs with the host agent's keys
+	 * named (by "SHA256:..." fingerprint or comment; none named: all),
+	 * refusing the rest (src/supervisor/sshagent_srv.h); ask: each
+	 * signature a question for a human */
+	struct policy_ssh_agent {
+		bool on, ask;
+		struct strv keys;
+	} ssh_agent;
 };
 
 /* Build the policy: the built-in default profile, then `file` on top when it
@@ -293,6 +302,10 @@ const char *policy_secret_host_refused(const struct net_rule *r);
 bool policy_secret_add_host(struct policy_secret *s, const struct net_rule *r);
 void policy_secret_bind(struct policy *p, struct policy_secret *s);
 void policy_secret_clear(struct policy_secret *s);
+
+/* `ssh-agent` from outside a profile (--ssh-agent, --ssh-key KEY: key
+ * NULL for the first). */
+void policy_add_ssh_key(struct policy *p, const char *key);
 
 /* Can the session put a question to a human: does any rule ask
  * (src/control/approval.h)? */

@@ -244,6 +244,10 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "approve", json_pack("{s:I,s:o,s:s?}", "timeout_s",
 		(json_int_t)p->approve.timeout_s, "command", jstrv(&p->approve.command),
 		"webhook", p->approve.webhook));
+	/* only when on: the digests of existing policies stay */
+	if (p->ssh_agent.on)
+		json_object_set_new(o, "ssh_agent", json_pack("{s:b,s:o}", "ask", p->ssh_agent.ask,
+			"keys", jstrv(&p->ssh_agent.keys)));
 	return o;
 }
 

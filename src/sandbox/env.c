@@ -76,6 +76,12 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
 		env_put(out, proxy_env[i]);
 	if (policy_net_allows_any(p))
 		env_put(out, "GIT_SSH_COMMAND=ssh -o ProxyCommand='" SANDBOX_SELF_EXE " __connect %h %p'");
+	/* the host's agent socket is never reachable inside; warden's is,
+	 * when the policy has `ssh-agent` */
+	if (p->ssh_agent.on)
+		env_put(out, "SSH_AUTH_SOCK=" SANDBOX_SSH_AGENT_SOCK);
+	else
+		env_del(out, "SSH_AUTH_SOCK", strlen("SSH_AUTH_SOCK"));
 	for (size_t i = 0; i < p->env_set.n; i++)
 		env_put(out, p->env_set.v[i]);
 	for (size_t i = 0; cli_env && i < cli_env->n; i++) {

@@ -284,7 +284,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	become_init(s, &e);
 	/* The network first: it tunes the namespace through the host's /proc,
 	 * which mounts_build replaces. */
-	if (net_lo_up(&e) < 0 || mounts_build(s, &fds.hook, &e) < 0)
+	if (net_lo_up(&e) < 0 || mounts_build(s, &fds.hook, &fds.ssh, &e) < 0)
 		fail(s, &e);
 	hostid_close_trees(&s->ids); /* attached now */
 	place_seeds(s, &ready);

@@ -2,8 +2,8 @@
  * (initmsg.h): the one place that knows which fd goes where on the wire.
  * The order: listener, HTTP, SOCKS5, then the pty master, each host
  * loopback port's listener, sock_diag, /tmp, home, the user and mount
- * namespaces and the hook listener, each of those only when present, its
- * presence said by a flag of the message. */
+ * namespaces, the hook listener and the SSH agent socket's, each of those
+ * only when present, its presence said by a flag of the message. */
 #include "initmsg.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@ void init_fds_none(struct init_fds *f)
 	f->listener = f->http = f->socks = f->master = -1;
 	for (size_t i = 0; i < FORWARD_MAX; i++)
 		f->fwd[i] = -1;
-	f->diag = f->tmp = f->home = f->userns = f->mntns = f->hook = -1;
+	f->diag = f->tmp = f->home = f->userns = f->mntns = f->hook = f->ssh = -1;
 }
 
 /* The slots of f in wire order after the three that are always there,
@@ -43,6 +43,7 @@ static size_t slots_of(struct init_fds *f, struct init_msg *m, struct slot *s)
 	s[n++] = (struct slot){ .fd = &f->userns, .flag = &m->has_ns };
 	s[n++] = (struct slot){ .fd = &f->mntns, .flag = &m->has_ns };
 	s[n++] = (struct slot){ .fd = &f->hook, .flag = &m->has_hook };
+	s[n++] = (struct slot){ .fd = &f->ssh, .flag = &m->has_ssh };
 	return n;
 }
 
@@ -98,7 +99,7 @@ int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f)
 	}
 	struct init_fds c = *f; /* the slots point into a copy: f stays const */
 	m->type = INIT_MSG_READY;
-	m->has_pty = m->has_diag = m->has_ns = m->has_hook = 0;
+	m->has_pty = m->has_diag = m->has_ns = m->has_hook = m->has_ssh = 0;
 	m->fwd_mask = m->fs_mask = 0;
 	int fds[INIT_MSG_MAX_FDS] = { c.listener, c.http, c.socks };
 	size_t nfds = 3;

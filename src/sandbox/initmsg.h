@@ -29,8 +29,9 @@ struct init_fds {
 	int tmp, home;
 	int userns, mntns;
 	int hook;
+	int ssh;    /* the SSH agent socket's listener (sshagent_srv.h) */
 };
-#define INIT_MSG_MAX_FDS (10 + FORWARD_MAX)
+#define INIT_MSG_MAX_FDS (11 + FORWARD_MAX)
 
 /* The message. The has_ and _mask fields say which of the fds came along
  * (initmsg.c fills and reads them). canary_placed: the seed files init
@@ -47,6 +48,7 @@ struct init_msg {
 	unsigned fs_mask;
 	int has_ns;
 	int has_hook;
+	int has_ssh;
 	unsigned canary_placed;
 	int canary_err;
 	char text[1024];

@@ -17,6 +17,9 @@
 /* The hook socket (src/control/hook.h): bound by init on the root, which
  * then becomes read-only, so nothing inside can replace it. */
 #define SANDBOX_HOOK_SOCK "/.warden/hook.sock"
+/* The SSH agent socket (src/supervisor/sshagent_srv.h, `ssh-agent`), made
+ * the same way beside it when the policy asks; SSH_AUTH_SOCK inside. */
+#define SANDBOX_SSH_AGENT_SOCK "/.warden/ssh-agent.sock"
 /* The trust store inside when warden terminates TLS for a bound secret: the
  * host's bundle, the CAs the user configured and the session's CA. Also
  * bound over the system bundle's usual path when the host has one. */

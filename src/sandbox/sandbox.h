@@ -185,8 +185,9 @@ void env_override(struct strv *out, const char *assignment);
 
 /* mounts.c (init): build the new root and pivot into it. The hook
  * socket's listener, bound at SANDBOX_HOOK_SOCK before the root becomes
- * read-only, goes to *hook_fd (net_hook_listener). */
-int mounts_build(const struct sandbox_spec *s, int *hook_fd, struct werr *e);
+ * read-only, goes to *hook_fd (net_hook_listener); the SSH agent socket's,
+ * at SANDBOX_SSH_AGENT_SOCK, to *ssh_fd when the policy has `ssh-agent`. */
+int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e);
 /* After mounts_build, in the new root: mask (an empty file or directory of
  * mode 0, bound read-only) or protect (bound read-only onto itself) the
  * workspace path rel, opened beneath wsfd with no symlink followed. */

@@ -38,11 +38,13 @@
 #include "egress.h"
 #include "layout.h"
 #include "session_secrets.h"
+#include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
 #include "hints.h"
 #include "summary.h"
 #include "../supervisor/supervisor.h"
+#include "../supervisor/sshagent_srv.h"
 
 /* As root, the agent's own host identity, never root's (hostid.h), and
  * whether Landlock's denials can be on the record (llaudit.h): the
@@ -98,6 +100,8 @@ struct session {
 	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
 	bool lim_planned;             /* ... once planned (limits_end ends them) */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
+	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
+	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
 };
 
 static double now_ms(void)
@@ -600,6 +604,8 @@ static int session_plan(struct session *sn, struct werr *e)
 		return -1;
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
+	sn->sshcfg = sshconfig_text(&sn->pol);
+	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
 	/* The limits: where each is enforced, the session's cgroups made, a
 	 * note for each one a profile asked for that cannot be. */
 	limits_plan(&sn->lim, &sn->pol, &sn->probe);
@@ -627,7 +633,7 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 		return -1;
 	struct supervisor_cfg sc = { .publish = pb, .limits = &sn->lim, .detect = sn->det,
 		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
-		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL };
+		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
 }
 
@@ -781,6 +787,16 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
 		if (exec_deny_arg(pol, o->exec_deny->v[i], e) < 0)
 			return -1;
+	if (o->ssh_agent)
+		policy_add_ssh_key(pol, NULL);
+	for (size_t i = 0; o->ssh_keys && i < o->ssh_keys->n; i++)
+		policy_add_ssh_key(pol, o->ssh_keys->v[i]);
+	if (o->no_ssh_agent && pol->ssh_agent.on) {
+		wnote("check: the profile's ssh-agent line is left out (the check's bait stands "
+		      "where your SSH agent would be)");
+		strv_free(&pol->ssh_agent.keys);
+		pol->ssh_agent = (struct policy_ssh_agent){ 0 };
+	}
 	return 0;
 }
 
@@ -834,6 +850,14 @@ static int session_start(struct session *sn, struct werr *e)
 				"agent's command; pass --agent NAME)", o->argv[0]);
 	if (policy_add_opts(&sn->pol, o, e) < 0 || (o->task && task_start(sn, e) < 0))
 		return -1;
+	/* `ssh-agent`: the user's agent there, answering, before anything
+	 * of the session is made */
+	if (sn->pol.ssh_agent.on) {
+		const char *sock = getenv("SSH_AUTH_SOCK");
+		if (sshagent_host_check(sock, &sn->pol.ssh_agent.keys, 0, e) < 0)
+			return -1;
+		sn->ssh_sock = xstrdup(sock);
+	}
 	/* What the host offers for the limits; as root with a limit on a
 	 * cgroup v1 controller, the kernel's cgroup lock readied now for the
 	 * move of init into it (limits.h: a grace period's wait, alongside
@@ -883,6 +907,8 @@ static void session_end(struct session *sn)
 	task_free(&sn->task);
 	session_agent_free(&sn->ag);
 	policy_free(&sn->pol);
+	free(sn->ssh_sock);
+	free(sn->sshcfg);
 	late_close_wait(&sn->late_log);
 }
 

@@ -35,6 +35,11 @@ struct session_opts {
 				        workspace (task.h), or NULL */
 	const char *agent;           /* --agent NAME|none; NULL: picked by argv[0]'s name */
 	const char *state_dir;       /* --state DIR; NULL: the agent's default */
+	bool ssh_agent;              /* --ssh-agent: the user's SSH agent inside, filtered */
+	const struct strv *ssh_keys; /* --ssh-key KEY...: the keys it may use; may be NULL */
+	/* no SSH agent inside whatever the profile says (`warden check`: its
+	 * bait stands in SSH_AUTH_SOCK for the user's agent) */
+	bool no_ssh_agent;
 	/* the detector records its alerts but never acts (`warden check`: its
 	 * probes try every wall on purpose) */
 	bool detect_observe;

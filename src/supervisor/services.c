@@ -33,6 +33,7 @@
 #include "freeze.h"
 #include "llaudit.h"
 #include "notify.h"
+#include "sshagent_srv.h"
 #include "writeask.h"
 
 /* ---- making them ---- */
@@ -333,6 +334,12 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	 * (made before those, freed after them, before the broker). */
 	if (L->fds.hook >= 0)
 		sv->hk = hook_new(steal_fd(&L->fds.hook), s->policy, log, sv->ap, L->fds.diag, L->c.pid);
+	/* The SSH agent socket (sshagent_srv.h), asking the broker. */
+	if (L->fds.ssh >= 0 && cfg->ssh_auth_sock &&
+	    !(sv->sa = sshagent_srv_new(&(struct sshagent_srv_cfg){ .listener = steal_fd(&L->fds.ssh),
+		.upstream = cfg->ssh_auth_sock, .pol = &s->policy->ssh_agent, .log = log,
+		.ap = sv->ap }, e)))
+		return -1;
 	if (exec_start(sv, e) < 0 || net_start(sv, e) < 0)
 		return -1;
 	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
@@ -356,6 +363,7 @@ void services_free(struct services *sv)
 	free(sv->writable);
 	notifier_free(sv->nt);
 	hook_free(sv->hk);
+	sshagent_srv_free(sv->sa); /* before the broker: it withdraws its questions */
 	approvals_free(sv->ap);
 	control_free(sv->ctl);
 	/* after the broker's end, which tells them of the questions' */
@@ -431,7 +439,8 @@ static int watch_asking(struct services *sv, struct loop *l, struct werr *e)
 	    (sv->ta && termask_watch(l, sv->ta, e) < 0) ||
 	    (sv->rv && reviewer_watch(l, sv->rv, e) < 0) ||
 	    (sv->wh && webhook_watch(l, sv->wh, e) < 0) ||
-	    (sv->hk && hook_watch(l, sv->hk, e) < 0))
+	    (sv->hk && hook_watch(l, sv->hk, e) < 0) ||
+	    (sv->sa && sshagent_srv_watch(l, sv->sa, e) < 0))
 		return -1;
 	return 0;
 }

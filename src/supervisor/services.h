@@ -48,6 +48,7 @@ struct services {
 	struct control *ctl;      /* the control socket */
 	struct approvals *ap;     /* the questions' broker, when the policy asks */
 	struct hook *hk;          /* the hook socket: tool calls reported from inside */
+	struct sshagent_srv *sa;  /* the SSH agent socket (`ssh-agent`) */
 	struct notifier *nt;      /* the seccomp notifications */
 	const char **writable;    /* what the agent can write (exec control) */
 	struct execs *x;          /* exec control */

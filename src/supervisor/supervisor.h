@@ -20,6 +20,9 @@ struct supervisor_cfg {
 	/* the published ports (src/net/publish.h), listening already; NULL:
 	 * none */
 	struct publish *publish;
+	/* the user's SSH agent (SSH_AUTH_SOCK), checked, that the sandbox's
+	 * agent socket speaks to (`ssh-agent`: sshagent_srv.h); NULL: none */
+	const char *ssh_auth_sock;
 };
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for

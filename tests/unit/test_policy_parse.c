@@ -1585,10 +1585,49 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 24);
+	CHECK(n == 26);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
+}
+
+/* `ssh-agent`: on, ask, the keys adding up over lines (fingerprints of
+ * the right shape, or comments), off forgetting them; none of it in the
+ * policy's JSON while off (the digests of older policies stay). */
+static void test_ssh_agent(void)
+{
+	struct policy p;
+	struct werr e;
+	static const char fp[] = "SHA256:9mU7jmL4O9fXKwsQqOdj9St9YTURx8//v9nVxD6TA70";
+	CHECK(parse(&p, "canary on\n", &e) == 0);
+	CHECK(!p.ssh_agent.on);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_object_get(j, "ssh_agent") == NULL);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "ssh-agent on\n", &e) == 0);
+	CHECK(p.ssh_agent.on && !p.ssh_agent.ask && p.ssh_agent.keys.n == 0);
+	policy_free(&p);
+	char *text = xasprintf("ssh-agent %s me@laptop\nssh-agent ask deploy\nssh-agent %s\n", fp, fp);
+	CHECK(parse(&p, text, &e) == 0);
+	free(text);
+	CHECK(p.ssh_agent.on && p.ssh_agent.ask && p.ssh_agent.keys.n == 3);
+	CHECK(strv_contains(&p.ssh_agent.keys, fp) && strv_contains(&p.ssh_agent.keys, "deploy"));
+	j = policy_to_json(&p);
+	CHECK(json_is_true(json_object_get(json_object_get(j, "ssh_agent"), "ask")));
+	CHECK(json_array_size(json_object_get(json_object_get(j, "ssh_agent"), "keys")) == 3);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "ssh-agent ask k1\nssh-agent off\n", &e) == 0);
+	CHECK(!p.ssh_agent.on && !p.ssh_agent.ask && p.ssh_agent.keys.n == 0);
+	policy_free(&p);
+	EXPECT_ERR("ssh-agent\n", "t.profile:1:10: ssh-agent: missing argument (on, ask, off or the "
+		   "keys: SHA256:... or a comment)");
+	EXPECT_ERR("ssh-agent off k\n", "t.profile:1:15: ssh-agent off: unexpected argument 'k'");
+	EXPECT_ERR("ssh-agent k ask\n", "t.profile:1:13: ssh-agent: 'ask' where a key was expected "
+		   "(`ssh-agent on|ask [KEY...]` or `ssh-agent off`)");
+	EXPECT_ERR("ssh-agent SHA256:abc\n", "t.profile:1:11: ssh-agent: 'SHA256:abc' is not a SHA256 "
+		   "fingerprint (SHA256: and 43 characters, as ssh-add -l prints)");
 }
 
 int main(void)
@@ -1627,6 +1666,7 @@ int main(void)
 	test_secret_errors();
 	test_limits();
 	test_exec_hash_list();
+	test_ssh_agent();
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

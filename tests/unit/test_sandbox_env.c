@@ -243,6 +243,20 @@ static void test_secret_dropped(void)
 		CHECK(strstr(out.v[i], "realreal") == NULL);
 }
 
+/* The host's SSH_AUTH_SOCK never passes (a host socket, unreachable
+ * inside), even when asked; with `ssh-agent` it names warden's socket. */
+static void test_ssh_auth_sock(void)
+{
+	const char *const host[] = { "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1", NULL };
+	host_env(host);
+	_cleanup_strv_ struct strv passed;
+	build("env pass SSH_AUTH_SOCK\n", NULL, &passed);
+	CHECK(get(&passed, "SSH_AUTH_SOCK") == NULL);
+	_cleanup_strv_ struct strv on;
+	build("env pass SSH_AUTH_SOCK\nssh-agent on\n", NULL, &on);
+	CHECK_STR(get(&on, "SSH_AUTH_SOCK"), SANDBOX_SSH_AGENT_SOCK);
+}
+
 int main(void)
 {
 	test_allowlist();
@@ -251,5 +265,6 @@ int main(void)
 	test_git_ssh();
 	test_set_and_cli();
 	test_secret_dropped();
+	test_ssh_auth_sock();
 	return check_status_counted("sandbox_env");
 }
