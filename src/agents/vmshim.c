@@ -200,7 +200,6 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 /* The versions of tool `tool` a .tool-versions text lists. */
 static void tool_versions(const char *text, const char *tool, struct strv *out)
 {
-	_cleanup_strv_ struct strv w = { 0 };
 	_cleanup_free_ char *t = xstrdup(text);
 	for (char *line = t, *next; line; line = next) {
 		next = strchr(line, '\n');
