@@ -19,9 +19,13 @@
 #include "../common/util.h"
 #include "cli.h"
 
+/* Where a child's stderr goes: to path with its stdout, or nowhere. */
+enum child_err { ERR_TO_FILE, ERR_TO_NULL };
+
 /* Run fn(argv) (a warden command) or, with fn NULL, exec argv, in a child
- * whose stdout (and stderr with both) goes to path. Its exit status, or -1. */
-static int run_to(const char *path, bool both, int (*fn)(int, char **), char **argv)
+ * whose stdout goes to path (its stderr as err says). Its exit status, or
+ * -1. */
+static int run_to(const char *path, enum child_err err, int (*fn)(int, char **), char **argv)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -29,7 +33,8 @@ static int run_to(const char *path, bool both, int (*fn)(int, char **), char **a
 		return -1;
 	if (pid == 0) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || (both && dup2(fd, STDERR_FILENO) < 0))
+		int efd = err == ERR_TO_FILE ? fd : open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || efd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(efd, STDERR_FILENO) < 0)
 			_exit(EXIT_WARDEN);
 		if (!fn) {
 			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -123,16 +128,17 @@ static void log_artifacts(const struct cisummary *c, const char *dir, struct cis
 		wnote("--ci: cannot copy the audit log %s to %s: %s", cisummary_log(c), log,
 		      strerror(errno));
 	_cleanup_free_ char *vpath = xasprintf("%s/verify.txt", dir);
-	int r = run_to(vpath, true, cmd_log, (char *[]){ "log", "verify", (char *)id, NULL });
+	int r = run_to(vpath, ERR_TO_FILE, cmd_log, (char *[]){ "log", "verify", (char *)id, NULL });
 	x->verified = r == 0;
 	*verdict = slurp(vpath);
 	if (*verdict)
 		(*verdict)[strcspn(*verdict, "\n")] = '\0';
 	x->verify = *verdict ? *verdict : "(no verdict)";
 	_cleanup_free_ char *opath = xasprintf("%s/%s.ocsf.jsonl", dir, id);
-	if (run_to(opath, false, cmd_log,
+	if (run_to(opath, ERR_TO_NULL, cmd_log,
 		   (char *[]){ "log", "export", "--format", "ocsf", (char *)id, NULL }) != 0)
-		wnote("--ci: the OCSF export of %s failed (see %s)", id, opath);
+		wnote("--ci: the OCSF export of %s failed (try `warden log export --format ocsf %s`)",
+		      id, id);
 }
 
 int ci_end(const struct cisummary *c, const struct ci_opts *o, int status)
@@ -155,9 +161,11 @@ int ci_end(const struct cisummary *c, const struct ci_opts *o, int status)
 	const char *ws = cisummary_workspace(c);
 	if (ws) {
 		_cleanup_free_ char *dpath = xasprintf("%s/diffstat.txt", dir);
-		if (run_to(dpath, false, NULL,
-			   (char *[]){ "git", "-C", (char *)ws, "diff", "--stat", "HEAD", NULL }) == 0)
+		if (run_to(dpath, ERR_TO_NULL, NULL, (char *[]){ "git", "-C", (char *)ws, "diff",
+							       "--stat", "HEAD", "--", ".", NULL }) == 0)
 			x.diffstat = diffstat = slurp(dpath);
+		else
+			unlink(dpath);
 	}
 	_cleanup_free_ char *spath = xasprintf("%s/summary.md", dir);
 	write_summary(c, &x, spath);

@@ -10,6 +10,8 @@
 # into exit status 123 and leaves a clean session's 0. And the GitHub
 # Action's script (packaging/github/run.sh) run as a runner would run it.
 # shellcheck shell=bash
+# The inside commands are single-quoted: their $ is the sandbox's.
+# shellcheck disable=SC2016
 
 # ci_env: the variables a GitHub runner sets, in this test's own places.
 ci_env() {
@@ -126,4 +128,45 @@ test_ci_fail_on() {
 	assert_rc 0
 	wsh 'true' --fail-on severe
 	assert_rc 125
+}
+
+# The GitHub Action: the step action.yml runs, run as a runner runs it (its
+# inputs in the environment, GITHUB_ACTION_PATH the tree's root, warden on
+# PATH: installed already, no deb), with a plain command (not an agent):
+# the command runs in the sandbox, a high alert fails the step with 123,
+# the artifacts' directory is the step's output, the summary appended.
+test_ci_github_action() {
+	ci_env
+	local root here
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	# the tree (tests/integration), or scripts/test's copy (integration)
+	root=$here/../..
+	[[ -f $root/action.yml ]] || root=$here/..
+	[[ -f $root/action.yml && -f $root/packaging/github/run.sh ]] || skip "no action.yml or packaging/github/run.sh beside the tests ($root)"
+	local step
+	step=$(sed -n 's/^ *run: //p' "$root/action.yml")
+	[[ -n $step ]] || fatal 'action.yml has no run step'
+	mkdir -p "$T_TMP/bin"
+	ln -sf "$WARDEN" "$T_TMP/bin/warden"
+	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
+	: >"$T_TMP/gh-output"
+	GITHUB_ACTION_PATH=$root GITHUB_OUTPUT=$T_TMP/gh-output PATH=$T_TMP/bin:$PATH \
+		WARDEN_COMMAND='echo "inside $(cat /proc/1/comm)" >action.out; ./wprobe unshare user; true' \
+		WARDEN_DEB='' WARDEN_FAIL_ON=high WARDEN_ARTIFACTS='' WARDEN_PROFILE=$T_TMP/quiet \
+		timeout -k 5 "$WARDEN_TIMEOUT" bash -c "$step" </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	printf -- '-> rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$RC" "$OUT" "$ERR"
+	assert_rc 123 'the step fails on the high alert'
+	grep -qF 'inside ' "$WS/action.out" 2>/dev/null || fail 'the command did not run'
+	grep -qF "artifacts=$ART" "$T_TMP/gh-output" || fail "no artifacts output: $(excerpt "$(cat "$T_TMP/gh-output")")"
+	[[ -f $ART/summary.md ]] || fail "no summary in $ART"
+	grep -qF -- '--fail-on high: **failed**' "$GITHUB_STEP_SUMMARY" || fail 'the step summary does not say it failed'
+	grep -qF '"event":"session.start"' "$(ci_log)" || fail 'no session log'
+	GITHUB_ACTION_PATH=$root PATH=$T_TMP/bin:$PATH WARDEN_COMMAND=true WARDEN_DEB=$T_TMP/missing.deb \
+		bash -c "$step" </dev/null >/dev/null 2>"$T_TMP/.err"
+	RC=$?
+	ERR=$(<"$T_TMP/.err")
+	assert_rc 125 'a deb that is not there'
+	assert_err_match 'deb: no file' 'it says so'
 }
