@@ -170,3 +170,18 @@ test_ci_github_action() {
 	assert_rc 125 'a deb that is not there'
 	assert_err_match 'deb: no file' 'it says so'
 }
+
+# A detector freeze with nobody to decide: even on a terminal (script(1)'s),
+# CI mode assumes no one reads it, so under `freeze timeout auto` the frozen
+# sandbox is killed at once (exit 137) rather than in 10 minutes.
+test_ci_freeze_on_terminal() {
+	have script || skip 'script(1) is not installed'
+	ci_env
+	local t0=$SECONDS
+	wscript -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep 60'
+	((SECONDS - t0 < 20)) || fail "the frozen session lasted $((SECONDS - t0)) s"
+	assert_rc 137
+	grep -qx went-on <<<"$OUT" && fail 'the sandbox went on after its freeze'
+	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' | grep -qF 'nobody to decide' ||
+		fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$(ci_log)")")"
+}
