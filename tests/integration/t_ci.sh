@@ -185,3 +185,36 @@ test_ci_freeze_on_terminal() {
 	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' | grep -qF 'nobody to decide' ||
 		fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$(ci_log)")")"
 }
+
+# The Action's step with the real Claude Code (agent input claude) against
+# the mock of the Anthropic API (t_agent_claude.sh's), the command given as
+# a user would (a simple command: run as is, the client found by its name):
+# the agent's Bash tool writes its marker, the step passes, the summary
+# counts the tool's shell among the execs.
+test_ci_github_action_claude() {
+	have python3 || skip 'python3 is not installed (the mock needs it)'
+	ci_env
+	local here root step
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	root=$here/../..
+	[[ -f $root/action.yml ]] || root=$here/..
+	[[ -f $root/action.yml ]] || skip "no action.yml beside the tests"
+	# shellcheck source=t_agent_claude.sh
+	source "$here/t_agent_claude.sh"
+	claude_install
+	mock_start 'echo e2e-marker > marker.txt'
+	step=$(sed -n 's/^ *run: //p' "$root/action.yml")
+	mkdir -p "$T_TMP/bin"
+	ln -sf "$WARDEN" "$T_TMP/bin/warden"
+	GITHUB_ACTION_PATH=$root GITHUB_OUTPUT=$T_TMP/gh-output PATH=$T_TMP/bin:$CLAUDE_BIN:$PATH \
+		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=$CLAUDE_KEY \
+		WARDEN_COMMAND='claude -p "do the task" --dangerously-skip-permissions' WARDEN_AGENT=claude \
+		WARDEN_FAIL_ON=high timeout -k 5 120 bash -c "$step" </dev/null >"$T_TMP/.out" 2>"$T_TMP/.err"
+	RC=$?
+	OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	printf -- '-> rc=%s\n--- stdout\n%s\n--- stderr\n%s\n' "$RC" "$OUT" "$ERR"
+	assert_rc 0 'the step'
+	assert_host_file "$WS/marker.txt" e2e-marker "the agent's Bash tool"
+	grep -qE '^\| `(bash|sh)` \|' "$ART/summary.md" || fail "the summary has no shell exec (the Bash tool): $(excerpt "$(sed -n '/Execs/,$p' "$ART/summary.md")")"
+	grep -q 'chain ok' "$ART/verify.txt" || fail 'the artifact log is not verified'
+}
