@@ -41,6 +41,13 @@ static const struct cli_opt run_opts[] = {
 	  "your SSH agent's keys usable inside (never the keys themselves)" },
 	{ "ssh-key", 'k', false, CLI_TEXT, "KEY", NULL,
 	  "with --ssh-agent: only this key (SHA256:... or its comment; repeatable)" },
+	{ "ci", 'C', false, CLI_NONE, NULL, NULL,
+	  "CI mode (on when CI=true): no terminal; a summary and artifacts at the end" },
+	{ "no-ci", 'N', false, CLI_NONE, NULL, NULL, "not CI mode, even with CI=true" },
+	{ "artifacts", 'a', false, CLI_DIR, "DIR", NULL,
+	  "CI mode: the log, its verification, OCSF and the summary to DIR" },
+	{ "fail-on", 'F', false, CLI_WORDS, "SEVERITY", "low medium high critical",
+	  "CI mode: exit 123 after an alert of SEVERITY or above" },
 	HELP_OPT(true),
 	{ 0 },
 };

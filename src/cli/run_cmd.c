@@ -2,11 +2,13 @@
  * options and run one sandbox session (session/session.c). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../session/session.h"
+#include "ci_end.h"
 #include "cli.h"
 #include "cmdtab.h"
 
@@ -65,12 +67,24 @@ static const char run_usage[] =
 	"                        private key enters the sandbox\n"
 	"      --ssh-key KEY     only this key of the agent (its SHA256:... fingerprint or\n"
 	"                        its comment; repeatable; implies --ssh-agent)\n"
+	"      --ci              CI mode (on by itself when CI=true): no terminal is\n"
+	"                        assumed; an `ask` question goes to the reviewer command\n"
+	"                        or the webhook, else is refused at once; at the end a\n"
+	"                        Markdown summary (to $GITHUB_STEP_SUMMARY too, when\n"
+	"                        set) and the artifacts: the log, its verification,\n"
+	"                        OCSF events\n"
+	"      --no-ci           not CI mode, even with CI=true\n"
+	"      --artifacts DIR   CI mode: the artifacts' directory (default:\n"
+	"                        $RUNNER_TEMP/warden-artifacts, else ./warden-artifacts)\n"
+	"      --fail-on SEVERITY  CI mode: exit 123 when an alert of SEVERITY (low,\n"
+	"                        medium, high, critical) or above was raised\n"
 	"  -q, --quiet           no list of what was refused at the end\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Without COMMAND (and without --), runs /bin/sh. Exit status: COMMAND's;\n"
 	"128+N if it died of signal N; 125 if warden failed; 126 if COMMAND cannot be\n"
-	"executed; 127 if it was not found.\n";
+	"executed; 127 if it was not found; 123 (CI mode) after an alert at or above\n"
+	"--fail-on.\n";
 
 /* A bad --publish (not a port, a host port twice). */
 #define EXIT_USAGE_PUBLISH 2
@@ -144,11 +158,37 @@ static bool publish_arg(const char *arg, const struct strv *earlier)
 	return true;
 }
 
+/* CI mode's options: --ci, --no-ci (-1: neither: CI=true decides). */
+struct ci_args {
+	int on;
+	struct ci_opts o;
+};
+
+/* --ci, --no-ci, --artifacts, --fail-on: true when c was one of them;
+ * *bad set for a --fail-on that names no severity. */
+static bool ci_arg(int c, struct ci_args *ci, bool *bad)
+{
+	switch (c) {
+	case 'C': ci->on = 1; return true;
+	case 'N': ci->on = 0; return true;
+	case 'a': ci->o.artifacts = optarg; return true;
+	case 'F':
+		ci->o.fail_on = optarg;
+		if (cisummary_severity(optarg) < 0) {
+			fprintf(stderr, "warden: --fail-on '%.200s': takes low, medium, high or "
+					"critical\n", optarg);
+			*bad = true;
+		}
+		return true;
+	default: return false;
+	}
+}
+
 /* Fill o, cli_env, allow_net and the other lists from the command line. Returns RUN_GO, or
  * the exit status when warden stops here (--help, a bad option). */
 static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
 		     struct strv *allow_net, struct strv *secrets, struct strv *outputs,
-		     struct strv *publish, struct strv *ssh_keys)
+		     struct strv *publish, struct strv *ssh_keys, struct ci_args *ci)
 {
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
@@ -161,6 +201,12 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			 * over nothing else when it stops */
 			dashdash = optind > at;
 			break;
+		}
+		bool bad = false;
+		if (ci_arg(c, ci, &bad)) {
+			if (bad)
+				return EXIT_WARDEN;
+			continue;
 		}
 		switch (c) {
 		case 'w': o->workspace = optarg; break;
@@ -215,15 +261,25 @@ int cmd_run(int argc, char **argv)
 	struct session_opts o = { .publish = &publish, .cli_env = &cli_env, .allow_net = &allow_net,
 				  .secrets = &secrets, .outputs = &outputs, .ssh_keys = &ssh_keys,
 				  .summary = true };
+	struct ci_args ci = { .on = -1 };
 	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs, &publish,
-			       &ssh_keys);
-	if (status == RUN_GO) {
-		struct werr e = { 0 };
-		status = EXIT_WARDEN;
-		if (session_run(&o, &status, &e) < 0) {
-			werr_print(&e);
-			status = EXIT_WARDEN;
-		}
+			       &ssh_keys, &ci);
+	if (status != RUN_GO)
+		return status;
+	const char *env_ci = getenv("CI");
+	o.ci = ci.on == 1 || (ci.on == -1 && env_ci && strcmp(env_ci, "true") == 0);
+	if (!o.ci && (ci.o.artifacts || ci.o.fail_on)) {
+		fprintf(stderr, "warden: --artifacts and --fail-on are for CI mode: add --ci\n");
+		return EXIT_WARDEN;
 	}
-	return status;
+	_cleanup_(cisummary_freep) struct cisummary *cs = o.ci ? cisummary_new() : NULL;
+	o.ci_summary = cs;
+	o.no_pty |= o.ci;
+	struct werr e = { 0 };
+	status = EXIT_WARDEN;
+	if (session_run(&o, &status, &e) < 0) {
+		werr_print(&e);
+		status = EXIT_WARDEN;
+	}
+	return cs ? ci_end(cs, &ci.o, status) : status;
 }

@@ -48,6 +48,7 @@ struct approvals {
 	size_t nchannels;
 	struct approval_channel reviewer;
 	bool has_reviewer;
+	bool ci;                 /* `warden run --ci`: only the webhook is a human channel */
 	int timer;
 };
 
@@ -100,6 +101,7 @@ struct approvals *approvals_new(struct audit *log, const char *session, const st
 	const char *dash = session ? strrchr(session, '-') : NULL;
 	snprintf(a->prefix, sizeof a->prefix, "%s", dash ? dash + 1 : session ? session : "q");
 	a->timeout_s = p->approve.timeout_s ? p->approve.timeout_s : POLICY_APPROVE_TIMEOUT_DEFAULT;
+	a->ci = p->approve.ci;
 	a->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (a->timer < 0) {
 		free(a);
@@ -224,6 +226,23 @@ static void remember(struct approvals *a, enum approval_kind kind, const char *s
 	}
 }
 
+/* e goes to the human channels. In CI mode with none (no webhook: no
+ * terminal is assumed, nobody runs `warden approve`), it is refused at once
+ * and false is returned (e freed, its asker called). */
+static bool to_humans(struct approvals *a, struct qent *e)
+{
+	if (a->ci && a->nchannels == 0) {
+		finish(a, e, false, "answered", "ci", NULL, NULL,
+		       "CI mode (warden run --ci): no reviewer command or webhook to decide "
+		       "(profile: approve command, approve webhook)");
+		return false;
+	}
+	for (size_t i = 0; i < a->nchannels; i++)
+		if (a->channels[i].asked)
+			a->channels[i].asked(a->channels[i].ctx, &e->q);
+	return true;
+}
+
 const struct question *approvals_ask(struct approvals *a, enum approval_kind kind, const char *subject,
 				     const char *summary, json_t *detail, approval_done done, void *ctx)
 {
@@ -265,9 +284,8 @@ const struct question *approvals_ask(struct approvals *a, enum approval_kind kin
 		a->reviewer.asked(a->reviewer.ctx, &e->q);
 	} else {
 		e->q.reviewed = true;
-		for (size_t i = 0; i < a->nchannels; i++)
-			if (a->channels[i].asked)
-				a->channels[i].asked(a->channels[i].ctx, &e->q);
+		if (!to_humans(a, e))
+			return NULL;
 	}
 	return &e->q;
 }
@@ -336,14 +354,15 @@ int approvals_review(struct approvals *a, const char *id, enum review_verdict v,
 	e->under_review = false;
 	e->q.reviewed = true;
 	emit(a, e, "reviewed", -1, "reviewer", NULL, NULL, reason ? reason : "the reviewer asks a human");
-	for (size_t i = 0; i < a->nchannels; i++)
-		if (a->channels[i].asked)
-			a->channels[i].asked(a->channels[i].ctx, &e->q);
+	to_humans(a, e);
 	return 0;
 }
 
 void approvals_add_channel(struct approvals *a, const struct approval_channel *ch)
 {
+	/* CI mode: nobody is at a terminal or runs `warden approve` */
+	if (a->ci && strcmp(ch->name, "webhook") != 0)
+		return;
 	if (a->nchannels < MAX_CHANNELS)
 		a->channels[a->nchannels++] = *ch;
 }

@@ -8,8 +8,11 @@
  * human channels (the user's terminal, `warden approve` over the control
  * socket, a webhook); the first answer wins, no answer before the timeout
  * is a denial, and so is the session's end; a no to an exec also answers
- * the same exec for the next 3 s (a shell retrying down its PATH). Every
- * question and its end is an `approval` event.
+ * the same exec for the next 3 s (a shell retrying down its PATH). In CI
+ * mode (the policy's approve.ci: `warden run --ci`) the webhook is the only
+ * human channel (others are not added), and a question with nobody to go
+ * to is refused at once (by "ci"). Every question and its end is an
+ * `approval` event.
  *
  * Everything here runs on the supervisor's event loop: channels call in
  * from their own handlers there; nothing is thread-safe. */

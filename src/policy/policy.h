@@ -141,6 +141,10 @@ struct policy_approve {
 	unsigned timeout_s;         /* `approve timeout SECONDS`: no answer in time is a denial */
 	struct strv command;        /* `approve command CMD ARG...`: the reviewer, first */
 	char *webhook;              /* `approve webhook URL`: told of each question put to humans */
+	/* `warden run --ci` (not a profile line): no terminal, no `warden
+	 * approve`; a question the reviewer does not settle goes to the
+	 * webhook, or is refused at once (approval.h) */
+	bool ci;
 };
 
 struct policy {

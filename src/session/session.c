@@ -41,6 +41,7 @@
 #include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
+#include "cisummary.h"
 #include "hints.h"
 #include "summary.h"
 #include "../supervisor/supervisor.h"
@@ -553,6 +554,8 @@ static int session_open(struct session *sn, struct werr *e)
 		hints_attach(&sn->hints, sn->log);
 	}
 	detect_attach(sn->det, sn->log);
+	if (o->ci_summary)
+		cisummary_attach(o->ci_summary, sn->log);
 	return 0;
 }
 
@@ -787,6 +790,7 @@ static int policy_add_opts(struct policy *pol, const struct session_opts *o, str
 	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
 		if (exec_deny_arg(pol, o->exec_deny->v[i], e) < 0)
 			return -1;
+	pol->approve.ci = o->ci;
 	if (o->ssh_agent)
 		policy_add_ssh_key(pol, NULL);
 	for (size_t i = 0; o->ssh_keys && i < o->ssh_keys->n; i++)

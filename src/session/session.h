@@ -43,6 +43,10 @@ struct session_opts {
 	/* the detector records its alerts but never acts (`warden check`: its
 	 * probes try every wall on purpose) */
 	bool detect_observe;
+	/* --ci: no terminal assumed, questions to the reviewer or the webhook
+	 * only (policy approve.ci); the session's events to ci_summary */
+	bool ci;
+	struct cisummary *ci_summary; /* or NULL */
 };
 
 /* Compile the policy, check the kernel, choose and scan the workspace, open

@@ -289,8 +289,10 @@ static int watches_start(struct services *sv, struct werr *e)
 	struct launched *L = sv->L;
 	struct detect *d = sv->cfg->detect;
 	/* someone to decide on a freeze: told on a terminal (the note on
-	 * stderr, or the keys relayed), or by the reviewer or the webhook */
-	bool attended = sv->term.relay_input || isatty(STDERR_FILENO) || sv->rv || sv->wh;
+	 * stderr, or the keys relayed), or by the reviewer or the webhook; in
+	 * CI mode (`warden run --ci`) by the webhook only */
+	bool attended = s->policy->approve.ci ? sv->wh != NULL
+		: sv->term.relay_input || isatty(STDERR_FILENO) || sv->rv || sv->wh;
 	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log,
 				    .attended = attended };
 	if (d)

@@ -3,7 +3,8 @@
  * pattern and until a ttl; the reviewer first (allow, deny, or ask: then the
  * humans); bad answers refused; the timeout a denial; a cancel calls no one;
  * the channels told of each question and its end; every step an approval
- * event in the log. */
+ * event in the log. CI mode: only a webhook is a human channel, and a
+ * question with none, or one the reviewer hands on, is refused at once. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,49 @@ static void test_reviewer_and_timeout(void)
 	CHECK(count("\"by\":\"reviewer\"") >= 3);
 }
 
+static int rv_asked_n;
+static void rv_asked(void *ctx, const struct question *q)
+{
+	rv_asked_n++;
+}
+
+static void test_ci(void)
+{
+	struct audit *log = open_log();
+	struct policy p = { 0 };
+	p.approve.timeout_s = 60;
+	p.approve.ci = true;
+	struct approvals *a = approvals_new(log, session, &p);
+	CHECK(a != NULL);
+	struct seen term = { 0 };
+	approvals_add_channel(a, &(struct approval_channel){ .name = "terminal", .asked = ch_asked,
+							     .ended = ch_ended, .ctx = &term });
+	struct got g = { 0 };
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "x", "run x", NULL, done, &g) == NULL);
+	CHECK(g.calls == 1 && !g.allow && strstr(g.why, "denied by ci") && strstr(g.why, "CI mode"));
+	CHECK(term.asked == 0 && approvals_open(a, NULL, 0) == 0);
+	CHECK(count("\"by\":\"ci\"") == 1);
+	/* the reviewer first; its `ask` finds nobody: refused then */
+	approvals_set_reviewer(a, &(struct approval_channel){ .name = "reviewer", .asked = rv_asked });
+	struct got g2 = { 0 };
+	const struct question *q = approvals_ask(a, APPROVAL_NET, "h:1", "connect to h:1", NULL, done, &g2);
+	CHECK(q != NULL && rv_asked_n == 1 && g2.calls == 0);
+	CHECK(approvals_review(a, q->id, REVIEW_ASK, NULL) == 0);
+	CHECK(g2.calls == 1 && !g2.allow && count("\"by\":\"ci\"") == 2);
+	approvals_free(a);
+	/* a webhook is someone to ask */
+	a = approvals_new(log, session, &p);
+	struct seen wh = { 0 };
+	approvals_add_channel(a, &(struct approval_channel){ .name = "webhook", .asked = ch_asked,
+							     .ended = ch_ended, .ctx = &wh });
+	struct got g3 = { 0 };
+	CHECK(approvals_ask(a, APPROVAL_NET, "h:2", "connect to h:2", NULL, done, &g3) != NULL);
+	CHECK(wh.asked == 1 && g3.calls == 0);
+	approvals_free(a);
+	CHECK(g3.calls == 0 && wh.ended == 1);
+	audit_close(log);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -196,6 +240,8 @@ int main(void)
 	test_answers();
 	session = "20261125T000001Z-abcd1234";
 	test_reviewer_and_timeout();
+	session = "20261125T000002Z-abcd1234";
+	test_ci();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -1,0 +1,43 @@
+/* cisummary.h - `warden run --ci`: what a session did, kept from its event
+ * stream and written at the end as Markdown for a CI job's page (GitHub's
+ * $GITHUB_STEP_SUMMARY) and its artifacts: the refusals, the alerts and
+ * the risk peak, the destinations, the execs by program (see cisummary.c). */
+#pragma once
+#include <stdio.h>
+
+#include "../audit/audit.h"
+
+struct cisummary;
+
+struct cisummary *cisummary_new(void);
+void cisummary_free(struct cisummary *c);
+static inline void cisummary_freep(struct cisummary **c) { cisummary_free(*c); }
+
+/* Subscribe c to the session's events (and note the log's path). */
+void cisummary_attach(struct cisummary *c, struct audit *a);
+
+/* The log's path and the session's id, once attached (else NULL); the
+ * workspace session.start named (or NULL). */
+const char *cisummary_log(const struct cisummary *c);
+const char *cisummary_id(const struct cisummary *c);
+const char *cisummary_workspace(const struct cisummary *c);
+
+/* The highest severity of the session's alerts: 0 low .. 3 critical; -1
+ * when there was none. */
+int cisummary_max_severity(const struct cisummary *c);
+/* low, medium, high, critical: 0..3; -1 for another word. */
+int cisummary_severity(const char *word);
+
+/* What the end adds to the summary (each may be NULL). */
+struct cisummary_end {
+	int status;               /* warden's exit status */
+	const char *fail_on;      /* --fail-on SEVERITY */
+	bool failed_on;           /* an alert at or above it */
+	const char *verify;       /* `warden log verify`'s line */
+	bool verified;
+	const char *diffstat;     /* `git diff --stat` of the workspace */
+	const char *artifacts;    /* the directory */
+};
+
+/* The Markdown summary to f. */
+void cisummary_write(const struct cisummary *c, const struct cisummary_end *x, FILE *f);
