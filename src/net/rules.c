@@ -97,8 +97,16 @@ static int parse_name(struct net_host *h, const char *s, size_t len, size_t *nla
 			*reason = "non-ASCII host";
 			return -1;
 		}
+		if (c < 0x20 || c == 0x7f) {
+			*reason = "control byte in host";
+			return -1;
+		}
+		if (c == '%') {
+			*reason = "percent-encoding in host";
+			return -1;
+		}
 		if (!is_alpha((char)c) && !is_digit((char)c) && c != '-' && c != '_' && c != '.') {
-			*reason = "bad character in host";
+			*reason = c == ' ' ? "space in host" : "bad character in host";
 			return -1;
 		}
 	}
@@ -296,6 +304,9 @@ static int pattern_host(struct net_rule *r, struct net_host *h, const struct pat
 {
 	const char *host = pp->host, *reason = NULL;
 	size_t hlen = pp->hlen;
+	if (!pp->bracketed && hlen > 2 && host[hlen - 1] == '.')
+		return pattern_error(e, pattern,
+				     "trailing dot (write the name without it: a host's is dropped)");
 	if (pp->bracketed) {
 		uint8_t raw[16];
 		if (parse_v6(host, hlen, raw, &reason) < 0)
