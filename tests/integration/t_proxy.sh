@@ -259,6 +259,59 @@ EOF
 	assert_err_match 'star\.profile:1' 'the error names the profile line'
 }
 
+# One reading of a host name (issue 39): case and a trailing dot folded for
+# allow and deny rules alike, a NUL in a SOCKS5 name (the 2025 bug: a check
+# reading "attacker\0.allowed" apart from the resolver) and a
+# percent-encoded authority refused, each with a net event.
+test_proxy_host_names() {
+	nh_need curl
+	px_loopback
+	cat >"$T_TMP/net.profile" <<EOF
+net allow localhost
+net allow allowed.wardentest.invalid
+net allow *.bad.wardentest.invalid
+net deny bad.wardentest.invalid
+EOF
+	local before l
+	before=$(px_requests http)
+	px_inside "raw up http CONNECT LOCALHOST.:$HTTP_PORT LOCALHOST.:$HTTP_PORT
+	           raw up-s socks5 LocalHost. $HTTP_PORT
+	           raw bad http CONNECT BAD.wardentest.invalid.:443 BAD.wardentest.invalid.:443
+	           raw bad-g http GET http://Bad.WardenTest.invalid./ Bad.WardenTest.invalid.
+	           raw bad-s socks5 BAD.wardentest.invalid. 443
+	           raw nul socks5 'attacker.wardentest.invalid\\0.allowed.wardentest.invalid' 443
+	           raw pct http CONNECT %61llowed.wardentest.invalid:443 %61llowed.wardentest.invalid:443
+	           raw pct-g http GET http://%61llowed.wardentest.invalid/ allowed.wardentest.invalid
+	           raw num http CONNECT 0x7f.1:$HTTP_PORT 0x7f.1:$HTTP_PORT" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	# the allow rule names LOCALHOST. too: refused only for where it leads
+	net_expect 'upper case and a dot, allow rule' method=CONNECT host=localhost rule=localhost \
+		'reason~loopback'
+	net_expect 'upper case and a dot, allow rule (SOCKS5)' method=socks5 host=localhost \
+		rule=localhost 'reason~loopback'
+	for l in bad bad-g; do
+		assert_out_match "^$l STATUS 403 " "$l: a deny rule for bad.wardentest.invalid"
+	done
+	assert_out_line 'bad-s REPLY 2' 'BAD.wardentest.invalid. over SOCKS5'
+	net_expect 'deny rule, upper case and a dot' method=CONNECT host=bad.wardentest.invalid \
+		decision=deny rule=bad.wardentest.invalid
+	net_expect 'deny rule, GET' method=GET host=bad.wardentest.invalid decision=deny \
+		rule=bad.wardentest.invalid
+	net_expect 'deny rule, SOCKS5' method=socks5 host=bad.wardentest.invalid decision=deny \
+		rule=bad.wardentest.invalid
+	assert_out_line 'nul REPLY 4' 'a NUL in a SOCKS5 name'
+	net_expect 'a NUL in a SOCKS5 name, logged' method=socks5 decision=deny 'reason~control byte'
+	assert_out_match '^pct STATUS 400 ' 'a percent-encoded CONNECT authority'
+	assert_out_match '^pct REASON .*percent-encoding' 'the reason names percent-encoding'
+	assert_out_match '^pct-g STATUS 400 ' 'a percent-encoded URL authority'
+	assert_out_match '^num STATUS 400 ' '0x7f.1, an address to inet_aton'
+	net_expect_none 'nothing reaches allowed.wardentest.invalid' host=allowed.wardentest.invalid
+	net_expect_none 'refusals carry no bytes' decision=deny 'bytes_out>0'
+	px_no_request http "$before"
+	px_log_ok
+}
+
 test_proxy_loopback_http_https() {
 	nh_need curl
 	px_loopback
