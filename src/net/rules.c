@@ -81,16 +81,10 @@ static void set_v4(struct net_host *h, const uint8_t v4[4])
 	snprintf(h->name, sizeof h->name, "%u.%u.%u.%u", v4[0], v4[1], v4[2], v4[3]);
 }
 
-/* A name or dotted-quad IPv4 of exactly len bytes (no trailing dot allowed
- * here: callers strip the one they accept). nlabels (may be NULL) gets the
- * label count of a name. */
-static int parse_name(struct net_host *h, const char *s, size_t len, size_t *nlabels,
-		      const char **reason)
+/* The bytes of a host: letters, digits, '-', '_' and '.', each refusal
+ * named (a control byte, percent-encoding, a space, non-ASCII). */
+static int host_chars(const char *s, size_t len, const char **reason)
 {
-	if (len == 0) {
-		*reason = "empty host";
-		return -1;
-	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x80) {
@@ -110,6 +104,21 @@ static int parse_name(struct net_host *h, const char *s, size_t len, size_t *nla
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A name or dotted-quad IPv4 of exactly len bytes (no trailing dot allowed
+ * here: callers strip the one they accept). nlabels (may be NULL) gets the
+ * label count of a name. */
+static int parse_name(struct net_host *h, const char *s, size_t len, size_t *nlabels,
+		      const char **reason)
+{
+	if (len == 0) {
+		*reason = "empty host";
+		return -1;
+	}
+	if (host_chars(s, len, reason) < 0)
+		return -1;
 	if (len > NET_HOST_MAX) {
 		*reason = "host longer than 253 bytes";
 		return -1;
