@@ -16,6 +16,7 @@
  *               command's arguments are left out (one might hold a value)
  *   "publish": [{"host_port": N, "port": N, "origin": "FILE:LINE"|"--publish"}...]
  *               only when a port is published (the digests of other policies stay)
+ *   "net_sni": "required"   only with `net sni required` (other digests stay)
  *   "signal":  {"grace": SECONDS}
  *   "freeze":  {"timeout_s": SECONDS, "unattended_s": SECONDS}   how long a
  *               freeze lasts before the kill, with a human to decide and
