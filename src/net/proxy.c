@@ -374,6 +374,7 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	if (cfg->asker)
 		px->asker = *cfg->asker;
 	px->default_ask = cfg->default_ask;
+	px->sni_required = cfg->sni_required;
 	px->tag = cfg->tag;
 	px->tag_ctx = cfg->tag_ctx;
 	px->ep = epoll_create1(EPOLL_CLOEXEC);

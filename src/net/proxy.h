@@ -87,6 +87,9 @@ struct proxy_cfg {
 	 * refused. default_ask: `net default ask`. */
 	const struct proxy_asker *asker;
 	bool default_ask;
+	/* `net sni required`: a tunnel's TLS ClientHello without a server name
+	 * is refused (one naming another host always is) */
+	bool sni_required;
 	/* Who says which tool call a connection belongs to
 	 * (src/control/hook.h): told of each connection as it is accepted (fd:
 	 * the proxy's end), it returns the call's id for the net event's

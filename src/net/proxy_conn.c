@@ -56,10 +56,10 @@ void conn_interest(struct conn *c)
 			ec |= EPOLLOUT;
 		if (!c->u_eof && c->in_uc < c->pipe_cap)
 			eu |= EPOLLIN;
-		if (c->to_u_len > c->to_u_off || c->in_cu)
+		if ((c->to_u_len > c->to_u_off && !c->hello_check) || c->in_cu)
 			eu |= EPOLLOUT;
 		if (!c->c_eof && !(c->plain && c->body_done) && c->in_cu < c->pipe_cap &&
-		    c->to_u_off == c->to_u_len)
+		    (c->to_u_off == c->to_u_len || c->hello_check))
 			ec |= EPOLLIN;
 		break;
 	case S_CLOSING:

@@ -90,6 +90,7 @@ struct conn {
 	unsigned requests;
 	char leak_why[256];        /* the guard refused: why */
 	char tool[24];             /* the tool call it belongs to (proxy_cfg.tag), "" none */
+	bool hello_check;          /* a tunnel's first bytes held in to_u for their SNI (sni.h) */
 };
 
 /* An interception thread's job and the connection it belongs to. */
@@ -131,6 +132,7 @@ struct proxy {
 	bool guarded;
 	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
 	bool default_ask;          /* a destination no rule names is a question */
+	bool sni_required;         /* a tunnel's ClientHello must name its host */
 	int done_pipe[2];          /* interception threads report here */
 	int stop_pipe[2];          /* closing [1] stops every interception thread */
 	struct item idone;

@@ -265,6 +265,7 @@ static void connected(struct conn *c)
 	c->hp = NULL;
 	free(c->sp);
 	c->sp = NULL;
+	c->hello_check = !c->plain && !c->fw; /* a tunnel: its TLS name first */
 	c->state = S_RELAY;
 	conn_interest(c);
 }

@@ -2,7 +2,9 @@
  * dialled (proxy_conn.h): each direction read while its pipe has room and
  * written while it holds bytes, with splice through the pipes for tunnels;
  * through user space instead for what the secrets guard must see (a plain
- * request's body, every byte the client sends on a guarded connection); the
+ * request's body, every byte the client sends on a guarded connection) and
+ * for a tunnel's first bytes, held until its TLS ClientHello is read (sni.h:
+ * a name other than the tunnel's is refused before a byte goes up); the
  * status of a plain request's answer noted; pipes grown and Nagle back once a
  * tunnel proves busy. The connection ends when both ways are done (a plain
  * request: when its answer is). */
@@ -14,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "sni.h"
 
 #define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
 #define BUSY_BYTES (4 << 20)
@@ -95,7 +99,7 @@ static enum moved send_queued(struct conn *c)
 	if (c->to_c_off < c->to_c_len && !conn_flush_client(c) && errno != EAGAIN)
 		return MOVED_GONE;
 	size_t before = c->to_u_off;
-	bool flushed = c->to_u_off >= c->to_u_len || flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off);
+	bool flushed = c->hello_check || c->to_u_off >= c->to_u_len || flush(c->ufd, c->to_u, c->to_u_len, &c->to_u_off);
 	c->bytes_out += c->to_u_off - before;
 	if (!flushed && errno != EAGAIN)
 		return MOVED_GONE;
@@ -124,13 +128,56 @@ static enum moved read_plain_body(struct conn *c)
 	return MOVED_NONE;
 }
 
-/* A guarded tunnel's bytes: through user space, for the guard to see. */
+/* A refusal once relaying: the client was answered already, so it sees
+ * the connection end; the event says why. */
+static enum moved refuse_relayed(struct conn *c, const char *why)
+{
+	snprintf(c->reason, sizeof c->reason, "%s", why);
+	c->allowed = false;
+	conn_free(c);
+	return MOVED_FREED;
+}
+
+/* A tunnel's first bytes, held in to_u until they show what TLS asks
+ * for: a ClientHello naming another host than the one the tunnel was
+ * allowed for is refused before any byte goes upstream; so is one that
+ * cannot be read. Other bytes go on as they are. */
+static enum moved check_hello(struct conn *c)
+{
+	struct net_host h;
+	const char *why = "";
+	size_t n = c->to_u_len - c->to_u_off;
+	enum sni_result r = sni_read((const uint8_t *)c->to_u + c->to_u_off, n, &h, &why);
+	char reason[700];
+	if (r == SNI_NEED_MORE && n >= SNI_BUF_MAX)
+		return refuse_relayed(c, "TLS ClientHello over 16 KiB");
+	if (r == SNI_NEED_MORE && !c->c_eof)
+		return MOVED_NONE;
+	if (r == SNI_BAD) {
+		snprintf(reason, sizeof reason, "unreadable TLS ClientHello: %s", why);
+		return refuse_relayed(c, reason);
+	}
+	if (r == SNI_NAME && (h.kind != c->dest.kind || strcmp(h.name, c->dest.name) != 0)) {
+		bool v6 = c->dest.kind == NET_HOST_IPV6;
+		snprintf(reason, sizeof reason,
+			 "TLS asks for %s (SNI), not %s%s%s, the name the tunnel was allowed for",
+			 h.name, v6 ? "[" : "", c->dest.name, v6 ? "]" : "");
+		return refuse_relayed(c, reason);
+	}
+	if (r == SNI_NONE && c->px->sni_required)
+		return refuse_relayed(c, "TLS names no host (SNI), and the profile has `net sni required`");
+	c->hello_check = false;
+	return MOVED_SOME;
+}
+
+/* A guarded tunnel's bytes, or a tunnel's first bytes: through user
+ * space, for the guard to see and the ClientHello to be read. */
 static enum moved read_guarded(struct conn *c)
 {
 	char buf[16384];
 	ssize_t n = recv(c->cfd, buf, sizeof buf, 0);
 	if (n > 0) {
-		if (guard_data(c, buf, (size_t)n) < 0)
+		if (c->guard && guard_data(c, buf, (size_t)n) < 0)
 			return MOVED_FREED;
 		conn_queue_upstream(c, buf, (size_t)n);
 		return MOVED_SOME;
@@ -145,10 +192,10 @@ static enum moved read_guarded(struct conn *c)
 static enum moved client_to_upstream(struct conn *c)
 {
 	enum moved m = MOVED_NONE;
-	if (!c->c_eof && c->in_cu < c->pipe_cap && c->to_u_off == c->to_u_len) {
+	if (!c->c_eof && c->in_cu < c->pipe_cap && (c->to_u_off == c->to_u_len || c->hello_check)) {
 		if (c->plain) {
 			m = read_plain_body(c);
-		} else if (c->guard) {
+		} else if (c->guard || c->hello_check) {
 			m = read_guarded(c);
 		} else {
 			ssize_t n = splice(c->cfd, NULL, c->pipe_cu[1], NULL, c->pipe_cap - c->in_cu,
@@ -162,6 +209,11 @@ static enum moved client_to_upstream(struct conn *c)
 		}
 		if (m == MOVED_FREED)
 			return m;
+	}
+	if (c->hello_check) { /* what is held so far, early data included */
+		enum moved h = check_hello(c);
+		if (h != MOVED_NONE)
+			return h;
 	}
 	if (c->in_cu) {
 		ssize_t n = splice(c->pipe_cu[0], NULL, c->ufd, NULL, c->in_cu,

@@ -81,6 +81,32 @@ static void set_v4(struct net_host *h, const uint8_t v4[4])
 	snprintf(h->name, sizeof h->name, "%u.%u.%u.%u", v4[0], v4[1], v4[2], v4[3]);
 }
 
+/* The bytes of a host: letters, digits, '-', '_' and '.', each refusal
+ * named (a control byte, percent-encoding, a space, non-ASCII). */
+static int host_chars(const char *s, size_t len, const char **reason)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			*reason = "non-ASCII host";
+			return -1;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			*reason = "control byte in host";
+			return -1;
+		}
+		if (c == '%') {
+			*reason = "percent-encoding in host";
+			return -1;
+		}
+		if (!is_alpha((char)c) && !is_digit((char)c) && c != '-' && c != '_' && c != '.') {
+			*reason = c == ' ' ? "space in host" : "bad character in host";
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A name or dotted-quad IPv4 of exactly len bytes (no trailing dot allowed
  * here: callers strip the one they accept). nlabels (may be NULL) gets the
  * label count of a name. */
@@ -91,17 +117,8 @@ static int parse_name(struct net_host *h, const char *s, size_t len, size_t *nla
 		*reason = "empty host";
 		return -1;
 	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x80) {
-			*reason = "non-ASCII host";
-			return -1;
-		}
-		if (!is_alpha((char)c) && !is_digit((char)c) && c != '-' && c != '_' && c != '.') {
-			*reason = "bad character in host";
-			return -1;
-		}
-	}
+	if (host_chars(s, len, reason) < 0)
+		return -1;
 	if (len > NET_HOST_MAX) {
 		*reason = "host longer than 253 bytes";
 		return -1;
@@ -296,6 +313,9 @@ static int pattern_host(struct net_rule *r, struct net_host *h, const struct pat
 {
 	const char *host = pp->host, *reason = NULL;
 	size_t hlen = pp->hlen;
+	if (!pp->bracketed && hlen > 2 && host[hlen - 1] == '.')
+		return pattern_error(e, pattern,
+				     "trailing dot (write the name without it: a host's is dropped)");
 	if (pp->bracketed) {
 		uint8_t raw[16];
 		if (parse_v6(host, hlen, raw, &reason) < 0)

@@ -40,13 +40,14 @@ static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdi
 }
 
 /* `net allow PATTERN [private]`, `net ask PATTERN [private]`, `net deny
- * PATTERN`, or `net default ask|deny` (what no rule names). The arguments
+ * PATTERN`, `net default ask|deny` (what no rule names), or `net sni
+ * required|optional` (a TLS ClientHello without a server name in a tunnel). The arguments
  * are checked first (count, option), then the pattern. */
 int pol_do_net(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
-		return pol_lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny or default)");
+		return pol_lerr(ps->e, 0, l, l->len, "net: missing argument (allow, ask, deny, default or sni)");
 	const char *act = l->tok[1];
 	if (strcmp(act, "default") == 0) {
 		if (pol_want_tokens(ps, l, 3, "net default") < 0)
@@ -55,6 +56,15 @@ int pol_do_net(struct parser *ps, const struct line *l)
 			return pol_lerr(ps->e, 0, l, l->off[2], "net default: '%.200s' (expected ask or deny)",
 					l->tok[2]);
 		p->net_default_ask = l->tok[2][0] == 'a';
+		return 0;
+	}
+	if (strcmp(act, "sni") == 0) {
+		if (pol_want_tokens(ps, l, 3, "net sni") < 0)
+			return -1;
+		if (strcmp(l->tok[2], "required") != 0 && strcmp(l->tok[2], "optional") != 0)
+			return pol_lerr(ps->e, 0, l, l->off[2],
+					"net sni: '%.200s' (expected required or optional)", l->tok[2]);
+		p->net_sni_required = l->tok[2][0] == 'r';
 		return 0;
 	}
 	enum rules_verdict action;
@@ -66,7 +76,7 @@ int pol_do_net(struct parser *ps, const struct line *l)
 		action = RULES_ASK;
 	else
 		return pol_lerr(ps->e, 0, l, l->off[1],
-				"net: unknown action '%.200s' (expected allow, ask, deny or default)", act);
+				"net: unknown action '%.200s' (expected allow, ask, deny, default or sni)", act);
 	bool deny = action == RULES_DENY;
 	const char *what = action == RULES_DENY ? "net deny" : action == RULES_ASK ? "net ask" : "net allow";
 	if (l->ntok < 3)

@@ -25,7 +25,7 @@
  *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS |
  *   exec ask TARGET | exec ask argv WORD... | exec kernel auto|on|off
  *   (TARGET: FILE, sha256:HEX, hashes:FILE, for allow also a DIR)
- *   net ask PATTERN [private] | net default ask|deny
+ *   net ask PATTERN [private] | net default ask|deny | net sni required|optional
  *   write ask GLOB
  *   tool allow|deny|ask NAME [PATTERN...] | tool default allow|deny|ask
  *   approve timeout SECONDS | approve command CMD [ARG...] | approve webhook URL

@@ -198,6 +198,8 @@ struct policy {
 	/* `net default ask`: a destination no rule names is a question, not a
 	 * refusal */
 	bool net_default_ask;
+	/* `net sni required`: a TLS ClientHello in a tunnel must name a host */
+	bool net_sni_required;
 	/* `write ask GLOB`: a write-intent open, rename or unlink of a
 	 * workspace path matching one (relative to the workspace, at any depth
 	 * like `mask`) waits for an answer */

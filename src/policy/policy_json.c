@@ -16,6 +16,7 @@
  *               command's arguments are left out (one might hold a value)
  *   "publish": [{"host_port": N, "port": N, "origin": "FILE:LINE"|"--publish"}...]
  *               only when a port is published (the digests of other policies stay)
+ *   "net_sni": "required"   only with `net sni required` (other digests stay)
  *   "signal":  {"grace": SECONDS}
  *   "freeze":  {"timeout_s": SECONDS, "unattended_s": SECONDS}   how long a
  *               freeze lasts before the kill, with a human to decide and
@@ -235,6 +236,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "exec", exec_json(&p->exec));
 	json_object_set_new(o, "limits", limits_json(p));
 	json_object_set_new(o, "net_default", json_string(p->net_default_ask ? "ask" : "deny"));
+	if (p->net_sni_required) /* only then: the digests of every other policy stay */
+		json_object_set_new(o, "net_sni", json_string("required"));
 	json_object_set_new(o, "write_ask", jstrv(&p->write_ask));
 	json_object_set_new(o, "tools", tools_json(p));
 	json_object_set_new(o, "rules", jstrv(&p->rules_files));

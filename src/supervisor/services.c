@@ -195,6 +195,7 @@ static int net_start(struct services *sv, struct werr *e)
 		.asker = sv->ap ? &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
 						     .ctx = sv->ap } : NULL,
 		.default_ask = sv->ap && s->policy->net_default_ask,
+		.sni_required = s->policy->net_sni_required,
 		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk }, e);
 	if (!sv->px)
 		return -1;

@@ -310,8 +310,9 @@ nh_host_check() {
 #       when present, "REASON <X-Warden-Reason>"
 #   /usr/bin/python3 proxyraw.py send TEXT   (\r\n written as \\r\\n in TEXT)
 #   /usr/bin/python3 proxyraw.py socks5 HOST PORT
-#       a SOCKS5 no-auth CONNECT (domain name, or IPv4/IPv6 for literals);
-#       prints "METHOD <n>" then "REPLY <n>" (0 success, 2 not allowed)
+#       a SOCKS5 no-auth CONNECT (domain name, or IPv4/IPv6 for literals;
+#       a backslash and 0 in HOST is a NUL byte); prints "METHOD <n>", "REPLY <n>" (0
+#       success, 2 not allowed, 4 a name refused)
 #   /usr/bin/python3 proxyraw.py listening PORT
 #       "LISTEN yes|no": a listener on 127.0.0.1:PORT (from /proc/net/tcp)
 #   /usr/bin/python3 proxyraw.py hold N SECONDS
@@ -397,7 +398,8 @@ try:
             ip = ipaddress.ip_address(host)
             addr = (b'\x01' if ip.version == 4 else b'\x04') + ip.packed
         except ValueError:
-            addr = b'\x03' + bytes([len(host)]) + host.encode()
+            name = host.encode().replace(b'\\0', b'\0')
+            addr = b'\x03' + bytes([len(name)]) + name
         s.sendall(b'\x05\x01\x00' + addr + struct.pack('>H', port))
         r = s.recv(262)
         print('REPLY', r[1] if len(r) >= 2 else 'none')

@@ -259,6 +259,174 @@ EOF
 	assert_err_match 'star\.profile:1' 'the error names the profile line'
 }
 
+# One reading of a host name (issue 39): case and a trailing dot folded for
+# allow and deny rules alike, a NUL in a SOCKS5 name (the 2025 bug: a check
+# reading "attacker\0.allowed" apart from the resolver) and a
+# percent-encoded authority refused, each with a net event.
+test_proxy_host_names() {
+	nh_need curl
+	px_loopback
+	cat >"$T_TMP/net.profile" <<EOF
+net allow localhost
+net allow allowed.wardentest.invalid
+net allow *.bad.wardentest.invalid
+net deny bad.wardentest.invalid
+EOF
+	local before l
+	before=$(px_requests http)
+	px_inside "raw up http CONNECT LOCALHOST.:$HTTP_PORT LOCALHOST.:$HTTP_PORT
+	           raw up-s socks5 LocalHost. $HTTP_PORT
+	           raw bad http CONNECT BAD.wardentest.invalid.:443 BAD.wardentest.invalid.:443
+	           raw bad-g http GET http://Bad.WardenTest.invalid./ Bad.WardenTest.invalid.
+	           raw bad-s socks5 BAD.wardentest.invalid. 443
+	           raw nul socks5 'attacker.wardentest.invalid\\0.allowed.wardentest.invalid' 443
+	           raw pct http CONNECT %61llowed.wardentest.invalid:443 %61llowed.wardentest.invalid:443
+	           raw pct-g http GET http://%61llowed.wardentest.invalid/ allowed.wardentest.invalid
+	           raw num http CONNECT 0x7f.1:$HTTP_PORT 0x7f.1:$HTTP_PORT" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	# the allow rule names LOCALHOST. too: refused only for where it leads
+	net_expect 'upper case and a dot, allow rule' method=CONNECT host=localhost rule=localhost \
+		'reason~loopback'
+	net_expect 'upper case and a dot, allow rule (SOCKS5)' method=socks5 host=localhost \
+		rule=localhost 'reason~loopback'
+	for l in bad bad-g; do
+		assert_out_match "^$l STATUS 403 " "$l: a deny rule for bad.wardentest.invalid"
+	done
+	assert_out_line 'bad-s REPLY 2' 'BAD.wardentest.invalid. over SOCKS5'
+	net_expect 'deny rule, upper case and a dot' method=CONNECT host=bad.wardentest.invalid \
+		decision=deny rule=bad.wardentest.invalid
+	net_expect 'deny rule, GET' method=GET host=bad.wardentest.invalid decision=deny \
+		rule=bad.wardentest.invalid
+	net_expect 'deny rule, SOCKS5' method=socks5 host=bad.wardentest.invalid decision=deny \
+		rule=bad.wardentest.invalid
+	assert_out_line 'nul REPLY 4' 'a NUL in a SOCKS5 name'
+	net_expect 'a NUL in a SOCKS5 name, logged' method=socks5 decision=deny 'reason~control byte'
+	assert_out_match '^pct STATUS 400 ' 'a percent-encoded CONNECT authority'
+	assert_out_match '^pct REASON .*percent-encoding' 'the reason names percent-encoding'
+	assert_out_match '^pct-g STATUS 400 ' 'a percent-encoded URL authority'
+	assert_out_match '^num STATUS 400 ' '0x7f.1, an address to inet_aton'
+	net_expect_none 'nothing reaches allowed.wardentest.invalid' host=allowed.wardentest.invalid
+	net_expect_none 'refusals carry no bytes' decision=deny 'bytes_out>0'
+	px_no_request http "$before"
+	px_log_ok
+}
+
+# px_tlsvia: write tlsvia.py into the workspace. Inside the sandbox:
+#   /usr/bin/python3 tlsvia.py http|socks5 HOST PORT SNI|- CAFILE
+#       a tunnel through the proxy (CONNECT or SOCKS5 with a domain name or an
+#       address) to HOST:PORT, then TLS with SNI (- for none) without checking
+#       the name, then GET /token.txt; prints "TLS ok BODY" or "TLS failed WHAT"
+px_tlsvia() {
+	cat >"$WS/tlsvia.py" <<'PY'
+import ipaddress, socket, ssl, struct, sys
+mode, host, port, sni, ca = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    if mode == 'http':
+        s = socket.create_connection(('127.0.0.1', 3128), timeout=10)
+        s.sendall(('CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n' % (host, port, host, port)).encode())
+        head = b''
+        while b'\r\n\r\n' not in head:
+            d = s.recv(1)
+            if not d:
+                raise OSError('no answer to CONNECT')
+            head += d
+        if b' 200 ' not in head.split(b'\r\n')[0]:
+            raise OSError(head.split(b'\r\n')[0].decode())
+    else:
+        s = socket.create_connection(('127.0.0.1', 1080), timeout=10)
+        s.sendall(b'\x05\x01\x00')
+        s.recv(2)
+        try:
+            ip = ipaddress.ip_address(host)
+            addr = (b'\x01' if ip.version == 4 else b'\x04') + ip.packed
+        except ValueError:
+            addr = b'\x03' + bytes([len(host)]) + host.encode()
+        s.sendall(b'\x05\x01\x00' + addr + struct.pack('>H', port))
+        r = s.recv(262)
+        if len(r) < 2 or r[1] != 0:
+            raise OSError('SOCKS5 reply %s' % (r[1] if len(r) >= 2 else 'none'))
+    ctx = ssl.create_default_context(cafile=ca)
+    ctx.check_hostname = False
+    t = ctx.wrap_socket(s, server_hostname=None if sni == '-' else sni)
+    t.sendall(b'GET /token.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    body = b''
+    while True:
+        d = t.recv(4096)
+        if not d:
+            break
+        body += d
+    print('TLS ok', body.split(b'\r\n\r\n', 1)[-1].decode().strip())
+except Exception as e:
+    print('TLS failed', type(e).__name__, str(e).replace('\n', ' ')[:200])
+PY
+}
+
+# A tunnel's TLS is held to the name it was allowed for (issue 39): a
+# ClientHello whose SNI names another host is refused before a byte goes
+# upstream, with a net event; no SNI (an address) and non-TLS bytes pass.
+test_proxy_sni() {
+	nh_need curl
+	px_loopback
+	px_tlsvia
+	printf 'net allow 127.0.0.1:%s\n' "$HTTPS_PORT" >"$T_TMP/net.profile"
+	local before
+	before=$(px_requests https)
+	px_inside "t() { l=\$1; shift; /usr/bin/python3 tlsvia.py \"\$@\" testca.crt | sed \"s/^/\$l /\"; }
+	           t other-c http 127.0.0.1 $HTTPS_PORT other.wardentest.invalid
+	           t other-s socks5 127.0.0.1 $HTTPS_PORT other.wardentest.invalid
+	           t none-c http 127.0.0.1 $HTTPS_PORT -
+	           t none-s socks5 127.0.0.1 $HTTPS_PORT -" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	assert_out_match '^other-c TLS failed ' 'CONNECT, TLS naming another host'
+	assert_out_match '^other-s TLS failed ' 'SOCKS5, TLS naming another host'
+	assert_out_line "none-c TLS ok $PX_TOKEN" 'CONNECT, TLS without SNI to an address'
+	assert_out_line "none-s TLS ok $PX_TOKEN" 'SOCKS5, TLS without SNI to an address'
+	net_expect 'SNI refused (CONNECT)' method=CONNECT host=127.0.0.1 decision=deny \
+		'reason~other.wardentest.invalid' 'bytes_out=0'
+	net_expect 'SNI refused (SOCKS5)' method=socks5 host=127.0.0.1 decision=deny \
+		'reason~other.wardentest.invalid' 'bytes_out=0'
+	(($(px_requests https) == before + 2)) ||
+		fail "the TLS server saw $(($(px_requests https) - before)) requests, expected 2 (no SNI)"
+	px_log_ok
+
+	# `net sni required`: no server name is refused too
+	printf 'net sni required\nnet allow 127.0.0.1:%s\n' "$HTTP_PORT" >>"$T_TMP/net.profile"
+	px_inside "t() { l=\$1; shift; /usr/bin/python3 tlsvia.py \"\$@\" testca.crt | sed \"s/^/\$l /\"; }
+	           t none-r http 127.0.0.1 $HTTPS_PORT -
+	           fetch plain-r -p -x http://127.0.0.1:3128 http://127.0.0.1:$HTTP_PORT/token.txt" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	assert_out_match '^none-r TLS failed ' 'net sni required: TLS without SNI'
+	assert_out_line "plain-r rc=0 $PX_TOKEN" 'net sni required: a tunnel without TLS passes'
+	net_expect 'net sni required, refused' method=CONNECT decision=deny 'reason~net sni required' \
+		'bytes_out=0'
+}
+
+# The same with names (root: the test network): the name the tunnel was
+# allowed for passes, another is refused.
+test_proxy_netns_sni() {
+	px_netns
+	px_tlsvia
+	printf 'net allow %s private\n' "$PX_NAME" >"$T_TMP/net.profile"
+	px_inside "t() { l=\$1; shift; /usr/bin/python3 tlsvia.py \"\$@\" testca.crt | sed \"s/^/\$l /\"; }
+	           t same-c http $PX_NAME 8443 $PX_NAME
+	           t upper-s socks5 $PX_NAME 8443 $(tr a-z A-Z <<<"$PX_NAME").
+	           t other-c http $PX_NAME 8443 other.wardentest.invalid
+	           t other-s socks5 $PX_NAME 8443 other.wardentest.invalid" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	assert_out_line "same-c TLS ok $PX_TOKEN" 'CONNECT, SNI the tunnel name'
+	assert_out_line "upper-s TLS ok $PX_TOKEN" 'SOCKS5, SNI the tunnel name in upper case with a dot'
+	assert_out_match '^other-c TLS failed ' 'CONNECT, TLS naming another host'
+	assert_out_match '^other-s TLS failed ' 'SOCKS5, TLS naming another host'
+	net_expect 'SNI refused (CONNECT)' method=CONNECT host="$PX_NAME" decision=deny \
+		'reason~other.wardentest.invalid' 'bytes_out=0'
+	net_expect 'SNI matches' method=CONNECT host="$PX_NAME" decision=allow 'bytes_in>0'
+	px_log_ok
+}
+
 test_proxy_loopback_http_https() {
 	nh_need curl
 	px_loopback

@@ -187,7 +187,7 @@ static void test_errors(void)
 	ERR("GET http://127.1/ HTTP/1.1\r\n\r\n", 400, "bad host in URL: bad IPv4 address");
 	ERR("GET http://2130706433/ HTTP/1.1\r\n\r\n", 400, "bad host in URL: bad IPv4 address");
 	ERR("GET http://a..example/ HTTP/1.1\r\n\r\n", 400, "bad host in URL: empty label in host");
-	ERR("GET http://%65xample.com/ HTTP/1.1\r\n\r\n", 400, "bad host in URL: bad character in host");
+	ERR("GET http://%65xample.com/ HTTP/1.1\r\n\r\n", 400, "bad host in URL: percent-encoding in host");
 	ERR("GET http://b\xc3\xbc"
 	    "cher.example/ HTTP/1.1\r\n\r\n",
 	    400, "bad character in request target");

@@ -233,6 +233,16 @@ static void test_digest(void)
 	policy_digest(&b, db);
 	CHECK(strcmp(da, db) != 0);
 	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "net sni required\n", 17, &e) == 0);
+	policy_digest(&b, db);
+	CHECK(strcmp(da, db) != 0);
+	policy_free(&b);
+	load(&b);
+	CHECK(policy_parse_text(&b, "t.profile", NULL, HOME, "net sni optional\n", 17, &e) == 0);
+	policy_digest(&b, db);
+	CHECK_STR(da, db); /* the default: every other digest stays */
+	policy_free(&b);
 
 	/* A network rule changes it, and so does each of its fields. */
 	static const char *const nets[] = { "net allow example.com\n", "net deny example.com\n",

@@ -1033,6 +1033,16 @@ static void test_net_compiled(void)
 	policy_free(&p);
 	CHECK(p.net_rules.nallow == 0 && p.net_rules.allow == NULL && p.net == NULL);
 
+	/* `net sni required`, and optional again (the last line wins) */
+	memset(&p, 0, sizeof p);
+	CHECK(parse(&p, "net sni required\n", &e) == 0);
+	CHECK(p.net_sni_required);
+	policy_free(&p);
+	memset(&p, 0, sizeof p);
+	CHECK(parse(&p, "net sni required\nnet sni optional\n", &e) == 0);
+	CHECK(!p.net_sni_required);
+	policy_free(&p);
+
 	/* Deny rules alone let nothing out; one allow rule does. */
 	memset(&p, 0, sizeof p);
 	CHECK(policy_add_net(&p, "evil.example.com", true, false, "--deny", &e) == 0);
@@ -1044,13 +1054,15 @@ static void test_net_compiled(void)
 
 static void test_net_errors(void)
 {
-	EXPECT_ERR("net\n", "t.profile:1:4: net: missing argument (allow, ask, deny or default)");
-	EXPECT_ERR("net   # nothing\n", "t.profile:1:4: net: missing argument (allow, ask, deny or default)");
+	EXPECT_ERR("net\n", "t.profile:1:4: net: missing argument (allow, ask, deny, default or sni)");
+	EXPECT_ERR("net   # nothing\n", "t.profile:1:4: net: missing argument (allow, ask, deny, default or sni)");
 	EXPECT_ERR("net permit x.com\n",
-		   "t.profile:1:5: net: unknown action 'permit' (expected allow, ask, deny or default)");
+		   "t.profile:1:5: net: unknown action 'permit' (expected allow, ask, deny, default or sni)");
 	EXPECT_ERR("net Allow x.com\n",
-		   "t.profile:1:5: net: unknown action 'Allow' (expected allow, ask, deny or default)");
+		   "t.profile:1:5: net: unknown action 'Allow' (expected allow, ask, deny, default or sni)");
 	EXPECT_ERR("net default allow\n", "t.profile:1:13: net default: 'allow' (expected ask or deny)");
+	EXPECT_ERR("net sni always\n", "t.profile:1:9: net sni: 'always' (expected required or optional)");
+	EXPECT_ERR("net sni\n", "t.profile:1:8: net sni: missing argument");
 	EXPECT_ERR("net ask\n", "t.profile:1:8: net ask: missing argument");
 	EXPECT_ERR("net allow\n", "t.profile:1:10: net allow: missing argument");
 	EXPECT_ERR("net deny\n", "t.profile:1:9: net deny: missing argument");
