@@ -225,8 +225,12 @@ static bool round_once(struct sender *s, bool ending, double deadline)
 			continue;
 		unsigned post_ms = STREAM_POST_MS;
 		if (deadline > 0) {
+			/* too little time left for an attempt: its failure would
+			 * hide the last real one */
 			double left = deadline - mono_ms();
-			post_ms = left < 1 ? 1 : left < post_ms ? (unsigned)left : post_ms;
+			if (left < STREAM_POST_MIN_MS)
+				continue;
+			post_ms = left < post_ms ? (unsigned)left : post_ms;
 		}
 		busy |= step(s, k, ending ? -1 : s->sock, post_ms) > 0;
 	}

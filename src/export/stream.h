@@ -39,6 +39,8 @@
 #define STREAM_BATCH_LINES 256
 #define STREAM_READ_MAX (512 * 1024)
 #define STREAM_POST_MS 5000
+/* the least time an attempt is started with, near the end */
+#define STREAM_POST_MIN_MS 100
 #define STREAM_BACKOFF_MIN_MS 250
 #define STREAM_BACKOFF_MAX_MS 4000
 /* what the end of a session waits for the sender, each of the two times */
