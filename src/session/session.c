@@ -550,8 +550,12 @@ static int session_open(struct session *sn, struct werr *e)
 		audit_also_syslog(sn->log);
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
-	if (stream_start(&sn->stream, &(struct stream_conf){ .otlp_url = o->stream_otlp,
-			 .ocsf_file = o->stream_ocsf, .version = WARDEN_VERSION },
+	/* --stream over the profile's `stream` lines, a target each */
+	const struct policy_stream *ps = &sn->pol.stream;
+	if (stream_start(&sn->stream, &(struct stream_conf){
+			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
+			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
+			 .ocsf_file = o->stream_ocsf ?: ps->ocsf_file, .version = WARDEN_VERSION },
 			 audit_path(sn->log), sn->id, e) < 0)
 		return -1;
 	if (o->summary) {

@@ -158,3 +158,34 @@ test_stream_ocsf_disk_full() {
 	log=$(st_log)
 	[[ $(grep -c '"event":"exec"' "$log") -ge 20 ]] || fail 'the execs are not in the log'
 }
+
+# The profile's lines: `stream ocsf FILE` and `stream otlp URL`, shown by
+# `warden policy show`, and --stream over them.
+test_stream_profile() {
+	have python3 || skip 'python3 is not installed'
+	st_collector ok 0
+	printf 'stream ocsf %s\nstream otlp http://127.0.0.1:%s\n' "$T_TMP/p.ocsf.jsonl" "$ST_PORT" >"$T_TMP/s.profile"
+	wardenc policy show --profile "$T_TMP/s.profile"
+	assert_rc 0 'policy show'
+	[[ $(python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["stream"], sort_keys=True))' <<<"$OUT") == \
+		"{\"ocsf\": \"$T_TMP/p.ocsf.jsonl\", \"otlp\": \"http://127.0.0.1:$ST_PORT\"}" ]] ||
+		fail "policy show does not show the stream lines: $(excerpt "$OUT")"
+	wsh '/bin/true; exit 3' --profile "$T_TMP/s.profile"
+	assert_rc 3 'the command'
+	local log
+	log=$(st_log)
+	st_seqs "$ST_RECV" >"$T_TMP/got"
+	seq 1 "$(wc -l <"$log")" >"$T_TMP/want"
+	cmp -s "$T_TMP/got" "$T_TMP/want" || fail "the collector got: $(excerpt "$(<"$T_TMP/got")")"
+	grep -q '"class_uid":1007' "$T_TMP/p.ocsf.jsonl" || fail 'no OCSF exec in the file'
+	# the flag over the profile's line: the file of --stream written, not
+	# the profile's
+	rm -f "$T_TMP/p.ocsf.jsonl"
+	wsh '/bin/true' --profile "$T_TMP/s.profile" --stream "ocsf=$T_TMP/f.ocsf.jsonl"
+	assert_rc 0 'with --stream'
+	[[ -s $T_TMP/f.ocsf.jsonl && ! -e $T_TMP/p.ocsf.jsonl ]] || fail '--stream did not replace the profile line'
+	printf 'stream otlp ftp://x/\n' >"$T_TMP/bad.profile"
+	wsh 'echo ran' --profile "$T_TMP/bad.profile"
+	assert_rc 125 'a bad stream line'
+	assert_err_match "stream otlp: 'ftp://x/' is not an http:// or https:// URL" 'a bad stream line'
+}
