@@ -17,6 +17,8 @@ static const struct cli_opt run_opts[] = {
 	  "pass the variable NAME from this environment, or set NAME=VALUE inside" },
 	{ "log", 'l', true, CLI_WORDS, "TARGET", "syslog journald syslog,journald",
 	  "also send every audit event to syslog or journald" },
+	{ "stream", 'm', false, CLI_TEXT, "otlp=URL|ocsf=FILE", NULL,
+	  "send events live to an OTLP collector, or append them to FILE as OCSF lines" },
 	{ "allow-net", 'n', true, CLI_TEXT, "PATTERN",  NULL,
 	  "allow a destination through the proxy: host, *.suffix or IP, optional :port" },
 	{ "publish", 'P', false, CLI_TEXT, "[HOST_PORT:]PORT", NULL,

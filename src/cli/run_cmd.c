@@ -29,6 +29,10 @@ static const char run_usage[] =
 	"                        JSON line to syslog), 'journald' (a structured entry\n"
 	"                        per event in the systemd journal); both: --log\n"
 	"                        syslog,journald or --log twice\n"
+	"  -m, --stream otlp=URL|ocsf=FILE  send every event live to the OTLP/HTTP\n"
+	"                        collector at URL, or append it to FILE as an OCSF\n"
+	"                        line (one of each); what was not sent is named at\n"
+	"                        the end and stays in the log\n"
 	"      --allow-net PATTERN  allow a destination through warden's proxy: a host,\n"
 	"                        *.suffix or IP literal, with an optional :port;\n"
 	"                        'PATTERN private': its names may resolve to private\n"
@@ -139,6 +143,23 @@ static bool log_arg(const char *arg, struct session_opts *o)
 	return true;
 }
 
+/* A --stream argument: otlp=URL or ocsf=FILE. Says why on stderr when it
+ * is not one. */
+static bool stream_arg(const char *arg, struct session_opts *o)
+{
+	if (strncmp(arg, "otlp=", 5) == 0 && arg[5]) {
+		o->stream_otlp = arg + 5;
+		return true;
+	}
+	if (strncmp(arg, "ocsf=", 5) == 0 && arg[5]) {
+		o->stream_ocsf = arg + 5;
+		return true;
+	}
+	fprintf(stderr, "warden: --stream '%.200s': takes otlp=URL (an OTLP/HTTP collector) or "
+			"ocsf=FILE (OCSF lines appended to FILE)\n", arg);
+	return false;
+}
+
 /* A --publish argument: [HOST_PORT:]PORT, its host port not given by an
  * earlier --publish. Says why on stderr when it is not one. */
 static bool publish_arg(const char *arg, const struct strv *earlier)
@@ -224,6 +245,10 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			break;
 		case 'l':
 			if (!log_arg(optarg, o))
+				return EXIT_WARDEN;
+			break;
+		case 'm':
+			if (!stream_arg(optarg, o))
 				return EXIT_WARDEN;
 			break;
 		case 'q': o->summary = false; break;

@@ -184,6 +184,29 @@ int otlp_flush(struct otlp_export *x, struct werr *e)
 	return 0;
 }
 
+int otlp_send_once(struct otlp_export *x, int cancel, unsigned deadline_ms, char *why, size_t whylen)
+{
+	_cleanup_json_ json_t *req = request(x, x->records);
+	_cleanup_free_ char *body = json_dumps(req, JSON_COMPACT);
+	size_t n = json_array_size(x->records);
+	json_array_clear(x->records);
+	x->bytes = 0;
+	if (!body) {
+		snprintf(why, whylen, "cannot encode the OTLP request");
+		return -1;
+	}
+	struct post_result r = { 0 };
+	post_once(&(struct post_req){ .url = &x->url, .ctx = x->ctx, .cancel = cancel,
+				      .deadline_ms = deadline_ms, .body = body, .len = strlen(body) }, &r);
+	if (r.why[0]) {
+		snprintf(why, whylen, "%s", r.why);
+		return -1;
+	}
+	x->sent += n;
+	x->requests++;
+	return 0;
+}
+
 int otlp_add(struct otlp_export *x, json_t *ev, const char *line, size_t len, struct werr *e)
 {
 	json_t *rec = otlp_record(ev, line, len);

@@ -58,4 +58,9 @@ int otlp_open(struct otlp_export *x, const char *url, const char *ca, unsigned t
 int otlp_add(struct otlp_export *x, json_t *ev, const char *line, size_t len, struct werr *e);
 /* Send what is left. */
 int otlp_flush(struct otlp_export *x, struct werr *e);
+/* One attempt at sending the records added so far (the live stream,
+ * src/export/stream.h), whatever the batch's size: 0 sent, -1 not (why
+ * says why). The batch is emptied either way: the stream builds it again
+ * from the log. cancel: as post_req's. */
+int otlp_send_once(struct otlp_export *x, int cancel, unsigned deadline_ms, char *why, size_t whylen);
 void otlp_close(struct otlp_export *x);

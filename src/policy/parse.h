@@ -79,3 +79,5 @@ directive_fn pol_do_audit, pol_do_signal, pol_do_terminal, pol_do_workspace, pol
 	pol_do_checkpoint, pol_do_limit, pol_do_rules, pol_do_risk, pol_do_freeze;
 /* parse_ssh.c */
 directive_fn pol_do_ssh_agent;
+/* parse_stream.c */
+directive_fn pol_do_stream;

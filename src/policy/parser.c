@@ -219,6 +219,7 @@ const struct policy_directive policy_directives[] = {
 	{ "risk", pol_do_risk, 3, 3, false, "warn|ask|freeze|kill N|off | half-life DURATION" },
 	{ "checkpoint", pol_do_checkpoint, 2, 3, false,
 	  "on | off | max-size SIZE|unlimited | exclude PATTERN | keep N | keep-days N" },
+	{ "stream", pol_do_stream, 3, 5, false, "otlp URL [ca FILE] | ocsf FILE" },
 	{ "ssh-agent", pol_do_ssh_agent, 2, MAX_TOKENS, false, "on | ask | off | [on|ask] KEY..." },
 	{ 0 },
 };
@@ -347,6 +348,9 @@ void policy_free(struct policy *p)
 	strv_free(&p->checkpoint.exclude);
 	strv_free(&p->ssh_agent.keys);
 	free(p->approve.webhook);
+	free(p->stream.otlp_url);
+	free(p->stream.otlp_ca);
+	free(p->stream.ocsf_file);
 	strv_free(&p->mask);
 	strv_free(&p->env_pass);
 	strv_free(&p->env_set);

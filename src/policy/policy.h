@@ -147,6 +147,12 @@ struct policy_approve {
 	bool ci;
 };
 
+/* The live stream (`stream otlp URL [ca FILE]`, `stream ocsf FILE`:
+ * src/export/stream.h); NULL: none. */
+struct policy_stream {
+	char *otlp_url, *otlp_ca, *ocsf_file;
+};
+
 struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
@@ -208,6 +214,7 @@ struct policy {
 	size_t ntools;
 	enum rules_verdict tool_default; /* `tool default allow|deny|ask` (RULES_UNKNOWN: allow) */
 	struct policy_approve approve;
+	struct policy_stream stream;
 	/* `rules FILE`: detection rules files, on top of the built-in ones
 	 * (src/detect/ruleset.h), in order */
 	struct strv rules_files;

@@ -247,6 +247,16 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "approve", json_pack("{s:I,s:o,s:s?}", "timeout_s",
 		(json_int_t)p->approve.timeout_s, "command", jstrv(&p->approve.command),
 		"webhook", p->approve.webhook));
+	/* only when set: the digests of existing policies stay */
+	if (p->stream.otlp_url || p->stream.ocsf_file) {
+		json_t *st = json_object();
+		const char *const keys[] = { "otlp", "otlp_ca", "ocsf" };
+		const char *const vals[] = { p->stream.otlp_url, p->stream.otlp_ca, p->stream.ocsf_file };
+		for (size_t i = 0; i < 3; i++)
+			if (vals[i])
+				json_object_set_new(st, keys[i], json_string(vals[i]));
+		json_object_set_new(o, "stream", st);
+	}
 	/* only when on: the digests of existing policies stay */
 	if (p->ssh_agent.on)
 		json_object_set_new(o, "ssh_agent", json_pack("{s:b,s:o}", "ask", p->ssh_agent.ask,

@@ -23,6 +23,7 @@
 #include "../audit/escape.h"
 #include "../common/bgjob.h"
 #include "../export/journald.h"
+#include "../export/stream.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
@@ -93,6 +94,7 @@ struct session {
 	struct late_close late;
 	struct detect *det;           /* the detector: outlives the log it subscribes to */
 	struct journald *jd;          /* --log journald: the sender; outlives the log too */
+	struct streamer *stream;      /* --stream: the live stream's sender */
 	struct audit *log;            /* the audit log; closed (late_log) before the above */
 	struct session_layout lay;    /* read-only, scratch, outputs, task (layout.h) */
 	/* made by the run (run_with_policy), released first: */
@@ -549,6 +551,14 @@ static int session_open(struct session *sn, struct werr *e)
 		audit_also_syslog(sn->log);
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
+	/* --stream over the profile's `stream` lines, a target each */
+	const struct policy_stream *ps = &sn->pol.stream;
+	if (stream_start(&sn->stream, &(struct stream_conf){
+			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
+			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
+			 .ocsf_file = o->stream_ocsf ?: ps->ocsf_file, .version = WARDEN_VERSION },
+			 audit_path(sn->log), sn->id, e) < 0)
+		return -1;
 	if (o->summary) {
 		summary_attach(&sn->sum, sn->log);
 		hints_attach(&sn->hints, sn->log);
@@ -691,15 +701,16 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 	if (sn->jd)
 		journald_flush(sn->jd, JOURNALD_END_WAIT_MS);
 	json_t *jstats = sn->jd ? journald_stats(sn->jd) : NULL;
+	json_t *sstats = stream_report(sn->stream, STREAM_END_WAIT_MS);
 	if (r < 0) {
 		audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
 			.exit = 125, .error = e->msg, .counts = audit_counts(sn->log),
-			.exec = exec_stats, .journald = jstats, .checkpoint = ckend }), NULL);
+			.exec = exec_stats, .journald = jstats, .stream = sstats, .checkpoint = ckend }), NULL);
 		return -1;
 	}
 	return audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
 		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(sn->log),
-		.exec = exec_stats, .journald = jstats, .checkpoint = ckend }), e);
+		.exec = exec_stats, .journald = jstats, .stream = sstats, .checkpoint = ckend }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -895,6 +906,7 @@ static void session_end(struct session *sn)
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	discovery_free(&sn->disc);
+	stream_end(steal_ptr(&sn->stream), STREAM_END_WAIT_MS, stderr);
 	if (sn->log && sn->o.summary) {
 		summary_print(&sn->sum, audit_path(sn->log), stderr);
 		hints_print(&sn->hints, stderr);

@@ -25,6 +25,8 @@ struct session_opts {
 	bool no_pty;                 /* never give the command a pty */
 	bool log_syslog;             /* --log syslog: events to syslog too */
 	bool log_journald;           /* --log journald: events to the journal too */
+	const char *stream_otlp;     /* --stream otlp=URL: events sent live, or NULL */
+	const char *stream_ocsf;     /* --stream ocsf=FILE: OCSF lines appended live, or NULL */
 	bool summary;                /* at the end, list what was refused on stderr */
 	bool review;                 /* --review: the workspace an overlay inside; the
 				        changes kept in the store for `warden apply` */

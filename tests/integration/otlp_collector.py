@@ -8,9 +8,11 @@ answers by MODE:
   status:N  status N
   hang      reads the request, then says nothing until it is closed
   garbage   a megabyte without a line end where the status line belongs
-With --tls CERT KEY it speaks HTTPS. Exits after LIFETIME seconds.
+With --tls CERT KEY it speaks HTTPS; with --port N it listens on port N
+(t_stream.sh stops it and starts it again there). Exits after LIFETIME
+seconds.
 
-usage: otlp_collector.py LOG MODE LIFETIME [--tls CERT KEY]"""
+usage: otlp_collector.py LOG MODE LIFETIME [--tls CERT KEY] [--port N]"""
 import http.server
 import json
 import ssl
@@ -54,11 +56,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    args = sys.argv[4:]
+    port = int(args[args.index("--port") + 1]) if "--port" in args else 0
+    http.server.ThreadingHTTPServer.allow_reuse_address = True
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     srv.daemon_threads = True
-    if len(sys.argv) > 4 and sys.argv[4] == "--tls":
+    if "--tls" in args:
+        i = args.index("--tls")
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(sys.argv[5], sys.argv[6])
+        ctx.load_cert_chain(args[i + 1], args[i + 2])
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     print("LISTENING", srv.server_address[1], flush=True)
     threading.Timer(LIFETIME, srv.shutdown).start()

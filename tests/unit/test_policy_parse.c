@@ -1597,10 +1597,29 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 26);
+	CHECK(n == 27);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
+}
+
+/* `stream`: otlp URL [ca FILE] and ocsf FILE, a later line replacing an
+ * earlier one; bad URLs, relative files and a CA for http:// refused. */
+static void test_stream_lines(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, "stream otlp http://a:1\nstream otlp https://b/x ca /etc/ca.pem\n"
+		       "stream ocsf /var/log/w.ocsf", &e) == 0);
+	CHECK(strcmp(p.stream.otlp_url, "https://b/x") == 0);
+	CHECK(strcmp(p.stream.otlp_ca, "/etc/ca.pem") == 0);
+	CHECK(strcmp(p.stream.ocsf_file, "/var/log/w.ocsf") == 0);
+	policy_free(&p);
+	EXPECT_ERR("stream otlp ftp://a", "t.profile:1:13: stream otlp: 'ftp://a' is not an http:// or https:// URL");
+	EXPECT_ERR("stream otlp http://a ca /x", "t.profile:1:22: stream otlp: 'ca FILE' is for an https:// URL");
+	EXPECT_ERR("stream otlp https://a cb /x", "t.profile:1:23: stream otlp: after the URL only 'ca FILE'");
+	EXPECT_ERR("stream ocsf rel.json", "t.profile:1:13: stream ocsf: the file must be an absolute path or start with ~/: 'rel.json'");
+	EXPECT_ERR("stream kafka x", "t.profile:1:8: stream: unknown target 'kafka' (expected otlp or ocsf)");
 }
 
 /* `ssh-agent`: on, ask, the keys adding up over lines (fingerprints of
@@ -1679,6 +1698,7 @@ int main(void)
 	test_limits();
 	test_exec_hash_list();
 	test_ssh_agent();
+	test_stream_lines();
 
 	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
