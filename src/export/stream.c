@@ -353,6 +353,9 @@ int stream_start(struct streamer **out, const struct stream_conf *c, const char 
 	if (r == 0 && pid < 0)
 		r = werr_errno(e, "stream: cannot start the sender");
 	if (pid == 0) {
+		/* a copy of the supervisor's memory, secrets included: no
+		 * process of the user may read it (ptrace, /proc/PID/mem) */
+		prctl(PR_SET_DUMPABLE, 0);
 		close(sv[0]);
 		s.sock = sv[1];
 		sender_main(&s);
