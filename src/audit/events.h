@@ -106,7 +106,7 @@ struct ev_net_proxy {
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
-/* A connection from the host to a published port (src/net/publish.h), when
+/* A connection from the host to a published port (src/supervisor/publish.h), when
  * it ends: "direction": "inbound". bytes_in went into the sandbox (what the
  * host's client sent), bytes_out came out of it. */
 struct ev_net_inbound {

@@ -235,7 +235,7 @@ static json_t *network_activity(json_t *ev, const struct ocsf_ctx *c)
 		set_str(dst, "name", method ? method : "unknown");
 	json_object_set_new(o, "dst_endpoint", dst);
 	/* direction_id 2: Outbound; 1: Inbound, from the host's client to a
-	 * published port (src/net/publish.h) */
+	 * published port (src/supervisor/publish.h) */
 	const char *dir = str(ev, "direction");
 	bool inbound = dir && strcmp(dir, "inbound") == 0;
 	json_object_set_new(o, "src_endpoint", json_pack("{s:s}", "name",

@@ -127,7 +127,7 @@ struct policy_tool_rule {
 };
 
 /* A published port (`publish [HOST_PORT:]PORT`, --publish): the host's
- * loopback port host_port leads to port inside (src/net/publish.h). */
+ * loopback port host_port leads to port inside (src/supervisor/publish.h). */
 #define POLICY_PUBLISH_MAX 16
 struct policy_publish {
 	uint16_t host_port, port;

@@ -1,7 +1,7 @@
 /* publish.c - published ports (`publish [HOST_PORT:]PORT` in a profile,
  * `warden run --publish`): the text of one read (policy_publish_parse), and
  * the entry put into the policy, one per host port (policy_add_publish).
- * What serves them is src/net/publish.h. */
+ * What serves them is src/supervisor/publish.h. */
 #include "parse.h"
 
 #include <errno.h>

@@ -28,7 +28,7 @@
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
 #include "../detect/detect.h"
-#include "../net/publish.h"
+#include "../supervisor/publish.h"
 #include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"

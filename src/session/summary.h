@@ -16,7 +16,7 @@ struct refusal {
 	unsigned long times;
 };
 
-/* The connections to one published port (src/net/publish.h). */
+/* The connections to one published port (src/supervisor/publish.h). */
 struct inbound_count {
 	unsigned host_port, port;
 	unsigned long conns, failed; /* failed: reached nothing inside */

@@ -24,7 +24,7 @@
 #include "../detect/canary.h"
 #include "../detect/detect.h"
 #include "../net/proxy.h"
-#include "../net/publish.h"
+#include "publish.h"
 #include "../sandbox/limits.h"
 #include "../workspace/wsmade.h"
 #include "../workspace/wswatch.h"

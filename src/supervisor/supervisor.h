@@ -17,7 +17,7 @@ struct supervisor_cfg {
 	/* the decoys (src/detect/canary.h) init placed as seed files, watched
 	 * here; NULL: `canary off` */
 	const struct canary_set *canary;
-	/* the published ports (src/net/publish.h), listening already; NULL:
+	/* the published ports (src/supervisor/publish.h), listening already; NULL:
 	 * none */
 	struct publish *publish;
 	/* the user's SSH agent (SSH_AUTH_SOCK), checked, that the sandbox's
