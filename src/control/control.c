@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../audit/escape.h"
 #include "../common/util.h"
 #include "linesrv.h"
 
@@ -124,17 +125,28 @@ static json_t *do_answer(struct control *c, size_t slot, json_t *req)
 
 static json_t *status_json(struct control *c)
 {
-	json_t *argv = json_array();
-	for (char **a = c->argv; a && *a; a++)
-		json_array_append_new(argv, json_string(*a)); /* not UTF-8: null */
+	size_t n = 0;
+	while (c->argv && c->argv[n])
+		n++;
 	char started[32];
 	iso(&(struct timespec){ .tv_sec = c->started }, started, sizeof started);
 	time_t now = time(NULL);
-	json_t *r = json_pack("{s:b,s:s,s:o,s:s?,s:s,s:I,s:I,s:b}", "ok", 1, "session", c->session,
-			      "command", argv, "workspace", c->workspace, "started", started, "age_s",
+	json_t *r = json_pack("{s:b,s:s,s:s,s:I,s:I,s:b}", "ok", 1, "session", c->session,
+			      "started", started, "age_s",
 			      (json_int_t)(now > c->started ? now - c->started : 0), "pid",
 			      (json_int_t)getpid(), "frozen",
 			      c->act.frozen ? c->act.frozen(c->act.ctx) : false);
+	/* the command and the workspace are any bytes: escaped as the log
+	 * escapes them (escape.h), never left out */
+	json_t *esc = NULL;
+	if (r) {
+		json_set_bytes_array(r, "command", c->argv, n, &esc);
+		if (c->workspace)
+			json_set_bytes(r, "workspace", c->workspace, &esc);
+		if (esc)
+			json_object_set(r, "escaped", esc);
+	}
+	json_decref(esc);
 	long left = c->act.freeze_left ? c->act.freeze_left(c->act.ctx) : -1;
 	if (r && left >= 0)
 		json_object_set_new(r, "freeze_left_s", json_integer(left));

@@ -372,3 +372,26 @@ test_control_runtime_symlink() {
 	assert_rc 0 'warden kill'
 	wait "$TPID"
 }
+
+# A session whose workspace is not UTF-8 (a byte string like any path) is
+# listed by `warden status`, its workspace escaped as the log escapes it,
+# and `warden kill` ends it (status once said "no running sessions").
+test_control_status_non_utf8_workspace() {
+	local ws=$WS/$'ws-\xff' i sid=
+	mkdir "$ws"
+	(cd "$ws" && warden_bg "$T_TMP/nu.out" -q -- sleep 600 && echo "$TPID" >"$T_TMP/nu.pid")
+	for ((i = 0; i < 200; i++)); do
+		wardenc status --json
+		sid=$(grep -o '"session":"[^"]*"' <<<"$OUT" | head -n 1 | cut -d'"' -f4)
+		[[ -n $sid ]] && break
+		sleep 0.05
+	done
+	[[ -n $sid ]] || fatal "the session is not in warden status --json: $(excerpt "$OUT $ERR")"
+	grep -qF '"workspace":"'"$WS"'/ws-\\xFF"' <<<"$OUT" ||
+		fail "status --json does not give the workspace escaped: $(excerpt "$OUT")"
+	grep -qF '"escaped":["workspace"]' <<<"$OUT" || fail "status --json does not say it escaped it"
+	wardenc status
+	assert_out_match "^$sid +[0-9a-z]+ +running .*ws-\\\\xFF +sleep 600" 'status lists it'
+	wardenc kill "$sid"
+	assert_rc 0 'warden kill'
+}
