@@ -66,17 +66,22 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 		return -1;
 	}
 	memcpy(cs->start, r.hash, sizeof cs->start);
-	json_t *ex = json_array();
-	for (size_t i = 0; i < r.excluded.n && i < EXCLUDED_SHOWN; i++)
-		json_array_append_new(ex, json_string(r.excluded.v[i]));
-	json_t *pats = json_array();
-	for (size_t i = 0; i < pol->checkpoint.exclude.n; i++)
-		json_array_append_new(pats, json_string(pol->checkpoint.exclude.v[i]));
-	*field = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:f}", "manifest", r.hash,
+	*field = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "manifest", r.hash,
 			   "entries", (json_int_t)r.m.n, "files", (json_int_t)r.files,
 			   "bytes", (json_int_t)r.bytes, "bytes_read", (json_int_t)r.read,
-			   "exclude", pats, "excluded", ex, "excluded_count", (json_int_t)r.excluded.n,
-			   "ms", ms_since(&t0));
+			   "excluded_count", (json_int_t)r.excluded.n, "ms", ms_since(&t0));
+	/* the patterns and the paths are any bytes: kept losslessly, as the
+	 * rest of session.start (escape.h), never dropped */
+	json_t *esc = NULL;
+	size_t shown = r.excluded.n < EXCLUDED_SHOWN ? r.excluded.n : EXCLUDED_SHOWN;
+	if (*field) {
+		json_set_bytes_array(*field, "exclude", pol->checkpoint.exclude.v,
+				     pol->checkpoint.exclude.n, &esc);
+		json_set_bytes_array(*field, "excluded", r.excluded.v, shown, &esc);
+		if (esc)
+			json_object_set(*field, "escaped", esc);
+	}
+	json_decref(esc);
 	if (r.excluded.n) {
 		char list[600] = "";
 		size_t i = 0;
