@@ -108,8 +108,9 @@ static char *read_version_file(const char *path)
 }
 
 /* The versions a version file or variable lists (words; `#` to the end of
- * a line is a comment), in order. */
-static void words_of(const char *text, const char *seps, struct strv *out)
+ * a line is a comment), in order; with tool, those of the line whose first
+ * word is tool (a .tool-versions file), the rest of its words. */
+static void words_of(const char *text, const char *seps, const char *tool, struct strv *out)
 {
 	_cleanup_free_ char *t = xstrdup(text);
 	for (char *line = t, *next; line; line = next) {
@@ -117,9 +118,13 @@ static void words_of(const char *text, const char *seps, struct strv *out)
 		if (next)
 			*next++ = '\0';
 		line[strcspn(line, "#")] = '\0';
-		char *save = NULL;
-		for (char *w = strtok_r(line, seps, &save); w; w = strtok_r(NULL, seps, &save))
+		char *save = NULL, *w = strtok_r(line, seps, &save);
+		if (tool && (!w || strcmp(w, tool) != 0))
+			continue;
+		for (w = tool ? strtok_r(NULL, seps, &save) : w; w; w = strtok_r(NULL, seps, &save))
 			strv_push(out, w);
+		if (tool)
+			return;
 	}
 }
 
@@ -155,7 +160,7 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 	_cleanup_strv_ struct strv vers = { 0 };
 	const char *env = getenv(m->ver_var);
 	if (env && *env) {
-		words_of(env, ":", &vers);
+		words_of(env, ":", NULL, &vers);
 		p->from = xasprintf("$%s", m->ver_var);
 	} else {
 		_cleanup_free_ char *file = find_up(workspace, m->file);
@@ -168,7 +173,7 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 		}
 		_cleanup_free_ char *text = file ? read_version_file(file) : NULL;
 		if (text)
-			words_of(text, " \t\r", &vers);
+			words_of(text, " \t\r", NULL, &vers);
 		if (file)
 			p->from = steal_ptr(&file);
 	}
@@ -195,24 +200,6 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 	return werr_set(e, 0, "%s is %s's shim: no version it picks here (%s, from %s) is "
 			"installed in %s with %s: install it, or run the interpreter by its path",
 			cmd, m->name, vers.v[0], p->from, vdir, cmd);
-}
-
-/* The versions of tool `tool` a .tool-versions text lists. */
-static void tool_versions(const char *text, const char *tool, struct strv *out)
-{
-	_cleanup_free_ char *t = xstrdup(text);
-	for (char *line = t, *next; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		line[strcspn(line, "#")] = '\0';
-		char *save = NULL, *name = strtok_r(line, " \t\r", &save);
-		if (!name || strcmp(name, tool) != 0)
-			continue;
-		for (char *v = strtok_r(NULL, " \t\r", &save); v; v = strtok_r(NULL, " \t\r", &save))
-			strv_push(out, v);
-		return;
-	}
 }
 
 /* The versions of tool a mise.toml's [tools] table lists: `tool = "V"`,
@@ -263,7 +250,7 @@ static void tool_choice(const char *mgr, const char *tool, const char *workspace
 		*c = *c == '-' ? '_' : (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
 	const char *env = getenv(var);
 	if (env && *env) {
-		words_of(env, " ", vers);
+		words_of(env, " ", NULL, vers);
 		*from = xasprintf("$%s", var);
 		return;
 	}
@@ -284,7 +271,7 @@ static void tool_choice(const char *mgr, const char *tool, const char *workspace
 		if (strstr(f, ".toml"))
 			toml_tool_versions(text, tool, vers);
 		else
-			tool_versions(text, tool, vers);
+			words_of(text, " \t\r", tool, vers);
 		if (vers->n) {
 			*from = steal_ptr(&f);
 			return;
