@@ -35,25 +35,7 @@
 static __attribute__((noreturn)) void serve(int userns, int mntns, const char *workspace, int sock,
 					    pid_t parent)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1); /* the supervisor is gone already */
-	prctl(PR_SET_DUMPABLE, 0);
-	prctl(PR_SET_NAME, "warden-remask");
-	/* into the sandbox: its user namespace (every capability there) and
-	 * its mount namespace, whose root and workspace it then sees */
-	if (setns(userns, CLONE_NEWUSER) < 0 || setns(mntns, CLONE_NEWNS) < 0)
-		_exit(1);
-	/* only its socket, at 3 */
-	if (dup2(sock, 3) < 0)
-		_exit(1);
-	syscall(SYS_close_range, 4, ~0U, 0);
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-	}
+	nshelper_enter("warden-remask", userns, mntns, CLONE_NEWNS, sock, parent);
 	int ws = open(workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ws < 0)
 		_exit(1);

@@ -193,6 +193,12 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct
  * workspace path rel, opened beneath wsfd with no symlink followed. */
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
+/* nshelper.c: a helper forked by the supervisor (parent) enters the
+ * sandbox's user namespace and ns (of type nstype), dies with parent, is
+ * not dumpable, keeps only sock (as fd 3) and /dev/null on 0-2; it _exits
+ * when it cannot. */
+void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, pid_t parent);
+
 /* remask.c: the process that masks or protects a path again during the
  * session, started by the supervisor when first needed: it joins the
  * sandbox's user and mount namespaces (userns, mntns: their files), and

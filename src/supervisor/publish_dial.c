@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../sandbox/sandbox.h"
 
 struct answer {
 	int family;
@@ -50,22 +51,7 @@ static int send_answer(int sock, struct answer a, int fd)
  * threads). */
 static __attribute__((noreturn)) void serve(int userns, int netns, int sock, pid_t parent)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1); /* the supervisor is gone already */
-	prctl(PR_SET_DUMPABLE, 0);
-	prctl(PR_SET_NAME, "warden-publish");
-	if (setns(userns, CLONE_NEWUSER) < 0 || setns(netns, CLONE_NEWNET) < 0)
-		_exit(1);
-	if (dup2(sock, 3) < 0)
-		_exit(1);
-	syscall(SYS_close_range, 4, ~0U, 0);
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-	}
+	nshelper_enter("warden-publish", userns, netns, CLONE_NEWNET, sock, parent);
 	for (;;) {
 		int family;
 		ssize_t n = recv(3, &family, sizeof family, 0);
