@@ -406,6 +406,28 @@ static void up_answered(struct client *c, const uint8_t *msg, size_t len)
 	}
 }
 
+enum { RECV_DRAINED, RECV_CLOSED, RECV_FULL };
+
+/* Read what fd has (non-blocking) into b: RECV_DRAINED when nothing more
+ * waits, RECV_CLOSED when the peer closed or failed, RECV_FULL once b holds
+ * more than max (the rest is left unread). */
+static int recv_into(int fd, struct bytebuf *b, size_t max)
+{
+	uint8_t buf[16384];
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return RECV_DRAINED;
+		if (n <= 0)
+			return RECV_CLOSED;
+		bytebuf_put(b, buf, (size_t)n, 4096);
+		if (bytebuf_pending(b) > max)
+			return RECV_FULL;
+	}
+}
+
 static void on_up(struct client *c, uint32_t events)
 {
 	/* nothing asked of it: what it does (closes, talks) ends the
@@ -420,20 +442,9 @@ static void on_up(struct client *c, uint32_t events)
 		up_fail(c, "the host's agent closed the connection");
 		return;
 	}
-	uint8_t buf[16384];
-	for (;;) {
-		ssize_t n = recv(c->up, buf, sizeof buf, MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			up_fail(c, "the host's agent closed the connection");
-			return;
-		}
-		bytebuf_put(&c->upin, buf, (size_t)n, 4096);
-		if (bytebuf_pending(&c->upin) > SSHAG_MSG_MAX + 4)
-			break;
+	if (recv_into(c->up, &c->upin, SSHAG_MSG_MAX + 4) == RECV_CLOSED) {
+		up_fail(c, "the host's agent closed the connection");
+		return;
 	}
 	const uint8_t *msg;
 	size_t len, used;
@@ -525,23 +536,12 @@ static void on_client(struct client *c, uint32_t events)
 		return;
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
-	uint8_t buf[16384];
-	for (;;) {
-		ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			client_close(c);
-			return;
-		}
-		bytebuf_put(&c->in, buf, (size_t)n, 4096);
-		if (bytebuf_pending(&c->in) > IN_MAX) {
-			emit(c, "message", false, "more than 512 KiB of requests queued", NULL);
-			client_close(c);
-			return;
-		}
+	int got = recv_into(c->fd, &c->in, IN_MAX);
+	if (got == RECV_FULL)
+		emit(c, "message", false, "more than 512 KiB of requests queued", NULL);
+	if (got != RECV_DRAINED) {
+		client_close(c);
+		return;
 	}
 	process(c);
 }
