@@ -242,6 +242,19 @@ static void fds_for_supervisor(const struct sandbox_spec *s, struct init_fds *fd
 		werr_errno(e, "namespaces: opening their files for the re-masker"), fail(s, e);
 }
 
+/* What init holds of the host once the command runs: nothing but its
+ * end of the supervisor's socket and the command's stdio. The rest came
+ * with the clone (the session's log, the checkpoint store's directories,
+ * the state directory, the published ports' listeners: the supervisor's,
+ * all close-on-exec, so the command never had them) and stays out of the
+ * sandbox's PID 1 for the session's length. */
+static void keep_only_sync(int sync_fd)
+{
+	if (sync_fd > 3)
+		syscall(SYS_close_range, 3, (unsigned)sync_fd - 1, 0);
+	syscall(SYS_close_range, (unsigned)(sync_fd < 3 ? 3 : sync_fd + 1), ~0U, 0);
+}
+
 /* PID 1 from here on: each signal passed on, every orphan reaped, and
  * the command's exit status init's own. */
 __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd)
@@ -324,5 +337,6 @@ void sandbox_init_main(struct sandbox_spec *s)
 		werr_errno(&e, "processes: fork"), fail(s, &e);
 	if (child == 0)
 		exec_command(s, slave);
+	keep_only_sync(s->sync_fd);
 	reap(child, &fwd);
 }

@@ -286,3 +286,30 @@ test_pty_background() {
 	after=$(sed -n 7p <<<"$OUT")
 	[[ -n $before && $before == "$after" ]] || fail "terminal settings changed: before '$before' after '$after'"
 }
+
+# The sandbox's PID 1 (warden-init) keeps nothing of the host's once the
+# command runs: not the session's log, the checkpoint store's directories,
+# the state directory or a published port's listener, which the clone gave
+# it. Only the command's stdio and its end of the supervisor's socket.
+# As root only: init is not dumpable, so only root reads its fd table.
+test_init_holds_no_host_fds() {
+	is_root || skip "needs root to read the non-dumpable init's fds"
+	local out=$T_TMP/init.out init fds i
+	warden_bg "$out" --publish "$((20000 + RANDOM % 20000)):8080" -- sleep 30
+	for ((i = 0; i < 200; i++)); do
+		init=$(pgrep -P "$WPID" -f warden-init | head -n 1)
+		[[ -n $init ]] && [[ -n $(pgrep -P "$init") ]] && break
+		sleep 0.05
+	done
+	[[ -n $init ]] || fatal "no warden-init under warden $WPID"
+	sleep 0.3
+	fds=$(ls -l "/proc/$init/fd" 2>&1)
+	kill "$WPID" 2>/dev/null
+	local n
+	n=$(grep -c -- '->' <<<"$fds")
+	((n <= 4)) || fail "warden-init holds $n fds (want stdio and the supervisor's socket):
+$fds"
+	grep -qE '\.jsonl|/store|/warden($|/)|anon_inode:\[eventpoll\]' <<<"$fds" &&
+		fail "warden-init holds a host fd: $fds"
+	return 0
+}
