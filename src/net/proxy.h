@@ -96,6 +96,13 @@ struct proxy_cfg {
 	 * "tool", or NULL. NULL: none. */
 	const char *(*tag)(void *ctx, int fd);
 	void *tag_ctx;
+	/* Who says which program made a connection (src/supervisor/connowner.h):
+	 * asked once per connection, when its destination is to be decided (fd:
+	 * the proxy's end), it fills *out (out->unknown says why it cannot
+	 * tell). NULL: nobody; the events name no program and a rule scoped to
+	 * one never matches. */
+	void (*owner)(void *ctx, int fd, struct net_program *out);
+	void *owner_ctx;
 };
 /* NULL with e filled (the listeners closed). */
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);
