@@ -62,7 +62,7 @@ struct walk {
 	size_t nholders;
 	unsigned long fds;          /* descriptors read so far */
 	bool cut;                   /* a bound was reached: the walk is not whole */
-	char want[48];              /* "socket:[INODE]" */
+	ino_t ino;                  /* the client socket's inode */
 };
 
 /* Does pid hold w->want? Its descriptors read within the walk's budget. */
@@ -83,15 +83,20 @@ static bool holds(struct walk *w, pid_t pid)
 			w->cut = true;
 			break;
 		}
-		char link[64];
-		ssize_t n = readlinkat(dfd, de->d_name, link, sizeof link - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		found = strcmp(link, w->want) == 0;
+		struct stat st; /* the socket's own inode, through the magic link */
+		found = fstatat(dfd, de->d_name, &st, 0) == 0 && S_ISSOCK(st.st_mode) &&
+			st.st_ino == w->ino;
 	}
 	closedir(d);
 	return found;
+}
+
+static void queue(struct walk *w, pid_t pid)
+{
+	if (w->n >= CONNOWNER_PROCS_MAX)
+		w->cut = true;
+	else
+		w->queue[w->n++] = pid;
 }
 
 /* Queue pid's children (of each of its threads). */
@@ -108,18 +113,24 @@ static void children(struct walk *w, pid_t pid)
 			continue;
 		char path[96];
 		snprintf(path, sizeof path, "/proc/%d/task/%.16s/children", (int)pid, de->d_name);
-		FILE *f = fopen(path, "re");
-		if (!f)
-			continue;
-		long c;
-		while (fscanf(f, "%ld", &c) == 1) {
-			if (w->n >= CONNOWNER_PROCS_MAX) {
-				w->cut = true;
-				break;
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+		char buf[4096];
+		ssize_t n;
+		long c = 0;
+		bool in = false;
+		while (fd >= 0 && !w->cut && (n = read(fd, buf, sizeof buf)) > 0)
+			for (ssize_t i = 0; i < n; i++) { /* "PID PID ... " */
+				if (buf[i] >= '0' && buf[i] <= '9') {
+					c = c * 10 + (buf[i] - '0');
+					in = true;
+				} else if (in) {
+					queue(w, (pid_t)c);
+					c = 0;
+					in = false;
+				}
 			}
-			w->queue[w->n++] = (pid_t)c;
-		}
-		fclose(f);
+		if (in)
+			queue(w, (pid_t)c);
 	}
 	closedir(d);
 }
@@ -129,7 +140,8 @@ static void walk(struct walk *w, pid_t init)
 	w->queue[w->n++] = init;
 	for (; w->at < w->n && !w->cut; w->at++) {
 		pid_t p = w->queue[w->at];
-		if (holds(w, p) && w->nholders++ < 2)
+		/* init is warden's own: its descriptors are the listeners */
+		if (p != init && holds(w, p) && w->nholders++ < 2)
 			w->holder[w->nholders - 1] = p;
 		children(w, p);
 	}
@@ -228,7 +240,7 @@ void connowner_find(void *ctx, int fd, struct net_program *out)
 		return;
 	}
 	struct walk w = { .queue = xmalloc(CONNOWNER_PROCS_MAX * sizeof(pid_t)) };
-	snprintf(w.want, sizeof w.want, "socket:[%lu]", ino);
+	w.ino = (ino_t)ino;
 	walk(&w, o->init);
 	free(w.queue);
 	if (w.nholders > 1)
