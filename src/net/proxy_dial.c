@@ -397,9 +397,10 @@ static void ask_human(struct conn *c, const struct net_host *h, const struct net
 	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
 	const char *via = c->socks ? "SOCKS5" : c->plain ? "HTTP" : "HTTP CONNECT";
 	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
-	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?}", "host", h->name, "port", c->port, "method",
+	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?,s:s?}", "host", h->name, "port", c->port, "method",
 				   c->method[0] ? c->method : c->socks ? "socks5" : "?", "rule",
-				   rule ? rule->text : NULL);
+				   rule ? rule->text : NULL, "program",
+				   c->prog_asked && !c->prog.unknown[0] ? c->prog.path : NULL);
 	c->state = S_ASKING;
 	conn_interest(c);
 	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, net_answered, c);
