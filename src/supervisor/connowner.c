@@ -234,7 +234,12 @@ void connowner_find(void *ctx, int fd, struct net_program *out)
 {
 	struct connowner *o = ctx;
 	memset(out, 0, sizeof *out);
-	unsigned long ino = o->diag >= 0 ? sockdiag_peer_inode(o->diag, fd) : 0;
+	if (o->diag < 0) {
+		snprintf(out->unknown, sizeof out->unknown,
+			 "warden has no sock_diag socket in the sandbox's network namespace");
+		return;
+	}
+	unsigned long ino = sockdiag_peer_inode(o->diag, fd);
 	if (!ino) {
 		snprintf(out->unknown, sizeof out->unknown, "the client's socket was not found (closed)");
 		return;
