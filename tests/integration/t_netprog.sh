@@ -14,8 +14,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
 # np_server: a served directory with token.txt (NP_TOKEN) on the host's
 # loopback at NP_PORT; the sandbox's client np.py in the workspace:
-#   python3 np.py PORT [fork]   an absolute-form GET through the proxy
-#   (fork: a child keeps the socket open meanwhile), prints "py STATUS".
+#   python3 np.py PORT [fork|pass]   an absolute-form GET through the proxy
+#   (fork: a child keeps the socket open meanwhile; pass: a child is handed
+#   it over a unix socket, SCM_RIGHTS, and keeps it), prints "py STATUS".
 np_server() {
 	nh_need curl
 	nh_python
@@ -30,13 +31,27 @@ np_server() {
 	cat >"$WS/np.py" <<'PY'
 import os, socket, sys, time
 port = int(sys.argv[1])
-s = socket.create_connection(('127.0.0.1', 3128))
+mode = sys.argv[2] if len(sys.argv) > 2 else ''
 child = 0
-if len(sys.argv) > 2 and sys.argv[2] == 'fork':
+if mode == 'pass':  # a child that is handed the socket over a unix socket
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    child = os.fork()
+    if child == 0:  # receives it (SCM_RIGHTS), keeps it, sends nothing
+        a.close()
+        msg, fds, _, _ = socket.recv_fds(b, 16, 1)
+        b.sendall(b'k')
+        time.sleep(3)
+        os._exit(0)
+    b.close()
+s = socket.create_connection(('127.0.0.1', 3128))
+if mode == 'fork':
     child = os.fork()
     if child == 0:  # keeps the socket, sends nothing
         time.sleep(3)
         os._exit(0)
+if mode == 'pass':
+    socket.send_fds(a, [b'f'], [s.fileno()])
+    a.recv(1)  # the child holds it now
 s.sendall(b'GET http://127.0.0.1:%d/token.txt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n'
           b'Connection: close\r\n\r\n' % (port, port))
 data = b''
@@ -83,13 +98,17 @@ test_net_program_scope() {
 
 test_net_program_passed_socket() {
 	np_server
-	# the socket inherited by a fork: two holders, no program told
+	# the socket inherited by a fork, or passed with SCM_RIGHTS: two
+	# holders, no program told
 	printf '%s\n' "net allow 127.0.0.1:$NP_PORT program python3*" >"$T_TMP/np.profile"
-	wsh "unset NO_PROXY no_proxy; $NH_PY np.py $NP_PORT fork" --profile "$T_TMP/np.profile"
-	assert_rc 0
-	assert_out_line 'py 403' 'a socket two processes hold: the program-scoped rule does not match'
-	net_expect 'the event says the program is unknown' method=GET port="$NP_PORT" decision=deny \
-		'program!' 'program_unknown~several processes' 'reason~program cannot be told'
+	local how
+	for how in fork pass; do
+		wsh "unset NO_PROXY no_proxy; $NH_PY np.py $NP_PORT $how" --profile "$T_TMP/np.profile"
+		assert_rc 0 "$how"
+		assert_out_line 'py 403' "$how: a socket two processes hold: the program-scoped rule does not match"
+		net_expect "$how: the event says the program is unknown" method=GET port="$NP_PORT" \
+			decision=deny 'program!' 'program_unknown~several processes' 'reason~program cannot be told'
+	done
 	# the same without the scope: allowed, still unknown
 	printf '%s\n' "net allow 127.0.0.1:$NP_PORT" >"$T_TMP/np.profile"
 	wsh "unset NO_PROXY no_proxy; $NH_PY np.py $NP_PORT fork" --profile "$T_TMP/np.profile"
