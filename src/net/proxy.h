@@ -42,6 +42,11 @@ struct proxy_guard {
 	 * absolute-form request). */
 	void *(*open)(void *ctx, const struct net_host *h, uint16_t port, bool clear,
 		      bool *intercept);
+	/* open, told the program that made the connection (proxy_cfg.owner;
+	 * prog->unknown set: not told): a secret scoped to a program is bound
+	 * only for it. When set, the proxy calls it instead of open. */
+	void *(*open_for)(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+			  const struct net_program *prog, bool *intercept);
 	/* A request head to h:port: 0 with *out (malloc'd) to send instead; -1
 	 * refuses the request (why filled). */
 	int (*head)(void *g, const char *head, size_t len, char **out, size_t *outlen, char *why,

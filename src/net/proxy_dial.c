@@ -235,7 +235,10 @@ static void connected(struct conn *c)
 		return;
 	}
 	bool icpt = false;
-	if (c->px->guarded)
+	if (c->px->guarded && c->px->guard.open_for)
+		c->guard = c->px->guard.open_for(c->px->guard.ctx, &c->dest, c->port,
+						 c->plain || c->socks || c->fw, &c->prog, &icpt);
+	else if (c->px->guarded)
 		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
 					     c->plain || c->socks || c->fw, &icpt);
 	if (c->guard && c->plain && guard_plain(c) < 0)

@@ -162,7 +162,29 @@ bool policy_net_allows_any(const struct policy *p)
 	return p->net_rules.nallow > 0 || p->net_rules.nask > 0 || p->net_default_ask;
 }
 
-/* `secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]`. */
+/* `program NAME` after a secret's hosts (at *i): each host scoped to that
+ * program (rules_prog.c), *i past it. */
+static int secret_program(struct parser *ps, const struct line *l, const char *name,
+			  struct policy_secret *s, size_t *i)
+{
+	if (*i + 1 >= l->ntok)
+		return pol_lerr(ps->e, 0, l, l->len, "secret %s: program: missing argument", name);
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_program_parse(&r, l->tok[*i + 1], &pe) < 0)
+		return pol_lerr(ps->e, 0, l, l->off[*i + 1], "secret %s: %s", name, pe.msg);
+	for (size_t k = 0; k < s->nhosts; k++)
+		s->hosts[k].prog = r.prog;
+	*i += 2;
+	if (*i < l->ntok && strcmp(l->tok[*i], "file") != 0 && strcmp(l->tok[*i], "command") != 0)
+		return pol_lerr(ps->e, 0, l, l->off[*i],
+				"secret %s: expected file or command after program, found '%.200s'", name,
+				l->tok[*i]);
+	return 0;
+}
+
+/* `secret NAME host HOST [HOST...] [program NAME] [file PATH | command CMD
+ * [ARG...]]`. */
 int pol_do_secret(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
@@ -184,7 +206,7 @@ int pol_do_secret(struct parser *ps, const struct line *l)
 	size_t i = 3;
 	for (; i < l->ntok; i++) {
 		const char *t = l->tok[i];
-		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0)
+		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0 || strcmp(t, "program") == 0)
 			break;
 		struct net_rule r;
 		struct werr pe = { 0 };
@@ -203,6 +225,10 @@ int pol_do_secret(struct parser *ps, const struct line *l)
 	}
 	if (s.nhosts == 0)
 		return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
+	if (i < l->ntok && strcmp(l->tok[i], "program") == 0 && secret_program(ps, l, name, &s, &i) < 0) {
+		policy_secret_clear(&s);
+		return -1;
+	}
 
 	int rc = 0;
 	if (i < l->ntok && strcmp(l->tok[i], "file") == 0) {

@@ -127,3 +127,38 @@ test_net_program_rule_errors() {
 	assert_rc_nonzero
 	[[ $ERR == *"64 hex digits"* ]] || fail "short sha256: $(excerpt "$ERR")"
 }
+
+NP_SECRETS_SERVER=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/secrets_server.py
+
+# A secret scoped to a program: its real value goes in for that program's
+# requests only; curl's phantom to the same host is refused (a phantom in the
+# clear where no secret of its program may go).
+test_net_program_secret() {
+	nh_need curl
+	nh_python
+	local real=tok-live-np-0123456789abcdefghijklmnop log=$T_TMP/np-srv.log
+	: >"$log"
+	"$NH_PY" "$NP_SECRETS_SERVER" --bind 127.0.0.1 --port-file "$T_TMP/np-srv.port" --log "$log" \
+		>"$T_TMP/np-srv.out" 2>&1 &
+	bg_track $!
+	nh_on_exit "kill $!"
+	wait_for "$T_TMP/np-srv.port" '^[0-9]+$' 10 || fatal "the server did not start: $(excerpt "$(cat "$T_TMP/np-srv.out")")"
+	local port
+	port=$(<"$T_TMP/np-srv.port")
+	printf '%s\n' "secret MYTOKEN host 127.0.0.1:$port program python3*" "net allow 127.0.0.1:$port" \
+		>"$T_TMP/np.profile"
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$real wsh 'unset NO_PROXY no_proxy
+		'"$NH_PY"' -c "import os, urllib.request as u; r = u.Request(\"http://127.0.0.1:'"$port"'/echo\", headers={\"X-Api-Key\": os.environ[\"MYTOKEN\"]}); print(\"py\", u.urlopen(r).status)"
+		printf "curl %s\n" "$(curl -sS -m 15 -o /dev/null -w "%{http_code}" -H "X-Api-Key: $MYTOKEN" http://127.0.0.1:'"$port"'/echo 2>/dev/null)"' \
+		--profile "$T_TMP/np.profile"
+	assert_rc 0
+	assert_out_line 'py 200' 'python3: its request went through'
+	assert_out_line 'curl 403' "curl: its request with the phantom refused"
+	local n
+	n=$(grep -c "\"x-api-key\": \"$real\"" "$log")
+	[[ $n == 1 ]] || fail "the real value reached the server $n times (want 1, python3's): $(excerpt "$(cat "$log")")"
+	assert_out_lacks "$real" 'the real value inside'
+	net_expect 'python3: allowed, named' method=GET port="$port" decision=allow 'program~python3'
+	net_expect 'curl: refused' method=GET port="$port" decision=deny 'program~/curl$'
+}
