@@ -169,6 +169,14 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	}
 	if (x->tool)
 		json_object_set_new(f, "tool", json_string(x->tool));
+	if (x->program) {
+		json_object_set_new(f, "program", json_string(x->program));
+		json_object_set_new(f, "program_pid", json_integer(x->program_pid));
+		if (x->program_sha256 && x->program_sha256[0])
+			json_object_set_new(f, "program_sha256", json_string(x->program_sha256));
+	} else if (x->program_unknown) {
+		json_object_set_new(f, "program_unknown", json_string(x->program_unknown));
+	}
 	return event_of("net", f);
 }
 

@@ -103,6 +103,11 @@ struct ev_net_proxy {
 	unsigned requests;       /* intercepted: the requests forwarded */
 	json_t *secrets;         /* intercepted: [{"secret": NAME, "header": H}] substituted (stolen), NULL: none */
 	const char *tool;        /* the tool call whose process opened it, or NULL (toollink.h) */
+	/* the program whose socket it is (proxy.h's owner lookup): its
+	 * executable inside, pid inside and SHA-256 ("": not taken); or why it
+	 * cannot be told (program_unknown); all NULL: not looked up */
+	const char *program, *program_sha256, *program_unknown;
+	long program_pid;
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 

@@ -377,6 +377,8 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	px->sni_required = cfg->sni_required;
 	px->tag = cfg->tag;
 	px->tag_ctx = cfg->tag_ctx;
+	px->owner = cfg->owner;
+	px->owner_ctx = cfg->owner_ctx;
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -42,6 +42,11 @@ struct proxy_guard {
 	 * absolute-form request). */
 	void *(*open)(void *ctx, const struct net_host *h, uint16_t port, bool clear,
 		      bool *intercept);
+	/* open, told the program that made the connection (proxy_cfg.owner;
+	 * prog->unknown set: not told): a secret scoped to a program is bound
+	 * only for it. When set, the proxy calls it instead of open. */
+	void *(*open_for)(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+			  const struct net_program *prog, bool *intercept);
 	/* A request head to h:port: 0 with *out (malloc'd) to send instead; -1
 	 * refuses the request (why filled). */
 	int (*head)(void *g, const char *head, size_t len, char **out, size_t *outlen, char *why,
@@ -96,6 +101,13 @@ struct proxy_cfg {
 	 * "tool", or NULL. NULL: none. */
 	const char *(*tag)(void *ctx, int fd);
 	void *tag_ctx;
+	/* Who says which program made a connection (src/supervisor/connowner.h):
+	 * asked once per connection, when its destination is to be decided (fd:
+	 * the proxy's end), it fills *out (out->unknown says why it cannot
+	 * tell). NULL: nobody; the events name no program and a rule scoped to
+	 * one never matches. */
+	void (*owner)(void *ctx, int fd, struct net_program *out);
+	void *owner_ctx;
 };
 /* NULL with e filled (the listeners closed). */
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);

@@ -72,6 +72,21 @@ void conn_interest(struct conn *c)
 
 /* ---- the event and the end of a connection ----------------------------- */
 
+void conn_find_program(struct conn *c)
+{
+	if (c->prog_asked)
+		return;
+	memset(&c->prog, 0, sizeof c->prog);
+	if (!c->px->owner) {
+		snprintf(c->prog.unknown, sizeof c->prog.unknown, "not looked up");
+		return; /* prog_asked stays false: no program on the event */
+	}
+	c->px->owner(c->px->owner_ctx, c->cfd, &c->prog);
+	if (!c->prog.unknown[0] && !c->prog.path[0])
+		snprintf(c->prog.unknown, sizeof c->prog.unknown, "no executable");
+	c->prog_asked = true;
+}
+
 static void log_conn(struct conn *c)
 {
 	struct guard_end end = { 0 };
@@ -98,7 +113,10 @@ static void log_conn(struct conn *c)
 		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
 		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
 		.rule = c->rule, .reason = c->reason, .intercepted = c->intercepted,
-		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL });
+		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL,
+		.program = c->prog_asked && !c->prog.unknown[0] ? c->prog.path : NULL,
+		.program_pid = c->prog.pid, .program_sha256 = c->prog.sha256,
+		.program_unknown = c->prog_asked && c->prog.unknown[0] ? c->prog.unknown : NULL });
 	if (ev.fields)
 		audit_emit_event(c->px->log, ev, NULL);
 }
@@ -219,7 +237,7 @@ void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char
 		size_t n = socks5_reply(r, socks_code, NULL, 0);
 		conn_queue_client(c, r, n);
 	} else {
-		char r[512];
+		char r[1024]; /* the reason (200 bytes at most) thrice, and the rest */
 		ssize_t n = http_error_response(http_status, reason, r, sizeof r);
 		if (n > 0)
 			conn_queue_client(c, r, (size_t)n);

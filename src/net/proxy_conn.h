@@ -72,7 +72,7 @@ struct conn {
 	bool grow_tried;
 	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
 	/* for the event */
-	char method[24], host[256], rule[NET_RULE_TEXT_MAX], reason[700], address[64];
+	char method[24], host[256], rule[NET_RULE_TEXT_MAX + NET_PROGRAM_MAX + 16], reason[700], address[64];
 	uint16_t port;
 	int status;
 	bool allowed;
@@ -91,6 +91,8 @@ struct conn {
 	char leak_why[256];        /* the guard refused: why */
 	char tool[24];             /* the tool call it belongs to (proxy_cfg.tag), "" none */
 	bool hello_check;          /* a tunnel's first bytes held in to_u for their SNI (sni.h) */
+	struct net_program prog;   /* the program behind the client's socket (proxy_cfg.owner) */
+	bool prog_asked;           /* prog filled (once per connection) */
 };
 
 /* An interception thread's job and the connection it belongs to. */
@@ -139,6 +141,8 @@ struct proxy {
 	size_t njobs;              /* interceptions still running */
 	const char *(*tag)(void *ctx, int fd); /* the tool call of a connection */
 	void *tag_ctx;
+	void (*owner)(void *ctx, int fd, struct net_program *out); /* its program */
+	void *owner_ctx;
 };
 
 /* A new connection sends what it has at once: Nagle's wait for more, on
@@ -177,6 +181,8 @@ void conn_close_upstream(struct conn *c);
  * socks_code for SOCKS5, nothing for a host loopback port), then close once
  * that is sent. */
 void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason);
+/* Who made c: its program asked of the owner lookup, once (c->prog). */
+void conn_find_program(struct conn *c);
 /* Log the connection's event, close it and free it at the end of the
  * dispatch (later still while a resolver thread holds it). */
 void conn_free(struct conn *c);

@@ -235,7 +235,10 @@ static void connected(struct conn *c)
 		return;
 	}
 	bool icpt = false;
-	if (c->px->guarded)
+	if (c->px->guarded && c->px->guard.open_for)
+		c->guard = c->px->guard.open_for(c->px->guard.ctx, &c->dest, c->port,
+						 c->plain || c->socks || c->fw, &c->prog, &icpt);
+	else if (c->px->guarded)
 		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
 					     c->plain || c->socks || c->fw, &icpt);
 	if (c->guard && c->plain && guard_plain(c) < 0)
@@ -397,15 +400,43 @@ static void ask_human(struct conn *c, const struct net_host *h, const struct net
 	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
 	const char *via = c->socks ? "SOCKS5" : c->plain ? "HTTP" : "HTTP CONNECT";
 	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
-	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?}", "host", h->name, "port", c->port, "method",
+	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?,s:s?}", "host", h->name, "port", c->port, "method",
 				   c->method[0] ? c->method : c->socks ? "socks5" : "?", "rule",
-				   rule ? rule->text : NULL);
+				   rule ? rule->text : NULL, "program",
+				   c->prog_asked && !c->prog.unknown[0] ? c->prog.path : NULL);
 	c->state = S_ASKING;
 	conn_interest(c);
 	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, net_answered, c);
 	/* answered at once (an earlier answer covers it): c went on already */
 	if (q && c->state == S_ASKING)
 		c->question = q;
+}
+
+/* A destination no rule allows, though a rule for another program names
+ * it: said after the refusal's reason r (which program asked, or why it
+ * could not be told), so the profile line to change is plain. */
+static void why_not_program(const struct conn *c, const struct net_host *h, char *r, size_t len)
+{
+	const struct net_rule *scoped = NULL;
+	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port,
+						   &(struct net_program){ .any = true }, &scoped);
+	if (v == RULES_UNKNOWN || !scoped || (!scoped->prog.glob[0] && !scoped->prog.sha256[0]))
+		return;
+	char text[NET_RULE_TEXT_MAX + NET_PROGRAM_MAX + 16];
+	rules_rule_text(scoped, text, sizeof text);
+	char add[1200];
+	if (c->prog.unknown[0])
+		snprintf(add, sizeof add, ": its program cannot be told (%s) and rule \"%s\" names one",
+			 c->prog.unknown, text);
+	else
+		snprintf(add, sizeof add, " for program %s (rule \"%s\" names another)", c->prog.path,
+			 text);
+	size_t n = strlen(r), k = strlen(add); /* cut short when long: a reason, not a record */
+	if (n + 1 < len) {
+		k = k < len - n - 1 ? k : len - n - 1;
+		memcpy(r + n, add, k);
+		r[n + k] = '\0';
+	}
 }
 
 /* The rules' verdict on host:port: allowed, refused, or (an ask rule, `net
@@ -416,9 +447,10 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	c->dest = *h;
 	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
-	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
+	conn_find_program(c);
+	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
 	if (rule)
-		snprintf(c->rule, sizeof c->rule, "%s", rule->text);
+		rules_rule_text(rule, c->rule, sizeof c->rule);
 	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
 	if (ask && c->px->asker.ask) {
 		c->allow_rule = rule;
@@ -433,6 +465,8 @@ void conn_decide(struct conn *c, const struct net_host *h)
 		else
 			snprintf(r, sizeof r, "no rule allows %s%s%s:%u", v6 ? "[" : "", h->name,
 				 v6 ? "]" : "", c->port);
+		if (v == RULES_UNKNOWN)
+			why_not_program(c, h, r, sizeof r);
 		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
 		return;
 	}
@@ -476,8 +510,10 @@ void conn_forward_start(struct conn *c)
 			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
 		memset(&c->dest, 0, sizeof c->dest);
 	const struct net_rule *rule = NULL;
-	enum rules_verdict v = rules_match(c->px->rules, fw->host, fw->port, &rule);
-	snprintf(c->rule, sizeof c->rule, "%s", rule ? rule->text : "");
+	conn_find_program(c);
+	enum rules_verdict v = rules_match_program(c->px->rules, fw->host, fw->port, &c->prog, &rule);
+	if (rule)
+		rules_rule_text(rule, c->rule, sizeof c->rule);
 	if (v != RULES_ALLOW) {
 		char r[700];
 		snprintf(r, sizeof r, "host loopback port %s denied by rule %s", fw->rule,

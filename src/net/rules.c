@@ -394,7 +394,7 @@ int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct ne
 	struct net_rule **v = list == RULES_ALLOW ? &s->allow : list == RULES_DENY ? &s->deny : &s->ask;
 	size_t *n = list == RULES_ALLOW ? &s->nallow : list == RULES_DENY ? &s->ndeny : &s->nask;
 	for (size_t i = 0; i < *n; i++) {
-		if (strcmp((*v)[i].text, r.text) == 0) {
+		if (strcmp((*v)[i].text, r.text) == 0 && rules_program_same(&(*v)[i], &r)) {
 			(*v)[i].allow_private = (*v)[i].allow_private || r.allow_private;
 			return 0;
 		}
@@ -435,18 +435,20 @@ bool rules_rule_matches(const struct net_rule *r, const struct net_host *h, uint
 
 static unsigned specificity(const struct net_rule *r)
 {
-	unsigned s = r->port ? 1 : 0;
+	/* a rule for one program over one for any (same host and port) */
+	unsigned s = (r->port ? 2 : 0) + (r->prog.glob[0] || r->prog.sha256[0] ? 1 : 0);
 	if (r->kind == NET_RULE_WILDCARD)
-		return s + 2 * (unsigned)strlen(r->host);
+		return s + 4 * (unsigned)strlen(r->host);
 	return s + (1u << 20);
 }
 
 static const struct net_rule *best_match(const struct net_rule *v, size_t n,
-					 const struct net_host *h, uint16_t port)
+					 const struct net_host *h, uint16_t port,
+					 const struct net_program *prog)
 {
 	const struct net_rule *best = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (rules_rule_matches(&v[i], h, port) &&
+		if (rules_rule_matches(&v[i], h, port) && rules_program_matches(&v[i], prog) &&
 		    (!best || specificity(&v[i]) > specificity(best)))
 			best = &v[i];
 	return best;
@@ -454,6 +456,12 @@ static const struct net_rule *best_match(const struct net_rule *v, size_t n,
 
 enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint16_t port,
 			       const struct net_rule **rule)
+{
+	return rules_match_program(s, host, port, NULL, rule);
+}
+
+enum rules_verdict rules_match_program(const struct net_rules *s, const char *host, uint16_t port,
+				       const struct net_program *prog, const struct net_rule **rule)
 {
 	const struct net_rule *dummy;
 	if (!rule)
@@ -477,11 +485,11 @@ enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint
 	}
 	if (r < 0)
 		return RULES_DENY;
-	if ((*rule = best_match(s->deny, s->ndeny, &h, port)))
+	if ((*rule = best_match(s->deny, s->ndeny, &h, port, prog)))
 		return RULES_DENY;
-	if ((*rule = best_match(s->ask, s->nask, &h, port)))
+	if ((*rule = best_match(s->ask, s->nask, &h, port, prog)))
 		return RULES_ASK;
-	if ((*rule = best_match(s->allow, s->nallow, &h, port)))
+	if ((*rule = best_match(s->allow, s->nallow, &h, port, prog)))
 		return RULES_ALLOW;
 	return RULES_UNKNOWN;
 }

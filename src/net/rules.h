@@ -50,6 +50,16 @@ enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };
 
 #define NET_RULE_TEXT_MAX 272 /* "*." + 253 + ":65535", or "[v6]:65535", + NUL */
 
+/* A rule scoped to the program that makes the connection (`net allow HOST
+ * program NAME`, rules_prog.c): a glob on the executable's base name (NAME
+ * without '/'), on its whole path (with '/'), or its SHA-256
+ * (`sha256:HEX`). Both empty: any program. */
+#define NET_PROGRAM_MAX 256
+struct net_rule_prog {
+	char glob[NET_PROGRAM_MAX];
+	char sha256[65];               /* lower-case hex */
+};
+
 struct net_rule {
 	enum net_rule_kind kind;
 	/* HOST: the name; WILDCARD: the suffix without "*."; IP: the address text. */
@@ -58,6 +68,7 @@ struct net_rule {
 	uint16_t port;                 /* 0: any port */
 	bool allow_private;            /* names it allows may resolve to private ranges */
 	char text[NET_RULE_TEXT_MAX];  /* canonical pattern, for logs and reasons */
+	struct net_rule_prog prog;     /* the program it is scoped to (allow, ask) */
 };
 
 /* Parse one pattern (NUL-terminated). Errors: "bad network pattern "P": WHY"
@@ -95,12 +106,40 @@ void rules_free(struct net_rules *s);
  *
  * Returns RULES_DENY (a deny rule matched, or the host is not a valid host:
  * *rule is then NULL), RULES_ASK, RULES_ALLOW, or RULES_UNKNOWN (no rule matched: the
- * caller decides; *rule is NULL). rule may be NULL. */
+ * caller decides; *rule is NULL). rule may be NULL. A rule scoped to a
+ * program never matches here (rules_match_program). */
 enum rules_verdict rules_match(const struct net_rules *s, const char *host, uint16_t port,
 			       const struct net_rule **rule);
 
 /* Does one rule match this canonical host and port? */
 bool rules_rule_matches(const struct net_rule *r, const struct net_host *h, uint16_t port);
+
+/* ---- which program made a connection (rules_prog.c) ---- */
+
+/* The program behind a connection's client socket, as the proxy's owner
+ * lookup found it (proxy.h): known when unknown[0] is NUL. */
+struct net_program {
+	char path[NET_PROGRAM_MAX];    /* the executable as the sandbox names it */
+	char sha256[65];               /* its SHA-256 in hex; "" not taken (why in sha_why) */
+	char sha_why[96];
+	long pid;                      /* in the sandbox's pid namespace */
+	char unknown[128];             /* why the owner cannot be told; "" known */
+	bool any;                      /* stands for every program: each scope admits it */
+};
+
+/* rules_match for a connection made by prog: a rule scoped to a program
+ * matches only when prog is known and is that program (NULL: unknown). */
+enum rules_verdict rules_match_program(const struct net_rules *s, const char *host, uint16_t port,
+				       const struct net_program *prog, const struct net_rule **rule);
+/* Does r's program scope (none: yes) admit prog (NULL: unknown)? */
+bool rules_program_matches(const struct net_rule *r, const struct net_program *prog);
+/* Scope r to a program: NAME (a glob on the base name, or on the path when
+ * it holds '/'), or sha256:HEX. -1 with e naming what is wrong. */
+int rules_program_parse(struct net_rule *r, const char *name, struct werr *e);
+/* Are a and b scoped alike? */
+bool rules_program_same(const struct net_rule *a, const struct net_rule *b);
+/* The rule as a profile line would say it: "PATTERN[ program NAME]". */
+void rules_rule_text(const struct net_rule *r, char *out, size_t len);
 
 /* Does a deny rule name this address (an IP rule, any port or this port)? */
 const struct net_rule *rules_deny_addr(const struct net_rules *s, const struct addr_ip *ip,

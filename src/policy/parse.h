@@ -68,6 +68,10 @@ directive_fn pol_do_read_only, pol_do_read_write, pol_do_protect, pol_do_unprote
 	pol_do_unmask, pol_do_env;
 /* parse_net.c */
 directive_fn pol_do_net, pol_do_secret;
+/* parse_netprog.c: a trailing `program NAME` of a net rule into r->prog:
+ * 1 with *cut the line without it, 0 when there is none, -1 on an error. */
+int pol_net_program(struct parser *ps, const struct line *l, enum rules_verdict action,
+		    const char *what, struct line *cut, struct net_rule *r);
 /* publish.c */
 directive_fn pol_do_publish;
 /* parse_exec.c */

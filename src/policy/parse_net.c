@@ -16,7 +16,7 @@ static bool net_has(const struct policy *p, const struct net_rule *r, enum rules
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *n = &p->net[i];
 		if (n->action == action && n->rule.allow_private == r->allow_private &&
-		    strcmp(n->rule.text, r->text) == 0)
+		    strcmp(n->rule.text, r->text) == 0 && rules_program_same(&n->rule, r))
 			return true;
 	}
 	return false;
@@ -39,7 +39,8 @@ static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdi
 	return 0;
 }
 
-/* `net allow PATTERN [private]`, `net ask PATTERN [private]`, `net deny
+/* `net allow PATTERN [private] [program NAME]`, `net ask PATTERN [private]
+ * [program NAME]`, `net deny
  * PATTERN`, `net default ask|deny` (what no rule names), or `net sni
  * required|optional` (a TLS ClientHello without a server name in a tunnel). The arguments
  * are checked first (count, option), then the pattern. */
@@ -81,6 +82,13 @@ int pol_do_net(struct parser *ps, const struct line *l)
 	const char *what = action == RULES_DENY ? "net deny" : action == RULES_ASK ? "net ask" : "net allow";
 	if (l->ntok < 3)
 		return pol_lerr(ps->e, 0, l, l->len, "%s: missing argument", what);
+	struct net_rule scope; /* `program NAME`, last on the line (parse_netprog.c) */
+	struct line cut;
+	int scoped = pol_net_program(ps, l, action, what, &cut, &scope);
+	if (scoped < 0)
+		return -1;
+	if (scoped)
+		l = &cut;
 
 	bool private_ok = false;
 	if (l->ntok >= 4) {
@@ -102,6 +110,7 @@ int pol_do_net(struct parser *ps, const struct line *l)
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
 		return pol_lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
 	r.allow_private = private_ok;
+	r.prog = scope.prog;
 	if (net_has(p, &r, action))
 		return 0;
 	if (pol_room(ps, l, p->nnet) < 0)
@@ -153,7 +162,29 @@ bool policy_net_allows_any(const struct policy *p)
 	return p->net_rules.nallow > 0 || p->net_rules.nask > 0 || p->net_default_ask;
 }
 
-/* `secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]`. */
+/* `program NAME` after a secret's hosts (at *i): each host scoped to that
+ * program (rules_prog.c), *i past it. */
+static int secret_program(struct parser *ps, const struct line *l, const char *name,
+			  struct policy_secret *s, size_t *i)
+{
+	if (*i + 1 >= l->ntok)
+		return pol_lerr(ps->e, 0, l, l->len, "secret %s: program: missing argument", name);
+	struct net_rule r;
+	struct werr pe = { 0 };
+	if (rules_program_parse(&r, l->tok[*i + 1], &pe) < 0)
+		return pol_lerr(ps->e, 0, l, l->off[*i + 1], "secret %s: %s", name, pe.msg);
+	for (size_t k = 0; k < s->nhosts; k++)
+		s->hosts[k].prog = r.prog;
+	*i += 2;
+	if (*i < l->ntok && strcmp(l->tok[*i], "file") != 0 && strcmp(l->tok[*i], "command") != 0)
+		return pol_lerr(ps->e, 0, l, l->off[*i],
+				"secret %s: expected file or command after program, found '%.200s'", name,
+				l->tok[*i]);
+	return 0;
+}
+
+/* `secret NAME host HOST [HOST...] [program NAME] [file PATH | command CMD
+ * [ARG...]]`. */
 int pol_do_secret(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
@@ -175,7 +206,7 @@ int pol_do_secret(struct parser *ps, const struct line *l)
 	size_t i = 3;
 	for (; i < l->ntok; i++) {
 		const char *t = l->tok[i];
-		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0)
+		if (strcmp(t, "file") == 0 || strcmp(t, "command") == 0 || strcmp(t, "program") == 0)
 			break;
 		struct net_rule r;
 		struct werr pe = { 0 };
@@ -194,6 +225,10 @@ int pol_do_secret(struct parser *ps, const struct line *l)
 	}
 	if (s.nhosts == 0)
 		return pol_lerr(ps->e, 0, l, l->off[i], "secret %s: 'host' needs at least one host", name);
+	if (i < l->ntok && strcmp(l->tok[i], "program") == 0 && secret_program(ps, l, name, &s, &i) < 0) {
+		policy_secret_clear(&s);
+		return -1;
+	}
 
 	int rc = 0;
 	if (i < l->ntok && strcmp(l->tok[i], "file") == 0) {

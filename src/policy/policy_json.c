@@ -122,6 +122,9 @@ static json_t *net_json(const struct policy *p)
 							     : r->action == RULES_ASK ? "ask" : "allow"));
 		json_object_set_new(o, "pattern", jstr(r->rule.text));
 		json_object_set_new(o, "private", json_boolean(r->rule.allow_private));
+		if (r->rule.prog.glob[0] || r->rule.prog.sha256[0])
+			json_object_set_new(o, "program", r->rule.prog.sha256[0]
+				? json_sprintf("sha256:%s", r->rule.prog.sha256) : json_string(r->rule.prog.glob));
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
 		json_array_append_new(net, o);
 	}

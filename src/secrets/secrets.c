@@ -478,6 +478,16 @@ bool secret_bound(const struct secret *s, const struct net_host *h, uint16_t por
 	return false;
 }
 
+bool secret_bound_for(const struct secret *s, const struct net_host *h, uint16_t port,
+		      const struct net_program *prog)
+{
+	for (size_t i = 0; s->spec && i < s->spec->nhosts; i++)
+		if (rules_rule_matches(&s->spec->hosts[i], h, port) &&
+		    rules_program_matches(&s->spec->hosts[i], prog))
+			return true;
+	return false;
+}
+
 const struct secret *secrets_find_phantom(const struct secrets *s, const void *data, size_t len)
 {
 	if (!len)

@@ -77,6 +77,12 @@ void secrets_free(struct secrets *s);
  * its spec matches, rules_rule_matches)? */
 bool secret_bound(const struct secret *s, const struct net_host *h, uint16_t port);
 
+/* The same for a connection the program prog made (NULL: unknown): a
+ * secret scoped to a program (`secret ... program NAME`) is bound only
+ * for that program's connections. */
+bool secret_bound_for(const struct secret *s, const struct net_host *h, uint16_t port,
+		      const struct net_program *prog);
+
 /* The secret whose phantom occurs in data, or NULL. */
 const struct secret *secrets_find_phantom(const struct secrets *s, const void *data, size_t len);
 

@@ -33,6 +33,7 @@ struct guard {
 	uint16_t port;
 	bool may_put;              /* TLS warden terminated, or the host's loopback */
 	bool bound;                /* a secret is bound to host:port */
+	struct secrets mine;       /* those bound for this connection's program (copies) */
 	bool intercepted;
 	struct phantom_scan scan;
 	struct phantom_scan cscan;     /* the decoys' tokens */
@@ -49,8 +50,31 @@ static bool is_loopback(const struct net_host *h)
 	return addr_classify(&h->ip) == ADDR_LOOPBACK;
 }
 
+static void *g_open_for(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+			const struct net_program *prog, bool *intercept);
+
 static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool clear,
 		    bool *intercept)
+{
+	return g_open_for(ctx, h, port, clear, NULL, intercept);
+}
+
+/* The secrets of eg bound for prog's connections (shallow copies: the
+ * values stay eg's), those scoped to another program left out. */
+static void mine_for(struct guard *g, const struct net_program *prog)
+{
+	const struct secrets *all = g->eg->secrets;
+	g->mine = (struct secrets){ .v = xcalloc(all->n ? all->n : 1, sizeof *all->v),
+				    .maxlen = all->maxlen };
+	for (size_t i = 0; i < all->n; i++) {
+		const struct net_rule *h0 = all->v[i].spec ? all->v[i].spec->hosts : NULL;
+		if (!h0 || rules_program_matches(h0, prog))
+			g->mine.v[g->mine.n++] = all->v[i];
+	}
+}
+
+static void *g_open_for(void *ctx, const struct net_host *h, uint16_t port, bool clear,
+			const struct net_program *prog, bool *intercept)
 {
 	struct egress *eg = ctx;
 	*intercept = false;
@@ -62,7 +86,8 @@ static void *g_open(void *ctx, const struct net_host *h, uint16_t port, bool cle
 	g->host = *h;
 	g->port = port;
 	for (size_t i = 0; i < eg->secrets->n && !g->bound; i++)
-		g->bound = secret_bound(&eg->secrets->v[i], h, port);
+		g->bound = secret_bound_for(&eg->secrets->v[i], h, port, prog);
+	mine_for(g, prog);
 	/* Put a real value in only where no one else reads it: over TLS
 	 * warden verified upstream, or on the host's own loopback. */
 	g->may_put = g->bound && (!clear || is_loopback(h));
@@ -220,7 +245,7 @@ static int g_head(void *gp, const char *head, size_t len, char **out, size_t *ou
 		*outlen = len;
 		return 0;
 	}
-	if (subst_head(g->eg->secrets, &g->host, g->port, head, len, out, outlen, &r) < 0) {
+	if (subst_head(&g->mine, &g->host, g->port, head, len, out, outlen, &r) < 0) {
 		leak(g, r.leak, r.leak_where ? r.leak_where : "head", why, whylen);
 		return -1;
 	}
@@ -261,6 +286,7 @@ static void g_end(void *gp, struct guard_end *out)
 				   .leak_canary = g->canary_path,
 				   .leak_canary_where = g->canary_where };
 	json_decref(g->hits);
+	free(g->mine.v);
 	scan_free(&g->scan);
 	scan_free(&g->cscan);
 	free(g);
@@ -285,7 +311,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 		/* the decoys' tokens only: watched, never intercepted (nothing is
 		 * bound anywhere, so open never asks for it) */
 		if (canaries && canaries->n)
-			eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .head = g_head,
+			eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .open_for = g_open_for, .head = g_head,
 							  .data = g_data, .end = g_end };
 		return 0;
 	}
@@ -322,7 +348,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 	eg->client = tls_client_ctx(files, e);
 	if (!eg->client)
 		return -1;
-	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .head = g_head, .data = g_data,
+	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .open_for = g_open_for, .head = g_head, .data = g_data,
 					  .resp = g_resp, .end = g_end, .server_ctx = g_server_ctx,
 					  .client_ctx = eg->client };
 	return 0;

@@ -24,6 +24,7 @@
 #include "../detect/canary.h"
 #include "../detect/detect.h"
 #include "../net/proxy.h"
+#include "connowner.h"
 #include "publish.h"
 #include "../sandbox/limits.h"
 #include "../workspace/wsmade.h"
@@ -189,6 +190,7 @@ static int net_start(struct services *sv, struct werr *e)
 	/* (the sandbox's network namespace: the HTTP listener's) */
 	if (sv->cfg->publish && publish_start(sv->cfg->publish, f->userns, f->http, e) < 0)
 		return -1;
+	sv->co = connowner_new(f->diag, sv->L->c.pid, sv->x);
 	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
 		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
 		.guard = sv->cfg->guard,
@@ -196,7 +198,8 @@ static int net_start(struct services *sv, struct werr *e)
 						     .ctx = sv->ap } : NULL,
 		.default_ask = sv->ap && s->policy->net_default_ask,
 		.sni_required = s->policy->net_sni_required,
-		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk }, e);
+		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk,
+		.owner = connowner_find, .owner_ctx = sv->co }, e);
 	if (!sv->px)
 		return -1;
 	for (size_t i = 0; i < s->forwards.n; i++)
@@ -357,6 +360,7 @@ void services_free(struct services *sv)
 	actor_unset(&sv->actor);
 	stopper_close(&sv->st);
 	proxy_free(sv->px); /* logs the connections still open */
+	connowner_free(sv->co);
 	if (sv->cfg)
 		publish_end(sv->cfg->publish); /* the same */
 	free(sv->ctl_dir);

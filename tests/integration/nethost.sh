@@ -439,7 +439,7 @@ def text(v):
     return v if isinstance(v, str) else json.dumps(v)
 
 def match(ev, cond):
-    m = re.match(r'^([A-Za-z_]+)(=|~|>|\?|!)(.*)$', cond, re.S)
+    m = re.match(r'^([A-Za-z_][A-Za-z0-9_]*)(=|~|>|\?|!)(.*)$', cond, re.S)
     if not m:
         sys.exit('bad condition ' + cond)
     k, op, v = m.groups()

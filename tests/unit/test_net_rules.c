@@ -1,7 +1,7 @@
 /* test_net_rules.c - unit tests of destination hosts and patterns: host
  * canonicalisation and its refusals, every pattern form and parse error
  * (exact messages), and rules_match (deny over allow, wildcards, ports, IP
- * forms, the most specific rule reported). */
+ * forms, the most specific rule reported), and rules scoped to a program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,10 +421,70 @@ static void test_match(void)
 	rules_free(&s);
 }
 
+/* ---- rules scoped to a program (rules_prog.c) ---- */
+
+static void scoped(struct net_rules *s, const char *pattern, const char *program)
+{
+	struct net_rule r;
+	struct werr e = { 0 };
+	CHECK(rules_parse_pattern(&r, pattern, &e) == 0);
+	CHECK(rules_program_parse(&r, program, &e) == 0);
+	CHECK(rules_add_rule(s, RULES_ALLOW, &r, &e) == 0);
+}
+
+static void test_program(void)
+{
+	struct net_rules s = { 0 };
+	struct werr e = { 0 };
+	const char *sha = "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
+	char spec[80];
+	snprintf(spec, sizeof spec, "sha256:%s", sha);
+	scoped(&s, "a.example", "python3*");
+	scoped(&s, "b.example", "/usr/bin/node");
+	scoped(&s, "c.example", spec);
+	scoped(&s, "a.example", "node"); /* same host, another program: a rule of its own */
+	CHECK(s.nallow == 4);
+	scoped(&s, "a.example", "node"); /* the same twice: once */
+	CHECK(s.nallow == 4);
+	struct net_program py = { .path = "/usr/bin/python3.11", .pid = 3,
+		.sha256 = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789" };
+	struct net_program curl = { .path = "/usr/bin/curl", .pid = 4 };
+	struct net_program node = { .path = "/usr/bin/node", .pid = 5 };
+	struct net_program gone = { .unknown = "its socket is held by several processes" };
+	const struct net_rule *r = NULL;
+	CHECK(rules_match_program(&s, "a.example", 443, &py, &r) == RULES_ALLOW);
+	CHECK(r && strcmp(r->prog.glob, "python3*") == 0);
+	CHECK(rules_match_program(&s, "a.example", 443, &node, &r) == RULES_ALLOW);
+	CHECK(rules_match_program(&s, "a.example", 443, &curl, &r) == RULES_UNKNOWN);
+	CHECK(rules_match_program(&s, "a.example", 443, &gone, &r) == RULES_UNKNOWN);
+	CHECK(rules_match_program(&s, "a.example", 443, NULL, &r) == RULES_UNKNOWN);
+	CHECK(rules_match(&s, "a.example", 443, &r) == RULES_UNKNOWN);
+	CHECK(rules_match_program(&s, "b.example", 443, &node, &r) == RULES_ALLOW);
+	CHECK(rules_match_program(&s, "b.example", 443, &py, &r) == RULES_UNKNOWN);
+	/* by hash: the upper-case spelling folded; a program without one: no */
+	CHECK(rules_match_program(&s, "c.example", 443, &py, &r) == RULES_ALLOW);
+	CHECK(rules_match_program(&s, "c.example", 443, &curl, &r) == RULES_UNKNOWN);
+	char text[NET_RULE_TEXT_MAX + NET_PROGRAM_MAX + 16];
+	rules_match_program(&s, "a.example", 443, &py, &r);
+	rules_rule_text(r, text, sizeof text);
+	CHECK_STR(text, "a.example program python3*");
+	/* an unscoped rule for the host admits every program, unknown ones too */
+	CHECK(rules_add(&s, RULES_ALLOW, "a.example", 0, &e) == 0);
+	CHECK(rules_match_program(&s, "a.example", 443, &gone, &r) == RULES_ALLOW);
+	CHECK(rules_match_program(&s, "a.example", 443, &py, &r) == RULES_ALLOW);
+	CHECK(r && r->prog.glob[0]); /* the scoped rule is the more specific */
+	struct net_rule bad;
+	CHECK(rules_program_parse(&bad, "sha256:abc", &e) == -1);
+	CHECK(rules_program_parse(&bad, "bin/node", &e) == -1);
+	CHECK(rules_program_parse(&bad, "", &e) == -1);
+	rules_free(&s);
+}
+
 int main(void)
 {
 	test_hosts();
 	test_patterns();
 	test_match();
+	test_program();
 	return check_status_counted("test-net-rules");
 }

@@ -908,3 +908,11 @@ json_t *execs_stats(const struct execs *x)
 			 "verified", (json_int_t)x->verified, "swapped", (json_int_t)x->swapped,
 			 "killed", (json_int_t)x->killed);
 }
+
+bool execs_cached_hash(struct execs *x, const struct stat *st, char hex[SHA256_HEX_LEN])
+{
+	const struct cache_entry *c = cache_find(x, st);
+	if (c)
+		memcpy(hex, c->hex, SHA256_HEX_LEN);
+	return c != NULL;
+}

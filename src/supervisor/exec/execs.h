@@ -10,9 +10,11 @@
 #include <jansson.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "../../audit/audit.h"
 #include "../../common/err.h"
+#include "../../common/hash.h"
 #include "../../common/loop.h"
 #include "../../policy/policy.h"
 
@@ -68,3 +70,8 @@ void execs_on_sigchld(struct execs *x);
 /* What the session's execs cost and found, for session.end: the hash
  * cache's hits and misses, execs verified and swapped. */
 json_t *execs_stats(const struct execs *x);
+
+/* The SHA-256 the exec record took of the file st describes (a file the
+ * agent cannot change, hashed for an exec), into hex; false when it has
+ * none (connowner.h asks it for a connection's program). */
+bool execs_cached_hash(struct execs *x, const struct stat *st, char hex[SHA256_HEX_LEN]);

@@ -1,0 +1,36 @@
+/* connowner.h - which program made a connection through warden's proxy
+ * (the proxy's owner lookup, proxy.h): the client's socket found by its
+ * addresses with sock_diag in the sandbox's network namespace (its inode),
+ * then among the open descriptors of the sandbox's processes (init's
+ * descendants, walked through /proc/PID/task/TID/children; /proc/PID/fd
+ * read for socket:[INODE]). One holder: its executable (/proc/PID/exe, as
+ * the sandbox names it), its pid inside, and the file's SHA-256 (the exec
+ * record's cache, this module's own, else hashed at once up to a bound).
+ * Several holders (a socket inherited by a fork, or passed with
+ * SCM_RIGHTS), none (closed, exited), or more processes and descriptors
+ * than the bound: unknown, with why.
+ *
+ * Runs on the supervisor's event loop, once per connection, before its
+ * destination is decided; bounded (CONNOWNER_FDS_MAX descriptors read in
+ * all, CONNOWNER_PROCS_MAX processes). */
+#pragma once
+#include <sys/types.h>
+
+#include "../net/rules.h"
+
+#define CONNOWNER_PROCS_MAX 4096
+#define CONNOWNER_FDS_MAX 65536
+#define CONNOWNER_HASH_MAX (64ULL << 20) /* an executable hashed on the loop: 64 MiB at most */
+
+struct connowner;
+struct execs;
+
+/* diag: the sandbox's sock_diag socket (borrowed; -1: no owner is ever
+ * found); init: sandbox init's host pid; x: the exec record whose hash
+ * cache is asked first (may be NULL). */
+struct connowner *connowner_new(int diag, pid_t init, struct execs *x);
+void connowner_free(struct connowner *o);
+
+/* The proxy's owner callback (proxy_cfg.owner): ctx a struct connowner,
+ * fd the proxy's end of the connection. */
+void connowner_find(void *ctx, int fd, struct net_program *out);
