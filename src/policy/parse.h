@@ -68,6 +68,7 @@ directive_fn pol_do_read_only, pol_do_read_write, pol_do_protect, pol_do_unprote
 	pol_do_unmask, pol_do_env;
 /* parse_net.c */
 directive_fn pol_do_net, pol_do_secret;
+directive_fn pol_do_mcp; /* parse_mcp.c */
 /* publish.c */
 directive_fn pol_do_publish;
 /* parse_exec.c */
