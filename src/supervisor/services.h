@@ -56,6 +56,7 @@ struct services {
 	struct wsmade *made;      /* the secret names the sandbox makes */
 	char *ctl_dir;            /* warden's control directory: guarded */
 	struct proxy *px;         /* the proxy and the host loopback ports */
+	struct proxy_mcp *pm;     /* the `mcp` rules' reader, NULL: none */
 	struct stopper st;        /* the signals that stop the sandbox */
 	struct actor actor;       /* the detector's hands */
 	int timer;                /* the limits' watch, once a second */
