@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""mcp_client.py PORT - inside the sandbox, for t_mcp.sh: one keep-alive
-connection to the MCP server at 127.0.0.1:PORT; initialize, tools/list,
+"""mcp_client.py PORT [HOST] - inside the sandbox, for t_mcp.sh: one
+keep-alive connection to the MCP server at 127.0.0.1:PORT (plain, on a host
+loopback port) or at https://HOST:PORT (through the proxy's CONNECT); initialize, tools/list,
 then tools/call echo, rm_all, ask_me; prints each answer's status and what
 it said, and for a streamed answer each event with the time it arrived."""
 import http.client
@@ -8,8 +9,18 @@ import json
 import sys
 import time
 
+import os
+import ssl
+import urllib.parse
+
 port = int(sys.argv[1])
-c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+if len(sys.argv) > 2:
+    proxy = urllib.parse.urlsplit(os.environ["https_proxy"])
+    c = http.client.HTTPSConnection(proxy.hostname, proxy.port, timeout=60,
+                                    context=ssl.create_default_context())
+    c.set_tunnel(sys.argv[2], port)
+else:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 first_sock = None
 n = 0
 

@@ -5,7 +5,7 @@ JSON; tools/call answers text/event-stream, chunked, two events a second
 apart (each carrying the time it was sent), so the client can tell a
 streamed answer from a buffered one. Every message it gets is logged with
 the client's port (one port: one connection). Writes its port to
---port-file; stops after --lifetime seconds."""
+--port-file; stops after --lifetime seconds. --tls-cert/--tls-key: HTTPS."""
 import argparse
 import json
 import threading
@@ -69,8 +69,16 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--lifetime", type=float, default=90)
+    ap.add_argument("--bind", default="127.0.0.1")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     a = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    srv = ThreadingHTTPServer((a.bind, 0), H)
+    if a.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.daemon_threads = True
     srv.log = a.log
     threading.Timer(a.lifetime, srv.shutdown).start()

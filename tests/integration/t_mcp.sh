@@ -121,3 +121,43 @@ test_mcp_unread_host_refused() {
 	[[ $ERR == *"mcp mcp.example.com allow echo: warden reads the requests of an MCP server only"*"bind one to mcp.example.com"* ]] ||
 		fail "the error does not say why: $(excerpt "$ERR")"
 }
+
+# Over HTTPS warden terminates (a secret bound to the server's name): the
+# same rules, the denied tool answered by warden, the allowed one's stream
+# event by event. The server in a network namespace of the test's own
+# (root).
+test_mcp_https() {
+	nh_need_root
+	nh_need openssl
+	nh_python
+	nh_netns
+	local name
+	name=$(nh_name mcp)
+	nh_hosts_add "$name" "$NH_IP"
+	nh_ca "$T_TMP/ca" "warden mcp test CA $$"
+	nh_cert_signed "$T_TMP/tls" "$name" "DNS:$name" "$T_TMP/ca"
+	MCP_LOG=$T_TMP/mcp.log
+	: >"$MCP_LOG"
+	ip netns exec "$NH_NS" "$NH_PY" "$MCP_DIR/mcp_server.py" --port-file "$T_TMP/mcp.port" --log "$MCP_LOG" \
+		--bind "$NH_IP" --tls-cert "$T_TMP/tls/cert.pem" --tls-key "$T_TMP/tls/key.pem" >"$T_TMP/mcp.out" 2>&1 &
+	local pid=$!
+	bg_track "$pid"
+	nh_on_exit "kill $pid"
+	wait_for "$T_TMP/mcp.port" '^[0-9]+$' 10 || fatal "the MCP server did not start: $(excerpt "$(cat "$T_TMP/mcp.out")")"
+	MCP_PORT=$(<"$T_TMP/mcp.port")
+	cp "$MCP_DIR/mcp_client.py" "$WS/"
+	printf 'mcp %s allow echo,ask_me\nmcp %s deny rm_*\n' "$name" "$name" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem wrun --profile "$T_TMP/p" \
+		--secret "MCPTOK@$name" --allow-net "$name:$MCP_PORT private" -- "$NH_PY" ./mcp_client.py "$MCP_PORT" "$name"
+	assert_rc 0
+	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran over HTTPS'
+	assert_out_match '^rm_all 200 same-conn .*"code": ?-32001.*warden: tool rm_all denied by rule' 'the denied tool, over HTTPS'
+	local first_got last_sent
+	first_got=$(awk '/^echo event/ && /progress/ { sub("got=", "", $3); print $3; exit }' <<<"$OUT")
+	last_sent=$(awk '/^echo event/ && /RAN echo/ { sub("sent=", "", $4); print $4; exit }' <<<"$OUT")
+	[[ -n $first_got && -n $last_sent ]] || fail "the stream did not arrive whole: $(excerpt "$OUT")"
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+	grep '"tools/call"' "$MCP_LOG" | grep -q '"rm_all"' && fail "the denied tool reached the server"
+	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"') == 1 ]] || fail "no mcp event denying rm_all"
+}
