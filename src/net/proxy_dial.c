@@ -245,9 +245,9 @@ static void connected(struct conn *c)
 					     c->plain || c->socks || c->fw, &icpt);
 	if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port) &&
 	    !(c->guard && icpt && !c->plain && !c->socks)) {
-		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "an mcp rule names this server, and warden "
-			    "reads its requests only over TLS it terminates (https through the proxy to "
-			    "a host a secret is bound to) or on a host loopback port with a secret");
+		/* (short: the reason goes twice into a 512-byte answer) */
+		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "mcp server: warden reads it only over TLS it "
+			    "terminates or on a host loopback port, with a secret bound to it");
 		return;
 	}
 	if (c->guard && c->plain && guard_plain(c) < 0)

@@ -161,3 +161,19 @@ test_mcp_https() {
 	grep '"tools/call"' "$MCP_LOG" | grep -q '"rm_all"' && fail "the denied tool reached the server"
 	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"') == 1 ]] || fail "no mcp event denying rm_all"
 }
+
+# Plain HTTP through the proxy to an mcp server is not read: refused (403
+# naming why), the server never reached.
+test_mcp_plain_proxy_refused() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
+		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy
+		curl -sS -m 10 -w " code=%{http_code}" -H "Content-Type: application/json" \
+			--data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}" \
+			http://127.0.0.1:'"$MCP_PORT"'/mcp'
+	assert_out_has 'mcp server: warden reads it only over TLS' 'the refusal says why'
+	assert_out_has ' code=403' 'plain HTTP through the proxy refused'
+	[[ -s $MCP_LOG ]] && fail "the request reached the server: $(<"$MCP_LOG")"
+	return 0
+}
