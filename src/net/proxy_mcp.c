@@ -6,7 +6,8 @@
  * when every message in it is allowed; otherwise every message with an id
  * gets the JSON-RPC error (HTTP 200, application/json), and a body of
  * notifications only gets 202 with no body, the connection kept. A body
- * that is not JSON-RPC gets 400 with a parse error (-32700). A question
+ * that is not JSON-RPC gets 400 with a parse error (-32700); an upgrade
+ * (a WebSocket, whose bytes would not be read) is refused. A question
  * waits on the thread (its connection waits with it) until answered, timed
  * out by the broker, or the session ends (refused). */
 #include "proxy_mcp.h"
@@ -213,11 +214,12 @@ static bool want(void *ctx, const char *head, size_t len)
 	return true; /* every request to the server: a body is read, none is not */
 }
 
-static bool chunked(const char *head, size_t len)
+/* Does the head have the header name ("\r\nname:", lower case)? */
+static bool has_header(const char *head, size_t len, const char *name)
 {
-	static const char te[] = "\r\ntransfer-encoding:";
-	for (size_t i = 0; i + sizeof te - 1 <= len; i++)
-		if (strncasecmp(head + i, te, sizeof te - 1) == 0)
+	size_t n = strlen(name);
+	for (size_t i = 0; i + n <= len; i++)
+		if (strncasecmp(head + i, name, n) == 0)
 			return true;
 	return false;
 }
@@ -264,10 +266,16 @@ static int decide(void *ctx, const char *head, size_t hlen, const char *body, si
 		  char **reply, size_t *rlen, char *why, size_t whylen)
 {
 	struct mconn *c = ctx;
+	if (has_header(head, hlen, "\r\nupgrade:")) {
+		/* what follows an upgrade (a WebSocket) would not be read */
+		snprintf(why, whylen, "an upgrade toward an MCP server whose requests warden reads");
+		event(c, NULL, false, false, NULL, why);
+		return -1;
+	}
 	if (!blen)
 		return 0; /* a GET (a stream), a DELETE: no message */
 	_cleanup_free_ char *plain = NULL;
-	if (chunked(head, hlen)) {
+	if (has_header(head, hlen, "\r\ntransfer-encoding:")) {
 		plain = xmalloc(blen);
 		ssize_t n = mcp_dechunk(body, blen, plain);
 		if (n < 0) {

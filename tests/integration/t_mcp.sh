@@ -177,3 +177,17 @@ test_mcp_plain_proxy_refused() {
 	[[ -s $MCP_LOG ]] && fail "the request reached the server: $(<"$MCP_LOG")"
 	return 0
 }
+
+# An upgrade (a WebSocket) toward an mcp server is refused: its bytes would
+# not be read as requests.
+test_mcp_upgrade_refused() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
+		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'curl -sS --noproxy "*" -m 10 -w " code=%{http_code}" \
+		-H "Connection: Upgrade" -H "Upgrade: websocket" http://127.0.0.1:'"$MCP_PORT"'/mcp'
+	assert_out_has 'an upgrade toward an MCP server' 'the refusal says why'
+	assert_out_has ' code=403' 'the upgrade refused'
+	[[ $(mcp_events '"decision":"deny"' '"reason":"an upgrade toward an MCP server') == 1 ]] ||
+		fail "no mcp event for the upgrade"
+}
