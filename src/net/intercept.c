@@ -636,6 +636,8 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
+	if (b->cs == C_REPLY)
+		return false; /* the owner's answer is owed first */
 	bool to_c = b->uin_off == b->uin_len && side_gathered(&b->c) == 0;
 	if (b->answer_sent)
 		return to_c;

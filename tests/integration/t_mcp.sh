@@ -98,15 +98,22 @@ test_mcp_tools_allow_deny_ask() {
 		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
 }
 
-# A body that is not JSON-RPC is refused (400, a parse error) with its event.
+# A body that is not JSON-RPC is refused (400, a parse error) with its
+# event; one over 1 MiB gets 413.
 test_mcp_malformed_refused() {
 	mcp_start
 	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
 	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
 		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy
 		curl -sS --noproxy "*" -m 10 -w " code=%{http_code}" -H "Content-Type: application/json" \
-			--data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":" http://127.0.0.1:'"$MCP_PORT"'/mcp'
+			--data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":" http://127.0.0.1:'"$MCP_PORT"'/mcp
+		echo
+		head -c 1100000 /dev/zero | tr "\0" " " >big
+		curl -sS --noproxy "*" -m 10 -H "Expect:" -w " big=%{http_code}" --data-binary @big \
+			http://127.0.0.1:'"$MCP_PORT"'/mcp'
 	assert_out_match '"code":-32700.*not JSON-RPC: not JSON.* code=400' 'the malformed body refused'
+	assert_out_has 'request body over 1048576 bytes' 'the refusal of a body over 1 MiB says why'
+	assert_out_has ' big=413' 'a body over 1 MiB refused'
 	[[ -s $MCP_LOG ]] && fail "the malformed body reached the server: $(<"$MCP_LOG")"
 	[[ $(mcp_events '"decision":"deny"' '"reason":"not JSON-RPC: not JSON"') == 1 ]] ||
 		fail "no mcp event for the malformed body"
