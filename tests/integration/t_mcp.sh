@@ -96,6 +96,15 @@ test_mcp_tools_allow_deny_ask() {
 		fail "no mcp event denying rm_all"
 	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"allow"' '"asked":true') == 1 ]] ||
 		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+	# the log, mcp events included, holds to the published schema
+	local schema=$MCP_DIR/../../doc/schema/events-v1.json
+	[[ -f $schema ]] || schema=$MCP_DIR/../doc/schema/events-v1.json
+	if python3 -c 'import jsonschema' 2>/dev/null && [[ -f $schema ]]; then
+		python3 "$MCP_DIR/schema_check.py" "$schema" "$(mcp_log)" >"$T_TMP/schema.out" 2>&1 ||
+			fail "the log does not hold to the schema: $(excerpt "$(<"$T_TMP/schema.out")")"
+	else
+		note 'python3-jsonschema or the schema missing: the log not checked against it'
+	fi
 }
 
 # A body that is not JSON-RPC is refused (400, a parse error) with its
