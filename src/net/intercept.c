@@ -448,7 +448,8 @@ static void process_client(struct bridge *b)
 			if (r == HTTP_ERROR) {
 				char why[160];
 				snprintf(why, sizeof why, "malformed request body: %s", b->body.reason);
-				refuse(b, b->body.status, why, false, true);
+				/* (a held body: nothing of it went upstream) */
+				refuse(b, b->body.status, why, false, !b->holding);
 				return;
 			}
 			if (used && !(b->holding ? hold_data(b, d, used) : pass_data(b, d, used)))
