@@ -336,9 +336,16 @@ static bool hold_data(struct bridge *b, const char *d, size_t n)
  * through (the server idle between two): then the next request. */
 static bool reply_now(struct bridge *b)
 {
-	if (b->cs != C_REPLY || b->uin_off < b->uin_len || b->held || b->qn ||
-	    (b->watching && !http_resp_idle(&b->rw)))
+	if (b->cs != C_REPLY || b->answer_pending || b->uin_off < b->uin_len || b->held)
 		return false;
+	if (b->qn || !b->watching || !http_resp_idle(&b->rw)) {
+		if (b->watching && !b->u.eof && !b->u.dead && !b->c.dead)
+			return false; /* a response is still coming */
+		/* no boundary to put it at: the connection's last word */
+		refuse(b, 403, "a refused request's answer found no place between responses", true,
+		       false);
+		return true;
+	}
 	memcpy(b->uin, b->reply, b->reply_len);
 	b->uin_off = 0;
 	b->uin_len = b->reply_len;
