@@ -56,3 +56,6 @@ call("tools/list")
 call("tools/call", {"name": "echo", "arguments": {}})
 call("tools/call", {"name": "rm_all", "arguments": {}})
 call("tools/call", {"name": "ask_me", "arguments": {}})
+if len(sys.argv) <= 2:
+    print("again:", end=" ", flush=True)
+    call("tools/call", {"name": "ask_me", "arguments": {}})

@@ -4,7 +4,8 @@
 # initialize and tools/list pass; tools/call of an allowed tool reaches the
 # server and its event stream arrives event by event; a denied tool gets a
 # JSON-RPC error from warden (HTTP 200, code -32001) and never reaches the
-# server, the connection kept; an asked tool waits for `warden approve`.
+# server, the connection kept; an asked tool waits for `warden approve`
+# (allowed once, denied once).
 # Each message is an `mcp` event. A rule naming a server warden would not
 # read refuses the session. Runs unprivileged too (loopback only).
 # shellcheck shell=bash
@@ -40,6 +41,19 @@ mcp_events() {
 	printf '%s\n' "$n"
 }
 
+# mcp_question: the id of the open question for the tool ask_me, waited for.
+mcp_question() {
+	local i id
+	for ((i = 0; i < 300; i++)); do
+		id=$("$WARDEN" approve --json 2>/dev/null | awk '/"id":/ { gsub(/[",]/, "", $2); id = $2 }
+			/mcp 127.0.0.1:[0-9]+ tool ask_me/ { print id; exit }')
+		[[ -n $id ]] && { printf '%s\n' "$id"; return 0; }
+		grep -q '^done' "$T_TMP/ap.out" 2>/dev/null && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 test_mcp_tools_allow_deny_ask() {
 	mcp_start
 	cp "$MCP_DIR/mcp_client.py" "$WS/"
@@ -52,16 +66,13 @@ test_mcp_tools_allow_deny_ask() {
 	} >"$WS/inside.sh"
 	MCPTOK=tok-mcp-0123456789abcdef warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" \
 		--secret "MCPTOK@127.0.0.1:$MCP_PORT" --allow-net "127.0.0.1:$MCP_PORT" -- sh ./inside.sh
-	local i id=
-	for ((i = 0; i < 300; i++)); do
-		id=$("$WARDEN" approve --json 2>/dev/null | awk '/"id":/ { gsub(/[",]/, "", $2); id = $2 }
-			/mcp 127.0.0.1:[0-9]+ tool ask_me/ { print id; exit }')
-		[[ -n $id ]] && break
-		grep -q '^done' "$T_TMP/ap.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	[[ -n $id ]] || fail "no question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	local id
+	# the first call of the asked tool allowed, the second denied
+	id=$(mcp_question) || fail "no question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	"$WARDEN" approve "$id" allow >"$T_TMP/ap.answer" 2>&1 || fail "warden approve failed: $(<"$T_TMP/ap.answer")"
+	id=$(mcp_question) || fail "no second question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve "$id" deny --reason 'not this one' >"$T_TMP/ap.answer" 2>&1 ||
+		fail "warden approve failed: $(<"$T_TMP/ap.answer")"
 	wait_for "$T_TMP/ap.out" '^done' 60 || fail "the session did not finish: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	wait "$TPID"
 	RC=$?
@@ -75,6 +86,8 @@ test_mcp_tools_allow_deny_ask() {
 		'the denied tool answered with a JSON-RPC error, the connection kept'
 	assert_out_match '^ask_me event got=.*RAN ask_me' 'the asked tool ran once allowed'
 	assert_out_match '^ask_me 200 same-conn stream-end' 'the asked tool, same connection'
+	assert_out_match '^again: ask_me 200 same-conn .*"code": ?-32001.*warden: tool ask_me denied by approve.*not this one' \
+		'the asked tool denied by the human'
 	# the stream came event by event: the first before the last was sent
 	local first_got last_sent
 	first_got=$(awk '/^echo event/ && /progress/ { sub("got=", "", $3); print $3; exit }' <<<"$OUT")
@@ -94,6 +107,9 @@ test_mcp_tools_allow_deny_ask() {
 		fail "no mcp event allowing echo"
 	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"' '"reason":"tool rm_all denied by rule') == 1 ]] ||
 		fail "no mcp event denying rm_all"
+	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"deny"' '"asked":true') == 1 ]] ||
+		fail "no mcp event denying the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+	[[ $(grep -c '"name": "ask_me"' "$MCP_LOG") == 1 ]] || fail "the asked tool reached the server other than once"
 	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"allow"' '"asked":true') == 1 ]] ||
 		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
 	# the log, mcp events included, holds to the published schema
