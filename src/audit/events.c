@@ -180,6 +180,23 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	return event_of("net", f);
 }
 
+struct event ev_mcp(const struct ev_mcp *x)
+{
+	json_t *f = json_pack("{s:s, s:i, s:s}", "host", x->host, "port", (int)x->port, "decision",
+			      x->allowed ? "allow" : "deny");
+	if (f && x->method[0])
+		json_object_set_new(f, "mcp_method", json_string(x->method));
+	if (f && x->tool[0])
+		json_object_set_new(f, "mcp_tool", json_string(x->tool));
+	if (f && x->asked)
+		json_object_set_new(f, "asked", json_true());
+	if (f && x->rule[0])
+		json_object_set_new(f, "rule", json_string(x->rule));
+	if (f && x->reason[0])
+		json_object_set_new(f, "reason", json_string(x->reason));
+	return event_of("mcp", f);
+}
+
 struct event ev_net_inbound(const struct ev_net_inbound *x)
 {
 	json_t *f = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s?, s:I, s:I, s:f, s:s}",

@@ -111,6 +111,19 @@ struct ev_net_proxy {
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 
+/* One JSON-RPC message to an MCP server warden reads (src/net/proxy_mcp.h):
+ * its method, the tool of a tools/call, the decision and the rule that
+ * made it ("" = the default), why when refused; asked: a human answered. */
+struct ev_mcp {
+	const char *host;
+	unsigned port;
+	const char *method;      /* "" = the client's answer to the server (left out) */
+	const char *tool;        /* tools/call: the tool's name; "" = left out */
+	bool allowed, asked;
+	const char *rule, *reason; /* "" = left out */
+};
+struct event ev_mcp(const struct ev_mcp *x);
+
 /* A connection from the host to a published port (src/supervisor/publish.h), when
  * it ends: "direction": "inbound". bytes_in went into the sandbox (what the
  * host's client sent), bytes_out came out of it. */

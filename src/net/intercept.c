@@ -56,6 +56,7 @@ enum cstate {
 	C_BODY,         /* its body */
 	C_WAIT_UPGRADE, /* a request that asked to upgrade went; its answer decides */
 	C_RAW,          /* upgraded: raw bytes */
+	C_REPLY,        /* a held request answered by the owner: that answer next */
 	C_STOPPED,      /* refused: read no more */
 };
 
@@ -99,6 +100,12 @@ struct bridge {
 	char answer_reason[256];
 	struct timespec last;
 	bool h2;                /* the connection was HTTP/2, over and done */
+	/* a held request (job->hold): its head and body so far; the owner's
+	 * answer to it, waiting for the responses before it */
+	bool holding;
+	struct bytebuf hhead, hbody;
+	char *reply;
+	size_t reply_len;
 };
 
 static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -258,6 +265,96 @@ static void request_done(struct bridge *b)
 		resume_requests(b);
 }
 
+static const char *bb_data(const struct bytebuf *q)
+{
+	return q->p ? q->p + q->off : "";
+}
+
+/* A request's head goes upstream: its response is owed. */
+static void send_head(struct bridge *b, const char *h, size_t n)
+{
+	b->cur_start = b->to_u.total;
+	out_put(&b->to_u, h, n);
+	b->job->requests++;
+	q_push(b, (strcmp(b->hp->req.method, "HEAD") == 0 ? Q_HEAD : 0) |
+			  (b->cur_upgrade ? Q_UPGRADE : 0));
+	if (b->qn == 1 && http_resp_idle(&b->rw))
+		http_resp_next(&b->rw, b->q[b->qhead] & Q_HEAD);
+}
+
+/* A held request is whole: the owner decides whether it goes, is
+ * answered here, or is refused. */
+static void release_held(struct bridge *b)
+{
+	struct intercept_job *j = b->job;
+	char why[256] = "";
+	char *reply = NULL;
+	size_t rlen = 0;
+	b->holding = false;
+	int d = j->hold.decide(j->hold.ctx, bb_data(&b->hhead), bytebuf_pending(&b->hhead),
+			       bb_data(&b->hbody), bytebuf_pending(&b->hbody), &reply, &rlen,
+			       why, sizeof why);
+	if (d == 0) {
+		send_head(b, bb_data(&b->hhead), bytebuf_pending(&b->hhead));
+		out_put(&b->to_u, bb_data(&b->hbody), bytebuf_pending(&b->hbody));
+	}
+	b->hhead.off = b->hhead.len = b->hbody.off = b->hbody.len = 0;
+	if (d == 0) {
+		request_done(b);
+	} else if (d == 1 && reply && rlen <= BUF) {
+		b->reply = reply;
+		b->reply_len = rlen;
+		b->cs = C_REPLY;
+	} else {
+		free(reply);
+		why[sizeof why - 1] = '\0';
+		refuse(b, 403, why[0] ? why : "request refused", true, false);
+	}
+}
+
+/* Body bytes of a held request: kept, within the bound. */
+static bool hold_data(struct bridge *b, const char *d, size_t n)
+{
+	struct intercept_job *j = b->job;
+	char why[256] = "";
+	if (bytebuf_pending(&b->hbody) + n > j->hold.body_max) {
+		snprintf(why, sizeof why, "request body over %zu bytes toward a server whose requests "
+			 "warden reads", j->hold.body_max);
+		refuse(b, 413, why, true, false);
+		return false;
+	}
+	if (j->on_data && j->on_data(j->ctx, d, n, why, sizeof why) != 0) {
+		why[sizeof why - 1] = '\0';
+		refuse(b, 403, why[0] ? why : "request refused", true, false);
+		return false;
+	}
+	bytebuf_put(&b->hbody, d, n, BUF);
+	return true;
+}
+
+/* The owner's answer to a held request, once the responses before it are
+ * through (the server idle between two): then the next request. */
+static bool reply_now(struct bridge *b)
+{
+	if (b->cs != C_REPLY || b->answer_pending || b->uin_off < b->uin_len || b->held)
+		return false;
+	if (b->qn || !b->watching || !http_resp_idle(&b->rw)) {
+		if (b->watching && !b->u.eof && !b->u.dead && !b->c.dead)
+			return false; /* a response is still coming */
+		/* no boundary to put it at: the connection's last word */
+		refuse(b, 403, "a refused request's answer found no place between responses", true,
+		       false);
+		return true;
+	}
+	memcpy(b->uin, b->reply, b->reply_len);
+	b->uin_off = 0;
+	b->uin_len = b->reply_len;
+	b->uin_ours = true;
+	free(steal_ptr(&b->reply));
+	resume_requests(b);
+	return true;
+}
+
 /* Hand the head to the owner; send what it returns. */
 static void forward_head(struct bridge *b)
 {
@@ -293,15 +390,22 @@ static void forward_head(struct bridge *b)
 			return;
 		}
 	}
-	b->cur_start = b->to_u.total;
-	out_put(&b->to_u, out ? out : head, out ? outlen : (size_t)n);
-	free(out);
-	j->requests++;
-	q_push(b, (strcmp(b->hp->req.method, "HEAD") == 0 ? Q_HEAD : 0) | (upgrade ? Q_UPGRADE : 0));
-	if (b->qn == 1 && http_resp_idle(&b->rw))
-		http_resp_next(&b->rw, b->q[b->qhead] & Q_HEAD);
+	const char *h = out ? out : head;
+	size_t hl = out ? outlen : (size_t)n;
 	b->cur_upgrade = upgrade;
 	http_body_init(&b->body, &b->hp->req);
+	b->holding = j->hold.decide && j->hold.want(j->hold.ctx, h, hl);
+	if (b->holding) {
+		bytebuf_put(&b->hhead, h, hl, BUF);
+		free(out);
+		if (b->body.state == HTTP_COMPLETE)
+			release_held(b);
+		else
+			b->cs = C_BODY;
+		return;
+	}
+	send_head(b, h, hl);
+	free(out);
 	if (b->body.state == HTTP_COMPLETE)
 		request_done(b);
 	else
@@ -351,13 +455,16 @@ static void process_client(struct bridge *b)
 			if (r == HTTP_ERROR) {
 				char why[160];
 				snprintf(why, sizeof why, "malformed request body: %s", b->body.reason);
-				refuse(b, b->body.status, why, false, true);
+				/* (a held body: nothing of it went upstream) */
+				refuse(b, b->body.status, why, false, !b->holding);
 				return;
 			}
-			if (used && !pass_data(b, d, used))
+			if (used && !(b->holding ? hold_data(b, d, used) : pass_data(b, d, used)))
 				return;
 			b->cin_off += used;
-			if (r == HTTP_COMPLETE)
+			if (r == HTTP_COMPLETE && b->holding)
+				release_held(b);
+			else if (r == HTTP_COMPLETE)
 				request_done(b);
 			break;
 		}
@@ -537,6 +644,8 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
+	if (b->cs == C_REPLY)
+		return false; /* the owner's answer is owed first */
 	bool to_c = b->uin_off == b->uin_len && side_gathered(&b->c) == 0;
 	if (b->answer_sent)
 		return to_c;
@@ -588,7 +697,7 @@ static void relay(struct bridge *b)
 {
 	touch(b);
 	for (;;) {
-		while (pump(b) || answer(b))
+		while (pump(b) || answer(b) || reply_now(b))
 			if (finished(b))
 				return;
 		/* before any wait: what TLS gathered goes out */
@@ -686,7 +795,7 @@ static void run(struct bridge *b)
 			return;
 		}
 		tune(b->u.ssl);
-		if (alpn.client_h2)
+		if (alpn.client_h2 && !j->hold.decide)
 			SSL_set_alpn_protos(b->u.ssl, alpn_h2_http11, sizeof alpn_h2_http11 - 1);
 		char uwhy[200];
 		int ur = side_handshake(&b->u, false, j->stop_fd, uwhy, sizeof uwhy);
@@ -772,6 +881,9 @@ static void *bridge_main(void *arg)
 	SSL_CTX_free(b->sctx);
 	SSL_CTX_free(b->cctx);
 	bytebuf_free(&b->to_u.q);
+	bytebuf_free(&b->hhead);
+	bytebuf_free(&b->hbody);
+	free(b->reply);
 	free(b->hp);
 	free(b->check);
 	free(b->early);

@@ -65,6 +65,24 @@ typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *
  * held. NULL in the job: relayed as they come. */
 typedef size_t (*intercept_resp_fn)(void *ctx, char *buf, size_t len);
 
+/* Requests whose body the owner reads whole before any byte of them goes
+ * upstream (an MCP server's JSON-RPC, src/net/proxy_mcp.h). want is asked
+ * at each head (as on_head made it): true holds that request. decide gets
+ * the head and the body as on the wire (chunk lines included; at most
+ * body_max bytes, a longer body is refused with 413) and returns 0 to send
+ * them on; 1 to answer the client with *reply (malloc'd, a whole HTTP/1.1
+ * response of at most 16 KiB with its own framing) in place of the
+ * request, the connection kept, once the responses before it are through;
+ * -1 to refuse it (why) as on_head's refusal does. It runs on the job's
+ * thread and may wait (a human asked). */
+struct intercept_hold {
+	bool (*want)(void *ctx, const char *head, size_t len);
+	int (*decide)(void *ctx, const char *head, size_t hlen, const char *body, size_t blen,
+		      char **reply, size_t *replylen, char *why, size_t whylen);
+	void *ctx;
+	size_t body_max;
+};
+
 struct intercept_job {
 	/* Owned by the job from intercept_start on (closed by it, also when
 	 * intercept_start fails): connected stream sockets, any mode (the
@@ -93,6 +111,9 @@ struct intercept_job {
 	intercept_data_fn on_data;
 	intercept_resp_fn on_resp;
 	void *ctx;
+	/* decide NULL: none held. With one, h2 is not offered (HTTP/1.1
+	 * both ways), so that each request is read here. */
+	struct intercept_hold hold;
 	/* At the end the thread writes the job's address (sizeof(void *)
 	 * bytes) to done_fd - a pipe the owner watches - and touches the job
 	 * no more. Not closed by the job. */

@@ -373,6 +373,7 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	}
 	if (cfg->asker)
 		px->asker = *cfg->asker;
+	px->mcp = cfg->mcp;
 	px->default_ask = cfg->default_ask;
 	px->sni_required = cfg->sni_required;
 	px->tag = cfg->tag;

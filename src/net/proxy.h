@@ -108,6 +108,10 @@ struct proxy_cfg {
 	 * one never matches. */
 	void (*owner)(void *ctx, int fd, struct net_program *out);
 	void *owner_ctx;
+	/* MCP servers read request by request (proxy_mcp.h), borrowed; NULL:
+	 * none. A connection to a host it covers is refused unless warden
+	 * reads it (TLS it terminates, or plain on a host loopback port). */
+	struct proxy_mcp *mcp;
 };
 /* NULL with e filled (the listeners closed). */
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);

@@ -133,6 +133,7 @@ struct proxy {
 	struct proxy_guard guard;
 	bool guarded;
 	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
+	struct proxy_mcp *mcp;     /* proxy_cfg.mcp */
 	bool default_ask;          /* a destination no rule names is a question */
 	bool sni_required;         /* a tunnel's ClientHello must name its host */
 	int done_pipe[2];          /* interception threads report here */

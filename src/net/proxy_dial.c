@@ -20,6 +20,7 @@
 
 #include "../common/util.h"
 #include "dial.h"
+#include "proxy_mcp.h"
 
 /* ---- resolver threads ---------------------------------------------------- */
 
@@ -163,6 +164,8 @@ static void intercept_begin(struct conn *c)
 	j->on_resp = px->guard.resp;
 	j->ctx = c->guard;
 	j->done_fd = px->done_pipe[1];
+	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
+		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0]);
 	/* The thread owns both sockets from here. */
 	int cfd = c->cfd, ufd = c->ufd;
 	if (c->reg_c)
@@ -190,6 +193,7 @@ static void intercept_begin(struct conn *c)
 		SSL_CTX_free(j->server_ctx);
 	c->to_u_len = c->to_u_off = 0;
 	if (started < 0) {
+		proxy_mcp_detach(j);
 		free(ij);
 		c->allowed = false;
 		snprintf(c->reason, sizeof c->reason, "%.600s", e.msg);
@@ -217,6 +221,7 @@ void intercepts_collect(struct proxy *px)
 			snprintf(c->reason, sizeof c->reason, "%s", j->error);
 		if (j->refused)
 			c->allowed = false;
+		proxy_mcp_detach(j);
 		px->njobs--;
 		c->state = S_CLOSING;
 		conn_free(c);
@@ -241,6 +246,13 @@ static void connected(struct conn *c)
 	else if (c->px->guarded)
 		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
 					     c->plain || c->socks || c->fw, &icpt);
+	if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port) &&
+	    !(c->guard && icpt && !c->plain && !c->socks)) {
+		/* (short: the reason goes twice into a 512-byte answer) */
+		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "mcp server: warden reads it only over TLS it "
+			    "terminates or on a host loopback port, with a secret bound to it");
+		return;
+	}
 	if (c->guard && c->plain && guard_plain(c) < 0)
 		return;
 	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */

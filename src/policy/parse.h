@@ -72,6 +72,7 @@ directive_fn pol_do_net, pol_do_secret;
  * 1 with *cut the line without it, 0 when there is none, -1 on an error. */
 int pol_net_program(struct parser *ps, const struct line *l, enum rules_verdict action,
 		    const char *what, struct line *cut, struct net_rule *r);
+directive_fn pol_do_mcp; /* parse_mcp.c */
 /* publish.c */
 directive_fn pol_do_publish;
 /* parse_exec.c */

@@ -154,7 +154,8 @@ bool policy_asks(const struct policy *p)
 	for (size_t i = 0; i < p->ntools && !tool_ask; i++)
 		tool_ask = p->tools[i].action == RULES_ASK;
 	return p->net_rules.nask || p->net_default_ask || p->exec.ask.n || p->exec.ask_argv.n ||
-	       p->write_ask.n || tool_ask || (p->ssh_agent.on && p->ssh_agent.ask);
+	       p->write_ask.n || tool_ask || (p->ssh_agent.on && p->ssh_agent.ask) ||
+	       p->mcp.nask;
 }
 
 bool policy_net_allows_any(const struct policy *p)

@@ -200,6 +200,8 @@ const struct policy_directive policy_directives[] = {
 	{ "env", pol_do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
 	{ "audit", pol_do_audit, 2, 2, true, "default | files" },
 	{ "net", pol_do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
+	{ "mcp", pol_do_mcp, 4, 5, false,
+	  "HOST[:PORT] allow|deny|ask TOOL[,TOOL...] | HOST[:PORT] method allow|deny METHOD[,METHOD...]" },
 	{ "publish", pol_do_publish, 2, 2, true, "[HOST_PORT:]PORT" },
 	{ "secret", pol_do_secret, 4, MAX_TOKENS, false,
 	  "NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]" },
@@ -323,6 +325,7 @@ void policy_free(struct policy *p)
 	free(p->net);
 	policy_publish_free(p);
 	rules_free(&p->net_rules);
+	mcp_rules_free(&p->mcp);
 	for (size_t i = 0; i < p->nsecrets; i++)
 		policy_secret_clear(&p->secrets[i]);
 	free(p->secrets);

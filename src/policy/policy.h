@@ -7,6 +7,7 @@
 
 #include "../common/err.h"
 #include "../common/util.h"
+#include "../net/mcp.h"
 #include "../net/rules.h"
 #include "names.h"
 
@@ -194,6 +195,9 @@ struct policy {
 	 * order; a pattern declared both with and without `private` is one
 	 * allow rule with allow_private. */
 	struct net_rules net_rules;
+	/* `mcp` rules: the tools and methods of MCP servers reached over
+	 * HTTP(S) (src/net/mcp.h, src/policy/parse_mcp.c) */
+	struct mcp_rules mcp;
 	/* Secrets by reference, each NAME once (a later declaration replaces
 	 * an earlier one), in order of first declaration. A NAME here is never
 	 * in env_pass or env_set. */

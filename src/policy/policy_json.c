@@ -17,6 +17,9 @@
  *   "publish": [{"host_port": N, "port": N, "origin": "FILE:LINE"|"--publish"}...]
  *               only when a port is published (the digests of other policies stay)
  *   "net_sni": "required"   only with `net sni required` (other digests stay)
+ *   "mcp":     [{"rule": "mcp HOST allow|deny|ask NAMES" | "mcp HOST method
+ *               allow|deny NAMES", "origin": "FILE:LINE"}...]   only with mcp
+ *               rules (other digests stay)
  *   "signal":  {"grace": SECONDS}
  *   "freeze":  {"timeout_s": SECONDS, "unattended_s": SECONDS}   how long a
  *               freeze lasts before the kill, with a human to decide and
@@ -206,6 +209,16 @@ static json_t *tools_json(const struct policy *p)
 	return json_pack("{s:o,s:s}", "rules", tools, "default", verdicts[p->tool_default]);
 }
 
+/* [{"rule": "mcp HOST ...", "origin": "FILE:LINE"}...] in order */
+static json_t *mcp_json(const struct policy *p)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->mcp.n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s}", "rule", p->mcp.v[i].text, "origin",
+						   p->mcp.v[i].origin));
+	return a;
+}
+
 json_t *policy_to_json(const struct policy *p)
 {
 	json_t *secrets = json_array();
@@ -241,6 +254,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "net_default", json_string(p->net_default_ask ? "ask" : "deny"));
 	if (p->net_sni_required) /* only then: the digests of every other policy stay */
 		json_object_set_new(o, "net_sni", json_string("required"));
+	if (p->mcp.n) /* the same */
+		json_object_set_new(o, "mcp", mcp_json(p));
 	json_object_set_new(o, "write_ask", jstrv(&p->write_ask));
 	json_object_set_new(o, "tools", tools_json(p));
 	json_object_set_new(o, "rules", jstrv(&p->rules_files));

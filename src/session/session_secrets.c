@@ -106,12 +106,46 @@ static int secrets_make(void *arg, struct werr *e)
 	return 0;
 }
 
+/* An `mcp` rule names a server whose requests warden must read: TLS it
+ * terminates, or plain HTTP on a host loopback port, both only toward a
+ * host a secret is bound to. A rule naming another host refuses the
+ * session. */
+static int mcp_hosts_bound(const struct policy *pol, struct werr *e)
+{
+	for (size_t i = 0; i < pol->mcp.n; i++) {
+		const struct mcp_rule *r = &pol->mcp.v[i];
+		struct net_host h = { 0 };
+		bool ok = false;
+		if (r->host.kind == NET_RULE_IP)
+			net_host_from_ip(&h, &r->host.ip, !addr_ip_is_v4(&r->host.ip, (uint8_t[4]){ 0 }));
+		else
+			snprintf(h.name, sizeof h.name, "%s", r->host.host);
+		for (size_t s = 0; s < pol->nsecrets && !ok; s++)
+			for (size_t k = 0; k < pol->secrets[s].nhosts && !ok; k++) {
+				const struct net_rule *b = &pol->secrets[s].hosts[k];
+				ok = r->host.kind == NET_RULE_WILDCARD
+					     ? strcmp(b->text, r->host.text) == 0
+					     : r->host.port && rules_rule_matches(b, &h, r->host.port);
+				ok |= strcmp(b->text, r->host.text) == 0;
+			}
+		if (!ok)
+			return werr_set(e, 0, "%s: %s: warden reads the requests of an MCP server only "
+					"where it terminates TLS or reads plain HTTP on a host loopback port, "
+					"toward a host a secret is bound to: bind one to %s (a `secret NAME host "
+					"%s` line, or --secret NAME@%s)", r->origin, r->text, r->host.text,
+					r->host.text, r->host.text);
+	}
+	return 0;
+}
+
 /* Read every secret's value (before anything starts: a missing one is an
  * error), and when there are any, make the session CA (secrets_ready
  * waits for it and the decoys). */
 int session_secrets_prepare(const struct session_opts *o, const struct policy *pol,
 			   const char *home, struct session_secrets *ss, struct werr *e)
 {
+	if (mcp_hosts_bound(pol, e) < 0)
+		return -1;
 	unsigned char key[TAIL_KEY_LEN];
 	bool have = pol->nsecrets && tail_key_get(o, pol, home, key);
 	int r = secrets_load(&ss->sec, pol, have ? key : NULL, e);

@@ -25,6 +25,7 @@
 #include "../detect/detect.h"
 #include "../net/proxy.h"
 #include "connowner.h"
+#include "../net/proxy_mcp.h"
 #include "publish.h"
 #include "../sandbox/limits.h"
 #include "../workspace/wsmade.h"
@@ -191,15 +192,18 @@ static int net_start(struct services *sv, struct werr *e)
 	if (sv->cfg->publish && publish_start(sv->cfg->publish, f->userns, f->http, e) < 0)
 		return -1;
 	sv->co = connowner_new(f->diag, sv->L->c.pid, sv->x);
+	const struct proxy_asker asker = { .ask = net_ask, .cancel = net_cancel, .ctx = sv->ap };
+	if (s->policy->mcp.n &&
+	    !(sv->pm = proxy_mcp_new(&s->policy->mcp, sv->log, sv->ap ? &asker : NULL, e)))
+		return -1;
 	sv->px = proxy_new(&(struct proxy_cfg){ .http = steal_fd(&f->http),
 		.socks = steal_fd(&f->socks), .rules = &s->policy->net_rules, .log = sv->log,
 		.guard = sv->cfg->guard,
-		.asker = sv->ap ? &(struct proxy_asker){ .ask = net_ask, .cancel = net_cancel,
-						     .ctx = sv->ap } : NULL,
+		.asker = sv->ap ? &asker : NULL,
 		.default_ask = sv->ap && s->policy->net_default_ask,
 		.sni_required = s->policy->net_sni_required,
 		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk,
-		.owner = connowner_find, .owner_ctx = sv->co }, e);
+		.owner = connowner_find, .owner_ctx = sv->co, .mcp = sv->pm }, e);
 	if (!sv->px)
 		return -1;
 	for (size_t i = 0; i < s->forwards.n; i++)
@@ -361,6 +365,7 @@ void services_free(struct services *sv)
 	stopper_close(&sv->st);
 	proxy_free(sv->px); /* logs the connections still open */
 	connowner_free(sv->co);
+	proxy_mcp_free(sv->pm); /* and their last mcp events */
 	if (sv->cfg)
 		publish_end(sv->cfg->publish); /* the same */
 	free(sv->ctl_dir);
@@ -455,7 +460,7 @@ static int watch_asking(struct services *sv, struct loop *l, struct werr *e)
 static int watch_rest(struct services *sv, struct loop *l, struct werr *e)
 {
 	struct launched *L = sv->L;
-	if (proxy_watch(l, sv->px, e) < 0 ||
+	if (proxy_watch(l, sv->px, e) < 0 || (sv->pm && proxy_mcp_watch(l, sv->pm, e) < 0) ||
 	    (sv->cfg->publish && publish_watch(l, sv->cfg->publish, e) < 0) ||
 	    /* (no timer: nothing to watch, or none to be had, as before) */
 	    (sv->timer >= 0 &&

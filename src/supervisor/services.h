@@ -57,6 +57,7 @@ struct services {
 	char *ctl_dir;            /* warden's control directory: guarded */
 	struct proxy *px;         /* the proxy and the host loopback ports */
 	struct connowner *co;     /* which program made each proxied connection */
+	struct proxy_mcp *pm;     /* the `mcp` rules' reader, NULL: none */
 	struct stopper st;        /* the signals that stop the sandbox */
 	struct actor actor;       /* the detector's hands */
 	int timer;                /* the limits' watch, once a second */

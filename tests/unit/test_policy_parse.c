@@ -1597,7 +1597,7 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 27);
+	CHECK(n == 28);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");

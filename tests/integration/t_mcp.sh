@@ -1,0 +1,225 @@
+# t_mcp.sh - MCP over HTTP, from the outside: a server on the host's
+# loopback speaking streamable HTTP (mcp_server.py), a client inside on one
+# keep-alive connection (mcp_client.py). With `mcp` rules for the server:
+# initialize and tools/list pass; tools/call of an allowed tool reaches the
+# server and its event stream arrives event by event; a denied tool gets a
+# JSON-RPC error from warden (HTTP 200, code -32001) and never reaches the
+# server, the connection kept; an asked tool waits for `warden approve`
+# (allowed once, denied once).
+# Each message is an `mcp` event. A rule naming a server warden would not
+# read refuses the session. Runs unprivileged too (loopback only).
+# shellcheck shell=bash
+
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
+MCP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+mcp_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# mcp_start: the server on 127.0.0.1; sets MCP_PORT, MCP_LOG.
+mcp_start() {
+	nh_python
+	MCP_LOG=$T_TMP/mcp.log
+	: >"$MCP_LOG"
+	"$NH_PY" "$MCP_DIR/mcp_server.py" --port-file "$T_TMP/mcp.port" --log "$MCP_LOG" \
+		>"$T_TMP/mcp.out" 2>&1 &
+	local pid=$!
+	bg_track "$pid"
+	nh_on_exit "kill $pid"
+	wait_for "$T_TMP/mcp.port" '^[0-9]+$' 10 || fatal "the MCP server did not start: $(excerpt "$(cat "$T_TMP/mcp.out")")"
+	MCP_PORT=$(<"$T_TMP/mcp.port")
+}
+
+# mcp_events STRING...: the session's mcp events holding every STRING
+mcp_events() {
+	local line ok s n=0
+	while IFS= read -r line; do
+		ok=1
+		for s; do [[ $line == *"$s"* ]] || ok=0; done
+		((ok)) && n=$((n + 1))
+	done < <(grep '"event":"mcp"' "$(mcp_log)")
+	printf '%s\n' "$n"
+}
+
+# mcp_question: the id of the open question for the tool ask_me, waited for.
+mcp_question() {
+	local i id
+	for ((i = 0; i < 300; i++)); do
+		id=$("$WARDEN" approve --json 2>/dev/null | awk '/"id":/ { gsub(/[",]/, "", $2); id = $2 }
+			/mcp 127.0.0.1:[0-9]+ tool ask_me/ { print id; exit }')
+		[[ -n $id ]] && { printf '%s\n' "$id"; return 0; }
+		grep -q '^done' "$T_TMP/ap.out" 2>/dev/null && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+test_mcp_tools_allow_deny_ask() {
+	mcp_start
+	cp "$MCP_DIR/mcp_client.py" "$WS/"
+	printf 'mcp 127.0.0.1:%s allow echo\nmcp 127.0.0.1:%s deny rm_*\nmcp 127.0.0.1:%s ask ask_me\napprove timeout 30\n' \
+		"$MCP_PORT" "$MCP_PORT" "$MCP_PORT" >"$T_TMP/p"
+	{
+		echo 'unset NO_PROXY no_proxy'
+		echo "$NH_PY ./mcp_client.py $MCP_PORT"
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	MCPTOK=tok-mcp-0123456789abcdef warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" \
+		--secret "MCPTOK@127.0.0.1:$MCP_PORT" --allow-net "127.0.0.1:$MCP_PORT" -- sh ./inside.sh
+	local id
+	# the first call of the asked tool allowed, the second denied
+	id=$(mcp_question) || fail "no question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve "$id" allow >"$T_TMP/ap.answer" 2>&1 || fail "warden approve failed: $(<"$T_TMP/ap.answer")"
+	id=$(mcp_question) || fail "no second question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve "$id" deny --reason 'not this one' >"$T_TMP/ap.answer" 2>&1 ||
+		fail "warden approve failed: $(<"$T_TMP/ap.answer")"
+	wait_for "$T_TMP/ap.out" '^done' 60 || fail "the session did not finish: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	wait "$TPID"
+	RC=$?
+	OUT=$(<"$T_TMP/ap.out")
+	ERR=$(<"$T_TMP/ap.out.err")
+	assert_rc 0
+	assert_out_match '^initialize 200 same-conn .*"serverInfo"' 'initialize passed'
+	assert_out_match '^tools/list 200 same-conn .*"ask_me"' 'tools/list passed'
+	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran'
+	assert_out_match '^rm_all 200 same-conn .*"code": ?-32001.*warden: tool rm_all denied by rule mcp 127.0.0.1:[0-9]+ deny rm_\*' \
+		'the denied tool answered with a JSON-RPC error, the connection kept'
+	assert_out_match '^ask_me event got=.*RAN ask_me' 'the asked tool ran once allowed'
+	assert_out_match '^ask_me 200 same-conn stream-end' 'the asked tool, same connection'
+	assert_out_match '^again: ask_me 200 same-conn .*"code": ?-32001.*warden: tool ask_me denied by approve.*not this one' \
+		'the asked tool denied by the human'
+	# the stream came event by event: the first before the last was sent
+	local first_got last_sent
+	first_got=$(awk '/^echo event/ && /progress/ { sub("got=", "", $3); print $3; exit }' <<<"$OUT")
+	last_sent=$(awk '/^echo event/ && /RAN echo/ { sub("sent=", "", $4); print $4; exit }' <<<"$OUT")
+	[[ -n $first_got && -n $last_sent ]] || fail "the stream did not arrive whole: $(excerpt "$OUT")"
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+	# the server never saw the denied call, saw the others, on one connection
+	grep -q '"rm_all"' <(grep '"tools/call"' "$MCP_LOG") && fail "the denied tool reached the server"
+	grep -q '"name": "echo"' "$MCP_LOG" || fail "the allowed tool did not reach the server"
+	grep -q '"name": "ask_me"' "$MCP_LOG" || fail "the asked tool did not reach the server"
+	[[ $(sed -n 's/^{"peer": \([0-9]*\),.*/\1/p' "$MCP_LOG" | sort -u | wc -l) == 1 ]] ||
+		fail "the server saw more than one connection: $(excerpt "$(<"$MCP_LOG")")"
+	# the events
+	[[ $(mcp_events '"mcp_method":"initialize"' '"decision":"allow"') == 1 ]] || fail "no mcp event for initialize"
+	[[ $(mcp_events '"mcp_tool":"echo"' '"decision":"allow"' '"rule":"mcp 127.0.0.1:') == 1 ]] ||
+		fail "no mcp event allowing echo"
+	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"' '"reason":"tool rm_all denied by rule') == 1 ]] ||
+		fail "no mcp event denying rm_all"
+	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"deny"' '"asked":true') == 1 ]] ||
+		fail "no mcp event denying the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+	[[ $(grep -c '"name": "ask_me"' "$MCP_LOG") == 1 ]] || fail "the asked tool reached the server other than once"
+	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"allow"' '"asked":true') == 1 ]] ||
+		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+	# the log, mcp events included, holds to the published schema
+	local schema=$MCP_DIR/../../doc/schema/events-v1.json
+	[[ -f $schema ]] || schema=$MCP_DIR/../doc/schema/events-v1.json
+	if python3 -c 'import jsonschema' 2>/dev/null && [[ -f $schema ]]; then
+		python3 "$MCP_DIR/schema_check.py" "$schema" "$(mcp_log)" >"$T_TMP/schema.out" 2>&1 ||
+			fail "the log does not hold to the schema: $(excerpt "$(<"$T_TMP/schema.out")")"
+	else
+		note 'python3-jsonschema or the schema missing: the log not checked against it'
+	fi
+}
+
+# A body that is not JSON-RPC is refused (400, a parse error) with its
+# event; one over 1 MiB gets 413.
+test_mcp_malformed_refused() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
+		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy
+		curl -sS --noproxy "*" -m 10 -w " code=%{http_code}" -H "Content-Type: application/json" \
+			--data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":" http://127.0.0.1:'"$MCP_PORT"'/mcp
+		echo
+		head -c 1100000 /dev/zero | tr "\0" " " >big
+		curl -sS --noproxy "*" -m 10 -H "Expect:" -w " big=%{http_code}" --data-binary @big \
+			http://127.0.0.1:'"$MCP_PORT"'/mcp'
+	assert_out_match '"code":-32700.*not JSON-RPC: not JSON.* code=400' 'the malformed body refused'
+	assert_out_has 'request body over 1048576 bytes' 'the refusal of a body over 1 MiB says why'
+	assert_out_has ' big=413' 'a body over 1 MiB refused'
+	[[ -s $MCP_LOG ]] && fail "the malformed body reached the server: $(<"$MCP_LOG")"
+	[[ $(mcp_events '"decision":"deny"' '"reason":"not JSON-RPC: not JSON"') == 1 ]] ||
+		fail "no mcp event for the malformed body"
+}
+
+# An mcp rule naming a server warden would not read (no secret bound to
+# it: neither terminated nor read on the loopback) refuses the session.
+test_mcp_unread_host_refused() {
+	printf 'mcp mcp.example.com allow echo\n' >"$T_TMP/p"
+	wrun --profile "$T_TMP/p" -- true
+	[[ $RC == 125 ]] || fail "the session ran (rc $RC)"
+	[[ $ERR == *"mcp mcp.example.com allow echo: warden reads the requests of an MCP server only"*"bind one to mcp.example.com"* ]] ||
+		fail "the error does not say why: $(excerpt "$ERR")"
+}
+
+# Over HTTPS warden terminates (a secret bound to the server's name): the
+# same rules, the denied tool answered by warden, the allowed one's stream
+# event by event. The server in a network namespace of the test's own
+# (root).
+test_mcp_https() {
+	nh_need_root
+	nh_need openssl
+	nh_python
+	nh_netns
+	local name
+	name=$(nh_name mcp)
+	nh_hosts_add "$name" "$NH_IP"
+	nh_ca "$T_TMP/ca" "warden mcp test CA $$"
+	nh_cert_signed "$T_TMP/tls" "$name" "DNS:$name" "$T_TMP/ca"
+	MCP_LOG=$T_TMP/mcp.log
+	: >"$MCP_LOG"
+	ip netns exec "$NH_NS" "$NH_PY" "$MCP_DIR/mcp_server.py" --port-file "$T_TMP/mcp.port" --log "$MCP_LOG" \
+		--bind "$NH_IP" --tls-cert "$T_TMP/tls/cert.pem" --tls-key "$T_TMP/tls/key.pem" >"$T_TMP/mcp.out" 2>&1 &
+	local pid=$!
+	bg_track "$pid"
+	nh_on_exit "kill $pid"
+	wait_for "$T_TMP/mcp.port" '^[0-9]+$' 10 || fatal "the MCP server did not start: $(excerpt "$(cat "$T_TMP/mcp.out")")"
+	MCP_PORT=$(<"$T_TMP/mcp.port")
+	cp "$MCP_DIR/mcp_client.py" "$WS/"
+	printf 'mcp %s allow echo,ask_me\nmcp %s deny rm_*\n' "$name" "$name" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem wrun --profile "$T_TMP/p" \
+		--secret "MCPTOK@$name" --allow-net "$name:$MCP_PORT private" -- "$NH_PY" ./mcp_client.py "$MCP_PORT" "$name"
+	assert_rc 0
+	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran over HTTPS'
+	assert_out_match '^rm_all 200 same-conn .*"code": ?-32001.*warden: tool rm_all denied by rule' 'the denied tool, over HTTPS'
+	local first_got last_sent
+	first_got=$(awk '/^echo event/ && /progress/ { sub("got=", "", $3); print $3; exit }' <<<"$OUT")
+	last_sent=$(awk '/^echo event/ && /RAN echo/ { sub("sent=", "", $4); print $4; exit }' <<<"$OUT")
+	[[ -n $first_got && -n $last_sent ]] || fail "the stream did not arrive whole: $(excerpt "$OUT")"
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+	grep '"tools/call"' "$MCP_LOG" | grep -q '"rm_all"' && fail "the denied tool reached the server"
+	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"') == 1 ]] || fail "no mcp event denying rm_all"
+}
+
+# Plain HTTP through the proxy to an mcp server is not read: refused (403
+# naming why), the server never reached.
+test_mcp_plain_proxy_refused() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
+		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy
+		curl -sS -m 10 -w " code=%{http_code}" -H "Content-Type: application/json" \
+			--data "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}" \
+			http://127.0.0.1:'"$MCP_PORT"'/mcp'
+	assert_out_has 'mcp server: warden reads it only over TLS' 'the refusal says why'
+	assert_out_has ' code=403' 'plain HTTP through the proxy refused'
+	[[ -s $MCP_LOG ]] && fail "the request reached the server: $(<"$MCP_LOG")"
+	return 0
+}
+
+# An upgrade (a WebSocket) toward an mcp server is refused: its bytes would
+# not be read as requests.
+test_mcp_upgrade_refused() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s allow echo\n' "$MCP_PORT" >"$T_TMP/p"
+	MCPTOK=tok-mcp-0123456789abcdef wrun --profile "$T_TMP/p" --secret "MCPTOK@127.0.0.1:$MCP_PORT" \
+		--allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'curl -sS --noproxy "*" -m 10 -w " code=%{http_code}" \
+		-H "Connection: Upgrade" -H "Upgrade: websocket" http://127.0.0.1:'"$MCP_PORT"'/mcp'
+	assert_out_has 'an upgrade toward an MCP server' 'the refusal says why'
+	assert_out_has ' code=403' 'the upgrade refused'
+	[[ $(mcp_events '"decision":"deny"' '"reason":"an upgrade toward an MCP server') == 1 ]] ||
+		fail "no mcp event for the upgrade"
+}
