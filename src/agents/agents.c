@@ -36,6 +36,9 @@ static const struct agent_seed claude_seeds[] = {
 	  "sandbox; nested user namespaces stay refused)" },
 };
 
+/* what decides which hooks run and which calls need no question */
+static const char *const claude_guarded[] = { "hooks", "permissions", "disableAllHooks", NULL };
+
 static const struct agent_state_entry codex_state[] = {
 	{ ".codex", true, NULL },
 };
@@ -100,6 +103,10 @@ const struct agent_def agent_defs[] = {
 		.seeds = claude_seeds,
 		.nseeds = ARRAY_LEN(claude_seeds),
 		.install_hook = agent_claude_install_hook,
+		.etc_path = "claude-code/managed-settings.json",
+		.etc_text = agent_claude_managed_settings,
+		.guard_path = ".claude/settings.json",
+		.guard_keys = claude_guarded,
 	},
 	{
 		.name = "codex",

@@ -55,6 +55,11 @@ struct agent_def {
 	 * a file of /etc inside (etc_path relative to /etc, etc_text) */
 	int (*install_hook)(int statefd, const char *dir, bool *added, struct werr *e);
 	const char *etc_path, *etc_text;
+	/* the settings file in the state (relative to it) whose keys
+	 * guard_keys decide what runs and what is allowed: checked at the
+	 * session's end (guard.c); NULL: none */
+	const char *guard_path;
+	const char *const *guard_keys;
 };
 
 /* hooks.c: Claude Code's settings.json (.claude/settings.json in the state
@@ -62,6 +67,9 @@ struct agent_def {
  * system-wide config.toml with the same. */
 int agent_claude_install_hook(int statefd, const char *dir, bool *added, struct werr *e);
 extern const char agent_codex_etc_config[];
+/* Claude Code's managed settings (/etc/claude-code/managed-settings.json
+ * inside): warden's hook, allowManagedHooksOnly. */
+extern const char agent_claude_managed_settings[];
 
 extern const struct agent_def agent_defs[];
 extern const size_t agent_defs_n;

@@ -1,16 +1,28 @@
 /* hooks.c - warden's tool-call hook (the hook client /.warden/warden-hook,
- * src/hookbin; src/control/hook.h) in a client's settings (agents.h): for
- * Claude Code, merged into settings.json in warden's state directory for
- * claude (hooks.PreToolUse and hooks.PostToolUse, one matcher group for
- * every tool; the command with "args", which Claude Code starts without a
- * shell, one process less per call; a hook of an older warden, `/.warden/
- * warden hook`, made the new one), leaving what the user or the client put
- * there as it is; idempotent, and written
- * through a new file renamed into place, never through a link the agent
- * planted. For Codex, a system-wide config (/etc/codex/config.toml inside
- * the sandbox, read-only): Codex 0.169 runs a hook of its user config only
- * once a person has reviewed and trusted it, a hook of the system config
- * (managed) at once. */
+ * src/hookbin; src/control/hook.h) in a client's settings (agents.h).
+ *
+ * For Claude Code, first as managed settings: a file in the sandbox's
+ * read-only /etc (/etc/claude-code/managed-settings.json), whose hooks the
+ * user's, project's and local settings cannot turn off ("disableAllHooks"
+ * there leaves managed hooks running), with "allowManagedHooksOnly", so
+ * that no hook of the agent's (a project's .claude/settings.json, the
+ * state's settings) runs beside warden's to answer for a call or rewrite
+ * its input after warden judged it. Then, as before, merged into
+ * settings.json in warden's state directory for claude (hooks.PreToolUse
+ * and hooks.PostToolUse, one matcher group for every tool; the command
+ * with "args", which Claude Code starts without a shell, one process less
+ * per call; a hook of an older warden, `/.warden/warden hook`, made the new
+ * one), leaving what the user or the client put there as it is;
+ * idempotent, and written through a new file renamed into place, never
+ * through a link the agent planted. That copy is for a client whose
+ * managed settings come from elsewhere (an organisation's server-managed
+ * settings replace the file in /etc); where the file in /etc is in force,
+ * allowManagedHooksOnly makes the client ignore the copy, so a call is
+ * reported once. The state's copy can be changed by the agent: guard.c
+ * checks it at the session's end. For Codex, a system-wide config
+ * (/etc/codex/config.toml inside the sandbox, read-only): Codex 0.169 runs
+ * a hook of its user config only once a person has reviewed and trusted
+ * it, a hook of the system config (managed) at once. */
 #include "agents.h"
 
 #include <errno.h>
@@ -42,6 +54,20 @@ const char agent_codex_etc_config[] =
 	"type = \"command\"\n"
 	"command = \"" AGENT_HOOK_COMMAND " --client codex\"\n"
 	"timeout = " AGENT_HOOK_TIMEOUT "\n";
+
+/* The managed hook group of one event, as hook_entry() writes it. */
+#define MANAGED_GROUP                                                                          \
+	"[{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"" AGENT_HOOK_COMMAND \
+	"\", \"args\": [\"--client\", \"claude\"], \"timeout\": " AGENT_HOOK_TIMEOUT "}]}]"
+
+const char agent_claude_managed_settings[] =
+	"{\n"
+	"  \"allowManagedHooksOnly\": true,\n"
+	"  \"hooks\": {\n"
+	"    \"PreToolUse\": " MANAGED_GROUP ",\n"
+	"    \"PostToolUse\": " MANAGED_GROUP "\n"
+	"  }\n"
+	"}\n";
 
 /* Is this hook warden's (this warden's, or an older one's)? */
 static bool our_hook(json_t *h)

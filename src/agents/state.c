@@ -209,6 +209,8 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 	if (added)
 		wnote("warden's tool-call hook is in %s's settings in warden's state for %s "
 		      "(PreToolUse, PostToolUse: %s)", a->title, a->name, AGENT_HOOK_COMMAND);
+	if (state_guard_snapshot(a, dfd, st, e) < 0)
+		return -1;
 	st->lock_fd = steal_fd(&dfd);
 	return 0;
 }
@@ -236,6 +238,8 @@ void agent_state_free(struct agent_state *st)
 	}
 	free(st->v);
 	free(st->dir);
+	json_decref(st->guard);
+	free(st->guard_text);
 	*st = (struct agent_state){ .lock_fd = -1 };
 }
 

@@ -17,6 +17,10 @@ struct agent_state {
 	int lock_fd;            /* a shared flock held while the session runs, or -1 */
 	struct home_bind *v;     /* what the sandbox binds into its home */
 	size_t n;
+	/* the agent's guard_path as checked at the start (guard.c): its
+	 * guarded keys, and the file's text */
+	json_t *guard;
+	char *guard_text;
 };
 
 /* The default state directory of agent `name`; NULL when neither
@@ -44,6 +48,30 @@ int state_keep_apart(const struct agent_state *st, const char *other, const char
 		     struct werr *e);
 
 void agent_state_free(struct agent_state *st);
+
+/* guard.c: the agent's settings file that decides which hooks run and what
+ * is allowed (a.guard_path, a.guard_keys), read once warden has put its
+ * hook in (state_open calls it): its guarded keys kept in st. -1 with e
+ * filled when it is not a regular file holding a JSON object. */
+int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
+
+/* What the agent changed in that file during the session: its path on the
+ * host, what changed ("hooks, disableAllHooks changed"; "deleted", "replaced by a
+ * symlink", "no longer a JSON object", ...), and where the agent's file was
+ * set aside (NULL: it was not). */
+struct state_guard_change {
+	char *path, *what, *moved_to;
+};
+
+/* Once the sandbox is gone: the file compared with the snapshot; when a
+ * guarded key differs, or the file is no longer a JSON object, the
+ * settings warden checked are written back (the agent's other keys kept;
+ * its file set aside, named after session, when it was not JSON) and c
+ * says what changed: 1. 0 when nothing changed; -1 with e filled when the
+ * file could not be restored (c may be filled). */
+int state_guard_check(const struct agent_def *a, struct agent_state *st, const char *session,
+		      struct state_guard_change *c, struct werr *e);
+void state_guard_change_free(struct state_guard_change *c);
 
 /* `warden state reset`: empty agent a's state directory (dir NULL: the
  * default), never following a symlink in it; refused while a session holds

@@ -151,6 +151,7 @@ const char detect_builtin_rules[] =
 	"rate exec.unwatched low\n"
 	"rate workspace.unwatched low\n"
 	"rate hook.refused medium\n"
+	"rate agent.settings-changed high\n"
 	"rate proxy.connection-cap medium\n"
 	"rate approval.* low\n"
 	"rate * medium\n";

@@ -173,6 +173,32 @@ static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
 	return r;
 }
 
+/* With the sandbox gone: the agent's settings that decide which hooks run
+ * and what is allowed, as warden checked them at the start (guard.c); a
+ * change is undone, recorded as an alert and told. */
+static void settings_guard(struct session *sn)
+{
+	struct session_agent *ag = &sn->ag;
+	struct state_guard_change c;
+	struct werr e = { 0 };
+	if (!ag->def)
+		return;
+	int r = state_guard_check(ag->def, &ag->state, sn->id, &c, &e);
+	if (r != 0 && c.what) {
+		_cleanup_free_ char *detail = xasprintf("%s during the session", c.what);
+		audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
+			.path = c.path, .moved_to = c.moved_to, .action = r > 0 ? "restored" : "failed",
+			.detail = detail }), NULL);
+	}
+	if (r > 0)
+		wnote("%s: %s during the session (the agent can write it); restored to the settings "
+		      "warden checked at the start%s%s", c.path, c.what,
+		      c.moved_to ? ", the agent's file kept as " : "", c.moved_to ? c.moved_to : "");
+	if (r < 0)
+		werr_print(&e);
+	state_guard_change_free(&c);
+}
+
 /* A directory of warden's own that no sandbox may reach (the audit log, the
  * cache): refuse a workspace overlapping it and profile paths inside it;
  * mounts.c masks it when a profile path covers it. The workspace is a
@@ -676,6 +702,7 @@ static void sandbox_gone(struct session *sn)
 	for (size_t i = 0; i < lay->nplans; i++)
 		if (sweep(lay->planned[i], &lay->plans[i], sn->log, sn->id, &e2) < 0)
 			werr_print(&e2);
+	settings_guard(sn);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
 	/* --task: the branch the session committed on, carried to the host

@@ -319,3 +319,56 @@ test_agent_policy_show() {
 	assert_rc 125
 	assert_err_match 'no such agent profile' 'policy show --agent bogus'
 }
+
+# The agent's settings that decide which hooks run and what needs no
+# question (the state's ~/.claude/settings.json: hooks, permissions,
+# disableAllHooks), changed inside: an alert (agent.settings-changed,
+# restored, naming what changed) and, before the next session, the settings
+# warden checked at the start, the agent's other keys kept. A file deleted
+# comes back; one replaced by a symlink is set aside and never followed. A
+# session that changes nothing raises nothing. warden's hooks are in the
+# sandbox's /etc as Claude Code's managed settings, read-only.
+test_agent_settings_guard() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json f
+	wrun -- claude 'printf "{\"disableAllHooks\": true, \"permissions\": {\"allow\": [\"Bash(*)\"]}, \"model\": \"mine\"}\n" >"$HOME/.claude/settings.json"
+		cat /etc/claude-code/managed-settings.json
+		echo x >/etc/claude-code/managed-settings.json 2>/dev/null && echo MANAGED-WRITTEN'
+	assert_rc 0 'the session that turns the hooks off'
+	assert_out_has '"allowManagedHooksOnly": true' "the managed settings inside"
+	assert_out_has '"command": "/.warden/warden-hook", "args": ["--client", "claude"]' "warden's hook in the managed settings"
+	assert_out_lacks MANAGED-WRITTEN 'the managed settings are read-only'
+	assert_err_match "settings.json: hooks, permissions, disableAllHooks changed during the session.*restored" 'the user is told'
+	assert_err_match "risk score .* \(last: agent.settings-changed\)" 'rated high enough to warn'
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	grep -q "\"event\":\"alert\",\"rule\":\"agent.settings-changed\",\"path\":\"$st\",\"action\":\"restored\",\"detail\":\"hooks, permissions, disableAllHooks changed during the session\"" "$f" ||
+		fail "no alert for the changed settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
+	python3 - "$st" <<'PY' || fail "the settings are not restored: $(excerpt "$(cat "$st")")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "disableAllHooks" not in j and "permissions" not in j, "the agent's keys"
+assert j.get("model") == "mine", "the agent's other key"
+for ev in ("PreToolUse", "PostToolUse"):
+    assert any(h.get("command") == "/.warden/warden-hook" for g in j["hooks"][ev] for h in g["hooks"]), ev
+PY
+	# deleted: back as checked
+	wrun -- claude 'rm "$HOME/.claude/settings.json"'
+	assert_rc 0 'the session that deletes the settings'
+	assert_err_match "settings.json: deleted during the session.*restored" 'the user is told of the deletion'
+	grep -q '"model": "mine"' "$st" || fail "the deleted settings are not back: $(excerpt "$(cat "$st" 2>&1)")"
+	# a symlink in its place: set aside, not followed
+	echo '{"victim": 1}' >"$T_TMP/victim.json"
+	chmod 0644 "$T_TMP/victim.json"
+	wrun -- claude "rm \"\$HOME/.claude/settings.json\"; ln -s $T_TMP/victim.json \"\$HOME/.claude/settings.json\""
+	assert_rc 0 'the session that plants a symlink'
+	assert_err_match "settings.json: replaced by a symlink during the session.*restored.*kept as $st.agent-" 'the user is told of the symlink'
+	[[ -f $st && ! -L $st ]] && grep -q '"model": "mine"' "$st" ||
+		fail "the settings are not restored over the symlink: $(excerpt "$(ls -l "$st"* 2>&1)")"
+	[[ $(<"$T_TMP/victim.json") == '{"victim": 1}' ]] || fail "the symlink's target was written"
+	# nothing changed: nothing raised
+	wrun -- claude 'true'
+	assert_rc 0 'a session that changes nothing'
+	[[ $ERR != *"during the session"* ]] || fail "said for unchanged settings: $(excerpt "$ERR")"
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	! grep -q '"rule":"agent.settings-changed"' "$f" || fail "an alert for unchanged settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
+}

@@ -389,3 +389,74 @@ test_hook_codex_deny() {
 	grep -q '"phase":"pre","client":"codex","tool":"Bash","what":"echo denied > marker-deny.txt","decision":"deny"' <<<"$OUT" ||
 		fail "no tool event for codex's denied call: $(excerpt "$OUT")"
 }
+
+# The real Claude Code, whose tool calls turn warden's gate off in its own
+# settings (~/.claude/settings.json, in warden's state for claude, writable
+# inside): the first writes "disableAllHooks": true, the third takes the
+# hook entries out. The call after each still reaches the gate, which
+# denies it (`tool deny`), since warden's hooks are managed settings in the
+# sandbox's read-only /etc (/etc/claude-code/managed-settings.json), which
+# the user's settings cannot turn off; each call is reported once. At the
+# end the change is an alert (agent.settings-changed, restored), and the
+# settings are warden's again: the hooks back, disableAllHooks out, the
+# agent's other key kept.
+test_hook_claude_code_gate_kept() {
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	claude_install
+	cat >off.py <<'PY'
+import json, os, time
+p = os.path.expanduser("~/.claude/settings.json")
+j = json.load(open(p))
+j["disableAllHooks"] = True
+j["theme"] = "dark"
+json.dump(j, open(p, "w"))
+time.sleep(3)
+PY
+	cat >strip.py <<'PY'
+import json, os, time
+p = os.path.expanduser("~/.claude/settings.json")
+j = json.load(open(p))
+j.pop("hooks", None)
+json.dump(j, open(p, "w"))
+time.sleep(3)
+PY
+	mock_start "python3 off.py" --command "echo gate-one > gate-one.txt" \
+		--command "python3 strip.py" --command "echo gate-two > gate-two.txt"
+	printf 'tool deny Bash echo gate-*\n' >"$T_TMP/p.profile"
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=120
+	PATH=$CLAUDE_BIN:$PATH ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=$CLAUDE_KEY \
+		wrun --profile "$T_TMP/p.profile" -- claude -p "do the task" --dangerously-skip-permissions
+	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
+	assert_rc 0 "claude -p"
+	local settings=$HOME/.local/share/warden/agents/claude/.claude/settings.json f
+	[[ $(grep -c '"tool_use_id"' "$MOCK_RESULTS" 2>/dev/null) == 4 ]] ||
+		fail "the mock did not get the results of all four calls: $(excerpt "$(cat "$MOCK_RESULTS" 2>/dev/null)")"
+	assert_host_absent "$WS/gate-one.txt" "the call after disableAllHooks (the gate denies it)"
+	assert_host_absent "$WS/gate-two.txt" "the call after the hook entries went (the gate denies it)"
+	grep -q 'warden: denied by the policy (tool deny Bash echo gate-\*' "$MOCK_RESULTS" ||
+		fail "the model did not get warden's reason: $(excerpt "$(cat "$MOCK_RESULTS" 2>/dev/null)")"
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	local what
+	for what in 'python3 off.py' 'echo gate-one > gate-one.txt' 'python3 strip.py' 'echo gate-two > gate-two.txt'; do
+		[[ $(grep -c "\"event\":\"tool\",\"id\":\"t[0-9]*\",\"phase\":\"pre\",\"client\":\"claude\",\"tool\":\"Bash\",\"what\":\"$what\"" "$f") == 1 ]] ||
+			fail "the call \"$what\" is not reported to the gate once: $(excerpt "$(grep '"event":"tool"' "$f")")"
+	done
+	grep -q '"event":"tool",.*"what":"echo gate-two > gate-two.txt","decision":"deny"' "$f" ||
+		fail "no deny for the call after the hooks went: $(excerpt "$(grep '"event":"tool"' "$f")")"
+	# the change is an alert, and the settings are restored
+	grep -q '"event":"alert",.*"rule":"agent.settings-changed",.*"action":"restored"' "$f" ||
+		fail "no alert for the changed settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
+	grep -q '"rule":"agent.settings-changed",.*"detail":"[^"]*hooks[^"]*disableAllHooks' "$f" ||
+		fail "the alert does not name hooks and disableAllHooks: $(excerpt "$(grep '"event":"alert"' "$f")")"
+	python3 - "$settings" <<'PY' || fail "the state's settings are not restored: $(excerpt "$(cat "$settings")")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "disableAllHooks" not in j, "disableAllHooks"
+assert j.get("theme") == "dark", "the agent's other key"
+assert j["sandbox"]["enabled"] is False, "the seed"
+for ev in ("PreToolUse", "PostToolUse"):
+    assert any(h.get("command") == "/.warden/warden-hook" for g in j["hooks"][ev] for h in g["hooks"]), ev
+PY
+	assert_err_match "settings.json.*restored" "the user is told"
+}

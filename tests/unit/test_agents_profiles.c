@@ -482,6 +482,69 @@ static void test_hook(void)
 	free(home);
 }
 
+/* Claude Code's managed settings (src/agents/hooks.c): JSON with warden's
+ * hook on both events and allowManagedHooksOnly; and the guard
+ * (src/agents/guard.c): the state's settings as checked at the start, a
+ * change of a guarded key undone (the other keys kept) and said, a file no
+ * longer JSON set aside and the checked one back, nothing said when nothing
+ * changed. */
+static void test_guard(void)
+{
+	struct werr e = { 0 };
+	const struct agent_def *claude = agent_find("claude");
+	CHECK_STR(claude->etc_path, "claude-code/managed-settings.json");
+	json_t *m = json_loads(claude->etc_text, 0, NULL);
+	CHECK(json_is_true(json_object_get(m, "allowManagedHooksOnly")));
+	for (const char *const *ev = (const char *const[]){ "PreToolUse", "PostToolUse", NULL }; *ev; ev++) {
+		json_t *h = json_array_get(json_object_get(json_array_get(json_object_get(
+			json_object_get(m, "hooks"), *ev), 0), "hooks"), 0);
+		CHECK_STR(json_string_value(json_object_get(h, "command")), AGENT_HOOK_COMMAND);
+		CHECK_STR(json_string_value(json_array_get(json_object_get(h, "args"), 1)), "claude");
+	}
+	json_decref(m);
+
+	char *home = xasprintf("%s/home", root);
+	char *dir = xasprintf("%s/guardstate", root);
+	char *settings = xasprintf("%s/.claude/settings.json", dir);
+	struct agent_state st;
+	struct state_guard_change c;
+	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 0 && !c.what);
+
+	put("guardstate/.claude/settings.json",
+	    "{\"permissions\": {\"defaultMode\": \"bypassPermissions\"}, \"model\": \"x\"}");
+	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 1);
+	CHECK_STR(c.what, "hooks, permissions changed");
+	CHECK_STR(c.path, settings);
+	CHECK(!c.moved_to);
+	state_guard_change_free(&c);
+	json_t *j = json_load_file(settings, 0, NULL);
+	CHECK(!json_object_get(j, "permissions"));
+	CHECK_STR(json_string_value(json_object_get(j, "model")), "x");
+	CHECK(json_array_size(json_object_get(json_object_get(j, "hooks"), "PreToolUse")) == 1);
+	json_decref(j);
+	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 0);
+
+	put("guardstate/.claude/settings.json", "{\"hooks\": ");
+	CHECK(state_guard_check(claude, &st, "s2", &c, &e) == 1);
+	CHECK_STR(c.what, "no longer a JSON object");
+	char *aside = xasprintf("%s.agent-s2", settings);
+	CHECK_STR(c.moved_to, aside);
+	state_guard_change_free(&c);
+	size_t len;
+	char *v = slurp(aside, &len);
+	CHECK(v && strcmp(v, "{\"hooks\": ") == 0);
+	free(v);
+	v = slurp(settings, &len);
+	CHECK(v && strcmp(v, st.guard_text) == 0);
+	free(v);
+	agent_state_free(&st);
+	free(aside);
+	free(settings);
+	free(dir);
+	free(home);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -496,6 +559,7 @@ int main(void)
 	test_endpoint();
 	test_state();
 	test_hook();
+	test_guard();
 	int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
 	remove_tree_at(fd, root + 5);
 	close(fd);

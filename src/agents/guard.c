@@ -1,0 +1,191 @@
+/* guard.c - the settings in an agent's state that decide which hooks run
+ * and which calls need no question (state.h: Claude Code's
+ * .claude/settings.json, its "hooks", "permissions" and "disableAllHooks"),
+ * kept as warden checked them when the session started and compared with
+ * what is there once the session ends. The agent can write that file
+ * inside: a difference is undone before the next session reads it (the
+ * guarded keys back as checked, the agent's other keys kept; a file deleted,
+ * replaced by another kind of file, or no longer a JSON object: the checked
+ * file back, the agent's set aside) and told to the caller, which records
+ * it as an alert. Never through a link the agent planted. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GUARD_MAX (1 << 20)
+
+/* The directory of a.guard_path (relative to the state, opened beneath
+ * dfd) and the file's name in it. */
+static int open_parent(const struct agent_def *a, int dfd, const char **name)
+{
+	const char *slash = strrchr(a->guard_path, '/');
+	*name = slash ? slash + 1 : a->guard_path;
+	if (!slash)
+		return fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(slash - a->guard_path), a->guard_path);
+	return open_beneath(dfd, dir, O_RDONLY | O_DIRECTORY, 0);
+}
+
+/* The file name in pfd as a JSON object with its text (*text, may be
+ * NULL): NULL with *why when it is missing, not a regular file, too large
+ * or not a JSON object. */
+static json_t *load(int pfd, const char *name, char **text, const char **why)
+{
+	struct stat st;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		*why = errno == ENOENT ? "deleted" : "unreadable";
+		return NULL;
+	}
+	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+		*why = S_ISLNK(st.st_mode) ? "replaced by a symlink" : S_ISDIR(st.st_mode)
+			? "replaced by a directory" : "replaced by a special file";
+		return NULL;
+	}
+	_cleanup_close_ int fd = open_beneath(pfd, name, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*why = "unreadable";
+		return NULL;
+	}
+	if (st.st_size > GUARD_MAX) {
+		*why = "made larger than 1 MiB";
+		return NULL;
+	}
+	_cleanup_free_ char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	json_t *j = n < 0 ? NULL : json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		*why = "no longer a JSON object";
+		return NULL;
+	}
+	if (text) {
+		buf[n] = '\0';
+		*text = steal_ptr(&buf);
+	}
+	return j;
+}
+
+/* The guarded keys of settings j (those present), as an object. */
+static json_t *guarded(const struct agent_def *a, json_t *j)
+{
+	json_t *g = json_object();
+	for (const char *const *k = a->guard_keys; *k; k++) {
+		json_t *v = json_object_get(j, *k);
+		if (v)
+			json_object_set(g, *k, v);
+	}
+	return g;
+}
+
+int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e)
+{
+	if (!a->guard_path)
+		return 0;
+	const char *name, *why = NULL;
+	_cleanup_close_ int pfd = open_parent(a, dfd, &name);
+	if (pfd < 0)
+		return werr_errno(e, "%s/%s", st->dir, a->guard_path);
+	_cleanup_json_ json_t *j = load(pfd, name, &st->guard_text, &why);
+	if (!j)
+		return werr_set(e, 0, "%s/%s: %s: warden checks it at the session's start (`warden "
+				"state reset %s` starts afresh)", st->dir, a->guard_path, why, a->name);
+	st->guard = guarded(a, j);
+	return 0;
+}
+
+/* text written as pfd/name through a new file renamed into place. */
+static int replace(int pfd, const char *name, const char *text)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".%s.warden-%d", name, (int)getpid());
+	unlinkat(pfd, tmp, 0);
+	_cleanup_close_ int out = open_beneath(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (out < 0 || write_all(out, text, strlen(text)) < 0 || renameat(pfd, tmp, pfd, name) < 0) {
+		int err = errno;
+		unlinkat(pfd, tmp, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* "K1, K2 changed": the guarded keys that differ between was and now;
+ * NULL when none does. */
+static char *differing(const struct agent_def *a, json_t *was, json_t *now)
+{
+	char buf[256] = "";
+	for (const char *const *k = a->guard_keys; *k; k++) {
+		json_t *x = json_object_get(was, *k), *y = json_object_get(now, *k);
+		if (!x && !y)
+			continue;
+		if (x && y && json_equal(x, y))
+			continue;
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", *buf ? ", " : "", *k);
+	}
+	return *buf ? xasprintf("%s changed", buf) : NULL;
+}
+
+/* The settings j with its guarded keys as they were (st->guard). */
+static char *restored(const struct agent_def *a, const struct agent_state *st, json_t *j)
+{
+	for (const char *const *k = a->guard_keys; *k; k++) {
+		json_t *v = json_object_get(st->guard, *k);
+		if (v)
+			json_object_set_new(j, *k, json_deep_copy(v));
+		else
+			json_object_del(j, *k);
+	}
+	char *text = json_dumps(j, JSON_INDENT(2));
+	if (!text)
+		return NULL;
+	char *out = xasprintf("%s\n", text);
+	free(text);
+	return out;
+}
+
+int state_guard_check(const struct agent_def *a, struct agent_state *st, const char *session,
+		      struct state_guard_change *c, struct werr *e)
+{
+	*c = (struct state_guard_change){ 0 };
+	if (!a->guard_path || !st->guard || st->lock_fd < 0)
+		return 0;
+	const char *name, *why = NULL;
+	_cleanup_close_ int pfd = open_parent(a, st->lock_fd, &name);
+	if (pfd < 0)
+		return werr_errno(e, "checking %s/%s", st->dir, a->guard_path);
+	_cleanup_json_ json_t *j = load(pfd, name, NULL, &why);
+	_cleanup_free_ char *text = NULL;
+	if (j) {
+		_cleanup_json_ json_t *now = guarded(a, j);
+		if (!(c->what = differing(a, st->guard, now)))
+			return 0;
+		if (!(text = restored(a, st, j)))
+			return werr_set(e, ENOMEM, "restoring %s/%s", st->dir, a->guard_path);
+	} else {
+		c->what = xstrdup(why);
+		/* the agent's file (not a JSON object, a directory, a link) set
+		 * aside for review, the checked one back */
+		_cleanup_free_ char *aside = xasprintf("%s.agent-%s", name, session);
+		if (strcmp(why, "deleted") != 0 && renameat(pfd, name, pfd, aside) == 0)
+			c->moved_to = xasprintf("%s/%s.agent-%s", st->dir, a->guard_path, session);
+		text = xstrdup(st->guard_text);
+	}
+	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
+	if (replace(pfd, name, text) < 0)
+		return werr_errno(e, "restoring %s (%s during the session)", c->path, c->what);
+	return 1;
+}
+
+void state_guard_change_free(struct state_guard_change *c)
+{
+	free(c->path);
+	free(c->what);
+	free(c->moved_to);
+	*c = (struct state_guard_change){ 0 };
+}
