@@ -148,8 +148,9 @@ static void note_exec(struct derive *dv, const json_t *ev)
 	const char *cwd = json_string_value(json_object_get(ev, "cwd"));
 	if (!res)
 		res = json_string_value(json_object_get(ev, "path"));
+	const char *sc = json_string_value(json_object_get(ev, "syscall"));
 	if (!res || json_string_value(json_object_get(ev, "deny")) ||
-	    json_is_string(json_object_get(ev, "syscall")))
+	    (sc && strncmp(sc, "exec", 4) != 0))
 		return; /* refused, or a file mapped executable: not what the process is */
 	free(dv->last_program);
 	dv->last_program = xstrdup(res);
