@@ -596,8 +596,8 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 				i++;
 				continue;
 			}
-			if (!fired++)
-				fire(d, r, p->seqs, r->nsteps, seq, now);
+			if (!fired) /* once, however many partials this event completes */
+				fire(d, r, p->seqs, r->nsteps, seq, now), fired = 1;
 			partial_drop(st, i);
 		}
 	}
