@@ -497,6 +497,14 @@ R
 	assert_out_has "rule my.marker medium    # $T_TMP/my.rules:2"
 	assert_out_lacks 'rule recon.env low'
 	assert_out_has 'rule escape.namespace high    # builtin:rules'
+	# the rules of the file record, and `differ`
+	local r
+	for r in persist.startup-file-moved persist.git-config persist.git-hooks-path persist.protected-path \
+		fs.extract-traversal fs.parent-traversal fs.symlink-credential seq.symlink-credential-read \
+		seq.refused-host-other-program escape.log-hunt; do
+		assert_out_match "^rule $r (low|medium|high|critical)    # builtin:rules"
+	done
+	assert_out_has '  differ program'
 }
 
 # a hash list: the program's content, whatever its name
