@@ -561,6 +561,15 @@ static bool differs(const struct partial *p, const char *v)
 	return true;
 }
 
+/* Does the current event take partial p from step k on? */
+static bool advances(const struct detect *d, const struct rule *r, const struct partial *p, size_t k,
+		     const char *key, const char *dval, long pid)
+{
+	return p->stage == k && key_eq(p->key, key) &&
+	       (!r->tree || (pid > 0 && pid_below(d->pids, pid, p->root))) &&
+	       (!dval || differs(p, dval));
+}
+
 static unsigned run_sequence(struct detect *d, const struct rule *r, struct rstate *st,
 			     unsigned long seq, double now)
 {
@@ -583,9 +592,7 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 		long pid = r->tree ? event_pid(d->ev) : -1;
 		for (size_t i = 0; i < st->np;) {
 			struct partial *p = &st->p[i];
-			if (p->stage != k || !key_eq(p->key, key) ||
-			    (r->tree && (pid <= 0 || !pid_below(d->pids, pid, p->root))) ||
-			    (dval && !differs(p, dval))) {
+			if (!advances(d, r, p, k, key, dval, pid)) {
 				i++;
 				continue;
 			}
