@@ -224,6 +224,8 @@ struct event ev_file(const struct ev_file *x)
 		json_object_set_new(f, "decision", json_string(x->decision));
 	if (f && x->reason)
 		json_set_bytes(f, "reason", x->reason, &esc);
+	if (f && x->target)
+		json_set_bytes(f, "target", x->target, &esc);
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

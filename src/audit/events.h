@@ -150,6 +150,7 @@ struct ev_file {
 	const char *decision;    /* `write ask`: "allow" or "deny"; a read-only workspace's
 				    refusal: "deny"; NULL: left out */
 	const char *reason;      /* why, with a decision */
+	const char *target;      /* a symlink's target, as given; NULL: left out */
 };
 struct event ev_file(const struct ev_file *x);
 

@@ -14,6 +14,7 @@
 
 #include "../common/sbuf.h"
 #include "../common/util.h"
+#include "derive.h"
 
 #define PARTIALS_MAX 64          /* open sequences per rule */
 #define HITS_MAX 256             /* counted events kept per rule */
@@ -32,12 +33,14 @@ struct partial {
 	double t0;
 	unsigned long seqs[8];
 	char *key;                   /* the `same` field's value, or NULL */
+	char *dvals[8];              /* `differ`: each matched step's value */
 };
 
 struct hit {
 	double t;
 	unsigned long seq;
 	char *key;
+	char *dval;                  /* `differ`: its value, or NULL */
 };
 
 /* A rule's open sequences and counted events: allocated on its first
@@ -84,6 +87,7 @@ struct pidmap {
 struct detect {
 	struct ruleset rs;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
+	struct derive *dv;           /* the derived fields (derive.h) */
 	struct rstate *st;           /* one per rule */
 	struct seen *seen;
 	size_t nseen;
@@ -241,6 +245,8 @@ static const json_t *field_of(struct detect *d, const char *field, json_t **tmp)
 		*tmp = json_integer((json_int_t)json_array_size(argv));
 		return *tmp;
 	}
+	if (!v && d->dv)
+		v = *tmp = derive_field(d->dv, d->ev_kind, d->ev, field);
 	return v;
 }
 
@@ -374,13 +380,13 @@ static bool step_matches(struct detect *d, const struct step *s)
 	return true;
 }
 
-/* The `same` field's value as text (malloc'd), or NULL when absent. */
-static char *key_of(struct detect *d, const struct rule *r)
+/* A field's value as text (malloc'd), or NULL when absent (or field NULL). */
+static char *text_of(struct detect *d, const char *field)
 {
-	if (!r->same)
+	if (!field)
 		return NULL;
 	json_t *tmp = NULL;
-	const json_t *v = field_of(d, r->same, &tmp);
+	const json_t *v = field_of(d, field, &tmp);
 	char buf[64];
 	const char *s = v ? scalar_text(v, buf, sizeof buf) : NULL;
 	char *k = s ? xstrdup(s) : NULL;
@@ -389,6 +395,9 @@ static char *key_of(struct detect *d, const struct rule *r)
 	json_decref(tmp);
 	return k;
 }
+
+/* The `same` field's value as text (malloc'd), or NULL when absent. */
+static char *key_of(struct detect *d, const struct rule *r) { return text_of(d, r->same); }
 
 static bool key_eq(const char *a, const char *b)
 {
@@ -538,7 +547,27 @@ static void rule_bounded(struct detect *d, size_t i, unsigned long seq, double n
 static void partial_drop(struct rstate *st, size_t i)
 {
 	free(st->p[i].key);
+	for (size_t k = 0; k < ARRAY_LEN(st->p[i].dvals); k++)
+		free(st->p[i].dvals[k]);
 	st->p[i] = st->p[--st->np];
+}
+
+/* `differ`: v is none of the values the partial's steps had. */
+static bool differs(const struct partial *p, const char *v)
+{
+	for (unsigned k = 0; k < p->stage && k < ARRAY_LEN(p->dvals); k++)
+		if (p->dvals[k] && strcmp(p->dvals[k], v) == 0)
+			return false;
+	return true;
+}
+
+/* Does the current event take partial p from step k on? */
+static bool advances(const struct detect *d, const struct rule *r, const struct partial *p, size_t k,
+		     const char *key, const char *dval, long pid)
+{
+	return p->stage == k && key_eq(p->key, key) &&
+	       (!r->tree || (pid > 0 && pid_below(d->pids, pid, p->root))) &&
+	       (!dval || differs(p, dval));
 }
 
 static unsigned run_sequence(struct detect *d, const struct rule *r, struct rstate *st,
@@ -551,34 +580,38 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 		else
 			i++;
 	_cleanup_free_ char *key = NULL;
+	_cleanup_free_ char *dval = NULL;
 	bool have_key = false;
 	for (size_t k = r->nsteps; k-- > 1;) {
 		if (!step_matches(d, &r->steps[k]))
 			continue;
 		if (!have_key)
-			key = key_of(d, r), have_key = true;
+			key = key_of(d, r), dval = text_of(d, r->differ), have_key = true;
+		if (r->differ && !dval)
+			break; /* nothing to tell it apart by */
 		long pid = r->tree ? event_pid(d->ev) : -1;
 		for (size_t i = 0; i < st->np;) {
 			struct partial *p = &st->p[i];
-			if (p->stage != k || !key_eq(p->key, key) ||
-			    (r->tree && (pid <= 0 || !pid_below(d->pids, pid, p->root)))) {
+			if (!advances(d, r, p, k, key, dval, pid)) {
 				i++;
 				continue;
 			}
+			if (dval)
+				p->dvals[p->stage] = xstrdup(dval);
 			p->seqs[p->stage++] = seq;
 			if (p->stage < r->nsteps) {
 				i++;
 				continue;
 			}
-			if (!fired++)
-				fire(d, r, p->seqs, r->nsteps, seq, now);
+			if (!fired) /* once, however many partials this event completes */
+				fire(d, r, p->seqs, r->nsteps, seq, now), fired = 1;
 			partial_drop(st, i);
 		}
 	}
 	if (step_matches(d, &r->steps[0])) {
 		if (!have_key)
-			key = key_of(d, r);
-		if (r->same && !key)
+			key = key_of(d, r), dval = text_of(d, r->differ);
+		if ((r->same && !key) || (r->differ && !dval))
 			return fired;
 		long root = r->tree ? event_pid(d->ev) : -1;
 		if (r->tree && root <= 0)
@@ -588,9 +621,38 @@ static unsigned run_sequence(struct detect *d, const struct rule *r, struct rsta
 		if (st->np == PARTIALS_MAX)
 			partial_drop(st, 0); /* the oldest (drop moves the last into its place) */
 		st->p[st->np++] = (struct partial){ .stage = 1, .t0 = now, .seqs = { seq },
-						    .key = steal_ptr(&key), .root = root };
+						    .key = steal_ptr(&key), .root = root,
+						    .dvals = { steal_ptr(&dval) } };
 	}
 	return fired;
+}
+
+static void hit_free(struct hit *h)
+{
+	free(h->key);
+	free(h->dval);
+}
+
+/* The hits of key that count (with `differ`, the first of each value) and
+ * their seqs in links (LINKS_MAX at most). */
+static size_t count_hits(const struct rule *r, const struct rstate *st, const char *key,
+			 unsigned long *links, size_t *nl)
+{
+	size_t n = 0;
+	*nl = 0;
+	for (size_t i = 0; i < st->nh; i++) {
+		if (!key_eq(st->h[i].key, key))
+			continue;
+		bool again = false;
+		for (size_t j = 0; r->differ && j < i && !again; j++)
+			again = key_eq(st->h[j].key, key) && key_eq(st->h[j].dval, st->h[i].dval);
+		if (again)
+			continue;
+		n++;
+		if (*nl < LINKS_MAX)
+			links[(*nl)++] = st->h[i].seq;
+	}
+	return n;
 }
 
 static unsigned run_count(struct detect *d, const struct rule *r, struct rstate *st,
@@ -598,42 +660,36 @@ static unsigned run_count(struct detect *d, const struct rule *r, struct rstate 
 {
 	if (!step_matches(d, &r->steps[0]))
 		return 0;
-	char *key = key_of(d, r);
-	if (r->same && !key)
+	_cleanup_free_ char *key = key_of(d, r);
+	_cleanup_free_ char *dval = text_of(d, r->differ);
+	if ((r->same && !key) || (r->differ && !dval))
 		return 0;
 	size_t w = 0;
 	for (size_t i = 0; i < st->nh; i++)
 		if (now - st->h[i].t <= r->within_s)
 			st->h[w++] = st->h[i];
 		else
-			free(st->h[i].key);
+			hit_free(&st->h[i]);
 	st->nh = w;
 	if (!st->h)
 		st->h = xcalloc(HITS_MAX, sizeof *st->h);
 	if (st->nh == HITS_MAX) {
-		free(st->h[0].key);
+		hit_free(&st->h[0]);
 		memmove(st->h, st->h + 1, (HITS_MAX - 1) * sizeof *st->h);
 		st->nh--;
 	}
-	st->h[st->nh++] = (struct hit){ .t = now, .seq = seq, .key = key };
+	st->h[st->nh++] = (struct hit){ .t = now, .seq = seq, .key = key ? xstrdup(key) : NULL,
+					.dval = dval ? xstrdup(dval) : NULL };
 	unsigned long links[LINKS_MAX];
-	size_t n = 0, nl = 0;
-	for (size_t i = 0; i < st->nh; i++)
-		if (key_eq(st->h[i].key, key)) {
-			n++;
-			if (nl < LINKS_MAX)
-				links[nl++] = st->h[i].seq;
-		}
-	if (n < r->count)
+	size_t nl;
+	if (count_hits(r, st, key, links, &nl) < r->count)
 		return 0;
 	fire(d, r, links, nl, seq, now);
-	_cleanup_free_ char *k = key ? xstrdup(key) : NULL;
-	key = k;
 	/* the counted ones are spent */
 	w = 0;
 	for (size_t i = 0; i < st->nh; i++)
 		if (key_eq(st->h[i].key, key))
-			free(st->h[i].key);
+			hit_free(&st->h[i]);
 		else
 			st->h[w++] = st->h[i];
 	st->nh = w;
@@ -679,6 +735,7 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 			s->cur_set = true;
 		}
 	}
+	derive_note(d->dv, kind, d->ev);
 	if (d->pids && strcmp(kind, "exec") == 0) {
 		const json_t *pp = json_object_get(d->ev, "ppid");
 		if (json_is_integer(pp))
@@ -731,6 +788,7 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 	d->home = env && env->home ? xstrdup(env->home) : NULL;
 	d->risk = risk ? *risk : DETECT_RISK_DEFAULT;
 	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
+	d->dv = derive_new(d->workspace);
 	for (size_t i = 0; i < d->rs.nrules && !d->pids; i++)
 		if (d->rs.rules[i].tree)
 			d->pids = xcalloc(1, sizeof *d->pids);
@@ -758,15 +816,16 @@ void detect_free(struct detect *d)
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->rs.nrules; i++) {
-		for (size_t k = 0; k < d->st[i].np; k++)
-			free(d->st[i].p[k].key);
+		while (d->st[i].np)
+			partial_drop(&d->st[i], 0);
 		for (size_t k = 0; k < d->st[i].nh; k++)
-			free(d->st[i].h[k].key);
+			hit_free(&d->st[i].h[k]);
 		free(d->st[i].p);
 		free(d->st[i].h);
 	}
 	free(d->st);
 	free(d->pids);
+	derive_free(d->dv);
 	for (size_t i = 0; i < d->nseen; i++) {
 		for (size_t k = 0; k < d->seen[i].cap; k++)
 			free(d->seen[i].slot[k]);

@@ -184,6 +184,7 @@ static void rule_free(struct rule *r)
 		step_free(&r->steps[i]);
 	free(r->steps);
 	free(r->same);
+	free(r->differ);
 	free(r->about);
 	free(r->origin);
 }
@@ -415,6 +416,11 @@ static int finish(struct parser *ps, const struct line *l)
 		*r = (struct rule){ 0 };
 		return lerr(ps->e, &at, 0, "rule: `scope tree` is for a sequence (`then`)");
 	}
+	if (r->differ && r->count < 2 && r->nsteps < 2) {
+		rule_free(r);
+		*r = (struct rule){ 0 };
+		return lerr(ps->e, &at, 0, "rule: `differ` is for a count or a sequence");
+	}
 	if (r->count > 1 && r->nsteps > 1) {
 		rule_free(r);
 		*r = (struct rule){ 0 };
@@ -552,14 +558,16 @@ static int d_scope(struct parser *ps, const struct line *l)
 	return 0;
 }
 
+/* `same FIELD` and `differ FIELD` */
 static int d_same(struct parser *ps, const struct line *l)
 {
 	if (want(l, 2, ps->e) < 0)
 		return -1;
 	if (!field_name_ok(l->tok[1]))
-		return lerr(ps->e, l, l->off[1], "same: not a field name: '%.100s'", l->tok[1]);
-	free(ps->cur.same);
-	ps->cur.same = xstrdup(l->tok[1]);
+		return lerr(ps->e, l, l->off[1], "%s: not a field name: '%.100s'", l->tok[0], l->tok[1]);
+	char **f = l->tok[0][0] == 's' ? &ps->cur.same : &ps->cur.differ;
+	free(*f);
+	*f = xstrdup(l->tok[1]);
 	return 0;
 }
 
@@ -595,7 +603,8 @@ static const struct {
 } directives[] = {
 	{ "rule", d_rule, false },      { "rate", d_rate, false },     { "disable", d_disable, false },
 	{ "on", d_step, true },         { "then", d_step, true },      { "within", d_within, true },
-	{ "count", d_count, true },     { "same", d_same, true },      { "scope", d_scope, true },
+	{ "count", d_count, true },     { "same", d_same, true },      { "differ", d_same, true },
+	{ "scope", d_scope, true },
 	{ "action", d_action, true },   { "about", d_about, true },
 };
 
@@ -615,7 +624,7 @@ static int run_line(struct parser *ps, const struct line *l)
 	if (known)
 		return directives[k].run(ps, l);
 	return lerr(ps->e, l, l->off[0], "unknown directive '%.100s' (on, then, within, count, same, "
-		    "scope, action, about; or rule, rate, disable)", d);
+		    "differ, scope, action, about; or rule, rate, disable)", d);
 }
 
 struct text_walk {
@@ -755,6 +764,8 @@ char *drules_text(const struct ruleset *rs)
 			sb_printf(&b, "  within %gs\n", r->within_s);
 		if (r->same)
 			sb_printf(&b, "  same %s\n", r->same);
+		if (r->differ)
+			sb_printf(&b, "  differ %s\n", r->differ);
 		if (r->tree)
 			sb_printf(&b, "  scope tree\n");
 		if (r->action != ACT_NONE)

@@ -13,6 +13,9 @@
  *     within DURATION           from the first event to the last (default 60s)
  *     count N                   the `on` event N times within the window
  *     same FIELD                the events of a count or a sequence agree on FIELD
+ *     differ FIELD              ... and each has a value of FIELD none before it had
+ *                               (a count: N different values; an event without
+ *                               one does not count)
  *     scope session|tree        a sequence within the session (default), or within
  *                               the process tree of its first event (its pid and
  *                               the processes below it, as the execs' ppids show)
@@ -43,7 +46,13 @@
  *   !FIELD                 absent, null, false, "" or []
  *   new:FIELD              its value not seen in an earlier event of the
  *                          same kind in this session
- * FIELD is a field's name, or "argc" (the length of an exec's argv). In a
+ * FIELD is a field's name, or "argc" (the length of an exec's argv), or one
+ * the detector derives where the event has none (derive.h): "program" (of a
+ * file or net event: what its pid executed; with no pid, the session's last
+ * exec), "cwd" (its pid's at that exec), "paths" (a file event's path and
+ * path2), "dotdot" (an exec's arguments or a file event's paths that go past
+ * the workspace's top through ".."), "via_symlink" (the target of a symlink
+ * the session made, for an argument or path naming it). In a
  * GLOB, $WORKSPACE and $HOME stand for the workspace's path and the agent's
  * home inside. DURATION: a number with s, m or h (a bare number: seconds).
  * Errors name FILE:LINE:COL. */
@@ -91,6 +100,8 @@ struct rule {
 	unsigned count;          /* 0 or 1: once */
 	double within_s;
 	char *same;              /* or NULL */
+	char *differ;            /* or NULL: the events of a count or sequence each a
+				    different value of it */
 	bool tree;               /* `scope tree`: a sequence's later events come from the first
 				    one's process or its descendants */
 	char *about;             /* or NULL */

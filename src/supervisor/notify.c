@@ -563,6 +563,11 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		x.paths[x.npaths++] = arg_path(req, mem, op->path2, op->dirfd2, cwd);
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
+	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
+	char target[PATH_MAX];
+	if (strcmp(op->op, "symlink") == 0 && target_read_str(mem, req->data.args[0], target,
+							       sizeof target) == 0)
+		x.target = target;
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
 		held = writeask_check(n->wa, req, &x);

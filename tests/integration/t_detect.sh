@@ -262,8 +262,9 @@ test_detect_seq_writable_exec_then_connect() {
 }
 
 # A normal build, under the default thresholds: nothing above low, no
-# threshold above warn, no action.
-test_detect_normal_build() {
+# threshold above warn, no action. dt_normal_build [PROFILE]: with the
+# profile's lines too (`audit files`: the file events the rules read).
+dt_normal_build() {
 	have cc || skip 'no C compiler'
 	have make || skip 'make is not installed'
 	have git || skip 'git is not installed'
@@ -275,15 +276,34 @@ test: hello
 	./hello | grep hi >/dev/null
 MK
 	printf '#include <stdio.h>\nint main(void){puts("hi");return 0;}\n' >"$WS/hello.c"
-	local npm=''
+	local npm='' py='' fetch='' opts=()
 	if have npm && have node; then
 		printf '{"name":"t","version":"1.0.0","scripts":{"test":"node -e \\"process.exit(0)\\""}}\n' >"$WS/package.json"
-		npm='npm test --silent &&'
+		# an install: a local package (no registry here), unpacked into node_modules
+		mkdir -p "$WS/dep" && printf '{"name":"dep","version":"1.0.0"}\n' >"$WS/dep/package.json"
+		npm='npm install --silent --no-audit --no-fund ./dep && npm test --silent &&'
 	else
 		note 'npm is not here: make and git only'
 	fi
-	wsh "make -s && make -s test && $npm git init -q . && git add Makefile hello.c &&
-	     git -c user.email=a@b -c user.name=a commit -qm init && echo built"
+	if have python3; then
+		printf 'import json, os, tarfile, zipfile\nos.makedirs("out", exist_ok=True)\n' >"$WS/job.py"
+		printf 'json.dump({"a": 1}, open("out/a.json", "w"))\n' >>"$WS/job.py"
+		printf 'with tarfile.open("out/a.tar", "w") as t: t.add("hello.c")\n' >>"$WS/job.py"
+		printf 'tarfile.open("out/a.tar").extractall("out/x")\n' >>"$WS/job.py"
+		py='python3 job.py && python3 -m compileall -q job.py && tar -xf out/a.tar -C out &&'
+		# a fetch from an allowed host
+		if have curl; then
+			mkdir -p "$T_TMP/www" && echo page >"$T_TMP/www/index.html"
+			nh_web web "$T_TMP/www" 127.0.0.1 0
+			fetch="curl -fsS -m 10 -o out/page.html http://127.0.0.1:$PORT/ &&"
+			opts=(--allow-net "127.0.0.1:$PORT")
+		fi
+	fi
+	[[ -n ${1:-} ]] && opts+=(--profile "$1")
+	# (the fetch first: a program built in the workspace, then a connection
+	# to a new host, is seq.writable-exec-then-connect, on purpose)
+	wsh "unset NO_PROXY no_proxy; mkdir -p out && $fetch make -s && make -s test && $npm $py git init -q . && git add Makefile hello.c &&
+	     git -c user.email=a@b -c user.name=a commit -qm init && echo built" "${opts[@]}"
 	assert_rc 0 'the build'
 	assert_out_has built
 	local log
@@ -293,6 +313,15 @@ MK
 	grep -F '"event":"risk"' "$log" | grep -vF '"level":"warn"' && fail 'a threshold above warn in a normal build'
 	grep -qF '"event":"action"' "$log" && fail 'an action in a normal build'
 	return 0
+}
+
+test_detect_normal_build() { dt_normal_build; }
+
+# The same with the file events on: the rules that read them stay quiet.
+test_detect_normal_build_audit_files() {
+	printf 'audit files\n' >"$T_TMP/files.profile"
+	dt_normal_build "$T_TMP/files.profile"
+	grep -qF '"event":"file"' "$(proxy_log)" || fail 'no file events: the variant tested nothing'
 }
 
 # ---- the thresholds ---------------------------------------------------------
@@ -468,6 +497,14 @@ R
 	assert_out_has "rule my.marker medium    # $T_TMP/my.rules:2"
 	assert_out_lacks 'rule recon.env low'
 	assert_out_has 'rule escape.namespace high    # builtin:rules'
+	# the rules of the file record, and `differ`
+	local r
+	for r in persist.startup-file-moved persist.git-config persist.git-hooks-path persist.protected-path \
+		fs.extract-traversal fs.parent-traversal fs.symlink-credential seq.symlink-credential-read \
+		seq.refused-host-other-program escape.log-hunt; do
+		assert_out_match "^rule $r (low|medium|high|critical)    # builtin:rules"
+	done
+	assert_out_has '  differ program'
 }
 
 # a hash list: the program's content, whatever its name

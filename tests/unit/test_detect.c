@@ -184,6 +184,57 @@ static void test_sequences_and_counts(void)
 	detect_free(d);
 }
 
+/* `differ`: a count of different values, a sequence whose steps each differ */
+static void test_differ(void)
+{
+	parse_err("rule a.b high\n  on exec\n  differ x\n", "f.rules:1:1: rule: `differ` is for a count");
+	struct detect *d = engine(
+		"rule cnt high\n  on net decision=deny host\n  count 2\n  same host\n  differ program\n"
+		"rule seq high\n  on file op=x\n  then file op=x\n  differ program\n",
+		&quiet, NULL);
+	/* no pid: the program of the last exec */
+	feed(d, "exec", "{\"pid\":5,\"resolved\":\"/usr/bin/curl\",\"syscall\":\"execve\"}", 0);
+	CHECK(feed(d, "net", "{\"decision\":\"deny\",\"host\":\"h\"}", 1) == 0);
+	CHECK(feed(d, "net", "{\"decision\":\"deny\",\"host\":\"h\"}", 2) == 0); /* curl again */
+	CHECK(feed(d, "net", "{\"decision\":\"deny\",\"host\":\"h\",\"program\":\"/usr/bin/perl\"}", 3) == 1);
+	feed(d, "exec", "{\"pid\":6,\"resolved\":\"/usr/bin/python3\",\"syscall\":\"execve\"}", 4);
+	CHECK(feed(d, "net", "{\"decision\":\"deny\",\"host\":\"g\"}", 5) == 0); /* another host */
+	/* a pid: its program; unknown: nothing to tell apart by */
+	CHECK(feed(d, "file", "{\"pid\":5,\"op\":\"x\"}", 6) == 0);
+	CHECK(feed(d, "file", "{\"pid\":5,\"op\":\"x\"}", 7) == 0);
+	CHECK(feed(d, "file", "{\"pid\":99,\"op\":\"x\"}", 8) == 0);
+	CHECK(feed(d, "file", "{\"pid\":6,\"op\":\"x\"}", 9) == 1);
+	detect_free(d);
+}
+
+/* the derived fields: dotdot, via_symlink, paths, cwd */
+static void test_derived(void)
+{
+	struct detect *d = engine(
+		"rule dd low\n  on * dotdot\n"
+		"rule vs low\n  on * via_symlink=*/.ssh/* op!=symlink\n"
+		"rule ps low\n  on file paths=*/.git/config\n"
+		"rule cw low\n  on file cwd=/w/sub\n",
+		&quiet, NULL);
+	/* from /w/sub: ../x stays in /w; ../../etc leaves it; sh -c text is no path */
+	CHECK(feed(d, "exec", "{\"pid\":2,\"cwd\":\"/w/sub\",\"resolved\":\"/bin/cat\",\"argv\":[\"cat\",\"../x\"]}", 0) == 0);
+	CHECK(feed(d, "exec", "{\"pid\":2,\"cwd\":\"/w/sub\",\"argv\":[\"cat\",\"../../etc/passwd\"]}", 0) == 1);
+	CHECK(feed(d, "exec", "{\"cwd\":\"/w\",\"argv\":[\"cc\",\"-I=../inc\"]}", 0) == 1);
+	CHECK(feed(d, "exec", "{\"cwd\":\"/w\",\"argv\":[\"sh\",\"-c\",\"cat ../../x\"]}", 0) == 0);
+	CHECK(feed(d, "exec", "{\"cwd\":\"/tmp\",\"argv\":[\"ls\",\"..\"]}", 0) == 0); /* not from /w */
+	CHECK(feed(d, "file", "{\"pid\":3,\"op\":\"open\",\"path\":\"/w/a/../../tmp/x\"}", 0) == 1);
+	CHECK(feed(d, "file", "{\"pid\":3,\"op\":\"open\",\"path\":\"/w/a/../b\"}", 0) == 0);
+	/* a symlink to ~/.ssh, then a path through it */
+	CHECK(feed(d, "file", "{\"pid\":3,\"op\":\"symlink\",\"path\":\"/w/k\",\"target\":\"/home/agent/.ssh\"}", 0) == 0);
+	CHECK(feed(d, "exec", "{\"cwd\":\"/w\",\"argv\":[\"cat\",\"k/id_rsa\"]}", 0) == 1);
+	CHECK(feed(d, "exec", "{\"cwd\":\"/w\",\"argv\":[\"cat\",\"kk/id_rsa\"]}", 0) == 0);
+	CHECK(feed(d, "file", "{\"pid\":3,\"op\":\"open\",\"path\":\"/w/./k/config\"}", 0) == 1);
+	/* path2; the cwd of the pid's exec */
+	CHECK(feed(d, "file", "{\"pid\":3,\"op\":\"rename\",\"path\":\"/w/t\",\"path2\":\"/w/.git/config\"}", 0) == 1);
+	CHECK(feed(d, "file", "{\"pid\":2,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 1);
+	detect_free(d);
+}
+
 static void test_hash_list(void)
 {
 	char dir[] = "/tmp/test-detect.XXXXXX";
@@ -335,6 +386,8 @@ int main(void)
 	test_roundtrip();
 	test_conditions();
 	test_sequences_and_counts();
+	test_differ();
+	test_derived();
 	test_tree();
 	test_hash_list();
 	test_risk();
