@@ -169,6 +169,8 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	}
 	if (x->tool)
 		json_object_set_new(f, "tool", json_string(x->tool));
+	if (x->path && x->path[0])
+		json_object_set_new(f, "path", json_string(x->path));
 	return event_of("net", f);
 }
 

@@ -103,6 +103,7 @@ struct ev_net_proxy {
 	unsigned requests;       /* intercepted: the requests forwarded */
 	json_t *secrets;         /* intercepted: [{"secret": NAME, "header": H}] substituted (stolen), NULL: none */
 	const char *tool;        /* the tool call whose process opened it, or NULL (toollink.h) */
+	const char *path;        /* a request's path, where request rules read it; NULL/"": left out */
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 

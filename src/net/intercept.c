@@ -36,6 +36,7 @@
 #include "http_resp.h"
 #include "intercept_h2.h"
 #include "intercept_io.h"
+#include "reqrules.h"
 #include "tls.h"
 #include "tls_bio.h"
 
@@ -57,6 +58,8 @@ enum cstate {
 	C_WAIT_UPGRADE, /* a request that asked to upgrade went; its answer decides */
 	C_RAW,          /* upgraded: raw bytes */
 	C_STOPPED,      /* refused: read no more */
+	C_DROP,         /* the body of a request on_req refused: read, dropped */
+	C_LOCAL,        /* that request read: our answer goes once the responses before it did */
 };
 
 #define Q_HEAD 1u    /* the request was HEAD */
@@ -99,6 +102,10 @@ struct bridge {
 	char answer_reason[256];
 	struct timespec last;
 	bool h2;                /* the connection was HTTP/2, over and done */
+	/* a request on_req refused: answered by us, the connection kept */
+	int local_status;
+	bool local_head;
+	char local_reason[512];
 };
 
 static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -258,10 +265,54 @@ static void request_done(struct bridge *b)
 		resume_requests(b);
 }
 
+/* on_req refuses the request just read: its body read and dropped, then
+ * our answer (local_answer), the connection kept. true when refused. */
+static bool request_refused(struct bridge *b)
+{
+	struct intercept_job *j = b->job;
+	size_t tl = 0;
+	const char *t = http_path(b->hp, &tl);
+	char why[sizeof b->local_reason] = "";
+	int st = j->on_req(j->req_ctx, b->hp->req.method, t, tl, why, sizeof why);
+	if (!st)
+		return false;
+	b->local_status = st;
+	b->local_head = strcmp(b->hp->req.method, "HEAD") == 0;
+	snprintf(b->local_reason, sizeof b->local_reason, "%s", why[0] ? why : "request refused");
+	http_body_init(&b->body, &b->hp->req);
+	b->cs = b->body.state == HTTP_COMPLETE ? C_LOCAL : C_DROP;
+	return true;
+}
+
+/* Our answer to a request on_req refused, at the boundary after the
+ * responses owed before it; then the next request. Where it cannot fall
+ * between two responses, it is the connection's last (refuse). */
+static bool local_answer(struct bridge *b)
+{
+	if (b->cs != C_LOCAL || b->answer_pending || b->uin_off < b->uin_len || b->held)
+		return false;
+	bool u_over = b->u.eof || b->u.dead;
+	if (b->qn > 0 || !b->watching || !http_resp_idle(&b->rw)) {
+		if (b->watching && !u_over && !b->c.dead)
+			return false; /* a response is still coming */
+		refuse(b, b->local_status, b->local_reason, false, false);
+		return true;
+	}
+	long n = reqrules_response(b->local_status, b->local_reason, b->local_head, b->uin,
+				   sizeof b->uin);
+	b->uin_off = 0;
+	b->uin_len = n > 0 ? (size_t)n : 0;
+	b->uin_ours = true;
+	resume_requests(b);
+	return true;
+}
+
 /* Hand the head to the owner; send what it returns. */
 static void forward_head(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
+	if (j->on_req && request_refused(b))
+		return;
 	char head[HTTP_FORWARD_MAX];
 	ssize_t n = http_origin_head(b->hp, head, sizeof head);
 	if (n < 0) {
@@ -366,6 +417,17 @@ static void process_client(struct bridge *b)
 				return;
 			b->cin_off += n;
 			break;
+		case C_DROP: {
+			enum http_result r = http_body_feed(&b->body, d, n, &used);
+			if (r == HTTP_ERROR) {
+				refuse(b, b->body.status, "malformed request body", false, false);
+				return;
+			}
+			b->cin_off += used;
+			if (r == HTTP_COMPLETE)
+				b->cs = C_LOCAL;
+			break;
+		}
 		default:
 			return;
 		}
@@ -378,7 +440,8 @@ static bool want_read_c(const struct bridge *b)
 {
 	return !b->c.eof && !b->c.dead && b->cin_off == b->cin_len &&
 	       pending(&b->to_u) < OUT_HIGH &&
-	       (b->cs == C_BODY || b->cs == C_RAW || (b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
+	       (b->cs == C_BODY || b->cs == C_RAW || b->cs == C_DROP ||
+		(b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
 }
 
 static bool want_write_u(const struct bridge *b)
@@ -537,6 +600,8 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
+	if (b->cs == C_LOCAL)
+		return false; /* local_answer decides */
 	bool to_c = b->uin_off == b->uin_len && side_gathered(&b->c) == 0;
 	if (b->answer_sent)
 		return to_c;
@@ -588,7 +653,7 @@ static void relay(struct bridge *b)
 {
 	touch(b);
 	for (;;) {
-		while (pump(b) || answer(b))
+		while (pump(b) || answer(b) || local_answer(b))
 			if (finished(b))
 				return;
 		/* before any wait: what TLS gathered goes out */

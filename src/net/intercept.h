@@ -65,6 +65,14 @@ typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *
  * held. NULL in the job: relayed as they come. */
 typedef size_t (*intercept_resp_fn)(void *ctx, char *buf, size_t len);
 
+/* A request's method and target (origin-form, as sent), before anything
+ * of it goes upstream or to on_head: 0 lets it go; otherwise the HTTP
+ * status to answer it with ourselves (why filled), its body read and
+ * dropped, the connection going on (HTTP/1.1: after the responses owed
+ * before it; HTTP/2: that stream alone). NULL in the job: all go. */
+typedef int (*intercept_req_fn)(void *ctx, const char *method, const char *target, size_t tlen,
+				char *why, size_t whylen);
+
 struct intercept_job {
 	/* Owned by the job from intercept_start on (closed by it, also when
 	 * intercept_start fails): connected stream sockets, any mode (the
@@ -93,6 +101,8 @@ struct intercept_job {
 	intercept_data_fn on_data;
 	intercept_resp_fn on_resp;
 	void *ctx;
+	intercept_req_fn on_req;
+	void *req_ctx;
 	/* At the end the thread writes the job's address (sizeof(void *)
 	 * bytes) to done_fd - a pipe the owner watches - and touches the job
 	 * no more. Not closed by the job. */

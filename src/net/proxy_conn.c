@@ -98,7 +98,8 @@ static void log_conn(struct conn *c)
 		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
 		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
 		.rule = c->rule, .reason = c->reason, .intercepted = c->intercepted,
-		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL });
+		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL,
+		.path = c->path });
 	if (ev.fields)
 		audit_emit_event(c->px->log, ev, NULL);
 }

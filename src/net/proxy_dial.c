@@ -162,6 +162,11 @@ static void intercept_begin(struct conn *c)
 	j->on_data = px->guard.data;
 	j->on_resp = px->guard.resp;
 	j->ctx = c->guard;
+	if (px->rules->nreq || px->guard.server_ctx) { /* request rules; TRACE toward a secret's host */
+		ij->rc = (struct req_check){ .rules = px->rules, .host = c->dest, .port = c->port };
+		j->on_req = proxy_req_intercepted;
+		j->req_ctx = &ij->rc;
+	}
 	j->done_fd = px->done_pipe[1];
 	/* The thread owns both sockets from here. */
 	int cfd = c->cfd, ufd = c->ufd;
@@ -217,6 +222,7 @@ void intercepts_collect(struct proxy *px)
 			snprintf(c->reason, sizeof c->reason, "%s", j->error);
 		if (j->refused)
 			c->allowed = false;
+		proxy_req_events(c, &ij->rc);
 		px->njobs--;
 		c->state = S_CLOSING;
 		conn_free(c);
@@ -239,6 +245,8 @@ static void connected(struct conn *c)
 		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
 					     c->plain || c->socks || c->fw, &icpt);
 	if (c->guard && c->plain && guard_plain(c) < 0)
+		return;
+	if (proxy_req_unseen(c, c->guard && icpt && !c->plain && !c->socks))
 		return;
 	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */
 		free(c->hp);
@@ -419,6 +427,8 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	enum rules_verdict v = rules_match(c->px->rules, h->name, c->port, &rule);
 	if (rule)
 		snprintf(c->rule, sizeof c->rule, "%s", rule->text);
+	if (v != RULES_DENY && c->plain && proxy_req_plain(c) != 0)
+		return; /* refused, or asked about the request */
 	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
 	if (ask && c->px->asker.ask) {
 		c->allow_rule = rule;
@@ -437,6 +447,11 @@ void conn_decide(struct conn *c, const struct net_host *h)
 		return;
 	}
 	c->allow_rule = rule;
+	go_on(c, h);
+}
+
+void conn_go_on(struct conn *c, const struct net_host *h)
+{
 	go_on(c, h);
 }
 

@@ -122,6 +122,10 @@ static json_t *net_json(const struct policy *p)
 							     : r->action == RULES_ASK ? "ask" : "allow"));
 		json_object_set_new(o, "pattern", jstr(r->rule.text));
 		json_object_set_new(o, "private", json_boolean(r->rule.allow_private));
+		if (r->rule.methods[0])
+			json_object_set_new(o, "methods", jstr(r->rule.methods));
+		if (r->rule.path[0])
+			json_object_set_new(o, "path", jstr(r->rule.path));
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
 		json_array_append_new(net, o);
 	}
