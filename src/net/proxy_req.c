@@ -146,7 +146,8 @@ void proxy_req_events(struct conn *c, const struct req_check *rc)
 			snprintf(reason, sizeof reason, "%s", f->reason);
 		struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 			.method = f->method, .host = c->host, .port = c->port, .address = c->address,
-			.allowed = false, .status = f->status, .rule = f->rule, .reason = reason,
+			.loopback = c->fw != NULL, .allowed = false, .status = f->status, .rule = f->rule,
+			.reason = reason,
 			.path = f->path, .tool = c->tool[0] ? c->tool : NULL });
 		if (ev.fields)
 			audit_emit_event(c->px->log, ev, NULL);
