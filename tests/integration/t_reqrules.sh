@@ -12,7 +12,8 @@
 
 # shellcheck source=nethost.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
-RR_SERVER=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/secrets_server.py
+RR_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RR_SERVER=$RR_DIR/secrets_server.py
 
 # rr_srv NAME [OPTION...]: the server (in the test namespace when RR_NS is
 # set); sets RR_PORT and RR_LOG.
@@ -77,6 +78,13 @@ rr_check() {
 	net_expect 'the dot-segment spelling refused' method=GET path=/admin decision=deny status=403 'reason~^no rule allows GET /admin on '
 	net_expect 'the encoded slash refused' method=GET decision=deny status=400 'reason~encoded slash'
 	net_expect 'TRACE refused' method=TRACE decision=deny status=405
+	# the events as the documented schema has them
+	local schema=$RR_DIR/../../doc/schema/events-v1.json
+	[[ -f $schema ]] || schema=$RR_DIR/../doc/schema/events-v1.json
+	if python3 -c 'import jsonschema' 2>/dev/null; then
+		python3 "$RR_DIR/schema_check.py" "$schema" "$(proxy_log)" >"$T_TMP/schema.out" 2>&1 ||
+			fail "the session's events do not follow doc/schema: $(excerpt "$(<"$T_TMP/schema.out")")"
+	fi
 }
 
 # Plain HTTP on the host's loopback to a port a secret is bound to: warden
