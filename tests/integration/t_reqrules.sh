@@ -98,6 +98,9 @@ test_reqrules_loopback_bound() {
 		--secret "MYTOKEN@$hp" -- sh -c "$RR_SCRIPT" sh "http://$hp"
 	assert_rc 0
 	rr_check "$hp"
+	# the session's summary of refusals says which rules, not "allow the host"
+	[[ $ERR == *"requests refused by the profile's method/path rules"* && $ERR != *"allow it with --allow-net"* ]] ||
+		fail "the summary misreads request refusals: $(excerpt "$ERR")"
 }
 
 # HTTPS warden terminates for a host a secret is bound to, over HTTP/1.1.
