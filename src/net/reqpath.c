@@ -51,6 +51,46 @@ static long decode(const char *s, size_t len, bool glob, char *d, const char **w
 	return (long)n;
 }
 
+/* The decoded path d[0..n) into out: empty and "." segments dropped, ".."
+ * taking the one before it away; '/' at the end of a path ending in '/',
+ * "/." or "/..". Returns the length, or -1 when cap is too small. */
+static long segments(const char *d, size_t n, char *out, size_t cap)
+{
+	size_t o = 0, i = 0;
+	out[o++] = '/';
+	while (i < n) {
+		while (i < n && d[i] == '/')
+			i++;
+		size_t st = i;
+		while (i < n && d[i] != '/')
+			i++;
+		size_t sl = i - st;
+		if (sl == 0 || (sl == 1 && d[st] == '.'))
+			continue;
+		if (sl == 2 && d[st] == '.' && d[st + 1] == '.') {
+			while (o > 1 && out[o - 1] != '/') /* back over "/segment" */
+				o--;
+			if (o > 1)
+				o--;
+			continue;
+		}
+		if (o + sl + 3 > cap)
+			return -1;
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, d + st, sl);
+		o += sl;
+	}
+	const char *last = memrchr(d, '/', n);
+	size_t ll = n - (size_t)(last + 1 - d);
+	bool dir = ll == 0 || (ll == 1 && d[n - 1] == '.') ||
+		   (ll == 2 && d[n - 1] == '.' && d[n - 2] == '.');
+	if (dir && o > 1)
+		out[o++] = '/';
+	out[o] = '\0';
+	return (long)o;
+}
+
 int reqpath_normalise(const char *s, size_t len, bool glob, char *out, size_t cap,
 		      const char **why)
 {
@@ -69,43 +109,10 @@ int reqpath_normalise(const char *s, size_t len, bool glob, char *out, size_t ca
 	long dn = decode(s, len, glob, d, why);
 	if (dn < 0)
 		return -1;
-	/* segments: empty and "." dropped, ".." removes the last one */
-	size_t o = 0;
-	out[o++] = '/';
-	size_t i = 0, n = (size_t)dn;
-	while (i < n) {
-		while (i < n && d[i] == '/')
-			i++;
-		size_t st = i;
-		while (i < n && d[i] != '/')
-			i++;
-		size_t sl = i - st;
-		if (sl == 0 || (sl == 1 && d[st] == '.'))
-			continue;
-		if (sl == 2 && d[st] == '.' && d[st + 1] == '.') {
-			while (o > 1 && out[o - 1] != '/') /* back over "/segment" */
-				o--;
-			if (o > 1)
-				o--;
-			continue;
-		}
-		if (o + sl + 3 > cap) {
-			*why = "too long";
-			return -1;
-		}
-		if (o > 1)
-			out[o++] = '/';
-		memcpy(out + o, d + st, sl);
-		o += sl;
+	if (segments(d, (size_t)dn, out, cap) < 0) {
+		*why = "too long";
+		return -1;
 	}
-	/* a path ending in '/', "/." or "/.." names a directory: '/' at the end */
-	const char *last = memrchr(d, '/', n);
-	size_t ll = n - (size_t)(last + 1 - d);
-	bool dir = ll == 0 || (ll == 1 && d[n - 1] == '.') ||
-		   (ll == 2 && d[n - 1] == '.' && d[n - 2] == '.');
-	if (dir && o > 1)
-		out[o++] = '/';
-	out[o] = '\0';
 	return 0;
 }
 
