@@ -177,6 +177,8 @@ struct event ev_net_proxy(const struct ev_net_proxy *x)
 	} else if (x->program_unknown) {
 		json_object_set_new(f, "program_unknown", json_string(x->program_unknown));
 	}
+	if (x->path && x->path[0])
+		json_object_set_new(f, "path", json_string(x->path));
 	return event_of("net", f);
 }
 

@@ -108,6 +108,7 @@ struct ev_net_proxy {
 	 * cannot be told (program_unknown); all NULL: not looked up */
 	const char *program, *program_sha256, *program_unknown;
 	long program_pid;
+	const char *path;        /* a request's path, where request rules read it; NULL/"": left out */
 };
 struct event ev_net_proxy(const struct ev_net_proxy *x);
 

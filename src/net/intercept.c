@@ -36,6 +36,7 @@
 #include "http_resp.h"
 #include "intercept_h2.h"
 #include "intercept_io.h"
+#include "reqrules.h"
 #include "tls.h"
 #include "tls_bio.h"
 
@@ -56,8 +57,10 @@ enum cstate {
 	C_BODY,         /* its body */
 	C_WAIT_UPGRADE, /* a request that asked to upgrade went; its answer decides */
 	C_RAW,          /* upgraded: raw bytes */
-	C_REPLY,        /* a held request answered by the owner: that answer next */
 	C_STOPPED,      /* refused: read no more */
+	C_DROP,         /* the body of a request on_req refused: read, dropped */
+	C_LOCAL,        /* warden's own answer to the request read (a held one the owner
+			 * answered, one on_req refused) goes once the responses before it did */
 };
 
 #define Q_HEAD 1u    /* the request was HEAD */
@@ -100,12 +103,18 @@ struct bridge {
 	char answer_reason[256];
 	struct timespec last;
 	bool h2;                /* the connection was HTTP/2, over and done */
-	/* a held request (job->hold): its head and body so far; the owner's
-	 * answer to it, waiting for the responses before it */
+	/* a held request (job->hold): its head and body so far */
 	bool holding;
 	struct bytebuf hhead, hbody;
+	/* warden's own answer to a request (the owner's to a held one, or
+	 * on_req's refusal), owed once the responses before it are through
+	 * (C_LOCAL); where it finds no place between two responses, the
+	 * connection ends with local_status and local_reason */
 	char *reply;
 	size_t reply_len;
+	int local_status;
+	bool local_by_callback;
+	char local_reason[512];
 };
 
 static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -265,6 +274,20 @@ static void request_done(struct bridge *b)
 		resume_requests(b);
 }
 
+/* warden's own answer (reply, malloc'd: taken) owed to the request just
+ * read; status and reason end the connection should it find no place. */
+static void local_owed(struct bridge *b, char *reply, size_t len, int status, const char *reason,
+		       bool by_callback)
+{
+	free(b->reply);
+	b->reply = reply;
+	b->reply_len = len;
+	b->local_status = status;
+	b->local_by_callback = by_callback;
+	snprintf(b->local_reason, sizeof b->local_reason, "%s", reason);
+	b->cs = C_LOCAL;
+}
+
 static const char *bb_data(const struct bytebuf *q)
 {
 	return q->p ? q->p + q->off : "";
@@ -302,9 +325,8 @@ static void release_held(struct bridge *b)
 	if (d == 0) {
 		request_done(b);
 	} else if (d == 1 && reply && rlen <= BUF) {
-		b->reply = reply;
-		b->reply_len = rlen;
-		b->cs = C_REPLY;
+		local_owed(b, reply, rlen, 403, "a refused request's answer found no place between "
+			   "responses", true);
 	} else {
 		free(reply);
 		why[sizeof why - 1] = '\0';
@@ -332,18 +354,38 @@ static bool hold_data(struct bridge *b, const char *d, size_t n)
 	return true;
 }
 
-/* The owner's answer to a held request, once the responses before it are
- * through (the server idle between two): then the next request. */
-static bool reply_now(struct bridge *b)
+/* on_req refuses the request just read: its body read and dropped, then
+ * our answer (local_answer), the connection kept. true when refused. */
+static bool request_refused(struct bridge *b)
 {
-	if (b->cs != C_REPLY || b->answer_pending || b->uin_off < b->uin_len || b->held)
+	struct intercept_job *j = b->job;
+	size_t tl = 0;
+	const char *t = http_path(b->hp, &tl);
+	char why[sizeof b->local_reason] = "";
+	int st = j->on_req(j->req_ctx, b->hp->req.method, t, tl, why, sizeof why);
+	if (!st)
 		return false;
-	if (b->qn || !b->watching || !http_resp_idle(&b->rw)) {
+	char *reply = xmalloc(BUF);
+	long n = reqrules_response(st, why[0] ? why : "request refused",
+				   strcmp(b->hp->req.method, "HEAD") == 0, reply, BUF);
+	local_owed(b, reply, n > 0 ? (size_t)n : 0, st, why[0] ? why : "request refused", false);
+	http_body_init(&b->body, &b->hp->req);
+	b->cs = b->body.state == HTTP_COMPLETE ? C_LOCAL : C_DROP;
+	return true;
+}
+
+/* warden's own answer, once the responses before it are through (the
+ * server idle between two): then the next request. Where it cannot fall
+ * between two responses, it is the connection's last word (refuse). */
+static bool local_answer(struct bridge *b)
+{
+	if (b->cs != C_LOCAL || b->answer_pending || b->uin_off < b->uin_len || b->held)
+		return false;
+	if (b->qn > 0 || !b->watching || !http_resp_idle(&b->rw)) {
 		if (b->watching && !b->u.eof && !b->u.dead && !b->c.dead)
 			return false; /* a response is still coming */
-		/* no boundary to put it at: the connection's last word */
-		refuse(b, 403, "a refused request's answer found no place between responses", true,
-		       false);
+		free(steal_ptr(&b->reply));
+		refuse(b, b->local_status, b->local_reason, b->local_by_callback, false);
 		return true;
 	}
 	memcpy(b->uin, b->reply, b->reply_len);
@@ -359,6 +401,8 @@ static bool reply_now(struct bridge *b)
 static void forward_head(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
+	if (j->on_req && request_refused(b))
+		return;
 	char head[HTTP_FORWARD_MAX];
 	ssize_t n = http_origin_head(b->hp, head, sizeof head);
 	if (n < 0) {
@@ -473,6 +517,17 @@ static void process_client(struct bridge *b)
 				return;
 			b->cin_off += n;
 			break;
+		case C_DROP: {
+			enum http_result r = http_body_feed(&b->body, d, n, &used);
+			if (r == HTTP_ERROR) {
+				refuse(b, b->body.status, "malformed request body", false, false);
+				return;
+			}
+			b->cin_off += used;
+			if (r == HTTP_COMPLETE)
+				b->cs = C_LOCAL;
+			break;
+		}
 		default:
 			return;
 		}
@@ -485,7 +540,8 @@ static bool want_read_c(const struct bridge *b)
 {
 	return !b->c.eof && !b->c.dead && b->cin_off == b->cin_len &&
 	       pending(&b->to_u) < OUT_HIGH &&
-	       (b->cs == C_BODY || b->cs == C_RAW || (b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
+	       (b->cs == C_BODY || b->cs == C_RAW || b->cs == C_DROP ||
+		(b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
 }
 
 static bool want_write_u(const struct bridge *b)
@@ -644,8 +700,8 @@ static bool finished(struct bridge *b)
 {
 	if (b->c.dead)
 		return true;
-	if (b->cs == C_REPLY)
-		return false; /* the owner's answer is owed first */
+	if (b->cs == C_LOCAL)
+		return false; /* warden's own answer is owed first (local_answer) */
 	bool to_c = b->uin_off == b->uin_len && side_gathered(&b->c) == 0;
 	if (b->answer_sent)
 		return to_c;
@@ -697,7 +753,7 @@ static void relay(struct bridge *b)
 {
 	touch(b);
 	for (;;) {
-		while (pump(b) || answer(b) || reply_now(b))
+		while (pump(b) || answer(b) || local_answer(b))
 			if (finished(b))
 				return;
 		/* before any wait: what TLS gathered goes out */

@@ -82,6 +82,13 @@ struct intercept_hold {
 	void *ctx;
 	size_t body_max;
 };
+/* A request's method and target (origin-form, as sent), before anything
+ * of it goes upstream or to on_head: 0 lets it go; otherwise the HTTP
+ * status to answer it with ourselves (why filled), its body read and
+ * dropped, the connection going on (HTTP/1.1: after the responses owed
+ * before it; HTTP/2: that stream alone). NULL in the job: all go. */
+typedef int (*intercept_req_fn)(void *ctx, const char *method, const char *target, size_t tlen,
+				char *why, size_t whylen);
 
 struct intercept_job {
 	/* Owned by the job from intercept_start on (closed by it, also when
@@ -114,6 +121,8 @@ struct intercept_job {
 	/* decide NULL: none held. With one, h2 is not offered (HTTP/1.1
 	 * both ways), so that each request is read here. */
 	struct intercept_hold hold;
+	intercept_req_fn on_req;
+	void *req_ctx;
 	/* At the end the thread writes the job's address (sizeof(void *)
 	 * bytes) to done_fd - a pipe the owner watches - and touches the job
 	 * no more. Not closed by the job. */

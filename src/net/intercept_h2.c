@@ -342,6 +342,16 @@ static struct http_parser *head_through_owner(struct h2 *h, struct stream *s,
 			      false);
 		return NULL;
 	}
+	if (j->on_req) { /* method/path rules: that stream answered, the others go on */
+		size_t tl = 0;
+		const char *t = http_path(&h->hp, &tl);
+		char why[512] = "";
+		int st = j->on_req(j->req_ctx, h->hp.req.method, t, tl, why, sizeof why);
+		if (st) {
+			refuse_stream(h, s, st, why[0] ? why : "request refused", false);
+			return NULL;
+		}
+	}
 	if (j->on_head) {
 		char why[256] = "";
 		if (j->on_head(j->ctx, w->p, w->n, out, outlen, why, sizeof why) != 0) {

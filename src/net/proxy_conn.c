@@ -116,7 +116,8 @@ static void log_conn(struct conn *c)
 		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL,
 		.program = c->prog_asked && !c->prog.unknown[0] ? c->prog.path : NULL,
 		.program_pid = c->prog.pid, .program_sha256 = c->prog.sha256,
-		.program_unknown = c->prog_asked && c->prog.unknown[0] ? c->prog.unknown : NULL });
+		.program_unknown = c->prog_asked && c->prog.unknown[0] ? c->prog.unknown : NULL,
+		.path = c->path });
 	if (ev.fields)
 		audit_emit_event(c->px->log, ev, NULL);
 }

@@ -24,6 +24,7 @@
 #include "http.h"
 #include "intercept.h"
 #include "proxy.h"
+#include "reqrules.h"
 #include "rules.h"
 #include "socks5.h"
 
@@ -72,7 +73,10 @@ struct conn {
 	bool grow_tried;
 	bool c_eof, u_eof, cu_shut, uc_shut, status_seen;
 	/* for the event */
-	char method[24], host[256], rule[NET_RULE_TEXT_MAX + NET_PROGRAM_MAX + 16], reason[700], address[64];
+	char method[24], host[256],
+		rule[NET_RULE_TEXT_MAX + NET_PROGRAM_MAX + NET_METHODS_MAX + REQGLOB_MAX + 16],
+		reason[700], address[64];
+	char path[512];            /* plain: the request's path, where request rules read it */
 	uint16_t port;
 	int status;
 	bool allowed;
@@ -95,10 +99,27 @@ struct conn {
 	bool prog_asked;           /* prog filled (once per connection) */
 };
 
+/* The requests of an intercepted connection that request rules refused
+ * (proxy_req.c): written by its thread, read once it ended. */
+#define REQ_REFUSALS_KEPT 16
+struct req_refusal {
+	char method[24], path[256], rule[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX],
+		reason[512];
+	int status;
+};
+struct req_check {
+	const struct net_rules *rules;
+	struct net_host host;
+	uint16_t port;
+	unsigned n, dropped;       /* refusals kept, and not kept */
+	struct req_refusal v[REQ_REFUSALS_KEPT];
+};
+
 /* An interception thread's job and the connection it belongs to. */
 struct ijob {
 	struct intercept_job job;  /* first: the thread reports its address */
 	struct conn *c;
+	struct req_check rc;
 };
 
 struct job {
@@ -162,6 +183,21 @@ static inline double ms_since(const struct timespec *t)
 	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
 }
 
+/* ---- proxy_req.c: request rules (reqrules.h) at the proxy ------------------- */
+
+/* A plain request's method and path under the request rules: 0 goes on,
+ * 1 a human is asked (then go_on), -1 refused (answered). */
+int proxy_req_plain(struct conn *c);
+/* A connection whose requests warden will not see (a tunnel it does not
+ * terminate, SOCKS5, a host loopback port without interception) to a host
+ * request rules name: refused (true). */
+bool proxy_req_unseen(struct conn *c, bool intercepted);
+/* intercept_req_fn of an intercepted connection (ctx: its struct req_check). */
+int proxy_req_intercepted(void *ctx, const char *method, const char *target, size_t tlen,
+			  char *why, size_t whylen);
+/* The refusals an intercepted connection kept, each a `net` event. */
+void proxy_req_events(struct conn *c, const struct req_check *rc);
+
 /* ---- proxy_conn.c: a connection's state and its end ----------------------- */
 
 /* Watch the proxy's listeners again (on), or leave new connections in the
@@ -193,6 +229,8 @@ void conn_free(struct conn *c);
 /* The rules' verdict on h (and c->port): refused, allowed (then resolved
  * and dialled), or a question for a human. */
 void conn_decide(struct conn *c, const struct net_host *h);
+/* Allowed (a human said yes): resolve, then dial. */
+void conn_go_on(struct conn *c, const struct net_host *h);
 /* A host loopback port's connection: the rules decide again, then dial. */
 void conn_forward_start(struct conn *c);
 /* The upstream socket of a connection being dialled is writable: connected

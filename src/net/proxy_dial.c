@@ -163,6 +163,11 @@ static void intercept_begin(struct conn *c)
 	j->on_data = px->guard.data;
 	j->on_resp = px->guard.resp;
 	j->ctx = c->guard;
+	if (px->rules->nreq || px->guard.server_ctx) { /* request rules; TRACE toward a secret's host */
+		ij->rc = (struct req_check){ .rules = px->rules, .host = c->dest, .port = c->port };
+		j->on_req = proxy_req_intercepted;
+		j->req_ctx = &ij->rc;
+	}
 	j->done_fd = px->done_pipe[1];
 	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
 		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0]);
@@ -222,6 +227,7 @@ void intercepts_collect(struct proxy *px)
 		if (j->refused)
 			c->allowed = false;
 		proxy_mcp_detach(j);
+		proxy_req_events(c, &ij->rc);
 		px->njobs--;
 		c->state = S_CLOSING;
 		conn_free(c);
@@ -254,6 +260,8 @@ static void connected(struct conn *c)
 		return;
 	}
 	if (c->guard && c->plain && guard_plain(c) < 0)
+		return;
+	if (proxy_req_unseen(c, c->guard && icpt && !c->plain && !c->socks))
 		return;
 	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */
 		free(c->hp);
@@ -463,6 +471,8 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
 	if (rule)
 		rules_rule_text(rule, c->rule, sizeof c->rule);
+	if (v != RULES_DENY && c->plain && proxy_req_plain(c) != 0)
+		return; /* refused, or asked about the request */
 	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
 	if (ask && c->px->asker.ask) {
 		c->allow_rule = rule;
@@ -483,6 +493,11 @@ void conn_decide(struct conn *c, const struct net_host *h)
 		return;
 	}
 	c->allow_rule = rule;
+	go_on(c, h);
+}
+
+void conn_go_on(struct conn *c, const struct net_host *h)
+{
 	go_on(c, h);
 }
 

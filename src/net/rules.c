@@ -391,6 +391,21 @@ int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct ne
 		return werr_set(e, 0, "network rule list must be allow, deny or ask");
 	struct net_rule r = *rule;
 	r.allow_private = list != RULES_DENY && r.allow_private;
+	if (r.methods[0] || r.path[0]) {
+		for (size_t i = 0; i < s->nreq; i++)
+			if (s->req[i].action == list && strcmp(s->req[i].r.text, r.text) == 0 &&
+			    strcmp(s->req[i].r.methods, r.methods) == 0 &&
+			    strcmp(s->req[i].r.path, r.path) == 0)
+				return 0;
+		if ((s->nreq & (s->nreq - 1)) == 0)
+			s->req = xrealloc(s->req, (s->nreq ? 2 * s->nreq : 1) * sizeof *s->req);
+		s->req[s->nreq++] = (struct net_req_rule){ .r = r, .action = list };
+		s->nreq_ask += list == RULES_ASK;
+		if (list == RULES_DENY)
+			return 0;
+		r.methods[0] = r.path[0] = '\0'; /* the connection goes */
+		list = RULES_ALLOW;
+	}
 	struct net_rule **v = list == RULES_ALLOW ? &s->allow : list == RULES_DENY ? &s->deny : &s->ask;
 	size_t *n = list == RULES_ALLOW ? &s->nallow : list == RULES_DENY ? &s->ndeny : &s->nask;
 	for (size_t i = 0; i < *n; i++) {
@@ -410,6 +425,7 @@ void rules_free(struct net_rules *s)
 	free(s->allow);
 	free(s->deny);
 	free(s->ask);
+	free(s->req);
 	memset(s, 0, sizeof *s);
 }
 

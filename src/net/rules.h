@@ -17,6 +17,7 @@
 
 #include "../common/err.h"
 #include "addr.h"
+#include "reqpath.h"
 
 #define NET_HOST_MAX 253 /* longest host name, without the trailing dot */
 
@@ -48,6 +49,7 @@ void net_host_from_ip(struct net_host *h, const struct addr_ip *ip, bool v6);
 
 enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };
 
+#define NET_METHODS_MAX 80
 #define NET_RULE_TEXT_MAX 272 /* "*." + 253 + ":65535", or "[v6]:65535", + NUL */
 
 /* A rule scoped to the program that makes the connection (`net allow HOST
@@ -69,6 +71,11 @@ struct net_rule {
 	bool allow_private;            /* names it allows may resolve to private ranges */
 	char text[NET_RULE_TEXT_MAX];  /* canonical pattern, for logs and reasons */
 	struct net_rule_prog prog;     /* the program it is scoped to (allow, ask) */
+	/* A request rule (reqrules.h): the methods it names ("GET,HEAD"; ""
+	 * any) and its path glob (normalised, reqpath.h; "" any). Both ""
+	 * for a host rule. */
+	char methods[NET_METHODS_MAX];
+	char path[REQGLOB_MAX];
 };
 
 /* Parse one pattern (NUL-terminated). Errors: "bad network pattern "P": WHY"
@@ -77,9 +84,20 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 
 enum rules_verdict { RULES_UNKNOWN = 0, RULES_ALLOW, RULES_DENY, RULES_ASK };
 
+/* A request rule and its list (reqrules.h). */
+struct net_req_rule {
+	struct net_rule r;
+	enum rules_verdict action;
+};
+
 struct net_rules {
 	struct net_rule *allow, *deny, *ask;
 	size_t nallow, ndeny, nask;
+	/* request rules (methods or a path), in order; an allow or ask one's
+	 * host is in the allow list too (the connection goes; its requests
+	 * are decided one by one) */
+	struct net_req_rule *req;
+	size_t nreq, nreq_ask;
 };
 
 #define RULE_ALLOW_PRIVATE 0x1u /* flag of rules_add: the rule's names may resolve to private ranges */
@@ -91,7 +109,9 @@ struct net_rules {
 int rules_add(struct net_rules *s, enum rules_verdict list, const char *pattern, unsigned flags,
 	      struct werr *e);
 /* The same for a rule parsed already (rules_parse_pattern): r->allow_private
- * says what RULE_ALLOW_PRIVATE would (and is dropped for the deny list). */
+ * says what RULE_ALLOW_PRIVATE would (and is dropped for the deny list).
+ * A rule with methods or a path goes to the request rules (and, allow or
+ * ask, its host to the allow list). */
 int rules_add_rule(struct net_rules *s, enum rules_verdict list, const struct net_rule *r,
 		   struct werr *e);
 void rules_free(struct net_rules *s);

@@ -64,11 +64,15 @@ bool rules_program_matches(const struct net_rule *r, const struct net_program *p
 
 void rules_rule_text(const struct net_rule *r, char *out, size_t len)
 {
+	/* the request rule's methods and path (reqrules.h), then the program */
+	char req[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX + 4];
+	snprintf(req, sizeof req, "%s%s%s%s%s", r->text, r->methods[0] ? " " : "", r->methods,
+		 r->path[0] ? " " : "", r->path);
 	if (r->prog.sha256[0])
-		snprintf(out, len, "%s program sha256:%s", r->text, r->prog.sha256);
+		snprintf(out, len, "%s program sha256:%s", req, r->prog.sha256);
 	else if (r->prog.glob[0])
-		snprintf(out, len, "%s program %s", r->text, r->prog.glob);
+		snprintf(out, len, "%s program %s", req, r->prog.glob);
 	else
-		snprintf(out, len, "%s", r->text);
+		snprintf(out, len, "%s", req);
 }
 

@@ -5,6 +5,7 @@
  * command line (policy_add_net), and what the compiled rules ask of a
  * session (policy_asks, policy_net_allows_any). */
 #include "parse.h"
+#include "../net/reqrules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@ static bool net_has(const struct policy *p, const struct net_rule *r, enum rules
 	for (size_t i = 0; i < p->nnet; i++) {
 		const struct policy_net_rule *n = &p->net[i];
 		if (n->action == action && n->rule.allow_private == r->allow_private &&
-		    strcmp(n->rule.text, r->text) == 0 && rules_program_same(&n->rule, r))
+		    strcmp(n->rule.text, r->text) == 0 && rules_program_same(&n->rule, r) &&
+		    strcmp(n->rule.methods, r->methods) == 0 && strcmp(n->rule.path, r->path) == 0)
 			return true;
 	}
 	return false;
@@ -39,9 +41,39 @@ static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdi
 	return 0;
 }
 
-/* `net allow PATTERN [private] [program NAME]`, `net ask PATTERN [private]
- * [program NAME]`, `net deny
- * PATTERN`, `net default ask|deny` (what no rule names), or `net sni
+/* What follows the pattern of `net allow|ask|deny`, in any order: `private`
+ * (allow and ask), a method list and a path glob (request rules,
+ * reqrules.h), each once. */
+static int net_options(struct parser *ps, const struct line *l, const char *what, bool deny,
+		       struct net_rule *r, bool *private_ok)
+{
+	for (size_t i = 3; i < l->ntok; i++) {
+		const char *opt = l->tok[i], *why = NULL;
+		if (strcmp(opt, "private") == 0 && deny)
+			return pol_lerr(ps->e, 0, l, l->off[i],
+					"net deny: 'private' is only for allow and ask rules");
+		if (strcmp(opt, "private") == 0 && !*private_ok) {
+			*private_ok = true;
+		} else if (opt[0] == '/' && !r->path[0]) {
+			if (reqrules_path(r, opt, &why) < 0)
+				return pol_lerr(ps->e, 0, l, l->off[i], "%s: path '%.200s': %s", what, opt, why);
+		} else if (reqrules_is_method_list(opt) && !r->methods[0]) {
+			if (reqrules_methods(r, opt, &why) < 0)
+				return pol_lerr(ps->e, 0, l, l->off[i], "%s: '%.200s': %s", what, opt, why);
+		} else if (i == 3 && !deny) {
+			return pol_lerr(ps->e, 0, l, l->off[i],
+					"%s: unknown option '%.200s' (expected private, METHOD[,METHOD...] "
+					"or a path starting with '/')", what, opt);
+		} else {
+			return pol_lerr(ps->e, 0, l, l->off[i], "%s: unexpected argument '%.200s'", what, opt);
+		}
+	}
+	return 0;
+}
+
+/* `net allow PATTERN [private] [METHODS] [PATH] [program NAME]`, `net ask
+ * PATTERN [private] [METHODS] [PATH] [program NAME]`, `net deny PATTERN
+ * [METHODS] [PATH]`, `net default ask|deny` (what no rule names), or `net sni
  * required|optional` (a TLS ClientHello without a server name in a tunnel). The arguments
  * are checked first (count, option), then the pattern. */
 int pol_do_net(struct parser *ps, const struct line *l)
@@ -90,25 +122,15 @@ int pol_do_net(struct parser *ps, const struct line *l)
 	if (scoped)
 		l = &cut;
 
+	struct net_rule opt = { 0 }, r;
 	bool private_ok = false;
-	if (l->ntok >= 4) {
-		const char *opt = l->tok[3];
-		if (deny && strcmp(opt, "private") == 0)
-			return pol_lerr(ps->e, 0, l, l->off[3], "net deny: 'private' is only for allow and ask rules");
-		if (deny)
-			return pol_want_tokens(ps, l, 3, what);
-		if (strcmp(opt, "private") != 0)
-			return pol_lerr(ps->e, 0, l, l->off[3], "%s: unknown option '%.200s' (expected private)",
-					what, opt);
-		if (pol_want_tokens(ps, l, 4, what) < 0)
-			return -1;
-		private_ok = true;
-	}
-
-	struct net_rule r;
+	if (net_options(ps, l, what, deny, &opt, &private_ok) < 0)
+		return -1;
 	struct werr pe = { 0 };
 	if (rules_parse_pattern(&r, l->tok[2], &pe) < 0)
 		return pol_lerr(ps->e, 0, l, l->off[2], "%s: %s", what, pe.msg);
+	memcpy(r.methods, opt.methods, sizeof r.methods);
+	memcpy(r.path, opt.path, sizeof r.path);
 	r.allow_private = private_ok;
 	r.prog = scope.prog;
 	if (net_has(p, &r, action))
@@ -153,8 +175,8 @@ bool policy_asks(const struct policy *p)
 	bool tool_ask = p->tool_default == RULES_ASK;
 	for (size_t i = 0; i < p->ntools && !tool_ask; i++)
 		tool_ask = p->tools[i].action == RULES_ASK;
-	return p->net_rules.nask || p->net_default_ask || p->exec.ask.n || p->exec.ask_argv.n ||
-	       p->write_ask.n || tool_ask || (p->ssh_agent.on && p->ssh_agent.ask) ||
+	return p->net_rules.nask || p->net_rules.nreq_ask || p->net_default_ask || p->exec.ask.n ||
+	       p->exec.ask_argv.n || p->write_ask.n || tool_ask || (p->ssh_agent.on && p->ssh_agent.ask) ||
 	       p->mcp.nask;
 }
 

@@ -128,6 +128,10 @@ static json_t *net_json(const struct policy *p)
 		if (r->rule.prog.glob[0] || r->rule.prog.sha256[0])
 			json_object_set_new(o, "program", r->rule.prog.sha256[0]
 				? json_sprintf("sha256:%s", r->rule.prog.sha256) : json_string(r->rule.prog.glob));
+		if (r->rule.methods[0])
+			json_object_set_new(o, "methods", jstr(r->rule.methods));
+		if (r->rule.path[0])
+			json_object_set_new(o, "path", jstr(r->rule.path));
 		json_object_set_new(o, "origin", jstr(r->origin ? r->origin : ""));
 		json_array_append_new(net, o);
 	}

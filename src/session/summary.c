@@ -54,10 +54,14 @@ static void proxy_refused(struct summary *s, const json_t *f)
 	/* a pattern without a port allows every port; the host's loopback is
 	 * reached one port at a time (and an IPv6 literal needs its brackets) */
 	bool with_port = v6 || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0;
-	if (strncmp(reason, "no rule allows", 14) == 0)
+	if (json_object_get(f, "path")) /* a request: method/path rules, or TRACE */
+		add(s, key, xasprintf("requests refused by the profile's method/path rules, "
+				      "such as: %s", reason));
+	else if (strncmp(reason, "no rule allows", 14) == 0)
 		add(s, key, xasprintf("no rule allows it; allow it with --allow-net %s",
 				      with_port ? key : host));
-	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to "))
+	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
+		 strstr(reason, " to methods and paths, "))
 		add(s, key, xstrdup(reason));
 	else
 		free(key);

@@ -852,6 +852,29 @@ static void expect_net_n(int line, const struct policy *p, size_t i, const char 
 #define EXPECT_NET(p, i, pattern, deny, priv, origin) \
 	expect_net_n(__LINE__, (p), (i), (pattern), (deny), (priv), (origin))
 
+/* Request rules: methods and a path after the pattern, in any order, the
+ * path normalised; the same host with other methods or paths is another
+ * rule; an allow one's host allows the connection. */
+static void test_net_requests(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, "net allow api.github.com GET,HEAD /repos//x/../*\n"
+			"net allow api.github.com /user POST\n"
+			"net deny api.github.com DELETE\n"
+			"net ask api.github.com PUT /repos/** private\n", &e) == 0);
+	CHECK(p.nnet == 4);
+	CHECK_STR(p.net[0].rule.methods, "GET,HEAD");
+	CHECK_STR(p.net[0].rule.path, "/repos/*");
+	CHECK_STR(p.net[1].rule.path, "/user");
+	CHECK_STR(p.net[2].rule.methods, "DELETE");
+	CHECK(p.net[3].rule.allow_private);
+	CHECK(p.net_rules.nreq == 4 && p.net_rules.nreq_ask == 1);
+	CHECK(rules_match(&p.net_rules, "api.github.com", 443, NULL) == RULES_ALLOW);
+	CHECK(policy_asks(&p));
+	policy_free(&p);
+}
+
 static void test_net(void)
 {
 	struct policy p;
@@ -1068,16 +1091,26 @@ static void test_net_errors(void)
 	EXPECT_ERR("net deny\n", "t.profile:1:9: net deny: missing argument");
 	EXPECT_ERR("net  deny \t\n", "t.profile:1:10: net deny: missing argument");
 	EXPECT_ERR("net allow x.com public\n",
-		   "t.profile:1:17: net allow: unknown option 'public' (expected private)");
+		   "t.profile:1:17: net allow: unknown option 'public' (expected private, METHOD[,METHOD...] or a path starting with '/')");
 	EXPECT_ERR("net allow x.com PRIVATE\n",
-		   "t.profile:1:17: net allow: unknown option 'PRIVATE' (expected private)");
+		   "t.profile:1:17: net allow: unknown option 'PRIVATE' (expected private, METHOD[,METHOD...] or a path starting with '/')");
 	EXPECT_ERR("net allow x.com private private\n", "t.profile:1:25: net allow: unexpected argument 'private'");
 	EXPECT_ERR("net allow x.com private a b c\n", "t.profile:1:25: net allow: unexpected argument 'a'");
 	EXPECT_ERR("net deny x.com private\n", "t.profile:1:16: net deny: 'private' is only for allow and ask rules");
 	EXPECT_ERR("net deny x.com extra\n", "t.profile:1:16: net deny: unexpected argument 'extra'");
 	EXPECT_ERR("net deny x.com a b c d\n", "t.profile:1:16: net deny: unexpected argument 'a'");
+	/* Request rules: methods and a path, each once, in any order. */
+	EXPECT_ERR("net allow x.com GET /a /b\n", "t.profile:1:24: net allow: unexpected argument '/b'");
+	EXPECT_ERR("net deny x.com GET POST\n", "t.profile:1:20: net deny: unexpected argument 'POST'");
+	EXPECT_ERR("net allow x.com GET,get\n",
+		   "t.profile:1:17: net allow: 'GET,get': unknown method (GET, HEAD, POST, PUT, PATCH, "
+		   "DELETE, OPTIONS, ...: upper case)");
+	EXPECT_ERR("net allow x.com /a%2Fb\n",
+		   "t.profile:1:17: net allow: path '/a%2Fb': encoded slash (%2F)");
+	EXPECT_ERR("net ask x.com /a?b=1\n",
+		   "t.profile:1:15: net ask: path '/a?b=1': '?' (a query is not matched: write the path only)");
 	/* Arguments are checked before the pattern. */
-	EXPECT_ERR("net allow * extra\n", "t.profile:1:13: net allow: unknown option 'extra' (expected private)");
+	EXPECT_ERR("net allow * extra\n", "t.profile:1:13: net allow: unknown option 'extra' (expected private, METHOD[,METHOD...] or a path starting with '/')");
 
 	/* Bad patterns: at the pattern's column, with rules_parse_pattern's reason. */
 	EXPECT_ERR("net allow *\n", "t.profile:1:11: net allow: bad network pattern \"*\": '*' would match every host");
@@ -1689,6 +1722,7 @@ int main(void)
 	test_exec_kernel();
 	test_checkpoint();
 	test_net();
+	test_net_requests();
 	test_net_compiled();
 	test_net_errors();
 	test_add_net();
