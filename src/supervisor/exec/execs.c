@@ -96,6 +96,7 @@ struct execs {
 	pid_t init;                 /* sandbox init, as the host numbers it */
 	struct hashq *q;
 	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
+	bool code_rules;            /* some rule names a code hash (code:HEX) */
 	int timer;
 	bool ticking;
 	struct tracer *t;
@@ -853,6 +854,9 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	}
 	x->misses++;
 	p->vjob = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
+	/* the code hash of what ran instead: for the code rules only (the
+	 * file checked had its own on the record) */
+	p->vjob->no_code = !x->code_rules;
 	submit(x, p->vjob);
 }
 
@@ -888,6 +892,10 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->link_ctx = cfg->link_ctx;
 	x->kernel = cfg->kernel;
 	exec_verdict_init(&x->lists, &pol->exec);
+	for (size_t i = 0; i < pol->exec.deny.n; i++)
+		x->code_rules = x->code_rules || strncmp(pol->exec.deny.v[i], "code:", 5) == 0;
+	for (size_t i = 0; i < pol->exec.allow.n; i++)
+		x->code_rules = x->code_rules || strncmp(pol->exec.allow.v[i], "code:", 5) == 0;
 	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
 		struct stat st;
 		if (writable[i] && stat(writable[i], &st) == 0) {

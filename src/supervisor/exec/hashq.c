@@ -101,7 +101,7 @@ static void run_job(struct hash_job *j, struct nsread *reader)
 		j->err = EFBIG;
 	else
 		j->err = sha256_fd_bounded(rfd, j->max, &j->deadline, &j->stop, j->hex) < 0 ? errno : 0;
-	if (j->err == 0)
+	if (j->err == 0 && !j->no_code)
 		hash_job_code(j, rfd);
 	close(rfd);
 }

@@ -19,6 +19,7 @@ struct hash_job {
 	unsigned long long max;        /* bytes at most (EFBIG beyond) */
 	struct timespec deadline;      /* CLOCK_MONOTONIC (ETIMEDOUT after) */
 	void *owner;                   /* the submitter's; NULL once abandoned */
+	bool no_code;                  /* no code hash wanted (code_err stays ENOEXEC) */
 	/* out, set by the worker */
 	int err;                       /* 0: hex is the SHA-256; else why not */
 	char hex[SHA256_HEX_LEN];
