@@ -60,12 +60,22 @@ static void exec_runs(json_t *f, const struct ev_exec *x, json_t **esc)
 		json_set_bytes(f, "interpreter", x->interpreter, esc);
 	if (x->interpreter_sha256)
 		json_object_set_new(f, "interpreter_sha256", json_string(x->interpreter_sha256));
+	if (x->interpreter_resolved)
+		json_set_bytes(f, "interpreter_resolved", x->interpreter_resolved, esc);
+	if (x->interpreter_code_sha256)
+		json_object_set_new(f, "interpreter_code_sha256", json_string(x->interpreter_code_sha256));
 	if (x->program) {
 		json_set_bytes(f, "program", x->program, esc);
 		json_set_bytes(f, "program_resolved", x->program_resolved, esc);
 		json_object_set_new(f, "program_sha256",
 				    x->program_sha256 ? json_string(x->program_sha256) : json_null());
+		if (x->program_code_sha256)
+			json_object_set_new(f, "program_code_sha256", json_string(x->program_code_sha256));
 	}
+	if (x->code_sha256)
+		json_object_set_new(f, "code_sha256", json_string(x->code_sha256));
+	if (x->code_missing)
+		json_object_set_new(f, "code_hash_missing", json_string(x->code_missing));
 }
 
 /* An exec's decision, and what else is said of it. */

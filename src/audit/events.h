@@ -64,6 +64,12 @@ struct ev_exec {
 	const char *kernel_hook; /* refused in the kernel, by BPF LSM, at this hook
 				    ("bprm_check_security", "mmap_file", "file_mprotect"):
 				    "enforced_by": "bpf-lsm", "hook": HOOK; NULL: left out */
+	/* the code hashes (src/common/elfhash.h) of the file, the script's
+	 * interpreter, the loader's program: NULL left out (no ELF); and why
+	 * an ELF file has none (NULL: left out) */
+	const char *code_sha256, *code_missing;
+	const char *interpreter_resolved; /* the #! line's program found inside; NULL: left out */
+	const char *interpreter_code_sha256, *program_code_sha256;
 };
 struct event ev_exec(const struct ev_exec *x);
 

@@ -1,7 +1,9 @@
 /* rules_cmd.c - `warden rules show [--profile FILE] [--agent NAME] [-- CMD]`:
  * the detection rules a session would run with (the built-in ones, then
  * the profile's `rules` files), as rules text that names where each comes
- * from, and the risk thresholds; `warden rules check FILE` parses one file
+ * from, the risk thresholds and the exec rules (the hashes denied and
+ * allowed: a file's sha256, a code hash of its loaded segments); `warden
+ * rules check FILE` parses one file
  * alone (on top of the built-in rules) and says where it is wrong. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,26 @@ static int rules_check(int argc, char **argv)
 	return r < 0 ? 1 : 0;
 }
 
+/* The exec rules' lists, as comments in the profile's words: sha256:HEX,
+ * code:HEX (src/common/elfhash.h), the directories allowed. */
+static void exec_lines(const struct policy_exec *x)
+{
+	printf("# exec: default %s%s; %zu denied, %zu allowed by hash, %zu directories\n",
+	       x->default_deny ? "deny" : "allow", x->strict ? ", strict" : "", x->deny.n, x->allow.n,
+	       x->allow_dirs.n);
+	const struct {
+		const char *verb;
+		const struct strv *v;
+	} lists[] = { { "deny", &x->deny }, { "allow", &x->allow } };
+	for (size_t k = 0; k < ARRAY_LEN(lists); k++)
+		for (size_t i = 0; i < lists[k].v->n; i++) {
+			const char *h = lists[k].v->v[i];
+			printf("#   exec %s %s%s\n", lists[k].verb, strncmp(h, "code:", 5) ? "sha256:" : "", h);
+		}
+	for (size_t i = 0; i < x->allow_dirs.n; i++)
+		printf("#   exec allow %s\n", x->allow_dirs.v[i]);
+}
+
 int cmd_rules(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "check") == 0)
@@ -62,5 +84,6 @@ int cmd_rules(int argc, char **argv)
 	drules_free(&rs);
 	printf("%s\n# risk: warn %g, ask %g, freeze %g, kill %g (0: off); half-life %gs\n", text,
 	       p.risk.warn, p.risk.ask, p.risk.freeze, p.risk.kill, p.risk.half_life_s);
+	exec_lines(&p.exec);
 	return 0;
 }

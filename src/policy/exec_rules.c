@@ -1,4 +1,5 @@
-/* exec_rules.c - hashes for `exec deny` (exec_rules.h). */
+/* exec_rules.c - hashes for `exec deny` (exec_rules.h): files' SHA-256s
+ * and code hashes, and lists of hashes. */
 #include "exec_rules.h"
 
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/elfhash.h"
 #include "../common/lines.h"
 
 bool exec_hex_valid(const char *s)
@@ -19,6 +21,14 @@ bool exec_hex_valid(const char *s)
 
 int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX_LEN])
 {
+	char code[SHA256_HEX_LEN];
+	return exec_hash_path_code(path, max, out, code);
+}
+
+int exec_hash_path_code(const char *path, unsigned long long max, char out[SHA256_HEX_LEN],
+			char code[SHA256_HEX_LEN])
+{
+	code[0] = '\0';
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -31,7 +41,12 @@ int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX
 		errno = EFBIG;
 		return -1;
 	}
-	return sha256_fd_bounded(fd, max, NULL, NULL, out);
+	if (sha256_fd_bounded(fd, max, NULL, NULL, out) < 0)
+		return -1;
+	const char *why;
+	if (elfhash_fd(fd, (uint64_t)st.st_size, max, NULL, NULL, code, &why) < 0)
+		code[0] = '\0'; /* no ELF, or one whose segments cannot be hashed */
+	return 0;
 }
 
 /* One line of a hash list into w's strv; -1 (w->bad set) on a bad one. */

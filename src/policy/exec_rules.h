@@ -16,6 +16,10 @@ bool exec_hex_valid(const char *s);
  * reading at most max bytes; -1 with errno (EINVAL: not a regular file,
  * EFBIG: larger than max). */
 int exec_hash_path(const char *path, unsigned long long max, char out[SHA256_HEX_LEN]);
+/* The same file's SHA-256 into out and, when it is an ELF file, its code
+ * hash (src/common/elfhash.h) into code (else code is ""). */
+int exec_hash_path_code(const char *path, unsigned long long max, char out[SHA256_HEX_LEN],
+			char code[SHA256_HEX_LEN]);
 /* The hashes listed in the file at path, one per line as sha256sum writes
  * them ("HEX  NAME", or HEX alone; # comments and blank lines skipped),
  * appended to out lower-cased. The file is read as a profile is: a regular

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hash.h"
 #include "../common/util.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -59,13 +60,42 @@ bool exec_verdict_in_allow(const struct exec_verdict_rules *r, const char *hex)
 	return listed(r->allow, r->nallow, hex);
 }
 
+/* A code hash is listed as "code:HEX" among the file hashes. */
+static bool code_listed(char *const *list, size_t n, const char *hex)
+{
+	char key[5 + SHA256_HEX_LEN];
+	snprintf(key, sizeof key, "code:%s", hex);
+	return listed(list, n, key);
+}
+
+bool exec_verdict_code_in_deny(const struct exec_verdict_rules *r, const char *hex)
+{
+	return code_listed(r->deny, r->ndeny, hex);
+}
+
+bool exec_verdict_code_in_allow(const struct exec_verdict_rules *r, const char *hex)
+{
+	return code_listed(r->allow, r->nallow, hex);
+}
+
 enum exec_verdict exec_verdict_of(const struct exec_verdict_rules *r, const char *hex,
 				  const char *nohash, bool immutable, const char *resolved,
 				  char *why, size_t len)
 {
+	return exec_verdict_of_code(r, hex, NULL, nohash, immutable, resolved, why, len);
+}
+
+enum exec_verdict exec_verdict_of_code(const struct exec_verdict_rules *r, const char *hex,
+				       const char *code, const char *nohash, bool immutable,
+				       const char *resolved, char *why, size_t len)
+{
 	why[0] = '\0';
 	if (hex && listed(r->deny, r->ndeny, hex)) {
 		snprintf(why, len, "exec deny sha256:%s", hex);
+		return EXEC_VERDICT_DENY;
+	}
+	if (hex && code && code_listed(r->deny, r->ndeny, code)) {
+		snprintf(why, len, "exec deny code:%s", code);
 		return EXEC_VERDICT_DENY;
 	}
 	if (!hex && r->ndeny) {
@@ -74,7 +104,8 @@ enum exec_verdict exec_verdict_of(const struct exec_verdict_rules *r, const char
 		return EXEC_VERDICT_DENY;
 	}
 	if (r->x->default_deny) {
-		bool ok = hex && listed(r->allow, r->nallow, hex);
+		bool ok = hex && (listed(r->allow, r->nallow, hex) ||
+				  (code && code_listed(r->allow, r->nallow, code)));
 		for (size_t i = 0; !ok && immutable && resolved && i < r->x->allow_dirs.n; i++)
 			ok = path_is_within(resolved, r->x->allow_dirs.v[i]);
 		if (!ok) {

@@ -29,6 +29,10 @@ void exec_verdict_free(struct exec_verdict_rules *r);
 /* Is hex (lower-case) among the `exec deny` (`exec allow`) hashes? */
 bool exec_verdict_in_deny(const struct exec_verdict_rules *r, const char *hex);
 bool exec_verdict_in_allow(const struct exec_verdict_rules *r, const char *hex);
+/* Is the code hash hex (src/common/elfhash.h; lower-case) among the `exec
+ * deny` (`exec allow`) code hashes (`code:HEX` entries)? */
+bool exec_verdict_code_in_deny(const struct exec_verdict_rules *r, const char *hex);
+bool exec_verdict_code_in_allow(const struct exec_verdict_rules *r, const char *hex);
 
 /* The verdict on a file: hex its SHA-256 (lower-case), or NULL with
  * nohash saying why it has none; immutable: the agent cannot change it;
@@ -37,3 +41,8 @@ bool exec_verdict_in_allow(const struct exec_verdict_rules *r, const char *hex);
 enum exec_verdict exec_verdict_of(const struct exec_verdict_rules *r, const char *hex,
 				  const char *nohash, bool immutable, const char *resolved,
 				  char *why, size_t len);
+/* The same with the file's code hash (NULL: none, not an ELF file): a
+ * denied code hash refuses it, an allowed one allows it. */
+enum exec_verdict exec_verdict_of_code(const struct exec_verdict_rules *r, const char *hex,
+				       const char *code, const char *nohash, bool immutable,
+				       const char *resolved, char *why, size_t len);

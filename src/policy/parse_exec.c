@@ -1,6 +1,7 @@
 /* parse_exec.c - the profile's `exec` directive: which programs may run,
  * by content (a file's SHA-256 taken when the profile is read, sha256:HEX,
- * hashes:FILE, a directory for allow), strict mode, and the limits of
+ * hashes:FILE, the code hash of a program's loaded segments as code:HEX or
+ * code:FILE, a directory for allow), strict mode, and the limits of
  * hashing (src/policy/exec_rules.h; decided by src/supervisor/exec/execs.h). */
 #include "parse.h"
 #include "exec_rules.h"
@@ -11,9 +12,49 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* `code:HEX` or `code:FILE` (its code hash now, when the profile is
+ * read) into hashes as "code:" and the lower-case digits: the program's
+ * loaded segments (src/common/elfhash.h), whatever is appended to it or
+ * stripped from it. */
+static int exec_code_target(struct parser *ps, const struct line *l, const char *d,
+			    struct strv *hashes)
+{
+	const char *t = l->tok[2] + 5;
+	size_t off = l->off[2];
+	char key[5 + SHA256_HEX_LEN] = "code:";
+	if (strcmp(d, "exec ask") == 0)
+		return pol_lerr(ps->e, 0, l, off, "%s: a code hash asks nothing (name the file, or its "
+				"sha256:HEX)", d);
+	if (t[0] && strspn(t, "0123456789abcdefABCDEF") == strlen(t) && !exec_hex_valid(t))
+		return pol_lerr(ps->e, 0, l, off, "%s: 'code:%.200s' is not a code hash (64 hex digits, "
+				"as an exec event's code_sha256) nor a file", d, t);
+	if (exec_hex_valid(t)) {
+		for (size_t i = 0; i < 64; i++)
+			key[5 + i] = (char)tolower((unsigned char)t[i]);
+		key[69] = '\0';
+		return pol_push_unique(ps, l, hashes, key);
+	}
+	_cleanup_free_ char *full = NULL;
+	if (pol_expand_path(ps, l, off, d, t, &full) < 0)
+		return -1;
+	char hex[SHA256_HEX_LEN], code[SHA256_HEX_LEN];
+	unsigned long long max = ps->p->exec.hash_max_size ? ps->p->exec.hash_max_size
+							    : POLICY_EXEC_HASH_MAX_SIZE;
+	if (exec_hash_path_code(full, max, hex, code) < 0)
+		return pol_lerr(ps->e, errno == EFBIG ? 0 : errno, l, off, "%s: cannot hash %s%s", d,
+				full, errno == EFBIG ? " (larger than the hash limit; `exec hash-limit` "
+				"before this line raises it)" : errno == EINVAL ? " (not a regular file)" : "");
+	if (!code[0])
+		return pol_lerr(ps->e, 0, l, off, "%s: code:%s is not an ELF program whose loaded "
+				"segments can be hashed (name it by its file, or sha256:HEX)", d, full);
+	snprintf(key, sizeof key, "code:%s", code);
+	return pol_push_unique(ps, l, hashes, key);
+}
+
 /* TARGET of `exec deny|allow TARGET` into hashes: a file (its SHA-256
  * now, when the profile is read; its real path into paths), `sha256:HEX`,
- * or `hashes:FILE` (a list as sha256sum writes it). With dirs (allow), a
+ * `code:HEX` or `code:FILE` (a code hash, src/common/elfhash.h), or
+ * `hashes:FILE` (a list as sha256sum writes it). With dirs (allow), a
  * directory is taken as a whole into dirs instead. */
 static int exec_target(struct parser *ps, const struct line *l, const char *d,
 		       struct strv *hashes, struct strv *paths, struct strv *dirs)
@@ -29,6 +70,8 @@ static int exec_target(struct parser *ps, const struct line *l, const char *d,
 		hex[64] = '\0';
 		return pol_push_unique(ps, l, hashes, hex);
 	}
+	if (strncmp(t, "code:", 5) == 0)
+		return exec_code_target(ps, l, d, hashes);
 	bool list = strncmp(t, "hashes:", 7) == 0;
 	_cleanup_free_ char *full = NULL;
 	if (pol_expand_path(ps, l, off, d, list ? t + 7 : t, &full) < 0)

@@ -1,9 +1,10 @@
 /* nshelper.c - the first steps of a helper process the supervisor forks
  * into a running sandbox's namespaces (the re-masker, remask.c; the
- * published ports' dialer, src/supervisor/publish_dial.c): dies with the
- * supervisor, not dumpable, named, in the sandbox's user namespace and one
- * other, with only its socket (at fd 3) and /dev/null on 0-2. One copy, so
- * the two helpers cannot drift apart. */
+ * published ports' dialer, src/supervisor/publish_dial.c; the reader of
+ * execute-only files, src/supervisor/exec/nsread.c): dies with the
+ * supervisor, not dumpable, named, in the sandbox's user namespace and
+ * perhaps one other, with only its socket (at fd 3) and /dev/null on 0-2.
+ * One copy, so the helpers cannot drift apart. */
 #include "sandbox.h"
 
 #include <fcntl.h>
@@ -22,8 +23,9 @@ void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, 
 	prctl(PR_SET_DUMPABLE, 0);
 	prctl(PR_SET_NAME, name);
 	/* into the sandbox: its user namespace (every capability there),
-	 * then the one the helper works in */
-	if (setns(userns, CLONE_NEWUSER) < 0 || setns(ns, nstype) < 0)
+	 * then the one the helper works in (ns -1: none, the user namespace
+	 * is all it needs) */
+	if (setns(userns, CLONE_NEWUSER) < 0 || (ns >= 0 && setns(ns, nstype) < 0))
 		_exit(1);
 	/* only its socket, at 3 */
 	if (dup2(sock, 3) < 0)

@@ -194,7 +194,7 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
 /* nshelper.c: a helper forked by the supervisor (parent) enters the
- * sandbox's user namespace and ns (of type nstype), dies with parent, is
+ * sandbox's user namespace and ns (of type nstype; -1: none), dies with parent, is
  * not dumpable, keeps only sock (as fd 3) and /dev/null on 0-2; it _exits
  * when it cannot. */
 void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, pid_t parent);

@@ -2,7 +2,8 @@
  * file (src/policy/exec_verdict.c), what the kernel enforces under `exec
  * kernel`: a denied hash refused always, an unhashable file refused while
  * deny rules exist, `exec default deny` refusing as code what is not
- * allowed by hash or by an immutable file in an allowed directory. */
+ * allowed by hash or by an immutable file in an allowed directory; code
+ * hashes (code:HEX) denied and allowed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -72,5 +73,28 @@ int main(void)
 	strv_free(&x.deny);
 	strv_free(&x.allow);
 	strv_free(&x.allow_dirs);
+
+	/* code hashes (`code:HEX`): a file whose code hash is denied is
+	 * refused whatever its file hash; one allowed runs under default deny;
+	 * a file hash equal to a listed code hash is no match */
+	memset(&x, 0, sizeof x);
+	strv_push(&x.deny, "code:" C);
+	struct exec_verdict_rules r;
+	exec_verdict_init(&r, &x);
+	CHECK(exec_verdict_code_in_deny(&r, C));
+	CHECK(!exec_verdict_in_deny(&r, C));
+	CHECK(exec_verdict_of_code(&r, A, C, NULL, false, "/ws/a", why, sizeof why) == EXEC_VERDICT_DENY);
+	CHECK_STR(why, "exec deny code:" C);
+	CHECK(exec_verdict_of_code(&r, C, A, NULL, false, "/ws/a", why, sizeof why) == EXEC_VERDICT_ALLOW);
+	CHECK(exec_verdict_of_code(&r, A, NULL, NULL, false, "/ws/a", why, sizeof why) == EXEC_VERDICT_ALLOW);
+	exec_verdict_free(&r);
+	strv_free(&x.deny);
+	x.default_deny = true;
+	strv_push(&x.allow, "code:" B);
+	exec_verdict_init(&r, &x);
+	CHECK(exec_verdict_of_code(&r, A, B, NULL, false, "/ws/a", why, sizeof why) == EXEC_VERDICT_ALLOW);
+	CHECK(exec_verdict_of_code(&r, B, A, NULL, false, "/ws/a", why, sizeof why) == EXEC_VERDICT_DENY_CODE);
+	exec_verdict_free(&r);
+	strv_free(&x.allow);
 	return check_status_counted("policy-exec-verdict");
 }

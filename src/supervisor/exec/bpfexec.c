@@ -33,6 +33,7 @@
 
 #include "../../audit/events.h"
 #include "../../bpf/exec_lsm.h"
+#include "../../common/elfhash.h"
 #include "../../common/util.h"
 #include "../../policy/exec_rules.h"
 #include "../../policy/exec_verdict.h"
@@ -111,10 +112,11 @@ struct bpfexec {
 /* ---- the rules ---- */
 
 /* exec_verdict.h's verdict as the program knows it */
-static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, const char *nohash,
-				    bool immutable, const char *resolved, char *why, size_t len)
+static enum exec_lsm_verdict decide(const struct bpfexec *b, const char *hex, const char *code,
+				    const char *nohash, bool immutable, const char *resolved,
+				    char *why, size_t len)
 {
-	switch (exec_verdict_of(&b->rules, hex, nohash, immutable, resolved, why, len)) {
+	switch (exec_verdict_of_code(&b->rules, hex, code, nohash, immutable, resolved, why, len)) {
 	case EXEC_VERDICT_DENY:
 		return EXEC_LSM_DENY;
 	case EXEC_VERDICT_DENY_CODE:
@@ -169,7 +171,7 @@ static uint64_t now_ns(void)
 static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctime, int fd,
 		  const struct stat *st, const char *path, uint64_t sent)
 {
-	char self[64], hex[SHA256_HEX_LEN], nohash[120] = "", why[300];
+	char self[64], hex[SHA256_HEX_LEN], code[SHA256_HEX_LEN] = "", nohash[120] = "", why[300];
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 	_cleanup_close_ int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat rst;
@@ -189,8 +191,12 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 		}
 		unsigned long long max = b->x->hash_max_size ? b->x->hash_max_size
 								 : POLICY_EXEC_HASH_MAX_SIZE;
+		const char *cwhy;
 		if (sha256_fd_bounded(rfd, max, &deadline, &b->stop, hex) == 0)
 			hashed = true;
+		if (hashed && elfhash_fd(rfd, (uint64_t)rst.st_size, max, &deadline, &b->stop, code,
+					 &cwhy) < 0)
+			code[0] = '\0'; /* no ELF, or segments that cannot be hashed */
 		else if (errno == EFBIG)
 			snprintf(nohash, sizeof nohash, "larger than the hash limit");
 		else {
@@ -204,7 +210,7 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	if (!hashed && !nohash[0])
 		return;
 	/* the path the kernel gave is the task's view, where allow_dirs apply */
-	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, nohash,
+	enum exec_lsm_verdict v = decide(b, hashed ? hex : NULL, code[0] ? code : NULL, nohash,
 					 exec_file_immutable(fd, st, path, NULL, 0, NULL),
 					 path, why, sizeof why);
 	bool deny = v != EXEC_LSM_ALLOW;
@@ -698,13 +704,13 @@ void bpfexec_free(struct bpfexec *b)
 	free(b);
 }
 
-void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
-		   const char *resolved)
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, const char *code,
+		   bool immutable, const char *resolved)
 {
 	if (!b || !hex || !S_ISREG(st->st_mode))
 		return;
 	char why[300];
-	enum exec_lsm_verdict v = decide(b, hex, NULL, immutable, resolved, why, sizeof why);
+	enum exec_lsm_verdict v = decide(b, hex, code, NULL, immutable, resolved, why, sizeof why);
 	struct exec_lsm_key k = { .dev = kfile_dev(st->st_dev), .ino = st->st_ino };
 	remember(b, &k, kfile_ctime(st), v, v != EXEC_LSM_ALLOW, hex, why);
 	tell_kernel(b, &k, kfile_ctime(st), v);
@@ -869,8 +875,8 @@ bool bpfexec_holds(const struct bpfexec *b, pid_t pid)
 	return false;
 }
 
-void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
-		   const char *resolved)
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, const char *code,
+		   bool immutable, const char *resolved)
 {
 }
 

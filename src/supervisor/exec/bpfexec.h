@@ -58,11 +58,12 @@ void bpfexec_free(struct bpfexec *b);
 bool bpfexec_holds(const struct bpfexec *b, pid_t pid);
 
 /* A verdict learned elsewhere (execs.h hashed the file for an exec): st as
- * fstat gave it, hex its SHA-256, immutable and resolved as execs.h found
+ * fstat gave it, hex its SHA-256, code its code hash (elfhash.h; NULL:
+ * none), immutable and resolved as execs.h found
  * them; decided with the same rules and told the kernel, so that it need
  * not ask. Thread-safe. */
-void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, bool immutable,
-		   const char *resolved);
+void bpfexec_learn(struct bpfexec *b, const struct stat *st, const char *hex, const char *code,
+		   bool immutable, const char *resolved);
 
 /* Files about to be mapped executable, seen by the supervisor's loop in a
  * seccomp notification (listener: the session's, for the answers; copied).

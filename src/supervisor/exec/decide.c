@@ -24,13 +24,15 @@ static bool allowed_by_dir(const struct policy_exec *rules, const struct subject
 bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_rules *lists,
 		   const struct subject *s)
 {
-	return (s->h == H_DONE && exec_verdict_in_allow(lists, s->hex)) || allowed_by_dir(rules, s);
+	return (s->h == H_DONE && exec_verdict_in_allow(lists, s->hex)) ||
+	       (s->h == H_DONE && !s->code_err && exec_verdict_code_in_allow(lists, s->code)) ||
+	       allowed_by_dir(rules, s);
 }
 
 static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
 	"the program or script it was given" };
 
-/* `exec deny`: a subject's hash is denied. */
+/* `exec deny`: a subject's hash, or its code hash, is denied. */
 static bool denied_hash(const struct exec_verdict_rules *lists, const struct pexec *p, char *why,
 			size_t len)
 {
@@ -38,6 +40,12 @@ static bool denied_hash(const struct exec_verdict_rules *lists, const struct pex
 		const struct subject *s = &p->s[i];
 		if (s->h == H_DONE && exec_verdict_in_deny(lists, s->hex)) {
 			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
+			return true;
+		}
+		if (s->fd >= 0 && s->h == H_DONE && !s->code_err &&
+		    exec_verdict_code_in_deny(lists, s->code)) {
+			snprintf(why, len, "exec deny code:%s (%s: its loaded segments are those of a "
+				 "denied program)", s->code, names[i]);
 			return true;
 		}
 	}

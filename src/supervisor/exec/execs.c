@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "../../audit/escape.h"
+#include "../../common/elfhash.h"
 #include "../../common/util.h"
 #include "../../sandbox/paths.h"
 #include "../../control/approval.h"
@@ -61,6 +62,7 @@
 #include "exectrace.h"
 #include "hashq.h"
 #include "immutable.h"
+#include "nsread.h"
 #include "program.h"
 #include "../answer.h"
 #include "../target.h"
@@ -78,6 +80,9 @@ struct cache_entry {
 	struct timespec mtime, ctime;
 	char hex[SHA256_HEX_LEN];
 	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
+	int code_err;               /* the code hash, as struct subject's */
+	char code[SHA256_HEX_LEN];
+	const char *code_why;
 };
 
 struct execs {
@@ -90,6 +95,8 @@ struct execs {
 	int root;                   /* the sandbox's root, O_PATH */
 	pid_t init;                 /* sandbox init, as the host numbers it */
 	struct hashq *q;
+	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
+	bool code_rules;            /* some rule names a code hash (code:HEX) */
 	int timer;
 	bool ticking;
 	struct tracer *t;
@@ -120,7 +127,8 @@ static struct cache_entry *cache_find(struct execs *x, const struct stat *st)
 	return NULL;
 }
 
-static void cache_put(struct execs *x, const struct stat *st, const char *hex, const char *interp)
+static void cache_put(struct execs *x, const struct stat *st, const char *hex, const char *interp,
+		      const struct subject *code)
 {
 	struct cache_entry *c = &x->cache[x->ncache < HASH_CACHE ? x->ncache++ : x->next++ % HASH_CACHE];
 	c->dev = st->st_dev;
@@ -130,6 +138,17 @@ static void cache_put(struct execs *x, const struct stat *st, const char *hex, c
 	c->ctime = st->st_ctim;
 	snprintf(c->hex, sizeof c->hex, "%s", hex);
 	snprintf(c->interp, sizeof c->interp, "%s", interp);
+	c->code_err = code->code_err;
+	memcpy(c->code, code->code, sizeof c->code);
+	c->code_why = code->code_why;
+}
+
+/* The code hash of what a job read into subject s. */
+static void code_of_job(struct subject *s, const struct hash_job *j)
+{
+	s->code_err = j->code_err;
+	memcpy(s->code, j->code, sizeof s->code);
+	s->code_why = j->code_why;
 }
 
 static void subject_clear(struct subject *s)
@@ -201,11 +220,15 @@ static bool hash_inline(struct execs *x, struct pexec *p, int i)
 	if (sha256_fd_bounded(fd, INLINE_HASH_MAX, NULL, NULL, s->hex) < 0)
 		return false;
 	s->h = H_DONE;
+	s->code_err = ENOEXEC;
+	if (h >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		s->code_err = elfhash_fd(fd, (uint64_t)st.st_size, INLINE_HASH_MAX, NULL, NULL, s->code,
+					 &s->code_why) < 0 ? errno : 0;
 	exec_shebang(head, h > 0 ? (size_t)h : 0, line);
 	if (i == MAIN)
 		memcpy(p->interp, line, sizeof p->interp);
 	p->nested = p->nested || (i == INTERP && line[0]);
-	cache_put(x, &st, s->hex, line);
+	cache_put(x, &st, s->hex, line, s);
 	return true;
 }
 
@@ -226,6 +249,9 @@ static void want(struct pexec *p, int i)
 			x->hits++;
 			s->h = H_DONE;
 			memcpy(s->hex, c->hex, sizeof s->hex);
+			s->code_err = c->code_err;
+			memcpy(s->code, c->code, sizeof s->code);
+			s->code_why = c->code_why;
 			if (i == MAIN)
 				memcpy(p->interp, c->interp, sizeof p->interp);
 			p->nested = p->nested || (i == INTERP && c->interp[0]);
@@ -292,6 +318,18 @@ static const char *hex_or_null(const struct subject *s)
 	return s->h == H_DONE ? s->hex : NULL;
 }
 
+static const char *code_or_null(const struct subject *s)
+{
+	return s->fd >= 0 && s->h == H_DONE && s->code_err == 0 ? s->code : NULL;
+}
+
+/* Why an ELF file has no code hash; NULL: it has one, or is no ELF. */
+static const char *code_missing(const struct subject *s)
+{
+	return s->fd >= 0 && s->h == H_DONE && s->code_err && s->code_err != ENOEXEC
+		? (s->code_why ? s->code_why : "unreadable") : NULL;
+}
+
 /* The exec event of p; why: refused, and why (NULL: allowed). false when
  * the log could not take it (the sandbox is being stopped). */
 static bool record(struct execs *x, struct pexec *p, const char *why)
@@ -309,7 +347,11 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 		.hash_missing = missing, .interpreter = p->interp,
 		.interpreter_sha256 = p->interp[0] ? hex_or_null(in) : NULL,
 		.program = p->program, .program_resolved = pr->resolved,
-		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool });
+		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool,
+		.code_sha256 = code_or_null(m), .code_missing = code_missing(m),
+		.interpreter_resolved = p->interp[0] ? in->resolved : NULL,
+		.interpreter_code_sha256 = p->interp[0] ? code_or_null(in) : NULL,
+		.program_code_sha256 = code_or_null(pr) });
 	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
 }
 
@@ -399,8 +441,8 @@ static void finish(struct execs *x, struct pexec *p)
 	/* what was hashed, told to the kernel before the exec reaches it */
 	for (int i = 0; x->kernel && i < NSUBJ; i++)
 		if (p->s[i].fd >= 0 && p->s[i].h == H_DONE)
-			bpfexec_learn(x->kernel, &p->s[i].st, p->s[i].hex, p->s[i].immutable,
-				      p->s[i].resolved);
+			bpfexec_learn(x->kernel, &p->s[i].st, p->s[i].hex, code_or_null(&p->s[i]),
+				      p->s[i].immutable, p->s[i].resolved);
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
 	char rule[1100];
 	if (!why[0] && !p->asked && execs_needs_ask(x->rules, p, rule, sizeof rule)) {
@@ -609,6 +651,7 @@ static void execs_on_hashes(struct loop *l, const struct source *src, uint32_t e
 			if (j->err == 0) {
 				s->h = H_DONE;
 				memcpy(s->hex, j->hex, sizeof s->hex);
+				code_of_job(s, j);
 			} else {
 				job_failed(s, j, x);
 			}
@@ -619,7 +662,7 @@ static void execs_on_hashes(struct loop *l, const struct source *src, uint32_t e
 			p->nested = p->nested || (i == INTERP && line[0]);
 			/* the cache keeps what cannot change, as it was read */
 			if (j->err == 0 && s->immutable && j->st.st_ino == s->st.st_ino)
-				cache_put(x, &j->st, j->hex, line);
+				cache_put(x, &j->st, j->hex, line, s);
 		}
 		hash_job_free(j);
 		advance(x, p);
@@ -675,8 +718,10 @@ static void execs_on_timer(struct loop *l, const struct source *src, uint32_t ev
 /* ---- the stop after the exec ---- */
 
 /* What ran differs from what was checked (hex: its hash, NULL: none to be
- * had): record it, and kill it when the rules refuse it. */
-static void swapped(struct execs *x, struct pexec *p, const char *hex, const char *why_nohash)
+ * had; j: the job that read it, for its code hash, or NULL): record it, and
+ * kill it when the rules refuse it. */
+static void swapped(struct execs *x, struct pexec *p, const char *hex, const char *why_nohash,
+		    const struct hash_job *j)
 {
 	x->swapped++;
 	char resolved[PATH_MAX] = "", fdp[64];
@@ -685,6 +730,9 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	resolved[n > 0 ? n : 0] = '\0';
 	/* What runs, judged as the file named would have been. */
 	struct subject now = { .fd = -1, .resolved = resolved, .h = hex ? H_DONE : H_NOHASH };
+	now.code_err = ENOEXEC;
+	if (hex && j)
+		code_of_job(&now, j);
 	if (hex)
 		snprintf(now.hex, sizeof now.hex, "%s", hex);
 	else
@@ -695,6 +743,8 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	char why[256] = "";
 	if (hex && exec_verdict_in_deny(&x->lists, hex))
 		snprintf(why, sizeof why, "exec deny sha256:%s (swapped in after the check)", hex);
+	else if (hex && !now.code_err && exec_verdict_code_in_deny(&x->lists, now.code))
+		snprintf(why, sizeof why, "exec deny code:%s (swapped in after the check)", now.code);
 	else if (!hex && x->lists.ndeny)
 		snprintf(why, sizeof why, "swapped in after the check, and cannot be hashed (%s)", now.why);
 	else if (x->rules->default_deny && !execs_allowed(x->rules, &x->lists, &now))
@@ -714,6 +764,7 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
 		.argv_truncated = p->truncated, .resolved = resolved, .sha256 = hex,
 		.hash_missing = hex ? NULL : now.why, .interpreter = "", .swapped = true,
+		.code_sha256 = hex && !now.code_err ? now.code : NULL,
 		.deny = why[0] ? why : NULL }), NULL);
 	if (why[0])
 		x->killed++;
@@ -730,7 +781,7 @@ static void verify_done(struct execs *x, struct pexec *p)
 		x->verified++;
 		tracer_release(x->t, p->now, false);
 	} else if (j && j->err == 0) {
-		swapped(x, p, j->hex, NULL);
+		swapped(x, p, j->hex, NULL, j);
 	} else {
 		char why[160] = "not read in time";
 		if (j) {
@@ -743,7 +794,7 @@ static void verify_done(struct execs *x, struct pexec *p)
 			x->verified++;
 			tracer_release(x->t, p->now, false);
 		} else {
-			swapped(x, p, NULL, why);
+			swapped(x, p, NULL, why, NULL);
 		}
 	}
 	hash_job_free(j);
@@ -803,6 +854,9 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	}
 	x->misses++;
 	p->vjob = hash_job_new(fd, x->rules->hash_max_size, x->rules->hash_timeout_ms, p);
+	/* the code hash of what ran instead: for the code rules only (the
+	 * file checked had its own on the record) */
+	p->vjob->no_code = !x->code_rules;
 	submit(x, p->vjob);
 }
 
@@ -838,6 +892,10 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->link_ctx = cfg->link_ctx;
 	x->kernel = cfg->kernel;
 	exec_verdict_init(&x->lists, &pol->exec);
+	for (size_t i = 0; i < pol->exec.deny.n; i++)
+		x->code_rules = x->code_rules || strncmp(pol->exec.deny.v[i], "code:", 5) == 0;
+	for (size_t i = 0; i < pol->exec.allow.n; i++)
+		x->code_rules = x->code_rules || strncmp(pol->exec.allow.v[i], "code:", 5) == 0;
 	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
 		struct stat st;
 		if (writable[i] && stat(writable[i], &st) == 0) {
@@ -867,7 +925,8 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 			return NULL;
 		}
 	}
-	x->q = hashq_new(HASH_WORKERS);
+	x->reader = nsread_new(cfg->userns);
+	x->q = hashq_new(HASH_WORKERS, x->reader);
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
 	x->ep = execpath_new();
@@ -890,7 +949,8 @@ void execs_free(struct execs *x)
 	}
 	tracer_free(x->t);
 	execpath_free(x->ep);
-	hashq_free(x->q);
+	if (hashq_free(x->q))
+		nsread_free(x->reader); /* (else a worker stuck in a read may still ask it) */
 	if (x->timer >= 0)
 		close(x->timer);
 	if (x->root >= 0)

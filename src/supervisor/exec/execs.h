@@ -49,6 +49,9 @@ struct execs_cfg {
 	/* the exec rules in the kernel too (bpfexec.h; NULL: not): each file
 	 * hashed for an exec is told to it, so that the kernel need not ask */
 	struct bpfexec *kernel;
+	/* the sandbox's user namespace (its file; -1: none): execute-only
+	 * files are hashed from a helper in it (nsread.h) */
+	int userns;
 };
 
 /* Exec control for the session's sandbox. NULL with e set when a rule

@@ -26,6 +26,11 @@ struct subject {
 	enum hstate h;
 	char hex[SHA256_HEX_LEN];
 	char why[160];              /* H_NOHASH: why */
+	/* H_DONE, an ELF file: its code hash (elfhash.h), code_err 0; else
+	 * code_err ENOEXEC (no ELF) or why not, in code_why */
+	int code_err;
+	char code[SHA256_HEX_LEN];
+	const char *code_why;
 	struct hash_job *job;
 };
 

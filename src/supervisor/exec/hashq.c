@@ -1,7 +1,10 @@
 /* hashq.c - worker threads that hash the files of execs (hashq.h). A job
  * opens its file for reading itself (an open can block on a slow file
- * system, or fail on a lease: O_NONBLOCK), reads its first bytes, and hashes
- * it within the job's size and time bounds. Workers start on demand up to
+ * system, or fail on a lease: O_NONBLOCK; a file warden may not read, an
+ * execute-only one, is opened inside the sandbox's user namespace by
+ * nsread.h), reads its first bytes, and hashes it within the job's size
+ * and time bounds, and an ELF file's loaded segments too (elfhash.h: read
+ * again from the page cache the file's hash just filled). Workers start on demand up to
  * the maximum and stay for the session; a job abandoned by its submitter
  * (its time is up) is stopped at the worker's next read. */
 #include "hashq.h"
@@ -16,7 +19,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../../common/elfhash.h"
 #include "../../common/util.h"
+#include "nsread.h"
 
 struct hashq {
 	pthread_mutex_t mu;
@@ -26,6 +31,7 @@ struct hashq {
 	unsigned workers, idle, max;
 	bool quit;
 	int efd;
+	struct nsread *reader;
 };
 
 struct hash_job *hash_job_new(int fd, unsigned long long max, unsigned timeout_ms, void *owner)
@@ -42,6 +48,7 @@ struct hash_job *hash_job_new(int fd, unsigned long long max, unsigned timeout_m
 	}
 	j->owner = owner;
 	j->err = EINPROGRESS;
+	j->code_err = ENOEXEC;
 	return j;
 }
 
@@ -60,12 +67,24 @@ void hash_job_abandon(struct hash_job *j)
 	j->stop = 1;
 }
 
+/* The code hash of an ELF file whose file hash is in (the same bounds). */
+void hash_job_code(struct hash_job *j, int rfd)
+{
+	j->code_err = ENOEXEC;
+	if (j->headlen < 4 || memcmp(j->head, "\177ELF", 4) != 0)
+		return;
+	j->code_err = elfhash_fd(rfd, (uint64_t)j->st.st_size, j->max, &j->deadline, &j->stop,
+				 j->code, &j->code_why) < 0 ? errno : 0;
+}
+
 /* The work of one job, outside the lock. */
-static void run_job(struct hash_job *j)
+static void run_job(struct hash_job *j, struct nsread *reader)
 {
 	char self[64];
 	snprintf(self, sizeof self, "/proc/self/fd/%d", j->fd);
 	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (rfd < 0 && (errno == EACCES || errno == EPERM) && reader)
+		rfd = nsread_open(reader, j->fd, &j->deadline);
 	if (rfd < 0) {
 		j->err = errno;
 		return;
@@ -82,6 +101,8 @@ static void run_job(struct hash_job *j)
 		j->err = EFBIG;
 	else
 		j->err = sha256_fd_bounded(rfd, j->max, &j->deadline, &j->stop, j->hex) < 0 ? errno : 0;
+	if (j->err == 0 && !j->no_code)
+		hash_job_code(j, rfd);
 	close(rfd);
 }
 
@@ -103,7 +124,7 @@ static void *worker(void *arg)
 		if (j->stop)
 			j->err = ECANCELED;
 		else
-			run_job(j);
+			run_job(j, q->reader);
 		pthread_mutex_lock(&q->mu);
 		q->idle++;
 		j->next = q->done;
@@ -118,9 +139,10 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct hashq *hashq_new(unsigned max_workers)
+struct hashq *hashq_new(unsigned max_workers, struct nsread *reader)
 {
 	struct hashq *q = xcalloc(1, sizeof *q);
+	q->reader = reader;
 	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q->efd < 0) {
 		free(q);
@@ -191,10 +213,10 @@ struct hash_job *hashq_done(struct hashq *q)
 	return j;
 }
 
-void hashq_free(struct hashq *q)
+bool hashq_free(struct hashq *q)
 {
 	if (!q)
-		return;
+		return true;
 	pthread_mutex_lock(&q->mu);
 	q->quit = true;
 	for (struct hash_job *j = q->head; j; j = j->next)
@@ -213,7 +235,7 @@ void hashq_free(struct hashq *q)
 	bool stuck = q->workers > 0;
 	pthread_mutex_unlock(&q->mu);
 	if (stuck)
-		return; /* a worker still reads: it keeps the queue */
+		return false; /* a worker still reads: it keeps the queue */
 	struct hash_job *lists[2] = { q->head, q->done };
 	for (int i = 0; i < 2; i++)
 		for (struct hash_job *j = lists[i], *next; j; j = next) {
@@ -225,4 +247,5 @@ void hashq_free(struct hashq *q)
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->gone);
 	free(q);
+	return true;
 }

@@ -19,22 +19,31 @@ struct hash_job {
 	unsigned long long max;        /* bytes at most (EFBIG beyond) */
 	struct timespec deadline;      /* CLOCK_MONOTONIC (ETIMEDOUT after) */
 	void *owner;                   /* the submitter's; NULL once abandoned */
+	bool no_code;                  /* no code hash wanted (code_err stays ENOEXEC) */
 	/* out, set by the worker */
 	int err;                       /* 0: hex is the SHA-256; else why not */
 	char hex[SHA256_HEX_LEN];
 	char head[HASH_HEAD_LEN];      /* the file's first bytes */
 	size_t headlen;
 	struct stat st;                /* of the file as read */
+	/* its code hash (src/common/elfhash.h), for an ELF file: code_err 0
+	 * and code the hex, else code_err ENOEXEC (no ELF) or why not, in
+	 * code_why */
+	int code_err;
+	char code[SHA256_HEX_LEN];
+	const char *code_why;
 	/* the queue's */
 	volatile int stop;
 	struct hash_job *next;
 };
 
 struct hashq;
+struct nsread;
 
 /* A queue with up to max_workers threads, started when jobs wait. NULL when
- * its eventfd cannot be had. */
-struct hashq *hashq_new(unsigned max_workers);
+ * its eventfd cannot be had. reader (NULL: none; not taken) opens the
+ * files warden may not read, as the sandbox's own user (nsread.h). */
+struct hashq *hashq_new(unsigned max_workers, struct nsread *reader);
 /* Readable while finished jobs wait for hashq_done. */
 int hashq_fd(const struct hashq *q);
 /* A new job for fd (taken: closed with the job). */
@@ -46,6 +55,10 @@ struct hash_job *hashq_done(struct hashq *q);
  * next read, and hashq_done hands it back with owner NULL to be freed. */
 void hash_job_abandon(struct hash_job *j);
 void hash_job_free(struct hash_job *j);
+/* The code hash of j's file, open for reading at rfd, once its file hash
+ * and head are in (j->st, j->head): into code, code_err, code_why. */
+void hash_job_code(struct hash_job *j, int rfd);
 /* Stop the workers; one stuck in a read of a hung file system is left
- * behind (the queue is then not freed: the process ends soon after). */
-void hashq_free(struct hashq *q);
+ * behind (the queue is then not freed, and false returned: the process
+ * ends soon after). */
+bool hashq_free(struct hashq *q);
