@@ -13,8 +13,9 @@
  * (tls_bio.h, flushed before every wait), so a side that stops reading
  * slows its peer down instead of filling memory. Each side's reads, writes
  * and handshake are intercept_io.c's; an h2 connection's relay is
- * intercept_h2.c's. */
-#include "intercept.h"
+ * intercept_h2.c's; the requests warden answers itself (held for their
+ * owner, refused by on_req) intercept_local.c's. */
+#include "intercept_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,9 +41,7 @@
 #include "tls.h"
 #include "tls_bio.h"
 
-#define BUF 16384                /* one TLS record */
 #define OUT_HIGH 65536           /* rewritten requests waiting for the upstream */
-#define MAX_INFLIGHT 64
 #define IDLE_TIMEOUT_MS (10 * 60 * 1000)
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
@@ -50,72 +49,6 @@
 #define WRITE_GATHER (256 * 1024) /* TLS records written a syscall, at most */
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
-
-/* What is done with the client's bytes. */
-enum cstate {
-	C_HEAD,         /* the next request head */
-	C_BODY,         /* its body */
-	C_WAIT_UPGRADE, /* a request that asked to upgrade went; its answer decides */
-	C_RAW,          /* upgraded: raw bytes */
-	C_STOPPED,      /* refused: read no more */
-	C_DROP,         /* the body of a request on_req refused: read, dropped */
-	C_LOCAL,        /* warden's own answer to the request read (a held one the owner
-			 * answered, one on_req refused) goes once the responses before it did */
-};
-
-#define Q_HEAD 1u    /* the request was HEAD */
-#define Q_UPGRADE 2u /* it asked to upgrade */
-
-struct outbuf {
-	struct bytebuf q;
-	uint64_t total;         /* bytes ever put */
-};
-
-struct bridge {
-	struct intercept_job *job;
-	char *early;            /* the job's early bytes (copied), until TLS takes them */
-	size_t early_len;
-	SSL_CTX *sctx, *cctx;   /* references of the bridge's own */
-	struct side c, u;
-	/* client -> upstream */
-	char cin[BUF];
-	size_t cin_len, cin_off;
-	struct outbuf to_u;
-	enum cstate cs;
-	struct http_parser *hp, *check;
-	struct http_body_reader body;
-	bool cur_upgrade;       /* the request whose body is being read asked to upgrade */
-	uint64_t cur_start;     /* to_u.total where that request's head begins */
-	/* requests sent whose final responses have not ended, oldest first */
-	unsigned char q[MAX_INFLIGHT];
-	size_t qhead, qn;
-	/* upstream -> client */
-	char uin[BUF];
-	size_t uin_len, uin_off;
-	size_t held;            /* on_resp's held bytes, at uin[uin_len..uin_len + held) */
-	bool uin_ours;          /* uin holds our own answer, not the server's bytes */
-	struct http_resp rw;
-	bool watching;          /* rw frames the stream (not lost, not switched) */
-	/* our own answer in place of what follows */
-	bool answer_pending, answer_sent, answer_written;
-	bool cutting;           /* the upstream has part of a refused request: send no more, cut it */
-	int answer_status;
-	char answer_reason[256];
-	struct timespec last;
-	bool h2;                /* the connection was HTTP/2, over and done */
-	/* a held request (job->hold): its head and body so far */
-	bool holding;
-	struct bytebuf hhead, hbody;
-	/* warden's own answer to a request (the owner's to a held one, or
-	 * on_req's refusal), owed once the responses before it are through
-	 * (C_LOCAL); where it finds no place between two responses, the
-	 * connection ends with local_status and local_reason */
-	char *reply;
-	size_t reply_len;
-	int local_status;
-	bool local_by_callback;
-	char local_reason[512];
-};
 
 static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_error(struct bridge *b, const char *fmt, ...)
@@ -138,7 +71,7 @@ static size_t pending(const struct outbuf *o)
 	return bytebuf_pending(&o->q);
 }
 
-static void out_put(struct outbuf *o, const void *d, size_t n)
+void ix_out_put(struct outbuf *o, const void *d, size_t n)
 {
 	bytebuf_put(&o->q, d, n, BUF);
 	o->total += n;
@@ -160,7 +93,7 @@ static void cut_upstream(struct bridge *b)
  * whatever would follow. cut: the upstream has part of the refused request:
  * send it nothing more, and end it once the responses to the requests
  * before that one are through. */
-static void refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut)
+void ix_refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut)
 {
 	set_error(b, "%s", reason);
 	b->job->refused |= by_callback;
@@ -201,13 +134,13 @@ static unsigned q_pop(struct bridge *b)
 	return f;
 }
 
-static void q_push(struct bridge *b, unsigned f)
+void ix_q_push(struct bridge *b, unsigned f)
 {
 	b->q[(b->qhead + b->qn) % MAX_INFLIGHT] = (unsigned char)f;
 	b->qn++;
 }
 
-static void resume_requests(struct bridge *b)
+void ix_resume_requests(struct bridge *b)
 {
 	http_parser_init_origin(b->hp, b->job->any_host ? NULL : &b->job->host, b->job->port,
 				b->sctx != NULL);
@@ -224,11 +157,11 @@ static void response_ended(struct bridge *b, enum http_resp_event ev)
 		if (asked)
 			b->cs = C_RAW;
 		else if (b->cs != C_STOPPED)
-			refuse(b, 502, "upstream switched protocols unasked", false, true);
+			ix_refuse(b, 502, "upstream switched protocols unasked", false, true);
 		return;
 	}
 	if (asked)
-		resume_requests(b); /* the server declined the upgrade */
+		ix_resume_requests(b); /* the server declined the upgrade */
 	http_resp_next(&b->rw, b->qn && (b->q[b->qhead] & Q_HEAD));
 }
 
@@ -247,7 +180,7 @@ static void watch(struct bridge *b, const char *d, size_t n)
 			b->watching = false;
 	}
 	if (!b->watching && b->cs == C_WAIT_UPGRADE) /* what did the upgrade become? */
-		refuse(b, 502, "upstream response not understood", false, true);
+		ix_refuse(b, 502, "upstream response not understood", false, true);
 }
 
 /* The server's stream ended. Whatever ended with it (a body read until the
@@ -266,147 +199,24 @@ static void watch_eof(struct bridge *b)
 
 /* ---- requests ----------------------------------------------------------- */
 
-static void request_done(struct bridge *b)
+void ix_request_done(struct bridge *b)
 {
 	if (b->cur_upgrade)
 		b->cs = C_WAIT_UPGRADE;
 	else
-		resume_requests(b);
-}
-
-/* warden's own answer (reply, malloc'd: taken) owed to the request just
- * read; status and reason end the connection should it find no place. */
-static void local_owed(struct bridge *b, char *reply, size_t len, int status, const char *reason,
-		       bool by_callback)
-{
-	free(b->reply);
-	b->reply = reply;
-	b->reply_len = len;
-	b->local_status = status;
-	b->local_by_callback = by_callback;
-	snprintf(b->local_reason, sizeof b->local_reason, "%s", reason);
-	b->cs = C_LOCAL;
-}
-
-static const char *bb_data(const struct bytebuf *q)
-{
-	return q->p ? q->p + q->off : "";
-}
-
-/* A request's head goes upstream: its response is owed. */
-static void send_head(struct bridge *b, const char *h, size_t n)
-{
-	b->cur_start = b->to_u.total;
-	out_put(&b->to_u, h, n);
-	b->job->requests++;
-	q_push(b, (strcmp(b->hp->req.method, "HEAD") == 0 ? Q_HEAD : 0) |
-			  (b->cur_upgrade ? Q_UPGRADE : 0));
-	if (b->qn == 1 && http_resp_idle(&b->rw))
-		http_resp_next(&b->rw, b->q[b->qhead] & Q_HEAD);
-}
-
-/* A held request is whole: the owner decides whether it goes, is
- * answered here, or is refused. */
-static void release_held(struct bridge *b)
-{
-	struct intercept_job *j = b->job;
-	char why[256] = "";
-	char *reply = NULL;
-	size_t rlen = 0;
-	b->holding = false;
-	int d = j->hold.decide(j->hold.ctx, bb_data(&b->hhead), bytebuf_pending(&b->hhead),
-			       bb_data(&b->hbody), bytebuf_pending(&b->hbody), &reply, &rlen,
-			       why, sizeof why);
-	if (d == 0) {
-		send_head(b, bb_data(&b->hhead), bytebuf_pending(&b->hhead));
-		out_put(&b->to_u, bb_data(&b->hbody), bytebuf_pending(&b->hbody));
-	}
-	b->hhead.off = b->hhead.len = b->hbody.off = b->hbody.len = 0;
-	if (d == 0) {
-		request_done(b);
-	} else if (d == 1 && reply && rlen <= BUF) {
-		local_owed(b, reply, rlen, 403, "a refused request's answer found no place between "
-			   "responses", true);
-	} else {
-		free(reply);
-		why[sizeof why - 1] = '\0';
-		refuse(b, 403, why[0] ? why : "request refused", true, false);
-	}
-}
-
-/* Body bytes of a held request: kept, within the bound. */
-static bool hold_data(struct bridge *b, const char *d, size_t n)
-{
-	struct intercept_job *j = b->job;
-	char why[256] = "";
-	if (bytebuf_pending(&b->hbody) + n > j->hold.body_max) {
-		snprintf(why, sizeof why, "request body over %zu bytes toward a server whose requests "
-			 "warden reads", j->hold.body_max);
-		refuse(b, 413, why, true, false);
-		return false;
-	}
-	if (j->on_data && j->on_data(j->ctx, d, n, why, sizeof why) != 0) {
-		why[sizeof why - 1] = '\0';
-		refuse(b, 403, why[0] ? why : "request refused", true, false);
-		return false;
-	}
-	bytebuf_put(&b->hbody, d, n, BUF);
-	return true;
-}
-
-/* on_req refuses the request just read: its body read and dropped, then
- * our answer (local_answer), the connection kept. true when refused. */
-static bool request_refused(struct bridge *b)
-{
-	struct intercept_job *j = b->job;
-	size_t tl = 0;
-	const char *t = http_path(b->hp, &tl);
-	char why[sizeof b->local_reason] = "";
-	int st = j->on_req(j->req_ctx, b->hp->req.method, t, tl, why, sizeof why);
-	if (!st)
-		return false;
-	char *reply = xmalloc(BUF);
-	long n = reqrules_response(st, why[0] ? why : "request refused",
-				   strcmp(b->hp->req.method, "HEAD") == 0, reply, BUF);
-	local_owed(b, reply, n > 0 ? (size_t)n : 0, st, why[0] ? why : "request refused", false);
-	http_body_init(&b->body, &b->hp->req);
-	b->cs = b->body.state == HTTP_COMPLETE ? C_LOCAL : C_DROP;
-	return true;
-}
-
-/* warden's own answer, once the responses before it are through (the
- * server idle between two): then the next request. Where it cannot fall
- * between two responses, it is the connection's last word (refuse). */
-static bool local_answer(struct bridge *b)
-{
-	if (b->cs != C_LOCAL || b->answer_pending || b->uin_off < b->uin_len || b->held)
-		return false;
-	if (b->qn > 0 || !b->watching || !http_resp_idle(&b->rw)) {
-		if (b->watching && !b->u.eof && !b->u.dead && !b->c.dead)
-			return false; /* a response is still coming */
-		free(steal_ptr(&b->reply));
-		refuse(b, b->local_status, b->local_reason, b->local_by_callback, false);
-		return true;
-	}
-	memcpy(b->uin, b->reply, b->reply_len);
-	b->uin_off = 0;
-	b->uin_len = b->reply_len;
-	b->uin_ours = true;
-	free(steal_ptr(&b->reply));
-	resume_requests(b);
-	return true;
+		ix_resume_requests(b);
 }
 
 /* Hand the head to the owner; send what it returns. */
 static void forward_head(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
-	if (j->on_req && request_refused(b))
+	if (j->on_req && ix_request_refused(b))
 		return;
 	char head[HTTP_FORWARD_MAX];
 	ssize_t n = http_origin_head(b->hp, head, sizeof head);
 	if (n < 0) {
-		refuse(b, 400, "malformed request: head too large", false, false);
+		ix_refuse(b, 400, "malformed request: head too large", false, false);
 		return;
 	}
 	bool upgrade = http_is_upgrade(b->hp);
@@ -417,7 +227,7 @@ static void forward_head(struct bridge *b)
 		if (j->on_head(j->ctx, head, (size_t)n, &out, &outlen, why, sizeof why) != 0) {
 			free(out);
 			why[sizeof why - 1] = '\0';
-			refuse(b, 403, why[0] ? why : "request refused", true, false);
+			ix_refuse(b, 403, why[0] ? why : "request refused", true, false);
 			return;
 		}
 		/* what goes must be a head of the same request: same framing */
@@ -430,7 +240,7 @@ static void forward_head(struct bridge *b)
 		    http_is_upgrade(b->check) != upgrade ||
 		    strcmp(b->check->req.method, b->hp->req.method) != 0) {
 			free(out);
-			refuse(b, 500, "rewritten request head is malformed", false, false);
+			ix_refuse(b, 500, "rewritten request head is malformed", false, false);
 			return;
 		}
 	}
@@ -443,15 +253,15 @@ static void forward_head(struct bridge *b)
 		bytebuf_put(&b->hhead, h, hl, BUF);
 		free(out);
 		if (b->body.state == HTTP_COMPLETE)
-			release_held(b);
+			ix_release_held(b);
 		else
 			b->cs = C_BODY;
 		return;
 	}
-	send_head(b, h, hl);
+	ix_send_head(b, h, hl);
 	free(out);
 	if (b->body.state == HTTP_COMPLETE)
-		request_done(b);
+		ix_request_done(b);
 	else
 		b->cs = C_BODY;
 }
@@ -464,11 +274,11 @@ static bool pass_data(struct bridge *b, const char *d, size_t n)
 		char why[256] = "";
 		if (j->on_data(j->ctx, d, n, why, sizeof why) != 0) {
 			why[sizeof why - 1] = '\0';
-			refuse(b, 403, why[0] ? why : "request refused", true, true);
+			ix_refuse(b, 403, why[0] ? why : "request refused", true, true);
 			return false;
 		}
 	}
-	out_put(&b->to_u, d, n);
+	ix_out_put(&b->to_u, d, n);
 	return true;
 }
 
@@ -487,7 +297,7 @@ static void process_client(struct bridge *b)
 			if (r == HTTP_ERROR) {
 				char why[160];
 				snprintf(why, sizeof why, "malformed request: %s", b->hp->reason);
-				refuse(b, b->hp->status, why, false, false);
+				ix_refuse(b, b->hp->status, why, false, false);
 				return;
 			}
 			if (r == HTTP_COMPLETE)
@@ -500,16 +310,16 @@ static void process_client(struct bridge *b)
 				char why[160];
 				snprintf(why, sizeof why, "malformed request body: %s", b->body.reason);
 				/* (a held body: nothing of it went upstream) */
-				refuse(b, b->body.status, why, false, !b->holding);
+				ix_refuse(b, b->body.status, why, false, !b->holding);
 				return;
 			}
-			if (used && !(b->holding ? hold_data(b, d, used) : pass_data(b, d, used)))
+			if (used && !(b->holding ? ix_hold_data(b, d, used) : pass_data(b, d, used)))
 				return;
 			b->cin_off += used;
 			if (r == HTTP_COMPLETE && b->holding)
-				release_held(b);
+				ix_release_held(b);
 			else if (r == HTTP_COMPLETE)
-				request_done(b);
+				ix_request_done(b);
 			break;
 		}
 		case C_RAW:
@@ -520,7 +330,7 @@ static void process_client(struct bridge *b)
 		case C_DROP: {
 			enum http_result r = http_body_feed(&b->body, d, n, &used);
 			if (r == HTTP_ERROR) {
-				refuse(b, b->body.status, "malformed request body", false, false);
+				ix_refuse(b, b->body.status, "malformed request body", false, false);
 				return;
 			}
 			b->cin_off += used;
@@ -753,7 +563,7 @@ static void relay(struct bridge *b)
 {
 	touch(b);
 	for (;;) {
-		while (pump(b) || answer(b) || local_answer(b))
+		while (pump(b) || answer(b) || ix_local_answer(b))
 			if (finished(b))
 				return;
 		/* before any wait: what TLS gathered goes out */
@@ -878,7 +688,7 @@ static void run(struct bridge *b)
 					 X509_verify_cert_error_string(v));
 			else
 				snprintf(reason, sizeof reason, "upstream TLS handshake: %s", uwhy);
-			refuse(b, 502, reason, false, true);
+			ix_refuse(b, 502, reason, false, true);
 		} else if (alpn.allow_h2) {
 			const unsigned char *p;
 			unsigned len;
@@ -889,7 +699,7 @@ static void run(struct bridge *b)
 				return;
 			}
 			/* the client took http/1.1 where the upstream speaks h2 */
-			refuse(b, 502, "upstream speaks HTTP/2 only to this client", false, true);
+			ix_refuse(b, 502, "upstream speaks HTTP/2 only to this client", false, true);
 		}
 		/* HTTP/1.1 from here: records in bulk, a write of many at once */
 		if (!tls_wbuf_install(b->c.ssl, WRITE_GATHER) ||
@@ -993,7 +803,7 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	b->check = xmalloc(sizeof *b->check);
 	http_resp_init(&b->rw);
 	b->watching = true;
-	resume_requests(b);
+	ix_resume_requests(b);
 
 	pthread_attr_t attr;
 	pthread_t t;

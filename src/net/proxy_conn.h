@@ -185,9 +185,12 @@ static inline double ms_since(const struct timespec *t)
 
 /* ---- proxy_req.c: request rules (reqrules.h) at the proxy ------------------- */
 
+/* A human's answer to a question about a connection (proxy_asker's done). */
+typedef void (*proxy_answered_fn)(void *conn, bool allow, const char *why);
 /* A plain request's method and path under the request rules: 0 goes on,
- * 1 a human is asked (then go_on), -1 refused (answered). */
-int proxy_req_plain(struct conn *c);
+ * 1 a human is asked (done gets the answer, and goes on or refuses), -1
+ * refused (answered). */
+int proxy_req_plain(struct conn *c, proxy_answered_fn done);
 /* A connection whose requests warden will not see (a tunnel it does not
  * terminate, SOCKS5, a host loopback port without interception) to a host
  * request rules name: refused (true). */
@@ -229,8 +232,6 @@ void conn_free(struct conn *c);
 /* The rules' verdict on h (and c->port): refused, allowed (then resolved
  * and dialled), or a question for a human. */
 void conn_decide(struct conn *c, const struct net_host *h);
-/* Allowed (a human said yes): resolve, then dial. */
-void conn_go_on(struct conn *c, const struct net_host *h);
 /* A host loopback port's connection: the rules decide again, then dial. */
 void conn_forward_start(struct conn *c);
 /* The upstream socket of a connection being dialled is writable: connected

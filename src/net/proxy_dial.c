@@ -471,7 +471,7 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
 	if (rule)
 		rules_rule_text(rule, c->rule, sizeof c->rule);
-	if (v != RULES_DENY && c->plain && proxy_req_plain(c) != 0)
+	if (v != RULES_DENY && c->plain && proxy_req_plain(c, net_answered) != 0)
 		return; /* refused, or asked about the request */
 	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
 	if (ask && c->px->asker.ask) {
@@ -493,11 +493,6 @@ void conn_decide(struct conn *c, const struct net_host *h)
 		return;
 	}
 	c->allow_rule = rule;
-	go_on(c, h);
-}
-
-void conn_go_on(struct conn *c, const struct net_host *h)
-{
 	go_on(c, h);
 }
 

@@ -24,21 +24,7 @@ static void host_port(const struct conn *c, char *out, size_t cap)
 	snprintf(out, cap, "%s%s%s:%u", v6 ? "[" : "", c->dest.name, v6 ? "]" : "", c->port);
 }
 
-static void req_answered(void *ctx, bool allow, const char *why)
-{
-	struct conn *c = ctx;
-	c->question = NULL;
-	if (c->dead)
-		return;
-	if (!allow) {
-		conn_refuse(c, 403, 0, why);
-		return;
-	}
-	snprintf(c->reason, sizeof c->reason, "%s", why);
-	conn_go_on(c, &c->dest);
-}
-
-static void ask_request(struct conn *c, const struct req_verdict *v)
+static void ask_request(struct conn *c, const struct req_verdict *v, proxy_answered_fn done)
 {
 	char hp[NET_HOST_MAX + 16], subject[NET_HOST_MAX + 16 + 600], summary[sizeof subject + 32];
 	host_port(c, hp, sizeof hp);
@@ -48,12 +34,12 @@ static void ask_request(struct conn *c, const struct req_verdict *v)
 				   "method", c->method, "path", v->path, "rule", v->rule_text);
 	c->state = S_ASKING;
 	conn_interest(c);
-	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, req_answered, c);
+	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, done, c);
 	if (q && c->state == S_ASKING)
 		c->question = q;
 }
 
-int proxy_req_plain(struct conn *c)
+int proxy_req_plain(struct conn *c, proxy_answered_fn done)
 {
 	const struct net_rules *s = c->px->rules;
 	if (!s->nreq || !c->hp)
@@ -83,7 +69,7 @@ int proxy_req_plain(struct conn *c)
 			conn_refuse(c, 403, 0, "an ask rule names this request and nobody can answer");
 			return -1;
 		}
-		ask_request(c, &v);
+		ask_request(c, &v, done);
 		return 1;
 	}
 	return 0;
