@@ -471,11 +471,13 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
 	if (rule)
 		rules_rule_text(rule, c->rule, sizeof c->rule);
+	/* a request asked about goes on by this host rule once allowed (its
+	 * `private`, an address literal's loopback) */
+	c->allow_rule = rule;
 	if (v != RULES_DENY && c->plain && proxy_req_plain(c, net_answered) != 0)
 		return; /* refused, or asked about the request */
 	bool ask = v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask);
 	if (ask && c->px->asker.ask) {
-		c->allow_rule = rule;
 		ask_human(c, h, rule);
 		return;
 	}
@@ -492,7 +494,6 @@ void conn_decide(struct conn *c, const struct net_host *h)
 		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
 		return;
 	}
-	c->allow_rule = rule;
 	go_on(c, h);
 }
 

@@ -230,3 +230,25 @@ test_approve_control_other_uid() {
 	assert_out_match '^asked 403 .*denied by approve' 'the other uid did not answer'
 	grep -q '"rule":"control.refused"' "$(ap_log)" || fail 'the refused client is not on the record'
 }
+
+# An ask rule on a method and path: the question names the request, and
+# the answer decides that request (plain HTTP, which warden reads).
+test_approve_request_rule() {
+	ap_web
+	printf 'net ask 127.0.0.1:%s GET /token.txt\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
+	ap_inside "fetch one http://127.0.0.1:$PORT/token.txt
+		fetch two http://127.0.0.1:$PORT/token.txt" --profile "$T_TMP/p"
+	local id
+	id=$(ap_question net) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve >"$T_TMP/list"
+	grep -q "$id .*GET http://127.0.0.1:$PORT/token.txt" "$T_TMP/list" ||
+		fail "warden approve does not name the request: $(<"$T_TMP/list")"
+	ap_answer "$id" allow
+	id=$(ap_question net) || fatal 'no second question'
+	ap_answer "$id" deny --reason 'not this one'
+	ap_wait_done
+	assert_out_line "one 200 $AP_TOKEN" 'the request allowed once'
+	assert_out_match '^two 403 ' 'the request denied'
+	[[ $(ap_events '"phase":"asked"' '"method":"GET"' '"path":"/token.txt"') == 2 ]] ||
+		fail 'the questions do not name the method and path'
+}
