@@ -4,16 +4,7 @@
 
 #include <string.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "../common/util.h"
 
 /* Decode s[0..len) once into d (len bytes at most), refusing what two
  * readers would split differently. Returns the decoded length or -1. */
@@ -23,7 +14,8 @@ static long decode(const char *s, size_t len, bool glob, char *d, const char **w
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '%') {
-			int hi = i + 2 < len ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < len ? hex_digit((unsigned char)s[i + 1]) : -1;
+			int lo = hi >= 0 ? hex_digit((unsigned char)s[i + 2]) : -1;
 			if (hi < 0 || lo < 0) {
 				*why = "bad percent-escape";
 				return -1;

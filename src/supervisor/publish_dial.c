@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/fdpass.h"
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
 
@@ -25,27 +26,6 @@ struct answer {
 	int family;
 	int err;
 };
-
-static int send_answer(int sock, struct answer a, int fd)
-{
-	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof a ? 0 : -1;
-}
 
 /* The dialer's body: only system calls (forked from a process with
  * threads). */
@@ -64,7 +44,8 @@ static __attribute__((noreturn)) void serve(int userns, int netns, int sock, pid
 			err = EAFNOSUPPORT;
 		else if ((fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
 			err = errno;
-		int r = send_answer(3, (struct answer){ family, err }, fd);
+		struct answer a = { family, err };
+		int r = fdpass_send(3, &a, sizeof a, fd);
 		if (fd >= 0)
 			close(fd);
 		if (r < 0)
@@ -130,21 +111,10 @@ int publish_dialer_take(struct publish_dialer *d, int family)
 static int read_answer(struct publish_dialer *d)
 {
 	struct answer a;
-	struct iovec iov = { .iov_base = &a, .iov_len = sizeof a };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof u.buf };
-	ssize_t n = recvmsg(d->sock, &mh, MSG_CMSG_CLOEXEC);
+	int fd;
+	ssize_t n = fdpass_recv(d->sock, &a, sizeof a, &fd, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	int fd = -1;
-	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof fd);
 	if (n != (ssize_t)sizeof a || (a.family != AF_INET && a.family != AF_INET6)) {
 		if (fd >= 0)
 			close(fd);

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../common/fdpass.h"
 #include "../../common/util.h"
 #include "../../sandbox/sandbox.h"
 
@@ -35,48 +36,6 @@ struct msg {
 	int err;
 };
 
-static int send_fd(int sock, struct msg m, int fd)
-{
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof u.buf;
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m ? 0 : -1;
-}
-
-/* One message and its fd (-1: none); the size read, or -1. */
-static ssize_t recv_fd(int sock, struct msg *m, int *fd, int flags)
-{
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof u.buf };
-	*fd = -1;
-	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
-	if (n < 0)
-		return -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(fd, CMSG_DATA(c), sizeof *fd);
-	return n;
-}
-
 /* The helper's body: only system calls (forked from a process with
  * threads). Every capability in the sandbox's user namespace, used for
  * one thing: reopening a file it is given, for reading. */
@@ -86,7 +45,7 @@ static __attribute__((noreturn)) void serve(int userns, int sock, pid_t parent)
 	for (;;) {
 		struct msg m;
 		int fd;
-		ssize_t n = recv_fd(3, &m, &fd, 0);
+		ssize_t n = fdpass_recv(3, &m, sizeof m, &fd, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != (ssize_t)sizeof m)
@@ -107,7 +66,7 @@ static __attribute__((noreturn)) void serve(int userns, int sock, pid_t parent)
 			m.err = rfd < 0 ? errno : 0;
 			close(fd);
 		}
-		int r = send_fd(3, m, rfd);
+		int r = fdpass_send(3, &m, sizeof m, rfd);
 		if (rfd >= 0)
 			close(rfd);
 		if (r < 0)
@@ -184,7 +143,8 @@ static int ask(struct nsread *r, int fd, const struct timespec *deadline)
 		return -1;
 	}
 	uint32_t seq = ++r->seq;
-	if (send_fd(r->sock, (struct msg){ .seq = seq }, fd) < 0)
+	struct msg q = { .seq = seq };
+	if (fdpass_send(r->sock, &q, sizeof q, fd) < 0)
 		return -1;
 	for (;;) {
 		struct pollfd pf = { .fd = r->sock, .events = POLLIN };
@@ -197,7 +157,7 @@ static int ask(struct nsread *r, int fd, const struct timespec *deadline)
 		}
 		struct msg m;
 		int got;
-		ssize_t len = recv_fd(r->sock, &m, &got, MSG_DONTWAIT);
+		ssize_t len = fdpass_recv(r->sock, &m, sizeof m, &got, MSG_DONTWAIT);
 		if (len < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (len != (ssize_t)sizeof m) {
