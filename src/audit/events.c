@@ -188,7 +188,7 @@ struct event ev_net_inbound(const struct ev_net_inbound *x)
 struct event ev_file(const struct ev_file *x)
 {
 	static const char *const keys[2] = { "path", "path2" };
-	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)x->pid, "op", x->op,
+	json_t *f = json_pack("{s:I, s:s, s:s?}", "pid", (json_int_t)x->pid, "op", x->op,
 			      "syscall", x->syscall);
 	json_t *esc = NULL;
 	for (int i = 0; f && i < x->npaths && i < 2; i++)
@@ -199,6 +199,12 @@ struct event ev_file(const struct ev_file *x)
 		json_object_set_new(f, "decision", json_string(x->decision));
 	if (f && x->reason)
 		json_set_bytes(f, "reason", x->reason, &esc);
+	if (f && x->access)
+		json_object_set_new(f, "access", json_string(x->access));
+	if (f && x->has_count)
+		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
+	if (f && x->summary)
+		json_object_set_new(f, "summary", json_string(x->summary));
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

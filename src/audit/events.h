@@ -132,6 +132,11 @@ struct ev_file {
 	const char *decision;    /* `write ask`: "allow" or "deny"; a read-only workspace's
 				    refusal: "deny"; NULL: left out */
 	const char *reason;      /* why, with a decision */
+	/* file actions on the record (src/supervisor/filewhy.h) */
+	const char *access;      /* "write" or "read"; NULL: left out */
+	bool has_count;          /* op "summary": how many operations it stands for */
+	unsigned long count;
+	const char *summary;     /* op "summary": what was summarised */
 };
 struct event ev_file(const struct ev_file *x);
 
