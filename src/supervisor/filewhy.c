@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -45,7 +46,14 @@ struct filewhy {
 	struct strv protected, masked; /* workspace-relative */
 	struct strv writable;          /* absolute inside */
 	int root;                      /* the sandbox's root (O_PATH), opened once; -1: not yet */
+	/* the last directory looked at, and whether it was on a read-only
+	 * mount: a loop writing in one directory looks once a second */
+	char *last_dir;
+	bool last_ro;
+	double last_ms;
 };
+
+#define DIR_CACHE_MS 1000.0
 
 struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 {
@@ -80,6 +88,7 @@ void filewhy_free(struct filewhy *w)
 	strv_free(&w->protected);
 	strv_free(&w->masked);
 	strv_free(&w->writable);
+	free(w->last_dir);
 	free(w->ws);
 	free(w);
 }
@@ -174,6 +183,37 @@ static bool writes_name(const struct ev_file *x, int i)
 	return true;
 }
 
+/* Is lex on a read-only mount, as the directory it is in was a moment
+ * ago? For a call that does not need to know whether the path is there
+ * (a write open, an unlink, a rename: not an open that only creates, not
+ * a mkdir). -1: not known. */
+static int cached_ro(struct filewhy *w, const char *lex, double now)
+{
+	const char *slash = strrchr(lex, '/');
+	if (!w->last_dir || now - w->last_ms > DIR_CACHE_MS || !slash)
+		return -1;
+	size_t dl = (size_t)(slash - lex);
+	return strlen(w->last_dir) == dl && strncmp(w->last_dir, lex, dl) == 0 ? w->last_ro : -1;
+}
+
+static void cache_dir(struct filewhy *w, const char *lex, bool ro, double now)
+{
+	const char *slash = strrchr(lex, '/');
+	if (!slash)
+		return;
+	free(w->last_dir);
+	w->last_dir = xasprintf("%.*s", (int)(slash - lex), lex);
+	w->last_ro = ro;
+	w->last_ms = now;
+}
+
+static double coarse_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
 /* The reason for one path, or NULL. */
 static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
 {
@@ -192,11 +232,21 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 		else if (covered(&w->masked, rel))
 			why = "masked";
 	}
-	bool exists = false, ro = false;
-	int root = root_of(w, pid);
-	bool seen = root >= 0 && look(root, lex, opens || strcmp(x->op, "chmod") == 0 ||
-				      strcmp(x->op, "truncate") == 0, &exists, &ro);
-	if (seen && exists && (create_only || mkdir))
+	bool exists = false, ro = false, seen;
+	bool needs_there = create_only || mkdir;
+	double now = coarse_ms();
+	int cached = needs_there || why ? -1 : cached_ro(w, lex, now);
+	if (cached >= 0) {
+		seen = true;
+		ro = cached;
+	} else {
+		int root = root_of(w, pid);
+		seen = root >= 0 && look(root, lex, opens || strcmp(x->op, "chmod") == 0 ||
+					 strcmp(x->op, "truncate") == 0, &exists, &ro);
+		if (seen && !exists)
+			cache_dir(w, lex, ro, now);
+	}
+	if (seen && exists && needs_there)
 		return NULL; /* opened for reading, or EEXIST: no wall's business */
 	if (why)
 		return why;

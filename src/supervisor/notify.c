@@ -524,7 +524,8 @@ static double mono_ms(void)
  * every level but `audit minimal` (where only the read-only workspace's
  * are), allowed ones but the writes to /dev and /proc (a terminal, a
  * pipe) by default, all of them with `audit files`. The summary of what
- * the bound held back goes first, when due. */
+ * the bound held back goes first, when due. What is not written costs no
+ * more than the prediction: the pid inside is read only for an event. */
 static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
 {
 	const char *why = filewhy_predict(n->why, pid, x);
@@ -540,8 +541,10 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, false, now, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (filebound_admit(&n->bound, why != NULL, now))
-		later(n, ev_file(x));
+	if (!filebound_admit(&n->bound, why != NULL, now))
+		return;
+	target_pid_info(pid, &x->pid, NULL);
+	later(n, ev_file(x));
 }
 
 /* A file operation: recorded (file_event), or held for a question
@@ -553,13 +556,9 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	note_made(n, req, mem, op);
 	if (!n->level && !n->wa && !n->ro_ws)
 		return false; /* notified only for note_made */
-	char cwd[PATH_MAX] = "", p[64];
-	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
-	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
-	cwd[cl > 0 ? cl : 0] = '\0';
-	long inner;
-	target_pid_info(req->pid, &inner, NULL);
-	struct ev_file x = { .pid = inner, .op = op->op, .syscall = op->name,
+	char cwd[PATH_MAX] = "";
+	target_cwd(req->pid, cwd, sizeof cwd);
+	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
 		x.paths[x.npaths++] = arg_path(req, mem, op->path, op->dirfd, cwd);
@@ -569,6 +568,8 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
+		if (n->wa)
+			target_pid_info(req->pid, &x.pid, NULL);
 		held = writeask_check(n->wa, req, &x);
 		if (!held)
 			file_event(n, req->pid, &x);
