@@ -31,6 +31,7 @@ test_files_protected_denied() {
 	printf '# rc\n' >.bashrc
 	mkdir -p sub
 	printf '{}\n' >sub/.mcp.json
+	printf 'SECRET=1\n' >.env
 	wsh 'echo a > a.txt
 	     echo b > .git/hooks/pre-commit; echo "hook rc=$?"
 	     echo c > .vscode/tasks.json; echo "vscode rc=$?"
@@ -40,10 +41,11 @@ test_files_protected_denied() {
 	     echo g > .claude/settings.json; echo "claude rc=$?"
 	     git config core.hooksPath /tmp/h; echo "config rc=$?"
 	     rm -f .envrc; echo "rm rc=$?"
+	     echo h > .env; echo "env rc=$?"
 	     echo done' --profile "$(no_detect_actions)"
 	assert_out_has done
 	local w
-	for w in hook vscode envrc bashrc mcp claude config rm; do
+	for w in hook vscode envrc bashrc mcp claude config rm env; do
 		assert_out_match "^$w rc=[1-9]" "the write to $w refused"
 	done
 	fl_events
@@ -54,6 +56,7 @@ test_files_protected_denied() {
 	fl_has "$WS/.bashrc" deny 'protected path'
 	fl_has "$WS/sub/.mcp.json" deny 'protected path'
 	fl_has "$WS/.claude/settings.json" deny 'protected path'
+	fl_has "$WS/.env" deny masked
 	# git writes its config through a lock file renamed over it
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" |
 		grep -qF '"reason":"protected path"' || fail "no refused rename onto .git/config: $(excerpt "$FL")"
@@ -62,7 +65,7 @@ test_files_protected_denied() {
 	# every refused write is an event: as many refused events as refusals
 	local n
 	n=$(grep -cF '"decision":"deny"' <<<"$FL")
-	((n >= 8)) || fail "only $n refused file events for 8 refused writes"
+	((n >= 9)) || fail "only $n refused file events for 9 refused writes"
 	assert_host_file .envrc 'export A=1' '.envrc on the host'
 }
 
