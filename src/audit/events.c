@@ -225,8 +225,9 @@ struct event ev_net_inbound(const struct ev_net_inbound *x)
 struct event ev_file(const struct ev_file *x)
 {
 	static const char *const keys[2] = { "path", "path2" };
-	json_t *f = json_pack("{s:I, s:s, s:s}", "pid", (json_int_t)x->pid, "op", x->op,
-			      "syscall", x->syscall);
+	json_t *f = json_pack("{s:I, s:s}", "pid", (json_int_t)x->pid, "op", x->op);
+	if (f && x->syscall) /* a summary has none */
+		json_object_set_new(f, "syscall", json_string(x->syscall));
 	json_t *esc = NULL;
 	for (int i = 0; f && i < x->npaths && i < 2; i++)
 		json_set_bytes(f, keys[i], x->paths[i], &esc);
@@ -238,6 +239,12 @@ struct event ev_file(const struct ev_file *x)
 		json_set_bytes(f, "reason", x->reason, &esc);
 	if (f && x->target)
 		json_set_bytes(f, "target", x->target, &esc);
+	if (f && x->access)
+		json_object_set_new(f, "access", json_string(x->access));
+	if (f && x->has_count)
+		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
+	if (f && x->summary)
+		json_object_set_new(f, "summary", json_string(x->summary));
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);
@@ -325,6 +332,34 @@ static void landlock_signal(json_t *f, const struct ev_landlock_denial *x, json_
 		json_object_set_new(f, "signal", json_integer(x->signal_nr));
 }
 
+/* A file's blockers summed up in the word other `file` events' access
+ * holds, appended: "read" (fs.read_file, fs.read_dir), "execute"
+ * (fs.execute), else "write"; so that a rule on access=read finds a read
+ * Landlock refused. */
+static void landlock_access_word(json_t *access)
+{
+	bool read = false, exec = false, write = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(access, i, v) {
+		const char *b = json_string_value(v);
+		if (!b)
+			continue;
+		if (strncmp(b, "fs.read_", 8) == 0)
+			read = true;
+		else if (strcmp(b, "fs.execute") == 0)
+			exec = true;
+		else if (strncmp(b, "fs.", 3) == 0)
+			write = true;
+	}
+	if (write)
+		json_array_append_new(access, json_string("write"));
+	if (read)
+		json_array_append_new(access, json_string("read"));
+	if (exec)
+		json_array_append_new(access, json_string("execute"));
+}
+
 struct event ev_landlock_denial(const struct ev_landlock_denial *x)
 {
 	const char *kind = strcmp(x->kind, "file") == 0 ? "file"
@@ -343,9 +378,14 @@ struct event ev_landlock_denial(const struct ev_landlock_denial *x)
 		landlock_signal(f, x, &esc);
 	if (x->comm)
 		json_set_bytes(f, "comm", x->comm, &esc);
-	json_object_set_new(f, "access", x->access ? x->access : json_array());
+	json_t *access = x->access ? x->access : json_array();
+	if (kind[0] == 'f')
+		landlock_access_word(access);
+	json_object_set_new(f, "access", access);
 	json_object_set_new(f, "decision", json_string("deny"));
 	json_object_set_new(f, "by", json_string("landlock"));
+	if (kind[0] == 'f')
+		json_object_set_new(f, "reason", json_string("landlock"));
 	if (x->has_domain)
 		json_object_set_new(f, "domain", json_sprintf("%llx", (unsigned long long)x->domain));
 	if (esc)

@@ -158,6 +158,11 @@ struct ev_file {
 				    refusal: "deny"; NULL: left out */
 	const char *reason;      /* why, with a decision */
 	const char *target;      /* a symlink's target, as given; NULL: left out */
+	/* file actions on the record (src/supervisor/filewhy.h) */
+	const char *access;      /* "write" or "read"; NULL: left out */
+	bool has_count;          /* op "summary": how many operations it stands for */
+	unsigned long count;
+	const char *summary;     /* op "summary": what was summarised */
 };
 struct event ev_file(const struct ev_file *x);
 

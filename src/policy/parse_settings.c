@@ -8,16 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `audit default` or `audit files`: how much the supervisor records. */
+/* `audit minimal`, `audit default` or `audit files`: how much the
+ * supervisor records of the file operations. */
 int pol_do_audit(struct parser *ps, const struct line *l)
 {
 	const char *t = l->tok[1];
-	if (strcmp(t, "default") == 0)
-		ps->p->audit_files = false;
-	else if (strcmp(t, "files") == 0)
-		ps->p->audit_files = true;
-	else
-		return pol_lerr(ps->e, 0, l, l->off[1], "audit: unknown level '%.200s' (expected default or files)", t);
+	bool minimal = strcmp(t, "minimal") == 0, files = strcmp(t, "files") == 0;
+	if (!minimal && !files && strcmp(t, "default") != 0)
+		return pol_lerr(ps->e, 0, l, l->off[1],
+				"audit: unknown level '%.200s' (expected minimal, default or files)", t);
+	ps->p->audit_files = files;
+	ps->p->audit_minimal = minimal;
 	return 0;
 }
 

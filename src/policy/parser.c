@@ -11,7 +11,7 @@
  *   protect RELPATH | unprotect RELPATH
  *   mask GLOB | unmask GLOB
  *   env pass NAME | env set NAME=VALUE | env unset NAME
- *   audit default | audit files
+ *   audit minimal | audit default | audit files
  *   net allow PATTERN | net allow PATTERN private | net deny PATTERN
  *   secret NAME host HOST [HOST...] [file PATH | command CMD [ARG...]]
  *   signal grace SECONDS
@@ -198,7 +198,7 @@ const struct policy_directive policy_directives[] = {
 	{ "mask", pol_do_mask, 2, 2, true, "GLOB" },
 	{ "unmask", pol_do_unmask, 2, 2, true, "GLOB" },
 	{ "env", pol_do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
-	{ "audit", pol_do_audit, 2, 2, true, "default | files" },
+	{ "audit", pol_do_audit, 2, 2, true, "minimal | default | files" },
 	{ "net", pol_do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
 	{ "mcp", pol_do_mcp, 4, 5, false,
 	  "HOST[:PORT] allow|deny|ask TOOL[,TOOL...] | HOST[:PORT] method allow|deny METHOD[,METHOD...]" },

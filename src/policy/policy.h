@@ -163,6 +163,8 @@ struct policy {
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
+	bool audit_minimal;         /* `audit minimal`: no file events (the default records
+				       write-intent file operations, bounded) */
 	/* `signal grace SECONDS`: after SIGINT, SIGTERM or SIGHUP reached the
 	 * whole sandbox, how long it may take to end before warden kills it
 	 * (0: at once). The built-in default profile sets

@@ -7,7 +7,7 @@
  *   "protect": [RELPATH...]
  *   "mask":    [GLOB...]
  *   "env":     {"pass": [NAME...], "set": {NAME: VALUE...}}
- *   "audit":   "default"|"files"
+ *   "audit":   "minimal"|"default"|"files"
  *   "net":     [{"action": "allow"|"deny", "pattern": P, "private": true|false,
  *               "origin": "FILE:LINE"|"--allow-net"}...]   in order; P canonical
  *   "secrets": [{"name": NAME, "hosts": [P...], "source": "env"|"file"|"command",
@@ -235,7 +235,9 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "protect", jstrv(&p->protect));
 	json_object_set_new(o, "mask", jstrv(&p->mask));
 	json_object_set_new(o, "env", env_json(p));
-	json_object_set_new(o, "audit", json_string(p->audit_files ? "files" : "default"));
+	json_object_set_new(o, "audit", json_string(p->audit_files     ? "files"
+								  : p->audit_minimal ? "minimal"
+										     : "default"));
 	json_object_set_new(o, "net", net_json(p));
 	json_object_set_new(o, "secrets", secrets);
 	if (p->npublish)

@@ -167,13 +167,16 @@ static int add_notified(scmp_filter_ctx ctx, const char *const *names, size_t n,
 	return add_flag_rules(ctx, SCMP_ACT_NOTIFY, opens, ARRAY_LEN(opens), open_bits, nbits);
 }
 
-/* `audit files`: write-intent opens and the calls that add, remove or
- * rename names are recorded too. */
+/* File actions on the record (all levels but `audit minimal`):
+ * write-intent opens and the calls that add, remove or rename names, or
+ * change a mode, go by the supervisor, which predicts the walls' answer
+ * (src/supervisor/filewhy.h) and lets them continue. */
 static int add_file_audit(scmp_filter_ctx ctx)
 {
 	static const char *const always[] = {
 		"creat", "unlink", "unlinkat", "rename", "renameat", "renameat2",
 		"link", "linkat", "symlink", "symlinkat", "truncate", "mkdir", "mkdirat",
+		"chmod", "fchmodat", "fchmodat2",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
 	return add_notified(ctx, always, ARRAY_LEN(always), write_bits, ARRAY_LEN(write_bits));
@@ -293,7 +296,7 @@ struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 	const struct policy_exec *x = &pol->exec;
 	bool kernel = x->kernel == EXEC_KERNEL_ON ||
 		      (x->kernel == EXEC_KERNEL_AUTO && caps_admin() && (x->deny.n || x->default_deny));
-	return (struct seccomp_kind){ .files = pol->audit_files || pol->write_ask.n || workspace_ro,
+	return (struct seccomp_kind){ .files = !pol->audit_minimal || pol->write_ask.n || workspace_ro,
 				      .strict = pol->exec.strict, .made = pol->mask.n > 0,
 				      .kernel = kernel };
 }

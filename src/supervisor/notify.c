@@ -37,6 +37,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <linux/audit.h>
 
 #ifndef X32_SYSCALL_BIT
@@ -53,6 +54,7 @@
 #include "exec/execs.h"
 #include "exec/bpfexec.h"
 #include "writeask.h"
+#include "filewhy.h"
 #include "../sandbox/sandbox.h"
 #include "../workspace/wsmade.h"
 
@@ -85,6 +87,9 @@ static const struct file_op file_ops[] = {
 	{ "truncate", "truncate", 0, -1, -1, -1, -1, 0 },
 	{ "mkdir", "mkdir", 0, -1, -1, -1, -1, 1 },
 	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1, 1 },
+	{ "chmod", "chmod", 0, -1, -1, -1, -1, 0 },
+	{ "fchmodat", "chmod", 1, 0, -1, -1, -1, 0 },
+	{ "fchmodat2", "chmod", 1, 0, -1, -1, -1, 0 },
 };
 
 struct notifier {
@@ -104,7 +109,10 @@ struct notifier {
 	unsigned long blind;     /* execs refused because they could not be inspected */
 	struct execs *execs;     /* where exec notifications go (execs.h) */
 	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
-	bool audit_files;        /* file operations recorded (else only asked about) */
+	int level;               /* file operations recorded: 0 no (`audit minimal`: only
+				    asked about), 1 by default, 2 `audit files` (notify.h) */
+	struct filewhy *why;     /* the walls' answer predicted (filewhy.h) */
+	struct filebound bound;  /* how many are recorded one by one */
 	char *guarded;           /* warden's control directory (notifier_cfg.guarded) */
 	char *ro_ws;             /* the read-only workspace (notifier_cfg.readonly), or NULL */
 	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
@@ -185,7 +193,10 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg)
 	n->execs = cfg->execs;
 	n->strict = cfg->strict;
 	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
-	n->audit_files = cfg->audit_files;
+	n->level = cfg->audit_level;
+	filebound_init(&n->bound, n->level);
+	if (cfg->why)
+		n->why = filewhy_new(cfg->why);
 	n->wa = cfg->wa;
 	n->made = cfg->made;
 	n->pol = cfg->pol;
@@ -209,6 +220,10 @@ void notifier_free(struct notifier *n)
 	if (n->suppressed) {
 		audit_emit_event(n->log, ev_syscall_suppressed(n->suppressed), NULL);
 	}
+	struct ev_file sum;
+	while (filebound_summary(&n->bound, true, 0, &sum))
+		audit_emit_event(n->log, ev_file(&sum), NULL);
+	filewhy_free(n->why);
 	reserve_give(n);
 	seccomp_notify_free(n->req, NULL);
 	free(n->guarded);
@@ -342,50 +357,6 @@ static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dir
 	char *j = xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
 	free(buf);
 	return j;
-}
-
-/* Does the file operation x (by process pid) write in the read-only
- * workspace: a path of it in the workspace (as text), on a read-only mount
- * there (looked up in the sandbox's own tree through /proc/PID/root: an
- * --output in the workspace is not one), and not an open of an existing
- * file that creates nothing? The kernel refuses it (EROFS); this only
- * says so in the log. The path named, or NULL. */
-static const char *ro_write(const struct notifier *n, pid_t pid, const struct ev_file *x)
-{
-	bool opens = strcmp(x->op, "open") == 0;
-	bool writes = !opens || !x->has_flags ||
-		      (x->flags & (O_WRONLY | O_RDWR | O_TRUNC)) != 0;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	_cleanup_close_ int root = -1;
-	for (int i = 0; i < x->npaths; i++) {
-		if (!x->paths[i])
-			continue;
-		_cleanup_free_ char *lex = lexical_path(pid, x->paths[i]);
-		if (!path_is_within(lex, n->ro_ws))
-			continue;
-		if (root < 0 && (root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			return NULL;
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC | (opens ? 0 : O_NOFOLLOW),
-					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-		_cleanup_close_ int fd = (int)syscall(SYS_openat2, root, lex, &how, sizeof how);
-		if (fd >= 0 && !writes)
-			continue; /* O_CREAT of a file that is there: a read */
-		if (fd < 0) {
-			/* not there yet: the directory it would be made in */
-			char *slash = strrchr(lex, '/');
-			if (slash == lex)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-			how.flags = O_PATH | O_CLOEXEC;
-			fd = (int)syscall(SYS_openat2, root, lex, &how, sizeof how);
-		}
-		struct statvfs v;
-		if (fd >= 0 && fstatvfs(fd, &v) == 0 && (v.f_flag & ST_RDONLY))
-			return x->paths[i];
-	}
-	return NULL;
 }
 
 /* The file operation a syscall number is, or NULL. */
@@ -540,22 +511,54 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, int m
 		note_arg(n, req, mem, op->path2, op->dirfd2, cwd, !moves);
 }
 
-/* A file operation: recorded (`audit files`), or held for a question
+/* Milliseconds on the monotonic clock, for the record's bound. */
+static double mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
+/* A file operation's event, with the walls' answer predicted (filewhy.h),
+ * written when the level and the record's bound let it: refused ones at
+ * every level but `audit minimal` (where only the read-only workspace's
+ * are), allowed ones but the writes to /dev and /proc (a terminal, a
+ * pipe) by default, all of them with `audit files`. The summary of what
+ * the bound held back goes first, when due. What is not written costs no
+ * more than the prediction: the pid inside is read only for an event. */
+static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
+{
+	const char *why = filewhy_predict(n->why, pid, x);
+	bool ro_ws = why && strncmp(why, "read-only workspace", 19) == 0;
+	x->decision = why ? "deny" : "allow";
+	x->reason = why;
+	x->access = "write";
+	bool wanted = why ? n->level > 0 || ro_ws
+			  : n->level >= 2 || (n->level == 1 && !filewhy_noise(x->paths[0]));
+	if (!wanted)
+		return;
+	double now = mono_ms();
+	struct ev_file sum;
+	while (filebound_summary(&n->bound, false, now, &sum))
+		audit_emit_event(n->log, ev_file(&sum), NULL);
+	if (!filebound_admit(&n->bound, why != NULL, now))
+		return;
+	target_pid_info(pid, &x->pid, NULL);
+	later(n, ev_file(x));
+}
+
+/* A file operation: recorded (file_event), or held for a question
  * (`write ask`: true, answered later by writeask.c); first, the secret
  * name it makes noted (note_made). */
 static bool log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
 		     const struct file_op *op)
 {
 	note_made(n, req, mem, op);
-	if (!n->audit_files && !n->wa && !n->ro_ws)
+	if (!n->level && !n->wa && !n->ro_ws)
 		return false; /* notified only for note_made */
-	char cwd[PATH_MAX] = "", p[64];
-	snprintf(p, sizeof p, "/proc/%d/cwd", (int)req->pid);
-	ssize_t cl = readlink(p, cwd, sizeof cwd - 1);
-	cwd[cl > 0 ? cl : 0] = '\0';
-	long inner;
-	target_pid_info(req->pid, &inner, NULL);
-	struct ev_file x = { .pid = inner, .op = op->op, .syscall = op->name,
+	char cwd[PATH_MAX] = "";
+	target_cwd(req->pid, cwd, sizeof cwd);
+	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
 		x.paths[x.npaths++] = arg_path(req, mem, op->path, op->dirfd, cwd);
@@ -570,26 +573,25 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 		x.target = target;
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
+		if (n->wa)
+			target_pid_info(req->pid, &x.pid, NULL);
 		held = writeask_check(n->wa, req, &x);
-		if (!held && n->ro_ws && ro_write(n, req->pid, &x)) {
-			x.decision = "deny";
-			x.reason = "the workspace is read-only (EROFS); write to an --output "
-				   "directory or $WARDEN_SCRATCH";
-			later(n, ev_file(&x));
-		} else if (!held && n->audit_files) {
-			later(n, ev_file(&x));
-		}
+		if (!held)
+			file_event(n, req->pid, &x);
 	}
 	for (int i = 0; i < x.npaths; i++)
 		free((char *)x.paths[i]);
 	return held;
 }
 
-/* An open that creates with a set-id mode: the filter's rule for it
- * (seccomp.c), on the same 32 bits of the same arguments. */
-static bool setid_create(int nr, const __u64 *a)
+/* An open that creates with a set-id mode, or a mode change to one: the
+ * filter's rule for it (seccomp.c), on the same 32 bits of the same
+ * arguments. op: the file operation nr is, or NULL. */
+static bool setid_create(int nr, const __u64 *a, const struct file_op *op)
 {
 	uint32_t flags, mode;
+	if (op && strcmp(op->op, "chmod") == 0)
+		return (uint32_t)a[op->path == 0 ? 1 : 2] & (S_ISUID | S_ISGID);
 	if (nr == SCMP_SYS(open))
 		flags = (uint32_t)a[1], mode = (uint32_t)a[2];
 	else if (nr == SCMP_SYS(openat))
@@ -865,8 +867,9 @@ static int notifier_handle(struct notifier *n)
 	 * socket is made by the supervisor instead (unixconn.h). */
 	bool addressed = nr == SCMP_SYS(connect) || nr == SCMP_SYS(sendto);
 	bool binds = nr == SCMP_SYS(bind); /* noted (note_bind), let through */
-	const struct file_op *fop = exec || addressed || binds || setid_create(nr, req->data.args)
-					    ? NULL : file_op_of(n, nr);
+	const struct file_op *fop = exec || addressed || binds ? NULL : file_op_of(n, nr);
+	if (fop && setid_create(nr, req->data.args, fop))
+		fop = NULL; /* refused */
 	struct outcome o = { .cont = exec || addressed || binds || fop,
 			     .ignore = nr == SCMP_SYS(prctl) };
 	int mem_err = 0;

@@ -13,6 +13,7 @@ struct execs;
 struct bpfexec;
 struct writeask;
 struct wsmade;
+struct filewhy_cfg;
 struct policy;
 /* What the notifier works with, given when it is made. */
 struct notifier_cfg {
@@ -28,10 +29,14 @@ struct notifier_cfg {
 	 * given their verdicts in the kernel before the call goes on. */
 	bool strict;
 	struct bpfexec *kernel;
-	/* File operations (notified with `audit files` or `write ask`):
-	 * recorded when audit_files, held for a question when wa's globs name
-	 * them (wa NULL: none). */
-	bool audit_files;
+	/* File operations (notified unless `audit minimal`, and with `write
+	 * ask`): recorded with the walls' answer predicted (why, filewhy.h;
+	 * NULL: none predicted) by audit_level (0 `audit minimal`: not, 1
+	 * `audit default`: the refused ones and the allowed ones but writes to
+	 * /dev and /proc, 2 `audit files`: all, under a wider bound), held for
+	 * a question when wa's globs name them (wa NULL: none). */
+	int audit_level;
+	const struct filewhy_cfg *why;
 	struct writeask *wa;
 	/* The workspace watch's record of the names the sandbox makes
 	 * (wsmade.h): each secret name (pol's mask patterns) that an open with

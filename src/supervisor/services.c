@@ -35,6 +35,7 @@
 #include "freeze.h"
 #include "llaudit.h"
 #include "notify.h"
+#include "filewhy.h"
 #include "sshagent_srv.h"
 #include "writeask.h"
 
@@ -159,10 +160,22 @@ static int exec_start(struct services *sv, struct werr *e)
 		return -1;
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);
 	sv->made = wsmade_new();
+	/* where Landlock lets the sandbox write, beside the workspace and the
+	 * scratch places (filewhy.h) */
+	_cleanup_free_ const char **ll = xcalloc(s->policy->npaths + s->exec.n + 1, sizeof *ll);
+	size_t nll = 0;
+	for (size_t i = 0; i < s->policy->npaths; i++)
+		if (s->policy->paths[i].mode == POLICY_RW)
+			ll[nll++] = s->policy->paths[i].path;
+	for (size_t i = 0; i < s->exec.n; i++)
+		ll[nll++] = s->exec.w[i].path;
+	struct filewhy_cfg why = { .workspace = s->workspace, .workspace_ro = s->workspace_ro,
+				   .plan = &s->plan, .writable = ll, .nwritable = nll };
 	sv->nt = notifier_new(&(struct notifier_cfg){ .listener = L->fds.listener,
 		.diag = L->fds.diag, .log = sv->log, .execs = sv->x,
 		.strict = s->policy->exec.strict, .kernel = L->bx,
-		.audit_files = s->policy->audit_files, .wa = sv->wa,
+		.audit_level = s->policy->audit_minimal ? 0 : s->policy->audit_files ? 2 : 1,
+		.why = &why, .wa = sv->wa,
 		.made = sv->made, .pol = s->policy, .workspace = s->workspace,
 		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
 	if (!sv->nt)

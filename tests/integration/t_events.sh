@@ -129,11 +129,14 @@ test_events_script_interpreter() {
 }
 
 test_events_files_level() {
-	# Off by default: no file events.
-	wsh 'echo x > a.txt'
-	! grep -q '"event":"file"' "$(latest_log)" || fail 'file events recorded without `audit files`'
-	# With `audit files`: write-intent opens, renames, links, symlinks and
-	# unlinks, with paths made absolute inside the sandbox.
+	# Off with `audit minimal`: no file events.
+	printf 'audit minimal\n' >"$T_TMP/minimal.profile"
+	wsh 'echo x > a.txt' --profile "$T_TMP/minimal.profile"
+	assert_rc 0 'a session with audit minimal'
+	! grep -q '"event":"file"' "$(latest_log)" || fail 'file events recorded with `audit minimal`'
+	# With `audit files` (and by default, t_files.sh): write-intent opens,
+	# renames, links, symlinks and unlinks, with paths made absolute inside
+	# the sandbox.
 	printf 'audit files\n' >"$T_TMP/files.profile"
 	wsh 'echo y > b.txt; mv b.txt c.txt; ln c.txt d.txt; ln -s c.txt e.txt; rm d.txt e.txt; cat c.txt >/dev/null' \
 		--profile "$T_TMP/files.profile"

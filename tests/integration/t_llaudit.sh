@@ -49,6 +49,12 @@ test_llaudit_write_denied() {
 	[[ $ev == *'"fs.write_file"'* ]] || fail "fs.write_file not among the access refused: $(excerpt "$ev")"
 	[[ $ev == *'"decision":"deny"'* ]] || fail "not a denial: $(excerpt "$ev")"
 	[[ $ev == *'"syscall":"open'* ]] || fail "no syscall name: $(excerpt "$ev")"
+	# as other file events: the reason, and the word that sums up the access
+	[[ $ev == *'"reason":"landlock"'* && $ev == *'"write"]'* ]] ||
+		fail "no reason landlock and access write: $(excerpt "$ev")"
+	# and the supervisor's own record of the attempt, predicted
+	grep '"event":"file"' "$f" | grep -v '"by":"landlock"' | grep -F '"path":"/proc/self/comm"' |
+		grep -qF '"reason":"landlock"' || fail "the supervisor did not predict Landlock's refusal"
 	check_log "$f" 0
 }
 

@@ -167,8 +167,8 @@ static void test_file_event(void)
 	CHECK_STR(s, "{\"pid\":2,\"host_pid\":7260,\"syscall\":\"openat\",\"op\":\"open\","
 		  "\"path\":\"/proc/2/comm\",\"objects\":[{\"path\":\"/proc/2\",\"access\":\"fs.make_reg\"},"
 		  "{\"path\":\"/proc/2/comm\",\"access\":\"fs.make_reg,fs.write_file\"}],\"dev\":\"proc\","
-		  "\"ino\":733,\"comm\":\"sh\",\"access\":[\"fs.make_reg\",\"fs.write_file\"],"
-		  "\"decision\":\"deny\",\"by\":\"landlock\",\"domain\":\"106ef9432\"}");
+		  "\"ino\":733,\"comm\":\"sh\",\"access\":[\"fs.make_reg\",\"fs.write_file\",\"write\"],"
+		  "\"decision\":\"deny\",\"by\":\"landlock\",\"reason\":\"landlock\",\"domain\":\"106ef9432\"}");
 	free(s);
 	event_discard(&e);
 	/* no syscall name: the number; no SYSCALL record: host_pid -1 */

@@ -576,10 +576,17 @@ static void test_audit_level(void)
 	memset(&p, 0, sizeof p);
 	CHECK(parse(&p, "audit files\n", &e) == 0);
 	CHECK(p.audit_files);
+	CHECK(!p.audit_minimal);
 	CHECK(parse(&p, "audit default\n", &e) == 0);
 	CHECK(!p.audit_files);
+	CHECK(!p.audit_minimal);
+	CHECK(parse(&p, "audit minimal\n", &e) == 0);
+	CHECK(!p.audit_files);
+	CHECK(p.audit_minimal);
+	CHECK(parse(&p, "audit files\n", &e) == 0);
+	CHECK(p.audit_files && !p.audit_minimal);
 	policy_free(&p);
-	EXPECT_ERR("audit everything\n", "t.profile:1:7: audit: unknown level 'everything' (expected default or files)");
+	EXPECT_ERR("audit everything\n", "t.profile:1:7: audit: unknown level 'everything' (expected minimal, default or files)");
 	EXPECT_ERR("audit\n", "t.profile:1:6: audit: missing argument");
 }
 

@@ -1,0 +1,335 @@
+/* filewhy.c - a write-intent file operation's fate, predicted before the
+ * call goes on (filewhy.h). The kernel refuses a write to a protected path
+ * or a read-only mount with EROFS and tells no one; the supervisor, which
+ * sees the call first (a seccomp notification, answered CONTINUE), looks at
+ * what the call names and says which wall will refuse it:
+ *
+ *   - "protected path": the path is, or is below, one of the workspace's
+ *     protected paths (the plan's read-only binds and placeholders:
+ *     .git/hooks, .vscode, .envrc, ...; src/workspace/gitprotect.c);
+ *   - "masked": one of the plan's masks (an unreadable stand-in);
+ *   - "read-only workspace" / "read-only mount": the nearest existing
+ *     ancestor of the path, resolved as the process resolves it (its root,
+ *     symlinks on the way), is on a read-only mount (statvfs ST_RDONLY);
+ *   - "landlock": the path lies outside every place Landlock lets the
+ *     sandbox write (the workspace, the scratch places, the home, the
+ *     profile's read-write paths), as text.
+ *
+ * The order is the kernel's: a read-only mount refuses before Landlock
+ * looks. A prediction, not the kernel's word: a path that changes between
+ * the look and the call (a symlink swapped) can be judged wrongly; the
+ * event says what the walls would do to the path as it stood.
+ *
+ * The second half is the record's bound (struct filebound): a token bucket
+ * for allowed operations, a cap for each decision, and the summary events
+ * that count what was held back. */
+#include "filewhy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "../sandbox/paths.h"
+#include "../workspace/workspace.h"
+
+struct filewhy {
+	char *ws;
+	bool ws_ro;
+	struct strv protected, masked; /* workspace-relative */
+	struct strv writable;          /* absolute inside */
+	int root;                      /* the sandbox's root (O_PATH), opened once; -1: not yet */
+	/* the last directory looked at, and whether it was on a read-only
+	 * mount: a loop writing in one directory looks once a second */
+	char *last_dir;
+	bool last_ro;
+	double last_ms;
+};
+
+#define DIR_CACHE_MS 1000.0
+
+struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
+{
+	static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME, "/dev" };
+	struct filewhy *w = xcalloc(1, sizeof *w);
+	w->root = -1;
+	w->ws = cfg->workspace ? xstrdup(cfg->workspace) : NULL;
+	w->ws_ro = cfg->workspace_ro;
+	for (size_t i = 0; cfg->plan && i < cfg->plan->n; i++) {
+		const struct ws_mount *m = &cfg->plan->m[i];
+		if (m->kind == WS_PROTECT || m->kind == WS_PLACEHOLDER)
+			strv_push(&w->protected, m->rel);
+		else if (m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR)
+			strv_push(&w->masked, m->rel);
+	}
+	if (w->ws && !w->ws_ro)
+		strv_push(&w->writable, w->ws);
+	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
+		strv_push(&w->writable, scratch[i]);
+	for (size_t i = 0; i < cfg->nwritable; i++)
+		if (cfg->writable[i])
+			strv_push(&w->writable, cfg->writable[i]);
+	return w;
+}
+
+void filewhy_free(struct filewhy *w)
+{
+	if (!w)
+		return;
+	if (w->root >= 0)
+		close(w->root);
+	strv_free(&w->protected);
+	strv_free(&w->masked);
+	strv_free(&w->writable);
+	free(w->last_dir);
+	free(w->ws);
+	free(w);
+}
+
+bool filewhy_noise(const char *path)
+{
+	return path && (path_is_within(path, "/dev") || path_is_within(path, "/proc"));
+}
+
+/* abs with ".", ".." and empty components taken out, as text (malloc'd). */
+static char *lexical(const char *abs)
+{
+	_cleanup_free_ char *all = xstrdup(abs);
+	char *out = xmalloc(strlen(abs) + 2);
+	size_t o = 0;
+	for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		out[o++] = '/';
+		size_t l = strlen(c);
+		memcpy(out + o, c, l);
+		o += l;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
+/* Is rel (workspace-relative) one of list's paths, or below one? */
+static bool covered(const struct strv *list, const char *rel)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (path_is_within(rel, list->v[i]))
+			return true;
+	return false;
+}
+
+/* The sandbox's root, opened from the first process asked about (no
+ * process inside can change its root: chroot and pivot_root are refused). */
+static int root_of(struct filewhy *w, pid_t pid)
+{
+	if (w->root < 0) {
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+		w->root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	return w->root;
+}
+
+/* Where lex (absolute inside, lexical) stands: *exists when the path
+ * itself is there (followed when follow), *ro when the nearest existing
+ * ancestor (or the path) lies on a read-only mount. false when nothing of
+ * it could be looked at. */
+static bool look(int root, const char *lex, bool follow, bool *exists, bool *ro)
+{
+	_cleanup_free_ char *p = xstrdup(lex);
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	*exists = false;
+	for (bool first = true;; first = false) {
+		int fd = (int)syscall(SYS_openat2, root, p, &how, sizeof how);
+		if (fd >= 0) {
+			struct statvfs v;
+			*exists = first;
+			*ro = fstatvfs(fd, &v) == 0 && (v.f_flag & ST_RDONLY);
+			close(fd);
+			return true;
+		}
+		if ((errno != ENOENT && errno != ENOTDIR) || strcmp(p, "/") == 0)
+			return false;
+		char *slash = strrchr(p, '/');
+		if (slash == p)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		how.flags = O_PATH | O_CLOEXEC; /* a directory on the way: followed */
+	}
+}
+
+/* Does the operation write (or make, or remove) the name at path index i?
+ * A link or a symlink makes its second; a rename writes both. */
+static bool writes_name(const struct ev_file *x, int i)
+{
+	if (strcmp(x->op, "link") == 0)
+		return i == 1;
+	return true;
+}
+
+/* Is lex on a read-only mount, as the directory it is in was a moment
+ * ago? For a call that does not need to know whether the path is there
+ * (a write open, an unlink, a rename: not an open that only creates, not
+ * a mkdir). -1: not known. */
+static int cached_ro(struct filewhy *w, const char *lex, double now)
+{
+	const char *slash = strrchr(lex, '/');
+	if (!w->last_dir || now - w->last_ms > DIR_CACHE_MS || !slash)
+		return -1;
+	size_t dl = (size_t)(slash - lex);
+	return strlen(w->last_dir) == dl && strncmp(w->last_dir, lex, dl) == 0 ? w->last_ro : -1;
+}
+
+static void cache_dir(struct filewhy *w, const char *lex, bool ro, double now)
+{
+	const char *slash = strrchr(lex, '/');
+	if (!slash)
+		return;
+	free(w->last_dir);
+	w->last_dir = xasprintf("%.*s", (int)(slash - lex), lex);
+	w->last_ro = ro;
+	w->last_ms = now;
+}
+
+static double coarse_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+}
+
+/* The reason for one path, or NULL. */
+static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
+{
+	bool opens = strcmp(x->op, "open") == 0;
+	/* an open that only creates (O_CREAT, no write access): a read of a
+	 * file that is there */
+	bool create_only = opens && x->has_flags && !(x->flags & (O_WRONLY | O_RDWR | O_TRUNC));
+	bool mkdir = strcmp(x->op, "mkdir") == 0;
+	_cleanup_free_ char *lex = lexical(path);
+	const char *why = NULL;
+	bool in_ws = w->ws && path_is_within(lex, w->ws);
+	if (in_ws) {
+		const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);
+		if (covered(&w->protected, rel))
+			why = "protected path";
+		else if (covered(&w->masked, rel))
+			why = "masked";
+	}
+	bool exists = false, ro = false, seen;
+	bool needs_there = create_only || mkdir;
+	double now = coarse_ms();
+	int cached = needs_there || why ? -1 : cached_ro(w, lex, now);
+	if (cached >= 0) {
+		seen = true;
+		ro = cached;
+	} else {
+		int root = root_of(w, pid);
+		seen = root >= 0 && look(root, lex, opens || strcmp(x->op, "chmod") == 0 ||
+					 strcmp(x->op, "truncate") == 0, &exists, &ro);
+		if (seen && !exists)
+			cache_dir(w, lex, ro, now);
+	}
+	if (seen && exists && needs_there)
+		return NULL; /* opened for reading, or EEXIST: no wall's business */
+	if (why)
+		return why;
+	if (seen && ro)
+		return in_ws && w->ws_ro ? "read-only workspace: write to an --output directory or "
+					   "$WARDEN_SCRATCH"
+					 : "read-only mount";
+	/* Landlock has no right for a mode change */
+	if (strcmp(x->op, "chmod") != 0 && !covered(&w->writable, lex))
+		return "landlock";
+	return NULL;
+}
+
+const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x)
+{
+	if (!w)
+		return NULL;
+	for (int i = 0; i < x->npaths && i < 2; i++) {
+		if (!x->paths[i] || x->paths[i][0] != '/' || !writes_name(x, i))
+			continue;
+		const char *why = path_why(w, pid, x, x->paths[i]);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+/* --- the bound --- */
+
+#define SUMMARY_EVERY_MS 10000.0
+
+void filebound_init(struct filebound *b, int level)
+{
+	*b = (struct filebound){ .rate = level >= 2 ? 5000.0 : 200.0,
+				 .burst = level >= 2 ? 20000.0 : 1000.0,
+				 .cap = level >= 2 ? 1000000UL : 20000UL, .deny_cap = 10000UL,
+				 .last_ms = -1.0 };
+	b->tokens = b->burst;
+}
+
+bool filebound_admit(struct filebound *b, bool deny, double now_ms)
+{
+	if (b->summary_ms == 0)
+		b->summary_ms = now_ms; /* the summaries' clock starts with the first */
+	if (deny) {
+		if (b->denied < b->deny_cap) {
+			b->denied++;
+			return true;
+		}
+		b->held_deny++;
+		return false;
+	}
+	if (b->last_ms >= 0 && now_ms > b->last_ms)
+		b->tokens += (now_ms - b->last_ms) / 1000.0 * b->rate;
+	if (b->tokens > b->burst)
+		b->tokens = b->burst;
+	b->last_ms = now_ms;
+	if (b->allowed < b->cap && b->tokens >= 1.0) {
+		b->tokens -= 1.0;
+		b->allowed++;
+		return true;
+	}
+	b->held_allow++;
+	return false;
+}
+
+bool filebound_summary(struct filebound *b, bool end, double now_ms, struct ev_file *x)
+{
+	if (!b->held_allow && !b->held_deny)
+		return false;
+	if (!end && now_ms - b->summary_ms < SUMMARY_EVERY_MS)
+		return false;
+	bool deny = b->held_deny > 0;
+	*x = (struct ev_file){ .pid = -1, .op = "summary", .decision = deny ? "deny" : "allow",
+			       .has_count = true, .count = deny ? b->held_deny : b->held_allow };
+	x->summary = deny ? "write-intent file operations refused past the record's cap of refusals "
+			    "(10000 a session), counted, not listed one by one"
+			  : "write-intent file operations let through past the record's bound (a "
+			    "rate a second and a cap a session), counted, not listed one by one";
+	if (deny)
+		b->held_deny = 0;
+	else
+		b->held_allow = 0;
+	b->summary_ms = now_ms;
+	return true;
+}

@@ -1,0 +1,61 @@
+/* filewhy.h - the kernel's answer to a write-intent file operation,
+ * predicted by the supervisor before the call goes on (filewhy.c): whether
+ * a wall of the sandbox will refuse it, and which one (a protected path, a
+ * masked path, a read-only mount, the read-only workspace, Landlock), so
+ * that a refused write is a `file` event with decision "deny" and its
+ * reason, though the kernel tells no one. And the bound on how many
+ * `file` events a session writes (struct filebound): past it they are
+ * counted and summarised. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../audit/events.h"
+
+struct ws_plan;
+struct filewhy;
+
+/* What the prediction knows of the sandbox, each path as seen inside. */
+struct filewhy_cfg {
+	const char *workspace;          /* NULL: none */
+	bool workspace_ro;
+	const struct ws_plan *plan;     /* protected and masked paths in the workspace (copied) */
+	const char *const *writable;    /* where Landlock lets the sandbox write, beside the
+					   workspace and the scratch places (copied) */
+	size_t nwritable;
+};
+
+struct filewhy *filewhy_new(const struct filewhy_cfg *cfg);
+void filewhy_free(struct filewhy *w);
+
+/* The reason the kernel will refuse the operation x by process pid (its
+ * paths absolute inside, as notify.c's arg_path makes them), one of the
+ * strings of `file` events' reason, or NULL when no wall refuses it. The
+ * answer is about the walls only: a call that fails for another reason
+ * (ENOENT, EEXIST) is not refused by them. */
+const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x);
+
+/* Is path a device or a process file (/dev, /proc): a write there is a
+ * terminal or a pipe (2>/dev/null), left out of the default record. */
+bool filewhy_noise(const char *path);
+
+/* The record's bound: allowed operations at most `rate` a second (a burst
+ * of `burst`) and `cap` a session, refused ones at most `deny_cap`; those
+ * past it are counted, and a `file` event with op "summary" says how many
+ * (filebound_summary). */
+struct filebound {
+	double rate, burst;
+	unsigned long cap, deny_cap;
+	double tokens, last_ms, summary_ms;
+	unsigned long allowed, denied;       /* recorded one by one */
+	unsigned long held_allow, held_deny; /* counted since the last summary */
+};
+/* levels: 1 default, 2 `audit files` (a wider bound). */
+void filebound_init(struct filebound *b, int level);
+/* May this operation (denied or not) be recorded one by one? */
+bool filebound_admit(struct filebound *b, bool deny, double now_ms);
+/* The summary of what was held back, when due (at least 10 s since the
+ * last one, or at the end when `end`): true with *x filled (op "summary",
+ * decision, count) and the counts reset; call until false. */
+bool filebound_summary(struct filebound *b, bool end, double now_ms, struct ev_file *x);

@@ -1,0 +1,161 @@
+# t_files.sh - file actions on the record by default: every write-intent
+# operation is a `file` event with its decision; a write the walls refuse
+# (a protected path, a read-only mount) says why, though the kernel tells
+# no one; the record is bounded (a summary counts the rest) and the
+# supervisor stays responsive; names of any bytes stay valid JSON; `audit
+# minimal` turns the events off and `audit files` records more.
+# shellcheck shell=bash
+
+fl_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
+# fl_events: the latest session's `file` events, in OUT's place (FL).
+fl_events() { FL=$(grep -F '"event":"file"' "$(fl_log)"); }
+
+# fl_has PATH DECISION [REASON]: a file event on PATH with that decision
+# (and reason, a prefix), access write.
+fl_has() {
+	local path=$1 decision=$2 reason=${3:-} ev
+	ev=$(grep -F "\"path\":\"$path\"" <<<"$FL" | grep -F "\"decision\":\"$decision\"" | head -n 1)
+	[[ -n $ev ]] || { fail "no file event with decision $decision for $path: $(excerpt "$FL")"; return; }
+	[[ $ev == *'"access":"write"'* ]] || fail "no access write in $(excerpt "$ev")"
+	[[ -z $reason || $ev == *"\"reason\":\"$reason"* ]] || fail "not the reason '$reason': $(excerpt "$ev")"
+}
+
+# Each write to a protected path of the workspace is refused (EROFS) and
+# leaves a refused `file` event naming why; an ordinary write is allowed,
+# and recorded as such, without `audit files`.
+test_files_protected_denied() {
+	have git || skip 'git is not installed'
+	git init -q . || fatal 'git init'
+	printf 'export A=1\n' >.envrc
+	printf '# rc\n' >.bashrc
+	mkdir -p sub
+	printf '{}\n' >sub/.mcp.json
+	printf 'SECRET=1\n' >.env
+	wsh 'echo a > a.txt
+	     echo b > .git/hooks/pre-commit; echo "hook rc=$?"
+	     echo c > .vscode/tasks.json; echo "vscode rc=$?"
+	     echo d >> .envrc; echo "envrc rc=$?"
+	     echo e >> .bashrc; echo "bashrc rc=$?"
+	     echo f > sub/.mcp.json; echo "mcp rc=$?"
+	     echo g > .claude/settings.json; echo "claude rc=$?"
+	     git config core.hooksPath /tmp/h; echo "config rc=$?"
+	     rm -f .envrc; echo "rm rc=$?"
+	     echo h > .env; echo "env rc=$?"
+	     echo done' --profile "$(no_detect_actions)"
+	assert_out_has done
+	local w
+	for w in hook vscode envrc bashrc mcp claude config rm env; do
+		assert_out_match "^$w rc=[1-9]" "the write to $w refused"
+	done
+	fl_events
+	fl_has "$WS/a.txt" allow
+	fl_has "$WS/.git/hooks/pre-commit" deny 'protected path'
+	fl_has "$WS/.vscode/tasks.json" deny 'protected path'
+	fl_has "$WS/.envrc" deny 'protected path'
+	fl_has "$WS/.bashrc" deny 'protected path'
+	fl_has "$WS/sub/.mcp.json" deny 'protected path'
+	fl_has "$WS/.claude/settings.json" deny 'protected path'
+	fl_has "$WS/.env" deny masked
+	# git writes its config through a lock file renamed over it
+	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" |
+		grep -qF '"reason":"protected path"' || fail "no refused rename onto .git/config: $(excerpt "$FL")"
+	grep -F '"op":"unlink"' <<<"$FL" | grep -F "\"path\":\"$WS/.envrc\"" |
+		grep -qF '"decision":"deny"' || fail 'no refused unlink of .envrc'
+	# every refused write is an event: as many refused events as refusals
+	local n
+	n=$(grep -cF '"decision":"deny"' <<<"$FL")
+	((n >= 9)) || fail "only $n refused file events for 9 refused writes"
+	assert_host_file .envrc 'export A=1' '.envrc on the host'
+}
+
+# Outside the workspace: a read-only mount's refusal and one of Landlock
+# (a place the mounts show writable but Landlock does not: none by
+# default, so the read-only mount), and an allowed write to the scratch
+# space; mkdir -p of a directory that is there refuses nothing.
+test_files_readonly_mount() {
+	wsh 'echo x > /etc/warden-x; echo "etc rc=$?"; echo y > /usr/warden-y; echo "usr rc=$?"
+	     echo z > /tmp/z; mkdir -p /tmp /usr/bin; chmod 600 /tmp/z; echo done'
+	assert_out_has done
+	assert_out_match '^etc rc=[1-9]' 'the write to /etc refused'
+	fl_events
+	fl_has /etc/warden-x deny 'read-only mount'
+	fl_has /usr/warden-y deny 'read-only mount'
+	fl_has /tmp/z allow
+	grep -F '"op":"chmod"' <<<"$FL" | grep -qF '"path":"/tmp/z"' || fail 'no chmod event'
+	grep -F '"op":"mkdir"' <<<"$FL" | grep -F '"decision":"deny"' &&
+		fail 'mkdir -p of existing directories recorded as refused'
+	return 0
+}
+
+# The levels: `audit minimal` records no file events (the walls still
+# refuse); the default leaves writes to /dev out (2>/dev/null); `audit
+# files` records them too.
+test_files_levels() {
+	local script='echo a > a.txt; echo b > /dev/null; echo c > /etc/warden-c; echo done'
+	printf 'audit minimal\n' >"$T_TMP/min.profile"
+	wsh "$script" --profile "$T_TMP/min.profile"
+	assert_out_has done
+	fl_events
+	[[ -z $FL ]] || fail "file events with audit minimal: $(excerpt "$FL")"
+	wsh "$script"
+	fl_events
+	fl_has "$WS/a.txt" allow
+	fl_has /etc/warden-c deny 'read-only mount'
+	grep -qF '"path":"/dev/null"' <<<"$FL" && fail 'a write to /dev/null recorded by default'
+	printf 'audit files\n' >"$T_TMP/files.profile"
+	wsh "$script" --profile "$T_TMP/files.profile"
+	fl_events
+	fl_has /dev/null allow
+	wardenc policy show --profile "$T_TMP/min.profile"
+	assert_out_has '"audit": "minimal"'
+}
+
+# A flood of files (FL_FLOOD, 60000 by default: past the default bound of
+# 20000 events, in a time a loaded machine allows): the record stops
+# listing them one by one and a summary event counts the rest; warden
+# status answers meanwhile; the supervisor keeps up (the loop ends).
+test_files_flood_summarised() {
+	have seq || skip 'no seq'
+	have xargs || skip 'no xargs'
+	local WARDEN_TIMEOUT=900 total=${FL_FLOOD:-60000}
+	warden_bg "$T_TMP/flood.out" --profile "$(no_detect_actions)" -- sh -c \
+		"mkdir -p f && cd f && seq $total | xargs touch && ls | wc -l && echo flood-done"
+	local i answered=0
+	for ((i = 0; i < 60; i++)); do
+		sleep 1
+		if timeout 10 "$WARDEN" status >"$T_TMP/status.out" 2>&1; then
+			grep -qF "$WS" "$T_TMP/status.out" && { answered=1; break; }
+		fi
+	done
+	((answered)) || fail "warden status did not answer during the flood: $(cat "$T_TMP/status.out")"
+	wait "$TPID"
+	grep -q flood-done "$T_TMP/flood.out" || fail "the flood did not finish: $(cat "$T_TMP/flood.out.err")"
+	grep -qx "$total" "$T_TMP/flood.out" || fail "not $total files: $(cat "$T_TMP/flood.out")"
+	fl_events
+	local n sum count
+	n=$(grep -cF '"op":"open"' <<<"$FL")
+	((n <= 20000)) || fail "$n open events: the record is not bounded"
+	sum=$(grep -F '"op":"summary"' <<<"$FL")
+	[[ -n $sum ]] || fail 'no summary event'
+	count=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$sum" | awk '{ s += $1 } END { print s + 0 }')
+	((n + count >= total)) || fail "events ($n) and summaries ($count) do not add up to the $total files"
+	[[ $sum == *'"decision":"allow"'* && $sum == *'"summary":"'* ]] || fail "summary: $(excerpt "$sum")"
+}
+
+# Bad input: a path of 4096 bytes and a name that is not UTF-8 leave valid
+# JSON (the name kept losslessly, "escaped").
+test_files_bad_names() {
+	local long
+	long=$(printf 'd%.0s' {1..4090})
+	wsh "echo x > \"\$(printf 'bad\\377name')\"; echo y > /tmp/$long; echo \"long rc=\$?\"; echo done"
+	assert_out_has done
+	local f
+	f=$(fl_log)
+	local v
+	v=$("$WPROBE" jsonl <"$f")
+	[[ $v == VALID* ]] || fail "the log is not JSON Lines: $v"
+	fl_events
+	grep -F '"escaped"' <<<"$FL" | grep -qF 'bad' || fail "no escaped name for bad\\377name: $(excerpt "$FL")"
+	grep -qF "/tmp/ddddddddd" <<<"$FL" || fail 'no event for the 4096-byte path'
+}
