@@ -50,31 +50,9 @@
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
 
-static void set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_error(struct bridge *b, const char *fmt, ...)
-{
-	if (b->job->error[0])
-		return; /* the first reason stands */
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b->job->error, sizeof b->job->error, fmt, ap);
-	va_end(ap);
-}
-
 static void touch(struct bridge *b)
 {
 	clock_gettime(CLOCK_MONOTONIC, &b->last);
-}
-
-static size_t pending(const struct outbuf *o)
-{
-	return bytebuf_pending(&o->q);
-}
-
-void ix_out_put(struct outbuf *o, const void *d, size_t n)
-{
-	bytebuf_put(&o->q, d, n, BUF);
-	o->total += n;
 }
 
 /* ---- the answer of our own ---------------------------------------------- */
@@ -89,39 +67,6 @@ static void cut_upstream(struct bridge *b)
 	b->to_u.q.off = b->to_u.q.len = 0;
 }
 
-/* Stop taking the client's requests and answer status/reason in place of
- * whatever would follow. cut: the upstream has part of the refused request:
- * send it nothing more, and end it once the responses to the requests
- * before that one are through. */
-void ix_refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut)
-{
-	set_error(b, "%s", reason);
-	b->job->refused |= by_callback;
-	if (!b->answer_pending) {
-		b->answer_pending = true;
-		b->answer_status = status;
-		snprintf(b->answer_reason, sizeof b->answer_reason, "%s", reason);
-	}
-	bool in_body = b->cs == C_BODY;
-	b->cs = C_STOPPED;
-	b->cin_off = b->cin_len;
-	if (!cut || b->cutting)
-		return;
-	/* what the requests before it still have to send goes; the rest of
-	 * this one does not */
-	uint64_t sent = b->to_u.total - pending(&b->to_u);
-	size_t keep = b->cur_start > sent ? (size_t)(b->cur_start - sent) : 0;
-	if (keep < pending(&b->to_u))
-		b->to_u.q.len = b->to_u.q.off + keep;
-	if (in_body && b->cur_start >= sent && b->qn > 0) {
-		/* none of it left: as if it never came, and nothing to cut */
-		b->qn--;
-		b->job->requests--;
-		return;
-	}
-	b->cutting = true;
-}
-
 /* ---- responses watched -------------------------------------------------- */
 
 static unsigned q_pop(struct bridge *b)
@@ -132,19 +77,6 @@ static unsigned q_pop(struct bridge *b)
 	b->qhead = (b->qhead + 1) % MAX_INFLIGHT;
 	b->qn--;
 	return f;
-}
-
-void ix_q_push(struct bridge *b, unsigned f)
-{
-	b->q[(b->qhead + b->qn) % MAX_INFLIGHT] = (unsigned char)f;
-	b->qn++;
-}
-
-void ix_resume_requests(struct bridge *b)
-{
-	http_parser_init_origin(b->hp, b->job->any_host ? NULL : &b->job->host, b->job->port,
-				b->sctx != NULL);
-	b->cs = C_HEAD;
 }
 
 /* A final response ended (DONE or SWITCH). */
@@ -198,14 +130,6 @@ static void watch_eof(struct bridge *b)
 }
 
 /* ---- requests ----------------------------------------------------------- */
-
-void ix_request_done(struct bridge *b)
-{
-	if (b->cur_upgrade)
-		b->cs = C_WAIT_UPGRADE;
-	else
-		ix_resume_requests(b);
-}
 
 /* Hand the head to the owner; send what it returns. */
 static void forward_head(struct bridge *b)
@@ -285,7 +209,7 @@ static bool pass_data(struct bridge *b, const char *d, size_t n)
 /* Take what the client sent, as far as there is room upstream. */
 static void process_client(struct bridge *b)
 {
-	while (b->cin_off < b->cin_len && pending(&b->to_u) < OUT_HIGH) {
+	while (b->cin_off < b->cin_len && ix_pending(&b->to_u) < OUT_HIGH) {
 		const char *d = b->cin + b->cin_off;
 		size_t n = b->cin_len - b->cin_off, used = 0;
 		switch (b->cs) {
@@ -349,14 +273,14 @@ static void process_client(struct bridge *b)
 static bool want_read_c(const struct bridge *b)
 {
 	return !b->c.eof && !b->c.dead && b->cin_off == b->cin_len &&
-	       pending(&b->to_u) < OUT_HIGH &&
+	       ix_pending(&b->to_u) < OUT_HIGH &&
 	       (b->cs == C_BODY || b->cs == C_RAW || b->cs == C_DROP ||
 		(b->cs == C_HEAD && b->qn < MAX_INFLIGHT));
 }
 
 static bool want_write_u(const struct bridge *b)
 {
-	return pending(&b->to_u) > 0 && !b->u.dead && !b->u.shut;
+	return ix_pending(&b->to_u) > 0 && !b->u.dead && !b->u.shut;
 }
 
 static bool want_read_u(const struct bridge *b)
@@ -437,7 +361,7 @@ static bool pump(struct bridge *b)
 	process_client(b);
 	moved |= b->cin_off != before || b->to_u.q.len != queued;
 	if (want_write_u(b)) {
-		r = side_write(&b->u, b->to_u.q.p + b->to_u.q.off, pending(&b->to_u), &n);
+		r = side_write(&b->u, b->to_u.q.p + b->to_u.q.off, ix_pending(&b->to_u), &n);
 		if (r == IO_OK) {
 			b->to_u.q.off += n;
 			b->job->bytes_out += n;
@@ -522,7 +446,7 @@ static bool finished(struct bridge *b)
 		return true;
 	/* the client is done sending: pass its end on once its bytes are
 	 * through; wait for the answers still owed */
-	if (b->c.eof && b->cin_off == b->cin_len && pending(&b->to_u) == 0 &&
+	if (b->c.eof && b->cin_off == b->cin_len && ix_pending(&b->to_u) == 0 &&
 	    side_gathered(&b->u) == 0) {
 		if (b->cs != C_RAW && b->qn == 0 && (!b->watching || http_resp_idle(&b->rw)))
 			return true;
@@ -545,7 +469,7 @@ static bool flush_gathered(struct bridge *b)
 		ERR_clear_error();
 		errno = 0;
 		if (tls_wbuf_flush(s->ssl) < 0) {
-			set_error(b, "%s: %s", s->name, errno ? strerror(errno) : "write failed");
+			ix_set_error(b, "%s: %s", s->name, errno ? strerror(errno) : "write failed");
 			s->dead = s->eof = true;
 			if (s == &b->u)
 				b->watching = false;
@@ -594,17 +518,17 @@ static void relay(struct bridge *b)
 		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
 		int r = left > 0 ? poll(p, 3, (int)left) : 0;
 		if (r > 0 && p[2].revents) {
-			set_error(b, "stopped");
+			ix_set_error(b, "stopped");
 			b->c.dead = b->u.dead = true;
 			return;
 		}
 		if (r == 0) {
-			set_error(b, "idle for 10 minutes");
+			ix_set_error(b, "idle for 10 minutes");
 			b->c.dead = b->u.dead = true;
 			return;
 		}
 		if (r < 0 && errno != EINTR) {
-			set_error(b, "poll: %s", strerror(errno));
+			ix_set_error(b, "poll: %s", strerror(errno));
 			return;
 		}
 		b->c.rd_ready |= p[0].revents != 0;
@@ -640,7 +564,7 @@ static void run(struct bridge *b)
 	if (b->sctx) {
 		b->c.ssl = SSL_new(b->sctx);
 		if (!b->c.ssl || !client_bio(b)) {
-			set_error(b, "client TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
+			ix_set_error(b, "client TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
 		SSL_set_accept_state(b->c.ssl);
@@ -652,12 +576,12 @@ static void run(struct bridge *b)
 		tls_server_alpn(b->c.ssl, &alpn);
 		int hr = side_handshake(&b->c, true, j->stop_fd, why, sizeof why);
 		if (hr < 0) {
-			set_error(b, "client TLS handshake: %s", why);
+			ix_set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
 		b->u.ssl = tls_client_ssl(b->cctx, b->u.fd, &j->host);
 		if (!b->u.ssl) {
-			set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
+			ix_set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));
 			return;
 		}
 		tune(b->u.ssl);
@@ -672,13 +596,13 @@ static void run(struct bridge *b)
 			alpn.allow_h2 = len == 2 && memcmp(p, "h2", 2) == 0;
 		}
 		if (hr == 1 && side_handshake(&b->c, true, j->stop_fd, why, sizeof why) != 0) {
-			set_error(b, "client TLS handshake: %s", why);
+			ix_set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
 		tls_server_alpn(b->c.ssl, NULL);
 		if (ur < 0) {
 			if (strcmp(uwhy, "stopped") == 0) {
-				set_error(b, "stopped");
+				ix_set_error(b, "stopped");
 				return;
 			}
 			long v = SSL_get_verify_result(b->u.ssl);
@@ -704,7 +628,7 @@ static void run(struct bridge *b)
 		/* HTTP/1.1 from here: records in bulk, a write of many at once */
 		if (!tls_wbuf_install(b->c.ssl, WRITE_GATHER) ||
 		    (!b->u.dead && !tls_wbuf_install(b->u.ssl, WRITE_GATHER))) {
-			set_error(b, "TLS write buffer: out of memory");
+			ix_set_error(b, "TLS write buffer: out of memory");
 			return;
 		}
 	} else if (b->early_len) {

@@ -1,7 +1,8 @@
 /* intercept_int.h - the inside of one intercepted connection, shared by
- * intercept.c (the loop, the relay, the requests passed on) and
- * intercept_local.c (the requests warden answers itself: a held one the
- * owner decided, one on_req refused). Not for other files. */
+ * intercept.c (the loop, the relay, the requests passed on), which calls
+ * intercept_local.c (the bridge's own state, the requests warden answers
+ * itself: a held one the owner decided, one on_req refused). Not for other
+ * files. */
 #pragma once
 
 #include <stdbool.h>
@@ -84,16 +85,19 @@ struct bridge {
 };
 
 
-/* intercept.c */
+/* intercept_local.c: the bridge's own state */
+/* The connection's first error (later ones are dropped). */
+void ix_set_error(struct bridge *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t ix_pending(const struct outbuf *o);
 /* Refuse what the client sent: our answer status/reason once the
- * responses before it are through (intercept.c's comment says more). */
+ * responses before it are through (see intercept_local.c). */
 void ix_refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut);
 void ix_out_put(struct outbuf *o, const void *d, size_t n);
 void ix_q_push(struct bridge *b, unsigned f);
 void ix_resume_requests(struct bridge *b);
 void ix_request_done(struct bridge *b);
 
-/* intercept_local.c */
+/* intercept_local.c: warden's own answers */
 /* A request's head goes upstream: its response is owed. */
 void ix_send_head(struct bridge *b, const char *h, size_t n);
 /* A held request is whole: the owner decides (job->hold). */

@@ -1,16 +1,99 @@
-/* intercept_local.c - the requests of an intercepted connection that
- * warden answers itself (intercept_int.h): a request held whole until its
- * owner decides (an MCP server's JSON-RPC, job->hold), one on_req refuses
- * (request rules), and the answer put between two responses, the
+/* intercept_local.c - the state of an intercepted connection that the
+ * loop (intercept.c) and warden's own answers share (intercept_int.h): the
+ * first error, the queue to the upstream, the requests in flight, a
+ * refusal; and the requests warden answers itself: one held whole until
+ * its owner decides (an MCP server's JSON-RPC, job->hold), one on_req
+ * refuses (request rules), the answer put between two responses, the
  * connection kept. */
 #include "intercept_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/util.h"
 #include "reqrules.h"
+
+/* ---- the bridge's own state: the first error, the queue to the upstream,
+ * the requests in flight, a refusal ---------------------------------- */
+
+void ix_set_error(struct bridge *b, const char *fmt, ...)
+{
+	if (b->job->error[0])
+		return; /* the first reason stands */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->job->error, sizeof b->job->error, fmt, ap);
+	va_end(ap);
+}
+
+size_t ix_pending(const struct outbuf *o)
+{
+	return bytebuf_pending(&o->q);
+}
+
+void ix_out_put(struct outbuf *o, const void *d, size_t n)
+{
+	bytebuf_put(&o->q, d, n, BUF);
+	o->total += n;
+}
+
+/* Stop taking the client's requests and answer status/reason in place of
+ * whatever would follow. cut: the upstream has part of the refused request:
+ * send it nothing more, and end it once the responses to the requests
+ * before that one are through. */
+void ix_refuse(struct bridge *b, int status, const char *reason, bool by_callback, bool cut)
+{
+	ix_set_error(b, "%s", reason);
+	b->job->refused |= by_callback;
+	if (!b->answer_pending) {
+		b->answer_pending = true;
+		b->answer_status = status;
+		snprintf(b->answer_reason, sizeof b->answer_reason, "%s", reason);
+	}
+	bool in_body = b->cs == C_BODY;
+	b->cs = C_STOPPED;
+	b->cin_off = b->cin_len;
+	if (!cut || b->cutting)
+		return;
+	/* what the requests before it still have to send goes; the rest of
+	 * this one does not */
+	uint64_t sent = b->to_u.total - ix_pending(&b->to_u);
+	size_t keep = b->cur_start > sent ? (size_t)(b->cur_start - sent) : 0;
+	if (keep < ix_pending(&b->to_u))
+		b->to_u.q.len = b->to_u.q.off + keep;
+	if (in_body && b->cur_start >= sent && b->qn > 0) {
+		/* none of it left: as if it never came, and nothing to cut */
+		b->qn--;
+		b->job->requests--;
+		return;
+	}
+	b->cutting = true;
+}
+
+void ix_q_push(struct bridge *b, unsigned f)
+{
+	b->q[(b->qhead + b->qn) % MAX_INFLIGHT] = (unsigned char)f;
+	b->qn++;
+}
+
+void ix_resume_requests(struct bridge *b)
+{
+	http_parser_init_origin(b->hp, b->job->any_host ? NULL : &b->job->host, b->job->port,
+				b->sctx != NULL);
+	b->cs = C_HEAD;
+}
+
+void ix_request_done(struct bridge *b)
+{
+	if (b->cur_upgrade)
+		b->cs = C_WAIT_UPGRADE;
+	else
+		ix_resume_requests(b);
+}
+
+/* ---- the requests warden answers itself ----------------------------- */
 
 /* warden's own answer (reply, malloc'd: taken) owed to the request just
  * read; status and reason end the connection should it find no place. */
