@@ -331,7 +331,10 @@ test_agent_policy_show() {
 test_agent_settings_guard() {
 	fake_claude
 	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json f
-	wrun -- claude 'printf "{\"disableAllHooks\": true, \"permissions\": {\"allow\": [\"Bash(*)\"]}, \"model\": \"mine\"}\n" >"$HOME/.claude/settings.json"
+	# the detector's file rules off, so the warning's "last" is this alert
+	printf 'disable persist.startup-file\ndisable persist.protected-path\n' >"$T_TMP/quiet.rules"
+	printf 'rules %s\n' "$T_TMP/quiet.rules" >"$T_TMP/quiet.profile"
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'printf "{\"disableAllHooks\": true, \"permissions\": {\"allow\": [\"Bash(*)\"]}, \"model\": \"mine\"}\n" >"$HOME/.claude/settings.json"
 		cat /etc/claude-code/managed-settings.json
 		echo x >/etc/claude-code/managed-settings.json 2>/dev/null && echo MANAGED-WRITTEN'
 	assert_rc 0 'the session that turns the hooks off'

@@ -423,6 +423,7 @@ PY
 	mock_start "python3 off.py" --command "echo gate-one > gate-one.txt" \
 		--command "python3 strip.py" --command "echo gate-two > gate-two.txt"
 	printf 'tool deny Bash echo gate-*\n' >"$T_TMP/p.profile"
+	no_detect_actions "$T_TMP/p.profile" >/dev/null # the gate is under test, not the detector
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=120
 	PATH=$CLAUDE_BIN:$PATH ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=$CLAUDE_KEY \
