@@ -85,6 +85,14 @@ static void inbound(struct summary *s, const json_t *f)
 		s->inbound[i].failed++;
 }
 
+/* A path in /proc or /sys: a runtime probing the kernel's files (node's
+ * tracing marker, a tuning knob) is refused by their read-only mounts, and
+ * no profile line would change that: in the log, not in the summary. */
+static bool pseudo_fs(const char *path)
+{
+	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0;
+}
+
 static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
@@ -135,9 +143,9 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 			    "ALL_PROXY are set inside)"));
 	else if (strcmp(ev->kind, "net") == 0)
 		proxy_refused(s, f);
-	else if (strcmp(ev->kind, "file") == 0)
-		/* a write in a read-only workspace (notify.c), or one `write ask`
-		 * refused */
+	else if (strcmp(ev->kind, "file") == 0 && !pseudo_fs(str(f, "path")))
+		/* a write the walls refused (predicted by filewhy.c), or one
+		 * `write ask` refused */
 		add(s, xasprintf("%s %s", str(f, "op"), str(f, "path")),
 		    xstrdup(json_object_get(f, "reason") ? str(f, "reason") : "refused"));
 	else if (strcmp(ev->kind, "syscall") == 0)
