@@ -235,40 +235,23 @@ void intercepts_collect(struct proxy *px)
 	}
 }
 
-static void connected(struct conn *c)
+/* The connection's secrets' guard (secrets.h), for its program when the
+ * guard takes one; *icpt: the guard wants its TLS terminated. */
+static void open_guard(struct conn *c, bool *icpt)
 {
-	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	c->allowed = true;
-	c->pipe_cap = PIPE_CHUNK;
-	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
-		conn_refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
-		c->allowed = true; /* allowed, but could not be served */
-		return;
-	}
-	bool icpt = false;
+	*icpt = false;
+	bool seen = c->plain || c->socks || c->fw;
 	if (c->px->guarded && c->px->guard.open_for)
-		c->guard = c->px->guard.open_for(c->px->guard.ctx, &c->dest, c->port,
-						 c->plain || c->socks || c->fw, &c->prog, &icpt);
+		c->guard = c->px->guard.open_for(c->px->guard.ctx, &c->dest, c->port, seen, &c->prog,
+						 icpt);
 	else if (c->px->guarded)
-		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port,
-					     c->plain || c->socks || c->fw, &icpt);
-	if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port) &&
-	    !(c->guard && icpt && !c->plain && !c->socks)) {
-		/* (short: the reason goes twice into a 512-byte answer) */
-		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "mcp server: warden reads it only over TLS it "
-			    "terminates or on a host loopback port, with a secret bound to it");
-		return;
-	}
-	if (c->guard && c->plain && guard_plain(c) < 0)
-		return;
-	if (proxy_req_unseen(c, c->guard && icpt && !c->plain && !c->socks))
-		return;
-	if (c->guard && icpt && !c->plain && !c->socks) { /* CONNECT, or a host loopback port */
-		free(c->hp);
-		c->hp = NULL;
-		intercept_begin(c);
-		return;
-	}
+		c->guard = c->px->guard.open(c->px->guard.ctx, &c->dest, c->port, seen, icpt);
+}
+
+/* The client told its tunnel stands: a SOCKS5 reply with the address
+ * bound, or CONNECT's 200. */
+static void tunnel_established(struct conn *c)
+{
 	if (c->socks) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
@@ -284,6 +267,39 @@ static void connected(struct conn *c)
 		conn_queue_client(c, ok, sizeof ok - 1);
 		c->status = 200;
 	}
+}
+
+static void connected(struct conn *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	c->allowed = true;
+	c->pipe_cap = PIPE_CHUNK;
+	if (pipe2(c->pipe_cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(c->pipe_uc, O_NONBLOCK | O_CLOEXEC) < 0) {
+		conn_refuse(c, 503, SOCKS5_GENERAL_FAILURE, "proxy out of resources");
+		c->allowed = true; /* allowed, but could not be served */
+		return;
+	}
+	bool icpt;
+	open_guard(c, &icpt);
+	/* CONNECT, or a host loopback port, whose TLS warden terminates */
+	bool terminated = c->guard && icpt && !c->plain && !c->socks;
+	if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port) && !terminated) {
+		/* (short: the reason goes twice into a 512-byte answer) */
+		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "mcp server: warden reads it only over TLS it "
+			    "terminates or on a host loopback port, with a secret bound to it");
+		return;
+	}
+	if (c->guard && c->plain && guard_plain(c) < 0)
+		return;
+	if (proxy_req_unseen(c, terminated))
+		return;
+	if (terminated) {
+		free(c->hp);
+		c->hp = NULL;
+		intercept_begin(c);
+		return;
+	}
+	tunnel_established(c);
 	free(c->hp);
 	c->hp = NULL;
 	free(c->sp);
