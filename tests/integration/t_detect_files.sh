@@ -53,18 +53,16 @@ test_detect_files_persist_startup() {
 	dtf_alert_on persist.startup-file-moved '/.zshrc"'
 }
 
-# A protected path refused: with the file events that carry a decision
-# (issue 38.1), its own alert; the start-up file rule in any case.
+# A protected path refused: its file event carries the reason, and its own
+# alert; the start-up file rule too.
 test_detect_files_persist_protected() {
 	mkdir -p "$WS/.vscode"
 	wsh 'echo "{}" > .vscode/settings.json; echo rc=$?' --profile "$(dtf_profile)"
 	assert_out_match 'rc=[1-9]' 'the protected path refused'
 	dtf_alert_on persist.startup-file '/.vscode/settings.json"'
-	if grep -F '"event":"file"' "$(proxy_log)" | grep -qF '"reason":"protected'; then
-		dtf_alert_on persist.protected-path '/.vscode/settings.json"'
-	else
-		note 'the file events carry no reason here (issue 38.1): persist.protected-path not checked'
-	fi
+	grep -F '"event":"file"' "$(proxy_log)" | grep -qF '"reason":"protected' ||
+		fail "no file event with the reason 'protected path' for the refused write"
+	dtf_alert_on persist.protected-path '/.vscode/settings.json"'
 }
 
 test_detect_files_persist_git() {
