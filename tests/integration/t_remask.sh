@@ -11,7 +11,7 @@
 # remask_session SCRIPT: warden in the background running SCRIPT once the
 # host has touched GO in the workspace; its output in T_TMP/rs.out.
 remask_session() {
-	warden_bg "$T_TMP/rs.out" -- sh -c "while [ ! -e GO ]; do sleep 0.05; done; $1"
+	warden_bg "$T_TMP/rs.out" --profile "$(no_detect_actions)" -- sh -c "while [ ! -e GO ]; do sleep 0.05; done; $1"
 	sleep 0.3 # the watch is up once the command runs; its first exec waits for it
 }
 

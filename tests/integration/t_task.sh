@@ -52,7 +52,8 @@ test_task_two_concurrent() {
 	for t in alpha beta; do
 		local other=beta
 		[[ $t == beta ]] && other=alpha
-		(cd "$repo" && OTHER=$other timeout 90 "$WARDEN" run -q --task "$t" --env OTHER -- sh -c "
+		(cd "$repo" && OTHER=$other timeout 90 "$WARDEN" run -q --task "$t" --env OTHER \
+			--profile "$(no_detect_actions "$T_TMP/$t.profile")" -- sh -c "
 			echo $t > $t.txt && git add $t.txt && git commit -qm 'work on $t' &&
 			sleep 2 && echo $t-2 >> $t.txt && git commit -qam 'more $t' && echo COMMITTED
 			$TASK_PLANT" >"$T_TMP/$t.out" 2>"$T_TMP/$t.err"; echo $? >"$T_TMP/$t.rc") &

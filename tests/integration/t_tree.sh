@@ -80,7 +80,7 @@ test_nested_repo_protected() {
 	rm -rf vendor/bare-hooks/.git/hooks
 	local cfg
 	cfg=$(cksum <vendor/lib/.git/config)
-	WBATCH_PRE='mkdir -p vendor/bare-hooks/.git/hooks 2>/dev/null' wbatch \
+	WBATCH_PRE='mkdir -p vendor/bare-hooks/.git/hooks 2>/dev/null' wbatch --profile "$(no_detect_actions)" -- \
 		'hook|write vendor/lib/.git/hooks/pre-commit' 'config|write vendor/lib/.git/config' \
 		'missing|write vendor/bare-hooks/.git/hooks/pre-commit' 'desc|write vendor/lib/.git/description'
 	bexpect hook denied EROFS,EACCES,EPERM
