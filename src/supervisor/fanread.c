@@ -35,21 +35,24 @@ static void say_errno(int err)
 static size_t resolve(const struct marked *mk, size_t n, const fsid_t *fsid,
 		      struct file_handle *fh, const char *name, char *out, size_t cap)
 {
-	int mfd = -1;
-	for (size_t i = 0; i < n && mfd < 0; i++)
-		if (memcmp(&mk[i].fsid, fsid, sizeof *fsid) == 0)
-			mfd = mk[i].fd;
-	if (mfd < 0)
-		return 0;
 	/* O_PATH is refused here to a user namespace; a directory opened for
-	 * reading is not reported (no FAN_ONDIR) */
-	int d = open_by_handle_at(mfd, fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d < 0)
-		return 0;
-	/* the directory's path from the sandbox's root: /proc inside is the
-	 * sandbox's pid namespace's, where the helper has no entry */
-	ssize_t l = fchdir(d) == 0 && getcwd(out, cap) ? (ssize_t)strlen(out) : -1;
-	close(d);
+	 * reading is not reported (no FAN_ONDIR). Each mount on the file
+	 * system tried: through a bind of part of it (/tmp and /var/tmp are
+	 * two directories of one tmpfs) a directory outside that part has no
+	 * path ("(unreachable)"). Its path from the sandbox's root by getcwd:
+	 * /proc inside is the sandbox's pid namespace's, where the helper has
+	 * no entry. */
+	ssize_t l = -1;
+	for (size_t i = 0; i < n && l < 0; i++) {
+		if (memcmp(&mk[i].fsid, fsid, sizeof *fsid) != 0)
+			continue;
+		int d = open_by_handle_at(mk[i].fd, fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d < 0)
+			continue;
+		if (fchdir(d) == 0 && getcwd(out, cap) && out[0] == '/')
+			l = (ssize_t)strlen(out);
+		close(d);
+	}
 	size_t nl = strlen(name);
 	if (l <= 0 || (size_t)l + 1 + nl > cap)
 		return 0;

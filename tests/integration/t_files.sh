@@ -171,7 +171,8 @@ fl_read() {
 
 # Reads outside the workspace and the system directories are on the record
 # by default (fanotify on the sandbox's own mounts, Linux 6.8 and later): a
-# file in the agent's home, one in /tmp, and one reached through `..` past
+# file in the agent's home, one in /tmp, one in /var/tmp (another part of
+# the same tmpfs), and one reached through `..` past
 # the workspace's top (recorded under the path it resolves to); a read in
 # the workspace, or of /etc, leaves none; `audit minimal` records none.
 test_files_reads_outside() {
@@ -179,7 +180,8 @@ test_files_reads_outside() {
 	local up
 	up=$(printf '../%.0s' $(seq 1 $(tr -cd / <<<"$WS" | wc -c)))
 	wsh "printf 'h\n' > ~/home-read.txt; printf 't\n' > /tmp/tmp-read.txt; printf 'u\n' > /tmp/up-read.txt
-	     cat ~/home-read.txt /tmp/tmp-read.txt inside.txt /etc/passwd >/dev/null
+	     printf 'v\n' > /var/tmp/var-read.txt
+	     cat ~/home-read.txt /tmp/tmp-read.txt /var/tmp/var-read.txt inside.txt /etc/passwd >/dev/null
 	     cat ${up}tmp/up-read.txt >/dev/null; sleep 0.3; echo done"
 	assert_out_has done
 	[[ $ERR == *"not recorded: the kernel refuses"* ]] &&
@@ -187,6 +189,7 @@ test_files_reads_outside() {
 	fl_events
 	fl_read /home/agent/home-read.txt
 	fl_read /tmp/tmp-read.txt
+	fl_read /var/tmp/var-read.txt
 	# the spelling through .. is the exec's argument (the alert's link);
 	# the read is recorded under the path it resolved to
 	fl_read /tmp/up-read.txt
