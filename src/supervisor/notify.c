@@ -55,6 +55,7 @@
 #include "exec/bpfexec.h"
 #include "writeask.h"
 #include "filewhy.h"
+#include "fanread.h"
 #include "../sandbox/sandbox.h"
 #include "../workspace/wsmade.h"
 
@@ -912,4 +913,56 @@ static void on_seccomp(struct loop *l, const struct source *src, uint32_t events
 int notifier_watch(struct loop *l, struct notifier *n, struct werr *e)
 {
 	return loop_add(l, "the seccomp listener", n->fd, on_seccomp, n, e);
+}
+
+/* The reads outside the workspace (fanread.h): a file the sandbox opened
+ * without write access, on the mounts the helper marks, recorded as an
+ * `open` with access "read", decision "allow", under the record's bound;
+ * none in the workspace or the system directories, none with `audit
+ * minimal`. pid -1: the kernel does not tell a listener in a user
+ * namespace which process it was (it may be the supervisor's own reading
+ * a program to hash it). */
+static bool read_wanted(const struct notifier *n, const char *path)
+{
+	static const char *const sys[] = { "/etc/", "/usr/", "/bin/", "/sbin/", "/lib", "/opt/",
+					   "/proc/", "/sys/", "/dev/", "/run/", "/.warden/" };
+	size_t wl = n->ws ? strlen(n->ws) : 0;
+	if (wl && strncmp(path, n->ws, wl) == 0 && (path[wl] == '/' || path[wl] == '\0'))
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(sys); i++)
+		if (strncmp(path, sys[i], strlen(sys[i])) == 0)
+			return false;
+	return true;
+}
+
+static void on_read(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct notifier *n = src->ctx;
+	struct fanread_msg m;
+	ssize_t len = recv(src->fd, &m, sizeof m - 1, MSG_DONTWAIT);
+	if (len < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (len < (ssize_t)sizeof m.pid || m.pid < 0) {
+		if (len <= 0 || (events & (EPOLLHUP | EPOLLERR)))
+			loop_remove(l, src); /* the helper is gone */
+		return;
+	}
+	((char *)&m)[len] = '\0';
+	if (len == (ssize_t)sizeof m.pid || !n->level || !read_wanted(n, m.path))
+		return;
+	double now = mono_ms();
+	struct ev_file sum;
+	while (filebound_summary(&n->bound, false, now, &sum))
+		audit_emit_event(n->log, ev_file(&sum), NULL);
+	if (!filebound_admit(&n->bound, false, now))
+		return;
+	const char *path = m.path;
+	struct ev_file x = { .pid = -1, .op = "open", .npaths = 1,
+			     .paths = { path }, .decision = "allow", .access = "read" };
+	audit_emit_event(n->log, ev_file(&x), NULL);
+}
+
+int notifier_reads_watch(struct loop *l, struct notifier *n, int sock, struct werr *e)
+{
+	return loop_add(l, "the file reads' helper", sock, on_read, n, e);
 }

@@ -64,3 +64,6 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg);
  * naming it when l cannot take it. */
 int notifier_watch(struct loop *l, struct notifier *n, struct werr *e);
 void notifier_free(struct notifier *n);
+/* The file reads' helper's socket (fanread.h) watched by l: each read it
+ * reports recorded (notify.c, on_read); -1 with e when l cannot take it. */
+int notifier_reads_watch(struct loop *l, struct notifier *n, int sock, struct werr *e);

@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../control/approval.h"
@@ -36,6 +37,8 @@
 #include "llaudit.h"
 #include "notify.h"
 #include "filewhy.h"
+#include "fanread.h"
+#include "../sandbox/paths.h"
 #include "sshagent_srv.h"
 #include "writeask.h"
 
@@ -180,6 +183,15 @@ static int exec_start(struct services *sv, struct werr *e)
 		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
 	if (!sv->nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+	/* the reads outside the workspace (fanread.h), unless `audit minimal`;
+	 * a kernel that refuses them is said, and the session goes on */
+	struct werr fe = { 0 };
+	if (!s->policy->audit_minimal && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
+	    (sv->fr_pid = fanread_spawn(L->fds.userns, L->fds.mntns, AGENT_HOME, &sv->fr_sock, &fe)) < 0) {
+		char buf[1100];
+		sv->fr_pid = 0;
+		wnote("%s", werr_str(&fe, buf, sizeof buf));
+	}
 	return 0;
 }
 
@@ -386,6 +398,12 @@ void services_free(struct services *sv)
 	writeask_free(sv->wa); /* before the broker: it withdraws what it holds */
 	execs_free(sv->x);
 	free(sv->writable);
+	if (sv->fr_pid > 0) {
+		kill(sv->fr_pid, SIGKILL);
+		waitpid(sv->fr_pid, NULL, 0);
+	}
+	if (sv->fr_sock >= 0)
+		close(sv->fr_sock);
 	notifier_free(sv->nt);
 	hook_free(sv->hk);
 	sshagent_srv_free(sv->sa); /* before the broker: it withdraws its questions */
@@ -452,6 +470,7 @@ static int watch_calls(struct services *sv, struct loop *l, struct werr *e)
 	    stopper_watch(l, &sv->st, e) < 0 ||
 	    sbctl_watch(l, sv->L->sb, e) < 0 ||
 	    notifier_watch(l, sv->nt, e) < 0 ||
+	    (sv->fr_sock >= 0 && notifier_reads_watch(l, sv->nt, sv->fr_sock, e) < 0) ||
 	    execs_watch(l, sv->x, e) < 0)
 		return -1;
 	return 0;

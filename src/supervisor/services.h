@@ -63,10 +63,12 @@ struct services {
 	int timer;                /* the limits' watch, once a second */
 	struct remasker rm;
 	struct wswatch *ww;       /* the workspace watch (the plan's) */
+	pid_t fr_pid;             /* the file reads' helper (fanread.h), 0: none */
+	int fr_sock;              /* its socket, -1: none */
 };
 
 #define SERVICES_NONE ((struct services){ .sigfd = -1, .term = { .master = -1, \
-	.host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1 })
+	.host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1, .fr_sock = -1 })
 
 /* Make and wire the services for the sandbox L launched, signals coming
  * through sigfd: sv filled (from SERVICES_NONE), or -1 with e filled

@@ -159,3 +159,47 @@ test_files_bad_names() {
 	grep -F '"escaped"' <<<"$FL" | grep -qF 'bad' || fail "no escaped name for bad\\377name: $(excerpt "$FL")"
 	grep -qF "/tmp/ddddddddd" <<<"$FL" || fail 'no event for the 4096-byte path'
 }
+
+# fl_read PATH: a file event on PATH with op open, access read, allowed.
+fl_read() {
+	local ev
+	ev=$(grep -F "\"path\":\"$1\"" <<<"$FL" | grep -F '"access":"read"' | head -n 1)
+	[[ -n $ev ]] || { fail "no read event for $1: $(excerpt "$FL")"; return; }
+	[[ $ev == *'"op":"open"'* && $ev == *'"decision":"allow"'* ]] ||
+		fail "not an allowed open: $(excerpt "$ev")"
+}
+
+# Reads outside the workspace and the system directories are on the record
+# by default (fanotify on the sandbox's own mounts, Linux 6.8 and later): a
+# file in the agent's home, one in /tmp, one in /var/tmp (another part of
+# the same tmpfs), and one reached through `..` past
+# the workspace's top (recorded under the path it resolves to); a read in
+# the workspace, or of /etc, leaves none; `audit minimal` records none.
+test_files_reads_outside() {
+	printf 'in\n' >inside.txt
+	local up
+	up=$(printf '../%.0s' $(seq 1 $(tr -cd / <<<"$WS" | wc -c)))
+	wsh "printf 'h\n' > ~/home-read.txt; printf 't\n' > /tmp/tmp-read.txt; printf 'u\n' > /tmp/up-read.txt
+	     printf 'v\n' > /var/tmp/var-read.txt
+	     cat ~/home-read.txt /tmp/tmp-read.txt /var/tmp/var-read.txt inside.txt /etc/passwd >/dev/null
+	     cat ${up}tmp/up-read.txt >/dev/null; sleep 0.3; echo done"
+	assert_out_has done
+	[[ $ERR == *"not recorded: the kernel refuses"* ]] &&
+		skip 'the kernel refuses fanotify marks in a user namespace'
+	fl_events
+	fl_read /home/agent/home-read.txt
+	fl_read /tmp/tmp-read.txt
+	fl_read /var/tmp/var-read.txt
+	# the spelling through .. is the exec's argument (the alert's link);
+	# the read is recorded under the path it resolved to
+	fl_read /tmp/up-read.txt
+	grep -qF '"rule":"fs.parent-traversal"' "$(fl_log)" || fail 'no fs.parent-traversal alert'
+	grep -F '"access":"read"' <<<"$FL" | grep -qF "\"path\":\"$WS/inside.txt\"" &&
+		fail "a read in the workspace recorded: $(excerpt "$FL")"
+	grep -F '"access":"read"' <<<"$FL" | grep -qF '"path":"/etc/passwd"' &&
+		fail "a read of /etc recorded: $(excerpt "$FL")"
+	printf 'audit minimal\n' >"$T_TMP/min.profile"
+	wsh "printf 't\n' > /tmp/x; cat /tmp/x; echo done" --profile "$T_TMP/min.profile"
+	fl_events
+	[[ -z $FL ]] || fail "file events with audit minimal: $(excerpt "$FL")"
+}

@@ -1,0 +1,36 @@
+/* fanread.h - the reads outside the workspace on the record: a helper
+ * forked into the sandbox's user and mount namespaces (nshelper.c) marks
+ * the mounts that are neither the workspace nor the system directories
+ * (the root tmpfs, which holds the agent's home, /tmp, /var/tmp, and the
+ * home's own mount when it has one) with fanotify (FAN_CLOSE_NOWRITE: a
+ * file opened without write access, closed), and sends the supervisor each
+ * such file's pid and path. fanotify_mark on a mount needs CAP_SYS_ADMIN
+ * over the mount namespace's owner, which the helper has there (Linux 6.8
+ * and later); the events carry a directory handle and a name (FID mode,
+ * the only one a user namespace may have), which only a process inside
+ * can turn into a path (open_by_handle_at), so the helper stays and sends
+ * paths, not the fanotify fd. Where the kernel refuses, nothing is
+ * recorded (fanread_spawn fails and says why). */
+#pragma once
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/err.h"
+
+/* One message on the socket: the reader's pid as fanotify gives it (0:
+ * the kernel tells a listener in a user namespace none; -errno: the marks
+ * refused), then the path
+ * (absolute inside the sandbox, not NUL-terminated; the rest of the
+ * message). */
+struct fanread_msg {
+	int32_t pid;
+	char path[4096];
+};
+
+/* The helper, in the namespaces userns and mntns: its pid, *sock the
+ * supervisor's end of a SEQPACKET socket (CLOEXEC) carrying fanread_msg;
+ * -1 with e filled when it cannot be forked. home: the agent's home
+ * inside. The marks are made in the helper, which says so (a message
+ * with pid 0) before this returns; when the kernel refuses them (a
+ * message with pid -errno), the helper is ended and e names the errno. */
+pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct werr *e);
