@@ -141,20 +141,30 @@ pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct w
 		serve(userns, mntns, where, sv[1], parent);
 	}
 	close(sv[1]);
-	/* the marks made, or why not, before the session goes on */
-	struct pollfd pf = { .fd = sv[0], .events = POLLIN };
-	struct fanread_msg m = { .pid = -ETIMEDOUT };
-	int ready = poll(&pf, 1, 5000);
-	if (ready == 1 && recv(sv[0], &m, sizeof m.pid, 0) != (ssize_t)sizeof m.pid)
-		m.pid = -ECHILD; /* it ended before it could say */
-	if (m.pid != 0) {
-		close(sv[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return werr_set(e, (int)-m.pid, "file reads outside the workspace are not recorded: "
-				"the kernel refuses the sandbox a fanotify mark on its mounts (Linux 6.8 "
-				"or later lets it)");
-	}
 	*sock = sv[0];
 	return pid;
+}
+
+int fanread_ready(pid_t pid, int *sock, struct werr *e)
+{
+	struct pollfd pf = { .fd = *sock, .events = POLLIN };
+	struct fanread_msg m = { .pid = -ETIMEDOUT };
+	int ready = poll(&pf, 1, 5000);
+	if (ready == 1 && recv(*sock, &m, sizeof m.pid, 0) != (ssize_t)sizeof m.pid)
+		m.pid = -ECHILD; /* it ended before it could say */
+	if (m.pid == 0)
+		return 0;
+	close(*sock);
+	*sock = -1;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return werr_set(e, (int)-m.pid, "file reads outside the workspace are not recorded: "
+			"the kernel refuses the sandbox a fanotify mark on its mounts (Linux 6.8 "
+			"or later lets it)");
+}
+
+void fanread_end(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, WNOHANG);
 }

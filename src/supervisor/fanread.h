@@ -10,7 +10,7 @@
  * the only one a user namespace may have), which only a process inside
  * can turn into a path (open_by_handle_at), so the helper stays and sends
  * paths, not the fanotify fd. Where the kernel refuses, nothing is
- * recorded (fanread_spawn fails and says why). */
+ * recorded (fanread_ready fails and says why). */
 #pragma once
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,7 +30,16 @@ struct fanread_msg {
 /* The helper, in the namespaces userns and mntns: its pid, *sock the
  * supervisor's end of a SEQPACKET socket (CLOEXEC) carrying fanread_msg;
  * -1 with e filled when it cannot be forked. home: the agent's home
- * inside. The marks are made in the helper, which says so (a message
- * with pid 0) before this returns; when the kernel refuses them (a
- * message with pid -errno), the helper is ended and e names the errno. */
+ * inside. The marks are made in the helper meanwhile: fanread_ready
+ * waits for them, so that the rest of the session's start overlaps. */
 pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct werr *e);
+
+/* The helper's first message: 0 when its marks are made; when the kernel
+ * refuses them (a message with pid -errno), or the helper says nothing
+ * within 5 s, it is ended, sock closed (-1), and e names the errno. */
+int fanread_ready(pid_t pid, int *sock, struct werr *e);
+
+/* The helper ended, not waited for: its exit drops the last hold on the
+ * sandbox's mount namespace, whose teardown (every mount) would hold the
+ * caller for milliseconds. Reaped when warden ends. */
+void fanread_end(pid_t pid);

@@ -183,15 +183,6 @@ static int exec_start(struct services *sv, struct werr *e)
 		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
 	if (!sv->nt)
 		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
-	/* the reads outside the workspace (fanread.h), unless `audit minimal`;
-	 * a kernel that refuses them is said, and the session goes on */
-	struct werr fe = { 0 };
-	if (!s->policy->audit_minimal && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
-	    (sv->fr_pid = fanread_spawn(L->fds.userns, L->fds.mntns, AGENT_HOME, &sv->fr_sock, &fe)) < 0) {
-		char buf[1100];
-		sv->fr_pid = 0;
-		wnote("%s", werr_str(&fe, buf, sizeof buf));
-	}
 	return 0;
 }
 
@@ -351,6 +342,12 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	sv->log = log;
 	sv->L = L;
 	sv->sigfd = sigfd;
+	/* the reads outside the workspace (fanread.h), unless `audit minimal`:
+	 * the helper makes its marks while the rest starts (fanread_ready) */
+	struct werr fe = { 0 };
+	if (!s->policy->audit_minimal && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
+	    (sv->fr_pid = fanread_spawn(L->fds.userns, L->fds.mntns, AGENT_HOME, &sv->fr_sock, &fe)) < 0)
+		sv->fr_pid = 0;
 	/* The decoys watched before the command starts: init waits for a byte
 	 * when it placed any (the pty's, below, or this one). */
 	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
@@ -380,6 +377,14 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
 	sv->st.ctl = L->sb;
+	/* a kernel that refuses the reads' marks is said, and the session
+	 * goes on (the reads are a record, not a wall) */
+	if (sv->fr_pid > 0 && fanread_ready(sv->fr_pid, &sv->fr_sock, &fe) < 0)
+		sv->fr_pid = 0;
+	if (fe.msg[0]) {
+		char buf[1100];
+		wnote("%s", werr_str(&fe, buf, sizeof buf));
+	}
 	return watches_start(sv, e);
 }
 
@@ -398,10 +403,8 @@ void services_free(struct services *sv)
 	writeask_free(sv->wa); /* before the broker: it withdraws what it holds */
 	execs_free(sv->x);
 	free(sv->writable);
-	if (sv->fr_pid > 0) {
-		kill(sv->fr_pid, SIGKILL);
-		waitpid(sv->fr_pid, NULL, 0);
-	}
+	if (sv->fr_pid > 0)
+		fanread_end(sv->fr_pid);
 	if (sv->fr_sock >= 0)
 		close(sv->fr_sock);
 	notifier_free(sv->nt);
