@@ -38,6 +38,7 @@
 
 #include "../common/util.h"
 #include "../sandbox/paths.h"
+#include "../workspace/plan.h"
 #include "../workspace/workspace.h"
 
 struct filewhy {
@@ -96,31 +97,6 @@ void filewhy_free(struct filewhy *w)
 bool filewhy_noise(const char *path)
 {
 	return path && (path_is_within(path, "/dev") || path_is_within(path, "/proc"));
-}
-
-/* abs with ".", ".." and empty components taken out, as text (malloc'd). */
-static char *lexical(const char *abs)
-{
-	_cleanup_free_ char *all = xstrdup(abs);
-	char *out = xmalloc(strlen(abs) + 2);
-	size_t o = 0;
-	for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (strcmp(c, ".") == 0)
-			continue;
-		if (strcmp(c, "..") == 0) {
-			while (o > 0 && out[--o] != '/')
-				;
-			continue;
-		}
-		out[o++] = '/';
-		size_t l = strlen(c);
-		memcpy(out + o, c, l);
-		o += l;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
-	return out;
 }
 
 /* Is rel (workspace-relative) one of list's paths, or below one? */
@@ -222,7 +198,7 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 	 * file that is there */
 	bool create_only = opens && x->has_flags && !(x->flags & (O_WRONLY | O_RDWR | O_TRUNC));
 	bool mkdir = strcmp(x->op, "mkdir") == 0;
-	_cleanup_free_ char *lex = lexical(path);
+	_cleanup_free_ char *lex = ws_join_lexically("/", path);
 	const char *why = NULL;
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
 	if (in_ws) {

@@ -57,6 +57,7 @@
 #include "filewhy.h"
 #include "fanread.h"
 #include "../sandbox/sandbox.h"
+#include "../workspace/plan.h"
 #include "../workspace/wsmade.h"
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
@@ -133,25 +134,7 @@ static char *lexical_path(pid_t pid, const char *path)
 	if (path[0] != '/')
 		target_cwd(pid, cwd, sizeof cwd); /* "" when unreadable: taken from / */
 	_cleanup_free_ char *all = xasprintf("%s/%s", cwd, path);
-	char *out = xmalloc(strlen(all) + 2);
-	size_t o = 0;
-	for (char *save = NULL, *c = strtok_r(all, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (strcmp(c, ".") == 0)
-			continue;
-		if (strcmp(c, "..") == 0) {
-			while (o > 0 && out[--o] != '/')
-				;
-			continue;
-		}
-		out[o++] = '/';
-		size_t l = strlen(c);
-		memcpy(out + o, c, l);
-		o += l;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
-	return out;
+	return ws_join_lexically("/", all);
 }
 
 static void reserve_take(struct notifier *n)
