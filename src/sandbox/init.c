@@ -333,8 +333,11 @@ void sandbox_init_main(struct sandbox_spec *s)
 	sigfillset(&fwd);
 	sigprocmask(SIG_SETMASK, &fwd, NULL);
 	pid_t child = fork();
+	if (child < 0 && errno == EAGAIN)
+		werr_errno(&e, "starting the command: fork (at the sandbox's process limit: "
+			   "raise `limit pids` in the profile)"), fail(s, &e);
 	if (child < 0)
-		werr_errno(&e, "processes: fork"), fail(s, &e);
+		werr_errno(&e, "starting the command: fork"), fail(s, &e);
 	if (child == 0)
 		exec_command(s, slave);
 	keep_only_sync(s->sync_fd);

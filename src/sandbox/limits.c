@@ -693,8 +693,12 @@ void limits_attach(struct limits *l, pid_t init)
 		l->core[0] = '\0';
 	}
 	if (l->how[LIMIT_PIDS] == HOW_RLIMIT) {
-		rlim_t n = (rlim_t)l->value[LIMIT_PIDS];
+		rlim_t n = (rlim_t)l->value[LIMIT_PIDS] + l->helpers;
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
+		size_t w = strlen(l->why[LIMIT_PIDS]);
+		if (l->helpers)
+			say(l->why[LIMIT_PIDS] + w, sizeof l->why[LIMIT_PIDS] - w, "; set to %llu: "
+			    "warden's file-read helper is counted too", (unsigned long long)n);
 		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
 			int err = errno;
 			l->how[LIMIT_PIDS] = HOW_NONE;

@@ -99,6 +99,8 @@ struct limits {
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
 	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
 	bool born_v2;                 /* init was cloned into limits_cgroup_v2() */
+	unsigned helpers;             /* warden's processes kept in the sandbox's user
+				       * namespace, which RLIMIT_NPROC counts too */
 };
 
 /* Decide how each of p's limits is enforced with what probe offers. */
@@ -118,7 +120,8 @@ int limits_clone_fd(const struct limits *l);
 
 /* Put init (not started yet: it waits for the supervisor) under the
  * limits: into the session's cgroups (but the v2 one when born there,
- * l->born_v2), or its RLIMIT_NPROC. A cgroup that refuses it is given up
+ * l->born_v2), or its RLIMIT_NPROC (the limit and l->helpers: warden's
+ * own processes there count, but not against the sandbox). A cgroup that refuses it is given up
  * (noted when asked for). */
 void limits_attach(struct limits *l, pid_t init);
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
 
 #define MARKS 4
@@ -27,6 +28,18 @@ static void say_errno(int err)
 {
 	struct fanread_msg m = { .pid = -err };
 	(void)send(3, &m, sizeof m.pid, MSG_NOSIGNAL);
+}
+
+/* The marks refused: said, and the helper stays until the session ends,
+ * idle. It is in the sandbox's user namespace, whose RLIMIT_NPROC counts
+ * it and was raised for it (limits.h): its leaving would give the sandbox
+ * one process more than its limit. */
+static __attribute__((noreturn)) void refused(int err)
+{
+	say_errno(err);
+	close(3);
+	for (;;)
+		pause();
 }
 
 /* The path of the file named name in the directory that handle fh is, on
@@ -91,10 +104,8 @@ static __attribute__((noreturn)) void serve(int userns, int mntns, const char *c
 	nshelper_enter("warden-fanread", userns, mntns, CLONE_NEWNS, sock, parent);
 	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME,
 				O_RDONLY | O_CLOEXEC | O_LARGEFILE);
-	if (fan < 0) {
-		say_errno(errno);
-		_exit(1);
-	}
+	if (fan < 0)
+		refused(errno);
 	struct marked mk[MARKS];
 	size_t n = 0;
 	for (size_t i = 0; i < MARKS && where[i]; i++) {
@@ -105,10 +116,8 @@ static __attribute__((noreturn)) void serve(int userns, int mntns, const char *c
 				close(fd);
 			continue; /* not there in this sandbox */
 		}
-		if (fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, fd, NULL) < 0) {
-			say_errno(errno);
-			_exit(1);
-		}
+		if (fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, fd, NULL) < 0)
+			refused(errno);
 		mk[n++] = (struct marked){ .fd = fd, .fsid = st.f_fsid };
 	}
 	say_errno(0); /* marked: the supervisor goes on */
@@ -156,11 +165,14 @@ int fanread_ready(pid_t pid, int *sock, struct werr *e)
 		return 0;
 	close(*sock);
 	*sock = -1;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 	return werr_set(e, (int)-m.pid, "file reads outside the workspace are not recorded: "
 			"the kernel refuses the sandbox a fanotify mark on its mounts (Linux 6.8 "
 			"or later lets it)");
+}
+
+bool fanread_wanted(const struct policy *p)
+{
+	return !p->audit_minimal;
 }
 
 void fanread_end(pid_t pid)

@@ -12,10 +12,13 @@
  * paths, not the fanotify fd. Where the kernel refuses, nothing is
  * recorded (fanread_ready fails and says why). */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "../common/err.h"
+
+struct policy;
 
 /* One message on the socket: the reader's pid as fanotify gives it (0:
  * the kernel tells a listener in a user namespace none; -errno: the marks
@@ -36,8 +39,14 @@ pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct w
 
 /* The helper's first message: 0 when its marks are made; when the kernel
  * refuses them (a message with pid -errno), or the helper says nothing
- * within 5 s, it is ended, sock closed (-1), and e names the errno. */
+ * within 5 s, sock is closed (-1) and e names the errno; the helper stays,
+ * idle, until fanread_end (the sandbox's RLIMIT_NPROC counts it). */
 int fanread_ready(pid_t pid, int *sock, struct werr *e);
+
+/* Whether a session of policy p runs the helper (not under `audit
+ * minimal`): one process in the sandbox's user namespace from the start
+ * to the end of the session, which the limits count (limits.h). */
+bool fanread_wanted(const struct policy *p);
 
 /* The helper ended, not waited for: its exit drops the last hold on the
  * sandbox's mount namespace, whose teardown (every mount) would hold the

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "../sandbox/limits.h"
 #include "exec/bpfexec.h"
+#include "fanread.h"
 #include "freeze.h"
 #include "llaudit.h"
 #include "../sandbox/features.h"
@@ -196,6 +198,21 @@ static int await_ready(struct launched *L, struct werr *e)
 	return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) before reporting", st);
 }
 
+int launched_error(struct launched *L, struct werr *e)
+{
+	struct pollfd pf = { .fd = L->sock, .events = POLLIN };
+	if (L->sock < 0 || poll(&pf, 1, 0) != 1)
+		return 0;
+	struct init_msg m;
+	struct init_fds none;
+	ssize_t n = initmsg_recv(L->sock, &m, &none);
+	init_fds_close(&none);
+	if (n <= 0 || m.type != INIT_MSG_ERROR)
+		return 0;
+	m.text[sizeof m.text - 1] = '\0';
+	return werr_set(e, m.errnum, "%s", m.text);
+}
+
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
 	   struct werr *e)
 {
@@ -207,6 +224,8 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	_cleanup_close_ int init_sock = sv[1];
 	if (prepare(s, lim, L, e) < 0)
 		return -1;
+	if (lim)
+		lim->helpers = fanread_wanted(s->policy) ? 1 : 0;
 	int started = start_init(s, lim, L->sock, init_sock, &L->c, e);
 	hostid_close_trees(&s->ids);
 	if (started < 0)

@@ -35,6 +35,11 @@ struct launched {
 };
 #define LAUNCHED_NONE ((struct launched){ .c = { .pidfd = -1 }, .sock = -1 })
 
+/* After READY, init reports only a command it could not start (then it
+ * exits 125): -1 with e its error when it sent one, else 0. Read once
+ * init has ended. */
+int launched_error(struct launched *L, struct werr *e);
+
 /* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE;
  * its fds marked absent first thing), or -1 with e filled (init's own
  * error, when it sent one); launched_free releases L either way. */

@@ -926,8 +926,16 @@ static void on_read(struct loop *l, const struct source *src, uint32_t events)
 	if (len < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (len < (ssize_t)sizeof m.pid || m.pid < 0) {
-		if (len <= 0 || (events & (EPOLLHUP | EPOLLERR)))
-			loop_remove(l, src); /* the helper is gone */
+		if (len > 0 && !(events & (EPOLLHUP | EPOLLERR)))
+			return;
+		/* the helper is gone (it never ends on its own): said, and the
+		 * session goes on, the reads being a record, not a wall */
+		loop_remove(l, src);
+		audit_emit_event(n->log, ev_alert(&(struct ev_alert){ .rule = "files.reads-lost",
+			.action = "the file-read helper ended: reads outside the workspace are no "
+			"longer recorded" }), NULL);
+		wnote("the file-read helper ended: reads outside the workspace are no longer "
+		      "recorded in this session");
 		return;
 	}
 	((char *)&m)[len] = '\0';

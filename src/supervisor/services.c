@@ -345,7 +345,7 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	/* the reads outside the workspace (fanread.h), unless `audit minimal`:
 	 * the helper makes its marks while the rest starts (fanread_ready) */
 	struct werr fe = { 0 };
-	if (!s->policy->audit_minimal && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
+	if (fanread_wanted(s->policy) && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
 	    (sv->fr_pid = fanread_spawn(L->fds.userns, L->fds.mntns, AGENT_HOME, &sv->fr_sock, &fe)) < 0)
 		sv->fr_pid = 0;
 	/* The decoys watched before the command starts: init waits for a byte
@@ -379,8 +379,8 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	sv->st.ctl = L->sb;
 	/* a kernel that refuses the reads' marks is said, and the session
 	 * goes on (the reads are a record, not a wall) */
-	if (sv->fr_pid > 0 && fanread_ready(sv->fr_pid, &sv->fr_sock, &fe) < 0)
-		sv->fr_pid = 0;
+	if (sv->fr_pid > 0)
+		(void)fanread_ready(sv->fr_pid, &sv->fr_sock, &fe);
 	if (fe.msg[0]) {
 		char buf[1100];
 		wnote("%s", werr_str(&fe, buf, sizeof buf));

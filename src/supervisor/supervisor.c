@@ -118,7 +118,7 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	audit_on_failure(log, NULL, NULL);
 	if (audit_failed(log))
 		return werr_set(e, 0, "%s; the sandbox was stopped", audit_failed(log));
-	if (r < 0)
+	if (r < 0 || launched_error(&L, e) < 0)
 		return -1;
 	*status = r;
 	return 0;

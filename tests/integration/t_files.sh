@@ -203,3 +203,33 @@ test_files_reads_outside() {
 	fl_events
 	[[ -z $FL ]] || fail "file events with audit minimal: $(excerpt "$FL")"
 }
+
+# The file-read helper killed from outside mid-session: the session goes
+# on, and says on stderr and in an alert (rule files.reads-lost) that
+# reads are no longer recorded; a read after that is not.
+test_files_reads_helper_lost() {
+	warden_bg "$T_TMP/bg.out" -- sh -c 'printf b > /tmp/before.txt; cat /tmp/before.txt >/dev/null
+		sleep 0.3; echo started; while [ ! -e go ]; do sleep 0.05; done
+		printf r > /tmp/after.txt; cat /tmp/after.txt >/dev/null; echo done'
+	wait_for "$T_TMP/bg.out" '^started$' || fatal "the session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	grep -qF 'not recorded: the kernel refuses' "$T_TMP/bg.out.err" &&
+		skip 'the kernel refuses fanotify marks in a user namespace'
+	local helper
+	helper=$(pgrep -P "$WPID" -x warden-fanread)
+	[[ -n $helper ]] || fatal "no warden-fanread child of warden ($WPID): $(ps -o pid,comm --ppid "$WPID" | tr '\n' ' ')"
+	kill -KILL "$helper"
+	wait_for "$(fl_log)" '"rule":"files.reads-lost"' 5 ||
+		fail "no files.reads-lost alert after the helper was killed: $(excerpt "$(cat "$(fl_log)")")"
+	: >go
+	wait "$TPID"
+	RC=$?
+	OUT=$(cat "$T_TMP/bg.out")
+	assert_rc 0 'the session after its helper was killed'
+	assert_out_has done 'the session went on'
+	grep -qF 'the file-read helper ended' "$T_TMP/bg.out.err" ||
+		fail "no note on stderr: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	fl_events
+	fl_read /tmp/before.txt
+	grep -qF '"path":"/tmp/after.txt"' <<<"$(grep -F '"access":"read"' <<<"$FL")" &&
+		fail "a read recorded after the helper ended: $(excerpt "$FL")"
+}
