@@ -120,6 +120,8 @@ struct event ev_exec(const struct ev_exec *x)
 		json_object_set_new(f, "hash_missing", json_string(x->hash_missing));
 	if (x->swapped)
 		json_object_set_new(f, "swapped", json_true());
+	if (x->writable)
+		json_object_set_new(f, "writable", json_true());
 	exec_runs(f, x, &esc);
 	exec_decision(f, x);
 	if (esc)

@@ -57,6 +57,8 @@ struct ev_exec {
 	const char *deny;        /* refused, and why; NULL: allowed */
 	const char *hash_missing; /* sha256 NULL: why it could not be had (NULL: left out) */
 	bool swapped;            /* what ran instead of the file checked (supervisor/exec/exectrace.h) */
+	bool writable;           /* a file the agent can change (not on a read-only mount, or a
+				    hard link a writable one reaches): "writable": true */
 	const char *tool;        /* the tool call it belongs to (a tool event's id), or NULL
 				    (src/control/toollink.h) */
 	const char *syscall;     /* NULL: from execveat (execve/execveat); else this one

@@ -202,7 +202,7 @@ const char detect_builtin_rules[] =
 	"  about five connections refused in 10 seconds (probing for a way out)\n"
 	"\n"
 	"rule seq.writable-exec-then-connect medium\n"
-	"  on exec resolved=$WORKSPACE/*|/tmp/*|/var/tmp/*|/dev/shm/*|$HOME/*\n"
+	"  on exec writable=true\n"
 	"  then net decision=allow new:host\n"
 	"  within 60s\n"
 	"  about a program from a writable place ran, then a connection out to a new host\n"

@@ -255,9 +255,22 @@ test_detect_seq_writable_exec_then_connect() {
 	wsh "unset NO_PROXY no_proxy; cp \"\$(command -v curl)\" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \
 		--profile "$(dt_quiet)" --allow-net "127.0.0.1:$SINK_PORT"
 	dt_alert seq.writable-exec-then-connect medium
+	grep -F '"event":"exec"' "$(proxy_log)" | grep -F '/mycurl"' | grep -qF '"writable":true' ||
+		fail 'the copy in the workspace is not logged as writable'
 	# a refused connection is not one out
 	wsh 'cp "$(command -v curl)" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://c2.example.invalid/; echo ok' \
 		--profile "$(dt_quiet)"
+	dt_no_alert seq.writable-exec-then-connect
+	# a program shown read-only from the host (as an agent's install is),
+	# though under /tmp, is not one the agent can change
+	mkdir -p "$T_TMP/ro-bin" && cp "$(command -v curl)" "$T_TMP/ro-bin/mycurl"
+	wsh "unset NO_PROXY no_proxy; \"$T_TMP/ro-bin/mycurl\" -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \
+		--profile "$(dt_quiet "read-only $T_TMP/ro-bin")" --allow-net "127.0.0.1:$SINK_PORT"
+	assert_out_has ok
+	local ev
+	ev=$(grep -F '"event":"exec"' "$(proxy_log)" | grep -F "ro-bin/mycurl\",\"argv")
+	[[ -n $ev ]] || fail "no exec event of $T_TMP/ro-bin/mycurl"
+	[[ $ev == *'"writable":true'* ]] && fail "a read-only program logged as writable: $(excerpt "$ev")"
 	dt_no_alert seq.writable-exec-then-connect
 }
 

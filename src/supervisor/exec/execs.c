@@ -330,6 +330,13 @@ static const char *code_missing(const struct subject *s)
 		? (s->code_why ? s->code_why : "unreadable") : NULL;
 }
 
+/* A file the agent could have written or replaced (the exec event's
+ * "writable"). */
+static bool writable(const struct subject *s)
+{
+	return s->fd >= 0 && S_ISREG(s->st.st_mode) && !s->immutable;
+}
+
 /* The exec event of p; why: refused, and why (NULL: allowed). false when
  * the log could not take it (the sandbox is being stopped). */
 static bool record(struct execs *x, struct pexec *p, const char *why)
@@ -344,7 +351,7 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 		.pid = p->inner, .ppid = p->pinner, .host_pid = p->tid, .execveat = p->at,
 		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
 		.argv_truncated = p->truncated, .resolved = m->resolved, .sha256 = hex_or_null(m),
-		.hash_missing = missing, .interpreter = p->interp,
+		.hash_missing = missing, .interpreter = p->interp, .writable = writable(m),
 		.interpreter_sha256 = p->interp[0] ? hex_or_null(in) : NULL,
 		.program = p->program, .program_resolved = pr->resolved,
 		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool,
@@ -764,6 +771,7 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
 		.argv_truncated = p->truncated, .resolved = resolved, .sha256 = hex,
 		.hash_missing = hex ? NULL : now.why, .interpreter = "", .swapped = true,
+		.writable = p->exe >= 0 && S_ISREG(now.st.st_mode) && !now.immutable,
 		.code_sha256 = hex && !now.code_err ? now.code : NULL,
 		.deny = why[0] ? why : NULL }), NULL);
 	if (why[0])
