@@ -35,7 +35,7 @@ int main(void)
 	CHECK(secrets_load(&s, &p, NULL, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
 	struct egress eg;
-	CHECK(egress_init(&eg, &s, NULL, &cas, &e) == 0 && eg.ca && eg.client);
+	CHECK(egress_init(&eg, &s, NULL, NULL, NULL, &cas, &e) == 0 && eg.ca && eg.client);
 	const struct proxy_guard *g = &eg.guard;
 	const char *ph = s.v[0].phantom;
 	char why[256];
@@ -130,7 +130,7 @@ int main(void)
 	 * too; reported apart from the secrets, never the token */
 	struct canary_set cs;
 	CHECK(canary_generate(&cs, "/home/agent", &e) == 0);
-	CHECK(egress_init(&eg, &s, &cs.scan, &cas, &e) == 0);
+	CHECK(egress_init(&eg, &s, &cs.scan, NULL, NULL, &cas, &e) == 0);
 	const char *id = cs.v[0].tokens[0], *sec = cs.v[0].tokens[1];
 	c = g->open(g->ctx, &other, 80, true, &icpt);
 	CHECK(c && !icpt);
@@ -173,7 +173,7 @@ int main(void)
 	egress_free(&eg);
 	/* no secret, canaries only: a guard, intercepting nothing */
 	struct secrets none = { 0 };
-	CHECK(egress_init(&eg, &none, &cs.scan, &cas, &e) == 0 && !eg.ca && g->open);
+	CHECK(egress_init(&eg, &none, &cs.scan, NULL, NULL, &cas, &e) == 0 && !eg.ca && g->open);
 	c = g->open(g->ctx, &api, 443, false, &icpt);
 	CHECK(c && !icpt);
 	CHECK(g->data(c, "hello", 5, why, sizeof why) == 0);
