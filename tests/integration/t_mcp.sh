@@ -88,9 +88,9 @@ test_mcp_tools_allow_deny_ask() {
 		fail "warden approve failed: $(<"$T_TMP/ap.answer")"
 	wait_for "$T_TMP/ap.out" '^done' 60 || fail "the session did not finish: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	wait "$TPID"
-	RC=$?
+	# shellcheck disable=SC2034 # RC and ERR: read by assert_rc (lib.sh)
+	RC=$? ERR=$(<"$T_TMP/ap.out.err")
 	OUT=$(<"$T_TMP/ap.out")
-	ERR=$(<"$T_TMP/ap.out.err")
 	assert_rc 0
 	assert_out_match '^initialize 200 same-conn .*"serverInfo"' 'initialize passed'
 	assert_out_match '^tools/list 200 same-conn .*"ask_me"' 'tools/list passed'
@@ -178,7 +178,8 @@ mcp_https_start() {
 	printf 'mcp %s allow echo,ask_me\nmcp %s deny rm_*\n' "$MCP_NAME" "$MCP_NAME" >"$T_TMP/p"
 }
 
-# mcp_https_check: what mcp_client.py got over HTTPS, and the server's log.
+# mcp_https_check: what mcp_client.py got (over HTTPS, or on the loopback
+# with the same rules), and the server's log.
 mcp_https_check() {
 	assert_rc 0
 	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran over HTTPS'
@@ -208,6 +209,17 @@ test_mcp_https_inspected() {
 	mcp_https_check
 	grep -F "\"host\":\"$MCP_NAME\"" "$(mcp_log)" | grep '"event":"net"' | grep -q '"intercepted":true' ||
 		fail "no intercepted net event for the server"
+}
+
+# On the host's loopback with no secret bound: the mcp rules alone have
+# warden read the server's requests there; unprivileged too.
+test_mcp_loopback_inspected() {
+	mcp_start
+	cp "$MCP_DIR/mcp_client.py" "$WS/"
+	printf 'mcp 127.0.0.1:%s allow echo,ask_me\nmcp 127.0.0.1:%s deny rm_*\n' "$MCP_PORT" "$MCP_PORT" >"$T_TMP/p"
+	wrun --profile "$T_TMP/p" --allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy; exec "$@"' \
+		sh "$NH_PY" ./mcp_client.py "$MCP_PORT"
+	mcp_https_check
 }
 
 # Plain HTTP through the proxy to an mcp server is not read: refused (403

@@ -1,13 +1,15 @@
 # t_reqrules.sh - rules on method and path (`net allow|deny HOST [METHODS]
 # [PATH-GLOB]`), from the outside, where warden sees the requests: plain HTTP
-# on the host's loopback toward a host a secret is bound to (intercepted,
-# unprivileged too), HTTPS warden terminates for a bound host (HTTP/1.1 and
-# HTTP/2), and plain HTTP through the proxy; a tunnel warden would not
-# terminate to such a host is refused. Each refused request gets warden's
-# answer on that request alone (the next one on the same connection goes),
-# and its `net` event names method, path and rule. The servers are
-# secrets_server.py (t_secrets.sh's), in a network namespace of the test's
-# own for the root cases.
+# on the host's loopback toward a port a secret is bound to, or one the rules
+# alone name (intercepted, unprivileged too); HTTPS warden terminates for a
+# bound host (HTTP/1.1 and HTTP/2) or for a host the rules name, no secret
+# bound (the session CA in the sandbox's default trust store; a host no rule
+# names stays a tunnel); and plain HTTP through the proxy, SOCKS5 to such a
+# host being refused. Each refused request gets warden's answer on that
+# request alone (the next one on the same connection goes), and its `net`
+# event names method, path and rule. The servers are secrets_server.py
+# (t_secrets.sh's), in a network namespace of the test's own for the root
+# cases.
 # shellcheck shell=bash
 
 # shellcheck source=nethost.sh
@@ -101,6 +103,31 @@ test_reqrules_loopback_bound() {
 	# the session's summary of refusals says which rules, not "allow the host"
 	[[ $ERR == *"requests refused by the profile's method/path rules"* && $ERR != *"allow it with --allow-net"* ]] ||
 		fail "the summary misreads request refusals: $(excerpt "$ERR")"
+}
+
+# Plain HTTP on the host's loopback to a port request rules name, no
+# secret bound: the rules alone have warden parse each request there;
+# unprivileged too.
+test_reqrules_loopback_inspected() {
+	nh_python
+	nh_need curl
+	rr_srv lo --bind 127.0.0.1 --ok /repos/
+	local hp=127.0.0.1:$RR_PORT f=$T_TMP/rri.profile
+	no_detect_actions "$f" >/dev/null
+	printf 'net allow %s GET /repos/**\nnet deny %s DELETE\n' "$hp" "$hp" >>"$f"
+	# shellcheck disable=SC2016 # expanded inside
+	wrun --profile "$f" --allow-net "$hp" -- sh -c '
+		echo "get=$(curl -sS -m 20 -o /dev/null -w "%{http_code}" "http://$1/repos/x")"
+		echo "delete=$(curl -sS -m 20 -X DELETE -o /dev/null -w "%{http_code}" "http://$1/repos/x")"
+		echo "other=$(curl -sS -m 20 -o /dev/null -w "%{http_code}" "http://$1/admin")"' sh "$hp"
+	assert_rc 0
+	assert_out_line 'get=200' 'GET /repos/x allowed'
+	assert_out_line 'delete=403' 'DELETE refused'
+	assert_out_line 'other=403' 'GET /admin, which no rule allows, refused'
+	grep -Eq 'admin|"DELETE"' "$RR_LOG" && fail "a refused request reached the server: $(excerpt "$(<"$RR_LOG")")"
+	net_expect 'the allowed GET, its path and rule' method=GET path=/repos/x decision=allow "rule=$hp GET /repos/**"
+	net_expect 'the DELETE refused' method=DELETE path=/repos/x decision=deny status=403 "rule=$hp DELETE"
+	net_expect 'the connection read' method=tcp intercepted=true
 }
 
 # HTTPS warden terminates for a host a secret is bound to, over HTTP/1.1.
