@@ -107,7 +107,8 @@ struct ev_net_proxy {
 	int status;              /* HTTP status; 0 = none (left out) */
 	const char *rule;        /* the rule that allowed it; "" = none (left out) */
 	const char *reason;      /* why refused; "" = none (left out) */
-	bool intercepted;        /* TLS terminated by warden to put a secret in (or plain, on loopback) */
+	bool intercepted;        /* TLS terminated by warden to put a secret in or for the rules
+				  * that inspect the host (or plain, on loopback) */
 	unsigned requests;       /* intercepted: the requests forwarded */
 	json_t *secrets;         /* intercepted: [{"secret": NAME, "header": H}] substituted (stolen), NULL: none */
 	const char *tool;        /* the tool call whose process opened it, or NULL (toollink.h) */

@@ -57,6 +57,9 @@ struct proxy_guard {
 	 * intercept.h's on_resp); NULL: relayed as they come. */
 	size_t (*resp)(void *g, char *buf, size_t len);
 	void (*end)(void *g, struct guard_end *out);
+	/* Does g put a secret in (so TRACE and TRACK are refused)? NULL: yes,
+	 * wherever TLS is terminated. */
+	bool (*bound)(void *g);
 	/* The TLS contexts: the sandbox's side for h (a leaf of the session CA;
 	 * a reference the proxy frees), and the upstream side (verifying). */
 	struct ssl_ctx_st *(*server_ctx)(void *ctx, const struct net_host *h);
@@ -110,7 +113,8 @@ struct proxy_cfg {
 	void *owner_ctx;
 	/* MCP servers read request by request (proxy_mcp.h), borrowed; NULL:
 	 * none. A connection to a host it covers is refused unless warden
-	 * reads it (TLS it terminates, or plain on a host loopback port). */
+	 * reads it (TLS it terminates, or plain on a host loopback port: the
+	 * guard asks for both for such a host, src/session/egress.h). */
 	struct proxy_mcp *mcp;
 };
 /* NULL with e filled (the listeners closed). */

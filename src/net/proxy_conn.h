@@ -107,12 +107,21 @@ struct req_refusal {
 		reason[512];
 	int status;
 };
+/* ... and the first ones a request rule allowed (a `net` event each). */
+#define REQ_ALLOWED_KEPT 16
+struct req_pass {
+	char method[24], path[256];
+	const struct net_rule *rule; /* the rules' own, alive for the session */
+};
 struct req_check {
 	const struct net_rules *rules;
 	struct net_host host;
 	uint16_t port;
+	bool bound;                /* a secret is put in there (TRACE, TRACK refused) */
 	unsigned n, dropped;       /* refusals kept, and not kept */
 	struct req_refusal v[REQ_REFUSALS_KEPT];
+	unsigned npass;            /* allowed by a request rule, kept */
+	struct req_pass ok[REQ_ALLOWED_KEPT];
 };
 
 /* An interception thread's job and the connection it belongs to. */
@@ -191,14 +200,19 @@ typedef void (*proxy_answered_fn)(void *conn, bool allow, const char *why);
  * 1 a human is asked (done gets the answer, and goes on or refuses), -1
  * refused (answered). */
 int proxy_req_plain(struct conn *c, proxy_answered_fn done);
-/* A connection whose requests warden will not see (a tunnel it does not
- * terminate, SOCKS5, a host loopback port without interception) to a host
- * request rules name: refused (true). */
+/* A connection whose requests warden will not see (SOCKS5; a tunnel or a
+ * host loopback port the guard did not have intercepted) to a host request
+ * rules name: refused (true). */
 bool proxy_req_unseen(struct conn *c, bool intercepted);
 /* intercept_req_fn of an intercepted connection (ctx: its struct req_check). */
 int proxy_req_intercepted(void *ctx, const char *method, const char *target, size_t tlen,
 			  char *why, size_t whylen);
-/* The refusals an intercepted connection kept, each a `net` event. */
+/* An intercepted connection's error (intercept_job.error) into its
+ * reason; a client that refused the session CA's certificate told why
+ * warden terminated the TLS (the rule, or a secret). */
+void proxy_req_terminated_error(struct conn *c, const char *error);
+/* The requests an intercepted connection kept (refused, or allowed by a
+ * request rule), each a `net` event. */
 void proxy_req_events(struct conn *c, const struct req_check *rc);
 
 /* ---- proxy_conn.c: a connection's state and its end ----------------------- */

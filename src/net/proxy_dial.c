@@ -132,7 +132,8 @@ static void set_blocking(int fd)
 
 /* Hand the connection to an interception thread: TLS terminated with a
  * leaf of the session CA (CONNECT), or the plain HTTP of a host loopback
- * port, each request head shown to the guard. */
+ * port, each request head shown to the guard; the guard asked for it (a
+ * secret bound there, or rules that inspect the host). */
 static void intercept_begin(struct conn *c)
 {
 	struct proxy *px = c->px;
@@ -144,7 +145,8 @@ static void intercept_begin(struct conn *c)
 		j->client_ctx = px->guard.client_ctx;
 		if (!j->server_ctx || !j->client_ctx) {
 			free(ij);
-			conn_refuse(c, 502, 0, "cannot make a certificate for the host a secret is bound to");
+			conn_refuse(c, 502, 0, "cannot make a certificate for the host whose TLS warden "
+				    "terminates");
 			return;
 		}
 		/* Tiny, on a new socket: sent at once. */
@@ -164,7 +166,8 @@ static void intercept_begin(struct conn *c)
 	j->on_resp = px->guard.resp;
 	j->ctx = c->guard;
 	if (px->rules->nreq || px->guard.server_ctx) { /* request rules; TRACE toward a secret's host */
-		ij->rc = (struct req_check){ .rules = px->rules, .host = c->dest, .port = c->port };
+		ij->rc = (struct req_check){ .rules = px->rules, .host = c->dest, .port = c->port,
+					     .bound = !px->guard.bound || px->guard.bound(c->guard) };
 		j->on_req = proxy_req_intercepted;
 		j->req_ctx = &ij->rc;
 	}
@@ -223,7 +226,7 @@ void intercepts_collect(struct proxy *px)
 		if (j->first_status)
 			c->status = j->first_status;
 		if (j->error[0])
-			snprintf(c->reason, sizeof c->reason, "%s", j->error);
+			proxy_req_terminated_error(c, j->error);
 		if (j->refused)
 			c->allowed = false;
 		proxy_mcp_detach(j);
@@ -286,7 +289,7 @@ static void connected(struct conn *c)
 	if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port) && !terminated) {
 		/* (short: the reason goes twice into a 512-byte answer) */
 		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, "mcp server: warden reads it only over TLS it "
-			    "terminates or on a host loopback port, with a secret bound to it");
+			    "terminates (CONNECT through its HTTP proxy) or on a host loopback port");
 		return;
 	}
 	if (c->guard && c->plain && guard_plain(c) < 0)

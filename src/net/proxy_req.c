@@ -2,10 +2,12 @@
  * a plain request decided before it is dialled (refused with 403, or a
  * question for a human); each request of an intercepted connection decided
  * on its thread (proxy_req_intercepted, answered there, the connection
- * kept) and its refusals logged when the connection ends; and a
- * connection whose requests warden would not see, to a host request rules
- * name, refused. */
+ * kept) and its refusals logged when the connection ends; a connection
+ * whose requests warden would not see (SOCKS5), to a host request rules
+ * name, refused; and the reason of a handshake refused by a client, naming
+ * the rule warden terminated the TLS for. */
 #include "proxy_conn.h"
+#include "proxy_mcp.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -86,11 +88,39 @@ bool proxy_req_unseen(struct conn *c, bool intercepted)
 	host_port(c, hp, sizeof hp);
 	rules_rule_text(r, c->rule, sizeof c->rule);
 	snprintf(why, sizeof why, "rule %.400s narrows %s to methods and paths, but warden does not "
-		 "see the requests of this %s: bind a secret to %s (warden then terminates its "
-		 "TLS) or use plain HTTP", c->rule, hp,
-		 c->socks ? "SOCKS5 connection" : c->fw ? "host loopback port" : "tunnel", c->dest.name);
+		 "see the requests of this %s: it terminates TLS for such a host only in a tunnel "
+		 "through its HTTP proxy (CONNECT, HTTPS_PROXY): use that, or plain HTTP", c->rule,
+		 hp, c->socks ? "SOCKS5 connection" : c->fw ? "host loopback port" : "tunnel");
 	conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, why);
 	return true;
+}
+
+void proxy_req_terminated_error(struct conn *c, const char *error)
+{
+	static const char hs[] = "client TLS handshake:";
+	if (strncmp(error, hs, sizeof hs - 1) != 0 || c->fw) {
+		snprintf(c->reason, sizeof c->reason, "%s", error);
+		return;
+	}
+	/* the client refused the session CA's certificate (it pins, or does
+	 * not read the sandbox's trust store): say why warden was there */
+	char hp[NET_HOST_MAX + 16], why[400];
+	host_port(c, hp, sizeof hp);
+	const struct net_rule *r = reqrules_names(c->px->rules, &c->dest, c->port);
+	if (r) {
+		char text[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX + 8];
+		rules_rule_text(r, text, sizeof text);
+		snprintf(why, sizeof why, "for rule \"%.300s\" (methods and paths)", text);
+	} else if (proxy_mcp_covers(c->px->mcp, &c->dest, c->port)) {
+		snprintf(why, sizeof why, "for the mcp rules on it");
+	} else {
+		snprintf(why, sizeof why, "to put in a secret bound to it");
+	}
+	char out[1400];
+	snprintf(out, sizeof out, "%.250s (warden terminated the TLS to %s %s, with the session CA: "
+		 "a client that pins certificates or does not trust the sandbox's trust store fails "
+		 "here)", error, hp, why);
+	cut(c->reason, sizeof c->reason, out);
 }
 
 int proxy_req_intercepted(void *ctx, const char *method, const char *target, size_t tlen,
@@ -98,9 +128,16 @@ int proxy_req_intercepted(void *ctx, const char *method, const char *target, siz
 {
 	struct req_check *rc = ctx;
 	struct req_verdict v;
-	reqrules_decide(rc->rules, &rc->host, rc->port, method, target, tlen, true, &v);
-	if (v.v == RULES_ALLOW)
+	reqrules_decide(rc->rules, &rc->host, rc->port, method, target, tlen, rc->bound, &v);
+	if (v.v == RULES_ALLOW) {
+		if (v.rule && rc->npass < REQ_ALLOWED_KEPT) { /* a request rule let it through */
+			struct req_pass *p = &rc->ok[rc->npass++];
+			snprintf(p->method, sizeof p->method, "%s", method);
+			cut(p->path, sizeof p->path, v.path);
+			p->rule = v.rule;
+		}
 		return 0;
+	}
 	if (v.v == RULES_ASK) { /* not asked from an interception thread yet */
 		v.status = 403;
 		snprintf(v.why, sizeof v.why, "%.32s %.300s: rule %.400s asks, and warden asks about "
@@ -122,6 +159,17 @@ int proxy_req_intercepted(void *ctx, const char *method, const char *target, siz
 
 void proxy_req_events(struct conn *c, const struct req_check *rc)
 {
+	for (unsigned i = 0; i < rc->npass; i++) {
+		const struct req_pass *p = &rc->ok[i];
+		char rule[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX];
+		rules_rule_text(p->rule, rule, sizeof rule);
+		struct event ev = ev_net_proxy(&(struct ev_net_proxy){
+			.method = p->method, .host = c->host, .port = c->port, .address = c->address,
+			.loopback = c->fw != NULL, .allowed = true, .rule = rule, .reason = "", .path = p->path,
+			.tool = c->tool[0] ? c->tool : NULL });
+		if (ev.fields)
+			audit_emit_event(c->px->log, ev, NULL);
+	}
 	for (unsigned i = 0; i < rc->n; i++) {
 		const struct req_refusal *f = &rc->v[i];
 		char reason[sizeof f->reason + 64];

@@ -1,7 +1,8 @@
 /* reqrules.h - rules on the method and path of a request (`net allow|ask|
  * deny HOST [METHOD[,METHOD...]] [PATH-GLOB]`), for the requests warden
  * sees: plain HTTP through the proxy, and TLS it terminates (a host a
- * secret is bound to). The rules live in struct net_rules (rules.h, the
+ * secret is bound to, or one these rules name: the rule is the request to
+ * inspect it, src/session/egress.h). The rules live in struct net_rules (rules.h, the
  * list `req`); this is their syntax and their verdict on one request.
  *
  * A host that some allow or ask request rule names is narrowed to them:
@@ -10,9 +11,8 @@
  * allowed the connection. A deny request rule refuses the requests it
  * matches (deny wins, then ask, then allow). A host that only deny request
  * rules name keeps its host rules for everything else. A connection to a
- * host request rules name, where warden would not see the requests (a
- * tunnel it does not terminate, SOCKS5, a host loopback port without a
- * secret), is refused: it could carry any path.
+ * host request rules name, where warden would not see the requests
+ * (SOCKS5), is refused: it could carry any path.
  *
  * TRACE and TRACK toward a host a secret is bound to are refused (405)
  * whatever the rules say: the response echoes the request, the secret put

@@ -15,7 +15,11 @@
  * The decoys' tokens (canary credentials, src/detect/canary.h) are phantoms
  * bound to no host: one in a request line (percent-decoded too), a header or
  * anything the client sends that the proxy sees is refused on every
- * connection and reported apart from the secrets (a `canary.token` alert). */
+ * connection and reported apart from the secrets (a `canary.token` alert).
+ *
+ * A host that request rules or mcp rules name is inspected: its TLS is
+ * terminated with the session CA too, secret or not, so that warden sees
+ * its requests and the rules apply (the rule itself asks for it). */
 #include "egress.h"
 
 #include <stdio.h>
@@ -24,6 +28,7 @@
 #include <strings.h>
 
 #include "../net/addr.h"
+#include "../net/reqrules.h"
 #include "../net/tls.h"
 #include "../secrets/subst.h"
 
@@ -79,7 +84,8 @@ static void *g_open_for(void *ctx, const struct net_host *h, uint16_t port, bool
 	struct egress *eg = ctx;
 	*intercept = false;
 	static const struct secrets none;
-	if (!eg->secrets->n && !(eg->canaries && eg->canaries->n))
+	bool inspected = eg->ca && egress_inspects(eg, h, port);
+	if (!eg->secrets->n && !(eg->canaries && eg->canaries->n) && !inspected)
 		return NULL;
 	struct guard *g = xcalloc(1, sizeof *g);
 	g->eg = eg;
@@ -91,8 +97,9 @@ static void *g_open_for(void *ctx, const struct net_host *h, uint16_t port, bool
 	/* Put a real value in only where no one else reads it: over TLS
 	 * warden verified upstream, or on the host's own loopback. */
 	g->may_put = g->bound && (!clear || is_loopback(h));
-	*intercept = g->may_put;
-	g->intercepted = g->may_put;
+	/* inspected: terminated for its rules, a secret put in or not */
+	*intercept = g->may_put || inspected;
+	g->intercepted = *intercept;
 	g->hits = json_array();
 	scan_init(&g->scan, eg->secrets);
 	scan_init(&g->cscan, eg->canaries ? eg->canaries : &none);
@@ -292,6 +299,12 @@ static void g_end(void *gp, struct guard_end *out)
 	free(g);
 }
 
+static bool g_bound(void *gp)
+{
+	const struct guard *g = gp;
+	return g->may_put;
+}
+
 /* A reference the caller frees. */
 static struct ssl_ctx_st *g_server_ctx(void *ctx, const struct net_host *h)
 {
@@ -303,11 +316,60 @@ static struct ssl_ctx_st *g_server_ctx(void *ctx, const struct net_host *h)
 	return c;
 }
 
+bool egress_inspects(const struct egress *eg, const struct net_host *h, uint16_t port)
+{
+	return (eg->rules && eg->rules->nreq && reqrules_names(eg->rules, h, port)) ||
+	       mcp_rules_cover(eg->mcp, h, port);
+}
+
+bool egress_any_inspected(const struct net_rules *rules, const struct mcp_rules *mcp)
+{
+	return (rules && rules->nreq) || (mcp && mcp->n);
+}
+
+/* A rule's host as tls.h's name constraints take it ("*.suffix" for a
+ * wildcard); false: none. */
+static bool ca_host(struct net_host *out, const struct net_rule *r)
+{
+	const char *why = NULL;
+	if (r->kind == NET_RULE_IP) {
+		net_host_from_ip(out, &r->ip, !addr_ip_is_v4(&r->ip, (uint8_t[4]){ 0 }));
+		return true;
+	}
+	if (r->kind == NET_RULE_WILDCARD) {
+		*out = (struct net_host){ .kind = NET_HOST_NAME };
+		return snprintf(out->name, sizeof out->name, "*.%s", r->host) < (int)sizeof out->name;
+	}
+	return net_host_parse(out, r->host, strlen(r->host), &why) == 0;
+}
+
+/* The hosts the session CA may sign for: the secrets', then those the
+ * rules inspect; *k of them. */
+static struct net_host *ca_hosts(const struct egress *eg, size_t *k)
+{
+	const struct secrets *s = eg->secrets;
+	size_t nreq = eg->rules ? eg->rules->nreq : 0, nmcp = eg->mcp ? eg->mcp->n : 0;
+	size_t n = nreq + nmcp;
+	for (size_t i = 0; i < s->n; i++)
+		n += s->v[i].spec->nhosts;
+	struct net_host *hosts = xcalloc(n ? n : 1, sizeof *hosts);
+	*k = 0;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->v[i].spec->nhosts; j++)
+			*k += ca_host(&hosts[*k], &s->v[i].spec->hosts[j]);
+	for (size_t i = 0; i < nreq; i++)
+		*k += ca_host(&hosts[*k], &eg->rules->req[i].r);
+	for (size_t i = 0; i < nmcp; i++)
+		*k += ca_host(&hosts[*k], &eg->mcp->v[i].host);
+	return hosts;
+}
+
 int egress_init(struct egress *eg, const struct secrets *s, const struct secrets *canaries,
+		const struct net_rules *rules, const struct mcp_rules *mcp,
 		const struct strv *user_cas, struct werr *e)
 {
-	*eg = (struct egress){ .secrets = s, .canaries = canaries };
-	if (!s->n) {
+	*eg = (struct egress){ .secrets = s, .canaries = canaries, .rules = rules, .mcp = mcp };
+	if (!s->n && !egress_any_inspected(rules, mcp)) {
 		/* the decoys' tokens only: watched, never intercepted (nothing is
 		 * bound anywhere, so open never asks for it) */
 		if (canaries && canaries->n)
@@ -315,29 +377,10 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 							  .data = g_data, .end = g_end };
 		return 0;
 	}
-	/* the CA may sign for the hosts the secrets are bound to, no other */
-	size_t n = 0;
-	for (size_t i = 0; i < s->n; i++)
-		n += s->v[i].spec->nhosts;
-	struct net_host *hosts = xcalloc(n ? n : 1, sizeof *hosts);
+	/* the CA may sign for the hosts the secrets are bound to and those
+	 * the rules inspect, no other */
 	size_t k = 0;
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < s->v[i].spec->nhosts; j++) {
-			const struct net_rule *r = &s->v[i].spec->hosts[j];
-			const char *why = NULL;
-			if (r->kind == NET_RULE_IP) {
-				net_host_from_ip(&hosts[k], &r->ip, !addr_ip_is_v4(&r->ip, (uint8_t[4]){ 0 }));
-			} else if (r->kind == NET_RULE_WILDCARD) {
-				/* tls.h's form of a wildcard: "*.suffix", a name */
-				hosts[k] = (struct net_host){ .kind = NET_HOST_NAME };
-				if (snprintf(hosts[k].name, sizeof hosts[k].name, "*.%s", r->host) >=
-				    (int)sizeof hosts[k].name)
-					continue;
-			} else if (net_host_parse(&hosts[k], r->host, strlen(r->host), &why) < 0) {
-				continue;
-			}
-			k++;
-		}
+	struct net_host *hosts = ca_hosts(eg, &k);
 	eg->ca = tls_ca_new(hosts, k, e);
 	free(hosts);
 	if (!eg->ca)
@@ -349,7 +392,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 	if (!eg->client)
 		return -1;
 	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .open_for = g_open_for, .head = g_head, .data = g_data,
-					  .resp = g_resp, .end = g_end, .server_ctx = g_server_ctx,
+					  .resp = g_resp, .end = g_end, .bound = g_bound, .server_ctx = g_server_ctx,
 					  .client_ctx = eg->client };
 	return 0;
 }

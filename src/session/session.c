@@ -671,7 +671,7 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 	if (sn->pol.npublish && !(pb = publish_new(&sn->pol, sn->log, e)))
 		return -1;
 	struct supervisor_cfg sc = { .publish = pb, .limits = &sn->lim, .detect = sn->det,
-		.guard = sn->ss.canary.n || sn->ss.sec.n ? &sn->ss.eg.guard : NULL,
+		.guard = sn->ss.eg.guard.open ? &sn->ss.eg.guard : NULL,
 		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
 }

@@ -97,7 +97,8 @@ static int secrets_make(void *arg, struct werr *e)
 	/* the decoys of the home, their tokens watched for by the proxy */
 	if (ss->want_canary && canary_generate(&ss->canary, AGENT_HOME, e) < 0)
 		return -1;
-	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, &ss->cas, e) < 0)
+	if (egress_init(&ss->eg, &ss->sec, ss->canary.n ? &ss->canary.scan : NULL, ss->rules, ss->mcp,
+			&ss->cas, e) < 0)
 		return -1;
 	struct werr fe = { 0 };
 	if (!atomic_exchange(&ss->filter_taken, true) &&
@@ -106,53 +107,23 @@ static int secrets_make(void *arg, struct werr *e)
 	return 0;
 }
 
-/* An `mcp` rule names a server whose requests warden must read: TLS it
- * terminates, or plain HTTP on a host loopback port, both only toward a
- * host a secret is bound to. A rule naming another host refuses the
- * session. */
-static int mcp_hosts_bound(const struct policy *pol, struct werr *e)
-{
-	for (size_t i = 0; i < pol->mcp.n; i++) {
-		const struct mcp_rule *r = &pol->mcp.v[i];
-		struct net_host h = { 0 };
-		bool ok = false;
-		if (r->host.kind == NET_RULE_IP)
-			net_host_from_ip(&h, &r->host.ip, !addr_ip_is_v4(&r->host.ip, (uint8_t[4]){ 0 }));
-		else
-			snprintf(h.name, sizeof h.name, "%s", r->host.host);
-		for (size_t s = 0; s < pol->nsecrets && !ok; s++)
-			for (size_t k = 0; k < pol->secrets[s].nhosts && !ok; k++) {
-				const struct net_rule *b = &pol->secrets[s].hosts[k];
-				ok = r->host.kind == NET_RULE_WILDCARD
-					     ? strcmp(b->text, r->host.text) == 0
-					     : r->host.port && rules_rule_matches(b, &h, r->host.port);
-				ok |= strcmp(b->text, r->host.text) == 0;
-			}
-		if (!ok)
-			return werr_set(e, 0, "%s: %s: warden reads the requests of an MCP server only "
-					"where it terminates TLS or reads plain HTTP on a host loopback port, "
-					"toward a host a secret is bound to: bind one to %s (a `secret NAME host "
-					"%s` line, or --secret NAME@%s)", r->origin, r->text, r->host.text,
-					r->host.text, r->host.text);
-	}
-	return 0;
-}
-
 /* Read every secret's value (before anything starts: a missing one is an
- * error), and when there are any, make the session CA (secrets_ready
- * waits for it and the decoys). */
+ * error), and when there are any, or hosts the rules inspect, make the
+ * session CA (secrets_ready waits for it and the decoys). */
 int session_secrets_prepare(const struct session_opts *o, const struct policy *pol,
 			   const char *home, struct session_secrets *ss, struct werr *e)
 {
-	if (mcp_hosts_bound(pol, e) < 0)
-		return -1;
 	unsigned char key[TAIL_KEY_LEN];
 	bool have = pol->nsecrets && tail_key_get(o, pol, home, key);
 	int r = secrets_load(&ss->sec, pol, have ? key : NULL, e);
 	explicit_bzero(key, sizeof key);
 	if (r < 0)
 		return -1;
-	if (ss->sec.n)
+	/* the hosts request rules and mcp rules name are inspected: their
+	 * TLS terminated too, a secret bound or not */
+	ss->rules = &pol->net_rules;
+	ss->mcp = &pol->mcp;
+	if (ss->sec.n || egress_any_inspected(ss->rules, ss->mcp))
 		trust_user_cas(&ss->cas);
 	ss->want_canary = !pol->canary_off;
 	ss->filter_kind = seccomp_kind_of(pol, o->read_only || pol->workspace_ro);
@@ -181,13 +152,13 @@ int session_secrets_ready(struct session_secrets *ss, struct sandbox_spec *s, st
 }
 
 /* Inside: each secret's variable holds its phantom, whatever else set it,
- * and the clients trust the session CA (the guard that swaps the phantoms
- * and watches for the decoys' tokens goes to the supervisor with the
- * sandbox's launch). */
+ * and the clients trust the session CA, made for secrets or for hosts the
+ * rules inspect (the guard that swaps the phantoms and watches for the
+ * decoys' tokens goes to the supervisor with the sandbox's launch). */
 int session_secrets_spec(struct session_secrets *ss, const char *session, struct sandbox_spec *s,
 			struct werr *e)
 {
-	if (!ss->sec.n)
+	if (!ss->eg.ca)
 		return 0;
 	if (!s->cachedir)
 		return werr_set(e, 0, "secrets: no cache directory for the session's trust store "

@@ -22,6 +22,8 @@ struct session_secrets {
 	struct secrets sec;
 	struct strv cas;           /* the CA files the user configured */
 	struct egress eg;
+	const struct net_rules *rules; /* the policy's, borrowed: hosts inspected */
+	const struct mcp_rules *mcp;   /* ... and the mcp rules' */
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
 	bool want_canary;          /* not `canary off` */
@@ -35,7 +37,8 @@ struct session_secrets {
 
 /* Read every secret's value (before anything starts: a missing one is an
  * error), and start the thread that makes the decoys, the egress (the
- * session CA when there are secrets) and the filter. ss zeroed before. */
+ * session CA when there are secrets or hosts that request or mcp rules
+ * name) and the filter. ss zeroed before. */
 int session_secrets_prepare(const struct session_opts *o, const struct policy *pol,
 			    const char *home, struct session_secrets *ss, struct werr *e);
 

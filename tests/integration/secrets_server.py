@@ -3,7 +3,7 @@
 HTTPS on an address the test gives, recording what each request carried.
 
   secrets_server.py --bind ADDR --port-file F --log F [--tls-cert F --tls-key F]
-                    [--repo DIR --token T] [--lifetime S] [--h2]
+                    [--repo DIR --token T] [--lifetime S] [--h2] [--ok PREFIX]
 
 Each request is one JSON line in --log: method, path, headers (all of them,
 values as received: the test wants to see the real secret arrive), and the
@@ -13,6 +13,7 @@ to a client that takes it: /echo, /sse and POST /upload as below. Paths:
   /echo            200, the Authorization and X-Api-Key headers in the body
   /sse             a text/event-stream of three events, one second apart
   /upload (POST)   200 once the body is read
+  PREFIX...        (--ok) 200 to GET and HEAD, "ok"
   /repo.git/...    the files of --repo (git's dumb HTTP protocol), only with
                    Authorization: Basic of "x:TOKEN" (else 401 asking for it)
 """
@@ -37,6 +38,7 @@ ap.add_argument("--repo")
 ap.add_argument("--token")
 ap.add_argument("--lifetime", type=float, default=120)
 ap.add_argument("--h2", action="store_true")
+ap.add_argument("--ok")
 args = ap.parse_args()
 
 threading.Thread(target=lambda: (time.sleep(args.lifetime), os._exit(0)), daemon=True).start()
@@ -170,6 +172,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
             self.close_connection = True
             return
+        if args.ok and self.path.startswith(args.ok):
+            return self.reply(200, b"ok\n")
         if self.path.startswith("/repo.git/") and args.repo:
             want = "Basic " + base64.b64encode(("x:%s" % args.token).encode()).decode()
             if self.headers.get("Authorization") != want:

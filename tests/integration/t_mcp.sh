@@ -6,8 +6,10 @@
 # JSON-RPC error from warden (HTTP 200, code -32001) and never reaches the
 # server, the connection kept; an asked tool waits for `warden approve`
 # (allowed once, denied once).
-# Each message is an `mcp` event. A rule naming a server warden would not
-# read refuses the session. Runs unprivileged too (loopback only).
+# Each message is an `mcp` event. Over HTTPS (root: a server in a network
+# namespace of the test's own) warden terminates the server's TLS for its
+# mcp rules, a secret bound to it or not. The loopback cases run
+# unprivileged too.
 # shellcheck shell=bash
 
 # shellcheck source=nethost.sh
@@ -86,9 +88,9 @@ test_mcp_tools_allow_deny_ask() {
 		fail "warden approve failed: $(<"$T_TMP/ap.answer")"
 	wait_for "$T_TMP/ap.out" '^done' 60 || fail "the session did not finish: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	wait "$TPID"
-	RC=$?
+	# shellcheck disable=SC2034 # RC and ERR: read by assert_rc (lib.sh)
+	RC=$? ERR=$(<"$T_TMP/ap.out.err")
 	OUT=$(<"$T_TMP/ap.out")
-	ERR=$(<"$T_TMP/ap.out.err")
 	assert_rc 0
 	assert_out_match '^initialize 200 same-conn .*"serverInfo"' 'initialize passed'
 	assert_out_match '^tools/list 200 same-conn .*"ask_me"' 'tools/list passed'
@@ -150,30 +152,19 @@ test_mcp_malformed_refused() {
 		fail "no mcp event for the malformed body"
 }
 
-# An mcp rule naming a server warden would not read (no secret bound to
-# it: neither terminated nor read on the loopback) refuses the session.
-test_mcp_unread_host_refused() {
-	printf 'mcp mcp.example.com allow echo\n' >"$T_TMP/p"
-	wrun --profile "$T_TMP/p" -- true
-	[[ $RC == 125 ]] || fail "the session ran (rc $RC)"
-	[[ $ERR == *"mcp mcp.example.com allow echo: warden reads the requests of an MCP server only"*"bind one to mcp.example.com"* ]] ||
-		fail "the error does not say why: $(excerpt "$ERR")"
-}
-
-# Over HTTPS warden terminates (a secret bound to the server's name): the
-# same rules, the denied tool answered by warden, the allowed one's stream
-# event by event. The server in a network namespace of the test's own
-# (root).
-test_mcp_https() {
+# mcp_https_start: the server over HTTPS at a name in a network namespace
+# of the test's own (root), its certificate from a test CA; sets MCP_NAME,
+# MCP_PORT, MCP_LOG, MCP_CA, and the rules in $T_TMP/p.
+mcp_https_start() {
 	nh_need_root
 	nh_need openssl
 	nh_python
 	nh_netns
-	local name
-	name=$(nh_name mcp)
-	nh_hosts_add "$name" "$NH_IP"
+	MCP_NAME=$(nh_name mcp)
+	nh_hosts_add "$MCP_NAME" "$NH_IP"
 	nh_ca "$T_TMP/ca" "warden mcp test CA $$"
-	nh_cert_signed "$T_TMP/tls" "$name" "DNS:$name" "$T_TMP/ca"
+	nh_cert_signed "$T_TMP/tls" "$MCP_NAME" "DNS:$MCP_NAME" "$T_TMP/ca"
+	MCP_CA=$T_TMP/ca/ca.pem
 	MCP_LOG=$T_TMP/mcp.log
 	: >"$MCP_LOG"
 	ip netns exec "$NH_NS" "$NH_PY" "$MCP_DIR/mcp_server.py" --port-file "$T_TMP/mcp.port" --log "$MCP_LOG" \
@@ -184,15 +175,51 @@ test_mcp_https() {
 	wait_for "$T_TMP/mcp.port" '^[0-9]+$' 10 || fatal "the MCP server did not start: $(excerpt "$(cat "$T_TMP/mcp.out")")"
 	MCP_PORT=$(<"$T_TMP/mcp.port")
 	cp "$MCP_DIR/mcp_client.py" "$WS/"
-	printf 'mcp %s allow echo,ask_me\nmcp %s deny rm_*\n' "$name" "$name" >"$T_TMP/p"
-	MCPTOK=tok-mcp-0123456789abcdef NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem wrun --profile "$T_TMP/p" \
-		--secret "MCPTOK@$name" --allow-net "$name:$MCP_PORT private" -- "$NH_PY" ./mcp_client.py "$MCP_PORT" "$name"
+	printf 'mcp %s allow echo,ask_me\nmcp %s deny rm_*\n' "$MCP_NAME" "$MCP_NAME" >"$T_TMP/p"
+}
+
+# mcp_https_check: what mcp_client.py got (over HTTPS, or on the loopback
+# with the same rules), and the server's log.
+mcp_https_check() {
 	assert_rc 0
 	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran over HTTPS'
 	assert_out_match '^rm_all 200 same-conn .*"code": ?-32001.*warden: tool rm_all denied by rule' 'the denied tool, over HTTPS'
 	mcp_streamed
 	grep '"tools/call"' "$MCP_LOG" | grep -q '"rm_all"' && fail "the denied tool reached the server"
 	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"') == 1 ]] || fail "no mcp event denying rm_all"
+}
+
+# Over HTTPS warden terminates for a secret bound to the server's name: the
+# same rules, the denied tool answered by warden, the allowed one's stream
+# event by event.
+test_mcp_https() {
+	mcp_https_start
+	MCPTOK=tok-mcp-0123456789abcdef NODE_EXTRA_CA_CERTS=$MCP_CA wrun --profile "$T_TMP/p" \
+		--secret "MCPTOK@$MCP_NAME" --allow-net "$MCP_NAME:$MCP_PORT private" -- "$NH_PY" ./mcp_client.py "$MCP_PORT" "$MCP_NAME"
+	mcp_https_check
+}
+
+# Over HTTPS with no secret bound: the mcp rules are the request to inspect
+# the server, so warden terminates its TLS with the session CA (which the
+# sandbox's default trust store holds) and the rules apply.
+test_mcp_https_inspected() {
+	mcp_https_start
+	NODE_EXTRA_CA_CERTS=$MCP_CA wrun --profile "$T_TMP/p" --allow-net "$MCP_NAME:$MCP_PORT private" \
+		-- sh -c 'unset SSL_CERT_FILE REQUESTS_CA_BUNDLE; exec "$@"' sh "$NH_PY" ./mcp_client.py "$MCP_PORT" "$MCP_NAME"
+	mcp_https_check
+	grep -F "\"host\":\"$MCP_NAME\"" "$(mcp_log)" | grep '"event":"net"' | grep -q '"intercepted":true' ||
+		fail "no intercepted net event for the server"
+}
+
+# On the host's loopback with no secret bound: the mcp rules alone have
+# warden read the server's requests there; unprivileged too.
+test_mcp_loopback_inspected() {
+	mcp_start
+	cp "$MCP_DIR/mcp_client.py" "$WS/"
+	printf 'mcp 127.0.0.1:%s allow echo,ask_me\nmcp 127.0.0.1:%s deny rm_*\n' "$MCP_PORT" "$MCP_PORT" >"$T_TMP/p"
+	wrun --profile "$T_TMP/p" --allow-net "127.0.0.1:$MCP_PORT" -- sh -c 'unset NO_PROXY no_proxy; exec "$@"' \
+		sh "$NH_PY" ./mcp_client.py "$MCP_PORT"
+	mcp_https_check
 }
 
 # Plain HTTP through the proxy to an mcp server is not read: refused (403

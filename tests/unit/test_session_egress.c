@@ -5,12 +5,15 @@
  * elsewhere and let through in a body to the bound host, Accept-Encoding
  * made identity, a response quoting the value masked back to the phantom
  * (also when the value is split across reads), and what the connection's
- * event and alert get; the decoys' tokens refused everywhere. */
+ * event and alert get; the decoys' tokens refused everywhere; a host that
+ * request rules or mcp rules name inspected (its TLS terminated, no secret
+ * put in), others not, and no CA without secrets or such rules. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "src/detect/canary.h"
+#include "src/net/reqrules.h"
 #include "src/session/egress.h"
 
 #define REAL "tok-live-0123456789abcdefghijklmnopqrstuv"
@@ -35,7 +38,7 @@ int main(void)
 	CHECK(secrets_load(&s, &p, NULL, &e) == 0 && s.n == 1);
 	struct strv cas = { 0 };
 	struct egress eg;
-	CHECK(egress_init(&eg, &s, NULL, &cas, &e) == 0 && eg.ca && eg.client);
+	CHECK(egress_init(&eg, &s, NULL, NULL, NULL, &cas, &e) == 0 && eg.ca && eg.client);
 	const struct proxy_guard *g = &eg.guard;
 	const char *ph = s.v[0].phantom;
 	char why[256];
@@ -130,7 +133,7 @@ int main(void)
 	 * too; reported apart from the secrets, never the token */
 	struct canary_set cs;
 	CHECK(canary_generate(&cs, "/home/agent", &e) == 0);
-	CHECK(egress_init(&eg, &s, &cs.scan, &cas, &e) == 0);
+	CHECK(egress_init(&eg, &s, &cs.scan, NULL, NULL, &cas, &e) == 0);
 	const char *id = cs.v[0].tokens[0], *sec = cs.v[0].tokens[1];
 	c = g->open(g->ctx, &other, 80, true, &icpt);
 	CHECK(c && !icpt);
@@ -173,7 +176,7 @@ int main(void)
 	egress_free(&eg);
 	/* no secret, canaries only: a guard, intercepting nothing */
 	struct secrets none = { 0 };
-	CHECK(egress_init(&eg, &none, &cs.scan, &cas, &e) == 0 && !eg.ca && g->open);
+	CHECK(egress_init(&eg, &none, &cs.scan, NULL, NULL, &cas, &e) == 0 && !eg.ca && g->open);
 	c = g->open(g->ctx, &api, 443, false, &icpt);
 	CHECK(c && !icpt);
 	CHECK(g->data(c, "hello", 5, why, sizeof why) == 0);
@@ -182,6 +185,41 @@ int main(void)
 	CHECK(end.leak_canary && !end.secrets);
 	egress_free(&eg);
 	canary_free(&cs);
+
+	/* request rules, no secret: their host's TLS terminated, no other's */
+	CHECK(egress_init(&eg, &none, NULL, NULL, NULL, &cas, &e) == 0 && !eg.ca && !g->open);
+	struct net_req_rule rq = { .action = RULES_DENY };
+	const char *rwhy = NULL;
+	CHECK(rules_parse_pattern(&rq.r, "rules.test", &e) == 0 &&
+	      reqrules_methods(&rq.r, "DELETE", &rwhy) == 0);
+	struct net_rules nr = { .req = &rq, .nreq = 1 };
+	CHECK(egress_init(&eg, &none, NULL, &nr, NULL, &cas, &e) == 0 && eg.ca && g->open && g->server_ctx);
+	struct net_host rt = host("rules.test");
+	c = g->open(g->ctx, &rt, 443, false, &icpt);
+	CHECK(c && icpt && !g->bound(c));
+	head = xstrdup("GET / HTTP/1.1\r\nHost: rules.test\r\nAccept-Encoding: gzip\r\n\r\n");
+	CHECK(g->head(c, head, strlen(head), &out, &outlen, why, sizeof why) == 0 && outlen == strlen(head) &&
+	      memcmp(out, head, outlen) == 0); /* as sent: nothing put in */
+	free(out);
+	free(head);
+	g->end(c, &end);
+	CHECK(!end.secrets);
+	CHECK(!g->open(g->ctx, &api, 443, false, &icpt) && !icpt); /* a tunnel */
+	SSL_CTX *sc = g->server_ctx(g->ctx, &rt);
+	CHECK(sc);
+	SSL_CTX_free(sc);
+	egress_free(&eg);
+	/* an mcp rule, the same */
+	struct mcp_rule mr = { 0 };
+	CHECK(rules_parse_pattern(&mr.host, "mcp.test:8443", &e) == 0);
+	struct mcp_rules mrs = { .v = &mr, .n = 1 };
+	CHECK(egress_init(&eg, &none, NULL, NULL, &mrs, &cas, &e) == 0 && eg.ca);
+	struct net_host mt = host("mcp.test");
+	c = g->open(g->ctx, &mt, 8443, false, &icpt);
+	CHECK(c && icpt);
+	g->end(c, &end);
+	CHECK(!g->open(g->ctx, &mt, 443, false, &icpt) && !icpt); /* another port */
+	egress_free(&eg);
 
 	secrets_free(&s);
 	policy_free(&p);
