@@ -1,6 +1,6 @@
 /* proxy_mcp.c - MCP servers read request by request (proxy_mcp.h): the
- * hold's decision on the interception thread, and the session loop's side
- * that emits the events and puts the questions the threads hand it.
+ * hold's decision on the interception thread; its events and questions go
+ * to the session's loop through an askq (askq.h).
  *
  * A body is read only when it is whole (mcp.h): a batch is sent on only
  * when every message in it is allowed; otherwise every message with an id
@@ -12,41 +12,16 @@
  * out by the broker, or the session ends (refused). */
 #include "proxy_mcp.h"
 
-#include <errno.h>
-#include <poll.h>
-#include <pthread.h>
+#include "askq.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
-/* A question handed to the loop; two owners (the thread, the loop) until
- * each lets go. */
-struct question {
-	int efd;                 /* the answer came */
-	int refs;
-	bool done, allow;
-	char why[256];
-	char subject[NET_HOST_MAX + MCP_NAME_MAX + 32];
-	char summary[NET_HOST_MAX + MCP_NAME_MAX + 64];
-	json_t *detail;          /* taken by the asker */
-};
-
-struct item {
-	struct item *next;
-	struct event ev;         /* fields set: an event to emit */
-	struct question *q;      /* else a question to put */
-};
 
 struct proxy_mcp {
 	const struct mcp_rules *rules;
-	struct audit *log;
-	struct proxy_asker asker;
-	pthread_mutex_t mu;
-	struct item *head, **tail;
-	int efd;                 /* items queued */
+	struct askq *q;          /* events and questions, to the loop */
 };
 
 struct mconn {
@@ -58,100 +33,34 @@ struct mconn {
 
 /* ---- the loop's side ---------------------------------------------------- */
 
-static void q_unref(struct question *q)
-{
-	if (__atomic_sub_fetch(&q->refs, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
-	close(q->efd);
-	json_decref(q->detail);
-	free(q);
-}
-
-static void answered(void *ctx, bool allow, const char *why)
-{
-	struct question *q = ctx;
-	q->allow = allow;
-	snprintf(q->why, sizeof q->why, "%s", why ? why : "");
-	q->done = true;
-	uint64_t one = 1;
-	if (write(q->efd, &one, sizeof one) < 0) { /* the counter cannot be full */ }
-	q_unref(q); /* the loop's reference: the thread may have gone */
-}
-
-/* Emit the events, put the questions (ask false: refuse them). */
-static void drain(struct proxy_mcp *m, bool ask)
-{
-	uint64_t v;
-	if (read(m->efd, &v, sizeof v) < 0) { /* nothing pending */ }
-	pthread_mutex_lock(&m->mu);
-	struct item *it = m->head;
-	m->head = NULL;
-	m->tail = &m->head;
-	pthread_mutex_unlock(&m->mu);
-	while (it) {
-		struct item *next = it->next;
-		if (it->q) {
-			struct question *q = it->q;
-			json_t *detail = steal_ptr(&q->detail);
-			if (ask && m->asker.ask)
-				m->asker.ask(m->asker.ctx, q->subject, q->summary, detail, answered, q);
-			else
-				answered(q, false, "no one to ask");
-			/* the loop's reference ends with the answer (answered) */
-		} else {
-			audit_emit_event(m->log, it->ev, NULL);
-		}
-		free(it);
-		it = next;
-	}
-}
-
 static void take_items(struct loop *l, const struct source *src, uint32_t events)
 {
-	drain(src->ctx, true);
-}
-
-static void post(struct proxy_mcp *m, struct item *it)
-{
-	pthread_mutex_lock(&m->mu);
-	*m->tail = it;
-	m->tail = &it->next;
-	pthread_mutex_unlock(&m->mu);
-	uint64_t one = 1;
-	if (write(m->efd, &one, sizeof one) < 0) { /* full: a wake-up is pending */ }
+	struct proxy_mcp *m = src->ctx;
+	askq_drain(m->q);
 }
 
 struct proxy_mcp *proxy_mcp_new(const struct mcp_rules *rules, struct audit *log,
 				const struct proxy_asker *asker, struct werr *e)
 {
+	struct askq *q = askq_new(log, asker, e);
+	if (!q)
+		return NULL;
 	struct proxy_mcp *m = xcalloc(1, sizeof *m);
 	m->rules = rules;
-	m->log = log;
-	if (asker)
-		m->asker = *asker;
-	pthread_mutex_init(&m->mu, NULL);
-	m->tail = &m->head;
-	m->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (m->efd < 0) {
-		werr_set(e, errno, "mcp rules: eventfd");
-		free(m);
-		return NULL;
-	}
+	m->q = q;
 	return m;
 }
 
 int proxy_mcp_watch(struct loop *l, struct proxy_mcp *m, struct werr *e)
 {
-	return loop_add(l, "mcp rules", m->efd, take_items, m, e);
+	return loop_add(l, "mcp rules", askq_fd(m->q), take_items, m, e);
 }
 
 void proxy_mcp_free(struct proxy_mcp *m)
 {
 	if (!m)
 		return;
-	drain(m, false); /* the last events of the connections that ended */
-	close(m->efd);
-	pthread_mutex_destroy(&m->mu);
+	askq_free(m->q); /* the last events of the connections that ended */
 	free(m);
 }
 
@@ -165,48 +74,24 @@ bool proxy_mcp_covers(const struct proxy_mcp *m, const struct net_host *h, uint1
 static void event(struct mconn *c, const struct mcp_msg *msg, bool allow, bool asked,
 		  const struct mcp_rule *rule, const char *reason)
 {
-	struct item *it = xcalloc(1, sizeof *it);
-	it->ev = ev_mcp(&(struct ev_mcp){ .host = c->host.name, .port = c->port,
+	askq_emit(c->m->q, ev_mcp(&(struct ev_mcp){ .host = c->host.name, .port = c->port,
 		.method = msg ? msg->method : "", .tool = msg ? msg->tool : "", .allowed = allow,
-		.asked = asked, .rule = rule ? rule->text : "", .reason = reason });
-	post(c->m, it);
+		.asked = asked, .rule = rule ? rule->text : "", .reason = reason }));
 }
 
 /* An ask rule's tool: the loop puts the question; this thread waits. */
 static bool ask(struct mconn *c, const struct mcp_msg *msg, const struct mcp_rule *rule,
 		char *why, size_t whylen)
 {
-	struct question *q = xcalloc(1, sizeof *q);
-	q->refs = 2;
-	q->efd = eventfd(0, EFD_CLOEXEC);
-	if (q->efd < 0) {
-		free(q);
-		snprintf(why, whylen, "cannot wait for an answer");
-		return false;
-	}
 	bool v6 = c->host.kind == NET_HOST_IPV6;
-	snprintf(q->subject, sizeof q->subject, "mcp %s%s%s:%u tool %s", v6 ? "[" : "", c->host.name,
+	char subject[NET_HOST_MAX + MCP_NAME_MAX + 32], summary[NET_HOST_MAX + MCP_NAME_MAX + 64];
+	snprintf(subject, sizeof subject, "mcp %s%s%s:%u tool %s", v6 ? "[" : "", c->host.name,
 		 v6 ? "]" : "", c->port, msg->tool);
-	snprintf(q->summary, sizeof q->summary, "call the MCP tool %s on %s%s%s:%u", msg->tool,
+	snprintf(summary, sizeof summary, "call the MCP tool %s on %s%s%s:%u", msg->tool,
 		 v6 ? "[" : "", c->host.name, v6 ? "]" : "", c->port);
-	q->detail = json_pack("{s:s, s:i, s:s, s:s}", "host", c->host.name, "port", c->port,
-			      "mcp_tool", msg->tool, "rule", rule->text);
-	struct item *it = xcalloc(1, sizeof *it);
-	it->q = q;
-	post(c->m, it);
-	struct pollfd p[2] = { { .fd = q->efd, .events = POLLIN },
-			       { .fd = c->stop_fd > 0 ? c->stop_fd : -1, .events = POLLIN } };
-	while (poll(p, 2, -1) < 0 && errno == EINTR) {
-	}
-	bool allow = false;
-	if (p[0].revents) {
-		allow = q->allow;
-		snprintf(why, whylen, "%s", q->why);
-	} else {
-		snprintf(why, whylen, "the session ended before an answer");
-	}
-	q_unref(q);
-	return allow;
+	json_t *detail = json_pack("{s:s, s:i, s:s, s:s}", "host", c->host.name, "port", c->port,
+				   "mcp_tool", msg->tool, "rule", rule->text);
+	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, why, whylen);
 }
 
 static bool want(void *ctx, const char *head, size_t len)

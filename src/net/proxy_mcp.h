@@ -4,8 +4,8 @@
  * message the rules refuse is answered here with a JSON-RPC error, the
  * connection kept; an ask rule's tool waits for a human (the proxy's
  * asker); every message is an `mcp` event. The interception threads hand
- * their questions and events to the session's loop through one eventfd
- * this module owns. */
+ * their questions and events to the session's loop through an askq
+ * (askq.h) this module owns, its eventfd watched by the loop. */
 #pragma once
 #include "../audit/audit.h"
 #include "../common/err.h"
