@@ -318,6 +318,8 @@ static void proxy_dispatch(struct loop *l, const struct source *src, uint32_t ev
 			resolver_collect(px);
 		else if (it == &px->idone)
 			intercepts_collect(px);
+		else if (it == &px->iasks)
+			askq_drain(px->asks);
 		else if (!it->c->dead)
 			on_conn(it->c, it->tag, evs[i].events);
 	}
@@ -384,6 +386,11 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	px->done_pipe[0] = px->done_pipe[1] = px->stop_pipe[0] = px->stop_pipe[1] = -1;
+	px->asks = askq_new(cfg->log, cfg->asker, e);
+	if (!px->asks) {
+		proxy_free(px);
+		return NULL;
+	}
 	if (px->ep < 0 || px->tfd < 0 || px->efd < 0 ||
 	    pipe2(px->done_pipe, O_CLOEXEC) < 0 || fcntl(px->done_pipe[0], F_SETFL, O_NONBLOCK) < 0 ||
 	    pipe2(px->stop_pipe, O_CLOEXEC) < 0) {
@@ -402,6 +409,8 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	watch(px, px->efd, &px->ievent);
 	px->idone.tag = T_CLIENT;
 	watch(px, px->done_pipe[0], &px->idone);
+	px->iasks.tag = T_CLIENT;
+	watch(px, askq_fd(px->asks), &px->iasks);
 	pthread_mutex_init(&px->mu, NULL);
 	pthread_cond_init(&px->cv, NULL);
 	return px;
@@ -456,6 +465,8 @@ void proxy_free(struct proxy *px)
 		close(px->done_pipe[1]);
 	if (px->stop_pipe[0] >= 0 && !px->njobs)
 		close(px->stop_pipe[0]);
+	if (!px->njobs) /* (a thread still running may yet post to it) */
+		askq_free(px->asks);
 	if (px->local_loaded)
 		addr_local_free(&px->local);
 	pthread_mutex_destroy(&px->mu);

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "addr.h"
+#include "askq.h"
 #include "forward.h"
 #include "http.h"
 #include "intercept.h"
@@ -99,13 +100,15 @@ struct conn {
 	bool prog_asked;           /* prog filled (once per connection) */
 };
 
-/* The requests of an intercepted connection that request rules refused
- * (proxy_req.c): written by its thread, read once it ended. */
+/* The requests of an intercepted connection that request rules refused,
+ * or that an ask rule put to a human (proxy_req.c): written by its thread,
+ * read once it ended. */
 #define REQ_REFUSALS_KEPT 16
 struct req_refusal {
 	char method[24], path[256], rule[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX],
 		reason[512];
 	int status;
+	bool allowed;              /* asked, and a human allowed it */
 };
 /* ... and the first ones a request rule allowed (a `net` event each). */
 #define REQ_ALLOWED_KEPT 16
@@ -118,6 +121,9 @@ struct req_check {
 	struct net_host host;
 	uint16_t port;
 	bool bound;                /* a secret is put in there (TRACE, TRACK refused) */
+	bool tls;                  /* HTTPS warden terminates (else a host loopback port) */
+	struct askq *asks;         /* where an ask rule's question goes (the proxy's) */
+	int stop_fd;               /* readable: the session ends, a question with it */
 	unsigned n, dropped;       /* refusals kept, and not kept */
 	struct req_refusal v[REQ_REFUSALS_KEPT];
 	unsigned npass;            /* allowed by a request rule, kept */
@@ -164,6 +170,8 @@ struct proxy {
 	bool guarded;
 	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
 	struct proxy_mcp *mcp;     /* proxy_cfg.mcp */
+	struct askq *asks;         /* interception threads' questions (request rules) */
+	struct item iasks;
 	bool default_ask;          /* a destination no rule names is a question */
 	bool sni_required;         /* a tunnel's ClientHello must name its host */
 	int done_pipe[2];          /* interception threads report here */
@@ -211,8 +219,8 @@ int proxy_req_intercepted(void *ctx, const char *method, const char *target, siz
  * reason; a client that refused the session CA's certificate told why
  * warden terminated the TLS (the rule, or a secret). */
 void proxy_req_terminated_error(struct conn *c, const char *error);
-/* The requests an intercepted connection kept (refused, or allowed by a
- * request rule), each a `net` event. */
+/* The requests an intercepted connection kept (refused, allowed by a
+ * request rule, or put to a human), each a `net` event. */
 void proxy_req_events(struct conn *c, const struct req_check *rc);
 
 /* ---- proxy_conn.c: a connection's state and its end ----------------------- */

@@ -167,7 +167,8 @@ static void intercept_begin(struct conn *c)
 	j->ctx = c->guard;
 	if (px->rules->nreq || px->guard.server_ctx) { /* request rules; TRACE toward a secret's host */
 		ij->rc = (struct req_check){ .rules = px->rules, .host = c->dest, .port = c->port,
-					     .bound = !px->guard.bound || px->guard.bound(c->guard) };
+					     .bound = !px->guard.bound || px->guard.bound(c->guard),
+					     .tls = !c->fw, .asks = px->asks, .stop_fd = px->stop_pipe[0] };
 		j->on_req = proxy_req_intercepted;
 		j->req_ctx = &ij->rc;
 	}

@@ -1,11 +1,12 @@
 /* proxy_req.c - request rules (reqrules.h) where the proxy sees requests:
  * a plain request decided before it is dialled (refused with 403, or a
  * question for a human); each request of an intercepted connection decided
- * on its thread (proxy_req_intercepted, answered there, the connection
- * kept) and its refusals logged when the connection ends; a connection
- * whose requests warden would not see (SOCKS5), to a host request rules
- * name, refused; and the reason of a handshake refused by a client, naming
- * the rule warden terminated the TLS for. */
+ * on its thread (proxy_req_intercepted, refused there with the connection
+ * kept, or a question the thread waits on while the loop puts it: askq.h)
+ * and its refusals and answers logged when the connection ends; a
+ * connection whose requests warden would not see (SOCKS5), to a host
+ * request rules name, refused; and the reason of a handshake refused by a
+ * client, naming the rule warden terminated the TLS for. */
 #include "proxy_conn.h"
 #include "proxy_mcp.h"
 
@@ -20,20 +21,35 @@ static void cut(char *d, size_t cap, const char *s)
 	d[n] = '\0';
 }
 
-static void host_port(const struct conn *c, char *out, size_t cap)
+static void host_port(const struct net_host *h, uint16_t port, char *out, size_t cap)
 {
-	bool v6 = c->dest.kind == NET_HOST_IPV6;
-	snprintf(out, cap, "%s%s%s:%u", v6 ? "[" : "", c->dest.name, v6 ? "]" : "", c->port);
+	bool v6 = h->kind == NET_HOST_IPV6;
+	snprintf(out, cap, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", port);
+}
+
+#define SUBJECT_MAX (NET_HOST_MAX + 16 + 600)
+
+/* The question about METHOD v->path to h:port (proxy_asker's subject,
+ * summary and fields): the subject alike wherever warden reads the
+ * request, so that an answer for the session or a pattern covers it
+ * there too. */
+static json_t *question(const struct net_host *h, uint16_t port, const char *method,
+			const struct req_verdict *v, const char *how, char *subject,
+			char summary[SUBJECT_MAX + 64])
+{
+	char hp[NET_HOST_MAX + 16];
+	host_port(h, port, hp, sizeof hp);
+	snprintf(subject, SUBJECT_MAX, "%s %.32s %.500s", hp, method, v->path);
+	snprintf(summary, SUBJECT_MAX + 64, "%.32s %s://%s%.500s (%s)", method,
+		 strcmp(how, "HTTPS") == 0 ? "https" : "http", hp, v->path, how);
+	return json_pack("{s:s,s:i,s:s,s:s,s:s}", "host", h->name, "port", port, "method", method,
+			 "path", v->path, "rule", v->rule_text);
 }
 
 static void ask_request(struct conn *c, const struct req_verdict *v, proxy_answered_fn done)
 {
-	char hp[NET_HOST_MAX + 16], subject[NET_HOST_MAX + 16 + 600], summary[sizeof subject + 32];
-	host_port(c, hp, sizeof hp);
-	snprintf(subject, sizeof subject, "%s %.32s %.500s", hp, c->method, v->path);
-	snprintf(summary, sizeof summary, "%.32s http://%s%.500s (HTTP)", c->method, hp, v->path);
-	json_t *detail = json_pack("{s:s,s:i,s:s,s:s,s:s}", "host", c->dest.name, "port", c->port,
-				   "method", c->method, "path", v->path, "rule", v->rule_text);
+	char subject[SUBJECT_MAX], summary[SUBJECT_MAX + 64];
+	json_t *detail = question(&c->dest, c->port, c->method, v, "HTTP", subject, summary);
 	c->state = S_ASKING;
 	conn_interest(c);
 	const void *q = c->px->asker.ask(c->px->asker.ctx, subject, summary, detail, done, c);
@@ -85,7 +101,7 @@ bool proxy_req_unseen(struct conn *c, bool intercepted)
 	if (!r)
 		return false;
 	char hp[NET_HOST_MAX + 16], why[1200];
-	host_port(c, hp, sizeof hp);
+	host_port(&c->dest, c->port, hp, sizeof hp);
 	rules_rule_text(r, c->rule, sizeof c->rule);
 	snprintf(why, sizeof why, "rule %.400s narrows %s to methods and paths, but warden does not "
 		 "see the requests of this %s: it terminates TLS for such a host only in a tunnel "
@@ -105,7 +121,7 @@ void proxy_req_terminated_error(struct conn *c, const char *error)
 	/* the client refused the session CA's certificate (it pins, or does
 	 * not read the sandbox's trust store): say why warden was there */
 	char hp[NET_HOST_MAX + 16], why[400];
-	host_port(c, hp, sizeof hp);
+	host_port(&c->dest, c->port, hp, sizeof hp);
 	const struct net_rule *r = reqrules_names(c->px->rules, &c->dest, c->port);
 	if (r) {
 		char text[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX + 8];
@@ -123,6 +139,30 @@ void proxy_req_terminated_error(struct conn *c, const char *error)
 	cut(c->reason, sizeof c->reason, out);
 }
 
+/* An ask rule names a request of an intercepted connection: the loop puts
+ * the question (askq.h), this thread waits; v->why says the answer, with
+ * the rule (the client's 403 when refused). */
+static bool ask_intercepted(struct req_check *rc, const char *method, struct req_verdict *v)
+{
+	char hp[NET_HOST_MAX + 16], ans[256], w[1400];
+	host_port(&rc->host, rc->port, hp, sizeof hp);
+	v->status = 403;
+	if (!askq_can_ask(rc->asks)) {
+		snprintf(w, sizeof w, "%.32s %.300s on %s: rule %.400s asks, and nobody can answer",
+			 method, v->path, hp, v->rule_text);
+		cut(v->why, sizeof v->why, w);
+		return false;
+	}
+	char subject[SUBJECT_MAX], summary[SUBJECT_MAX + 64];
+	json_t *detail = question(&rc->host, rc->port, method, v,
+				  rc->tls ? "HTTPS" : "HTTP, host loopback port", subject, summary);
+	bool allow = askq_ask(rc->asks, subject, summary, detail, rc->stop_fd, ans, sizeof ans);
+	snprintf(w, sizeof w, "%.32s %.300s on %s asked by rule %.400s: %s", method, v->path, hp,
+		 v->rule_text, ans);
+	cut(v->why, sizeof v->why, w);
+	return allow;
+}
+
 int proxy_req_intercepted(void *ctx, const char *method, const char *target, size_t tlen,
 			  char *why, size_t whylen)
 {
@@ -138,23 +178,21 @@ int proxy_req_intercepted(void *ctx, const char *method, const char *target, siz
 		}
 		return 0;
 	}
-	if (v.v == RULES_ASK) { /* not asked from an interception thread yet */
-		v.status = 403;
-		snprintf(v.why, sizeof v.why, "%.32s %.300s: rule %.400s asks, and warden asks about "
-			 "requests only in plain HTTP: refused", method, v.path, v.rule_text);
-	}
-	cut(why, whylen, v.why);
+	bool allow = v.v == RULES_ASK && ask_intercepted(rc, method, &v);
+	if (!allow)
+		cut(why, whylen, v.why);
 	if (rc->n == REQ_REFUSALS_KEPT) {
 		rc->dropped++;
-		return v.status;
+		return allow ? 0 : v.status;
 	}
 	struct req_refusal *f = &rc->v[rc->n++];
 	snprintf(f->method, sizeof f->method, "%s", method);
 	cut(f->path, sizeof f->path, v.path);
 	snprintf(f->rule, sizeof f->rule, "%s", v.rule_text);
 	cut(f->reason, sizeof f->reason, v.why);
-	f->status = v.status;
-	return v.status;
+	f->allowed = allow;
+	f->status = allow ? 0 : v.status;
+	return f->status;
 }
 
 void proxy_req_events(struct conn *c, const struct req_check *rc)
@@ -174,13 +212,13 @@ void proxy_req_events(struct conn *c, const struct req_check *rc)
 		const struct req_refusal *f = &rc->v[i];
 		char reason[sizeof f->reason + 64];
 		if (i + 1 == rc->n && rc->dropped)
-			snprintf(reason, sizeof reason, "%s (and %u more requests refused)", f->reason,
-				 rc->dropped);
+			snprintf(reason, sizeof reason, "%s (and %u more requests refused or asked)",
+				 f->reason, rc->dropped);
 		else
 			snprintf(reason, sizeof reason, "%s", f->reason);
 		struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 			.method = f->method, .host = c->host, .port = c->port, .address = c->address,
-			.loopback = c->fw != NULL, .allowed = false, .status = f->status, .rule = f->rule,
+			.loopback = c->fw != NULL, .allowed = f->allowed, .status = f->status, .rule = f->rule,
 			.reason = reason,
 			.path = f->path, .tool = c->tool[0] ? c->tool : NULL });
 		if (ev.fields)
