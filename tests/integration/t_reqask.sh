@@ -161,3 +161,23 @@ test_reqask_kill_while_asked() {
 	grep -q '"POST"' "$RR_LOG" && fail "the asked POST reached the server"
 	net_expect 'the asked POST refused as the session ended' method=POST path=/items/a decision=deny 'reason~session ended before an answer'
 }
+
+# An answer for the session covers the same request again on that
+# connection (the subject is the request's, as for plain HTTP).
+test_reqask_remembered() {
+	nh_python
+	nh_need curl
+	rr_srv lo --bind 127.0.0.1
+	local hp=127.0.0.1:$RR_PORT id
+	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
+		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" \
+		-- sh -c "$RQ_SCRIPT" sh "http://$hp" /items/a
+	id=$(ap_question net 30) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	ap_answer "$id" allow --session
+	ap_wait_done
+	assert_out_line 'chain=200/1 200/0 200/0' 'the second POST allowed by the answer for the session'
+	[[ $(grep -c '"POST"' "$RR_LOG") == 2 ]] || fail "not both POSTs at the server: $(excerpt "$(<"$RR_LOG")")"
+	[[ $(ap_events '"phase":"asked"') == 1 ]] || fail 'asked more than once'
+	[[ $(ap_events '"phase":"remembered"' '"decision":"allow"') == 1 ]] || fail 'no remembered answer'
+	net_expect 'the remembered answer on the record' method=POST path=/items/a decision=allow 'reason~an earlier answer'
+}
