@@ -10,6 +10,7 @@
 #include "proxy_conn.h"
 #include "proxy_mcp.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -139,6 +140,14 @@ void proxy_req_terminated_error(struct conn *c, const char *error)
 	cut(c->reason, sizeof c->reason, out);
 }
 
+/* Did the server close its side (the answer came after its idle timeout)?
+ * The request would go nowhere, the client left with an empty reply. */
+static bool upstream_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* An ask rule names a request of an intercepted connection: the loop puts
  * the question (askq.h), this thread waits; v->why says the answer, with
  * the rule (the client's 403 when refused). */
@@ -157,8 +166,14 @@ static bool ask_intercepted(struct req_check *rc, const char *method, struct req
 	json_t *detail = question(&rc->host, rc->port, method, v,
 				  rc->tls ? "HTTPS" : "HTTP, host loopback port", subject, summary);
 	bool allow = askq_ask(rc->asks, subject, summary, detail, rc->stop_fd, ans, sizeof ans);
-	snprintf(w, sizeof w, "%.32s %.300s on %s asked by rule %.400s: %s", method, v->path, hp,
-		 v->rule_text, ans);
+	bool gone = allow && upstream_gone(rc->upstream_fd);
+	snprintf(w, sizeof w, "%.32s %.300s on %s asked by rule %.400s: %s%s", method, v->path, hp,
+		 v->rule_text, ans, gone ? ", but the server closed the connection while warden "
+		 "waited for the answer: send the request again" : "");
+	if (gone) {
+		v->status = 502;
+		allow = false;
+	}
 	cut(v->why, sizeof v->why, w);
 	return allow;
 }

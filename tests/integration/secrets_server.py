@@ -3,11 +3,12 @@
 HTTPS on an address the test gives, recording what each request carried.
 
   secrets_server.py --bind ADDR --port-file F --log F [--tls-cert F --tls-key F]
-                    [--repo DIR --token T] [--lifetime S] [--h2] [--ok PREFIX]
+                    [--repo DIR --token T] [--lifetime S] [--idle S] [--h2] [--ok PREFIX]
 
 Each request is one JSON line in --log: method, path, headers (all of them,
 values as received: the test wants to see the real secret arrive), and the
-body's length and first bytes, and the HTTP version. With --h2 (and TLS)
+body's length and first bytes, and the HTTP version. An HTTP/1.1
+connection idle for --idle seconds (30) is closed. With --h2 (and TLS)
 the server offers h2 before http/1.1 by ALPN and speaks HTTP/2 (python3-h2)
 to a client that takes it: /echo, /sse and POST /upload as below. Paths:
   /echo            200, the Authorization and X-Api-Key headers in the body
@@ -37,6 +38,7 @@ ap.add_argument("--tls-key")
 ap.add_argument("--repo")
 ap.add_argument("--token")
 ap.add_argument("--lifetime", type=float, default=120)
+ap.add_argument("--idle", type=float, default=30)
 ap.add_argument("--h2", action="store_true")
 ap.add_argument("--ok")
 args = ap.parse_args()
@@ -137,7 +139,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def setup(self):
-        self.request.settimeout(30)
+        self.request.settimeout(args.idle)
         super().setup()
 
     def log_message(self, *a):

@@ -7,7 +7,8 @@
 # naming the rule; a request an allow rule takes still goes on the same
 # connection. Each asked request is a `net` event (method, path, decision,
 # rule, the answer in its reason) and an `approval` question naming the
-# request; in CI mode nobody can answer and it is refused at once. The
+# request; in CI mode nobody can answer and it is refused at once; a
+# server that closed the connection meanwhile makes it a 502. The
 # servers are secrets_server.py (t_reqrules.sh's rr_srv), the questions
 # answered as t_approve.sh's are.
 # shellcheck shell=bash
@@ -180,4 +181,29 @@ test_reqask_remembered() {
 	[[ $(ap_events '"phase":"asked"') == 1 ]] || fail 'asked more than once'
 	[[ $(ap_events '"phase":"remembered"' '"decision":"allow"') == 1 ]] || fail 'no remembered answer'
 	net_expect 'the remembered answer on the record' method=POST path=/items/a decision=allow 'reason~an earlier answer'
+}
+
+# The server closes its idle connection before the answer comes: the yes
+# cannot send the request there, and the client is told so (502, send it
+# again) instead of an empty reply; unprivileged too.
+test_reqask_server_closed_meanwhile() {
+	nh_python
+	nh_need curl
+	rr_srv lo --bind 127.0.0.1 --idle 2
+	local hp=127.0.0.1:$RR_PORT id
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
+		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" -- sh -c '
+		echo "code=$(curl -sS -m 60 -D hdr -o /dev/null -w "%{http_code}" --data one "$1/items/a")"
+		echo "reason=$(tr -d "\r" <hdr | sed -n "s/^x-warden-reason: //Ip")"
+		echo done' sh "http://$hp"
+	id=$(ap_question net 30) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	sleep 3.5
+	ap_answer "$id" allow
+	ap_wait_done
+	assert_out_line 'code=502' 'the allowed request could not be sent: 502'
+	assert_out_match '^reason=.*allowed by approve, but the server closed the connection .*send the request again' \
+		'the client is told why'
+	grep -q '"POST"' "$RR_LOG" && fail 'a POST reached the server'
+	net_expect 'the request not sent' method=POST path=/items/a decision=deny status=502 'reason~server closed the connection'
 }
