@@ -19,6 +19,8 @@ struct question {
 	int efd;                 /* the answer came */
 	int refs;
 	bool allow;
+	bool ended;              /* the loop's: answered, or withdrawn */
+	const void *handle;      /* the loop's: the asker's, while open */
 	char why[256];
 	char *subject, *summary;
 	json_t *detail;          /* taken by the asker */
@@ -28,6 +30,7 @@ struct item {
 	struct item *next;
 	struct event ev;         /* fields set: an event to emit */
 	struct question *q;      /* else a question to put */
+	bool withdraw;           /* or to withdraw (the asker went away) */
 };
 
 struct askq {
@@ -54,11 +57,41 @@ static void q_unref(struct question *q)
 static void answered(void *ctx, bool allow, const char *why)
 {
 	struct question *q = ctx;
+	q->ended = true;
 	q->allow = allow;
 	snprintf(q->why, sizeof q->why, "%s", why ? why : "");
 	uint64_t one = 1;
 	if (write(q->efd, &one, sizeof one) < 0) { /* the counter cannot be full */ }
 	q_unref(q); /* the loop's reference: the thread may have gone */
+}
+
+/* Put q to the asker (ask false: refuse it). */
+static void put(struct askq *aq, struct question *q, bool ask)
+{
+	json_t *detail = steal_ptr(&q->detail);
+	if (!ask || !aq->asker.ask) {
+		json_decref(detail);
+		answered(q, false, "no one to ask");
+		return;
+	}
+	__atomic_add_fetch(&q->refs, 1, __ATOMIC_ACQ_REL); /* q outlives an answer at once */
+	const void *h = aq->asker.ask(aq->asker.ctx, q->subject, q->summary, detail, answered, q);
+	if (h && !q->ended)
+		q->handle = h;
+	q_unref(q);
+	/* the loop's reference ends with the answer (answered) */
+}
+
+/* The thread no longer waits: the open question withdrawn, the loop's
+ * reference with it (the asker calls no one back). */
+static void withdraw(struct askq *aq, struct question *q)
+{
+	if (!q->ended && q->handle && aq->asker.cancel) {
+		aq->asker.cancel(aq->asker.ctx, q->handle);
+		q->ended = true;
+		q_unref(q);
+	}
+	q_unref(q); /* the item's */
 }
 
 /* Emit the events, put the questions (ask false: refuse them). */
@@ -73,17 +106,11 @@ static void drain(struct askq *aq, bool ask)
 	pthread_mutex_unlock(&aq->mu);
 	while (it) {
 		struct item *next = it->next;
-		if (it->q) {
-			struct question *q = it->q;
-			json_t *detail = steal_ptr(&q->detail);
-			if (ask && aq->asker.ask)
-				aq->asker.ask(aq->asker.ctx, q->subject, q->summary, detail, answered, q);
-			else {
-				json_decref(detail);
-				answered(q, false, "no one to ask");
-			}
-			/* the loop's reference ends with the answer (answered) */
-		} else {
+		if (it->q && it->withdraw)
+			withdraw(aq, it->q);
+		else if (it->q)
+			put(aq, it->q, ask);
+		else {
 			audit_emit_event(aq->log, it->ev, NULL);
 		}
 		free(it);
@@ -153,7 +180,7 @@ void askq_emit(struct askq *q, struct event ev)
 }
 
 bool askq_ask(struct askq *aq, const char *subject, const char *summary, json_t *detail,
-	      int stop_fd, char *why, size_t whylen)
+	      int stop_fd, int client_fd, char *why, size_t whylen)
 {
 	struct question *q = xcalloc(1, sizeof *q);
 	q->refs = 2;
@@ -170,16 +197,23 @@ bool askq_ask(struct askq *aq, const char *subject, const char *summary, json_t 
 	struct item *it = xcalloc(1, sizeof *it);
 	it->q = q;
 	post(aq, it);
-	struct pollfd p[2] = { { .fd = q->efd, .events = POLLIN },
-			       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
-	while (poll(p, 2, -1) < 0 && errno == EINTR) {
+	struct pollfd p[3] = { { .fd = q->efd, .events = POLLIN },
+			       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN },
+			       { .fd = client_fd, .events = POLLRDHUP } };
+	while (poll(p, 3, -1) < 0 && errno == EINTR) {
 	}
 	bool allow = false;
 	if (p[0].revents) {
 		allow = q->allow;
 		snprintf(why, whylen, "%s", q->why);
-	} else {
+	} else if (p[1].revents) {
 		snprintf(why, whylen, "the session ended before an answer");
+	} else {
+		snprintf(why, whylen, "the client closed the connection before an answer");
+		__atomic_add_fetch(&q->refs, 1, __ATOMIC_ACQ_REL); /* the item's */
+		struct item *w = xcalloc(1, sizeof *w);
+		*w = (struct item){ .q = q, .withdraw = true };
+		post(aq, w);
 	}
 	q_unref(q);
 	return allow;

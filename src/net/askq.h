@@ -33,8 +33,9 @@ bool askq_can_ask(const struct askq *q);
 void askq_emit(struct askq *q, struct event ev);
 /* From an interception thread: put the question (subject, summary and the
  * fields, detail taken, as proxy_asker's ask) and wait for the answer;
- * stop_fd (> 0) readable or hung up ends the wait, refused. true: allowed;
- * why: the answer in words ("allowed by approve", "denied by ci: ...", "the
- * session ended before an answer"). */
+ * stop_fd (> 0) readable or hung up ends the wait, refused; so does
+ * client_fd (>= 0) shut by its peer, the question then withdrawn (the
+ * asker's cancel). true: allowed; why: the answer in words ("allowed by
+ * approve", "denied by ci: ...", "the session ended before an answer"). */
 bool askq_ask(struct askq *q, const char *subject, const char *summary, json_t *detail,
-	      int stop_fd, char *why, size_t whylen);
+	      int stop_fd, int client_fd, char *why, size_t whylen);

@@ -124,7 +124,7 @@ struct req_check {
 	bool tls;                  /* HTTPS warden terminates (else a host loopback port) */
 	struct askq *asks;         /* where an ask rule's question goes (the proxy's) */
 	int stop_fd;               /* readable: the session ends, a question with it */
-	int upstream_fd;           /* the server's socket (the thread's) */
+	int client_fd, upstream_fd; /* the client's and the server's sockets (the thread's) */
 	unsigned n, dropped;       /* refusals kept, and not kept */
 	struct req_refusal v[REQ_REFUSALS_KEPT];
 	unsigned npass;            /* allowed by a request rule, kept */

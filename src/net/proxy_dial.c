@@ -186,6 +186,7 @@ static void intercept_begin(struct conn *c)
 	set_blocking(ufd);
 	j->client_fd = cfd;
 	j->upstream_fd = ufd;
+	ij->rc.client_fd = cfd;
 	ij->rc.upstream_fd = ufd;
 	j->any_host = c->fw != NULL; /* the port names the destination */
 	j->stop_fd = px->stop_pipe[0];

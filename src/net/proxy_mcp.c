@@ -91,7 +91,7 @@ static bool ask(struct mconn *c, const struct mcp_msg *msg, const struct mcp_rul
 		 v6 ? "[" : "", c->host.name, v6 ? "]" : "", c->port);
 	json_t *detail = json_pack("{s:s, s:i, s:s, s:s}", "host", c->host.name, "port", c->port,
 				   "mcp_tool", msg->tool, "rule", rule->text);
-	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, why, whylen);
+	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, -1, why, whylen);
 }
 
 static bool want(void *ctx, const char *head, size_t len)

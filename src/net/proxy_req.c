@@ -165,7 +165,8 @@ static bool ask_intercepted(struct req_check *rc, const char *method, struct req
 	char subject[SUBJECT_MAX], summary[SUBJECT_MAX + 64];
 	json_t *detail = question(&rc->host, rc->port, method, v,
 				  rc->tls ? "HTTPS" : "HTTP, host loopback port", subject, summary);
-	bool allow = askq_ask(rc->asks, subject, summary, detail, rc->stop_fd, ans, sizeof ans);
+	bool allow = askq_ask(rc->asks, subject, summary, detail, rc->stop_fd, rc->client_fd, ans,
+			      sizeof ans);
 	bool gone = allow && upstream_gone(rc->upstream_fd);
 	snprintf(w, sizeof w, "%.32s %.300s on %s asked by rule %.400s: %s%s", method, v->path, hp,
 		 v->rule_text, ans, gone ? ", but the server closed the connection while warden "

@@ -142,7 +142,8 @@ test_reqask_ci_refused() {
 }
 
 # `warden kill` while a request's question is open: the waiting thread
-# wakes, warden ends at once, the request never sent; unprivileged too.
+# wakes (the session ends, or the killed client closes first), warden ends
+# at once, the request never sent; unprivileged too.
 test_reqask_kill_while_asked() {
 	nh_python
 	nh_need curl
@@ -160,7 +161,7 @@ test_reqask_kill_while_asked() {
 	((SECONDS - t0 < 15)) || fail "warden took $((SECONDS - t0)) s to end with a question open"
 	[[ $rc == 137 ]] || fail "warden ended with $rc after the kill, not 137"
 	grep -q '"POST"' "$RR_LOG" && fail "the asked POST reached the server"
-	net_expect 'the asked POST refused as the session ended' method=POST path=/items/a decision=deny 'reason~session ended before an answer'
+	net_expect 'the asked POST refused as the session ended' method=POST path=/items/a decision=deny 'reason~(session ended|client closed the connection) before an answer'
 }
 
 # An answer for the session covers the same request again on that
@@ -206,4 +207,30 @@ test_reqask_server_closed_meanwhile() {
 		'the client is told why'
 	grep -q '"POST"' "$RR_LOG" && fail 'a POST reached the server'
 	net_expect 'the request not sent' method=POST path=/items/a decision=deny status=502 'reason~server closed the connection'
+}
+
+# The client gives up while its request's question is open: the question is
+# withdrawn (cancelled on the record), as for a plain connection's.
+test_reqask_client_gone() {
+	nh_python
+	nh_need curl
+	rr_srv lo --bind 127.0.0.1
+	local hp=127.0.0.1:$RR_PORT i open=1
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
+		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" -- sh -c '
+		echo "code=$(curl -sS -m 2 -o /dev/null -w "%{http_code}" --data one "$1/items/a")"
+		sleep 4
+		echo done' sh "http://$hp"
+	ap_question net 30 >/dev/null || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	wait_for "$T_TMP/ap.out" '^code=' 20 || fatal 'curl did not give up'
+	for ((i = 0; i < 30; i++)); do
+		"$WARDEN" approve --json 2>/dev/null | grep -q '"kind": "net"' || { open=0; break; }
+		sleep 0.1
+	done
+	((open == 0)) || fail 'the question stayed open after the client went away'
+	ap_wait_done
+	[[ $(ap_events '"phase":"cancelled"') == 1 ]] || fail 'no cancelled approval event'
+	grep -q '"POST"' "$RR_LOG" && fail 'the POST reached the server'
+	net_expect 'the request refused, the client gone' method=POST path=/items/a decision=deny 'reason~client closed the connection before an answer'
 }
