@@ -112,46 +112,60 @@ test_reqask_https_h2() {
 	grep -q '"version": "2"' "$RR_LOG" || fail "not HTTP/2 at the server: $(excerpt "$(<"$RR_LOG")")"
 }
 
+# rq_lo [OPTION...]: the server on the host's loopback (rr_srv's options);
+# sets RQ_HP, the profile (an ask rule on POST /items/** there) in RQ_PROFILE.
+rq_lo() {
+	nh_python
+	nh_need curl
+	rr_srv lo --bind 127.0.0.1 "$@"
+	RQ_HP=127.0.0.1:$RR_PORT
+	RQ_PROFILE=$(rq_profile "$RQ_HP" POST '/items/**')
+}
+
+# rq_bg SCRIPT: warden in the background (ap_inside's output file), a
+# secret bound to RQ_HP, running sh -c SCRIPT sh URL /items/a.
+rq_bg() {
+	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" --profile "$RQ_PROFILE" \
+		--secret "MYTOKEN@$RQ_HP" -- sh -c "$1" sh "http://$RQ_HP" /items/a
+}
+
+# rq_refused OUTLINE REASON STATUS: the client's line OUTLINE, the reason
+# it was given matching REASON, no POST at the server, and the net event of
+# the refusal (STATUS, REASON).
+rq_refused() {
+	assert_out_line "$1" "the answers: $1"
+	assert_out_match "^reason=$2" 'the reason the client was given'
+	grep -q '"POST"' "$RR_LOG" && fail "a refused POST reached the server"
+	net_expect 'the refused POST' method=POST path=/items/a decision=deny "status=$3" "reason~$2"
+}
+
 # Plain HTTP on a host loopback port with a secret (warden parses it);
 # unprivileged too.
 test_reqask_loopback() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1
-	local hp=127.0.0.1:$RR_PORT
-	MYTOKEN=tok-live-0123456789abcdefghijklmnop rq_run "$hp" /items/a "http://$hp" \
-		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" --
-	rq_check "$hp" /items/a '/items/**' '200/1 403/0 200/0'
+	rq_lo
+	MYTOKEN=tok-live-0123456789abcdefghijklmnop rq_run "$RQ_HP" /items/a "http://$RQ_HP" \
+		--profile "$RQ_PROFILE" --secret "MYTOKEN@$RQ_HP" --
+	rq_check "$RQ_HP" /items/a '/items/**' '200/1 403/0 200/0'
 }
 
 # CI mode, nobody to answer: refused at once, saying so; the GET goes on.
 test_reqask_ci_refused() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1
-	local hp=127.0.0.1:$RR_PORT t0=$SECONDS
+	rq_lo
+	local hp=$RQ_HP t0=$SECONDS
 	CI=true RUNNER_TEMP=$T_TMP/runner MYTOKEN=tok-live-0123456789abcdefghijklmnop \
-		wrun --profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" \
-		-- sh -c "$RQ_SCRIPT" sh "http://$hp" /items/a
+		wrun --profile "$RQ_PROFILE" --secret "MYTOKEN@$hp" -- sh -c "$RQ_SCRIPT" sh "http://$hp" /items/a
 	((SECONDS - t0 < 30)) || fail "the questions took $((SECONDS - t0)) s: not refused at once"
-	assert_out_line 'chain=403/1 403/0 200/0' 'both POSTs refused, the GET after them goes'
-	assert_out_match "^reason=POST /items/a on $hp asked by rule $hp POST /items/\*\*: denied by ci" \
-		'the refusal says nobody could answer'
-	grep -q '"POST"' "$RR_LOG" && fail "a refused POST reached the server"
-	net_expect 'the POST refused in CI mode' method=POST path=/items/a decision=deny status=403 'reason~denied by ci'
+	# both POSTs refused, the GET after them goes; the reason says nobody could answer
+	rq_refused 'chain=403/1 403/0 200/0' "POST /items/a on $hp asked by rule $hp POST /items/\*\*: denied by ci" 403
 }
 
 # `warden kill` while a request's question is open: the waiting thread
 # wakes (the session ends, or the killed client closes first), warden ends
 # at once, the request never sent; unprivileged too.
 test_reqask_kill_while_asked() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1
-	local hp=127.0.0.1:$RR_PORT sid rc t0
-	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
-		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" \
-		-- sh -c "$RQ_SCRIPT" sh "http://$hp" /items/a
+	local sid rc t0
+	rq_lo
+	rq_bg "$RQ_SCRIPT"
 	ap_question net 30 >/dev/null || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	sid=$("$WARDEN" status --json | grep -F "\"workspace\":\"$WS\"" | sed -n 's/.*"session":"\([^"]*\)".*/\1/p')
 	t0=$SECONDS
@@ -167,13 +181,9 @@ test_reqask_kill_while_asked() {
 # An answer for the session covers the same request again on that
 # connection (the subject is the request's, as for plain HTTP).
 test_reqask_remembered() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1
-	local hp=127.0.0.1:$RR_PORT id
-	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
-		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" \
-		-- sh -c "$RQ_SCRIPT" sh "http://$hp" /items/a
+	local id
+	rq_lo
+	rq_bg "$RQ_SCRIPT"
 	id=$(ap_question net 30) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	ap_answer "$id" allow --session
 	ap_wait_done
@@ -188,40 +198,28 @@ test_reqask_remembered() {
 # cannot send the request there, and the client is told so (502, send it
 # again) instead of an empty reply; unprivileged too.
 test_reqask_server_closed_meanwhile() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1 --idle 2
-	local hp=127.0.0.1:$RR_PORT id
+	local id
+	rq_lo --idle 2
 	# shellcheck disable=SC2016 # expanded inside
-	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
-		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" -- sh -c '
-		echo "code=$(curl -sS -m 60 -D hdr -o /dev/null -w "%{http_code}" --data one "$1/items/a")"
+	rq_bg 'echo "code=$(curl -sS -m 60 -D hdr -o /dev/null -w "%{http_code}" --data one "$1$2")"
 		echo "reason=$(tr -d "\r" <hdr | sed -n "s/^x-warden-reason: //Ip")"
-		echo done' sh "http://$hp"
+		echo done'
 	id=$(ap_question net 30) || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	sleep 3.5
 	ap_answer "$id" allow
 	ap_wait_done
-	assert_out_line 'code=502' 'the allowed request could not be sent: 502'
-	assert_out_match '^reason=.*allowed by approve, but the server closed the connection .*send the request again' \
-		'the client is told why'
-	grep -q '"POST"' "$RR_LOG" && fail 'a POST reached the server'
-	net_expect 'the request not sent' method=POST path=/items/a decision=deny status=502 'reason~server closed the connection'
+	rq_refused code=502 'POST /items/a on .*: allowed by approve, but the server closed the connection .*send the request again' 502
 }
 
 # The client gives up while its request's question is open: the question is
 # withdrawn (cancelled on the record), as for a plain connection's.
 test_reqask_client_gone() {
-	nh_python
-	nh_need curl
-	rr_srv lo --bind 127.0.0.1
-	local hp=127.0.0.1:$RR_PORT i open=1
+	local i open=1
+	rq_lo
 	# shellcheck disable=SC2016 # expanded inside
-	MYTOKEN=tok-live-0123456789abcdefghijklmnop warden_bg "$T_TMP/ap.out" \
-		--profile "$(rq_profile "$hp" POST '/items/**')" --secret "MYTOKEN@$hp" -- sh -c '
-		echo "code=$(curl -sS -m 2 -o /dev/null -w "%{http_code}" --data one "$1/items/a")"
+	rq_bg 'echo "code=$(curl -sS -m 2 -o /dev/null -w "%{http_code}" --data one "$1$2")"
 		sleep 4
-		echo done' sh "http://$hp"
+		echo done'
 	ap_question net 30 >/dev/null || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	wait_for "$T_TMP/ap.out" '^code=' 20 || fatal 'curl did not give up'
 	for ((i = 0; i < 30; i++)); do
