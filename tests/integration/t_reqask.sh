@@ -1,16 +1,16 @@
 # t_reqask.sh - an ask request rule (`net ask HOST [METHODS] [PATH]`) on a
 # request warden reads inside a connection it terminates, from the outside:
-# HTTPS toward a host a secret is bound to (HTTP/1.1 and HTTP/2) and plain
-# HTTP on a host loopback port with a secret (unprivileged too). The
-# request waits, unsent, until `warden approve` answers: yes, it reaches
-# the server and its answer comes back; no, that request alone gets a 403
-# naming the rule; a request an allow rule takes still goes on the same
-# connection. Each asked request is a `net` event (method, path, decision,
-# rule, the answer in its reason) and an `approval` question naming the
-# request; in CI mode nobody can answer and it is refused at once; a
-# server that closed the connection meanwhile makes it a 502. The
-# servers are secrets_server.py (t_reqrules.sh's rr_srv), the questions
-# answered as t_approve.sh's are.
+# HTTPS toward a host a secret is bound to (HTTP/1.1 and HTTP/2) or that the
+# rules have warden inspect, and plain HTTP on a host loopback port with a
+# secret (unprivileged too). The request waits, unsent, until `warden
+# approve` answers: yes, it reaches the server and its answer comes back;
+# no, that request alone gets a 403 naming the rule; a request an allow rule
+# takes still goes on the same connection. Each asked request is a `net`
+# event (method, path, decision, rule, the answer in its reason) and an
+# `approval` question naming the request; in CI mode nobody can answer and
+# it is refused at once; a server that closed the connection meanwhile makes
+# it a 502. The servers are secrets_server.py (t_reqrules.sh's rr_srv), the
+# questions answered as t_approve.sh's are.
 # shellcheck shell=bash
 
 # rq_profile HOST METHODS PATH: GET /echo allowed on HOST, an ask rule on
@@ -96,6 +96,16 @@ test_reqask_https() {
 	MYTOKEN=tok-live-0123456789abcdefghijklmnop NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem rq_run "$hp" /items/a "https://$hp" \
 		--profile "$(rq_profile "$hp" POST '/items/**')" --allow-net "$hp private" \
 		--secret "MYTOKEN@$RQ_NAME" -- --http1.1
+	rq_check "$hp" /items/a '/items/**' '200/1 403/0 200/0'
+}
+
+# HTTPS warden terminates only for the rules (no secret bound: the host is
+# inspected), HTTP/1.1.
+test_reqask_https_inspected() {
+	rq_https rqi
+	local hp=$RQ_NAME:$RR_PORT
+	NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem rq_run "$hp" /items/a "https://$hp" \
+		--profile "$(rq_profile "$hp" POST '/items/**')" --allow-net "$hp private" -- --http1.1
 	rq_check "$hp" /items/a '/items/**' '200/1 403/0 200/0'
 }
 
