@@ -347,7 +347,9 @@ test_limits_memory_default() {
 	for ((i = 0; i < 100; i++)); do
 		log=$(limits_log)
 		id=$(basename "${log:-x}" .jsonl)
-		[[ -n $log && -r $parent/warden-$id/$file ]] && got=$(<"$parent/warden-$id/$file") && break
+		# (the cgroup is made, then its limit written: read until it is)
+		[[ -n $log && -r $parent/warden-$id/$file ]] && got=$(<"$parent/warden-$id/$file") &&
+			[[ $got == "$want" ]] && break
 		sleep 0.05
 	done
 	wait "$TPID"
