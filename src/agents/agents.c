@@ -285,7 +285,8 @@ static int expose_ca(const struct agent_def *a, struct policy *p, const char *va
 
 /* The client's key variables that are set: secrets bound to the API host
  * (the configured endpoint, else the vendor's API host), so that the key
- * stays outside and the proxy puts it in. A variable the user's profile
+ * stays outside and the proxy puts it in; that host then narrowed to the
+ * paths the client calls (agent_narrow). A variable the user's profile
  * binds already keeps that binding. */
 static int bind_keys(const struct agent_def *a, const struct agent_net *n, struct policy *p,
 		     const struct agent_endpoint *ep, const char *(*getenv_fn)(const char *),
@@ -295,6 +296,7 @@ static int bind_keys(const struct agent_def *a, const struct agent_net *n, struc
 	_cleanup_free_ char *origin = xasprintf("agent %s", a->name);
 	const char *vars[8] = { ep->key_var };
 	size_t nv = 1;
+	bool bound = false;
 	for (const char *const *k = n->key_vars; *k && nv < ARRAY_LEN(vars); k++)
 		vars[nv++] = *k;
 	for (size_t k = 0; k < nv; k++) {
@@ -310,8 +312,9 @@ static int bind_keys(const struct agent_def *a, const struct agent_net *n, struc
 		_cleanup_free_ char *spec = xasprintf("%s@%s", var, host);
 		if (policy_add_secret(p, spec, origin, e) < 0)
 			return werr_wrap(e, "agent %s: binding %s", a->name, var);
+		bound = true;
 	}
-	return 0;
+	return bound ? agent_narrow(a, p, ep, host, e) : 0;
 }
 
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,

@@ -136,6 +136,13 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e);
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 		const char *(*getenv_fn)(const char *), struct agent_endpoint *ep, struct werr *e);
 
+/* The request rules (reqrules.h) that narrow host, which the profile bound
+ * the client's API key to, to the paths the client calls (narrow.c), under
+ * the base URL's path; origin "agent NAME". A base URL whose path no glob
+ * says exactly leaves the host as it was. */
+int agent_narrow(const struct agent_def *a, struct policy *p, const struct agent_endpoint *ep,
+		 const char *host, struct werr *e);
+
 /* The agent's description for `session.start` and `policy show`. */
 json_t *agent_to_json(const struct agent_def *a, const struct agent_endpoint *ep,
 		      const char *statedir);
