@@ -2,7 +2,8 @@
  * and their state directories (src/agents/state.c): picking an agent by the
  * command's name, base URLs turned into allow rules, Codex's config.toml as
  * warden reads it, the endpoint taken from the variable or the user's own
- * settings and never from the agent's state, and the state directory's
+ * settings and never from the agent's state, the API host narrowed to the
+ * client's paths when its key is bound (src/agents/narrow.c), and the state directory's
  * refusals (symlink, writable by others, the home, a client's real config),
  * entries, seeds said once, the lock against reset, and reset itself;
  * warden's tool-call hook in the clients' settings (src/agents/hooks.c). */
@@ -18,6 +19,7 @@
 #include "files.h"
 #include "src/agents/agents.h"
 #include "src/agents/state.h"
+#include "src/net/reqrules.h"
 
 static void test_pick(void)
 {
@@ -161,9 +163,11 @@ static void put(const char *rel, const char *text)
 	free(p);
 }
 
-static const char *env_url;
+static const char *env_url, *env_key;
 static const char *fake_getenv(const char *name)
 {
+	if (strcmp(name, "ANTHROPIC_API_KEY") == 0 || strcmp(name, "OPENAI_API_KEY") == 0)
+		return env_key;
 	return strcmp(name, "ANTHROPIC_BASE_URL") == 0 || strcmp(name, "OPENAI_BASE_URL") == 0
 		       ? env_url : NULL;
 }
@@ -245,6 +249,89 @@ static void test_endpoint(void)
 	agent_endpoint_free(&ep);
 	policy_free(&p);
 	free(home);
+}
+
+/* The verdict of p's request rules on METHOD PATH toward HOST:PORT. */
+static enum rules_verdict req(const struct policy *p, const char *host, uint16_t port,
+			      const char *method, const char *path)
+{
+	struct net_host h;
+	const char *why = NULL;
+	struct req_verdict v;
+	if (net_host_parse(&h, host, strlen(host), &why) < 0)
+		return RULES_UNKNOWN;
+	reqrules_decide(&p->net_rules, &h, port, method, path, strlen(path), true, &v);
+	return v.v;
+}
+
+/* Apply agent NAME with env_url and env_key; *p loaded fresh. */
+static void apply(const char *name, struct policy *p)
+{
+	struct werr e = { 0 };
+	struct agent_endpoint ep;
+	char *home = xasprintf("%s/empty-home", root);
+	CHECK(policy_load(p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find(name), p, home, fake_getenv, &ep, &e) == 0);
+	agent_endpoint_free(&ep);
+	free(home);
+}
+
+static void test_narrow(void)
+{
+	struct policy p;
+	const char *origin = NULL;
+	env_key = "sk-test";
+
+	/* the default host: the model API and the client's own service paths */
+	env_url = NULL;
+	apply("claude", &p);
+	CHECK(p.nsecrets == 1 && p.net_rules.nreq > 0);
+	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages?beta=true") == RULES_ALLOW);
+	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages/count_tokens") == RULES_ALLOW);
+	CHECK(req(&p, "api.anthropic.com", 443, "GET", "/api/claude_code/settings") == RULES_ALLOW);
+	CHECK(req(&p, "api.anthropic.com", 443, "GET", "/v1/files") == RULES_DENY);
+	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages/batches") == RULES_DENY);
+	CHECK(req(&p, "api.anthropic.com", 443, "DELETE", "/v1/messages") == RULES_DENY);
+	/* the sign-in hosts: no key bound there, nothing narrowed */
+	CHECK(req(&p, "platform.claude.com", 443, "GET", "/v1/oauth/hello") == RULES_ALLOW);
+	for (size_t i = 0; i < p.nnet; i++)
+		if (p.net[i].rule.path[0])
+			origin = p.net[i].origin;
+	CHECK(origin && strcmp(origin, "agent claude") == 0);
+	policy_free(&p);
+
+	/* a base URL's path goes before them; the default host's own paths do not */
+	env_url = "https://gw.example/anthropic/";
+	apply("claude", &p);
+	CHECK(req(&p, "gw.example", 443, "POST", "/anthropic/v1/messages") == RULES_ALLOW);
+	CHECK(req(&p, "gw.example", 443, "POST", "/v1/messages") == RULES_DENY);
+	CHECK(req(&p, "gw.example", 443, "GET", "/api/hello") == RULES_DENY);
+	policy_free(&p);
+
+	/* a path no glob says exactly: the key bound, the host not narrowed */
+	env_url = "http://127.0.0.1:4000/a*b";
+	apply("claude", &p);
+	CHECK(p.nsecrets == 1 && p.net_rules.nreq == 0);
+	policy_free(&p);
+
+	/* no key (signed in with an account): nothing bound, nothing narrowed */
+	env_url = NULL;
+	env_key = NULL;
+	apply("claude", &p);
+	CHECK(p.nsecrets == 0 && p.net_rules.nreq == 0);
+	policy_free(&p);
+
+	/* Codex: under /v1 on its default host */
+	env_key = "sk-test";
+	apply("codex", &p);
+	CHECK(req(&p, "api.openai.com", 443, "POST", "/v1/responses") == RULES_ALLOW);
+	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/responses") == RULES_ALLOW);
+	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/models") == RULES_ALLOW);
+	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/files") == RULES_DENY);
+	CHECK(req(&p, "api.openai.com", 443, "POST", "/v1/batches") == RULES_DENY);
+	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/organization/users") == RULES_DENY);
+	policy_free(&p);
+	env_key = NULL;
 }
 
 static void test_state(void)
@@ -557,6 +644,7 @@ int main(void)
 	test_urls();
 	test_codex_config();
 	test_endpoint();
+	test_narrow();
 	test_state();
 	test_hook();
 	test_guard();
