@@ -9,6 +9,7 @@
  * warden's tool-call hook in the clients' settings (src/agents/hooks.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -251,17 +252,26 @@ static void test_endpoint(void)
 	free(home);
 }
 
-/* The verdict of p's request rules on METHOD PATH toward HOST:PORT. */
-static enum rules_verdict req(const struct policy *p, const char *host, uint16_t port,
-			      const char *method, const char *path)
+/* Requests and the verdict p's request rules give each (port 443). */
+struct req_case {
+	const char *host, *method, *path;
+	enum rules_verdict want;
+};
+
+static void check_reqs(const struct policy *p, const struct req_case *c, size_t n)
 {
-	struct net_host h;
-	const char *why = NULL;
-	struct req_verdict v;
-	if (net_host_parse(&h, host, strlen(host), &why) < 0)
-		return RULES_UNKNOWN;
-	reqrules_decide(&p->net_rules, &h, port, method, path, strlen(path), true, &v);
-	return v.v;
+	for (size_t i = 0; i < n; i++) {
+		struct net_host h;
+		const char *why = NULL;
+		struct req_verdict v = { .v = RULES_UNKNOWN };
+		if (net_host_parse(&h, c[i].host, strlen(c[i].host), &why) == 0)
+			reqrules_decide(&p->net_rules, &h, 443, c[i].method, c[i].path,
+					strlen(c[i].path), true, &v);
+		if (v.v != c[i].want)
+			fprintf(stderr, "%s %s on %s: verdict %d, want %d\n", c[i].method, c[i].path,
+				c[i].host, v.v, c[i].want);
+		CHECK(v.v == c[i].want);
+	}
 }
 
 /* Apply agent NAME with env_url and env_key; *p loaded fresh. */
@@ -276,36 +286,56 @@ static void apply(const char *name, struct policy *p)
 	free(home);
 }
 
+#define A RULES_ALLOW
+#define D RULES_DENY
+/* the default host: the model API and the client's own service paths; the
+ * sign-in hosts, where no key is bound, not narrowed */
+static const struct req_case claude_default[] = {
+	{ "api.anthropic.com", "POST", "/v1/messages?beta=true", A },
+	{ "api.anthropic.com", "POST", "/v1/messages/count_tokens", A },
+	{ "api.anthropic.com", "GET", "/api/claude_code/settings", A },
+	{ "api.anthropic.com", "GET", "/v1/files", D },
+	{ "api.anthropic.com", "POST", "/v1/messages/batches", D },
+	{ "api.anthropic.com", "DELETE", "/v1/messages", D },
+	{ "platform.claude.com", "GET", "/v1/oauth/hello", A },
+};
+/* a base URL's path goes before them; the default host's own paths do not */
+static const struct req_case claude_gw[] = {
+	{ "gw.example", "POST", "/anthropic/v1/messages", A },
+	{ "gw.example", "POST", "/v1/messages", D },
+	{ "gw.example", "GET", "/api/hello", D },
+};
+/* Codex: under /v1 on its default host */
+static const struct req_case codex_default[] = {
+	{ "api.openai.com", "POST", "/v1/responses", A },
+	{ "api.openai.com", "GET", "/v1/responses", A },
+	{ "api.openai.com", "GET", "/v1/models", A },
+	{ "api.openai.com", "GET", "/v1/files", D },
+	{ "api.openai.com", "POST", "/v1/batches", D },
+	{ "api.openai.com", "GET", "/v1/organization/users", D },
+};
+#undef A
+#undef D
+
 static void test_narrow(void)
 {
 	struct policy p;
 	const char *origin = NULL;
 	env_key = "sk-test";
 
-	/* the default host: the model API and the client's own service paths */
 	env_url = NULL;
 	apply("claude", &p);
 	CHECK(p.nsecrets == 1 && p.net_rules.nreq > 0);
-	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages?beta=true") == RULES_ALLOW);
-	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages/count_tokens") == RULES_ALLOW);
-	CHECK(req(&p, "api.anthropic.com", 443, "GET", "/api/claude_code/settings") == RULES_ALLOW);
-	CHECK(req(&p, "api.anthropic.com", 443, "GET", "/v1/files") == RULES_DENY);
-	CHECK(req(&p, "api.anthropic.com", 443, "POST", "/v1/messages/batches") == RULES_DENY);
-	CHECK(req(&p, "api.anthropic.com", 443, "DELETE", "/v1/messages") == RULES_DENY);
-	/* the sign-in hosts: no key bound there, nothing narrowed */
-	CHECK(req(&p, "platform.claude.com", 443, "GET", "/v1/oauth/hello") == RULES_ALLOW);
+	check_reqs(&p, claude_default, ARRAY_LEN(claude_default));
 	for (size_t i = 0; i < p.nnet; i++)
 		if (p.net[i].rule.path[0])
 			origin = p.net[i].origin;
 	CHECK(origin && strcmp(origin, "agent claude") == 0);
 	policy_free(&p);
 
-	/* a base URL's path goes before them; the default host's own paths do not */
 	env_url = "https://gw.example/anthropic/";
 	apply("claude", &p);
-	CHECK(req(&p, "gw.example", 443, "POST", "/anthropic/v1/messages") == RULES_ALLOW);
-	CHECK(req(&p, "gw.example", 443, "POST", "/v1/messages") == RULES_DENY);
-	CHECK(req(&p, "gw.example", 443, "GET", "/api/hello") == RULES_DENY);
+	check_reqs(&p, claude_gw, ARRAY_LEN(claude_gw));
 	policy_free(&p);
 
 	/* a path no glob says exactly: the key bound, the host not narrowed */
@@ -321,15 +351,9 @@ static void test_narrow(void)
 	CHECK(p.nsecrets == 0 && p.net_rules.nreq == 0);
 	policy_free(&p);
 
-	/* Codex: under /v1 on its default host */
 	env_key = "sk-test";
 	apply("codex", &p);
-	CHECK(req(&p, "api.openai.com", 443, "POST", "/v1/responses") == RULES_ALLOW);
-	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/responses") == RULES_ALLOW);
-	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/models") == RULES_ALLOW);
-	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/files") == RULES_DENY);
-	CHECK(req(&p, "api.openai.com", 443, "POST", "/v1/batches") == RULES_DENY);
-	CHECK(req(&p, "api.openai.com", 443, "GET", "/v1/organization/users") == RULES_DENY);
+	check_reqs(&p, codex_default, ARRAY_LEN(codex_default));
 	policy_free(&p);
 	env_key = NULL;
 }
