@@ -2,7 +2,9 @@
  * clients, picking one by the command's name, and layering one onto a
  * policy: the API endpoint from the client's own configuration (its
  * variable in the host's environment, else the user's own settings file,
- * which the sandbox never makes writable), the CA file it trusts.
+ * which the sandbox never makes writable), the CA file it trusts, its key
+ * bound to the API host and that host narrowed to the client's paths
+ * (narrow.c).
  *
  * The agent's state directory is never read for any of this: the agent
  * writes it, and what the agent writes must not widen what the next

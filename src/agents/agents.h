@@ -129,7 +129,8 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e);
  * profile): the allow rule for the endpoint the client is configured for
  * (a configured host may be on the host's loopback, forwarded, or on a
  * private address: the user named it), else the agent's default hosts; the
- * CA file its variable names, exposed read-only. getenv_fn reads the host's
+ * CA file its variable names, exposed read-only; the key variables that are
+ * set bound to the API host, narrowed then by agent_narrow. getenv_fn reads the host's
  * environment; home (may be NULL) is where the user's settings are. The
  * state directory is never read here: the agent writes it, and nothing it
  * writes may widen what the next session reaches. */
