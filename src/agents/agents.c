@@ -2,7 +2,9 @@
  * clients, picking one by the command's name, and layering one onto a
  * policy: the API endpoint from the client's own configuration (its
  * variable in the host's environment, else the user's own settings file,
- * which the sandbox never makes writable), the CA file it trusts.
+ * which the sandbox never makes writable), the CA file it trusts, its key
+ * bound to the API host and that host narrowed to the client's paths
+ * (narrow.c).
  *
  * The agent's state directory is never read for any of this: the agent
  * writes it, and what the agent writes must not widen what the next
@@ -285,7 +287,8 @@ static int expose_ca(const struct agent_def *a, struct policy *p, const char *va
 
 /* The client's key variables that are set: secrets bound to the API host
  * (the configured endpoint, else the vendor's API host), so that the key
- * stays outside and the proxy puts it in. A variable the user's profile
+ * stays outside and the proxy puts it in; that host then narrowed to the
+ * paths the client calls (agent_narrow). A variable the user's profile
  * binds already keeps that binding. */
 static int bind_keys(const struct agent_def *a, const struct agent_net *n, struct policy *p,
 		     const struct agent_endpoint *ep, const char *(*getenv_fn)(const char *),
@@ -295,6 +298,7 @@ static int bind_keys(const struct agent_def *a, const struct agent_net *n, struc
 	_cleanup_free_ char *origin = xasprintf("agent %s", a->name);
 	const char *vars[8] = { ep->key_var };
 	size_t nv = 1;
+	bool bound = false;
 	for (const char *const *k = n->key_vars; *k && nv < ARRAY_LEN(vars); k++)
 		vars[nv++] = *k;
 	for (size_t k = 0; k < nv; k++) {
@@ -310,8 +314,9 @@ static int bind_keys(const struct agent_def *a, const struct agent_net *n, struc
 		_cleanup_free_ char *spec = xasprintf("%s@%s", var, host);
 		if (policy_add_secret(p, spec, origin, e) < 0)
 			return werr_wrap(e, "agent %s: binding %s", a->name, var);
+		bound = true;
 	}
-	return 0;
+	return bound ? agent_narrow(a, p, ep, host, e) : 0;
 }
 
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,

@@ -129,12 +129,20 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e);
  * profile): the allow rule for the endpoint the client is configured for
  * (a configured host may be on the host's loopback, forwarded, or on a
  * private address: the user named it), else the agent's default hosts; the
- * CA file its variable names, exposed read-only. getenv_fn reads the host's
+ * CA file its variable names, exposed read-only; the key variables that are
+ * set bound to the API host, narrowed then by agent_narrow. getenv_fn reads the host's
  * environment; home (may be NULL) is where the user's settings are. The
  * state directory is never read here: the agent writes it, and nothing it
  * writes may widen what the next session reaches. */
 int agent_apply(const struct agent_def *a, struct policy *p, const char *home,
 		const char *(*getenv_fn)(const char *), struct agent_endpoint *ep, struct werr *e);
+
+/* The request rules (reqrules.h) that narrow host, which the profile bound
+ * the client's API key to, to the paths the client calls (narrow.c), under
+ * the base URL's path; origin "agent NAME". A base URL whose path no glob
+ * says exactly leaves the host as it was. */
+int agent_narrow(const struct agent_def *a, struct policy *p, const struct agent_endpoint *ep,
+		 const char *host, struct werr *e);
 
 /* The agent's description for `session.start` and `policy show`. */
 json_t *agent_to_json(const struct agent_def *a, const struct agent_endpoint *ep,

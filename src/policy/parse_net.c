@@ -162,12 +162,17 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 	if (deny && private_ok)
 		return werr_set(e, 0, "%s \"%s\": 'private' is only for allow rules", who, r.text);
 	r.allow_private = private_ok;
-	enum rules_verdict action = deny ? RULES_DENY : RULES_ALLOW;
-	if (net_has(p, &r, action))
+	return policy_add_net_rule(p, &r, deny ? RULES_DENY : RULES_ALLOW, who, e);
+}
+
+int policy_add_net_rule(struct policy *p, const struct net_rule *r, enum rules_verdict action,
+			const char *origin, struct werr *e)
+{
+	if (net_has(p, r, action))
 		return 0;
 	if (p->nnet >= MAX_ENTRIES)
-		return werr_set(e, 0, "%s: too many network rules (max %d)", who, MAX_ENTRIES);
-	return net_push(p, &r, action, who, e);
+		return werr_set(e, 0, "%s: too many network rules (max %d)", origin, MAX_ENTRIES);
+	return net_push(p, r, action, origin, e);
 }
 
 bool policy_asks(const struct policy *p)

@@ -278,6 +278,11 @@ void policy_free(struct policy *p);
  * pattern; an equal rule is not added twice. */
 int policy_add_net(struct policy *p, const char *pattern, bool deny, bool private_ok,
 		   const char *origin, struct werr *e);
+/* A compiled rule (a request rule, say: rules_parse_pattern, then
+ * reqrules_methods and reqrules_path) added as policy_add_net adds one: once,
+ * with origin (such as "agent claude"). */
+int policy_add_net_rule(struct policy *p, const struct net_rule *r, enum rules_verdict action,
+			const char *origin, struct werr *e);
 
 /* Bind a path from outside a profile (--output, --scratch, a task's git
  * directory): as `read-only PATH` / `read-write PATH` would, refused where

@@ -288,3 +288,19 @@ agent_install() {
 	AGENT_BIN=$HOME/.npm-global/bin
 	[[ -x $AGENT_BIN/$name ]] || fatal "$AGENT_BIN/$name missing after the copy"
 }
+
+# AGENT_PROBE: a script run inside an agent's session (sh -c "$AGENT_PROBE"
+# sh HEADER VAR LABEL=METHOD:URL...): each request with the key the variable
+# VAR holds inside (the phantom) in the header HEADER ("x-api-key: "), a
+# POST with the body {}; for each, a line LABEL=STATUS and, when warden
+# answered, LABEL-reason=X-Warden-Reason: ...
+# shellcheck disable=SC2016 # expanded inside
+AGENT_PROBE='h=$1 k=$(printenv "$2"); shift 2
+	for r; do
+		l=${r%%=*} m=${r#*=}; u=${m#*:} m=${m%%:*}
+		if [ "$m" = POST ]; then set -- --data "{}"; else set --; fi
+		o=$(curl -sS -m 20 -X "$m" -H "$h$k" -H "content-type: application/json" "$@" -D - -o /dev/null \
+			-w "code=%{http_code}" "$u" | tr -d "\r")
+		echo "$l=${o##*code=}"
+		echo "$o" | grep -i "^x-warden-reason:" | sed "s/^/$l-reason=/"
+	done'

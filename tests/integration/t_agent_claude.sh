@@ -191,6 +191,54 @@ test_claude_code_https_netns() {
 	return 0
 }
 
+# The key the profile binds serves the model API only: with ANTHROPIC_API_KEY
+# set, the API host (here the base URL's, on the host's loopback: warden
+# reads its requests there) is narrowed to the paths Claude Code calls. A
+# request with the phantom key to the Files API or for a batch gets warden's
+# 403 and a `net` event with decision deny, and never reaches the server; a
+# profile line for the same host widens it; `policy show` names the rules'
+# origin, under a base URL's path prefix; without a key nothing is narrowed.
+# No client needed: the profile is picked with --agent claude.
+test_claude_key_narrowed() {
+	nh_need curl
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	mock_start true --keys "$T_TMP/mock.keys"
+	local u=http://127.0.0.1:$MOCK_PORT hp=127.0.0.1:$MOCK_PORT
+	local probe=(sh -c "$AGENT_PROBE" sh "x-api-key: " ANTHROPIC_API_KEY "messages=POST:$u/v1/messages?beta=true"
+		"files=GET:$u/v1/files" "batches=POST:$u/v1/messages/batches")
+	ANTHROPIC_BASE_URL=$u ANTHROPIC_API_KEY=$CLAUDE_KEY wrun --agent claude -- "${probe[@]}"
+	assert_rc 0 "the session"
+	assert_out_line 'messages=200' 'POST /v1/messages, the client own, allowed'
+	assert_out_line 'files=403' 'GET /v1/files with the key refused'
+	assert_out_line "files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp" 'the refusal says why'
+	assert_out_line 'batches=403' 'POST /v1/messages/batches with the key refused'
+	grep -q '"path": "/v1/messages?beta=true"' "$MOCK_LOG" ||
+		fail "the allowed request did not reach the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
+	grep -Eq '/v1/files|/batches' "$MOCK_LOG" && fail "a refused request reached the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
+	grep -qx "x-api-key: $CLAUDE_KEY" "$T_TMP/mock.keys" || fail "the mock did not get the real key for the allowed request"
+	net_expect 'GET /v1/files refused' method=GET path=/v1/files decision=deny status=403 "reason~^no rule allows GET /v1/files on $hp"
+	net_expect 'the batch refused' method=POST path=/v1/messages/batches decision=deny status=403
+
+	# A profile line for the same host widens it: the Files API's GET goes.
+	local prof=$T_TMP/widen.profile
+	printf 'net allow %s GET /v1/files\n' "$hp" >"$prof"
+	ANTHROPIC_BASE_URL=$u ANTHROPIC_API_KEY=$CLAUDE_KEY wrun --agent claude --profile "$prof" -- "${probe[@]}"
+	assert_out_line 'files=404' 'GET /v1/files with a profile line allowing it reaches the mock (its 404)'
+	assert_out_line 'batches=403' 'the batch, which the line does not allow, still refused'
+
+	# Where the rules come from, and a base URL's path under them.
+	ANTHROPIC_BASE_URL=$u/gw/ ANTHROPIC_API_KEY=$CLAUDE_KEY wardenc policy show --agent claude
+	assert_rc 0 "policy show"
+	python3 -c 'import json, sys
+want = {"action": "allow", "pattern": sys.argv[1], "methods": "POST", "path": "/gw/v1/messages", "origin": "agent claude"}
+sys.exit(not any(want.items() <= r.items() for r in json.load(sys.stdin)["net"]))' "$hp" <<<"$OUT" ||
+		fail "policy show lacks POST /gw/v1/messages of origin agent claude: $(excerpt "$OUT")"
+	# Signed in with an account (no key): no secret, no request rule.
+	env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN "$WARDEN" policy show --agent claude >"$T_TMP/nokey.json" 2>&1
+	grep -q '"methods"' "$T_TMP/nokey.json" && fail "request rules without a key: $(excerpt "$(<"$T_TMP/nokey.json")")"
+	return 0
+}
+
 # ---- the interactive UI in tmux -----------------------------------------
 
 # ui_start NAME [CLAUDE-ARG...]: `warden run -- claude ARGS` in a detached 200x50 tmux session NAME, on a tmux server of the

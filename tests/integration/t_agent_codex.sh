@@ -10,6 +10,8 @@
 # session resumes the first.
 # shellcheck shell=bash
 
+# shellcheck source=nethost.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
 # codex_install: the real client under ~/.npm-global (agent_install, lib.sh).
 # Sets CODEX_BIN, or skips.
@@ -113,5 +115,33 @@ test_codex_exec() {
 	[[ $ERR != *"own sandbox is off"* ]] || fail "the inner sandbox note said twice: $(excerpt "$ERR")"
 	grep -F 'the second task' "$MOCK_LOG" | grep -F 'do the task' >/dev/null ||
 		fail "resume: no request carried both the first and the second prompt: $(excerpt "$(grep -F 'the second task' "$MOCK_LOG" | cut -c1-300)")"
+	return 0
+}
+
+# The key the profile binds serves the model API only: with CODEX_API_KEY
+# set, the base URL's host is narrowed to the paths Codex calls under the
+# base URL's path (/v1 here). A request with the phantom key to the Files or
+# Batches API gets warden's 403 and a `net` event with decision deny, and
+# never reaches the server; the model list goes. No client needed: the
+# profile is picked with --agent codex.
+test_codex_key_narrowed() {
+	have curl || skip "curl not installed"
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	openai_mock_start true
+	local u=http://127.0.0.1:$MOCK_PORT/v1 hp=127.0.0.1:$MOCK_PORT
+	mkdir -p "$HOME/.codex"
+	printf 'openai_base_url = "%s"\n' "$u" >"$HOME/.codex/config.toml"
+	CODEX_API_KEY=$CODEX_KEY wrun --agent codex -- sh -c "$AGENT_PROBE" sh "Authorization: Bearer " CODEX_API_KEY \
+		"models=GET:$u/models" "files=GET:$u/files" "batches=POST:$u/batches"
+	assert_rc 0 "the session"
+	assert_out_line 'models=200' 'GET /v1/models, the client own, allowed'
+	assert_out_line 'files=403' 'GET /v1/files with the key refused'
+	assert_out_line "files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp" 'the refusal says why'
+	assert_out_line 'batches=403' 'POST /v1/batches with the key refused'
+	grep -q '"path": "/v1/models"' "$MOCK_LOG" || fail "the allowed request did not reach the mock"
+	grep -Eq '/v1/files|/v1/batches' "$MOCK_LOG" && fail "a refused request reached the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
+	grep -qx "authorization: Bearer $CODEX_KEY" "$T_TMP/mock.keys" || fail "the mock did not get the real key"
+	net_expect 'GET /v1/files refused' method=GET path=/v1/files decision=deny status=403 "reason~^no rule allows GET /v1/files on $hp"
+	net_expect 'the batch refused' method=POST path=/v1/batches decision=deny status=403
 	return 0
 }

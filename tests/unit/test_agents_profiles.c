@@ -2,12 +2,14 @@
  * and their state directories (src/agents/state.c): picking an agent by the
  * command's name, base URLs turned into allow rules, Codex's config.toml as
  * warden reads it, the endpoint taken from the variable or the user's own
- * settings and never from the agent's state, and the state directory's
+ * settings and never from the agent's state, the API host narrowed to the
+ * client's paths when its key is bound (src/agents/narrow.c), and the state directory's
  * refusals (symlink, writable by others, the home, a client's real config),
  * entries, seeds said once, the lock against reset, and reset itself;
  * warden's tool-call hook in the clients' settings (src/agents/hooks.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -18,6 +20,7 @@
 #include "files.h"
 #include "src/agents/agents.h"
 #include "src/agents/state.h"
+#include "src/net/reqrules.h"
 
 static void test_pick(void)
 {
@@ -161,9 +164,11 @@ static void put(const char *rel, const char *text)
 	free(p);
 }
 
-static const char *env_url;
+static const char *env_url, *env_key;
 static const char *fake_getenv(const char *name)
 {
+	if (strcmp(name, "ANTHROPIC_API_KEY") == 0 || strcmp(name, "OPENAI_API_KEY") == 0)
+		return env_key;
 	return strcmp(name, "ANTHROPIC_BASE_URL") == 0 || strcmp(name, "OPENAI_BASE_URL") == 0
 		       ? env_url : NULL;
 }
@@ -245,6 +250,112 @@ static void test_endpoint(void)
 	agent_endpoint_free(&ep);
 	policy_free(&p);
 	free(home);
+}
+
+/* Requests and the verdict p's request rules give each (port 443). */
+struct req_case {
+	const char *host, *method, *path;
+	enum rules_verdict want;
+};
+
+static void check_reqs(const struct policy *p, const struct req_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct net_host h;
+		const char *why = NULL;
+		struct req_verdict v = { .v = RULES_UNKNOWN };
+		if (net_host_parse(&h, c[i].host, strlen(c[i].host), &why) == 0)
+			reqrules_decide(&p->net_rules, &h, 443, c[i].method, c[i].path,
+					strlen(c[i].path), true, &v);
+		if (v.v != c[i].want)
+			fprintf(stderr, "%s %s on %s: verdict %d, want %d\n", c[i].method, c[i].path,
+				c[i].host, v.v, c[i].want);
+		CHECK(v.v == c[i].want);
+	}
+}
+
+/* Apply agent NAME with env_url and env_key; *p loaded fresh. */
+static void apply(const char *name, struct policy *p)
+{
+	struct werr e = { 0 };
+	struct agent_endpoint ep;
+	char *home = xasprintf("%s/empty-home", root);
+	CHECK(policy_load(p, NULL, home, &e) == 0);
+	CHECK(agent_apply(agent_find(name), p, home, fake_getenv, &ep, &e) == 0);
+	agent_endpoint_free(&ep);
+	free(home);
+}
+
+#define A RULES_ALLOW
+#define D RULES_DENY
+/* the default host: the model API and the client's own service paths; the
+ * sign-in hosts, where no key is bound, not narrowed */
+static const struct req_case claude_default[] = {
+	{ "api.anthropic.com", "POST", "/v1/messages?beta=true", A },
+	{ "api.anthropic.com", "POST", "/v1/messages/count_tokens", A },
+	{ "api.anthropic.com", "GET", "/api/claude_code/settings", A },
+	{ "api.anthropic.com", "GET", "/v1/files", D },
+	{ "api.anthropic.com", "POST", "/v1/messages/batches", D },
+	{ "api.anthropic.com", "DELETE", "/v1/messages", D },
+	{ "platform.claude.com", "GET", "/v1/oauth/hello", A },
+};
+/* a base URL's path goes before them; the default host's own paths do not */
+static const struct req_case claude_gw[] = {
+	{ "gw.example", "POST", "/anthropic/v1/messages", A },
+	{ "gw.example", "POST", "/v1/messages", D },
+	{ "gw.example", "GET", "/api/hello", D },
+};
+/* Codex: under /v1 on its default host */
+static const struct req_case codex_default[] = {
+	{ "api.openai.com", "POST", "/v1/responses", A },
+	{ "api.openai.com", "GET", "/v1/responses", A },
+	{ "api.openai.com", "GET", "/v1/models", A },
+	{ "api.openai.com", "GET", "/v1/files", D },
+	{ "api.openai.com", "POST", "/v1/batches", D },
+	{ "api.openai.com", "GET", "/v1/organization/users", D },
+};
+#undef A
+#undef D
+
+static void test_narrow(void)
+{
+	struct policy p;
+	const char *origin = NULL;
+	env_key = "sk-test";
+
+	env_url = NULL;
+	apply("claude", &p);
+	CHECK(p.nsecrets == 1 && p.net_rules.nreq > 0);
+	check_reqs(&p, claude_default, ARRAY_LEN(claude_default));
+	for (size_t i = 0; i < p.nnet; i++)
+		if (p.net[i].rule.path[0])
+			origin = p.net[i].origin;
+	CHECK(origin && strcmp(origin, "agent claude") == 0);
+	policy_free(&p);
+
+	env_url = "https://gw.example/anthropic/";
+	apply("claude", &p);
+	check_reqs(&p, claude_gw, ARRAY_LEN(claude_gw));
+	policy_free(&p);
+
+	/* a path no glob says exactly: the key bound, the host not narrowed */
+	env_url = "http://127.0.0.1:4000/a*b";
+	apply("claude", &p);
+	CHECK(p.nsecrets == 1 && p.net_rules.nreq == 0);
+	policy_free(&p);
+
+	/* no key (signed in with an account): nothing bound, nothing narrowed */
+	env_url = NULL;
+	env_key = NULL;
+	apply("claude", &p);
+	CHECK(p.nsecrets == 0 && p.net_rules.nreq == 0);
+	policy_free(&p);
+
+	env_key = "sk-test";
+	apply("codex", &p);
+	check_reqs(&p, codex_default, ARRAY_LEN(codex_default));
+	policy_free(&p);
+	env_key = NULL;
 }
 
 static void test_state(void)
@@ -557,6 +668,7 @@ int main(void)
 	test_urls();
 	test_codex_config();
 	test_endpoint();
+	test_narrow();
 	test_state();
 	test_hook();
 	test_guard();
