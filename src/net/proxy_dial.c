@@ -174,7 +174,7 @@ static void intercept_begin(struct conn *c)
 	}
 	j->done_fd = px->done_pipe[1];
 	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
-		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0]);
+		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0], c->cfd);
 	/* The thread owns both sockets from here. */
 	int cfd = c->cfd, ufd = c->ufd;
 	if (c->reg_c)

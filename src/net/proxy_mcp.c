@@ -29,6 +29,7 @@ struct mconn {
 	struct net_host host;
 	uint16_t port;
 	int stop_fd;
+	int client_fd;              /* the sandbox's side: a question is withdrawn when it shuts */
 };
 
 /* ---- the loop's side ---------------------------------------------------- */
@@ -91,7 +92,7 @@ static bool ask(struct mconn *c, const struct mcp_msg *msg, const struct mcp_rul
 		 v6 ? "[" : "", c->host.name, v6 ? "]" : "", c->port);
 	json_t *detail = json_pack("{s:s, s:i, s:s, s:s}", "host", c->host.name, "port", c->port,
 				   "mcp_tool", msg->tool, "rule", rule->text);
-	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, -1, why, whylen);
+	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, c->client_fd, why, whylen);
 }
 
 static bool want(void *ctx, const char *head, size_t len)
@@ -204,10 +205,11 @@ static int decide(void *ctx, const char *head, size_t hlen, const char *body, si
 }
 
 void proxy_mcp_attach(struct proxy_mcp *m, struct intercept_job *j, const struct net_host *h,
-		      uint16_t port, int stop_fd)
+		      uint16_t port, int stop_fd, int client_fd)
 {
 	struct mconn *c = xcalloc(1, sizeof *c);
-	*c = (struct mconn){ .m = m, .host = *h, .port = port, .stop_fd = stop_fd };
+	*c = (struct mconn){ .m = m, .host = *h, .port = port, .stop_fd = stop_fd,
+			     .client_fd = client_fd };
 	j->hold = (struct intercept_hold){ .want = want, .decide = decide, .ctx = c,
 					   .body_max = MCP_BODY_MAX };
 }

@@ -29,7 +29,8 @@ void proxy_mcp_free(struct proxy_mcp *m);
 bool proxy_mcp_covers(const struct proxy_mcp *m, const struct net_host *h, uint16_t port);
 /* Fill j->hold for a connection to h:port (its ctx a state of its own,
  * released by proxy_mcp_detach once the job ended). stop_fd: readable when
- * a waiting question must end (refused). */
+ * a waiting question must end (refused); client_fd: the sandbox's side of
+ * the connection (the job's), shut by the client: the question withdrawn. */
 void proxy_mcp_attach(struct proxy_mcp *m, struct intercept_job *j, const struct net_host *h,
-		      uint16_t port, int stop_fd);
+		      uint16_t port, int stop_fd, int client_fd);
 void proxy_mcp_detach(struct intercept_job *j);

@@ -131,6 +131,36 @@ test_mcp_tools_allow_deny_ask() {
 	fi
 }
 
+# A client that gives up while its tool call is asked about withdraws the
+# question (an approval event cancelled); the call never reaches the server.
+test_mcp_ask_client_gone() {
+	mcp_start
+	printf 'mcp 127.0.0.1:%s ask ask_me\napprove timeout 30\n' "$MCP_PORT" >"$T_TMP/p"
+	local call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_me","arguments":{}}}'
+	MCPTOK=tok-mcp-0123456789abcdef warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" \
+		--secret "MCPTOK@127.0.0.1:$MCP_PORT" --allow-net "127.0.0.1:$MCP_PORT" -- sh -c '
+		echo "code=$(curl -sS --noproxy "*" -m 2 -o /dev/null -w "%{http_code}" \
+			-H "Content-Type: application/json" --data "$1" http://127.0.0.1:'"$MCP_PORT"'/mcp)"
+		sleep 4
+		echo done' sh "$call"
+	mcp_question >/dev/null || fatal "no question for the asked tool: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	wait_for "$T_TMP/ap.out" '^code=' 20 || fatal 'curl did not give up'
+	local i open=1
+	for ((i = 0; i < 30; i++)); do
+		mcp_question_open || { open=0; break; }
+		sleep 0.1
+	done
+	((open == 0)) || fail 'the question stayed open after the client went away'
+	ap_wait_done
+	assert_rc 0
+	[[ $(ap_events '"phase":"cancelled"') == 1 ]] || fail "no cancelled approval event: $(grep '"event":"approval"' "$(mcp_log)")"
+	grep -q '"ask_me"' "$MCP_LOG" && fail 'the asked call reached the server'
+	return 0
+}
+
+# mcp_question_open: a question about the tool ask_me is open now.
+mcp_question_open() { "$WARDEN" approve --json 2>/dev/null | grep -q 'mcp 127.0.0.1:[0-9]* tool ask_me'; }
+
 # A body that is not JSON-RPC is refused (400, a parse error) with its
 # event; one over 1 MiB gets 413.
 test_mcp_malformed_refused() {
