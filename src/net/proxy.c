@@ -382,6 +382,7 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	px->tag_ctx = cfg->tag_ctx;
 	px->owner = cfg->owner;
 	px->owner_ctx = cfg->owner_ctx;
+	px->prog_first = rules_any_program(cfg->rules) || (cfg->guard && cfg->guard->by_program);
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	px->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

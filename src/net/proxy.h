@@ -57,6 +57,10 @@ struct proxy_guard {
 	 * intercept.h's on_resp); NULL: relayed as they come. */
 	size_t (*resp)(void *g, char *buf, size_t len);
 	void (*end)(void *g, struct guard_end *out);
+	/* open_for needs the connection's program before the connection goes
+	 * on (a secret scoped to a program); else it is looked up later, off
+	 * the client's wait, and open_for is told none. */
+	bool by_program;
 	/* Does g put a secret in (so TRACE and TRACK are refused)? NULL: yes,
 	 * wherever TLS is terminated. */
 	bool (*bound)(void *g);

@@ -90,6 +90,8 @@ void conn_find_program(struct conn *c)
 static void log_conn(struct conn *c)
 {
 	struct guard_end end = { 0 };
+	if (c->cfd >= 0)
+		conn_find_program(c); /* not looked up yet (the dial failed, say) */
 	if (c->guard) {
 		c->px->guard.end(c->guard, &end);
 		c->guard = NULL;

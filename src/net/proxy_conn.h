@@ -169,6 +169,9 @@ struct proxy {
 	bool stop;
 	struct proxy_guard guard;
 	bool guarded;
+	bool prog_first;           /* a rule or a secret names a program: each connection's
+				    * program is looked up before the rules decide; else once
+				    * the client has its answer (conn_find_program) */
 	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
 	struct proxy_mcp *mcp;     /* proxy_cfg.mcp */
 	struct askq *asks;         /* interception threads' questions (request rules) */

@@ -175,6 +175,7 @@ static void intercept_begin(struct conn *c)
 	j->done_fd = px->done_pipe[1];
 	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
 		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0], c->cfd);
+	conn_find_program(c); /* while the client's socket is the connection's */
 	/* The thread owns both sockets from here. */
 	int cfd = c->cfd, ufd = c->ufd;
 	if (c->reg_c)
@@ -306,6 +307,12 @@ static void connected(struct conn *c)
 		return;
 	}
 	tunnel_established(c);
+	/* the program, once the client has its answer (not before, when no
+	 * rule needs it: the lookup would add to every CONNECT's wait) */
+	if (!c->px->prog_first) {
+		(void)conn_flush_client(c);
+		conn_find_program(c);
+	}
 	free(c->hp);
 	c->hp = NULL;
 	free(c->sp);
@@ -489,10 +496,13 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	c->dest = *h;
 	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
-	conn_find_program(c);
+	if (c->px->prog_first)
+		conn_find_program(c);
 	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
 	if (rule)
 		rules_rule_text(rule, c->rule, sizeof c->rule);
+	if (v != RULES_ALLOW)
+		conn_find_program(c); /* refused or asked: the event (the question) names it */
 	/* a request asked about goes on by this host rule once allowed (its
 	 * `private`, an address literal's loopback) */
 	c->allow_rule = rule;
@@ -555,8 +565,11 @@ void conn_forward_start(struct conn *c)
 			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
 		memset(&c->dest, 0, sizeof c->dest);
 	const struct net_rule *rule = NULL;
-	conn_find_program(c);
+	if (c->px->prog_first)
+		conn_find_program(c);
 	enum rules_verdict v = rules_match_program(c->px->rules, fw->host, fw->port, &c->prog, &rule);
+	if (v != RULES_ALLOW)
+		conn_find_program(c);
 	if (rule)
 		rules_rule_text(rule, c->rule, sizeof c->rule);
 	if (v != RULES_ALLOW) {

@@ -151,6 +151,9 @@ struct net_program {
  * matches only when prog is known and is that program (NULL: unknown). */
 enum rules_verdict rules_match_program(const struct net_rules *s, const char *host, uint16_t port,
 				       const struct net_program *prog, const struct net_rule **rule);
+/* Does an allow or ask rule of s name a program (so the proxy must know a
+ * connection's program before the rules decide)? */
+bool rules_any_program(const struct net_rules *s);
 /* Does r's program scope (none: yes) admit prog (NULL: unknown)? */
 bool rules_program_matches(const struct net_rule *r, const struct net_program *prog);
 /* Scope r to a program: NAME (a glob on the base name, or on the path when

@@ -62,6 +62,17 @@ bool rules_program_matches(const struct net_rule *r, const struct net_program *p
 	return fnmatch(r->prog.glob, base ? base + 1 : prog->path, 0) == 0;
 }
 
+bool rules_any_program(const struct net_rules *s)
+{
+	const struct net_rule *lists[] = { s->allow, s->ask };
+	const size_t ns[] = { s->nallow, s->nask };
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < ns[l]; i++)
+			if (lists[l][i].prog.glob[0] || lists[l][i].prog.sha256[0])
+				return true;
+	return false;
+}
+
 void rules_rule_text(const struct net_rule *r, char *out, size_t len)
 {
 	/* the request rule's methods and path (reqrules.h), then the program */

@@ -364,6 +364,17 @@ static struct net_host *ca_hosts(const struct egress *eg, size_t *k)
 	return hosts;
 }
 
+/* Is a secret of s scoped to a program (mine_for's rule)? */
+static bool any_scoped(const struct secrets *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct net_rule *h0 = s->v[i].spec ? s->v[i].spec->hosts : NULL;
+		if (h0 && (h0->prog.glob[0] || h0->prog.sha256[0]))
+			return true;
+	}
+	return false;
+}
+
 int egress_init(struct egress *eg, const struct secrets *s, const struct secrets *canaries,
 		const struct net_rules *rules, const struct mcp_rules *mcp,
 		const struct strv *user_cas, struct werr *e)
@@ -393,7 +404,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 		return -1;
 	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .open_for = g_open_for, .head = g_head, .data = g_data,
 					  .resp = g_resp, .end = g_end, .bound = g_bound, .server_ctx = g_server_ctx,
-					  .client_ctx = eg->client };
+					  .client_ctx = eg->client, .by_program = any_scoped(s) };
 	return 0;
 }
 

@@ -162,3 +162,22 @@ test_net_program_secret() {
 	net_expect 'python3: allowed, named' method=GET port="$port" decision=allow 'program~python3'
 	net_expect 'curl: refused' method=GET port="$port" decision=deny 'program~/curl$'
 }
+
+# With no rule or secret naming a program, the program is looked up once
+# the client has its answer (off the CONNECT's wait), and still named: a
+# plain request (python3) and a CONNECT tunnel (curl --proxytunnel).
+test_net_program_named_unscoped() {
+	np_server
+	printf '%s\n' "net allow 127.0.0.1:$NP_PORT" >"$T_TMP/np.profile"
+	wsh "unset NO_PROXY no_proxy
+	     $NH_PY np.py $NP_PORT
+	     printf 'tunnel %s\n' \"\$(curl -sS -m 15 -p -o /dev/null -w '%{http_code}' http://127.0.0.1:$NP_PORT/token.txt 2>/dev/null)\"" \
+		--profile "$T_TMP/np.profile"
+	assert_rc 0
+	assert_out_line 'py 200' 'the plain request'
+	assert_out_line 'tunnel 200' 'the request through a CONNECT tunnel'
+	net_expect "python3's plain request names it" method=GET port="$NP_PORT" decision=allow \
+		program="$NP_PY" program_sha256="$NP_SHA" 'program_pid>1'
+	net_expect "curl's tunnel names curl" method=CONNECT port="$NP_PORT" decision=allow \
+		'program~/curl$' 'program_sha256?' 'program_pid>1'
+}
