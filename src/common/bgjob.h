@@ -2,7 +2,8 @@
  * caller goes on with other setup, then joined: for work that takes
  * milliseconds and needs nothing the caller does meanwhile (the decoys and
  * the session CA, the seccomp filter's compilation; as root, the host
- * identity's lookups). Joined before the process forks or clones anything:
+ * identity's lookups; the session's cgroups, the detection rules:
+ * src/session/prepjobs.h). Joined before the process forks or clones anything:
  * no thread survives into a child (limits_warm's one thread, which never
  * ends, is the exception its file explains).
  * When no thread can be made, the work runs at once, in the caller.

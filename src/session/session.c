@@ -38,6 +38,7 @@
 #include "config.h"
 #include "egress.h"
 #include "layout.h"
+#include "prepjobs.h"
 #include "session_secrets.h"
 #include "sshconfig.h"
 #include "task.h"
@@ -47,22 +48,6 @@
 #include "summary.h"
 #include "../supervisor/supervisor.h"
 #include "../supervisor/sshagent_srv.h"
-
-/* As root, the agent's own host identity, never root's (hostid.h), and
- * whether Landlock's denials can be on the record (llaudit.h): the
- * identity's name-service lookups take milliseconds (a module loaded,
- * directories of user records looked through), and so does the audit
- * status asked of the kernel (it starts a thread to answer), so they run
- * on a thread of their own while the spec is made; taken once joined (the
- * identity released should the session end before). Unprivileged, the
- * probe says at once that it is off, on the main thread. */
-struct hostid_job {
-	struct hostid ids;
-	int landlock_abi;
-	bool landlock_log;
-	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
-	struct bgjob job;
-};
 
 /* A session whole, from the policy loaded to the log closed: everything
  * it holds. session_end releases the members from the bottom up, but for
@@ -102,6 +87,8 @@ struct session {
 	struct discovery disc;        /* the client found on the host and what it needs */
 	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
 	bool lim_planned;             /* ... once planned (limits_end ends them) */
+	struct limits_job lj;         /* ... planned at once, the cgroups made on a thread */
+	struct rules_job rj;          /* the detection rules, loaded on a thread */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
@@ -485,46 +472,6 @@ static int review_prepare(const struct policy *pol, const char *release,
 	return 0;
 }
 
-static void landlock_log_probe(struct hostid_job *h)
-{
-	h->landlock_log = llaudit_probe(h->landlock_abi, h->landlock_log_why,
-					sizeof h->landlock_log_why) == 1;
-}
-
-static int hostid_job_run(void *arg, struct werr *e)
-{
-	struct hostid_job *h = arg;
-	landlock_log_probe(h);
-	return hostid_acquire(&h->ids, e);
-}
-
-static void hostid_job_start(struct hostid_job *h, int landlock_abi)
-{
-	h->landlock_abi = landlock_abi;
-	if (hostid_wanted())
-		bgjob_start(&h->job, hostid_job_run, h);
-	else
-		landlock_log_probe(h);
-}
-
-static void hostid_job_end(struct hostid_job *h)
-{
-	bgjob_join(&h->job);
-	hostid_release(&h->ids);
-}
-
-static int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e)
-{
-	int r = bgjob_wait(&h->job, e);
-	s->landlock_log = h->landlock_log;
-	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
-	if (r < 0)
-		return -1;
-	s->ids = h->ids;
-	h->ids = HOSTID_NONE;
-	return 0;
-}
-
 /* The detector's thresholds from the policy; none acts when it observes
  * only (`warden check`). */
 static struct detect_risk risk_of(const struct policy *pol, bool observe)
@@ -548,23 +495,17 @@ static int session_open(struct session *sn, struct werr *e)
 	 * (before anything of it is made) */
 	if (o->log_journald && journald_open(&sn->jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
+	features_probe(&sn->kf);
+	if (spec_prepare(sn, e) < 0)
+		return -1;
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
-	struct ruleset rs = { 0 };
-	if (drules_load(&rs, (const char *const *)sn->pol.rules_files.v, sn->pol.rules_files.n,
-			e) < 0) {
-		drules_free(&rs);
+	struct ruleset rs;
+	if (rules_job_take(&sn->rj, &rs, e) < 0)
 		return -1;
-	}
-	features_probe(&sn->kf);
-	if (spec_prepare(sn, e) < 0) {
-		drules_free(&rs);
-		return -1;
-	}
 	struct detect_risk risk = risk_of(&sn->pol, o->detect_observe);
 	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace,
 							 .home = AGENT_HOME }, &risk);
-	audit_new_session_id(sn->id, sizeof sn->id);
 	/* As root: the agent's own host identity, and Landlock's audit (made
 	 * meanwhile) */
 	if (hostid_job_take(&sn->hj, s, e) < 0)
@@ -577,8 +518,11 @@ static int session_open(struct session *sn, struct werr *e)
 		audit_also_syslog(sn->log);
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
-	/* --stream over the profile's `stream` lines, a target each */
+	/* --stream over the profile's `stream` lines, a target each (its
+	 * sender forked: the limits' thread joined first) */
 	const struct policy_stream *ps = &sn->pol.stream;
+	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file)
+		limits_job_join(&sn->lj);
 	if (stream_start(&sn->stream, &(struct stream_conf){
 			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
 			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
@@ -645,17 +589,14 @@ static int session_plan(struct session *sn, struct werr *e)
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
-	/* The limits: where each is enforced, the session's cgroups made, a
-	 * note for each one a profile asked for that cannot be. */
-	limits_plan(&sn->lim, &sn->pol, &sn->probe);
-	sn->lim_planned = true;
-	limits_create(&sn->lim, sn->id);
-	limits_notes(&sn->lim);
 	json_t *ckfield = NULL;
 	if (sn->o.review && review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0)
 		return -1;
 	if (checkpoint_start(sn, &ckfield, e) < 0)
 		return -1;
+	/* The limits (their thread joined): a note for each one a profile
+	 * asked for that cannot be. */
+	limits_job_take(&sn->lj);
 	return log_start(sn, ckfield, e);
 }
 
@@ -912,6 +853,13 @@ static int session_start(struct session *sn, struct werr *e)
 	 * thread (after the secrets' commands were spawned; nothing forks
 	 * until session_open takes them) */
 	hostid_job_start(&sn->hj, landlock_abi_version());
+	/* the session's id, which names its cgroups, made now: the limits
+	 * planned, their cgroups made on a thread, and the detection rules
+	 * loaded on another (prepjobs.h), while the spec is made */
+	audit_new_session_id(sn->id, sizeof sn->id);
+	limits_job_start(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
+	sn->lim_planned = true;
+	rules_job_start(&sn->rj, &sn->pol);
 	if (o->task) {
 		sn->lay.task = xstrdup(sn->task.name);
 		sn->lay.task_branch = sn->task.branch ? xstrdup(sn->task.branch) : NULL;
@@ -930,6 +878,8 @@ static int session_start(struct session *sn, struct werr *e)
 static void session_end(struct session *sn)
 {
 	ckpt_session_free(&sn->ck);
+	limits_job_join(&sn->lj);
+	rules_job_end(&sn->rj);
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	discovery_free(&sn->disc);

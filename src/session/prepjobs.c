@@ -1,0 +1,114 @@
+/* prepjobs.c - setup run on threads of its own while the session's main
+ * thread goes on (prepjobs.h). */
+#include "prepjobs.h"
+
+#include <stdio.h>
+
+#include "../sandbox/features.h"
+
+/* ---- the host identity and Landlock's audit ---- */
+
+static void landlock_log_probe(struct hostid_job *h)
+{
+	h->landlock_log = llaudit_probe(h->landlock_abi, h->landlock_log_why,
+					sizeof h->landlock_log_why) == 1;
+}
+
+static int hostid_job_run(void *arg, struct werr *e)
+{
+	struct hostid_job *h = arg;
+	landlock_log_probe(h);
+	return hostid_acquire(&h->ids, e);
+}
+
+void hostid_job_start(struct hostid_job *h, int landlock_abi)
+{
+	h->landlock_abi = landlock_abi;
+	if (hostid_wanted())
+		bgjob_start(&h->job, hostid_job_run, h);
+	else
+		landlock_log_probe(h);
+}
+
+void hostid_job_end(struct hostid_job *h)
+{
+	bgjob_join(&h->job);
+	hostid_release(&h->ids);
+}
+
+int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e)
+{
+	int r = bgjob_wait(&h->job, e);
+	s->landlock_log = h->landlock_log;
+	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
+	if (r < 0)
+		return -1;
+	s->ids = h->ids;
+	h->ids = HOSTID_NONE;
+	return 0;
+}
+
+/* ---- the limits and the session's cgroups ---- */
+
+/* The thread reads the policy's limits only, which nothing changes once
+ * the session has begun; nothing else touches lim until it is joined. */
+static int limits_job_run(void *arg, struct werr *e)
+{
+	(void)e;
+	struct limits_job *j = arg;
+	limits_create(j->lim, j->session);
+	return 0;
+}
+
+void limits_job_start(struct limits_job *j, struct limits *lim, const struct policy *pol,
+		      const struct limits_probe *probe, const char *session)
+{
+	limits_plan(lim, pol, probe);
+	j->lim = lim;
+	j->session = session;
+	bgjob_start(&j->job, limits_job_run, j);
+}
+
+void limits_job_join(struct limits_job *j)
+{
+	bgjob_join(&j->job);
+}
+
+void limits_job_take(struct limits_job *j)
+{
+	bgjob_join(&j->job);
+	if (j->lim)
+		limits_notes(j->lim);
+}
+
+/* ---- the detection rules ---- */
+
+static int rules_job_run(void *arg, struct werr *e)
+{
+	struct rules_job *j = arg;
+	return drules_load(&j->rs, (const char *const *)j->pol->rules_files.v,
+			   j->pol->rules_files.n, e);
+}
+
+void rules_job_start(struct rules_job *j, const struct policy *pol)
+{
+	j->pol = pol;
+	bgjob_start(&j->job, rules_job_run, j);
+}
+
+int rules_job_take(struct rules_job *j, struct ruleset *out, struct werr *e)
+{
+	if (bgjob_wait(&j->job, e) < 0) {
+		drules_free(&j->rs);
+		return -1;
+	}
+	*out = j->rs;
+	j->rs = (struct ruleset){ 0 };
+	return 0;
+}
+
+void rules_job_end(struct rules_job *j)
+{
+	bgjob_join(&j->job);
+	drules_free(&j->rs);
+}

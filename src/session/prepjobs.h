@@ -1,0 +1,72 @@
+/* prepjobs.h - the parts of a session's setup that run on threads of their
+ * own while the main thread goes on (bgjob.h): each needs only what the
+ * policy and the host say, takes milliseconds of waiting on the kernel or
+ * of computing, and is taken where its result is first used. Each is
+ * started after the last fork of the setup before it (the secrets'
+ * commands) and joined before the next one (bgjob.h); each can be ended
+ * unjoined on a way out (X_job_end).
+ *
+ * - hostid_job: as root, the agent's own host identity, never root's
+ *   (hostid.h), and whether Landlock's denials can be on the record
+ *   (llaudit.h): the identity's name-service lookups take milliseconds (a
+ *   module loaded, directories of user records looked through), and so
+ *   does the audit status asked of the kernel (it starts a thread to
+ *   answer). Unprivileged, the probe says at once that it is off, on the
+ *   caller's thread.
+ * - limits_job: the limits planned and the session's cgroups made (as
+ *   root a cgroup v1 controller's directory takes a millisecond or two to
+ *   make, the memory controller's most).
+ * - rules_job: the detection rules (the built-in ones and the profile's
+ *   files) parsed and their expressions compiled. */
+#pragma once
+#include <stdbool.h>
+
+#include "../common/bgjob.h"
+#include "../detect/ruleset.h"
+#include "../policy/policy.h"
+#include "../sandbox/limits.h"
+#include "../sandbox/sandbox.h"
+
+struct hostid_job {
+	struct hostid ids;
+	int landlock_abi;
+	bool landlock_log;
+	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
+	struct bgjob job;
+};
+
+/* h zeroed, with ids HOSTID_NONE, before any of these. */
+void hostid_job_start(struct hostid_job *h, int landlock_abi);
+/* The identity into s (and Landlock's audit); -1 with e when none could
+ * be had. */
+int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e);
+/* Joined, an identity not taken released. */
+void hostid_job_end(struct hostid_job *h);
+
+struct limits_job {
+	struct limits *lim; /* planned (limits_end ends it from here on) */
+	const char *session;
+	struct bgjob job;
+};
+
+/* lim planned from pol and probe at once; its cgroups, named after the
+ * session's id (kept by the caller), made on the thread. */
+void limits_job_start(struct limits_job *j, struct limits *lim, const struct policy *pol,
+		      const struct limits_probe *probe, const char *session);
+/* Joined: a note for each limit a profile asked for that cannot be. */
+void limits_job_take(struct limits_job *j);
+/* Joined (before a fork, or on a way out). */
+void limits_job_join(struct limits_job *j);
+
+struct rules_job {
+	const struct policy *pol;
+	struct ruleset rs;
+	struct bgjob job;
+};
+
+/* The rules of pol (its rules_files) loaded on the thread. */
+void rules_job_start(struct rules_job *j, const struct policy *pol);
+/* The rules into *out (taken), or -1 with e naming file, line and column. */
+int rules_job_take(struct rules_job *j, struct ruleset *out, struct werr *e);
+/* Joined, the rules not taken freed. */
+void rules_job_end(struct rules_job *j);
