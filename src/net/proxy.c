@@ -275,6 +275,16 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 	}
 }
 
+/* c's program is known (proxy_owner.c): c waited for it to be decided,
+ * or ended and waited for it to be written. */
+static void program_known(struct conn *c)
+{
+	if (c->log_wait)
+		conn_log_late(c);
+	else if (c->state == S_OWNER)
+		conn_decide_again(c);
+}
+
 static void on_timer(struct proxy *px)
 {
 	uint64_t v;
@@ -320,7 +330,7 @@ static void proxy_dispatch(struct loop *l, const struct source *src, uint32_t ev
 		else if (it == &px->idone)
 			intercepts_collect(px);
 		else if (it == &px->iowner)
-			owners_collect(px);
+			owners_collect(px, program_known);
 		else if (it == &px->iasks)
 			askq_drain(px->asks);
 		else if (!it->c->dead)
@@ -450,7 +460,7 @@ void proxy_free(struct proxy *px)
 			snprintf(c->reason, sizeof c->reason, "session ended");
 		conn_free(c);
 	}
-	owners_stop(px); /* the events still waiting for their program written */
+	owners_stop(px, program_known); /* the events still waiting for their program written */
 	bury(px);
 	if (px->lhttp >= 0)
 		close(px->lhttp);

@@ -289,15 +289,13 @@ void intercepts_collect(struct proxy *px);
  * its answer in c->prog at once, or later from the owner thread
  * (c->prog_pending until then). */
 void conn_owner_begin(struct conn *c);
-/* Is c's program still being looked up? Then c waits for it (S_OWNER)
- * and the rules decide again with the answer: true. */
-bool conn_owner_wait(struct conn *c);
 /* The owner thread's answers (its eventfd is readable), each into its
- * connection: a waiting one decided, an ended one's event written. */
-void owners_collect(struct proxy *px);
+ * connection, then known(c) (a waiting one decided, an ended one's event
+ * written). */
+void owners_collect(struct proxy *px, void (*known)(struct conn *c));
 /* Stop the owner thread once it has answered every lookup asked of it,
  * and deliver the answers. */
-void owners_stop(struct proxy *px);
+void owners_stop(struct proxy *px, void (*known)(struct conn *c));
 
 /* ---- proxy_relay.c: the bytes both ways ----------------------------------- */
 

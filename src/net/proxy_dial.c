@@ -481,6 +481,18 @@ static void why_not_program(const struct conn *c, const struct net_host *h, char
 	}
 }
 
+/* Is c's program still being looked up (proxy_owner.c)? Then c waits for
+ * it (S_OWNER), and the rules decide again with the answer
+ * (conn_decide_again): true. */
+static bool owner_wait(struct conn *c)
+{
+	if (!c->prog_pending)
+		return false;
+	c->state = S_OWNER;
+	conn_interest(c);
+	return true;
+}
+
 /* The rules' verdict on host (and c->port) for c's program, the rule's
  * text kept for the event; -1: c waits for its program first (S_OWNER,
  * then conn_decide_again): the rules name programs (prog_first), or the
@@ -488,12 +500,12 @@ static void why_not_program(const struct conn *c, const struct net_host *h, char
 static int conn_match(struct conn *c, const char *host, const struct net_rule **rule)
 {
 	*rule = NULL;
-	if (c->px->prog_first && conn_owner_wait(c))
+	if (c->px->prog_first && owner_wait(c))
 		return -1;
 	enum rules_verdict v = rules_match_program(c->px->rules, host, c->port, &c->prog, rule);
 	bool ask = !c->fw && c->px->asker.ask &&
 		(v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask));
-	if (ask && conn_owner_wait(c))
+	if (ask && owner_wait(c))
 		return -1;
 	if (*rule)
 		rules_rule_text(*rule, c->rule, sizeof c->rule);

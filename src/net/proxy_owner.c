@@ -9,7 +9,9 @@
  * names it, wait for it (S_OWNER). A connection that ends first is closed
  * at once, but kept, its event unwritten, until its answer is in
  * (log_wait): no event loses its program, and no answer finds its
- * connection freed. One thread: the owner's hash cache is its alone. */
+ * connection freed. One thread: the owner's hash cache is its alone.
+ * Calls none of the proxy's other files: what an answer sets going is
+ * the caller's (proxy.c). */
 #include "proxy_conn.h"
 
 #include <stdio.h>
@@ -130,16 +132,7 @@ void conn_owner_begin(struct conn *c)
 	free(j);
 }
 
-bool conn_owner_wait(struct conn *c)
-{
-	if (!c->prog_pending)
-		return false;
-	c->state = S_OWNER;
-	conn_interest(c);
-	return true;
-}
-
-void owners_collect(struct proxy *px)
+void owners_collect(struct proxy *px, void (*known)(struct conn *c))
 {
 	struct owner_jobs *o = px->owners;
 	if (!o)
@@ -157,14 +150,11 @@ void owners_collect(struct proxy *px)
 		px->owner.end(px->owner.ctx, &j->q);
 		answered(c, &j->q);
 		free(j);
-		if (c->log_wait)
-			conn_log_late(c);
-		else if (c->state == S_OWNER)
-			conn_decide_again(c);
+		known(c);
 	}
 }
 
-void owners_stop(struct proxy *px)
+void owners_stop(struct proxy *px, void (*known)(struct conn *c))
 {
 	struct owner_jobs *o = px->owners;
 	if (!o)
@@ -174,7 +164,7 @@ void owners_stop(struct proxy *px)
 	pthread_cond_broadcast(&o->cv);
 	pthread_mutex_unlock(&o->mu);
 	pthread_join(o->thread, NULL);
-	owners_collect(px);
+	owners_collect(px, known);
 	close(o->efd);
 	pthread_mutex_destroy(&o->mu);
 	pthread_cond_destroy(&o->cv);
