@@ -150,6 +150,7 @@ static void handshake_read(struct conn *c)
 			conn_queue_client(c, c->sp->reply, c->sp->reply_len);
 			conn_interest(c);
 		} else if (r == SOCKS5_ERROR) {
+			conn_owner_begin(c);
 			c->allowed = false;
 			snprintf(c->reason, sizeof c->reason, "%s", c->sp->reason);
 			if (c->sp->reply_len)
@@ -276,13 +277,15 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 }
 
 /* c's program is known (proxy_owner.c): c waited for it to be decided,
- * or ended and waited for it to be written. */
+ * or refused, its answer to be sent, or ended, its event to be written. */
 static void program_known(struct conn *c)
 {
 	if (c->log_wait)
 		conn_log_late(c);
 	else if (c->state == S_OWNER)
 		conn_decide_again(c);
+	else if (c->state == S_CLOSING)
+		conn_interest(c);
 }
 
 static void on_timer(struct proxy *px)

@@ -65,7 +65,9 @@ void conn_interest(struct conn *c)
 			ec |= EPOLLIN;
 		break;
 	case S_CLOSING:
-		ec = c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
+		/* a refusal is answered once its program is known: its client
+		 * is still there to be told */
+		ec = c->prog_pending ? 0 : c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
 		break;
 	}
 	set_interest(c, T_CLIENT, ec);
@@ -231,6 +233,7 @@ void conn_queue_upstream(struct conn *c, const void *data, size_t n)
 /* Refuse: answer the client in its protocol, then close once that is sent. */
 void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason)
 {
+	conn_owner_begin(c); /* refused in its handshake: not looked up yet */
 	c->allowed = false;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
 	if (c->fw) {

@@ -250,7 +250,8 @@ void conn_queue_upstream(struct conn *c, const void *data, size_t n);
 /* Close the upstream socket, if any (taken out of the epoll set). */
 void conn_close_upstream(struct conn *c);
 /* Refuse: answer the client in its protocol (http_status for HTTP,
- * socks_code for SOCKS5, nothing for a host loopback port), then close once
+ * socks_code for SOCKS5, nothing for a host loopback port), once its
+ * program is known (the lookup started if it was not), then close once
  * that is sent. */
 void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason);
 /* Log the connection's event, close it and free it at the end of the

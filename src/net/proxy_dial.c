@@ -496,17 +496,16 @@ static bool owner_wait(struct conn *c)
 /* The rules' verdict on host (and c->port) for c's program, the rule's
  * text kept for the event; -1: c waits for its program first (S_OWNER,
  * then conn_decide_again): the rules name programs (prog_first), or the
- * verdict is a question for a human, which names the program. */
+ * verdict is a refusal or a question, whose client (or human) stays to
+ * read it while the program is told. An allowed connection goes on. */
 static int conn_match(struct conn *c, const char *host, const struct net_rule **rule)
 {
 	*rule = NULL;
 	if (c->px->prog_first && owner_wait(c))
 		return -1;
 	enum rules_verdict v = rules_match_program(c->px->rules, host, c->port, &c->prog, rule);
-	bool ask = !c->fw && c->px->asker.ask &&
-		(v == RULES_ASK || (v == RULES_UNKNOWN && c->px->default_ask));
-	if (ask && owner_wait(c))
-		return -1;
+	if (v != RULES_ALLOW && owner_wait(c))
+		return -1; /* refused or asked: the answer (the question) names the program */
 	if (*rule)
 		rules_rule_text(*rule, c->rule, sizeof c->rule);
 	return (int)v;
