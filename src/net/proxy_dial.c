@@ -172,6 +172,7 @@ static void intercept_begin(struct conn *c)
 		j->on_req = proxy_req_intercepted;
 		j->req_ctx = &ij->rc;
 	}
+	conn_owner_begin(c); /* while the client's socket is the connection's */
 	j->done_fd = px->done_pipe[1];
 	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
 		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0], c->cfd);
@@ -306,6 +307,10 @@ static void connected(struct conn *c)
 		return;
 	}
 	tunnel_established(c);
+	/* the program, when no rule needs it, once the client has its answer:
+	 * looked up meanwhile, off this connection's wait */
+	(void)conn_flush_client(c);
+	conn_owner_begin(c);
 	free(c->hp);
 	c->hp = NULL;
 	free(c->sp);
@@ -501,11 +506,17 @@ static bool owner_wait(struct conn *c)
 static int conn_match(struct conn *c, const char *host, const struct net_rule **rule)
 {
 	*rule = NULL;
-	if (c->px->prog_first && owner_wait(c))
-		return -1;
+	if (c->px->prog_first) {
+		conn_owner_begin(c); /* its request is in: the socket as it holds it now */
+		if (owner_wait(c))
+			return -1;
+	}
 	enum rules_verdict v = rules_match_program(c->px->rules, host, c->port, &c->prog, rule);
-	if (v != RULES_ALLOW && owner_wait(c))
-		return -1; /* refused or asked: the answer (the question) names the program */
+	if (v != RULES_ALLOW) { /* refused or asked: the answer (the question) names it */
+		conn_owner_begin(c);
+		if (owner_wait(c))
+			return -1;
+	}
 	if (*rule)
 		rules_rule_text(*rule, c->rule, sizeof c->rule);
 	return (int)v;
@@ -552,7 +563,6 @@ void conn_decide(struct conn *c, const struct net_host *h)
 {
 	snprintf(c->host, sizeof c->host, "%s", h->name);
 	c->dest = *h;
-	conn_owner_begin(c); /* its request is in: the socket as it holds it */
 	decide(c);
 }
 
@@ -593,7 +603,6 @@ void conn_forward_start(struct conn *c)
 	if (net_host_parse(&c->dest, fw->host[0] == ':' ? "[::1]" : fw->host,
 			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
 		memset(&c->dest, 0, sizeof c->dest);
-	conn_owner_begin(c);
 	forward_decide(c);
 }
 

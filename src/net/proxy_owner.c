@@ -1,8 +1,9 @@
 /* proxy_owner.c - which program made each of the proxy's connections
  * (proxy_conn.h), looked up off the proxy's event loop: the owner's first
- * step (the client's socket named) runs on the loop once the connection's
- * request is in (the socket as the client holds it then; at its end when it
- * ended before), the walk of the sandbox's processes on one thread of this
+ * step (the client's socket named) runs on the loop: once the request is
+ * in when the rules need the program (a rule or a secret names one) or
+ * refuse or ask, else once the client has its answer (CONNECT's 200), or
+ * at its refusal or end when nothing started it before; the walk of the sandbox's processes on one thread of this
  * file's own, and the answer comes back through an eventfd, as the
  * resolvers' do (proxy_dial.c). The connection goes on meanwhile: only the
  * rules that name a program (prog_first), or a question for a human that
@@ -14,6 +15,7 @@
  * the caller's (proxy.c). */
 #include "proxy_conn.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +83,18 @@ static int owners_start(struct proxy *px)
 	pthread_mutex_init(&o->mu, NULL);
 	pthread_cond_init(&o->cv, NULL);
 	px->owners = o;
-	if (pthread_create(&o->thread, NULL, owner_thread, px) != 0) {
+	/* SCHED_BATCH: its wake-up does not preempt the loop, nor the
+	 * client the loop has just answered */
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, SCHED_BATCH);
+	pthread_attr_setschedparam(&at, &(struct sched_param){ 0 });
+	int rc = pthread_create(&o->thread, &at, owner_thread, px);
+	if (rc != 0) /* a policy the system refuses: the loop's own */
+		rc = pthread_create(&o->thread, NULL, owner_thread, px);
+	pthread_attr_destroy(&at);
+	if (rc != 0) {
 		px->owners = NULL;
 		epoll_ctl(px->ep, EPOLL_CTL_DEL, o->efd, NULL);
 		close(o->efd);
