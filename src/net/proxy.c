@@ -150,6 +150,7 @@ static void handshake_read(struct conn *c)
 			conn_queue_client(c, c->sp->reply, c->sp->reply_len);
 			conn_interest(c);
 		} else if (r == SOCKS5_ERROR) {
+			conn_owner_begin(c);
 			c->allowed = false;
 			snprintf(c->reason, sizeof c->reason, "%s", c->sp->reason);
 			if (c->sp->reply_len)
@@ -270,8 +271,21 @@ static void on_conn(struct conn *c, enum tag t, unsigned events)
 		return;
 	case S_RESOLVING:
 	case S_INTERCEPT:
+	case S_OWNER:
 		return;
 	}
+}
+
+/* c's program is known (proxy_owner.c): c waited for it to be decided,
+ * or refused, its answer to be sent, or ended, its event to be written. */
+static void program_known(struct conn *c)
+{
+	if (c->log_wait)
+		conn_log_late(c);
+	else if (c->state == S_OWNER)
+		conn_decide_again(c);
+	else if (c->state == S_CLOSING)
+		conn_interest(c);
 }
 
 static void on_timer(struct proxy *px)
@@ -318,6 +332,8 @@ static void proxy_dispatch(struct loop *l, const struct source *src, uint32_t ev
 			resolver_collect(px);
 		else if (it == &px->idone)
 			intercepts_collect(px);
+		else if (it == &px->iowner)
+			owners_collect(px, program_known);
 		else if (it == &px->iasks)
 			askq_drain(px->asks);
 		else if (!it->c->dead)
@@ -380,8 +396,8 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	px->sni_required = cfg->sni_required;
 	px->tag = cfg->tag;
 	px->tag_ctx = cfg->tag_ctx;
-	px->owner = cfg->owner;
-	px->owner_ctx = cfg->owner_ctx;
+	if (cfg->owner)
+		px->owner = *cfg->owner;
 	px->prog_first = rules_any_program(cfg->rules) || (cfg->guard && cfg->guard->by_program);
 	px->ep = epoll_create1(EPOLL_CLOEXEC);
 	px->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -410,7 +426,7 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	watch(px, px->efd, &px->ievent);
 	px->idone.tag = T_CLIENT;
 	watch(px, px->done_pipe[0], &px->idone);
-	px->iasks.tag = T_CLIENT;
+	px->iasks.tag = px->iowner.tag = T_CLIENT;
 	watch(px, askq_fd(px->asks), &px->iasks);
 	pthread_mutex_init(&px->mu, NULL);
 	pthread_cond_init(&px->cv, NULL);
@@ -447,6 +463,7 @@ void proxy_free(struct proxy *px)
 			snprintf(c->reason, sizeof c->reason, "session ended");
 		conn_free(c);
 	}
+	owners_stop(px, program_known); /* the events still waiting for their program written */
 	bury(px);
 	if (px->lhttp >= 0)
 		close(px->lhttp);

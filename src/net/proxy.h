@@ -8,6 +8,9 @@
 #include "../common/err.h"
 #include "../common/loop.h"
 #include <jansson.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
 #include "forward.h"
 #include "rules.h"
 
@@ -87,6 +90,25 @@ struct proxy_asker {
 	void *ctx;
 };
 
+/* A connection's program, looked up in three steps so that the slow one
+ * (the walk of the sandbox's processes) runs off the proxy's loop. */
+struct proxy_owner_query {
+	unsigned long sock;            /* begin's: the client's socket (its inode) */
+	struct stat exe;               /* find's: an executable only the loop's cache may hash (exe_ask) */
+	bool exe_ask;
+	struct net_program prog;       /* the answer (prog.unknown says why it cannot be told) */
+};
+struct proxy_owner {
+	/* On the loop, as the connection is accepted (fd: the proxy's end):
+	 * what find needs; false: q->prog is the answer already. */
+	bool (*begin)(void *ctx, int fd, struct proxy_owner_query *q);
+	/* On the proxy's owner thread, one query at a time. */
+	void (*find)(void *ctx, struct proxy_owner_query *q);
+	/* On the loop again, before the answer is used. */
+	void (*end)(void *ctx, struct proxy_owner_query *q);
+	void *ctx;
+};
+
 /* What the proxy works with, given when it is made. */
 struct proxy_cfg {
 	int http, socks;               /* the listening sockets, taken (either may be -1) */
@@ -108,13 +130,10 @@ struct proxy_cfg {
 	 * "tool", or NULL. NULL: none. */
 	const char *(*tag)(void *ctx, int fd);
 	void *tag_ctx;
-	/* Who says which program made a connection (src/supervisor/connowner.h):
-	 * asked once per connection, when its destination is to be decided (fd:
-	 * the proxy's end), it fills *out (out->unknown says why it cannot
-	 * tell). NULL: nobody; the events name no program and a rule scoped to
-	 * one never matches. */
-	void (*owner)(void *ctx, int fd, struct net_program *out);
-	void *owner_ctx;
+	/* Who says which program made a connection (src/supervisor/connowner.h),
+	 * copied; NULL: nobody, the events name no program and a rule scoped
+	 * to one never matches. */
+	const struct proxy_owner *owner;
 	/* MCP servers read request by request (proxy_mcp.h), borrowed; NULL:
 	 * none. A connection to a host it covers is refused unless warden
 	 * reads it (TLS it terminates, or plain on a host loopback port: the

@@ -3,7 +3,8 @@
  * side waits for in epoll, the bytes queued before the relay, a refusal
  * answered in the client's protocol, and its end (the `net` event, its fds
  * closed, the listeners watched again under the cap). Calls nothing of the
- * three back, so they call it one way. */
+ * three back, so they call it one way (proxy_owner.c's lookup aside: a
+ * connection's end starts it when nothing did). */
 #include "proxy_conn.h"
 
 #include <stdio.h>
@@ -42,6 +43,7 @@ void conn_interest(struct conn *c)
 		break;
 	case S_RESOLVING:
 	case S_INTERCEPT:
+	case S_OWNER:
 		break;
 	case S_ASKING:
 		ec = EPOLLRDHUP; /* only whether the client gives up */
@@ -63,7 +65,9 @@ void conn_interest(struct conn *c)
 			ec |= EPOLLIN;
 		break;
 	case S_CLOSING:
-		ec = c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
+		/* a refusal is answered once its program is known: its client
+		 * is still there to be told */
+		ec = c->prog_pending ? 0 : c->to_c_len > c->to_c_off ? EPOLLOUT : EPOLLIN;
 		break;
 	}
 	set_interest(c, T_CLIENT, ec);
@@ -72,26 +76,9 @@ void conn_interest(struct conn *c)
 
 /* ---- the event and the end of a connection ----------------------------- */
 
-void conn_find_program(struct conn *c)
-{
-	if (c->prog_asked)
-		return;
-	memset(&c->prog, 0, sizeof c->prog);
-	if (!c->px->owner) {
-		snprintf(c->prog.unknown, sizeof c->prog.unknown, "not looked up");
-		return; /* prog_asked stays false: no program on the event */
-	}
-	c->px->owner(c->px->owner_ctx, c->cfd, &c->prog);
-	if (!c->prog.unknown[0] && !c->prog.path[0])
-		snprintf(c->prog.unknown, sizeof c->prog.unknown, "no executable");
-	c->prog_asked = true;
-}
-
 static void log_conn(struct conn *c)
 {
 	struct guard_end end = { 0 };
-	if (c->cfd >= 0)
-		conn_find_program(c); /* not looked up yet (the dial failed, say) */
 	if (c->guard) {
 		c->px->guard.end(c->guard, &end);
 		c->guard = NULL;
@@ -113,7 +100,7 @@ static void log_conn(struct conn *c)
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 		.method = method, .host = c->host, .port = c->port, .address = c->address,
 		.socks = c->socks, .loopback = c->fw != NULL, .bytes_out = c->bytes_out, .bytes_in = c->bytes_in,
-		.duration_ms = ms_since(&c->start), .allowed = c->allowed, .status = c->status,
+		.duration_ms = c->duration_ms, .allowed = c->allowed, .status = c->status,
 		.rule = c->rule, .reason = c->reason, .intercepted = c->intercepted,
 		.requests = c->requests, .secrets = end.secrets, .tool = c->tool[0] ? c->tool : NULL,
 		.program = c->prog_asked && !c->prog.unknown[0] ? c->prog.path : NULL,
@@ -191,7 +178,11 @@ void conn_free(struct conn *c)
 		px->asker.cancel(px->asker.ctx, c->question);
 		c->question = NULL;
 	}
-	log_conn(c);
+	c->duration_ms = ms_since(&c->start);
+	if (c->cfd >= 0)
+		conn_owner_begin(c); /* not looked up yet (it ended in its handshake, say) */
+	if (!c->prog_pending)
+		log_conn(c);
 	close_fd(px, &c->cfd, &c->ev_c, &c->reg_c);
 	close_fd(px, &c->ufd, &c->ev_u, &c->reg_u);
 	for (int i = 0; i < 2; i++) {
@@ -201,10 +192,22 @@ void conn_free(struct conn *c)
 			close(c->pipe_uc[i]);
 	}
 	conn_unlink(px, c);
-	/* Events for it may still be in this dispatch's batch: free later. */
 	c->dead = true;
+	if (c->prog_pending) { /* the owner thread's answer writes its event (conn_log_late) */
+		c->log_wait = true;
+		return;
+	}
+	/* Events for it may still be in this dispatch's batch: free later. */
 	c->next = px->graveyard;
 	px->graveyard = c;
+}
+
+void conn_log_late(struct conn *c)
+{
+	log_conn(c);
+	c->log_wait = false;
+	c->next = c->px->graveyard;
+	c->px->graveyard = c;
 }
 
 static void queue_to(char **buf, size_t *len, size_t *off, const void *data, size_t n)
@@ -230,6 +233,7 @@ void conn_queue_upstream(struct conn *c, const void *data, size_t n)
 /* Refuse: answer the client in its protocol, then close once that is sent. */
 void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason)
 {
+	conn_owner_begin(c); /* refused in its handshake: not looked up yet */
 	c->allowed = false;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
 	if (c->fw) {

@@ -7,7 +7,9 @@
  *                  for a human, the name resolved (resolver threads), the
  *                  addresses dial_allowed keeps, the dial, and the hand-off
  *                  to the relay or to an interception thread;
- *   proxy_relay.c  the bytes both ways once dialled.
+ *   proxy_relay.c  the bytes both ways once dialled;
+ *   proxy_owner.c  which program made each connection, looked up on a thread
+ *                  of its own while the connection goes on.
  * The supervisor and the session see only proxy.h. */
 #pragma once
 #include <netinet/in.h>
@@ -32,7 +34,8 @@
 #define MAX_CANDIDATES 8
 #define PIPE_CHUNK 65536       /* a pipe's default capacity */
 
-enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT, S_ASKING };
+enum state { S_HANDSHAKE, S_RESOLVING, S_DIALING, S_RELAY, S_CLOSING, S_INTERCEPT, S_ASKING,
+	     S_OWNER /* the rules wait for its program (conn_decide_again) */ };
 enum tag { T_CLIENT, T_UPSTREAM, T_FORWARD };
 
 struct conn;
@@ -98,6 +101,9 @@ struct conn {
 	bool hello_check;          /* a tunnel's first bytes held in to_u for their SNI (sni.h) */
 	struct net_program prog;   /* the program behind the client's socket (proxy_cfg.owner) */
 	bool prog_asked;           /* prog filled (once per connection) */
+	bool prog_pending;         /* its lookup is on the owner thread: not freed before the answer */
+	bool log_wait;             /* ended, its event written once its program is known */
+	double duration_ms;        /* from the accept to its end */
 };
 
 /* The requests of an intercepted connection that request rules refused,
@@ -169,9 +175,8 @@ struct proxy {
 	bool stop;
 	struct proxy_guard guard;
 	bool guarded;
-	bool prog_first;           /* a rule or a secret names a program: each connection's
-				    * program is looked up before the rules decide; else once
-				    * the client has its answer (conn_find_program) */
+	bool prog_first;           /* a rule or a secret names a program: the rules wait for
+				    * each connection's program; else it goes on at once */
 	struct proxy_asker asker;  /* who answers `net ask` (ask NULL: nobody: refused) */
 	struct proxy_mcp *mcp;     /* proxy_cfg.mcp */
 	struct askq *asks;         /* interception threads' questions (request rules) */
@@ -184,8 +189,9 @@ struct proxy {
 	size_t njobs;              /* interceptions still running */
 	const char *(*tag)(void *ctx, int fd); /* the tool call of a connection */
 	void *tag_ctx;
-	void (*owner)(void *ctx, int fd, struct net_program *out); /* its program */
-	void *owner_ctx;
+	struct proxy_owner owner;  /* who made a connection (begin NULL: nobody) */
+	struct owner_jobs *owners; /* proxy_owner.c's thread and queues, once started */
+	struct item iowner;
 };
 
 /* A new connection sends what it has at once: Nagle's wait for more, on
@@ -244,14 +250,17 @@ void conn_queue_upstream(struct conn *c, const void *data, size_t n);
 /* Close the upstream socket, if any (taken out of the epoll set). */
 void conn_close_upstream(struct conn *c);
 /* Refuse: answer the client in its protocol (http_status for HTTP,
- * socks_code for SOCKS5, nothing for a host loopback port), then close once
+ * socks_code for SOCKS5, nothing for a host loopback port), once its
+ * program is known (the lookup started if it was not), then close once
  * that is sent. */
 void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char *reason);
-/* Who made c: its program asked of the owner lookup, once (c->prog). */
-void conn_find_program(struct conn *c);
 /* Log the connection's event, close it and free it at the end of the
- * dispatch (later still while a resolver thread holds it). */
+ * dispatch (later still while a resolver thread holds it; its event
+ * waits for its program while the owner thread looks it up). */
 void conn_free(struct conn *c);
+/* The event of a connection that ended while its program was looked up
+ * (log_wait), written now; freed at the end of the dispatch. */
+void conn_log_late(struct conn *c);
 
 /* ---- proxy_dial.c: where a connection goes -------------------------------- */
 
@@ -260,6 +269,8 @@ void conn_free(struct conn *c);
 void conn_decide(struct conn *c, const struct net_host *h);
 /* A host loopback port's connection: the rules decide again, then dial. */
 void conn_forward_start(struct conn *c);
+/* c waited for its program (S_OWNER), now known: the rules decide. */
+void conn_decide_again(struct conn *c);
 /* The upstream socket of a connection being dialled is writable: connected
  * (then relayed or intercepted), or the next candidate address is tried. */
 void conn_dial_event(struct conn *c);
@@ -272,6 +283,20 @@ void resolvers_stop(struct proxy *px);
 /* Interception threads that ended (the done pipe is readable): their
  * numbers into each connection's event, which is then written. */
 void intercepts_collect(struct proxy *px);
+
+/* ---- proxy_owner.c: which program made a connection ----------------------- */
+
+/* Start the lookup of c's program, once (its request is in, or it ends):
+ * its answer in c->prog at once, or later from the owner thread
+ * (c->prog_pending until then). */
+void conn_owner_begin(struct conn *c);
+/* The owner thread's answers (its eventfd is readable), each into its
+ * connection, then known(c) (a waiting one decided, an ended one's event
+ * written). */
+void owners_collect(struct proxy *px, void (*known)(struct conn *c));
+/* Stop the owner thread once it has answered every lookup asked of it,
+ * and deliver the answers. */
+void owners_stop(struct proxy *px, void (*known)(struct conn *c));
 
 /* ---- proxy_relay.c: the bytes both ways ----------------------------------- */
 

@@ -172,10 +172,10 @@ static void intercept_begin(struct conn *c)
 		j->on_req = proxy_req_intercepted;
 		j->req_ctx = &ij->rc;
 	}
+	conn_owner_begin(c); /* while the client's socket is the connection's */
 	j->done_fd = px->done_pipe[1];
 	if (proxy_mcp_covers(px->mcp, &c->dest, c->port))
 		proxy_mcp_attach(px->mcp, j, &c->dest, c->port, px->stop_pipe[0], c->cfd);
-	conn_find_program(c); /* while the client's socket is the connection's */
 	/* The thread owns both sockets from here. */
 	int cfd = c->cfd, ufd = c->ufd;
 	if (c->reg_c)
@@ -307,12 +307,10 @@ static void connected(struct conn *c)
 		return;
 	}
 	tunnel_established(c);
-	/* the program, once the client has its answer (not before, when no
-	 * rule needs it: the lookup would add to every CONNECT's wait) */
-	if (!c->px->prog_first) {
-		(void)conn_flush_client(c);
-		conn_find_program(c);
-	}
+	/* the program, when no rule needs it, once the client has its answer:
+	 * looked up meanwhile, off this connection's wait */
+	(void)conn_flush_client(c);
+	conn_owner_begin(c);
 	free(c->hp);
 	c->hp = NULL;
 	free(c->sp);
@@ -488,21 +486,53 @@ static void why_not_program(const struct conn *c, const struct net_host *h, char
 	}
 }
 
-/* The rules' verdict on host:port: allowed, refused, or (an ask rule, `net
- * default ask`) a question for a human. */
-void conn_decide(struct conn *c, const struct net_host *h)
+/* Is c's program still being looked up (proxy_owner.c)? Then c waits for
+ * it (S_OWNER), and the rules decide again with the answer
+ * (conn_decide_again): true. */
+static bool owner_wait(struct conn *c)
 {
-	snprintf(c->host, sizeof c->host, "%s", h->name);
-	c->dest = *h;
+	if (!c->prog_pending)
+		return false;
+	c->state = S_OWNER;
+	conn_interest(c);
+	return true;
+}
+
+/* The rules' verdict on host (and c->port) for c's program, the rule's
+ * text kept for the event; -1: c waits for its program first (S_OWNER,
+ * then conn_decide_again): the rules name programs (prog_first), or the
+ * verdict is a refusal or a question, whose client (or human) stays to
+ * read it while the program is told. An allowed connection goes on. */
+static int conn_match(struct conn *c, const char *host, const struct net_rule **rule)
+{
+	*rule = NULL;
+	if (c->px->prog_first) {
+		conn_owner_begin(c); /* its request is in: the socket as it holds it now */
+		if (owner_wait(c))
+			return -1;
+	}
+	enum rules_verdict v = rules_match_program(c->px->rules, host, c->port, &c->prog, rule);
+	if (v != RULES_ALLOW) { /* refused or asked: the answer (the question) names it */
+		conn_owner_begin(c);
+		if (owner_wait(c))
+			return -1;
+	}
+	if (*rule)
+		rules_rule_text(*rule, c->rule, sizeof c->rule);
+	return (int)v;
+}
+
+/* The rules' verdict on c->dest: allowed, refused, or (an ask rule, `net
+ * default ask`) a question for a human. */
+static void decide(struct conn *c)
+{
+	const struct net_host *h = &c->dest;
 	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
-	if (c->px->prog_first)
-		conn_find_program(c);
-	enum rules_verdict v = rules_match_program(c->px->rules, h->name, c->port, &c->prog, &rule);
-	if (rule)
-		rules_rule_text(rule, c->rule, sizeof c->rule);
-	if (v != RULES_ALLOW)
-		conn_find_program(c); /* refused or asked: the event (the question) names it */
+	int m = conn_match(c, h->name, &rule);
+	if (m < 0)
+		return;
+	enum rules_verdict v = (enum rules_verdict)m;
 	/* a request asked about goes on by this host rule once allowed (its
 	 * `private`, an address literal's loopback) */
 	c->allow_rule = rule;
@@ -529,6 +559,13 @@ void conn_decide(struct conn *c, const struct net_host *h)
 	go_on(c, h);
 }
 
+void conn_decide(struct conn *c, const struct net_host *h)
+{
+	snprintf(c->host, sizeof c->host, "%s", h->name);
+	c->dest = *h;
+	decide(c);
+}
+
 /* The destination is allowed: its addresses (resolved by a worker). */
 static void go_on(struct conn *c, const struct net_host *h)
 {
@@ -552,6 +589,8 @@ static void go_on(struct conn *c, const struct net_host *h)
 	pthread_mutex_unlock(&c->px->mu);
 }
 
+static void forward_decide(struct conn *c);
+
 /* A host loopback port's connection: its listener names the destination;
  * the rules decide again (a deny rule wins), then dial the host's loopback. */
 void conn_forward_start(struct conn *c)
@@ -564,14 +603,16 @@ void conn_forward_start(struct conn *c)
 	if (net_host_parse(&c->dest, fw->host[0] == ':' ? "[::1]" : fw->host,
 			   fw->host[0] == ':' ? 5 : strlen(fw->host), &why) < 0)
 		memset(&c->dest, 0, sizeof c->dest);
+	forward_decide(c);
+}
+
+static void forward_decide(struct conn *c)
+{
+	const struct net_forward *fw = c->fw;
 	const struct net_rule *rule = NULL;
-	if (c->px->prog_first)
-		conn_find_program(c);
-	enum rules_verdict v = rules_match_program(c->px->rules, fw->host, fw->port, &c->prog, &rule);
-	if (v != RULES_ALLOW)
-		conn_find_program(c);
-	if (rule)
-		rules_rule_text(rule, c->rule, sizeof c->rule);
+	int v = conn_match(c, fw->host, &rule);
+	if (v < 0)
+		return;
 	if (v != RULES_ALLOW) {
 		char r[700];
 		snprintf(r, sizeof r, "host loopback port %s denied by rule %s", fw->rule,
@@ -591,4 +632,13 @@ void conn_forward_start(struct conn *c)
 		return;
 	}
 	dial_next(c);
+}
+
+void conn_decide_again(struct conn *c)
+{
+	c->state = S_HANDSHAKE;
+	if (c->fw)
+		forward_decide(c);
+	else
+		decide(c);
 }

@@ -1,7 +1,7 @@
 /* connowner.c - the program behind a proxied connection's client socket
  * (connowner.h): sock_diag for the socket's inode, a walk of sandbox init's
  * descendants reading their descriptors, and the one holder's executable,
- * pid inside and SHA-256. */
+ * pid inside and SHA-256; which step runs on which thread is connowner.h's. */
 #include "connowner.h"
 
 #include <dirent.h>
@@ -171,9 +171,12 @@ static void own_put(struct connowner *o, const struct stat *st, const char *hex)
 
 /* The SHA-256 of pid's executable into out->sha256, or why not into
  * out->sha_why. The file is the one the process runs (/proc/PID/exe
- * opened), so no path can be swapped under the check. */
-static void exe_hash(struct connowner *o, pid_t pid, struct net_program *out)
+ * opened), so no path can be swapped under the check. One the owner thread
+ * will not hash (too large, not a regular file) is left to the exec
+ * record's cache (q->exe_ask: connowner_end, on the loop). */
+static void exe_hash(struct connowner *o, pid_t pid, struct proxy_owner_query *q)
 {
+	struct net_program *out = &q->prog;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -188,14 +191,12 @@ static void exe_hash(struct connowner *o, pid_t pid, struct net_program *out)
 		memcpy(out->sha256, c->hex, sizeof out->sha256);
 		return;
 	}
-	if (o->x && execs_cached_hash(o->x, &st, out->sha256)) {
-		own_put(o, &st, out->sha256);
-		return;
-	}
 	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > CONNOWNER_HASH_MAX) {
 		snprintf(out->sha_why, sizeof out->sha_why,
 			 "not hashed: over %llu MiB and not in the exec record's cache",
 			 CONNOWNER_HASH_MAX >> 20);
+		q->exe = st;
+		q->exe_ask = true;
 		return;
 	}
 	struct timespec dl;
@@ -213,8 +214,9 @@ static void exe_hash(struct connowner *o, pid_t pid, struct net_program *out)
 
 /* ---- the lookup ------------------------------------------------------- */
 
-static void one_holder(struct connowner *o, pid_t pid, struct net_program *out)
+static void one_holder(struct connowner *o, pid_t pid, struct proxy_owner_query *q)
 {
+	struct net_program *out = &q->prog;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(path, out->path, sizeof out->path - 1);
@@ -227,25 +229,33 @@ static void one_holder(struct connowner *o, pid_t pid, struct net_program *out)
 	long inner = -1;
 	target_pid_info(pid, &inner, NULL);
 	out->pid = inner;
-	exe_hash(o, pid, out);
+	exe_hash(o, pid, q);
 }
 
-void connowner_find(void *ctx, int fd, struct net_program *out)
+bool connowner_begin(void *ctx, int fd, struct proxy_owner_query *q)
 {
 	struct connowner *o = ctx;
-	memset(out, 0, sizeof *out);
+	memset(q, 0, sizeof *q);
 	if (o->diag < 0) {
-		snprintf(out->unknown, sizeof out->unknown,
+		snprintf(q->prog.unknown, sizeof q->prog.unknown,
 			 "warden has no sock_diag socket in the sandbox's network namespace");
-		return;
+		return false;
 	}
-	unsigned long ino = sockdiag_peer_inode(o->diag, fd);
-	if (!ino) {
-		snprintf(out->unknown, sizeof out->unknown, "the client's socket was not found (closed)");
-		return;
+	q->sock = sockdiag_peer_inode(o->diag, fd);
+	if (!q->sock) {
+		snprintf(q->prog.unknown, sizeof q->prog.unknown,
+			 "the client's socket was not found (closed)");
+		return false;
 	}
+	return true;
+}
+
+void connowner_find(void *ctx, struct proxy_owner_query *q)
+{
+	struct connowner *o = ctx;
+	struct net_program *out = &q->prog;
 	struct walk w = { .queue = xmalloc(CONNOWNER_PROCS_MAX * sizeof(pid_t)) };
-	w.ino = (ino_t)ino;
+	w.ino = (ino_t)q->sock;
 	walk(&w, o->init);
 	free(w.queue);
 	if (w.nholders > 1)
@@ -259,5 +269,12 @@ void connowner_find(void *ctx, int fd, struct net_program *out)
 		snprintf(out->unknown, sizeof out->unknown,
 			 "no process holds its socket any more (it exited or closed it)");
 	else
-		one_holder(o, w.holder[0], out);
+		one_holder(o, w.holder[0], q);
+}
+
+void connowner_end(void *ctx, struct proxy_owner_query *q)
+{
+	struct connowner *o = ctx;
+	if (q->exe_ask && o->x && execs_cached_hash(o->x, &q->exe, q->prog.sha256))
+		q->prog.sha_why[0] = '\0';
 }

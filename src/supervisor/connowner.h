@@ -10,17 +10,21 @@
  * SCM_RIGHTS), none (closed, exited), or more processes and descriptors
  * than the bound: unknown, with why.
  *
- * Runs on the supervisor's event loop, once per connection, before its
- * destination is decided; bounded (CONNOWNER_FDS_MAX descriptors read in
- * all, CONNOWNER_PROCS_MAX processes). */
+ * Once per connection, in the proxy's three steps (struct proxy_owner):
+ * the socket's inode on the supervisor's loop (the sock_diag socket is the
+ * loop's), the walk and the hash on the proxy's one owner thread (the
+ * module's own hash cache is that thread's alone), the exec record's cache
+ * asked on the loop again (it is the loop's). Bounded
+ * (CONNOWNER_FDS_MAX descriptors read in all, CONNOWNER_PROCS_MAX
+ * processes). */
 #pragma once
 #include <sys/types.h>
 
-#include "../net/rules.h"
+#include "../net/proxy.h"
 
 #define CONNOWNER_PROCS_MAX 4096
 #define CONNOWNER_FDS_MAX 65536
-#define CONNOWNER_HASH_MAX (64ULL << 20) /* an executable hashed on the loop: 64 MiB at most */
+#define CONNOWNER_HASH_MAX (64ULL << 20) /* an executable hashed by the owner thread: 64 MiB at most */
 
 struct connowner;
 struct execs;
@@ -31,6 +35,7 @@ struct execs;
 struct connowner *connowner_new(int diag, pid_t init, struct execs *x);
 void connowner_free(struct connowner *o);
 
-/* The proxy's owner callback (proxy_cfg.owner): ctx a struct connowner,
- * fd the proxy's end of the connection. */
-void connowner_find(void *ctx, int fd, struct net_program *out);
+/* The proxy's owner steps (proxy_cfg.owner), ctx a struct connowner. */
+bool connowner_begin(void *ctx, int fd, struct proxy_owner_query *q);
+void connowner_find(void *ctx, struct proxy_owner_query *q);
+void connowner_end(void *ctx, struct proxy_owner_query *q);

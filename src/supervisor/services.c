@@ -209,6 +209,8 @@ static int net_start(struct services *sv, struct werr *e)
 		return -1;
 	sv->co = connowner_new(f->diag, sv->L->c.pid, sv->x);
 	const struct proxy_asker asker = { .ask = net_ask, .cancel = net_cancel, .ctx = sv->ap };
+	const struct proxy_owner owner = { .begin = connowner_begin, .find = connowner_find,
+					   .end = connowner_end, .ctx = sv->co };
 	if (s->policy->mcp.n &&
 	    !(sv->pm = proxy_mcp_new(&s->policy->mcp, sv->log, sv->ap ? &asker : NULL, e)))
 		return -1;
@@ -219,7 +221,7 @@ static int net_start(struct services *sv, struct werr *e)
 		.default_ask = sv->ap && s->policy->net_default_ask,
 		.sni_required = s->policy->net_sni_required,
 		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk,
-		.owner = connowner_find, .owner_ctx = sv->co, .mcp = sv->pm }, e);
+		.owner = &owner, .mcp = sv->pm }, e);
 	if (!sv->px)
 		return -1;
 	for (size_t i = 0; i < s->forwards.n; i++)

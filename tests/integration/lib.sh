@@ -186,6 +186,25 @@ assert_host_file() { # PATH CONTENT [LABEL]
 		fail "${3:+$3: }$1 on the host holds '$(excerpt "$(<"$1")")', expected '$2'"
 	fi
 }
+# assert_streamed FIRST_ERE LAST_ERE: a stream in OUT, each line stamped
+# inside with the time it was read (got=TIME), came event by event: the first
+# line matching FIRST_ERE was read before the first line matching LAST_ERE
+# was sent (its sent=TIME, or else the server's time after the event's word,
+# its first bare number). 1 when the stream did not arrive whole.
+assert_streamed() {
+	local first_got last_sent
+	first_got=$(awk -v re="$1" '$0 ~ re {
+		for (i = 1; i <= NF; i++) if ($i ~ /^got=/) { print substr($i, 5); exit } }' <<<"$OUT")
+	last_sent=$(awk -v re="$2" '$0 ~ re {
+		for (i = 1; i <= NF; i++) if ($i ~ /^sent=/) { print substr($i, 6); exit }
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+$/) { print $i; exit } }' <<<"$OUT")
+	if [[ -z $first_got || -z $last_sent ]]; then
+		fail "the stream did not arrive whole: $(excerpt "$OUT")"
+		return 1
+	fi
+	awk -v g="$first_got" -v l="$last_sent" 'BEGIN { exit !(g < l) }' ||
+		fail "the first event arrived ($first_got) only after the last was sent ($last_sent): buffered"
+}
 
 # ---- background processes ----------------------------------------------
 

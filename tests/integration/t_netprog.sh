@@ -181,3 +181,25 @@ test_net_program_named_unscoped() {
 	net_expect "curl's tunnel names curl" method=CONNECT port="$NP_PORT" decision=allow \
 		'program~/curl$' 'program_sha256?' 'program_pid>1'
 }
+
+# With no rule naming a program, a connection is not held for its lookup,
+# yet every event names the program: one refused (no rule allows its host),
+# one whose dial fails (nothing listens at the allowed port), one refused in
+# its handshake (a request warden cannot read): each event waits for its
+# program's lookup, however soon the connection ends.
+test_net_program_named_refused() {
+	np_server
+	printf '%s\n' "net allow 127.0.0.1:$NP_PORT" "net allow 127.0.0.1:1" >"$T_TMP/np.profile"
+	wsh "unset NO_PROXY no_proxy
+	     curl -sS -m 15 -p -o /dev/null http://127.0.0.2:$NP_PORT/ 2>/dev/null
+	     curl -sS -m 15 -p -o /dev/null http://127.0.0.1:1/ 2>/dev/null
+	     $NH_PY -c \"import socket; s = socket.create_connection(('127.0.0.1', 3128)); s.sendall(b'BOGUS\\r\\n\\r\\n'); print('bogus', s.recv(64).split(b' ')[1].decode())\"" \
+		--profile "$T_TMP/np.profile"
+	assert_out_line 'bogus 400' 'a request warden cannot read'
+	net_expect 'a refused CONNECT names curl' method=CONNECT host=127.0.0.2 decision=deny \
+		'program~/curl$' 'program_pid>1'
+	net_expect 'a CONNECT whose dial failed names curl' method=CONNECT port=1 \
+		'program~/curl$' 'program_pid>1'
+	net_expect 'a request refused in its handshake names python3' 'method=?' status=400 \
+		program="$NP_PY" 'program_pid>1'
+}
