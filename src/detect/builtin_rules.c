@@ -36,7 +36,7 @@ const char detect_builtin_rules[] =
 	"  about a syscall by a foreign ABI (i386, x32): a way around filters\n"
 	"\n"
 	"rule escape.audit-log high\n"
-	"  on exec argv=*.local/state/warden*|*warden/*.jsonl*|*/control/*.sock*|*warden.sock*|*warden*/control*|*/run/user/*/warden*\n"
+	"  on exec argv=*.local/state/warden*|*warden/*.jsonl*|*/control/*.sock*|*warden.sock*|*warden/control*|*/run/user/*/warden*\n"
 	"  about warden's own log, state or control socket named from inside\n"
 	"\n"
 	"rule escape.log-hunt high\n"

@@ -87,6 +87,18 @@ test_detect_escape_audit_log() {
 	wsh 'cat ~/.local/state/warden/x.jsonl 2>/dev/null; echo rc=$?' --profile "$(dt_quiet)"
 	assert_out_has 'rc=1' 'no log to read inside'
 	dt_alert escape.audit-log high
+	# a control socket's directory named from inside: $XDG_RUNTIME_DIR/warden/control, /run/warden/control
+	wsh 'ls /run/warden/control 2>/dev/null; echo rc=$?' --profile "$(dt_quiet)"
+	dt_alert escape.audit-log high
+}
+
+# A build of a tree whose path has "warden" and a "control" folder in it (warden's own
+# tree: warden-x/src/control/hook.c) names no state of warden's.
+test_detect_audit_log_not_a_source_tree() {
+	mkdir -p "$WS/warden-x/src/control"
+	wsh 'cat warden-x/src/control/hook.c 2>/dev/null; ls warden-x/src/control warden-hook.p/src_control_hook.c.o 2>/dev/null; echo ok' --profile "$(dt_quiet)"
+	assert_out_has ok
+	dt_no_alert escape.audit-log
 }
 
 test_detect_exec_loader() {
