@@ -1,5 +1,5 @@
 /* procfacts.c - facts about a host process read from its /proc/PID/status
- * (procfacts.h). */
+ * or stat (procfacts.h). */
 #include "procfacts.h"
 
 #include <fcntl.h>
@@ -49,4 +49,34 @@ void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *
 void target_pid_info(pid_t host, long *inner, pid_t *ppid_host)
 {
 	target_status(host, inner, ppid_host, NULL, NULL);
+}
+
+void target_stat(pid_t host, pid_t *ppid_host, int *threads)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)host);
+	*ppid_host = 0;
+	*threads = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* "PID (COMM) S PPID ..." where COMM may hold anything, ')' too:
+	 * the fields start after the last ')'; threads is the 20th field */
+	char *f = strrchr(buf, ')');
+	if (!f)
+		return;
+	f++;
+	for (int field = 3; field <= 20 && f; field++) {
+		f += strspn(f, " ");
+		if (field == 4)
+			*ppid_host = (pid_t)strtol(f, NULL, 10);
+		else if (field == 20)
+			*threads = (int)strtol(f, NULL, 10);
+		f = strchr(f, ' ');
+	}
 }

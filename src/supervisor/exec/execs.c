@@ -63,6 +63,7 @@
 #include "hashq.h"
 #include "immutable.h"
 #include "nsread.h"
+#include "pidcache.h"
 #include "program.h"
 #include "../answer.h"
 #include "../target.h"
@@ -102,6 +103,7 @@ struct execs {
 	struct tracer *t;
 	bool tracing;               /* PTRACE_SEIZE works here */
 	struct execpath *ep;
+	struct pidcache *pids;      /* the parents' pids inside */
 	unsigned long unwatched;    /* execs that could not have run anything else */
 	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
 	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
@@ -582,7 +584,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
 	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
-	target_status(p->ppid, &p->pinner, &p->pppid, NULL, &p->pthreads);
+	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
@@ -938,6 +940,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
 	x->ep = execpath_new();
+	x->pids = pidcache_new();
 	if (!x->q || x->timer < 0) {
 		werr_errno(e, "supervisor: setting up exec control");
 		execs_free(x);
@@ -957,6 +960,7 @@ void execs_free(struct execs *x)
 	}
 	tracer_free(x->t);
 	execpath_free(x->ep);
+	pidcache_free(x->pids);
 	if (hashq_free(x->q))
 		nsread_free(x->reader); /* (else a worker stuck in a read may still ask it) */
 	if (x->timer >= 0)
