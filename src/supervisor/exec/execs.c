@@ -554,7 +554,7 @@ static void blind(struct execs *x, struct pexec *p, int err)
 	pexec_free(p);
 }
 
-void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
+void execs_begin(struct execs *x, const struct seccomp_notif *req)
 {
 	const __u64 *a = req->data.args;
 	struct pexec *p = xcalloc(1, sizeof *p);
@@ -576,10 +576,15 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
-	struct target_chunk chunk = { 0 };
-	if (target_read_str_chunk(mem, &chunk, p->path_addr, p->path, PATH_MAX) < 0)
+	/* its memory read by pid: the notification checked valid after */
+	struct target_chunk chunk = { .pid = p->tid };
+	int unread = 0;
+	errno = 0;
+	if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
 		p->path[0] = '\0';
-	target_read_argv(mem, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+		unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
+	}
+	target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
@@ -591,6 +596,11 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	int err = r < 0 ? errno : 0;
 	if (seccomp_notify_id_valid(x->listener, req->id) != 0) {
 		pexec_free(p); /* the process is gone */
+		return;
+	}
+	if (unread) {
+		/* memory warden may not read: refused, never let through unseen */
+		blind(x, p, unread);
 		return;
 	}
 	if (r < 0) {
