@@ -856,16 +856,16 @@ static int notifier_handle(struct notifier *n)
 		fop = NULL; /* refused */
 	struct outcome o = { .cont = exec || addressed || binds || fop,
 			     .ignore = nr == SCMP_SYS(prctl) };
-	int mem_err = 0;
-	int mem = o.cont ? open_mem(n, req, &mem_err) : -1;
-	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
-	if (valid && exec && n->execs) {
-		/* answered by execs, now or once its file is hashed */
-		execs_begin(n->execs, req, mem);
-		close(mem);
+	if (exec && n->execs) {
+		/* answered by execs, now or once its file is hashed (it reads the
+		 * process's memory without a descriptor) */
+		execs_begin(n->execs, req);
 		reserve_take(n);
 		return 0;
 	}
+	int mem_err = 0;
+	int mem = o.cont ? open_mem(n, req, &mem_err) : -1;
+	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	o.blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (o.blind)
 		note_blind(n, req, mem_err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -170,16 +171,27 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
 	return fd;
 }
 
+/* n bytes at addr: by pread of mem, or when mem is -1 from process pid
+ * (struct target_chunk's pid). */
+static ssize_t mem_read(int mem, pid_t pid, void *buf, size_t n, uint64_t addr)
+{
+	if (mem >= 0 || pid <= 0)
+		return pread(mem, buf, n, (off_t)addr);
+	struct iovec local = { .iov_base = buf, .iov_len = n };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = n };
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
 /* Read a NUL-terminated string at addr (up to max-1 bytes). 0 when complete,
  * 1 when cut at max, -1 when unreadable. Reads stop at page ends so a string
  * ending just before an unmapped page still reads. */
-int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
+static int read_str(int mem, pid_t pid, uint64_t addr, char *buf, size_t max)
 {
 	size_t got = 0;
 	while (got + 1 < max) {
 		size_t page_left = 4096 - (size_t)((addr + got) & 4095);
 		size_t want = max - 1 - got < page_left ? max - 1 - got : page_left;
-		ssize_t r = pread(mem, buf + got, want, (off_t)(addr + got));
+		ssize_t r = mem_read(mem, pid, buf + got, want, addr + got);
 		if (r <= 0)
 			return got ? (buf[got] = '\0', 1) : -1;
 		char *nul = memchr(buf + got, '\0', (size_t)r);
@@ -189,6 +201,11 @@ int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
 	}
 	buf[got] = '\0';
 	return 1;
+}
+
+int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
+{
+	return read_str(mem, 0, addr, buf, max);
 }
 
 /* Is [addr, addr + len) inside the chunk? */
@@ -202,23 +219,24 @@ int target_read_str_chunk(int mem, struct target_chunk *c, uint64_t addr, char *
 {
 	if (!c || max == 0)
 		return target_read_str(mem, addr, buf, max);
+	pid_t pid = c->pid;
 	if (!in_chunk(c, addr, 1)) {
 		/* from the start of addr's page (mapped, as addr is: what lies
 		 * just before, an argv array, often comes next); a read past
 		 * the end of a mapping stops there */
 		uint64_t base = addr & ~(uint64_t)4095;
-		ssize_t r = pread(mem, c->buf, sizeof c->buf, (off_t)base);
+		ssize_t r = mem_read(mem, pid, c->buf, sizeof c->buf, base);
 		c->len = r > 0 ? (size_t)r : 0;
 		c->base = base;
 		if (!in_chunk(c, addr, 1))
 			c->len = 0;
 		if (!c->len)
-			return target_read_str(mem, addr, buf, max);
+			return read_str(mem, pid, addr, buf, max);
 	}
 	size_t off = (size_t)(addr - c->base), avail = c->len - off;
 	const char *s = c->buf + off, *nul = memchr(s, '\0', avail < max ? avail : max);
 	if (!nul)
-		return target_read_str(mem, addr, buf, max); /* longer than what is here */
+		return read_str(mem, pid, addr, buf, max); /* longer than what is here */
 	memcpy(buf, s, (size_t)(nul - s) + 1);
 	return 0;
 }
@@ -240,7 +258,7 @@ void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct str
 			if (in_chunk(c, at, want))
 				memcpy(ptrs, c->buf + (at - c->base), want);
 			else
-				r = pread(mem, ptrs, want, (off_t)at);
+				r = mem_read(mem, c ? c->pid : 0, ptrs, want, at);
 			if (r < 8)
 				break;
 			have = (size_t)r / 8;

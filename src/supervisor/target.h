@@ -34,8 +34,12 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
 int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
 /* The last stretch of memory read whole (8 KiB from the page where a
  * string began, less at a hole): an exec's path, its argv pointers and its strings
- * usually lie together, and each pread of /proc/PID/mem is a page walk. */
+ * usually lie together, and each pread of /proc/PID/mem is a page walk.
+ * pid: with mem -1, the memory is read from this process with
+ * process_vm_readv instead (no descriptor to open and close; errno EPERM
+ * or ENOMEM when warden may not read it, EFAULT where nothing is mapped). */
 struct target_chunk {
+	pid_t pid;
 	uint64_t base;
 	size_t len;
 	char buf[8192];

@@ -266,3 +266,31 @@ test_exec_clone_vm_refused() {
 	grep '"event":"syscall"' "$(latest_log)" | grep '"name":"clone".*"decision":"deny"' >/dev/null ||
 		fail 'the refused clone is not on the record'
 }
+
+# Each exec event names its parent as the sandbox numbers it ("ppid"), for
+# a parent that execs many children, for more parents than the supervisor
+# keeps (src/supervisor/exec/pidcache.h), and for a parent whose name holds
+# ") " (its /proc/PID/stat read for the vfork check, whose name field ends
+# at the last ")"): the execs of /bin/true by a vfork parent of one thread
+# need no watch ("fixed" in session.end).
+test_exec_record_parent() {
+	cp /bin/sh 'p) 1 2 (q' && chmod 755 'p) 1 2 (q'
+	wrun -- sh -c '
+		echo "top $$" >parents; /bin/true top; /bin/true top
+		i=0; while [ $i -lt 20 ]; do sh -c "echo \"p$i \$\$\" >>parents; /bin/true p$i"; i=$((i+1)); done
+		"./p) 1 2 (q" -c "echo \"odd \$\$\" >>parents; /bin/true odd"'
+	assert_rc 0
+	local f tag pid n=0
+	f=$(latest_log)
+	while read -r tag pid; do
+		n=$((n + 1))
+		grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"/bin/true\",\"$tag\"]" | grep -q "\"ppid\":$pid," ||
+			fail "the exec of /bin/true by $tag (pid $pid inside) does not name it: $(grep -F "\"/bin/true\",\"$tag\"" "$f" | grep -o '"ppid":[0-9-]*' | head -n 1)"
+	done <parents
+	((n == 22)) || fail "expected 22 parents, found $n"
+	wrun -- './p) 1 2 (q' -c '/bin/true; /bin/true; /bin/true'
+	assert_rc 0
+	local fixed
+	fixed=$(tail -n 1 "$(latest_log)" | grep -o '"fixed":[0-9]*')
+	[[ $fixed == '"fixed":3' ]] || fail "the execs of a vfork parent named 'p) 1 2 (q' were watched: $fixed"
+}

@@ -147,7 +147,7 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 	}
 	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino) &&
 	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
-			.threads = p->threads, .pppid = p->pppid, .pthreads = p->pthreads },
+			.threads = p->threads },
 			init, p->path_addr, strlen(p->path) + 1);
 }
 

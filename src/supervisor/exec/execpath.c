@@ -211,11 +211,9 @@ bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_
 			break;
 		if (r != 0 || depth == 8)
 			return false;
-		long inner;
-		pid_t up = pr->pppid;
-		int n = pr->pthreads;
-		if (depth > 0)
-			target_status(parent, &inner, &up, NULL, &n);
+		pid_t up;
+		int n;
+		target_stat(parent, &up, &n);
 		if (n != 1 || up <= 0)
 			return false;
 		child = parent;

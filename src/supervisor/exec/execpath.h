@@ -34,11 +34,12 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 
 /* The process that execs, as /proc/PID/status said when its exec was
  * noticed: pid, the thread (its process's only one, threads), ppid its
- * parent, and the parent's own parent and threads (read then too: a
- * parent whose one thread waits in vfork cannot start another). */
+ * parent. A parent's own parent and threads are read when the memory is
+ * its (a vfork): its one thread waits in vfork, so it cannot start
+ * another meanwhile. */
 struct execpath_proc {
-	pid_t pid, ppid, pppid;
-	int threads, pthreads;
+	pid_t pid, ppid;
+	int threads;
 };
 
 /* Can nobody but the process's one thread, blocked in its exec, change the

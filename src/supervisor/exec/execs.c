@@ -63,6 +63,7 @@
 #include "hashq.h"
 #include "immutable.h"
 #include "nsread.h"
+#include "pidcache.h"
 #include "program.h"
 #include "../answer.h"
 #include "../target.h"
@@ -102,6 +103,7 @@ struct execs {
 	struct tracer *t;
 	bool tracing;               /* PTRACE_SEIZE works here */
 	struct execpath *ep;
+	struct pidcache *pids;      /* the parents' pids inside */
 	unsigned long unwatched;    /* execs that could not have run anything else */
 	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
 	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
@@ -552,7 +554,7 @@ static void blind(struct execs *x, struct pexec *p, int err)
 	pexec_free(p);
 }
 
-void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
+void execs_begin(struct execs *x, const struct seccomp_notif *req)
 {
 	const __u64 *a = req->data.args;
 	struct pexec *p = xcalloc(1, sizeof *p);
@@ -574,21 +576,31 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem)
 	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
-	struct target_chunk chunk = { 0 };
-	if (target_read_str_chunk(mem, &chunk, p->path_addr, p->path, PATH_MAX) < 0)
+	/* its memory read by pid: the notification checked valid after */
+	struct target_chunk chunk = { .pid = p->tid };
+	int unread = 0;
+	errno = 0;
+	if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
 		p->path[0] = '\0';
-	target_read_argv(mem, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+		unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
+	}
+	target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
 	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
-	target_status(p->ppid, &p->pinner, &p->pppid, NULL, &p->pthreads);
+	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
 	int err = r < 0 ? errno : 0;
 	if (seccomp_notify_id_valid(x->listener, req->id) != 0) {
 		pexec_free(p); /* the process is gone */
+		return;
+	}
+	if (unread) {
+		/* memory warden may not read: refused, never let through unseen */
+		blind(x, p, unread);
 		return;
 	}
 	if (r < 0) {
@@ -938,6 +950,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	x->t = tracer_new();
 	x->ep = execpath_new();
+	x->pids = pidcache_new();
 	if (!x->q || x->timer < 0) {
 		werr_errno(e, "supervisor: setting up exec control");
 		execs_free(x);
@@ -957,6 +970,7 @@ void execs_free(struct execs *x)
 	}
 	tracer_free(x->t);
 	execpath_free(x->ep);
+	pidcache_free(x->pids);
 	if (hashq_free(x->q))
 		nsread_free(x->reader); /* (else a worker stuck in a read may still ask it) */
 	if (x->timer >= 0)

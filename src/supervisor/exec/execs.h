@@ -60,9 +60,10 @@ struct execs_cfg {
 struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e);
 void execs_free(struct execs *x);
 
-/* An exec notification; mem is the process's /proc/PID/mem (borrowed).
- * execs answers it, now or once its hashes are in. */
-void execs_begin(struct execs *x, const struct seccomp_notif *req, int mem);
+/* An exec notification. execs answers it, now or once its hashes are in;
+ * it reads the process's memory itself (process_vm_readv), and refuses an
+ * exec whose memory it may not read. */
+void execs_begin(struct execs *x, const struct seccomp_notif *req);
 
 /* Its sources watched by l: finished hashes, the deadline timer; -1 with
  * e naming the one l cannot take. */

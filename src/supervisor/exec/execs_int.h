@@ -41,9 +41,7 @@ struct pexec {
 	pid_t tid, tgid, ppid;      /* ppid: the parent, as the host numbers it */
 	int threads;                /* of its process */
 	uint64_t path_addr;         /* where the path is in its memory */
-	long inner, pinner;
-	pid_t pppid;                /* the parent's parent, and */
-	int pthreads;               /* the parent's threads (its status read once) */
+	long inner, pinner;         /* its pid and its parent's inside */
 	bool at;
 	char *path, *cwd;
 	struct strv argv;
