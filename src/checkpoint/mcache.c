@@ -109,6 +109,30 @@ static int cmp_mc_ptr(const void *a, const void *b)
 	return cmp_mc(*(const struct mcache_entry *const *)a, *(const struct mcache_entry *const *)b);
 }
 
+/* "DEV INO SIZE MSEC.MNSEC CSEC.CNSEC HASH PATH\n", without printf (a line
+ * per file of the workspace) */
+static void format_entry(struct sbuf *b, const struct mcache_entry *en)
+{
+	sb_put_ull(b, en->dev);
+	sb_putc(b, ' ');
+	sb_put_ull(b, en->ino);
+	sb_putc(b, ' ');
+	sb_put_ull(b, en->size);
+	sb_putc(b, ' ');
+	sb_put_ll(b, en->mtime_sec, 0);
+	sb_putc(b, '.');
+	sb_put_ll(b, en->mtime_nsec, 9);
+	sb_putc(b, ' ');
+	sb_put_ll(b, en->ctime_sec, 0);
+	sb_putc(b, '.');
+	sb_put_ll(b, en->ctime_nsec, 9);
+	sb_putc(b, ' ');
+	sb_puts(b, en->hash);
+	sb_putc(b, ' ');
+	mf_escape_put(b, en->path);
+	sb_putc(b, '\n');
+}
+
 int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e)
 {
 	struct sbuf b = { 0 };
@@ -118,12 +142,8 @@ int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr 
 		order[i] = &c->v[i];
 	if (c->n > 1)
 		qsort(order, c->n, sizeof *order, cmp_mc_ptr);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct mcache_entry *en = order[i];
-		_cleanup_free_ char *p = mf_escape(en->path);
-		sb_printf(&b, "%llu %llu %llu %lld.%09ld %lld.%09ld %s %s\n", en->dev, en->ino, en->size,
-			  en->mtime_sec, en->mtime_nsec, en->ctime_sec, en->ctime_nsec, en->hash, p);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		format_entry(&b, order[i]);
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
 	_cleanup_free_ char *name = xasprintf("cache/%s", wsum);

@@ -35,8 +35,12 @@ bool pack_hash_bin(const char *hex, unsigned char out[32])
 
 void pack_hash_hex(const unsigned char h[32], char out[SHA256_HEX_LEN])
 {
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", h[i]);
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = digits[h[i] >> 4];
+		out[2 * i + 1] = digits[h[i] & 15];
+	}
+	out[64] = '\0';
 }
 
 static int cmp_ref(const void *a, const void *b)
@@ -319,9 +323,13 @@ int pack_writer_finish(struct pack_writer *w, int tmp_fd, int packs_fd,
 	struct sbuf idx = { 0 };
 	for (size_t k = 0; k < w->n; k++) {
 		char hex[SHA256_HEX_LEN];
-		pack_hash_hex(w->v[k].h, hex);
-		sb_printf(&idx, "%s %llu %u\n", hex, (unsigned long long)w->v[k].off,
-			  (unsigned)w->v[k].size);
+		pack_hash_hex(w->v[k].h, hex); /* "HASH OFFSET SIZE\n", a line per blob */
+		sb_put(&idx, hex, 64);
+		sb_putc(&idx, ' ');
+		sb_put_ull(&idx, (unsigned long long)w->v[k].off);
+		sb_putc(&idx, ' ');
+		sb_put_ull(&idx, w->v[k].size);
+		sb_putc(&idx, '\n');
 	}
 	sha256_hex(idx.p, idx.n, name);
 	char tr[PACK_TRAILER_LEN + 1];

@@ -1,5 +1,6 @@
 /* test_checkpoint.c - unit tests of the workspace checkpoints
- * (src/checkpoint/): the manifest's text form both ways with hostile names,
+ * (src/checkpoint/): the manifest's text form both ways with hostile names
+ * (and byte for byte what printf's formats wrote),
  * the parser refusing hostile manifests (paths that climb out or are
  * absolute, entries out of order, repeated or under no directory, bad
  * hashes, modes and escapes), the store (refused when a symlink, open to
@@ -9,6 +10,7 @@
  * two manifests, the unified diff of two texts, and the entry the snapshot
  * and the review make of what they find (a symlink replaced meanwhile). */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 #include "src/checkpoint/review.h"
 #include "src/checkpoint/snapshot.h"
 #include "src/checkpoint/store.h"
+#include "src/common/sbuf.h"
 #include "check.h"
 #include "files.h"
 
@@ -78,6 +81,53 @@ static void test_manifest_roundtrip(void)
 	free(text);
 	manifest_free(&b);
 	manifest_free(&m);
+}
+
+/* The text form is written without printf (a line per file): the same
+ * bytes printf's formats gave, at the edges of every number. */
+static void test_manifest_format_exact(void)
+{
+	static const long long secs[] = { LLONG_MIN, -5, -1, 0, 1, 1700000000, LLONG_MAX };
+	static const long nsecs[] = { 0, 7, 999999999, -3 };
+	static const unsigned long long sizes[] = { 0, 9, 10, 4096, ULLONG_MAX };
+	static const mode_t modes[] = { 0, 01, 0644, 04755, 07777 };
+	struct manifest m = { .root_mode = 0700 };
+	struct sbuf want = { 0 };
+	sb_printf(&want, "warden-manifest 1\nroot 0700\n");
+	for (size_t i = 0; i < ARRAY_LEN(secs) * ARRAY_LEN(nsecs); i++) {
+		char path[32];
+		snprintf(path, sizeof path, "f%03zu %%", i);
+		struct mf_entry en = { .path = path, .type = i % 3 ? MF_FILE : MF_LINK,
+				       .mode = modes[i % ARRAY_LEN(modes)],
+				       .size = sizes[i % ARRAY_LEN(sizes)],
+				       .mtime_sec = secs[i % ARRAY_LEN(secs)],
+				       .mtime_nsec = nsecs[i / ARRAY_LEN(secs)], .target = "t\x01" };
+		memcpy(en.hash, H1, sizeof en.hash);
+		manifest_add(&m, &en);
+		sb_printf(&want, "%c %04o %llu %lld.%09ld %s f%03zu%%20%%25", en.type,
+			  (unsigned)en.mode, en.size, en.mtime_sec, en.mtime_nsec,
+			  en.type == MF_FILE ? H1 : "-", i);
+		sb_printf(&want, "%s\n", en.type == MF_LINK ? " t%01" : "");
+	}
+	size_t len;
+	char *text = manifest_format(&m, &len);
+	CHECK(len == want.n);
+	CHECK_STR(text, want.p);
+	free(text);
+	free(want.p);
+	manifest_free(&m);
+	for (size_t i = 0; i < ARRAY_LEN(secs); i++) {
+		struct sbuf b = { 0 };
+		char ref[64];
+		sb_put_ll(&b, secs[i], 9);
+		snprintf(ref, sizeof ref, "%09lld", secs[i]);
+		CHECK_STR(b.p, ref);
+		b.n = 0;
+		sb_put_ull(&b, (unsigned long long)secs[i]);
+		snprintf(ref, sizeof ref, "%llu", (unsigned long long)secs[i]);
+		CHECK_STR(b.p, ref);
+		free(b.p);
+	}
 }
 
 #define HEAD "warden-manifest 1\nroot 0755\n"
@@ -696,6 +746,7 @@ int main(void)
 {
 	tmpdir_make("warden-test-checkpoint");
 	test_manifest_roundtrip();
+	test_manifest_format_exact();
 	test_manifest_hostile();
 	test_store_refusals();
 	test_store_unwritable();
