@@ -78,12 +78,22 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 	c->sorted = true;
 }
 
-const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s)
+static const struct mcache_entry *find(const struct mcache *c, const char *path)
 {
 	if (!c->sorted || !c->n)
 		return NULL;
 	struct mcache_entry key = { .path = (char *)path };
-	const struct mcache_entry *en = bsearch(&key, c->v, c->n, sizeof *c->v, cmp_mc);
+	return bsearch(&key, c->v, c->n, sizeof *c->v, cmp_mc);
+}
+
+bool mcache_has(const struct mcache *c, const char *path)
+{
+	return find(c, path) != NULL;
+}
+
+const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s)
+{
+	const struct mcache_entry *en = find(c, path);
 	if (!en || en->dev != (unsigned long long)s->st_dev || en->ino != (unsigned long long)s->st_ino ||
 	    en->size != (unsigned long long)s->st_size || en->mtime_sec != s->st_mtim.tv_sec ||
 	    en->mtime_nsec != s->st_mtim.tv_nsec || en->ctime_sec != s->st_ctim.tv_sec ||

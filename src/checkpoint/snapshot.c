@@ -125,19 +125,42 @@ static int hash_content(struct snap_ctx *c, int fd, const struct walk_entry *we,
 	return 0;
 }
 
+/* A regular file by its directory entry's word (d_type) that the cache
+ * does not name, so one that will be read: opened first and looked at
+ * through the open file (*s its fstat), which spares a lookup by name per
+ * file. The walls are today's: opened never through a symlink, without
+ * blocking or taking a terminal, as open_file does; what was opened is
+ * what is recorded (s is its fstat, not a name's), and hash_content's
+ * fstat after the read still says whether it changed meanwhile. Anything
+ * else (not a regular file by the time it is open, an open refused, a
+ * directory entry that said nothing) gives -1, and on_entry looks by name
+ * as it does for every other entry. */
+static int open_walked_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s)
+{
+	if (we->type != DT_REG || mcache_has(&c->old, we->rel))
+		return -1;
+	int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, s) < 0 || !S_ISREG(s->st_mode)))
+		closep(&fd);
+	return fd;
+}
+
+/* The file's hash into en, read (from fd when on_entry opened it, else
+ * opened here) unless the cache knows it, and stored. */
 static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s,
-		       struct mf_entry *en, struct werr *e)
+		       int opened, struct mf_entry *en, struct werr *e)
 {
 	const struct snap_opts *o = c->o;
-	const char *h = mcache_lookup(&c->old, we->rel, s);
+	const char *h = opened < 0 ? mcache_lookup(&c->old, we->rel, s) : NULL;
 	/* the cache names only blobs stored (the removal of unreferenced ones
 	 * keeps what a cache names) */
 	if (h) {
 		memcpy(en->hash, h, SHA256_HEX_LEN);
 		c->r->cached++;
 	} else {
-		bool chmodded;
-		_cleanup_close_ int fd = open_file(we->dirfd, we->name, s, &chmodded);
+		bool chmodded = false;
+		_cleanup_close_ int own = opened < 0 ? open_file(we->dirfd, we->name, s, &chmodded) : -1;
+		int fd = opened < 0 ? own : opened;
 		struct stat b;
 		ssize_t n;
 		if (fd < 0)
@@ -204,7 +227,8 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		return WALK_SKIP;
 	}
 	struct stat s;
-	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+	_cleanup_close_ int fd = open_walked_file(c, we, &s);
+	if (fd < 0 && fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? changed(e, we->rel) : werr_errno(e, "checkpoint: %s", we->rel);
 	struct mf_entry en;
 	_cleanup_free_ char *target = NULL;
@@ -222,7 +246,7 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 					"max-size` allows (%llu bytes); raise it, `checkpoint exclude` "
 					"what need not be recorded (build output, dependencies), or set "
 					"`checkpoint off`", c->o->max_size);
-		if (record_file(c, we, &s, &en, e) < 0)
+		if (record_file(c, we, &s, fd, &en, e) < 0)
 			return -1;
 		en.mtime_sec = s.st_mtim.tv_sec;
 		en.mtime_nsec = s.st_mtim.tv_nsec;
