@@ -8,7 +8,8 @@
  * trusted, retention and the removal of what nothing references), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
  * two manifests, the unified diff of two texts, and the entry the snapshot
- * and the review make of what they find (a symlink replaced meanwhile). */
+ * and the review make of what they find (a symlink replaced meanwhile), and
+ * the small files of a directory read on two threads. */
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 
 #include "src/checkpoint/changes.h"
 #include "src/checkpoint/manifest.h"
+#include "src/checkpoint/prefetch.h"
 #include "src/checkpoint/restore.h"
 #include "src/checkpoint/review.h"
 #include "src/checkpoint/snapshot.h"
@@ -742,6 +744,79 @@ static void test_entry_from_stat(void)
 	close(dfd);
 }
 
+/* The batch read on two threads (prefetch.c): a small regular file read
+ * and hashed; a symlink, a FIFO, a directory, a file larger than the batch
+ * reads and a name gone left to the look by name (never followed, never
+ * blocking on the FIFO); batches after batches read right; and the check
+ * that a file did not change while it was read. */
+static void test_prefetch(void)
+{
+	char *d = at("pf");
+	CHECK(mkdir(d, 0755) == 0);
+	int dfd = open(d, O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0);
+	write_at("pf/small", "small\n", 0644);
+	write_at("pf/big", "0123456789abcdef0", 0644);
+	CHECK(symlinkat("small", dfd, "link") == 0 && mkfifoat(dfd, "fifo", 0600) == 0 &&
+	      mkdirat(dfd, "dir", 0700) == 0);
+	struct prefetch p;
+	prefetch_init(&p, 16);
+	const char *names[] = { "small", "big", "link", "fifo", "dir", "gone" };
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		prefetch_add(&p, names[i], names[i]);
+	prefetch_run(&p, dfd);
+	char want[SHA256_HEX_LEN];
+	sha256_hex("small\n", 6, want);
+	CHECK(p.v[0].status == PF_READ && p.v[0].n == 6 && S_ISREG(p.v[0].s.st_mode));
+	CHECK(memcmp(prefetch_data(&p, 0), "small\n", 6) == 0);
+	CHECK_STR(p.v[0].hash, want);
+	for (size_t i = 1; i < ARRAY_LEN(names); i++)
+		CHECK(p.v[i].status == PF_BY_NAME);
+	CHECK_STR(prefetch_name(&p, 5), "gone");
+	prefetch_clear(&p);
+	for (int i = 0; i < 3 * PF_BATCH; i++) {
+		char rel[32], text[32];
+		snprintf(rel, sizeof rel, "pf/f%d", i);
+		snprintf(text, sizeof text, "file %d\n", i);
+		write_at(rel, text, 0644);
+	}
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < PF_BATCH; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "f%d", round * PF_BATCH + i);
+			prefetch_add(&p, name, name);
+		}
+		CHECK(prefetch_full(&p));
+		prefetch_run(&p, dfd);
+		for (int i = 0; i < PF_BATCH; i++) {
+			char text[32];
+			int len = snprintf(text, sizeof text, "file %d\n", round * PF_BATCH + i);
+			sha256_hex(text, (size_t)len, want);
+			CHECK(p.v[i].status == PF_READ && p.v[i].n == (size_t)len);
+			CHECK(memcmp(prefetch_data(&p, (size_t)i), text, (size_t)len) == 0);
+			CHECK_STR(p.v[i].hash, want);
+		}
+		prefetch_clear(&p);
+	}
+	prefetch_free(&p);
+	close(dfd);
+	free(d);
+	struct stat s = { .st_ino = 1, .st_dev = 2, .st_mode = S_IFREG | 0644, .st_size = 5 }, b = s;
+	CHECK(pf_unchanged(&s, &b, 5, false) && pf_unchanged(&s, &b, -1, false));
+	CHECK(!pf_unchanged(&s, &b, 4, false));
+	b.st_mtim.tv_nsec = 1;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+	b = s;
+	b.st_ctim.tv_sec = 9;
+	CHECK(!pf_unchanged(&s, &b, 5, false) && pf_unchanged(&s, &b, 5, true));
+	b = s;
+	b.st_ino = 3;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+	b = s;
+	b.st_mode = S_IFIFO | 0644;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+}
+
 int main(void)
 {
 	tmpdir_make("warden-test-checkpoint");
@@ -756,6 +831,7 @@ int main(void)
 	test_review();
 	test_text_diff();
 	test_entry_from_stat();
+	test_prefetch();
 	char *cmd = xasprintf("chmod -R u+rwX '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "chmod failed\n");
