@@ -269,7 +269,9 @@ int pack_writer_add(struct pack_writer *w, int tmp_fd, const char *h, const void
 	struct pack_ref r = { .size = (uint32_t)len };
 	if (len > WBUF_MAX || !pack_hash_bin(h, r.h))
 		return werr_set(e, EINVAL, "checkpoint store: a blob too large for a pack");
-	if (w->n && *slot_find(w, r.h)) /* (the hash read once: a pack_writer_has) */
+	/* (the hash read once, its slot found once: a pack_writer_has) */
+	size_t *slot = w->n ? slot_find(w, r.h) : NULL;
+	if (slot && *slot)
 		return 0;
 	if (w->fd < 0) {
 		w->tmp = xasprintf("p.%d.%lu", (int)getpid(), ++pack_seq);
@@ -292,10 +294,10 @@ int pack_writer_add(struct pack_writer *w, int tmp_fd, const char *h, const void
 		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
 	}
 	w->v[w->n++] = r;
-	if (w->n * 2 > w->nslots)
+	if (!slot || w->n * 2 > w->nslots)
 		slots_grow(w);
 	else
-		*slot_find(w, r.h) = w->n;
+		*slot = w->n;
 	return 0;
 }
 
