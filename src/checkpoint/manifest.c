@@ -122,9 +122,7 @@ static void format_entry(struct sbuf *b, const struct mf_entry *e)
 	sb_putc(b, ' ');
 	sb_put_ull(b, e->size);
 	sb_putc(b, ' ');
-	sb_put_ll(b, e->mtime_sec, 0);
-	sb_putc(b, '.');
-	sb_put_ll(b, e->mtime_nsec, 9);
+	sb_put_time(b, e->mtime_sec, e->mtime_nsec);
 	sb_putc(b, ' ');
 	sb_puts(b, e->type == MF_FILE ? e->hash : "-");
 	sb_putc(b, ' ');

@@ -129,13 +129,9 @@ static void format_entry(struct sbuf *b, const struct mcache_entry *en)
 	sb_putc(b, ' ');
 	sb_put_ull(b, en->size);
 	sb_putc(b, ' ');
-	sb_put_ll(b, en->mtime_sec, 0);
-	sb_putc(b, '.');
-	sb_put_ll(b, en->mtime_nsec, 9);
+	sb_put_time(b, en->mtime_sec, en->mtime_nsec);
 	sb_putc(b, ' ');
-	sb_put_ll(b, en->ctime_sec, 0);
-	sb_putc(b, '.');
-	sb_put_ll(b, en->ctime_nsec, 9);
+	sb_put_time(b, en->ctime_sec, en->ctime_nsec);
 	sb_putc(b, ' ');
 	sb_puts(b, en->hash);
 	sb_putc(b, ' ');

@@ -61,6 +61,14 @@ static inline void sb_put_ll(struct sbuf *b, long long v, int width)
 	sb_put_num(b, v < 0, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, 10, width);
 }
 
+/* A time as "%lld.%09ld": seconds, then nanoseconds */
+static inline void sb_put_time(struct sbuf *b, long long sec, long nsec)
+{
+	sb_put_ll(b, sec, 0);
+	sb_put(b, ".", 1);
+	sb_put_ll(b, nsec, 9);
+}
+
 __attribute__((format(printf, 2, 3)))
 static inline void sb_printf(struct sbuf *b, const char *fmt, ...)
 {

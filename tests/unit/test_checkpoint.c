@@ -128,6 +128,12 @@ static void test_manifest_format_exact(void)
 		sb_put_ull(&b, (unsigned long long)secs[i]);
 		snprintf(ref, sizeof ref, "%llu", (unsigned long long)secs[i]);
 		CHECK_STR(b.p, ref);
+		for (size_t k = 0; k < ARRAY_LEN(nsecs); k++) {
+			b.n = 0;
+			sb_put_time(&b, secs[i], nsecs[k]); /* the metadata cache's times */
+			snprintf(ref, sizeof ref, "%lld.%09ld", secs[i], nsecs[k]);
+			CHECK_STR(b.p, ref);
+		}
 		free(b.p);
 	}
 }
