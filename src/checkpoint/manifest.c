@@ -90,22 +90,48 @@ static bool must_escape(unsigned char c)
 	return c < 0x21 || c == 0x7f || c == '%';
 }
 
+void mf_escape_put(struct sbuf *b, const char *s)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	for (; *p; p++) {
+		if (!must_escape(*p))
+			continue;
+		sb_put(b, (const char *)run, (size_t)(p - run));
+		char x[3] = { '%', digits[*p >> 4], digits[*p & 15] };
+		sb_put(b, x, 3);
+		run = p + 1;
+	}
+	sb_put(b, (const char *)run, (size_t)(p - run));
+}
+
 char *mf_escape(const char *s)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += must_escape(*p) ? 3 : 1;
-	char *out = xmalloc(n + 1), *o = out;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (must_escape(*p)) {
-			snprintf(o, 4, "%%%02X", *p);
-			o += 3;
-		} else {
-			*o++ = (char)*p;
-		}
+	struct sbuf b = { 0 };
+	mf_escape_put(&b, s);
+	return sb_take(&b);
+}
+
+/* A line per entry, written without printf (a manifest has one for each
+ * file of the workspace): "T MODE SIZE MSEC.MNSEC HASH PATH[ TARGET]". */
+static void format_entry(struct sbuf *b, const struct mf_entry *e)
+{
+	char t[2] = { e->type, ' ' };
+	sb_put(b, t, 2);
+	sb_put_num(b, false, (unsigned)(e->mode & 07777), 8, 4);
+	sb_putc(b, ' ');
+	sb_put_ull(b, e->size);
+	sb_putc(b, ' ');
+	sb_put_time(b, e->mtime_sec, e->mtime_nsec);
+	sb_putc(b, ' ');
+	sb_puts(b, e->type == MF_FILE ? e->hash : "-");
+	sb_putc(b, ' ');
+	mf_escape_put(b, e->path);
+	if (e->type == MF_LINK) {
+		sb_putc(b, ' ');
+		mf_escape_put(b, e->target);
 	}
-	*o = '\0';
-	return out;
+	sb_putc(b, '\n');
 }
 
 char *manifest_format(const struct manifest *m, size_t *len)
@@ -113,21 +139,12 @@ char *manifest_format(const struct manifest *m, size_t *len)
 	struct sbuf b = { 0 };
 	sb_printf(&b, "warden-manifest 1\nroot %04o\n", (unsigned)(m->root_mode & 07777));
 	for (size_t i = 0; i < m->exclude.n; i++) {
-		_cleanup_free_ char *p = mf_escape(m->exclude.v[i]);
-		sb_printf(&b, "exclude %s\n", p);
+		sb_puts(&b, "exclude ");
+		mf_escape_put(&b, m->exclude.v[i]);
+		sb_putc(&b, '\n');
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		const struct mf_entry *e = &m->v[i];
-		_cleanup_free_ char *p = mf_escape(e->path);
-		sb_printf(&b, "%c %04o %llu %lld.%09ld %s %s", e->type, (unsigned)(e->mode & 07777),
-			    e->size, e->mtime_sec, e->mtime_nsec, e->type == MF_FILE ? e->hash : "-",
-			    p);
-		if (e->type == MF_LINK) {
-			_cleanup_free_ char *t = mf_escape(e->target);
-			sb_printf(&b, " %s", t);
-		}
-		sb_printf(&b, "\n");
-	}
+	for (size_t i = 0; i < m->n; i++)
+		format_entry(&b, &m->v[i]);
 	*len = b.n;
 	return b.p;
 }

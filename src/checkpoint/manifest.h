@@ -64,6 +64,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, struct werr
 
 /* %XX escaping of the text form (malloc'd). */
 char *mf_escape(const char *s);
+/* The same, appended to b. */
+struct sbuf;
+void mf_escape_put(struct sbuf *b, const char *s);
 
 /* The reverse: NULL when a byte that must be escaped is raw, an escape is
  * bad or decodes to NUL, or the result is longer than MF_MAX_PATH. */

@@ -78,12 +78,22 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 	c->sorted = true;
 }
 
-const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s)
+static const struct mcache_entry *find(const struct mcache *c, const char *path)
 {
 	if (!c->sorted || !c->n)
 		return NULL;
 	struct mcache_entry key = { .path = (char *)path };
-	const struct mcache_entry *en = bsearch(&key, c->v, c->n, sizeof *c->v, cmp_mc);
+	return bsearch(&key, c->v, c->n, sizeof *c->v, cmp_mc);
+}
+
+bool mcache_has(const struct mcache *c, const char *path)
+{
+	return find(c, path) != NULL;
+}
+
+const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s)
+{
+	const struct mcache_entry *en = find(c, path);
 	if (!en || en->dev != (unsigned long long)s->st_dev || en->ino != (unsigned long long)s->st_ino ||
 	    en->size != (unsigned long long)s->st_size || en->mtime_sec != s->st_mtim.tv_sec ||
 	    en->mtime_nsec != s->st_mtim.tv_nsec || en->ctime_sec != s->st_ctim.tv_sec ||
@@ -109,6 +119,26 @@ static int cmp_mc_ptr(const void *a, const void *b)
 	return cmp_mc(*(const struct mcache_entry *const *)a, *(const struct mcache_entry *const *)b);
 }
 
+/* "DEV INO SIZE MSEC.MNSEC CSEC.CNSEC HASH PATH\n", without printf (a line
+ * per file of the workspace) */
+static void format_entry(struct sbuf *b, const struct mcache_entry *en)
+{
+	sb_put_ull(b, en->dev);
+	sb_putc(b, ' ');
+	sb_put_ull(b, en->ino);
+	sb_putc(b, ' ');
+	sb_put_ull(b, en->size);
+	sb_putc(b, ' ');
+	sb_put_time(b, en->mtime_sec, en->mtime_nsec);
+	sb_putc(b, ' ');
+	sb_put_time(b, en->ctime_sec, en->ctime_nsec);
+	sb_putc(b, ' ');
+	sb_puts(b, en->hash);
+	sb_putc(b, ' ');
+	mf_escape_put(b, en->path);
+	sb_putc(b, '\n');
+}
+
 int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e)
 {
 	struct sbuf b = { 0 };
@@ -118,12 +148,8 @@ int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr 
 		order[i] = &c->v[i];
 	if (c->n > 1)
 		qsort(order, c->n, sizeof *order, cmp_mc_ptr);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct mcache_entry *en = order[i];
-		_cleanup_free_ char *p = mf_escape(en->path);
-		sb_printf(&b, "%llu %llu %llu %lld.%09ld %lld.%09ld %s %s\n", en->dev, en->ino, en->size,
-			  en->mtime_sec, en->mtime_nsec, en->ctime_sec, en->ctime_nsec, en->hash, p);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		format_entry(&b, order[i]);
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
 	_cleanup_free_ char *name = xasprintf("cache/%s", wsum);

@@ -35,8 +35,12 @@ bool pack_hash_bin(const char *hex, unsigned char out[32])
 
 void pack_hash_hex(const unsigned char h[32], char out[SHA256_HEX_LEN])
 {
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", h[i]);
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = digits[h[i] >> 4];
+		out[2 * i + 1] = digits[h[i] & 15];
+	}
+	out[64] = '\0';
 }
 
 static int cmp_ref(const void *a, const void *b)
@@ -265,7 +269,9 @@ int pack_writer_add(struct pack_writer *w, int tmp_fd, const char *h, const void
 	struct pack_ref r = { .size = (uint32_t)len };
 	if (len > WBUF_MAX || !pack_hash_bin(h, r.h))
 		return werr_set(e, EINVAL, "checkpoint store: a blob too large for a pack");
-	if (pack_writer_has(w, h))
+	/* (the hash read once, its slot found once: a pack_writer_has) */
+	size_t *slot = w->n ? slot_find(w, r.h) : NULL;
+	if (slot && *slot)
 		return 0;
 	if (w->fd < 0) {
 		w->tmp = xasprintf("p.%d.%lu", (int)getpid(), ++pack_seq);
@@ -288,10 +294,10 @@ int pack_writer_add(struct pack_writer *w, int tmp_fd, const char *h, const void
 		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
 	}
 	w->v[w->n++] = r;
-	if (w->n * 2 > w->nslots)
+	if (!slot || w->n * 2 > w->nslots)
 		slots_grow(w);
 	else
-		*slot_find(w, r.h) = w->n;
+		*slot = w->n;
 	return 0;
 }
 
@@ -319,9 +325,13 @@ int pack_writer_finish(struct pack_writer *w, int tmp_fd, int packs_fd,
 	struct sbuf idx = { 0 };
 	for (size_t k = 0; k < w->n; k++) {
 		char hex[SHA256_HEX_LEN];
-		pack_hash_hex(w->v[k].h, hex);
-		sb_printf(&idx, "%s %llu %u\n", hex, (unsigned long long)w->v[k].off,
-			  (unsigned)w->v[k].size);
+		pack_hash_hex(w->v[k].h, hex); /* "HASH OFFSET SIZE\n", a line per blob */
+		sb_put(&idx, hex, 64);
+		sb_putc(&idx, ' ');
+		sb_put_ull(&idx, (unsigned long long)w->v[k].off);
+		sb_putc(&idx, ' ');
+		sb_put_ull(&idx, w->v[k].size);
+		sb_putc(&idx, '\n');
 	}
 	sha256_hex(idx.p, idx.n, name);
 	char tr[PACK_TRAILER_LEN + 1];

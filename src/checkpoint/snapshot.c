@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/walk.h"
+#include "prefetch.h"
 
 struct snap_ctx {
 	const struct snap_opts *o;
@@ -22,26 +23,9 @@ struct snap_ctx {
 	long long t0_ns;              /* when the walk began (CLOCK_REALTIME) */
 	char *closed;                 /* a directory the walk could not look inside */
 	char *buf;                    /* STORE_SMALL_MAX + 1 bytes: a small file's */
+	struct prefetch pf;           /* the small files of the directory walked */
+	bool pf_on;
 };
-
-/* A small file of size bytes (its fstat's) into buf (STORE_SMALL_MAX + 1
- * bytes): its length, less than size when it shrank (one that grew shows
- * in the fstat after); -1 with errno. Mostly one read. */
-static ssize_t read_small(int fd, char *buf, size_t size)
-{
-	size_t n = 0;
-	while (n < size) {
-		ssize_t r = pread(fd, buf + n, size - n, (off_t)n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	return (ssize_t)n;
-}
 
 static void on_closed(void *ctx, const char *rel, int err)
 {
@@ -98,7 +82,7 @@ static int hash_content(struct snap_ctx *c, int fd, const struct walk_entry *we,
 {
 	*n = -1;
 	if (s->st_size <= STORE_SMALL_MAX) {
-		*n = read_small(fd, c->buf, (size_t)s->st_size);
+		*n = pf_read_small(fd, c->buf, (size_t)s->st_size);
 		if (*n < 0)
 			return errno == ESPIPE || errno == EISDIR ? changed(e, we->rel)
 				: werr_errno(e, "checkpoint: reading %s", we->rel);
@@ -113,31 +97,83 @@ static int hash_content(struct snap_ctx *c, int fd, const struct walk_entry *we,
 	}
 	if (fstat(fd, b) < 0)
 		return werr_errno(e, "checkpoint: %s", we->rel);
-	if (b->st_ino != s->st_ino || b->st_dev != s->st_dev || !S_ISREG(b->st_mode) ||
-	    b->st_size != s->st_size || b->st_mtim.tv_sec != s->st_mtim.tv_sec ||
-	    b->st_mtim.tv_nsec != s->st_mtim.tv_nsec || *n > s->st_size ||
-	    (*n >= 0 && *n != s->st_size) ||
-	    (!chmodded && (b->st_ctim.tv_sec != s->st_ctim.tv_sec ||
-			   b->st_ctim.tv_nsec != s->st_ctim.tv_nsec)))
+	if (!pf_unchanged(s, b, *n, chmodded))
 		return changed(e, we->rel);
 	if (*n >= 0)
 		sha256_hex(c->buf, (size_t)*n, en->hash);
 	return 0;
 }
 
+/* A file recorded (s its stat, hash its content's): in the next cache,
+ * unless it changed too lately to be trusted. */
+static void remember_file(struct snap_ctx *c, const char *rel, const struct stat *s,
+			  const char *hash)
+{
+	/* an inode changed within the last second may change again within
+	 * the same timestamp: read it next time */
+	long long cns = (long long)s->st_ctim.tv_sec * 1000000000LL + s->st_ctim.tv_nsec;
+	long long mns = (long long)s->st_mtim.tv_sec * 1000000000LL + s->st_mtim.tv_nsec;
+	if (cns < c->t0_ns - 1000000000LL && mns < c->t0_ns - 1000000000LL)
+		mcache_add(&c->now, rel, s, hash);
+	c->r->files++;
+}
+
+/* size more bytes of file content: within `checkpoint max-size`? */
+static int count_bytes(struct snap_ctx *c, unsigned long long size, struct werr *e)
+{
+	c->r->bytes += size;
+	if (c->o->max_size && c->r->bytes > c->o->max_size)
+		return werr_set(e, EFBIG, "checkpoint: the workspace holds more than `checkpoint "
+				"max-size` allows (%llu bytes); raise it, `checkpoint exclude` "
+				"what need not be recorded (build output, dependencies), or set "
+				"`checkpoint off`", c->o->max_size);
+	return 0;
+}
+
+static int add_entry(struct snap_ctx *c, const struct mf_entry *en, struct werr *e)
+{
+	if (c->r->m.n >= MF_MAX_ENTRIES)
+		return werr_set(e, 0, "checkpoint: more than %u entries", MF_MAX_ENTRIES);
+	manifest_add(&c->r->m, en);
+	return 0;
+}
+
+/* A regular file by its directory entry's word (d_type) that the cache
+ * does not name, so one that will be read: opened first and looked at
+ * through the open file (*s its fstat), which spares a lookup by name per
+ * file. The walls are today's: opened never through a symlink, without
+ * blocking or taking a terminal, as open_file does; what was opened is
+ * what is recorded (s is its fstat, not a name's), and hash_content's
+ * fstat after the read still says whether it changed meanwhile. Anything
+ * else (not a regular file by the time it is open, an open refused, a
+ * directory entry that said nothing) gives -1, and on_entry looks by name
+ * as it does for every other entry. */
+static int open_walked_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s)
+{
+	if (we->type != DT_REG || mcache_has(&c->old, we->rel))
+		return -1;
+	int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, s) < 0 || !S_ISREG(s->st_mode)))
+		closep(&fd);
+	return fd;
+}
+
+/* The file's hash into en, read (from fd when on_entry opened it, else
+ * opened here) unless the cache knows it, and stored. */
 static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct stat *s,
-		       struct mf_entry *en, struct werr *e)
+		       int opened, struct mf_entry *en, struct werr *e)
 {
 	const struct snap_opts *o = c->o;
-	const char *h = mcache_lookup(&c->old, we->rel, s);
+	const char *h = opened < 0 ? mcache_lookup(&c->old, we->rel, s) : NULL;
 	/* the cache names only blobs stored (the removal of unreferenced ones
 	 * keeps what a cache names) */
 	if (h) {
 		memcpy(en->hash, h, SHA256_HEX_LEN);
 		c->r->cached++;
 	} else {
-		bool chmodded;
-		_cleanup_close_ int fd = open_file(we->dirfd, we->name, s, &chmodded);
+		bool chmodded = false;
+		_cleanup_close_ int own = opened < 0 ? open_file(we->dirfd, we->name, s, &chmodded) : -1;
+		int fd = opened < 0 ? own : opened;
 		struct stat b;
 		ssize_t n;
 		if (fd < 0)
@@ -155,13 +191,7 @@ static int record_file(struct snap_ctx *c, const struct walk_entry *we, struct s
 		if (chmodded)
 			*s = b;
 	}
-	/* an inode changed within the last second may change again within
-	 * the same timestamp: read it next time */
-	long long cns = (long long)s->st_ctim.tv_sec * 1000000000LL + s->st_ctim.tv_nsec;
-	long long mns = (long long)s->st_mtim.tv_sec * 1000000000LL + s->st_mtim.tv_nsec;
-	if (cns < c->t0_ns - 1000000000LL && mns < c->t0_ns - 1000000000LL)
-		mcache_add(&c->now, we->rel, s, en->hash);
-	c->r->files++;
+	remember_file(c, we->rel, s, en->hash);
 	return 0;
 }
 
@@ -196,15 +226,14 @@ int mf_entry_from_stat(int dirfd, const char *name, const char *rel, const struc
 	return 1;
 }
 
-static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+/* An entry looked at by name (or through the file open_walked_file
+ * opened): its manifest entry, a file's content read unless the cache
+ * knows it. */
+static int record_entry(struct snap_ctx *c, const struct walk_entry *we, struct werr *e)
 {
-	struct snap_ctx *c = ctx;
-	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
-		strv_push(&c->r->excluded, we->rel);
-		return WALK_SKIP;
-	}
 	struct stat s;
-	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+	_cleanup_close_ int fd = open_walked_file(c, we, &s);
+	if (fd < 0 && fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? changed(e, we->rel) : werr_errno(e, "checkpoint: %s", we->rel);
 	struct mf_entry en;
 	_cleanup_free_ char *target = NULL;
@@ -216,21 +245,80 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (r == 0)
 		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
 	if (en.type == MF_FILE) {
-		c->r->bytes += en.size;
-		if (c->o->max_size && c->r->bytes > c->o->max_size)
-			return werr_set(e, EFBIG, "checkpoint: the workspace holds more than `checkpoint "
-					"max-size` allows (%llu bytes); raise it, `checkpoint exclude` "
-					"what need not be recorded (build output, dependencies), or set "
-					"`checkpoint off`", c->o->max_size);
-		if (record_file(c, we, &s, &en, e) < 0)
+		if (count_bytes(c, en.size, e) < 0 || record_file(c, we, &s, fd, &en, e) < 0)
 			return -1;
 		en.mtime_sec = s.st_mtim.tv_sec;
 		en.mtime_nsec = s.st_mtim.tv_nsec;
 	}
-	if (c->r->m.n >= MF_MAX_ENTRIES)
-		return werr_set(e, 0, "checkpoint: more than %u entries", MF_MAX_ENTRIES);
-	manifest_add(&c->r->m, &en);
+	if (add_entry(c, &en, e) < 0)
+		return -1;
 	return en.type == MF_DIR ? WALK_DESCEND : WALK_SKIP;
+}
+
+/* A file the batch read (j, its bytes data): recorded as record_entry
+ * would have. */
+static int record_read(struct snap_ctx *c, const struct walk_entry *we, const struct pf_job *j,
+		       const char *data, struct werr *e)
+{
+	if (j->status == PF_CHANGED)
+		return changed(e, we->rel);
+	if (j->status == PF_FAILED) {
+		errno = j->err;
+		return werr_errno(e, "checkpoint: reading %s", we->rel);
+	}
+	struct mf_entry en;
+	char *target;
+	if (mf_entry_from_stat(we->dirfd, we->name, we->rel, &j->s, "checkpoint", &en, &target,
+			       e) != 1 || count_bytes(c, en.size, e) < 0)
+		return -1;
+	memcpy(en.hash, j->hash, SHA256_HEX_LEN);
+	if (c->o->store_blobs && store_put_small(c->o->st, en.hash, data, j->n, e) < 0)
+		return e->errnum == EAGAIN ? changed(e, we->rel)
+					   : werr_wrap(e, "checkpoint of %s", we->rel);
+	c->r->read += en.size;
+	remember_file(c, we->rel, &j->s, en.hash);
+	return add_entry(c, &en, e);
+}
+
+/* The batch of the directory open as dirfd read (on two threads), then
+ * each of its files recorded in turn. */
+static int read_batch(struct snap_ctx *c, int dirfd, struct werr *e)
+{
+	prefetch_run(&c->pf, dirfd);
+	int r = 0;
+	for (size_t i = 0; i < c->pf.n && r >= 0; i++) {
+		struct walk_entry we = { .dirfd = dirfd, .name = prefetch_name(&c->pf, i),
+					 .rel = prefetch_rel(&c->pf, i), .type = DT_REG };
+		const struct pf_job *j = &c->pf.v[i];
+		r = j->status == PF_BY_NAME ? record_entry(c, &we, e)
+					    : record_read(c, &we, j, prefetch_data(&c->pf, i), e);
+	}
+	prefetch_clear(&c->pf);
+	return r < 0 ? -1 : 0;
+}
+
+static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
+{
+	struct snap_ctx *c = ctx;
+	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
+		strv_push(&c->r->excluded, we->rel);
+		return WALK_SKIP;
+	}
+	/* a regular file by its directory entry that will be read: with the
+	 * directory's others, in a batch (what it turns out to be is looked
+	 * at then, while the directory is still open) */
+	if (c->pf_on && we->type == DT_REG && !mcache_has(&c->old, we->rel)) {
+		prefetch_add(&c->pf, we->name, we->rel);
+		return prefetch_full(&c->pf) ? read_batch(c, we->dirfd, e) : WALK_SKIP;
+	}
+	return record_entry(c, we, e);
+}
+
+static int on_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
+{
+	(void)rel, (void)tagged;
+	struct snap_ctx *c = ctx;
+	return c->pf.n ? read_batch(c, dirfd, e) : 0;
 }
 
 int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, struct werr *e)
@@ -255,8 +343,16 @@ int snapshot_take(int rootfd, const struct snap_opts *o, struct snap_result *r, 
 		r->m.cap = c.old.n + c.old.n / 8 + 64;
 		r->m.v = xmalloc(r->m.cap * sizeof *r->m.v);
 	}
-	struct walk_ops ops = { .entry = on_entry, .closed = on_closed };
+	/* the small files read on two threads: those packed, or all when
+	 * nothing is stored (without packs a file is copied from its fd) */
+	c.pf_on = !o->store_blobs || o->st->small_max;
+	if (c.pf_on)
+		prefetch_init(&c.pf, o->store_blobs && o->st->small_max < STORE_SMALL_MAX
+					     ? (size_t)o->st->small_max : STORE_SMALL_MAX);
+	struct walk_ops ops = { .entry = on_entry, .dir_done = on_dir_done, .closed = on_closed };
 	int ret = walk_tree(rootfd, &ops, &c, e);
+	if (c.pf_on)
+		prefetch_free(&c.pf);
 	if (ret == 0 && c.closed)
 		ret = werr_set(e, 0, "checkpoint: cannot look inside %s", c.closed);
 	free(c.closed);

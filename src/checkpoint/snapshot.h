@@ -3,7 +3,8 @@
  * record every directory, regular file and symlink in a manifest, the
  * files' contents into the store, and leave out what the exclude patterns
  * name. A file whose dev, inode, size, mtime and ctime match the metadata
- * cache is not read again. */
+ * cache is not read again; the small ones to read are read a directory's
+ * batch at a time on two threads (prefetch.h). */
 #pragma once
 #include <stdbool.h>
 

@@ -183,7 +183,8 @@ int store_put_small(struct store *st, const char *hash, const void *data, size_t
 		return werr_set(e, EINVAL, "checkpoint store: bad hash");
 	/* (a loose copy, from before packs, is not looked for: one stat a
 	 * small file saved; the content is then stored twice) */
-	if ((st->pw && pack_writer_has(st->pw, hash)) || pack_set_find(store_packs(st), hash))
+	/* (one in the pack being written is found by pack_writer_add) */
+	if (pack_set_find(store_packs(st), hash))
 		return 0;
 	if (!st->pw) {
 		st->pw = xmalloc(sizeof *st->pw);

@@ -153,6 +153,8 @@ struct mcache {
 void mcache_load(const struct store *st, const char *ws, struct mcache *c);
 /* The hash recorded for path when dev, inode, size, mtime and ctime match. */
 const char *mcache_lookup(const struct mcache *c, const char *path, const struct stat *s);
+/* Does it hold an entry for path, whatever its metadata? */
+bool mcache_has(const struct mcache *c, const char *path);
 void mcache_add(struct mcache *c, const char *path, const struct stat *s, const char *hash);
 int mcache_save(struct store *st, const char *ws, struct mcache *c, struct werr *e);
 void mcache_free(struct mcache *c);

@@ -1,8 +1,9 @@
 /* sbuf.h - a small growable string: the audit reader's messages and
  * summaries, the Codex configuration warden writes, the terminal's
- * question box. */
+ * question box, the checkpoint's manifests and caches. */
 #pragma once
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,44 @@ static inline void sb_put(struct sbuf *b, const char *s, size_t len)
 }
 
 static inline void sb_puts(struct sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+static inline void sb_putc(struct sbuf *b, char c) { sb_put(b, &c, 1); }
+
+/* v in base 8 or 10, at least width digits (zeros before), a '-' first
+ * when negative (within width): what printf's "%0*lld" and "%0*llo" write,
+ * without printf's cost where a file has a line per entry (the
+ * checkpoint's manifests and caches). */
+static inline void sb_put_num(struct sbuf *b, bool negative, unsigned long long v, unsigned base,
+			      int width)
+{
+	char t[72], *q = t + sizeof t;
+	do {
+		*--q = (char)('0' + v % base);
+		v /= base;
+	} while (v);
+	int digits = (int)(t + sizeof t - q), pad = width - digits - (negative ? 1 : 0);
+	while (pad-- > 0 && q > t + 1)
+		*--q = '0';
+	if (negative)
+		*--q = '-';
+	sb_put(b, q, (size_t)(t + sizeof t - q));
+}
+
+static inline void sb_put_ull(struct sbuf *b, unsigned long long v) { sb_put_num(b, false, v, 10, 0); }
+
+/* "%0*lld" */
+static inline void sb_put_ll(struct sbuf *b, long long v, int width)
+{
+	sb_put_num(b, v < 0, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, 10, width);
+}
+
+/* A time as "%lld.%09ld": seconds, then nanoseconds */
+static inline void sb_put_time(struct sbuf *b, long long sec, long nsec)
+{
+	sb_put_ll(b, sec, 0);
+	sb_put(b, ".", 1);
+	sb_put_ll(b, nsec, 9);
+}
 
 __attribute__((format(printf, 2, 3)))
 static inline void sb_printf(struct sbuf *b, const char *fmt, ...)

@@ -1,5 +1,6 @@
 /* test_checkpoint.c - unit tests of the workspace checkpoints
- * (src/checkpoint/): the manifest's text form both ways with hostile names,
+ * (src/checkpoint/): the manifest's text form both ways with hostile names
+ * (and byte for byte what printf's formats wrote),
  * the parser refusing hostile manifests (paths that climb out or are
  * absolute, entries out of order, repeated or under no directory, bad
  * hashes, modes and escapes), the store (refused when a symlink, open to
@@ -7,8 +8,10 @@
  * trusted, retention and the removal of what nothing references), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
  * two manifests, the unified diff of two texts, and the entry the snapshot
- * and the review make of what they find (a symlink replaced meanwhile). */
+ * and the review make of what they find (a symlink replaced meanwhile), and
+ * the small files of a directory read on two threads. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +26,12 @@
 
 #include "src/checkpoint/changes.h"
 #include "src/checkpoint/manifest.h"
+#include "src/checkpoint/prefetch.h"
 #include "src/checkpoint/restore.h"
 #include "src/checkpoint/review.h"
 #include "src/checkpoint/snapshot.h"
 #include "src/checkpoint/store.h"
+#include "src/common/sbuf.h"
 #include "check.h"
 #include "files.h"
 
@@ -78,6 +83,59 @@ static void test_manifest_roundtrip(void)
 	free(text);
 	manifest_free(&b);
 	manifest_free(&m);
+}
+
+/* The text form is written without printf (a line per file): the same
+ * bytes printf's formats gave, at the edges of every number. */
+static void test_manifest_format_exact(void)
+{
+	static const long long secs[] = { LLONG_MIN, -5, -1, 0, 1, 1700000000, LLONG_MAX };
+	static const long nsecs[] = { 0, 7, 999999999, -3 };
+	static const unsigned long long sizes[] = { 0, 9, 10, 4096, ULLONG_MAX };
+	static const mode_t modes[] = { 0, 01, 0644, 04755, 07777 };
+	struct manifest m = { .root_mode = 0700 };
+	struct sbuf want = { 0 };
+	sb_printf(&want, "warden-manifest 1\nroot 0700\n");
+	for (size_t i = 0; i < ARRAY_LEN(secs) * ARRAY_LEN(nsecs); i++) {
+		char path[32];
+		snprintf(path, sizeof path, "f%03zu %%", i);
+		struct mf_entry en = { .path = path, .type = i % 3 ? MF_FILE : MF_LINK,
+				       .mode = modes[i % ARRAY_LEN(modes)],
+				       .size = sizes[i % ARRAY_LEN(sizes)],
+				       .mtime_sec = secs[i % ARRAY_LEN(secs)],
+				       .mtime_nsec = nsecs[i / ARRAY_LEN(secs)], .target = "t\x01" };
+		memcpy(en.hash, H1, sizeof en.hash);
+		manifest_add(&m, &en);
+		sb_printf(&want, "%c %04o %llu %lld.%09ld %s f%03zu%%20%%25", en.type,
+			  (unsigned)en.mode, en.size, en.mtime_sec, en.mtime_nsec,
+			  en.type == MF_FILE ? H1 : "-", i);
+		sb_printf(&want, "%s\n", en.type == MF_LINK ? " t%01" : "");
+	}
+	size_t len;
+	char *text = manifest_format(&m, &len);
+	CHECK(len == want.n);
+	CHECK_STR(text, want.p);
+	free(text);
+	free(want.p);
+	manifest_free(&m);
+	for (size_t i = 0; i < ARRAY_LEN(secs); i++) {
+		struct sbuf b = { 0 };
+		char ref[64];
+		sb_put_ll(&b, secs[i], 9);
+		snprintf(ref, sizeof ref, "%09lld", secs[i]);
+		CHECK_STR(b.p, ref);
+		b.n = 0;
+		sb_put_ull(&b, (unsigned long long)secs[i]);
+		snprintf(ref, sizeof ref, "%llu", (unsigned long long)secs[i]);
+		CHECK_STR(b.p, ref);
+		for (size_t k = 0; k < ARRAY_LEN(nsecs); k++) {
+			b.n = 0;
+			sb_put_time(&b, secs[i], nsecs[k]); /* the metadata cache's times */
+			snprintf(ref, sizeof ref, "%lld.%09ld", secs[i], nsecs[k]);
+			CHECK_STR(b.p, ref);
+		}
+		free(b.p);
+	}
 }
 
 #define HEAD "warden-manifest 1\nroot 0755\n"
@@ -692,10 +750,84 @@ static void test_entry_from_stat(void)
 	close(dfd);
 }
 
+/* The batch read on two threads (prefetch.c): a small regular file read
+ * and hashed; a symlink, a FIFO, a directory, a file larger than the batch
+ * reads and a name gone left to the look by name (never followed, never
+ * blocking on the FIFO); batches after batches read right; and the check
+ * that a file did not change while it was read. */
+static void test_prefetch(void)
+{
+	char *d = at("pf");
+	CHECK(mkdir(d, 0755) == 0);
+	int dfd = open(d, O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0);
+	write_at("pf/small", "small\n", 0644);
+	write_at("pf/big", "0123456789abcdef0", 0644);
+	CHECK(symlinkat("small", dfd, "link") == 0 && mkfifoat(dfd, "fifo", 0600) == 0 &&
+	      mkdirat(dfd, "dir", 0700) == 0);
+	struct prefetch p;
+	prefetch_init(&p, 16);
+	const char *names[] = { "small", "big", "link", "fifo", "dir", "gone" };
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		prefetch_add(&p, names[i], names[i]);
+	prefetch_run(&p, dfd);
+	char want[SHA256_HEX_LEN];
+	sha256_hex("small\n", 6, want);
+	CHECK(p.v[0].status == PF_READ && p.v[0].n == 6 && S_ISREG(p.v[0].s.st_mode));
+	CHECK(memcmp(prefetch_data(&p, 0), "small\n", 6) == 0);
+	CHECK_STR(p.v[0].hash, want);
+	for (size_t i = 1; i < ARRAY_LEN(names); i++)
+		CHECK(p.v[i].status == PF_BY_NAME);
+	CHECK_STR(prefetch_name(&p, 5), "gone");
+	prefetch_clear(&p);
+	for (int i = 0; i < 3 * PF_BATCH; i++) {
+		char rel[32], text[32];
+		snprintf(rel, sizeof rel, "pf/f%d", i);
+		snprintf(text, sizeof text, "file %d\n", i);
+		write_at(rel, text, 0644);
+	}
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < PF_BATCH; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "f%d", round * PF_BATCH + i);
+			prefetch_add(&p, name, name);
+		}
+		CHECK(prefetch_full(&p));
+		prefetch_run(&p, dfd);
+		for (int i = 0; i < PF_BATCH; i++) {
+			char text[32];
+			int len = snprintf(text, sizeof text, "file %d\n", round * PF_BATCH + i);
+			sha256_hex(text, (size_t)len, want);
+			CHECK(p.v[i].status == PF_READ && p.v[i].n == (size_t)len);
+			CHECK(memcmp(prefetch_data(&p, (size_t)i), text, (size_t)len) == 0);
+			CHECK_STR(p.v[i].hash, want);
+		}
+		prefetch_clear(&p);
+	}
+	prefetch_free(&p);
+	close(dfd);
+	free(d);
+	struct stat s = { .st_ino = 1, .st_dev = 2, .st_mode = S_IFREG | 0644, .st_size = 5 }, b = s;
+	CHECK(pf_unchanged(&s, &b, 5, false) && pf_unchanged(&s, &b, -1, false));
+	CHECK(!pf_unchanged(&s, &b, 4, false));
+	b.st_mtim.tv_nsec = 1;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+	b = s;
+	b.st_ctim.tv_sec = 9;
+	CHECK(!pf_unchanged(&s, &b, 5, false) && pf_unchanged(&s, &b, 5, true));
+	b = s;
+	b.st_ino = 3;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+	b = s;
+	b.st_mode = S_IFIFO | 0644;
+	CHECK(!pf_unchanged(&s, &b, 5, false));
+}
+
 int main(void)
 {
 	tmpdir_make("warden-test-checkpoint");
 	test_manifest_roundtrip();
+	test_manifest_format_exact();
 	test_manifest_hostile();
 	test_store_refusals();
 	test_store_unwritable();
@@ -705,6 +837,7 @@ int main(void)
 	test_review();
 	test_text_diff();
 	test_entry_from_stat();
+	test_prefetch();
 	char *cmd = xasprintf("chmod -R u+rwX '%s'", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "chmod failed\n");
