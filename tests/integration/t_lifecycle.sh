@@ -170,7 +170,7 @@ test_pty_restored_on_failure() {
 	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
 	bg_track $!
 	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" script -qec "b=\$(stty -g); echo \$b
-		for n in \$(seq 8 64); do
+		for n in \$(seq 8 96); do
 			(ulimit -S -n \$n && ulimit -H -n \$n && exec $w run -- true) >/dev/null 2>'$T_TMP/err.'\$n
 			rc=\$?
 			echo \"n=\$n rc=\$rc \$(stty -g)\"
@@ -190,6 +190,6 @@ test_pty_restored_on_failure() {
 		[[ $after == "$before" ]] ||
 			fail "file limit $n (exit $rc, $(excerpt "$(<"$T_TMP/err.$n")")): terminal left changed: before '$before' after '$after'"
 	done <<<"$OUT"
-	grep -q '^n=[0-9]* rc=0 ' <<<"$OUT" || fail "no session succeeded under file limits up to 64: $(excerpt "$OUT")"
+	grep -q '^n=[0-9]* rc=0 ' <<<"$OUT" || fail "no session succeeded under file limits up to 96: $(excerpt "$OUT")"
 	((hits > 0)) || skip 'no file limit made warden fail after the terminal went raw (nothing to check here)'
 }
