@@ -71,11 +71,15 @@ ct_frozen_check() {
 			# SIGSTOP takes hold when the process leaves the kernel: one
 			# in an uninterruptible wait (D) at the freeze stops as it
 			# returns, so it is given 2 s; running or sleeping after that
-			# is a failure
+			# is a failure. A shell that vforked its `sleep` waits in D
+			# (wchan kernel_clone) for a child that was stopped before
+			# its exec: it cannot run until the child does, so it is
+			# held as well as the child.
 			local i
 			for ((i = 0; i < 20; i++)); do
 				st=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
 				[[ $st != D ]] && break
+				[[ $(cat "/proc/$pid/wchan" 2>/dev/null) == kernel_clone ]] && st=T && break
 				sleep 0.1
 			done
 			[[ -z $st || $st == T ]] || fail "process $pid is in state $st, not T (stopped)"
