@@ -50,7 +50,7 @@ static void read_one(struct prefetch *p, size_t i)
 	char *buf = p->data + i * (p->max + 1);
 	j->status = PF_BY_NAME;
 	int fd = openat(p->dirfd, p->names + j->name,
-			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			CKPT_OPEN_FLAGS);
 	if (fd < 0)
 		return;
 	struct stat b;

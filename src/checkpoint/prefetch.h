@@ -5,6 +5,7 @@
  * alone. Also the reading of one small file and the check that it did not
  * change meanwhile, which the walk's own reads share. */
 #pragma once
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +30,11 @@ struct pf_job {
 	size_t n;                     /* bytes read (s.st_size) */
 	char hash[SHA256_HEX_LEN];
 };
+
+/* How a checkpoint opens a workspace file, wherever it does: never through
+ * a symlink, without blocking on a FIFO put in its place, without taking a
+ * terminal. */
+#define CKPT_OPEN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
 #define PF_BATCH 128
 

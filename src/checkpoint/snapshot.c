@@ -57,12 +57,12 @@ static int changed(struct werr *e, const char *rel)
 static int open_file(int dirfd, const char *name, const struct stat *s, bool *chmodded)
 {
 	*chmodded = false;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(dirfd, name, CKPT_OPEN_FLAGS);
 	if (fd >= 0 || errno != EACCES || s->st_uid != geteuid())
 		return fd;
 	if (fchmodat(dirfd, name, (s->st_mode & 07777) | 0400, 0) < 0)
 		return -1;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = openat(dirfd, name, CKPT_OPEN_FLAGS);
 	int err = errno;
 	(void)!fchmodat(dirfd, name, s->st_mode & 07777, 0);
 	*chmodded = true;
@@ -152,7 +152,7 @@ static int open_walked_file(struct snap_ctx *c, const struct walk_entry *we, str
 {
 	if (we->type != DT_REG || mcache_has(&c->old, we->rel))
 		return -1;
-	int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(we->dirfd, we->name, CKPT_OPEN_FLAGS);
 	if (fd >= 0 && (fstat(fd, s) < 0 || !S_ISREG(s->st_mode)))
 		closep(&fd);
 	return fd;
