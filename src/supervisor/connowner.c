@@ -1,7 +1,8 @@
 /* connowner.c - the program behind a proxied connection's client socket
- * (connowner.h): sock_diag for the socket's inode, a walk of sandbox init's
- * descendants reading their descriptors, and the one holder's executable,
- * pid inside and SHA-256; which step runs on which thread is connowner.h's. */
+ * (connowner.h): sock_diag for the socket's inode, a walk of the sandbox's
+ * processes (its own /proc) reading their descriptors, and the one holder's
+ * executable, pid inside and SHA-256; which step runs on which thread is
+ * connowner.h's. */
 #include "connowner.h"
 
 #include <dirent.h>
@@ -11,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../common/hash.h"
-#include "../common/procfacts.h"
 #include "../common/util.h"
 #include "../net/sockdiag.h"
 #include "exec/execs.h"
@@ -34,6 +36,7 @@ struct own_hash {
 struct connowner {
 	int diag;
 	pid_t init;
+	int proc; /* the sandbox's own /proc (sandbox_proc), -1 until opened */
 	struct execs *x;
 	struct own_hash cache[OWN_CACHE];
 	size_t ncache, next;
@@ -44,107 +47,124 @@ struct connowner *connowner_new(int diag, pid_t init, struct execs *x)
 	struct connowner *o = xcalloc(1, sizeof *o);
 	o->diag = diag;
 	o->init = init;
+	o->proc = -1;
 	o->x = x;
 	return o;
 }
 
 void connowner_free(struct connowner *o)
 {
+	if (o && o->proc >= 0)
+		close(o->proc);
 	free(o);
 }
 
-/* ---- the walk --------------------------------------------------------- */
+/* ---- the walk ----------------------------------------------------------- */
 
 struct walk {
-	pid_t *queue;               /* host pids, breadth first from init */
-	size_t n, at;
-	pid_t holder[2];            /* the first two that hold the socket */
-	size_t nholders;
-	unsigned long fds;          /* descriptors read so far */
-	bool cut;                   /* a bound was reached: the walk is not whole */
 	ino_t ino;                  /* the client socket's inode */
+	size_t n;                   /* processes read so far */
+	unsigned long fds;          /* descriptors read so far */
+	pid_t holder[2];            /* the first two that hold the socket, pids inside */
+	size_t nholders;
+	bool cut;                   /* a bound was reached: the walk is not whole */
 };
 
-/* Does pid hold w->want? Its descriptors read within the walk's budget. */
-static bool holds(struct walk *w, pid_t pid)
+/* Each numeric name in the directory dfd (from its start) passed to fn
+ * until fn returns false. getdents64 on the fd itself: no opendir's fstat
+ * and buffer. */
+static void each_number(int dfd, bool (*fn)(void *, int, const char *), void *arg)
 {
-	char dir[64];
-	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return false; /* gone, or a thread of another */
-	int dfd = dirfd(d);
-	bool found = false;
-	struct dirent *de;
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' || de->d_type != DT_LNK)
-			continue;
-		if (++w->fds > CONNOWNER_FDS_MAX) {
-			w->cut = true;
-			break;
+	_Alignas(struct dirent64) char buf[8192];
+	ssize_t n;
+	while ((n = getdents64(dfd, buf, sizeof buf)) > 0)
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+			off += de->d_reclen;
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && !fn(arg, dfd, de->d_name))
+				return;
 		}
-		struct stat st; /* the socket's own inode, through the magic link */
-		found = fstatat(dfd, de->d_name, &st, 0) == 0 && S_ISSOCK(st.st_mode) &&
-			st.st_ino == w->ino;
-	}
-	closedir(d);
-	return found;
 }
 
-static void queue(struct walk *w, pid_t pid)
+struct pwalk {
+	struct walk *w;
+	bool found;
+};
+
+/* One descriptor of a process (its name in PID/fd): the socket? */
+static bool fd_is_socket(void *arg, int dfd, const char *name)
 {
-	if (w->n >= CONNOWNER_PROCS_MAX)
+	struct pwalk *pw = arg;
+	if (++pw->w->fds > CONNOWNER_FDS_MAX) {
+		pw->w->cut = true;
+		return false;
+	}
+	struct stat st; /* the socket's own inode, through the magic link */
+	pw->found = fstatat(dfd, name, &st, 0) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == pw->w->ino;
+	return !pw->found;
+}
+
+/* One process of the sandbox (its pid inside, a name in its /proc): does
+ * it hold the socket? The walk goes on until a second holder is found. */
+static bool pid_holds(void *arg, int proc, const char *name)
+{
+	struct walk *w = arg;
+	long pid = strtol(name, NULL, 10);
+	if (pid <= 1) /* sandbox init, warden's own: its descriptors are the listeners */
+		return true;
+	if (++w->n > CONNOWNER_PROCS_MAX) {
 		w->cut = true;
-	else
-		w->queue[w->n++] = pid;
+		return false;
+	}
+	char fds[32];
+	snprintf(fds, sizeof fds, "%ld/fd", pid);
+	_cleanup_close_ int dfd = openat(proc, fds, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return true; /* exited meanwhile */
+	struct pwalk pw = { .w = w };
+	each_number(dfd, fd_is_socket, &pw);
+	if (pw.found && w->nholders++ < 2)
+		w->holder[w->nholders - 1] = (pid_t)pid;
+	return !w->cut && w->nholders < 2;
 }
 
-/* Queue pid's children (of each of its threads). */
-static void children(struct walk *w, pid_t pid)
+/* The sandbox's /proc, mounted by init for the sandbox's pid namespace:
+ * its listing names exactly the sandbox's processes, by their pids inside,
+ * in one read (following init's children instead reads two files a
+ * process). Reached through the root of one of init's children (every
+ * process inside has that root: chroot, pivot_root and mount are refused,
+ * so nothing inside can put another file system there), and checked: a
+ * procfs, of a pid namespace warden is not in (its `self` names no
+ * process). Kept for the session; -1, with why, while it cannot be had
+ * (no child yet, or the one read exited: tried again next time). */
+static int sandbox_proc(struct connowner *o, char *why, size_t len)
 {
-	char dir[64];
-	snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		char path[96];
-		snprintf(path, sizeof path, "/proc/%d/task/%.16s/children", (int)pid, de->d_name);
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-		char buf[4096];
-		ssize_t n;
-		long c = 0;
-		bool in = false;
-		while (fd >= 0 && !w->cut && (n = read(fd, buf, sizeof buf)) > 0)
-			for (ssize_t i = 0; i < n; i++) { /* "PID PID ... " */
-				if (buf[i] >= '0' && buf[i] <= '9') {
-					c = c * 10 + (buf[i] - '0');
-					in = true;
-				} else if (in) {
-					queue(w, (pid_t)c);
-					c = 0;
-					in = false;
-				}
-			}
-		if (in)
-			queue(w, (pid_t)c);
+	if (o->proc >= 0)
+		return o->proc;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)o->init, (int)o->init);
+	char buf[32] = "";
+	_cleanup_close_ int cfd = open(path, O_RDONLY | O_CLOEXEC);
+	long child = cfd >= 0 && read(cfd, buf, sizeof buf - 1) > 0 ? strtol(buf, NULL, 10) : 0;
+	if (child <= 0) {
+		snprintf(why, len, "the sandbox has no process to look through");
+		return -1;
 	}
-	closedir(d);
-}
-
-static void walk(struct walk *w, pid_t init)
-{
-	w->queue[w->n++] = init;
-	for (; w->at < w->n && !w->cut; w->at++) {
-		pid_t p = w->queue[w->at];
-		/* init is warden's own: its descriptors are the listeners */
-		if (p != init && holds(w, p) && w->nholders++ < 2)
-			w->holder[w->nholders - 1] = p;
-		children(w, p);
+	snprintf(path, sizeof path, "/proc/%ld/root/proc", child);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct statfs sf;
+	if (fd < 0 || fstatfs(fd, &sf) < 0) {
+		snprintf(why, len, "the sandbox's /proc cannot be opened: %s", strerror(errno));
+		return -1;
 	}
+	char self[16];
+	if (sf.f_type != PROC_SUPER_MAGIC || readlinkat(fd, "self", self, sizeof self) >= 0) {
+		snprintf(why, len, "the sandbox's /proc is not its own procfs");
+		return -1;
+	}
+	o->proc = fd;
+	fd = -1;
+	return o->proc;
 }
 
 /* ---- the executable's hash ---------------------------------------------- */
@@ -169,17 +189,15 @@ static void own_put(struct connowner *o, const struct stat *st, const char *hex)
 	snprintf(c->hex, sizeof c->hex, "%s", hex);
 }
 
-/* The SHA-256 of pid's executable into out->sha256, or why not into
- * out->sha_why. The file is the one the process runs (/proc/PID/exe
- * opened), so no path can be swapped under the check. One the owner thread
+/* The SHA-256 of an executable (path: PID/exe in the sandbox's /proc)
+ * into out->sha256, or why not into out->sha_why. The file is the one the
+ * process runs (the exe link opened), so no path can be swapped under the check. One the owner thread
  * will not hash (too large, not a regular file) is left to the exec
  * record's cache (q->exe_ask: connowner_end, on the loop). */
-static void exe_hash(struct connowner *o, pid_t pid, struct proxy_owner_query *q)
+static void exe_hash(struct connowner *o, const char *path, struct proxy_owner_query *q)
 {
 	struct net_program *out = &q->prog;
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_close_ int fd = openat(o->proc, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(out->sha_why, sizeof out->sha_why, "its executable cannot be read: %s",
@@ -214,22 +232,22 @@ static void exe_hash(struct connowner *o, pid_t pid, struct proxy_owner_query *q
 
 /* ---- the lookup ------------------------------------------------------- */
 
+/* The holder's executable and its pid inside (its name in the sandbox's
+ * /proc). */
 static void one_holder(struct connowner *o, pid_t pid, struct proxy_owner_query *q)
 {
 	struct net_program *out = &q->prog;
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	ssize_t n = readlink(path, out->path, sizeof out->path - 1);
+	char path[32];
+	snprintf(path, sizeof path, "%d/exe", (int)pid);
+	ssize_t n = readlinkat(o->proc, path, out->path, sizeof out->path - 1);
 	if (n <= 0) {
 		out->path[0] = '\0';
 		snprintf(out->unknown, sizeof out->unknown, "its process exited");
 		return;
 	}
 	out->path[n] = '\0';
-	long inner = -1;
-	target_pid_info(pid, &inner, NULL);
-	out->pid = inner;
-	exe_hash(o, pid, q);
+	out->pid = pid;
+	exe_hash(o, path, q);
 }
 
 bool connowner_begin(void *ctx, int fd, struct proxy_owner_query *q)
@@ -254,10 +272,16 @@ void connowner_find(void *ctx, struct proxy_owner_query *q)
 {
 	struct connowner *o = ctx;
 	struct net_program *out = &q->prog;
-	struct walk w = { .queue = xmalloc(CONNOWNER_PROCS_MAX * sizeof(pid_t)) };
-	w.ino = (ino_t)q->sock;
-	walk(&w, o->init);
-	free(w.queue);
+	int proc = sandbox_proc(o, out->unknown, sizeof out->unknown);
+	if (proc < 0)
+		return;
+	if (lseek(proc, 0, SEEK_SET) < 0) {
+		snprintf(out->unknown, sizeof out->unknown, "the sandbox's /proc cannot be read: %s",
+			 strerror(errno));
+		return;
+	}
+	struct walk w = { .ino = (ino_t)q->sock };
+	each_number(proc, pid_holds, &w);
 	if (w.nholders > 1)
 		snprintf(out->unknown, sizeof out->unknown,
 			 "its socket is held by several processes (passed or inherited)");

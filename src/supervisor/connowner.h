@@ -1,11 +1,12 @@
 /* connowner.h - which program made a connection through warden's proxy
  * (the proxy's owner lookup, proxy.h): the client's socket found by its
  * addresses with sock_diag in the sandbox's network namespace (its inode),
- * then among the open descriptors of the sandbox's processes (init's
- * descendants, walked through /proc/PID/task/TID/children; /proc/PID/fd
- * read for socket:[INODE]). One holder: its executable (/proc/PID/exe, as
- * the sandbox names it), its pid inside, and the file's SHA-256 (the exec
- * record's cache, this module's own, else hashed at once up to a bound).
+ * then among the open descriptors of the sandbox's processes (listed by
+ * the sandbox's own /proc, reached through a process inside and kept for
+ * the session; PID/fd read for the socket's inode). One holder: its
+ * executable (PID/exe, as the sandbox names it), its pid inside (its name
+ * there), and the file's SHA-256 (the exec record's cache, this module's
+ * own, else hashed at once up to a bound).
  * Several holders (a socket inherited by a fork, or passed with
  * SCM_RIGHTS), none (closed, exited), or more processes and descriptors
  * than the bound: unknown, with why.
