@@ -13,6 +13,7 @@
 
 #include "forward.h"
 #include "rules.h"
+#include "sockdiag.h"
 
 #define PROXY_HTTP_PORT 3128
 #define PROXY_SOCKS_PORT 1080
@@ -94,6 +95,7 @@ struct proxy_asker {
  * (the walk of the sandbox's processes) runs off the proxy's loop. */
 struct proxy_owner_query {
 	unsigned long sock;            /* begin's: the client's socket (its inode) */
+	struct sockdiag_pair pair;     /* begin's: the connection's addresses */
 	struct stat exe;               /* find's: an executable only the loop's cache may hash (exe_ask) */
 	bool exe_ask;
 	struct net_program prog;       /* the answer (prog.unknown says why it cannot be told) */

@@ -2,10 +2,31 @@
  * (NETLINK_SOCK_DIAG, inet_diag) in the network namespace where that end
  * lives: a socket warden accepted from inside the sandbox names its
  * client's socket by the two addresses, and sock_diag gives its inode, which
- * /proc/PID/fd shows as socket:[INODE] in the process that holds it. */
+ * /proc/PID/fd shows as socket:[INODE] in the process that holds it. A
+ * socket no process holds any more (closed, its connection ending) has no
+ * inode: 0. One sock_diag socket may be asked from several threads: each
+ * question and its answer are one at a time. */
 #pragma once
+#include <stdbool.h>
+#include <sys/socket.h>
 
-/* The inode of the socket at the far end of the TCP connection fd, asked of
+/* A TCP connection's two addresses, as seen from the accepting end. */
+struct sockdiag_pair {
+	struct sockaddr_storage peer, local;
+};
+
+/* fd's two addresses into *p; false when it has none (closed). */
+bool sockdiag_pair_of(int fd, struct sockdiag_pair *p);
+
+/* The inode of the socket at the far end of the connection p, asked of
  * diag (a NETLINK_SOCK_DIAG socket in the far end's network namespace); 0
- * when unknown. */
+ * when unknown, or held by no process any more. */
+unsigned long sockdiag_inode(int diag, const struct sockdiag_pair *p);
+
+/* true when sock_diag answers that the far end of p is no longer the
+ * socket ino held by a process (closed by all that held it, or gone); false
+ * when it still is, or no answer came. */
+bool sockdiag_released(int diag, const struct sockdiag_pair *p, unsigned long ino);
+
+/* Both: the far end's inode for the connection fd. */
 unsigned long sockdiag_peer_inode(int diag, int fd);

@@ -259,7 +259,7 @@ bool connowner_begin(void *ctx, int fd, struct proxy_owner_query *q)
 			 "warden has no sock_diag socket in the sandbox's network namespace");
 		return false;
 	}
-	q->sock = sockdiag_peer_inode(o->diag, fd);
+	q->sock = sockdiag_pair_of(fd, &q->pair) ? sockdiag_inode(o->diag, &q->pair) : 0;
 	if (!q->sock) {
 		snprintf(q->prog.unknown, sizeof q->prog.unknown,
 			 "the client's socket was not found (closed)");
@@ -278,6 +278,14 @@ void connowner_find(void *ctx, struct proxy_owner_query *q)
 	if (lseek(proc, 0, SEEK_SET) < 0) {
 		snprintf(out->unknown, sizeof out->unknown, "the sandbox's /proc cannot be read: %s",
 			 strerror(errno));
+		return;
+	}
+	/* A client that closed its socket before the walk (a short request,
+	 * an answer read at once) leaves nothing to walk for: the socket, held
+	 * by no process, has no inode any more. */
+	if (sockdiag_released(o->diag, &q->pair, q->sock)) {
+		snprintf(out->unknown, sizeof out->unknown,
+			 "no process holds its socket any more (it exited or closed it)");
 		return;
 	}
 	struct walk w = { .ino = (ino_t)q->sock };
