@@ -133,7 +133,8 @@ static bool pid_holds(void *arg, int proc, const char *name)
  * in one read (following init's children instead reads two files a
  * process). Reached through the root of one of init's children (every
  * process inside has that root: chroot, pivot_root and mount are refused,
- * so nothing inside can put another file system there), and checked: a
+ * so nothing inside can put another file system there), and checked: not
+ * a symbolic link (whose target would be read from warden's own root), a
  * procfs, of a pid namespace warden is not in (its `self` names no
  * process). Kept for the session; -1, with why, while it cannot be had
  * (no child yet, or the one read exited: tried again next time). */
@@ -151,7 +152,7 @@ static int sandbox_proc(struct connowner *o, char *why, size_t len)
 		return -1;
 	}
 	snprintf(path, sizeof path, "/proc/%ld/root/proc", child);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct statfs sf;
 	if (fd < 0 || fstatfs(fd, &sf) < 0) {
 		snprintf(why, len, "the sandbox's /proc cannot be opened: %s", strerror(errno));
