@@ -1,6 +1,6 @@
 /* sockdiag.c - the far end of a TCP connection by sock_diag (sockdiag.h):
  * one exact inet_diag lookup, the client's local address being our peer's;
- * a question and its answer under one lock, as threads share the socket. */
+ * and any question's exchange, under one lock, as threads share the socket. */
 #include "sockdiag.h"
 
 #include <errno.h>
@@ -23,39 +23,45 @@ bool sockdiag_pair_of(int fd, struct sockdiag_pair *p)
 	       p->peer.ss_family == p->local.ss_family;
 }
 
-/* One exact question on diag and its answer: 0 with *ino (0: no socket
- * there, or one no process holds), -1 when no answer came. */
-static int ask(int diag, const void *q, size_t len, unsigned long *ino)
+int sockdiag_ask(int diag, const void *q, size_t len, sockdiag_each_fn *each, void *arg)
 {
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-	*ino = 0;
-	if (sendto(diag, q, len, 0, (struct sockaddr *)&nl, sizeof nl) != (ssize_t)len)
-		return -1;
 	long buf[8192 / sizeof(long)];
-	for (;;) {
+	pthread_mutex_lock(&ask_lock);
+	int r = sendto(diag, q, len, 0, (struct sockaddr *)&nl, sizeof nl) == (ssize_t)len ? 0 : -1;
+	while (r == 0) {
 		ssize_t n = recv(diag, buf, sizeof buf, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return -1;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
-		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *err = NLMSG_DATA(h);
-				return err->error == -ENOENT ? 0 : -1; /* ENOENT: no such socket */
-			}
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
-			    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
-				const struct inet_diag_msg *m = NLMSG_DATA(h);
-				*ino = m->idiag_inode;
-			}
-			/* an exact lookup answers with one message, without NLM_F_MULTI */
-			if (!(h->nlmsg_flags & NLM_F_MULTI))
-				return 0;
+		if (n <= 0) {
+			r = -1;
+			break;
 		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; r == 0 && NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n))
+			r = each(h, arg);
 	}
+	pthread_mutex_unlock(&ask_lock);
+	return r < 0 ? -1 : 0;
+}
+
+/* An exact inet_diag question's answer: the one socket's inode. */
+static int inode_of(const struct nlmsghdr *h, void *arg)
+{
+	unsigned long *ino = arg;
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *err = NLMSG_DATA(h);
+		return err->error == -ENOENT ? 1 : -1; /* ENOENT: no such socket */
+	}
+	if (h->nlmsg_type == NLMSG_DONE)
+		return 1;
+	if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+	    h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+		const struct inet_diag_msg *m = NLMSG_DATA(h);
+		*ino = m->idiag_inode;
+	}
+	/* an exact lookup answers with one message, without NLM_F_MULTI */
+	return h->nlmsg_flags & NLM_F_MULTI ? 0 : 1;
 }
 
 unsigned long sockdiag_peer_inode(int diag, int fd)
@@ -64,8 +70,9 @@ unsigned long sockdiag_peer_inode(int diag, int fd)
 	return sockdiag_pair_of(fd, &p) ? sockdiag_inode(diag, &p) : 0;
 }
 
-/* Ask diag about the far end of p: ask()'s result; -1 for an address
- * family other than IPv4 and IPv6. */
+/* Ask diag about the far end of p: 0 with *ino (0: no socket there, or
+ * one no process holds), -1 when no answer came or for an address family
+ * other than IPv4 and IPv6. */
 static int question(int diag, const struct sockdiag_pair *p, unsigned long *ino)
 {
 	const struct sockaddr_storage *peer = &p->peer, *local = &p->local;
@@ -96,10 +103,8 @@ static int question(int diag, const struct sockdiag_pair *p, unsigned long *ino)
 		*ino = 0;
 		return -1;
 	}
-	pthread_mutex_lock(&ask_lock);
-	int r = ask(diag, &q, sizeof q, ino);
-	pthread_mutex_unlock(&ask_lock);
-	return r;
+	*ino = 0;
+	return sockdiag_ask(diag, &q, sizeof q, inode_of, ino);
 }
 
 unsigned long sockdiag_inode(int diag, const struct sockdiag_pair *p)

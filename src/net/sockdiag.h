@@ -8,12 +8,25 @@
  * question and its answer are one at a time. */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 
 /* A TCP connection's two addresses, as seen from the accepting end. */
 struct sockdiag_pair {
 	struct sockaddr_storage peer, local;
 };
+
+/* One message of an answer: 0 to read on, 1 when the answer is complete,
+ * -1 when it says the question failed. */
+typedef int sockdiag_each_fn(const struct nlmsghdr *h, void *arg);
+
+/* The question q (len bytes, a netlink message) sent on diag, and each
+ * message of its answer passed to each until it says the answer is
+ * complete: 0, or -1 when no answer came or each said it failed. Every
+ * question on a sock_diag socket goes through here: one at a time, each
+ * answer read whole by the thread that asked. */
+int sockdiag_ask(int diag, const void *q, size_t len, sockdiag_each_fn *each, void *arg);
 
 /* fd's two addresses into *p; false when it has none (closed). */
 bool sockdiag_pair_of(int fd, struct sockdiag_pair *p);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../net/sockdiag.h"
 #include "../sandbox/paths.h"
 #include "target.h"
 
@@ -35,6 +36,33 @@ static bool same_dev(uint32_t kdev, dev_t dev)
 	return (kdev >> 20) == major(dev) && (kdev & 0xfffff) == minor(dev);
 }
 
+struct bound_q {
+	dev_t dev;
+	ino_t ino;
+	int found;
+};
+
+/* One unix socket of the dump: bound to the file asked about? */
+static int bound_to(const struct nlmsghdr *h, void *arg)
+{
+	struct bound_q *b = arg;
+	if (h->nlmsg_type == NLMSG_DONE)
+		return 1;
+	if (h->nlmsg_type == NLMSG_ERROR)
+		return -1;
+	const struct unix_diag_msg *m = NLMSG_DATA(h);
+	size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
+	for (const struct rtattr *a = (const struct rtattr *)(m + 1); RTA_OK(a, alen);
+	     a = RTA_NEXT(a, alen))
+		if (a->rta_type == UNIX_DIAG_VFS && RTA_PAYLOAD(a) >= sizeof(struct unix_diag_vfs)) {
+			struct unix_diag_vfs v;
+			memcpy(&v, RTA_DATA(a), sizeof v);
+			if (v.udiag_vfs_ino == b->ino && same_dev(v.udiag_vfs_dev, b->dev))
+				b->found = 1;
+		}
+	return 0;
+}
+
 int unixconn_bound(int diag, dev_t dev, ino_t ino)
 {
 	struct {
@@ -45,36 +73,8 @@ int unixconn_bound(int diag, dev_t dev, ino_t ino)
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
 		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U, .udiag_show = UDIAG_SHOW_VFS },
 	};
-	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-	if (sendto(diag, &q, sizeof q, 0, (struct sockaddr *)&nl, sizeof nl) != (ssize_t)sizeof q)
-		return -1;
-	int found = 0;
-	long buf[8192 / sizeof(long)];
-	for (;;) {
-		ssize_t n = recv(diag, buf, sizeof buf, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
-		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return found;
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return -1;
-			struct unix_diag_msg *m = NLMSG_DATA(h);
-			size_t alen = h->nlmsg_len - NLMSG_LENGTH(sizeof *m);
-			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
-			     a = RTA_NEXT(a, alen))
-				if (a->rta_type == UNIX_DIAG_VFS &&
-				    RTA_PAYLOAD(a) >= sizeof(struct unix_diag_vfs)) {
-					struct unix_diag_vfs v;
-					memcpy(&v, RTA_DATA(a), sizeof v);
-					if (v.udiag_vfs_ino == ino && same_dev(v.udiag_vfs_dev, dev))
-						found = 1;
-				}
-		}
-	}
+	struct bound_q b = { .dev = dev, .ino = ino };
+	return sockdiag_ask(diag, &q, sizeof q, bound_to, &b) < 0 ? -1 : b.found;
 }
 
 /* The supervisor's own sock_diag socket: its network namespace is the
