@@ -135,12 +135,15 @@ void limits_attach(struct limits *l, pid_t init);
  * itself into the cgroup of that controller it is in already, which
  * changes nothing but starts the wait at the session's start, alongside
  * its preparations, not once init runs. The kernel waits holding its
- * cgroup mutex, as it does for any move: the session's own cgroups
- * (limits_create) may be made only once the wait is over, which is where
- * it then shows, a few milliseconds earlier than at init's move. true
- * when it was handed the move; false (nothing to do, or it could not be)
- * changes nothing else. */
+ * cgroup mutex, as it does for any move: a cgroup made meanwhile (a
+ * mkdir) and a clone into one wait for it too, so the session's own
+ * cgroups are made first (src/session/prepjobs.h).
+ * true when it was handed the move; false (nothing to do, or it could not
+ * be) changes nothing else. */
 bool limits_warm(const struct limits_probe *p, const struct policy *pol);
+/* The controller whose cgroup limits_warm moves into for l (planned):
+ * as root, the first limit on a cgroup v1 controller; -1: nothing to do. */
+int limits_warm_ctl(const struct limits *l);
 
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup
  * v2 usable): where freeze and kill act on the whole sandbox at once
