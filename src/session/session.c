@@ -484,9 +484,10 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 	return risk;
 }
 
-/* The session opened: the journal reached (--log journald), the detection
- * rules loaded, the spec made, the identity and the secrets taken from
- * their threads, the audit log opened and its subscribers attached. */
+/* The session opened: the journal reached (--log journald), the spec made
+ * and the workspace locked and scanned, the detection rules loaded, the
+ * identity and the secrets taken from their threads, the audit log opened
+ * and its subscribers attached. */
 static int session_open(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
@@ -496,7 +497,11 @@ static int session_open(struct session *sn, struct werr *e)
 	if (o->log_journald && journald_open(&sn->jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
 	features_probe(&sn->kf);
-	if (spec_prepare(sn, e) < 0)
+	/* the workspace locked and planned while the threads work (nothing
+	 * of theirs is needed there), its lock in the log's directory, made
+	 * and checked first as the log's opening does */
+	if (spec_prepare(sn, e) < 0 || audit_dir_check(s->logdir, e) < 0 ||
+	    workspace_prepare(s, &sn->pol, e) < 0)
 		return -1;
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
@@ -573,17 +578,15 @@ static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e
 	return 0;
 }
 
-/* With the log open, the sandbox planned: the workspace locked and
- * scanned, the exec layout, the decoys that would collide with a bind
- * off, the limits and their cgroups, --review's directories, the
+/* With the log open, the sandbox planned: the exec layout, the decoys
+ * that would collide with a bind off, the limits and their cgroups, --review's directories, the
  * checkpoint, and session.start on the record. */
 static int session_plan(struct session *sn, struct werr *e)
 {
 	struct sandbox_spec *s = &sn->spec;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
-	if (workspace_prepare(s, &sn->pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
-	    layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
+	if (exec_layout_plan(s, e) < 0 || layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
