@@ -663,7 +663,7 @@ void limits_notes(const struct limits *l)
 
 int limits_clone_fd(const struct limits *l)
 {
-	const char *v2 = limits_cgroup_v2(l);
+	const char *v2 = l->warmed ? NULL : limits_cgroup_v2(l);
 	return v2 ? open(v2, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 }
 

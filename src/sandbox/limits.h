@@ -99,6 +99,8 @@ struct limits {
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
 	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
 	bool born_v2;                 /* init was cloned into limits_cgroup_v2() */
+	bool warmed;                  /* limits_warm readied the move init makes anyway
+				       * (limits_clone_fd) */
 	unsigned helpers;             /* warden's processes kept in the sandbox's user
 				       * namespace, which RLIMIT_NPROC counts too */
 };
@@ -115,7 +117,12 @@ void limits_create(struct limits *l, const char *session);
 void limits_notes(const struct limits *l);
 
 /* The session's cgroup v2 directory opened for clone3's CLONE_INTO_CGROUP
- * (O_PATH), or -1 when there is none. */
+ * (O_PATH), or -1 when there is none; -1 too when init is moved into a
+ * cgroup v1 anyway and limits_warm readied that move (warmed): a clone
+ * into a cgroup takes the kernel's cgroup mutex, which the warm holds
+ * through its grace period, where a plain clone goes on; limits_attach
+ * then moves init into the v2 one too, in the same quick window, while
+ * init builds its mounts. */
 int limits_clone_fd(const struct limits *l);
 
 /* Put init (not started yet: it waits for the supervisor) under the
