@@ -25,6 +25,10 @@ void audit_new_session_id(char *buf, size_t len);
  * DIR/SESSION.jsonl; the stream of the session, with the log writer as its
  * first subscriber. */
 int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e);
+/* The log directory dir made and checked as audit_open does (yours, not a
+ * symbolic link, not writable by others), before anything else is made
+ * in it; 0, or -1 with e saying why. */
+int audit_dir_check(const char *dir, struct werr *e);
 
 /* Emit one event (ev.fields stolen), made by a constructor of events.h. */
 int audit_emit_event(struct audit *a, struct event ev, struct werr *e);

@@ -274,6 +274,15 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	return 0;
 }
 
+int audit_dir_check(const char *dir, struct werr *e)
+{
+	int fd = open_dir(dir, e);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e)
 {
 	*out = NULL;

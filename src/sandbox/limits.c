@@ -663,7 +663,7 @@ void limits_notes(const struct limits *l)
 
 int limits_clone_fd(const struct limits *l)
 {
-	const char *v2 = limits_cgroup_v2(l);
+	const char *v2 = l->warmed ? NULL : limits_cgroup_v2(l);
 	return v2 ? open(v2, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 }
 
@@ -758,29 +758,32 @@ static void warm_start(void)
 	}
 }
 
+int limits_warm_ctl(const struct limits *l)
+{
+	for (int i = 0; l->probe.root && i < CTL_COUNT; i++)
+		if (ctl_used(l, i) && l->probe.ctl[i].version == 1)
+			return i;
+	return -1;
+}
+
 bool limits_warm(const struct limits_probe *p, const struct policy *pol)
 {
-	if (!p->root)
-		return false;
 	struct limits l;
 	limits_plan(&l, pol, p);
-	for (int i = 0; i < CTL_COUNT; i++) {
-		if (!ctl_used(&l, i) || p->ctl[i].version != 1)
-			continue;
-		/* one is enough: the lock is the kernel's, every hierarchy's */
-		char path[600];
-		snprintf(path, sizeof path, "%s/cgroup.procs", p->ctl[i].parent);
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return false;
-		pthread_once(&warm_once, warm_start);
-		if (warm_pipe[1] < 0 || write(warm_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) {
-			close(fd);
-			return false;
-		}
-		return true;
+	int i = limits_warm_ctl(&l); /* one is enough: the lock is every hierarchy's */
+	if (i < 0)
+		return false;
+	char path[600];
+	snprintf(path, sizeof path, "%s/cgroup.procs", p->ctl[i].parent);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	pthread_once(&warm_once, warm_start);
+	if (warm_pipe[1] < 0 || write(warm_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) {
+		close(fd);
+		return false;
 	}
-	return false;
+	return true;
 }
 
 /* ---- watching ------------------------------------------------------------------ */

@@ -99,6 +99,8 @@ struct limits {
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
 	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
 	bool born_v2;                 /* init was cloned into limits_cgroup_v2() */
+	bool warmed;                  /* limits_warm readied the move init makes anyway
+				       * (limits_clone_fd) */
 	unsigned helpers;             /* warden's processes kept in the sandbox's user
 				       * namespace, which RLIMIT_NPROC counts too */
 };
@@ -115,7 +117,12 @@ void limits_create(struct limits *l, const char *session);
 void limits_notes(const struct limits *l);
 
 /* The session's cgroup v2 directory opened for clone3's CLONE_INTO_CGROUP
- * (O_PATH), or -1 when there is none. */
+ * (O_PATH), or -1 when there is none; -1 too when init is moved into a
+ * cgroup v1 anyway and limits_warm readied that move (warmed): a clone
+ * into a cgroup takes the kernel's cgroup mutex, which the warm holds
+ * through its grace period, where a plain clone goes on; limits_attach
+ * then moves init into the v2 one too, in the same quick window, while
+ * init builds its mounts. */
 int limits_clone_fd(const struct limits *l);
 
 /* Put init (not started yet: it waits for the supervisor) under the
@@ -135,12 +142,15 @@ void limits_attach(struct limits *l, pid_t init);
  * itself into the cgroup of that controller it is in already, which
  * changes nothing but starts the wait at the session's start, alongside
  * its preparations, not once init runs. The kernel waits holding its
- * cgroup mutex, as it does for any move: the session's own cgroups
- * (limits_create) may be made only once the wait is over, which is where
- * it then shows, a few milliseconds earlier than at init's move. true
- * when it was handed the move; false (nothing to do, or it could not be)
- * changes nothing else. */
+ * cgroup mutex, as it does for any move: a cgroup made meanwhile (a
+ * mkdir) and a clone into one wait for it too, so the session's own
+ * cgroups are made first (src/session/prepjobs.h).
+ * true when it was handed the move; false (nothing to do, or it could not
+ * be) changes nothing else. */
 bool limits_warm(const struct limits_probe *p, const struct policy *pol);
+/* The controller whose cgroup limits_warm moves into for l (planned):
+ * as root, the first limit on a cgroup v1 controller; -1: nothing to do. */
+int limits_warm_ctl(const struct limits *l);
 
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup
  * v2 usable): where freeze and kill act on the whole sandbox at once

@@ -484,9 +484,10 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 	return risk;
 }
 
-/* The session opened: the journal reached (--log journald), the detection
- * rules loaded, the spec made, the identity and the secrets taken from
- * their threads, the audit log opened and its subscribers attached. */
+/* The session opened: the journal reached (--log journald), the spec made
+ * and the workspace locked and scanned, the detection rules loaded, the
+ * identity and the secrets taken from their threads, the audit log opened
+ * and its subscribers attached. */
 static int session_open(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
@@ -496,7 +497,11 @@ static int session_open(struct session *sn, struct werr *e)
 	if (o->log_journald && journald_open(&sn->jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
 	features_probe(&sn->kf);
-	if (spec_prepare(sn, e) < 0)
+	/* the workspace locked and planned while the threads work (nothing
+	 * of theirs is needed there), its lock in the log's directory, made
+	 * and checked first as the log's opening does */
+	if (spec_prepare(sn, e) < 0 || audit_dir_check(s->logdir, e) < 0 ||
+	    workspace_prepare(s, &sn->pol, e) < 0)
 		return -1;
 	/* The detection rules, before anything starts: a broken rules file
 	 * is an error naming file, line and column. */
@@ -573,17 +578,15 @@ static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e
 	return 0;
 }
 
-/* With the log open, the sandbox planned: the workspace locked and
- * scanned, the exec layout, the decoys that would collide with a bind
- * off, the limits and their cgroups, --review's directories, the
+/* With the log open, the sandbox planned: the exec layout, the decoys
+ * that would collide with a bind off, the limits and their cgroups, --review's directories, the
  * checkpoint, and session.start on the record. */
 static int session_plan(struct session *sn, struct werr *e)
 {
 	struct sandbox_spec *s = &sn->spec;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
-	if (workspace_prepare(s, &sn->pol, e) < 0 || exec_layout_plan(s, e) < 0 ||
-	    layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
+	if (exec_layout_plan(s, e) < 0 || layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
@@ -842,21 +845,22 @@ static int session_start(struct session *sn, struct werr *e)
 		sn->ssh_sock = xstrdup(sock);
 	}
 	/* What the host offers for the limits; as root with a limit on a
-	 * cgroup v1 controller, the kernel's cgroup lock readied now for the
-	 * move of init into it (limits.h: a grace period's wait, alongside
-	 * what follows) */
+	 * cgroup v1 controller, the session's cgroups made now (its id, which
+	 * names them, with them) and the kernel's cgroup lock readied for the
+	 * move of init into them (prepjobs.h: a grace period's wait,
+	 * alongside what follows) */
 	limits_probe(&sn->probe);
-	limits_warm(&sn->probe, &sn->pol);
+	audit_new_session_id(sn->id, sizeof sn->id);
+	sn->lim_planned = limits_job_early(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
 	if (session_secrets_prepare(o, &sn->pol, sn->home, &sn->ss, e) < 0)
 		return -1;
 	/* As root, the identity and the audit status from here on, on a
 	 * thread (after the secrets' commands were spawned; nothing forks
 	 * until session_open takes them) */
 	hostid_job_start(&sn->hj, landlock_abi_version());
-	/* the session's id, which names its cgroups, made now: the limits
-	 * planned, their cgroups made on a thread, and the detection rules
-	 * loaded on another (prepjobs.h), while the spec is made */
-	audit_new_session_id(sn->id, sizeof sn->id);
+	/* unless made above, the limits planned and their cgroups made on a
+	 * thread, and the detection rules loaded on another (prepjobs.h),
+	 * while the spec is made */
 	limits_job_start(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
 	sn->lim_planned = true;
 	rules_job_start(&sn->rj, &sn->pol);

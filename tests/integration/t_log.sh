@@ -401,3 +401,25 @@ test_log_non_utf8_workspace() {
 	wardenc log list
 	assert_out_match '  "[^"]*/ws-\\xff"  warden undo ' 'the undo logged in that workspace'
 }
+
+# A log directory warden refuses (a symbolic link, or one others may
+# write) is refused before anything of the session is made in it: the
+# workspace's lock and the placeholders' stash live there too.
+test_log_dir_refused_first() {
+	local d=$HOME/.local/state/warden elsewhere=$T_TMP/elsewhere
+	mkdir -p "$HOME/.local/state" "$elsewhere"
+	rm -rf "$d"
+	ln -s "$elsewhere" "$d"
+	wrun -- true
+	assert_rc 125 'a log directory that is a symbolic link'
+	assert_err_match 'is a symbolic link, refusing to use it'
+	[[ -z $(ls -A "$elsewhere") ]] || fail "made in the link's target: $(ls -A "$elsewhere")"
+	rm "$d"
+	mkdir "$d"
+	chmod 0777 "$d"
+	wrun -- true
+	assert_rc 125 'a log directory others may write'
+	assert_err_match 'writable by group or others'
+	[[ -z $(ls -A "$d") ]] || fail "made in the refused directory: $(ls -A "$d")"
+	rmdir "$d"
+}
