@@ -111,6 +111,32 @@ static void deny(struct req_verdict *o, int status, const struct net_rule *r)
 		rules_rule_text(r, o->rule_text, sizeof o->rule_text);
 }
 
+/* What the request rules for h:port do allow, appended to a refusal's
+ * reason (at most out's room, the rest counted): "; its rules allow POST
+ * /v1/messages, GET /v1/models (+2 more)", so that the client's 403 and
+ * the event name the rules that narrowed the host. */
+static void allowed_here(const struct net_rules *s, const struct net_host *h, uint16_t port,
+			 char *out, size_t cap)
+{
+	size_t used = 0, more = 0;
+	for (size_t i = 0; i < s->nreq; i++) {
+		const struct net_req_rule *q = &s->req[i];
+		if (q->action != RULES_ALLOW || !rules_rule_matches(&q->r, h, port))
+			continue;
+		char one[NET_METHODS_MAX + REQGLOB_MAX + 8];
+		snprintf(one, sizeof one, "%s%s%s", q->r.methods[0] ? q->r.methods : "any method",
+			 " ", q->r.path[0] ? q->r.path : "any path");
+		const char *lead = used ? ", " : "; its rules allow ";
+		if (!more && used + strlen(lead) + strlen(one) + 16 < cap) {
+			used += (size_t)snprintf(out + used, cap - used, "%s%s", lead, one);
+		} else {
+			more++;
+		}
+	}
+	if (more && used + 16 < cap)
+		snprintf(out + used, cap - used, " (+%zu more)", more);
+}
+
 void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16_t port,
 		     const char *method, const char *target, size_t tlen, bool bound,
 		     struct req_verdict *o)
@@ -160,7 +186,9 @@ void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16
 		rules_rule_text(o->rule, o->rule_text, sizeof o->rule_text);
 	} else if (narrowed) {
 		deny(o, 403, NULL);
-		snprintf(o->why, sizeof o->why, "no rule allows %.32s %.300s on %s", method, o->path, ht);
+		int n = snprintf(o->why, sizeof o->why, "no rule allows %.32s %.300s on %s", method,
+				 o->path, ht);
+		allowed_here(s, h, port, o->why + n, sizeof o->why - (size_t)n);
 	}
 }
 

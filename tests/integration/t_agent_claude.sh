@@ -210,13 +210,15 @@ test_claude_key_narrowed() {
 	assert_rc 0 "the session"
 	assert_out_line 'messages=200' 'POST /v1/messages, the client own, allowed'
 	assert_out_line 'files=403' 'GET /v1/files with the key refused'
-	assert_out_line "files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp" 'the refusal says why'
+	assert_out_match "^files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp; its rules allow POST /v1/messages, " \
+		'the refusal says why, and what the host is narrowed to'
 	assert_out_line 'batches=403' 'POST /v1/messages/batches with the key refused'
 	grep -q '"path": "/v1/messages?beta=true"' "$MOCK_LOG" ||
 		fail "the allowed request did not reach the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
 	grep -Eq '/v1/files|/batches' "$MOCK_LOG" && fail "a refused request reached the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
 	grep -qx "x-api-key: $CLAUDE_KEY" "$T_TMP/mock.keys" || fail "the mock did not get the real key for the allowed request"
-	net_expect 'GET /v1/files refused' method=GET path=/v1/files decision=deny status=403 "reason~^no rule allows GET /v1/files on $hp"
+	net_expect 'GET /v1/files refused' method=GET path=/v1/files decision=deny status=403 \
+		"reason~^no rule allows GET /v1/files on $hp; its rules allow POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /v1/models/\\*$"
 	net_expect 'the batch refused' method=POST path=/v1/messages/batches decision=deny status=403
 
 	# A profile line for the same host widens it: the Files API's GET goes.

@@ -136,7 +136,8 @@ test_codex_key_narrowed() {
 	assert_rc 0 "the session"
 	assert_out_line 'models=200' 'GET /v1/models, the client own, allowed'
 	assert_out_line 'files=403' 'GET /v1/files with the key refused'
-	assert_out_line "files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp" 'the refusal says why'
+	assert_out_match "^files-reason=X-Warden-Reason: no rule allows GET /v1/files on $hp; its rules allow " \
+		'the refusal says why, and what the host is narrowed to'
 	assert_out_line 'batches=403' 'POST /v1/batches with the key refused'
 	grep -q '"path": "/v1/models"' "$MOCK_LOG" || fail "the allowed request did not reach the mock"
 	grep -Eq '/v1/files|/v1/batches' "$MOCK_LOG" && fail "a refused request reached the mock: $(excerpt "$(cut -c1-300 "$MOCK_LOG")")"
