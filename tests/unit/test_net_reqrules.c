@@ -6,6 +6,7 @@
  * rules, deny winning, a host only deny rules name, TRACE toward a bound
  * host, a path refused). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/net/reqpath.h"
@@ -118,10 +119,26 @@ static void test_decide(void)
 	struct net_host h;
 	net_host_parse(&h, "api.github.com", 14, NULL);
 	reqrules_decide(&s, &h, 443, "PUT", "/x", 2, false, &v);
-	CHECK_STR(v.why, "no rule allows PUT /x on api.github.com:443");
+	CHECK_STR(v.why, "no rule allows PUT /x on api.github.com:443; its rules allow GET /repos/*");
 	reqrules_decide(&s, &h, 443, "DELETE", "/repos/x", 8, false, &v);
 	CHECK_STR(v.why, "DELETE /repos/x on api.github.com:443 denied by rule api.github.com DELETE");
 	rules_free(&s);
+
+	/* more allow rules than the reason holds: as many as fit, the rest
+	 * counted, the reason whole */
+	struct net_rules m = { 0 };
+	char path[128];
+	for (int i = 0; i < 40; i++) {
+		snprintf(path, sizeof path, "/a-rather-long-path-for-this-test/number-%02d/*", i);
+		add(&m, RULES_ALLOW, "api.github.com", "GET,POST", path);
+	}
+	reqrules_decide(&m, &h, 443, "PUT", "/x", 2, false, &v);
+	CHECK(strncmp(v.why, "no rule allows PUT /x on api.github.com:443; its rules allow GET,POST "
+			     "/a-rather-long-path-for-this-test/number-00/*, GET,POST ", 118) == 0);
+	CHECK(strlen(v.why) < sizeof v.why - 1);
+	const char *tail = strstr(v.why, " (+");
+	CHECK(tail && strcmp(tail + strcspn(tail, ")"), ")") == 0 && atoi(tail + 3) > 10);
+	rules_free(&m);
 }
 
 static void test_methods(void)
