@@ -38,15 +38,16 @@ struct stable {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	char *resolved;             /* where warden's open of path reached it */
 };
 
-struct mount_ro {
+struct mount_flags {
 	uint64_t id;
-	bool ro;
+	unsigned long flags;        /* statvfs's f_flag */
 };
 
 struct execpath {
-	struct mount_ro m[MOUNTS];
+	struct mount_flags m[MOUNTS];
 	size_t n;
 	struct stable kept[STABLE_KEPT]; /* a ring, next: the slot to fill */
 	size_t next;
@@ -61,26 +62,54 @@ void execpath_free(struct execpath *ep)
 {
 	if (!ep)
 		return;
-	for (size_t i = 0; i < STABLE_KEPT; i++)
+	for (size_t i = 0; i < STABLE_KEPT; i++) {
 		free(ep->kept[i].path);
+		free(ep->kept[i].resolved);
+	}
 	free(ep);
 }
 
-static bool kept_stable(const struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+static const struct stable *kept_stable(const struct execpath *ep, const char *path, dev_t dev,
+					ino_t ino)
 {
 	for (size_t i = 0; i < STABLE_KEPT; i++)
 		if (ep->kept[i].path && ep->kept[i].ino == ino && ep->kept[i].dev == dev &&
 		    strcmp(ep->kept[i].path, path) == 0)
-			return true;
-	return false;
+			return &ep->kept[i];
+	return NULL;
 }
 
-static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t ino,
+			const char *resolved)
 {
 	struct stable *k = &ep->kept[ep->next];
 	ep->next = (ep->next + 1) % STABLE_KEPT;
 	free(k->path);
-	*k = (struct stable){ .path = xstrdup(path), .dev = dev, .ino = ino };
+	free(k->resolved);
+	*k = (struct stable){ .path = xstrdup(path), .dev = dev, .ino = ino,
+			      .resolved = resolved && resolved[0] ? xstrdup(resolved) : NULL };
+	return true;
+}
+
+const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+{
+	const struct stable *k = path[0] == '/' ? kept_stable(ep, path, dev, ino) : NULL;
+	return k ? k->resolved : NULL;
+}
+
+bool execpath_mount_flags(struct execpath *ep, int fd, uint64_t id, unsigned long *flags)
+{
+	for (size_t i = 0; i < ep->n; i++)
+		if (ep->m[i].id == id) {
+			*flags = ep->m[i].flags;
+			return true;
+		}
+	struct statvfs v;
+	if (fstatvfs(fd, &v) < 0)
+		return false;
+	*flags = v.f_flag;
+	if (ep->n < MOUNTS)
+		ep->m[ep->n++] = (struct mount_flags){ .id = id, .flags = v.f_flag };
 	return true;
 }
 
@@ -88,17 +117,12 @@ static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t 
  * whose mount id is id, read-only? */
 static bool mount_ro(struct execpath *ep, int root, const char *rel, uint64_t id)
 {
+	unsigned long flags;
 	for (size_t i = 0; i < ep->n; i++)
 		if (ep->m[i].id == id)
-			return ep->m[i].ro;
+			return (ep->m[i].flags & ST_RDONLY) != 0;
 	_cleanup_close_ int fd = openat(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct statvfs v;
-	if (fd < 0 || fstatvfs(fd, &v) < 0)
-		return false;
-	bool ro = (v.f_flag & ST_RDONLY) != 0;
-	if (ep->n < MOUNTS)
-		ep->m[ep->n++] = (struct mount_ro){ .id = id, .ro = ro };
-	return ro;
+	return fd >= 0 && execpath_mount_flags(ep, fd, id, &flags) && (flags & ST_RDONLY);
 }
 
 static bool stat_at(int root, const char *rel, struct statx *sx)
@@ -111,13 +135,14 @@ static bool stat_at(int root, const char *rel, struct statx *sx)
 
 static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
 
-bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino,
+		     const char *resolved)
 {
 	if (root < 0 || path[0] != '/')
 		return false;
 	if (kept_stable(ep, path, dev, ino))
 		return true;
-	return walk_stable(ep, root, path, dev, ino) && keep_stable(ep, path, dev, ino);
+	return walk_stable(ep, root, path, dev, ino) && keep_stable(ep, path, dev, ino, resolved);
 }
 
 static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
@@ -213,14 +238,16 @@ bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_
 			return false;
 		pid_t up;
 		int n;
-		target_stat(parent, &up, &n);
+		target_stat_pidfd(parent, depth == 0 ? pr->ppidfd : -1, &up, &n);
 		if (n != 1 || up <= 0)
 			return false;
 		child = parent;
 		parent = up;
 	}
+	/* child: the last of the chain on this memory (the vfork parent's
+	 * pagemap, whose /proc entry outlives its children, is the same) */
 	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/pagemap", (int)pid);
+	snprintf(p, sizeof p, "/proc/%d/pagemap", (int)child);
 	_cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;

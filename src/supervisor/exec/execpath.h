@@ -29,8 +29,21 @@ void execpath_free(struct execpath *ep);
 
 /* Does path (absolute, inside the sandbox whose root is the O_PATH fd
  * root) resolve to the inode (dev, ino) through read-only directories
- * only? */
-bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
+ * only? resolved: where warden's open of path reached it (its
+ * /proc/self/fd link), kept with a path found stable. */
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino,
+		     const char *resolved);
+
+/* What execpath_stable kept as resolved for path reaching (dev, ino), or
+ * NULL: an open of path that reaches the same inode went through the same
+ * read-only directories, none of which anything inside can change, so its
+ * link reads the same (the same reason execpath_stable keeps the path). */
+const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev, ino_t ino);
+
+/* The flags (statvfs's f_flag) of mount id, which fd (O_PATH will do) lies
+ * on: read once a mount (the sandbox's mounts do not change: the mount
+ * calls are refused inside). false when fstatvfs fails. */
+bool execpath_mount_flags(struct execpath *ep, int fd, uint64_t id, unsigned long *flags);
 
 /* The process that execs, as /proc/PID/status said when its exec was
  * noticed: pid, the thread (its process's only one, threads), ppid its
@@ -40,6 +53,7 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 struct execpath_proc {
 	pid_t pid, ppid;
 	int threads;
+	int ppidfd;                 /* a pidfd of ppid (-1: none) */
 };
 
 /* Can nobody but the process's one thread, blocked in its exec, change the

@@ -48,6 +48,8 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -94,6 +96,7 @@ struct execs {
 	dev_t wdev[WRITABLE_DEVS];
 	size_t nwdev;
 	int root;                   /* the sandbox's root, O_PATH */
+	int pidns;                  /* its pid namespace (-1: none, or no translation; -2: not yet) */
 	pid_t init;                 /* sandbox init, as the host numbers it */
 	struct hashq *q;
 	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
@@ -165,25 +168,60 @@ static void subject_clear(struct subject *s)
 	s->job = NULL;
 }
 
+/* statx's answer as struct stat */
+static void stat_of(const struct statx *sx, struct stat *st)
+{
+	*st = (struct stat){ .st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+			     .st_ino = sx->stx_ino, .st_mode = sx->stx_mode, .st_nlink = sx->stx_nlink,
+			     .st_uid = sx->stx_uid, .st_gid = sx->stx_gid,
+			     .st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
+			     .st_size = (off_t)sx->stx_size, .st_blksize = sx->stx_blksize,
+			     .st_blocks = (blkcnt_t)sx->stx_blocks,
+			     .st_atim = { sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec },
+			     .st_mtim = { sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec },
+			     .st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec } };
+}
+
+/* Where the file open at fd lies inside the sandbox: as a path found
+ * stable reached it before (execpath.h), else its /proc/self/fd link. */
+static char *resolved_of(struct execpath *ep, int fd, bool at, const char *path,
+			 const struct stat *st)
+{
+	const char *known = at ? NULL : execpath_resolved(ep, path, st->st_dev, st->st_ino);
+	if (known)
+		return xstrdup(known);
+	char self[64], buf[PATH_MAX];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, buf, sizeof buf - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	return xstrdup(buf);
+}
+
 /* Open path for process p as it would resolve it. 0, or -1 with errno. */
 static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, const char *path,
 			int at_flags)
 {
-	char resolved[PATH_MAX] = "";
-	s->fd = target_open_root(p->x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
-				 p->cwd, resolved, sizeof resolved);
+	struct execs *x = p->x;
+	s->fd = target_open_root(x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
+				 p->cwd, NULL, 0);
 	if (s->fd < 0)
 		return -1;
-	s->resolved = xstrdup(resolved);
-	if (fstat(s->fd, &s->st) < 0) {
+	struct statx sx;
+	if (statx(s->fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0) {
 		int err = errno;
 		subject_clear(s);
 		errno = err;
 		return -1;
 	}
-	s->immutable = S_ISREG(s->st.st_mode) &&
-		       exec_file_immutable(s->fd, &s->st, s->resolved, p->x->wdev, p->x->nwdev,
-					   &s->noexec);
+	stat_of(&sx, &s->st);
+	s->resolved = resolved_of(x->ep, s->fd, at, path, &s->st);
+	/* the mount's flags, once a mount */
+	unsigned long flags = 0;
+	bool have = (sx.stx_mask & STATX_MNT_ID) ? execpath_mount_flags(x->ep, s->fd, sx.stx_mnt_id, &flags)
+						 : exec_mount_flags(s->fd, &flags);
+	s->noexec = have && (flags & ST_NOEXEC);
+	s->immutable = have && S_ISREG(s->st.st_mode) &&
+		       exec_immutable_rule(flags, &s->st, s->resolved, x->wdev, x->nwdev);
 	return 0;
 }
 
@@ -473,7 +511,7 @@ static void finish(struct execs *x, struct pexec *p)
 	/* Watched from here to the stop after its exec: what runs must be
 	 * what was checked. Unless nothing else can: an immutable file
 	 * named by a path and a string that cannot change (execpath.h). */
-	if (execs_cannot_change(x->ep, x->root, x->init, p)) {
+	if (execs_cannot_change(x->ep, x->root, x->init, p, pidcache_pidfd(x->pids, p->ppid))) {
 		x->unwatched++;
 		if (!record(x, p, NULL)) {
 			answer(x, p, EACCES);
@@ -574,6 +612,13 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 		snprintf(rp, sizeof rp, "/proc/%d/root", (int)req->pid);
 		x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
+	/* and its pid namespace, the same way (no process inside can make
+	 * another: CLONE_NEWPID, unshare and setns are refused) */
+	if (x->pidns == -2) {
+		char np[64];
+		snprintf(np, sizeof np, "/proc/%d/ns/pid", (int)req->pid);
+		x->pidns = open(np, O_RDONLY | O_CLOEXEC);
+	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
 	/* its memory read by pid: the notification checked valid after */
@@ -588,8 +633,12 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
-	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
-	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid) : -1;
+	if (!target_facts(p->tid, x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads) &&
+	    x->pidns >= 0) {
+		close(x->pidns); /* a kernel before 6.11: status from now on */
+		x->pidns = -1;
+	}
+	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
@@ -905,6 +954,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->log = cfg->log;
 	x->rules = &pol->exec;
 	x->root = -1;
+	x->pidns = -2;
 	x->timer = -1;
 	x->init = cfg->init;
 	x->ap = cfg->approvals;
@@ -977,6 +1027,8 @@ void execs_free(struct execs *x)
 		close(x->timer);
 	if (x->root >= 0)
 		close(x->root);
+	if (x->pidns >= 0)
+		close(x->pidns);
 	exec_verdict_free(&x->lists);
 	free(x);
 }
