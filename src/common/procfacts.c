@@ -121,14 +121,22 @@ long target_inner(pid_t host, int pidns)
 	return in;
 }
 
-bool target_facts(pid_t host, int pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
+void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
 {
-	long in = ns_pid(host, pidns);
-	if (in == -2) {
-		target_status(host, inner, ppid_host, tgid, threads);
-		return false;
+	if (*pidns == -2) {
+		char np[64];
+		snprintf(np, sizeof np, "/proc/%d/ns/pid", (int)host);
+		*pidns = open(np, O_RDONLY | O_CLOEXEC);
 	}
-	int tg = in > 0 ? ioctl(pidns, NS_GET_TGID_FROM_PIDNS, (unsigned long)in) : -1;
+	long in = ns_pid(host, *pidns);
+	if (in == -2) {
+		if (*pidns >= 0)
+			close(*pidns); /* a kernel before 6.11: status from now on */
+		*pidns = -1;
+		target_status(host, inner, ppid_host, tgid, threads);
+		return;
+	}
+	int tg = in > 0 ? ioctl(*pidns, NS_GET_TGID_FROM_PIDNS, (unsigned long)in) : -1;
 	*inner = in;
 	*tgid = tg > 0 ? tg : 0;
 	if (in > 0) {
@@ -137,7 +145,6 @@ bool target_facts(pid_t host, int pidns, long *inner, pid_t *ppid_host, pid_t *t
 		*ppid_host = 0;
 		*threads = 0;
 	}
-	return true;
 }
 
 void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)

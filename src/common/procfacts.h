@@ -21,13 +21,14 @@ void target_stat(pid_t host, pid_t *ppid_host, int *threads);
  * /proc/PID/ns/pid; -1: none) by the kernel's translation (Linux 6.11 and
  * later), else as target_pid_info says; -1 when gone. */
 long target_inner(pid_t host, int pidns);
-/* What target_status says, of a process in the pid namespace of pidns (an
- * fd of its /proc/PID/ns/pid): its pid there and its thread group by the
- * kernel's translation (Linux 6.11 and later), its parent and threads from
- * /proc/PID/stat, which costs the kernel less to write than status (its
- * memory and capability lines). false when this kernel cannot translate
- * (or pidns is -1): then all of it was read from status. */
-bool target_facts(pid_t host, int pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads);
+/* What target_status says, of a process in the pid namespace of *pidns
+ * (an fd of its /proc/PID/ns/pid; -2: opened here from host's, who must be
+ * in it): its pid there and its thread group by the kernel's translation
+ * (Linux 6.11 and later), its parent and threads from /proc/PID/stat, which
+ * costs the kernel less to write than status (its memory and capability
+ * lines). Where the kernel cannot translate, *pidns is closed and set to -1,
+ * and all of it is read from status, now and after. */
+void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads);
 /* What target_stat says, with pidfd a pidfd of host (-1: none): the parent
  * from the pidfd (PIDFD_GET_INFO, Linux 6.13 and later) and the threads
  * from the link count of /proc/PID/task (two and one per thread), which

@@ -28,6 +28,7 @@
 
 #include "../../common/util.h"
 #include "../target.h"
+#include "immutable.h"
 
 #define MAX_LINKS 40
 #define MOUNTS 64
@@ -91,7 +92,8 @@ static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t 
 	return true;
 }
 
-const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+static const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev,
+				     ino_t ino)
 {
 	const struct stable *k = path[0] == '/' ? kept_stable(ep, path, dev, ino) : NULL;
 	return k ? k->resolved : NULL;
@@ -111,6 +113,46 @@ bool execpath_mount_flags(struct execpath *ep, int fd, uint64_t id, unsigned lon
 	if (ep->n < MOUNTS)
 		ep->m[ep->n++] = (struct mount_flags){ .id = id, .flags = v.f_flag };
 	return true;
+}
+
+/* statx's answer as struct stat */
+static void stat_of(const struct statx *sx, struct stat *st)
+{
+	*st = (struct stat){ .st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+			     .st_ino = sx->stx_ino, .st_mode = sx->stx_mode, .st_nlink = sx->stx_nlink,
+			     .st_uid = sx->stx_uid, .st_gid = sx->stx_gid,
+			     .st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
+			     .st_size = (off_t)sx->stx_size, .st_blksize = sx->stx_blksize,
+			     .st_blocks = (blkcnt_t)sx->stx_blocks,
+			     .st_atim = { sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec },
+			     .st_mtim = { sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec },
+			     .st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec } };
+}
+
+int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
+		  struct stat *st, char **resolved, bool *immutable, bool *noexec)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
+		return -1;
+	stat_of(&sx, st);
+	const char *known = path ? execpath_resolved(ep, path, st->st_dev, st->st_ino) : NULL;
+	if (known) {
+		*resolved = xstrdup(known);
+	} else {
+		char self[64], buf[PATH_MAX];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(self, buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		*resolved = xstrdup(buf);
+	}
+	unsigned long flags = 0;
+	bool have = (sx.stx_mask & STATX_MNT_ID) ? execpath_mount_flags(ep, fd, sx.stx_mnt_id, &flags)
+						 : exec_mount_flags(fd, &flags);
+	*noexec = have && (flags & ST_NOEXEC);
+	*immutable = have && S_ISREG(st->st_mode) &&
+		     exec_immutable_rule(flags, st, *resolved, wdev, nwdev);
+	return 0;
 }
 
 /* Is the mount of the directory at rel (from root; "" for root itself),

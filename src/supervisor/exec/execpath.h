@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct execpath;
@@ -33,12 +34,6 @@ void execpath_free(struct execpath *ep);
  * /proc/self/fd link), kept with a path found stable. */
 bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino,
 		     const char *resolved);
-
-/* What execpath_stable kept as resolved for path reaching (dev, ino), or
- * NULL: an open of path that reaches the same inode went through the same
- * read-only directories, none of which anything inside can change, so its
- * link reads the same (the same reason execpath_stable keeps the path). */
-const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev, ino_t ino);
 
 /* The flags (statvfs's f_flag) of mount id, which fd (O_PATH will do) lies
  * on: read once a mount (the sandbox's mounts do not change: the mount
@@ -60,3 +55,14 @@ struct execpath_proc {
  * len bytes at addr in its memory? init: sandbox init (which forks its
  * children, never vforks). */
 bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_t addr, size_t len);
+
+/* The file open at fd (O_PATH will do), as an exec's subject needs it:
+ * its stat; where it lies inside the sandbox (resolved, malloc'd): what
+ * execpath_stable kept for path when path reaches the same inode (the
+ * same read-only directories, which nothing inside can change, lead
+ * there), else its /proc/self/fd link (path NULL: not known); whether the
+ * agent cannot change it (immutable.h, on the mount's flags, read once a
+ * mount) and whether its mount is noexec (both false when the flags
+ * cannot be read). 0, or -1 with errno when fd cannot be looked at. */
+int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
+		  struct stat *st, char **resolved, bool *immutable, bool *noexec);

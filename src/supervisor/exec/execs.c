@@ -48,8 +48,6 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -168,35 +166,6 @@ static void subject_clear(struct subject *s)
 	s->job = NULL;
 }
 
-/* statx's answer as struct stat */
-static void stat_of(const struct statx *sx, struct stat *st)
-{
-	*st = (struct stat){ .st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
-			     .st_ino = sx->stx_ino, .st_mode = sx->stx_mode, .st_nlink = sx->stx_nlink,
-			     .st_uid = sx->stx_uid, .st_gid = sx->stx_gid,
-			     .st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
-			     .st_size = (off_t)sx->stx_size, .st_blksize = sx->stx_blksize,
-			     .st_blocks = (blkcnt_t)sx->stx_blocks,
-			     .st_atim = { sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec },
-			     .st_mtim = { sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec },
-			     .st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec } };
-}
-
-/* Where the file open at fd lies inside the sandbox: as a path found
- * stable reached it before (execpath.h), else its /proc/self/fd link. */
-static char *resolved_of(struct execpath *ep, int fd, bool at, const char *path,
-			 const struct stat *st)
-{
-	const char *known = at ? NULL : execpath_resolved(ep, path, st->st_dev, st->st_ino);
-	if (known)
-		return xstrdup(known);
-	char self[64], buf[PATH_MAX];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(self, buf, sizeof buf - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	return xstrdup(buf);
-}
-
 /* Open path for process p as it would resolve it. 0, or -1 with errno. */
 static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, const char *path,
 			int at_flags)
@@ -204,25 +173,13 @@ static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, 
 	struct execs *x = p->x;
 	s->fd = target_open_root(x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
 				 p->cwd, NULL, 0);
-	if (s->fd < 0)
-		return -1;
-	struct statx sx;
-	if (statx(s->fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0) {
-		int err = errno;
-		subject_clear(s);
-		errno = err;
-		return -1;
-	}
-	stat_of(&sx, &s->st);
-	s->resolved = resolved_of(x->ep, s->fd, at, path, &s->st);
-	/* the mount's flags, once a mount */
-	unsigned long flags = 0;
-	bool have = (sx.stx_mask & STATX_MNT_ID) ? execpath_mount_flags(x->ep, s->fd, sx.stx_mnt_id, &flags)
-						 : exec_mount_flags(s->fd, &flags);
-	s->noexec = have && (flags & ST_NOEXEC);
-	s->immutable = have && S_ISREG(s->st.st_mode) &&
-		       exec_immutable_rule(flags, &s->st, s->resolved, x->wdev, x->nwdev);
-	return 0;
+	if (s->fd < 0 || execpath_file(x->ep, s->fd, at ? NULL : path, x->wdev, x->nwdev, &s->st,
+				       &s->resolved, &s->immutable, &s->noexec) == 0)
+		return s->fd < 0 ? -1 : 0;
+	int err = errno;
+	subject_clear(s);
+	errno = err;
+	return -1;
 }
 
 static void nohash(struct subject *s, const char *why)
@@ -612,13 +569,6 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 		snprintf(rp, sizeof rp, "/proc/%d/root", (int)req->pid);
 		x->root = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	/* and its pid namespace, the same way (no process inside can make
-	 * another: CLONE_NEWPID, unshare and setns are refused) */
-	if (x->pidns == -2) {
-		char np[64];
-		snprintf(np, sizeof np, "/proc/%d/ns/pid", (int)req->pid);
-		x->pidns = open(np, O_RDONLY | O_CLOEXEC);
-	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
 	/* its memory read by pid: the notification checked valid after */
@@ -633,11 +583,9 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
-	if (!target_facts(p->tid, x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads) &&
-	    x->pidns >= 0) {
-		close(x->pidns); /* a kernel before 6.11: status from now on */
-		x->pidns = -1;
-	}
+	/* (its pid namespace, as root: no process inside can make another,
+	 * CLONE_NEWPID, unshare and setns are refused) */
+	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads);
 	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
