@@ -1,8 +1,8 @@
-/* procfacts.h - facts about a host process from one read of its
- * /proc/PID/status (its parent and threads alone: of stat): its pid inside
- * its own pid namespace, its parent, its thread group and threads (used by
- * the supervisor's exec and syscall records and by the hook socket's
- * linking of tool calls). */
+/* procfacts.h - facts about a host process: its pid inside its own pid
+ * namespace, its parent, its thread group and threads, from one read of
+ * its /proc/PID/status or stat, or from the kernel's pid translation and a
+ * pidfd where the kernel has them (used by the supervisor's exec and
+ * syscall records and by the hook socket's linking of tool calls). */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
