@@ -55,6 +55,8 @@ struct subscriber {
 struct audit {
 	char *session;
 	struct timespec last_ts; /* ts of the last event, the floor for the next */
+	time_t base_sec;         /* the second of base, ts's date and time */
+	char base[64];
 	unsigned long seq;       /* seq of the last event */
 	json_t *counts;          /* event kind -> number emitted */
 	struct subscriber *subs; /* subs[0] is the writer */
@@ -229,11 +231,16 @@ static void fail(struct writer *w, const struct event *ev, int err)
 		w->on_fail(w->fail_ctx, w->why);
 }
 
-/* The first subscriber: the event as one JSON line, header, fields, then
- * prev; the line's SHA-256 becomes the next line's prev. */
-static int write_event(void *ctx, const struct event *ev, struct werr *e)
+/* Written into a JSON string as they are (no escape needed)? */
+static bool plain(const char *s)
 {
-	struct writer *w = ctx;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+-") ==
+	       strlen(s);
+}
+
+/* The line of ev as one object built and dumped (any event name). */
+static char *line_built(const struct writer *w, const struct event *ev)
+{
 	_cleanup_json_ json_t *o = json_object();
 	json_object_set_new(o, "v", json_integer(AUDIT_FORMAT_VERSION));
 	json_object_set_new(o, "ts", json_string(ev->ts));
@@ -245,15 +252,41 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	json_object_foreach(ev->fields, k, v)
 		json_object_set(o, k, v);
 	json_object_set_new(o, "prev", json_string(w->prev));
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+/* The same bytes, the header written here around the fields' own dump:
+ * no copy of the fields into a new object (the header's strings are
+ * plain, the fields hold no header key: audit_emit refuses them). */
+static char *line_of(const struct writer *w, const struct event *ev)
+{
+	if (!plain(ev->kind) || !plain(ev->ts) || !plain(ev->session))
+		return line_built(w, ev);
+	char *f = ev->fields ? json_dumps(ev->fields, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (ev->fields && !f)
+		return NULL;
+	size_t fl = f ? strlen(f) : 0;
+	/* "{...}" less its braces: its members, after the header's */
+	char *line = xasprintf("{\"v\":%d,\"ts\":\"%s\",\"session\":\"%s\",\"seq\":%lu,\"event\":\"%s\"%s%.*s,"
+			       "\"prev\":\"%s\"}", AUDIT_FORMAT_VERSION, ev->ts, ev->session, ev->seq,
+			       ev->kind, fl > 2 ? "," : "", fl > 2 ? (int)(fl - 2) : 0, fl > 2 ? f + 1 : "",
+			       w->prev);
+	free(f);
+	return line;
+}
+
+/* The first subscriber: the event as one JSON line, header, fields, then
+ * prev; the line's SHA-256 becomes the next line's prev. */
+static int write_event(void *ctx, const struct event *ev, struct werr *e)
+{
+	struct writer *w = ctx;
+	char *s = line_of(w, ev);
 	if (!s)
 		return werr_set(e, EINVAL, "audit event %s: cannot encode as JSON", ev->kind);
 
 	size_t n = strlen(s);
-	_cleanup_free_ char *line = xmalloc(n + 1);
-	memcpy(line, s, n);
+	_cleanup_free_ char *line = xrealloc(s, n + 1 + 1);
 	line[n] = '\n';
-	free(s);
 	if (w->failed)
 		return werr_set(e, 0, "%s", w->why);
 	if (write_all(w->fd, line, n + 1) < 0) {
@@ -328,9 +361,14 @@ static void timestamp(struct audit *a, char *out, size_t len)
 	    (ts.tv_sec == a->last_ts.tv_sec && ts.tv_nsec < a->last_ts.tv_nsec))
 		ts = a->last_ts;
 	a->last_ts = ts;
-	if (gmtime_r(&ts.tv_sec, &tm))
-		strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, len, "%s.%06ldZ", base, ts.tv_nsec / 1000);
+	/* the date and time to the second, written once a second */
+	if (ts.tv_sec != a->base_sec || !a->base[0]) {
+		if (gmtime_r(&ts.tv_sec, &tm))
+			strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(a->base, sizeof a->base, "%s", base);
+		a->base_sec = ts.tv_sec;
+	}
+	snprintf(out, len, "%s.%06ldZ", a->base, ts.tv_nsec / 1000);
 }
 
 void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx)

@@ -1,13 +1,35 @@
 /* procfacts.c - facts about a host process read from its /proc/PID/status
- * or stat (procfacts.h). */
+ * or stat, or translated by the kernel (procfacts.h). */
 #include "procfacts.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Linux 6.11's pid translation on a pid namespace's fd (not in every
+ * distribution's headers yet) */
+/* Linux 6.13's PIDFD_GET_INFO, its first size */
+struct pidfd_info0 {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
+};
+#define PIDFD_GET_INFO0 _IOWR(0xFF, 11, struct pidfd_info0)
+#define PIDFD_INFO_PID0 1ULL
+
+#ifndef NS_GET_TGID_FROM_PIDNS
+#define NS_GET_TGID_FROM_PIDNS _IOR(NSIO, 0x7, int)
+#endif
+#ifndef NS_GET_PID_IN_PIDNS
+#define NS_GET_PID_IN_PIDNS _IOR(NSIO, 0x8, int)
+#endif
 
 /* /proc/HOST/NAME's text into buf (NUL-terminated); false when gone. */
 static bool read_proc(pid_t host, const char *name, char *buf, size_t len)
@@ -82,4 +104,62 @@ void target_stat(pid_t host, pid_t *ppid_host, int *threads)
 			*threads = (int)strtol(f, NULL, 10);
 		f = strchr(f, ' ');
 	}
+}
+
+/* host's pid in pidns: > 0; -1: gone; -2: no translation here */
+static long ns_pid(pid_t host, int pidns)
+{
+	int in = pidns >= 0 ? ioctl(pidns, NS_GET_PID_IN_PIDNS, (unsigned long)host) : -1;
+	return in > 0 ? in : pidns >= 0 && errno == ESRCH ? -1 : -2;
+}
+
+long target_inner(pid_t host, int pidns)
+{
+	long in = ns_pid(host, pidns);
+	if (in == -2)
+		target_pid_info(host, &in, NULL);
+	return in;
+}
+
+void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
+{
+	if (*pidns == -2) {
+		char np[64];
+		snprintf(np, sizeof np, "/proc/%d/ns/pid", (int)host);
+		*pidns = open(np, O_RDONLY | O_CLOEXEC);
+	}
+	long in = ns_pid(host, *pidns);
+	if (in == -2) {
+		if (*pidns >= 0)
+			close(*pidns); /* a kernel before 6.11: status from now on */
+		*pidns = -1;
+		target_status(host, inner, ppid_host, tgid, threads);
+		return;
+	}
+	int tg = in > 0 ? ioctl(*pidns, NS_GET_TGID_FROM_PIDNS, (unsigned long)in) : -1;
+	*inner = in;
+	*tgid = tg > 0 ? tg : 0;
+	if (in > 0) {
+		target_stat(host, ppid_host, threads);
+	} else {
+		*ppid_host = 0;
+		*threads = 0;
+	}
+}
+
+void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
+{
+	struct pidfd_info0 in = { .mask = PIDFD_INFO_PID0 };
+	char p[64];
+	struct statx sx;
+	snprintf(p, sizeof p, "/proc/%d/task", (int)host);
+	/* the task directory's links: 2 and one per thread */
+	if (pidfd >= 0 && ioctl(pidfd, PIDFD_GET_INFO0, &in) == 0 && (in.mask & PIDFD_INFO_PID0) &&
+	    in.pid == (uint32_t)host && statx(AT_FDCWD, p, 0, STATX_NLINK, &sx) == 0 &&
+	    (sx.stx_mask & STATX_NLINK) && sx.stx_nlink > 2) {
+		*ppid_host = (pid_t)in.ppid;
+		*threads = (int)(sx.stx_nlink - 2);
+		return;
+	}
+	target_stat(host, ppid_host, threads);
 }

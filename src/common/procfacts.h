@@ -1,9 +1,10 @@
-/* procfacts.h - facts about a host process from one read of its
- * /proc/PID/status (its parent and threads alone: of stat): its pid inside
- * its own pid namespace, its parent, its thread group and threads (used by
- * the supervisor's exec and syscall records and by the hook socket's
- * linking of tool calls). */
+/* procfacts.h - facts about a host process: its pid inside its own pid
+ * namespace, its parent, its thread group and threads, from one read of
+ * its /proc/PID/status or stat, or from the kernel's pid translation and a
+ * pidfd where the kernel has them (used by the supervisor's exec and
+ * syscall records and by the hook socket's linking of tool calls). */
 #pragma once
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The process's pid inside its own pid namespace (last NSpid field; -1
@@ -16,3 +17,21 @@ void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *
  * /proc/PID/stat, shorter for the kernel to write than status (0 each when
  * gone). */
 void target_stat(pid_t host, pid_t *ppid_host, int *threads);
+/* The process's pid in the pid namespace of pidns (an fd of its
+ * /proc/PID/ns/pid; -1: none) by the kernel's translation (Linux 6.11 and
+ * later), else as target_pid_info says; -1 when gone. */
+long target_inner(pid_t host, int pidns);
+/* What target_status says, of a process in the pid namespace of *pidns
+ * (an fd of its /proc/PID/ns/pid; -2: opened here from host's, who must be
+ * in it): its pid there and its thread group by the kernel's translation
+ * (Linux 6.11 and later), its parent and threads from /proc/PID/stat, which
+ * costs the kernel less to write than status (its memory and capability
+ * lines). Where the kernel cannot translate, *pidns is closed and set to -1,
+ * and all of it is read from status, now and after. */
+void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads);
+/* What target_stat says, with pidfd a pidfd of host (-1: none): the parent
+ * from the pidfd (PIDFD_GET_INFO, Linux 6.13 and later) and the threads
+ * from the link count of /proc/PID/task (two and one per thread), which
+ * the kernel answers without writing stat's text; from stat where the
+ * kernel cannot. */
+void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads);

@@ -294,3 +294,56 @@ test_exec_record_parent() {
 	fixed=$(tail -n 1 "$(latest_log)" | grep -o '"fixed":[0-9]*')
 	[[ $fixed == '"fixed":3' ]] || fail "the execs of a vfork parent named 'p) 1 2 (q' were watched: $fixed"
 }
+
+# Each exec event's "pid" and "ppid" are the sandbox's numbers (the kernel's
+# translation, src/common/procfacts.h): for a process whose pid inside is
+# not its host pid, for the children a parent of two threads spawns
+# (posix_spawn: a vfork onto a memory another thread runs on, so each exec
+# is watched to its stop, never "fixed"), and for an exec from a thread
+# that is not the main one (its own id inside, its process's parent; the
+# watch follows it to the process's pid).
+test_exec_record_pids() {
+	have python3 || skip 'no python3 on the host'
+	cat >thr.py <<'PY'
+import os, subprocess, sys, threading, time
+stop = threading.Event()
+t = threading.Thread(target=stop.wait)
+t.start()
+with open("pids", "w") as f:
+    f.write("self %d\nvfork %d\n" % (os.getpid(), sys.version_info >= (3, 10)))
+for i in range(3):
+    subprocess.run(["/bin/true", "threaded%d" % i])
+stop.set()
+t.join()
+def child():
+    with open("pids", "a") as f:
+        f.write("thread %d\n" % threading.get_native_id())
+    os.execv("/bin/true", ["/bin/true", "fromthread"])
+threading.Thread(target=child).start()
+time.sleep(30)
+PY
+	wrun -- python3 thr.py
+	assert_rc 0
+	local f self thread top ev i stats
+	f=$(latest_log)
+	self=$(awk '$1 == "self" { print $2 }' pids) thread=$(awk '$1 == "thread" { print $2 }' pids)
+	[[ -n $self && -n $thread ]] || { fail "python did not say its pids: $(cat pids)"; return; }
+	top=$(grep '"event":"exec"' "$f" | grep -F '"argv":["python3","thr.py"]' | head -n 1)
+	[[ $top == *"\"pid\":$self,"* ]] || fail "python's own exec does not name its pid inside ($self): $(grep -o '"pid":[0-9-]*,"ppid":[0-9-]*,"host_pid":[0-9]*' <<<"$top")"
+	[[ $top != *"\"host_pid\":$self,"* ]] || fail "python's pid inside equals its host pid ($self): no pid namespace to tell them apart"
+	for i in 0 1 2; do
+		ev=$(grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"/bin/true\",\"threaded$i\"]")
+		[[ $ev == *"\"ppid\":$self,"* ]] || fail "the spawn threaded$i does not name its threaded parent ($self): $(grep -o '"pid":[0-9-]*,"ppid":[0-9-]*' <<<"$ev")"
+	done
+	ev=$(grep '"event":"exec"' "$f" | grep -F '"argv":["/bin/true","fromthread"]')
+	local pp=${top#*\"ppid\":}
+	pp=${pp%%,*}
+	[[ $ev == *"\"pid\":$thread,\"ppid\":$pp,"* ]] || fail "the exec from thread $thread (its process's parent $pp) is recorded as $(grep -o '"pid":[0-9-]*,"ppid":[0-9-]*' <<<"$ev")"
+	stats=$(tail -n 1 "$f" | grep -o '"fixed":[0-9]*,"verified":[0-9]*')
+	# the three spawns and the exec from a thread, each watched and verified
+	if grep -qx 'vfork 1' pids; then
+		[[ ${stats#*\"verified\":} -ge 4 ]] || fail "the execs of a threaded process (or its vfork children) were not watched: $stats"
+	else
+		note "python before 3.10 spawns with fork: the watch of vfork children is not checked"
+	fi
+}

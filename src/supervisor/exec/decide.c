@@ -131,7 +131,8 @@ bool execs_decide(const struct policy_exec *rules, const struct exec_verdict_rul
  * meanwhile? The file and a script's interpreter immutable, each named by
  * an absolute path through read-only directories, the path's string where
  * only the exec's own thread could change it. */
-bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p)
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p,
+			 int ppidfd)
 {
 	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
 	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
@@ -142,12 +143,12 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 		snprintf(ipath, sizeof ipath, "%s", ip);
 		ipath[strcspn(ipath, " \t")] = '\0';
 		if (in->fd < 0 || !in->immutable ||
-		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino))
+		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino, in->resolved))
 			return false;
 	}
-	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino) &&
+	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino, m->resolved) &&
 	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
-			.threads = p->threads },
+			.threads = p->threads, .ppidfd = ppidfd },
 			init, p->path_addr, strlen(p->path) + 1);
 }
 

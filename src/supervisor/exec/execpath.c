@@ -28,6 +28,7 @@
 
 #include "../../common/util.h"
 #include "../target.h"
+#include "immutable.h"
 
 #define MAX_LINKS 40
 #define MOUNTS 64
@@ -38,15 +39,16 @@ struct stable {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	char *resolved;             /* where warden's open of path reached it */
 };
 
-struct mount_ro {
+struct mount_flags {
 	uint64_t id;
-	bool ro;
+	unsigned long flags;        /* statvfs's f_flag */
 };
 
 struct execpath {
-	struct mount_ro m[MOUNTS];
+	struct mount_flags m[MOUNTS];
 	size_t n;
 	struct stable kept[STABLE_KEPT]; /* a ring, next: the slot to fill */
 	size_t next;
@@ -61,44 +63,108 @@ void execpath_free(struct execpath *ep)
 {
 	if (!ep)
 		return;
-	for (size_t i = 0; i < STABLE_KEPT; i++)
+	for (size_t i = 0; i < STABLE_KEPT; i++) {
 		free(ep->kept[i].path);
+		free(ep->kept[i].resolved);
+	}
 	free(ep);
 }
 
-static bool kept_stable(const struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+static const struct stable *kept_stable(const struct execpath *ep, const char *path, dev_t dev,
+					ino_t ino)
 {
 	for (size_t i = 0; i < STABLE_KEPT; i++)
 		if (ep->kept[i].path && ep->kept[i].ino == ino && ep->kept[i].dev == dev &&
 		    strcmp(ep->kept[i].path, path) == 0)
-			return true;
-	return false;
+			return &ep->kept[i];
+	return NULL;
 }
 
-static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t ino)
+static bool keep_stable(struct execpath *ep, const char *path, dev_t dev, ino_t ino,
+			const char *resolved)
 {
 	struct stable *k = &ep->kept[ep->next];
 	ep->next = (ep->next + 1) % STABLE_KEPT;
 	free(k->path);
-	*k = (struct stable){ .path = xstrdup(path), .dev = dev, .ino = ino };
+	free(k->resolved);
+	*k = (struct stable){ .path = xstrdup(path), .dev = dev, .ino = ino,
+			      .resolved = resolved && resolved[0] ? xstrdup(resolved) : NULL };
 	return true;
+}
+
+static const char *execpath_resolved(const struct execpath *ep, const char *path, dev_t dev,
+				     ino_t ino)
+{
+	const struct stable *k = path[0] == '/' ? kept_stable(ep, path, dev, ino) : NULL;
+	return k ? k->resolved : NULL;
+}
+
+bool execpath_mount_flags(struct execpath *ep, int fd, uint64_t id, unsigned long *flags)
+{
+	for (size_t i = 0; i < ep->n; i++)
+		if (ep->m[i].id == id) {
+			*flags = ep->m[i].flags;
+			return true;
+		}
+	struct statvfs v;
+	if (fstatvfs(fd, &v) < 0)
+		return false;
+	*flags = v.f_flag;
+	if (ep->n < MOUNTS)
+		ep->m[ep->n++] = (struct mount_flags){ .id = id, .flags = v.f_flag };
+	return true;
+}
+
+/* statx's answer as struct stat */
+static void stat_of(const struct statx *sx, struct stat *st)
+{
+	*st = (struct stat){ .st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+			     .st_ino = sx->stx_ino, .st_mode = sx->stx_mode, .st_nlink = sx->stx_nlink,
+			     .st_uid = sx->stx_uid, .st_gid = sx->stx_gid,
+			     .st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
+			     .st_size = (off_t)sx->stx_size, .st_blksize = sx->stx_blksize,
+			     .st_blocks = (blkcnt_t)sx->stx_blocks,
+			     .st_atim = { sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec },
+			     .st_mtim = { sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec },
+			     .st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec } };
+}
+
+int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
+		  struct stat *st, char **resolved, bool *immutable, bool *noexec)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
+		return -1;
+	stat_of(&sx, st);
+	const char *known = path ? execpath_resolved(ep, path, st->st_dev, st->st_ino) : NULL;
+	if (known) {
+		*resolved = xstrdup(known);
+	} else {
+		char self[64], buf[PATH_MAX];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(self, buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		*resolved = xstrdup(buf);
+	}
+	unsigned long flags = 0;
+	bool have = (sx.stx_mask & STATX_MNT_ID) ? execpath_mount_flags(ep, fd, sx.stx_mnt_id, &flags)
+						 : exec_mount_flags(fd, &flags);
+	*noexec = have && (flags & ST_NOEXEC);
+	*immutable = have && S_ISREG(st->st_mode) &&
+		     exec_immutable_rule(flags, st, *resolved, wdev, nwdev);
+	return 0;
 }
 
 /* Is the mount of the directory at rel (from root; "" for root itself),
  * whose mount id is id, read-only? */
 static bool mount_ro(struct execpath *ep, int root, const char *rel, uint64_t id)
 {
+	unsigned long flags;
 	for (size_t i = 0; i < ep->n; i++)
 		if (ep->m[i].id == id)
-			return ep->m[i].ro;
+			return (ep->m[i].flags & ST_RDONLY) != 0;
 	_cleanup_close_ int fd = openat(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct statvfs v;
-	if (fd < 0 || fstatvfs(fd, &v) < 0)
-		return false;
-	bool ro = (v.f_flag & ST_RDONLY) != 0;
-	if (ep->n < MOUNTS)
-		ep->m[ep->n++] = (struct mount_ro){ .id = id, .ro = ro };
-	return ro;
+	return fd >= 0 && execpath_mount_flags(ep, fd, id, &flags) && (flags & ST_RDONLY);
 }
 
 static bool stat_at(int root, const char *rel, struct statx *sx)
@@ -111,13 +177,14 @@ static bool stat_at(int root, const char *rel, struct statx *sx)
 
 static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
 
-bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino,
+		     const char *resolved)
 {
 	if (root < 0 || path[0] != '/')
 		return false;
 	if (kept_stable(ep, path, dev, ino))
 		return true;
-	return walk_stable(ep, root, path, dev, ino) && keep_stable(ep, path, dev, ino);
+	return walk_stable(ep, root, path, dev, ino) && keep_stable(ep, path, dev, ino, resolved);
 }
 
 static bool walk_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino)
@@ -213,14 +280,16 @@ bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_
 			return false;
 		pid_t up;
 		int n;
-		target_stat(parent, &up, &n);
+		target_stat_pidfd(parent, depth == 0 ? pr->ppidfd : -1, &up, &n);
 		if (n != 1 || up <= 0)
 			return false;
 		child = parent;
 		parent = up;
 	}
+	/* child: the last of the chain on this memory (the vfork parent's
+	 * pagemap, whose /proc entry outlives its children, is the same) */
 	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/pagemap", (int)pid);
+	snprintf(p, sizeof p, "/proc/%d/pagemap", (int)child);
 	_cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct execpath;
@@ -29,8 +30,15 @@ void execpath_free(struct execpath *ep);
 
 /* Does path (absolute, inside the sandbox whose root is the O_PATH fd
  * root) resolve to the inode (dev, ino) through read-only directories
- * only? */
-bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino);
+ * only? resolved: where warden's open of path reached it (its
+ * /proc/self/fd link), kept with a path found stable. */
+bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev, ino_t ino,
+		     const char *resolved);
+
+/* The flags (statvfs's f_flag) of mount id, which fd (O_PATH will do) lies
+ * on: read once a mount (the sandbox's mounts do not change: the mount
+ * calls are refused inside). false when fstatvfs fails. */
+bool execpath_mount_flags(struct execpath *ep, int fd, uint64_t id, unsigned long *flags);
 
 /* The process that execs, as /proc/PID/status said when its exec was
  * noticed: pid, the thread (its process's only one, threads), ppid its
@@ -40,9 +48,21 @@ bool execpath_stable(struct execpath *ep, int root, const char *path, dev_t dev,
 struct execpath_proc {
 	pid_t pid, ppid;
 	int threads;
+	int ppidfd;                 /* a pidfd of ppid (-1: none) */
 };
 
 /* Can nobody but the process's one thread, blocked in its exec, change the
  * len bytes at addr in its memory? init: sandbox init (which forks its
  * children, never vforks). */
 bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_t addr, size_t len);
+
+/* The file open at fd (O_PATH will do), as an exec's subject needs it:
+ * its stat; where it lies inside the sandbox (resolved, malloc'd): what
+ * execpath_stable kept for path when path reaches the same inode (the
+ * same read-only directories, which nothing inside can change, lead
+ * there), else its /proc/self/fd link (path NULL: not known); whether the
+ * agent cannot change it (immutable.h, on the mount's flags, read once a
+ * mount) and whether its mount is noexec (both false when the flags
+ * cannot be read). 0, or -1 with errno when fd cannot be looked at. */
+int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
+		  struct stat *st, char **resolved, bool *immutable, bool *noexec);

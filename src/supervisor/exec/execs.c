@@ -94,6 +94,7 @@ struct execs {
 	dev_t wdev[WRITABLE_DEVS];
 	size_t nwdev;
 	int root;                   /* the sandbox's root, O_PATH */
+	int pidns;                  /* its pid namespace (-1: none, or no translation; -2: not yet) */
 	pid_t init;                 /* sandbox init, as the host numbers it */
 	struct hashq *q;
 	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
@@ -169,22 +170,16 @@ static void subject_clear(struct subject *s)
 static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, const char *path,
 			int at_flags)
 {
-	char resolved[PATH_MAX] = "";
-	s->fd = target_open_root(p->x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
-				 p->cwd, resolved, sizeof resolved);
-	if (s->fd < 0)
-		return -1;
-	s->resolved = xstrdup(resolved);
-	if (fstat(s->fd, &s->st) < 0) {
-		int err = errno;
-		subject_clear(s);
-		errno = err;
-		return -1;
-	}
-	s->immutable = S_ISREG(s->st.st_mode) &&
-		       exec_file_immutable(s->fd, &s->st, s->resolved, p->x->wdev, p->x->nwdev,
-					   &s->noexec);
-	return 0;
+	struct execs *x = p->x;
+	s->fd = target_open_root(x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
+				 p->cwd, NULL, 0);
+	if (s->fd < 0 || execpath_file(x->ep, s->fd, at ? NULL : path, x->wdev, x->nwdev, &s->st,
+				       &s->resolved, &s->immutable, &s->noexec) == 0)
+		return s->fd < 0 ? -1 : 0;
+	int err = errno;
+	subject_clear(s);
+	errno = err;
+	return -1;
 }
 
 static void nohash(struct subject *s, const char *why)
@@ -473,7 +468,7 @@ static void finish(struct execs *x, struct pexec *p)
 	/* Watched from here to the stop after its exec: what runs must be
 	 * what was checked. Unless nothing else can: an immutable file
 	 * named by a path and a string that cannot change (execpath.h). */
-	if (execs_cannot_change(x->ep, x->root, x->init, p)) {
+	if (execs_cannot_change(x->ep, x->root, x->init, p, pidcache_pidfd(x->pids, p->ppid))) {
 		x->unwatched++;
 		if (!record(x, p, NULL)) {
 			answer(x, p, EACCES);
@@ -588,8 +583,10 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	char cwd[PATH_MAX];
 	target_cwd(p->tid, cwd, sizeof cwd);
 	p->cwd = xstrdup(cwd);
-	target_status(p->tid, &p->inner, &p->ppid, &p->tgid, &p->threads);
-	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid) : -1;
+	/* (its pid namespace, as root: no process inside can make another,
+	 * CLONE_NEWPID, unshare and setns are refused) */
+	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads);
+	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
@@ -905,6 +902,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->log = cfg->log;
 	x->rules = &pol->exec;
 	x->root = -1;
+	x->pidns = -2;
 	x->timer = -1;
 	x->init = cfg->init;
 	x->ap = cfg->approvals;
@@ -977,6 +975,8 @@ void execs_free(struct execs *x)
 		close(x->timer);
 	if (x->root >= 0)
 		close(x->root);
+	if (x->pidns >= 0)
+		close(x->pidns);
 	exec_verdict_free(&x->lists);
 	free(x);
 }

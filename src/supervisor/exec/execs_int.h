@@ -73,9 +73,10 @@ bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_ru
 		   const struct subject *s);
 
 /* Will the kernel's exec open what was checked, whatever anyone does
- * meanwhile? (execpath.h) */
+ * meanwhile? (execpath.h; ppidfd: a pidfd of its parent, or -1) */
 struct execpath;
-bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p);
+bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct pexec *p,
+			 int ppidfd);
 
 /* The `exec ask` rule that asks a human about p, in words into rule, or
  * false. */

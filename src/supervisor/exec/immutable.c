@@ -27,15 +27,24 @@ bool exec_immutable_rule(unsigned long mount_flags, const struct stat *st, const
 	return true;
 }
 
+bool exec_mount_flags(int fd, unsigned long *flags)
+{
+	struct statvfs v;
+	if (fstatvfs(fd, &v) < 0)
+		return false;
+	*flags = v.f_flag;
+	return true;
+}
+
 bool exec_file_immutable(int fd, const struct stat *st, const char *resolved, const dev_t *wdev,
 			 size_t nwdev, bool *noexec)
 {
-	struct statvfs v;
+	unsigned long flags;
 	if (noexec)
 		*noexec = false;
-	if (fstatvfs(fd, &v) < 0)
+	if (!exec_mount_flags(fd, &flags))
 		return false;
 	if (noexec)
-		*noexec = (v.f_flag & ST_NOEXEC) != 0;
-	return exec_immutable_rule(v.f_flag, st, resolved, wdev, nwdev);
+		*noexec = (flags & ST_NOEXEC) != 0;
+	return exec_immutable_rule(flags, st, resolved, wdev, nwdev);
 }

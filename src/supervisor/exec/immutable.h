@@ -22,6 +22,10 @@
 bool exec_file_immutable(int fd, const struct stat *st, const char *resolved, const dev_t *wdev,
 			 size_t nwdev, bool *noexec);
 
+/* The flags (statvfs's f_flag) of the mount fd lies on; false when
+ * fstatvfs fails. */
+bool exec_mount_flags(int fd, unsigned long *flags);
+
 /* The rule itself, on the mount's flags (statvfs's f_flag) as fstatvfs
  * gave them: what exec_file_immutable decides after that call. */
 bool exec_immutable_rule(unsigned long mount_flags, const struct stat *st, const char *resolved,

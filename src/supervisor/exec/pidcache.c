@@ -59,7 +59,7 @@ static bool holds_pid(int pidfd)
 	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno == EPERM;
 }
 
-long pidcache_inner(struct pidcache *c, pid_t host)
+long pidcache_inner(struct pidcache *c, pid_t host, int pidns)
 {
 	struct entry *slot = &c->e[0];
 	for (size_t i = 0; i < ENTRIES; i++) {
@@ -77,8 +77,7 @@ long pidcache_inner(struct pidcache *c, pid_t host)
 	/* the pidfd first: if the process it names still holds the pid after
 	 * the read, what was read is that process's */
 	int pidfd = (int)syscall(SYS_pidfd_open, host, 0);
-	long inner;
-	target_pid_info(host, &inner, NULL);
+	long inner = target_inner(host, pidns);
 	if (pidfd < 0)
 		return inner;
 	if (inner < 0 || !holds_pid(pidfd)) {
@@ -88,4 +87,12 @@ long pidcache_inner(struct pidcache *c, pid_t host)
 	drop(slot);
 	*slot = (struct entry){ .host = host, .inner = inner, .pidfd = pidfd, .used = ++c->clock };
 	return inner;
+}
+
+int pidcache_pidfd(const struct pidcache *c, pid_t host)
+{
+	for (size_t i = 0; i < ENTRIES; i++)
+		if (c->e[i].host == host)
+			return c->e[i].pidfd;
+	return -1;
 }

@@ -15,5 +15,9 @@ void pidcache_free(struct pidcache *c);
 
 /* The pid inside of host process host (as target_pid_info says; -1 when
  * gone): from the cache while the process it was read from still holds
- * host, else read now (and kept, where a pidfd can be had). */
-long pidcache_inner(struct pidcache *c, pid_t host);
+ * host, else read now (and kept, where a pidfd can be had); pidns: the
+ * sandbox's pid namespace, for target_facts (-1: none). */
+long pidcache_inner(struct pidcache *c, pid_t host, int pidns);
+
+/* The pidfd kept for host (-1: none), as pidcache_inner left it. */
+int pidcache_pidfd(const struct pidcache *c, pid_t host);
