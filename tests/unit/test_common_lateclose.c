@@ -94,8 +94,9 @@ static void round_trip(void)
 	late_close_add_synced(&l, synced);
 	double t0 = now_ms();
 	late_close_start(&l);
-	/* not waited for: the socket's close takes seconds */
-	CHECK(now_ms() - t0 < 500);
+	/* not waited for: the socket's close takes 3 s (the bounds here leave
+	 * room for a loaded machine, and stay under those 3 s) */
+	CHECK(now_ms() - t0 < 1500);
 	/* the caller's copies of what was handed over are gone at once */
 	CHECK(!is_open(listed[1]));
 	CHECK(!is_open(ino));
@@ -104,8 +105,8 @@ static void round_trip(void)
 	 * process, which got a copy of every fd, let go of it at once, while
 	 * its close of the socket still waits */
 	close(other[1]);
-	CHECK(eof_within(other[0], 1000));
-	CHECK(eof_within(listed[0], 1000));
+	CHECK(eof_within(other[0], 2000));
+	CHECK(eof_within(listed[0], 2000));
 	late_close_wait(&l);
 	CHECK(!is_open(synced));
 	close(listed[0]);
