@@ -9,6 +9,7 @@
  * file back, the agent's set aside) and told to the caller, which records
  * it as an alert. Never through a link the agent planted. */
 #include "state.h"
+#include "guardrec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +84,42 @@ static json_t *guarded(const struct agent_def *a, json_t *j)
 	return g;
 }
 
+/* The guarded keys of the record's text into st (false: no usable record). */
+static bool from_record(const struct agent_def *a, const char *text, struct agent_state *st)
+{
+	_cleanup_json_ json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(j))
+		return false;
+	st->guard = guarded(a, j);
+	st->guard_text = xstrdup(text);
+	return true;
+}
+
+static char *restored(const struct agent_def *a, const struct agent_state *st, json_t *j);
+static char *differing(const struct agent_def *a, json_t *was, json_t *now);
+static int replace(int pfd, const char *name, const char *text);
+
+/* A session ended without its check: the file (j, now) compared with the
+ * record's checked settings (in st), and put back when a guarded key
+ * differs; st->recovered says what. */
+static int recover(const struct agent_def *a, int pfd, const char *name, json_t *j,
+		   struct agent_state *st, struct werr *e)
+{
+	_cleanup_json_ json_t *now = guarded(a, j);
+	char *what = differing(a, st->guard, now);
+	if (!what)
+		return 0;
+	struct state_guard_change *c = xcalloc(1, sizeof *c);
+	c->what = what;
+	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
+	st->recovered = c;
+	_cleanup_free_ char *text = restored(a, st, j);
+	if (!text || replace(pfd, name, text) < 0)
+		return werr_errno(e, "restoring %s (%s since a session that ended without its check)",
+				  c->path, c->what);
+	return 0;
+}
+
 int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e)
 {
 	if (!a->guard_path)
@@ -91,12 +128,28 @@ int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state 
 	_cleanup_close_ int pfd = open_parent(a, dfd, &name);
 	if (pfd < 0)
 		return werr_errno(e, "%s/%s", st->dir, a->guard_path);
-	_cleanup_json_ json_t *j = load(pfd, name, &st->guard_text, &why);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ json_t *j = load(pfd, name, &text, &why);
 	if (!j)
 		return werr_set(e, 0, "%s/%s: %s: warden checks it at the session's start (`warden "
 				"state reset %s` starts afresh)", st->dir, a->guard_path, why, a->name);
-	st->guard = guarded(a, j);
-	return 0;
+	struct guardrec r;
+	int rc = guardrec_open(dfd, &r, e);
+	/* Another session runs (its agent may have changed the file), or one
+	 * ended without its check: the settings checked are the record's. */
+	if (rc == 0 && r.checked && (r.live || r.dead) && from_record(a, r.checked, st)) {
+		if (!r.live)
+			rc = recover(a, pfd, name, j, st, e);
+	} else if (rc == 0) {
+		st->guard = guarded(a, j);
+		st->guard_text = steal_ptr(&text);
+		if (guardrec_write(&r, st->guard_text) < 0)
+			rc = werr_errno(e, "%s/.warden-guard: recording the settings checked", st->dir);
+	}
+	if (rc == 0 && (st->guard_marker = guardrec_enter(&r, &st->guard_marker_name)) < 0)
+		rc = werr_errno(e, "%s/.warden-guard: this session's marker", st->dir);
+	guardrec_close(&r);
+	return rc;
 }
 
 /* text written as pfd/name through a new file renamed into place. */
@@ -149,6 +202,20 @@ static char *restored(const struct agent_def *a, const struct agent_state *st, j
 	return out;
 }
 
+/* The session's check done: its marker removed. */
+static void leave(struct agent_state *st)
+{
+	state_guard_leave(st);
+}
+
+void state_guard_leave(struct agent_state *st)
+{
+	if (st->guard_marker_name && st->lock_fd >= 0)
+		guardrec_leave(st->lock_fd, st->guard_marker_name);
+	free(st->guard_marker_name);
+	st->guard_marker_name = NULL;
+}
+
 int state_guard_check(const struct agent_def *a, struct agent_state *st, const char *session,
 		      struct state_guard_change *c, struct werr *e)
 {
@@ -163,8 +230,10 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 	_cleanup_free_ char *text = NULL;
 	if (j) {
 		_cleanup_json_ json_t *now = guarded(a, j);
-		if (!(c->what = differing(a, st->guard, now)))
+		if (!(c->what = differing(a, st->guard, now))) {
+			leave(st);
 			return 0;
+		}
 		if (!(text = restored(a, st, j)))
 			return werr_set(e, ENOMEM, "restoring %s/%s", st->dir, a->guard_path);
 	} else {
@@ -179,6 +248,7 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
 	if (replace(pfd, name, text) < 0)
 		return werr_errno(e, "restoring %s (%s during the session)", c->path, c->what);
+	leave(st);
 	return 1;
 }
 

@@ -176,7 +176,7 @@ static int open_dir(const struct agent_def *a, const char *dir, const char *home
 int state_open(const struct agent_def *a, const char *dir, const char *home,
 	       const struct codex_conf *import, struct agent_state *st, struct werr *e)
 {
-	*st = (struct agent_state){ .lock_fd = -1 };
+	*st = (struct agent_state){ .lock_fd = -1, .guard_marker = -1 };
 	_cleanup_close_ int dfd = -1;
 	if (open_dir(a, dir, home, true, &st->dir, &dfd, e) < 0)
 		return -1;
@@ -230,6 +230,10 @@ int state_keep_apart(const struct agent_state *st, const char *other, const char
 
 void agent_state_free(struct agent_state *st)
 {
+	/* a session that ends in this process has nothing left unchecked: its
+	 * agent never ran, or its end checked (only one killed before its
+	 * check leaves its marker) */
+	state_guard_leave(st);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
 	for (size_t i = 0; i < st->n; i++) {
@@ -240,7 +244,13 @@ void agent_state_free(struct agent_state *st)
 	free(st->dir);
 	json_decref(st->guard);
 	free(st->guard_text);
-	*st = (struct agent_state){ .lock_fd = -1 };
+	if (st->guard_marker >= 0)
+		close(st->guard_marker);
+	if (st->recovered) {
+		state_guard_change_free(st->recovered);
+		free(st->recovered);
+	}
+	*st = (struct agent_state){ .lock_fd = -1, .guard_marker = -1 };
 }
 
 int state_reset(const struct agent_def *a, const char *dir, const char *home, bool *removed,

@@ -12,6 +12,14 @@
 #include "../sandbox/sandbox.h"
 #include "agents.h"
 
+/* What the agent changed in that file during the session: its path on the
+ * host, what changed ("hooks, disableAllHooks changed"; "deleted", "replaced by a
+ * symlink", "no longer a JSON object", ...), and where the agent's file was
+ * set aside (NULL: it was not). */
+struct state_guard_change {
+	char *path, *what, *moved_to;
+};
+
 struct agent_state {
 	char *dir;              /* the state directory (resolved) */
 	int lock_fd;            /* a shared flock held while the session runs, or -1 */
@@ -21,6 +29,12 @@ struct agent_state {
 	 * guarded keys, and the file's text */
 	json_t *guard;
 	char *guard_text;
+	/* this session's marker among the sessions of the state (guardrec.h),
+	 * held until its check; and what the start restored, left changed by
+	 * a session that ended without its check (what NULL: nothing) */
+	int guard_marker;
+	char *guard_marker_name;
+	struct state_guard_change *recovered;
 };
 
 /* The default state directory of agent `name`; NULL when neither
@@ -51,17 +65,13 @@ void agent_state_free(struct agent_state *st);
 
 /* guard.c: the agent's settings file that decides which hooks run and what
  * is allowed (a.guard_path, a.guard_keys), read once warden has put its
- * hook in (state_open calls it): its guarded keys kept in st. -1 with e
- * filled when it is not a regular file holding a JSON object. */
+ * hook in (state_open calls it): its guarded keys kept in st. Those are
+ * the state's record's (guardrec.h) when another session runs, or one
+ * ended without its check; in the second case a change to the file is
+ * undone now and said in st->recovered. -1 with e filled when it is not a
+ * regular file holding a JSON object. */
 int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
 
-/* What the agent changed in that file during the session: its path on the
- * host, what changed ("hooks, disableAllHooks changed"; "deleted", "replaced by a
- * symlink", "no longer a JSON object", ...), and where the agent's file was
- * set aside (NULL: it was not). */
-struct state_guard_change {
-	char *path, *what, *moved_to;
-};
 
 /* Once the sandbox is gone: the file compared with the snapshot; when a
  * guarded key differs, or the file is no longer a JSON object, the
@@ -72,6 +82,10 @@ struct state_guard_change {
 int state_guard_check(const struct agent_def *a, struct agent_state *st, const char *session,
 		      struct state_guard_change *c, struct werr *e);
 void state_guard_change_free(struct state_guard_change *c);
+
+/* The session's marker removed (once its check is done, or when it ends
+ * in this process without its agent having run). */
+void state_guard_leave(struct agent_state *st);
 
 /* `warden state reset`: empty agent a's state directory (dir NULL: the
  * default), never following a symlink in it; refused while a session holds

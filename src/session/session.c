@@ -186,6 +186,23 @@ static void settings_guard(struct session *sn)
 	state_guard_change_free(&c);
 }
 
+/* At the start, once the log is open: what the state's settings held that
+ * an earlier session's agent changed, that session having ended without
+ * its check (killed, its host gone), undone before this one's agent
+ * starts (guard.c): an alert, and told. */
+static void settings_recovered(struct session *sn)
+{
+	const struct state_guard_change *c = sn->ag.state.recovered;
+	if (!c)
+		return;
+	_cleanup_free_ char *detail =
+		xasprintf("%s during a session that ended without its check", c->what);
+	audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
+		.path = c->path, .action = "restored", .detail = detail }), NULL);
+	wnote("%s: %s during a session that ended without warden's check (the agent can write "
+	      "it); restored to the settings warden checked", c->path, c->what);
+}
+
 /* A directory of warden's own that no sandbox may reach (the audit log, the
  * cache): refuse a workspace overlapping it and profile paths inside it;
  * mounts.c masks it when a profile path covers it. The workspace is a
@@ -600,7 +617,10 @@ static int session_plan(struct session *sn, struct werr *e)
 	/* The limits (their thread joined): a note for each one a profile
 	 * asked for that cannot be. */
 	limits_job_take(&sn->lj);
-	return log_start(sn, ckfield, e);
+	if (log_start(sn, ckfield, e) < 0)
+		return -1;
+	settings_recovered(sn);
+	return 0;
 }
 
 /* The sandbox run by the supervisor, with the handles of the session it

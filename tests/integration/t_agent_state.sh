@@ -375,3 +375,59 @@ PY
 	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
 	! grep -q '"rule":"agent.settings-changed"' "$f" || fail "an alert for unchanged settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
 }
+
+# The settings warden checked, kept outside the agent's reach and shared by
+# the sessions of one state: a session killed (SIGKILL) before its check
+# leaves what its agent changed, and the next session's start puts the
+# checked settings back before its agent starts (an alert, and told); two
+# sessions at once both hold the first one's checked settings, so a change
+# made by one agent is not taken as checked by the other (the first to end
+# undoes it).
+test_agent_settings_guard_killed() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/killed.out f
+	printf 'disable persist.startup-file\ndisable persist.protected-path\n' >"$T_TMP/quiet.rules"
+	printf 'rules %s\n' "$T_TMP/quiet.rules" >"$T_TMP/quiet.profile"
+	wrun -- claude 'true'
+	assert_rc 0 'the first session'
+	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
+		'printf "{\"permissions\": {\"allow\": [\"Bash(*)\"]}, \"model\": \"mine\"}\n" >"$HOME/.claude/settings.json"; echo changed; sleep 60'
+	wait_for "$out" '^changed' 15 || fatal "the agent did not run: $(excerpt "$(cat "$out" "$out.err")")"
+	grep -q 'Bash' "$st" || fail "the change is not on the host: $(excerpt "$(cat "$st")")"
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'true'
+	assert_rc 0 'the session after the killed one'
+	assert_out_lacks 'Bash' "the next agent does not start with the killed session's change"
+	assert_out_match 'settings=.*"model":"mine"' "the agent's other key kept"
+	assert_err_match "settings.json: permissions changed during a session that ended without warden's check.*restored" 'the user is told'
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	grep -q "\"event\":\"alert\",\"rule\":\"agent.settings-changed\",\"path\":\"$st\",\"action\":\"restored\",\"detail\":\"permissions changed during a session that ended without its check\"" "$f" ||
+		fail "no alert for the settings left changed: $(excerpt "$(grep '"event":"alert"' "$f")")"
+	# a session that ends normally after it: nothing more to say
+	wrun -- claude 'true'
+	[[ $ERR != *"without warden's check"* && $ERR != *"during the session"* ]] ||
+		fail "said again: $(excerpt "$ERR")"
+}
+
+test_agent_settings_guard_concurrent() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/first.out
+	printf 'disable persist.startup-file\ndisable persist.protected-path\n' >"$T_TMP/quiet.rules"
+	printf 'rules %s\n' "$T_TMP/quiet.rules" >"$T_TMP/quiet.profile"
+	wrun -- claude 'true'
+	assert_rc 0 'the first session'
+	# A's agent changes the settings and stays; B starts and ends meanwhile
+	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
+		'printf "{\"permissions\": {\"allow\": [\"Bash(*)\"]}}\n" >"$HOME/.claude/settings.json"; echo changed; while [ ! -e "$HOME/.claude/go" ]; do sleep 0.1; done'
+	wait_for "$out" '^changed' 15 || fatal "the agent did not run: $(excerpt "$(cat "$out" "$out.err")")"
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'true'
+	assert_rc 0 'B, while A runs'
+	# the change is no checked setting of B's: undone at its end, and told
+	assert_err_match 'settings.json: permissions changed during the session.*restored' "B's end"
+	touch "$HOME/$STATE_CLAUDE_REL/.claude/go"
+	wait "$TPID"
+	! grep -q 'Bash' "$st" || fail "A's change taken as checked by B and put back at its end: $(excerpt "$(cat "$st")")"
+	wrun -- claude 'true'
+	assert_out_lacks 'Bash' 'the next session starts from the checked settings'
+}
