@@ -383,13 +383,19 @@ PY
 # sessions at once both hold the first one's checked settings, so a change
 # made by one agent is not taken as checked by the other (the first to end
 # undoes it).
-test_agent_settings_guard_killed() {
-	fake_claude
-	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/killed.out f
+# guard_first_session: a first session (the state made, its settings
+# checked), and $T_TMP/quiet.profile with the detector's file rules off.
+guard_first_session() {
 	printf 'disable persist.startup-file\ndisable persist.protected-path\n' >"$T_TMP/quiet.rules"
 	printf 'rules %s\n' "$T_TMP/quiet.rules" >"$T_TMP/quiet.profile"
 	wrun -- claude 'true'
 	assert_rc 0 'the first session'
+}
+
+test_agent_settings_guard_killed() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/killed.out f
+	guard_first_session
 	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
 		'printf "{\"permissions\": {\"allow\": [\"Bash(*)\"]}, \"model\": \"mine\"}\n" >"$HOME/.claude/settings.json"; echo changed; sleep 60'
 	wait_for "$out" '^changed' 15 || fatal "the agent did not run: $(excerpt "$(cat "$out" "$out.err")")"
@@ -413,10 +419,7 @@ test_agent_settings_guard_killed() {
 test_agent_settings_guard_concurrent() {
 	fake_claude
 	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/first.out
-	printf 'disable persist.startup-file\ndisable persist.protected-path\n' >"$T_TMP/quiet.rules"
-	printf 'rules %s\n' "$T_TMP/quiet.rules" >"$T_TMP/quiet.profile"
-	wrun -- claude 'true'
-	assert_rc 0 'the first session'
+	guard_first_session
 	# A's agent changes the settings and stays; B starts and ends meanwhile
 	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
 		'printf "{\"permissions\": {\"allow\": [\"Bash(*)\"]}}\n" >"$HOME/.claude/settings.json"; echo changed; while [ ! -e "$HOME/.claude/go" ]; do sleep 0.1; done'
