@@ -97,7 +97,6 @@ static bool from_record(const struct agent_def *a, const char *text, struct agen
 
 static char *restored(const struct agent_def *a, const struct agent_state *st, json_t *j);
 static char *differing(const struct agent_def *a, json_t *was, json_t *now);
-static int replace(int pfd, const char *name, const char *text);
 
 /* A session ended without its check: the file (j, now) compared with the
  * record's checked settings (in st), and put back when a guarded key
@@ -114,7 +113,7 @@ static int recover(const struct agent_def *a, int pfd, const char *name, json_t 
 	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
 	st->recovered = c;
 	_cleanup_free_ char *text = restored(a, st, j);
-	if (!text || replace(pfd, name, text) < 0)
+	if (!text || replace_beneath(pfd, name, text) < 0)
 		return werr_errno(e, "restoring %s (%s since a session that ended without its check)",
 				  c->path, c->what);
 	return 0;
@@ -152,21 +151,6 @@ int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state 
 	return rc;
 }
 
-/* text written as pfd/name through a new file renamed into place. */
-static int replace(int pfd, const char *name, const char *text)
-{
-	char tmp[64];
-	snprintf(tmp, sizeof tmp, ".%s.warden-%d", name, (int)getpid());
-	unlinkat(pfd, tmp, 0);
-	_cleanup_close_ int out = open_beneath(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (out < 0 || write_all(out, text, strlen(text)) < 0 || renameat(pfd, tmp, pfd, name) < 0) {
-		int err = errno;
-		unlinkat(pfd, tmp, 0);
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
 
 /* "K1, K2 changed": the guarded keys that differ between was and now;
  * NULL when none does. */
@@ -202,12 +186,6 @@ static char *restored(const struct agent_def *a, const struct agent_state *st, j
 	return out;
 }
 
-/* The session's check done: its marker removed. */
-static void leave(struct agent_state *st)
-{
-	state_guard_leave(st);
-}
-
 void state_guard_leave(struct agent_state *st)
 {
 	if (st->guard_marker_name && st->lock_fd >= 0)
@@ -231,7 +209,7 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 	if (j) {
 		_cleanup_json_ json_t *now = guarded(a, j);
 		if (!(c->what = differing(a, st->guard, now))) {
-			leave(st);
+			state_guard_leave(st);
 			return 0;
 		}
 		if (!(text = restored(a, st, j)))
@@ -246,9 +224,9 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 		text = xstrdup(st->guard_text);
 	}
 	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
-	if (replace(pfd, name, text) < 0)
+	if (replace_beneath(pfd, name, text) < 0)
 		return werr_errno(e, "restoring %s (%s during the session)", c->path, c->what);
-	leave(st);
+	state_guard_leave(st);
 	return 1;
 }
 

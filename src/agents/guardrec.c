@@ -91,17 +91,7 @@ int guardrec_open(int statedir, struct guardrec *r, struct werr *e)
 
 int guardrec_write(struct guardrec *r, const char *text)
 {
-	char tmp[32];
-	snprintf(tmp, sizeof tmp, "." REC_FILE "-%d", (int)getpid());
-	unlinkat(r->dfd, tmp, 0);
-	_cleanup_close_ int fd = open_beneath(r->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (fd < 0 || write_all(fd, text, strlen(text)) < 0 || renameat(r->dfd, tmp, r->dfd, REC_FILE) < 0) {
-		int err = errno;
-		unlinkat(r->dfd, tmp, 0);
-		errno = err;
-		return -1;
-	}
-	return 0;
+	return replace_beneath(r->dfd, REC_FILE, text);
 }
 
 int guardrec_enter(struct guardrec *r, char **marker)

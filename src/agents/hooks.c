@@ -190,16 +190,9 @@ int agent_claude_install_hook(int statefd, const char *dir, bool *added, struct 
 	_cleanup_free_ char *text = json_dumps(j, JSON_INDENT(2));
 	if (!text)
 		return werr_set(e, ENOMEM, "%s/.claude/settings.json", dir);
-	char tmp[64];
-	snprintf(tmp, sizeof tmp, ".settings.json.warden-%d", (int)getpid());
-	unlinkat(cfd, tmp, 0);
-	_cleanup_close_ int out = open_beneath(cfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (out < 0 || write_all(out, text, strlen(text)) < 0 || write_all(out, "\n", 1) < 0 ||
-	    renameat(cfd, tmp, cfd, "settings.json") < 0) {
-		int err = errno;
-		unlinkat(cfd, tmp, 0);
-		return werr_set(e, err, "writing %s/.claude/settings.json", dir);
-	}
+	_cleanup_free_ char *line = xasprintf("%s\n", text);
+	if (replace_beneath(cfd, "settings.json", line) < 0)
+		return werr_errno(e, "writing %s/.claude/settings.json", dir);
 	*added = true;
 	return 0;
 }

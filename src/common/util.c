@@ -286,6 +286,21 @@ int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
 }
 
+int replace_beneath(int dirfd, const char *name, const char *text)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".%s.warden-%d", name, (int)getpid());
+	unlinkat(dirfd, tmp, 0);
+	_cleanup_close_ int out = open_beneath(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (out < 0 || write_all(out, text, strlen(text)) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
+		int err = errno;
+		unlinkat(dirfd, tmp, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 void spawnattr_fresh(posix_spawnattr_t *at, short flags)
 {
 	sigset_t none, all;

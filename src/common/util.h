@@ -125,6 +125,10 @@ DIR *dir_open_at(int dirfd, const char *path, int flags);
  * way and none at the end; O_CLOEXEC added. -1 with errno. */
 int open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
 
+/* text written as dirfd/name through a new file (beneath dirfd, mode 0600)
+ * renamed into place: 0, or -1 with errno. */
+int replace_beneath(int dirfd, const char *name, const char *text);
+
 /* Reset attributes for a command warden runs outside the sandbox: no
  * signal blocked, every signal's action the default, plus flags
  * (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETPGROUP with pgroup 0, ...). at is
