@@ -124,8 +124,8 @@ static void allowed_here(const struct net_rules *s, const struct net_host *h, ui
 		if (q->action != RULES_ALLOW || !rules_rule_matches(&q->r, h, port))
 			continue;
 		char one[NET_METHODS_MAX + REQGLOB_MAX + 8];
-		snprintf(one, sizeof one, "%s%s%s", q->r.methods[0] ? q->r.methods : "any method",
-			 " ", q->r.path[0] ? q->r.path : "any path");
+		snprintf(one, sizeof one, "%s %s", q->r.methods[0] ? q->r.methods : "any method",
+			 q->r.path[0] ? q->r.path : "any path");
 		const char *lead = used ? ", " : "; its rules allow ";
 		if (!more && used + strlen(lead) + strlen(one) + 16 < cap) {
 			used += (size_t)snprintf(out + used, cap - used, "%s%s", lead, one);
