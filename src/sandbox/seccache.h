@@ -20,6 +20,7 @@
 bool seccache_get(const char *cachedir, struct seccomp_kind k, void **prog, size_t *len);
 
 /* prog (len instructions) kept in cachedir for kind k, in place of a
- * previous one; the files of other builds or kernels removed. Failing to
- * write is not an error: the next session compiles again. */
+ * previous one; the files of other builds or kernels removed once there
+ * are more than a few dozen. Failing to write is not an error: the next
+ * session compiles again. */
 void seccache_put(const char *cachedir, struct seccomp_kind k, const void *prog, size_t len);

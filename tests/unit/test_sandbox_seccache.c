@@ -3,9 +3,9 @@
  * byte for byte what libseccomp compiles, for every kind; each kind has a
  * file of its own; a file that is changed, cut short, of another kind,
  * writable by others, a symbolic link, or (as root) owned by someone else
- * is not taken, and the next compile replaces it; the files of another
- * build are removed when a new one is written; an unwritable cache is no
- * error. */
+ * is not taken, and the next compile replaces it; the files of other
+ * builds are removed when there are more than 32 and a new one is written;
+ * an unwritable cache is no error. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -170,11 +170,20 @@ int main(void)
 		spoiled(kind_of(5), FOREIGN);
 	else
 		printf("skipped: a file owned by another user (needs root)\n");
-	/* another build's file goes when one is written */
+	/* other builds' files: a few kept (two builds used in turn keep
+	 * theirs), more than 32 removed when one is written */
 	_cleanup_free_ char *stale = xasprintf("%s/seccomp-00000000000000000000000000000000-0", dir);
 	_cleanup_free_ char *f0 = file_of(kind_of(0));
 	CHECK(f0 && unlink(f0) == 0);
 	write_bytes(stale, "x", 1);
+	CHECK(prepared_right(kind_of(0)));
+	CHECK(access(stale, F_OK) == 0);
+	CHECK(nfiles() == 17);
+	for (unsigned i = 1; i <= 32; i++) {
+		_cleanup_free_ char *other = xasprintf("%s/seccomp-%032x-0", dir, i);
+		write_bytes(other, "x", 1);
+	}
+	CHECK(f0 && unlink(f0) == 0);
 	CHECK(prepared_right(kind_of(0)));
 	CHECK(access(stale, F_OK) != 0);
 	CHECK(nfiles() == 16);
