@@ -288,11 +288,19 @@ int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 
 int replace_beneath(int dirfd, const char *name, const char *text)
 {
-	char tmp[64];
-	snprintf(tmp, sizeof tmp, ".%s.warden-%d", name, (int)getpid());
+	return replace_beneath_n(dirfd, name, text, strlen(text));
+}
+
+int replace_beneath_n(int dirfd, const char *name, const void *data, size_t len)
+{
+	char tmp[128];
+	if (snprintf(tmp, sizeof tmp, ".%s.warden-%d", name, (int)getpid()) >= (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	unlinkat(dirfd, tmp, 0);
 	_cleanup_close_ int out = open_beneath(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (out < 0 || write_all(out, text, strlen(text)) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
+	if (out < 0 || write_all(out, data, len) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
 		int err = errno;
 		unlinkat(dirfd, tmp, 0);
 		errno = err;

@@ -128,6 +128,8 @@ int open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
 /* text written as dirfd/name through a new file (beneath dirfd, mode 0600)
  * renamed into place: 0, or -1 with errno. */
 int replace_beneath(int dirfd, const char *name, const char *text);
+/* The same with len bytes of data (which may hold NULs). */
+int replace_beneath_n(int dirfd, const char *name, const void *data, size_t len);
 
 /* Reset attributes for a command warden runs outside the sandbox: no
  * signal blocked, every signal's action the default, plus flags

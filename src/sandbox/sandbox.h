@@ -235,8 +235,10 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e);
 struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro);
 /* The filter of that kind compiled ahead (on the session's preparing
  * thread, while nothing else uses libseccomp): *prog (malloc'd), *len
- * instructions. */
-int seccomp_prepare(struct seccomp_kind k, void **prog, size_t *len, struct werr *e);
+ * instructions; taken from cachedir (warden's cache directory, may be
+ * NULL) when it holds it, and put there when compiled (seccache.h). */
+int seccomp_prepare(struct seccomp_kind k, const char *cachedir, void **prog, size_t *len,
+		    struct werr *e);
 int seccomp_install(const struct sandbox_spec *s, int *notify_fd, struct werr *e);
 
 /* caps.c (init) */

@@ -19,9 +19,12 @@
  *
  * Two halves: the supervisor compiles the filter with libseccomp before it
  * clones init, which inherits the BPF program in its copy of the memory and
- * installs it as its last step. */
+ * installs it as its last step. A filter compiled once is kept in warden's
+ * cache directory and taken from there while nothing it is made from
+ * changes (seccache.h). */
 #include "sandbox.h"
 #include "features.h"
+#include "seccache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -310,7 +313,7 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 		return 0;
 	void *prog;
 	size_t len;
-	if (seccomp_prepare(k, &prog, &len, e) < 0)
+	if (seccomp_prepare(k, s->cachedir, &prog, &len, e) < 0)
 		return -1;
 	free(s->seccomp_prog);
 	s->seccomp_prog = prog;
@@ -319,7 +322,8 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
-int seccomp_prepare(struct seccomp_kind k, void **out, size_t *out_len, struct werr *e)
+/* The filter of kind k compiled by libseccomp. */
+static int compile(struct seccomp_kind k, void **out, size_t *out_len, struct werr *e)
 {
 	scmp_filter_ctx ctx;
 	int r = build(&ctx, k.files, k.made, k.strict, k.kernel);
@@ -346,6 +350,17 @@ int seccomp_prepare(struct seccomp_kind k, void **out, size_t *out_len, struct w
 	}
 	*out = prog;
 	*out_len = (size_t)st.st_size / sizeof(struct sock_filter);
+	return 0;
+}
+
+int seccomp_prepare(struct seccomp_kind k, const char *cachedir, void **prog, size_t *len,
+		    struct werr *e)
+{
+	if (seccache_get(cachedir, k, prog, len))
+		return 0;
+	if (compile(k, prog, len, e) < 0)
+		return -1;
+	seccache_put(cachedir, k, *prog, *len);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ void session_secrets_free(struct session_secrets *ss)
 	egress_free(&ss->eg);
 	canary_free(&ss->canary);
 	free(ss->filter);
+	free(ss->cachedir);
 	secrets_free(&ss->sec);
 	strv_free(&ss->cas);
 }
@@ -102,7 +103,7 @@ static int secrets_make(void *arg, struct werr *e)
 		return -1;
 	struct werr fe = { 0 };
 	if (!atomic_exchange(&ss->filter_taken, true) &&
-	    seccomp_prepare(ss->filter_kind, &ss->filter, &ss->filter_len, &fe) < 0)
+	    seccomp_prepare(ss->filter_kind, ss->cachedir, &ss->filter, &ss->filter_len, &fe) < 0)
 		ss->filter = NULL;
 	return 0;
 }
@@ -127,6 +128,7 @@ int session_secrets_prepare(const struct session_opts *o, const struct policy *p
 		trust_user_cas(&ss->cas);
 	ss->want_canary = !pol->canary_off;
 	ss->filter_kind = seccomp_kind_of(pol, o->read_only || pol->workspace_ro);
+	ss->cachedir = etc_cache_dir(home);
 	bgjob_start(&ss->ready, secrets_make, ss);
 	return 0;
 }

@@ -30,6 +30,7 @@ struct session_secrets {
 	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */
 	atomic_bool filter_taken;  /* the preparing thread or the main one is on it */
 	void *filter;              /* ... compiled by the thread, or NULL */
+	char *cachedir;            /* warden's cache directory (the filter's: seccache.h) */
 	size_t filter_len;
 	struct bgjob ready;        /* the decoys, the egress and the filter made meanwhile
 				      (session_secrets_ready) */

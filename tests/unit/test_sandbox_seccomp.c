@@ -104,7 +104,7 @@ static int notified(struct seccomp_kind k)
 	struct werr e = { 0 };
 	struct sandbox_spec s;
 	memset(&s, 0, sizeof s);
-	if (seccomp_prepare(k, &s.seccomp_prog, &s.seccomp_len, &e) < 0) {
+	if (seccomp_prepare(k, NULL, &s.seccomp_prog, &s.seccomp_len, &e) < 0) {
 		fprintf(stderr, "seccomp_prepare: %s\n", e.msg);
 		return -1;
 	}
