@@ -9,7 +9,8 @@
 
 #include "../common/util.h"
 
-#define PROCS_MAX 8192
+#define PROCS_MAX 8192         /* the table's most slots; full, a new pid overwrites */
+#define PROCS_FIRST 64
 #define LINKS_MAX 256
 
 struct proc {
@@ -23,7 +24,10 @@ struct link {
 
 struct derive {
 	char *ws;                    /* the workspace inside, or NULL */
-	struct proc *procs;          /* PROCS_MAX, made on the first exec */
+	struct proc *procs;          /* nprocs_cap slots (a power of two), made on the
+				      * first exec and doubled at three quarters full,
+				      * up to PROCS_MAX */
+	size_t nprocs, nprocs_cap;
 	char *last_program;          /* the last exec's */
 	struct link links[LINKS_MAX];
 	size_t nlinks, next_link;
@@ -40,7 +44,7 @@ void derive_free(struct derive *dv)
 {
 	if (!dv)
 		return;
-	for (size_t i = 0; dv->procs && i < PROCS_MAX; i++) {
+	for (size_t i = 0; i < dv->nprocs_cap; i++) {
 		free(dv->procs[i].program);
 		free(dv->procs[i].cwd);
 	}
@@ -123,13 +127,31 @@ static bool past_top(const struct derive *dv, const char *base, const char *p)
 
 /* ---- the tables ------------------------------------------------------------ */
 
-static struct proc *proc_slot(struct derive *dv, long pid)
+static struct proc *proc_slot(const struct derive *dv, long pid)
 {
-	size_t i = (size_t)pid * 2654435761u % PROCS_MAX;
-	for (size_t k = 0; k < PROCS_MAX; k++, i = (i + 1) % PROCS_MAX)
+	size_t cap = dv->nprocs_cap;
+	size_t i = (size_t)pid * 2654435761u % cap;
+	for (size_t k = 0; k < cap; k++, i = (i + 1) % cap)
 		if (dv->procs[i].pid == pid || dv->procs[i].pid == 0)
 			return &dv->procs[i];
-	return &dv->procs[(size_t)pid % PROCS_MAX]; /* full: overwrite */
+	return &dv->procs[(size_t)pid % cap]; /* full: overwrite */
+}
+
+/* Room for one more process: the table made, or doubled (its entries
+ * placed again) once three quarters full, while below PROCS_MAX. */
+static void procs_room(struct derive *dv)
+{
+	if (dv->procs && (dv->nprocs + 1) * 4 <= dv->nprocs_cap * 3)
+		return;
+	if (dv->procs && dv->nprocs_cap >= PROCS_MAX)
+		return;
+	struct derive old = *dv;
+	dv->nprocs_cap = old.procs ? old.nprocs_cap * 2 : PROCS_FIRST;
+	dv->procs = xcalloc(dv->nprocs_cap, sizeof *dv->procs);
+	for (size_t i = 0; i < old.nprocs_cap; i++)
+		if (old.procs[i].pid)
+			*proc_slot(dv, old.procs[i].pid) = old.procs[i];
+	free(old.procs);
 }
 
 static const struct proc *proc_of(const struct derive *dv, const json_t *ev)
@@ -137,7 +159,7 @@ static const struct proc *proc_of(const struct derive *dv, const json_t *ev)
 	const json_t *p = json_object_get(ev, "pid");
 	if (!dv->procs || !json_is_integer(p) || json_integer_value(p) <= 0)
 		return NULL;
-	const struct proc *s = proc_slot((struct derive *)dv, (long)json_integer_value(p));
+	const struct proc *s = proc_slot(dv, (long)json_integer_value(p));
 	return s->pid ? s : NULL;
 }
 
@@ -156,9 +178,10 @@ static void note_exec(struct derive *dv, const json_t *ev)
 	dv->last_program = xstrdup(res);
 	if (!json_is_integer(p) || json_integer_value(p) <= 0)
 		return;
-	if (!dv->procs)
-		dv->procs = xcalloc(PROCS_MAX, sizeof *dv->procs);
+	procs_room(dv);
 	struct proc *s = proc_slot(dv, (long)json_integer_value(p));
+	if (!s->pid)
+		dv->nprocs++;
 	free(s->program);
 	free(s->cwd);
 	*s = (struct proc){ .pid = (long)json_integer_value(p), .program = xstrdup(res),

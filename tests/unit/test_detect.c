@@ -235,6 +235,32 @@ static void test_derived(void)
 	detect_free(d);
 }
 
+/* the process table grows past its first slots (and, full at 8,192, a new
+ * pid takes an old one's slot): each process's cwd still found */
+static void test_derived_many(void)
+{
+	struct detect *d = engine("rule c1 low\n  on file cwd=/w/p1\n"
+				  "rule c77 low\n  on file cwd=/w/p77\n"
+				  "rule c4999 low\n  on file cwd=/w/p4999\n"
+				  "rule c9999 low\n  on file cwd=/w/p9999\n",
+				  &quiet, NULL);
+	char ev[160];
+	for (int pid = 1; pid <= 5000; pid++) {
+		snprintf(ev, sizeof ev, "{\"pid\":%d,\"cwd\":\"/w/p%d\",\"resolved\":\"/bin/true\"}", pid, pid);
+		feed(d, "exec", ev, 0);
+	}
+	CHECK(feed(d, "file", "{\"pid\":1,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 1);
+	CHECK(feed(d, "file", "{\"pid\":77,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 1);
+	CHECK(feed(d, "file", "{\"pid\":4999,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 1);
+	CHECK(feed(d, "file", "{\"pid\":5001,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 0);
+	for (int pid = 5001; pid <= 10000; pid++) {
+		snprintf(ev, sizeof ev, "{\"pid\":%d,\"cwd\":\"/w/p%d\",\"resolved\":\"/bin/true\"}", pid, pid);
+		feed(d, "exec", ev, 0);
+	}
+	CHECK(feed(d, "file", "{\"pid\":9999,\"op\":\"open\",\"path\":\"/w/y\"}", 0) == 1);
+	detect_free(d);
+}
+
 static void test_hash_list(void)
 {
 	char dir[] = "/tmp/test-detect.XXXXXX";
@@ -388,6 +414,7 @@ int main(void)
 	test_sequences_and_counts();
 	test_differ();
 	test_derived();
+	test_derived_many();
 	test_tree();
 	test_hash_list();
 	test_risk();
