@@ -571,8 +571,10 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 				continue; /* mask: gone since the scan; placeholder: not creatable */
 			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
 		}
+		/* a mask's source is of the kind found there: looked at */
 		struct stat st;
-		if (fstat(fd, &st) < 0)
+		bool mask = m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR;
+		if (mask && fstat(fd, &st) < 0)
 			return werr_errno(e, "workspace: %s", m->rel);
 		int r = 0;
 		switch (m->kind) {

@@ -65,7 +65,9 @@ static void make_placeholders(struct ws_plan *plan)
 			/* exactly that mode whatever the umask: how sessions recognise it */
 			m->made = (struct ws_made){ .err = errno };
 		} else {
-			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
+			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino,
+						    .ctime_set = (st.st_mode & 07777) == want,
+						    .ctime = st.st_ctim };
 			if (!m->dir && (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev))
 				first = m;
 		}
@@ -110,6 +112,16 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e)
 	return r;
 }
 
+/* A directory placeholder nothing changed since it was made: adding an
+ * entry sets its ctime, which no one can set back. A change within the
+ * clock's tick of the making (a kernel without fine-grained ctimes) goes
+ * unseen here, not by phstash_give's look after the move. */
+static bool untouched(const struct ws_mount *m, const struct stat *st)
+{
+	return m->made.ctime_set && st->st_ctim.tv_sec == m->made.ctime.tv_sec &&
+	       st->st_ctim.tv_nsec == m->made.ctime.tv_nsec;
+}
+
 void workspace_remove_placeholders(struct ws_plan *plan)
 {
 	if (!plan->placed)
@@ -139,7 +151,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 			if (!m->adopted) /* another session's: its owner's to tell */
 				wnote("placeholder %s was replaced or changed during the session; left as it is",
 				      m->abs);
-		} else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st) ||
+		} else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st, untouched(m, &st)) ||
 			 unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)
