@@ -31,6 +31,7 @@ void phstash_open(struct phstash *st, const char *dir)
 	}
 	st->fd = fd;
 	st->dev = sb.st_dev;
+	st->root = sb.st_uid == 0;
 	st->ok = true;
 }
 
@@ -94,7 +95,7 @@ int phstash_take(struct phstash *st, int wsfd, const char *rel)
  * which. */
 static bool put(struct phstash *st, int wsfd, const char *rel, ino_t ino, char name[64])
 {
-	if (geteuid() == 0 && !st->as_is_refused) {
+	if (st->root && !st->as_is_refused) {
 		snprintf(name, 64, "r-%llu", (unsigned long long)ino);
 		if (renameat2(wsfd, rel, st->fd, name, RENAME_NOREPLACE) == 0)
 			return true;

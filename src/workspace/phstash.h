@@ -27,6 +27,7 @@ struct phstash {
 	struct strv names;  /* entries not taken yet (read at the first take) */
 	bool listed;
 	int ws_same;        /* the workspace on its file system: 1, 0 not, -1 not known yet */
+	bool root;          /* euid 0: moves a directory it may not write (CAP_DAC_OVERRIDE) */
 	bool as_is_refused; /* root, yet a move of a 01555 directory was refused */
 	size_t held;        /* entries there, about: bounded by PHSTASH_MAX */
 };
