@@ -1,5 +1,6 @@
 /* phstash.c - empty placeholder directories kept between sessions, renamed
- * into the workspace and back instead of made and removed (phstash.h). */
+ * into the workspace and back instead of made and removed, and the socket
+ * placeholder linked to each socket name (phstash.h). */
 #include "phstash.h"
 
 #include "../common/walk.h"
@@ -134,6 +135,28 @@ bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct st
 	}
 	st->held++;
 	return true;
+}
+
+/* The socket placeholder kept, linked to each socket name at start: no
+ * inode allocated (and freed) each session. */
+#define SOCKET_NAME "s-socket"
+
+int phstash_socket(struct phstash *st, int wsfd, const char *rel, mode_t mode)
+{
+	struct stat sb;
+	if (!st->ok || !same_fs(st, wsfd) || fstatat(st->fd, SOCKET_NAME, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISSOCK(sb.st_mode) || (sb.st_mode & 07777) != mode || sb.st_uid != geteuid()) {
+		(void)!unlinkat(st->fd, SOCKET_NAME, 0); /* not as left: made again */
+		return -1;
+	}
+	return linkat(st->fd, SOCKET_NAME, wsfd, rel, 0);
+}
+
+void phstash_keep_socket(struct phstash *st, int wsfd, const char *rel)
+{
+	if (st->ok && same_fs(st, wsfd))
+		(void)!linkat(wsfd, rel, st->fd, SOCKET_NAME, 0);
 }
 
 void phstash_forget(struct phstash *st)

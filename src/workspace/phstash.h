@@ -1,4 +1,5 @@
-/* phstash.h - empty placeholder directories kept between sessions.
+/* phstash.h - empty placeholder directories, and the socket placeholder,
+ * kept between sessions.
  *
  * A protected directory name missing from the workspace (.vscode, .cursor,
  * ...) gets a placeholder for the session: an empty directory of mode 01555
@@ -11,7 +12,9 @@
  * p-INODE, mode 0700, made 01555 when taken; root's (CAP_DAC_OVERRIDE) wait
  * as r-INODE, 01555 as they are, no mode changed either way. Only when that
  * directory is on the workspace's file system; otherwise (and whenever a
- * rename fails) the caller makes and removes them as before. */
+ * rename fails) the caller makes and removes them as before. The socket
+ * placeholders are links to one inode: the one kept there (s-socket), whose
+ * allocation (the costliest call of the making) is not paid each session. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +50,11 @@ int phstash_take(struct phstash *st, int wsfd, const char *rel);
  * since: it is not read before the move (it is after, in the stash). */
 bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct stat *sb,
 		  bool untouched);
+/* Link the socket placeholder kept in the stash (of that mode, the
+ * user's) to rel: 0, or -1 (none kept, another file system, rel exists). */
+int phstash_socket(struct phstash *st, int wsfd, const char *rel, mode_t mode);
+/* Keep the socket placeholder just made at rel for the next sessions. */
+void phstash_keep_socket(struct phstash *st, int wsfd, const char *rel);
 void phstash_close(struct phstash *st);
 /* Sandbox init's copy: the fd closed, nothing freed (each free there
  * copies a page of the supervisor's heap). */

@@ -33,9 +33,28 @@ static bool adopt_raced(int wsfd, struct ws_mount *m)
 	return true;
 }
 
-/* A directory placeholder is an inode of its own. The first socket
- * placeholder is a new inode; the other sockets are links to it (a new
- * inode where linking fails: another file system, a link limit). */
+/* A socket placeholder: a link to the first one made, else to the one
+ * kept in the stash (phstash_socket), else a new inode (*fresh). */
+static int make_socket(struct ws_plan *plan, const struct ws_mount *first, const char *rel,
+		       bool *fresh)
+{
+	int wsfd = plan->ws_fd;
+	*fresh = false;
+	if (first) {
+		if (linkat(wsfd, first->rel, wsfd, rel, 0) == 0)
+			return 0;
+		if (errno == EEXIST || errno == EACCES || errno == EROFS)
+			return -1;
+	} else if (phstash_socket(&plan->stash, wsfd, rel, PLACEHOLDER_SOCK_MODE) == 0) {
+		return 0;
+	}
+	*fresh = !first;
+	return mknodat(wsfd, rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
+}
+
+/* A directory placeholder is an inode of its own. The socket placeholders
+ * are links to one inode, kept in the stash between sessions (a new one
+ * where linking fails: another file system, a link limit). */
 static void make_placeholders(struct ws_plan *plan)
 {
 	int wsfd = plan->ws_fd;
@@ -44,15 +63,14 @@ static void make_placeholders(struct ws_plan *plan)
 		struct ws_mount *m = &plan->m[i];
 		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
-		int r = -1;
+		int r;
+		bool fresh = false;
 		if (m->dir) /* from the stash (phstash.h), else made */
 			r = phstash_take(&plan->stash, wsfd, m->rel) == 0
 				    ? 0 : mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
-		else if (first)
-			r = linkat(wsfd, first->rel, wsfd, m->rel, 0);
-		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
-			r = mknodat(wsfd, m->rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
-		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
+		else
+			r = make_socket(plan, first, m->rel, &fresh);
+	mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0 && errno == EEXIST && adopt_raced(wsfd, m)) {
 			continue;
@@ -70,6 +88,8 @@ static void make_placeholders(struct ws_plan *plan)
 						    .ctime = st.st_ctim };
 			if (!m->dir && (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev))
 				first = m;
+			if (fresh) /* ours, of its mode now: kept for the next sessions */
+				phstash_keep_socket(&plan->stash, wsfd, m->rel);
 		}
 	}
 }

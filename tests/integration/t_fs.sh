@@ -327,7 +327,8 @@ test_placeholder_stash() {
 	# clean after each session, and the stash holds only empty directories,
 	# bounded: a user's of mode 700 (a directory moved to another parent
 	# must be writable), root's of the placeholder mode 1555 (moved as it
-	# is: no mode changed at either end).
+	# is: no mode changed at either end); and the socket placeholder, mode
+	# 444, linked to each socket name at start (no inode made each time).
 	local stash="$HOME/.local/state/warden/locks/placeholders" ino i
 	wrun -- true
 	assert_rc 0
@@ -347,7 +348,9 @@ test_placeholder_stash() {
 	local bad n
 	local mode=700
 	((EUID == 0)) && mode=1555
-	bad=$(find "$stash" -mindepth 1 \( -not -type d -o -not -perm "$mode" -o -mindepth 2 \) 2>&1)
+	bad=$(find "$stash" -mindepth 1 -not \( -name s-socket -type s -perm 444 -maxdepth 1 \) \
+		\( -not -type d -o -not -perm "$mode" -o -mindepth 2 \) 2>&1)
+	[[ -S $stash/s-socket ]] || fail "no socket placeholder kept in the stash: $(ls -la "$stash")"
 	[[ -z $bad ]] || fail "the stash holds something else than empty placeholders: $(excerpt "$bad")"
 	n=$(find "$stash" -mindepth 1 -maxdepth 1 | wc -l)
 	((n <= 64)) || fail "the stash grew to $n entries"
