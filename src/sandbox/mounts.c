@@ -560,6 +560,12 @@ static int open_planned(int dir, const char *rel)
 	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
 }
 
+/* rel names an entry of the workspace's top: one name, not . or .. */
+static bool top_name(const char *rel)
+{
+	return *rel && !strchr(rel, '/') && strcmp(rel, ".") != 0 && strcmp(rel, "..") != 0;
+}
+
 /* The placeholders at the workspace's top (the default profile's 28) are
  * cloned from a read-only view of the workspace with no mounts beneath it,
  * staged once at WS_RO on the staging root (gone with it at enter_root):
@@ -572,7 +578,7 @@ static int placeholder_source(const struct sandbox_spec *s, int ws)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->plan.n; i++)
-		n += s->plan.m[i].kind == WS_PLACEHOLDER && !strchr(s->plan.m[i].rel, '/');
+		n += s->plan.m[i].kind == WS_PLACEHOLDER && top_name(s->plan.m[i].rel);
 	for (size_t i = 0; n >= 4 && i < s->policy->npaths; i++)
 		if (strcmp(s->policy->paths[i].path, s->workspace) != 0 &&
 		    path_is_within(s->policy->paths[i].path, s->workspace))
@@ -586,19 +592,18 @@ static int placeholder_source(const struct sandbox_spec *s, int ws)
 	return open(WS_RO, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* A top-level placeholder: its clone from the read-only view attached at
- * its name in the workspace, not followed (a name, nothing on the way). 0,
- * also when it is not there (not creatable); -1 (e). */
+/* A top-level placeholder: cloned by its name in the read-only view and
+ * attached at its name in the workspace, neither followed (one name,
+ * nothing on the way, nothing mounted in the view: as beneath and with no
+ * symlink as open_planned, without its open). 0, also when it is not there
+ * (not creatable); -1 (e). */
 static int bind_placeholder(int rosrc, int ws, const char *rel, struct werr *e)
 {
-	_cleanup_close_ int src = open_planned(rosrc, rel);
-	if (src < 0)
+	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, rosrc, rel,
+		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
+	if (tree < 0)
 		return errno == ENOENT ? 0 : werr_errno(e, "workspace: %s changed while the "
 							"sandbox was built", rel);
-	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, src, "",
-		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
-	if (tree < 0)
-		return werr_errno(e, "mounts: cloning %s", rel);
 	if (syscall(SYS_move_mount, tree, "", ws, rel, W_MOVE_MOUNT_F_EMPTY_PATH) < 0 &&
 	    errno != ENOENT)
 		return werr_errno(e, "mounts: attaching %s", rel);
@@ -617,7 +622,7 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	_cleanup_close_ int rosrc = placeholder_source(s, ws);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct ws_mount *m = &s->plan.m[i];
-		if (m->kind == WS_PLACEHOLDER && rosrc >= 0 && !strchr(m->rel, '/')) {
+		if (m->kind == WS_PLACEHOLDER && rosrc >= 0 && top_name(m->rel)) {
 			if (bind_placeholder(rosrc, ws, m->rel, e) < 0)
 				return werr_wrap(e, "workspace");
 			continue;
