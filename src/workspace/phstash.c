@@ -138,25 +138,34 @@ bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct st
 }
 
 /* The socket placeholder kept, linked to each socket name at start: no
- * inode allocated (and freed) each session. */
+ * inode allocated (and freed) each session. Made here, in the stash, never
+ * taken from the workspace: what it is cannot be raced by anything there. */
 #define SOCKET_NAME "s-socket"
+
+static int kept_socket(struct phstash *st, mode_t mode, struct stat *sb)
+{
+	if (fstatat(st->fd, SOCKET_NAME, sb, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT || mknodat(st->fd, SOCKET_NAME, S_IFSOCK | mode, 0) < 0 ||
+	    fstatat(st->fd, SOCKET_NAME, sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	/* exactly that mode whatever the umask */
+	if ((sb->st_mode & 07777) != mode && fchmodat(st->fd, SOCKET_NAME, mode, 0) < 0)
+		return -1;
+	sb->st_mode = (sb->st_mode & ~(mode_t)07777) | mode;
+	return 0;
+}
 
 int phstash_socket(struct phstash *st, int wsfd, const char *rel, mode_t mode)
 {
 	struct stat sb;
-	if (!st->ok || !same_fs(st, wsfd) || fstatat(st->fd, SOCKET_NAME, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+	if (!st->ok || !same_fs(st, wsfd) || kept_socket(st, mode, &sb) < 0)
 		return -1;
 	if (!S_ISSOCK(sb.st_mode) || (sb.st_mode & 07777) != mode || sb.st_uid != geteuid()) {
-		(void)!unlinkat(st->fd, SOCKET_NAME, 0); /* not as left: made again */
+		(void)!unlinkat(st->fd, SOCKET_NAME, 0); /* not as left: made again next time */
 		return -1;
 	}
 	return linkat(st->fd, SOCKET_NAME, wsfd, rel, 0);
-}
-
-void phstash_keep_socket(struct phstash *st, int wsfd, const char *rel)
-{
-	if (st->ok && same_fs(st, wsfd))
-		(void)!linkat(wsfd, rel, st->fd, SOCKET_NAME, 0);
 }
 
 void phstash_forget(struct phstash *st)

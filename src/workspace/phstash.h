@@ -51,10 +51,9 @@ int phstash_take(struct phstash *st, int wsfd, const char *rel);
 bool phstash_give(struct phstash *st, int wsfd, const char *rel, const struct stat *sb,
 		  bool untouched);
 /* Link the socket placeholder kept in the stash (of that mode, the
- * user's) to rel: 0, or -1 (none kept, another file system, rel exists). */
+ * user's; made there when there is none) to rel: 0, or -1 (another file
+ * system, rel exists: the caller makes one). */
 int phstash_socket(struct phstash *st, int wsfd, const char *rel, mode_t mode);
-/* Keep the socket placeholder just made at rel for the next sessions. */
-void phstash_keep_socket(struct phstash *st, int wsfd, const char *rel);
 void phstash_close(struct phstash *st);
 /* Sandbox init's copy: the fd closed, nothing freed (each free there
  * copies a page of the supervisor's heap). */

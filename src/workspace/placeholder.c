@@ -34,12 +34,10 @@ static bool adopt_raced(int wsfd, struct ws_mount *m)
 }
 
 /* A socket placeholder: a link to the first one made, else to the one
- * kept in the stash (phstash_socket), else a new inode (*fresh). */
-static int make_socket(struct ws_plan *plan, const struct ws_mount *first, const char *rel,
-		       bool *fresh)
+ * kept in the stash (phstash_socket), else a new inode. */
+static int make_socket(struct ws_plan *plan, const struct ws_mount *first, const char *rel)
 {
 	int wsfd = plan->ws_fd;
-	*fresh = false;
 	if (first) {
 		if (linkat(wsfd, first->rel, wsfd, rel, 0) == 0)
 			return 0;
@@ -48,7 +46,6 @@ static int make_socket(struct ws_plan *plan, const struct ws_mount *first, const
 	} else if (phstash_socket(&plan->stash, wsfd, rel, PLACEHOLDER_SOCK_MODE) == 0) {
 		return 0;
 	}
-	*fresh = !first;
 	return mknodat(wsfd, rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
 }
 
@@ -64,12 +61,11 @@ static void make_placeholders(struct ws_plan *plan)
 		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
 		int r;
-		bool fresh = false;
 		if (m->dir) /* from the stash (phstash.h), else made */
 			r = phstash_take(&plan->stash, wsfd, m->rel) == 0
 				    ? 0 : mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
 		else
-			r = make_socket(plan, first, m->rel, &fresh);
+			r = make_socket(plan, first, m->rel);
 	mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0 && errno == EEXIST && adopt_raced(wsfd, m)) {
@@ -88,8 +84,6 @@ static void make_placeholders(struct ws_plan *plan)
 						    .ctime = st.st_ctim };
 			if (!m->dir && (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev))
 				first = m;
-			if (fresh) /* ours, of its mode now: kept for the next sessions */
-				phstash_keep_socket(&plan->stash, wsfd, m->rel);
 		}
 	}
 }
