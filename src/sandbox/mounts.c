@@ -550,6 +550,66 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
+/* rel (a path in the plan) opened beneath dir with no symlink followed. */
+static int open_planned(int dir, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
+}
+
+/* rel names an entry of the workspace's top: one name, not . or .. */
+static bool top_name(const char *rel)
+{
+	return *rel && !strchr(rel, '/') && strcmp(rel, ".") != 0 && strcmp(rel, "..") != 0;
+}
+
+/* The placeholders at the workspace's top (the default profile's 28) are
+ * cloned from a read-only view of the workspace with no mounts beneath it,
+ * staged once at WS_RO on the staging root (gone with it at enter_root):
+ * each clone is read-only as made, no mount_setattr of its own. Its fd, or
+ * -1 where it would not pay or not show the same: a path of the policy
+ * inside the workspace (a clone of this view would hide it), or a failure
+ * (the placeholders are then bound as the protections are). */
+#define WS_RO "/ws.ro"
+static int placeholder_source(const struct sandbox_spec *s, int ws)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->plan.n; i++)
+		n += s->plan.m[i].kind == WS_PLACEHOLDER && top_name(s->plan.m[i].rel);
+	for (size_t i = 0; n >= 4 && i < s->policy->npaths; i++)
+		if (strcmp(s->policy->paths[i].path, s->workspace) != 0 &&
+		    path_is_within(s->policy->paths[i].path, s->workspace))
+			return -1;
+	if (n < 4)
+		return -1;
+	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, ws, "",
+		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0 || setattr_fd(tree, "", RO_ATTRS, false) < 0 || !stage_tree(tree, WS_RO))
+		return -1;
+	return open(WS_RO, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* A top-level placeholder: cloned by its name in the read-only view and
+ * attached at its name in the workspace, neither followed (one name,
+ * nothing on the way, nothing mounted in the view: as beneath and with no
+ * symlink as open_planned, without its open). 0, also when it is not there
+ * (not creatable); -1 (e). */
+static int bind_placeholder(int rosrc, int ws, const char *rel, struct werr *e)
+{
+	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, rosrc, rel,
+		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
+	if (tree < 0)
+		return errno == ENOENT ? 0 : werr_errno(e, "workspace: %s changed while the "
+							"sandbox was built", rel);
+	if (syscall(SYS_move_mount, tree, "", ws, rel, W_MOVE_MOUNT_F_EMPTY_PATH) < 0 &&
+	    errno != ENOENT)
+		return werr_errno(e, "mounts: attaching %s", rel);
+	return 0;
+}
+
 /* Protected paths and masks inside the workspace, resolved beneath it with
  * no symlinks followed. */
 static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
@@ -559,20 +619,24 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	_cleanup_close_ int ws = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ws < 0)
 		return werr_errno(e, "mounts: opening the workspace");
+	_cleanup_close_ int rosrc = placeholder_source(s, ws);
 	for (size_t i = 0; i < s->plan.n; i++) {
 		const struct ws_mount *m = &s->plan.m[i];
-		struct open_how how = {
-			.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		};
-		_cleanup_close_ int fd = (int)syscall(SYS_openat2, ws, m->rel, &how, sizeof how);
+		if (m->kind == WS_PLACEHOLDER && rosrc >= 0 && top_name(m->rel)) {
+			if (bind_placeholder(rosrc, ws, m->rel, e) < 0)
+				return werr_wrap(e, "workspace");
+			continue;
+		}
+		_cleanup_close_ int fd = open_planned(ws, m->rel);
 		if (fd < 0) {
 			if (errno == ENOENT && m->kind != WS_PIN && m->kind != WS_PROTECT)
 				continue; /* mask: gone since the scan; placeholder: not creatable */
 			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
 		}
+		/* a mask's source is of the kind found there: looked at */
 		struct stat st;
-		if (fstat(fd, &st) < 0)
+		bool mask = m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR;
+		if (mask && fstat(fd, &st) < 0)
 			return werr_errno(e, "workspace: %s", m->rel);
 		int r = 0;
 		switch (m->kind) {

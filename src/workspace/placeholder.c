@@ -33,9 +33,25 @@ static bool adopt_raced(int wsfd, struct ws_mount *m)
 	return true;
 }
 
-/* A directory placeholder is an inode of its own. The first socket
- * placeholder is a new inode; the other sockets are links to it (a new
- * inode where linking fails: another file system, a link limit). */
+/* A socket placeholder: a link to the first one made, else to the one
+ * kept in the stash (phstash_socket), else a new inode. */
+static int make_socket(struct ws_plan *plan, const struct ws_mount *first, const char *rel)
+{
+	int wsfd = plan->ws_fd;
+	if (first) {
+		if (linkat(wsfd, first->rel, wsfd, rel, 0) == 0)
+			return 0;
+		if (errno == EEXIST || errno == EACCES || errno == EROFS)
+			return -1;
+	} else if (phstash_socket(&plan->stash, wsfd, rel, PLACEHOLDER_SOCK_MODE) == 0) {
+		return 0;
+	}
+	return mknodat(wsfd, rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
+}
+
+/* A directory placeholder is an inode of its own. The socket placeholders
+ * are links to one inode, kept in the stash between sessions (a new one
+ * where linking fails: another file system, a link limit). */
 static void make_placeholders(struct ws_plan *plan)
 {
 	int wsfd = plan->ws_fd;
@@ -44,15 +60,13 @@ static void make_placeholders(struct ws_plan *plan)
 		struct ws_mount *m = &plan->m[i];
 		if (m->kind != WS_PLACEHOLDER || m->adopted)
 			continue;
-		int r = -1;
+		int r;
 		if (m->dir) /* from the stash (phstash.h), else made */
 			r = phstash_take(&plan->stash, wsfd, m->rel) == 0
 				    ? 0 : mkdirat(wsfd, m->rel, PLACEHOLDER_DIR_MODE);
-		else if (first)
-			r = linkat(wsfd, first->rel, wsfd, m->rel, 0);
-		if (r < 0 && !m->dir && (!first || (errno != EEXIST && errno != EACCES && errno != EROFS)))
-			r = mknodat(wsfd, m->rel, S_IFSOCK | PLACEHOLDER_SOCK_MODE, 0);
-		mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
+		else
+			r = make_socket(plan, first, m->rel);
+	mode_t want = m->dir ? PLACEHOLDER_DIR_MODE : PLACEHOLDER_SOCK_MODE;
 		struct stat st;
 		if (r < 0 && errno == EEXIST && adopt_raced(wsfd, m)) {
 			continue;
@@ -65,7 +79,9 @@ static void make_placeholders(struct ws_plan *plan)
 			/* exactly that mode whatever the umask: how sessions recognise it */
 			m->made = (struct ws_made){ .err = errno };
 		} else {
-			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino };
+			m->made = (struct ws_made){ .dev = st.st_dev, .ino = st.st_ino,
+						    .ctime_set = (st.st_mode & 07777) == want,
+						    .ctime = st.st_ctim };
 			if (!m->dir && (!first || first->made.ino != st.st_ino || first->made.dev != st.st_dev))
 				first = m;
 		}
@@ -110,6 +126,16 @@ int workspace_make_placeholders(struct ws_plan *plan, struct werr *e)
 	return r;
 }
 
+/* A directory placeholder nothing changed since it was made: adding an
+ * entry sets its ctime, which no one can set back. A change within the
+ * clock's tick of the making (a kernel without fine-grained ctimes) goes
+ * unseen here, not by phstash_give's look after the move. */
+static bool untouched(const struct ws_mount *m, const struct stat *st)
+{
+	return m->made.ctime_set && st->st_ctim.tv_sec == m->made.ctime.tv_sec &&
+	       st->st_ctim.tv_nsec == m->made.ctime.tv_nsec;
+}
+
 void workspace_remove_placeholders(struct ws_plan *plan)
 {
 	if (!plan->placed)
@@ -139,7 +165,7 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 			if (!m->adopted) /* another session's: its owner's to tell */
 				wnote("placeholder %s was replaced or changed during the session; left as it is",
 				      m->abs);
-		} else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st) ||
+		} else if (phstash_give(&plan->stash, plan->ws_fd, m->rel, &st, untouched(m, &st)) ||
 			 unlinkat(plan->ws_fd, m->rel, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
 			continue;
 		else if (errno == ENOTEMPTY || errno == EEXIST)

@@ -28,11 +28,15 @@ struct ws_mount {
 	char *rel;
 	char *abs;      /* WS_PLACEHOLDER: the host path to create */
 	/* WS_PLACEHOLDER: what making it gave: errno (0: created) and the
-	 * inode created, which is what the removal checks before unlinking */
+	 * inode created, which is what the removal checks before unlinking;
+	 * a directory's ctime once made, when nothing changed it after the
+	 * look (ctime set): the same at the end, nothing was added to it */
 	struct ws_made {
 		int err;
 		dev_t dev;
 		ino_t ino;
+		bool ctime_set;
+		struct timespec ctime;
 	} made;
 	bool adopted;   /* WS_PLACEHOLDER: another session's, there already */
 	bool dir;       /* WS_PLACEHOLDER: an empty directory (the name is one by

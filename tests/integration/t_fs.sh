@@ -324,8 +324,11 @@ test_placeholder_stash() {
 	# Directory placeholders wait between sessions in warden's state
 	# directory and are renamed into the workspace and back: the next
 	# session's .claude is the inode the last one put away; the workspace is
-	# clean after each session, and the stash holds only empty directories
-	# of the placeholder mode, bounded.
+	# clean after each session, and the stash holds only empty directories,
+	# bounded: a user's of mode 700 (a directory moved to another parent
+	# must be writable), root's of the placeholder mode 1555 (moved as it
+	# is: no mode changed at either end); and the socket placeholder, mode
+	# 444, linked to each socket name at start (no inode made each time).
 	local stash="$HOME/.local/state/warden/locks/placeholders" ino i
 	wrun -- true
 	assert_rc 0
@@ -343,7 +346,11 @@ test_placeholder_stash() {
 	assert_host_absent .claude 'placeholder left behind'
 	for i in 1 2 3; do wrun -- true; done
 	local bad n
-	bad=$(find "$stash" -mindepth 1 \( -not -type d -o -not -perm 700 -o -mindepth 2 \) 2>&1)
+	local mode=700
+	((EUID == 0)) && mode=1555
+	bad=$(find "$stash" -mindepth 1 -not \( -name s-socket -type s -perm 444 -maxdepth 1 \) \
+		\( -not -type d -o -not -perm "$mode" -o -mindepth 2 \) 2>&1)
+	[[ -S $stash/s-socket ]] || fail "no socket placeholder kept in the stash: $(ls -la "$stash")"
 	[[ -z $bad ]] || fail "the stash holds something else than empty placeholders: $(excerpt "$bad")"
 	n=$(find "$stash" -mindepth 1 -maxdepth 1 | wc -l)
 	((n <= 64)) || fail "the stash grew to $n entries"
