@@ -7,6 +7,7 @@
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,26 +141,54 @@ void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *
 	*inner = in;
 	*tgid = tg > 0 ? tg : 0;
 	if (in > 0) {
-		target_stat(host, ppid_host, threads);
+		target_stat_fresh(host, ppid_host, threads);
 	} else {
 		*ppid_host = 0;
 		*threads = 0;
 	}
 }
 
-void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
+/* The parent from pidfd (PIDFD_GET_INFO) and the threads from the link
+ * count of /proc/PID/task; false where the kernel cannot say. */
+static bool stat_of_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
 {
 	struct pidfd_info0 in = { .mask = PIDFD_INFO_PID0 };
 	char p[64];
 	struct statx sx;
 	snprintf(p, sizeof p, "/proc/%d/task", (int)host);
 	/* the task directory's links: 2 and one per thread */
-	if (pidfd >= 0 && ioctl(pidfd, PIDFD_GET_INFO0, &in) == 0 && (in.mask & PIDFD_INFO_PID0) &&
-	    in.pid == (uint32_t)host && statx(AT_FDCWD, p, 0, STATX_NLINK, &sx) == 0 &&
-	    (sx.stx_mask & STATX_NLINK) && sx.stx_nlink > 2) {
-		*ppid_host = (pid_t)in.ppid;
-		*threads = (int)(sx.stx_nlink - 2);
-		return;
+	if (pidfd < 0 || ioctl(pidfd, PIDFD_GET_INFO0, &in) != 0 || !(in.mask & PIDFD_INFO_PID0) ||
+	    in.pid != (uint32_t)host || statx(AT_FDCWD, p, 0, STATX_NLINK, &sx) != 0 ||
+	    !(sx.stx_mask & STATX_NLINK) || sx.stx_nlink <= 2)
+		return false;
+	*ppid_host = (pid_t)in.ppid;
+	*threads = (int)(sx.stx_nlink - 2);
+	return true;
+}
+
+void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
+{
+	if (!stat_of_pidfd(host, pidfd, ppid_host, threads))
+		target_stat(host, ppid_host, threads);
+}
+
+void target_stat_fresh(pid_t host, pid_t *ppid_host, int *threads)
+{
+	/* 1: the pidfd's route answered; -1: not yet tried; 0: a kernel
+	 * without PIDFD_GET_INFO (stat from then on) */
+	static int works = -1;
+	if (works != 0) {
+		int pidfd = (int)syscall(SYS_pidfd_open, host, 0);
+		bool ok = stat_of_pidfd(host, pidfd, ppid_host, threads);
+		int err = errno;
+		if (pidfd >= 0)
+			close(pidfd);
+		if (ok) {
+			works = 1;
+			return;
+		}
+		if (works == -1 && pidfd >= 0 && (err == ENOTTY || err == EINVAL))
+			works = 0;
 	}
 	target_stat(host, ppid_host, threads);
 }
