@@ -22,6 +22,7 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
+#define KINDS_MAX 64             /* event kinds with a list of their rules kept */
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
 				    it, the rule is off for the session */
 
@@ -84,8 +85,18 @@ struct pidmap {
 	long pid[PIDS_MAX], ppid[PIDS_MAX];
 };
 
+/* The rules with a step that can match an event of one kind (its own, or
+ * "*"), in the rules' order: the others could not match, nor end or start
+ * a sequence, so an event of that kind skips them. */
+struct kind_rules {
+	char *kind;
+	size_t *rule, n;
+};
+
 struct detect {
 	struct ruleset rs;
+	struct kind_rules kinds[KINDS_MAX];
+	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
 	struct derive *dv;           /* the derived fields (derive.h) */
 	struct rstate *st;           /* one per rule */
@@ -714,6 +725,28 @@ static bool rated(const struct detect *d, const json_t *fields, enum severity *s
 	return false;
 }
 
+/* The rules an event of kind may match (made at its first event), or
+ * NULL: past KINDS_MAX kinds, every rule is tried. */
+static const struct kind_rules *rules_of_kind(struct detect *d, const char *kind)
+{
+	for (size_t i = 0; i < d->nkinds; i++)
+		if (strcmp(d->kinds[i].kind, kind) == 0)
+			return &d->kinds[i];
+	if (d->nkinds == KINDS_MAX)
+		return NULL;
+	struct kind_rules *k = &d->kinds[d->nkinds++];
+	*k = (struct kind_rules){ .kind = xstrdup(kind), .rule = xcalloc(d->rs.nrules + 1, sizeof *k->rule) };
+	for (size_t i = 0; i < d->rs.nrules; i++)
+		for (size_t j = 0; j < d->rs.rules[i].nsteps; j++) {
+			const char *sk = d->rs.rules[i].steps[j].kind;
+			if (strcmp(sk, "*") == 0 || strcmp(sk, kind) == 0) {
+				k->rule[k->n++] = i;
+				break;
+			}
+		}
+	return k;
+}
+
 unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, unsigned long seq,
 		     double now)
 {
@@ -747,7 +780,9 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 			raise_risk(d, json_string_value(json_object_get(d->ev, "rule")) ?: "?", sev, seq, now);
 	}
 	unsigned fired = 0;
-	for (size_t i = 0; i < d->rs.nrules; i++) {
+	const struct kind_rules *kr = rules_of_kind(d, kind);
+	for (size_t n = 0; n < (kr ? kr->n : d->rs.nrules); n++) {
+		size_t i = kr ? kr->rule[n] : n;
 		const struct rule *r = &d->rs.rules[i];
 		if (r->disabled)
 			continue;
@@ -824,6 +859,10 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
+	for (size_t i = 0; i < d->nkinds; i++) {
+		free(d->kinds[i].kind);
+		free(d->kinds[i].rule);
+	}
 	free(d->pids);
 	derive_free(d->dv);
 	for (size_t i = 0; i < d->nseen; i++) {
