@@ -22,6 +22,8 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
+#define MEMO_SLOTS 512           /* a glob's answers kept, by the glob and the text */
+#define MEMO_TEXT 128            /* the longest text whose answer is kept */
 #define KINDS_MAX 64             /* event kinds with a list of their rules kept */
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
 				    it, the rule is off for the session */
@@ -93,8 +95,18 @@ struct kind_rules {
 	size_t *rule, n;
 };
 
+/* A glob condition's answer for one text: the same alternatives on the
+ * same text give the same answer (a session's execs repeat their argv,
+ * paths and cwd; each alternative is an fnmatch). */
+struct glob_memo {
+	const struct cond *c;        /* NULL: empty */
+	bool match;
+	char text[MEMO_TEXT];
+};
+
 struct detect {
 	struct ruleset rs;
+	struct glob_memo *memo;      /* MEMO_SLOTS, made at the first glob */
 	struct kind_rules kinds[KINDS_MAX];
 	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
@@ -297,14 +309,28 @@ static int cmp_key(const void *k, const void *e)
 	return strcmp(k, *(char *const *)e);
 }
 
-static bool glob_any(const struct cond *c, const char *s)
+static bool glob_any(struct detect *d, const struct cond *c, const char *s)
 {
 	if (c->set)
 		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
-	for (size_t i = 0; i < c->nalts; i++)
-		if (fnmatch(c->alts[i], s, 0) == 0)
-			return true;
-	return false;
+	size_t len = strlen(s);
+	struct glob_memo *m = NULL;
+	if (len < MEMO_TEXT) {
+		if (!d->memo)
+			d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
+		m = &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
+		if (m->c == c && strcmp(m->text, s) == 0)
+			return m->match;
+	}
+	bool match = false;
+	for (size_t i = 0; i < c->nalts && !match; i++)
+		match = fnmatch(c->alts[i], s, 0) == 0;
+	if (m) {
+		m->c = c;
+		m->match = match;
+		memcpy(m->text, s, len + 1);
+	}
+	return match;
 }
 
 static bool scalar_matches(struct detect *d, const struct cond *c, const json_t *v)
@@ -327,7 +353,7 @@ static bool scalar_matches(struct detect *d, const struct cond *c, const json_t 
 		cut[VALUE_MAX] = '\0';
 		s = cut;
 	}
-	return glob_any(c, s);
+	return glob_any(d, c, s);
 }
 
 /* GLOB, REGEX: the value, or any element of an array, matches. */
@@ -859,6 +885,7 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
+	free(d->memo);
 	for (size_t i = 0; i < d->nkinds; i++) {
 		free(d->kinds[i].kind);
 		free(d->kinds[i].rule);
