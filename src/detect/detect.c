@@ -95,12 +95,13 @@ struct kind_rules {
 	size_t *rule, n;
 };
 
-/* A glob condition's answer for one text: the same alternatives on the
- * same text give the same answer (a session's execs repeat their argv,
- * paths and cwd; each alternative is an fnmatch). */
+/* A glob or regex condition's answer for one text: the same condition on
+ * the same text gives the same answer (a session's execs repeat their
+ * argv, paths and cwd; each alternative is an fnmatch, a regex a run). */
 struct glob_memo {
 	const struct cond *c;        /* NULL: empty */
 	bool match;
+	unsigned long steps;         /* a regex's: the steps its run took */
 	char text[MEMO_TEXT];
 };
 
@@ -309,28 +310,60 @@ static int cmp_key(const void *k, const void *e)
 	return strcmp(k, *(char *const *)e);
 }
 
+/* The memo's slot for condition c on text s (NULL: too long to keep). */
+static struct glob_memo *memo_slot(struct detect *d, const struct cond *c, const char *s, size_t len)
+{
+	if (len >= MEMO_TEXT)
+		return NULL;
+	if (!d->memo)
+		d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
+	return &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
+}
+
+static void memo_put(struct glob_memo *m, const struct cond *c, const char *s, size_t len,
+		     bool match, unsigned long steps)
+{
+	if (!m)
+		return;
+	*m = (struct glob_memo){ .c = c, .match = match, .steps = steps };
+	memcpy(m->text, s, len + 1);
+}
+
 static bool glob_any(struct detect *d, const struct cond *c, const char *s)
 {
 	if (c->set)
 		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
 	size_t len = strlen(s);
-	struct glob_memo *m = NULL;
-	if (len < MEMO_TEXT) {
-		if (!d->memo)
-			d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
-		m = &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
-		if (m->c == c && strcmp(m->text, s) == 0)
-			return m->match;
-	}
+	struct glob_memo *m = memo_slot(d, c, s, len);
+	if (m && m->c == c && strcmp(m->text, s) == 0)
+		return m->match;
 	bool match = false;
 	for (size_t i = 0; i < c->nalts && !match; i++)
 		match = fnmatch(c->alts[i], s, 0) == 0;
-	if (m) {
-		m->c = c;
-		m->match = match;
-		memcpy(m->text, s, len + 1);
-	}
+	memo_put(m, c, s, len, match, 0);
 	return match;
+}
+
+/* A regex on s within the rule's steps left: a kept answer costs the steps
+ * its match took, so the budget runs out where the match would have. */
+static bool regex_matches(struct detect *d, const struct cond *c, const char *s)
+{
+	if (d->over) /* out of steps: the rule matches nothing more */
+		return false;
+	size_t len = strnlen(s, VALUE_MAX);
+	struct glob_memo *m = s[len] ? NULL : memo_slot(d, c, s, len);
+	if (m && m->c == c && strcmp(m->text, s) == 0 && m->steps <= d->budget) {
+		d->budget -= m->steps;
+		return m->match;
+	}
+	unsigned long before = d->budget;
+	int r = dre_match(c->re, s, len, &d->budget);
+	if (r < 0) {
+		d->over = c;
+		return false;
+	}
+	memo_put(m, c, s, len, r > 0, before - d->budget);
+	return r > 0;
 }
 
 static bool scalar_matches(struct detect *d, const struct cond *c, const json_t *v)
@@ -339,14 +372,8 @@ static bool scalar_matches(struct detect *d, const struct cond *c, const json_t 
 	const char *s = scalar_text(v, buf, sizeof buf);
 	if (!s)
 		return false;
-	if (c->op == COND_REGEX) {
-		if (d->over) /* out of steps: the rule matches nothing more */
-			return false;
-		int m = dre_match(c->re, s, strnlen(s, VALUE_MAX), &d->budget);
-		if (m < 0)
-			d->over = c;
-		return m > 0;
-	}
+	if (c->op == COND_REGEX)
+		return regex_matches(d, c, s);
 	char cut[VALUE_MAX + 1];
 	if (json_is_string(v) && json_string_length(v) > VALUE_MAX) {
 		memcpy(cut, s, VALUE_MAX);
