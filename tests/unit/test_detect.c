@@ -171,11 +171,14 @@ static void test_repeated_texts(void)
 			unsigned want = i % 3 == 0 ? 1 : i % 10 == 5;
 			CHECK(feed(d, "exec", f, 1) == want);
 		}
-	CHECK(feed(d, "syscall", "{\"name\":\"zz\"}", 1) == 2);
-	CHECK(feed(d, "syscall", "{\"name\":\"yy\"}", 1) == 1);
-	CHECK(feed(d, "net", "{\"name\":\"zz\"}", 1) == 1);
-	CHECK(feed(d, "net", "{\"name\":\"yy\"}", 1) == 0);
-	CHECK(feed(d, "exec", "{\"argv\":[\"x-15\"],\"name\":\"zz\"}", 1) == 2);
+	static const struct {
+		const char *kind, *fields;
+		unsigned fired;
+	} kinds[] = { { "syscall", "{\"name\":\"zz\"}", 2 }, { "syscall", "{\"name\":\"yy\"}", 1 },
+		      { "net", "{\"name\":\"zz\"}", 1 }, { "net", "{\"name\":\"yy\"}", 0 },
+		      { "exec", "{\"argv\":[\"x-15\"],\"name\":\"zz\"}", 2 } };
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		CHECK(feed(d, kinds[i].kind, kinds[i].fields, 1) == kinds[i].fired);
 	detect_free(d);
 }
 
