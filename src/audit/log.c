@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../common/lateclose.h"
+#include "../common/sbuf.h"
 #include "../common/util.h"
 
 /* The log writer: the stream's first subscriber. */
@@ -255,24 +256,49 @@ static char *line_built(const struct writer *w, const struct event *ev)
 	return json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
 
-/* The same bytes, the header written here around the fields' own dump:
- * no copy of the fields into a new object (the header's strings are
- * plain, the fields hold no header key: audit_emit refuses them). */
+static int dump_to_sbuf(const char *buf, size_t size, void *data)
+{
+	sb_put(data, buf, size);
+	return 0;
+}
+
+/* The same bytes, the header written here around the fields' own dump, in
+ * one buffer: no copy of the fields into a new object (the header's
+ * strings are plain, the fields hold no header key: audit_emit refuses
+ * them), nor of their dump into the line. */
 static char *line_of(const struct writer *w, const struct event *ev)
 {
 	if (!plain(ev->kind) || !plain(ev->ts) || !plain(ev->session))
 		return line_built(w, ev);
-	char *f = ev->fields ? json_dumps(ev->fields, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	if (ev->fields && !f)
+	struct sbuf b = { 0 };
+	sb_puts(&b, "{\"v\":");
+	sb_put_num(&b, false, AUDIT_FORMAT_VERSION, 10, 0);
+	sb_puts(&b, ",\"ts\":\"");
+	sb_puts(&b, ev->ts);
+	sb_puts(&b, "\",\"session\":\"");
+	sb_puts(&b, ev->session);
+	sb_puts(&b, "\",\"seq\":");
+	sb_put_num(&b, false, ev->seq, 10, 0);
+	sb_puts(&b, ",\"event\":\"");
+	sb_puts(&b, ev->kind);
+	sb_putc(&b, '"');
+	size_t at = b.n;
+	if (ev->fields && json_dump_callback(ev->fields, dump_to_sbuf, &b,
+					     JSON_COMPACT | JSON_PRESERVE_ORDER) < 0) {
+		free(b.p);
 		return NULL;
-	size_t fl = f ? strlen(f) : 0;
+	}
 	/* "{...}" less its braces: its members, after the header's */
-	char *line = xasprintf("{\"v\":%d,\"ts\":\"%s\",\"session\":\"%s\",\"seq\":%lu,\"event\":\"%s\"%s%.*s,"
-			       "\"prev\":\"%s\"}", AUDIT_FORMAT_VERSION, ev->ts, ev->session, ev->seq,
-			       ev->kind, fl > 2 ? "," : "", fl > 2 ? (int)(fl - 2) : 0, fl > 2 ? f + 1 : "",
-			       w->prev);
-	free(f);
-	return line;
+	if (b.n - at > 2) {
+		b.p[at] = ',';
+		b.n--;
+	} else {
+		b.n = at;
+	}
+	sb_puts(&b, ",\"prev\":\"");
+	sb_puts(&b, w->prev);
+	sb_puts(&b, "\"}");
+	return b.p;
 }
 
 /* The first subscriber: the event as one JSON line, header, fields, then

@@ -7,6 +7,7 @@
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -140,26 +141,55 @@ void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *
 	*inner = in;
 	*tgid = tg > 0 ? tg : 0;
 	if (in > 0) {
-		target_stat(host, ppid_host, threads);
+		target_stat_fresh(host, ppid_host, threads);
 	} else {
 		*ppid_host = 0;
 		*threads = 0;
 	}
 }
 
-void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
+/* The parent from pidfd (PIDFD_GET_INFO) and the threads from the link
+ * count of /proc/PID/task: 1; 0 where they cannot be had (no pidfd, the
+ * process gone); -1 where the kernel has no PIDFD_GET_INFO. */
+static int stat_of_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
 {
 	struct pidfd_info0 in = { .mask = PIDFD_INFO_PID0 };
 	char p[64];
 	struct statx sx;
+	if (pidfd < 0)
+		return 0;
+	if (ioctl(pidfd, PIDFD_GET_INFO0, &in) != 0)
+		return errno == ENOTTY || errno == EINVAL ? -1 : 0;
 	snprintf(p, sizeof p, "/proc/%d/task", (int)host);
 	/* the task directory's links: 2 and one per thread */
-	if (pidfd >= 0 && ioctl(pidfd, PIDFD_GET_INFO0, &in) == 0 && (in.mask & PIDFD_INFO_PID0) &&
-	    in.pid == (uint32_t)host && statx(AT_FDCWD, p, 0, STATX_NLINK, &sx) == 0 &&
-	    (sx.stx_mask & STATX_NLINK) && sx.stx_nlink > 2) {
-		*ppid_host = (pid_t)in.ppid;
-		*threads = (int)(sx.stx_nlink - 2);
-		return;
+	if (!(in.mask & PIDFD_INFO_PID0) || in.pid != (uint32_t)host ||
+	    statx(AT_FDCWD, p, 0, STATX_NLINK, &sx) != 0 || !(sx.stx_mask & STATX_NLINK) ||
+	    sx.stx_nlink <= 2)
+		return 0;
+	*ppid_host = (pid_t)in.ppid;
+	*threads = (int)(sx.stx_nlink - 2);
+	return 1;
+}
+
+void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
+{
+	if (stat_of_pidfd(host, pidfd, ppid_host, threads) != 1)
+		target_stat(host, ppid_host, threads);
+}
+
+void target_stat_fresh(pid_t host, pid_t *ppid_host, int *threads)
+{
+	/* false once the kernel said it has no PIDFD_GET_INFO: stat from
+	 * then on */
+	static bool info = true;
+	if (info) {
+		int pidfd = (int)syscall(SYS_pidfd_open, host, 0);
+		int r = stat_of_pidfd(host, pidfd, ppid_host, threads);
+		if (pidfd >= 0)
+			close(pidfd);
+		if (r == 1)
+			return;
+		info = r == 0;
 	}
 	target_stat(host, ppid_host, threads);
 }

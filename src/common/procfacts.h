@@ -24,9 +24,8 @@ long target_inner(pid_t host, int pidns);
 /* What target_status says, of a process in the pid namespace of *pidns
  * (an fd of its /proc/PID/ns/pid; -2: opened here from host's, who must be
  * in it): its pid there and its thread group by the kernel's translation
- * (Linux 6.11 and later), its parent and threads from /proc/PID/stat, which
- * costs the kernel less to write than status (its memory and capability
- * lines). Where the kernel cannot translate, *pidns is closed and set to -1,
+ * (Linux 6.11 and later), its parent and threads as target_stat_fresh
+ * says. Where the kernel cannot translate, *pidns is closed and set to -1,
  * and all of it is read from status, now and after. */
 void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads);
 /* What target_stat says, with pidfd a pidfd of host (-1: none): the parent
@@ -35,3 +34,8 @@ void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *
  * the kernel answers without writing stat's text; from stat where the
  * kernel cannot. */
 void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads);
+/* The same for a process warden holds no pidfd of (a new exec's): one
+ * opened for the question where the kernel answers PIDFD_GET_INFO, which
+ * costs less than the text of /proc/PID/stat (its memory and times); else
+ * stat, and stat from then on where the kernel has no PIDFD_GET_INFO. */
+void target_stat_fresh(pid_t host, pid_t *ppid_host, int *threads);

@@ -22,6 +22,9 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
+#define MEMO_SLOTS 512           /* a glob's answers kept, by the glob and the text */
+#define MEMO_TEXT 128            /* the longest text whose answer is kept */
+#define KINDS_MAX 64             /* event kinds with a list of their rules kept */
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
 				    it, the rule is off for the session */
 
@@ -84,8 +87,29 @@ struct pidmap {
 	long pid[PIDS_MAX], ppid[PIDS_MAX];
 };
 
+/* The rules with a step that can match an event of one kind (its own, or
+ * "*"), in the rules' order: the others could not match, nor end or start
+ * a sequence, so an event of that kind skips them. */
+struct kind_rules {
+	char *kind;
+	size_t *rule, n;
+};
+
+/* A glob or regex condition's answer for one text: the same condition on
+ * the same text gives the same answer (a session's execs repeat their
+ * argv, paths and cwd; each alternative is an fnmatch, a regex a run). */
+struct glob_memo {
+	const struct cond *c;        /* NULL: empty */
+	bool match;
+	unsigned long steps;         /* a regex's: the steps its run took */
+	char text[MEMO_TEXT];
+};
+
 struct detect {
 	struct ruleset rs;
+	struct glob_memo *memo;      /* MEMO_SLOTS, made at the first glob */
+	struct kind_rules kinds[KINDS_MAX];
+	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
 	struct derive *dv;           /* the derived fields (derive.h) */
 	struct rstate *st;           /* one per rule */
@@ -286,14 +310,60 @@ static int cmp_key(const void *k, const void *e)
 	return strcmp(k, *(char *const *)e);
 }
 
-static bool glob_any(const struct cond *c, const char *s)
+/* The memo's slot for condition c on text s (NULL: too long to keep). */
+static struct glob_memo *memo_slot(struct detect *d, const struct cond *c, const char *s, size_t len)
+{
+	if (len >= MEMO_TEXT)
+		return NULL;
+	if (!d->memo)
+		d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
+	return &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
+}
+
+static void memo_put(struct glob_memo *m, const struct cond *c, const char *s, size_t len,
+		     bool match, unsigned long steps)
+{
+	if (!m)
+		return;
+	*m = (struct glob_memo){ .c = c, .match = match, .steps = steps };
+	memcpy(m->text, s, len + 1);
+}
+
+static bool glob_any(struct detect *d, const struct cond *c, const char *s)
 {
 	if (c->set)
 		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
-	for (size_t i = 0; i < c->nalts; i++)
-		if (fnmatch(c->alts[i], s, 0) == 0)
-			return true;
-	return false;
+	size_t len = strlen(s);
+	struct glob_memo *m = memo_slot(d, c, s, len);
+	if (m && m->c == c && strcmp(m->text, s) == 0)
+		return m->match;
+	bool match = false;
+	for (size_t i = 0; i < c->nalts && !match; i++)
+		match = fnmatch(c->alts[i], s, 0) == 0;
+	memo_put(m, c, s, len, match, 0);
+	return match;
+}
+
+/* A regex on s within the rule's steps left: a kept answer costs the steps
+ * its match took, so the budget runs out where the match would have. */
+static bool regex_matches(struct detect *d, const struct cond *c, const char *s)
+{
+	if (d->over) /* out of steps: the rule matches nothing more */
+		return false;
+	size_t len = strnlen(s, VALUE_MAX);
+	struct glob_memo *m = s[len] ? NULL : memo_slot(d, c, s, len);
+	if (m && m->c == c && strcmp(m->text, s) == 0 && m->steps <= d->budget) {
+		d->budget -= m->steps;
+		return m->match;
+	}
+	unsigned long before = d->budget;
+	int r = dre_match(c->re, s, len, &d->budget);
+	if (r < 0) {
+		d->over = c;
+		return false;
+	}
+	memo_put(m, c, s, len, r > 0, before - d->budget);
+	return r > 0;
 }
 
 static bool scalar_matches(struct detect *d, const struct cond *c, const json_t *v)
@@ -302,21 +372,15 @@ static bool scalar_matches(struct detect *d, const struct cond *c, const json_t 
 	const char *s = scalar_text(v, buf, sizeof buf);
 	if (!s)
 		return false;
-	if (c->op == COND_REGEX) {
-		if (d->over) /* out of steps: the rule matches nothing more */
-			return false;
-		int m = dre_match(c->re, s, strnlen(s, VALUE_MAX), &d->budget);
-		if (m < 0)
-			d->over = c;
-		return m > 0;
-	}
+	if (c->op == COND_REGEX)
+		return regex_matches(d, c, s);
 	char cut[VALUE_MAX + 1];
 	if (json_is_string(v) && json_string_length(v) > VALUE_MAX) {
 		memcpy(cut, s, VALUE_MAX);
 		cut[VALUE_MAX] = '\0';
 		s = cut;
 	}
-	return glob_any(c, s);
+	return glob_any(d, c, s);
 }
 
 /* GLOB, REGEX: the value, or any element of an array, matches. */
@@ -714,6 +778,28 @@ static bool rated(const struct detect *d, const json_t *fields, enum severity *s
 	return false;
 }
 
+/* The rules an event of kind may match (made at its first event), or
+ * NULL: past KINDS_MAX kinds, every rule is tried. */
+static const struct kind_rules *rules_of_kind(struct detect *d, const char *kind)
+{
+	for (size_t i = 0; i < d->nkinds; i++)
+		if (strcmp(d->kinds[i].kind, kind) == 0)
+			return &d->kinds[i];
+	if (d->nkinds == KINDS_MAX)
+		return NULL;
+	struct kind_rules *k = &d->kinds[d->nkinds++];
+	*k = (struct kind_rules){ .kind = xstrdup(kind), .rule = xcalloc(d->rs.nrules + 1, sizeof *k->rule) };
+	for (size_t i = 0; i < d->rs.nrules; i++)
+		for (size_t j = 0; j < d->rs.rules[i].nsteps; j++) {
+			const char *sk = d->rs.rules[i].steps[j].kind;
+			if (strcmp(sk, "*") == 0 || strcmp(sk, kind) == 0) {
+				k->rule[k->n++] = i;
+				break;
+			}
+		}
+	return k;
+}
+
 unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, unsigned long seq,
 		     double now)
 {
@@ -747,7 +833,9 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 			raise_risk(d, json_string_value(json_object_get(d->ev, "rule")) ?: "?", sev, seq, now);
 	}
 	unsigned fired = 0;
-	for (size_t i = 0; i < d->rs.nrules; i++) {
+	const struct kind_rules *kr = rules_of_kind(d, kind);
+	for (size_t n = 0; n < (kr ? kr->n : d->rs.nrules); n++) {
+		size_t i = kr ? kr->rule[n] : n;
 		const struct rule *r = &d->rs.rules[i];
 		if (r->disabled)
 			continue;
@@ -824,6 +912,11 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
+	free(d->memo);
+	for (size_t i = 0; i < d->nkinds; i++) {
+		free(d->kinds[i].kind);
+		free(d->kinds[i].rule);
+	}
 	free(d->pids);
 	derive_free(d->dv);
 	for (size_t i = 0; i < d->nseen; i++) {

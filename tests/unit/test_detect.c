@@ -155,6 +155,33 @@ static void test_conditions(void)
 	detect_free(d);
 }
 
+/* The same texts again and again, and more of them than the kept answers
+ * (a glob's and a regex's): each answer is the one for its own text; rules
+ * of "*" kind see events of every kind, the others only their own. */
+static void test_repeated_texts(void)
+{
+	struct detect *d = engine("rule g low\n  on exec argv=*a7*\n"
+				  "rule r low\n  on exec argv~^x-[0-9]*5$\n"
+				  "rule any low\n  on * name=zz\n"
+				  "rule s low\n  on syscall name=zz|yy\n", &quiet, NULL);
+	char f[128];
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 1500; i++) {
+			snprintf(f, sizeof f, "{\"argv\":[\"%s-%d\"]}", i % 3 ? "x" : "a7", i);
+			unsigned want = i % 3 == 0 ? 1 : i % 10 == 5;
+			CHECK(feed(d, "exec", f, 1) == want);
+		}
+	static const struct {
+		const char *kind, *fields;
+		unsigned fired;
+	} kinds[] = { { "syscall", "{\"name\":\"zz\"}", 2 }, { "syscall", "{\"name\":\"yy\"}", 1 },
+		      { "net", "{\"name\":\"zz\"}", 1 }, { "net", "{\"name\":\"yy\"}", 0 },
+		      { "exec", "{\"argv\":[\"x-15\"],\"name\":\"zz\"}", 2 } };
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		CHECK(feed(d, kinds[i].kind, kinds[i].fields, 1) == kinds[i].fired);
+	detect_free(d);
+}
+
 static void test_sequences_and_counts(void)
 {
 	struct detect *d = engine(
@@ -411,6 +438,7 @@ int main(void)
 	test_errors();
 	test_roundtrip();
 	test_conditions();
+	test_repeated_texts();
 	test_sequences_and_counts();
 	test_differ();
 	test_derived();
