@@ -503,8 +503,8 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 
 /* The session opened: the journal reached (--log journald), the spec made
  * and the workspace locked and scanned, the detection rules loaded, the
- * identity and the secrets taken from their threads, the audit log opened
- * and its subscribers attached. */
+ * secrets taken from their thread, the audit log opened and its
+ * subscribers attached (the host identity is taken in session_plan). */
 static int session_open(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
@@ -528,10 +528,6 @@ static int session_open(struct session *sn, struct werr *e)
 	struct detect_risk risk = risk_of(&sn->pol, o->detect_observe);
 	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace,
 							 .home = AGENT_HOME }, &risk);
-	/* As root: the agent's own host identity, and Landlock's audit (made
-	 * meanwhile) */
-	if (hostid_job_take(&sn->hj, s, e) < 0)
-		return -1;
 	if (session_secrets_ready(&sn->ss, s, e) < 0 ||
 	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
 	    audit_open(&sn->log, s->logdir, sn->id, e) < 0)
@@ -541,10 +537,13 @@ static int session_open(struct session *sn, struct werr *e)
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
 	/* --stream over the profile's `stream` lines, a target each (its
-	 * sender forked: the limits' thread joined first) */
+	 * sender forked: the limits' and the identity's threads joined first) */
 	const struct policy_stream *ps = &sn->pol.stream;
-	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file)
+	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file) {
 		limits_job_join(&sn->lj);
+		if (hostid_job_take(&sn->hj, s, e) < 0)
+			return -1;
+	}
 	if (stream_start(&sn->stream, &(struct stream_conf){
 			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
 			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
@@ -610,13 +609,19 @@ static int session_plan(struct session *sn, struct werr *e)
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
 	json_t *ckfield = NULL;
-	if (sn->o.review && review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0)
+	/* As root: the agent's own host identity and Landlock's audit, from
+	 * their thread, taken where first needed (made meanwhile): --review's
+	 * directories are given to the identity, session.start names both */
+	if (sn->o.review && (hostid_job_take(&sn->hj, s, e) < 0 ||
+			     review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0))
 		return -1;
 	if (checkpoint_start(sn, &ckfield, e) < 0)
 		return -1;
 	/* The limits (their thread joined): a note for each one a profile
 	 * asked for that cannot be. */
 	limits_job_take(&sn->lj);
+	if (hostid_job_take(&sn->hj, s, e) < 0)
+		return -1;
 	if (log_start(sn, ckfield, e) < 0)
 		return -1;
 	settings_recovered(sn);
