@@ -606,11 +606,6 @@ void limits_create(struct limits *l, const char *session)
 		if (!ctl_used(l, i))
 			continue;
 		const struct limits_cgroup *c = &l->probe.ctl[i];
-		bool swept = false;
-		for (int j = 0; j < i; j++)
-			swept = swept || (ctl_used(l, j) && strcmp(l->probe.ctl[j].parent, c->parent) == 0);
-		if (!swept)
-			sweep_stale(c->parent);
 		char dir[600], what[700];
 		snprintf(dir, sizeof dir, "%s/warden-%s", c->parent, session);
 		if (c->version == 2 && enable(c->parent, ctl_names[i]) < 0) {
@@ -633,11 +628,6 @@ void limits_create(struct limits *l, const char *session)
 	}
 	/* a v2 cgroup of the session's own, controllers or not */
 	if (l->probe.v2[0] && !limits_cgroup_v2(l)) {
-		bool swept = false;
-		for (int i = 0; i < CTL_COUNT; i++)
-			swept = swept || (ctl_used(l, i) && strcmp(l->probe.ctl[i].parent, l->probe.v2) == 0);
-		if (!swept)
-			sweep_stale(l->probe.v2);
 		char dir[600];
 		snprintf(dir, sizeof dir, "%s/warden-%s", l->probe.v2, session);
 		if (mkdir(dir, 0755) == 0)
@@ -766,15 +756,13 @@ int limits_warm_ctl(const struct limits *l)
 	return -1;
 }
 
-bool limits_warm(const struct limits_probe *p, const struct policy *pol)
+bool limits_warm(const struct limits *l)
 {
-	struct limits l;
-	limits_plan(&l, pol, p);
-	int i = limits_warm_ctl(&l); /* one is enough: the lock is every hierarchy's */
+	int i = limits_warm_ctl(l); /* one is enough: the lock is every hierarchy's */
 	if (i < 0)
 		return false;
 	char path[600];
-	snprintf(path, sizeof path, "%s/cgroup.procs", p->ctl[i].parent);
+	snprintf(path, sizeof path, "%s/cgroup.procs", l->probe.ctl[i].parent);
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -942,7 +930,7 @@ const char *limits_cgroup_v2(const struct limits *l)
 	return l && l->core[0] ? l->core : NULL;
 }
 
-void limits_end(struct limits *l, struct audit *log)
+void limits_last_check(struct limits *l, struct audit *log)
 {
 	limits_check(l, log);
 	for (int i = 0; i < 2; i++) {
@@ -950,19 +938,38 @@ void limits_end(struct limits *l, struct audit *log)
 			close(l->fs_fd[i]);
 		l->fs_fd[i] = -1;
 	}
-	for (int i = 0; i < CTL_COUNT; i++) {
-		if (!l->dir[i][0])
+}
+
+/* Is s one of the first n of v? */
+static bool among(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+void limits_end(struct limits *l, struct audit *log)
+{
+	limits_last_check(l, log);
+	/* the session's cgroups (v2: one directory for several controllers),
+	 * then the stale ones of the directories they were made in */
+	const char *dirs[CTL_COUNT + 1], *parents[CTL_COUNT + 1];
+	size_t nd = 0, np = 0;
+	for (int i = 0; i <= CTL_COUNT; i++) {
+		const char *dir = i < CTL_COUNT ? l->dir[i] : l->core;
+		const char *parent = i < CTL_COUNT ? l->probe.ctl[i].parent : l->probe.v2;
+		if (!dir[0])
 			continue;
-		bool again = false; /* v2: one directory for several controllers */
-		for (int j = 0; j < i; j++)
-			again = again || strcmp(l->dir[j], l->dir[i]) == 0;
-		if (!again)
-			remove_cgroup(l->dir[i]);
+		if (!among(dirs, nd, dir))
+			remove_cgroup(dirs[nd++] = dir);
+		if (!among(parents, np, parent))
+			parents[np++] = parent;
 	}
+	for (size_t j = 0; j < np; j++)
+		sweep_stale(parents[j]);
 	for (int i = 0; i < CTL_COUNT; i++)
 		l->dir[i][0] = '\0';
-	if (l->core[0])
-		remove_cgroup(l->core);
 	l->core[0] = '\0';
 }
 

@@ -73,7 +73,7 @@ bool limits_job_early(struct limits_job *j, struct limits *lim, const struct pol
 	j->session = session;
 	j->made = true;
 	limits_create(lim, session);
-	lim->warmed = limits_warm(probe, pol);
+	lim->warmed = limits_warm(lim);
 	return true;
 }
 

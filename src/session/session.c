@@ -86,7 +86,8 @@ struct session {
 	struct kernel_features kf;    /* what the kernel offers (features_probe) */
 	struct discovery disc;        /* the client found on the host and what it needs */
 	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
-	bool lim_planned;             /* ... once planned (limits_end ends them) */
+	bool lim_planned;             /* ... once planned (limits_end ends them, once the
+				       * log is closed) */
 	struct limits_job lj;         /* ... planned at once, the cgroups made on a thread */
 	struct rules_job rj;          /* the detection rules, loaded on a thread */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
@@ -660,8 +661,9 @@ static void sandbox_gone(struct session *sn)
 	late_close_start(&sn->late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
 	detect_set_actor(sn->det, NULL, NULL);
-	/* What the sandbox reached, then its cgroups removed. */
-	limits_end(&sn->lim, sn->log);
+	/* What the sandbox reached (its cgroups are removed once the log is
+	 * closed, while its fsync runs: session_end) */
+	limits_last_check(&sn->lim, sn->log);
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
@@ -898,9 +900,9 @@ static int session_start(struct session *sn, struct werr *e)
 }
 
 /* The session released, in the order struct session documents: what the
- * run made (the checkpoint's store, the cgroups, the discovery); the exit
- * summary; the log closed, its fsync on a thread (late_log); then the
- * layout, the journal's sender and the detector (both outlive the log
+ * run made (the checkpoint's store, the discovery); the exit summary; the
+ * log closed, its fsync on a thread (late_log); then the cgroups (their
+ * last check was made for the record: sandbox_gone), the layout, the journal's sender and the detector (both outlive the log
  * they subscribed to), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
  * fsync joined last. */
@@ -909,8 +911,6 @@ static void session_end(struct session *sn)
 	ckpt_session_free(&sn->ck);
 	limits_job_join(&sn->lj);
 	rules_job_end(&sn->rj);
-	if (sn->lim_planned)
-		limits_end(&sn->lim, NULL);
 	discovery_free(&sn->disc);
 	stream_end(steal_ptr(&sn->stream), STREAM_END_WAIT_MS, stderr);
 	if (sn->log && sn->o.summary) {
@@ -918,6 +918,8 @@ static void session_end(struct session *sn)
 		hints_print(&sn->hints, stderr);
 	}
 	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
+	if (sn->lim_planned)
+		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);
 	journald_free(steal_ptr(&sn->jd));
 	detect_free(steal_ptr(&sn->det));
