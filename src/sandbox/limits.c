@@ -943,17 +943,15 @@ void limits_last_check(struct limits *l, struct audit *log)
 /* Is s one of the first n of v? */
 static bool among(const char *const *v, size_t n, const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
+	while (n && strcmp(v[n - 1], s) != 0)
+		n--;
+	return n > 0;
 }
 
 void limits_end(struct limits *l, struct audit *log)
 {
 	limits_last_check(l, log);
-	/* the session's cgroups (v2: one directory for several controllers),
-	 * then the stale ones of the directories they were made in */
+	/* its cgroups (v2: one for all controllers), then stale ones beside them */
 	const char *dirs[CTL_COUNT + 1], *parents[CTL_COUNT + 1];
 	size_t nd = 0, np = 0;
 	for (int i = 0; i <= CTL_COUNT; i++) {
@@ -968,8 +966,7 @@ void limits_end(struct limits *l, struct audit *log)
 	}
 	for (size_t j = 0; j < np; j++)
 		sweep_stale(parents[j]);
-	for (int i = 0; i < CTL_COUNT; i++)
-		l->dir[i][0] = '\0';
+	memset(l->dir, 0, sizeof l->dir);
 	l->core[0] = '\0';
 }
 
