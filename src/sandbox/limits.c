@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -708,13 +709,18 @@ void limits_attach(struct limits *l, pid_t init)
  * of libc's, so a clone of init at any moment copies nothing half-held
  * (bgjob.h's rule, which a thread that ends would break: its exit takes
  * the allocator's locks); every signal is blocked in it, so the process's
- * signals still reach the supervisor's signalfd. */
+ * signals still reach the supervisor's signalfd. pthread_create returns
+ * before the thread runs, and until it does glibc's set*id calls in a
+ * clone of the process (init's setgroups) would wait for it for ever:
+ * warm_start returns once it runs. */
 static int warm_pipe[2] = { -1, -1 };
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static sem_t warm_running;
 
 static void *warmer(void *arg)
 {
 	(void)arg;
+	sem_post(&warm_running);
 	for (;;) {
 		int fd;
 		ssize_t n = read(warm_pipe[0], &fd, sizeof fd);
@@ -737,11 +743,13 @@ static void warm_start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_t a;
 	pthread_t t;
-	bool ok = pthread_attr_init(&a) == 0;
+	bool ok = sem_init(&warm_running, 0, 0) == 0 && pthread_attr_init(&a) == 0;
 	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
 	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 && pthread_create(&t, &a, warmer, NULL) == 0;
 	pthread_attr_destroy(&a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (ok && sem_wait(&warm_running) < 0 && errno == EINTR)
+		;
 	if (!ok) {
 		closep(&warm_pipe[0]);
 		closep(&warm_pipe[1]);
@@ -940,32 +948,20 @@ void limits_last_check(struct limits *l, struct audit *log)
 	}
 }
 
-/* Is s one of the first n of v? */
-static bool among(const char *const *v, size_t n, const char *s)
-{
-	while (n && strcmp(v[n - 1], s) != 0)
-		n--;
-	return n > 0;
-}
-
 void limits_end(struct limits *l, struct audit *log)
 {
 	limits_last_check(l, log);
-	/* its cgroups (v2: one for all controllers), then stale ones beside them */
-	const char *dirs[CTL_COUNT + 1], *parents[CTL_COUNT + 1];
-	size_t nd = 0, np = 0;
+	/* its cgroups (v2: one for all controllers), then stale ones beside each */
 	for (int i = 0; i <= CTL_COUNT; i++) {
 		const char *dir = i < CTL_COUNT ? l->dir[i] : l->core;
-		const char *parent = i < CTL_COUNT ? l->probe.ctl[i].parent : l->probe.v2;
-		if (!dir[0])
+		bool again = false;
+		for (int j = 0; j < i; j++)
+			again = again || strcmp(l->dir[j], dir) == 0;
+		if (!dir[0] || again)
 			continue;
-		if (!among(dirs, nd, dir))
-			remove_cgroup(dirs[nd++] = dir);
-		if (!among(parents, np, parent))
-			parents[np++] = parent;
+		remove_cgroup(dir);
+		sweep_stale(i < CTL_COUNT ? l->probe.ctl[i].parent : l->probe.v2);
 	}
-	for (size_t j = 0; j < np; j++)
-		sweep_stale(parents[j]);
 	memset(l->dir, 0, sizeof l->dir);
 	l->core[0] = '\0';
 }
