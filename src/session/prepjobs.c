@@ -54,22 +54,34 @@ int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e
 /* ---- the limits and the session's cgroups ---- */
 
 /* The thread reads the policy's limits only, which nothing changes once
- * the session has begun; nothing else touches lim until it is joined. As
- * root with a limit on a cgroup v1 controller, the kernel's cgroup lock
- * readied once the cgroups are made (limits_warm: its wait holds the
- * kernel's cgroup mutex, which each mkdir takes too). */
+ * the session has begun; nothing else touches lim until it is joined. */
 static int limits_job_run(void *arg, struct werr *e)
 {
 	(void)e;
 	struct limits_job *j = arg;
 	limits_create(j->lim, j->session);
-	j->lim->warmed = limits_warm(j->lim);
 	return 0;
+}
+
+bool limits_job_early(struct limits_job *j, struct limits *lim, const struct policy *pol,
+		      const struct limits_probe *probe, const char *session)
+{
+	limits_plan(lim, pol, probe);
+	if (limits_warm_ctl(lim) < 0)
+		return false;
+	j->lim = lim;
+	j->session = session;
+	j->made = true;
+	limits_create(lim, session);
+	lim->warmed = limits_warm(lim);
+	return true;
 }
 
 void limits_job_start(struct limits_job *j, struct limits *lim, const struct policy *pol,
 		      const struct limits_probe *probe, const char *session)
 {
+	if (j->made)
+		return;
 	limits_plan(lim, pol, probe);
 	j->lim = lim;
 	j->session = session;
