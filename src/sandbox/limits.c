@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,11 +607,6 @@ void limits_create(struct limits *l, const char *session)
 		if (!ctl_used(l, i))
 			continue;
 		const struct limits_cgroup *c = &l->probe.ctl[i];
-		bool swept = false;
-		for (int j = 0; j < i; j++)
-			swept = swept || (ctl_used(l, j) && strcmp(l->probe.ctl[j].parent, c->parent) == 0);
-		if (!swept)
-			sweep_stale(c->parent);
 		char dir[600], what[700];
 		snprintf(dir, sizeof dir, "%s/warden-%s", c->parent, session);
 		if (c->version == 2 && enable(c->parent, ctl_names[i]) < 0) {
@@ -633,11 +629,6 @@ void limits_create(struct limits *l, const char *session)
 	}
 	/* a v2 cgroup of the session's own, controllers or not */
 	if (l->probe.v2[0] && !limits_cgroup_v2(l)) {
-		bool swept = false;
-		for (int i = 0; i < CTL_COUNT; i++)
-			swept = swept || (ctl_used(l, i) && strcmp(l->probe.ctl[i].parent, l->probe.v2) == 0);
-		if (!swept)
-			sweep_stale(l->probe.v2);
 		char dir[600];
 		snprintf(dir, sizeof dir, "%s/warden-%s", l->probe.v2, session);
 		if (mkdir(dir, 0755) == 0)
@@ -718,13 +709,18 @@ void limits_attach(struct limits *l, pid_t init)
  * of libc's, so a clone of init at any moment copies nothing half-held
  * (bgjob.h's rule, which a thread that ends would break: its exit takes
  * the allocator's locks); every signal is blocked in it, so the process's
- * signals still reach the supervisor's signalfd. */
+ * signals still reach the supervisor's signalfd. pthread_create returns
+ * before the thread runs, and until it does glibc's set*id calls in a
+ * clone of the process (init's setgroups) would wait for it for ever:
+ * warm_start returns once it runs. */
 static int warm_pipe[2] = { -1, -1 };
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static sem_t warm_running;
 
 static void *warmer(void *arg)
 {
 	(void)arg;
+	sem_post(&warm_running);
 	for (;;) {
 		int fd;
 		ssize_t n = read(warm_pipe[0], &fd, sizeof fd);
@@ -747,11 +743,13 @@ static void warm_start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_t a;
 	pthread_t t;
-	bool ok = pthread_attr_init(&a) == 0;
+	bool ok = sem_init(&warm_running, 0, 0) == 0 && pthread_attr_init(&a) == 0;
 	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
 	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 && pthread_create(&t, &a, warmer, NULL) == 0;
 	pthread_attr_destroy(&a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (ok && sem_wait(&warm_running) < 0 && errno == EINTR)
+		;
 	if (!ok) {
 		closep(&warm_pipe[0]);
 		closep(&warm_pipe[1]);
@@ -766,15 +764,13 @@ int limits_warm_ctl(const struct limits *l)
 	return -1;
 }
 
-bool limits_warm(const struct limits_probe *p, const struct policy *pol)
+bool limits_warm(const struct limits *l)
 {
-	struct limits l;
-	limits_plan(&l, pol, p);
-	int i = limits_warm_ctl(&l); /* one is enough: the lock is every hierarchy's */
+	int i = limits_warm_ctl(l); /* one is enough: the lock is every hierarchy's */
 	if (i < 0)
 		return false;
 	char path[600];
-	snprintf(path, sizeof path, "%s/cgroup.procs", p->ctl[i].parent);
+	snprintf(path, sizeof path, "%s/cgroup.procs", l->probe.ctl[i].parent);
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -942,7 +938,7 @@ const char *limits_cgroup_v2(const struct limits *l)
 	return l && l->core[0] ? l->core : NULL;
 }
 
-void limits_end(struct limits *l, struct audit *log)
+void limits_last_check(struct limits *l, struct audit *log)
 {
 	limits_check(l, log);
 	for (int i = 0; i < 2; i++) {
@@ -950,19 +946,23 @@ void limits_end(struct limits *l, struct audit *log)
 			close(l->fs_fd[i]);
 		l->fs_fd[i] = -1;
 	}
-	for (int i = 0; i < CTL_COUNT; i++) {
-		if (!l->dir[i][0])
-			continue;
-		bool again = false; /* v2: one directory for several controllers */
+}
+
+void limits_end(struct limits *l, struct audit *log)
+{
+	limits_last_check(l, log);
+	/* its cgroups (v2: one for all controllers), then stale ones beside each */
+	for (int i = 0; i <= CTL_COUNT; i++) {
+		const char *dir = i < CTL_COUNT ? l->dir[i] : l->core;
+		bool again = false;
 		for (int j = 0; j < i; j++)
-			again = again || strcmp(l->dir[j], l->dir[i]) == 0;
-		if (!again)
-			remove_cgroup(l->dir[i]);
+			again = again || strcmp(l->dir[j], dir) == 0;
+		if (!dir[0] || again)
+			continue;
+		remove_cgroup(dir);
+		sweep_stale(i < CTL_COUNT ? l->probe.ctl[i].parent : l->probe.v2);
 	}
-	for (int i = 0; i < CTL_COUNT; i++)
-		l->dir[i][0] = '\0';
-	if (l->core[0])
-		remove_cgroup(l->core);
+	memset(l->dir, 0, sizeof l->dir);
 	l->core[0] = '\0';
 }
 

@@ -145,9 +145,10 @@ void limits_attach(struct limits *l, pid_t init);
  * cgroup mutex, as it does for any move: a cgroup made meanwhile (a
  * mkdir) and a clone into one wait for it too, so the session's own
  * cgroups are made first (src/session/prepjobs.h).
- * true when it was handed the move; false (nothing to do, or it could not
- * be) changes nothing else. */
-bool limits_warm(const struct limits_probe *p, const struct policy *pol);
+ * l as planned (and made: a cgroup given up needs no move). true when it
+ * was handed the move; false (nothing to do, or it could not be) changes
+ * nothing else. */
+bool limits_warm(const struct limits *l);
 /* The controller whose cgroup limits_warm moves into for l (planned):
  * as root, the first limit on a cgroup v1 controller; -1: nothing to do. */
 int limits_warm_ctl(const struct limits *l);
@@ -165,8 +166,15 @@ bool limits_watch(struct limits *l, int tmp_fd, int home_fd);
 /* Emit a `limit` event for each limit reached since the last check. */
 void limits_check(struct limits *l, struct audit *log);
 
-/* With the sandbox gone: a last check (log may be NULL), then the fds
- * closed and the cgroups removed. Safe to call more than once. */
+/* With the sandbox gone: a last check (log may be NULL), the fds of the
+ * tmpfs closed. */
+void limits_last_check(struct limits *l, struct audit *log);
+/* limits_last_check, then the session's cgroups removed, and the stale
+ * ones of the directories they were made in (cgroups of sessions whose
+ * warden was killed: empty "warden-*" directories made over a minute ago;
+ * the removal of a session's own is after its record is closed, this
+ * sweep with it, off the way of the next session's start). Safe to call
+ * more than once. */
 void limits_end(struct limits *l, struct audit *log);
 
 /* What is in force, for session.start and `warden policy show`: {KIND:

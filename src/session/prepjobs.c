@@ -38,6 +38,9 @@ void hostid_job_end(struct hostid_job *h)
 
 int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e)
 {
+	if (h->taken)
+		return 0;
+	h->taken = true;
 	int r = bgjob_wait(&h->job, e);
 	s->landlock_log = h->landlock_log;
 	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
@@ -70,7 +73,7 @@ bool limits_job_early(struct limits_job *j, struct limits *lim, const struct pol
 	j->session = session;
 	j->made = true;
 	limits_create(lim, session);
-	lim->warmed = limits_warm(probe, pol);
+	lim->warmed = limits_warm(lim);
 	return true;
 }
 

@@ -36,6 +36,7 @@ struct hostid_job {
 	struct hostid ids;
 	int landlock_abi;
 	bool landlock_log;
+	bool taken;         /* hostid_job_take called: a second call does nothing */
 	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
 	struct bgjob job;
 };
@@ -43,7 +44,7 @@ struct hostid_job {
 /* h zeroed, with ids HOSTID_NONE, before any of these. */
 void hostid_job_start(struct hostid_job *h, int landlock_abi);
 /* The identity into s (and Landlock's audit); -1 with e when none could
- * be had. */
+ * be had. Taken once: called again, 0 and nothing more. */
 int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e);
 /* Joined, an identity not taken released. */
 void hostid_job_end(struct hostid_job *h);

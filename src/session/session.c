@@ -86,7 +86,8 @@ struct session {
 	struct kernel_features kf;    /* what the kernel offers (features_probe) */
 	struct discovery disc;        /* the client found on the host and what it needs */
 	struct limits lim;            /* the limits: how each is enforced, the cgroups made */
-	bool lim_planned;             /* ... once planned (limits_end ends them) */
+	bool lim_planned;             /* ... once planned (limits_end ends them, once the
+				       * log is closed) */
 	struct limits_job lj;         /* ... planned at once, the cgroups made on a thread */
 	struct rules_job rj;          /* the detection rules, loaded on a thread */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
@@ -503,8 +504,8 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 
 /* The session opened: the journal reached (--log journald), the spec made
  * and the workspace locked and scanned, the detection rules loaded, the
- * identity and the secrets taken from their threads, the audit log opened
- * and its subscribers attached. */
+ * secrets taken from their thread, the audit log opened and its
+ * subscribers attached (the host identity is taken in session_plan). */
 static int session_open(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
@@ -528,10 +529,6 @@ static int session_open(struct session *sn, struct werr *e)
 	struct detect_risk risk = risk_of(&sn->pol, o->detect_observe);
 	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace,
 							 .home = AGENT_HOME }, &risk);
-	/* As root: the agent's own host identity, and Landlock's audit (made
-	 * meanwhile) */
-	if (hostid_job_take(&sn->hj, s, e) < 0)
-		return -1;
 	if (session_secrets_ready(&sn->ss, s, e) < 0 ||
 	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
 	    audit_open(&sn->log, s->logdir, sn->id, e) < 0)
@@ -541,10 +538,13 @@ static int session_open(struct session *sn, struct werr *e)
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
 	/* --stream over the profile's `stream` lines, a target each (its
-	 * sender forked: the limits' thread joined first) */
+	 * sender forked: the limits' and the identity's threads joined first) */
 	const struct policy_stream *ps = &sn->pol.stream;
-	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file)
+	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file) {
 		limits_job_join(&sn->lj);
+		if (hostid_job_take(&sn->hj, s, e) < 0)
+			return -1;
+	}
 	if (stream_start(&sn->stream, &(struct stream_conf){
 			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
 			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
@@ -610,13 +610,19 @@ static int session_plan(struct session *sn, struct werr *e)
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
 	json_t *ckfield = NULL;
-	if (sn->o.review && review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0)
+	/* As root: the agent's own host identity and Landlock's audit, from
+	 * their thread, taken where first needed (made meanwhile): --review's
+	 * directories are given to the identity, session.start names both */
+	if (sn->o.review && (hostid_job_take(&sn->hj, s, e) < 0 ||
+			     review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0))
 		return -1;
 	if (checkpoint_start(sn, &ckfield, e) < 0)
 		return -1;
 	/* The limits (their thread joined): a note for each one a profile
 	 * asked for that cannot be. */
 	limits_job_take(&sn->lj);
+	if (hostid_job_take(&sn->hj, s, e) < 0)
+		return -1;
 	if (log_start(sn, ckfield, e) < 0)
 		return -1;
 	settings_recovered(sn);
@@ -655,8 +661,9 @@ static void sandbox_gone(struct session *sn)
 	late_close_start(&sn->late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
 	detect_set_actor(sn->det, NULL, NULL);
-	/* What the sandbox reached, then its cgroups removed. */
-	limits_end(&sn->lim, sn->log);
+	/* What the sandbox reached (its cgroups are removed once the log is
+	 * closed, while its fsync runs: session_end) */
+	limits_last_check(&sn->lim, sn->log);
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
@@ -893,9 +900,9 @@ static int session_start(struct session *sn, struct werr *e)
 }
 
 /* The session released, in the order struct session documents: what the
- * run made (the checkpoint's store, the cgroups, the discovery); the exit
- * summary; the log closed, its fsync on a thread (late_log); then the
- * layout, the journal's sender and the detector (both outlive the log
+ * run made (the checkpoint's store, the discovery); the exit summary; the
+ * log closed, its fsync on a thread (late_log); then the cgroups (their
+ * last check was made for the record: sandbox_gone), the layout, the journal's sender and the detector (both outlive the log
  * they subscribed to), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
  * fsync joined last. */
@@ -904,8 +911,6 @@ static void session_end(struct session *sn)
 	ckpt_session_free(&sn->ck);
 	limits_job_join(&sn->lj);
 	rules_job_end(&sn->rj);
-	if (sn->lim_planned)
-		limits_end(&sn->lim, NULL);
 	discovery_free(&sn->disc);
 	stream_end(steal_ptr(&sn->stream), STREAM_END_WAIT_MS, stderr);
 	if (sn->log && sn->o.summary) {
@@ -913,6 +918,8 @@ static void session_end(struct session *sn)
 		hints_print(&sn->hints, stderr);
 	}
 	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
+	if (sn->lim_planned)
+		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);
 	journald_free(steal_ptr(&sn->jd));
 	detect_free(steal_ptr(&sn->det));

@@ -267,6 +267,26 @@ test_limits_cgroup_v2() {
 	limits_cgroup_gone memory
 }
 
+test_limits_cgroup_stale() {
+	# the cgroup of a session whose warden was killed (empty, made over a
+	# minute ago) is removed by a later session; a recent one is not
+	is_root || skip "the session's cgroups are made as root here (tested as root)"
+	wrun -- true
+	local parent
+	parent=$(head -n 1 "$(limits_log)" | grep -oE '"memory":\{[^}]*\}' | sed -nE 's/.* below ([^":]*).*/\1/p')
+	[[ -n $parent && -d $parent ]] || skip "no memory cgroup in force here"
+	local old="$parent/warden-20000101T000000Z-00000000" new="$parent/warden-20000101T000000Z-00000001"
+	mkdir "$old" "$new" || fatal "could not make cgroups in $parent"
+	touch -d '2 minutes ago' "$old"
+	wrun -- true
+	assert_rc 0
+	local left=0
+	[[ -d $new ]] || fail "a recent cgroup $new was removed"
+	rmdir "$new" 2>/dev/null
+	[[ -d $old ]] && { left=1; rmdir "$old"; }
+	((left == 0)) || fail "the stale cgroup $old is left behind"
+}
+
 # json_get JSON EXPR: the value of a Python expression on the parsed JSON j
 # ("" for None).
 json_get() {

@@ -297,6 +297,14 @@ static char *wait_text(const char *path)
 	return xstrdup("");
 }
 
+/* limits_warm for p planned with pr */
+static bool warm(const struct limits_probe *pr, const struct policy *p)
+{
+	struct limits l;
+	limits_plan(&l, p, pr);
+	return limits_warm(&l);
+}
+
 static void test_warm(void)
 {
 	struct policy p;
@@ -313,32 +321,32 @@ static void test_warm(void)
 	/* not root (RLIMIT_NPROC then, no cgroup move), or the pids limit's
 	 * controller in v2 (init is cloned into it): nothing to ready */
 	pr.root = false;
-	CHECK(!limits_warm(&pr, &p));
+	CHECK(!warm(&pr, &p));
 	pr.root = true;
 	pr.ctl[CTL_PIDS].version = 2;
-	CHECK(!limits_warm(&pr, &p));
+	CHECK(!warm(&pr, &p));
 	/* no limit on a cgroup at all */
 	struct policy none;
 	load_profile(&none, "limit pids unlimited\nlimit memory unlimited\n");
 	pr.ctl[CTL_PIDS].version = 1;
-	CHECK(!limits_warm(&pr, &none));
+	CHECK(!warm(&pr, &none));
 	char *t = read_text_file(procs);
 	CHECK(t && !*t); /* nothing written by any of these */
 	free(t);
 	/* as root, pids in v1: the thread writes "0" (itself) there */
-	CHECK(limits_warm(&pr, &p));
+	CHECK(warm(&pr, &p));
 	t = wait_text(procs);
 	CHECK_STR(t, "0");
 	free(t);
 	/* again (a second session of the process): the same thread */
 	spit(procs, "", 0);
-	CHECK(limits_warm(&pr, &p));
+	CHECK(warm(&pr, &p));
 	t = wait_text(procs);
 	CHECK_STR(t, "0");
 	free(t);
 	/* a parent without cgroup.procs: false, nothing made there */
 	CHECK(unlink(procs) == 0);
-	CHECK(!limits_warm(&pr, &p));
+	CHECK(!warm(&pr, &p));
 	CHECK(access(procs, F_OK) < 0);
 	CHECK(rmdir(dir) == 0);
 	free(procs);
