@@ -52,12 +52,26 @@ int caps_drop_bounding(struct werr *e)
 	return 0;
 }
 
+/* The system calls, not glibc's wrappers: init is a raw clone of the
+ * supervisor, a process with threads, and glibc's set*id wrappers change
+ * every thread glibc knows of, waiting for each one still being created;
+ * in the clone none of them exists, and one that was mid-creation at the
+ * clone is waited for for ever (a hang seen 1 session in 400 under load).
+ * Init has one thread: the call's change is the whole process's (init.c
+ * drops the supplementary groups the same way). */
+static int set_ids(uid_t uid, gid_t gid)
+{
+	if (syscall(SYS_setresgid, gid, gid, gid) < 0)
+		return -1;
+	return (int)syscall(SYS_setresuid, uid, uid, uid);
+}
+
 int caps_become(uid_t uid, gid_t gid, struct werr *e)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = { { 0 } };
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresgid(gid, gid, gid) < 0 ||
-	    setresuid(uid, uid, uid) < 0 || prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || set_ids(uid, gid) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
 		return werr_errno(e, "identity: becoming uid %u", (unsigned)uid);
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return werr_errno(e, "identity: reading the capabilities kept");

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/close_range.h>
 #include <linux/netlink.h>
 #include <sched.h>
@@ -192,7 +191,7 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		werr_errno(e, "processes: making init non-dumpable"), fail(s, e);
-	if (s->uid == 0 && setgroups(0, NULL) < 0)
+	if (s->uid == 0 && syscall(SYS_setgroups, 0, NULL) < 0) /* not glibc's: caps.c, set_ids */
 		werr_errno(e, "identity: dropping supplementary groups"), fail(s, e);
 	/* As root, init still has root's host identity (the maps name the
 	 * agent's only): it becomes the agent, keeping its capabilities in
