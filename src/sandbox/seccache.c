@@ -173,20 +173,18 @@ bool seccache_get(const char *cachedir, struct seccomp_kind k, void **prog, size
  * there are more than OTHERS_MAX of them. */
 static void prune(int dirfd, const char *name)
 {
-	DIR *d = dir_open_at(dirfd, ".", 0);
+	_cleanup_dir_ DIR *d = dir_open_at(dirfd, ".", 0);
 	if (!d)
 		return;
 	size_t same = strlen(name) - 1; /* all but the kind */
-	struct strv others = { 0 };
+	_cleanup_strv_ struct strv others = { 0 };
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) == 0 &&
 		    strncmp(de->d_name, name, same) != 0)
 			strv_push(&others, de->d_name);
-	closedir(d);
 	for (size_t i = 0; others.n > OTHERS_MAX && i < others.n; i++)
 		unlinkat(dirfd, others.v[i], 0);
-	strv_free(&others);
 }
 
 void seccache_put(const char *cachedir, struct seccomp_kind k, const void *prog, size_t len)
