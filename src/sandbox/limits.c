@@ -938,7 +938,11 @@ const char *limits_cgroup_v2(const struct limits *l)
 
 void limits_last_check(struct limits *l, struct audit *log)
 {
-	limits_check(l, log);
+	/* (without a log there is nothing to say, and no check after this
+	 * one for what it would note: limits_end's, after sandbox_gone's,
+	 * reads the counters no more) */
+	if (log)
+		limits_check(l, log);
 	for (int i = 0; i < 2; i++) {
 		if (l->fs_fd[i] >= 0)
 			close(l->fs_fd[i]);
