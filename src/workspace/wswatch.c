@@ -251,11 +251,12 @@ static bool sandbox_made(const struct wswatch *w, const char *rel, const char *n
 
 /* Is rel a unix socket that the host made (a server started in the
  * workspace during the session), neither one the sandbox bound nor a
- * placeholder (warden's, nothing listens there)? */
-static bool host_socket(const struct wswatch *w, const char *rel, const char *name)
+ * placeholder (warden's, nothing listens there)? Not looked at when it
+ * appeared as a directory (dir). */
+static bool host_socket(const struct wswatch *w, const char *rel, const char *name, bool dir)
 {
 	struct stat st;
-	if (fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	if (dir || fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
 	    workspace_is_placeholder(&st))
 		return false;
 	for (size_t i = 0; i < w->plan->n; i++) {
@@ -284,7 +285,7 @@ static int judge(struct wswatch *w, const char *rel, const char *name, bool dir,
 	bool fresh = !kind && w->pol && workspace_masked(w->pol, rel, name);
 	if (fresh && sandbox_made(w, rel, name))
 		return 0;
-	bool sock = !kind && !fresh && !dir && host_socket(w, rel, name);
+	bool sock = !kind && !fresh && host_socket(w, rel, name, dir);
 	if (fresh || sock)
 		kind = REMASK_MASK;
 	if (!kind)
