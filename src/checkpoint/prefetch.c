@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/bgjob.h"
 #include "../common/util.h"
 
 ssize_t pf_read_small(int fd, char *buf, size_t size)
@@ -113,11 +114,7 @@ void prefetch_init(struct prefetch *p, size_t max)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
 	/* the worker takes no signal: they stay the walk's thread's */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	p->worker = pthread_create(&p->thread, NULL, worker, p) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	p->worker = thread_create_blocked(&p->thread, NULL, worker, p) == 0;
 }
 
 void prefetch_free(struct prefetch *p)

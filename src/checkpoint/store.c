@@ -30,11 +30,20 @@ char *store_default_path(const char *home)
 	return base ? xasprintf("%s/store", base) : NULL;
 }
 
+/* A directory of the store opened, made first when it is missing (opened
+ * first: in a store that exists, as it does after the first session, a
+ * mkdir would fail with EEXIST every time). */
 static int subdir(struct store *st, const char *name, int *out, struct werr *e)
 {
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	*out = openat(st->fd, name, flags);
+	if (*out >= 0)
+		return 0;
+	if (errno != ENOENT)
+		return werr_errno(e, "checkpoint store %s: cannot open %s", st->path, name);
 	if (mkdirat(st->fd, name, 0700) < 0 && errno != EEXIST)
 		return werr_errno(e, "checkpoint store %s: cannot create %s", st->path, name);
-	*out = openat(st->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*out = openat(st->fd, name, flags);
 	if (*out < 0)
 		return werr_errno(e, "checkpoint store %s: cannot open %s", st->path, name);
 	return 0;
@@ -56,23 +65,33 @@ static int subdirs(struct store *st, bool create, struct werr *e)
 	return 0;
 }
 
+/* The store's directory, with its missing parents. */
+static int make(const char *path, struct werr *e)
+{
+	_cleanup_free_ char *parent = xstrdup(path);
+	char *sl = strrchr(parent, '/');
+	if (sl && sl != parent) {
+		*sl = '\0';
+		if (mkdir_p(parent, 0700, NULL) < 0)
+			return werr_errno(e, "checkpoint store: cannot create %s", parent);
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return werr_errno(e, "checkpoint store: cannot create %s", path);
+	return 0;
+}
+
 int store_open(struct store *st, const char *path, bool create, struct werr *e)
 {
 	*st = (struct store){ .fd = -1, .lock_fd = -1, .blobs_fd = -1, .manifests_fd = -1,
 			      .tmp_fd = -1, .packs_fd = -1, .small_max = STORE_SMALL_MAX,
 			      .path = xstrdup(path) };
-	if (create) {
-		_cleanup_free_ char *parent = xstrdup(path);
-		char *sl = strrchr(parent, '/');
-		if (sl && sl != parent) {
-			*sl = '\0';
-			if (mkdir_p(parent, 0700, NULL) < 0)
-				return werr_errno(e, "checkpoint store: cannot create %s", parent);
-		}
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return werr_errno(e, "checkpoint store: cannot create %s", path);
-	}
+	/* opened first: it is there after the first session */
 	st->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (st->fd < 0 && errno == ENOENT && create) {
+		if (make(path, e) < 0)
+			return -1;
+		st->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	struct stat s;
 	if (st->fd < 0) {
 		if ((errno == ELOOP || errno == ENOTDIR) && lstat(path, &s) == 0 && S_ISLNK(s.st_mode))

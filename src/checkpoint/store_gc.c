@@ -325,14 +325,16 @@ bool store_prune_due(struct store *st, const char *ws, unsigned interval_s)
 {
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
-	if (mkdirat(st->fd, "pruned", 0700) < 0 && errno != EEXIST)
-		return true;
 	_cleanup_free_ char *name = xasprintf("pruned/%s", wsum);
 	time_t now = time(NULL);
 	struct stat s;
 	if (fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode) &&
 	    s.st_mtime <= now && s.st_mtime > now - (time_t)interval_s)
 		return false;
+	/* (made only when the stamp is to be written: its being there is
+	 * known when the stamp was) */
+	if (mkdirat(st->fd, "pruned", 0700) < 0 && errno != EEXIST)
+		return true;
 	int fd = openat(st->fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		futimens(fd, NULL);

@@ -29,21 +29,37 @@ static bool steer(struct bgjob *j, pthread_attr_t *a)
 	return pthread_attr_setaffinity_np(a, sizeof others, &others) == 0;
 }
 
+int thread_create_blocked(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_attr_t own;
+	bool mine = !a && pthread_attr_init(&own) == 0;
+	if (mine)
+		a = &own;
+	int r;
+	if (a && pthread_attr_setsigmask_np(a, &all) == 0) {
+		r = pthread_create(t, a, fn, arg);
+	} else {
+		sigset_t old;
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = pthread_create(t, a, fn, arg);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (mine)
+		pthread_attr_destroy(&own);
+	return r;
+}
+
 void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
 {
 	*j = (struct bgjob){ .fn = fn, .arg = arg };
-	/* the thread blocks every signal: they stay the main thread's (the
-	 * supervisor reads them from a signalfd) */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_t a;
 	bool attr = pthread_attr_init(&a) == 0;
 	j->steered = attr && steer(j, &a);
-	j->running = pthread_create(&j->t, attr ? &a : NULL, run, j) == 0;
+	j->running = thread_create_blocked(&j->t, attr ? &a : NULL, run, j) == 0;
 	if (attr)
 		pthread_attr_destroy(&a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!j->running)
 		j->r = fn(arg, &j->e);
 	j->started = true;

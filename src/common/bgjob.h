@@ -36,6 +36,12 @@ struct bgjob {
 	struct werr e;
 };
 
+/* pthread_create with every signal blocked in the new thread (they stay
+ * the caller's: the supervisor reads them from a signalfd), given through
+ * the attributes (a may be NULL): the caller's own mask is not changed
+ * and put back around it. pthread_create's result. */
+int thread_create_blocked(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void *arg);
+
 /* Start fn(arg) on a thread (or run it now). */
 void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg);
 /* Wait for it; its result (e filled on -1). A job never started: 0. */

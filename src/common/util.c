@@ -179,6 +179,27 @@ int copy_symlink(const char *src, int dirfd, const char *dst)
 	return symlinkat(target, dirfd, dst);
 }
 
+/* mkdir of buf, its missing parents made first: looked for from the end,
+ * where they usually are (a parent that exists costs one failed mkdir, not
+ * one for each component from the root). -1 with errno (EEXIST when buf
+ * itself is there); buf is changed on the way and restored. */
+static int mkdir_back(char *buf, mode_t mode)
+{
+	if (mkdir(buf, mode) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return errno = ENOENT, -1;
+	*slash = '\0';
+	int r = mkdir_back(buf, mode);
+	if (r < 0 && errno == EEXIST)
+		r = 0;
+	*slash = '/';
+	return r < 0 ? -1 : mkdir(buf, mode);
+}
+
 int mkdir_p(const char *path, mode_t mode, bool *created)
 {
 	char buf[4096];
@@ -186,25 +207,7 @@ int mkdir_p(const char *path, mode_t mode, bool *created)
 		*created = false;
 	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
 		return errno = ENAMETOOLONG, -1;
-	/* Usually at most the last component is missing: try it first. */
-	if (mkdir(buf, mode) == 0) {
-		if (created)
-			*created = true;
-		return 0;
-	}
-	if (errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0)
+	if (mkdir_back(buf, mode) < 0)
 		return errno == EEXIST ? 0 : -1;
 	if (created)
 		*created = true;

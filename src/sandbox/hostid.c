@@ -136,16 +136,38 @@ static bool id_taken(uid_t id, const char *subuid, const char *subgid)
 	       (subgid && hostid_in_sub_ranges(subgid, id));
 }
 
-/* Is the id's lock file there and locked by a running session? Asked
- * before the name service (two lookups, each a look through its modules'
- * directories): with sessions running, their ids are passed over without
- * them. Only a lock file that exists is tried (never created here), so
- * the pool's directory still holds files for the ids sessions took only;
- * an id whose lock is free is looked up as before and locked below. */
-static bool held_elsewhere(int dir, const char *name)
+/* The id locked for this session: the lock fd, -1 when the id is not to
+ * be had (held by a running session, or the host's), -2 with e set.
+ * An existing lock file is tried before the name service (two lookups,
+ * each a look through its modules' directories): with sessions running,
+ * their ids are passed over without them; a free one is kept locked
+ * through the lookups (dropped if the id turns out taken) instead of
+ * being opened and locked a second time. Only a lock file that exists is
+ * tried so (never created here), so the pool's directory still holds
+ * files for the ids sessions took only; an id without one is looked up
+ * first, then its file made and locked. */
+static int try_id(int dir, uid_t id, const char *subuid, const char *subgid, struct werr *e)
 {
+	char name[16];
+	snprintf(name, sizeof name, "%u", (unsigned)id);
 	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return -1;
+		closep(&fd); /* tried again below, where its error is said */
+	}
+	if (id_taken(id, subuid, subgid))
+		return -1;
+	if (fd >= 0)
+		return steal_fd(&fd);
+	fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name), -2;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return steal_fd(&fd);
+	if (errno != EWOULDBLOCK)
+		return werr_errno(e, "host identities: locking %s/%s", HOSTID_LOCK_DIR, name), -2;
+	return -1;
 }
 
 int hostid_acquire(struct hostid *h, struct werr *e)
@@ -165,24 +187,15 @@ int hostid_acquire(struct hostid *h, struct werr *e)
 	_cleanup_free_ char *subuid = read_text_file("/etc/subuid");
 	_cleanup_free_ char *subgid = read_text_file("/etc/subgid");
 	for (uid_t id = first;; id++) {
-		char name[16];
-		snprintf(name, sizeof name, "%u", (unsigned)id);
-		if (!held_elsewhere(dir, name) && !id_taken(id, subuid, subgid)) {
-			int fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-			if (fd < 0)
-				return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name);
-			if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-				h->active = true;
-				h->uid = id;
-				h->gid = (gid_t)id;
-				h->lock_fd = fd;
-				return 0;
-			}
-			int err = errno;
-			close(fd);
-			if (err != EWOULDBLOCK)
-				return werr_set(e, err, "host identities: locking %s/%s: %s",
-						HOSTID_LOCK_DIR, name, strerror(err));
+		int fd = try_id(dir, id, subuid, subgid, e);
+		if (fd == -2)
+			return -1;
+		if (fd >= 0) {
+			h->active = true;
+			h->uid = id;
+			h->gid = (gid_t)id;
+			h->lock_fd = fd;
+			return 0;
 		}
 		if (id == last)
 			break;

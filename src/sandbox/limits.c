@@ -21,6 +21,7 @@
 
 #include "sandbox.h"
 #include "features.h"
+#include "../common/bgjob.h"
 
 static const char *const ctl_names[CTL_COUNT] = { "pids", "memory", "cpu" };
 static const enum policy_limit_kind ctl_kind[CTL_COUNT] = { LIMIT_PIDS, LIMIT_MEMORY, LIMIT_CPU };
@@ -738,16 +739,13 @@ static void warm_start(void)
 {
 	if (pipe2(warm_pipe, O_CLOEXEC) < 0)
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_t a;
 	pthread_t t;
 	bool ok = sem_init(&warm_running, 0, 0) == 0 && pthread_attr_init(&a) == 0;
 	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
-	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 && pthread_create(&t, &a, warmer, NULL) == 0;
+	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 &&
+	     thread_create_blocked(&t, &a, warmer, NULL) == 0;
 	pthread_attr_destroy(&a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	while (ok && sem_wait(&warm_running) < 0 && errno == EINTR)
 		;
 	if (!ok) {
@@ -940,7 +938,11 @@ const char *limits_cgroup_v2(const struct limits *l)
 
 void limits_last_check(struct limits *l, struct audit *log)
 {
-	limits_check(l, log);
+	/* (without a log there is nothing to say, and no check after this
+	 * one for what it would note: limits_end's, after sandbox_gone's,
+	 * reads the counters no more) */
+	if (log)
+		limits_check(l, log);
 	for (int i = 0; i < 2; i++) {
 		if (l->fs_fd[i] >= 0)
 			close(l->fs_fd[i]);

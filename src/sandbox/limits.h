@@ -166,8 +166,8 @@ bool limits_watch(struct limits *l, int tmp_fd, int home_fd);
 /* Emit a `limit` event for each limit reached since the last check. */
 void limits_check(struct limits *l, struct audit *log);
 
-/* With the sandbox gone: a last check (log may be NULL), the fds of the
- * tmpfs closed. */
+/* With the sandbox gone: a last check (none when log is NULL), the fds
+ * of the tmpfs closed. */
 void limits_last_check(struct limits *l, struct audit *log);
 /* limits_last_check, then the session's cgroups removed, and the stale
  * ones of the directories they were made in (cgroups of sessions whose

@@ -117,23 +117,33 @@ static int make_parents(const char *path, struct werr *e)
 	return 0;
 }
 
+/* Made without a look first: a directory by mkdir_p (there already is
+ * success), a file by mknod (made without being opened), its parents only
+ * when they are missing. Whatever stat finds there already will do, as
+ * before. */
 static int make_mountpoint(const char *path, bool dir, struct werr *e)
 {
-	struct stat st;
-	if (stat(path, &st) == 0)
-		return 0;
 	if (dir) {
 		if (mkdir_p(path, 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
 		return 0;
 	}
-	if (make_parents(path, e) < 0)
-		return -1;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return werr_errno(e, "mounts: creating mount point %s", path + strlen(STAGE));
-	close(fd);
-	return 0;
+	if (mknod(path, S_IFREG | 0644, 0) == 0)
+		return 0;
+	if (errno == ENOENT) {
+		if (make_parents(path, e) < 0)
+			return -1;
+		if (mknod(path, S_IFREG | 0644, 0) == 0)
+			return 0;
+	}
+	int err = errno;
+	struct stat st;
+	if (err == EEXIST) {
+		if (stat(path, &st) == 0)
+			return 0;
+		err = errno;
+	}
+	return werr_set(e, err, "mounts: creating mount point %s", path + strlen(STAGE));
 }
 
 /* The options of a tmpfs of `size` bytes (0: the kernel's default, half
@@ -173,9 +183,14 @@ static int mirror(const char *p, uint64_t attrs, bool required, struct werr *e)
 		return werr_errno(e, "mounts: %s", p);
 	}
 	if (S_ISLNK(st.st_mode)) {
-		if (make_parents(dst, e) < 0)
-			return -1;
-		if (copy_symlink(src, AT_FDCWD, dst) < 0)
+		/* the parents made only when missing */
+		int r = copy_symlink(src, AT_FDCWD, dst);
+		if (r < 0 && errno == ENOENT) {
+			if (make_parents(dst, e) < 0)
+				return -1;
+			r = copy_symlink(src, AT_FDCWD, dst);
+		}
+		if (r < 0)
 			return werr_errno(e, "mounts: recreating the link %s", p);
 		return 0;
 	}

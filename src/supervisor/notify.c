@@ -145,11 +145,22 @@ static char *lexical_path(pid_t pid, const char *path)
 	return ws_join_lexically("/", all);
 }
 
+/* The reserve filled up again: /dev/null opened once, its other places
+ * copies of that descriptor (a dup walks no path). */
 static void reserve_take(struct notifier *n)
 {
+	int from = -1;
 	for (int i = 0; i < RESERVE_FDS; i++)
-		if (n->reserve[i] < 0)
-			n->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (n->reserve[i] >= 0)
+			from = n->reserve[i];
+	for (int i = 0; i < RESERVE_FDS; i++) {
+		if (n->reserve[i] >= 0)
+			continue;
+		n->reserve[i] = from >= 0 ? fcntl(from, F_DUPFD_CLOEXEC, 0)
+					  : open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (from < 0)
+			from = n->reserve[i];
+	}
 }
 
 static bool reserve_give(struct notifier *n)

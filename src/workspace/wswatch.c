@@ -251,11 +251,12 @@ static bool sandbox_made(const struct wswatch *w, const char *rel, const char *n
 
 /* Is rel a unix socket that the host made (a server started in the
  * workspace during the session), neither one the sandbox bound nor a
- * placeholder (warden's, nothing listens there)? */
-static bool host_socket(const struct wswatch *w, const char *rel, const char *name)
+ * placeholder (warden's, nothing listens there)? Not looked at when it
+ * appeared as a directory (dir). */
+static bool host_socket(const struct wswatch *w, const char *rel, const char *name, bool dir)
 {
 	struct stat st;
-	if (fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	if (dir || fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
 	    workspace_is_placeholder(&st))
 		return false;
 	for (size_t i = 0; i < w->plan->n; i++) {
@@ -273,15 +274,18 @@ static bool host_socket(const struct wswatch *w, const char *rel, const char *na
  * its own); a secret the host writes must not be read inside. A unix
  * socket the host made is masked too: nothing inside reaches it, not even
  * sendmsg (unixconn.h). An alert once per path masked again (one that
- * still fails after three more tries, every time). 0, or -1 when the
- * re-masker is gone. */
-static int judge(struct wswatch *w, const char *rel, const char *name, struct audit *log)
+ * still fails after three more tries, every time). dir: the name was a
+ * directory when it appeared (no socket: nothing to look at for one; a
+ * socket put in its place since is an event of its own). 0, or -1 when
+ * the re-masker is gone. */
+static int judge(struct wswatch *w, const char *rel, const char *name, bool dir,
+		 struct audit *log)
 {
 	unsigned kind = covered(w, rel);
 	bool fresh = !kind && w->pol && workspace_masked(w->pol, rel, name);
 	if (fresh && sandbox_made(w, rel, name))
 		return 0;
-	bool sock = !kind && !fresh && host_socket(w, rel, name);
+	bool sock = !kind && !fresh && host_socket(w, rel, name, dir);
 	if (fresh || sock)
 		kind = REMASK_MASK;
 	if (!kind)
@@ -333,7 +337,7 @@ static int newtree_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct newtree *t = ctx;
 	_cleanup_free_ char *rel = *t->top ? xasprintf("%s/%s", t->top, we->rel) : xstrdup(we->rel);
-	if (judge(t->w, rel, we->name, t->log) < 0) {
+	if (judge(t->w, rel, we->name, we->type == DT_DIR, t->log) < 0) {
 		t->gone = true;
 		return werr_set(e, 0, "workspace watch: the re-masker is gone");
 	}
@@ -391,7 +395,7 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	_cleanup_free_ char *rel = *dir ? xasprintf("%s/%s", dir, name) : xstrdup(name);
 	/* the name itself first (a protected directory read-only again, a
 	 * secret-named one masked), then what a directory holds */
-	if (judge(w, rel, name, log) < 0)
+	if (judge(w, rel, name, ev->mask & IN_ISDIR, log) < 0)
 		return -1;
 	if (!(ev->mask & IN_ISDIR) || masked_here(w, rel, name) || placeholder(w, rel))
 		return 0;

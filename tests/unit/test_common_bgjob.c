@@ -3,8 +3,10 @@
  * away from the caller's CPU when the caller may use another, it runs with
  * the caller's whole set of CPUs (never kept from one that is free), and
  * the caller's own set is left as it was; a caller bound to one CPU still
- * gets its job done, there. */
+ * gets its job done, there. Its thread, and one of thread_create_blocked,
+ * blocks every signal, and the caller's signal mask is left as it was. */
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -88,9 +90,54 @@ static void test_cpus(void)
 	CHECK(sched_setaffinity(0, sizeof mine, &mine) == 0);
 }
 
+/* Every signal that can be blocked is, in the thread. */
+static bool all_blocked(void)
+{
+	sigset_t now;
+	pthread_sigmask(SIG_BLOCK, NULL, &now);
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && !sigismember(&now, sig))
+			return false;
+	return sigismember(&now, SIGRTMAX);
+}
+
+static int mask_job(void *arg, struct werr *e)
+{
+	(void)e;
+	*(bool *)arg = all_blocked();
+	return 0;
+}
+
+static void *mask_thread(void *arg)
+{
+	*(bool *)arg = all_blocked();
+	return NULL;
+}
+
+static void test_signals(void)
+{
+	sigset_t usr1, before, after;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_SETMASK, &usr1, &before);
+	bool blocked = false;
+	struct bgjob j;
+	bgjob_start(&j, mask_job, &blocked);
+	CHECK(bgjob_wait(&j, NULL) == 0 && blocked);
+	pthread_t t;
+	blocked = false;
+	CHECK(thread_create_blocked(&t, NULL, mask_thread, &blocked) == 0);
+	CHECK(pthread_join(t, NULL) == 0 && blocked);
+	/* the caller's mask as it was: SIGUSR1 only */
+	pthread_sigmask(SIG_SETMASK, &before, &after);
+	CHECK(sigismember(&after, SIGUSR1) && !sigismember(&after, SIGTERM) &&
+	      !sigismember(&after, SIGCHLD));
+}
+
 int main(void)
 {
 	test_result();
 	test_cpus();
+	test_signals();
 	return check_status();
 }
