@@ -15,7 +15,7 @@
 #include "review.h"
 
 /* Retention (store_prune) runs at most this often for a workspace: it reads
- * every reference in the store, a cost that grows with all workspaces' sessions. */
+ * each of the workspace's references (through their index, refs.c). */
 #define CKPT_PRUNE_INTERVAL_S 300
 #include "snapshot.h"
 

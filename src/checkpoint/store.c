@@ -1,7 +1,7 @@
 /* store.c - the content-addressed checkpoint store: opening and checking
  * it, storing blobs (small ones into a pack, others cloned or copied,
- * verified), manifests (verified by their hash), references (store.h).
- * Retention is store_gc.c, the metadata cache mcache.c, reading blobs
+ * verified), manifests (verified by their hash) (store.h). References are
+ * refs.c, retention store_gc.c, the metadata cache mcache.c, reading blobs
  * back blob.c. */
 #include "store.h"
 
@@ -479,75 +479,3 @@ int store_get_manifest(const struct store *st, const char *hash, struct manifest
 		return werr_wrap(e, "checkpoint store %s: manifest %.16s", st->path, hash);
 	return 0;
 }
-
-static bool ref_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 100)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      *s == '-'))
-			return false;
-	return true;
-}
-
-int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
-	      const char *ws, struct werr *e)
-{
-	if (!ref_name_ok(session) || !ref_name_ok(kind) || !store_hash_ok(hash))
-		return werr_set(e, EINVAL, "checkpoint store: bad reference");
-	char wsum[SHA256_HEX_LEN];
-	sha256_hex(ws, strlen(ws), wsum);
-	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
-	_cleanup_free_ char *text = xasprintf("%s %s %lld\n", hash, wsum, (long long)time(NULL));
-	return store_write_atomic(st, st->fd, name, text, strlen(text), 0600, true, false, e);
-}
-
-bool store_ref_exists(const struct store *st, const char *session, const char *kind)
-{
-	if (!ref_name_ok(session) || !ref_name_ok(kind))
-		return false;
-	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
-	struct stat s;
-	return fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
-}
-
-/* "HASH WSHASH UNIXTIME", a reference's text: true with its fields */
-bool store_ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
-		      long long *t)
-{
-	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && store_hash_ok(h) && store_hash_ok(w);
-}
-
-int store_ref_read(const struct store *st, const char *session, const char *kind,
-		   char out[SHA256_HEX_LEN])
-{
-	if (!ref_name_ok(session) || !ref_name_ok(kind)) {
-		errno = EINVAL;
-		return -1;
-	}
-	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
-	size_t len = 0;
-	_cleanup_free_ char *text = store_read_at(st->fd, name, 4096, &len);
-	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
-	long long t;
-	if (!store_ref_parse(text, h, w, &t)) {
-		if (text)
-			errno = EINVAL;
-		return -1;
-	}
-	memcpy(out, h, SHA256_HEX_LEN);
-	return 0;
-}
-
-int store_unref(struct store *st, const char *session, const char *kind, struct werr *e)
-{
-	if (!ref_name_ok(session) || !ref_name_ok(kind))
-		return werr_set(e, EINVAL, "checkpoint store: bad reference");
-	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
-	if (unlinkat(st->fd, name, 0) < 0)
-		return werr_errno(e, "checkpoint store %s: %s", st->path, name);
-	return 0;
-}
-

@@ -10,7 +10,9 @@
  *
  * Layout: blobs/XX/REST (0444), packs/NAME.pack (0444), manifests/HASH
  * (0444), cache/WSHASH,
- * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n"), tmp/, lock (flock: shared
+ * refs/SESSION.KIND ("HASH WSHASH UNIXTIME\n") and their index by workspace,
+ * wsrefs/WSHASH/SESSION.KIND (hard links; wsrefs/complete: all are in it;
+ * refs.c), pruned/WSHASH (retention's stamps), tmp/, lock (flock: shared
  * while a checkpoint is taken, exclusive while unreferenced data goes),
  * gc-stamp (when that last happened: at most once an hour).
  *
@@ -128,8 +130,8 @@ int store_ref_read(const struct store *st, const char *session, const char *kind
 int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
 		unsigned keep_days, struct werr *e);
 
-/* Whether retention for workspace ws is due: it reads every reference in
- * the store, so it runs at most once every interval_s seconds a workspace
+/* Whether retention for workspace ws is due: it reads the workspace's
+ * references (each a file; through the index, refs.c), so it runs at most once every interval_s seconds a workspace
  * (the stamp pruned/WSHASH, renewed when this returns true). Between two
  * runs a workspace can hold more than `keep` checkpoints, never fewer. */
 bool store_prune_due(struct store *st, const char *ws, unsigned interval_s);

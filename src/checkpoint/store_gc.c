@@ -16,56 +16,6 @@
 #include "pack.h"
 #include "store_int.h"
 
-struct ref {
-	char *file;              /* refs/NAME */
-	char *session;
-	char hash[SHA256_HEX_LEN];
-	char ws[SHA256_HEX_LEN];
-	long long t;
-};
-
-static void refs_free(struct ref *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].file);
-		free(v[i].session);
-	}
-	free(v);
-}
-
-static int refs_list(struct store *st, struct ref **out, size_t *nout, struct werr *e)
-{
-	*out = NULL;
-	*nout = 0;
-	_cleanup_dir_ DIR *d = dir_open_at(st->fd, "refs", O_NOFOLLOW);
-	if (!d)
-		return werr_errno(e, "checkpoint store %s: refs", st->path);
-	size_t cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *dot = strrchr(de->d_name, '.');
-		if (de->d_name[0] == '.' || !dot)
-			continue;
-		size_t len = 0;
-		_cleanup_free_ char *text = store_read_at(dirfd(d), de->d_name, 4096, &len);
-		char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
-		long long t;
-		if (!store_ref_parse(text, h, w, &t))
-			continue;
-		if (*nout == cap) {
-			cap = cap ? cap * 2 : 32;
-			*out = xrealloc(*out, cap * sizeof **out);
-		}
-		struct ref *r = &(*out)[(*nout)++];
-		r->file = xasprintf("refs/%s", de->d_name);
-		r->session = xasprintf("%.*s", (int)(dot - de->d_name), de->d_name);
-		memcpy(r->hash, h, sizeof r->hash);
-		memcpy(r->ws, w, sizeof r->ws);
-		r->t = t;
-	}
-	return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -204,16 +154,16 @@ static void gc_packs(struct store *st, char **live, size_t nlive)
 /* store_gc's work, under the lock; what cannot be read keeps everything. */
 static void gc_locked(struct store *st)
 {
-	struct ref *refs;
+	struct store_refent *refs;
 	size_t nrefs;
 	struct werr e = { 0 };
-	if (refs_list(st, &refs, &nrefs, &e) < 0)
+	if (store_refs_all(st, &refs, &nrefs, &e) < 0)
 		return;
 	_cleanup_strv_ struct strv mans = { 0 }, blobs = { 0 };
 	for (size_t i = 0; i < nrefs; i++)
 		if (!strv_contains(&mans, refs[i].hash))
 			strv_push(&mans, refs[i].hash);
-	refs_free(refs, nrefs);
+	store_refs_free(refs, nrefs);
 	for (size_t i = 0; i < mans.n; i++) {
 		struct manifest m;
 		if (store_get_manifest(st, mans.v[i], &m, &e) < 0)
@@ -273,17 +223,16 @@ static int cmp_age_desc(const void *a, const void *b)
 int store_prune(struct store *st, const char *ws, const char *current, unsigned keep,
 		unsigned keep_days, struct werr *e)
 {
-	struct ref *refs;
-	size_t nrefs;
-	if (refs_list(st, &refs, &nrefs, e) < 0)
-		return -1;
 	char wsum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), wsum);
+	/* the workspace's own references, from its index (refs.c) */
+	struct store_refent *refs;
+	size_t nrefs;
+	if (store_refs_of(st, wsum, &refs, &nrefs, e) < 0)
+		return -1;
 	struct sess_age *ages = xcalloc(nrefs + 1, sizeof *ages);
 	size_t n = 0;
 	for (size_t i = 0; i < nrefs; i++) {
-		if (strcmp(refs[i].ws, wsum) != 0)
-			continue;
 		size_t j = 0;
 		while (j < n && strcmp(ages[j].session, refs[i].session) != 0)
 			j++;
@@ -300,13 +249,12 @@ int store_prune(struct store *st, const char *ws, const char *current, unsigned 
 		    (i < keep && (keep_days == 0 || ages[i].t >= oldest)))
 			continue;
 		for (size_t k = 0; k < nrefs; k++)
-			if (strcmp(refs[k].session, ages[i].session) == 0 &&
-			    strcmp(refs[k].ws, wsum) == 0)
-				unlinkat(st->fd, refs[k].file, 0);
+			if (strcmp(refs[k].session, ages[i].session) == 0)
+				store_ref_drop(st, &refs[k]);
 		dropped++;
 	}
 	free(ages);
-	refs_free(refs, nrefs);
+	store_refs_free(refs, nrefs);
 	/* the removal reads every manifest: at most once an hour */
 	struct stat gs;
 	bool due = fstatat(st->fd, "gc-stamp", &gs, AT_SYMLINK_NOFOLLOW) < 0 ||

@@ -1,5 +1,5 @@
 /* store_int.h - what the checkpoint store's own files share (store.c,
- * store_gc.c, mcache.c, blob.c); nothing outside src/checkpoint/store*.c,
+ * store_gc.c, refs.c, mcache.c, blob.c); nothing outside src/checkpoint/store*.c,
  * mcache.c and blob.c includes it. */
 #pragma once
 #include <stdbool.h>
@@ -19,6 +19,23 @@ int store_write_atomic(struct store *st, int dirfd, const char *name, const char
 /* "HASH WSHASH UNIXTIME", a reference's text: true with its fields. */
 bool store_ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX_LEN],
 		     long long *t);
+/* A reference (refs.c): refs/NAME, NAME "SESSION.KIND". */
+struct store_refent {
+	char *name;
+	char *session;
+	char hash[SHA256_HEX_LEN];
+	char ws[SHA256_HEX_LEN];     /* the workspace's path's SHA-256 */
+	long long t;
+};
+/* Every reference in the store (read from refs/, each linked into the
+ * workspace index as it is read); those of one workspace (wsum), from the
+ * index when it is whole. */
+int store_refs_all(struct store *st, struct store_refent **out, size_t *n, struct werr *e);
+int store_refs_of(struct store *st, const char *wsum, struct store_refent **out, size_t *n,
+		  struct werr *e);
+void store_refs_free(struct store_refent *v, size_t n);
+/* The reference and its link in the index, removed. */
+void store_ref_drop(struct store *st, const struct store_refent *r);
 /* The packs' index, loaded at the first call (pack.h). */
 struct pack_set *store_packs(const struct store *st);
 /* ... loaded again when next needed (a pack was added or removed). */

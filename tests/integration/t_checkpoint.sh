@@ -763,3 +763,40 @@ test_checkpoint_exclude_non_utf8() {
 	assert_host_file "$WS/main.js" src
 	assert_host_file "$WS/$name/x" kept
 }
+
+# Retention after a session reads the workspace's own references, not those
+# of every session of every workspace the store has seen: a store of 300
+# other workspaces' references (written as a store from before the index
+# has them, indexed once by the first session's retention), then a session
+# in a new workspace (its retention due) reads none of them: their access
+# times, set in the past, stay (a read sets them: checked on a probe file).
+test_checkpoint_prune_own_refs() {
+	printf 'a\n' >a.txt
+	wardenc run -q -- true
+	assert_rc 0 'first session'
+	local st i now
+	st=$(store_dir)
+	[[ -f $st/wsrefs/complete ]] || fail 'the first retention did not index the references'
+	rm -r "$st/wsrefs" # (a store from before the index)
+	now=$(date +%s)
+	for ((i = 0; i < 300; i++)); do
+		printf '%064x %064x %s\n' "$i" "$((i + 1000))" "$now" >"$st/refs/x$i.start"
+	done
+	mkdir "$T_TMP/ws2" "$T_TMP/ws3"
+	(cd "$T_TMP/ws2" && "$WARDEN" run -q -- true) </dev/null || fatal 'a session in ws2'
+	[[ -f $st/wsrefs/complete ]] || fail 'a store from before the index was not indexed by its first retention'
+	[[ -f $st/wsrefs/$(printf '%064x' 1007)/x7.start ]] || fail 'x7.start is not in its workspace'"'"'s index'
+	touch -a -d '2001-01-01 00:00' "$st"/refs/x*.start
+	printf 'probe\n' >"$st/probe" && touch -a -d '2001-01-01 00:00' "$st/probe" && cat "$st/probe" >/dev/null
+	[[ $(stat -c %X "$st/probe") -gt 1000000000 ]] || skip 'a read does not set the access time on this file system (noatime)'
+	rm "$st/probe"
+	(cd "$T_TMP/ws3" && "$WARDEN" run -q -- true) </dev/null || fatal 'a session in ws3'
+	[[ -n $(ls "$st/pruned") ]] || fatal 'no retention ran'
+	local n=0 f
+	for f in "$st"/refs/x*.start; do
+		(($(stat -c %X "$f") < 1000000000)) || n=$((n + 1))
+	done
+	printf -- '--- other workspaces'"'"' references read by a session in a new workspace: %s\n' "$n"
+	((n == 0)) || fail "a session in a new workspace read $n references of other workspaces"
+	[[ -e $st/refs/x7.start ]] || fail 'another workspace'"'"'s reference was dropped'
+}

@@ -5,7 +5,8 @@
  * absolute, entries out of order, repeated or under no directory, bad
  * hashes, modes and escapes), the store (refused when a symlink, open to
  * others or not writable, blobs stored once, a manifest that does not match its hash not
- * trusted, retention and the removal of what nothing references), a
+ * trusted, retention and the removal of what nothing references,
+ * retention reading its own workspace's references through their index), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
  * two manifests, the unified diff of two texts, and the entry the snapshot
  * and the review make of what they find (a symlink replaced meanwhile), and
@@ -22,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/checkpoint/changes.h"
@@ -823,6 +825,85 @@ static void test_prefetch(void)
 	CHECK(!pf_unchanged(&s, &b, 5, false));
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	char *pa = at(a), *pb = at(b);
+	struct stat x, y;
+	bool same = stat(pa, &x) == 0 && stat(pb, &y) == 0 && x.st_ino == y.st_ino;
+	free(pa);
+	free(pb);
+	return same;
+}
+
+/* Retention reads a workspace's own references (the index wsrefs/WSHASH/),
+ * not every session's of every workspace: each reference is linked there
+ * as it is written and unlinked with it; a store from before the index
+ * (references in refs/ alone) is indexed whole at its first retention and
+ * pruned right; a reference the index missed (a crash between the write
+ * and the link) is kept, never dropped early, and indexed at the next
+ * removal pass. */
+static void test_refs_index(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("istore");
+	const char *ws = "/w/one", *other = "/w/two";
+	char wsum[SHA256_HEX_LEN], osum[SHA256_HEX_LEN];
+	sha256_hex(ws, strlen(ws), wsum);
+	sha256_hex(other, strlen(other), osum);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	/* an old store: references written without the index */
+	for (int i = 1; i <= 4; i++) {
+		char name[64], text[200];
+		snprintf(name, sizeof name, "istore/refs/o%d.start", i);
+		snprintf(text, sizeof text, "%s %s %lld\n", H1, i % 2 ? wsum : osum,
+			 (long long)time(NULL) - 10 + i);
+		write_at(name, text, 0600);
+	}
+	CHECK(store_prune(&st, ws, NULL, 1, 30, &e) == 1); /* o1 and o3 are ws's: o1 goes */
+	CHECK(count_in("istore/refs") == 3);
+	char *o1 = at("istore/refs/o1.start"), *done = at("istore/wsrefs/complete");
+	CHECK(access(o1, F_OK) < 0 && access(done, F_OK) == 0);
+	char *link = xasprintf("istore/wsrefs/%s/o2.start", osum);
+	CHECK(same_file("istore/refs/o2.start", link));
+	free(link);
+	/* written: linked into its workspace's index; removed: unlinked */
+	CHECK(store_ref(&st, "n1", "start", H1, ws, &e) == 0);
+	link = xasprintf("istore/wsrefs/%s/n1.start", wsum);
+	CHECK(same_file("istore/refs/n1.start", link));
+	CHECK(store_ref(&st, "n1", "start", H1, ws, &e) == 0); /* rewritten: the new file linked */
+	CHECK(same_file("istore/refs/n1.start", link));
+	CHECK(store_unref(&st, "n1", "start", &e) == 0);
+	char *lp = at(link);
+	CHECK(access(lp, F_OK) < 0);
+	free(lp);
+	free(link);
+	/* another workspace's references are not read: a damaged one there
+	 * changes nothing for ws, and stays */
+	link = xasprintf("istore/wsrefs/%s/o4.start", osum);
+	write_at("istore/refs/o4.start", "not a reference\n", 0600);
+	CHECK(store_ref(&st, "n2", "start", H1, ws, &e) == 0);
+	CHECK(store_prune(&st, ws, "n2", 1, 30, &e) == 1); /* o3 goes, n2 stays */
+	CHECK(store_ref_exists(&st, "n2", "start") && !store_ref_exists(&st, "o3", "start"));
+	CHECK(store_ref_exists(&st, "o2", "start") && store_ref_exists(&st, "o4", "start"));
+	free(link);
+	/* a reference the index missed: kept; indexed by the next whole pass */
+	{
+		char text[200];
+		snprintf(text, sizeof text, "%s %s %lld\n", H1, wsum, (long long)time(NULL) - 100);
+		write_at("istore/refs/m1.start", text, 0600);
+	}
+	CHECK(store_prune(&st, ws, "n2", 1, 30, &e) == 0);
+	CHECK(store_ref_exists(&st, "m1", "start"));
+	CHECK(unlink(done) == 0); /* (as a failed link leaves it) */
+	CHECK(store_prune(&st, ws, "n2", 1, 30, &e) == 1);
+	CHECK(!store_ref_exists(&st, "m1", "start") && access(done, F_OK) == 0);
+	free(o1);
+	free(done);
+	store_close(&st);
+	free(sp);
+}
+
 int main(void)
 {
 	tmpdir_make("warden-test-checkpoint");
@@ -833,6 +914,7 @@ int main(void)
 	test_store_unwritable();
 	test_snapshot_restore();
 	test_store_packs();
+	test_refs_index();
 	test_excluded();
 	test_review();
 	test_text_diff();
