@@ -111,8 +111,12 @@ void prefetch_init(struct prefetch *p, size_t max)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
+	p->may_start = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+static void worker_start(struct prefetch *p)
+{
+	p->may_start = false;
 	/* the worker takes no signal: they stay the walk's thread's */
 	p->worker = thread_create_blocked(&p->thread, NULL, worker, p) == 0;
 }
@@ -150,6 +154,8 @@ void prefetch_add(struct prefetch *p, const char *name, const char *rel)
 
 void prefetch_run(struct prefetch *p, int dirfd)
 {
+	if (p->may_start && p->n > 1)
+		worker_start(p);
 	pthread_mutex_lock(&p->mu);
 	p->dirfd = dirfd;
 	p->next = 0;

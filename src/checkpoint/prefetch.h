@@ -46,9 +46,11 @@ struct prefetch {
 	char *data;                   /* PF_BATCH slots of max + 1 bytes */
 	size_t max;                   /* files up to this size read */
 	int dirfd;                    /* the directory of the batch, while it is read */
-	/* the worker: none when one CPU or it could not start (the walk's
-	 * thread then reads the batch alone) */
+	/* the worker, started at the first batch of two files or more: none
+	 * when one CPU or it could not start (the walk's thread then reads
+	 * the batch alone) */
 	bool worker;
+	bool may_start;               /* a second CPU, and no start tried yet */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
@@ -59,7 +61,8 @@ struct prefetch {
 };
 
 /* Ready for files up to max bytes (at most STORE_SMALL_MAX); the worker
- * started when there is a second CPU. */
+ * started by the first batch of two files or more, when there is a second
+ * CPU (a workspace without one costs no thread). */
 void prefetch_init(struct prefetch *p, size_t max);
 /* Stop the worker; free. */
 void prefetch_free(struct prefetch *p);

@@ -438,10 +438,16 @@ char *store_read_at(int dirfd, const char *name, unsigned long long max, size_t 
 		errno = S_ISREG(s.st_mode) ? EFBIG : EINVAL;
 		return NULL;
 	}
-	struct sbuf b = { 0 };
-	char buf[65536];
+	/* read straight into a buffer of the file's size and one (its end seen
+	 * in the second read), grown if the file grows: no 64 KB buffer on the
+	 * stack, whose 16 pages the call touched (probed) even for a file that
+	 * is not there, as each session's first checkpoint asks */
+	struct sbuf b = { .cap = (size_t)s.st_size + 2 };
+	b.p = xmalloc(b.cap);
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
+		if (b.n + 1 == b.cap)
+			b.p = xrealloc(b.p, b.cap *= 2);
+		ssize_t n = read(fd, b.p + b.n, b.cap - 1 - b.n);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -450,13 +456,14 @@ char *store_read_at(int dirfd, const char *name, unsigned long long max, size_t 
 		}
 		if (n == 0)
 			break;
-		if (b.n + (size_t)n > max) {
+		b.n += (size_t)n;
+		if (b.n > max) {
 			free(b.p);
 			errno = EFBIG;
 			return NULL;
 		}
-		sb_put(&b, buf, (size_t)n);
 	}
+	b.p[b.n] = '\0';
 	*len = b.n;
 	return sb_take(&b);
 }

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "util.h"
+
+#define HASH_BUF 65536 /* bytes read at a time */
+
 static void to_hex(const unsigned char md[SHA256_DIGEST_LENGTH], char out[SHA256_HEX_LEN])
 {
 	static const char digits[] = "0123456789abcdef";
@@ -47,13 +51,16 @@ static bool past(const struct timespec *deadline)
 int sha256_fd_bounded(int fd, unsigned long long max, const struct timespec *deadline,
 		      const volatile int *stop, char out[SHA256_HEX_LEN])
 {
-	unsigned char md[SHA256_DIGEST_LENGTH], buf[65536];
+	/* the buffer on the heap, not the stack: a hash job's thread would
+	 * touch 16 fresh pages of its stack for it, where the heap's are reused */
+	_cleanup_free_ unsigned char *buf = xmalloc(HASH_BUF);
+	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256_CTX c;
 	off_t off = 0;
 	if (!SHA256_Init(&c))
 		abort();
 	for (;;) {
-		ssize_t n = pread(fd, buf, sizeof buf, off);
+		ssize_t n = pread(fd, buf, HASH_BUF, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

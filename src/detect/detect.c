@@ -107,7 +107,8 @@ struct glob_memo {
 
 struct detect {
 	struct ruleset rs;
-	struct glob_memo *memo;      /* MEMO_SLOTS, made at the first glob */
+	struct glob_memo **memo;     /* MEMO_SLOTS, made at the first glob, each entry at its
+				    slot's first use (a session fills a few of 78 KB) */
 	struct kind_rules kinds[KINDS_MAX];
 	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
@@ -317,7 +318,10 @@ static struct glob_memo *memo_slot(struct detect *d, const struct cond *c, const
 		return NULL;
 	if (!d->memo)
 		d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
-	return &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
+	struct glob_memo **m = &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
+	if (!*m)
+		*m = xcalloc(1, sizeof **m);
+	return *m;
 }
 
 static void memo_put(struct glob_memo *m, const struct cond *c, const char *s, size_t len,
@@ -912,6 +916,8 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
+	for (size_t i = 0; d->memo && i < MEMO_SLOTS; i++)
+		free(d->memo[i]);
 	free(d->memo);
 	for (size_t i = 0; i < d->nkinds; i++) {
 		free(d->kinds[i].kind);

@@ -6,7 +6,10 @@
  * most values) costs one table lookup a byte. The cache is bounded (it
  * starts over when full); a pattern with a \b \B \< or \> runs without it.
  * A step is a state entered, a byte read through the cache, or a state put
- * in a new set of the cache. */
+ * in a new set of the cache. The cache's arrays start small and double as
+ * sets are met, up to their bounds: most patterns meet a few sets in a
+ * session, and a cache made whole at the first match would zero 99 KB a
+ * pattern for them. */
 #include "dre.h"
 #include "dre_int.h"
 
@@ -17,6 +20,8 @@
 
 #define DFA_STATES 64            /* sets of states cached per pattern */
 #define DFA_PCS 16384            /* states in them, together */
+#define DFA_STATES_FIRST 4       /* the arrays' first sizes, doubled as needed */
+#define DFA_PCS_FIRST 64
 
 struct dstate {
 	uint32_t off, n;             /* its states: the dfa's pcs[off..off+n), sorted */
@@ -27,10 +32,10 @@ struct dstate {
 };
 
 struct dfa {
-	struct dstate st[DFA_STATES];
-	size_t nst;
-	uint32_t pcs[DFA_PCS];
-	size_t npcs;
+	struct dstate *st;           /* nst of cst made, cst <= DFA_STATES */
+	size_t nst, cst;
+	uint32_t *pcs;               /* npcs of cpcs, cpcs <= DFA_PCS */
+	size_t npcs, cpcs;
 	unsigned gen;                /* times it started over */
 	int start;                   /* the state at the first byte, or -1 */
 };
@@ -66,7 +71,11 @@ void dre_run_free(struct dre *re)
 	}
 	free(re->stack);
 	free(re->bits);
-	free(re->dfa);
+	if (re->dfa) {
+		free(re->dfa->st);
+		free(re->dfa->pcs);
+		free(re->dfa);
+	}
 }
 
 static struct list list_of(struct dre *re, int k)
@@ -159,6 +168,23 @@ static int nfa_run(struct run *r)
 	}
 }
 
+/* Room in f for one more state of n states (n <= DFA_PCS), the arrays
+ * doubled up to their bounds while the cache is not full. */
+static void dfa_room(struct dfa *f, size_t n)
+{
+	if (f->nst == f->cst) {
+		f->cst = f->cst * 2 < DFA_STATES ? f->cst * 2 : DFA_STATES;
+		f->st = xrealloc(f->st, f->cst * sizeof *f->st);
+	}
+	if (f->npcs + n > f->cpcs) {
+		size_t c = f->cpcs;
+		while (c < f->npcs + n)
+			c *= 2;
+		f->cpcs = c < DFA_PCS ? c : DFA_PCS;
+		f->pcs = xrealloc(f->pcs, f->cpcs * sizeof *f->pcs);
+	}
+}
+
 /* The cached state of list l's states that matter (those that read a byte,
  * and the $ that wait), made when new: the cache starts over when full.
  * l's order is lost. */
@@ -187,6 +213,7 @@ static int dfa_state(struct dre *re, struct list *l, bool match)
 		f->start = -1;
 		f->gen++;
 	}
+	dfa_room(f, n);
 	struct dstate *st = &f->st[f->nst];
 	*st = (struct dstate){ .off = (uint32_t)f->npcs, .n = (uint32_t)n, .hash = h, .match = match };
 	memset(st->next, 0xff, sizeof st->next);
@@ -249,7 +276,10 @@ static int dfa_run(struct run *r)
 	struct dre *re = r->re;
 	if (!re->dfa) {
 		re->dfa = xcalloc(1, sizeof *re->dfa);
-		re->dfa->start = -1;
+		*re->dfa = (struct dfa){ .st = xmalloc(DFA_STATES_FIRST * sizeof *re->dfa->st),
+					 .cst = DFA_STATES_FIRST,
+					 .pcs = xmalloc(DFA_PCS_FIRST * sizeof *re->dfa->pcs),
+					 .cpcs = DFA_PCS_FIRST, .start = -1 };
 	}
 	r->mid = true;
 	int cur = re->dfa->start;

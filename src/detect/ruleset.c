@@ -398,6 +398,16 @@ struct parser {
 	struct werr *e;
 };
 
+/* Array v of n elements of size bytes, grown here alone, with room for one
+ * more: its room doubles (8, 16, 32...), where a realloc to one more for
+ * each rule moved the array again and again, each copy new heap touched. */
+static void *room_for_one(void *v, size_t n, size_t size)
+{
+	if (n != 0 && (n < 8 || (n & (n - 1)) != 0))
+		return v;
+	return xrealloc(v, (n ? 2 * n : 8) * size);
+}
+
 /* The rule read so far, checked and added (replacing one of its name). */
 static int finish(struct parser *ps, const struct line *l)
 {
@@ -436,7 +446,7 @@ static int finish(struct parser *ps, const struct line *l)
 			*r = (struct rule){ 0 };
 			return lerr(ps->e, &at, 0, "more than %d rules", MAX_RULES);
 		}
-		ps->rs->rules = xrealloc(ps->rs->rules, (ps->rs->nrules + 1) * sizeof *ps->rs->rules);
+		ps->rs->rules = room_for_one(ps->rs->rules, ps->rs->nrules, sizeof *ps->rs->rules);
 		ps->rs->rules[ps->rs->nrules++] = *r;
 	}
 	*r = (struct rule){ 0 };

@@ -752,11 +752,12 @@ static void test_entry_from_stat(void)
 	close(dfd);
 }
 
-/* The batch read on two threads (prefetch.c): a small regular file read
- * and hashed; a symlink, a FIFO, a directory, a file larger than the batch
- * reads and a name gone left to the look by name (never followed, never
- * blocking on the FIFO); batches after batches read right; and the check
- * that a file did not change while it was read. */
+/* The batch read on two threads (prefetch.c), the second started by the
+ * first batch of two files or more: a small regular file read and hashed;
+ * a symlink, a FIFO, a directory, a file larger than the batch reads and a
+ * name gone left to the look by name (never followed, never blocking on
+ * the FIFO); batches after batches read right; and the check that a file
+ * did not change while it was read. */
 static void test_prefetch(void)
 {
 	char *d = at("pf");
@@ -769,10 +770,15 @@ static void test_prefetch(void)
 	      mkdirat(dfd, "dir", 0700) == 0);
 	struct prefetch p;
 	prefetch_init(&p, 16);
+	prefetch_add(&p, "small", "small"); /* a batch of one file: no worker for it */
+	prefetch_run(&p, dfd);
+	CHECK(p.v[0].status == PF_READ && !p.worker);
+	prefetch_clear(&p);
 	const char *names[] = { "small", "big", "link", "fifo", "dir", "gone" };
 	for (size_t i = 0; i < ARRAY_LEN(names); i++)
 		prefetch_add(&p, names[i], names[i]);
 	prefetch_run(&p, dfd);
+	CHECK(p.worker == (sysconf(_SC_NPROCESSORS_ONLN) >= 2));
 	char want[SHA256_HEX_LEN];
 	sha256_hex("small\n", 6, want);
 	CHECK(p.v[0].status == PF_READ && p.v[0].n == 6 && S_ISREG(p.v[0].s.st_mode));

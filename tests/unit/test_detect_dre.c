@@ -3,7 +3,8 @@
  * extended, the C locale) on random patterns over a small alphabet and the
  * built-in rules' patterns; the errors (a back-reference among them); the
  * cost linear in the value whatever the pattern ((a+)+$, (a|aa)*c); the
- * budget of steps running out; and in the detector, a rule whose pattern
+ * budget of steps running out; the cache of sets grown as a pattern meets
+ * more of them, kept whole as it grows; and in the detector, a rule whose pattern
  * runs out of its steps on one event turned off for the session, with a
  * high alert, while the other rules go on. */
 #include <regex.h>
@@ -236,6 +237,44 @@ static void test_budget(void)
 	free(v);
 }
 
+/* The cache of sets starts small and grows: a pattern that meets some 32
+ * sets (the last five bytes' a's) gives glibc's answers, and once every set
+ * is cached, a value costs one step a byte; one whose sets hold a thousand
+ * states each fills the cache's states and starts it over, and still
+ * answers as the NFA does, at most three times its cost. */
+static void test_cache_grows(void)
+{
+	struct werr e = { 0 };
+	struct dre *re = dre_compile("a[ab]{4}c|b[ab]{4}d", &e);
+	CHECK(re != NULL);
+	char v[2002];
+	srand(7);
+	for (size_t i = 0; i < 2000; i++)
+		v[i] = rand() % 2 ? 'a' : 'b';
+	v[2000] = '\0';
+	unsigned long budget = 1UL << 40;
+	CHECK(dre_match(re, v, 2000, &budget) == 0);
+	budget = 1UL << 40;
+	CHECK(dre_match(re, v, 2000, &budget) == 0);
+	CHECK((1UL << 40) - budget == 2000); /* every set met was kept */
+	memcpy(v + 1994, "abbbbc", 7);
+	budget = 1UL << 40;
+	CHECK(dre_match(re, v, 2000, &budget) == 1 && glibc_once("a[ab]{4}c|b[ab]{4}d", v) == 1);
+	dre_free(re);
+	re = dre_compile("[ab]{0,1000}x", &e);
+	CHECK(re != NULL);
+	for (int round = 0; round < 3; round++) {
+		v[1999] = round == 1 ? 'x' : 'b';
+		budget = 1UL << 40;
+		int want = dre_match_nfa(re, v, 2000, &budget);
+		unsigned long nfa = (1UL << 40) - budget;
+		budget = 1UL << 40;
+		CHECK(dre_match(re, v, 2000, &budget) == want && want == (round == 1));
+		CHECK((1UL << 40) - budget <= 3 * nfa);
+	}
+	dre_free(re);
+}
+
 static unsigned feed(struct detect *d, const char *kind, json_t *f)
 {
 	static unsigned long seq;
@@ -286,6 +325,7 @@ int main(void)
 	test_errors();
 	test_linear();
 	test_budget();
+	test_cache_grows();
 	test_detector_turns_off();
 	return check_status_counted("detect-dre");
 }
