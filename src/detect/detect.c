@@ -22,8 +22,9 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
-#define MEMO_SLOTS 2048          /* a glob's answers kept, by the glob and the text (a build's
-				    execs repeat some 1,000 arguments over ten conditions) */
+/* a glob's answers kept, by the glob and the text: the execs of a build
+ * repeat some 1,000 arguments over ten conditions */
+#define MEMO_SLOTS 2048
 #define MEMO_TEXT 64             /* the longest text whose answer is kept (98% of them) */
 #define DERIVED_MAX 8            /* derived fields kept for the event being matched */
 #define KINDS_MAX 64             /* event kinds with a list of their rules kept */
