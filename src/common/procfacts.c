@@ -122,13 +122,33 @@ long target_inner(pid_t host, int pidns)
 	return in;
 }
 
-void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads)
+static void pidns_open(pid_t host, int *pidns)
 {
 	if (*pidns == -2) {
 		char np[64];
 		snprintf(np, sizeof np, "/proc/%d/ns/pid", (int)host);
 		*pidns = open(np, O_RDONLY | O_CLOEXEC);
 	}
+}
+
+long target_inner_ns(pid_t host, int *pidns)
+{
+	pidns_open(host, pidns);
+	long in = ns_pid(host, *pidns);
+	if (in == -2) {
+		if (*pidns >= 0)
+			close(*pidns);
+		*pidns = -1;
+		target_pid_info(host, &in, NULL);
+	}
+	return in;
+}
+
+void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *tgid, int *threads,
+		  int *pidfd)
+{
+	*pidfd = -1;
+	pidns_open(host, pidns);
 	long in = ns_pid(host, *pidns);
 	if (in == -2) {
 		if (*pidns >= 0)
@@ -141,7 +161,7 @@ void target_facts(pid_t host, int *pidns, long *inner, pid_t *ppid_host, pid_t *
 	*inner = in;
 	*tgid = tg > 0 ? tg : 0;
 	if (in > 0) {
-		target_stat_fresh(host, ppid_host, threads);
+		target_stat_fresh(host, ppid_host, threads, pidfd);
 	} else {
 		*ppid_host = 0;
 		*threads = 0;
@@ -177,15 +197,19 @@ void target_stat_pidfd(pid_t host, int pidfd, pid_t *ppid_host, int *threads)
 		target_stat(host, ppid_host, threads);
 }
 
-void target_stat_fresh(pid_t host, pid_t *ppid_host, int *threads)
+void target_stat_fresh(pid_t host, pid_t *ppid_host, int *threads, int *keep)
 {
+	if (keep)
+		*keep = -1;
 	/* false once the kernel said it has no PIDFD_GET_INFO: stat from
 	 * then on */
 	static bool info = true;
 	if (info) {
 		int pidfd = (int)syscall(SYS_pidfd_open, host, 0);
 		int r = stat_of_pidfd(host, pidfd, ppid_host, threads);
-		if (pidfd >= 0)
+		if (pidfd >= 0 && keep)
+			*keep = pidfd;
+		else if (pidfd >= 0)
 			close(pidfd);
 		if (r == 1)
 			return;

@@ -5,13 +5,13 @@
  * alerts and the risk score that turns them into actions. */
 #include "detect.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../common/glob.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "derive.h"
@@ -22,8 +22,11 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
-#define MEMO_SLOTS 512           /* a glob's answers kept, by the glob and the text */
-#define MEMO_TEXT 128            /* the longest text whose answer is kept */
+/* a glob's answers kept, by the glob and the text: the execs of a build
+ * repeat some 1,000 arguments over ten conditions */
+#define MEMO_SLOTS 2048
+#define MEMO_TEXT 64             /* the longest text whose answer is kept (98% of them) */
+#define DERIVED_MAX 8            /* derived fields kept for the event being matched */
 #define KINDS_MAX 64             /* event kinds with a list of their rules kept */
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
 				    it, the rule is off for the session */
@@ -97,12 +100,18 @@ struct kind_rules {
 
 /* A glob or regex condition's answer for one text: the same condition on
  * the same text gives the same answer (a session's execs repeat their
- * argv, paths and cwd; each alternative is an fnmatch, a regex a run). */
+ * argv, paths and cwd; each alternative is a glob match (glob.h), a regex a run). */
 struct glob_memo {
 	const struct cond *c;        /* NULL: empty */
-	bool match;
 	unsigned long steps;         /* a regex's: the steps its run took */
+	bool match;
 	char text[MEMO_TEXT];
+};
+
+/* A derived field of the event being matched (derive.h), NULL: none. */
+struct derived {
+	const char *field;
+	json_t *v;
 };
 
 struct detect {
@@ -130,6 +139,8 @@ struct detect {
 	struct raised raised[RAISED_MAX];
 	size_t nraised;
 	/* the event being matched */
+	struct derived derived[DERIVED_MAX]; /* its derived fields made so far */
+	size_t nderived;
 	const json_t *ev;
 	const char *ev_kind;
 	unsigned long budget;        /* the rule's regex steps left for it */
@@ -261,18 +272,27 @@ static const char *scalar_text(const json_t *v, char *buf, size_t len)
 	}
 }
 
-/* The field of the current event: "argc" of an exec is its argv's length. */
+/* The field of the current event: "argc" of an exec is its argv's length.
+ * A derived one is made once an event, kept for the other rules that ask
+ * (DERIVED_MAX of them; past that, *tmp the caller's to free). */
 static const json_t *field_of(struct detect *d, const char *field, json_t **tmp)
 {
 	const json_t *v = json_object_get(d->ev, field);
-	if (!v && strcmp(field, "argc") == 0 && strcmp(d->ev_kind, "exec") == 0) {
-		const json_t *argv = json_object_get(d->ev, "argv");
-		*tmp = json_integer((json_int_t)json_array_size(argv));
-		return *tmp;
-	}
-	if (!v && d->dv)
-		v = *tmp = derive_field(d->dv, d->ev_kind, d->ev, field);
-	return v;
+	if (v)
+		return v;
+	for (size_t i = 0; i < d->nderived; i++)
+		if (strcmp(d->derived[i].field, field) == 0)
+			return d->derived[i].v;
+	json_t *x = NULL;
+	if (strcmp(field, "argc") == 0 && strcmp(d->ev_kind, "exec") == 0)
+		x = json_integer((json_int_t)json_array_size(json_object_get(d->ev, "argv")));
+	else if (d->dv)
+		x = derive_field(d->dv, d->ev_kind, d->ev, field);
+	if (d->nderived < DERIVED_MAX)
+		d->derived[d->nderived++] = (struct derived){ .field = field, .v = x };
+	else
+		*tmp = x;
+	return x;
 }
 
 static bool truthy(const json_t *v)
@@ -343,7 +363,7 @@ static bool glob_any(struct detect *d, const struct cond *c, const char *s)
 		return m->match;
 	bool match = false;
 	for (size_t i = 0; i < c->nalts && !match; i++)
-		match = fnmatch(c->alts[i], s, 0) == 0;
+		match = c->globs ? glob_run(&c->globs[i], s, len) : glob_match(c->alts[i], s);
 	memo_put(m, c, s, len, match, 0);
 	return match;
 }
@@ -770,14 +790,14 @@ static bool rated(const struct detect *d, const json_t *fields, enum severity *s
 {
 	const char *rule = json_string_value(json_object_get(fields, "rule"));
 	for (size_t i = 0; rule && i < d->rs.nrates; i++)
-		if (!d->rs.rates[i].builtin && fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
+		if (!d->rs.rates[i].builtin && glob_match(d->rs.rates[i].glob, rule))
 			return *sev = d->rs.rates[i].sev, true;
 	const char *s = json_string_value(json_object_get(fields, "severity"));
 	for (int i = 0; s && i < SEV_COUNT; i++)
 		if (strcmp(s, severity_name((enum severity)i)) == 0)
 			return *sev = (enum severity)i, true;
 	for (size_t i = 0; rule && i < d->rs.nrates; i++)
-		if (d->rs.rates[i].builtin && fnmatch(d->rs.rates[i].glob, rule, 0) == 0)
+		if (d->rs.rates[i].builtin && glob_match(d->rs.rates[i].glob, rule))
 			return *sev = d->rs.rates[i].sev, true;
 	return false;
 }
@@ -855,6 +875,9 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 		if (d->over)
 			rule_bounded(d, i, seq, now);
 	}
+	for (size_t i = 0; i < d->nderived; i++)
+		json_decref(d->derived[i].v);
+	d->nderived = 0;
 	d->ev = NULL;
 	return fired;
 }
@@ -891,12 +914,15 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 				struct cond *cd = &s->conds[c];
 				if (cd->op == COND_NEW)
 					cd->seen = seen_find(d, s->kind, cd->field);
+				if (cd->nalts && !cd->globs)
+					cd->globs = xcalloc(cd->nalts, sizeof *cd->globs);
 				for (size_t a = 0; a < cd->nalts; a++) {
 					char *x = expand(d, cd->alts[a]);
 					if (x) {
 						free(cd->alts[a]);
 						cd->alts[a] = x;
 					}
+					glob_compile(&cd->globs[a], cd->alts[a]);
 				}
 			}
 		}

@@ -163,6 +163,7 @@ static void cond_free(struct cond *c)
 	for (size_t i = 0; i < c->nalts; i++)
 		free(c->alts[i]);
 	free(c->alts);
+	free(c->globs);
 	for (size_t i = 0; i < c->nset; i++)
 		free(c->set[i]);
 	free(c->set);

@@ -63,6 +63,8 @@
 #include "../common/err.h"
 #include "dre.h"
 
+struct glob;
+
 enum severity { SEV_LOW, SEV_MEDIUM, SEV_HIGH, SEV_CRITICAL, SEV_COUNT };
 enum det_action { ACT_NONE, ACT_WARN, ACT_ASK, ACT_FREEZE, ACT_KILL };
 
@@ -78,6 +80,7 @@ struct cond {
 	char *text;              /* as written, after the operator (rules show) */
 	char **alts;             /* COND_GLOB, COND_NOT_GLOB: the alternatives */
 	size_t nalts;
+	struct glob *globs;      /* the alternatives looked at once (detect_new), or NULL */
 	char **set;              /* FIELD=hashes:FILE: the SHA-256s, sorted (then no alts) */
 	size_t nset;
 	struct dre *re;          /* COND_REGEX */

@@ -105,6 +105,7 @@ static const struct file_op file_ops[] = {
 struct notifier {
 	int fd;
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
+	int pidns;               /* the sandbox's pid namespace (procfacts.h); -2: not yet opened */
 	struct audit *log;
 	struct seccomp_notif *req;
 	unsigned long syscall_events, suppressed;
@@ -191,6 +192,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg)
 		return NULL;
 	}
 	n->fd = cfg->listener;
+	n->pidns = -2;
 	/* The kernel's hint that the notifying task waits while the
 	 * supervisor answers, so each runs on the other's CPU in turn (Linux
 	 * 6.6 and later; before, EINVAL, and nothing changes) */
@@ -231,6 +233,8 @@ void notifier_free(struct notifier *n)
 	while (filebound_summary(&n->bound, true, 0, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
 	filewhy_free(n->why);
+	if (n->pidns >= 0)
+		close(n->pidns);
 	reserve_give(n);
 	seccomp_notify_free(n->req, NULL);
 	free(n->guarded);
@@ -271,7 +275,7 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 		return;
 	}
 	long inner;
-	target_pid_info(req->pid, &inner, NULL);
+	inner = target_inner_ns(req->pid, &n->pidns);
 	later(n, ev_net_connect(&(struct ev_net_connect){
 		.pid = inner, .host_pid = req->pid, .address = host, .port = port,
 		.method = to ? "sendto" : "connect" }));
@@ -329,7 +333,7 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	}
 	if (r.verdict == UNIXCONN_HOST) {
 		long inner;
-		target_pid_info(req->pid, &inner, NULL);
+		inner = target_inner_ns(req->pid, &n->pidns);
 		later(n, ev_net_unix(&(struct ev_net_unix){
 			.pid = inner, .host_pid = req->pid, .path = path, .resolved = r.resolved }));
 	}
@@ -338,9 +342,10 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
- * opened, the call has not happened yet). NULL when unreadable. */
+ * opened, the call has not happened yet). NULL when unreadable. cwd: ""
+ * until a relative path needs it, then the process's, read here. */
 static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dirarg,
-		      const char *cwd)
+		      char cwd[PATH_MAX])
 {
 	char *buf = xmalloc(PATH_MAX);
 	if (target_read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
@@ -351,6 +356,8 @@ static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dir
 	if (buf[0] != '/') {
 		int dfd = dirarg >= 0 ? (int)req->data.args[dirarg] : AT_FDCWD;
 		if (dfd == AT_FDCWD) {
+			if (!cwd[0]) /* read for the first relative path only */
+				target_cwd(req->pid, cwd, PATH_MAX);
 			snprintf(base, sizeof base, "%s", cwd);
 		} else {
 			char p[64];
@@ -550,7 +557,7 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
 		audit_emit_event(n->log, ev_file(&sum), NULL);
 	if (!filebound_admit(&n->bound, why != NULL, now))
 		return;
-	target_pid_info(pid, &x->pid, NULL);
+	x->pid = target_inner_ns(pid, &n->pidns);
 	later(n, ev_file(x));
 }
 
@@ -564,7 +571,6 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	if (!n->level && !n->wa && !n->ro_ws)
 		return false; /* notified only for note_made */
 	char cwd[PATH_MAX] = "";
-	target_cwd(req->pid, cwd, sizeof cwd);
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
@@ -581,7 +587,7 @@ static bool log_file(struct notifier *n, const struct seccomp_notif *req, int me
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
 		if (n->wa)
-			target_pid_info(req->pid, &x.pid, NULL);
+			x.pid = target_inner_ns(req->pid, &n->pidns);
 		held = writeask_check(n->wa, req, &x);
 		if (!held)
 			file_event(n, req->pid, &x);
@@ -637,7 +643,7 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 	char *name = seccomp_syscall_resolve_num_arch(abi && !strcmp(abi, "x32") ? SCMP_ARCH_X86_64
 										 : req->data.arch, nr);
 	long inner;
-	target_pid_info(req->pid, &inner, NULL);
+	inner = target_inner_ns(req->pid, &n->pidns);
 	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr,
 				.ignored = ignored, .abi = abi };
 	memcpy(x.args, req->data.args, sizeof x.args);
@@ -682,7 +688,7 @@ static bool mmap_refused(struct notifier *n, const struct seccomp_notif *req)
 		return true;
 	}
 	long inner;
-	target_pid_info(req->pid, &inner, NULL);
+	inner = target_inner_ns(req->pid, &n->pidns);
 	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = "mmap", .nr = req->data.nr,
 				.path = path, .reason = "exec strict: a file the agent can write, mapped "
 				"as code (its mount is noexec)" };

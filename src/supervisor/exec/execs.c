@@ -375,6 +375,8 @@ static void pexec_free(struct pexec *p)
 		hash_job_abandon(p->vjob);
 	if (p->exe >= 0)
 		close(p->exe);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
 	free(p->path);
 	free(p->cwd);
 	strv_free(&p->argv);
@@ -558,6 +560,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	p->tid = (pid_t)req->pid;
 	p->at = req->data.nr == SCMP_SYS(execveat);
 	p->exe = -1;
+	p->pidfd = -1;
 	for (int i = 0; i < NSUBJ; i++)
 		p->s[i].fd = -1;
 	/* Every process inside has the root init built (chroot and pivot_root
@@ -585,7 +588,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	p->cwd = xstrdup(cwd);
 	/* (its pid namespace, as root: no process inside can make another,
 	 * CLONE_NEWPID, unshare and setns are refused) */
-	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads);
+	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads, &p->pidfd);
 	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */

@@ -40,6 +40,7 @@ struct pexec {
 	__u64 id;                   /* the notification */
 	pid_t tid, tgid, ppid;      /* ppid: the parent, as the host numbers it */
 	int threads;                /* of its process */
+	int pidfd;                  /* opened for its facts, closed after its answer; -1: none */
 	uint64_t path_addr;         /* where the path is in its memory */
 	long inner, pinner;         /* its pid and its parent's inside */
 	bool at;

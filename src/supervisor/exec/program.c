@@ -3,10 +3,10 @@
  * `python3 x.py` runs, and a file's #! line. Pure: argv and bytes in. */
 #include "program.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/glob.h"
 #include "../../common/util.h"
 
 /* The dynamic loader run as a program (`ld.so PROGRAM`): it maps PROGRAM
@@ -15,8 +15,8 @@ bool exec_is_loader(const char *resolved)
 {
 	const char *base = strrchr(resolved, '/');
 	base = base ? base + 1 : resolved;
-	return fnmatch("ld-linux*.so*", base, 0) == 0 || fnmatch("ld64.so*", base, 0) == 0 ||
-	       fnmatch("ld-*.so*", base, 0) == 0 || strcmp(base, "ld.so") == 0;
+	return glob_match("ld-linux*.so*", base) || glob_match("ld64.so*", base) ||
+	       glob_match("ld-*.so*", base) || strcmp(base, "ld.so") == 0;
 }
 
 /* The loader's options that take a value, per ld.so(8). */
@@ -64,7 +64,7 @@ const char *exec_script_of(const char *resolved, const struct strv *argv)
 	base = base ? base + 1 : resolved;
 	const char *inline_code = NULL;
 	for (size_t i = 0; i < ARRAY_LEN(interpreters) && !inline_code; i++)
-		if (fnmatch(interpreters[i].name, base, 0) == 0)
+		if (glob_match(interpreters[i].name, base))
 			inline_code = interpreters[i].inline_code;
 	if (!inline_code)
 		return NULL;
