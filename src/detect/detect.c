@@ -117,7 +117,7 @@ struct derived {
 struct detect {
 	struct ruleset rs;
 	struct glob_memo **memo;     /* MEMO_SLOTS, made at the first glob, each entry at its
-				    slot's first use (a session fills a few of 78 KB) */
+				    slot's first use (a session fills a few of 180 KB) */
 	struct kind_rules kinds[KINDS_MAX];
 	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
