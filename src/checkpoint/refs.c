@@ -47,19 +47,23 @@ bool store_ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX
 	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && store_hash_ok(h) && store_hash_ok(w);
 }
 
-/* refs/name linked as wsrefs/wsum/name (a link already there replaced:
- * the reference was rewritten); -1 when it could not be. */
+/* refs/name linked as wsrefs/wsum/name (its directories made when the
+ * link finds them missing; a link already there replaced: the reference
+ * was rewritten); -1 when it could not be. */
 static int index_link(struct store *st, const char *wsum, const char *name)
 {
-	if (mkdirat(st->fd, INDEX, 0700) < 0 && errno != EEXIST)
-		return -1;
 	_cleanup_free_ char *dir = xasprintf(INDEX "/%s", wsum);
-	if (mkdirat(st->fd, dir, 0700) < 0 && errno != EEXIST)
-		return -1;
 	_cleanup_free_ char *from = xasprintf("refs/%s", name);
 	_cleanup_free_ char *to = xasprintf("%s/%s", dir, name);
 	if (linkat(st->fd, from, st->fd, to, 0) == 0)
 		return 0;
+	if (errno == ENOENT) {
+		if ((mkdirat(st->fd, INDEX, 0700) < 0 && errno != EEXIST) ||
+		    (mkdirat(st->fd, dir, 0700) < 0 && errno != EEXIST))
+			return -1;
+		if (linkat(st->fd, from, st->fd, to, 0) == 0)
+			return 0;
+	}
 	if (errno != EEXIST)
 		return -1;
 	struct stat a, b;
@@ -69,6 +73,13 @@ static int index_link(struct store *st, const char *wsum, const char *name)
 	if (unlinkat(st->fd, to, 0) < 0 && errno != ENOENT)
 		return -1;
 	return linkat(st->fd, from, st->fd, to, 0);
+}
+
+/* A reference's link in the index gone (if it is there). */
+static void index_unlink(struct store *st, const char *wsum, const char *name)
+{
+	_cleanup_free_ char *link = xasprintf(INDEX "/%s/%s", wsum, name);
+	unlinkat(st->fd, link, 0);
 }
 
 int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
@@ -120,16 +131,6 @@ int store_ref_read(const struct store *st, const char *session, const char *kind
 	return 0;
 }
 
-/* The reference's name and its link in the index, gone (either may be
- * missing already). */
-static void drop(struct store *st, const char *name, const char *wsum)
-{
-	_cleanup_free_ char *ref = xasprintf("refs/%s", name);
-	_cleanup_free_ char *link = xasprintf(INDEX "/%s/%s", wsum, name);
-	unlinkat(st->fd, link, 0);
-	unlinkat(st->fd, ref, 0);
-}
-
 int store_unref(struct store *st, const char *session, const char *kind, struct werr *e)
 {
 	if (!ref_name_ok(session) || !ref_name_ok(kind))
@@ -140,10 +141,8 @@ int store_unref(struct store *st, const char *session, const char *kind, struct 
 	_cleanup_free_ char *text = store_read_at(st->fd, name, 4096, &len);
 	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 	long long t;
-	if (store_ref_parse(text, h, w, &t)) {
-		_cleanup_free_ char *link = xasprintf(INDEX "/%s/%s", w, base);
-		unlinkat(st->fd, link, 0);
-	}
+	if (store_ref_parse(text, h, w, &t))
+		index_unlink(st, w, base);
 	if (unlinkat(st->fd, name, 0) < 0)
 		return werr_errno(e, "checkpoint store %s: %s", st->path, name);
 	return 0;
@@ -242,5 +241,7 @@ int store_refs_of(struct store *st, const char *wsum, struct store_refent **out,
 
 void store_ref_drop(struct store *st, const struct store_refent *r)
 {
-	drop(st, r->name, r->ws);
+	index_unlink(st, r->ws, r->name);
+	_cleanup_free_ char *ref = xasprintf("refs/%s", r->name);
+	unlinkat(st->fd, ref, 0);
 }
