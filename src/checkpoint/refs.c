@@ -26,7 +26,7 @@
 #include "store_int.h"
 
 #define INDEX "wsrefs"
-#define INDEX_COMPLETE INDEX "/complete"
+#define INDEX_COMPLETE "complete"   /* in INDEX */
 
 static bool ref_name_ok(const char *s)
 {
@@ -47,39 +47,72 @@ bool store_ref_parse(const char *text, char h[SHA256_HEX_LEN], char w[SHA256_HEX
 	return text && sscanf(text, "%64s %64s %lld", h, w, t) == 3 && store_hash_ok(h) && store_hash_ok(w);
 }
 
-/* refs/name linked as wsrefs/wsum/name (its directories made when the
- * link finds them missing; a link already there replaced: the reference
- * was rewritten); -1 when it could not be. */
+/* The index's directory, or its workspace wsum's in it (wsum not NULL),
+ * never through a symbolic link; made when missing and create. -1 with
+ * errno. */
+static int index_open(struct store *st, const char *wsum, bool create)
+{
+	const int fl = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int top = openat(st->fd, INDEX, fl);
+	if (top < 0 && errno == ENOENT && create && (mkdirat(st->fd, INDEX, 0700) == 0 || errno == EEXIST))
+		top = openat(st->fd, INDEX, fl);
+	if (top < 0 || !wsum)
+		return top < 0 ? -1 : steal_fd(&top);
+	int fd = openat(top, wsum, fl);
+	if (fd < 0 && errno == ENOENT && create && (mkdirat(top, wsum, 0700) == 0 || errno == EEXIST))
+		fd = openat(top, wsum, fl);
+	return fd;
+}
+
+/* refs/name linked as wsrefs/wsum/name (a link already there replaced:
+ * the reference was rewritten); -1 when it could not be. */
 static int index_link(struct store *st, const char *wsum, const char *name)
 {
-	_cleanup_free_ char *dir = xasprintf(INDEX "/%s", wsum);
+	_cleanup_close_ int dir = index_open(st, wsum, true);
+	if (dir < 0)
+		return -1;
 	_cleanup_free_ char *from = xasprintf("refs/%s", name);
-	_cleanup_free_ char *to = xasprintf("%s/%s", dir, name);
-	if (linkat(st->fd, from, st->fd, to, 0) == 0)
+	if (linkat(st->fd, from, dir, name, 0) == 0)
 		return 0;
-	if (errno == ENOENT) {
-		if ((mkdirat(st->fd, INDEX, 0700) < 0 && errno != EEXIST) ||
-		    (mkdirat(st->fd, dir, 0700) < 0 && errno != EEXIST))
-			return -1;
-		if (linkat(st->fd, from, st->fd, to, 0) == 0)
-			return 0;
-	}
 	if (errno != EEXIST)
 		return -1;
 	struct stat a, b;
 	if (fstatat(st->fd, from, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    fstatat(st->fd, to, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+	    fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
 		return 0;
-	if (unlinkat(st->fd, to, 0) < 0 && errno != ENOENT)
+	if (unlinkat(dir, name, 0) < 0 && errno != ENOENT)
 		return -1;
-	return linkat(st->fd, from, st->fd, to, 0);
+	return linkat(st->fd, from, dir, name, 0);
 }
 
 /* A reference's link in the index gone (if it is there). */
 static void index_unlink(struct store *st, const char *wsum, const char *name)
 {
-	_cleanup_free_ char *link = xasprintf(INDEX "/%s/%s", wsum, name);
-	unlinkat(st->fd, link, 0);
+	_cleanup_close_ int dir = index_open(st, wsum, false);
+	if (dir >= 0)
+		unlinkat(dir, name, 0);
+}
+
+/* wsrefs/complete: made (the index is whole), removed, or looked for. */
+static void index_whole(struct store *st, bool whole)
+{
+	_cleanup_close_ int top = index_open(st, NULL, whole);
+	if (top < 0)
+		return;
+	if (!whole) {
+		unlinkat(top, INDEX_COMPLETE, 0);
+		return;
+	}
+	int fd = openat(top, INDEX_COMPLETE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool index_is_whole(struct store *st)
+{
+	_cleanup_close_ int top = index_open(st, NULL, false);
+	struct stat s;
+	return top >= 0 && fstatat(top, INDEX_COMPLETE, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode);
 }
 
 int store_ref(struct store *st, const char *session, const char *kind, const char *hash,
@@ -97,7 +130,7 @@ int store_ref(struct store *st, const char *session, const char *kind, const cha
 	/* not in the index: the index is no longer whole (the next lookup
 	 * reads refs/ and mends it) */
 	if (index_link(st, wsum, base) < 0)
-		unlinkat(st->fd, INDEX_COMPLETE, 0);
+		index_whole(st, false);
 	return 0;
 }
 
@@ -203,19 +236,15 @@ int store_refs_all(struct store *st, struct store_refent **out, size_t *nout, st
 	bool whole = true;
 	for (size_t i = 0; i < *nout; i++)
 		whole = index_link(st, (*out)[i].ws, (*out)[i].name) == 0 && whole;
-	if (whole) {
-		int fd = openat(st->fd, INDEX_COMPLETE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			close(fd);
-	}
+	if (whole)
+		index_whole(st, true);
 	return 0;
 }
 
 int store_refs_of(struct store *st, const char *wsum, struct store_refent **out, size_t *nout,
 		  struct werr *e)
 {
-	struct stat s;
-	if (fstatat(st->fd, INDEX_COMPLETE, &s, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(s.st_mode)) {
+	if (!index_is_whole(st)) {
 		if (store_refs_all(st, out, nout, e) < 0)
 			return -1;
 		size_t n = 0;
@@ -233,10 +262,12 @@ int store_refs_of(struct store *st, const char *wsum, struct store_refent **out,
 	*out = NULL;
 	*nout = 0;
 	size_t cap = 0;
-	_cleanup_free_ char *dir = xasprintf(INDEX "/%s", wsum);
-	if (fstatat(st->fd, dir, &s, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+	_cleanup_close_ int dir = index_open(st, wsum, false);
+	if (dir < 0 && errno == ENOENT)
 		return 0; /* no session of the workspace yet */
-	return read_dir(st->fd, dir, wsum, out, nout, &cap, st, e);
+	if (dir < 0)
+		return werr_errno(e, "checkpoint store %s: the index of a workspace", st->path);
+	return read_dir(dir, ".", wsum, out, nout, &cap, st, e);
 }
 
 void store_ref_drop(struct store *st, const struct store_refent *r)

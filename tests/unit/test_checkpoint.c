@@ -904,6 +904,21 @@ static void test_refs_index(void)
 	CHECK(unlink(done) == 0); /* (as a failed link leaves it) */
 	CHECK(store_prune(&st, ws, "n2", 1, 30, &e) == 1);
 	CHECK(!store_ref_exists(&st, "m1", "start") && access(done, F_OK) == 0);
+	/* the index replaced by a symbolic link: nothing is made through it,
+	 * and retention reads refs/ as before */
+	{
+		char *idx = at("istore/wsrefs"), *away = at("iaway");
+		char *cmd = xasprintf("rm -r '%s'", idx);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+		CHECK(mkdir(away, 0700) == 0 && symlink(away, idx) == 0);
+		CHECK(store_ref(&st, "n3", "start", H1, ws, &e) == 0);
+		CHECK(store_prune(&st, ws, "n3", 1, 30, &e) == 1); /* n2 goes */
+		CHECK(store_ref_exists(&st, "n3", "start") && !store_ref_exists(&st, "n2", "start"));
+		CHECK(count_in("iaway") == 0);
+		free(idx);
+		free(away);
+	}
 	free(o1);
 	free(done);
 	store_close(&st);
