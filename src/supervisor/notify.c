@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -42,12 +41,6 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
 #ifndef X32_SYSCALL_BIT
 #define X32_SYSCALL_BIT 0x40000000
 #endif
@@ -193,10 +186,11 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg)
 	}
 	n->fd = cfg->listener;
 	n->pidns = -2;
-	/* The kernel's hint that the notifying task waits while the
-	 * supervisor answers, so each runs on the other's CPU in turn (Linux
-	 * 6.6 and later; before, EINVAL, and nothing changes) */
-	(void)!ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	/* No synchronous wake-ups (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP): they
+	 * halve a bare round trip, but the answer then wakes the process on
+	 * the supervisor's CPU, whatever runs there; in a parallel build the
+	 * compilers queue on one CPU while the other idles (bench/README.md,
+	 * the build notebook) */
 	n->diag = cfg->diag;
 	n->log = cfg->log;
 	n->execs = cfg->execs;
