@@ -15,6 +15,7 @@
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "derive.h"
+#include "textmemo.h"
 
 #define PARTIALS_MAX 64          /* open sequences per rule */
 #define HITS_MAX 256             /* counted events kept per rule */
@@ -22,10 +23,6 @@
 #define LINKS_MAX 16
 #define RECENT_MAX 5
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
-/* a glob's answers kept, by the glob and the text: the execs of a build
- * repeat some 1,000 arguments over ten conditions */
-#define MEMO_SLOTS 2048
-#define MEMO_TEXT 64             /* the longest text whose answer is kept (98% of them) */
 #define DERIVED_MAX 8            /* derived fields kept for the event being matched */
 #define KINDS_MAX 64             /* event kinds with a list of their rules kept */
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
@@ -98,16 +95,6 @@ struct kind_rules {
 	size_t *rule, n;
 };
 
-/* A glob or regex condition's answer for one text: the same condition on
- * the same text gives the same answer (a session's execs repeat their
- * argv, paths and cwd; each alternative is a glob match (glob.h), a regex a run). */
-struct glob_memo {
-	const struct cond *c;        /* NULL: empty */
-	unsigned long steps;         /* a regex's: the steps its run took */
-	bool match;
-	char text[MEMO_TEXT];
-};
-
 /* A derived field of the event being matched (derive.h), NULL: none. */
 struct derived {
 	const char *field;
@@ -116,8 +103,7 @@ struct derived {
 
 struct detect {
 	struct ruleset rs;
-	struct glob_memo **memo;     /* MEMO_SLOTS, made at the first glob, each entry at its
-				    slot's first use (a session fills a few of 180 KB) */
+	struct textmemo *tm;         /* the globs' and regexes' answers by text */
 	struct kind_rules kinds[KINDS_MAX];
 	size_t nkinds;
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
@@ -331,40 +317,22 @@ static int cmp_key(const void *k, const void *e)
 	return strcmp(k, *(char *const *)e);
 }
 
-/* The memo's slot for condition c on text s (NULL: too long to keep). */
-static struct glob_memo *memo_slot(struct detect *d, const struct cond *c, const char *s, size_t len)
-{
-	if (len >= MEMO_TEXT)
-		return NULL;
-	if (!d->memo)
-		d->memo = xcalloc(MEMO_SLOTS, sizeof *d->memo);
-	struct glob_memo **m = &d->memo[(fnv(s) ^ ((uint64_t)(uintptr_t)c >> 4)) % MEMO_SLOTS];
-	if (!*m)
-		*m = xcalloc(1, sizeof **m);
-	return *m;
-}
-
-static void memo_put(struct glob_memo *m, const struct cond *c, const char *s, size_t len,
-		     bool match, unsigned long steps)
-{
-	if (!m)
-		return;
-	*m = (struct glob_memo){ .c = c, .match = match, .steps = steps };
-	memcpy(m->text, s, len + 1);
-}
-
-static bool glob_any(struct detect *d, const struct cond *c, const char *s)
+/* Any of c's alternatives matches s, its answer kept by text (stable: s
+ * is the event's own string, textmemo_get). */
+static bool glob_any(struct detect *d, const struct cond *c, const char *s, bool stable)
 {
 	if (c->set)
 		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
+	struct tm_entry *t = c->memo >= 0 ? textmemo_get(d->tm, s, stable) : NULL;
+	int known = t ? textmemo_answer(t, (size_t)c->memo) : -1;
+	if (known >= 0)
+		return known;
 	size_t len = strlen(s);
-	struct glob_memo *m = memo_slot(d, c, s, len);
-	if (m && m->c == c && strcmp(m->text, s) == 0)
-		return m->match;
 	bool match = false;
 	for (size_t i = 0; i < c->nalts && !match; i++)
 		match = c->globs ? glob_run(&c->globs[i], s, len) : glob_match(c->alts[i], s);
-	memo_put(m, c, s, len, match, 0);
+	if (t)
+		textmemo_put(t, (size_t)c->memo, match);
 	return match;
 }
 
@@ -375,10 +343,11 @@ static bool regex_matches(struct detect *d, const struct cond *c, const char *s)
 	if (d->over) /* out of steps: the rule matches nothing more */
 		return false;
 	size_t len = strnlen(s, VALUE_MAX);
-	struct glob_memo *m = s[len] ? NULL : memo_slot(d, c, s, len);
-	if (m && m->c == c && strcmp(m->text, s) == 0 && m->steps <= d->budget) {
-		d->budget -= m->steps;
-		return m->match;
+	bool match;
+	unsigned long steps;
+	if (!s[len] && textmemo_regex(d->tm, c, s, &match, &steps) && steps <= d->budget) {
+		d->budget -= steps;
+		return match;
 	}
 	unsigned long before = d->budget;
 	int r = dre_match(c->re, s, len, &d->budget);
@@ -386,7 +355,8 @@ static bool regex_matches(struct detect *d, const struct cond *c, const char *s)
 		d->over = c;
 		return false;
 	}
-	memo_put(m, c, s, len, r > 0, before - d->budget);
+	if (!s[len])
+		textmemo_regex_put(d->tm, c, s, r > 0, before - d->budget);
 	return r > 0;
 }
 
@@ -399,12 +369,14 @@ static bool scalar_matches(struct detect *d, const struct cond *c, const json_t 
 	if (c->op == COND_REGEX)
 		return regex_matches(d, c, s);
 	char cut[VALUE_MAX + 1];
-	if (json_is_string(v) && json_string_length(v) > VALUE_MAX) {
+	bool stable = json_is_string(v);
+	if (stable && json_string_length(v) > VALUE_MAX) {
 		memcpy(cut, s, VALUE_MAX);
 		cut[VALUE_MAX] = '\0';
 		s = cut;
+		stable = false;
 	}
-	return glob_any(d, c, s);
+	return glob_any(d, c, s, stable);
 }
 
 /* GLOB, REGEX: the value, or any element of an array, matches. */
@@ -454,7 +426,10 @@ static bool cond_holds(struct detect *d, const struct cond *c)
 	default:
 		r = false;
 	}
-	json_decref(tmp);
+	if (tmp) {
+		json_decref(tmp);
+		textmemo_event(d->tm); /* its strings' addresses may be taken again */
+	}
 	return r;
 }
 
@@ -832,6 +807,7 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 		empty = json_object();
 	d->ev = fields ? fields : empty;
 	d->ev_kind = kind;
+	textmemo_event(d->tm);
 	for (size_t i = 0; i < d->nseen; i++) {
 		struct seen *s = &d->seen[i];
 		s->cur_set = false;
@@ -904,6 +880,8 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 	d->risk = risk ? *risk : DETECT_RISK_DEFAULT;
 	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
 	d->dv = derive_new(d->workspace);
+	d->tm = textmemo_new();
+	size_t globs = 0;
 	for (size_t i = 0; i < d->rs.nrules && !d->pids; i++)
 		if (d->rs.rules[i].tree)
 			d->pids = xcalloc(1, sizeof *d->pids);
@@ -914,6 +892,7 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 				struct cond *cd = &s->conds[c];
 				if (cd->op == COND_NEW)
 					cd->seen = seen_find(d, s->kind, cd->field);
+				cd->memo = cd->nalts && globs < textmemo_bits() ? (int)globs++ : -1;
 				if (cd->nalts && !cd->globs)
 					cd->globs = xcalloc(cd->nalts, sizeof *cd->globs);
 				for (size_t a = 0; a < cd->nalts; a++) {
@@ -942,9 +921,7 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
-	for (size_t i = 0; d->memo && i < MEMO_SLOTS; i++)
-		free(d->memo[i]);
-	free(d->memo);
+	textmemo_free(d->tm);
 	for (size_t i = 0; i < d->nkinds; i++) {
 		free(d->kinds[i].kind);
 		free(d->kinds[i].rule);

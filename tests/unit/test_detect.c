@@ -182,6 +182,29 @@ static void test_repeated_texts(void)
 	detect_free(d);
 }
 
+/* The answers kept by text are the text's, not its address's: two numbers
+ * of one event (each written in the same buffer for matching), and an argv
+ * of more arguments than the addresses kept, its one match anywhere in it. */
+static void test_texts_by_address(void)
+{
+	struct detect *d = engine("rule n low\n  on exec pid=1* ppid=1*\n"
+				  "rule a low\n  on exec argv=*q9*\n", &quiet, NULL);
+	CHECK(feed(d, "exec", "{\"pid\":12,\"ppid\":34}", 1) == 0);
+	CHECK(feed(d, "exec", "{\"pid\":12,\"ppid\":15}", 1) == 1);
+	CHECK(feed(d, "exec", "{\"pid\":34,\"ppid\":12}", 1) == 0);
+	static char f[20000];
+	for (int at = 0; at <= 600; at += 150)
+		for (int pass = 0; pass < 2; pass++) {
+			size_t n = (size_t)snprintf(f, sizeof f, "{\"argv\":[");
+			for (int i = 0; i < 600; i++)
+				n += (size_t)snprintf(f + n, sizeof f - n, "%s\"%s%d\"", i ? "," : "",
+						      i == at ? "q9-" : "a-", i);
+			snprintf(f + n, sizeof f - n, "]}");
+			CHECK(feed(d, "exec", f, 1) == (at < 600));
+		}
+	detect_free(d);
+}
+
 static void test_sequences_and_counts(void)
 {
 	struct detect *d = engine(
@@ -439,6 +462,7 @@ int main(void)
 	test_roundtrip();
 	test_conditions();
 	test_repeated_texts();
+	test_texts_by_address();
 	test_sequences_and_counts();
 	test_differ();
 	test_derived();
