@@ -13,9 +13,11 @@
  * executable (mmap with PROT_EXEC, mprotect adding it) gets its verdict in
  * the kernel's map before the call goes on: the kernel never waits for it.
  *
- * The target's memory is read through /proc/PID/mem, and the notification id
- * is checked with SECCOMP_IOCTL_NOTIF_ID_VALID after opening it and after
- * reading, so a recycled pid cannot feed the log another process's memory. */
+ * A connect's or a bind's memory is read through /proc/PID/mem, the
+ * notification id checked with SECCOMP_IOCTL_NOTIF_ID_VALID after opening
+ * it and after reading; a file operation's paths by process_vm_readv, the
+ * id checked after reading: a recycled pid cannot feed the log another
+ * process's memory. */
 #include "notify.h"
 
 #include <errno.h>
@@ -338,14 +340,11 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
  * opened, the call has not happened yet). NULL when unreadable. cwd: ""
  * until a relative path needs it, then the process's, read here. */
-static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dirarg,
-		      char cwd[PATH_MAX])
+static char *arg_path(const struct seccomp_notif *req, int arg, int dirarg, char cwd[PATH_MAX])
 {
-	char *buf = xmalloc(PATH_MAX);
-	if (target_read_str(mem, req->data.args[arg], buf, PATH_MAX) < 0) {
-		free(buf);
+	char buf[PATH_MAX];
+	if (target_read_str_pid(req->pid, req->data.args[arg], buf, sizeof buf) < 0)
 		return NULL;
-	}
 	char base[PATH_MAX] = "";
 	if (buf[0] != '/') {
 		int dfd = dirarg >= 0 ? (int)req->data.args[dirarg] : AT_FDCWD;
@@ -361,10 +360,8 @@ static char *arg_path(const struct seccomp_notif *req, int mem, int arg, int dir
 		}
 	}
 	if (buf[0] == '/' || !base[0])
-		return buf;
-	char *j = xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
-	free(buf);
-	return j;
+		return xstrdup(buf);
+	return xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
 }
 
 /* The file operation a syscall number is, or NULL. */
@@ -438,11 +435,11 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, char 
 
 /* note_name for the path at argument parg, relative to the directory fd at
  * darg (-1: the cwd). */
-static void note_arg(struct notifier *n, const struct seccomp_notif *req, int mem, int parg,
-		     int darg, char *cwd, bool fresh)
+static void note_arg(struct notifier *n, const struct seccomp_notif *req, int parg, int darg,
+		     char *cwd, bool fresh)
 {
 	char path[PATH_MAX];
-	if (target_read_str(mem, req->data.args[parg], path, sizeof path) != 0)
+	if (target_read_str_pid(req->pid, req->data.args[parg], path, sizeof path) != 0)
 		return;
 	note_name(n, req, path, darg >= 0, darg >= 0 ? (int)req->data.args[darg] : AT_FDCWD, cwd,
 		  fresh, false);
@@ -468,10 +465,10 @@ static void note_bind(struct notifier *n, const struct seccomp_notif *req, int m
 
 /* Can the path at addr name a secret? Its last name against the patterns
  * that name no path (the others need its place: note_name's, later). */
-static bool secret_arg(const struct notifier *n, int mem, __u64 addr)
+static bool secret_arg(const struct notifier *n, pid_t pid, __u64 addr)
 {
 	char path[PATH_MAX];
-	if (target_read_str(mem, addr, path, sizeof path) != 0)
+	if (target_read_str_pid(pid, addr, path, sizeof path) != 0)
 		return false;
 	if (n->mask_paths)
 		return true;
@@ -484,8 +481,7 @@ static bool secret_arg(const struct notifier *n, int mem, __u64 addr)
  * ignores it, nor with O_DIRECTORY, refused with it); a rename or a link
  * only from a source that is there (a call that fails leaves a note that
  * could later cover the host's file). */
-static void note_made(struct notifier *n, const struct seccomp_notif *req, int mem,
-		      const struct file_op *op)
+static void note_made(struct notifier *n, const struct seccomp_notif *req, const struct file_op *op)
 {
 	if (!n->made || !op->made)
 		return;
@@ -497,8 +493,8 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, int m
 	bool moves = strcmp(op->op, "rename") == 0;
 	if ((moves || strcmp(op->op, "link") == 0) && op->path >= 0) {
 		char src[PATH_MAX];
-		if (target_read_str(mem, a[op->path], src, sizeof src) != 0 ||
-		    !(secret_arg(n, mem, a[op->path2]) ||
+		if (target_read_str_pid(req->pid, a[op->path], src, sizeof src) != 0 ||
+		    !(secret_arg(n, req->pid, a[op->path2]) ||
 		      (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))))
 			return; /* the source is looked for only when a secret name is made */
 		bool at = op->dirfd >= 0;
@@ -511,12 +507,12 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, int m
 			return;
 		/* an exchange makes both names anew */
 		if (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))
-			note_arg(n, req, mem, op->path, op->dirfd, cwd, false);
+			note_arg(n, req, op->path, op->dirfd, cwd, false);
 	}
 	if (op->made == 1)
-		note_arg(n, req, mem, op->path, op->dirfd, cwd, true);
+		note_arg(n, req, op->path, op->dirfd, cwd, true);
 	else
-		note_arg(n, req, mem, op->path2, op->dirfd2, cwd, !moves);
+		note_arg(n, req, op->path2, op->dirfd2, cwd, !moves);
 }
 
 /* Milliseconds on the monotonic clock, for the record's bound. */
@@ -558,25 +554,24 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
 /* A file operation: recorded (file_event), or held for a question
  * (`write ask`: true, answered later by writeask.c); first, the secret
  * name it makes noted (note_made). */
-static bool log_file(struct notifier *n, const struct seccomp_notif *req, int mem,
-		     const struct file_op *op)
+static bool log_file(struct notifier *n, const struct seccomp_notif *req, const struct file_op *op)
 {
-	note_made(n, req, mem, op);
+	note_made(n, req, op);
 	if (!n->level && !n->wa && !n->ro_ws)
 		return false; /* notified only for note_made */
 	char cwd[PATH_MAX] = "";
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
-		x.paths[x.npaths++] = arg_path(req, mem, op->path, op->dirfd, cwd);
+		x.paths[x.npaths++] = arg_path(req, op->path, op->dirfd, cwd);
 	if (op->path2 >= 0)
-		x.paths[x.npaths++] = arg_path(req, mem, op->path2, op->dirfd2, cwd);
+		x.paths[x.npaths++] = arg_path(req, op->path2, op->dirfd2, cwd);
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
 	char target[PATH_MAX];
-	if (strcmp(op->op, "symlink") == 0 && target_read_str(mem, req->data.args[0], target,
-							       sizeof target) == 0)
+	if (strcmp(op->op, "symlink") == 0 &&
+	    target_read_str_pid(req->pid, req->data.args[0], target, sizeof target) == 0)
 		x.target = target;
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
@@ -838,7 +833,7 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 {
 	if (!o->cont || o->ignore || o->unchecked)
 		log_refusal(n, req, o->ignore);
-	else if (valid && fop && log_file(n, req, mem, fop))
+	else if (valid && fop && log_file(n, req, fop))
 		return true;
 	else if (valid && req->data.nr == SCMP_SYS(bind))
 		note_bind(n, req, mem);
@@ -886,9 +881,12 @@ static int notifier_handle(struct notifier *n)
 		reserve_take(n);
 		return 0;
 	}
+	/* a file operation's paths are read by pid (target_read_str_pid),
+	 * checked valid again once read; a connect's or a bind's memory through
+	 * a descriptor opened and checked first */
 	int mem_err = 0;
-	int mem = o.cont ? open_mem(n, req, &mem_err) : -1;
-	bool valid = mem >= 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
+	int mem = o.cont && !fop ? open_mem(n, req, &mem_err) : -1;
+	bool valid = (fop || mem >= 0) && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	o.blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (o.blind)
 		note_blind(n, req, mem_err);

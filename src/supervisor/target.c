@@ -208,6 +208,11 @@ int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
 	return read_str(mem, 0, addr, buf, max);
 }
 
+int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max)
+{
+	return read_str(-1, pid, addr, buf, max);
+}
+
 /* Is [addr, addr + len) inside the chunk? */
 static bool in_chunk(const struct target_chunk *c, uint64_t addr, size_t len)
 {

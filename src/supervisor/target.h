@@ -32,6 +32,9 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
  * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
  * when unreadable. */
 int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
+/* The same from process pid, by process_vm_readv (no descriptor to open
+ * and close): the caller checks the notification still valid after. */
+int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max);
 /* The last stretch of memory read whole (8 KiB from the page where a
  * string began, less at a hole): an exec's path, its argv pointers and its strings
  * usually lie together, and each pread of /proc/PID/mem is a page walk.
