@@ -324,7 +324,7 @@ static bool glob_any(struct detect *d, const struct cond *c, const char *s, bool
 	if (c->set)
 		return bsearch(s, c->set, c->nset, sizeof *c->set, cmp_key) != NULL;
 	struct tm_entry *t = c->memo >= 0 ? textmemo_get(d->tm, s, stable) : NULL;
-	int known = t ? textmemo_answer(t, (size_t)c->memo) : -1;
+	int known = t ? textmemo_glob(t, (size_t)c->memo) : -1;
 	if (known >= 0)
 		return known;
 	size_t len = strlen(s);
@@ -332,31 +332,31 @@ static bool glob_any(struct detect *d, const struct cond *c, const char *s, bool
 	for (size_t i = 0; i < c->nalts && !match; i++)
 		match = c->globs ? glob_run(&c->globs[i], s, len) : glob_match(c->alts[i], s);
 	if (t)
-		textmemo_put(t, (size_t)c->memo, match);
+		textmemo_glob_put(t, (size_t)c->memo, match);
 	return match;
 }
 
 /* A regex on s within the rule's steps left: a kept answer costs the steps
  * its match took, so the budget runs out where the match would have. */
-static bool regex_matches(struct detect *d, const struct cond *c, const char *s)
+static bool regex_matches(struct detect *d, const struct cond *c, const char *s, bool stable)
 {
 	if (d->over) /* out of steps: the rule matches nothing more */
 		return false;
-	size_t len = strnlen(s, VALUE_MAX);
-	bool match;
-	unsigned long steps;
-	if (!s[len] && textmemo_regex(d->tm, c, s, &match, &steps) && steps <= d->budget) {
+	struct tm_entry *t = c->memo >= 0 ? textmemo_get(d->tm, s, stable) : NULL;
+	unsigned long steps = 0;
+	int known = t ? textmemo_regex(t, (size_t)c->memo, &steps) : -1;
+	if (known >= 0 && steps <= d->budget) {
 		d->budget -= steps;
-		return match;
+		return known;
 	}
 	unsigned long before = d->budget;
-	int r = dre_match(c->re, s, len, &d->budget);
+	int r = dre_match(c->re, s, strnlen(s, VALUE_MAX), &d->budget);
 	if (r < 0) {
 		d->over = c;
 		return false;
 	}
-	if (!s[len])
-		textmemo_regex_put(d->tm, c, s, r > 0, before - d->budget);
+	if (t)
+		textmemo_regex_put(t, (size_t)c->memo, r > 0, before - d->budget);
 	return r > 0;
 }
 
@@ -366,10 +366,10 @@ static bool scalar_matches(struct detect *d, const struct cond *c, const json_t 
 	const char *s = scalar_text(v, buf, sizeof buf);
 	if (!s)
 		return false;
-	if (c->op == COND_REGEX)
-		return regex_matches(d, c, s);
-	char cut[VALUE_MAX + 1];
 	bool stable = json_is_string(v);
+	if (c->op == COND_REGEX)
+		return regex_matches(d, c, s, stable);
+	char cut[VALUE_MAX + 1];
 	if (stable && json_string_length(v) > VALUE_MAX) {
 		memcpy(cut, s, VALUE_MAX);
 		cut[VALUE_MAX] = '\0';
@@ -881,7 +881,7 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
 	d->dv = derive_new(d->workspace);
 	d->tm = textmemo_new();
-	size_t globs = 0;
+	size_t globs = 0, regexes = 0;
 	for (size_t i = 0; i < d->rs.nrules && !d->pids; i++)
 		if (d->rs.rules[i].tree)
 			d->pids = xcalloc(1, sizeof *d->pids);
@@ -892,7 +892,10 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 				struct cond *cd = &s->conds[c];
 				if (cd->op == COND_NEW)
 					cd->seen = seen_find(d, s->kind, cd->field);
-				cd->memo = cd->nalts && globs < textmemo_bits() ? (int)globs++ : -1;
+				if (cd->op == COND_REGEX)
+					cd->memo = regexes < textmemo_regexes() ? (int)regexes++ : -1;
+				else
+					cd->memo = cd->nalts && globs < textmemo_globs() ? (int)globs++ : -1;
 				if (cd->nalts && !cd->globs)
 					cd->globs = xcalloc(cd->nalts, sizeof *cd->globs);
 				for (size_t a = 0; a < cd->nalts; a++) {

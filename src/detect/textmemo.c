@@ -1,14 +1,13 @@
-/* textmemo.c - answers kept by text (textmemo.h). The globs': a
- * direct-mapped table of texts, each with two bit sets (answered, matched);
- * in front of it, for the event being matched, the entries found by the
- * address of the text (an event's argv is asked by ten conditions: one
- * hash of each argument, not ten). A slot's stamp changes when another text
- * takes it, so an address kept for the event never answers for the wrong
- * text. The regexes': a direct-mapped table by regex and text. */
+/* textmemo.c - answers kept by text (textmemo.h). A direct-mapped table of
+ * texts, each with bit sets (answered, matched) and its regexes' steps; in
+ * front of it, for the event being matched, the entries found by the
+ * address of the text (an event's argv is asked by a dozen conditions: one
+ * hash of each argument, not a dozen). A slot's stamp changes when another
+ * text takes it, so an address kept for the event never answers for the
+ * wrong text. */
 #include "textmemo.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,12 +15,15 @@
 
 #define SLOTS 2048    /* texts kept */
 #define TEXT 64       /* the longest text kept, its NUL included */
-#define WORDS 8       /* 512 conditions */
-#define NEAR 256      /* the event's text addresses kept */
+#define WORDS 8       /* 512 globs */
+#define REGEXES 16
+#define NEAR 512      /* the event's text addresses kept */
 
 struct tm_entry {
 	uint64_t stamp;
 	uint64_t known[WORDS], match[WORDS];
+	uint32_t re_known, re_match;
+	uint32_t re_steps[REGEXES];
 	size_t len;
 	char text[TEXT];
 };
@@ -32,16 +34,8 @@ struct near {
 	uint64_t stamp, event;
 };
 
-struct re_entry {
-	const void *cond;             /* NULL: empty */
-	unsigned long steps;
-	bool match;
-	char text[TEXT];
-};
-
 struct textmemo {
 	struct tm_entry *slot[SLOTS]; /* each made at its first use */
-	struct re_entry *re[SLOTS];
 	struct near near[NEAR];
 	uint64_t stamps, event;
 };
@@ -57,16 +51,19 @@ void textmemo_free(struct textmemo *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < SLOTS; i++) {
+	for (size_t i = 0; i < SLOTS; i++)
 		free(m->slot[i]);
-		free(m->re[i]);
-	}
 	free(m);
 }
 
-size_t textmemo_bits(void)
+size_t textmemo_globs(void)
 {
 	return WORDS * 64;
+}
+
+size_t textmemo_regexes(void)
+{
+	return REGEXES;
 }
 
 void textmemo_event(struct textmemo *m)
@@ -86,7 +83,8 @@ static uint64_t hash(const char *s, size_t *len)
 
 struct tm_entry *textmemo_get(struct textmemo *m, const char *s, bool stable)
 {
-	struct near *nr = &m->near[((uintptr_t)s >> 3) % NEAR];
+	/* the address's bits mixed: malloc's are 16 apart */
+	struct near *nr = &m->near[((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 55];
 	if (stable && nr->event == m->event && nr->p == s && nr->t->stamp == nr->stamp)
 		return nr->t;
 	size_t len;
@@ -108,14 +106,14 @@ struct tm_entry *textmemo_get(struct textmemo *m, const char *s, bool stable)
 	return t;
 }
 
-int textmemo_answer(const struct tm_entry *t, size_t i)
+int textmemo_glob(const struct tm_entry *t, size_t i)
 {
 	if (i >= WORDS * 64 || !(t->known[i / 64] & (1ULL << (i % 64))))
 		return -1;
 	return (t->match[i / 64] >> (i % 64)) & 1;
 }
 
-void textmemo_put(struct tm_entry *t, size_t i, bool match)
+void textmemo_glob_put(struct tm_entry *t, size_t i, bool match)
 {
 	if (i >= WORDS * 64)
 		return;
@@ -124,33 +122,20 @@ void textmemo_put(struct tm_entry *t, size_t i, bool match)
 		t->match[i / 64] |= 1ULL << (i % 64);
 }
 
-/* The regex slot of cond and s, NULL when s is too long to keep. */
-static struct re_entry **re_slot(struct textmemo *m, const void *cond, const char *s)
+int textmemo_regex(const struct tm_entry *t, size_t i, unsigned long *steps)
 {
-	size_t len;
-	uint64_t h = hash(s, &len) ^ ((uint64_t)(uintptr_t)cond >> 4);
-	return len < TEXT ? &m->re[h % SLOTS] : NULL;
+	if (i >= REGEXES || !(t->re_known & (1U << i)))
+		return -1;
+	*steps = t->re_steps[i];
+	return (t->re_match >> i) & 1;
 }
 
-bool textmemo_regex(struct textmemo *m, const void *cond, const char *s, bool *match,
-		    unsigned long *steps)
+void textmemo_regex_put(struct tm_entry *t, size_t i, bool match, unsigned long steps)
 {
-	struct re_entry **e = re_slot(m, cond, s);
-	if (!e || !*e || (*e)->cond != cond || strcmp((*e)->text, s) != 0)
-		return false;
-	*match = (*e)->match;
-	*steps = (*e)->steps;
-	return true;
-}
-
-void textmemo_regex_put(struct textmemo *m, const void *cond, const char *s, bool match,
-			unsigned long steps)
-{
-	struct re_entry **e = re_slot(m, cond, s);
-	if (!e)
+	if (i >= REGEXES || steps > UINT32_MAX)
 		return;
-	if (!*e)
-		*e = xcalloc(1, sizeof **e);
-	**e = (struct re_entry){ .cond = cond, .match = match, .steps = steps };
-	snprintf((*e)->text, sizeof (*e)->text, "%s", s);
+	t->re_known |= 1U << i;
+	if (match)
+		t->re_match |= 1U << i;
+	t->re_steps[i] = (uint32_t)steps;
 }
