@@ -340,10 +340,11 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
  * opened, the call has not happened yet). NULL when unreadable. cwd: ""
  * until a relative path needs it, then the process's, read here. */
-static char *arg_path(const struct seccomp_notif *req, int arg, int dirarg, char cwd[PATH_MAX])
+static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
+		      char cwd[PATH_MAX])
 {
-	char buf[PATH_MAX];
-	if (target_read_str_pid(req->pid, req->data.args[arg], buf, sizeof buf) < 0)
+	const char *buf;
+	if (target_arg_str(ta, arg, &buf) < 0)
 		return NULL;
 	char base[PATH_MAX] = "";
 	if (buf[0] != '/') {
@@ -435,12 +436,14 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, char 
 
 /* note_name for the path at argument parg, relative to the directory fd at
  * darg (-1: the cwd). */
-static void note_arg(struct notifier *n, const struct seccomp_notif *req, int parg, int darg,
-		     char *cwd, bool fresh)
+static void note_arg(struct notifier *n, const struct seccomp_notif *req, struct target_args *ta,
+		     int parg, int darg, char *cwd, bool fresh)
 {
+	const char *raw;
 	char path[PATH_MAX];
-	if (target_read_str_pid(req->pid, req->data.args[parg], path, sizeof path) != 0)
+	if (target_arg_str(ta, parg, &raw) != 0)
 		return;
+	snprintf(path, sizeof path, "%s", raw); /* note_name cuts it */
 	note_name(n, req, path, darg >= 0, darg >= 0 ? (int)req->data.args[darg] : AT_FDCWD, cwd,
 		  fresh, false);
 }
@@ -465,11 +468,13 @@ static void note_bind(struct notifier *n, const struct seccomp_notif *req, int m
 
 /* Can the path at addr name a secret? Its last name against the patterns
  * that name no path (the others need its place: note_name's, later). */
-static bool secret_arg(const struct notifier *n, pid_t pid, __u64 addr)
+static bool secret_arg(const struct notifier *n, struct target_args *ta, int arg)
 {
+	const char *raw;
 	char path[PATH_MAX];
-	if (target_read_str_pid(pid, addr, path, sizeof path) != 0)
+	if (target_arg_str(ta, arg, &raw) != 0)
 		return false;
+	snprintf(path, sizeof path, "%s", raw);
 	if (n->mask_paths)
 		return true;
 	const char *name = last_name(path);
@@ -481,7 +486,8 @@ static bool secret_arg(const struct notifier *n, pid_t pid, __u64 addr)
  * ignores it, nor with O_DIRECTORY, refused with it); a rename or a link
  * only from a source that is there (a call that fails leaves a note that
  * could later cover the host's file). */
-static void note_made(struct notifier *n, const struct seccomp_notif *req, const struct file_op *op)
+static void note_made(struct notifier *n, const struct seccomp_notif *req, struct target_args *ta,
+		      const struct file_op *op)
 {
 	if (!n->made || !op->made)
 		return;
@@ -492,9 +498,9 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, const
 	char cwd[PATH_MAX] = "";
 	bool moves = strcmp(op->op, "rename") == 0;
 	if ((moves || strcmp(op->op, "link") == 0) && op->path >= 0) {
-		char src[PATH_MAX];
-		if (target_read_str_pid(req->pid, a[op->path], src, sizeof src) != 0 ||
-		    !(secret_arg(n, req->pid, a[op->path2]) ||
+		const char *src;
+		if (target_arg_str(ta, op->path, &src) != 0 ||
+		    !(secret_arg(n, ta, op->path2) ||
 		      (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))))
 			return; /* the source is looked for only when a secret name is made */
 		bool at = op->dirfd >= 0;
@@ -507,12 +513,12 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, const
 			return;
 		/* an exchange makes both names anew */
 		if (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))
-			note_arg(n, req, op->path, op->dirfd, cwd, false);
+			note_arg(n, req, ta, op->path, op->dirfd, cwd, false);
 	}
 	if (op->made == 1)
-		note_arg(n, req, op->path, op->dirfd, cwd, true);
+		note_arg(n, req, ta, op->path, op->dirfd, cwd, true);
 	else
-		note_arg(n, req, op->path2, op->dirfd2, cwd, !moves);
+		note_arg(n, req, ta, op->path2, op->dirfd2, cwd, !moves);
 }
 
 /* Milliseconds on the monotonic clock, for the record's bound. */
@@ -556,22 +562,23 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
  * name it makes noted (note_made). */
 static bool log_file(struct notifier *n, const struct seccomp_notif *req, const struct file_op *op)
 {
-	note_made(n, req, op);
+	struct target_args ta; /* the paths read once, for both */
+	target_args_init(&ta, req->pid, req->data.args);
+	note_made(n, req, &ta, op);
 	if (!n->level && !n->wa && !n->ro_ws)
 		return false; /* notified only for note_made */
 	char cwd[PATH_MAX] = "";
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
 	if (op->path >= 0)
-		x.paths[x.npaths++] = arg_path(req, op->path, op->dirfd, cwd);
+		x.paths[x.npaths++] = arg_path(req, &ta, op->path, op->dirfd, cwd);
 	if (op->path2 >= 0)
-		x.paths[x.npaths++] = arg_path(req, op->path2, op->dirfd2, cwd);
+		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd);
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
-	char target[PATH_MAX];
-	if (strcmp(op->op, "symlink") == 0 &&
-	    target_read_str_pid(req->pid, req->data.args[0], target, sizeof target) == 0)
+	const char *target;
+	if (strcmp(op->op, "symlink") == 0 && target_arg_str(&ta, 0, &target) == 0)
 		x.target = target;
 	bool held = false;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {

@@ -213,6 +213,32 @@ int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max)
 	return read_str(-1, pid, addr, buf, max);
 }
 
+void target_args_init(struct target_args *t, pid_t pid, const unsigned long long *args)
+{
+	t->pid = pid;
+	t->args = args;
+	t->n = 0;
+}
+
+int target_arg_str(struct target_args *t, int arg, const char **s)
+{
+	*s = "";
+	for (int i = 0; i < t->n; i++)
+		if (t->idx[i] == arg) {
+			*s = t->buf[i];
+			return t->rc[i];
+		}
+	if (t->n == (int)ARRAY_LEN(t->idx) || arg < 0 || arg > 5)
+		return -1;
+	int i = t->n++;
+	t->idx[i] = arg;
+	t->rc[i] = read_str(-1, t->pid, t->args[arg], t->buf[i], sizeof t->buf[i]);
+	if (t->rc[i] < 0)
+		t->buf[i][0] = '\0';
+	*s = t->buf[i];
+	return t->rc[i];
+}
+
 /* Is [addr, addr + len) inside the chunk? */
 static bool in_chunk(const struct target_chunk *c, uint64_t addr, size_t len)
 {

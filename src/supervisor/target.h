@@ -5,6 +5,7 @@
  * exec is about to run (notify.c) and for the socket a connect names
  * (unixconn.c). */
 #pragma once
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,20 @@ int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
 /* The same from process pid, by process_vm_readv (no descriptor to open
  * and close): the caller checks the notification still valid after. */
 int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max);
+/* The strings at a notification's arguments (its paths), each read once
+ * from process pid (target_read_str_pid), up to three of them. */
+struct target_args {
+	pid_t pid;
+	const unsigned long long *args; /* the notification's (__u64) */
+	int n;
+	int idx[3], rc[3];
+	char buf[3][PATH_MAX];
+};
+void target_args_init(struct target_args *t, pid_t pid, const unsigned long long *args);
+/* The string at argument arg in *s (valid while t is), and what
+ * target_read_str said of it: 0 whole, 1 cut, -1 unreadable (or a fourth
+ * argument asked for). */
+int target_arg_str(struct target_args *t, int arg, const char **s);
 /* The last stretch of memory read whole (8 KiB from the page where a
  * string began, less at a hole): an exec's path, its argv pointers and its strings
  * usually lie together, and each pread of /proc/PID/mem is a page walk.
