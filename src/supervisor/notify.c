@@ -850,6 +850,15 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 	return false;
 }
 
+/* The file operation req is, when it goes on once recorded: NULL for an
+ * open that creates a set-id file (refused) and for any other call. */
+static const struct file_op *file_op_recorded(const struct notifier *n,
+					      const struct seccomp_notif *req)
+{
+	const struct file_op *fop = file_op_of(n, req->data.nr);
+	return fop && !setid_create(req->data.nr, req->data.args, fop) ? fop : NULL;
+}
+
 /* Handle one pending notification: log it, then answer. 0, or -1 if the
  * listener broke. */
 static int notifier_handle(struct notifier *n)
@@ -876,9 +885,7 @@ static int notifier_handle(struct notifier *n)
 	 * socket is made by the supervisor instead (unixconn.h). */
 	bool addressed = nr == SCMP_SYS(connect) || nr == SCMP_SYS(sendto);
 	bool binds = nr == SCMP_SYS(bind); /* noted (note_bind), let through */
-	const struct file_op *fop = exec || addressed || binds ? NULL : file_op_of(n, nr);
-	if (fop && setid_create(nr, req->data.args, fop))
-		fop = NULL; /* refused */
+	const struct file_op *fop = exec || addressed || binds ? NULL : file_op_recorded(n, req);
 	struct outcome o = { .cont = exec || addressed || binds || fop,
 			     .ignore = nr == SCMP_SYS(prctl) };
 	if (exec && n->execs) {
