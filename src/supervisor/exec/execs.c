@@ -310,23 +310,6 @@ static void answer(struct execs *x, struct pexec *p, int err)
 	p->answered = true;
 }
 
-static const char *hex_or_null(const struct subject *s)
-{
-	return s->h == H_DONE ? s->hex : NULL;
-}
-
-static const char *code_or_null(const struct subject *s)
-{
-	return s->fd >= 0 && s->h == H_DONE && s->code_err == 0 ? s->code : NULL;
-}
-
-/* Why an ELF file has no code hash; NULL: it has one, or is no ELF. */
-static const char *code_missing(const struct subject *s)
-{
-	return s->fd >= 0 && s->h == H_DONE && s->code_err && s->code_err != ENOEXEC
-		? (s->code_why ? s->code_why : "unreadable") : NULL;
-}
-
 /* A file the agent could have written or replaced (the exec event's
  * "writable"). */
 static bool writable(const struct subject *s)

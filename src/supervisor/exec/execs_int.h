@@ -1,8 +1,10 @@
 /* execs_int.h - what the exec pipeline's files share (execs.c, decide.c):
- * a pending exec and its subjects, and the rules' decision on one. Private
- * to src/supervisor/exec/; the pipeline's interface is execs.h (its state,
- * struct execs, is execs.c's own). */
+ * a pending exec and its subjects (and their hashes as an event shows
+ * them), and the rules' decision on one. Private to src/supervisor/exec/;
+ * the pipeline's interface is execs.h (its state, struct execs, is
+ * execs.c's own). */
 #pragma once
+#include <errno.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +35,24 @@ struct subject {
 	const char *code_why;
 	struct hash_job *job;
 };
+
+/* A subject's hashes for its event: NULL where it has none. */
+static inline const char *hex_or_null(const struct subject *s)
+{
+	return s->h == H_DONE ? s->hex : NULL;
+}
+
+static inline const char *code_or_null(const struct subject *s)
+{
+	return s->fd >= 0 && s->h == H_DONE && s->code_err == 0 ? s->code : NULL;
+}
+
+/* Why an ELF file has no code hash; NULL: it has one, or is no ELF. */
+static inline const char *code_missing(const struct subject *s)
+{
+	return s->fd >= 0 && s->h == H_DONE && s->code_err && s->code_err != ENOEXEC
+		? (s->code_why ? s->code_why : "unreadable") : NULL;
+}
 
 struct pexec {
 	struct execs *x;
