@@ -86,7 +86,7 @@ struct cond {
 	struct dre *re;          /* COND_REGEX */
 	double num;              /* COND_GT, COND_LT */
 	int seen;                /* COND_NEW: the engine's seen-set (detect.c) */
-	int memo;                /* a glob's bit in the engine's text memo (textmemo.h), or -1 */
+	int memo;                /* a glob's or regex's bit in the engine's text memo (textmemo.h), or -1 */
 };
 
 struct step {
