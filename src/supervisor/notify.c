@@ -895,7 +895,7 @@ static int notifier_handle(struct notifier *n)
 		reserve_take(n);
 		return 0;
 	}
-	/* a file operation's paths are read by pid (target_read_str_pid),
+	/* a file operation's paths are read by pid (target_args),
 	 * checked valid again once read; a connect's or a bind's memory through
 	 * a descriptor opened and checked first */
 	int mem_err = 0;

@@ -208,11 +208,6 @@ int target_read_str(int mem, uint64_t addr, char *buf, size_t max)
 	return read_str(mem, 0, addr, buf, max);
 }
 
-int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max)
-{
-	return read_str(-1, pid, addr, buf, max);
-}
-
 void target_args_init(struct target_args *t, pid_t pid, const unsigned long long *args)
 {
 	t->pid = pid;

@@ -33,11 +33,9 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
  * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
  * when unreadable. */
 int target_read_str(int mem, uint64_t addr, char *buf, size_t max);
-/* The same from process pid, by process_vm_readv (no descriptor to open
- * and close): the caller checks the notification still valid after. */
-int target_read_str_pid(pid_t pid, uint64_t addr, char *buf, size_t max);
 /* The strings at a notification's arguments (its paths), each read once
- * from process pid (target_read_str_pid), up to three of them. */
+ * from process pid by process_vm_readv (no descriptor to open and close:
+ * the caller checks the notification still valid after), up to three. */
 struct target_args {
 	pid_t pid;
 	const unsigned long long *args; /* the notification's (__u64) */
