@@ -899,19 +899,16 @@ static int notifier_handle(struct notifier *n)
 	 * checked valid again once read; a connect's or a bind's memory through
 	 * a descriptor opened and checked first */
 	int mem_err = 0;
-	int mem = o.cont && !fop ? open_mem(n, req, &mem_err) : -1;
+	_cleanup_close_ int mem = o.cont && !fop ? open_mem(n, req, &mem_err) : -1;
 	bool valid = (fop || mem >= 0) && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	o.blind = exec && mem < 0 && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (o.blind)
 		note_blind(n, req, mem_err);
 	o.unchecked = addressed && !valid && seccomp_notify_id_valid(n->fd, req->id) == 0;
 	if (record(n, req, mem, valid, fop, &o)) {
-		close(mem); /* held: writeask.c answers it */
-		reserve_take(n);
+		reserve_take(n); /* held: writeask.c answers it */
 		return 0;
 	}
-	if (mem >= 0)
-		close(mem);
 	o.unlogged = emit_pending(n);
 	answer(n, req, &o);
 	reserve_take(n);
