@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/fnv.h"
 #include "../common/glob.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
@@ -144,10 +145,7 @@ double detect_now(void)
 
 static uint64_t fnv(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return fnv1a(s, SIZE_MAX, NULL);
 }
 
 /* Insert v: true when it was not there. */

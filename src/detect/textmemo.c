@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fnv.h"
 #include "../common/util.h"
 
 #define SLOTS 2048    /* texts kept */
@@ -71,16 +72,6 @@ void textmemo_event(struct textmemo *m)
 	m->event++;
 }
 
-static uint64_t hash(const char *s, size_t *len)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t n = 0;
-	for (; s[n] && n < TEXT; n++)
-		h = (h ^ (unsigned char)s[n]) * 1099511628211ULL;
-	*len = n;
-	return h;
-}
-
 struct tm_entry *textmemo_get(struct textmemo *m, const char *s, bool stable)
 {
 	/* the address's bits mixed: malloc's are 16 apart */
@@ -88,7 +79,7 @@ struct tm_entry *textmemo_get(struct textmemo *m, const char *s, bool stable)
 	if (stable && nr->event == m->event && nr->p == s && nr->t->stamp == nr->stamp)
 		return nr->t;
 	size_t len;
-	uint64_t h = hash(s, &len);
+	uint64_t h = fnv1a(s, TEXT, &len);
 	if (len >= TEXT)
 		return NULL;
 	struct tm_entry **slot = &m->slot[h % SLOTS];
