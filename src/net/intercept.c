@@ -46,6 +46,7 @@
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
 #define READ_AHEAD 65536         /* TLS bytes read a syscall, at most */
+#define HELD_MS 100              /* on_resp's held bytes, in a stream not framed, at most */
 #define WRITE_GATHER (256 * 1024) /* TLS records written a syscall, at most */
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
@@ -113,6 +114,31 @@ static void watch(struct bridge *b, const char *d, size_t n)
 	}
 	if (!b->watching && b->cs == C_WAIT_UPGRADE) /* what did the upgrade become? */
 		ix_refuse(b, 502, "upstream response not understood", false, true);
+}
+
+/* The bytes on_resp held (the start of a value it masks, maybe) wait for
+ * the next read only where more must come: inside a response whose framing
+ * says it goes on. When they end one, they go now: a server that answered
+ * sends nothing more until asked again, and its client would wait for the
+ * last bytes forever (a body ending in "t" of a value "tok-..."). In a
+ * stream not framed (upgraded, lost), relay() lets them go after HELD_MS
+ * of silence. */
+static void held_at_end(struct bridge *b)
+{
+	if (!b->held)
+		return;
+	if (b->watching) {
+		struct http_resp rw = b->rw; /* pure: tried on a copy */
+		size_t used = 0;
+		if (http_resp_feed(&rw, b->uin + b->uin_len, b->held, &used) == HTTP_RESP_MORE)
+			return;
+	} else if (ms_since(&b->held_since) < HELD_MS) {
+		return;
+	}
+	size_t n = b->held;
+	b->held = 0;
+	b->uin_len += n;
+	watch(b, b->uin + b->uin_len - n, n);
 }
 
 /* The server's stream ended. Whatever ended with it (a body read until the
@@ -317,7 +343,10 @@ static bool pump(struct bridge *b)
 			b->held = hold;
 			b->uin_off = 0;
 			b->uin_ours = false;
+			if (hold)
+				clock_gettime(CLOCK_MONOTONIC, &b->held_since);
 			watch(b, b->uin, b->uin_len);
+			held_at_end(b);
 		} else if (r == IO_EOF) {
 			b->u.eof = true;
 			/* the end: what was held goes as it is */
@@ -516,7 +545,13 @@ static void relay(struct bridge *b)
 		if (!p[0].events && !p[1].events)
 			return; /* nothing can move any more */
 		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-		int r = left > 0 ? poll(p, 3, (int)left) : 0;
+		/* held bytes of a stream not framed: let go after HELD_MS */
+		long hl = b->held && !b->watching ? HELD_MS - ms_since(&b->held_since) : left;
+		int r = left > 0 ? poll(p, 3, (int)(hl < left ? (hl > 0 ? hl : 0) : left)) : 0;
+		if (r == 0 && hl < left) {
+			held_at_end(b);
+			continue;
+		}
 		if (r > 0 && p[2].revents) {
 			ix_set_error(b, "stopped");
 			b->c.dead = b->u.dead = true;

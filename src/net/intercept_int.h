@@ -60,6 +60,7 @@ struct bridge {
 	char uin[BUF];
 	size_t uin_len, uin_off;
 	size_t held;            /* on_resp's held bytes, at uin[uin_len..uin_len + held) */
+	struct timespec held_since; /* ... since when (an unframed stream lets them go later) */
 	bool uin_ours;          /* uin holds our own answer, not the server's bytes */
 	struct http_resp rw;
 	bool watching;          /* rw frames the stream (not lost, not switched) */

@@ -12,6 +12,7 @@ connection idle for --idle seconds (30) is closed. With --h2 (and TLS)
 the server offers h2 before http/1.1 by ALPN and speaks HTTP/2 (python3-h2)
 to a client that takes it: /echo, /sse and POST /upload as below. Paths:
   /echo            200, the Authorization and X-Api-Key headers in the body
+  /tail            200, the X-Tail header's value as the whole body (no newline)
   /sse             a text/event-stream of three events, one second apart
   /upload (POST)   200 once the body is read
   PREFIX...        (--ok) 200 to GET and HEAD, "ok"
@@ -161,6 +162,8 @@ class Handler(BaseHTTPRequestHandler):
             body = ("auth=%s key=%s\n" % (self.headers.get("Authorization", "-"),
                                           self.headers.get("X-Api-Key", "-"))).encode()
             return self.reply(200, body)
+        if self.path == "/tail":
+            return self.reply(200, self.headers.get("X-Tail", "").encode())
         if self.path == "/sse":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

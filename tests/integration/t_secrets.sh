@@ -147,20 +147,48 @@ test_secret_bad_upstream_cert() {
 	grep -qi 'certificate' <<<"$OUT" || fail "the net event does not name the certificate failure: $(excerpt "$OUT")"
 }
 
+# A response that ends in the value's first bytes: warden holds them back
+# in case the value follows (to mask it whole), but never past the end of
+# the response, which reaches the client at once while the server keeps
+# the connection open (it hung until the server's idle timeout before).
+# Two requests on one connection.
+test_secret_response_tail() {
+	bound_https
+	local url=https://$HOSTNAME_B:$SRV_PORT
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "MYTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT private" -- sh -c '
+		start=$(printf %s "$MYTOKEN" | cut -c1-6)
+		curl -sS -m 10 -H "X-Tail: $start" -w " code=%{http_code} connects=%{num_connects}\n" '"$url/tail $url/tail"
+	assert_rc 0
+	[[ $(grep -c '^tok-li code=200 ' <<<"$OUT") == 2 ]] ||
+		fail "the two responses ending in the value's start did not both arrive: $(excerpt "$OUT")"
+	assert_out_has 'connects=0' 'the second request on the same connection'
+}
+
 test_secret_git_clone() {
 	nh_need git
 	nh_git_repo "$T_TMP/repo.git" "GIT-TOKEN-$$"
 	bound_https --repo "$T_TMP/repo.git" --token "$REAL"
 	# shellcheck disable=SC2016 # expanded inside
 	GITTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --secret "GITTOKEN@$HOSTNAME_B" --allow-net "$HOSTNAME_B:$SRV_PORT private" -- sh -c \
-		'git clone -q "https://x:$GITTOKEN@'"$HOSTNAME_B:$SRV_PORT"'/repo.git" cloned && cat cloned/token.txt'
+		'GIT_TRACE_CURL=$PWD/.curl-trace GIT_TRACE_CURL_NO_DATA=1 git clone -q "https://x:$GITTOKEN@'"$HOSTNAME_B:$SRV_PORT"'/repo.git" cloned && cat cloned/token.txt'
 	assert_out_line "GIT-TOKEN-$$" 'the clone has the repository'
 	if [[ $RC != 0 ]]; then
-		# what each side saw, for a failure that does not repeat
-		local srv_err rc=$RC
+		# what each side saw, for a failure that does not repeat: the
+		# server's stderr and its requests (method, path, whether they
+		# carried the value), git's own trace of its last exchanges
+		# (headers only, Authorization redacted by git), warden's events
+		local srv_err srv_reqs git_trace rc=$RC
 		srv_err=$(<"$T_TMP/bound.out")
+		srv_reqs=$("$NH_PY" -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); a = r["headers"].get("Authorization", r["headers"].get("authorization", ""))
+    print(r["method"], r["path"], "auth=" + ("value" if sys.argv[2] in a else "other" if a else "none"))' "$SRV_LOG" "$REAL" 2>&1)
+		git_trace=$(grep -E '^[0-9:.]+ http.c:[0-9]+ +(=> Send header: (GET|HEAD|POST)|<= Recv header: HTTP|== Info: (Re-using|Connected|Connection|Closing|Operation|Recv failure|Send failure|Found|Issue|Server auth))' \
+			"$WS/.curl-trace" 2>/dev/null | tail -n 16)
+		printf -- '--- the server saw\n%s\n--- git saw (last exchanges)\n%s\n' "$srv_reqs" "$git_trace"
 		wardenc log show --event net
-		fail "git clone with a bound token: rc $rc; the server said: $(excerpt "$srv_err"); warden's last net events: $(tail -n 4 <<<"$OUT")"
+		fail "git clone with a bound token: rc $rc; the server said: $(excerpt "$srv_err"); it saw: $(excerpt "$(tail -n 4 <<<"$srv_reqs")"); git saw last: $(excerpt "$(tail -n 6 <<<"$git_trace")"); warden's last net events: $(tail -n 4 <<<"$OUT")"
 	fi
 }
 
