@@ -11,9 +11,11 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/fdpass.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
 
@@ -98,10 +100,26 @@ static void relay(const char *buf, ssize_t len, const struct marked *mk, size_t 
 	}
 }
 
-static __attribute__((noreturn)) void serve(int userns, int mntns, const char *const *where,
-					     int sock, pid_t parent)
+/* The namespaces, one message each (fanread_enter); the helper ends when
+ * the supervisor closes the socket instead (the sandbox was never built). */
+static int ns_received(int sock)
 {
-	nshelper_enter("warden-fanread", userns, mntns, CLONE_NEWNS, sock, parent);
+	char b;
+	int fd = -1;
+	if (fdpass_recv(sock, &b, 1, &fd, 0) != 1 || fd < 0)
+		_exit(0);
+	return fd;
+}
+
+static __attribute__((noreturn)) void serve(const char *const *where, int sock, pid_t parent)
+{
+	/* nothing of the supervisor's kept while it waits (the init socket's
+	 * copy would keep init from seeing the supervisor go): only sock, at 3 */
+	if (sock != 3 && dup2(sock, 3) < 0)
+		_exit(1);
+	syscall(SYS_close_range, 4, ~0U, 0);
+	int userns = ns_received(3), mntns = ns_received(3);
+	nshelper_enter("warden-fanread", userns, mntns, CLONE_NEWNS, 3, parent);
 	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME,
 				O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 	if (fan < 0)
@@ -132,7 +150,7 @@ static __attribute__((noreturn)) void serve(int userns, int mntns, const char *c
 	}
 }
 
-pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct werr *e)
+pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 {
 	const char *where[MARKS + 1] = { "/", "/tmp", "/var/tmp", home, NULL };
 	int sv[2];
@@ -147,11 +165,16 @@ pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct w
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		serve(userns, mntns, where, sv[1], parent);
+		serve(where, sv[1], parent);
 	}
 	close(sv[1]);
 	*sock = sv[0];
 	return pid;
+}
+
+int fanread_enter(int sock, int userns, int mntns)
+{
+	return fdpass_send(sock, "u", 1, userns) < 0 || fdpass_send(sock, "m", 1, mntns) < 0 ? -1 : 0;
 }
 
 int fanread_ready(pid_t pid, int *sock, struct werr *e)

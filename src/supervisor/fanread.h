@@ -30,12 +30,20 @@ struct fanread_msg {
 	char path[4096];
 };
 
-/* The helper, in the namespaces userns and mntns: its pid, *sock the
- * supervisor's end of a SEQPACKET socket (CLOEXEC) carrying fanread_msg;
- * -1 with e filled when it cannot be forked. home: the agent's home
- * inside. The marks are made in the helper meanwhile: fanread_ready
- * waits for them, so that the rest of the session's start overlaps. */
-pid_t fanread_spawn(int userns, int mntns, const char *home, int *sock, struct werr *e);
+/* The helper, forked while init builds the sandbox (a fork copies the
+ * supervisor's page tables: a third of a millisecond no longer on the
+ * session's path): its pid, *sock the supervisor's end of a SEQPACKET
+ * socket (CLOEXEC) carrying fanread_msg; -1 with e filled when it cannot
+ * be forked. home: the agent's home inside. It holds nothing of the
+ * supervisor's but its socket, and waits for the namespaces
+ * (fanread_enter); it ends when the socket closes first. */
+pid_t fanread_spawn(const char *home, int *sock, struct werr *e);
+
+/* The sandbox built: its user and mount namespaces to the helper, which
+ * joins them and makes its marks meanwhile (fanread_ready waits for
+ * them, so that the rest of the session's start overlaps). -1 (errno)
+ * when the helper cannot be told. */
+int fanread_enter(int sock, int userns, int mntns);
 
 /* The helper's first message: 0 when its marks are made; when the kernel
  * refuses them (a message with pid -errno), or the helper says nothing

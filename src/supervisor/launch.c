@@ -268,7 +268,13 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	if (L->bx && !bpfexec_holds(L->bx, L->c.pid))
 		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
 				"cgroup %s", limits_cgroup_v2(lim));
-	/* (init may have failed meanwhile: its message, read next, says why) */
+	/* (init may have failed meanwhile: its message, read by launch_ready,
+	 * says why) */
 	(void)!send(L->sock, "c", 1, MSG_NOSIGNAL);
+	return 0;
+}
+
+int launch_ready(struct launched *L, struct werr *e)
+{
 	return await_ready(L, e);
 }

@@ -40,13 +40,17 @@ struct launched {
  * init has ended. */
 int launched_error(struct launched *L, struct werr *e);
 
-/* Build and start the sandbox up to READY: L filled (from LAUNCHED_NONE;
- * its fds marked absent first thing), or -1 with e filled (init's own
- * error, when it sent one); launched_free releases L either way. */
+/* Start the sandbox: init cloned, mapped, in its cgroups and building its
+ * mounts and layers when this returns; L filled (from LAUNCHED_NONE; its
+ * fds marked absent first thing), or -1 with e filled; launched_free
+ * releases L either way. */
 struct limits;
 /* lim: the session's limits (limits.h), or NULL. */
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
 	   struct werr *e);
+/* Wait for init's READY: L's message and fds filled, or -1 with e filled
+ * (init's own error, when it sent one). */
+int launch_ready(struct launched *L, struct werr *e);
 /* Release what L holds: its fds, the kill switch, the Landlock reader,
  * init (killed and reaped unless reaped already), the kernel's exec
  * rules, the socket. */

@@ -92,7 +92,7 @@ static long ctl_freeze_left(void *ctx)
  * the policy asks: asks), one that cannot be made is said, not an error;
  * when the policy asks, the broker first, and after the socket the
  * reviewer command and the webhook the policy names (one it cannot use is
- * an error); and the user's terminal when its keys come here. */
+ * an error). Nothing of init's: made while init builds the sandbox. */
 static int asking_start(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
@@ -130,11 +130,17 @@ static int asking_start(struct services *sv, struct werr *e)
 		return -1;
 	if (pa->webhook && !(sv->wh = webhook_new(sv->ap, pa->webhook, session, sv->log, e)))
 		return -1;
+	return 0;
+}
+
+/* The user's terminal answers questions when its keys come here (the
+ * terminal is set up once init sent the pty). */
+static void termask_start(struct services *sv)
+{
 	struct werr te = { 0 };
-	if (sv->term.relay_input &&
+	if (sv->ap && sv->term.relay_input &&
 	    !(sv->ta = termask_new(sv->ap, sv->term.out, sv->term.tty, sv->term.master, &te)))
 		wnote("%s; the terminal cannot answer this session's questions", te.msg);
-	return 0;
 }
 
 /* Exec control and the seccomp notifications: what the agent can write
@@ -336,7 +342,7 @@ static int watches_start(struct services *sv, struct werr *e)
 	return 0;
 }
 
-int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+int services_begin(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
 		   struct audit *log, struct launched *L, int sigfd, struct werr *e)
 {
 	sv->s = s;
@@ -345,24 +351,52 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 	sv->L = L;
 	sv->sigfd = sigfd;
 	/* the reads outside the workspace (fanread.h), unless `audit minimal`:
-	 * the helper makes its marks while the rest starts (fanread_ready) */
-	struct werr fe = { 0 };
-	if (fanread_wanted(s->policy) && L->fds.userns >= 0 && L->fds.mntns >= 0 &&
-	    (sv->fr_pid = fanread_spawn(L->fds.userns, L->fds.mntns, AGENT_HOME, &sv->fr_sock, &fe)) < 0)
+	 * the helper forked now, told the namespaces once built */
+	if (fanread_wanted(s->policy) &&
+	    (sv->fr_pid = fanread_spawn(AGENT_HOME, &sv->fr_sock, &sv->fr_err)) < 0)
 		sv->fr_pid = 0;
-	/* The decoys watched before the command starts: init waits for a byte
-	 * when it placed any (the pty's, below, or this one). */
-	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
-	if (L->fds.master < 0 && L->m.canary_placed && write(L->sock, "r", 1) != 1) {
-		/* init died meanwhile: its status tells */
-	}
-	term_start(&sv->term, s, L->fds.master, L->sock);
 	/* The control socket, for every session (status, and freeze, resume
 	 * and kill by the kill switch). Questions for a human (`ask` rules):
 	 * the broker and its channels, made before what asks them (freed
 	 * after: the askers withdraw their questions as they go). */
 	if (asking_start(sv, e) < 0)
 		return -1;
+	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
+		return -1;
+	sv->st.ctl = L->sb;
+	return 0;
+}
+
+/* The file reads' helper into the sandbox's namespaces, if it was forked:
+ * it makes its marks while the rest starts (fanread_ready). */
+static void fanread_start(struct services *sv)
+{
+	const struct init_fds *f = &sv->L->fds;
+	if (sv->fr_pid > 0 && (f->userns < 0 || f->mntns < 0 ||
+			       fanread_enter(sv->fr_sock, f->userns, f->mntns) < 0)) {
+		werr_set(&sv->fr_err, errno, "file reads outside the workspace are not recorded: "
+			 "the helper could not be given the sandbox's namespaces");
+		fanread_end(sv->fr_pid);
+		sv->fr_pid = 0;
+		closep(&sv->fr_sock);
+	}
+}
+
+int services_start(struct services *sv, struct werr *e)
+{
+	struct sandbox_spec *s = sv->s;
+	const struct supervisor_cfg *cfg = sv->cfg;
+	struct audit *log = sv->log;
+	struct launched *L = sv->L;
+	/* The decoys watched before the command starts: init waits for a byte
+	 * when it placed any (the pty's, below, or this one). */
+	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
+	if (L->fds.master < 0 && L->m.canary_placed && write(L->sock, "r", 1) != 1) {
+		/* init died meanwhile: its status tells */
+	}
+	fanread_start(sv);
+	term_start(&sv->term, s, L->fds.master, L->sock);
+	termask_start(sv);
 	/* The hook socket (hook.h): tool calls reported from inside, decided
 	 * by the tool rules, linked to the execs and connections after them
 	 * (made before those, freed after them, before the broker). */
@@ -376,16 +410,13 @@ int services_start(struct services *sv, struct sandbox_spec *s, const struct sup
 		return -1;
 	if (exec_start(sv, e) < 0 || net_start(sv, e) < 0)
 		return -1;
-	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
-		return -1;
-	sv->st.ctl = L->sb;
 	/* a kernel that refuses the reads' marks is said, and the session
 	 * goes on (the reads are a record, not a wall) */
 	if (sv->fr_pid > 0)
-		(void)fanread_ready(sv->fr_pid, &sv->fr_sock, &fe);
-	if (fe.msg[0]) {
+		(void)fanread_ready(sv->fr_pid, &sv->fr_sock, &sv->fr_err);
+	if (sv->fr_err.msg[0]) {
 		char buf[1100];
-		wnote("%s", werr_str(&fe, buf, sizeof buf));
+		wnote("%s", werr_str(&sv->fr_err, buf, sizeof buf));
 	}
 	return watches_start(sv, e);
 }

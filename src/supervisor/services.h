@@ -65,16 +65,22 @@ struct services {
 	struct wswatch *ww;       /* the workspace watch (the plan's) */
 	pid_t fr_pid;             /* the file reads' helper (fanread.h), 0: none */
 	int fr_sock;              /* its socket, -1: none */
+	struct werr fr_err;       /* why the reads are not recorded, said once started */
 };
 
 #define SERVICES_NONE ((struct services){ .sigfd = -1, .term = { .master = -1, \
 	.host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1, .fr_sock = -1 })
 
-/* Make and wire the services for the sandbox L launched, signals coming
- * through sigfd: sv filled (from SERVICES_NONE), or -1 with e filled
- * (what was made is services_free's). */
-int services_start(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
+/* Begin the services for the sandbox L is launching, signals coming
+ * through sigfd, while init builds it: what needs nothing init sends (the
+ * file reads' helper forked, the control socket and the questions'
+ * broker with its channels, the signals' stopper). sv filled (from
+ * SERVICES_NONE), or -1 with e filled (what was made is services_free's). */
+int services_begin(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
 		   struct audit *log, struct launched *L, int sigfd, struct werr *e);
+/* Init ready (launch_ready): the rest made on its fds and wired; -1 with
+ * e filled (what was made is services_free's). */
+int services_start(struct services *sv, struct werr *e);
 /* The session's own sources (init's pidfd, the signals, the limits'
  * timer) added to l, and each service there adding its own (X_watch), in
  * the order they are made; -1 with e naming the first that could not be

@@ -1,7 +1,8 @@
 /* supervisor.c - the host side of a session, in four phases: launch the
  * sandbox (launch.c: the exec rules in the kernel, the filter, the clone
  * of init, its maps and cgroup, the handshake up to READY), start the
- * services that serve it (services.c), run the event loop (common/loop.c)
+ * services that serve it (services.c: those that need nothing of init's
+ * begin while init builds the sandbox), run the event loop (common/loop.c)
  * until init exits, and finish (what the exec pipeline counted, the last of
  * Landlock's records, the fds whose close waits on the kernel). What it
  * holds is released by cleanup attributes on every way out: the services
@@ -110,8 +111,11 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	_cleanup_(launched_freep) struct launched L = LAUNCHED_NONE;
 	if (launch(s, cfg->limits, log, &L, e) < 0)
 		return -1;
+	/* while init builds the sandbox, the services that need nothing of
+	 * it begin; the rest once it is ready */
 	_cleanup_(services_freep) struct services sv = SERVICES_NONE;
-	if (services_start(&sv, s, cfg, log, &L, sigfd, e) < 0)
+	if (services_begin(&sv, s, cfg, log, &L, sigfd, e) < 0 || launch_ready(&L, e) < 0 ||
+	    services_start(&sv, e) < 0)
 		return -1;
 	int r = loop_serve(&sv, LOOP_CAPACITY, e);
 	finish(&sv, exec_stats, late);
