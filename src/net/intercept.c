@@ -512,6 +512,41 @@ static bool flush_gathered(struct bridge *b)
 	return moved;
 }
 
+/* What each socket waits for before anything can move again (and the
+ * stop fd): false when nothing can. */
+static bool poll_set(const struct bridge *b, struct pollfd p[3])
+{
+	int stop_fd = b->job->stop_fd;
+	p[0] = (struct pollfd){ .fd = b->c.fd };
+	p[1] = (struct pollfd){ .fd = b->u.fd };
+	p[2] = (struct pollfd){ .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN };
+	if (want_read_c(b))
+		p[0].events |= b->c.rd_ev ? b->c.rd_ev : POLLIN;
+	if (want_write_c(b))
+		p[0].events |= b->c.wr_ev ? b->c.wr_ev : POLLOUT;
+	if (want_read_u(b))
+		p[1].events |= b->u.rd_ev ? b->u.rd_ev : POLLIN;
+	if (want_write_u(b))
+		p[1].events |= b->u.wr_ev ? b->u.wr_ev : POLLOUT;
+	if (side_gathered(&b->c))
+		p[0].events |= POLLOUT;
+	if (side_gathered(&b->u))
+		p[1].events |= POLLOUT;
+	return p[0].events || p[1].events;
+}
+
+/* How long a wait may last: until the idle timeout, or, while bytes
+ * on_resp held in a stream not framed wait, until they go (HELD_MS): then
+ * *held. 0: at once. */
+static int wait_ms(const struct bridge *b, bool *held)
+{
+	long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
+	long hl = b->held && !b->watching ? HELD_MS - ms_since(&b->held_since) : left;
+	*held = hl < left;
+	long ms = *held ? hl : left;
+	return ms > 0 ? (int)ms : 0;
+}
+
 static void relay(struct bridge *b)
 {
 	touch(b);
@@ -527,28 +562,13 @@ static void relay(struct bridge *b)
 		}
 		if (finished(b))
 			return;
-		int stop_fd = b->job->stop_fd;
-		struct pollfd p[3] = { { .fd = b->c.fd }, { .fd = b->u.fd },
-				       { .fd = stop_fd > 0 ? stop_fd : -1, .events = POLLIN } };
-		if (want_read_c(b))
-			p[0].events |= b->c.rd_ev ? b->c.rd_ev : POLLIN;
-		if (want_write_c(b))
-			p[0].events |= b->c.wr_ev ? b->c.wr_ev : POLLOUT;
-		if (want_read_u(b))
-			p[1].events |= b->u.rd_ev ? b->u.rd_ev : POLLIN;
-		if (want_write_u(b))
-			p[1].events |= b->u.wr_ev ? b->u.wr_ev : POLLOUT;
-		if (side_gathered(&b->c))
-			p[0].events |= POLLOUT;
-		if (side_gathered(&b->u))
-			p[1].events |= POLLOUT;
-		if (!p[0].events && !p[1].events)
+		struct pollfd p[3];
+		if (!poll_set(b, p))
 			return; /* nothing can move any more */
-		long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-		/* held bytes of a stream not framed: let go after HELD_MS */
-		long hl = b->held && !b->watching ? HELD_MS - ms_since(&b->held_since) : left;
-		int r = left > 0 ? poll(p, 3, (int)(hl < left ? (hl > 0 ? hl : 0) : left)) : 0;
-		if (r == 0 && hl < left) {
+		bool held;
+		int ms = wait_ms(b, &held);
+		int r = ms > 0 ? poll(p, 3, ms) : 0;
+		if (r == 0 && held) {
 			held_at_end(b);
 			continue;
 		}
