@@ -101,6 +101,72 @@ static enum socks5_result greeting(struct socks5_parser *p)
 	return SOCKS5_GREETING;
 }
 
+/* The length of the request in buf by its address type, or 0 with *r
+ * what to answer meanwhile (more needed; a failure). */
+static size_t request_length(struct socks5_parser *p, enum socks5_result *r)
+{
+	const uint8_t *b = p->buf;
+	*r = SOCKS5_NEED_MORE;
+	switch (b[3]) {
+	case SOCKS5_ATYP_IPV4: return 4 + 4 + 2;
+	case SOCKS5_ATYP_IPV6: return 4 + 16 + 2;
+	case SOCKS5_ATYP_DOMAIN:
+		if (p->len < 5)
+			return 0;
+		if (b[4] == 0) {
+			*r = fail(p, SOCKS5_HOST_UNREACHABLE, "empty domain name");
+			return 0;
+		}
+		return 4 + 1 + (size_t)b[4] + 2;
+	default:
+		*r = fail(p, SOCKS5_ATYP_UNSUPPORTED, "address type not supported");
+		return 0;
+	}
+}
+
+/* Why the n bytes of a domain name are not a host name (no "[v6]" or other
+ * forms in a name), or NULL. */
+static const char *name_bytes_why(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		if (c >= 0x80)
+			return "non-ASCII host";
+		if (c < 0x21 || c == 0x7f)
+			return "space or control byte";
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.'))
+			return "bad character in host";
+	}
+	return NULL;
+}
+
+/* The whole request's destination into p->host: 0, or -1 failed (the
+ * answer in *r). */
+static int request_host(struct socks5_parser *p, enum socks5_result *r)
+{
+	const uint8_t *b = p->buf;
+	struct addr_ip ip;
+	if (b[3] == SOCKS5_ATYP_IPV4 || b[3] == SOCKS5_ATYP_IPV6) {
+		bool v6 = b[3] == SOCKS5_ATYP_IPV6;
+		if (v6)
+			addr_ip_from_v6(&ip, b + 4);
+		else
+			addr_ip_from_v4(&ip, b + 4);
+		net_host_from_ip(&p->host, &ip, v6);
+		return 0;
+	}
+	size_t n = b[4];
+	const char *why = name_bytes_why(b + 5, n);
+	if (why || net_host_parse(&p->host, (const char *)b + 5, n, &why) < 0) {
+		char msg[SOCKS5_REASON_MAX];
+		snprintf(msg, sizeof msg, "bad domain name: %s", why);
+		*r = fail(p, SOCKS5_HOST_UNREACHABLE, msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* The request in buf[0..len). */
 static enum socks5_result request(struct socks5_parser *p)
 {
@@ -111,20 +177,10 @@ static enum socks5_result request(struct socks5_parser *p)
 		return SOCKS5_NEED_MORE;
 	if (b[2] != 0)
 		return fail(p, SOCKS5_GENERAL_FAILURE, "bad reserved byte in request");
-	size_t need;
-	switch (b[3]) {
-	case SOCKS5_ATYP_IPV4: need = 4 + 4 + 2; break;
-	case SOCKS5_ATYP_IPV6: need = 4 + 16 + 2; break;
-	case SOCKS5_ATYP_DOMAIN:
-		if (p->len < 5)
-			return SOCKS5_NEED_MORE;
-		if (b[4] == 0)
-			return fail(p, SOCKS5_HOST_UNREACHABLE, "empty domain name");
-		need = 4 + 1 + (size_t)b[4] + 2;
-		break;
-	default:
-		return fail(p, SOCKS5_ATYP_UNSUPPORTED, "address type not supported");
-	}
+	enum socks5_result r;
+	size_t need = request_length(p, &r);
+	if (!need)
+		return r;
 	if (p->len < need)
 		return SOCKS5_NEED_MORE;
 	/* The whole request is in: refuse what is not CONNECT only now, so a
@@ -135,39 +191,8 @@ static enum socks5_result request(struct socks5_parser *p)
 			    : b[1] == 3 ? "UDP ASSOCIATE is not supported, only CONNECT"
 					: "unknown command, only CONNECT");
 	p->atyp = b[3];
-	struct addr_ip ip;
-	switch (b[3]) {
-	case SOCKS5_ATYP_IPV4:
-		addr_ip_from_v4(&ip, b + 4);
-		net_host_from_ip(&p->host, &ip, false);
-		break;
-	case SOCKS5_ATYP_IPV6:
-		addr_ip_from_v6(&ip, b + 4);
-		net_host_from_ip(&p->host, &ip, true);
-		break;
-	default: {
-		const char *why;
-		size_t n = b[4];
-		/* Host name bytes only: no "[v6]" or other forms in a name. */
-		why = NULL;
-		for (size_t i = 0; i < n && !why; i++) {
-			uint8_t c = b[5 + i];
-			if (c >= 0x80)
-				why = "non-ASCII host";
-			else if (c < 0x21 || c == 0x7f)
-				why = "space or control byte";
-			else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-				   (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'))
-				why = "bad character in host";
-		}
-		if (why || net_host_parse(&p->host, (const char *)b + 5, n, &why) < 0) {
-			char msg[SOCKS5_REASON_MAX];
-			snprintf(msg, sizeof msg, "bad domain name: %s", why);
-			return fail(p, SOCKS5_HOST_UNREACHABLE, msg);
-		}
-		break;
-	}
-	}
+	if (request_host(p, &r) < 0)
+		return r;
 	p->port = (uint16_t)(b[need - 2] << 8 | b[need - 1]);
 	if (p->port == 0)
 		return fail(p, SOCKS5_HOST_UNREACHABLE, "port 0");
