@@ -205,11 +205,67 @@ static bool ci_arg(int c, struct ci_args *ci, bool *bad)
 	}
 }
 
-/* Fill o, cli_env, allow_net and the other lists from the command line. Returns RUN_GO, or
- * the exit status when warden stops here (--help, a bad option). */
-static int run_parse(int argc, char **argv, struct session_opts *o, struct strv *cli_env,
-		     struct strv *allow_net, struct strv *secrets, struct strv *outputs,
-		     struct strv *publish, struct strv *ssh_keys, struct ci_args *ci)
+/* The lists the command line adds to (each also in session_opts, read-only
+ * there). */
+struct run_lists {
+	struct strv *cli_env, *allow_net, *secrets, *outputs, *publish, *ssh_keys;
+};
+
+/* An option that sets a field of o: true when c was one (*status: the
+ * exit status when its value is refused, else untouched). */
+static bool run_opt_field(int c, struct session_opts *o, int *status)
+{
+	switch (c) {
+	case 'w': o->workspace = optarg; return true;
+	case 'p': o->profile = optarg; return true;
+	case 'l':
+		if (!log_arg(optarg, o))
+			*status = EXIT_WARDEN;
+		return true;
+	case 'm':
+		if (!stream_arg(optarg, o))
+			*status = EXIT_WARDEN;
+		return true;
+	case 'q': o->summary = false; return true;
+	case 'A': o->agent = optarg; return true;
+	case 'S': o->state_dir = optarg; return true;
+	case 'R': o->review = true; return true;
+	case 'r': o->read_only = true; return true;
+	case 'T': o->scratch = optarg; return true;
+	case 'K': o->task = optarg; return true;
+	case 'G': o->ssh_agent = true; return true;
+	default: return false;
+	}
+}
+
+/* An option that adds to a list: true when c was one (*status as above). */
+static bool run_opt_list(int c, const struct run_lists *l, int *status)
+{
+	switch (c) {
+	case 'e':
+		if (!env_arg_ok(optarg))
+			*status = EXIT_WARDEN;
+		else
+			strv_push(l->cli_env, optarg);
+		return true;
+	case 'n': strv_push(l->allow_net, optarg); return true;
+	case 'P':
+		if (!publish_arg(optarg, l->publish))
+			*status = EXIT_USAGE_PUBLISH;
+		else
+			strv_push(l->publish, optarg);
+		return true;
+	case 's': strv_push(l->secrets, optarg); return true;
+	case 'o': strv_push(l->outputs, optarg); return true;
+	case 'k': strv_push(l->ssh_keys, optarg); return true;
+	default: return false;
+	}
+}
+
+/* Fill o, the lists and ci from the command line. Returns RUN_GO, or the
+ * exit status when warden stops here (--help, a bad option). */
+static int run_parse(int argc, char **argv, struct session_opts *o, const struct run_lists *l,
+		     struct ci_args *ci)
 {
 	static char *default_cmd[] = { "/bin/sh", NULL };
 	bool dashdash = false;
@@ -224,47 +280,23 @@ static int run_parse(int argc, char **argv, struct session_opts *o, struct strv 
 			break;
 		}
 		bool bad = false;
+		int status = RUN_GO;
 		if (ci_arg(c, ci, &bad)) {
 			if (bad)
 				return EXIT_WARDEN;
 			continue;
 		}
-		switch (c) {
-		case 'w': o->workspace = optarg; break;
-		case 'p': o->profile = optarg; break;
-		case 'e':
-			if (!env_arg_ok(optarg))
-				return EXIT_WARDEN;
-			strv_push(cli_env, optarg);
-			break;
-		case 'n': strv_push(allow_net, optarg); break;
-		case 'P':
-			if (!publish_arg(optarg, publish))
-				return EXIT_USAGE_PUBLISH;
-			strv_push(publish, optarg);
-			break;
-		case 'l':
-			if (!log_arg(optarg, o))
-				return EXIT_WARDEN;
-			break;
-		case 'm':
-			if (!stream_arg(optarg, o))
-				return EXIT_WARDEN;
-			break;
-		case 'q': o->summary = false; break;
-		case 'A': o->agent = optarg; break;
-		case 's': strv_push(secrets, optarg); break;
-		case 'S': o->state_dir = optarg; break;
-		case 'R': o->review = true; break;
-		case 'r': o->read_only = true; break;
-		case 'T': o->scratch = optarg; break;
-		case 'o': strv_push(outputs, optarg); break;
-		case 'K': o->task = optarg; break;
-		case 'G': o->ssh_agent = true; break;
-		case 'k': strv_push(ssh_keys, optarg); break;
-		case 'h': fputs(run_usage, stdout); return 0;
-		default: fputs(run_usage, stderr); return EXIT_WARDEN;
+		if (run_opt_field(c, o, &status) || run_opt_list(c, l, &status)) {
+			if (status != RUN_GO)
+				return status;
+			continue;
 		}
+		if (c == 'h') {
+			fputs(run_usage, stdout);
+			return 0;
+		}
+		fputs(run_usage, stderr);
+		return EXIT_WARDEN;
 	}
 	if (optind == argc && dashdash) {
 		fprintf(stderr, "warden: run: no command after '--' (without '--' and a command, "
@@ -287,8 +319,9 @@ int cmd_run(int argc, char **argv)
 				  .secrets = &secrets, .outputs = &outputs, .ssh_keys = &ssh_keys,
 				  .summary = true };
 	struct ci_args ci = { .on = -1 };
-	int status = run_parse(argc, argv, &o, &cli_env, &allow_net, &secrets, &outputs, &publish,
-			       &ssh_keys, &ci);
+	const struct run_lists lists = { .cli_env = &cli_env, .allow_net = &allow_net,
+		.secrets = &secrets, .outputs = &outputs, .publish = &publish, .ssh_keys = &ssh_keys };
+	int status = run_parse(argc, argv, &o, &lists, &ci);
 	if (status != RUN_GO)
 		return status;
 	const char *env_ci = getenv("CI");
