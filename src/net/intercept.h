@@ -15,8 +15,8 @@
  * answered h2 only when the upstream agreed to it (else http/1.1, and all
  * of the above). An h2 connection is relayed by intercept_h2.h: each
  * stream's header list goes to on_head as an HTTP/1.1 head, DATA through
- * on_data and on_resp (its hold-back unused), a refusal ends that stream
- * alone. h2 without TLS (prior knowledge) is not offered.
+ * on_data and on_resp (what it holds back waits per stream), a refusal ends
+ * that stream alone. h2 without TLS (prior knowledge) is not offered.
  *
  * Each job runs in a detached thread of its own with non-blocking sockets
  * and poll(); the callbacks run on that thread. A refusal (by a callback,
@@ -61,7 +61,9 @@ typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *
 /* Every byte the server sends, in order, before the client gets it: the
  * function may rewrite bytes in place (never changing the length) and
  * returns how many at the end must wait for more (they may begin what it
- * rewrites); they go as they are when the stream ends. At most len - 1 are
+ * rewrites); they come again at the front of the next call. They go as
+ * they are when the response or the stream they end is over, or after
+ * 100 ms without more where nothing frames that end. At most len - 1 are
  * held. NULL in the job: relayed as they come. */
 typedef size_t (*intercept_resp_fn)(void *ctx, char *buf, size_t len);
 

@@ -23,6 +23,7 @@
 #define OUT_HIGH 65536
 #define MAX_STREAMS 64
 #define IDLE_MS (10 * 60 * 1000)
+#define HELD_MS 100 /* a stream's held bytes (on_resp) while it sends no more, at most */
 
 struct hdrs {
 	nghttp2_nv *nv;
@@ -35,6 +36,10 @@ struct half {
 	bool eof;          /* END_STREAM came */
 	bool deferred;     /* the data provider waits for bytes */
 	struct hdrs trailers;
+	/* the last bytes of q that on_resp held (they may begin the value it
+	 * masks): not sent until more came, END_STREAM, or HELD_MS passed */
+	size_t held;
+	struct timespec held_since;
 };
 
 struct stream {
@@ -176,7 +181,8 @@ static ssize_t half_read(struct half *hf, nghttp2_session *sess, int32_t id,
 			 nghttp2_session *from, int32_t from_id, uint8_t *buf, size_t len,
 			 uint32_t *flags)
 {
-	size_t n = bytebuf_pending(&hf->q);
+	size_t held = hf->eof ? 0 : hf->held;
+	size_t n = bytebuf_pending(&hf->q) - held;
 	if (n > len)
 		n = len;
 	memcpy(buf, hf->q.p + hf->q.off, n);
@@ -186,7 +192,7 @@ static ssize_t half_read(struct half *hf, nghttp2_session *sess, int32_t id,
 		if (from_id > 0)
 			nghttp2_session_consume_stream(from, from_id, n);
 	}
-	if (bytebuf_pending(&hf->q))
+	if (bytebuf_pending(&hf->q) > held)
 		return (ssize_t)n;
 	if (hf->eof) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -658,9 +664,16 @@ static int u_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_
 		nghttp2_session_consume(sess, id, n);
 		return 0;
 	}
+	size_t keep = s->down.held;
 	half_put(&s->down, d, n);
-	if (h->job->on_resp)
-		h->job->on_resp(h->job->ctx, s->down.q.p + s->down.q.len - n, n);
+	if (h->job->on_resp) {
+		/* what was held and what came, together: a value split between
+		 * two DATA frames is whole here */
+		s->down.held = h->job->on_resp(h->job->ctx, s->down.q.p + s->down.q.len - n - keep,
+					       keep + n);
+		if (s->down.held)
+			clock_gettime(CLOCK_MONOTONIC, &s->down.held_since);
+	}
 	if (s->down.deferred) {
 		s->down.deferred = false;
 		nghttp2_session_resume_data(h->c, s->cid);
@@ -866,9 +879,31 @@ static bool finished(const struct h2 *h)
 	       !nghttp2_session_want_write(h->c);
 }
 
+/* How long until the first of the streams' held bytes must go (HELD_MS
+ * after they were held: a stream that pauses there sends them as they
+ * are), or left when none wait; with release, those due go now. */
+static long held_due(struct h2 *h, long left, bool release)
+{
+	for (struct stream *s = h->streams; s; s = s->next) {
+		if (!s->down.held || s->down.eof)
+			continue;
+		long due = HELD_MS - ms_since(&s->down.held_since);
+		if (release && due <= 0) {
+			s->down.held = 0;
+			if (s->down.deferred && !s->c_closed) {
+				s->down.deferred = false;
+				nghttp2_session_resume_data(h->c, s->cid);
+			}
+		} else if (due < left) {
+			left = due > 0 ? due : 0;
+		}
+	}
+	return left;
+}
+
 /* Wait for what each side waits for (readable at least), up to the idle
- * limit since *last: false when the relay must end (stopped, idle, poll
- * failed). */
+ * limit since *last or the first held bytes' due time: false when the
+ * relay must end (stopped, idle, poll failed). */
 static bool wait_sides(struct h2 *h, struct timespec *last)
 {
 	int stop_fd = h->job->stop_fd;
@@ -880,11 +915,15 @@ static bool wait_sides(struct h2 *h, struct timespec *last)
 		p[0].events = POLLIN;
 	if (!p[1].events)
 		p[1].events = POLLIN;
-	long left = IDLE_MS - ms_since(last);
-	int r = left > 0 ? poll(p, 3, (int)left) : 0;
+	long left = IDLE_MS - ms_since(last), wait = held_due(h, left, false);
+	int r = wait > 0 ? poll(p, 3, (int)wait) : 0;
 	if (r > 0 && p[2].revents) {
 		set_error(h, "stopped");
 		return false;
+	}
+	if (r == 0 && wait < left) {
+		held_due(h, left, true);
+		return true;
 	}
 	if (r == 0) {
 		set_error(h, "idle for 10 minutes");

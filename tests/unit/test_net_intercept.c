@@ -907,6 +907,7 @@ struct h2req {
 	size_t body_total;  /* every byte of the body */
 	size_t big_off;     /* bytes of the response body sent */
 	int parts_sent;
+	struct timespec t0; /* /stall: when its first part went */
 };
 
 #define BIG (1536 * 1024) /* well past every window of HTTP/2's defaults */
@@ -924,6 +925,8 @@ struct h2srv {
 	sem_t go;
 	int released;           /* parts of /stream the client has made room for */
 	int32_t stream_id;      /* /stream */
+	int32_t stall_id;       /* /stall */
+	struct timespec stall_rest; /* when /stall's second part went */
 	bool alpn_h2;
 	char seen[4096];        /* "path auth|" for every request that ended */
 	char resp[8][300];
@@ -946,6 +949,26 @@ static ssize_t srv_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t 
 		if (r->big_off == BIG)
 			*flags |= NGHTTP2_DATA_FLAG_EOF;
 		return (ssize_t)k;
+	}
+	/* the value across two DATA frames; a body ending in its start; the
+	 * same, then a pause of a second before the rest */
+	if (strcmp(r->path, "/split") == 0 || strcmp(r->path, "/tail") == 0 ||
+	    strcmp(r->path, "/stall") == 0) {
+		const char *part = r->path[1] == 't' ? "tail REAL-SEC"
+				 : r->path[2] == 'p' ? (r->parts_sent ? "ET-4567890 end" : "split REAL-SECR")
+						     : (r->parts_sent ? "ECRET-4567890" : "stall REAL-S");
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (r->parts_sent == 0)
+			r->t0 = now;
+		else if (r->path[2] == 't' && now.tv_sec - r->t0.tv_sec < 2)
+			return NGHTTP2_ERR_DEFERRED; /* resumed by the server's loop */
+		if (r->parts_sent++ == 1 || r->path[1] == 't')
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+		if (r->path[2] == 't' && r->parts_sent == 2)
+			v->stall_rest = now;
+		memcpy(buf, part, strlen(part));
+		return (ssize_t)strlen(part);
 	}
 	if (strcmp(r->path, "/stream") == 0) {
 		if (r->parts_sent == 3) {
@@ -1027,6 +1050,8 @@ static int srv_frame(nghttp2_session *sess, const nghttp2_frame *fr, void *ud)
 	nghttp2_data_provider prd = { .read_callback = srv_read };
 	if (strcmp(r->path, "/stream") == 0) {
 		v->stream_id = fr->hd.stream_id;
+	} else if (strcmp(r->path, "/stall") == 0) {
+		v->stall_id = fr->hd.stream_id;
 	} else if (v->nresp < 8) {
 		char *b = v->resp[v->nresp++];
 		if (strcmp(r->path, "/upload-big") == 0)
@@ -1083,6 +1108,8 @@ static void *h2srv_main(void *arg)
 	v->released = 1;
 	time_t start = time(NULL);
 	while (h2_pump(e, 20) && time(NULL) - start < 15) {
+		if (v->stall_id)
+			nghttp2_session_resume_data(e->s, v->stall_id);
 		if (sem_trywait(&v->go) == 0) {
 			v->released++;
 			if (v->stream_id)
@@ -1107,6 +1134,7 @@ struct h2cs {
 	char echo[128];     /* x-echo */
 	size_t sent;        /* bytes of the request body sent */
 	int chunks;
+	struct timespec first; /* when its first chunk came */
 	bool closed;
 	uint32_t code;
 };
@@ -1151,7 +1179,8 @@ static int cli_data(nghttp2_session *sess, uint8_t flags, int32_t id, const uint
 	}
 	for (size_t i = 0; i < n; i++)
 		s->total += d[i] == big_byte(s->total) ? 1 : 0x100000000;
-	s->chunks++;
+	if (!s->chunks++)
+		clock_gettime(CLOCK_MONOTONIC, &s->first);
 	if (s == &c->st[1]) /* /stream: room for the next part, now that this one came */
 		sem_post(&c->srv->go);
 	return 0;
@@ -1329,7 +1358,7 @@ static void test_h2(void)
 
 	struct intercept_job job = { .client_fd = cfd[1], .upstream_fd = ufd[0], .host = api,
 				     .port = 443, .on_head = on_head, .on_data = on_data,
-				     .on_resp = mask_real, .done_fd = done[1], .stop_fd = -1 };
+				     .on_resp = mask_hold, .done_fd = done[1], .stop_fd = -1 };
 	job.server_ctx = tls_server_ctx(session_ca, &api, &e);
 	job.client_ctx = upstream_client_ctx;
 	SSL_CTX *sctx = job.server_ctx;
@@ -1425,11 +1454,27 @@ static void test_h2(void)
 	snprintf(want, sizeof want, "got=%d", BIG);
 	CHECK(c.st[7].status == 200);
 	CHECK_STR(c.st[7].body, want);
+	/* what on_resp holds back (the value's start): the value split
+	 * between two DATA frames masked whole; a body that ends in its
+	 * start whole at END_STREAM; a stream that pauses on such bytes lets
+	 * them go (HELD_MS) before its rest comes, a second later */
+	cli_submit(&c, "GET", "/split", NULL, NULL, NULL);
+	cli_submit(&c, "GET", "/tail", NULL, NULL, NULL);
+	cli_submit(&c, "GET", "/stall", NULL, NULL, NULL);
+	t0 = time(NULL);
+	while (!all_closed(&c) && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
+		;
+	CHECK_STR(c.st[8].body, "split " MASKED " end");
+	CHECK_STR(c.st[9].body, "tail REAL-SEC");
+	CHECK(c.st[10].body_len == strlen("stall " REAL) && c.st[10].chunks >= 2);
+	CHECK(c.st[10].first.tv_sec < srv.stall_rest.tv_sec ||
+	      (c.st[10].first.tv_sec == srv.stall_rest.tv_sec &&
+	       c.st[10].first.tv_nsec < srv.stall_rest.tv_nsec));
 	cli_submit(&c, "GET", "/goaway", NULL, NULL, NULL);
 	t0 = time(NULL);
 	while (!(all_closed(&c) && c.got_goaway) && time(NULL) - t0 < 10 && h2_pump(&c.e, 50))
 		;
-	CHECK(c.st[8].status == 200 && c.got_goaway);
+	CHECK(c.st[11].status == 200 && c.got_goaway);
 	/* /hang's reset; /leak's upstream stream is reset too, or never sent
 	 * when the refusal came before its HEADERS went out */
 	CHECK(srv.resets >= 1 && strstr(srv.seen, "/leak") == NULL);
@@ -1457,7 +1502,7 @@ static void test_h2(void)
 	pthread_join(srv.t, NULL);
 	sem_destroy(&srv.go);
 	SSL_CTX_free(srv.ctx);
-	CHECK(job.requests == 8); /* every stream but the one refused by on_head */
+	CHECK(job.requests == 11); /* every stream but the one refused by on_head */
 	if (job.requests != 8)
 		fprintf(stderr, "h2 job: %s\n", job.error);
 	CHECK(job.first_status == 200);
