@@ -191,7 +191,7 @@ static bool read_body(struct end *e, const char *head, char *out, size_t cap)
 
 /* ---- the server --------------------------------------------------------- */
 
-enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT };
+enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT, PAUSE };
 
 struct server {
 	struct end e;
@@ -244,6 +244,12 @@ static void *server_main(void *arg)
 				s->waited_ok &= end_puts(e, parts[i]);
 				s->waited_ok &= wait_sem(&s->go);
 			}
+			continue;
+		}
+		if (s->mode == PAUSE) { /* a body that stops on the value's start, until go */
+			s->waited_ok = end_puts(e, "HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n"
+						   "pause REAL-S") && wait_sem(&s->go);
+			end_puts(e, "ECRET-4567890");
 			continue;
 		}
 		if (s->mode == SILENT) { /* never answers: reads until the end (or 5 s) */
@@ -1312,6 +1318,20 @@ static void test_resp_held(void)
 	scene_end(&s);
 	CHECK(s.job.requests == 3);
 	CHECK_STR(s.job.error, "");
+
+	/* a response that pauses on the value's start: the held part goes
+	 * after a moment, before the rest comes */
+	scene_start(&s, NULL, PAUSE, true, "127.0.0.1", 4000);
+	CHECK(end_puts(&s.cli, "GET /p HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n"));
+	bool seen = false;
+	while (!(seen = strstr(s.cli.buf, "pause REAL-S") != NULL) && fill(&s.cli))
+		;
+	CHECK(seen);
+	sem_post(&s.srv.go);
+	CHECK(read_head(&s.cli, head, sizeof head) && read_body(&s.cli, head, body, sizeof body));
+	CHECK_STR(body, "pause " REAL);
+	scene_end(&s);
+	CHECK(s.srv.waited_ok);
 
 	scene_start(&s, NULL, WEBSOCKET, true, "127.0.0.1", 4000);
 	scene_on_resp = NULL;
