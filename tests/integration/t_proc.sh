@@ -255,7 +255,15 @@ test_pty_hangup() {
 		sleep 0.1
 	done
 	if [[ -n $left ]]; then
-		fail 'the command outlived the terminal hangup'
+		# what each side was doing, for a failure that does not repeat:
+		# warden still there (and its signal state), the tree, script's output
+		local w ps_out
+		w=$(pgrep -f -- "^$WARDEN run -- sleep $num" | head -n 1)
+		ps_out=$(ps -eo pid,ppid,pgid,sid,stat,args | grep -E "sleep $num|warden" | grep -v grep)
+		printf -- '--- processes\n%s\n--- warden %s\n%s\n--- script\n%s\n' "$ps_out" "${w:-gone}" \
+			"$([[ -n $w ]] && grep -E '^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn)' "/proc/$w/status")" \
+			"$(cat "$T_TMP/hup.out" 2>/dev/null)"
+		fail "the command outlived the terminal hangup (warden ${w:+still running as $w}${w:-gone}; $(excerpt "$ps_out"))"
 		kill -KILL $left 2>/dev/null
 	fi
 	left=$(pgrep -f -- "run -- sleep $num")
