@@ -239,7 +239,11 @@ test_pty_hangup() {
 	local num="876.$RANDOM$RANDOM" spid i left sleeper
 	exec {sleeper}< <(exec sleep "$WARDEN_TIMEOUT")
 	bg_track $!
-	script -qec "$(printf '%q ' "$WARDEN" run -- sleep "$num")" /dev/null <&"$sleeper" >"$T_TMP/hup.out" 2>&1 &
+	# (SIGHUP at its default, as in a terminal's session: a suite started
+	# under nohup would have warden inherit it ignored, and then the
+	# hangup rightly leaves the command running)
+	env --default-signal=HUP script -qec "$(printf '%q ' "$WARDEN" run -- sleep "$num")" /dev/null \
+		<&"$sleeper" >"$T_TMP/hup.out" 2>&1 &
 	spid=$!
 	bg_track "$spid"
 	exec {sleeper}<&-
@@ -263,7 +267,7 @@ test_pty_hangup() {
 		printf -- '--- processes\n%s\n--- warden %s\n%s\n--- script\n%s\n' "$ps_out" "${w:-gone}" \
 			"$([[ -n $w ]] && grep -E '^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn)' "/proc/$w/status")" \
 			"$(cat "$T_TMP/hup.out" 2>/dev/null)"
-		fail "the command outlived the terminal hangup (warden ${w:+still running as $w}${w:-gone}; $(excerpt "$ps_out"))"
+		fail "the command outlived the terminal hangup (warden ${w:+still running as $w, }${w:+$(grep -E '^Sig(Pnd|Blk|Ign)' "/proc/$w/status" 2>/dev/null | tr '\n\t' '  ')}$([[ -z $w ]] && echo gone); $(excerpt "$(grep -E "sleep $num" <<<"$ps_out")"))"
 		kill -KILL $left 2>/dev/null
 	fi
 	left=$(pgrep -f -- "run -- sleep $num")
