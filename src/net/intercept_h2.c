@@ -18,6 +18,7 @@
 #include "../common/bytebuf.h"
 #include "../common/util.h"
 #include "http.h"
+#include "intercept_io.h"
 
 #define RD 16384
 #define OUT_HIGH 65536
@@ -805,13 +806,6 @@ static nghttp2_session *new_session(struct h2 *h, bool server)
 	nghttp2_option_del(opt);
 	nghttp2_session_callbacks_del(cb);
 	return s;
-}
-
-static long ms_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
 }
 
 static bool live_streams(const struct h2 *h)
