@@ -46,7 +46,6 @@
 #define DRAIN_MS 2000            /* after our own answer, the client's bytes read and dropped */
 #define THREAD_STACK (512 * 1024)
 #define READ_AHEAD 65536         /* TLS bytes read a syscall, at most */
-#define HELD_MS 100              /* on_resp's held bytes, while the server sends no more, at most */
 #define WRITE_GATHER (256 * 1024) /* TLS records written a syscall, at most */
 
 static const unsigned char alpn_h2_http11[] = "\x02h2\x08http/1.1";
@@ -127,16 +126,16 @@ static bool held_end_response(const struct bridge *b)
 
 /* The bytes on_resp held (the start of a value it masks, maybe) wait for
  * the next read only where more is coming: inside a response whose
- * framing says it goes on, and for HELD_MS at most (a stream that pauses
- * there, or one not framed: upgraded, lost). When they end a response they
- * go at once: a server that answered sends nothing more until asked
- * again, and its client would wait for the last bytes until the idle
- * timeout (a body ending in "t" of a value "tok-..."). */
+ * framing says it goes on, and for INTERCEPT_HELD_MS at most (a stream
+ * that pauses there, or one not framed: upgraded, lost). When they end a
+ * response they go at once: a server that answered sends nothing more
+ * until asked again, and its client would wait for the last bytes until
+ * the idle timeout (a body ending in "t" of a value "tok-..."). */
 static void held_at_end(struct bridge *b)
 {
 	if (!b->held)
 		return;
-	if (ms_since(&b->held_since) < HELD_MS && !(b->watching && held_end_response(b)))
+	if (ms_since(&b->held_since) < INTERCEPT_HELD_MS && !(b->watching && held_end_response(b)))
 		return;
 	size_t n = b->held;
 	b->held = 0;
@@ -539,11 +538,11 @@ static bool poll_set(const struct bridge *b, struct pollfd p[3])
 }
 
 /* How long a wait may last: until the idle timeout, or, while bytes
- * on_resp held wait, until they go (HELD_MS): then *held. 0: at once. */
+ * on_resp held wait, until they go (INTERCEPT_HELD_MS): then *held. 0: at once. */
 static int wait_ms(const struct bridge *b, bool *held)
 {
 	long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-	long hl = b->held ? HELD_MS - ms_since(&b->held_since) : left;
+	long hl = b->held ? INTERCEPT_HELD_MS - ms_since(&b->held_since) : left;
 	*held = hl < left;
 	long ms = *held ? hl : left;
 	return ms > 0 ? (int)ms : 0;

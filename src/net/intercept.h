@@ -63,9 +63,10 @@ typedef int (*intercept_data_fn)(void *ctx, const void *data, size_t len, char *
  * returns how many at the end must wait for more (they may begin what it
  * rewrites); they come again at the front of the next call. They go as
  * they are when the response or the stream they end is over, or after
- * 100 ms without more. At most len - 1 are held. NULL in the job:
- * relayed as they come. */
+ * INTERCEPT_HELD_MS without more. At most len - 1 are held. NULL in the
+ * job: relayed as they come. */
 typedef size_t (*intercept_resp_fn)(void *ctx, char *buf, size_t len);
+#define INTERCEPT_HELD_MS 100
 
 /* Requests whose body the owner reads whole before any byte of them goes
  * upstream (an MCP server's JSON-RPC, src/net/proxy_mcp.h). want is asked

@@ -24,7 +24,6 @@
 #define OUT_HIGH 65536
 #define MAX_STREAMS 64
 #define IDLE_MS (10 * 60 * 1000)
-#define HELD_MS 100 /* a stream's held bytes (on_resp) while it sends no more, at most */
 
 struct hdrs {
 	nghttp2_nv *nv;
@@ -38,7 +37,8 @@ struct half {
 	bool deferred;     /* the data provider waits for bytes */
 	struct hdrs trailers;
 	/* the last bytes of q that on_resp held (they may begin the value it
-	 * masks): not sent until more came, END_STREAM, or HELD_MS passed */
+	 * masks): not sent until more came, END_STREAM, or INTERCEPT_HELD_MS
+	 * passed */
 	size_t held;
 	struct timespec held_since;
 };
@@ -873,15 +873,16 @@ static bool finished(const struct h2 *h)
 	       !nghttp2_session_want_write(h->c);
 }
 
-/* How long until the first of the streams' held bytes must go (HELD_MS
- * after they were held: a stream that pauses there sends them as they
- * are), or left when none wait; with release, those due go now. */
+/* How long until the first of the streams' held bytes must go
+ * (INTERCEPT_HELD_MS after they were held: a stream that pauses there
+ * sends them as they are), or left when none wait; with release, those
+ * due go now. */
 static long held_due(struct h2 *h, long left, bool release)
 {
 	for (struct stream *s = h->streams; s; s = s->next) {
 		if (!s->down.held || s->down.eof)
 			continue;
-		long due = HELD_MS - ms_since(&s->down.held_since);
+		long due = INTERCEPT_HELD_MS - ms_since(&s->down.held_since);
 		if (release && due <= 0) {
 			s->down.held = 0;
 			if (s->down.deferred && !s->c_closed) {
