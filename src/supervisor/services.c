@@ -372,9 +372,12 @@ int services_begin(struct services *sv, struct sandbox_spec *s, const struct sup
 static void fanread_start(struct services *sv)
 {
 	const struct init_fds *f = &sv->L->fds;
-	if (sv->fr_pid > 0 && (f->userns < 0 || f->mntns < 0 ||
-			       fanread_enter(sv->fr_sock, f->userns, f->mntns) < 0)) {
-		werr_set(&sv->fr_err, errno, "file reads outside the workspace are not recorded: "
+	if (sv->fr_pid <= 0)
+		return;
+	int err = f->userns < 0 || f->mntns < 0 ? EBADF
+		: fanread_enter(sv->fr_sock, f->userns, f->mntns) < 0 ? errno : 0;
+	if (err) {
+		werr_set(&sv->fr_err, err, "file reads outside the workspace are not recorded: "
 			 "the helper could not be given the sandbox's namespaces");
 		fanread_end(sv->fr_pid);
 		sv->fr_pid = 0;
