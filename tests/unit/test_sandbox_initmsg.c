@@ -4,7 +4,9 @@
  * host loopback ports, each fd sent arrives in its own slot (the same
  * pipe: st_ino) and each one absent is -1; the namespaces go both or
  * neither; READY without the listener or a proxy listener is not sent;
- * ERROR carries its text and no fds. */
+ * ERROR carries its text and no fds, and still arrives when init died
+ * with a byte of the supervisor's unread (the kernel then reports
+ * ECONNRESET once, ahead of the queued message). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -138,6 +140,27 @@ static void test_error(int sv[2])
 		CHECK(*slot(&in, i) == -1);
 }
 
+/* Init fails while the supervisor's "c" waits unread in its socket: its
+ * close resets the connection, and the error it sent must still be read. */
+static void test_error_after_reset(void)
+{
+	int p[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) < 0) {
+		perror("test: socketpair");
+		exit(2);
+	}
+	CHECK(send(p[1], "c", 1, 0) == 1);
+	initmsg_send_error(p[0], EPERM, "uts namespace: setting the hostname");
+	close(p[0]);
+	struct init_msg r;
+	struct init_fds in;
+	CHECK(initmsg_recv(p[1], &r, &in) > 0);
+	CHECK(r.type == INIT_MSG_ERROR && r.errnum == EPERM);
+	CHECK_STR(r.text, "uts namespace: setting the hostname");
+	CHECK(initmsg_recv(p[1], &r, &in) == 0);
+	close(p[1]);
+}
+
 static void test_eof(int sv[2])
 {
 	close(sv[0]);
@@ -158,6 +181,7 @@ int main(void)
 	test_half_namespaces(sv);
 	test_listeners_required(sv);
 	test_error(sv);
+	test_error_after_reset();
 	test_eof(sv);
 	close(sv[1]);
 	return check_status_counted("sandbox-initmsg");
