@@ -274,7 +274,42 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	return 0;
 }
 
-int launch_ready(struct launched *L, struct werr *e)
+/* Until init has something to say (its READY or its error, or its end),
+ * or a stopping signal comes first: 1 with *stop filled. The other
+ * signals meanwhile (the loop's to handle, SIGCHLD, SIGWINCH and those
+ * passed on to the command) are raised again for the loop; after a
+ * stopping one there is no command to pass them to. */
+static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *stop,
+		      struct werr *e)
 {
-	return await_ready(L, e);
+	sigset_t later;
+	sigemptyset(&later);
+	int r = 0;
+	struct pollfd pf[2] = { { .fd = L->sock, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+	while (r == 0 && !pf[0].revents) {
+		if (poll(pf, 2, -1) < 0 && errno != EINTR) {
+			r = werr_errno(e, "supervisor: waiting for sandbox init");
+			break;
+		}
+		struct signalfd_siginfo si;
+		while (!pf[0].revents && pf[1].revents && r == 0 &&
+		       read(sigfd, &si, sizeof si) == sizeof si) {
+			if (sandbox_signal_stops((int)si.ssi_signo)) {
+				*stop = si;
+				r = 1;
+			} else {
+				sigaddset(&later, (int)si.ssi_signo);
+			}
+		}
+	}
+	for (int sig = 1; sig < NSIG && r == 0; sig++)
+		if (sigismember(&later, sig) == 1)
+			raise(sig);
+	return r;
+}
+
+int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e)
+{
+	int r = await_init(L, sigfd, stop, e);
+	return r != 0 ? r : await_ready(L, e);
 }

@@ -4,6 +4,7 @@
  * handshake up to init's READY with the fds the supervisor serves. */
 #pragma once
 #include <stdbool.h>
+#include <sys/signalfd.h>
 #include <sys/types.h>
 
 #include "../audit/audit.h"
@@ -49,8 +50,10 @@ struct limits;
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
 	   struct werr *e);
 /* Wait for init's READY: L's message and fds filled, or -1 with e filled
- * (init's own error, when it sent one). */
-int launch_ready(struct launched *L, struct werr *e);
+ * (init's own error, when it sent one). Interruptible: 1 when a stopping
+ * signal (SIGINT, SIGTERM, SIGHUP) reached sigfd first, *stop filled; the
+ * other signals that came meanwhile are raised again, for the loop. */
+int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e);
 /* Release what L holds: its fds, the kill switch, the Landlock reader,
  * init (killed and reaped unless reaped already), the kernel's exec
  * rules, the socket. */

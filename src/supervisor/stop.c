@@ -10,7 +10,9 @@
  * period: the kill at once. A frozen sandbox (freeze.h) cannot obey a
  * signal, and nobody waits on a sandbox the user asked to stop: the first
  * stopping signal to a frozen one kills it at once through the kill switch,
- * and so does the end of the grace period when it was frozen meanwhile. */
+ * and so does the end of the grace period when it was frozen meanwhile.
+ * Nor on a start that does not end: a stopping signal before init is ready
+ * kills it at once (stopper_before_start; launch.c waits interruptibly). */
 #include "stop.h"
 
 #include <errno.h>
@@ -77,15 +79,31 @@ static void kill_sandbox(struct stopper *st, const char *why)
 	syscall(SYS_pidfd_send_signal, st->pidfd, SIGKILL, NULL, 0);
 }
 
+/* The `signal` event: sig's name into name. */
+static void signal_event(struct stopper *st, const struct signalfd_siginfo *si, char *name,
+			 size_t len)
+{
+	int sig = (int)si->ssi_signo;
+	signal_name(sig, name, len);
+	audit_emit_event(st->log, ev_signal(&(struct ev_signal){
+		.signal = name, .sandbox = sandbox_signal_stops(sig),
+		.sender_pid = (long)si->ssi_pid, .grace_s = st->grace_s }), NULL);
+}
+
+void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si)
+{
+	char name[32], why[96];
+	signal_event(st, si, name, sizeof name);
+	snprintf(why, sizeof why, "%s before the sandbox was ready", name);
+	kill_sandbox(st, why);
+}
+
 void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
 	bool stops = sandbox_signal_stops(sig);
 	char name[32];
-	signal_name(sig, name, sizeof name);
-	audit_emit_event(st->log, ev_signal(&(struct ev_signal){
-		.signal = name, .sandbox = stops, .sender_pid = (long)si->ssi_pid,
-		.grace_s = st->grace_s }), NULL);
+	signal_event(st, si, name, sizeof name);
 	syscall(SYS_pidfd_send_signal, st->pidfd, sig, NULL, 0);
 	if (!stops)
 		return;

@@ -33,6 +33,12 @@ int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grac
  * so does a second stopping signal, frozen or not (a `kill` event). */
 void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
 
+/* A stopping signal before init was ready (the user gives up on a start
+ * that does not end: a mount on a server that does not answer): a `signal`
+ * event, then init killed at once (a `kill` event): nothing of the command
+ * has run, so there is nothing to give a grace period to. */
+void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si);
+
 /* The grace period's timer watched by l; -1 with e naming it when l cannot
  * take it. When it fires and init still runs: a `kill` event and SIGKILL to
  * init, which ends the pid namespace and all in it (frozen meanwhile: the

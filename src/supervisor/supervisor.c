@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -98,6 +99,21 @@ static void finish(struct services *sv, json_t **exec_stats, struct late_close *
 	}
 }
 
+/* A stopping signal while init was still building the sandbox: init
+ * killed, the session over with the signal's status, as a shell reports a
+ * command it interrupted (nothing of the command ran). */
+static int stopped_before_ready(struct services *sv, const struct signalfd_siginfo *stop,
+				int *status)
+{
+	char name[16];
+	const char *abbrev = sigabbrev_np((int)stop->ssi_signo);
+	snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+	wnote("%s while the sandbox was being built: stopped before the command started", name);
+	stopper_before_start(&sv->st, stop);
+	*status = 128 + (int)stop->ssi_signo;
+	return 0;
+}
+
 int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, struct audit *log,
 		   int *status, json_t **exec_stats, struct late_close *late, struct werr *e)
 {
@@ -114,8 +130,13 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	/* while init builds the sandbox, the services that need nothing of
 	 * it begin; the rest once it is ready */
 	_cleanup_(services_freep) struct services sv = SERVICES_NONE;
-	if (services_begin(&sv, s, cfg, log, &L, sigfd, e) < 0 || launch_ready(&L, e) < 0 ||
-	    services_start(&sv, e) < 0)
+	struct signalfd_siginfo stop;
+	int ready = services_begin(&sv, s, cfg, log, &L, sigfd, e);
+	if (ready == 0)
+		ready = launch_ready(&L, sigfd, &stop, e);
+	if (ready > 0)
+		return stopped_before_ready(&sv, &stop, status);
+	if (ready < 0 || services_start(&sv, e) < 0)
 		return -1;
 	int r = loop_serve(&sv, LOOP_CAPACITY, e);
 	finish(&sv, exec_stats, late);

@@ -2,7 +2,8 @@
 # process in the sandbox, not only the command; what outlives the grace
 # period (`signal grace SECONDS`) is killed, and at once on a second
 # stopping signal; a frozen sandbox ends at once on the first (or on Ctrl-C
-# on its terminal); each step is in the audit log.
+# on its terminal), and one that comes while the sandbox is still being
+# built ends the start at once; each step is in the audit log.
 # shellcheck shell=bash
 
 # sig_log: the newest session log of this test's HOME.
@@ -303,4 +304,48 @@ test_signal_second_kills() {
 		grep -q "\"event\":\"kill\",\"signal\":\"SIGKILL\",\"to\":\"sandbox\",\"reason\":\"a second stopping signal (SIG$second)\",\"grace_s\":30," "$f" ||
 			fail "no kill event for the second signal: $(excerpt "$(grep -F '"kill"' "$f")")"
 	done
+}
+
+# A stopping signal while init is still building the sandbox ends the
+# session at once, whatever holds the start (here strace's delay on init's
+# pivot_root, standing for a mount on a server that does not answer):
+# init killed, the command never run, exit 130 as for an interrupted
+# command, and the log says signal then kill, seconds before the held call
+# would have returned. (The run itself ends only with strace's delay:
+# strace holds the killed init's exit until then.)
+test_signal_before_ready() {
+	have strace || skip 'strace not installed'
+	strace -qq -o /dev/null true 2>/dev/null || skip 'strace cannot trace here'
+	local out="$T_TMP/early.out" f t_start t_kill ms i wpid=
+	rm -f "$HOME/.local/state/warden/"*.jsonl
+	timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP strace -qq -f -o /dev/null \
+		-e trace=pivot_root -e inject=pivot_root:delay_enter=6000000:when=1 \
+		"$WARDEN" run -- sh -c 'echo RAN' </dev/null >"$out" 2>"$out.err" &
+	TPID=$!
+	bg_track "$TPID"
+	for ((i = 0; i < 100; i++)); do
+		f=$(sig_log)
+		[[ -n $f ]] && grep -q '"event":"session.start"' "$f" && break
+		sleep 0.05
+	done
+	[[ -n $f ]] || fatal "no session log ($(excerpt "$(cat "$out.err")"))"
+	wpid=$(pgrep -f -- "^$WARDEN run -- sh -c echo RAN\$" | head -n 1)
+	[[ -n $wpid ]] || fatal 'warden is not running under strace (test bug?)'
+	sleep 0.5
+	kill -INT "$wpid"
+	wait "$TPID"
+	RC=$?
+	cat "$out" "$out.err"
+	grep -v '"exec"' "$f"
+	[[ $RC == 130 ]] || fail "SIGINT before the sandbox was ready: exit status $RC, expected 130"
+	! grep -q RAN "$out" || fail 'the command ran after a SIGINT that came before the sandbox was ready'
+	grep -q 'SIGINT while the sandbox was being built' "$out.err" ||
+		fail "warden did not say why it stopped: $(excerpt "$(cat "$out.err")")"
+	t_start=$(grep -o '"ts":"[^"]*","session":"[^"]*","seq":1,"event":"session.start"' "$f" | cut -d'"' -f4)
+	t_kill=$(grep -o '"ts":"[^"]*","session":"[^"]*","seq":[0-9]*,"event":"kill","signal":"SIGKILL","to":"sandbox","reason":"SIGINT before the sandbox was ready"' "$f" | cut -d'"' -f4)
+	grep -q '"event":"signal","signal":"SIGINT","to":"sandbox"' "$f" || fail 'no signal event for the SIGINT'
+	[[ -n $t_kill ]] || { fail 'no kill event (SIGINT before the sandbox was ready) in the log'; return; }
+	ms=$((($(date -d "$t_kill" +%s%N) - $(date -d "$t_start" +%s%N)) / 1000000))
+	printf -- '--- init killed %s ms after session.start (its pivot_root held for 6000)\n' "$ms"
+	((ms < 3000)) || fail "init killed ${ms} ms after the session started: the held start was waited for"
 }
