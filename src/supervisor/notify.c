@@ -52,6 +52,7 @@
 #include "../audit/escape.h"
 #include "../common/util.h"
 #include "answer.h"
+#include "stop.h"
 #include "target.h"
 #include "unixconn.h"
 #include "exec/execs.h"
@@ -127,6 +128,8 @@ struct notifier {
 	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
 	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
 	bool mask_paths;         /* a pattern names a path (needs the name's place) */
+	int broken;              /* why a notification could not be received (errno) */
+	struct stopper *stop;    /* kills the sandbox when the listener breaks */
 };
 
 /* path made absolute (from the process's cwd) with ".", ".." and empty
@@ -179,11 +182,24 @@ static void later(struct notifier *n, struct event ev)
 		n->event = ev;
 }
 
-struct notifier *notifier_new(const struct notifier_cfg *cfg)
+struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 {
+	/* libseccomp finds what the kernel supports by probing it once, in
+	 * this process: should a probe have failed here (a seccomp filter
+	 * outside warden's that refuses them), it would refuse every receive
+	 * later, and the sandbox would wait on its first exec for ever */
+	int api = (int)seccomp_api_get();
+	if (api < 5) {
+		werr_set(e, EOPNOTSUPP, "supervisor: libseccomp cannot receive the sandbox's "
+			 "notifications here (its API level %d, 5 needed: the kernel's seccomp(2) "
+			 "refused its probes; a seccomp filter outside warden, in a container the "
+			 "engine's, must allow seccomp(2))", api);
+		return NULL;
+	}
 	struct notifier *n = xcalloc(1, sizeof *n);
 	if (seccomp_notify_alloc(&n->req, NULL) < 0) {
 		free(n);
+		werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
 		return NULL;
 	}
 	n->fd = cfg->listener;
@@ -195,6 +211,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg)
 	 * the build notebook) */
 	n->diag = cfg->diag;
 	n->log = cfg->log;
+	n->stop = cfg->stop;
 	n->execs = cfg->execs;
 	n->strict = cfg->strict;
 	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
@@ -693,34 +710,6 @@ static bool mmap_refused(struct notifier *n, const struct seccomp_notif *req)
 	return true;
 }
 
-/* The files mapped in [lo, lo + len) of process pid (its /proc/PID/maps),
- * opened O_PATH through map_files into fds (at most max). How many. */
-static size_t mapped_files(pid_t pid, uint64_t lo, uint64_t len, int *fds, size_t max)
-{
-	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
-	char p[64], line[PATH_MAX + 128];
-	snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(p, "re");
-	size_t n = 0;
-	while (f && n < max && fgets(line, sizeof line, f)) {
-		unsigned long long start, end, ino;
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu", &start, &end, &ino) != 3)
-			continue;
-		if (start >= hi)
-			break;
-		if (end <= lo || !ino)
-			continue; /* anonymous memory: no file to ask about */
-		char mf[96];
-		snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", (int)pid, start, end);
-		int fd = open(mf, O_PATH | O_CLOEXEC);
-		if (fd >= 0)
-			fds[n++] = fd;
-	}
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* The exec rules in the kernel: the file an mmap maps executable (its fd
  * argument), or the files where an mprotect makes memory executable, get
  * their verdicts in the kernel's map before the call goes on
@@ -734,8 +723,8 @@ static bool kernel_first(struct notifier *n, const struct seccomp_notif *req, bo
 	int fds[8];
 	size_t nfds = 0;
 	if (mprotect) {
-		nfds = mapped_files(req->pid, req->data.args[0], req->data.args[1], fds,
-				    ARRAY_LEN(fds));
+		nfds = target_mapped_files(req->pid, req->data.args[0], req->data.args[1], fds,
+					   ARRAY_LEN(fds));
 	} else {
 		char p[64];
 		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, (int)req->data.args[4]);
@@ -864,8 +853,16 @@ static const struct file_op *file_op_recorded(const struct notifier *n,
 static int notifier_handle(struct notifier *n)
 {
 	memset(n->req, 0, sizeof *n->req);
-	if (seccomp_notify_receive(n->fd, n->req) < 0)
-		return errno == EINTR || errno == ENOENT ? 0 : 0; /* target gone: nothing to do */
+	int rc = seccomp_notify_receive(n->fd, n->req);
+	/* the kernel's refusal is ECANCELED, its errno left by the ioctl:
+	 * ENOENT when the process is gone meanwhile (nothing to do); any other
+	 * failure would fail again at once, the notification still pending */
+	if (rc == -ECANCELED && (errno == ENOENT || errno == EINTR))
+		return 0;
+	if (rc < 0) {
+		n->broken = rc == -ECANCELED ? errno : -rc;
+		return -1;
+	}
 	const struct seccomp_notif *req = n->req;
 	int nr = req->data.nr;
 	if (req->data.arch != seccomp_arch_native()) {
@@ -916,13 +913,24 @@ static int notifier_handle(struct notifier *n)
 }
 
 /* The listener: a notification to handle; hung up or broken (the sandbox
- * is gone), no longer watched. */
+ * is gone), no longer watched. One that cannot be received ends the session
+ * (fail closed, and no spin on a notification that stays pending): a `kill`
+ * event naming it, the loop left with 125, init killed on the way out. */
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
 {
-	if (events & (EPOLLHUP | EPOLLERR))
+	struct notifier *n = src->ctx;
+	if (events & (EPOLLHUP | EPOLLERR)) {
 		loop_remove(l, src);
-	else
-		notifier_handle(src->ctx);
+		return;
+	}
+	if (notifier_handle(n) == 0)
+		return;
+	char why[160];
+	snprintf(why, sizeof why, "the seccomp listener failed (%s)", strerror(n->broken));
+	wnote("%s: the sandbox was stopped", why);
+	stopper_kill(n->stop, why);
+	loop_remove(l, src);
+	loop_quit(l, 125);
 }
 
 int notifier_watch(struct loop *l, struct notifier *n, struct werr *e)

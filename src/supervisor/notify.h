@@ -16,6 +16,8 @@ struct wsmade;
 struct filewhy_cfg;
 struct policy;
 /* What the notifier works with, given when it is made. */
+struct stopper;
+
 struct notifier_cfg {
 	int listener;            /* the seccomp listener */
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
@@ -56,9 +58,15 @@ struct notifier_cfg {
 	 * questions. The connect itself goes on as any other (nothing is there
 	 * inside). Copied; NULL: none. */
 	const char *guarded;
+	/* What kills the sandbox when the listener breaks (stop.h): a
+	 * notification that cannot be received would stay pending, and the
+	 * process that made it wait for ever. */
+	struct stopper *stop;
 };
-/* NULL when the notification buffers cannot be had. */
-struct notifier *notifier_new(const struct notifier_cfg *cfg);
+/* NULL with e filled when the notifications cannot be received here
+ * (libseccomp's probes of the kernel refused: a filter outside warden's)
+ * or their buffers cannot be had. */
+struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e);
 /* The seccomp listener watched by l: each notification logged, then
  * answered (EPERM for a refused syscall, continue for an exec); -1 with e
  * naming it when l cannot take it. */

@@ -186,9 +186,10 @@ static int exec_start(struct services *sv, struct werr *e)
 		.audit_level = s->policy->audit_minimal ? 0 : s->policy->audit_files ? 2 : 1,
 		.why = &why, .wa = sv->wa,
 		.made = sv->made, .pol = s->policy, .workspace = s->workspace,
-		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir });
+		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir,
+		.stop = &sv->st }, e);
 	if (!sv->nt)
-		return werr_set(e, ENOMEM, "supervisor: seccomp notification buffers");
+		return -1;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "stop.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -25,6 +26,9 @@
 
 #include "../sandbox/sandbox.h"
 #include "freeze.h"
+
+/* How long stopper_kill waits for the sandbox to be gone. */
+#define KILL_WAIT_MS 2000
 
 int stopper_init(struct stopper *st, int pidfd, struct audit *log, unsigned grace_s,
 		 struct werr *e)
@@ -88,6 +92,16 @@ static void signal_event(struct stopper *st, const struct signalfd_siginfo *si, 
 	audit_emit_event(st->log, ev_signal(&(struct ev_signal){
 		.signal = name, .sandbox = sandbox_signal_stops(sig),
 		.sender_pid = (long)si->ssi_pid, .grace_s = st->grace_s }), NULL);
+}
+
+void stopper_kill(struct stopper *st, const char *why)
+{
+	kill_sandbox(st, why);
+	/* until init is gone, and with it every process of its pid namespace
+	 * (bounded: one in the kernel's uninterruptible wait ends later) */
+	struct pollfd p = { .fd = st->pidfd, .events = POLLIN };
+	while (poll(&p, 1, KILL_WAIT_MS) < 0 && errno == EINTR)
+		;
 }
 
 void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si)

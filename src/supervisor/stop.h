@@ -39,6 +39,12 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
  * has run, so there is nothing to give a grace period to. */
 void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si);
 
+/* Kill the sandbox now, why in the `kill` event (a service of the loop that
+ * broke: nothing may run on without it), and wait (2 s at most) until init
+ * and its whole pid namespace are gone, so that nothing in it sees the
+ * services go. */
+void stopper_kill(struct stopper *st, const char *why);
+
 /* The grace period's timer watched by l; -1 with e naming it when l cannot
  * take it. When it fires and init still runs: a `kill` event and SIGKILL to
  * init, which ends the pid namespace and all in it (frozen meanwhile: the

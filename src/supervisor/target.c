@@ -1,4 +1,5 @@
-/* target.c - opening a path the way a sandboxed process sees it (target.h). */
+/* target.c - opening a path the way a sandboxed process sees it, and the
+ * files mapped in its memory (target.h). */
 #include "target.h"
 
 #include <errno.h>
@@ -306,4 +307,32 @@ void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct str
 		strv_push(v, buf);
 	}
 	free(buf);
+}
+
+/* The files mapped in [lo, lo + len) of process pid (its /proc/PID/maps),
+ * opened O_PATH through map_files into fds (at most max). How many. */
+size_t target_mapped_files(pid_t pid, uint64_t lo, uint64_t len, int *fds, size_t max)
+{
+	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
+	char p[64], line[PATH_MAX + 128];
+	snprintf(p, sizeof p, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(p, "re");
+	size_t n = 0;
+	while (f && n < max && fgets(line, sizeof line, f)) {
+		unsigned long long start, end, ino;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu", &start, &end, &ino) != 3)
+			continue;
+		if (start >= hi)
+			break;
+		if (end <= lo || !ino)
+			continue; /* anonymous memory: no file to ask about */
+		char mf[96];
+		snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", (int)pid, start, end);
+		int fd = open(mf, O_PATH | O_CLOEXEC);
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+	if (f)
+		fclose(f);
+	return n;
 }

@@ -3,7 +3,8 @@
  * RESOLVE_IN_ROOT, so no symlink or ".." leads out of it), relative paths
  * from the process's cwd or from one of its directory fds. Used for what an
  * exec is about to run (notify.c) and for the socket a connect names
- * (unixconn.c). */
+ * (unixconn.c); and the files mapped in a range of its memory, for the
+ * exec rules in the kernel when an mprotect makes it executable. */
 #pragma once
 #include <limits.h>
 #include <stdbool.h>
@@ -68,3 +69,7 @@ int target_read_str_chunk(int mem, struct target_chunk *c, uint64_t addr, char *
  * cut. c: a chunk to read through, or NULL. */
 void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct strv *v,
 		      bool *truncated);
+
+/* The files mapped in [lo, lo + len) of process pid (its /proc/PID/maps),
+ * opened O_PATH through map_files into fds (at most max). How many. */
+size_t target_mapped_files(pid_t pid, uint64_t lo, uint64_t len, int *fds, size_t max);

@@ -3,7 +3,10 @@
 # 4096) cannot push the supervisor out of descriptors (the proxy stops
 # accepting at a cap, an exec that cannot be inspected is refused), and a
 # log that cannot be written (the log directory removed, a full disk) stops
-# the sandbox at once, tells the user, and exits 125.
+# the sandbox at once, tells the user, and exits 125. A seccomp listener
+# warden cannot receive from (libseccomp's probes refused, a receive that
+# fails) stops the session too, never a spin on a notification left
+# pending while the command waits on it for ever.
 # shellcheck shell=bash
 
 latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
@@ -117,4 +120,48 @@ test_fault_log_disk_full() {
 	[[ $last == *'"event":"log.failed"'* ]] || fail "the log's last line is not log.failed: $last"
 	((ran <= logged)) || fail "$ran execs of true ran, $logged on the record"
 	note "disk full: true ran $ran times, $logged on the record"
+}
+
+# WFAULT: the fault injector beside wprobe (tests/helpers/wfault.c), loaded
+# into warden with LD_PRELOAD; skips when it was not built.
+wfault_lib() {
+	WFAULT=$(dirname "$WPROBE")/wfault.so
+	[[ -r $WFAULT ]] || skip "no $WFAULT (the fault injector, built with the tests)"
+}
+
+# libseccomp's probes of the kernel refused in warden, as a seccomp filter
+# outside warden's may refuse them: it could then never receive a
+# notification, and the command waited on its first exec for ever while the
+# loop spun on the pending notification. Now the session stops at once,
+# naming libseccomp and what to allow; nothing ran.
+test_fault_seccomp_probes_refused() {
+	wfault_lib
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=30 t0 ms
+	t0=$(date +%s%N)
+	WFAULT_SECCOMP_PROBES=1 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	assert_rc 125 'libseccomp unable to receive notifications'
+	assert_out_lacks RAN 'the command ran without its notifications served'
+	[[ $ERR == *"libseccomp cannot receive the sandbox's notifications"* && $ERR == *"must allow seccomp(2)"* ]] ||
+		fail "the user was not told what refused: $(excerpt "$ERR")"
+	((ms < 10000)) || fail "the refusal took ${ms} ms"
+}
+
+# A listener that fails to receive (EFAULT from the second receive on): the
+# sandbox killed at once, a kill event naming the listener, exit 125; the
+# command does not go on.
+test_fault_seccomp_receive_fails() {
+	wfault_lib
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=30 f
+	WFAULT_NOTIF_RECV=2 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo first; ls >/dev/null; echo after'
+	assert_rc 125 'the listener failed'
+	assert_out_lacks after 'the command went on after its listener failed'
+	[[ $ERR == *"the seccomp listener failed (Bad address): the sandbox was stopped"* ]] ||
+		fail "the user was not told: $(excerpt "$ERR")"
+	f=$(latest_log)
+	grep -q '"event":"kill","signal":"SIGKILL","to":"sandbox","reason":"the seccomp listener failed (Bad address)"' "$f" ||
+		fail "no kill event naming the listener: $(excerpt "$(grep -v '"exec"' "$f")")"
+	grep -q '"event":"session.end","exit":125' "$f" || fail 'session.end does not say 125'
 }

@@ -1,0 +1,61 @@
+/* wfault.c - a fault injector for the integration suite (t_faults.sh),
+ * loaded into warden with LD_PRELOAD; each fault is asked for by an
+ * environment variable, none by default:
+ *   WFAULT_SECCOMP_PROBES=1  every seccomp(SECCOMP_SET_MODE_FILTER, flags,
+ *                            NULL) fails with EPERM: libseccomp's probes of
+ *                            the kernel, refused as a seccomp filter
+ *                            outside warden's may refuse them (a real
+ *                            filter, with a program, goes through);
+ *   WFAULT_NOTIF_RECV=N      the Nth SECCOMP_IOCTL_NOTIF_RECV and every
+ *                            one after it fail with EFAULT: a listener that
+ *                            cannot be received from.
+ * Counted per process (a fork inherits the count). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
+
+long syscall(long nr, ...);
+int ioctl(int fd, unsigned long req, ...);
+
+long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	const char *probes = getenv("WFAULT_SECCOMP_PROBES");
+	if (nr == SYS_seccomp && probes && *probes == '1' && a[0] == SECCOMP_SET_MODE_FILTER &&
+	    a[2] == 0) {
+		errno = EPERM;
+		return -1;
+	}
+	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static int recvs;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	const char *n = getenv("WFAULT_NOTIF_RECV");
+	if (req == SECCOMP_IOCTL_NOTIF_RECV && n && ++recvs >= atoi(n)) {
+		errno = EFAULT;
+		return -1;
+	}
+	int (*real)(int, unsigned long, ...) = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
+											      "ioctl");
+	return real(fd, req, arg);
+}
