@@ -318,7 +318,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 	fds_for_supervisor(s, &fds, &e);
-	initmsg_send_ready(s->sync_fd, &ready, &fds);
+	/* unsent, the supervisor would wait for it for ever: init ends, and
+	 * the supervisor reads the end of the socket */
+	if (initmsg_send_ready(s->sync_fd, &ready, &fds) < 0)
+		_exit(125);
 	bool placed = ready.canary_placed, pty = fds.master >= 0;
 	init_fds_close(&fds);
 	/* With a pty, the supervisor answers once it has set up the terminal,

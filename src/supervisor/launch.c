@@ -308,6 +308,16 @@ static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *st
 	return r;
 }
 
+int launched_go(struct launched *L, struct werr *e)
+{
+	ssize_t n;
+	while ((n = send(L->sock, "r", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (n == 1 || errno == EPIPE || errno == ECONNRESET)
+		return 0;
+	return werr_errno(e, "supervisor: telling sandbox init to start the command");
+}
+
 int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e)
 {
 	int r = await_init(L, sigfd, stop, e);

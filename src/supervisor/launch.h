@@ -54,6 +54,11 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
  * signal (SIGINT, SIGTERM, SIGHUP) reached sigfd first, *stop filled; the
  * other signals that came meanwhile are raised again, for the loop. */
 int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e);
+/* Init, waiting after READY (for the terminal set up, or the decoys
+ * watched), told to start the command. 0 also when init is gone (its
+ * status tells); -1 with e when the byte cannot be sent to a running init,
+ * which would wait for ever. */
+int launched_go(struct launched *L, struct werr *e);
 /* Release what L holds: its fds, the kill switch, the Landlock reader,
  * init (killed and reaped unless reaped already), the kernel's exec
  * rules, the socket. */

@@ -395,11 +395,12 @@ int services_start(struct services *sv, struct werr *e)
 	/* The decoys watched before the command starts: init waits for a byte
 	 * when it placed any (the pty's, below, or this one). */
 	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
-	if (L->fds.master < 0 && L->m.canary_placed && write(L->sock, "r", 1) != 1) {
-		/* init died meanwhile: its status tells */
-	}
+	if (L->fds.master < 0 && L->m.canary_placed && launched_go(L, e) < 0)
+		return -1;
 	fanread_start(sv);
-	term_start(&sv->term, s, L->fds.master, L->sock);
+	term_start(&sv->term, s, L->fds.master);
+	if (L->fds.master >= 0 && launched_go(L, e) < 0)
+		return -1;
 	termask_start(sv);
 	/* The hook socket (hook.h): tool calls reported from inside, decided
 	 * by the tool rules, linked to the execs and connections after them

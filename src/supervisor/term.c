@@ -14,7 +14,7 @@
 #include "../common/util.h"
 #include "freeze.h"
 
-void term_start(struct term *t, const struct sandbox_spec *s, int master, int sock)
+void term_start(struct term *t, const struct sandbox_spec *s, int master)
 {
 	/* The pty stands for each of fds 0-2 that is a terminal. Its output
 	 * goes to the user's terminal on 1, else 2, else 0; the user's keys go
@@ -48,7 +48,6 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master, int so
 		pty_copy_settings(t->tty, master);
 	}
 	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-	if (write(sock, "r", 1) != 1) { /* init died meanwhile: its status tells */ }
 }
 
 void term_end(struct term *t)

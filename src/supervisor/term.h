@@ -27,9 +27,9 @@ struct term {
 };
 
 /* Set up the pty (master, may be -1; s->pty_fds says which of fds 0-2
- * are terminals) and the user's terminal; tell init through sock that the
- * terminal is ready when there is a pty. */
-void term_start(struct term *t, const struct sandbox_spec *s, int master, int sock);
+ * are terminals) and the user's terminal (init, waiting with a pty, is
+ * then told to go on: launched_go). */
+void term_start(struct term *t, const struct sandbox_spec *s, int master);
 /* Questions on the user's screen from now on (ask NULL: none), the
  * interrupt key of a frozen sandbox to stop (stop.h: the user's SIGINT:
  * nothing inside can read the key, nor obey the signal the pty would

@@ -8,7 +8,12 @@
  *                            filter, with a program, goes through);
  *   WFAULT_NOTIF_RECV=N      the Nth SECCOMP_IOCTL_NOTIF_RECV and every
  *                            one after it fail with EFAULT: a listener that
- *                            cannot be received from.
+ *                            cannot be received from;
+ *   WFAULT_READY=1           a sendmsg carrying 3 descriptors or more (sandbox
+ *                            init's READY) fails with ENOBUFS;
+ *   WFAULT_GO=1              a send of the one byte "r" (the supervisor
+ *                            telling init to start the command) fails with
+ *                            ENOBUFS.
  * Counted per process (a fork inherits the count). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,13 +21,18 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 
 long syscall(long nr, ...);
 int ioctl(int fd, unsigned long req, ...);
+ssize_t sendmsg(int fd, const struct msghdr *m, int flags);
+ssize_t send(int fd, const void *buf, size_t len, int flags);
 
 long syscall(long nr, ...)
 {
@@ -58,4 +68,36 @@ int ioctl(int fd, unsigned long req, ...)
 	int (*real)(int, unsigned long, ...) = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
 											      "ioctl");
 	return real(fd, req, arg);
+}
+
+static bool asked(const char *var)
+{
+	const char *v = getenv(var);
+	return v && *v == '1';
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	if (asked("WFAULT_READY")) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len >= CMSG_LEN(3 * sizeof(int))) {
+				errno = ENOBUFS;
+				return -1;
+			}
+	}
+	ssize_t (*real)(int, const struct msghdr *, int) =
+		(ssize_t (*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
+	return real(fd, m, flags);
+}
+
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	if (asked("WFAULT_GO") && len == 1 && memcmp(buf, "r", 1) == 0) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	ssize_t (*real)(int, const void *, size_t, int) =
+		(ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+	return real(fd, buf, len, flags);
 }

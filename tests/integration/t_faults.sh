@@ -165,3 +165,21 @@ test_fault_seccomp_receive_fails() {
 		fail "no kill event naming the listener: $(excerpt "$(grep -v '"exec"' "$f")")"
 	grep -q '"event":"session.end","exit":125' "$f" || fail 'session.end does not say 125'
 }
+
+# Sandbox init's READY that cannot be sent (init ends) and the supervisor's
+# byte that starts the command that cannot be sent (the session stops): in
+# neither does one side wait for the other for ever, as both once did.
+test_fault_handshake_unsent() {
+	wfault_lib
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=30
+	WFAULT_READY=1 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	assert_rc 125 "init's READY unsent"
+	assert_out_lacks RAN "the command ran without init's READY"
+	[[ $ERR == *"init ended (status 125) before reporting"* ]] || fail "not told: $(excerpt "$ERR")"
+	WFAULT_GO=1 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	assert_rc 125 'the command never told to start'
+	assert_out_lacks RAN 'the command ran'
+	[[ $ERR == *"telling sandbox init to start the command: No buffer space available"* ]] ||
+		fail "not told: $(excerpt "$ERR")"
+}
