@@ -50,6 +50,17 @@ static bool init_running(int sock)
 	return recv(sock, &b, 1, 0) == 1;
 }
 
+/* One byte that init waits for: 0 when sent, or when init is gone (its
+ * message or status tells why); -1 with errno when a running init would
+ * wait for it for ever. */
+static int send_byte(int sock, char c)
+{
+	ssize_t n;
+	while ((n = send(sock, &c, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return n == 1 || errno == EPIPE || errno == ECONNRESET ? 0 : -1;
+}
+
 static int exit_status_of(int pidfd)
 {
 	siginfo_t si = { 0 };
@@ -270,7 +281,8 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 				"cgroup %s", limits_cgroup_v2(lim));
 	/* (init may have failed meanwhile: its message, read by launch_ready,
 	 * says why) */
-	(void)!send(L->sock, "c", 1, MSG_NOSIGNAL);
+	if (send_byte(L->sock, 'c') < 0)
+		return werr_errno(e, "supervisor: telling sandbox init its cgroups are set");
 	return 0;
 }
 
@@ -310,12 +322,9 @@ static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *st
 
 int launched_go(struct launched *L, struct werr *e)
 {
-	ssize_t n;
-	while ((n = send(L->sock, "r", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	if (n == 1 || errno == EPIPE || errno == ECONNRESET)
-		return 0;
-	return werr_errno(e, "supervisor: telling sandbox init to start the command");
+	if (send_byte(L->sock, 'r') < 0)
+		return werr_errno(e, "supervisor: telling sandbox init to start the command");
+	return 0;
 }
 
 int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e)

@@ -11,9 +11,9 @@
  *                            cannot be received from;
  *   WFAULT_READY=1           a sendmsg carrying 3 descriptors or more (sandbox
  *                            init's READY) fails with ENOBUFS;
- *   WFAULT_GO=1              a send of the one byte "r" (the supervisor
- *                            telling init to start the command) fails with
- *                            ENOBUFS.
+ *   WFAULT_GO=B              a send of the one byte B from the supervisor
+ *                            to sandbox init ("c": its cgroups are set, "r":
+ *                            start the command) fails with ENOBUFS.
  * Counted per process (a fork inherits the count). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -93,7 +93,8 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 
 ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	if (asked("WFAULT_GO") && len == 1 && memcmp(buf, "r", 1) == 0) {
+	const char *go = getenv("WFAULT_GO");
+	if (go && len == 1 && go[0] && memcmp(buf, go, 1) == 0) {
 		errno = ENOBUFS;
 		return -1;
 	}

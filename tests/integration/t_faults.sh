@@ -167,8 +167,8 @@ test_fault_seccomp_receive_fails() {
 }
 
 # Sandbox init's READY that cannot be sent (init ends) and the supervisor's
-# byte that starts the command that cannot be sent (the session stops): in
-# neither does one side wait for the other for ever, as both once did.
+# bytes that init waits for that cannot be sent (the session stops): in
+# none does one side wait for the other for ever, as each once did.
 test_fault_handshake_unsent() {
 	wfault_lib
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
@@ -177,9 +177,14 @@ test_fault_handshake_unsent() {
 	assert_rc 125 "init's READY unsent"
 	assert_out_lacks RAN "the command ran without init's READY"
 	[[ $ERR == *"init ended (status 125) before reporting"* ]] || fail "not told: $(excerpt "$ERR")"
-	WFAULT_GO=1 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	WFAULT_GO=r LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
 	assert_rc 125 'the command never told to start'
 	assert_out_lacks RAN 'the command ran'
 	[[ $ERR == *"telling sandbox init to start the command: No buffer space available"* ]] ||
+		fail "not told: $(excerpt "$ERR")"
+	WFAULT_GO=c LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	assert_rc 125 'init never told its cgroups are set'
+	assert_out_lacks RAN 'the command ran'
+	[[ $ERR == *"telling sandbox init its cgroups are set: No buffer space available"* ]] ||
 		fail "not told: $(excerpt "$ERR")"
 }
