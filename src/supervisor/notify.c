@@ -914,8 +914,8 @@ static int notifier_handle(struct notifier *n)
 
 /* The listener: a notification to handle; hung up or broken (the sandbox
  * is gone), no longer watched. One that cannot be received ends the session
- * (fail closed, and no spin on a notification that stays pending): a `kill`
- * event naming it, the loop left with 125, init killed on the way out. */
+ * (fail closed, and no spin on a notification that stays pending): init
+ * killed at once, a `kill` event naming why, the loop left with 125. */
 static void on_seccomp(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct notifier *n = src->ctx;

@@ -15,9 +15,8 @@ struct writeask;
 struct wsmade;
 struct filewhy_cfg;
 struct policy;
-/* What the notifier works with, given when it is made. */
 struct stopper;
-
+/* What the notifier works with, given when it is made. */
 struct notifier_cfg {
 	int listener;            /* the seccomp listener */
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
