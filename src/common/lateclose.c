@@ -3,6 +3,7 @@
 #include "lateclose.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/close_range.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,12 +14,16 @@
 #include <unistd.h>
 
 /* What the closing process closes last, sorted (the rest it closes at
- * once). It runs on the caller's memory: it reads this, makes system calls
- * that cannot fail on the fds it holds (so errno, the caller's, is never
- * written) and ends; no libc state is touched. */
+ * once), and only once the caller has closed its own copies (its end of
+ * the gate, a pipe, closed: so the closer's close is the last reference,
+ * the one that waits, never the caller's). It runs on the caller's memory:
+ * it reads this, makes system calls that cannot fail on the fds it holds
+ * (so errno, the caller's, is never written) and ends; no libc state is
+ * touched. */
 struct closer_arg {
 	int fd[LATE_CLOSE_MAX];
 	size_t n;
+	int gate; /* the pipe's read end: end of file once the caller let go */
 };
 
 #define CLOSER_STACK (64 * 1024)
@@ -36,14 +41,18 @@ static int closer(void *p)
 {
 	const struct closer_arg *a = p;
 	unsigned from = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		if ((unsigned)a->fd[i] > from)
-			syscall(SYS_close_range, from, (unsigned)a->fd[i] - 1, 0);
-		from = (unsigned)a->fd[i] + 1;
+	for (size_t i = 0; i <= a->n; i++) { /* fd[] sorted, the gate above them all */
+		unsigned keep = i < a->n ? (unsigned)a->fd[i] : (unsigned)a->gate;
+		if (keep > from)
+			syscall(SYS_close_range, from, keep - 1, 0);
+		from = keep + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
+	char b;
+	syscall(SYS_read, a->gate, &b, 1); /* end of file: the caller's copies are closed */
 	for (size_t i = 0; i < a->n; i++)
 		syscall(SYS_close, a->fd[i]);
+	syscall(SYS_close, a->gate);
 	syscall(SYS_exit, 0);
 	return 0;
 }
@@ -77,9 +86,26 @@ static bool closer_start(struct late_close *l)
 			a.fd[j] = a.fd[j - 1];
 			a.fd[j - 1] = t;
 		}
+	int saved = errno;
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		errno = saved;
+		return false;
+	}
+	/* the gate's read end above every fd listed (the closer keeps it) */
+	int rd = gate[0];
+	if (rd < a.fd[a.n - 1]) {
+		rd = fcntl(gate[0], F_DUPFD_CLOEXEC, a.fd[a.n - 1] + 1);
+		close(gate[0]);
+	}
+	if (rd < 0) {
+		close(gate[1]);
+		errno = saved;
+		return false;
+	}
+	a.gate = rd;
 	c->arg = a;
 	c->tid = -1; /* taken until the kernel writes the tid and clears it */
-	int saved = errno;
 	/* every signal blocked in it: a handler of warden's would run on the
 	 * memory it shares (SIGKILL still ends it) */
 	sigset_t all, old;
@@ -89,9 +115,11 @@ static bool closer_start(struct late_close *l)
 			  CLONE_VM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID, &c->arg, NULL, NULL,
 			  &c->tid);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved;
 	if (pid < 0) {
 		c->tid = 0;
+		close(rd);
+		close(gate[1]);
+		errno = saved;
 		return false;
 	}
 	/* no exit signal: it is reaped by whoever adopts it when warden ends,
@@ -99,6 +127,9 @@ static bool closer_start(struct late_close *l)
 	for (size_t i = 0; i < l->n; i++)
 		if (!l->sync[i])
 			close(l->fd[i]); /* the last reference is the closer's */
+	close(rd);
+	close(gate[1]); /* the gate opens: the closer closes its copies now */
+	errno = saved;
 	return true;
 }
 
