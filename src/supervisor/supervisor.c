@@ -130,14 +130,18 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	/* while init builds the sandbox, the services that need nothing of
 	 * it begin; the rest once it is ready */
 	_cleanup_(services_freep) struct services sv = SERVICES_NONE;
+	if (services_begin(&sv, s, cfg, log, &L, sigfd, e) < 0)
+		return -1;
 	struct signalfd_siginfo stop;
-	int ready = services_begin(&sv, s, cfg, log, &L, sigfd, e);
-	if (ready == 0)
-		ready = launch_ready(&L, sigfd, &stop, e);
+	int ready = launch_ready(&L, sigfd, &stop, e);
 	if (ready > 0)
 		return stopped_before_ready(&sv, &stop, status);
-	if (ready < 0 || services_start(&sv, e) < 0)
+	if (ready < 0 || services_start(&sv, e) < 0) {
+		/* init gone before the services: their fds closing would fail
+		 * the calls of a command already started, and it would run on */
+		stopper_kill(&sv.st, "the session's services could not start");
 		return -1;
+	}
 	int r = loop_serve(&sv, LOOP_CAPACITY, e);
 	finish(&sv, exec_stats, late);
 	audit_on_failure(log, NULL, NULL);
