@@ -143,6 +143,8 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 		return -1;
 	}
 	int r = loop_serve(&sv, LOOP_CAPACITY, e);
+	if (r < 0) /* a source not served: nothing runs on without it */
+		stopper_kill(&sv.st, "the session's event loop failed");
 	finish(&sv, exec_stats, late);
 	audit_on_failure(log, NULL, NULL);
 	if (audit_failed(log))
