@@ -145,7 +145,10 @@ test_fault_seccomp_probes_refused() {
 	assert_out_lacks RAN 'the command ran without its notifications served'
 	[[ $ERR == *"libseccomp cannot receive the sandbox's notifications"* && $ERR == *"must allow seccomp(2)"* ]] ||
 		fail "the user was not told what refused: $(excerpt "$ERR")"
+	[[ $ERR != *"Function not implemented"* ]] || fail "the command's failed exec reported over warden's error: $(excerpt "$ERR")"
 	((ms < 10000)) || fail "the refusal took ${ms} ms"
+	grep -q '"event":"kill","signal":"SIGKILL","to":"sandbox","reason":"the session'"'"'s services could not start"' "$(latest_log)" ||
+		fail "no kill event before the services were taken down: $(excerpt "$(grep -v '"exec"' "$(latest_log)")")"
 }
 
 # A listener that fails to receive (EFAULT from the second receive on): the
