@@ -23,7 +23,8 @@
 struct closer_arg {
 	int fd[LATE_CLOSE_MAX];
 	size_t n;
-	int gate; /* the pipe's read end: end of file once the caller let go */
+	int gate;   /* the pipe's read end: end of file once the caller let go */
+	int gate_w; /* its write end, the closer's copy closed first of all */
 };
 
 #define CLOSER_STACK (64 * 1024)
@@ -40,6 +41,9 @@ static struct closer_slot {
 static int closer(void *p)
 {
 	const struct closer_arg *a = p;
+	/* by its number, whatever happens to the ranges below: a copy of it
+	 * kept here would hold the gate shut for ever */
+	syscall(SYS_close, a->gate_w);
 	unsigned from = 0;
 	for (size_t i = 0; i <= a->n; i++) { /* fd[] sorted, the gate above them all */
 		unsigned keep = i < a->n ? (unsigned)a->fd[i] : (unsigned)a->gate;
@@ -104,6 +108,7 @@ static bool closer_start(struct late_close *l)
 		return false;
 	}
 	a.gate = rd;
+	a.gate_w = gate[1];
 	c->arg = a;
 	c->tid = -1; /* taken until the kernel writes the tid and clears it */
 	/* every signal blocked in it: a handler of warden's would run on the

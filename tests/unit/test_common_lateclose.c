@@ -5,20 +5,44 @@
  * closing process lets go of the caller's other fds at once, not when its
  * slow close is over (what `$(warden run ...)` waits on), a synced fd stays
  * the caller's until late_close_wait, and rounds back to back in one
- * process each get a closing process of their own. */
+ * process each get a closing process of their own. A closing process
+ * whose close_range fails (this file's syscall stands in for libc's and
+ * refuses it) still closes what it was handed: it never keeps the gate
+ * that holds it back until the caller let go. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <netinet/in.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "src/common/lateclose.h"
 #include "check.h"
+
+/* libc's syscall, found before any closing process runs (that one shares
+ * this memory: no lookups there), and whether close_range fails. */
+static long (*real_syscall)(long, ...);
+static volatile int refuse_close_range;
+
+long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_close_range && refuse_close_range)
+		return -1; /* (errno left alone: the closing process's is the caller's) */
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 /* Does the reader of a pipe see its end within ms? */
 static bool eof_within(int rfd, int ms)
@@ -115,8 +139,31 @@ static void round_trip(void)
 	close(lsn);
 }
 
+/* Every close_range refused in the closing process: what it was handed is
+ * closed all the same (the write end of a pipe here: its reader sees the
+ * end), and it ends. */
+static void close_range_refused(void)
+{
+	int p[2];
+	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	struct late_close l = { 0 };
+	late_close_add(&l, p[1]);
+	refuse_close_range = 1;
+	late_close_start(&l);
+	CHECK(eof_within(p[0], 3000));
+	refuse_close_range = 0;
+	late_close_wait(&l);
+	close(p[0]);
+}
+
 int main(void)
 {
+	real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	if (!real_syscall) {
+		fprintf(stderr, "test: dlsym syscall: %s\n", dlerror());
+		return 2;
+	}
+	close_range_refused();
 	round_trip();
 	round_trip(); /* while the first closing process still waits */
 	/* nothing handed over: nothing started, nothing to wait for */
