@@ -108,6 +108,7 @@ void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si)
 {
 	char name[32], why[96];
 	signal_event(st, si, name, sizeof name);
+	wnote("%s while the sandbox was being built: stopped before the command started", name);
 	snprintf(why, sizeof why, "%s before the sandbox was ready", name);
 	kill_sandbox(st, why);
 }

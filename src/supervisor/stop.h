@@ -35,8 +35,8 @@ void stopper_signal(struct stopper *st, const struct signalfd_siginfo *si);
 
 /* A stopping signal before init was ready (the user gives up on a start
  * that does not end: a mount on a server that does not answer): a `signal`
- * event, then init killed at once (a `kill` event): nothing of the command
- * has run, so there is nothing to give a grace period to. */
+ * event, the user told, then init killed at once (a `kill` event): nothing
+ * of the command has run, so there is nothing to give a grace period to. */
 void stopper_before_start(struct stopper *st, const struct signalfd_siginfo *si);
 
 /* Kill the sandbox now, why in the `kill` event (a service of the loop that

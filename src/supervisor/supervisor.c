@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,10 +104,6 @@ static void finish(struct services *sv, json_t **exec_stats, struct late_close *
 static int stopped_before_ready(struct services *sv, const struct signalfd_siginfo *stop,
 				int *status)
 {
-	char name[16];
-	const char *abbrev = sigabbrev_np((int)stop->ssi_signo);
-	snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-	wnote("%s while the sandbox was being built: stopped before the command started", name);
 	stopper_before_start(&sv->st, stop);
 	*status = 128 + (int)stop->ssi_signo;
 	return 0;
