@@ -222,7 +222,10 @@ wait_for() {
 }
 
 # warden_bg OUTFILE [warden run args...]: start warden in the background under
-# a timeout; sets TPID (the timeout process) and WPID (warden itself).
+# a timeout; sets TPID (the timeout process) and WPID (warden itself; empty
+# when the whole session was over before it could be seen: a session killed
+# at once takes some 20 ms, a pgrep on a loaded machine can take longer,
+# and the caller checks how it ended).
 warden_bg() {
 	local outfile=$1 i
 	shift
@@ -234,6 +237,7 @@ warden_bg() {
 	for ((i = 0; i < 200; i++)); do
 		WPID=$(pgrep -P "$TPID" | head -n 1)
 		[[ -n $WPID ]] && break
+		[[ $(ps -o stat= -p "$TPID") == Z* || -z $(ps -o stat= -p "$TPID") ]] && return 0
 		sleep 0.02
 	done
 	# env execs warden, so the child of timeout is warden itself
