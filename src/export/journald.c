@@ -485,7 +485,10 @@ void journald_flush(struct journald *j, int timeout_ms)
 		long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 +
 					  (t.tv_nsec - t0.tv_nsec) / 1000000);
 		struct pollfd pfd = { .fd = j->fd, .events = POLLOUT };
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0) {
+		int n = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		if (n < 0 && errno == EINTR) /* a signal during the session's end */
+			continue;
+		if (n <= 0) {
 			j->stalled = timeout_ms > 0;
 			break;
 		}

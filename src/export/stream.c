@@ -399,7 +399,10 @@ static json_t *ask(struct streamer *st, char m, unsigned wait_ms)
 	while (have < sizeof line - 1) {
 		double left = deadline - mono_ms();
 		struct pollfd p = { .fd = st->sock, .events = POLLIN };
-		if (left <= 0 || poll(&p, 1, (int)left + 1) <= 0)
+		int r = left > 0 ? poll(&p, 1, (int)left + 1) : 0;
+		if (r < 0 && errno == EINTR) /* a signal during the session's end */
+			continue;
+		if (r <= 0)
 			return NULL;
 		ssize_t n = recv(st->sock, line + have, sizeof line - 1 - have, MSG_DONTWAIT);
 		if (n <= 0)
