@@ -37,6 +37,7 @@
 #include "../workspace/wswatch.h"
 #include "config.h"
 #include "egress.h"
+#include "endguard.h"
 #include "layout.h"
 #include "prepjobs.h"
 #include "session_secrets.h"
@@ -93,6 +94,7 @@ struct session {
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
+	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
 };
 
 static double now_ms(void)
@@ -718,7 +720,12 @@ static int run_with_policy(struct session *sn, int *status, struct werr *e)
 		return -1;
 	double t0 = now_ms();
 	json_t *exec_stats = NULL;
+	/* from the sandbox's start to the log closed, a signal that would
+	 * end warden waits for the end's record (endguard.h); the supervisor
+	 * takes them meanwhile */
+	endguard_hold(&sn->eg);
 	int r = sandbox_launch(sn, status, &exec_stats, e);
+	endguard_arm(&sn->eg);
 	sandbox_gone(sn);
 	return log_end(sn, r, status, t0, exec_stats, e);
 }
@@ -942,5 +949,9 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 	session_init(&sn, o);
 	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);
 	session_end(&sn);
+	/* a signal caught during the end ends warden here, its error said */
+	if (r < 0 && endguard_caught(&sn.eg))
+		werr_print(e);
+	endguard_release(&sn.eg);
 	return r;
 }

@@ -13,7 +13,11 @@
  *                            init's READY) fails with ENOBUFS;
  *   WFAULT_GO=B              a send of the one byte B from the supervisor
  *                            to sandbox init ("c": its cgroups are set, "r":
- *                            start the command) fails with ENOBUFS.
+ *                            start the command) fails with ENOBUFS;
+ *   WFAULT_REAP_HOLD=MS      a waitid on a pidfd that reaps (the supervisor's
+ *                            of sandbox init) returns MS milliseconds late:
+ *                            the session's end held, a signal sent meanwhile
+ *                            comes during it.
  * Counted per process (a fork inherits the count). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,12 +31,15 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <linux/seccomp.h>
 
 long syscall(long nr, ...);
 int ioctl(int fd, unsigned long req, ...);
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags);
 ssize_t send(int fd, const void *buf, size_t len, int flags);
+int waitid(idtype_t type, id_t id, siginfo_t *info, int options);
 
 long syscall(long nr, ...)
 {
@@ -101,4 +108,24 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
 	ssize_t (*real)(int, const void *, size_t, int) =
 		(ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
 	return real(fd, buf, len, flags);
+}
+
+/* MS milliseconds, the signals that come meanwhile handled */
+static void hold_ms(const char *ms_text)
+{
+	long ms = atol(ms_text);
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+{
+	int (*real)(idtype_t, id_t, siginfo_t *, int) =
+		(int (*)(idtype_t, id_t, siginfo_t *, int))dlsym(RTLD_NEXT, "waitid");
+	int r = real(type, id, info, options);
+	const char *hold = getenv("WFAULT_REAP_HOLD");
+	if (r == 0 && hold && type == P_PIDFD && !(options & WNOWAIT))
+		hold_ms(hold);
+	return r;
 }

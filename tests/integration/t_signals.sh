@@ -3,7 +3,9 @@
 # period (`signal grace SECONDS`) is killed, and at once on a second
 # stopping signal; a frozen sandbox ends at once on the first (or on Ctrl-C
 # on its terminal), and one that comes while the sandbox is still being
-# built ends the start at once; each step is in the audit log.
+# built ends the start at once; one that comes while warden finishes the
+# session waits for session.end, then ends warden (a second, at once); each
+# step is in the audit log.
 # shellcheck shell=bash
 
 # sig_log: the newest session log of this test's HOME.
@@ -348,4 +350,80 @@ test_signal_before_ready() {
 	ms=$((($(date -d "$t_kill" +%s%N) - $(date -d "$t_start" +%s%N)) / 1000000))
 	printf -- '--- init killed %s ms after session.start (its pivot_root held for 6000)\n' "$ms"
 	((ms < 3000)) || fail "init killed ${ms} ms after the session started: the held start was waited for"
+}
+
+# sig_end_start: warden run in the background under the fault injector
+# (tests/helpers/wfault.c), its end held 3 s once sandbox init is reaped;
+# the command's last act is a file `ended` in the workspace. TPID and WPID
+# (warden's own pid) set once the command has ended.
+sig_end_start() {
+	local wfault i
+	wfault=$(dirname "$WPROBE")/wfault.so
+	[[ -r $wfault ]] || skip "no $wfault (the fault injector, built with the tests)"
+	rm -f ended "$HOME/.local/state/warden/"*.jsonl
+	timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_REAP_HOLD=3000 \
+		LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
+		</dev/null >"$T_TMP/end.out" 2>"$T_TMP/end.err" &
+	TPID=$!
+	bg_track "$TPID"
+	for ((i = 0; i < 300; i++)); do
+		[[ -e ended ]] && break
+		sleep 0.05
+	done
+	[[ -e ended ]] || fatal "the command never ran ($(excerpt "$(cat "$T_TMP/end.err")"))"
+	WPID=$(pgrep -f -- "^$WARDEN run -- sh -c echo x >ended\$" | head -n 1)
+	[[ -n $WPID ]] || fatal 'warden is not running (test bug?)'
+}
+
+# A signal that would end warden while it finishes the session (Ctrl-C
+# just after the command ended, during the last checkpoint of a large
+# workspace): the end goes on, the placeholders removed and session.end
+# written with the command's status, and warden then ends by the signal,
+# as an interrupted command does (a shell's loop stops on it). It once
+# ended warden at once: no session.end, every placeholder left in the
+# workspace.
+test_signal_during_end() {
+	local f
+	sig_end_start
+	sleep 0.5
+	kill -INT "$WPID"
+	wait "$TPID"
+	RC=$?
+	cat "$T_TMP/end.err"
+	f=$(sig_log)
+	[[ $RC == 130 ]] || fail "exit status $RC, expected 130 (ended by the SIGINT once the end was over)"
+	grep -q "SIGINT: the sandbox is gone; finishing the session's record first" "$T_TMP/end.err" ||
+		fail "the user was not told why warden goes on: $(excerpt "$(cat "$T_TMP/end.err")")"
+	if [[ -z $f ]] || ! grep -q '"event":"session.end","exit":0' "$f"; then
+		fail "no session.end with the command's status 0: $(excerpt "$(grep -v '"exec"' "$f")")"
+	fi
+	[[ ! -e .envrc && ! -e .vscode ]] || fail 'the placeholders were left in the workspace'
+}
+
+# A second one ends warden at once, without the rest of the record: the
+# way out of an end that takes too long. Here a SIGINT and then a SIGTERM
+# come while the end is held: the first is noted, the second ends warden
+# by SIGTERM before session.end. The placeholders left in the workspace go
+# with the next session there.
+test_signal_during_end_twice() {
+	local f
+	sig_end_start
+	sleep 0.3
+	kill -INT "$WPID"
+	sleep 0.2
+	kill -TERM "$WPID"
+	wait "$TPID"
+	RC=$?
+	cat "$T_TMP/end.err"
+	f=$(sig_log)
+	[[ $RC == 143 ]] || fail "exit status $RC, expected 143 (ended by the second signal, SIGTERM)"
+	[[ $(grep -c 'finishing the session' "$T_TMP/end.err") == 1 ]] ||
+		fail "not told once: $(excerpt "$(cat "$T_TMP/end.err")")"
+	[[ -n $f ]] || fail 'no session log'
+	! grep -q '"event":"session.end"' "$f" || fail 'session.end written: the second signal waited for the end'
+	# what it left is the next session's to remove
+	[[ -e .envrc ]] || fail 'no placeholder left: the second signal waited for the end'
+	wrun -- true
+	assert_rc 0 'the next session'
+	[[ ! -e .envrc && ! -e .vscode ]] || fail 'the next session left the placeholders in the workspace'
 }
