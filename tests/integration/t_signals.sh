@@ -375,6 +375,13 @@ sig_end_start() {
 	[[ -n $WPID ]] || fatal 'warden is not running (test bug?)'
 }
 
+# sig_end_wait: RC, warden's exit status once it has ended; its stderr shown.
+sig_end_wait() {
+	wait "$TPID"
+	RC=$?
+	cat "$T_TMP/end.err"
+}
+
 # A signal that would end warden while it finishes the session (Ctrl-C
 # just after the command ended, during the last checkpoint of a large
 # workspace): the end goes on, the placeholders removed and session.end
@@ -387,9 +394,7 @@ test_signal_during_end() {
 	sig_end_start
 	sleep 0.5
 	kill -INT "$WPID"
-	wait "$TPID"
-	RC=$?
-	cat "$T_TMP/end.err"
+	sig_end_wait
 	f=$(sig_log)
 	[[ $RC == 130 ]] || fail "exit status $RC, expected 130 (ended by the SIGINT once the end was over)"
 	grep -q "SIGINT: the sandbox is gone; finishing the session's record first" "$T_TMP/end.err" ||
@@ -412,9 +417,7 @@ test_signal_during_end_twice() {
 	kill -INT "$WPID"
 	sleep 0.2
 	kill -TERM "$WPID"
-	wait "$TPID"
-	RC=$?
-	cat "$T_TMP/end.err"
+	sig_end_wait
 	f=$(sig_log)
 	[[ $RC == 143 ]] || fail "exit status $RC, expected 143 (ended by the second signal, SIGTERM)"
 	[[ $(grep -c 'finishing the session' "$T_TMP/end.err") == 1 ]] ||
