@@ -1,7 +1,8 @@
 /* endguard.c - a signal that would end warden during a session's end
  * held until the end is on the record, then warden ended by it; a second
  * one at once (endguard.h). The handler only notes the signal and says so
- * on stderr, with texts made before it can run. warden's threads block
+ * on stderr, with texts made before it can run; SIGPIPE is ignored
+ * meanwhile, so that saying it cannot end warden. warden's threads block
  * every signal (bgjob.h, lateclose.h), so it runs on the main thread. */
 #include "endguard.h"
 
@@ -22,6 +23,15 @@ static sigset_t guarded_set(void)
 	sigemptyset(&set);
 	for (size_t i = 0; i < ENDGUARD_N; i++)
 		sigaddset(&set, guarded[i]);
+	return set;
+}
+
+/* What endguard_hold blocks: those, and SIGPIPE (one still pending when
+ * the supervisor gives the mask back is dropped by endguard_arm). */
+static sigset_t held_set(void)
+{
+	sigset_t set = guarded_set();
+	sigaddset(&set, SIGPIPE);
 	return set;
 }
 
@@ -47,7 +57,7 @@ static void on_signal(int sig)
 void endguard_hold(struct endguard *g)
 {
 	*g = (struct endguard){ 0 };
-	sigset_t set = guarded_set();
+	sigset_t set = held_set();
 	sigprocmask(SIG_BLOCK, &set, &g->old);
 	g->held = true;
 	caught = 0;
@@ -68,6 +78,8 @@ void endguard_arm(struct endguard *g)
 		if (sigaction(guarded[i], NULL, &g->prev[i]) == 0 && g->prev[i].sa_handler != SIG_IGN)
 			sigaction(guarded[i], &sa, NULL);
 	}
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGPIPE, &ign, &g->prev_pipe);
 	g->armed = true;
 	/* one that came while held is caught now */
 	sigprocmask(SIG_SETMASK, &g->old, NULL);
@@ -80,9 +92,11 @@ int endguard_caught(const struct endguard *g)
 
 void endguard_release(struct endguard *g)
 {
-	if (g->armed)
+	if (g->armed) {
 		for (size_t i = 0; i < ENDGUARD_N; i++)
 			sigaction(guarded[i], &g->prev[i], NULL);
+		sigaction(SIGPIPE, &g->prev_pipe, NULL);
+	}
 	if (g->held)
 		sigprocmask(SIG_SETMASK, &g->old, NULL);
 	int sig = caught;

@@ -6,6 +6,8 @@
  * command). A second one ends warden at once, without the rest of the
  * record: the way out of an end that takes too long (the last checkpoint
  * of a large workspace). A signal the caller ignores stays ignored.
+ * SIGPIPE is ignored meanwhile: a stderr whose reader is gone (`| head`)
+ * makes warden's last words fail, not end it before its record.
  *
  * endguard_hold blocks the signals before the supervisor runs (it takes
  * them through its signalfd meanwhile and gives the mask back as it was
@@ -22,6 +24,7 @@ struct endguard {
 	bool held, armed;
 	sigset_t old;                          /* the mask before endguard_hold */
 	struct sigaction prev[ENDGUARD_N];     /* the actions endguard_arm replaced */
+	struct sigaction prev_pipe;            /* and SIGPIPE's */
 };
 
 void endguard_hold(struct endguard *g);

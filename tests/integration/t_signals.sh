@@ -352,18 +352,26 @@ test_signal_before_ready() {
 	((ms < 3000)) || fail "init killed ${ms} ms after the session started: the held start was waited for"
 }
 
-# sig_end_start: warden run in the background under the fault injector
-# (tests/helpers/wfault.c), its end held 3 s once sandbox init is reaped;
-# the command's last act is a file `ended` in the workspace. TPID and WPID
+# sig_end_start [gone]: warden run in the background under the fault
+# injector (tests/helpers/wfault.c), its end held 3 s once sandbox init is
+# reaped; the command's last act is a file `ended` in the workspace. With
+# `gone`, warden's stderr is a pipe whose reader has exited. TPID and WPID
 # (warden's own pid) set once the command has ended.
 sig_end_start() {
 	local wfault i
 	wfault=$(dirname "$WPROBE")/wfault.so
 	[[ -r $wfault ]] || skip "no $wfault (the fault injector, built with the tests)"
 	rm -f ended "$HOME/.local/state/warden/"*.jsonl
-	timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_REAP_HOLD=3000 \
-		LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
-		</dev/null >"$T_TMP/end.out" 2>"$T_TMP/end.err" &
+	: >"$T_TMP/end.err"
+	if [[ ${1:-} == gone ]]; then
+		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP,PIPE WFAULT_REAP_HOLD=3000 \
+			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
+			</dev/null >"$T_TMP/end.out" 2> >(:) &
+	else
+		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_REAP_HOLD=3000 \
+			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
+			</dev/null >"$T_TMP/end.out" 2>"$T_TMP/end.err" &
+	fi
 	TPID=$!
 	bg_track "$TPID"
 	for ((i = 0; i < 300; i++)); do
@@ -429,4 +437,21 @@ test_signal_during_end_twice() {
 	wrun -- true
 	assert_rc 0 'the next session'
 	[[ ! -e .envrc && ! -e .vscode ]] || fail 'the next session left the placeholders in the workspace'
+}
+
+# The same with warden's stderr gone (`warden run ... 2>&1 | head -1`, then
+# Ctrl-C): saying why it goes on must not end it by SIGPIPE before its
+# record, as it did: SIGPIPE is ignored during the end.
+test_signal_during_end_stderr_gone() {
+	local f
+	sig_end_start gone
+	sleep 0.5
+	kill -INT "$WPID"
+	sig_end_wait
+	f=$(sig_log)
+	[[ $RC == 130 ]] || fail "exit status $RC, expected 130 (ended by the SIGINT once the end was over)"
+	if [[ -z $f ]] || ! grep -q '"event":"session.end","exit":0' "$f"; then
+		fail "no session.end with the command's status 0: $(excerpt "$(grep -v '"exec"' "$f")")"
+	fi
+	[[ ! -e .envrc && ! -e .vscode ]] || fail 'the placeholders were left in the workspace'
 }
