@@ -142,7 +142,10 @@ int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state 
 	} else if (rc == 0) {
 		st->guard = guarded(a, j);
 		st->guard_text = steal_ptr(&text);
-		if (guardrec_write(&r, st->guard_text) < 0)
+		/* the record already holds these settings (the usual case: the
+		 * last session ended with its check): no new file for it */
+		bool same = r.checked && strcmp(r.checked, st->guard_text) == 0;
+		if (!same && guardrec_write(&r, st->guard_text) < 0)
 			rc = werr_errno(e, "%s/.warden-guard: recording the settings checked", st->dir);
 	}
 	if (rc == 0 && (st->guard_marker = guardrec_enter(&r, &st->guard_marker_name)) < 0)
