@@ -9,7 +9,8 @@
 # passes inside as the image's user `agent` (whose home is warden's own
 # home path, /home/agent) and as the container's root (no CAP_SYS_ADMIN:
 # the unprivileged path); with the engine's default profile, and with a
-# masked /proc, warden exits 125 naming the container setting. Then the
+# masked /proc, warden exits 125 naming the container setting. What a
+# session leaves after warden, under PID 1s that reap and do not. Then the
 # example Pod (packaging/container/pod.yaml) with `podman kube play`.
 # Prints "ok - NAME" lines and "N passed, N failed".
 #
@@ -115,6 +116,37 @@ if ((RC == 125)) && ! grep -q '^RAN' <<<"$OUT" && grep -q "unmask=/proc/\*" <<<"
 	ok masked_proc_refused_naming_the_setting
 else
 	not_ok masked_proc_refused_naming_the_setting "rc $RC: $(head -c 300 <<<"$OUT")"
+fi
+
+# The processes a session leaves to end after warden (the late closes of
+# its notification groups, the file reads' helper) are reaped by the
+# container's PID 1. `tail -f /dev/null` (a GitHub Actions container job's)
+# never reaps: with --init (catatonit) in front of it none is left; without
+# it they stay, as doc/containers.md says. Sessions run by `podman exec`,
+# whose orphans go to PID 1.
+# zombies_after [podman run options]: sets ZOMBIES, the zombies in the
+# container after three sessions, or "error: ..."
+zombies_after() {
+	local cid
+	cid=$(timeout -k 10 60 podman run -d --rm --cgroupns=host -v /sys/fs/cgroup:/sys/fs/cgroup:ro \
+		"$@" "${narrow[@]}" "$tag" tail -f /dev/null 2>&1) || { ZOMBIES="error: $cid"; return; }
+	ZOMBIES=$(timeout -k 10 "$TIMEOUT" podman exec "$cid" sh -c 'mkdir -p "$HOME/w" && cd "$HOME/w" &&
+		for i in 1 2 3; do warden run -- true 2>/dev/null || exit 1; done; sleep 1
+		grep -l "^State:[[:space:]]*Z" /proc/[0-9]*/status 2>/dev/null | wc -l' 2>&1) ||
+		ZOMBIES="error: $ZOMBIES"
+	podman rm -f -t 0 "$cid" >/dev/null 2>&1
+}
+zombies_after --init
+if [[ $ZOMBIES == 0 ]]; then
+	ok init_reaps_what_sessions_leave
+else
+	not_ok init_reaps_what_sessions_leave "zombies: $ZOMBIES"
+fi
+zombies_after
+if [[ $ZOMBIES =~ ^[1-9][0-9]*$ ]]; then
+	ok "tail_as_pid1_keeps_zombies # $ZOMBIES after three sessions"
+else
+	not_ok tail_as_pid1_keeps_zombies "zombies: $ZOMBIES"
 fi
 
 # The example Pod with `podman kube play`: its image and seccomp profile
