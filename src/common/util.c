@@ -145,6 +145,19 @@ int write_file(const char *path, const char *text)
 	return r;
 }
 
+bool kernel_boot_id(char *out, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, out, len - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return true;
+}
+
 const char *user_home(void)
 {
 	const char *h = getenv("HOME");

@@ -156,6 +156,9 @@ static inline int hex_digit(unsigned char c)
 int write_all(int fd, const void *buf, size_t len);
 /* Write a whole file (O_WRONLY|O_CLOEXEC, no O_CREAT) e.g. /proc files. */
 int write_file(const char *path, const char *text);
+/* This boot's id (/proc/sys/kernel/random/boot_id) into out, without its
+ * newline; false when it cannot be read. */
+bool kernel_boot_id(char *out, size_t len);
 
 /* Offset of the first byte of s[0..n) that is not part of valid UTF-8, or n. */
 size_t utf8_invalid_at(const unsigned char *s, size_t n);

@@ -526,22 +526,11 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 #define REFUSED_DIR "/run/warden"
 #define REFUSED_CACHE REFUSED_DIR "/exec-kernel-refused"
 
-static bool boot_id(char *out, size_t len)
-{
-	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, out, len - 1);
-	if (n <= 0)
-		return false;
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	return true;
-}
-
 /* The errno this boot's kernel refused the program with; 0: not known. */
 static int refused_before(void)
 {
 	char id[64], line[128];
-	if (!boot_id(id, sizeof id))
+	if (!kernel_boot_id(id, sizeof id))
 		return 0;
 	_cleanup_close_ int fd = open(REFUSED_CACHE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
@@ -560,7 +549,7 @@ static int refused_before(void)
 static void remember_refused(int err)
 {
 	char id[64], line[128], tmp[64];
-	if (!boot_id(id, sizeof id) || (mkdir(REFUSED_DIR, 0700) < 0 && errno != EEXIST))
+	if (!kernel_boot_id(id, sizeof id) || (mkdir(REFUSED_DIR, 0700) < 0 && errno != EEXIST))
 		return;
 	struct stat st;
 	if (lstat(REFUSED_DIR, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
