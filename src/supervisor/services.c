@@ -164,7 +164,8 @@ static int exec_start(struct services *sv, struct werr *e)
 	sv->x = execs_new(&(struct execs_cfg){ .listener = L->fds.listener, .log = sv->log,
 		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
-		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns }, e);
+		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns,
+		.cachedir = s->cachedir }, e);
 	if (!sv->x)
 		return -1;
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);

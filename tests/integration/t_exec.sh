@@ -176,6 +176,64 @@ test_exec_deny_rewritten_in_place() {
 	assert_out_line 'second=126' 'the same file rewritten with the denied bytes'
 }
 
+# The hashes of files the agent cannot change are kept between sessions in
+# warden's cache directory (src/supervisor/exec/hashdisk.h): the next
+# session takes the kept hash instead of reading the file again, and it is
+# the file's. A program rewritten in place between sessions, its mtime put
+# back, is hashed again (its ctime moved) and judged by its new bytes.
+kept_setup() {
+	mkdir -p "$T_TMP/bin"
+	cp /bin/true "$T_TMP/bin/prog" && printf 'warden-kept-a' >>"$T_TMP/bin/prog"
+	cp /bin/true "$T_TMP/denied" && printf 'warden-kept-b' >>"$T_TMP/denied"
+	printf 'read-only %s\n' "$T_TMP/bin" >"$T_TMP/kept.profile"
+	printf 'read-only %s\nexec deny %s\n' "$T_TMP/bin" "$T_TMP/bin/prog" >"$T_TMP/deny-prog.profile"
+}
+kept_run() { # PROFILE: runs prog by sh; OUT has rc=N
+	wrun --profile "$1" -- sh -c '"$0"; echo "rc=$?"' "$T_TMP/bin/prog"
+}
+test_exec_hash_kept_between_sessions() {
+	kept_setup
+	local want
+	want=$(sha256sum "$T_TMP/bin/prog") && want=${want%% *}
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'the first session'
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'the second session'
+	local log
+	log=$(latest_log)
+	grep -qE '"hash_cache":\{"hits":[1-9][0-9]*,"kept":[1-9]' "$log" ||
+		fail "the second session took no kept hash: $(grep -o '"hash_cache":{[^}]*}' "$log")"
+	grep '"event":"exec"' "$log" | grep -q "\"sha256\":\"$want\"" ||
+		fail "the second session's exec event lacks the program's own hash $want"
+	touch -r "$T_TMP/bin/prog" "$T_TMP/mtime"
+	dd if="$T_TMP/denied" of="$T_TMP/bin/prog" conv=notrunc status=none
+	touch -r "$T_TMP/mtime" "$T_TMP/bin/prog"
+	printf 'read-only %s\nexec deny %s\n' "$T_TMP/bin" "$T_TMP/denied" >"$T_TMP/deny.profile"
+	kept_run "$T_TMP/deny.profile"
+	assert_out_line 'rc=126' 'the program rewritten in place between sessions, its mtime put back'
+	grep -q '"rule":"exec.denied"' "$(latest_log)" || fail 'no exec.denied alert for it'
+}
+
+# A kept-hashes file that others may write, or that is not warden's, is not
+# read: a hash planted there for a program is not taken.
+test_exec_hash_kept_untrusted() {
+	kept_setup
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'the first session'
+	local f=$HOME/.cache/warden/exec-hashes
+	[[ -f $f ]] || fatal "no kept hashes in $f"
+	# the program's entry given another hash, the file writable by others
+	sed -i -E 's/ [0-9a-f]{64} / 0000000000000000000000000000000000000000000000000000000000000000 /' "$f"
+	chmod 666 "$f"
+	kept_run "$T_TMP/deny-prog.profile"
+	assert_out_line 'rc=126' 'denied by its real hash, the planted one not taken'
+	# not warden's: read as empty, the session runs
+	chmod 600 "$f" && printf 'not a cache\n' >"$f"
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'a file that is not a cache of warden'"'"'s'
+	grep -q '"hash_cache":{"hits":[0-9]*,"kept":0' "$(latest_log)" || fail 'a garbage file gave a kept hash'
+}
+
 # `exec hash-limit`: a file past the size bound, or slower to hash than the
 # time bound, is recorded without its hash and runs; with a deny rule it is
 # refused. Meanwhile other execs go on (the hash is off the supervisor's

@@ -60,6 +60,7 @@
 #include "bpfexec.h"
 #include "execpath.h"
 #include "exectrace.h"
+#include "hashcache.h"
 #include "hashq.h"
 #include "immutable.h"
 #include "nsread.h"
@@ -68,23 +69,10 @@
 #include "../answer.h"
 #include "../target.h"
 
-#define HASH_CACHE 1024
 #define HASH_WORKERS 2
 #define WRITABLE_DEVS 32
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
-
-struct cache_entry {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-	char hex[SHA256_HEX_LEN];
-	char interp[HASH_HEAD_LEN]; /* the #! line, "" for none */
-	int code_err;               /* the code hash, as struct subject's */
-	char code[SHA256_HEX_LEN];
-	const char *code_why;
-};
 
 struct execs {
 	int listener;
@@ -111,39 +99,17 @@ struct execs {
 	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
 	void *link_ctx;
 	struct pexec *list;         /* pending: unanswered, or traced */
-	struct cache_entry cache[HASH_CACHE];
-	size_t ncache, next;
+	struct hashcache hc;         /* hashes of files the agent cannot change */
 	unsigned long hits, misses, verified, swapped, killed;
 };
 
 /* ---- subjects ---- */
 
-static struct cache_entry *cache_find(struct execs *x, const struct stat *st)
-{
-	for (size_t i = 0; i < x->ncache; i++) {
-		struct cache_entry *c = &x->cache[i];
-		if (c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
-		    c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-		    c->ctime.tv_sec == st->st_ctim.tv_sec && c->ctime.tv_nsec == st->st_ctim.tv_nsec)
-			return c;
-	}
-	return NULL;
-}
-
+/* Subject s's hashes into the cache, with the #! line. */
 static void cache_put(struct execs *x, const struct stat *st, const char *hex, const char *interp,
-		      const struct subject *code)
+		      const struct subject *s)
 {
-	struct cache_entry *c = &x->cache[x->ncache < HASH_CACHE ? x->ncache++ : x->next++ % HASH_CACHE];
-	c->dev = st->st_dev;
-	c->ino = st->st_ino;
-	c->size = st->st_size;
-	c->mtime = st->st_mtim;
-	c->ctime = st->st_ctim;
-	snprintf(c->hex, sizeof c->hex, "%s", hex);
-	snprintf(c->interp, sizeof c->interp, "%s", interp);
-	c->code_err = code->code_err;
-	memcpy(c->code, code->code, sizeof c->code);
-	c->code_why = code->code_why;
+	hashcache_put(&x->hc, st, hex, interp, s->code_err, s->code, s->code_why);
 }
 
 /* The code hash of what a job read into subject s. */
@@ -241,7 +207,7 @@ static void want(struct pexec *p, int i)
 		return;
 	}
 	if (s->immutable) {
-		struct cache_entry *c = cache_find(x, &s->st);
+		const struct hc_entry *c = hashcache_get(&x->hc, &s->st, true);
 		if (c) {
 			x->hits++;
 			s->h = H_DONE;
@@ -941,6 +907,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 		return NULL;
 	}
 	x->tracing = getenv("NOTRACE") == NULL;
+	hashcache_open(&x->hc, cfg->cachedir);
 	return x;
 }
 
@@ -952,6 +919,7 @@ void execs_free(struct execs *x)
 		next = p->next;
 		pexec_free(p);
 	}
+	hashcache_close(&x->hc);
 	tracer_free(x->t);
 	execpath_free(x->ep);
 	pidcache_free(x->pids);
@@ -970,7 +938,8 @@ void execs_free(struct execs *x)
 json_t *execs_stats(const struct execs *x)
 {
 	unsigned long all = x->hits + x->misses;
-	return json_pack("{s:{s:I,s:I,s:f},s:I,s:I,s:I,s:I}", "hash_cache", "hits", (json_int_t)x->hits,
+	return json_pack("{s:{s:I,s:I,s:I,s:f},s:I,s:I,s:I,s:I}", "hash_cache", "hits",
+			 (json_int_t)x->hits, "kept", (json_int_t)x->hc.kept,
 			 "misses", (json_int_t)x->misses, "hit_rate",
 			 all ? (double)x->hits / (double)all : 0.0, "fixed", (json_int_t)x->unwatched,
 			 "verified", (json_int_t)x->verified, "swapped", (json_int_t)x->swapped,
@@ -979,7 +948,7 @@ json_t *execs_stats(const struct execs *x)
 
 bool execs_cached_hash(struct execs *x, const struct stat *st, char hex[SHA256_HEX_LEN])
 {
-	const struct cache_entry *c = cache_find(x, st);
+	const struct hc_entry *c = hashcache_get(&x->hc, st, false);
 	if (c)
 		memcpy(hex, c->hex, SHA256_HEX_LEN);
 	return c != NULL;

@@ -52,6 +52,9 @@ struct execs_cfg {
 	/* the sandbox's user namespace (its file; -1: none): execute-only
 	 * files are hashed from a helper in it (nsread.h) */
 	int userns;
+	/* warden's cache directory (NULL: none): the hashes of files the
+	 * agent cannot change kept there between sessions (hashdisk.h) */
+	const char *cachedir;
 };
 
 /* Exec control for the session's sandbox. NULL with e set when a rule

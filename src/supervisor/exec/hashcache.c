@@ -1,0 +1,60 @@
+/* hashcache.c - the exec record's hash cache (hashcache.h). */
+#include "hashcache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void hashcache_open(struct hashcache *c, const char *cachedir)
+{
+	c->n = c->next = 0;
+	c->kept = 0;
+	c->disk = hashdisk_load(cachedir);
+}
+
+/* Into the session's cache only. */
+static void put_here(struct hashcache *c, const struct stat *st, const char *hex, const char *interp,
+		     int code_err, const char *code, const char *code_why)
+{
+	struct hc_entry *e = &c->v[c->n < HASH_CACHE ? c->n++ : c->next++ % HASH_CACHE];
+	e->key = (struct stat){ .st_dev = st->st_dev, .st_ino = st->st_ino, .st_size = st->st_size,
+				.st_mtim = st->st_mtim, .st_ctim = st->st_ctim };
+	snprintf(e->hex, sizeof e->hex, "%s", hex);
+	snprintf(e->interp, sizeof e->interp, "%s", interp);
+	e->code_err = code_err;
+	memcpy(e->code, code, sizeof e->code);
+	e->code_why = code_why;
+}
+
+const struct hc_entry *hashcache_get(struct hashcache *c, const struct stat *st, bool kept_too)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (hashdisk_same_file(&c->v[i].key, st))
+			return &c->v[i];
+	struct hashdisk_entry en;
+	if (!kept_too || !hashdisk_find(c->disk, st, &en))
+		return NULL;
+	c->kept++;
+	put_here(c, st, en.hex, en.interp, en.code_err, en.code, NULL);
+	for (size_t i = 0; i < c->n; i++)
+		if (hashdisk_same_file(&c->v[i].key, st))
+			return &c->v[i];
+	return NULL;
+}
+
+void hashcache_put(struct hashcache *c, const struct stat *st, const char *hex, const char *interp,
+		   int code_err, const char *code, const char *code_why)
+{
+	put_here(c, st, hex, interp, code_err, code, code_why);
+	struct hashdisk_entry en = { .st = *st, .code_err = code_err };
+	snprintf(en.hex, sizeof en.hex, "%s", hex);
+	snprintf(en.interp, sizeof en.interp, "%s", interp);
+	memcpy(en.code, code, sizeof en.code);
+	hashdisk_put(c->disk, &en);
+}
+
+void hashcache_close(struct hashcache *c)
+{
+	hashdisk_close(c->disk);
+	c->disk = NULL;
+}
