@@ -12,9 +12,10 @@ void hashcache_open(struct hashcache *c, const char *cachedir)
 	c->disk = hashdisk_load(cachedir);
 }
 
-/* Into the session's cache only. */
-static void put_here(struct hashcache *c, const struct stat *st, const char *hex, const char *interp,
-		     int code_err, const char *code, const char *code_why)
+/* Into the session's cache only: the entry. */
+static struct hc_entry *put_here(struct hashcache *c, const struct stat *st, const char *hex,
+				 const char *interp, int code_err, const char *code,
+				 const char *code_why)
 {
 	struct hc_entry *e = &c->v[c->n < HASH_CACHE ? c->n++ : c->next++ % HASH_CACHE];
 	e->key = (struct stat){ .st_dev = st->st_dev, .st_ino = st->st_ino, .st_size = st->st_size,
@@ -24,6 +25,7 @@ static void put_here(struct hashcache *c, const struct stat *st, const char *hex
 	e->code_err = code_err;
 	memcpy(e->code, code, sizeof e->code);
 	e->code_why = code_why;
+	return e;
 }
 
 const struct hc_entry *hashcache_get(struct hashcache *c, const struct stat *st, bool kept_too)
@@ -35,11 +37,7 @@ const struct hc_entry *hashcache_get(struct hashcache *c, const struct stat *st,
 	if (!kept_too || !hashdisk_find(c->disk, st, &en))
 		return NULL;
 	c->kept++;
-	put_here(c, st, en.hex, en.interp, en.code_err, en.code, NULL);
-	for (size_t i = 0; i < c->n; i++)
-		if (hashdisk_same_file(&c->v[i].key, st))
-			return &c->v[i];
-	return NULL;
+	return put_here(c, st, en.hex, en.interp, en.code_err, en.code, NULL);
 }
 
 void hashcache_put(struct hashcache *c, const struct stat *st, const char *hex, const char *interp,
