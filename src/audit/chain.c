@@ -85,11 +85,6 @@ int audit_reader_next(struct audit_reader *r, struct audit_line *l, bool flush, 
 
 /* ---- events and the chain ------------------------------------------------ */
 
-static bool is_hex64(const char *s)
-{
-	return s && strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
-}
-
 json_t *audit_parse_line(const char *text, size_t len, char *why, size_t whylen)
 {
 	size_t ws = 0;
@@ -123,7 +118,8 @@ json_t *audit_parse_line(const char *text, size_t len, char *why, size_t whylen)
 		bad = "\"seq\" is missing or not a positive integer";
 	else if (!ev || !ev[0])
 		bad = "\"event\" is missing or empty";
-	else if (!is_hex64(json_string_value(json_object_get(o, "prev"))))
+	else if (!json_is_string(json_object_get(o, "prev")) ||
+		 !sha256_hex_ok(json_string_value(json_object_get(o, "prev"))))
 		bad = "\"prev\" is missing or not 64 lowercase hex digits";
 	if (bad) {
 		snprintf(why, whylen, "%s", bad);

@@ -151,12 +151,7 @@ void store_close(struct store *st)
 
 bool store_hash_ok(const char *h)
 {
-	if (strlen(h) != 64)
-		return false;
-	for (; *h; h++)
-		if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
-			return false;
-	return true;
+	return sha256_hex_ok(h);
 }
 
 static void blob_name(const char *hash, char dir[3], char name[70])

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -33,6 +34,11 @@ void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
 	if (!SHA256_Init(&c) || !SHA256_Update(&c, buf, len) || !SHA256_Final(md, &c))
 		abort();
 	to_hex(md, out);
+}
+
+bool sha256_hex_ok(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
 int sha256_fd(int fd, char out[SHA256_HEX_LEN])

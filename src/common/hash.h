@@ -1,12 +1,16 @@
 /* hash.h - SHA-256 as lowercase hex, the one digest the tree uses (audit
  * chain, policy digest, later executable hashes). */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
 #define SHA256_HEX_LEN 65 /* 64 digits and the NUL */
 
 void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN]);
+
+/* s is a digest as sha256_hex writes it: 64 lower-case hex digits. */
+bool sha256_hex_ok(const char *s);
 
 /* SHA-256 of what is readable from fd, from offset 0; -1 on a read error. */
 int sha256_fd(int fd, char out[SHA256_HEX_LEN]);

@@ -17,21 +17,13 @@
 #include "src/common/util.h"
 #include "src/supervisor/exec/hashdisk.h"
 
-static bool hex64(const char *s)
-{
-	for (int i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return s[64] == '\0';
-}
-
 static void check_entries(struct hashdisk *d)
 {
 	for (size_t i = 0; i < hashdisk_count(d); i++) {
 		const struct hashdisk_entry *en = hashdisk_at(d, i);
 		struct hashdisk_entry got;
-		if (!hex64(en->hex) || (en->code_err != 0 && en->code_err != ENOEXEC) ||
-		    (en->code_err == 0 && !hex64(en->code)) || strchr(en->interp, '\n') ||
+		if (!sha256_hex_ok(en->hex) || (en->code_err != 0 && en->code_err != ENOEXEC) ||
+		    (en->code_err == 0 && !sha256_hex_ok(en->code)) || strchr(en->interp, '\n') ||
 		    en->st.st_mtim.tv_nsec < 0 || en->st.st_mtim.tv_nsec >= 1000000000 ||
 		    en->st.st_ctim.tv_nsec < 0 || en->st.st_ctim.tv_nsec >= 1000000000 ||
 		    !hashdisk_find(d, &en->st, &got) || memcmp(got.hex, en->hex, sizeof got.hex) != 0)

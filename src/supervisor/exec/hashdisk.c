@@ -37,14 +37,6 @@ bool hashdisk_same_file(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-static bool hex64(const char *s)
-{
-	for (int i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return s[64] == '\0';
-}
-
 /* A decimal field ending at a space (at most UINT64_MAX, no sign): *p
  * moved past the space. */
 static bool field(char **p, uintmax_t *v)
@@ -73,7 +65,7 @@ static bool hexfield(char **p, char out[SHA256_HEX_LEN])
 	memcpy(out, *p, 64);
 	out[64] = '\0';
 	*p += 65;
-	return hex64(out);
+	return sha256_hex_ok(out);
 }
 
 /* One line (NUL-terminated, no newline) into en; false when malformed. */
