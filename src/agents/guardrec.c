@@ -30,18 +30,8 @@
  * of at most 1 MiB). */
 static char *read_checked(int dfd)
 {
-	_cleanup_close_ int fd = open_beneath(dfd, REC_FILE, O_RDONLY | O_NONBLOCK, 0);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > REC_MAX)
-		return NULL;
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	ssize_t n = read(fd, buf, (size_t)st.st_size);
-	if (n != st.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	size_t len;
+	return read_regular_at(dfd, REC_FILE, O_NOFOLLOW, REC_MAX, &len, NULL);
 }
 
 /* Each marker: held by a live session (r->live), or left by one that ended

@@ -2,6 +2,7 @@
  * hash of each file by its device, inode, size, mtime and ctime, so that an
  * unchanged file is not read again (store.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ void mcache_load(const struct store *st, const char *ws, struct mcache *c)
 	sha256_hex(ws, strlen(ws), wsum);
 	snprintf(name, sizeof name, "cache/%s", wsum);
 	size_t len = 0;
-	_cleanup_free_ char *text = store_read_at(st->fd, name, 1ULL << 32, &len);
+	_cleanup_free_ char *text =
+		read_regular_at(st->fd, name, O_NOFOLLOW, MCACHE_TEXT_MAX, &len, NULL);
 	if (!text)
 		return;
 	size_t lines = 0;

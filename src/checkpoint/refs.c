@@ -152,7 +152,7 @@ int store_ref_read(const struct store *st, const char *session, const char *kind
 	}
 	_cleanup_free_ char *name = xasprintf("refs/%s.%s", session, kind);
 	size_t len = 0;
-	_cleanup_free_ char *text = store_read_at(st->fd, name, 4096, &len);
+	_cleanup_free_ char *text = read_regular_at(st->fd, name, O_NOFOLLOW, 4096, &len, NULL);
 	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 	long long t;
 	if (!store_ref_parse(text, h, w, &t)) {
@@ -171,7 +171,7 @@ int store_unref(struct store *st, const char *session, const char *kind, struct 
 	_cleanup_free_ char *base = xasprintf("%s.%s", session, kind);
 	_cleanup_free_ char *name = xasprintf("refs/%s", base);
 	size_t len = 0;
-	_cleanup_free_ char *text = store_read_at(st->fd, name, 4096, &len);
+	_cleanup_free_ char *text = read_regular_at(st->fd, name, O_NOFOLLOW, 4096, &len, NULL);
 	char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 	long long t;
 	if (store_ref_parse(text, h, w, &t))
@@ -206,7 +206,7 @@ static int read_dir(int at, const char *what, const char *wsum, struct store_ref
 		if (de->d_name[0] == '.' || !dot)
 			continue;
 		size_t len = 0;
-		_cleanup_free_ char *text = store_read_at(dirfd(d), de->d_name, 4096, &len);
+		_cleanup_free_ char *text = read_regular_at(dirfd(d), de->d_name, O_NOFOLLOW, 4096, &len, NULL);
 		char h[SHA256_HEX_LEN], w[SHA256_HEX_LEN];
 		long long t;
 		if (!store_ref_parse(text, h, w, &t) || (wsum && strcmp(w, wsum) != 0))

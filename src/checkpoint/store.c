@@ -421,55 +421,14 @@ int store_put_manifest(struct store *st, const char *text, size_t len,
 	return store_write_atomic(st, st->manifests_fd, out, text, len, 0444, false, true, e);
 }
 
-/* The whole of dirfd/name (a regular file, never through a symlink), at
- * most max bytes. */
-char *store_read_at(int dirfd, const char *name, unsigned long long max, size_t *len)
-{
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat s;
-	if (fd < 0 || fstat(fd, &s) < 0)
-		return NULL;
-	if (!S_ISREG(s.st_mode) || (unsigned long long)s.st_size > max) {
-		errno = S_ISREG(s.st_mode) ? EFBIG : EINVAL;
-		return NULL;
-	}
-	/* read straight into a buffer of the file's size and one (its end seen
-	 * in the second read), grown if the file grows: no 64 KB buffer on the
-	 * stack, whose 16 pages the call touched (probed) even for a file that
-	 * is not there, as each session's first checkpoint asks */
-	struct sbuf b = { .cap = (size_t)s.st_size + 2 };
-	b.p = xmalloc(b.cap);
-	for (;;) {
-		if (b.n + 1 == b.cap)
-			b.p = xrealloc(b.p, b.cap *= 2);
-		ssize_t n = read(fd, b.p + b.n, b.cap - 1 - b.n);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(b.p);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		b.n += (size_t)n;
-		if (b.n > max) {
-			free(b.p);
-			errno = EFBIG;
-			return NULL;
-		}
-	}
-	b.p[b.n] = '\0';
-	*len = b.n;
-	return sb_take(&b);
-}
-
 int store_get_manifest(const struct store *st, const char *hash, struct manifest *m,
 		       struct werr *e)
 {
 	if (!store_hash_ok(hash))
 		return werr_set(e, 0, "checkpoint: '%.80s' is not a manifest hash", hash);
 	size_t len = 0;
-	_cleanup_free_ char *text = store_read_at(st->manifests_fd, hash, MANIFEST_MAX, &len);
+	_cleanup_free_ char *text =
+		read_regular_at(st->manifests_fd, hash, O_NOFOLLOW, MANIFEST_MAX, &len, NULL);
 	if (!text)
 		return werr_errno(e, "checkpoint store %s: manifest %.16s", st->path, hash);
 	char sum[SHA256_HEX_LEN];

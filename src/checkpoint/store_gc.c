@@ -54,7 +54,8 @@ static void cache_hashes(struct store *st, struct strv *out)
 		if (de->d_name[0] == '.')
 			continue;
 		size_t len = 0;
-		_cleanup_free_ char *text = store_read_at(dirfd(d), de->d_name, 1ULL << 32, &len);
+		_cleanup_free_ char *text =
+			read_regular_at(dirfd(d), de->d_name, O_NOFOLLOW, MCACHE_TEXT_MAX, &len, NULL);
 		for (char *line = text, *nl; line && (nl = memchr(line, '\n', len - (size_t)(line - text)));
 		     line = nl + 1) {
 			char *f = line;

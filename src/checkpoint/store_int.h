@@ -4,14 +4,16 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store.h"
 
+/* A metadata cache's text, at most (about 4 GiB: a bound, not a size one
+ * is expected to reach). */
+#define MCACHE_TEXT_MAX ((size_t)UINT32_MAX)
+
 /* 64 lowercase hex digits. */
 bool store_hash_ok(const char *h);
-/* The whole of dirfd/name (a regular file, never through a symlink, opened
- * without blocking), at most max bytes; NULL with errno. */
-char *store_read_at(int dirfd, const char *name, unsigned long long max, size_t *len);
 /* Write text as dirfd/name, atomically (tmp/ then rename), mode; durable:
  * the file fsynced before the rename, its directory after. */
 int store_write_atomic(struct store *st, int dirfd, const char *name, const char *text,

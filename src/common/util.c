@@ -389,50 +389,72 @@ int read_regular_file(const char *path, size_t max, char **text, size_t *len,
 	return read_regular_file_at(AT_FDCWD, path, 0, max, text, len, what);
 }
 
-int read_regular_file_at(int dirfd, const char *path, int flags, size_t max, char **text,
-			 size_t *len, char what[READ_WHY_MAX])
+char *read_regular_at(int dirfd, const char *name, int flags, size_t max, size_t *len,
+		      struct stat *st)
 {
-	snprintf(what, READ_WHY_MAX, "cannot open");
+	struct stat own;
+	if (!st)
+		st = &own;
+	st->st_mode = 0;
 	_cleanup_close_ int fd =
-		openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
+		openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
 	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(what, READ_WHY_MAX, "not a regular file");
-		errno = 0;
-		return -1;
+		return NULL;
+	if (fstat(fd, st) < 0) {
+		st->st_mode = 0;
+		return NULL;
 	}
-	snprintf(what, READ_WHY_MAX, "cannot read");
-	size_t cap = 4096, n = 0;
+	if (!S_ISREG(st->st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((unsigned long long)st->st_size > max) {
+		errno = EFBIG;
+		return NULL;
+	}
+	/* a buffer of the file's size and two (its end seen in the second
+	 * read, without a 4 KiB start for a file that is not there or a large
+	 * first buffer on the stack), grown if the file grows meanwhile */
+	size_t cap = (size_t)st->st_size + 2, n = 0;
 	_cleanup_free_ char *buf = xmalloc(cap);
 	for (;;) {
-		if (n == cap) {
-			if (cap > max)
-				break;
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
+		if (n + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t got = read(fd, buf + n, cap - 1 - n);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			return -1;
+			return NULL;
 		if (got == 0)
 			break;
 		n += (size_t)got;
+		if (n > max) {
+			errno = EFBIG;
+			return NULL;
+		}
 	}
-	if (n > max) {
+	buf[n] = '\0';
+	*len = n;
+	return steal_ptr(&buf);
+}
+
+int read_regular_file_at(int dirfd, const char *path, int flags, size_t max, char **text,
+			 size_t *len, char what[READ_WHY_MAX])
+{
+	struct stat st;
+	*text = read_regular_at(dirfd, path, flags, max, len, &st);
+	if (*text)
+		return 0;
+	if (st.st_mode == 0) {
+		snprintf(what, READ_WHY_MAX, "cannot open");
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(what, READ_WHY_MAX, "not a regular file");
+		errno = 0;
+	} else if (errno == EFBIG) {
 		snprintf(what, READ_WHY_MAX, "file too large (max %zu MiB)", max >> 20);
 		errno = 0;
-		return -1;
+	} else {
+		snprintf(what, READ_WHY_MAX, "cannot read");
 	}
-	if (n == cap)
-		buf = xrealloc(buf, cap + 1);
-	buf[n] = '\0';
-	*text = steal_ptr(&buf);
-	*len = n;
-	return 0;
+	return -1;
 }

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -81,6 +82,15 @@ char *read_text_file(const char *path);
  * O_CLOEXEC and flags (O_NONBLOCK: a FIFO is not waited on). The bytes
  * read, or -1 with errno. */
 ssize_t read_small_file(const char *path, char *buf, size_t len, int flags);
+
+/* The whole of dirfd/name, a regular file opened without blocking (a FIFO
+ * is refused, not waited on) with flags added (O_NOFOLLOW: never through a
+ * symlink), at most max bytes: malloc'd, NUL-terminated after its *len
+ * bytes. *st (when not NULL) is the file's stat for the caller's own checks
+ * (owner, mode), st_mode 0 when it could not be opened. NULL with errno:
+ * EINVAL not a regular file, EFBIG more than max bytes. */
+char *read_regular_at(int dirfd, const char *name, int flags, size_t max, size_t *len,
+		      struct stat *st);
 
 /* A regular file's whole content, at most max bytes (opened without
  * blocking, so a FIFO is refused, not waited on): 0 with *text (malloc'd,

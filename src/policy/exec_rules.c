@@ -88,14 +88,10 @@ int exec_read_hashes(const char *path, struct strv *out, unsigned long *bad_line
 	*bad_line = 0;
 	/* as the profile reader reads: a regular file, bounded, never a FIFO
 	 * waited on or a device read for ever (hashes:/dev/zero) */
-	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	char what[READ_WHY_MAX];
-	if (read_regular_file(path, EXEC_HASHES_MAX, &text, &len, what) < 0) {
-		if (errno == 0)
-			errno = strncmp(what, "file too large", 14) == 0 ? EFBIG : EINVAL;
+	_cleanup_free_ char *text = read_regular_at(AT_FDCWD, path, 0, EXEC_HASHES_MAX, &len, NULL);
+	if (!text)
 		return -1;
-	}
 	struct hash_walk w = { .out = out };
 	if (lines_each(text, len, hash_line, &w) < 0) {
 		*bad_line = w.bad;

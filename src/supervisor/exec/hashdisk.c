@@ -103,18 +103,13 @@ static bool parse_line(char *line, struct hashdisk_entry *en)
 /* The file's text when it can be trusted (hashdisk.h), else NULL. */
 static char *read_trusted(int dirfd)
 {
-	_cleanup_close_ int fd = openat(dirfd, FILE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size <= 0 || st.st_size > FILE_MAX)
-		return NULL;
-	char *text = xmalloc((size_t)st.st_size + 1);
-	ssize_t n = read(fd, text, (size_t)st.st_size);
-	if (n != st.st_size) {
+	size_t len;
+	char *text = read_regular_at(dirfd, FILE_NAME, O_NOFOLLOW, FILE_MAX, &len, &st);
+	if (text && (st.st_uid != geteuid() || (st.st_mode & 022) || len == 0)) {
 		free(text);
 		return NULL;
 	}
-	text[n] = '\0';
 	return text;
 }
 
