@@ -5,7 +5,9 @@
  * the cache go), copy_symlink (the curated /etc), write_all, closep and
  * closedirp (closed once, whatever calls them twice), dir_open_at (a
  * stream that owns its fd, nothing left open when it fails) and
- * read_regular_file's reasons, in the caller's buffer. */
+ * read_regular_file's reasons, in the caller's buffer, and read_regular_at
+ * (a FIFO or a link refused at once, a bound that holds, the file's stat
+ * handed back, nothing left open). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -542,6 +544,45 @@ static void test_read_regular_file(void)
 	CHECK_STR(what, "cannot open");
 }
 
+/* read_regular_at: what the checkpoint store, the kept exec hashes and the
+ * settings guard read their files with. A FIFO nobody writes is refused at
+ * once (EINVAL), not waited on; a symlink under O_NOFOLLOW is not followed;
+ * a file past the bound is EFBIG; the stat is the file's own, st_mode 0
+ * when nothing was opened; no descriptor stays open. */
+static void test_read_regular_at(void)
+{
+	int free_fd = next_fd();
+	_cleanup_close_ int dfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0);
+	CHECK(mkfifoat(dfd, "at-fifo", 0600) == 0);
+	CHECK(symlinkat("small", dfd, "at-link") == 0);
+	struct stat st;
+	size_t len = 0;
+	char *t = read_regular_at(dfd, "small", O_NOFOLLOW, 5, &len, &st);
+	CHECK(t && len == 5 && strcmp(t, "hello") == 0 && S_ISREG(st.st_mode) &&
+	      st.st_uid == geteuid() && st.st_size == 5);
+	free(t);
+	CHECK(read_regular_at(dfd, "small", O_NOFOLLOW, 4, &len, &st) == NULL && errno == EFBIG);
+	CHECK(read_regular_at(dfd, "at-fifo", O_NOFOLLOW, 4096, &len, &st) == NULL &&
+	      errno == EINVAL && S_ISFIFO(st.st_mode));
+	CHECK(read_regular_at(dfd, "at-link", O_NOFOLLOW, 4096, &len, &st) == NULL &&
+	      errno == ELOOP && st.st_mode == 0);
+	t = read_regular_at(dfd, "at-link", 0, 4096, &len, NULL); /* followed when asked */
+	CHECK(t && len == 5);
+	free(t);
+	CHECK(read_regular_at(dfd, "at-none", 0, 4096, &len, &st) == NULL && errno == ENOENT &&
+	      st.st_mode == 0);
+	/* an empty file reads as "" */
+	_cleanup_close_ int e = openat(dfd, "at-empty", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(e >= 0);
+	t = read_regular_at(dfd, "at-empty", O_NOFOLLOW, 4096, &len, NULL);
+	CHECK(t && len == 0 && t[0] == '\0');
+	free(t);
+	closep(&e);
+	closep(&dfd);
+	CHECK(next_fd() == free_fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -560,6 +601,7 @@ int main(void)
 	test_closep_once();
 	test_dir_open_at();
 	test_read_regular_file();
+	test_read_regular_at();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
