@@ -120,15 +120,11 @@ static char *url_host(const char *u)
 static void git_hosts(const char *dir, struct strv *hosts)
 {
 	_cleanup_free_ char *p = xasprintf("%s/.git/config", dir);
-	char *text;
+	_cleanup_free_ char *t = NULL;
 	size_t len;
 	char what[READ_WHY_MAX];
-	if (read_regular_file(p, IMPORT_MAX_FILE, &text, &len, what) < 0)
+	if (read_regular_file(p, IMPORT_MAX_FILE, &t, &len, what) < 0)
 		return;
-	_cleanup_free_ char *t = xmalloc(len + 1);
-	memcpy(t, text, len);
-	t[len] = '\0';
-	free(text);
 	for (char *l = strtok(t, "\n"); l; l = strtok(NULL, "\n")) {
 		l += strspn(l, " \t");
 		if (strncmp(l, "url", 3) != 0)

@@ -266,8 +266,6 @@ static int read_admin(struct task *t, struct werr *e)
 	size_t len = 0;
 	if (read_regular_file(gitfile, 4096, &text, &len, what) < 0)
 		return werr_set(e, errno, "task %s: %s: %s", t->name, gitfile, what);
-	text = xrealloc(text, len + 1);
-	text[len] = '\0';
 	text[strcspn(text, "\n")] = '\0';
 	if (strncmp(text, "gitdir: ", 8) != 0)
 		return werr_set(e, 0, "task %s: %s does not name a git directory", t->name, gitfile);
@@ -410,14 +408,12 @@ int task_finish(struct task *t, struct werr *e)
 	if (!t->refs || !t->start)
 		return 0;
 	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
-	char *text = NULL;
+	_cleanup_free_ char *sha = NULL;
 	size_t len = 0;
 	char what[READ_WHY_MAX];
-	if (read_regular_file(own, 128, &text, &len, what) < 0)
+	if (read_regular_file(own, 128, &sha, &len, what) < 0)
 		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
 				own, what);
-	_cleanup_free_ char *sha = xrealloc(text, len + 1);
-	sha[len] = '\0';
 	sha[strcspn(sha, "\n")] = '\0';
 	size_t n = strlen(sha);
 	bool hex = n == 40 || n == 64;
