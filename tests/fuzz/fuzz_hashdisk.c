@@ -2,8 +2,8 @@
  * sessions (src/supervisor/exec/hashdisk.c: the file in warden's cache
  * directory that later sessions read). The input is a whole file, read for
  * the boot "BOOT". Invariants: the entries are all of the file's lines or
- * none (an entry per file: a later line of the same file replaces an
- * earlier); each has a 64-digit hex SHA-256, a code hash of 64 hex digits
+ * none (none for a file warden would not write: one file twice, more than
+ * HASHDISK_MAX entries); each has a 64-digit hex SHA-256, a code hash of 64 hex digits
  * or no ELF, nanoseconds under a second and a #! line without a newline,
  * and is found again by its own file's stat; the text written back reads
  * as the same entries and writes as the same text. Linked with replay.c it
@@ -19,6 +19,8 @@
 
 static void check_entries(struct hashdisk *d)
 {
+	if (hashdisk_count(d) > HASHDISK_MAX)
+		abort();
 	for (size_t i = 0; i < hashdisk_count(d); i++) {
 		const struct hashdisk_entry *en = hashdisk_at(d, i);
 		struct hashdisk_entry got;

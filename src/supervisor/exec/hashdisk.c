@@ -113,6 +113,59 @@ static char *read_trusted(int dirfd)
 	return text;
 }
 
+/* Whether en may be kept: a code hash or no ELF (not why a code hash
+ * failed), a one-line #! line, no size or time before 1970 (the file has
+ * no sign). */
+static bool keepable(const struct hashdisk_entry *en)
+{
+	return (en->code_err == 0 || en->code_err == ENOEXEC) && !strchr(en->interp, '\n') &&
+	       en->st.st_size >= 0 && en->st.st_mtim.tv_sec >= 0 && en->st.st_ctim.tv_sec >= 0;
+}
+
+/* en appended as the newest entry, its key alone kept of its stat. */
+static void push(struct hashdisk *d, const struct hashdisk_entry *en)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 64;
+		d->v = xrealloc(d->v, d->cap * sizeof *d->v);
+	}
+	d->v[d->n] = *en;
+	d->v[d->n].st = (struct stat){ .st_dev = en->st.st_dev, .st_ino = en->st.st_ino,
+				       .st_size = en->st.st_size, .st_mtim = en->st.st_mtim,
+				       .st_ctim = en->st.st_ctim };
+	d->n++;
+	d->dirty = true;
+}
+
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
+
+static int cmp_devino(const void *a, const void *b)
+{
+	const struct devino *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Whether two entries are of one file (device and inode): sorted, so that
+ * a full file loads in O(n log n), not one linear search an entry. */
+static bool any_file_twice(const struct hashdisk *d)
+{
+	if (d->n < 2)
+		return false;
+	_cleanup_free_ struct devino *k = xmalloc(d->n * sizeof *k);
+	for (size_t i = 0; i < d->n; i++)
+		k[i] = (struct devino){ d->v[i].st.st_dev, d->v[i].st.st_ino };
+	qsort(k, d->n, sizeof *k, cmp_devino);
+	for (size_t i = 1; i < d->n; i++)
+		if (cmp_devino(&k[i - 1], &k[i]) == 0)
+			return true;
+	return false;
+}
+
 /* The entries of text, all of them or none. */
 static void parse_all(struct hashdisk *d, char *text)
 {
@@ -129,12 +182,15 @@ static void parse_all(struct hashdisk *d, char *text)
 			break; /* a last line cut short */
 		*nl = '\0';
 		struct hashdisk_entry en;
-		if (!parse_line(line, &en)) {
+		if (!parse_line(line, &en) || (keepable(&en) && d->n == HASHDISK_MAX)) {
 			d->n = 0; /* not warden's: none taken */
 			return;
 		}
-		hashdisk_put(d, &en);
+		if (keepable(&en))
+			push(d, &en);
 	}
+	if (any_file_twice(d))
+		d->n = 0; /* warden writes one entry a file: none taken */
 	d->dirty = false;
 }
 
@@ -190,9 +246,8 @@ bool hashdisk_find(const struct hashdisk *d, const struct stat *st, struct hashd
 
 void hashdisk_put(struct hashdisk *d, const struct hashdisk_entry *en)
 {
-	if (!d || (en->code_err != 0 && en->code_err != ENOEXEC) || strchr(en->interp, '\n') ||
-	    en->st.st_size < 0 || en->st.st_mtim.tv_sec < 0 || en->st.st_ctim.tv_sec < 0)
-		return; /* (times before 1970: not kept, the file has no sign) */
+	if (!d || !keepable(en))
+		return;
 	/* one entry a file (dev, ino): a newer one takes the older's place */
 	for (size_t i = 0; i < d->n; i++)
 		if (d->v[i].st.st_dev == en->st.st_dev && d->v[i].st.st_ino == en->st.st_ino) {
@@ -204,16 +259,7 @@ void hashdisk_put(struct hashdisk *d, const struct hashdisk_entry *en)
 		memmove(&d->v[0], &d->v[1], (d->n - 1) * sizeof *d->v);
 		d->n--;
 	}
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 64;
-		d->v = xrealloc(d->v, d->cap * sizeof *d->v);
-	}
-	d->v[d->n] = *en;
-	d->v[d->n].st = (struct stat){ .st_dev = en->st.st_dev, .st_ino = en->st.st_ino,
-				       .st_size = en->st.st_size, .st_mtim = en->st.st_mtim,
-				       .st_ctim = en->st.st_ctim };
-	d->n++;
-	d->dirty = true;
+	push(d, en);
 }
 
 char *hashdisk_text(const struct hashdisk *d)

@@ -14,7 +14,8 @@
  *
  * The file is read through O_NOFOLLOW and taken only when it is a regular
  * file of the effective uid, writable by no group or other, of at most
- * 1 MiB, and parses whole; anything else reads as empty. It is written
+ * 1 MiB, and parses whole as warden writes it (at most HASHDISK_MAX
+ * entries, one a file); anything else reads as empty. It is written
  * (when a session added entries) through a new file renamed into place;
  * the newest HASHDISK_MAX entries are kept. Only the entries the exec
  * record could use as they are go in: a file hash, its #! line, and its
