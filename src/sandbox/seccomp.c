@@ -113,7 +113,7 @@ static int add_flag_rules(scmp_filter_ctx ctx, uint32_t action, const struct fla
 static const unsigned long setid_bits[] = { S_ISUID, S_ISGID };
 
 /* The calls that take a mode, and where: refused when it has a set-id bit
- * (notify.c's setid_create says the same for the opens, which `audit
+ * (notefile.c's setid_create says the same for the opens, which `audit
  * files` also notifies). The opens only when they create (O_CREAT,
  * O_TMPFILE). */
 static int add_setid_rules(scmp_filter_ctx ctx, uint32_t action)
@@ -293,7 +293,7 @@ fail:
 
 struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 {
-	/* a read-only workspace: its refused writes are recorded (notify.c);
+	/* a read-only workspace: its refused writes are recorded (notefile.c);
 	 * secret names to mask: the names the sandbox makes are noted
 	 * (src/workspace/wsmade.h) */
 	const struct policy_exec *x = &pol->exec;

@@ -30,7 +30,7 @@ struct filewhy *filewhy_new(const struct filewhy_cfg *cfg);
 void filewhy_free(struct filewhy *w);
 
 /* The reason the kernel will refuse the operation x by process pid (its
- * paths absolute inside, as notify.c's arg_path makes them), one of the
+ * paths absolute inside, as notefile.c's arg_path makes them), one of the
  * strings of `file` events' reason, or NULL when no wall refuses it. The
  * answer is about the walls only: a call that fails for another reason
  * (ENOENT, EEXIST) is not refused by them. */

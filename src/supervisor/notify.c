@@ -8,7 +8,8 @@
  * done here: the filter already decided, this only records and answers.
  * One call is notified for two reasons: an open that creates a file with a
  * setuid or setgid mode is refused, while other opens are recorded (`audit
- * files`); the arguments the filter saw (values, not memory) tell which.
+ * files`, notefile.c); the arguments the filter saw (values, not memory)
+ * tell which.
  * With the exec rules in the kernel (bpfexec.h), a file about to be mapped
  * executable (mmap with PROT_EXEC, mprotect adding it) gets its verdict in
  * the kernel's map before the call goes on: the kernel never waits for it.
@@ -22,9 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <seccomp.h>
@@ -35,11 +34,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
-#include <time.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
@@ -48,101 +44,18 @@
 #endif
 #include <unistd.h>
 
-#include "../common/hash.h"
-#include "../audit/escape.h"
 #include "../common/util.h"
 #include "answer.h"
+#include "notify_int.h"
 #include "stop.h"
 #include "target.h"
 #include "unixconn.h"
 #include "exec/execs.h"
 #include "exec/bpfexec.h"
-#include "writeask.h"
 #include "filewhy.h"
-#include "fanread.h"
-#include "../sandbox/sandbox.h"
-#include "../workspace/plan.h"
-#include "../workspace/wsmade.h"
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
-#define RESERVE_FDS 8
-
-/* The file operations of `audit files`: which arguments hold the paths
- * (and the directory fds they are relative to), -1 for none; made: which
- * of the two names what the call makes (1 path, 2 path2, 0 nothing; an
- * open only with O_CREAT), for the workspace watch (note_made). */
-struct file_op {
-	const char *name, *op;
-	int path, dirfd, path2, dirfd2, flags, made;
-};
-
-static const struct file_op file_ops[] = {
-	{ "open", "open", 0, -1, -1, -1, 1, 1 },
-	{ "openat", "open", 1, 0, -1, -1, 2, 1 },
-	{ "creat", "open", 0, -1, -1, -1, -1, 1 },
-	{ "unlink", "unlink", 0, -1, -1, -1, -1, 0 },
-	{ "unlinkat", "unlink", 1, 0, -1, -1, 2, 0 },
-	{ "rename", "rename", 0, -1, 1, -1, -1, 2 },
-	{ "renameat", "rename", 1, 0, 3, 2, -1, 2 },
-	{ "renameat2", "rename", 1, 0, 3, 2, 4, 2 },
-	{ "link", "link", 0, -1, 1, -1, -1, 2 },
-	{ "linkat", "link", 1, 0, 3, 2, 4, 2 },
-	{ "symlink", "symlink", -1, -1, 1, -1, -1, 2 },
-	{ "symlinkat", "symlink", -1, -1, 2, 1, -1, 2 },
-	{ "truncate", "truncate", 0, -1, -1, -1, -1, 0 },
-	{ "mkdir", "mkdir", 0, -1, -1, -1, -1, 1 },
-	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1, 1 },
-	{ "chmod", "chmod", 0, -1, -1, -1, -1, 0 },
-	{ "fchmodat", "chmod", 1, 0, -1, -1, -1, 0 },
-	{ "fchmodat2", "chmod", 1, 0, -1, -1, -1, 0 },
-};
-
-struct notifier {
-	int fd;
-	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
-	int pidns;               /* the sandbox's pid namespace (procfacts.h); -2: not yet opened */
-	struct audit *log;
-	struct seccomp_notif *req;
-	unsigned long syscall_events, suppressed;
-	int file_nr[ARRAY_LEN(file_ops)]; /* syscall numbers of file_ops */
-	/* the event of the notification being handled, written before the
-	 * process has its answer */
-	struct event event;
-	/* descriptors held in reserve, given up when the supervisor runs out
-	 * (the agent can open connections to the proxy by the thousand) so that
-	 * an exec can still be inspected */
-	int reserve[RESERVE_FDS];
-	unsigned long blind;     /* execs refused because they could not be inspected */
-	struct execs *execs;     /* where exec notifications go (execs.h) */
-	struct writeask *wa;     /* `write ask` (writeask.h), or NULL */
-	int level;               /* file operations recorded: 0 no (`audit minimal`: only
-				    asked about), 1 by default, 2 `audit files` (notify.h) */
-	struct filewhy *why;     /* the walls' answer predicted (filewhy.h) */
-	struct filebound bound;  /* how many are recorded one by one */
-	char *guarded;           /* warden's control directory (notifier_cfg.guarded) */
-	char *ro_ws;             /* the read-only workspace (notifier_cfg.readonly), or NULL */
-	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
-	const struct policy *pol; /* whose mask patterns say which names are secret */
-	char *ws;                /* the workspace (its path inside) */
-	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
-	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
-	bool mask_paths;         /* a pattern names a path (needs the name's place) */
-	int broken;              /* why a notification could not be received (errno) */
-	struct stopper *stop;    /* kills the sandbox when the listener breaks */
-};
-
-/* path made absolute (from the process's cwd) with ".", ".." and empty
- * components taken out, as text: what it names whatever the symlinks on
- * the way (malloc'd). */
-static char *lexical_path(pid_t pid, const char *path)
-{
-	char cwd[PATH_MAX] = "";
-	if (path[0] != '/')
-		target_cwd(pid, cwd, sizeof cwd); /* "" when unreadable: taken from / */
-	_cleanup_free_ char *all = xasprintf("%s/%s", cwd, path);
-	return ws_join_lexically("/", all);
-}
 
 /* The reserve filled up again: /dev/null opened once, its other places
  * copies of that descriptor (a dup walks no path). */
@@ -176,7 +89,7 @@ static bool reserve_give(struct notifier *n)
 
 /* An event whose fields could not be packed (a string that is not UTF-8)
  * is dropped, as it always was. */
-static void later(struct notifier *n, struct event ev)
+void notify_later(struct notifier *n, struct event ev)
 {
 	if (ev.fields)
 		n->event = ev;
@@ -227,8 +140,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 		n->mask_paths |= strchr(cfg->pol->mask.v[i], '/') != NULL;
 	n->ro_ws = cfg->readonly ? xstrdup(cfg->readonly) : NULL;
 	n->guarded = cfg->guarded ? xstrdup(cfg->guarded) : NULL;
-	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
-		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
+	notefile_init(n);
 	for (int i = 0; i < RESERVE_FDS; i++)
 		n->reserve[i] = -1;
 	reserve_take(n);
@@ -289,7 +201,7 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	}
 	long inner;
 	inner = target_inner_ns(req->pid, &n->pidns);
-	later(n, ev_net_connect(&(struct ev_net_connect){
+	notify_later(n, ev_net_connect(&(struct ev_net_connect){
 		.pid = inner, .host_pid = req->pid, .address = host, .port = port,
 		.method = to ? "sendto" : "connect" }));
 }
@@ -338,296 +250,19 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	unixconn_masked(&r, n->ws);
 	*err = r.err;
 	if (n->guarded) {
-		_cleanup_free_ char *lex = lexical_path(req->pid, path);
+		_cleanup_free_ char *lex = target_lexical_path(req->pid, path);
 		if (path_is_within(lex, n->guarded))
-			later(n, ev_alert(&(struct ev_alert){ .rule = "control.inside", .path = path,
+			notify_later(n, ev_alert(&(struct ev_alert){ .rule = "control.inside", .path = path,
 							      .where = lex,
 							      .action = "refused" }));
 	}
 	if (r.verdict == UNIXCONN_HOST) {
 		long inner;
 		inner = target_inner_ns(req->pid, &n->pidns);
-		later(n, ev_net_unix(&(struct ev_net_unix){
+		notify_later(n, ev_net_unix(&(struct ev_net_unix){
 			.pid = inner, .host_pid = req->pid, .path = path, .resolved = r.resolved }));
 	}
 	return true;
-}
-
-/* The path argument at index `arg`, made absolute inside the sandbox from
- * the cwd or the directory fd at index `dirarg` (text only: nothing is
- * opened, the call has not happened yet). NULL when unreadable. cwd: ""
- * until a relative path needs it, then the process's, read here. */
-static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
-		      char cwd[PATH_MAX])
-{
-	const char *buf;
-	if (target_arg_str(ta, arg, &buf) < 0)
-		return NULL;
-	char base[PATH_MAX] = "";
-	if (buf[0] != '/') {
-		int dfd = dirarg >= 0 ? (int)req->data.args[dirarg] : AT_FDCWD;
-		if (dfd == AT_FDCWD) {
-			if (!cwd[0]) /* read for the first relative path only */
-				target_cwd(req->pid, cwd, PATH_MAX);
-			snprintf(base, sizeof base, "%s", cwd);
-		} else {
-			char p[64];
-			snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, dfd);
-			ssize_t k = readlink(p, base, sizeof base - 1);
-			base[k > 0 ? k : 0] = '\0';
-		}
-	}
-	if (buf[0] == '/' || !base[0])
-		return xstrdup(buf);
-	return xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
-}
-
-/* The file operation a syscall number is, or NULL. */
-static const struct file_op *file_op_of(const struct notifier *n, int nr)
-{
-	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
-		if (n->file_nr[i] == nr)
-			return &file_ops[i];
-	return NULL;
-}
-
-/* path without its trailing slashes (cut in place), and its last name. */
-static char *last_name(char *path)
-{
-	size_t l = strlen(path);
-	while (l > 1 && path[l - 1] == '/')
-		path[--l] = '\0';
-	char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* The name that path (text, relative to the directory fd dfd when at,
- * else to the cwd) is about to make, noted when it is a secret name (any:
- * whatever its name, a socket's) (wsmade.h), so that the workspace watch
- * leaves that file to the agent. Its directory is resolved as the process
- * sees it (target.h); a name that is there already is not made by this
- * call (fresh) and not noted, nor one whose directory cannot be resolved:
- * its file, if made, is masked (fail closed). cwd: the process's, or ""
- * until read. */
-static void note_name(struct notifier *n, const struct seccomp_notif *req, char *path, bool at,
-		      int dfd, char *cwd, bool fresh, bool any)
-{
-	char *name = last_name(path);
-	char *slash = name == path ? NULL : name - 1;
-	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return;
-	if (!at)
-		dfd = AT_FDCWD;
-	const char *rel = name;
-	_cleanup_free_ char *lex = NULL;
-	if (!any && n->mask_paths) {
-		/* where it is in the workspace, as text */
-		char base[PATH_MAX] = "";
-		if (path[0] != '/' && dfd != AT_FDCWD) {
-			char p[64];
-			snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)req->pid, dfd);
-			ssize_t k = readlink(p, base, sizeof base - 1);
-			base[k > 0 ? k : 0] = '\0';
-		}
-		_cleanup_free_ char *abs = *base ? xasprintf("%s/%s", base, path) : xstrdup(path);
-		lex = lexical_path(req->pid, abs);
-		if (n->ws && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
-			rel = lex + strlen(n->ws) + (strcmp(n->ws, "/") != 0);
-	}
-	if (!any && !workspace_masked(n->pol, rel, name))
-		return;
-	if (!*cwd)
-		target_cwd(req->pid, cwd, PATH_MAX);
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%.*s", slash ? (slash == path ? 1 : (int)(slash - path)) : 1,
-		 slash ? path : ".");
-	_cleanup_close_ int fd = target_open(req->pid, dfd, at, dir, 0,
-					     O_PATH | O_DIRECTORY | O_CLOEXEC, cwd, NULL, 0);
-	struct stat st, there;
-	if (fd < 0 || fstat(fd, &st) < 0 ||
-	    (fresh && fstatat(fd, name, &there, AT_SYMLINK_NOFOLLOW) == 0) ||
-	    seccomp_notify_id_valid(n->fd, req->id) != 0)
-		return;
-	wsmade_note(n->made, st.st_dev, st.st_ino, name);
-}
-
-/* note_name for the path at argument parg, relative to the directory fd at
- * darg (-1: the cwd). */
-static void note_arg(struct notifier *n, const struct seccomp_notif *req, struct target_args *ta,
-		     int parg, int darg, char *cwd, bool fresh)
-{
-	const char *raw;
-	char path[PATH_MAX];
-	if (target_arg_str(ta, parg, &raw) != 0)
-		return;
-	snprintf(path, sizeof path, "%s", raw); /* note_name cuts it */
-	note_name(n, req, path, darg >= 0, darg >= 0 ? (int)req->data.args[darg] : AT_FDCWD, cwd,
-		  fresh, false);
-}
-
-/* A bind to a pathname unix socket: its name noted, whatever it is (a
- * socket the sandbox did not bind is masked by the workspace watch). */
-static void note_bind(struct notifier *n, const struct seccomp_notif *req, int mem)
-{
-	struct sockaddr_un un;
-	memset(&un, 0, sizeof un);
-	size_t len = req->data.args[2] < sizeof un ? (size_t)req->data.args[2] : sizeof un;
-	if (!n->made || len <= offsetof(struct sockaddr_un, sun_path) ||
-	    pread(mem, &un, len, (off_t)req->data.args[1]) != (ssize_t)len ||
-	    un.sun_family != AF_UNIX || un.sun_path[0] == '\0' /* abstract */)
-		return;
-	char path[sizeof un.sun_path + 1], cwd[PATH_MAX] = "";
-	size_t plen = len - offsetof(struct sockaddr_un, sun_path);
-	memcpy(path, un.sun_path, plen);
-	path[plen] = '\0';
-	note_name(n, req, path, false, AT_FDCWD, cwd, true, true);
-}
-
-/* Can the path at addr name a secret? Its last name against the patterns
- * that name no path (the others need its place: note_name's, later). */
-static bool secret_arg(const struct notifier *n, struct target_args *ta, int arg)
-{
-	const char *raw;
-	char path[PATH_MAX];
-	if (target_arg_str(ta, arg, &raw) != 0)
-		return false;
-	snprintf(path, sizeof path, "%s", raw);
-	if (n->mask_paths)
-		return true;
-	const char *name = last_name(path);
-	return workspace_masked(n->pol, name, name);
-}
-
-/* A file operation about to make a name: its secret names noted
- * (note_name). An open makes one only with O_CREAT (not with O_PATH, which
- * ignores it, nor with O_DIRECTORY, refused with it); a rename or a link
- * only from a source that is there (a call that fails leaves a note that
- * could later cover the host's file). */
-static void note_made(struct notifier *n, const struct seccomp_notif *req, struct target_args *ta,
-		      const struct file_op *op)
-{
-	if (!n->made || !op->made)
-		return;
-	const __u64 *a = req->data.args;
-	if (strcmp(op->op, "open") == 0 && op->flags >= 0 &&
-	    ((a[op->flags] & O_CREAT) == 0 || (a[op->flags] & (O_PATH | O_DIRECTORY))))
-		return;
-	char cwd[PATH_MAX] = "";
-	bool moves = strcmp(op->op, "rename") == 0;
-	if ((moves || strcmp(op->op, "link") == 0) && op->path >= 0) {
-		const char *src;
-		if (target_arg_str(ta, op->path, &src) != 0 ||
-		    !(secret_arg(n, ta, op->path2) ||
-		      (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))))
-			return; /* the source is looked for only when a secret name is made */
-		bool at = op->dirfd >= 0;
-		int at_flags = strcmp(op->op, "link") == 0 && op->flags >= 0 ? (int)a[op->flags] : 0;
-		target_cwd(req->pid, cwd, sizeof cwd);
-		_cleanup_close_ int fd = target_open(req->pid, at ? (int)a[op->dirfd] : AT_FDCWD, at, src,
-						     at_flags, O_PATH | O_NOFOLLOW | O_CLOEXEC, cwd,
-						     NULL, 0);
-		if (fd < 0)
-			return;
-		/* an exchange makes both names anew */
-		if (moves && op->flags >= 0 && (a[op->flags] & RENAME_EXCHANGE))
-			note_arg(n, req, ta, op->path, op->dirfd, cwd, false);
-	}
-	if (op->made == 1)
-		note_arg(n, req, ta, op->path, op->dirfd, cwd, true);
-	else
-		note_arg(n, req, ta, op->path2, op->dirfd2, cwd, !moves);
-}
-
-/* Milliseconds on the monotonic clock, for the record's bound. */
-static double mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
-}
-
-/* A file operation's event, with the walls' answer predicted (filewhy.h),
- * written when the level and the record's bound let it: refused ones at
- * every level but `audit minimal` (where only the read-only workspace's
- * are), allowed ones but the writes to /dev and /proc (a terminal, a
- * pipe) by default, all of them with `audit files`. The summary of what
- * the bound held back goes first, when due. What is not written costs no
- * more than the prediction: the pid inside is read only for an event. */
-static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
-{
-	const char *why = filewhy_predict(n->why, pid, x);
-	bool ro_ws = why && strncmp(why, "read-only workspace", 19) == 0;
-	x->decision = why ? "deny" : "allow";
-	x->reason = why;
-	x->access = "write";
-	bool wanted = why ? n->level > 0 || ro_ws
-			  : n->level >= 2 || (n->level == 1 && !filewhy_noise(x->paths[0]));
-	if (!wanted)
-		return;
-	double now = mono_ms();
-	struct ev_file sum;
-	while (filebound_summary(&n->bound, false, now, &sum))
-		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (!filebound_admit(&n->bound, why != NULL, now))
-		return;
-	x->pid = target_inner_ns(pid, &n->pidns);
-	later(n, ev_file(x));
-}
-
-/* A file operation: recorded (file_event), or held for a question
- * (`write ask`: true, answered later by writeask.c); first, the secret
- * name it makes noted (note_made). */
-static bool log_file(struct notifier *n, const struct seccomp_notif *req, const struct file_op *op)
-{
-	struct target_args ta; /* the paths read once, for both */
-	target_args_init(&ta, req->pid, req->data.args);
-	note_made(n, req, &ta, op);
-	if (!n->level && !n->wa && !n->ro_ws)
-		return false; /* notified only for note_made */
-	char cwd[PATH_MAX] = "";
-	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
-			     .has_flags = op->flags >= 0 };
-	if (op->path >= 0)
-		x.paths[x.npaths++] = arg_path(req, &ta, op->path, op->dirfd, cwd);
-	if (op->path2 >= 0)
-		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd);
-	if (x.has_flags)
-		x.flags = (unsigned long long)req->data.args[op->flags];
-	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
-	const char *target;
-	if (strcmp(op->op, "symlink") == 0 && target_arg_str(&ta, 0, &target) == 0)
-		x.target = target;
-	bool held = false;
-	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
-		if (n->wa)
-			x.pid = target_inner_ns(req->pid, &n->pidns);
-		held = writeask_check(n->wa, req, &x);
-		if (!held)
-			file_event(n, req->pid, &x);
-	}
-	for (int i = 0; i < x.npaths; i++)
-		free((char *)x.paths[i]);
-	return held;
-}
-
-/* An open that creates with a set-id mode, or a mode change to one: the
- * filter's rule for it (seccomp.c), on the same 32 bits of the same
- * arguments. op: the file operation nr is, or NULL. */
-static bool setid_create(int nr, const __u64 *a, const struct file_op *op)
-{
-	uint32_t flags, mode;
-	if (op && strcmp(op->op, "chmod") == 0)
-		return (uint32_t)a[op->path == 0 ? 1 : 2] & (S_ISUID | S_ISGID);
-	if (nr == SCMP_SYS(open))
-		flags = (uint32_t)a[1], mode = (uint32_t)a[2];
-	else if (nr == SCMP_SYS(openat))
-		flags = (uint32_t)a[2], mode = (uint32_t)a[3];
-	else if (nr == SCMP_SYS(creat))
-		flags = O_CREAT, mode = (uint32_t)a[1];
-	else
-		return false;
-	bool creates = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-	return creates && (mode & (S_ISUID | S_ISGID));
 }
 
 static void log_refusal(struct notifier *n, const struct seccomp_notif *req, bool ignored)
@@ -660,7 +295,7 @@ static void log_refusal(struct notifier *n, const struct seccomp_notif *req, boo
 	struct ev_syscall x = { .pid = inner, .host_pid = req->pid, .name = name, .nr = req->data.nr,
 				.ignored = ignored, .abi = abi };
 	memcpy(x.args, req->data.args, sizeof x.args);
-	later(n, ev_syscall(&x));
+	notify_later(n, ev_syscall(&x));
 	free(name);
 }
 
@@ -706,7 +341,7 @@ static bool mmap_refused(struct notifier *n, const struct seccomp_notif *req)
 				.path = path, .reason = "exec strict: a file the agent can write, mapped "
 				"as code (its mount is noexec)" };
 	memcpy(x.args, req->data.args, sizeof x.args);
-	later(n, ev_syscall(&x));
+	notify_later(n, ev_syscall(&x));
 	return true;
 }
 
@@ -786,7 +421,7 @@ static void note_blind(struct notifier *n, const struct seccomp_notif *req, int 
 	n->blind++;
 	char why[128];
 	snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(mem_err));
-	later(n, ev_exec(&(struct ev_exec){ .pid = -1, .ppid = -1, .host_pid = req->pid,
+	notify_later(n, ev_exec(&(struct ev_exec){ .pid = -1, .ppid = -1, .host_pid = req->pid,
 		.execveat = req->data.nr == SCMP_SYS(execveat), .interpreter = "", .deny = why }));
 }
 
@@ -829,23 +464,14 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 {
 	if (!o->cont || o->ignore || o->unchecked)
 		log_refusal(n, req, o->ignore);
-	else if (valid && fop && log_file(n, req, fop))
+	else if (valid && fop && notefile_record(n, req, fop))
 		return true;
 	else if (valid && req->data.nr == SCMP_SYS(bind))
-		note_bind(n, req, mem);
+		notefile_bind(n, req, mem);
 	else if (valid)
 		o->emulated = connect_unix(n, req, mem, &o->emu_err, &o->emu_val) ||
 			      (log_connect(n, req, mem), false);
 	return false;
-}
-
-/* The file operation req is, when it goes on once recorded: NULL for an
- * open that creates a set-id file (refused) and for any other call. */
-static const struct file_op *file_op_recorded(const struct notifier *n,
-					      const struct seccomp_notif *req)
-{
-	const struct file_op *fop = file_op_of(n, req->data.nr);
-	return fop && !setid_create(req->data.nr, req->data.args, fop) ? fop : NULL;
 }
 
 /* Handle one pending notification: log it, then answer. 0, or -1 if the
@@ -882,7 +508,7 @@ static int notifier_handle(struct notifier *n)
 	 * socket is made by the supervisor instead (unixconn.h). */
 	bool addressed = nr == SCMP_SYS(connect) || nr == SCMP_SYS(sendto);
 	bool binds = nr == SCMP_SYS(bind); /* noted (note_bind), let through */
-	const struct file_op *fop = exec || addressed || binds ? NULL : file_op_recorded(n, req);
+	const struct file_op *fop = exec || addressed || binds ? NULL : notefile_op(n, req);
 	struct outcome o = { .cont = exec || addressed || binds || fop,
 			     .ignore = nr == SCMP_SYS(prctl) };
 	if (exec && n->execs) {
@@ -938,62 +564,3 @@ int notifier_watch(struct loop *l, struct notifier *n, struct werr *e)
 	return loop_add(l, "the seccomp listener", n->fd, on_seccomp, n, e);
 }
 
-/* The reads outside the workspace (fanread.h): a file the sandbox opened
- * without write access, on the mounts the helper marks, recorded as an
- * `open` with access "read", decision "allow", under the record's bound;
- * none in the workspace or the system directories, none with `audit
- * minimal`. pid -1: the kernel does not tell a listener in a user
- * namespace which process it was (it may be the supervisor's own reading
- * a program to hash it). */
-static bool read_wanted(const struct notifier *n, const char *path)
-{
-	static const char *const sys[] = { "/etc/", "/usr/", "/bin/", "/sbin/", "/lib", "/opt/",
-					   "/proc/", "/sys/", "/dev/", "/run/", "/.warden/" };
-	size_t wl = n->ws ? strlen(n->ws) : 0;
-	if (wl && strncmp(path, n->ws, wl) == 0 && (path[wl] == '/' || path[wl] == '\0'))
-		return false;
-	for (size_t i = 0; i < ARRAY_LEN(sys); i++)
-		if (strncmp(path, sys[i], strlen(sys[i])) == 0)
-			return false;
-	return true;
-}
-
-static void on_read(struct loop *l, const struct source *src, uint32_t events)
-{
-	struct notifier *n = src->ctx;
-	struct fanread_msg m;
-	ssize_t len = recv(src->fd, &m, sizeof m - 1, MSG_DONTWAIT);
-	if (len < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (len < (ssize_t)sizeof m.pid || m.pid < 0) {
-		if (len > 0 && !(events & (EPOLLHUP | EPOLLERR)))
-			return;
-		/* the helper is gone (it never ends on its own): said, and the
-		 * session goes on, the reads being a record, not a wall */
-		loop_remove(l, src);
-		audit_emit_event(n->log, ev_alert(&(struct ev_alert){ .rule = "files.reads-lost",
-			.action = "the file-read helper ended: reads outside the workspace are no "
-			"longer recorded" }), NULL);
-		wnote("the file-read helper ended: reads outside the workspace are no longer "
-		      "recorded in this session");
-		return;
-	}
-	((char *)&m)[len] = '\0';
-	if (len == (ssize_t)sizeof m.pid || !n->level || !read_wanted(n, m.path))
-		return;
-	double now = mono_ms();
-	struct ev_file sum;
-	while (filebound_summary(&n->bound, false, now, &sum))
-		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (!filebound_admit(&n->bound, false, now))
-		return;
-	const char *path = m.path;
-	struct ev_file x = { .pid = -1, .op = "open", .npaths = 1,
-			     .paths = { path }, .decision = "allow", .access = "read" };
-	audit_emit_event(n->log, ev_file(&x), NULL);
-}
-
-int notifier_reads_watch(struct loop *l, struct notifier *n, int sock, struct werr *e)
-{
-	return loop_add(l, "the file reads' helper", sock, on_read, n, e);
-}

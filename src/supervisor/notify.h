@@ -72,5 +72,5 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e);
 int notifier_watch(struct loop *l, struct notifier *n, struct werr *e);
 void notifier_free(struct notifier *n);
 /* The file reads' helper's socket (fanread.h) watched by l: each read it
- * reports recorded (notify.c, on_read); -1 with e when l cannot take it. */
+ * reports recorded (notefile.c); -1 with e when l cannot take it. */
 int notifier_reads_watch(struct loop *l, struct notifier *n, int sock, struct werr *e);

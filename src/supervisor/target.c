@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../workspace/plan.h"
 
 #define ARGV_MAX 128            /* arguments recorded per exec */
 #define ARG_MAX_LEN 4096        /* bytes recorded per argument */
@@ -26,6 +27,18 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 	snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
 	ssize_t n = readlink(p, buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* path made absolute (from the process's cwd) with ".", ".." and empty
+ * components taken out, as text: what it names whatever the symlinks on
+ * the way (malloc'd). */
+char *target_lexical_path(pid_t pid, const char *path)
+{
+	char cwd[PATH_MAX] = "";
+	if (path[0] != '/')
+		target_cwd(pid, cwd, sizeof cwd); /* "" when unreadable: taken from / */
+	_cleanup_free_ char *all = xasprintf("%s/%s", cwd, path);
+	return ws_join_lexically("/", all);
 }
 
 /* If full (absolute, inside the sandbox) names the process's own entries

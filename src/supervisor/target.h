@@ -18,6 +18,11 @@
 /* The process's cwd as the supervisor reads it ("" when unreadable). */
 void target_cwd(pid_t pid, char *buf, size_t len);
 
+/* path as the process gave it, made absolute (from its cwd) with ".", ".."
+ * and empty components taken out, as text: what it names whatever the
+ * symlinks on the way (malloc'd). */
+char *target_lexical_path(pid_t pid, const char *path);
+
 /* Open path (oflags: O_RDONLY, O_PATH, ... with O_CLOEXEC) as process pid
  * would resolve it: relative to dirfd_arg when `at` (AT_EMPTY_PATH in
  * at_flags with an empty path: that fd itself), else to cwd. resolved gets

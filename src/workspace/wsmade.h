@@ -2,7 +2,7 @@
  * session, so that the workspace watch (wswatch.h) tells the agent's own
  * new secret-named file (`cp template .env`, left readable) from one the
  * host made (masked). The supervisor notes each secret name a sandboxed
- * process is about to make (its seccomp notification, notify.c, handled
+ * process is about to make (its seccomp notification, notefile.c, handled
  * before the call goes on: so before inotify can report the file), by the
  * directory it is made in (device, inode) and the name; the watch, when a
  * secret name appears, asks whether the file there is one the sandbox made.
