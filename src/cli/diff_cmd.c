@@ -41,27 +41,7 @@ static char *slurp(int fd, size_t *len)
 	struct stat s;
 	if (fd < 0 || fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_size > TEXT_MAX)
 		return NULL;
-	char *buf = xmalloc(TEXT_MAX + 2);
-	size_t n = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf + n, TEXT_MAX + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > TEXT_MAX) {
-			free(buf);
-			return NULL;
-		}
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return read_fd_all(fd, (size_t)s.st_size, TEXT_MAX, len);
 }
 
 /* One side of a changed file: from the store (read and checked against

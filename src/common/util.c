@@ -258,27 +258,38 @@ int remove_tree_at(int parent, const char *name)
 	return r;
 }
 
+char *read_fd_all(int fd, size_t hint, size_t max, size_t *len)
+{
+	/* a buffer of the size expected and two (its end seen in the second
+	 * read), grown by doubling */
+	size_t cap = (hint ? hint : 4094) + 2, n = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return NULL;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n > max) {
+			errno = EFBIG;
+			return NULL;
+		}
+	}
+	buf[n] = '\0';
+	*len = n;
+	return steal_ptr(&buf);
+}
+
 char *read_text_file(const char *path)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 8192, len = 0;
-	_cleanup_free_ char *buf = xmalloc(cap);
-	for (;;) {
-		if (len + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return NULL;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	return steal_ptr(&buf);
+	size_t len;
+	return fd < 0 ? NULL : read_fd_all(fd, 0, SIZE_MAX, &len);
 }
 
 DIR *dir_open_at(int dirfd, const char *path, int flags)
@@ -412,30 +423,7 @@ char *read_regular_at(int dirfd, const char *name, int flags, size_t max, size_t
 		errno = EFBIG;
 		return NULL;
 	}
-	/* a buffer of the file's size and two (its end seen in the second
-	 * read, without a 4 KiB start for a file that is not there or a large
-	 * first buffer on the stack), grown if the file grows meanwhile */
-	size_t cap = (size_t)st->st_size + 2, n = 0;
-	_cleanup_free_ char *buf = xmalloc(cap);
-	for (;;) {
-		if (n + 1 == cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t got = read(fd, buf + n, cap - 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return NULL;
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n > max) {
-			errno = EFBIG;
-			return NULL;
-		}
-	}
-	buf[n] = '\0';
-	*len = n;
-	return steal_ptr(&buf);
+	return read_fd_all(fd, (size_t)st->st_size, max, len);
 }
 
 int read_regular_file_at(int dirfd, const char *path, int flags, size_t max, char **text,

@@ -73,6 +73,12 @@ bool path_has_dot_components(const char *path);
  * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
 char *path_resolve_existing(const char *path);
 
+/* What fd holds from where it is to its end, malloc'd and NUL-terminated
+ * after its *len bytes; hint: the size expected (a file's st_size; 0 when
+ * unknown), max: at most so many bytes. NULL with errno (EFBIG: more than
+ * max). */
+char *read_fd_all(int fd, size_t hint, size_t max, size_t *len);
+
 /* A whole file read to its end (a /proc file reports no size), malloc'd
  * and NUL-terminated; NULL with errno. */
 char *read_text_file(const char *path);

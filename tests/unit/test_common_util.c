@@ -5,7 +5,8 @@
  * the cache go), copy_symlink (the curated /etc), write_all, closep and
  * closedirp (closed once, whatever calls them twice), dir_open_at (a
  * stream that owns its fd, nothing left open when it fails) and
- * read_regular_file's reasons, in the caller's buffer, and read_regular_at
+ * read_regular_file's reasons, in the caller's buffer, read_fd_all (bounded,
+ * grown past its hint) and read_regular_at
  * (a FIFO or a link refused at once, a bound that holds, the file's stat
  * handed back, nothing left open). */
 #include <errno.h>
@@ -583,6 +584,36 @@ static void test_read_regular_at(void)
 	CHECK(next_fd() == free_fd);
 }
 
+/* read_fd_all: a pipe read to its end (100,000 bytes, more than the pipe
+ * holds, from a writer of its own) past the size hinted, the buffer grown,
+ * NUL-terminated; one byte over max is EFBIG. */
+static void test_read_fd_all(void)
+{
+	for (size_t max = 100000; max >= 99999; max--) {
+		int p[2];
+		CHECK(pipe(p) == 0);
+		pid_t w = fork();
+		if (w == 0) {
+			char block[1000];
+			memset(block, 'x', sizeof block);
+			for (int k = 0; k < 100; k++)
+				if (write_all(p[1], block, sizeof block) < 0)
+					_exit(1);
+			_exit(0);
+		}
+		close(p[1]);
+		size_t len = 0;
+		char *t = read_fd_all(p[0], 10, max, &len);
+		if (max == 100000)
+			CHECK(t && len == 100000 && t[len] == '\0' && t[99999] == 'x');
+		else
+			CHECK(!t && errno == EFBIG);
+		free(t);
+		close(p[0]); /* the writer, if still writing, ends on EPIPE */
+		CHECK(w > 0 && waitpid(w, NULL, 0) == w);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -602,6 +633,7 @@ int main(void)
 	test_dir_open_at();
 	test_read_regular_file();
 	test_read_regular_at();
+	test_read_fd_all();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
