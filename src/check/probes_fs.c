@@ -380,7 +380,13 @@ void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, stru
 		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2)
 			continue;
 		mounts++;
-		const char *super = strstr(line, " - ");
+		/* the paths as the kernel escapes them (\040 a space): decoded,
+		 * or a home with a space in its name would never be found */
+		unescape_octal(root);
+		unescape_octal(point);
+		char *super = strstr(line, " - ");
+		if (super)
+			unescape_octal(super);
 		for (size_t i = 0; i < ARRAY_LEN(hidden); i++) {
 			const char *h = hidden[i];
 			if (!h || h[0] != '/' || !h[1])

@@ -258,6 +258,21 @@ int remove_tree_at(int parent, const char *name)
 	return r;
 }
 
+void unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
 char *read_fd_all(int fd, size_t hint, size_t max, size_t *len)
 {
 	/* a buffer of the size expected and two (its end seen in the second

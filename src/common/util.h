@@ -73,6 +73,11 @@ bool path_has_dot_components(const char *path);
  * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
 char *path_resolve_existing(const char *path);
 
+/* The octal escapes the kernel writes in /proc/PID/mountinfo's paths
+ * (\040 a space, \011 a tab, \012 a newline, \134 a backslash) decoded in
+ * place: the path as the file system has it. */
+void unescape_octal(char *s);
+
 /* What fd holds from where it is to its end, malloc'd and NUL-terminated
  * after its *len bytes; hint: the size expected (a file's st_size; 0 when
  * unknown), max: at most so many bytes. NULL with errno (EFBIG: more than

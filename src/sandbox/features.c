@@ -146,22 +146,6 @@ int features_parse_cmdline_lsm(const char *cmdline, char *out, size_t outlen)
 	return features_parse_lsm_list(copy, out, outlen);
 }
 
-/* Decode mountinfo's octal escapes (\040 for a space) of a field in place. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
 /* The mount point and file system type of one mountinfo line (modified in
  * place); -1 when it is not a well-formed line. */
 static int mountinfo_line(char *line, char **point, char **fstype)

@@ -75,22 +75,6 @@ int limits_parse_own_cgroup(const char *text, const char *controller, char *out,
 	return 0;
 }
 
-/* Decode mountinfo's octal escapes (\040) in place. */
-static void unescape(char *s)
-{
-	char *o = s;
-	for (char *p = s; *p;) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*o++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
-			p += 4;
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*o = '\0';
-}
-
 /* Does the comma-separated list hold name? */
 static bool list_has(const char *list, const char *name)
 {
@@ -123,8 +107,8 @@ int limits_parse_cgroup_mount(const char *text, const char *controller, char *po
 		char *super = source ? strtok_r(NULL, " ", &s2) : NULL;
 		if (n < 6 || !super)
 			continue;
-		unescape(f[3]);
-		unescape(f[4]);
+		unescape_octal(f[3]);
+		unescape_octal(f[4]);
 		bool match = controller ? strcmp(fstype, "cgroup") == 0 && list_has(super, controller)
 					: strcmp(fstype, "cgroup2") == 0;
 		if (match) {

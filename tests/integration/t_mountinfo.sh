@@ -21,6 +21,8 @@ mi_check() {
 		n=$((n + 1))
 		read -r _ _ _ root point _ <<<"$line"
 		super=${line#* - }
+		# the paths as the kernel escapes them (\040 a space), decoded
+		root=$(printf '%b' "$root") point=$(printf '%b' "$point") super=$(printf '%b' "$super")
 		for h in "${hidden[@]}"; do
 			if [[ $root != "$point" && ($root == "$h" || $root == "$h"/*) ]] ||
 				[[ $super == *"$h"/* || $super == *"$h" || $super == *"$h",* || $super == *"$h":* ]]; then
@@ -83,6 +85,35 @@ test_mountinfo_check_probe() {
 	grep -qE '^ *mountinfo-host-paths +denied +denied' <<<"$OUT" ||
 		fail "warden check: the mountinfo probe did not hold: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
 	[[ $RC == 0 ]] || fail "warden check failed (rc=$RC): $(excerpt "$(grep -A3 'did not hold' <<<"$OUT")")"
+}
+
+# The paths of the mount table as the kernel writes them (\040 for a space)
+# are read decoded: outside any sandbox, in a mount namespace of the
+# test's own, a bind of a home whose name has a space is found by `warden
+# check`'s probe (it can fail; before, it read the escaped text and found
+# nothing). Then a session and `warden check` with that home: the mount
+# table names it nowhere.
+test_mountinfo_escaped_home() {
+	local home="$T_TMP/a home" out
+	mkdir -p "$home/proj" "$T_TMP/elsewhere" "$T_TMP/pws" "$T_TMP/pout"
+	out=$(unshare -Urm sh -c 'mount --bind "$1" "$2" && exec "$3" __probe --only mountinfo-host-paths --ws "$4" --out "$5" --token 00 --home "$1"' \
+		sh "$home" "$T_TMP/elsewhere" "$WARDEN" "$T_TMP/pws" "$T_TMP/pout" 2>&1)
+	[[ $out == *'"probe"'* ]] || skip "no mount namespace of the test's own here: $(excerpt "$out")"
+	grep -q '"probe":"mountinfo-host-paths","observed":"allowed"' <<<"$out" ||
+		fail "the probe did not find a bind of '$home': $(excerpt "$out")"
+	grep -qF "names $home" <<<"$out" || fail "the probe's finding does not name the home: $(excerpt "$out")"
+	(cd "$home/proj" && HOME="$home" timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- cat /proc/self/mountinfo \
+		</dev/null >"$T_TMP/sp.out" 2>"$T_TMP/sp.err")
+	RC=$? OUT=$(<"$T_TMP/sp.out") ERR=$(<"$T_TMP/sp.err")
+	assert_rc 0 'a home with a space'
+	grep -qF 'a\040home' <<<"$OUT" || fail "the workspace under '$home' is not in the table (the check would not cover it): $(excerpt "$OUT")"
+	local HOME="$home"
+	mi_check 'a home with a space'
+	(cd "$home/proj" && HOME="$home" timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" check </dev/null >"$T_TMP/spc.out" 2>&1)
+	RC=$? OUT=$(<"$T_TMP/spc.out")
+	grep -qE '^ *mountinfo-host-paths +denied +denied' <<<"$OUT" ||
+		fail "warden check with a home with a space: the mountinfo probe did not hold: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+	assert_rc 0 'warden check with a home with a space'
 }
 
 # warden's own binary inside (ssh's ProxyCommand, whenever a destination is

@@ -412,6 +412,8 @@ static int cgroup_level(const char *dir)
 		const char *dash = strstr(line, " - cgroup2 ");
 		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", root, point) != 2)
 			continue;
+		unescape_octal(root); /* (\040 a space, as the kernel writes it) */
+		unescape_octal(point);
 		size_t n = strlen(point);
 		if (!path_is_within(dir, point) || n < best)
 			continue;
