@@ -258,6 +258,14 @@ int remove_tree_at(int parent, const char *name)
 	return r;
 }
 
+void snprintf_cut(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
 void unescape_octal(char *s)
 {
 	char *w = s;

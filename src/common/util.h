@@ -73,6 +73,11 @@ bool path_has_dot_components(const char *path);
  * NULL otherwise or when the ancestor cannot be resolved (malloc'd). */
 char *path_resolve_existing(const char *path);
 
+/* snprintf for a message that may be cut short: what fits of it, always
+ * NUL-terminated (len > 0), without the compiler's warning of the cut. */
+__attribute__((format(printf, 3, 4)))
+void snprintf_cut(char *buf, size_t len, const char *fmt, ...);
+
 /* The octal escapes the kernel writes in /proc/PID/mountinfo's paths
  * (\040 a space, \011 a tab, \012 a newline, \134 a backslash) decoded in
  * place: the path as the file system has it. */

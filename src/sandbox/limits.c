@@ -1,11 +1,11 @@
 /* limits.c - a session's limits: where each is enforced (a cgroup, an
  * rlimit, the tmpfs mounts), the session's cgroups made and removed, and the
- * `limit` events when the sandbox reaches one. The rules are in limits.h. */
+ * `limit` events when the sandbox reaches one. The rules are in limits.h;
+ * what the host offers for them is found by limits_probe.c. */
 #include "limits.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -23,340 +23,15 @@
 #include "features.h"
 #include "../common/bgjob.h"
 
-static const char *const ctl_names[CTL_COUNT] = { "pids", "memory", "cpu" };
 static const enum policy_limit_kind ctl_kind[CTL_COUNT] = { LIMIT_PIDS, LIMIT_MEMORY, LIMIT_CPU };
 #define CPU_PERIOD_US 100000ULL
 
-/* snprintf for messages, which may be cut short */
-__attribute__((format(printf, 3, 4)))
-static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/* ---- pure parts ------------------------------------------------------------ */
-
-int limits_parse_own_cgroup(const char *text, const char *controller, char *out, size_t len)
-{
-	for (const char *l = text; l && *l;) {
-		const char *nl = strchrnul(l, '\n');
-		/* "ID:CONTROLLERS:PATH" */
-		const char *c1 = memchr(l, ':', (size_t)(nl - l));
-		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
-		if (c2) {
-			bool match;
-			if (!controller) {
-				match = c2 == c1 + 1 && c1 - l == 1 && l[0] == '0';
-			} else {
-				match = false;
-				size_t n = strlen(controller);
-				for (const char *p = c1 + 1; p < c2;) {
-					const char *end = memchr(p, ',', (size_t)(c2 - p));
-					if (!end)
-						end = c2;
-					match = match || ((size_t)(end - p) == n && strncmp(p, controller, n) == 0);
-					p = end + 1;
-				}
-			}
-			if (match) {
-				size_t n = (size_t)(nl - c2 - 1);
-				if (n + 1 > len)
-					return -1;
-				memcpy(out, c2 + 1, n);
-				out[n] = '\0';
-				return 1;
-			}
-		}
-		l = *nl ? nl + 1 : nl;
-	}
-	return 0;
-}
-
-/* Does the comma-separated list hold name? */
-static bool list_has(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		size_t k = strcspn(p, ",");
-		if (k == n && strncmp(p, name, n) == 0)
-			return true;
-		p += k + (p[k] == ',');
-	}
-	return false;
-}
-
-int limits_parse_cgroup_mount(const char *text, const char *controller, char *point, size_t plen,
-			      char *root, size_t rlen)
-{
-	_cleanup_free_ char *copy = xstrdup(text);
-	_cleanup_free_ char *fpoint = NULL, *froot = NULL;
-	char *save = NULL;
-	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		/* ID PARENT DEV ROOT POINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER */
-		char *f[6] = { 0 }, *s2 = NULL, *tok = strtok_r(l, " ", &s2);
-		size_t n = 0;
-		for (; tok && n < 6; tok = strtok_r(NULL, " ", &s2))
-			f[n++] = tok;
-		while (tok && strcmp(tok, "-") != 0)
-			tok = strtok_r(NULL, " ", &s2);
-		char *fstype = tok ? strtok_r(NULL, " ", &s2) : NULL;
-		char *source = fstype ? strtok_r(NULL, " ", &s2) : NULL;
-		char *super = source ? strtok_r(NULL, " ", &s2) : NULL;
-		if (n < 6 || !super)
-			continue;
-		unescape_octal(f[3]);
-		unescape_octal(f[4]);
-		bool match = controller ? strcmp(fstype, "cgroup") == 0 && list_has(super, controller)
-					: strcmp(fstype, "cgroup2") == 0;
-		if (match) {
-			free(fpoint);
-			free(froot);
-			fpoint = xstrdup(f[4]);
-			froot = xstrdup(f[3]);
-		} else if (fpoint && strcmp(fpoint, f[4]) == 0) {
-			free(fpoint); /* hidden by a later mount */
-			free(froot);
-			fpoint = froot = NULL;
-		}
-	}
-	if (plen)
-		point[0] = '\0';
-	if (rlen)
-		root[0] = '\0';
-	if (!fpoint)
-		return 0;
-	if (strlen(fpoint) >= plen || strlen(froot) >= rlen)
-		return -1;
-	strcpy(point, fpoint);
-	strcpy(root, froot);
-	return 1;
-}
-
-bool limits_parse_memtotal(const char *meminfo, unsigned long long *bytes)
-{
-	for (const char *l = meminfo; l && *l;) {
-		const char *nl = strchrnul(l, '\n');
-		if (strncmp(l, "MemTotal:", 9) == 0) {
-			char *end;
-			errno = 0;
-			unsigned long long kb = strtoull(l + 9, &end, 10);
-			while (*end == ' ')
-				end++;
-			if (errno || end == l + 9 || strncmp(end, "kB", 2) != 0 || !kb ||
-			    kb > (1ULL << 53))
-				return false;
-			*bytes = kb * 1024;
-			return true;
-		}
-		l = *nl ? nl + 1 : nl;
-	}
-	return false;
-}
-
-bool limits_parse_memory_max(const char *text, unsigned long long *bytes)
-{
-	char *end;
-	if (*text < '0' || *text > '9')
-		return false; /* "max" (v2), or not a number */
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || (*end && *end != '\n') || v >= (1ULL << 60))
-		return false; /* v1's "unlimited" is a page short of 2^63 */
-	*bytes = v;
-	return true;
-}
-
-unsigned long long limits_share(unsigned percent, unsigned long long room)
-{
-	unsigned long long v = room / 1024 * percent / 100 * 1024;
-	v &= ~((1ULL << 20) - 1); /* whole MiB: 11770M, not 12342083174 */
-	return v < (16ULL << 20) ? 16ULL << 20 : v;
-}
-
-bool limits_parse_counter(const char *text, const char *key, unsigned long long *v)
-{
-	size_t n = strlen(key);
-	for (const char *l = text; l && *l;) {
-		const char *nl = strchrnul(l, '\n');
-		if (strncmp(l, key, n) == 0 && l[n] == ' ') {
-			char *end;
-			errno = 0;
-			unsigned long long x = strtoull(l + n + 1, &end, 10);
-			if (errno == 0 && end > l + n + 1 && end == nl) {
-				*v = x;
-				return true;
-			}
-		}
-		l = *nl ? nl + 1 : nl;
-	}
-	return false;
-}
-
-/* ---- the probe -------------------------------------------------------------- */
-
+/* The cgroup file dir/file written. */
 static int write_text(const char *dir, const char *file, const char *text)
 {
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", dir, file);
 	return write_file(path, text);
-}
-
-/* The directory of warden's own cgroup in the hierarchy mounted at point
- * with root mroot (the mount shows the part of the hierarchy below mroot):
- * into out, or why not. */
-static bool own_dir(const char *point, const char *mroot, const char *own, char *out, size_t len,
-		    char *why, size_t wlen)
-{
-	size_t n = strlen(mroot);
-	if (strcmp(mroot, "/") == 0)
-		n = 0;
-	if (strstr(own, "/..") || (n && (strncmp(own, mroot, n) != 0 || (own[n] && own[n] != '/')))) {
-		say(why, wlen, "warden's cgroup %s is outside what is mounted at %s", own, point);
-		return false;
-	}
-	const char *rel = own + n;
-	if ((size_t)snprintf(out, len, "%s%s", point, strcmp(rel, "/") == 0 ? "" : rel) >= len) {
-		say(why, wlen, "the path of warden's cgroup is too long");
-		return false;
-	}
-	return true;
-}
-
-/* May warden make cgroups in dir and move its processes there? */
-static bool writable(const char *dir, bool v2, char *why, size_t wlen)
-{
-	char path[700];
-	const char *files[] = { "", "/cgroup.procs", v2 ? "/cgroup.subtree_control" : NULL };
-	for (size_t i = 0; i < ARRAY_LEN(files) && files[i]; i++) {
-		snprintf(path, sizeof path, "%s%s", dir, files[i]);
-		if (access(path, W_OK) < 0) {
-			say(why, wlen, "%s is not writable (%s)", path, strerror(errno));
-			return false;
-		}
-	}
-	return true;
-}
-
-/* /proc/self/mountinfo and /proc/self/cgroup, as read (NULL: unreadable). */
-struct proc_texts {
-	const char *mountinfo;
-	const char *cgroup;
-};
-
-/* Where the hierarchy of ctl (NULL: v2) is mounted (point, 512 bytes), the
- * root of that mount (mroot) and warden's own cgroup in it (own), from
- * /proc/self; false with why (no_mount or no_own). */
-static bool own_cgroup(const struct proc_texts *t, const char *ctl, char point[512],
-		       char mroot[512], char own[512], const char *no_mount, const char *no_own,
-		       char *why, size_t wlen)
-{
-	const char *mi = t->mountinfo, *cg = t->cgroup;
-	if (!mi || limits_parse_cgroup_mount(mi, ctl, point, 512, mroot, 512) <= 0) {
-		say(why, wlen, "%s", no_mount);
-		return false;
-	}
-	if (!cg || limits_parse_own_cgroup(cg, ctl, own, 512) <= 0) {
-		say(why, wlen, "%s", no_own);
-		return false;
-	}
-	return true;
-}
-
-/* The cgroup v2 directory warden makes session cgroups in (limits.h), or
- * false with why. */
-static bool v2_parent(const struct proc_texts *t, bool root, char *out, size_t len, char *why,
-		      size_t wlen)
-{
-	char point[512], mroot[512], own[512];
-	if (!own_cgroup(t, NULL, point, mroot, own, "no cgroup v2 hierarchy is mounted",
-			"warden's own cgroup v2 is unknown (/proc/self/cgroup)", why, wlen))
-		return false;
-	char dir[600];
-	if (!own_dir(point, mroot, own, dir, sizeof dir, why, wlen))
-		return false;
-	const char *rel = dir + strlen(point); /* "" at the root of the hierarchy */
-	char svc[64];
-	snprintf(svc, sizeof svc, "/user@%u.service", (unsigned)getuid());
-	size_t n = strlen(svc);
-	const char *at = rel;
-	while ((at = strstr(at, svc)) && at[n] && at[n] != '/')
-		at += n;
-	if (!*rel || (root && !at)) {
-		snprintf(out, len, "%s", point);
-	} else if (at) {
-		snprintf(out, len, "%.*s", (int)(at + n - dir), dir);
-	} else {
-		say(why, wlen, "warden runs in the cgroup %s, outside the one systemd delegates to "
-			 "your user (%s; run warden from it: `systemd-run --user --scope warden run ...`)",
-			 own, svc + 1);
-		return false;
-	}
-	return writable(out, true, why, wlen);
-}
-
-/* The v1 hierarchy of one controller: warden's own cgroup there, when
- * writable. */
-static bool v1_parent(const struct proc_texts *t, const char *ctl, char *out, size_t len,
-		      char *why, size_t wlen)
-{
-	char point[512], mroot[512], own[512];
-	if (!own_cgroup(t, ctl, point, mroot, own, "no cgroup v1 hierarchy has it",
-			"warden's own cgroup of it is unknown", why, wlen))
-		return false;
-	return own_dir(point, mroot, own, out, len, why, wlen) && writable(out, false, why, wlen);
-}
-
-void limits_probe(struct limits_probe *p)
-{
-	memset(p, 0, sizeof *p);
-	p->root = caps_admin();
-	/* read once for the v2 hierarchy and each v1 controller */
-	_cleanup_free_ char *mi = read_text_file("/proc/self/mountinfo");
-	_cleanup_free_ char *cg = read_text_file("/proc/self/cgroup");
-	const struct proc_texts texts = { .mountinfo = mi, .cgroup = cg };
-	char v2[512], v2why[400] = "";
-	bool have_v2 = v2_parent(&texts, p->root, v2, sizeof v2, v2why, sizeof v2why);
-	if (have_v2)
-		snprintf(p->v2, sizeof p->v2, "%s", v2);
-	_cleanup_free_ char *ctls = NULL;
-	if (have_v2) {
-		char path[600];
-		snprintf(path, sizeof path, "%s/cgroup.controllers", v2);
-		ctls = read_text_file(path);
-		char *nl = ctls ? strchr(ctls, '\n') : NULL;
-		if (nl)
-			*nl = '\0';
-	}
-	for (char *t = ctls; t && *t; t++)
-		if (*t == ' ')
-			*t = ',';
-	for (int i = 0; i < CTL_COUNT; i++) {
-		struct limits_cgroup *c = &p->ctl[i];
-		char v1why[300] = "";
-		/* a controller is in one hierarchy: v2's when it lists it */
-		if (ctls) {
-			if (list_has(ctls, ctl_names[i])) {
-				c->version = 2;
-				snprintf(c->parent, sizeof c->parent, "%s", v2);
-				continue;
-			}
-		}
-		if (v1_parent(&texts, ctl_names[i], c->parent, sizeof c->parent, v1why, sizeof v1why)) {
-			c->version = 1;
-			continue;
-		}
-		c->parent[0] = '\0';
-		if (have_v2)
-			say(c->why, sizeof c->why, "no usable cgroup has the %s controller (cgroup v2 "
-				 "%s/cgroup.controllers: \"%s\"; cgroup v1: %s)", ctl_names[i], v2,
-				 ctls ? ctls : "unreadable", v1why);
-		else
-			say(c->why, sizeof c->why, "no usable cgroup has the %s controller (cgroup "
-				 "v2: %s; cgroup v1: %s)", ctl_names[i], v2why, v1why);
-	}
 }
 
 /* ---- the plan ---------------------------------------------------------------- */
@@ -371,7 +46,7 @@ static unsigned long long memory_room(const char *parent, int v, char *from, siz
 	unsigned long long room;
 	if (!mi || !limits_parse_memtotal(mi, &room))
 		return 0;
-	say(from, flen, "MemTotal");
+	snprintf_cut(from, flen, "MemTotal");
 	const char *file = v == 2 ? "memory.max" : "memory.limit_in_bytes";
 	char dir[600];
 	snprintf(dir, sizeof dir, "%s", parent);
@@ -384,7 +59,7 @@ static unsigned long long memory_room(const char *parent, int v, char *from, siz
 		unsigned long long x;
 		if (limits_parse_memory_max(t, &x) && x < room) {
 			room = x;
-			say(from, flen, "%s of %s", file, dir);
+			snprintf_cut(from, flen, "%s of %s", file, dir);
 		}
 		char *slash = strrchr(dir, '/');
 		if (!slash || slash == dir)
@@ -416,23 +91,23 @@ static void by_cgroup(struct limits *l, int i)
 		unsigned long long room = memory_room(c->parent, c->version, from, sizeof from);
 		if (!room) {
 			l->how[k] = HOW_NONE;
-			say(l->why[k], sizeof l->why[k], "%u%% of the memory: MemTotal of /proc/meminfo "
+			snprintf_cut(l->why[k], sizeof l->why[k], "%u%% of the memory: MemTotal of /proc/meminfo "
 				 "is unreadable (set a size: `limit memory SIZE`)", pct);
 			return;
 		}
 		l->value[k] = limits_share(pct, room);
 		if (room >= 1ULL << 30) /* a round figure: the value itself is exact */
-			say(room_text, sizeof room_text, "%.1fG", (double)room / (1ULL << 30));
+			snprintf_cut(room_text, sizeof room_text, "%.1fG", (double)room / (1ULL << 30));
 		else
-			say(room_text, sizeof room_text, "%lluM", room >> 20);
+			snprintf_cut(room_text, sizeof room_text, "%lluM", room >> 20);
 	}
 	l->how[k] = HOW_CGROUP;
-	say(l->why[k], sizeof l->why[k], "%s of a cgroup v%d below %s", files[c->version == 2][i],
+	snprintf_cut(l->why[k], sizeof l->why[k], "%s of a cgroup v%d below %s", files[c->version == 2][i],
 		 c->version, c->parent);
 	if (pct) {
 		policy_limit_format(k, l->value[k], v, sizeof v);
 		size_t n = strlen(l->why[k]);
-		say(l->why[k] + n, sizeof l->why[k] - n, ": %s, %u%% of %s (%s)", v, pct, room_text,
+		snprintf_cut(l->why[k] + n, sizeof l->why[k] - n, ": %s, %u%% of %s (%s)", v, pct, room_text,
 			 from);
 	}
 }
@@ -443,15 +118,15 @@ static void without_cgroup(struct limits *l, int i, const char *why)
 	enum policy_limit_kind k = ctl_kind[i];
 	if (k == LIMIT_PIDS && !l->probe.root) {
 		l->how[k] = HOW_RLIMIT;
-		say(l->why[k], sizeof l->why[k], "RLIMIT_NPROC in the sandbox's user namespace "
+		snprintf_cut(l->why[k], sizeof l->why[k], "RLIMIT_NPROC in the sandbox's user namespace "
 			 "(a cgroup would count better: %s)", why);
 	} else if (k == LIMIT_PIDS) {
 		l->how[k] = HOW_NONE;
-		say(l->why[k], sizeof l->why[k], "%s; and RLIMIT_NPROC never applies to "
+		snprintf_cut(l->why[k], sizeof l->why[k], "%s; and RLIMIT_NPROC never applies to "
 			 "processes of uid 0, as the sandbox's are when warden runs as root", why);
 	} else {
 		l->how[k] = HOW_NONE;
-		say(l->why[k], sizeof l->why[k], "%s", why);
+		snprintf_cut(l->why[k], sizeof l->why[k], "%s", why);
 	}
 }
 
@@ -474,7 +149,7 @@ void limits_plan(struct limits *l, const struct policy *p, const struct limits_p
 		else
 			without_cgroup(l, i, l->probe.ctl[i].why);
 		if (l->how[k] == HOW_TMPFS)
-			say(l->why[k], sizeof l->why[k], "the size of the tmpfs %s",
+			snprintf_cut(l->why[k], sizeof l->why[k], "the size of the tmpfs %s",
 				 k == LIMIT_TMP ? "behind /tmp, /var/tmp and /dev/shm" : "of the home " AGENT_HOME);
 	}
 }
@@ -495,7 +170,7 @@ static bool ctl_used(const struct limits *l, int i)
 static void give_up(struct limits *l, int i, const char *what, int err)
 {
 	char why[400];
-	say(why, sizeof why, "%s: %s", what, strerror(err));
+	snprintf_cut(why, sizeof why, "%s: %s", what, strerror(err));
 	if (l->dir[i][0]) {
 		bool shared = false; /* v2: one directory for every controller */
 		for (int j = 0; j < CTL_COUNT; j++)
@@ -558,7 +233,7 @@ static int enable(const char *parent, const char *ctl)
 		for (char *t = on; *t; t++)
 			if (*t == ' ')
 				*t = ',';
-		if (list_has(on, ctl))
+		if (limits_list_has(on, ctl))
 			return 0;
 	}
 	char plus[32];
@@ -594,21 +269,21 @@ void limits_create(struct limits *l, const char *session)
 		const struct limits_cgroup *c = &l->probe.ctl[i];
 		char dir[600], what[700];
 		snprintf(dir, sizeof dir, "%s/warden-%s", c->parent, session);
-		if (c->version == 2 && enable(c->parent, ctl_names[i]) < 0) {
-			say(what, sizeof what, "enabling %s in %s/cgroup.subtree_control", ctl_names[i],
+		if (c->version == 2 && enable(c->parent, limits_ctl_names[i]) < 0) {
+			snprintf_cut(what, sizeof what, "enabling %s in %s/cgroup.subtree_control", limits_ctl_names[i],
 				 c->parent);
 			give_up(l, i, what, errno);
 			continue;
 		}
 		if (mkdir(dir, 0755) < 0 && !(errno == EEXIST && c->version == 2)) {
-			say(what, sizeof what, "making %s", dir);
+			snprintf_cut(what, sizeof what, "making %s", dir);
 			give_up(l, i, what, errno);
 			continue;
 		}
 		snprintf(l->dir[i], sizeof l->dir[i], "%s", dir);
 		const char *file = "";
 		if (write_limit(l, i, c->version, dir, &file) < 0) {
-			say(what, sizeof what, "writing %s/%s", dir, file);
+			snprintf_cut(what, sizeof what, "writing %s/%s", dir, file);
 			give_up(l, i, what, errno);
 		}
 	}
@@ -656,7 +331,7 @@ void limits_attach(struct limits *l, pid_t init)
 		if (done || write_text(l->dir[i], "cgroup.procs", pid) == 0)
 			continue;
 		char what[700];
-		say(what, sizeof what, "moving the sandbox into %s", l->dir[i]);
+		snprintf_cut(what, sizeof what, "moving the sandbox into %s", l->dir[i]);
 		give_up(l, i, what, errno);
 		enum policy_limit_kind k = ctl_kind[i];
 		if (l->how[k] == HOW_NONE && policy_limit_explicit(&l->policy->limits[k]))
@@ -673,12 +348,12 @@ void limits_attach(struct limits *l, pid_t init)
 		struct rlimit r = { .rlim_cur = n, .rlim_max = n };
 		size_t w = strlen(l->why[LIMIT_PIDS]);
 		if (l->helpers)
-			say(l->why[LIMIT_PIDS] + w, sizeof l->why[LIMIT_PIDS] - w, "; set to %llu: "
+			snprintf_cut(l->why[LIMIT_PIDS] + w, sizeof l->why[LIMIT_PIDS] - w, "; set to %llu: "
 			    "warden's file-read helper is counted too", (unsigned long long)n);
 		if (prlimit(init, RLIMIT_NPROC, &r, NULL) < 0) {
 			int err = errno;
 			l->how[LIMIT_PIDS] = HOW_NONE;
-			say(l->why[LIMIT_PIDS], sizeof l->why[LIMIT_PIDS], "setting RLIMIT_NPROC: %s",
+			snprintf_cut(l->why[LIMIT_PIDS], sizeof l->why[LIMIT_PIDS], "setting RLIMIT_NPROC: %s",
 				 strerror(err));
 			if (policy_limit_explicit(&l->policy->limits[LIMIT_PIDS]))
 				wnote("limit pids is not enforced: %s", l->why[LIMIT_PIDS]);
@@ -814,10 +489,10 @@ static void check_fs(struct limits *l, int i, struct audit *log)
 	l->fs_full[i] = true;
 	char detail[300];
 	if (blocks)
-		say(detail, sizeof detail, "%s full: writing more there fails with ENOSPC "
+		snprintf_cut(detail, sizeof detail, "%s full: writing more there fails with ENOSPC "
 			 "(raise it with `limit %s SIZE`)", what[i], policy_limit_name(k));
 	else
-		say(detail, sizeof detail, "%s out of inodes (%llu files): creating more fails "
+		snprintf_cut(detail, sizeof detail, "%s out of inodes (%llu files): creating more fails "
 			 "with ENOSPC (raise it with `limit %s SIZE`)", what[i],
 			 (unsigned long long)sf.f_files, policy_limit_name(k));
 	emit(log, k, l->value[k], detail);
@@ -841,7 +516,7 @@ static void check_cpu(struct limits *l, struct audit *log)
 	l->seen[CTL_CPU] = n;
 	l->cpu_said = now.tv_sec;
 	char detail[300];
-	say(detail, sizeof detail, "the sandbox used its share of CPU time: the kernel held it "
+	snprintf_cut(detail, sizeof detail, "the sandbox used its share of CPU time: the kernel held it "
 		 "back %llu times so far, a tenth of a second each at most (nr_throttled of "
 		 "cpu.stat, cgroup v%d; said again at most once a minute)", n,
 		 l->probe.ctl[CTL_CPU].version);
@@ -874,14 +549,14 @@ static void check_cgroup(struct limits *l, int i, struct audit *log)
 	enum policy_limit_kind k = ctl_kind[i];
 	char detail[300];
 	if (i == CTL_PIDS)
-		say(detail, sizeof detail, "the sandbox reached its number of processes: a fork "
+		snprintf_cut(detail, sizeof detail, "the sandbox reached its number of processes: a fork "
 			 "or clone failed with EAGAIN (%llu so far, %s of cgroup v%d)", n, file, version);
 	else if (group)
-		say(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
+		snprintf_cut(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
 			 "killed every process of the sandbox (memory.oom.group; %llu times so far, "
 			 "oom_group_kill of %s)", n, file);
 	else
-		say(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
+		snprintf_cut(detail, sizeof detail, "the sandbox reached its memory limit: the kernel "
 			 "killed %s (%llu kills so far, %s of cgroup v%d)",
 			 version == 2 ? "every process of the sandbox (memory.oom.group)"
 				      : "a process of the sandbox", n, file, version);

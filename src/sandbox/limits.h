@@ -58,6 +58,11 @@
 #include "../policy/policy.h"
 
 enum limits_ctl { CTL_PIDS, CTL_MEMORY, CTL_CPU, CTL_COUNT };
+/* Their names, as the kernel's files spell them ("pids", "memory", "cpu"). */
+extern const char *const limits_ctl_names[CTL_COUNT];
+/* Does the comma-separated list (a mount's options, cgroup.controllers
+ * with its blanks made commas) hold name? */
+bool limits_list_has(const char *list, const char *name);
 
 /* Where the session's cgroup of one controller would be made. */
 struct limits_cgroup {
