@@ -214,6 +214,44 @@ test_exec_hash_kept_between_sessions() {
 	grep -q '"rule":"exec.denied"' "$(latest_log)" || fail 'no exec.denied alert for it'
 }
 
+# A program of two hard links, both in one read-only tree (as Claude Code's
+# npm package links its 245 MB program under two names), on the device of
+# the workspace: the agent can change it through neither, so its hash is
+# kept between sessions as a file of one link's is (before, any hard link
+# on a writable mount's device was read and hashed at every exec). With a
+# third link in the workspace the agent can write the program through
+# that: it is recorded as writable, keeps no hash, and a rewrite through
+# the workspace's link is judged by its new bytes.
+test_exec_hash_kept_hard_links() {
+	kept_setup
+	mkdir -p "$T_TMP/bin/lib" ws && cd ws || fatal 'no workspace'
+	ln "$T_TMP/bin/prog" "$T_TMP/bin/lib/prog-link"
+	[[ $(stat -c %d "$T_TMP/bin/prog") == "$(stat -c %d .)" ]] ||
+		skip 'the program and the workspace are on two devices: no hard link between them could be'
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'the first session'
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' 'the second session'
+	local log
+	log=$(latest_log)
+	grep -qE '"hash_cache":\{"hits":[1-9][0-9]*,"kept":[1-9]' "$log" ||
+		fail "two links, both read-only: no kept hash: $(grep -o '"hash_cache":{[^}]*}' "$log")"
+	! grep '"event":"exec"' "$log" | grep -q '"writable":true' ||
+		fail "two links, both read-only: the program was taken for writable"
+	# a third link, in the workspace: the agent writes the program through it
+	ln "$T_TMP/bin/prog" prog-ws
+	printf 'read-only %s\nexec deny %s\n' "$T_TMP/bin" "$T_TMP/denied" >"$T_TMP/deny-b.profile"
+	wrun --profile "$T_TMP/deny-b.profile" -- sh -c '"$0"; echo "first=$?"
+		cp /bin/true /tmp/x && printf warden-kept-b >>/tmp/x && cat /tmp/x >./prog-ws
+		"$0"; echo "rc=$?"' "$T_TMP/bin/prog"
+	assert_out_line 'first=0' 'a third link in the workspace: the program as it was'
+	assert_out_line 'rc=126' 'rewritten through the workspace'"'"'s link: judged by its new bytes'
+	log=$(latest_log)
+	grep '"event":"exec"' "$log" | grep -F "\"path\":\"$T_TMP/bin/prog\"" | head -n 1 |
+		grep -q '"writable":true' || fail 'a third link in the workspace: the program was not taken for writable'
+	grep -q '"rule":"exec.denied"' "$log" || fail 'no exec.denied alert for the rewritten program'
+}
+
 # A kept-hashes file that others may write, or that is not warden's, is not
 # read: a hash planted there for a program is not taken.
 test_exec_hash_kept_untrusted() {

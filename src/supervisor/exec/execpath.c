@@ -29,11 +29,13 @@
 #include "../../common/util.h"
 #include "../target.h"
 #include "immutable.h"
+#include "linkwalk.h"
 
 #define MAX_LINKS 40
 #define MOUNTS 64
 #define PAGE 4096ULL
 #define STABLE_KEPT 32
+#define LINKS_KEPT 8
 
 struct stable {
 	char *path;
@@ -47,11 +49,23 @@ struct mount_flags {
 	unsigned long flags;        /* statvfs's f_flag */
 };
 
+/* A hard-linked file's links searched for (linkwalk.h): the answer, kept
+ * with the file as it was (a link made or removed since moves its ctime). */
+struct links {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	struct timespec ctime;
+	bool all_here;
+};
+
 struct execpath {
 	struct mount_flags m[MOUNTS];
 	size_t n;
 	struct stable kept[STABLE_KEPT]; /* a ring, next: the slot to fill */
 	size_t next;
+	struct links links[LINKS_KEPT];  /* a ring, nlinks: how many were searched */
+	size_t nlinks;
 };
 
 struct execpath *execpath_new(void)
@@ -129,8 +143,25 @@ static void stat_of(const struct statx *sx, struct stat *st)
 			     .st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec } };
 }
 
-int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
-		  struct stat *st, char **resolved, bool *immutable, bool *noexec)
+/* Are all the links of st (on the read-only mount mnt_id, at resolved) on
+ * that mount? Searched once a file as it is. */
+static bool links_all_here(struct execpath *ep, int root, const char *resolved,
+			   const struct stat *st, uint64_t mnt_id)
+{
+	for (size_t i = 0; i < ep->nlinks && i < LINKS_KEPT; i++) {
+		const struct links *l = &ep->links[i];
+		if (l->dev == st->st_dev && l->ino == st->st_ino && l->nlink == st->st_nlink &&
+		    l->ctime.tv_sec == st->st_ctim.tv_sec && l->ctime.tv_nsec == st->st_ctim.tv_nsec)
+			return l->all_here;
+	}
+	bool all = linkwalk_all_here(root, resolved, st, mnt_id);
+	ep->links[ep->nlinks++ % LINKS_KEPT] = (struct links){ .dev = st->st_dev, .ino = st->st_ino,
+		.nlink = st->st_nlink, .ctime = st->st_ctim, .all_here = all };
+	return all;
+}
+
+int execpath_file(struct execpath *ep, int root, int fd, const char *path, const dev_t *wdev,
+		  size_t nwdev, struct stat *st, char **resolved, bool *immutable, bool *noexec)
 {
 	struct statx sx;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
@@ -152,6 +183,10 @@ int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wd
 	*noexec = have && (flags & ST_NOEXEC);
 	*immutable = have && S_ISREG(st->st_mode) &&
 		     exec_immutable_rule(flags, st, *resolved, wdev, nwdev);
+	/* a hard link on a read-only mount, all of whose links are on it */
+	if (!*immutable && have && S_ISREG(st->st_mode) && (flags & ST_RDONLY) &&
+	    st->st_nlink > 1 && wdev && (sx.stx_mask & STATX_MNT_ID))
+		*immutable = links_all_here(ep, root, *resolved, st, sx.stx_mnt_id);
 	return 0;
 }
 

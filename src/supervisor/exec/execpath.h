@@ -63,6 +63,9 @@ bool execpath_string_private(const struct execpath_proc *pr, pid_t init, uint64_
  * there), else its /proc/self/fd link (path NULL: not known); whether the
  * agent cannot change it (immutable.h, on the mount's flags, read once a
  * mount) and whether its mount is noexec (both false when the flags
- * cannot be read). 0, or -1 with errno when fd cannot be looked at. */
-int execpath_file(struct execpath *ep, int fd, const char *path, const dev_t *wdev, size_t nwdev,
-		  struct stat *st, char **resolved, bool *immutable, bool *noexec);
+ * cannot be read); a file of several links the rule refuses is immutable
+ * still when all its links are on its read-only mount (linkwalk.h,
+ * searched from the sandbox's root, the O_PATH fd root, once a file as it
+ * is). 0, or -1 with errno when fd cannot be looked at. */
+int execpath_file(struct execpath *ep, int root, int fd, const char *path, const dev_t *wdev,
+		  size_t nwdev, struct stat *st, char **resolved, bool *immutable, bool *noexec);

@@ -8,9 +8,9 @@
  * script by name (PROG: `ld.so ./x`, `python3 x.py`). Each subject's
  * SHA-256 comes from the cache when the agent cannot change the file
  * (immutable: on a read-only mount, and not a hard link of a file a
- * writable mount reaches), else from a hash job (hashq.h); the notification
- * waits meanwhile, unanswered, while the loop goes on. Once every hash is
- * in or its time is up, the rules decide:
+ * writable mount reaches: immutable.h, linkwalk.h), else from a hash job
+ * (hashq.h); the notification waits meanwhile, unanswered, while the loop
+ * goes on. Once every hash is in or its time is up, the rules decide:
  *
  *   - `exec deny`: a subject's hash is denied (deny wins);
  *   - while deny rules exist, a subject that could not be hashed is refused;
@@ -139,8 +139,8 @@ static int subject_open(struct pexec *p, struct subject *s, int dirfd, bool at, 
 	struct execs *x = p->x;
 	s->fd = target_open_root(x->root, p->tid, dirfd, at, path, at_flags, O_PATH | O_CLOEXEC,
 				 p->cwd, NULL, 0);
-	if (s->fd < 0 || execpath_file(x->ep, s->fd, at ? NULL : path, x->wdev, x->nwdev, &s->st,
-				       &s->resolved, &s->immutable, &s->noexec) == 0)
+	if (s->fd < 0 || execpath_file(x->ep, x->root, s->fd, at ? NULL : path, x->wdev, x->nwdev,
+				       &s->st, &s->resolved, &s->immutable, &s->noexec) == 0)
 		return s->fd < 0 ? -1 : 0;
 	int err = errno;
 	subject_clear(s);

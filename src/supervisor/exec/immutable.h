@@ -2,7 +2,10 @@
  * by the exec pipeline of seccomp notifications (execs.h) and the rules the
  * kernel enforces (bpfexec.h). An immutable file's hash may be cached by
  * its inode, and only an immutable file may be allowed by its directory
- * (`exec allow DIR`) or run unwatched. */
+ * (`exec allow DIR`) or run unwatched. The exec pipeline takes a file this
+ * rule refuses for its hard links alone as immutable still when every one
+ * of its links is on its read-only mount (linkwalk.h); the kernel's rules
+ * do not. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
