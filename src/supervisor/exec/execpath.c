@@ -35,7 +35,7 @@
 #define MOUNTS 64
 #define PAGE 4096ULL
 #define STABLE_KEPT 32
-#define LINKS_KEPT 8
+#define LINKS_KEPT 64
 
 struct stable {
 	char *path;
