@@ -164,10 +164,17 @@ static void proxy_connect_probe(struct probe_result *r, const char *target)
 	char *eol = strstr(resp, "\r\n");
 	if (eol)
 		*eol = '\0';
-	if (strncmp(resp, "HTTP/1.1 200", 12) == 0 || strncmp(resp, "HTTP/1.0 200", 12) == 0)
+	/* only a refusal is held: a proxy that says nothing within the
+	 * timeout may be dialing (a slow destination, one held for a question)
+	 * and was not shown to refuse */
+	int status = 0;
+	if (sscanf(resp, "HTTP/1.%*1[01] %3d", &status) == 1 && status >= 400 && status <= 599)
+		denied(r, "proxy: %.200s", resp);
+	else if (status >= 200 && status <= 299)
 		allowed(r, "proxy opened a tunnel to %s", target);
 	else
-		denied(r, "proxy: %.200s", got > 0 ? resp : "closed without an answer");
+		allowed(r, "proxy gave no refusal for %s: %.200s", target,
+			got > 0 ? resp : "no answer within 3 s (not shown refused)");
 }
 
 void p_proxy_unknown(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
@@ -203,8 +210,9 @@ void p_proxy_socks(const struct probe_ctx *c, const struct probe *self, struct p
 		allowed(r, "SOCKS5 proxy connected to %s", host);
 	else if (a >= 2)
 		denied(r, "SOCKS5 reply 0x%02x%s", resp[1], resp[1] == 2 ? " (not allowed by ruleset)" : "");
-	else
-		denied(r, "SOCKS5 proxy closed without an answer");
+	else /* as for CONNECT: silence is not a refusal */
+		allowed(r, "SOCKS5 proxy gave no refusal for %s: no answer within 3 s (not shown "
+			"refused)", host);
 }
 
 void p_route_public(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)

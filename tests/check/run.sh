@@ -4,7 +4,8 @@
 # weakens the sandbox (read-only ~) fails and names the probe, --json is one
 # valid document, --compare shows rows reachable outside and denied inside,
 # bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
-# and names the active LSMs and where cgroup v2 is mounted. The exec-deny-*
+# and names the active LSMs and where cgroup v2 is mounted; the proxy probes
+# fail on a proxy that answers nothing and hold on a refusal. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -386,6 +387,61 @@ else
 		ok "doctor reports where cgroup v2 is mounted (${cg_at:-nowhere})"
 	else
 		not_ok "doctor reports where cgroup v2 is mounted" "findmnt: '${cg2//$'\n'/ }', doctor: '$(excerpt "$cg_line")'"
+	fi
+fi
+
+# ---- probes that must be able to fail ----------------------------------------
+# The proxy probes hold on a refusal only. Outside any sandbox, in a network
+# namespace of the test's own, a "proxy" on 3128 and 1080 that answers
+# nothing (a dial that hangs, a destination held for a question) fails
+# them, where they once counted the silence as a refusal; one that answers
+# 403 and SOCKS5 0x02 holds them.
+cat >"$T/proxy.py" <<'PY'
+import socket, sys, threading, time
+mode = sys.argv[1]
+def serve(port):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port)); s.listen(8)
+    while True:
+        c, _ = s.accept()
+        def h(c=c):
+            try:
+                if port == 1080:
+                    c.recv(3); c.sendall(b"\x05\x00"); c.recv(300)
+                    if mode == "refuse": c.sendall(b"\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00")
+                else:
+                    c.recv(4096)
+                    if mode == "refuse": c.sendall(b"HTTP/1.1 403 no\r\n\r\n")
+                time.sleep(5)
+            except Exception: pass
+            c.close()
+        threading.Thread(target=h, daemon=True).start()
+for p in (3128, 1080): threading.Thread(target=serve, args=(p,), daemon=True).start()
+print("ready", flush=True); time.sleep(30)
+PY
+proxy_probes() { # MODE: the proxy probes' observations, NAME=observed
+	mkdir -p "$T/pp-ws" "$T/pp-out"
+	unshare -Urn sh -c 'ip link set lo up && { python3 "$1" "$2" | { read -r _; exec "$3" __probe --only "proxy-*" --ws "$4" --out "$5" --token 00; }; }' \
+		sh "$T/proxy.py" "$1" "$WARDEN" "$T/pp-ws" "$T/pp-out" 2>"$T/pp.err" |
+		python3 -c 'import json,sys
+for l in sys.stdin:
+    d = json.loads(l)
+    if "probe" in d: print("%s=%s" % (d["probe"], d["observed"]))'
+}
+if ! unshare -Urn true 2>/dev/null || ! command -v ip >/dev/null; then
+	ok "the proxy probes fail on silence" "SKIP: no network namespace of the test's own here"
+else
+	got=$(proxy_probes silent | sort | tr '\n' ' ')
+	if [[ $got == "proxy-metadata=allowed proxy-socks-unknown=allowed proxy-unknown=allowed " ]]; then
+		ok "the proxy probes fail on a proxy that answers nothing ($got)"
+	else
+		not_ok "the proxy probes fail on a proxy that answers nothing" "$got $(excerpt "$(<"$T/pp.err")")"
+	fi
+	got=$(proxy_probes refuse | sort | tr '\n' ' ')
+	if [[ $got == "proxy-metadata=denied proxy-socks-unknown=denied proxy-unknown=denied " ]]; then
+		ok "the proxy probes hold on a refusal ($got)"
+	else
+		not_ok "the proxy probes hold on a refusal" "$got $(excerpt "$(<"$T/pp.err")")"
 	fi
 fi
 
