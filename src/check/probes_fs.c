@@ -87,6 +87,25 @@ static int try_create(const char *path, const char *token, mode_t mode, char dev
 	return err;
 }
 
+/* try_create at a name that may be taken (a protected name, where warden
+ * puts a placeholder): when it is, a file of the token's made beside it
+ * and renamed over it. 0 when path now holds the token; else the errno of
+ * the refusal (EBUSY for a mount, EROFS, EACCES): a name that is merely
+ * taken (EEXIST) is no wall. */
+static int try_create_or_replace(const char *path, const char *token, char dev[32])
+{
+	int err = try_create(path, token, 0600, dev);
+	if (err != EEXIST)
+		return err;
+	_cleanup_free_ char *tmp = xasprintf("%s.warden-check-%s", path, token);
+	if ((err = try_create(tmp, token, 0600, dev)) != 0)
+		return err;
+	err = rename(tmp, path) == 0 ? 0 : errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 /* Append a line holding the token to an existing file; 0 or errno. */
 static int try_append(const char *path, const char *token, char dev[32])
 {
@@ -661,7 +680,7 @@ void p_protected_dir(const struct probe_ctx *c, const struct probe *self, struct
 {
 	created_claude = mkdir(".claude", 0755) == 0;
 	_cleanup_free_ char *path = vpath(c, self, 0);
-	create_result(r, try_create(path, c->token, 0600, r->dev), ".claude/settings.local.json");
+	create_result(r, try_create_or_replace(path, c->token, r->dev), ".claude/settings.local.json");
 }
 
 void cleanup_protected_dir(const struct probe_ctx *c, const struct probe *self)
@@ -676,7 +695,7 @@ void cleanup_protected_dir(const struct probe_ctx *c, const struct probe *self)
 void p_protected_file(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	_cleanup_free_ char *path = vpath(c, self, 0);
-	create_result(r, try_create(path, c->token, 0600, r->dev), ".mcp.json");
+	create_result(r, try_create_or_replace(path, c->token, r->dev), ".mcp.json");
 }
 
 void p_rename_protected(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)

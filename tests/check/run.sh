@@ -5,7 +5,8 @@
 # valid document, --compare shows rows reachable outside and denied inside,
 # bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
 # and names the active LSMs and where cgroup v2 is mounted; the proxy probes
-# fail on a proxy that answers nothing and hold on a refusal. The exec-deny-*
+# fail on a proxy that answers nothing and hold on a refusal, and
+# protected-missing-file fails where the name is only taken. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -443,6 +444,18 @@ else
 	else
 		not_ok "the proxy probes hold on a refusal" "$got $(excerpt "$(<"$T/pp.err")")"
 	fi
+fi
+
+# A protected name that is merely taken is no wall: outside any sandbox, in
+# a workspace where a file (as a placeholder would) already holds .mcp.json,
+# the probe replaces it and fails, where EEXIST once held it.
+mkdir -p "$T/pm-ws" "$T/pm-out" && : >"$T/pm-ws/.mcp.json"
+got=$(cd "$T/pm-ws" && "$WARDEN" __probe --only protected-missing-file --ws "$T/pm-ws" --out "$T/pm-out" --token 00 2>&1 |
+	grep -o '"observed":"[a-z]*","detail":"[^"]*"')
+if [[ $got == '"observed":"allowed","detail":"created .mcp.json"' ]]; then
+	ok "protected-missing-file fails where the name is only taken ($got)"
+else
+	not_ok "protected-missing-file fails where the name is only taken" "$(excerpt "$got")"
 fi
 
 # ---- bad input --------------------------------------------------------------
