@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,32 +26,25 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
-/* connect() on a UDP socket looks the route up and sends nothing. */
+/* connect() on a UDP socket looks the route up and sends nothing. ip as
+ * the resolver reads it from resolv.conf: IPv4, IPv6, with a scope
+ * ("fe80::1%eth0"); EINVAL for what is none of them. */
 static int udp_route(const char *ip, int port)
 {
-	struct sockaddr_storage ss = { 0 };
-	socklen_t len;
-	int af;
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-	if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
-		af = AF_INET;
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)port);
-		len = sizeof *a4;
-	} else if (inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1) {
-		af = AF_INET6;
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		len = sizeof *a6;
-	} else {
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV }, *ai = NULL;
+	char serv[8];
+	snprintf(serv, sizeof serv, "%d", port);
+	if (getaddrinfo(ip, serv, &hints, &ai) != 0 || !ai) {
+		if (ai)
+			freeaddrinfo(ai);
 		return EINVAL;
 	}
-	int s = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return errno;
-	int err = connect(s, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
-	close(s);
+	int s = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = s < 0 ? errno : connect(s, ai->ai_addr, ai->ai_addrlen) < 0 ? errno : 0;
+	if (s >= 0)
+		close(s);
+	freeaddrinfo(ai);
 	return err;
 }
 

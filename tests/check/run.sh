@@ -6,7 +6,8 @@
 # bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
 # and names the active LSMs and where cgroup v2 is mounted; the proxy probes
 # fail on a proxy that answers nothing and hold on a refusal, and
-# protected-missing-file fails where the name is only taken. The exec-deny-*
+# protected-missing-file fails where the name is only taken, and the dns
+# probe reads a scoped IPv6 nameserver. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -456,6 +457,25 @@ if [[ $got == '"observed":"allowed","detail":"created .mcp.json"' ]]; then
 	ok "protected-missing-file fails where the name is only taken ($got)"
 else
 	not_ok "protected-missing-file fails where the name is only taken" "$(excerpt "$got")"
+fi
+
+# The dns probe reads a nameserver as the resolver does: a link-local
+# IPv6 address with its scope (fe80::1%v0) has a route, and the probe says
+# so (it once failed to parse it and held). Outside any sandbox, in network
+# and mount namespaces of the test's own, with a veth pair for the scope.
+printf 'nameserver fe80::1%%v0\n' >"$T/resolv6.conf"
+mkdir -p "$T/dns-ws"
+got=$(unshare -Urnm sh -c 'ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up || exit 3
+	i=0; until ip -6 addr show dev v0 | grep -q "fe80.*scope link $" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	mount --bind "$1" /etc/resolv.conf && exec "$2" __probe --only dns --ws "$3" --out "$3" --token 00' \
+	sh "$T/resolv6.conf" "$WARDEN" "$T/dns-ws" 2>&1)
+rc=$?
+if ((rc == 3)) || [[ $got != *'"probe":"dns"'* && $got == *[Uu]nknown* ]]; then
+	ok "the dns probe reads a scoped IPv6 nameserver" "SKIP: no veth pair in a network namespace here: $(excerpt "$got")"
+elif [[ $got == *'"probe":"dns","observed":"allowed","detail":"route to nameserver fe80::1%v0'* ]]; then
+	ok "the dns probe reads a scoped IPv6 nameserver (a route to fe80::1%v0)"
+else
+	not_ok "the dns probe reads a scoped IPv6 nameserver" "$(excerpt "$got")"
 fi
 
 # ---- bad input --------------------------------------------------------------
