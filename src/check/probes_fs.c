@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -39,6 +41,23 @@ static void free_paths(char **p, size_t n)
 		free(p[i]);
 }
 
+/* The device of the sandbox's own home: AGENT_HOME when it is a tmpfs of
+ * its own (a mount apart from /home), as warden makes it; false otherwise.
+ * A device alone says "the sandbox's home" only then: on a host, or were a
+ * host directory ever bound there, a device shared with the host's files
+ * would pass them for the sandbox's. */
+static bool own_home_dev(dev_t *dev)
+{
+	struct stat own, parent;
+	struct statfs fs;
+	if (stat(AGENT_HOME, &own) < 0 || stat(AGENT_HOME "/..", &parent) < 0 ||
+	    statfs(AGENT_HOME, &fs) < 0 || own.st_dev == parent.st_dev ||
+	    fs.f_type != TMPFS_MAGIC)
+		return false;
+	*dev = own.st_dev;
+	return true;
+}
+
 /* Open path unless it lies on the device of *ctx (the sandbox's own home):
  * a user whose home is AGENT_HOME (a container's user named agent) finds
  * warden's decoys at its home's paths inside, not its own files. */
@@ -63,9 +82,9 @@ static void probe_home_files(const struct probe_ctx *c, struct probe_result *r,
 	if (n > ARRAY_LEN(paths))
 		n = ARRAY_LEN(paths);
 	home_paths(c, paths, rels, n);
-	struct stat own;
-	if (path_is_within(c->home, AGENT_HOME) && stat(AGENT_HOME, &own) == 0)
-		first_of(r, paths, n, "opened", try_open_host, &own.st_dev, false);
+	dev_t own;
+	if (path_is_within(c->home, AGENT_HOME) && own_home_dev(&own))
+		first_of(r, paths, n, "opened", try_open_host, &own, false);
 	else
 		open_any(r, paths, n);
 	free_paths(paths, n);
@@ -190,8 +209,9 @@ static void opendir_probe(struct probe_result *r, const char *path)
 	}
 	/* the sandbox's own home (a user whose home is AGENT_HOME reaches it
 	 * by its home's path): warden's, not the host's */
-	struct stat st, own;
-	if (fstat(dirfd(d), &st) == 0 && stat(AGENT_HOME, &own) == 0 && st.st_dev == own.st_dev) {
+	struct stat st;
+	dev_t own;
+	if (fstat(dirfd(d), &st) == 0 && own_home_dev(&own) && st.st_dev == own) {
 		closedir(d);
 		denied(r, "%s is the sandbox's own home, not the host's", path);
 		return;

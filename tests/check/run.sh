@@ -7,7 +7,8 @@
 # and names the active LSMs and where cgroup v2 is mounted; the proxy probes
 # fail on a proxy that answers nothing and hold on a refusal, and
 # protected-missing-file fails where the name is only taken, and the dns
-# probe reads a scoped IPv6 nameserver. The exec-deny-*
+# probe reads a scoped IPv6 nameserver, and the home probes are not fooled
+# by a plain /home/agent. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -476,6 +477,21 @@ elif [[ $got == *'"probe":"dns","observed":"allowed","detail":"route to nameserv
 	ok "the dns probe reads a scoped IPv6 nameserver (a route to fe80::1%v0)"
 else
 	not_ok "the dns probe reads a scoped IPv6 nameserver" "$(excerpt "$got")"
+fi
+
+# The sandbox's own home is told by its own tmpfs, not by a device alone:
+# outside any sandbox, where /home/agent is a plain directory on the same
+# file system as another home, that home's key is found (once, the shared
+# device passed it for the sandbox's home and the probes held).
+mkdir -p "$T/fh/agent" "$T/fh/alice/.ssh" "$T/fh-ws" && echo dummy >"$T/fh/alice/.ssh/id_rsa"
+got=$(unshare -Urm sh -c 'mount --bind "$1" /home && exec "$2" __probe --only "home-*" --ws "$3" --out "$3" --token 00 --home /home/alice' \
+	sh "$T/fh" "$WARDEN" "$T/fh-ws" 2>&1 | grep -oE '"probe":"home-(dir|ssh)","observed":"[a-z]*"' | tr '\n' ' ')
+if [[ $got == '"probe":"home-dir","observed":"allowed" "probe":"home-ssh","observed":"allowed" ' ]]; then
+	ok "home probes find a host home beside a plain /home/agent ($got)"
+elif ! unshare -Urm true 2>/dev/null; then
+	ok "home probes find a host home beside a plain /home/agent" "SKIP: no mount namespace of the test's own here"
+else
+	not_ok "home probes find a host home beside a plain /home/agent" "$(excerpt "$got")"
 fi
 
 # ---- bad input --------------------------------------------------------------
