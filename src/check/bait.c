@@ -318,9 +318,13 @@ int bait_create(struct bait *b, struct werr *e)
 		return werr_errno(e, "check: creating %s", b->ws);
 	const char *home = user_home();
 	b->home = home ? xstrdup(home) : NULL;
+	/* "/root/" is "/root": the probes look for the home's path as text too
+	 * (the mount table), and a trailing slash would match nothing */
+	for (size_t l = b->home ? strlen(b->home) : 0; l > 1 && b->home[l - 1] == '/'; l--)
+		b->home[l - 1] = '\0';
 	b->other_home = find_other_home();
-	b->audit_dir = audit_dir(home);
-	b->cache_dir = etc_cache_dir(home);
+	b->audit_dir = audit_dir(b->home);
+	b->cache_dir = etc_cache_dir(b->home);
 
 	if (bait_files(b, e) < 0)
 		return -1;
