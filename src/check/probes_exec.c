@@ -344,8 +344,15 @@ void p_deny_copy(const struct probe_ctx *c, const struct probe *self, struct pro
 		return;
 	_cleanup_free_ char *p = deny_file(c, "copy");
 	int err = copy_like_cp(c->exec_bait, p);
+	if (err == EROFS || err == EACCES) {
+		/* a workspace the agent cannot write (`workspace read-only`):
+		 * the copy it can make is in /tmp, and that one must be refused */
+		free(p);
+		p = xasprintf("/tmp/w-%s-deny-copy", c->token);
+		err = copy_like_cp(c->exec_bait, p);
+	}
 	if (err) {
-		denied(r, "copying into the workspace: %s", ename(err));
+		denied(r, "copying into the workspace or /tmp: %s", ename(err));
 		return;
 	}
 	try_bait(r, self, p, -1, p, NULL, p, wall_of(p));
@@ -383,8 +390,14 @@ void p_deny_symlink(const struct probe_ctx *c, const struct probe *self, struct 
 	if (!have_bait(r, c->exec_bait, "--exec-bait"))
 		return;
 	_cleanup_free_ char *p = deny_file(c, "symlink");
-	if (symlink(c->exec_bait, p) < 0) {
-		denied(r, "symlink: %s", ename(errno));
+	int made = symlink(c->exec_bait, p);
+	if (made < 0 && (errno == EROFS || errno == EACCES)) { /* as for the copy: in /tmp */
+		free(p);
+		p = xasprintf("/tmp/w-%s-deny-symlink", c->token);
+		made = symlink(c->exec_bait, p);
+	}
+	if (made < 0) {
+		denied(r, "symlink in the workspace or /tmp: %s", ename(errno));
 		return;
 	}
 	_cleanup_free_ char *what = xasprintf("%s -> %s", p, ws_rel(c, c->exec_bait));

@@ -8,7 +8,8 @@
 # fail on a proxy that answers nothing and hold on a refusal, and
 # protected-missing-file fails where the name is only taken, and the dns
 # probe reads a scoped IPv6 nameserver, and the home probes are not fooled
-# by a plain /home/agent. The exec-deny-*
+# by a plain /home/agent; under `workspace read-only` the exec-deny copy
+# and symlink are tried in /tmp. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -492,6 +493,24 @@ elif ! unshare -Urm true 2>/dev/null; then
 	ok "home probes find a host home beside a plain /home/agent" "SKIP: no mount namespace of the test's own here"
 else
 	not_ok "home probes find a host home beside a plain /home/agent" "$(excerpt "$got")"
+fi
+
+# Under `workspace read-only` the bait cannot be copied or linked in the
+# workspace, and those rows once held on that setup failure with nothing
+# tried; the copy and the symlink the agent can still make are made in /tmp
+# and tried there: each row's detail is the exec's refusal.
+printf 'workspace read-only\n' >"$T/ro-ws.profile"
+run "$WARDEN" check --json --profile "$T/ro-ws.profile"
+res=$(py '
+rows = {x["name"]: x for x in d["probes"]}
+bad = [n + ": " + rows[n]["detail"] for n in ("exec-deny-copy", "exec-deny-symlink")
+       if not (rows[n]["observed"] == "denied" and rows[n]["detail"].startswith("EACCES"))]
+assert not bad, "; ".join(bad)
+print("tried in /tmp")' 2>&1)
+if [[ $res == "tried in /tmp" ]]; then
+	ok "under workspace read-only, exec-deny-copy and -symlink try the exec in /tmp"
+else
+	not_ok "under workspace read-only, exec-deny-copy and -symlink try the exec in /tmp" "rc=$RC $(excerpt "$res $ERR")"
 fi
 
 # ---- bad input --------------------------------------------------------------
