@@ -191,19 +191,23 @@ kept_setup() {
 kept_run() { # PROFILE: runs prog by sh; OUT has rc=N
 	wrun --profile "$1" -- sh -c '"$0"; echo "rc=$?"' "$T_TMP/bin/prog"
 }
+# kept_twice LABEL: two sessions of kept_run; the second must take a kept
+# hash; LOG is its log
+kept_twice() {
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' "$1: the first session"
+	kept_run "$T_TMP/kept.profile"
+	assert_out_line 'rc=0' "$1: the second session"
+	LOG=$(latest_log)
+	grep -qE '"hash_cache":\{"hits":[1-9][0-9]*,"kept":[1-9]' "$LOG" ||
+		fail "$1: the second session took no kept hash: $(grep -o '"hash_cache":{[^}]*}' "$LOG")"
+}
 test_exec_hash_kept_between_sessions() {
 	kept_setup
 	local want
 	want=$(sha256sum "$T_TMP/bin/prog") && want=${want%% *}
-	kept_run "$T_TMP/kept.profile"
-	assert_out_line 'rc=0' 'the first session'
-	kept_run "$T_TMP/kept.profile"
-	assert_out_line 'rc=0' 'the second session'
-	local log
-	log=$(latest_log)
-	grep -qE '"hash_cache":\{"hits":[1-9][0-9]*,"kept":[1-9]' "$log" ||
-		fail "the second session took no kept hash: $(grep -o '"hash_cache":{[^}]*}' "$log")"
-	grep '"event":"exec"' "$log" | grep -q "\"sha256\":\"$want\"" ||
+	kept_twice 'one link'
+	grep '"event":"exec"' "$LOG" | grep -q "\"sha256\":\"$want\"" ||
 		fail "the second session's exec event lacks the program's own hash $want"
 	touch -r "$T_TMP/bin/prog" "$T_TMP/mtime"
 	dd if="$T_TMP/denied" of="$T_TMP/bin/prog" conv=notrunc status=none
@@ -228,14 +232,8 @@ test_exec_hash_kept_hard_links() {
 	ln "$T_TMP/bin/prog" "$T_TMP/bin/lib/prog-link"
 	[[ $(stat -c %d "$T_TMP/bin/prog") == "$(stat -c %d .)" ]] ||
 		skip 'the program and the workspace are on two devices: no hard link between them could be'
-	kept_run "$T_TMP/kept.profile"
-	assert_out_line 'rc=0' 'the first session'
-	kept_run "$T_TMP/kept.profile"
-	assert_out_line 'rc=0' 'the second session'
-	local log
-	log=$(latest_log)
-	grep -qE '"hash_cache":\{"hits":[1-9][0-9]*,"kept":[1-9]' "$log" ||
-		fail "two links, both read-only: no kept hash: $(grep -o '"hash_cache":{[^}]*}' "$log")"
+	kept_twice 'two links, both read-only'
+	local log=$LOG
 	! grep '"event":"exec"' "$log" | grep -q '"writable":true' ||
 		fail "two links, both read-only: the program was taken for writable"
 	# a third link, in the workspace: the agent writes the program through it
