@@ -28,6 +28,7 @@
 #include "../audit/audit.h"
 #include "../policy/exec_rules.h"
 #include "../sandbox/sandbox.h"
+#include "fspath.h"
 #include "probes.h"
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -295,6 +296,17 @@ static int bait_exec(struct bait *b, struct werr *e)
 
 /* ---- planting and removing -------------------------------------------- */
 
+/* How the mount table spells path when that differs from path itself (its
+ * file system mounted below /, as a /home partition): "MAJ:MIN:/within",
+ * malloc'ed, or NULL when path is NULL, unknown, or spelt as itself. */
+static char *fs_spelling(const char *path)
+{
+	struct fspath f;
+	if (!path || !fspath_of(path, &f) || strcmp(f.within, path) == 0)
+		return NULL;
+	return fspath_format(&f);
+}
+
 void bait_init(struct bait *b)
 {
 	memset(b, 0, sizeof *b);
@@ -325,6 +337,9 @@ int bait_create(struct bait *b, struct werr *e)
 	b->other_home = find_other_home();
 	b->audit_dir = audit_dir(b->home);
 	b->cache_dir = etc_cache_dir(b->home);
+	b->home_fs = fs_spelling(b->home);
+	b->audit_fs = fs_spelling(b->audit_dir);
+	b->cache_fs = fs_spelling(b->cache_dir);
 
 	if (bait_files(b, e) < 0)
 		return -1;
@@ -380,6 +395,10 @@ void bait_remove(struct bait *b)
 	free(b->other_home);
 	free(b->audit_dir);
 	free(b->cache_dir);
+	free(b->home_fs);
+	free(b->audit_fs);
+	free(b->cache_fs);
+	b->home_fs = b->audit_fs = b->cache_fs = NULL;
 	free(b->ssh_sock);
 	free(b->ws_sock);
 	free(b->ws_dgram);
@@ -421,6 +440,12 @@ void bait_runner_argv(const struct bait *b, const char *exe, struct strv *v)
 	ARG("--other-home", b->other_home);
 	ARG("--audit-dir", b->audit_dir);
 	ARG("--cache-dir", b->cache_dir);
+	if (b->home_fs)
+		ARG("--home-fs", b->home_fs);
+	if (b->audit_fs)
+		ARG("--audit-fs", b->audit_fs);
+	if (b->cache_fs)
+		ARG("--cache-fs", b->cache_fs);
 	ARG("--token", b->token);
 	ARGN("--fd", "%d", b->leak_fd);
 	ARGN("--tcp-port", "%d", b->tcp_port);

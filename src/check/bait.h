@@ -18,6 +18,9 @@ struct bait {
 	char *other_home;    /* another user's home, may be NULL */
 	char *audit_dir;     /* warden's audit log directory, may be NULL */
 	char *cache_dir;     /* warden's cache directory, may be NULL */
+	/* the three above as the mount table spells them (fspath.h), NULL
+	 * when that is their path or cannot be told */
+	char *home_fs, *audit_fs, *cache_fs;
 	char *ssh_sock;
 	char *ws_sock;       /* a host unix socket in the workspace */
 	char *ws_dgram;      /* a host unix datagram socket in the workspace */

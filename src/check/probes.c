@@ -389,7 +389,8 @@ static void run_probe(const struct probe_ctx *c, const struct probe *p, bool syn
 
 static const char runner_usage[] =
 	"usage: warden __probe [--sync] [--only NAME] --ws DIR --out DIR [--home DIR]\n"
-	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
+	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] [--home-fs|--audit-fs|--cache-fs MAJ:MIN:PATH]\n"
+	"       --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
 	"       [--ssh-sock PATH] [--shm-key N] [--shm-id N] [--posix-shm NAME]\n"
 	"       [--host-pid N] [--host-start N] [--uid N] [--tty PATH]\n"
 	"       [--exec-bait PATH] [--exec-script PATH]\n"
@@ -433,6 +434,9 @@ static const struct ctx_opt ctx_opts[] = {
 	STR("other-home", other_home, CK_ABS),
 	STR("audit-dir", audit_dir, CK_ABS),
 	STR("cache-dir", cache_dir, CK_ABS),
+	STR("home-fs", home_fs, CK_NONEMPTY),
+	STR("audit-fs", audit_fs, CK_NONEMPTY),
+	STR("cache-fs", cache_fs, CK_NONEMPTY),
 	STR("token", token, CK_STR),
 	STR("abstract", abstract, CK_NONEMPTY),
 	STR("ssh-sock", ssh_sock, CK_NONEMPTY),

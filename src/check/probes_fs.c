@@ -17,6 +17,7 @@
 
 #include "../common/util.h"
 #include "../sandbox/paths.h"
+#include "fspath.h"
 #include "probe_groups.h"
 #include "probe_util.h"
 
@@ -402,9 +403,47 @@ static bool names_path(const char *s, const char *p)
 	return false;
 }
 
+/* One of the paths the mount table must not name, with its spelling on its
+ * file system (fspath.h) when the check gave one. */
+struct hidden {
+	const char *path;
+	struct fspath fs;
+	bool has_fs;
+};
+
+/* Does this mount name h? In its source and options (super) by the path's
+ * text; in its root by the text or, on the path's own file system, by the
+ * path within it. A mount at the very place its root stands for shows
+ * nothing its mount point does not. Fills what it names into why. */
+static bool mount_names(const struct hidden *h, unsigned maj, unsigned min, const char *root,
+			const char *point, const char *super, char *why, size_t len)
+{
+	if (strcmp(root, point) != 0 && names_path(root, h->path)) {
+		snprintf(why, len, "mount at %.100s names %.100s: %.100s", point, h->path, root);
+		return true;
+	}
+	const char *rest = h->has_fs ? fspath_below(&h->fs, maj, min, root) : NULL;
+	if (rest) {
+		_cleanup_free_ char *shown = xasprintf("%s%s", h->path, rest);
+		if (strcmp(shown, point) != 0) {
+			snprintf(why, len, "mount at %.100s names %.100s: %.100s on %u:%u", point,
+				 h->path, root, maj, min);
+			return true;
+		}
+	}
+	if (super && names_path(super, h->path)) {
+		snprintf(why, len, "mount at %.100s names %.100s: %.100s", point, h->path, super + 3);
+		return true;
+	}
+	return false;
+}
+
 void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
-	const char *hidden[] = { c->home, c->audit_dir, c->cache_dir };
+	struct hidden hidden[] = { { .path = c->home }, { .path = c->audit_dir }, { .path = c->cache_dir } };
+	const char *fs[] = { c->home_fs, c->audit_fs, c->cache_fs };
+	for (size_t i = 0; i < ARRAY_LEN(hidden); i++)
+		hidden[i].has_fs = fs[i] && fspath_parse(fs[i], &hidden[i].fs);
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f) {
 		denied_errno(r, errno);
@@ -413,10 +452,12 @@ void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, stru
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned mounts = 0;
+	char why[400];
 	while (getline(&line, &cap, f) > 0) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
+		unsigned maj, min;
 		char root[4096], point[4096];
-		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2)
+		if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
 			continue;
 		mounts++;
 		/* the paths as the kernel escapes them (\040 a space): decoded,
@@ -427,14 +468,11 @@ void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, stru
 		if (super)
 			unescape_octal(super);
 		for (size_t i = 0; i < ARRAY_LEN(hidden); i++) {
-			const char *h = hidden[i];
+			const char *h = hidden[i].path;
 			if (!h || h[0] != '/' || !h[1])
 				continue;
-			/* a mount at its own path shows nothing its path does not */
-			bool in_root = strcmp(root, point) != 0 && names_path(root, h);
-			if (in_root || (super && names_path(super, h))) {
-				allowed(r, "mount at %.100s names %.100s: %.100s", point, h,
-					in_root ? root : super + 3);
+			if (mount_names(&hidden[i], maj, min, root, point, super, why, sizeof why)) {
+				allowed(r, "%s", why);
 				free(line);
 				fclose(f);
 				return;

@@ -1,0 +1,86 @@
+/* fspath.c - a host path as the mount table spells it: its file system's
+ * device and the path within that file system (see fspath.h). */
+#include "fspath.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/util.h"
+
+/* The length of point when it is path or one of its ancestors, else 0
+ * ("/" counts as 1). */
+static size_t covers(const char *point, const char *path)
+{
+	size_t n = strlen(point);
+	if (strcmp(point, "/") == 0)
+		return 1;
+	if (strncmp(path, point, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+		return 0;
+	return n;
+}
+
+bool fspath_of(const char *path, struct fspath *out)
+{
+	_cleanup_free_ char *real = path && path[0] == '/' ? realpath(path, NULL) : NULL;
+	if (!real)
+		return false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	char *line = NULL;
+	size_t cap = 0, best = 0;
+	bool found = false;
+	while (getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... (the device as the mount
+		 * table gives it: a btrfs subvolume's stat() says another) */
+		unsigned maj, min;
+		char root[PATH_MAX], point[PATH_MAX];
+		if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
+			continue;
+		unescape_octal(root);
+		unescape_octal(point);
+		/* the deepest mount over the path; of two at one point the
+		 * later, which hides the other */
+		size_t n = covers(point, real);
+		if (!n || n < best)
+			continue;
+		const char *rest = n == 1 ? real : real + n;
+		int w = snprintf(out->within, sizeof out->within, "%s%s",
+				 strcmp(root, "/") == 0 && rest[0] ? "" : root, rest);
+		found = w > 0 && (size_t)w < sizeof out->within;
+		out->maj = maj;
+		out->min = min;
+		best = n;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+char *fspath_format(const struct fspath *f)
+{
+	return xasprintf("%u:%u:%s", f->maj, f->min, f->within);
+}
+
+bool fspath_parse(const char *s, struct fspath *out)
+{
+	int at = 0;
+	if (!s || sscanf(s, "%u:%u:%n", &out->maj, &out->min, &at) != 2 || at == 0 || s[at] != '/' ||
+	    strlen(s + at) >= sizeof out->within)
+		return false;
+	strcpy(out->within, s + at);
+	return true;
+}
+
+const char *fspath_below(const struct fspath *f, unsigned maj, unsigned min, const char *root)
+{
+	if (maj != f->maj || min != f->min)
+		return NULL;
+	if (strcmp(f->within, "/") == 0)
+		return strcmp(root, "/") == 0 ? "" : root;
+	size_t n = strlen(f->within);
+	if (strncmp(root, f->within, n) != 0 || (root[n] != '\0' && root[n] != '/'))
+		return NULL;
+	return root + n;
+}

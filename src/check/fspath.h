@@ -1,0 +1,29 @@
+/* fspath.h - a host path as the mount table spells it: the device of its
+ * file system and the path within that file system ("MAJ:MIN:/within"),
+ * which is what the ROOT field of /proc/self/mountinfo names. A home on a
+ * file system of its own (/home a partition) shows in ROOT as "/user",
+ * never as "/home/user", so `warden check`'s mount table probe looks for
+ * both spellings: the check works this one out on the host, where the
+ * mount that holds the path is visible, and hands it to the runner. */
+#pragma once
+#include <limits.h>
+#include <stdbool.h>
+
+struct fspath {
+	unsigned maj, min;
+	char within[PATH_MAX]; /* absolute: "/" when path is its file system's root */
+};
+
+/* Where path (absolute, existing) lies on this host's mounts, from
+ * /proc/self/mountinfo: false when that cannot be told. */
+bool fspath_of(const char *path, struct fspath *out);
+
+/* "MAJ:MIN:/within", malloc'ed. */
+char *fspath_format(const struct fspath *f);
+
+/* The text of fspath_format back; false when it is not that. */
+bool fspath_parse(const char *s, struct fspath *out);
+
+/* What of a mount's ROOT field lies below f.within on f's device: the
+ * rest ("" or "/..."), or NULL when root is elsewhere. */
+const char *fspath_below(const struct fspath *f, unsigned maj, unsigned min, const char *root);
