@@ -116,6 +116,42 @@ test_mountinfo_escaped_home() {
 	assert_rc 0 'warden check with a home with a space'
 }
 
+# A home on a file system of its own (/home a partition): the mount table
+# spells a bind from it by the path within that file system ("/user/sub",
+# never "/home/user/sub"), so the probe matches on the home's device too.
+# The runner is told that spelling (--home-fs); `warden check` works it out
+# on the host, and its outside column must see the bind the text alone
+# missed, while the sandbox's table still names nothing.
+test_mountinfo_home_own_fs() {
+	local fsroot="$T_TMP/fsroot" out
+	mkdir -p "$fsroot" "$T_TMP/elsewhere" "$T_TMP/pws" "$T_TMP/pout"
+	out=$(unshare -Urm sh -c 'mount -t tmpfs home "$1" && mkdir -p "$1/user/proj" "$1/user/sub" &&
+		mount --bind "$1/user/sub" "$2" &&
+		dev=$(awk -v p="$1" '"'"'$5 == p { print $3 }'"'"' /proc/self/mountinfo) &&
+		exec "$3" __probe --only mountinfo-host-paths --ws "$4" --out "$5" --token 00 \
+			--home "$1/user" --home-fs "$dev:/user"' \
+		sh "$fsroot" "$T_TMP/elsewhere" "$WARDEN" "$T_TMP/pws" "$T_TMP/pout" 2>&1)
+	[[ $out == *'"probe"'* ]] || skip "no mount namespace of the test's own here: $(excerpt "$out")"
+	grep -q '"probe":"mountinfo-host-paths","observed":"allowed"' <<<"$out" ||
+		fail "the probe did not find a bind from a home on its own file system: $(excerpt "$out")"
+	grep -qF "names $fsroot/user: /user/sub on " <<<"$out" ||
+		fail "the probe's finding does not name the home and the path within its file system: $(excerpt "$out")"
+	# the whole check, in a mount namespace where the home is that tmpfs;
+	# it needs root: in a user namespace of the test's own the sandbox
+	# cannot drop supplementary groups
+	[[ $(id -u) == 0 ]] || return 0
+	unshare -m sh -c 'mount -t tmpfs home "$1" && mkdir -p "$1/user/proj" "$1/user/sub" &&
+		mount --bind "$1/user/sub" "$2" && cd "$1/user/proj" &&
+		HOME="$1/user" exec timeout -k 5 "$4" "$3" check --compare' \
+		sh "$fsroot" "$T_TMP/elsewhere" "$WARDEN" "$WARDEN_TIMEOUT" </dev/null >"$T_TMP/fsc.out" 2>&1
+	RC=$? OUT=$(<"$T_TMP/fsc.out")
+	assert_rc 0 'warden check with a home on its own file system'
+	grep -qE '^ *mountinfo-host-paths +denied +allowed: mount at ' <<<"$OUT" ||
+		fail "warden check did not see the bind from the home's file system outside: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+	grep -qE '^ *mountinfo-host-paths +denied +allowed: .* +denied: [0-9]+ mounts, none naming' <<<"$OUT" ||
+		fail "the sandbox's mount table names the home's file system: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+}
+
 # warden's own binary inside (ssh's ProxyCommand, whenever a destination is
 # allowed): a copy cached once per build in warden's cache under an overlay,
 # reused by the next session, the copies of other builds removed; named
