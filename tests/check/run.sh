@@ -9,7 +9,8 @@
 # protected-missing-file fails where the name is only taken, and the dns
 # probe reads a scoped IPv6 nameserver, and the home probes are not fooled
 # by a plain /home/agent; under `workspace read-only` the exec-deny copy
-# and symlink are tried in /tmp. The exec-deny-*
+# and symlink are tried in /tmp; on a terminal, the terminal row sees it
+# outside and not inside. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -256,6 +257,23 @@ if ((RC == 0)) && grep -qE '^  PROBE +EXPECTED +OUTSIDE +INSIDE +HELD$' <<<"$OUT
 	ok "--compare prints both columns side by side"
 else
 	not_ok "--compare prints both columns side by side" "rc=$RC $(excerpt "$(head -5 <<<"$OUT")$ERR")"
+fi
+
+# On a terminal (script(1) makes one): outside, the runner has it as its
+# controlling terminal; inside, neither it nor the user's terminal device
+# opens. Without a terminal the row holds with nothing to try.
+if command -v script >/dev/null; then
+	timeout -k 5 "$TIMEOUT" script -qec "$(printf '%q ' "$WARDEN" check --compare)" /dev/null \
+		</dev/null >"$T/out" 2>"$T/err"
+	RC=$? OUT=$(tr -d '\r' <"$T/out")
+	if ((RC == 0)) && grep -qE '^  terminal +denied +allowed: .* +denied: [A-Z]+ \(no terminal\) +yes$' <<<"$OUT"; then
+		ok "--compare on a terminal: the terminal is reachable outside, denied inside"
+	else
+		not_ok "--compare on a terminal: the terminal is reachable outside, denied inside" \
+			"rc=$RC $(excerpt "$(grep -E 'terminal|held' <<<"$OUT")$(<"$T/err")")"
+	fi
+else
+	ok "--compare on a terminal" "SKIP: no script(1) here"
 fi
 
 # ---- a weakened sandbox: read-only ~ --------------------------------------
