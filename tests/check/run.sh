@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/check/run.sh - the tests of `warden check` and `warden doctor`: the
 # default profile holds as root and as an unprivileged user, a profile that
-# weakens the sandbox (read-only ~) fails and names the probe, --json is one
+# weakens the sandbox (read-only ~) fails and names the probe (with a file
+# where each home-* probe looks, every one of them), --json is one
 # valid document, --compare shows rows reachable outside and denied inside,
 # bait is gone afterwards, bad input gets clear errors, doctor exits 0 here
 # and names the active LSMs and where cgroup v2 is mounted; the proxy probes
@@ -297,6 +298,41 @@ print(",".join(bad))' 2>&1); then
 	ok "read-only ~ in --json: held false, failing probes $res"
 else
 	not_ok "read-only ~ in --json" "rc=$RC $(excerpt "$res $ERR")"
+fi
+
+# Every home-* probe with something to find (dummy files where each looks):
+# each is reachable outside and refused inside by the default profile, and
+# each fails under read-only ~. On a host without those files these rows
+# hold with nothing tried; here each shows it can fail.
+homes=$T/homes
+mkdir -p "$homes/.ssh" "$homes/.aws" "$homes/.config/gcloud" "$homes/.kube" "$homes/.docker" \
+	"$homes/.gnupg/private-keys-v1.d"
+for f in .ssh/id_rsa .aws/credentials .config/gcloud/credentials.db .kube/config \
+	.docker/config.json .netrc .git-credentials .bash_history .gitconfig; do
+	echo 'BAIT-NOT-A-REAL-SECRET (warden check test)' >"$homes/$f"
+done
+chmod -R go-rwx "$homes"
+home_rows='
+rows = [x for x in d["probes"] if x["name"].startswith("home-")]
+assert len(rows) >= 11, "only %d home-* probes" % len(rows)'
+HOME=$homes run "$WARDEN" check --compare --json
+if ((RC == 0)) && res=$(py "$home_rows"'
+bad = [x["name"] + ": " + x["outside"]["detail"] + " / " + x["detail"] for x in rows
+       if x["outside"]["observed"] != "allowed" or x["observed"] != "denied" or not x["held"]]
+assert not bad, "; ".join(bad)
+print(len(rows))' 2>&1); then
+	ok "every home-* probe, with its files there: reachable outside, denied inside ($res rows)"
+else
+	not_ok "every home-* probe, with its files there: reachable outside, denied inside" "rc=$RC $(excerpt "$res $ERR")"
+fi
+HOME=$homes run "$WARDEN" check --profile "$T/weak.profile" --json
+if ((RC == 1)) && res=$(py "$home_rows"'
+held = [x["name"] for x in rows if x["held"]]
+assert not held, "held under read-only ~: " + ", ".join(held)
+print(len(rows))' 2>&1); then
+	ok "read-only ~ with the home-* files there: every home-* probe fails ($res rows)"
+else
+	not_ok "read-only ~ with the home-* files there: every home-* probe fails" "rc=$RC $(excerpt "$res $ERR")"
 fi
 
 # read-write ~ opens home (write-home must fail), but the audit logs under
