@@ -11,7 +11,8 @@
 # probe reads a scoped IPv6 nameserver, and the home probes are not fooled
 # by a plain /home/agent; under `workspace read-only` the exec-deny copy
 # and symlink are tried in /tmp; on a terminal, the terminal row sees it
-# outside and not inside. The exec-deny-*
+# outside and not inside; with a docker, bus and X11 socket listening, their
+# rows connect outside and not inside, even with /run shown. The exec-deny-*
 # probes: each holds, refused by exec control (not by a noexec mount), each
 # refusal is an exec event with decision deny and an exec.denied alert in the
 # session's log, and in a session without the deny rule the same probes see
@@ -500,6 +501,66 @@ else
 		ok "the proxy probes hold on a refusal ($got)"
 	else
 		not_ok "the proxy probes hold on a refusal" "$got $(excerpt "$(<"$T/pp.err")")"
+	fi
+fi
+
+# The host socket rows with sockets there: in a mount and network namespace
+# of the test's own (root: in a user namespace of its own the sandbox
+# cannot drop groups), a tmpfs on /run holding a docker, a system bus and a
+# session bus socket, and an abstract X11 socket, all listening. Outside,
+# each row connects; inside, none does, and with `read-only /run` in the
+# profile the pathname ones are still refused, by the connect wall (EPERM).
+cat >"$T/socks.py" <<'PY'
+import os, socket, sys, time
+keep = []
+for p in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if p.startswith("@"):
+        s.bind("\0" + p[1:])
+    else:
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        s.bind(p)
+    s.listen(64)
+    keep.append(s)
+open(sys.argv[1], "w").write("ready")
+time.sleep(300)
+PY
+socket_rows() { # PROFILE_ARGS...: warden check --compare --json beside the sockets
+	rm -f "$T/socks.ready"
+	unshare -mn sh -c 'ip link set lo up && mount -t tmpfs run /run || exit 99
+		python3 "$1" "$2" /run/docker.sock /run/dbus/system_bus_socket /run/user/0/bus @/tmp/.X11-unix/X0 &
+		p=$!; i=0; while [ ! -e "$2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		shift 2; "$@"; rc=$?; kill $p; exit $rc' \
+		sh "$T/socks.py" "$T/socks.ready" timeout -k 5 "$TIMEOUT" "$WARDEN" check --compare --json "$@" \
+		</dev/null >"$T/out" 2>"$T/err"
+	RC=$? OUT=$(<"$T/out") ERR=$(<"$T/err")
+}
+sock_rows='
+rows = {x["name"]: x for x in d["probes"] if x["name"] in ("docker-sock", "dbus-system", "dbus-session", "x11")}
+assert len(rows) == 4, sorted(rows)
+out = [n + ": " + x["outside"]["detail"] for n, x in rows.items() if x["outside"]["observed"] != "allowed"]
+assert not out, "not reachable outside: " + "; ".join(out)
+inside = [n + ": " + x["detail"] for n, x in rows.items() if x["observed"] != "denied" or not x["held"]]
+assert not inside, "reachable inside: " + "; ".join(inside)'
+if [[ $(id -u) != 0 ]] || ! command -v ip >/dev/null || ! unshare -mn true 2>/dev/null; then
+	ok "the host socket rows with sockets there" "SKIP: needs root and a mount and network namespace"
+else
+	socket_rows
+	if ((RC == 0)) && res=$(py "$sock_rows"'
+print(", ".join(sorted(rows)))' 2>&1); then
+		ok "the host socket rows with sockets there: reachable outside, denied inside ($res)"
+	else
+		not_ok "the host socket rows with sockets there: reachable outside, denied inside" "rc=$RC $(excerpt "$res $ERR")"
+	fi
+	printf '# shows the host'"'"'s /run on purpose\nread-only /run\n' >"$T/run.profile"
+	socket_rows --profile "$T/run.profile"
+	if ((RC <= 1)) && res=$(py "$sock_rows"'
+eperm = [n for n in ("docker-sock", "dbus-system", "dbus-session") if rows[n]["detail"].startswith("EPERM")]
+assert len(eperm) == 3, "not refused by the connect wall: " + "; ".join(n + ": " + x["detail"] for n, x in rows.items())
+print(", ".join(eperm))' 2>&1); then
+		ok "with read-only /run, the connect wall still refuses the host's sockets ($res)"
+	else
+		not_ok "with read-only /run, the connect wall still refuses the host's sockets" "rc=$RC $(excerpt "$res $ERR")"
 	fi
 fi
 
