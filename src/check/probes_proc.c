@@ -135,6 +135,10 @@ void p_signal_host(const struct probe_ctx *c, const struct probe *self, struct p
 
 void p_host_processes(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
+	if (!c->host_start) { /* without it every process would pass for the sandbox's */
+		denied(r, "no host start time given");
+		return;
+	}
 	DIR *d = opendir("/proc");
 	if (!d) {
 		denied_errno(r, errno);
@@ -150,7 +154,7 @@ void p_host_processes(const struct probe_ctx *c, const struct probe *self, struc
 		total++;
 		unsigned long long st;
 		/* Started before the check itself: not one of the sandbox's. */
-		if (c->host_start && proc_starttime((pid_t)pid, &st) && st < c->host_start)
+		if (proc_starttime((pid_t)pid, &st) && st < c->host_start)
 			older++;
 	}
 	closedir(d);
