@@ -141,7 +141,7 @@ static bool host_dev(const char *path, dev_t *d)
 static void evaluate_write(const struct bait *b, const struct probe *p, bool says_allowed,
 			   const char *detail, const char *dev, struct row *row, struct strv *sweep)
 {
-	bool changed = false, same_fs = false;
+	bool changed = false, same_fs = false, resolved = false;
 	char host[384] = "";
 	unsigned maj = 0, min = 0;
 	bool have_dev = dev && sscanf(dev, "%u:%u", &maj, &min) == 2;
@@ -150,6 +150,7 @@ static void evaluate_write(const struct bait *b, const struct probe *p, bool say
 		_cleanup_free_ char *path = probe_verify_path(&p->verify[k], &bases, b->token);
 		if (!path)
 			continue;
+		resolved = true;
 		char why[256];
 		/* Shown relative to the bait directory when inside it. */
 		size_t bl = strlen(b->base);
@@ -174,6 +175,13 @@ static void evaluate_write(const struct bait *b, const struct probe *p, bool say
 			snprintf(row->detail, sizeof row->detail,
 				 "inconsistent: the probe saw %s but %s", detail, host);
 		}
+	} else if (says_allowed && !resolved) {
+		/* nothing on the host to look at: a write that cannot be shown
+		 * to have stayed private is not a refusal */
+		consistent = false;
+		row->allowed = true;
+		snprintf(row->detail, sizeof row->detail, "inconsistent: the probe %s but the check "
+			 "knows no host path to verify it at", detail);
 	} else if (says_allowed && same_fs) {
 		consistent = false;
 		row->allowed = true;
