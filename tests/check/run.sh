@@ -564,6 +564,21 @@ print(", ".join(eperm))' 2>&1); then
 	fi
 fi
 
+# setns without /proc's namespace files: the probe joins its own UTS namespace
+# (of a user namespace of the test's own) by a pidfd, so setns itself
+# answers (outside any sandbox, where it must go through), not the open of
+# /proc/self/ns/uts, whose ENOENT once stood for the answer.
+mkdir -p "$T/sn-ws"
+got=$(unshare -Urmu sh -c 'mount -t tmpfs none /proc && exec "$1" __probe --only setns --ws "$2" --out "$2" --token 00' \
+	sh "$WARDEN" "$T/sn-ws" 2>&1 | grep -o '"observed":"[a-z]*","detail":"[^"]*"')
+if [[ -z $got ]] && ! unshare -Urmu true 2>/dev/null; then
+	ok "setns without /proc's namespace files" "SKIP: no mount namespace of the test's own here"
+elif [[ $got == '"observed":"allowed","detail":"setns (own namespace, in a child)"' ]]; then
+	ok "setns without /proc's namespace files is tried by a pidfd ($got)"
+else
+	not_ok "setns without /proc's namespace files is tried by a pidfd" "$(excerpt "$got")"
+fi
+
 # A protected name that is merely taken is no wall: outside any sandbox, in
 # a workspace where a file (as a placeholder would) already holds .mcp.json,
 # the probe replaces it and fails, where EEXIST once held it.
