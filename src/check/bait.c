@@ -297,12 +297,13 @@ static int bait_exec(struct bait *b, struct werr *e)
 /* ---- planting and removing -------------------------------------------- */
 
 /* How the mount table spells path when that differs from path itself (its
- * file system mounted below /, as a /home partition): "MAJ:MIN:/within",
- * malloc'ed, or NULL when path is NULL, unknown, or spelt as itself. */
+ * file system mounted below /, as a /home partition, or path a symbolic
+ * link): fspath_format's text, malloc'ed, or NULL when path is NULL,
+ * unknown, or spelt as itself. */
 static char *fs_spelling(const char *path)
 {
 	struct fspath f;
-	if (!path || !fspath_of(path, &f) || strcmp(f.within, path) == 0)
+	if (!path || !fspath_of(path, &f) || (strcmp(f.within, path) == 0 && strcmp(f.real, path) == 0))
 		return NULL;
 	return fspath_format(&f);
 }

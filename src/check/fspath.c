@@ -48,28 +48,37 @@ bool fspath_of(const char *path, struct fspath *out)
 		const char *rest = n == 1 ? real : real + n;
 		int w = snprintf(out->within, sizeof out->within, "%s%s",
 				 strcmp(root, "/") == 0 && rest[0] ? "" : root, rest);
-		found = w > 0 && (size_t)w < sizeof out->within;
+		found = w > 0 && (size_t)w < sizeof out->within && strlen(real) < sizeof out->real;
 		out->maj = maj;
 		out->min = min;
 		best = n;
 	}
 	free(line);
 	fclose(f);
+	if (found)
+		strcpy(out->real, real);
 	return found;
 }
 
 char *fspath_format(const struct fspath *f)
 {
-	return xasprintf("%u:%u:%s", f->maj, f->min, f->within);
+	return xasprintf("%u:%u:%zu:%s%s", f->maj, f->min, strlen(f->within), f->within, f->real);
 }
 
 bool fspath_parse(const char *s, struct fspath *out)
 {
 	int at = 0;
-	if (!s || sscanf(s, "%u:%u:%n", &out->maj, &out->min, &at) != 2 || at == 0 || s[at] != '/' ||
-	    strlen(s + at) >= sizeof out->within)
+	size_t n = 0;
+	if (!s || sscanf(s, "%u:%u:%zu:%n", &out->maj, &out->min, &n, &at) != 3 || at == 0)
 		return false;
-	strcpy(out->within, s + at);
+	const char *w = s + at;
+	size_t len = strlen(w);
+	if (n == 0 || n >= len || n >= sizeof out->within || len - n >= sizeof out->real ||
+	    w[0] != '/' || w[n] != '/')
+		return false;
+	memcpy(out->within, w, n);
+	out->within[n] = '\0';
+	strcpy(out->real, w + n);
 	return true;
 }
 

@@ -1,6 +1,7 @@
 /* fspath.h - a host path as the mount table spells it: the device of its
  * file system and the path within that file system ("MAJ:MIN:/within"),
- * which is what the ROOT field of /proc/self/mountinfo names. A home on a
+ * which is what the ROOT field of /proc/self/mountinfo names, with the
+ * path's real spelling on the host. A home on a
  * file system of its own (/home a partition) shows in ROOT as "/user",
  * never as "/home/user", so `warden check`'s mount table probe looks for
  * both spellings: the check works this one out on the host, where the
@@ -12,13 +13,15 @@
 struct fspath {
 	unsigned maj, min;
 	char within[PATH_MAX]; /* absolute: "/" when path is its file system's root */
+	char real[PATH_MAX];   /* the path itself, its symbolic links resolved: where a
+				* mount of within shows when at its own place */
 };
 
 /* Where path (absolute, existing) lies on this host's mounts, from
  * /proc/self/mountinfo: false when that cannot be told. */
 bool fspath_of(const char *path, struct fspath *out);
 
-/* "MAJ:MIN:/within", malloc'ed. */
+/* "MAJ:MIN:LEN:WITHINREAL" (LEN the length of within), malloc'ed. */
 char *fspath_format(const struct fspath *f);
 
 /* The text of fspath_format back; false when it is not that. */

@@ -413,8 +413,10 @@ struct hidden {
 
 /* Does this mount name h? In its source and options (super) by the path's
  * text; in its root by the text or, on the path's own file system, by the
- * path within it. A mount at the very place its root stands for shows
- * nothing its mount point does not. Fills what it names into why. */
+ * path within it. A mount at the very place its root stands for (on the
+ * host: the path as given or as its links resolve, then the rest: a
+ * profile's path is bound as given, the workspace where getcwd puts it)
+ * shows nothing its mount point does not. Fills what it names into why. */
 static bool mount_names(const struct hidden *h, unsigned maj, unsigned min, const char *root,
 			const char *point, const char *super, char *why, size_t len)
 {
@@ -424,8 +426,9 @@ static bool mount_names(const struct hidden *h, unsigned maj, unsigned min, cons
 	}
 	const char *rest = h->has_fs ? fspath_below(&h->fs, maj, min, root) : NULL;
 	if (rest) {
-		_cleanup_free_ char *shown = xasprintf("%s%s", h->path, rest);
-		if (strcmp(shown, point) != 0) {
+		_cleanup_free_ char *as_given = xasprintf("%s%s", h->path, rest);
+		_cleanup_free_ char *as_real = xasprintf("%s%s", h->fs.real, rest);
+		if (strcmp(as_given, point) != 0 && strcmp(as_real, point) != 0) {
 			snprintf(why, len, "mount at %.100s names %.100s: %.100s on %u:%u", point,
 				 h->path, root, maj, min);
 			return true;

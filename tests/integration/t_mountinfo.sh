@@ -129,7 +129,7 @@ test_mountinfo_home_own_fs() {
 		mount --bind "$1/user/sub" "$2" &&
 		dev=$(awk -v p="$1" '"'"'$5 == p { print $3 }'"'"' /proc/self/mountinfo) &&
 		exec "$3" __probe --only mountinfo-host-paths --ws "$4" --out "$5" --token 00 \
-			--home "$1/user" --home-fs "$dev:/user"' \
+			--home "$1/user" --home-fs "$dev:5:/user$1/user"' \
 		sh "$fsroot" "$T_TMP/elsewhere" "$WARDEN" "$T_TMP/pws" "$T_TMP/pout" 2>&1)
 	[[ $out == *'"probe"'* ]] || skip "no mount namespace of the test's own here: $(excerpt "$out")"
 	grep -q '"probe":"mountinfo-host-paths","observed":"allowed"' <<<"$out" ||
@@ -140,16 +140,32 @@ test_mountinfo_home_own_fs() {
 	# it needs root: in a user namespace of the test's own the sandbox
 	# cannot drop supplementary groups
 	[[ $(id -u) == 0 ]] || return 0
-	unshare -m sh -c 'mount -t tmpfs home "$1" && mkdir -p "$1/user/proj" "$1/user/sub" &&
-		mount --bind "$1/user/sub" "$2" && cd "$1/user/proj" &&
-		HOME="$1/user" exec timeout -k 5 "$4" "$3" check --compare' \
-		sh "$fsroot" "$T_TMP/elsewhere" "$WARDEN" "$WARDEN_TIMEOUT" </dev/null >"$T_TMP/fsc.out" 2>&1
-	RC=$? OUT=$(<"$T_TMP/fsc.out")
-	assert_rc 0 'warden check with a home on its own file system'
-	grep -qE '^ *mountinfo-host-paths +denied +allowed: mount at ' <<<"$OUT" ||
-		fail "warden check did not see the bind from the home's file system outside: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
-	grep -qE '^ *mountinfo-host-paths +denied +allowed: .* +denied: [0-9]+ mounts, none naming' <<<"$OUT" ||
-		fail "the sandbox's mount table names the home's file system: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+	# with the default profile; then with a profile path in that home,
+	# bound inside at its own place (no finding), the home given as it is
+	# and as a symbolic link to it (as /home is to /var/home on some
+	# systems), the path spelt through the home or by its real path; the
+	# row must hold in each (read-only ~/sub fails home-dir)
+	ln -s "$fsroot/user" "$T_TMP/homelink"
+	printf 'read-only ~/sub\n' >"$T_TMP/sub.profile"
+	printf 'read-only %s/user/sub\n' "$fsroot" >"$T_TMP/realsub.profile"
+	local run home label want prof
+	for run in "$fsroot/user 0" "$fsroot/user 1 $T_TMP/sub.profile" "$T_TMP/homelink 1 $T_TMP/sub.profile" \
+		"$T_TMP/homelink 0 $T_TMP/realsub.profile"; do
+		read -r home want prof <<<"$run"
+		label="warden check, the home $home on its own file system${prof:+, profile ${prof##*/}}"
+		unshare -m sh -c 'mount -t tmpfs home "$1" && mkdir -p "$1/user/proj" "$1/user/sub" &&
+			mount --bind "$1/user/sub" "$2" && cd "$1/user/proj" && HOME="$3" &&
+			shift 3 && exec "$@"' \
+			sh "$fsroot" "$T_TMP/elsewhere" "$home" \
+			timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" check --compare ${prof:+--profile "$prof"} \
+			</dev/null >"$T_TMP/fsc.out" 2>&1
+		RC=$? OUT=$(<"$T_TMP/fsc.out")
+		assert_rc "$want" "$label"
+		grep -qE '^ *mountinfo-host-paths +denied +allowed: mount at ' <<<"$OUT" ||
+			fail "$label: the bind from the home's file system is not seen outside: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+		grep -qE '^ *mountinfo-host-paths +denied +allowed: .* +denied: [0-9]+ mounts, none naming.* yes$' <<<"$OUT" ||
+			fail "$label: the sandbox's mount table names the home's file system: $(excerpt "$(grep -E 'mountinfo' <<<"$OUT")")"
+	done
 }
 
 # warden's own binary inside (ssh's ProxyCommand, whenever a destination is
