@@ -579,6 +579,17 @@ else
 	not_ok "setns without /proc's namespace files is tried by a pidfd" "$(excerpt "$got")"
 fi
 
+# A probe that cannot set itself up tried nothing and fails: with no fd
+# free for its pipe (a limit of 4), ptrace says so, where it once held.
+mkdir -p "$T/nf-ws"
+got=$(prlimit --nofile=4 "$WARDEN" __probe --only ptrace --ws "$T/nf-ws" --out "$T/nf-ws" --token 00 2>&1 |
+	grep -o '"observed":"[a-z]*","detail":"[^"]*"')
+if [[ $got == '"observed":"allowed","detail":"not tried: pipe: EMFILE"' ]]; then
+	ok "a probe that cannot set itself up fails ($got)"
+else
+	not_ok "a probe that cannot set itself up fails" "$(excerpt "$got")"
+fi
+
 # A protected name that is merely taken is no wall: outside any sandbox, in
 # a workspace where a file (as a placeholder would) already holds .mcp.json,
 # the probe replaces it and fails, where EEXIST once held it.
