@@ -415,6 +415,30 @@ static void cell(char *out, size_t len, const struct row *r, size_t width)
 		snprintf(out, len, "%s", full);
 }
 
+/* A held row that got the very answer outside that it got inside (the
+ * same refusal, the same detail): on this host it shows nothing of the
+ * sandbox's (nothing there to reach, no terminal, the host's own refusal). */
+static bool same_answer(const struct column *in, const struct column *outc, size_t i)
+{
+	return probe_table[i].expect == EXPECT_DENIED && in->rows[i].held && !in->rows[i].allowed &&
+	       !outc->rows[i].allowed &&
+	       strcmp(in->rows[i].detail, outc->rows[i].detail) == 0;
+}
+
+static void print_same_answer(const struct column *in, const struct column *outc)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < probe_count; i++)
+		n += same_answer(in, outc, i);
+	if (!n)
+		return;
+	printf("compare: %zu held probes got the same answer outside, so they show no wall here:", n);
+	for (size_t i = 0; i < probe_count; i++)
+		if (same_answer(in, outc, i))
+			printf(" %s", probe_table[i].name);
+	printf("\n");
+}
+
 static void print_table(const struct check_opts *o, const struct bait *b, const struct column *in,
 			const struct column *outc, size_t held, size_t failed)
 {
@@ -450,6 +474,7 @@ static void print_table(const struct check_opts *o, const struct bait *b, const 
 		for (size_t i = 0; i < probe_count; i++)
 			taken += outc->rows[i].allowed && !in->rows[i].allowed;
 		printf("compare: %zu probes allowed outside the sandbox are denied inside it\n", taken);
+		print_same_answer(in, outc);
 	}
 	if (failed) {
 		printf("did not hold:");

@@ -326,6 +326,19 @@ print(len(rows))' 2>&1); then
 else
 	not_ok "every home-* probe, with its files there: reachable outside, denied inside" "rc=$RC $(excerpt "$res $ERR")"
 fi
+# --compare names the rows that got the same answer outside: the home-*
+# rows with an empty home, none of them with the files there.
+mkdir -p "$T/emptyhome"
+HOME=$T/emptyhome run "$WARDEN" check --compare
+same=$(grep '^compare: .* held probes got the same answer outside' <<<"$OUT")
+HOME=$homes run "$WARDEN" check --compare
+same_full=$(grep '^compare: .* held probes got the same answer outside' <<<"$OUT")
+if [[ $same == *' home-ssh '*' home-gnupg'* && $same_full != *' home-'* ]]; then
+	ok "--compare names the rows that got the same answer outside (an empty home: ${same#*here: })"
+else
+	not_ok "--compare names the rows that got the same answer outside" \
+		"an empty home: $(excerpt "$same"); with the files: $(excerpt "$same_full")"
+fi
 HOME=$homes run "$WARDEN" check --profile "$T/weak.profile" --json
 if ((RC == 1)) && res=$(py "$home_rows"'
 held = [x["name"] for x in rows if x["held"]]
