@@ -2,6 +2,7 @@
  * device and the path within that file system (see fspath.h). */
 #include "fspath.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,30 @@ static size_t covers(const char *point, const char *path)
 	return n;
 }
 
+/* realpath of path, or, where path does not exist yet (an audit directory
+ * before the first session), of its nearest existing ancestor with the
+ * rest appended; NULL when the rest would need resolving itself (".", "..",
+ * an empty component) or nothing resolves. */
+static char *real_or_parent(const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real || errno != ENOENT)
+		return real;
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : "";
+	if (!slash || slash == path || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	_cleanup_free_ char *parent = xasprintf("%.*s", (int)(slash - path), path);
+	_cleanup_free_ char *up = real_or_parent(parent);
+	if (!up)
+		return NULL;
+	return xasprintf("%s%s%s", up, strcmp(up, "/") == 0 ? "" : "/", name);
+}
+
 bool fspath_of(const char *path, struct fspath *out)
 {
-	_cleanup_free_ char *real = path && path[0] == '/' ? realpath(path, NULL) : NULL;
-	if (!real)
+	_cleanup_free_ char *real = path && path[0] == '/' ? real_or_parent(path) : NULL;
+	if (!real || strlen(real) >= PATH_MAX)
 		return false;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)

@@ -17,7 +17,8 @@ struct fspath {
 				* mount of within shows when at its own place */
 };
 
-/* Where path (absolute, existing) lies on this host's mounts, from
+/* Where path (absolute; what of it does not exist yet lies where its
+ * nearest existing ancestor does) lies on this host's mounts, from
  * /proc/self/mountinfo: false when that cannot be told. */
 bool fspath_of(const char *path, struct fspath *out);
 

@@ -1,7 +1,8 @@
 /* test_check_fspath.c - unit tests of a host path as the mount table spells
  * it (src/check/fspath.c, what `warden check` hands its mount table probe):
  * a path under /proc lies on proc's device at the path within it, its links
- * resolved; relative, missing and NULL paths give nothing; the text form
+ * resolved, and a path not there yet where its nearest ancestor is (unless
+ * the rest needs resolving); relative and NULL paths give nothing; the text form
  * reads back, and text that is not that form (no length, a length past the
  * end, a path that is not absolute) is refused; a mount's root below the
  * path gives the rest, and one beside it (a longer name), on another device
@@ -32,7 +33,14 @@ static void of_proc(void)
 	CHECK_STR(f.within, "/");
 	CHECK_STR(f.real, "/proc");
 	CHECK(!fspath_of("proc/self", &f));
-	CHECK(!fspath_of("/proc/self/no-such-entry", &f));
+	/* what does not exist yet lies where its nearest ancestor does */
+	CHECK(fspath_of("/proc/self/no-such/entry", &f));
+	_cleanup_free_ char *missing = xasprintf("/%d/no-such/entry", (int)getpid());
+	CHECK_STR(f.within, missing);
+	CHECK(!fspath_of("/proc/self/no-such/..", &f));
+	CHECK(!fspath_of("/proc/self/no-such/.", &f));
+	CHECK(!fspath_of("/proc/self/no-such/", &f));
+	CHECK(!fspath_of("/proc/self/status/x", &f)); /* ENOTDIR: not a place to be */
 	CHECK(!fspath_of(NULL, &f));
 }
 
