@@ -425,6 +425,15 @@ static bool same_answer(const struct column *in, const struct column *outc, size
 	       strcmp(in->rows[i].detail, outc->rows[i].detail) == 0;
 }
 
+/* The probes allowed outside and denied inside: what the sandbox took away. */
+static size_t taken_away(const struct column *in, const struct column *outc)
+{
+	size_t taken = 0;
+	for (size_t i = 0; i < probe_count; i++)
+		taken += outc->rows[i].allowed && !in->rows[i].allowed;
+	return taken;
+}
+
 static void print_same_answer(const struct column *in, const struct column *outc)
 {
 	size_t n = 0;
@@ -470,10 +479,8 @@ static void print_table(const struct check_opts *o, const struct bait *b, const 
 	}
 	printf("\n%zu probes: %zu held, %zu failed\n", probe_count, held, failed);
 	if (outc) {
-		size_t taken = 0;
-		for (size_t i = 0; i < probe_count; i++)
-			taken += outc->rows[i].allowed && !in->rows[i].allowed;
-		printf("compare: %zu probes allowed outside the sandbox are denied inside it\n", taken);
+		printf("compare: %zu probes allowed outside the sandbox are denied inside it\n",
+		       taken_away(in, outc));
 		print_same_answer(in, outc);
 	}
 	if (failed) {
@@ -519,6 +526,14 @@ static void print_json(const struct check_opts *o, const struct bait *b, const s
 				"script", b->exec_script, "script_sha256", b->script_sha256,
 				"summary", "probes", (int)probe_count, "held", (int)held, "failed",
 				(int)failed, "probes", probes);
+	if (doc && outc) { /* the table's two compare lines */
+		json_t *same = json_array();
+		for (size_t i = 0; i < probe_count; i++)
+			if (same_answer(in, outc, i))
+				json_array_append_new(same, json_string(probe_table[i].name));
+		json_object_set_new(doc, "compare", json_pack("{s:i, s:o}", "taken_away",
+							      (int)taken_away(in, outc), "same_answer", same));
+	}
 	char *s = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
 	if (s) {
 		puts(s);

@@ -231,6 +231,12 @@ for x in d["probes"]:
         taken.setdefault(x["group"], []).append(x["name"])
 missing = [g for g in need if not taken.get(g)]
 assert not missing, "no row reachable outside and denied inside in: " + ", ".join(missing)
+# the compare object of the document says what the rows say
+c = d["compare"]
+assert c["taken_away"] == sum(len(v) for v in taken.values()), c["taken_away"]
+same = [x["name"] for x in d["probes"] if x["expected"] == "denied" and x["held"] and
+        x["observed"] == x["outside"]["observed"] == "denied" and x["detail"] == x["outside"]["detail"]]
+assert c["same_answer"] == same, (c["same_answer"], same)
 print("; ".join(g + ": " + ",".join(taken[g][:3]) for g in need))' 2>&1); then
 	ok "--compare: reachable outside, denied inside ($res)"
 else
