@@ -389,7 +389,7 @@ static void run_probe(const struct probe_ctx *c, const struct probe *p, bool syn
 
 static const char runner_usage[] =
 	"usage: warden __probe [--sync] [--only NAME] --ws DIR --out DIR [--home DIR]\n"
-	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] [--home-fs|--audit-fs|--cache-fs MAJ:MIN:PATH]\n"
+	"       [--other-home DIR] [--audit-dir DIR] [--cache-dir DIR] [--home-fs|--audit-fs|--cache-fs SPELLING]\n"
 	"       --token HEX [--fd N] [--tcp-port N] [--abstract NAME]\n"
 	"       [--ssh-sock PATH] [--shm-key N] [--shm-id N] [--posix-shm NAME]\n"
 	"       [--host-pid N] [--host-start N] [--uid N] [--tty PATH]\n"

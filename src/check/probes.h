@@ -64,8 +64,8 @@ struct probe_ctx {
 	const char *other_home;  /* another user's home (may be NULL) */
 	const char *audit_dir;   /* warden's audit log directory on the host (may be NULL) */
 	const char *cache_dir;   /* warden's cache directory (the cached /etc), may be NULL */
-	/* the same three as the mount table spells them, "MAJ:MIN:/within"
-	 * (fspath.h), when that differs from the path; NULL otherwise */
+	/* the same three as the mount table spells them (fspath_format's
+	 * text, fspath.h), when that differs from the path; NULL otherwise */
 	const char *home_fs, *audit_fs, *cache_fs;
 	const char *token;       /* unique token for the names probes create */
 	const char *abstract;    /* host abstract unix socket name (without '@') */

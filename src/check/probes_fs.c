@@ -445,8 +445,13 @@ void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, stru
 {
 	struct hidden hidden[] = { { .path = c->home }, { .path = c->audit_dir }, { .path = c->cache_dir } };
 	const char *fs[] = { c->home_fs, c->audit_fs, c->cache_fs };
-	for (size_t i = 0; i < ARRAY_LEN(hidden); i++)
+	for (size_t i = 0; i < ARRAY_LEN(hidden); i++) {
 		hidden[i].has_fs = fs[i] && fspath_parse(fs[i], &hidden[i].fs);
+		if (fs[i] && !hidden[i].has_fs) { /* looking by text alone would be weaker */
+			allowed(r, "not tried: %.200s is no spelling of a path on a mount", fs[i]);
+			return;
+		}
+	}
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f) {
 		denied_errno(r, errno);

@@ -136,6 +136,12 @@ test_mountinfo_home_own_fs() {
 		fail "the probe did not find a bind from a home on its own file system: $(excerpt "$out")"
 	grep -qF "names $fsroot/user: /user/sub on " <<<"$out" ||
 		fail "the probe's finding does not name the home and the path within its file system: $(excerpt "$out")"
+	# a spelling the runner cannot read fails the probe, never a look by
+	# the text alone
+	out=$("$WARDEN" __probe --only mountinfo-host-paths --ws "$T_TMP/pws" --out "$T_TMP/pout" --token 00 \
+		--home "$fsroot/user" --home-fs "0:1:/user" 2>&1)
+	grep -q '"probe":"mountinfo-host-paths","observed":"allowed","detail":"not tried: ' <<<"$out" ||
+		fail "a malformed --home-fs did not fail the probe: $(excerpt "$out")"
 	# the whole check, in a mount namespace where the home is that tmpfs;
 	# it needs root: in a user namespace of the test's own the sandbox
 	# cannot drop supplementary groups
