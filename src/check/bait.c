@@ -399,7 +399,6 @@ void bait_remove(struct bait *b)
 	free(b->home_fs);
 	free(b->audit_fs);
 	free(b->cache_fs);
-	b->home_fs = b->audit_fs = b->cache_fs = NULL;
 	free(b->ssh_sock);
 	free(b->ws_sock);
 	free(b->ws_dgram);
@@ -408,7 +407,7 @@ void bait_remove(struct bait *b)
 	free(b->exec_script);
 	b->exec_bait = b->exec_script = NULL;
 	b->base = b->ws = b->home = b->other_home = b->audit_dir = b->cache_dir = b->ssh_sock = NULL;
-	b->ws_sock = b->ws_dgram = b->tty = NULL;
+	b->ws_sock = b->ws_dgram = b->tty = b->home_fs = b->audit_fs = b->cache_fs = NULL;
 }
 
 void bait_env(const struct bait *b)

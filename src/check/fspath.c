@@ -9,18 +9,6 @@
 
 #include "../common/util.h"
 
-/* The length of point when it is path or one of its ancestors, else 0
- * ("/" counts as 1). */
-static size_t covers(const char *point, const char *path)
-{
-	size_t n = strlen(point);
-	if (strcmp(point, "/") == 0)
-		return 1;
-	if (strncmp(path, point, n) != 0 || (path[n] != '\0' && path[n] != '/'))
-		return 0;
-	return n;
-}
-
 /* realpath of path, or, where path does not exist yet (an audit directory
  * before the first session), of its nearest existing ancestor with the
  * rest appended; NULL when the rest would need resolving itself (".", "..",
@@ -41,44 +29,54 @@ static char *real_or_parent(const char *path)
 	return xasprintf("%s%s%s", up, strcmp(up, "/") == 0 ? "" : "/", name);
 }
 
+bool fspath_mount_line(const char *line, unsigned *maj, unsigned *min, char root[PATH_MAX],
+		       char point[PATH_MAX])
+{
+	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... (the device as the mount table
+	 * gives it: a btrfs subvolume's stat() says another) */
+	if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", maj, min, root, point) != 4)
+		return false;
+	/* as the kernel escapes them (\040 a space): decoded */
+	unescape_octal(root);
+	unescape_octal(point);
+	return true;
+}
+
 bool fspath_of(const char *path, struct fspath *out)
 {
 	_cleanup_free_ char *real = path && path[0] == '/' ? real_or_parent(path) : NULL;
-	if (!real || strlen(real) >= PATH_MAX)
+	if (!real || strlen(real) >= sizeof out->real)
 		return false;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return false;
-	char *line = NULL;
+	char *line = NULL, root[PATH_MAX], point[PATH_MAX], best_root[PATH_MAX];
 	size_t cap = 0, best = 0;
-	bool found = false;
 	while (getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... (the device as the mount
-		 * table gives it: a btrfs subvolume's stat() says another) */
 		unsigned maj, min;
-		char root[PATH_MAX], point[PATH_MAX];
-		if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
+		if (!fspath_mount_line(line, &maj, &min, root, point) || !path_is_within(real, point))
 			continue;
-		unescape_octal(root);
-		unescape_octal(point);
 		/* the deepest mount over the path; of two at one point the
 		 * later, which hides the other */
-		size_t n = covers(point, real);
-		if (!n || n < best)
+		size_t n = strlen(point);
+		if (n < best)
 			continue;
-		const char *rest = n == 1 ? real : real + n;
-		int w = snprintf(out->within, sizeof out->within, "%s%s",
-				 strcmp(root, "/") == 0 && rest[0] ? "" : root, rest);
-		found = w > 0 && (size_t)w < sizeof out->within && strlen(real) < sizeof out->real;
+		best = n;
 		out->maj = maj;
 		out->min = min;
-		best = n;
+		strcpy(best_root, root);
 	}
 	free(line);
 	fclose(f);
-	if (found)
-		strcpy(out->real, real);
-	return found;
+	if (!best)
+		return false;
+	const char *rest = best == 1 ? real : real + best; /* "/" is the one point of length 1 */
+	int w = snprintf(out->within, sizeof out->within, "%s%s",
+			 strcmp(best_root, "/") == 0 && rest[0] ? "" : best_root, rest);
+	if (w <= 0 || (size_t)w >= sizeof out->within)
+		return false;
+	strcpy(out->real, real);
+	return true;
 }
 
 char *fspath_format(const struct fspath *f)
@@ -105,12 +103,9 @@ bool fspath_parse(const char *s, struct fspath *out)
 
 const char *fspath_below(const struct fspath *f, unsigned maj, unsigned min, const char *root)
 {
-	if (maj != f->maj || min != f->min)
+	if (maj != f->maj || min != f->min || !path_is_within(root, f->within))
 		return NULL;
 	if (strcmp(f->within, "/") == 0)
 		return strcmp(root, "/") == 0 ? "" : root;
-	size_t n = strlen(f->within);
-	if (strncmp(root, f->within, n) != 0 || (root[n] != '\0' && root[n] != '/'))
-		return NULL;
-	return root + n;
+	return root + strlen(f->within);
 }

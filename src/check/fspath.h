@@ -17,6 +17,11 @@ struct fspath {
 				* mount of within shows when at its own place */
 };
 
+/* The device, root and mount point of one line of /proc/self/mountinfo,
+ * root and point decoded; false when the line is not one. */
+bool fspath_mount_line(const char *line, unsigned *maj, unsigned *min, char root[PATH_MAX],
+		       char point[PATH_MAX]);
+
 /* Where path (absolute; what of it does not exist yet lies where its
  * nearest existing ancestor does) lies on this host's mounts, from
  * /proc/self/mountinfo: false when that cannot be told. */

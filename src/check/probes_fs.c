@@ -464,14 +464,12 @@ void p_mountinfo_paths(const struct probe_ctx *c, const struct probe *self, stru
 	while (getline(&line, &cap, f) > 0) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE SUPER */
 		unsigned maj, min;
-		char root[4096], point[4096];
-		if (sscanf(line, "%*s %*s %u:%u %4095s %4095s", &maj, &min, root, point) != 4)
+		char root[PATH_MAX], point[PATH_MAX];
+		/* the paths decoded, or a home with a space in its name would
+		 * never be found */
+		if (!fspath_mount_line(line, &maj, &min, root, point))
 			continue;
 		mounts++;
-		/* the paths as the kernel escapes them (\040 a space): decoded,
-		 * or a home with a space in its name would never be found */
-		unescape_octal(root);
-		unescape_octal(point);
 		char *super = strstr(line, " - ");
 		if (super)
 			unescape_octal(super);
