@@ -477,9 +477,11 @@ fi
 cat >"$T/proxy.py" <<'PY'
 import socket, sys, threading, time
 mode = sys.argv[1]
-def serve(port):
+def listening(port):
     s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("127.0.0.1", port)); s.listen(8)
+    return s
+def serve(s, port):
     while True:
         c, _ = s.accept()
         def h(c=c):
@@ -494,7 +496,10 @@ def serve(port):
             except Exception: pass
             c.close()
         threading.Thread(target=h, daemon=True).start()
-for p in (3128, 1080): threading.Thread(target=serve, args=(p,), daemon=True).start()
+# Both listen before "ready": the probes start on that word, and a connect
+# before the bind would be refused, which reads as the proxy's refusal.
+socks = [(listening(p), p) for p in (3128, 1080)]
+for s, p in socks: threading.Thread(target=serve, args=(s, p), daemon=True).start()
 print("ready", flush=True); time.sleep(30)
 PY
 proxy_probes() { # MODE: the proxy probes' observations, NAME=observed
