@@ -1,6 +1,6 @@
 /* runner.c - the startup benchmark's timer:
  *
- *   runner N -- CMD ARGS... [--- CMD ARGS...]...
+ *   runner [--usage] N -- CMD ARGS... [--- CMD ARGS...]...
  *
  * warms each command up 5 times, then runs N rounds; a round runs every
  * command once, in a shuffled order, so a machine that drifts (a noisy
@@ -10,20 +10,74 @@
  * order given: the median and 90th percentile wall time in microseconds
  * ("median_us p90_us"), or "unavailable" when it failed its warm-up (the
  * reason on stderr). Exits 1 if a command fails after its warm-up. A file
- * open on fd 10 is rewound before each run. */
+ * open on fd 10 is rewound before each run.
+ *
+ * --usage adds two columns: the median CPU time (user and system, in
+ * microseconds) and the median count of page faults (minor and major) of a
+ * run, summed over the command and every process it started, those it left
+ * to end after it too: the runner is their subreaper and reaps each one
+ * (waiting up to USAGE_WAIT_MS for stragglers after the command exits; one
+ * still running then is left out, and said). The wall time stops when the
+ * command itself exits, as without --usage. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define WARMUPS 5
+#define USAGE_WAIT_MS 2000
 
 static int devnull = -1;
+static bool usage; /* --usage: collect every descendant's rusage */
+
+/* What one run cost, over all its processes (--usage). */
+struct cost {
+	long long cpu_us;
+	long long faults;
+};
+
+static void cost_add(struct cost *c, const struct rusage *ru)
+{
+	c->cpu_us += (long long)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000LL +
+		     ru->ru_utime.tv_usec + ru->ru_stime.tv_usec;
+	c->faults += ru->ru_minflt + ru->ru_majflt;
+}
+
+/* The processes the command left behind, reparented to the runner (its
+ * subreaper), reaped and counted until none is left or USAGE_WAIT_MS has
+ * passed; false when one was still running then. */
+static bool reap_rest(struct cost *c)
+{
+	long long deadline = 0;
+	for (;;) {
+		struct rusage ru;
+		int status;
+		pid_t p = wait4(-1, &status, WNOHANG, &ru);
+		if (p > 0) {
+			cost_add(c, &ru);
+			continue;
+		}
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0) /* ECHILD: every one reaped */
+			return true;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		long long now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (!deadline)
+			deadline = now + USAGE_WAIT_MS;
+		if (now >= deadline)
+			return false;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+}
 
 static long long now_us(void)
 {
@@ -33,8 +87,9 @@ static long long now_us(void)
 	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-/* Run argv once; return its wall time in microseconds, or -1. */
-static long long run_once(char **argv)
+/* Run argv once; return its wall time in microseconds, or -1; with
+ * --usage, what it cost to *c (c may be NULL: a warm-up). */
+static long long run_once(char **argv, struct cost *c)
 {
 	long long start = now_us();
 	int status;
@@ -55,12 +110,22 @@ static long long run_once(char **argv)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	struct rusage ru;
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR) {
 			perror("runner: waitpid");
 			return -1;
 		}
 	long long elapsed = now_us() - start;
+	struct cost mine = { 0 };
+	if (usage) {
+		cost_add(&mine, &ru);
+		if (!reap_rest(&mine))
+			fprintf(stderr, "runner: %s left a process running for over %d ms; "
+				"its cost is not counted\n", argv[0], USAGE_WAIT_MS);
+	}
+	if (c)
+		*c = mine;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFEXITED(status))
 			fprintf(stderr, "runner: %s exited with status %d\n", argv[0], WEXITSTATUS(status));
@@ -78,6 +143,12 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static long long median_of(long long *v, long n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_ll);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 #define MAX_CMDS 16
 
 int main(int argc, char **argv)
@@ -85,9 +156,19 @@ int main(int argc, char **argv)
 	char *end;
 	long n;
 
+	if (argc > 1 && strcmp(argv[1], "--usage") == 0) {
+		usage = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: runner N -- CMD [ARGS...] [--- CMD [ARGS...]]...\n");
+		fprintf(stderr, "usage: runner [--usage] N -- CMD [ARGS...] [--- CMD [ARGS...]]...\n");
 		return 2;
+	}
+	/* the processes a command leaves come back here to be counted */
+	if (usage && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		perror("runner: PR_SET_CHILD_SUBREAPER");
+		return 1;
 	}
 	errno = 0;
 	n = strtol(argv[1], &end, 10);
@@ -120,13 +201,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	bool ok[MAX_CMDS];
-	long long *t[MAX_CMDS];
+	long long *t[MAX_CMDS], *cpu[MAX_CMDS], *flt[MAX_CMDS];
 	for (int c = 0; c < ncmds; c++) {
 		ok[c] = true;
 		for (int i = 0; ok[c] && i < WARMUPS; i++)
-			ok[c] = run_once(cmds[c]) >= 0;
+			ok[c] = run_once(cmds[c], NULL) >= 0;
 		t[c] = calloc((size_t)n, sizeof *t[c]);
-		if (!t[c]) {
+		cpu[c] = calloc((size_t)n, sizeof *cpu[c]);
+		flt[c] = calloc((size_t)n, sizeof *flt[c]);
+		if (!t[c] || !cpu[c] || !flt[c]) {
 			perror("runner: calloc");
 			return 1;
 		}
@@ -146,8 +229,11 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < ncmds; k++) {
 			int c = order[k];
-			if (ok[c] && (t[c][i] = run_once(cmds[c])) < 0)
+			struct cost cost;
+			if (ok[c] && (t[c][i] = run_once(cmds[c], &cost)) < 0)
 				return 1;
+			cpu[c][i] = cost.cpu_us;
+			flt[c][i] = cost.faults;
 		}
 	}
 	for (int c = 0; c < ncmds; c++) {
@@ -155,11 +241,16 @@ int main(int argc, char **argv)
 			printf("unavailable\n");
 			continue;
 		}
-		qsort(t[c], (size_t)n, sizeof *t[c], cmp_ll);
-		long long median = n % 2 ? t[c][n / 2] : (t[c][n / 2 - 1] + t[c][n / 2]) / 2;
+		long long median = median_of(t[c], n); /* sorted: p90 below */
 		long p90i = (long)((n * 9 + 9) / 10) - 1; /* ceil(0.9 n) - 1 */
-		printf("%lld %lld\n", median, t[c][p90i]);
+		if (usage)
+			printf("%lld %lld %lld %lld\n", median, t[c][p90i], median_of(cpu[c], n),
+			       median_of(flt[c], n));
+		else
+			printf("%lld %lld\n", median, t[c][p90i]);
 		free(t[c]);
+		free(cpu[c]);
+		free(flt[c]);
 	}
 	return 0;
 }
