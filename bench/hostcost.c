@@ -5,8 +5,8 @@
  *
  *   hostcost
  *
- * prints one line, "syscall_ns fault_ns touch_ns", each the median of 9
- * trials:
+ * prints one line, "syscall_ns fault_ns touch_ns cow_ns", each the median
+ * of 9 trials:
  *   syscall_ns  one getppid(2);
  *   fault_ns    one new anonymous page written: the page fault, the page
  *               zeroed, and its first use;
@@ -14,12 +14,18 @@
  *               entry is already there (MADV_POPULATE_WRITE beforehand): on
  *               bare metal and most VMs a few nanoseconds; where the
  *               hypervisor keeps shadow page tables, a trap of its own; -1
- *               when the kernel has no MADV_POPULATE_WRITE (before 5.14).
- * Exits 1 when memory cannot be had. */
+ *               when the kernel has no MADV_POPULATE_WRITE (before 5.14);
+ *   cow_ns      one page written that a forked child still shares (copy on
+ *               write): what a process pays for each page it writes while a
+ *               fork of it lives (warden's init and file-read helper are
+ *               forks of the supervisor).
+ * Exits 1 when memory or a process cannot be had. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,15 +86,43 @@ static long long page_ns(long page, int populate)
 	return ns;
 }
 
+/* Each page of a mapping written before a fork, written again while the
+ * child lives: the time per page, or -1 (errno). */
+static long long cow_ns(long page)
+{
+	size_t len = (size_t)page * PAGES;
+	volatile char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	for (size_t o = 0; o < len; o += (size_t)page)
+		m[o] = 1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	long long ns = -1;
+	if (pid > 0) {
+		long long t0 = now_ns();
+		for (size_t o = 0; o < len; o += (size_t)page)
+			m[o] = 2;
+		ns = (now_ns() - t0) / PAGES;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	munmap((void *)m, len);
+	return ns;
+}
+
 int main(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	long long sc[TRIALS], fault[TRIALS], touch[TRIALS];
+	long long sc[TRIALS], fault[TRIALS], touch[TRIALS], cow[TRIALS];
 	int have_touch = 1;
 	for (int i = 0; i < TRIALS; i++) {
 		sc[i] = syscall_ns();
-		if ((fault[i] = page_ns(page, 0)) < 0) {
-			perror("hostcost: mmap");
+		if ((fault[i] = page_ns(page, 0)) < 0 || (cow[i] = cow_ns(page)) < 0) {
+			perror("hostcost: mmap or fork");
 			return 1;
 		}
 		if (have_touch && (touch[i] = page_ns(page, 1)) < 0) {
@@ -99,6 +133,7 @@ int main(void)
 			have_touch = 0; /* no MADV_POPULATE_WRITE here */
 		}
 	}
-	printf("%lld %lld %lld\n", median(sc), median(fault), have_touch ? median(touch) : -1);
+	printf("%lld %lld %lld %lld\n", median(sc), median(fault), have_touch ? median(touch) : -1,
+	       median(cow));
 	return 0;
 }
