@@ -1,30 +1,69 @@
-/* bgjob.c - one piece of setup on a thread of its own (bgjob.h). */
+/* bgjob.c - pieces of setup on a worker thread (bgjob.h): one thread at a
+ * time runs the jobs started, in order; a job not yet begun when it is
+ * waited for is run by the waiter instead; the thread ends when none is
+ * left and is joined by the last wait. */
 #include "bgjob.h"
 
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
-static void *run(void *p)
+enum { JOB_QUEUED = 1, JOB_RUNNING, JOB_DONE };
+
+/* The worker and its queue, under mu. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER; /* a job done, the worker ending */
+static struct bgjob *head, *tail;
+static size_t pending; /* started and not done: queued or running */
+static pthread_t worker;
+static bool alive;     /* a worker thread exists, not yet joined */
+static bool ending;    /* it found nothing left and is returning */
+static bool steered;   /* it started away from its creator's CPU */
+static atomic_bool took_back; /* it has the whole set again */
+static cpu_set_t cpus;  /* the creator's whole set, when steered */
+
+static void run_job(struct bgjob *j)
 {
-	struct bgjob *j = p;
-	if (j->steered) {
-		pthread_setaffinity_np(pthread_self(), sizeof j->cpus, &j->cpus);
-		atomic_store(&j->took_back, true);
-	}
 	j->r = j->fn(j->arg, &j->e);
+}
+
+static void *work(void *unused)
+{
+	(void)unused;
+	if (steered) {
+		pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
+		atomic_store(&took_back, true);
+	}
+	pthread_mutex_lock(&mu);
+	while (head) {
+		struct bgjob *j = head;
+		head = j->next;
+		if (!head)
+			tail = NULL;
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&mu);
+		run_job(j);
+		pthread_mutex_lock(&mu);
+		j->state = JOB_DONE;
+		pending--;
+		pthread_cond_broadcast(&changed);
+	}
+	ending = true;
+	pthread_cond_broadcast(&changed);
+	pthread_mutex_unlock(&mu);
 	return NULL;
 }
 
 /* The attributes of a thread to start on a CPU of the caller's set other
  * than the one it runs on (bgjob.h); false when there is none. */
-static bool steer(struct bgjob *j, pthread_attr_t *a)
+static bool steer(pthread_attr_t *a)
 {
 	int cpu = sched_getcpu();
-	if (cpu < 0 || sched_getaffinity(0, sizeof j->cpus, &j->cpus) < 0 ||
-	    CPU_COUNT(&j->cpus) < 2 || !CPU_ISSET(cpu, &j->cpus))
+	if (cpu < 0 || sched_getaffinity(0, sizeof cpus, &cpus) < 0 || CPU_COUNT(&cpus) < 2 ||
+	    !CPU_ISSET(cpu, &cpus))
 		return false;
-	cpu_set_t others = j->cpus;
+	cpu_set_t others = cpus;
 	CPU_CLR(cpu, &others);
 	return pthread_attr_setaffinity_np(a, sizeof others, &others) == 0;
 }
@@ -51,33 +90,110 @@ int thread_create_blocked(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), 
 	return r;
 }
 
-void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
+/* A worker that is returning joined (mu held; dropped meanwhile). */
+static void join_ended(void)
 {
-	*j = (struct bgjob){ .fn = fn, .arg = arg };
+	if (!alive || !ending)
+		return;
+	pthread_t t = worker;
+	alive = ending = false;
+	pthread_mutex_unlock(&mu);
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&mu);
+}
+
+/* A worker for the queue (mu held): false when none can be made. */
+static bool worker_up(void)
+{
+	join_ended();
+	if (alive)
+		return true;
 	pthread_attr_t a;
 	bool attr = pthread_attr_init(&a) == 0;
-	j->steered = attr && steer(j, &a);
-	j->running = thread_create_blocked(&j->t, attr ? &a : NULL, run, j) == 0;
+	steered = attr && steer(&a);
+	atomic_store(&took_back, false);
+	alive = thread_create_blocked(&worker, attr ? &a : NULL, work, NULL) == 0;
 	if (attr)
 		pthread_attr_destroy(&a);
-	if (!j->running)
-		j->r = fn(arg, &j->e);
-	j->started = true;
+	return alive;
+}
+
+void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
+{
+	*j = (struct bgjob){ .fn = fn, .arg = arg, .started = true, .state = JOB_QUEUED };
+	pthread_mutex_lock(&mu);
+	if (tail)
+		tail->next = j;
+	else
+		head = j;
+	tail = j;
+	pending++;
+	if (!worker_up()) {
+		/* no thread to be had: the work runs now, in the caller */
+		head = j->next; /* (the queue was empty: no worker) */
+		if (!head)
+			tail = NULL;
+		pending--;
+		j->state = JOB_DONE;
+		pthread_mutex_unlock(&mu);
+		run_job(j);
+		return;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/* j taken off the queue (mu held). */
+static void unqueue(struct bgjob *j)
+{
+	struct bgjob **p = &head, *prev = NULL;
+	while (*p && *p != j) {
+		prev = *p;
+		p = &(*p)->next;
+	}
+	if (!*p)
+		return;
+	*p = j->next;
+	if (tail == j)
+		tail = prev;
+}
+
+/* The worker not running yet: the caller's CPU, which now waits, is its
+ * too (bgjob.h; mu held). */
+static void give_back(void)
+{
+	if (alive && steered && !atomic_load(&took_back))
+		pthread_setaffinity_np(worker, sizeof cpus, &cpus);
 }
 
 int bgjob_wait(struct bgjob *j, struct werr *e)
 {
 	if (!j->started)
 		return 0;
-	if (j->running) {
-		/* not running yet: the caller's CPU, which now waits, is its
-		 * too (should it run by now and be gone, the call can only
-		 * give the caller its own whole set) */
-		if (j->steered && !atomic_load(&j->took_back))
-			pthread_setaffinity_np(j->t, sizeof j->cpus, &j->cpus);
-		pthread_join(j->t, NULL);
-		j->running = false;
+	pthread_mutex_lock(&mu);
+	if (j->state == JOB_QUEUED) {
+		/* not begun: the waiter runs it rather than wait for the
+		 * jobs before it */
+		unqueue(j);
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&mu);
+		run_job(j);
+		pthread_mutex_lock(&mu);
+		j->state = JOB_DONE;
+		pending--;
+	} else if (j->state == JOB_RUNNING) {
+		give_back();
+		while (j->state != JOB_DONE)
+			pthread_cond_wait(&changed, &mu);
 	}
+	/* nothing left: the worker joined, so that no thread of it
+	 * survives into a fork that follows (bgjob.h) */
+	if (!pending && alive) {
+		give_back(); /* (it may not have begun: every job ran here) */
+		while (!ending)
+			pthread_cond_wait(&changed, &mu);
+		join_ended();
+	}
+	pthread_mutex_unlock(&mu);
 	if (j->r < 0 && e)
 		*e = j->e;
 	return j->r;

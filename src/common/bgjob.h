@@ -1,24 +1,34 @@
-/* bgjob.h - one piece of setup run on a thread of its own while the
- * caller goes on with other setup, then joined: for work that takes
- * milliseconds and needs nothing the caller does meanwhile (the decoys and
- * the session CA, the seccomp filter's compilation; as root, the host
- * identity's lookups; the session's cgroups, the detection rules:
- * src/session/prepjobs.h). Joined before the process forks or clones anything:
- * no thread survives into a child (limits_warm's one thread, which never
- * ends, is the exception its file explains).
- * When no thread can be made, the work runs at once, in the caller.
+/* bgjob.h - pieces of setup run on a worker thread while the caller goes
+ * on with other setup, then waited for: for work that takes milliseconds
+ * and needs nothing the caller does meanwhile (the decoys and the session
+ * CA; as root, the host identity's lookups; the session's cgroups, the
+ * detection rules: src/session/prepjobs.h; the log's fsync at the end).
  *
- * The thread starts on another CPU than the caller's when the caller may
+ * One worker runs the jobs started, in the order they were started: the
+ * jobs of a session's start are started together, and one thread beside
+ * the caller uses the second CPU of a small machine as well as one thread
+ * each did, without a thread's start (a quarter of a millisecond on a
+ * paravirtualised VM) and its stack's new pages for each job (bench/README.md,
+ * "Noon, 2026-12-01"). A job not begun when it is waited for is run by the
+ * waiter, which would otherwise wait for the jobs before it. The worker ends
+ * when no job is left, and the wait that leaves none joins it: once every
+ * job started has been waited for, no thread of them is left, which is
+ * what the caller makes sure of before it forks or clones anything (no
+ * thread survives into a child; limits_warm's one thread, which never
+ * ends, is the exception its file explains). When no thread can be made,
+ * the work runs at once, in the caller. A job may start and wait for
+ * others; it must not wait for a job that waits for it.
+ *
+ * The worker starts on another CPU than the caller's when the caller may
  * use more than one: a scheduler that packs a new thread onto its
  * creator's CPU (seen on a VM whose guest keeps a vCPU idle until a load
- * balance, up to a tick later) would run the job only while the caller
- * waits for it. Once running, the job takes back the caller's whole set,
- * and bgjob_wait gives it back should it not have run yet: it is never
- * kept from a CPU that is free. */
+ * balance, up to a tick later) would run the jobs only while the caller
+ * waits for them. Once running, the worker takes back the caller's whole
+ * set, and bgjob_wait gives it back should it not have run yet: it is
+ * never kept from a CPU that is free. The worker blocks every signal; a
+ * job its waiter runs has the waiter's signal mask. */
 #pragma once
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "err.h"
@@ -26,12 +36,9 @@
 struct bgjob {
 	int (*fn)(void *arg, struct werr *e); /* 0, or -1 with e filled */
 	void *arg;
-	pthread_t t;
-	bool running; /* a thread runs fn, not yet joined */
-	bool started; /* fn started: r and e hold its result once joined */
-	bool steered; /* started away from the caller's CPU: cpus is the whole set */
-	atomic_bool took_back; /* the thread has its whole set again */
-	cpu_set_t cpus;
+	struct bgjob *next; /* in the worker's queue */
+	int state; /* queued, running or done (bgjob.c) */
+	bool started; /* bgjob_start was called: r and e hold its result once waited */
 	int r;
 	struct werr e;
 };
@@ -42,9 +49,11 @@ struct bgjob {
  * and put back around it. pthread_create's result. */
 int thread_create_blocked(pthread_t *t, pthread_attr_t *a, void *(*fn)(void *), void *arg);
 
-/* Start fn(arg) on a thread (or run it now). */
+/* Start fn(arg) on the worker (or run it now, when no thread can be
+ * made). */
 void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg);
-/* Wait for it; its result (e filled on -1). A job never started: 0. */
+/* Wait for it, or run it here if the worker has not begun it; its result
+ * (e filled on -1). A job never started: 0. */
 int bgjob_wait(struct bgjob *j, struct werr *e);
 /* For a cleanup path: wait, the result dropped. */
 void bgjob_join(struct bgjob *j);

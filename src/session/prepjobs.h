@@ -1,5 +1,5 @@
-/* prepjobs.h - the parts of a session's setup that run on threads of their
- * own while the main thread goes on (bgjob.h): each needs only what the
+/* prepjobs.h - the parts of a session's setup that run as jobs on a worker
+ * thread while the main thread goes on (bgjob.h): each needs only what the
  * policy and the host say, takes milliseconds of waiting on the kernel or
  * of computing, and is taken where its result is first used. Each is
  * started after the last fork of the setup before it (the secrets'
