@@ -118,30 +118,6 @@ static bool worker_up(void)
 	return alive;
 }
 
-void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
-{
-	*j = (struct bgjob){ .fn = fn, .arg = arg, .started = true, .state = JOB_QUEUED };
-	pthread_mutex_lock(&mu);
-	if (tail)
-		tail->next = j;
-	else
-		head = j;
-	tail = j;
-	pending++;
-	if (!worker_up()) {
-		/* no thread to be had: the work runs now, in the caller */
-		head = j->next; /* (the queue was empty: no worker) */
-		if (!head)
-			tail = NULL;
-		pending--;
-		j->state = JOB_DONE;
-		pthread_mutex_unlock(&mu);
-		run_job(j);
-		return;
-	}
-	pthread_mutex_unlock(&mu);
-}
-
 /* j taken off the queue (mu held). */
 static void unqueue(struct bgjob *j)
 {
@@ -155,6 +131,30 @@ static void unqueue(struct bgjob *j)
 	*p = j->next;
 	if (tail == j)
 		tail = prev;
+}
+
+void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
+{
+	*j = (struct bgjob){ .fn = fn, .arg = arg, .started = true, .state = JOB_QUEUED };
+	pthread_mutex_lock(&mu);
+	if (tail)
+		tail->next = j;
+	else
+		head = j;
+	tail = j;
+	pending++;
+	if (!worker_up()) {
+		/* no thread to be had: the work runs now, in the caller */
+		unqueue(j);
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&mu);
+		run_job(j);
+		pthread_mutex_lock(&mu);
+		j->state = JOB_DONE;
+		pending--;
+		pthread_cond_broadcast(&changed);
+	}
+	pthread_mutex_unlock(&mu);
 }
 
 /* The worker not running yet: the caller's CPU, which now waits, is its
