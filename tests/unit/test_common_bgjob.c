@@ -7,7 +7,8 @@
  * from the caller's CPU when the caller may use another, runs with the
  * caller's whole set of CPUs (never kept from one that is free), and the
  * caller's own set is left as it was; a caller bound to one CPU still gets
- * its job done, there. The worker, and a thread of thread_create_blocked,
+ * its job done, there; with no thread to be had, each job runs in its
+ * starter. The worker, and a thread of thread_create_blocked,
  * block every signal (a job the waiter runs has the waiter's mask), and
  * the caller's signal mask is left as it was. */
 #include <errno.h>
@@ -18,6 +19,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "src/common/bgjob.h"
 #include "check.h"
@@ -31,6 +35,7 @@ struct seen {
 	atomic_int *order; /* when set: the job's turn, from this counter */
 	int turn;
 	atomic_bool ran;   /* set once it has looked */
+	atomic_int runs;   /* how many times it ran */
 };
 
 static void pause_ms(long ms)
@@ -43,6 +48,7 @@ static int job(void *arg, struct werr *e)
 	struct seen *s = arg;
 	s->cpu = sched_getcpu();
 	s->by = pthread_self();
+	atomic_fetch_add(&s->runs, 1);
 	sched_getaffinity(0, sizeof s->set, &s->set);
 	if (s->order)
 		s->turn = atomic_fetch_add(s->order, 1);
@@ -228,9 +234,51 @@ static void test_nested(void)
 	CHECK(threads() == 1);
 }
 
+/* No thread to be had (RLIMIT_NPROC at 0, as nobody when root: root is
+ * not held to it): each job runs in its starter, its result kept; a
+ * child process tries it. */
+static void test_no_thread(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(3);
+		struct rlimit was;
+		if (getrlimit(RLIMIT_NPROC, &was) < 0 || was.rlim_max == 0 ||
+		    setrlimit(RLIMIT_NPROC, &(struct rlimit){ 0, was.rlim_max }) < 0)
+			_exit(3);
+		struct seen a = { .fail = EPERM }, b = { 0 }, c = { 0 };
+		struct bgjob ja, jb, jc;
+		struct werr e = { 0 };
+		bgjob_start(&ja, job, &a);
+		bgjob_start(&jb, job, &b);
+		bool here = atomic_load(&a.ran) && atomic_load(&b.ran) &&
+			    pthread_equal(a.by, pthread_self()) && pthread_equal(b.by, pthread_self());
+		bool results = bgjob_wait(&ja, &e) == -1 && e.errnum == EPERM &&
+			       bgjob_wait(&jb, NULL) == 0;
+		/* threads again: a worker runs what it is given, and nothing
+		 * of the jobs that ran in their starter is left for it */
+		if (setrlimit(RLIMIT_NPROC, &(struct rlimit){ was.rlim_max, was.rlim_max }) < 0)
+			_exit(3);
+		bgjob_start(&jc, job, &c);
+		for (int k = 0; k < 5000 && !atomic_load(&c.ran); k++)
+			pause_ms(1);
+		bool later = bgjob_wait(&jc, NULL) == 0 && !pthread_equal(c.by, pthread_self()) &&
+			     a.runs == 1 && b.runs == 1 && c.runs == 1;
+		_exit(here && results && later && threads() == 1 ? 0 : 1);
+	}
+	int st = -1;
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		printf("# no thread: could not drop to nobody or set RLIMIT_NPROC here: not checked\n");
+	else
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
 	test_result();
+	test_no_thread();
 	test_order();
 	test_nested();
 	test_cpus();
