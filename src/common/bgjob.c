@@ -23,9 +23,17 @@ static bool steered;   /* it started away from its creator's CPU */
 static atomic_bool took_back; /* it has the whole set again */
 static cpu_set_t cpus;  /* the creator's whole set, when steered */
 
-static void run_job(struct bgjob *j)
+/* j, off the queue, run by the calling thread (mu held; dropped while it
+ * runs), then done: its waiters are told. */
+static void run_here(struct bgjob *j)
 {
+	j->state = JOB_RUNNING;
+	pthread_mutex_unlock(&mu);
 	j->r = j->fn(j->arg, &j->e);
+	pthread_mutex_lock(&mu);
+	j->state = JOB_DONE;
+	pending--;
+	pthread_cond_broadcast(&changed);
 }
 
 static void *work(void *unused)
@@ -41,13 +49,7 @@ static void *work(void *unused)
 		head = j->next;
 		if (!head)
 			tail = NULL;
-		j->state = JOB_RUNNING;
-		pthread_mutex_unlock(&mu);
-		run_job(j);
-		pthread_mutex_lock(&mu);
-		j->state = JOB_DONE;
-		pending--;
-		pthread_cond_broadcast(&changed);
+		run_here(j);
 	}
 	ending = true;
 	pthread_cond_broadcast(&changed);
@@ -146,13 +148,7 @@ void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
 	if (!worker_up()) {
 		/* no thread to be had: the work runs now, in the caller */
 		unqueue(j);
-		j->state = JOB_RUNNING;
-		pthread_mutex_unlock(&mu);
-		run_job(j);
-		pthread_mutex_lock(&mu);
-		j->state = JOB_DONE;
-		pending--;
-		pthread_cond_broadcast(&changed);
+		run_here(j);
 	}
 	pthread_mutex_unlock(&mu);
 }
@@ -174,12 +170,7 @@ int bgjob_wait(struct bgjob *j, struct werr *e)
 		/* not begun: the waiter runs it rather than wait for the
 		 * jobs before it */
 		unqueue(j);
-		j->state = JOB_RUNNING;
-		pthread_mutex_unlock(&mu);
-		run_job(j);
-		pthread_mutex_lock(&mu);
-		j->state = JOB_DONE;
-		pending--;
+		run_here(j);
 	} else if (j->state == JOB_RUNNING) {
 		give_back();
 		while (j->state != JOB_DONE)
