@@ -13,7 +13,8 @@
  *   touch_ns    the first write to an anonymous page whose page table
  *               entry is already there (MADV_POPULATE_WRITE beforehand): on
  *               bare metal and most VMs a few nanoseconds; where the
- *               hypervisor keeps shadow page tables, a trap of its own; -1
+ *               hypervisor keeps shadow page tables, microseconds (seen on
+ *               a PVM guest); -1
  *               when the kernel has no MADV_POPULATE_WRITE (before 5.14);
  *   cow_ns      one page written that a forked child still shares (copy on
  *               write): what a process pays for each page it writes while a
