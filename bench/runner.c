@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < ncmds; k++) {
 			int c = order[k];
-			struct cost cost;
+			struct cost cost = { 0 };
 			if (ok[c] && (t[c][i] = run_once(cmds[c], &cost)) < 0)
 				return 1;
 			cpu[c][i] = cost.cpu_us;
