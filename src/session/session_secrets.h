@@ -1,7 +1,8 @@
 /* session_secrets.h - what a session holds for its secrets by reference:
  * their values read, the session CA and the egress guard that swaps the
  * phantoms, the decoys of the home, and the seccomp filter compiled
- * meanwhile; made on a thread of their own while the spec is made. */
+ * meanwhile; made as a job of the setup's worker thread (bgjob.h) while
+ * the spec is made. */
 #pragma once
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -37,7 +38,7 @@ struct session_secrets {
 };
 
 /* Read every secret's value (before anything starts: a missing one is an
- * error), and start the thread that makes the decoys, the egress (the
+ * error), and start the job that makes the decoys, the egress (the
  * session CA when there are secrets or hosts that request or mcp rules
  * name) and the filter. ss zeroed before. */
 int session_secrets_prepare(const struct session_opts *o, const struct policy *pol,
