@@ -1,5 +1,5 @@
-/* prepjobs.c - setup run on threads of its own while the session's main
- * thread goes on (prepjobs.h). */
+/* prepjobs.c - setup run as jobs of a worker thread while the session's
+ * main thread goes on (prepjobs.h). */
 #include "prepjobs.h"
 
 #include <stdio.h>

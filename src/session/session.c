@@ -506,7 +506,7 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 
 /* The session opened: the journal reached (--log journald), the spec made
  * and the workspace locked and scanned, the detection rules loaded, the
- * secrets taken from their thread, the audit log opened and its
+ * secrets taken from their job, the audit log opened and its
  * subscribers attached (the host identity is taken in session_plan). */
 static int session_open(struct session *sn, struct werr *e)
 {
@@ -613,14 +613,14 @@ static int session_plan(struct session *sn, struct werr *e)
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
 	json_t *ckfield = NULL;
 	/* As root: the agent's own host identity and Landlock's audit, from
-	 * their thread, taken where first needed (made meanwhile): --review's
+	 * their job, taken where first needed (made meanwhile): --review's
 	 * directories are given to the identity, session.start names both */
 	if (sn->o.review && (hostid_job_take(&sn->hj, s, e) < 0 ||
 			     review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0))
 		return -1;
 	if (checkpoint_start(sn, &ckfield, e) < 0)
 		return -1;
-	/* The limits (their thread joined): a note for each one a profile
+	/* The limits (their job waited for): a note for each one a profile
 	 * asked for that cannot be. */
 	limits_job_take(&sn->lj);
 	if (hostid_job_take(&sn->hj, s, e) < 0)
@@ -856,7 +856,7 @@ static void session_init(struct session *sn, const struct session_opts *o)
 }
 
 /* The session begun: the policy loaded with the options' additions, --task's
- * workspace, the limits' probe, and on threads of their own the secrets'
+ * workspace, the limits' probe, and as jobs of the setup's worker the secrets'
  * preparation and, as root, the host identity. */
 static int session_start(struct session *sn, struct werr *e)
 {

@@ -86,8 +86,8 @@ static bool tail_key_get(const struct session_opts *o, const struct policy *pol,
 	return true;
 }
 
-/* The decoys and the egress (the session CA when there are secrets): on a
- * thread of their own, while the sandbox's spec is made (with secrets, the
+/* The decoys and the egress (the session CA when there are secrets): a job
+ * of the setup's worker, while the sandbox's spec is made (with secrets, the
  * session CA's key and libcrypto's setup take milliseconds); then the seccomp filter
  * (a millisecond of libseccomp), unless the main thread, there first, took
  * it (secrets_ready); the supervisor compiles it itself should it not be
