@@ -1,6 +1,6 @@
 /* hostcost.c - what this host charges for the things a sandbox's start is
  * made of, so that startup ratios measured on different machines can be
- * read side by side (bench/startup prints it; bench/README.md, "Morning,
+ * read side by side (bench/startup prints it; bench/README.md, "Noon,
  * 2026-12-01"):
  *
  *   hostcost
@@ -65,6 +65,15 @@ static long long syscall_ns(void)
 	return (now_ns() - t0) / CALLS;
 }
 
+/* Each of the PAGES pages of m written with v: the time per page. */
+static long long write_pages(volatile char *m, long page, char v)
+{
+	long long t0 = now_ns();
+	for (size_t o = 0; o < (size_t)page * PAGES; o += (size_t)page)
+		m[o] = v;
+	return (now_ns() - t0) / PAGES;
+}
+
 /* Each page of a fresh mapping written once; populate: mapped first.
  * The time per page, or -1 (errno) when it cannot be measured. */
 static long long page_ns(long page, int populate)
@@ -79,10 +88,7 @@ static long long page_ns(long page, int populate)
 		errno = err;
 		return -1;
 	}
-	long long t0 = now_ns();
-	for (size_t o = 0; o < len; o += (size_t)page)
-		m[o] = 1;
-	long long ns = (now_ns() - t0) / PAGES;
+	long long ns = write_pages(m, page, 1);
 	munmap((void *)m, len);
 	return ns;
 }
@@ -95,8 +101,7 @@ static long long cow_ns(long page)
 	volatile char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	for (size_t o = 0; o < len; o += (size_t)page)
-		m[o] = 1;
+	write_pages(m, page, 1);
 	pid_t pid = fork();
 	if (pid == 0) {
 		pause();
@@ -104,10 +109,7 @@ static long long cow_ns(long page)
 	}
 	long long ns = -1;
 	if (pid > 0) {
-		long long t0 = now_ns();
-		for (size_t o = 0; o < len; o += (size_t)page)
-			m[o] = 2;
-		ns = (now_ns() - t0) / PAGES;
+		ns = write_pages(m, page, 2);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}

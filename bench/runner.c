@@ -17,7 +17,7 @@
  * run, summed over the command and every process it started, those it left
  * to end after it too: the runner is their subreaper and reaps each one
  * (waiting up to USAGE_WAIT_MS for stragglers after the command exits; one
- * still running then is left out, and said). The wall time stops when the
+ * still running then is said, and counted in the run that reaps it). The wall time stops when the
  * command itself exits, as without --usage. */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +36,14 @@
 
 static int devnull = -1;
 static bool usage; /* --usage: collect every descendant's rusage */
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
 
 /* What one run cost, over all its processes (--usage). */
 struct cost {
@@ -68,23 +76,13 @@ static bool reap_rest(struct cost *c)
 			continue;
 		if (p < 0) /* ECHILD: every one reaped */
 			return true;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		long long now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		long long now = now_us();
 		if (!deadline)
-			deadline = now + USAGE_WAIT_MS;
+			deadline = now + USAGE_WAIT_MS * 1000LL;
 		if (now >= deadline)
 			return false;
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}
-}
-
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
 /* Run argv once; return its wall time in microseconds, or -1; with
@@ -122,7 +120,7 @@ static long long run_once(char **argv, struct cost *c)
 		cost_add(&mine, &ru);
 		if (!reap_rest(&mine))
 			fprintf(stderr, "runner: %s left a process running for over %d ms; "
-				"its cost is not counted\n", argv[0], USAGE_WAIT_MS);
+				"its cost goes to the run that reaps it\n", argv[0], USAGE_WAIT_MS);
 	}
 	if (c)
 		*c = mine;
