@@ -334,7 +334,14 @@ void sandbox_init_main(struct sandbox_spec *s)
 	sigset_t fwd;
 	sigfillset(&fwd);
 	sigprocmask(SIG_SETMASK, &fwd, NULL);
-	pid_t child = fork();
+	/* _Fork, not fork: init is one thread (a clone of the supervisor's
+	 * calling thread, and it starts none), so no lock of libc's can be
+	 * held by another, and what fork adds is bookkeeping for threads:
+	 * the atfork handlers, the locks of malloc and stdio taken and reset,
+	 * the dead threads' stacks reclaimed. Each of those writes copies a
+	 * page shared with the supervisor, in init and in the command's
+	 * process, about 25 page faults on the way to the command's exec. */
+	pid_t child = _Fork();
 	if (child < 0 && errno == EAGAIN)
 		werr_errno(&e, "starting the command: fork (at the sandbox's process limit: "
 			   "raise `limit pids` in the profile)"), fail(s, &e);
