@@ -157,7 +157,11 @@ pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "file reads: socketpair");
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	/* _Fork: the child makes system calls only, so libc's fork adds
+	 * nothing it needs (its atfork handlers and the locks of malloc and
+	 * stdio taken and reset), and each of those writes would copy a page
+	 * shared with init, here and in the helper. */
+	pid_t pid = _Fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
