@@ -340,7 +340,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * the atfork handlers, the locks of malloc and stdio taken and reset,
 	 * the dead threads' stacks reclaimed. Each of those writes copies a
 	 * page shared with the supervisor, in init and in the command's
-	 * process, about 25 page faults on the way to the command's exec. */
+	 * process: some 15 page faults on the way to the command's exec
+	 * (bench/README.md, "Afternoon, 2026-12-01"). */
 	pid_t child = _Fork();
 	if (child < 0 && errno == EAGAIN)
 		werr_errno(&e, "starting the command: fork (at the sandbox's process limit: "
