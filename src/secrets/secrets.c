@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <sodium.h>
 
 #include "../common/util.h"
 
@@ -312,15 +311,19 @@ static bool stable_tail(char *out, size_t n, const char *set, size_t k, size_t l
 	memcpy(msg, label, sizeof label);
 	memcpy(msg + sizeof label, name, nl + 1);
 	memcpy(msg + sizeof label + nl + 1, value, len);
-	unsigned char mac[EVP_MAX_MD_SIZE];
+	/* libsodium's HMAC, not libcrypto's: its HMAC() sets up libcrypto's
+	 * providers, which only the TLS module carries (src/net/tlsmod.h) */
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
 	bool ok = true;
 	size_t i = 0;
 	for (uint32_t block = 0; ok && i < n; block++) {
 		memcpy(msg + mlen - 4, &block, 4);
-		unsigned maclen = 0;
-		ok = HMAC(EVP_sha256(), key, TAIL_KEY_LEN, msg, mlen, mac, &maclen) != NULL &&
-		     block < 1000;
-		for (unsigned j = 0; ok && j < maclen && i < n; j++)
+		crypto_auth_hmacsha256_state st;
+		ok = sodium_init() >= 0 && crypto_auth_hmacsha256_init(&st, key, TAIL_KEY_LEN) == 0 &&
+		     crypto_auth_hmacsha256_update(&st, msg, mlen) == 0 &&
+		     crypto_auth_hmacsha256_final(&st, mac) == 0 && block < 1000;
+		sodium_memzero(&st, sizeof st);
+		for (unsigned j = 0; ok && j < sizeof mac && i < n; j++)
 			if (mac[j] < lim)
 				out[i++] = set[mac[j] % k];
 	}
