@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
@@ -51,11 +49,6 @@ static void malloc_setup(void)
 int main(int argc, char **argv)
 {
 	malloc_setup();
-	/* libcrypto frees all it set up (names, providers, config) from an
-	 * atexit handler by default: the process is about to give its memory
-	 * back anyway, and a session that made its decoys or a TLS proxy would
-	 * spend a few percent of its CPU on it after the sandbox has ended */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

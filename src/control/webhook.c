@@ -108,7 +108,7 @@ static void hub_unref(struct hub *h)
 	delivery_free(h->todo);
 	delivery_free(h->done);
 	if (h->ctx)
-		SSL_CTX_free(h->ctx);
+		tls_ctx_free(h->ctx);
 	closep(&h->efd);
 	closep(&h->cancel);
 	pthread_cond_destroy(&h->cv);

@@ -225,6 +225,6 @@ void otlp_close(struct otlp_export *x)
 	json_decref(x->records);
 	x->records = NULL;
 	if (x->ctx)
-		SSL_CTX_free(x->ctx);
+		tls_ctx_free(x->ctx);
 	x->ctx = NULL;
 }

@@ -21,6 +21,7 @@
 #include "../common/util.h"
 #include "dial.h"
 #include "proxy_mcp.h"
+#include "tls.h"
 
 /* ---- resolver threads ---------------------------------------------------- */
 
@@ -202,7 +203,7 @@ static void intercept_begin(struct conn *c)
 	struct werr e = { 0 };
 	int started = intercept_start(j, &e);
 	if (j->server_ctx) /* the job holds references of its own */
-		SSL_CTX_free(j->server_ctx);
+		tls_ctx_free(j->server_ctx);
 	c->to_u_len = c->to_u_off = 0;
 	if (started < 0) {
 		proxy_mcp_detach(j);

@@ -506,6 +506,11 @@ SSL_CTX *tls_server_ctx(struct tls_ca *ca, const struct net_host *h, struct werr
 	return ctx;
 }
 
+void tls_ctx_free(SSL_CTX *ctx)
+{
+	SSL_CTX_free(ctx);
+}
+
 SSL_CTX *tls_client_ctx(const char *const *extra_ca_files, struct werr *e)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());

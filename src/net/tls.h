@@ -43,6 +43,11 @@ const char *tls_ca_pem(const struct tls_ca *ca);
  * elsewhere live on until their last SSL_CTX_free). NULL is fine. */
 void tls_ca_free(struct tls_ca *ca);
 
+/* Give back a reference to a context of tls_server_ctx's or
+ * tls_client_ctx's (SSL_CTX_free; NULL is fine): outside the TLS module
+ * (tlsmod.h), contexts are freed through here. */
+void tls_ctx_free(SSL_CTX *ctx);
+
 /* Is h among the CA's hosts (a name, a subdomain of a "*." name, an
  * address)? */
 bool tls_ca_covers(const struct tls_ca *ca, const struct net_host *h);
@@ -51,7 +56,7 @@ bool tls_ca_covers(const struct tls_ca *ca, const struct net_host *h);
  * TLS 1.2 or later, ALPN "http/1.1" only unless the SSL's tls_alpn allows h2
  * (a client offering only other protocols gets no ALPN answer), no
  * renegotiation. h must be covered by
- * the CA. Returns a reference of the caller's: SSL_CTX_free it. */
+ * the CA. Returns a reference of the caller's: tls_ctx_free it. */
 SSL_CTX *tls_server_ctx(struct tls_ca *ca, const struct net_host *h, struct werr *e);
 
 /* The ALPN choice of one connection of a server context: hold pauses its

@@ -411,7 +411,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 void egress_free(struct egress *eg)
 {
 	if (eg->client)
-		SSL_CTX_free(eg->client);
+		tls_ctx_free(eg->client);
 	if (eg->ca)
 		tls_ca_free(eg->ca);
 	*eg = (struct egress){ 0 };
