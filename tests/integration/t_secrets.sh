@@ -332,3 +332,49 @@ test_secret_bad_input() {
 	assert_rc 125 'a FIFO as a file source'
 	((SECONDS - t0 < 10)) || fail "a FIFO source took $((SECONDS - t0)) s"
 }
+
+# TLS is a module of warden's own, loaded by what needs it
+# (src/net/tlsmod.h): a session without TLS has none of it mapped in its
+# supervisor; a session with a secret maps the copy in warden's cache
+# directory, this user's and written by no one, and works the same when that
+# copy is broken (loaded from a sealed memfd instead, the copy removed and
+# written whole again next time) or writable by others (written again, never
+# loaded). Root: a supervisor's maps are not readable to its own user once it
+# is not dumpable.
+test_secret_tls_module_by_need() {
+	nh_need_root
+	local maps mod
+	# supervisor_maps [run args...]: the supervisor's mappings while its
+	# command runs, in MAPS (the session then ends)
+	supervisor_maps() {
+		warden_bg "$T_TMP/bg.out" "$@" -- sh -c 'echo ready; exec sleep 30'
+		wait_for "$T_TMP/bg.out" '^ready' 10 ||
+			fatal "the session did not start: $(excerpt "$(cat "$T_TMP/bg.out" "$T_TMP/bg.out.err")")"
+		MAPS=$(cat "/proc/$WPID/maps")
+		kill -TERM "$WPID"
+		wait "$TPID" 2>/dev/null
+	}
+	supervisor_maps
+	grep -q 'tlsmod\|warden-tls' <<<"$MAPS" && fail "a session without TLS mapped the TLS module"
+	grep -q 'libnghttp2' <<<"$MAPS" && fail "a session without TLS mapped nghttp2"
+	MYTOKEN=$REAL supervisor_maps --secret MYTOKEN@example.com
+	mod=$(find "$HOME/.cache/warden" -maxdepth 1 -name 'tlsmod-*.so')
+	[[ -n $mod && $(stat -c '%a %U' "$mod") == "400 $(id -un)" ]] ||
+		fail "no copy of the module, 0400 and the user's, in the cache: $(ls -l "$HOME/.cache/warden")"
+	grep -q " $mod\$" <<<"$MAPS" || fail "the session with a secret did not map $mod"
+	# broken: loaded from a memfd, the copy made again for the next session
+	chmod u+w "$mod" && head -c "$(stat -c %s "$mod")" /dev/zero >"$mod" && chmod 0400 "$mod"
+	MYTOKEN=$REAL wrun --secret MYTOKEN@example.com -- sh -c 'echo "inside=$MYTOKEN"'
+	assert_rc 0 'a session with a broken copy of the module in the cache'
+	assert_out_match '^inside=.' 'the phantom inside'
+	assert_out_lacks "$REAL"
+	MYTOKEN=$REAL supervisor_maps --secret MYTOKEN@example.com
+	grep -q " $mod\$" <<<"$MAPS" || fail "the broken copy was not written again: $(grep -E 'tls' <<<"$MAPS")"
+	cmp -s <(head -c 4 "$mod") <(printf '\177ELF') || fail "the copy made again is not an ELF file"
+	# writable by others: written again (0400), never loaded as it was
+	chmod 0666 "$mod"
+	MYTOKEN=$REAL supervisor_maps --secret MYTOKEN@example.com
+	[[ $(stat -c '%a' "$mod") == 400 ]] || fail "a copy writable by others was kept: $(stat -c '%a' "$mod")"
+	grep -q 'tlsmod\|warden-tls' <<<"$MAPS" || fail "the session with a secret mapped no TLS module"
+	return 0
+}

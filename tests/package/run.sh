@@ -8,7 +8,8 @@
 # what the package put in place (binary, man pages, completions that load,
 # the AppArmor profile shipped but, on a kernel without Ubuntu's
 # restriction, not placed), `warden doctor` and `warden check` from the
-# installed binary as root and as an unprivileged user made in that root,
+# installed binary as root and as an unprivileged user made in that root, a
+# session with a secret as that user (the TLS module and its libraries),
 # and that `apt remove` takes it away. Ubuntu 24.04 is not tested here.
 # Prints "ok - NAME" / "not ok - NAME (reason)" / "skipped - NAME (reason)",
 # then "N passed, N failed"; exits 1 if anything failed. Needs root; skipped
@@ -110,6 +111,9 @@ cd /tmp && timeout 300 warden check; echo "rc=$?"
 step check-user
 useradd -m -s /bin/bash wci >/dev/null 2>&1
 runuser -u wci -- env -i PATH=$PATH HOME=/home/wci LANG=C.UTF-8 sh -c 'cd && timeout 300 warden check'; echo "rc=$?"
+step tls-user
+runuser -u wci -- env -i PATH=$PATH HOME=/home/wci LANG=C.UTF-8 WCI_TOKEN=wci-token-0123456789 \
+	sh -c 'mkdir -p ~/proj && cd ~/proj && timeout 60 warden run --secret WCI_TOKEN@example.com -- sh -c "echo seen-\$WCI_TOKEN"'; echo "rc=$?"
 step shim-system
 warden shim install --system claude; echo "rc=$?"
 echo "found: $(runuser -u wci -- env -i HOME=/home/wci PATH=/usr/bin:/bin bash -lc 'command -v claude')"
@@ -176,6 +180,12 @@ fi
 	not_ok check_from_package_as_root "rc $(rc_of check-root): $(section check-root | grep -iE 'fail|error|warden:' | head -n 3 | tr '\n' ' ')"
 [[ $(rc_of check-user) == 0 ]] && ok check_from_package_as_user ||
 	not_ok check_from_package_as_user "rc $(rc_of check-user): $(section check-user | grep -iE 'fail|error|warden:' | head -n 3 | tr '\n' ' ')"
+# a session with a secret loads the TLS module warden carries: its libraries
+# (libnghttp2) came with the package's Depends
+r=$(section tls-user)
+[[ $(rc_of tls-user) == 0 ]] && grep -q '^seen-.' <<<"$r" && ! grep -q 'wci-token-0123456789' <<<"$r" &&
+	ok tls_module_from_package ||
+	not_ok tls_module_from_package "rc $(rc_of tls-user): $(grep -iE 'warden:|error' <<<"$r" | head -n 3 | tr '\n' ' ')"
 r=$(section shim-system)
 [[ $(rc_of shim-system) == 0 ]] && grep -q '^found: /usr/local/lib/warden/shims/claude$' <<<"$r" &&
 	ok shim_system_first_on_login_path || not_ok shim_system_first_on_login_path "$(tr '\n' ' ' <<<"$r")"
