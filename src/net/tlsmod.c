@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -53,6 +54,12 @@ static int module_fd(struct werr *e)
 	return fd;
 }
 
+/* The copy's name in the cache directory: by the module's digest. */
+static void cached_name(char *name, size_t len)
+{
+	snprintf(name, len, CACHED_PREFIX "%.16s.so", tlsmod_blob_sha256);
+}
+
 /* The copy in warden's cache directory (private: no sandbox reaches it,
  * session.c's keep_private) is usable: this user's, written by no one
  * else, whole. */
@@ -85,20 +92,21 @@ static int cached_fd(void)
 	if (!cache || mkdir_p(cache, 0700, NULL) < 0)
 		return -1;
 	_cleanup_close_ int dfd = open(cache, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
+	struct statvfs vfs;
+	/* on a noexec mount no copy would load: the memfd then, each time */
+	if (dfd < 0 || fstatvfs(dfd, &vfs) < 0 || (vfs.f_flag & ST_NOEXEC))
 		return -1;
 	char name[64];
-	snprintf(name, sizeof name, CACHED_PREFIX "%.16s.so", tlsmod_blob_sha256);
+	cached_name(name, sizeof name);
 	size_t len = (size_t)(tlsmod_blob_end - tlsmod_blob);
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && cached_usable(fd, len))
 		return fd;
 	if (fd >= 0)
 		close(fd);
-	char tmp[] = ".tlsmod-XXXXXX";
 	_cleanup_close_ int t = -1;
 	/* mkostemp wants a path: the cache directory's fd named through /proc */
-	_cleanup_free_ char *tpath = xasprintf("/proc/self/fd/%d/%s", dfd, tmp);
+	_cleanup_free_ char *tpath = xasprintf("/proc/self/fd/%d/.tlsmod-XXXXXX", dfd);
 	if ((t = mkostemp(tpath, O_CLOEXEC)) < 0)
 		return -1;
 	const char *tname = strrchr(tpath, '/') + 1;
@@ -121,7 +129,9 @@ static void cached_drop(void)
 	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
 	if (!cache)
 		return;
-	_cleanup_free_ char *path = xasprintf("%s/" CACHED_PREFIX "%.16s.so", cache, tlsmod_blob_sha256);
+	char name[64];
+	cached_name(name, sizeof name);
+	_cleanup_free_ char *path = xasprintf("%s/%s", cache, name);
 	unlink(path);
 }
 

@@ -339,8 +339,9 @@ test_secret_bad_input() {
 # directory, this user's and written by no one, and works the same when that
 # copy is broken (loaded from a sealed memfd instead, the copy removed and
 # written whole again next time) or writable by others (written again, never
-# loaded). Root: a supervisor's maps are not readable to its own user once it
-# is not dumpable.
+# loaded), or when the cache directory is on a noexec mount (the memfd). Root:
+# a supervisor's maps are not readable to its own user once it is not
+# dumpable.
 test_secret_tls_module_by_need() {
 	nh_need_root
 	local maps mod
@@ -376,5 +377,13 @@ test_secret_tls_module_by_need() {
 	MYTOKEN=$REAL supervisor_maps --secret MYTOKEN@example.com
 	[[ $(stat -c '%a' "$mod") == 400 ]] || fail "a copy writable by others was kept: $(stat -c '%a' "$mod")"
 	grep -q 'tlsmod\|warden-tls' <<<"$MAPS" || fail "the session with a secret mapped no TLS module"
+	# a cache directory on a noexec mount: no copy there, the memfd each time
+	mkdir -p "$T_TMP/nx" && mount -t tmpfs -o noexec,mode=0700 tmpfs "$T_TMP/nx" ||
+		fatal "cannot mount a noexec tmpfs"
+	nh_on_exit "umount -l '$T_TMP/nx'"
+	XDG_CACHE_HOME=$T_TMP/nx MYTOKEN=$REAL supervisor_maps --secret MYTOKEN@example.com
+	grep -q 'memfd:warden-tls' <<<"$MAPS" ||
+		fail "a noexec cache directory: the module not from a memfd: $(grep -E 'tls' <<<"$MAPS")"
+	[[ -z $(find "$T_TMP/nx" -name 'tlsmod-*') ]] || fail "a copy written to a noexec cache directory"
 	return 0
 }
