@@ -13,13 +13,17 @@
  * client context (the webhook, an OTLP stream), a POST, an intercepted
  * connection.
  *
- * Loading: the bytes written to a sealed memfd (nothing can change them
- * afterwards, not even this user's other processes), that memfd opened by
- * dlopen through /proc/self/fd. Nothing is read from a path: no file a
- * sandbox could reach, nothing to install beside the binary, never a
- * module of another build. A failure (a kernel that refuses executable
- * memfds: vm.memfd_noexec = 2) fails the call that needed TLS, with the
- * sysctl named; nothing else of warden depends on it.
+ * Loading: the bytes are written once into warden's cache directory (out of
+ * every sandbox's reach; the copy named by their digest, 0400, checked at
+ * each load: this user's, written by no one, whole) and that file is opened
+ * by dlopen through /proc/self/fd, so the file checked is the file loaded.
+ * Where there is no cache directory, it is on a noexec mount, or the copy
+ * does not load, the bytes go into a memfd sealed against every change
+ * instead (5 MB copied each time). Nothing to install beside the binary,
+ * never a module of another build, never a file a sandbox could write. A
+ * failure (a kernel that refuses executable memfds: vm.memfd_noexec = 2)
+ * fails the call that needed TLS, with the sysctl named; nothing else of
+ * warden depends on it.
  *
  * Inside warden's binary, tlsmod.c defines the functions below of tls.h,
  * post.h and intercept.h, each a call through the module's table. Tests and
