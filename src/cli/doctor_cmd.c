@@ -2,7 +2,8 @@
  * probe of features.h sees it (kernel, Landlock ABI, seccomp and its user
  * notification, user namespaces and the sysctls that restrict them, TIOCSTI,
  * Yama, cgroup v2, the active LSMs), whether the systemd journal listens
- * (`warden run --log journald`) and whether Landlock's denials are on the
+ * (`warden run --log journald`), whether warden's TLS module loads (the
+ * sessions that use TLS: src/net/tlsmod.h) and whether Landlock's denials are on the
  * record (src/supervisor/llaudit.h), one line per row of a table with
  * OK/WARN/FAIL and the fix to apply, then the layers warden will put in
  * force, and each limit of the profile (--profile FILE on the built-in
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "../export/journald.h"
+#include "../net/tlsmod.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/apparmor.h"
@@ -62,7 +64,7 @@ struct row {
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
 	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel,
-	check_llaudit, check_apparmor;
+	check_llaudit, check_apparmor, check_tls;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -103,6 +105,7 @@ static const struct row rows[] = {
 	{ .what = "active LSMs", .check = check_lsms },
 	{ .what = "BPF LSM", .check = check_bpf_lsm },
 	{ .what = "journal socket", .check = check_journal },
+	{ .what = "TLS module", .check = check_tls },
 	{ .what = "in-kernel exec enforcement", .check = check_exec_kernel },
 };
 
@@ -370,6 +373,24 @@ static void check_journal(const struct kernel_features *f, const struct row *r, 
 	v->status = ST_WARN;
 	char buf[1200];
 	say(v, "%s; `warden run --log journald` is refused here", werr_str(&e, buf, sizeof buf));
+}
+
+/* Not a wall of the sandbox either: whether warden's TLS module loads here,
+ * which the sessions with secrets, inspected hosts or MCP rules and the
+ * https exports need (loaded for real: made in the cache when missing). */
+static void check_tls(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	struct werr e = { 0 };
+	if (tlsmod_get(&e)) {
+		v->status = ST_OK;
+		say(v, "loads, from %s (secrets, inspected hosts and https exports can be used)",
+		    tlsmod_source());
+		return;
+	}
+	v->status = ST_WARN;
+	char buf[1200];
+	say(v, "%s; sessions with secrets, inspected hosts or MCP rules are refused here",
+	    werr_str(&e, buf, sizeof buf));
 }
 
 /* `exec kernel auto|on`: tried for real (loaded, attached, checked on a

@@ -33,6 +33,7 @@ extern const char tlsmod_blob_sha256[] __attribute__((visibility("hidden")));
 
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(const struct tlsmod *) loaded;
+static const char *loaded_from; /* set before loaded, under load_mu */
 
 /* The module's bytes in a memfd sealed against every change. */
 static int module_fd(struct werr *e)
@@ -150,11 +151,13 @@ static const struct tlsmod *load(struct werr *e)
 	_cleanup_close_ int cfd = cached_fd();
 	if (cfd >= 0 && !(h = open_module(cfd)))
 		cached_drop();
+	loaded_from = "the cache's copy";
 	if (!h) { /* no cache directory, or a copy there that did not load */
 		_cleanup_close_ int fd = module_fd(e);
 		if (fd < 0)
 			return NULL;
 		h = open_module(fd);
+		loaded_from = "a sealed memfd";
 	}
 	if (!h) {
 		const char *why = dlerror();
@@ -188,6 +191,11 @@ const struct tlsmod *tlsmod_get(struct werr *e)
 bool tlsmod_loaded(void)
 {
 	return atomic_load_explicit(&loaded, memory_order_acquire) != NULL;
+}
+
+const char *tlsmod_source(void)
+{
+	return tlsmod_loaded() ? loaded_from : NULL;
 }
 
 /* What only the module's own objects reach (a CA, a context): loaded. */

@@ -363,6 +363,8 @@ test_secret_tls_module_by_need() {
 	[[ -n $mod && $(stat -c '%a %U' "$mod") == "400 $(id -un)" ]] ||
 		fail "no copy of the module, 0400 and the user's, in the cache: $(ls -l "$HOME/.cache/warden")"
 	grep -q " $mod\$" <<<"$MAPS" || fail "the session with a secret did not map $mod"
+	wardenc doctor
+	assert_out_match '^OK +TLS module +loads, from the cache.s copy' 'doctor on the TLS module'
 	# broken: loaded from a memfd, the copy made again for the next session
 	chmod u+w "$mod" && head -c "$(stat -c %s "$mod")" /dev/zero >"$mod" && chmod 0400 "$mod"
 	MYTOKEN=$REAL wrun --secret MYTOKEN@example.com -- sh -c 'echo "inside=$MYTOKEN"'
@@ -385,5 +387,7 @@ test_secret_tls_module_by_need() {
 	grep -q 'memfd:warden-tls' <<<"$MAPS" ||
 		fail "a noexec cache directory: the module not from a memfd: $(grep -E 'tls' <<<"$MAPS")"
 	[[ -z $(find "$T_TMP/nx" -name 'tlsmod-*') ]] || fail "a copy written to a noexec cache directory"
+	XDG_CACHE_HOME=$T_TMP/nx wardenc doctor
+	assert_out_match '^OK +TLS module +loads, from a sealed memfd' 'doctor on a noexec cache directory'
 	return 0
 }
