@@ -43,8 +43,9 @@ static int module_fd(struct werr *e)
 		fd = memfd_create("warden-tls", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return werr_errno(e, "loading warden's TLS module: memfd_create%s",
-				  errno == EACCES ? " (refused by the sysctl vm.memfd_noexec = 2: "
-						    "set it to 0 or 1 for sessions that use TLS)" : "");
+				  errno == EACCES ? " (refused by the sysctl vm.memfd_noexec = 2: set it "
+						    "to 0 or 1, or give warden a cache directory off noexec "
+						    "mounts: XDG_CACHE_HOME or HOME)" : "");
 	size_t len = (size_t)(tlsmod_blob_end - tlsmod_blob);
 	if (write_all(fd, tlsmod_blob, len) < 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {

@@ -339,7 +339,8 @@ test_secret_bad_input() {
 # directory, this user's and written by no one, and works the same when that
 # copy is broken (loaded from a sealed memfd instead, the copy removed and
 # written whole again next time) or writable by others (written again, never
-# loaded), or when the cache directory is on a noexec mount (the memfd). Root:
+# loaded), or when the cache directory is on a noexec mount (the memfd; and
+# with vm.memfd_noexec = 2 as well, a clear refusal of that session). Root:
 # a supervisor's maps are not readable to its own user once it is not
 # dumpable.
 test_secret_tls_module_by_need() {
@@ -389,5 +390,22 @@ test_secret_tls_module_by_need() {
 	[[ -z $(find "$T_TMP/nx" -name 'tlsmod-*') ]] || fail "a copy written to a noexec cache directory"
 	XDG_CACHE_HOME=$T_TMP/nx wardenc doctor
 	assert_out_match '^OK +TLS module +loads, from a sealed memfd' 'doctor on a noexec cache directory'
+	# and where executable memfds are refused too (vm.memfd_noexec = 2, set in
+	# a pid namespace of the test's own): the session is refused, saying
+	# what to change; a session without TLS runs
+	if [[ -e /proc/sys/vm/memfd_noexec ]]; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		OUT=$(XDG_CACHE_HOME=$T_TMP/nx MYTOKEN=$REAL timeout 60 unshare -p -f --mount --mount-proc \
+			sh -c 'echo 2 >/proc/sys/vm/memfd_noexec || exit 99
+				"$WARDEN" run --secret MYTOKEN@example.com -- true; echo "rc=$?"
+				"$WARDEN" run -- true; echo "plain=$?"' 2>&1)
+		printf '%s\n' "$OUT"
+		assert_out_line 'rc=125' 'a session with a secret and no way to load TLS'
+		assert_out_has 'vm.memfd_noexec = 2: set it to 0 or 1, or give warden a cache directory' \
+			'the refusal names the sysctl and the cache directory'
+		assert_out_line 'plain=0' 'a session without TLS'
+	else
+		note "no vm.memfd_noexec on this kernel (before 6.3): its refusal is not tried"
+	fi
 	return 0
 }
