@@ -284,7 +284,7 @@ struct webhook *webhook_new_within(struct approvals *a, const char *url, const c
 	if (webhook_url_parse(url, &u, e) < 0)
 		return NULL;
 	SSL_CTX *ctx = NULL;
-	if (u.tls && !(ctx = tls_client_ctx(NULL, e))) {
+	if (post_ready(e) < 0 || (u.tls && !(ctx = tls_client_ctx(NULL, e)))) {
 		werr_wrap(e, "approve webhook");
 		return NULL;
 	}

@@ -122,7 +122,7 @@ int otlp_open(struct otlp_export *x, const char *url, const char *ca, unsigned t
 		memcpy(t + n, sfx, sizeof sfx);
 	}
 	const char *cas[2] = { ca, NULL };
-	if (x->url.tls && !(x->ctx = tls_client_ctx(ca ? cas : NULL, e)))
+	if (post_ready(e) < 0 || (x->url.tls && !(x->ctx = tls_client_ctx(ca ? cas : NULL, e))))
 		return werr_wrap(e, "--url");
 	if (!x->url.tls && ca)
 		return werr_set(e, EINVAL, "--ca is for an https:// URL");

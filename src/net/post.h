@@ -50,3 +50,9 @@ struct post_result {
 	char why[300];            /* a failure or a status other than 2xx; "" when 2xx */
 };
 void post_once(const struct post_req *h, struct post_result *d);
+
+/* Make sure POSTs can be made from here on: in warden's binary the TLS
+ * module (tlsmod.h), which carries post_once, loaded now, when the sender
+ * is set up, rather than by its first POST on a thread later; the error
+ * then is the setup's. 0, or -1 with e filled. */
+int post_ready(struct werr *e);

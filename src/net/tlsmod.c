@@ -252,6 +252,11 @@ int intercept_start(struct intercept_job *job, struct werr *e)
 	return -1;
 }
 
+int post_ready(struct werr *e)
+{
+	return tlsmod_get(e) ? 0 : -1;
+}
+
 void post_once(const struct post_req *h, struct post_result *d)
 {
 	struct werr e = { 0 };

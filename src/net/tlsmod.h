@@ -26,7 +26,9 @@
  * warden depends on it.
  *
  * Inside warden's binary, tlsmod.c defines the functions below of tls.h,
- * post.h and intercept.h, each a call through the module's table. Tests and
+ * post.h and intercept.h, each a call through the module's table, and
+ * post_ready, the load itself (a webhook's or a stream's setup: its first
+ * POST would otherwise load the module on a thread mid-session). Tests and
  * benchmarks link the TLS code itself (the warden-tls-code library) and call
  * it directly. */
 #pragma once
