@@ -124,8 +124,8 @@ static int cached_fd(void)
 	return fd;
 }
 
-/* A copy that does not load (cut short by a crash?) removed: the next
- * load writes it again. */
+/* A copy that did not load where the memfd did removed: the next load
+ * writes it again. */
 static void cached_drop(void)
 {
 	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
@@ -150,8 +150,7 @@ static const struct tlsmod *load(struct werr *e)
 {
 	void *h = NULL;
 	_cleanup_close_ int cfd = cached_fd();
-	if (cfd >= 0 && !(h = open_module(cfd)))
-		cached_drop();
+	bool copy_failed = cfd >= 0 && !(h = open_module(cfd));
 	loaded_from = "the cache's copy";
 	if (!h) { /* no cache directory, or a copy there that did not load */
 		_cleanup_close_ int fd = module_fd(e);
@@ -160,12 +159,15 @@ static const struct tlsmod *load(struct werr *e)
 		h = open_module(fd);
 		loaded_from = "a sealed memfd";
 	}
-	if (!h) {
+	if (!h) { /* the bytes themselves do not load here: the copy kept */
 		const char *why = dlerror();
 		werr_set(e, 0, "loading warden's TLS module: %s%s", why ? why : "dlopen failed",
-			 " (is /proc mounted, and are memfds allowed to be mapped executable?)");
+			 why && strstr(why, "libnghttp2") ? " (install libnghttp2-14, which warden's "
+							    "package depends on)" : "");
 		return NULL;
 	}
+	if (copy_failed) /* the copy was what failed (cut short by a crash?) */
+		cached_drop();
 	const struct tlsmod *m = dlsym(h, "warden_tlsmod");
 	if (!m || m->abi != TLSMOD_ABI || m->size != sizeof *m) {
 		werr_set(e, 0, "loading warden's TLS module: %s", m ? "a table of another layout"
