@@ -56,12 +56,6 @@ static int module_fd(struct werr *e)
 	return fd;
 }
 
-/* The copy's name in the cache directory: by the module's digest. */
-static void cached_name(char *name, size_t len)
-{
-	snprintf(name, len, CACHED_PREFIX "%.16s.so", tlsmod_blob_sha256);
-}
-
 /* The copy in warden's cache directory (private: no sandbox reaches it,
  * session.c's keep_private) is usable: this user's, written by no one
  * else, whole. */
@@ -84,22 +78,26 @@ static void cached_prune(int dfd, const char *keep)
 			unlinkat(dfd, de->d_name, 0);
 }
 
-/* The module as a file of warden's cache directory, named by its digest:
- * written once (aside, then renamed into place), then only opened, where
- * the memfd would copy 5 MB each time. -1 when there is no cache
- * directory, or it cannot be had there. */
-static int cached_fd(void)
+/* warden's cache directory, open, where a copy of the module can be
+ * loaded from: -1 when there is none, or it is on a noexec mount (no copy
+ * would load there: the memfd then, each time). */
+static int cache_dir_open(void)
 {
 	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
 	if (!cache || mkdir_p(cache, 0700, NULL) < 0)
 		return -1;
-	_cleanup_close_ int dfd = open(cache, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = open(cache, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct statvfs vfs;
-	/* on a noexec mount no copy would load: the memfd then, each time */
-	if (dfd < 0 || fstatvfs(dfd, &vfs) < 0 || (vfs.f_flag & ST_NOEXEC))
-		return -1;
-	char name[64];
-	cached_name(name, sizeof name);
+	if (dfd >= 0 && (fstatvfs(dfd, &vfs) < 0 || (vfs.f_flag & ST_NOEXEC)))
+		closep(&dfd);
+	return dfd;
+}
+
+/* The module as the file name of the cache directory dfd: written once
+ * (aside, then renamed into place), then only opened, where the memfd
+ * would copy 5 MB each time. -1 when it cannot be had there. */
+static int cached_fd(int dfd, const char *name)
+{
 	size_t len = (size_t)(tlsmod_blob_end - tlsmod_blob);
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && cached_usable(fd, len))
@@ -124,19 +122,6 @@ static int cached_fd(void)
 	return fd;
 }
 
-/* A copy that did not load where the memfd did removed: the next load
- * writes it again. */
-static void cached_drop(void)
-{
-	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
-	if (!cache)
-		return;
-	char name[64];
-	cached_name(name, sizeof name);
-	_cleanup_free_ char *path = xasprintf("%s/%s", cache, name);
-	unlink(path);
-}
-
 /* dlopen of what fd holds, through /proc (the file checked is the file
  * loaded). */
 static void *open_module(int fd)
@@ -149,7 +134,11 @@ static void *open_module(int fd)
 static const struct tlsmod *load(struct werr *e)
 {
 	void *h = NULL;
-	_cleanup_close_ int cfd = cached_fd();
+	/* the copy's name: the module's digest */
+	char name[64];
+	snprintf(name, sizeof name, CACHED_PREFIX "%.16s.so", tlsmod_blob_sha256);
+	_cleanup_close_ int dfd = cache_dir_open();
+	_cleanup_close_ int cfd = dfd >= 0 ? cached_fd(dfd, name) : -1;
 	bool copy_failed = cfd >= 0 && !(h = open_module(cfd));
 	loaded_from = "the cache's copy";
 	if (!h) { /* no cache directory, or a copy there that did not load */
@@ -166,8 +155,8 @@ static const struct tlsmod *load(struct werr *e)
 							    "package depends on)" : "");
 		return NULL;
 	}
-	if (copy_failed) /* the copy was what failed (cut short by a crash?) */
-		cached_drop();
+	if (copy_failed) /* the copy was what failed (cut short by a crash?): made again next time */
+		unlinkat(dfd, name, 0);
 	const struct tlsmod *m = dlsym(h, "warden_tlsmod");
 	if (!m || m->abi != TLSMOD_ABI || m->size != sizeof *m) {
 		werr_set(e, 0, "loading warden's TLS module: %s", m ? "a table of another layout"
@@ -191,20 +180,15 @@ const struct tlsmod *tlsmod_get(struct werr *e)
 	return m;
 }
 
-bool tlsmod_loaded(void)
-{
-	return atomic_load_explicit(&loaded, memory_order_acquire) != NULL;
-}
-
-const char *tlsmod_source(void)
-{
-	return tlsmod_loaded() ? loaded_from : NULL;
-}
-
 /* What only the module's own objects reach (a CA, a context): loaded. */
 static const struct tlsmod *mod(void)
 {
 	return atomic_load_explicit(&loaded, memory_order_acquire);
+}
+
+const char *tlsmod_source(void)
+{
+	return mod() ? loaded_from : NULL;
 }
 
 /* ---- tls.h, post.h, intercept.h, forwarded ------------------------------- */

@@ -69,9 +69,6 @@ extern const struct tlsmod warden_tlsmod;
  * NULL with e filled when it cannot be loaded; a later call tries again. */
 const struct tlsmod *tlsmod_get(struct werr *e);
 
-/* Has this process loaded it? */
-bool tlsmod_loaded(void);
-
 /* Where this process loaded it from, for `warden doctor`: "the cache's
  * copy" or "a sealed memfd"; NULL while it is not loaded. */
 const char *tlsmod_source(void);
