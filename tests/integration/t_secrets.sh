@@ -345,7 +345,7 @@ test_secret_bad_input() {
 # dumpable.
 test_secret_tls_module_by_need() {
 	nh_need_root
-	local maps mod
+	local mod
 	# supervisor_maps [run args...]: the supervisor's mappings while its
 	# command runs, in MAPS (the session then ends)
 	supervisor_maps() {
