@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/bgjob.h"
+#include "../common/cpupin.h"
 #include "../common/util.h"
 
 ssize_t pf_read_small(int fd, char *buf, size_t size)
@@ -117,8 +118,14 @@ void prefetch_init(struct prefetch *p, size_t max)
 static void worker_start(struct prefetch *p)
 {
 	p->may_start = false;
-	/* the worker takes no signal: they stay the walk's thread's */
-	p->worker = thread_create_blocked(&p->thread, NULL, worker, p) == 0;
+	/* the worker takes no signal: they stay the walk's thread's; it may
+	 * run on every CPU of the user's (cpupin.h) */
+	pthread_attr_t a;
+	if (pthread_attr_init(&a) != 0)
+		return;
+	cpupin_thread_attr(&a);
+	p->worker = thread_create_blocked(&p->thread, &a, worker, p) == 0;
+	pthread_attr_destroy(&a);
 }
 
 void prefetch_free(struct prefetch *p)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/cpupin.h"
 #include "../common/util.h"
 #include "control.h"
 
@@ -227,6 +228,8 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 	spawnattr_fresh(&at, POSIX_SPAWN_SETSID);
 	pid_t pid;
 	int err = posix_spawn(&pid, r->argv.v[0], &fa, &at, r->argv.v, environ);
+	if (!err)
+		cpupin_release(pid);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	int pidfd = err ? -1 : above_stdio((int)syscall(SYS_pidfd_open, pid, 0));

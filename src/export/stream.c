@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../audit/chain.h"
+#include "../common/cpupin.h"
 #include "../common/util.h"
 #include "ocsf.h"
 #include "otlp.h"
@@ -356,6 +357,7 @@ int stream_start(struct streamer **out, const struct stream_conf *c, const char 
 		/* a copy of the supervisor's memory, secrets included: no
 		 * process of the user may read it (ptrace, /proc/PID/mem) */
 		prctl(PR_SET_DUMPABLE, 0);
+		cpupin_release(0);
 		close(sv[0]);
 		s.sock = sv[1];
 		sender_main(&s);

@@ -18,6 +18,7 @@
 
 #include <sodium.h>
 
+#include "../common/cpupin.h"
 #include "../common/util.h"
 
 extern char **environ;
@@ -154,6 +155,8 @@ static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
 	spawnattr_fresh(&at, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&at, 0);
 	*err = posix_spawnp(&pid, sp->argv.v[0], &fa, &at, sp->argv.v, environ);
+	if (!*err)
+		cpupin_release(pid);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	return *err ? -1 : pid;

@@ -22,6 +22,7 @@
 #include "../audit/audit.h"
 #include "../audit/escape.h"
 #include "../common/bgjob.h"
+#include "../common/cpupin.h"
 #include "../export/journald.h"
 #include "../export/stream.h"
 #include "../checkpoint/checkpoint.h"
@@ -945,6 +946,8 @@ static void session_end(struct session *sn)
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
+	/* before any thread: the supervisor keeps to one CPU (cpupin.h) */
+	cpupin_start();
 	struct session sn;
 	session_init(&sn, o);
 	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/cpupin.h"
 #include "../common/hash.h"
 
 extern char **environ;
@@ -111,6 +112,8 @@ static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int 
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
 	spawnattr_fresh(&at, 0);
 	int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+	if (!err)
+		cpupin_release(pid);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	errno = err;

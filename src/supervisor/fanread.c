@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/cpupin.h"
 #include "../common/fdpass.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
@@ -168,6 +169,7 @@ pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 		return werr_errno(e, "file reads: fork");
 	}
 	if (pid == 0) {
+		cpupin_release(0);
 		close(sv[0]);
 		serve(where, sv[1], parent);
 	}

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/cpupin.h"
 #include "../sandbox/limits.h"
 #include "exec/bpfexec.h"
 #include "fanread.h"
@@ -161,6 +162,7 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	if (pid < 0)
 		return userns_error(errno, e);
 	if (pid == 0) {
+		cpupin_release(0); /* the sandbox on every CPU of the user's */
 		close(sock);
 		if (cgfd >= 0)
 			close(cgfd); /* a host directory: nothing of init's */

@@ -325,3 +325,47 @@ $fds"
 		fail "warden-init holds a host fd: $fds"
 	return 0
 }
+
+# cpus_of PID|self: the Cpus_allowed_list of a process (or thread).
+cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
+
+# The supervisor keeps to one CPU, the sandbox has every CPU of the user's
+# (src/common/cpupin.h): the command's set is the caller's, a narrower set
+# given with taskset is kept (never widened), the supervisor and each of
+# its threads are on one CPU while the sandbox's init is not, and a
+# secret's command gets the caller's set too.
+test_cpus_sandbox_all_supervisor_one() {
+	local host first
+	host=$(cpus_of self)
+	[[ $host == *[-,]* ]] || skip "one CPU for this test ($host): nothing to keep to"
+	first=${host%%[-,]*}
+	wrun -- sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status'
+	assert_rc 0 'a session'
+	assert_out_eq "$host" 'the sandbox has every CPU of the caller'
+	OUT=$(timeout -k 5 "$WARDEN_TIMEOUT" taskset -c "$first" "$WARDEN" run -- \
+		sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status' </dev/null 2>&1)
+	[[ $OUT == "$first" ]] || fail "under taskset -c $first the sandbox has CPUs '$OUT'"
+
+	local out=$T_TMP/cpus.out init t i
+	warden_bg "$out" -- sh -c 'echo ready; sleep 30'
+	wait_for "$out" '^ready' 20 || fatal "the session did not start: $(excerpt "$(cat "$out" "$out.err")")"
+	init=$(pgrep -P "$WPID" -f warden-init | head -n 1)
+	for t in /proc/"$WPID"/task/*; do
+		i=$(cpus_of "${t#/proc/}")
+		[[ -n $i && $i != *[-,]* ]] || fail "supervisor thread ${t##*/} on CPUs '$i', not one"
+	done
+	[[ -n $init && $(cpus_of "$init") == "$host" ]] ||
+		fail "the sandbox's init ($init) on CPUs '$(cpus_of "$init")', not '$host'"
+	kill "$WPID" 2>/dev/null
+
+	# a secret from a command: the command's set (what it forks after a
+	# moment shows it) is the caller's
+	printf '#!/bin/sh\nsleep 0.3\nsed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status >"%s"\nprintf cpus-secret-value-1234\n' \
+		"$T_TMP/secret-cpus" >"$T_TMP/secret.sh"
+	chmod 0755 "$T_TMP/secret.sh"
+	printf 'secret CPUS_TOKEN host example.com command %s\n' "$T_TMP/secret.sh" >"$T_TMP/cpus.profile"
+	wrun --profile "$T_TMP/cpus.profile" -- true
+	assert_rc 0 'a session with a secret from a command'
+	[[ $(cat "$T_TMP/secret-cpus" 2>/dev/null) == "$host" ]] ||
+		fail "a secret's command ran on CPUs '$(cat "$T_TMP/secret-cpus" 2>/dev/null)', not '$host'"
+}

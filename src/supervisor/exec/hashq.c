@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../../common/cpupin.h"
 #include "../../common/elfhash.h"
 #include "../../common/util.h"
 #include "nsread.h"
@@ -174,6 +175,7 @@ void hashq_submit(struct hashq *q, struct hash_job *j)
 		pthread_attr_t a;
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		cpupin_thread_attr(&a); /* every CPU of the user's (cpupin.h) */
 		if (pthread_create(&t, &a, worker, q) == 0) {
 			q->workers++;
 			q->idle++;

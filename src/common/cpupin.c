@@ -1,0 +1,34 @@
+/* cpupin.c - the supervisor on one CPU, the sandbox on all of the user's
+ * (cpupin.h). */
+#include "cpupin.h"
+
+#include <sched.h>
+#include <stdbool.h>
+
+static cpu_set_t kept;
+static bool pinned;
+
+void cpupin_start(void)
+{
+	if (pinned || sched_getaffinity(0, sizeof kept, &kept) < 0 || CPU_COUNT(&kept) < 2)
+		return;
+	int cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &kept))
+		return;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+void cpupin_release(pid_t pid)
+{
+	if (pinned)
+		(void)sched_setaffinity(pid, sizeof kept, &kept);
+}
+
+void cpupin_thread_attr(pthread_attr_t *a)
+{
+	if (pinned)
+		(void)pthread_attr_setaffinity_np(a, sizeof kept, &kept);
+}

@@ -1,0 +1,45 @@
+/* cpupin.h - the supervisor on one CPU, the sandbox on all of the user's.
+ *
+ * Why: init is a clone of the supervisor, so from the clone on every page
+ * of the supervisor's memory is shared with it, copy-on-write, and the
+ * supervisor's first write to each page (some 60 of them while init builds
+ * the sandbox and the command starts) copies it and flushes the old
+ * mapping from the TLB of every CPU the supervisor's threads have run on
+ * since it began (the kernel trims that set once a second). On a CPU
+ * busy with something else, init for one, that flush is an interrupt the
+ * supervisor waits for. On this project's paravirtualised VM it made such a
+ * write 75 us instead of 30, and cost a session 6 ms of CPU between the two
+ * processes (bench/README.md, "Night, 2026-12-01"). A supervisor whose
+ * threads keep to the CPU it started on has that one CPU in its set: no
+ * interrupt.
+ *
+ * So a session's start pins the calling thread, and with it every thread
+ * made after (the setup's worker too: it still overlaps what blocks), to
+ * the CPU it runs on, when the user's set has more than one; the set is
+ * kept. What is not the supervisor gets the set back: init (and so the
+ * sandbox), the file-read helper and the stream's sender as they start,
+ * and each program warden spawns (a secret's command, --task's git, the
+ * reviewer) as soon as it is spawned; and the supervisor's two threads
+ * whose work is computing, not waiting, the checkpoint's reader and the
+ * execs' hashers: a large first checkpoint or a large binary's hash gains
+ * more from a second CPU than the session's flushes cost once one has run
+ * there. The user's own restriction (taskset, a cpuset) is what is kept
+ * and given back: warden never widens it. */
+#pragma once
+#include <pthread.h>
+#include <sys/types.h>
+
+/* Pin the calling thread to the CPU it runs on, the set it had kept (a
+ * second call does nothing). Nothing when that set has one CPU, or the
+ * kernel refuses: the session runs as it would have. */
+void cpupin_start(void);
+
+/* Give pid (0: the calling thread) the set kept by cpupin_start: in a
+ * child of the supervisor that is not the supervisor, or for a program
+ * just spawned. Nothing when nothing was pinned; a refusal (a set-uid
+ * program, say) leaves it pinned. */
+void cpupin_release(pid_t pid);
+
+/* The kept set into a's attributes, for a thread that computes (above).
+ * Nothing when nothing was pinned. */
+void cpupin_thread_attr(pthread_attr_t *a);
