@@ -173,6 +173,7 @@ pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 		close(sv[0]);
 		serve(where, sv[1], parent);
 	}
+	cpupin_release(pid); /* at once (cpupin.h) */
 	close(sv[1]);
 	*sock = sv[0];
 	return pid;

@@ -169,6 +169,9 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
+	/* and from here at once: until init's own call runs, it could run
+	 * only where the supervisor does */
+	cpupin_release((pid_t)pid);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
 	return 0;
 }
