@@ -1,5 +1,6 @@
 /* util.c - implementations of the small helpers in util.h. */
 #include "util.h"
+#include "cpupin.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -359,17 +360,25 @@ int replace_beneath_n(int dirfd, const char *name, const void *data, size_t len)
 	return 0;
 }
 
-void spawnattr_fresh(posix_spawnattr_t *at, short flags)
+int spawn_fresh(pid_t *pid, bool search, const posix_spawn_file_actions_t *fa, short flags,
+		char *const argv[], char *const envp[])
 {
 	sigset_t none, all;
 	sigemptyset(&none);
 	sigfillset(&all);
 	sigdelset(&all, SIGKILL);
 	sigdelset(&all, SIGSTOP);
-	posix_spawnattr_init(at);
-	posix_spawnattr_setflags(at, (short)(flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
-	posix_spawnattr_setsigmask(at, &none);
-	posix_spawnattr_setsigdefault(at, &all);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setflags(&at, (short)(flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	int err = search ? posix_spawnp(pid, argv[0], fa, &at, argv, envp)
+			 : posix_spawn(pid, argv[0], fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	if (!err)
+		cpupin_release(*pid); /* at once, as it starts */
+	return err;
 }
 
 /* Offset of the first byte that is not part of valid UTF-8, or n. */

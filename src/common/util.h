@@ -157,11 +157,13 @@ int replace_beneath(int dirfd, const char *name, const char *text);
 /* The same with len bytes of data (which may hold NULs). */
 int replace_beneath_n(int dirfd, const char *name, const void *data, size_t len);
 
-/* Reset attributes for a command warden runs outside the sandbox: no
- * signal blocked, every signal's action the default, plus flags
- * (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETPGROUP with pgroup 0, ...). at is
- * initialised here; the caller destroys it. */
-void spawnattr_fresh(posix_spawnattr_t *at, short flags);
+/* A command warden runs outside the sandbox, spawned fresh: no signal
+ * blocked, every signal's action the default, plus flags
+ * (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETPGROUP with pgroup 0, ...), and the
+ * user's CPUs (src/common/cpupin.h). argv[0] looked up in PATH when
+ * search (posix_spawnp), else a path. 0 with *pid, or the error number. */
+int spawn_fresh(pid_t *pid, bool search, const posix_spawn_file_actions_t *fa, short flags,
+		char *const argv[], char *const envp[]);
 
 /* Recreate the symlink src at (dirfd, dst), same target; -1 with errno. */
 int copy_symlink(const char *src, int dirfd, const char *dst);

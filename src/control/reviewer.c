@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/cpupin.h"
 #include "../common/util.h"
 #include "control.h"
 
@@ -216,7 +215,6 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 		return -1;
 	}
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, 1);
@@ -225,13 +223,9 @@ static int spawn(struct reviewer *r, struct job *j, const char *text, size_t len
 	posix_spawn_file_actions_addchdir_np(&fa, "/");
 	/* a session of its own: its own process group, no controlling
 	 * terminal (the terminal is the user's and the agent's) */
-	spawnattr_fresh(&at, POSIX_SPAWN_SETSID);
 	pid_t pid;
-	int err = posix_spawn(&pid, r->argv.v[0], &fa, &at, r->argv.v, environ);
-	if (!err)
-		cpupin_release(pid);
+	int err = spawn_fresh(&pid, false, &fa, POSIX_SPAWN_SETSID, r->argv.v, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
 	int pidfd = err ? -1 : above_stdio((int)syscall(SYS_pidfd_open, pid, 0));
 	if (pidfd < 0) {
 		int saved = err ? err : errno;

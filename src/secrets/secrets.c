@@ -18,7 +18,6 @@
 
 #include <sodium.h>
 
-#include "../common/cpupin.h"
 #include "../common/util.h"
 
 extern char **environ;
@@ -146,19 +145,13 @@ static void kill_reap(pid_t pid)
 static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
 {
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	pid_t pid = -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of the supervisor's */
-	spawnattr_fresh(&at, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	*err = posix_spawnp(&pid, sp->argv.v[0], &fa, &at, sp->argv.v, environ);
-	if (!*err)
-		cpupin_release(pid);
+	*err = spawn_fresh(&pid, true, &fa, POSIX_SPAWN_SETPGROUP, sp->argv.v, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
 	return *err ? -1 : pid;
 }
 

@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/cpupin.h"
 #include "../common/hash.h"
 
 extern char **environ;
@@ -100,7 +99,6 @@ static char *last_line(int fd)
 static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int out_fd, int err_fd)
 {
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
 	pid_t pid = -1;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -110,12 +108,8 @@ static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int 
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	spawnattr_fresh(&at, 0);
-	int err = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
-	if (!err)
-		cpupin_release(pid);
+	int err = spawn_fresh(&pid, true, &fa, 0, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
 	errno = err;
 	return err ? -1 : pid;
 }
