@@ -16,14 +16,14 @@
  * So a session's start pins the calling thread, and with it every thread
  * made after (the setup's worker too: it still overlaps what blocks), to
  * the CPU it runs on, when the user's set has more than one; the set is
- * kept. What is not the supervisor gets the set back: init (and so the
- * sandbox), the file-read helper and the stream's sender as they start,
- * and each program warden spawns (a secret's command, --task's git, the
- * reviewer) as soon as it is spawned; and the supervisor's two threads
- * whose work is computing, not waiting, the checkpoint's reader and the
- * execs' hashers: a large first checkpoint or a large binary's hash gains
- * more from a second CPU than the session's flushes cost once one has run
- * there. The user's own restriction (taskset, a cpuset) is what is kept
+ * kept. What is not the supervisor gets the set back from it as soon as
+ * each is made: init (and so the sandbox), the file-read helper, the
+ * stream's sender, each program warden spawns (a secret's command,
+ * --task's git, the reviewer: spawn_fresh, util.h); and the supervisor's
+ * two threads whose work is computing, not waiting, the checkpoint's
+ * reader and the execs' hashers: a large first checkpoint or a large
+ * binary's hash gains more from a second CPU than the session's flushes
+ * cost once one has run there. The user's own restriction (taskset, a cpuset) is what is kept
  * and given back: warden never widens it. */
 #pragma once
 #include <pthread.h>
@@ -34,9 +34,8 @@
  * kernel refuses: the session runs as it would have. */
 void cpupin_start(void);
 
-/* Give pid (0: the calling thread) the set kept by cpupin_start: in a
- * child of the supervisor that is not the supervisor, or for a program
- * just spawned. Nothing when nothing was pinned; a refusal (a set-uid
+/* Give pid (0: the calling thread) the set kept by cpupin_start: a child
+ * of the supervisor that is not the supervisor, just forked or spawned. Nothing when nothing was pinned; a refusal (a set-uid
  * program, say) leaves it pinned. */
 void cpupin_release(pid_t pid);
 

@@ -357,11 +357,12 @@ int stream_start(struct streamer **out, const struct stream_conf *c, const char 
 		/* a copy of the supervisor's memory, secrets included: no
 		 * process of the user may read it (ptrace, /proc/PID/mem) */
 		prctl(PR_SET_DUMPABLE, 0);
-		cpupin_release(0);
 		close(sv[0]);
 		s.sock = sv[1];
 		sender_main(&s);
 	}
+	if (pid > 0)
+		cpupin_release(pid); /* every CPU of the user's (cpupin.h) */
 	if (s.t[T_OTLP].on)
 		otlp_close(&s.x);
 	if (s.t[T_OTLP].on)

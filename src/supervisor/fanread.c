@@ -169,7 +169,6 @@ pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 		return werr_errno(e, "file reads: fork");
 	}
 	if (pid == 0) {
-		cpupin_release(0);
 		close(sv[0]);
 		serve(where, sv[1], parent);
 	}

@@ -162,15 +162,14 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	if (pid < 0)
 		return userns_error(errno, e);
 	if (pid == 0) {
-		cpupin_release(0); /* the sandbox on every CPU of the user's */
 		close(sock);
 		if (cgfd >= 0)
 			close(cgfd); /* a host directory: nothing of init's */
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
-	/* and from here at once: until init's own call runs, it could run
-	 * only where the supervisor does */
+	/* the sandbox on every CPU of the user's, at once: until then init
+	 * could run only where the supervisor does */
 	cpupin_release((pid_t)pid);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
 	return 0;
