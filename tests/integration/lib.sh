@@ -211,6 +211,20 @@ assert_streamed() {
 # bg_track PID: the runner kills it (and its process group) after the test.
 bg_track() { printf '%s\n' "$1" >>"$T_TMP/.bgpids"; }
 
+# warden_pid REGEX: the pid of the warden run whose command line matches
+# REGEX (pgrep -f), not one of its helpers: the file-read helper and the
+# stream's sender are forks with the same command line, and pids wrap
+# (pid_max 32768 here), so the lowest match may be a helper. The match
+# whose parent is not itself a match is the supervisor.
+warden_pid() {
+	local pids p pp
+	pids=$(pgrep -f -- "$1") || return 0
+	for p in $pids; do
+		pp=$(ps -o ppid= -p "$p" 2>/dev/null) || continue
+		grep -qx -- "${pp// /}" <<<"$pids" || { printf '%s\n' "$p"; return 0; }
+	done
+}
+
 # wait_for FILE REGEX [SECONDS]: wait until FILE has a line matching REGEX.
 wait_for() {
 	local i n=$((${3:-10} * 20))

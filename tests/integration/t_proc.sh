@@ -262,7 +262,7 @@ test_pty_hangup() {
 		# what each side was doing, for a failure that does not repeat:
 		# warden still there (and its signal state), the tree, script's output
 		local w ps_out
-		w=$(pgrep -f -- "^$WARDEN run -- sleep $num" | head -n 1)
+		w=$(warden_pid "^$WARDEN run -- sleep $num")
 		ps_out=$(ps -eo pid,ppid,pgid,sid,stat,args | grep -E "sleep $num|warden" | grep -v grep)
 		printf -- '--- processes\n%s\n--- warden %s\n%s\n--- script\n%s\n' "$ps_out" "${w:-gone}" \
 			"$([[ -n $w ]] && grep -E '^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn)' "/proc/$w/status")" \

@@ -241,7 +241,7 @@ test_signal_frozen_pty() {
 		bg_track "$tpid"
 		exec {sleeper}<&-
 		sig_wait_frozen 10 || fatal "SIG$sig: not frozen on a terminal: $(excerpt "$(cat "$out")")"
-		pid=$(pgrep -f -- "^[^ ]*warden run -- sh -c .*sleep $mark" | head -n 1)
+		pid=$(warden_pid "^[^ ]*warden run -- sh -c .*sleep $mark")
 		[[ -n $pid ]] || fatal "SIG$sig: warden's pid not found (test bug?)"
 		grep -q 'Ctrl-C' "$out" || fail "SIG$sig: the user is not told how a freeze ends: $(excerpt "$(cat "$out")")"
 		kill "-$sig" "$pid"
@@ -268,7 +268,7 @@ test_signal_frozen_ctrl_c() {
 	bg_track "$tpid"
 	exec {kfd}>"$keys"
 	sig_wait_frozen 10 || fatal "not frozen on a terminal: $(excerpt "$(cat "$out")")"
-	pid=$(pgrep -f -- "^[^ ]*warden run -- sh -c .*sleep $mark" | head -n 1)
+	pid=$(warden_pid "^[^ ]*warden run -- sh -c .*sleep $mark")
 	[[ -n $pid ]] || fatal "warden's pid not found (test bug?)"
 	printf 'x\003' >&"$kfd"
 	ms=$(sig_ms_until_gone "$pid")
@@ -331,7 +331,7 @@ test_signal_before_ready() {
 		sleep 0.05
 	done
 	[[ -n $f ]] || fatal "no session log ($(excerpt "$(cat "$out.err")"))"
-	wpid=$(pgrep -f -- "^$WARDEN run -- sh -c echo RAN\$" | head -n 1)
+	wpid=$(warden_pid "^$WARDEN run -- sh -c echo RAN\$")
 	[[ -n $wpid ]] || fatal 'warden is not running under strace (test bug?)'
 	sleep 0.5
 	kill -INT "$wpid"
@@ -379,7 +379,7 @@ sig_end_start() {
 		sleep 0.05
 	done
 	[[ -e ended ]] || fatal "the command never ran ($(excerpt "$(cat "$T_TMP/end.err")"))"
-	WPID=$(pgrep -f -- "^$WARDEN run -- sh -c echo x >ended\$" | head -n 1)
+	WPID=$(warden_pid "^$WARDEN run -- sh -c echo x >ended\$")
 	[[ -n $WPID ]] || fatal 'warden is not running (test bug?)'
 }
 
