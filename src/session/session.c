@@ -53,11 +53,11 @@
 
 /* A session whole, from the policy loaded to the log closed: everything
  * it holds. session_end releases the members from the bottom up, but for
- * the log: it is closed (the exit summary printed from it first) once what
- * the run made is released, before `lay`; `late_log`, the log's fsync,
- * is joined last. session_init gives each member its empty state, which
- * session_end releases as well: a session that fails early ends the same
- * way. */
+ * the log: it is closed first (session.end is its last line), its fsync
+ * on a thread while the rest is released (`late_log`, joined last; the
+ * exit summary names it by a copy of its path). session_init gives each
+ * member its empty state, which session_end releases as well: a session
+ * that fails early ends the same way. */
 struct session {
 	/* the options; with --task, the task's own workspace in place of
 	 * the caller's (task_start) */
@@ -907,25 +907,28 @@ static int session_start(struct session *sn, struct werr *e)
 	return 0;
 }
 
-/* The session released, in the order struct session documents: what the
- * run made (the checkpoint's store, the discovery); the exit summary; the
- * log closed, its fsync on a thread (late_log); then the cgroups (their
- * last check was made for the record: sandbox_gone), the layout, the journal's sender and the detector (both outlive the log
+/* The session released, in the order struct session documents: the log
+ * closed, its fsync on a thread (late_log) from here on, as nothing is
+ * written to it after session.end; what the run made (the checkpoint's
+ * store, the discovery); the stream's sender; the exit summary; then the
+ * cgroups (their last check was made for the record: sandbox_gone), the
+ * layout, the journal's sender and the detector (both outlive the log
  * they subscribed to), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
  * fsync joined last. */
 static void session_end(struct session *sn)
 {
+	_cleanup_free_ char *logpath = sn->log && sn->o.summary ? xstrdup(audit_path(sn->log)) : NULL;
+	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
 	ckpt_session_free(&sn->ck);
 	limits_job_join(&sn->lj);
 	rules_job_end(&sn->rj);
 	discovery_free(&sn->disc);
 	stream_end(steal_ptr(&sn->stream), STREAM_END_WAIT_MS, stderr);
-	if (sn->log && sn->o.summary) {
-		summary_print(&sn->sum, audit_path(sn->log), stderr);
+	if (logpath) {
+		summary_print(&sn->sum, logpath, stderr);
 		hints_print(&sn->hints, stderr);
 	}
-	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);
