@@ -31,10 +31,10 @@ def faults(path):
             o = json.loads(raw)
         except ValueError as e:
             yield f"line {n}: not JSON ({e})"
-            o = None
+            prev = raw
+            continue
         if not isinstance(o, dict):
-            if o is not None:
-                yield f"line {n}: not a JSON object"
+            yield f"line {n}: not a JSON object"
             prev = raw
             continue
         for k in ("v", "ts", "session", "seq", "event", "prev"):
