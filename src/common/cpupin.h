@@ -23,8 +23,8 @@
  * two threads whose work is computing, not waiting, the checkpoint's
  * reader and the execs' hashers: a large first checkpoint or a large
  * binary's hash gains more from a second CPU than the session's flushes
- * cost once one has run there. The user's own restriction (taskset, a cpuset) is what is kept
- * and given back: warden never widens it. */
+ * cost once one has run there. The user's own restriction (taskset, a
+ * cpuset) is what is kept and given back: warden never widens it. */
 #pragma once
 #include <pthread.h>
 #include <sys/types.h>
@@ -34,9 +34,9 @@
  * kernel refuses: the session runs as it would have. */
 void cpupin_start(void);
 
-/* Give pid (0: the calling thread) the set kept by cpupin_start: a child
- * of the supervisor that is not the supervisor, just forked or spawned. Nothing when nothing was pinned; a refusal (a set-uid
- * program, say) leaves it pinned. */
+/* Give pid, a child of the supervisor that is not the supervisor (just
+ * forked or spawned), the set kept by cpupin_start. Nothing when nothing
+ * was pinned; a refusal (a set-uid program, say) leaves it pinned. */
 void cpupin_release(pid_t pid);
 
 /* The kept set into a's attributes, for a thread that computes (above).
