@@ -168,7 +168,10 @@ static int run_cmd(const char *dir, char *const *argv, char *const *env, int out
 	return 0;
 }
 
-int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e)
+/* The safe git, its exit status to *code when code is not NULL (then 0
+ * whatever it is), else an error unless 0. */
+static int git_run(const char *dir, const char *const *args, int out_fd, char **out, int *code,
+		   struct werr *e)
 {
 	_cleanup_strv_ struct strv argv = { 0 };
 	_cleanup_strv_ struct strv env = { 0 };
@@ -179,7 +182,12 @@ int task_git(const char *dir, const char *const *args, int out_fd, char **out, s
 		strv_push(&argv, args[i]);
 	git_env(&env);
 	_cleanup_free_ char *what = xasprintf("git %s", args[0]);
-	return run_cmd(dir, argv.v, env.v, out_fd, out, what, NULL, e);
+	return run_cmd(dir, argv.v, env.v, out_fd, out, what, code, e);
+}
+
+int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e)
+{
+	return git_run(dir, args, out_fd, out, NULL, e);
 }
 
 /* ---- where the task lives ---------------------------------------------- */
@@ -195,6 +203,49 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/* A commit's name as git prints it: 40 or 64 hex digits. */
+static bool commit_name(const char *s)
+{
+	size_t n = strlen(s);
+	bool hex = n == 40 || n == 64;
+	for (size_t i = 0; hex && i < n; i++)
+		hex = hex_digit((unsigned char)s[i]) >= 0;
+	return hex;
+}
+
+/* git's answer for t->src: the repository's common git directory into
+ * *common (false: no repository git accepts, or no git), and for a named
+ * task its branch's commit into t->seen when the branch is there: one git
+ * for both (a git costs milliseconds to start), which task_prepare confirms
+ * under the task's lock before a session starts from it. */
+static bool locate_git(struct task *t, char **common)
+{
+	_cleanup_free_ char *ref = t->name ? xasprintf("refs/heads/warden/%s", t->name) : NULL;
+	const char *args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL,
+			       NULL, NULL, NULL };
+	if (ref) {
+		args[3] = "--verify";
+		args[4] = "--quiet";
+		args[5] = ref;
+	}
+	struct werr ge = { 0 };
+	int code = -1;
+	_cleanup_free_ char *out = NULL;
+	/* without the branch git says 1, after the common directory */
+	if (git_run(t->src, args, -1, &out, &code, &ge) < 0 || (code != 0 && !(ref && code == 1)))
+		return false;
+	char *nl = strchr(out, '\n');
+	if (!nl || nl == out)
+		return false;
+	*nl = '\0';
+	char *sha = nl + 1;
+	sha[strcspn(sha, "\n")] = '\0';
+	if (ref && code == 0 && commit_name(sha))
+		t->seen = xstrdup(sha);
+	*common = steal_ptr(&out);
+	return true;
+}
+
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
 {
 	*t = (struct task){ .lock_fd = -1 };
@@ -207,10 +258,7 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 		return werr_errno(e, "--task: %s", src ? src : ".");
 	t->src = xstrdup(buf);
 	_cleanup_free_ char *out = NULL;
-	struct werr ge = { 0 };
-	const char *const args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL };
-	if (task_git(t->src, args, -1, &out, &ge) == 0) {
-		out[strcspn(out, "\n")] = '\0';
+	if (locate_git(t, &out)) {
 		if (!realpath(out, buf))
 			return werr_errno(e, "--task: the repository's git directory %s", out);
 		t->common = xstrdup(buf);
@@ -313,6 +361,35 @@ static char *private_dir(const struct task *t, const char *what, struct werr *e)
 	return xasprintf("%s/%s", base, what);
 }
 
+/* The branch's commit now, the task's lock held: what task_locate's git
+ * saw, when the worktree was there and the branch's loose ref still holds
+ * it. Of warden, only a session holding the lock moves the branch
+ * (task_finish), and one that finished between that git and this lock
+ * rewrote the file; the host's own git may move it at any time, as ever.
+ * Otherwise (a packed ref, a new worktree) git is asked again. */
+static char *branch_now(struct task *t, struct werr *e)
+{
+	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
+	if (t->seen && !t->made) {
+		_cleanup_free_ char *loose = xasprintf("%s/%s", t->common, ref);
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		char what[READ_WHY_MAX];
+		if (read_regular_file_at(AT_FDCWD, loose, O_NOFOLLOW, 128, &text, &len, what) == 0 &&
+		    len == strlen(t->seen) + 1 && strncmp(text, t->seen, len - 1) == 0 &&
+		    text[len - 1] == '\n')
+			return steal_ptr(&t->seen);
+	}
+	const char *const args[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
+	char *sha = NULL;
+	if (task_git(t->src, args, -1, &sha, e) < 0) {
+		werr_wrap(e, "task %s: its branch %s", t->name, t->branch);
+		return NULL;
+	}
+	sha[strcspn(sha, "\n")] = '\0';
+	return sha;
+}
+
 /* The git directory inside, as task.h says: at the common directory's path
  * a view warden makes (copies of config, HEAD, packed-refs and shallow, all
  * read-only: a rename the host's git makes in the real directory cannot
@@ -362,16 +439,11 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	if (mkdir(wt, 0755) < 0)
 		return werr_errno(e, "task %s: making %s", t->name, wt);
 	/* the branch as it stands, in the private refs directory */
-	_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
-	const char *const args[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
-	_cleanup_free_ char *sha = NULL;
-	if (task_git(t->src, args, -1, &sha, e) < 0)
-		return werr_wrap(e, "task %s: its branch %s", t->name, t->branch);
-	sha[strcspn(sha, "\n")] = '\0';
-	t->start = xstrdup(sha);
+	if (!(t->start = branch_now(t, e)))
+		return -1;
 	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
 	_cleanup_close_ int fd = open(own, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, sha, strlen(sha)) < 0 || write_all(fd, "\n", 1) < 0)
+	if (fd < 0 || write_all(fd, t->start, strlen(t->start)) < 0 || write_all(fd, "\n", 1) < 0)
 		return werr_errno(e, "task %s: writing %s", t->name, own);
 	struct bind {
 		const char *in, *name, *src;
@@ -412,11 +484,7 @@ int task_finish(struct task *t, struct werr *e)
 		return werr_set(e, errno, "task %s: its branch after the session (%s): %s", t->name,
 				own, what);
 	sha[strcspn(sha, "\n")] = '\0';
-	size_t n = strlen(sha);
-	bool hex = n == 40 || n == 64;
-	for (size_t i = 0; hex && i < n; i++)
-		hex = hex_digit((unsigned char)sha[i]) >= 0;
-	if (!hex)
+	if (!commit_name(sha))
 		return werr_set(e, 0, "task %s: the session left '%.80s' as its branch, not a "
 				"commit; %s stays at %s", t->name, sha, t->branch, t->start);
 	if (strcmp(sha, t->start) == 0)
@@ -596,5 +664,6 @@ void task_free(struct task *t)
 	free(t->admin);
 	free(t->refs);
 	free(t->start);
+	free(t->seen);
 	*t = (struct task){ .lock_fd = -1 };
 }

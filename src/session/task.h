@@ -43,6 +43,7 @@ struct task {
 	char *admin;     /* git: the worktree's administrative directory */
 	char *refs;      /* git, for a session: the private refs/heads/warden inside */
 	char *start;     /* and the branch's commit when it started */
+	char *seen;      /* named: the branch's commit task_locate's git saw, or NULL */
 	bool made;       /* made now (else reused) */
 	int lock_fd;     /* held exclusively for the session, or -1 */
 };

@@ -178,3 +178,41 @@ test_task_branch_not_a_commit() {
 	assert_err_match 'task odd: moving warden/odd'
 	[[ $(task_host_git "$repo" rev-parse warden/odd) == "$base" ]] || fail 'the branch moved to a missing commit'
 }
+
+test_task_branch_moved_before_lock() {
+	# A reused task's session starts from its branch as it stands under the
+	# task's lock. Here a git wrapper moves the branch just after warden's
+	# first git has answered (as another session of the task finishing
+	# then would): the session must start from the moved commit. Then the
+	# branch packed (no loose ref): the session starts from it as well, and
+	# its commit is carried back.
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -q -w "$repo" --task mv -- sh -c 'echo a > a && git add a && git commit -qm a'
+	assert_rc 0
+	local c1 c2 real
+	c1=$(task_host_git "$repo" rev-parse warden/mv)
+	c2=$(task_host_git "$repo" commit-tree -p "$c1" -m moved "$c1^{tree}") || fatal 'commit-tree failed'
+	real=$(command -v git)
+	mkdir -p "$T_TMP/bin"
+	cat >"$T_TMP/bin/git" <<-WRAP
+		#!/bin/sh
+		"$real" "\$@"; rc=\$?
+		case "\$*" in *--git-common-dir*--verify*)
+			"$real" update-ref refs/heads/warden/mv $c2 $c1 2>/dev/null ;;
+		esac
+		exit \$rc
+	WRAP
+	chmod +x "$T_TMP/bin/git"
+	PATH=$T_TMP/bin:$PATH wrun -q -w "$repo" --task mv -- git rev-parse HEAD
+	assert_rc 0
+	[[ $(task_host_git "$repo" rev-parse warden/mv) == "$c2" ]] || fatal 'the wrapper did not move the branch'
+	assert_out_eq "$c2" 'the session started from the branch before it moved'
+	task_host_git "$repo" pack-refs --all || fatal 'pack-refs failed'
+	[[ ! -e $repo/.git/refs/heads/warden/mv ]] || fatal 'the branch is still a loose ref'
+	wrun -q -w "$repo" --task mv -- sh -c 'git rev-parse HEAD; echo b > b && git add b && git commit -qm b'
+	assert_rc 0
+	assert_out_eq "$c2" 'the session did not start from the packed branch'
+	[[ $(task_host_git "$repo" rev-parse warden/mv^) == "$c2" ]] ||
+		fail 'the commit on the packed branch was not carried back'
+}
