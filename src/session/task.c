@@ -215,12 +215,12 @@ static bool commit_name(const char *s)
 
 /* git's answer for t->src: the repository's common git directory into
  * *common (false: no repository git accepts, or no git), and for a named
- * task its branch's commit into t->seen when the branch is there: one git
+ * task its branch's (branch) commit into t->seen when it is there: one git
  * for both (a git costs milliseconds to start), which task_prepare confirms
  * under the task's lock before a session starts from it. */
-static bool locate_git(struct task *t, char **common)
+static bool locate_git(struct task *t, const char *branch, char **common)
 {
-	_cleanup_free_ char *ref = t->name ? xasprintf("refs/heads/warden/%s", t->name) : NULL;
+	_cleanup_free_ char *ref = branch ? xasprintf("refs/heads/%s", branch) : NULL;
 	const char *args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL,
 			       NULL, NULL, NULL };
 	if (ref) {
@@ -258,13 +258,14 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 		return werr_errno(e, "--task: %s", src ? src : ".");
 	t->src = xstrdup(buf);
 	_cleanup_free_ char *out = NULL;
-	if (locate_git(t, &out)) {
+	_cleanup_free_ char *branch = name ? xasprintf("warden/%s", name) : NULL;
+	if (locate_git(t, branch, &out)) {
 		if (!realpath(out, buf))
 			return werr_errno(e, "--task: the repository's git directory %s", out);
 		t->common = xstrdup(buf);
 		const char *base = strrchr(t->common, '/');
 		t->repo = base && strcmp(base, "/.git") == 0 ? dir_of(t->common) : xstrdup(t->common);
-		t->branch = name ? xasprintf("warden/%s", name) : NULL;
+		t->branch = steal_ptr(&branch);
 	} else {
 		t->repo = xstrdup(t->src);
 	}
