@@ -4,23 +4,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
+#include "../common/runcmd.h"
 #include "../common/util.h"
 
-extern char **environ;
 
 #define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment, its '-' or '_' not counted */
 #define PHANTOM_TRIES 100
@@ -119,119 +114,39 @@ static int from_file(const struct policy_secret *sp, struct vbuf *b, struct werr
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void timeout_text(char *buf, size_t len, unsigned ms)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%u s", ms / 1000);
-	else
-		snprintf(buf, len, "%u ms", ms);
-}
-
-/* Kill the command's process group and reap the command. */
-static void kill_reap(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-static pid_t spawn(const struct policy_secret *sp, int out_fd, int *err)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid = -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* nothing of the supervisor's */
-	*err = spawn_fresh(&pid, true, &fa, POSIX_SPAWN_SETPGROUP, sp->argv.v, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	return *err ? -1 : pid;
-}
-
 static int from_command(const struct policy_secret *sp, unsigned timeout_ms, struct vbuf *b,
 			struct werr *e)
 {
 	if (sp->argv.n == 0)
 		return serr(e, 0, sp, "no command");
 	const char *cmd = sp->argv.v[0];
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return serr(e, errno, sp, "command '%s': cannot make a pipe", cmd);
-	_cleanup_close_ int rd = pfd[0];
-	int err;
-	pid_t pid = spawn(sp, pfd[1], &err);
-	close(pfd[1]);
-	if (pid < 0)
-		return serr(e, err, sp, "cannot run command '%s'", cmd);
-
+	const struct runcmd rc = { .argv = sp->argv.v, .out_fd = -1, .err = RUNCMD_ERR_INHERIT,
+				   .out_max = SECRET_VALUE_MAX, .timeout_ms = timeout_ms };
+	struct runcmd_out r;
+	if (runcmd(&rc, &r) < 0)
+		return serr(e, errno, sp, "cannot run command '%s'", cmd);
 	char limit[32];
-	timeout_text(limit, sizeof limit, timeout_ms);
-	long long deadline = now_ms() + timeout_ms;
-	b->cap = SECRET_VALUE_MAX + 1;
-	b->p = xmalloc(b->cap);
-	bool eof = false;
-	int status = 0;
-	for (;;) {
-		long long left = deadline - now_ms();
-		if (left <= 0) {
-			kill_reap(pid);
-			return serr(e, 0, sp, "command '%s' timed out after %s", cmd, limit);
-		}
-		if (eof) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid)
-				break;
-			if (w < 0 && errno != EINTR) {
-				int saved = errno;
-				kill_reap(pid);
-				return serr(e, saved, sp, "command '%s': cannot wait for it", cmd);
-			}
-			struct timespec ts = { 0, (left < 5 ? left : 5) * 1000000L };
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		struct pollfd p = { .fd = rd, .events = POLLIN };
-		int pr = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0) {
-			int saved = errno;
-			kill_reap(pid);
-			return serr(e, saved, sp, "command '%s': cannot read its output", cmd);
-		}
-		if (pr == 0)
-			continue;
-		ssize_t got = read(rd, b->p + b->n, b->cap - b->n);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got < 0) {
-			int saved = errno;
-			kill_reap(pid);
-			return serr(e, saved, sp, "command '%s': cannot read its output", cmd);
-		}
-		if (got == 0) {
-			eof = true;
-			continue;
-		}
-		b->n += (size_t)got;
-		if (b->n == b->cap) {
-			kill_reap(pid);
-			return serr(e, 0, sp, "command '%s' printed more than 64 KiB", cmd);
-		}
+	runcmd_timeout_text(limit, sizeof limit, timeout_ms);
+	int rv = -1;
+	if (r.end == RUNCMD_TIMED_OUT)
+		serr(e, 0, sp, "command '%s' timed out after %s", cmd, limit);
+	else if (r.end == RUNCMD_TOO_MUCH)
+		serr(e, 0, sp, "command '%s' printed more than 64 KiB", cmd);
+	else if (r.end == RUNCMD_SIGNALED)
+		serr(e, 0, sp, "command '%s' was killed by signal %d", cmd, r.code);
+	else if (r.code != 0)
+		serr(e, 0, sp, "command '%s' exited with status %d", cmd, r.code);
+	else
+		rv = 0;
+	if (rv == 0) {
+		b->cap = r.len + 1; /* what held the value, and its NUL */
+		b->n = r.len;
+		b->p = steal_ptr(&r.out);
+	} else {
+		explicit_bzero(r.out, r.len);
 	}
-	if (WIFSIGNALED(status))
-		return serr(e, 0, sp, "command '%s' was killed by signal %d", cmd, WTERMSIG(status));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return serr(e, 0, sp, "command '%s' exited with status %d", cmd,
-			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	return 0;
+	runcmd_out_free(&r);
+	return rv;
 }
 
 /* Trim trailing CR and LF, then check what a value must be. */

@@ -8,18 +8,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/hash.h"
+#include "../common/runcmd.h"
 
 extern char **environ;
 
@@ -77,101 +74,45 @@ static void git_env(struct strv *env)
 	strv_push(env, "GIT_TERMINAL_PROMPT=0");
 }
 
-/* The last non-empty line of fd's content (a memfd), for an error. */
-static char *last_line(int fd)
-{
-	char buf[4096];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof buf - 1)
-		n = pread(fd, buf, sizeof buf - 1, st.st_size - (off_t)(sizeof buf - 1));
-	if (n <= 0)
-		return xstrdup("(nothing on its stderr)");
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		buf[--n] = '\0';
-	char *nl = strrchr(buf, '\n');
-	return xstrdup(nl ? nl + 1 : buf);
-}
+/* How long a git that only looks or moves a ref (rev-parse, cat-file,
+ * update-ref) may take: milliseconds as a rule; one that takes this long is
+ * stuck (a FIFO or a device where it reads a file, a file system that does
+ * not answer), and the task stops with an error instead of hanging. */
+#define TASK_LOOKUP_MS 10000
 
-/* Spawn argv (looked up in PATH) in dir with env, stdout to out_fd, stderr
- * to err_fd; -1 with errno. */
-static pid_t spawn_in(const char *dir, char *const *argv, char *const *env, int out_fd, int err_fd)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid = -1;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out_fd != 1)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	if (dir)
-		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	int err = spawn_fresh(&pid, true, &fa, 0, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	errno = err;
-	return err ? -1 : pid;
-}
-
-/* Run argv; stdout to out_fd or captured; 0 when it exited 0. */
+/* Run argv in dir (NULL: here), its stdout to out_fd or captured into
+ * *out, stopped after timeout_ms (0: never); 0 when it exited 0, or with
+ * code its exit status in *code; -1 with e, -2 with e when it was stopped. */
 static int run_cmd(const char *dir, char *const *argv, char *const *env, int out_fd, char **out,
-		   const char *what, int *code, struct werr *e)
+		   const char *what, unsigned timeout_ms, int *code, struct werr *e)
 {
-	_cleanup_close_ int errfd = memfd_create("warden-task-stderr", MFD_CLOEXEC);
-	if (errfd < 0)
-		return werr_errno(e, "%s: a buffer for its stderr", argv[0]);
-	int pfd[2] = { -1, -1 };
-	if (out_fd < 0 && pipe2(pfd, O_CLOEXEC) < 0)
-		return werr_errno(e, "%s: a pipe", argv[0]);
-	pid_t pid = spawn_in(dir, argv, env, out_fd >= 0 ? out_fd : pfd[1], errfd);
-	int serr = errno;
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	if (pid < 0) {
-		if (pfd[0] >= 0)
-			close(pfd[0]);
-		return werr_set(e, serr, "cannot run %s: %s", argv[0], strerror(serr));
+	const struct runcmd rc = { .argv = argv, .env = env, .dir = dir, .out_fd = out_fd,
+				   .err = RUNCMD_ERR_KEEP, .timeout_ms = timeout_ms };
+	_cleanup_(runcmd_out_free) struct runcmd_out r = { 0 };
+	if (runcmd(&rc, &r) < 0)
+		return werr_set(e, errno, "cannot run %s: %s", argv[0], strerror(errno));
+	if (r.end == RUNCMD_TIMED_OUT) {
+		char limit[32];
+		runcmd_timeout_text(limit, sizeof limit, timeout_ms);
+		werr_set(e, 0, "%s in %s did not answer within %s and was stopped: "
+				"a FIFO or a device where it reads a file, or a file system that does "
+				"not answer, does that (`find %s/.git -type p` lists FIFOs)", what,
+				dir ? dir : ".", limit, dir ? dir : ".");
+		return -2;
 	}
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	if (pfd[0] >= 0) {
-		for (;;) {
-			if (cap - len < 4096) {
-				cap = cap ? cap * 2 : 8192;
-				buf = xrealloc(buf, cap);
-			}
-			ssize_t n = read(pfd[0], buf + len, cap - len - 1);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-		}
-		close(pfd[0]);
-		buf[len] = '\0';
-	}
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (code && WIFEXITED(status)) {
-		*code = WEXITSTATUS(status);
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(buf);
-		_cleanup_free_ char *why = last_line(errfd);
-		return werr_set(e, 0, "%s failed: %s", what, why);
-	}
+	if (code && r.end == RUNCMD_EXITED)
+		*code = r.code;
+	else if (r.end != RUNCMD_EXITED || r.code != 0)
+		return werr_set(e, 0, "%s failed: %s", what, r.err_line);
 	if (out)
-		*out = buf ? buf : xstrdup("");
-	else
-		free(buf);
+		*out = steal_ptr(&r.out);
 	return 0;
 }
 
 /* The safe git, its exit status to *code when code is not NULL (then 0
  * whatever it is), else an error unless 0. */
 static int git_run(const char *dir, const char *const *args, int out_fd, char **out, int *code,
-		   struct werr *e)
+		   unsigned timeout_ms, struct werr *e)
 {
 	_cleanup_strv_ struct strv argv = { 0 };
 	_cleanup_strv_ struct strv env = { 0 };
@@ -182,12 +123,18 @@ static int git_run(const char *dir, const char *const *args, int out_fd, char **
 		strv_push(&argv, args[i]);
 	git_env(&env);
 	_cleanup_free_ char *what = xasprintf("git %s", args[0]);
-	return run_cmd(dir, argv.v, env.v, out_fd, out, what, code, e);
+	return run_cmd(dir, argv.v, env.v, out_fd, out, what, timeout_ms, code, e);
 }
 
 int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e)
 {
-	return git_run(dir, args, out_fd, out, NULL, e);
+	return git_run(dir, args, out_fd, out, NULL, 0, e);
+}
+
+/* A git that looks (or moves a ref), bounded by TASK_LOOKUP_MS. */
+static int git_look(const char *dir, const char *const *args, char **out, struct werr *e)
+{
+	return git_run(dir, args, -1, out, NULL, TASK_LOOKUP_MS, e);
 }
 
 /* ---- where the task lives ---------------------------------------------- */
@@ -214,11 +161,12 @@ static bool commit_name(const char *s)
 }
 
 /* git's answer for t->src: the repository's common git directory into
- * *common (false: no repository git accepts, or no git), and for a named
+ * *common (1; 0: no repository git accepts, or no git; -1 with e: git did
+ * not answer, which is no reason to fall back to a copy), and for a named
  * task its branch's (branch) commit into t->seen when it is there: one git
  * for both (a git costs milliseconds to start), which task_prepare confirms
  * under the task's lock before a session starts from it. */
-static bool locate_git(struct task *t, const char *branch, char **common)
+static int locate_git(struct task *t, const char *branch, char **common, struct werr *e)
 {
 	_cleanup_free_ char *ref = branch ? xasprintf("refs/heads/%s", branch) : NULL;
 	const char *args[] = { "rev-parse", "--path-format=absolute", "--git-common-dir", NULL,
@@ -232,18 +180,23 @@ static bool locate_git(struct task *t, const char *branch, char **common)
 	int code = -1;
 	_cleanup_free_ char *out = NULL;
 	/* without the branch git says 1, after the common directory */
-	if (git_run(t->src, args, -1, &out, &code, &ge) < 0 || (code != 0 && !(ref && code == 1)))
-		return false;
+	int r = git_run(t->src, args, -1, &out, &code, TASK_LOOKUP_MS, &ge);
+	if (r == -2)
+		*e = ge;
+	if (r < 0)
+		return r == -2 ? -1 : 0;
+	if (code != 0 && !(ref && code == 1))
+		return 0;
 	char *nl = strchr(out, '\n');
 	if (!nl || nl == out)
-		return false;
+		return 0;
 	*nl = '\0';
 	char *sha = nl + 1;
 	sha[strcspn(sha, "\n")] = '\0';
 	if (ref && code == 0 && commit_name(sha))
 		t->seen = xstrdup(sha);
 	*common = steal_ptr(&out);
-	return true;
+	return 1;
 }
 
 int task_locate(struct task *t, const char *name, const char *src, struct werr *e)
@@ -259,7 +212,10 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 	t->src = xstrdup(buf);
 	_cleanup_free_ char *out = NULL;
 	_cleanup_free_ char *branch = name ? xasprintf("warden/%s", name) : NULL;
-	if (locate_git(t, branch, &out)) {
+	int found = locate_git(t, branch, &out, e);
+	if (found < 0)
+		return werr_wrap(e, "--task: finding the repository of %s", t->src);
+	if (found) {
 		if (!realpath(out, buf))
 			return werr_errno(e, "--task: the repository's git directory %s", out);
 		t->common = xstrdup(buf);
@@ -383,7 +339,7 @@ static char *branch_now(struct task *t, struct werr *e)
 	}
 	const char *const args[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
 	char *sha = NULL;
-	if (task_git(t->src, args, -1, &sha, e) < 0) {
+	if (git_look(t->src, args, &sha, e) < 0) {
 		werr_wrap(e, "task %s: its branch %s", t->name, t->branch);
 		return NULL;
 	}
@@ -495,7 +451,7 @@ int task_finish(struct task *t, struct werr *e)
 	_cleanup_free_ char *msg = xasprintf("warden task %s", t->name);
 	const char *const check[] = { "cat-file", "-e", commit, NULL };
 	const char *const update[] = { "update-ref", "-m", msg, ref, sha, t->start, NULL };
-	if (task_git(t->src, check, -1, NULL, e) < 0 || task_git(t->src, update, -1, NULL, e) < 0)
+	if (git_look(t->src, check, NULL, e) < 0 || git_look(t->src, update, NULL, e) < 0)
 		return werr_wrap(e, "task %s: moving %s to %s", t->name, t->branch, sha);
 	return 0;
 }
@@ -511,7 +467,7 @@ static int copy_tree(struct task *t, struct werr *e)
 			       t->src, t->dir, NULL };
 	_cleanup_strv_ struct strv env = { 0 };
 	git_env(&env);
-	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", NULL, e) < 0)
+	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", 0, NULL, e) < 0)
 		return werr_wrap(e, "task %s: copying %s", t->name, t->src);
 	return 0;
 }
@@ -533,8 +489,10 @@ int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct
 	if (!there) {
 		_cleanup_free_ char *ref = xasprintf("refs/heads/%s", t->branch);
 		const char *const has[] = { "rev-parse", "--verify", "--quiet", ref, NULL };
-		struct werr ignored = { 0 };
-		bool exists = task_git(t->src, has, -1, NULL, &ignored) == 0;
+		int code = 0;
+		if (git_run(t->src, has, -1, NULL, &code, TASK_LOOKUP_MS, e) < 0)
+			return werr_wrap(e, "task %s", t->name);
+		bool exists = code == 0;
 		const char *const reuse[] = { "worktree", "add", "--", t->dir, t->branch, NULL };
 		const char *const fresh[] = { "worktree", "add", "-b", t->branch, "--", t->dir, "HEAD",
 					      NULL };
@@ -583,7 +541,7 @@ int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
 			_cleanup_free_ char *range = xasprintf("HEAD..%s", t.branch);
 			const char *const args[] = { "rev-list", "--count", range, "--", NULL };
 			struct werr ge = { 0 };
-			if (task_git(t.src, args, -1, &ahead, &ge) == 0)
+			if (git_look(t.src, args, &ahead, &ge) == 0)
 				ahead[strcspn(ahead, "\n")] = '\0';
 		}
 		fprintf(out, "%s\t%s\t%s%s\t%s\t%s\n", t.name, t.branch ? t.branch : "(copy)",
@@ -603,7 +561,7 @@ int task_diff(struct task *t, struct werr *e)
 		_cleanup_strv_ struct strv env = { 0 };
 		git_env(&env);
 		int code = 0;
-		if (run_cmd(NULL, argv, env.v, 1, NULL, "diff", &code, e) < 0)
+		if (run_cmd(NULL, argv, env.v, 1, NULL, "diff", 0, &code, e) < 0)
 			return -1;
 		return code > 1 ? werr_set(e, 0, "diff failed (status %d)", code) : 0;
 	}

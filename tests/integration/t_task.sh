@@ -216,3 +216,24 @@ test_task_branch_moved_before_lock() {
 	[[ $(task_host_git "$repo" rev-parse warden/mv^) == "$c2" ]] ||
 		fail 'the commit on the packed branch was not carried back'
 }
+
+test_task_git_stuck_ends() {
+	# A git that never answers (here a FIFO as the branch's ref: git blocks
+	# opening it) ends the task's start with an error that says so within
+	# warden's bound of 10 s, nothing started, no git left behind, and it
+	# is not taken for "no repository here" (which would make a copy).
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	mkdir -p "$repo/.git/refs/heads/warden" && mkfifo "$repo/.git/refs/heads/warden/stuck" ||
+		fatal 'could not make the FIFO'
+	local t0=$SECONDS
+	wrun -w "$repo" --task stuck -- sh -c 'echo STARTED'
+	assert_rc 125
+	assert_err_match 'git rev-parse in .* did not answer within 10 s and was stopped'
+	assert_out_lacks STARTED
+	((SECONDS - t0 < 40)) || fail "warden took $((SECONDS - t0)) s to give up"
+	[[ ! -e $repo.warden-tasks/stuck ]] || fail 'a copy or a worktree was made'
+	if pgrep -f 'refs/heads/warden/stuck' >/dev/null; then
+		fail 'git was left running'
+	fi
+}
