@@ -48,6 +48,7 @@
 #include "cisummary.h"
 #include "hints.h"
 #include "summary.h"
+#include "swept.h"
 #include "../supervisor/supervisor.h"
 #include "../supervisor/sshagent_srv.h"
 
@@ -103,65 +104,6 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static const char *setid_bits(mode_t bits)
-{
-	bool u = bits & S_ISUID, g = bits & S_ISGID;
-	return u && g ? "setuid and setgid bits" : u ? "setuid bit" : "setgid bit";
-}
-
-/* With the sandbox gone: move aside git repositories and redirects the
- * agent created, clear setuid/setgid bits that appeared, record each as an
- * alert and tell the user (how to undo a move). */
-static int sweep(const char *ws, const struct ws_plan *plan, struct audit *log,
-		 const char *session, struct werr *e)
-{
-	struct ws_sweep sw = { 0 };
-	int r = workspace_sweep(ws, plan, session, &sw, e);
-	for (size_t i = 0; i < sw.n; i++) {
-		const struct ws_swept *it = &sw.v[i];
-		struct event a;
-		char was[8], now[8];
-		switch (it->kind) {
-		case WS_SWEPT_GIT:
-			wnote("the sandboxed command created %s/%s; its git configuration and hooks "
-			      "would run on your next git command there, so it was moved to %s (review "
-			      "it, then `mv` it back if you trust it)", sw.ws, it->rel, it->to);
-			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
-				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
-			break;
-		case WS_SWEPT_BARE:
-			wnote("the sandboxed command made %s/%.*s look like a git repository (HEAD, "
-			      "objects/, refs/), whose configuration and hooks git would run; its HEAD "
-			      "was moved to %s so git no longer takes it for one (review it, then `mv` "
-			      "it back if you trust it)", sw.ws, (int)(strlen(it->rel) - strlen("HEAD")),
-			      it->rel, it->to);
-			a = ev_alert(&(struct ev_alert){ .rule = "git.bare-created-in-sandbox",
-				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
-			break;
-		case WS_SWEPT_CONFIG:
-			wnote("the sandboxed command created %s/%s, a configuration that tools on your "
-			      "host read to start commands; it was moved to %s (review it, then `mv` it "
-			      "back if you trust it)", sw.ws, it->rel, it->to);
-			a = ev_alert(&(struct ev_alert){ .rule = "config.created-in-sandbox",
-				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
-			break;
-		default:
-			snprintf(was, sizeof was, "%04o", (unsigned)it->mode_was);
-			snprintf(now, sizeof now, "%04o", (unsigned)it->mode);
-			wnote("%s/%s got the %s during the session; warden cleared %s (mode %s, was %s)",
-			      sw.ws, it->rel, setid_bits(it->mode_was & ~it->mode),
-			      (it->mode_was & ~it->mode) == (S_ISUID | S_ISGID) ? "them" : "it", now, was);
-			a = ev_alert(&(struct ev_alert){ .rule = "setid.appeared-in-sandbox",
-				.path = it->rel, .action = "cleared", .mode_was = was, .mode = now });
-			break;
-		}
-		if (audit_emit_event(log, a, e) < 0 || audit_sync(log, e) < 0)
-			r = -1;
-	}
-	ws_sweep_free(&sw);
-	return r;
 }
 
 /* With the sandbox gone: the agent's settings that decide which hooks run
@@ -670,11 +612,17 @@ static void sandbox_gone(struct session *sn)
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
 	struct werr e2 = { 0 };
-	if (sweep(s->workspace, &s->plan, sn->log, sn->id, &e2) < 0)
+	if (session_sweep(s->workspace, NULL, &s->plan, sn->log, sn->id, &e2) < 0)
 		werr_print(&e2);
 	/* and the outputs and the scratch directory kept outside it */
 	for (size_t i = 0; i < lay->nplans; i++)
-		if (sweep(lay->planned[i], &lay->plans[i], sn->log, sn->id, &e2) < 0)
+		if (session_sweep(lay->planned[i], NULL, &lay->plans[i], sn->log, sn->id, &e2) < 0)
+			werr_print(&e2);
+	/* and --task's git directories the sandbox could write */
+	_cleanup_strv_ struct strv gitdirs = { 0 };
+	task_writable_gitdirs(&sn->task, &gitdirs);
+	for (size_t i = 0; i < gitdirs.n; i++)
+		if (session_sweep(NULL, gitdirs.v[i], &s->plan, sn->log, sn->id, &e2) < 0)
 			werr_print(&e2);
 	settings_guard(sn);
 	/* the scratch directory the session made goes with it */

@@ -429,6 +429,15 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	return 0;
 }
 
+void task_writable_gitdirs(const struct task *t, struct strv *dirs)
+{
+	if (!t->refs)
+		return;
+	strv_push_owned(dirs, xasprintf("%s/objects", t->common));
+	strv_push_owned(dirs, xasprintf("%s/logs", t->common));
+	strv_push(dirs, t->admin);
+}
+
 int task_finish(struct task *t, struct werr *e)
 {
 	if (!t->refs || !t->start)

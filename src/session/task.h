@@ -69,6 +69,11 @@ int task_lock(struct task *t, const char *lockdir, struct werr *e);
 /* Run the safe git (argv after "git" and its -c options) in dir; its
  * standard output to out_fd (-1: captured into *out, may be NULL). 0 when
  * git exited 0; -1 with e naming its stderr's last line otherwise. */
+/* The git directories outside the worktree that a session of the task
+ * can write (the repository's objects and logs, the worktree's own
+ * directory), pushed onto dirs; none for a copy or before task_prepare. */
+void task_writable_gitdirs(const struct task *t, struct strv *dirs);
+
 int task_git(const char *dir, const char *const *args, int out_fd, char **out, struct werr *e);
 
 /* After the session: the branch moved to the commit the session left in

@@ -1,8 +1,11 @@
 /* sweep.c - the end-of-session sweep (workspace_sweep, workspace.h): with
  * every sandbox process gone, each .git, git redirect, bare-repository
  * lookalike and protected name below the top that the plan did not record
- * at start is moved aside, and regular files whose inode changed during
- * the session lose their setuid and setgid bits. */
+ * at start is moved aside, regular files whose inode changed during the
+ * session lose their setuid and setgid bits, and inside each git
+ * directory that stays what the session made there that is neither a file
+ * nor a directory (a FIFO, a socket, a device, a symlink) is removed: git
+ * on the host opens what it finds there, and waits on a FIFO forever. */
 #include "plan.h"
 
 #include <dirent.h>
@@ -57,8 +60,9 @@ struct sweep {
 	char *suffix;              /* "warden-quarantine-SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
-	struct strv pending_git, pending_config;
+	struct strv pending_git, pending_config, pending_odd;
 	unsigned bare_parts;       /* and what it holds of a repository */
+	bool all_git;              /* every entry is inside a git directory */
 };
 
 /* There at start, and the same entry: a name alone is not enough (a
@@ -118,6 +122,15 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 	walk_close_dir(gfd, restore, we->rel);
 }
 
+/* The inode has not changed since the plan began (its ctime, which no
+ * process can set back). */
+static bool before_start(const struct sweep *sw, const struct stat *st)
+{
+	const struct timespec *t0 = &sw->plan->t0;
+	return st->st_ctim.tv_sec < t0->tv_sec ||
+	       (st->st_ctim.tv_sec == t0->tv_sec && st->st_ctim.tv_nsec <= t0->tv_nsec);
+}
+
 /* A regular file with a setuid or setgid bit whose inode changed during
  * the session loses the bits. Its ctime says so without a record of every
  * file at start (which would cost the start a stat per file): chmod, link,
@@ -128,9 +141,7 @@ static void sweep_setid(struct sweep *sw, const struct walk_entry *we)
 	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    !(st.st_mode & SETID_BITS))
 		return;
-	const struct timespec *t0 = &sw->plan->t0;
-	if (st.st_ctim.tv_sec < t0->tv_sec ||
-	    (st.st_ctim.tv_sec == t0->tv_sec && st.st_ctim.tv_nsec <= t0->tv_nsec))
+	if (before_start(sw, &st))
 		return;
 	mode_t bits = st.st_mode & SETID_BITS;
 	mode_t mode = st.st_mode & 07777 & ~bits;
@@ -183,19 +194,46 @@ static bool same_link(const struct sweep *sw, const struct walk_entry *we)
 	return strcmp(target, was) == 0;
 }
 
+/* Inside a git directory: an entry made during the session (its ctime
+ * later than the start: mknod, mkfifo, symlink, link and rename all set
+ * it) that is neither a regular file nor a directory is removed once the
+ * directory is read. A directory not changed since the start (its ctime,
+ * which no process can set back: an entry made, renamed in or removed
+ * sets it) holds nothing new, and one with a link count of 2 no
+ * subdirectory either: not read (a repository's loose objects are most of
+ * its entries). What this session's sweep moved aside is left. */
+static int sweep_in_git(struct sweep *sw, const struct walk_entry *we)
+{
+	if (we->type == DT_REG || strstr(we->name, sw->suffix))
+		return WALK_SKIP;
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
+		return WALK_SKIP;
+	if (S_ISDIR(st.st_mode))
+		return before_start(sw, &st) && st.st_nlink == 2 ? WALK_SKIP : WALK_DESCEND;
+	if (!before_start(sw, &st))
+		strv_push(&sw->pending_odd, we->name);
+	return WALK_SKIP;
+}
+
 static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	(void)e;
 	struct sweep *sw = ctx;
+	if (we->tagged || sw->all_git)
+		return sweep_in_git(sw, we);
 	sw->bare_parts |= ws_bare_part(we);
 	if (strcmp(we->name, ".git") == 0) {
 		char id[ID_LEN];
 		ws_id_at(we->dirfd, we->name, id);
-		if (!known(&sw->git, we->rel, id))
+		if (!known(&sw->git, we->rel, id)) {
 			strv_push(&sw->pending_git, we->name); /* after the directory is read */
-		else if (we->type == DT_DIR)
-			sweep_redirects(sw, we);
-		return WALK_SKIP;
+			return WALK_SKIP;
+		}
+		if (we->type != DT_DIR)
+			return WALK_SKIP;
+		sweep_redirects(sw, we);
+		return WALK_DESCEND_TAGGED;
 	}
 	if (!same_link(sw, we) || (strchr(we->rel, '/') &&
 				   ws_protected_name(&sw->plan->names, we->name) && new_config(sw, we))) {
@@ -205,6 +243,26 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (we->type == DT_REG)
 		sweep_setid(sw, we);
 	return WALK_DESCEND;
+}
+
+/* Remove name (neither a file nor a directory) from dirfd, and record it:
+ * its type, and a symlink's target. */
+static void remove_odd(struct sweep *sw, int dirfd, const char *rel, const char *name)
+{
+	_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	char target[PATH_MAX];
+	ssize_t n = S_ISLNK(st.st_mode) ? readlinkat(dirfd, name, target, sizeof target - 1) : -1;
+	if (n >= 0)
+		target[n] = '\0';
+	if (unlinkat(dirfd, name, 0) < 0) {
+		wnote("could not remove %s/%s: %s", sw->out->ws, r, strerror(errno));
+		return;
+	}
+	swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_ODD, .rel = steal_ptr(&r),
+		.mode_was = st.st_mode, .to = n >= 0 ? xstrdup(target) : NULL });
 }
 
 static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
@@ -220,6 +278,9 @@ static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, st
 		}
 	strv_free(&sw->pending_git);
 	strv_free(&sw->pending_config);
+	for (size_t i = 0; i < sw->pending_odd.n; i++)
+		remove_odd(sw, dirfd, rel, sw->pending_odd.v[i]);
+	strv_free(&sw->pending_odd);
 	/* A directory made to look like a repository (git would take it for
 	 * a bare one, or for the gitdir a .git file names, and run its hooks
 	 * and config): its HEAD moved aside, which is enough for git not to
@@ -274,6 +335,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
 	strv_free(&sw.pending_git);
 	strv_free(&sw.pending_config);
+	strv_free(&sw.pending_odd);
 	free(sw.git.v);
 	free(sw.bare.v);
 	free(sw.named.v);
@@ -293,3 +355,21 @@ void ws_sweep_free(struct ws_sweep *s)
 	*s = (struct ws_sweep){ 0 };
 }
 
+
+int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const char *session,
+			   struct ws_sweep *out, struct werr *e)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : werr_errno(e, "sweep: %s", dir);
+	free(out->ws);
+	out->ws = xstrdup(dir);
+	struct sweep sw = { .plan = plan, .out = out, .all_git = true,
+		.suffix = xasprintf("warden-quarantine-%s", session) };
+	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
+				      .closed = sweep_closed };
+	int r = walk_tree(fd, &ops, &sw, e);
+	strv_free(&sw.pending_odd);
+	free(sw.suffix);
+	return r;
+}

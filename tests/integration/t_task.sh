@@ -237,3 +237,29 @@ test_task_git_stuck_ends() {
 		fail 'git was left running'
 	fi
 }
+
+test_task_git_odd_files_removed() {
+	# What a task's session can write of the repository's git directory (its
+	# objects, its logs, the worktree's own directory) is swept as a
+	# workspace's .git is: a FIFO or a symlink left there, which the host's
+	# git would open, is removed, said and logged.
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -w "$repo" --task odd -- sh -c 'c=$(git rev-parse --git-common-dir) &&
+		mkdir -p "$c/objects/zz" && mkfifo "$c/objects/zz/f" && mkfifo "$c/logs/f" &&
+		ln -s /dev/zero "$(git rev-parse --git-dir)/odd-link" && echo planted'
+	assert_rc 0
+	assert_out_has planted
+	local admin
+	admin=$(find "$repo/.git/worktrees" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	[[ -n $admin ]] || fatal 'no worktree directory'
+	assert_host_absent "$repo/.git/objects/zz/f" 'a FIFO in objects stayed'
+	assert_host_absent "$repo/.git/logs/f" 'a FIFO in logs stayed'
+	assert_host_absent "$admin/odd-link" "a symlink in the worktree's directory stayed"
+	assert_err_match "left a FIFO at $repo/.git/objects/zz/f"
+	assert_err_match "left a symlink at $admin/odd-link -> /dev/zero"
+	wardenc log show --event alert --json
+	[[ $(grep -c '"rule":"git.odd-file-in-sandbox"' <<<"$OUT") == 3 ]] ||
+		fail "not three git.odd-file-in-sandbox alerts: $(excerpt "$OUT")"
+	timeout 10 git -C "$repo" worktree list >/dev/null || fail "the host's git worktree list did not answer"
+}
