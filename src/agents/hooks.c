@@ -141,7 +141,7 @@ int agent_claude_install_hook(int statefd, const char *dir, bool *added, struct 
 	if (cfd < 0)
 		return werr_errno(e, "%s/.claude", dir);
 	_cleanup_json_ json_t *j = NULL;
-	_cleanup_close_ int fd = open_beneath(cfd, "settings.json", O_RDONLY, 0);
+	_cleanup_close_ int fd = open_beneath(cfd, "settings.json", O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0 && errno == ELOOP)
 		return werr_set(e, 0, "%s/.claude/settings.json is a symlink: warden adds its tool-call "
 				"hook only to a regular file (`warden state reset claude` starts afresh)", dir);

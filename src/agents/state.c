@@ -187,7 +187,9 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 			return -1;
 	for (size_t i = 0; i < a->nseeds; i++) {
 		const struct agent_seed *sd = &a->seeds[i];
-		_cleanup_close_ int fd = open_beneath(dfd, sd->path, O_RDONLY, 0);
+		/* there (whatever it is: a FIFO a killed session left is opened
+		 * without waiting, and refused where it is read) */
+		_cleanup_close_ int fd = open_beneath(dfd, sd->path, O_RDONLY | O_NONBLOCK, 0);
 		if (fd >= 0)
 			continue;
 		if (errno != ENOENT)

@@ -175,6 +175,21 @@ test_agent_state_refused() {
 	assert_host_absent "$WS/ran" 'the command ran despite a refused state'
 }
 
+test_agent_state_fifo_refused() {
+	# A FIFO where warden reads the agent's settings in its state is refused
+	# at once with an error that names the way out: never waited on (warden
+	# opened it to look, and hung until killed).
+	fake_claude
+	wrun -- claude true
+	assert_rc 0 'the first session'
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json
+	rm -f "$st" && mkfifo "$st" || fatal 'could not make the FIFO'
+	wrun -- claude "touch $WS/ran"
+	assert_rc 125 'a FIFO as the settings'
+	assert_err_match 'settings.json is not a regular file.*warden state reset claude'
+	assert_host_absent "$WS/ran" 'the agent ran'
+}
+
 # A server on the host's loopback that answers /hello; sets SRV_PORT.
 hello_server() {
 	python3 - "$T_TMP/srv.port" <<-'EOS' >"$T_TMP/srv.log" 2>&1 &
