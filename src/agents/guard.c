@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GUARD_MAX (1 << 20)
@@ -33,6 +34,13 @@ static int open_parent(const struct agent_def *a, int dfd, const char **name)
 	return open_beneath(dfd, dir, O_RDONLY | O_DIRECTORY, 0);
 }
 
+/* What stands in place of a regular file, in words. */
+static const char *kind_of(mode_t m)
+{
+	return S_ISLNK(m) ? "replaced by a symlink" : S_ISDIR(m) ? "replaced by a directory"
+		: "replaced by a special file";
+}
+
 /* The file name in pfd as a JSON object with its text (*text, may be
  * NULL): NULL with *why when it is missing, not a regular file, too large
  * or not a JSON object. */
@@ -43,9 +51,8 @@ static json_t *load(int pfd, const char *name, char **text, const char **why)
 		*why = errno == ENOENT ? "deleted" : "unreadable";
 		return NULL;
 	}
-	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
-		*why = S_ISLNK(st.st_mode) ? "replaced by a symlink" : S_ISDIR(st.st_mode)
-			? "replaced by a directory" : "replaced by a special file";
+	if (!S_ISREG(st.st_mode)) {
+		*why = kind_of(st.st_mode);
 		return NULL;
 	}
 	_cleanup_close_ int fd = open_beneath(pfd, name, O_RDONLY | O_NONBLOCK, 0);
@@ -117,6 +124,40 @@ static int recover(const struct agent_def *a, int pfd, const char *name, json_t 
 		return werr_errno(e, "restoring %s (%s since a session that ended without its check)",
 				  c->path, c->what);
 	return 0;
+}
+
+int state_guard_mend(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e)
+{
+	if (!a->guard_path)
+		return 0;
+	const char *name;
+	_cleanup_close_ int pfd = open_parent(a, dfd, &name);
+	struct stat s;
+	/* (the record is opened only here: opening it takes the markers of
+	 * sessions that ended unchecked, which the snapshot compares with) */
+	if (pfd < 0 || fstatat(pfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(s.st_mode))
+		return 0;
+	struct guardrec r;
+	if (guardrec_open(dfd, &r, e) < 0)
+		return -1;
+	int rc = 0;
+	if (r.checked && r.dead && !r.live) {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+		_cleanup_free_ char *aside = xasprintf("%s.agent-unchecked-%s", name, stamp);
+		struct state_guard_change *c = xcalloc(1, sizeof *c);
+		c->what = xstrdup(kind_of(s.st_mode));
+		c->path = xasprintf("%s/%s", st->dir, a->guard_path);
+		c->moved_to = xasprintf("%s/%s.agent-unchecked-%s", st->dir, a->guard_path, stamp);
+		st->recovered = c;
+		if (renameat(pfd, name, pfd, aside) < 0 || replace_beneath(pfd, name, r.checked) < 0)
+			rc = werr_errno(e, "restoring %s (%s during a session that ended without its "
+					"check)", c->path, c->what);
+	}
+	guardrec_close(&r);
+	return rc;
 }
 
 int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e)

@@ -205,6 +205,8 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 			wnote("imported into it from your own ~/.codex/config.toml: the model, the "
 			      "provider and how to reach it (never its http_headers)");
 	}
+	if (state_guard_mend(a, dfd, st, e) < 0)
+		return -1;
 	bool added = false;
 	if (a->install_hook && a->install_hook(dfd, st->dir, &added, e) < 0)
 		return -1;

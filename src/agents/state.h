@@ -71,6 +71,13 @@ void agent_state_free(struct agent_state *st);
  * undone now and said in st->recovered. -1 with e filled when it is not a
  * regular file holding a JSON object. */
 int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
+/* Before warden puts its hook in: when a session that ended without its
+ * check (killed) left the file as something other than a regular file (a
+ * FIFO, a symlink, a directory), it is set aside and the settings that
+ * session's start checked are written back, said in st->recovered; with a
+ * session still running, or no record, it is left for the reads to refuse.
+ * 0, or -1 with e filled. */
+int state_guard_mend(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
 
 
 /* Once the sandbox is gone: the file compared with the snapshot; when a

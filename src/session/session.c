@@ -144,9 +144,11 @@ static void settings_recovered(struct session *sn)
 	_cleanup_free_ char *detail =
 		xasprintf("%s during a session that ended without its check", c->what);
 	audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
-		.path = c->path, .action = "restored", .detail = detail }), NULL);
+		.path = c->path, .moved_to = c->moved_to, .action = "restored", .detail = detail }),
+		NULL);
 	wnote("%s: %s during a session that ended without warden's check (the agent can write "
-	      "it); restored to the settings warden checked", c->path, c->what);
+	      "it); restored to the settings warden checked%s%s", c->path, c->what,
+	      c->moved_to ? ", the agent's file kept as " : "", c->moved_to ? c->moved_to : "");
 }
 
 /* A directory of warden's own that no sandbox may reach (the audit log, the

@@ -431,6 +431,31 @@ test_agent_settings_guard_killed() {
 		fail "said again: $(excerpt "$ERR")"
 }
 
+test_agent_settings_guard_killed_fifo() {
+	# The agent replaces its settings with a FIFO and warden is killed before
+	# its check: the next session does not wait on the FIFO (it hung until
+	# killed), sets it aside, puts the checked settings back and says so.
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/killed.out before
+	guard_first_session
+	before=$(<"$st")
+	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
+		'rm -f "$HOME/.claude/settings.json" && mkfifo "$HOME/.claude/settings.json" && echo changed; sleep 60'
+	wait_for "$out" '^changed' 15 || fatal "the agent did not run: $(excerpt "$(cat "$out" "$out.err")")"
+	[[ -p $st ]] || fail 'the FIFO is not on the host'
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'true'
+	assert_rc 0 'the session after the killed one'
+	[[ -f $st && ! -p $st && $(<"$st") == "$before" ]] ||
+		fail "the checked settings are not back: $(excerpt "$(ls -la "$(dirname "$st")")")"
+	assert_err_match "settings.json: replaced by a special file during a session that ended without warden's check.*kept as .*settings.json.agent-unchecked-"
+	compgen -G "$st.agent-unchecked-*" >/dev/null || fail 'the FIFO was not set aside'
+	wardenc log show --event alert --json
+	assert_out_has '"rule":"agent.settings-changed"'
+	assert_out_has '"detail":"replaced by a special file during a session that ended without its check"'
+}
+
 test_agent_settings_guard_concurrent() {
 	fake_claude
 	local st=$HOME/$STATE_CLAUDE_REL/.claude/settings.json out=$T_TMP/first.out
