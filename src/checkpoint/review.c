@@ -53,7 +53,8 @@ static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (en.type == MF_DIR && opaque_dir(we->dirfd, we->name))
 		strv_push(&c->opaque, we->rel);
 	if (en.type == MF_FILE) {
-		_cleanup_close_ int fd = openat(we->dirfd, we->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		_cleanup_close_ int fd = openat(we->dirfd, we->name,
+						 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0 || sha256_fd(fd, en.hash) < 0)
 			return werr_errno(e, "review: reading %s", we->rel);
 		if (store_put_blob(c->st, fd, en.hash, e) < 0)
