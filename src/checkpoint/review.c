@@ -18,7 +18,7 @@
 struct rctx {
 	struct store *st;
 	struct manifest up;          /* what the upper directory holds */
-	struct strv gone;            /* whiteouts */
+	struct strv gone;            /* whiteouts, and what a special file hides */
 	struct strv opaque;          /* directories that hide the lower one */
 };
 
@@ -48,8 +48,15 @@ static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 	int r = mf_entry_from_stat(we->dirfd, we->name, we->rel, &s, "review", &en, &target, e);
 	if (r == MF_STAT_RACE)
 		return werr_set(e, EAGAIN, "review: the symlink %s changed while it was read", we->rel);
-	if (r <= 0)
-		return r < 0 ? -1 : WALK_SKIP;
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		/* a socket, FIFO or device: not content, so nothing at its path
+		 * in the result, as a live session's checkpoint records nothing
+		 * there; what it hides of the lower layer is gone as well */
+		strv_push(&c->gone, we->rel);
+		return WALK_SKIP;
+	}
 	if (en.type == MF_DIR && opaque_dir(we->dirfd, we->name))
 		strv_push(&c->opaque, we->rel);
 	if (en.type == MF_FILE) {

@@ -598,6 +598,29 @@ test_checkpoint_review_apply_equals_live() {
 	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'undo of the apply did not bring the tree back'
 }
 
+test_checkpoint_review_special_replaces() {
+	# A file and a directory the session replaced with FIFOs: apply removes
+	# them, as the live session did (a FIFO is not content, so it is not
+	# applied); "nothing changed" hid the removal.
+	printf 'kept\n' >keep.txt && printf 'a\n' >a.txt && mkdir d && printf 'b\n' >d/b ||
+		fatal 'could not make the tree'
+	local script='rm a.txt && mkfifo a.txt && rm -r d && mkfifo d && mkfifo new' live
+	cp -a "$WS" "$T_TMP/live"
+	(cd "$T_TMP/live" && "$WARDEN" run -q -- sh -c "$script" </dev/null >/dev/null 2>&1) ||
+		fatal 'the live session failed'
+	find "$T_TMP/live" -type p -delete
+	live=$(tree_hash "$T_TMP/live")
+	wsh "$script" --review
+	assert_rc 0
+	[[ -f a.txt && -f d/b ]] || fail 'a --review session wrote to the workspace'
+	wardenc apply --yes
+	assert_rc 0 'apply'
+	assert_out_has 'removed   a.txt'
+	[[ $(tree_hash "$WS") == "$live" ]] ||
+		fail "apply left a different tree than the live session, its FIFOs aside: $(ls -la)"
+	assert_host_file "$WS/keep.txt" kept
+}
+
 test_checkpoint_review_apply_refuses_later_changes() {
 	printf 'before\n' >a.txt
 	wsh 'echo agent > a.txt' --review
