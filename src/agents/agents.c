@@ -225,15 +225,17 @@ int agent_pick(const char *opt, const char *argv0, const struct agent_def **out,
 static int read_settings(const struct agent_def *a, const char *path, struct agent_endpoint *ep,
 			 struct werr *e)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : werr_errno(e, "%s", path);
-	char buf[65536];
-	size_t len = fread(buf, 1, sizeof buf, f);
-	bool big = !feof(f);
-	fclose(f);
-	if (big)
-		return werr_set(e, 0, "%s: larger than 64 KiB", path);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	char what[READ_WHY_MAX];
+	/* opened without waiting: a FIFO is refused, not waited on */
+	if (read_regular_file(path, 65535, &buf, &len, what) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		if (errno == EFBIG || strncmp(what, "file too large", 14) == 0)
+			return werr_set(e, 0, "%s: larger than 64 KiB", path);
+		return werr_set(e, errno, "%s: %s", path, what);
+	}
 	if (strcmp(a->name, "codex") == 0) {
 		if (agent_codex_config(buf, len, &ep->codex, e) < 0)
 			return werr_wrap(e, "%s", path);

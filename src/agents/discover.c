@@ -213,8 +213,10 @@ static int expose(struct discovery *d, const char *real, const char *home,
 static char *shebang(const char *file, bool *by_name)
 {
 	char buf[512];
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* without waiting: a FIFO in the client's place is no script */
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
 	ssize_t n = read(fd, buf, sizeof buf - 1);
 	if (n < 3 || buf[0] != '#' || buf[1] != '!')

@@ -188,6 +188,14 @@ test_agent_state_fifo_refused() {
 	assert_rc 125 'a FIFO as the settings'
 	assert_err_match 'settings.json is not a regular file.*warden state reset claude'
 	assert_host_absent "$WS/ran" 'the agent ran'
+	# the user's own settings, where warden looks for the API's address
+	rm -f "$st" && wrun -- claude true && mkdir -p "$HOME/.claude" &&
+		mkfifo "$HOME/.claude/settings.json" || fatal 'could not make the second FIFO'
+	wrun -- claude "touch $WS/ran"
+	assert_rc 125 "a FIFO as the user's own settings"
+	assert_err_match "$HOME/.claude/settings.json: not a regular file"
+	assert_host_absent "$WS/ran" 'the agent ran'
+	rm -f "$HOME/.claude/settings.json"
 }
 
 # A server on the host's loopback that answers /hello; sets SRV_PORT.
