@@ -148,7 +148,7 @@ static void reserve_make(struct writer *w)
 		w->reserve = true;
 		return;
 	}
-	int fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = openat(w->dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd >= 0 && posix_fallocate(fd, 0, RESERVE) == 0)
 		w->reserve = true;
 	else if (fd >= 0)

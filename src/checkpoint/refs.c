@@ -103,7 +103,8 @@ static void index_whole(struct store *st, bool whole)
 		unlinkat(top, INDEX_COMPLETE, 0);
 		return;
 	}
-	int fd = openat(top, INDEX_COMPLETE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(top, INDEX_COMPLETE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
 	if (fd >= 0)
 		close(fd);
 }

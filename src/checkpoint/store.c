@@ -115,9 +115,10 @@ int store_open(struct store *st, const char *path, bool create, struct werr *e)
 	 * by the first write, before anything runs) */
 	if (create && faccessat(st->tmp_fd, ".", W_OK | X_OK, AT_EACCESS) < 0)
 		return werr_errno(e, "checkpoint store %s is not writable", path);
-	st->lock_fd = openat(st->fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	st->lock_fd = openat(st->fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+				     O_CLOEXEC, 0600);
 	if (st->lock_fd < 0 && !create)
-		st->lock_fd = openat(st->fd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		st->lock_fd = openat(st->fd, "lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (st->lock_fd < 0)
 		return werr_errno(e, "checkpoint store %s: its lock", path);
 	while (flock(st->lock_fd, LOCK_SH) < 0)

@@ -261,8 +261,8 @@ int store_prune(struct store *st, const char *ws, const char *current, unsigned 
 	bool due = fstatat(st->fd, "gc-stamp", &gs, AT_SYMLINK_NOFOLLOW) < 0 ||
 		   gs.st_mtime < time(NULL) - 3600;
 	if (dropped && due) {
-		int fd = openat(st->fd, "gc-stamp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-				0600);
+		int fd = openat(st->fd, "gc-stamp",
+				O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			close(fd);
 		store_gc(st);
@@ -284,7 +284,8 @@ bool store_prune_due(struct store *st, const char *ws, unsigned interval_s)
 	 * known when the stamp was) */
 	if (mkdirat(st->fd, "pruned", 0700) < 0 && errno != EEXIST)
 		return true;
-	int fd = openat(st->fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* (without waiting: a FIFO put there is not written to) */
+	int fd = openat(st->fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		futimens(fd, NULL);
 		close(fd);

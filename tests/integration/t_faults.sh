@@ -191,3 +191,33 @@ test_fault_handshake_unsent() {
 	[[ $ERR == *"telling sandbox init its cgroups are set: No buffer space available"* ]] ||
 		fail "not told: $(excerpt "$ERR")"
 }
+
+test_fault_fifo_in_warden_state() {
+	# A FIFO where warden keeps a file of its own (the checkpoint store's
+	# lock and stamps, the log directory's reserve, a task's lock) is
+	# opened without waiting: the session runs and ends (each of these hung
+	# it before anything started, and SIGTERM then only asked it to finish).
+	have git || skip 'git not installed (the task case)'
+	wrun -q -- true
+	assert_rc 0 'the first session'
+	local store=$HOME/.local/share/warden/store state=$HOME/.local/state/warden f
+	local -a fifos=("$store/lock" "$store/gc-stamp" "$store/wsrefs/complete" "$state/.log-reserve")
+	for f in "$store"/pruned/*; do fifos+=("$f"); done
+	((${#fifos[@]} == 5)) || fatal "no prune stamp to replace: $(ls -la "$store" "$store/pruned" 2>&1)"
+	for f in "${fifos[@]}"; do
+		rm -f "$f" && mkfifo "$f" || fatal "could not make the FIFO $f"
+	done
+	wrun -q -- sh -c 'echo ran'
+	assert_rc 0 "FIFOs in warden's own files"
+	assert_out_eq ran
+	git init -q repo && git -C repo -c user.email=a@b -c user.name=a commit -q --allow-empty -m x ||
+		fatal 'could not make the repository'
+	wrun -q -w "$WS/repo" --task t -- true
+	assert_rc 0 'the first task session'
+	for f in "$state"/locks/task-*.lock; do
+		rm -f "$f" && mkfifo "$f" || fatal "could not make the FIFO $f"
+	done
+	wrun -q -w "$WS/repo" --task t -- sh -c 'echo ran'
+	assert_rc 0 "a FIFO as the task's lock"
+	assert_out_eq ran
+}
