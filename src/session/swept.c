@@ -64,10 +64,10 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
 			break;
 		case WS_SWEPT_ODD:
-			wnote("the sandboxed command left %s at %s/%s%s%s, in a git directory where "
-			      "git on your host opens what it finds (and waits on a FIFO forever); "
-			      "warden removed it", odd_kind(it->mode_was), sw.ws, it->rel,
-			      it->to ? " -> " : "", it->to ? it->to : "");
+			wnote("warden removed %s at %s/%s%s%s after the session: git on your host "
+			      "opens what it finds in a git directory (and waits on a FIFO forever)",
+			      odd_kind(it->mode_was), sw.ws, it->rel, it->to ? " -> " : "",
+			      it->to ? it->to : "");
 			a = ev_alert(&(struct ev_alert){ .rule = "git.odd-file-in-sandbox",
 				.path = full ? full : it->rel, .action = "removed",
 				.detail = odd_kind(it->mode_was) });

@@ -3,9 +3,9 @@
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside, regular files whose inode changed during the
  * session lose their setuid and setgid bits, and inside each git
- * directory that stays what the session made there that is neither a file
- * nor a directory (a FIFO, a socket, a device, a symlink) is removed: git
- * on the host opens what it finds there, and waits on a FIFO forever. */
+ * directory that stays every FIFO, socket and device, and each symlink
+ * made during the session, is removed: git on the host opens what it
+ * finds there, and waits on a FIFO forever. */
 #include "plan.h"
 
 #include <dirent.h>
@@ -194,24 +194,26 @@ static bool same_link(const struct sweep *sw, const struct walk_entry *we)
 	return strcmp(target, was) == 0;
 }
 
-/* Inside a git directory: an entry made during the session (its ctime
- * later than the start: mknod, mkfifo, symlink, link and rename all set
- * it) that is neither a regular file nor a directory is removed once the
- * directory is read. A directory not changed since the start (its ctime,
- * which no process can set back: an entry made, renamed in or removed
- * sets it) holds nothing new, and one with a link count of 2 no
- * subdirectory either: not read (a repository's loose objects are most of
- * its entries). What this session's sweep moved aside is left. */
+/* Inside a git directory: a FIFO, socket or device is removed once the
+ * directory is read, whenever it was made (git makes none; one a killed
+ * session left, or one inside a directory moved in whole, has an old
+ * ctime), and so is a symlink made during the session (its ctime later
+ * than the start, which no process can set back); a symlink there before
+ * stays (a `repo` checkout links its .git's parts). What this session's
+ * sweep moved aside is left. The whole tree is read: a directory's old
+ * ctime says nothing of what was moved in inside it. */
 static int sweep_in_git(struct sweep *sw, const struct walk_entry *we)
 {
 	if (we->type == DT_REG || strstr(we->name, sw->suffix))
 		return WALK_SKIP;
+	if (we->type == DT_DIR)
+		return WALK_DESCEND;
 	struct stat st;
 	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
 		return WALK_SKIP;
 	if (S_ISDIR(st.st_mode))
-		return before_start(sw, &st) && st.st_nlink == 2 ? WALK_SKIP : WALK_DESCEND;
-	if (!before_start(sw, &st))
+		return WALK_DESCEND;
+	if (!S_ISLNK(st.st_mode) || !before_start(sw, &st))
 		strv_push(&sw->pending_odd, we->name);
 	return WALK_SKIP;
 }

@@ -75,9 +75,9 @@ enum ws_swept_kind {
 	WS_SWEPT_BARE,            /* a new bare-repository lookalike: its HEAD moved aside */
 	WS_SWEPT_CONFIG,          /* a new protected name below the top, moved aside */
 	WS_SWEPT_SETID,           /* setuid/setgid bits cleared */
-	WS_SWEPT_ODD,             /* inside a git directory, a new FIFO, socket, device or
-				     symlink removed (mode_was: its type; to: a symlink's
-				     target) */
+	WS_SWEPT_ODD,             /* inside a git directory, a FIFO, socket or device or a
+				     new symlink removed (mode_was: its type; to: a
+				     symlink's target) */
 };
 struct ws_swept {
 	enum ws_swept_kind kind;
@@ -145,9 +145,9 @@ void workspace_release_making(struct ws_plan *plan);
  * setgid bits of every regular file whose inode changed during the session
  * (its ctime later than the plan's start: a chmod, a new link, a write; a
  * file untouched since before keeps its bits); inside each .git directory
- * that stays, remove what the session made there that is neither a file
- * nor a directory (a FIFO, a socket, a device, a symlink: the host's git
- * opens what it finds, and would wait on a FIFO forever). It works from the workspace directory
+ * that stays, remove every FIFO, socket and device, and each symlink made
+ * during the session (the host's git opens what it finds, and would wait
+ * on a FIFO forever). It works from the workspace directory
  * the plan opened (plan->ws_fd), wherever it was moved meanwhile (ws, its
  * path at start, only names it when its new path cannot be had), walks the
  * whole tree (walk.h: no depth limit, what the user owns but made
@@ -156,8 +156,8 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 		    struct ws_sweep *out, struct werr *e);
 /* The same inside a git directory outside the workspace that the sandbox
  * could write (--task's objects, logs and worktree directory): each FIFO,
- * socket, device or symlink made there since the plan's start removed,
- * recorded in out (its ws the directory). */
+ * socket and device, and each symlink made since the plan's start, removed
+ * and recorded in out (its ws the directory). */
 int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const char *session,
 			   struct ws_sweep *out, struct werr *e);
 /* Remove the placeholders (once the sandbox is gone): each name that still

@@ -92,30 +92,35 @@ test_sweep_git_odd_files() {
 	# A FIFO, a symlink to a device or a socket the agent leaves inside a
 	# repository's .git would be opened by the host's next git command (git
 	# waits on a FIFO forever): the sweep removes each, says so and logs it.
-	# A FIFO the host had there before the session stays.
+	# A FIFO inside a directory moved in whole, older than the session, is
+	# removed too (git makes none); a symlink there before the session stays
+	# (a `repo` checkout links its .git's parts).
 	have git || skip 'git not installed'
 	have python3 || skip 'python3 not installed (the agent makes the socket with it)'
 	git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m base ||
 		fatal 'could not make the repository'
-	mkfifo .git/host-fifo || fatal 'could not make the host FIFO'
+	mkdir -p old/sub && mkfifo old/sub/fifo && ln -s ../HEAD .git/host-link ||
+		fatal 'could not make the old FIFO and link'
 	wsh 'mkfifo .git/refs/heads/evil && ln -s /dev/zero .git/refs/tags/zero &&
 		mkdir .git/objects/zz && mkfifo .git/objects/zz/deep &&
 		mkfifo "$(ls -d .git/objects/[0-9a-f][0-9a-f] | head -n1)/fifo" &&
 		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\".git/logs/sock\")" &&
+		mv old .git/refs/old &&
 		echo planted'
 	assert_rc 0
 	assert_out_has planted
 	local p
-	for p in .git/refs/heads/evil .git/refs/tags/zero .git/objects/zz/deep .git/logs/sock; do
+	for p in .git/refs/heads/evil .git/refs/tags/zero .git/objects/zz/deep .git/logs/sock \
+		.git/refs/old/sub/fifo; do
 		assert_host_absent "$p" 'the sweep left it'
 		sweep_alert git.odd-file-in-sandbox "$p"
 	done
 	if compgen -G '.git/objects/[0-9a-f][0-9a-f]/fifo' >/dev/null; then
 		fail 'the FIFO in an object directory of the start stayed'
 	fi
-	[[ -p .git/host-fifo ]] || fail 'the FIFO the host made before the session was removed'
-	assert_err_match 'left a FIFO at .*/\.git/refs/heads/evil, in a git directory'
-	assert_err_match 'left a symlink at .*/\.git/refs/tags/zero -> /dev/zero'
+	[[ -L .git/host-link ]] || fail 'the symlink the host made before the session was removed'
+	assert_err_match 'removed a FIFO at .*/\.git/refs/heads/evil after the session'
+	assert_err_match 'removed a symlink at .*/\.git/refs/tags/zero -> /dev/zero'
 	timeout 10 git branch >/dev/null || fail "the host's git branch did not answer (rc $?)"
 }
 

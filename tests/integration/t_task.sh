@@ -256,8 +256,8 @@ test_task_git_odd_files_removed() {
 	assert_host_absent "$repo/.git/objects/zz/f" 'a FIFO in objects stayed'
 	assert_host_absent "$repo/.git/logs/f" 'a FIFO in logs stayed'
 	assert_host_absent "$admin/odd-link" "a symlink in the worktree's directory stayed"
-	assert_err_match "left a FIFO at $repo/.git/objects/zz/f"
-	assert_err_match "left a symlink at $admin/odd-link -> /dev/zero"
+	assert_err_match "removed a FIFO at $repo/.git/objects/zz/f"
+	assert_err_match "removed a symlink at $admin/odd-link -> /dev/zero"
 	wardenc log show --event alert --json
 	[[ $(grep -c '"rule":"git.odd-file-in-sandbox"' <<<"$OUT") == 3 ]] ||
 		fail "not three git.odd-file-in-sandbox alerts: $(excerpt "$OUT")"
