@@ -64,7 +64,7 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
 			break;
 		case WS_SWEPT_ODD:
-			wnote("warden removed %s at %s/%s%s%s after the session: git on your host "
+			wnote("removed %s at %s/%s%s%s after the session: git on your host "
 			      "opens what it finds in a git directory (and waits on a FIFO forever)",
 			      odd_kind(it->mode_was), sw.ws, it->rel, it->to ? " -> " : "",
 			      it->to ? it->to : "");
