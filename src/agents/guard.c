@@ -41,6 +41,14 @@ static const char *kind_of(mode_t m)
 		: "replaced by a special file";
 }
 
+/* The agent's file name in pfd (at path) renamed to NAME.agent-TAG for
+ * review: its path then, or NULL (errno) when it could not be. */
+static char *set_aside(int pfd, const char *name, const char *path, const char *tag)
+{
+	_cleanup_free_ char *aside = xasprintf("%s.agent-%s", name, tag);
+	return renameat(pfd, name, pfd, aside) == 0 ? xasprintf("%s.agent-%s", path, tag) : NULL;
+}
+
 /* The file name in pfd as a JSON object with its text (*text, may be
  * NULL): NULL with *why when it is missing, not a regular file, too large
  * or not a JSON object. */
@@ -142,17 +150,16 @@ int state_guard_mend(const struct agent_def *a, int dfd, struct agent_state *st,
 		return -1;
 	int rc = 0;
 	if (r.checked && r.dead && !r.live) {
-		char stamp[32];
+		char tag[48];
 		time_t now = time(NULL);
 		struct tm tm;
-		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
-		_cleanup_free_ char *aside = xasprintf("%s.agent-unchecked-%s", name, stamp);
+		strftime(tag, sizeof tag, "unchecked-%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
 		struct state_guard_change *c = xcalloc(1, sizeof *c);
 		c->what = xstrdup(kind_of(s.st_mode));
 		c->path = xasprintf("%s/%s", st->dir, a->guard_path);
-		c->moved_to = xasprintf("%s/%s.agent-unchecked-%s", st->dir, a->guard_path, stamp);
 		st->recovered = c;
-		if (renameat(pfd, name, pfd, aside) < 0 || replace_beneath(pfd, name, r.checked) < 0)
+		if (!(c->moved_to = set_aside(pfd, name, c->path, tag)) ||
+		    replace_beneath(pfd, name, r.checked) < 0)
 			rc = werr_errno(e, "restoring %s (%s during a session that ended without its "
 					"check)", c->path, c->what);
 	}
@@ -250,6 +257,7 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 		return werr_errno(e, "checking %s/%s", st->dir, a->guard_path);
 	_cleanup_json_ json_t *j = load(pfd, name, NULL, &why);
 	_cleanup_free_ char *text = NULL;
+	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
 	if (j) {
 		_cleanup_json_ json_t *now = guarded(a, j);
 		if (!(c->what = differing(a, st->guard, now))) {
@@ -257,17 +265,15 @@ int state_guard_check(const struct agent_def *a, struct agent_state *st, const c
 			return 0;
 		}
 		if (!(text = restored(a, st, j)))
-			return werr_set(e, ENOMEM, "restoring %s/%s", st->dir, a->guard_path);
+			return werr_set(e, ENOMEM, "restoring %s", c->path);
 	} else {
 		c->what = xstrdup(why);
 		/* the agent's file (not a JSON object, a directory, a link) set
 		 * aside for review, the checked one back */
-		_cleanup_free_ char *aside = xasprintf("%s.agent-%s", name, session);
-		if (strcmp(why, "deleted") != 0 && renameat(pfd, name, pfd, aside) == 0)
-			c->moved_to = xasprintf("%s/%s.agent-%s", st->dir, a->guard_path, session);
+		if (strcmp(why, "deleted") != 0)
+			c->moved_to = set_aside(pfd, name, c->path, session);
 		text = xstrdup(st->guard_text);
 	}
-	c->path = xasprintf("%s/%s", st->dir, a->guard_path);
 	if (replace_beneath(pfd, name, text) < 0)
 		return werr_errno(e, "restoring %s (%s during the session)", c->path, c->what);
 	state_guard_leave(st);
