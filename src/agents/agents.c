@@ -12,6 +12,7 @@
 #include "agents.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,16 +226,17 @@ int agent_pick(const char *opt, const char *argv0, const struct agent_def **out,
 static int read_settings(const struct agent_def *a, const char *path, struct agent_endpoint *ep,
 			 struct werr *e)
 {
-	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
-	char what[READ_WHY_MAX];
 	/* opened without waiting: a FIFO is refused, not waited on */
-	if (read_regular_file(path, 65535, &buf, &len, what) < 0) {
+	_cleanup_free_ char *buf = read_regular_at(AT_FDCWD, path, 0, 65535, &len, NULL);
+	if (!buf) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		if (errno == EFBIG || strncmp(what, "file too large", 14) == 0)
+		if (errno == EFBIG)
 			return werr_set(e, 0, "%s: larger than 64 KiB", path);
-		return werr_set(e, errno, "%s: %s", path, what);
+		if (errno == EINVAL)
+			return werr_set(e, 0, "%s: not a regular file", path);
+		return werr_errno(e, "%s", path);
 	}
 	if (strcmp(a->name, "codex") == 0) {
 		if (agent_codex_config(buf, len, &ep->codex, e) < 0)
