@@ -239,7 +239,8 @@ int task_lock(struct task *t, const char *lockdir, struct werr *e)
 	char sum[SHA256_HEX_LEN];
 	sha256_hex(t->dir, strlen(t->dir), sum);
 	_cleanup_free_ char *path = xasprintf("%s/task-%.32s.lock", lockdir, sum);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+				     0600);
 	if (fd < 0)
 		return werr_errno(e, "opening the task's lock %s", path);
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -369,7 +370,8 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	 * repository's config enables it: an empty one, read-only inside, so
 	 * none can be planted */
 	_cleanup_free_ char *cw = xasprintf("%s/config.worktree", t->admin);
-	_cleanup_close_ int cwfd = open(cw, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	_cleanup_close_ int cwfd = open(cw, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+				       0644);
 	if (cwfd < 0)
 		return werr_errno(e, "task %s: %s", t->name, cw);
 	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
