@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../audit/reader.h"
 #include "../audit/escape.h"
 #include "review.h"
@@ -20,13 +21,6 @@
 #include "snapshot.h"
 
 #define EXCLUDED_SHOWN 100
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
 		struct snap_result *r, struct werr *e)

@@ -1,5 +1,6 @@
 /* runcmd.c - a host command run to its end, bounded (runcmd.h). */
 #include "runcmd.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +26,6 @@ void runcmd_timeout_text(char *buf, size_t len, unsigned ms)
 		snprintf(buf, len, "%u s", ms / 1000);
 	else
 		snprintf(buf, len, "%u ms", ms);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The last non-empty line of fd's content (a memfd). */
@@ -114,11 +108,11 @@ static int take(const struct runcmd *rc, struct watch *w)
 /* Wait for the end: its exit and the pipe's EOF, the deadline, or the cap. */
 static int watch(const struct runcmd *rc, pid_t pid, struct watch *w, enum runcmd_end *end)
 {
-	long long deadline = now_ms() + rc->timeout_ms;
+	long long deadline = (long long)mono_ms() + rc->timeout_ms;
 	while (!w->eof || !w->exited) {
 		int wait_ms = -1;
 		if (rc->timeout_ms) {
-			long long left = deadline - now_ms();
+			long long left = deadline - (long long)mono_ms();
 			if (left <= 0) {
 				*end = RUNCMD_TIMED_OUT;
 				return 0;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../audit/chain.h"
+#include "../common/clock.h"
 #include "../common/cpupin.h"
 #include "../common/util.h"
 #include "ocsf.h"
@@ -57,13 +58,6 @@ struct streamer {
 	char session[64];
 	char *otlp_url, *ocsf_file;
 };
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- the sender -------------------------------------------------------- */
 

@@ -447,7 +447,7 @@ static void drain_client(struct bridge *b)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	char junk[BUF];
 	long left;
-	while (!c->eof && !c->dead && (left = DRAIN_MS - ms_since(&start)) > 0) {
+	while (!c->eof && !c->dead && (left = DRAIN_MS - (long)ms_since(&start)) > 0) {
 		size_t n;
 		enum io r = side_read(c, junk, sizeof junk, &n);
 		if (r == IO_EOF || r == IO_ERR)
@@ -541,8 +541,8 @@ static bool poll_set(const struct bridge *b, struct pollfd p[3])
  * on_resp held wait, until they go (INTERCEPT_HELD_MS): then *held. 0: at once. */
 static int wait_ms(const struct bridge *b, bool *held)
 {
-	long left = IDLE_TIMEOUT_MS - ms_since(&b->last);
-	long hl = b->held ? INTERCEPT_HELD_MS - ms_since(&b->held_since) : left;
+	long left = IDLE_TIMEOUT_MS - (long)ms_since(&b->last);
+	long hl = b->held ? INTERCEPT_HELD_MS - (long)ms_since(&b->held_since) : left;
 	*held = hl < left;
 	long ms = *held ? hl : left;
 	return ms > 0 ? (int)ms : 0;

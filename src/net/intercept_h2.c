@@ -882,7 +882,7 @@ static long held_due(struct h2 *h, long left, bool release)
 	for (struct stream *s = h->streams; s; s = s->next) {
 		if (!s->down.held || s->down.eof)
 			continue;
-		long due = INTERCEPT_HELD_MS - ms_since(&s->down.held_since);
+		long due = INTERCEPT_HELD_MS - (long)ms_since(&s->down.held_since);
 		if (release && due <= 0) {
 			s->down.held = 0;
 			if (s->down.deferred && !s->c_closed) {
@@ -910,7 +910,7 @@ static bool wait_sides(struct h2 *h, struct timespec *last)
 		p[0].events = POLLIN;
 	if (!p[1].events)
 		p[1].events = POLLIN;
-	long left = IDLE_MS - ms_since(last), wait = held_due(h, left, false);
+	long left = IDLE_MS - (long)ms_since(last), wait = held_due(h, left, false);
 	int r = wait > 0 ? poll(p, 3, (int)wait) : 0;
 	if (r > 0 && p[2].revents) {
 		set_error(h, "stopped");

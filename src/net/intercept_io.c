@@ -190,7 +190,7 @@ int side_handshake(struct side *s, bool accept, int stop_fd, char *why, size_t l
 			s->dead = true;
 			return -1;
 		}
-		long left = HANDSHAKE_TIMEOUT_MS - ms_since(&start);
+		long left = HANDSHAKE_TIMEOUT_MS - (long)ms_since(&start);
 		int w = left <= 0 ? 0
 				  : wait_fd(s->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
 					    (int)left, stop_fd);

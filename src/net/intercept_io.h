@@ -12,6 +12,8 @@
 
 #include <openssl/ssl.h>
 
+#include "../common/clock.h"
+
 enum io { IO_OK, IO_AGAIN, IO_EOF, IO_ERR };
 
 struct side {
@@ -27,13 +29,6 @@ struct side {
 	char *error;          /* where a failure is said (the job's error), unless set already */
 	size_t error_len;
 };
-
-static inline long ms_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
-}
 
 /* Read up to cap bytes into buf (*n). IO_AGAIN at once, without a syscall,
  * when the last read would have blocked and neither poll (rd_ready) nor TLS

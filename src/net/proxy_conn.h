@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "addr.h"
 #include "askq.h"
 #include "forward.h"
@@ -201,13 +202,6 @@ struct proxy {
 static inline void nodelay(int fd, int on)
 {
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-}
-
-static inline double ms_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) * 1e3 + (double)(now.tv_nsec - t->tv_nsec) / 1e6;
 }
 
 /* ---- proxy_req.c: request rules (reqrules.h) at the proxy ------------------- */

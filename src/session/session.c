@@ -22,6 +22,7 @@
 #include "../audit/audit.h"
 #include "../audit/escape.h"
 #include "../common/bgjob.h"
+#include "../common/clock.h"
 #include "../common/cpupin.h"
 #include "../export/journald.h"
 #include "../export/stream.h"
@@ -98,13 +99,6 @@ struct session {
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
 	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* With the sandbox gone: the agent's settings that decide which hooks run
  * and what is allowed, as warden checked them at the start (guard.c); a
@@ -660,7 +654,7 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 		return -1;
 	}
 	return audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
-		.exit = *status, .duration_ms = now_ms() - t0, .counts = audit_counts(sn->log),
+		.exit = *status, .duration_ms = mono_ms() - t0, .counts = audit_counts(sn->log),
 		.exec = exec_stats, .journald = jstats, .stream = sstats, .checkpoint = ckend }), e);
 }
 
@@ -669,7 +663,7 @@ static int run_with_policy(struct session *sn, int *status, struct werr *e)
 {
 	if (session_open(sn, e) < 0 || session_plan(sn, e) < 0)
 		return -1;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	json_t *exec_stats = NULL;
 	/* from the sandbox's start to the log closed, a signal that would
 	 * end warden waits for the end's record (endguard.h); the supervisor

@@ -36,6 +36,7 @@
 
 #include "../audit/llrecord.h"
 #include "../sandbox/features.h"
+#include "../common/clock.h"
 #include "../common/util.h"
 
 #define PENDING_MAX 32
@@ -84,13 +85,6 @@ struct llaudit {
 	bool marker_seen;
 };
 
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static int on_stream(void *ctx, const struct event *ev, struct werr *e);
 
 struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len)
@@ -120,7 +114,7 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 	la->ns_level = level - 1;
 	la->log = log;
 	la->tokens = BURST;
-	la->last_ms = now_ms();
+	la->last_ms = mono_ms();
 	struct audit_status st;
 	if (features_audit_status(&st) == 0) {
 		la->lost_at_start = st.lost;
@@ -294,7 +288,7 @@ static bool ours(struct llaudit *la, const struct llev *ev)
 
 static bool rate_ok(struct llaudit *la)
 {
-	double t = now_ms();
+	double t = mono_ms();
 	la->tokens += (t - la->last_ms) / 1e3 * RATE_PER_S;
 	if (la->tokens > BURST)
 		la->tokens = BURST;
@@ -355,7 +349,7 @@ static struct llev *pending_find(struct llaudit *la, unsigned long serial, bool 
 		free_i = oldest;
 	}
 	la->pending[free_i].serial = serial;
-	la->pending_t[free_i] = now_ms();
+	la->pending_t[free_i] = mono_ms();
 	return &la->pending[free_i];
 }
 
@@ -363,7 +357,7 @@ static struct llev *pending_find(struct llaudit *la, unsigned long serial, bool 
  * old enough; all of them with all. */
 static void flush_pending(struct llaudit *la, bool all)
 {
-	double t = now_ms();
+	double t = mono_ms();
 	for (size_t i = 0; i < PENDING_MAX; i++)
 		if (la->pending[i].serial && (all || t - la->pending_t[i] > PENDING_AGE_MS))
 			finish(la, &la->pending[i]);
@@ -471,7 +465,7 @@ static bool send_marker(struct llaudit *la)
 		return false;
 	unsigned int nonce = 0;
 	if (getrandom(&nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
-		nonce = (unsigned int)now_ms() ^ (unsigned int)getpid();
+		nonce = (unsigned int)mono_ns() ^ (unsigned int)getpid();
 	snprintf(la->marker, sizeof la->marker, "warden-landlock-end-%d-%08x", (int)la->init_pid,
 		 nonce);
 	struct {
@@ -494,9 +488,9 @@ void llaudit_end(struct llaudit *la)
 	if (!la)
 		return;
 	send_marker(la);
-	double start = now_ms();
+	double start = mono_ms();
 	while (!la->marker_seen) {
-		double left = END_MAX_MS - (now_ms() - start);
+		double left = END_MAX_MS - (mono_ms() - start);
 		if (left <= 0)
 			break;
 		struct pollfd p = { .fd = la->fd, .events = POLLIN };

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "../workspace/plan.h"
 #include "../workspace/wsmade.h"
@@ -246,14 +247,6 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, struc
 		note_arg(n, req, ta, op->path, op->dirfd, cwd, true);
 	else
 		note_arg(n, req, ta, op->path2, op->dirfd2, cwd, !moves);
-}
-
-/* Milliseconds on the monotonic clock, for the record's bound. */
-static double mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
 }
 
 /* A file operation's event, with the walls' answer predicted (filewhy.h),

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/err.h"
 #include "../common/util.h"
 
@@ -71,13 +72,6 @@ static void note_answers(struct host_tty *t, const char *buf, size_t n)
 		t->answered_da = t->shown->asked_da;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 /* The answers the terminal owes, read and dropped: warden's own device
  * attributes query goes last, and its answer is the last of them (a
  * terminal answers in order), wanted once the agent's own device
@@ -90,9 +84,9 @@ static void settle(struct host_tty *t)
 	unsigned long want = t->shown->asked_da - t->answered_da + 1;
 	if (write_all(t->out, "\033[c", 3) < 0)
 		return;
-	long end = now_ms() + PTY_SETTLE_MS;
+	long end = (long)mono_ms() + PTY_SETTLE_MS;
 	while (want) {
-		long left = end - now_ms();
+		long left = end - (long)mono_ms();
 		struct pollfd p = { .fd = t->fd, .events = POLLIN };
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0 || !(p.revents & POLLIN))
 			break; /* the time is up (or a signal), the terminal is gone */

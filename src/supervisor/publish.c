@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <linux/sockios.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "publish_dial.h"
 
@@ -99,13 +100,6 @@ struct publish {
 	struct conn *conns, *last, *dead; /* conns oldest first */
 	size_t nconns;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- the host's listeners ---------------------------------------------- */
 
@@ -221,7 +215,7 @@ static void conn_close(struct conn *c, bool reset)
 		.host_port = c->pp->host_port, .port = c->pp->port, .peer = c->peer,
 		.address = c->connected ? (c->family == AF_INET6 ? "::1" : "127.0.0.1") : NULL,
 		.bytes_in = c->in.bytes, .bytes_out = c->out.bytes,
-		.duration_ms = now_ms() - c->t0, .error = c->error[0] ? c->error : NULL }), NULL);
+		.duration_ms = mono_ms() - c->t0, .error = c->error[0] ? c->error : NULL }), NULL);
 	if (reset) {
 		reset_close(&c->hfd);
 		reset_close(&c->ifd);
@@ -518,7 +512,7 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 {
 	struct conn *c = xcalloc(1, sizeof *c);
 	*c = (struct conn){ .htag = { TAG_HOST, c }, .itag = { TAG_INSIDE, c }, .p = p,
-			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = now_ms(), .prev = p->last,
+			    .pp = l->pp, .hfd = fd, .ifd = -1, .t0 = mono_ms(), .prev = p->last,
 			    .in.pipe = { -1, -1 }, .out.pipe = { -1, -1 } };
 	peer_text(ss, c->peer, sizeof c->peer);
 	if (p->last)
@@ -558,7 +552,7 @@ static void on_timer(struct publish *p)
 {
 	uint64_t ticks;
 	if (read(p->timer, &ticks, sizeof ticks) < 0) { /* nothing to read: fine */ }
-	double now = now_ms();
+	double now = mono_ms();
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
 		if ((c->dialing || c->waiting) && now - c->t0 > DIAL_TIMEOUT_MS) {

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 
 struct note {
@@ -28,13 +29,6 @@ struct wsmade {
 	struct note v[WSMADE_MAX];
 	size_t n;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 struct wsmade *wsmade_new(void)
 {
@@ -63,7 +57,7 @@ void wsmade_note(struct wsmade *m, dev_t dev, ino_t dir, const char *name)
 				slot = &m->v[i];
 		free(slot->name);
 	}
-	*slot = (struct note){ .dev = dev, .dir = dir, .name = xstrdup(name), .at_ms = now_ms() };
+	*slot = (struct note){ .dev = dev, .dir = dir, .name = xstrdup(name), .at_ms = wall_ms() };
 }
 
 /* t (ms) just before the note (file times come from a coarse clock, a

@@ -33,6 +33,7 @@
 
 #include "../../audit/events.h"
 #include "../../bpf/exec_lsm.h"
+#include "../../common/clock.h"
 #include "../../common/elfhash.h"
 #include "../../common/util.h"
 #include "../../policy/exec_rules.h"
@@ -156,13 +157,6 @@ static void tell_kernel(struct bpfexec *b, const struct exec_lsm_key *k, uint64_
 	(void)bpf_map_update_elem(b->vmap, k, &v, BPF_ANY);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* The verdict on the file k open at fd (O_PATH, fstat's st), path its
  * name as the task sees it ("" unknown): hashed, decided, told the kernel.
  * What cannot be hashed in time gets no verdict (a wait in the kernel ends
@@ -218,7 +212,7 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	tell_kernel(b, k, ctime, v);
 	if (!sent)
 		return;
-	uint64_t took = now_ns() - sent;
+	uint64_t took = mono_ns() - sent;
 	pthread_mutex_lock(&b->mu);
 	if (deny)
 		b->denied++;
@@ -460,7 +454,7 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	int go[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return werr_errno(e, "in-kernel exec enforcement: the check's pipe");
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(go[0]);
@@ -496,7 +490,7 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	b->check_ms = (now_ns() - t0) / 1000000u;
+	b->check_ms = (mono_ns() - t0) / 1000000u;
 	for (int i = 0; i < 2; i++)
 		(void)bpf_map_delete_elem(b->vmap, &b->check[i]);
 	if (!moved)
