@@ -12,6 +12,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "../audit/escape.h"
 #include "../common/walk.h"
 #include "snapshot.h"
 
@@ -20,6 +21,8 @@ struct rctx {
 	struct manifest up;          /* what the upper directory holds */
 	struct strv gone;            /* whiteouts, and what a special file hides */
 	struct strv opaque;          /* directories that hide the lower one */
+	struct review_special *special; /* the FIFOs, sockets and devices left */
+	size_t nspecial, cap;
 };
 
 static bool opaque_dir(int dirfd, const char *name)
@@ -55,6 +58,11 @@ static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 		 * in the result, as a live session's checkpoint records nothing
 		 * there; what it hides of the lower layer is gone as well */
 		strv_push(&c->gone, we->rel);
+		if (c->nspecial == c->cap)
+			c->special = xrealloc(c->special,
+					      (c->cap = c->cap ? 2 * c->cap : 4) * sizeof *c->special);
+		c->special[c->nspecial++] = (struct review_special){ .path = xstrdup(we->rel),
+			.kind = S_ISFIFO(s.st_mode) ? "FIFO" : S_ISSOCK(s.st_mode) ? "socket" : "device" };
 		return WALK_SKIP;
 	}
 	if (en.type == MF_DIR && opaque_dir(we->dirfd, we->name))
@@ -111,6 +119,19 @@ static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
+}
+
+static int cmp_special(const void *a, const void *b)
+{
+	return strcmp(((const struct review_special *)a)->path,
+		      ((const struct review_special *)b)->path);
+}
+
+static void specials_free(struct review_special *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
 }
 
 int review_collect(struct store *st, const struct manifest *start, int upperfd,
@@ -177,6 +198,13 @@ int review_collect(struct store *st, const struct manifest *start, int upperfd,
 	}
 	for (size_t i = 0; i < drop.n; i++)
 		strv_push(&r->dropped, drop.v[i]);
+	if (c.nspecial > 1)
+		qsort(c.special, c.nspecial, sizeof *c.special, cmp_special);
+	for (size_t i = 0; i < c.nspecial; i++)
+		c.special[i].replaced = manifest_find(start, c.special[i].path) != NULL;
+	r->special = steal_ptr(&c.special);
+	r->nspecial = c.nspecial;
+	c.nspecial = 0;
 	strv_free(&drop);
 	manifest_free(&all);
 	size_t len;
@@ -187,7 +215,26 @@ out:
 	manifest_free(&c.up);
 	strv_free(&c.gone);
 	strv_free(&c.opaque);
+	specials_free(c.special, c.nspecial);
 	return ret;
+}
+
+/* The checkpoint field of session.end for r (review.h), its paths kept
+ * losslessly. */
+static json_t *review_field(const struct review_result *r)
+{
+	json_t *f = json_pack("{s:s, s:b, s:I}", "manifest", r->hash, "review", true, "entries",
+			      (json_int_t)r->m.n);
+	json_t *esc = NULL;
+	_cleanup_free_ char **special = xcalloc(r->nspecial + 1, sizeof *special);
+	for (size_t i = 0; i < r->nspecial; i++)
+		special[i] = r->special[i].path;
+	json_set_bytes_array(f, "dropped", r->dropped.v, r->dropped.n, &esc);
+	json_set_bytes_array(f, "cleared", r->cleared.v, r->cleared.n, &esc);
+	json_set_bytes_array(f, "special", special, r->nspecial, &esc);
+	if (esc)
+		json_object_set_new(f, "escaped", esc);
+	return f;
 }
 
 int review_record(struct store *st, const char *start_hash, const char *dir,
@@ -217,16 +264,13 @@ int review_record(struct store *st, const char *start_hash, const char *dir,
 	for (size_t i = 0; i < r.cleared.n; i++)
 		wnote("review: %s got the setuid or setgid bit in the session; `warden apply` writes "
 		      "it without", r.cleared.v[i]);
-	if (field) {
-		json_t *dropped = json_array(), *cleared = json_array();
-		for (size_t i = 0; i < r.dropped.n; i++)
-			json_array_append_new(dropped, json_string(r.dropped.v[i]));
-		for (size_t i = 0; i < r.cleared.n; i++)
-			json_array_append_new(cleared, json_string(r.cleared.v[i]));
-		*field = json_pack("{s:s, s:b, s:I, s:o, s:o}", "manifest", r.hash, "review", true,
-				   "entries", (json_int_t)r.m.n, "dropped", dropped, "cleared",
-				   cleared);
-	}
+	for (size_t i = 0; i < r.nspecial; i++)
+		wnote("review: the session left a %s at %s; `warden apply` does not write it (a FIFO, "
+		      "socket or device is not content)%s", r.special[i].kind, r.special[i].path,
+		      r.special[i].replaced ? ", and removes what the workspace had there, as the "
+					      "session did" : "");
+	if (field)
+		*field = review_field(&r);
 	memcpy(out, r.hash, SHA256_HEX_LEN);
 	review_result_free(&r);
 	closep(&ufd);
@@ -245,4 +289,7 @@ void review_result_free(struct review_result *r)
 	manifest_free(&r->m);
 	strv_free(&r->dropped);
 	strv_free(&r->cleared);
+	specials_free(r->special, r->nspecial);
+	r->special = NULL;
+	r->nspecial = 0;
 }

@@ -5,7 +5,9 @@
  * tree the session would have left, as a manifest (its files stored), which
  * `warden apply` brings the workspace to. What the end-of-session sweep
  * would quarantine is left out of it (a new .git, a new protected name),
- * and setuid/setgid bits of what was written are cleared. */
+ * and setuid/setgid bits of what was written are cleared. A FIFO, socket or
+ * device the session left is not content: nothing stands at its path in
+ * the result (what it replaced is removed), and it is named. */
 #pragma once
 #include <jansson.h>
 
@@ -14,11 +16,20 @@
 #include "manifest.h"
 #include "store.h"
 
+/* A FIFO, socket or device the session left, which apply does not write. */
+struct review_special {
+	char *path;
+	const char *kind;            /* "FIFO", "socket", "device" */
+	bool replaced;               /* the start had something there: apply removes it */
+};
+
 struct review_result {
 	struct manifest m;           /* the tree after the session (sorted) */
 	char hash[SHA256_HEX_LEN];   /* its manifest in the store */
 	struct strv dropped;         /* paths left out (the sweep's reasons) */
 	struct strv cleared;         /* files whose setuid/setgid bits were cleared */
+	struct review_special *special; /* sorted by path */
+	size_t nspecial;
 };
 
 /* Read the upper directory (upperfd) over start; protected: the names the
@@ -32,7 +43,8 @@ void review_result_free(struct review_result *r);
  * its workspace), what was left out or cleared named on stderr, then dir
  * removed. out gets the manifest's hash; *field (when field is not NULL)
  * the checkpoint field of session.end: {"manifest": H, "review": true,
- * "entries": N, "dropped": [...], "cleared": [...]}. */
+ * "entries": N, "dropped": [...], "cleared": [...], "special": [...]}, the
+ * paths kept losslessly ("escaped", escape.h). */
 int review_record(struct store *st, const char *start_hash, const char *dir,
 		  const struct strv *protected, const char *session, const char *ws,
 		  char out[SHA256_HEX_LEN], json_t **field, struct werr *e);

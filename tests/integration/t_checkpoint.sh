@@ -601,7 +601,8 @@ test_checkpoint_review_apply_equals_live() {
 test_checkpoint_review_special_replaces() {
 	# A file and a directory the session replaced with FIFOs: apply removes
 	# them, as the live session did (a FIFO is not content, so it is not
-	# applied); "nothing changed" hid the removal.
+	# applied); "nothing changed" hid the removal. The session's end names
+	# each FIFO it leaves out, and session.end lists them.
 	printf 'kept\n' >keep.txt && printf 'a\n' >a.txt && mkdir d && printf 'b\n' >d/b ||
 		fatal 'could not make the tree'
 	local script='rm a.txt && mkfifo a.txt && rm -r d && mkfifo d && mkfifo new' live
@@ -613,6 +614,10 @@ test_checkpoint_review_special_replaces() {
 	wsh "$script" --review
 	assert_rc 0
 	[[ -f a.txt && -f d/b ]] || fail 'a --review session wrote to the workspace'
+	assert_err_match 'review: the session left a FIFO at a\.txt; .*not content\), and removes what the workspace had there'
+	assert_err_match 'review: the session left a FIFO at new; .*not content\)$' 'a new FIFO: nothing to remove'
+	ckpt_field session.end
+	assert_out_match '"special":\["a\.txt","d","new"\]' 'session.end lists the FIFOs left out'
 	wardenc apply --yes
 	assert_rc 0 'apply'
 	assert_out_has 'removed   a.txt'
