@@ -7,46 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 
 /* The length of the valid UTF-8 sequence at s (at most left bytes), or 0. */
 static size_t seq_len(const unsigned char *s, size_t left)
 {
-	unsigned char c = s[0];
-	if (c < 0x80)
-		return 1;
-	size_t n;
-	uint32_t cp, min;
-	if ((c & 0xe0) == 0xc0)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	unsigned cp;
+	return utf8_seq(s, left, &cp);
 }
 
 bool utf8_valid(const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i < len;) {
-		size_t n = seq_len(u + i, len - i);
-		if (!n)
-			return false;
-		i += n;
-	}
-	return true;
+	return utf8_invalid_at((const unsigned char *)s, len) == len;
 }
 
 char *utf8_escape(const char *s)

@@ -6,53 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 #include "escape.h"
 #include "events.h"
 #include "../common/sbuf.h"
 
-/* Code points that must not reach a terminal raw: C1 controls, bidi
- * controls and invisible format characters, line/paragraph separators. */
-static bool dangerous_cp(unsigned cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0xad || cp == 0x61c || cp == 0x180e ||
-	       (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
-	       (cp >= 0xe0000 && cp <= 0xe007f);
-}
-
-/* Decode one UTF-8 sequence at s; returns its length (0: invalid). */
-static size_t utf8_decode(const unsigned char *s, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned v, min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if (c >= 0xc2 && c <= 0xdf) {
-		n = 2, v = c & 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3, v = c & 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return n;
-}
-
 static char *display(const char *str, size_t max, bool may_quote)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t len = strlen((const char *)s);
 	struct sbuf b = { 0 };
 	bool quote = !*s;
 	size_t shown = 0;
@@ -63,7 +26,7 @@ static char *display(const char *str, size_t max, bool may_quote)
 			break;
 		}
 		unsigned cp;
-		size_t n = utf8_decode(s + i, &cp);
+		size_t n = utf8_seq(s + i, len - i, &cp);
 		char esc[16];
 		if (n == 0) {
 			snprintf(esc, sizeof esc, "\\x%02x", s[i]);
@@ -77,7 +40,7 @@ static char *display(const char *str, size_t max, bool may_quote)
 			snprintf(esc, sizeof esc, "\\x%02x", cp);
 			sb_puts(&b, esc);
 			quote = true;
-		} else if (dangerous_cp(cp)) {
+		} else if (cp_unsafe(cp)) {
 			snprintf(esc, sizeof esc, cp > 0xffff ? "\\U%08x" : "\\u%04x", cp);
 			sb_puts(&b, esc);
 			quote = true;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/shown.h"
+
 static void push(struct changes *c, enum change_kind k, const struct mf_entry *a,
 		 const struct mf_entry *b)
 {
@@ -50,24 +52,6 @@ const char *change_label(enum change_kind k)
 {
 	static const char *const l[] = { "added", "removed", "modified", "mode", "type" };
 	return l[k];
-}
-
-char *path_shown(const char *p)
-{
-	size_t n = 0;
-	for (const unsigned char *q = (const unsigned char *)p; *q; q++)
-		n += *q < 0x20 || *q == 0x7f || *q == '\\' ? 4 : 1;
-	char *out = xmalloc(n + 1), *o = out;
-	for (const unsigned char *q = (const unsigned char *)p; *q; q++) {
-		if (*q < 0x20 || *q == 0x7f || *q == '\\') {
-			snprintf(o, 5, "\\x%02x", *q);
-			o += 4;
-		} else {
-			*o++ = (char)*q;
-		}
-	}
-	*o = '\0';
-	return out;
 }
 
 static const char *type_word(char t)
@@ -142,11 +126,22 @@ struct op {
 
 #define DIFF_CELLS (16u << 20)
 
-static void put_line(FILE *out, char k, const char *p, size_t len)
+/* One line of a hunk: on a terminal shown (shown.h), so that a carriage
+ * return or a cursor move in the new text cannot hide a line of it from
+ * the reviewer; else as it is, a patch's bytes. */
+static void put_line(FILE *out, bool terminal, char k, const char *p, size_t len)
 {
+	bool nl = len && p[len - 1] == '\n';
 	fputc(k, out);
-	fwrite(p, 1, len, out);
-	if (!len || p[len - 1] != '\n')
+	if (terminal) {
+		_cleanup_free_ char *s = line_shown(p, nl ? len - 1 : len);
+		fputs(s, out);
+		if (nl)
+			fputc('\n', out);
+	} else {
+		fwrite(p, 1, len, out);
+	}
+	if (!nl)
 		fputs("\n\\ No newline at end of file\n", out);
 }
 
@@ -211,7 +206,7 @@ static size_t hunk_end(const struct op *ops, size_t nops, size_t k)
 
 /* The hunk ops[start..end): its @@ line (line numbers counted from the
  * ops before start) and its lines. */
-static void put_hunk(FILE *out, const struct op *ops, size_t start, size_t end,
+static void put_hunk(FILE *out, bool terminal, const struct op *ops, size_t start, size_t end,
 		     const struct lines *la, const struct lines *lb)
 {
 	size_t ai = 0, bi = 0, ac = 0, bc = 0;
@@ -233,12 +228,12 @@ static void put_hunk(FILE *out, const struct op *ops, size_t start, size_t end,
 		size_t idx = ops[q].i;
 		if (ops[q].k == ' ') /* a context line's index is a's */
 			l = la;
-		put_line(out, ops[q].k, l->p[idx], l->len[idx]);
+		put_line(out, terminal, ops[q].k, l->p[idx], l->len[idx]);
 	}
 }
 
-size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, const char *a,
-			 size_t na, const char *b, size_t nb)
+size_t text_unified_diff(FILE *out, bool terminal, const char *label_a, const char *label_b,
+			 const char *a, size_t na, const char *b, size_t nb)
 {
 	struct lines la, lb;
 	split(a, na, &la);
@@ -268,7 +263,7 @@ size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, co
 			if (k == nops)
 				break;
 			size_t start = k >= 3 ? k - 3 : 0, end = hunk_end(ops, nops, k);
-			put_hunk(out, ops, start, end, &la, &lb);
+			put_hunk(out, terminal, ops, start, end, &la, &lb);
 			k = end;
 		}
 		free(ops);

@@ -31,13 +31,12 @@ const char *change_label(enum change_kind k); /* "added", "removed", ... */
  * shown as \\xNN. */
 void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
 		   const struct manifest *to);
-/* A path display-safe (malloc'd). */
-char *path_shown(const char *p);
 
 /* Text enough for a line diff: no NUL byte and valid UTF-8. */
 bool text_is_diffable(const char *s, size_t n);
 /* A unified diff (3 lines of context) of old and new, with the labels on
  * its --- and +++ lines. Larger than the line budget: a note instead.
- * Returns the number of changed lines. */
-size_t text_unified_diff(FILE *out, const char *label_a, const char *label_b, const char *a,
-			 size_t na, const char *b, size_t nb);
+ * terminal: out is one, and each line's text is shown (shown.h: line_shown)
+ * rather than written as it is. Returns the number of changed lines. */
+size_t text_unified_diff(FILE *out, bool terminal, const char *label_a, const char *label_b,
+			 const char *a, size_t na, const char *b, size_t nb);

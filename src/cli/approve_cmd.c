@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 #include "../control/client.h"
 #include "../control/control.h"
@@ -30,12 +31,26 @@ static const char approve_usage[] =
 	"--follow prints each question as it is asked and as it ends. Questions time out as\n"
 	"denials (`approve timeout` in the profile, 60 s by default).\n";
 
+/* A field of the session's answer for the terminal: the summary names
+ * what the sandbox asked for, in its own bytes (shown.h). */
+static char *field_shown(json_t *o, const char *key)
+{
+	return text_shown(json_string_value(json_object_get(o, key)));
+}
+
+static void print_ended(json_t *j)
+{
+	_cleanup_free_ char *id = field_shown(j, "id"), *decision = field_shown(j, "decision"),
+			    *by = field_shown(j, "by");
+	printf("%-14s ended: %s by %s\n", id, decision, by);
+}
+
 static void print_question(json_t *q, const char *session)
 {
-	printf("%-14s %-5s %4llds  %s\n", json_string_value(json_object_get(q, "id")),
-	       json_string_value(json_object_get(q, "kind")),
-	       (long long)json_integer_value(json_object_get(q, "remaining_s")),
-	       json_string_value(json_object_get(q, "summary")));
+	_cleanup_free_ char *id = field_shown(q, "id"), *kind = field_shown(q, "kind"),
+			    *summary = field_shown(q, "summary");
+	printf("%-14s %-5s %4llds  %s\n", id, kind,
+	       (long long)json_integer_value(json_object_get(q, "remaining_s")), summary);
 	(void)session;
 }
 
@@ -179,10 +194,7 @@ static void follow_print(struct sess *s)
 		else if (ev && strcmp(ev, "asked") == 0)
 			print_question(json_object_get(j, "question"), s->name);
 		else if (ev && strcmp(ev, "ended") == 0)
-			printf("%-14s ended: %s by %s\n",
-			       json_string_value(json_object_get(j, "id")),
-			       json_string_value(json_object_get(j, "decision")),
-			       json_string_value(json_object_get(j, "by")));
+			print_ended(j);
 		json_decref(j);
 	}
 }

@@ -17,6 +17,7 @@
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
+#include "../common/shown.h"
 #include "../common/util.h"
 #include "cli.h"
 #include "cmdtab.h"
@@ -98,7 +99,8 @@ static int show_text_diff(const struct store *st, int rootfd, const struct chang
 		printf("Binary files %s and %s differ\n", la, lb);
 		return 0;
 	}
-	text_unified_diff(stdout, la, lb, ta, na, tb, nb);
+	/* what the session wrote, on a terminal: shown, not acting on it */
+	text_unified_diff(stdout, isatty(STDOUT_FILENO), la, lb, ta, na, tb, nb);
 	return 0;
 }
 

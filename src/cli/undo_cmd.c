@@ -23,6 +23,7 @@
 #include "../checkpoint/restore.h"
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
+#include "../common/shown.h"
 #include "../common/util.h"
 #include "../sandbox/sandbox.h"
 #include "cli.h"

@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "shown.h"
 
 int werr_set(struct werr *e, int errnum, const char *fmt, ...)
 {
@@ -51,7 +54,9 @@ const char *werr_str(const struct werr *e, char *buf, unsigned long len)
 void werr_print(const struct werr *e)
 {
 	char buf[sizeof e->msg + 128];
-	fprintf(stderr, "warden: %s\n", werr_str(e, buf, sizeof buf));
+	char *shown = text_shown(werr_str(e, buf, sizeof buf));
+	fprintf(stderr, "warden: %s\n", shown);
+	free(shown);
 }
 
 /* Whether the user's terminal is raw now: one terminal per process, set
@@ -67,9 +72,15 @@ void wnote(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs(terminal_raw ? "\r\n" : "\n", stderr);
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	/* the names in it may be the sandbox's: shown, never acting (shown.h) */
+	char *shown = n >= 0 ? text_shown(text) : NULL;
+	fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
+	fputs(shown ? shown : "(a note that could not be formatted)", stderr);
+	fputs(terminal_raw ? "\r\n" : "\n", stderr);
+	free(shown);
+	free(text);
 }
 

@@ -1,6 +1,7 @@
 /* util.c - implementations of the small helpers in util.h. */
 #include "util.h"
 #include "cpupin.h"
+#include "shown.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -384,33 +385,10 @@ int spawn_fresh(pid_t *pid, bool search, const posix_spawn_file_actions_t *fa, s
 /* Offset of the first byte that is not part of valid UTF-8, or n. */
 size_t utf8_invalid_at(const unsigned char *s, size_t n)
 {
-	size_t i = 0;
-	while (i < n) {
-		unsigned c = s[i], cp, min;
-		size_t k;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			k = 1, cp = c & 0x1f, min = 0x80;
-		} else if ((c & 0xf0) == 0xe0) {
-			k = 2, cp = c & 0x0f, min = 0x800;
-		} else if ((c & 0xf8) == 0xf0) {
-			k = 3, cp = c & 0x07, min = 0x10000;
-		} else {
+	unsigned cp;
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = utf8_seq(s + i, n - i, &cp)))
 			return i;
-		}
-		if (n - i <= k)
-			return i;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return i;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return i;
-		i += k + 1;
-	}
 	return n;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 
 /* Keep key once, counting repeats. An agent can make refusals without end:
@@ -174,10 +175,13 @@ void summary_print(const struct summary *s, const char *log, FILE *f)
 	fprintf(f, "warden: refused during this session:\n");
 	for (size_t i = 0; i < s->n && i < SUMMARY_LINES; i++) {
 		const struct refusal *r = &s->v[i];
+		/* paths, hosts and reasons the sandbox chose: shown, never
+		 * acting on the terminal (shown.h) */
+		_cleanup_free_ char *key = text_shown(r->key), *why = text_shown(r->why);
 		if (r->times > 1)
-			fprintf(f, "  %s (%lu times): %s\n", r->key, r->times, r->why);
+			fprintf(f, "  %s (%lu times): %s\n", key, r->times, why);
 		else
-			fprintf(f, "  %s: %s\n", r->key, r->why);
+			fprintf(f, "  %s: %s\n", key, why);
 	}
 	unsigned long rest = (s->n > SUMMARY_LINES ? s->n - SUMMARY_LINES : 0) + s->unlisted;
 	if (rest)

