@@ -13,6 +13,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 
 #define MAX_CHANNELS 8
@@ -58,13 +59,6 @@ static const char *const scope_names[] = { "once", "session", "pattern" };
 const char *approval_kind_name(enum approval_kind k)
 {
 	return (unsigned)k < ARRAY_LEN(kind_names) ? kind_names[k] : "?";
-}
-
-static struct timespec mono_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
 }
 
 static bool before(const struct timespec *a, const struct timespec *b)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "control.h"
 
@@ -78,13 +79,6 @@ struct reviewer {
 static uint64_t key(enum tag t, size_t slot, uint32_t gen)
 {
 	return (uint64_t)gen << 32 | (uint64_t)t << 16 | slot;
-}
-
-static struct timespec mono_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
 }
 
 static bool passed(const struct timespec *t, const struct timespec *now)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 
@@ -54,13 +55,6 @@ struct termask {
 	unsigned kskip;
 	size_t paste_end;                 /* how much of ESC [ 201 ~ was seen */
 };
-
-static struct timespec mono_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
 
 static int64_t ns_between(const struct timespec *from, const struct timespec *to)
 {

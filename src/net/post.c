@@ -16,17 +16,10 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "config.h"
 #include "tls.h"
-
-static long ms_left(const struct timespec *deadline)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (long)(deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	return ms > 0 ? ms : 0;
-}
 
 /* Wait for fd to be ready for events: 0; -1 with errno ETIMEDOUT at the
  * deadline, ECANCELED when h->cancel is readable. */

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 
 /* A scan that still finds new processes after this many passes (forks
@@ -63,13 +64,6 @@ struct sbctl {
 	struct timespec deadline; /* CLOCK_MONOTONIC, while frozen */
 	char *timeout_why;      /* the kill's reason when it runs out */
 };
-
-static struct timespec mono_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
 
 /* Is init in dir? (/proc/PID/cgroup "0::PATH", dir ending with PATH) */
 static bool init_in(pid_t pid, const char *dir)

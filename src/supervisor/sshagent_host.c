@@ -15,18 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "../net/sshagent.h"
 
 #define WHO "--ssh-agent (or the profile's ssh-agent line)"
-
-static long ms_left(const struct timespec *end)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : ms;
-}
 
 /* Wait for fd to be ready (events) until end: 1, 0 at the deadline, -1. */
 static int wait_fd(int fd, short events, const struct timespec *end)

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../../common/fdpass.h"
 #include "../../common/util.h"
 #include "../../sandbox/sandbox.h"
@@ -127,13 +128,11 @@ static bool started(struct nsread *r)
 	return true;
 }
 
-/* Milliseconds until deadline, at least 0. */
-static int ms_left(const struct timespec *d)
+/* Milliseconds until deadline, at least 0, at most a minute (a poll's). */
+static int poll_ms(const struct timespec *d)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long long ms = (long long)(d->tv_sec - now.tv_sec) * 1000 + (d->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
+	long ms = ms_left(d);
+	return ms > 60000 ? 60000 : (int)ms;
 }
 
 static int ask(struct nsread *r, int fd, const struct timespec *deadline)
@@ -148,7 +147,7 @@ static int ask(struct nsread *r, int fd, const struct timespec *deadline)
 		return -1;
 	for (;;) {
 		struct pollfd pf = { .fd = r->sock, .events = POLLIN };
-		int n = poll(&pf, 1, ms_left(deadline));
+		int n = poll(&pf, 1, poll_ms(deadline));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
