@@ -540,14 +540,26 @@ int llaudit_probe(int landlock_abi, char *why, size_t len)
 	return 1;
 }
 
+/* Whether cap is in this process's effective set. */
+static bool cap_effective(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	return syscall(SYS_capget, &h, d) == 0 && (d[cap / 32].effective & (1u << (cap % 32)));
+}
+
 bool caps_admin(void)
 {
 	static int cached = -1;
-	if (cached >= 0)
-		return cached;
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { 0 };
-	cached = geteuid() == 0 && syscall(SYS_capget, &h, d) == 0 &&
-		 (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
+	if (cached < 0)
+		cached = geteuid() == 0 && cap_effective(CAP_SYS_ADMIN);
+	return cached;
+}
+
+bool caps_ptrace(void)
+{
+	static int cached = -1;
+	if (cached < 0)
+		cached = cap_effective(CAP_SYS_PTRACE);
 	return cached;
 }

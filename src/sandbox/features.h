@@ -128,3 +128,6 @@ int features_nspid_count(pid_t pid);
  * container's root, by default) takes the unprivileged path: a user
  * namespace of its own, no host identities, no cgroups of its own. */
 bool caps_admin(void);
+/* CAP_SYS_PTRACE effective: warden reads the memory of a process that is
+ * not dumpable (of its own user namespace or below). */
+bool caps_ptrace(void);

@@ -79,6 +79,9 @@ static int path_search(const char *name, char *out, size_t len)
 __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 						   const char *slave)
 {
+	/* Under vfork (s->vfork_command) this runs in init's memory, init
+	 * suspended until the exec: it changes nothing init reads after
+	 * (environ aside, which init does not use) and returns never. */
 	/* Neither the supervisor nor init installs handlers (init only blocks
 	 * signals), so the dispositions are already the defaults: clear the
 	 * mask. */
@@ -104,8 +107,11 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 		_exit(125);
 	}
 	/* Forked from non-dumpable init: readable again, so the supervisor can
-	 * read this exec's arguments (nothing else in the sandbox runs yet). */
-	prctl(PR_SET_DUMPABLE, 1);
+	 * read this exec's arguments (nothing else in the sandbox runs yet).
+	 * Not under vfork: the memory is init's, which stays non-dumpable (the
+	 * supervisor reads it by CAP_SYS_PTRACE). */
+	if (!s->vfork_command)
+		prctl(PR_SET_DUMPABLE, 1);
 	environ = s->envp.v;
 	/* Search PATH here rather than through execvp: each miss of execvp's
 	 * search would be an execve the supervisor is notified of. */
@@ -341,8 +347,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * the dead threads' stacks reclaimed. Each of those writes copies a
 	 * page shared with the supervisor, in init and in the command's
 	 * process: some 15 page faults on the way to the command's exec
-	 * (bench/README.md, "Afternoon, 2026-12-01"). */
-	pid_t child = _Fork();
+	 * (bench/README.md, "Afternoon, 2026-12-01"). vfork, where the
+	 * supervisor can read init's memory, copies not even the page tables
+	 * (1.5 ms a session here: bench/README.md, 2026-12-02). */
+	pid_t child = s->vfork_command ? vfork() : _Fork();
 	if (child < 0 && errno == EAGAIN)
 		werr_errno(&e, "starting the command: fork (at the sandbox's process limit: "
 			   "raise `limit pids` in the profile)"), fail(s, &e);

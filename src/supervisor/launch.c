@@ -193,6 +193,12 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 		return -1;
 	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
 		return -1;
+	/* The command's process shares init's memory until its exec (vfork:
+	 * no copy of init's page tables, no page copied on write) when this
+	 * process can read that memory, which stays non-dumpable; else it is
+	 * a fork made dumpable for its exec's arguments to be read
+	 * (sandbox/init.c) */
+	s->vfork_command = caps_ptrace();
 	return 0;
 }
 
