@@ -2,20 +2,12 @@
  * (escape.h). */
 #include "escape.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/shown.h"
 #include "../common/util.h"
-
-/* The length of the valid UTF-8 sequence at s (at most left bytes), or 0. */
-static size_t seq_len(const unsigned char *s, size_t left)
-{
-	unsigned cp;
-	return utf8_seq(s, left, &cp);
-}
 
 bool utf8_valid(const char *s, size_t len)
 {
@@ -28,7 +20,8 @@ char *utf8_escape(const char *s)
 	const unsigned char *u = (const unsigned char *)s;
 	char *out = xmalloc(4 * len + 1), *o = out;
 	for (size_t i = 0; i < len;) {
-		size_t n = seq_len(u + i, len - i);
+		unsigned cp;
+		size_t n = utf8_seq(u + i, len - i, &cp);
 		if (n == 1 && u[i] == '\\') {
 			*o++ = '\\';
 			*o++ = '\\';
