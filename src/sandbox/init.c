@@ -36,21 +36,29 @@ __attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const s
 	_exit(125);
 }
 
-static int open_pty(int *master, char *slave, size_t len, struct werr *e)
+/* The pty: its master for the supervisor, its slave held by init (never
+ * its controlling terminal) from now until the command's process holds
+ * it: a slave closed by all, even for an instant (a planned exec's process
+ * that ends to be made again as a fork), is a hangup the supervisor's
+ * relay would read as the command's end. */
+static int open_pty(int *master, int *slave, struct werr *e)
 {
+	char name[64];
 	*master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*master < 0)
 		return werr_errno(e, "terminal: opening /dev/ptmx");
-	if (unlockpt(*master) < 0 || ptsname_r(*master, slave, len) != 0)
+	if (unlockpt(*master) < 0 || ptsname_r(*master, name, sizeof name) != 0)
 		return werr_errno(e, "terminal: preparing the pty");
+	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0)
+		return werr_errno(e, "terminal: opening %s", name);
 	return 0;
 }
 
-/* The first executable `name` in the sandbox's PATH (as execvp would
+/* The first executable `name` in PATH, the sandbox's (as execvp would
  * find it); -1 with errno when there is none. */
-static int path_search(const char *name, char *out, size_t len)
+static int path_search(const char *name, const char *path, char *out, size_t len)
 {
-	const char *path = getenv("PATH");
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	int err = ENOENT;
@@ -72,16 +80,32 @@ static int path_search(const char *name, char *out, size_t len)
 	return -1;
 }
 
+/* How the command's process came to be (sandbox_init_main). */
+enum start_how {
+	START_FORKED,  /* a fork: made dumpable for its exec to be read */
+	START_VFORKED, /* init's memory, which the supervisor reads by its
+			* CAP_SYS_PTRACE: execs as a fork would */
+	START_PLANNED, /* init's memory, which the supervisor cannot read:
+			* the one exec init planned and said, or an end that
+			* asks init for a fork (the refork flag) */
+};
+
+/* Set by a START_PLANNED child, in init's memory, as it ends without its
+ * exec to ask for a fork instead (vfork returns once it has ended). */
+static volatile sig_atomic_t refork;
+
 /* The command's process: its own session, the pty as controlling terminal
  * when there is one (in place of each of fds 0-2 that is a terminal on the
  * host; a pipe or file stays as it is), fds 0-2 only, default signal
- * state, then exec. */
+ * state, then exec: of planned (START_PLANNED), else of the command as
+ * the sandbox's PATH finds it. */
 __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
-						   const char *slave)
+						   int slave, enum start_how how,
+						   const char *planned)
 {
-	/* Under vfork (s->vfork_command) this runs in init's memory, init
-	 * suspended until the exec: it changes nothing init reads after
-	 * (environ aside, which init does not use) and returns never. */
+	/* Under vfork this runs in init's memory, init suspended until the
+	 * exec or the end: it changes nothing init reads after (environ and
+	 * the refork flag aside) and returns never. */
 	/* Neither the supervisor nor init installs handlers (init only blocks
 	 * signals), so the dispositions are already the defaults: clear the
 	 * mask. */
@@ -89,17 +113,14 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
-	if (slave[0]) {
-		int fd = open(slave, O_RDWR);
-		if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
-			fprintf(stderr, "warden: terminal %s: %s\n", slave, strerror(errno));
+	if (slave >= 0) {
+		if (ioctl(slave, TIOCSCTTY, 0) < 0) {
+			fprintf(stderr, "warden: terminal: %s\n", strerror(errno));
 			_exit(125);
 		}
 		for (int i = 0; i < 3; i++)
 			if (s->pty_fds & (1u << i))
-				dup2(fd, i);
-		if (fd > 2)
-			close(fd);
+				dup2(slave, i);
 	}
 	syscall(SYS_close_range, 3, ~0U, 0);
 	if (chdir(s->workspace) < 0) {
@@ -108,11 +129,26 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	}
 	/* Forked from non-dumpable init: readable again, so the supervisor can
 	 * read this exec's arguments (nothing else in the sandbox runs yet).
-	 * Not under vfork: the memory is init's, which stays non-dumpable (the
-	 * supervisor reads it by CAP_SYS_PTRACE). */
-	if (!s->vfork_command)
+	 * Not under vfork: the memory is init's, which stays non-dumpable. */
+	if (how == START_FORKED)
 		prctl(PR_SET_DUMPABLE, 1);
 	environ = s->envp.v;
+	if (how == START_PLANNED) {
+		execv(planned, s->argv);
+		int err = errno;
+		/* the supervisor must watch this exec through to its stop,
+		 * which it cannot on memory it cannot read (INIT_EXEC_REFORK),
+		 * or a script for sh (execvp's way): as a fork */
+		if (err == INIT_EXEC_REFORK || err == ENOEXEC) {
+			refork = 1;
+			_exit(125);
+		}
+		if (s->exec_path)
+			fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], planned, strerror(err));
+		else
+			fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+		_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+	}
 	/* Search PATH here rather than through execvp: each miss of execvp's
 	 * search would be an execve the supervisor is notified of. */
 	char found[4096];
@@ -122,7 +158,8 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 		fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], s->exec_path, strerror(err));
 		_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 	}
-	if (!strchr(s->argv[0], '/') && path_search(s->argv[0], found, sizeof found) == 0) {
+	if (!strchr(s->argv[0], '/') &&
+	    path_search(s->argv[0], getenv("PATH"), found, sizeof found) == 0) {
 		execv(found, s->argv);
 		if (errno != ENOEXEC) {
 			int err = errno;
@@ -239,12 +276,37 @@ static void place_seeds(const struct sandbox_spec *s, struct init_msg *m)
 static void fds_for_supervisor(const struct sandbox_spec *s, struct init_fds *fds, struct werr *e)
 {
 	fds->diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	fds->root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fds->tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fds->home = open(AGENT_HOME, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fds->userns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
 	fds->mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fds->userns < 0 || fds->mntns < 0)
 		werr_errno(e, "namespaces: opening their files for the re-masker"), fail(s, e);
+}
+
+/* The command's first exec as init will make it when the supervisor
+ * cannot read init's memory (s->planned_exec): the file's path into out,
+ * for READY to say. Only an absolute path outside /proc, which the
+ * supervisor opens in the sandbox's root as the kernel will: the
+ * profile's program, the command named by a path, or the first the
+ * sandbox's PATH finds. "" (no plan: the command's process is a fork)
+ * otherwise. */
+static void plan_exec(const struct sandbox_spec *s, char *out, size_t len)
+{
+	out[0] = '\0';
+	const char *path = NULL;
+	for (size_t i = 0; i < s->envp.n && !path; i++)
+		if (strncmp(s->envp.v[i], "PATH=", 5) == 0)
+			path = s->envp.v[i] + 5;
+	if (s->exec_path)
+		snprintf(out, len, "%s", s->exec_path);
+	else if (strchr(s->argv[0], '/'))
+		snprintf(out, len, "%s", s->argv[0]);
+	else if (path_search(s->argv[0], path, out, len) < 0)
+		out[0] = '\0';
+	if (out[0] != '/' || strncmp(out, "/proc/", 6) == 0 || strlen(out) + 1 >= len)
+		out[0] = '\0';
 }
 
 /* What init holds of the host once the command runs: nothing but its
@@ -289,12 +351,41 @@ __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd)
 	}
 }
 
+/* The command's process, started how says. _Fork, not fork: init is one
+ * thread (a clone of the supervisor's calling thread, and it starts
+ * none), so no lock of libc's can be held by another, and what fork adds
+ * is bookkeeping for threads: the atfork handlers, the locks of malloc and
+ * stdio taken and reset, the dead threads' stacks reclaimed. Each of those
+ * writes copies a page shared with the supervisor, in init and in the
+ * command's process: some 15 page faults on the way to the command's exec
+ * (bench/README.md, "Afternoon, 2026-12-01"). vfork copies not even the
+ * page tables (1.5 ms a session as root, 2 ms unprivileged:
+ * bench/README.md, 2026-12-02). A planned exec that ended asking for a
+ * fork (the refork flag) is made again so. */
+static pid_t start_command(const struct sandbox_spec *s, int slave, enum start_how how,
+			   const char *planned, struct werr *e)
+{
+	pid_t child = how == START_FORKED ? _Fork() : vfork();
+	if (child < 0 && errno == EAGAIN)
+		werr_errno(e, "starting the command: fork (at the sandbox's process limit: "
+			   "raise `limit pids` in the profile)"), fail(s, e);
+	if (child < 0)
+		werr_errno(e, "starting the command: fork"), fail(s, e);
+	if (child == 0)
+		exec_command(s, slave, how, planned);
+	if (how != START_PLANNED || !refork)
+		return child;
+	waitpid(child, NULL, 0); /* ended already: vfork returned */
+	return start_command(s, slave, START_FORKED, NULL, e);
+}
+
 void sandbox_init_main(struct sandbox_spec *s)
 {
 	hide_cmdline(s);
 	forget_host(s);
 	struct werr e = { 0 };
-	char slave[64] = "", go;
+	char go;
+	int slave = -1;
 	struct init_fds fds;
 	init_fds_none(&fds);
 	struct init_msg ready = { 0 };
@@ -306,7 +397,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 		fail(s, &e);
 	hostid_close_trees(&s->ids); /* attached now */
 	place_seeds(s, &ready);
-	if (s->use_pty && open_pty(&fds.master, slave, sizeof slave, &e) < 0)
+	if (s->use_pty && open_pty(&fds.master, &slave, &e) < 0)
 		fail(s, &e);
 	/* Meanwhile the supervisor moved init into the session's cgroups
 	 * (limits.h; a move can wait on the kernel for a millisecond or more,
@@ -324,6 +415,8 @@ void sandbox_init_main(struct sandbox_spec *s)
 	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 	fds_for_supervisor(s, &fds, &e);
+	if (s->planned_exec)
+		plan_exec(s, ready.exec_path, sizeof ready.exec_path);
 	/* unsent, the supervisor would wait for it for ever: init ends, and
 	 * the supervisor reads the end of the socket */
 	if (initmsg_send_ready(s->sync_fd, &ready, &fds) < 0)
@@ -340,24 +433,9 @@ void sandbox_init_main(struct sandbox_spec *s)
 	sigset_t fwd;
 	sigfillset(&fwd);
 	sigprocmask(SIG_SETMASK, &fwd, NULL);
-	/* _Fork, not fork: init is one thread (a clone of the supervisor's
-	 * calling thread, and it starts none), so no lock of libc's can be
-	 * held by another, and what fork adds is bookkeeping for threads:
-	 * the atfork handlers, the locks of malloc and stdio taken and reset,
-	 * the dead threads' stacks reclaimed. Each of those writes copies a
-	 * page shared with the supervisor, in init and in the command's
-	 * process: some 15 page faults on the way to the command's exec
-	 * (bench/README.md, "Afternoon, 2026-12-01"). vfork, where the
-	 * supervisor can read init's memory, copies not even the page tables
-	 * (1.5 ms a session here: bench/README.md, 2026-12-02). */
-	pid_t child = s->vfork_command ? vfork() : _Fork();
-	if (child < 0 && errno == EAGAIN)
-		werr_errno(&e, "starting the command: fork (at the sandbox's process limit: "
-			   "raise `limit pids` in the profile)"), fail(s, &e);
-	if (child < 0)
-		werr_errno(&e, "starting the command: fork"), fail(s, &e);
-	if (child == 0)
-		exec_command(s, slave);
+	enum start_how how = s->vfork_command ? START_VFORKED
+			   : ready.exec_path[0] ? START_PLANNED : START_FORKED;
+	pid_t child = start_command(s, slave, how, ready.exec_path, &e);
 	keep_only_sync(s->sync_fd);
 	reap(child, &fwd);
 }

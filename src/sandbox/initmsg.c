@@ -1,7 +1,7 @@
 /* initmsg.c - init's READY and ERROR messages to the supervisor
  * (initmsg.h): the one place that knows which fd goes where on the wire.
  * The order: listener, HTTP, SOCKS5, then the pty master, each host
- * loopback port's listener, sock_diag, /tmp, home, the user and mount
+ * loopback port's listener, sock_diag, /tmp, home, the root, the user and mount
  * namespaces, the hook listener and the SSH agent socket's, each of those
  * only when present, its presence said by a flag of the message. */
 #include "initmsg.h"
@@ -19,7 +19,7 @@ void init_fds_none(struct init_fds *f)
 	f->listener = f->http = f->socks = f->master = -1;
 	for (size_t i = 0; i < FORWARD_MAX; i++)
 		f->fwd[i] = -1;
-	f->diag = f->tmp = f->home = f->userns = f->mntns = f->hook = f->ssh = -1;
+	f->diag = f->tmp = f->home = f->root = f->userns = f->mntns = f->hook = f->ssh = -1;
 }
 
 /* The slots of f in wire order after the three that are always there,
@@ -40,6 +40,7 @@ static size_t slots_of(struct init_fds *f, struct init_msg *m, struct slot *s)
 	s[n++] = (struct slot){ .fd = &f->diag, .flag = &m->has_diag };
 	s[n++] = (struct slot){ .fd = &f->tmp, .mask = &m->fs_mask, .bit = 1u << 0 };
 	s[n++] = (struct slot){ .fd = &f->home, .mask = &m->fs_mask, .bit = 1u << 1 };
+	s[n++] = (struct slot){ .fd = &f->root, .mask = &m->fs_mask, .bit = 1u << 2 };
 	s[n++] = (struct slot){ .fd = &f->userns, .flag = &m->has_ns };
 	s[n++] = (struct slot){ .fd = &f->mntns, .flag = &m->has_ns };
 	s[n++] = (struct slot){ .fd = &f->hook, .flag = &m->has_hook };

@@ -4,6 +4,8 @@
  * failed. The fds travel as a struct init_fds; initmsg.c alone knows the
  * order they go on the wire in and the flags that say which are there. */
 #pragma once
+#include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,7 +18,10 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
  * listener of each host loopback port (fwd[i] for spec->forwards.v[i]), a
  * sock_diag netlink socket of the sandbox's network namespace (which unix
  * sockets are bound inside: unixconn.h), O_PATH fds of the sandbox's /tmp
- * and home, whose free space the supervisor watches (limits.h), the
+ * and home, whose free space the supervisor watches (limits.h), and of
+ * its root, in which the exec pipeline opens what each exec names
+ * (supervisor/exec/execs.h; init's /proc/1/root is not the supervisor's
+ * to open when it runs unprivileged), the
  * sandbox's user and mount namespaces, which the re-masker joins if it is
  * needed (remask.c; init, non-dumpable, is not the
  * supervisor's to open them through /proc; both or neither), and the hook socket's listener
@@ -26,19 +31,21 @@ struct init_fds {
 	int master;
 	int fwd[FORWARD_MAX];
 	int diag;
-	int tmp, home;
+	int tmp, home, root;
 	int userns, mntns;
 	int hook;
 	int ssh;    /* the SSH agent socket's listener (sshagent_srv.h) */
 };
-#define INIT_MSG_MAX_FDS (11 + FORWARD_MAX)
+#define INIT_MSG_MAX_FDS (12 + FORWARD_MAX)
 
 /* The message. The has_ and _mask fields say which of the fds came along
  * (initmsg.c fills and reads them). canary_placed: the seed files init
  * wrote into the home (bit i: the i-th of the list), canary_err the errno
  * of the first it could not (0: none); with any placed, init waits for
  * the supervisor's byte (its watch is in place) before it starts the
- * command. */
+ * command. exec_path: the command's first exec as init planned it (the
+ * spec's planned_exec: a vfork whose exec the supervisor takes from here,
+ * not from memory it cannot read), "" when none. */
 struct init_msg {
 	int type;
 	int errnum;
@@ -52,7 +59,14 @@ struct init_msg {
 	unsigned canary_placed;
 	int canary_err;
 	char text[1024];
+	char exec_path[PATH_MAX];
 };
+
+/* The supervisor's answer to a planned first exec (exec_path) that it must
+ * watch through to its stop, which it cannot do on memory it cannot read:
+ * the exec fails with this errno, which no exec of the kernel's returns,
+ * and init starts the command again as a fork, readable for its exec. */
+#define INIT_EXEC_REFORK ENOTRECOVERABLE
 
 /* Every fd absent. */
 void init_fds_none(struct init_fds *f);

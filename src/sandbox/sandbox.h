@@ -110,6 +110,9 @@ struct sandbox_spec {
 				       supervisor reads a non-dumpable process's
 				       memory (CAP_SYS_PTRACE), so the command's
 				       first exec needs no dumpable copy of init */
+	bool planned_exec;          /* else, a vfork too for the first exec init
+				       plans and says (init_msg.exec_path), which
+				       the supervisor takes from there */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself

@@ -194,11 +194,14 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
 		return -1;
 	/* The command's process shares init's memory until its exec (vfork:
-	 * no copy of init's page tables, no page copied on write) when this
-	 * process can read that memory, which stays non-dumpable; else it is
-	 * a fork made dumpable for its exec's arguments to be read
-	 * (sandbox/init.c) */
+	 * no copy of init's page tables, no page copied on write). That
+	 * memory stays non-dumpable: when this process can read it anyway
+	 * (CAP_SYS_PTRACE), the exec's arguments are read from it as from
+	 * any; else init plans the exec and says it (initmsg.h, exec_path),
+	 * and a fork made dumpable is the way for any other (sandbox/init.c,
+	 * exec/execs.h) */
 	s->vfork_command = caps_ptrace();
+	s->planned_exec = !s->vfork_command;
 	return 0;
 }
 

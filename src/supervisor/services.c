@@ -165,7 +165,9 @@ static int exec_start(struct services *sv, struct werr *e)
 		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
 		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns,
-		.cachedir = s->cachedir }, e);
+		.cachedir = s->cachedir, .root = steal_fd(&L->fds.root),
+		.planned = L->m.exec_path[0] ? L->m.exec_path : NULL, .planned_argv = s->argv,
+		.planned_cwd = s->workspace }, e);
 	if (!sv->x)
 		return -1;
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);

@@ -441,3 +441,30 @@ PY
 		note "python before 3.10 spawns with fork: the watch of vfork children is not checked"
 	fi
 }
+
+# The command's first exec: unprivileged, init's own memory (a vfork) that
+# warden cannot read, so init plans the exec and says it, and one that
+# must be watched to its stop is made again as a fork (src/sandbox/init.c,
+# src/supervisor/exec/execs.h). Whichever way it starts, the command runs
+# once and its status is the session's: a program that ends with 125 (the
+# status of init's own failures) is not started twice, a script in the
+# workspace (watched) runs once with its arguments and its status, and its
+# exec is on the record once, with its argv and the workspace as its cwd.
+test_exec_first_runs_once() {
+	wrun -- /bin/sh -c 'echo ran >>count1; exit 125'
+	assert_rc 125
+	[[ $(wc -l <count1) == 1 ]] || fail "the command ran $(wc -l <count1) times"
+	grep -q '^warden:' <<<"$ERR" && fail "warden said something: $(excerpt "$ERR")"
+	printf '#!/bin/sh\necho ran >>count2\necho "args=$*"\nexit 3\n' >first.sh && chmod 755 first.sh
+	wrun -- "$PWD/first.sh" a 'b c'
+	assert_rc 3
+	assert_out_line 'args=a b c'
+	[[ $(wc -l <count2) == 1 ]] || fail "the script ran $(wc -l <count2) times"
+	local ev n
+	ev=$(grep '"event":"exec"' "$(latest_log)" | grep -F "\"path\":\"$PWD/first.sh\"")
+	n=$(grep -c . <<<"$ev")
+	((n == 1)) || fail "the script's exec is on the record $n times"
+	grep -qF "\"argv\":[\"$PWD/first.sh\",\"a\",\"b c\"]" <<<"$ev" ||
+		fail "its argv is not on the record: $(excerpt "$ev")"
+	grep -qF "\"cwd\":\"$PWD\"" <<<"$ev" || fail "its cwd is not the workspace: $(excerpt "$ev")"
+}

@@ -121,3 +121,18 @@ test_terminal_answers_after_end() {
 		assert_out_has "read:b''" "the shell after warden read nothing of the answers to '$q'"
 	done
 }
+
+# The command's first exec made again as a fork (unprivileged, a file the
+# agent can change: src/sandbox/init.c): the process that gave it up had
+# the pty as its controlling terminal, and the command's output still
+# reaches the user's terminal afterwards, for as long as it runs.
+test_terminal_first_exec_made_again() {
+	have script || skip 'script(1) not installed'
+	local W
+	W=$(printf '%q' "$WARDEN")
+	printf '#!/bin/sh\ntty\nsleep 0.5\necho late-output\n' >late.sh && chmod 755 late.sh
+	tscript "$W run -- $(printf %q "$PWD/late.sh")"
+	assert_rc 0
+	assert_out_line /dev/pts/0 "the command's stdout is the sandbox's pty"
+	assert_out_line late-output 'what the command wrote later reached the terminal'
+}

@@ -146,10 +146,12 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino, in->resolved))
 			return false;
 	}
+	/* init's planned exec: a vfork child of init, blocked in its exec,
+	 * init waiting in vfork (execs_cfg.planned) */
 	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino, m->resolved) &&
-	       execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
+	       (p->planned || execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
 			.threads = p->threads, .ppidfd = ppidfd },
-			init, p->path_addr, strlen(p->path) + 1);
+			init, p->path_addr, strlen(p->path) + 1));
 }
 
 /* Does `exec ask argv` pattern pat (words joined by one space) match p's

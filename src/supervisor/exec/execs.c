@@ -55,6 +55,7 @@
 #include "../../audit/escape.h"
 #include "../../common/elfhash.h"
 #include "../../common/util.h"
+#include "../../sandbox/initmsg.h"
 #include "../../sandbox/paths.h"
 #include "../../control/approval.h"
 #include "bpfexec.h"
@@ -101,6 +102,10 @@ struct execs {
 	struct pexec *list;         /* pending: unanswered, or traced */
 	struct hashcache hc;         /* hashes of files the agent cannot change */
 	unsigned long hits, misses, verified, swapped, killed;
+	/* init's planned first exec (execs_cfg), until the first notification */
+	char *planned;
+	char *const *planned_argv;
+	const char *planned_cwd;
 };
 
 /* ---- subjects ---- */
@@ -430,6 +435,13 @@ static void finish(struct execs *x, struct pexec *p)
 		done(x, p);
 		return;
 	}
+	/* init's planned exec, on memory warden cannot watch: made again as a
+	 * fork (execs_cfg.planned); not an exec yet, so not on the record */
+	if (p->planned) {
+		answer(x, p, INIT_EXEC_REFORK);
+		done(x, p);
+		return;
+	}
 	if (x->tracing) {
 		p->traced = tracer_attach(x->t, p->tid, p->tgid, p) == 0;
 		if (!p->traced && (errno == EPERM || errno == EACCES)) {
@@ -513,9 +525,9 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	for (int i = 0; i < NSUBJ; i++)
 		p->s[i].fd = -1;
 	/* Every process inside has the root init built (chroot and pivot_root
-	 * are refused): opened once, from the first process that execs (init
-	 * itself is not dumpable, and unprivileged its /proc entries are out of
-	 * the supervisor's reach). */
+	 * are refused): init's, or else opened once, from the first process
+	 * that execs (init itself is not dumpable, and unprivileged its /proc
+	 * entries are out of the supervisor's reach). */
 	if (x->root < 0) {
 		char rp[64];
 		snprintf(rp, sizeof rp, "/proc/%d/root", (int)req->pid);
@@ -523,22 +535,33 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	}
 	p->path = xmalloc(PATH_MAX);
 	p->path_addr = p->at ? a[1] : a[0];
-	/* its memory read by pid: the notification checked valid after */
-	struct target_chunk chunk = { .pid = p->tid };
-	int unread = 0;
-	errno = 0;
-	if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
-		p->path[0] = '\0';
-		unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
-	}
-	target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
-	char cwd[PATH_MAX];
-	target_cwd(p->tid, cwd, sizeof cwd);
-	p->cwd = xstrdup(cwd);
 	/* (its pid namespace, as root: no process inside can make another,
 	 * CLONE_NEWPID, unshare and setns are refused) */
 	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads, &p->pidfd);
 	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
+	/* init's planned exec, said rather than read (execs_cfg.planned): the
+	 * first notification, from init's child of one thread, or never */
+	_cleanup_free_ char *planned = steal_ptr(&x->planned);
+	int unread = 0;
+	if (planned && !p->at && p->ppid == x->init && p->threads == 1) {
+		p->planned = true;
+		snprintf(p->path, PATH_MAX, "%s", planned);
+		for (char *const *v = x->planned_argv; v && *v; v++)
+			strv_push(&p->argv, *v);
+		p->cwd = xstrdup(x->planned_cwd);
+	} else {
+		/* its memory read by pid: the notification checked valid after */
+		struct target_chunk chunk = { .pid = p->tid };
+		errno = 0;
+		if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
+			p->path[0] = '\0';
+			unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
+		}
+		target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+		char cwd[PATH_MAX];
+		target_cwd(p->tid, cwd, sizeof cwd);
+		p->cwd = xstrdup(cwd);
+	}
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
@@ -853,7 +876,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	x->listener = cfg->listener;
 	x->log = cfg->log;
 	x->rules = &pol->exec;
-	x->root = -1;
+	x->root = cfg->root;
 	x->pidns = -2;
 	x->timer = -1;
 	x->init = cfg->init;
@@ -908,6 +931,9 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	}
 	x->tracing = getenv("NOTRACE") == NULL;
 	hashcache_open(&x->hc, cfg->cachedir);
+	x->planned = cfg->planned ? xstrdup(cfg->planned) : NULL;
+	x->planned_argv = cfg->planned_argv;
+	x->planned_cwd = cfg->planned_cwd ? cfg->planned_cwd : "/";
 	return x;
 }
 
@@ -932,6 +958,7 @@ void execs_free(struct execs *x)
 	if (x->pidns >= 0)
 		close(x->pidns);
 	exec_verdict_free(&x->lists);
+	free(x->planned);
 	free(x);
 }
 

@@ -55,6 +55,21 @@ struct execs_cfg {
 	/* warden's cache directory (NULL: none): the hashes of files the
 	 * agent cannot change kept there between sessions (hashdisk.h) */
 	const char *cachedir;
+	/* the sandbox's root (O_PATH; -1: none): each exec's file is opened
+	 * in it. Taken by execs_new, closed by execs_free. */
+	int root;
+	/* The command's first exec as init planned it (initmsg.h, exec_path;
+	 * NULL: none): a vfork whose memory, init's, the supervisor cannot
+	 * read. The first notification, from a child of init of one thread,
+	 * is taken to name path with argv in cwd: nothing of the sandbox's
+	 * but warden's own code has run yet (init, and its child blocked in
+	 * that exec; init never execs), and a vfork's memory has no other
+	 * writer while the parent waits. One that needs watching to its stop
+	 * is answered INIT_EXEC_REFORK, unrecorded: init forks the command
+	 * again, readable. */
+	const char *planned;
+	char *const *planned_argv;
+	const char *planned_cwd;
 };
 
 /* Exec control for the session's sandbox. NULL with e set when a rule
