@@ -512,6 +512,36 @@ static void blind(struct execs *x, struct pexec *p, int err)
 	pexec_free(p);
 }
 
+/* p's path, argv and cwd: init's planned exec, said rather than read
+ * (execs_cfg.planned), when p is the session's first notification and
+ * comes from init's child of one thread; else read from its memory and
+ * its /proc entry. The errno of memory warden may not read, or 0. */
+static int exec_args(struct execs *x, struct pexec *p, const __u64 *a)
+{
+	_cleanup_free_ char *planned = steal_ptr(&x->planned);
+	if (planned && !p->at && p->ppid == x->init && p->threads == 1) {
+		p->planned = true;
+		snprintf(p->path, PATH_MAX, "%s", planned);
+		for (char *const *v = x->planned_argv; v && *v; v++)
+			strv_push(&p->argv, *v);
+		p->cwd = xstrdup(x->planned_cwd);
+		return 0;
+	}
+	/* its memory read by pid: the notification checked valid after */
+	int unread = 0;
+	struct target_chunk chunk = { .pid = p->tid };
+	errno = 0;
+	if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
+		p->path[0] = '\0';
+		unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
+	}
+	target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
+	char cwd[PATH_MAX];
+	target_cwd(p->tid, cwd, sizeof cwd);
+	p->cwd = xstrdup(cwd);
+	return unread;
+}
+
 void execs_begin(struct execs *x, const struct seccomp_notif *req)
 {
 	const __u64 *a = req->data.args;
@@ -539,29 +569,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	 * CLONE_NEWPID, unshare and setns are refused) */
 	target_facts(p->tid, &x->pidns, &p->inner, &p->ppid, &p->tgid, &p->threads, &p->pidfd);
 	p->pinner = p->ppid > 0 ? pidcache_inner(x->pids, p->ppid, x->pidns) : -1;
-	/* init's planned exec, said rather than read (execs_cfg.planned): the
-	 * first notification, from init's child of one thread, or never */
-	_cleanup_free_ char *planned = steal_ptr(&x->planned);
-	int unread = 0;
-	if (planned && !p->at && p->ppid == x->init && p->threads == 1) {
-		p->planned = true;
-		snprintf(p->path, PATH_MAX, "%s", planned);
-		for (char *const *v = x->planned_argv; v && *v; v++)
-			strv_push(&p->argv, *v);
-		p->cwd = xstrdup(x->planned_cwd);
-	} else {
-		/* its memory read by pid: the notification checked valid after */
-		struct target_chunk chunk = { .pid = p->tid };
-		errno = 0;
-		if (target_read_str_chunk(-1, &chunk, p->path_addr, p->path, PATH_MAX) < 0) {
-			p->path[0] = '\0';
-			unread = errno == EFAULT || errno == EIO || errno == ESRCH ? 0 : errno;
-		}
-		target_read_argv(-1, &chunk, p->at ? a[2] : a[1], &p->argv, &p->truncated);
-		char cwd[PATH_MAX];
-		target_cwd(p->tid, cwd, sizeof cwd);
-		p->cwd = xstrdup(cwd);
-	}
+	int unread = exec_args(x, p, a);
 	/* O_PATH: opening is then never blocking nor acting (a FIFO, a
 	 * device), and needs no read permission (an execute-only file) */
 	int r = subject_open(p, &p->s[MAIN], (int)a[0], p->at, p->path, p->at ? (int)a[4] : 0);
