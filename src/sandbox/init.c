@@ -286,7 +286,7 @@ static void fds_for_supervisor(const struct sandbox_spec *s, struct init_fds *fd
 }
 
 /* The command's first exec as init will make it when the supervisor
- * cannot read init's memory (s->planned_exec): the file's path into out,
+ * cannot read init's memory (!s->vfork_command): the file's path into out,
  * for READY to say. Only an absolute path outside /proc, which the
  * supervisor opens in the sandbox's root as the kernel will: the
  * profile's program, the command named by a path, or the first the
@@ -415,7 +415,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
 	fds_for_supervisor(s, &fds, &e);
-	if (s->planned_exec)
+	if (!s->vfork_command)
 		plan_exec(s, ready.exec_path, sizeof ready.exec_path);
 	/* unsent, the supervisor would wait for it for ever: init ends, and
 	 * the supervisor reads the end of the socket */

@@ -44,8 +44,8 @@ struct init_fds {
  * of the first it could not (0: none); with any placed, init waits for
  * the supervisor's byte (its watch is in place) before it starts the
  * command. exec_path: the command's first exec as init planned it (the
- * spec's planned_exec: a vfork whose exec the supervisor takes from here,
- * not from memory it cannot read), "" when none. */
+ * spec's vfork_command false: a vfork whose exec the supervisor takes from
+ * here, not from memory it cannot read), "" when none. */
 struct init_msg {
 	int type;
 	int errnum;

@@ -106,13 +106,12 @@ struct sandbox_spec {
 	struct seccomp_kind seccomp_kind; /* what it was compiled for */
 	bool exec_kernel;         /* the exec rules are enforced in the kernel
 				     (supervisor/exec/bpfexec.h) */
-	bool vfork_command;         /* init starts the command with vfork: the
-				       supervisor reads a non-dumpable process's
-				       memory (CAP_SYS_PTRACE), so the command's
-				       first exec needs no dumpable copy of init */
-	bool planned_exec;          /* else, a vfork too for the first exec init
-				       plans and says (init_msg.exec_path), which
-				       the supervisor takes from there */
+	bool vfork_command;         /* the supervisor reads a non-dumpable
+				       process's memory (CAP_SYS_PTRACE): init
+				       starts the command with vfork; else a
+				       vfork too for the first exec init plans
+				       and says (init_msg.exec_path), which the
+				       supervisor takes from there */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
 				       (src/supervisor/llaudit.h): init restricts itself

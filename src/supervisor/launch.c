@@ -201,7 +201,6 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 	 * and a fork made dumpable is the way for any other (sandbox/init.c,
 	 * exec/execs.h) */
 	s->vfork_command = caps_ptrace();
-	s->planned_exec = !s->vfork_command;
 	return 0;
 }
 
