@@ -80,6 +80,19 @@ static int path_search(const char *name, const char *path, char *out, size_t len
 	return -1;
 }
 
+/* The command's exec failed with err: said (via, when not NULL, the path
+ * its file was named by: a profile's program), and the command's process
+ * ends as a shell's would, 127 for nothing there, 126 for the rest. */
+__attribute__((noreturn)) static void exec_failed(const struct sandbox_spec *s, const char *via,
+						  int err)
+{
+	if (via)
+		fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], via, strerror(err));
+	else
+		fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+}
+
 /* How the command's process came to be (sandbox_init_main). */
 enum start_how {
 	START_FORKED,  /* a fork: made dumpable for its exec to be read */
@@ -143,29 +156,20 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 			refork = 1;
 			_exit(125);
 		}
-		if (s->exec_path)
-			fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], planned, strerror(err));
-		else
-			fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
-		_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+		exec_failed(s, s->exec_path ? planned : NULL, err);
 	}
 	/* Search PATH here rather than through execvp: each miss of execvp's
 	 * search would be an execve the supervisor is notified of. */
 	char found[4096];
 	if (s->exec_path) {
 		execv(s->exec_path, s->argv);
-		int err = errno;
-		fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], s->exec_path, strerror(err));
-		_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+		exec_failed(s, s->exec_path, errno);
 	}
 	if (!strchr(s->argv[0], '/') &&
 	    path_search(s->argv[0], getenv("PATH"), found, sizeof found) == 0) {
 		execv(found, s->argv);
-		if (errno != ENOEXEC) {
-			int err = errno;
-			fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
-			_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
-		}
+		if (errno != ENOEXEC)
+			exec_failed(s, NULL, errno);
 	}
 	execvp(s->argv[0], s->argv); /* a path given, or a script for sh */
 	int err = errno;
