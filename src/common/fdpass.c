@@ -1,8 +1,11 @@
 /* fdpass.c - a message and one descriptor over a unix socket (fdpass.h). */
 #include "fdpass.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include "rawsys.h"
 
 union one_fd {
 	char buf[CMSG_SPACE(sizeof(int))];
@@ -27,19 +30,29 @@ int fdpass_send(int sock, const void *msg, size_t len, int fd)
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-ssize_t fdpass_recv(int sock, void *msg, size_t len, int *fd, int flags)
+ssize_t fdpass_recv_raw(int sock, void *msg, size_t len, int *fd, int flags)
 {
 	struct iovec iov = { .iov_base = msg, .iov_len = len };
 	union one_fd u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof u.buf };
 	*fd = -1;
-	ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
+	ssize_t n = rawsys(SYS_recvmsg, sock, &mh, MSG_CMSG_CLOEXEC | flags);
 	if (n < 0)
-		return -1;
+		return n;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(fd, CMSG_DATA(c), sizeof *fd);
+	return n;
+}
+
+ssize_t fdpass_recv(int sock, void *msg, size_t len, int *fd, int flags)
+{
+	ssize_t n = fdpass_recv_raw(sock, msg, len, fd, flags);
+	if (n < 0) {
+		errno = (int)-n;
+		return -1;
+	}
 	return n;
 }

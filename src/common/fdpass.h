@@ -16,3 +16,7 @@ int fdpass_send(int sock, const void *msg, size_t len, int fd);
  * with it into *fd (close-on-exec; -1: none); recvmsg's flags added.
  * Returns the bytes read, or -1 (errno). */
 ssize_t fdpass_recv(int sock, void *msg, size_t len, int *fd, int flags);
+
+/* The same, by rawsys (src/common/rawsys.h): -errno on failure, errno
+ * untouched (for a helper on memory it shares). */
+ssize_t fdpass_recv_raw(int sock, void *msg, size_t len, int *fd, int flags);
