@@ -4,7 +4,9 @@
  * execute-only files, src/supervisor/exec/nsread.c): dies with the
  * supervisor, not dumpable, named, in the sandbox's user namespace and
  * perhaps one other, with only its socket (at fd 3) and /dev/null on 0-2.
- * One copy, so the helpers cannot drift apart. */
+ * One copy, so the helpers cannot drift apart. Its system calls are
+ * rawsys's: the file reads' helper runs it on the supervisor's memory
+ * (src/supervisor/fanread.c). */
 #include "sandbox.h"
 
 #include <fcntl.h>
@@ -15,26 +17,27 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/rawsys.h"
+
 void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, pid_t parent)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1); /* the supervisor is gone already */
-	prctl(PR_SET_DUMPABLE, 0);
-	prctl(PR_SET_NAME, name);
+	rawsys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+	if (rawsys(SYS_getppid) != parent)
+		rawsys_exit(1); /* the supervisor is gone already */
+	rawsys(SYS_prctl, PR_SET_DUMPABLE, 0);
+	rawsys(SYS_prctl, PR_SET_NAME, name);
 	/* into the sandbox: its user namespace (every capability there),
 	 * then the one the helper works in (ns -1: none, the user namespace
 	 * is all it needs) */
-	if (setns(userns, CLONE_NEWUSER) < 0 || (ns >= 0 && setns(ns, nstype) < 0))
-		_exit(1);
+	if (rawsys(SYS_setns, userns, CLONE_NEWUSER) < 0 ||
+	    (ns >= 0 && rawsys(SYS_setns, ns, nstype) < 0))
+		rawsys_exit(1);
 	/* only its socket, at 3 */
-	if (dup2(sock, 3) < 0)
-		_exit(1);
-	syscall(SYS_close_range, 4, ~0U, 0);
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-	}
+	if (sock != 3 && rawsys(SYS_dup3, sock, 3, 0) < 0)
+		rawsys_exit(1);
+	rawsys(SYS_close_range, 4, ~0U, 0);
+	long devnull = rawsys(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+	for (int i = 0; devnull >= 0 && i < 3; i++)
+		if (devnull != i)
+			rawsys(SYS_dup3, devnull, i, 0);
 }

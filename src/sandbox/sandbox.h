@@ -199,10 +199,11 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct
  * workspace path rel, opened beneath wsfd with no symlink followed. */
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);
 
-/* nshelper.c: a helper forked by the supervisor (parent) enters the
+/* nshelper.c: a helper the supervisor (parent) forked or cloned enters the
  * sandbox's user namespace and ns (of type nstype; -1: none), dies with parent, is
- * not dumpable, keeps only sock (as fd 3) and /dev/null on 0-2; it _exits
- * when it cannot. */
+ * not dumpable, keeps only sock (as fd 3) and /dev/null on 0-2; it exits
+ * when it cannot. Raw system calls only (src/common/rawsys.h): the file
+ * reads' helper runs it on the supervisor's memory. */
 void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, pid_t parent);
 
 /* remask.c: the process that masks or protects a path again during the
