@@ -1,6 +1,6 @@
 /* fanread.c - the helper that reports the reads outside the workspace
- * (fanread.h). Its body makes only system calls (forked from a process
- * with threads). */
+ * (fanread.h). Its body makes only rawsys's system calls and writes only
+ * its own stack: it runs on the supervisor's memory (spawn, below). */
 #include "fanread.h"
 
 #include <errno.h>
@@ -14,9 +14,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/mman.h>
 
 #include "../common/cpupin.h"
 #include "../common/fdpass.h"
+#include "../common/rawsys.h"
+#include "../common/util.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
 
@@ -27,22 +32,22 @@ struct marked {
 	fsid_t fsid;
 };
 
-static void say_errno(int err)
+static void say_errno(long err)
 {
-	struct fanread_msg m = { .pid = -err };
-	(void)send(3, &m, sizeof m.pid, MSG_NOSIGNAL);
+	int32_t pid = (int32_t)-err;
+	(void)rawsys(SYS_sendto, 3, &pid, sizeof pid, MSG_NOSIGNAL, NULL, 0);
 }
 
 /* The marks refused: said, and the helper stays until the session ends,
  * idle. It is in the sandbox's user namespace, whose RLIMIT_NPROC counts
  * it and was raised for it (limits.h): its leaving would give the sandbox
  * one process more than its limit. */
-static __attribute__((noreturn)) void refused(int err)
+static __attribute__((noreturn)) void refused(long err)
 {
 	say_errno(err);
-	close(3);
+	rawsys(SYS_close, 3);
 	for (;;)
-		pause();
+		rawsys(SYS_ppoll, NULL, 0, NULL, NULL, 0);
 }
 
 /* The path of the file named name in the directory that handle fh is, on
@@ -62,12 +67,13 @@ static size_t resolve(const struct marked *mk, size_t n, const fsid_t *fsid,
 	for (size_t i = 0; i < n && l < 0; i++) {
 		if (memcmp(&mk[i].fsid, fsid, sizeof *fsid) != 0)
 			continue;
-		int d = open_by_handle_at(mk[i].fd, fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		long d = rawsys(SYS_open_by_handle_at, mk[i].fd, fh,
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (d < 0)
 			continue;
-		if (fchdir(d) == 0 && getcwd(out, cap) && out[0] == '/')
+		if (rawsys(SYS_fchdir, d) == 0 && rawsys(SYS_getcwd, out, cap) > 0 && out[0] == '/')
 			l = (ssize_t)strlen(out);
-		close(d);
+		rawsys(SYS_close, d);
 	}
 	size_t nl = strlen(name);
 	if (l <= 0 || (size_t)l + 1 + nl > cap)
@@ -94,8 +100,10 @@ static void relay(const char *buf, ssize_t len, const struct marked *mk, size_t 
 			struct fanread_msg out = { .pid = m->pid };
 			size_t l = resolve(mk, n, (const fsid_t *)&fi->fsid, fh, name, out.path,
 					   sizeof out.path);
-			if (l && send(3, &out, sizeof out.pid + l, MSG_NOSIGNAL) < 0 && errno != EAGAIN)
-				_exit(0);
+			long r = l ? rawsys(SYS_sendto, 3, &out, sizeof out.pid + l, MSG_NOSIGNAL,
+					    NULL, 0) : 0;
+			if (r < 0 && r != -EAGAIN)
+				rawsys_exit(0);
 		}
 		p += m->event_len;
 	}
@@ -107,73 +115,173 @@ static int ns_received(int sock)
 {
 	char b;
 	int fd = -1;
-	if (fdpass_recv(sock, &b, 1, &fd, 0) != 1 || fd < 0)
-		_exit(0);
+	if (fdpass_recv_raw(sock, &b, 1, &fd, 0) != 1 || fd < 0)
+		rawsys_exit(0);
 	return fd;
 }
 
-static __attribute__((noreturn)) void serve(const char *const *where, int sock, pid_t parent)
+/* What the helper is given: copied to the top of its stack, where it
+ * reads them (the spawner's frame is gone by then). */
+struct start {
+	const char *where[MARKS + 1]; /* the mounts marked, NULL-ended */
+	char home[256];               /* the agent's home inside (where[3]) */
+	int sock;                     /* its end of the socket */
+	pid_t parent;                 /* the supervisor */
+};
+
+/* A mark on the mount of directory fd, for files closed after a read. */
+static long mark(long fan, long fd)
+{
+#if RAWSYS_NATIVE
+	return rawsys(SYS_fanotify_mark, fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, fd,
+		      NULL);
+#else
+	/* forked (spawn): libc's call, which also splits the 64-bit mask
+	 * where a register is narrower */
+	return fanotify_mark((int)fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, (int)fd,
+			     NULL) < 0 ? -errno : 0;
+#endif
+}
+
+static __attribute__((noreturn)) void serve(const struct start *st)
 {
 	/* nothing of the supervisor's kept while it waits (the init socket's
 	 * copy would keep init from seeing the supervisor go): only sock, at 3 */
-	if (sock != 3 && dup2(sock, 3) < 0)
-		_exit(1);
-	syscall(SYS_close_range, 4, ~0U, 0);
+	if (st->sock != 3 && rawsys(SYS_dup3, st->sock, 3, 0) < 0)
+		rawsys_exit(1);
+	rawsys(SYS_close_range, 4, ~0U, 0);
 	int userns = ns_received(3), mntns = ns_received(3);
-	nshelper_enter("warden-fanread", userns, mntns, CLONE_NEWNS, 3, parent);
-	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME,
-				O_RDONLY | O_CLOEXEC | O_LARGEFILE);
+	nshelper_enter("warden-fanread", userns, mntns, CLONE_NEWNS, 3, st->parent);
+	long fan = rawsys(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME,
+			  O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 	if (fan < 0)
-		refused(errno);
+		refused(-fan);
 	struct marked mk[MARKS];
 	size_t n = 0;
-	for (size_t i = 0; i < MARKS && where[i]; i++) {
-		int fd = open(where[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		struct statfs st;
-		if (fd < 0 || fstatfs(fd, &st) < 0) {
+	for (size_t i = 0; i < MARKS && st->where[i]; i++) {
+		long fd = rawsys(SYS_openat, AT_FDCWD, st->where[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct statfs sf;
+		if (fd < 0 || rawsys(SYS_fstatfs, fd, &sf) < 0) {
 			if (fd >= 0)
-				close(fd);
+				rawsys(SYS_close, fd);
 			continue; /* not there in this sandbox */
 		}
-		if (fanotify_mark(fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, fd, NULL) < 0)
-			refused(errno);
-		mk[n++] = (struct marked){ .fd = fd, .fsid = st.f_fsid };
+		long r = mark(fan, fd);
+		if (r < 0)
+			refused(-r);
+		mk[n++] = (struct marked){ .fd = (int)fd, .fsid = sf.f_fsid };
 	}
 	say_errno(0); /* marked: the supervisor goes on */
 	for (;;) {
-		static char buf[16384] __attribute__((aligned(8)));
-		ssize_t len = read(fan, buf, sizeof buf);
-		if (len < 0 && errno == EINTR)
+		char buf[16384] __attribute__((aligned(8)));
+		long len = rawsys(SYS_read, fan, buf, sizeof buf);
+		if (len == -EINTR)
 			continue;
 		if (len <= 0)
-			_exit(1);
+			rawsys_exit(1);
 		relay(buf, len, mk, n);
 	}
 }
 
+#if RAWSYS_NATIVE
+/* The helper shares the supervisor's memory (CLONE_VM): no copy of its
+ * page tables to make, none of its pages copied on a write, none to
+ * unmap at the end (bench/README.md, "Evening, 2026-12-02"). What makes
+ * that safe: its body makes rawsys's calls only (errno and libc's state
+ * are the supervisor's main thread's: it shares its thread pointer), and
+ * writes only its own stack, below. It is started with every signal
+ * blocked, so no handler of the supervisor's runs on it; SIGKILL ends it.
+ * Nothing in the sandbox can name it (it is outside the sandbox's pid
+ * namespace) and the memory is not dumpable (launch.c), as it is not
+ * for the forked helpers. */
+#define STACK_SIZE (128 * 1024)
+#define STACK_GUARD 4096
+
+static char *stack;         /* one for warden's life, made on first use */
+static int stack_user = -1; /* the pidfd of the helper last started on it */
+
+static int stack_free(struct werr *e)
+{
+	if (stack_user >= 0) {
+		/* the last session's helper, killed at its end (fanread_end),
+		 * reaped there or here */
+		siginfo_t si;
+		(void)syscall(SYS_pidfd_send_signal, stack_user, SIGKILL, NULL, 0);
+		(void)waitid(P_PIDFD, (id_t)stack_user, &si, WEXITED);
+		closep(&stack_user);
+	}
+	if (stack)
+		return 0;
+	char *p = mmap(NULL, STACK_SIZE + STACK_GUARD, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return werr_errno(e, "file reads: the helper's stack");
+	if (mprotect(p, STACK_GUARD, PROT_NONE) < 0) {
+		munmap(p, STACK_SIZE + STACK_GUARD);
+		return werr_errno(e, "file reads: the helper's stack's guard page");
+	}
+	stack = p + STACK_GUARD;
+	return 0;
+}
+
+static int helper_main(void *arg)
+{
+	serve(arg);
+}
+
+static pid_t start(const struct start *st, struct werr *e)
+{
+	if (stack_free(e) < 0)
+		return -1;
+	struct start *mine = (void *)((uintptr_t)(stack + STACK_SIZE - sizeof *mine) & ~(uintptr_t)63);
+	*mine = *st;
+	mine->where[3] = mine->home;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int pidfd = -1;
+	pid_t pid = clone(helper_main, mine, CLONE_VM | CLONE_PIDFD | SIGCHLD, mine, &pidfd);
+	int err = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return werr_set(e, err, "file reads: starting the helper (clone): %s", strerror(err));
+	stack_user = pidfd;
+	return pid;
+}
+#else
+/* Where rawsys is libc's: a fork, whose errno is its own. _Fork: the
+ * child makes system calls only, so libc's fork adds nothing it needs. */
+static pid_t start(const struct start *st, struct werr *e)
+{
+	pid_t pid = _Fork();
+	if (pid < 0)
+		return werr_errno(e, "file reads: fork");
+	if (pid == 0) {
+		struct start mine = *st;
+		mine.where[3] = mine.home;
+		serve(&mine);
+	}
+	return pid;
+}
+#endif
+
 pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 {
-	const char *where[MARKS + 1] = { "/", "/tmp", "/var/tmp", home, NULL };
+	struct start st = { .where = { "/", "/tmp", "/var/tmp", NULL, NULL }, .parent = getpid() };
+	if (strlen(home) >= sizeof st.home)
+		return werr_set(e, ENAMETOOLONG, "file reads: the home inside is too long");
+	strcpy(st.home, home);
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "file reads: socketpair");
-	pid_t parent = getpid();
-	/* _Fork: the child makes system calls only, so libc's fork adds
-	 * nothing it needs (its atfork handlers and the locks of malloc and
-	 * stdio taken and reset), and each of those writes would copy a page
-	 * shared with init, here and in the helper. */
-	pid_t pid = _Fork();
+	st.sock = sv[1];
+	pid_t pid = start(&st, e);
+	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
-		close(sv[1]);
-		return werr_errno(e, "file reads: fork");
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		serve(where, sv[1], parent);
+		return -1;
 	}
 	cpupin_release(pid); /* at once (cpupin.h) */
-	close(sv[1]);
 	*sock = sv[0];
 	return pid;
 }

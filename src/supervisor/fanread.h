@@ -1,5 +1,5 @@
 /* fanread.h - the reads outside the workspace on the record: a helper
- * forked into the sandbox's user and mount namespaces (nshelper.c) marks
+ * in the sandbox's user and mount namespaces (nshelper.c) marks
  * the mounts that are neither the workspace nor the system directories
  * (the root tmpfs, which holds the agent's home, /tmp, /var/tmp, and the
  * home's own mount when it has one) with fanotify (FAN_CLOSE_NOWRITE: a
@@ -30,13 +30,15 @@ struct fanread_msg {
 	char path[4096];
 };
 
-/* The helper, forked while init builds the sandbox (a fork copies the
- * supervisor's page tables: a third of a millisecond no longer on the
- * session's path): its pid, *sock the supervisor's end of a SEQPACKET
- * socket (CLOEXEC) carrying fanread_msg; -1 with e filled when it cannot
- * be forked. home: the agent's home inside. It holds nothing of the
- * supervisor's but its socket, and waits for the namespaces
- * (fanread_enter); it ends when the socket closes first. */
+/* The helper, started while init builds the sandbox: its pid, *sock the
+ * supervisor's end of a SEQPACKET socket (CLOEXEC) carrying fanread_msg;
+ * -1 with e filled when it cannot be started. home: the agent's home
+ * inside. A clone that shares the supervisor's memory (a fork where
+ * src/common/rawsys.h has no system call of its own: fanread.c says what
+ * makes the sharing safe). It holds nothing of the supervisor's but its
+ * socket, and waits for the namespaces (fanread_enter); it ends when the
+ * socket closes first. The last session's helper is waited for here
+ * (killed if need be): its stack is this one's. */
 pid_t fanread_spawn(const char *home, int *sock, struct werr *e);
 
 /* The sandbox built: its user and mount namespaces to the helper, which
