@@ -13,13 +13,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rawsys.h"
+
 /* What the closing process closes last, sorted (the rest it closes at
  * once), and only once the caller has closed its own copies (its end of
  * the gate, a pipe, closed: so the closer's close is the last reference,
  * the one that waits, never the caller's). It runs on the caller's memory:
- * it reads this, makes system calls that cannot fail on the fds it holds
- * (so errno, the caller's, is never written) and ends; no libc state is
- * touched. */
+ * it reads this, makes rawsys's system calls on the fds it holds (errno,
+ * the caller's, is never written, whatever they answer) and ends; no libc
+ * state is touched. */
 struct closer_arg {
 	int fd[LATE_CLOSE_MAX];
 	size_t n;
@@ -43,21 +45,21 @@ static int closer(void *p)
 	const struct closer_arg *a = p;
 	/* by its number, whatever happens to the ranges below: a copy of it
 	 * kept here would hold the gate shut for ever */
-	syscall(SYS_close, a->gate_w);
+	rawsys(SYS_close, a->gate_w);
 	unsigned from = 0;
 	for (size_t i = 0; i <= a->n; i++) { /* fd[] sorted, the gate above them all */
 		unsigned keep = i < a->n ? (unsigned)a->fd[i] : (unsigned)a->gate;
 		if (keep > from)
-			syscall(SYS_close_range, from, keep - 1, 0);
+			rawsys(SYS_close_range, from, keep - 1, 0);
 		from = keep + 1;
 	}
-	syscall(SYS_close_range, from, ~0U, 0);
+	rawsys(SYS_close_range, from, ~0U, 0);
 	char b;
-	syscall(SYS_read, a->gate, &b, 1); /* end of file: the caller's copies are closed */
+	rawsys(SYS_read, a->gate, &b, 1); /* end of file: the caller's copies are closed */
 	for (size_t i = 0; i < a->n; i++)
-		syscall(SYS_close, a->fd[i]);
-	syscall(SYS_close, a->gate);
-	syscall(SYS_exit, 0);
+		rawsys(SYS_close, a->fd[i]);
+	rawsys(SYS_close, a->gate);
+	rawsys(SYS_exit, 0);
 	return 0;
 }
 
