@@ -233,3 +233,33 @@ test_files_reads_helper_lost() {
 	grep -qF '"path":"/tmp/after.txt"' <<<"$(grep -F '"access":"read"' <<<"$FL")" &&
 		fail "a read recorded after the helper ended: $(excerpt "$FL")"
 }
+
+# The file-read helper is out of the sandbox's reach: it runs in the
+# sandbox's user and mount namespaces but not its pid namespace, so no
+# process inside sees it in /proc or can signal it (it shares the
+# supervisor's memory: fanread.c). A command that sends SIGKILL to every
+# pid it can see still has its reads recorded afterwards, with no
+# files.reads-lost alert.
+test_files_reads_helper_out_of_reach() {
+	warden_bg "$T_TMP/bg.out" -- sh -c 'echo started; while [ ! -e go ]; do sleep 0.05; done
+		echo "comms: $(cat /proc/[0-9]*/comm 2>/dev/null | tr "\n" " ")"
+		for p in /proc/[0-9]*; do n=${p#/proc/}; [ "$n" = $$ ] || kill -KILL "$n" 2>/dev/null; done
+		printf r > /tmp/after-kill.txt; cat /tmp/after-kill.txt >/dev/null; sleep 0.3; echo done'
+	wait_for "$T_TMP/bg.out" '^started$' || fatal "the session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	grep -qF 'not recorded: the kernel refuses' "$T_TMP/bg.out.err" &&
+		skip 'the kernel refuses fanotify marks in a user namespace'
+	[[ -n $(pgrep -P "$WPID" -x warden-fanread) ]] ||
+		fatal "no warden-fanread child of warden ($WPID): $(ps -o pid,comm --ppid "$WPID" | tr '\n' ' ')"
+	: >go
+	wait "$TPID"
+	RC=$?
+	OUT=$(cat "$T_TMP/bg.out")
+	assert_rc 0 'the session whose command signalled every pid it saw'
+	assert_out_has done 'the command went on'
+	assert_out_has 'comms: ' 'the command listed its processes'
+	[[ $OUT == *warden-fanread* ]] && fail "the helper is visible inside: $(excerpt "$OUT")"
+	grep -qF '"rule":"files.reads-lost"' "$(fl_log)" &&
+		fail "the helper was lost: $(excerpt "$(grep -F files.reads-lost "$(fl_log)")")"
+	fl_events
+	fl_read /tmp/after-kill.txt
+}
