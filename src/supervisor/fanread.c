@@ -5,18 +5,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
-#include <poll.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <sched.h>
-#include <stdint.h>
-#include <sys/mman.h>
 
 #include "../common/cpupin.h"
 #include "../common/fdpass.h"
@@ -200,7 +200,7 @@ static __attribute__((noreturn)) void serve(const struct start *st)
 static char *stack;         /* one for warden's life, made on first use */
 static int stack_user = -1; /* the pidfd of the helper last started on it */
 
-static int stack_free(struct werr *e)
+static int stack_ready(struct werr *e)
 {
 	if (stack_user >= 0) {
 		/* the last session's helper, killed at its end (fanread_end),
@@ -231,7 +231,7 @@ static int helper_main(void *arg)
 
 static pid_t start(const struct start *st, struct werr *e)
 {
-	if (stack_free(e) < 0)
+	if (stack_ready(e) < 0)
 		return -1;
 	struct start *mine = (void *)((uintptr_t)(stack + STACK_SIZE - sizeof *mine) & ~(uintptr_t)63);
 	*mine = *st;
