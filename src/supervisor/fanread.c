@@ -123,8 +123,7 @@ static int ns_received(int sock)
 /* What the helper is given: copied to the top of its stack, where it
  * reads them (the spawner's frame is gone by then). */
 struct start {
-	const char *where[MARKS + 1]; /* the mounts marked, NULL-ended */
-	char home[256];               /* the agent's home inside (where[3]) */
+	char home[256];               /* the agent's home inside, marked too */
 	int sock;                     /* its end of the socket */
 	pid_t parent;                 /* the supervisor */
 };
@@ -156,10 +155,11 @@ static __attribute__((noreturn)) void serve(const struct start *st)
 			  O_RDONLY | O_CLOEXEC | O_LARGEFILE);
 	if (fan < 0)
 		refused(-fan);
+	const char *const where[MARKS] = { "/", "/tmp", "/var/tmp", st->home };
 	struct marked mk[MARKS];
 	size_t n = 0;
-	for (size_t i = 0; i < MARKS && st->where[i]; i++) {
-		long fd = rawsys(SYS_openat, AT_FDCWD, st->where[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; i < MARKS; i++) {
+		long fd = rawsys(SYS_openat, AT_FDCWD, where[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		struct statfs sf;
 		if (fd < 0 || rawsys(SYS_fstatfs, fd, &sf) < 0) {
 			if (fd >= 0)
@@ -235,7 +235,6 @@ static pid_t start(const struct start *st, struct werr *e)
 		return -1;
 	struct start *mine = (void *)((uintptr_t)(stack + STACK_SIZE - sizeof *mine) & ~(uintptr_t)63);
 	*mine = *st;
-	mine->where[3] = mine->home;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -256,18 +255,15 @@ static pid_t start(const struct start *st, struct werr *e)
 	pid_t pid = _Fork();
 	if (pid < 0)
 		return werr_errno(e, "file reads: fork");
-	if (pid == 0) {
-		struct start mine = *st;
-		mine.where[3] = mine.home;
-		serve(&mine);
-	}
+	if (pid == 0)
+		serve(st); /* its copy of the caller's frame */
 	return pid;
 }
 #endif
 
 pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 {
-	struct start st = { .where = { "/", "/tmp", "/var/tmp", NULL, NULL }, .parent = getpid() };
+	struct start st = { .parent = getpid() };
 	if (strlen(home) >= sizeof st.home)
 		return werr_set(e, ENAMETOOLONG, "file reads: the home inside is too long");
 	strcpy(st.home, home);
