@@ -22,7 +22,7 @@ static void test_errors(void)
 	errno = 1234;
 	CHECK(rawsys(SYS_close, -1) == -EBADF);
 	CHECK(rawsys(SYS_openat, AT_FDCWD, "/nonexistent/rawsys", O_RDONLY) == -ENOENT);
-	CHECK(errno == 1234);
+	CHECK(!RAWSYS_NATIVE || errno == 1234); /* libc's syscall() elsewhere */
 	/* a successful call returns its result */
 	CHECK(rawsys(SYS_getpid) == getpid());
 }
@@ -50,7 +50,7 @@ static void test_arguments(void)
 		close(fd);
 	errno = 1234;
 	CHECK(fdpass_recv_raw(sv[1], b, 1, &fd, MSG_DONTWAIT) == -EAGAIN && fd == -1);
-	CHECK(errno == 1234);
+	CHECK(!RAWSYS_NATIVE || errno == 1234); /* libc's syscall() elsewhere */
 	CHECK(fdpass_recv(sv[1], b, 1, &fd, MSG_DONTWAIT) == -1 && errno == EAGAIN);
 	close(p[0]);
 	close(p[1]);

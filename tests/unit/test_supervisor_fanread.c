@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/common/rawsys.h"
 #include "src/common/util.h"
 #include "src/supervisor/fanread.h"
 #include "check.h"
@@ -140,7 +141,8 @@ int main(void)
 	int s2 = -1;
 	pid_t h2 = fanread_spawn("/home/agent", &s2, &e);
 	CHECK(h2 > 0 && h2 != h1 && s2 >= 0);
-	CHECK(waitpid(h1, NULL, WNOHANG) == -1 && errno == ECHILD);
+	if (RAWSYS_NATIVE) /* a fork elsewhere: no stack shared, none waited for */
+		CHECK(waitpid(h1, NULL, WNOHANG) == -1 && errno == ECHILD);
 
 	int to[2], from[2];
 	if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0)
