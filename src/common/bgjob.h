@@ -26,8 +26,9 @@
  * waits for them. Once running, the worker takes back the caller's whole
  * set, and bgjob_wait gives it back should it not have run yet: it is
  * never kept from a CPU that is free. A session's supervisor keeps to one
- * CPU (cpupin.h), and its worker with it: there the jobs overlap what
- * blocks (a lookup's I/O, a cgroup's grace period), not what computes. The
+ * CPU (cpupin.h; as root not where a second CPU's flush is cheap), and its
+ * worker with it: there the jobs overlap what blocks (a lookup's I/O, a
+ * cgroup's grace period), not what computes. The
  * worker blocks every signal; a job its waiter runs has the waiter's
  * signal mask. */
 #pragma once

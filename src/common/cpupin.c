@@ -5,12 +5,19 @@
 #include <sched.h>
 #include <stdbool.h>
 
+#include "flushcost.h"
+
 static cpu_set_t kept;
 static bool pinned;
 
-void cpupin_start(void)
+void cpupin_start(const char *cachedir, bool jobs_compute)
 {
 	if (pinned || sched_getaffinity(0, sizeof kept, &kept) < 0 || CPU_COUNT(&kept) < 2)
+		return;
+	/* jobs that compute run beside the main thread where the flush is
+	 * cheap; unmeasured, pinned as ever */
+	struct flushcost fc;
+	if (jobs_compute && flushcost_get(cachedir, &fc) && !flushcost_pin_pays(&fc))
 		return;
 	int cpu = sched_getcpu();
 	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &kept))

@@ -24,15 +24,31 @@
  * reader and the execs' hashers: a large first checkpoint or a large
  * binary's hash gains more from a second CPU than the session's flushes
  * cost once one has run there. The user's own restriction (taskset, a
- * cpuset) is what is kept and given back: warden never widens it. */
+ * cpuset) is what is kept and given back: warden never widens it.
+ *
+ * Not where the setup computes beside it and the flush is cheap. Where
+ * the kernel sends a flush only to the CPUs that have the process's memory
+ * loaded (bare metal, KVM, Firecracker), a CPU busy with init is not
+ * interrupted, and one CPU only keeps the setup's jobs from running beside
+ * the main thread: as root the host identity's lookups, 2.9x bubblewrap's
+ * time pinned against 2.45x not (bench/README.md, "Morning, 2026-12-03").
+ * So a session whose jobs compute (as root) asks this boot's flush cost
+ * (flushcost.h, measured by the boot's first such session) and keeps to
+ * one CPU only where a second makes a copy at least twice as dear.
+ * Unprivileged the jobs are light, and off one CPU the session only spent
+ * more CPU (0.25-0.45 ms) in the same time: pinned wherever. */
 #pragma once
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Pin the calling thread to the CPU it runs on, the set it had kept (a
- * second call does nothing). Nothing when that set has one CPU, or the
- * kernel refuses: the session runs as it would have. */
-void cpupin_start(void);
+ * second call does nothing), unless jobs_compute (the setup runs jobs that
+ * compute: as root) and this boot's flush cost (flushcost.h, kept in
+ * cachedir, which may be NULL) says a second CPU costs a copy less than
+ * twice as much. Nothing when the set has one CPU or the kernel refuses:
+ * the session runs as it would have. */
+void cpupin_start(const char *cachedir, bool jobs_compute);
 
 /* Give pid, a child of the supervisor that is not the supervisor (just
  * forked or spawned), the set kept by cpupin_start. Nothing when nothing

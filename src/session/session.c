@@ -893,8 +893,10 @@ static void session_end(struct session *sn)
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
-	/* before any thread: the supervisor keeps to one CPU (cpupin.h) */
-	cpupin_start();
+	/* before any thread: the supervisor keeps to one CPU, as root only
+	 * where this boot's flush cost says it pays (cpupin.h) */
+	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
+	cpupin_start(cache, hostid_wanted());
 	struct session sn;
 	session_init(&sn, o);
 	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);
