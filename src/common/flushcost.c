@@ -14,11 +14,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "util.h"
 
 #define MAGIC "warden-flushcost 1 "
@@ -26,20 +26,19 @@
 #define PAGE 4096
 #define ROUNDS 3
 #define SPIN_MAX_NS 500000000ull /* a spinner's longest life, should its parent stop */
-#define WAIT_MS 2000             /* the measuring process's */
+#define WAIT_S 2                  /* the measuring process's */
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int on_cpu(pid_t pid, int cpu)
+static cpu_set_t one_cpu(int cpu)
 {
 	cpu_set_t s;
 	CPU_ZERO(&s);
 	CPU_SET(cpu, &s);
+	return s;
+}
+
+static int on_cpu(pid_t pid, int cpu)
+{
+	cpu_set_t s = one_cpu(cpu);
 	return sched_setaffinity(pid, sizeof s, &s);
 }
 
@@ -63,8 +62,8 @@ static pid_t spinner(int cpu)
 		if (on_cpu(0, cpu) < 0)
 			_exit(1);
 		(void)!write(p[1], "s", 1);
-		uint64_t end = now_ns() + SPIN_MAX_NS;
-		while (now_ns() < end)
+		uint64_t end = mono_ns() + SPIN_MAX_NS;
+		while (mono_ns() < end)
 			;
 		_exit(0);
 	}
@@ -88,10 +87,10 @@ static unsigned long copies(volatile char *m, int cpu)
 		pid_t s = spinner(cpu);
 		if (s < 0)
 			return 0;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		for (size_t i = 0; i < PAGES; i++)
 			m[i * PAGE]++;
-		uint64_t t = (now_ns() - t0) / PAGES;
+		uint64_t t = (mono_ns() - t0) / PAGES;
 		reap_killed(s);
 		if (t < best)
 			best = t;
@@ -110,9 +109,7 @@ static bool thread_on(int cpu)
 	pthread_attr_t a;
 	if (pthread_attr_init(&a) != 0)
 		return false;
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
+	cpu_set_t s = one_cpu(cpu);
 	pthread_t t;
 	bool ok = pthread_attr_setaffinity_np(&a, sizeof s, &s) == 0 &&
 		  pthread_create(&t, &a, nothing, NULL) == 0;
@@ -172,12 +169,11 @@ bool flushcost_measure(struct flushcost *fc)
 	struct pollfd pf = { .fd = p[0], .events = POLLIN };
 	bool got = false;
 	if (pid > 0) {
-		uint64_t end = now_ns() + WAIT_MS * 1000000ull;
+		struct timespec end = mono_now();
+		end.tv_sec += WAIT_S;
 		int r;
-		do {
-			uint64_t t = now_ns();
-			r = t >= end ? 0 : poll(&pf, 1, (int)((end - t) / 1000000ull) + 1);
-		} while (r < 0 && errno == EINTR);
+		while ((r = poll(&pf, 1, (int)ms_left(&end))) < 0 && errno == EINTR)
+			;
 		got = r == 1 && read(p[0], fc, sizeof *fc) == (ssize_t)sizeof *fc;
 		reap_killed(pid);
 	}
@@ -218,34 +214,23 @@ int flushcost_parse(const char *text, const char *boot, struct flushcost *fc)
 	return 0;
 }
 
-/* dir/FLUSHCOST_FILE read when it is a regular file: its text, or "". */
-static void read_kept(int dirfd, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	_cleanup_close_ int fd = openat(dirfd, FLUSHCOST_FILE,
-					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
-	ssize_t n = read(fd, buf, len - 1);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
 bool flushcost_get(const char *dir, struct flushcost *fc)
 {
 	char boot[64];
 	_cleanup_close_ int dirfd = -1;
 	if (dir && kernel_boot_id(boot, sizeof boot) && mkdir_p(dir, 0700, NULL) == 0)
 		dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char text[160];
 	if (dirfd >= 0) {
-		read_kept(dirfd, text, sizeof text);
-		if (flushcost_parse(text, boot, fc) == 0)
+		size_t len;
+		_cleanup_free_ char *kept = read_regular_at(dirfd, FLUSHCOST_FILE, O_NOFOLLOW, 160,
+							     &len, NULL);
+		if (kept && flushcost_parse(kept, boot, fc) == 0)
 			return true;
 	}
 	if (!flushcost_measure(fc))
 		return false;
 	if (dirfd >= 0) {
+		char text[160];
 		flushcost_format(text, sizeof text, boot, fc);
 		(void)replace_beneath(dirfd, FLUSHCOST_FILE, text);
 	}

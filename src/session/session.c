@@ -895,8 +895,10 @@ int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
 	/* before any thread: the supervisor keeps to one CPU, as root only
 	 * where this boot's flush cost says it pays (cpupin.h) */
-	_cleanup_free_ char *cache = xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache");
-	cpupin_start(cache, hostid_wanted());
+	bool root = hostid_wanted();
+	_cleanup_free_ char *cache = root ? xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache")
+					  : NULL;
+	cpupin_start(cache, root);
 	struct session sn;
 	session_init(&sn, o);
 	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);
