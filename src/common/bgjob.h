@@ -14,8 +14,7 @@
  * when no job is left, and the wait that leaves none joins it: once every
  * job started has been waited for, no thread of them is left, which is
  * what the caller makes sure of before it forks or clones anything (no
- * thread survives into a child; limits_warm's one thread, which never
- * ends, is the exception its file explains). When no thread can be made,
+ * thread survives into a child). When no thread can be made,
  * the work runs at once, in the caller. A job may start and wait for
  * others; it must not wait for a job that waits for it.
  *

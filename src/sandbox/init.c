@@ -222,9 +222,9 @@ static void forget_host(struct sandbox_spec *s)
 	wswatch_forget(s->plan.watch);
 }
 
-/* Dies with the supervisor; waits for its identity maps and says it runs
- * (the supervisor moves it into its cgroups then: see below); then takes
- * its identity in the sandbox. */
+/* Dies with the supervisor; waits for its identity maps and says it runs,
+ * with the cgroups it moved itself into (the supervisor moves it into the
+ * others then: see below); then takes its identity in the sandbox. */
 static void become_init(struct sandbox_spec *s, struct werr *e)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -232,7 +232,8 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	char go;
 	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
 		_exit(125);
-	if (send(s->sync_fd, "s", 1, MSG_NOSIGNAL) != 1)
+	char running[2] = { 's', (char)s->cgroup_moved };
+	if (send(s->sync_fd, running, sizeof running, MSG_NOSIGNAL) != (ssize_t)sizeof running)
 		_exit(125);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
@@ -403,9 +404,10 @@ void sandbox_init_main(struct sandbox_spec *s)
 	place_seeds(s, &ready);
 	if (s->use_pty && open_pty(&fds.master, &slave, &e) < 0)
 		fail(s, &e);
-	/* Meanwhile the supervisor moved init into the session's cgroups
-	 * (limits.h; a move can wait on the kernel for a millisecond or more,
-	 * so it overlaps the mounts); it says when. Nothing was forked before.
+	/* Meanwhile the supervisor moved init into the session's cgroups it
+	 * did not move itself into (limits.h; such a move can wait on the
+	 * kernel for a millisecond or more, so it overlaps the mounts); it
+	 * says when. Nothing was forked before.
 	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
 	if (read(s->sync_fd, &go, 1) != 1)
 		_exit(125);

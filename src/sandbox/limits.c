@@ -7,9 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +18,6 @@
 
 #include "sandbox.h"
 #include "features.h"
-#include "../common/bgjob.h"
 
 static const enum policy_limit_kind ctl_kind[CTL_COUNT] = { LIMIT_PIDS, LIMIT_MEMORY, LIMIT_CPU };
 #define CPU_PERIOD_US 100000ULL
@@ -314,16 +310,17 @@ void limits_notes(const struct limits *l)
 
 int limits_clone_fd(const struct limits *l)
 {
-	const char *v2 = l->warmed ? NULL : limits_cgroup_v2(l);
+	const char *v2 = limits_cgroup_v2(l);
 	return v2 ? open(v2, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 }
 
-void limits_attach(struct limits *l, pid_t init)
+void limits_attach(struct limits *l, pid_t init, unsigned moved)
 {
 	char pid[32];
 	snprintf(pid, sizeof pid, "%d", (int)init);
 	for (int i = 0; i < CTL_COUNT; i++) {
-		if (!ctl_used(l, i) || !l->dir[i][0] || (l->born_v2 && l->probe.ctl[i].version == 2))
+		if (!ctl_used(l, i) || !l->dir[i][0] || (l->born_v2 && l->probe.ctl[i].version == 2) ||
+		    (moved & (1U << i)))
 			continue;
 		bool done = false; /* v2: one move for the directory every controller shares */
 		for (int j = 0; j < i; j++)
@@ -361,82 +358,38 @@ void limits_attach(struct limits *l, pid_t init)
 	}
 }
 
-/* ---- the cgroup lock made ready ahead (limits_warm) ----------------------------- */
+/* ---- init's move of itself (limits_self_open, limits_self_move) ------------- */
 
-/* One thread for the process, made at the first warm and never ending: it
- * writes "0" (itself) to each cgroup.procs it is handed an fd of, through
- * a pipe, and closes the fd. Between these system calls it holds no lock
- * of libc's, so a clone of init at any moment copies nothing half-held
- * (bgjob.h's rule, which a thread that ends would break: its exit takes
- * the allocator's locks); every signal is blocked in it, so the process's
- * signals still reach the supervisor's signalfd. pthread_create returns
- * before the thread runs, and until it does glibc's set*id calls in a
- * clone of the process (init's setgroups) would wait for it for ever:
- * warm_start returns once it runs. */
-static int warm_pipe[2] = { -1, -1 };
-static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
-static sem_t warm_running;
-
-static void *warmer(void *arg)
+void limits_self_open(const struct limits *l, int fds[CTL_COUNT])
 {
-	(void)arg;
-	sem_post(&warm_running);
-	for (;;) {
-		int fd;
-		ssize_t n = read(warm_pipe[0], &fd, sizeof fd);
-		if (n == (ssize_t)sizeof fd) {
-			(void)!write(fd, "0", 1);
-			close(fd);
-		} else if (n == 0 || (n < 0 && errno != EINTR)) {
-			pause(); /* never ends: see above */
-		}
-	}
-	return NULL;
-}
-
-static void warm_start(void)
-{
-	if (pipe2(warm_pipe, O_CLOEXEC) < 0)
-		return;
-	pthread_attr_t a;
-	pthread_t t;
-	bool ok = sem_init(&warm_running, 0, 0) == 0 && pthread_attr_init(&a) == 0;
-	ok = ok && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
-	     pthread_attr_setstacksize(&a, 64 * 1024) == 0 &&
-	     thread_create_blocked(&t, &a, warmer, NULL) == 0;
-	pthread_attr_destroy(&a);
-	while (ok && sem_wait(&warm_running) < 0 && errno == EINTR)
-		;
-	if (!ok) {
-		closep(&warm_pipe[0]);
-		closep(&warm_pipe[1]);
+	for (int i = 0; i < CTL_COUNT; i++) {
+		fds[i] = -1;
+		if (!l->probe.root || !ctl_used(l, i) || !l->dir[i][0] || l->probe.ctl[i].version != 1)
+			continue;
+		char path[700];
+		snprintf(path, sizeof path, "%s/tasks", l->dir[i]);
+		fds[i] = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	}
 }
 
-int limits_warm_ctl(const struct limits *l)
+unsigned limits_self_move(int fds[CTL_COUNT])
 {
-	for (int i = 0; l->probe.root && i < CTL_COUNT; i++)
-		if (ctl_used(l, i) && l->probe.ctl[i].version == 1)
-			return i;
-	return -1;
+	unsigned moved = 0;
+	for (int i = 0; i < CTL_COUNT; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (write(fds[i], "0", 1) == 1)
+			moved |= 1U << i;
+		close(fds[i]);
+		fds[i] = -1;
+	}
+	return moved;
 }
 
-bool limits_warm(const struct limits *l)
+void limits_self_close(int fds[CTL_COUNT])
 {
-	int i = limits_warm_ctl(l); /* one is enough: the lock is every hierarchy's */
-	if (i < 0)
-		return false;
-	char path[600];
-	snprintf(path, sizeof path, "%s/cgroup.procs", l->probe.ctl[i].parent);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	pthread_once(&warm_once, warm_start);
-	if (warm_pipe[1] < 0 || write(warm_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) {
-		close(fd);
-		return false;
-	}
-	return true;
+	for (int i = 0; i < CTL_COUNT; i++)
+		closep(&fds[i]);
 }
 
 /* ---- watching ------------------------------------------------------------------ */

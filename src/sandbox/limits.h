@@ -28,9 +28,10 @@
  * removed at the end. The sandbox's init is cloned straight into the v2
  * one (clone3's CLONE_INTO_CGROUP): a move of a running process takes the
  * kernel's cgroup lock for writing, which waits for an RCU grace period
- * (10-15 ms on a virtual machine with lazy RCU); init is moved into v1
- * ones (and into the v2 one should the clone into it be refused) before it
- * starts anything.
+ * (10-15 ms on a virtual machine with lazy RCU); init moves itself into
+ * v1 ones, which takes no such lock (limits_self_move), and the supervisor
+ * moves it into those it could not, and into the v2 one should the clone
+ * into it be refused, before it starts anything.
  *
  * Where a cgroup v2 is usable but no limit puts a controller there (a
  * hybrid host, whose controllers are bound to v1, or no limit set), the
@@ -104,8 +105,6 @@ struct limits {
 	unsigned long long seen[CTL_COUNT]; /* the counters as last reported */
 	long cpu_said;                /* CLOCK_MONOTONIC seconds of the last cpu event */
 	bool born_v2;                 /* init was cloned into limits_cgroup_v2() */
-	bool warmed;                  /* limits_warm readied the move init makes anyway
-				       * (limits_clone_fd) */
 	unsigned helpers;             /* warden's processes kept in the sandbox's user
 				       * namespace, which RLIMIT_NPROC counts too */
 };
@@ -122,41 +121,39 @@ void limits_create(struct limits *l, const char *session);
 void limits_notes(const struct limits *l);
 
 /* The session's cgroup v2 directory opened for clone3's CLONE_INTO_CGROUP
- * (O_PATH), or -1 when there is none; -1 too when init is moved into a
- * cgroup v1 anyway and limits_warm readied that move (warmed): a clone
- * into a cgroup takes the kernel's cgroup mutex, which the warm holds
- * through its grace period, where a plain clone goes on; limits_attach
- * then moves init into the v2 one too, in the same quick window, while
- * init builds its mounts. */
+ * (O_PATH), or -1 when there is none. */
 int limits_clone_fd(const struct limits *l);
+
+/* As root, init moves itself into the session's cgroup v1 ones (hybrid
+ * hosts: no clone straight into a v1 cgroup). A move of another process
+ * (a pid written to cgroup.procs) takes the kernel's cgroup lock for
+ * writing, whose first use after a quiet spell waits for an RCU grace
+ * period: 7-15 ms on a virtual machine with lazy RCU, on the session's
+ * path. A thread's move of itself ("0" written to the v1 `tasks` file)
+ * takes no such lock (the kernel's cgroup_procs_write_start: the thread
+ * cannot exit or exec meanwhile) and takes some 30 us; init, a clone of
+ * the supervisor's one calling thread, is one thread then, so its move is
+ * the process's. The kernel checks the right to move by the credentials
+ * of whoever opened the file, so the supervisor opens them:
+ * limits_self_open, before init's clone, fds[i] the `tasks` file of the
+ * session's cgroup of controller i, O_WRONLY and close-on-exec, -1 where
+ * there is none to move into (not root, no limit on a v1 controller, its
+ * cgroup given up, or the open failed: limits_attach moves init then).
+ * limits_self_move, in init as its first step (before its identity maps,
+ * and before it forks anything), writes each and closes it; bit i of the
+ * result set when the move into controller i's cgroup was made.
+ * limits_self_close closes the supervisor's copies once init is cloned. */
+void limits_self_open(const struct limits *l, int fds[CTL_COUNT]);
+unsigned limits_self_move(int fds[CTL_COUNT]);
+void limits_self_close(int fds[CTL_COUNT]);
 
 /* Put init (not started yet: it waits for the supervisor) under the
  * limits: into the session's cgroups (but the v2 one when born there,
- * l->born_v2), or its RLIMIT_NPROC (the limit and l->helpers: warden's
- * own processes there count, but not against the sandbox). A cgroup that refuses it is given up
- * (noted when asked for). */
-void limits_attach(struct limits *l, pid_t init);
-
-/* As root with a limit on a cgroup v1 controller (hybrid hosts, where
- * limits_attach moves init into it: no clone straight into a v1 cgroup):
- * the kernel's cgroup lock made ready for that move, ahead of it. The
- * first move after a quiet spell waits for an RCU grace period (the lock's
- * rcu_sync; 8-36 ms on a VM with lazy RCU), and the lock stays quick for
- * about one more grace period after its last use. A thread of warden's
- * own (one per process, blocked in nothing but its system calls) moves
- * itself into the cgroup of that controller it is in already, which
- * changes nothing but starts the wait at the session's start, alongside
- * its preparations, not once init runs. The kernel waits holding its
- * cgroup mutex, as it does for any move: a cgroup made meanwhile (a
- * mkdir) and a clone into one wait for it too, so the session's own
- * cgroups are made first (src/session/prepjobs.h).
- * l as planned (and made: a cgroup given up needs no move). true when it
- * was handed the move; false (nothing to do, or it could not be) changes
- * nothing else. */
-bool limits_warm(const struct limits *l);
-/* The controller whose cgroup limits_warm moves into for l (planned):
- * as root, the first limit on a cgroup v1 controller; -1: nothing to do. */
-int limits_warm_ctl(const struct limits *l);
+ * l->born_v2, and those init moved itself into, bit i of moved), or its
+ * RLIMIT_NPROC (the limit and l->helpers: warden's own processes there
+ * count, but not against the sandbox). A cgroup that refuses it is given
+ * up (noted when asked for). */
+void limits_attach(struct limits *l, pid_t init, unsigned moved);
 
 /* The session's cgroup v2 directory, or NULL when none was made (no cgroup
  * v2 usable): where freeze and kill act on the whole sandbox at once

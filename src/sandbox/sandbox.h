@@ -98,6 +98,8 @@ struct sandbox_spec {
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */
+	unsigned cgroup_moved;      /* in init: the cgroup v1 ones it moved itself into
+				     * (limits_self_move's bits), said with "s" */
 	char *etc_cache;            /* the cached curated /etc (host path), or NULL: copy */
 	struct strv etc_binds;      /* host /etc paths to bind live over the cache */
 	int etc_lock;               /* shared flock on the cache version in use, or -1 */

@@ -63,25 +63,9 @@ static int limits_job_run(void *arg, struct werr *e)
 	return 0;
 }
 
-bool limits_job_early(struct limits_job *j, struct limits *lim, const struct policy *pol,
-		      const struct limits_probe *probe, const char *session)
-{
-	limits_plan(lim, pol, probe);
-	if (limits_warm_ctl(lim) < 0)
-		return false;
-	j->lim = lim;
-	j->session = session;
-	j->made = true;
-	limits_create(lim, session);
-	lim->warmed = limits_warm(lim);
-	return true;
-}
-
 void limits_job_start(struct limits_job *j, struct limits *lim, const struct policy *pol,
 		      const struct limits_probe *probe, const char *session)
 {
-	if (j->made)
-		return;
 	limits_plan(lim, pol, probe);
 	j->lim = lim;
 	j->session = session;

@@ -15,12 +15,7 @@
  *   caller's thread.
  * - limits_job: the limits planned and the session's cgroups made (as
  *   root a cgroup v1 controller's directory takes a millisecond or two to
- *   make, the memory controller's most). As root with a limit on a cgroup
- *   v1 controller they are made at once instead, on the caller's thread,
- *   and the kernel's cgroup lock readied after them (limits_warm): its
- *   grace period holds the kernel's cgroup mutex, which a mkdir, and
- *   init's clone into its cgroup, would otherwise wait out on the
- *   session's path; started this early it is mostly over by the clone.
+ *   make, the memory controller's most).
  * - rules_job: the detection rules (the built-in ones and the profile's
  *   files) parsed and their expressions compiled. */
 #pragma once
@@ -52,21 +47,11 @@ void hostid_job_end(struct hostid_job *h);
 struct limits_job {
 	struct limits *lim; /* planned (limits_end ends it from here on) */
 	const char *session;
-	bool made;          /* by limits_job_early: nothing for the thread */
 	struct bgjob job;
 };
 
-/* As root with a limit on a cgroup v1 controller: lim planned from pol
- * and probe, its cgroups (named after the session's id, kept by the
- * caller) made now, then the cgroup lock readied; true (lim planned and
- * limits_end's from here on, limits_job_start does nothing). Otherwise
- * false, nothing done. Before anything forks (limits_warm's thread is
- * the one bgjob.h allows). */
-bool limits_job_early(struct limits_job *j, struct limits *lim, const struct policy *pol,
-		      const struct limits_probe *probe, const char *session);
 /* lim planned from pol and probe at once; its cgroups, named after the
- * session's id (kept by the caller), made on the thread (unless made
- * early). */
+ * session's id (kept by the caller), made on the thread. */
 void limits_job_start(struct limits_job *j, struct limits *lim, const struct policy *pol,
 		      const struct limits_probe *probe, const char *session);
 /* Joined: a note for each limit a profile asked for that cannot be. */

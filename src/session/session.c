@@ -823,23 +823,19 @@ static int session_start(struct session *sn, struct werr *e)
 			return -1;
 		sn->ssh_sock = xstrdup(sock);
 	}
-	/* What the host offers for the limits; as root with a limit on a
-	 * cgroup v1 controller, the session's cgroups made now (its id, which
-	 * names them, with them) and the kernel's cgroup lock readied for the
-	 * move of init into them (prepjobs.h: a grace period's wait,
-	 * alongside what follows) */
+	/* What the host offers for the limits; the session's id, which names
+	 * its cgroups */
 	limits_probe(&sn->probe);
 	audit_new_session_id(sn->id, sizeof sn->id);
-	sn->lim_planned = limits_job_early(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
 	if (session_secrets_prepare(o, &sn->pol, sn->home, &sn->ss, e) < 0)
 		return -1;
 	/* As root, the identity and the audit status from here on, on a
 	 * thread (after the secrets' commands were spawned; nothing forks
 	 * until session_open takes them) */
 	hostid_job_start(&sn->hj, landlock_abi_version());
-	/* unless made above, the limits planned and their cgroups made on a
-	 * thread, and the detection rules loaded on another (prepjobs.h),
-	 * while the spec is made */
+	/* the limits planned and their cgroups made on a thread, and the
+	 * detection rules loaded on another (prepjobs.h), while the spec is
+	 * made */
 	limits_job_start(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
 	sn->lim_planned = true;
 	rules_job_start(&sn->rj, &sn->pol);

@@ -38,17 +38,20 @@ static int userns_error(int err, struct werr *e)
 		"`warden doctor` reports them)");
 }
 
-/* Init's "s" (it runs), taken; false when init sent something else
- * instead (its error, left for initmsg_recv) or is gone. */
-static bool init_running(int sock)
+/* Init's "s" (it runs), taken: the bits of the cgroups it moved itself
+ * into (limits_self_move), after the "s"; -1 when init sent something
+ * else instead (its error, left for initmsg_recv) or is gone. */
+static int init_running(int sock)
 {
-	char b;
+	char b[2];
 	ssize_t n;
-	while ((n = recv(sock, &b, 1, MSG_PEEK)) < 0 && errno == EINTR)
+	while ((n = recv(sock, b, 1, MSG_PEEK)) < 0 && errno == EINTR)
 		;
-	if (n != 1 || b != 's')
-		return false;
-	return recv(sock, &b, 1, 0) == 1;
+	if (n != 1 || b[0] != 's')
+		return -1;
+	while ((n = recv(sock, b, sizeof b, 0)) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof b ? (unsigned char)b[1] : -1;
 }
 
 /* One byte that init waits for: 0 when sent, or when init is gone (its
@@ -138,12 +141,16 @@ static int kernel_exec(const struct sandbox_spec *s, struct limits *lim, struct 
  * other end, sock, it closes; c holds it on success. Into the session's
  * cgroup v2 when there is one (limits.h: no move afterwards, whose kernel
  * lock waits for an RCU grace period); should the kernel refuse that, a
- * clone as before, and limits_attach moves it. */
+ * clone as before, and limits_attach moves it. Init's first step is its
+ * move of itself into the session's cgroup v1 ones (limits_self_move). */
 static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int sync_fd,
 		      struct child *c, struct werr *e)
 {
 	int pidfd = -1;
 	_cleanup_close_ int cgfd = lim ? limits_clone_fd(lim) : -1;
+	int tasks[CTL_COUNT] = { -1, -1, -1 };
+	if (lim)
+		limits_self_open(lim, tasks);
 	struct clone_args ca = {
 		.flags = NS_FLAGS | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
@@ -159,15 +166,17 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	} else if (pid > 0 && cgfd >= 0) {
 		lim->born_v2 = true;
 	}
-	if (pid < 0)
-		return userns_error(errno, e);
 	if (pid == 0) {
+		s->cgroup_moved = limits_self_move(tasks);
 		close(sock);
 		if (cgfd >= 0)
 			close(cgfd); /* a host directory: nothing of init's */
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
+	limits_self_close(tasks);
+	if (pid < 0)
+		return userns_error(errno, e);
 	/* the sandbox on every CPU of the user's, at once: until then init
 	 * could run only where the supervisor does */
 	cpupin_release((pid_t)pid);
@@ -281,11 +290,13 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 		return werr_errno(e, "supervisor: starting init");
 	/* Under its limits before init forks anything: init builds its mounts
 	 * meanwhile and waits for the second byte. Only once init says it
-	 * runs: a move into a cgroup holds back processes still on their way
+	 * runs, and only into the cgroups init could not move itself into: a
+	 * move of another process holds back processes still on their way
 	 * out of fork (an RCU grace period on cgroup v1, a millisecond or
 	 * more), and init would wait for it before its first step. */
-	if (init_running(L->sock) && lim)
-		limits_attach(lim, L->c.pid);
+	int moved = init_running(L->sock);
+	if (moved >= 0 && lim)
+		limits_attach(lim, L->c.pid, (unsigned)moved);
 	/* The kernel enforces the exec rules on the session's cgroup: init
 	 * must be in it before it forks anything. */
 	if (L->bx && !bpfexec_holds(L->bx, L->c.pid))

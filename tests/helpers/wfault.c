@@ -17,7 +17,11 @@
  *   WFAULT_REAP_HOLD=MS      a waitid on a pidfd that reaps (the supervisor's
  *                            of sandbox init) returns MS milliseconds late:
  *                            the session's end held, a signal sent meanwhile
- *                            comes during it.
+ *                            comes during it;
+ *   WFAULT_SELF_MOVE=1       a write of "0" to a cgroup v1 `tasks` file (sandbox
+ *                            init's move of itself into the session's
+ *                            cgroups) fails with EACCES, said on stderr
+ *                            ("wfault: refused PATH").
  * Counted per process (a fork inherits the count). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +30,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -33,6 +38,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/seccomp.h>
 
 long syscall(long nr, ...);
@@ -40,6 +46,7 @@ int ioctl(int fd, unsigned long req, ...);
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags);
 ssize_t send(int fd, const void *buf, size_t len, int flags);
 int waitid(idtype_t type, id_t id, siginfo_t *info, int options);
+ssize_t write(int fd, const void *buf, size_t len);
 
 long syscall(long nr, ...)
 {
@@ -128,4 +135,25 @@ int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 	if (r == 0 && hold && type == P_PIDFD && !(options & WNOWAIT))
 		hold_ms(hold);
 	return r;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	ssize_t (*real)(int, const void *, size_t) =
+		(ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	if (len == 1 && *(const char *)buf == '0' && asked("WFAULT_SELF_MOVE")) {
+		char link[64], path[512];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, sizeof path - 1);
+		path[n > 0 ? n : 0] = '\0';
+		size_t l = strlen(path);
+		if (l > 6 && strcmp(path + l - 6, "/tasks") == 0) {
+			char say[600];
+			int m = snprintf(say, sizeof say, "wfault: refused %s\n", path);
+			real(2, say, m > 0 && (size_t)m < sizeof say ? (size_t)m : 0);
+			errno = EACCES;
+			return -1;
+		}
+	}
+	return real(fd, buf, len);
 }

@@ -170,6 +170,15 @@ assert_out_lacks() { # STRING [LABEL]
 assert_out_line() { # LINE [LABEL]: some line of OUT is exactly LINE
 	grep -qxF -- "$1" <<<"$OUT" || fail "${2:+$2: }no output line '$1' (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
 }
+assert_fork_bomb_stopped() { # : OUT of `wprobe forks 300; echo "probe=$?"` under `limit pids 64`
+	assert_out_has 'DENIED EAGAIN' 'a fork failed at the limit'
+	assert_out_line 'probe=1'
+	local n
+	n=$(sed -nE 's/^forked ([0-9]+)$/\1/p' <<<"$OUT")
+	if [[ -z $n ]] || ((n < 55 || n > 61)); then
+		fail "forked '$n' processes with limit pids 64 (init, sh and wprobe make 3 more): $(excerpt "$OUT")"
+	fi
+}
 assert_out_match() { # ERE [LABEL]
 	grep -qE -- "$1" <<<"$OUT" || fail "${2:+$2: }output does not match /$1/ (rc=$RC, stdout: $(excerpt "$OUT"); stderr: $(excerpt "$ERR"))"
 }

@@ -6,7 +6,8 @@
 # the sandbox at once, tells the user, and exits 125. A seccomp listener
 # warden cannot receive from (libseccomp's probes refused, a receive that
 # fails) stops the session too, never a spin on a notification left
-# pending while the command waits on it for ever.
+# pending while the command waits on it for ever. Sandbox init's move of
+# itself into its cgroups refused: warden moves it, and the limits hold.
 # shellcheck shell=bash
 
 latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
@@ -190,6 +191,29 @@ test_fault_handshake_unsent() {
 	assert_out_lacks RAN 'the command ran'
 	[[ $ERR == *"telling sandbox init its cgroups are set: No buffer space available"* ]] ||
 		fail "not told: $(excerpt "$ERR")"
+}
+
+# Sandbox init's move of itself into the session's cgroup v1 ones (as root
+# on a hybrid host: limits.h, limits_self_move) refused: warden moves it
+# instead, before it starts anything, and the limit holds from the
+# command's first fork.
+test_fault_cgroup_self_move() {
+	wfault_lib
+	is_root || skip "a limit in a cgroup v1 is root's (unprivileged: RLIMIT_NPROC or a delegated cgroup v2)"
+	grep -qE ' - cgroup cgroup [^ ]*pids' /proc/self/mountinfo ||
+		skip "no cgroup v1 pids controller here (init is cloned into a cgroup v2)"
+	printf 'limit pids 64\n' >"$T_TMP/p.profile"
+	WFAULT_SELF_MOVE=1 LD_PRELOAD=$WFAULT wrun --profile "$T_TMP/p.profile" -- sh -c './wprobe forks 300; echo "probe=$?"'
+	local f by
+	f=$(latest_log)
+	by=$(head -n 1 "$f" | grep -oE '"pids":\{"value":"64","by":"[^"]*"' | sed -E 's/.*"by":"([^"]*)"$/\1/')
+	[[ $by == cgroup || $ERR == *'wfault: refused'* ]] ||
+		skip "the pids limit is not in a cgroup here (by '${by:-nothing}')"
+	assert_rc 0 'the session after the fork bomb'
+	[[ $ERR == *'wfault: refused /sys/fs/cgroup/pids/'*'/warden-'*'/tasks'* ]] ||
+		fail "init did not try to move itself into its pids cgroup: $(excerpt "$ERR")"
+	[[ $by == cgroup ]] || fail "session.start says pids enforced by '$by', not its cgroup"
+	assert_fork_bomb_stopped
 }
 
 test_fault_fifo_in_warden_state() {

@@ -5,15 +5,17 @@
  * plan: what enforces each limit with a cgroup, without one, and as root,
  * a share of the memory (`limit memory 50%`) worked out from MemTotal and
  * the memory.max of the cgroups above the session's,
- * the `limit` events of the memory limit from a memory.events file, and the
- * cgroup lock readied ahead (limits_warm): only as root and for a v1
- * controller a limit uses, by a move of the warming thread's own process
- * ("0") into the cgroup it is in, checked on a stand-in cgroup.procs. */
+ * the `limit` events of the memory limit from a memory.events file, and
+ * init's move of itself into the session's cgroup v1 ones (limits_self_open,
+ * limits_self_move): only as root and for a v1 controller a limit uses,
+ * "0" written to its tasks file, and the supervisor's move of init
+ * (limits_attach) only where that was not made; checked on stand-in
+ * files. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "src/audit/audit.h"
@@ -284,71 +286,93 @@ static void test_oom_events(void)
 	tmpdir_remove();
 }
 
-/* the text of path after up to 2 s for it to be non-empty, or "" */
-static char *wait_text(const char *path)
+/* the text of path ("" when it cannot be read) */
+static char *text_of(const char *path)
 {
-	for (int i = 0; i < 200; i++) {
-		char *t = read_text_file(path);
-		if (t && *t)
-			return t;
-		free(t);
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-	return xstrdup("");
+	char *t = read_text_file(path);
+	return t ? t : xstrdup("");
 }
 
-/* limits_warm for p planned with pr */
-static bool warm(const struct limits_probe *pr, const struct policy *p)
+/* limits_self_open for p planned with pr, the pids cgroup at dir */
+static void self_open(const struct limits_probe *pr, const struct policy *p, const char *dir,
+		      struct limits *l, int fds[CTL_COUNT])
 {
-	struct limits l;
-	limits_plan(&l, p, pr);
-	return limits_warm(&l);
+	limits_plan(l, p, pr);
+	snprintf(l->dir[CTL_PIDS], sizeof l->dir[CTL_PIDS], "%s", dir);
+	limits_self_open(l, fds);
 }
 
-static void test_warm(void)
+static void test_self_move(void)
 {
 	struct policy p;
 	load_profile(&p, "limit pids 100\nlimit memory unlimited\n");
-	char dir[] = "/tmp/test-limits-warm-XXXXXX";
+	char dir[] = "/tmp/test-limits-self-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	char *procs = xasprintf("%s/cgroup.procs", dir);
+	char *tasks = xasprintf("%s/tasks", dir), *procs = xasprintf("%s/cgroup.procs", dir);
+	spit(tasks, "", 0);
 	spit(procs, "", 0);
 	struct limits_probe pr = { .root = true };
 	for (int i = 0; i < CTL_COUNT; i++) {
 		pr.ctl[i].version = 1;
 		snprintf(pr.ctl[i].parent, sizeof pr.ctl[i].parent, "%s", dir);
 	}
-	/* not root (RLIMIT_NPROC then, no cgroup move), or the pids limit's
-	 * controller in v2 (init is cloned into it): nothing to ready */
+	struct limits l;
+	int fds[CTL_COUNT];
+	/* not root (RLIMIT_NPROC then, no cgroup), or the pids limit's
+	 * controller in v2 (init is cloned into it): nothing to open */
 	pr.root = false;
-	CHECK(!warm(&pr, &p));
+	self_open(&pr, &p, dir, &l, fds);
+	CHECK(fds[CTL_PIDS] < 0 && fds[CTL_MEMORY] < 0 && fds[CTL_CPU] < 0);
 	pr.root = true;
 	pr.ctl[CTL_PIDS].version = 2;
-	CHECK(!warm(&pr, &p));
+	self_open(&pr, &p, dir, &l, fds);
+	CHECK(fds[CTL_PIDS] < 0);
 	/* no limit on a cgroup at all */
 	struct policy none;
 	load_profile(&none, "limit pids unlimited\nlimit memory unlimited\n");
 	pr.ctl[CTL_PIDS].version = 1;
-	CHECK(!warm(&pr, &none));
-	char *t = read_text_file(procs);
-	CHECK(t && !*t); /* nothing written by any of these */
-	free(t);
-	/* as root, pids in v1: the thread writes "0" (itself) there */
-	CHECK(warm(&pr, &p));
-	t = wait_text(procs);
+	self_open(&pr, &none, dir, &l, fds);
+	CHECK(fds[CTL_PIDS] < 0 && fds[CTL_MEMORY] < 0 && fds[CTL_CPU] < 0);
+	/* a cgroup given up (no directory): nothing */
+	limits_plan(&l, &p, &pr);
+	l.dir[CTL_PIDS][0] = '\0';
+	limits_self_open(&l, fds);
+	CHECK(fds[CTL_PIDS] < 0);
+	/* as root, pids in v1: its tasks file, and only that one */
+	self_open(&pr, &p, dir, &l, fds);
+	CHECK(fds[CTL_PIDS] >= 0 && fds[CTL_MEMORY] < 0 && fds[CTL_CPU] < 0);
+	/* the move: "0" (the calling thread) written, the fd closed, its bit set */
+	CHECK(limits_self_move(fds) == 1U << CTL_PIDS);
+	CHECK(fds[CTL_PIDS] < 0);
+	char *t = text_of(tasks);
 	CHECK_STR(t, "0");
 	free(t);
-	/* again (a second session of the process): the same thread */
-	spit(procs, "", 0);
-	CHECK(warm(&pr, &p));
-	t = wait_text(procs);
-	CHECK_STR(t, "0");
+	/* moved: the supervisor writes nothing */
+	limits_attach(&l, 4242, 1U << CTL_PIDS);
+	t = text_of(procs);
+	CHECK_STR(t, "");
 	free(t);
-	/* a parent without cgroup.procs: false, nothing made there */
-	CHECK(unlink(procs) == 0);
-	CHECK(!warm(&pr, &p));
-	CHECK(access(procs, F_OK) < 0);
+	CHECK(l.how[LIMIT_PIDS] == HOW_CGROUP);
+	/* not moved (the write refused, or no fd): the supervisor moves init */
+	limits_attach(&l, 4242, 0);
+	t = text_of(procs);
+	CHECK_STR(t, "4242");
+	free(t);
+	CHECK(l.how[LIMIT_PIDS] == HOW_CGROUP);
+	/* a write that fails: no bit, the fd closed all the same */
+	fds[CTL_PIDS] = open(tasks, O_RDONLY | O_CLOEXEC);
+	CHECK(fds[CTL_PIDS] >= 0);
+	CHECK(limits_self_move(fds) == 0);
+	CHECK(fds[CTL_PIDS] < 0);
+	/* a cgroup without a tasks file (a symlink is not followed): nothing
+	 * opened, and the supervisor's move of init is the way */
+	CHECK(unlink(tasks) == 0);
+	CHECK(symlink(procs, tasks) == 0);
+	self_open(&pr, &p, dir, &l, fds);
+	CHECK(fds[CTL_PIDS] < 0);
+	CHECK(unlink(tasks) == 0 && unlink(procs) == 0);
 	CHECK(rmdir(dir) == 0);
+	free(tasks);
 	free(procs);
 	policy_free(&p);
 	policy_free(&none);
@@ -362,6 +386,6 @@ int main(void)
 	test_plan();
 	test_share();
 	test_oom_events();
-	test_warm();
+	test_self_move();
 	return check_status_counted("sandbox_limits");
 }
