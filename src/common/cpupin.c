@@ -19,13 +19,25 @@ void cpupin_start(const char *cachedir, bool jobs_compute)
 	struct flushcost fc;
 	if (jobs_compute && flushcost_get(cachedir, &fc) && !flushcost_pin_pays(&fc))
 		return;
-	int cpu = sched_getcpu();
-	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &kept))
+	int cpu = cpupin_current(&kept);
+	if (cpu < 0)
 		return;
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
+	cpu_set_t one = cpupin_one(cpu);
 	pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+cpu_set_t cpupin_one(int cpu)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	return s;
+}
+
+int cpupin_current(const cpu_set_t *set)
+{
+	int cpu = sched_getcpu();
+	return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, set) ? cpu : -1;
 }
 
 void cpupin_release(pid_t pid)

@@ -39,6 +39,7 @@
  * more CPU (0.25-0.45 ms) in the same time: pinned wherever. */
 #pragma once
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -49,6 +50,11 @@
  * twice as much. Nothing when the set has one CPU or the kernel refuses:
  * the session runs as it would have. */
 void cpupin_start(const char *cachedir, bool jobs_compute);
+
+/* The set of the one CPU cpu, and the CPU the caller runs on when set
+ * holds it (-1 otherwise): cpupin_start's, and flushcost.c's measure. */
+cpu_set_t cpupin_one(int cpu);
+int cpupin_current(const cpu_set_t *set);
 
 /* Give pid, a child of the supervisor that is not the supervisor (just
  * forked or spawned), the set kept by cpupin_start. Nothing when nothing

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cpupin.h"
 #include "util.h"
 
 #define MAGIC "warden-flushcost 1 "
@@ -28,17 +29,9 @@
 #define SPIN_MAX_NS 500000000ull /* a spinner's longest life, should its parent stop */
 #define WAIT_S 2                  /* the measuring process's */
 
-static cpu_set_t one_cpu(int cpu)
-{
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	return s;
-}
-
 static int on_cpu(pid_t pid, int cpu)
 {
-	cpu_set_t s = one_cpu(cpu);
+	cpu_set_t s = cpupin_one(cpu);
 	return sched_setaffinity(pid, sizeof s, &s);
 }
 
@@ -109,7 +102,7 @@ static bool thread_on(int cpu)
 	pthread_attr_t a;
 	if (pthread_attr_init(&a) != 0)
 		return false;
-	cpu_set_t s = one_cpu(cpu);
+	cpu_set_t s = cpupin_one(cpu);
 	pthread_t t;
 	bool ok = pthread_attr_setaffinity_np(&a, sizeof s, &s) == 0 &&
 		  pthread_create(&t, &a, nothing, NULL) == 0;
@@ -149,8 +142,8 @@ bool flushcost_measure(struct flushcost *fc)
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
 		return false;
-	int cpu = sched_getcpu();
-	int other = cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set) ? other_cpu(&set, cpu) : -1;
+	int cpu = cpupin_current(&set);
+	int other = cpu >= 0 ? other_cpu(&set, cpu) : -1;
 	int p[2];
 	if (other < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return false;

@@ -174,9 +174,10 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
+	int err = errno;
 	limits_self_close(tasks);
 	if (pid < 0)
-		return userns_error(errno, e);
+		return userns_error(err, e);
 	/* the sandbox on every CPU of the user's, at once: until then init
 	 * could run only where the supervisor does */
 	cpupin_release((pid_t)pid);
