@@ -64,6 +64,19 @@ bool hostid_in_sub_ranges(const char *text, uid_t id)
 	return false;
 }
 
+/* a is later than b */
+static bool ts_after(struct timespec a, struct timespec b)
+{
+	return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
+
+bool hostid_answer_stands(struct timespec asked, struct timespec changed, struct timespec now)
+{
+	if (ts_after(asked, now) || !ts_after(asked, changed))
+		return false;
+	return now.tv_sec - asked.tv_sec < HOSTID_ASK_EVERY_S;
+}
+
 /* ---- the pool ---------------------------------------------------------------- */
 
 /* The initial user namespace's inode number (PROC_USER_INIT_INO). */
@@ -128,12 +141,56 @@ static bool name_known(uid_t id, bool group)
 	}
 }
 
-/* Has the host given id to someone (passwd, group, a subordinate range)? */
-static bool id_taken(uid_t id, const char *subuid, const char *subgid)
+/* Is id in a subordinate range of the host's (/etc/subuid, /etc/subgid)? */
+static bool sub_taken(uid_t id, const char *subuid, const char *subgid)
 {
-	return name_known(id, false) || name_known(id, true) ||
-	       (subuid && hostid_in_sub_ranges(subuid, id)) ||
+	return (subuid && hostid_in_sub_ranges(subuid, id)) ||
 	       (subgid && hostid_in_sub_ranges(subgid, id));
+}
+
+/* The name service's own files: a change to one has it asked again. */
+static const char *const nss_files[] = { "/etc/passwd", "/etc/group", "/etc/nsswitch.conf" };
+
+static void newest(struct timespec *acc, struct timespec t)
+{
+	if (ts_after(t, *acc))
+		*acc = t;
+}
+
+/* The newest change (content or status, of the file or of a symlink in
+ * its place) of nss_files, into changed; false when one could not be
+ * looked at, and every id is asked then. One that does not exist has not
+ * changed. */
+static bool nss_changed(struct timespec *changed)
+{
+	*changed = (struct timespec){ 0 };
+	for (size_t i = 0; i < ARRAY_LEN(nss_files); i++) {
+		struct stat st;
+		if (lstat(nss_files[i], &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return false;
+		}
+		newest(changed, st.st_mtim);
+		newest(changed, st.st_ctim);
+		if (S_ISLNK(st.st_mode)) {
+			if (stat(nss_files[i], &st) < 0)
+				return false;
+			newest(changed, st.st_mtim);
+			newest(changed, st.st_ctim);
+		}
+	}
+	return true;
+}
+
+/* Does the answer the lock file fd keeps (its mtime: when the name service
+ * last said its id was free) stand? Never without changed. */
+static bool answer_stands(int fd, const struct timespec *changed)
+{
+	struct stat st;
+	struct timespec now;
+	return changed && fstat(fd, &st) == 0 && clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	       hostid_answer_stands(st.st_mtim, *changed, now);
 }
 
 /* The id locked for this session: the lock fd, -1 when the id is not to
@@ -145,8 +202,12 @@ static bool id_taken(uid_t id, const char *subuid, const char *subgid)
  * being opened and locked a second time. Only a lock file that exists is
  * tried so (never created here), so the pool's directory still holds
  * files for the ids sessions took only; an id without one is looked up
- * first, then its file made and locked. */
-static int try_id(int dir, uid_t id, const char *subuid, const char *subgid, struct werr *e)
+ * first, then its file made and locked. The name service is not asked
+ * while the lock file's answer stands (answer_stands, changed: the newest
+ * change of its files, NULL when unknown); once asked, the time it was
+ * becomes the file's mtime. */
+static int try_id(int dir, uid_t id, const char *subuid, const char *subgid,
+		  const struct timespec *changed, struct werr *e)
 {
 	char name[16];
 	snprintf(name, sizeof name, "%u", (unsigned)id);
@@ -156,18 +217,28 @@ static int try_id(int dir, uid_t id, const char *subuid, const char *subgid, str
 			return -1;
 		closep(&fd); /* tried again below, where its error is said */
 	}
-	if (id_taken(id, subuid, subgid))
+	if (sub_taken(id, subuid, subgid))
 		return -1;
-	if (fd >= 0)
+	if (fd >= 0 && answer_stands(fd, changed))
 		return steal_fd(&fd);
-	fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name), -2;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return steal_fd(&fd);
-	if (errno != EWOULDBLOCK)
-		return werr_errno(e, "host identities: locking %s/%s", HOSTID_LOCK_DIR, name), -2;
-	return -1;
+	struct timespec asked;
+	clock_gettime(CLOCK_REALTIME, &asked);
+	if (name_known(id, false) || name_known(id, true))
+		return -1;
+	if (fd < 0) {
+		fd = openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return werr_errno(e, "host identities: %s/%s", HOSTID_LOCK_DIR, name), -2;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno != EWOULDBLOCK)
+				return werr_errno(e, "host identities: locking %s/%s", HOSTID_LOCK_DIR,
+						  name), -2;
+			return -1;
+		}
+	}
+	/* a failure leaves the older time: the next session asks again */
+	(void)futimens(fd, (const struct timespec[2]){ { .tv_nsec = UTIME_OMIT }, asked });
+	return steal_fd(&fd);
 }
 
 int hostid_acquire(struct hostid *h, struct werr *e)
@@ -186,8 +257,10 @@ int hostid_acquire(struct hostid *h, struct werr *e)
 				"by root only", HOSTID_LOCK_DIR);
 	_cleanup_free_ char *subuid = read_text_file("/etc/subuid");
 	_cleanup_free_ char *subgid = read_text_file("/etc/subgid");
+	struct timespec changed;
+	bool known = nss_changed(&changed);
 	for (uid_t id = first;; id++) {
-		int fd = try_id(dir, id, subuid, subgid, e);
+		int fd = try_id(dir, id, subuid, subgid, known ? &changed : NULL, e);
 		if (fd == -2)
 			return -1;
 		if (fd >= 0) {

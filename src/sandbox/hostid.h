@@ -14,6 +14,11 @@
  * range of /etc/subuid or /etc/subgid, is skipped. The lock of uid N is a
  * flock on /run/warden/ids/N, held by the supervisor from before the
  * sandbox exists until it is gone; a session takes the lowest free one.
+ * The name service's "no entry" for N stands for HOSTID_ASK_EVERY_S
+ * seconds (the time it was asked is the lock file's mtime), unless
+ * /etc/passwd, /etc/group or /etc/nsswitch.conf changed since: asking it
+ * loads its modules (libnss_systemd and what it needs) and looks through
+ * their directories, most of the CPU an identity costs a session.
  *
  * Unprivileged runs are unchanged: the invoking user is mapped, and the
  * kernel offers no idmapped mounts without root. */
@@ -22,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../common/err.h"
 
@@ -29,6 +35,7 @@
 #define HOSTID_DEFAULT_LAST (HOSTID_DEFAULT_FIRST + 65535u)
 #define HOSTID_CONFIG "/etc/warden/host-ids"
 #define HOSTID_LOCK_DIR "/run/warden/ids"
+#define HOSTID_ASK_EVERY_S 300
 
 struct sandbox_spec;
 
@@ -85,6 +92,12 @@ json_t *hostid_to_json(const struct hostid *h);
  * -1 with why (FIRST below 65536, LAST below FIRST or above 2^31-2, more
  * than 2^20 ids, not two numbers). */
 int hostid_parse_range(const char *text, uid_t *first, uid_t *last, char *why, size_t wlen);
+
+/* May the name service's "no entry" for an id, asked at `asked`, stand
+ * at `now`: asked less than HOSTID_ASK_EVERY_S seconds before now (not
+ * after it: a clock set back), and after `changed`, the newest change of
+ * the name service's own files? */
+bool hostid_answer_stands(struct timespec asked, struct timespec changed, struct timespec now);
 
 /* Does id lie in a range of /etc/subuid-format text ("name:start:count"
  * lines)? */

@@ -4,7 +4,8 @@
 # (an idmapped mount), also when that is another user with a 0700 checkout;
 # a setuid bit is refused and nothing setuid-root appears; two sessions at
 # once get two identities; an identity goes back to the pool when its
-# session ends, also when warden is killed with SIGKILL.
+# session ends, also when warden is killed with SIGKILL; an id the name
+# service gives to a user is passed over.
 # shellcheck shell=bash
 
 # shellcheck disable=SC2012 # warden's own file names
@@ -146,6 +147,59 @@ test_hostid_kill9() {
 	# and the next session starts
 	wsh 'true'
 	assert_rc 0 'a session after the kill'
+}
+
+# hostid_session WHAT: a session of `true`; HS_UID: the host uid its
+# session.start names.
+hostid_session() {
+	wsh 'true'
+	assert_rc 0 "$1"
+	HS_UID=$(hostid_uid "$(hostid_logs | head -n 1)")
+}
+
+# hostid_dropin UID|"": a systemd userdb drop-in giving UID to a user
+# "wtaken" (the name service reads those with nss-systemd), or none.
+hostid_dropin() {
+	rm -f /etc/userdb/wtaken.user /etc/userdb/[0-9]*.user
+	[[ -z $1 ]] && return
+	printf '{"userName":"wtaken","uid":%d,"gid":%d,"disposition":"regular"}\n' "$1" "$1" \
+		>/etc/userdb/wtaken.user
+	ln -s wtaken.user "/etc/userdb/$1.user"
+}
+
+# An id the name service gives to a user is passed over; its "no entry"
+# for an id stands (kept as the lock file's mtime) until /etc/passwd (or
+# group, nsswitch.conf) changes, or while the time it was asked is not
+# in the future (the five minutes it stands at most: the unit test).
+test_hostid_taken() {
+	is_root || skip "the pool of host identities is for warden run as root"
+	local x y made=0
+	hostid_session 'a first session'
+	x=$HS_UID
+	[[ -n $x ]] || fatal "session.start names no host_id"
+	[[ -e /etc/userdb ]] || { mkdir /etc/userdb && made=1; }
+	# shellcheck disable=SC2064 # made is known now
+	trap "rm -f /etc/userdb/wtaken.user /etc/userdb/[0-9]*.user; ((!$made)) || rmdir /etc/userdb" EXIT
+	hostid_dropin "$x"
+	getent passwd "$x" >/dev/null ||
+		skip "the name service does not read systemd userdb drop-ins (no nss-systemd)"
+	hostid_session 'a session while the answer stands'
+	y=$HS_UID
+	[[ $y == "$x" ]] || fail "the name service was asked again at once ($x, then $y)"
+	touch /etc/passwd
+	hostid_session 'a session after /etc/passwd changed'
+	y=$HS_UID
+	[[ -n $y && $y != "$x" ]] || fail "the agent got $x, the uid of user wtaken, after /etc/passwd changed"
+	hostid_dropin ''
+	hostid_session 'a session once the user is gone'
+	y=$HS_UID
+	[[ $y == "$x" ]] || fail "$x, free again, was not the agent's (got $y)"
+	hostid_dropin "$x"
+	touch -m -d '+1 hour' "/run/warden/ids/$x"
+	hostid_session 'a session after the clock went back'
+	y=$HS_UID
+	[[ -n $y && $y != "$x" ]] ||
+		fail "the agent got $x, the uid of user wtaken, by an answer dated in the future"
 }
 
 test_hostid_unprivileged_none() {

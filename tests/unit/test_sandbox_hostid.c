@@ -1,7 +1,8 @@
 /* test_sandbox_hostid.c - unit tests of the pure parts of the host identity
  * pool (src/sandbox/hostid.c): the range a root-owned /etc/warden/host-ids
  * sets, refused when it would reach the host's own users, root or more ids
- * than the pool allows; and the /etc/subuid ranges a pool uid must avoid. */
+ * than the pool allows; the /etc/subuid ranges a pool uid must avoid; and
+ * how long the name service's "no entry" for an id stands. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,9 +49,29 @@ static void test_sub_ranges(void)
 	CHECK(hostid_in_sub_ranges("u:2080374784:10", 2080374790u));
 }
 
+/* The name service's "no entry", kept as the lock file's mtime, stands
+ * for HOSTID_ASK_EVERY_S seconds, and not once its files changed after
+ * it was asked or when the clock says it was asked in the future. */
+static void test_answer_stands(void)
+{
+	typedef struct timespec ts;
+	const ts changed = { 1000, 500 }, asked = { 2000, 0 }, later = { 2001, 0 };
+	CHECK(hostid_answer_stands(asked, changed, (ts){ 2000, 0 }));
+	CHECK(hostid_answer_stands(asked, changed, (ts){ 2000 + HOSTID_ASK_EVERY_S - 1, 999999999 }));
+	CHECK(!hostid_answer_stands(asked, changed, (ts){ 2000 + HOSTID_ASK_EVERY_S, 0 }));
+	CHECK(!hostid_answer_stands(asked, changed, (ts){ 1999, 999999999 }));
+	/* a change after the question, or at the same instant */
+	CHECK(!hostid_answer_stands(asked, (ts){ 2000, 1 }, later));
+	CHECK(!hostid_answer_stands(asked, asked, later));
+	CHECK(hostid_answer_stands(asked, (ts){ 1999, 999999999 }, later));
+	/* a lock file never stamped (mtime 0) */
+	CHECK(!hostid_answer_stands((ts){ 0 }, (ts){ 0 }, (ts){ 100, 0 }));
+}
+
 int main(void)
 {
 	test_range();
 	test_sub_ranges();
+	test_answer_stands();
 	return check_status_counted("sandbox_hostid");
 }
