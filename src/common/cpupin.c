@@ -46,6 +46,23 @@ void cpupin_release(pid_t pid)
 		(void)sched_setaffinity(pid, sizeof kept, &kept);
 }
 
+void cpupin_apart(pid_t pid)
+{
+	if (!pinned)
+		return;
+	cpu_set_t other = kept;
+	int cpu = cpupin_current(&kept);
+	if (cpu >= 0)
+		CPU_CLR(cpu, &other);
+	(void)sched_setaffinity(pid, sizeof other, CPU_COUNT(&other) ? &other : &kept);
+}
+
+void cpupin_widen(void)
+{
+	if (pinned)
+		(void)sched_setaffinity(0, sizeof kept, &kept);
+}
+
 void cpupin_thread_attr(pthread_attr_t *a)
 {
 	if (pinned)

@@ -17,7 +17,8 @@
  * made after (the setup's worker too: it still overlaps what blocks), to
  * the CPU it runs on, when the user's set has more than one; the set is
  * kept. What is not the supervisor gets the set back from it as soon as
- * each is made: init (and so the sandbox), the file-read helper, the
+ * each is made: init (and so the sandbox: the set without the supervisor's
+ * CPU while it builds the sandbox, cpupin_apart), the file-read helper, the
  * stream's sender, each program warden spawns (a secret's command,
  * --task's git, the reviewer: spawn_fresh, util.h); and the supervisor's
  * two threads whose work is computing, not waiting, the checkpoint's
@@ -60,6 +61,17 @@ int cpupin_current(const cpu_set_t *set);
  * forked or spawned), the set kept by cpupin_start. Nothing when nothing
  * was pinned; a refusal (a set-uid program, say) leaves it pinned. */
 void cpupin_release(pid_t pid);
+
+/* Sandbox init, just cloned: the kept set without the supervisor's CPU
+ * (the whole set when that is its only one) while it builds the sandbox,
+ * and the whole set (cpupin_widen, init itself) before it starts anything.
+ * Given the whole set at once, init stayed where it was cloned often
+ * enough: on the supervisor's CPU, each waiting for the other's turn while
+ * the other CPU idled (0.15-0.3 ms of a session unprivileged,
+ * bench/README.md, "Morning, 2026-12-03, third session"). Nothing when
+ * nothing was pinned. */
+void cpupin_apart(pid_t pid);
+void cpupin_widen(void);
 
 /* The kept set into a's attributes, for a thread that computes (above).
  * Nothing when nothing was pinned. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "initmsg.h"
+#include "../common/cpupin.h"
 #include "../workspace/wswatch.h"
 
 extern char **environ;
@@ -411,6 +412,9 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
 	if (read(s->sync_fd, &go, 1) != 1)
 		_exit(125);
+	/* kept off the supervisor's CPU while it built the mounts; the
+	 * sandbox has every CPU of the user's (cpupin.h) */
+	cpupin_widen();
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		werr_errno(&e, "cgroup namespace"), fail(s, &e);
 	/* The listeners the supervisor serves, then the last layers. */

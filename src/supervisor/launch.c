@@ -178,9 +178,10 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	limits_self_close(tasks);
 	if (pid < 0)
 		return userns_error(err, e);
-	/* the sandbox on every CPU of the user's, at once: until then init
+	/* the sandbox on the user's CPUs but the supervisor's while init
+	 * builds it, on all of them from then on (cpupin.h): until now init
 	 * could run only where the supervisor does */
-	cpupin_release((pid_t)pid);
+	cpupin_apart((pid_t)pid);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
 	return 0;
 }
