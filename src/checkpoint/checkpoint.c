@@ -23,16 +23,18 @@
 #define EXCLUDED_SHOWN 100
 
 static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
-		struct snap_result *r, struct werr *e)
+		const struct strv *unrecorded, bool (*interrupted)(void), struct snap_result *r,
+		struct werr *e)
 {
 	struct snap_opts o = { .st = &cs->st, .store_blobs = true, .ws = cs->ws,
-			       .exclude = &pol->checkpoint.exclude,
-			       .max_size = pol->checkpoint.max_size };
+			       .exclude = &pol->checkpoint.exclude, .unrecorded = unrecorded,
+			       .interrupted = interrupted, .max_size = pol->checkpoint.max_size };
 	return snapshot_take_dir(ws_fd, &o, r, e);
 }
 
 int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const char *store_path,
-		       const char *ws, int ws_fd, const char *session, json_t **field,
+		       const char *ws, int ws_fd, const struct strv *unrecorded,
+		       bool (*interrupted)(void), const char *session, json_t **field,
 		       struct werr *e)
 {
 	*cs = (struct ckpt_session){ .st.fd = -1, .st.lock_fd = -1, .st.blobs_fd = -1,
@@ -51,7 +53,7 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct snap_result r;
-	if (take(cs, pol, ws_fd, &r, e) < 0) {
+	if (take(cs, pol, ws_fd, unrecorded, interrupted, &r, e) < 0) {
 		snap_result_free(&r);
 		return -1;
 	}
@@ -101,7 +103,7 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 	struct snap_result r;
 	struct werr e = { 0 };
 	json_t *field;
-	if (take(cs, pol, ws_fd, &r, &e) < 0 || store_ref(&cs->st, session, "end", r.hash, cs->ws,
+	if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 || store_ref(&cs->st, session, "end", r.hash, cs->ws,
 							   &e) < 0) {
 		char buf[1200];
 		wnote("checkpoint at the end of the session failed: %s (`warden undo` will need "

@@ -22,12 +22,15 @@ struct ckpt_session {
 
 /* Before the command starts: with `checkpoint off`, *field is {"off": true};
  * else the store is opened (made when missing) and the workspace (ws_fd, a
- * directory fd of it) recorded; *field says what was recorded (manifest
- * hash, counts, what was excluded), and what the exclude patterns left out
- * is named once on stderr. A failure is an error: the session must not
- * start without its checkpoint. */
+ * directory fd of it) recorded, but for the paths in unrecorded (the
+ * session's own placeholders; may be NULL), left out as if absent, and
+ * stopped (EINTR) once interrupted (may be NULL) says so; *field
+ * says what was recorded (manifest hash, counts, what was excluded), and
+ * what the exclude patterns left out is named once on stderr. A failure is
+ * an error: the session must not start without its checkpoint. */
 int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const char *store_path,
-		       const char *ws, int ws_fd, const char *session, json_t **field,
+		       const char *ws, int ws_fd, const struct strv *unrecorded,
+		       bool (*interrupted)(void), const char *session, json_t **field,
 		       struct werr *e);
 /* After the command ended: the workspace recorded again, its reference
  * made, the retention applied. The field for session.end: {"manifest": H}

@@ -25,7 +25,12 @@ struct snap_ctx {
 	char *buf;                    /* STORE_SMALL_MAX + 1 bytes: a small file's */
 	struct prefetch pf;           /* the small files of the directory walked */
 	bool pf_on;
+	unsigned seen;                /* entries, for o->interrupted */
 };
+
+/* How often the walk asks o->interrupted: a question costs a system call
+ * (a pending signal looked for), a few microseconds per 64 entries. */
+#define SNAP_ASK_EVERY 64
 
 static void on_closed(void *ctx, const char *rel, int err)
 {
@@ -300,6 +305,11 @@ static int read_batch(struct snap_ctx *c, int dirfd, struct werr *e)
 static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct snap_ctx *c = ctx;
+	if (c->o->interrupted && ++c->seen % SNAP_ASK_EVERY == 0 && c->o->interrupted())
+		return werr_set(e, EINTR, "checkpoint: stopped by a signal while the workspace was "
+				"recorded (at %s)", we->rel);
+	if (c->o->unrecorded && strv_contains(c->o->unrecorded, we->rel))
+		return WALK_SKIP;
 	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
 		strv_push(&c->r->excluded, we->rel);
 		return WALK_SKIP;

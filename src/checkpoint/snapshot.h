@@ -17,6 +17,11 @@ struct snap_opts {
 	bool store_blobs;             /* false: hash only (what `warden diff` compares) */
 	const char *ws;               /* the workspace's path: the cache's key */
 	const struct strv *exclude;   /* patterns: a name at any depth, or a path with '/' */
+	const struct strv *unrecorded; /* paths left out as if absent, not named as
+					* excluded (a session's placeholders), or NULL */
+	/* asked every SNAP_ASK_EVERY entries: true stops the walk, the
+	 * snapshot failed (EINTR); NULL: never */
+	bool (*interrupted)(void);
 	unsigned long long max_size;  /* bytes of file content at most; 0: no limit */
 	bool root_mode_set;           /* the root's mode as it was before snapshot_open_root */
 	mode_t root_mode;

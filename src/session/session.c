@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,8 @@ struct session {
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
 	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
+	bool start_tried;             /* the checkpoint and session.start: tried (record_start) */
+	bool start_logged;            /* ... and session.start is on the log */
 };
 
 /* With the sandbox gone: the agent's settings that decide which hooks run
@@ -502,18 +505,39 @@ static int session_open(struct session *sn, struct werr *e)
 	return 0;
 }
 
-/* The workspace recorded before anything of the session can touch it;
- * without its checkpoint (unless `checkpoint off`) no session. Its field
- * of session.start to *ckfield. */
+/* A stopping signal pending: the supervisor, which calls record_start,
+ * holds them blocked for its loop; a long first checkpoint stops for one
+ * (the supervisor then stops the session as for one during the build). */
+static bool stop_pending(void)
+{
+	sigset_t p;
+	if (sigpending(&p) < 0)
+		return false;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&p, sig) == 1 && sandbox_signal_stops(sig))
+			return true;
+	return false;
+}
+
+/* The workspace recorded before anything of the session can touch it
+ * (the command's first exec waits for the supervisor, which records it
+ * first); without its checkpoint (unless `checkpoint off`) no session. The
+ * placeholders this session made are left out: they are gone again by its
+ * end. Its field of session.start to *ckfield. */
 static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e)
 {
 	const struct ws_plan *plan = &sn->spec.plan;
+	_cleanup_strv_ struct strv made = { 0 };
+	for (size_t i = 0; plan->placed && i < plan->n; i++)
+		if (plan->m[i].kind == WS_PLACEHOLDER && plan->m[i].made.err == 0 &&
+		    !plan->m[i].adopted)
+			strv_push(&made, plan->m[i].rel);
 	/* read-only with no output in it: nothing in the workspace can
 	 * change, nothing to record or undo */
 	if (sn->lay.read_only && !sn->lay.output_inside)
 		*ckfield = json_pack("{s:b, s:s}", "off", true, "why", "read-only workspace");
 	else if (ckpt_session_start(&sn->ck, &sn->pol, sn->spec.storedir, sn->spec.workspace,
-				    plan->ws_fd, sn->id, ckfield, e) < 0)
+				    plan->ws_fd, &made, stop_pending, sn->id, ckfield, e) < 0)
 		return -1;
 	if (!sn->o.review)
 		return 0;
@@ -537,8 +561,9 @@ static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e
 }
 
 /* With the log open, the sandbox planned: the exec layout, the decoys
- * that would collide with a bind off, the limits and their cgroups, --review's directories, the
- * checkpoint, and session.start on the record. */
+ * that would collide with a bind off, the limits and their cgroups,
+ * --review's directories, as root the host identity (the checkpoint and
+ * session.start follow while init builds the sandbox: record_start). */
 static int session_plan(struct session *sn, struct werr *e)
 {
 	struct sandbox_spec *s = &sn->spec;
@@ -550,22 +575,32 @@ static int session_plan(struct session *sn, struct werr *e)
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
-	json_t *ckfield = NULL;
 	/* As root: the agent's own host identity and Landlock's audit, from
 	 * their job, taken where first needed (made meanwhile): --review's
 	 * directories are given to the identity, session.start names both */
 	if (sn->o.review && (hostid_job_take(&sn->hj, s, e) < 0 ||
 			     review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0))
 		return -1;
-	if (checkpoint_start(sn, &ckfield, e) < 0)
-		return -1;
 	/* The limits (their job waited for): a note for each one a profile
 	 * asked for that cannot be. */
 	limits_job_take(&sn->lj);
-	if (hostid_job_take(&sn->hj, s, e) < 0)
+	return hostid_job_take(&sn->hj, s, e);
+}
+
+/* The checkpoint and session.start, once: while init builds the sandbox
+ * (supervisor_cfg.building), or, when the session failed before that,
+ * ahead of its session.end. The workspace holds the placeholders by then
+ * (made before init's clone): the checkpoint leaves them out. */
+static int record_start(void *ctx, struct werr *e)
+{
+	struct session *sn = ctx;
+	if (sn->start_tried)
+		return 0;
+	sn->start_tried = true;
+	json_t *ckfield = NULL;
+	if (checkpoint_start(sn, &ckfield, e) < 0 || log_start(sn, ckfield, e) < 0)
 		return -1;
-	if (log_start(sn, ckfield, e) < 0)
-		return -1;
+	sn->start_logged = true;
 	settings_recovered(sn);
 	return 0;
 }
@@ -581,7 +616,8 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 	_cleanup_(publish_freep) struct publish *pb = NULL;
 	if (sn->pol.npublish && !(pb = publish_new(&sn->pol, sn->log, e)))
 		return -1;
-	struct supervisor_cfg sc = { .publish = pb, .limits = &sn->lim, .detect = sn->det,
+	struct supervisor_cfg sc = { .building = record_start, .building_ctx = sn,
+		.publish = pb, .limits = &sn->lim, .detect = sn->det,
 		.guard = sn->ss.eg.guard.open ? &sn->ss.eg.guard : NULL,
 		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
@@ -672,6 +708,15 @@ static int run_with_policy(struct session *sn, int *status, struct werr *e)
 	int r = sandbox_launch(sn, status, &exec_stats, e);
 	endguard_arm(&sn->eg);
 	sandbox_gone(sn);
+	/* a session that failed before init built anything: its start on
+	 * the record all the same, ahead of its end (none when that failed) */
+	struct werr e2 = { 0 };
+	if (record_start(sn, &e2) < 0)
+		werr_print(&e2);
+	if (!sn->start_logged) {
+		json_decref(exec_stats);
+		return r;
+	}
 	return log_end(sn, r, status, t0, exec_stats, e);
 }
 

@@ -122,6 +122,10 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	_cleanup_(launched_freep) struct launched L = LAUNCHED_NONE;
 	if (launch(s, cfg->limits, log, &L, e) < 0)
 		return -1;
+	/* while init builds the sandbox: the caller's work first (it may
+	 * put the session's first record on the log) */
+	if (cfg->building && cfg->building(cfg->building_ctx, e) < 0)
+		return -1;
 	/* while init builds the sandbox, the services that need nothing of
 	 * it begin; the rest once it is ready */
 	_cleanup_(services_freep) struct services sv = SERVICES_NONE;

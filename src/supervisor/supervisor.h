@@ -23,6 +23,14 @@ struct supervisor_cfg {
 	/* the user's SSH agent (SSH_AUTH_SOCK), checked, that the sandbox's
 	 * agent socket speaks to (`ssh-agent`: sshagent_srv.h); NULL: none */
 	const char *ssh_auth_sock;
+	/* What the session does that needs nothing of init's and must be
+	 * done before the command's first exec (the workspace's checkpoint
+	 * and session.start, session.c): called once, as soon as init is
+	 * cloned and building the sandbox, which it then does on another CPU
+	 * (cpupin.h). -1 with e filled stops the session (init killed).
+	 * NULL: nothing. */
+	int (*building)(void *ctx, struct werr *e);
+	void *building_ctx;
 };
 
 /* Create the sandbox (clone into new namespaces), map its identity, wait for

@@ -169,7 +169,8 @@ PY
 }
 
 # A host port in use: the session stops before the command runs, naming the
-# port and the flag (or the profile line); the log has no exec of it.
+# port and the flag (or the profile line); the log has no exec of it, and
+# begins with session.start and ends with session.end all the same.
 test_publish_port_in_use() {
 	pub_need
 	local p marker
@@ -185,6 +186,12 @@ test_publish_port_in_use() {
 	if grep -q "\"event\":\"exec\"" "$(pub_log)"; then
 		fail "an exec was logged: $(excerpt "$(grep '"exec"' "$(pub_log)")")"
 	fi
+	# a whole record all the same: its start (the checkpoint, taken once
+	# the session failed) and its end
+	[[ $(head -n 1 "$(pub_log)") == *'"event":"session.start"'* ]] ||
+		fail "the log does not begin with session.start: $(excerpt "$(head -c 300 "$(pub_log)")")"
+	[[ $(tail -n 1 "$(pub_log)") == *'"event":"session.end"'*'"exit":125'* ]] ||
+		fail "the log does not end with session.end, exit 125: $(excerpt "$(tail -c 300 "$(pub_log)")")"
 	printf 'publish %s\n' "$p" >"$T_TMP/pub.profile"
 	wrun --profile "$T_TMP/pub.profile" -- sh -c "echo $marker"
 	assert_rc 125 "publish of a port in use"
