@@ -68,7 +68,7 @@ void cpupin_release(pid_t pid);
  * Given the whole set at once, init stayed where it was cloned often
  * enough: on the supervisor's CPU, each waiting for the other's turn while
  * the other CPU idled (0.15-0.3 ms of a session unprivileged,
- * bench/README.md, "Morning, 2026-12-03, third session"). Nothing when
+ * bench/README.md, "Morning, 2026-12-03 (third session)"). Nothing when
  * nothing was pinned. */
 void cpupin_apart(pid_t pid);
 void cpupin_widen(void);
