@@ -103,8 +103,8 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 	struct snap_result r;
 	struct werr e = { 0 };
 	json_t *field;
-	if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 || store_ref(&cs->st, session, "end", r.hash, cs->ws,
-							   &e) < 0) {
+	if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 ||
+	    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) < 0) {
 		char buf[1200];
 		wnote("checkpoint at the end of the session failed: %s (`warden undo` will need "
 		      "--force)", werr_str(&e, buf, sizeof buf));
