@@ -707,12 +707,13 @@ static int run_with_policy(struct session *sn, int *status, struct werr *e)
 	endguard_hold(&sn->eg);
 	int r = sandbox_launch(sn, status, &exec_stats, e);
 	endguard_arm(&sn->eg);
-	sandbox_gone(sn);
-	/* a session that failed before init built anything: its start on
-	 * the record all the same, ahead of its end (none when that failed) */
+	/* a session that failed before init was built: its start on the
+	 * record all the same, ahead of what its end records (nothing when
+	 * that failed) */
 	struct werr e2 = { 0 };
 	if (record_start(sn, &e2) < 0)
 		werr_print(&e2);
+	sandbox_gone(sn);
 	if (!sn->start_logged) {
 		json_decref(exec_stats);
 		return r;
