@@ -157,11 +157,12 @@ hostid_session() {
 	HS_UID=$(hostid_uid "$(hostid_logs | head -n 1)")
 }
 
-# hostid_dropin UID|"": a systemd userdb drop-in giving UID to a user
-# "wtaken" (the name service reads those with nss-systemd), or none.
+# hostid_dropin UID on|off: a systemd userdb drop-in giving UID to a user
+# "wtaken" (the name service reads those with nss-systemd), or none; only
+# the test's own two files are touched.
 hostid_dropin() {
-	rm -f /etc/userdb/wtaken.user /etc/userdb/[0-9]*.user
-	[[ -z $1 ]] && return
+	rm -f /etc/userdb/wtaken.user "/etc/userdb/$1.user"
+	[[ $2 == on ]] || return 0
 	printf '{"userName":"wtaken","uid":%d,"gid":%d,"disposition":"regular"}\n' "$1" "$1" \
 		>/etc/userdb/wtaken.user
 	ln -s wtaken.user "/etc/userdb/$1.user"
@@ -177,10 +178,12 @@ test_hostid_taken() {
 	hostid_session 'a first session'
 	x=$HS_UID
 	[[ -n $x ]] || fatal "session.start names no host_id"
+	[[ ! -e /etc/userdb/wtaken.user && ! -e /etc/userdb/$x.user ]] ||
+		skip "/etc/userdb has a wtaken.user or $x.user of its own"
 	[[ -e /etc/userdb ]] || { mkdir /etc/userdb && made=1; }
-	# shellcheck disable=SC2064 # made is known now
-	trap "rm -f /etc/userdb/wtaken.user /etc/userdb/[0-9]*.user; ((!$made)) || rmdir /etc/userdb" EXIT
-	hostid_dropin "$x"
+	# shellcheck disable=SC2064 # x and made are known now
+	trap "rm -f /etc/userdb/wtaken.user /etc/userdb/$x.user; ((!$made)) || rmdir /etc/userdb" EXIT
+	hostid_dropin "$x" on
 	getent passwd "$x" >/dev/null ||
 		skip "the name service does not read systemd userdb drop-ins (no nss-systemd)"
 	hostid_session 'a session while the answer stands'
@@ -190,11 +193,11 @@ test_hostid_taken() {
 	hostid_session 'a session after /etc/passwd changed'
 	y=$HS_UID
 	[[ -n $y && $y != "$x" ]] || fail "the agent got $x, the uid of user wtaken, after /etc/passwd changed"
-	hostid_dropin ''
+	hostid_dropin "$x" off
 	hostid_session 'a session once the user is gone'
 	y=$HS_UID
 	[[ $y == "$x" ]] || fail "$x, free again, was not the agent's (got $y)"
-	hostid_dropin "$x"
+	hostid_dropin "$x" on
 	touch -m -d '+1 hour' "/run/warden/ids/$x"
 	hostid_session 'a session after the clock went back'
 	y=$HS_UID
