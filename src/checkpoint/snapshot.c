@@ -308,7 +308,9 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (c->o->interrupted && ++c->seen % SNAP_ASK_EVERY == 0 && c->o->interrupted())
 		return werr_set(e, EINTR, "checkpoint: stopped by a signal while the workspace was "
 				"recorded (at %s)", we->rel);
-	if (c->o->unrecorded && strv_contains(c->o->unrecorded, we->rel))
+	/* a placeholder is a directory or a socket: a file is not looked up */
+	if (c->o->unrecorded && (we->type == DT_DIR || we->type == DT_SOCK ||
+				 we->type == DT_UNKNOWN) && strv_contains(c->o->unrecorded, we->rel))
 		return WALK_SKIP;
 	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
 		strv_push(&c->r->excluded, we->rel);
