@@ -12,7 +12,7 @@ union one_fd {
 	struct cmsghdr align;
 };
 
-int fdpass_send(int sock, const void *msg, size_t len, int fd)
+int fdpass_send_raw(int sock, const void *msg, size_t len, int fd)
 {
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
 	union one_fd u;
@@ -27,7 +27,18 @@ int fdpass_send(int sock, const void *msg, size_t len, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof fd);
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+	long n = rawsys(SYS_sendmsg, sock, &mh, MSG_NOSIGNAL);
+	return n < 0 ? (int)n : n == (long)len ? 0 : -EMSGSIZE;
+}
+
+int fdpass_send(int sock, const void *msg, size_t len, int fd)
+{
+	int r = fdpass_send_raw(sock, msg, len, fd);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
 }
 
 ssize_t fdpass_recv_raw(int sock, void *msg, size_t len, int *fd, int flags)

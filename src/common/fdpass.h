@@ -12,6 +12,10 @@
  * all of msg went, else -1 (errno). */
 int fdpass_send(int sock, const void *msg, size_t len, int fd);
 
+/* The same, by rawsys (src/common/rawsys.h): 0, or -errno (-EMSGSIZE when
+ * not all of msg went), errno untouched. */
+int fdpass_send_raw(int sock, const void *msg, size_t len, int fd);
+
 /* One message into msg (at most len bytes) and the descriptor that came
  * with it into *fd (close-on-exec; -1: none); recvmsg's flags added.
  * Returns the bytes read, or -1 (errno). */

@@ -6,12 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/fanotify.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -22,6 +19,7 @@
 #include "../common/fdpass.h"
 #include "../common/rawsys.h"
 #include "../common/util.h"
+#include "../common/vmchild.h"
 #include "../policy/policy.h"
 #include "../sandbox/sandbox.h"
 
@@ -183,83 +181,15 @@ static __attribute__((noreturn)) void serve(const struct start *st)
 	}
 }
 
-#if RAWSYS_NATIVE
-/* The helper shares the supervisor's memory (CLONE_VM): no copy of its
- * page tables to make, none of its pages copied on a write, none to
- * unmap at the end (bench/README.md, "Evening, 2026-12-02"). What makes
- * that safe: its body makes rawsys's calls only (errno and libc's state
- * are the supervisor's main thread's: it shares its thread pointer), and
- * writes only its own stack, below. It is started with every signal
- * blocked, so no handler of the supervisor's runs on it; SIGKILL ends it.
- * Nothing in the sandbox can name it (it is outside the sandbox's pid
- * namespace) and the memory is not dumpable (launch.c), as it is not
- * for the forked helpers. */
-#define STACK_SIZE (128 * 1024)
-#define STACK_GUARD 4096
-
-static char *stack;         /* one for warden's life, made on first use */
-static int stack_user = -1; /* the pidfd of the helper last started on it */
-
-static int stack_ready(struct werr *e)
-{
-	if (stack_user >= 0) {
-		/* the last session's helper, killed at its end (fanread_end),
-		 * reaped there or here */
-		siginfo_t si;
-		(void)syscall(SYS_pidfd_send_signal, stack_user, SIGKILL, NULL, 0);
-		(void)waitid(P_PIDFD, (id_t)stack_user, &si, WEXITED);
-		closep(&stack_user);
-	}
-	if (stack)
-		return 0;
-	char *p = mmap(NULL, STACK_SIZE + STACK_GUARD, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return werr_errno(e, "file reads: the helper's stack");
-	if (mprotect(p, STACK_GUARD, PROT_NONE) < 0) {
-		munmap(p, STACK_SIZE + STACK_GUARD);
-		return werr_errno(e, "file reads: the helper's stack's guard page");
-	}
-	stack = p + STACK_GUARD;
-	return 0;
-}
+/* The helper runs on the supervisor's memory (vmchild.h); one for warden's
+ * life, the last session's killed at its end (fanread_end), reaped there
+ * or before the next starts. */
+static struct vmchild helper = VMCHILD_NONE;
 
 static int helper_main(void *arg)
 {
 	serve(arg);
 }
-
-static pid_t start(const struct start *st, struct werr *e)
-{
-	if (stack_ready(e) < 0)
-		return -1;
-	struct start *mine = (void *)((uintptr_t)(stack + STACK_SIZE - sizeof *mine) & ~(uintptr_t)63);
-	*mine = *st;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int pidfd = -1;
-	pid_t pid = clone(helper_main, mine, CLONE_VM | CLONE_PIDFD | SIGCHLD, mine, &pidfd);
-	int err = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0)
-		return werr_set(e, err, "file reads: starting the helper (clone): %s", strerror(err));
-	stack_user = pidfd;
-	return pid;
-}
-#else
-/* Where rawsys is libc's: a fork, whose errno is its own. _Fork: the
- * child makes system calls only, so libc's fork adds nothing it needs. */
-static pid_t start(const struct start *st, struct werr *e)
-{
-	pid_t pid = _Fork();
-	if (pid < 0)
-		return werr_errno(e, "file reads: fork");
-	if (pid == 0)
-		serve(st); /* its copy of the caller's frame */
-	return pid;
-}
-#endif
 
 pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 {
@@ -271,7 +201,8 @@ pid_t fanread_spawn(const char *home, int *sock, struct werr *e)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return werr_errno(e, "file reads: socketpair");
 	st.sock = sv[1];
-	pid_t pid = start(&st, e);
+	(void)vmchild_reap(&helper, true);
+	pid_t pid = vmchild_start(&helper, helper_main, &st, sizeof st, "file reads: the helper", e);
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
