@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "initmsg.h"
+#include "../common/fdpass.h"
 #include "../common/cpupin.h"
 #include "../workspace/wswatch.h"
 
@@ -223,6 +224,83 @@ static void forget_host(struct sandbox_spec *s)
 	wswatch_forget(s->plan.watch);
 }
 
+/* What came on init's socket before init asked for it: the network
+ * namespace's maker's message (sandbox.h, net_make_main), which comes
+ * whenever the namespace is made, before or after any of the supervisor's
+ * bytes; and a byte of the supervisor's that came while init waited for
+ * the maker. */
+static struct {
+	bool got;
+	int fd; /* the namespace; -1: why says why not */
+	struct netns_failed why;
+	char byte; /* the supervisor's, 0: none */
+} inbox = { .fd = -1 };
+
+/* The next message: 1 for a byte of the supervisor's (into *b), 0 for the
+ * maker's (kept in inbox), -1 when the socket ends first. */
+static int inbox_next(int sock, char *b)
+{
+	union {
+		char tag;
+		struct netns_failed why;
+	} m = { .tag = 0 };
+	int fd;
+	ssize_t n;
+	while ((n = fdpass_recv(sock, &m, sizeof m, &fd, 0)) < 0 && errno == EINTR)
+		;
+	if (n <= 0)
+		return -1;
+	if (!inbox.got && n == 1 && m.tag == NETNS_MADE && fd >= 0) {
+		inbox.got = true;
+		inbox.fd = fd;
+		return 0;
+	}
+	if (!inbox.got && n == (ssize_t)sizeof m.why && m.tag == NETNS_FAILED) {
+		inbox.got = true;
+		inbox.why = m.why;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (n != 1)
+		return -1;
+	*b = m.tag;
+	return 1;
+}
+
+/* The supervisor's next byte (its "g", its "c") into *b; -1 when the
+ * socket ends first. */
+static int await_byte(int sock, char *b)
+{
+	if (inbox.byte) {
+		*b = inbox.byte;
+		inbox.byte = 0;
+		return 1;
+	}
+	int r;
+	while ((r = inbox_next(sock, b)) == 0)
+		;
+	return r;
+}
+
+/* Into the sandbox's network namespace, before anything of the network is
+ * made (the listeners) and before anything is forked. */
+static void join_network(struct sandbox_spec *s, struct werr *e)
+{
+	int r = 0;
+	char b;
+	while (!inbox.got && (r = inbox_next(s->sync_fd, &b)) == 1 && !inbox.byte)
+		inbox.byte = b;
+	if (!inbox.got && r == 1)
+		werr_set(e, EPROTO, "network namespace: the supervisor's bytes came, not its maker's"),
+			fail(s, e);
+	if (!inbox.got)
+		_exit(125); /* the supervisor is gone */
+	if (net_join(&inbox.why, inbox.fd, e) < 0)
+		fail(s, e);
+	closep(&inbox.fd);
+}
+
 /* Dies with the supervisor; waits for its identity maps and says it runs,
  * with the cgroups it moved itself into (the supervisor moves it into the
  * others then: see below); then takes its identity in the sandbox. */
@@ -231,7 +309,7 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		werr_errno(e, "lifetime: PR_SET_PDEATHSIG"), fail(s, e);
 	char go;
-	if (read(s->sync_fd, &go, 1) != 1) /* supervisor gone before mapping us */
+	if (await_byte(s->sync_fd, &go) < 0) /* supervisor gone before mapping us */
 		_exit(125);
 	char running[2] = { 's', (char)s->cgroup_moved };
 	if (send(s->sync_fd, running, sizeof running, MSG_NOSIGNAL) != (ssize_t)sizeof running)
@@ -397,9 +475,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	struct init_msg ready = { 0 };
 
 	become_init(s, &e);
-	/* The network first: it tunes the namespace through the host's /proc,
-	 * which mounts_build replaces. */
-	if (net_lo_up(&e) < 0 || mounts_build(s, &fds.hook, &fds.ssh, &e) < 0)
+	if (mounts_build(s, &e) < 0)
 		fail(s, &e);
 	hostid_close_trees(&s->ids); /* attached now */
 	place_seeds(s, &ready);
@@ -410,15 +486,18 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * kernel for a millisecond or more, so it overlaps the mounts); it
 	 * says when. Nothing was forked before.
 	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
-	if (read(s->sync_fd, &go, 1) != 1)
+	if (await_byte(s->sync_fd, &go) < 0)
 		_exit(125);
 	/* kept off the supervisor's CPU while it built the mounts; the
 	 * sandbox has every CPU of the user's (cpupin.h) */
 	cpupin_widen();
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		werr_errno(&e, "cgroup namespace"), fail(s, &e);
-	/* The listeners the supervisor serves, then the last layers. */
-	if (net_proxy_listeners(&fds.http, &fds.socks, &e) < 0 ||
+	/* The listeners the supervisor serves, in the sandbox's network
+	 * namespace; then the last layers. */
+	join_network(s, &e);
+	if (mounts_seal(s, &fds.hook, &fds.ssh, &e) < 0 ||
+	    net_proxy_listeners(&fds.http, &fds.socks, &e) < 0 ||
 	    net_forward_listeners(&s->forwards, fds.fwd, &e) < 0)
 		fail(s, &e);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||

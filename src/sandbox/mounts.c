@@ -904,16 +904,18 @@ static int build_mask_sources(struct werr *e)
 	return 0;
 }
 
-/* Into the new root; the staging area and the host tree go away. The hook
- * socket, bound by its own path (the one /proc/net/unix shows) on the root
- * before it becomes read-only (hook.h); with `ssh-agent`, the SSH agent
- * socket beside it the same way (sshagent_srv.h). */
-static int enter_root(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e)
+/* Into the new root; the staging area and the host tree go away. */
+static int enter_root(struct werr *e)
 {
 	if (chdir(STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
 		return werr_errno(e, "mounts: pivot_root into the new root");
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return werr_errno(e, "mounts: detaching the host tree");
+	return 0;
+}
+
+int mounts_seal(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e)
+{
 	if ((*hook_fd = net_hook_listener(SANDBOX_HOOK_SOCK, e)) < 0)
 		return -1;
 	if (s->policy->ssh_agent.on && (*ssh_fd = net_hook_listener(SANDBOX_SSH_AGENT_SOCK, e)) < 0)
@@ -925,7 +927,7 @@ static int enter_root(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, s
 
 /* The layers in the order they are mounted: a bind onto a directory clones
  * what is mounted below it, so each goes after what it covers. */
-int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e)
+int mounts_build(const struct sandbox_spec *s, struct werr *e)
 {
 	if (stage_root(e) < 0 ||               /* a tmpfs to build on, the host at OLD */
 	    build_system(e) < 0 ||             /* /usr, /bin, /lib...: read-only */
@@ -944,5 +946,5 @@ int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct
 	    build_trust_store(s, e) < 0 ||     /* when warden terminates TLS */
 	    build_mask_sources(e) < 0)         /* for the re-masker */
 		return -1;
-	return enter_root(s, hook_fd, ssh_fd, e);
+	return enter_root(e);
 }

@@ -1,5 +1,6 @@
-/* net.c - the sandbox's network namespace: only the loopback interface, up
- * (tuned for loopback: lo_big_segments, lo_reno), and the proxy's two listening
+/* net.c - the sandbox's network namespace, made beside init by a helper
+ * (net_make_main, sandbox.h): only the loopback interface, up (tuned for
+ * loopback: lo_big_segments, lo_reno); and the proxy's two listening
  * sockets on it, created here inside the namespace and handed to the
  * supervisor, which serves them from outside: the one way out. Also the
  * listeners of host loopback ports (`--allow-net 127.0.0.1:PORT`,
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -20,6 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/fdpass.h"
+#include "../common/rawsys.h"
 #include "../net/proxy.h"
 
 /* Not in Debian 12's kernel headers (Linux 6.3). */
@@ -38,7 +42,7 @@
  * handles the request inside send(). */
 static void lo_big_segments(unsigned ifindex)
 {
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	long fd = rawsys(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return;
 	struct {
@@ -62,8 +66,8 @@ static void lo_big_segments(unsigned ifindex)
 		memcpy(RTA_DATA(a), &size, sizeof size);
 		req.n.nlmsg_len = NLMSG_ALIGN(req.n.nlmsg_len) + RTA_ALIGN(a->rta_len);
 	}
-	if (send(fd, &req, req.n.nlmsg_len, 0) < 0) { /* best effort, see above */ }
-	close(fd);
+	(void)rawsys(SYS_sendto, fd, &req, req.n.nlmsg_len, 0, NULL, 0); /* best effort */
+	rawsys(SYS_close, fd);
 }
 
 /* TCP inside the namespace only ever crosses this loopback, where congestion
@@ -71,33 +75,79 @@ static void lo_big_segments(unsigned ifindex)
  * BBR, which paces even loopback) halves what a tunnel carries. Reno, built
  * into every kernel and always permitted in a namespace, costs least. This
  * is the namespace's own setting, reached through /proc/sys/net, which shows
- * the caller's network namespace: call it before the sandbox's /proc (with
- * /proc/sys read-only) replaces the host's. Best effort, like the above. */
+ * the caller's network namespace (the maker's /proc is the host's). Best
+ * effort, like the above. */
 static void lo_reno(void)
 {
-	int fd = open("/proc/sys/net/ipv4/tcp_congestion_control", O_WRONLY | O_CLOEXEC);
+	long fd = rawsys(SYS_openat, AT_FDCWD, "/proc/sys/net/ipv4/tcp_congestion_control",
+			 O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (write(fd, "reno", 4) < 0) { /* best effort, see above */ }
-	close(fd);
+	(void)rawsys(SYS_write, fd, "reno", 4); /* best effort */
+	rawsys(SYS_close, fd);
 }
 
-int net_lo_up(struct werr *e)
+/* lo up, and tuned: 0 or -errno. */
+static long lo_up(void)
 {
-	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	long fd = rawsys(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return werr_errno(e, "network: socket for lo");
+		return fd;
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof ifr);
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		return werr_errno(e, "network: reading lo flags");
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		return werr_errno(e, "network: bringing lo up");
-	if (ioctl(fd, SIOCGIFINDEX, &ifr) == 0)
+	memcpy(ifr.ifr_name, "lo", 3);
+	long r = rawsys(SYS_ioctl, fd, SIOCGIFFLAGS, &ifr);
+	if (r == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = rawsys(SYS_ioctl, fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (r == 0 && rawsys(SYS_ioctl, fd, SIOCGIFINDEX, &ifr) == 0)
 		lo_big_segments((unsigned)ifr.ifr_ifindex);
-	lo_reno();
+	rawsys(SYS_close, fd);
+	if (r == 0)
+		lo_reno();
+	return r;
+}
+
+int net_make_main(int userns, int sock, pid_t parent)
+{
+	nshelper_enter("warden-netns", userns, -1, 0, sock, parent);
+	struct netns_failed f = { .tag = NETNS_FAILED, .step = NETNS_STEP_MAKE };
+	long r = rawsys(SYS_unshare, CLONE_NEWNET);
+	if (r == 0) {
+		f.step = NETNS_STEP_LO;
+		r = lo_up();
+	}
+	if (r == 0) {
+		f.step = NETNS_STEP_OPEN;
+		r = rawsys(SYS_openat, AT_FDCWD, "/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	}
+	int sent;
+	if (r >= 0) {
+		sent = fdpass_send_raw(3, (char[]){ NETNS_MADE }, 1, (int)r);
+	} else {
+		f.err = (int)-r;
+		sent = fdpass_send_raw(3, &f, sizeof f, -1);
+	}
+	return sent < 0; /* init is gone: it ends the session itself */
+}
+
+int net_join(const struct netns_failed *why, int fd, struct werr *e)
+{
+	static const char *const step[] = {
+		[NETNS_STEP_MAKE] = "the kernel refused a new one for the sandbox (a seccomp filter "
+				    "outside warden refuses unshare(CLONE_NEWNET): in a container, "
+				    "the engine's default profile, see doc/containers.md; or the "
+				    "sysctl user.max_net_namespaces is 0)",
+		[NETNS_STEP_LO] = "bringing its loopback interface up",
+		[NETNS_STEP_OPEN] = "opening it for sandbox init",
+	};
+	if (fd < 0)
+		return werr_set(e, why->err, "network namespace: %s",
+				why->step < sizeof step / sizeof step[0] && step[why->step]
+					? step[why->step] : "its maker failed");
+	if (setns(fd, CLONE_NEWNET) < 0)
+		return werr_errno(e, "network namespace: sandbox init joining it");
 	return 0;
 }
 

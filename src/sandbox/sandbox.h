@@ -191,11 +191,16 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
  * trust store's variables, which nothing else may override). */
 void env_override(struct strv *out, const char *assignment);
 
-/* mounts.c (init): build the new root and pivot into it. The hook
- * socket's listener, bound at SANDBOX_HOOK_SOCK before the root becomes
- * read-only, goes to *hook_fd (net_hook_listener); the SSH agent socket's,
- * at SANDBOX_SSH_AGENT_SOCK, to *ssh_fd when the policy has `ssh-agent`. */
-int mounts_build(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e);
+/* mounts.c (init): build the new root and pivot into it. */
+int mounts_build(const struct sandbox_spec *s, struct werr *e);
+/* mounts.c (init), once in the sandbox's network namespace: the hook
+ * socket's listener, bound by its own path (the one /proc/net/unix shows)
+ * at SANDBOX_HOOK_SOCK, goes to *hook_fd (net_hook_listener); the SSH
+ * agent socket's, at SANDBOX_SSH_AGENT_SOCK, to *ssh_fd when the policy
+ * has `ssh-agent`; then the root becomes read-only. A socket belongs to
+ * the network namespace it was made in, and the supervisor lets the
+ * sandbox connect only to those of the sandbox's (unixconn.h). */
+int mounts_seal(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e);
 /* After mounts_build, in the new root: mask (an empty file or directory of
  * mode 0, bound read-only) or protect (bound read-only onto itself) the
  * workspace path rel, opened beneath wsfd with no symlink followed. */
@@ -216,8 +221,24 @@ void nshelper_enter(const char *name, int userns, int ns, int nstype, int sock, 
  * by. Returns its pid, or -1 with e filled. */
 pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, struct werr *e);
 
-/* net.c (init): bring lo up. */
-int net_lo_up(struct werr *e);
+/* net.c: the sandbox's network namespace, made beside init while init
+ * builds the mounts, by a helper on the supervisor's memory (launch.c,
+ * src/common/vmchild.h), which the namespace's creation thus no longer
+ * holds up: it enters init's user namespace (userns: its file), makes the
+ * network namespace there, brings lo up, and sends init on sock (init's
+ * socket, the supervisor's end) NETNS_MADE with the namespace's fd, or a
+ * struct netns_failed. Its exit status: 0 once either went. */
+enum { NETNS_MADE = 'n', NETNS_FAILED = 'N' };
+enum netns_step { NETNS_STEP_MAKE, NETNS_STEP_LO, NETNS_STEP_OPEN };
+struct netns_failed {
+	char tag;           /* NETNS_FAILED */
+	unsigned char step; /* enum netns_step */
+	int err;            /* its errno */
+};
+int net_make_main(int userns, int sock, pid_t parent);
+/* net.c (init): into the namespace of fd, or e says why its maker failed
+ * (fd -1, why its message). */
+int net_join(const struct netns_failed *why, int fd, struct werr *e);
 /* net.c (init): the proxy's listening sockets on the sandbox's loopback
  * (127.0.0.1:3128 HTTP, 127.0.0.1:1080 SOCKS5), for the supervisor. */
 int net_proxy_listeners(int *http, int *socks, struct werr *e);

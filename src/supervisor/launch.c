@@ -7,6 +7,7 @@
 #include "launch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "../common/cpupin.h"
+#include "../common/vmchild.h"
 #include "../sandbox/limits.h"
 #include "exec/bpfexec.h"
 #include "fanread.h"
@@ -27,8 +29,17 @@
 #include "llaudit.h"
 #include "../sandbox/features.h"
 
-#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | \
-		  CLONE_NEWUTS | CLONE_NEWCGROUP)
+/* and the network namespace, made beside init (start_maker) */
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | \
+		  CLONE_NEWCGROUP)
+
+/* The sandbox's network namespace is made beside init while init builds
+ * the mounts, by a helper on the supervisor's memory (net_make_main,
+ * sandbox.h): made by the clone, it held the clone up for about 0.6 ms
+ * (the kernel's set-up of a network namespace), during which neither
+ * process could go on. One maker at a time (its stack is kept), reaped by
+ * the session that started it (await_init, launched_free). */
+static struct vmchild maker = VMCHILD_NONE;
 
 static int userns_error(int err, struct werr *e)
 {
@@ -99,6 +110,7 @@ void launched_free(struct launched *L)
 	llaudit_free(L->la);
 	L->la = NULL;
 	child_kill(&L->c);
+	(void)vmchild_reap(&maker, true);
 	bpfexec_free(L->bx);
 	L->bx = NULL;
 	closep(&L->sock);
@@ -135,6 +147,46 @@ static int kernel_exec(const struct sandbox_spec *s, struct limits *lim, struct 
 	werr_str(e, why, len);
 	memset(e, 0, sizeof *e);
 	return 0;
+}
+
+struct maker_arg {
+	int userns; /* init's user namespace */
+	int sock;   /* init's socket, the supervisor's end */
+	pid_t parent;
+};
+
+static int maker_main(void *p)
+{
+	const struct maker_arg *a = p;
+	return net_make_main(a->userns, a->sock, a->parent);
+}
+
+/* Init's user namespace opened now, while init can still be looked at
+ * (it makes itself non-dumpable once mapped). */
+static int start_maker(pid_t init, int sock, struct werr *e)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)init);
+	_cleanup_close_ int userns = open(path, O_RDONLY | O_CLOEXEC);
+	if (userns < 0)
+		return werr_errno(e, "network namespace: opening sandbox init's user namespace (%s)",
+				  path);
+	struct maker_arg a = { .userns = userns, .sock = sock, .parent = getpid() };
+	return vmchild_start(&maker, maker_main, &a, sizeof a, "network namespace: its maker", e) <
+	       0 ? -1 : 0;
+}
+
+/* The maker's end, once it came (its pidfd readable): 0 when it handed
+ * init the namespace or told it why not (init says what then), or ended
+ * because init is gone (init's end says why); -1 when it was killed before
+ * either, which init would wait for for ever. */
+static int maker_ended(struct werr *e)
+{
+	int st = vmchild_reap(&maker, false);
+	if (st < 0 || WIFEXITED(st))
+		return 0;
+	return werr_set(e, 0, "network namespace: its maker (warden-netns) was killed by signal "
+			"%d before it handed the namespace to sandbox init", WTERMSIG(st));
 }
 
 /* Clone init into its namespaces, with sync_fd its end of the socket whose
@@ -178,11 +230,13 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	limits_self_close(tasks);
 	if (pid < 0)
 		return userns_error(err, e);
+	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
+	if (start_maker((pid_t)pid, sock, e) < 0)
+		return -1; /* init killed by launched_free */
 	/* the sandbox on the user's CPUs but the supervisor's while init
 	 * builds it, on all of them from then on (cpupin.h): until now init
 	 * could run only where the supervisor does */
 	cpupin_apart((pid_t)pid);
-	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
 	return 0;
 }
 
@@ -322,11 +376,17 @@ static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *st
 	sigset_t later;
 	sigemptyset(&later);
 	int r = 0;
-	struct pollfd pf[2] = { { .fd = L->sock, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+	struct pollfd pf[3] = { { .fd = L->sock, .events = POLLIN }, { .fd = sigfd, .events = POLLIN },
+				{ .fd = maker.pidfd, .events = POLLIN } };
 	while (r == 0 && !pf[0].revents) {
-		if (poll(pf, 2, -1) < 0 && errno != EINTR) {
+		if (poll(pf, 3, -1) < 0 && errno != EINTR) {
 			r = werr_errno(e, "supervisor: waiting for sandbox init");
 			break;
+		}
+		if (pf[2].revents) {
+			r = maker_ended(e);
+			pf[2].fd = -1;
+			pf[2].revents = 0;
 		}
 		struct signalfd_siginfo si;
 		while (!pf[0].revents && pf[1].revents && r == 0 &&

@@ -143,6 +143,17 @@ test_fail_closed() {
 	assert_rc 125 'without seccomp'
 	grep -qi seccomp <<<"$ERR" || fail "without seccomp: the error does not name seccomp: $(excerpt "$ERR")"
 	assert_host_absent ran-seccomp 'command ran without seccomp'
+	# the network namespace refused to its maker (unshare, beside init): no
+	# sandbox with the host's network
+	"$WPROBE" deny netns timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- touch ran-netns \
+		</dev/null >"$T_TMP/nn.out" 2>"$T_TMP/nn.err"
+	RC=$? ERR=$(<"$T_TMP/nn.err")
+	assert_rc 125 'without a network namespace'
+	grep -q 'network namespace: the kernel refused' <<<"$ERR" ||
+		fail "without a network namespace: the error does not name it: $(excerpt "$ERR")"
+	grep -q 'unshare(CLONE_NEWNET)' <<<"$ERR" ||
+		fail "without a network namespace: the error does not say what refused it: $(excerpt "$ERR")"
+	assert_host_absent ran-netns 'command ran without a network namespace'
 	# user namespaces refused (user.max_user_namespaces=0 in a namespace of our own)
 	if have unshare && unshare -U -r true 2>/dev/null; then
 		unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces &&
