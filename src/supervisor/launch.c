@@ -161,16 +161,24 @@ static int maker_main(void *p)
 	return net_make_main(a->userns, a->sock, a->parent);
 }
 
-/* Init's user namespace opened now, while init can still be looked at
- * (it makes itself non-dumpable once mapped). */
-static int start_maker(pid_t init, int sock, struct werr *e)
+/* Init's user namespace, opened while init can still be looked at (it
+ * makes itself non-dumpable once mapped): -1 with e set. */
+static int init_userns(pid_t init, struct werr *e)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)init);
-	_cleanup_close_ int userns = open(path, O_RDONLY | O_CLOEXEC);
-	if (userns < 0)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return werr_errno(e, "network namespace: opening sandbox init's user namespace (%s)",
 				  path);
+	return fd;
+}
+
+/* Started once init has its "g", so that nothing of the maker's holds up
+ * what init waits for; init needs the namespace only once its mounts are
+ * built. */
+static int start_maker(int userns, int sock, struct werr *e)
+{
 	struct maker_arg a = { .userns = userns, .sock = sock, .parent = getpid() };
 	return vmchild_start(&maker, maker_main, &a, sizeof a, "network namespace: its maker", e) <
 	       0 ? -1 : 0;
@@ -231,8 +239,6 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	if (pid < 0)
 		return userns_error(err, e);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
-	if (start_maker((pid_t)pid, sock, e) < 0)
-		return -1; /* init killed by launched_free */
 	/* the sandbox on the user's CPUs but the supervisor's while init
 	 * builds it, on all of them from then on (cpupin.h): until now init
 	 * could run only where the supervisor does */
@@ -318,6 +324,9 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	hostid_close_trees(&s->ids);
 	if (started < 0)
 		return -1;
+	_cleanup_close_ int userns = init_userns(L->c.pid, e);
+	if (userns < 0)
+		return -1;
 	/* Landlock's denials on the record (llaudit.h): the group joined now,
 	 * before init restricts itself (it waits for the "g" below), and not
 	 * before the clone, so init never holds the socket. */
@@ -344,6 +353,8 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 		return -1;
 	if (write(L->sock, "g", 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
+	if (start_maker(userns, L->sock, e) < 0)
+		return -1; /* init killed by launched_free */
 	/* Under its limits before init forks anything: init builds its mounts
 	 * meanwhile and waits for the second byte. Only once init says it
 	 * runs, and only into the cgroups init could not move itself into: a
