@@ -25,6 +25,13 @@ void audit_new_session_id(char *buf, size_t len);
  * DIR/SESSION.jsonl; the stream of the session, with the log writer as its
  * first subscriber. */
 int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e);
+/* The same in two steps: the stream (its path known, its subscribers
+ * attached), then its file, made by audit_begin (0 when made already). An
+ * event before the file is made fails (nothing happens unrecorded): the
+ * session makes the file while init builds the sandbox, before its first
+ * event (session.c). */
+int audit_new(struct audit **out, const char *dir, const char *session, struct werr *e);
+int audit_begin(struct audit *a, struct werr *e);
 /* The log directory dir made and checked as audit_open does (yours, not a
  * symbolic link, not writable by others), before anything else is made
  * in it; 0, or -1 with e saying why. */

@@ -32,8 +32,9 @@
 
 /* The log writer: the stream's first subscriber. */
 struct writer {
-	int fd;
+	int fd;                  /* -1 until audit_begin */
 	bool to_syslog;          /* each line also to syslog (journald) */
+	char *dir;               /* DIR */
 	char *path;              /* DIR/SESSION.jsonl */
 	char prev[65];           /* SHA-256 of the last line written (hex) */
 	char last_prev[65];      /* that line's own "prev" */
@@ -315,6 +316,9 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	line[n] = '\n';
 	if (w->failed)
 		return werr_set(e, 0, "%s", w->why);
+	if (w->fd < 0) /* audit_begin not yet: nothing may happen unrecorded */
+		return werr_set(e, 0, "audit log %s: an event (%s) before the log's file was made",
+				w->path, ev->kind);
 	if (write_all(w->fd, line, n + 1) < 0) {
 		fail(w, ev, errno);
 		return werr_set(e, 0, "%s", w->why);
@@ -342,28 +346,18 @@ int audit_dir_check(const char *dir, struct werr *e)
 	return 0;
 }
 
-int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e)
+int audit_new(struct audit **out, const char *dir, const char *session, struct werr *e)
 {
 	*out = NULL;
 	if (!audit_session_id_valid(session))
 		return werr_set(e, EINVAL, "invalid audit session id '%.100s'", session);
-	_cleanup_close_ int dfd = open_dir(dir, e);
-	if (dfd < 0)
-		return -1;
-	_cleanup_free_ char *name = xasprintf("%s.jsonl", session);
-	_cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
-	int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			return werr_errno(e, "audit log %s already exists", path);
-		return werr_errno(e, "cannot create audit log %s", path);
-	}
+	if (!dir[0])
+		return werr_set(e, EINVAL, "empty audit log directory");
 	struct audit *a = xcalloc(1, sizeof *a);
-	a->w.fd = fd;
-	a->w.dirfd = dfd;
-	dfd = -1;
-	a->w.path = steal_ptr(&path);
-	reserve_make(&a->w);
+	a->w.fd = -1;
+	a->w.dirfd = -1;
+	a->w.dir = xstrdup(dir);
+	a->w.path = xasprintf("%s/%s.jsonl", dir, session);
 	snprintf(a->w.prev, sizeof a->w.prev, "%s", AUDIT_PREV_FIRST);
 	snprintf(a->w.last_prev, sizeof a->w.last_prev, "%s", AUDIT_PREV_FIRST);
 	a->session = xstrdup(session);
@@ -372,6 +366,38 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 		abort();
 	audit_subscribe(a, write_event, &a->w);
 	*out = a;
+	return 0;
+}
+
+int audit_begin(struct audit *a, struct werr *e)
+{
+	if (a->w.fd >= 0)
+		return 0;
+	_cleanup_close_ int dfd = open_dir(a->w.dir, e);
+	if (dfd < 0)
+		return -1;
+	_cleanup_free_ char *name = xasprintf("%s.jsonl", a->session);
+	int fd = openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return werr_errno(e, "audit log %s already exists", a->w.path);
+		return werr_errno(e, "cannot create audit log %s", a->w.path);
+	}
+	a->w.fd = fd;
+	a->w.dirfd = steal_fd(&dfd);
+	reserve_make(&a->w);
+	return 0;
+}
+
+int audit_open(struct audit **out, const char *dir, const char *session, struct werr *e)
+{
+	if (audit_new(out, dir, session, e) < 0)
+		return -1;
+	if (audit_begin(*out, e) < 0) {
+		audit_close(*out);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -463,6 +489,8 @@ json_t *audit_counts(const struct audit *a)
 
 int audit_sync(struct audit *a, struct werr *e)
 {
+	if (a->w.fd < 0)
+		return 0;
 	if (fsync(a->w.fd) < 0)
 		return werr_errno(e, "cannot sync audit log %s", a->w.path);
 	return 0;
@@ -476,7 +504,9 @@ const char *audit_last_line_prev(const struct audit *a) { return a->w.last_prev;
 
 static void audit_free(struct audit *a)
 {
-	close(a->w.dirfd);
+	if (a->w.dirfd >= 0)
+		close(a->w.dirfd);
+	free(a->w.dir);
 	free(a->w.path);
 	free(a->session);
 	free(a->subs);
@@ -488,8 +518,10 @@ void audit_close(struct audit *a)
 {
 	if (!a)
 		return;
-	fsync(a->w.fd);
-	close(a->w.fd);
+	if (a->w.fd >= 0) {
+		fsync(a->w.fd);
+		close(a->w.fd);
+	}
 	audit_free(a);
 }
 
@@ -497,7 +529,8 @@ void audit_close_late(struct audit *a, struct late_close *l)
 {
 	if (!a)
 		return;
-	late_close_add_synced(l, a->w.fd);
+	if (a->w.fd >= 0)
+		late_close_add_synced(l, a->w.fd);
 	late_close_start(l);
 	audit_free(a);
 }

@@ -446,10 +446,29 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 	return risk;
 }
 
+/* What the session's record needs that init does not, made while init
+ * builds the sandbox (record_start; with --stream before, in session_open:
+ * the sender reads the log's file from its start): the detection rules,
+ * then the log's file. A broken rules file is an error naming file, line
+ * and column, and no log is made for that session. */
+static int log_begin(struct session *sn, struct werr *e)
+{
+	if (sn->det)
+		return audit_begin(sn->log, e); /* begun already (--stream) */
+	struct ruleset rs;
+	if (rules_job_take(&sn->rj, &rs, e) < 0)
+		return -1;
+	struct detect_risk risk = risk_of(&sn->pol, sn->o.detect_observe);
+	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = sn->spec.workspace,
+							 .home = AGENT_HOME }, &risk);
+	detect_attach(sn->det, sn->log);
+	return audit_begin(sn->log, e);
+}
+
 /* The session opened: the journal reached (--log journald), the spec made
- * and the workspace locked and scanned, the detection rules loaded, the
- * secrets taken from their job, the audit log opened and its
- * subscribers attached (the host identity is taken in session_plan). */
+ * and the workspace locked and scanned, the secrets taken from their job,
+ * the audit log's stream made and its subscribers attached (its file and
+ * the detector in log_begin; the host identity is taken in session_plan). */
 static int session_open(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
@@ -465,17 +484,10 @@ static int session_open(struct session *sn, struct werr *e)
 	if (spec_prepare(sn, e) < 0 || audit_dir_check(s->logdir, e) < 0 ||
 	    workspace_prepare(s, &sn->pol, e) < 0)
 		return -1;
-	/* The detection rules, before anything starts: a broken rules file
-	 * is an error naming file, line and column. */
-	struct ruleset rs;
-	if (rules_job_take(&sn->rj, &rs, e) < 0)
-		return -1;
-	struct detect_risk risk = risk_of(&sn->pol, o->detect_observe);
-	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = s->workspace,
-							 .home = AGENT_HOME }, &risk);
+	/* the log's stream, its file made while init builds (log_begin) */
 	if (session_secrets_ready(&sn->ss, s, e) < 0 ||
 	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
-	    audit_open(&sn->log, s->logdir, sn->id, e) < 0)
+	    audit_new(&sn->log, s->logdir, sn->id, e) < 0)
 		return -1;
 	if (o->log_syslog)
 		audit_also_syslog(sn->log);
@@ -484,10 +496,11 @@ static int session_open(struct session *sn, struct werr *e)
 	/* --stream over the profile's `stream` lines, a target each (its
 	 * sender forked: the limits' and the identity's threads joined first) */
 	const struct policy_stream *ps = &sn->pol.stream;
-	if (o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file) {
+	bool streamed = o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file;
+	if (streamed) {
 		limits_job_join(&sn->lj);
-		if (hostid_job_take(&sn->hj, s, e) < 0)
-			return -1;
+		if (hostid_job_take(&sn->hj, s, e) < 0 || log_begin(sn, e) < 0)
+			return -1; /* the sender reads the log's file from its start */
 	}
 	if (stream_start(&sn->stream, &(struct stream_conf){
 			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
@@ -499,7 +512,6 @@ static int session_open(struct session *sn, struct werr *e)
 		summary_attach(&sn->sum, sn->log);
 		hints_attach(&sn->hints, sn->log);
 	}
-	detect_attach(sn->det, sn->log);
 	if (o->ci_summary)
 		cisummary_attach(o->ci_summary, sn->log);
 	return 0;
@@ -598,7 +610,8 @@ static int record_start(void *ctx, struct werr *e)
 		return 0;
 	sn->start_tried = true;
 	json_t *ckfield = NULL;
-	if (checkpoint_start(sn, &ckfield, e) < 0 || log_start(sn, ckfield, e) < 0)
+	if (log_begin(sn, e) < 0 || checkpoint_start(sn, &ckfield, e) < 0 ||
+	    log_start(sn, ckfield, e) < 0)
 		return -1;
 	sn->start_logged = true;
 	settings_recovered(sn);
@@ -617,7 +630,7 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 	if (sn->pol.npublish && !(pb = publish_new(&sn->pol, sn->log, e)))
 		return -1;
 	struct supervisor_cfg sc = { .building = record_start, .building_ctx = sn,
-		.publish = pb, .limits = &sn->lim, .detect = sn->det,
+		.publish = pb, .limits = &sn->lim, .detect = &sn->det,
 		.guard = sn->ss.eg.guard.open ? &sn->ss.eg.guard : NULL,
 		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
@@ -637,7 +650,8 @@ static void sandbox_gone(struct session *sn)
 	late_close_add(&sn->late, wswatch_take_fd(s->plan.watch));
 	late_close_start(&sn->late);
 	/* the sandbox is gone: what the sweep finds is recorded, not acted on */
-	detect_set_actor(sn->det, NULL, NULL);
+	if (sn->det)
+		detect_set_actor(sn->det, NULL, NULL);
 	/* What the sandbox reached (its cgroups are removed once the log is
 	 * closed, while its fsync runs: session_end) */
 	limits_last_check(&sn->lim, sn->log);

@@ -46,6 +46,12 @@
 
 /* Each decoy init could not place, said; then the watch of those it
  * placed. */
+/* The session's detector, once the building callback made it, or NULL. */
+static struct detect *session_detector(const struct supervisor_cfg *cfg)
+{
+	return cfg->detect ? *cfg->detect : NULL;
+}
+
 static struct canary_watch *canary_start(const struct canary_set *cs, const struct init_msg *m,
 					 int home_fd, struct audit *log)
 {
@@ -116,7 +122,8 @@ static int asking_start(struct services *sv, struct werr *e)
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
 			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb,
 			.freeze_left = ctl_freeze_left },
-		.status_fn = sv->cfg->detect ? detect_status : NULL, .status_ctx = sv->cfg->detect }, &ce);
+		.status_fn = session_detector(sv->cfg) ? detect_status : NULL,
+		.status_ctx = session_detector(sv->cfg) }, &ce);
 	if (!sv->ctl) {
 		char buf[1200];
 		wnote("%s; `warden status`, `warden kill`%s cannot reach this session",
@@ -323,7 +330,7 @@ static int watches_start(struct services *sv, struct werr *e)
 {
 	struct sandbox_spec *s = sv->s;
 	struct launched *L = sv->L;
-	struct detect *d = sv->cfg->detect;
+	struct detect *d = session_detector(sv->cfg);
 	/* someone to decide on a freeze: told on a terminal (the note on
 	 * stderr, or the keys relayed), or by the reviewer or the webhook; in
 	 * CI mode (`warden run --ci`) by the webhook only */

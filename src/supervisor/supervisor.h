@@ -11,8 +11,10 @@
 struct canary_set;
 struct supervisor_cfg {
 	struct limits *limits;      /* the session's limits (limits.h), or NULL */
-	struct detect *detect;      /* the detector (src/detect/detect.h), which the
-				       supervisor gives the means to act, or NULL */
+	/* the detector (src/detect/detect.h), which the supervisor gives the
+	 * means to act, or NULL; made by the session while init builds (the
+	 * building callback, below), so read only after it */
+	struct detect *const *detect;
 	const struct proxy_guard *guard; /* secrets by reference, or NULL */
 	/* the decoys (src/detect/canary.h) init placed as seed files, watched
 	 * here; NULL: `canary off` */

@@ -334,12 +334,50 @@ static void test_action_event(void)
 	event_discard(&ev);
 }
 
+/* The stream first, its file later (audit_new, audit_begin: the session
+ * makes the file while init builds the sandbox): no file before, an event
+ * before it refused and not counted, the chain starting with the first
+ * event written after. */
+static void test_begin_later(void)
+{
+	struct audit *a;
+	struct werr e;
+	struct stat st;
+	char *dir = xasprintf("%s/later", tmpdir);
+	char *path = xasprintf("%s/sess-2.jsonl", dir);
+	CHECK(audit_new(&a, dir, "sess-2", &e) == 0 && a);
+	CHECK_STR(audit_path(a), path);
+	CHECK(stat(dir, &st) < 0 && errno == ENOENT);
+	CHECK(audit_emit(a, "session.start", NULL, &e) < 0);
+	CHECK(strstr(e.msg, "before the log's file was made") != NULL);
+	CHECK(audit_count(a, "session.start") == 0);
+	CHECK(audit_sync(a, &e) == 0);
+	CHECK(audit_begin(a, &e) == 0);
+	CHECK(audit_begin(a, &e) == 0); /* made already */
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == 0);
+	CHECK(audit_emit(a, "session.start", NULL, &e) == 0);
+	audit_close(a);
+	size_t len;
+	char *text = slurp(path, &len);
+	CHECK(text && strstr(text, "\"seq\":1,") && strstr(text, "\"prev\":\"" AUDIT_PREV_FIRST "\""));
+	free(text);
+	/* a stream never begun closes without a file */
+	CHECK(audit_new(&a, dir, "sess-3", &e) == 0);
+	audit_close(a);
+	free(path);
+	path = xasprintf("%s/sess-3.jsonl", dir);
+	CHECK(stat(path, &st) < 0 && errno == ENOENT);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
 	umask(022);
 	tmpdir_make("warden-test-audit");
 	test_dir_and_id();
 	test_chain();
+	test_begin_later();
 	test_refusals();
 	test_subscriber();
 	test_unsubscribe();
