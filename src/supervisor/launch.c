@@ -185,14 +185,20 @@ static int start_maker(int userns, int sock, struct werr *e)
 }
 
 /* The maker's end, once it came (its pidfd readable): 0 when it handed
- * init the namespace or told it why not (init says what then), or ended
- * because init is gone (init's end says why); -1 when it was killed before
- * either, which init would wait for for ever. */
-static int maker_ended(struct werr *e)
+ * init the namespace or told it why not (its status 0: init says what
+ * then), or when init has something to say already (its error, or its
+ * end, which the maker's failure to send it anything then was); -1 when
+ * it ended without either (killed, or refused its way into init's user
+ * namespace), which init would wait for for ever. */
+static int maker_ended(int init_sock, struct werr *e)
 {
 	int st = vmchild_reap(&maker, false);
-	if (st < 0 || WIFEXITED(st))
+	struct pollfd pf = { .fd = init_sock, .events = POLLIN };
+	if (st < 0 || (WIFEXITED(st) && WEXITSTATUS(st) == 0) || poll(&pf, 1, 0) == 1)
 		return 0;
+	if (WIFEXITED(st))
+		return werr_set(e, 0, "network namespace: its maker (warden-netns) ended (status %d) "
+				"without handing the namespace to sandbox init", WEXITSTATUS(st));
 	return werr_set(e, 0, "network namespace: its maker (warden-netns) was killed by signal "
 			"%d before it handed the namespace to sandbox init", WTERMSIG(st));
 }
@@ -395,7 +401,7 @@ static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *st
 			break;
 		}
 		if (pf[2].revents) {
-			r = maker_ended(e);
+			r = maker_ended(L->sock, e);
 			pf[2].fd = -1;
 			pf[2].revents = 0;
 		}

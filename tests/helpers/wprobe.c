@@ -679,19 +679,23 @@ static int do_ids(void)
  * with ENODEV, as where overlayfs is not allowed in a user namespace.
  * "netns": unshare(2) with CLONE_NEWNET fails with EPERM, as under a
  * container engine's default seccomp profile (clone(2) with it still goes
- * through: warden's probe of the kernel's namespaces passes). */
+ * through: warden's probe of the kernel's namespaces passes).
+ * "setns-user": setns(2) into a user namespace fails with EPERM: the
+ * helpers warden starts in the sandbox's namespaces cannot enter them. */
 static int do_deny(const char *what, char **cmd)
 {
 	struct sock_filter f[16];
 	unsigned n = 0, k;
 	long nrs[3];
 	unsigned nnr = 0;
-	int prctl_too = 0, overlay = 0, netns = 0;
+	int prctl_too = 0, overlay = 0, netns = 0, setns_user = 0;
 
 	if (!strcmp(what, "overlay")) {
 		overlay = 1;
 	} else if (!strcmp(what, "netns")) {
 		netns = 1;
+	} else if (!strcmp(what, "setns-user")) {
+		setns_user = 1;
 	} else if (!strcmp(what, "landlock")) {
 		nrs[nnr++] = SYS_landlock_create_ruleset;
 		nrs[nnr++] = SYS_landlock_add_rule;
@@ -700,7 +704,7 @@ static int do_deny(const char *what, char **cmd)
 		nrs[nnr++] = SYS_seccomp;
 		prctl_too = 1;
 	} else {
-		return usage("deny: FEATURE is landlock, seccomp, overlay or netns");
+		return usage("deny: FEATURE is landlock, seccomp, overlay, netns or setns-user");
 	}
 #if defined(__x86_64__)
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -723,6 +727,12 @@ static int do_deny(const char *what, char **cmd)
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, CLONE_NEWNET);
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWNET, 0, 1);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	}
+	if (setns_user) {
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setns, 0, 3);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWUSER, 0, 1);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
 	}
 	if (prctl_too) {

@@ -8,6 +8,8 @@
 # fails) stops the session too, never a spin on a notification left
 # pending while the command waits on it for ever. Sandbox init's move of
 # itself into its cgroups refused: warden moves it, and the limits hold.
+# The network namespace's maker that ends without a word to init: the
+# session stops, never a wait.
 # shellcheck shell=bash
 
 latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
@@ -191,6 +193,22 @@ test_fault_handshake_unsent() {
 	assert_out_lacks RAN 'the command ran'
 	[[ $ERR == *"telling sandbox init its cgroups are set: No buffer space available"* ]] ||
 		fail "not told: $(excerpt "$ERR")"
+}
+
+# The network namespace's maker (made beside init, launch.c) that never
+# hands init the namespace: refused its way into init's user namespace, it
+# ends without a word to init, which waits for it. The session stops at
+# once with the reason (a build once waited there until a signal came).
+test_fault_netns_maker_unsent() {
+	local t0=$SECONDS
+	"$WPROBE" deny setns-user timeout -k 5 10 "$WARDEN" run -- sh -c 'echo RAN' \
+		</dev/null >"$T_TMP/mk.out" 2>"$T_TMP/mk.err"
+	RC=$? OUT=$(<"$T_TMP/mk.out") ERR=$(<"$T_TMP/mk.err")
+	assert_rc 125 "the network namespace's maker refused"
+	assert_out_lacks RAN 'the command ran without its network namespace'
+	[[ $ERR == *"network namespace: its maker (warden-netns) ended (status 1) without handing"* ]] ||
+		fail "not told: $(excerpt "$ERR")"
+	((SECONDS - t0 < 8)) || fail "warden waited $((SECONDS - t0)) s for the maker"
 }
 
 # Sandbox init's move of itself into the session's cgroup v1 ones (as root
