@@ -194,3 +194,11 @@ void bgjob_join(struct bgjob *j)
 {
 	bgjob_wait(j, NULL);
 }
+
+bool bgjob_idle(void)
+{
+	pthread_mutex_lock(&mu);
+	bool idle = !alive && !pending;
+	pthread_mutex_unlock(&mu);
+	return idle;
+}

@@ -1,8 +1,8 @@
 /* bgjob.h - pieces of setup run on a worker thread while the caller goes
  * on with other setup, then waited for: for work that takes milliseconds
  * and needs nothing the caller does meanwhile (the decoys and the session
- * CA; as root, the host identity's lookups; the session's cgroups, the
- * detection rules: src/session/prepjobs.h; the log's fsync at the end).
+ * CA; as root, the host identity's lookups; the session's cgroups:
+ * src/session/prepjobs.h; the log's fsync at the end).
  *
  * One worker runs the jobs started, in the order they were started: the
  * jobs of a session's start are started together, and one thread beside
@@ -60,3 +60,7 @@ void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg);
 int bgjob_wait(struct bgjob *j, struct werr *e);
 /* For a cleanup path: wait, the result dropped. */
 void bgjob_join(struct bgjob *j);
+/* No job pending and no worker thread: what a clone made without libc's
+ * fork needs (sandbox init: a lock of libc's a thread held then would stay
+ * held in the child). */
+bool bgjob_idle(void);

@@ -83,35 +83,3 @@ void limits_job_take(struct limits_job *j)
 	if (j->lim)
 		limits_notes(j->lim);
 }
-
-/* ---- the detection rules ---- */
-
-static int rules_job_run(void *arg, struct werr *e)
-{
-	struct rules_job *j = arg;
-	return drules_load(&j->rs, (const char *const *)j->pol->rules_files.v,
-			   j->pol->rules_files.n, e);
-}
-
-void rules_job_start(struct rules_job *j, const struct policy *pol)
-{
-	j->pol = pol;
-	bgjob_start(&j->job, rules_job_run, j);
-}
-
-int rules_job_take(struct rules_job *j, struct ruleset *out, struct werr *e)
-{
-	if (bgjob_wait(&j->job, e) < 0) {
-		drules_free(&j->rs);
-		return -1;
-	}
-	*out = j->rs;
-	j->rs = (struct ruleset){ 0 };
-	return 0;
-}
-
-void rules_job_end(struct rules_job *j)
-{
-	bgjob_join(&j->job);
-	drules_free(&j->rs);
-}

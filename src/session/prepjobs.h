@@ -16,13 +16,16 @@
  * - limits_job: the limits planned and the session's cgroups made (as
  *   root a cgroup v1 controller's directory takes a millisecond or two to
  *   make, the memory controller's most).
- * - rules_job: the detection rules (the built-in ones and the profile's
- *   files) parsed and their expressions compiled. */
+ *
+ * Each is taken before sandbox init's clone: init is a clone of the
+ * supervisor made without libc's fork (no atfork handlers), so a lock of
+ * libc's (malloc's) that the worker held then would stay held in init for
+ * ever. (The detection rules, compiled on the worker once, are compiled
+ * while init builds the sandbox instead: session.c, log_begin.) */
 #pragma once
 #include <stdbool.h>
 
 #include "../common/bgjob.h"
-#include "../detect/ruleset.h"
 #include "../policy/policy.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
@@ -59,15 +62,3 @@ void limits_job_take(struct limits_job *j);
 /* Joined (before a fork, or on a way out). */
 void limits_job_join(struct limits_job *j);
 
-struct rules_job {
-	const struct policy *pol;
-	struct ruleset rs;
-	struct bgjob job;
-};
-
-/* The rules of pol (its rules_files) loaded on the thread. */
-void rules_job_start(struct rules_job *j, const struct policy *pol);
-/* The rules into *out (taken), or -1 with e naming file, line and column. */
-int rules_job_take(struct rules_job *j, struct ruleset *out, struct werr *e);
-/* Joined, the rules not taken freed. */
-void rules_job_end(struct rules_job *j);

@@ -94,7 +94,6 @@ struct session {
 	bool lim_planned;             /* ... once planned (limits_end ends them, once the
 				       * log is closed) */
 	struct limits_job lj;         /* ... planned at once, the cgroups made on a thread */
-	struct rules_job rj;          /* the detection rules, loaded on a thread */
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
@@ -449,15 +448,20 @@ static struct detect_risk risk_of(const struct policy *pol, bool observe)
 /* What the session's record needs that init does not, made while init
  * builds the sandbox (record_start; with --stream before, in session_open:
  * the sender reads the log's file from its start): the detection rules,
- * then the log's file. A broken rules file is an error naming file, line
- * and column, and no log is made for that session. */
+ * compiled here (not as a job on the setup's worker, which could still be
+ * running one at init's clone: prepjobs.h), then the log's file. A broken
+ * rules file is an error naming file, line and column, and no log is made
+ * for that session. */
 static int log_begin(struct session *sn, struct werr *e)
 {
 	if (sn->det)
 		return audit_begin(sn->log, e); /* begun already (--stream) */
-	struct ruleset rs;
-	if (rules_job_take(&sn->rj, &rs, e) < 0)
+	struct ruleset rs = { 0 };
+	if (drules_load(&rs, (const char *const *)sn->pol.rules_files.v, sn->pol.rules_files.n,
+			e) < 0) {
+		drules_free(&rs);
 		return -1;
+	}
 	struct detect_risk risk = risk_of(&sn->pol, sn->o.detect_observe);
 	sn->det = detect_new(&rs, &(struct detect_env){ .workspace = sn->spec.workspace,
 							 .home = AGENT_HOME }, &risk);
@@ -893,12 +897,10 @@ static int session_start(struct session *sn, struct werr *e)
 	 * thread (after the secrets' commands were spawned; nothing forks
 	 * until session_open takes them) */
 	hostid_job_start(&sn->hj, landlock_abi_version());
-	/* the limits planned and their cgroups made on a thread, and the
-	 * detection rules loaded on another (prepjobs.h), while the spec is
-	 * made */
+	/* the limits planned and their cgroups made on a thread
+	 * (prepjobs.h), while the spec is made */
 	limits_job_start(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);
 	sn->lim_planned = true;
-	rules_job_start(&sn->rj, &sn->pol);
 	if (o->task) {
 		sn->lay.task = xstrdup(sn->task.name);
 		sn->lay.task_branch = sn->task.branch ? xstrdup(sn->task.branch) : NULL;
@@ -922,7 +924,6 @@ static void session_end(struct session *sn)
 	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
 	ckpt_session_free(&sn->ck);
 	limits_job_join(&sn->lj);
-	rules_job_end(&sn->rj);
 	discovery_free(&sn->disc);
 	stream_end(steal_ptr(&sn->stream), STREAM_END_WAIT_MS, stderr);
 	if (logpath) {

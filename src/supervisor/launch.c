@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/bgjob.h"
 #include "../common/cpupin.h"
 #include "../common/vmchild.h"
 #include "../sandbox/limits.h"
@@ -223,6 +224,12 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		.exit_signal = SIGCHLD,
 		.cgroup = cgfd >= 0 ? (uint64_t)cgfd : 0,
 	};
+	/* init is a clone made without libc's fork: no other thread of the
+	 * setup may run now (bgjob.h), whose locks of libc's would stay held
+	 * in init for ever */
+	if (!bgjob_idle())
+		return werr_set(e, 0, "internal error: a job of the session's setup still runs at "
+				"sandbox init's clone");
 	fflush(NULL);
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
 	if (pid < 0 && cgfd >= 0) {
