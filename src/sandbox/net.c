@@ -129,7 +129,7 @@ int net_make_main(int userns, int sock, pid_t parent)
 		f.err = (int)-r;
 		sent = fdpass_send_raw(3, &f, sizeof f, -1);
 	}
-	return sent < 0; /* init is gone: it ends the session itself */
+	return sent < 0 ? 2 : 0; /* 2: init is gone, and its end says why */
 }
 
 int net_join(const struct netns_failed *why, int fd, struct werr *e)

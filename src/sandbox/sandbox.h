@@ -227,7 +227,9 @@ pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, stru
  * holds up: it enters init's user namespace (userns: its file), makes the
  * network namespace there, brings lo up, and sends init on sock (init's
  * socket, the supervisor's end) NETNS_MADE with the namespace's fd, or a
- * struct netns_failed. Its exit status: 0 once either went. */
+ * struct netns_failed. Its exit status: 0 once either went, 1 when it could
+ * not enter init's user namespace (nshelper_enter), 2 when nothing could be
+ * sent. */
 enum { NETNS_MADE = 'n', NETNS_FAILED = 'N' };
 enum netns_step { NETNS_STEP_MAKE, NETNS_STEP_LO, NETNS_STEP_OPEN };
 struct netns_failed {

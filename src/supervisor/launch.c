@@ -197,6 +197,11 @@ static int maker_ended(int init_sock, struct werr *e)
 	struct pollfd pf = { .fd = init_sock, .events = POLLIN };
 	if (st < 0 || (WIFEXITED(st) && WEXITSTATUS(st) == 0) || poll(&pf, 1, 0) == 1)
 		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
+		return werr_set(e, 0, "network namespace: its maker (warden-netns) could not enter "
+				"sandbox init's user namespace (setns refused: by a seccomp filter "
+				"outside warden? In a container, run it with warden's seccomp profile, "
+				"see doc/containers.md)");
 	if (WIFEXITED(st))
 		return werr_set(e, 0, "network namespace: its maker (warden-netns) ended (status %d) "
 				"without handing the namespace to sandbox init", WEXITSTATUS(st));

@@ -206,7 +206,7 @@ test_fault_netns_maker_unsent() {
 	RC=$? OUT=$(<"$T_TMP/mk.out") ERR=$(<"$T_TMP/mk.err")
 	assert_rc 125 "the network namespace's maker refused"
 	assert_out_lacks RAN 'the command ran without its network namespace'
-	[[ $ERR == *"network namespace: its maker (warden-netns) ended (status 1) without handing"* ]] ||
+	[[ $ERR == *"network namespace: its maker (warden-netns) could not enter sandbox init's user namespace (setns refused"* ]] ||
 		fail "not told: $(excerpt "$ERR")"
 	((SECONDS - t0 < 8)) || fail "warden waited $((SECONDS - t0)) s for the maker"
 }
