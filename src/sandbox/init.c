@@ -224,16 +224,13 @@ static void forget_host(struct sandbox_spec *s)
 	wswatch_forget(s->plan.watch);
 }
 
-/* What came on init's socket before init asked for it: the network
- * namespace's maker's message (sandbox.h, net_make_main), which comes
- * whenever the namespace is made, before or after any of the supervisor's
- * bytes; and a byte of the supervisor's that came while init waited for
- * the maker. */
+/* The network namespace's maker's message (sandbox.h, net_make_main),
+ * which comes on init's socket whenever the namespace is made, before or
+ * after any of the supervisor's bytes: kept until init joins it. */
 static struct {
 	bool got;
 	int fd; /* the namespace; -1: why says why not */
 	struct netns_failed why;
-	char byte; /* the supervisor's, 0: none */
 } inbox = { .fd = -1 };
 
 /* The next message: 1 for a byte of the supervisor's (into *b), 0 for the
@@ -272,11 +269,6 @@ static int inbox_next(int sock, char *b)
  * socket ends first. */
 static int await_byte(int sock, char *b)
 {
-	if (inbox.byte) {
-		*b = inbox.byte;
-		inbox.byte = 0;
-		return 1;
-	}
 	int r;
 	while ((r = inbox_next(sock, b)) == 0)
 		;
@@ -287,14 +279,12 @@ static int await_byte(int sock, char *b)
  * made (the listeners) and before anything is forked. */
 static void join_network(struct sandbox_spec *s, struct werr *e)
 {
-	int r = 0;
 	char b;
-	while (!inbox.got && (r = inbox_next(s->sync_fd, &b)) == 1 && !inbox.byte)
-		inbox.byte = b;
-	if (!inbox.got && r == 1)
-		werr_set(e, EPROTO, "network namespace: the supervisor's bytes came, not its maker's"),
-			fail(s, e);
-	if (!inbox.got)
+	int r = inbox.got ? 0 : inbox_next(s->sync_fd, &b);
+	if (r > 0) /* the supervisor sends nothing more before READY */
+		werr_set(e, EPROTO, "network namespace: a byte of the supervisor's came, not its "
+			 "maker's"), fail(s, e);
+	if (r < 0)
 		_exit(125); /* the supervisor is gone */
 	if (net_join(&inbox.why, inbox.fd, e) < 0)
 		fail(s, e);
