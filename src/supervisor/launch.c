@@ -1,7 +1,8 @@
 /* launch.c - the first phase of a session (launch.h): clone sandbox init
- * into new user, mount, pid, net, ipc, uts and cgroup namespaces, write its
- * identity maps, put it under the session's limits before it starts, and
- * wait for it to report every layer built (or the one that failed). The
+ * into new user, mount, pid, ipc, uts and cgroup namespaces, write its
+ * identity maps, make its network namespace beside it (the maker, below),
+ * put it under the session's limits before it starts, and wait for it to
+ * report every layer built (or the one that failed). The
  * supervisor makes itself non-dumpable on the way, and init dies with it
  * (PR_SET_PDEATHSIG), taking the whole pid namespace along. */
 #include "launch.h"
