@@ -31,7 +31,6 @@ int vmchild_reap(struct vmchild *c, bool kill)
 		;
 	close(c->pidfd);
 	c->pidfd = -1;
-	c->pid = 0;
 	if (r < 0)
 		return -1;
 	return si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : (si.si_status & 0x7f);
@@ -58,7 +57,10 @@ static int stack_ready(struct vmchild *c, const char *what, struct werr *e)
 pid_t vmchild_start(struct vmchild *c, int (*fn)(void *), const void *arg, size_t len,
 		    const char *what, struct werr *e)
 {
-	if (c->pidfd >= 0 || len > ARG_MAX_LEN)
+	if (len > ARG_MAX_LEN)
+		return werr_set(e, EINVAL, "%s: its argument (%zu bytes) is over %d", what, len,
+				ARG_MAX_LEN);
+	if (c->pidfd >= 0)
 		return werr_set(e, EBUSY, "%s: its stack is in use", what);
 	if (stack_ready(c, what, e) < 0)
 		return -1;
@@ -75,7 +77,6 @@ pid_t vmchild_start(struct vmchild *c, int (*fn)(void *), const void *arg, size_
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
 		return werr_set(e, err, "%s: starting it (clone)", what);
-	c->pid = pid;
 	c->pidfd = pidfd;
 	return pid;
 }
@@ -100,7 +101,6 @@ pid_t vmchild_start(struct vmchild *c, int (*fn)(void *), const void *arg, size_
 		waitpid(pid, NULL, 0);
 		return werr_set(e, err, "%s: pidfd_open", what);
 	}
-	c->pid = pid;
 	c->pidfd = pidfd;
 	return pid;
 }

@@ -26,10 +26,9 @@
 struct vmchild {
 	char *stack; /* its stack, mapped on first use with a guard page below,
 			kept for the process's life; one child on it at a time */
-	pid_t pid;   /* the child's, 0: none */
-	int pidfd;   /* its pidfd, -1: none */
+	int pidfd;   /* the child's pidfd, -1: none */
 };
-#define VMCHILD_NONE { .stack = NULL, .pid = 0, .pidfd = -1 }
+#define VMCHILD_NONE { .stack = NULL, .pidfd = -1 }
 
 /* fn(its copy of arg's len bytes) in a new child, which sends SIGCHLD at
  * its end and exits with fn's result; the last child on c must be reaped
