@@ -79,9 +79,9 @@ const char *audit_last_line_prev(const struct audit *a);
 
 /* fsync and close; NULL is fine. */
 void audit_close(struct audit *a);
-/* The same, the log's fsync and close left to l (lateclose.h), started
- * now: the caller frees what it holds meanwhile, and waits for l before
- * it ends. */
+/* The same, the log's fsync and close left to l (lateclose.h), its
+ * writeback begun now: the caller frees what it holds meanwhile, and
+ * waits for l (the fsync) before it ends. */
 struct late_close;
 void audit_close_late(struct audit *a, struct late_close *l);
 

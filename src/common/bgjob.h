@@ -2,7 +2,7 @@
  * on with other setup, then waited for: for work that takes milliseconds
  * and needs nothing the caller does meanwhile (the decoys and the session
  * CA; as root, the host identity's lookups; the session's cgroups:
- * src/session/prepjobs.h; the log's fsync at the end).
+ * src/session/prepjobs.h).
  *
  * One worker runs the jobs started, in the order they were started: the
  * jobs of a session's start are started together, and one thread beside

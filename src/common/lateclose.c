@@ -1,4 +1,5 @@
-/* lateclose.c - fds closed by a process or a thread of their own
+/* lateclose.c - fds closed by a process of their own, or synced and
+ * closed by the caller at its wait, their writeback begun at once
  * (lateclose.h). */
 #include "lateclose.h"
 
@@ -149,18 +150,6 @@ static void closer_reap(void)
 	errno = saved;
 }
 
-static int close_all(void *arg, struct werr *e)
-{
-	(void)e;
-	struct late_close *l = arg;
-	for (size_t i = 0; i < l->n; i++) {
-		if (l->sync[i])
-			fsync(l->fd[i]);
-		close(l->fd[i]);
-	}
-	return 0;
-}
-
 static void add(struct late_close *l, int fd, bool sync)
 {
 	if (fd < 0)
@@ -171,6 +160,10 @@ static void add(struct late_close *l, int fd, bool sync)
 		close(fd);
 		return;
 	}
+	/* its pages on their way to the disk while the caller goes on: the
+	 * fsync at the wait then waits for little more than the inode */
+	if (sync)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	l->sync[l->n] = sync;
 	l->fd[l->n++] = fd;
 }
@@ -191,23 +184,25 @@ void late_close_start(struct late_close *l)
 		return;
 	l->started = true;
 	closer_reap();
-	if (closer_start(l)) {
-		/* what is left for the thread: the synced fds */
-		size_t k = 0;
-		for (size_t i = 0; i < l->n; i++)
-			if (l->sync[i]) {
-				l->fd[k] = l->fd[i];
-				l->sync[k++] = true;
-			}
-		l->n = k;
-	}
-	if (l->n)
-		bgjob_start(&l->job, close_all, l);
+	if (!closer_start(l))
+		return; /* the waiter closes them all */
+	/* what is left for the waiter: the synced fds */
+	size_t k = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->sync[i]) {
+			l->fd[k] = l->fd[i];
+			l->sync[k++] = true;
+		}
+	l->n = k;
 }
 
 void late_close_wait(struct late_close *l)
 {
 	late_close_start(l);
-	bgjob_join(&l->job);
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->sync[i])
+			fsync(l->fd[i]);
+		close(l->fd[i]);
+	}
 	l->n = 0;
 }

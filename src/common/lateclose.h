@@ -12,35 +12,36 @@
  *   ends; nobody waits for it. It may outlive warden by that grace period,
  *   holding the watches' inodes (an unmount of the workspace's file system
  *   in that window says busy).
- * - A file that must be on disk before the process ends (the log): fsync'ed
- *   and closed on a thread (late_close_add_synced), joined before the
- *   process forks anything (bgjob.h), and at the latest where the holder
- *   goes out of scope. */
+ * - A file that must be on disk before the process ends (the log): its
+ *   writeback begun when it is handed over (sync_file_range), so that its
+ *   pages go to the disk while the caller frees the rest; its fsync, which
+ *   then waits for little more than the inode, and its close are the
+ *   caller's, at late_close_wait (late_close_add_synced). A thread for
+ *   that fsync cost more to start, on a supervisor kept to one CPU, than
+ *   the wait it overlapped (bench/README.md, "Afternoon, 2026-12-03"). */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "bgjob.h"
 
 #define LATE_CLOSE_MAX 8
 
 struct late_close {
 	int fd[LATE_CLOSE_MAX];
-	bool sync[LATE_CLOSE_MAX]; /* fsync'ed first, on the thread */
+	bool sync[LATE_CLOSE_MAX]; /* fsync'ed first, by the waiter */
 	size_t n;
-	struct bgjob job;
 	bool started;
 };
 
 /* Take fd (ignored when < 0) to close later, in the closing process; closed
  * at once when the list is full or it was started already. */
 void late_close_add(struct late_close *l, int fd);
-/* The same, fd fsync'ed before it is closed, on a thread the holder waits
- * for. */
+/* The same for a file: its writeback begun now, fsync'ed and closed by
+ * late_close_wait. */
 void late_close_add_synced(struct late_close *l, int fd);
-/* Close what was added: the closing process started (or, when none can
- * be made, these closed on the thread), the thread started. */
+/* Close what was added but the synced fds: the closing process started
+ * (when none can be made, these are left to late_close_wait). */
 void late_close_start(struct late_close *l);
-/* Wait until the thread's work is done (what was never started is started
- * now); the closing process is not waited for. */
+/* Start what was not, then fsync and close the synced fds (and any the
+ * closing process could not take) here; the closing process is not waited
+ * for. */
 void late_close_wait(struct late_close *l);

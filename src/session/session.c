@@ -56,9 +56,9 @@
 
 /* A session whole, from the policy loaded to the log closed: everything
  * it holds. session_end releases the members from the bottom up, but for
- * the log: it is closed first (session.end is its last line), its fsync
- * on a thread while the rest is released (`late_log`, joined last; the
- * exit summary names it by a copy of its path). session_init gives each
+ * the log: it is closed first (session.end is its last line), its pages on
+ * their way to the disk while the rest is released (`late_log`, fsynced
+ * last; the exit summary names it by a copy of its path). session_init gives each
  * member its empty state, which session_end releases as well: a session
  * that fails early ends the same way. */
 struct session {
@@ -67,8 +67,8 @@ struct session {
 	struct session_opts o;
 	const char *home;             /* the user's home (user_home()), or NULL */
 	char id[40];                  /* the session's id (audit_new_session_id) */
-	/* the log's fsync, on a thread while everything else is freed,
-	 * joined last (lateclose.h) */
+	/* the log's writeback, begun while everything else is freed, its
+	 * fsync last (lateclose.h) */
 	struct late_close late_log;
 	struct policy pol;            /* the profiles layered, then the options' additions */
 	struct session_agent ag;      /* the agent profile, its endpoint and state */
@@ -657,7 +657,7 @@ static void sandbox_gone(struct session *sn)
 	if (sn->det)
 		detect_set_actor(sn->det, NULL, NULL);
 	/* What the sandbox reached (its cgroups are removed once the log is
-	 * closed, while its fsync runs: session_end) */
+	 * closed, while its pages are written: session_end) */
 	limits_last_check(&sn->lim, sn->log);
 	/* The sandbox is gone: the placeholders go too. */
 	workspace_remove_placeholders(&s->plan);
@@ -910,14 +910,14 @@ static int session_start(struct session *sn, struct werr *e)
 }
 
 /* The session released, in the order struct session documents: the log
- * closed, its fsync on a thread (late_log) from here on, as nothing is
+ * closed, its writeback begun (late_log) from here on, as nothing is
  * written to it after session.end; what the run made (the checkpoint's
  * store, the discovery); the stream's sender; the exit summary; then the
  * cgroups (their last check was made for the record: sandbox_gone), the
  * layout, the journal's sender and the detector (both outlive the log
  * they subscribed to), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
- * fsync joined last. */
+ * fsync last. */
 static void session_end(struct session *sn)
 {
 	_cleanup_free_ char *logpath = sn->log && sn->o.summary ? xstrdup(audit_path(sn->log)) : NULL;

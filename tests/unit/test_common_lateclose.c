@@ -125,6 +125,8 @@ static void round_trip(void)
 	CHECK(!is_open(listed[1]));
 	CHECK(!is_open(ino));
 	CHECK(!is_open(slow));
+	/* the synced one is the waiter's to close */
+	CHECK(is_open(synced));
 	/* the caller closes its own end of the other pipe: the closing
 	 * process, which got a copy of every fd, let go of it at once, while
 	 * its close of the socket still waits */
