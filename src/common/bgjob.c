@@ -104,12 +104,16 @@ static void join_ended(void)
 	pthread_mutex_lock(&mu);
 }
 
-/* A worker for the queue (mu held): false when none can be made. */
+/* A worker for the queue (mu held): false when none can be made, or
+ * when it could run only on the caller's CPU (bgjob.h). */
 static bool worker_up(void)
 {
 	join_ended();
 	if (alive)
 		return true;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2)
+		return false;
 	pthread_attr_t a;
 	bool attr = pthread_attr_init(&a) == 0;
 	steered = attr && steer(&a);
@@ -146,7 +150,8 @@ void bgjob_start(struct bgjob *j, int (*fn)(void *, struct werr *), void *arg)
 	tail = j;
 	pending++;
 	if (!worker_up()) {
-		/* no thread to be had: the work runs now, in the caller */
+		/* no thread to be had, or none worth its start: the work
+		 * runs now, in the caller */
 		unqueue(j);
 		run_here(j);
 	}

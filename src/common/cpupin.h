@@ -14,7 +14,7 @@
  * interrupt.
  *
  * So a session's start pins the calling thread, and with it every thread
- * made after (the setup's worker too: it still overlaps what blocks), to
+ * made after (the setup's jobs then run in it: bgjob.h), to
  * the CPU it runs on, when the user's set has more than one; the set is
  * kept. What is not the supervisor gets the set back from it as soon as
  * each is made: init (and so the sandbox: the set without the supervisor's
