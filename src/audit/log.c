@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/lateclose.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
@@ -74,10 +75,10 @@ char *audit_dir(const char *home)
 void audit_new_session_id(char *buf, size_t len)
 {
 	time_t now = time(NULL);
-	struct tm tm;
-	char stamp[64] = "19700101T000000Z";
-	if (gmtime_r(&now, &tm))
-		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	struct utc_fields u = utc_fields_of(now); /* (clock.h: not gmtime_r) */
+	char stamp[64];
+	snprintf(stamp, sizeof stamp, "%04d%02d%02dT%02d%02d%02dZ", u.year, u.mon, u.day, u.hour,
+		 u.min, u.sec);
 
 	uint32_t rnd;
 	ssize_t r;
@@ -406,8 +407,6 @@ int audit_open(struct audit **out, const char *dir, const char *session, struct 
 static void timestamp(struct audit *a, char *out, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
-	char base[64] = "1970-01-01T00:00:00";
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_sec < a->last_ts.tv_sec ||
 	    (ts.tv_sec == a->last_ts.tv_sec && ts.tv_nsec < a->last_ts.tv_nsec))
@@ -415,9 +414,9 @@ static void timestamp(struct audit *a, char *out, size_t len)
 	a->last_ts = ts;
 	/* the date and time to the second, written once a second */
 	if (ts.tv_sec != a->base_sec || !a->base[0]) {
-		if (gmtime_r(&ts.tv_sec, &tm))
-			strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(a->base, sizeof a->base, "%s", base);
+		struct utc_fields u = utc_fields_of(ts.tv_sec); /* (clock.h: not gmtime_r) */
+		snprintf(a->base, sizeof a->base, "%04d-%02d-%02dT%02d:%02d:%02d", u.year, u.mon,
+			 u.day, u.hour, u.min, u.sec);
 		a->base_sec = ts.tv_sec;
 	}
 	snprintf(out, len, "%s.%06ldZ", a->base, ts.tv_nsec / 1000);

@@ -3,7 +3,7 @@
  * durations on the record), as a timespec and in nanoseconds, the
  * milliseconds since a monotonic instant and until a deadline, and the
  * wall clock in milliseconds (when a thing happened, as the host's other
- * records say it). One definition each. */
+ * records say it), and a time's UTC calendar fields. One definition each. */
 #pragma once
 #include <stdint.h>
 #include <time.h>
@@ -55,4 +55,35 @@ static inline int64_t wall_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_REALTIME, &t);
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The UTC calendar fields of t, seconds since the epoch: computed here, as
+ * the log's stamps need them, because glibc's gmtime_r reads the local
+ * time zone's file first (some seven system calls a session has no use
+ * for). The days counted from 0000-03-01, in 400-year eras of 146,097
+ * days, each era's years starting in March (so a leap day ends one). */
+struct utc_fields {
+	int year, mon, day; /* mon 1-12, day 1-31 */
+	int hour, min, sec;
+};
+static inline struct utc_fields utc_fields_of(int64_t t)
+{
+	int64_t days = t / 86400, rem = t % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	days += 719468; /* 1970-01-01 is day 719,468 from 0000-03-01 */
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	int64_t doe = days - era * 146097;                                   /* 0-146096 */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* 0-399 */
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* 0-365 */
+	int64_t mp = (5 * doy + 2) / 153;                                    /* 0 = March */
+	struct utc_fields u = {
+		.day = (int)(doy - (153 * mp + 2) / 5 + 1),
+		.mon = (int)(mp < 10 ? mp + 3 : mp - 9),
+		.hour = (int)(rem / 3600), .min = (int)(rem / 60 % 60), .sec = (int)(rem % 60),
+	};
+	u.year = (int)(yoe + era * 400 + (u.mon <= 2));
+	return u;
 }

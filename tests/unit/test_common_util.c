@@ -8,7 +8,9 @@
  * read_regular_file's reasons, in the caller's buffer, read_fd_all (bounded,
  * grown past its hint) and read_regular_at
  * (a FIFO or a link refused at once, a bound that holds, the file's stat
- * handed back, nothing left open). */
+ * handed back, nothing left open); and clock.h's UTC fields, which the
+ * log's stamps are made of, the same as gmtime_r's from 1601 to 2400 and
+ * at the days that make a calendar go wrong. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/common/clock.h"
 #include "src/common/util.h"
 #include "check.h"
 
@@ -614,8 +617,38 @@ static void test_read_fd_all(void)
 	}
 }
 
+static bool same_as_gmtime(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	struct utc_fields u = utc_fields_of(t);
+	return gmtime_r(&tt, &tm) && u.year == tm.tm_year + 1900 && u.mon == tm.tm_mon + 1 &&
+	       u.day == tm.tm_mday && u.hour == tm.tm_hour && u.min == tm.tm_min &&
+	       u.sec == tm.tm_sec;
+}
+
+static void test_utc_fields(void)
+{
+	/* the days around the epoch, leap days (2000 is one, 1900 and 2100
+	 * are not), the ends of years, and times before 1970 */
+	const int64_t at[] = { 0, -1, 1, 86399, 86400, 951782400, 951868799, 951868800,
+			       4107542399, 4107542400, 4107628800, -2208988800, -2203891201,
+			       -11644473600, 1767225599, 1767225600, 2147483647, 2147483648 };
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+		CHECK(same_as_gmtime(at[i]));
+	/* every day from 1601 to 2400 (the seconds of the day varied) */
+	bool all = true;
+	for (int64_t t = -11644473600; t < 13569465600 && all; t += 86400 + 3607)
+		all = same_as_gmtime(t);
+	CHECK(all);
+	struct utc_fields u = utc_fields_of(1796312569); /* 2026-12-03T15:42:49Z */
+	CHECK(u.year == 2026 && u.mon == 12 && u.day == 3 && u.hour == 15 && u.min == 42 &&
+	      u.sec == 49);
+}
+
 int main(void)
 {
+	test_utc_fields();
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 2;
