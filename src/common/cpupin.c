@@ -5,19 +5,12 @@
 #include <sched.h>
 #include <stdbool.h>
 
-#include "flushcost.h"
-
 static cpu_set_t kept;
 static bool pinned;
 
-void cpupin_start(const char *cachedir, bool jobs_compute)
+void cpupin_start(void)
 {
 	if (pinned || sched_getaffinity(0, sizeof kept, &kept) < 0 || CPU_COUNT(&kept) < 2)
-		return;
-	/* jobs that compute run beside the main thread where the flush is
-	 * cheap; unmeasured, pinned as ever */
-	struct flushcost fc;
-	if (jobs_compute && flushcost_get(cachedir, &fc) && !flushcost_pin_pays(&fc))
 		return;
 	int cpu = cpupin_current(&kept);
 	if (cpu < 0)

@@ -27,17 +27,14 @@
  * cost once one has run there. The user's own restriction (taskset, a
  * cpuset) is what is kept and given back: warden never widens it.
  *
- * Not where the setup computes beside it and the flush is cheap. Where
- * the kernel sends a flush only to the CPUs that have the process's memory
- * loaded (bare metal, KVM, Firecracker), a CPU busy with init is not
- * interrupted, and one CPU only keeps the setup's jobs from running beside
- * the main thread: as root the host identity's lookups, 2.9x bubblewrap's
- * time pinned against 2.45x not (bench/README.md, "Morning, 2026-12-03").
- * So a session whose jobs compute (as root) asks this boot's flush cost
- * (flushcost.h, measured by the boot's first such session) and keeps to
- * one CPU only where a second makes a copy at least twice as dear.
- * Unprivileged the jobs are light, and off one CPU the session only spent
- * more CPU (0.25-0.45 ms) in the same time: pinned wherever. */
+ * As root too, wherever. Root's sessions were kept to one CPU only where
+ * a measure of this boot's flush said a second CPU made a copy at least
+ * twice as dear, so that the setup's jobs (the host identity's lookups)
+ * could run beside the main thread elsewhere. Those jobs now run in the
+ * main thread (bgjob.h: a worker's start cost more than it overlapped), and
+ * on the VM that measure called cheap, root's sessions kept to one CPU took
+ * 0.4 ms less and 1.2 ms less CPU (bench/README.md, "Afternoon,
+ * 2026-12-03"); the measure and its file in the cache directory are gone. */
 #pragma once
 #include <pthread.h>
 #include <sched.h>
@@ -45,15 +42,12 @@
 #include <sys/types.h>
 
 /* Pin the calling thread to the CPU it runs on, the set it had kept (a
- * second call does nothing), unless jobs_compute (the setup runs jobs that
- * compute: as root) and this boot's flush cost (flushcost.h, kept in
- * cachedir, which may be NULL) says a second CPU costs a copy less than
- * twice as much. Nothing when the set has one CPU or the kernel refuses:
- * the session runs as it would have. */
-void cpupin_start(const char *cachedir, bool jobs_compute);
+ * second call does nothing). Nothing when the set has one CPU or the
+ * kernel refuses: the session runs as it would have. */
+void cpupin_start(void);
 
 /* The set of the one CPU cpu, and the CPU the caller runs on when set
- * holds it (-1 otherwise): cpupin_start's, and flushcost.c's measure. */
+ * holds it (-1 otherwise): cpupin_start's. */
 cpu_set_t cpupin_one(int cpu);
 int cpupin_current(const cpu_set_t *set);
 

@@ -950,12 +950,9 @@ static void session_end(struct session *sn)
 
 int session_run(const struct session_opts *o, int *status, struct werr *e)
 {
-	/* before any thread: the supervisor keeps to one CPU, as root only
-	 * where this boot's flush cost says it pays (cpupin.h) */
-	bool root = hostid_wanted();
-	_cleanup_free_ char *cache = root ? xdg_warden_dir("XDG_CACHE_HOME", user_home(), ".cache")
-					  : NULL;
-	cpupin_start(cache, root);
+	/* before anything else: the supervisor keeps to one CPU (cpupin.h),
+	 * and so the setup's jobs run in it (bgjob.h) */
+	cpupin_start();
 	struct session sn;
 	session_init(&sn, o);
 	int r = session_start(&sn, e) < 0 ? -1 : run_with_policy(&sn, status, e);

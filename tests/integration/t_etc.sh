@@ -111,10 +111,9 @@ test_etc_cache_concurrent() {
 		wait "${pids[i - 1]}" || fail "session $i failed: $(<"$T_TMP/c$i.err")"
 		grep -qx 'nogroup:x:65534:' "$T_TMP/c$i.out" || fail "session $i: /etc/group: $(<"$T_TMP/c$i.out")"
 	done
-	# (beside it the kept seccomp filter, t_seccache.sh, the kept exec
-	# hashes, t_exec.sh, and as root the boot's flush cost, t_proc.sh:
-	# whole files only)
+	# (beside it the kept seccomp filter, t_seccache.sh, and the kept exec
+	# hashes, t_exec.sh: whole files only)
 	local entries
-	entries=$(ls -A "$XDG_CACHE_HOME/warden" | grep -vxE 'seccomp-[0-9a-f]{32}-[0-9a-f]|exec-hashes|flushcost')
+	entries=$(ls -A "$XDG_CACHE_HOME/warden" | grep -vxE 'seccomp-[0-9a-f]{32}-[0-9a-f]|exec-hashes')
 	[[ $entries =~ ^etc-[0-9a-f]{32}$ ]] || fail "cache after concurrent sessions: $entries"
 }

@@ -332,12 +332,8 @@ cpus_of() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status" 2>/d
 # The supervisor keeps to one CPU, the sandbox has every CPU of the user's
 # (src/common/cpupin.h): the command's set is the caller's, a narrower set
 # given with taskset is kept (never widened), the supervisor and each of
-# its threads are on one CPU while the sandbox's init is not, and a
-# secret's command gets the caller's set too. As root, where this boot's
-# flush cost (src/common/flushcost.h, kept in the cache directory) says a
-# second CPU is cheap, the supervisor has the caller's set instead; where
-# it is dear, one CPU; unprivileged one CPU either way. The kept figures
-# are written by the test, and read as they are, not measured again.
+# its threads are on one CPU while the sandbox's init is not (as root
+# too), and a secret's command gets the caller's set too.
 test_cpus_sandbox_all_supervisor_one() {
 	local host first
 	host=$(cpus_of self)
@@ -350,34 +346,18 @@ test_cpus_sandbox_all_supervisor_one() {
 		sh -c 'sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status' </dev/null 2>&1)
 	[[ $OUT == "$first" ]] || fail "under taskset -c $first the sandbox has CPUs '$OUT'"
 
-	local out=$T_TMP/cpus.out init t i cost line one
-	local kept=$HOME/.cache/warden/flushcost boot
-	boot=$(cat /proc/sys/kernel/random/boot_id)
-	mkdir -p "${kept%/*}"
-	for cost in '1000 5000' '1000 1000'; do
-		line="warden-flushcost 1 $boot $cost"
-		printf '%s\n' "$line" >"$kept"
-		one=yes
-		[[ $(id -u) == 0 && $cost == '1000 1000' ]] && one=
-		warden_bg "$out" -- sh -c 'echo ready; sleep 30'
-		wait_for "$out" '^ready' 20 || fatal "the session did not start: $(excerpt "$(cat "$out" "$out.err")")"
-		init=$(pgrep -P "$WPID" -f warden-init | head -n 1)
-		for t in /proc/"$WPID"/task/*; do
-			i=$(cpus_of "${t#/proc/}")
-			if [[ -n $one ]]; then
-				[[ -n $i && $i != *[-,]* ]] ||
-					fail "flush cost $cost: supervisor thread ${t##*/} on CPUs '$i', not one"
-			else
-				[[ $i == "$host" ]] ||
-					fail "flush cost $cost as root: supervisor thread ${t##*/} on CPUs '$i', not '$host'"
-			fi
-		done
-		[[ -n $init && $(cpus_of "$init") == "$host" ]] ||
-			fail "the sandbox's init ($init) on CPUs '$(cpus_of "$init")', not '$host'"
-		kill "$WPID" 2>/dev/null
-		wait "$TPID" 2>/dev/null
-		[[ $(cat "$kept") == "$line" ]] || fail "the kept flush cost was measured again: $(cat "$kept")"
+	local out=$T_TMP/cpus.out init t i
+	warden_bg "$out" -- sh -c 'echo ready; sleep 30'
+	wait_for "$out" '^ready' 20 || fatal "the session did not start: $(excerpt "$(cat "$out" "$out.err")")"
+	init=$(pgrep -P "$WPID" -f warden-init | head -n 1)
+	for t in /proc/"$WPID"/task/*; do
+		i=$(cpus_of "${t#/proc/}")
+		[[ -n $i && $i != *[-,]* ]] || fail "supervisor thread ${t##*/} on CPUs '$i', not one"
 	done
+	[[ -n $init && $(cpus_of "$init") == "$host" ]] ||
+		fail "the sandbox's init ($init) on CPUs '$(cpus_of "$init")', not '$host'"
+	kill "$WPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
 
 	# a secret from a command: the command's set (what it forks after a
 	# moment shows it) is the caller's
