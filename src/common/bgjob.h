@@ -24,20 +24,16 @@
  * balance, up to a tick later) would run the jobs only while the caller
  * waits for them. Once running, the worker takes back the caller's whole
  * set, and bgjob_wait gives it back should it not have run yet: it is
- * never kept from a CPU that is free. A session's supervisor keeps to one
- * CPU (cpupin.h; as root not where a second CPU's flush is cheap), and its
- * worker with it: there the jobs overlap what blocks (a lookup's I/O, a
- * cgroup's grace period), not what computes. The
- * worker blocks every signal; a job its waiter runs has the waiter's
- * signal mask.
+ * never kept from a CPU that is free. The worker blocks every signal; a
+ * job its waiter runs has the waiter's signal mask.
  *
- * A caller that may use one CPU only (a session's supervisor kept to one,
- * cpupin.h; a user's taskset) gets no worker: the job runs at once in the
- * caller, as when no thread can be had. There a worker overlapped only
- * what blocks, and its start (a stack, a clone, the scheduler's hand-over
- * on one CPU) cost more than that on the project's VM: 0.35 ms of a
- * session unprivileged, 0.8 as root (bench/README.md, "Afternoon,
- * 2026-12-03"). */
+ * A caller that may use one CPU only (a session's supervisor, kept to one
+ * as root and unprivileged: cpupin.h; a user's taskset) gets no worker:
+ * the job runs at once in the caller, as when no thread can be had. There
+ * a worker overlapped only what blocks (a lookup's I/O, a cgroup's grace
+ * period), and its start (a stack, a clone, the scheduler's hand-over on
+ * one CPU) cost more than that on the project's VM: 0.35 ms of a session
+ * unprivileged, 0.5 as root (bench/README.md, "Afternoon, 2026-12-03"). */
 #pragma once
 #include <pthread.h>
 #include <stdbool.h>

@@ -58,9 +58,9 @@
  * it holds. session_end releases the members from the bottom up, but for
  * the log: it is closed first (session.end is its last line), its pages on
  * their way to the disk while the rest is released (`late_log`, fsynced
- * last; the exit summary names it by a copy of its path). session_init gives each
- * member its empty state, which session_end releases as well: a session
- * that fails early ends the same way. */
+ * last; the exit summary names it by a copy of its path). session_init
+ * gives each member its empty state, which session_end releases as well: a
+ * session that fails early ends the same way. */
 struct session {
 	/* the options; with --task, the task's own workspace in place of
 	 * the caller's (task_start) */
