@@ -529,8 +529,7 @@ void audit_close_late(struct audit *a, struct late_close *l)
 	if (!a)
 		return;
 	if (a->w.fd >= 0)
-		late_close_add_synced(l, a->w.fd);
-	late_close_start(l);
+		late_close_add_synced(l, a->w.fd); /* its writeback begins there */
 	audit_free(a);
 }
 

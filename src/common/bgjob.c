@@ -57,13 +57,13 @@ static void *work(void *unused)
 	return NULL;
 }
 
-/* The attributes of a thread to start on a CPU of the caller's set other
- * than the one it runs on (bgjob.h); false when there is none. */
+/* The attributes of a thread to start on a CPU of the caller's set (cpus,
+ * of more than one) other than the one it runs on (bgjob.h); false when
+ * that CPU is not known. */
 static bool steer(pthread_attr_t *a)
 {
 	int cpu = sched_getcpu();
-	if (cpu < 0 || sched_getaffinity(0, sizeof cpus, &cpus) < 0 || CPU_COUNT(&cpus) < 2 ||
-	    !CPU_ISSET(cpu, &cpus))
+	if (cpu < 0 || !CPU_ISSET(cpu, &cpus))
 		return false;
 	cpu_set_t others = cpus;
 	CPU_CLR(cpu, &others);
@@ -111,12 +111,12 @@ static bool worker_up(void)
 	join_ended();
 	if (alive)
 		return true;
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2)
+	bool known = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
+	if (known && CPU_COUNT(&cpus) < 2)
 		return false;
 	pthread_attr_t a;
 	bool attr = pthread_attr_init(&a) == 0;
-	steered = attr && steer(&a);
+	steered = attr && known && steer(&a);
 	atomic_store(&took_back, false);
 	alive = thread_create_blocked(&worker, attr ? &a : NULL, work, NULL) == 0;
 	if (attr)
