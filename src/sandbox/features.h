@@ -108,10 +108,12 @@ bool features_lsm_active(const struct kernel_features *f, const char *name);
  * (src/supervisor/llaudit.h): 1 yes (why says how: auditd running or not),
  * 0 no and why (not root, Landlock ABI < 7, no audit in the kernel, audit
  * disabled, audit's failure mode is panic, the multicast group refused, not
- * in the host's pid namespace). Cheap; keeps nothing open. `warden doctor`
- * prints it; a session records it and, when 1, restricts itself with
- * LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON so that the agent's denials after
- * its exec are logged too. */
+ * in the host's pid namespace). Keeps nothing open; as root it waits for
+ * the kernel's answer to AUDIT_GET, sent by a kernel thread started for it
+ * (0.1-2 ms). `warden doctor` prints it; a session asks it while init
+ * starts (supervisor/launch.c), records it and, when 1, has init restrict
+ * itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON so that the agent's
+ * denials after its exec are logged too. */
 int llaudit_probe(int landlock_abi, char *why, size_t len);
 
 /* The kernel's audit over netlink, for the probe and for llaudit.c:

@@ -478,6 +478,7 @@ void sandbox_init_main(struct sandbox_spec *s)
 	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
 	if (await_byte(s->sync_fd, &go) < 0)
 		_exit(125);
+	s->landlock_log = go == INIT_BYTE_CGROUPS_LOGGED;
 	/* kept off the supervisor's CPU while it built the mounts; the
 	 * sandbox has every CPU of the user's (cpupin.h) */
 	cpupin_widen();

@@ -13,6 +13,14 @@
 
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
 
+/* The supervisor's bytes to init before READY: "g" once init's identity
+ * maps are written (it goes on), then "c" once its cgroups are set, or "C":
+ * the same, and Landlock's denials are on the record (supervisor/llaudit.h),
+ * so init restricts itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON. */
+#define INIT_BYTE_MAPPED 'g'
+#define INIT_BYTE_CGROUPS 'c'
+#define INIT_BYTE_CGROUPS_LOGGED 'C'
+
 /* What READY carries, each fd -1 when absent: the seccomp listener and the
  * HTTP and SOCKS5 proxy listeners (always there), the pty master, the
  * listener of each host loopback port (fwd[i] for spec->forwards.v[i]), a

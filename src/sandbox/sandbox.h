@@ -116,8 +116,10 @@ struct sandbox_spec {
 				       supervisor takes from there */
 	int landlock_abi;           /* probed by the supervisor */
 	bool landlock_log;          /* the supervisor reads Landlock's audit records
-				       (src/supervisor/llaudit.h): init restricts itself
-				       with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON */
+				       (src/supervisor/llaudit.h), asked after the
+				       clone: init learns it from the byte that says
+				       its cgroups are set (initmsg.h) and restricts
+				       itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON */
 	char landlock_log_why[256]; /* on, or why not (llaudit_probe), for session.start */
 	struct exec_layout exec;    /* allow-writable paths and hidden files (execplan.c) */
 	/* a file warden adds to /etc inside, read-only like the rest of it

@@ -2,32 +2,18 @@
  * main thread goes on (prepjobs.h). */
 #include "prepjobs.h"
 
-#include <stdio.h>
-
-#include "../sandbox/features.h"
-
-/* ---- the host identity and Landlock's audit ---- */
-
-static void landlock_log_probe(struct hostid_job *h)
-{
-	h->landlock_log = llaudit_probe(h->landlock_abi, h->landlock_log_why,
-					sizeof h->landlock_log_why) == 1;
-}
+/* ---- the host identity ---- */
 
 static int hostid_job_run(void *arg, struct werr *e)
 {
 	struct hostid_job *h = arg;
-	landlock_log_probe(h);
 	return hostid_acquire(&h->ids, e);
 }
 
-void hostid_job_start(struct hostid_job *h, int landlock_abi)
+void hostid_job_start(struct hostid_job *h)
 {
-	h->landlock_abi = landlock_abi;
 	if (hostid_wanted())
 		bgjob_start(&h->job, hostid_job_run, h);
-	else
-		landlock_log_probe(h);
 }
 
 void hostid_job_end(struct hostid_job *h)
@@ -41,10 +27,7 @@ int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e
 	if (h->taken)
 		return 0;
 	h->taken = true;
-	int r = bgjob_wait(&h->job, e);
-	s->landlock_log = h->landlock_log;
-	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "%s", h->landlock_log_why);
-	if (r < 0)
+	if (bgjob_wait(&h->job, e) < 0)
 		return -1;
 	s->ids = h->ids;
 	h->ids = HOSTID_NONE;

@@ -7,12 +7,9 @@
  * unjoined on a way out (X_job_end).
  *
  * - hostid_job: as root, the agent's own host identity, never root's
- *   (hostid.h), and whether Landlock's denials can be on the record
- *   (llaudit.h): the identity's name-service lookups take milliseconds (a
- *   module loaded, directories of user records looked through), and so
- *   does the audit status asked of the kernel (it starts a thread to
- *   answer). Unprivileged, the probe says at once that it is off, on the
- *   caller's thread.
+ *   (hostid.h): the identity's name-service lookups take milliseconds (a
+ *   module loaded, directories of user records looked through) when they
+ *   are not remembered.
  * - limits_job: the limits planned and the session's cgroups made (as
  *   root a cgroup v1 controller's directory takes a millisecond or two to
  *   make, the memory controller's most).
@@ -32,17 +29,13 @@
 
 struct hostid_job {
 	struct hostid ids;
-	int landlock_abi;
-	bool landlock_log;
 	bool taken;         /* hostid_job_take called: a second call does nothing */
-	char landlock_log_why[sizeof ((struct sandbox_spec *)0)->landlock_log_why];
 	struct bgjob job;
 };
 
 /* h zeroed, with ids HOSTID_NONE, before any of these. */
-void hostid_job_start(struct hostid_job *h, int landlock_abi);
-/* The identity into s (and Landlock's audit); -1 with e when none could
- * be had. Taken once: called again, 0 and nothing more. */
+void hostid_job_start(struct hostid_job *h);
+/* The identity into s; -1 with e when none could be had. Taken once: called again, 0 and nothing more. */
 int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e);
 /* Joined, an identity not taken released. */
 void hostid_job_end(struct hostid_job *h);

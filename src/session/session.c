@@ -317,6 +317,9 @@ static int spec_prepare(struct session *sn, struct werr *e)
 	if (features_require(&sn->kf, e) < 0)
 		return -1;
 	s->landlock_abi = sn->kf.landlock_abi;
+	/* asked as init starts (launch.c); said so if the session ends first */
+	snprintf(s->landlock_log_why, sizeof s->landlock_log_why,
+		 "off: not asked (the session ended before its sandbox was made)");
 	if (spec_workspace(&sn->o, &sn->pol, sn->home, s, &sn->disc, &sn->lay, e) < 0 ||
 	    spec_private_dirs(&sn->pol, sn->home, s, e) < 0)
 		return -1;
@@ -591,9 +594,9 @@ static int session_plan(struct session *sn, struct werr *e)
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
-	/* As root: the agent's own host identity and Landlock's audit, from
-	 * their job, taken where first needed (made meanwhile): --review's
-	 * directories are given to the identity, session.start names both */
+	/* As root: the agent's own host identity, from its job, taken where
+	 * first needed (made meanwhile): --review's directories are given to
+	 * the identity, session.start names it */
 	if (sn->o.review && (hostid_job_take(&sn->hj, s, e) < 0 ||
 			     review_prepare(&sn->pol, sn->kf.release, s, sn->id, e) < 0))
 		return -1;
@@ -893,10 +896,10 @@ static int session_start(struct session *sn, struct werr *e)
 	audit_new_session_id(sn->id, sizeof sn->id);
 	if (session_secrets_prepare(o, &sn->pol, sn->home, &sn->ss, e) < 0)
 		return -1;
-	/* As root, the identity and the audit status from here on, on a
-	 * thread (after the secrets' commands were spawned; nothing forks
-	 * until session_open takes them) */
-	hostid_job_start(&sn->hj, landlock_abi_version());
+	/* As root, the identity from here on, as a job (after the secrets'
+	 * commands were spawned; nothing forks until session_open takes
+	 * them) */
+	hostid_job_start(&sn->hj);
 	/* the limits planned and their cgroups made on a thread
 	 * (prepjobs.h), while the spec is made */
 	limits_job_start(&sn->lj, &sn->lim, &sn->pol, &sn->probe, sn->id);

@@ -294,6 +294,27 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 	return 0;
 }
 
+/* Whether Landlock's denials are on the record (llaudit.h), asked of the
+ * kernel now, while init takes its "g" and the maker makes the network
+ * namespace: the audit status's answer comes from a kernel thread started
+ * for it, a wait of 0.1-2 ms that, asked before the clone, held up all
+ * of the session's start. The multicast group is joined now too, before
+ * init restricts itself (it waits for the byte that says how, below), and
+ * not before the clone, so init never holds the socket. */
+static void landlock_records(struct sandbox_spec *s, struct launched *L, struct audit *log)
+{
+	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
+					sizeof s->landlock_log_why) == 1;
+	if (!s->landlock_log)
+		return;
+	char why[200];
+	if ((L->la = llaudit_open(L->c.pid, log, why, sizeof why)))
+		return;
+	wnote("Landlock's denials are not on this session's record: %s", why);
+	s->landlock_log = false;
+	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "off: %s", why);
+}
+
 /* Init's message: READY with its fds into L, or its error. */
 static int await_ready(struct launched *L, struct werr *e)
 {
@@ -346,14 +367,6 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	_cleanup_close_ int userns = init_userns(L->c.pid, e);
 	if (userns < 0)
 		return -1;
-	/* Landlock's denials on the record (llaudit.h): the group joined now,
-	 * before init restricts itself (it waits for the "g" below), and not
-	 * before the clone, so init never holds the socket. */
-	if (s->landlock_log) {
-		char why[256];
-		if (!(L->la = llaudit_open(L->c.pid, log, why, sizeof why)))
-			wnote("Landlock's denials are not on this session's record: %s", why);
-	}
 	/* The kill switch (freeze.h): the control socket's freeze, resume and
 	 * kill, and the grace period's hold while frozen; a module of the loop
 	 * that acts on the whole sandbox is handed sb (freed after the socket
@@ -370,10 +383,11 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	if (userns_write_maps(L->c.pid, s->ids.active ? s->ids.uid : s->uid,
 			      s->ids.active ? s->ids.gid : s->gid, e) < 0)
 		return -1;
-	if (write(L->sock, "g", 1) != 1)
+	if (write(L->sock, &(char){ INIT_BYTE_MAPPED }, 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
 	if (start_maker(userns, L->sock, e) < 0)
 		return -1; /* init killed by launched_free */
+	landlock_records(s, L, log);
 	/* Under its limits before init forks anything: init builds its mounts
 	 * meanwhile and waits for the second byte. Only once init says it
 	 * runs, and only into the cgroups init could not move itself into: a
@@ -390,7 +404,7 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 				"cgroup %s", limits_cgroup_v2(lim));
 	/* (init may have failed meanwhile: its message, read by launch_ready,
 	 * says why) */
-	if (send_byte(L->sock, 'c') < 0)
+	if (send_byte(L->sock, s->landlock_log ? INIT_BYTE_CGROUPS_LOGGED : INIT_BYTE_CGROUPS) < 0)
 		return werr_errno(e, "supervisor: telling sandbox init its cgroups are set");
 	return 0;
 }
