@@ -465,23 +465,27 @@ void sandbox_init_main(struct sandbox_spec *s)
 	struct init_msg ready = { 0 };
 
 	become_init(s, &e);
-	if (mounts_build(s, &e) < 0)
+	if (mounts_build_start(s, &e) < 0)
+		fail(s, &e);
+	/* Meanwhile the supervisor made the workspace's placeholders, which
+	 * the rest of the mounts cover, and moved init into the session's
+	 * cgroups it did not move itself into (limits.h; such a move can wait
+	 * on the kernel for a millisecond or more, so it overlaps the mounts);
+	 * it says when, and whether Landlock's denials are on the record
+	 * (initmsg.h). Nothing was forked before. */
+	if (await_byte(s->sync_fd, &go) < 0)
+		_exit(125);
+	s->landlock_log = go == INIT_BYTE_CGROUPS_LOGGED;
+	if (mounts_build_finish(s, &e) < 0)
 		fail(s, &e);
 	hostid_close_trees(&s->ids); /* attached now */
 	place_seeds(s, &ready);
 	if (s->use_pty && open_pty(&fds.master, &slave, &e) < 0)
 		fail(s, &e);
-	/* Meanwhile the supervisor moved init into the session's cgroups it
-	 * did not move itself into (limits.h; such a move can wait on the
-	 * kernel for a millisecond or more, so it overlaps the mounts); it
-	 * says when. Nothing was forked before.
-	 * A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
-	if (await_byte(s->sync_fd, &go) < 0)
-		_exit(125);
-	s->landlock_log = go == INIT_BYTE_CGROUPS_LOGGED;
 	/* kept off the supervisor's CPU while it built the mounts; the
 	 * sandbox has every CPU of the user's (cpupin.h) */
 	cpupin_widen();
+	/* A cgroup namespace rooted there, so /proc/self/cgroup inside shows "/". */
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		werr_errno(&e, "cgroup namespace"), fail(s, &e);
 	/* The listeners the supervisor serves, in the sandbox's network

@@ -14,7 +14,8 @@
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
 
 /* The supervisor's bytes to init before READY: "g" once init's identity
- * maps are written (it goes on), then "c" once its cgroups are set, or "C":
+ * maps are written (it goes on), then "c" once its cgroups are set and the
+ * workspace's placeholders made (init mounts over them after it), or "C":
  * the same, and Landlock's denials are on the record (supervisor/llaudit.h),
  * so init restricts itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON. */
 #define INIT_BYTE_MAPPED 'g'

@@ -927,18 +927,23 @@ int mounts_seal(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct 
 
 /* The layers in the order they are mounted: a bind onto a directory clones
  * what is mounted below it, so each goes after what it covers. */
-int mounts_build(const struct sandbox_spec *s, struct werr *e)
+int mounts_build_start(const struct sandbox_spec *s, struct werr *e)
 {
-	if (stage_root(e) < 0 ||               /* a tmpfs to build on, the host at OLD */
-	    build_system(e) < 0 ||             /* /usr, /bin, /lib...: read-only */
-	    build_etc(s, e) < 0 ||             /* the curated /etc */
-	    build_scratch(s, e) < 0 ||         /* /tmp, /var/tmp, /dev/shm */
-	    build_home_tmpfs(s, e) < 0 ||      /* AGENT_HOME */
-	    build_home(s, e) < 0 ||            /* agent state in it */
-	    build_dev(e) < 0 ||
-	    build_proc(e) < 0 ||
-	    build_binds(s, e) < 0 ||           /* the workspace, the profile's paths */
-	    build_workspace_plan(s, e) < 0 ||  /* protected paths, placeholders, masks */
+	return stage_root(e) < 0 ||               /* a tmpfs to build on, the host at OLD */
+	       build_system(e) < 0 ||             /* /usr, /bin, /lib...: read-only */
+	       build_etc(s, e) < 0 ||             /* the curated /etc */
+	       build_scratch(s, e) < 0 ||         /* /tmp, /var/tmp, /dev/shm */
+	       build_home_tmpfs(s, e) < 0 ||      /* AGENT_HOME */
+	       build_home(s, e) < 0 ||            /* agent state in it */
+	       build_dev(e) < 0 ||
+	       build_proc(e) < 0 ||
+	       build_binds(s, e) < 0              /* the workspace, the profile's paths */
+	       ? -1 : 0;
+}
+
+int mounts_build_finish(const struct sandbox_spec *s, struct werr *e)
+{
+	if (build_workspace_plan(s, e) < 0 ||  /* protected paths, placeholders, masks */
 	    build_exec_writable(s, e) < 0 ||   /* `exec allow-writable` */
 	    hide_denied(s, e) < 0 ||           /* `exec strict`'s denied programs */
 	    mask_private_dirs(s, e) < 0 ||     /* the logs, the cache, the store */

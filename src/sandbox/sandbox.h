@@ -193,8 +193,14 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
  * trust store's variables, which nothing else may override). */
 void env_override(struct strv *out, const char *assignment);
 
-/* mounts.c (init): build the new root and pivot into it. */
-int mounts_build(const struct sandbox_spec *s, struct werr *e);
+/* mounts.c (init): build the new root and pivot into it, in two halves:
+ * what needs nothing of the workspace's placeholders (the system, /etc,
+ * the scratch and home tmpfs, /dev, /proc, the workspace and the profile's
+ * paths bound), then, once the supervisor has made the placeholders (its
+ * "c", initmsg.h), the workspace's protections, placeholders and masks and
+ * the rest. */
+int mounts_build_start(const struct sandbox_spec *s, struct werr *e);
+int mounts_build_finish(const struct sandbox_spec *s, struct werr *e);
 /* mounts.c (init), once in the sandbox's network namespace: the hook
  * socket's listener, bound by its own path (the one /proc/net/unix shows)
  * at SANDBOX_HOOK_SOCK, goes to *hook_fd (net_hook_listener); the SSH
@@ -203,7 +209,7 @@ int mounts_build(const struct sandbox_spec *s, struct werr *e);
  * the network namespace it was made in, and the supervisor lets the
  * sandbox connect only to those of the sandbox's (unixconn.h). */
 int mounts_seal(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct werr *e);
-/* After mounts_build, in the new root: mask (an empty file or directory of
+/* After mounts_build_finish, in the new root: mask (an empty file or directory of
  * mode 0, bound read-only) or protect (bound read-only onto itself) the
  * workspace path rel, opened beneath wsfd with no symlink followed. */
 int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e);

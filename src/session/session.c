@@ -609,7 +609,8 @@ static int session_plan(struct session *sn, struct werr *e)
 /* The checkpoint and session.start, once: while init builds the sandbox
  * (supervisor_cfg.building), or, when the session failed before that,
  * ahead of its session.end. The workspace holds the placeholders by then
- * (made before init's clone): the checkpoint leaves them out. */
+ * (made by launch, which returns once init is building): the checkpoint
+ * leaves them out. */
 static int record_start(void *ctx, struct werr *e)
 {
 	struct session *sn = ctx;
