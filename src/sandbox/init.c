@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "initmsg.h"
+#include "limits.h"
 #include "../common/fdpass.h"
 #include "../common/cpupin.h"
 #include "../workspace/wswatch.h"
@@ -291,9 +292,10 @@ static void join_network(struct sandbox_spec *s, struct werr *e)
 	closep(&inbox.fd);
 }
 
-/* Dies with the supervisor; waits for its identity maps and says it runs,
- * with the cgroups it moved itself into (the supervisor moves it into the
- * others then: see below); then takes its identity in the sandbox. */
+/* Dies with the supervisor; waits for its identity maps, moves itself
+ * into the session's cgroup v1 ones and says it runs, with those it moved
+ * itself into (the supervisor moves it into the others then: see below);
+ * then takes its identity in the sandbox. */
 static void become_init(struct sandbox_spec *s, struct werr *e)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -301,7 +303,7 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	char go;
 	if (await_byte(s->sync_fd, &go) < 0) /* supervisor gone before mapping us */
 		_exit(125);
-	char running[2] = { 's', (char)s->cgroup_moved };
+	char running[2] = { 's', (char)limits_self_move(s->cgroup_tasks) };
 	if (send(s->sync_fd, running, sizeof running, MSG_NOSIGNAL) != (ssize_t)sizeof running)
 		_exit(125);
 	/* Mapped now; from here on nothing in the sandbox may read or write

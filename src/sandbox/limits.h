@@ -139,9 +139,10 @@ int limits_clone_fd(const struct limits *l);
  * session's cgroup of controller i, O_WRONLY and close-on-exec, -1 where
  * there is none to move into (not root, no limit on a v1 controller, its
  * cgroup given up, or the open failed: limits_attach moves init then).
- * limits_self_move, in init as its first step (before its identity maps,
- * and before it forks anything), writes each and closes it; bit i of the
- * result set when the move into controller i's cgroup was made.
+ * limits_self_move, in init once its identity maps are written (before it
+ * says it runs, and before it forks anything), writes each and closes it;
+ * bit i of the result set when the move into controller i's cgroup was
+ * made.
  * limits_self_close closes the supervisor's copies once init is cloned. */
 void limits_self_open(const struct limits *l, int fds[CTL_COUNT]);
 unsigned limits_self_move(int fds[CTL_COUNT]);

@@ -98,8 +98,11 @@ struct sandbox_spec {
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over
 				       SYSTEM_CA_BUNDLE), or NULL: no TLS terminated */
 	int sync_fd;                /* init's end of the supervisor socket */
-	unsigned cgroup_moved;      /* in init: the cgroup v1 ones it moved itself into
-				     * (limits_self_move's bits), said with "s" */
+	int cgroup_tasks[3];        /* in init: the `tasks` files of the session's
+				     * cgroup v1 ones (limits.h, CTL_COUNT; -1 none),
+				     * opened by the supervisor, which init moves
+				     * itself through once mapped (limits_self_move),
+				     * saying which with "s" */
 	char *etc_cache;            /* the cached curated /etc (host path), or NULL: copy */
 	struct strv etc_binds;      /* host /etc paths to bind live over the cache */
 	int etc_lock;               /* shared flock on the cache version in use, or -1 */
