@@ -306,6 +306,11 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	char running[2] = { 's', (char)limits_self_move(s->cgroup_tasks) };
 	if (send(s->sync_fd, running, sizeof running, MSG_NOSIGNAL) != (ssize_t)sizeof running)
 		_exit(125);
+	/* only now: until the "g" init may run on the supervisor's CPU (as
+	 * root, cloned into a new cgroup, it runs first there: launch.c),
+	 * and the supervisor waits for it */
+	hide_cmdline(s);
+	forget_host(s);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
@@ -457,8 +462,6 @@ static pid_t start_command(const struct sandbox_spec *s, int slave, enum start_h
 
 void sandbox_init_main(struct sandbox_spec *s)
 {
-	hide_cmdline(s);
-	forget_host(s);
 	struct werr e = { 0 };
 	char go;
 	int slave = -1;
