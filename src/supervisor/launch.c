@@ -216,10 +216,11 @@ static int maker_ended(int init_sock, struct werr *e)
  * lock waits for an RCU grace period); should the kernel refuse that, a
  * clone as before, and limits_attach moves it. Init moves itself into the
  * session's cgroup v1 ones once its maps are written (limits_self_move, as
- * it says it runs): by then it has left the supervisor's CPU (below). As
- * its first step (before, on a hybrid host as root), it made it 0.4 ms
- * longer before the supervisor could go on: a clone into a new cgroup
- * wakes a kernel worker on the cloning CPU, and init ran on it first. */
+ * it says it runs), when it has left the supervisor's CPU (below): a clone
+ * into a new cgroup wakes a kernel worker on the cloning CPU, which
+ * preempts the supervisor, and init then runs there first, until it
+ * blocks; made as its first step, the move held the supervisor up 0.4 ms
+ * more (bench/README.md, "Evening, 2026-12-03"). */
 static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int sync_fd,
 		      struct child *c, struct werr *e)
 {
