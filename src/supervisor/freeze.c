@@ -79,8 +79,15 @@ static bool init_in(pid_t pid, const char *dir)
 	return len > 1 && line[0] == '/' && dl >= len && strncmp(dir + dl - len, line, len) == 0;
 }
 
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir,
-			const struct policy *pol, struct audit *log)
+bool sbctl_pidns(pid_t init_pid, struct stat *st)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init_pid);
+	return stat(p, st) == 0;
+}
+
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const struct stat *pidns,
+			const char *cgroup_dir, const struct policy *pol, struct audit *log)
 {
 	struct sbctl *c = xcalloc(1, sizeof *c);
 	c->p = pol;
@@ -89,12 +96,9 @@ struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir,
 	c->log = log;
 	c->cgroup = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
 	c->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	char p[64];
-	struct stat st;
-	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)init_pid);
-	if (stat(p, &st) == 0) {
-		c->ns_dev = st.st_dev;
-		c->ns_ino = st.st_ino;
+	if (pidns) {
+		c->ns_dev = pidns->st_dev;
+		c->ns_ino = pidns->st_ino;
 		c->ns_known = true;
 	}
 	return c;

@@ -13,6 +13,7 @@
  * the sandbox is killed (an `action` event by "timeout", saying why). */
 #pragma once
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "../audit/audit.h"
@@ -22,14 +23,20 @@
 
 struct sbctl;
 
+/* Init's pid namespace, as stat(2) of /proc/PID/ns/pid sees it (false when
+ * it cannot): taken before init makes itself non-dumpable, after which an
+ * unprivileged warden could no longer read it. */
+bool sbctl_pidns(pid_t init_pid, struct stat *st);
+
 /* init_pidfd/init_pid: sandbox init (host pid; the pidfd is borrowed and
- * must outlive the sbctl); cgroup_dir: the session's cgroup v2 directory or
- * NULL (copied; used only when init is in it at the first action). p: the
- * policy (its `freeze timeout`; borrowed). log: where the actions are
- * recorded (borrowed). Make it before init makes itself non-dumpable (an
- * unprivileged warden could not read its pid namespace after). */
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const char *cgroup_dir,
-			const struct policy *p, struct audit *log);
+ * must outlive the sbctl); pidns: its pid namespace (sbctl_pidns), NULL
+ * when unknown (a freeze by signals is then refused: which processes are
+ * the sandbox's could not be told); cgroup_dir: the session's cgroup
+ * v2 directory or NULL (copied; used only when init is in it at the first
+ * action). p: the policy (its `freeze timeout`; borrowed). log: where the
+ * actions are recorded (borrowed). */
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const struct stat *pidns,
+			const char *cgroup_dir, const struct policy *p, struct audit *log);
 /* A sandbox frozen by signals is not let go on: it is being killed or has
  * ended by then. */
 void sbctl_free(struct sbctl *c);

@@ -368,20 +368,18 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 		return -1;
 	if (lim)
 		lim->helpers = fanread_wanted(s->policy) ? 1 : 0;
-	int started = start_init(s, lim, L->sock, init_sock, &L->c, e);
-	hostid_close_trees(&s->ids);
-	if (started < 0)
+	if (start_init(s, lim, L->sock, init_sock, &L->c, e) < 0)
 		return -1;
+	/* What is read of init while it can still be looked at: it makes
+	 * itself non-dumpable once mapped, and an unprivileged supervisor
+	 * could no longer open its namespaces. Nothing more before its "g":
+	 * until then init waits, and each first write of the supervisor's to
+	 * a page it shares with init is a copy. */
 	_cleanup_close_ int userns = init_userns(L->c.pid, e);
 	if (userns < 0)
 		return -1;
-	/* The kill switch (freeze.h): the control socket's freeze, resume and
-	 * kill, and the grace period's hold while frozen; a module of the loop
-	 * that acts on the whole sandbox is handed sb (freed after the socket
-	 * and everything that holds it, before init). Made now, while init can
-	 * still be looked at: it makes itself non-dumpable once mapped, and an
-	 * unprivileged supervisor could no longer read its pid namespace. */
-	L->sb = sbctl_new(L->c.pidfd, L->c.pid, lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
+	struct stat pidns;
+	bool pidns_known = sbctl_pidns(L->c.pid, &pidns);
 	closep(&init_sock);
 	/* Non-dumpable only now: a child cloned from a non-dumpable parent has
 	 * root-owned /proc files, and an unprivileged supervisor could not write
@@ -393,6 +391,13 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 		return -1;
 	if (write(L->sock, &(char){ INIT_BYTE_MAPPED }, 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
+	hostid_close_trees(&s->ids); /* init has its copies */
+	/* The kill switch (freeze.h): the control socket's freeze, resume and
+	 * kill, and the grace period's hold while frozen; a module of the loop
+	 * that acts on the whole sandbox is handed sb (freed after the socket
+	 * and everything that holds it, before init). */
+	L->sb = sbctl_new(L->c.pidfd, L->c.pid, pidns_known ? &pidns : NULL,
+			  lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
 	if (start_maker(userns, L->sock, e) < 0)
 		return -1; /* init killed by launched_free */
 	landlock_records(s, L, log);
