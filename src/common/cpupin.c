@@ -50,6 +50,18 @@ void cpupin_apart(pid_t pid)
 	(void)sched_setaffinity(pid, sizeof other, CPU_COUNT(&other) ? &other : &kept);
 }
 
+bool cpupin_clone_begin(void)
+{
+	return pinned && sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK,
+					    &(struct sched_param){ .sched_priority = 1 }) == 0;
+}
+
+void cpupin_clone_end(bool began)
+{
+	if (began)
+		(void)sched_setscheduler(0, SCHED_OTHER, &(struct sched_param){ .sched_priority = 0 });
+}
+
 void cpupin_widen(void)
 {
 	if (pinned)

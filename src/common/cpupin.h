@@ -67,6 +67,20 @@ void cpupin_release(pid_t pid);
 void cpupin_apart(pid_t pid);
 void cpupin_widen(void);
 
+/* Around a clone into a new cgroup, which wakes a kernel worker on the
+ * cloning CPU (the cgroup's `populated` notice): the worker preempted the
+ * supervisor, and the child, still on the supervisor's one CPU, ran next,
+ * for a millisecond or more (its first entry to user mode in a new address
+ * space, on a paravirtualised host) while the supervisor waited, before it
+ * could be set apart. Where the caller may (root: CAP_SYS_NICE), the clone
+ * is made at the lowest real-time priority, which no normal task preempts,
+ * the child reset to the normal one (SCHED_RESET_ON_FORK); the caller sets
+ * the child apart, then cpupin_clone_end(what begin returned) puts its own
+ * priority back. Nothing when nothing was pinned or the kernel refuses
+ * (bench/README.md, "Evening, 2026-12-03"). */
+bool cpupin_clone_begin(void);
+void cpupin_clone_end(bool began);
+
 /* The kept set into a's attributes, for a thread that computes (above).
  * Nothing when nothing was pinned. */
 void cpupin_thread_attr(pthread_attr_t *a);

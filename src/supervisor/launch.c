@@ -243,11 +243,24 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		return werr_set(e, 0, "internal error: a job of the session's setup still runs at "
 				"sandbox init's clone");
 	fflush(NULL);
+	/* the sandbox on the user's CPUs but the supervisor's while init
+	 * builds it, on all of them from then on (cpupin.h): until set apart
+	 * init can run only where the supervisor does, and a clone into a
+	 * new cgroup made it run there first (cpupin_clone_begin) */
+	bool rt = cgfd >= 0 && cpupin_clone_begin();
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	int err = errno;
+	if (pid > 0)
+		cpupin_apart((pid_t)pid); /* before the priority is back */
+	if (pid != 0)
+		cpupin_clone_end(rt);
 	if (pid < 0 && cgfd >= 0) {
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		ca.cgroup = 0;
 		pid = syscall(SYS_clone3, &ca, sizeof ca);
+		err = errno;
+		if (pid > 0)
+			cpupin_apart((pid_t)pid);
 	} else if (pid > 0 && cgfd >= 0) {
 		lim->born_v2 = true;
 	}
@@ -259,15 +272,10 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		s->sync_fd = sync_fd;
 		sandbox_init_main(s);
 	}
-	int err = errno;
 	limits_self_close(tasks);
 	if (pid < 0)
 		return userns_error(err, e);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };
-	/* the sandbox on the user's CPUs but the supervisor's while init
-	 * builds it, on all of them from then on (cpupin.h): until now init
-	 * could run only where the supervisor does */
-	cpupin_apart((pid_t)pid);
 	return 0;
 }
 

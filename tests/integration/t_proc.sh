@@ -370,3 +370,24 @@ test_cpus_sandbox_all_supervisor_one() {
 	[[ $(cat "$T_TMP/secret-cpus" 2>/dev/null) == "$host" ]] ||
 		fail "a secret's command ran on CPUs '$(cat "$T_TMP/secret-cpus" 2>/dev/null)', not '$host'"
 }
+
+# sched_policy PID: the scheduling policy of PID (/proc/PID/stat's 41st
+# field, counted after the command's name), 0 for SCHED_OTHER.
+sched_policy() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $39 }'; }
+
+test_sched_policy_normal() {
+	# As root the supervisor clones init at a real-time priority (cpupin.h,
+	# cpupin_clone_begin): nothing of the sandbox may keep it, nor the
+	# supervisor once init is cloned.
+	wrun -- sh -c 'for p in 1 $$; do sed "s/^.*) //" /proc/$p/stat | awk "{ print \$39 }"; done'
+	assert_rc 0 'a session'
+	[[ $OUT == $'0\n0' ]] || fail "init and the command's scheduling policies are not SCHED_OTHER: $(excerpt "$OUT")"
+	local out=$T_TMP/sched.out init
+	warden_bg "$out" -- sh -c 'echo ready; sleep 30'
+	wait_for "$out" '^ready' 20 || fatal "the session did not start: $(excerpt "$(cat "$out" "$out.err")")"
+	init=$(pgrep -P "$WPID" -f warden-init | head -n 1)
+	[[ $(sched_policy "$WPID") == 0 ]] || fail "the supervisor's policy is $(sched_policy "$WPID")"
+	[[ -n $init && $(sched_policy "$init") == 0 ]] || fail "init's policy is $(sched_policy "$init")"
+	kill "$WPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+}
