@@ -35,7 +35,8 @@ struct hostid_job {
 
 /* h zeroed, with ids HOSTID_NONE, before any of these. */
 void hostid_job_start(struct hostid_job *h);
-/* The identity into s; -1 with e when none could be had. Taken once: called again, 0 and nothing more. */
+/* The identity into s; -1 with e when none could be had. Taken once:
+ * called again, 0 and nothing more. */
 int hostid_job_take(struct hostid_job *h, struct sandbox_spec *s, struct werr *e);
 /* Joined, an identity not taken released. */
 void hostid_job_end(struct hostid_job *h);
