@@ -249,21 +249,18 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 	 * new cgroup made it run there first (cpupin_clone_begin) */
 	bool rt = cgfd >= 0 && cpupin_clone_begin();
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid < 0 && cgfd >= 0) {
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		ca.cgroup = 0;
+		pid = syscall(SYS_clone3, &ca, sizeof ca);
+	} else if (pid > 0 && cgfd >= 0) {
+		lim->born_v2 = true;
+	}
 	int err = errno;
 	if (pid > 0)
 		cpupin_apart((pid_t)pid); /* before the priority is back */
 	if (pid != 0)
 		cpupin_clone_end(rt);
-	if (pid < 0 && cgfd >= 0) {
-		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
-		ca.cgroup = 0;
-		pid = syscall(SYS_clone3, &ca, sizeof ca);
-		err = errno;
-		if (pid > 0)
-			cpupin_apart((pid_t)pid);
-	} else if (pid > 0 && cgfd >= 0) {
-		lim->born_v2 = true;
-	}
 	if (pid == 0) {
 		memcpy(s->cgroup_tasks, tasks, sizeof tasks);
 		close(sock);
@@ -317,14 +314,15 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
  * of the session's start. The multicast group is joined now too, before
  * init restricts itself (it waits for the byte that says how, below), and
  * not before the clone, so init never holds the socket. */
-static void landlock_records(struct sandbox_spec *s, struct launched *L, struct audit *log)
+static void landlock_records(struct sandbox_spec *s, struct launched *L,
+			     const struct stat *pidns, struct audit *log)
 {
 	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
 					sizeof s->landlock_log_why) == 1;
 	if (!s->landlock_log)
 		return;
 	char why[200];
-	if ((L->la = llaudit_open(L->c.pid, log, why, sizeof why)))
+	if ((L->la = llaudit_open(L->c.pid, pidns, log, why, sizeof why)))
 		return;
 	wnote("Landlock's denials are not on this session's record: %s", why);
 	s->landlock_log = false;
@@ -408,7 +406,7 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 			  lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
 	if (start_maker(userns, L->sock, e) < 0)
 		return -1; /* init killed by launched_free */
-	landlock_records(s, L, log);
+	landlock_records(s, L, pidns_known ? &pidns : NULL, log);
 	/* The placeholders while init starts its mounts: it covers them only
 	 * once it has the byte below (made before the clone, they held up
 	 * everything after by 0.3 ms) */

@@ -87,13 +87,12 @@ struct llaudit {
 
 static int on_stream(void *ctx, const struct event *ev, struct werr *e);
 
-struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len)
+struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct audit *log,
+			     char *why, size_t len)
 {
-	char path[64];
-	struct stat ns;
-	snprintf(path, sizeof path, "/proc/%ld/ns/pid", (long)init_pid);
-	if (stat(path, &ns) < 0) {
-		snprintf(why, len, "the sandbox's pid namespace: %s", strerror(errno));
+	if (!pidns) {
+		snprintf(why, len, "the sandbox's pid namespace: unknown (its /proc/PID/ns/pid "
+			 "could not be read)");
 		return NULL;
 	}
 	int level = features_nspid_count(init_pid);
@@ -109,8 +108,8 @@ struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_
 	struct llaudit *la = xcalloc(1, sizeof *la); /* (large: not built on the stack) */
 	la->fd = fd;
 	la->init_pid = init_pid;
-	la->ns_dev = ns.st_dev;
-	la->ns_ino = ns.st_ino;
+	la->ns_dev = pidns->st_dev;
+	la->ns_ino = pidns->st_ino;
 	la->ns_level = level - 1;
 	la->log = log;
 	la->tokens = BURST;

@@ -8,6 +8,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "../audit/audit.h"
@@ -16,10 +17,12 @@
 struct llaudit;
 
 /* Join the multicast group for the session whose sandbox init is init_pid
- * (the Landlock domain's creator; its pid namespace is the session's), with
- * its events going to log. Open before init restricts itself. NULL and why
+ * (the Landlock domain's creator; its pid namespace, pidns, as
+ * sbctl_pidns took it, or NULL when unknown, is the session's), with its
+ * events going to log. Open before init restricts itself. NULL and why
  * filled when it cannot. */
-struct llaudit *llaudit_open(pid_t init_pid, struct audit *log, char *why, size_t len);
+struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct audit *log,
+			     char *why, size_t len);
 
 /* Read the records the socket has. */
 void llaudit_dispatch(struct llaudit *la);
