@@ -2,12 +2,13 @@
  * namespace: a tmpfs root holding read-only binds of the system directories,
  * a curated read-only /etc with a synthesized passwd and group, one tmpfs
  * behind /tmp, /var/tmp and /dev/shm and one for the home, each of the size
- * the policy's `limit tmp` and `limit home` give, a fresh /proc with sensitive entries masked, a minimal /dev, the
- * workspace read-write at its real path with protected paths read-only and
- * secrets masked, then pivot_root into it and make / read-only. What the
- * agent can write is noexec (the workspace only in strict mode) but the
- * policy's `exec allow-writable` paths; strict mode hides the denied
- * programs the sandbox shows (execplan.c decides both).
+ * the policy's `limit tmp` and `limit home` give, a fresh /proc with
+ * sensitive entries masked, a minimal /dev, the workspace read-write at its
+ * real path with protected paths read-only and secrets masked, then
+ * pivot_root into it and make / read-only. What the agent can write is
+ * noexec (the workspace only in strict mode) but the policy's `exec
+ * allow-writable` paths; strict mode hides the denied programs the sandbox
+ * shows (execplan.c decides both).
  *
  * The host tree stays reachable at /oldroot of a staging tmpfs while the new
  * root is assembled, and is detached at the end.
@@ -310,10 +311,11 @@ static int self_overlay(const struct sandbox_spec *s, const char *dir)
 {
 	char src[4200];
 	snprintf(src, sizeof src, OLD "%s", dir);
-	if (s->ids.active && (s->ids.self_tree < 0 || !stage_tree(s->ids.self_tree, "/warden-bin.cache")))
+	if (s->ids.active &&
+	    (s->ids.self_tree < 0 || !stage_tree(s->ids.self_tree, "/warden-bin.cache")))
 		return -1;
-	if (symlink(s->ids.active ? "/warden-bin.cache" : src, "warden-bin") < 0 || mkdir("warden-bin.empty", 0555) < 0 ||
-	    mkdir_p(STAGE "/.warden/bin", 0755, NULL) < 0)
+	if (symlink(s->ids.active ? "/warden-bin.cache" : src, "warden-bin") < 0 ||
+	    mkdir("warden-bin.empty", 0555) < 0 || mkdir_p(STAGE "/.warden/bin", 0755, NULL) < 0)
 		return -1;
 	if (mount("overlay", STAGE "/.warden/bin", "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
 		  "lowerdir=warden-bin:warden-bin.empty") < 0) {
