@@ -148,7 +148,7 @@ static void check_landlock(const struct kernel_features *f, const struct row *r,
 static void check_llaudit(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
 	char why[256];
-	int on = llaudit_probe(f->landlock_abi, why, sizeof why);
+	int on = llaudit_probe(f->landlock_abi, why, sizeof why, NULL);
 	v->status = on ? ST_OK : ST_WARN;
 	say(v, "%s", why);
 }

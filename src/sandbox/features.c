@@ -488,7 +488,7 @@ int features_nspid_count(pid_t pid)
 	return n;
 }
 
-int llaudit_probe(int landlock_abi, char *why, size_t len)
+int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep)
 {
 	if (!caps_admin()) {
 		snprintf(why, len, "off: warden is not running as root (only root may read the "
@@ -530,7 +530,10 @@ int llaudit_probe(int landlock_abi, char *why, size_t len)
 			 strerror(-fd));
 		return 0;
 	}
-	close(fd);
+	if (keep)
+		*keep = (struct llaudit_probed){ .fd = fd, .lost = st.lost };
+	else
+		close(fd);
 	if (st.pid)
 		snprintf(why, len, "on: audit enabled; auditd (pid %u) records the agent's denials too",
 			 st.pid);

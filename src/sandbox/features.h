@@ -104,17 +104,27 @@ bool features_lsm_active(const struct kernel_features *f, const char *name);
 
 /* --- the privileged tiers ---------------------------------------------------- */
 
+/* What a probe that said yes found, for the session that goes on to
+ * llaudit_open: the multicast group's socket, joined (-1: none), and the
+ * kernel's count of lost records at the time. */
+struct llaudit_probed {
+	int fd;
+	unsigned long lost;
+};
+
 /* Whether this session's Landlock denials can be on the record here
  * (src/supervisor/llaudit.h): 1 yes (why says how: auditd running or not),
  * 0 no and why (not root, Landlock ABI < 7, no audit in the kernel, audit
  * disabled, audit's failure mode is panic, the multicast group refused, not
- * in the host's pid namespace). Keeps nothing open; as root it waits for
- * the kernel's answer to AUDIT_GET, sent by a kernel thread started for it
- * (0.1-2 ms). `warden doctor` prints it; a session asks it while init
- * starts (supervisor/launch.c), records it and, when 1, has init restrict
- * itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON so that the agent's
- * denials after its exec are logged too. */
-int llaudit_probe(int landlock_abi, char *why, size_t len);
+ * in the host's pid namespace). As root it waits for the kernel's answer to
+ * AUDIT_GET, sent by a kernel thread started for it (0.1-2 ms). With keep
+ * (and 1), the group's socket and the lost count are kept there, for
+ * llaudit_open, which so asks nothing of the kernel a second time; without,
+ * or with 0, nothing stays open. `warden doctor` prints it; a session asks
+ * it while init starts (supervisor/launch.c), records it and, when 1, has
+ * init restrict itself with LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON so that
+ * the agent's denials after its exec are logged too. */
+int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep);
 
 /* The kernel's audit over netlink, for the probe and for llaudit.c:
  * AUDIT_GET (0 and st filled, or -errno); the read-only multicast group

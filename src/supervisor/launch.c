@@ -311,18 +311,21 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
  * kernel now, while init takes its "g" and the maker makes the network
  * namespace: the audit status's answer comes from a kernel thread started
  * for it, a wait of 0.1-2 ms that, asked before the clone, held up all
- * of the session's start. The multicast group is joined now too, before
- * init restricts itself (it waits for the byte that says how, below), and
- * not before the clone, so init never holds the socket. */
+ * of the session's start. The multicast group is joined now too, by the
+ * probe, whose socket and lost count llaudit_open takes (one question to
+ * the kernel a session): before init restricts itself (it waits for the
+ * byte that says how, below), and not before the clone, so init never
+ * holds the socket. */
 static void landlock_records(struct sandbox_spec *s, struct launched *L,
 			     const struct stat *pidns, struct audit *log)
 {
+	struct llaudit_probed probed = { .fd = -1 };
 	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
-					sizeof s->landlock_log_why) == 1;
+					sizeof s->landlock_log_why, &probed) == 1;
 	if (!s->landlock_log)
 		return;
 	char why[200];
-	if ((L->la = llaudit_open(L->c.pid, pidns, log, why, sizeof why)))
+	if ((L->la = llaudit_open(L->c.pid, pidns, &probed, log, why, sizeof why)))
 		return;
 	wnote("Landlock's denials are not on this session's record: %s", why);
 	s->landlock_log = false;

@@ -79,17 +79,21 @@ struct llaudit {
 	unsigned long emitted;
 	unsigned long dropped[4]; /* by enum llev_kind */
 	unsigned long overruns;   /* the socket's buffer overflowed (ENOBUFS) */
-	unsigned long lost_at_start; /* the kernel's own count of lost records */
-	bool lost_known;
+	unsigned long lost_at_start; /* the kernel's own count of lost records, at the probe */
 	char marker[48];          /* the end marker's text, once sent; "" none */
 	bool marker_seen;
 };
 
 static int on_stream(void *ctx, const struct event *ev, struct werr *e);
 
-struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct audit *log,
-			     char *why, size_t len)
+struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns,
+			     struct llaudit_probed *probed, struct audit *log, char *why, size_t len)
 {
+	_cleanup_close_ int fd = steal_fd(&probed->fd);
+	if (fd < 0) {
+		snprintf(why, len, "the audit multicast group: not joined");
+		return NULL;
+	}
 	if (!pidns) {
 		snprintf(why, len, "the sandbox's pid namespace: unknown (its /proc/PID/ns/pid "
 			 "could not be read)");
@@ -100,13 +104,8 @@ struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct au
 		snprintf(why, len, "the sandbox's pid namespace: no NSpid for its init");
 		return NULL;
 	}
-	int fd = features_audit_readlog();
-	if (fd < 0) {
-		snprintf(why, len, "joining the audit multicast group: %s", strerror(-fd));
-		return NULL;
-	}
 	struct llaudit *la = xcalloc(1, sizeof *la); /* (large: not built on the stack) */
-	la->fd = fd;
+	la->fd = steal_fd(&fd);
 	la->init_pid = init_pid;
 	la->ns_dev = pidns->st_dev;
 	la->ns_ino = pidns->st_ino;
@@ -114,11 +113,7 @@ struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct au
 	la->log = log;
 	la->tokens = BURST;
 	la->last_ms = mono_ms();
-	struct audit_status st;
-	if (features_audit_status(&st) == 0) {
-		la->lost_at_start = st.lost;
-		la->lost_known = true;
-	}
+	la->lost_at_start = probed->lost;
 	audit_subscribe(log, on_stream, la);
 	return la;
 }
@@ -502,7 +497,7 @@ void llaudit_end(struct llaudit *la)
 				la->dropped[LLEV_SIGNAL];
 	unsigned long lost = 0;
 	struct audit_status st;
-	if (la->lost_known && features_audit_status(&st) == 0 && st.lost > la->lost_at_start)
+	if (features_audit_status(&st) == 0 && st.lost > la->lost_at_start)
 		lost = st.lost - la->lost_at_start;
 	if (!dropped && !la->overruns && !lost)
 		return;

@@ -15,14 +15,17 @@
 #include "../common/loop.h"
 
 struct llaudit;
+struct llaudit_probed; /* src/sandbox/features.h */
 
-/* Join the multicast group for the session whose sandbox init is init_pid
- * (the Landlock domain's creator; its pid namespace, pidns, as
+/* Read the multicast group's socket the probe joined (probed->fd, taken
+ * here in any case: -1 after) for the session whose sandbox init is
+ * init_pid (the Landlock domain's creator; its pid namespace, pidns, as
  * sbctl_pidns took it, or NULL when unknown, is the session's), with its
- * events going to log. Open before init restricts itself. NULL and why
- * filled when it cannot. */
-struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns, struct audit *log,
-			     char *why, size_t len);
+ * events going to log; the kernel's lost records counted from the probe's
+ * count. Open before init restricts itself. NULL and why filled when it
+ * cannot. */
+struct llaudit *llaudit_open(pid_t init_pid, const struct stat *pidns,
+			     struct llaudit_probed *probed, struct audit *log, char *why, size_t len);
 
 /* Read the records the socket has. */
 void llaudit_dispatch(struct llaudit *la);

@@ -199,12 +199,12 @@ static void test_llaudit_probe(void)
 {
 	char why[256];
 	if (geteuid() != 0) {
-		CHECK(llaudit_probe(7, why, sizeof why) == 0);
+		CHECK(llaudit_probe(7, why, sizeof why, NULL) == 0);
 		CHECK(strstr(why, "off: warden is not running as root") == why);
 	} else {
-		CHECK(llaudit_probe(6, why, sizeof why) == 0);
+		CHECK(llaudit_probe(6, why, sizeof why, NULL) == 0);
 		CHECK(strstr(why, "off: Landlock ABI 6;") == why);
-		CHECK(llaudit_probe(-95, why, sizeof why) == 0);
+		CHECK(llaudit_probe(-95, why, sizeof why, NULL) == 0);
 		CHECK(strstr(why, "off: Landlock ABI 0;") == why);
 	}
 	CHECK(features_nspid_count(getpid()) >= 1);
