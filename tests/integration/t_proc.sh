@@ -28,6 +28,12 @@ test_host_processes_hidden() {
 	wsh "ps -eo args 2>/dev/null; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '"
 	assert_out_lacks 'sleep 300' 'host sleep visible'
 	kill "$hostpid" 2>/dev/null
+	# init, a clone of the supervisor, blanked the argument area it
+	# inherited: warden's host path and arguments are not on show
+	wsh "tr '\\0' '\\n' </proc/1/cmdline | grep -v '^\$'; echo end"
+	assert_rc 0
+	[[ $OUT == $'warden-init\nend' ]] || fail "/proc/1/cmdline inside: $(excerpt "$OUT") (want warden-init only)"
+	assert_out_lacks "$WARDEN" "warden's host path in /proc/1/cmdline"
 }
 
 test_ptrace() {
