@@ -1,12 +1,13 @@
 /* runner.c - the startup benchmark's timer:
  *
- *   runner [--usage] N -- CMD ARGS... [--- CMD ARGS...]...
+ *   runner [--usage] [--samples FILE] N -- CMD ARGS... [--- CMD ARGS...]...
  *
  * warms each command up 5 times, then runs N rounds; a round runs every
  * command once, in a shuffled order, so a machine that drifts (a noisy
  * neighbour, a frequency change) weighs on every command alike, and so does
  * the work one command leaves the kernel to finish after it exits (a network
- * namespace is torn down by a kernel thread later), whichever runs next. Each run has stdio on /dev/null. Prints one line per command, in the
+ * namespace is torn down by a kernel thread later), whichever runs next.
+ * Each run has stdio on /dev/null. Prints one line per command, in the
  * order given: the median and 90th percentile wall time in microseconds
  * ("median_us p90_us"), or "unavailable" when it failed its warm-up (the
  * reason on stderr). Exits 1 if a command fails after its warm-up. A file
@@ -17,8 +18,13 @@
  * run, summed over the command and every process it started, those it left
  * to end after it too: the runner is their subreaper and reaps each one
  * (waiting up to USAGE_WAIT_MS for stragglers after the command exits; one
- * still running then is said, and counted in the run that reaps it). The wall time stops when the
- * command itself exits, as without --usage. */
+ * still running then is said, and counted in the run that reaps it). The
+ * wall time stops when the command itself exits, as without --usage.
+ *
+ * --samples FILE writes each round's wall times to FILE, one line a round,
+ * the commands' in the order given ("-1" for one unavailable): what a
+ * paired estimate of a ratio between two commands resamples (bench/startup's
+ * interval for warden against bubblewrap). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -36,6 +42,7 @@
 
 static int devnull = -1;
 static bool usage; /* --usage: collect every descendant's rusage */
+static const char *samples; /* --samples FILE */
 
 static long long now_us(void)
 {
@@ -149,18 +156,45 @@ static long long median_of(long long *v, long n)
 
 #define MAX_CMDS 16
 
+/* --samples: the rounds' wall times, before median_of sorts them. */
+static int write_samples(const char *path, long long *const *t, const bool *ok, int ncmds, long n)
+{
+	FILE *f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "runner: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (long i = 0; i < n; i++)
+		for (int c = 0; c < ncmds; c++)
+			fprintf(f, "%lld%c", ok[c] ? t[c][i] : -1LL, c + 1 < ncmds ? ' ' : '\n');
+	if (fclose(f) != 0) {
+		fprintf(stderr, "runner: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 	long n;
 
-	if (argc > 1 && strcmp(argv[1], "--usage") == 0) {
-		usage = true;
-		argv++;
-		argc--;
+	for (;;) {
+		if (argc > 1 && strcmp(argv[1], "--usage") == 0) {
+			usage = true;
+			argv++;
+			argc--;
+		} else if (argc > 2 && strcmp(argv[1], "--samples") == 0) {
+			samples = argv[2];
+			argv += 2;
+			argc -= 2;
+		} else {
+			break;
+		}
 	}
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: runner [--usage] N -- CMD [ARGS...] [--- CMD [ARGS...]]...\n");
+		fprintf(stderr, "usage: runner [--usage] [--samples FILE] N -- CMD [ARGS...] "
+			"[--- CMD [ARGS...]]...\n");
 		return 2;
 	}
 	/* the processes a command leaves come back here to be counted */
@@ -234,6 +268,8 @@ int main(int argc, char **argv)
 			flt[c][i] = cost.faults;
 		}
 	}
+	if (samples && write_samples(samples, t, ok, ncmds, n) < 0)
+		return 1;
 	for (int c = 0; c < ncmds; c++) {
 		if (!ok[c]) {
 			printf("unavailable\n");
