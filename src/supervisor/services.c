@@ -33,6 +33,7 @@
 #include "../workspace/wswatch.h"
 #include "exec/bpfexec.h"
 #include "exec/execs.h"
+#include "exec/hashdisk.h"
 #include "freeze.h"
 #include "llaudit.h"
 #include "notify.h"
@@ -172,7 +173,7 @@ static int exec_start(struct services *sv, struct werr *e)
 		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
 		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns,
-		.cachedir = s->cachedir, .root = steal_fd(&L->fds.root),
+		.kept = steal_ptr(&sv->kept), .root = steal_fd(&L->fds.root),
 		.planned = L->m.exec_path[0] ? L->m.exec_path : NULL, .planned_argv = s->argv,
 		.planned_cwd = s->workspace }, e);
 	if (!sv->x)
@@ -375,6 +376,9 @@ int services_begin(struct services *sv, struct sandbox_spec *s, const struct sup
 	if (stopper_init(&sv->st, L->c.pidfd, log, s->policy->signal_grace, e) < 0)
 		return -1;
 	sv->st.ctl = L->sb;
+	/* the exec record's kept hashes, read now rather than on the way from
+	 * init's READY to its command's first exec */
+	sv->kept = hashdisk_load(s->cachedir);
 	return 0;
 }
 
@@ -450,6 +454,7 @@ void services_free(struct services *sv)
 	wsmade_free(sv->made);
 	writeask_free(sv->wa); /* before the broker: it withdraws what it holds */
 	execs_free(sv->x);
+	hashdisk_close(sv->kept); /* not taken: nothing put, nothing written */
 	free(sv->writable);
 	if (sv->fr_pid > 0)
 		fanread_end(sv->fr_pid);

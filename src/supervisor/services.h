@@ -52,6 +52,7 @@ struct services {
 	struct notifier *nt;      /* the seccomp notifications */
 	const char **writable;    /* what the agent can write (exec control) */
 	struct execs *x;          /* exec control */
+	struct hashdisk *kept;    /* its kept hashes, until execs_new takes them */
 	struct writeask *wa;      /* `write ask` */
 	struct wsmade *made;      /* the secret names the sandbox makes */
 	char *ctl_dir;            /* warden's control directory: guarded */
@@ -74,7 +75,8 @@ struct services {
 /* Begin the services for the sandbox L is launching, signals coming
  * through sigfd, while init builds it: what needs nothing init sends (the
  * file reads' helper forked, the control socket and the questions'
- * broker with its channels, the signals' stopper). sv filled (from
+ * broker with its channels, the signals' stopper, the exec record's kept
+ * hashes read). sv filled (from
  * SERVICES_NONE), or -1 with e filled (what was made is services_free's). */
 int services_begin(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
 		   struct audit *log, struct launched *L, int sigfd, struct werr *e);

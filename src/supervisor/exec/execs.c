@@ -938,7 +938,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 		return NULL;
 	}
 	x->tracing = getenv("NOTRACE") == NULL;
-	hashcache_open(&x->hc, cfg->cachedir);
+	hashcache_open(&x->hc, cfg->kept);
 	x->planned = cfg->planned ? xstrdup(cfg->planned) : NULL;
 	x->planned_argv = cfg->planned_argv;
 	x->planned_cwd = cfg->planned_cwd ? cfg->planned_cwd : "/";

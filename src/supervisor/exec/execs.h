@@ -52,9 +52,11 @@ struct execs_cfg {
 	/* the sandbox's user namespace (its file; -1: none): execute-only
 	 * files are hashed from a helper in it (nsread.h) */
 	int userns;
-	/* warden's cache directory (NULL: none): the hashes of files the
-	 * agent cannot change kept there between sessions (hashdisk.h) */
-	const char *cachedir;
+	/* the hashes of files the agent cannot change kept between sessions
+	 * in warden's cache directory (hashdisk_load, read while init builds
+	 * the sandbox; NULL: none): taken by execs_new, written back and freed
+	 * by execs_free */
+	struct hashdisk *kept;
 	/* the sandbox's root (O_PATH; -1: none): each exec's file is opened
 	 * in it. Taken by execs_new, closed by execs_free. */
 	int root;

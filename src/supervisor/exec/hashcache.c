@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-void hashcache_open(struct hashcache *c, const char *cachedir)
+void hashcache_open(struct hashcache *c, struct hashdisk *kept)
 {
 	c->n = c->next = 0;
 	c->kept = 0;
-	c->disk = hashdisk_load(cachedir);
+	c->disk = kept;
 }
 
 /* Into the session's cache only: the entry. */

@@ -28,8 +28,9 @@ struct hashcache {
 	unsigned long kept;    /* entries taken from it */
 };
 
-/* Empty, with the hashes kept in cachedir (NULL: none). */
-void hashcache_open(struct hashcache *c, const char *cachedir);
+/* Empty, in front of the hashes kept between sessions (hashdisk_load;
+ * taken; NULL: none). */
+void hashcache_open(struct hashcache *c, struct hashdisk *kept);
 /* The entry for the file st describes: the session's, else (kept_too) one
  * kept by an earlier session, taken into the session's; NULL when none. */
 const struct hc_entry *hashcache_get(struct hashcache *c, const struct stat *st, bool kept_too);
