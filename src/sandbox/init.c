@@ -350,10 +350,11 @@ static void place_seeds(const struct sandbox_spec *s, struct init_msg *m)
 		m->canary_placed = seed_place(s->seeds, s->nseeds, home, &m->canary_err);
 }
 
-/* The fds for the supervisor (initmsg.h) past the listeners: the
- * sock_diag socket (made here: a netlink socket belongs to the namespace
- * it was made in), the scratch space whose free space the supervisor
- * watches, the namespaces the re-masker joins should it be needed. */
+/* The fds for the supervisor (initmsg.h) past the listeners, for SEALED:
+ * the sock_diag socket (made here: a netlink socket belongs to the
+ * namespace it was made in), the scratch space whose free space the
+ * supervisor watches, the namespaces the re-masker joins should it be
+ * needed. */
 static void fds_for_supervisor(const struct sandbox_spec *s, struct init_fds *fds, struct werr *e)
 {
 	fds->diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
@@ -500,17 +501,22 @@ void sandbox_init_main(struct sandbox_spec *s)
 	    net_proxy_listeners(&fds.http, &fds.socks, &e) < 0 ||
 	    net_forward_listeners(&s->forwards, fds.fwd, &e) < 0)
 		fail(s, &e);
+	/* The supervisor starts the services on these while init applies the
+	 * last layers; nothing of the sandbox's runs before READY. Unsent,
+	 * either message would be waited for for ever: init ends, and the
+	 * supervisor reads the end of the socket. */
+	fds_for_supervisor(s, &fds, &e);
+	if (initmsg_send_sealed(s->sync_fd, &ready, &fds) < 0)
+		_exit(125);
+	bool placed = ready.canary_placed, pty = fds.master >= 0;
+	init_fds_close(&fds);
 	if (caps_drop_bounding(&e) < 0 || landlock_apply(s, &e) < 0 ||
 	    seccomp_install(s, &fds.listener, &e) < 0 || caps_drop_all(&e) < 0)
 		fail(s, &e);
-	fds_for_supervisor(s, &fds, &e);
 	if (!s->vfork_command)
 		plan_exec(s, ready.exec_path, sizeof ready.exec_path);
-	/* unsent, the supervisor would wait for it for ever: init ends, and
-	 * the supervisor reads the end of the socket */
 	if (initmsg_send_ready(s->sync_fd, &ready, &fds) < 0)
 		_exit(125);
-	bool placed = ready.canary_placed, pty = fds.master >= 0;
 	init_fds_close(&fds);
 	/* With a pty, the supervisor answers once it has set up the terminal,
 	 * with decoys once it watches them; without either the command starts

@@ -1,8 +1,8 @@
-/* initmsg.c - init's READY and ERROR messages to the supervisor
+/* initmsg.c - init's SEALED, READY and ERROR messages to the supervisor
  * (initmsg.h): the one place that knows which fd goes where on the wire.
- * The order: listener, HTTP, SOCKS5, then the pty master, each host
- * loopback port's listener, sock_diag, /tmp, home, the root, the user and mount
- * namespaces, the hook listener and the SSH agent socket's, each of those
+ * The order: the seccomp listener, HTTP and SOCKS5, the pty master, each
+ * host loopback port's listener, sock_diag, /tmp, home, the root, the user
+ * and mount namespaces, the hook listener and the SSH agent socket's, each
  * only when present, its presence said by a flag of the message. */
 #include "initmsg.h"
 
@@ -22,8 +22,8 @@ void init_fds_none(struct init_fds *f)
 	f->diag = f->tmp = f->home = f->root = f->userns = f->mntns = f->hook = f->ssh = -1;
 }
 
-/* The slots of f in wire order after the three that are always there,
- * with the flag bit each sets (FORWARD_MAX of them for fwd_mask). */
+/* The slots of f in wire order, with the flag bit each sets (FORWARD_MAX
+ * of them for fwd_mask). */
 struct slot {
 	int *fd;
 	int *flag;          /* has_*, set to 1; or NULL */
@@ -34,6 +34,9 @@ struct slot {
 static size_t slots_of(struct init_fds *f, struct init_msg *m, struct slot *s)
 {
 	size_t n = 0;
+	s[n++] = (struct slot){ .fd = &f->listener, .flag = &m->has_listener };
+	s[n++] = (struct slot){ .fd = &f->http, .flag = &m->has_proxy };
+	s[n++] = (struct slot){ .fd = &f->socks, .flag = &m->has_proxy };
 	s[n++] = (struct slot){ .fd = &f->master, .flag = &m->has_pty };
 	for (unsigned i = 0; i < FORWARD_MAX; i++)
 		s[n++] = (struct slot){ .fd = &f->fwd[i], .mask = &m->fwd_mask, .bit = 1u << i };
@@ -48,13 +51,10 @@ static size_t slots_of(struct init_fds *f, struct init_msg *m, struct slot *s)
 	return n;
 }
 
-#define NSLOTS (INIT_MSG_MAX_FDS - 3)
+#define NSLOTS INIT_MSG_MAX_FDS
 
 void init_fds_close(struct init_fds *f)
 {
-	int *all[] = { &f->listener, &f->http, &f->socks };
-	for (size_t i = 0; i < ARRAY_LEN(all); i++)
-		closep(all[i]);
 	struct init_msg m;
 	struct slot s[NSLOTS];
 	size_t n = slots_of(f, &m, s);
@@ -92,23 +92,22 @@ static int send_fds(int sock, const struct init_msg *m, const int *fds, size_t n
 	return r < 0 ? -1 : 0;
 }
 
-int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f)
+/* m of type with the fds of c present (its flags set here): the pairs
+ * (the proxy's listeners, the namespaces) both or neither. */
+static int send_present(int sock, int type, struct init_msg *m, struct init_fds *c)
 {
-	if (f->listener < 0 || f->http < 0 || f->socks < 0) {
-		errno = EBADF;
-		return -1;
-	}
-	struct init_fds c = *f; /* the slots point into a copy: f stays const */
-	m->type = INIT_MSG_READY;
+	m->type = type;
+	m->has_listener = m->has_proxy = 0;
 	m->has_pty = m->has_diag = m->has_ns = m->has_hook = m->has_ssh = 0;
 	m->fwd_mask = m->fs_mask = 0;
-	int fds[INIT_MSG_MAX_FDS] = { c.listener, c.http, c.socks };
-	size_t nfds = 3;
-	bool ns = c.userns >= 0 && c.mntns >= 0; /* both or neither */
+	int fds[INIT_MSG_MAX_FDS];
+	size_t nfds = 0;
+	bool ns = c->userns >= 0 && c->mntns >= 0, proxy = c->http >= 0 && c->socks >= 0;
 	struct slot s[NSLOTS];
-	size_t n = slots_of(&c, m, s);
+	size_t n = slots_of(c, m, s);
 	for (size_t i = 0; i < n; i++) {
-		if (*s[i].fd < 0 || (s[i].flag == &m->has_ns && !ns))
+		if (*s[i].fd < 0 || (s[i].flag == &m->has_ns && !ns) ||
+		    (s[i].flag == &m->has_proxy && !proxy))
 			continue;
 		if (s[i].flag)
 			*s[i].flag = 1;
@@ -117,6 +116,41 @@ int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f)
 		fds[nfds++] = *s[i].fd;
 	}
 	return send_fds(sock, m, fds, nfds);
+}
+
+int initmsg_send_sealed(int sock, struct init_msg *m, const struct init_fds *f)
+{
+	if (f->http < 0 || f->socks < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	struct init_fds c = *f; /* the slots point into a copy: f stays const */
+	c.listener = -1;
+	return send_present(sock, INIT_MSG_SEALED, m, &c);
+}
+
+int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f)
+{
+	if (f->listener < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	struct init_fds c;
+	init_fds_none(&c);
+	c.listener = f->listener;
+	return send_present(sock, INIT_MSG_READY, m, &c);
+}
+
+void init_fds_take(struct init_fds *into, struct init_fds *from)
+{
+	struct init_msg m;
+	struct slot a[NSLOTS], b[NSLOTS];
+	size_t n = slots_of(into, &m, a);
+	slots_of(from, &m, b);
+	for (size_t i = 0; i < n; i++)
+		if (*a[i].fd < 0)
+			*a[i].fd = steal_fd(b[i].fd);
+	init_fds_close(from);
 }
 
 void initmsg_send_error(int sock, int errnum, const char *text)
@@ -158,9 +192,6 @@ ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f)
 			nfds += k;
 		}
 	size_t k = 0;
-	int *always[] = { &f->listener, &f->http, &f->socks };
-	for (size_t i = 0; i < ARRAY_LEN(always) && k < nfds; i++)
-		*always[i] = fds[k++];
 	struct slot s[NSLOTS];
 	size_t ns = slots_of(f, m, s);
 	for (size_t i = 0; i < ns && k < nfds; i++)

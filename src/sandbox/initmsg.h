@@ -1,8 +1,12 @@
-/* initmsg.h - the one message sandbox init sends the supervisor over their
- * SEQPACKET socket (init.c sends it, supervisor/launch.c receives it):
- * READY with the fds the supervisor serves, or ERROR naming the layer that
- * failed. The fds travel as a struct init_fds; initmsg.c alone knows the
- * order they go on the wire in and the flags that say which are there. */
+/* initmsg.h - the messages sandbox init sends the supervisor over their
+ * SEQPACKET socket (init.c sends them, supervisor/launch.c receives them):
+ * SEALED once the mounts are sealed and the listeners made, with every fd
+ * the supervisor serves but the seccomp listener, so that the services on
+ * them start while init applies its last layers; then READY with that
+ * listener, every layer built; or, at any point, ERROR naming the layer
+ * that failed. The fds travel as a struct init_fds; initmsg.c alone knows
+ * the order they go on the wire in and the flags that say which are
+ * there. */
 #pragma once
 #include <errno.h>
 #include <limits.h>
@@ -11,9 +15,9 @@
 
 #include "../net/forward.h"
 
-enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
+enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2, INIT_MSG_SEALED = 3 };
 
-/* The supervisor's bytes to init before READY: "g" once init's identity
+/* The supervisor's bytes to init before SEALED: "g" once init's identity
  * maps are written (it goes on), then "c" once its cgroups are set and the
  * workspace's placeholders made (init mounts over them after it), or "C":
  * the same, and Landlock's denials are on the record (supervisor/llaudit.h),
@@ -22,8 +26,9 @@ enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2 };
 #define INIT_BYTE_CGROUPS 'c'
 #define INIT_BYTE_CGROUPS_LOGGED 'C'
 
-/* What READY carries, each fd -1 when absent: the seccomp listener and the
- * HTTP and SOCKS5 proxy listeners (always there), the pty master, the
+/* What init sends, each fd -1 when absent: the seccomp listener (READY's,
+ * its only one) and the HTTP and SOCKS5 proxy listeners (always in
+ * SEALED, with all that follows), the pty master, the
  * listener of each host loopback port (fwd[i] for spec->forwards.v[i]), a
  * sock_diag netlink socket of the sandbox's network namespace (which unix
  * sockets are bound inside: unixconn.h), O_PATH fds of the sandbox's /tmp
@@ -58,6 +63,8 @@ struct init_fds {
 struct init_msg {
 	int type;
 	int errnum;
+	int has_listener;
+	int has_proxy;
 	int has_pty;
 	int has_diag;
 	unsigned fwd_mask;
@@ -82,13 +89,19 @@ void init_fds_none(struct init_fds *f);
 /* Close those present and mark them absent. */
 void init_fds_close(struct init_fds *f);
 
-/* Send READY: m (its type and fd flags set here from which of f's fds are
- * present) with f's fds. -1 with errno when the listener or a proxy
+/* Send SEALED: m (its type and fd flags set here from which of f's fds are
+ * present) with f's fds but the listener. -1 with errno when a proxy
  * listener is missing or sendmsg fails. */
+int initmsg_send_sealed(int sock, struct init_msg *m, const struct init_fds *f);
+/* Send READY: m (the same way) with f's listener alone. -1 with errno when
+ * it is missing or sendmsg fails. */
 int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 /* Send ERROR: errnum and text. */
 void initmsg_send_error(int sock, int errnum, const char *text);
-/* Receive init's message and, for READY, its fds into f (each one the
- * message does not carry -1; f is the receiver's to close). The length
- * read: 0 on EOF, -1 with errno. */
+/* Receive init's message and its fds into f (each one the message does
+ * not carry -1; f is the receiver's to close). The length read: 0 on EOF,
+ * -1 with errno. */
 ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f);
+/* Move each fd from holds into into, where into has none (one it has
+ * already is kept, from's closed); from is left with none. */
+void init_fds_take(struct init_fds *into, struct init_fds *from);

@@ -332,20 +332,36 @@ static void landlock_records(struct sandbox_spec *s, struct launched *L,
 	snprintf(s->landlock_log_why, sizeof s->landlock_log_why, "off: %s", why);
 }
 
-/* Init's message: READY with its fds into L, or its error. */
-static int await_ready(struct launched *L, struct werr *e)
+/* Init's message of type want (SEALED, then READY) with its fds taken
+ * into L's, or its error. READY's m keeps SEALED's but for the planned
+ * exec it says. */
+static int await_message(struct launched *L, int want, struct werr *e)
 {
-	struct init_msg *m = &L->m;
-	ssize_t n = initmsg_recv(L->sock, m, &L->fds);
-	if (n > 0 && m->type == INIT_MSG_READY && L->fds.listener < 0)
-		return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
-	if (n > 0 && m->type == INIT_MSG_READY)
+	struct init_msg m;
+	struct init_fds f;
+	ssize_t n = initmsg_recv(L->sock, &m, &f);
+	if (n > 0 && m.type == want) {
+		init_fds_take(&L->fds, &f);
+		if (want == INIT_MSG_SEALED)
+			L->m = m;
+		else
+			memcpy(L->m.exec_path, m.exec_path, sizeof m.exec_path);
+		L->m.type = want;
+		if (want == INIT_MSG_SEALED && (L->fds.http < 0 || L->fds.socks < 0))
+			return werr_set(e, 0, "cannot build the sandbox: init sent no proxy listeners");
+		if (want == INIT_MSG_READY && L->fds.listener < 0)
+			return werr_set(e, 0, "cannot build the sandbox: init sent no seccomp listener");
 		return 0;
-	int st = child_reap(&L->c);
-	if (n > 0 && m->type == INIT_MSG_ERROR) {
-		m->text[sizeof m->text - 1] = '\0';
-		return werr_set(e, m->errnum, "cannot build the sandbox: %s", m->text);
 	}
+	init_fds_close(&f);
+	int st = child_reap(&L->c);
+	if (n > 0 && m.type == INIT_MSG_ERROR) {
+		m.text[sizeof m.text - 1] = '\0';
+		return werr_set(e, m.errnum, "cannot build the sandbox: %s", m.text);
+	}
+	if (n > 0)
+		return werr_set(e, 0, "cannot build the sandbox: init's message %d came out of turn",
+				m.type);
 	return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) before reporting", st);
 }
 
@@ -429,17 +445,17 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	if (L->bx && !bpfexec_holds(L->bx, L->c.pid))
 		return werr_set(e, 0, "in-kernel exec enforcement: the sandbox is not in the session's "
 				"cgroup %s", limits_cgroup_v2(lim));
-	/* (init may have failed meanwhile: its message, read by launch_ready,
+	/* (init may have failed meanwhile: its message, read by launch_sealed,
 	 * says why) */
 	if (send_byte(L->sock, s->landlock_log ? INIT_BYTE_CGROUPS_LOGGED : INIT_BYTE_CGROUPS) < 0)
 		return werr_errno(e, "supervisor: telling sandbox init its cgroups are set");
 	return 0;
 }
 
-/* Until init has something to say (its READY or its error, or its end),
- * or a stopping signal comes first: 1 with *stop filled. The other
- * signals meanwhile (the loop's to handle, SIGCHLD, SIGWINCH and those
- * passed on to the command) are raised again for the loop; after a
+/* Until init has something to say (its SEALED or READY, or its error, or
+ * its end), or a stopping signal comes first: 1 with *stop filled. The
+ * other signals meanwhile (the loop's to handle, SIGCHLD, SIGWINCH and
+ * those passed on to the command) are raised again for the loop; after a
  * stopping one there is no command to pass them to. */
 static int await_init(struct launched *L, int sigfd, struct signalfd_siginfo *stop,
 		      struct werr *e)
@@ -483,8 +499,14 @@ int launched_go(struct launched *L, struct werr *e)
 	return 0;
 }
 
+int launch_sealed(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e)
+{
+	int r = await_init(L, sigfd, stop, e);
+	return r != 0 ? r : await_message(L, INIT_MSG_SEALED, e);
+}
+
 int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e)
 {
 	int r = await_init(L, sigfd, stop, e);
-	return r != 0 ? r : await_ready(L, e);
+	return r != 0 ? r : await_message(L, INIT_MSG_READY, e);
 }

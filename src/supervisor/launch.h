@@ -1,7 +1,8 @@
 /* launch.h - the first phase of a session (supervisor.c): the exec rules
  * in the kernel, the placeholders and the filter, the clone of sandbox
  * init into its namespaces, its identity maps and cgroup, and the
- * handshake up to init's READY with the fds the supervisor serves. */
+ * handshake up to init's SEALED and READY with the fds the supervisor
+ * serves. */
 #pragma once
 #include <stdbool.h>
 #include <sys/signalfd.h>
@@ -31,7 +32,7 @@ struct launched {
 	char kernel_why[1100]; /* why not, when NULL */
 	struct llaudit *la;    /* Landlock's denials on the record, or NULL */
 	struct sbctl *sb;      /* the kill switch (freeze.h) */
-	struct init_msg m;     /* init's READY */
+	struct init_msg m;     /* init's SEALED, with READY's planned exec */
 	struct init_fds fds;   /* and its fds, each the session's until taken */
 };
 #define LAUNCHED_NONE ((struct launched){ .c = { .pidfd = -1 }, .sock = -1 })
@@ -49,10 +50,13 @@ struct limits;
 /* lim: the session's limits (limits.h), or NULL. */
 int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct launched *L,
 	   struct werr *e);
-/* Wait for init's READY: L's message and fds filled, or -1 with e filled
- * (init's own error, when it sent one). Interruptible: 1 when a stopping
- * signal (SIGINT, SIGTERM, SIGHUP) reached sigfd first, *stop filled; the
- * other signals that came meanwhile are raised again, for the loop. */
+/* Wait for init's SEALED (its mounts sealed, every fd but the seccomp
+ * listener), then for its READY (that listener, every layer built): L's
+ * message and fds filled, or -1 with e filled (init's own error, when it
+ * sent one). Interruptible: 1 when a stopping signal (SIGINT, SIGTERM,
+ * SIGHUP) reached sigfd first, *stop filled; the other signals that came
+ * meanwhile are raised again, for the loop. */
+int launch_sealed(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e);
 int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, struct werr *e);
 /* Init, waiting after READY (for the terminal set up, or the decoys
  * watched), told to start the command. 0 also when init is gone (its

@@ -400,14 +400,14 @@ static void fanread_start(struct services *sv)
 	}
 }
 
-int services_start(struct services *sv, struct werr *e)
+int services_sealed(struct services *sv, struct werr *e)
 {
 	struct sandbox_spec *s = sv->s;
 	const struct supervisor_cfg *cfg = sv->cfg;
 	struct audit *log = sv->log;
 	struct launched *L = sv->L;
 	/* The decoys watched before the command starts: init waits for a byte
-	 * when it placed any (the pty's, below, or this one). */
+	 * after READY when it placed any (the pty's, below, or this one). */
 	sv->cw = canary_start(cfg->canary, &L->m, L->fds.home, log);
 	if (L->fds.master < 0 && L->m.canary_placed && launched_go(L, e) < 0)
 		return -1;
@@ -427,6 +427,11 @@ int services_start(struct services *sv, struct werr *e)
 		.upstream = cfg->ssh_auth_sock, .pol = &s->policy->ssh_agent, .log = log,
 		.ap = sv->ap }, e)))
 		return -1;
+	return 0;
+}
+
+int services_start(struct services *sv, struct werr *e)
+{
 	if (exec_start(sv, e) < 0 || net_start(sv, e) < 0)
 		return -1;
 	/* a kernel that refuses the reads' marks is said, and the session

@@ -76,12 +76,18 @@ struct services {
  * through sigfd, while init builds it: what needs nothing init sends (the
  * file reads' helper forked, the control socket and the questions'
  * broker with its channels, the signals' stopper, the exec record's kept
- * hashes read). sv filled (from
- * SERVICES_NONE), or -1 with e filled (what was made is services_free's). */
+ * hashes read). sv filled (from SERVICES_NONE), or -1 with e filled (what
+ * was made is services_free's). */
 int services_begin(struct services *sv, struct sandbox_spec *s, const struct supervisor_cfg *cfg,
 		   struct audit *log, struct launched *L, int sigfd, struct werr *e);
-/* Init ready (launch_ready): the rest made on its fds and wired; -1 with
- * e filled (what was made is services_free's). */
+/* Init's mounts sealed (launch_sealed), its last layers on the way: the
+ * services on its fds that need no seccomp listener (the decoys' watch,
+ * the file reads' helper told the namespaces, the terminal, the hook and
+ * SSH agent sockets); -1 with e filled (what was made is services_free's). */
+int services_sealed(struct services *sv, struct werr *e);
+/* Init ready (launch_ready): exec control on its listener, the proxy (which
+ * asks exec control whose each connection is), the rest wired; -1 with e
+ * filled (what was made is services_free's). */
 int services_start(struct services *sv, struct werr *e);
 /* The session's own sources (init's pidfd, the signals, the limits'
  * timer) added to l, and each service there adding its own (X_watch), in

@@ -109,6 +109,22 @@ static int stopped_before_ready(struct services *sv, const struct signalfd_sigin
 	return 0;
 }
 
+/* The services started as init reports: on SEALED's fds while init
+ * applies its last layers, then on READY's listener. 1 when a stopping
+ * signal came first (*stop filled), -1 with e filled. */
+static int start_services(struct services *sv, struct launched *L, int sigfd,
+			  struct signalfd_siginfo *stop, struct werr *e)
+{
+	int r = launch_sealed(L, sigfd, stop, e);
+	if (r == 0 && services_sealed(sv, e) < 0)
+		r = -1;
+	if (r == 0)
+		r = launch_ready(L, sigfd, stop, e);
+	if (r == 0 && services_start(sv, e) < 0)
+		r = -1;
+	return r;
+}
+
 int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, struct audit *log,
 		   int *status, json_t **exec_stats, struct late_close *late, struct werr *e)
 {
@@ -132,10 +148,10 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 	if (services_begin(&sv, s, cfg, log, &L, sigfd, e) < 0)
 		return -1;
 	struct signalfd_siginfo stop;
-	int ready = launch_ready(&L, sigfd, &stop, e);
+	int ready = start_services(&sv, &L, sigfd, &stop, e);
 	if (ready > 0)
 		return stopped_before_ready(&sv, &stop, status);
-	if (ready < 0 || services_start(&sv, e) < 0) {
+	if (ready < 0) {
 		/* init gone before the services: their fds closing would fail
 		 * the calls of a command already started, and it would run on */
 		stopper_kill(&sv.st, "the session's services could not start");

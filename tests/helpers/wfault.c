@@ -10,7 +10,9 @@
  *                            one after it fail with EFAULT: a listener that
  *                            cannot be received from;
  *   WFAULT_READY=1           a sendmsg carrying 3 descriptors or more (sandbox
- *                            init's READY) fails with ENOBUFS;
+ *                            init's SEALED) fails with ENOBUFS; =2: one
+ *                            carrying a single descriptor and over 4096
+ *                            bytes (init's READY, its seccomp listener);
  *   WFAULT_GO=B              a send of the one byte B from the supervisor
  *                            to sandbox init ("c": its cgroups are set, "r":
  *                            start the command) fails with ENOBUFS;
@@ -92,14 +94,18 @@ static bool asked(const char *var)
 
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	if (asked("WFAULT_READY")) {
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-			    c->cmsg_len >= CMSG_LEN(3 * sizeof(int))) {
-				errno = ENOBUFS;
-				return -1;
-			}
-	}
+	const char *ready = getenv("WFAULT_READY");
+	size_t len = 0;
+	for (size_t i = 0; i < m->msg_iovlen; i++)
+		len += m->msg_iov[i].iov_len;
+	for (struct cmsghdr *c = ready ? CMSG_FIRSTHDR(m) : NULL; c;
+	     c = CMSG_NXTHDR((struct msghdr *)m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    ((ready[0] == '1' && c->cmsg_len >= CMSG_LEN(3 * sizeof(int))) ||
+		     (ready[0] == '2' && c->cmsg_len == CMSG_LEN(sizeof(int)) && len > 4096))) {
+			errno = ENOBUFS;
+			return -1;
+		}
 	ssize_t (*real)(int, const struct msghdr *, int) =
 		(ssize_t (*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
 	return real(fd, m, flags);

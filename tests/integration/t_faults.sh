@@ -172,17 +172,22 @@ test_fault_seccomp_receive_fails() {
 	grep -q '"event":"session.end","exit":125' "$f" || fail 'session.end does not say 125'
 }
 
-# Sandbox init's READY that cannot be sent (init ends) and the supervisor's
-# bytes that init waits for that cannot be sent (the session stops): in
-# none does one side wait for the other for ever, as each once did.
+# Sandbox init's SEALED or READY that cannot be sent (init ends) and the
+# supervisor's bytes that init waits for that cannot be sent (the session
+# stops): in none does one side wait for the other for ever, as each once
+# did.
 test_fault_handshake_unsent() {
 	wfault_lib
 	# shellcheck disable=SC2034 # read by wrun (lib.sh)
 	local WARDEN_TIMEOUT=30
-	WFAULT_READY=1 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
-	assert_rc 125 "init's READY unsent"
-	assert_out_lacks RAN "the command ran without init's READY"
-	[[ $ERR == *"init ended (status 125) before reporting"* ]] || fail "not told: $(excerpt "$ERR")"
+	local which
+	for which in 1 2; do
+		WFAULT_READY=$which LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+		assert_rc 125 "init's message $which unsent"
+		assert_out_lacks RAN "the command ran without init's message $which"
+		[[ $ERR == *"init ended (status 125) before reporting"* ]] ||
+			fail "message $which: not told: $(excerpt "$ERR")"
+	done
 	WFAULT_GO=r LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
 	assert_rc 125 'the command never told to start'
 	assert_out_lacks RAN 'the command ran'

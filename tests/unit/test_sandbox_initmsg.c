@@ -1,11 +1,13 @@
-/* test_sandbox_initmsg.c - unit tests of init's READY message
+/* test_sandbox_initmsg.c - unit tests of init's SEALED and READY messages
  * (src/sandbox/initmsg.c) over a socketpair: for every combination of
  * the flags (pty, diag, /tmp, home, namespaces, hook) and several sets of
  * host loopback ports, each fd sent arrives in its own slot (the same
- * pipe: st_ino) and each one absent is -1; the namespaces go both or
- * neither; READY without the listener or a proxy listener is not sent;
- * ERROR carries its text and no fds, and still arrives when init died
- * with a byte of the supervisor's unread (the kernel then reports
+ * pipe: st_ino) and each one absent is -1, SEALED carrying all but the
+ * seccomp listener and READY that listener alone, the two taken together
+ * (init_fds_take) the whole set; the namespaces go both or neither;
+ * SEALED without a proxy listener, or READY without the listener, is not
+ * sent; ERROR carries its text and no fds, and still arrives when init
+ * died with a byte of the supervisor's unread (the kernel then reports
  * ECONNRESET once, ahead of the queued message). */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,12 +74,23 @@ static void round_trip(int sv[2], unsigned flags, unsigned fwd)
 		if (fwd & (1u << i))
 			out.fwd[i] = stand_in();
 	struct init_msg m = { .canary_placed = flags, .canary_err = (int)fwd };
-	CHECK(initmsg_send_ready(sv[0], &m, &out) == 0);
+	CHECK(initmsg_send_sealed(sv[0], &m, &out) == 0);
 	struct init_msg r;
 	CHECK(initmsg_recv(sv[1], &r, &in) == sizeof r);
-	CHECK(r.type == INIT_MSG_READY);
+	CHECK(r.type == INIT_MSG_SEALED);
 	CHECK(r.canary_placed == flags && r.canary_err == (int)fwd);
 	CHECK(r.fwd_mask == fwd);
+	CHECK(in.listener == -1);
+	/* READY: the listener alone, taken in with the rest */
+	CHECK(initmsg_send_ready(sv[0], &m, &out) == 0);
+	struct init_fds late;
+	CHECK(initmsg_recv(sv[1], &r, &late) == sizeof r);
+	CHECK(r.type == INIT_MSG_READY && r.fwd_mask == 0 && !r.has_proxy && !r.has_pty);
+	for (size_t i = 1; i < NSLOT; i++)
+		CHECK(*slot(&late, i) == -1);
+	CHECK(late.listener >= 0);
+	init_fds_take(&in, &late);
+	CHECK(late.listener == -1);
 	for (size_t i = 0; i < NSLOT; i++) {
 		int o = *slot(&out, i), n = *slot(&in, i);
 		CHECK((o < 0) == (n < 0));
@@ -108,7 +121,7 @@ static void test_half_namespaces(int sv[2])
 	out.userns = stand_in();
 	out.hook = stand_in();
 	struct init_msg m = { 0 }, r;
-	CHECK(initmsg_send_ready(sv[0], &m, &out) == 0);
+	CHECK(initmsg_send_sealed(sv[0], &m, &out) == 0);
 	CHECK(initmsg_recv(sv[1], &r, &in) > 0);
 	CHECK(!r.has_ns && in.userns == -1 && in.mntns == -1);
 	CHECK(in.hook >= 0 && ino_of(in.hook) == ino_of(out.hook));
@@ -123,6 +136,11 @@ static void test_listeners_required(int sv[2])
 	out.listener = stand_in();
 	out.http = stand_in();
 	struct init_msg m = { 0 };
+	errno = 0;
+	CHECK(initmsg_send_sealed(sv[0], &m, &out) == -1 && errno == EBADF);
+	close(out.listener);
+	out.listener = -1;
+	out.socks = stand_in();
 	errno = 0;
 	CHECK(initmsg_send_ready(sv[0], &m, &out) == -1 && errno == EBADF);
 	init_fds_close(&out);
