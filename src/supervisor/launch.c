@@ -354,6 +354,8 @@ static int await_message(struct launched *L, int want, struct werr *e)
 		return 0;
 	}
 	init_fds_close(&f);
+	if (n > 0 && m.type != INIT_MSG_ERROR)
+		kill(L->c.pid, SIGKILL); /* out of turn, and alive: not waited for so */
 	int st = child_reap(&L->c);
 	if (n > 0 && m.type == INIT_MSG_ERROR) {
 		m.text[sizeof m.text - 1] = '\0';

@@ -13,6 +13,8 @@
  *                            init's SEALED) fails with ENOBUFS; =2: one
  *                            carrying a single descriptor and over 4096
  *                            bytes (init's READY, its seccomp listener);
+ *                            =3: SEALED goes out with its first int (the
+ *                            message's type) READY's, 1: out of turn;
  *   WFAULT_GO=B              a send of the one byte B from the supervisor
  *                            to sandbox init ("c": its cgroups are set, "r":
  *                            start the command) fails with ENOBUFS;
@@ -98,14 +100,21 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	size_t len = 0;
 	for (size_t i = 0; i < m->msg_iovlen; i++)
 		len += m->msg_iov[i].iov_len;
+	bool retype = false;
 	for (struct cmsghdr *c = ready ? CMSG_FIRSTHDR(m) : NULL; c;
 	     c = CMSG_NXTHDR((struct msghdr *)m, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    ((ready[0] == '1' && c->cmsg_len >= CMSG_LEN(3 * sizeof(int))) ||
-		     (ready[0] == '2' && c->cmsg_len == CMSG_LEN(sizeof(int)) && len > 4096))) {
-			errno = ENOBUFS;
-			return -1;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			bool sealed = c->cmsg_len >= CMSG_LEN(3 * sizeof(int));
+			if ((ready[0] == '1' && sealed) ||
+			    (ready[0] == '2' && c->cmsg_len == CMSG_LEN(sizeof(int)) && len > 4096)) {
+				errno = ENOBUFS;
+				return -1;
+			}
+			retype = retype || (ready[0] == '3' && sealed && m->msg_iovlen == 1 &&
+					    m->msg_iov[0].iov_len >= sizeof(int));
 		}
+	if (retype)
+		*(int *)m->msg_iov[0].iov_base = 1;
 	ssize_t (*real)(int, const struct msghdr *, int) =
 		(ssize_t (*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
 	return real(fd, m, flags);

@@ -172,7 +172,8 @@ test_fault_seccomp_receive_fails() {
 	grep -q '"event":"session.end","exit":125' "$f" || fail 'session.end does not say 125'
 }
 
-# Sandbox init's SEALED or READY that cannot be sent (init ends) and the
+# Sandbox init's SEALED or READY that cannot be sent (init ends), one that
+# comes out of turn (init killed, not waited for alive), and the
 # supervisor's bytes that init waits for that cannot be sent (the session
 # stops): in none does one side wait for the other for ever, as each once
 # did.
@@ -188,6 +189,10 @@ test_fault_handshake_unsent() {
 		[[ $ERR == *"init ended (status 125) before reporting"* ]] ||
 			fail "message $which: not told: $(excerpt "$ERR")"
 	done
+	WFAULT_READY=3 LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
+	assert_rc 125 'init sent READY for SEALED'
+	assert_out_lacks RAN 'the command ran after a message out of turn'
+	[[ $ERR == *"init's message 1 came out of turn"* ]] || fail "not told: $(excerpt "$ERR")"
 	WFAULT_GO=r LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN'
 	assert_rc 125 'the command never told to start'
 	assert_out_lacks RAN 'the command ran'
