@@ -448,7 +448,9 @@ int features_audit_status(struct audit_status *st)
 }
 #pragma GCC diagnostic pop
 
-int features_audit_readlog(void)
+/* The read-only multicast group (AUDIT_NLGRP_READLOG) joined: a socket
+ * with room for a burst, or -errno. */
+static int audit_readlog(void)
 {
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
 	if (fd < 0)
@@ -524,7 +526,7 @@ int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed
 			 "`auditctl -f 1` allows it");
 		return 0;
 	}
-	int fd = features_audit_readlog();
+	int fd = audit_readlog();
 	if (fd < 0) {
 		snprintf(why, len, "off: joining the audit multicast group (AUDIT_NLGRP_READLOG): %s",
 			 strerror(-fd));

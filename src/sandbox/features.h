@@ -127,13 +127,11 @@ struct llaudit_probed {
 int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep);
 
 /* The kernel's audit over netlink, for the probe and for llaudit.c:
- * AUDIT_GET (0 and st filled, or -errno); the read-only multicast group
- * (AUDIT_NLGRP_READLOG) joined, a socket with room for a burst, or -errno;
- * the number of pid namespaces /proc/PID/status's NSpid lists (1: the
- * host's), -1 when unreadable. */
+ * AUDIT_GET (0 and st filled, or -errno); the number of pid namespaces
+ * /proc/PID/status's NSpid lists (1: the host's), -1 when unreadable. (The
+ * read-only multicast group is the probe's to join: llaudit_probed.) */
 struct audit_status;
 int features_audit_status(struct audit_status *st);
-int features_audit_readlog(void);
 int features_nspid_count(pid_t pid);
 
 /* Root in earnest: euid 0 with CAP_SYS_ADMIN effective. Root without it (a
