@@ -108,7 +108,6 @@ void prefetch_init(struct prefetch *p, size_t max)
 	memset(p, 0, sizeof *p);
 	p->max = max;
 	p->dirfd = -1;
-	p->data = xmalloc(PF_BATCH * (max + 1));
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
@@ -161,6 +160,12 @@ void prefetch_add(struct prefetch *p, const char *name, const char *rel)
 
 void prefetch_run(struct prefetch *p, int dirfd)
 {
+	if (p->n > p->slots) {
+		while (p->slots < p->n)
+			p->slots = p->slots ? p->slots * 2 : 4;
+		free(p->data); /* the last batch's, read already */
+		p->data = xmalloc(p->slots * (p->max + 1));
+	}
 	if (p->may_start && p->n > 1)
 		worker_start(p);
 	pthread_mutex_lock(&p->mu);

@@ -43,7 +43,10 @@ struct prefetch {
 	size_t n;
 	char *names;                  /* "NAME\0REL\0" per job */
 	size_t names_len, names_cap;
-	char *data;                   /* PF_BATCH slots of max + 1 bytes */
+	char *data;                   /* slots of max + 1 bytes, one a job: grown
+				       * to the largest batch yet (a small workspace
+				       * maps no 2 MB buffer a checkpoint) */
+	size_t slots;
 	size_t max;                   /* files up to this size read */
 	int dirfd;                    /* the directory of the batch, while it is read */
 	/* the worker, started at the first batch of two files or more: none

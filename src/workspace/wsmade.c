@@ -14,6 +14,8 @@
 #include "../common/clock.h"
 #include "../common/util.h"
 
+#define WSMADE_FIRST 16 /* the notes' first room, doubled up to WSMADE_MAX */
+
 struct note {
 	dev_t dev;
 	ino_t dir;
@@ -25,9 +27,11 @@ struct note {
 	int64_t born_ns;
 };
 
+/* the notes grown as they come, up to WSMADE_MAX: most sessions make
+ * none, and the whole table (256 KB) was a mapping made and unmapped */
 struct wsmade {
-	struct note v[WSMADE_MAX];
-	size_t n;
+	struct note *v;
+	size_t n, cap;
 };
 
 struct wsmade *wsmade_new(void)
@@ -41,6 +45,7 @@ void wsmade_free(struct wsmade *m)
 		return;
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].name);
+	free(m->v);
 	free(m);
 }
 
@@ -48,6 +53,10 @@ void wsmade_note(struct wsmade *m, dev_t dev, ino_t dir, const char *name)
 {
 	struct note *slot;
 	if (m->n < WSMADE_MAX) {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : WSMADE_FIRST;
+			m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+		}
 		slot = &m->v[m->n++];
 	} else {
 		/* full: the oldest goes */

@@ -3,11 +3,19 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../../common/util.h"
+
+/* the cache's first room, doubled up to HASH_CACHE (a session that hashes
+ * few files maps no 550 KB table) */
+#define HASH_CACHE_FIRST 32
 
 void hashcache_open(struct hashcache *c, struct hashdisk *kept)
 {
-	c->n = c->next = 0;
+	c->v = NULL;
+	c->n = c->cap = c->next = 0;
 	c->kept = 0;
 	c->disk = kept;
 }
@@ -17,6 +25,10 @@ static struct hc_entry *put_here(struct hashcache *c, const struct stat *st, con
 				 const char *interp, int code_err, const char *code,
 				 const char *code_why)
 {
+	if (c->n == c->cap && c->cap < HASH_CACHE) {
+		c->cap = c->cap ? c->cap * 2 : HASH_CACHE_FIRST;
+		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+	}
 	struct hc_entry *e = &c->v[c->n < HASH_CACHE ? c->n++ : c->next++ % HASH_CACHE];
 	e->key = (struct stat){ .st_dev = st->st_dev, .st_ino = st->st_ino, .st_size = st->st_size,
 				.st_mtim = st->st_mtim, .st_ctim = st->st_ctim };
@@ -55,4 +67,7 @@ void hashcache_close(struct hashcache *c)
 {
 	hashdisk_close(c->disk);
 	c->disk = NULL;
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
 }

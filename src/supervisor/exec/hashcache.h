@@ -22,8 +22,8 @@ struct hc_entry {
 };
 
 struct hashcache {
-	struct hc_entry v[HASH_CACHE];
-	size_t n, next;
+	struct hc_entry *v;    /* grown as files are hashed, up to HASH_CACHE */
+	size_t n, cap, next;
 	struct hashdisk *disk; /* NULL: nothing kept between sessions */
 	unsigned long kept;    /* entries taken from it */
 };
@@ -37,5 +37,5 @@ const struct hc_entry *hashcache_get(struct hashcache *c, const struct stat *st,
 /* The hashes of the file st describes, for this session and the next. */
 void hashcache_put(struct hashcache *c, const struct stat *st, const char *hex, const char *interp,
 		   int code_err, const char *code, const char *code_why);
-/* What this session added kept (hashdisk_close). */
+/* What this session added kept (hashdisk_close), the entries freed. */
 void hashcache_close(struct hashcache *c);
