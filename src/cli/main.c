@@ -33,10 +33,12 @@ static void usage(FILE *out)
 
 /* malloc's settings, made before any thread (a session starts several).
  * A fixed mmap threshold: glibc raises its threshold to the size of each
- * mapped block freed, after which a large calloc (the exec pipeline's hash
- * cache, 475 KB; the tool-call links, 1.6 MB) comes from the heap and is
- * zeroed by hand, page by page, where fresh mapped pages are zero already
- * and are touched only where used. One arena: each thread's first malloc
+ * mapped block freed, after which a large block (the checkpoint's batch
+ * buffer of a large workspace, up to 2 MB) comes from the heap, and a large
+ * calloc is zeroed by hand, page by page, where fresh mapped pages are zero
+ * already and are touched only where used. The tables a session may fill
+ * (exec control's hashes, the tool calls' processes) grow as they fill: a
+ * mapping made and unmapped each session cost 0.05 ms at its end. One arena: each thread's first malloc
  * would otherwise start an arena of its own (its pages touched and, in a
  * forked helper, copied), for threads that allocate little; the exec loop
  * and the proxy's CONNECTs measured no slower with it. */
