@@ -95,20 +95,25 @@ void notify_later(struct notifier *n, struct event ev)
 		n->event = ev;
 }
 
-struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
+int notify_supported(struct werr *e)
 {
 	/* libseccomp finds what the kernel supports by probing it once, in
-	 * this process: should a probe have failed here (a seccomp filter
-	 * outside warden's that refuses them), it would refuse every receive
-	 * later, and the sandbox would wait on its first exec for ever */
+	 * this process (0.07 ms here): should a probe have failed (a seccomp
+	 * filter outside warden's that refuses them), it would refuse every
+	 * receive later, and the sandbox would wait on its first exec for ever */
 	int api = (int)seccomp_api_get();
-	if (api < 5) {
-		werr_set(e, EOPNOTSUPP, "supervisor: libseccomp cannot receive the sandbox's "
-			 "notifications here (its API level %d, 5 needed: the kernel's seccomp(2) "
-			 "refused its probes; a seccomp filter outside warden, in a container the "
-			 "engine's, must allow seccomp(2))", api);
+	if (api < 5)
+		return werr_set(e, EOPNOTSUPP, "supervisor: libseccomp cannot receive the sandbox's "
+				"notifications here (its API level %d, 5 needed: the kernel's seccomp(2) "
+				"refused its probes; a seccomp filter outside warden, in a container the "
+				"engine's, must allow seccomp(2))", api);
+	return 0;
+}
+
+struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
+{
+	if (notify_supported(e) < 0) /* asked before: the answer kept */
 		return NULL;
-	}
 	struct notifier *n = xcalloc(1, sizeof *n);
 	if (seccomp_notify_alloc(&n->req, NULL) < 0) {
 		free(n);

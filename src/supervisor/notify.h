@@ -62,6 +62,11 @@ struct notifier_cfg {
 	 * process that made it wait for ever. */
 	struct stopper *stop;
 };
+/* Can the notifications be received here (libseccomp's probes of the
+ * kernel, made once a process)? -1 with e saying what to change when not.
+ * The supervisor asks while init builds the sandbox, off the way from its
+ * READY to the command's first exec. */
+int notify_supported(struct werr *e);
 /* NULL with e filled when the notifications cannot be received here
  * (libseccomp's probes of the kernel refused: a filter outside warden's)
  * or their buffers cannot be had. */

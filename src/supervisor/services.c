@@ -427,7 +427,9 @@ int services_sealed(struct services *sv, struct werr *e)
 		.upstream = cfg->ssh_auth_sock, .pol = &s->policy->ssh_agent, .log = log,
 		.ap = sv->ap }, e)))
 		return -1;
-	return 0;
+	/* whether the notifications can be received here, asked now rather
+	 * than on the way from READY to the command's first exec */
+	return notify_supported(e);
 }
 
 int services_start(struct services *sv, struct werr *e)
