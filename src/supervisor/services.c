@@ -151,13 +151,10 @@ static void termask_start(struct services *sv)
 		wnote("%s; the terminal cannot answer this session's questions", te.msg);
 }
 
-/* Exec control and the seccomp notifications: what the agent can write
- * (to tell it from what it cannot), the rules, the sandbox's root
- * (init's); `write ask` (file operations held for a question); the secret
- * names the sandbox makes, noted for the workspace watch (wsmade.h: noted
- * while their notification is handled, before the call goes on, so before
- * the watch can see the file); warden's control directory, guarded. */
-static int exec_start(struct services *sv, struct werr *e)
+/* Exec control, made on SEALED's fds: what the agent can write (to tell
+ * it from what it cannot), the rules, the sandbox's root (init's). It
+ * answers nothing before exec_start gives it the listener. */
+static int exec_make(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
 	struct launched *L = sv->L;
@@ -169,15 +166,26 @@ static int exec_start(struct services *sv, struct werr *e)
 			sv->writable[nwritable++] = s->policy->paths[i].path;
 	for (size_t i = 0; i < s->nhome_binds; i++)
 		sv->writable[nwritable++] = s->home_binds[i].src;
-	sv->x = execs_new(&(struct execs_cfg){ .listener = L->fds.listener, .log = sv->log,
+	sv->x = execs_new(&(struct execs_cfg){ .log = sv->log,
 		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
 		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns,
 		.kept = steal_ptr(&sv->kept), .root = steal_fd(&L->fds.root),
-		.planned = L->m.exec_path[0] ? L->m.exec_path : NULL, .planned_argv = s->argv,
-		.planned_cwd = s->workspace }, e);
-	if (!sv->x)
-		return -1;
+		.planned_argv = s->argv, .planned_cwd = s->workspace }, e);
+	return sv->x ? 0 : -1;
+}
+
+/* Init ready: exec control given the listener and the command's planned
+ * first exec; the seccomp notifications; `write ask` (file operations
+ * held for a question); the secret names the sandbox makes, noted for the
+ * workspace watch (wsmade.h: noted while their notification is handled,
+ * before the call goes on, so before the watch can see the file); warden's
+ * control directory, guarded. */
+static int exec_start(struct services *sv, struct werr *e)
+{
+	const struct sandbox_spec *s = sv->s;
+	struct launched *L = sv->L;
+	execs_ready(sv->x, L->fds.listener, L->m.exec_path[0] ? L->m.exec_path : NULL);
 	sv->wa = writeask_new(&s->policy->write_ask, s->workspace, sv->ap, L->fds.listener, sv->log);
 	sv->made = wsmade_new();
 	/* where Landlock lets the sandbox write, beside the workspace and the
@@ -217,7 +225,9 @@ static void net_cancel(void *ctx, const void *q)
 }
 
 /* The proxy on init's listeners and the host loopback ports, guarded,
- * asking the broker, its connections linked to the tool calls. */
+ * asking the broker, its connections linked to the tool calls and, by
+ * exec control, to the program that made each. Made on SEALED's fds: it
+ * serves once the loop runs. */
 static int net_start(struct services *sv, struct werr *e)
 {
 	const struct sandbox_spec *s = sv->s;
@@ -427,14 +437,18 @@ int services_sealed(struct services *sv, struct werr *e)
 		.upstream = cfg->ssh_auth_sock, .pol = &s->policy->ssh_agent, .log = log,
 		.ap = sv->ap }, e)))
 		return -1;
-	/* whether the notifications can be received here, asked now rather
-	 * than on the way from READY to the command's first exec */
+	/* Exec control and the proxy, which asks it whose each connection is
+	 * (the listener it answers on comes with READY: exec_start), and
+	 * whether the notifications can be received here: made now rather
+	 * than on the way from READY to the command's first exec. */
+	if (exec_make(sv, e) < 0 || net_start(sv, e) < 0)
+		return -1;
 	return notify_supported(e);
 }
 
 int services_start(struct services *sv, struct werr *e)
 {
-	if (exec_start(sv, e) < 0 || net_start(sv, e) < 0)
+	if (exec_start(sv, e) < 0)
 		return -1;
 	/* a kernel that refuses the reads' marks is said, and the session
 	 * goes on (the reads are a record, not a wall) */

@@ -83,12 +83,13 @@ int services_begin(struct services *sv, struct sandbox_spec *s, const struct sup
 /* Init's mounts sealed (launch_sealed), its last layers on the way: the
  * services on its fds that need no seccomp listener (the decoys' watch,
  * the file reads' helper told the namespaces, the terminal, the hook and
- * SSH agent sockets), and whether the notifications can be received here
- * (notify_supported); -1 with e filled (what was made is services_free's). */
+ * SSH agent sockets, exec control not yet answering, the proxy), and
+ * whether the notifications can be received here (notify_supported); -1
+ * with e filled (what was made is services_free's). */
 int services_sealed(struct services *sv, struct werr *e);
-/* Init ready (launch_ready): exec control on its listener, the proxy (which
- * asks exec control whose each connection is), the rest wired; -1 with e
- * filled (what was made is services_free's). */
+/* Init ready (launch_ready): exec control given its listener, the
+ * notifications and `write ask` on it, the rest wired; -1 with e filled
+ * (what was made is services_free's). */
 int services_start(struct services *sv, struct werr *e);
 /* The session's own sources (init's pidfd, the signals, the limits'
  * timer) added to l, and each service there adding its own (X_watch), in

@@ -147,7 +147,7 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 			return false;
 	}
 	/* init's planned exec: a vfork child of init, blocked in its exec,
-	 * init waiting in vfork (execs_cfg.planned) */
+	 * init waiting in vfork (execs_ready's planned) */
 	return execpath_stable(ep, root, p->path, m->st.st_dev, m->st.st_ino, m->resolved) &&
 	       (p->planned || execpath_string_private(&(struct execpath_proc){ .pid = p->tid, .ppid = p->ppid,
 			.threads = p->threads, .ppidfd = ppidfd },

@@ -102,7 +102,7 @@ struct execs {
 	struct pexec *list;         /* pending: unanswered, or traced */
 	struct hashcache hc;         /* hashes of files the agent cannot change */
 	unsigned long hits, misses, verified, swapped, killed;
-	/* init's planned first exec (execs_cfg), until the first notification */
+	/* init's planned first exec (execs_ready), until the first notification */
 	char *planned;
 	char *const *planned_argv;
 	const char *planned_cwd;
@@ -436,7 +436,7 @@ static void finish(struct execs *x, struct pexec *p)
 		return;
 	}
 	/* init's planned exec, on memory warden cannot watch: made again as a
-	 * fork (execs_cfg.planned); not an exec yet, so not on the record */
+	 * fork (execs_ready's planned); not an exec yet, so not on the record */
 	if (p->planned) {
 		answer(x, p, INIT_EXEC_REFORK);
 		done(x, p);
@@ -513,7 +513,7 @@ static void blind(struct execs *x, struct pexec *p, int err)
 }
 
 /* p's path, argv and cwd: init's planned exec, said rather than read
- * (execs_cfg.planned), when p is the session's first notification and
+ * (execs_ready's planned), when p is the session's first notification and
  * comes from init's child of one thread; else read from its memory and
  * its /proc entry. The errno of memory warden may not read, or 0. */
 static int exec_args(struct execs *x, struct pexec *p, const __u64 *a)
@@ -881,7 +881,7 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	const char *const *writable = cfg->writable;
 	size_t nwritable = cfg->nwritable;
 	struct execs *x = xcalloc(1, sizeof *x);
-	x->listener = cfg->listener;
+	x->listener = -1; /* execs_ready */
 	x->log = cfg->log;
 	x->rules = &pol->exec;
 	x->root = cfg->root;
@@ -939,10 +939,15 @@ struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
 	}
 	x->tracing = getenv("NOTRACE") == NULL;
 	hashcache_open(&x->hc, cfg->kept);
-	x->planned = cfg->planned ? xstrdup(cfg->planned) : NULL;
 	x->planned_argv = cfg->planned_argv;
 	x->planned_cwd = cfg->planned_cwd ? cfg->planned_cwd : "/";
 	return x;
+}
+
+void execs_ready(struct execs *x, int listener, const char *planned)
+{
+	x->listener = listener;
+	x->planned = planned ? xstrdup(planned) : NULL;
 }
 
 void execs_free(struct execs *x)

@@ -32,7 +32,6 @@ typedef const char *(*execs_linker)(void *ctx, pid_t pid, pid_t ppid, const char
 
 /* What exec control works with, given when it is made. */
 struct execs_cfg {
-	int listener;                /* the seccomp listener: answers go there */
 	struct audit *log;
 	const struct policy *policy; /* its exec rules */
 	/* the workspace and the writable host paths bound inside (to tell
@@ -60,24 +59,27 @@ struct execs_cfg {
 	/* the sandbox's root (O_PATH; -1: none): each exec's file is opened
 	 * in it. Taken by execs_new, closed by execs_free. */
 	int root;
-	/* The command's first exec as init planned it (initmsg.h, exec_path;
-	 * NULL: none): a vfork whose memory, init's, the supervisor cannot
-	 * read. The first notification, from a child of init of one thread,
-	 * is taken to name path with argv in cwd: nothing of the sandbox's
-	 * but warden's own code has run yet (init, and its child blocked in
-	 * that exec; init never execs), and a vfork's memory has no other
-	 * writer while the parent waits. One that needs watching to its stop
-	 * is answered INIT_EXEC_REFORK, unrecorded: init forks the command
-	 * again, readable. */
-	const char *planned;
+	/* The arguments and directory of the command's first exec as init
+	 * plans it (its path comes with READY: execs_ready). */
 	char *const *planned_argv;
 	const char *planned_cwd;
 };
 
-/* Exec control for the session's sandbox. NULL with e set when a rule
- * cannot be enforced here (a directory the agent can write allowed as a
- * whole). */
+/* Exec control for the session's sandbox, made while init applies its
+ * last layers (its listener is not made yet); it answers nothing before
+ * execs_ready. NULL with e set when a rule cannot be enforced here (a
+ * directory the agent can write allowed as a whole). */
 struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e);
+/* Init ready: the seccomp listener, where the answers go, and the
+ * command's first exec as init planned it (initmsg.h, exec_path; NULL:
+ * none), a vfork whose memory, init's, the supervisor cannot read. The
+ * first notification, from a child of init of one thread, is taken to
+ * name planned with the cfg's argv in its cwd: nothing of the sandbox's
+ * but warden's own code has run yet (init, and its child blocked in that
+ * exec; init never execs), and a vfork's memory has no other writer while
+ * the parent waits. One that needs watching to its stop is answered
+ * INIT_EXEC_REFORK, unrecorded: init forks the command again, readable. */
+void execs_ready(struct execs *x, int listener, const char *planned);
 void execs_free(struct execs *x);
 
 /* An exec notification. execs answers it, now or once its hashes are in;

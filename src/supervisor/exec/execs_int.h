@@ -79,7 +79,7 @@ struct pexec {
 	int exe;                    /* its /proc/PID/exe then (O_PATH) */
 	const struct question *question; /* an `exec ask` rule's, open */
 	bool asked;                 /* a human said yes */
-	bool planned;               /* init's planned first exec (execs_cfg) */
+	bool planned;               /* init's planned first exec (execs_ready) */
 };
 
 /* ---- the decision (decide.c) ---- */
