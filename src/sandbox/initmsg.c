@@ -182,6 +182,7 @@ ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f)
 	if (n <= 0)
 		return n;
 	int fds[INIT_MSG_MAX_FDS];
+	bool whole = (size_t)n == sizeof *m && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
 	size_t nfds = 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
@@ -193,11 +194,15 @@ ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f)
 		}
 	size_t k = 0;
 	struct slot s[NSLOTS];
-	size_t ns = slots_of(f, m, s);
+	size_t ns = whole ? slots_of(f, m, s) : 0;
 	for (size_t i = 0; i < ns && k < nfds; i++)
 		if (slot_present(&s[i]))
 			*s[i].fd = fds[k++];
 	while (k < nfds) /* more than the flags say: not ours to keep */
 		close(fds[k++]);
+	if (!whole) { /* not a message of init's (a byte left unread, say) */
+		errno = EBADMSG;
+		return -1;
+	}
 	return n;
 }

@@ -100,7 +100,8 @@ int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 void initmsg_send_error(int sock, int errnum, const char *text);
 /* Receive init's message and its fds into f (each one the message does
  * not carry -1; f is the receiver's to close). The length read: 0 on EOF,
- * -1 with errno. */
+ * -1 with errno (EBADMSG: what came was not a whole message, its fds
+ * closed). */
 ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f);
 /* Move each fd from holds into into, where into has none (one it has
  * already is kept, from's closed); from is left with none. */

@@ -58,8 +58,15 @@ static int init_running(int sock)
 {
 	char b[2];
 	ssize_t n;
-	while ((n = recv(sock, b, 1, MSG_PEEK)) < 0 && errno == EINTR)
-		;
+	/* Init that failed with a message of the network namespace's maker
+	 * unread resets the connection as it exits: the kernel says so once,
+	 * ahead of what is queued (its "s", then its ERROR), which is read
+	 * after it, as initmsg_recv does; the "s" left unread was taken for
+	 * init's next message */
+	bool reset = false;
+	while ((n = recv(sock, b, 1, MSG_PEEK)) < 0 &&
+	       (errno == EINTR || (errno == ECONNRESET && !reset)))
+		reset |= errno == ECONNRESET;
 	if (n != 1 || b[0] != 's')
 		return -1;
 	while ((n = recv(sock, b, sizeof b, 0)) < 0 && errno == EINTR)
@@ -354,8 +361,9 @@ static int await_message(struct launched *L, int want, struct werr *e)
 		return 0;
 	}
 	init_fds_close(&f);
-	if (n > 0 && m.type != INIT_MSG_ERROR)
-		kill(L->c.pid, SIGKILL); /* out of turn, and alive: not waited for so */
+	int err = errno;
+	if (n <= 0 || m.type != INIT_MSG_ERROR)
+		kill(L->c.pid, SIGKILL); /* maybe alive: not waited for so */
 	int st = child_reap(&L->c);
 	if (n > 0 && m.type == INIT_MSG_ERROR) {
 		m.text[sizeof m.text - 1] = '\0';
@@ -364,6 +372,8 @@ static int await_message(struct launched *L, int want, struct werr *e)
 	if (n > 0)
 		return werr_set(e, 0, "cannot build the sandbox: init's message %d came out of turn",
 				m.type);
+	if (n < 0)
+		return werr_set(e, err, "cannot build the sandbox: init's message could not be read");
 	return werr_set(e, 0, "cannot build the sandbox: init ended (status %d) before reporting", st);
 }
 

@@ -14,7 +14,14 @@
  *                            carrying a single descriptor and over 4096
  *                            bytes (init's READY, its seccomp listener);
  *                            =3: SEALED goes out with its first int (the
- *                            message's type) READY's, 1: out of turn;
+ *                            message's type) READY's, 1: out of turn; =4:
+ *                            SEALED goes out as its first two bytes alone,
+ *                            no message (init told it was sent);
+ *   WFAULT_RUNNING_RESET=1   the first one-byte recv with MSG_PEEK (the
+ *                            supervisor's look for init's "s") fails with
+ *                            ECONNRESET, as the kernel reports once a peer
+ *                            that ended with data unread, ahead of what it
+ *                            sent before;
  *   WFAULT_GO=B              a send of the one byte B from the supervisor
  *                            to sandbox init ("c": its cgroups are set, "r":
  *                            start the command) fails with ENOBUFS;
@@ -48,6 +55,7 @@
 long syscall(long nr, ...);
 int ioctl(int fd, unsigned long req, ...);
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags);
+ssize_t recv(int fd, void *buf, size_t len, int flags);
 ssize_t send(int fd, const void *buf, size_t len, int flags);
 int waitid(idtype_t type, id_t id, siginfo_t *info, int options);
 ssize_t write(int fd, const void *buf, size_t len);
@@ -112,6 +120,12 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 			}
 			retype = retype || (ready[0] == '3' && sealed && m->msg_iovlen == 1 &&
 					    m->msg_iov[0].iov_len >= sizeof(int));
+			if (ready[0] == '4' && sealed && m->msg_iovlen == 1 && m->msg_iov[0].iov_len > 2) {
+				ssize_t (*real_send)(int, const void *, size_t, int) =
+					(ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+				return real_send(fd, m->msg_iov[0].iov_base, 2, flags) == 2
+					       ? (ssize_t)len : -1;
+			}
 		}
 	if (retype)
 		*(int *)m->msg_iov[0].iov_base = 1;
@@ -129,6 +143,20 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
 	}
 	ssize_t (*real)(int, const void *, size_t, int) =
 		(ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+	return real(fd, buf, len, flags);
+}
+
+static bool reset_told;
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	if ((flags & MSG_PEEK) && len == 1 && !reset_told && asked("WFAULT_RUNNING_RESET")) {
+		reset_told = true;
+		errno = ECONNRESET;
+		return -1;
+	}
+	ssize_t (*real)(int, void *, size_t, int) =
+		(ssize_t (*)(int, void *, size_t, int))dlsym(RTLD_NEXT, "recv");
 	return real(fd, buf, len, flags);
 }
 
