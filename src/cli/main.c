@@ -38,10 +38,11 @@ static void usage(FILE *out)
  * calloc is zeroed by hand, page by page, where fresh mapped pages are zero
  * already and are touched only where used. The tables a session may fill
  * (exec control's hashes, the tool calls' processes) grow as they fill: a
- * mapping made and unmapped each session cost 0.05 ms at its end. One arena: each thread's first malloc
- * would otherwise start an arena of its own (its pages touched and, in a
- * forked helper, copied), for threads that allocate little; the exec loop
- * and the proxy's CONNECTs measured no slower with it. */
+ * mapping made and unmapped each session cost 0.05 ms at its end. One
+ * arena: each thread's first malloc would otherwise start an arena of its
+ * own (its pages touched and, in a forked helper, copied), for threads that
+ * allocate little; the exec loop and the proxy's CONNECTs measured no
+ * slower with it. */
 static void malloc_setup(void)
 {
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);

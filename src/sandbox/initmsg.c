@@ -160,6 +160,16 @@ void initmsg_send_error(int sock, int errnum, const char *text)
 	send_fds(sock, &m, NULL, 0);
 }
 
+bool initmsg_recv_again(int err, bool *reset)
+{
+	if (err == EINTR)
+		return true;
+	if (err != ECONNRESET || *reset)
+		return false;
+	*reset = true;
+	return true;
+}
+
 ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f)
 {
 	union {
@@ -170,15 +180,10 @@ ssize_t initmsg_recv(int sock, struct init_msg *m, struct init_fds *f)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof u.buf };
 	init_fds_none(f);
-	/* Init that fails with a byte of the supervisor's unread in its socket
-	 * ("c": sent while init was failing) resets the connection as it exits;
-	 * the kernel reports ECONNRESET once, ahead of what is queued, and init's
-	 * ERROR is still there to read. */
 	ssize_t n;
 	bool reset = false;
-	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 &&
-	       (errno == EINTR || (errno == ECONNRESET && !reset)))
-		reset |= errno == ECONNRESET;
+	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && initmsg_recv_again(errno, &reset))
+		;
 	if (n <= 0)
 		return n;
 	int fds[INIT_MSG_MAX_FDS];

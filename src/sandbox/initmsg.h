@@ -10,6 +10,7 @@
 #pragma once
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -98,6 +99,13 @@ int initmsg_send_sealed(int sock, struct init_msg *m, const struct init_fds *f);
 int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 /* Send ERROR: errnum and text. */
 void initmsg_send_error(int sock, int errnum, const char *text);
+/* Whether a receive from init's socket that failed with err is tried
+ * again: an interrupted one, and the first reset (init that fails with a
+ * byte of the supervisor's, or the network namespace maker's message,
+ * unread in its socket resets the connection as it exits; the kernel
+ * reports that once, ahead of what is queued, and what init sent before
+ * it is still there to read). reset: the caller's, false at first. */
+bool initmsg_recv_again(int err, bool *reset);
 /* Receive init's message and its fds into f (each one the message does
  * not carry -1; f is the receiver's to close). The length read: 0 on EOF,
  * -1 with errno (EBADMSG: what came was not a whole message, its fds

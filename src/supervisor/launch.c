@@ -58,15 +58,11 @@ static int init_running(int sock)
 {
 	char b[2];
 	ssize_t n;
-	/* Init that failed with a message of the network namespace's maker
-	 * unread resets the connection as it exits: the kernel says so once,
-	 * ahead of what is queued (its "s", then its ERROR), which is read
-	 * after it, as initmsg_recv does; the "s" left unread was taken for
-	 * init's next message */
+	/* past a reset (initmsg_recv_again): else the "s" queued behind it,
+	 * left unread, would be taken for init's next message */
 	bool reset = false;
-	while ((n = recv(sock, b, 1, MSG_PEEK)) < 0 &&
-	       (errno == EINTR || (errno == ECONNRESET && !reset)))
-		reset |= errno == ECONNRESET;
+	while ((n = recv(sock, b, 1, MSG_PEEK)) < 0 && initmsg_recv_again(errno, &reset))
+		;
 	if (n != 1 || b[0] != 's')
 		return -1;
 	while ((n = recv(sock, b, sizeof b, 0)) < 0 && errno == EINTR)
@@ -347,6 +343,7 @@ static int await_message(struct launched *L, int want, struct werr *e)
 	struct init_msg m;
 	struct init_fds f;
 	ssize_t n = initmsg_recv(L->sock, &m, &f);
+	int err = errno;
 	if (n > 0 && m.type == want) {
 		init_fds_take(&L->fds, &f);
 		if (want == INIT_MSG_SEALED)
@@ -361,7 +358,6 @@ static int await_message(struct launched *L, int want, struct werr *e)
 		return 0;
 	}
 	init_fds_close(&f);
-	int err = errno;
 	if (n <= 0 || m.type != INIT_MSG_ERROR)
 		kill(L->c.pid, SIGKILL); /* maybe alive: not waited for so */
 	int st = child_reap(&L->c);
