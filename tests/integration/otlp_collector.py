@@ -10,17 +10,23 @@ answers by MODE:
   garbage   a megabyte without a line end where the status line belongs
 With --tls CERT KEY it speaks HTTPS; with --port N it listens on port N
 (t_stream.sh stops it and starts it again there). Exits after LIFETIME
-seconds.
+seconds. SIGTERM stops it as a collector stops: a request it has recorded
+is answered first, so that a stop does not itself make a repeat (a batch
+recorded whose answer was lost is sent again, by design).
 
 usage: otlp_collector.py LOG MODE LIFETIME [--tls CERT KEY] [--port N]"""
 import http.server
 import json
+import os
+import signal
 import ssl
 import sys
 import threading
 import time
 
 LOG, MODE, LIFETIME = sys.argv[1], sys.argv[2], float(sys.argv[3])
+# held from a request's record to its answer; SIGTERM takes it to exit
+RECORDING = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -36,17 +42,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             body = None
-        with open(LOG, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"path": self.path, "content_type": self.headers.get("Content-Type"),
-                                "length": n, "body": body}) + "\n")
+        with RECORDING:
+            with open(LOG, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"path": self.path, "content_type": self.headers.get("Content-Type"),
+                                    "length": n, "body": body}) + "\n")
+            if MODE not in ("hang", "garbage"):
+                self.answer(int(MODE.split(":")[1]) if MODE.startswith("status:") else 200)
+                return
         if MODE == "hang":
             time.sleep(LIFETIME)
             return
-        if MODE == "garbage":
-            self.wfile.write(b"A" * (1 << 20))
-            self.wfile.flush()
-            return
-        status = int(MODE.split(":")[1]) if MODE.startswith("status:") else 200
+        self.wfile.write(b"A" * (1 << 20))
+        self.wfile.flush()
+
+    def answer(self, status):
         out = b"{}"
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -55,7 +64,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(out)
 
 
+def stop(*_):
+    RECORDING.acquire()
+    os._exit(0)
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop)
     args = sys.argv[4:]
     port = int(args[args.index("--port") + 1]) if "--port" in args else 0
     http.server.ThreadingHTTPServer.allow_reuse_address = True

@@ -1,11 +1,11 @@
 # t_stream.sh - `warden run --stream`: the audit events sent live to an
 # OTLP/HTTP collector (the stand-in otlp_collector.py, on 127.0.0.1) and
 # appended to an OCSF file. A collector stopped and started again in the
-# middle of the session gets every event once, in order; a collector that
-# is not there, refuses TLS, answers 500 or hangs, and an OCSF file on a
-# full disk, are named at the end (stderr and session.end) while the
-# command runs as it would (its exit status, its time) and the log keeps
-# every event.
+# middle of the session (a graceful stop) gets every event once, in order;
+# a collector that is not there, refuses TLS, answers 500 or hangs, and an
+# OCSF file on a full disk, are named at the end (stderr and session.end)
+# while the command runs as it would (its exit status, its time) and the
+# log keeps every event.
 # shellcheck shell=bash
 
 ST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
