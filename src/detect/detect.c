@@ -11,11 +11,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../common/fnv.h"
 #include "../common/glob.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "derive.h"
+#include "pidmap.h"
+#include "strset.h"
 #include "textmemo.h"
 
 #define PARTIALS_MAX 64          /* open sequences per rule */
@@ -61,8 +62,7 @@ struct rstate {
 /* The values of one field seen in events of one kind. */
 struct seen {
 	char *kind, *field;
-	char **slot;
-	size_t cap, n;
+	struct strset set;
 	bool cur;                    /* the current event's value was new */
 	bool cur_set;                /* ... and it had one */
 };
@@ -80,13 +80,6 @@ struct raised {
 };
 #define RAISED_MAX 128
 #define RAISE_EVERY_S 60
-
-/* pid -> ppid, as the exec events say (inside the sandbox's pid namespace):
- * open addressing, the oldest overwritten when full */
-#define PIDS_MAX 8192
-struct pidmap {
-	long pid[PIDS_MAX], ppid[PIDS_MAX];
-};
 
 /* The rules with a step that can match an event of one kind (its own, or
  * "*"), in the rules' order: the others could not match, nor end or start
@@ -143,45 +136,6 @@ double detect_now(void)
 
 /* ---- seen-sets ------------------------------------------------------------ */
 
-static uint64_t fnv(const char *s)
-{
-	return fnv1a(s, SIZE_MAX, NULL);
-}
-
-/* Insert v: true when it was not there. */
-static bool seen_add(struct seen *s, const char *v)
-{
-	if (s->n * 2 >= s->cap) {
-		if (s->cap >= SEEN_MAX * 2) {
-			/* full: a value not there is new, and stays out */
-			for (size_t i = fnv(v) & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
-				if (!s->slot[i])
-					return true;
-				else if (strcmp(s->slot[i], v) == 0)
-					return false;
-		}
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		char **slot = xcalloc(cap, sizeof *slot);
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i]) {
-				size_t j = fnv(s->slot[i]) & (cap - 1);
-				while (slot[j])
-					j = (j + 1) & (cap - 1);
-				slot[j] = s->slot[i];
-			}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	size_t i = fnv(v) & (s->cap - 1);
-	for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
-		if (strcmp(s->slot[i], v) == 0)
-			return false;
-	s->slot[i] = xstrdup(v);
-	s->n++;
-	return true;
-}
-
 static int seen_find(struct detect *d, const char *kind, const char *field)
 {
 	for (size_t i = 0; i < d->nseen; i++)
@@ -193,38 +147,6 @@ static int seen_find(struct detect *d, const char *kind, const char *field)
 }
 
 /* ---- process trees -------------------------------------------------------- */
-
-static size_t pid_slot(const struct pidmap *m, long pid)
-{
-	size_t i = (size_t)pid * 2654435761u % PIDS_MAX;
-	for (size_t k = 0; k < PIDS_MAX; k++, i = (i + 1) % PIDS_MAX)
-		if (m->pid[i] == pid || m->pid[i] == 0)
-			return i;
-	return (size_t)pid % PIDS_MAX; /* full: overwrite */
-}
-
-static void pid_note(struct pidmap *m, long pid, long ppid)
-{
-	if (pid <= 0 || ppid < 0)
-		return;
-	size_t i = pid_slot(m, pid);
-	m->pid[i] = pid;
-	m->ppid[i] = ppid;
-}
-
-/* pid is root or below it (at most 64 generations up). */
-static bool pid_below(const struct pidmap *m, long pid, long root)
-{
-	for (int gen = 0; gen < 64 && pid > 0; gen++) {
-		if (pid == root)
-			return true;
-		size_t i = pid_slot(m, pid);
-		if (m->pid[i] != pid)
-			return false;
-		pid = m->ppid[i];
-	}
-	return false;
-}
 
 static long event_pid(const json_t *ev)
 {
@@ -815,7 +737,7 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 		char buf[64];
 		const char *t = v ? scalar_text(v, buf, sizeof buf) : NULL;
 		if (t) {
-			s->cur = seen_add(s, t);
+			s->cur = strset_add(&s->set, t, SEEN_MAX);
 			s->cur_set = true;
 		}
 	}
@@ -930,9 +852,7 @@ void detect_free(struct detect *d)
 	free(d->pids);
 	derive_free(d->dv);
 	for (size_t i = 0; i < d->nseen; i++) {
-		for (size_t k = 0; k < d->seen[i].cap; k++)
-			free(d->seen[i].slot[k]);
-		free(d->seen[i].slot);
+		strset_free(&d->seen[i].set);
 		free(d->seen[i].kind);
 		free(d->seen[i].field);
 	}
