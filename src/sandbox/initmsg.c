@@ -160,6 +160,12 @@ void initmsg_send_error(int sock, int errnum, const char *text)
 	send_fds(sock, &m, NULL, 0);
 }
 
+void initmsg_send_exited(int sock, int status)
+{
+	struct init_msg m = { .type = INIT_MSG_EXITED, .status = status };
+	send_fds(sock, &m, NULL, 0);
+}
+
 bool initmsg_recv_again(int err, bool *reset)
 {
 	if (err == EINTR)

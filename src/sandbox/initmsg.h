@@ -4,8 +4,10 @@
  * the supervisor serves but the seccomp listener, so that the services on
  * them start while init applies its last layers; then READY with that
  * listener, every layer built; or, at any point, ERROR naming the layer
- * that failed. The fds travel as a struct init_fds; initmsg.c alone knows
- * the order they go on the wire in and the flags that say which are
+ * that failed. Last, EXITED: the command ended and nothing else of the
+ * sandbox is left, init's own exit under way (supervisor/services.c
+ * receives it). The fds travel as a struct init_fds; initmsg.c alone
+ * knows the order they go on the wire in and the flags that say which are
  * there. */
 #pragma once
 #include <errno.h>
@@ -16,7 +18,8 @@
 
 #include "../net/forward.h"
 
-enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2, INIT_MSG_SEALED = 3 };
+enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2, INIT_MSG_SEALED = 3,
+		     INIT_MSG_EXITED = 4 };
 
 /* The supervisor's bytes to init before SEALED: "g" once init's identity
  * maps are written (it goes on), then "c" once its cgroups are set and the
@@ -75,6 +78,7 @@ struct init_msg {
 	int has_ssh;
 	unsigned canary_placed;
 	int canary_err;
+	int status; /* EXITED: the status init exits with (the command's) */
 	char text[1024];
 	char exec_path[PATH_MAX];
 };
@@ -99,6 +103,8 @@ int initmsg_send_sealed(int sock, struct init_msg *m, const struct init_fds *f);
 int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 /* Send ERROR: errnum and text. */
 void initmsg_send_error(int sock, int errnum, const char *text);
+/* Send EXITED: status. */
+void initmsg_send_exited(int sock, int status);
 /* Whether a receive from init's socket that failed with err is tried
  * again: an interrupted one, and the first reset (init that fails with a
  * byte of the supervisor's, or the network namespace maker's message,

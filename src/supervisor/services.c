@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -497,17 +498,50 @@ void services_free(struct services *sv)
 
 /* ---- serving them ---- */
 
-/* The pidfd: init ended. What the command wrote before is drained; the
- * opens of the decoys are queued as they happen: those of the last
- * moments are read before the loop ends. */
+/* The sandbox over, with status (what the command wrote before drained
+ * by the caller): the opens of the decoys are queued as they happen, and
+ * those of the last moments are read before the loop ends. */
+static void sandbox_over(struct services *sv, struct loop *l, int status)
+{
+	if (sv->cw)
+		canary_watch_dispatch(sv->cw);
+	loop_quit(l, status);
+}
+
+/* The pidfd: init ended (killed, or its EXITED not had). */
 static void on_child_exit(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct services *sv = src->ctx;
 	term_drain(&sv->term);
-	int status = child_reap(&sv->L->c);
-	if (sv->cw)
-		canary_watch_dispatch(sv->cw);
-	loop_quit(l, status);
+	sandbox_over(sv, l, child_reap(&sv->L->c));
+}
+
+/* Init's socket: EXITED once the command has ended and init has killed
+ * and reaped what it left (init.c, sandbox_end), so the session's end
+ * begins while init's own exit runs; init is reaped when launch's handles
+ * are freed, before the namespaces' last close. Anything else (an ERROR
+ * for launched_error, init gone) leaves the end to the pidfd. */
+static void on_init_message(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct services *sv = src->ctx;
+	int type = 0;
+	ssize_t n;
+	bool reset = false;
+	while ((n = recv(src->fd, &type, sizeof type, MSG_PEEK | MSG_DONTWAIT)) < 0 &&
+	       initmsg_recv_again(errno, &reset))
+		;
+	struct init_msg m = { 0 };
+	struct init_fds none;
+	init_fds_none(&none);
+	bool exited = n == (ssize_t)sizeof type && type == INIT_MSG_EXITED &&
+		      initmsg_recv(src->fd, &m, &none) > 0 && m.type == INIT_MSG_EXITED;
+	init_fds_close(&none);
+	if (!exited) {
+		loop_remove(l, src);
+		return;
+	}
+	term_drain(&sv->term);
+	sandbox_over(sv, l, m.status);
 }
 
 /* The signalfd: resize the pty, pass the signal to the sandbox, or (a
@@ -543,6 +577,7 @@ static void on_limits_timer(struct loop *l, const struct source *src, uint32_t e
 static int watch_calls(struct services *sv, struct loop *l, struct werr *e)
 {
 	if (loop_add(l, "init's pidfd", sv->L->c.pidfd, on_child_exit, sv, e) < 0 ||
+	    loop_add(l, "init's socket", sv->L->sock, on_init_message, sv, e) < 0 ||
 	    loop_add(l, "the signals", sv->sigfd, on_signal, sv, e) < 0 ||
 	    stopper_watch(l, &sv->st, e) < 0 ||
 	    sbctl_watch(l, sv->L->sb, e) < 0 ||

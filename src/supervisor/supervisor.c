@@ -3,10 +3,11 @@
  * of init, its maps and cgroup, the handshake up to READY), start the
  * services that serve it (services.c: those that need nothing of init's
  * begin while init builds the sandbox), run the event loop (common/loop.c)
- * until init exits, and finish (what the exec pipeline counted, the last of
- * Landlock's records, the fds whose close waits on the kernel). What it
- * holds is released by cleanup attributes on every way out: the services
- * first, then what launch holds (init last but the socket). */
+ * until init says the command ended (or exits), and finish (what the exec
+ * pipeline counted, the last of Landlock's records, the fds whose close
+ * waits on the kernel). What it holds is released by cleanup attributes on
+ * every way out: the services first, then what launch holds (init last but
+ * the socket). */
 #include "supervisor.h"
 
 #include <errno.h>
@@ -63,10 +64,10 @@ static void services_freep(struct services *sv)
 	services_free(sv);
 }
 
-/* The loop over the services until init exits: its exit status, or -1. A
- * log that cannot be written stops the sandbox at once from now on (until
- * finish is over): nothing runs unrecorded (the log says what it could,
- * log.c). */
+/* The loop over the services until the command ends: its exit status, or
+ * -1. A log that cannot be written stops the sandbox at once from now on
+ * (until finish is over): nothing runs unrecorded (the log says what it
+ * could, log.c). */
 static int loop_serve(struct services *sv, size_t capacity, struct werr *e)
 {
 	_cleanup_(loop_freep) struct loop *l = loop_new(capacity, e);

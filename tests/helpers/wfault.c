@@ -17,6 +17,10 @@
  *                            message's type) READY's, 1: out of turn; =4:
  *                            SEALED goes out as its first two bytes alone,
  *                            no message (init told it was sent);
+ *   WFAULT_EXITED=1          a sendmsg without descriptors whose first int
+ *                            is 4 (sandbox init's EXITED, the command's
+ *                            status) fails with ENOBUFS; =2: it goes out as
+ *                            its first two bytes alone, no message;
  *   WFAULT_RUNNING_RESET=1   the first one-byte recv with MSG_PEEK (the
  *                            supervisor's look for init's "s") fails with
  *                            ECONNRESET, as the kernel reports once a peer
@@ -102,6 +106,16 @@ static bool asked(const char *var)
 	return v && *v == '1';
 }
 
+/* WFAULT_EXITED, read as the library loads: init sends EXITED after the
+ * command's vfork, whose child set the sandbox's environment in init's
+ * memory. */
+static const char *exited;
+
+__attribute__((constructor)) static void wfault_load(void)
+{
+	exited = getenv("WFAULT_EXITED");
+}
+
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
 	const char *ready = getenv("WFAULT_READY");
@@ -129,6 +143,18 @@ ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 		}
 	if (retype)
 		*(int *)m->msg_iov[0].iov_base = 1;
+	if (exited && !m->msg_controllen && m->msg_iovlen == 1 &&
+	    m->msg_iov[0].iov_len > sizeof(int) && *(const int *)m->msg_iov[0].iov_base == 4) {
+		if (exited[0] == '1') {
+			errno = ENOBUFS;
+			return -1;
+		}
+		if (exited[0] == '2') {
+			ssize_t (*real_send)(int, const void *, size_t, int) =
+				(ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+			return real_send(fd, m->msg_iov[0].iov_base, 2, flags) == 2 ? (ssize_t)len : -1;
+		}
+	}
 	ssize_t (*real)(int, const struct msghdr *, int) =
 		(ssize_t (*)(int, const struct msghdr *, int))dlsym(RTLD_NEXT, "sendmsg");
 	return real(fd, m, flags);

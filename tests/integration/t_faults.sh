@@ -210,6 +210,25 @@ test_fault_handshake_unsent() {
 		fail "not told: $(excerpt "$ERR")"
 }
 
+# Init's EXITED (the command's status, sent before init's own exit so
+# that the session's end begins beside it) lost, or garbled into two
+# bytes: the end waits for init's exit instead, with the same status and
+# session.end, and nothing hangs.
+test_fault_exited_unsent() {
+	wfault_lib
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=30
+	local which log
+	for which in 1 2; do
+		WFAULT_EXITED=$which LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN; exit 5'
+		assert_rc 5 "EXITED $which: the command's status"
+		assert_out_has RAN "EXITED $which: the command"
+		log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
+		tail -n 1 "$log" | grep -q '"event":"session.end".*"exit":5' ||
+			fail "EXITED $which: session.end: $(excerpt "$(tail -n 1 "$log")")"
+	done
+}
+
 # Sandbox init that ends with a message of the network namespace's maker
 # unread resets its socket: the kernel reports that once, ahead of what
 # init sent before it. The supervisor's look for init's "s" (it runs) got

@@ -34,6 +34,29 @@ test_exit_status() {
 
 # `warden run --` names no command: an error, not a shell. `warden run` with
 # no arguments at all (or only options) runs /bin/sh, as documented.
+# What the command leaves in the background, deaf to SIGTERM and SIGHUP,
+# ends with it: init kills and reaps it before it tells the supervisor the
+# command's status, so the session's end (its last checkpoint, the sweep,
+# session.end) never runs beside it. Nothing of it is left once warden
+# returns, the file it kept appending to grows no more, and session.end
+# has the command's status.
+test_background_ends_with_command() {
+	local tag log
+	tag=$(unique)
+	wsh "trap '' TERM HUP; sh -c 'while :; do echo x >>bg.txt; done' $tag & sleep 0.3; exit 4"
+	assert_rc 4 'the command'
+	[[ -s bg.txt ]] || fail 'the background writer never ran'
+	local n0 n1
+	n0=$(wc -c <bg.txt)
+	sleep 0.3
+	n1=$(wc -c <bg.txt)
+	((n0 == n1)) || fail "bg.txt grew from $n0 to $n1 bytes after warden returned"
+	pgrep -f "$tag" >/dev/null && fail "the background process outlived the session: $(pgrep -af "$tag")"
+	log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
+	tail -n 1 "$log" | grep -q '"event":"session.end".*"exit":4' ||
+		fail "session.end: $(excerpt "$(tail -n 1 "$log")")"
+}
+
 test_run_without_command() {
 	printf 'echo shell-ran\n' >"$T_TMP/sh-in"
 	WSTDIN=$T_TMP/sh-in wrun --
