@@ -7,6 +7,7 @@
 
 static cpu_set_t kept;
 static bool pinned;
+static int own = -1; /* the CPU pinned to */
 
 void cpupin_start(void)
 {
@@ -17,6 +18,7 @@ void cpupin_start(void)
 		return;
 	cpu_set_t one = cpupin_one(cpu);
 	pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+	own = pinned ? cpu : -1;
 }
 
 cpu_set_t cpupin_one(int cpu)
@@ -66,6 +68,16 @@ void cpupin_widen(void)
 {
 	if (pinned)
 		(void)sched_setaffinity(0, sizeof kept, &kept);
+}
+
+void cpupin_leave(void)
+{
+	if (!pinned || own < 0)
+		return;
+	cpu_set_t other = kept;
+	CPU_CLR(own, &other);
+	if (CPU_COUNT(&other))
+		(void)sched_setaffinity(0, sizeof other, &other);
 }
 
 void cpupin_thread_attr(pthread_attr_t *a)
