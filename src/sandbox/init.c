@@ -413,7 +413,7 @@ static void keep_only_sync(int sync_fd)
 /* The command ended with status: what it left is killed and reaped, as
  * the kernel would do at init's exit, but before it; then the supervisor
  * is told the status, and begins the session's end while init's own exit
- * runs (the unmapping of its memory: 0.4-0.5 ms on the project's VM),
+ * runs (mostly the unmapping of its memory: 0.5-1 ms on the project's VM),
  * with nothing of the sandbox left but init on its way out. Each orphan
  * is init's by the time its parent can be reaped, so none is left once
  * waitpid says ECHILD; one still there after END_REAP_MS (one that a
