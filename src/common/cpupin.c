@@ -7,7 +7,7 @@
 
 static cpu_set_t kept;
 static bool pinned;
-static int own = -1; /* the CPU pinned to */
+static int own = -1; /* the CPU pinned to (pinned: never -1) */
 
 void cpupin_start(void)
 {
@@ -46,9 +46,7 @@ void cpupin_apart(pid_t pid)
 	if (!pinned)
 		return;
 	cpu_set_t other = kept;
-	int cpu = cpupin_current(&kept);
-	if (cpu >= 0)
-		CPU_CLR(cpu, &other);
+	CPU_CLR(own, &other);
 	(void)sched_setaffinity(pid, sizeof other, CPU_COUNT(&other) ? &other : &kept);
 }
 
@@ -68,16 +66,6 @@ void cpupin_widen(void)
 {
 	if (pinned)
 		(void)sched_setaffinity(0, sizeof kept, &kept);
-}
-
-void cpupin_leave(void)
-{
-	if (!pinned || own < 0)
-		return;
-	cpu_set_t other = kept;
-	CPU_CLR(own, &other);
-	if (CPU_COUNT(&other))
-		(void)sched_setaffinity(0, sizeof other, &other);
 }
 
 void cpupin_thread_attr(pthread_attr_t *a)

@@ -62,17 +62,14 @@ void cpupin_release(pid_t pid);
  * Given the whole set at once, init stayed where it was cloned often
  * enough: on the supervisor's CPU, each waiting for the other's turn while
  * the other CPU idled (0.15-0.3 ms of a session unprivileged,
- * bench/README.md, "Morning, 2026-12-03 (third session)"). Nothing when
- * nothing was pinned. */
+ * bench/README.md, "Morning, 2026-12-03 (third session)"). Set apart
+ * again at its end (pid 0: init itself, once it has told the supervisor
+ * the command ended: init.c, sandbox_end): woken where the command ended,
+ * it was on the supervisor's CPU in every session measured, and its exit
+ * (the unmapping of its memory) ran ahead of the supervisor it had just
+ * told, 0.3-0.4 ms. Nothing when nothing was pinned. */
 void cpupin_apart(pid_t pid);
 void cpupin_widen(void);
-/* Sandbox init at its end, once it has told the supervisor (init.c,
- * sandbox_end): off the supervisor's CPU again, for its exit. Woken where
- * the command ended, it had ended up on the supervisor's CPU in every
- * session measured, where its exit (the unmapping of its memory) ran
- * ahead of the supervisor it had just told, 0.3-0.4 ms. Nothing when
- * nothing was pinned. */
-void cpupin_leave(void);
 
 /* Around a clone into a new cgroup, which wakes a kernel worker on the
  * cloning CPU (the cgroup's `populated` notice): the worker preempted the

@@ -442,7 +442,7 @@ __attribute__((noreturn)) static void sandbox_end(int sync_fd, int status)
 		(void)sigtimedwait(&chld, NULL, &wait);
 	}
 	initmsg_send_exited(sync_fd, code);
-	cpupin_leave();
+	cpupin_apart(0);
 	_exit(code);
 }
 
