@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
+#include "../common/proctitle.h"
 
 #define SUMMARY_COL 35
 #define MMAP_THRESHOLD (128 * 1024) /* glibc's first threshold, kept */
@@ -52,6 +53,7 @@ static void malloc_setup(void)
 int main(int argc, char **argv)
 {
 	malloc_setup();
+	proctitle_note(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -30,6 +30,7 @@
 #include "limits.h"
 #include "../common/fdpass.h"
 #include "../common/cpupin.h"
+#include "../common/proctitle.h"
 #include "../workspace/wswatch.h"
 
 extern char **environ;
@@ -186,33 +187,6 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 
-/* init was cloned from the supervisor, so /proc/1/cmdline inside would show
- * the host path of warden and its arguments: keep a copy of the command,
- * then overwrite the inherited argument area. */
-static void hide_cmdline(struct sandbox_spec *s)
-{
-	size_t n = 0;
-	while (s->argv[n])
-		n++;
-	char **copy = xcalloc(n + 1, sizeof *copy);
-	for (size_t i = 0; i < n; i++)
-		copy[i] = xstrdup(s->argv[i]);
-	s->argv = copy;
-	char buf[4096];
-	size_t len = 0;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t r;
-		while ((r = read(fd, buf, sizeof buf)) > 0)
-			len += (size_t)r;
-		close(fd);
-	}
-	if (len > strlen("warden-init")) {
-		memset(program_invocation_name, 0, len);
-		strcpy(program_invocation_name, "warden-init");
-	}
-}
-
 /* What the supervisor holds on the host that init has no use for: the
  * workspace directory (kept for the sweep; init builds the sandbox by
  * path, and the command's fds are closed anyway), the placeholders'
@@ -310,7 +284,10 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 	/* only now: until the "g" init may run on the supervisor's CPU (as
 	 * root, cloned into a new cgroup, it runs first there: launch.c),
 	 * and the supervisor waits for it */
-	hide_cmdline(s);
+	/* init was cloned from the supervisor: /proc/1/cmdline inside would
+	 * show warden's host path and options (the command's words are a copy
+	 * of them: sandbox.h) */
+	proctitle_set("warden-init");
 	forget_host(s);
 	/* Mapped now; from here on nothing in the sandbox may read or write
 	 * init's memory through /proc/1/mem. */

@@ -285,7 +285,12 @@ static void spec_command(const struct session_opts *o, const struct policy *pol,
 			 const struct session_layout *lay, const struct discovery *disc,
 			 struct sandbox_spec *s)
 {
-	s->argv = o->argv;
+	/* a copy: init overwrites warden's own argument area (proctitle.h),
+	 * where o->argv's words may lie */
+	struct strv argv = { 0 };
+	for (char **a = o->argv; *a; a++)
+		strv_push(&argv, *a);
+	s->argv = argv.v;
 	/* warden's binary inside: the probe runner of `check`, the
 	 * ProxyCommand of git over ssh when a destination is allowed, and the
 	 * tool-call hook (`warden hook`) of an agent's client or of a policy
