@@ -14,33 +14,28 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The kernel's highest capability, else the one these headers know. Read
- * into the stack, not through stdio: init runs this in a fresh copy of
- * the supervisor, where the FILE and its buffer cost page copies. */
-static int last_cap(void)
-{
-	char buf[16];
-	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return CAP_LAST_CAP;
-	buf[n] = '\0';
-	char *end;
-	errno = 0;
-	long v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') || v < 0 || v > 1023)
-		return CAP_LAST_CAP;
-	return (int)v;
-}
+#define CAPS_MAX 1024 /* a bound on the loop below; the kernel has 41 */
 
 int caps_drop_bounding(struct werr *e)
 {
-	int last = last_cap();
-	for (int c = 0; c <= last; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+	/* Each capability the kernel knows, up to the first it calls invalid
+	 * (EINVAL is its answer to a number past its last, and only to that:
+	 * they are numbered from 0 without gaps), rather than up to
+	 * /proc/sys/kernel/cap_last_cap: its open, a walk of /proc's sysctl
+	 * tree, was 0.05 ms of init's way to the command on the project's VM. */
+	int c = 0;
+	for (; c < CAPS_MAX; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+			/* past the last, as PR_CAPBSET_READ says too (it
+			 * answers EINVAL only for a number past it) */
+			if (errno == EINVAL && prctl(PR_CAPBSET_READ, c, 0, 0, 0) < 0 &&
+			    errno == EINVAL)
+				break;
 			return werr_errno(e, "capabilities: dropping %d from the bounding set", c);
+		}
+	if (c == 0 || c == CAPS_MAX)
+		return werr_set(e, 0, "capabilities: the bounding set could not be dropped (the kernel "
+				"%s)", c ? "named no last capability under 1024" : "knows no capability 0");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return werr_errno(e, "capabilities: clearing the ambient set");
 	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
