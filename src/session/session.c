@@ -82,6 +82,9 @@ struct session {
 	/* the sandbox's namespaces and watches, closed on a thread while the
 	 * end goes on; joined once the log is closed */
 	struct late_close late;
+	/* sandbox init, killed as the run ended, its exit going on meanwhile
+	 * (supervisor_cfg.init_left); ended before the cgroups it is in */
+	struct child init;
 	struct detect *det;           /* the detector: outlives the log it subscribes to */
 	struct journald *jd;          /* --log journald: the sender; outlives the log too */
 	struct streamer *stream;      /* --stream: the live stream's sender */
@@ -645,7 +648,8 @@ static int sandbox_launch(struct session *sn, int *status, json_t **exec_stats, 
 	struct supervisor_cfg sc = { .building = record_start, .building_ctx = sn,
 		.publish = pb, .limits = &sn->lim, .detect = &sn->det,
 		.guard = sn->ss.eg.guard.open ? &sn->ss.eg.guard : NULL,
-		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock };
+		.canary = sn->ss.canary.n ? &sn->ss.canary : NULL, .ssh_auth_sock = sn->ssh_sock,
+		.init_left = &sn->init };
 	return supervisor_run(&sn->spec, &sc, sn->log, status, exec_stats, &sn->late, e);
 }
 
@@ -867,6 +871,7 @@ static void session_init(struct session *sn, const struct session_opts *o)
 	sn->ag.state.lock_fd = -1;
 	sn->task.lock_fd = -1;
 	sn->hj.ids = HOSTID_NONE;
+	sn->init = CHILD_NONE;
 	sn->spec = (struct sandbox_spec){
 		.uid = getuid(), .gid = getgid(), .ids = HOSTID_NONE, .sync_fd = -1, .etc_lock = -1,
 		.plan.lock_fd = -1, .plan.ws_fd = -1
@@ -921,8 +926,9 @@ static int session_start(struct session *sn, struct werr *e)
 /* The session released, in the order struct session documents: the log
  * closed, its writeback begun (late_log) from here on, as nothing is
  * written to it after session.end; what the run made (the checkpoint's
- * store, the discovery); the stream's sender; the exit summary; then the
- * cgroups (their last check was made for the record: sandbox_gone), the
+ * store, the discovery); the stream's sender; the exit summary; then init
+ * waited for (killed as the run ended: its exit ran meanwhile) and the
+ * cgroups it was in (their last check was made for the record: sandbox_gone), the
  * layout, the journal's sender and the detector (both outlive the log
  * they subscribed to), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
@@ -939,6 +945,7 @@ static void session_end(struct session *sn)
 		summary_print(&sn->sum, logpath, stderr);
 		hints_print(&sn->hints, stderr);
 	}
+	supervisor_init_end(&sn->init);
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);

@@ -98,13 +98,22 @@ int child_reap(struct child *c)
 	return exit_status_of(c->pidfd);
 }
 
-static void child_kill(struct child *c)
+void supervisor_init_end(struct child *c)
 {
 	if (c->pid > 0) {
 		kill(c->pid, SIGKILL);
 		child_reap(c);
 	}
 	closep(&c->pidfd);
+}
+
+struct child launched_leave_init(struct launched *L)
+{
+	struct child c = L->c;
+	if (c.pid > 0)
+		kill(c.pid, SIGKILL);
+	L->c = CHILD_NONE;
+	return c;
 }
 
 void launched_free(struct launched *L)
@@ -114,7 +123,7 @@ void launched_free(struct launched *L)
 	L->sb = NULL;
 	llaudit_free(L->la);
 	L->la = NULL;
-	child_kill(&L->c);
+	supervisor_init_end(&L->c);
 	(void)vmchild_reap(&maker, true);
 	bpfexec_free(L->bx);
 	L->bx = NULL;

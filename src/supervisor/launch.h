@@ -12,13 +12,7 @@
 #include "../common/err.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/sandbox.h"
-
-/* Sandbox init as the supervisor holds it. launched_free kills and reaps
- * it unless child_reap already collected its status. */
-struct child {
-	pid_t pid;   /* 0: reaped (or never started) */
-	int pidfd;
-};
+#include "supervisor.h"
 
 /* Init's exit status (it is reaped). */
 int child_reap(struct child *c);
@@ -35,7 +29,7 @@ struct launched {
 	struct init_msg m;     /* init's SEALED, with READY's planned exec */
 	struct init_fds fds;   /* and its fds, each the session's until taken */
 };
-#define LAUNCHED_NONE ((struct launched){ .c = { .pidfd = -1 }, .sock = -1 })
+#define LAUNCHED_NONE ((struct launched){ .c = CHILD_NONE, .sock = -1 })
 
 /* After READY, init reports only a command it could not start (then it
  * exits 125): -1 with e its error when it sent one, else 0. Read once
@@ -63,6 +57,10 @@ int launch_ready(struct launched *L, int sigfd, struct signalfd_siginfo *stop, s
  * status tells); -1 with e when the byte cannot be sent to a running init,
  * which would wait for ever. */
 int launched_go(struct launched *L, struct werr *e);
+/* Init killed (unless reaped already) and handed over, not waited for:
+ * L holds it no more (supervisor_cfg.init_left). */
+struct child launched_leave_init(struct launched *L);
+
 /* Release what L holds: its fds, the kill switch, the Landlock reader,
  * init (killed and reaped unless reaped already), the kernel's exec
  * rules, the socket. */

@@ -518,8 +518,8 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 
 /* Init's socket: EXITED once the command has ended and init has killed
  * and reaped what it left (init.c, sandbox_end), so the session's end
- * begins while init's own exit runs; init is reaped when launch's handles
- * are freed, before the namespaces' last close. Anything else (an ERROR
+ * begins while init's own exit runs; init is left to the session to wait
+ * for (supervisor_cfg.init_left), before its cgroups. Anything else (an ERROR
  * for launched_error, init gone) leaves the end to the pidfd. */
 static void on_init_message(struct loop *l, const struct source *src, uint32_t events)
 {

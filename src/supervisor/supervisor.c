@@ -7,7 +7,8 @@
  * pipeline counted, the last of Landlock's records, the fds whose close
  * waits on the kernel). What it holds is released by cleanup attributes on
  * every way out: the services first, then what launch holds (init last but
- * the socket). */
+ * the socket; on a run that ended as it should, init is killed and left
+ * to the caller to wait for, supervisor_cfg.init_left). */
 #include "supervisor.h"
 
 #include <errno.h>
@@ -167,6 +168,9 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 		return werr_set(e, 0, "%s; the sandbox was stopped", audit_failed(log));
 	if (r < 0 || launched_error(&L, e) < 0)
 		return -1;
+	/* init's exit goes on while the caller's end does (init_left) */
+	if (cfg->init_left)
+		*cfg->init_left = launched_leave_init(&L);
 	*status = r;
 	return 0;
 }

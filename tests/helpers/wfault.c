@@ -29,9 +29,11 @@
  *   WFAULT_GO=B              a send of the one byte B from the supervisor
  *                            to sandbox init ("c": its cgroups are set, "r":
  *                            start the command) fails with ENOBUFS;
- *   WFAULT_REAP_HOLD=MS      a waitid on a pidfd that reaps (the supervisor's
- *                            of sandbox init) returns MS milliseconds late:
- *                            the session's end held, a signal sent meanwhile
+ *   WFAULT_END_HOLD=MS       the supervisor's first kill(PID, SIGKILL) of
+ *                            sandbox init (the PID its clone3 returned; as
+ *                            the run ends, before the services stop, the
+ *                            sweep and session.end) returns MS late: the
+ *                            session's end held, a signal sent meanwhile
  *                            comes during it;
  *   WFAULT_SELF_MOVE=1       a write of "0" to a cgroup v1 `tasks` file (sandbox
  *                            init's move of itself into the session's
@@ -43,6 +45,7 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,8 +64,10 @@ int ioctl(int fd, unsigned long req, ...);
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags);
 ssize_t recv(int fd, void *buf, size_t len, int flags);
 ssize_t send(int fd, const void *buf, size_t len, int flags);
-int waitid(idtype_t type, id_t id, siginfo_t *info, int options);
+int kill(pid_t pid, int sig);
 ssize_t write(int fd, const void *buf, size_t len);
+
+static pid_t init_pid; /* sandbox init's, once cloned (WFAULT_END_HOLD) */
 
 long syscall(long nr, ...)
 {
@@ -79,7 +84,10 @@ long syscall(long nr, ...)
 		return -1;
 	}
 	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
-	return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	long r = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (nr == SYS_clone3 && r > 0)
+		init_pid = (pid_t)r; /* the supervisor's clone of sandbox init */
+	return r;
 }
 
 static int recvs;
@@ -195,14 +203,16 @@ static void hold_ms(const char *ms_text)
 		;
 }
 
-int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+int kill(pid_t pid, int sig)
 {
-	int (*real)(idtype_t, id_t, siginfo_t *, int) =
-		(int (*)(idtype_t, id_t, siginfo_t *, int))dlsym(RTLD_NEXT, "waitid");
-	int r = real(type, id, info, options);
-	const char *hold = getenv("WFAULT_REAP_HOLD");
-	if (r == 0 && hold && type == P_PIDFD && !(options & WNOWAIT))
+	static bool held;
+	int (*real)(pid_t, int) = (int (*)(pid_t, int))dlsym(RTLD_NEXT, "kill");
+	int r = real(pid, sig);
+	const char *hold = getenv("WFAULT_END_HOLD");
+	if (pid > 0 && pid == init_pid && sig == SIGKILL && hold && !held) {
+		held = true;
 		hold_ms(hold);
+	}
 	return r;
 }
 

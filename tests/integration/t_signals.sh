@@ -353,8 +353,8 @@ test_signal_before_ready() {
 }
 
 # sig_end_start [gone]: warden run in the background under the fault
-# injector (tests/helpers/wfault.c), its end held 3 s once sandbox init is
-# reaped; the command's last act is a file `ended` in the workspace. With
+# injector (tests/helpers/wfault.c), its end held 3 s where sandbox init is
+# killed as the run ends; the command's last act is a file `ended` in the workspace. With
 # `gone`, warden's stderr is a pipe whose reader has exited. TPID and WPID
 # (warden's own pid) set once the command has ended.
 sig_end_start() {
@@ -364,11 +364,11 @@ sig_end_start() {
 	rm -f ended "$HOME/.local/state/warden/"*.jsonl
 	: >"$T_TMP/end.err"
 	if [[ ${1:-} == gone ]]; then
-		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP,PIPE WFAULT_REAP_HOLD=3000 \
+		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP,PIPE WFAULT_END_HOLD=3000 \
 			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
 			</dev/null >"$T_TMP/end.out" 2> >(:) &
 	else
-		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_REAP_HOLD=3000 \
+		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_END_HOLD=3000 \
 			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
 			</dev/null >"$T_TMP/end.out" 2>"$T_TMP/end.err" &
 	fi
