@@ -13,10 +13,11 @@ void proctitle_note(int argc, char **argv)
 		return;
 	char *lo = argv[0], *hi = argv[0] + strlen(argv[0]) + 1;
 	for (int i = 1; i < argc && argv[i]; i++) {
+		char *end = argv[i] + strlen(argv[i]) + 1;
 		if (argv[i] < lo)
 			lo = argv[i];
-		if (argv[i] + strlen(argv[i]) + 1 > hi)
-			hi = argv[i] + strlen(argv[i]) + 1;
+		if (end > hi)
+			hi = end;
 	}
 	area = lo;
 	area_len = (size_t)(hi - lo);

@@ -283,10 +283,9 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 		_exit(125);
 	/* only now: until the "g" init may run on the supervisor's CPU (as
 	 * root, cloned into a new cgroup, it runs first there: launch.c),
-	 * and the supervisor waits for it */
-	/* init was cloned from the supervisor: /proc/1/cmdline inside would
-	 * show warden's host path and options (the command's words are a copy
-	 * of them: sandbox.h) */
+	 * and the supervisor waits for it. Cloned from the supervisor, init
+	 * would show warden's host path and options as /proc/1/cmdline inside
+	 * (the command's words are a copy of them: sandbox.h). */
 	proctitle_set("warden-init");
 	forget_host(s);
 	/* Mapped now; from here on nothing in the sandbox may read or write
