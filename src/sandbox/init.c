@@ -92,9 +92,9 @@ __attribute__((noreturn)) static void exec_failed(const struct sandbox_spec *s, 
 						  int err)
 {
 	if (via)
-		fprintf(stderr, "warden: %s (%s): %s\n", s->argv[0], via, strerror(err));
+		fprintf(stderr, "warden: %s (%s): %s\n", s->argv.v[0], via, strerror(err));
 	else
-		fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
+		fprintf(stderr, "warden: %s: %s\n", s->argv.v[0], strerror(err));
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 
@@ -152,7 +152,7 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 		prctl(PR_SET_DUMPABLE, 1);
 	environ = s->envp.v;
 	if (how == START_PLANNED) {
-		execv(planned, s->argv);
+		execv(planned, s->argv.v);
 		int err = errno;
 		/* the supervisor must watch this exec through to its stop,
 		 * which it cannot on memory it cannot read (INIT_EXEC_REFORK),
@@ -167,22 +167,22 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	 * search would be an execve the supervisor is notified of. */
 	char found[4096];
 	if (s->exec_path) {
-		execv(s->exec_path, s->argv);
+		execv(s->exec_path, s->argv.v);
 		exec_failed(s, s->exec_path, errno);
 	}
-	if (!strchr(s->argv[0], '/') &&
-	    path_search(s->argv[0], getenv("PATH"), found, sizeof found) == 0) {
-		execv(found, s->argv);
+	if (!strchr(s->argv.v[0], '/') &&
+	    path_search(s->argv.v[0], getenv("PATH"), found, sizeof found) == 0) {
+		execv(found, s->argv.v);
 		if (errno != ENOEXEC)
 			exec_failed(s, NULL, errno);
 	}
-	execvp(s->argv[0], s->argv); /* a path given, or a script for sh */
+	execvp(s->argv.v[0], s->argv.v); /* a path given, or a script for sh */
 	int err = errno;
-	fprintf(stderr, "warden: %s: %s\n", s->argv[0], strerror(err));
-	if (err == ENOENT && !strchr(s->argv[0], '/'))
+	fprintf(stderr, "warden: %s: %s\n", s->argv.v[0], strerror(err));
+	if (err == ENOENT && !strchr(s->argv.v[0], '/'))
 		fprintf(stderr, "warden: %s was not found on the host's PATH nor on the sandbox's "
 			"(%s): install it there, or run it by its path, or show its directory with "
-			"`read-only DIR` in a profile (--profile FILE)\n", s->argv[0],
+			"`read-only DIR` in a profile (--profile FILE)\n", s->argv.v[0],
 			getenv("PATH") ? getenv("PATH") : "");
 	_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
@@ -360,9 +360,9 @@ static void plan_exec(const struct sandbox_spec *s, char *out, size_t len)
 			path = s->envp.v[i] + 5;
 	if (s->exec_path)
 		snprintf(out, len, "%s", s->exec_path);
-	else if (strchr(s->argv[0], '/'))
-		snprintf(out, len, "%s", s->argv[0]);
-	else if (path_search(s->argv[0], path, out, len) < 0)
+	else if (strchr(s->argv.v[0], '/'))
+		snprintf(out, len, "%s", s->argv.v[0]);
+	else if (path_search(s->argv.v[0], path, out, len) < 0)
 		out[0] = '\0';
 	if (out[0] != '/' || strncmp(out, "/proc/", 6) == 0 || strlen(out) + 1 >= len)
 		out[0] = '\0';

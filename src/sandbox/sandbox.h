@@ -86,8 +86,8 @@ struct sandbox_spec {
 	const struct home_bind *home_binds; /* borrowed: agent state, bound into the home */
 	size_t nhome_binds;
 
-	char **argv;                /* command to run (argv[0] looked up in PATH inside); owned:
-				     * a copy, out of warden's argument area (proctitle.h) */
+	struct strv argv;           /* command to run (argv[0] looked up in PATH inside): a
+				     * copy, out of warden's argument area (proctitle.h) */
 	char *exec_path;            /* or, when set, the file executed for it (found on the host) */
 	struct strv envp;           /* environment of the command */
 

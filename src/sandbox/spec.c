@@ -10,9 +10,7 @@ void sandbox_spec_free(struct sandbox_spec *s)
 {
 	hostid_release(&s->ids);
 	workspace_cleanup(&s->plan);
-	for (char **a = s->argv; a && *a; a++)
-		free(*a);
-	free(s->argv);
+	strv_free(&s->argv);
 	strv_free(&s->envp);
 	free(s->etc_cache);
 	free(s->self_cache);

@@ -290,10 +290,8 @@ static void spec_command(const struct session_opts *o, const struct policy *pol,
 {
 	/* a copy: init overwrites warden's own argument area (proctitle.h),
 	 * where o->argv's words may lie */
-	struct strv argv = { 0 };
 	for (char **a = o->argv; *a; a++)
-		strv_push(&argv, *a);
-	s->argv = argv.v;
+		strv_push(&s->argv, *a);
 	/* warden's binary inside: the probe runner of `check`, the
 	 * ProxyCommand of git over ssh when a destination is allowed, and the
 	 * tool-call hook (`warden hook`) of an agent's client or of a policy

@@ -120,7 +120,7 @@ static int asking_start(struct services *sv, struct werr *e)
 		      "finds it there while that directory lasts)", refused, sv->ctl_dir);
 	struct werr ce = { 0 };
 	sv->ctl = control_new(&(struct control_cfg){ .dir = sv->ctl_dir, .session = session,
-		.approvals = sv->ap, .log = sv->log, .argv = s->argv, .workspace = s->workspace,
+		.approvals = sv->ap, .log = sv->log, .argv = s->argv.v, .workspace = s->workspace,
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
 			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb,
 			.freeze_left = ctl_freeze_left },
@@ -172,7 +172,7 @@ static int exec_make(struct services *sv, struct werr *e)
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,
 		.link_ctx = sv->hk, .kernel = L->bx, .userns = L->fds.userns,
 		.kept = steal_ptr(&sv->kept), .root = steal_fd(&L->fds.root),
-		.planned_argv = s->argv, .planned_cwd = s->workspace }, e);
+		.planned_argv = s->argv.v, .planned_cwd = s->workspace }, e);
 	return sv->x ? 0 : -1;
 }
 
