@@ -943,7 +943,7 @@ static void session_end(struct session *sn)
 		summary_print(&sn->sum, logpath, stderr);
 		hints_print(&sn->hints, stderr);
 	}
-	supervisor_init_end(&sn->init);
+	child_end(&sn->init);
 	if (sn->lim_planned)
 		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);

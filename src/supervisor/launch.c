@@ -18,7 +18,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/bgjob.h"
@@ -81,32 +80,6 @@ static int send_byte(int sock, char c)
 	return n == 1 || errno == EPIPE || errno == ECONNRESET ? 0 : -1;
 }
 
-static int exit_status_of(int pidfd)
-{
-	siginfo_t si = { 0 };
-	while (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
-		if (errno != EINTR)
-			return 125;
-	if (si.si_code == CLD_EXITED)
-		return si.si_status;
-	return 128 + si.si_status;
-}
-
-int child_reap(struct child *c)
-{
-	c->pid = 0;
-	return exit_status_of(c->pidfd);
-}
-
-void supervisor_init_end(struct child *c)
-{
-	if (c->pid > 0) {
-		kill(c->pid, SIGKILL);
-		child_reap(c);
-	}
-	closep(&c->pidfd);
-}
-
 struct child launched_leave_init(struct launched *L)
 {
 	struct child c = L->c;
@@ -123,7 +96,7 @@ void launched_free(struct launched *L)
 	L->sb = NULL;
 	llaudit_free(L->la);
 	L->la = NULL;
-	supervisor_init_end(&L->c);
+	child_end(&L->c);
 	(void)vmchild_reap(&maker, true);
 	bpfexec_free(L->bx);
 	L->bx = NULL;

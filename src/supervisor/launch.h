@@ -14,9 +14,6 @@
 #include "../sandbox/sandbox.h"
 #include "supervisor.h"
 
-/* Init's exit status (it is reaped). */
-int child_reap(struct child *c);
-
 /* What launch leaves the session: init running with every layer built,
  * and what came with it. */
 struct launched {

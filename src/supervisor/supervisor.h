@@ -5,17 +5,7 @@
 #include "../audit/audit.h"
 #include "../common/lateclose.h"
 #include "../sandbox/sandbox.h"
-
-/* Sandbox init as the supervisor holds it: its host pid and pidfd. */
-struct child {
-	pid_t pid;   /* 0: reaped (or never started) */
-	int pidfd;   /* -1: none */
-};
-#define CHILD_NONE ((struct child){ .pid = 0, .pidfd = -1 })
-
-/* Init killed if still running, reaped, its pidfd closed (c then
- * CHILD_NONE; nothing when it is already). */
-void supervisor_init_end(struct child *c);
+#include "child.h"
 
 /* What the host side of a session holds that init never reads: handles
  * borrowed from the session for the supervisor's run. */
@@ -46,7 +36,7 @@ struct supervisor_cfg {
 	void *building_ctx;
 	/* When not NULL, and the run returns 0: init, killed (it has told its
 	 * command's status and is on its way out) but not waited for, for the
-	 * caller to end with supervisor_init_end once its own end needs it
+	 * caller to end with child_end (child.h) once its own end needs it
 	 * gone (the session's cgroups, which cannot be removed while it is in
 	 * them); its exit, the unmapping of a copy of warden's memory, runs
 	 * on another CPU meanwhile. Else (NULL, or a run that failed) init is
