@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 #include "../control/client.h"
 #include "cli.h"
@@ -61,7 +62,8 @@ static void age_text(long long s, char *buf, size_t len)
 		snprintf(buf, len, "%lldd%02lldh", s / 86400, s % 86400 / 3600);
 }
 
-/* The command as one line (its words joined, cut at 80 bytes). */
+/* The command as one line (its words joined, each shown: shown.h, cut at
+ * 80 bytes). */
 static void command_text(json_t *argv, char *buf, size_t len)
 {
 	size_t n = 0, i;
@@ -69,7 +71,8 @@ static void command_text(json_t *argv, char *buf, size_t len)
 	buf[0] = '\0';
 	json_array_foreach(argv, i, a) {
 		const char *w = json_string_value(a);
-		int k = snprintf(buf + n, len - n, "%s%s", i ? " " : "", w ? w : "?");
+		_cleanup_free_ char *shown = w ? text_shown(w) : NULL;
+		int k = snprintf(buf + n, len - n, "%s%s", i ? " " : "", shown ? shown : "?");
 		if (k < 0 || (size_t)k >= len - n)
 			break;
 		n += (size_t)k;
@@ -154,7 +157,7 @@ static int status(bool as_json)
 		age_text(json_integer_value(json_object_get(r, "age_s")), age, sizeof age);
 		command_text(json_object_get(r, "command"), cmd, sizeof cmd);
 		state_text(r, st, sizeof st);
-		const char *ws = json_string_value(json_object_get(r, "workspace"));
+		_cleanup_free_ char *ws = text_shown(json_string_value(json_object_get(r, "workspace")));
 		printf("%-26s %-7s %-*s ", json_string_value(json_object_get(r, "session")), age, sw, st);
 		if (extended) {
 			char risk[32], alerts[32];
@@ -162,7 +165,7 @@ static int status(bool as_json)
 			field_text(json_object_get(r, "alerts"), alerts, sizeof alerts);
 			printf("%-6s %-6s ", risk, alerts);
 		}
-		printf("%-30s %s\n", ws ? ws : "-", cmd);
+		printf("%-30s %s\n", ws && *ws ? ws : "-", cmd);
 	}
 	return 0;
 }

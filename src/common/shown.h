@@ -2,11 +2,12 @@
  *
  * What a sandboxed program chose (a file name, a host, a command line, a
  * path it tried) reaches warden's messages, its end-of-session summary and
- * the listings of `warden approve` and `warden diff`. Written raw, an
- * escape sequence in such a name would act on the user's terminal: set the
- * clipboard (OSC 52, which the terminal filter drops from the agent's own
- * output: ttyfilter.h), retitle the window, move the cursor, clear what
- * warden said, or reorder what follows (bidirectional controls). Shown, it
+ * the listings of `warden approve`, `warden diff` and `warden status`.
+ * Written raw, an escape sequence in such a name would act on the user's
+ * terminal: set the clipboard (OSC 52, which the terminal filter drops
+ * from the agent's own output: ttyfilter.h), retitle the window, move the
+ * cursor, clear what warden said, or reorder what follows (bidirectional
+ * controls). Shown, it
  * only reads: control characters, DEL, C1 controls, bytes that are not
  * UTF-8, and bidirectional and invisible format characters are escaped
  * (\x1b, \u202e); everything else passes as it is. */

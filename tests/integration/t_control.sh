@@ -399,3 +399,28 @@ test_control_status_non_utf8_workspace() {
 	wardenc kill "$sid"
 	assert_rc 0 'warden kill'
 }
+
+# `warden status` lists a session's workspace and command for the user's
+# terminal: an escape sequence in either (a directory cloned with such a
+# name, an argument) is shown escaped, never written raw, where it could
+# retitle the window, set the clipboard or clear what was listed.
+test_control_status_escapes_terminal_controls() {
+	local ws=$WS/$'ws-\e]0;owned\a' i sid=
+	mkdir "$ws"
+	(cd "$ws" && warden_bg "$T_TMP/esc.out" -q -- sh -c 'sleep 600' $'\e[2J' && echo "$TPID" >"$T_TMP/esc.pid")
+	for ((i = 0; i < 200; i++)); do
+		wardenc status --json
+		sid=$(grep -o '"session":"[^"]*"' <<<"$OUT" | head -n 1 | cut -d'"' -f4)
+		[[ -n $sid ]] && break
+		sleep 0.05
+	done
+	[[ -n $sid ]] || fatal "the session is not in warden status --json: $(excerpt "$OUT $ERR")"
+	wardenc status
+	assert_rc 0 'warden status'
+	[[ $OUT != *$'\e'* && $OUT != *$'\a'* ]] ||
+		fail "warden status wrote a terminal control raw: $(printf '%q' "$OUT")"
+	assert_out_match "^$sid +[0-9a-z]+ +running .*ws-\\\\x1b\\]0;owned\\\\x07 +sh -c sleep 600 \\\\x1b\\[2J" \
+		'status lists them escaped'
+	wardenc kill "$sid"
+	assert_rc 0 'warden kill'
+}
