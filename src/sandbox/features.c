@@ -69,6 +69,11 @@ const char *features_lsm_source_name(enum lsm_source s)
 	return "unknown";
 }
 
+bool features_self_filtered(void)
+{
+	return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2;
+}
+
 int landlock_abi_version(void)
 {
 	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);

@@ -75,6 +75,17 @@ json_t *features_to_json(const struct kernel_features *f);
 const char *features_sysctl_name(enum feature_sysctl s);
 const char *features_lsm_source_name(enum lsm_source s);
 
+/* What an error says to a user whose container's seccomp profile refuses
+ * what warden needs (doc/containers.md). */
+#define FEATURES_CONTAINER_PROFILE_HINT \
+	"run it with the profile /usr/share/warden/container/make-seccomp-profile writes " \
+	"(packaging/container/ in the source), see doc/containers.md"
+
+/* Whether this process already runs under a seccomp filter (a container
+ * engine's profile, or another sandbox's): one that may refuse what
+ * warden's own set-up needs, which the errors then name. */
+bool features_self_filtered(void);
+
 /* The Landlock ABI version, or -errno (EOPNOTSUPP: built in, disabled). */
 int landlock_abi_version(void);
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "features.h"
 #include "initmsg.h"
 #include "limits.h"
 #include "../common/fdpass.h"
@@ -307,10 +308,8 @@ static void become_init(struct sandbox_spec *s, struct werr *e)
 		werr_errno(e, "lifetime: PR_SET_PDEATHSIG"), fail(s, e);
 	if (sethostname(SANDBOX_HOSTNAME, strlen(SANDBOX_HOSTNAME)) < 0)
 		werr_errno(e, "uts namespace: setting the hostname (refused by a seccomp filter "
-			   "outside warden: in a container, the engine's default profile; run it "
-			   "with the profile /usr/share/warden/container/make-seccomp-profile writes "
-			   "(packaging/container/ in the source), see "
-			   "doc/containers.md)"), fail(s, e);
+			   "outside warden: in a container, the engine's default profile; "
+			   FEATURES_CONTAINER_PROFILE_HINT ")"), fail(s, e);
 }
 
 /* The seed files (the decoys), into the home tmpfs before anything of the

@@ -21,6 +21,7 @@
 #include "../common/util.h"
 #include "../common/vmchild.h"
 #include "../policy/policy.h"
+#include "../sandbox/features.h"
 #include "../sandbox/sandbox.h"
 
 #define MARKS 4
@@ -140,6 +141,30 @@ static long mark(long fan, long fd)
 #endif
 }
 
+/* Whether a file can be opened by the handle fanotify gives (each read's
+ * directory: resolve), asked once of the first mark's directory: 0, or
+ * -errno. Where the kernel or a seccomp filter outside warden refuses it
+ * (a container engine's default refuses open_by_handle_at without
+ * CAP_DAC_READ_SEARCH) no read could be named, and each would be dropped
+ * unsaid. */
+static long handles_open(const struct marked *mk, size_t n)
+{
+	if (n == 0)
+		return 0;
+	char b[sizeof(struct file_handle) + MAX_HANDLE_SZ] __attribute__((aligned(8)));
+	struct file_handle *fh = (struct file_handle *)(void *)b;
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	int mnt;
+	long r = rawsys(SYS_name_to_handle_at, mk[0].fd, "", fh, &mnt, AT_EMPTY_PATH);
+	if (r < 0)
+		return r;
+	long d = rawsys(SYS_open_by_handle_at, mk[0].fd, fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return d;
+	rawsys(SYS_close, d);
+	return 0;
+}
+
 static __attribute__((noreturn)) void serve(const struct start *st)
 {
 	/* nothing of the supervisor's kept while it waits (the init socket's
@@ -169,6 +194,9 @@ static __attribute__((noreturn)) void serve(const struct start *st)
 			refused(-r);
 		mk[n++] = (struct marked){ .fd = (int)fd, .fsid = sf.f_fsid };
 	}
+	long h = handles_open(mk, n);
+	if (h < 0)
+		refused(-h);
 	say_errno(0); /* marked: the supervisor goes on */
 	for (;;) {
 		char buf[16384] __attribute__((aligned(8)));
@@ -229,9 +257,15 @@ int fanread_ready(pid_t pid, int *sock, struct werr *e)
 		return 0;
 	close(*sock);
 	*sock = -1;
+	if (features_self_filtered())
+		return werr_set(e, (int)-m.pid, "file reads outside the workspace are not "
+				"recorded: the kernel, or a seccomp filter outside warden, refuses "
+				"the sandbox a fanotify group, a mark or a file opened by its handle. "
+				"The kernel lets it from Linux 6.10; in a container, "
+				FEATURES_CONTAINER_PROFILE_HINT);
 	return werr_set(e, (int)-m.pid, "file reads outside the workspace are not recorded: "
-			"the kernel refuses the sandbox a fanotify mark on its mounts (Linux 6.8 "
-			"or later lets it)");
+			"the kernel refuses the sandbox a fanotify mark on its mounts or a file "
+			"opened by its handle (Linux 6.10 or later lets it)");
 }
 
 bool fanread_wanted(const struct policy *p)

@@ -8,8 +8,9 @@
  * over the mount namespace's owner, which the helper has there (Linux 6.8
  * and later); the events carry a directory handle and a name (FID mode,
  * the only one a user namespace may have), which only a process inside
- * can turn into a path (open_by_handle_at), so the helper stays and sends
- * paths, not the fanotify fd. Where the kernel refuses, nothing is
+ * can turn into a path (open_by_handle_at, in a user namespace from Linux
+ * 6.10), so the helper stays and sends paths, not the fanotify fd. Where
+ * the kernel or a seccomp filter outside warden refuses either, nothing is
  * recorded (fanread_ready fails and says why). */
 #pragma once
 #include <stdbool.h>

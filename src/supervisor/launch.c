@@ -42,12 +42,24 @@
  * the session that started it (await_init, launched_free). */
 static struct vmchild maker = VMCHILD_NONE;
 
+/* Why init's clone into its namespaces failed. ENOSYS from clone3 (Linux
+ * 5.3 and later has it) is a seccomp filter's: Docker's and containerd's
+ * defaults answer so to a container without CAP_SYS_ADMIN, and warden's
+ * own does inside a session. */
 static int userns_error(int err, struct werr *e)
 {
+	if (err == ENOSYS)
+		return werr_set(e, err, "user namespaces: a seccomp filter outside warden refuses "
+				"sandbox init's clone into its namespaces (clone3). In a container "
+				"(Docker's and containerd's default profiles refuse it): "
+				FEATURES_CONTAINER_PROFILE_HINT ". Inside a warden session: sandboxes "
+				"do not nest, run warden outside it");
 	return werr_set(e, err, "user namespaces: the kernel refused to create the sandbox's "
 		"namespaces (check the sysctls kernel.unprivileged_userns_clone=1, "
 		"user.max_user_namespaces>0 and kernel.apparmor_restrict_unprivileged_userns=0; "
-		"`warden doctor` reports them)");
+		"`warden doctor` reports them%s)",
+		features_self_filtered() ? "; or a seccomp filter outside warden, under which warden "
+		"runs: in a container, " FEATURES_CONTAINER_PROFILE_HINT : "");
 }
 
 /* Init's "s" (it runs), taken: the bits of the cgroups it moved itself

@@ -366,6 +366,20 @@ static int do_mount(const char *dir)
 	return allowed("mounted tmpfs on %s", dir);
 }
 
+/* open_by_handle_at(2) of directory dir's own handle: whether this
+ * process may open files of dir's file system by handle. */
+static int do_handle(const char *dir)
+{
+	char b[sizeof(struct file_handle) + MAX_HANDLE_SZ] __attribute__((aligned(8)));
+	struct file_handle *fh = (struct file_handle *)(void *)b;
+	int mnt, d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	if (d < 0 || name_to_handle_at(d, "", fh, &mnt, AT_EMPTY_PATH) < 0)
+		return denied();
+	return result(open_by_handle_at(d, fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open_by_handle_at");
+}
+
 static int do_bpf(void)
 {
 	union bpf_attr attr;
@@ -681,16 +695,24 @@ static int do_ids(void)
  * container engine's default seccomp profile (clone(2) with it still goes
  * through: warden's probe of the kernel's namespaces passes).
  * "setns-user": setns(2) into a user namespace fails with EPERM: the
- * helpers warden starts in the sandbox's namespaces cannot enter them. */
+ * helpers warden starts in the sandbox's namespaces cannot enter them.
+ * "clone3": clone3(2) fails with ENOSYS, as under Docker's and
+ * containerd's default profiles (and inside a warden session).
+ * "fanotify": fanotify_init(2) fails with EPERM, as under Podman's
+ * default profile without CAP_SYS_ADMIN. */
 static int do_deny(const char *what, char **cmd)
 {
 	struct sock_filter f[16];
 	unsigned n = 0, k;
 	long nrs[3];
 	unsigned nnr = 0;
-	int prctl_too = 0, overlay = 0, netns = 0, setns_user = 0;
+	int prctl_too = 0, overlay = 0, netns = 0, setns_user = 0, fanotify = 0;
 
-	if (!strcmp(what, "overlay")) {
+	if (!strcmp(what, "clone3")) {
+		nrs[nnr++] = SYS_clone3;
+	} else if (!strcmp(what, "fanotify")) {
+		fanotify = 1;
+	} else if (!strcmp(what, "overlay")) {
 		overlay = 1;
 	} else if (!strcmp(what, "netns")) {
 		netns = 1;
@@ -704,7 +726,8 @@ static int do_deny(const char *what, char **cmd)
 		nrs[nnr++] = SYS_seccomp;
 		prctl_too = 1;
 	} else {
-		return usage("deny: FEATURE is landlock, seccomp, overlay, netns or setns-user");
+		return usage("deny: FEATURE is landlock, seccomp, overlay, netns, setns-user, clone3 "
+			     "or fanotify");
 	}
 #if defined(__x86_64__)
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -733,6 +756,10 @@ static int do_deny(const char *what, char **cmd)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setns, 0, 3);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CLONE_NEWUSER, 0, 1);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	}
+	if (fanotify) {
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fanotify_init, 0, 1);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
 	}
 	if (prctl_too) {
@@ -1276,6 +1303,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "open_tree")) {
 		return result(syscall(SYS_open_tree, AT_FDCWD, ".", OPEN_TREE_CLONE | O_CLOEXEC),
 			      "open_tree");
+	} else if (!strcmp(cmd, "handle")) {
+		NEED(1, "handle DIR");
+		return do_handle(a1);
 	} else if (!strcmp(cmd, "fsopen")) {
 		return result(syscall(SYS_fsopen, "tmpfs", 0U), "fsopen");
 	} else if (!strcmp(cmd, "bpf")) {
@@ -1387,7 +1417,7 @@ int main(int argc, char **argv)
 		return do_json(1);
 	}
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
-		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree fsopen "
+		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
 		     "audit-enabled landlock-write landlock-signal json jsonl)");

@@ -170,7 +170,7 @@ fl_read() {
 }
 
 # Reads outside the workspace and the system directories are on the record
-# by default (fanotify on the sandbox's own mounts, Linux 6.8 and later): a
+# by default (fanotify on the sandbox's own mounts, Linux 6.10 and later): a
 # file in the agent's home, one in /tmp, one in /var/tmp (another part of
 # the same tmpfs), and one reached through `..` past
 # the workspace's top (recorded under the path it resolves to); a read in
@@ -184,7 +184,7 @@ test_files_reads_outside() {
 	     cat ~/home-read.txt /tmp/tmp-read.txt /var/tmp/var-read.txt inside.txt /etc/passwd >/dev/null
 	     cat ${up}tmp/up-read.txt >/dev/null; sleep 0.3; echo done"
 	assert_out_has done
-	[[ $ERR == *"not recorded: the kernel refuses"* ]] &&
+	[[ $ERR == *"outside the workspace are not recorded: the kernel refuses"* ]] &&
 		skip 'the kernel refuses fanotify marks in a user namespace'
 	fl_events
 	fl_read /home/agent/home-read.txt
@@ -212,7 +212,7 @@ test_files_reads_helper_lost() {
 		sleep 0.3; echo started; while [ ! -e go ]; do sleep 0.05; done
 		printf r > /tmp/after.txt; cat /tmp/after.txt >/dev/null; echo done'
 	wait_for "$T_TMP/bg.out" '^started$' || fatal "the session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
-	grep -qF 'not recorded: the kernel refuses' "$T_TMP/bg.out.err" &&
+	grep -qF 'outside the workspace are not recorded' "$T_TMP/bg.out.err" &&
 		skip 'the kernel refuses fanotify marks in a user namespace'
 	local helper
 	helper=$(pgrep -P "$WPID" -x warden-fanread)
@@ -234,6 +234,21 @@ test_files_reads_helper_lost() {
 		fail "a read recorded after the helper ended: $(excerpt "$FL")"
 }
 
+# fanotify refused to warden by a seccomp filter outside it (a container's
+# profile without warden's additions): the session runs, its walls
+# whole, and warden says the reads are not recorded, naming the filter and
+# the profile to run with.
+test_files_reads_refused_by_outer_filter() {
+	"$WPROBE" deny fanotify timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- sh -c 'cat /etc/hostname >/dev/null; echo ran' \
+		</dev/null >"$T_TMP/fa.out" 2>"$T_TMP/fa.err"
+	RC=$? OUT=$(<"$T_TMP/fa.out") ERR=$(<"$T_TMP/fa.err")
+	assert_rc 0 'with fanotify refused'
+	assert_out_has ran 'the command'
+	grep -q 'reads outside the workspace are not recorded: the kernel, or a seccomp filter outside warden' <<<"$ERR" &&
+		grep -q 'make-seccomp-profile' <<<"$ERR" ||
+		fail "fanotify refused: stderr does not name the filter and the profile: $(excerpt "$ERR")"
+}
+
 # The file-read helper is out of the sandbox's reach: it runs in the
 # sandbox's user and mount namespaces but not its pid namespace, so no
 # process inside sees it in /proc or can signal it (it shares the
@@ -246,7 +261,7 @@ test_files_reads_helper_out_of_reach() {
 		for p in /proc/[0-9]*; do n=${p#/proc/}; [ "$n" = $$ ] || kill -KILL "$n" 2>/dev/null; done
 		printf r > /tmp/after-kill.txt; cat /tmp/after-kill.txt >/dev/null; sleep 0.3; echo done'
 	wait_for "$T_TMP/bg.out" '^started$' || fatal "the session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
-	grep -qF 'not recorded: the kernel refuses' "$T_TMP/bg.out.err" &&
+	grep -qF 'outside the workspace are not recorded' "$T_TMP/bg.out.err" &&
 		skip 'the kernel refuses fanotify marks in a user namespace'
 	[[ -n $(pgrep -P "$WPID" -x warden-fanread) ]] ||
 		fatal "no warden-fanread child of warden ($WPID): $(ps -o pid,comm --ppid "$WPID" | tr '\n' ' ')"

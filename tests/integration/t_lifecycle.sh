@@ -151,6 +151,17 @@ test_supervisor_death() {
 	fi
 }
 
+# warden run inside a warden session: refused (sandboxes do not nest),
+# saying so; the command does not run.
+test_nested_session_refused() {
+	mkdir -p bin && cp "$WARDEN" bin/warden
+	wsh './bin/warden run -- touch ran-nested; echo "inner rc=$?"'
+	assert_out_match '^inner rc=125$' 'the inner warden'
+	assert_err_match 'sandboxes do not nest' 'the inner warden'
+	[[ $ERR != *sysctls* ]] || fail "the inner warden points at the sysctls: $(excerpt "$ERR")"
+	assert_host_absent ran-nested 'the command of a nested warden ran'
+}
+
 test_fail_closed() {
 	# A layer the kernel cannot provide stops warden (125, naming the layer);
 	# the command never runs with fewer layers.
@@ -166,6 +177,17 @@ test_fail_closed() {
 	assert_rc 125 'without seccomp'
 	grep -qi seccomp <<<"$ERR" || fail "without seccomp: the error does not name seccomp: $(excerpt "$ERR")"
 	assert_host_absent ran-seccomp 'command ran without seccomp'
+	# clone3 refused with ENOSYS, as Docker's and containerd's default
+	# seccomp profiles do in a container: the error names the filter and
+	# the profile to run with, not the sysctls
+	"$WPROBE" deny clone3 timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- touch ran-clone3 \
+		</dev/null >"$T_TMP/c3.out" 2>"$T_TMP/c3.err"
+	RC=$? ERR=$(<"$T_TMP/c3.err")
+	assert_rc 125 'clone3 refused by a filter outside'
+	grep -q 'a seccomp filter outside warden refuses sandbox init.s clone' <<<"$ERR" &&
+		grep -q 'make-seccomp-profile' <<<"$ERR" && ! grep -q 'sysctls' <<<"$ERR" ||
+		fail "clone3 refused: the error does not name the filter and the profile: $(excerpt "$ERR")"
+	assert_host_absent ran-clone3 'command ran without its namespaces'
 	# the network namespace refused to its maker (unshare, beside init): no
 	# sandbox with the host's network
 	"$WPROBE" deny netns timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- touch ran-netns \
