@@ -9,20 +9,24 @@
 # passes inside as the image's user `agent` (whose home is warden's own
 # home path, /home/agent) and as the container's root (no CAP_SYS_ADMIN:
 # the unprivileged path); with the engine's default profile, and with a
-# masked /proc, warden exits 125 naming the container setting. What a
+# masked /proc, warden exits 125 naming the container setting. The same
+# with a profile refusing what Docker's and containerd's defaults refuse
+# (docker_like_profile.py; those engines are not in reach here). What a
 # session leaves after warden, under PID 1s that reap and do not. Then the
 # example Pod (packaging/container/pod.yaml) with `podman kube play`.
 # Prints "ok - NAME" lines and "N passed, N failed".
 #
-#   run.sh [--deb FILE]
+#   run.sh [--deb FILE] [--wprobe FILE]   (wprobe: build/tests/helpers/'s)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
 deb=
+wprobe=$src/build/tests/helpers/wprobe
 while (($#)); do
 	case $1 in
 	--deb) deb=${2:-}; shift 2 || exit 2 ;;
-	*) echo "usage: $0 [--deb FILE]" >&2; exit 2 ;;
+	--wprobe) wprobe=${2:-}; shift 2 || exit 2 ;;
+	*) echo "usage: $0 [--deb FILE] [--wprobe FILE]" >&2; exit 2 ;;
 	esac
 done
 MIRROR=${WARDEN_CI_MIRROR:-http://deb.debian.org/debian}
@@ -73,6 +77,13 @@ fi
 "$src/packaging/container/make-seccomp-profile" >"$T/seccomp.json" 2>"$T/profile.err" ||
 	{ not_ok seccomp_profile_made "$(cat "$T/profile.err")"; finish; }
 ok seccomp_profile_made
+# Docker's and containerd's defaults refuse more (namespaces, mounts): a
+# profile that refuses what they do, made from Podman's, stands for them
+# (docker_like_profile.py), alone and with warden's additions.
+python3 "$here/docker_like_profile.py" /usr/share/containers/seccomp.json >"$T/docker-like.json" &&
+	"$src/packaging/container/make-seccomp-profile" "$T/docker-like.json" >"$T/docker-like-warden.json" \
+		2>"$T/profile.err" ||
+	{ not_ok docker_like_profile_made "$(cat "$T/profile.err")"; finish; }
 
 # ctr [podman run options] -- SCRIPT: the image with this host's cgroup
 # settings; sets OUT (stdout and stderr) and RC.
@@ -101,6 +112,52 @@ else
 	not_ok check_as_root_without_cap_sys_admin "rc $RC: $(grep -E 'failed|warden:' <<<"$OUT" | head -n 3 | tr '\n' ' ')"
 fi
 
+ctr --security-opt "seccomp=$T/docker-like-warden.json" --security-opt 'unmask=/proc/*' -- "$check"
+if ((RC == 0)) && grep -qE '^[0-9]+ probes: [0-9]+ held, 0 failed' <<<"$OUT"; then
+	ok check_with_docker_like_default_and_warden_additions
+else
+	not_ok check_with_docker_like_default_and_warden_additions "rc $RC: $(grep -E 'failed|warden:' <<<"$OUT" | head -n 3 | tr '\n' ' ')"
+fi
+
+# What warden's additions open to the rest of the container, over the
+# Docker-like default: a process without CAP_SYS_ADMIN, the image's user or
+# the container's root, may make a user namespace and mount inside it, as
+# on a host with user namespaces; it still cannot mount, unshare a mount or
+# network namespace, enter one, or set the hostname in the container's own,
+# nor open the container's files by handle, even from a user namespace of
+# its own.
+if [[ -x $wprobe ]]; then
+	walls='for p in "mount /tmp/m" "unshare mount" "unshare net" setns "handle /etc"; do
+		printf "%s: " "$p"; wprobe $p; done
+	printf "hostname: "; hostname x >/dev/null 2>&1 && echo ALLOWED || echo DENIED
+	printf "handle in a user namespace of its own: "; unshare -Ur wprobe handle /etc
+	printf "userns: "; unshare -Urm true && echo ALLOWED || echo DENIED'
+	for user in agent root; do
+		ctr --user "$user" -v "$wprobe:/usr/local/bin/wprobe:ro" \
+			--security-opt "seccomp=$T/docker-like-warden.json" -- "$walls"
+		if ((RC == 0)) && [[ $(grep -c ': DENIED' <<<"$OUT") == 7 ]] && grep -q '^userns: ALLOWED' <<<"$OUT"; then
+			ok "additions_leave_the_containers_namespaces_as_$user"
+		else
+			not_ok "additions_leave_the_containers_namespaces_as_$user" "rc $RC: $(tr '\n' ' ' <<<"$OUT" | head -c 400)"
+		fi
+	done
+else
+	echo "skipped - additions_leave_the_containers_namespaces (no wprobe at $wprobe: build first)"
+fi
+
+# with warden's profile the file reads' helper has its fanotify group
+# (Podman's default refuses fanotify_init without CAP_SYS_ADMIN): a read
+# outside the workspace is on the record, and nothing says it is not
+reads='mkdir -p "$HOME/w" && cd "$HOME/w" &&
+	warden run -- sh -c "printf r >/tmp/r.txt; cat /tmp/r.txt >/dev/null; sleep 0.3" &&
+	grep -h "\"access\":\"read\"" "$HOME"/.local/state/warden/*.jsonl | grep -c "\"path\":\"/tmp/r.txt\""'
+ctr "${narrow[@]}" -- "$reads"
+if ((RC == 0)) && grep -qE '^[1-9]' <<<"$OUT" && ! grep -q 'not recorded' <<<"$OUT"; then
+	ok file_reads_recorded_with_warden_profile
+else
+	not_ok file_reads_recorded_with_warden_profile "rc $RC: $(head -c 300 <<<"$OUT")"
+fi
+
 run='mkdir -p "$HOME/w" && cd "$HOME/w" && warden run -- echo RAN'
 ctr --security-opt 'unmask=/proc/*' -- "$run"
 if ((RC == 125)) && ! grep -q '^RAN' <<<"$OUT" && grep -q 'seccomp filter outside warden' <<<"$OUT" &&
@@ -108,6 +165,14 @@ if ((RC == 125)) && ! grep -q '^RAN' <<<"$OUT" && grep -q 'seccomp filter outsid
 	ok engine_default_profile_refused_naming_it
 else
 	not_ok engine_default_profile_refused_naming_it "rc $RC: $(head -c 300 <<<"$OUT")"
+fi
+
+ctr --security-opt "seccomp=$T/docker-like.json" --security-opt 'unmask=/proc/*' -- "$run"
+if ((RC == 125)) && ! grep -q '^RAN' <<<"$OUT" && grep -q 'seccomp filter outside warden refuses' <<<"$OUT" &&
+	grep -q 'make-seccomp-profile' <<<"$OUT" && ! grep -q 'sysctls' <<<"$OUT"; then
+	ok docker_like_default_refused_naming_it
+else
+	not_ok docker_like_default_refused_naming_it "rc $RC: $(head -c 300 <<<"$OUT")"
 fi
 
 ctr --security-opt "seccomp=$T/seccomp.json" -- "$run"
