@@ -172,6 +172,10 @@ static void check_notify(const struct kernel_features *f, const struct row *r, s
 		    strerror(f->seccomp_notify_err));
 }
 
+/* What the probe's ENOSYS means (features_probe_userns). */
+#define CLONE3_FILTERED "clone3 refused (ENOSYS) by a seccomp filter outside warden: in a " \
+	"container, " FEATURES_CONTAINER_PROFILE_HINT "; inside a warden session, sandboxes do not nest"
+
 /* User namespaces, tried for real. */
 static void check_userns(const struct kernel_features *f, const struct row *r, struct verdict *v)
 {
@@ -179,6 +183,8 @@ static void check_userns(const struct kernel_features *f, const struct row *r, s
 	v->status = f->userns_err == 0 ? ST_OK : ST_FAIL;
 	if (f->userns_err == 0)
 		say(v, "created user, mount, pid, net, ipc, uts and cgroup namespaces");
+	else if (f->userns_err == ENOSYS)
+		say(v, CLONE3_FILTERED);
 	else
 		say(v, "unshare failed: %s", strerror(f->userns_err));
 }
@@ -191,6 +197,8 @@ static void check_userns_nobody(const struct kernel_features *f, const struct ro
 	v->status = f->userns_nobody_err == 0 ? ST_OK : ST_WARN;
 	if (f->userns_nobody_err == 0)
 		say(v, "a user without privilege (nobody) can create them");
+	else if (f->userns_nobody_err == ENOSYS)
+		say(v, "as nobody: " CLONE3_FILTERED);
 	else
 		say(v, "unshare as nobody failed: %s; only root can run warden here",
 		    strerror(f->userns_nobody_err));

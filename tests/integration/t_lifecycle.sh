@@ -162,6 +162,18 @@ test_nested_session_refused() {
 	assert_host_absent ran-nested 'the command of a nested warden ran'
 }
 
+# warden doctor under a seccomp filter that refuses clone3 (a container
+# with Docker's default profile): it tries the call a session makes, fails
+# the row, and names the filter and the profile, not the sysctls.
+test_doctor_names_outer_filter() {
+	"$WPROBE" deny clone3 timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" doctor </dev/null >"$T_TMP/dr.out" 2>&1
+	RC=$? OUT=$(<"$T_TMP/dr.out")
+	((RC != 0)) || fail "doctor passed with clone3 refused: $(excerpt "$OUT")"
+	grep -E '^FAIL +(unprivileged )?user namespaces' <<<"$OUT" | grep -q 'seccomp filter outside warden' &&
+		grep -q 'make-seccomp-profile' <<<"$OUT" ||
+		fail "doctor does not name the filter: $(excerpt "$(grep -i namespaces <<<"$OUT")")"
+}
+
 test_fail_closed() {
 	# A layer the kernel cannot provide stops warden (125, naming the layer);
 	# the command never runs with fewer layers.
