@@ -7,10 +7,9 @@
  * terminal: set the clipboard (OSC 52, which the terminal filter drops
  * from the agent's own output: ttyfilter.h), retitle the window, move the
  * cursor, clear what warden said, or reorder what follows (bidirectional
- * controls). Shown, it
- * only reads: control characters, DEL, C1 controls, bytes that are not
- * UTF-8, and bidirectional and invisible format characters are escaped
- * (\x1b, \u202e); everything else passes as it is. */
+ * controls). Shown, it only reads: control characters, DEL, C1 controls,
+ * bytes that are not UTF-8, and bidirectional and invisible format
+ * characters are escaped (\x1b, \u202e); everything else passes as it is. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
