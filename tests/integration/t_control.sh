@@ -35,6 +35,18 @@ ct_session_of() {
 		grep -oE '"session":"[^"]*"' | cut -d'"' -f4
 }
 
+# ct_any_session: the id of a running session (the test's only one), once
+# warden status --json lists it (10 s at most; 1 when none).
+ct_any_session() {
+	local i sid
+	for ((i = 0; i < 200; i++)); do
+		sid=$("$WARDEN" status --json 2>/dev/null | grep -o '"session":"[^"]*"' | head -n 1 | cut -d'"' -f4)
+		[[ -n $sid ]] && { echo "$sid"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
 ct_counter() { tail -n 1 "$WS/counter" 2>/dev/null; }
 
 # ct_actions ACTION: the action events of ACTION in the last session's log.
@@ -381,16 +393,11 @@ test_control_runtime_symlink() {
 # listed by `warden status`, its workspace escaped as the log escapes it,
 # and `warden kill` ends it (status once said "no running sessions").
 test_control_status_non_utf8_workspace() {
-	local ws=$WS/$'ws-\xff' i sid=
+	local ws=$WS/$'ws-\xff' sid
 	mkdir "$ws"
 	(cd "$ws" && warden_bg "$T_TMP/nu.out" -q -- sleep 600 && echo "$TPID" >"$T_TMP/nu.pid")
-	for ((i = 0; i < 200; i++)); do
-		wardenc status --json
-		sid=$(grep -o '"session":"[^"]*"' <<<"$OUT" | head -n 1 | cut -d'"' -f4)
-		[[ -n $sid ]] && break
-		sleep 0.05
-	done
-	[[ -n $sid ]] || fatal "the session is not in warden status --json: $(excerpt "$OUT $ERR")"
+	sid=$(ct_any_session) || fatal "the session is not in warden status --json"
+	wardenc status --json
 	grep -qF '"workspace":"'"$WS"'/ws-\\xFF"' <<<"$OUT" ||
 		fail "status --json does not give the workspace escaped: $(excerpt "$OUT")"
 	grep -qF '"escaped":["workspace"]' <<<"$OUT" || fail "status --json does not say it escaped it"
@@ -405,16 +412,10 @@ test_control_status_non_utf8_workspace() {
 # name, an argument) is shown escaped, never written raw, where it could
 # retitle the window, set the clipboard or clear what was listed.
 test_control_status_escapes_terminal_controls() {
-	local ws=$WS/$'ws-\e]0;owned\a' i sid=
+	local ws=$WS/$'ws-\e]0;owned\a' sid
 	mkdir "$ws"
 	(cd "$ws" && warden_bg "$T_TMP/esc.out" -q -- sh -c 'sleep 600' $'\e[2J' && echo "$TPID" >"$T_TMP/esc.pid")
-	for ((i = 0; i < 200; i++)); do
-		wardenc status --json
-		sid=$(grep -o '"session":"[^"]*"' <<<"$OUT" | head -n 1 | cut -d'"' -f4)
-		[[ -n $sid ]] && break
-		sleep 0.05
-	done
-	[[ -n $sid ]] || fatal "the session is not in warden status --json: $(excerpt "$OUT $ERR")"
+	sid=$(ct_any_session) || fatal "the session is not in warden status --json"
 	wardenc status
 	assert_rc 0 'warden status'
 	[[ $OUT != *$'\e'* && $OUT != *$'\a'* ]] ||
