@@ -25,6 +25,7 @@
 #include "../common/fdpass.h"
 #include "../common/rawsys.h"
 #include "../net/proxy.h"
+#include "features.h"
 
 /* Not in Debian 12's kernel headers (Linux 6.3). */
 #ifndef IFLA_GSO_IPV4_MAX_SIZE
@@ -137,7 +138,7 @@ int net_join(const struct netns_failed *why, int fd, struct werr *e)
 	static const char *const step[] = {
 		[NETNS_STEP_MAKE] = "the kernel refused a new one for the sandbox (a seccomp filter "
 				    "outside warden refuses unshare(CLONE_NEWNET): in a container, "
-				    "the engine's default profile, see doc/containers.md; or the "
+				    "the engine's default profile; " FEATURES_CONTAINER_PROFILE_HINT "; or the "
 				    "sysctl user.max_net_namespaces is 0)",
 		[NETNS_STEP_LO] = "bringing its loopback interface up",
 		[NETNS_STEP_OPEN] = "opening it for sandbox init",
