@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/walk.h"
 #include "../audit/reader.h"
 #include "../audit/escape.h"
 #include "review.h"
@@ -100,10 +101,13 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 {
 	if (!cs->on)
 		return NULL;
-	struct snap_result r;
+	struct snap_result r = { 0 };
 	struct werr e = { 0 };
 	json_t *field;
-	if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 ||
+	if (walk_dir_removed(ws_fd)) {
+		/* the user was told by the sweep (swept.c) */
+		field = json_pack("{s:s}", "error", "the workspace was removed during the session");
+	} else if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 ||
 	    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) < 0) {
 		char buf[1200];
 		wnote("checkpoint at the end of the session failed: %s (`warden undo` will need "

@@ -440,3 +440,9 @@ bool walk_dir_empty(int dirfd, const char *name)
 		}
 	}
 }
+
+bool walk_dir_removed(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 0;
+}

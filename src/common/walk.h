@@ -64,3 +64,7 @@ char *walk_rename_aside(int dirfd, const char *name, const char *suffix);
 /* The subdirectory name of dirfd (never through a symlink) holds nothing
  * but . and ..; false too when it cannot be read. */
 bool walk_dir_empty(int dirfd, const char *name);
+
+/* The directory fd is open on was removed from its file system (no links
+ * left to it): a walk of it finds nothing, not even . and .. */
+bool walk_dir_removed(int fd);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../audit/events.h"
+#include "../common/walk.h"
 
 static const char *setid_bits(mode_t bits)
 {
@@ -30,6 +31,13 @@ static const char *odd_kind(mode_t m)
 int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan,
 		  struct audit *log, const char *session, struct werr *e)
 {
+	/* removed from the host meanwhile: said once, never a walk's bare
+	 * ENOENT (the end's checkpoint records the same: checkpoint.c) */
+	if (!gitdir && plan->ws_fd >= 0 && walk_dir_removed(plan->ws_fd)) {
+		wnote("%s was removed while the session ran: there was nothing left in it to sweep "
+		      "or to record at the end", ws);
+		return 0;
+	}
 	struct ws_sweep sw = { 0 };
 	int r = gitdir ? workspace_sweep_gitdir(gitdir, plan, session, &sw, e)
 		       : workspace_sweep(ws, plan, session, &sw, e);

@@ -9,7 +9,8 @@
 # pending while the command waits on it for ever. Sandbox init's move of
 # itself into its cgroups refused: warden moves it, and the limits hold.
 # The network namespace's maker that ends without a word to init: the
-# session stops, never a wait.
+# session stops, never a wait. The workspace removed from the host
+# mid-session: the session ends as its command did, and says so once.
 # shellcheck shell=bash
 
 latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
@@ -90,6 +91,35 @@ test_fault_log_dir_removed() {
 	[[ $ERR == *"the audit log $HOME/.local/state/warden/"*".jsonl was removed from its directory"* &&
 		$ERR == *"XDG_STATE_HOME"* ]] || fail "the message does not name the log and the cause: $(excerpt "$ERR")"
 	[[ $ERR != *"Input/output error"* ]] || fail "the message ends in a bare errno: $(excerpt "$ERR")"
+}
+
+# The workspace removed from the host while the session runs: the session
+# ends as its command did, the user is told once, in words (not a walk's
+# bare ENOENT, not a crash, not a checkpoint `warden undo` would need
+# --force for), and session.end records why no checkpoint was taken.
+test_fault_workspace_removed() {
+	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
+	local WARDEN_TIMEOUT=60 f ck
+	mkdir "$WS/removed" && echo a >"$WS/removed/f"
+	# the command sees its files go (the same directory, bind-mounted), then ends
+	(cd "$WS/removed" && warden_bg "$T_TMP/wr.out" -- sh -c \
+		'echo started; i=0; while [ -e f ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo ended'
+	 wait_for "$T_TMP/wr.out" '^started' 30 || { kill "$TPID"; exit 1; }
+	 rm -rf "$WS/removed"
+	 wait "$TPID"
+	 echo "$?" >"$T_TMP/wr.rc")
+	[[ -s $T_TMP/wr.rc ]] || fatal "the session did not start: $(excerpt "$(<"$T_TMP/wr.out.err")")"
+	RC=$(<"$T_TMP/wr.rc") OUT=$(<"$T_TMP/wr.out") ERR=$(<"$T_TMP/wr.out.err")
+	assert_rc 0 'the workspace removed'
+	assert_out_has ended 'the command did not see its workspace go'
+	[[ $ERR == *"$WS/removed was removed while the session ran: there was nothing left in it to sweep or to record at the end"* ]] ||
+		fail "the user was not told the workspace went: $(excerpt "$ERR")"
+	[[ $ERR != *"reading workspace directory"* && $ERR != *"--force"* ]] ||
+		fail "a bare walk error or an undo hint for a workspace that is gone: $(excerpt "$ERR")"
+	f=$(latest_log)
+	ck=$(grep '"event":"session.end"' "$f" | jq -r '.checkpoint.error')
+	[[ $ck == 'the workspace was removed during the session' ]] ||
+		fail "session.end's checkpoint: $ck"
 }
 
 # The disk of the log fills (a 64 KiB tmpfs as the state directory, root
