@@ -64,7 +64,7 @@ struct row {
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
 	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel,
-	check_llaudit, check_apparmor, check_tls;
+	check_llaudit, check_apparmor, check_tls, check_outer_filter;
 
 static const struct row rows[] = {
 	{ .what = "kernel", .check = check_release },
@@ -74,6 +74,7 @@ static const struct row rows[] = {
 	  .fix = "a kernel with CONFIG_SECCOMP_FILTER=y" },
 	{ .what = "seccomp user notification", .check = check_notify,
 	  .fix = "a kernel 5.0 or later with CONFIG_SECCOMP_FILTER=y" },
+	{ .what = "seccomp filter around warden", .check = check_outer_filter },
 	{ .what = "user namespaces", .check = check_userns },
 	{ .what = "unprivileged user namespaces", .check = check_userns_nobody },
 	{ .what = "kernel.unprivileged_userns_clone", .check = check_sysctl,
@@ -170,6 +171,20 @@ static void check_notify(const struct kernel_features *f, const struct row *r, s
 	else
 		say(v, "not available (%s): warden reports execs and refused syscalls through it",
 		    strerror(f->seccomp_notify_err));
+}
+
+/* A filter warden runs under (a container's profile, a sandbox it was
+ * started in): not a fault by itself, but what the rows below were tried
+ * under, and what refuses a session when they fail. */
+static void check_outer_filter(const struct kernel_features *f, const struct row *r,
+			       struct verdict *v)
+{
+	v->status = ST_OK;
+	if (features_self_filtered())
+		say(v, "present: warden runs under a seccomp filter set outside it (a container's "
+		    "profile, or a sandbox warden was started in); the rows below were tried under it");
+	else
+		say(v, "none");
 }
 
 /* What the probe's ENOSYS means (features_probe_userns). */

@@ -164,7 +164,8 @@ test_nested_session_refused() {
 
 # warden doctor under a seccomp filter that refuses clone3 (a container
 # with Docker's default profile): it tries the call a session makes, fails
-# the row, and names the filter and the profile, not the sysctls.
+# the row, and names the filter and the profile, not the sysctls; its row
+# for a filter around warden says one is there (and none without one).
 test_doctor_names_outer_filter() {
 	"$WPROBE" deny clone3 timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" doctor </dev/null >"$T_TMP/dr.out" 2>&1
 	RC=$? OUT=$(<"$T_TMP/dr.out")
@@ -172,6 +173,14 @@ test_doctor_names_outer_filter() {
 	grep -E '^FAIL +(unprivileged )?user namespaces' <<<"$OUT" | grep -q 'seccomp filter outside warden' &&
 		grep -q 'make-seccomp-profile' <<<"$OUT" ||
 		fail "doctor does not name the filter: $(excerpt "$(grep -i namespaces <<<"$OUT")")"
+	grep -qE '^OK +seccomp filter around warden +present: warden runs under a seccomp filter set outside it' <<<"$OUT" ||
+		fail "doctor does not say it runs under a filter: $(excerpt "$(grep -i 'around warden' <<<"$OUT")")"
+	# and without one (as this shell runs: /proc/self/status), none
+	local want=none
+	grep -qE '^Seccomp:[[:space:]]+0$' /proc/self/status || want=present
+	timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" doctor </dev/null >"$T_TMP/dr.out" 2>&1
+	grep -qE "^OK +seccomp filter around warden +$want" "$T_TMP/dr.out" ||
+		fail "doctor's filter row, expected $want: $(excerpt "$(grep -i 'around warden' "$T_TMP/dr.out")")"
 }
 
 test_fail_closed() {
