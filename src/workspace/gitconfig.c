@@ -1,15 +1,18 @@
 /* gitconfig.c - git's configuration syntax, read as git's parser reads it
  * (config.c in git: sections "[name]", "[name "subsection"]" and the old
  * "[name.subsection]", keys on the header's line too, values with quotes,
- * escapes, continued lines and comments), for core.hooksPath and the
- * include directives. A line git refuses ends the scan: git then refuses
- * the whole configuration and runs nothing from it. */
+ * escapes, continued lines and comments), for core.hooksPath, the include
+ * directives and the user's identity; and where the host's own files are.
+ * A line git refuses ends the scan: git then refuses the whole
+ * configuration and runs nothing from it. */
 #include "gitconfig.h"
 
 #include "../common/util.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct src {
 	const unsigned char *p, *end;
@@ -147,6 +150,10 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 	else if (strncmp(var, "includeif.", 10) == 0 && strlen(var) > 15 &&
 		 strcmp(var + strlen(var) - 5, ".path") == 0)
 		*kind = GITCFG_INCLUDE_IF; /* includeif.<condition>.path */
+	else if (strcmp(var, "user.name") == 0)
+		*kind = GITCFG_USER_NAME;
+	else if (strcmp(var, "user.email") == 0)
+		*kind = GITCFG_USER_EMAIL;
 	else
 		return false;
 	return true;
@@ -201,7 +208,7 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
 		enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
 		bool wanted = which(var.v, &kind);
 		if (c == '\n') {
-			if (wanted)
+			if (wanted && kind <= GITCFG_INCLUDE_IF)
 				return -1; /* no value: git refuses it where a path is due */
 			continue;  /* a boolean, true */
 		}
@@ -211,7 +218,41 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
 		val.v[0] = '\0';
 		if (value(&s, &val) < 0)
 			return -1;
-		if (wanted)
-			fn(ctx, kind, val.v);
+		if (!wanted)
+			continue;
+		if (kind != GITCFG_INCLUDE_IF) {
+			fn(ctx, kind, NULL, val.v);
+			continue;
+		}
+		/* "includeif." COND ".path": the condition cut out in place */
+		size_t vlen = strlen(var.v);
+		var.v[vlen - 5] = '\0';
+		fn(ctx, kind, var.v + 10, val.v);
+		var.v[vlen - 5] = '.';
 	}
+}
+
+struct strv gitcfg_host_files(bool system)
+{
+	struct strv v = { 0 };
+	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM"), *sys = getenv("GIT_CONFIG_SYSTEM");
+	if (system && (!nosys || !*nosys || strcmp(nosys, "0") == 0 || strcasecmp(nosys, "false") == 0))
+		strv_push(&v, sys && sys[0] == '/' ? sys : "/etc/gitconfig");
+	const char *global = getenv("GIT_CONFIG_GLOBAL"), *home = getenv("HOME"),
+		   *xdg = getenv("XDG_CONFIG_HOME");
+	if (global) {
+		if (global[0] == '/')
+			strv_push(&v, global);
+		return v;
+	}
+	if (home && home[0] == '/') {
+		_cleanup_free_ char *g = xasprintf("%s/.gitconfig", home);
+		strv_push(&v, g);
+	}
+	_cleanup_free_ char *x = xdg && xdg[0] == '/' ? xasprintf("%s/git/config", xdg)
+			       : home && home[0] == '/' ? xasprintf("%s/.config/git/config", home)
+			       : NULL;
+	if (x)
+		strv_push(&v, x);
+	return v;
 }

@@ -1,25 +1,40 @@
 /* gitconfig.h - reading a git configuration file's text the way git's own
  * parser does, for the settings that decide where the host's git finds
  * code to run: core.hooksPath, and the files it includes (include.path,
- * includeIf.<condition>.path) that can set it. Text only: following the
- * includes, and what is protected for them, is src/workspace/gitprotect.c. */
+ * includeIf.<condition>.path) that can set it; and for the identity a
+ * commit takes (user.name, user.email: src/session/gitident.h). Text only:
+ * following the includes, and what is protected for them, is
+ * src/workspace/gitprotect.c; which files the host's git reads is
+ * gitcfg_host_files. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "../common/util.h"
 
 enum gitcfg_kind {
 	GITCFG_HOOKS_PATH,   /* core.hooksPath */
 	GITCFG_INCLUDE,      /* include.path */
 	GITCFG_INCLUDE_IF,   /* includeIf.<condition>.path, whatever the condition */
+	GITCFG_USER_NAME,    /* user.name */
+	GITCFG_USER_EMAIL,   /* user.email */
 };
 
 /* Called for each of those settings, in the order they come, with the
  * value as git takes it (quotes, escapes and comments done; a NUL inside
- * ends it, as in git). One of them without "=" (no value) is a line git
- * refuses. */
-typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *value);
+ * ends it, as in git), and for includeIf the condition as written (NULL
+ * for the others). A path without "=" (no value) is a line git refuses;
+ * a user.name or user.email without one is passed over, unreported. */
+typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value);
 
 /* Scan text (len bytes, need not be NUL-terminated): 0 when git would
  * read all of it, -1 at the first line git refuses ("bad config line"),
  * after reporting the settings before it (git refuses the whole
  * configuration then, and runs nothing). */
 int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx);
+
+/* The host's own git configuration files, as git finds them from warden's
+ * environment, in the order it reads them: with system, $GIT_CONFIG_SYSTEM
+ * or /etc/gitconfig (none with $GIT_CONFIG_NOSYSTEM); then
+ * $GIT_CONFIG_GLOBAL, or ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
+struct strv gitcfg_host_files(bool system);

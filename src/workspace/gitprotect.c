@@ -91,10 +91,14 @@ struct gitcfg_walk {
 				   * outside the workspace are read too */
 };
 
-static void gitcfg_found(void *ctx, enum gitcfg_kind kind, const char *value)
+static void gitcfg_found(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value)
 {
 	struct gitcfg_walk *w = ctx;
-	strv_push(kind == GITCFG_HOOKS_PATH ? &w->hooks : &w->found, value);
+	(void)cond; /* every condition's file is protected, whatever it says */
+	if (kind == GITCFG_HOOKS_PATH)
+		strv_push(&w->hooks, value);
+	else if (kind == GITCFG_INCLUDE || kind == GITCFG_INCLUDE_IF)
+		strv_push(&w->found, value);
 }
 
 /* A configuration file of the workspace, whole, NUL-terminated, in *text
@@ -239,35 +243,6 @@ static int gitcfg_file(struct gitcfg_walk *w, const char *lex, const char *rel, 
 	return 0;
 }
 
-/* The host's own git configuration files, system and global, as git
- * finds them from warden's environment: $GIT_CONFIG_SYSTEM or
- * /etc/gitconfig (none with $GIT_CONFIG_NOSYSTEM), $GIT_CONFIG_GLOBAL or
- * ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
-static struct strv host_git_config(void)
-{
-	struct strv v = { 0 };
-	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM"), *sys = getenv("GIT_CONFIG_SYSTEM");
-	if (!nosys || !*nosys || strcmp(nosys, "0") == 0 || strcasecmp(nosys, "false") == 0)
-		strv_push(&v, sys && sys[0] == '/' ? sys : "/etc/gitconfig");
-	const char *global = getenv("GIT_CONFIG_GLOBAL"), *home = getenv("HOME"),
-		   *xdg = getenv("XDG_CONFIG_HOME");
-	if (global) {
-		if (global[0] == '/')
-			strv_push(&v, global);
-		return v;
-	}
-	if (home && home[0] == '/') {
-		_cleanup_free_ char *g = xasprintf("%s/.gitconfig", home);
-		strv_push(&v, g);
-	}
-	_cleanup_free_ char *x = xdg && xdg[0] == '/' ? xasprintf("%s/git/config", xdg)
-			       : home && home[0] == '/' ? xasprintf("%s/.config/git/config", home)
-			       : NULL;
-	if (x)
-		strv_push(&v, x);
-	return v;
-}
-
 /* Does abs resolve to the workspace's top? */
 static bool ws_is_top(const char *ws, const char *abs)
 {
@@ -309,7 +284,7 @@ static int host_hooks_path(struct scan *sc, struct werr *e)
 		return 0;
 	sc->host_read = true;
 	struct gitcfg_walk w = { .sc = sc, .gitdir = "", .host = true };
-	_cleanup_strv_ struct strv files = host_git_config();
+	_cleanup_strv_ struct strv files = gitcfg_host_files(true);
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < files.n; i++) {
 		_cleanup_free_ char *key = gitcfg_key(files.v[i], files.v[i]);

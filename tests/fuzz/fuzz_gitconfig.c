@@ -1,6 +1,7 @@
 /* fuzz_gitconfig.c - libFuzzer target for the git configuration reader
- * (src/workspace/gitconfig.c: gitcfg_scan), which finds core.hooksPath and
- * the include directives in the files the host's git reads. The input is a
+ * (src/workspace/gitconfig.c: gitcfg_scan), which finds core.hooksPath,
+ * the include directives (with includeIf's condition) and the user's
+ * identity in the files the host's git reads. The input is a
  * whole configuration file. Invariants: the scan returns 0 or -1, reports
  * the same settings twice, each value no longer than the input; and each
  * value written back in git's syntax (quoted, escaped, under a header of
@@ -21,9 +22,12 @@ struct seen {
 	size_t n;
 };
 
-static void found(void *ctx, enum gitcfg_kind kind, const char *value)
+static void found(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value)
 {
 	struct seen *s = ctx;
+	/* a condition for includeIf, and only there; never longer than the input */
+	if ((kind == GITCFG_INCLUDE_IF) != (cond != NULL) || (cond && !*cond))
+		abort();
 	strv_push(&s->values, value);
 	if (s->n < sizeof s->kinds)
 		s->kinds[s->n] = (char)kind;
@@ -37,6 +41,8 @@ static char *written(enum gitcfg_kind kind, const char *value)
 		[GITCFG_HOOKS_PATH] = "[core]\n\thooksPath = \"",
 		[GITCFG_INCLUDE] = "[include]\n\tpath = \"",
 		[GITCFG_INCLUDE_IF] = "[includeIf \"gitdir:~/x/\"]\n\tpath = \"",
+		[GITCFG_USER_NAME] = "[user]\n\tname = \"",
+		[GITCFG_USER_EMAIL] = "[User]\n\tEmail = \"",
 	};
 	size_t n = strlen(value);
 	char *out = xmalloc(strlen(head[kind]) + 2 * n + 4), *o = out;
