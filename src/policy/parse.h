@@ -81,7 +81,8 @@ directive_fn pol_do_exec;
 directive_fn pol_do_write, pol_do_tool, pol_do_approve;
 /* parse_settings.c */
 directive_fn pol_do_audit, pol_do_signal, pol_do_terminal, pol_do_workspace, pol_do_canary,
-	pol_do_checkpoint, pol_do_limit, pol_do_rules, pol_do_risk, pol_do_freeze;
+	pol_do_git_identity, pol_do_checkpoint, pol_do_limit, pol_do_rules, pol_do_risk,
+	pol_do_freeze;
 /* parse_ssh.c */
 directive_fn pol_do_ssh_agent;
 /* parse_stream.c */

@@ -88,16 +88,29 @@ int pol_do_workspace(struct parser *ps, const struct line *l)
 
 /* `canary on|off`: decoy credentials in the agent's home (on by default;
  * the last one given counts). */
-int pol_do_canary(struct parser *ps, const struct line *l)
+/* `NAME on|off`: *off set or cleared (the last line counts). */
+static int on_off(struct parser *ps, const struct line *l, bool *off)
 {
 	const char *t = l->tok[1];
 	if (strcmp(t, "on") == 0)
-		ps->p->canary_off = false;
+		*off = false;
 	else if (strcmp(t, "off") == 0)
-		ps->p->canary_off = true;
+		*off = true;
 	else
-		return pol_lerr(ps->e, 0, l, l->off[1], "canary: '%.200s' (expected on or off)", t);
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '%.200s' (expected on or off)",
+				l->tok[0], t);
 	return 0;
+}
+
+int pol_do_canary(struct parser *ps, const struct line *l)
+{
+	return on_off(ps, l, &ps->p->canary_off);
+}
+
+/* `git-identity on|off` (src/workspace/gitident.h) */
+int pol_do_git_identity(struct parser *ps, const struct line *l)
+{
+	return on_off(ps, l, &ps->p->git_identity_off);
 }
 
 /* `checkpoint on|off | max-size SIZE | exclude PATTERN | keep N |

@@ -209,6 +209,7 @@ const struct policy_directive policy_directives[] = {
 	{ "freeze", pol_do_freeze, 3, 3, false, "timeout DURATION|auto" },
 	{ "terminal", pol_do_terminal, 3, 3, false, "clipboard allow|deny" },
 	{ "canary", pol_do_canary, 2, 2, true, "on | off" },
+	{ "git-identity", pol_do_git_identity, 2, 2, true, "on | off" },
 	{ "workspace", pol_do_workspace, 2, 2, true, "read-only | read-write" },
 	{ "limit", pol_do_limit, 3, 3, false, "pids|memory|cpu|tmp|home VALUE|unlimited" },
 	{ "exec", pol_do_exec, 2, 0, false,

@@ -183,6 +183,9 @@ struct policy {
 	/* `canary off`: no decoy credentials in the home (src/detect/canary.h;
 	 * on by default) */
 	bool canary_off;
+	/* `git-identity off`: no ~/.gitconfig with the user's git identity
+	 * in the home (src/workspace/gitident.h; on by default) */
+	bool git_identity_off;
 	/* `workspace read-only`: the workspace mounted read-only inside, as
 	 * --read-only asks (src/session/layout.h) */
 	bool workspace_ro;

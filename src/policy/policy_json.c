@@ -248,6 +248,9 @@ json_t *policy_to_json(const struct policy *p)
 		(json_int_t)policy_freeze_timeout(p, false)));
 	json_object_set_new(o, "terminal", json_pack("{s:b}", "clipboard", p->terminal_clipboard));
 	json_object_set_new(o, "canary", json_boolean(!p->canary_off));
+	/* only when off: the digests of existing policies stay */
+	if (p->git_identity_off)
+		json_object_set_new(o, "git_identity", json_false());
 	/* only when read-only: the digests of existing policies stay */
 	if (p->workspace_ro)
 		json_object_set_new(o, "workspace", json_string("read-only"));

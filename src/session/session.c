@@ -37,6 +37,7 @@
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
 #include "../sandbox/sandbox.h"
+#include "../workspace/gitident.h"
 #include "../workspace/wswatch.h"
 #include "config.h"
 #include "egress.h"
@@ -44,6 +45,7 @@
 #include "layout.h"
 #include "prepjobs.h"
 #include "session_secrets.h"
+#include "homeseed.h"
 #include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
@@ -100,6 +102,7 @@ struct session {
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
+	char *gitid;                  /* ~/.gitconfig inside (gitident.h), or NULL */
 	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
 	bool start_tried;             /* the checkpoint and session.start: tried (record_start) */
 	bool start_logged;            /* ... and session.start is on the log */
@@ -599,7 +602,9 @@ static int session_plan(struct session *sn, struct werr *e)
 	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
-	sshconfig_seed(s, sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
+	home_seed(s, ".ssh/config", sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
+	sn->gitid = sn->pol.git_identity_off ? NULL : gitident_text(s->workspace);
+	home_seed(s, ".gitconfig", sn->gitid, sn->ag.state.v, sn->ag.state.n);
 	/* As root: the agent's own host identity, from its job, taken where
 	 * first needed (made meanwhile): --review's directories are given to
 	 * the identity, session.start names it */
@@ -959,6 +964,7 @@ static void session_end(struct session *sn)
 	policy_free(&sn->pol);
 	free(sn->ssh_sock);
 	free(sn->sshcfg);
+	free(sn->gitid);
 	late_close_wait(&sn->late_log);
 }
 

@@ -26,15 +26,3 @@ char *sshconfig_text(const struct policy *pol)
 		      "\tIdentityFile " NO_KEY_FILE "\n");
 	return b.p;
 }
-
-void sshconfig_seed(struct sandbox_spec *s, const char *text, const struct home_bind *binds,
-		    size_t nbinds)
-{
-	if (!text || s->nseeds >= SEED_MAX)
-		return;
-	for (size_t i = 0; i < nbinds; i++)
-		if (strcmp(binds[i].name, ".ssh") == 0)
-			return;
-	s->seeds[s->nseeds++] = (struct seed_file){ .path = ".ssh/config", .mode = 0644,
-						    .bytes = text };
-}

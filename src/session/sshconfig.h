@@ -14,11 +14,6 @@
 #include "../sandbox/sandbox.h"
 
 /* The configuration's text for this policy (malloc'd), or NULL when the
- * session needs none (nothing goes out, no agent). */
+ * session needs none (nothing goes out, no agent); seeded as .ssh/config
+ * (homeseed.h). */
 char *sshconfig_text(const struct policy *pol);
-
-/* Add it to s's seeds as ".ssh/config" (text borrowed: it must outlive
- * the launch) unless the home binds something at ~/.ssh (binds: the
- * agent's state, nbinds of them) or the seeds are full. */
-void sshconfig_seed(struct sandbox_spec *s, const char *text, const struct home_bind *binds,
-		    size_t nbinds);

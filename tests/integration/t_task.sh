@@ -8,7 +8,8 @@
 # shellcheck shell=bash
 
 # task_make_repo DIR: a repository with one commit and an identity in its config
-# (the sandbox has no ~/.gitconfig).
+# (its own: the repository's config wins over the identity warden writes
+# into the sandbox's ~/.gitconfig, src/workspace/gitident.h).
 task_make_repo() {
 	have git || skip 'git not installed'
 	git init -q "$1" && git -C "$1" config user.email agent@example.com &&

@@ -730,6 +730,31 @@ static void test_canary(void)
 	EXPECT_ERR("canary off now\n", "t.profile:1:12: canary: unexpected argument 'now'");
 }
 
+/* `git-identity on|off`: on unless said, the last line wins, in the JSON
+ * (and so the digest) only when off. */
+static void test_git_identity(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "# nothing said\n", &e) == 0);
+	CHECK(!p.git_identity_off);
+	json_t *j = policy_to_json(&p);
+	CHECK(json_object_get(j, "git_identity") == NULL);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "git-identity off\n", &e) == 0);
+	CHECK(p.git_identity_off);
+	j = policy_to_json(&p);
+	CHECK(json_is_false(json_object_get(j, "git_identity")));
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "git-identity off\ngit-identity on\n", &e) == 0);
+	CHECK(!p.git_identity_off);
+	policy_free(&p);
+	EXPECT_ERR("git-identity\n", "t.profile:1:13: git-identity: missing argument");
+	EXPECT_ERR("git-identity no\n", "t.profile:1:14: git-identity: 'no' (expected on or off)");
+}
+
 /* `workspace read-only|read-write`: read-write unless said, the last line
  * wins, in the JSON only when read-only. */
 static void test_workspace(void)
@@ -1637,7 +1662,7 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 28);
+	CHECK(n == 29);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
@@ -1725,6 +1750,7 @@ int main(void)
 	test_freeze_timeout();
 	test_terminal_clipboard();
 	test_canary();
+	test_git_identity();
 	test_workspace();
 	test_exec_kernel();
 	test_checkpoint();

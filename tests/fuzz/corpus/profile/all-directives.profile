@@ -15,3 +15,5 @@ env set FOO=bar baz # trailing
 env set EMPTY=
 env set EQ=a=b=c
 env unset TZ
+canary off
+git-identity off

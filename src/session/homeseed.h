@@ -1,0 +1,14 @@
+/* homeseed.h - files warden writes into the sandbox's home for the
+ * session's own tools (~/.ssh/config: sshconfig.h; ~/.gitconfig with the
+ * user's git identity: src/workspace/gitident.h), added to the spec's
+ * seeds (seed.h) that sandbox init places before anything runs there. */
+#pragma once
+
+#include "../sandbox/sandbox.h"
+
+/* Add text (borrowed: it must outlive the launch) as path, relative to the
+ * home, unless text is NULL, the home binds something at path's first
+ * component (binds: the agent's state, nbinds of them), or the seeds are
+ * full. */
+void home_seed(struct sandbox_spec *s, const char *path, const char *text,
+	       const struct home_bind *binds, size_t nbinds);

@@ -1,0 +1,354 @@
+/* gitident.c - the user's git identity for the sandbox's ~/.gitconfig
+ * (gitident.h): the global configuration files read as git reads them
+ * (gitconfig.c), includes followed in place, conditions judged as git's
+ * include_by_gitdir and include_by_branch judge them. */
+#include "gitident.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/sbuf.h"
+#include "../common/util.h"
+#include "gitconfig.h"
+#include "plan.h"
+
+#define CONFIG_SIZE_MAX (1 << 20)
+#define INCLUDE_DEPTH_MAX 10 /* git's: deeper is an error there */
+#define MATCH_STEPS_MAX 100000
+
+/* ---- wildmatch ------------------------------------------------------------ */
+
+static bool same(char a, char b, bool icase)
+{
+	if (icase && a >= 'A' && a <= 'Z')
+		a = (char)(a - 'A' + 'a');
+	if (icase && b >= 'A' && b <= 'Z')
+		b = (char)(b - 'A' + 'a');
+	return a == b;
+}
+
+/* A bracket expression at p ("[...]"), for one character: its length in
+ * *len, whether c is in it; false with *len 0 when it does not close (then
+ * '[' is itself). */
+static bool bracket(const char *p, char c, bool icase, size_t *len)
+{
+	size_t i = 1;
+	if (p[i] == '!' || p[i] == '^')
+		i++;
+	if (p[i] == ']')
+		i++;
+	while (p[i] && p[i] != ']')
+		i++;
+	*len = 0;
+	if (!p[i])
+		return false;
+	*len = i + 1;
+	char cls[256], s[2] = { c, '\0' };
+	if (*len >= sizeof cls)
+		return false;
+	memcpy(cls, p, *len);
+	cls[*len] = '\0';
+	if (cls[1] == '^')
+		cls[1] = '!';
+	return c != '/' && fnmatch(cls, s, FNM_PATHNAME | (icase ? FNM_CASEFOLD : 0)) == 0;
+}
+
+/* A match's pattern (where it starts: "**" is special only after a '/'
+ * or there), its case, and the steps it has taken. */
+struct wmctx {
+	const char *p0;
+	bool icase;
+	unsigned steps;
+};
+
+static bool wm(const char *p, const char *t, struct wmctx *c);
+
+/* p at a "**" between slashes (or at an end of the pattern): the rest of
+ * the text t matched across them. */
+static bool wm_stars(const char *p, const char *t, struct wmctx *c)
+{
+	p += 2;
+	if (!*p)
+		return true; /* "**" at the end: all that is left */
+	/* "**" "/": no directory, or any number of them */
+	for (const char *s = t;; s++) {
+		if ((s == t || s[-1] == '/') && wm(p + 1, s, c))
+			return true;
+		if (!*s)
+			return false;
+	}
+}
+
+static bool wm(const char *p, const char *t, struct wmctx *c)
+{
+	for (; *p; p++, t++) {
+		if (++c->steps > MATCH_STEPS_MAX)
+			return false;
+		if (p[0] == '*' && p[1] == '*' && (p == c->p0 || p[-1] == '/') &&
+		    (p[2] == '\0' || p[2] == '/'))
+			return wm_stars(p, t, c);
+		if (*p == '*') {
+			for (const char *s = t;; s++) { /* within one component */
+				if (wm(p + 1, s, c))
+					return true;
+				if (!*s || *s == '/')
+					return false;
+			}
+		}
+		if (!*t)
+			return false;
+		size_t len = 0; /* a bracket expression's, when it closes */
+		bool in = *p == '[' && bracket(p, *t, c->icase, &len);
+		if (*p == '?') {
+			if (*t == '/')
+				return false;
+		} else if (len) {
+			if (!in)
+				return false;
+			p += len - 1;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			if (!same(*p, *t, c->icase))
+				return false;
+		}
+	}
+	return !*t;
+}
+
+bool gitident_wildmatch(const char *pattern, const char *text, bool icase)
+{
+	struct wmctx c = { .p0 = pattern, .icase = icase };
+	return wm(pattern, text, &c);
+}
+
+/* ---- the walk through the files ------------------------------------------- */
+
+struct ident {
+	char *gitdir;      /* the repository's git directory, real path ("" when none) */
+	char *gitdir_lex;  /* ... as the workspace spells it */
+	char *branch;      /* its HEAD's branch, or NULL */
+	char *name, *email;
+	unsigned depth;
+	bool broken;       /* a file git refuses: no identity from any of them */
+};
+
+struct found {
+	enum gitcfg_kind kind;
+	char *cond, *value;
+};
+
+struct found_list {
+	struct found *v;
+	size_t n, cap;
+};
+
+static void found(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value)
+{
+	struct found_list *l = ctx;
+	if (kind == GITCFG_HOOKS_PATH)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (struct found){ kind, cond ? xstrdup(cond) : NULL, xstrdup(value) };
+}
+
+static void found_free(struct found_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].cond);
+		free(l->v[i].value);
+	}
+	free(l->v);
+}
+
+/* A file's text (NULL: missing, not a regular file, too large). */
+static char *read_small(const char *path, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_SIZE_MAX)
+		return NULL;
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	ssize_t n = read(fd, buf, (size_t)st.st_size);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* A path as an include or a condition names it: "~/" and "~user/" from
+ * that home (NULL when there is none), relative to the including file's
+ * directory (dir) where rel allows. */
+static char *expand(const char *v, const char *dir, bool rel)
+{
+	if (v[0] == '~')
+		return ws_expand_user(v);
+	if (v[0] == '/' || !rel)
+		return xstrdup(v);
+	return xasprintf("%s/%s", dir, v);
+}
+
+/* includeIf's gitdir[/i]:PATTERN, as git's include_by_gitdir. */
+static bool gitdir_matches(const struct ident *id, const char *pat, const char *dir, bool icase)
+{
+	if (!id->gitdir[0])
+		return false;
+	/* "./" from the including file's directory; else relative stays so */
+	_cleanup_free_ char *p = strncmp(pat, "./", 2) == 0 ? xasprintf("%s/%s", dir, pat + 2)
+							     : expand(pat, dir, false);
+	if (!p || !*p)
+		return false;
+	_cleanup_free_ char *full = xasprintf("%s%s%s", p[0] == '/' ? "" : "**/", p,
+					      p[strlen(p) - 1] == '/' ? "**" : "");
+	return gitident_wildmatch(full, id->gitdir, icase) ||
+	       gitident_wildmatch(full, id->gitdir_lex, icase);
+}
+
+static bool cond_holds(const struct ident *id, const char *cond, const char *dir)
+{
+	if (strncmp(cond, "gitdir:", 7) == 0)
+		return gitdir_matches(id, cond + 7, dir, false);
+	if (strncmp(cond, "gitdir/i:", 9) == 0)
+		return gitdir_matches(id, cond + 9, dir, true);
+	if (strncmp(cond, "onbranch:", 9) == 0 && id->branch && cond[9]) {
+		_cleanup_free_ char *full = xasprintf("%s%s", cond + 9,
+						      cond[strlen(cond) - 1] == '/' ? "**" : "");
+		return gitident_wildmatch(full, id->branch, false);
+	}
+	return false; /* hasconfig:, or one git does not know: not judged here */
+}
+
+static void read_file(struct ident *id, const char *path);
+
+/* One file's settings, in order: an include is read where it stands. */
+static void apply(struct ident *id, const struct found_list *l, const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	for (size_t i = 0; i < l->n && !id->broken; i++) {
+		const struct found *f = &l->v[i];
+		char **to = f->kind == GITCFG_USER_NAME ? &id->name
+			  : f->kind == GITCFG_USER_EMAIL ? &id->email : NULL;
+		if (to) {
+			free(*to);
+			*to = xstrdup(f->value);
+			continue;
+		}
+		if (!*f->value || (f->kind == GITCFG_INCLUDE_IF && !cond_holds(id, f->cond, dir)))
+			continue;
+		_cleanup_free_ char *inc = expand(f->value, dir, true);
+		if (inc)
+			read_file(id, inc);
+	}
+}
+
+static void read_file(struct ident *id, const char *path)
+{
+	if (id->depth > INCLUDE_DEPTH_MAX) {
+		id->broken = true; /* git: "exceeded maximum include depth" */
+		return;
+	}
+	size_t len = 0;
+	_cleanup_free_ char *text = read_small(path, &len);
+	if (!text)
+		return;
+	struct found_list l = { 0 };
+	if (gitcfg_scan(text, len, found, &l) < 0)
+		id->broken = true;
+	id->depth++;
+	apply(id, &l, path);
+	id->depth--;
+	found_free(&l);
+}
+
+/* The workspace's git directory (ws/.git, or where a .git file points),
+ * real and as spelt; ws/.git when there is none yet, for a repository the
+ * session may make there; and the branch its HEAD names. */
+static void repo_of(struct ident *id, const char *ws)
+{
+	_cleanup_free_ char *dotgit = xasprintf("%s/.git", ws);
+	id->gitdir_lex = xstrdup(dotgit);
+	struct stat st;
+	if (lstat(dotgit, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t len = 0;
+		_cleanup_free_ char *t = read_small(dotgit, &len);
+		if (t && strncmp(t, "gitdir: ", 8) == 0) {
+			t[strcspn(t, "\r\n")] = '\0';
+			free(id->gitdir_lex);
+			id->gitdir_lex = t[8] == '/' ? xstrdup(t + 8) : xasprintf("%s/%s", ws, t + 8);
+		}
+	}
+	char real[PATH_MAX];
+	if (realpath(id->gitdir_lex, real))
+		id->gitdir = xstrdup(real);
+	else if (realpath(ws, real))
+		id->gitdir = xasprintf("%s/.git", real);
+	else
+		id->gitdir = xstrdup(id->gitdir_lex);
+	_cleanup_free_ char *head_path = xasprintf("%s/HEAD", id->gitdir);
+	size_t len = 0;
+	_cleanup_free_ char *head = read_small(head_path, &len);
+	if (head && strncmp(head, "ref: refs/heads/", 16) == 0) {
+		head[strcspn(head, "\r\n")] = '\0';
+		id->branch = xstrdup(head + 16);
+	}
+}
+
+/* v as a quoted value of git's syntax */
+static void quoted(struct sbuf *b, const char *v)
+{
+	sb_printf(b, "\"");
+	for (; *v; v++) {
+		char c = *v;
+		if (c == '\n' || c == '\t' || c == '\b' || c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : c == '\b' ? 'b' : c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"\n");
+}
+
+char *gitident_text(const char *ws)
+{
+	struct ident id = { 0 };
+	repo_of(&id, ws);
+	_cleanup_strv_ struct strv files = gitcfg_host_files(false);
+	for (size_t i = 0; i < files.n && !id.broken; i++)
+		read_file(&id, files.v[i]);
+	char *text = NULL;
+	if (!id.broken && (id.name || id.email)) {
+		struct sbuf b = { 0 };
+		sb_printf(&b, "# written by warden for this session: your git identity, as your "
+			      "global git\n# configuration gives it for this workspace, and nothing "
+			      "else of it\n# (doc/security-model.md#git-identity)\n[user]\n");
+		if (id.name) {
+			sb_printf(&b, "\tname = ");
+			quoted(&b, id.name);
+		}
+		if (id.email) {
+			sb_printf(&b, "\temail = ");
+			quoted(&b, id.email);
+		}
+		text = b.p;
+	}
+	free(id.gitdir);
+	free(id.gitdir_lex);
+	free(id.branch);
+	free(id.name);
+	free(id.email);
+	return text;
+}

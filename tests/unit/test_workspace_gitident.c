@@ -1,0 +1,188 @@
+/* test_workspace_gitident.c - unit tests of the git identity written into
+ * the sandbox's ~/.gitconfig (src/workspace/gitident.c): git's wildmatch
+ * as includeIf takes it; user.name and user.email from the global files,
+ * the last one read winning, includes read where they stand, includeIf's
+ * gitdir (also through a .git file and for a repository not made yet),
+ * gitdir/i and onbranch judged for the workspace, hasconfig never; nothing
+ * else of the configuration in the text (a credential helper, a URL
+ * rewrite); values quoted so that git reads them back as they were; none
+ * from a configuration git refuses (a bad line, includes in a loop), a
+ * FIFO where a file was expected read as nothing, without a hang. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/workspace/gitconfig.h"
+#include "src/workspace/gitident.h"
+#include "check.h"
+#include "files.h"
+
+static void put(const char *rel, const char *text)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", tmpdir, rel);
+	spit(p, text, strlen(text));
+}
+
+static char *ws_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); }
+
+static void test_wildmatch(void)
+{
+	CHECK(gitident_wildmatch("/home/u/work/**", "/home/u/work/p/.git", false));
+	CHECK(gitident_wildmatch("**/p/.git", "/a/b/p/.git", false));
+	CHECK(!gitident_wildmatch("**/p/.git", "/a/b/xp/.git", false));
+	CHECK(gitident_wildmatch("/home/u/*/.git", "/home/u/a/.git", false));
+	CHECK(!gitident_wildmatch("/home/u/*/.git", "/home/u/a/b/.git", false));
+	CHECK(gitident_wildmatch("/a/**/b", "/a/b", false));
+	CHECK(gitident_wildmatch("/a/**/b", "/a/x/y/b", false));
+	CHECK(!gitident_wildmatch("/a/?", "/a//", false));
+	CHECK(gitident_wildmatch("/a/[xy]z", "/a/yz", false));
+	CHECK(!gitident_wildmatch("/a/[!xy]z", "/a/yz", false));
+	CHECK(gitident_wildmatch("/a/[unclosed", "/a/[unclosed", false));
+	CHECK(gitident_wildmatch("/Home/U/**", "/home/u/p/.git", true));
+	CHECK(!gitident_wildmatch("/Home/U/**", "/home/u/p/.git", false));
+	CHECK(gitident_wildmatch("feat/**", "feat/x/y", false));
+	/* "**" not between slashes is one star, as in git */
+	CHECK(gitident_wildmatch("/a/x**", "/a/xyz", false));
+	CHECK(!gitident_wildmatch("/a/x**", "/a/x/yz", false));
+	/* a pattern of many stars against a long text ends, unmatched */
+	CHECK(!gitident_wildmatch("*a*a*a*a*a*a*a*a*a*a*a*a*b",
+				  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false));
+}
+
+/* What the text sets, read back with warden's own reader of git's syntax. */
+struct back {
+	char *name, *email;
+	size_t n;
+};
+
+static void back_found(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value)
+{
+	struct back *b = ctx;
+	b->n++;
+	if (kind == GITCFG_USER_NAME) {
+		free(b->name);
+		b->name = xstrdup(value);
+	} else if (kind == GITCFG_USER_EMAIL) {
+		free(b->email);
+		b->email = xstrdup(value);
+	}
+}
+
+static struct back read_back(const char *text)
+{
+	struct back b = { 0 };
+	CHECK(text && gitcfg_scan(text, strlen(text), back_found, &b) == 0);
+	return b;
+}
+
+static void back_free(struct back *b)
+{
+	free(b->name);
+	free(b->email);
+}
+
+static void test_identity(void)
+{
+	put(".gitconfig", "[user]\n\tname = Global Name\n\temail = global@example.invalid\n"
+			  "[credential]\n\thelper = store\n[url \"https://tok@example.invalid/\"]\n"
+			  "\tinsteadOf = https://example.invalid/\n"
+			  "[include]\n\tpath = extra.inc\n"
+			  "[includeIf \"gitdir:work/\"]\n\tpath = work.inc\n"
+			  "[includeIf \"onbranch:feat/\"]\n\tpath = feat.inc\n"
+			  "[includeIf \"hasconfig:remote.*.url:https://**\"]\n\tpath = has.inc\n");
+	put("extra.inc", "[user]\n\tname = \"Extra \\\"Quoted\\\" \\\\ Name\"\n");
+	put("work.inc", "[user]\n\temail = work@example.invalid\n");
+	put("feat.inc", "[user]\n\temail = feat@example.invalid\n");
+	put("has.inc", "[user]\n\temail = has@example.invalid\n");
+	_cleanup_free_ char *home = xstrdup(tmpdir);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("GIT_CONFIG_GLOBAL");
+
+	/* no repository yet, outside work/: the global values, the include's name */
+	_cleanup_free_ char *other = ws_path("other");
+	mkdir(other, 0755);
+	_cleanup_free_ char *t1 = gitident_text(other);
+	struct back b = read_back(t1);
+	CHECK_STR(b.name, "Extra \"Quoted\" \\ Name");
+	CHECK_STR(b.email, "global@example.invalid");
+	CHECK(b.n == 2);
+	CHECK(t1 && !strstr(t1, "helper") && !strstr(t1, "tok@") && !strstr(t1, "insteadOf"));
+	back_free(&b);
+
+	/* a repository under work/ (a .git not made yet counts as the one the
+	 * session may make): gitdir:work/ holds */
+	_cleanup_free_ char *work = ws_path("work");
+	_cleanup_free_ char *proj = ws_path("work/proj");
+	mkdir(work, 0755);
+	mkdir(proj, 0755);
+	_cleanup_free_ char *t2 = gitident_text(proj);
+	b = read_back(t2);
+	CHECK_STR(b.email, "work@example.invalid");
+	back_free(&b);
+
+	/* on a branch feat/...: onbranch:feat/ holds too, read after work.inc */
+	_cleanup_free_ char *dotgit = ws_path("work/proj/.git");
+	mkdir(dotgit, 0755);
+	put("work/proj/.git/HEAD", "ref: refs/heads/feat/x\n");
+	_cleanup_free_ char *t3 = gitident_text(proj);
+	b = read_back(t3);
+	CHECK_STR(b.email, "feat@example.invalid");
+	back_free(&b);
+
+	/* a worktree elsewhere whose .git file points under work/ */
+	_cleanup_free_ char *wt = ws_path("wt");
+	mkdir(wt, 0755);
+	_cleanup_free_ char *gitfile = xasprintf("gitdir: %s/work/proj/.git\n", tmpdir);
+	put("wt/.git", gitfile);
+	_cleanup_free_ char *t4 = gitident_text(wt);
+	b = read_back(t4);
+	CHECK_STR(b.email, "feat@example.invalid");
+	back_free(&b);
+
+	/* $GIT_CONFIG_GLOBAL: that file only */
+	put("only.cfg", "[user]\n\temail = only@example.invalid\n");
+	_cleanup_free_ char *only = ws_path("only.cfg");
+	setenv("GIT_CONFIG_GLOBAL", only, 1);
+	_cleanup_free_ char *t5 = gitident_text(other);
+	b = read_back(t5);
+	CHECK(b.name == NULL);
+	CHECK_STR(b.email, "only@example.invalid");
+	back_free(&b);
+	unsetenv("GIT_CONFIG_GLOBAL");
+}
+
+static void test_none(void)
+{
+	_cleanup_free_ char *other = ws_path("other");
+	/* nothing set */
+	put(".gitconfig", "[core]\n\teditor = vi\n");
+	_cleanup_free_ char *t1 = gitident_text(other);
+	CHECK(t1 == NULL);
+	/* a line git refuses, after the identity: git refuses it all */
+	put(".gitconfig", "[user]\n\tname = N\n[bad\n");
+	_cleanup_free_ char *t2 = gitident_text(other);
+	CHECK(t2 == NULL);
+	/* includes in a loop: git stops ("exceeded maximum include depth") */
+	put(".gitconfig", "[user]\n\tname = N\n[include]\n\tpath = .gitconfig\n");
+	_cleanup_free_ char *t3 = gitident_text(other);
+	CHECK(t3 == NULL);
+	/* a FIFO where the file was expected: read as nothing, at once */
+	_cleanup_free_ char *cfg = ws_path(".gitconfig");
+	unlink(cfg);
+	CHECK(mkfifo(cfg, 0600) == 0);
+	_cleanup_free_ char *t4 = gitident_text(other);
+	CHECK(t4 == NULL);
+	unlink(cfg);
+}
+
+int main(void)
+{
+	tmpdir_make("warden-gitident");
+	test_wildmatch();
+	test_identity();
+	test_none();
+	tmpdir_remove();
+	return check_status_counted("gitident");
+}
