@@ -82,6 +82,25 @@ static void back_free(struct back *b)
 	free(b->email);
 }
 
+/* The directory rel made under tmpdir; its path (malloc'd). */
+static char *mk(const char *rel)
+{
+	char *p = ws_path(rel);
+	mkdir(p, 0755);
+	return p;
+}
+
+/* The text for workspace ws sets email want (NULL: none) and name
+ * (NULL: none). */
+static void identity_is(const char *ws, const char *name, const char *email)
+{
+	_cleanup_free_ char *t = gitident_text(ws);
+	struct back b = read_back(t);
+	CHECK(name ? b.name && strcmp(b.name, name) == 0 : b.name == NULL);
+	CHECK_STR(b.email, email);
+	back_free(&b);
+}
+
 static void test_identity(void)
 {
 	put(".gitconfig", "[user]\n\tname = Global Name\n\temail = global@example.invalid\n"
@@ -113,43 +132,26 @@ static void test_identity(void)
 
 	/* a repository under work/ (a .git not made yet counts as the one the
 	 * session may make): gitdir:work/ holds */
-	_cleanup_free_ char *work = ws_path("work");
-	_cleanup_free_ char *proj = ws_path("work/proj");
-	mkdir(work, 0755);
-	mkdir(proj, 0755);
-	_cleanup_free_ char *t2 = gitident_text(proj);
-	b = read_back(t2);
-	CHECK_STR(b.email, "work@example.invalid");
-	back_free(&b);
+	const char *quoted = "Extra \"Quoted\" \\ Name";
+	_cleanup_free_ char *work = mk("work"), *proj = mk("work/proj");
+	identity_is(proj, quoted, "work@example.invalid");
 
 	/* on a branch feat/...: onbranch:feat/ holds too, read after work.inc */
-	_cleanup_free_ char *dotgit = ws_path("work/proj/.git");
-	mkdir(dotgit, 0755);
+	_cleanup_free_ char *dotgit = mk("work/proj/.git");
 	put("work/proj/.git/HEAD", "ref: refs/heads/feat/x\n");
-	_cleanup_free_ char *t3 = gitident_text(proj);
-	b = read_back(t3);
-	CHECK_STR(b.email, "feat@example.invalid");
-	back_free(&b);
+	identity_is(proj, quoted, "feat@example.invalid");
 
 	/* a worktree elsewhere whose .git file points under work/ */
-	_cleanup_free_ char *wt = ws_path("wt");
-	mkdir(wt, 0755);
+	_cleanup_free_ char *wt = mk("wt");
 	_cleanup_free_ char *gitfile = xasprintf("gitdir: %s/work/proj/.git\n", tmpdir);
 	put("wt/.git", gitfile);
-	_cleanup_free_ char *t4 = gitident_text(wt);
-	b = read_back(t4);
-	CHECK_STR(b.email, "feat@example.invalid");
-	back_free(&b);
+	identity_is(wt, quoted, "feat@example.invalid");
 
 	/* $GIT_CONFIG_GLOBAL: that file only */
 	put("only.cfg", "[user]\n\temail = only@example.invalid\n");
 	_cleanup_free_ char *only = ws_path("only.cfg");
 	setenv("GIT_CONFIG_GLOBAL", only, 1);
-	_cleanup_free_ char *t5 = gitident_text(other);
-	b = read_back(t5);
-	CHECK(b.name == NULL);
-	CHECK_STR(b.email, "only@example.invalid");
-	back_free(&b);
+	identity_is(other, NULL, "only@example.invalid");
 	unsetenv("GIT_CONFIG_GLOBAL");
 }
 
