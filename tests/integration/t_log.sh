@@ -132,6 +132,24 @@ test_log_list_show() {
 	done
 }
 
+# Logs pruned by the user (doc/audit-log.md, "How long logs are kept"):
+# each is a chain of its own, so the others still verify with one removed.
+test_log_verify_after_one_removed() {
+	local ids
+	for _ in 1 2 3; do
+		wrun -- true
+		assert_rc 0
+	done
+	mapfile -t ids < <(log_ids | tail -n 3)
+	((${#ids[@]} == 3)) || fatal "sessions logged: ${ids[*]}"
+	rm "$HOME/.local/state/warden/${ids[1]}.jsonl"
+	wardenc log verify --all
+	assert_rc 0 'verify --all with a log removed'
+	assert_out_match "^${ids[0]}: chain ok" 'the first session'
+	assert_out_match "^${ids[2]}: chain ok" 'the third session'
+	assert_out_lacks "${ids[1]}" 'the removed session'
+}
+
 test_log_verify_tampered() {
 	wrun -- sh -c '/bin/true; /bin/true; echo x | cat >/dev/null; exit 0'
 	assert_rc 0
