@@ -86,8 +86,6 @@ int pol_do_workspace(struct parser *ps, const struct line *l)
 	return 0;
 }
 
-/* `canary on|off`: decoy credentials in the agent's home (on by default;
- * the last one given counts). */
 /* `NAME on|off`: *off set or cleared (the last line counts). */
 static int on_off(struct parser *ps, const struct line *l, bool *off)
 {
@@ -102,6 +100,7 @@ static int on_off(struct parser *ps, const struct line *l, bool *off)
 	return 0;
 }
 
+/* `canary on|off`: decoy credentials in the agent's home (on by default) */
 int pol_do_canary(struct parser *ps, const struct line *l)
 {
 	return on_off(ps, l, &ps->p->canary_off);

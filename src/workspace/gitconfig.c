@@ -208,7 +208,7 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
 		enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
 		bool wanted = which(var.v, &kind);
 		if (c == '\n') {
-			if (wanted && kind <= GITCFG_INCLUDE_IF)
+			if (wanted && kind != GITCFG_USER_NAME && kind != GITCFG_USER_EMAIL)
 				return -1; /* no value: git refuses it where a path is due */
 			continue;  /* a boolean, true */
 		}

@@ -43,8 +43,10 @@ static bool bracket(const char *p, char c, bool icase, size_t *len)
 		i++;
 	if (p[i] == ']')
 		i++;
-	while (p[i] && p[i] != ']')
-		i++;
+	while (p[i] && p[i] != ']') {
+		const char *cls_end = p[i] == '[' && p[i + 1] == ':' ? strstr(p + i + 2, ":]") : NULL;
+		i = cls_end ? (size_t)(cls_end - p) + 2 : i + 1; /* "[:alpha:]" whole */
+	}
 	*len = 0;
 	if (!p[i])
 		return false;
@@ -131,7 +133,7 @@ bool gitident_wildmatch(const char *pattern, const char *text, bool icase)
 /* ---- the walk through the files ------------------------------------------- */
 
 struct ident {
-	char *gitdir;      /* the repository's git directory, real path ("" when none) */
+	char *gitdir;      /* the repository's git directory, real path (repo_of) */
 	char *gitdir_lex;  /* ... as the workspace spells it */
 	char *branch;      /* its HEAD's branch, or NULL */
 	char *name, *email;
@@ -203,8 +205,6 @@ static char *expand(const char *v, const char *dir, bool rel)
 /* includeIf's gitdir[/i]:PATTERN, as git's include_by_gitdir. */
 static bool gitdir_matches(const struct ident *id, const char *pat, const char *dir, bool icase)
 {
-	if (!id->gitdir[0])
-		return false;
 	/* "./" from the including file's directory; else relative stays so */
 	_cleanup_free_ char *p = strncmp(pat, "./", 2) == 0 ? xasprintf("%s/%s", dir, pat + 2)
 							     : expand(pat, dir, false);

@@ -39,6 +39,8 @@ static void test_wildmatch(void)
 	CHECK(gitident_wildmatch("/a/[xy]z", "/a/yz", false));
 	CHECK(!gitident_wildmatch("/a/[!xy]z", "/a/yz", false));
 	CHECK(gitident_wildmatch("/a/[unclosed", "/a/[unclosed", false));
+	CHECK(gitident_wildmatch("/a/[[:digit:]x]z", "/a/7z", false));
+	CHECK(!gitident_wildmatch("/a/[[:digit:]x]z", "/a/yz", false));
 	CHECK(gitident_wildmatch("/Home/U/**", "/home/u/p/.git", true));
 	CHECK(!gitident_wildmatch("/Home/U/**", "/home/u/p/.git", false));
 	CHECK(gitident_wildmatch("feat/**", "feat/x/y", false));
