@@ -8,15 +8,11 @@
  * the sandbox. /etc/gitconfig and the repository's own .git/config are
  * read inside as they are; a value set in the latter still wins. */
 #pragma once
-#include <stdbool.h>
 
-/* The text, or NULL when the global configuration sets neither (or
- * cannot be read: a file that is not a regular one, larger than 1 MiB, or
- * a line git refuses, after which git refuses it all). ws: the workspace,
- * absolute. */
+/* The text (malloc'd), or NULL when the global configuration sets
+ * neither, or git would refuse it whole (a line it refuses, includes
+ * nested deeper than it goes). A file missing, not a regular one (a FIFO
+ * is never opened for a read that waits) or larger than 1 MiB counts as
+ * empty. ws: the workspace, absolute. */
 char *gitident_text(const char *ws);
 
-/* git's wildmatch with WM_PATHNAME, as includeIf's gitdir and onbranch
- * take it: '*' and '?' within a path's component, "**" across them, a
- * bracket expression as fnmatch's; icase for "gitdir/i". */
-bool gitident_wildmatch(const char *pattern, const char *text, bool icase);

@@ -1,6 +1,6 @@
 /* test_workspace_gitident.c - unit tests of the git identity written into
  * the sandbox's ~/.gitconfig (src/workspace/gitident.c): git's wildmatch
- * as includeIf takes it; user.name and user.email from the global files,
+ * as includeIf takes it (src/common/wildmatch.c); user.name and user.email from the global files,
  * the last one read winning, includes read where they stand, includeIf's
  * gitdir (also through a .git file and for a repository not made yet),
  * gitdir/i and onbranch judged for the workspace, hasconfig never; nothing
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/common/wildmatch.h"
 #include "src/workspace/gitconfig.h"
 #include "src/workspace/gitident.h"
 #include "check.h"
@@ -28,27 +29,27 @@ static char *ws_path(const char *rel) { return xasprintf("%s/%s", tmpdir, rel); 
 
 static void test_wildmatch(void)
 {
-	CHECK(gitident_wildmatch("/home/u/work/**", "/home/u/work/p/.git", false));
-	CHECK(gitident_wildmatch("**/p/.git", "/a/b/p/.git", false));
-	CHECK(!gitident_wildmatch("**/p/.git", "/a/b/xp/.git", false));
-	CHECK(gitident_wildmatch("/home/u/*/.git", "/home/u/a/.git", false));
-	CHECK(!gitident_wildmatch("/home/u/*/.git", "/home/u/a/b/.git", false));
-	CHECK(gitident_wildmatch("/a/**/b", "/a/b", false));
-	CHECK(gitident_wildmatch("/a/**/b", "/a/x/y/b", false));
-	CHECK(!gitident_wildmatch("/a/?", "/a//", false));
-	CHECK(gitident_wildmatch("/a/[xy]z", "/a/yz", false));
-	CHECK(!gitident_wildmatch("/a/[!xy]z", "/a/yz", false));
-	CHECK(gitident_wildmatch("/a/[unclosed", "/a/[unclosed", false));
-	CHECK(gitident_wildmatch("/a/[[:digit:]x]z", "/a/7z", false));
-	CHECK(!gitident_wildmatch("/a/[[:digit:]x]z", "/a/yz", false));
-	CHECK(gitident_wildmatch("/Home/U/**", "/home/u/p/.git", true));
-	CHECK(!gitident_wildmatch("/Home/U/**", "/home/u/p/.git", false));
-	CHECK(gitident_wildmatch("feat/**", "feat/x/y", false));
+	CHECK(wildmatch("/home/u/work/**", "/home/u/work/p/.git", false));
+	CHECK(wildmatch("**/p/.git", "/a/b/p/.git", false));
+	CHECK(!wildmatch("**/p/.git", "/a/b/xp/.git", false));
+	CHECK(wildmatch("/home/u/*/.git", "/home/u/a/.git", false));
+	CHECK(!wildmatch("/home/u/*/.git", "/home/u/a/b/.git", false));
+	CHECK(wildmatch("/a/**/b", "/a/b", false));
+	CHECK(wildmatch("/a/**/b", "/a/x/y/b", false));
+	CHECK(!wildmatch("/a/?", "/a//", false));
+	CHECK(wildmatch("/a/[xy]z", "/a/yz", false));
+	CHECK(!wildmatch("/a/[!xy]z", "/a/yz", false));
+	CHECK(wildmatch("/a/[unclosed", "/a/[unclosed", false));
+	CHECK(wildmatch("/a/[[:digit:]x]z", "/a/7z", false));
+	CHECK(!wildmatch("/a/[[:digit:]x]z", "/a/yz", false));
+	CHECK(wildmatch("/Home/U/**", "/home/u/p/.git", true));
+	CHECK(!wildmatch("/Home/U/**", "/home/u/p/.git", false));
+	CHECK(wildmatch("feat/**", "feat/x/y", false));
 	/* "**" not between slashes is one star, as in git */
-	CHECK(gitident_wildmatch("/a/x**", "/a/xyz", false));
-	CHECK(!gitident_wildmatch("/a/x**", "/a/x/yz", false));
+	CHECK(wildmatch("/a/x**", "/a/xyz", false));
+	CHECK(!wildmatch("/a/x**", "/a/x/yz", false));
 	/* a pattern of many stars against a long text ends, unmatched */
-	CHECK(!gitident_wildmatch("*a*a*a*a*a*a*a*a*a*a*a*a*b",
+	CHECK(!wildmatch("*a*a*a*a*a*a*a*a*a*a*a*a*b",
 				  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false));
 }
 
@@ -135,11 +136,12 @@ static void test_identity(void)
 	/* a repository under work/ (a .git not made yet counts as the one the
 	 * session may make): gitdir:work/ holds */
 	const char *quoted = "Extra \"Quoted\" \\ Name";
-	_cleanup_free_ char *work = mk("work"), *proj = mk("work/proj");
+	free(mk("work"));
+	_cleanup_free_ char *proj = mk("work/proj");
 	identity_is(proj, quoted, "work@example.invalid");
 
 	/* on a branch feat/...: onbranch:feat/ holds too, read after work.inc */
-	_cleanup_free_ char *dotgit = mk("work/proj/.git");
+	free(mk("work/proj/.git"));
 	put("work/proj/.git/HEAD", "ref: refs/heads/feat/x\n");
 	identity_is(proj, quoted, "feat@example.invalid");
 
