@@ -262,6 +262,15 @@ static int lookup(const char *name, const char *path_env, const char *workspace,
 	return 0;
 }
 
+/* program's directory in front of PATH inside (once). */
+static void path_first(struct discovery *d, const char *program)
+{
+	_cleanup_free_ char *bin = xstrdup(program);
+	*strrchr(bin, '/') = '\0';
+	if (bin[0] && !strv_contains(&d->path_dirs, bin))
+		strv_push(&d->path_dirs, bin);
+}
+
 /* What discovery says it exposed for: "python3 (pyenv 3.11.7, from
  * FILE)", or the name alone. */
 static char *what_of(const char *name, const struct vm_pick *pick)
@@ -345,12 +354,8 @@ int discover_client(const char *cmd, const char *path_env, const char *workspace
 	/* the interpreter a manager picked: its bin directory first on PATH
 	 * inside, so that what it runs by name (pip, a script's `env python3`)
 	 * is the same version */
-	if (pick.program) {
-		_cleanup_free_ char *bin = xstrdup(pick.program);
-		*strrchr(bin, '/') = '\0';
-		if (!strv_contains(&d->path_dirs, bin))
-			strv_push(&d->path_dirs, bin);
-	}
+	if (pick.program)
+		path_first(d, pick.program);
 	return discover_interp(real, what, path_env, workspace, home, rhome, visible, false, d, e);
 }
 
@@ -458,8 +463,38 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
+/* The interpreters that version managers' shims on PATH stand for, as
+ * the command runs them by name inside (an agent's `python3 -m pytest`, a
+ * Makefile's `ruby`): the shims themselves cannot run there, and PATH
+ * would pass them by to the system's interpreter. Each is resolved for the
+ * workspace as a command that is a shim is (lookup): its version's tree
+ * exposed read-only, its bin first on PATH inside. A choice that does not
+ * resolve here (not installed, a name that is no version, "system", a
+ * tree refused) is left alone, without a word: the name then finds what
+ * the sandbox shows on PATH. */
+static void discover_managed(const char *path_env, const char *workspace, const char *home,
+			     const struct strv *visible, struct discovery *d)
+{
+	static const char *const names[] = { "python3", "python", "ruby", "node" };
+	char rhome_buf[PATH_MAX];
+	const char *rhome = home && realpath(home, rhome_buf) ? rhome_buf : NULL;
+	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+		_cleanup_(vm_pick_free) struct vm_pick pick = { 0 };
+		_cleanup_free_ char *found = NULL;
+		struct werr e = { 0 };
+		char real[PATH_MAX];
+		if (lookup(names[i], path_env, workspace, home, NULL, &pick, &found, &e) < 0 ||
+		    !pick.program || !realpath(pick.program, real))
+			continue;
+		_cleanup_free_ char *name = what_of(names[i], &pick);
+		_cleanup_free_ char *what = xasprintf("%s on PATH inside", name);
+		if (expose(d, real, rhome, visible, what, &e) == 0)
+			path_first(d, pick.program);
+	}
+}
+
 int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
-		 const char *home, struct discovery *d, struct werr *e)
+		 const char *home, bool managed, struct discovery *d, struct werr *e)
 {
 	discover_settle_paths(p);
 	if (!cmd)
@@ -468,6 +503,8 @@ int discover_for(struct policy *p, const char *cmd, const char *path_env, const 
 	discover_visible_roots(p, workspace, &visible);
 	if (discover_client(cmd, path_env, workspace, home, &visible, d, e) < 0)
 		return -1;
+	if (managed)
+		discover_managed(path_env, workspace, home, &visible, d);
 	discover_apply(d, cmd, p);
 	return 0;
 }

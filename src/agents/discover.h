@@ -61,7 +61,8 @@ void discover_settle_paths(struct policy *p);
 
 /* All of it for one session (or `policy show -- COMMAND`): settle the
  * profile paths, find cmd with path_env against what the sandbox shows
- * (workspace may be NULL), and add the exposures to the policy. cmd NULL:
- * only the settling. */
+ * (workspace may be NULL), with managed the interpreters version managers'
+ * shims on path_env stand for (what the command may run by name inside),
+ * and add the exposures to the policy. cmd NULL: only the settling. */
 int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
-		 const char *home, struct discovery *d, struct werr *e);
+		 const char *home, bool managed, struct discovery *d, struct werr *e);

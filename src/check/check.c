@@ -313,7 +313,7 @@ static void runner_child(const struct check_opts *o, const struct bait *b, bool 
 		struct session_opts so = {
 			.workspace = b->ws, .profile = o->profile, .argv = argv.v,
 			.self_exe = true, .no_pty = true, .exec_deny = &deny, .detect_observe = true,
-			.no_ssh_agent = true,
+			.no_ssh_agent = true, .no_managed = true,
 		};
 		struct werr se = { 0 };
 		int status = EXIT_WARDEN;

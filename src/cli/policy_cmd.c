@@ -89,7 +89,7 @@ int cmd_policy(int argc, char **argv)
 		return r;
 	struct discovery d = { 0 };
 	_cleanup_free_ char *cwd = realpath(".", NULL);
-	if (discover_for(&p, cmd, getenv("PATH"), cwd, user_home(), &d, &e) < 0) {
+	if (discover_for(&p, cmd, getenv("PATH"), cwd, user_home(), true, &d, &e) < 0) {
 		werr_print(&e);
 		agent_endpoint_free(&ag.ep);
 		policy_free(&p);

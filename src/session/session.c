@@ -254,7 +254,8 @@ static int spec_workspace(const struct session_opts *o, struct policy *pol, cons
 		return werr_set(e, 0, "--review and a read-only workspace: nothing would reach the "
 				"workspace to review (leave one out)");
 	/* The client found on the host and what it needs exposed, read-only. */
-	return discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, disc, e);
+	return discover_for(pol, o->argv[0], getenv("PATH"), s->workspace, home, !o->no_managed, disc,
+			    e);
 }
 
 /* warden's own directories (the audit log, the cache, the checkpoint

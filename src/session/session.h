@@ -42,6 +42,10 @@ struct session_opts {
 	/* no SSH agent inside whatever the profile says (`warden check`: its
 	 * bait stands in SSH_AUTH_SOCK for the user's agent) */
 	bool no_ssh_agent;
+	/* none of the interpreters version managers' shims on PATH stand for
+	 * exposed (`warden check`: its probe runs none by name, and it probes
+	 * the walls of a session with nothing exposed for its command) */
+	bool no_managed;
 	/* the detector records its alerts but never acts (`warden check`: its
 	 * probes try every wall on purpose) */
 	bool detect_observe;

@@ -305,6 +305,19 @@ except OSError as e:
     print("recv:", e)' "$2" "$3"
 }
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# path_without_shims: $PATH without the version managers' shims directories
+# (a .../shims entry: pyenv, rbenv, asdf, mise). The tests of what a session
+# shows or exposes with nothing asked run with it: with a manager's shims on
+# PATH, warden exposes the interpreter the manager picks, at its path in the
+# home (t_vmshim.sh, test_vmshim_pyenv_by_name_inside).
+path_without_shims() {
+	local d out='' IFS=:
+	for d in $PATH; do
+		[[ $d == */shims ]] || out+=${out:+:}$d
+	done
+	printf '%s' "$out"
+}
 # A name nobody else uses, for host-side markers.
 unique() { printf 'wardentest-%s-%s-%s' "$$" "$RANDOM" "$RANDOM"; }
 

@@ -3,7 +3,8 @@
 # with no flags: its version directory exposed read-only and nothing else of
 # the manager or the home; the workspace's version file, the manager's
 # variable and the global setting obeyed; `policy show -- COMMAND` says
-# which; a version name that is not one refused. pyenv and asdf are
+# which; a version name that is not one refused; an interpreter the
+# command runs by name inside resolved the same way. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -63,6 +64,30 @@ test_vmshim_pyenv() {
 	chmod 0755 "$WS/script.py"
 	PATH=$VM_PATH wrun -- ./script.py four
 	assert_out_line 'fixture pyenv 3.12.1 ./script.py four' "a script's env python3"
+}
+
+# An interpreter the command runs by name inside (an agent's `python3 -m
+# pytest`, a shell's) is the version the workspace asks for, not the
+# system's: the managers' shims on PATH are resolved for every session,
+# whatever the command; a choice that does not resolve stops nothing.
+test_vmshim_pyenv_by_name_inside() {
+	pyenv_fixture
+	echo 3.12.1 >"$WS/.python-version"
+	PATH=$VM_PATH wsh 'python3 inner; command -v python3'
+	assert_rc 0 'python3 by name inside a shell'
+	assert_out_line 'fixture pyenv 3.12.1 inner' "the workspace's version, by name inside"
+	assert_out_line "$VM_ROOT/versions/3.12.1/bin/python3" 'its bin first on PATH inside'
+	assert_out_lacks 'LEAKED' "the rest of pyenv's root is not there"
+	# what that shows of the home (the fixture's has .ssh and .aws): the
+	# way to the version's directory, and nothing beside it
+	PATH=$VM_PATH wsh "ls -A '$HOME'; echo ==; ls -A '$VM_ROOT'; echo ==; ls -A '$VM_ROOT/versions'"
+	assert_out_eq "$(printf '.pyenv\n==\nversions\n==\n3.12.1')" 'the home shows only the way to the version'
+	PATH=$VM_PATH wardenc policy show -- sh
+	assert_out_has "python3 (pyenv 3.12.1, from $WS/.python-version) on PATH inside" 'policy show says why'
+	echo 9.9 >"$WS/.python-version"
+	PATH=$VM_PATH wsh 'echo ran'
+	assert_rc 0 'a version not installed, for a command that does not run it'
+	assert_out_line 'ran'
 }
 
 test_vmshim_pyenv_refusals() {
