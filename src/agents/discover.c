@@ -463,15 +463,18 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
-/* The interpreters that version managers' shims on PATH stand for, as
- * the command runs them by name inside (an agent's `python3 -m pytest`, a
- * Makefile's `ruby`): the shims themselves cannot run there, and PATH
- * would pass them by to the system's interpreter. Each is resolved for the
- * workspace as a command that is a shim is (lookup): its version's tree
- * exposed read-only, its bin first on PATH inside. A choice that does not
- * resolve here (not installed, a name that is no version, "system", a
- * tree refused) is left alone, without a word: the name then finds what
- * the sandbox shows on PATH. */
+/* The interpreters the command runs by name inside (an agent's `python3
+ * -m pytest`, a Makefile's `ruby`, `npm test`'s `node`) as the host's PATH
+ * finds them, where the sandbox would not show them. A version manager's
+ * shim cannot run inside, and PATH would pass it by to the system's
+ * interpreter: it is resolved for the workspace as a command that is a
+ * shim is (lookup), the version's tree exposed read-only, its bin first on
+ * PATH inside. One in an install prefix in the home (nvm's
+ * ~/.nvm/versions/node/V/bin/node) has that prefix exposed read-only, at
+ * its place on PATH. A choice that does not resolve here (not installed, a
+ * name that is no version, "system", a tree refused: the home itself, a
+ * credential store) is left alone, without a word: the name then finds
+ * what the sandbox shows on PATH. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const struct strv *visible, struct discovery *d)
 {
@@ -484,11 +487,11 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 		struct werr e = { 0 };
 		char real[PATH_MAX];
 		if (lookup(names[i], path_env, workspace, home, NULL, &pick, &found, &e) < 0 ||
-		    !pick.program || !realpath(pick.program, real))
+		    !found || !realpath(found, real))
 			continue;
 		_cleanup_free_ char *name = what_of(names[i], &pick);
 		_cleanup_free_ char *what = xasprintf("%s on PATH inside", name);
-		if (expose(d, real, rhome, visible, what, &e) == 0)
+		if (expose(d, real, rhome, visible, what, &e) == 0 && pick.program)
 			path_first(d, pick.program);
 	}
 }

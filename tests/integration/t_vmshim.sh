@@ -4,7 +4,8 @@
 # the manager or the home; the workspace's version file, the manager's
 # variable and the global setting obeyed; `policy show -- COMMAND` says
 # which; a version name that is not one refused; an interpreter the
-# command runs by name inside resolved the same way. pyenv and asdf are
+# command runs by name inside resolved the same way, and nvm's node (an
+# install prefix in the home on PATH) exposed for it. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -88,6 +89,21 @@ test_vmshim_pyenv_by_name_inside() {
 	PATH=$VM_PATH wsh 'echo ran'
 	assert_rc 0 'a version not installed, for a command that does not run it'
 	assert_out_line 'ran'
+}
+
+# nvm puts a version's own bin directory on PATH, in the home: node by
+# name inside is that one, its install prefix exposed read-only, and
+# nothing else of nvm's directory.
+test_vmshim_nvm_by_name_inside() {
+	VM_ROOT=$HOME/.nvm VM_CMD=node
+	vm_version "$VM_ROOT/versions/node/v20.0.0" 'nvm v20.0.0'
+	echo 'x' >"$VM_ROOT/secret.txt"
+	PATH=$VM_ROOT/versions/node/v20.0.0/bin:$(path_without_shims) wsh "node inner; ls -A '$VM_ROOT'"
+	assert_rc 0 'node by name inside a shell'
+	assert_out_line 'fixture nvm v20.0.0 inner' "nvm's node, by name inside"
+	assert_out_lacks 'LEAKED' "the rest of nvm's directory is not there"
+	assert_out_line 'versions' "nvm's directory shows only the way to the version"
+	assert_out_lacks 'secret.txt' "nvm's directory shows only the way to the version"
 }
 
 test_vmshim_pyenv_refusals() {
