@@ -306,15 +306,17 @@ except OSError as e:
 }
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# path_without_shims: $PATH without the version managers' shims directories
-# (a .../shims entry: pyenv, rbenv, asdf, mise). The tests of what a session
-# shows or exposes with nothing asked run with it: with a manager's shims on
-# PATH, warden exposes the interpreter the manager picks, at its path in the
-# home (t_vmshim.sh, test_vmshim_pyenv_by_name_inside).
-path_without_shims() {
-	local d out='' IFS=:
+# path_without_home_tools: $PATH without what would have warden expose an
+# interpreter from the home for what a command runs by name inside
+# (t_vmshim.sh, test_vmshim_*_by_name_inside): the version managers' shims
+# directories (a .../shims entry: pyenv, rbenv, asdf, mise) and the
+# directories in the invoking user's own home (nvm's versions/node/V/bin).
+# The tests of what a session shows or exposes with nothing asked run with it.
+path_without_home_tools() {
+	local d out='' IFS=: home
+	home=$(getent passwd "$(id -u)" | cut -d: -f6)
 	for d in $PATH; do
-		[[ $d == */shims ]] || out+=${out:+:}$d
+		[[ $d == */shims || (-n $home && $home != / && $d == "$home"/*) ]] || out+=${out:+:}$d
 	done
 	printf '%s' "$out"
 }

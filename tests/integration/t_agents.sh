@@ -104,7 +104,7 @@ test_agents_credential_store_refused() {
 
 # A command on the system PATH exposes nothing; one found nowhere says so.
 test_agents_system_and_missing() {
-	PATH=$(path_without_shims) wardenc policy show -- sh
+	PATH=$(path_without_home_tools) wardenc policy show -- sh
 	assert_rc 0
 	assert_out_match '"exposed": \[\]' 'nothing exposed for sh'
 	wrun -- no-such-client-wardentest

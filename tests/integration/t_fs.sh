@@ -27,7 +27,7 @@ test_home_bait() {
 	local real_home
 	real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
 	echo 'workspace content' >readme.txt
-	PATH=$(path_without_shims) wbatch "id_rsa|read $HOME/.ssh/id_rsa" "aws|read $HOME/.aws/credentials" \
+	PATH=$(path_without_home_tools) wbatch "id_rsa|read $HOME/.ssh/id_rsa" "aws|read $HOME/.aws/credentials" \
 		"fakehome|ls $HOME" "realhome|ls ${real_home:-/nonexistent}" 'root|ls /root' \
 		'readme|read readme.txt'
 	bexpect id_rsa denied
@@ -430,7 +430,7 @@ test_unmask_profile() {
 }
 
 test_fs_layout() {
-	PATH=$(path_without_shims) wbatch 'run|ls /run' 'varrun|ls /var/run' 'mnt|ls /mnt' 'media|ls /media' 'root|ls /root' \
+	PATH=$(path_without_home_tools) wbatch 'run|ls /run' 'varrun|ls /var/run' 'mnt|ls /mnt' 'media|ls /media' 'root|ls /root' \
 		'sysrq|write /proc/sysrq-trigger' 'kcore|read /proc/kcore' 'devnull|write /dev/null' \
 		'usr|ls /usr/bin' 'tmp|write /tmp/x' 'procsys|write /proc/sys/kernel/domainname' \
 		'timerlist|read /proc/timer_list' 'comm|write /proc/self/comm'

@@ -98,7 +98,7 @@ test_vmshim_nvm_by_name_inside() {
 	VM_ROOT=$HOME/.nvm VM_CMD=node
 	vm_version "$VM_ROOT/versions/node/v20.0.0" 'nvm v20.0.0'
 	echo 'x' >"$VM_ROOT/secret.txt"
-	PATH=$VM_ROOT/versions/node/v20.0.0/bin:$(path_without_shims) wsh "node inner; ls -A '$VM_ROOT'"
+	PATH=$VM_ROOT/versions/node/v20.0.0/bin:$(path_without_home_tools) wsh "node inner; ls -A '$VM_ROOT'"
 	assert_rc 0 'node by name inside a shell'
 	assert_out_line 'fixture nvm v20.0.0 inner' "nvm's node, by name inside"
 	assert_out_lacks 'LEAKED' "the rest of nvm's directory is not there"
