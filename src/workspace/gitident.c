@@ -61,22 +61,11 @@ static void found_free(struct found_list *l)
 	free(l->v);
 }
 
-/* A file's text (NULL: missing, not a regular file, too large). */
+/* A file's text (NULL: missing, not a regular file, too large; a FIFO
+ * is refused, not waited on). */
 static char *read_small(const char *path, size_t *len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CONFIG_SIZE_MAX)
-		return NULL;
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	ssize_t n = read(fd, buf, (size_t)st.st_size);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
+	return read_regular_at(AT_FDCWD, path, 0, CONFIG_SIZE_MAX, len, NULL);
 }
 
 /* A path as an include or a condition names it: "~/" and "~user/" from
