@@ -245,14 +245,14 @@ struct strv gitcfg_host_files(bool system)
 			strv_push(&v, global);
 		return v;
 	}
-	if (home && home[0] == '/') {
-		_cleanup_free_ char *g = xasprintf("%s/.gitconfig", home);
-		strv_push(&v, g);
-	}
 	_cleanup_free_ char *x = xdg && xdg[0] == '/' ? xasprintf("%s/git/config", xdg)
 			       : home && home[0] == '/' ? xasprintf("%s/.config/git/config", home)
 			       : NULL;
 	if (x)
 		strv_push(&v, x);
+	if (home && home[0] == '/') {
+		_cleanup_free_ char *g = xasprintf("%s/.gitconfig", home);
+		strv_push(&v, g);
+	}
 	return v;
 }

@@ -36,5 +36,6 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx);
 /* The host's own git configuration files, as git finds them from warden's
  * environment, in the order it reads them: with system, $GIT_CONFIG_SYSTEM
  * or /etc/gitconfig (none with $GIT_CONFIG_NOSYSTEM); then
- * $GIT_CONFIG_GLOBAL, or ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
+ * $GIT_CONFIG_GLOBAL, or $XDG_CONFIG_HOME/git/config (~/.config/git/config)
+ * and then ~/.gitconfig, which git reads last: its values win. */
 struct strv gitcfg_host_files(bool system);

@@ -3,7 +3,8 @@
  * as includeIf takes it (src/common/wildmatch.c); user.name and user.email from the global files,
  * the last one read winning, includes read where they stand, includeIf's
  * gitdir (also through a .git file and for a repository not made yet),
- * gitdir/i and onbranch judged for the workspace, hasconfig never; nothing
+ * gitdir/i and onbranch judged for the workspace, hasconfig never;
+ * ~/.gitconfig read after $XDG_CONFIG_HOME's; nothing
  * else of the configuration in the text (a credential helper, a URL
  * rewrite); values quoted so that git reads them back as they were; none
  * from a configuration git refuses (a bad line, includes in a loop), a
@@ -159,6 +160,19 @@ static void test_identity(void)
 	unsetenv("GIT_CONFIG_GLOBAL");
 }
 
+static void test_order(void)
+{
+	_cleanup_free_ char *other = ws_path("other");
+	_cleanup_free_ char *xdg = mk("xdg");
+	free(mk("xdg/git"));
+	put("xdg/git/config", "[user]\n\temail = xdg@example.invalid\n\tname = X\n");
+	put(".gitconfig", "[user]\n\temail = home@example.invalid\n");
+	setenv("XDG_CONFIG_HOME", xdg, 1);
+	/* git reads $XDG_CONFIG_HOME/git/config, then ~/.gitconfig */
+	identity_is(other, "X", "home@example.invalid");
+	unsetenv("XDG_CONFIG_HOME");
+}
+
 static void test_none(void)
 {
 	_cleanup_free_ char *other = ws_path("other");
@@ -188,6 +202,7 @@ int main(void)
 	tmpdir_make("warden-gitident");
 	test_wildmatch();
 	test_identity();
+	test_order();
 	test_none();
 	tmpdir_remove();
 	return check_status_counted("gitident");
