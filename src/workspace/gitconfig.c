@@ -2,7 +2,8 @@
  * (config.c in git: sections "[name]", "[name "subsection"]" and the old
  * "[name.subsection]", keys on the header's line too, values with quotes,
  * escapes, continued lines and comments), for core.hooksPath, the include
- * directives and the user's identity; and where the host's own files are.
+ * directives, the user's identity and remote URLs; and where the host's
+ * own files are.
  * A line git refuses ends the scan: git then refuses the whole
  * configuration and runs nothing from it. */
 #include "gitconfig.h"
@@ -154,6 +155,9 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 		*kind = GITCFG_USER_NAME;
 	else if (strcmp(var, "user.email") == 0)
 		*kind = GITCFG_USER_EMAIL;
+	else if (strncmp(var, "remote.", 7) == 0 && strlen(var) >= 11 &&
+		 strcmp(var + strlen(var) - 4, ".url") == 0)
+		*kind = GITCFG_REMOTE_URL; /* remote.<name>.url: a subsection, maybe empty */
 	else
 		return false;
 	return true;
@@ -208,7 +212,8 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
 		enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
 		bool wanted = which(var.v, &kind);
 		if (c == '\n') {
-			if (wanted && kind != GITCFG_USER_NAME && kind != GITCFG_USER_EMAIL)
+			if (wanted && (kind == GITCFG_HOOKS_PATH || kind == GITCFG_INCLUDE ||
+				       kind == GITCFG_INCLUDE_IF))
 				return -1; /* no value: git refuses it where a path is due */
 			continue;  /* a boolean, true */
 		}

@@ -18,13 +18,15 @@ enum gitcfg_kind {
 	GITCFG_INCLUDE_IF,   /* includeIf.<condition>.path, whatever the condition */
 	GITCFG_USER_NAME,    /* user.name */
 	GITCFG_USER_EMAIL,   /* user.email */
+	GITCFG_REMOTE_URL,   /* remote.<name>.url */
 };
 
 /* Called for each of those settings, in the order they come, with the
  * value as git takes it (quotes, escapes and comments done; a NUL inside
  * ends it, as in git), and for includeIf the condition as written (NULL
  * for the others). A path without "=" (no value) is a line git refuses;
- * a user.name or user.email without one is passed over, unreported. */
+ * a user.name, user.email or remote URL without one is passed over,
+ * unreported. */
 typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value);
 
 /* Scan text (len bytes, need not be NUL-terminated): 0 when git would

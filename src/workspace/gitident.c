@@ -1,7 +1,8 @@
 /* gitident.c - the user's git identity for the sandbox's ~/.gitconfig
  * (gitident.h): the global configuration files read as git reads them
  * (gitconfig.c), includes followed in place, conditions judged as git's
- * include_by_gitdir and include_by_branch judge them (wildmatch.h). */
+ * include_by_gitdir, include_by_branch and include_by_remote_url judge
+ * them (wildmatch.h). */
 #include "gitident.h"
 
 #include <fcntl.h>
@@ -26,7 +27,10 @@ struct ident {
 	char *gitdir_lex;  /* ... as the workspace spells it */
 	char *branch;      /* its HEAD's branch, or NULL */
 	char *name, *email;
+	struct strv *urls; /* the remote URLs git's configuration names, once read */
 	unsigned depth;
+	unsigned in_cond;  /* within a file an includeIf brought in */
+	bool scan;         /* reading for remote URLs only, as git does for hasconfig: */
 	bool broken;       /* a file git refuses: no identity from any of them */
 };
 
@@ -94,7 +98,24 @@ static bool gitdir_matches(const struct ident *id, const char *pat, const char *
 	       wildmatch(full, id->gitdir_lex, icase);
 }
 
-static bool cond_holds(const struct ident *id, const char *cond, const char *dir)
+static void read_urls(struct ident *id);
+
+/* includeIf's hasconfig:remote.*.url:PATTERN, as git's include_by_remote_url:
+ * true while the URLs are being read (each such file is read then), else
+ * when one of them matches. */
+static bool url_matches(struct ident *id, const char *pat)
+{
+	if (id->scan)
+		return true;
+	if (!id->urls)
+		read_urls(id);
+	for (size_t i = 0; i < id->urls->n; i++)
+		if (wildmatch(pat, id->urls->v[i], false))
+			return true;
+	return false;
+}
+
+static bool cond_holds(struct ident *id, const char *cond, const char *dir)
 {
 	if (strncmp(cond, "gitdir:", 7) == 0)
 		return gitdir_matches(id, cond + 7, dir, false);
@@ -105,7 +126,9 @@ static bool cond_holds(const struct ident *id, const char *cond, const char *dir
 						      cond[strlen(cond) - 1] == '/' ? "**" : "");
 		return wildmatch(full, id->branch, false);
 	}
-	return false; /* hasconfig:, or one git does not know: not judged here */
+	if (strncmp(cond, "hasconfig:remote.*.url:", 23) == 0)
+		return url_matches(id, cond + 23);
+	return false; /* one git does not know: false there too */
 }
 
 static void read_file(struct ident *id, const char *path);
@@ -122,15 +145,32 @@ static void apply(struct ident *id, const struct found_list *l, const char *path
 		char **to = f->kind == GITCFG_USER_NAME ? &id->name
 			  : f->kind == GITCFG_USER_EMAIL ? &id->email : NULL;
 		if (to) {
-			free(*to);
-			*to = xstrdup(f->value);
+			if (!id->scan) {
+				free(*to);
+				*to = xstrdup(f->value);
+			}
 			continue;
 		}
-		if (!*f->value || (f->kind == GITCFG_INCLUDE_IF && !cond_holds(id, f->cond, dir)))
+		if (f->kind == GITCFG_REMOTE_URL) {
+			/* git, reading for hasconfig:, dies at a URL a conditional
+			 * include brought in: "remote URLs cannot be configured in
+			 * file directly or indirectly included by
+			 * includeIf.hasconfig:remote.*.url" */
+			if (id->scan && id->in_cond)
+				id->broken = true;
+			else if (id->scan)
+				strv_push(id->urls, f->value);
+			continue;
+		}
+		bool cond = f->kind == GITCFG_INCLUDE_IF;
+		if (!*f->value || (cond && !cond_holds(id, f->cond, dir)))
 			continue;
 		_cleanup_free_ char *inc = expand(f->value, dir, true);
-		if (inc)
-			read_file(id, inc);
+		if (!inc)
+			continue;
+		id->in_cond += cond;
+		read_file(id, inc);
+		id->in_cond -= cond;
 	}
 }
 
@@ -186,6 +226,49 @@ static void repo_of(struct ident *id, const char *ws)
 	}
 }
 
+/* The repository's own configuration (its common directory's, for a
+ * worktree), for its remotes only: its includes are not followed, since
+ * the sandbox may have written it. */
+static void local_urls(struct ident *id)
+{
+	_cleanup_free_ char *cd_path = xasprintf("%s/commondir", id->gitdir);
+	size_t len = 0;
+	_cleanup_free_ char *cd = read_small(cd_path, &len);
+	_cleanup_free_ char *common = NULL;
+	if (cd) {
+		cd[strcspn(cd, "\r\n")] = '\0';
+		common = cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", id->gitdir, cd);
+	}
+	_cleanup_free_ char *path = xasprintf("%s/config", common ? common : id->gitdir);
+	_cleanup_free_ char *text = read_small(path, &len);
+	if (!text)
+		return;
+	struct found_list l = { 0 };
+	if (gitcfg_scan(text, len, found, &l) < 0)
+		id->broken = true;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.v[i].kind == GITCFG_REMOTE_URL)
+			strv_push(id->urls, l.v[i].value);
+	found_free(&l);
+}
+
+/* Every remote URL git's configuration names for the repository, read as
+ * git reads them the first time a hasconfig: condition is asked: the
+ * system's, the global files', the repository's; conditions other than
+ * hasconfig: judged, hasconfig:'s files read whatever they say. */
+static void read_urls(struct ident *id)
+{
+	id->urls = xcalloc(1, sizeof *id->urls);
+	struct ident scan = { .gitdir = id->gitdir, .gitdir_lex = id->gitdir_lex,
+			      .branch = id->branch, .urls = id->urls, .scan = true };
+	_cleanup_strv_ struct strv files = gitcfg_host_files(true);
+	for (size_t i = 0; i < files.n && !scan.broken; i++)
+		read_file(&scan, files.v[i]);
+	if (!scan.broken)
+		local_urls(&scan);
+	id->broken |= scan.broken;
+}
+
 /* v as a quoted value of git's syntax */
 static void quoted(struct sbuf *b, const char *v)
 {
@@ -228,5 +311,9 @@ char *gitident_text(const char *ws)
 	free(id.branch);
 	free(id.name);
 	free(id.email);
+	if (id.urls) {
+		strv_free(id.urls);
+		free(id.urls);
+	}
 	return text;
 }

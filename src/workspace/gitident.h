@@ -2,7 +2,9 @@
  * user.email as the host's git would take them from the user's global
  * configuration for the workspace's repository (gitcfg_host_files: its
  * files and what they include, includeIf's gitdir and onbranch conditions
- * judged for the repository at the workspace's top), as the text of the
+ * judged for the repository at the workspace's top, hasconfig:remote.*.url
+ * against the remote URLs of the system's, the global and the repository's
+ * files, the last without its includes), as the text of the
  * sandbox's ~/.gitconfig. Nothing else of that configuration is in it: no
  * credential helper, URL rewrite, signing key, alias or hook path enters
  * the sandbox. /etc/gitconfig and the repository's own .git/config are
@@ -11,7 +13,8 @@
 
 /* The text (malloc'd), or NULL when the global configuration sets
  * neither, or git would refuse it whole (a line it refuses, includes
- * nested deeper than it goes). A file missing, not a regular one (a FIFO
+ * nested deeper than it goes, a remote URL in a file an includeIf
+ * brought in once a hasconfig: condition is asked). A file missing, not a regular one (a FIFO
  * is never opened for a read that waits) or larger than 1 MiB counts as
  * empty. ws: the workspace, absolute. */
 char *gitident_text(const char *ws);

@@ -1,7 +1,8 @@
 # t_gitident.sh - the user's git identity inside (src/workspace/gitident.h):
 # a commit made in the sandbox takes user.name and user.email as the host's
 # git would take them for the workspace (the global file, what it
-# includes, includeIf's gitdir), from a ~/.gitconfig warden writes with
+# includes, includeIf's gitdir and hasconfig:remote.*.url), from a
+# ~/.gitconfig warden writes with
 # nothing else of that configuration in it (no credential helper, no URL
 # rewrite holding a token); a value the repository sets still wins; with
 # none set on the host, or `git-identity off` in a profile, there is no
@@ -29,6 +30,27 @@ test_gitident_commit_takes_host_identity() {
 	# the commit is on the host's repository, the user's
 	[[ $(gi_host_git log -1 --format='%an <%ae> %s') == 'Host Person <ws@example.invalid> inside' ]] ||
 		fail "the host sees: $(gi_host_git log -1 --format='%an <%ae> %s' 2>&1)"
+}
+
+test_gitident_hasconfig_remote_url() {
+	have git || skip 'git not installed'
+	printf '[user]\n\tname = Host Person\n\temail = host@example.invalid\n[includeIf "hasconfig:remote.*.url:https://work.example.invalid/**"]\n\tpath = work.inc\n' >"$HOME/.gitconfig"
+	printf '[user]\n\temail = work@example.invalid\n' >"$HOME/work.inc"
+	git init -q . && git remote add origin https://work.example.invalid/org/repo.git || fatal 'git init failed'
+	# the host's git picks the included email for this repository ...
+	[[ $(gi_host_git config user.email) == work@example.invalid ]] ||
+		fatal "the host's git gives $(gi_host_git config user.email 2>&1)"
+	# ... and so does the sandbox's, from warden's ~/.gitconfig
+	wsh 'git config user.email; cat ~/.gitconfig'
+	assert_rc 0
+	assert_out_line 'work@example.invalid'
+	assert_out_lacks 'hasconfig' 'the condition itself reached the sandbox'
+	# another remote: the global email on both sides
+	git remote set-url origin https://other.example.invalid/org/repo.git
+	[[ $(gi_host_git config user.email) == host@example.invalid ]] ||
+		fatal "the host's git gives $(gi_host_git config user.email 2>&1)"
+	wsh 'git config user.email'
+	assert_out_line 'host@example.invalid'
 }
 
 test_gitident_repository_value_wins() {

@@ -3,8 +3,11 @@
  * as includeIf takes it (src/common/wildmatch.c); user.name and user.email from the global files,
  * the last one read winning, includes read where they stand, includeIf's
  * gitdir (also through a .git file and for a repository not made yet),
- * gitdir/i and onbranch judged for the workspace, hasconfig never;
- * ~/.gitconfig read after $XDG_CONFIG_HOME's; nothing
+ * gitdir/i and onbranch judged for the workspace, hasconfig:remote.*.url
+ * against the remote URLs of the system's, the global and the repository's
+ * files (a worktree's from its common directory; the repository's own
+ * includes not followed), a URL a conditional include brings in refused
+ * as git refuses it; ~/.gitconfig read after $XDG_CONFIG_HOME's; nothing
  * else of the configuration in the text (a credential helper, a URL
  * rewrite); values quoted so that git reads them back as they were; none
  * from a configuration git refuses (a bad line, includes in a loop), a
@@ -173,6 +176,79 @@ static void test_order(void)
 	unsetenv("XDG_CONFIG_HOME");
 }
 
+static void test_hasconfig(void)
+{
+	put(".gitconfig", "[user]\n\temail = global@example.invalid\n"
+			  "[includeIf \"hasconfig:remote.*.url:https://work.example/**\"]\n"
+			  "\tpath = work.inc\n");
+	put("work.inc", "[user]\n\temail = work@example.invalid\n");
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	_cleanup_free_ char *hc = mk("hc");
+	free(mk("hc/.git"));
+	/* no remote: the condition does not hold */
+	identity_is(hc, NULL, "global@example.invalid");
+	/* the repository's remote matches */
+	put("hc/.git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n"
+			      "\turl = https://work.example/org/r.git\n");
+	identity_is(hc, NULL, "work@example.invalid");
+	/* the same host in scp's form does not match https:// */
+	put("hc/.git/config", "[remote \"origin\"]\n\turl = git@work.example:org/r.git\n");
+	identity_is(hc, NULL, "global@example.invalid");
+	/* a worktree: the common directory's configuration */
+	put("hc/.git/config", "[remote \"up\"]\n\turl = https://work.example/a/b\n");
+	free(mk("hc/.git/worktrees"));
+	free(mk("hc/.git/worktrees/w"));
+	put("hc/.git/worktrees/w/commondir", "../..\n");
+	_cleanup_free_ char *wt = mk("wt2");
+	_cleanup_free_ char *gitfile = xasprintf("gitdir: %s/hc/.git/worktrees/w\n", tmpdir);
+	put("wt2/.git", gitfile);
+	identity_is(wt, NULL, "work@example.invalid");
+	/* the repository's own includes are not followed for its remotes */
+	_cleanup_free_ char *inc = xasprintf("[include]\n\tpath = %s/urls.inc\n", tmpdir);
+	put("hc/.git/config", inc);
+	put("urls.inc", "[remote \"o\"]\n\turl = https://work.example/x\n");
+	identity_is(hc, NULL, "global@example.invalid");
+	/* ... the global file's are, and the system's file counts */
+	put("hc/.git/config", "[core]\n\tbare = false\n");
+	put(".gitconfig", "[user]\n\temail = global@example.invalid\n"
+			  "[includeIf \"hasconfig:remote.*.url:https://work.example/**\"]\n"
+			  "\tpath = work.inc\n[include]\n\tpath = urls.inc\n");
+	identity_is(hc, NULL, "work@example.invalid");
+	put(".gitconfig", "[user]\n\temail = global@example.invalid\n"
+			  "[includeIf \"hasconfig:remote.*.url:https://work.example/**\"]\n"
+			  "\tpath = work.inc\n");
+	identity_is(hc, NULL, "global@example.invalid");
+	_cleanup_free_ char *sys = ws_path("urls.inc");
+	setenv("GIT_CONFIG_SYSTEM", sys, 1);
+	unsetenv("GIT_CONFIG_NOSYSTEM");
+	identity_is(hc, NULL, "work@example.invalid");
+	unsetenv("GIT_CONFIG_SYSTEM");
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	/* a URL in a file an includeIf brings in: git dies reading them */
+	put("hc/.git/config", "[remote \"origin\"]\n\turl = https://work.example/r\n");
+	put("work.inc", "[user]\n\temail = work@example.invalid\n[remote \"z\"]\n\turl = https://z/\n");
+	_cleanup_free_ char *t1 = gitident_text(hc);
+	CHECK(t1 == NULL);
+	put("work.inc", "[user]\n\temail = work@example.invalid\n");
+	_cleanup_free_ char *gi = xasprintf("[user]\n\temail = global@example.invalid\n"
+					    "[includeIf \"hasconfig:remote.*.url:https://work.example/**\"]\n"
+					    "\tpath = work.inc\n[includeIf \"gitdir:%s/hc/\"]\n\tpath = g.inc\n",
+					    tmpdir);
+	put(".gitconfig", gi);
+	put("g.inc", "[remote \"g\"]\n\turl = https://g/\n");
+	_cleanup_free_ char *t2 = gitident_text(hc);
+	CHECK(t2 == NULL);
+	/* ... and not when that include's condition does not hold */
+	_cleanup_free_ char *other = ws_path("other");
+	identity_is(other, NULL, "global@example.invalid");
+	put("g.inc", "[core]\n\tbare = false\n");
+	identity_is(hc, NULL, "work@example.invalid");
+	/* a remote URL without a value is passed over */
+	put("hc/.git/config", "[remote \"b\"]\n\turl\n");
+	identity_is(hc, NULL, "global@example.invalid");
+	unsetenv("GIT_CONFIG_NOSYSTEM");
+}
+
 static void test_none(void)
 {
 	_cleanup_free_ char *other = ws_path("other");
@@ -203,6 +279,7 @@ int main(void)
 	test_wildmatch();
 	test_identity();
 	test_order();
+	test_hasconfig();
 	test_none();
 	tmpdir_remove();
 	return check_status_counted("gitident");
