@@ -103,7 +103,8 @@ static int open_dir(const char *dir, struct werr *e)
 	if (!dir[0])
 		return werr_set(e, EINVAL, "empty audit log directory");
 	if (mkdir_p(dir, 0700, &created) < 0)
-		return werr_errno(e, "cannot create audit log directory %s", dir);
+		return werr_errno(e, "cannot create audit log directory %s (give warden a state "
+				  "directory it can write: XDG_STATE_HOME)", dir);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		struct stat lst;

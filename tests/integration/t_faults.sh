@@ -93,6 +93,17 @@ test_fault_log_dir_removed() {
 	[[ $ERR != *"Input/output error"* ]] || fail "the message ends in a bare errno: $(excerpt "$ERR")"
 }
 
+# warden's state directory is a file: nothing runs, and the message names
+# the variable the user can change, not only the errno.
+test_fault_state_dir_is_a_file() {
+	: >"$T_TMP/state-file"
+	XDG_STATE_HOME=$T_TMP/state-file wsh 'echo ran'
+	assert_rc 125 'no place for the log'
+	assert_out_lacks ran 'the command ran without a log'
+	[[ $ERR == *"$T_TMP/state-file/warden"* && $ERR == *XDG_STATE_HOME* ]] ||
+		fail "the message does not name the directory and XDG_STATE_HOME: $(excerpt "$ERR")"
+}
+
 # The workspace removed from the host while the session runs: the session
 # ends as its command did, the user is told once, in words (not a walk's
 # bare ENOENT, not a crash, not a checkpoint `warden undo` would need
