@@ -2,7 +2,7 @@
  * (config.c in git: sections "[name]", "[name "subsection"]" and the old
  * "[name.subsection]", keys on the header's line too, values with quotes,
  * escapes, continued lines and comments), for core.hooksPath, the include
- * directives, the user's identity and remote URLs; and where the host's
+ * directives, the user's identity, init.defaultBranch and remote URLs; and where the host's
  * own files are.
  * A line git refuses ends the scan: git then refuses the whole
  * configuration and runs nothing from it. */
@@ -155,6 +155,8 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 		*kind = GITCFG_USER_NAME;
 	else if (strcmp(var, "user.email") == 0)
 		*kind = GITCFG_USER_EMAIL;
+	else if (strcmp(var, "init.defaultbranch") == 0)
+		*kind = GITCFG_INIT_BRANCH;
 	else if (strncmp(var, "remote.", 7) == 0 && strlen(var) >= 11 &&
 		 strcmp(var + strlen(var) - 4, ".url") == 0)
 		*kind = GITCFG_REMOTE_URL; /* remote.<name>.url: a subsection, maybe empty */

@@ -1,8 +1,11 @@
 /* gitconfig.h - reading a git configuration file's text the way git's own
  * parser does, for the settings that decide where the host's git finds
  * code to run: core.hooksPath, and the files it includes (include.path,
- * includeIf.<condition>.path) that can set it; and for the identity a
- * commit takes (user.name, user.email: src/session/gitident.h). Text only:
+ * includeIf.<condition>.path) that can set it; and for what the
+ * sandbox's ~/.gitconfig carries (src/workspace/gitident.h): the identity
+ * a commit takes (user.name, user.email), the branch a new repository
+ * starts on (init.defaultBranch), and the remote URLs includeIf's
+ * hasconfig: condition asks about. Text only:
  * following the includes, and what is protected for them, is
  * src/workspace/gitprotect.c; which files the host's git reads is
  * gitcfg_host_files. */
@@ -19,14 +22,15 @@ enum gitcfg_kind {
 	GITCFG_USER_NAME,    /* user.name */
 	GITCFG_USER_EMAIL,   /* user.email */
 	GITCFG_REMOTE_URL,   /* remote.<name>.url */
+	GITCFG_INIT_BRANCH,  /* init.defaultBranch */
 };
 
 /* Called for each of those settings, in the order they come, with the
  * value as git takes it (quotes, escapes and comments done; a NUL inside
  * ends it, as in git), and for includeIf the condition as written (NULL
  * for the others). A path without "=" (no value) is a line git refuses;
- * a user.name, user.email or remote URL without one is passed over,
- * unreported. */
+ * a user.name, user.email, init.defaultBranch or remote URL without one
+ * is passed over, unreported. */
 typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value);
 
 /* Scan text (len bytes, need not be NUL-terminated): 0 when git would

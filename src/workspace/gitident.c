@@ -1,8 +1,8 @@
-/* gitident.c - the user's git identity for the sandbox's ~/.gitconfig
- * (gitident.h): the global configuration files read as git reads them
- * (gitconfig.c), includes followed in place, conditions judged as git's
- * include_by_gitdir, include_by_branch and include_by_remote_url judge
- * them (wildmatch.h). */
+/* gitident.c - the user's git identity (and init.defaultBranch) for the
+ * sandbox's ~/.gitconfig (gitident.h): the global configuration files read
+ * as git reads them (gitconfig.c), includes followed in place, conditions
+ * judged as git's include_by_gitdir, include_by_branch and
+ * include_by_remote_url judge them (wildmatch.h). */
 #include "gitident.h"
 
 #include <fcntl.h>
@@ -27,6 +27,7 @@ struct ident {
 	char *gitdir_lex;  /* ... as the workspace spells it */
 	char *branch;      /* its HEAD's branch, or NULL */
 	char *name, *email;
+	char *init_branch; /* init.defaultBranch */
 	struct strv *urls; /* the remote URLs git's configuration names, once read */
 	unsigned depth;
 	unsigned in_cond;  /* within a file an includeIf brought in */
@@ -143,7 +144,8 @@ static void apply(struct ident *id, const struct found_list *l, const char *path
 	for (size_t i = 0; i < l->n && !id->broken; i++) {
 		const struct found *f = &l->v[i];
 		char **to = f->kind == GITCFG_USER_NAME ? &id->name
-			  : f->kind == GITCFG_USER_EMAIL ? &id->email : NULL;
+			  : f->kind == GITCFG_USER_EMAIL ? &id->email
+			  : f->kind == GITCFG_INIT_BRANCH ? &id->init_branch : NULL;
 		if (to) {
 			if (!id->scan) {
 				free(*to);
@@ -283,6 +285,30 @@ static void quoted(struct sbuf *b, const char *v)
 	sb_printf(b, "\"\n");
 }
 
+/* The file's text: the values found, under their sections. */
+static char *ident_text(const struct ident *id)
+{
+	struct sbuf b = { 0 };
+	sb_printf(&b, "# written by warden for this session: your git identity and default "
+		      "branch,\n# as your global git configuration gives them for this "
+		      "workspace, and nothing\n# else of it (doc/security-model.md#git-identity)\n");
+	if (id->name || id->email)
+		sb_printf(&b, "[user]\n");
+	if (id->name) {
+		sb_printf(&b, "\tname = ");
+		quoted(&b, id->name);
+	}
+	if (id->email) {
+		sb_printf(&b, "\temail = ");
+		quoted(&b, id->email);
+	}
+	if (id->init_branch) {
+		sb_printf(&b, "[init]\n\tdefaultBranch = ");
+		quoted(&b, id->init_branch);
+	}
+	return b.p;
+}
+
 char *gitident_text(const char *ws)
 {
 	struct ident id = { 0 };
@@ -290,27 +316,13 @@ char *gitident_text(const char *ws)
 	_cleanup_strv_ struct strv files = gitcfg_host_files(false);
 	for (size_t i = 0; i < files.n && !id.broken; i++)
 		read_file(&id, files.v[i]);
-	char *text = NULL;
-	if (!id.broken && (id.name || id.email)) {
-		struct sbuf b = { 0 };
-		sb_printf(&b, "# written by warden for this session: your git identity, as your "
-			      "global git\n# configuration gives it for this workspace, and nothing "
-			      "else of it\n# (doc/security-model.md#git-identity)\n[user]\n");
-		if (id.name) {
-			sb_printf(&b, "\tname = ");
-			quoted(&b, id.name);
-		}
-		if (id.email) {
-			sb_printf(&b, "\temail = ");
-			quoted(&b, id.email);
-		}
-		text = b.p;
-	}
+	char *text = !id.broken && (id.name || id.email || id.init_branch) ? ident_text(&id) : NULL;
 	free(id.gitdir);
 	free(id.gitdir_lex);
 	free(id.branch);
 	free(id.name);
 	free(id.email);
+	free(id.init_branch);
 	if (id.urls) {
 		strv_free(id.urls);
 		free(id.urls);

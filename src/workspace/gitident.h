@@ -1,21 +1,22 @@
-/* gitident.h - the identity a commit made inside takes: user.name and
- * user.email as the host's git would take them from the user's global
- * configuration for the workspace's repository (gitcfg_host_files: its
- * files and what they include, includeIf's gitdir and onbranch conditions
- * judged for the repository at the workspace's top, hasconfig:remote.*.url
- * against the remote URLs of the system's, the global and the repository's
- * files, the last without its includes), as the text of the
- * sandbox's ~/.gitconfig. Nothing else of that configuration is in it: no
- * credential helper, URL rewrite, signing key, alias or hook path enters
- * the sandbox. /etc/gitconfig and the repository's own .git/config are
- * read inside as they are; a value set in the latter still wins. */
+/* gitident.h - the identity a commit made inside takes, and the branch a
+ * repository made inside starts on: user.name, user.email and
+ * init.defaultBranch as the host's git would take them from the user's
+ * global configuration for the workspace's repository (gitcfg_host_files:
+ * its files and what they include, includeIf's gitdir and onbranch
+ * conditions judged for the repository at the workspace's top,
+ * hasconfig:remote.*.url against the remote URLs of the system's, the
+ * global and the repository's files, the last without its includes), as
+ * the text of the sandbox's ~/.gitconfig. Nothing else of that
+ * configuration is in it: no credential helper, URL rewrite, signing key,
+ * alias or hook path enters the sandbox. /etc/gitconfig and the
+ * repository's own .git/config are read inside as they are; a value set
+ * in the latter still wins. */
 #pragma once
 
-/* The text (malloc'd), or NULL when the global configuration sets
- * neither, or git would refuse it whole (a line it refuses, includes
- * nested deeper than it goes, a remote URL in a file an includeIf
- * brought in once a hasconfig: condition is asked). A file missing, not a regular one (a FIFO
- * is never opened for a read that waits) or larger than 1 MiB counts as
- * empty. ws: the workspace, absolute. */
+/* The text (malloc'd), or NULL when the global configuration sets none
+ * of them, or git would refuse it whole (a line it refuses, includes
+ * nested deeper than it goes, a remote URL in a file an includeIf brought
+ * in once a hasconfig: condition is asked). A file missing, not a regular
+ * one (a FIFO is never opened for a read that waits) or larger than 1 MiB
+ * counts as empty. ws: the workspace, absolute. */
 char *gitident_text(const char *ws);
-

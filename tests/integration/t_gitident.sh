@@ -1,12 +1,12 @@
 # t_gitident.sh - the user's git identity inside (src/workspace/gitident.h):
 # a commit made in the sandbox takes user.name and user.email as the host's
 # git would take them for the workspace (the global file, what it
-# includes, includeIf's gitdir and hasconfig:remote.*.url), from a
-# ~/.gitconfig warden writes with
-# nothing else of that configuration in it (no credential helper, no URL
-# rewrite holding a token); a value the repository sets still wins; with
-# none set on the host, or `git-identity off` in a profile, there is no
-# ~/.gitconfig inside.
+# includes, includeIf's gitdir and hasconfig:remote.*.url), and a
+# repository made there starts on init.defaultBranch, from a ~/.gitconfig
+# warden writes with nothing else of that configuration in it (no
+# credential helper, no URL rewrite holding a token); a value the
+# repository sets still wins; with none set on the host, or `git-identity
+# off` in a profile, there is no ~/.gitconfig inside.
 # shellcheck shell=bash
 
 # gi_host_git ARGS...: git as the host runs it on the workspace: none of
@@ -30,6 +30,17 @@ test_gitident_commit_takes_host_identity() {
 	# the commit is on the host's repository, the user's
 	[[ $(gi_host_git log -1 --format='%an <%ae> %s') == 'Host Person <ws@example.invalid> inside' ]] ||
 		fail "the host sees: $(gi_host_git log -1 --format='%an <%ae> %s' 2>&1)"
+}
+
+# a repository the agent makes starts on the branch the user's git would
+# start it on (init.defaultBranch), without git's long hint about it
+test_gitident_default_branch() {
+	have git || skip 'git not installed'
+	printf '[init]\n\tdefaultBranch = trunk\n' >"$HOME/.gitconfig"
+	wsh 'git init fresh 2>&1; git -C fresh symbolic-ref HEAD'
+	assert_rc 0 'git init inside'
+	assert_out_line 'refs/heads/trunk'
+	assert_out_lacks 'hint:' "git's hint about the initial branch's name"
 }
 
 test_gitident_hasconfig_remote_url() {

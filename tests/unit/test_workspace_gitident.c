@@ -1,9 +1,10 @@
 /* test_workspace_gitident.c - unit tests of the git identity written into
  * the sandbox's ~/.gitconfig (src/workspace/gitident.c): git's wildmatch
- * as includeIf takes it (src/common/wildmatch.c); user.name and user.email from the global files,
- * the last one read winning, includes read where they stand, includeIf's
- * gitdir (also through a .git file and for a repository not made yet),
- * gitdir/i and onbranch judged for the workspace, hasconfig:remote.*.url
+ * as includeIf takes it (src/common/wildmatch.c); user.name, user.email
+ * and init.defaultBranch (alone too) from the global files, the last one
+ * read winning, includes read where they stand, includeIf's gitdir (also
+ * through a .git file and for a repository not made yet), gitdir/i and
+ * onbranch judged for the workspace, hasconfig:remote.*.url
  * against the remote URLs of the system's, the global and the repository's
  * files (a worktree's from its common directory; the repository's own
  * includes not followed), a URL a conditional include brings in refused
@@ -59,7 +60,7 @@ static void test_wildmatch(void)
 
 /* What the text sets, read back with warden's own reader of git's syntax. */
 struct back {
-	char *name, *email;
+	char *name, *email, *init;
 	size_t n;
 };
 
@@ -73,6 +74,9 @@ static void back_found(void *ctx, enum gitcfg_kind kind, const char *cond, const
 	} else if (kind == GITCFG_USER_EMAIL) {
 		free(b->email);
 		b->email = xstrdup(value);
+	} else if (kind == GITCFG_INIT_BRANCH) {
+		free(b->init);
+		b->init = xstrdup(value);
 	}
 }
 
@@ -87,6 +91,7 @@ static void back_free(struct back *b)
 {
 	free(b->name);
 	free(b->email);
+	free(b->init);
 }
 
 /* The directory rel made under tmpdir; its path (malloc'd). */
@@ -111,7 +116,7 @@ static void identity_is(const char *ws, const char *name, const char *email)
 static void test_identity(void)
 {
 	put(".gitconfig", "[user]\n\tname = Global Name\n\temail = global@example.invalid\n"
-			  "[credential]\n\thelper = store\n[url \"https://tok@example.invalid/\"]\n"
+			  "[init]\n\tdefaultBranch = trunk\n[credential]\n\thelper = store\n[url \"https://tok@example.invalid/\"]\n"
 			  "\tinsteadOf = https://example.invalid/\n"
 			  "[include]\n\tpath = extra.inc\n"
 			  "[includeIf \"gitdir:work/\"]\n\tpath = work.inc\n"
@@ -133,7 +138,8 @@ static void test_identity(void)
 	struct back b = read_back(t1);
 	CHECK_STR(b.name, "Extra \"Quoted\" \\ Name");
 	CHECK_STR(b.email, "global@example.invalid");
-	CHECK(b.n == 2);
+	CHECK_STR(b.init, "trunk");
+	CHECK(b.n == 3);
 	CHECK(t1 && !strstr(t1, "helper") && !strstr(t1, "tok@") && !strstr(t1, "insteadOf"));
 	back_free(&b);
 
@@ -252,6 +258,13 @@ static void test_hasconfig(void)
 static void test_none(void)
 {
 	_cleanup_free_ char *other = ws_path("other");
+	/* init.defaultBranch alone: a file with that, and no [user] */
+	put(".gitconfig", "[init]\n\tdefaultbranch = main\n");
+	_cleanup_free_ char *t0 = gitident_text(other);
+	struct back b = read_back(t0);
+	CHECK_STR(b.init, "main");
+	CHECK(b.n == 1 && t0 && !strstr(t0, "[user]"));
+	back_free(&b);
 	/* nothing set */
 	put(".gitconfig", "[core]\n\teditor = vi\n");
 	_cleanup_free_ char *t1 = gitident_text(other);
