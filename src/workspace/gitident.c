@@ -176,19 +176,28 @@ static void apply(struct ident *id, const struct found_list *l, const char *path
 	}
 }
 
+/* The settings of the file at path in *l, in order; false when there is
+ * no such file to read. A line git refuses marks the identity broken. */
+static bool scan_file(struct ident *id, const char *path, struct found_list *l)
+{
+	size_t len = 0;
+	_cleanup_free_ char *text = read_small(path, &len);
+	if (!text)
+		return false;
+	if (gitcfg_scan(text, len, found, l) < 0)
+		id->broken = true;
+	return true;
+}
+
 static void read_file(struct ident *id, const char *path)
 {
 	if (id->depth > INCLUDE_DEPTH_MAX) {
 		id->broken = true; /* git: "exceeded maximum include depth" */
 		return;
 	}
-	size_t len = 0;
-	_cleanup_free_ char *text = read_small(path, &len);
-	if (!text)
-		return;
 	struct found_list l = { 0 };
-	if (gitcfg_scan(text, len, found, &l) < 0)
-		id->broken = true;
+	if (!scan_file(id, path, &l))
+		return;
 	id->depth++;
 	apply(id, &l, path);
 	id->depth--;
@@ -242,12 +251,9 @@ static void local_urls(struct ident *id)
 		common = cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", id->gitdir, cd);
 	}
 	_cleanup_free_ char *path = xasprintf("%s/config", common ? common : id->gitdir);
-	_cleanup_free_ char *text = read_small(path, &len);
-	if (!text)
-		return;
 	struct found_list l = { 0 };
-	if (gitcfg_scan(text, len, found, &l) < 0)
-		id->broken = true;
+	if (!scan_file(id, path, &l))
+		return;
 	for (size_t i = 0; i < l.n; i++)
 		if (l.v[i].kind == GITCFG_REMOTE_URL)
 			strv_push(id->urls, l.v[i].value);
