@@ -2,10 +2,9 @@
  * (config.c in git: sections "[name]", "[name "subsection"]" and the old
  * "[name.subsection]", keys on the header's line too, values with quotes,
  * escapes, continued lines and comments), for core.hooksPath, the include
- * directives, the user's identity, init.defaultBranch and remote URLs; and where the host's
- * own files are.
- * A line git refuses ends the scan: git then refuses the whole
- * configuration and runs nothing from it. */
+ * directives, the user's identity, init.defaultBranch and remote URLs; and
+ * where the host's own files are. A line git refuses ends the scan: git
+ * then refuses the whole configuration and runs nothing from it. */
 #include "gitconfig.h"
 
 #include "../common/util.h"
