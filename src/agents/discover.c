@@ -463,6 +463,19 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
+/* Would only the file real be exposed, not the install it belongs to? So
+ * for a prefix directly in the home (a conda base, ~/miniconda3/bin/python3;
+ * volta's ~/.volta/bin shim), which is never exposed whole: the file alone
+ * would not run inside, and would hide the system's interpreter on PATH. */
+static bool lone_file(const char *real, const char *home, const struct strv *visible)
+{
+	if (is_visible(visible, real))
+		return false;
+	const char *kind;
+	_cleanup_free_ char *tree = install_tree(real, home, &kind);
+	return strcmp(kind, "file") == 0;
+}
+
 /* The interpreters the command runs by name inside (an agent's `python3
  * -m pytest`, a Makefile's `ruby`, `npm test`'s `node`) as the host's PATH
  * finds them, where the sandbox would not show them. A version manager's
@@ -473,8 +486,8 @@ void discover_settle_paths(struct policy *p)
  * ~/.nvm/versions/node/V/bin/node) has that prefix exposed read-only, at
  * its place on PATH. A choice that does not resolve here (not installed, a
  * name that is no version, "system", a tree refused: the home itself, a
- * credential store) is left alone, without a word: the name then finds
- * what the sandbox shows on PATH. */
+ * credential store, a prefix directly in the home) is left alone, without
+ * a word: the name then finds what the sandbox shows on PATH. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const struct strv *visible, struct discovery *d)
 {
@@ -488,6 +501,8 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 		char real[PATH_MAX];
 		if (lookup(names[i], path_env, workspace, home, NULL, &pick, &found, &e) < 0 ||
 		    !found || !realpath(found, real))
+			continue;
+		if (lone_file(real, rhome, visible))
 			continue;
 		_cleanup_free_ char *name = what_of(names[i], &pick);
 		_cleanup_free_ char *what = xasprintf("%s on PATH inside", name);

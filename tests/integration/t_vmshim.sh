@@ -106,6 +106,21 @@ test_vmshim_nvm_by_name_inside() {
 	assert_out_lacks 'secret.txt' "nvm's directory shows only the way to the version"
 }
 
+# A conda base directly in the home (~/miniconda3) is never exposed whole,
+# and its python3 alone would not run inside: python3 by name is left to
+# what the sandbox shows on PATH, the base's files (.condarc) stay out.
+test_vmshim_conda_base_left_alone() {
+	local base=$HOME/miniconda3
+	mkdir -p "$base/bin" "$base/lib" "$base/conda-meta"
+	printf '#!/bin/sh\necho "conda python $*"\n' >"$base/bin/python3"
+	chmod 0755 "$base/bin/python3"
+	echo 'channels: [https://conda.example.invalid/t/LEAKED/main]' >"$base/.condarc"
+	PATH=$base/bin:$(path_without_home_tools) wsh "command -v python3 || echo 'no python3'; cat '$base/.condarc'"
+	assert_out_lacks 'conda python' "the base's python3 alone"
+	assert_out_lacks "$base/bin/python3" "the base's python3 alone, found by name"
+	assert_out_lacks 'LEAKED' "the base's .condarc"
+}
+
 test_vmshim_pyenv_refusals() {
 	pyenv_fixture
 	echo '../../../etc' >"$WS/.python-version"
