@@ -194,6 +194,23 @@ static void add_exposure(struct discovery *d, const char *tree, const char *why)
 }
 
 /* Expose what makes the resolved file `real` reachable, unless it is. */
+/* When real is DIR/bin/FILE with DIR directly in the home and holding a
+ * lib directory (a conda base, ~/miniconda3), that DIR: an install FILE
+ * may need whole, which warden never exposes whole (malloc'd; else NULL). */
+static char *home_level_install(const char *real, const char *home)
+{
+	if (!home || !path_is_within(real, home) || strcmp(home, "/") == 0)
+		return NULL;
+	const char *rel = real + strlen(home) + 1;
+	const char *slash = strchr(rel, '/');
+	if (!slash || strncmp(slash, "/bin/", 5) != 0 || strchr(slash + 5, '/'))
+		return NULL;
+	_cleanup_free_ char *prefix = xasprintf("%s/%.*s", home, (int)(slash - rel), rel);
+	_cleanup_free_ char *lib = xasprintf("%s/lib", prefix);
+	struct stat st;
+	return stat(lib, &st) == 0 && S_ISDIR(st.st_mode) ? steal_ptr(&prefix) : NULL;
+}
+
 static int expose(struct discovery *d, const char *real, const char *home,
 		  const struct strv *visible, const char *what, struct werr *e)
 {
@@ -203,6 +220,13 @@ static int expose(struct discovery *d, const char *real, const char *home,
 	_cleanup_free_ char *tree = install_tree(real, home, &kind);
 	if (discover_refuse_tree(tree, home, what, e) < 0)
 		return -1;
+	_cleanup_free_ char *install = strcmp(kind, "file") == 0 ? home_level_install(real, home)
+								 : NULL;
+	if (install)
+		wnote("only %s of %s is in the sandbox: %s is directly in your home, and warden "
+		      "never exposes such a directory whole; if %s needs the rest of it and nothing "
+		      "there is secret, add `read-only %s` to a profile (warden-profile(5))",
+		      real, install, install, what, install);
 	_cleanup_free_ char *why = xasprintf("%s of %s", kind, what);
 	add_exposure(d, tree, why);
 	return 0;

@@ -121,6 +121,25 @@ test_vmshim_conda_base_left_alone() {
 	assert_out_lacks 'LEAKED' "the base's .condarc"
 }
 
+# ... and run as the command itself, its file alone is exposed, and the user
+# is told what is missing and the profile line that would add it; with
+# that line, nothing is said.
+test_vmshim_conda_base_command_told() {
+	local base=$HOME/miniconda3
+	mkdir -p "$base/bin" "$base/lib"
+	printf '#!/bin/sh\necho "conda python $*"\n' >"$base/bin/python3"
+	chmod 0755 "$base/bin/python3"
+	PATH=$base/bin:$(path_without_home_tools) wrun -- python3 one
+	assert_rc 0
+	assert_out_line 'conda python one' 'the command by name'
+	assert_err_match "only $base/bin/python3 of $base is in the sandbox" 'what is in and what is not'
+	assert_err_match "add \`read-only $base\` to a profile" 'the line that would add the rest'
+	printf 'read-only %s\n' "$base" >"$T_TMP/conda.profile"
+	PATH=$base/bin:$(path_without_home_tools) wrun --profile "$T_TMP/conda.profile" -- python3 two
+	assert_out_line 'conda python two' 'the command, its base exposed by the profile'
+	[[ $ERR != *"is in the sandbox"* ]] || fail "told again with the base exposed: $(excerpt "$ERR")"
+}
+
 test_vmshim_pyenv_refusals() {
 	pyenv_fixture
 	echo '../../../etc' >"$WS/.python-version"
