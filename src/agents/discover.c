@@ -193,7 +193,6 @@ static void add_exposure(struct discovery *d, const char *tree, const char *why)
 	d->v[d->n++] = (struct exposure){ .path = xstrdup(tree), .why = xstrdup(why) };
 }
 
-/* Expose what makes the resolved file `real` reachable, unless it is. */
 /* When real is DIR/bin/FILE with DIR directly in the home and holding a
  * lib directory (a conda base, ~/miniconda3), that DIR: an install FILE
  * may need whole, which warden never exposes whole (malloc'd; else NULL). */
@@ -211,6 +210,7 @@ static char *home_level_install(const char *real, const char *home)
 	return stat(lib, &st) == 0 && S_ISDIR(st.st_mode) ? steal_ptr(&prefix) : NULL;
 }
 
+/* Expose what makes the resolved file `real` reachable, unless it is. */
 static int expose(struct discovery *d, const char *real, const char *home,
 		  const struct strv *visible, const char *what, struct werr *e)
 {
