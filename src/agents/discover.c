@@ -497,7 +497,7 @@ static bool lone_file(const char *real, const char *home, const struct strv *vis
 		return false;
 	const char *kind;
 	_cleanup_free_ char *tree = install_tree(real, home, &kind);
-	return strcmp(kind, "file") == 0;
+	return tree && strcmp(kind, "file") == 0;
 }
 
 /* The interpreters the command runs by name inside (an agent's `python3
