@@ -210,14 +210,21 @@ static char *home_level_install(const char *real, const char *home)
 	return stat(lib, &st) == 0 && S_ISDIR(st.st_mode) ? steal_ptr(&prefix) : NULL;
 }
 
-/* Expose what makes the resolved file `real` reachable, unless it is. */
+/* Expose what makes the resolved file `real` reachable, unless it is: 0.
+ * With whole, only an install it belongs to, never the file alone (1: left
+ * alone): so for a prefix directly in the home (a conda base,
+ * ~/miniconda3/bin/python3; volta's ~/.volta/bin shim), never exposed
+ * whole, whose file alone would not run inside and would hide the system's
+ * interpreter on PATH. */
 static int expose(struct discovery *d, const char *real, const char *home,
-		  const struct strv *visible, const char *what, struct werr *e)
+		  const struct strv *visible, const char *what, bool whole, struct werr *e)
 {
 	if (is_visible(visible, real))
 		return 0;
 	const char *kind;
 	_cleanup_free_ char *tree = install_tree(real, home, &kind);
+	if (whole && strcmp(kind, "file") == 0)
+		return 1;
 	if (discover_refuse_tree(tree, home, what, e) < 0)
 		return -1;
 	_cleanup_free_ char *install = strcmp(kind, "file") == 0 ? home_level_install(real, home)
@@ -330,7 +337,7 @@ static int discover_interp(const char *real, const char *what, const char *path_
 	_cleanup_free_ char *iname = what_of(interp, &ipick);
 	_cleanup_free_ char *iwhat = xasprintf("interpreter %s of %s", iname, what);
 	if (!is_visible(visible, ireal)) {
-		if (expose(d, ireal, rhome, visible, iwhat, e) < 0)
+		if (expose(d, ireal, rhome, visible, iwhat, false, e) < 0)
 			return -1;
 	}
 	if (by_name) {
@@ -372,7 +379,7 @@ int discover_client(const char *cmd, const char *path_env, const char *workspace
 	if (seen && !shim && !pick.manager)
 		return discover_interp(real, what, path_env, workspace, home, rhome, visible, true,
 				       d, e);
-	if (!seen && expose(d, real, rhome, visible, what, e) < 0)
+	if (!seen && expose(d, real, rhome, visible, what, false, e) < 0)
 		return -1;
 	d->exec_path = xstrdup(real);
 	/* the interpreter a manager picked: its bin directory first on PATH
@@ -487,19 +494,6 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
-/* Would only the file real be exposed, not the install it belongs to? So
- * for a prefix directly in the home (a conda base, ~/miniconda3/bin/python3;
- * volta's ~/.volta/bin shim), which is never exposed whole: the file alone
- * would not run inside, and would hide the system's interpreter on PATH. */
-static bool lone_file(const char *real, const char *home, const struct strv *visible)
-{
-	if (is_visible(visible, real))
-		return false;
-	const char *kind;
-	_cleanup_free_ char *tree = install_tree(real, home, &kind);
-	return tree && strcmp(kind, "file") == 0;
-}
-
 /* The interpreters the command runs by name inside (an agent's `python3
  * -m pytest`, a Makefile's `ruby`, `npm test`'s `node`) as the host's PATH
  * finds them, where the sandbox would not show them. A version manager's
@@ -526,11 +520,9 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 		if (lookup(names[i], path_env, workspace, home, NULL, &pick, &found, &e) < 0 ||
 		    !found || !realpath(found, real))
 			continue;
-		if (lone_file(real, rhome, visible))
-			continue;
 		_cleanup_free_ char *name = what_of(names[i], &pick);
 		_cleanup_free_ char *what = xasprintf("%s on PATH inside", name);
-		if (expose(d, real, rhome, visible, what, &e) == 0 && pick.program)
+		if (expose(d, real, rhome, visible, what, true, &e) == 0 && pick.program)
 			path_first(d, pick.program);
 	}
 }
