@@ -627,6 +627,20 @@ static int bind_placeholder(int rosrc, int ws, const char *rel, struct werr *e)
 	return 0;
 }
 
+/* A *.pem of certificates alone (workspace/certcopy.h): in its place, the
+ * copy of its certificates the plan holds, written to a file of the staging
+ * area (/certs-N, N the plan's index), read-only and not executable. What
+ * the host writes to the file later does not reach the sandbox. */
+static int bind_certs(const struct ws_mount *m, size_t i, int fd, struct werr *e)
+{
+	char src[64];
+	snprintf(src, sizeof src, "/certs-%zu", i);
+	_cleanup_close_ int c = open(src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (c < 0 || write_all(c, m->certs, m->certs_len) < 0)
+		return werr_errno(e, "mounts: the copy of the certificates in %s", m->rel);
+	return bind_at(AT_FDCWD, src, fd, "", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, m->rel);
+}
+
 /* Protected paths and masks inside the workspace, resolved beneath it with
  * no symlinks followed. */
 static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
@@ -666,8 +680,11 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 			break;
 		case WS_MASK_FILE:
 		case WS_MASK_DIR:
-			r = bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? "/mask_dir" : "/mask_file", fd, "",
-				    MASK_ATTRS, e, m->rel);
+			if (m->certs && S_ISREG(st.st_mode))
+				r = bind_certs(m, i, fd, e);
+			else
+				r = bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? "/mask_dir" : "/mask_file",
+					    fd, "", MASK_ATTRS, e, m->rel);
 			break;
 		}
 		if (r < 0)

@@ -65,8 +65,8 @@ struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 	w->ws_ro = cfg->workspace_ro;
 	for (size_t i = 0; cfg->plan && i < cfg->plan->n; i++) {
 		const struct ws_mount *m = &cfg->plan->m[i];
-		if (m->kind == WS_PROTECT || m->kind == WS_PLACEHOLDER)
-			strv_push(&w->protected, m->rel);
+		if (m->kind == WS_PROTECT || m->kind == WS_PLACEHOLDER || m->certs)
+			strv_push(&w->protected, m->rel); /* certs: a read-only copy */
 		else if (m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR)
 			strv_push(&w->masked, m->rel);
 	}

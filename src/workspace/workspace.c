@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "certcopy.h"
 #include "wswatch.h"
 
 #define SCAN_MAX_ENTRIES 1000000
@@ -61,6 +62,24 @@ static int protect_named(struct scan *sc, const struct walk_entry *we, struct we
 	return 0;
 }
 
+/* A *.pem of certificates alone: their copy for the sandbox (certcopy.h),
+ * within the session's bound for all copies; else NULL (masked whole). */
+static char *cert_copy(struct scan *sc, const struct walk_entry *we, size_t *len)
+{
+	size_t n = strlen(we->name);
+	if (we->type != DT_REG || n < 5 || strcmp(we->name + n - 4, ".pem") != 0 ||
+	    sc->plan->certs_bytes >= CERTCOPY_TOTAL)
+		return NULL;
+	char *c = certcopy_read(we->dirfd, we->name, len);
+	if (c && *len > CERTCOPY_TOTAL - sc->plan->certs_bytes) {
+		free(c);
+		return NULL;
+	}
+	if (c)
+		sc->plan->certs_bytes += *len;
+	return c;
+}
+
 /* A secret name: masked (and not looked inside); else descend. */
 static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *e)
 {
@@ -69,6 +88,8 @@ static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *
 	if (wsplan_check_length(we->rel, "secret", e) < 0)
 		return -1;
 	wsplan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
+	struct ws_mount *m = &sc->plan->m[sc->plan->n - 1];
+	m->certs = cert_copy(sc, we, &m->certs_len);
 	return WALK_SKIP;
 }
 
@@ -222,6 +243,7 @@ static void settle(struct ws_plan *plan)
 		if (hidden) {
 			free(m->rel);
 			free(m->abs);
+			free(m->certs);
 			continue;
 		}
 		plan->m[kept++] = *m;
@@ -317,6 +339,7 @@ void workspace_cleanup(struct ws_plan *plan)
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);
+		free(plan->m[i].certs);
 	}
 	free(plan->m);
 	plan->m = NULL;

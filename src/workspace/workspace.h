@@ -41,6 +41,10 @@ struct ws_mount {
 	bool adopted;   /* WS_PLACEHOLDER: another session's, there already */
 	bool dir;       /* WS_PLACEHOLDER: an empty directory (the name is one by
 			 * convention: .claude, .vscode, ...), not a socket entry */
+	/* WS_MASK_FILE: a *.pem of certificates alone (certcopy.h), bound as a
+	 * read-only copy of them in place of the empty file; NULL: masked */
+	char *certs;
+	size_t certs_len;
 };
 
 struct wswatch;
@@ -66,6 +70,7 @@ struct ws_plan {
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
 	struct phstash stash;     /* directory placeholders kept between sessions */
+	size_t certs_bytes;       /* the certificates' copies, in all (CERTCOPY_TOTAL) */
 };
 
 /* What the sweep did to one entry: moved it aside, or cleared its setuid

@@ -1,6 +1,7 @@
 # t_fs.sh - the filesystem boundary: host secrets unreachable, nothing
 # writable outside the workspace, protected paths read-only (and not
-# creatable), secret files masked, a minimal root, refused workspaces.
+# creatable), secret files masked (certificates read as a copy), a
+# minimal root, refused workspaces.
 # shellcheck shell=bash
 
 test_etc_shadow() {
@@ -412,6 +413,46 @@ test_masked_secrets() {
 	assert_out_has 'plain text'
 	assert_host_file .env SECRET-ENV '.env intact on the host'
 	assert_host_file sub/dir/.env SECRET-NESTED 'nested .env intact on the host'
+}
+
+# A *.pem of certificates alone is public: the sandbox reads a copy of its
+# certificates, made at the start (src/workspace/certcopy.c), so a Python
+# virtual environment's certifi bundle works inside; the text around them
+# does not come in. One with a private key in it, a key alone, and a key's
+# DER framed as a certificate stay masked; the copy is read-only, and a
+# write to it refused and recorded as such.
+test_masked_pem_certificates() {
+	have openssl || skip 'openssl not installed'
+	local d=.venv/lib/python3.11/site-packages/certifi i
+	mkdir -p "$d"
+	for i in 1 2; do
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T_TMP/k$i.pem" -out "$T_TMP/c$i.pem" \
+			-subj "/CN=warden test $i" -days 2 2>/dev/null || fatal 'openssl req failed'
+	done
+	{ echo '# Issuer: CN=warden test 1 SECRET-COMMENT'; cat "$T_TMP/c1.pem"; echo
+	  echo '# Issuer: CN=warden test 2'; cat "$T_TMP/c2.pem"; } >"$d/cacert.pem"
+	cat "$T_TMP/c1.pem" "$T_TMP/k1.pem" >both.pem
+	cp "$T_TMP/k2.pem" key.pem
+	{ echo '-----BEGIN CERTIFICATE-----'
+	  openssl pkey -in "$T_TMP/k2.pem" -outform DER | base64 -w 64
+	  echo '-----END CERTIFICATE-----'; } >disguised.pem
+	chmod 644 ./*.pem "$d/cacert.pem"
+	wbatch --profile "$(no_detect_actions)" -- "bundle|read $d/cacert.pem" 'both|read both.pem' \
+		'key|read key.pem' 'disguised|read disguised.pem' "write|write $d/cacert.pem"
+	bexpect bundle allowed
+	for i in both key disguised; do
+		bexpect "$i" denied EACCES
+	done
+	bexpect write denied EACCES,EROFS
+	fl_events
+	fl_has "$WS/$d/cacert.pem" deny 'protected path'
+	wsh "python3 -c 'import ssl; c = ssl.create_default_context(cafile=\"$d/cacert.pem\")
+print(\"certs\", len(c.get_ca_certs()))'; cat $d/cacert.pem both.pem key.pem disguised.pem"
+	assert_out_line 'certs 2' 'the two certificates of the bundle loaded inside'
+	assert_out_lacks SECRET-COMMENT 'the text around the certificates read inside'
+	assert_out_lacks 'PRIVATE KEY' 'a private key read inside'
+	assert_out_has "$(sed -n 2p "$T_TMP/c2.pem")" 'the certificate read inside'
+	grep -q SECRET-COMMENT "$d/cacert.pem" || fail 'the bundle on the host changed'
 }
 
 test_unmask_profile() {

@@ -4,8 +4,9 @@
 # rename; each an `alert` (rule workspace.replaced). A secret name the host
 # makes during the session masked (a tool writing .env.production, a tree
 # moved in; rule workspace.secret_created); the agent's own left to it.
-# And the race: the host renaming .env over and over while the agent reads
-# it, the worst case reported.
+# A key the host writes into a certificate file read as a copy does not
+# come in. And the race: the host renaming .env over and over while the
+# agent reads it, the worst case reported.
 # shellcheck shell=bash
 
 # remask_session SCRIPT: warden in the background running SCRIPT once the
@@ -55,6 +56,31 @@ test_remask_host_replaces() {
 		grep -F "\"path\":\"$p\"" <<<"$OUT" | grep -F '"rule":"workspace.replaced"' >/dev/null ||
 			fail "no workspace.replaced alert for $p: $(excerpt "$OUT")"
 	done
+}
+
+# A *.pem of certificates alone is read inside as a copy made at the start
+# (src/workspace/certcopy.c): a private key the host then writes into that
+# file in place does not come in, and one it renames over it is masked
+# whole, with its alert, as any secret name the host replaces.
+test_remask_certificates_rewritten() {
+	have openssl || skip 'openssl not installed'
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$T_TMP/k.pem" \
+		-out "$T_TMP/c.pem" -subj '/CN=warden remask' -days 2 2>/dev/null || fatal 'openssl req failed'
+	cp "$T_TMP/c.pem" inplace.pem && cp "$T_TMP/c.pem" renamed.pem
+	remask_session 'for f in inplace.pem renamed.pem; do cat "$f"; echo "$f=$?"; done'
+	cat "$T_TMP/k.pem" >>inplace.pem
+	cat "$T_TMP/c.pem" "$T_TMP/k.pem" >renamed.new && mv renamed.new renamed.pem
+	sleep 0.5
+	touch GO
+	remask_wait
+	assert_rc 0
+	assert_out_lacks 'PRIVATE KEY' 'a key the host wrote into a certificate file read inside'
+	assert_out_line 'inplace.pem=0' 'the copy made at the start still read'
+	assert_out_has "$(sed -n 2p "$T_TMP/c.pem")" 'the certificate read inside'
+	assert_out_line 'renamed.pem=1' 'the file renamed over it unreadable'
+	wardenc log show --event alert --json
+	grep -F '"path":"renamed.pem"' <<<"$OUT" | grep -qF '"rule":"workspace.replaced"' ||
+		fail "no workspace.replaced alert for renamed.pem: $(excerpt "$OUT")"
 }
 
 # A tool on the host writes a new secret during the session: .env.production
