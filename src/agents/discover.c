@@ -1,9 +1,11 @@
 /* discover.c - the client found on the host and the smallest tree that
  * makes it run inside: the enclosing node_modules of an npm package, the
  * version directory of a native install, an install prefix (DIR/bin/CMD:
- * DIR), or the file alone; the same for the interpreter its shebang names.
- * Refused: a tree that is the home directory or an ancestor of it, and one
- * that holds or lies in a credential store. */
+ * DIR), or the file alone; the same for the interpreter its shebang names,
+ * for those a version manager's shim stands for on PATH, and for the base
+ * interpreters of the workspace's Python virtual environments. Refused: a
+ * tree that is the home directory or an ancestor of it, and one that holds
+ * or lies in a credential store. */
 #include "discover.h"
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include "../sandbox/sandbox.h"
 #include "../audit/escape.h"
 #include "shim.h"
+#include "venv.h"
 #include "vmshim.h"
 
 static const char *const system_roots[] = {
@@ -527,6 +530,36 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 	}
 }
 
+/* The base interpreters of the workspace's Python virtual environments
+ * (venv.h), where the sandbox would not show them: each one's install
+ * exposed read-only, under expose's rules, so that `.venv/bin/python` (and
+ * `python` after `activate`) runs inside. One left out (a conda base
+ * directly in the home, a tree refused) is said, with what would add it:
+ * the environment cannot run inside without it. */
+static void discover_venvs(const char *workspace, const char *home, const struct strv *visible,
+			   struct discovery *d)
+{
+	_cleanup_strv_ struct strv base = { 0 }, where = { 0 };
+	venv_interpreters(workspace, &base, &where);
+	char rhome_buf[PATH_MAX];
+	const char *rhome = base.n && home && realpath(home, rhome_buf) ? rhome_buf : NULL;
+	for (size_t i = 0; i < base.n; i++) {
+		_cleanup_free_ char *what =
+			xasprintf("the virtual environment %s", where.v[i]);
+		struct werr e = { 0 };
+		int r = expose(d, base.v[i], rhome, visible, what, true, &e);
+		_cleanup_free_ char *install = r == 1 ? home_level_install(base.v[i], rhome) : NULL;
+		if (install)
+			wnote("the virtual environment %s runs %s, which is not in the sandbox: %s is "
+			      "directly in your home, and warden never exposes such a directory "
+			      "whole; if nothing there is secret, add `read-only %s` to a profile "
+			      "(warden-profile(5))", where.v[i], base.v[i], install, install);
+		else if (r != 0)
+			wnote("the virtual environment %s runs %s, which is not in the sandbox%s%s",
+			      where.v[i], base.v[i], r < 0 ? ": " : "", r < 0 ? e.msg : "");
+	}
+}
+
 int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
 		 const char *home, bool managed, struct discovery *d, struct werr *e)
 {
@@ -539,6 +572,8 @@ int discover_for(struct policy *p, const char *cmd, const char *path_env, const 
 		return -1;
 	if (managed)
 		discover_managed(path_env, workspace, home, &visible, d);
+	if (managed && workspace)
+		discover_venvs(workspace, home, &visible, d);
 	discover_apply(d, cmd, p);
 	return 0;
 }

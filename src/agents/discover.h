@@ -62,7 +62,9 @@ void discover_settle_paths(struct policy *p);
 /* All of it for one session (or `policy show -- COMMAND`): settle the
  * profile paths, find cmd with path_env against what the sandbox shows
  * (workspace may be NULL), with managed the interpreters version managers'
- * shims on path_env stand for (what the command may run by name inside),
- * and add the exposures to the policy. cmd NULL: only the settling. */
+ * shims on path_env stand for (what the command may run by name inside)
+ * and those the workspace's Python virtual environments were made from
+ * (venv.h), and add the exposures to the policy. cmd NULL: only the
+ * settling. */
 int discover_for(struct policy *p, const char *cmd, const char *path_env, const char *workspace,
 		 const char *home, bool managed, struct discovery *d, struct werr *e);

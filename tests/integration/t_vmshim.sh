@@ -5,7 +5,8 @@
 # variable and the global setting obeyed; `policy show -- COMMAND` says
 # which; a version name that is not one refused; an interpreter the
 # command runs by name inside resolved the same way, and nvm's node (an
-# install prefix in the home on PATH) exposed for it. pyenv and asdf are
+# install prefix in the home on PATH) exposed for it; a workspace's Python
+# virtual environments with their base interpreters' installs. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -211,4 +212,61 @@ test_vmshim_mise() {
 	assert_rc 0 "python3 through mise's shim"
 	assert_out_line 'fixture mise 3.12.1 m' "the workspace's mise.toml (a prefix)"
 	assert_out_lacks 'LEAKED' "the rest of mise's data is not there"
+}
+
+# venv_base DIR: a Python installation at DIR as uv installs one (a copy of
+# the system's interpreter in DIR/bin, its standard library under DIR/lib),
+# or skipped without one to copy.
+venv_base() {
+	local py stdlib
+	py=$(readlink -f /usr/bin/python3) && [[ -x $py ]] || skip 'no /usr/bin/python3'
+	stdlib=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])') || skip 'no stdlib'
+	mkdir -p "$1/bin" "$1/lib"
+	cp "$py" "$1/bin/${py##*/}" && ln -s "${py##*/}" "$1/bin/python3" || fatal 'copying python3'
+	ln -s "$stdlib" "$1/lib/${stdlib##*/}"
+}
+
+# A virtual environment in the workspace made from an interpreter installed
+# in the home (uv's, here; pyenv's and conda's are alike) runs inside, by
+# its path and after `activate`, with no flags: the interpreter's install
+# exposed read-only, not the rest of the home (uv's credentials beside
+# it). One in a subdirectory and one of tox's are found too. A pyvenv.cfg
+# (which the agent can write) whose `home` is no Python installation
+# exposes nothing; one whose interpreter lies in a conda base directly in
+# the home is said, with the profile line that would add it.
+test_vmshim_venv_base_interpreter() {
+	local uv=$HOME/.local/share/uv/python/cpython-3-linux-x86_64-gnu
+	venv_base "$uv"
+	mkdir -p "$HOME/.local/share/uv/credentials" "$HOME/notpython/bin" "$HOME/notpython/lib/python3.11"
+	echo 'password = "UV-LEAKED"' >"$HOME/.local/share/uv/credentials/credentials.toml"
+	printf '#!/bin/sh\necho fake\n' >"$HOME/notpython/bin/python3" && chmod 0755 "$HOME/notpython/bin/python3"
+	echo 'NOT-PYTHON-LEAKED' >"$HOME/notpython/secret"
+	"$uv/bin/python3" -m venv --without-pip .venv || fatal 'python3 -m venv'
+	mkdir -p api .tox evil
+	"$uv/bin/python3" -m venv --without-pip api/.venv || fatal 'python3 -m venv api/.venv'
+	"$uv/bin/python3" -m venv --without-pip .tox/py3 || fatal 'python3 -m venv .tox/py3'
+	mkdir -p evil/.venv && printf 'home = %s/notpython/bin\nversion = 3.11\n' "$HOME" >evil/.venv/pyvenv.cfg
+	PATH=$(path_without_home_tools) wsh '.venv/bin/python -c "import sys; print(\"venv\", sys.prefix)"
+		. .venv/bin/activate && python -c "import os; print(\"activated\", os.sep)"
+		api/.venv/bin/python -c "print(\"api ok\")"; .tox/py3/bin/python -c "print(\"tox ok\")"
+		cat '"'$HOME/.local/share/uv/credentials/credentials.toml' '$HOME/notpython/secret'"'; true'
+	assert_rc 0
+	assert_out_line "venv $WS/.venv" 'the environment by its path'
+	assert_out_line 'activated /' 'python after activate'
+	assert_out_line 'api ok' 'an environment in a subdirectory'
+	assert_out_line 'tox ok' "a tox environment"
+	assert_out_lacks UV-LEAKED "uv's credentials beside the interpreter"
+	assert_out_lacks NOT-PYTHON-LEAKED 'a home that is no Python installation'
+	PATH=$(path_without_home_tools) wardenc policy show -- true
+	assert_out_has "\"path\": \"$uv\"" 'the interpreter install listed'
+	assert_out_match 'install prefix of the virtual environment (\.venv|api/\.venv|\.tox/py3)"' 'and why'
+	[[ $OUT != *notpython* ]] || fail "a home that is no Python installation exposed: $(excerpt "$OUT")"
+	# a conda base directly in the home: not exposed, and said
+	rm -rf .venv api .tox evil
+	venv_base "$HOME/miniconda3"
+	"$HOME/miniconda3/bin/python3" -m venv --without-pip .venv || fatal 'python3 -m venv (conda)'
+	PATH=$(path_without_home_tools) wsh '.venv/bin/python -c "print(\"ran\")"'
+	assert_out_lacks ran 'an environment of a base directly in the home'
+	assert_err_match "the virtual environment \.venv runs $HOME/miniconda3/bin/python3[.0-9]*, which is not in the sandbox" 'said'
+	assert_err_match "add \`read-only $HOME/miniconda3\` to a profile" 'with the line that would add it'
 }

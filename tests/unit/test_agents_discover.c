@@ -2,7 +2,9 @@
  * (src/agents/discover.c) over fake trees in a temporary directory: an npm
  * prefix, a native install's symlinked version directory, node under an
  * nvm-style tree, a tree holding .ssh (refused), the home itself (refused),
- * a command on the system PATH (nothing exposed), profile paths settled. */
+ * a command on the system PATH (nothing exposed), profile paths settled;
+ * a virtual environment's base interpreter (src/agents/venv.c): pyvenv.cfg's
+ * `home` read as site.py reads it, and only a Python installation taken. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "check.h"
 #include "files.h"
 #include "src/agents/discover.h"
+#include "src/agents/venv.h"
 
 static void mkfile(const char *path, const char *text, mode_t mode)
 {
@@ -201,6 +204,47 @@ static void test_settle_paths(const char *home)
 	policy_free(&p);
 }
 
+/* A Python installation at prefix (bin/python3.11, the stdlib's landmark
+ * when landmark). */
+static void python_tree(const char *prefix, bool landmark)
+{
+	_cleanup_free_ char *py = xasprintf("%s/bin/python3.11", prefix);
+	_cleanup_free_ char *link = xasprintf("%s/bin/python3", prefix);
+	_cleanup_free_ char *os = xasprintf("%s/lib/python3.11/os.py", prefix);
+	mkfile(py, "#!/bin/sh\n", 0755);
+	if (symlink("python3.11", link) != 0)
+		exit(2);
+	mkfile(os, landmark ? "# landmark\n" : "", 0644);
+	if (!landmark)
+		unlink(os);
+}
+
+static void test_venv_base(const char *home)
+{
+	_cleanup_free_ char *uv = xasprintf("%s/uv/cpython-3.11", home);
+	_cleanup_free_ char *fake = xasprintf("%s/fake", home);
+	python_tree(uv, true);
+	python_tree(fake, false);
+	_cleanup_free_ char *want = xasprintf("%s/bin/python3.11", uv);
+	_cleanup_free_ char *cfg = xasprintf("home = %s/bin\nversion = 3.11.2\n", uv);
+	_cleanup_free_ char *b = venv_base(cfg);
+	CHECK_STR(b, want);
+	/* the key's case and the blanks do not count (site.py); CRLF too */
+	_cleanup_free_ char *cfg2 =
+		xasprintf("include-system-site-packages = false\r\n  HOME\t=  %s/bin  \r\n", uv);
+	_cleanup_free_ char *b2 = venv_base(cfg2);
+	CHECK_STR(b2, want);
+	/* no landmark: no Python installation, whatever bin/python3 is */
+	_cleanup_free_ char *cfg3 = xasprintf("home = %s/bin\n", fake);
+	CHECK(venv_base(cfg3) == NULL);
+	CHECK(venv_base("home = uv/cpython-3.11/bin\n") == NULL); /* relative */
+	CHECK(venv_base("version = 3.11\n") == NULL);
+	CHECK(venv_base("home\n") == NULL);
+	CHECK(venv_base("home = /nonexistent/bin\n") == NULL);
+	_cleanup_free_ char *homeonly = xasprintf("home = %s\n", home); /* no python3 there */
+	CHECK(venv_base(homeonly) == NULL);
+}
+
 int main(void)
 {
 	tmpdir_make("warden-discover");
@@ -213,6 +257,7 @@ int main(void)
 	test_home_never_exposed(home);
 	test_system_command();
 	test_settle_paths(home);
+	test_venv_base(home);
 	tmpdir_remove();
 	return check_status_counted("agents-discover");
 }
