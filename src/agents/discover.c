@@ -512,7 +512,7 @@ void discover_settle_paths(struct policy *p)
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const struct strv *visible, struct discovery *d)
 {
-	static const char *const names[] = { "python3", "python", "ruby", "node" };
+	static const char *const names[] = { "python3", "python", "ruby", "node", "cargo", "rustc" };
 	char rhome_buf[PATH_MAX];
 	const char *rhome = home && realpath(home, rhome_buf) ? rhome_buf : NULL;
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {

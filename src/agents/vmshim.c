@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "rustup.h"
 
 #define SHIM_HEAD 4096      /* what of a shim is read to tell its manager */
 #define VERSION_FILE_MAX (64 * 1024)
@@ -45,7 +46,7 @@ void vm_pick_free(struct vm_pick *p)
 	*p = (struct vm_pick){ 0 };
 }
 
-static bool version_name_ok(const char *v)
+bool vmshim_name_ok(const char *v)
 {
 	size_t n = strlen(v);
 	return n > 0 && n <= 128 && !strchr(v, '/') && strcmp(v, ".") != 0 && strcmp(v, "..") != 0;
@@ -63,14 +64,13 @@ static char *shim_export(const char *text, const char *var)
 	return s[n] == '"' && n > 0 && s[0] == '/' ? xasprintf("%.*s", (int)n, s) : NULL;
 }
 
-static bool is_exec_file(const char *path)
+bool vmshim_is_exec(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* The first version file `name` from dir up to /: its path, or NULL. */
-static char *find_up(const char *dir, const char *name)
+char *vmshim_find_up(const char *dir, const char *name)
 {
 	if (!dir || dir[0] != '/')
 		return NULL;
@@ -97,7 +97,7 @@ static char *xstrdup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static char *read_version_file(const char *path)
+char *vmshim_read_file(const char *path)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -163,7 +163,7 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 		words_of(env, ":", NULL, &vers);
 		p->from = xasprintf("$%s", m->ver_var);
 	} else {
-		_cleanup_free_ char *file = find_up(workspace, m->file);
+		_cleanup_free_ char *file = vmshim_find_up(workspace, m->file);
 		if (!file) {
 			file = xasprintf("%s/version", root);
 			if (access(file, R_OK) != 0) {
@@ -171,7 +171,7 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 				file = NULL;
 			}
 		}
-		_cleanup_free_ char *text = file ? read_version_file(file) : NULL;
+		_cleanup_free_ char *text = file ? vmshim_read_file(file) : NULL;
 		if (text)
 			words_of(text, " \t\r", NULL, &vers);
 		if (file)
@@ -186,12 +186,12 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 	for (size_t i = 0; i < vers.n; i++) {
 		if (strcmp(vers.v[i], "system") == 0)
 			return 1;
-		if (!version_name_ok(vers.v[i]))
+		if (!vmshim_name_ok(vers.v[i]))
 			return werr_set(e, 0, "%s is %s's shim: refusing the version name '%s' "
 					"(from %s)", cmd, m->name, vers.v[i], p->from);
 		_cleanup_free_ char *v = installed(vdir, vers.v[i]);
 		_cleanup_free_ char *prog = v ? xasprintf("%s/%s/bin/%s", vdir, v, cmd) : NULL;
-		if (prog && is_exec_file(prog)) {
+		if (prog && vmshim_is_exec(prog)) {
 			p->version = steal_ptr(&v);
 			p->program = steal_ptr(&prog);
 			return 1;
@@ -263,9 +263,9 @@ static void tool_choice(const char *mgr, const char *tool, const char *workspace
 	_cleanup_free_ char *g1 = home ? xasprintf("%s/.config/mise/config.toml", home) : NULL;
 	_cleanup_free_ char *g2 = home ? xasprintf("%s/.tool-versions", home) : NULL;
 	for (size_t i = 0; i < nn + 2; i++) {
-		_cleanup_free_ char *f = i < nn ? find_up(workspace, names[i])
+		_cleanup_free_ char *f = i < nn ? vmshim_find_up(workspace, names[i])
 				       : xstrdup_or_null(i == nn ? (mise ? g1 : NULL) : g2);
-		_cleanup_free_ char *text = f ? read_version_file(f) : NULL;
+		_cleanup_free_ char *text = f ? vmshim_read_file(f) : NULL;
 		if (!text)
 			continue;
 		if (strstr(f, ".toml"))
@@ -295,12 +295,12 @@ static int pick_tool_manager(const char *mgr, const char *data, const struct str
 				p->from = steal_ptr(&from);
 				return 1;
 			}
-			if (!version_name_ok(vers.v[i]))
+			if (!vmshim_name_ok(vers.v[i]))
 				return werr_set(e, 0, "%s is %s's shim: refusing the version name "
 						"'%s' (from %s)", cmd, mgr, vers.v[i], from);
 			_cleanup_free_ char *v = installed(dir, vers.v[i]);
 			_cleanup_free_ char *prog = v ? xasprintf("%s/%s/bin/%s", dir, v, cmd) : NULL;
-			if (prog && is_exec_file(prog)) {
+			if (prog && vmshim_is_exec(prog)) {
 				p->version = xasprintf("%s %s", tools->v[t], v);
 				p->program = steal_ptr(&prog);
 				p->from = steal_ptr(&from);
@@ -329,7 +329,7 @@ static void asdf_tools(const char *text, struct strv *tools)
 	for (const char *s = strstr(text, "# asdf-plugin: "); s; s = strstr(s + 1, "# asdf-plugin: ")) {
 		const char *n = s + strlen("# asdf-plugin: ");
 		_cleanup_free_ char *name = xasprintf("%.*s", (int)strcspn(n, " \n"), n);
-		if (version_name_ok(name) && !strv_contains(tools, name))
+		if (vmshim_name_ok(name) && !strv_contains(tools, name))
 			strv_push(tools, name);
 	}
 }
@@ -363,6 +363,12 @@ static const struct manager *which_manager(const char *found, char *head, size_t
 int vmshim_resolve(const char *found, const char *cmd, const char *workspace, const char *home,
 		   struct vm_pick *p, struct werr *e)
 {
+	if (rustup_is_proxy(found, cmd)) {
+		int r = rustup_pick(found, cmd, workspace, home, p, e);
+		if (r < 0)
+			vm_pick_free(p);
+		return r;
+	}
 	char head[SHIM_HEAD];
 	head[0] = '\0';
 	const struct manager *m = which_manager(found, head, sizeof head);

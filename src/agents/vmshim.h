@@ -8,15 +8,18 @@
  * (discover.c) runs and exposes the interpreter instead: the smallest
  * tree, never the rest of the home.
  *
+ * rustup's proxies are resolved the same way (rustup.h).
+ *
  * warden only reads the managers' files; it never runs a manager on the
  * host, since the workspace's files steer them and some run code from
  * there (mise's templates, asdf's plugins, pyenv's hooks). */
 #pragma once
+#include <stdbool.h>
 
 #include "../common/err.h"
 
 struct vm_pick {
-	const char *manager; /* "pyenv", "rbenv", "asdf" or "mise" (static) */
+	const char *manager; /* "pyenv", "rbenv", "asdf", "mise" or "rustup" (static) */
 	char *shims;         /* the manager's shims directory */
 	char *version;       /* the version picked; NULL: "system" (the next on PATH) */
 	char *from;          /* where the choice was read: a file, a variable, "default" */
@@ -31,3 +34,13 @@ int vmshim_resolve(const char *found, const char *cmd, const char *workspace, co
 		   struct vm_pick *p, struct werr *e);
 
 void vm_pick_free(struct vm_pick *p);
+
+/* Shared with rustup.c. A version name that names no path (no '/', not
+ * "." or ".."; at most 128 bytes)? */
+bool vmshim_name_ok(const char *v);
+/* An executable regular file (symlinks followed)? */
+bool vmshim_is_exec(const char *path);
+/* The first file `name` from dir up to /: its path, or NULL (malloc'd). */
+char *vmshim_find_up(const char *dir, const char *name);
+/* A version file's text (a regular file, 64 KiB at most), or NULL. */
+char *vmshim_read_file(const char *path);

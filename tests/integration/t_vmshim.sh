@@ -6,7 +6,8 @@
 # which; a version name that is not one refused; an interpreter the
 # command runs by name inside resolved the same way, and nvm's node (an
 # install prefix in the home on PATH) exposed for it; a workspace's Python
-# virtual environments with their base interpreters' installs. pyenv and asdf are
+# virtual environments with their base interpreters' installs; rustup's
+# proxies (a fixture of its layout) resolved to the toolchain. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -269,4 +270,67 @@ test_vmshim_venv_base_interpreter() {
 	assert_out_lacks ran 'an environment of a base directly in the home'
 	assert_err_match "the virtual environment \.venv runs $HOME/miniconda3/bin/python3[.0-9]*, which is not in the sandbox" 'said'
 	assert_err_match "add \`read-only $HOME/miniconda3\` to a profile" 'with the line that would add it'
+}
+
+# rustup_fixture: rustup's layout under the fake HOME: ~/.cargo/bin/rustup
+# (a stand-in that says so if it runs: warden never runs it) with cargo and
+# rustc hard links to it, as rustup makes its proxies; toolchains stable,
+# nightly and 1.75.0 (each one's cargo and rustc say which); settings.toml
+# with the default toolchain and host; ~/.cargo/credentials.toml.
+rustup_fixture() {
+	local t c tc
+	mkdir -p "$HOME/.cargo/bin"
+	printf '#!/bin/sh\necho "rustup proxy ran: $0"\nexit 99\n' >"$HOME/.cargo/bin/rustup"
+	chmod 0755 "$HOME/.cargo/bin/rustup"
+	ln "$HOME/.cargo/bin/rustup" "$HOME/.cargo/bin/cargo" &&
+		ln "$HOME/.cargo/bin/rustup" "$HOME/.cargo/bin/rustc" || fatal 'hard links'
+	echo '[registry] token = "CARGO-LEAKED"' >"$HOME/.cargo/credentials.toml"
+	for t in stable nightly 1.75.0; do
+		tc=$HOME/.rustup/toolchains/$t-x86_64-unknown-linux-gnu
+		mkdir -p "$tc/bin" "$tc/lib"
+		for c in cargo rustc; do
+			printf '#!/bin/sh\necho "%s %s $*"\n' "$c" "$t" >"$tc/bin/$c"
+			chmod 0755 "$tc/bin/$c"
+		done
+	done
+	printf '%s\n' 'default_host_triple = "x86_64-unknown-linux-gnu"' \
+		'default_toolchain = "stable-x86_64-unknown-linux-gnu"' 'profile = "default"' \
+		'version = "12"' '' '[overrides]' >"$HOME/.rustup/settings.toml"
+	RUST_PATH=$HOME/.cargo/bin:$(path_without_home_tools)
+}
+
+# rustup's proxies (~/.cargo/bin/cargo) run the toolchain rustup would pick
+# for the workspace, with no flags, as the command and by name inside: the
+# default toolchain, a rust-toolchain.toml's channel, a legacy
+# rust-toolchain file, a directory override (over the file beside it),
+# $RUSTUP_TOOLCHAIN over all; only that toolchain's directory exposed, not
+# ~/.cargo (its credentials) nor the proxy; one not installed refused,
+# naming where the choice came from.
+test_vmshim_rustup() {
+	rustup_fixture
+	PATH=$RUST_PATH wrun -- cargo build
+	assert_rc 0
+	assert_out_line 'cargo stable build' 'the default toolchain'
+	printf '[toolchain]\nchannel = "nightly"\ncomponents = ["rustfmt"]\n' >rust-toolchain.toml
+	PATH=$RUST_PATH wsh "cargo -V; rustc -V; cat '$HOME/.cargo/credentials.toml'; true"
+	assert_out_line 'cargo nightly -V' "rust-toolchain.toml's channel, cargo by name"
+	assert_out_line 'rustc nightly -V' 'rustc by name'
+	assert_out_lacks CARGO-LEAKED "~/.cargo's credentials"
+	assert_out_lacks 'rustup proxy ran' 'the proxy run'
+	PATH=$RUST_PATH wardenc policy show -- cargo
+	assert_out_has "\"path\": \"$HOME/.rustup/toolchains/nightly-x86_64-unknown-linux-gnu\"" 'the toolchain exposed'
+	assert_out_has "rustup nightly-x86_64-unknown-linux-gnu, from $WS/rust-toolchain.toml" 'which and why'
+	[[ $OUT != *"\"path\": \"$HOME/.cargo"* ]] || fail "~/.cargo exposed: $(excerpt "$OUT")"
+	rm rust-toolchain.toml && echo 1.75.0 >rust-toolchain
+	PATH=$RUST_PATH wrun -- cargo t
+	assert_out_line 'cargo 1.75.0 t' 'a legacy rust-toolchain file'
+	printf '"%s" = "nightly-x86_64-unknown-linux-gnu"\n' "$WS" >>"$HOME/.rustup/settings.toml"
+	PATH=$RUST_PATH wrun -- cargo o
+	assert_out_line 'cargo nightly o' 'a directory override over the file beside it'
+	RUSTUP_TOOLCHAIN=stable PATH=$RUST_PATH wrun -- cargo e
+	assert_out_line 'cargo stable e' '$RUSTUP_TOOLCHAIN over all'
+	echo beta >rust-toolchain && sed -i '$d' "$HOME/.rustup/settings.toml"
+	PATH=$RUST_PATH wrun -- cargo b
+	assert_rc 125 'a toolchain not installed'
+	assert_err_match "the toolchain it picks here \(beta, from $WS/rust-toolchain\) is not installed" 'says which and where from'
 }
