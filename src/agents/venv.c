@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #define CFG_MAX (64u << 10)  /* a pyvenv.cfg, at most */
-#define TOP_MAX 4096         /* entries of the workspace's top looked at */
+#define TOP_MAX 4096         /* entries of the workspace's top read, at most */
+#define DIRS_MAX 256         /* and directories among them looked into */
 
 /* The value of cfg's `home` key (site.py's reading: the key's case and the
  * blanks around key and value do not count), malloc'd, or NULL. */
@@ -152,11 +153,13 @@ void venv_interpreters(const char *workspace, struct strv *out, struct strv *whe
 		return;
 	}
 	struct found f = { .wsfd = fd, .out = out, .where = where };
-	unsigned seen = 0;
-	for (struct dirent *de; seen++ < TOP_MAX && f.read < VENV_MAX && (de = readdir(d));) {
+	unsigned seen = 0, dirs = 0;
+	for (struct dirent *de; seen++ < TOP_MAX && dirs < DIRS_MAX && f.read < VENV_MAX &&
+				(de = readdir(d));) {
 		const char *n = de->d_name;
 		if (!strcmp(n, ".") || !strcmp(n, "..") || !entry_dir(fd, de))
 			continue;
+		dirs++;
 		look(&f, n);
 		if (!strcmp(n, ".tox") || !strcmp(n, ".nox")) {
 			look_in(&f, n);
