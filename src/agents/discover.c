@@ -497,22 +497,32 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
-/* The interpreters the command runs by name inside (an agent's `python3
- * -m pytest`, a Makefile's `ruby`, `npm test`'s `node`) as the host's PATH
+/* Do paths a and b name the same directory's entries, as written? */
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+/* The interpreters and tools the command runs by name inside (an agent's
+ * `python3 -m pytest`, a Makefile's `ruby`, `npm test`'s `node`, `cargo
+ * test`, Gradle's `java`) as the host's PATH
  * finds them, where the sandbox would not show them. A version manager's
  * shim cannot run inside, and PATH would pass it by to the system's
  * interpreter: it is resolved for the workspace as a command that is a
  * shim is (lookup), the version's tree exposed read-only, its bin first on
  * PATH inside. One in an install prefix in the home (nvm's
  * ~/.nvm/versions/node/V/bin/node) has that prefix exposed read-only, at
- * its place on PATH. A choice that does not resolve here (not installed, a
+ * its place on PATH; where PATH reaches it through a symlink (sdkman's
+ * ~/.sdkman/candidates/java/current), its own bin goes first. A choice that does not resolve here (not installed, a
  * name that is no version, "system", a tree refused: the home itself, a
  * credential store, a prefix directly in the home) is left alone, without
  * a word: the name then finds what the sandbox shows on PATH. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const struct strv *visible, struct discovery *d)
 {
-	static const char *const names[] = { "python3", "python", "ruby", "node", "cargo", "rustc" };
+	static const char *const names[] = { "python3", "python", "ruby", "node", "cargo", "rustc",
+					     "java" };
 	char rhome_buf[PATH_MAX];
 	const char *rhome = home && realpath(home, rhome_buf) ? rhome_buf : NULL;
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
@@ -525,8 +535,16 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 			continue;
 		_cleanup_free_ char *name = what_of(names[i], &pick);
 		_cleanup_free_ char *what = xasprintf("%s on PATH inside", name);
-		if (expose(d, real, rhome, visible, what, true, &e) == 0 && pick.program)
+		bool hidden = !is_visible(visible, real);
+		if (expose(d, real, rhome, visible, what, true, &e) != 0)
+			continue;
+		/* the manager's pick; or, where PATH reaches the file through a
+		 * symlinked directory that is not in the sandbox (sdkman's
+		 * candidates/java/current/bin), the file's own directory */
+		if (pick.program)
 			path_first(d, pick.program);
+		else if (hidden && !same_dir(found, real))
+			path_first(d, real);
 	}
 }
 

@@ -7,7 +7,8 @@
 # command runs by name inside resolved the same way, and nvm's node (an
 # install prefix in the home on PATH) exposed for it; a workspace's Python
 # virtual environments with their base interpreters' installs; rustup's
-# proxies (a fixture of its layout) resolved to the toolchain. pyenv and asdf are
+# proxies (a fixture of its layout) resolved to the toolchain; sdkman's java
+# by name through its `current` symlink. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -333,4 +334,21 @@ test_vmshim_rustup() {
 	PATH=$RUST_PATH wrun -- cargo b
 	assert_rc 125 'a toolchain not installed'
 	assert_err_match "the toolchain it picks here \(beta, from $WS/rust-toolchain\) is not installed" 'says which and where from'
+}
+
+# sdkman's java: PATH reaches it through ~/.sdkman/candidates/java/current,
+# a symlink to the version's directory. `java` by name inside (what
+# Gradle's wrapper runs) finds that version, exposed read-only, its bin
+# first on PATH; not the rest of ~/.sdkman.
+test_vmshim_sdkman_java() {
+	local c=$HOME/.sdkman/candidates/java
+	mkdir -p "$c/17.0.2-tem/bin" "$c/17.0.2-tem/lib" "$HOME/.sdkman/etc"
+	printf '#!/bin/sh\necho "java 17 $*"\n' >"$c/17.0.2-tem/bin/java"
+	chmod 0755 "$c/17.0.2-tem/bin/java"
+	ln -s 17.0.2-tem "$c/current"
+	echo 'sdkman_secret=SDKMAN-LEAKED' >"$HOME/.sdkman/etc/config"
+	PATH=$c/current/bin:$(path_without_home_tools) wsh "java -version; cat '$HOME/.sdkman/etc/config'; true"
+	assert_rc 0
+	assert_out_line 'java 17 -version' 'java by name inside'
+	assert_out_lacks SDKMAN-LEAKED "the rest of ~/.sdkman"
 }
