@@ -506,18 +506,18 @@ static bool same_dir(const char *a, const char *b)
 
 /* The interpreters and tools the command runs by name inside (an agent's
  * `python3 -m pytest`, a Makefile's `ruby`, `npm test`'s `node`, `cargo
- * test`, Gradle's `java`) as the host's PATH
- * finds them, where the sandbox would not show them. A version manager's
- * shim cannot run inside, and PATH would pass it by to the system's
- * interpreter: it is resolved for the workspace as a command that is a
- * shim is (lookup), the version's tree exposed read-only, its bin first on
- * PATH inside. One in an install prefix in the home (nvm's
- * ~/.nvm/versions/node/V/bin/node) has that prefix exposed read-only, at
- * its place on PATH; where PATH reaches it through a symlink (sdkman's
- * ~/.sdkman/candidates/java/current), its own bin goes first. A choice that does not resolve here (not installed, a
- * name that is no version, "system", a tree refused: the home itself, a
- * credential store, a prefix directly in the home) is left alone, without
- * a word: the name then finds what the sandbox shows on PATH. */
+ * test`, Gradle's `java`) as the host's PATH finds them, where the sandbox
+ * would not show them. A version manager's shim cannot run inside, and PATH
+ * would pass it by to the system's interpreter: it is resolved for the
+ * workspace as a command that is a shim is (lookup), the version's tree
+ * exposed read-only, its bin first on PATH inside. One in an install prefix
+ * in the home (nvm's ~/.nvm/versions/node/V/bin/node) has that prefix
+ * exposed read-only, at its place on PATH; where PATH reaches it through a
+ * symlink (sdkman's ~/.sdkman/candidates/java/current), its own bin goes
+ * first. A choice that does not resolve here (not installed, a name that is
+ * no version, "system", a tree refused: the home itself, a credential
+ * store, a prefix directly in the home) is left alone, without a word: the
+ * name then finds what the sandbox shows on PATH. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const struct strv *visible, struct discovery *d)
 {

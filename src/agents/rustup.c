@@ -116,13 +116,14 @@ char *rustup_file_channel(const char *text)
 /* The toolchain asked for from the workspace up, the nearest directory's
  * first: its override (settings.toml's [overrides]), else its toolchain
  * file; *from where it was read. */
-static char *workspace_choice(const char *workspace, const char *settings, const char *settings_path,
-			      char **from)
+static char *workspace_choice(const char *workspace, const char *settings,
+			      const char *settings_path, char **from)
 {
 	if (!workspace || workspace[0] != '/')
 		return NULL;
 	_cleanup_free_ char *over_dir = NULL;
-	_cleanup_free_ char *over = settings ? rustup_override(settings, workspace, &over_dir) : NULL;
+	_cleanup_free_ char *over =
+		settings ? rustup_override(settings, workspace, &over_dir) : NULL;
 	_cleanup_free_ char *d = xstrdup(workspace);
 	for (;;) {
 		if (over && strcmp(d, over_dir) == 0) {
@@ -131,10 +132,11 @@ static char *workspace_choice(const char *workspace, const char *settings, const
 		}
 		static const char *const files[] = { "rust-toolchain.toml", "rust-toolchain" };
 		for (size_t i = 0; i < ARRAY_LEN(files); i++) {
-			_cleanup_free_ char *f = xasprintf("%s/%s", strcmp(d, "/") ? d : "", files[i]);
+			_cleanup_free_ char *f =
+				xasprintf("%s/%s", strcmp(d, "/") ? d : "", files[i]);
 			struct stat st;
-			_cleanup_free_ char *text =
-				stat(f, &st) == 0 && S_ISREG(st.st_mode) ? vmshim_read_file(f) : NULL;
+			bool is_file = stat(f, &st) == 0 && S_ISREG(st.st_mode);
+			_cleanup_free_ char *text = is_file ? vmshim_read_file(f) : NULL;
 			char *c = text ? rustup_file_channel(text) : NULL;
 			if (c) {
 				*from = steal_ptr(&f);
@@ -172,7 +174,8 @@ int rustup_pick(const char *found, const char *cmd, const char *workspace, const
 				   : home ? xasprintf("%s/.rustup", home) : NULL;
 	if (!rhome)
 		return werr_set(e, 0, "%s is rustup's proxy: no RUSTUP_HOME or home directory to "
-				"find its toolchains in: run the toolchain's %s by its path", name, name);
+				"find its toolchains in: run the toolchain's %s by its path",
+				name, name);
 	_cleanup_free_ char *spath = xasprintf("%s/settings.toml", rhome);
 	_cleanup_free_ char *settings = vmshim_read_file(spath);
 	const char *env = getenv("RUSTUP_TOOLCHAIN");
@@ -185,9 +188,9 @@ int rustup_pick(const char *found, const char *cmd, const char *workspace, const
 		p->from = xasprintf("%s (default_toolchain)", spath);
 	}
 	if (!tc)
-		return werr_set(e, 0, "%s is rustup's proxy: no toolchain is set for this workspace "
-				"or as the default (%s): `rustup default stable`, or run the "
-				"toolchain's %s by its path", name, spath, name);
+		return werr_set(e, 0, "%s is rustup's proxy: no toolchain is set for this "
+				"workspace or as the default (%s): `rustup default stable`, or "
+				"run the toolchain's %s by its path", name, spath, name);
 	if (!vmshim_name_ok(tc))
 		return werr_set(e, 0, "%s is rustup's proxy: refusing the toolchain name '%s' "
 				"(from %s)", name, tc, p->from);
@@ -202,10 +205,10 @@ int rustup_pick(const char *found, const char *cmd, const char *workspace, const
 	_cleanup_free_ char *dir = installed(toolchains, tc, triple);
 	_cleanup_free_ char *prog = dir ? xasprintf("%s/%s/bin/%s", toolchains, dir, name) : NULL;
 	if (!prog || !vmshim_is_exec(prog))
-		return werr_set(e, 0, "%s is rustup's proxy: the toolchain it picks here (%s, from "
-				"%s) is not installed in %s with %s: `rustup toolchain install %s`, "
-				"or run the toolchain's %s by its path", name, tc, p->from,
-				toolchains, name, tc, name);
+		return werr_set(e, 0, "%s is rustup's proxy: the toolchain it picks here (%s, "
+				"from %s) is not installed in %s with %s: `rustup toolchain "
+				"install %s`, or run the toolchain's %s by its path", name, tc,
+				p->from, toolchains, name, tc, name);
 	p->version = steal_ptr(&dir);
 	p->program = steal_ptr(&prog);
 	return 1;

@@ -58,17 +58,14 @@ static bool python_install(const char *real)
 		return false;
 	*bin = '\0';
 	_cleanup_free_ char *lib = xasprintf("%s/lib", prefix);
-	DIR *d = opendir(lib);
-	if (!d)
-		return false;
+	_cleanup_dir_ DIR *d = opendir(lib);
 	bool found = false;
-	for (struct dirent *de; !found && (de = readdir(d));) {
+	for (struct dirent *de; d && !found && (de = readdir(d));) {
 		if (strncmp(de->d_name, "python3.", 8) != 0)
 			continue;
 		_cleanup_free_ char *os = xasprintf("%s/%s/os.py", lib, de->d_name);
 		found = stat(os, &st) == 0 && S_ISREG(st.st_mode);
 	}
-	closedir(d);
 	return found;
 }
 
@@ -127,31 +124,21 @@ static void look(struct found *f, const char *rel)
 /* Each environment directory in .tox or .nox. */
 static void look_in(struct found *f, const char *rel)
 {
-	int fd = openat(f->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	for (struct dirent *de; f->read < VENV_MAX && (de = readdir(d));) {
-		if (de->d_name[0] == '.' || !entry_dir(fd, de))
+	_cleanup_dir_ DIR *d = dir_open_at(f->wsfd, rel, O_NOFOLLOW);
+	for (struct dirent *de; d && f->read < VENV_MAX && (de = readdir(d));) {
+		if (de->d_name[0] == '.' || !entry_dir(dirfd(d), de))
 			continue;
 		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, de->d_name);
 		look(f, sub);
 	}
-	closedir(d);
 }
 
 void venv_interpreters(const char *workspace, struct strv *out, struct strv *where)
 {
-	int fd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	_cleanup_dir_ DIR *d = dir_open_at(AT_FDCWD, workspace, 0);
+	if (!d)
 		return;
-	}
+	int fd = dirfd(d);
 	struct found f = { .wsfd = fd, .out = out, .where = where };
 	unsigned seen = 0, dirs = 0;
 	for (struct dirent *de; seen++ < TOP_MAX && dirs < DIRS_MAX && f.read < VENV_MAX &&
@@ -165,9 +152,9 @@ void venv_interpreters(const char *workspace, struct strv *out, struct strv *whe
 			look_in(&f, n);
 			continue;
 		}
-		_cleanup_free_ char *dot = xasprintf("%s/.venv", n), *plain = xasprintf("%s/venv", n);
+		_cleanup_free_ char *dot = xasprintf("%s/.venv", n);
+		_cleanup_free_ char *plain = xasprintf("%s/venv", n);
 		look(&f, dot);
 		look(&f, plain);
 	}
-	closedir(d);
 }

@@ -7,11 +7,11 @@
  * found". discover.c exposes those interpreters' installs read-only.
  *
  * Looked for: DIR/pyvenv.cfg for each directory DIR at the workspace's top,
- * DIR/.venv and DIR/venv one level down, and each environment of `.tox`
- * and `.nox`; in the first 256 directories of the top. pyvenv.cfg is the workspace's, which the agent can write: it
- * only ever leads to a Python installation (PREFIX/bin/python* with the
- * standard library's landmark, PREFIX/lib/python3.N/os.py), never to
- * whatever directory `home` names. */
+ * DIR/.venv and DIR/venv one level down, and each environment of `.tox` and
+ * `.nox`; in the first 256 directories of the top. pyvenv.cfg is the
+ * workspace's, which the agent can write: it only ever leads to a Python
+ * installation (PREFIX/bin/python* with the standard library's landmark,
+ * PREFIX/lib/python3.N/os.py), never to whatever directory `home` names. */
 #pragma once
 #include "../common/util.h"
 
