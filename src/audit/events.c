@@ -592,6 +592,8 @@ struct event ev_session_start(const struct ev_session_start *x)
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++)
 		if (vals[i])
 			json_object_set_new(j, keys[i], vals[i]);
+	if (x->certificates && x->certificates[0])
+		set_strv(j, "certificates", x->certificates, &esc);
 	if (esc)
 		json_object_set_new(j, "escaped", esc);
 	return event_of("session.start", j);

@@ -381,6 +381,9 @@ struct ev_session_start {
 				    left out */
 	json_t *layout;          /* read-only or not, scratch, outputs, task
 				    (src/session/layout.h) (stolen), NULL: left out */
+	char *const *certificates; /* the masked *.pem read inside as a copy of their
+				      certificates, workspace-relative (NULL-terminated;
+				      NULL or empty: left out) */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

@@ -373,6 +373,10 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 	json_object_set_new(kernel, "pty", json_boolean(s->use_pty));
 	json_object_set_new(kernel, "landlock_audit", json_pack("{s:b, s:s}", "on", s->landlock_log,
 								"why", s->landlock_log_why));
+	_cleanup_free_ char **certs = xcalloc(s->plan.n + 1, sizeof *certs);
+	for (size_t i = 0, n = 0; i < s->plan.n; i++)
+		if (s->plan.m[i].certs)
+			certs[n++] = s->plan.m[i].rel;
 	return audit_emit_event(sn->log, ev_session_start(&(struct ev_session_start){
 		.version = WARDEN_VERSION, .argv = sn->o.argv, .workspace = s->workspace,
 		.policy_digest = digest, .profiles = sn->pol.sources.v, .uid = (int)s->uid,
@@ -380,7 +384,7 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
 		.limits = limits_to_json(&sn->lim), .exec = exec_layout_to_json(&s->exec),
 		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint,
-		.layout = layout_to_json(&sn->lay) }), e);
+		.layout = layout_to_json(&sn->lay), .certificates = certs }), e);
 }
 
 /* No decoy where the session binds something else into the home: an

@@ -420,7 +420,7 @@ test_masked_secrets() {
 # virtual environment's certifi bundle works inside; the text around them
 # does not come in. One with a private key in it, a key alone, and a key's
 # DER framed as a certificate stay masked; the copy is read-only, and a
-# write to it refused and recorded as such.
+# write to it refused and recorded as such; session.start lists the copies.
 test_masked_pem_certificates() {
 	have openssl || skip 'openssl not installed'
 	local d=.venv/lib/python3.11/site-packages/certifi i
@@ -446,6 +446,11 @@ test_masked_pem_certificates() {
 	bexpect write denied EACCES,EROFS
 	fl_events
 	fl_has "$WS/$d/cacert.pem" deny 'protected path'
+	# on the record: which files the sandbox read as certificates
+	local start
+	start=$(grep -F '"event":"session.start"' "$(fl_log)")
+	[[ $start == *"\"certificates\":[\"$d/cacert.pem\"]"* ]] ||
+		fail "session.start does not list the bundle alone as certificates: $(excerpt "$start")"
 	wsh "python3 -c 'import ssl; c = ssl.create_default_context(cafile=\"$d/cacert.pem\")
 print(\"certs\", len(c.get_ca_certs()))'; cat $d/cacert.pem both.pem key.pem disguised.pem"
 	assert_out_line 'certs 2' 'the two certificates of the bundle loaded inside'

@@ -127,6 +127,12 @@ sc_session_tool() {
 # layout in session.start, a write in the tree refused as a file event
 sc_session_layout() {
 	mkdir -p "$T_TMP/scratch"
+	# a certificate of the workspace, read inside as a copy (session.start's
+	# certificates)
+	if have openssl; then
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout /dev/null \
+			-out ca.pem -subj /CN=schema -days 2 2>/dev/null || fatal 'openssl req failed'
+	fi
 	wsh 'echo x >out/ok; echo y >"$WARDEN_SCRATCH/s"; echo z >refused 2>/dev/null; true' \
 		--read-only --output "$WS/out" --scratch "$T_TMP/scratch"
 }
@@ -153,6 +159,10 @@ test_schema_real_logs() {
 		fail 'no connection refused by the proxy'
 	grep -hF '"event":"session.start"' "${logs[@]}" | grep -F '"read_only":true' >/dev/null ||
 		fail 'no session.start with a read-only layout'
+	if have openssl; then
+		grep -hF '"event":"session.start"' "${logs[@]}" | grep -F '"certificates":["ca.pem"]' \
+			>/dev/null || fail 'no session.start with certificates'
+	fi
 	grep -hF '"event":"file"' "${logs[@]}" | grep -F 'read-only' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no write refused in the read-only workspace'
 }
