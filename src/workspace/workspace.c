@@ -63,12 +63,15 @@ static int protect_named(struct scan *sc, const struct walk_entry *we, struct we
 }
 
 /* A *.pem of certificates alone: their copy for the sandbox (certcopy.h),
- * within the session's bound for all copies; else NULL (masked whole). */
+ * within the session's bound for all copies; else NULL (masked whole). Only
+ * where `*.pem` is what masks it: a profile that names the file, or masks it
+ * by any other pattern (`mask certs/ca-*.pem`), keeps it masked whole. */
 static char *cert_copy(struct scan *sc, const struct walk_entry *we, size_t *len)
 {
 	size_t n = strlen(we->name);
 	if (we->type != DT_REG || n < 5 || strcmp(we->name + n - 4, ".pem") != 0 ||
-	    sc->plan->certs_bytes >= CERTCOPY_TOTAL)
+	    sc->plan->certs_bytes >= CERTCOPY_TOTAL ||
+	    workspace_masked_except(sc->pol, we->rel, we->name, "*.pem"))
 		return NULL;
 	char *c = certcopy_read(we->dirfd, we->name, len);
 	if (c && *len > CERTCOPY_TOTAL - sc->plan->certs_bytes) {

@@ -16,13 +16,21 @@ bool workspace_is_placeholder(const struct stat *st)
 	       (S_ISDIR(st->st_mode) && mode == PLACEHOLDER_DIR_MODE);
 }
 
-bool workspace_masked(const struct policy *pol, const char *rel, const char *name)
+bool workspace_masked_except(const struct policy *pol, const char *rel, const char *name,
+			     const char *except)
 {
 	for (size_t i = 0; i < pol->mask.n; i++) {
 		const char *pat = pol->mask.v[i];
+		if (except && strcmp(pat, except) == 0)
+			continue;
 		if (strchr(pat, '/') ? fnmatch(pat, rel, FNM_PATHNAME) == 0
 				     : fnmatch(pat, name, 0) == 0)
 			return true;
 	}
 	return false;
+}
+
+bool workspace_masked(const struct policy *pol, const char *rel, const char *name)
+{
+	return workspace_masked_except(pol, rel, name, NULL);
 }

@@ -22,6 +22,9 @@ struct policy;
 /* Does a mask pattern of the policy cover this workspace path (name: its
  * last component)? */
 bool workspace_masked(const struct policy *pol, const char *rel, const char *name);
+/* The same, with the pattern except (exactly as written) left out. */
+bool workspace_masked_except(const struct policy *pol, const char *rel, const char *name,
+			     const char *except);
 /* Is st one of the placeholders warden makes for missing protected paths
  * (a running session's, or a killed one's)? */
 struct stat;

@@ -421,6 +421,7 @@ test_masked_secrets() {
 # does not come in. One with a private key in it, a key alone, and a key's
 # DER framed as a certificate stay masked; the copy is read-only, and a
 # write to it refused and recorded as such; session.start lists the copies.
+# A profile masking a certificate file by another pattern keeps it masked.
 test_masked_pem_certificates() {
 	have openssl || skip 'openssl not installed'
 	local d=.venv/lib/python3.11/site-packages/certifi i
@@ -458,6 +459,13 @@ print(\"certs\", len(c.get_ca_certs()))'; cat $d/cacert.pem both.pem key.pem dis
 	assert_out_lacks 'PRIVATE KEY' 'a private key read inside'
 	assert_out_has "$(sed -n 2p "$T_TMP/c2.pem")" 'the certificate read inside'
 	grep -q SECRET-COMMENT "$d/cacert.pem" || fail 'the bundle on the host changed'
+	# a profile that masks a certificate file by another pattern than *.pem
+	# keeps it masked whole
+	cp "$T_TMP/c1.pem" internal-ca.pem && chmod 644 internal-ca.pem
+	printf 'mask internal-*.pem\n' >"$T_TMP/certs.profile"
+	wbatch --profile "$T_TMP/certs.profile" -- 'named|read internal-ca.pem' "bundle|read $d/cacert.pem"
+	bexpect named denied EACCES
+	bexpect bundle allowed
 }
 
 test_unmask_profile() {
