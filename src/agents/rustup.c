@@ -134,9 +134,7 @@ static char *workspace_choice(const char *workspace, const char *settings,
 		for (size_t i = 0; i < ARRAY_LEN(files); i++) {
 			_cleanup_free_ char *f =
 				xasprintf("%s/%s", strcmp(d, "/") ? d : "", files[i]);
-			struct stat st;
-			bool is_file = stat(f, &st) == 0 && S_ISREG(st.st_mode);
-			_cleanup_free_ char *text = is_file ? vmshim_read_file(f) : NULL;
+			_cleanup_free_ char *text = vmshim_read_file(f); /* a regular file's */
 			char *c = text ? rustup_file_channel(text) : NULL;
 			if (c) {
 				*from = steal_ptr(&f);

@@ -105,16 +105,12 @@ static void look(struct found *f, const char *rel)
 	if (f->read >= VENV_MAX)
 		return;
 	_cleanup_free_ char *p = xasprintf("%s/pyvenv.cfg", rel);
-	_cleanup_close_ int fd =
-		openat(f->wsfd, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (unsigned long long)st.st_size > CFG_MAX)
+	size_t n;
+	_cleanup_free_ char *text = read_regular_at(f->wsfd, p, O_NOFOLLOW, CFG_MAX, &n, NULL);
+	if (!text)
 		return;
 	f->read++;
-	size_t n;
-	_cleanup_free_ char *text = read_fd_all(fd, (size_t)st.st_size, CFG_MAX, &n);
-	_cleanup_free_ char *base = text && !memchr(text, '\0', n) ? venv_base(text) : NULL;
+	_cleanup_free_ char *base = !memchr(text, '\0', n) ? venv_base(text) : NULL;
 	if (base && !strv_contains(f->out, base)) {
 		strv_push(f->out, base);
 		strv_push(f->where, rel);

@@ -3,12 +3,9 @@
  * (certcopy.h says why and what stays masked). */
 #include "certcopy.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/evp.h> /* EVP_DecodeBlock and EVP_EncodeBlock alone: no provider */
 
@@ -166,13 +163,7 @@ char *certcopy_parse(const char *buf, size_t n, size_t *len)
 
 char *certcopy_read(int dirfd, const char *name, size_t *len)
 {
-	_cleanup_close_ int fd =
-		openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (unsigned long long)st.st_size > CERTCOPY_MAX)
-		return NULL;
 	size_t n;
-	_cleanup_free_ char *text = read_fd_all(fd, (size_t)st.st_size, CERTCOPY_MAX, &n);
+	_cleanup_free_ char *text = read_regular_at(dirfd, name, O_NOFOLLOW, CERTCOPY_MAX, &n, NULL);
 	return text ? certcopy_parse(text, n, len) : NULL;
 }
