@@ -213,6 +213,17 @@ static char *home_level_install(const char *real, const char *home)
 	return stat(lib, &st) == 0 && S_ISDIR(st.st_mode) ? steal_ptr(&prefix) : NULL;
 }
 
+/* Say, after lead, that install (home_level_install's) is never exposed
+ * whole, and the profile line that would add it; need: what needs the rest
+ * of it, when one is named. */
+static void note_home_install(const char *lead, const char *install, const char *need)
+{
+	wnote("%s: %s is directly in your home, and warden never exposes such a directory "
+	      "whole; if %s%snothing there is secret, add `read-only %s` to a profile "
+	      "(warden-profile(5))", lead, install, need ? need : "",
+	      need ? " needs the rest of it and " : "", install);
+}
+
 /* Expose what makes the resolved file `real` reachable, unless it is: 0.
  * With whole, only an install it belongs to, never the file alone (1: left
  * alone): so for a prefix directly in the home (a conda base,
@@ -232,11 +243,10 @@ static int expose(struct discovery *d, const char *real, const char *home,
 		return -1;
 	_cleanup_free_ char *install = strcmp(kind, "file") == 0 ? home_level_install(real, home)
 								 : NULL;
-	if (install)
-		wnote("only %s of %s is in the sandbox: %s is directly in your home, and warden "
-		      "never exposes such a directory whole; if %s needs the rest of it and nothing "
-		      "there is secret, add `read-only %s` to a profile (warden-profile(5))",
-		      real, install, install, what, install);
+	if (install) {
+		_cleanup_free_ char *lead = xasprintf("only %s of %s is in the sandbox", real, install);
+		note_home_install(lead, install, what);
+	}
 	_cleanup_free_ char *why = xasprintf("%s of %s", kind, what);
 	add_exposure(d, tree, why);
 	return 0;
@@ -519,12 +529,10 @@ static bool same_dir(const char *a, const char *b)
  * store, a prefix directly in the home) is left alone, without a word: the
  * name then finds what the sandbox shows on PATH. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
-			     const struct strv *visible, struct discovery *d)
+			     const char *rhome, const struct strv *visible, struct discovery *d)
 {
 	static const char *const names[] = { "python3", "python", "ruby", "node", "cargo", "rustc",
 					     "java" };
-	char rhome_buf[PATH_MAX];
-	const char *rhome = home && realpath(home, rhome_buf) ? rhome_buf : NULL;
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		_cleanup_(vm_pick_free) struct vm_pick pick = { 0 };
 		_cleanup_free_ char *found = NULL;
@@ -554,27 +562,22 @@ static void discover_managed(const char *path_env, const char *workspace, const 
  * `python` after `activate`) runs inside. One left out (a conda base
  * directly in the home, a tree refused) is said, with what would add it:
  * the environment cannot run inside without it. */
-static void discover_venvs(const char *workspace, const char *home, const struct strv *visible,
+static void discover_venvs(const char *workspace, const char *rhome, const struct strv *visible,
 			   struct discovery *d)
 {
 	_cleanup_strv_ struct strv base = { 0 }, where = { 0 };
 	venv_interpreters(workspace, &base, &where);
-	char rhome_buf[PATH_MAX];
-	const char *rhome = base.n && home && realpath(home, rhome_buf) ? rhome_buf : NULL;
 	for (size_t i = 0; i < base.n; i++) {
-		_cleanup_free_ char *what =
-			xasprintf("the virtual environment %s", where.v[i]);
+		_cleanup_free_ char *what = xasprintf("the virtual environment %s", where.v[i]);
+		_cleanup_free_ char *lead =
+			xasprintf("%s runs %s, which is not in the sandbox", what, base.v[i]);
 		struct werr e = { 0 };
 		int r = expose(d, base.v[i], rhome, visible, what, true, &e);
 		_cleanup_free_ char *install = r == 1 ? home_level_install(base.v[i], rhome) : NULL;
 		if (install)
-			wnote("the virtual environment %s runs %s, which is not in the sandbox: %s is "
-			      "directly in your home, and warden never exposes such a directory "
-			      "whole; if nothing there is secret, add `read-only %s` to a profile "
-			      "(warden-profile(5))", where.v[i], base.v[i], install, install);
+			note_home_install(lead, install, NULL);
 		else if (r != 0)
-			wnote("the virtual environment %s runs %s, which is not in the sandbox%s%s",
-			      where.v[i], base.v[i], r < 0 ? ": " : "", r < 0 ? e.msg : "");
+			wnote("%s%s%s", lead, r < 0 ? ": " : "", r < 0 ? e.msg : "");
 	}
 }
 
@@ -588,10 +591,12 @@ int discover_for(struct policy *p, const char *cmd, const char *path_env, const 
 	discover_visible_roots(p, workspace, &visible);
 	if (discover_client(cmd, path_env, workspace, home, &visible, d, e) < 0)
 		return -1;
+	char rhome_buf[PATH_MAX];
+	const char *rhome = managed && home && realpath(home, rhome_buf) ? rhome_buf : NULL;
 	if (managed)
-		discover_managed(path_env, workspace, home, &visible, d);
+		discover_managed(path_env, workspace, home, rhome, &visible, d);
 	if (managed && workspace)
-		discover_venvs(workspace, home, &visible, d);
+		discover_venvs(workspace, rhome, &visible, d);
 	discover_apply(d, cmd, p);
 	return 0;
 }
