@@ -70,7 +70,8 @@ bool vmshim_is_exec(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-char *vmshim_find_up(const char *dir, const char *name)
+/* The first version file `name` from dir up to /: its path, or NULL. */
+static char *find_up(const char *dir, const char *name)
 {
 	if (!dir || dir[0] != '/')
 		return NULL;
@@ -163,7 +164,7 @@ static int pick_env_manager(const struct manager *m, const char *root, const cha
 		words_of(env, ":", NULL, &vers);
 		p->from = xasprintf("$%s", m->ver_var);
 	} else {
-		_cleanup_free_ char *file = vmshim_find_up(workspace, m->file);
+		_cleanup_free_ char *file = find_up(workspace, m->file);
 		if (!file) {
 			file = xasprintf("%s/version", root);
 			if (access(file, R_OK) != 0) {
@@ -263,7 +264,7 @@ static void tool_choice(const char *mgr, const char *tool, const char *workspace
 	_cleanup_free_ char *g1 = home ? xasprintf("%s/.config/mise/config.toml", home) : NULL;
 	_cleanup_free_ char *g2 = home ? xasprintf("%s/.tool-versions", home) : NULL;
 	for (size_t i = 0; i < nn + 2; i++) {
-		_cleanup_free_ char *f = i < nn ? vmshim_find_up(workspace, names[i])
+		_cleanup_free_ char *f = i < nn ? find_up(workspace, names[i])
 				       : xstrdup_or_null(i == nn ? (mise ? g1 : NULL) : g2);
 		_cleanup_free_ char *text = f ? vmshim_read_file(f) : NULL;
 		if (!text)

@@ -40,7 +40,5 @@ void vm_pick_free(struct vm_pick *p);
 bool vmshim_name_ok(const char *v);
 /* An executable regular file (symlinks followed)? */
 bool vmshim_is_exec(const char *path);
-/* The first file `name` from dir up to /: its path, or NULL (malloc'd). */
-char *vmshim_find_up(const char *dir, const char *name);
 /* A version file's text (a regular file, 64 KiB at most), or NULL. */
 char *vmshim_read_file(const char *path);
