@@ -52,8 +52,37 @@ test_env_allowlist() {
 		assert_out_line "$kv"
 	done
 	extra=$(grep -oE '^[A-Za-z_][A-Za-z0-9_]*=' <<<"$OUT" | tr -d = |
-		grep -vxE 'PATH|LANG|LANGUAGE|LC_[A-Z_]+|TERM|COLORTERM|TZ|NO_COLOR|USER|LOGNAME|HOME|SHELL|PWD|(HTTP|HTTPS|ALL|NO)_PROXY|(http|https|all|no)_proxy' | tr '\n' ' ')
+		grep -vxE 'PATH|LANG|LANGUAGE|LC_[A-Z_]+|TERM|COLORTERM|TZ|NO_COLOR|USER|LOGNAME|HOME|SHELL|PWD|(HTTP|HTTPS|ALL|NO)_PROXY|(http|https|all|no)_proxy' |
+		grep -vxE "$ENV_QUIET" | tr '\n' ' ')
 	[[ -z $extra ]] || fail "variables outside the allowlist: $extra"
+}
+
+# What the default profile sets to switch off tools' own update checks and
+# telemetry (src/policy/builtin.c).
+ENV_QUIET='NPM_CONFIG_UPDATE_NOTIFIER|NO_UPDATE_NOTIFIER|PIP_DISABLE_PIP_VERSION_CHECK|DENO_NO_UPDATE_CHECK|HOMEBREW_NO_AUTO_UPDATE|DO_NOT_TRACK|NEXT_TELEMETRY_DISABLED|DOTNET_CLI_TELEMETRY_OPTOUT'
+
+# npm checks the registry for a newer npm at each run (its timestamp lives in
+# the home, which starts empty each session): the proxy refused it and every
+# `npm test` ended with a refusal listed. The default profile switches it
+# off; a profile's `env unset` turns it back on.
+test_env_update_checks_off() {
+	have npm && have node || skip 'npm is not installed'
+	printf '{"name":"t","version":"1.0.0","scripts":{"test":"node -e \\"process.exit(0)\\""}}\n' >package.json
+	wrun -- npm test
+	assert_rc 0 'npm test'
+	[[ $ERR == *'refused during this session'* ]] && fail "a refusal listed: $(excerpt "$ERR")"
+	grep -F '"event":"net"' "$(proxy_log)" && fail 'npm tried a connection'
+	wrun -- env
+	local kv
+	for kv in NPM_CONFIG_UPDATE_NOTIFIER=false NO_UPDATE_NOTIFIER=1 PIP_DISABLE_PIP_VERSION_CHECK=1 DO_NOT_TRACK=1; do
+		assert_out_line "$kv"
+	done
+	printf 'env unset NPM_CONFIG_UPDATE_NOTIFIER\n' >"$T_TMP/notifier.profile"
+	wrun --profile "$T_TMP/notifier.profile" -- npm test
+	assert_rc 0 'npm test, the check on'
+	grep -F '"event":"net"' "$(proxy_log)" | grep -qF '"host":"registry.npmjs.org"' ||
+		fail 'no update check with the variable unset: the first half showed nothing'
+	assert_err_match 'registry\.npmjs\.org:443: no rule allows it' 'the refusal listed'
 }
 
 test_env_option() {

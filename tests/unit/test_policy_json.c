@@ -82,7 +82,9 @@ static void test_shape(void)
 	CHECK(json_is_array(pass) && json_array_size(pass) == 9);
 	CHECK(array_has(pass, "LC_*") && array_has(pass, "MY_*"));
 	json_t *set = json_object_get(env, "set");
-	CHECK(json_is_object(set) && json_object_size(set) == 2);
+	/* the profile's two and the default's eight that quiet tools' checks */
+	CHECK(json_is_object(set) && json_object_size(set) == 10);
+	CHECK_STR(json_string_value(json_object_get(set, "NPM_CONFIG_UPDATE_NOTIFIER")), "false");
 	CHECK_STR(json_string_value(json_object_get(set, "FOO")), "bar baz");
 	CHECK_STR(json_string_value(json_object_get(set, "EMPTY")), "");
 

@@ -112,7 +112,10 @@ static void test_default(void)
 	CHECK(p.env_pass.n == 8);
 	CHECK(strv_contains(&p.env_pass, "LC_*"));
 	CHECK(strv_contains(&p.env_pass, "NO_COLOR"));
-	CHECK(p.env_set.n == 0);
+	/* tools' own update checks and telemetry switched off */
+	CHECK(p.env_set.n == 8);
+	CHECK(strv_contains(&p.env_set, "NPM_CONFIG_UPDATE_NOTIFIER=false"));
+	CHECK(strv_contains(&p.env_set, "PIP_DISABLE_PIP_VERSION_CHECK=1"));
 	CHECK(p.nnet == 0 && p.net == NULL); /* no rules: no network */
 	CHECK(p.signal_grace == POLICY_SIGNAL_GRACE_DEFAULT && p.signal_grace == 10);
 	policy_free(&p);

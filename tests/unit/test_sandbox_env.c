@@ -119,8 +119,12 @@ static void test_allowlist(void)
 	/* no destination allowed: no ssh through the proxy either */
 	CHECK(get(&out, "GIT_SSH_COMMAND") == NULL);
 
-	/* nothing else: 9 passed, 4 identity, 8 proxy */
-	CHECK(out.n == 21);
+	/* the default's switches for tools' own update checks and telemetry */
+	CHECK_STR(get(&out, "NPM_CONFIG_UPDATE_NOTIFIER"), "false");
+	CHECK_STR(get(&out, "DO_NOT_TRACK"), "1");
+
+	/* nothing else: 9 passed, 4 identity, 8 proxy, 8 set */
+	CHECK(out.n == 29);
 }
 
 static void test_path_default(void)
