@@ -181,7 +181,7 @@ const char detect_builtin_rules[] =
 	"  about a refused direct connection tried again by another program\n"
 	"\n"
 	"rule seq.refused-write-other-program high\n"
-	"  on file decision=deny access!=read path\n"
+	"  on file decision=deny access!=read path reason!=permissions*\n"
 	"  count 2\n"
 	"  within 2m\n"
 	"  same path\n"

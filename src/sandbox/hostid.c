@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/magic.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -485,6 +487,29 @@ void hostid_release(struct hostid *h)
 	h->path_trees = h->home_trees = NULL;
 	closep(&h->lock_fd);
 	h->active = false;
+}
+
+void hostid_stdio(const struct hostid *h, unsigned pty_fds)
+{
+	struct stat st[3];
+	mode_t mode[3] = { 0 };
+	for (int fd = 0; fd < 3; fd++) {
+		struct statfs fs;
+		int fl = fcntl(fd, F_GETFL);
+		if ((pty_fds & (1u << fd)) || fl < 0 || fstat(fd, &st[fd]) < 0 ||
+		    !S_ISFIFO(st[fd].st_mode) || fstatfs(fd, &fs) < 0 || fs.f_type != PIPEFS_MAGIC ||
+		    st[fd].st_uid != geteuid())
+			continue;
+		int acc = fl & O_ACCMODE;
+		mode[fd] = (acc == O_RDONLY ? S_IRUSR : acc == O_WRONLY ? S_IWUSR : S_IRUSR | S_IWUSR);
+		/* one pipe on two of them (2>&1): the rights of both */
+		for (int o = 0; o < fd; o++)
+			if (mode[o] && st[o].st_ino == st[fd].st_ino && st[o].st_dev == st[fd].st_dev)
+				mode[fd] |= mode[o], mode[o] = 0;
+	}
+	for (int fd = 0; fd < 3; fd++)
+		if (mode[fd] && fchown(fd, h->uid, (gid_t)-1) == 0)
+			(void)fchmod(fd, mode[fd]);
 }
 
 json_t *hostid_to_json(const struct hostid *h)

@@ -77,6 +77,16 @@ int hostid_acquire(struct hostid *h, struct werr *e);
 /* Make init's trees from the spec (supervisor side, before the clone). */
 int hostid_trees(struct hostid *h, const struct sandbox_spec *s, struct werr *e);
 
+/* The caller's pipes among warden's fds 0-2 (not those a pty takes the
+ * place of, bits of pty_fds), when root made them: owned by the session's
+ * identity, with the owner's rights of the ends the command holds (a read
+ * end 0400, a write end 0200), so that the command can name what it holds
+ * (/dev/stdout, /dev/fd/1, /proc/self/fd/0: a new open of the pipe, which
+ * the kernel checks against the pipe's owner and mode) as it can when a
+ * user runs warden, and no more: never the other end of a pipe it holds
+ * one end of. Root itself is not held back by either. Best effort. */
+void hostid_stdio(const struct hostid *h, unsigned pty_fds);
+
 /* Close the trees (after the clone: init has its copies). */
 void hostid_close_trees(struct hostid *h);
 

@@ -13,7 +13,12 @@
  *     symlinks on the way), is on a read-only mount (statvfs ST_RDONLY);
  *   - "landlock": the path lies outside every place Landlock lets the
  *     sandbox write (the workspace, the scratch places, the home, the
- *     profile's read-write paths), as text.
+ *     profile's read-write paths), as text;
+ *   - "permissions": a name of a file the process holds (/dev/stdout,
+ *     /proc/self/fd/N: a new open of what that fd is) whose owner and mode
+ *     refuse the sandbox's identity; such a name is judged by what the fd
+ *     is, not by the mount its name lies on: a pipe or a device is no
+ *     mount's to refuse.
  *
  * The order is the kernel's: a read-only mount refuses before Landlock
  * looks. A prediction, not the kernel's word: a path that changes between
@@ -40,12 +45,16 @@
 #include "../sandbox/paths.h"
 #include "../workspace/plan.h"
 #include "../workspace/workspace.h"
+#include "target.h"
 
 struct filewhy {
 	char *ws;
 	bool ws_ro;
 	struct strv protected, masked; /* workspace-relative */
 	struct strv writable;          /* absolute inside */
+	struct strv shared;            /* of those, the ones at the same path on the host */
+	uid_t uid;
+	gid_t gid;
 	int root;                      /* the sandbox's root (O_PATH), opened once; -1: not yet */
 	/* the last directory looked at, and whether it was on a read-only
 	 * mount: a loop writing in one directory looks once a second */
@@ -63,6 +72,8 @@ struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 	w->root = -1;
 	w->ws = cfg->workspace ? xstrdup(cfg->workspace) : NULL;
 	w->ws_ro = cfg->workspace_ro;
+	w->uid = cfg->uid;
+	w->gid = cfg->gid;
 	for (size_t i = 0; cfg->plan && i < cfg->plan->n; i++) {
 		const struct ws_mount *m = &cfg->plan->m[i];
 		if (m->kind == WS_PROTECT || m->kind == WS_PLACEHOLDER || m->certs)
@@ -71,12 +82,14 @@ struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 			strv_push(&w->masked, m->rel);
 	}
 	if (w->ws && !w->ws_ro)
-		strv_push(&w->writable, w->ws);
-	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
-		strv_push(&w->writable, scratch[i]);
+		strv_push(&w->shared, w->ws);
 	for (size_t i = 0; i < cfg->nwritable; i++)
 		if (cfg->writable[i])
-			strv_push(&w->writable, cfg->writable[i]);
+			strv_push(&w->shared, cfg->writable[i]);
+	for (size_t i = 0; i < w->shared.n; i++)
+		strv_push(&w->writable, w->shared.v[i]);
+	for (size_t i = 0; i < ARRAY_LEN(scratch); i++)
+		strv_push(&w->writable, scratch[i]);
 	return w;
 }
 
@@ -89,6 +102,7 @@ void filewhy_free(struct filewhy *w)
 	strv_free(&w->protected);
 	strv_free(&w->masked);
 	strv_free(&w->writable);
+	strv_free(&w->shared);
 	free(w->last_dir);
 	free(w->ws);
 	free(w);
@@ -162,14 +176,16 @@ static bool writes_name(const struct ev_file *x, int i)
 /* Is lex on a read-only mount, as the directory it is in was a moment
  * ago? For a call that does not need to know whether the path is there
  * (a write open, an unlink, a rename: not an open that only creates, not
- * a mkdir). -1: not known. */
+ * a mkdir). -1: not known, and not taken from a read-only directory,
+ * where what is written is most often a mount of its own (/dev/null in
+ * the sandbox's read-only /dev). */
 static int cached_ro(struct filewhy *w, const char *lex, double now)
 {
 	const char *slash = strrchr(lex, '/');
 	if (!w->last_dir || now - w->last_ms > DIR_CACHE_MS || !slash)
 		return -1;
 	size_t dl = (size_t)(slash - lex);
-	return strlen(w->last_dir) == dl && strncmp(w->last_dir, lex, dl) == 0 ? w->last_ro : -1;
+	return strlen(w->last_dir) == dl && strncmp(w->last_dir, lex, dl) == 0 && !w->last_ro ? 0 : -1;
 }
 
 static void cache_dir(struct filewhy *w, const char *lex, bool ro, double now)
@@ -190,6 +206,39 @@ static double coarse_ms(void)
 	return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
 }
 
+/* A new open of what the process's fd n is (its name /dev/stdout,
+ * /proc/self/fd/N), for the access acc (O_ACCMODE's). The kernel checks
+ * the file itself: its owner's rights (the caller's pipe, a file warden's
+ * output was sent to); then, for a file or a directory, its mount and
+ * Landlock, for which its path on the host is where it lies (the
+ * workspace and the profile's paths are the same path inside; a host
+ * file anywhere else is outside every place Landlock lets the sandbox
+ * write). A pipe, a socket or a device is neither's. */
+static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags)
+{
+	char p[64], host[PATH_MAX];
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, n);
+	struct stat st;
+	struct statvfs v;
+	if (stat(p, &st) < 0)
+		return NULL; /* no such fd: ENOENT, no wall's */
+	mode_t r = st.st_uid == w->uid ? S_IRUSR : st.st_gid == w->gid ? S_IRGRP : S_IROTH;
+	mode_t wr = st.st_uid == w->uid ? S_IWUSR : st.st_gid == w->gid ? S_IWGRP : S_IWOTH;
+	int acc = flags & O_ACCMODE;
+	mode_t need = (acc == O_RDWR ? r | wr : acc == O_WRONLY ? wr : 0) | (flags & O_TRUNC ? wr : 0);
+	if ((st.st_mode & need) != need)
+		return "permissions: a file handed to the sandbox whose owner or mode refuses it";
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return NULL;
+	if (statvfs(p, &v) == 0 && (v.f_flag & ST_RDONLY))
+		return "read-only mount";
+	ssize_t l = readlink(p, host, sizeof host - 1);
+	if (l <= 0 || host[0] != '/')
+		return NULL;
+	host[l] = '\0';
+	return covered(&w->shared, host) ? NULL : "landlock";
+}
+
 /* The reason for one path, or NULL. */
 static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
 {
@@ -200,6 +249,9 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 	bool mkdir = strcmp(x->op, "mkdir") == 0;
 	_cleanup_free_ char *lex = ws_join_lexically("/", path);
 	const char *why = NULL;
+	int held;
+	if (opens && target_own_fd(pid, lex, &held))
+		return create_only ? NULL : held_why(w, pid, held, x->has_flags ? (int)x->flags : O_WRONLY);
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
 	if (in_ws) {
 		const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);

@@ -24,6 +24,8 @@ struct filewhy_cfg {
 	const char *const *writable;    /* where Landlock lets the sandbox write, beside the
 					   workspace and the scratch places (copied) */
 	size_t nwritable;
+	uid_t uid;                      /* the sandbox's identity on the host: whose */
+	gid_t gid;                      /* rights a file it was handed grants */
 };
 
 struct filewhy *filewhy_new(const struct filewhy_cfg *cfg);

@@ -294,6 +294,8 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 		return -1;
 	if (s->ids.active && hostid_trees(&s->ids, s, e) < 0)
 		return -1;
+	if (s->ids.active)
+		hostid_stdio(&s->ids, s->pty_fds);
 	/* The command's process shares init's memory until its exec (vfork:
 	 * no copy of init's page tables, no page copied on write). That
 	 * memory stays non-dumpable: when this process can read it anyway

@@ -199,7 +199,9 @@ static int exec_start(struct services *sv, struct werr *e)
 	for (size_t i = 0; i < s->exec.n; i++)
 		ll[nll++] = s->exec.w[i].path;
 	struct filewhy_cfg why = { .workspace = s->workspace, .workspace_ro = s->workspace_ro,
-				   .plan = &s->plan, .writable = ll, .nwritable = nll };
+				   .plan = &s->plan, .writable = ll, .nwritable = nll,
+				   .uid = s->ids.active ? s->ids.uid : s->uid,
+				   .gid = s->ids.active ? s->ids.gid : s->gid };
 	sv->nt = notifier_new(&(struct notifier_cfg){ .listener = L->fds.listener,
 		.diag = L->fds.diag, .log = sv->log, .execs = sv->x,
 		.strict = s->policy->exec.strict, .kernel = L->bx,

@@ -93,6 +93,12 @@ static const char *own_proc(pid_t pid, const char *full, int *n, const char **wh
 	return NULL;
 }
 
+bool target_own_fd(pid_t pid, const char *full, int *fd)
+{
+	const char *what, *more = own_proc(pid, full, fd, &what);
+	return more && !*more && strcmp(what, "fd") == 0;
+}
+
 static int open_in_root(int rootfd, pid_t pid, const char *full, int oflags, int depth);
 
 /* full through the host's /proc/PID (own_proc); -2 when it is not such a

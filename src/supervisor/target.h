@@ -35,6 +35,11 @@ int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flag
 int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags,
 		     int oflags, const char *cwd, char *resolved, size_t rlen);
 
+/* Does full (absolute and lexical, as the process sees it) name one of
+ * the process's own fds, nothing after it: /dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N, /proc/PID/fd/N with its own pid? Then the fd in *fd. */
+bool target_own_fd(pid_t pid, const char *full, int *fd);
+
 /* Reading a process's memory (mem: its /proc/PID/mem). A NUL-terminated
  * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
  * when unreadable. */

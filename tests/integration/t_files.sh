@@ -88,6 +88,57 @@ test_files_readonly_mount() {
 	return 0
 }
 
+# The files the command was handed, named: `> /dev/stderr`, `tee
+# /dev/stderr`, /dev/fd/N, /proc/self/fd/N, `cat /dev/stdin`. On warden's
+# pipes they work, as root too (whose pipes the sandbox's own identity
+# could not open anew), and nothing is recorded as refused: they were
+# once recorded as refused by the read-only /dev, and /dev/null after
+# them. Named for the other end of a pipe, refused as root (as root the
+# sandbox gets the rights of the ends it holds, no more). On a file
+# warden's output went to, the record says what the kernel answered.
+test_files_handed_stdio() {
+	local script='echo a > /dev/stdout; echo "out rc=$?"; echo b > /dev/stderr; echo "err rc=$?"
+	     echo c | tee /dev/stderr >/dev/null; echo "tee rc=$?"; echo d >> /dev/fd/1; echo "fd rc=$?"
+	     echo e > /proc/self/fd/2; echo "proc rc=$?"; echo f > /dev/null; echo "null rc=$?"
+	     cat /dev/stdin; echo "in rc=$?"'
+	printf 'piped-in\n' | timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- sh -c "$script" 2>&1 | cat >"$T_TMP/o"
+	RC=${PIPESTATUS[1]} OUT=$(<"$T_TMP/o")
+	assert_rc 0
+	printf -- '--- output\n%s\n' "$OUT"
+	local w
+	for w in out err tee fd proc null in; do
+		assert_out_line "$w rc=0" "$w"
+	done
+	for w in a b c d e piped-in; do
+		assert_out_line "$w"
+	done
+	assert_out_lacks 'refused during this session' 'a refusal listed'
+	fl_events
+	grep -F '"decision":"deny"' <<<"$FL" && fail 'a write to what the command holds recorded as refused'
+	if is_root; then
+		printf 'x\n' | timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- sh -c \
+			'cat /dev/stdout </dev/null; echo "rd rc=$?"; echo y >/dev/stdin; echo "wr rc=$?"' 2>&1 | cat >"$T_TMP/o"
+		RC=${PIPESTATUS[1]} OUT=$(<"$T_TMP/o")
+		assert_out_match '^rd rc=[1-9]' 'the read end of the output pipe opened'
+		assert_out_match '^wr rc=[1-9]' 'the write end of the input pipe opened'
+	fi
+	# a file outside the workspace, and one in it: refused or not as the
+	# kernel says, and recorded as it answered
+	local f
+	for f in "$T_TMP/handed.out" "$WS/handed.out"; do
+		timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" run -- sh -c 'echo z > /dev/stdout && echo written >&2' >"$f" 2>"$T_TMP/e"
+		fl_events
+		if grep -qx written "$T_TMP/e"; then
+			grep -F '"path":"/dev/stdout"' <<<"$FL" | grep -F '"decision":"deny"' &&
+				fail "$f: written, recorded as refused"
+		else
+			grep -qF 'cannot create /dev/stdout' "$T_TMP/e" || fail "$f: $(excerpt "$(<"$T_TMP/e")")"
+			fl_has /dev/stdout deny
+		fi
+	done
+	return 0
+}
+
 # The levels: `audit minimal` records no file events (the walls still
 # refuse); the default leaves writes to /dev out (2>/dev/null); `audit
 # files` records them too.
