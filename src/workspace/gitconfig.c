@@ -164,7 +164,14 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 	return true;
 }
 
-int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
+/* Each setting of text, in order, to each(ctx, var, value): var
+ * "section[.subsection].key" (section and key in lower case), value NULL
+ * for a key without "=" (a boolean, true). each returns -1 to stop the
+ * scan as refused. 0 when git would read all of it, -1 at the first line
+ * git refuses. */
+typedef gitcfg_each_fn each_fn;
+
+static int scan(const char *text, size_t len, each_fn each, void *ctx)
 {
 	struct src s = { .p = (const unsigned char *)text, .end = (const unsigned char *)text + len };
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
@@ -210,32 +217,54 @@ int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
 		}
 		while (c == ' ' || c == '\t')
 			c = next_char(&s);
-		enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
-		bool wanted = which(var.v, &kind);
 		if (c == '\n') {
-			if (wanted && (kind == GITCFG_HOOKS_PATH || kind == GITCFG_INCLUDE ||
-				       kind == GITCFG_INCLUDE_IF))
-				return -1; /* no value: git refuses it where a path is due */
-			continue;  /* a boolean, true */
+			if (each(ctx, var.v, NULL) < 0)
+				return -1;
+			continue;
 		}
 		if (c != '=')
 			return -1;
 		val.n = 0;
 		val.v[0] = '\0';
-		if (value(&s, &val) < 0)
+		if (value(&s, &val) < 0 || each(ctx, var.v, val.v) < 0)
 			return -1;
-		if (!wanted)
-			continue;
-		if (kind != GITCFG_INCLUDE_IF) {
-			fn(ctx, kind, NULL, val.v);
-			continue;
-		}
-		/* "includeif." COND ".path": the condition cut out in place */
-		size_t vlen = strlen(var.v);
-		var.v[vlen - 5] = '\0';
-		fn(ctx, kind, var.v + 10, val.v);
-		var.v[vlen - 5] = '.';
 	}
+}
+
+struct reported {
+	gitcfg_fn fn;
+	void *ctx;
+};
+
+static int report(void *ctx, char *var, const char *value)
+{
+	struct reported *r = ctx;
+	enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
+	if (!which(var, &kind))
+		return 0;
+	if (!value) /* a boolean: git refuses it where a path is due */
+		return kind == GITCFG_HOOKS_PATH || kind == GITCFG_INCLUDE || kind == GITCFG_INCLUDE_IF
+			       ? -1 : 0;
+	if (kind != GITCFG_INCLUDE_IF) {
+		r->fn(r->ctx, kind, NULL, value);
+		return 0;
+	}
+	/* "includeif." COND ".path": the condition cut out in place */
+	size_t vlen = strlen(var);
+	var[vlen - 5] = '\0';
+	r->fn(r->ctx, kind, var + 10, value);
+	var[vlen - 5] = '.';
+	return 0;
+}
+
+int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx)
+{
+	return scan(text, len, report, &(struct reported){ fn, ctx });
+}
+
+int gitcfg_each(const char *text, size_t len, gitcfg_each_fn fn, void *ctx)
+{
+	return scan(text, len, fn, ctx);
 }
 
 struct strv gitcfg_host_files(bool system)

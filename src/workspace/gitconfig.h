@@ -39,6 +39,14 @@ typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *cond, co
  * configuration then, and runs nothing). */
 int gitcfg_scan(const char *text, size_t len, gitcfg_fn fn, void *ctx);
 
+/* Every setting of text, in order: fn(ctx, var, value) with var
+ * "section[.subsection].key" (section and key in lower case, a
+ * subsection as written), value as git takes it or NULL for a key
+ * without "=" (a boolean, true). fn returns -1 to stop: the scan then
+ * returns -1, as it does at a line git refuses; else 0. */
+typedef int (*gitcfg_each_fn)(void *ctx, char *var, const char *value);
+int gitcfg_each(const char *text, size_t len, gitcfg_each_fn fn, void *ctx);
+
 /* The host's own git configuration files, as git finds them from warden's
  * environment, in the order it reads them: with system, $GIT_CONFIG_SYSTEM
  * or /etc/gitconfig (none with $GIT_CONFIG_NOSYSTEM); then

@@ -47,6 +47,16 @@ void wsplan_readonly(struct ws_plan *plan, const char *rel);
 void ws_id_at(int dirfd, const char *name, char id[ID_LEN]);
 /* The BARE_* part of a repository that entry is, or 0. */
 unsigned ws_bare_part(const struct walk_entry *we);
+/* gitplain.c: is dirfd/name a .git directory the host's git would run
+ * nothing from, git init's own (its settings, its sample hooks, no
+ * redirect)? */
+bool ws_git_plain(int dirfd, const char *name);
+/* ... and does the host's own git configuration (what it includes too)
+ * keep a new repository's hooks out of the workspace ws: no relative
+ * core.hooksPath (from each repository's top), none inside ws, no
+ * include inside ws? false too when a file of it cannot be read. */
+bool ws_host_hooks_outside(const char *ws);
+
 /* Is name one of the protected names that apply at any depth? */
 bool ws_protected_name(const struct strv *names, const char *name);
 

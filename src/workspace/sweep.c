@@ -1,7 +1,8 @@
 /* sweep.c - the end-of-session sweep (workspace_sweep, workspace.h): with
  * every sandbox process gone, each .git, git redirect, bare-repository
  * lookalike and protected name below the top that the plan did not record
- * at start is moved aside, regular files whose inode changed during the
+ * at start is moved aside (a .git git init made, from which git runs
+ * nothing, stays: gitplain.c), regular files whose inode changed during the
  * session lose their setuid and setgid bits, and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
  * made during the session, is removed: git on the host opens what it
@@ -63,7 +64,19 @@ struct sweep {
 	struct strv pending_git, pending_config, pending_odd;
 	unsigned bare_parts;       /* and what it holds of a repository */
 	bool all_git;              /* every entry is inside a git directory */
+	int host_ok;               /* ws_host_hooks_outside, asked once: -1 not yet */
 };
+
+/* May a new .git stay: git init's own, and nothing of the host's
+ * configuration sends its hooks into the workspace? */
+static bool plain_repo(struct sweep *sw, const struct walk_entry *we)
+{
+	if (!ws_git_plain(we->dirfd, we->name))
+		return false;
+	if (sw->host_ok < 0)
+		sw->host_ok = ws_host_hooks_outside(sw->out->ws);
+	return sw->host_ok;
+}
 
 /* There at start, and the same entry: a name alone is not enough (a
  * concurrent session's sweep may have moved the original away, and an
@@ -229,6 +242,11 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		char id[ID_LEN];
 		ws_id_at(we->dirfd, we->name, id);
 		if (!known(&sw->git, we->rel, id)) {
+			if (plain_repo(sw, we)) {
+				swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_GIT_KEPT,
+								      .rel = xstrdup(we->rel) });
+				return WALK_DESCEND_TAGGED; /* swept as one that was there */
+			}
 			strv_push(&sw->pending_git, we->name); /* after the directory is read */
 			return WALK_SKIP;
 		}
@@ -327,7 +345,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	free(out->ws);
 	out->ws = path_now(plan->ws_fd, ws);
 	struct sweep sw = { .plan = plan, .out = out,
-		.suffix = xasprintf("warden-quarantine-%s", session) };
+		.suffix = xasprintf("warden-quarantine-%s", session), .host_ok = -1 };
 	table_make(&sw.git, &plan->git, &plan->git_ids);
 	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
 	table_make(&sw.named, &plan->named, &plan->named_ids);
@@ -367,7 +385,7 @@ int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const ch
 	free(out->ws);
 	out->ws = xstrdup(dir);
 	struct sweep sw = { .plan = plan, .out = out, .all_git = true,
-		.suffix = xasprintf("warden-quarantine-%s", session) };
+		.suffix = xasprintf("warden-quarantine-%s", session), .host_ok = -1 };
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(fd, &ops, &sw, e);

@@ -83,6 +83,7 @@ enum ws_swept_kind {
 	WS_SWEPT_ODD,             /* inside a git directory, a FIFO, socket or device or a
 				     new symlink removed (mode_was: its type; to: a
 				     symlink's target) */
+	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c) */
 };
 struct ws_swept {
 	enum ws_swept_kind kind;

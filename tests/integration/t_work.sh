@@ -10,14 +10,49 @@ test_git_fresh_repo() {
 	     git log --oneline | wc -l'
 	assert_rc 0 'git init/add/commit inside'
 	assert_out_eq 1 'one commit'
-	# A repository created inside is moved aside after the session (its hooks
-	# and config must not run on the host unreviewed), with its history intact.
-	[[ ! -e $WS/.git ]] || fail 'a repository made in the sandbox stayed in place'
-	local q
-	q=$(compgen -G "$WS/.git.warden-quarantine-*" | head -n 1)
-	[[ -n $q ]] || fatal 'the repository made in the sandbox is not on the host'
+	# A repository git init made, from which git runs nothing (its own
+	# settings, its sample hooks), stays in place after the session, on
+	# the record (cargo new, create-next-app and uv init make one too).
+	OUT=$(git -c safe.directory='*' -C "$WS" log --format=%s 2>&1)
+	[[ $OUT == first ]] || fail "the repository made in the sandbox is not in place: $(excerpt "$OUT")"
+	compgen -G "$WS/.git.warden-quarantine-*" >/dev/null && fail 'a plain repository moved aside'
+	[[ $ERR == *'was moved to'* ]] && fail "a plain repository reported moved: $(excerpt "$ERR")"
+	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
+		grep -F '"path":".git"' | grep -qF '"action":"kept"' || fail 'the kept repository is not on the record'
+	# Anything more in it and it is moved aside, with its history intact: a
+	# setting git init does not write (an alias, a remote), a hook, a
+	# sample that is a link, a config that is a link, a redirect.
+	wsh 'for d in alias remote hook link cfglink modules; do git init -q $d; done
+	     git -C alias config alias.st status; git -C remote remote add origin https://example.invalid/x
+	     cp hook/.git/hooks/pre-commit.sample hook/.git/hooks/pre-commit
+	     ln -s /etc/passwd link/.git/hooks/x.sample
+	     mv cfglink/.git/config cfglink/.git/c && ln -s c cfglink/.git/config; mkdir modules/.git/modules
+	     git -C alias -c user.name=a -c user.email=a@b.invalid commit -q --allow-empty -m kept-history
+	     echo done' --profile "$(no_detect_actions)"
+	assert_out_has done
+	local d q
+	for d in alias remote hook link cfglink modules; do
+		[[ -e $WS/$d/.git ]] && fail "$d: the repository stayed in place"
+		q=$(compgen -G "$WS/$d/.git.warden-quarantine-*" | head -n 1)
+		[[ -n $q ]] || fail "$d: not moved aside"
+	done
+	q=$(compgen -G "$WS/alias/.git.warden-quarantine-*" | head -n 1)
 	OUT=$(git -c safe.directory='*' --git-dir="$q" log --format=%s 2>&1)
-	[[ $OUT == first ]] || fail "the moved repository lacks the commit: $(excerpt "$OUT")"
+	[[ $OUT == kept-history ]] || fail "the moved repository lacks the commit: $(excerpt "$OUT")"
+	# The host's own configuration, read first for every repository: a
+	# relative core.hooksPath starts at a new repository's top (where the
+	# agent put .githooks/pre-commit), and an include in the workspace is
+	# the agent's to write. Then even git init's own is moved aside.
+	local cfg
+	rm -rf "$WS"/*/.git.warden-quarantine-* # (a config link there refuses the next session)
+	for cfg in '[core]\n\thooksPath = .githooks\n' "[include]\n\tpath = $WS/inc.cfg\n"; do
+		rm -rf "$WS/h" && printf "$cfg" >"$HOME/.gitconfig"
+		wsh 'git init -q h && mkdir h/.githooks && echo "#!/bin/sh" > h/.githooks/pre-commit && echo done'
+		assert_out_has done
+		[[ -e $WS/h/.git ]] && fail "a new repository kept with the host's $(excerpt "$(<"$HOME/.gitconfig")")"
+		compgen -G "$WS/h/.git.warden-quarantine-*" >/dev/null || fail 'h: not moved aside'
+	done
+	rm -f "$HOME/.gitconfig"
 }
 
 test_git_existing_repo() {

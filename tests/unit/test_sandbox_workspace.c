@@ -5,7 +5,7 @@
  * (at any depth, without following symlinks out of the tree, without opening
  * what it finds), the placeholders for missing protected names and how
  * sessions share them, and the sweep that moves aside a .git made during the
- * session. */
+ * session, unless git init's own (gitplain.c). */
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "src/policy/policy.h"
+#include "src/workspace/plan.h"
 #include "src/sandbox/sandbox.h"
 #include "check.h"
 #include "profile.h"
@@ -1047,6 +1048,99 @@ static void test_tree(void)
 	policy_free(&pol);
 }
 
+/* A .git as git init leaves it, then each thing that makes git run
+ * something or look elsewhere. */
+static void git_plain_one(const char *d, const char *config)
+{
+	_cleanup_free_ char *g = xasprintf("gp/%s/.git", d), *h = xasprintf("%s/hooks", g),
+			    *c = xasprintf("%s/config", g), *s = xasprintf("%s/hooks/pre-commit.sample", g);
+	mk(h);
+	touch(c, config);
+	touch(s, "#!/bin/sh\n");
+}
+
+static bool git_plain(const char *d)
+{
+	_cleanup_free_ char *p = tmp_path("gp");
+	_cleanup_free_ char *g = xasprintf("%s/.git", d);
+	_cleanup_close_ int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return ws_git_plain(fd, g);
+}
+
+static void test_git_plain(void)
+{
+	static const char init[] = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+				   "\tbare = false\n\tlogallrefupdates = true\n";
+	git_plain_one("init", init);
+	CHECK(git_plain("init"));
+	git_plain_one("libgit2", "[core]\n\tbare = false\n\trepositoryformatversion = 0\n"
+				 "\tfilemode = true\n\tlogallrefupdates = true\n");
+	CHECK(git_plain("libgit2"));
+	git_plain_one("sha256", "[core]\n\trepositoryformatversion = 1\n[extensions]\n"
+				"\tobjectFormat = sha256\n");
+	CHECK(git_plain("sha256"));
+	mk("gp/nohooks/.git");
+	touch("gp/nohooks/.git/config", init);
+	CHECK(git_plain("nohooks"));
+
+	static const char *const refused[] = {
+		"[core]\n\tfsmonitor = touch /tmp/x\n",
+		"[core]\n\thooksPath = /tmp\n",
+		"[core \"x\"]\n\tbare = false\n",          /* a subsection */
+		"[core]\n\tpager = less\n",
+		"[alias]\n\tst = !sh\n",
+		"[include]\n\tpath = ../x\n",
+		"[remote \"origin\"]\n\turl = https://example.invalid/x\n",
+		"[core]\nbare = false\n[core.x]\n\tfilemode = true\n",
+		"[core]\n\tbare = \"unterminated\n", /* a line git refuses */
+		"[extensions]\n\tworktreeConfig = true\n",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+		_cleanup_free_ char *d = xasprintf("cfg%zu", i);
+		git_plain_one(d, refused[i]);
+		if (git_plain(d)) {
+			fprintf(stderr, "plain with config: %s", refused[i]);
+			CHECK(!"a config git init does not write taken for plain");
+		}
+	}
+	git_plain_one("hook", init);
+	touch("gp/hook/.git/hooks/pre-commit", "#!/bin/sh\n");
+	CHECK(!git_plain("hook"));
+	git_plain_one("hookdir", init);
+	mk("gp/hookdir/.git/hooks/d.sample");
+	CHECK(!git_plain("hookdir"));
+	git_plain_one("samplelink", init);
+	ln("/etc/passwd", "gp/samplelink/.git/hooks/x.sample");
+	CHECK(!git_plain("samplelink"));
+	mk("gp/hookslink/.git");
+	touch("gp/hookslink/.git/config", init);
+	mk("gp/elsewhere");
+	ln("../../elsewhere", "gp/hookslink/.git/hooks");
+	CHECK(!git_plain("hookslink"));
+	mk("gp/cfglink/.git");
+	touch("gp/cfglink/.git/c", init);
+	ln("c", "gp/cfglink/.git/config");
+	CHECK(!git_plain("cfglink"));
+	mk("gp/cfgfifo/.git");
+	node("gp/cfgfifo/.git/config", S_IFIFO | 0644);
+	CHECK(!git_plain("cfgfifo")); /* refused at once, not waited on */
+	mk("gp/noconfig/.git");
+	CHECK(!git_plain("noconfig"));
+	static const char *const redirects[] = { "commondir", "config.worktree", "worktrees", "modules" };
+	for (size_t i = 0; i < ARRAY_LEN(redirects); i++) {
+		_cleanup_free_ char *d = xasprintf("redir%zu", i), *r = xasprintf("gp/%s/.git/%s", d, redirects[i]);
+		git_plain_one(d, init);
+		if (i % 2)
+			mk(r);
+		else
+			touch(r, "x\n");
+		CHECK(!git_plain(d));
+	}
+	mk("gp/linked");
+	ln("../init/.git", "gp/linked/.git");
+	CHECK(!git_plain("linked"));
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1064,6 +1158,7 @@ int main(void)
 	test_sweep_setid();
 	test_sweep_unreadable();
 	test_tree();
+	test_git_plain();
 
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

@@ -1,0 +1,156 @@
+/* gitplain.c - a repository the sandbox made from which the host's git
+ * would run nothing (ws_git_plain, plan.h): what `git init` leaves, or
+ * libgit2's for `cargo new`. The sweep keeps such a .git where it moves
+ * any other new one aside. Its config holds only the settings git init
+ * writes (the repository's format, core's booleans), read as git reads it
+ * (gitconfig.h): no hook path, no fsmonitor, pager, editor, alias,
+ * filter, include or remote. Its hooks are git's samples alone: git runs
+ * a hook by its exact name, never NAME.sample. None of the entries that
+ * send git to configuration elsewhere is there (ws_git_redirects:
+ * commondir, config.worktree, worktrees/, modules/). Nothing of it is
+ * followed through a symlink. And the host's own configuration, which
+ * git reads first for every repository, must not send a new one's hooks
+ * into the workspace: a relative core.hooksPath starts at the
+ * repository's top, where the agent wrote what it liked
+ * (ws_host_hooks_outside). What stays is swept as any repository that
+ * stays (its FIFOs, devices and new symlinks removed). */
+#include "plan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gitconfig.h"
+
+#define CONFIG_MAX (64 * 1024)
+#define HOOKS_MAX 256
+#define HOST_CONFIG_MAX (1024 * 1024)
+#define INCLUDE_DEPTH 10 /* git's own limit */
+
+/* The settings git init (2.x) and libgit2 write, and the two extensions a
+ * repository of another object or ref format names: none of them starts a
+ * program or names a file. */
+static const char *const plain_settings[] = {
+	"core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+	"core.ignorecase", "core.precomposeunicode", "core.symlinks",
+	"extensions.objectformat", "extensions.refstorage",
+};
+
+static int plain_setting(void *ctx, char *var, const char *value)
+{
+	(void)ctx;
+	(void)value;
+	for (size_t i = 0; i < ARRAY_LEN(plain_settings); i++)
+		if (strcmp(var, plain_settings[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* hooks/ absent, or a directory (not a link to one) of regular files
+ * named *.sample and nothing else. */
+static bool plain_hooks(int gfd)
+{
+	_cleanup_dir_ DIR *d = dir_open_at(gfd, "hooks", O_NOFOLLOW);
+	if (!d)
+		return errno == ENOENT;
+	size_t n = 0;
+	for (struct dirent *de; (errno = 0, de = readdir(d));) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		size_t len = strlen(de->d_name);
+		struct stat st;
+		if (++n > HOOKS_MAX || len <= 7 || strcmp(de->d_name + len - 7, ".sample") != 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			return false;
+	}
+	return errno == 0;
+}
+
+bool ws_git_plain(int dirfd, const char *name)
+{
+	_cleanup_close_ int gfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(ws_git_redirects); i++) {
+		struct stat st;
+		if (fstatat(gfd, ws_git_redirects[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			return false;
+	}
+	size_t len = 0;
+	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len, NULL);
+	return text && gitcfg_each(text, len, plain_setting, NULL) == 0 && plain_hooks(gfd);
+}
+
+/* --- the host's configuration ---------------------------------------------- */
+
+struct hostcfg {
+	const char *ws;
+	const char *file;  /* the file being read: where a relative include starts */
+	int depth;
+	bool inside;       /* a hook path or an include that lands in the workspace */
+};
+
+static void host_file(struct hostcfg *h, const char *path);
+
+static void host_setting(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value)
+{
+	(void)cond;
+	struct hostcfg *h = ctx;
+	if (kind != GITCFG_HOOKS_PATH && kind != GITCFG_INCLUDE && kind != GITCFG_INCLUDE_IF)
+		return;
+	_cleanup_free_ char *v = ws_expand_user(value);
+	if (!v || !*v) {
+		h->inside |= kind == GITCFG_HOOKS_PATH && v; /* "": git takes the top */
+		return;
+	}
+	if (kind == GITCFG_HOOKS_PATH) {
+		/* relative: from each repository's top, a new one's included */
+		h->inside |= v[0] != '/' || path_is_within(v, h->ws);
+		return;
+	}
+	/* an include, whatever its condition (it can hold later): relative to
+	 * the file it is in */
+	const char *slash = strrchr(h->file, '/');
+	_cleanup_free_ char *inc = v[0] == '/' ? xstrdup(v)
+				 : xasprintf("%.*s/%s", (int)(slash ? slash - h->file : 0), h->file, v);
+	if (path_is_within(inc, h->ws)) {
+		h->inside = true; /* the agent's to write */
+		return;
+	}
+	host_file(h, inc);
+}
+
+static void host_file(struct hostcfg *h, const char *path)
+{
+	if (h->inside)
+		return;
+	if (++h->depth > INCLUDE_DEPTH) {
+		h->inside = true; /* git refuses it; so does this */
+		return;
+	}
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	char why[READ_WHY_MAX];
+	if (read_regular_file(path, HOST_CONFIG_MAX, &text, &len, why) < 0) {
+		h->inside |= errno != ENOENT; /* one that cannot be read here: not judged */
+	} else {
+		const char *was = h->file;
+		h->file = path;
+		if (gitcfg_scan(text, len, host_setting, h) < 0)
+			h->inside = true; /* git refuses it: not judged either */
+		h->file = was;
+	}
+	h->depth--;
+}
+
+bool ws_host_hooks_outside(const char *ws)
+{
+	struct hostcfg h = { .ws = ws };
+	_cleanup_strv_ struct strv files = gitcfg_host_files(true);
+	for (size_t i = 0; i < files.n && !h.inside; i++)
+		host_file(&h, files.v[i]);
+	return !h.inside;
+}
