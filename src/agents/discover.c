@@ -508,6 +508,17 @@ void discover_settle_paths(struct policy *p)
 }
 
 /* Do paths a and b name the same directory's entries, as written? */
+/* A regular file that starts as an ELF object does (opened without
+ * following a link or waiting on a FIFO). */
+static bool is_elf(const char *path)
+{
+	unsigned char m[4];
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, 4) == 4 &&
+	       memcmp(m, "\x7f" "ELF", 4) == 0;
+}
+
 static bool same_dir(const char *a, const char *b)
 {
 	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
@@ -527,7 +538,14 @@ static bool same_dir(const char *a, const char *b)
  * first. A choice that does not resolve here (not installed, a name that is
  * no version, "system", a tree refused: the home itself, a credential
  * store, a prefix directly in the home) is left alone, without a word: the
- * name then finds what the sandbox shows on PATH. */
+ * name then finds what the sandbox shows on PATH.
+ *
+ * And the tools that are one program each, installed in the home by
+ * their own installers (uv's and uvx in ~/.local/bin, bun's ~/.bun/bin,
+ * deno's ~/.deno/bin): an agent's `uv run pytest`. Such a file runs
+ * alone, so it is exposed alone, read-only, at its place (never its
+ * directory: ~/.local/bin holds what else the user put there), when it
+ * is an ELF program: a script of that name could hold anything. */
 static void discover_managed(const char *path_env, const char *workspace, const char *home,
 			     const char *rhome, const struct strv *visible, struct discovery *d)
 {
@@ -552,6 +570,19 @@ static void discover_managed(const char *path_env, const char *workspace, const 
 		if (pick.program)
 			path_first(d, pick.program);
 		else if (hidden && !same_dir(found, real))
+			path_first(d, real);
+	}
+	static const char *const alone[] = { "uv", "uvx", "bun", "deno" };
+	for (size_t i = 0; i < ARRAY_LEN(alone); i++) {
+		_cleanup_free_ char *found = path_lookup(alone[i], path_env, NULL, NULL);
+		char real[PATH_MAX];
+		struct werr e = { 0 };
+		if (!found || !realpath(found, real) || is_visible(visible, real) || !is_elf(real) ||
+		    discover_refuse_tree(real, rhome, alone[i], &e) < 0)
+			continue;
+		_cleanup_free_ char *why = xasprintf("file of %s on PATH inside", alone[i]);
+		add_exposure(d, real, why);
+		if (!same_dir(found, real))
 			path_first(d, real);
 	}
 }

@@ -8,7 +8,8 @@
 # install prefix in the home on PATH) exposed for it; a workspace's Python
 # virtual environments with their base interpreters' installs; rustup's
 # proxies (a fixture of its layout) resolved to the toolchain; sdkman's java
-# by name through its `current` symlink. pyenv and asdf are
+# by name through its `current` symlink; uv, deno and bun, one program
+# each, exposed alone. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
 # the shims); mise is the real one from npm (tests/agents/install.sh).
@@ -107,6 +108,33 @@ test_vmshim_nvm_by_name_inside() {
 	assert_out_lacks 'LEAKED' "the rest of nvm's directory is not there"
 	assert_out_line 'versions' "nvm's directory shows only the way to the version"
 	assert_out_lacks 'secret.txt' "nvm's directory shows only the way to the version"
+}
+
+# Tools that are one program each, put in the home by their own installers
+# (uv's and uvx in ~/.local/bin, deno's ~/.deno/bin, bun's ~/.bun/bin): an
+# agent's `uv run pytest` by name inside. Each is exposed alone, read-only,
+# at its place, when it is an ELF program: nothing else of its directory,
+# and a script of such a name is not.
+test_vmshim_standalone_tools() {
+	mkdir -p "$HOME/.local/bin" "$HOME/.deno/bin" "$HOME/.bun/bin"
+	cp /usr/bin/id "$HOME/.local/bin/uv" # an ELF program, as uv is
+	cp /usr/bin/whoami "$HOME/.deno/bin/deno"
+	cp /usr/bin/whoami "$HOME/.bun/bin/bun"
+	printf '#!/bin/sh\necho LEAKED-script\n' >"$HOME/.local/bin/uvx"
+	chmod 0755 "$HOME/.local/bin/uvx"
+	echo LEAKED-token >"$HOME/.local/bin/other"
+	local path=$HOME/.local/bin:$HOME/.deno/bin:$HOME/.bun/bin:$(path_without_home_tools)
+	PATH=$path wsh "uv -u; echo deno=\$(deno); echo bun=\$(bun); uvx || echo no-uvx
+	     ls -A '$HOME/.local/bin'; cat '$HOME/.local/bin/other'; true"
+	assert_rc 0
+	assert_out_line 1000 'uv by name inside'
+	assert_out_line deno=agent 'deno by name inside'
+	assert_out_line bun=agent 'bun by name inside'
+	assert_out_line no-uvx 'a script named uvx is not exposed'
+	assert_out_line uv 'uv alone in ~/.local/bin'
+	assert_out_lacks LEAKED 'the rest of ~/.local/bin'
+	PATH=$path wardenc policy show -- sh
+	assert_out_has '"why": "file of uv on PATH inside"' 'policy show says why'
 }
 
 # A conda base directly in the home (~/miniconda3) is never exposed whole,
