@@ -507,7 +507,6 @@ void discover_settle_paths(struct policy *p)
 	}
 }
 
-/* Do paths a and b name the same directory's entries, as written? */
 /* A regular file that starts as an ELF object does (opened without
  * following a link or waiting on a FIFO). */
 static bool is_elf(const char *path)
@@ -519,6 +518,7 @@ static bool is_elf(const char *path)
 	       memcmp(m, "\x7f" "ELF", 4) == 0;
 }
 
+/* Do paths a and b name the same directory's entries, as written? */
 static bool same_dir(const char *a, const char *b)
 {
 	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');

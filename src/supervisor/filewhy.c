@@ -207,7 +207,7 @@ static double coarse_ms(void)
 }
 
 /* A new open of what the process's fd n is (its name /dev/stdout,
- * /proc/self/fd/N), for the access acc (O_ACCMODE's). The kernel checks
+ * /proc/self/fd/N), with the open's flags. The kernel checks
  * the file itself: its owner's rights (the caller's pipe, a file warden's
  * output was sent to); then, for a file or a directory, its mount and
  * Landlock, for which its path on the host is where it lies (the

@@ -164,14 +164,10 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 	return true;
 }
 
-/* Each setting of text, in order, to each(ctx, var, value): var
- * "section[.subsection].key" (section and key in lower case), value NULL
- * for a key without "=" (a boolean, true). each returns -1 to stop the
- * scan as refused. 0 when git would read all of it, -1 at the first line
- * git refuses. */
-typedef gitcfg_each_fn each_fn;
-
-static int scan(const char *text, size_t len, each_fn each, void *ctx)
+/* Each setting of text, in order, to each (gitcfg_each's). 0 when git
+ * would read all of it, -1 at the first line git refuses or where each
+ * said -1. */
+static int scan(const char *text, size_t len, gitcfg_each_fn each, void *ctx)
 {
 	struct src s = { .p = (const unsigned char *)text, .end = (const unsigned char *)text + len };
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)

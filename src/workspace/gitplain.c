@@ -103,7 +103,9 @@ static void host_setting(void *ctx, enum gitcfg_kind kind, const char *cond, con
 		return;
 	_cleanup_free_ char *v = ws_expand_user(value);
 	if (!v || !*v) {
-		h->inside |= kind == GITCFG_HOOKS_PATH && v; /* "": git takes the top */
+		/* a hook path of "" (the top) or one not expanded here: judged
+		 * inside; an include git cannot expand stops git */
+		h->inside |= kind == GITCFG_HOOKS_PATH;
 		return;
 	}
 	if (kind == GITCFG_HOOKS_PATH) {
