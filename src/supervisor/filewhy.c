@@ -239,19 +239,14 @@ static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags)
 	return covered(&w->shared, host) ? NULL : "landlock";
 }
 
-/* The reason for one path, or NULL. */
-static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
+/* The reason for a path that names no fd of the process (lex: absolute,
+ * lexical), or NULL. */
+static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *lex,
+			     bool create_only)
 {
 	bool opens = strcmp(x->op, "open") == 0;
-	/* an open that only creates (O_CREAT, no write access): a read of a
-	 * file that is there */
-	bool create_only = opens && x->has_flags && !(x->flags & (O_WRONLY | O_RDWR | O_TRUNC));
 	bool mkdir = strcmp(x->op, "mkdir") == 0;
-	_cleanup_free_ char *lex = ws_join_lexically("/", path);
 	const char *why = NULL;
-	int held;
-	if (opens && target_own_fd(pid, lex, &held))
-		return create_only ? NULL : held_why(w, pid, held, x->has_flags ? (int)x->flags : O_WRONLY);
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
 	if (in_ws) {
 		const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);
@@ -286,6 +281,20 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 	if (strcmp(x->op, "chmod") != 0 && !covered(&w->writable, lex))
 		return "landlock";
 	return NULL;
+}
+
+/* The reason for one path, or NULL. */
+static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
+{
+	bool opens = strcmp(x->op, "open") == 0;
+	/* an open that only creates (O_CREAT, no write access): a read of a
+	 * file that is there */
+	bool create_only = opens && x->has_flags && !(x->flags & (O_WRONLY | O_RDWR | O_TRUNC));
+	_cleanup_free_ char *lex = ws_join_lexically("/", path);
+	int held;
+	if (opens && target_own_fd(pid, lex, &held))
+		return create_only ? NULL : held_why(w, pid, held, x->has_flags ? (int)x->flags : O_WRONLY);
+	return named_why(w, pid, x, lex, create_only);
 }
 
 const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x)
