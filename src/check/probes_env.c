@@ -67,11 +67,17 @@ static bool secret_name(const char *name)
 		"AWS_", "GITHUB_", "GH_", "GITLAB_", "OPENAI_", "ANTHROPIC_", "AZURE_", "GOOGLE_",
 		"NPM_", "DOCKER_", "VAULT_",
 	};
+	/* what the default profile sets (src/policy/builtin.c): a switch
+	 * under one of those prefixes, no secret */
+	static const char *const switches[] = { "NPM_CONFIG_UPDATE_NOTIFIER" };
 	char up[128];
 	size_t i;
 	for (i = 0; name[i] && i < sizeof up - 1; i++)
 		up[i] = (char)((name[i] >= 'a' && name[i] <= 'z') ? name[i] - 32 : name[i]);
 	up[i] = '\0';
+	for (i = 0; i < ARRAY_LEN(switches); i++)
+		if (strcmp(up, switches[i]) == 0)
+			return false;
 	for (i = 0; i < ARRAY_LEN(parts); i++)
 		if (strstr(up, parts[i]))
 			return true;

@@ -307,6 +307,18 @@ else
 	not_ok "read-only ~ in --json" "rc=$RC $(excerpt "$res $ERR")"
 fi
 
+# A secret passed on purpose (env pass NPM_TOKEN) fails env-secrets; the
+# switch the default sets under the same prefix (NPM_CONFIG_UPDATE_NOTIFIER)
+# is no secret, and the default holds with it (above).
+printf 'env pass NPM_TOKEN\n' >"$T/npm.profile"
+NPM_TOKEN=bait-npm run "$WARDEN" check --profile "$T/npm.profile"
+if ((RC == 1)) && grep -qE '^did not hold: env-secrets$' <<<"$OUT" &&
+	grep -qE '^  env-secrets +denied +allowed: 1 inherited: NPM_TOKEN +NO$' <<<"$OUT"; then
+	ok "env pass NPM_TOKEN makes check fail at env-secrets, and only there"
+else
+	not_ok "env pass NPM_TOKEN makes check fail at env-secrets" "rc=$RC $(excerpt "$(grep -E 'NO$|did not|probes:' <<<"$OUT")$ERR")"
+fi
+
 # Every home-* probe with something to find (dummy files where each looks):
 # each is reachable outside and refused inside by the default profile, and
 # each fails under read-only ~. On a host without those files these rows
