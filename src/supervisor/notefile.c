@@ -31,6 +31,7 @@
 #include "../common/util.h"
 #include "../workspace/plan.h"
 #include "../workspace/wsmade.h"
+#include "cfgwrite.h"
 #include "fanread.h"
 #include "notify_int.h"
 #include "target.h"
@@ -255,39 +256,62 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, struc
  * are), allowed ones but the writes to /dev and /proc (a terminal, a
  * pipe) by default, all of them with `audit files`. The summary of what
  * the bound held back goes first, when due. What is not written costs no
- * more than the prediction: the pid inside is read only for an event. */
-static void file_event(struct notifier *n, pid_t pid, struct ev_file *x)
+ * more than the prediction: the pid inside is read only for an event.
+ * done: a write the supervisor made in the sandbox's stead (cfgwrite.h),
+ * recorded at every level with detail as its reason; else detail (may be
+ * NULL) says more of a protected path's refusal. */
+static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool done,
+		       const char *detail)
 {
-	const char *why = filewhy_predict(n->why, pid, x);
+	const char *why = done ? NULL : filewhy_predict(n->why, pid, x);
 	bool ro_ws = why && strncmp(why, "read-only workspace", 19) == 0;
+	_cleanup_free_ char *more = why && detail && strcmp(why, "protected path") == 0
+					    ? xasprintf("%s: git config: %s", why, detail)
+					    : done ? xasprintf("git config written: %s", detail) : NULL;
 	x->decision = why ? "deny" : "allow";
-	x->reason = why;
+	x->reason = more ? more : why;
 	x->access = "write";
 	bool wanted = why ? n->level > 0 || ro_ws
-			  : n->level >= 2 || (n->level == 1 && !filewhy_noise(x->paths[0]));
+			  : done || n->level >= 2 || (n->level == 1 && !filewhy_noise(x->paths[0]));
 	if (!wanted)
 		return;
 	double now = mono_ms();
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, false, now, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (!filebound_admit(&n->bound, why != NULL, now))
+	if (!done && !filebound_admit(&n->bound, why != NULL, now))
 		return;
 	x->pid = target_inner_ns(pid, &n->pidns);
 	notify_later(n, ev_file(x));
 }
 
-/* A file operation: recorded (file_event), or held for a question
- * (`write ask`: true, answered later by writeask.c); first, the secret
- * name it makes noted (note_made). */
-bool notefile_record(struct notifier *n, const struct seccomp_notif *req,
-		     const struct file_op *op)
+/* git's rename of a protected repository config: judged, and made by the
+ * supervisor when it changes only what git may (cfgwrite.h). */
+static enum cfgwrite_result config_rename(struct notifier *n, const struct seccomp_notif *req,
+					  const struct file_op *op, const struct ev_file *x,
+					  char what[CFGWRITE_WHAT_MAX])
+{
+	what[0] = '\0';
+	if (strcmp(op->op, "rename") != 0 || n->ro_ws || x->npaths != 2 || !x->paths[0] ||
+	    !x->paths[1])
+		return CFGWRITE_NOT_CONFIG;
+	return cfgwrite_rename(n->plan, n->ws, req->pid, x->paths[0], x->paths[1],
+			       x->has_flags ? x->flags : 0, what);
+}
+
+/* A file operation: recorded (file_event), held for a question (`write
+ * ask`: NOTEFILE_HELD, answered later by writeask.c), or made by the
+ * supervisor (git's rewrite of a protected config: NOTEFILE_DONE); first,
+ * the secret name it makes noted (note_made). */
+enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_notif *req,
+				   const struct file_op *op)
 {
 	struct target_args ta; /* the paths read once, for both */
 	target_args_init(&ta, req->pid, req->data.args);
 	note_made(n, req, &ta, op);
-	if (!n->level && !n->wa && !n->ro_ws)
-		return false; /* notified only for note_made */
+	bool renames = strcmp(op->op, "rename") == 0 && n->plan;
+	if (!n->level && !n->wa && !n->ro_ws && !renames)
+		return NOTEFILE_GO_ON; /* notified only for note_made */
 	char cwd[PATH_MAX] = "";
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
@@ -301,17 +325,23 @@ bool notefile_record(struct notifier *n, const struct seccomp_notif *req,
 	const char *target;
 	if (strcmp(op->op, "symlink") == 0 && target_arg_str(&ta, 0, &target) == 0)
 		x.target = target;
-	bool held = false;
+	enum notefile_fate fate = NOTEFILE_GO_ON;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
 		if (n->wa)
 			x.pid = target_inner_ns(req->pid, &n->pidns);
-		held = writeask_check(n->wa, req, &x);
-		if (!held)
-			file_event(n, req->pid, &x);
+		char what[CFGWRITE_WHAT_MAX];
+		enum cfgwrite_result c = CFGWRITE_NOT_CONFIG;
+		if (writeask_check(n->wa, req, &x))
+			fate = NOTEFILE_HELD;
+		else if ((c = config_rename(n, req, op, &x, what)) == CFGWRITE_WRITTEN)
+			fate = NOTEFILE_DONE;
+		if (fate != NOTEFILE_HELD && (n->level || n->ro_ws || fate == NOTEFILE_DONE))
+			file_event(n, req->pid, &x, fate == NOTEFILE_DONE,
+				   c == CFGWRITE_NOT_CONFIG ? NULL : what);
 	}
 	for (int i = 0; i < x.npaths; i++)
 		free((char *)x.paths[i]);
-	return held;
+	return fate;
 }
 
 /* An open that creates with a set-id mode, or a mode change to one: the

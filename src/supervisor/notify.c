@@ -141,6 +141,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	n->made = cfg->made;
 	n->pol = cfg->pol;
 	n->ws = cfg->workspace ? xstrdup(cfg->workspace) : NULL;
+	n->plan = cfg->plan;
 	for (size_t i = 0; cfg->pol && i < cfg->pol->mask.n; i++)
 		n->mask_paths |= strchr(cfg->pol->mask.v[i], '/') != NULL;
 	n->ro_ws = cfg->readonly ? xstrdup(cfg->readonly) : NULL;
@@ -469,9 +470,12 @@ static bool record(struct notifier *n, const struct seccomp_notif *req, int mem,
 {
 	if (!o->cont || o->ignore || o->unchecked)
 		log_refusal(n, req, o->ignore);
-	else if (valid && fop && notefile_record(n, req, fop))
-		return true;
-	else if (valid && req->data.nr == SCMP_SYS(bind))
+	else if (valid && fop) {
+		enum notefile_fate f = notefile_record(n, req, fop);
+		if (f == NOTEFILE_HELD)
+			return true;
+		o->emulated = f == NOTEFILE_DONE; /* emu_err and emu_val 0: done */
+	} else if (valid && req->data.nr == SCMP_SYS(bind))
 		notefile_bind(n, req, mem);
 	else if (valid)
 		o->emulated = connect_unix(n, req, mem, &o->emu_err, &o->emu_val) ||

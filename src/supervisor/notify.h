@@ -47,6 +47,12 @@ struct notifier_cfg {
 	struct wsmade *made;
 	const struct policy *pol;
 	const char *workspace;
+	/* The workspace's protected paths (its plan, kept for the session):
+	 * git's rename of config.lock over a repository's protected config
+	 * is judged, and made by the supervisor when it changes only what git
+	 * may change for the sandbox (cfgwrite.h). NULL: refused as any
+	 * write to a protected path. */
+	const struct ws_plan *plan;
 	/* A read-only workspace (its path inside; NULL: none): a write there
 	 * that a read-only mount refuses is recorded as a refused `file` event
 	 * (decision "deny"), whatever `audit files` says. Copied. */

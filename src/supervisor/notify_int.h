@@ -51,6 +51,7 @@ struct notifier {
 	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
 	const struct policy *pol; /* whose mask patterns say which names are secret */
 	char *ws;                /* the workspace (its path inside) */
+	const struct ws_plan *plan; /* its protected paths (notifier_cfg.plan), or NULL */
 	bool strict;             /* `exec strict`: mmaps of noexec files recorded */
 	struct bpfexec *kernel;  /* the exec rules in the kernel (NULL: not) */
 	bool mask_paths;         /* a pattern names a path (needs the name's place) */
@@ -69,10 +70,13 @@ void notefile_init(struct notifier *n);
 /* The file operation req is, when it goes on once recorded: NULL for an
  * open that creates a set-id file (refused) and for any other call. */
 const struct file_op *notefile_op(const struct notifier *n, const struct seccomp_notif *req);
-/* A file operation: recorded, or held for a question (`write ask`: true,
- * answered later by writeask.c); first, the secret name it makes noted. */
-bool notefile_record(struct notifier *n, const struct seccomp_notif *req,
-		     const struct file_op *op);
+/* A file operation: recorded and let go on, held for a question (`write
+ * ask`, answered later by writeask.c), or made by the supervisor instead
+ * (git's rewrite of a protected config, cfgwrite.h: answered done); first,
+ * the secret name it makes noted. */
+enum notefile_fate { NOTEFILE_GO_ON, NOTEFILE_HELD, NOTEFILE_DONE };
+enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_notif *req,
+				   const struct file_op *op);
 /* A bind to a pathname unix socket (its address read through mem): its
  * name noted, whatever it is. */
 void notefile_bind(struct notifier *n, const struct seccomp_notif *req, int mem);

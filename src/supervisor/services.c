@@ -208,6 +208,7 @@ static int exec_start(struct services *sv, struct werr *e)
 		.audit_level = s->policy->audit_minimal ? 0 : s->policy->audit_files ? 2 : 1,
 		.why = &why, .wa = sv->wa,
 		.made = sv->made, .pol = s->policy, .workspace = s->workspace,
+		.plan = &s->plan,
 		.readonly = s->workspace_ro ? s->workspace : NULL, .guarded = sv->ctl_dir,
 		.stop = &sv->st }, e);
 	if (!sv->nt)

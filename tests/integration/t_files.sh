@@ -59,7 +59,8 @@ test_files_protected_denied() {
 	fl_has "$WS/.env" deny masked
 	# git writes its config through a lock file renamed over it
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" |
-		grep -qF '"reason":"protected path"' || fail "no refused rename onto .git/config: $(excerpt "$FL")"
+		grep -qF '"reason":"protected path: git config: core.hookspath set' ||
+		fail "no refused rename onto .git/config: $(excerpt "$FL")"
 	grep -F '"op":"unlink"' <<<"$FL" | grep -F "\"path\":\"$WS/.envrc\"" |
 		grep -qF '"decision":"deny"' || fail 'no refused unlink of .envrc'
 	# every refused write is an event: as many refused events as refusals
@@ -328,4 +329,67 @@ test_files_reads_helper_out_of_reach() {
 		fail "the helper was lost: $(excerpt "$(grep -F files.reads-lost "$(fl_log)")")"
 	fl_events
 	fl_read /tmp/after-kill.txt
+}
+
+# git's own rewrites of a protected .git/config that change only the
+# identity or a branch's upstream (`git config user.email`, `git push -u`,
+# `git checkout -b X origin/X`) are made by the supervisor on the host's
+# file, in place, each a `file` event allowed with the settings it wrote,
+# no alert; a rewrite that sets anything else (core.hooksPath, an alias,
+# an upstream that is a URL, a planted core.fsmonitor), or a lock that is a
+# symlink, a second link or a FIFO, is refused as before, with why
+# (src/supervisor/cfgwrite.c).
+test_git_config_settings_written() {
+	have git || skip 'git is not installed'
+	{ git init -q -b main . && git -c user.name=h -c user.email=h@example.invalid \
+		commit -q --allow-empty -m first && git init -q --bare remote.git &&
+		git remote add origin "$PWD/remote.git"; } || fatal 'git on the host failed'
+	local ino
+	ino=$(stat -c %i .git/config)
+	wsh 'git config user.email agent@example.invalid; echo "email=$?"; echo "reads $(git config user.email)"
+	     git checkout -q -b feat && git -c user.name=a commit -q --allow-empty -m two &&
+	     git push -q -u origin feat; echo "push=$?"
+	     git checkout -q -b track origin/feat; echo "track=$?"
+	     ls .git/config.lock 2>/dev/null; echo done'
+	assert_out_line 'email=0' 'git config user.email'
+	assert_out_line 'reads agent@example.invalid' 'the setting read back inside'
+	assert_out_line 'push=0' 'git push -u'
+	assert_out_line 'track=0' 'git checkout -b track origin/feat'
+	assert_out_line done
+	[[ $ERR != *'risk score'* ]] || fail "a risk warning for git's own settings: $(excerpt "$ERR")"
+	[[ $(git config user.email) == agent@example.invalid ]] || fail 'user.email not on the host'
+	[[ $(git config branch.feat.remote) == origin && $(git config branch.feat.merge) == refs/heads/feat ]] ||
+		fail "branch.feat's upstream not on the host: $(cat .git/config)"
+	[[ $(git config branch.track.merge) == refs/heads/feat ]] || fail 'branch.track not on the host'
+	[[ $(stat -c %i .git/config) == "$ino" ]] || fail '.git/config replaced, not written in place'
+	assert_host_absent .git/config.lock
+	fl_events
+	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" | grep -F '"decision":"allow"' |
+		grep -qF '"reason":"git config written: user.email=agent@example.invalid"' ||
+		fail "no allowed rename naming the setting: $(excerpt "$FL")"
+	grep -qF '"event":"alert"' "$(fl_log)" && fail "an alert for git's own settings: $(grep -F '"event":"alert"' "$(fl_log)")"
+	local before
+	before=$(cksum <.git/config)
+	wsh 'git config core.hooksPath /tmp/h; echo "hooks=$?"
+	     git config alias.x "!sh"; echo "alias=$?"
+	     git config branch.feat.remote https://example.invalid/r.git; echo "url=$?"
+	     cp .git/config .git/config.lock && printf "[core]\n\tfsmonitor = touch /tmp/x\n" >> .git/config.lock &&
+	     mv .git/config.lock .git/config; echo "planted=$?"; rm -f .git/config.lock
+	     cp .git/config .git/two && printf "[user]\n\tname = other\n" >> .git/two
+	     ln -s two .git/config.lock && mv .git/config.lock .git/config; echo "symlink=$?"; rm -f .git/config.lock
+	     ln .git/two .git/config.lock && mv .git/config.lock .git/config; echo "linked=$?"
+	     rm -f .git/config.lock; mkfifo .git/config.lock && mv .git/config.lock .git/config; echo "fifo=$?"
+	     echo done' --profile "$(no_detect_actions)"
+	assert_out_line done
+	local w
+	for w in hooks alias url planted symlink linked fifo; do
+		assert_out_match "^$w=[1-9]" "the rewrite $w refused"
+	done
+	[[ $(cksum <.git/config) == "$before" ]] || fail ".git/config changed on the host: $(cat .git/config)"
+	fl_events
+	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" | grep -F '"decision":"deny"' |
+		grep -qF '"reason":"protected path: git config: core.hookspath set' ||
+		fail "no refused rename naming core.hooksPath: $(excerpt "$FL")"
+	grep -F '"decision":"deny"' <<<"$FL" | grep -qF 'not a value warden writes' ||
+		fail "no refusal naming the URL upstream: $(excerpt "$FL")"
 }
