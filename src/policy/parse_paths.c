@@ -118,18 +118,21 @@ static int protect(struct parser *ps, const struct line *l, bool add)
 	return pol_push_unique(ps, l, &ps->p->protect, r);
 }
 
-/* `mask GLOB`, `unmask GLOB` */
+/* `mask GLOB`, `unmask GLOB`; `mask !GLOB`: an exception, which no
+ * pattern masks (`unmask !GLOB` takes it back) */
 static int mask(struct parser *ps, const struct line *l, bool add)
 {
-	const char *d = l->tok[0], *t = l->tok[1];
+	const char *d = l->tok[0], *t = l->tok[1], *g = t + (t[0] == '!');
 	if (!add) {
 		strv_remove(&ps->p->mask, t);
 		return 0;
 	}
-	if (t[0] == '/')
+	if (!*g)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '!' needs a pattern after it", d);
+	if (g[0] == '/')
 		return pol_lerr(ps->e, 0, l, l->off[1], "%s: pattern must be relative to the workspace: '%.200s'",
 				d, t);
-	if (pol_has_dotdot_component(t))
+	if (pol_has_dotdot_component(g))
 		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '..' components are not allowed: '%.200s'", d, t);
 	return pol_push_unique(ps, l, &ps->p->mask, t);
 }

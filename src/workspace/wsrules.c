@@ -16,15 +16,22 @@ bool workspace_is_placeholder(const struct stat *st)
 	       (S_ISDIR(st->st_mode) && mode == PLACEHOLDER_DIR_MODE);
 }
 
+/* A pattern's match: by the path when it names one, else by the last name. */
+static bool matches(const char *pat, const char *rel, const char *name)
+{
+	return strchr(pat, '/') ? fnmatch(pat, rel, FNM_PATHNAME) == 0 : fnmatch(pat, name, 0) == 0;
+}
+
 bool workspace_masked_except(const struct policy *pol, const char *rel, const char *name,
 			     const char *except)
 {
+	/* an exception (`mask !GLOB`) wins over every pattern */
+	for (size_t i = 0; i < pol->mask.n; i++)
+		if (pol->mask.v[i][0] == '!' && matches(pol->mask.v[i] + 1, rel, name))
+			return false;
 	for (size_t i = 0; i < pol->mask.n; i++) {
 		const char *pat = pol->mask.v[i];
-		if (except && strcmp(pat, except) == 0)
-			continue;
-		if (strchr(pat, '/') ? fnmatch(pat, rel, FNM_PATHNAME) == 0
-				     : fnmatch(pat, name, 0) == 0)
+		if (pat[0] != '!' && !(except && strcmp(pat, except) == 0) && matches(pat, rel, name))
 			return true;
 	}
 	return false;

@@ -20,7 +20,7 @@ struct policy;
 #define PLACEHOLDER_SOCK_MODE 0444
 
 /* Does a mask pattern of the policy cover this workspace path (name: its
- * last component)? */
+ * last component), and no exception ("!GLOB") of it? */
 bool workspace_masked(const struct policy *pol, const char *rel, const char *name);
 /* The same, with the pattern except (exactly as written) left out. */
 bool workspace_masked_except(const struct policy *pol, const char *rel, const char *name,

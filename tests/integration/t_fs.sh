@@ -483,6 +483,45 @@ test_unmask_profile() {
 	assert_out_eq SECRET-ENV 'cat .env with unmask'
 }
 
+# The templates a repository commits for others to copy (.env.example,
+# .env.sample, .env.template, .env.dist) are read inside, at any depth,
+# while .env.* around them stays masked, those the host writes during the
+# session too; a profile takes an exception back (`unmask !.env.example`)
+# or adds one (`mask !.env.test`).
+test_mask_exceptions() {
+	mkdir -p sub
+	echo 'API_KEY=' >.env.example
+	echo 'DB_URL=' >sub/.env.sample
+	echo 'X=' >.env.template
+	echo 'Y=' >.env.dist
+	echo SECRET-PROD >.env.production
+	echo SECRET-TEST >.env.test
+	warden_bg "$T_TMP/me.out" --profile "$(no_detect_actions)" -- sh -c 'while [ ! -e GO ]; do sleep 0.05; done
+	     cat .env.example sub/.env.sample .env.template .env.dist .env.production .env.test
+	     cat later/.env.example later/.env.local; echo done'
+	sleep 0.3 # the watch is up once the command runs
+	mkdir later && echo 'LATER=' >later/.env.example && echo SECRET-LATER >later/.env.local
+	sleep 0.5
+	touch GO
+	wait "$TPID"
+	RC=$?
+	OUT=$(<"$T_TMP/me.out")
+	printf '%s\n--- stderr\n%s\n' "$OUT" "$(<"$T_TMP/me.out.err")"
+	assert_out_line done
+	local l
+	for l in API_KEY= DB_URL= X= Y= LATER=; do
+		assert_out_line "$l" "the template with $l read inside"
+	done
+	assert_out_lacks SECRET 'a masked .env.* read inside'
+	printf 'unmask !.env.example\nmask !.env.test\n' >"$T_TMP/exc.profile"
+	wsh 'cat .env.example; echo "example=$?"; cat .env.test; cat .env.production; echo done' \
+		--profile "$T_TMP/exc.profile"
+	assert_out_line 'example=1' '.env.example masked again by unmask !.env.example'
+	assert_out_lacks API_KEY '.env.example read with its exception taken back'
+	assert_out_line SECRET-TEST '.env.test read with mask !.env.test'
+	assert_out_lacks SECRET-PROD '.env.production read'
+}
+
 test_fs_layout() {
 	PATH=$(path_without_home_tools) wbatch 'run|ls /run' 'varrun|ls /var/run' 'mnt|ls /mnt' 'media|ls /media' 'root|ls /root' \
 		'sysrq|write /proc/sysrq-trigger' 'kcore|read /proc/kcore' 'devnull|write /dev/null' \

@@ -118,12 +118,11 @@ test_remask_host_creates() {
 # The agent's own new secret-named files stay its own: the supervisor notes
 # the secret names the sandbox makes before it makes them (src/sandbox/
 # wsmade.h), so the watch leaves them readable and writable, with no alert:
-# a copy from a template, a redirection, an editor's save by rename, a key
-# in a new directory. (.env.example is masked by the default profile's
-# `.env.*`, so the template has another name.)
+# a copy from a template (.env.example, which the default leaves readable),
+# a redirection, an editor's save by rename, a key in a new directory.
 test_remask_agent_own_secret() {
-	echo TEMPLATE >env.template
-	wrun -- sh -c 'cp env.template .env; echo LOCAL > .env.local;
+	echo TEMPLATE >.env.example
+	wrun -- sh -c 'cp .env.example .env; echo LOCAL > .env.local;
 		echo SAVED > .env.swp && mv .env.swp .env.staging;
 		mkdir -p certs && echo KEY > certs/server.key; ln -s .env .env.link;
 		sleep 1; for f in .env .env.local .env.staging certs/server.key; do cat "$f"; echo "$f=$?"; done

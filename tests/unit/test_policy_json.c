@@ -73,8 +73,9 @@ static void test_shape(void)
 	CHECK_STR(str_at(protect, 28), "build/out");
 
 	json_t *mask = json_object_get(j, "mask");
-	CHECK(json_is_array(mask) && json_array_size(mask) == 13);
+	CHECK(json_is_array(mask) && json_array_size(mask) == 17);
 	CHECK(!array_has(mask, "*.pem") && array_has(mask, "*.key"));
+	CHECK(array_has(mask, "!.env.example"));
 
 	json_t *env = json_object_get(j, "env");
 	CHECK(json_is_object(env) && json_object_size(env) == 2);

@@ -104,8 +104,9 @@ static void test_default(void)
 	CHECK(strv_contains(&p.protect, ".git/hooks"));
 	CHECK(strv_contains(&p.protect, ".git/config"));
 	CHECK(strv_contains(&p.protect, ".envrc"));
-	CHECK(p.mask.n == 14);
+	CHECK(p.mask.n == 18);
 	CHECK(strv_contains(&p.mask, ".env.*"));
+	CHECK(strv_contains(&p.mask, "!.env.example") && strv_contains(&p.mask, "!.env.dist"));
 	CHECK(strv_contains(&p.mask, "*.pem"));
 	CHECK(strv_contains(&p.mask, "id_dsa*"));
 	CHECK(strv_contains(&p.mask, ".git-credentials"));
@@ -283,6 +284,10 @@ static void test_errors(void)
 	EXPECT_ERR("mask a/../b\n", "t.profile:1:6: mask: '..' components are not allowed: 'a/../b'");
 	EXPECT_ERR("mask ..\n", "t.profile:1:6: mask: '..' components are not allowed: '..'");
 	EXPECT_OK("mask ..x\nmask x..\nmask a/..b/c\n");
+	EXPECT_OK("mask !.env.local\nmask !dir/*.db\nunmask !.env.example\n");
+	EXPECT_ERR("mask !\n", "t.profile:1:6: mask: '!' needs a pattern after it");
+	EXPECT_ERR("mask !/x\n", "t.profile:1:6: mask: pattern must be relative to the workspace: '!/x'");
+	EXPECT_ERR("mask !a/../b\n", "t.profile:1:6: mask: '..' components are not allowed: '!a/../b'");
 
 	EXPECT_ERR("env\n", "t.profile:1:4: env: missing argument (pass, set or unset)");
 	EXPECT_ERR("env frob X\n", "t.profile:1:5: env: unknown subcommand 'frob' (expected pass, set or unset)");
@@ -560,7 +565,7 @@ static void test_layering(void)
 	CHECK(!strv_contains(&p.mask, "*.pem"));
 	CHECK(strv_contains(&p.mask, "*.key"));
 	CHECK(strv_contains(&p.mask, "*.sqlite"));
-	CHECK(p.mask.n == 14);
+	CHECK(p.mask.n == 18);
 	CHECK(!strv_contains(&p.protect, ".envrc") && p.protect.n == 27);
 	CHECK(!strv_contains(&p.env_pass, "TZ") && !strv_contains(&p.env_pass, "LC_*"));
 	CHECK(strv_contains(&p.env_pass, "PATH"));
