@@ -16,123 +16,19 @@
 #include <unistd.h>
 
 #include "../common/util.h"
-#include "../workspace/gitconfig.h"
+#include "../workspace/gitsafe.h"
 #include "../workspace/workspace.h"
 #include "target.h"
 
 #define CONFIG_MAX (1 << 20) /* bytes of a config or its lock */
-#define SETTINGS_MAX 20000   /* settings of one file */
 
-struct setting {
-	char *var, *val; /* val NULL: a key without "=" */
-};
-
-struct settings {
-	struct setting *v;
-	size_t n, cap;
-};
-
-static void settings_free(struct settings *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].var);
-		free(s->v[i].val);
-	}
-	free(s->v);
-}
-
-static int collect(void *ctx, char *var, const char *value)
-{
-	struct settings *s = ctx;
-	if (s->n >= SETTINGS_MAX)
-		return -1;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-	}
-	s->v[s->n++] = (struct setting){ xstrdup(var), value ? xstrdup(value) : NULL };
-	return 0;
-}
-
-/* text's settings as git reads them; -1 for a text git refuses, or one
- * holding a NUL (git would stop reading there, the comparison would not) */
-static int parse(const char *text, size_t len, struct settings *s)
-{
-	if (memchr(text, '\0', len))
-		return -1;
-	return gitcfg_each(text, len, collect, s);
-}
-
-enum kind { UNSAFE, USER, BRANCH_REMOTE, BRANCH_MERGE, BRANCH_REBASE, BRANCH_DESCRIPTION };
-
-static enum kind kind_of(const char *var)
-{
-	if (strcmp(var, "user.name") == 0 || strcmp(var, "user.email") == 0)
-		return USER;
-	const char *key = strrchr(var, '.');
-	if (strncmp(var, "branch.", 7) != 0 || key == var + 6) /* [branch] itself: autoSetupMerge */
-		return UNSAFE;
-	key++;
-	if (strcmp(key, "remote") == 0 || strcmp(key, "pushremote") == 0)
-		return BRANCH_REMOTE;
-	if (strcmp(key, "merge") == 0)
-		return BRANCH_MERGE;
-	if (strcmp(key, "rebase") == 0)
-		return BRANCH_REBASE;
-	return strcmp(key, "description") == 0 ? BRANCH_DESCRIPTION : UNSAFE;
-}
-
-/* No control characters (a description's new lines and tabs aside). */
-static bool plain(const char *v, bool lines)
-{
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-		if ((*p < 0x20 && !(lines && (*p == '\n' || *p == '\t'))) || *p == 0x7f)
-			return false;
-	return true;
-}
-
-/* "." (this repository), or a remote's name that s gives a URL. */
-static bool names_remote(const struct settings *s, const char *name)
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-	if (strcmp(name, ".") == 0)
-		return true;
-	if (!*name || name[0] == '-' || name[strspn(name, ok)])
-		return false;
-	_cleanup_free_ char *url = xasprintf("remote.%s.url", name);
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].var, url) == 0 && s->v[i].val)
-			return true;
-	return false;
-}
-
-static bool value_ok(enum kind k, const char *v, const struct settings *s)
-{
-	if (!v)
-		return false;
-	switch (k) {
-	case USER:
-		return strlen(v) <= 256 && plain(v, false);
-	case BRANCH_REMOTE:
-		return names_remote(s, v);
-	case BRANCH_MERGE:
-		return strncmp(v, "refs/", 5) == 0 && plain(v, false);
-	case BRANCH_REBASE:
-		return strcmp(v, "true") == 0 || strcmp(v, "false") == 0 || strcmp(v, "merges") == 0;
-	case BRANCH_DESCRIPTION:
-		return plain(v, true);
-	default:
-		return false;
-	}
-}
-
-static bool same(const struct setting *a, const struct setting *b)
+static bool same(const struct gitsafe_setting *a, const struct gitsafe_setting *b)
 {
 	return strcmp(a->var, b->var) == 0 &&
 	       (a->val && b->val ? strcmp(a->val, b->val) == 0 : a->val == b->val);
 }
 
-static bool has(const struct settings *s, const struct setting *x)
+static bool has(const struct gitsafe_list *s, const struct gitsafe_setting *x)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (same(&s->v[i], x))
@@ -141,16 +37,16 @@ static bool has(const struct settings *s, const struct setting *x)
 }
 
 /* The next setting from *i on that is not one git may change, or NULL. */
-static const struct setting *next_unsafe(const struct settings *s, size_t *i)
+static const struct gitsafe_setting *next_unsafe(const struct gitsafe_list *s, size_t *i)
 {
 	for (; *i < s->n; (*i)++)
-		if (kind_of(s->v[*i].var) == UNSAFE)
+		if (!gitsafe_var(s->v[*i].var))
 			return &s->v[(*i)++];
 	return NULL;
 }
 
 /* Append "sep item" to the list in what, cut with "..." at its end. */
-static void add_change(char what[CFGWRITE_WHAT_MAX], const char *sign, const struct setting *x)
+static void add_change(char what[CFGWRITE_WHAT_MAX], const char *sign, const struct gitsafe_setting *x)
 {
 	size_t l = strlen(what);
 	if (l + 4 >= CFGWRITE_WHAT_MAX)
@@ -163,12 +59,12 @@ static void add_change(char what[CFGWRITE_WHAT_MAX], const char *sign, const str
 
 /* Does new change only what git may change for the sandbox? what: the
  * changes, or why not. */
-static bool judge(const struct settings *old, const struct settings *new,
+static bool judge(const struct gitsafe_list *old, const struct gitsafe_list *new,
 		  char what[CFGWRITE_WHAT_MAX])
 {
 	size_t i = 0, j = 0;
 	for (;;) {
-		const struct setting *a = next_unsafe(old, &i), *b = next_unsafe(new, &j);
+		const struct gitsafe_setting *a = next_unsafe(old, &i), *b = next_unsafe(new, &j);
 		if (!a && !b)
 			break;
 		if (!a || !b || !same(a, b)) {
@@ -181,19 +77,18 @@ static bool judge(const struct settings *old, const struct settings *new,
 	}
 	what[0] = '\0';
 	for (j = 0; j < new->n; j++) {
-		const struct setting *b = &new->v[j];
-		if (kind_of(b->var) == UNSAFE || has(old, b))
+		const struct gitsafe_setting *b = &new->v[j];
+		if (!gitsafe_var(b->var) || has(old, b))
 			continue;
-		if (!value_ok(kind_of(b->var), b->val, new)) {
-			snprintf(what, CFGWRITE_WHAT_MAX, "%s = \"%.80s\" is not a value warden writes%s",
-				 b->var, b->val ? b->val : "(none)",
-				 kind_of(b->var) == BRANCH_REMOTE ? " (a remote this config names, or .)" : "");
+		if (!gitsafe_value(b->var, b->val, new)) {
+			snprintf(what, CFGWRITE_WHAT_MAX, "%s = \"%.80s\" is not a value warden writes",
+				 b->var, b->val ? b->val : "(none)");
 			return false;
 		}
 		add_change(what, "", b);
 	}
 	for (i = 0; i < old->n; i++)
-		if (kind_of(old->v[i].var) != UNSAFE && !has(new, &old->v[i]))
+		if (gitsafe_var(old->v[i].var) && !has(new, &old->v[i]))
 			add_change(what, "-", &old->v[i]);
 	if (!what[0])
 		snprintf(what, CFGWRITE_WHAT_MAX, "unchanged");
@@ -203,11 +98,11 @@ static bool judge(const struct settings *old, const struct settings *new,
 bool cfgwrite_judge(const char *old, size_t olen, const char *new, size_t nlen,
 		    char what[CFGWRITE_WHAT_MAX])
 {
-	struct settings o = { 0 }, n = { 0 };
-	bool readable = parse(old, olen, &o) == 0 && parse(new, nlen, &n) == 0;
+	struct gitsafe_list o = { 0 }, n = { 0 };
+	bool readable = gitsafe_read(old, olen, &o) == 0 && gitsafe_read(new, nlen, &n) == 0;
 	bool ok = readable && judge(&o, &n, what);
-	settings_free(&o);
-	settings_free(&n);
+	gitsafe_free(&o);
+	gitsafe_free(&n);
 	if (!readable)
 		snprintf(what, CFGWRITE_WHAT_MAX,
 			 "config.lock, or the config, is not git configuration warden reads");

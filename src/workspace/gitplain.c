@@ -1,10 +1,12 @@
 /* gitplain.c - a repository the sandbox made from which the host's git
  * would run nothing (ws_git_plain, plan.h): what `git init` leaves, or
- * libgit2's for `cargo new`. The sweep keeps such a .git where it moves
- * any other new one aside. Its config holds only the settings git init
- * writes (the repository's format, core's booleans), read as git reads it
- * (gitconfig.h): no hook path, no fsmonitor, pager, editor, alias,
- * filter, include or remote. Its hooks are git's samples alone: git runs
+ * libgit2's for `cargo new`, or `git clone`'s. The sweep keeps such a
+ * .git where it moves any other new one aside. Its config holds only the
+ * settings git init writes (the repository's format, core's booleans),
+ * a clone's remotes (a URL of git's own transports, a refspec), and what
+ * gitsafe.h names (an identity, an upstream toward one of those remotes),
+ * read as git reads it (gitconfig.h): no hook path, no fsmonitor, pager,
+ * editor, alias, filter, include, upload-pack or helper. Its hooks are git's samples alone: git runs
  * a hook by its exact name, never NAME.sample. None of the entries that
  * send git to configuration elsewhere is there (ws_git_redirects:
  * commondir, config.worktree, worktrees/, modules/). Nothing of it is
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "gitconfig.h"
+#include "gitsafe.h"
 
 #define CONFIG_MAX (64 * 1024)
 #define HOOKS_MAX 256
@@ -39,14 +42,37 @@ static const char *const plain_settings[] = {
 	"extensions.objectformat", "extensions.refstorage",
 };
 
-static int plain_setting(void *ctx, char *var, const char *value)
+/* remote.<name>.url and .fetch, as git clone writes them: a URL git
+ * reaches by a transport of its own (no "<helper>::", never an option),
+ * a refspec of text. */
+static bool clone_setting(const char *var, const char *val)
 {
-	(void)ctx;
-	(void)value;
-	for (size_t i = 0; i < ARRAY_LEN(plain_settings); i++)
-		if (strcmp(var, plain_settings[i]) == 0)
-			return 0;
-	return -1;
+	const char *key = strrchr(var, '.');
+	if (!val || !*val || strncmp(var, "remote.", 7) != 0 || key == var + 6 ||
+	    !gitsafe_plain(val, false))
+		return false;
+	if (strcmp(key, ".url") == 0)
+		return val[0] != '-' && !strstr(val, "::");
+	return strcmp(key, ".fetch") == 0;
+}
+
+/* Every setting git init's, a clone's remote, or one gitsafe.h names
+ * with its plain value (an identity, an upstream toward a remote defined
+ * here). */
+static bool plain_config(const char *text, size_t len)
+{
+	struct gitsafe_list l = { 0 };
+	bool ok = gitsafe_read(text, len, &l) == 0;
+	for (size_t i = 0; ok && i < l.n; i++) {
+		const struct gitsafe_setting *x = &l.v[i];
+		bool init = false;
+		for (size_t k = 0; k < ARRAY_LEN(plain_settings) && !init; k++)
+			init = strcmp(x->var, plain_settings[k]) == 0;
+		ok = init || clone_setting(x->var, x->val) ||
+		     (gitsafe_var(x->var) && gitsafe_value(x->var, x->val, &l));
+	}
+	gitsafe_free(&l);
+	return ok;
 }
 
 /* hooks/ absent, or a directory (not a link to one) of regular files
@@ -81,7 +107,7 @@ bool ws_git_plain(int dirfd, const char *name)
 	}
 	size_t len = 0;
 	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len, NULL);
-	return text && gitcfg_each(text, len, plain_setting, NULL) == 0 && plain_hooks(gfd);
+	return text && plain_config(text, len) && plain_hooks(gfd);
 }
 
 /* --- the host's configuration ---------------------------------------------- */

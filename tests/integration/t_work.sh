@@ -19,11 +19,21 @@ test_git_fresh_repo() {
 	[[ $ERR == *'was moved to'* ]] && fail "a plain repository reported moved: $(excerpt "$ERR")"
 	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
 		grep -F '"path":".git"' | grep -qF '"action":"kept"' || fail 'the kept repository is not on the record'
+	# A clone (its remote, its branch's upstream) and an identity set in a
+	# new repository stay too.
+	wsh 'git clone -q . cl && git -C cl config user.email agent@example.invalid &&
+	     git init -q idn && git -C idn config user.name agent && echo done'
+	assert_out_has done
+	[[ -d $WS/cl/.git && -d $WS/idn/.git ]] || fail 'a clone, or a repository with an identity, moved aside'
+	OUT=$(git -c safe.directory='*' -C "$WS/cl" log --format=%s 2>&1)
+	[[ $OUT == first ]] || fail "the clone is not in place: $(excerpt "$OUT")"
 	# Anything more in it and it is moved aside, with its history intact: a
-	# setting git init does not write (an alias, a remote), a hook, a
-	# sample that is a link, a config that is a link, a redirect.
+	# setting git init does not write (an alias, a remote's upload-pack
+	# command), a hook, a sample that is a link, a config that is a link, a
+	# redirect.
 	wsh 'for d in alias remote hook link cfglink modules; do git init -q $d; done
 	     git -C alias config alias.st status; git -C remote remote add origin https://example.invalid/x
+	     git -C remote config remote.origin.uploadpack "touch /tmp/x"
 	     cp hook/.git/hooks/pre-commit.sample hook/.git/hooks/pre-commit
 	     ln -s /etc/passwd link/.git/hooks/x.sample
 	     mv cfglink/.git/config cfglink/.git/c && ln -s c cfglink/.git/config; mkdir modules/.git/modules

@@ -1082,6 +1082,15 @@ static void test_git_plain(void)
 	mk("gp/nohooks/.git");
 	touch("gp/nohooks/.git/config", init);
 	CHECK(git_plain("nohooks"));
+	/* a clone's remote and upstream, an identity set in the new repository */
+	git_plain_one("clone", "[core]\n\trepositoryformatversion = 0\n"
+			       "[remote \"origin\"]\n\turl = https://example.invalid/x.git\n"
+			       "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+			       "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"
+			       "[user]\n\temail = a@example.invalid\n");
+	CHECK(git_plain("clone"));
+	git_plain_one("localclone", "[remote \"o\"]\n\turl = /srv/r.git\n");
+	CHECK(git_plain("localclone"));
 
 	static const char *const refused[] = {
 		"[core]\n\tfsmonitor = touch /tmp/x\n",
@@ -1090,7 +1099,17 @@ static void test_git_plain(void)
 		"[core]\n\tpager = less\n",
 		"[alias]\n\tst = !sh\n",
 		"[include]\n\tpath = ../x\n",
-		"[remote \"origin\"]\n\turl = https://example.invalid/x\n",
+		"[remote \"o\"]\n\turl = ext::sh -c touch% /tmp/x\n", /* a helper */
+		"[remote \"o\"]\n\turl = evil::x\n",
+		"[remote \"o\"]\n\turl = -oProxyCommand=x\n",
+		"[remote \"o\"]\n\turl = /r\n\tuploadpack = touch /tmp/x\n",
+		"[remote \"o\"]\n\turl = /r\n\treceivepack = x\n",
+		"[remote \"o\"]\n\tvcs = evil\n",
+		"[remote]\n\turl = /r\n",
+		"[branch \"main\"]\n\tremote = https://example.invalid/x\n", /* no such remote */
+		"[branch \"main\"]\n\tremote = origin\n",
+		"[user]\n\tname = a\\tb\n",
+		"[credential]\n\thelper = store\n",
 		"[core]\nbare = false\n[core.x]\n\tfilemode = true\n",
 		"[core]\n\tbare = \"unterminated\n", /* a line git refuses */
 		"[extensions]\n\tworktreeConfig = true\n",
