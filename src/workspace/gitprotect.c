@@ -358,6 +358,35 @@ int ws_protect_hooks_path(struct scan *sc, const char *gitdir, const char *workt
 
 /* A .git file ("gitdir: PATH"): the repository it points at, when it lies
  * in the workspace, has its hooks and config protected like a .git's. */
+/* The workspace's own .git file naming a git directory outside it that
+ * the policy does not show (a linked worktree, `git init
+ * --separate-git-dir`): git fails inside with "not a git repository", so
+ * say why and what to do instead. */
+static void outside_gitdir(const struct scan *sc, const char *rel, const char *gabs)
+{
+	struct stat st;
+	if (strcmp(rel, ".git") != 0 || stat(gabs, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	for (size_t i = 0; i < sc->pol->npaths; i++)
+		if (path_is_within(gabs, sc->pol->paths[i].path))
+			return;
+	const char *wts = strstr(gabs, "/worktrees/");
+	if (!wts) {
+		wnote("%s is a git working tree whose git directory %s lies outside the workspace, "
+		      "out of the sandbox's sight: git does not work inside. Run the session in a "
+		      "directory that holds both", sc->ws, gabs);
+		return;
+	}
+	/* the main worktree: the common directory's, or that directory itself
+	 * for a bare repository */
+	int n = (int)(wts - gabs);
+	bool dotgit = n >= 5 && strncmp(wts - 5, "/.git", 5) == 0;
+	wnote("%s is a linked git worktree whose repository %.*s lies outside the workspace, out "
+	      "of the sandbox's sight: git does not work inside. Run the session in %.*s, or "
+	      "`warden run --task NAME` there for a worktree of its own that git works in",
+	      sc->ws, n, gabs, dotgit ? n - 5 : n, gabs);
+}
+
 int ws_protect_gitfile_target(struct scan *sc, const struct walk_entry *we, struct werr *e)
 {
 	_cleanup_free_ char *text = read_small(sc->plan->ws_fd, we->rel);
@@ -375,8 +404,10 @@ int ws_protect_gitfile_target(struct scan *sc, const struct walk_entry *we, stru
 				: xasprintf("%s%s%s/%s", sc->ws, *dir ? "/" : "", dir, v);
 	ws_note_links(sc->plan, sc->ws, gabs);
 	_cleanup_free_ char *gitdir = ws_relative_abs(sc->ws, gabs);
-	if (!gitdir)
+	if (!gitdir) {
+		outside_gitdir(sc, we->rel, gabs);
 		return 0;
+	}
 	if (ws_protect_repo(sc, gitdir, e) < 0 || ws_protect_hooks_path(sc, gitdir, dir, e) < 0)
 		return -1;
 	/* a linked worktree's gitdir: its configuration is the common

@@ -481,3 +481,27 @@ test_hooks_path_include_via_link() {
 	tree_alert config.created-in-sandbox hooks.cfg
 	tree_alert config.created-in-sandbox hooks-link
 }
+
+# A workspace that is a linked worktree of a repository outside it (`git
+# worktree add ../wt`, a session started inside `claude --worktree`'s):
+# git cannot reach the repository from inside ("not a git repository"),
+# and warden says so at the start, naming where to run instead; a --task
+# session, whose view shows the repository, says nothing of it.
+test_linked_worktree_outside_said() {
+	have git || skip 'git not installed'
+	local main="$T_TMP/main"
+	{ git init -q -b main "$main" &&
+		git -C "$main" -c user.name=h -c user.email=h@example.invalid commit -q --allow-empty -m first &&
+		git -C "$main" worktree add -q "$WS/wt" -b feat; } || fatal 'git worktree add on the host failed'
+	cd "$WS/wt" || fatal 'no worktree'
+	wsh 'git status >/dev/null 2>&1; echo "status=$?"'
+	assert_out_line 'status=128' 'git inside a linked worktree whose repository is outside'
+	[[ $ERR == *"$WS/wt is a linked git worktree whose repository $main/.git lies outside the workspace"* &&
+		$ERR == *"Run the session in $main, or \`warden run --task NAME\` there"* ]] ||
+		fail "no note naming the repository and where to run: $(excerpt "$ERR")"
+	cd "$main" || fatal 'no repository'
+	wsh 'git status >/dev/null 2>&1; echo "status=$?"' --task t1
+	assert_out_line 'status=0' 'git in a --task worktree'
+	[[ $ERR == *'lies outside the workspace'* ]] && fail "a note for a --task session: $(excerpt "$ERR")"
+	true
+}
