@@ -899,7 +899,12 @@ static int session_start(struct session *sn, struct werr *e)
 	if (o->state_dir && !sn->ag.def)
 		return werr_set(e, 0, "--state: no agent profile is in use (%s is not a known "
 				"agent's command; pass --agent NAME)", o->argv[0]);
-	if (policy_add_opts(&sn->pol, o, e) < 0 || (o->task && task_start(sn, e) < 0))
+	/* a linked worktree's repository shown, but not for a read-only or
+	 * reviewed workspace, whose writes must not reach it (task.h) */
+	if (policy_add_opts(&sn->pol, o, e) < 0 ||
+	    (o->task ? task_start(sn, e) < 0
+		     : !o->read_only && !o->review &&
+			       task_linked(&sn->task, o->workspace, sn->home, &sn->pol, e) < 0))
 		return -1;
 	/* `ssh-agent`: the user's agent there, answering, before anything
 	 * of the session is made */

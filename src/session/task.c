@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../audit/audit.h"
 #include "../common/hash.h"
 #include "../common/runcmd.h"
 
@@ -348,23 +349,24 @@ static char *branch_now(struct task *t, struct werr *e)
 	return sha;
 }
 
-/* The git directory inside, as task.h says: at the common directory's path
- * a view warden makes (copies of config, HEAD, packed-refs and shallow, all
- * read-only: a rename the host's git makes in the real directory cannot
- * detach a protection), with the real hooks, info and refs read-only in it,
- * the objects and logs read-write, the task's own refs/heads/warden a
- * private directory holding only its branch (task_finish carries it back),
- * and of the worktrees only this one's, writable but for its commondir and
- * gitdir. */
-static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
+/* The view of the common directory inside, made in view: copies of config,
+ * HEAD, packed-refs and shallow, all read-only (a rename the host's git
+ * makes in the real directory cannot detach a protection), with the real
+ * hooks, info and refs read-only in it (made when missing), the objects and
+ * logs read-write, and of the worktrees only this one's, writable but for
+ * its commondir, gitdir and config.worktree (made empty when missing). A
+ * task's refs/heads/warden is a private directory (t->refs) holding its
+ * branch alone; a linked worktree's refs are the real ones, read-write, as
+ * a repository's own are in a workspace. */
+static int bind_view(struct task *t, const char *view, const char *origin, struct policy *pol,
+		     struct werr *e)
 {
-	_cleanup_free_ char *origin = xasprintf("--task %s", t->name);
 	const char *c = t->common;
 	static const char *const made[] = { "hooks", "info", "logs", "refs/heads/warden" };
-	for (size_t i = 0; i < ARRAY_LEN(made); i++) {
+	for (size_t i = 0; i < ARRAY_LEN(made) - t->linked; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", c, made[i]);
 		if (mkdir_p(p, 0755, NULL) < 0)
-			return werr_errno(e, "task %s: making %s", t->name, p);
+			return werr_errno(e, "%s: making %s", origin, p);
 	}
 	/* git reads the worktree's config.worktree on the host when the
 	 * repository's config enables it: an empty one, read-only inside, so
@@ -373,13 +375,7 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	_cleanup_close_ int cwfd = open(cw, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 				       0644);
 	if (cwfd < 0)
-		return werr_errno(e, "task %s: %s", t->name, cw);
-	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
-	if (!view)
-		return -1;
-	t->refs = private_dir(t, "refs", e);
-	if (!t->refs)
-		return -1;
+		return werr_errno(e, "%s: %s", origin, cw);
 	static const char *const copied[] = { "config", "HEAD", "packed-refs", "shallow" };
 	for (size_t i = 0; i < ARRAY_LEN(copied); i++) {
 		_cleanup_free_ char *from = xasprintf("%s/%s", c, copied[i]);
@@ -392,18 +388,11 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", view, dirs[i]);
 		if (mkdir(p, 0755) < 0)
-			return werr_errno(e, "task %s: making %s", t->name, p);
+			return werr_errno(e, "%s: making %s", origin, p);
 	}
 	_cleanup_free_ char *wt = xasprintf("%s/worktrees/%s", view, id);
 	if (mkdir(wt, 0755) < 0)
-		return werr_errno(e, "task %s: making %s", t->name, wt);
-	/* the branch as it stands, in the private refs directory */
-	if (!(t->start = branch_now(t, e)))
-		return -1;
-	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
-	_cleanup_close_ int fd = open(own, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, t->start, strlen(t->start)) < 0 || write_all(fd, "\n", 1) < 0)
-		return werr_errno(e, "task %s: writing %s", t->name, own);
+		return werr_errno(e, "%s: making %s", origin, wt);
 	struct bind {
 		const char *in, *name, *src;
 		enum policy_path_mode mode;
@@ -413,14 +402,14 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 		{ c, "info", NULL, POLICY_RO },
 		{ c, "objects", NULL, POLICY_RW },
 		{ c, "logs", NULL, POLICY_RW },
-		{ c, "refs", NULL, POLICY_RO },
-		{ c, "refs/heads/warden", t->refs, POLICY_RW },
+		{ c, "refs", NULL, t->linked ? POLICY_RW : POLICY_RO },
 		{ t->admin, NULL, NULL, POLICY_RW },
 		{ t->admin, "commondir", NULL, POLICY_RO },
 		{ t->admin, "gitdir", NULL, POLICY_RO },
 		{ t->admin, "config.worktree", NULL, POLICY_RO },
+		{ c, "refs/heads/warden", t->refs, POLICY_RW }, /* a task's alone */
 	};
-	for (size_t i = 0; i < ARRAY_LEN(binds); i++) {
+	for (size_t i = 0; i < ARRAY_LEN(binds) - t->linked; i++) {
 		const struct bind *b = &binds[i];
 		_cleanup_free_ char *in = b->name ? xasprintf("%s/%s", b->in, b->name) : xstrdup(b->in);
 		int r = b->src ? policy_add_bind(pol, in, b->src, b->mode, origin, e)
@@ -431,12 +420,95 @@ static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
 	return 0;
 }
 
+/* A task's git directory inside (bind_view), its branch as it stands in
+ * its private refs directory (task_finish carries it back). */
+static int bind_gitdir(struct task *t, struct policy *pol, struct werr *e)
+{
+	_cleanup_free_ char *origin = xasprintf("--task %s", t->name);
+	_cleanup_free_ char *view = private_dir(t, "gitdir", e);
+	if (!view)
+		return -1;
+	t->refs = private_dir(t, "refs", e);
+	if (!t->refs)
+		return -1;
+	if (!(t->start = branch_now(t, e)))
+		return -1;
+	_cleanup_free_ char *own = xasprintf("%s/%s", t->refs, t->name);
+	_cleanup_close_ int fd = open(own, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, t->start, strlen(t->start)) < 0 || write_all(fd, "\n", 1) < 0)
+		return werr_errno(e, "task %s: writing %s", t->name, own);
+	return bind_view(t, view, origin, pol, e);
+}
+
+/* The text of a small file's first line, or NULL. */
+static char *first_line(const char *path)
+{
+	char *text = NULL, what[READ_WHY_MAX];
+	size_t len = 0;
+	if (read_regular_file_at(AT_FDCWD, path, O_NOFOLLOW, 4096, &text, &len, what) < 0)
+		return NULL;
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+/* path (relative to base when it is) resolved, or NULL. */
+static char *resolved(const char *base, const char *path)
+{
+	char buf[PATH_MAX];
+	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", base, path);
+	return realpath(abs, buf) ? xstrdup(buf) : NULL;
+}
+
+int task_linked(struct task *t, const char *workspace, const char *home, struct policy *pol,
+		struct werr *e)
+{
+	*t = (struct task){ .lock_fd = -1 };
+	char ws[PATH_MAX];
+	_cleanup_free_ char *logdir = home ? audit_dir(home) : NULL;
+	if (!logdir || !realpath(workspace ? workspace : ".", ws))
+		return 0; /* no place for the view: git fails inside, as the scan says */
+	_cleanup_free_ char *gitfile = xasprintf("%s/.git", ws);
+	_cleanup_free_ char *line = first_line(gitfile);
+	if (!line || strncmp(line, "gitdir: ", 8) != 0)
+		return 0;
+	_cleanup_free_ char *admin = resolved(ws, line + 8);
+	if (!admin || path_is_within(admin, ws))
+		return 0;
+	for (size_t i = 0; i < pol->npaths; i++)
+		if (path_is_within(admin, pol->paths[i].path))
+			return 0; /* shown already */
+	_cleanup_free_ char *cdf = xasprintf("%s/commondir", admin);
+	_cleanup_free_ char *cd = first_line(cdf);
+	_cleanup_free_ char *common = cd ? resolved(admin, cd) : NULL;
+	_cleanup_free_ char *wts = common ? xasprintf("%s/worktrees", common) : NULL;
+	if (!wts || !path_is_within(admin, wts) || strcmp(admin, wts) == 0 ||
+	    strchr(admin + strlen(wts) + 1, '/') || path_is_within(common, ws) ||
+	    path_is_within(ws, common))
+		return 0;
+	t->linked = true;
+	t->common = steal_ptr(&common);
+	t->admin = steal_ptr(&admin);
+	t->dir = xstrdup(ws);
+	t->name = xstrdup(strrchr(t->admin, '/') + 1);
+	t->view = xasprintf("%s/gitviews/%d", logdir, (int)getpid());
+	_cleanup_free_ char *origin = xasprintf("the linked worktree %s", ws);
+	_cleanup_free_ char *parent = dir_of(t->view);
+	_cleanup_close_ int pfd = mkdir_p(parent, 0700, NULL) < 0 ? -1
+				  : open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const char *base = strrchr(t->view, '/') + 1;
+	if (pfd < 0 || (remove_tree_at(pfd, base) < 0 && errno != ENOENT) || mkdirat(pfd, base, 0755) < 0)
+		return werr_errno(e, "%s: making %s", origin, t->view);
+	return bind_view(t, t->view, origin, pol, e) < 0 ? -1 : 1;
+}
+
 void task_writable_gitdirs(const struct task *t, struct strv *dirs)
 {
-	if (!t->refs)
+	if (!t->refs && !t->linked)
 		return;
 	strv_push_owned(dirs, xasprintf("%s/objects", t->common));
 	strv_push_owned(dirs, xasprintf("%s/logs", t->common));
+	if (t->linked)
+		strv_push_owned(dirs, xasprintf("%s/refs", t->common));
 	strv_push(dirs, t->admin);
 }
 
@@ -625,6 +697,13 @@ void task_free(struct task *t)
 {
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
+	if (t->view) {
+		_cleanup_free_ char *parent = dir_of(t->view);
+		_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0)
+			remove_tree_at(pfd, strrchr(t->view, '/') + 1);
+		free(t->view);
+	}
 	free(t->name);
 	free(t->src);
 	free(t->repo);

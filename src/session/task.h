@@ -45,6 +45,8 @@ struct task {
 	char *start;     /* and the branch's commit when it started */
 	char *seen;      /* named: the branch's commit task_locate's git saw, or NULL */
 	bool made;       /* made now (else reused) */
+	bool linked;     /* no task: a linked worktree's session (task_linked) */
+	char *view;      /* task_linked: the view of the git directory, removed by task_free */
 	int lock_fd;     /* held exclusively for the session, or -1 */
 };
 
@@ -61,6 +63,17 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
  * error), and, with git, the repository's git directory added to pol as
  * task.h says. */
 int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct werr *e);
+
+/* A session in a linked worktree that is no task's (workspace, NULL: the
+ * current directory; its .git file names REPO/worktrees/ID outside it,
+ * whose commondir is REPO): the repository shown inside as a task's is, but
+ * with its real refs read-write, as a repository's own are in a workspace
+ * (any branch can move, as there), and the view made in the log directory
+ * under home (gitviews/PID, removed by task_free). 1 when done, 0 with
+ * nothing done when the workspace is no such worktree or the policy shows
+ * its git directory already, -1 with e. */
+int task_linked(struct task *t, const char *workspace, const char *home, struct policy *pol,
+		struct werr *e);
 
 /* The lock of t in lockdir, taken exclusively without waiting: 0, or -1
  * with e saying the task is in use. */

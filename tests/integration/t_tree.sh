@@ -484,24 +484,49 @@ test_hooks_path_include_via_link() {
 
 # A workspace that is a linked worktree of a repository outside it (`git
 # worktree add ../wt`, a session started inside `claude --worktree`'s):
-# git cannot reach the repository from inside ("not a git repository"),
-# and warden says so at the start, naming where to run instead; a --task
-# session, whose view shows the repository, says nothing of it.
-test_linked_worktree_outside_said() {
+# the repository is shown inside as a --task's is (src/session/task.c),
+# its refs writable as a repository's own are in a workspace, so git
+# works and a commit lands on the worktree's branch; its hooks, config,
+# info and other worktrees stay read-only, nothing can be planted beside
+# them (commondir, modules), the view goes with the session. With
+# --read-only nothing of the repository is writable: git fails inside, and
+# warden says why at the start, naming where to run instead.
+test_linked_worktree() {
 	have git || skip 'git not installed'
 	local main="$T_TMP/main"
 	{ git init -q -b main "$main" &&
 		git -C "$main" -c user.name=h -c user.email=h@example.invalid commit -q --allow-empty -m first &&
 		git -C "$main" worktree add -q "$WS/wt" -b feat; } || fatal 'git worktree add on the host failed'
+	local cfg
+	cfg=$(cksum <"$main/.git/config")
 	cd "$WS/wt" || fatal 'no worktree'
-	wsh 'git status >/dev/null 2>&1; echo "status=$?"'
-	assert_out_line 'status=128' 'git inside a linked worktree whose repository is outside'
+	wsh "echo a > a.txt && git add a.txt && git -c user.name=a -c user.email=a@example.invalid commit -qm in-worktree;
+	     echo \"commit=\$?\"; git status --short | grep -v wprobe; git worktree list | wc -l
+	     echo x > $main/.git/hooks/pre-commit; echo \"hook=\$?\"
+	     echo x >> $main/.git/config; echo \"config=\$?\"
+	     echo ../x > $main/.git/commondir; echo \"commondir=\$?\"
+	     mkdir $main/.git/modules; echo \"modules=\$?\"
+	     echo x > $main/.git/info/attributes; echo \"info=\$?\"
+	     echo x > $main/.git/worktrees/wt/commondir; echo \"own=\$?\"; echo done" \
+		--profile "$(no_detect_actions)"
+	assert_out_line 'commit=0' 'git commit in the linked worktree'
+	assert_out_line done
+	local w
+	for w in hook config commondir modules info own; do
+		assert_out_match "^$w=[1-9]" "the write $w refused"
+	done
+	[[ $ERR == *'lies outside the workspace'* ]] && fail "a note though git works: $(excerpt "$ERR")"
+	OUT=$(git -C "$main" log --format=%s feat 2>&1)
+	[[ $OUT == in-worktree* ]] || fail "the commit is not on the host's branch: $(excerpt "$OUT")"
+	[[ $(cksum <"$main/.git/config") == "$cfg" ]] || fail "the repository's config changed"
+	assert_host_absent "$main/.git/hooks/pre-commit"
+	assert_host_absent "$main/.git/commondir"
+	assert_host_absent "$main/.git/modules"
+	[[ -z $(ls -A "$HOME/.local/state/warden/gitviews" 2>/dev/null) ]] ||
+		fail "the view left behind: $(ls -A "$HOME/.local/state/warden/gitviews")"
+	wsh 'git status >/dev/null 2>&1; echo "status=$?"' --read-only
+	assert_out_line 'status=128' 'git in a read-only linked worktree'
 	[[ $ERR == *"$WS/wt is a linked git worktree whose repository $main/.git lies outside the workspace"* &&
 		$ERR == *"Run the session in $main, or \`warden run --task NAME\` there"* ]] ||
 		fail "no note naming the repository and where to run: $(excerpt "$ERR")"
-	cd "$main" || fatal 'no repository'
-	wsh 'git status >/dev/null 2>&1; echo "status=$?"' --task t1
-	assert_out_line 'status=0' 'git in a --task worktree'
-	[[ $ERR == *'lies outside the workspace'* ]] && fail "a note for a --task session: $(excerpt "$ERR")"
-	true
 }
