@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +460,20 @@ static char *resolved(const char *base, const char *path)
 	return realpath(abs, buf) ? xstrdup(buf) : NULL;
 }
 
+/* The views of sessions no longer running (killed before task_free), in
+ * the views' directory pfd: each named by its warden's pid. */
+static void drop_dead_views(int pfd)
+{
+	_cleanup_dir_ DIR *d = dir_open_at(pfd, ".", O_NOFOLLOW);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end == '\0' && pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 &&
+		    errno == ESRCH)
+			remove_tree_at(dirfd(d), de->d_name);
+	}
+}
+
 int task_linked(struct task *t, const char *workspace, const char *home, struct policy *pol,
 		struct werr *e)
 {
@@ -496,6 +511,8 @@ int task_linked(struct task *t, const char *workspace, const char *home, struct 
 	_cleanup_close_ int pfd = mkdir_p(parent, 0700, NULL) < 0 ? -1
 				  : open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	const char *base = strrchr(t->view, '/') + 1;
+	if (pfd >= 0)
+		drop_dead_views(pfd);
 	if (pfd < 0 || (remove_tree_at(pfd, base) < 0 && errno != ENOENT) || mkdirat(pfd, base, 0755) < 0)
 		return werr_errno(e, "%s: making %s", origin, t->view);
 	return bind_view(t, t->view, origin, pol, e) < 0 ? -1 : 1;

@@ -69,7 +69,8 @@ int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct
  * whose commondir is REPO): the repository shown inside as a task's is, but
  * with its real refs read-write, as a repository's own are in a workspace
  * (any branch can move, as there), and the view made in the log directory
- * under home (gitviews/PID, removed by task_free). 1 when done, 0 with
+ * under home (gitviews/PID, removed by task_free; those of sessions killed
+ * before it, by the next such session). 1 when done, 0 with
  * nothing done when the workspace is no such worktree or the policy shows
  * its git directory already, -1 with e. */
 int task_linked(struct task *t, const char *workspace, const char *home, struct policy *pol,
