@@ -6,10 +6,11 @@
  * a clone's remotes (a URL of git's own transports, a refspec), and what
  * gitsafe.h names (an identity, an upstream toward one of those remotes),
  * read as git reads it (gitconfig.h): no hook path, no fsmonitor, pager,
- * editor, alias, filter, include, upload-pack or helper. Its hooks are git's samples alone: git runs
- * a hook by its exact name, never NAME.sample. None of the entries that
- * send git to configuration elsewhere is there (ws_git_redirects:
- * commondir, config.worktree, worktrees/, modules/). Nothing of it is
+ * editor, alias, filter, include, upload-pack or helper. Its hooks are
+ * git's samples alone: git runs a hook by its exact name, never
+ * NAME.sample. None of the entries that send git to configuration
+ * elsewhere is there (ws_git_redirects: commondir, config.worktree,
+ * worktrees/, modules/). Nothing of it is
  * followed through a symlink. And the host's own configuration, which
  * git reads first for every repository, must not send a new one's hooks
  * into the workspace: a relative core.hooksPath starts at the

@@ -356,8 +356,6 @@ int ws_protect_hooks_path(struct scan *sc, const char *gitdir, const char *workt
 	return r;
 }
 
-/* A .git file ("gitdir: PATH"): the repository it points at, when it lies
- * in the workspace, has its hooks and config protected like a .git's. */
 /* The workspace's own .git file naming a git directory outside it that
  * the policy does not show (a linked worktree, `git init
  * --separate-git-dir`): git fails inside with "not a git repository", so
@@ -387,6 +385,8 @@ static void outside_gitdir(const struct scan *sc, const char *rel, const char *g
 	      sc->ws, n, gabs, dotgit ? n - 5 : n, gabs);
 }
 
+/* A .git file ("gitdir: PATH"): the repository it points at, when it lies
+ * in the workspace, has its hooks and config protected like a .git's. */
 int ws_protect_gitfile_target(struct scan *sc, const struct walk_entry *we, struct werr *e)
 {
 	_cleanup_free_ char *text = read_small(sc->plan->ws_fd, we->rel);
