@@ -59,7 +59,7 @@ test_files_protected_denied() {
 	fl_has "$WS/.env" deny masked
 	# git writes its config through a lock file renamed over it
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" |
-		grep -qF '"reason":"protected path: git config: core.hookspath set' ||
+		grep -F '"reason":"protected path: git config: core.hookspath set' >/dev/null ||
 		fail "no refused rename onto .git/config: $(excerpt "$FL")"
 	grep -F '"op":"unlink"' <<<"$FL" | grep -F "\"path\":\"$WS/.envrc\"" |
 		grep -qF '"decision":"deny"' || fail 'no refused unlink of .envrc'
@@ -365,7 +365,7 @@ test_git_config_settings_written() {
 	assert_host_absent .git/config.lock
 	fl_events
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" | grep -F '"decision":"allow"' |
-		grep -qF '"reason":"git config written: user.email=agent@example.invalid"' ||
+		grep -F '"reason":"git config written: user.email=agent@example.invalid"' >/dev/null ||
 		fail "no allowed rename naming the setting: $(excerpt "$FL")"
 	grep -qF '"event":"alert"' "$(fl_log)" && fail "an alert for git's own settings: $(grep -F '"event":"alert"' "$(fl_log)")"
 	local before
@@ -388,8 +388,8 @@ test_git_config_settings_written() {
 	[[ $(cksum <.git/config) == "$before" ]] || fail ".git/config changed on the host: $(cat .git/config)"
 	fl_events
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" | grep -F '"decision":"deny"' |
-		grep -qF '"reason":"protected path: git config: core.hookspath set' ||
+		grep -F '"reason":"protected path: git config: core.hookspath set' >/dev/null ||
 		fail "no refused rename naming core.hooksPath: $(excerpt "$FL")"
-	grep -F '"decision":"deny"' <<<"$FL" | grep -qF 'not a value warden writes' ||
+	grep -F '"decision":"deny"' <<<"$FL" | grep -F 'not a value warden writes' >/dev/null ||
 		fail "no refusal naming the URL upstream: $(excerpt "$FL")"
 }

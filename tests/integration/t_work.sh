@@ -18,7 +18,7 @@ test_git_fresh_repo() {
 	compgen -G "$WS/.git.warden-quarantine-*" >/dev/null && fail 'a plain repository moved aside'
 	[[ $ERR == *'was moved to'* ]] && fail "a plain repository reported moved: $(excerpt "$ERR")"
 	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
-		grep -F '"path":".git"' | grep -qF '"action":"kept"' || fail 'the kept repository is not on the record'
+		grep -F '"path":".git"' | grep -F '"action":"kept"' >/dev/null || fail 'the kept repository is not on the record'
 	# A clone (its remote, its branch's upstream) and an identity set in a
 	# new repository stay too.
 	wsh 'git clone -q . cl && git -C cl config user.email agent@example.invalid &&
