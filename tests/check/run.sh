@@ -645,7 +645,7 @@ fi
 printf 'nameserver fe80::1%%v0\n' >"$T/resolv6.conf"
 mkdir -p "$T/dns-ws"
 got=$(unshare -Urnm sh -c 'ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up || exit 3
-	i=0; until ip -6 addr show dev v0 | grep -q "fe80.*scope link $" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; until ip -6 addr show dev v0 | grep "fe80.*scope link $" >/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
 	mount --bind "$1" /etc/resolv.conf && exec "$2" __probe --only dns --ws "$3" --out "$3" --token 00' \
 	sh "$T/resolv6.conf" "$WARDEN" "$T/dns-ws" 2>&1)
 rc=$?

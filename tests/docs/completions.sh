@@ -35,7 +35,7 @@ expect_bash() { # LINE WORD...: each WORD is offered
 		grep -qxF -- "$w" <<<"$out" || bad "bash: '$shift_line' does not offer '$w' (got: $(tr '\n' ' ' <<<"$out"))"
 	done
 }
-bash --norc -c 'source "$1" && complete -p warden' _ "$dir/warden" | grep -q -- '-F _warden warden' ||
+bash --norc -c 'source "$1" && complete -p warden' _ "$dir/warden" | grep -- '-F _warden warden' >/dev/null ||
 	bad "bash: complete -p warden does not show the _warden function"
 expect_bash "warden ru" run
 expect_bash "warden run --pro" --profile
@@ -47,7 +47,7 @@ expect_bash "warden check -" --json --compare -p
 expect_bash "warden doctor --" --profile
 ws=$(mktemp -d)
 touch "$ws/my.profile"
-(cd "$ws" && bash_complete "warden run --profile my.") | grep -qx my.profile || bad "bash: --profile does not complete file names"
+(cd "$ws" && bash_complete "warden run --profile my.") | grep -x my.profile >/dev/null || bad "bash: --profile does not complete file names"
 rm -rf "$ws"
 # nothing that is not an option of the parser
 out=$(bash_complete "warden approve --")

@@ -305,6 +305,11 @@ except OSError as e:
     print("recv:", e)' "$2" "$3"
 }
 have() { command -v "$1" >/dev/null 2>&1; }
+# matches GREP-ARGS: grep -q at the end of a pipeline, but reading all of its
+# input: grep -q leaves at its first match, the command before it then dies of
+# SIGPIPE, and run.sh's pipefail fails a pipeline whose line was there (seen
+# under load). tests/lint/pipes.sh keeps `| grep -q` out of the tests.
+matches() { grep "$@" >/dev/null; }
 
 # path_without_home_tools: $PATH without what would have warden expose an
 # interpreter from the home for what a command runs by name inside

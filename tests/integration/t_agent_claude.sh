@@ -539,7 +539,7 @@ test_claude_shim() {
 	local log
 	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
 	[[ -n $log ]] || fail 'no session log: claude did not run under warden'
-	[[ -z $log ]] || grep '"event":"session.start"' "$log" | grep -q '"agent":{"name":"claude"' ||
+	[[ -z $log ]] || grep '"event":"session.start"' "$log" | matches '"agent":{"name":"claude"' ||
 		fail "session.start is not the claude profile's: $(excerpt "$(head -c 600 "$log")")"
 	wardenc shim remove claude
 	assert_rc 0 'shim remove claude'

@@ -122,7 +122,7 @@ test_ci_fail_on() {
 	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
 	wsh './wprobe unshare user; true' --profile "$T_TMP/quiet" --fail-on high
 	assert_rc 123
-	grep -F '"event":"alert"' "$(ci_log)" | grep -qF '"severity":"high"' || fail 'no high alert in the log'
+	grep -F '"event":"alert"' "$(ci_log)" | matches -F '"severity":"high"' || fail 'no high alert in the log'
 	grep -qF -- '--fail-on high: **failed**' "$ART/summary.md" || fail "the summary does not say it failed"
 	wsh 'true' --profile "$T_TMP/quiet" --fail-on high
 	assert_rc 0
@@ -182,7 +182,7 @@ test_ci_freeze_on_terminal() {
 	((SECONDS - t0 < 20)) || fail "the frozen session lasted $((SECONDS - t0)) s"
 	assert_rc 137
 	grep -qx went-on <<<"$OUT" && fail 'the sandbox went on after its freeze'
-	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' | grep -qF 'nobody to decide' ||
+	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' | matches -F 'nobody to decide' ||
 		fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$(ci_log)")")"
 }
 

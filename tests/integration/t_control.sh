@@ -214,7 +214,7 @@ test_control_frozen_signal_kills() {
 	wait "$TPID"
 	RC=$?
 	((RC == 137)) || fail "killed, warden exited $RC (not 137)"
-	ct_actions kill | grep -F '"by":"signal"' | grep -qF '"reason":"SIGTERM while frozen"' ||
+	ct_actions kill | grep -F '"by":"signal"' | matches -F '"reason":"SIGTERM while frozen"' ||
 		fail "no kill by the signal: $(excerpt "$(ct_actions kill)")"
 	grep -q '"event":"kill"' "$(ct_log)" && fail 'the grace period ran although frozen'
 	return 0

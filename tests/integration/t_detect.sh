@@ -267,7 +267,7 @@ test_detect_seq_writable_exec_then_connect() {
 	wsh "unset NO_PROXY no_proxy; cp \"\$(command -v curl)\" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \
 		--profile "$(dt_quiet)" --allow-net "127.0.0.1:$SINK_PORT"
 	dt_alert seq.writable-exec-then-connect medium
-	grep -F '"event":"exec"' "$(proxy_log)" | grep -F '/mycurl"' | grep -qF '"writable":true' ||
+	grep -F '"event":"exec"' "$(proxy_log)" | grep -F '/mycurl"' | matches -F '"writable":true' ||
 		fail 'the copy in the workspace is not logged as writable'
 	# a refused connection is not one out
 	wsh 'cp "$(command -v curl)" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://c2.example.invalid/; echo ok' \
@@ -433,7 +433,7 @@ dt_ms_between() {
 test_detect_freeze_timeout() {
 	printf 'freeze timeout 3s\n' >"$T_TMP/ft.profile"
 	wardenc policy show --profile "$T_TMP/ft.profile"
-	tr -d ' \n' <<<"$OUT" | grep -qF '"freeze":{"timeout_s":3,"unattended_s":3}' ||
+	tr -d ' \n' <<<"$OUT" | matches -F '"freeze":{"timeout_s":3,"unattended_s":3}' ||
 		fail "policy show: no freeze timeout of 3 s: $(excerpt "$(grep -A3 '"freeze": {' <<<"$OUT")")"
 	warden_bg "$T_TMP/ft.out" --profile "$T_TMP/ft.profile" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep 60'
 	local i st=''
@@ -460,7 +460,7 @@ test_detect_freeze_timeout() {
 # reviewer or webhook): the freeze ends in a kill at once, saying why.
 test_detect_freeze_unattended() {
 	wardenc policy show
-	tr -d ' \n' <<<"$OUT" | grep -qF '"freeze":{"timeout_s":600,"unattended_s":0}' ||
+	tr -d ' \n' <<<"$OUT" | matches -F '"freeze":{"timeout_s":600,"unattended_s":0}' ||
 		fail "policy show: the default freeze timeout is not 600 s, 0 unattended: $(excerpt "$(grep -A3 '"freeze": {' <<<"$OUT")")"
 	warden_bg "$T_TMP/fu.out" -- sh -c './wprobe unshare user; ./wprobe ptrace 1; ./wprobe bpf; echo went-on; sleep 60'
 	wait "$TPID"

@@ -22,7 +22,7 @@ dtf_alert_on() {
 	[[ -n $log ]] || fatal 'no session log'
 	while read -r line; do
 		for seq in $(sed -n 's/.*"links":\[\([0-9,]*\)\].*/\1/p' <<<"$line" | tr ',' ' '); do
-			grep -F "\"seq\":$seq," "$log" | grep -qF -- "$2" && return 0
+			grep -F "\"seq\":$seq," "$log" | matches -F -- "$2" && return 0
 		done
 	done < <(grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"")
 	fail "no $1 alert linking an event with $2: $(excerpt "$(grep -F '"event":"alert"' "$log" | cut -c80-220)")"
@@ -60,7 +60,7 @@ test_detect_files_persist_protected() {
 	wsh 'echo "{}" > .vscode/settings.json; echo rc=$?' --profile "$(dtf_profile)"
 	assert_out_match 'rc=[1-9]' 'the protected path refused'
 	dtf_alert_on persist.startup-file '/.vscode/settings.json"'
-	grep -F '"event":"file"' "$(proxy_log)" | grep -qF '"reason":"protected' ||
+	grep -F '"event":"file"' "$(proxy_log)" | matches -F '"reason":"protected' ||
 		fail "no file event with the reason 'protected path' for the refused write"
 	dtf_alert_on persist.protected-path '/.vscode/settings.json"'
 }

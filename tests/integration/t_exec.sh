@@ -207,7 +207,7 @@ test_exec_hash_kept_between_sessions() {
 	local want
 	want=$(sha256sum "$T_TMP/bin/prog") && want=${want%% *}
 	kept_twice 'one link'
-	grep '"event":"exec"' "$LOG" | grep -q "\"sha256\":\"$want\"" ||
+	grep '"event":"exec"' "$LOG" | matches "\"sha256\":\"$want\"" ||
 		fail "the second session's exec event lacks the program's own hash $want"
 	touch -r "$T_TMP/bin/prog" "$T_TMP/mtime"
 	dd if="$T_TMP/denied" of="$T_TMP/bin/prog" conv=notrunc status=none
@@ -234,7 +234,7 @@ test_exec_hash_kept_hard_links() {
 		skip 'the program and the workspace are on two devices: no hard link between them could be'
 	kept_twice 'two links, both read-only'
 	local log=$LOG
-	! grep '"event":"exec"' "$log" | grep -q '"writable":true' ||
+	! grep '"event":"exec"' "$log" | matches '"writable":true' ||
 		fail "two links, both read-only: the program was taken for writable"
 	# a third link, in the workspace: the agent writes the program through it
 	ln "$T_TMP/bin/prog" prog-ws
@@ -378,7 +378,7 @@ test_exec_record_parent() {
 	f=$(latest_log)
 	while read -r tag pid; do
 		n=$((n + 1))
-		grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"/bin/true\",\"$tag\"]" | grep -q "\"ppid\":$pid," ||
+		grep '"event":"exec"' "$f" | grep -F "\"argv\":[\"/bin/true\",\"$tag\"]" | matches "\"ppid\":$pid," ||
 			fail "the exec of /bin/true by $tag (pid $pid inside) does not name it: $(grep -F "\"/bin/true\",\"$tag\"" "$f" | grep -o '"ppid":[0-9-]*' | head -n 1)"
 	done <parents
 	((n == 22)) || fail "expected 22 parents, found $n"

@@ -265,7 +265,7 @@ test_fault_exited_unsent() {
 		assert_rc 5 "EXITED $which: the command's status"
 		assert_out_has RAN "EXITED $which: the command"
 		log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
-		tail -n 1 "$log" | grep -q '"event":"session.end".*"exit":5' ||
+		tail -n 1 "$log" | matches '"event":"session.end".*"exit":5' ||
 			fail "EXITED $which: session.end: $(excerpt "$(tail -n 1 "$log")")"
 	done
 }

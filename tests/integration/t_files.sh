@@ -83,7 +83,7 @@ test_files_readonly_mount() {
 	fl_has /etc/warden-x deny 'read-only mount'
 	fl_has /usr/warden-y deny 'read-only mount'
 	fl_has /tmp/z allow
-	grep -F '"op":"chmod"' <<<"$FL" | grep -qF '"path":"/tmp/z"' || fail 'no chmod event'
+	grep -F '"op":"chmod"' <<<"$FL" | matches -F '"path":"/tmp/z"' || fail 'no chmod event'
 	grep -F '"op":"mkdir"' <<<"$FL" | grep -F '"decision":"deny"' &&
 		fail 'mkdir -p of existing directories recorded as refused'
 	return 0
@@ -208,7 +208,7 @@ test_files_bad_names() {
 	v=$("$WPROBE" jsonl <"$f")
 	[[ $v == VALID* ]] || fail "the log is not JSON Lines: $v"
 	fl_events
-	grep -F '"escaped"' <<<"$FL" | grep -qF 'bad' || fail "no escaped name for bad\\377name: $(excerpt "$FL")"
+	grep -F '"escaped"' <<<"$FL" | matches -F 'bad' || fail "no escaped name for bad\\377name: $(excerpt "$FL")"
 	grep -qF "/tmp/ddddddddd" <<<"$FL" || fail 'no event for the 4096-byte path'
 }
 
@@ -246,9 +246,9 @@ test_files_reads_outside() {
 	# the read is recorded under the path it resolved to
 	fl_read /tmp/up-read.txt
 	grep -qF '"rule":"fs.parent-traversal"' "$(fl_log)" || fail 'no fs.parent-traversal alert'
-	grep -F '"access":"read"' <<<"$FL" | grep -qF "\"path\":\"$WS/inside.txt\"" &&
+	grep -F '"access":"read"' <<<"$FL" | matches -F "\"path\":\"$WS/inside.txt\"" &&
 		fail "a read in the workspace recorded: $(excerpt "$FL")"
-	grep -F '"access":"read"' <<<"$FL" | grep -qF '"path":"/etc/passwd"' &&
+	grep -F '"access":"read"' <<<"$FL" | matches -F '"path":"/etc/passwd"' &&
 		fail "a read of /etc recorded: $(excerpt "$FL")"
 	printf 'audit minimal\n' >"$T_TMP/min.profile"
 	wsh "printf 't\n' > /tmp/x; cat /tmp/x; echo done" --profile "$T_TMP/min.profile"

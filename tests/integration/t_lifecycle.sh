@@ -53,7 +53,7 @@ test_background_ends_with_command() {
 	((n0 == n1)) || fail "bg.txt grew from $n0 to $n1 bytes after warden returned"
 	pgrep -f "$tag" >/dev/null && fail "the background process outlived the session: $(pgrep -af "$tag")"
 	log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
-	tail -n 1 "$log" | grep -q '"event":"session.end".*"exit":4' ||
+	tail -n 1 "$log" | matches '"event":"session.end".*"exit":4' ||
 		fail "session.end: $(excerpt "$(tail -n 1 "$log")")"
 }
 
@@ -170,7 +170,7 @@ test_doctor_names_outer_filter() {
 	"$WPROBE" deny clone3 timeout -k 5 "$WARDEN_TIMEOUT" "$WARDEN" doctor </dev/null >"$T_TMP/dr.out" 2>&1
 	RC=$? OUT=$(<"$T_TMP/dr.out")
 	((RC != 0)) || fail "doctor passed with clone3 refused: $(excerpt "$OUT")"
-	grep -E '^FAIL +(unprivileged )?user namespaces' <<<"$OUT" | grep -q 'seccomp filter outside warden' &&
+	grep -E '^FAIL +(unprivileged )?user namespaces' <<<"$OUT" | matches 'seccomp filter outside warden' &&
 		grep -q 'make-seccomp-profile' <<<"$OUT" ||
 		fail "doctor does not name the filter: $(excerpt "$(grep -i namespaces <<<"$OUT")")"
 	grep -qE '^OK +seccomp filter around warden +present: warden runs under a seccomp filter set outside it' <<<"$OUT" ||

@@ -369,7 +369,7 @@ test_limits_memory_default() {
 	wait "$TPID"
 	[[ $got == "$want" ]] || fail "the session's $parent/warden-$id/$file is '$got', want $want"
 	[[ $(limits_by memory) == cgroup ]] || fail "session.start: memory by '$(limits_by memory)'"
-	head -n 1 "$log" | grep -qF '"share":"50%"' || fail "session.start does not say the share: $(head -c 600 "$log")"
+	head -n 1 "$log" | matches -F '"share":"50%"' || fail "session.start does not say the share: $(head -c 600 "$log")"
 
 	# a smaller share, reached: dd killed (v2: the whole sandbox), reported
 	printf 'limit memory 1%%\n' >"$T_TMP/one.profile"

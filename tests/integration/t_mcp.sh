@@ -148,7 +148,7 @@ test_mcp_ask_client_gone() {
 }
 
 # mcp_question_open: a question about the tool ask_me is open now.
-mcp_question_open() { "$WARDEN" approve --json 2>/dev/null | grep -q 'mcp 127.0.0.1:[0-9]* tool ask_me'; }
+mcp_question_open() { "$WARDEN" approve --json 2>/dev/null | matches 'mcp 127.0.0.1:[0-9]* tool ask_me'; }
 
 # A body that is not JSON-RPC is refused (400, a parse error) with its
 # event; one over 1 MiB gets 413.
@@ -204,7 +204,7 @@ mcp_https_check() {
 	assert_out_match '^echo 200 same-conn stream-end' 'the allowed tool ran over HTTPS'
 	assert_out_match '^rm_all 200 same-conn .*"code": ?-32001.*warden: tool rm_all denied by rule' 'the denied tool, over HTTPS'
 	assert_streamed '^echo event.*progress' '^echo event.*RAN echo'
-	grep '"tools/call"' "$MCP_LOG" | grep -q '"rm_all"' && fail "the denied tool reached the server"
+	grep '"tools/call"' "$MCP_LOG" | matches '"rm_all"' && fail "the denied tool reached the server"
 	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"') == 1 ]] || fail "no mcp event denying rm_all"
 }
 
@@ -226,7 +226,7 @@ test_mcp_https_inspected() {
 	NODE_EXTRA_CA_CERTS=$MCP_CA wrun --profile "$T_TMP/p" --allow-net "$MCP_NAME:$MCP_PORT private" \
 		-- sh -c 'unset SSL_CERT_FILE REQUESTS_CA_BUNDLE; exec "$@"' sh "$NH_PY" ./mcp_client.py "$MCP_PORT" "$MCP_NAME"
 	mcp_https_check
-	grep -F "\"host\":\"$MCP_NAME\"" "$(mcp_log)" | grep '"event":"net"' | grep -q '"intercepted":true' ||
+	grep -F "\"host\":\"$MCP_NAME\"" "$(mcp_log)" | grep '"event":"net"' | matches '"intercepted":true' ||
 		fail "no intercepted net event for the server"
 }
 

@@ -158,13 +158,13 @@ PY
 	[[ $out == "rounds ok" ]] || fail "long-lived connection: $(excerpt "$out")"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .duration_ms > 1500)" "$(pub_log)" | grep -q . ||
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .duration_ms > 1500)" "$(pub_log)" | matches . ||
 		fail "no inbound event of the long-lived connection"
 	# exported to OCSF as Network Activity coming in, from the host's client
 	local session
 	session=$(basename "$(pub_log)" .jsonl)
 	wardenc log export --format ocsf "$session"
-	jq -c 'select(.class_uid == 4001 and .connection_info.direction_id == 1 and (.src_endpoint.name | test("^127[.]0[.]0[.]1:[0-9]+$")) and .dst_endpoint.port == 7000)' <<<"$OUT" | grep -q . ||
+	jq -c 'select(.class_uid == 4001 and .connection_info.direction_id == 1 and (.src_endpoint.name | test("^127[.]0[.]0[.]1:[0-9]+$")) and .dst_endpoint.port == 7000)' <<<"$OUT" | matches . ||
 		fail "OCSF: no inbound Network Activity: $(excerpt "$(jq -c 'select(.class_uid == 4001) | .connection_info' <<<"$OUT")")"
 }
 
@@ -211,7 +211,7 @@ test_publish_only_published() {
 	warden_bg "$T_TMP/run.out" --publish "$p:9000" -- sh -c "
 		python3 -m http.server $q --bind 127.0.0.1 >/dev/null 2>&1 & a=\$!
 		while [ ! -e done ]; do sleep 0.1; done; kill \$a"
-	wait_for_listen() { local i; for ((i = 0; i < 100; i++)); do ss -Hltn "sport = :$p" | grep -q . && return 0; sleep 0.05; done; return 1; }
+	wait_for_listen() { local i; for ((i = 0; i < 100; i++)); do ss -Hltn "sport = :$p" | matches . && return 0; sleep 0.05; done; return 1; }
 	wait_for_listen || fail "nothing listens on the host's port $p"
 	local addrs
 	addrs=$(ss -Hltn "sport = :$p" | awk '{ print $4 }' | sort -u | tr '\n' ' ')
@@ -225,7 +225,7 @@ test_publish_only_published() {
 	(((t1 - t0) / 1000000 < 2000)) || fail "the host's client waited $(((t1 - t0) / 1000000)) ms for nothing inside"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and (.error // \"\" | test(\"nothing listens on port 9000\")))" "$(pub_log)" | grep -q . ||
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and (.error // \"\" | test(\"nothing listens on port 9000\")))" "$(pub_log)" | matches . ||
 		fail "no inbound event saying nothing listens: $(excerpt "$(grep inbound "$(pub_log)")")"
 	grep -q "published port $p (port 9000 inside): 1 connection from the host, 1 reached nothing inside" "$T_TMP/run.out.err" ||
 		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
@@ -376,6 +376,6 @@ PY
 	[[ $out == "websocket ok" ]] || fail "WebSocket: $(excerpt "$out")"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(pub_log)" | grep -q . ||
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(pub_log)" | matches . ||
 		fail "no inbound event of the WebSocket connection"
 }

@@ -79,7 +79,7 @@ test_remask_certificates_rewritten() {
 	assert_out_has "$(sed -n 2p "$T_TMP/c.pem")" 'the certificate read inside'
 	assert_out_line 'renamed.pem=1' 'the file renamed over it unreadable'
 	wardenc log show --event alert --json
-	grep -F '"path":"renamed.pem"' <<<"$OUT" | grep -qF '"rule":"workspace.replaced"' ||
+	grep -F '"path":"renamed.pem"' <<<"$OUT" | matches -F '"rule":"workspace.replaced"' ||
 		fail "no workspace.replaced alert for renamed.pem: $(excerpt "$OUT")"
 }
 

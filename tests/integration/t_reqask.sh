@@ -233,7 +233,7 @@ test_reqask_client_gone() {
 	ap_question net 30 >/dev/null || fatal "no question came: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
 	wait_for "$T_TMP/ap.out" '^code=' 20 || fatal 'curl did not give up'
 	for ((i = 0; i < 30; i++)); do
-		"$WARDEN" approve --json 2>/dev/null | grep -q '"kind": "net"' || { open=0; break; }
+		"$WARDEN" approve --json 2>/dev/null | matches '"kind": "net"' || { open=0; break; }
 		sleep 0.1
 	done
 	((open == 0)) || fail 'the question stayed open after the client went away'

@@ -20,7 +20,7 @@ sc_denies() {
 	local log
 	log=$(ls -t "${XDG_STATE_HOME:-$HOME/.local/state}/warden/"*.jsonl 2>/dev/null | head -n 1)
 	[[ -n $log ]] || fatal 'no session log'
-	grep -F '"event":"syscall"' "$log" | grep -F '"name":"ptrace"' | grep -qF '"decision":"deny"' ||
+	grep -F '"event":"syscall"' "$log" | grep -F '"name":"ptrace"' | matches -F '"decision":"deny"' ||
 		fail "the log records no refused ptrace: $(excerpt "$(grep -F '"event":"syscall"' "$log")")"
 }
 

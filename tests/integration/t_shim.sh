@@ -54,7 +54,7 @@ test_shim_runs_sandboxed() {
 	((after == before + 1)) || fail "no new session log ($before before, $after after)"
 	local log
 	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
-	grep '"event":"session.start"' "$log" | grep -q 'wshimtool' ||
+	grep '"event":"session.start"' "$log" | matches 'wshimtool' ||
 		fail "session.start does not name the client: $(excerpt "$(head -c 400 "$log")")"
 	wardenc shim list
 	assert_out_match "^wshimtool +$HOME/.local/bin/wshimtool" 'list shows the shim'

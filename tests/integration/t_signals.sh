@@ -173,7 +173,7 @@ sig_frozen_cmd() { printf '%s' "./wprobe unshare user; ./wprobe ptrace 1; ./wpro
 sig_wait_frozen() {
 	local i
 	for ((i = 0; i < $1 * 10; i++)); do
-		"$WARDEN" status --json 2>/dev/null | grep -F "\"workspace\":\"$WS\"" | grep -qF '"frozen":true' && return 0
+		"$WARDEN" status --json 2>/dev/null | grep -F "\"workspace\":\"$WS\"" | matches -F '"frozen":true' && return 0
 		sleep 0.1
 	done
 	return 1
@@ -194,7 +194,7 @@ sig_ms_until_gone() {
 # sig_frozen_killed SIG LOG: the session's log says: frozen by the detector,
 # then killed by the signal (an action, the signal its reason), no grace.
 sig_frozen_killed() {
-	grep -F '"event":"action"' "$2" | grep -F '"action":"freeze"' | grep -qF '"by":"detector"' ||
+	grep -F '"event":"action"' "$2" | grep -F '"action":"freeze"' | matches -F '"by":"detector"' ||
 		fail "SIG$1: no freeze by the detector in the log"
 	grep -F '"event":"action"' "$2" | grep -F '"action":"kill"' | grep -F '"by":"signal"' |
 		grep -qF "\"reason\":\"SIG$1 while frozen\"" ||
@@ -248,7 +248,7 @@ test_signal_frozen_pty() {
 		ms=$(sig_ms_until_gone "$pid")
 		((ms < 1000)) || fail "SIG$sig to a frozen session on a terminal: warden still ran ${ms} ms later"
 		wait "$tpid"
-		tr -d '\r' <"$out" | grep -qx 'rc=137' || fail "SIG$sig on a terminal: not exit 137: $(excerpt "$(cat "$out")")"
+		tr -d '\r' <"$out" | matches -x 'rc=137' || fail "SIG$sig on a terminal: not exit 137: $(excerpt "$(cat "$out")")"
 		pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "SIG$sig: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
 		sig_frozen_killed "$sig" "$(sig_log)"
 	done
@@ -275,7 +275,7 @@ test_signal_frozen_ctrl_c() {
 	((ms < 1000)) || fail "Ctrl-C on the terminal of a frozen session: warden still ran ${ms} ms later"
 	exec {kfd}>&-
 	wait "$tpid"
-	tr -d '\r' <"$out" | grep -qx 'rc=137' || fail "Ctrl-C: not exit 137: $(excerpt "$(cat "$out")")"
+	tr -d '\r' <"$out" | matches -x 'rc=137' || fail "Ctrl-C: not exit 137: $(excerpt "$(cat "$out")")"
 	pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "Ctrl-C: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
 	grep -F '"event":"signal","signal":"SIGINT","to":"sandbox","sender_pid":0,' "$(sig_log)" >/dev/null ||
 		fail 'Ctrl-C: no SIGINT from the terminal in the log'

@@ -137,7 +137,7 @@ test_ssh_agent_login() {
 	ssh_event_has ".action == \"sign\" and .decision == \"allow\" and .key == \"$FP_A\" and
 		.comment == \"warden-test-a\" and .user == \"$SSH_USER\" and .service == \"ssh-connection\" and
 		.host_key == \"$HOST_FP\"" 'the signature'
-	"$WARDEN" log show --event alert 2>/dev/null | grep -q canary &&
+	"$WARDEN" log show --event alert 2>/dev/null | matches canary &&
 		fail 'ssh inside opened the decoy key'
 	# the host agent still holds both keys
 	[[ $(ssh-add -l | grep -c ED25519) == 2 ]] || fail "the host agent lost keys: $(ssh-add -l)"
@@ -188,7 +188,7 @@ EOF
 	assert_out_line 'signb answer 5' 'a signature with the key not named: SSH_AGENT_FAILURE'
 	assert_out_line 'listed 1' 'the agent inside still lists the key named'
 	[[ $(ssh-add -l | grep -c ED25519) == 2 ]] || fail "the host agent changed: $(ssh-add -l)"
-	ssh-add -l | grep -q warden-test-new && fail 'the key added inside reached the host agent'
+	ssh-add -l | matches warden-test-new && fail 'the key added inside reached the host agent'
 	ssh_events
 	ssh_event_has '.action == "add" and .decision == "deny"' 'the add refused'
 	ssh_event_has '.action == "remove-all" and .decision == "deny"' 'the remove-all refused'

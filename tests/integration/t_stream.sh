@@ -93,7 +93,7 @@ st_fails() {
 	assert_err_match "stream otlp https?://127\.0\.0\.1:[0-9]+: [0-9]+ events not sent \(seq 1 on; the last error: .*$want" "$url"
 	log=$(st_log)
 	[[ $(st_end_field "$log" otlp unsent) -gt 0 ]] || fail "$url: session.end says all was sent: $(st_end_field "$log")"
-	st_end_field "$log" otlp error | grep -qE -- "$want" || fail "$url: session.end's error: $(st_end_field "$log")"
+	st_end_field "$log" otlp error | matches -E -- "$want" || fail "$url: session.end's error: $(st_end_field "$log")"
 	[[ $(grep -c '"event":"exec"' "$log") -ge 2 ]] || fail "$url: the execs are not in the log"
 	wardenc log verify "$(basename "$log" .jsonl)"
 	assert_rc 0 "$url: the log verified"
