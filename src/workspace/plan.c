@@ -172,6 +172,12 @@ unsigned ws_bare_part(const struct walk_entry *we)
 	return 0;
 }
 
+bool ws_quarantined(const char *name)
+{
+	const char *tag = strstr(name, "." WS_QUARANTINE_TAG);
+	return tag && tag != name;
+}
+
 bool ws_protected_name(const struct strv *names, const char *name)
 {
 	for (size_t i = 0; i < names->n; i++)

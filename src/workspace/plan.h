@@ -47,6 +47,10 @@ void wsplan_readonly(struct ws_plan *plan, const char *rel);
 void ws_id_at(int dirfd, const char *name, char id[ID_LEN]);
 /* The BARE_* part of a repository that entry is, or 0. */
 unsigned ws_bare_part(const struct walk_entry *we);
+/* What the sweep adds to a name it moves aside (NAME.TAG-SESSION[.N]), and
+ * whether a name carries it. */
+#define WS_QUARANTINE_TAG "warden-quarantine-"
+bool ws_quarantined(const char *name);
 /* gitplain.c: is dirfd/name a .git directory the host's git would run
  * nothing from, git init's own (its settings, its sample hooks, no
  * redirect)? */

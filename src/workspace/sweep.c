@@ -3,7 +3,8 @@
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside (a .git git init made, from which git runs
  * nothing, stays: gitplain.c), regular files whose inode changed during the
- * session lose their setuid and setgid bits, and inside each git
+ * session lose their setuid and setgid bits (what an earlier sweep moved
+ * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
  * made during the session, is removed: git on the host opens what it
  * finds there, and waits on a FIFO forever. */
@@ -58,7 +59,7 @@ struct sweep {
 	struct table bare;         /* its bare-repository lookalikes */
 	struct table named;        /* its protected names below the top */
 	struct table links;        /* its symlinks on the way to git's configuration */
-	char *suffix;              /* "warden-quarantine-SESSION" */
+	char *suffix;              /* WS_QUARANTINE_TAG "SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
 	struct strv pending_git, pending_config, pending_odd;
@@ -238,6 +239,9 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (we->tagged || sw->all_git)
 		return sweep_in_git(sw, we);
 	sw->bare_parts |= ws_bare_part(we);
+	if (sw->plan->quarantined.n && ws_quarantined(we->name) &&
+	    strv_contains(&sw->plan->quarantined, we->rel))
+		return WALK_SKIP; /* read-only all along, its way pinned */
 	if (strcmp(we->name, ".git") == 0) {
 		char id[ID_LEN];
 		ws_id_at(we->dirfd, we->name, id);
@@ -345,7 +349,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	free(out->ws);
 	out->ws = path_now(plan->ws_fd, ws);
 	struct sweep sw = { .plan = plan, .out = out,
-		.suffix = xasprintf("warden-quarantine-%s", session), .host_ok = -1 };
+		.suffix = xasprintf(WS_QUARANTINE_TAG "%s", session), .host_ok = -1 };
 	table_make(&sw.git, &plan->git, &plan->git_ids);
 	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
 	table_make(&sw.named, &plan->named, &plan->named_ids);
@@ -385,7 +389,7 @@ int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const ch
 	free(out->ws);
 	out->ws = xstrdup(dir);
 	struct sweep sw = { .plan = plan, .out = out, .all_git = true,
-		.suffix = xasprintf("warden-quarantine-%s", session), .host_ok = -1 };
+		.suffix = xasprintf(WS_QUARANTINE_TAG "%s", session), .host_ok = -1 };
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(fd, &ops, &sw, e);

@@ -2,8 +2,9 @@
  * sandbox exists (workspace_plan): one walk of the whole tree that plans
  * the mounts keeping protected paths read-only and secret files masked
  * inside the workspace, records each .git, git redirect, bare-repository
- * lookalike and protected name below the top for the sweep (sweep.c), and
- * adds each directory to the host-side watch (wswatch.h). What git would
+ * lookalike and protected name below the top for the sweep (sweep.c),
+ * binds what an earlier sweep moved aside read-only, and adds each
+ * directory to the host-side watch (wswatch.h). What git would
  * read or run is protected by gitprotect.c; the plan's entries are made by
  * plan.c; plan.h shares the scan between them. */
 #include "plan.h"
@@ -115,6 +116,24 @@ static int plan_host_socket(struct scan *sc, const struct walk_entry *we, struct
 	return 1;
 }
 
+/* What an earlier session's sweep moved aside (NAME.warden-quarantine-S):
+ * bound read-only whole, its way pinned, until the user has looked at it;
+ * never planned as a repository (its config may be a symlink, which would
+ * refuse the workspace), only walked for secrets; left alone by this
+ * session's sweep. A mask still hides it, then as any masked entry. */
+static int plan_quarantined(struct scan *sc, const struct walk_entry *we, struct werr *e)
+{
+	if (we->type != DT_DIR && we->type != DT_REG)
+		return WALK_SKIP;
+	int r = plan_mask(sc, we, e);
+	if (r != WALK_DESCEND)
+		return r;
+	if (wsplan_protect(sc->ws, we->rel, sc->plan, e) < 0)
+		return -1;
+	strv_push(&sc->plan->quarantined, we->rel);
+	return we->type == DT_DIR ? WALK_DESCEND_TAGGED : WALK_SKIP;
+}
+
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;
@@ -131,6 +150,8 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		return werr_set(e, 0, "workspace has more than %d entries; warden cannot check "
 				"them all for secrets (choose a smaller workspace)", SCAN_MAX_ENTRIES);
 	sc->bare_parts |= ws_bare_part(we);
+	if (ws_quarantined(we->name))
+		return plan_quarantined(sc, we, e);
 	bool below = strchr(we->rel, '/') != NULL;
 	/* Before the symlink skip: git follows a .git symlink, and a .git
 	 * file ("gitdir: ...") redirects it too. */
@@ -356,4 +377,5 @@ void workspace_cleanup(struct ws_plan *plan)
 	strv_free(&plan->named_ids);
 	strv_free(&plan->links);
 	strv_free(&plan->link_targets);
+	strv_free(&plan->quarantined);
 }

@@ -66,6 +66,7 @@ struct ws_plan {
 	struct strv links;        /* symlinks on the way to a gitdir, a hooksPath or an
 				     included configuration at start */
 	struct strv link_targets; /* and what each pointed at, same order */
+	struct strv quarantined;  /* what a sweep moved aside, bound read-only here */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */

@@ -124,6 +124,45 @@ test_sweep_git_odd_files() {
 	timeout 10 git branch >/dev/null || fail "the host's git branch did not answer (rc $?)"
 }
 
+test_sweep_quarantined_next_session() {
+	# What a sweep moved aside waits for the user, and the next session runs
+	# beside it: the quarantined .git (its config a symlink, which as a
+	# repository's would refuse the workspace) is read-only inside, whole,
+	# and cannot be moved back or away; the next sweep leaves it as it is.
+	# One the agent names like a quarantine during a session is swept as any
+	# new repository.
+	wsh 'mkdir -p sub/.git/objects sub/.git/refs/heads &&
+		echo "ref: refs/heads/main" > sub/.git/HEAD && ln -s /etc/hostname sub/.git/config &&
+		echo "the agent wrote this" > sub/.git/description && echo planted'
+	assert_out_has planted
+	local q
+	q=$(compgen -G 'sub/.git.warden-quarantine-*') || fatal "no quarantined .git: $(ls -a sub)"
+	assert_host_absent sub/.git 'the .git stayed in place'
+	wsh "cat $q/description
+		echo x >> $q/description && echo appended
+		rm -f $q/config && echo config-removed
+		mkdir $q/refs/heads/new && echo ref-made
+		mv $q sub/.git && echo moved-back
+		mv sub sub2 && echo parent-moved
+		mkdir -p fake.warden-quarantine-x/objects fake.warden-quarantine-x/refs fake.warden-quarantine-x/hooks &&
+		echo ref: refs/heads/main > fake.warden-quarantine-x/HEAD && echo faked"
+	assert_rc 0 'the session beside a quarantined .git with a symlinked config'
+	assert_out_has 'the agent wrote this' 'the quarantined .git is not readable inside'
+	assert_out_has faked
+	local w
+	for w in appended config-removed ref-made moved-back parent-moved; do
+		assert_out_lacks "$w" "$w: the quarantined .git is writable inside"
+	done
+	[[ -L $q/config && $(readlink "$q/config") == /etc/hostname ]] || fail 'the quarantined config changed'
+	[[ $(<"$q/description") == 'the agent wrote this' ]] || fail 'the quarantined description changed'
+	assert_host_absent sub/.git 'the quarantined .git was moved back'
+	[[ -f $q/HEAD ]] || fail "the next sweep moved the quarantined .git's HEAD aside: $(ls -a "$q")"
+	[[ -z $(compgen -G "$q.*") ]] || fail "the quarantined .git was moved aside again: $(ls -a sub)"
+	assert_host_absent fake.warden-quarantine-x/HEAD "the agent's quarantine lookalike kept its HEAD"
+	compgen -G 'fake.warden-quarantine-x/HEAD.warden-quarantine-*' >/dev/null ||
+		fail "the agent's quarantine lookalike was not swept: $(ls -a fake.warden-quarantine-x)"
+}
+
 test_sweep_setid() {
 	# A setuid or setgid bit that appears in the workspace during the session
 	# (set here from the host: the agent's own chmod is refused) is cleared
