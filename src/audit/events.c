@@ -243,6 +243,8 @@ struct event ev_file(const struct ev_file *x)
 		json_set_bytes(f, "target", x->target, &esc);
 	if (f && x->access)
 		json_object_set_new(f, "access", json_string(x->access));
+	if (f && x->new_repo)
+		json_object_set_new(f, "new_repo", json_true());
 	if (f && x->has_count)
 		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
 	if (f && x->summary)

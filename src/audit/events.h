@@ -163,6 +163,7 @@ struct ev_file {
 	const char *target;      /* a symlink's target, as given; NULL: left out */
 	/* file actions on the record (src/supervisor/filewhy.h) */
 	const char *access;      /* "write" or "read"; NULL: left out */
+	bool new_repo;           /* a path in a .git the session made: the sweep judges it */
 	bool has_count;          /* op "summary": how many operations it stands for */
 	unsigned long count;
 	const char *summary;     /* op "summary": what was summarised */

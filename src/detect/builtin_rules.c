@@ -90,7 +90,7 @@ const char detect_builtin_rules[] =
 	"  about a shell start-up file, git hook, crontab or agent/editor setting put in place by a rename or link\n"
 	"\n"
 	"rule persist.git-config high\n"
-	"  on file op=open|rename|link|symlink|truncate access!=read paths=*/.git/config|*/.git/config.worktree|*/.gitconfig|*/.config/git/config program!=*/git|*/git-*\n"
+	"  on file op=open|rename|link|symlink|truncate access!=read paths=*/.git/config|*/.git/config.worktree|*/.gitconfig|*/.config/git/config program!=*/git|*/git-* !new_repo\n"
 	"  about git's configuration written by another program than git (hooks, aliases, a pager run on the host)\n"
 	"\n"
 	"rule persist.git-hooks-path high\n"

@@ -260,6 +260,58 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, struc
  * done: a write the supervisor made in the sandbox's stead (cfgwrite.h),
  * recorded at every level with detail as its reason; else detail (may be
  * NULL) says more of a protected path's refusal. */
+/* The .git of path when it names a repository's config in the workspace
+ * (WS/REL/.git/config or config.worktree, REL of plain names: no "", "."
+ * or ".."): "REL/.git", malloc'd; else NULL. */
+static char *config_gitdir(const char *ws, const char *path)
+{
+	size_t wl = strlen(ws);
+	if (!path || strncmp(path, ws, wl) != 0 || path[wl] != '/')
+		return NULL;
+	const char *rel = path + wl + 1;
+	size_t n = strlen(rel);
+	static const char *const ends[] = { ".git/config", ".git/config.worktree" };
+	for (size_t i = 0; i < ARRAY_LEN(ends); i++) {
+		size_t el = strlen(ends[i]);
+		if (n < el || strcmp(rel + n - el, ends[i]) != 0 ||
+		    (n > el && rel[n - el - 1] != '/'))
+			continue;
+		_cleanup_free_ char *dir = xasprintf("%.*s", (int)(n - el + 4), rel); /* through ".git" */
+		for (const char *p = dir;;) {
+			const char *slash = strchr(p, '/');
+			size_t len = slash ? (size_t)(slash - p) : strlen(p);
+			if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+				return NULL;
+			if (!slash)
+				return steal_ptr(&dir);
+			p = slash + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Does the operation write the config of a repository the session made
+ * (each config it names in a .git not there at start, workspace_git_new)?
+ * The end-of-session sweep judges such a repository, kept or moved aside,
+ * so the live alert of git's configuration written by another program
+ * than git (persist.git-config; cargo new writes it through libgit2)
+ * leaves it to the sweep. */
+static bool config_of_new_repo(const struct notifier *n, const struct ev_file *x)
+{
+	if (!n->plan || !n->ws)
+		return false;
+	bool any = false;
+	for (int i = 0; i < x->npaths; i++) {
+		_cleanup_free_ char *git = config_gitdir(n->ws, x->paths[i]);
+		if (!git)
+			continue;
+		if (!workspace_git_new(n->plan, git))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool done,
 		       const char *detail)
 {
@@ -282,6 +334,7 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool do
 	if (!done && !filebound_admit(&n->bound, why != NULL, now))
 		return;
 	x->pid = target_inner_ns(pid, &n->pidns);
+	x->new_repo = config_of_new_repo(n, x);
 	notify_later(n, ev_file(x));
 }
 

@@ -341,6 +341,21 @@ static char *path_now(int fd, const char *fallback)
 	return xstrdup(buf);
 }
 
+bool workspace_git_new(const struct ws_plan *plan, const char *rel)
+{
+	if (plan->ws_fd < 0)
+		return false;
+	_cleanup_close_ int fd = open_beneath(plan->ws_fd, rel, O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return false;
+	char id[ID_LEN];
+	ws_id_at(fd, "", id);
+	for (size_t i = 0; i < plan->git.n; i++)
+		if (strcmp(plan->git.v[i], rel) == 0 && strcmp(plan->git_ids.v[i], id) == 0)
+			return false;
+	return true;
+}
+
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
 		    struct ws_sweep *out, struct werr *e)
 {

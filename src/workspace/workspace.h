@@ -161,6 +161,10 @@ void workspace_release_making(struct ws_plan *plan);
  * unreadable opened up for the walk) and records what it did in out. */
 int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *session,
 		    struct ws_sweep *out, struct werr *e);
+/* Is rel (a workspace-relative .git) one the sweep would take for new: it
+ * is there, reached with no symlink on the way, and it is not the entry
+ * recorded at start? false in any doubt (absent, through a symlink). */
+bool workspace_git_new(const struct ws_plan *plan, const char *rel);
 /* The same inside a git directory outside the workspace that the sandbox
  * could write (--task's objects, logs and worktree directory): each FIFO,
  * socket and device, and each symlink made since the plan's start, removed

@@ -29,6 +29,26 @@ dtf_alert_on() {
 	return 0
 }
 
+# dtf_no_alert_on RULE TEXT: no alert of RULE in the newest log links an
+# event with TEXT in its line.
+dtf_no_alert_on() {
+	local log line seq
+	log=$(proxy_log)
+	while read -r line; do
+		for seq in $(sed -n 's/.*"links":\[\([0-9,]*\)\].*/\1/p' <<<"$line" | tr ',' ' '); do
+			grep -F "\"seq\":$seq," "$log" | matches -F -- "$2" && fail "a $1 alert for $2"
+		done
+	done < <(grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"")
+	return 0
+}
+
+# dtf_alert_on_path RULE PATH ACTION: the newest log has an alert of RULE
+# for PATH (workspace-relative) with ACTION (the sweep's).
+dtf_alert_on_path() {
+	grep -F '"event":"alert"' "$(proxy_log)" | grep -F "\"rule\":\"$1\"" | grep -F "\"path\":\"$2\"" |
+		matches -F "\"action\":\"$3\"" || fail "no $1 alert for $2 ($3)"
+}
+
 dtf_profile() { dt_quiet 'audit files'; }
 
 # ---- persistence ----------------------------------------------------------------
@@ -76,12 +96,30 @@ test_detect_files_persist_git() {
 	dt_no_alert persist.startup-file-moved
 	dt_no_alert persist.git-hooks-path
 	rm -rf "$WS"/.git "$WS"/.git.warden-quarantine-*
-	# the attacks: hooksPath set, the configuration written by the shell
+	# the attacks: hooksPath set, the configuration written by the shell, in
+	# the home inside and in a repository made in the session. That one the
+	# sweep judges at the end (moved aside, its own alert); its config write
+	# is marked new_repo and left to it: cargo new writes a new repository's
+	# config through libgit2, which is not git.
 	wsh 'git init -q . && git config core.hooksPath .githooks;
-	     printf "[core]\n\tfsmonitor = sh -c evil\n" >> .git/config; echo ok' --profile "$(dtf_profile)"
+	     printf "[core]\n\tfsmonitor = sh -c evil\n" >> .git/config
+	     printf "[core]\n\tpager = sh -c evil\n" >> ~/.gitconfig; echo ok' --profile "$(dtf_profile)"
 	assert_out_has ok
 	dtf_alert_on persist.git-hooks-path core.hooksPath
+	dtf_alert_on persist.git-config '/.gitconfig"'
+	dtf_no_alert_on persist.git-config '/.git/config"'
+	grep -F '"event":"file"' "$(proxy_log)" | grep -F "\"path\":\"$WS/.git/config\"" |
+		matches -F '"new_repo":true' || fail "the new repository's config write is not marked new_repo"
+	dtf_alert_on_path git.created-in-sandbox .git quarantined
+	# A repository there at start: its config is no new one's (protected,
+	# the write refused), and the alert stands.
+	rm -rf "$WS"/.git "$WS"/.git.warden-quarantine-*
+	git init -q "$WS" || fatal 'git init failed'
+	wsh 'printf "[core]\n\tfsmonitor = sh -c evil\n" >> .git/config; echo ok' --profile "$(dtf_profile)"
+	assert_out_has ok
 	dtf_alert_on persist.git-config '/.git/config"'
+	! grep -F '"event":"file"' "$(proxy_log)" | matches -F '"new_repo"' ||
+		fail "a write of the config there at start is marked new_repo"
 }
 
 # ---- archives ------------------------------------------------------------------------
