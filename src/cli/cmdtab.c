@@ -213,6 +213,14 @@ static const struct cli_opt log_export_opts[] = {
 	{ 0 },
 };
 
+static const struct cli_opt log_prune_opts[] = {
+	{ "older-than", 'o', false, CLI_TEXT, "TIME", NULL,
+	  "the logs last written before TIME (as --since: 30d is thirty days ago)" },
+	{ "dry-run", 'n', true, CLI_NONE, NULL, NULL, "say what would be removed, remove nothing" },
+	HELP_OPT(true),
+	{ 0 },
+};
+
 static const struct cli_cmd log_subs[] = {
 	{ .name = "list", .synopsis = "[--json]", .summary = "one row per session, oldest first",
 	  .opts = log_list_opts },
@@ -226,6 +234,8 @@ static const struct cli_cmd log_subs[] = {
 	  .synopsis = "--format ocsf|otlp [SESSION...] [--url URL [--ca FILE]] [--timeout S]",
 	  .summary = "sessions' events as OCSF or OpenTelemetry logs", .opts = log_export_opts,
 	  .operand = CLI_SESSION },
+	{ .name = "prune", .synopsis = "--older-than TIME [--dry-run]",
+	  .summary = "remove the logs of sessions last written before TIME", .opts = log_prune_opts },
 	{ 0 },
 };
 
@@ -310,7 +320,7 @@ const struct cli_cmd cli_commands[] = {
 	{ .name = "hook", .synopsis = "[--client claude|codex] [--timeout SECONDS]",
 	  .summary = "inside a sandbox: an agent client's tool-call hook", .getopt_flags = "+",
 	  .opts = hook_opts, .run = cmd_hook },
-	{ .name = "log", .synopsis = "list|show|verify [...]", .summary = "the audit logs of sessions",
+	{ .name = "log", .synopsis = "list|show|verify|export|prune [...]", .summary = "the audit logs of sessions",
 	  .subs = log_subs, .run = cmd_log },
 	{ .name = "diff", .synopsis = "[SESSION] [--list]",
 	  .summary = "what changed in the workspace since a session's checkpoint",

@@ -1,8 +1,9 @@
-/* log_cmd.c - `warden log list|show|verify|export`: the session audit logs
- * as a table or JSON Lines, filtered, followed while a session runs, their
- * hash chains verified, and exported as OCSF or OTLP (after the chain is
- * verified). Reading and checking live in src/audit (reader.h), the
- * mappings in src/export/ocsf.h and otlp.h. */
+/* log_cmd.c - `warden log list|show|verify|export|prune`: the session audit
+ * logs as a table or JSON Lines, filtered, followed while a session runs,
+ * their hash chains verified, exported as OCSF or OTLP (after the chain is
+ * verified), and the old ones removed at the user's word. Reading and
+ * checking live in src/audit (reader.h), the mappings in src/export/ocsf.h
+ * and otlp.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -14,14 +15,17 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../audit/audit.h"
 #include "../audit/escape.h"
+#include "../control/client.h"
 #include "../export/ocsf.h"
 #include "../export/otlp.h"
 #include "../audit/reader.h"
+#include "../checkpoint/store.h"
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
@@ -33,6 +37,7 @@ static const char log_usage[] =
 	"       warden log verify [SESSION | --all]\n"
 	"       warden log export --format ocsf|otlp [SESSION...] [--url URL [--ca FILE]]\n"
 	"                         [--timeout SECONDS]\n"
+	"       warden log prune --older-than TIME [--dry-run]\n"
 	"\n"
 	"The audit logs of warden sessions, in $XDG_STATE_HOME/warden (default\n"
 	"~/.local/state/warden). SESSION is a session id or a prefix of exactly one;\n"
@@ -70,6 +75,12 @@ static const char log_usage[] =
 	"  --url URL          the collector, http:// or https:// (only it is contacted)\n"
 	"  --ca FILE          https: trust the certificates of FILE (PEM) too\n"
 	"  --timeout SECONDS  each request's (default 10); 3 tries when it fails\n"
+	"prune      remove the logs last written before TIME (as --since takes it:\n"
+	"           30d is thirty days ago), one line each; never a running session's\n"
+	"           (its control socket answers), never one whose checkpoint the store\n"
+	"           still keeps (diff, undo, apply read it: `checkpoint keep` lets it\n"
+	"           go). warden removes no log by itself.\n"
+	"  --dry-run          say what would be removed, remove nothing\n"
 	"\n"
 	"Exit status: 0; 1 when verify or export finds a broken chain; 125 when warden fails\n"
 	"(no such session, bad usage); 128+N when --follow is ended by signal N.\n";
@@ -747,6 +758,118 @@ static int log_export(int argc, char **argv)
 	return rc;
 }
 
+/* The ids of the sessions whose control socket answers: running. */
+static void running_sessions(struct strv *ids)
+{
+	_cleanup_strv_ struct strv dirs = { 0 }, paths = { 0 };
+	control_client_dirs(&dirs);
+	control_client_sockets(&dirs, &paths, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < paths.n; i++) {
+		_cleanup_close_ int fd = control_client_connect(paths.v[i]);
+		const char *name = control_client_name(paths.v[i]);
+		const char *dot = strrchr(name, '.');
+		if (fd >= 0 && dot)
+			strv_push_owned(ids, xasprintf("%.*s", (int)(dot - name), name));
+	}
+}
+
+/* Does the store still keep a checkpoint of session id (its retention's
+ * to drop: `checkpoint keep`)? warden diff, undo, apply and discard read
+ * its log, a --review session's changes are only reached through it. */
+static bool has_checkpoint(const struct store *st, const char *id)
+{
+	static const char *const kinds[] = { "start", "end" };
+	for (size_t i = 0; st->fd >= 0 && i < ARRAY_LEN(kinds); i++)
+		if (store_ref_exists(st, id, kinds[i]))
+			return true;
+	return false;
+}
+
+/* One session's log: removed (or said, dry) when last written before cut,
+ * not running and its checkpoint no longer kept. 1 removed, 0 kept, -1
+ * failed (said). */
+static int prune_one(int dfd, const char *dir, const char *id, const struct audit_time *cut,
+		     const struct strv *running, const struct store *ckpts, bool dry)
+{
+	_cleanup_free_ char *name = xasprintf("%s.jsonl", id);
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* gone meanwhile, or not a log */
+	struct audit_time t = { .sec = st.st_mtim.tv_sec, .nsec = st.st_mtim.tv_nsec };
+	if (audit_time_cmp(&t, cut) >= 0)
+		return 0;
+	_cleanup_free_ char *shown = audit_display_string(id, 200);
+	if (strv_contains(running, id)) {
+		printf("kept %s: the session is running\n", shown);
+		return 0;
+	}
+	if (has_checkpoint(ckpts, id)) {
+		printf("kept %s: its checkpoint is kept (warden diff and undo read this log)\n", shown);
+		return 0;
+	}
+	char when[48];
+	audit_format_time(&t, when, sizeof when);
+	if (!dry && unlinkat(dfd, name, 0) < 0) {
+		fprintf(stderr, "warden: cannot remove %s/%s: %s\n", dir, name, strerror(errno));
+		return -1;
+	}
+	printf("%s %s (last written %s)\n", dry ? "would remove" : "removed", shown, when);
+	return 1;
+}
+
+static int log_prune(int argc, char **argv)
+{
+	const char *older = NULL;
+	bool dry = false;
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "log prune")) != -1) {
+		if (c == 'o')
+			older = optarg;
+		else if (c == 'n')
+			dry = true;
+		else if (c == 'h')
+			return fputs(log_usage, stdout), 0;
+		else
+			return usage_error("bad option for prune");
+	}
+	if (optind < argc)
+		return usage_error("prune takes no argument (got '%s')", argv[optind]);
+	if (!older)
+		return usage_error("prune needs --older-than TIME (30d: thirty days ago)");
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct audit_time now = { .sec = ts.tv_sec, .nsec = ts.tv_nsec }, cut;
+	if (audit_parse_time_arg(older, &now, &cut) < 0)
+		return usage_error("--older-than: not a time: '%s' (2026-11-21, '2026-11-21 12:00', "
+				   "@EPOCH, now, or 30s, 10m, 2h, 7d ago)", older);
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct audit_session_info *s;
+	size_t n;
+	int got = open_sessions_or_note(&dir, &dfd, &s, &n, false);
+	if (got != 0)
+		return got < 0 ? EXIT_WARDEN : finish_output();
+	_cleanup_strv_ struct strv running = { 0 };
+	running_sessions(&running);
+	_cleanup_(store_closep) struct store ckpts = { .fd = -1 };
+	_cleanup_free_ char *store_dir = store_default_path(user_home());
+	struct werr e = { 0 };
+	if (store_dir && store_open(&ckpts, store_dir, false, &e) < 0 && e.errnum != ENOENT)
+		return fail(&e); /* cannot tell which logs the checkpoints need */
+	size_t removed = 0;
+	bool failed = false;
+	for (size_t i = 0; i < n; i++) {
+		int r = prune_one(dfd, dir, s[i].id, &cut, &running, &ckpts, dry);
+		removed += r > 0;
+		failed |= r < 0;
+	}
+	printf("%s %zu of %zu sessions' logs\n", dry ? "would remove" : "removed", removed, n);
+	audit_sessions_free(s, n);
+	int rc = finish_output();
+	return failed ? EXIT_WARDEN : rc;
+}
+
 int cmd_log(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -762,6 +885,8 @@ int cmd_log(int argc, char **argv)
 		return log_verify(argc - 1, argv + 1);
 	if (strcmp(sub, "export") == 0)
 		return log_export(argc - 1, argv + 1);
+	if (strcmp(sub, "prune") == 0)
+		return log_prune(argc - 1, argv + 1);
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
 		fputs(log_usage, stdout);
 		return 0;

@@ -1,7 +1,7 @@
-# t_log.sh - `warden log list|show|verify` over real sessions: the table and
-# JSON Lines, filters, session ids and prefixes (never paths), the chain
-# verdict on a copy of a log with one line edited or removed, and --follow on
-# a live session ending by itself at session.end.
+# t_log.sh - `warden log list|show|verify|prune` over real sessions: the
+# table and JSON Lines, filters, session ids and prefixes (never paths), the
+# chain verdict on a copy of a log with one line edited or removed, --follow
+# on a live session ending by itself at session.end, and what prune keeps.
 # shellcheck shell=bash
 
 # log_ids: the session ids of this test's HOME, oldest first (by list).
@@ -440,4 +440,59 @@ test_log_dir_refused_first() {
 	assert_err_match 'writable by group or others'
 	[[ -z $(ls -A "$d") ]] || fail "made in the refused directory: $(ls -A "$d")"
 	rmdir "$d"
+}
+
+test_log_prune() {
+	# `warden log prune --older-than`: the logs last written before the time
+	# go, one line each; never a running session's, never one whose
+	# checkpoint the store still keeps (diff and undo read it), never a
+	# newer one, never through a symlink; --dry-run removes nothing.
+	local dir="$HOME/.local/state/warden" ids old ckpt recent running f
+	printf 'checkpoint off\n' >"$T_TMP/nock"
+	wrun --profile "$T_TMP/nock" -- true
+	wrun -- sh -c 'echo kept > f'
+	wrun --profile "$T_TMP/nock" -- true
+	mapfile -t ids < <(log_ids)
+	((${#ids[@]} == 3)) || fatal "expected 3 sessions, got ${#ids[@]}"
+	old=${ids[0]} ckpt=${ids[1]} recent=${ids[2]}
+	warden_bg "$T_TMP/bg.out" --profile "$T_TMP/nock" -- sleep 20
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ $(log_ids | wc -l) == 4 ]] && "$WARDEN" status 2>/dev/null | matches -F 'sleep 20' && break
+		sleep 0.05
+	done
+	((i < 200)) || fatal 'the running session has no log, or is not in warden status'
+	running=$(log_ids | grep -vxF -e "$old" -e "$ckpt" -e "$recent")
+	for f in "$old" "$ckpt" "$running"; do touch -d '40 days ago' "$dir/$f.jsonl"; done
+	printf 'not a log\n' >"$T_TMP/elsewhere" && touch -d '40 days ago' "$T_TMP/elsewhere"
+	ln -s "$T_TMP/elsewhere" "$dir/20260101T000000Z-deadbeef.jsonl"
+
+	wardenc log prune --older-than 30d --dry-run
+	assert_rc 0 'prune --dry-run'
+	assert_out_line "would remove 1 of 4 sessions' logs"
+	assert_out_match "^would remove $old \(last written "
+	[[ -f $dir/$old.jsonl ]] || fail '--dry-run removed the log'
+
+	wardenc log prune --older-than 30d
+	assert_rc 0 'prune'
+	assert_out_match "^removed $old \(last written "
+	assert_out_line "kept $running: the session is running"
+	assert_out_line "kept $ckpt: its checkpoint is kept (warden diff and undo read this log)"
+	assert_out_line "removed 1 of 4 sessions' logs"
+	[[ ! -e $dir/$old.jsonl ]] || fail 'the old log stayed'
+	for f in "$ckpt" "$recent" "$running"; do
+		[[ -f $dir/$f.jsonl ]] || fail "prune removed $f's log"
+	done
+	[[ -L $dir/20260101T000000Z-deadbeef.jsonl && -f $T_TMP/elsewhere ]] ||
+		fail 'prune went through the symlink'
+	wardenc diff "$ckpt" --list
+	[[ $RC != 125 ]] || fail "diff of the kept checkpoint after prune: $(excerpt "$ERR")"
+	assert_out_match "^session $ckpt: "
+
+	wardenc log prune --older-than 'last tuesday'
+	assert_rc 125 'a time prune cannot read'
+	assert_err_match "not a time: 'last tuesday'"
+	wardenc log prune
+	assert_rc 125 'prune without --older-than'
+	assert_err_match 'prune needs --older-than'
 }
