@@ -49,11 +49,13 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 		char was[8], now[8];
 		switch (it->kind) {
 		case WS_SWEPT_GIT:
-			wnote("the sandboxed command created %s/%s; its git configuration and hooks "
-			      "would run on your next git command there, so it was moved to %s (review "
-			      "it, then `mv` it back if you trust it)", sw.ws, it->rel, it->to);
+			wnote("the sandboxed command created %s/%s%s%s%s; its git configuration and "
+			      "hooks would run on your next git command there, so it was moved to %s "
+			      "(review it, then `mv` it back if you trust it)", sw.ws, it->rel,
+			      it->why ? " (" : "", it->why ? it->why : "", it->why ? ")" : "", it->to);
 			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
-				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+				.path = it->rel, .moved_to = it->to, .action = "quarantined",
+				.detail = it->why });
 			break;
 		case WS_SWEPT_BARE:
 			wnote("the sandboxed command made %s/%.*s look like a git repository (HEAD, "

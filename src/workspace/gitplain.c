@@ -22,6 +22,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,13 +59,35 @@ static bool clone_setting(const char *var, const char *val)
 	return strcmp(key, ".fetch") == 0;
 }
 
+/* The first why of a judgement (a later one does not replace it), bytes
+ * outside printable ASCII shown as '?' (names come from the agent), cut to
+ * fit. false, for the judgement's return. */
+__attribute__((format(printf, 2, 3)))
+static bool say(char why[WS_WHY_MAX], const char *fmt, ...)
+{
+	if (!why || why[0])
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, WS_WHY_MAX, fmt, ap);
+	va_end(ap);
+	for (char *p = why; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
+	return false;
+}
+
 /* Every setting git init's, a clone's remote, or one gitsafe.h names
  * with its plain value (an identity, an upstream toward a remote defined
  * here). */
-static bool plain_config(const char *text, size_t len)
+static bool plain_config(const char *text, size_t len, char why[WS_WHY_MAX])
 {
 	struct gitsafe_list l = { 0 };
-	bool ok = gitsafe_read(text, len, &l) == 0;
+	if (gitsafe_read(text, len, &l) < 0) {
+		gitsafe_free(&l);
+		return say(why, "its config is not in git's syntax as warden reads it");
+	}
+	bool ok = true;
 	for (size_t i = 0; ok && i < l.n; i++) {
 		const struct gitsafe_setting *x = &l.v[i];
 		bool init = false;
@@ -71,6 +95,8 @@ static bool plain_config(const char *text, size_t len)
 			init = strcmp(x->var, plain_settings[k]) == 0;
 		ok = init || clone_setting(x->var, x->val) ||
 		     (gitsafe_var(x->var) && gitsafe_value(x->var, x->val, &l));
+		if (!ok)
+			say(why, "its config sets %.80s", x->var);
 	}
 	gitsafe_free(&l);
 	return ok;
@@ -78,37 +104,46 @@ static bool plain_config(const char *text, size_t len)
 
 /* hooks/ absent, or a directory (not a link to one) of regular files
  * named *.sample and nothing else. */
-static bool plain_hooks(int gfd)
+static bool plain_hooks(int gfd, char why[WS_WHY_MAX])
 {
 	_cleanup_dir_ DIR *d = dir_open_at(gfd, "hooks", O_NOFOLLOW);
 	if (!d)
-		return errno == ENOENT;
+		return errno == ENOENT || say(why, "its hooks are no directory of its own");
 	size_t n = 0;
 	for (struct dirent *de; (errno = 0, de = readdir(d));) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		size_t len = strlen(de->d_name);
 		struct stat st;
-		if (++n > HOOKS_MAX || len <= 7 || strcmp(de->d_name + len - 7, ".sample") != 0 ||
+		if (++n > HOOKS_MAX)
+			return say(why, "its hooks hold more than %d entries", HOOKS_MAX);
+		if (len <= 7 || strcmp(de->d_name + len - 7, ".sample") != 0 ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			return false;
+			return say(why, "its hooks hold %.80s", de->d_name);
 	}
-	return errno == 0;
+	return errno == 0 || say(why, "its hooks cannot be read");
 }
 
-bool ws_git_plain(int dirfd, const char *name)
+bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX])
 {
+	if (why)
+		why[0] = '\0';
 	_cleanup_close_ int gfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
-		return false;
+		return say(why, errno == ENOTDIR || errno == ELOOP
+				? "it is no directory: a .git file or symlink sends git elsewhere"
+				: "it cannot be read");
 	for (size_t i = 0; i < ARRAY_LEN(ws_git_redirects); i++) {
 		struct stat st;
 		if (fstatat(gfd, ws_git_redirects[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-			return false;
+			return say(why, "it has %s, which sends git elsewhere for configuration",
+				   ws_git_redirects[i]);
 	}
 	size_t len = 0;
 	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len, NULL);
-	return text && plain_config(text, len) && plain_hooks(gfd);
+	if (!text)
+		return say(why, "its config is no regular file of at most 64 KiB");
+	return plain_config(text, len, why) && plain_hooks(gfd, why);
 }
 
 /* --- the host's configuration ---------------------------------------------- */

@@ -53,8 +53,9 @@ unsigned ws_bare_part(const struct walk_entry *we);
 bool ws_quarantined(const char *name);
 /* gitplain.c: is dirfd/name a .git directory the host's git would run
  * nothing from, git init's own (its settings, its sample hooks, no
- * redirect)? */
-bool ws_git_plain(int dirfd, const char *name);
+ * redirect)? When not, why (may be NULL) says the first thing that is
+ * not ("its config sets core.hookspath"), printable ASCII. */
+bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX]);
 /* ... and does the host's own git configuration (what it includes too)
  * keep a new repository's hooks out of the workspace ws: no relative
  * core.hooksPath (from each repository's top), none inside ws, no

@@ -63,6 +63,7 @@ struct sweep {
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
 	struct strv pending_git, pending_config, pending_odd;
+	struct strv pending_why;   /* for each of pending_git: why it was not kept */
 	unsigned bare_parts;       /* and what it holds of a repository */
 	bool all_git;              /* every entry is inside a git directory */
 	int host_ok;               /* ws_host_hooks_outside, asked once: -1 not yet */
@@ -70,12 +71,15 @@ struct sweep {
 
 /* May a new .git stay: git init's own, and nothing of the host's
  * configuration sends its hooks into the workspace? */
-static bool plain_repo(struct sweep *sw, const struct walk_entry *we)
+static bool plain_repo(struct sweep *sw, const struct walk_entry *we, char why[WS_WHY_MAX])
 {
-	if (!ws_git_plain(we->dirfd, we->name))
+	if (!ws_git_plain(we->dirfd, we->name, why))
 		return false;
 	if (sw->host_ok < 0)
 		sw->host_ok = ws_host_hooks_outside(sw->out->ws);
+	if (!sw->host_ok)
+		snprintf(why, WS_WHY_MAX, "your own git configuration sends a new repository's "
+			 "hooks into the workspace, or cannot be read");
 	return sw->host_ok;
 }
 
@@ -97,9 +101,10 @@ static void swept_add(struct ws_sweep *out, struct ws_swept it)
 	out->v[out->n++] = it;
 }
 
-/* Move name (whose workspace path is rel) aside in dirfd, and record it. */
+/* Move name (whose workspace path is rel) aside in dirfd, and record it
+ * (why: a new .git's reason, or NULL). */
 static void move_aside(struct sweep *sw, enum ws_swept_kind kind, int dirfd, const char *name,
-		       const char *rel)
+		       const char *rel, const char *why)
 {
 	char *to = walk_rename_aside(dirfd, name, sw->suffix);
 	size_t dir_len = strlen(rel) - strlen(name);
@@ -108,7 +113,8 @@ static void move_aside(struct sweep *sw, enum ws_swept_kind kind, int dirfd, con
 		return;
 	}
 	swept_add(sw->out, (struct ws_swept){ .kind = kind, .rel = xstrdup(rel),
-		.to = xasprintf("%s/%.*s%s", sw->out->ws, (int)dir_len, rel, to) });
+		.to = xasprintf("%s/%.*s%s", sw->out->ws, (int)dir_len, rel, to),
+		.why = why && *why ? xstrdup(why) : NULL });
 	free(to);
 }
 
@@ -131,7 +137,7 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 			continue;
 		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, ws_git_redirects[i]);
 		if (!known(&sw->git, rel, id))
-			move_aside(sw, WS_SWEPT_GIT, gfd, ws_git_redirects[i], rel);
+			move_aside(sw, WS_SWEPT_GIT, gfd, ws_git_redirects[i], rel, NULL);
 	}
 	walk_close_dir(gfd, restore, we->rel);
 }
@@ -246,12 +252,14 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		char id[ID_LEN];
 		ws_id_at(we->dirfd, we->name, id);
 		if (!known(&sw->git, we->rel, id)) {
-			if (plain_repo(sw, we)) {
+			char why[WS_WHY_MAX] = "";
+			if (plain_repo(sw, we, why)) {
 				swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_GIT_KEPT,
 								      .rel = xstrdup(we->rel) });
 				return WALK_DESCEND_TAGGED; /* swept as one that was there */
 			}
 			strv_push(&sw->pending_git, we->name); /* after the directory is read */
+			strv_push(&sw->pending_why, why);
 			return WALK_SKIP;
 		}
 		if (we->type != DT_DIR)
@@ -298,9 +306,11 @@ static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, st
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			const char *name = lists[l]->v[i];
 			_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-			move_aside(sw, l ? WS_SWEPT_CONFIG : WS_SWEPT_GIT, dirfd, name, r);
+			move_aside(sw, l ? WS_SWEPT_CONFIG : WS_SWEPT_GIT, dirfd, name, r,
+				   l ? NULL : sw->pending_why.v[i]);
 		}
 	strv_free(&sw->pending_git);
+	strv_free(&sw->pending_why);
 	strv_free(&sw->pending_config);
 	for (size_t i = 0; i < sw->pending_odd.n; i++)
 		remove_odd(sw, dirfd, rel, sw->pending_odd.v[i]);
@@ -318,7 +328,7 @@ static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, st
 	if (known(&sw->bare, rel, id))
 		return 0;
 	_cleanup_free_ char *head = *rel ? xasprintf("%s/HEAD", rel) : xstrdup("HEAD");
-	move_aside(sw, WS_SWEPT_BARE, dirfd, "HEAD", head);
+	move_aside(sw, WS_SWEPT_BARE, dirfd, "HEAD", head, NULL);
 	return 0;
 }
 
@@ -373,6 +383,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 				      .closed = sweep_closed };
 	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
 	strv_free(&sw.pending_git);
+	strv_free(&sw.pending_why);
 	strv_free(&sw.pending_config);
 	strv_free(&sw.pending_odd);
 	free(sw.git.v);
@@ -388,6 +399,7 @@ void ws_sweep_free(struct ws_sweep *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].rel);
 		free(s->v[i].to);
+		free(s->v[i].why);
 	}
 	free(s->v);
 	free(s->ws);

@@ -86,10 +86,12 @@ enum ws_swept_kind {
 				     symlink's target) */
 	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c) */
 };
+#define WS_WHY_MAX 160
 struct ws_swept {
 	enum ws_swept_kind kind;
 	char *rel;                /* workspace-relative path */
 	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
+	char *why;                /* a new .git moved aside: why it was not kept, or NULL */
 	mode_t mode_was, mode;    /* bits cleared: the mode before and after */
 };
 struct ws_sweep {

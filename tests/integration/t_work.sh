@@ -46,6 +46,19 @@ test_git_fresh_repo() {
 		q=$(compgen -G "$WS/$d/.git.warden-quarantine-*" | head -n 1)
 		[[ -n $q ]] || fail "$d: not moved aside"
 	done
+	# each with the first thing that is not git init's, on stderr and in
+	# the alert
+	local why
+	for why in 'alias/.git (its config sets alias.st)' \
+		'remote/.git (its config sets remote.origin.uploadpack)' \
+		'hook/.git (its hooks hold pre-commit)' 'link/.git (its hooks hold x.sample)' \
+		'cfglink/.git (its config is no regular file of at most 64 KiB)' \
+		'modules/.git (it has modules, which sends git elsewhere for configuration)'; do
+		[[ $ERR == *"created $WS/$why;"* ]] || fail "no word of why on stderr: $why"
+	done
+	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
+		grep -F '"path":"hook/.git"' | matches -F '"detail":"its hooks hold pre-commit"' ||
+		fail "the alert does not say why hook/.git was moved aside"
 	q=$(compgen -G "$WS/alias/.git.warden-quarantine-*" | head -n 1)
 	OUT=$(git -c safe.directory='*' --git-dir="$q" log --format=%s 2>&1)
 	[[ $OUT == kept-history ]] || fail "the moved repository lacks the commit: $(excerpt "$OUT")"
@@ -54,13 +67,14 @@ test_git_fresh_repo() {
 	# agent put .githooks/pre-commit), and an include in the workspace is
 	# the agent's to write. Then even git init's own is moved aside.
 	local cfg
-	rm -rf "$WS"/*/.git.warden-quarantine-* # (a config link there refuses the next session)
 	for cfg in '[core]\n\thooksPath = .githooks\n' "[include]\n\tpath = $WS/inc.cfg\n"; do
 		rm -rf "$WS/h" && printf "$cfg" >"$HOME/.gitconfig"
 		wsh 'git init -q h && mkdir h/.githooks && echo "#!/bin/sh" > h/.githooks/pre-commit && echo done'
 		assert_out_has done
 		[[ -e $WS/h/.git ]] && fail "a new repository kept with the host's $(excerpt "$(<"$HOME/.gitconfig")")"
 		compgen -G "$WS/h/.git.warden-quarantine-*" >/dev/null || fail 'h: not moved aside'
+		[[ $ERR == *"(your own git configuration sends a new repository's hooks into the workspace"* ]] ||
+			fail "no word of the host's configuration on stderr: $(excerpt "$ERR")"
 	done
 	rm -f "$HOME/.gitconfig"
 }

@@ -1064,7 +1064,24 @@ static bool git_plain(const char *d)
 	_cleanup_free_ char *p = tmp_path("gp");
 	_cleanup_free_ char *g = xasprintf("%s/.git", d);
 	_cleanup_close_ int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return ws_git_plain(fd, g);
+	return ws_git_plain(fd, g, NULL);
+}
+
+/* Not plain, and why says so (printable ASCII only). */
+static bool git_plain_why(const char *d, const char *want)
+{
+	_cleanup_free_ char *p = tmp_path("gp");
+	_cleanup_free_ char *g = xasprintf("%s/.git", d);
+	_cleanup_close_ int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char why[WS_WHY_MAX] = "stale";
+	if (ws_git_plain(fd, g, why))
+		return false;
+	for (const char *c = why; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			return false;
+	if (strcmp(why, want) != 0)
+		fprintf(stderr, "%s: why '%s', expected '%s'\n", d, why, want);
+	return strcmp(why, want) == 0;
 }
 
 static void test_git_plain(void)
@@ -1122,9 +1139,15 @@ static void test_git_plain(void)
 			CHECK(!"a config git init does not write taken for plain");
 		}
 	}
+	CHECK(git_plain_why("cfg0", "its config sets core.fsmonitor"));
+	CHECK(git_plain_why("cfg6", "its config sets remote.o.url"));
+	CHECK(git_plain_why("cfg18", "its config is not in git's syntax as warden reads it"));
+	git_plain_one("esc", "[alias \"\033[31m\"]\n\tx = y\n");
+	CHECK(git_plain_why("esc", "its config sets alias.?[31m.x"));
 	git_plain_one("hook", init);
 	touch("gp/hook/.git/hooks/pre-commit", "#!/bin/sh\n");
 	CHECK(!git_plain("hook"));
+	CHECK(git_plain_why("hook", "its hooks hold pre-commit"));
 	git_plain_one("hookdir", init);
 	mk("gp/hookdir/.git/hooks/d.sample");
 	CHECK(!git_plain("hookdir"));
