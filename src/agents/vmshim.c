@@ -25,8 +25,8 @@ struct manager {
 	const char *name;
 	const char *marker;   /* bytes every shim of it holds */
 	const char *root_var; /* the variable naming its root, in the shim too */
-	const char *ver_var;  /* the variable naming the version (pyenv, rbenv) */
-	const char *file;     /* the workspace's version file (pyenv, rbenv) */
+	const char *ver_var;  /* the variable naming the version (rbenv's kin) */
+	const char *file;     /* the workspace's version file (rbenv's kin) */
 };
 
 static const struct manager managers[] = {
@@ -35,6 +35,9 @@ static const struct manager managers[] = {
 	{ "rbenv", "rbenv\" exec \"$program\"", "RBENV_ROOT", "RBENV_VERSION", ".ruby-version" },
 	{ "asdf", "# asdf-plugin: ", "ASDF_DATA_DIR", NULL, ".tool-versions" },
 	{ "mise", "mise x -- ", "MISE_DATA_DIR", NULL, ".tool-versions" },
+	/* rbenv's kin: the same shim, ROOT/versions/VERSION/bin */
+	{ "goenv", "goenv\" exec \"$program\"", "GOENV_ROOT", "GOENV_VERSION", ".go-version" },
+	{ "nodenv", "nodenv\" exec \"$program\"", "NODENV_ROOT", "NODENV_VERSION", ".node-version" },
 };
 
 void vm_pick_free(struct vm_pick *p)
@@ -153,8 +156,9 @@ static char *installed(const char *dir, const char *version)
 	return steal_ptr(&best);
 }
 
-/* pyenv and rbenv: the variable, then the version file from the workspace
- * up, then ROOT/version; the first listed version that has cmd. */
+/* pyenv, rbenv, goenv, nodenv: the variable, then the version file from
+ * the workspace up, then ROOT/version; the first listed version that has
+ * cmd. */
 static int pick_env_manager(const struct manager *m, const char *root, const char *cmd,
 			    const char *workspace, struct vm_pick *p, struct werr *e)
 {
@@ -344,8 +348,9 @@ static const struct manager *which_manager(const char *found, char *head, size_t
 	if (tl > 0) {
 		target[tl] = '\0';
 		const char *b = strrchr(target, '/');
-		if (strcmp(b ? b + 1 : target, "mise") == 0)
-			return &managers[4];
+		for (size_t i = 0; strcmp(b ? b + 1 : target, "mise") == 0 && i < ARRAY_LEN(managers); i++)
+			if (strcmp(managers[i].name, "mise") == 0)
+				return &managers[i];
 	}
 	_cleanup_close_ int fd = open(found, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;

@@ -1,12 +1,12 @@
 /* vmshim.h - a command that is a version manager's shim (pyenv, rbenv,
- * asdf, mise) resolved on the host to the interpreter the shim would run
- * in the workspace: the version named by the manager's variable, the
- * workspace's version file (.python-version, .ruby-version,
- * .tool-versions, mise.toml) or the user's global setting, looked up in
- * the manager's own install directory. The shim itself cannot run inside
- * (it calls the manager, which lives in the hidden home), so discovery
- * (discover.c) runs and exposes the interpreter instead: the smallest
- * tree, never the rest of the home.
+ * goenv, nodenv, asdf, mise) resolved on the host to the interpreter the
+ * shim would run in the workspace: the version named by the manager's
+ * variable, the workspace's version file (.python-version, .ruby-version,
+ * .go-version, .node-version, .tool-versions, mise.toml) or the user's
+ * global setting, looked up in the manager's own install directory. The
+ * shim itself cannot run inside (it calls the manager, which lives in the
+ * hidden home), so discovery (discover.c) runs and exposes the
+ * interpreter instead: the smallest tree, never the rest of the home.
  *
  * rustup's proxies are resolved the same way (rustup.h).
  *
@@ -19,7 +19,8 @@
 #include "../common/err.h"
 
 struct vm_pick {
-	const char *manager; /* "pyenv", "rbenv", "asdf", "mise" or "rustup" (static) */
+	const char *manager; /* "pyenv", "rbenv", "goenv", "nodenv", "asdf", "mise" or
+				"rustup" (static) */
 	char *shims;         /* the manager's shims directory */
 	char *version;       /* the version picked; NULL: "system" (the next on PATH) */
 	char *from;          /* where the choice was read: a file, a variable, "default" */

@@ -1,5 +1,5 @@
 # t_vmshim.sh - a command that is a version manager's shim (pyenv, rbenv,
-# asdf, mise) runs the interpreter the shim would pick for the workspace,
+# goenv, nodenv, asdf, mise) runs the interpreter the shim would pick for the workspace,
 # with no flags: its version directory exposed read-only and nothing else of
 # the manager or the home; the workspace's version file, the manager's
 # variable and the global setting obeyed; `policy show -- COMMAND` says
@@ -12,7 +12,8 @@
 # each, exposed alone. pyenv and asdf are
 # fixtures of their layouts (shims/, versions/ or installs/, the shim's
 # text as they write it); rbenv is Debian's (its own `rbenv rehash` makes
-# the shims); mise is the real one from npm (tests/agents/install.sh).
+# the shims); goenv and nodenv are fixtures of their shim (rbenv's); mise
+# is the real one from npm (tests/agents/install.sh).
 # shellcheck shell=bash
 
 # vm_version DIR LABEL: an interpreter DIR/bin/python3 (or what $VM_CMD
@@ -223,6 +224,57 @@ test_vmshim_rbenv() {
 	assert_rc 0 "ruby through Debian's rbenv shim"
 	assert_out_line 'fixture rbenv 3.2.0 x' "the workspace's .ruby-version"
 	assert_out_lacks 'LEAKED' "the rest of rbenv's root is not there"
+}
+
+# rbenv_kin_fixture MANAGER CMD: MANAGER's layout (goenv, nodenv: rbenv's
+# kin) under the fake HOME: shims/CMD as its `rehash` writes it (the
+# manager's path expanded, ROOT exported), a libexec/MANAGER that refuses to
+# run, versions 1.0.0 and 2.0.0, the global version 1.0.0.
+rbenv_kin_fixture() {
+	local m=$1 up
+	up=$(tr a-z A-Z <<<"$m")
+	VM_ROOT=$HOME/.$m VM_CMD=$2
+	mkdir -p "$VM_ROOT/shims" "$VM_ROOT/libexec"
+	printf '#!/bin/sh\necho "%s itself ran" >&2\nexit 99\n' "$m" >"$VM_ROOT/libexec/$m"
+	cat >"$VM_ROOT/shims/$2" <<EOF
+#!/usr/bin/env bash
+set -e
+[ -n "\$${up}_DEBUG" ] && set -x
+
+program="\${0##*/}"
+
+export ${up}_ROOT="$VM_ROOT"
+exec "$VM_ROOT/libexec/$m" exec "\$program" "\$@"
+EOF
+	chmod 0755 "$VM_ROOT/shims/$2" "$VM_ROOT/libexec/$m"
+	vm_version "$VM_ROOT/versions/1.0.0" "$m 1.0.0"
+	vm_version "$VM_ROOT/versions/2.0.0" "$m 2.0.0"
+	echo 1.0.0 >"$VM_ROOT/version"
+	echo 'not for the sandbox' >"$VM_ROOT/secret.txt"
+}
+
+test_vmshim_goenv_nodenv() {
+	# goenv's go and nodenv's node (rbenv's kin, the same shim) run the
+	# version the workspace's .go-version or .node-version names, the
+	# global one without it, the variable first; nothing else of the root.
+	local m cmd file
+	for m in goenv nodenv; do
+		[[ $m == goenv ]] && cmd=go file=.go-version || cmd=node file=.node-version
+		rbenv_kin_fixture "$m" "$cmd"
+		PATH=$VM_ROOT/shims:$PATH wrun -- "$cmd" one
+		assert_rc 0 "$cmd through $m's shim"
+		assert_out_line "fixture $m 1.0.0 one" "$m: the global version"
+		assert_out_lacks 'LEAKED' "$m: the rest of its root is not there"
+		[[ $ERR != *'itself ran'* ]] || fail "$m: the manager itself ran"
+		echo 2.0.0 >"$WS/$file"
+		PATH=$VM_ROOT/shims:$PATH wrun -- "$cmd" two
+		assert_out_line "fixture $m 2.0.0 two" "$m: the workspace's $file"
+		env "$(tr a-z A-Z <<<"$m")_VERSION=1.0.0" PATH="$VM_ROOT/shims:$PATH" \
+			"$WARDEN" policy show -- "$cmd" >"$T_TMP/show" 2>&1
+		matches -F "$m 1.0.0, from \$$(tr a-z A-Z <<<"$m")_VERSION" "$T_TMP/show" ||
+			fail "$m: policy show does not say the variable's pick: $(excerpt "$(cat "$T_TMP/show")")"
+		rm -f "$WS/$file"
+	done
 }
 
 test_vmshim_mise() {
