@@ -1,8 +1,10 @@
 /* hints.c - the programs warden knows it cannot serve inside, matched by
- * name on the session's exec events, and the line said for each at the
- * end (see hints.h). Only a hint: the walls do not depend on it (the
- * engines' sockets are not there, nested namespaces are refused, no GPU
- * device is made), and a renamed copy is simply not hinted at. */
+ * name on the session's exec events, and the refused writes it knows the
+ * reason of (Claude Code's worktrees), matched on the file events; the
+ * line said for each at the end (see hints.h). Only a hint: the walls do
+ * not depend on it (the engines' sockets are not there, nested namespaces
+ * are refused, no GPU device is made, .claude is read-only), and a renamed
+ * copy is simply not hinted at. */
 #include "hints.h"
 
 #include <string.h>
@@ -26,7 +28,23 @@ static const struct hint {
 	{ "rocm-smi", NULL },
 };
 
-_Static_assert(ARRAY_LEN(table) <= 32, "one bit per hint");
+_Static_assert(ARRAY_LEN(table) <= 31, "one bit per hint, and the worktree's");
+
+#define WORKTREE_BIT (1u << 31)
+#define WORKTREE_LINE "Claude Code's worktree (.claude/worktrees) was refused: .claude is " \
+	"protected in the workspace. Run `warden run --task NAME -- claude` for a worktree " \
+	"of its own, or make one (git worktree add ../NAME) and run warden there"
+
+/* A refused write at WS/.claude/worktrees or below it (Claude Code's
+ * --worktree, its EnterWorktree tool). */
+static bool worktree_refused(const json_t *f)
+{
+	const char *d = json_string_value(json_object_get(f, "decision"));
+	const char *path = json_string_value(json_object_get(f, "path"));
+	static const char dir[] = "/.claude/worktrees";
+	const char *at = path ? strstr(path, dir) : NULL;
+	return d && strcmp(d, "deny") == 0 && at && (at[sizeof dir - 1] == '\0' || at[sizeof dir - 1] == '/');
+}
 
 /* The line for entry i: its own, or the one before it that has one. */
 static const char *line_of(size_t i)
@@ -40,6 +58,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
 	struct hints *h = ctx;
+	if (ev->fields && strcmp(ev->kind, "file") == 0 && worktree_refused(ev->fields))
+		h->seen |= WORKTREE_BIT;
 	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
 		return 0;
 	const char *path = json_string_value(json_object_get(ev->fields, "path"));
@@ -62,4 +82,6 @@ void hints_print(const struct hints *h, FILE *f)
 	for (size_t i = 0; i < ARRAY_LEN(table); i++)
 		if (h->seen & (1u << i))
 			fprintf(f, "warden: %s ran inside: %s\n", table[i].name, line_of(i));
+	if (h->seen & WORKTREE_BIT)
+		fprintf(f, "warden: %s\n", WORKTREE_LINE);
 }

@@ -1,17 +1,19 @@
 /* hints.h - what the session ran that warden does not offer inside (a
- * container engine, a GPU tool), said once at its end with what to do
- * instead, so the user reads one clear line rather than the tool's own
- * "cannot connect" (see hints.c). */
+ * container engine, a GPU tool) or tried that it refuses for a reason the
+ * tool cannot say (Claude Code's worktree under the protected .claude),
+ * said once at its end with what to do instead, so the user reads one
+ * clear line rather than the tool's own "cannot connect" or EROFS (see
+ * hints.c). */
 #pragma once
 #include <stdio.h>
 
 #include "../audit/audit.h"
 
 struct hints {
-	unsigned seen; /* a bit per entry of hints.c's table */
+	unsigned seen; /* a bit per entry of hints.c's table, and the worktree's */
 };
 
-/* Subscribe h to the session's exec events. */
+/* Subscribe h to the session's exec and file events. */
 void hints_attach(struct hints *h, struct audit *a);
 /* One line per tool seen (nothing when none). */
 void hints_print(const struct hints *h, FILE *f);

@@ -1,7 +1,8 @@
-# t_hints.sh - a container engine or a GPU tool run inside gets one line at
-# the session's end saying what warden does not offer and what to do,
-# rather than only the tool's own "cannot connect"; --quiet leaves it out.
-# (The tools here are stand-ins by name: the hint reads the exec record.)
+# t_hints.sh - a container engine or a GPU tool run inside, or Claude
+# Code's worktree refused under .claude, gets one line at the session's end
+# saying what warden does not offer and what to do, rather than only the
+# tool's own "cannot connect" or EROFS; --quiet leaves it out. (The tools
+# here are stand-ins by name: the hint reads the exec and file records.)
 # shellcheck shell=bash
 
 hint_tool() {
@@ -30,4 +31,21 @@ test_hint_gpu() {
 	hint_tool nvidia-smi
 	wsh './bin/nvidia-smi; true'
 	assert_err_match '^warden: nvidia-smi ran inside: no GPU is inside the sandbox' 'the GPU line'
+}
+
+test_hint_claude_worktree() {
+	# Claude Code's --worktree (or its EnterWorktree tool) makes
+	# .claude/worktrees, which the protected .claude refuses with EROFS: one
+	# line at the end says why and what works. Another refused write in
+	# .claude does not bring it.
+	wsh 'mkdir -p .claude/worktrees/feat; mkdir .claude/worktrees; true'
+	assert_rc 0
+	assert_err_match "^warden: Claude Code's worktree \(\.claude/worktrees\) was refused: .*warden run --task NAME -- claude" \
+		'the worktree line'
+	[[ $(grep -c "Claude Code's worktree" <<<"$ERR") == 1 ]] || fail "the line is not said once: $(excerpt "$ERR")"
+	wsh 'echo {} > .claude/settings.json; mkdir .claude/worktreesX; true'
+	[[ $ERR == *'refused during this session'* ]] || fail "the writes were not refused: $(excerpt "$ERR")"
+	[[ $ERR != *"Claude Code's worktree"* ]] || fail "said for another write in .claude: $(excerpt "$ERR")"
+	wsh 'mkdir -p .claude/worktrees/feat; true' --quiet
+	[[ $ERR != *"Claude Code's worktree"* ]] || fail "--quiet still says it: $(excerpt "$ERR")"
 }
