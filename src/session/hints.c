@@ -43,7 +43,8 @@ static bool worktree_refused(const json_t *f)
 	const char *path = json_string_value(json_object_get(f, "path"));
 	static const char dir[] = "/.claude/worktrees";
 	const char *at = path ? strstr(path, dir) : NULL;
-	return d && strcmp(d, "deny") == 0 && at && (at[sizeof dir - 1] == '\0' || at[sizeof dir - 1] == '/');
+	return d && strcmp(d, "deny") == 0 && at &&
+	       (at[sizeof dir - 1] == '\0' || at[sizeof dir - 1] == '/');
 }
 
 /* The line for entry i: its own, or the one before it that has one. */

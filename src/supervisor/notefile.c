@@ -250,16 +250,6 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, struc
 		note_arg(n, req, ta, op->path2, op->dirfd2, cwd, !moves);
 }
 
-/* A file operation's event, with the walls' answer predicted (filewhy.h),
- * written when the level and the record's bound let it: refused ones at
- * every level but `audit minimal` (where only the read-only workspace's
- * are), allowed ones but the writes to /dev and /proc (a terminal, a
- * pipe) by default, all of them with `audit files`. The summary of what
- * the bound held back goes first, when due. What is not written costs no
- * more than the prediction: the pid inside is read only for an event.
- * done: a write the supervisor made in the sandbox's stead (cfgwrite.h),
- * recorded at every level with detail as its reason; else detail (may be
- * NULL) says more of a protected path's refusal. */
 /* The .git of path when it names a repository's config in the workspace
  * (WS/REL/.git/config or config.worktree, REL of plain names: no "", "."
  * or ".."): "REL/.git", malloc'd; else NULL. */
@@ -312,6 +302,16 @@ static bool config_of_new_repo(const struct notifier *n, const struct ev_file *x
 	return any;
 }
 
+/* A file operation's event, with the walls' answer predicted (filewhy.h),
+ * written when the level and the record's bound let it: refused ones at
+ * every level but `audit minimal` (where only the read-only workspace's
+ * are), allowed ones but the writes to /dev and /proc (a terminal, a
+ * pipe) by default, all of them with `audit files`. The summary of what
+ * the bound held back goes first, when due. What is not written costs no
+ * more than the prediction: the pid inside is read only for an event.
+ * done: a write the supervisor made in the sandbox's stead (cfgwrite.h),
+ * recorded at every level with detail as its reason; else detail (may be
+ * NULL) says more of a protected path's refusal. */
 static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool done,
 		       const char *detail)
 {
