@@ -76,7 +76,7 @@ test_terminal_sandbox_names_shown() {
 	assert_rc 0
 	[[ $OUT != *$'\e]52'* && $OUT != *$'\a'* ]] ||
 		fail "an escape sequence in a name reached the terminal: $(printf %q "$OUT")"
-	[[ $OUT == *'created '*'/x\x1b]52;c;aGk=\x07y/.git;'* ]] ||
+	[[ $OUT == *'created '*'/x\x1b]52;c;aGk=\x07y/.git ('* ]] ||
 		fail "the sweep's note does not show the name escaped: $(printf %q "$OUT")"
 	[[ $OUT == *'open /usr/x\x1b]52;c;aGk=\x07y: '* ]] ||
 		fail "the refusals' summary does not show the path escaped: $(printf %q "$OUT")"
