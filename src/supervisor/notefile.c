@@ -256,26 +256,16 @@ static void note_made(struct notifier *n, const struct seccomp_notif *req, struc
 static char *config_gitdir(const char *ws, const char *path)
 {
 	size_t wl = strlen(ws);
-	if (!path || strncmp(path, ws, wl) != 0 || path[wl] != '/')
+	if (!path || !path_is_within(path, ws) || path[wl] != '/' ||
+	    path_has_dot_components(path + wl))
 		return NULL;
 	const char *rel = path + wl + 1;
 	size_t n = strlen(rel);
 	static const char *const ends[] = { ".git/config", ".git/config.worktree" };
 	for (size_t i = 0; i < ARRAY_LEN(ends); i++) {
 		size_t el = strlen(ends[i]);
-		if (n < el || strcmp(rel + n - el, ends[i]) != 0 ||
-		    (n > el && rel[n - el - 1] != '/'))
-			continue;
-		_cleanup_free_ char *dir = xasprintf("%.*s", (int)(n - el + 4), rel); /* through ".git" */
-		for (const char *p = dir;;) {
-			const char *slash = strchr(p, '/');
-			size_t len = slash ? (size_t)(slash - p) : strlen(p);
-			if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-				return NULL;
-			if (!slash)
-				return steal_ptr(&dir);
-			p = slash + 1;
-		}
+		if (n >= el && strcmp(rel + n - el, ends[i]) == 0 && (n == el || rel[n - el - 1] == '/'))
+			return xasprintf("%.*s", (int)(n - el + 4), rel); /* through ".git" */
 	}
 	return NULL;
 }
