@@ -65,7 +65,7 @@ bool pol_rest_of_line(const struct line *l, size_t from, char *out, size_t len);
 typedef int directive_fn(struct parser *ps, const struct line *l);
 /* parse_paths.c */
 directive_fn pol_do_read_only, pol_do_read_write, pol_do_protect, pol_do_unprotect, pol_do_mask,
-	pol_do_unmask, pol_do_env;
+	pol_do_unmask, pol_do_cache, pol_do_env;
 /* parse_net.c */
 directive_fn pol_do_net, pol_do_secret;
 /* parse_netprog.c: a trailing `program NAME` of a net rule into r->prog:

@@ -1,7 +1,7 @@
 /* parse_paths.c - the profile's directives about what the sandbox sees of
  * the host's files and environment: `read-only`, `read-write`, `protect`,
- * `unprotect`, `mask`, `unmask` and `env`; and the same paths given from
- * the command line (policy_add_path, policy_add_bind). */
+ * `unprotect`, `mask`, `unmask`, `cache` and `env`; and the same paths
+ * given from the command line (policy_add_path, policy_add_bind). */
 #include "parse.h"
 
 #include <stdlib.h>
@@ -116,6 +116,36 @@ static int protect(struct parser *ps, const struct line *l, bool add)
 		return 0;
 	}
 	return pol_push_unique(ps, l, &ps->p->protect, r);
+}
+
+/* `cache ~/PATH`: a directory of the sandbox's home kept for the
+ * workspace's next sessions (src/session/caches.h), stored without "~/".
+ * Printable ASCII, no "." or ".." component, none within another. */
+int pol_do_cache(struct parser *ps, const struct line *l)
+{
+	const char *d = l->tok[0], *t = l->tok[1];
+	if (strncmp(t, "~/", 2) != 0)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: the path must start with ~/ (a directory "
+				"of the sandbox's home): '%.200s'", d, t);
+	_cleanup_free_ char *r = xstrdup(t + 2);
+	pol_strip_trailing_slashes(r, 0);
+	if (!*r || path_has_dot_components(r))
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: name a directory below ~, without '.', "
+				"'..' or empty components: '%.200s'", d, t);
+	if (strlen(r) > POLICY_CACHE_PATH_MAX)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: a path longer than %d bytes", d,
+				POLICY_CACHE_PATH_MAX);
+	for (const char *c = r; *c; c++)
+		if (*c < 0x21 || *c > 0x7e)
+			return pol_lerr(ps->e, 0, l, l->off[1], "%s: only printable ASCII in the path", d);
+	struct strv *v = &ps->p->caches;
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], r) != 0 && (path_is_within(r, v->v[i]) || path_is_within(v->v[i], r)))
+			return pol_lerr(ps->e, 0, l, l->off[1], "%s: ~/%s and ~/%s overlap: keep one", d, r,
+					v->v[i]);
+	if (!strv_contains(v, r) && v->n >= POLICY_CACHES_MAX)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: more than %d caches", d, POLICY_CACHES_MAX);
+	return pol_push_unique(ps, l, v, r);
 }
 
 /* `mask GLOB`, `unmask GLOB`; `mask !GLOB`: an exception, which no

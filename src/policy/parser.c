@@ -197,6 +197,7 @@ const struct policy_directive policy_directives[] = {
 	{ "unprotect", pol_do_unprotect, 2, 2, true, "RELPATH" },
 	{ "mask", pol_do_mask, 2, 2, true, "GLOB" },
 	{ "unmask", pol_do_unmask, 2, 2, true, "GLOB" },
+	{ "cache", pol_do_cache, 2, 2, true, "~/PATH" },
 	{ "env", pol_do_env, 3, 0, false, "pass NAME | set NAME=VALUE | unset NAME" },
 	{ "audit", pol_do_audit, 2, 2, true, "minimal | default | files" },
 	{ "net", pol_do_net, 3, 4, false, "allow|ask PATTERN [private] | deny PATTERN | default ask|deny" },
@@ -333,6 +334,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < LIMIT_KINDS; i++)
 		free(p->limits[i].origin);
 	strv_free(&p->protect);
+	strv_free(&p->caches);
 	strv_free(&p->exec.deny);
 	strv_free(&p->exec.deny_paths);
 	strv_free(&p->exec.allow);

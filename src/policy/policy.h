@@ -127,6 +127,10 @@ struct policy_tool_rule {
 	char *origin;               /* "FILE:LINE" */
 };
 
+/* `cache ~/PATH` lines a policy holds, and the length of a PATH. */
+#define POLICY_CACHES_MAX 16
+#define POLICY_CACHE_PATH_MAX 255
+
 /* A published port (`publish [HOST_PORT:]PORT`, --publish): the host's
  * loopback port host_port leads to port inside (src/supervisor/publish.h). */
 #define POLICY_PUBLISH_MAX 16
@@ -159,6 +163,8 @@ struct policy {
 	size_t npaths;
 	struct strv protect;        /* workspace-relative paths kept read-only */
 	struct strv mask;           /* glob patterns masked (unreadable) at any depth */
+	struct strv caches;         /* `cache ~/PATH`: PATHs (no "~/") of the home inside
+				       kept for the workspace's next sessions */
 	struct strv env_pass;       /* variable names or globs (LC_*) passed through */
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */

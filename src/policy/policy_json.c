@@ -6,6 +6,7 @@
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
  *   "mask":    [GLOB...]
+ *   "caches":  ["~/PATH"...]   only with `cache` lines (other digests stay)
  *   "env":     {"pass": [NAME...], "set": {NAME: VALUE...}}
  *   "audit":   "minimal"|"default"|"files"
  *   "net":     [{"action": "allow"|"deny", "pattern": P, "private": true|false,
@@ -234,6 +235,12 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "paths", paths_json(p));
 	json_object_set_new(o, "protect", jstrv(&p->protect));
 	json_object_set_new(o, "mask", jstrv(&p->mask));
+	if (p->caches.n) {
+		json_t *c = json_array();
+		for (size_t i = 0; i < p->caches.n; i++)
+			json_array_append_new(c, json_sprintf("~/%s", p->caches.v[i]));
+		json_object_set_new(o, "caches", c);
+	}
 	json_object_set_new(o, "env", env_json(p));
 	json_object_set_new(o, "audit", json_string(p->audit_files     ? "files"
 								  : p->audit_minimal ? "minimal"

@@ -693,15 +693,16 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
-/* Agent state: each name bound read-write (no exec, suid or devices) into
- * the home tmpfs from the host path that backs it, opened with no symlink
- * followed at its last component and checked to be of its kind. */
+/* Agent state and caches: each name bound read-write (no exec, suid or
+ * devices) into the home tmpfs from the host path that backs it, opened
+ * with no symlink followed at its last component and checked to be of its
+ * kind; a cache's parents in the home made on the tmpfs. */
 static int build_home(const struct sandbox_spec *s, struct werr *e)
 {
 	for (size_t i = 0; i < s->nhome_binds; i++) {
 		const struct home_bind *b = &s->home_binds[i];
-		if (!*b->name || strchr(b->name, '/') || !strcmp(b->name, ".") || !strcmp(b->name, ".."))
-			return werr_set(e, EINVAL, "mounts: agent state name \"%s\"", b->name);
+		if (!*b->name || b->name[0] == '/' || path_has_dot_components(b->name))
+			return werr_set(e, EINVAL, "mounts: home bind name \"%s\"", b->name);
 		char src[4096], dst[4096];
 		snprintf(src, sizeof src, OLD "%s", b->src);
 		snprintf(dst, sizeof dst, STAGE AGENT_HOME "/%s", b->name);

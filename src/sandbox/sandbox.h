@@ -21,10 +21,11 @@
 
 /* A name in the agent's home inside (HOME=/home/agent, otherwise an empty
  * tmpfs) backed read-write by a host path: agent state that persists
- * (src/agents/state.h). */
+ * (src/agents/state.h), a directory kept for the workspace's next sessions
+ * (src/session/caches.h). */
 struct home_bind {
 	char *src;      /* host path (resolved), a directory or a regular file */
-	char *name;     /* in the home inside: ".claude" (one component) */
+	char *name;     /* in the home inside: ".claude", ".cargo/registry" */
 	bool dir;
 };
 
@@ -83,7 +84,8 @@ struct sandbox_spec {
 	const struct policy *policy;
 	struct net_forwards forwards; /* host loopback ports (from the policy's allow rules) */
 
-	const struct home_bind *home_binds; /* borrowed: agent state, bound into the home */
+	const struct home_bind *home_binds; /* borrowed: agent state and caches, bound into
+					       the home */
 	size_t nhome_binds;
 
 	struct strv argv;           /* command to run (argv[0] looked up in PATH inside): a

@@ -3,14 +3,13 @@
 
 #include <string.h>
 
-void home_seed(struct sandbox_spec *s, const char *path, const char *text,
-	       const struct home_bind *binds, size_t nbinds)
+void home_seed(struct sandbox_spec *s, const char *path, const char *text)
 {
 	if (!text || s->nseeds >= SEED_MAX)
 		return;
-	size_t first = strcspn(path, "/");
-	for (size_t i = 0; i < nbinds; i++)
-		if (strlen(binds[i].name) == first && strncmp(binds[i].name, path, first) == 0)
+	for (size_t i = 0; i < s->nhome_binds; i++)
+		if (path_is_within(path, s->home_binds[i].name) ||
+		    path_is_within(s->home_binds[i].name, path))
 			return;
 	s->seeds[s->nseeds++] = (struct seed_file){ .path = path, .mode = 0644, .bytes = text };
 }

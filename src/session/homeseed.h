@@ -7,8 +7,7 @@
 #include "../sandbox/sandbox.h"
 
 /* Add text (borrowed: it must outlive the launch) as path, relative to the
- * home, unless text is NULL, the home binds something at path's first
- * component (binds: the agent's state, nbinds of them), or the seeds are
- * full. */
-void home_seed(struct sandbox_spec *s, const char *path, const char *text,
-	       const struct home_bind *binds, size_t nbinds);
+ * home, unless text is NULL, the home binds something at path, above it or
+ * beneath it (s->home_binds: the agent's state, the caches), or the seeds
+ * are full. */
+void home_seed(struct sandbox_spec *s, const char *path, const char *text);

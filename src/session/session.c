@@ -46,6 +46,7 @@
 #include "prepjobs.h"
 #include "session_secrets.h"
 #include "homeseed.h"
+#include "caches.h"
 #include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
@@ -74,6 +75,7 @@ struct session {
 	struct late_close late_log;
 	struct policy pol;            /* the profiles layered, then the options' additions */
 	struct session_agent ag;      /* the agent profile, its endpoint and state */
+	struct home_caches caches;    /* the home's binds: that state, `cache` lines */
 	struct task task;             /* --task: the task's workspace and its lock (task.h) */
 	struct limits_probe probe;    /* what the host offers for the limits */
 	struct session_secrets ss;    /* the secrets, the decoys, the egress, the filter */
@@ -221,8 +223,6 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 	    (s->storedir &&
 	     state_keep_apart(&ag->state, s->storedir, "warden's checkpoint store", e) < 0))
 		return -1;
-	s->home_binds = ag->state.v;
-	s->nhome_binds = ag->state.n;
 	s->etc_extra_path = ag->def->etc_path;
 	s->etc_extra_text = ag->def->etc_text;
 	return 0;
@@ -336,6 +336,8 @@ static int spec_prepare(struct session *sn, struct werr *e)
 	s->home = xstrdup(sn->home);
 	s->policy = &sn->pol;
 	if (state_prepare(&sn->o, &sn->ag, sn->home, s, e) < 0 ||
+	    caches_prepare(&sn->pol, sn->home, &sn->ag.state, sn->o.review ? "in a --review session"
+			   : s->workspace_ro ? "with a read-only workspace" : NULL, s, &sn->caches, e) < 0 ||
 	    forwards_prepare(&sn->pol, &s->forwards, e) < 0)
 		return -1;
 	spec_command(&sn->o, &sn->pol, sn->ag.def != NULL, &sn->lay, &sn->disc, s);
@@ -390,11 +392,11 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 /* No decoy where the session binds something else into the home: an
  * agent's state (~/.claude), a path of the profile, an `exec
  * allow-writable` directory made there (canary.h). */
-static void canary_skip_binds(struct canary_set *cs, const struct agent_state *st,
+static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *s,
 			      const struct policy *pol, const struct exec_layout *ex)
 {
-	for (size_t i = 0; i < st->n; i++) {
-		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", st->v[i].name);
+	for (size_t i = 0; i < s->nhome_binds; i++) {
+		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", s->home_binds[i].name);
 		canary_skip_covered(cs, in);
 	}
 	for (size_t i = 0; i < pol->npaths; i++)
@@ -604,12 +606,12 @@ static int session_plan(struct session *sn, struct werr *e)
 	 * workspace's protected and masked paths are known. */
 	if (exec_layout_plan(s, e) < 0 || layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
-	canary_skip_binds(&sn->ss.canary, &sn->ag.state, &sn->pol, &s->exec);
+	canary_skip_binds(&sn->ss.canary, s, &sn->pol, &s->exec);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
-	home_seed(s, ".ssh/config", sn->sshcfg, sn->ag.state.v, sn->ag.state.n);
+	home_seed(s, ".ssh/config", sn->sshcfg);
 	sn->gitid = sn->pol.git_identity_off ? NULL : gitident_text(s->workspace);
-	home_seed(s, ".gitconfig", sn->gitid, sn->ag.state.v, sn->ag.state.n);
+	home_seed(s, ".gitconfig", sn->gitid);
 	/* As root: the agent's own host identity, from its job, taken where
 	 * first needed (made meanwhile): --review's directories are given to
 	 * the identity, session.start names it */
@@ -970,6 +972,7 @@ static void session_end(struct session *sn)
 	hostid_job_end(&sn->hj);
 	session_secrets_free(&sn->ss);
 	task_free(&sn->task);
+	caches_free(&sn->caches);
 	session_agent_free(&sn->ag);
 	policy_free(&sn->pol);
 	free(sn->ssh_sock);

@@ -738,6 +738,45 @@ static void test_canary(void)
 	EXPECT_ERR("canary off now\n", "t.profile:1:12: canary: unexpected argument 'now'");
 }
 
+/* `cache ~/PATH`: kept without "~/", each once, in the JSON only when
+ * there is one; anything but a directory below the home refused. */
+static void test_cache(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "mask x\n", &e) == 0);
+	json_t *j = policy_to_json(&p);
+	CHECK(!json_object_get(j, "caches"));
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "cache ~/.cargo/registry/\ncache ~/.cache/go-build\ncache ~/.cargo/registry\n",
+		    &e) == 0);
+	CHECK(p.caches.n == 2 && strcmp(p.caches.v[0], ".cargo/registry") == 0 &&
+	      strcmp(p.caches.v[1], ".cache/go-build") == 0);
+	j = policy_to_json(&p);
+	json_t *c = json_object_get(j, "caches");
+	CHECK(json_array_size(c) == 2 &&
+	      strcmp(json_string_value(json_array_get(c, 0)), "~/.cargo/registry") == 0);
+	json_decref(j);
+	policy_free(&p);
+	EXPECT_ERR("cache /var/cache/x\n", "t.profile:1:7: cache: the path must start with ~/ (a "
+		   "directory of the sandbox's home): '/var/cache/x'");
+	EXPECT_ERR("cache ~\n", "t.profile:1:7: cache: the path must start with ~/ (a directory of "
+		   "the sandbox's home): '~'");
+	EXPECT_ERR("cache ~/\n", "t.profile:1:7: cache: name a directory below ~, without '.', "
+		   "'..' or empty components: '~/'");
+	EXPECT_ERR("cache ~/a/../b\n", "t.profile:1:7: cache: name a directory below ~, without "
+		   "'.', '..' or empty components: '~/a/../b'");
+	EXPECT_ERR("cache ~/a\xc3\xa9\n", "t.profile:1:7: cache: only printable ASCII in the path");
+	EXPECT_ERR("cache ~/.cargo\ncache ~/.cargo/git\n",
+		   "t.profile:2:7: cache: ~/.cargo/git and ~/.cargo overlap: keep one");
+	EXPECT_ERR("cache ~/a ~/b\n", "t.profile:1:11: cache: unexpected argument '~/b'");
+	char many[1024] = "";
+	for (int i = 0; i <= POLICY_CACHES_MAX; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), "cache ~/c%d\n", i);
+	EXPECT_ERR(many, "t.profile:17:7: cache: more than 16 caches");
+}
+
 /* `git-identity on|off`: on unless said, the last line wins, in the JSON
  * (and so the digest) only when off. */
 static void test_git_identity(void)
@@ -1670,7 +1709,7 @@ static void test_directive_table(void)
 			free(msg);
 		}
 	}
-	CHECK(n == 29);
+	CHECK(n == 30);
 	CHECK(policy_directive_find("nosuch") == NULL);
 	CHECK(policy_directive_find("") == NULL);
 	EXPECT_ERR("nosuch x", "t.profile:1:1: unknown directive 'nosuch'");
@@ -1758,6 +1797,7 @@ int main(void)
 	test_freeze_timeout();
 	test_terminal_clipboard();
 	test_canary();
+	test_cache();
 	test_git_identity();
 	test_workspace();
 	test_exec_kernel();

@@ -1,0 +1,32 @@
+/* caches.h - `cache ~/PATH` (warden-profile(5)): a directory of the
+ * sandbox's home kept from one session to the next of the same workspace.
+ * Each is a directory of warden's own on the host,
+ * XDG_DATA_HOME/warden/caches/KEY/NAME (KEY from the workspace's path, NAME
+ * the PATH with '%' and '/' written %25 and %2F), bound read-write, with no
+ * exec, suid or devices, at ~/PATH in the home inside, as the agent's state
+ * is. Never the host's own ~/PATH: what the agent leaves there reaches only
+ * later sandboxes of that workspace. Not kept in a --review session or with a
+ * read-only workspace (what the agent wrote would reach the next session
+ * unreviewed): the home's tmpfs holds PATH then, and warden says so. */
+#pragma once
+
+#include "../agents/state.h"
+#include "../sandbox/sandbox.h"
+
+struct home_caches {
+	struct home_bind *all; /* the agent's state (borrowed), then the caches (owned) */
+	size_t n, nstate;
+};
+
+/* The sandbox's home binds into s (home_binds): the agent's state st, then
+ * the policy's caches, each directory made (0700) when missing and refused
+ * when it, or the workspace's directory above it, is a symlink, not a
+ * directory, not the user's or writable by others, or overlaps the
+ * workspace or warden's own directories; a cache at or within a name of
+ * the agent's state is refused. not_kept ("in a --review session"): no
+ * cache bound, and a note saying so. */
+int caches_prepare(const struct policy *pol, const char *home, const struct agent_state *st,
+		   const char *not_kept, struct sandbox_spec *s, struct home_caches *c,
+		   struct werr *e);
+
+void caches_free(struct home_caches *c);

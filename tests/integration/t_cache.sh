@@ -1,0 +1,119 @@
+# t_cache.sh - `cache ~/PATH`: a directory of the sandbox's home kept for
+# the workspace's next sessions in warden's own data directory (never the
+# host's ~/PATH), another workspace's apart, bound noexec, not kept under
+# --review; and the places warden refuses to keep one in.
+# shellcheck shell=bash
+
+# The workspace's cache directory on the host (src/session/caches.h).
+cache_root() { # [WORKSPACE]
+	local sum
+	sum=$(printf '%s' "$(realpath "${1:-$WS}")" | sha256sum)
+	printf '%s/.local/share/warden/caches/%s' "$HOME" "${sum:0:32}"
+}
+
+cache_profile() {
+	printf 'cache ~/.cargo/registry\ncache ~/.cache/go-build/\n' >"$T_TMP/cache.profile"
+}
+
+test_cache_kept_per_workspace() {
+	cache_profile
+	wsh 'echo crate >~/.cargo/registry/c; echo obj >~/.cache/go-build/o
+	     echo gone >~/.cargo/elsewhere
+	     cp /bin/true ~/.cargo/registry/t && ~/.cargo/registry/t; echo "exec=$?"' \
+		--profile "$T_TMP/cache.profile"
+	assert_rc 0 'first session'
+	assert_out_line 'exec=126' 'a program in a cache runs (it must be noexec)'
+	wardenc log show --json
+	matches -F '"path":"/home/agent/.cargo/registry/t"' <<<"$OUT" &&
+		matches -F '"decision":"deny","reason":"on a noexec mount' <<<"$OUT" ||
+		fail "the refused exec in the cache is not on the log: $(excerpt "$OUT")"
+
+	wsh 'cat ~/.cargo/registry/c ~/.cache/go-build/o; ls ~/.cargo; echo "home=$(ls -A ~ | tr "\n" " ")"' \
+		--profile "$T_TMP/cache.profile"
+	assert_rc 0 'second session'
+	assert_out_line crate 'the cache kept for the next session'
+	assert_out_line obj 'the second cache kept'
+	assert_out_lacks elsewhere 'the rest of the home was kept too'
+	local root
+	root=$(cache_root)
+	assert_host_file "$root/.cargo%2Fregistry/c" crate 'the cache on the host, in warden'"'"'s directory'
+	[[ $(stat -c %a "$root") == 700 && $(stat -c %a "$root/.cargo%2Fregistry") == 700 ]] ||
+		fail "cache directories not 0700: $(stat -c '%n %a' "$root" "$root"/*)"
+	assert_host_absent "$HOME/.cargo" "the host's own ~/.cargo made"
+	assert_host_file "$root/workspace" "$(realpath "$WS")" 'the workspace named beside its caches'
+
+	local other
+	other=$(mktemp -d "$T_TMP/other.XXXXXX")
+	cd "$other" || fatal "cd $other"
+	wsh 'ls -A ~/.cargo/registry; echo listed' --profile "$T_TMP/cache.profile"
+	cd "$WS" || fatal "cd $WS"
+	assert_rc 0 'another workspace'
+	assert_out_lacks crate "another workspace sees this one's cache"
+	assert_out_line listed
+
+	printf 'exec allow-writable /home/agent/.cargo/registry\n' >>"$T_TMP/cache.profile"
+	wsh '~/.cargo/registry/t; echo "exec=$?"' --profile "$T_TMP/cache.profile"
+	assert_out_line 'exec=0' 'a cache named by exec allow-writable runs its programs'
+
+	wardenc policy show --profile "$T_TMP/cache.profile"
+	assert_out_has '"~/.cargo/registry"' 'policy show lists the caches'
+}
+
+test_cache_not_kept_in_review() {
+	cache_profile
+	wsh 'echo crate >~/.cargo/registry/c' --profile "$T_TMP/cache.profile"
+	assert_rc 0 'first session'
+	wsh 'cat ~/.cargo/registry/c; echo planted >~/.cargo/registry/p; echo done' --review \
+		--profile "$T_TMP/cache.profile"
+	assert_rc 0 '--review session'
+	assert_out_lacks crate 'the cache shown to a --review session'
+	assert_out_line done
+	assert_err_match 'cache: not kept in a --review session' 'the note'
+	assert_host_absent "$(cache_root)/.cargo%2Fregistry/p" 'a --review session wrote the cache'
+	wsh 'cat ~/.cargo/registry/c' --read-only --profile "$T_TMP/cache.profile"
+	assert_out_lacks crate 'the cache shown with a read-only workspace'
+	assert_err_match 'cache: not kept with a read-only workspace'
+}
+
+test_cache_refused_places() {
+	cache_profile
+	local root elsewhere
+	root=$(cache_root)
+	elsewhere=$(mktemp -d "$T_TMP/elsewhere.XXXXXX")
+	mkdir -p "$(dirname "$root")"
+	ln -s "$elsewhere" "$root"
+	wsh 'echo ran' --profile "$T_TMP/cache.profile"
+	assert_rc_nonzero 'a cache directory that is a symlink'
+	assert_out_lacks ran
+	assert_err_match "cache directory $root"
+	[[ -z $(ls -A "$elsewhere") ]] || fail "something made through the symlink: $(ls -A "$elsewhere")"
+	rm "$root"
+
+	mkdir -p "$root" && chmod 0777 "$root"
+	wsh 'echo ran' --profile "$T_TMP/cache.profile"
+	assert_rc_nonzero 'a cache directory others can write'
+	assert_err_match 'writable by other users .*chmod go-w'
+	chmod 0700 "$root"
+
+	ln -s /etc "$root/.cargo%2Fregistry"
+	wsh 'echo ran' --profile "$T_TMP/cache.profile"
+	assert_rc_nonzero 'a cache that is a symlink'
+	assert_err_match 'cache ~/.cargo/registry'
+	rm "$root/.cargo%2Fregistry"
+
+	wsh 'ls ~/.cargo/registry >/dev/null && echo ran' --profile "$T_TMP/cache.profile"
+	assert_rc 0 'the place mended'
+	assert_out_line ran
+
+	fake_claude
+	printf 'cache ~/.claude/projects\n' >"$T_TMP/agent.profile"
+	wrun --profile "$T_TMP/agent.profile" -- claude
+	assert_rc 125 "a cache within the agent's state"
+	assert_out_lacks count= 'the client ran'
+	assert_err_match "cache ~/.claude/projects: ~/.claude is the agent's state"
+
+	printf 'cache ~/../x\n' >"$T_TMP/bad.profile"
+	wsh 'echo ran' --profile "$T_TMP/bad.profile"
+	assert_rc 125 'a cache path with ..'
+	assert_err_match "cache: name a directory below ~"
+}
