@@ -1,9 +1,11 @@
 /* init.c - `warden init`'s profile: the toolchains a project's files show
  * (package.json, pyproject.toml, Cargo.toml, go.mod, ...) and the hosts
- * their package managers fetch from, as `net allow` lines; their caches in
- * the home as `read-write` lines with the variable that points the tool at
- * them, left commented out (a cache the agent can write is code that runs
- * later outside the sandbox); the hosts of the git
+ * their package managers fetch from, as `net allow` lines; their caches
+ * kept for the workspace's sessions, as `cache` lines (warden's own
+ * directories, which reach no build outside); their caches in the home as
+ * `read-write` lines with the variable that points the tool at them, left
+ * commented out (a cache the agent can write is code that runs later
+ * outside the sandbox); the hosts of the git
  * remotes, commented out too (an allowed host receives what the agent
  * sends). */
 #include <stdio.h>
@@ -29,7 +31,8 @@ static const struct toolchain {
 	const char *markers[8]; /* files in the project's top directory */
 	const char *hosts[4];
 	struct cache caches[3];
-	const char *nocache;    /* why its cache is not offered */
+	const char *keep[3];    /* `cache` lines (none: the caches' directories) */
+	const char *nocache;    /* why its cache in the home is not offered */
 } chains[] = {
 	{ .name = "Node (npm, pnpm)",
 	  .markers = { "package.json", "package-lock.json", "pnpm-lock.yaml", "npm-shrinkwrap.json" },
@@ -46,6 +49,7 @@ static const struct toolchain {
 	{ .name = "Rust (cargo)",
 	  .markers = { "Cargo.toml", "Cargo.lock" },
 	  .hosts = { "crates.io", "static.crates.io", "index.crates.io" },
+	  .keep = { ".cargo/registry", ".cargo/git" },
 	  .nocache = "cargo keeps its cache in CARGO_HOME, beside its credentials" },
 	{ .name = "Go (modules)",
 	  .markers = { "go.mod", "go.sum" },
@@ -79,6 +83,28 @@ static const struct toolchain {
 	  .hosts = { "pub.dev" },
 	  .caches = { { .dir = ".pub-cache", .var = "PUB_CACHE" } } },
 };
+
+/* The toolchain's `cache` lines, said what they are the first time. */
+static void keep_lines(struct sbuf *b, const struct toolchain *c, bool *said)
+{
+	const char *const *v = c->keep;
+	const char *dirs[ARRAY_LEN(c->caches)] = { 0 };
+	if (!v[0]) {
+		for (size_t k = 0; k < ARRAY_LEN(c->caches); k++)
+			dirs[k] = c->caches[k].dir;
+		v = dirs;
+	}
+	if (!v[0])
+		return;
+	sb_puts(b, *said ? "# Its downloads kept (see above):\n"
+			 : "# Its downloads kept for this workspace's next sessions, in warden's\n"
+			   "# own directory, never your home's, and not in a --review session\n"
+			   "# (warden-profile(5)). Without them the home inside is a fresh tmpfs\n"
+			   "# each session.\n");
+	*said = true;
+	for (size_t k = 0; k < ARRAY_LEN(c->keep) && v[k]; k++)
+		sb_printf(b, "cache ~/%s\n", v[k]);
+}
 
 static bool is_file(const char *dir, const char *name)
 {
@@ -145,7 +171,7 @@ static void git_hosts(const char *dir, struct strv *hosts)
 char *init_profile(const char *dir, const char *name, const char *home, struct strv *found)
 {
 	struct sbuf b = { 0 };
-	bool cache_said = false;
+	bool cache_said = false, keep_said = false;
 	const char *base = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
 	const char *shown = name ? name : "FILE";
 	sb_printf(&b, "# warden profile for the project %s, written by `warden init`.\n", base);
@@ -169,16 +195,17 @@ char *init_profile(const char *dir, const char *name, const char *home, struct s
 		sb_printf(&b, "\n# ---- %s: %s\n", c->name, marker);
 		for (size_t k = 0; k < ARRAY_LEN(c->hosts) && c->hosts[k]; k++)
 			sb_printf(&b, "net allow %s\n", c->hosts[k]);
+		keep_lines(&b, c, &keep_said);
 		if (c->nocache)
-			sb_printf(&b, "# Its cache is not offered: %s.\n", c->nocache);
+			sb_printf(&b, "# Its cache in your home is not offered: %s.\n", c->nocache);
 		if (!c->caches[0].dir)
 			continue;
 		if (!cache_said) {
-			sb_puts(&b, "# Its cache in your home, shared with the sandbox, saves downloads;\n"
-				    "# but what the agent writes there runs later outside the sandbox.\n"
-				    "# Uncomment both lines of one: the path is bound at the same path\n"
-				    "# inside, and the variable points the tool at it. Without them the\n"
-				    "# home inside is a fresh tmpfs each session.\n");
+			sb_puts(&b, "# Or share its cache in your home with the sandbox (your own\n"
+				    "# builds' downloads too); but what the agent writes there runs\n"
+				    "# later outside the sandbox. Uncomment both lines of one: the path\n"
+				    "# is bound at the same path inside, and the variable points the\n"
+				    "# tool at it.\n");
 			cache_said = true;
 		} else {
 			sb_puts(&b, "# Its cache (shared, see above):\n");

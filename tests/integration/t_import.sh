@@ -272,6 +272,7 @@ test_init() {
 	assert_out_has '"pattern": "files.pythonhosted.org"' 'the Python packages'
 	assert_out_has '"pattern": "sum.golang.org"' 'the Go checksum database'
 	assert_out_lacks '"pattern": "github.com"' 'the git remote is left commented out'
+	assert_out_has '"~/.cargo/registry"' "cargo's downloads kept for the workspace"
 	# the agent cannot widen its own next session
 	wsh 'echo "net allow evil.example" >>warden.profile && echo widened; echo done' --profile warden.profile
 	assert_rc 0 'session with the init profile'

@@ -10,11 +10,17 @@ protect warden.profile
 
 # ---- Node (npm, pnpm): package.json
 net allow registry.npmjs.org
-# Its cache in your home, shared with the sandbox, saves downloads;
-# but what the agent writes there runs later outside the sandbox.
-# Uncomment both lines of one: the path is bound at the same path
-# inside, and the variable points the tool at it. Without them the
-# home inside is a fresh tmpfs each session.
+# Its downloads kept for this workspace's next sessions, in warden's
+# own directory, never your home's, and not in a --review session
+# (warden-profile(5)). Without them the home inside is a fresh tmpfs
+# each session.
+cache ~/.npm
+cache ~/.local/share/pnpm/store
+# Or share its cache in your home with the sandbox (your own
+# builds' downloads too); but what the agent writes there runs
+# later outside the sandbox. Uncomment both lines of one: the path
+# is bound at the same path inside, and the variable points the
+# tool at it.
 #read-write ~/.npm
 #env set npm_config_cache=/HOME/.npm
 #read-write ~/.local/share/pnpm/store
@@ -23,6 +29,10 @@ net allow registry.npmjs.org
 # ---- Python (pip, uv, Poetry): pyproject.toml
 net allow pypi.org
 net allow files.pythonhosted.org
+# Its downloads kept (see above):
+cache ~/.cache/pip
+cache ~/.cache/uv
+cache ~/.cache/pypoetry
 # Its cache (shared, see above):
 #read-write ~/.cache/pip
 #env set PIP_CACHE_DIR=/HOME/.cache/pip
@@ -35,11 +45,17 @@ net allow files.pythonhosted.org
 net allow crates.io
 net allow static.crates.io
 net allow index.crates.io
-# Its cache is not offered: cargo keeps its cache in CARGO_HOME, beside its credentials.
+# Its downloads kept (see above):
+cache ~/.cargo/registry
+cache ~/.cargo/git
+# Its cache in your home is not offered: cargo keeps its cache in CARGO_HOME, beside its credentials.
 
 # ---- Go (modules): go.mod
 net allow proxy.golang.org
 net allow sum.golang.org
+# Its downloads kept (see above):
+cache ~/go/pkg/mod
+cache ~/.cache/go-build
 # Its cache (shared, see above):
 #read-write ~/go/pkg/mod
 #env set GOMODCACHE=/HOME/go/pkg/mod
