@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../audit/escape.h"
 #include "../common/hash.h"
 #include "../common/sbuf.h"
 
@@ -131,15 +132,29 @@ int caches_prepare(const struct policy *pol, const char *home, const struct agen
 		      v->n > 1 ? " and the others" : "", v->n > 1 ? "" : "s");
 		return 0;
 	}
-	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int dfd = -1;
-	if (open_root(home, s, &real, &dfd, e) < 0)
+	if (open_root(home, s, &c->dir, &dfd, e) < 0)
 		return -1;
 	for (size_t i = 0; i < v->n; i++, c->n++)
-		if (one(dfd, real, v->v[i], &c->all[c->n], e) < 0)
+		if (one(dfd, c->dir, v->v[i], &c->all[c->n], e) < 0)
 			return -1;
 	s->nhome_binds = c->n;
 	return 0;
+}
+
+json_t *caches_to_json(const struct home_caches *c, const struct policy *pol, json_t *layout)
+{
+	if (!pol->caches.n)
+		return layout;
+	json_t *o = json_object(), *paths = json_array(), *esc = NULL;
+	for (size_t i = 0; i < pol->caches.n; i++)
+		json_array_append_new(paths, json_sprintf("~/%s", pol->caches.v[i]));
+	json_object_set_new(o, "paths", paths);
+	json_set_bytes(o, "dir", c->n > c->nstate ? c->dir : NULL, &esc);
+	if (esc)
+		json_object_set_new(o, "escaped", esc);
+	json_object_set_new(layout, "caches", o);
+	return layout;
 }
 
 void caches_free(struct home_caches *c)
@@ -149,5 +164,6 @@ void caches_free(struct home_caches *c)
 		free(c->all[i].name);
 	}
 	free(c->all);
+	free(c->dir);
 	*c = (struct home_caches){ 0 };
 }

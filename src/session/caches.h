@@ -16,6 +16,7 @@
 struct home_caches {
 	struct home_bind *all; /* the agent's state (borrowed), then the caches (owned) */
 	size_t n, nstate;
+	char *dir;             /* the workspace's directory of caches, when kept */
 };
 
 /* The sandbox's home binds into s (home_binds): the agent's state st, then
@@ -28,5 +29,10 @@ struct home_caches {
 int caches_prepare(const struct policy *pol, const char *home, const struct agent_state *st,
 		   const char *not_kept, struct sandbox_spec *s, struct home_caches *c,
 		   struct werr *e);
+
+/* session.start's record of the caches, into its layout object (returned):
+ * "caches": {"paths": ["~/PATH"...], "dir": DIR|null (null: not kept)},
+ * only when the policy has some. */
+json_t *caches_to_json(const struct home_caches *c, const struct policy *pol, json_t *layout);
 
 void caches_free(struct home_caches *c);

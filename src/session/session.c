@@ -386,7 +386,8 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 		.agent = ag->def ? agent_to_json(ag->def, &ag->ep, ag->state.dir) : NULL,
 		.limits = limits_to_json(&sn->lim), .exec = exec_layout_to_json(&s->exec),
 		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint,
-		.layout = layout_to_json(&sn->lay), .certificates = certs }), e);
+		.layout = caches_to_json(&sn->caches, &sn->pol, layout_to_json(&sn->lay)),
+		.certificates = certs }), e);
 }
 
 /* No decoy where the session binds something else into the home: an

@@ -55,6 +55,20 @@ test_cache_kept_per_workspace() {
 	wsh '~/.cargo/registry/t; echo "exec=$?"' --profile "$T_TMP/cache.profile"
 	assert_out_line 'exec=0' 'a cache named by exec allow-writable runs its programs'
 
+	wardenc log show --json
+	local start
+	start=$(grep '"event":"session.start"' <<<"$OUT" | tail -n 1)
+	matches -F "\"caches\":{\"paths\":[\"~/.cargo/registry\",\"~/.cache/go-build\"],\"dir\":\"$(realpath "$root")\"}" <<<"$start" ||
+		fail "session.start does not record the caches: $(excerpt "$start")"
+	if have python3 && python3 -c 'import jsonschema' 2>/dev/null && [[ -f ${SC_SCHEMA-} ]]; then
+		local f
+		f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+		python3 "$SC_DIR/schema_check.py" "$SC_SCHEMA" "$f" 2>"$T_TMP/schema.err" >/dev/null ||
+			fail "lines the schema does not describe: $(head -c 1500 "$T_TMP/schema.err")"
+	else
+		note 'schema not checked: no python3-jsonschema'
+	fi
+
 	wardenc policy show --profile "$T_TMP/cache.profile"
 	assert_out_has '"~/.cargo/registry"' 'policy show lists the caches'
 }
@@ -69,6 +83,9 @@ test_cache_not_kept_in_review() {
 	assert_out_lacks crate 'the cache shown to a --review session'
 	assert_out_line done
 	assert_err_match 'cache: not kept in a --review session' 'the note'
+	wardenc log show --json
+	grep '"event":"session.start"' <<<"$OUT" | tail -n 1 | matches -F '"dir":null}' ||
+		fail 'session.start of a --review session does not say the caches were not kept'
 	assert_host_absent "$(cache_root)/.cargo%2Fregistry/p" 'a --review session wrote the cache'
 	wsh 'cat ~/.cargo/registry/c' --read-only --profile "$T_TMP/cache.profile"
 	assert_out_lacks crate 'the cache shown with a read-only workspace'
