@@ -390,24 +390,6 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 		.certificates = certs }), e);
 }
 
-/* No decoy where the session binds something else into the home: an
- * agent's state (~/.claude), a path of the profile, an `exec
- * allow-writable` directory made there (canary.h). */
-static void canary_skip_binds(struct canary_set *cs, const struct sandbox_spec *s,
-			      const struct policy *pol, const struct exec_layout *ex)
-{
-	for (size_t i = 0; i < s->nhome_binds; i++) {
-		_cleanup_free_ char *in = xasprintf(AGENT_HOME "/%s", s->home_binds[i].name);
-		canary_skip_covered(cs, in);
-	}
-	for (size_t i = 0; i < pol->npaths; i++)
-		canary_skip_covered(cs, pol->paths[i].path);
-	for (size_t i = 0; i < ex->n; i++)
-		for (size_t j = 0; j < cs->n; j++)
-			if (path_is_within(ex->w[i].path, cs->v[j].inside))
-				cs->v[j].off = true;
-}
-
 /* --review: the overlay's upper and work directories, under the log
  * directory (out of every sandbox's reach, on one file system), the upper
  * one with the workspace's mode (it is the overlay's root). As root, the
@@ -607,7 +589,7 @@ static int session_plan(struct session *sn, struct werr *e)
 	 * workspace's protected and masked paths are known. */
 	if (exec_layout_plan(s, e) < 0 || layout_plan_outside(&sn->lay, s->workspace, &sn->pol, e) < 0)
 		return -1;
-	canary_skip_binds(&sn->ss.canary, s, &sn->pol, &s->exec);
+	home_skip_decoys(&sn->ss.canary, s, &sn->pol);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	home_seed(s, ".ssh/config", sn->sshcfg);
