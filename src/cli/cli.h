@@ -9,6 +9,7 @@ int cmd_log(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_state(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 int cmd_shim(int argc, char **argv);     /* shim install|remove|list (shim_cmd.c) */
 int cmd_approve(int argc, char **argv);
 int cmd_rules(int argc, char **argv);

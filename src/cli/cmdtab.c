@@ -83,6 +83,13 @@ static const struct cli_cmd state_subs[] = {
 	{ 0 },
 };
 
+static const struct cli_cmd cache_subs[] = {
+	{ .name = "list", .synopsis = "", .summary = "each workspace's caches and their size" },
+	{ .name = "clear", .synopsis = "[DIR]", .summary = "remove a workspace's caches",
+	  .operand = CLI_DIR },
+	{ 0 },
+};
+
 static const struct cli_opt shim_opts[] = {
 	{ "dir", 'd', false, CLI_DIR, "DIR", NULL, "the shims' directory (default: ~/.local/bin)" },
 	{ "system", 'Y', false, CLI_NONE, NULL, NULL,
@@ -290,6 +297,9 @@ const struct cli_cmd cli_commands[] = {
 	  .summary = "print the effective policy as JSON", .subs = policy_subs, .run = cmd_policy },
 	{ .name = "state", .synopsis = "list|reset AGENT [--state DIR]",
 	  .summary = "agents' state kept across sessions", .subs = state_subs, .run = cmd_state },
+	{ .name = "cache", .synopsis = "list|clear [DIR]",
+	  .summary = "the home's directories kept by cache lines", .subs = cache_subs,
+	  .run = cmd_cache },
 	{ .name = "shim", .synopsis = "install|remove|list [--dir DIR | --system] [NAME...]",
 	  .summary = "shims that run clients under warden when typed by name", .subs = shim_subs,
 	  .run = cmd_shim },

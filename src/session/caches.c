@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,44 @@ static char *encode(const char *rel)
 		else
 			sb_putc(&b, *c);
 	return sb_take(&b);
+}
+
+char *caches_base(const char *home)
+{
+	_cleanup_free_ char *base = xdg_warden_dir("XDG_DATA_HOME", home, ".local/share");
+	return base ? xasprintf("%s/caches", base) : NULL;
+}
+
+void caches_key(const char *ws, char out[CACHES_KEY_LEN + 1])
+{
+	char sum[SHA256_HEX_LEN];
+	sha256_hex(ws, strlen(ws), sum);
+	memcpy(out, sum, CACHES_KEY_LEN);
+	out[CACHES_KEY_LEN] = '\0';
+}
+
+char *caches_decode(const char *name)
+{
+	struct sbuf b = { 0 };
+	for (const char *c = name; *c; c++) {
+		if (*c != '%') {
+			sb_putc(&b, *c);
+			continue;
+		}
+		if (strncmp(c, "%25", 3) != 0 && strncmp(c, "%2F", 3) != 0) {
+			free(b.p);
+			return NULL;
+		}
+		sb_putc(&b, c[2] == 'F' ? '/' : '%');
+		c += 2;
+	}
+	char *r = sb_take(&b);
+	_cleanup_free_ char *again = encode(r);
+	if (!*r || r[0] == '/' || path_has_dot_components(r) || strcmp(again, name) != 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
 }
 
 /* *fd: name opened beneath dirfd (AT_FDCWD: a path) with no symlink
@@ -53,14 +92,12 @@ static int own_dir(int dirfd, const char *name, const char *shown, int *fd, stru
 static int open_root(const char *home, const struct sandbox_spec *s, char **real, int *fd,
 		     struct werr *e)
 {
-	_cleanup_free_ char *base = xdg_warden_dir("XDG_DATA_HOME", home, ".local/share");
-	if (!base)
+	_cleanup_free_ char *top = caches_base(home);
+	if (!top)
 		return werr_set(e, 0, "cache: no place for the caches (HOME and XDG_DATA_HOME are "
 				"not absolute paths): set XDG_DATA_HOME, or leave the `cache` lines out");
-	char sum[SHA256_HEX_LEN];
-	sha256_hex(s->workspace, strlen(s->workspace), sum);
-	sum[32] = '\0';
-	_cleanup_free_ char *top = xasprintf("%s/caches", base);
+	char sum[CACHES_KEY_LEN + 1];
+	caches_key(s->workspace, sum);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", top, sum);
 	if (mkdir_p(dir, 0700, NULL) < 0)
 		return werr_errno(e, "cache: making %s", dir);
@@ -83,8 +120,8 @@ static int open_root(const char *home, const struct sandbox_spec *s, char **real
 			return werr_set(e, 0, "refusing cache directory %s: it overlaps %s %s "
 					"(set XDG_DATA_HOME elsewhere)", *real, apart[i][1], o);
 	}
-	/* for whoever looks: which workspace this is */
-	_cleanup_close_ int wfd = openat(*fd, "workspace", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	/* which workspace this is, for `warden cache list` */
+	_cleanup_close_ int wfd = openat(*fd, CACHES_WORKSPACE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 					 O_CLOEXEC, 0600);
 	if (wfd >= 0) {
 		_cleanup_free_ char *line = xasprintf("%s\n", s->workspace);
@@ -132,11 +169,13 @@ int caches_prepare(const struct policy *pol, const char *home, const struct agen
 		      v->n > 1 ? " and the others" : "", v->n > 1 ? "" : "s");
 		return 0;
 	}
-	_cleanup_close_ int dfd = -1;
-	if (open_root(home, s, &c->dir, &dfd, e) < 0)
+	if (open_root(home, s, &c->dir, &c->lock_fd, e) < 0)
 		return -1;
+	if (flock(c->lock_fd, LOCK_SH | LOCK_NB) < 0)
+		return werr_errno(e, "cache directory %s is being cleared (warden cache clear)",
+				  c->dir);
 	for (size_t i = 0; i < v->n; i++, c->n++)
-		if (one(dfd, c->dir, v->v[i], &c->all[c->n], e) < 0)
+		if (one(c->lock_fd, c->dir, v->v[i], &c->all[c->n], e) < 0)
 			return -1;
 	s->nhome_binds = c->n;
 	return 0;
@@ -165,5 +204,7 @@ void caches_free(struct home_caches *c)
 	}
 	free(c->all);
 	free(c->dir);
-	*c = (struct home_caches){ 0 };
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	*c = (struct home_caches){ .lock_fd = -1 };
 }

@@ -13,11 +13,29 @@
 #include "../agents/state.h"
 #include "../sandbox/sandbox.h"
 
+/* Empty (lock_fd -1) until caches_prepare. */
 struct home_caches {
 	struct home_bind *all; /* the agent's state (borrowed), then the caches (owned) */
 	size_t n, nstate;
 	char *dir;             /* the workspace's directory of caches, when kept */
+	int lock_fd;           /* ... open, a shared flock on it while the session runs
+				  (`warden cache clear` takes it exclusive), or -1 */
 };
+
+#define CACHES_KEY_LEN 32
+/* The file beside a workspace's caches that names it (a name the
+ * encoding never makes) */
+#define CACHES_WORKSPACE_FILE "%workspace"
+
+/* XDG_DATA_HOME/warden/caches (the caches of every workspace), or NULL
+ * when neither XDG_DATA_HOME nor home is an absolute path. */
+char *caches_base(const char *home);
+/* The name of workspace ws's directory there: CACHES_KEY_LEN hex digits
+ * of the SHA-256 of its path. */
+void caches_key(const char *ws, char out[CACHES_KEY_LEN + 1]);
+/* A cache's directory name back to its PATH (malloc'd), or NULL when the
+ * name is not one that encoding makes. */
+char *caches_decode(const char *name);
 
 /* The sandbox's home binds into s (home_binds): the agent's state st, then
  * the policy's caches, each directory made (0700) when missing and refused

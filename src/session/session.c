@@ -862,6 +862,7 @@ static void session_init(struct session *sn, const struct session_opts *o)
 	memset(sn, 0, sizeof *sn);
 	sn->o = *o;
 	sn->ag.state.lock_fd = -1;
+	sn->caches.lock_fd = -1;
 	sn->task.lock_fd = -1;
 	sn->hj.ids = HOSTID_NONE;
 	sn->init = CHILD_NONE;

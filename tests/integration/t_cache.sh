@@ -40,7 +40,7 @@ test_cache_kept_per_workspace() {
 	[[ $(stat -c %a "$root") == 700 && $(stat -c %a "$root/.cargo%2Fregistry") == 700 ]] ||
 		fail "cache directories not 0700: $(stat -c '%n %a' "$root" "$root"/*)"
 	assert_host_absent "$HOME/.cargo" "the host's own ~/.cargo made"
-	assert_host_file "$root/workspace" "$(realpath "$WS")" 'the workspace named beside its caches'
+	assert_host_file "$root/%workspace" "$(realpath "$WS")" 'the workspace named beside its caches'
 
 	local other
 	other=$(mktemp -d "$T_TMP/other.XXXXXX")
@@ -133,4 +133,51 @@ test_cache_refused_places() {
 	wsh 'echo ran' --profile "$T_TMP/bad.profile"
 	assert_rc 125 'a cache path with ..'
 	assert_err_match "cache: name a directory below ~"
+}
+
+test_cache_command() {
+	printf 'cache ~/.cargo/registry\ncache ~/workspace\n' >"$T_TMP/cache.profile"
+	wardenc cache list
+	assert_rc 0 'list with no caches yet'
+	assert_out_has 'no caches'
+	wsh 'head -c 300000 /dev/zero >~/.cargo/registry/crate; echo w >~/workspace/f; echo ok' \
+		--profile "$T_TMP/cache.profile"
+	assert_rc 0 'a cache named like the file that names the workspace'
+	assert_out_line ok
+	local gone
+	gone=$(mktemp -d "$T_TMP/gone.XXXXXX")
+	cd "$gone" || fatal "cd $gone"
+	wsh 'echo g >~/.cargo/registry/g' --profile "$T_TMP/cache.profile"
+	cd "$WS" || fatal "cd $WS"
+	rm -r "$gone"
+	wardenc cache list
+	assert_rc 0 'list'
+	assert_out_line "$(realpath "$WS")" 'the workspace listed'
+	assert_out_line "$gone (gone)" 'a workspace removed since'
+	assert_out_match '^  ~/\.cargo/registry +(29[0-9]\.[0-9]|3[0-9][0-9]\.[0-9]) KiB$' "the cache's size"
+	assert_out_match '^  ~/workspace +' 'the cache ~/workspace'
+
+	# refused while a session uses them
+	warden_bg "$T_TMP/bg.out" --profile "$T_TMP/cache.profile" -- sh -c 'echo started; sleep 30'
+	wait_for "$T_TMP/bg.out" '^started' 20 ||
+		fatal "the background session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	wardenc cache clear
+	assert_rc 125 'clear while a session runs'
+	assert_err_match 'a running session uses them'
+	[[ $(stat -c %s "$(cache_root)/.cargo%2Fregistry/crate" 2>&1) == 300000 ]] ||
+		fail 'the cache went while the session ran'
+	kill "$WPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+
+	wardenc cache clear "$WS"
+	assert_rc 0 'clear'
+	assert_out_has "cleared the caches of $(realpath "$WS")"
+	assert_host_absent "$(cache_root)" 'the caches left on the disk'
+	wsh 'ls -A ~/.cargo/registry | wc -l' --profile "$T_TMP/cache.profile"
+	assert_out_line 0 'the next session starts the cache afresh'
+	wardenc cache clear "$gone"
+	assert_rc 0 'clear a workspace that is gone'
+	assert_out_has "cleared the caches of $gone"
+	wardenc cache clear "$gone"
+	assert_out_has 'no caches for'
 }
