@@ -76,12 +76,12 @@ static char *named_workspace(int kfd)
 }
 
 /* One workspace's caches: its path (and whether it is gone), each cache
- * and its size. */
-static void list_one(int bfd, const char *key)
+ * and its size. 1 when it was listed. */
+static size_t list_one(int bfd, const char *key)
 {
 	_cleanup_close_ int kfd = openat(bfd, key, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (kfd < 0)
-		return;
+		return 0;
 	_cleanup_free_ char *ws = named_workspace(kfd);
 	_cleanup_free_ char *shown = text_shown(ws ? ws : "(workspace not named)");
 	struct stat st;
@@ -93,10 +93,15 @@ static void list_one(int bfd, const char *key)
 		if (!path)
 			continue;
 		_cleanup_free_ char *p = text_shown(path);
+		struct stat cs;
 		printf("  ~/%-30s ", p);
-		print_size(tree_bytes(kfd, de->d_name));
+		if (fstatat(kfd, de->d_name, &cs, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(cs.st_mode))
+			print_size(tree_bytes(kfd, de->d_name));
+		else
+			fputs("(not a directory: a session refuses it; clear it)", stdout);
 		putchar('\n');
 	}
+	return 1;
 }
 
 static int cache_list(void)
@@ -118,10 +123,13 @@ static int cache_list(void)
 	}
 	_cleanup_dir_ DIR *d = dir_open_at(bfd, ".", 0);
 	struct dirent *de;
+	size_t n = 0;
 	while (d && (de = readdir(d)))
 		if (strlen(de->d_name) == CACHES_KEY_LEN &&
 		    strspn(de->d_name, "0123456789abcdef") == CACHES_KEY_LEN)
-			list_one(bfd, de->d_name);
+			n += list_one(bfd, de->d_name);
+	if (!n)
+		printf("no caches (%s)\n", base);
 	return 0;
 }
 

@@ -118,6 +118,14 @@ test_cache_refused_places() {
 	assert_err_match 'cache ~/.cargo/registry'
 	rm "$root/.cargo%2Fregistry"
 
+	mkfifo "$root/.cargo%2Fregistry"
+	wsh 'echo ran' --profile "$T_TMP/cache.profile"
+	assert_rc 125 'a cache that is a FIFO'
+	assert_err_match 'cache ~/.cargo/registry: .*Not a directory'
+	wardenc cache list
+	assert_out_match '^  ~/\.cargo/registry +\(not a directory' 'list says so, without blocking'
+	rm "$root/.cargo%2Fregistry"
+
 	wsh 'ls ~/.cargo/registry >/dev/null && echo ran' --profile "$T_TMP/cache.profile"
 	assert_rc 0 'the place mended'
 	assert_out_line ran
