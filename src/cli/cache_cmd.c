@@ -58,12 +58,12 @@ static void print_size(unsigned long long n)
 	printf(u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
-/* The workspace a directory of caches names (its `workspace` file), or
- * NULL. */
+/* The workspace a directory of caches names (its CACHES_WORKSPACE_FILE),
+ * or NULL. */
 static char *named_workspace(int kfd)
 {
-	_cleanup_close_ int fd = openat(kfd, CACHES_WORKSPACE_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					O_CLOEXEC);
+	_cleanup_close_ int fd = openat(kfd, CACHES_WORKSPACE_FILE,
+					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;

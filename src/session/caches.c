@@ -99,30 +99,29 @@ static int open_root(const char *home, const struct sandbox_spec *s, char **real
 	char sum[CACHES_KEY_LEN + 1];
 	caches_key(s->workspace, sum);
 	_cleanup_free_ char *dir = xasprintf("%s/%s", top, sum);
-	if (mkdir_p(dir, 0700, NULL) < 0)
-		return werr_errno(e, "cache: making %s", dir);
-	_cleanup_close_ int tfd = -1;
-	if (own_dir(AT_FDCWD, top, top, &tfd, e) < 0 || own_dir(tfd, sum, dir, fd, e) < 0)
-		return -1;
-	*real = path_resolve_existing(dir);
-	if (!*real)
-		return werr_errno(e, "cache directory %s", dir);
+	/* apart before anything is made (the path as it resolves so far) */
+	_cleanup_free_ char *pre = path_resolve_existing(dir);
 	const char *apart[][2] = { { s->workspace, "the workspace" },
 				   { s->logdir, "the audit log directory" },
 				   { s->cachedir, "warden's cache directory" },
 				   { s->storedir, "warden's checkpoint store" } };
 	for (size_t i = 0; i < ARRAY_LEN(apart); i++) {
-		if (!apart[i][0])
-			continue;
-		_cleanup_free_ char *r = path_resolve_existing(apart[i][0]);
+		_cleanup_free_ char *r = apart[i][0] ? path_resolve_existing(apart[i][0]) : NULL;
 		const char *o = r ? r : apart[i][0];
-		if (path_is_within(*real, o) || path_is_within(o, *real))
+		if (o && pre && (path_is_within(pre, o) || path_is_within(o, pre)))
 			return werr_set(e, 0, "refusing cache directory %s: it overlaps %s %s "
-					"(set XDG_DATA_HOME elsewhere)", *real, apart[i][1], o);
+					"(set XDG_DATA_HOME elsewhere)", pre, apart[i][1], o);
 	}
+	if (!pre || mkdir_p(dir, 0700, NULL) < 0)
+		return werr_errno(e, "cache: making %s", dir);
+	_cleanup_close_ int tfd = -1;
+	if (own_dir(AT_FDCWD, top, top, &tfd, e) < 0 || own_dir(tfd, sum, dir, fd, e) < 0)
+		return -1;
+	if (!(*real = path_resolve_existing(dir)))
+		return werr_errno(e, "cache directory %s", dir);
 	/* which workspace this is, for `warden cache list` */
-	_cleanup_close_ int wfd = openat(*fd, CACHES_WORKSPACE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					 O_CLOEXEC, 0600);
+	_cleanup_close_ int wfd = openat(*fd, CACHES_WORKSPACE_FILE,
+					 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (wfd >= 0) {
 		_cleanup_free_ char *line = xasprintf("%s\n", s->workspace);
 		(void)write_all(wfd, line, strlen(line));
@@ -157,7 +156,8 @@ int caches_prepare(const struct policy *pol, const char *home, const struct agen
 	s->nhome_binds = c->n;
 	for (size_t i = 0; i < v->n; i++)
 		for (size_t k = 0; k < st->n; k++)
-			if (path_is_within(v->v[i], st->v[k].name) || path_is_within(st->v[k].name, v->v[i]))
+			if (path_is_within(v->v[i], st->v[k].name) ||
+			    path_is_within(st->v[k].name, v->v[i]))
 				return werr_set(e, 0, "cache ~/%s: ~/%s is the agent's state, which warden "
 						"binds there: name another directory", v->v[i],
 						st->v[k].name);
