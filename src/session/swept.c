@@ -77,8 +77,8 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 			/* on the record, not on stderr: nothing to review */
 			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",
 				.path = it->rel, .action = "kept", .severity = "low",
-				.detail = "git init's own: its settings and sample hooks only, nothing "
-					  "git runs" });
+				.detail = it->why ? it->why : "git init's own: its settings and sample "
+					  "hooks only, nothing git runs" });
 			break;
 		case WS_SWEPT_ODD:
 			wnote("removed %s at %s/%s%s%s after the session: git on your host "

@@ -62,6 +62,19 @@ bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX]);
  * include inside ws? false too when a file of it cannot be read. */
 bool ws_host_hooks_outside(const char *ws);
 
+/* gitworktree.c: are the worktrees/ of the .git at gfd what `git worktree
+ * add` made, each with git's own entries alone and commondir "../..",
+ * and does that repository's config set no core.hooksPath and include
+ * nothing (a relative one would start at a new worktree's top)? why as
+ * ws_git_plain's. */
+bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX]);
+/* The gitdir a .git file dirfd/name names (ws/dir its directory), as a
+ * workspace-relative path of the form [X/].git/worktrees/NAME, taken as
+ * written (a relative path's leading ".." alone); NULL, with why, for any
+ * other content or place. */
+char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char *dir,
+			 char why[WS_WHY_MAX]);
+
 /* Is name one of the protected names that apply at any depth? */
 bool ws_protected_name(const struct strv *names, const char *name);
 

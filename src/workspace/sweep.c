@@ -2,7 +2,8 @@
  * every sandbox process gone, each .git, git redirect, bare-repository
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside (a .git git init made, from which git runs
- * nothing, stays: gitplain.c), regular files whose inode changed during the
+ * nothing, stays: gitplain.c; so do a worktree `git worktree add` made and
+ * its .git file: gitworktree.c), regular files whose inode changed during the
  * session lose their setuid and setgid bits (what an earlier sweep moved
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
@@ -21,6 +22,10 @@
 #include <unistd.h>
 
 #define SETID_BITS (S_ISUID | S_ISGID)
+#define WORKTREES_KEPT "the worktrees git worktree add made: git's own entries, their " \
+	"configuration and hooks this repository's"
+#define WORKTREE_KEPT "a linked worktree (git worktree add) of a repository there at start: " \
+	"git runs nothing of its own"
 
 struct known {
 	const char *rel, *id;
@@ -69,12 +74,19 @@ struct sweep {
 	int host_ok;               /* ws_host_hooks_outside, asked once: -1 not yet */
 };
 
-/* May a new .git stay: git init's own, and nothing of the host's
- * configuration sends its hooks into the workspace? */
-static bool plain_repo(struct sweep *sw, const struct walk_entry *we, char why[WS_WHY_MAX])
+/* There at start, and the same entry: a name alone is not enough (a
+ * concurrent session's sweep may have moved the original away, and an
+ * agent made a new one under the same name). */
+static bool known(const struct table *t, const char *rel, const char *id)
 {
-	if (!ws_git_plain(we->dirfd, we->name, why))
-		return false;
+	const char *was = table_id(t, rel);
+	return was && strcmp(was, id) == 0;
+}
+
+/* Nothing of the host's git configuration sends hooks into the workspace
+ * (asked once). */
+static bool host_ok(struct sweep *sw, char why[WS_WHY_MAX])
+{
 	if (sw->host_ok < 0)
 		sw->host_ok = ws_host_hooks_outside(sw->out->ws);
 	if (!sw->host_ok)
@@ -83,13 +95,47 @@ static bool plain_repo(struct sweep *sw, const struct walk_entry *we, char why[W
 	return sw->host_ok;
 }
 
-/* There at start, and the same entry: a name alone is not enough (a
- * concurrent session's sweep may have moved the original away, and an
- * agent made a new one under the same name). */
-static bool known(const struct table *t, const char *rel, const char *id)
+/* May a new .git directory stay: git init's own, and nothing of the
+ * host's configuration sends its hooks into the workspace? */
+static bool plain_repo(struct sweep *sw, const struct walk_entry *we, char why[WS_WHY_MAX])
 {
-	const char *was = table_id(t, rel);
-	return was && strcmp(was, id) == 0;
+	return ws_git_plain(we->dirfd, we->name, why) && host_ok(sw, why);
+}
+
+/* May a new .git file stay: a linked worktree (gitworktree.c) of a
+ * repository there at start, whose worktrees/ are all git's own? */
+static bool worktree_link(struct sweep *sw, const struct walk_entry *we, char why[WS_WHY_MAX])
+{
+	size_t dl = strlen(we->rel) - strlen(we->name);
+	_cleanup_free_ char *dir = xasprintf("%.*s", (int)(dl ? dl - 1 : 0), we->rel);
+	_cleanup_free_ char *gd = ws_worktree_gitdir(we->dirfd, we->name, sw->out->ws, dir, why);
+	if (!gd)
+		return false;
+	char *wt = strstr(gd, ".git/worktrees/");
+	_cleanup_free_ char *gitrel = xasprintf("%.*s", (int)(wt - gd + 4), gd);
+	_cleanup_close_ int gfd = open_beneath(sw->plan->ws_fd, gitrel, O_RDONLY | O_DIRECTORY, 0);
+	char id[ID_LEN] = "gone";
+	if (gfd >= 0)
+		ws_id_at(gfd, "", id);
+	if (!known(&sw->git, gitrel, id)) {
+		snprintf(why, WS_WHY_MAX, "it sends git to a worktree of %.80s, which was not there "
+			 "at start", gitrel);
+		return false;
+	}
+	_cleanup_close_ int wfd = openat(gfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+	struct stat st;
+	if (wfd < 0 || fstatat(wfd, wt + 15, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, WS_WHY_MAX, "it sends git to %.100s, which is no directory", gd);
+		return false;
+	}
+	return ws_worktrees_plain(gfd, why) && host_ok(sw, why);
+}
+
+/* A new .git kept: a repository git init made, or a linked worktree. */
+static bool new_git_kept(struct sweep *sw, const struct walk_entry *we, char why[WS_WHY_MAX])
+{
+	return we->type == DT_REG ? worktree_link(sw, we, why) : plain_repo(sw, we, why);
 }
 
 static void swept_add(struct ws_sweep *out, struct ws_swept it)
@@ -136,8 +182,17 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 		if (strcmp(id, "gone") == 0)
 			continue;
 		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, ws_git_redirects[i]);
-		if (!known(&sw->git, rel, id))
-			move_aside(sw, WS_SWEPT_GIT, gfd, ws_git_redirects[i], rel, NULL);
+		if (known(&sw->git, rel, id))
+			continue;
+		/* `git worktree add`'s own: kept (the .git files judged alike) */
+		char why[WS_WHY_MAX] = "";
+		if (strcmp(ws_git_redirects[i], "worktrees") == 0 && ws_worktrees_plain(gfd, why) &&
+		    host_ok(sw, why)) {
+			swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_GIT_KEPT,
+				.rel = xstrdup(rel), .why = xstrdup(WORKTREES_KEPT) });
+			continue;
+		}
+		move_aside(sw, WS_SWEPT_GIT, gfd, ws_git_redirects[i], rel, why);
 	}
 	walk_close_dir(gfd, restore, we->rel);
 }
@@ -253,9 +308,10 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		ws_id_at(we->dirfd, we->name, id);
 		if (!known(&sw->git, we->rel, id)) {
 			char why[WS_WHY_MAX] = "";
-			if (plain_repo(sw, we, why)) {
+			if (new_git_kept(sw, we, why)) {
 				swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_GIT_KEPT,
-								      .rel = xstrdup(we->rel) });
+					.rel = xstrdup(we->rel),
+					.why = we->type == DT_REG ? xstrdup(WORKTREE_KEPT) : NULL });
 				return WALK_DESCEND_TAGGED; /* swept as one that was there */
 			}
 			strv_push(&sw->pending_git, we->name); /* after the directory is read */

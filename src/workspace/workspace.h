@@ -84,14 +84,16 @@ enum ws_swept_kind {
 	WS_SWEPT_ODD,             /* inside a git directory, a FIFO, socket or device or a
 				     new symlink removed (mode_was: its type; to: a
 				     symlink's target) */
-	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c) */
+	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c),
+				     or a linked worktree's and its worktrees/ (gitworktree.c) */
 };
 #define WS_WHY_MAX 160
 struct ws_swept {
 	enum ws_swept_kind kind;
 	char *rel;                /* workspace-relative path */
 	char *to;                 /* moved: where to (absolute); NULL: bits cleared */
-	char *why;                /* a new .git moved aside: why it was not kept, or NULL */
+	char *why;                /* a new .git moved aside: why it was not kept; one kept:
+				     what it is (NULL: git init's own) */
 	mode_t mode_was, mode;    /* bits cleared: the mode before and after */
 };
 struct ws_sweep {

@@ -218,3 +218,72 @@ test_sweep_placeholders_concurrent() {
 	assert_rc 0 'log list'
 	(($(grep -c 'true$' <<<"$OUT") == 40)) || fail "not 40 sessions in the log: $(excerpt "$OUT")"
 }
+
+# sweep_repo: the workspace a git repository with one commit, made on the
+# host (there at start).
+sweep_repo() {
+	have git || skip 'git not installed'
+	git init -q . && git -c user.name=u -c user.email=u@example.invalid commit -q --allow-empty -m first ||
+		fatal 'git init on the host failed'
+}
+
+test_sweep_worktree_kept() {
+	# `git worktree add` inside: its .git/worktrees/NAME (git's own entries,
+	# commondir ../..) and the new worktree's .git file naming it stay
+	# after the session, kept on the record, and git on the host works in
+	# the worktree.
+	sweep_repo
+	wsh 'git worktree add -q wt1 -b b1 && cd wt1 &&
+		git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty -m inside &&
+		echo made'
+	assert_rc 0 'git worktree add inside'
+	assert_out_line made
+	[[ -f wt1/.git && -d .git/worktrees/wt1 ]] || fail "the worktree moved aside: $(ls -a . wt1 .git)"
+	[[ $ERR != *'moved to'* ]] || fail "a worktree reported moved: $(excerpt "$ERR")"
+	OUT=$(git -c safe.directory='*' -C wt1 log --format=%s -1 2>&1)
+	[[ $OUT == inside ]] || fail "git on the host does not work in the worktree: $(excerpt "$OUT")"
+	wardenc log show --event alert --json
+	matches -F '"path":".git/worktrees","action":"kept","severity":"low"' <<<"$OUT" ||
+		fail "the kept worktrees/ are not on the record: $(excerpt "$OUT")"
+	matches -F '"path":"wt1/.git","action":"kept","severity":"low"' <<<"$OUT" ||
+		fail "the kept .git file is not on the record: $(excerpt "$OUT")"
+	assert_out_lacks '"action":"quarantined"' 'something quarantined'
+}
+
+test_sweep_worktree_refused() {
+	# A worktree with anything git does not keep there, or sent elsewhere,
+	# is moved aside as any new .git: a config.worktree, a commondir toward
+	# another repository, a .git file naming a repository the agent made, a
+	# worktree of a repository whose config sets core.hooksPath (relative:
+	# from the new worktree's top, which the agent wrote).
+	sweep_repo
+	wsh 'git worktree add -q wt1 -b b1 && echo "[core]" > .git/worktrees/wt1/config.worktree && echo made' \
+		--profile "$(no_detect_actions)"
+	assert_out_line made
+	assert_host_absent .git/worktrees 'worktrees with a config.worktree stayed'
+	assert_host_absent wt1/.git "the .git file naming them stayed"
+	assert_err_match 'worktrees/wt1 has config.worktree'
+	sweep_alert git.created-in-sandbox .git/worktrees
+	rm -rf .git/worktrees.warden-quarantine-* wt1
+
+	wsh 'mkdir -p evil/.git && git worktree add -q wt2 -b b2 && echo ../../../evil/.git > .git/worktrees/wt2/commondir &&
+		echo made' --profile "$(no_detect_actions)"
+	assert_out_line made
+	assert_host_absent .git/worktrees 'a commondir toward another repository stayed'
+	assert_err_match 'commondir does not name its own repository'
+	rm -rf .git/worktrees.warden-quarantine-* wt2
+
+	wsh 'mkdir -p fake/.git/worktrees/x evil && git init -q fake2 &&
+		echo "../../.." > fake/.git/worktrees/x/commondir &&
+		echo "gitdir: $PWD/fake/.git/worktrees/x" > evil/.git && echo made' --profile "$(no_detect_actions)"
+	assert_out_line made
+	assert_host_absent evil/.git "a .git file toward a repository the agent made stayed"
+	assert_err_match 'evil/.git .*which was not there at start'
+	rm -rf evil fake fake2
+
+	git config core.hooksPath .githooks
+	wsh 'git worktree add -q wt3 -b b3 && echo made' --profile "$(no_detect_actions)"
+	assert_out_line made
+	assert_host_absent wt3/.git 'a worktree of a repository with core.hooksPath stayed'
+	assert_err_match 'core.hooksPath'
+}
