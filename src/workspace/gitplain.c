@@ -59,11 +59,7 @@ static bool clone_setting(const char *var, const char *val)
 	return strcmp(key, ".fetch") == 0;
 }
 
-/* The first why of a judgement (a later one does not replace it), bytes
- * outside printable ASCII shown as '?' (names come from the agent), cut to
- * fit. false, for the judgement's return. */
-__attribute__((format(printf, 2, 3)))
-static bool say(char why[WS_WHY_MAX], const char *fmt, ...)
+bool ws_say(char why[WS_WHY_MAX], const char *fmt, ...)
 {
 	if (!why || why[0])
 		return false;
@@ -85,7 +81,7 @@ static bool plain_config(const char *text, size_t len, char why[WS_WHY_MAX])
 	struct gitsafe_list l = { 0 };
 	if (gitsafe_read(text, len, &l) < 0) {
 		gitsafe_free(&l);
-		return say(why, "its config is not in git's syntax as warden reads it");
+		return ws_say(why, "its config is not in git's syntax as warden reads it");
 	}
 	bool ok = true;
 	for (size_t i = 0; ok && i < l.n; i++) {
@@ -96,7 +92,7 @@ static bool plain_config(const char *text, size_t len, char why[WS_WHY_MAX])
 		ok = init || clone_setting(x->var, x->val) ||
 		     (gitsafe_var(x->var) && gitsafe_value(x->var, x->val, &l));
 		if (!ok)
-			say(why, "its config sets %.80s", x->var);
+			ws_say(why, "its config sets %.80s", x->var);
 	}
 	gitsafe_free(&l);
 	return ok;
@@ -108,7 +104,7 @@ static bool plain_hooks(int gfd, char why[WS_WHY_MAX])
 {
 	_cleanup_dir_ DIR *d = dir_open_at(gfd, "hooks", O_NOFOLLOW);
 	if (!d)
-		return errno == ENOENT || say(why, "its hooks are no directory of its own");
+		return errno == ENOENT || ws_say(why, "its hooks are no directory of its own");
 	size_t n = 0;
 	for (struct dirent *de; (errno = 0, de = readdir(d));) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -116,12 +112,12 @@ static bool plain_hooks(int gfd, char why[WS_WHY_MAX])
 		size_t len = strlen(de->d_name);
 		struct stat st;
 		if (++n > HOOKS_MAX)
-			return say(why, "its hooks hold more than %d entries", HOOKS_MAX);
+			return ws_say(why, "its hooks hold more than %d entries", HOOKS_MAX);
 		if (len <= 7 || strcmp(de->d_name + len - 7, ".sample") != 0 ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			return say(why, "its hooks hold %.80s", de->d_name);
+			return ws_say(why, "its hooks hold %.80s", de->d_name);
 	}
-	return errno == 0 || say(why, "its hooks cannot be read");
+	return errno == 0 || ws_say(why, "its hooks cannot be read");
 }
 
 bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX])
@@ -130,19 +126,19 @@ bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX])
 		why[0] = '\0';
 	_cleanup_close_ int gfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
-		return say(why, errno == ENOTDIR || errno == ELOOP
+		return ws_say(why, errno == ENOTDIR || errno == ELOOP
 				? "it is no directory: a .git file or symlink sends git elsewhere"
 				: "it cannot be read");
 	for (size_t i = 0; i < ARRAY_LEN(ws_git_redirects); i++) {
 		struct stat st;
 		if (fstatat(gfd, ws_git_redirects[i], &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-			return say(why, "it has %s, which sends git elsewhere for configuration",
+			return ws_say(why, "it has %s, which sends git elsewhere for configuration",
 				   ws_git_redirects[i]);
 	}
 	size_t len = 0;
 	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len, NULL);
 	if (!text)
-		return say(why, "its config is no regular file of at most 64 KiB");
+		return ws_say(why, "its config is no regular file of at most 64 KiB");
 	return plain_config(text, len, why) && plain_hooks(gfd, why);
 }
 

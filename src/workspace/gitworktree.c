@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,23 +38,6 @@ static const char *const admin_dirs[] = {
 	"logs", "refs", "rebase-merge", "rebase-apply", "sequencer", "info",
 };
 
-/* The first why (later ones do not replace it), printable ASCII, cut to
- * fit; false, for the judgement's return. */
-__attribute__((format(printf, 2, 3)))
-static bool say(char why[WS_WHY_MAX], const char *fmt, ...)
-{
-	if (!why || why[0])
-		return false;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, WS_WHY_MAX, fmt, ap);
-	va_end(ap);
-	for (char *p = why; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			*p = '?';
-	return false;
-}
-
 static bool listed(const char *const *v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -69,14 +51,14 @@ static bool admin_entry(int afd, const char *wt, const char *name, char why[WS_W
 {
 	struct stat st;
 	if (fstatat(afd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return say(why, "worktrees/%.40s/%.40s cannot be read", wt, name);
+		return ws_say(why, "worktrees/%.40s/%.40s cannot be read", wt, name);
 	size_t len = strlen(name);
 	bool lock = len > 5 && strcmp(name + len - 5, ".lock") == 0; /* a git killed midway */
 	if (S_ISREG(st.st_mode) && (lock || listed(admin_files, ARRAY_LEN(admin_files), name)))
 		return true;
 	if (S_ISDIR(st.st_mode) && listed(admin_dirs, ARRAY_LEN(admin_dirs), name))
 		return true;
-	return say(why, "worktrees/%.40s has %.60s, which git does not keep there", wt, name);
+	return ws_say(why, "worktrees/%.40s has %.60s, which git does not keep there", wt, name);
 }
 
 /* worktrees/wt: a directory of git's entries alone, commondir "../..". */
@@ -85,17 +67,17 @@ static bool admin_plain(int wfd, const char *wt, char why[WS_WHY_MAX])
 	_cleanup_close_ int afd = openat(wfd, wt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_dir_ DIR *d = afd < 0 ? NULL : dir_open_at(afd, ".", 0);
 	if (!d)
-		return say(why, "worktrees/%.60s is no directory of its own", wt);
+		return ws_say(why, "worktrees/%.60s is no directory of its own", wt);
 	for (struct dirent *de; (errno = 0, de = readdir(d));)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 		    !admin_entry(afd, wt, de->d_name, why))
 			return false;
 	if (errno)
-		return say(why, "worktrees/%.60s cannot be read", wt);
+		return ws_say(why, "worktrees/%.60s cannot be read", wt);
 	size_t len = 0;
 	_cleanup_free_ char *cd = read_regular_at(afd, "commondir", O_NOFOLLOW, 64, &len, NULL);
 	if (!cd || (strcmp(cd, "../..\n") != 0 && strcmp(cd, "../..") != 0))
-		return say(why, "worktrees/%.60s/commondir does not name its own repository", wt);
+		return ws_say(why, "worktrees/%.60s/commondir does not name its own repository", wt);
 	return true;
 }
 
@@ -116,18 +98,18 @@ bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX])
 					 O_CLOEXEC);
 	_cleanup_dir_ DIR *d = wfd < 0 ? NULL : dir_open_at(wfd, ".", 0);
 	if (!d)
-		return say(why, "worktrees is no directory of its own");
+		return ws_say(why, "worktrees is no directory of its own");
 	size_t n = 0;
 	for (struct dirent *de; (errno = 0, de = readdir(d));) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (++n > ADMIN_MAX)
-			return say(why, "worktrees holds more than %d entries", ADMIN_MAX);
+			return ws_say(why, "worktrees holds more than %d entries", ADMIN_MAX);
 		if (!admin_plain(wfd, de->d_name, why))
 			return false;
 	}
 	if (errno)
-		return say(why, "worktrees cannot be read");
+		return ws_say(why, "worktrees cannot be read");
 	size_t len = 0;
 	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len,
 						    NULL);
@@ -135,7 +117,7 @@ bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX])
 	if (!text || gitcfg_scan(text, len, config_found, &bad) < 0)
 		bad = true;
 	if (bad)
-		return say(why, "the repository's config sets core.hooksPath or includes a file "
+		return ws_say(why, "the repository's config sets core.hooksPath or includes a file "
 			   "(a new worktree's top would take part in it)");
 	return true;
 }
@@ -148,13 +130,13 @@ char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char
 	size_t len = 0;
 	_cleanup_free_ char *text = read_regular_at(dirfd, name, O_NOFOLLOW, GITFILE_MAX, &len, NULL);
 	if (!text || strncmp(text, "gitdir: ", 8) != 0 || strlen(text) != len) {
-		say(why, "it is no directory, nor a worktree's .git file");
+		ws_say(why, "it is no directory, nor a worktree's .git file");
 		return NULL;
 	}
 	char *v = text + 8;
 	v[strcspn(v, "\n")] = '\0';
 	if (!*v || strchr(v, '\r') || (text[len - 1] == '\n' && v + strlen(v) + 1 != text + len)) {
-		say(why, "its gitdir line is not git's");
+		ws_say(why, "its gitdir line is not git's");
 		return NULL;
 	}
 	/* taken as written, so as the kernel would take it: only a relative
@@ -163,7 +145,7 @@ char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char
 	while (v[0] != '/' && strncmp(rest, "../", 3) == 0)
 		rest += 3;
 	if (!*rest || path_has_dot_components(rest) || rest[strlen(rest) - 1] == '/') {
-		say(why, "its gitdir is not a plain path");
+		ws_say(why, "its gitdir is not a plain path");
 		return NULL;
 	}
 	_cleanup_free_ char *here = *dir ? xasprintf("%s/%s", ws, dir) : xstrdup(ws);
@@ -172,7 +154,7 @@ char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char
 	const char *rel = strncmp(abs, ws, wl) == 0 && abs[wl] == '/' ? abs + wl + 1 : NULL;
 	const char *wt = rel ? strstr(rel, ".git/worktrees/") : NULL;
 	if (!wt || (wt != rel && wt[-1] != '/') || !wt[15] || strchr(wt + 15, '/')) {
-		say(why, "it sends git to %.100s, no worktree of a repository in the workspace", v);
+		ws_say(why, "it sends git to %.100s, no worktree of a repository in the workspace", v);
 		return NULL;
 	}
 	return xstrdup(rel);

@@ -51,6 +51,11 @@ unsigned ws_bare_part(const struct walk_entry *we);
  * whether a name carries it. */
 #define WS_QUARANTINE_TAG "warden-quarantine-"
 bool ws_quarantined(const char *name);
+/* gitplain.c: the first why of a judgement (a later one does not replace
+ * it), bytes outside printable ASCII shown as '?' (names come from the
+ * agent), cut to fit; false, for the judgement's return. */
+__attribute__((format(printf, 2, 3)))
+bool ws_say(char why[WS_WHY_MAX], const char *fmt, ...);
 /* gitplain.c: is dirfd/name a .git directory the host's git would run
  * nothing from, git init's own (its settings, its sample hooks, no
  * redirect)? When not, why (may be NULL) says the first thing that is
