@@ -58,6 +58,10 @@ static bool admin_entry(int afd, const char *wt, const char *name, char why[WS_W
 		return true;
 	if (S_ISDIR(st.st_mode) && listed(admin_dirs, ARRAY_LEN(admin_dirs), name))
 		return true;
+	if (lock || listed(admin_files, ARRAY_LEN(admin_files), name) ||
+	    listed(admin_dirs, ARRAY_LEN(admin_dirs), name))
+		return ws_say(why, "worktrees/%.40s/%.60s is not the kind of entry git makes there",
+			      wt, name);
 	return ws_say(why, "worktrees/%.40s has %.60s, which git does not keep there", wt, name);
 }
 
