@@ -137,9 +137,12 @@ char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char
 		ws_say(why, "it is no directory, nor a worktree's .git file");
 		return NULL;
 	}
+	/* one line, as git writes it: a path with a line break is no place of
+	 * a worktree's */
 	char *v = text + 8;
-	v[strcspn(v, "\n")] = '\0';
-	if (!*v || strchr(v, '\r') || (text[len - 1] == '\n' && v + strlen(v) + 1 != text + len)) {
+	if (text[len - 1] == '\n')
+		text[len - 1] = '\0';
+	if (!*v || strchr(v, '\n') || strchr(v, '\r')) {
 		ws_say(why, "its gitdir line is not git's");
 		return NULL;
 	}
