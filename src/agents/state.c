@@ -226,7 +226,7 @@ int state_keep_apart(const struct agent_state *st, const char *other, const char
 		return 0;
 	_cleanup_free_ char *r = path_resolve_existing(other);
 	const char *o = r ? r : other;
-	if (path_is_within(st->dir, o) || path_is_within(o, st->dir))
+	if (path_overlaps(st->dir, o))
 		return werr_set(e, 0, "refusing agent state directory %s: it overlaps %s %s",
 				st->dir, what, o);
 	return 0;

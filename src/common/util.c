@@ -72,6 +72,11 @@ bool path_is_within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+bool path_overlaps(const char *a, const char *b)
+{
+	return path_is_within(a, b) || path_is_within(b, a);
+}
+
 bool path_has_dot_components(const char *path)
 {
 	const char *p = path;

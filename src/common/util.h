@@ -62,6 +62,9 @@ void strv_freep(struct strv *s);                        /* for _cleanup_strv_ */
  * absolute path is within "/". Both must be absolute and normalised (no
  * trailing slash, no "." or ".."); a relative path is never within "/". */
 bool path_is_within(const char *path, const char *dir);
+/* true when a is within b or b within a (the same rules): one of them
+ * holds or is the other. */
+bool path_overlaps(const char *a, const char *b);
 
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */
 bool path_has_dot_components(const char *path);

@@ -266,7 +266,7 @@ void canary_free(struct canary_set *cs)
 void canary_skip_covered(struct canary_set *cs, const char *path)
 {
 	for (size_t i = 0; i < cs->n; i++)
-		if (path_is_within(cs->v[i].inside, path) || path_is_within(path, cs->v[i].inside))
+		if (path_overlaps(cs->v[i].inside, path))
 			cs->v[i].off = true;
 }
 

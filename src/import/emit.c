@@ -468,7 +468,7 @@ static void deny_path(struct out *o, const struct imp_item *it, bool write)
 static const char *clash(const struct strv *roots, const struct strv *shown, const char *abs)
 {
 	for (size_t i = 0; i < roots->n; i++)
-		if (path_is_within(roots->v[i], abs) || path_is_within(abs, roots->v[i]))
+		if (path_overlaps(roots->v[i], abs))
 			return shown->v[i];
 	return NULL;
 }

@@ -140,7 +140,7 @@ int pol_do_cache(struct parser *ps, const struct line *l)
 			return pol_lerr(ps->e, 0, l, l->off[1], "%s: only printable ASCII in the path", d);
 	struct strv *v = &ps->p->caches;
 	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], r) != 0 && (path_is_within(r, v->v[i]) || path_is_within(v->v[i], r)))
+		if (strcmp(v->v[i], r) != 0 && path_overlaps(r, v->v[i]))
 			return pol_lerr(ps->e, 0, l, l->off[1], "%s: ~/%s and ~/%s overlap: keep one", d, r,
 					v->v[i]);
 	if (!strv_contains(v, r) && v->n >= POLICY_CACHES_MAX)

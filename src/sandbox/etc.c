@@ -83,7 +83,7 @@ enum etc_view etc_view_of(const char *path)
 		if (path_is_within(rel, etc_synthesized[i].name))
 			return ETC_OWN;
 	for (size_t i = 0; i < ARRAY_LEN(etc_entries); i++)
-		if (path_is_within(rel, etc_entries[i]) || path_is_within(etc_entries[i], rel))
+		if (path_overlaps(rel, etc_entries[i]))
 			return ETC_HOST;
 	for (size_t i = 0; i < ARRAY_LEN(etc_copied_dirs); i++)
 		if (path_is_within(rel, etc_copied_dirs[i].dir))

@@ -108,7 +108,7 @@ static int open_root(const char *home, const struct sandbox_spec *s, char **real
 	for (size_t i = 0; i < ARRAY_LEN(apart); i++) {
 		_cleanup_free_ char *r = apart[i][0] ? path_resolve_existing(apart[i][0]) : NULL;
 		const char *o = r ? r : apart[i][0];
-		if (o && pre && (path_is_within(pre, o) || path_is_within(o, pre)))
+		if (o && pre && path_overlaps(pre, o))
 			return werr_set(e, 0, "refusing cache directory %s: it overlaps %s %s "
 					"(set XDG_DATA_HOME elsewhere)", pre, apart[i][1], o);
 	}
@@ -156,8 +156,7 @@ int caches_prepare(const struct policy *pol, const char *home, const struct agen
 	s->nhome_binds = c->n;
 	for (size_t i = 0; i < v->n; i++)
 		for (size_t k = 0; k < st->n; k++)
-			if (path_is_within(v->v[i], st->v[k].name) ||
-			    path_is_within(st->v[k].name, v->v[i]))
+			if (path_overlaps(v->v[i], st->v[k].name))
 				return werr_set(e, 0, "cache ~/%s: ~/%s is the agent's state, which warden "
 						"binds there: name another directory", v->v[i],
 						st->v[k].name);

@@ -9,8 +9,7 @@ void home_seed(struct sandbox_spec *s, const char *path, const char *text)
 	if (!text || s->nseeds >= SEED_MAX)
 		return;
 	for (size_t i = 0; i < s->nhome_binds; i++)
-		if (path_is_within(path, s->home_binds[i].name) ||
-		    path_is_within(s->home_binds[i].name, path))
+		if (path_overlaps(path, s->home_binds[i].name))
 			return;
 	s->seeds[s->nseeds++] = (struct seed_file){ .path = path, .mode = 0644, .bytes = text };
 }

@@ -167,8 +167,7 @@ static int keep_private(const char *ws, const struct policy *pol, const char *di
 {
 	_cleanup_free_ char *rdir = path_resolve_existing(dir);
 	const char *r = rdir ? rdir : dir;
-	if (path_is_within(ws, dir) || path_is_within(dir, ws) ||
-	    path_is_within(ws, r) || path_is_within(r, ws))
+	if (path_overlaps(ws, dir) || path_overlaps(ws, r))
 		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", ws, what, dir);
 	for (size_t i = 0; i < pol->npaths; i++) {
 		const struct policy_path *pp = &pol->paths[i];

@@ -497,8 +497,7 @@ int task_linked(struct task *t, const char *workspace, const char *home, struct 
 	_cleanup_free_ char *common = cd ? resolved(admin, cd) : NULL;
 	_cleanup_free_ char *wts = common ? xasprintf("%s/worktrees", common) : NULL;
 	if (!wts || !path_is_within(admin, wts) || strcmp(admin, wts) == 0 ||
-	    strchr(admin + strlen(wts) + 1, '/') || path_is_within(common, ws) ||
-	    path_is_within(ws, common))
+	    strchr(admin + strlen(wts) + 1, '/') || path_overlaps(common, ws))
 		return 0;
 	t->linked = true;
 	t->common = steal_ptr(&common);

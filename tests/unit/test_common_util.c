@@ -68,6 +68,11 @@ static void test_path_is_within(void)
 	CHECK(!path_is_within("proc", "/proc"));
 	/* unrelated */
 	CHECK(!path_is_within("/b", "/a"));
+	/* overlapping: either within the other, and relative names alike */
+	CHECK(path_overlaps("/a", "/a/b") && path_overlaps("/a/b", "/a") && path_overlaps("/a", "/a"));
+	CHECK(!path_overlaps("/a", "/ab") && !path_overlaps("/ab", "/a"));
+	CHECK(path_overlaps(".cargo", ".cargo/registry") && !path_overlaps(".cargo", ".cargo2"));
+	CHECK(path_overlaps("/", "/x"));
 	CHECK(!path_is_within("/b/a", "/a"));
 }
 
