@@ -24,7 +24,7 @@ static const char *odd_kind(mode_t m)
 }
 
 /* With the sandbox gone: move aside git repositories and redirects the
- * agent created, clear setuid/setgid bits that appeared, remove what is
+ * agent created, and a rebase's state that would run its commands, clear setuid/setgid bits that appeared, remove what is
  * neither a file nor a directory from git directories (ws's, or with
  * gitdir that one, outside it: workspace_sweep_gitdir), record each as an
  * alert and tell the user (how to undo a move). */
@@ -72,6 +72,17 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 			      "back if you trust it)", sw.ws, it->rel, it->to);
 			a = ev_alert(&(struct ev_alert){ .rule = "config.created-in-sandbox",
 				.path = it->rel, .moved_to = it->to, .action = "quarantined" });
+			break;
+		case WS_SWEPT_REBASE:
+			wnote("the sandboxed command left %s/%s, a rebase or cherry-pick in progress "
+			      "whose next --continue would run a program on your host: %s; it was "
+			      "moved to %s, so git sees none in progress (review it, then `mv` it back "
+			      "if you trust it; a rebased branch is as it was before the rebase, HEAD "
+			      "where the rebase left it)", sw.ws, it->rel, it->why ? it->why : "",
+			      it->to);
+			a = ev_alert(&(struct ev_alert){ .rule = "git.rebase-runs-in-sandbox",
+				.path = full ? full : it->rel, .moved_to = it->to,
+				.action = "quarantined", .detail = it->why });
 			break;
 		case WS_SWEPT_GIT_KEPT:
 			/* on the record, not on stderr: nothing to review */

@@ -8,6 +8,9 @@
  *                  core.hooksPath, the repositories .git files name
  *   hostpath.c     paths as the host's kernel and git resolve them
  *   sweep.c        the end-of-session sweep
+ *   gitplain.c, gitworktree.c, gitrebase.c
+ *                  what the sweep keeps of a new .git, a new worktree,
+ *                  a rebase's state
  *   placeholder.c  the placeholders and the workspace's lock
  *   place.c        which directories may be a workspace at all */
 #pragma once
@@ -79,6 +82,19 @@ bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX]);
  * other content or place. */
 char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char *dir,
 			 char why[WS_WHY_MAX]);
+
+/* gitrebase.c: is name a directory of a rebase's or a cherry-pick's
+ * state (rebase-merge, sequencer) when inside a git directory? */
+bool ws_rebase_dir(const char *name);
+/* Note in the plan what the one at we (inside a git directory) would run
+ * on the next --continue: its todo's exec lines, a merge strategy. */
+void ws_rebase_note(struct ws_plan *plan, const struct walk_entry *we);
+/* Would the one at we run nothing but what plan noted there at start (plan
+ * NULL: nothing) and git's own merge strategies? When not, why says what
+ * ("its todo runs `CMD` ..."); a file of it that is no regular file or
+ * cannot be read counts as not. */
+bool ws_rebase_plain(const struct ws_plan *plan, const struct walk_entry *we,
+		     char why[WS_WHY_MAX]);
 
 /* Is name one of the protected names that apply at any depth? */
 bool ws_protected_name(const struct strv *names, const char *name);

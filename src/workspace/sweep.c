@@ -3,7 +3,9 @@
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside (a .git git init made, from which git runs
  * nothing, stays: gitplain.c; so do a worktree `git worktree add` made and
- * its .git file: gitworktree.c), regular files whose inode changed during the
+ * its .git file: gitworktree.c), and so is a rebase's or cherry-pick's
+ * state inside a git directory that would run on the next --continue what
+ * was not there at start (gitrebase.c); regular files whose inode changed during the
  * session lose their setuid and setgid bits (what an earlier sweep moved
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
@@ -67,8 +69,9 @@ struct sweep {
 	char *suffix;              /* WS_QUARANTINE_TAG "SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
-	struct strv pending_git, pending_config, pending_odd;
+	struct strv pending_git, pending_config, pending_odd, pending_rebase;
 	struct strv pending_why;   /* for each of pending_git: why it was not kept */
+	struct strv rebase_why;    /* for each of pending_rebase: what it would run */
 	unsigned bare_parts;       /* and what it holds of a repository */
 	bool all_git;              /* every entry is inside a git directory */
 	int host_ok;               /* ws_host_hooks_outside, asked once: -1 not yet */
@@ -269,6 +272,22 @@ static bool same_link(const struct sweep *sw, const struct walk_entry *we)
 	return strcmp(target, was) == 0;
 }
 
+/* A directory inside a git directory: a rebase's or cherry-pick's state
+ * that would run what was not there at start is moved aside once the
+ * directory holding it is read (a gitdir outside the workspace had no
+ * record at start: all_git); the walk goes on into any other. */
+static int sweep_git_dir(struct sweep *sw, const struct walk_entry *we)
+{
+	if (!ws_rebase_dir(we->name))
+		return WALK_DESCEND;
+	char why[WS_WHY_MAX];
+	if (ws_rebase_plain(sw->all_git ? NULL : sw->plan, we, why))
+		return WALK_DESCEND;
+	strv_push(&sw->pending_rebase, we->name);
+	strv_push(&sw->rebase_why, why);
+	return WALK_SKIP;
+}
+
 /* Inside a git directory: a FIFO, socket or device is removed once the
  * directory is read, whenever it was made (git makes none; one a killed
  * session left, or one inside a directory moved in whole, has an old
@@ -282,12 +301,12 @@ static int sweep_in_git(struct sweep *sw, const struct walk_entry *we)
 	if (we->type == DT_REG || strstr(we->name, sw->suffix))
 		return WALK_SKIP;
 	if (we->type == DT_DIR)
-		return WALK_DESCEND;
+		return sweep_git_dir(sw, we);
 	struct stat st;
 	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
 		return WALK_SKIP;
 	if (S_ISDIR(st.st_mode))
-		return WALK_DESCEND;
+		return sweep_git_dir(sw, we);
 	if (!S_ISLNK(st.st_mode) || !before_start(sw, &st))
 		strv_push(&sw->pending_odd, we->name);
 	return WALK_SKIP;
@@ -353,24 +372,35 @@ static void remove_odd(struct sweep *sw, int dirfd, const char *rel, const char 
 		.mode_was = st.st_mode, .to = n >= 0 ? xstrdup(target) : NULL });
 }
 
+static void pending_free(struct sweep *sw)
+{
+	strv_free(&sw->pending_git);
+	strv_free(&sw->pending_why);
+	strv_free(&sw->pending_config);
+	strv_free(&sw->pending_rebase);
+	strv_free(&sw->rebase_why);
+	strv_free(&sw->pending_odd);
+}
+
 static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
 {
 	(void)e;
 	struct sweep *sw = ctx;
-	const struct strv *lists[] = { &sw->pending_git, &sw->pending_config };
+	const struct { struct strv *names, *whys; enum ws_swept_kind kind; } lists[] = {
+		{ &sw->pending_git, &sw->pending_why, WS_SWEPT_GIT },
+		{ &sw->pending_config, NULL, WS_SWEPT_CONFIG },
+		{ &sw->pending_rebase, &sw->rebase_why, WS_SWEPT_REBASE },
+	};
 	for (size_t l = 0; l < ARRAY_LEN(lists); l++)
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			const char *name = lists[l]->v[i];
+		for (size_t i = 0; i < lists[l].names->n; i++) {
+			const char *name = lists[l].names->v[i];
 			_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-			move_aside(sw, l ? WS_SWEPT_CONFIG : WS_SWEPT_GIT, dirfd, name, r,
-				   l ? NULL : sw->pending_why.v[i]);
+			move_aside(sw, lists[l].kind, dirfd, name, r,
+				   lists[l].whys ? lists[l].whys->v[i] : NULL);
 		}
-	strv_free(&sw->pending_git);
-	strv_free(&sw->pending_why);
-	strv_free(&sw->pending_config);
 	for (size_t i = 0; i < sw->pending_odd.n; i++)
 		remove_odd(sw, dirfd, rel, sw->pending_odd.v[i]);
-	strv_free(&sw->pending_odd);
+	pending_free(sw);
 	/* A directory made to look like a repository (git would take it for
 	 * a bare one, or for the gitdir a .git file names, and run its hooks
 	 * and config): its HEAD moved aside, which is enough for git not to
@@ -438,10 +468,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(plan->ws_fd, &ops, &sw, e);
-	strv_free(&sw.pending_git);
-	strv_free(&sw.pending_why);
-	strv_free(&sw.pending_config);
-	strv_free(&sw.pending_odd);
+	pending_free(&sw);
 	free(sw.git.v);
 	free(sw.bare.v);
 	free(sw.named.v);
@@ -476,7 +503,7 @@ int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const ch
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };
 	int r = walk_tree(fd, &ops, &sw, e);
-	strv_free(&sw.pending_odd);
+	pending_free(&sw);
 	free(sw.suffix);
 	return r;
 }

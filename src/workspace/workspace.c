@@ -3,6 +3,7 @@
  * the mounts keeping protected paths read-only and secret files masked
  * inside the workspace, records each .git, git redirect, bare-repository
  * lookalike and protected name below the top for the sweep (sweep.c),
+ * and what a rebase or cherry-pick in progress would run (gitrebase.c),
  * binds what an earlier sweep moved aside read-only, and adds each
  * directory to the host-side watch (wswatch.h). What git would
  * read or run is protected by gitprotect.c; the plan's entries are made by
@@ -144,6 +145,8 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (we->tagged) {
 		if (we->type == DT_LNK)
 			return WALK_SKIP;
+		if (we->type == DT_DIR && ws_rebase_dir(we->name))
+			ws_rebase_note(sc->plan, we);
 		return plan_mask(sc, we, e);
 	}
 	if (++sc->entries > SCAN_MAX_ENTRIES)
@@ -378,4 +381,6 @@ void workspace_cleanup(struct ws_plan *plan)
 	strv_free(&plan->links);
 	strv_free(&plan->link_targets);
 	strv_free(&plan->quarantined);
+	strv_free(&plan->rebase_dirs);
+	strv_free(&plan->rebase_runs);
 }

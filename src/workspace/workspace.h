@@ -67,6 +67,9 @@ struct ws_plan {
 				     included configuration at start */
 	struct strv link_targets; /* and what each pointed at, same order */
 	struct strv quarantined;  /* what a sweep moved aside, bound read-only here */
+	struct strv rebase_dirs;  /* a rebase's or cherry-pick's state in a git directory
+				     at start (gitrebase.c), once for each thing */
+	struct strv rebase_runs;  /* it would run there: "exec CMD", "strategy NAME" */
 	struct timespec t0;       /* when the plan began: an inode changed since has a
 				     later ctime (the sweep's test for setuid bits) */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
@@ -86,6 +89,8 @@ enum ws_swept_kind {
 				     symlink's target) */
 	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c),
 				     or a linked worktree's and its worktrees/ (gitworktree.c) */
+	WS_SWEPT_REBASE,          /* a rebase's or cherry-pick's state that would run what
+				     was not there at start (gitrebase.c), moved aside */
 };
 #define WS_WHY_MAX 160
 struct ws_swept {

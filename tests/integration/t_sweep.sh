@@ -287,3 +287,86 @@ test_sweep_worktree_refused() {
 	assert_host_absent wt3/.git 'a worktree of a repository with core.hooksPath stayed'
 	assert_err_match 'core.hooksPath'
 }
+
+# plant_rebase TODO [STRATEGY]: a shell script for inside that makes
+# .git/rebase-merge look like an interactive rebase of the current branch
+# stopped with TODO (printf format) left, and its strategy file when given.
+plant_rebase() {
+	printf '%s' 'd=.git/rebase-merge && mkdir $d && git rev-parse HEAD > $d/orig-head &&
+		git rev-parse HEAD > $d/onto && git symbolic-ref HEAD > $d/head-name &&
+		touch $d/interactive && : > $d/done && printf "'"$1"'" > $d/git-rebase-todo'
+	[[ -z ${2-} ]] || printf ' && echo %q > $d/strategy' "$2"
+}
+
+test_sweep_rebase_runs() {
+	# A rebase's state the agent leaves in .git runs on the host's next
+	# `git rebase --continue`: its todo's exec lines by the shell, a merge
+	# strategy that is not git's own as a program (`../../x` is the
+	# worktree's ./x, behind a pick `git status` shows as harmless). Each
+	# is moved aside whole, said and logged; the host's --continue then
+	# runs nothing.
+	sweep_repo
+	git -c user.name=u -c user.email=u@example.invalid commit -q --allow-empty -m second ||
+		fatal 'second commit failed'
+	local mark=$T_TMP/ran
+	wsh "$(plant_rebase "pick $(git rev-parse HEAD) second\\n  x touch $mark\\n") && echo planted" \
+		--profile "$(no_detect_actions)"
+	assert_out_line planted
+	assert_host_absent .git/rebase-merge 'a todo with an exec line stayed'
+	assert_err_match "rebase-merge, a rebase or cherry-pick in progress .*its todo runs \`touch $mark\`"
+	sweep_alert git.rebase-runs-in-sandbox .git/rebase-merge
+	timeout 10 git -c user.name=u -c user.email=u@example.invalid rebase --continue >/dev/null 2>&1
+	[[ ! -e $mark ]] || fail "the host's git rebase --continue ran the agent's exec line"
+	rm -rf .git/rebase-merge.warden-quarantine-*
+
+	git checkout -q -b side && echo s > s && git add s &&
+		git -c user.name=u -c user.email=u@example.invalid commit -q -m side &&
+		git checkout -q - || fatal 'could not make the side branch'
+	wsh "mkdir git-merge-.. && printf '#!/bin/sh\\ntouch $mark\\n' > x && chmod +x x &&
+		$(plant_rebase "pick $(git rev-parse side) side\\n" ../../x) && echo planted" \
+		--profile "$(no_detect_actions)"
+	assert_out_line planted
+	assert_host_absent .git/rebase-merge 'a strategy naming a program stayed'
+	assert_err_match 'its merge strategy `../../x` is none of git.s own'
+	timeout 10 git -c user.name=u -c user.email=u@example.invalid rebase --continue >/dev/null 2>&1
+	[[ ! -e $mark ]] || fail "the host's git rebase --continue ran the agent's strategy"
+
+	# a cherry-pick's options, in git's config syntax
+	wsh "mkdir .git/sequencer && git rev-parse HEAD > .git/sequencer/head &&
+		printf '[options]\\n\\tstrategy = ../../x\\n' > .git/sequencer/opts && echo planted" \
+		--profile "$(no_detect_actions)"
+	assert_out_line planted
+	assert_host_absent .git/sequencer "a cherry-pick's strategy naming a program stayed"
+	sweep_alert git.rebase-runs-in-sandbox .git/sequencer
+
+	# no hang on a FIFO where the todo would be
+	wsh 'mkdir .git/rebase-merge && mkfifo .git/rebase-merge/git-rebase-todo && echo planted' \
+		--profile "$(no_detect_actions)"
+	assert_out_line planted
+	assert_host_absent .git/rebase-merge 'a FIFO for a todo stayed'
+	assert_err_match 'git-rebase-todo: not a regular file'
+}
+
+test_sweep_rebase_kept() {
+	# The user's own rebase, stopped on a conflict with exec lines left,
+	# stays when the agent resolves the conflict inside (the lines there at
+	# start, git's own strategy): the host's --continue then finishes it
+	# and runs the user's exec line. Nothing is said or quarantined.
+	sweep_repo
+	local g='git -c user.name=u -c user.email=u@example.invalid' mark=$T_TMP/ran
+	echo a > f && git add f && $g commit -q -m f && git checkout -q -b side &&
+		echo b > f && $g commit -q -am b && git checkout -q - && echo c > f &&
+		$g commit -q -am c || fatal 'could not make the two branches'
+	git checkout -q side
+	$g rebase -q -s ort --exec "touch $mark" master >/dev/null 2>&1 &&
+		fatal 'the rebase did not stop on its conflict'
+	[[ -d .git/rebase-merge ]] || fatal 'no rebase in progress'
+	wsh 'echo resolved > f && git add f && echo done' --profile "$(no_detect_actions)"
+	assert_rc 0
+	assert_out_line done
+	[[ -d .git/rebase-merge ]] || fail "the user's rebase was moved aside: $(excerpt "$ERR")"
+	[[ $ERR != *'rebase or cherry-pick in progress'* ]] || fail "a rebase reported: $(excerpt "$ERR")"
+	GIT_EDITOR=true timeout 10 $g rebase --continue >/dev/null 2>&1 ||
+		fail 'the rebase did not finish on the host'
+	[[ -e $mark ]] || fail "the user's own exec line did not run"
+}
