@@ -94,6 +94,32 @@ static void config_found(void *ctx, enum gitcfg_kind kind, const char *cond, con
 	*bad |= kind == GITCFG_HOOKS_PATH || kind == GITCFG_INCLUDE || kind == GITCFG_INCLUDE_IF;
 }
 
+/* The repository's config: no core.hooksPath, no include. */
+static bool repo_config_plain(int gfd, char why[WS_WHY_MAX])
+{
+	size_t len = 0;
+	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len,
+						    NULL);
+	bool bad = false;
+	if (!text || gitcfg_scan(text, len, config_found, &bad) < 0)
+		bad = true;
+	if (bad)
+		return ws_say(why, "the repository's config sets core.hooksPath or includes a file "
+			   "(a new worktree's top would take part in it)");
+	return true;
+}
+
+bool ws_worktree_admin_plain(int gfd, const char *name, char why[WS_WHY_MAX])
+{
+	if (why)
+		why[0] = '\0';
+	_cleanup_close_ int wfd = openat(gfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+	if (wfd < 0)
+		return ws_say(why, "worktrees is no directory of its own");
+	return admin_plain(wfd, name, why) && repo_config_plain(gfd, why);
+}
+
 bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX])
 {
 	if (why)
@@ -114,16 +140,7 @@ bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX])
 	}
 	if (errno)
 		return ws_say(why, "worktrees cannot be read");
-	size_t len = 0;
-	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len,
-						    NULL);
-	bool bad = false;
-	if (!text || gitcfg_scan(text, len, config_found, &bad) < 0)
-		bad = true;
-	if (bad)
-		return ws_say(why, "the repository's config sets core.hooksPath or includes a file "
-			   "(a new worktree's top would take part in it)");
-	return true;
+	return repo_config_plain(gfd, why);
 }
 
 char *ws_worktree_gitdir(int dirfd, const char *name, const char *ws, const char *dir,

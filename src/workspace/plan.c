@@ -140,6 +140,13 @@ const char *const ws_git_redirects[WS_GIT_REDIRECTS] = {
 	"commondir", "config.worktree", "worktrees", "modules",
 };
 
+/* In a worktree's administrative directory (.git/worktrees/NAME), what
+ * sends git to configuration and hooks elsewhere: bound read-only when
+ * there at start, moved aside by the sweep when new. */
+const char *const ws_worktree_redirects[WS_WORKTREE_REDIRECTS] = {
+	"commondir", "config.worktree", "modules",
+};
+
 /* What an entry is, "dev:ino:birth" ("dev:ino" where the file system keeps
  * no birth time), or "gone": the birth time tells a directory removed and
  * made again from the original even when the inode number comes back. */

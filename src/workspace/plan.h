@@ -27,6 +27,11 @@
 #define WS_GIT_REDIRECTS 4
 extern const char *const ws_git_redirects[WS_GIT_REDIRECTS];
 
+/* What redirects git in a worktree's administrative directory
+ * (.git/worktrees/NAME): commondir, config.worktree, modules. */
+#define WS_WORKTREE_REDIRECTS 3
+extern const char *const ws_worktree_redirects[WS_WORKTREE_REDIRECTS];
+
 #define ID_LEN 80
 
 /* What git looks for to take a directory for a repository. */
@@ -76,6 +81,9 @@ bool ws_host_hooks_outside(const char *ws);
  * nothing (a relative one would start at a new worktree's top)? why as
  * ws_git_plain's. */
 bool ws_worktrees_plain(int gfd, char why[WS_WHY_MAX]);
+/* ... and one of them, worktrees/name, alone (a worktree added where
+ * others were there at start, or named by a new .git file). */
+bool ws_worktree_admin_plain(int gfd, const char *name, char why[WS_WHY_MAX]);
 /* The gitdir a .git file dirfd/name names (ws/dir its directory), as a
  * workspace-relative path of the form [X/].git/worktrees/NAME, taken as
  * written (a relative path's leading ".." alone); NULL, with why, for any

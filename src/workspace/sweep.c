@@ -132,7 +132,7 @@ static bool worktree_link(struct sweep *sw, const struct walk_entry *we, char wh
 		snprintf(why, WS_WHY_MAX, "it sends git to %.100s, which is no directory", gd);
 		return false;
 	}
-	return ws_worktrees_plain(gfd, why) && host_ok(sw, why);
+	return ws_worktree_admin_plain(gfd, wt + 15, why) && host_ok(sw, why);
 }
 
 /* A new .git kept: a repository git init made, or a linked worktree. */
@@ -167,6 +167,49 @@ static void move_aside(struct sweep *sw, enum ws_swept_kind kind, int dirfd, con
 	free(to);
 }
 
+/* A .git/worktrees there at start, writable all session (rel): each
+ * worktrees/NAME made or replaced since is judged as a new worktrees/
+ * would be (kept when git's own, else moved aside); in each one there at
+ * start, what redirects git (commondir, config.worktree, modules) and was
+ * not there is moved aside. */
+static void sweep_worktree_names(struct sweep *sw, int gfd, const char *rel)
+{
+	mode_t restore;
+	struct stat st;
+	int wfd = walk_open_dir(gfd, "worktrees", &restore, &st);
+	_cleanup_dir_ DIR *d = wfd < 0 ? NULL : dir_open_at(wfd, ".", 0);
+	_cleanup_strv_ struct strv names = { 0 };
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    !strstr(de->d_name, sw->suffix))
+			strv_push(&names, de->d_name);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.v[i];
+		char id[ID_LEN], why[WS_WHY_MAX] = "";
+		ws_id_at(wfd, name, id);
+		_cleanup_free_ char *nrel = xasprintf("%s/%s", rel, name);
+		if (!known(&sw->git, nrel, id)) {
+			if (ws_worktree_admin_plain(gfd, name, why) && host_ok(sw, why))
+				swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_GIT_KEPT,
+					.rel = xstrdup(nrel), .why = xstrdup(WORKTREES_KEPT) });
+			else
+				move_aside(sw, WS_SWEPT_GIT, wfd, name, nrel, why);
+			continue;
+		}
+		_cleanup_close_ int afd = openat(wfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
+		for (size_t k = 0; afd >= 0 && k < ARRAY_LEN(ws_worktree_redirects); k++) {
+			const char *x = ws_worktree_redirects[k];
+			ws_id_at(afd, x, id);
+			_cleanup_free_ char *xrel = xasprintf("%s/%s", nrel, x);
+			if (strcmp(id, "gone") != 0 && !known(&sw->git, xrel, id))
+				move_aside(sw, WS_SWEPT_GIT, afd, x, xrel, NULL);
+		}
+	}
+	if (wfd >= 0)
+		walk_close_dir(wfd, restore, rel);
+}
+
 /* The redirects of a .git that was there at start. */
 static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 {
@@ -185,8 +228,11 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 		if (strcmp(id, "gone") == 0)
 			continue;
 		_cleanup_free_ char *rel = xasprintf("%s/%s", we->rel, ws_git_redirects[i]);
-		if (known(&sw->git, rel, id))
+		if (known(&sw->git, rel, id)) {
+			if (strv_contains(&sw->plan->worktrees_rw, rel))
+				sweep_worktree_names(sw, gfd, rel);
 			continue;
+		}
 		/* `git worktree add`'s own: kept (the .git files judged alike) */
 		char why[WS_WHY_MAX] = "";
 		if (strcmp(ws_git_redirects[i], "worktrees") == 0 && ws_worktrees_plain(gfd, why) &&

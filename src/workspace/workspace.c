@@ -16,18 +16,116 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "certcopy.h"
+#include "gitconfig.h"
 #include "wswatch.h"
 
 #define SCAN_MAX_ENTRIES 1000000
 
+#define WORKTREES_RW_MAX 256 /* administrative directories; more: read-only whole */
+
+/* Does the administrative directory afd (rel) belong to a worktree in
+ * the workspace ws: does its gitdir file name a .git there? */
+static bool worktree_inside(int afd, const char *ws, const char *rel)
+{
+	size_t len = 0;
+	_cleanup_free_ char *g = read_regular_at(afd, "gitdir", O_NOFOLLOW, 4096, &len, NULL);
+	if (!g || strlen(g) != len)
+		return false;
+	g[strcspn(g, "\r\n")] = '\0';
+	if (!*g)
+		return false;
+	_cleanup_free_ char *dir = xasprintf("%s/%s", ws, rel);
+	_cleanup_free_ char *abs = g[0] == '/' ? xstrdup(g) : ws_join_lexically(dir, g);
+	_cleanup_free_ char *in = ws_relative_abs(ws, abs);
+	return in != NULL;
+}
+
+static int worktree_config_on(void *ctx, char *var, const char *value)
+{
+	bool *on = ctx;
+	if (strcmp(var, "extensions.worktreeconfig") == 0)
+		*on = !value || !(strcasecmp(value, "false") == 0 || strcasecmp(value, "no") == 0 ||
+				  strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0 || !*value);
+	return 0;
+}
+
+/* Does the repository's config (at gfd) make git read each worktree's
+ * config.worktree (extensions.worktreeConfig, which git takes from that
+ * file alone)? true too when it cannot be read. */
+static bool reads_worktree_config(int gfd)
+{
+	size_t len = 0;
+	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, 1 << 20, &len, NULL);
+	bool on = false;
+	if (!text || gitcfg_each(text, len, worktree_config_on, &on) < 0)
+		return true;
+	return on;
+}
+
+/* A .git/worktrees there at start (rel, in the .git at gfd): each
+ * worktrees/NAME and the redirects in it recorded for the sweep, and the
+ * directory writable for the session (`git worktree add`) when each NAME
+ * is a directory and the repository reads no config.worktree, read-only
+ * whole otherwise. A NAME of a worktree in the
+ * workspace is writable too (a commit there); one of a worktree elsewhere
+ * stays read-only (its index and HEAD are not the agent's to set). */
+static void note_worktrees(struct ws_plan *plan, const char *ws, int gfd, const char *rel)
+{
+	/* a new config.worktree would be read on the host during the
+	 * session: the old way then, read-only whole */
+	if (reads_worktree_config(gfd))
+		return;
+	_cleanup_close_ int wfd = openat(gfd, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+	_cleanup_dir_ DIR *d = wfd < 0 ? NULL : dir_open_at(wfd, ".", 0);
+	if (!d)
+		return;
+	_cleanup_strv_ struct strv rels = { 0 }, ids = { 0 }, outside = { 0 };
+	size_t n = 0;
+	for (struct dirent *de; (errno = 0, de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		struct stat st;
+		if (++n > WORKTREES_RW_MAX || fstatat(wfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			return;
+		char id[ID_LEN];
+		ws_id_at(wfd, de->d_name, id);
+		strv_push_owned(&rels, xasprintf("%s/%s", rel, de->d_name));
+		strv_push(&ids, id);
+		_cleanup_close_ int afd = openat(wfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
+		if (afd < 0 || !worktree_inside(afd, ws, rels.v[rels.n - 1]))
+			strv_push(&outside, rels.v[rels.n - 1]);
+		for (size_t k = 0; afd >= 0 && k < ARRAY_LEN(ws_worktree_redirects); k++) {
+			ws_id_at(afd, ws_worktree_redirects[k], id);
+			if (strcmp(id, "gone") == 0)
+				continue;
+			strv_push_owned(&rels, xasprintf("%s/%s/%s", rel, de->d_name,
+							 ws_worktree_redirects[k]));
+			strv_push(&ids, id);
+		}
+	}
+	if (errno)
+		return;
+	strv_push(&plan->worktrees_rw, rel);
+	for (size_t i = 0; i < outside.n; i++)
+		wsplan_readonly(plan, outside.v[i]);
+	for (size_t i = 0; i < rels.n; i++) {
+		strv_push(&plan->git, rels.v[i]);
+		strv_push(&plan->git_ids, ids.v[i]);
+	}
+}
+
 /* Record a .git entry (directory, file or symlink) and the redirects in one
  * that is a directory. */
-static void note_git(struct ws_plan *plan, const struct walk_entry *we)
+static void note_git(struct ws_plan *plan, const char *ws, const struct walk_entry *we)
 {
 	char id[ID_LEN];
 	ws_id_at(we->dirfd, we->name, id);
@@ -46,6 +144,10 @@ static void note_git(struct ws_plan *plan, const struct walk_entry *we)
 			continue;
 		strv_push_owned(&plan->git, xasprintf("%s/%s", we->rel, ws_git_redirects[i]));
 		strv_push(&plan->git_ids, id);
+		if (strcmp(ws_git_redirects[i], "worktrees") == 0) {
+			_cleanup_free_ char *wrel = xstrdup(plan->git.v[plan->git.n - 1]);
+			note_worktrees(plan, ws, gfd, wrel);
+		}
 	}
 	walk_close_dir(gfd, restore, we->rel);
 }
@@ -135,6 +237,24 @@ static int plan_quarantined(struct scan *sc, const struct walk_entry *we, struct
 	return we->type == DT_DIR ? WALK_DESCEND_TAGGED : WALK_SKIP;
 }
 
+/* g within a writable .git/worktrees: what follows it in g ("" for the
+ * directory itself, "/NAME" or "/NAME/commondir"), else NULL. */
+static const char *worktrees_rw_of(const struct ws_plan *plan, const char *g)
+{
+	for (size_t i = 0; i < plan->worktrees_rw.n; i++) {
+		size_t n = strlen(plan->worktrees_rw.v[i]);
+		if (strncmp(g, plan->worktrees_rw.v[i], n) == 0 && (g[n] == '\0' || g[n] == '/'))
+			return g + n;
+	}
+	return NULL;
+}
+
+static void wsplan_pin(struct ws_plan *plan, const char *rel)
+{
+	if (!wsplan_has(plan, rel))
+		wsplan_add(plan, WS_PIN, rel);
+}
+
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;
@@ -159,7 +279,7 @@ static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	/* Before the symlink skip: git follows a .git symlink, and a .git
 	 * file ("gitdir: ...") redirects it too. */
 	if (strcmp(we->name, ".git") == 0) {
-		note_git(sc->plan, we);
+		note_git(sc->plan, sc->ws, we);
 		if (we->type == DT_REG) /* a submodule's or worktree's: read-only */
 			return wsplan_protect(sc->ws, we->rel, sc->plan, e) < 0 ||
 					       ws_protect_gitfile_target(sc, we, e) < 0
@@ -330,11 +450,18 @@ static int plan_scan(const char *ws, const struct policy *p, struct ws_plan *pla
 		goto fail;
 	strv_free(&sc.git_subs);
 	strv_free(&sc.host_hooks);
-	/* Git redirects present now stay as they are: read-only. */
+	/* Git redirects present now stay as they are: read-only; but a
+	 * .git/worktrees whose administrative directories are all there is
+	 * pinned, and so is each of them, with its redirects read-only. */
 	for (size_t i = 0; i < plan->git.n; i++) {
 		const char *g = plan->git.v[i];
 		const char *base = strrchr(g, '/');
-		if (strcmp(base ? base + 1 : g, ".git") != 0)
+		if (strcmp(base ? base + 1 : g, ".git") == 0)
+			continue;
+		const char *wt = worktrees_rw_of(plan, g);
+		if (wt && (!*wt || !strchr(wt + 1, '/')))
+			wsplan_pin(plan, g); /* worktrees/, or worktrees/NAME */
+		else
 			wsplan_readonly(plan, g);
 	}
 	settle(plan);
@@ -382,5 +509,6 @@ void workspace_cleanup(struct ws_plan *plan)
 	strv_free(&plan->link_targets);
 	strv_free(&plan->quarantined);
 	strv_free(&plan->rebase_dirs);
+	strv_free(&plan->worktrees_rw);
 	strv_free(&plan->rebase_runs);
 }

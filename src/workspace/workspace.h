@@ -67,6 +67,8 @@ struct ws_plan {
 				     included configuration at start */
 	struct strv link_targets; /* and what each pointed at, same order */
 	struct strv quarantined;  /* what a sweep moved aside, bound read-only here */
+	struct strv worktrees_rw; /* .git/worktrees there at start, writable: each NAME in
+				     it pinned, its redirects read-only (workspace.c) */
 	struct strv rebase_dirs;  /* a rebase's or cherry-pick's state in a git directory
 				     at start (gitrebase.c), once for each thing */
 	struct strv rebase_runs;  /* it would run there: "exec CMD", "strategy NAME" */

@@ -288,6 +288,32 @@ test_sweep_worktree_refused() {
 	assert_err_match 'core.hooksPath'
 }
 
+test_sweep_worktree_later_session() {
+	# A worktree from an earlier session (or the host) works in the next:
+	# a commit in it, a new `git worktree add` beside it (judged and kept as
+	# git's own), while an administrative directory the agent forges there
+	# (its commondir toward another repository) is moved aside.
+	sweep_repo
+	wsh 'git worktree add -q wt1 -b b1 && echo made'
+	assert_out_line made
+	wsh 'cd wt1 && git -c user.name=a -c user.email=a@example.invalid commit -q --allow-empty -m later &&
+		cd .. && git worktree add -q wt2 -b b2 && mkdir -p .git/worktrees/evil other/.git &&
+		echo ../../../other/.git > .git/worktrees/evil/commondir && echo done' \
+		--profile "$(no_detect_actions)"
+	assert_rc 0 'a commit in the earlier worktree, a new one beside it'
+	assert_out_line done
+	OUT=$(git -c safe.directory='*' -C wt1 log --format=%s -1 2>&1)
+	[[ $OUT == later ]] || fail "the commit in the earlier worktree is not there: $(excerpt "$OUT")"
+	OUT=$(git -c safe.directory='*' -C wt2 status -sb 2>&1)
+	[[ $OUT == '## b2'* ]] || fail "git on the host does not work in the new worktree: $(excerpt "$OUT")"
+	assert_host_absent .git/worktrees/evil 'a forged administrative directory stayed'
+	assert_err_match 'worktrees/evil/commondir does not name its own repository'
+	sweep_alert git.created-in-sandbox .git/worktrees/evil
+	wardenc log show --event alert --json
+	matches -F '"path":".git/worktrees/wt2","action":"kept","severity":"low"' <<<"$OUT" ||
+		fail "the new worktree's administrative directory is not on the record as kept: $(excerpt "$OUT")"
+}
+
 # plant_rebase TODO [STRATEGY]: a shell script for inside that makes
 # .git/rebase-merge look like an interactive rebase of the current branch
 # stopped with TODO (printf format) left, and its strategy file when given.

@@ -417,31 +417,46 @@ test_hooks_path_include_missing() {
 
 test_worktree_gitdir_readonly() {
 	# A linked worktree in the workspace: its .git file names
-	# .git/worktrees/NAME, whose commondir and config.worktree redirect
-	# the host's git. The directories on the way to that gitdir's hooks
-	# are pinned against renames, but .git/worktrees stays read-only as a
-	# whole. The repository's relative core.hooksPath names a directory
-	# in the linked worktree too, where git runs hooks for a commit there.
+	# .git/worktrees/NAME, whose commondir (and config.worktree, when the
+	# repository reads one) redirect the host's git. .git/worktrees and
+	# NAME are pinned and writable (a commit in the worktree, `git worktree
+	# add`); commondir stays read-only, the gitdir's hooks are held; a
+	# config.worktree made there is moved aside at the end; with
+	# extensions.worktreeConfig on, the whole of .git/worktrees stays
+	# read-only, as does the administrative directory of a worktree outside
+	# the workspace. The repository's relative core.hooksPath names a
+	# directory in the linked worktree too, where git runs hooks for a
+	# commit there.
 	have git || skip 'git not installed'
 	{ git init -q . && git -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m start &&
-		git worktree add -q wt && git config core.hooksPath .githooks; } ||
+		git worktree add -q wt && git worktree add -q "$T_TMP/out" && git config core.hooksPath .githooks; } ||
 		fatal 'git worktree add on the host failed'
 	[[ $(git -C wt rev-parse --git-path hooks) == .githooks ]] ||
 		fatal "git does not look for the worktree's hooks in wt/.githooks: $(git -C wt rev-parse --git-path hooks)"
 	[[ -f .git/worktrees/wt/commondir ]] || fatal 'git worktree add made no .git/worktrees/wt/commondir'
 	local common
 	common=$(<.git/worktrees/wt/commondir)
-	wbatch 'commondir|write .git/worktrees/wt/commondir' 'cfg|write .git/worktrees/wt/config.worktree' \
+	wbatch --profile "$(no_detect_actions)" -- 'commondir|write .git/worktrees/wt/commondir' \
+		'cfg|write .git/worktrees/wt/config.worktree' \
 		'hook|write .git/worktrees/wt/hooks/post-checkout' 'wthooks|mkdir wt/.githooks' \
-		'other|write wt/notes.txt'
+		'other|write wt/notes.txt' 'head|write .git/worktrees/wt/ORIG_HEAD' \
+		'outside|write .git/worktrees/out/ORIG_HEAD'
 	bexpect wthooks denied
 	bexpect commondir denied EROFS,EACCES,EPERM
-	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect cfg allowed
 	bexpect hook denied
 	bexpect other allowed
+	bexpect head allowed
+	bexpect outside denied EROFS,EACCES,EPERM
 	assert_host_file .git/worktrees/wt/commondir "$common" "the worktree's commondir"
-	assert_host_absent .git/worktrees/wt/config.worktree
+	assert_host_absent .git/worktrees/wt/config.worktree 'the config.worktree made inside, after the session'
+	assert_err_match 'created .*/\.git/worktrees/wt/config\.worktree; .* moved to'
 	assert_host_absent wt/.githooks 'the placeholder, after the session'
+
+	git config extensions.worktreeConfig true || fatal 'git config failed'
+	wbatch 'cfg|write .git/worktrees/wt/config.worktree' 'head|write .git/worktrees/wt/ORIG_HEAD'
+	bexpect cfg denied EROFS,EACCES,EPERM
+	bexpect head denied EROFS,EACCES,EPERM
 }
 
 test_hooks_path_top() {
