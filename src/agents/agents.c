@@ -100,7 +100,12 @@ const struct agent_def agent_defs[] = {
 			"env set CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\n"
 			"# the official plugin marketplace (downloads.claude.ai, a git clone\n"
 			"# from github.com) in the interactive UI\n"
-			"env set CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1\n",
+			"env set CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1\n"
+			"# Claude Code's worktrees (--worktree, its EnterWorktree tool, a\n"
+			"# subagent's isolation): writable in the protected .claude when\n"
+			"# the workspace has one; what the sweep finds there is judged as\n"
+			"# anywhere in the workspace.\n"
+			"protect !.claude/worktrees\n",
 		.state = claude_state,
 		.nstate = ARRAY_LEN(claude_state),
 		.seeds = claude_seeds,

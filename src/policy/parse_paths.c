@@ -100,9 +100,36 @@ int pol_do_read_write(struct parser *ps, const struct line *l)
 }
 
 /* `protect RELPATH`, `unprotect RELPATH` */
+/* `protect !RELPATH`, `unprotect !RELPATH`: a directory kept writable
+ * inside the protected one above it (PARENT/NAME). */
+static int protect_except(struct parser *ps, const struct line *l, bool add)
+{
+	const char *d = l->tok[0], *t = l->tok[1] + 1;
+	_cleanup_free_ char *r = xstrdup(t);
+	pol_strip_trailing_slashes(r, 0);
+	if (!*r || r[0] == '/' || path_has_dot_components(r) || !strchr(r, '/'))
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '!' takes a directory inside a protected "
+				"one, relative to the workspace (PARENT/NAME), without '.', '..' or "
+				"empty components: '%.200s'", d, l->tok[1]);
+	if (strncmp(r, ".git/", 5) == 0 || strstr(r, "/.git/") || strcmp(strrchr(r, '/'), "/.git") == 0)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: nothing in .git can be made writable: "
+				"'%.200s'", d, l->tok[1]);
+	if (!add) {
+		strv_remove(&ps->p->protect_except, r);
+		return 0;
+	}
+	if (!strv_contains(&ps->p->protect_except, r) &&
+	    ps->p->protect_except.n >= POLICY_EXCEPT_MAX)
+		return pol_lerr(ps->e, 0, l, l->off[1], "%s: more than %d exceptions", d,
+				POLICY_EXCEPT_MAX);
+	return pol_push_unique(ps, l, &ps->p->protect_except, r);
+}
+
 static int protect(struct parser *ps, const struct line *l, bool add)
 {
 	const char *d = l->tok[0], *t = l->tok[1];
+	if (t[0] == '!')
+		return protect_except(ps, l, add);
 	if (t[0] == '/')
 		return pol_lerr(ps->e, 0, l, l->off[1], "%s: path must be relative to the workspace: '%.200s'",
 				d, t);

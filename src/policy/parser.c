@@ -193,8 +193,8 @@ const struct policy_directive policy_directives[] = {
 	{ "include", parse_include, 2, 2, true, "FILE | default" },
 	{ "read-only", pol_do_read_only, 2, 2, true, "PATH" },
 	{ "read-write", pol_do_read_write, 2, 2, true, "PATH" },
-	{ "protect", pol_do_protect, 2, 2, true, "RELPATH" },
-	{ "unprotect", pol_do_unprotect, 2, 2, true, "RELPATH" },
+	{ "protect", pol_do_protect, 2, 2, true, "RELPATH | !PARENT/NAME" },
+	{ "unprotect", pol_do_unprotect, 2, 2, true, "RELPATH | !PARENT/NAME" },
 	{ "mask", pol_do_mask, 2, 2, true, "GLOB" },
 	{ "unmask", pol_do_unmask, 2, 2, true, "GLOB" },
 	{ "cache", pol_do_cache, 2, 2, true, "~/PATH" },
@@ -334,6 +334,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < LIMIT_KINDS; i++)
 		free(p->limits[i].origin);
 	strv_free(&p->protect);
+	strv_free(&p->protect_except);
 	strv_free(&p->caches);
 	strv_free(&p->exec.deny);
 	strv_free(&p->exec.deny_paths);

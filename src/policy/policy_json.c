@@ -6,6 +6,7 @@
  *   "paths":   [{"path": P, "mode": "read-only"|"read-write", "origin": "FILE:LINE"}...]
  *   "protect": [RELPATH...]
  *   "mask":    [GLOB...]
+ *   "protect_except": [PARENT/NAME...]   only with `protect !` lines
  *   "caches":  ["~/PATH"...]   only with `cache` lines (other digests stay)
  *   "env":     {"pass": [NAME...], "set": {NAME: VALUE...}}
  *   "audit":   "minimal"|"default"|"files"
@@ -235,6 +236,8 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(o, "paths", paths_json(p));
 	json_object_set_new(o, "protect", jstrv(&p->protect));
 	json_object_set_new(o, "mask", jstrv(&p->mask));
+	if (p->protect_except.n)
+		json_object_set_new(o, "protect_except", jstrv(&p->protect_except));
 	if (p->caches.n) {
 		json_t *c = json_array();
 		for (size_t i = 0; i < p->caches.n; i++)

@@ -660,7 +660,8 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 		}
 		_cleanup_close_ int fd = open_planned(ws, m->rel);
 		if (fd < 0) {
-			if (errno == ENOENT && m->kind != WS_PIN && m->kind != WS_PROTECT)
+			if (errno == ENOENT && m->kind != WS_PIN && m->kind != WS_PROTECT &&
+			    m->kind != WS_CARVE)
 				continue; /* mask: gone since the scan; placeholder: not creatable */
 			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
 		}
@@ -673,6 +674,9 @@ static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
 		switch (m->kind) {
 		case WS_PIN:
 			r = bind_at(fd, "", fd, "", RW_ATTRS, e, m->rel);
+			break;
+		case WS_CARVE: /* on the read-only bind above it: cleared */
+			r = bind_attrs(fd, "", fd, "", RW_ATTRS, W_MOUNT_ATTR_RDONLY, e, m->rel);
 			break;
 		case WS_PROTECT:
 		case WS_PLACEHOLDER:

@@ -32,8 +32,9 @@ _Static_assert(ARRAY_LEN(table) <= 31, "one bit per hint, and the worktree's");
 
 #define WORKTREE_BIT (1u << 31)
 #define WORKTREE_LINE "Claude Code's worktree (.claude/worktrees) was refused: .claude is " \
-	"protected in the workspace. Run `warden run --task NAME -- claude` for a worktree " \
-	"of its own, or make one (git worktree add ../NAME) and run warden there"
+	"protected in the workspace. With claude's profile .claude/worktrees is writable when " \
+	".claude is there at start (mkdir .claude on the host); or run `warden run --task NAME " \
+	"-- claude` for a worktree of its own"
 
 /* A refused write at WS/.claude/worktrees or below it (Claude Code's
  * --worktree, its EnterWorktree tool). */

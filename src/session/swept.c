@@ -84,6 +84,12 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 				.path = full ? full : it->rel, .moved_to = it->to,
 				.action = "quarantined", .detail = it->why });
 			break;
+		case WS_SWEPT_CONFIG_KEPT:
+			a = ev_alert(&(struct ev_alert){ .rule = "config.created-in-sandbox",
+				.path = it->rel, .action = "kept", .severity = "low",
+				.detail = "the same as the workspace's own at its top (a new "
+					  "checkout of the repository)" });
+			break;
 		case WS_SWEPT_GIT_KEPT:
 			/* on the record, not on stderr: nothing to review */
 			a = ev_alert(&(struct ev_alert){ .rule = "git.created-in-sandbox",

@@ -51,6 +51,7 @@ struct filewhy {
 	char *ws;
 	bool ws_ro;
 	struct strv protected, masked; /* workspace-relative */
+	struct strv carved;            /* writable inside a protected one (WS_CARVE) */
 	struct strv writable;          /* absolute inside */
 	struct strv shared;            /* of those, the ones at the same path on the host */
 	uid_t uid;
@@ -80,6 +81,8 @@ struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 			strv_push(&w->protected, m->rel); /* certs: a read-only copy */
 		else if (m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR)
 			strv_push(&w->masked, m->rel);
+		else if (m->kind == WS_CARVE)
+			strv_push(&w->carved, m->rel);
 	}
 	if (w->ws && !w->ws_ro)
 		strv_push(&w->shared, w->ws);
@@ -100,6 +103,7 @@ void filewhy_free(struct filewhy *w)
 	if (w->root >= 0)
 		close(w->root);
 	strv_free(&w->protected);
+	strv_free(&w->carved);
 	strv_free(&w->masked);
 	strv_free(&w->writable);
 	strv_free(&w->shared);
@@ -120,6 +124,16 @@ static bool covered(const struct strv *list, const char *rel)
 		if (path_is_within(rel, list->v[i]))
 			return true;
 	return false;
+}
+
+/* The length of the deepest entry of list that rel lies in, or 0. */
+static size_t deepest(const struct strv *list, const char *rel)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < list->n; i++)
+		if (path_is_within(rel, list->v[i]) && strlen(list->v[i]) > n)
+			n = strlen(list->v[i]);
+	return n;
 }
 
 /* The sandbox's root, opened from the first process asked about (no
@@ -250,7 +264,8 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
 	if (in_ws) {
 		const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);
-		if (covered(&w->protected, rel))
+		size_t prot = deepest(&w->protected, rel);
+		if (prot && prot > deepest(&w->carved, rel))
 			why = "protected path";
 		else if (covered(&w->masked, rel))
 			why = "masked";

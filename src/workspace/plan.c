@@ -132,6 +132,29 @@ int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct
 	}
 }
 
+void wsplan_carve(const char *ws, const char *rel, struct ws_plan *plan)
+{
+	_cleanup_free_ char *parent = xstrdup(rel);
+	*strrchr(parent, '/') = '\0';
+	bool ro = false;
+	for (size_t i = 0; i < plan->n && !ro; i++)
+		ro = plan->m[i].kind == WS_PROTECT && strcmp(plan->m[i].rel, parent) == 0;
+	struct stat st;
+	if (!ro || fstatat(plan->ws_fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mkdirat(plan->ws_fd, rel, 0755) < 0 && errno != EEXIST) {
+		wnote("%s/%s could not be made (%s): it stays read-only, as %s is", ws, rel,
+		      strerror(errno), parent);
+		return;
+	}
+	if (fstatat(plan->ws_fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		wnote("%s/%s is no directory: it stays read-only, as %s is", ws, rel, parent);
+		return;
+	}
+	if (!wsplan_has(plan, rel))
+		wsplan_add(plan, WS_CARVE, rel);
+}
+
 /* Entries of a .git directory that redirect git to configuration and hooks
  * elsewhere. git cannot live with a placeholder at these names (it dies
  * reading one), so they are bound read-only when present and swept after

@@ -49,6 +49,11 @@ bool wsplan_has(const struct ws_plan *plan, const char *rel);
 /* Plan one protected path: the directories on the way pinned, the path
  * read-only, or a placeholder when it is missing and its parent exists. */
 int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e);
+/* A directory kept writable inside the protected directory above it
+ * (`protect !PARENT/NAME`), made when missing: only where PARENT is
+ * planned read-only as it is (a placeholder holds nothing), else
+ * nothing. */
+void wsplan_carve(const char *ws, const char *rel, struct ws_plan *plan);
 /* rel read-only: planned so, or made so where it was only pinned. */
 void wsplan_readonly(struct ws_plan *plan, const char *rel);
 /* What an entry is: "dev:ino:birth", "dev:ino", or "gone". */
@@ -103,6 +108,11 @@ void ws_rebase_note(struct ws_plan *plan, const struct walk_entry *we);
  * cannot be read counts as not. */
 bool ws_rebase_plain(const struct ws_plan *plan, const struct walk_entry *we,
 		     char why[WS_WHY_MAX]);
+
+/* sameastop.c: does dirfd/name (a protected name made below the top)
+ * hold only what the top's own name holds, read-only all session: each
+ * file the same bytes at the same place, each directory there too? */
+bool ws_same_as_top(const struct ws_plan *plan, int dirfd, const char *name);
 
 /* Is name one of the protected names that apply at any depth? */
 bool ws_protected_name(const struct strv *names, const char *name);

@@ -5,7 +5,8 @@
  * nothing, stays: gitplain.c; so do a worktree `git worktree add` made and
  * its .git file: gitworktree.c), and so is a rebase's or cherry-pick's
  * state inside a git directory that would run on the next --continue what
- * was not there at start (gitrebase.c); regular files whose inode changed during the
+ * was not there at start (gitrebase.c); a new protected name holding only
+ * what the top's own one holds stays (sameastop.c); regular files whose inode changed during the
  * session lose their setuid and setgid bits (what an earlier sweep moved
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
@@ -303,6 +304,17 @@ static bool new_config(const struct sweep *sw, const struct walk_entry *we)
 	return true;
 }
 
+/* A new protected name that holds only what the top's own one holds (a
+ * new worktree's checkout, sameastop.c): kept, on the record. */
+static bool same_as_top(struct sweep *sw, const struct walk_entry *we)
+{
+	if (!ws_same_as_top(sw->plan, we->dirfd, we->name))
+		return false;
+	swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_CONFIG_KEPT,
+		.rel = xstrdup(we->rel) });
+	return true;
+}
+
 /* A symlink on the way to git's configuration at start is still that
  * link (else whatever replaced it is moved aside); true for any other. */
 static bool same_link(const struct sweep *sw, const struct walk_entry *we)
@@ -389,7 +401,8 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 		return WALK_DESCEND_TAGGED;
 	}
 	if (!same_link(sw, we) || (strchr(we->rel, '/') &&
-				   ws_protected_name(&sw->plan->names, we->name) && new_config(sw, we))) {
+				   ws_protected_name(&sw->plan->names, we->name) && new_config(sw, we) &&
+				   !same_as_top(sw, we))) {
 		strv_push(&sw->pending_config, we->name);
 		return WALK_SKIP;
 	}

@@ -364,6 +364,16 @@ static void sort_by_depth(struct ws_plan *plan)
  * included configuration there) is out of the sandbox's sight, an empty
  * tmpfs in its place: nothing is mounted below it, and no placeholder is
  * made for it on the host. */
+/* rel lies in a directory kept writable (WS_CARVE) inside ro. */
+static bool carved(const struct ws_plan *plan, const char *rel, const char *ro)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->m[i].kind == WS_CARVE && path_is_within(rel, plan->m[i].rel) &&
+		    path_is_within(plan->m[i].rel, ro))
+			return true;
+	return false;
+}
+
 static void settle(struct ws_plan *plan)
 {
 	/* the few entries the others are judged against */
@@ -377,7 +387,8 @@ static void settle(struct ws_plan *plan)
 	}
 	for (size_t i = 0; i < plan->n; i++)
 		for (size_t j = 0; plan->m[i].kind == WS_PIN && j < nro; j++)
-			if (path_is_within(plan->m[i].rel, plan->m[ro[j]].rel))
+			if (path_is_within(plan->m[i].rel, plan->m[ro[j]].rel) &&
+			    !carved(plan, plan->m[i].rel, plan->m[ro[j]].rel))
 				plan->m[i].kind = WS_PROTECT;
 	size_t kept = 0;
 	for (size_t i = 0; i < plan->n; i++) {
@@ -440,6 +451,10 @@ static int plan_scan(const char *ws, const struct policy *p, struct ws_plan *pla
 		if (wsplan_protect(ws, pr, plan, e) < 0)
 			goto fail;
 	}
+	/* the directories kept writable inside them (a read-only workspace
+	 * has none) */
+	for (size_t i = 0; !p->workspace_ro && i < p->protect_except.n; i++)
+		wsplan_carve(ws, p->protect_except.v[i], plan);
 	/* the top's .git as a file (a submodule or a worktree): read-only */
 	struct stat st;
 	if (fstatat(plan->ws_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&

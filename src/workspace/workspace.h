@@ -21,6 +21,8 @@ enum ws_mount_kind {
 	WS_PLACEHOLDER,/* entry warden created for a missing protected path, read-only */
 	WS_MASK_FILE,  /* file masked by an unreadable empty file */
 	WS_MASK_DIR,   /* directory masked by an unreadable empty tmpfs */
+	WS_CARVE,      /* directory bound onto itself read-write inside a protected one
+			* (`protect !PARENT/NAME`), after it: writable, pinned */
 };
 
 struct ws_mount {
@@ -91,6 +93,8 @@ enum ws_swept_kind {
 				     symlink's target) */
 	WS_SWEPT_GIT_KEPT,        /* a new .git left in place: git init's own (gitplain.c),
 				     or a linked worktree's and its worktrees/ (gitworktree.c) */
+	WS_SWEPT_CONFIG_KEPT,     /* a new protected name below the top left in place: it
+				     holds only what the top's own one holds (sameastop.c) */
 	WS_SWEPT_REBASE,          /* a rebase's or cherry-pick's state that would run what
 				     was not there at start (gitrebase.c), moved aside */
 };

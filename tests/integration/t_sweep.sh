@@ -314,6 +314,44 @@ test_sweep_worktree_later_session() {
 		fail "the new worktree's administrative directory is not on the record as kept: $(excerpt "$OUT")"
 }
 
+test_claude_worktree_writable() {
+	# Claude Code's worktrees (.claude/worktrees/NAME: --worktree, its
+	# EnterWorktree tool, a subagent's isolation) in a workspace that has
+	# a .claude: with the claude agent's profile .claude/worktrees is
+	# writable while the rest of .claude stays read-only. A worktree of a
+	# repository that commits .claude/ keeps its checkout's .claude when it
+	# holds only what the top's does (on the record as kept); one the
+	# agent changed is moved aside. A later session commits there too.
+	sweep_repo
+	mkdir .claude && echo '{}' >.claude/settings.json && echo '{"a":1}' >.claude/settings.local.json &&
+		git add .claude/settings.json && git -c user.name=u -c user.email=u@example.invalid commit -q -m claude ||
+		fatal 'could not commit .claude'
+	local g='git -c user.name=a -c user.email=a@example.invalid'
+	wsh "git worktree add -q .claude/worktrees/feat -b worktree-feat && cd .claude/worktrees/feat &&
+		echo one > f && git add f && $g commit -q -m one && cd ../../.. &&
+		git worktree add -q .claude/worktrees/bad -b worktree-bad &&
+		echo '{\"hooks\":{}}' > .claude/worktrees/bad/.claude/settings.json &&
+		echo made; echo x > .claude/settings.json || echo refused" --agent claude --profile "$(no_detect_actions)"
+	assert_rc 0
+	assert_out_line made
+	assert_out_line refused
+	assert_host_file .claude/settings.json '{}' "the top's .claude"
+	OUT=$(git -c safe.directory='*' -C .claude/worktrees/feat log --format=%s -1 2>&1)
+	[[ $OUT == one ]] || fail "the commit in Claude Code's worktree is not there: $(excerpt "$OUT")"
+	assert_host_file .claude/worktrees/feat/.claude/settings.json '{}' "the worktree's checkout of .claude"
+	assert_host_absent .claude/worktrees/bad/.claude 'a changed .claude in a worktree stayed'
+	wardenc log show --event alert --json
+	matches -F '"path":".claude/worktrees/feat/.claude","action":"kept","severity":"low"' <<<"$OUT" ||
+		fail "the kept checkout of .claude is not on the record: $(excerpt "$OUT")"
+	sweep_alert config.created-in-sandbox .claude/worktrees/bad/.claude
+	wsh "cd .claude/worktrees/feat && echo two > f && $g commit -q -am two && echo again" --agent claude
+	assert_rc 0 'a commit in the worktree in a later session'
+	assert_out_line again
+	# without the agent's profile, .claude/worktrees is read-only as the rest
+	wsh 'mkdir .claude/worktrees/other || echo refused'
+	assert_out_line refused
+}
+
 # plant_rebase TODO [STRATEGY]: a shell script for inside that makes
 # .git/rebase-merge look like an interactive rebase of the current branch
 # stopped with TODO (printf format) left, and its strategy file when given.

@@ -777,6 +777,41 @@ static void test_cache(void)
 	EXPECT_ERR(many, "t.profile:17:7: cache: more than 16 caches");
 }
 
+/* `protect !PARENT/NAME`: an exception, apart from the protected paths,
+ * in the JSON only when there; `unprotect !` takes it back; nothing in
+ * .git, nothing at the top alone. */
+static void test_protect_except(void)
+{
+	struct policy p;
+	struct werr e = { 0 };
+	CHECK(parse(&p, "protect .claude\nprotect !.claude/worktrees/\nprotect !a/b\n"
+		    "unprotect !a/b\n", &e) == 0);
+	CHECK(p.protect_except.n == 1 && strcmp(p.protect_except.v[0], ".claude/worktrees") == 0);
+	CHECK(!strv_contains(&p.protect, ".claude/worktrees"));
+	json_t *j = policy_to_json(&p);
+	CHECK(json_array_size(json_object_get(j, "protect_except")) == 1);
+	json_decref(j);
+	policy_free(&p);
+	CHECK(parse(&p, "protect .claude\n", &e) == 0);
+	j = policy_to_json(&p);
+	CHECK(!json_object_get(j, "protect_except"));
+	json_decref(j);
+	policy_free(&p);
+	EXPECT_ERR("protect !worktrees\n", "t.profile:1:9: protect: '!' takes a directory inside a "
+		   "protected one, relative to the workspace (PARENT/NAME), without '.', '..' or "
+		   "empty components: '!worktrees'");
+	EXPECT_ERR("protect !/x/y\n", "t.profile:1:9: protect: '!' takes a directory inside a "
+		   "protected one, relative to the workspace (PARENT/NAME), without '.', '..' or "
+		   "empty components: '!/x/y'");
+	EXPECT_ERR("protect !.claude/../x\n", "t.profile:1:9: protect: '!' takes a directory inside "
+		   "a protected one, relative to the workspace (PARENT/NAME), without '.', '..' or "
+		   "empty components: '!.claude/../x'");
+	EXPECT_ERR("protect !.git/hooks\n", "t.profile:1:9: protect: nothing in .git can be made "
+		   "writable: '!.git/hooks'");
+	EXPECT_ERR("protect !a/.git\n", "t.profile:1:9: protect: nothing in .git can be made "
+		   "writable: '!a/.git'");
+}
+
 /* `git-identity on|off`: on unless said, the last line wins, in the JSON
  * (and so the digest) only when off. */
 static void test_git_identity(void)
@@ -1798,6 +1833,7 @@ int main(void)
 	test_terminal_clipboard();
 	test_canary();
 	test_cache();
+	test_protect_except();
 	test_git_identity();
 	test_workspace();
 	test_exec_kernel();
