@@ -33,6 +33,7 @@ static const char *const admin_files[] = {
 	"BISECT_LOG", "BISECT_START", "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK",
 	"BISECT_NAMES", "BISECT_TERMS", "BISECT_HEAD", "BISECT_FIRST_PARENT", "COMMIT_EDITMSG",
 	"SQUASH_MSG", "TAG_EDITMSG", "index", "gitdir", "commondir", "locked",
+	"CLAUDE_BASE", /* Claude Code's, for its worktrees: the commit it started from */
 };
 static const char *const admin_dirs[] = {
 	"logs", "refs", "rebase-merge", "rebase-apply", "sequencer", "info",

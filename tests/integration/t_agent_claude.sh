@@ -133,6 +133,37 @@ test_claude_code_print() {
 	return 0
 }
 
+test_claude_code_worktree() {
+	# `claude -p --worktree NAME`, no warden flags, in a repository with a
+	# .claude directory: Claude Code makes its worktree in .claude/worktrees
+	# (writable with claude's profile, the rest of .claude read-only), its
+	# Bash tool runs there, and the worktree stays on the host after the
+	# session, git's own.
+	command -v python3 >/dev/null || skip "python3 not installed (the mock needs it)"
+	have git || skip 'git not installed'
+	claude_install
+	git init -q . && mkdir .claude && echo '{}' >.claude/settings.json &&
+		git add .claude && git -c user.name=u -c user.email=u@example.invalid commit -q -m start ||
+		fatal 'could not make the repository'
+	mock_start "echo e2e-marker > marker.txt; git rev-parse --abbrev-ref HEAD"
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=120
+	PATH=$CLAUDE_BIN:$PATH \
+		ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT ANTHROPIC_API_KEY=$CLAUDE_KEY \
+		wrun -- claude -p --worktree feat "do the task" --dangerously-skip-permissions
+	note "tool results: $(cat "$MOCK_RESULTS" 2>/dev/null)"
+	assert_rc 0 'claude -p --worktree'
+	assert_host_file .claude/worktrees/feat/marker.txt e2e-marker "the Bash tool's marker in the worktree"
+	grep -q 'worktree-feat' "$MOCK_RESULTS" ||
+		fail "the tool did not run on the worktree's branch: $(excerpt "$(cat "$MOCK_RESULTS" 2>/dev/null)")"
+	assert_host_file .claude/settings.json '{}' "the top's .claude"
+	OUT=$(git -c safe.directory='*' -C .claude/worktrees/feat status -sb 2>&1)
+	[[ $OUT == '## worktree-feat'* ]] || fail "git on the host does not work in the worktree: $(excerpt "$OUT")"
+	[[ $ERR != *'moved to'* ]] || fail "something of the worktree was moved aside: $(excerpt "$ERR")"
+	wardenc log show --event alert --json
+	assert_out_lacks '"rule":"persist.startup-file"' "the worktree's checkout taken for a planted setting"
+}
+
 # The mock over HTTPS at 10.77.N.2 in a namespace of the test's own, with a
 # server certificate for that address signed by a CA the test makes. The
 # client trusts the CA through NODE_EXTRA_CA_CERTS (the native binary reads
