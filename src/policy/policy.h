@@ -163,9 +163,9 @@ struct policy {
 	struct policy_path *paths;  /* extra binds at the same path inside */
 	size_t npaths;
 	struct strv protect;        /* workspace-relative paths kept read-only */
-	struct strv protect_except; /* `protect !RELPATH`: a directory just below a protected
-				       one at the workspace's top, kept writable (made when
-				       missing); at most POLICY_EXCEPT_MAX */
+	struct strv protect_except; /* `protect !PARENT/NAME`: a directory just inside a
+				       protected path the profile names, kept writable (made
+				       when missing); at most POLICY_EXCEPT_MAX */
 	struct strv mask;           /* glob patterns masked (unreadable) at any depth */
 	struct strv caches;         /* `cache ~/PATH`: PATHs (no "~/") of the home inside
 				       kept for the workspace's next sessions */

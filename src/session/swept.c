@@ -24,10 +24,11 @@ static const char *odd_kind(mode_t m)
 }
 
 /* With the sandbox gone: move aside git repositories and redirects the
- * agent created, and a rebase's state that would run its commands, clear setuid/setgid bits that appeared, remove what is
- * neither a file nor a directory from git directories (ws's, or with
- * gitdir that one, outside it: workspace_sweep_gitdir), record each as an
- * alert and tell the user (how to undo a move). */
+ * agent created, and a rebase's state that would run its commands, clear
+ * setuid/setgid bits that appeared, remove what is neither a file nor a
+ * directory from git directories (ws's, or with gitdir that one, outside
+ * it: workspace_sweep_gitdir), record each as an alert and tell the user
+ * (how to undo a move). */
 int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan,
 		  struct audit *log, const char *session, struct werr *e)
 {

@@ -5,7 +5,9 @@
  * are the top's when the branch is. The top's was read-only all session
  * (there at start: the user's), so each file of the new one byte for byte
  * the same as the top's at the same place, each directory one there too,
- * brings nothing the host did not already run from the top. Anything else
+ * brings nothing the host did not already take from the top (what such a
+ * setting names relative to its directory is that checkout's, as the
+ * top's is the workspace's: doc/threat-model.md). Anything else
  * (a file the top lacks or holds otherwise, a symlink, a FIFO) and the
  * sweep moves it aside as before. Bounded: deeper or larger than the
  * limits counts as not the same. */

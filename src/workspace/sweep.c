@@ -3,11 +3,11 @@
  * lookalike and protected name below the top that the plan did not record
  * at start is moved aside (a .git git init made, from which git runs
  * nothing, stays: gitplain.c; so do a worktree `git worktree add` made and
- * its .git file: gitworktree.c), and so is a rebase's or cherry-pick's
- * state inside a git directory that would run on the next --continue what
- * was not there at start (gitrebase.c); a new protected name holding only
- * what the top's own one holds stays (sameastop.c); regular files whose inode changed during the
- * session lose their setuid and setgid bits (what an earlier sweep moved
+ * its .git file: gitworktree.c; so does a protected name holding only what
+ * the top's own one holds: sameastop.c), and so is a rebase's or
+ * cherry-pick's state inside a git directory that would run on the next
+ * --continue what was not there at start (gitrebase.c); regular files
+ * whose inode changed during the session lose their setuid and setgid bits (what an earlier sweep moved
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
  * made during the session, is removed: git on the host opens what it

@@ -72,9 +72,9 @@ static bool reads_worktree_config(int gfd)
  * worktrees/NAME and the redirects in it recorded for the sweep, and the
  * directory writable for the session (`git worktree add`) when each NAME
  * is a directory and the repository reads no config.worktree, read-only
- * whole otherwise. A NAME of a worktree in the
- * workspace is writable too (a commit there); one of a worktree elsewhere
- * stays read-only (its index and HEAD are not the agent's to set). */
+ * whole otherwise. A NAME of a worktree in the workspace is writable too
+ * (a commit there); one of a worktree elsewhere stays read-only (its
+ * index and HEAD are not the agent's to set). */
 static void note_worktrees(struct ws_plan *plan, const char *ws, int gfd, const char *rel)
 {
 	/* a new config.worktree would be read on the host during the
@@ -356,14 +356,6 @@ static void sort_by_depth(struct ws_plan *plan)
 	plan->cap = plan->n;
 }
 
-/* The plan made consistent once the scan is done. A directory pinned on
- * the way to a protected path that is itself protected, or inside one
- * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
- * names), is bound read-only: a read-write bind there would open what the
- * outer one closes. What lies inside a masked directory (a hooksPath or an
- * included configuration there) is out of the sandbox's sight, an empty
- * tmpfs in its place: nothing is mounted below it, and no placeholder is
- * made for it on the host. */
 /* rel lies in a directory kept writable (WS_CARVE) inside ro. */
 static bool carved(const struct ws_plan *plan, const char *rel, const char *ro)
 {
@@ -374,6 +366,14 @@ static bool carved(const struct ws_plan *plan, const char *rel, const char *ro)
 	return false;
 }
 
+/* The plan made consistent once the scan is done. A directory pinned on
+ * the way to a protected path that is itself protected, or inside one
+ * that is (a .git/modules or .git/worktrees holding the gitdir a .git file
+ * names), is bound read-only: a read-write bind there would open what the
+ * outer one closes. What lies inside a masked directory (a hooksPath or an
+ * included configuration there) is out of the sandbox's sight, an empty
+ * tmpfs in its place: nothing is mounted below it, and no placeholder is
+ * made for it on the host. */
 static void settle(struct ws_plan *plan)
 {
 	/* the few entries the others are judged against */
