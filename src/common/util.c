@@ -77,6 +77,13 @@ bool path_overlaps(const char *a, const char *b)
 	return path_is_within(a, b) || path_is_within(b, a);
 }
 
+bool path_in_git(const char *rel)
+{
+	size_t n = strlen(rel);
+	return strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0 || strstr(rel, "/.git/") ||
+	       (n >= 5 && strcmp(rel + n - 5, "/.git") == 0);
+}
+
 bool path_has_dot_components(const char *path)
 {
 	const char *p = path;

@@ -66,6 +66,10 @@ bool path_is_within(const char *path, const char *dir);
  * holds or is the other. */
 bool path_overlaps(const char *a, const char *b);
 
+/* true when the relative path is a .git or lies inside one (a component
+ * named .git). */
+bool path_in_git(const char *rel);
+
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */
 bool path_has_dot_components(const char *path);
 

@@ -111,7 +111,7 @@ static int protect_except(struct parser *ps, const struct line *l, bool add)
 		return pol_lerr(ps->e, 0, l, l->off[1], "%s: '!' takes a directory inside a protected "
 				"one, relative to the workspace (PARENT/NAME), without '.', '..' or "
 				"empty components: '%.200s'", d, l->tok[1]);
-	if (strncmp(r, ".git/", 5) == 0 || strstr(r, "/.git/") || strcmp(strrchr(r, '/'), "/.git") == 0)
+	if (path_in_git(r))
 		return pol_lerr(ps->e, 0, l, l->off[1], "%s: nothing in .git can be made writable: "
 				"'%.200s'", d, l->tok[1]);
 	if (!add) {

@@ -109,15 +109,6 @@ bool cfgwrite_judge(const char *old, size_t olen, const char *new, size_t nlen,
 	return ok;
 }
 
-/* Is rel a path the plan protects by a read-only mount of its own? */
-static bool protected_here(const struct ws_plan *plan, const char *rel)
-{
-	for (size_t i = 0; i < plan->n; i++)
-		if (plan->m[i].kind == WS_PROTECT && strcmp(plan->m[i].rel, rel) == 0)
-			return true;
-	return false;
-}
-
 static bool same_inode(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
@@ -148,7 +139,7 @@ static int open_pair(const struct ws_plan *plan, pid_t pid, const char *dir_in, 
 {
 	_cleanup_free_ char *rel = *dir ? xasprintf("%s/config", dir) : xstrdup("config");
 	struct stat in_st, host_st, head, in_cfg, host_cfg_st;
-	if (!protected_here(plan, rel))
+	if (!workspace_planned_as(plan, rel, WS_PROTECT))
 		return -1;
 	_cleanup_close_ int d = *dir ? open_beneath(plan->ws_fd, dir, O_PATH | O_DIRECTORY, 0)
 				     : fcntl(plan->ws_fd, F_DUPFD_CLOEXEC, 0);

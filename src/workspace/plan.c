@@ -47,6 +47,12 @@ bool wsplan_has(const struct ws_plan *plan, const char *rel)
 	return false;
 }
 
+void wsplan_pin(struct ws_plan *plan, const char *rel)
+{
+	if (!wsplan_has(plan, rel))
+		wsplan_add(plan, WS_PIN, rel);
+}
+
 /* Bind rel read-only: planned so, or made so where it was only pinned on
  * the way to a deeper protected path. */
 void wsplan_readonly(struct ws_plan *plan, const char *rel)
@@ -125,8 +131,7 @@ int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct
 		}
 		if (!S_ISDIR(st.st_mode))
 			return 0; /* a file where a directory would be: path cannot exist */
-		if (!wsplan_has(plan, copy))
-			wsplan_add(plan, WS_PIN, copy);
+		wsplan_pin(plan, copy);
 		*slash = '/';
 		p = slash + 1;
 	}
@@ -136,11 +141,8 @@ void wsplan_carve(const char *ws, const char *rel, struct ws_plan *plan)
 {
 	_cleanup_free_ char *parent = xstrdup(rel);
 	*strrchr(parent, '/') = '\0';
-	bool ro = false;
-	for (size_t i = 0; i < plan->n && !ro; i++)
-		ro = plan->m[i].kind == WS_PROTECT && strcmp(plan->m[i].rel, parent) == 0;
 	struct stat st;
-	if (!ro || fstatat(plan->ws_fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+	if (!workspace_planned_as(plan, parent, WS_PROTECT) || fstatat(plan->ws_fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	if (mkdirat(plan->ws_fd, rel, 0755) < 0 && errno != EEXIST) {
 		wnote("%s/%s could not be made (%s): it stays read-only, as %s is", ws, rel,

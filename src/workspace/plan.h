@@ -46,6 +46,9 @@ void wsplan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *rel);
 int wsplan_check_length(const char *rel, const char *what, struct werr *e);
 /* Is rel planned (any kind)? */
 bool wsplan_has(const struct ws_plan *plan, const char *rel);
+/* Pin the directory rel (bound onto itself: never renamed or removed)
+ * unless it is planned already. */
+void wsplan_pin(struct ws_plan *plan, const char *rel);
 /* Plan one protected path: the directories on the way pinned, the path
  * read-only, or a placeholder when it is missing and its parent exists. */
 int wsplan_protect(const char *ws, const char *rel, struct ws_plan *plan, struct werr *e);

@@ -249,12 +249,6 @@ static const char *worktrees_rw_of(const struct ws_plan *plan, const char *g)
 	return NULL;
 }
 
-static void wsplan_pin(struct ws_plan *plan, const char *rel)
-{
-	if (!wsplan_has(plan, rel))
-		wsplan_add(plan, WS_PIN, rel);
-}
-
 static int plan_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct scan *sc = ctx;

@@ -5,6 +5,7 @@
  * a workspace path (masked? a placeholder?) in wsrules.h. */
 #pragma once
 #include <stdbool.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -114,6 +115,18 @@ struct ws_sweep {
 				     was renamed during the session) */
 };
 void ws_sweep_free(struct ws_sweep *s);
+
+/* Does the plan hold rel as an entry of that kind (WS_PROTECT: read-only by
+ * a mount of its own)? Inline: the supervisor's config-write check
+ * (cfgwrite.c) asks it without the planning code. */
+static inline bool workspace_planned_as(const struct ws_plan *plan, const char *rel,
+					enum ws_mount_kind kind)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->m[i].kind == kind && strcmp(plan->m[i].rel, rel) == 0)
+			return true;
+	return false;
+}
 
 /* workspace.c (supervisor side) */
 /* Home-relative names of credential stores (".ssh", ".aws", ...): a

@@ -370,14 +370,6 @@ static bool placeholder(const struct wswatch *w, const char *rel)
 	return false;
 }
 
-/* rel is a .git or inside one */
-static bool in_git(const char *rel)
-{
-	size_t n = strlen(rel);
-	return strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0 || strstr(rel, "/.git/") ||
-	       (n >= 5 && strcmp(rel + n - 5, "/.git") == 0);
-}
-
 static int handle(struct wswatch *w, const struct inotify_event *ev, struct audit *log)
 {
 	if (ev->mask & IN_Q_OVERFLOW) {
@@ -402,7 +394,7 @@ static int handle(struct wswatch *w, const struct inotify_event *ev, struct audi
 	_cleanup_close_ int fd = openat(w->wsfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* gone again */
-	bool git = in_git(rel);
+	bool git = path_in_git(rel);
 	if (!git && !wswatch_add(w, fd, "", rel))
 		return 0; /* watched at this path already (a walk above found it) */
 	return judge_tree(w, fd, rel, git, log);

@@ -72,6 +72,10 @@ static void test_path_is_within(void)
 	CHECK(path_overlaps("/a", "/a/b") && path_overlaps("/a/b", "/a") && path_overlaps("/a", "/a"));
 	CHECK(!path_overlaps("/a", "/ab") && !path_overlaps("/ab", "/a"));
 	CHECK(path_overlaps(".cargo", ".cargo/registry") && !path_overlaps(".cargo", ".cargo2"));
+	CHECK(path_in_git(".git") && path_in_git(".git/hooks") && path_in_git("a/.git") &&
+	      path_in_git("a/.git/worktrees/x"));
+	CHECK(!path_in_git(".gitignore") && !path_in_git("a/.github/x") && !path_in_git("a.git") &&
+	      !path_in_git("x/b.git/y"));
 	CHECK(path_overlaps("/", "/x"));
 	CHECK(!path_is_within("/b/a", "/a"));
 }
