@@ -184,7 +184,8 @@ int otlp_flush(struct otlp_export *x, struct werr *e)
 	return 0;
 }
 
-int otlp_send_once(struct otlp_export *x, int cancel, unsigned deadline_ms, char *why, size_t whylen)
+int otlp_send_once(struct otlp_export *x, int cancel, unsigned grace_ms, unsigned deadline_ms,
+		   char *why, size_t whylen)
 {
 	_cleanup_json_ json_t *req = request(x, x->records);
 	_cleanup_free_ char *body = json_dumps(req, JSON_COMPACT);
@@ -197,7 +198,8 @@ int otlp_send_once(struct otlp_export *x, int cancel, unsigned deadline_ms, char
 	}
 	struct post_result r = { 0 };
 	post_once(&(struct post_req){ .url = &x->url, .ctx = x->ctx, .cancel = cancel,
-				      .deadline_ms = deadline_ms, .body = body, .len = strlen(body) }, &r);
+				      .cancel_grace_ms = grace_ms, .deadline_ms = deadline_ms, .body = body,
+				      .len = strlen(body) }, &r);
 	if (r.why[0]) {
 		snprintf(why, whylen, "%s", r.why);
 		return -1;

@@ -61,6 +61,8 @@ int otlp_flush(struct otlp_export *x, struct werr *e);
 /* One attempt at sending the records added so far (the live stream,
  * src/export/stream.h), whatever the batch's size: 0 sent, -1 not (why
  * says why). The batch is emptied either way: the stream builds it again
- * from the log. cancel: as post_req's. */
-int otlp_send_once(struct otlp_export *x, int cancel, unsigned deadline_ms, char *why, size_t whylen);
+ * from the log. cancel, grace_ms: as post_req's cancel and
+ * cancel_grace_ms. */
+int otlp_send_once(struct otlp_export *x, int cancel, unsigned grace_ms, unsigned deadline_ms,
+		   char *why, size_t whylen);
 void otlp_close(struct otlp_export *x);

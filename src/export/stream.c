@@ -140,7 +140,7 @@ static int step(struct sender *s, int k, int cancel, unsigned post_ms)
 	char why[300] = "";
 	int r;
 	if (k == T_OTLP) {
-		r = json_array_size(s->x.records) ? otlp_send_once(&s->x, cancel, post_ms, why, sizeof why) : 0;
+		r = json_array_size(s->x.records) ? otlp_send_once(&s->x, cancel, STREAM_CANCEL_GRACE_MS, post_ms, why, sizeof why) : 0;
 	} else {
 		fclose(o);
 		r = ocsf_write(s, out, outlen, why, sizeof why);
@@ -252,14 +252,12 @@ static void sender_run(struct sender *s)
 				return;
 			deadline = 0;
 		}
-		if (busy)
-			continue;
-		int wait = STREAM_POLL_MS;
-		if (deadline > 0)
-			wait = 20; /* waiting out a back-off, or the next look */
+		/* busy: a look at the socket between batches, without
+		 * waiting (a POST lets a message wait at most its grace) */
+		int wait = busy ? 0 : deadline > 0 ? 20 /* a back-off, or the next look */ : STREAM_POLL_MS;
 		struct pollfd p = { .fd = s->sock, .events = POLLIN };
 		if (ending || poll(&p, 1, wait) <= 0) {
-			if (ending)
+			if (ending && !busy)
 				poll(NULL, 0, wait);
 			continue;
 		}

@@ -45,6 +45,10 @@
 #define STREAM_BACKOFF_MAX_MS 4000
 /* what the end of a session waits for the sender, each of the two times */
 #define STREAM_END_WAIT_MS 2000
+/* a POST under way when the supervisor asks for a report goes on this
+ * long: one the collector has taken would otherwise be a failure, sent
+ * again (a repeat). ask() waits a second past the report's time. */
+#define STREAM_CANCEL_GRACE_MS 500
 
 struct stream_conf {
 	const char *otlp_url;   /* NULL: none */

@@ -21,31 +21,64 @@
 #include "config.h"
 #include "tls.h"
 
+/* ms from now on the monotonic clock. */
+static struct timespec after_ms(unsigned ms)
+{
+	struct timespec t = mono_now();
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+/* A POST's clock: its deadline, and the cancel fd while it is watched. */
+struct wait {
+	struct timespec deadline;
+	int cancel;         /* -1: not (or no longer) watched */
+	unsigned grace_ms;  /* post_req's cancel_grace_ms */
+	bool cancelled;     /* the cancel fd was readable; the grace runs */
+};
+
 /* Wait for fd to be ready for events: 0; -1 with errno ETIMEDOUT at the
- * deadline, ECANCELED when h->cancel is readable. */
-static int wait_fd(const struct post_req *h, int fd, short events, const struct timespec *deadline)
+ * deadline, ECANCELED when the cancel fd is readable (or, with a grace,
+ * when the deadline it brought nearer is reached). */
+static int wait_fd(struct wait *w, int fd, short events)
 {
 	for (;;) {
-		long ms = ms_left(deadline);
+		long ms = ms_left(&w->deadline);
 		if (ms == 0) {
-			errno = ETIMEDOUT;
+			errno = w->cancelled ? ECANCELED : ETIMEDOUT;
 			return -1;
 		}
-		struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = h->cancel, .events = POLLIN } };
-		int n = poll(p, 2, (int)ms);
+		struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = w->cancel, .events = POLLIN } };
+		int n = poll(p, w->cancel >= 0 ? 2 : 1, (int)ms);
 		if (n < 0 && errno != EINTR)
 			return -1;
-		if (n > 0 && p[1].revents) {
-			errno = ECANCELED;
-			return -1;
+		if (n > 0 && w->cancel >= 0 && p[1].revents) {
+			if (!w->grace_ms) {
+				errno = ECANCELED;
+				return -1;
+			}
+			/* the rest of the walk within the grace, the cancel
+			 * fd no longer watched */
+			struct timespec g = after_ms(w->grace_ms);
+			if (g.tv_sec < w->deadline.tv_sec ||
+			    (g.tv_sec == w->deadline.tv_sec && g.tv_nsec < w->deadline.tv_nsec))
+				w->deadline = g;
+			w->cancel = -1;
+			w->cancelled = true;
+			continue;
 		}
-		if (n > 0)
+		if (n > 0 && p[0].revents)
 			return 0;
 	}
 }
 
 /* A connected socket to the URL's host, nonblocking; -1 with d->why. */
-static int dial(const struct post_req *h, struct post_result *d, const struct timespec *deadline)
+static int dial(const struct post_req *h, struct post_result *d, struct wait *w)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV |
@@ -69,7 +102,7 @@ static int dial(const struct post_req *h, struct post_result *d, const struct ti
 			return fd;
 		}
 		err = errno;
-		if (err == EINPROGRESS && wait_fd(h, fd, POLLOUT, deadline) == 0) {
+		if (err == EINPROGRESS && wait_fd(w, fd, POLLOUT) == 0) {
 			socklen_t sl = sizeof err;
 			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
 				err = errno;
@@ -120,7 +153,7 @@ struct conn {
 
 /* Write all of buf; -1 with d->why. */
 static int conn_write(struct conn *c, struct post_result *d, const char *buf, size_t len,
-		      const struct timespec *deadline)
+		      struct wait *w)
 {
 	for (size_t off = 0; off < len;) {
 		short want = POLLOUT;
@@ -148,7 +181,7 @@ static int conn_write(struct conn *c, struct post_result *d, const char *buf, si
 				return -1;
 			}
 		}
-		if (wait_fd(c->h, c->fd, want, deadline) < 0) {
+		if (wait_fd(w, c->fd, want) < 0) {
 			snprintf(d->why, sizeof d->why, "sending the request: %s", strerror(errno));
 			return -1;
 		}
@@ -158,7 +191,7 @@ static int conn_write(struct conn *c, struct post_result *d, const char *buf, si
 
 /* Read into buf; the bytes read, 0 at the end, -1 with d->why. */
 static ssize_t conn_read(struct conn *c, struct post_result *d, char *buf, size_t len,
-			 const struct timespec *deadline)
+			 struct wait *w)
 {
 	for (;;) {
 		short want = POLLIN;
@@ -184,14 +217,14 @@ static ssize_t conn_read(struct conn *c, struct post_result *d, char *buf, size_
 				return -1;
 			}
 		}
-		if (wait_fd(c->h, c->fd, want, deadline) < 0) {
+		if (wait_fd(w, c->fd, want) < 0) {
 			snprintf(d->why, sizeof d->why, "waiting for the response: %s", strerror(errno));
 			return -1;
 		}
 	}
 }
 
-static int handshake(struct conn *c, struct post_result *d, const struct timespec *deadline)
+static int handshake(struct conn *c, struct post_result *d, struct wait *w)
 {
 	c->ssl = tls_client_ssl(c->h->ctx, c->fd, &c->h->url->host);
 	if (!c->ssl) {
@@ -208,7 +241,7 @@ static int handshake(struct conn *c, struct post_result *d, const struct timespe
 			ssl_why(c->ssl, d, "handshake");
 			return -1;
 		}
-		if (wait_fd(c->h, c->fd, want, deadline) < 0) {
+		if (wait_fd(w, c->fd, want) < 0) {
 			snprintf(d->why, sizeof d->why, "TLS handshake: %s", strerror(errno));
 			return -1;
 		}
@@ -220,15 +253,9 @@ void post_once(const struct post_req *h, struct post_result *d)
 {
 	*d = (struct post_result){ 0 };
 	ERR_clear_error();
-	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += h->deadline_ms / 1000;
-	deadline.tv_nsec += (long)(h->deadline_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	struct conn c = { .h = h, .fd = dial(h, d, &deadline) };
+	struct wait w = { .deadline = after_ms(h->deadline_ms), .cancel = h->cancel,
+			  .grace_ms = h->cancel_grace_ms };
+	struct conn c = { .h = h, .fd = dial(h, d, &w) };
 	if (c.fd < 0)
 		return;
 	_cleanup_free_ char *head = xasprintf("POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: warden/%s\r\n"
@@ -237,13 +264,13 @@ void post_once(const struct post_req *h, struct post_result *d)
 					      h->url->authority, WARDEN_VERSION, h->len);
 	_cleanup_free_ char *buf = xmalloc(POST_HEAD_MAX);
 	size_t have = 0;
-	if ((h->url->tls && handshake(&c, d, &deadline) < 0) ||
-	    conn_write(&c, d, head, strlen(head), &deadline) < 0 ||
-	    conn_write(&c, d, h->body, h->len, &deadline) < 0)
+	if ((h->url->tls && handshake(&c, d, &w) < 0) ||
+	    conn_write(&c, d, head, strlen(head), &w) < 0 ||
+	    conn_write(&c, d, h->body, h->len, &w) < 0)
 		goto out;
 	while (d->status == 0) {
 		ssize_t n = have < POST_HEAD_MAX ? conn_read(&c, d, buf + have, POST_HEAD_MAX - have,
-								 &deadline) : 0;
+								 &w) : 0;
 		if (n < 0)
 			goto out;
 		have += (size_t)n;

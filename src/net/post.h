@@ -40,7 +40,11 @@ int post_status(const char *buf, size_t len);
 struct post_req {
 	const struct post_url *url;
 	SSL_CTX *ctx;             /* https: tls_client_ctx's */
-	int cancel;               /* readable: give up at once (ECANCELED); -1: none */
+	int cancel;               /* readable: give up (ECANCELED); -1: none */
+	unsigned cancel_grace_ms; /* 0: give up at once; else the POST may go on
+				   * this long after cancel is readable (one
+				   * the server has taken is not then made a
+				   * failure, sent again, by the cancel) */
 	unsigned deadline_ms;     /* from the name lookup to the status line */
 	const char *body;
 	size_t len;

@@ -6,6 +6,7 @@ that records each request it is sent as a JSON line in LOG ({"path",
 answers by MODE:
   ok        200 with {} (what a collector answers)
   status:N  status N
+  slow:MS   200, MS milliseconds after the request is recorded
   hang      reads the request, then says nothing until it is closed
   garbage   a megabyte without a line end where the status line belongs
 With --tls CERT KEY it speaks HTTPS; with --port N it listens on port N
@@ -46,6 +47,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with open(LOG, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"path": self.path, "content_type": self.headers.get("Content-Type"),
                                     "length": n, "body": body}) + "\n")
+            if MODE.startswith("slow:"):
+                time.sleep(int(MODE.split(":")[1]) / 1000)
             if MODE not in ("hang", "garbage"):
                 self.answer(int(MODE.split(":")[1]) if MODE.startswith("status:") else 200)
                 return

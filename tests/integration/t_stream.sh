@@ -81,6 +81,26 @@ test_stream_collector_restarted() {
 	[[ $ERR != *'not sent'* ]] || fail "stderr says events were not sent: $(excerpt "$ERR")"
 }
 
+# A collector that answers each batch 300 ms after it took it: the session
+# ends (the supervisor asks the sender for its figures, then stops it) while
+# a batch is on its way. That batch is answered within the grace and not
+# sent again: every event once, in order.
+test_stream_collector_slow() {
+	have python3 || skip 'python3 is not installed'
+	st_collector slow:300 0
+	wsh 'i=0; while [ $i -lt 30 ]; do /bin/true; sleep 0.05; i=$((i+1)); done; exit 3' \
+		--stream "otlp=http://127.0.0.1:$ST_PORT"
+	assert_rc 3 'the command'
+	local log
+	log=$(st_log)
+	st_seqs "$ST_RECV" >"$T_TMP/got"
+	seq 1 "$(wc -l <"$log")" >"$T_TMP/want"
+	cmp -s "$T_TMP/got" "$T_TMP/want" ||
+		fail "the events received are not the log's, once each, in order: $(diff "$T_TMP/want" "$T_TMP/got" | head -c 400)"
+	[[ $(st_end_field "$log" otlp unsent) == 0 ]] || fail "session.end: $(st_end_field "$log")"
+	[[ $ERR != *'not sent'* ]] || fail "stderr says events were not sent: $(excerpt "$ERR")"
+}
+
 # st_fails URL WANT-ERR [args]: a session streaming to URL: its command
 # unaffected (exit 3, within 12 s), stderr and session.end naming what was
 # not sent and why, the log complete (verified).
