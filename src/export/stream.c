@@ -140,7 +140,8 @@ static int step(struct sender *s, int k, int cancel, unsigned post_ms)
 	char why[300] = "";
 	int r;
 	if (k == T_OTLP) {
-		r = json_array_size(s->x.records) ? otlp_send_once(&s->x, cancel, STREAM_CANCEL_GRACE_MS, post_ms, why, sizeof why) : 0;
+		r = !json_array_size(s->x.records) ? 0 :
+		    otlp_send_once(&s->x, cancel, STREAM_CANCEL_GRACE_MS, post_ms, why, sizeof why);
 	} else {
 		fclose(o);
 		r = ocsf_write(s, out, outlen, why, sizeof why);
