@@ -15,6 +15,10 @@
 
 #include "../common/util.h"
 
+/* The most of a repository's own config the sweep's judgements read
+ * (a larger one is not plain: "no regular file of at most 64 KiB"). */
+#define GITCFG_REPO_MAX (64 * 1024)
+
 enum gitcfg_kind {
 	GITCFG_HOOKS_PATH,   /* core.hooksPath */
 	GITCFG_INCLUDE,      /* include.path */

@@ -31,7 +31,6 @@
 #include "gitconfig.h"
 #include "gitsafe.h"
 
-#define CONFIG_MAX (64 * 1024)
 #define HOOKS_MAX 256
 #define HOST_CONFIG_MAX (1024 * 1024)
 #define INCLUDE_DEPTH 10 /* git's own limit */
@@ -136,7 +135,7 @@ bool ws_git_plain(int dirfd, const char *name, char why[WS_WHY_MAX])
 				   ws_git_redirects[i]);
 	}
 	size_t len = 0;
-	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len, NULL);
+	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, GITCFG_REPO_MAX, &len, NULL);
 	if (!text)
 		return ws_say(why, "its config is no regular file of at most 64 KiB");
 	return plain_config(text, len, why) && plain_hooks(gfd, why);

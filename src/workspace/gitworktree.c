@@ -23,7 +23,6 @@
 
 #define ADMIN_MAX 256        /* worktrees judged in one repository */
 #define GITFILE_MAX 4096
-#define CONFIG_MAX (64 * 1024)
 
 /* What git keeps in a worktree's administrative directory: files, then
  * (from "logs" on) directories. */
@@ -99,8 +98,8 @@ static void config_found(void *ctx, enum gitcfg_kind kind, const char *cond, con
 static bool repo_config_plain(int gfd, char why[WS_WHY_MAX])
 {
 	size_t len = 0;
-	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, CONFIG_MAX, &len,
-						    NULL);
+	_cleanup_free_ char *text = read_regular_at(gfd, "config", O_NOFOLLOW, GITCFG_REPO_MAX,
+						    &len, NULL);
 	bool bad = false;
 	if (!text || gitcfg_scan(text, len, config_found, &bad) < 0)
 		bad = true;
