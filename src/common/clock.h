@@ -24,6 +24,19 @@ static inline struct timespec mono_now(void)
 	return t;
 }
 
+/* The deadline ms from now on the monotonic clock, as a timespec. */
+static inline struct timespec mono_after_ms(unsigned ms)
+{
+	struct timespec t = mono_now();
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
 /* The whole milliseconds from now until deadline (monotonic), at least 0. */
 static inline long ms_left(const struct timespec *deadline)
 {

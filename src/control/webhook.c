@@ -18,6 +18,7 @@
 
 #include <openssl/ssl.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "../net/tls.h"
 #include "control.h"
@@ -330,14 +331,7 @@ void webhook_free(struct webhook *w)
 	h->ntodo = 0;
 	pthread_cond_broadcast(&h->cv);
 	if (write(h->cancel, &one, sizeof one) < 0) { /* full: readable already */ }
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += WEBHOOK_STOP_WAIT_MS / 1000;
-	until.tv_nsec += (WEBHOOK_STOP_WAIT_MS % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = mono_after_ms(WEBHOOK_STOP_WAIT_MS);
 	while (h->nworkers > 0 && pthread_cond_timedwait(&h->cv, &h->mu, &until) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&h->mu);

@@ -21,19 +21,6 @@
 #include "config.h"
 #include "tls.h"
 
-/* ms from now on the monotonic clock. */
-static struct timespec after_ms(unsigned ms)
-{
-	struct timespec t = mono_now();
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 /* A POST's clock: its deadline, and the cancel fd while it is watched. */
 struct wait {
 	struct timespec deadline;
@@ -64,10 +51,8 @@ static int wait_fd(struct wait *w, int fd, short events)
 			}
 			/* the rest of the walk within the grace, the cancel
 			 * fd no longer watched */
-			struct timespec g = after_ms(w->grace_ms);
-			if (g.tv_sec < w->deadline.tv_sec ||
-			    (g.tv_sec == w->deadline.tv_sec && g.tv_nsec < w->deadline.tv_nsec))
-				w->deadline = g;
+			if ((long)w->grace_ms < ms)
+				w->deadline = mono_after_ms(w->grace_ms);
 			w->cancel = -1;
 			w->cancelled = true;
 			continue;
@@ -253,7 +238,7 @@ void post_once(const struct post_req *h, struct post_result *d)
 {
 	*d = (struct post_result){ 0 };
 	ERR_clear_error();
-	struct wait w = { .deadline = after_ms(h->deadline_ms), .cancel = h->cancel,
+	struct wait w = { .deadline = mono_after_ms(h->deadline_ms), .cancel = h->cancel,
 			  .grace_ms = h->cancel_grace_ms };
 	struct conn c = { .h = h, .fd = dial(h, d, &w) };
 	if (c.fd < 0)

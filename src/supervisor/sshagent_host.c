@@ -39,12 +39,7 @@ static int ask_list(int fd, const char *path, unsigned timeout_ms, uint8_t **buf
 		    struct werr *e)
 {
 	static const uint8_t req[] = { 0, 0, 0, 1, SSHAG_REQUEST_IDENTITIES };
-	struct timespec end;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000)
-		end.tv_sec++, end.tv_nsec -= 1000000000;
+	struct timespec end = mono_after_ms(timeout_ms);
 	if (send(fd, req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req)
 		return werr_errno(e, WHO ": the SSH agent at %s (SSH_AUTH_SOCK)", path);
 	size_t cap = 4096, n = 0;

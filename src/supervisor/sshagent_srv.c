@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "../net/sshagent.h"
 
@@ -264,13 +265,7 @@ static void up_send(struct client *c, const uint8_t *msg, size_t len, enum cstat
 			   (uint8_t)len };
 	bytebuf_put(&c->upout, hdr, 4, 256);
 	bytebuf_put(&c->upout, msg, len, 256);
-	clock_gettime(CLOCK_MONOTONIC, &c->deadline);
-	c->deadline.tv_sec += s->timeout_ms / 1000;
-	c->deadline.tv_nsec += (long)(s->timeout_ms % 1000) * 1000000;
-	if (c->deadline.tv_nsec >= 1000000000) {
-		c->deadline.tv_sec++;
-		c->deadline.tv_nsec -= 1000000000;
-	}
+	c->deadline = mono_after_ms(s->timeout_ms);
 	if (!up_flush(c)) {
 		up_fail(c, "the host's agent closed the connection");
 		return;

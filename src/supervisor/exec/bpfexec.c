@@ -173,16 +173,9 @@ static void judge(struct bpfexec *b, const struct exec_lsm_key *k, uint64_t ctim
 	if (rfd < 0 || fstat(rfd, &rst) < 0 || !kfile_same(rfd, &rst, k, ctime)) {
 		snprintf(nohash, sizeof nohash, "it could not be opened: %s", strerror(errno));
 	} else {
-		struct timespec deadline;
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		unsigned ms = b->x->hash_timeout_ms && b->x->hash_timeout_ms < HASH_MAX_MS
 				      ? b->x->hash_timeout_ms : HASH_MAX_MS;
-		deadline.tv_sec += ms / 1000;
-		deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
-		if (deadline.tv_nsec >= 1000000000L) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000L;
-		}
+		struct timespec deadline = mono_after_ms(ms);
 		unsigned long long max = b->x->hash_max_size ? b->x->hash_max_size
 								 : POLICY_EXEC_HASH_MAX_SIZE;
 		const char *cwhy;

@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../../common/cpupin.h"
 #include "../../common/elfhash.h"
 #include "../../common/util.h"
@@ -40,13 +41,7 @@ struct hash_job *hash_job_new(int fd, unsigned long long max, unsigned timeout_m
 	struct hash_job *j = xcalloc(1, sizeof *j);
 	j->fd = fd;
 	j->max = max ? max : ~0ULL;
-	clock_gettime(CLOCK_MONOTONIC, &j->deadline);
-	j->deadline.tv_sec += timeout_ms / 1000;
-	j->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (j->deadline.tv_nsec >= 1000000000L) {
-		j->deadline.tv_sec++;
-		j->deadline.tv_nsec -= 1000000000L;
-	}
+	j->deadline = mono_after_ms(timeout_ms);
 	j->owner = owner;
 	j->err = EINPROGRESS;
 	j->code_err = ENOEXEC;
