@@ -142,7 +142,8 @@ void wsplan_carve(const char *ws, const char *rel, struct ws_plan *plan)
 	_cleanup_free_ char *parent = xstrdup(rel);
 	*strrchr(parent, '/') = '\0';
 	struct stat st;
-	if (!workspace_planned_as(plan, parent, WS_PROTECT) || fstatat(plan->ws_fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+	if (!workspace_planned_as(plan, parent, WS_PROTECT) ||
+	    fstatat(plan->ws_fd, parent, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	if (mkdirat(plan->ws_fd, rel, 0755) < 0 && errno != EEXIST) {
 		wnote("%s/%s could not be made (%s): it stays read-only, as %s is", ws, rel,

@@ -75,7 +75,8 @@ static bool same_dir(struct same *s, int nfd, int tfd, unsigned depth)
 bool ws_same_as_top(const struct ws_plan *plan, int dirfd, const char *name)
 {
 	struct stat ns, ts;
-	if (!workspace_planned_as(plan, name, WS_PROTECT) || fstatat(dirfd, name, &ns, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (!workspace_planned_as(plan, name, WS_PROTECT) ||
+	    fstatat(dirfd, name, &ns, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    fstatat(plan->ws_fd, name, &ts, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
 	if (S_ISREG(ns.st_mode) && S_ISREG(ts.st_mode))
