@@ -2,11 +2,44 @@
 #include "err.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shown.h"
+
+/* text (len bytes) into msg: whole when it fits, else its start and its
+ * end around " ... ", so that what a long path pushed out is the middle,
+ * not the end that says why. */
+static void msg_fit(char *msg, size_t cap, const char *text, size_t len)
+{
+	static const char mark[] = " ... ";
+	if (len < cap) {
+		memcpy(msg, text, len + 1);
+		return;
+	}
+	size_t room = cap - 1 - (sizeof mark - 1);
+	size_t head = room * 3 / 5, tail = room - head;
+	memcpy(msg, text, head);
+	memcpy(msg + head, mark, sizeof mark - 1);
+	memcpy(msg + head + sizeof mark - 1, text + len - tail, tail);
+	msg[cap - 1] = '\0';
+}
+
+/* Formatted on the stack, not the heap: an error is also set in a child
+ * forked from threads (init, with _Fork), where malloc's lock may be
+ * held by a thread that is gone. Twice PATH_MAX holds any one path whole. */
+#define MSG_TEXT_MAX (2 * PATH_MAX)
+
+__attribute__((format(printf, 2, 0)))
+static void msg_vset(struct werr *e, const char *fmt, va_list ap)
+{
+	char text[MSG_TEXT_MAX];
+	if (vsnprintf(text, sizeof text, fmt, ap) < 0)
+		text[0] = '\0';
+	msg_fit(e->msg, sizeof e->msg, text, strnlen(text, sizeof text - 1));
+}
 
 int werr_set(struct werr *e, int errnum, const char *fmt, ...)
 {
@@ -14,7 +47,7 @@ int werr_set(struct werr *e, int errnum, const char *fmt, ...)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	msg_vset(e, fmt, ap);
 	va_end(ap);
 	e->errnum = errnum;
 	return -1;
@@ -24,21 +57,13 @@ int werr_wrap(struct werr *e, const char *fmt, ...)
 {
 	if (!e)
 		return -1;
-	char prefix[512], old[sizeof e->msg];
+	char prefix[MSG_TEXT_MAX], old[sizeof e->msg];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
-	snprintf(old, sizeof old, "%s", e->msg);
-	size_t pl = strlen(prefix);
-	if (pl + 2 < sizeof e->msg) {
-		memcpy(e->msg, prefix, pl);
-		memcpy(e->msg + pl, ": ", 2);
-		size_t room = sizeof e->msg - pl - 3;
-		size_t ol = strnlen(old, room);
-		memcpy(e->msg + pl + 2, old, ol);
-		e->msg[pl + 2 + ol] = '\0';
-	}
+	snprintf(old, sizeof old, "%.*s", (int)sizeof old - 1, e->msg);
+	werr_set(e, e->errnum, "%s: %s", prefix, old);
 	return -1;
 }
 

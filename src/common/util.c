@@ -340,7 +340,7 @@ DIR *dir_open_at(int dirfd, const char *path, int flags)
 	return d;
 }
 
-int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+static int openat2_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -348,6 +348,39 @@ int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+}
+
+int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	size_t len = strlen(rel);
+	if (len < PATH_MAX)
+		return openat2_beneath(dirfd, rel, flags, mode);
+	/* Longer than the kernel takes in one call (a tree the agent nested
+	 * that deep): whole components at a time, each step beneath the
+	 * directory the last one opened, so the end is beneath dirfd too. */
+	_cleanup_close_ int cur = -1;
+	char step[PATH_MAX];
+	while (len >= PATH_MAX) {
+		size_t cut = PATH_MAX - 1;
+		while (cut > 0 && rel[cut] != '/')
+			cut--;
+		if (cut == 0) {
+			errno = ENAMETOOLONG; /* no component boundary in reach */
+			return -1;
+		}
+		memcpy(step, rel, cut);
+		step[cut] = '\0';
+		int next = openat2_beneath(cur >= 0 ? cur : dirfd, step, O_PATH | O_DIRECTORY, 0);
+		if (next < 0)
+			return -1;
+		closep(&cur);
+		cur = next;
+		while (rel[cut] == '/')
+			cut++;
+		rel += cut;
+		len -= cut;
+	}
+	return openat2_beneath(cur, rel, flags, mode);
 }
 
 int replace_beneath(int dirfd, const char *name, const char *text)

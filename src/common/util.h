@@ -155,7 +155,9 @@ int remove_tree_at(int parent, const char *name);
 DIR *dir_open_at(int dirfd, const char *path, int flags);
 
 /* openat2 of rel beneath dirfd with no symlink (nor magic link) on the
- * way and none at the end; O_CLOEXEC added. -1 with errno. */
+ * way and none at the end; O_CLOEXEC added. A rel of PATH_MAX or more
+ * (what the kernel refuses in one call) is opened a run of whole
+ * components at a time, each beneath the last. -1 with errno. */
 int open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
 
 /* text written as dirfd/name through a new file (beneath dirfd, mode 0600)

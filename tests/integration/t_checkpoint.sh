@@ -381,6 +381,34 @@ test_checkpoint_undo_killed() {
 	[[ $(tree_hash "$WS") == "$H_PRE" ]] || fail 'the finished undo did not restore the tree'
 }
 
+# An agent that nests a tree deeper than the kernel takes a path in one
+# call (PATH_MAX, 4,096 characters) and removes a file of the user's:
+# `warden diff` shows the deep file's content, `warden undo` removes the
+# whole tree and brings the file back (before, the undo failed on the
+# first deep path, its message cut before the reason).
+test_checkpoint_undo_deeper_than_path_max() {
+	have python3 || skip 'python3 not installed'
+	printf 'keep\n' >keep.txt
+	wsh 'python3 -c "
+import os
+os.remove(\"keep.txt\")
+for i in range(1500):
+    os.mkdir(\"dd\"); os.chdir(\"dd\")
+open(\"f\", \"w\").write(\"deep in the tree\\n\")
+" && echo nested'
+	assert_rc 0 'the nesting session'
+	assert_out_has nested
+	[[ -d $WS/dd && ! -e $WS/keep.txt ]] || fatal 'the agent did not nest its tree'
+	wardenc diff
+	assert_rc 1 'warden diff (differences found)'
+	assert_out_has '+deep in the tree'
+	assert_out_has '-keep'
+	wardenc undo --yes
+	assert_rc 0 'warden undo of a tree deeper than PATH_MAX'
+	[[ ! -e $WS/dd ]] || fail 'the deep tree is still there after undo'
+	assert_host_file "$WS/keep.txt" keep
+}
+
 test_checkpoint_exclude() {
 	mkdir -p node_modules/pkg
 	printf 'dep\n' >node_modules/pkg/index.js

@@ -8,7 +8,9 @@
  * read_regular_file's reasons, in the caller's buffer, read_fd_all (bounded,
  * grown past its hint) and read_regular_at
  * (a FIFO or a link refused at once, a bound that holds, the file's stat
- * handed back, nothing left open); and clock.h's UTC fields, which the
+ * handed back, nothing left open); open_beneath of a path longer than
+ * PATH_MAX, still beneath its start; err.c's messages about such a path,
+ * which keep their end; and clock.h's UTC fields, which the
  * log's stamps are made of, the same as gmtime_r's from 1601 to 2400 and
  * at the days that make a calendar go wrong. */
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "src/common/clock.h"
+#include "src/common/err.h"
 #include "src/common/util.h"
 #include "check.h"
 
@@ -529,6 +532,115 @@ static void test_dir_open_at(void)
 	CHECK(next_fd() == free_fd);
 }
 
+/* "dd/" levels times, then tail: a path under the deep tree below. */
+static char *deep_rel(size_t levels, const char *tail)
+{
+	size_t tl = strlen(tail);
+	char *rel = xmalloc(levels * 3 + tl + 1);
+	for (size_t i = 0; i < levels; i++)
+		memcpy(rel + 3 * i, "dd/", 3);
+	memcpy(rel + 3 * levels, tail, tl + 1);
+	return rel;
+}
+
+/* open_beneath of a path longer than PATH_MAX (a tree an agent nested
+ * that deep, which `warden undo` must still remove): opened a run of whole
+ * components at a time, each beneath the last, so still beneath its start,
+ * still refusing a symlink or a ".." out of it on the way, nothing left
+ * open. */
+static void test_open_beneath_long(void)
+{
+	enum { LEVELS = 1500, LINK_AT = 1400 };
+	_cleanup_free_ char *top = tmp_path("deep");
+	CHECK(mkdir(top, 0700) == 0);
+	_cleanup_close_ int root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int cur = dup(root);
+	for (int i = 0; i < LEVELS && cur >= 0; i++) {
+		if (i == LINK_AT)
+			CHECK(symlinkat("dd", cur, "ln") == 0);
+		CHECK(mkdirat(cur, "dd", 0700) == 0);
+		int next = openat(cur, "dd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = next;
+	}
+	CHECK(cur >= 0);
+	int fd = openat(cur, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && write(fd, "deep", 4) == 4);
+	close(fd);
+	close(cur);
+	int free_fd = next_fd();
+
+	_cleanup_free_ char *rel = deep_rel(LEVELS, "f");
+	CHECK(strlen(rel) >= PATH_MAX);
+	fd = open_beneath(root, rel, O_RDONLY, 0);
+	char buf[8] = { 0 };
+	CHECK(fd >= 0 && read(fd, buf, sizeof buf) == 4 && !memcmp(buf, "deep", 4));
+	CHECK(fd >= 0 && fcntl(fd, F_GETFD) == FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	/* made there too (O_CREAT), as a restore does */
+	_cleanup_free_ char *made = deep_rel(LEVELS, "g");
+	fd = open_beneath(root, made, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(next_fd() == free_fd);
+
+	/* a symlink past the first run refused, as one in it would be */
+	_cleanup_free_ char *via_link = deep_rel(LINK_AT, "ln/");
+	_cleanup_free_ char *tail = deep_rel(LEVELS - LINK_AT - 1, "f");
+	_cleanup_free_ char *linked = xasprintf("%s%s", via_link, tail);
+	errno = 0;
+	CHECK(open_beneath(root, linked, O_RDONLY, 0) < 0 && errno == ELOOP);
+	/* ".." back out of the tree, in a later run: refused */
+	_cleanup_free_ char *down = deep_rel(LEVELS, "");
+	_cleanup_free_ char *ups = xmalloc(3 * (LEVELS + 1) + 1);
+	for (int i = 0; i <= LEVELS; i++)
+		memcpy(ups + 3 * i, "../", 3);
+	ups[3 * (LEVELS + 1)] = '\0';
+	_cleanup_free_ char *out = xasprintf("%s%sdeep", down, ups);
+	errno = 0;
+	CHECK(open_beneath(root, out, O_RDONLY, 0) < 0 && errno == EXDEV);
+	/* no component boundary within reach */
+	_cleanup_free_ char *flat = xmalloc(PATH_MAX + 8);
+	memset(flat, 'a', PATH_MAX + 7);
+	flat[PATH_MAX + 7] = '\0';
+	errno = 0;
+	CHECK(open_beneath(root, flat, O_RDONLY, 0) < 0 && errno == ENAMETOOLONG);
+	CHECK(next_fd() == free_fd);
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+	return n >= m && !strcmp(s + n - m, end);
+}
+
+/* An error about a path longer than its message (err.c): the start and
+ * the end kept around " ... ", so the end that says what went wrong is
+ * not what is cut; short ones whole; a wrap keeps both ends too. */
+static void test_werr_long(void)
+{
+	struct werr e = { 0 };
+	werr_set(&e, ENOENT, "undo: %s: %s", "removing", "short/f");
+	CHECK(!strcmp(e.msg, "undo: removing: short/f") && e.errnum == ENOENT);
+	werr_wrap(&e, "undo failed");
+	CHECK(!strcmp(e.msg, "undo failed: undo: removing: short/f") && e.errnum == ENOENT);
+
+	_cleanup_free_ char *path = deep_rel(2000, "f");
+	werr_set(&e, ENAMETOOLONG, "undo: removing %s (the end)", path);
+	size_t n = strlen(e.msg);
+	CHECK(n == sizeof e.msg - 1);
+	CHECK(!strncmp(e.msg, "undo: removing dd/dd/", 21));
+	CHECK(ends_with(e.msg, "/dd/dd/f (the end)"));
+	CHECK(strstr(e.msg, " ... ") != NULL);
+	werr_wrap(&e, "undo failed");
+	CHECK(!strncmp(e.msg, "undo failed: undo: removing dd/", 31));
+	CHECK(strlen(e.msg) == sizeof e.msg - 1 && ends_with(e.msg, "/dd/f (the end)"));
+	char buf[sizeof e.msg + 128];
+	CHECK(strstr(werr_str(&e, buf, sizeof buf), "(the end): File name too long") != NULL);
+}
+
 static void test_read_regular_file(void)
 {
 	_cleanup_free_ char *big = tmp_path("big"), *small = tmp_path("small");
@@ -673,6 +785,8 @@ int main(void)
 	test_path_resolve_existing();
 	test_closep_once();
 	test_dir_open_at();
+	test_open_beneath_long();
+	test_werr_long();
 	test_read_regular_file();
 	test_read_regular_at();
 	test_read_fd_all();
