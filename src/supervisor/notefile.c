@@ -142,8 +142,9 @@ static void note_name(struct notifier *n, const struct seccomp_notif *req, char 
 			base[k > 0 ? k : 0] = '\0';
 		}
 		_cleanup_free_ char *abs = *base ? xasprintf("%s/%s", base, path) : xstrdup(path);
-		lex = target_lexical_path(req->pid, abs);
-		if (n->ws && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
+		if (path[0] == '/' || dfd == AT_FDCWD || *base) /* else: not from the cwd */
+			lex = target_lexical_path(req->pid, abs);
+		if (n->ws && lex && path_is_within(lex, n->ws) && strcmp(lex, n->ws) != 0)
 			rel = lex + strlen(n->ws) + (strcmp(n->ws, "/") != 0);
 	}
 	if (!any && !workspace_masked(n->pol, rel, name))

@@ -257,7 +257,7 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 	*err = r.err;
 	if (n->guarded) {
 		_cleanup_free_ char *lex = target_lexical_path(req->pid, path);
-		if (path_is_within(lex, n->guarded))
+		if (lex && path_is_within(lex, n->guarded))
 			notify_later(n, ev_alert(&(struct ev_alert){ .rule = "control.inside", .path = path,
 							      .where = lex,
 							      .action = "refused" }));

@@ -35,8 +35,11 @@ void target_cwd(pid_t pid, char *buf, size_t len)
 char *target_lexical_path(pid_t pid, const char *path)
 {
 	char cwd[PATH_MAX] = "";
-	if (path[0] != '/')
-		target_cwd(pid, cwd, sizeof cwd); /* "" when unreadable: taken from / */
+	if (path[0] != '/') {
+		target_cwd(pid, cwd, sizeof cwd);
+		if (!cwd[0])
+			return NULL; /* never taken from somewhere else */
+	}
 	_cleanup_free_ char *all = xasprintf("%s/%s", cwd, path);
 	return ws_join_lexically("/", all);
 }
@@ -152,6 +155,32 @@ static int open_in_root(int rootfd, pid_t pid, const char *full, int oflags, int
 	return (int)syscall(SYS_openat2, rootfd, full, &how, sizeof how);
 }
 
+/* rel (relative) from the directory the process starts it at (its cwd,
+ * or its fd from) when that directory has no name warden can read or the
+ * whole is past PATH_MAX (a tree nested that deep): opened from that
+ * directory itself, beneath it, with no symlink and no ".." out of it on
+ * the way. Anything else fails with ENAMETOOLONG: never resolved from
+ * somewhere else (before, an unreadable cwd was taken for the root). */
+static int open_from_unnamed(pid_t pid, int from, const char *rel, int oflags)
+{
+	char p[64];
+	if (from == AT_FDCWD)
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, from);
+	_cleanup_close_ int dir = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	struct open_how how = {
+		.flags = (unsigned)oflags | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
+	if (fd < 0 && (errno == ELOOP || errno == EXDEV))
+		errno = ENAMETOOLONG; /* it would need the name warden cannot read */
+	return fd;
+}
+
 int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
 		const char *cwd, char *resolved, size_t rlen)
 {
@@ -168,18 +197,24 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
 		fd = open(p, oflags);
 	} else {
 		char base[PATH_MAX] = "";
+		int from = at && dirfd_arg != AT_FDCWD ? dirfd_arg : AT_FDCWD;
 		if (path[0] != '/') {
-			if (at && dirfd_arg != AT_FDCWD) {
-				snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, dirfd_arg);
+			if (from != AT_FDCWD) {
+				snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, from);
 				ssize_t n = readlink(p, base, sizeof base - 1);
 				base[n > 0 ? n : 0] = '\0';
 			} else {
 				snprintf(base, sizeof base, "%s", cwd);
 			}
 		}
-		char full[PATH_MAX * 2 + 2];
-		snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "", path);
-		fd = open_in_root(rootfd, pid, full, oflags, 0);
+		if (path[0] != '/' && (!base[0] || strlen(base) + 1 + strlen(path) >= PATH_MAX)) {
+			fd = open_from_unnamed(pid, from, path, oflags);
+		} else {
+			char full[PATH_MAX * 2 + 2];
+			snprintf(full, sizeof full, "%s%s%s", base, base[0] && path[0] != '/' ? "/" : "",
+				 path);
+			fd = open_in_root(rootfd, pid, full, oflags, 0);
+		}
 	}
 	if (fd >= 0 && resolved) {
 		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);

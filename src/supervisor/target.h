@@ -20,13 +20,18 @@ void target_cwd(pid_t pid, char *buf, size_t len);
 
 /* path as the process gave it, made absolute (from its cwd) with ".", ".."
  * and empty components taken out, as text: what it names whatever the
- * symlinks on the way (malloc'd). */
+ * symlinks on the way (malloc'd). NULL for a relative path when the cwd
+ * has no name the supervisor can read (deeper than PATH_MAX). */
 char *target_lexical_path(pid_t pid, const char *path);
 
 /* Open path (oflags: O_RDONLY, O_PATH, ... with O_CLOEXEC) as process pid
  * would resolve it: relative to dirfd_arg when `at` (AT_EMPTY_PATH in
- * at_flags with an empty path: that fd itself), else to cwd. resolved gets
- * the path of what was opened (from /proc/self/fd). -1 with errno. */
+ * at_flags with an empty path: that fd itself), else to cwd. A relative
+ * path from a directory whose name cannot be read ("" cwd) or that makes
+ * the whole longer than PATH_MAX is opened from that directory itself,
+ * with no symlink or ".." out of it on the way, else ENAMETOOLONG.
+ * resolved gets the path of what was opened (from /proc/self/fd). -1 with
+ * errno. */
 int target_open(pid_t pid, int dirfd_arg, bool at, const char *path, int at_flags, int oflags,
 		const char *cwd, char *resolved, size_t rlen);
 /* The same inside rootfd, an O_PATH fd of the sandbox's root that the

@@ -132,6 +132,52 @@ test_exec_deny_swap() {
 	note "1000 runs while the file was swapped: $refused refused at the check, $swaps swapped in after it and killed before they ran"
 }
 
+# From a cwd deeper than PATH_MAX (a name longer than the kernel gives
+# warden), a relative exec is judged from that directory itself, not from
+# the root: a copy of the denied program named bin/true is refused as what
+# it is (before, warden judged /bin/true, and the copy was caught only
+# after the exec, as a false exec.swapped, and killed), a plain program
+# there runs, and a symlink on the way, which warden cannot follow without
+# the directory's name, is refused with that reason on the record.
+test_exec_deny_deep_cwd() {
+	have python3 || skip 'python3 not installed'
+	cp /bin/true denied && printf 'warden-exec-deep' >>denied && chmod 755 denied
+	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/deny.profile"
+	no_detect_actions "$T_TMP/deny.profile" >/dev/null
+	wrun --profile "$T_TMP/deny.profile" -- python3 -c '
+import os, subprocess
+data = open("denied", "rb").read()
+for i in range(1500):
+    os.mkdir("dd"); os.chdir("dd")
+os.mkdir("bin")
+with open("bin/true", "wb") as f: f.write(data)
+os.chmod("bin/true", 0o755)
+with open("bin/echo", "wb") as f: f.write(open("/bin/echo", "rb").read())
+os.chmod("bin/echo", 0o755)
+os.symlink("/bin/echo", "ln")
+for cmd in (["bin/true"], ["bin/echo", "ran"], ["./ln", "ran"]):
+    try:
+        r = subprocess.run(cmd, capture_output=True)
+        print(cmd[0], r.returncode, r.stdout.decode().strip())
+    except OSError as e:
+        print(cmd[0], "errno", e.errno)
+'
+	assert_rc 0
+	assert_out_line 'bin/true errno 13' 'the denied copy under an allowed name'
+	assert_out_line 'bin/echo 0 ran' 'a plain program in the deep directory'
+	assert_out_line './ln errno 36' 'a symlink from a cwd warden cannot name'
+	local f execs
+	f=$(latest_log)
+	execs=$(grep '"event":"exec"' "$f")
+	[[ $(grep -F '"path":"bin/true"' <<<"$execs" | grep -c '"decision":"deny"') -gt 0 ]] ||
+		fail 'the refusal of bin/true is not on the record'
+	[[ $(grep -c '"event":"alert","rule":"exec.denied"' "$f") -gt 0 ]] || fail 'no exec.denied alert'
+	[[ $(grep -c '"rule":"exec.swapped"' "$f") == 0 ]] ||
+		fail 'exec.swapped raised: warden judged another file than the one the kernel ran'
+	[[ $(grep -F '"path":"./ln"' <<<"$execs" | grep -c 'could not resolve it: File name too long') -gt 0 ]] ||
+		fail 'the symlink refused without its reason on the record'
+}
+
 # Without rules, the record still says what ran: a true and a false swapped
 # back to back; for each process, its last exec event holds the hash of the
 # program whose exit status it gave.
