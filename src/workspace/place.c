@@ -61,8 +61,13 @@ int workspace_resolve(const char *requested, const char *home, char **out, struc
 {
 	char buf[PATH_MAX];
 	const char *req = requested ? requested : ".";
-	if (!realpath(req, buf))
+	if (!realpath(req, buf)) {
+		if (!requested && errno == ENOENT)
+			return werr_set(e, ENOENT, "workspace: the current directory was removed "
+					"after the shell entered it (cd into the project again, or "
+					"pass --workspace DIR)");
 		return werr_errno(e, "workspace %s", req);
+	}
 	struct stat st;
 	if (stat(buf, &st) < 0)
 		return werr_errno(e, "workspace %s", buf);

@@ -108,6 +108,18 @@ test_fault_state_dir_is_a_file() {
 # ends as its command did, the user is told once, in words (not a walk's
 # bare ENOENT, not a crash, not a checkpoint `warden undo` would need
 # --force for), and session.end records why no checkpoint was taken.
+# Started from a directory removed after the shell entered it: no
+# session, and the error says what to do, not only ENOENT.
+test_fault_cwd_removed_before_start() {
+	mkdir "$WS/gone"
+	cd "$WS/gone" && rmdir "$WS/gone" || fatal 'could not remove the cwd'
+	wrun -- true
+	cd "$WS" || fatal "cd $WS"
+	assert_rc 125 'no session without a workspace'
+	assert_err_match 'the current directory was removed after the shell entered it'
+	assert_err_match 'pass --workspace DIR'
+}
+
 test_fault_workspace_removed() {
 	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
 	local WARDEN_TIMEOUT=60 f ck
