@@ -17,6 +17,16 @@ fail() { printf '%s\n' "$*" >>"$T_TMP/.reasons"; }
 fatal() { fail "$@"; exit 1; }
 # skip MSG: the test cannot run here (counted as passed, marked SKIP).
 skip() { printf '%s\n' "$*" >"$T_TMP/.skip"; exit 77; }
+# A test that calls a helper the harness does not define (a misspelt
+# assert_...) fails, rather than passing on a "command not found". Any
+# other missing command is bash's usual error (tests check with `have`).
+command_not_found_handle() {
+	case $1 in
+	assert_* | expect_*) fail "the test calls $1, which lib.sh does not define" ;;
+	esac
+	printf 'bash: %s: command not found\n' "$1" >&2
+	return 127
+}
 # note MSG: informational line shown in verbose mode.
 note() { printf '# %s\n' "$*"; }
 
