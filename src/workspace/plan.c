@@ -32,11 +32,14 @@ void wsplan_add(struct ws_plan *plan, enum ws_mount_kind kind, const char *rel)
  * than that refuses the workspace rather than leave it open. */
 int wsplan_check_length(const char *rel, const char *what, struct werr *e)
 {
-	if (strlen(rel) < PATH_MAX)
+	size_t len = strlen(rel);
+	if (len < PATH_MAX)
 		return 0;
-	return werr_set(e, ENAMETOOLONG, "refusing the workspace: %s %.200s... lies %zu characters "
-			"deep, more than warden can %s", what, rel, strlen(rel),
-			strcmp(what, "secret") == 0 ? "mask" : "keep read-only");
+	const char *name = strrchr(rel, '/');
+	return werr_set(e, ENAMETOOLONG, "refusing the workspace: %s %.100s ... %s lies %zu "
+			"characters deep, more than warden can %s (remove it or move it nearer "
+			"the top: `find . -name '%s'` finds it)", what, rel, rel + len - 100, len,
+			strcmp(what, "secret") == 0 ? "mask" : "keep read-only", name ? name + 1 : rel);
 }
 
 bool wsplan_has(const struct ws_plan *plan, const char *rel)

@@ -755,6 +755,8 @@ static void test_sweep_deep(void)
 	struct ws_plan p2 = { .lock_fd = -1, .ws_fd = -1 };
 	CHECK(workspace_plan(ws, &pol, &p2, &e) < 0 && e.errnum == ENAMETOOLONG &&
 	      strstr(e.msg, "more than warden can mask"));
+	/* which file, by its path's end and its name, and what to do */
+	CHECK(strstr(e.msg, "/id_rsa lies ") && strstr(e.msg, "`find . -name 'id_rsa'` finds it"));
 	workspace_cleanup(&p2);
 	policy_free(&pol);
 }
