@@ -241,27 +241,55 @@ int mkdir_p(const char *path, mode_t mode, bool *created)
 	return 0;
 }
 
-int remove_tree_at(int parent, const char *name)
+/* Past this depth a directory is moved up into the top of the tree being
+ * removed rather than entered, so that a tree nested any deeper costs at
+ * most this many open directories and stack frames (an agent can nest
+ * one past RLIMIT_NOFILE, or past the stack). */
+#define RM_DEPTH_MAX 64
+
+struct rm_walk {
+	int top;             /* the tree's top directory, -1 until opened */
+	unsigned long moved; /* directories moved up into it so far */
+};
+
+static int rm_at(struct rm_walk *w, int parent, const char *name, unsigned depth)
 {
 	struct stat st;
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -1 : 0;
-	int r = 0, saved = 0;
 	if ((st.st_mode & 0700) != 0700 && fchmodat(parent, name, (st.st_mode & 07777) | 0700, 0) < 0)
 		return -1;
+	if (depth >= RM_DEPTH_MAX && w->top >= 0) {
+		char up[64];
+		snprintf(up, sizeof up, ".warden-rm.%d.%lu", (int)getpid(), ++w->moved);
+		if (renameat2(parent, name, w->top, up, RENAME_NOREPLACE) == 0)
+			return 0; /* the top's next pass removes it; else entered here */
+	}
+	int r = 0, saved = 0;
 	/* not opened: unlinkat below says why it is not removed */
 	_cleanup_dir_ DIR *d = dir_open_at(parent, name, O_NOFOLLOW);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (remove_tree_at(dirfd(d), de->d_name) < 0 && !saved) {
-			saved = errno;
-			r = -1;
+	bool top = w->top < 0 && d;
+	if (top)
+		w->top = dirfd(d);
+	unsigned long before;
+	do { /* the top again while directories were moved up into it */
+		before = w->moved;
+		if (d)
+			rewinddir(d);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (rm_at(w, dirfd(d), de->d_name, depth + 1) < 0 && !saved) {
+				saved = errno;
+				r = -1;
+			}
 		}
-	}
+	} while (top && w->moved != before);
+	if (top)
+		w->top = -1;
 	closedirp(&d);
 	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
 		if (!saved)
@@ -270,6 +298,12 @@ int remove_tree_at(int parent, const char *name)
 	}
 	errno = saved;
 	return r;
+}
+
+int remove_tree_at(int parent, const char *name)
+{
+	struct rm_walk w = { .top = -1 };
+	return rm_at(&w, parent, name, 0);
 }
 
 void snprintf_cut(char *buf, size_t len, const char *fmt, ...)

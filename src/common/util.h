@@ -143,7 +143,9 @@ int mkdir_p(const char *path, mode_t mode, bool *created);
 
 /* Remove the entry name of the directory parent and, when it is a
  * directory, everything under it, depth first, never following a symlink
- * (directories the owner cannot read or search are made so first). 0, or
+ * (directories the owner cannot read or search are made so first). A
+ * directory more than 64 levels down is moved up into the tree's top and
+ * removed from there: any depth costs 64 open directories at most. 0, or
  * -1 with errno when something could not be removed. */
 int remove_tree_at(int parent, const char *name);
 

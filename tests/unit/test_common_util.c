@@ -9,7 +9,8 @@
  * grown past its hint) and read_regular_at
  * (a FIFO or a link refused at once, a bound that holds, the file's stat
  * handed back, nothing left open); open_beneath of a path longer than
- * PATH_MAX, still beneath its start; err.c's messages about such a path,
+ * PATH_MAX, still beneath its start; remove_tree_at of a tree deeper
+ * than the open files allowed; err.c's messages about such a path,
  * which keep their end; and clock.h's UTC fields, which the
  * log's stamps are made of, the same as gmtime_r's from 1601 to 2400 and
  * at the days that make a calendar go wrong. */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -610,6 +612,43 @@ static void test_open_beneath_long(void)
 	CHECK(next_fd() == free_fd);
 }
 
+/* remove_tree_at of a tree 3,000 levels deep, a directory of mode 000 and
+ * files on the way, with RLIMIT_NOFILE at 100: removed whole (its deep
+ * parts moved up into its top rather than entered), nothing left open. */
+static void test_remove_tree_deep(void)
+{
+	enum { LEVELS = 3000, LOCKED_AT = 2000 };
+	_cleanup_free_ char *top = tmp_path("rmdeep");
+	CHECK(mkdir(top, 0700) == 0);
+	int cur = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < LEVELS && cur >= 0; i++) {
+		if (i % 100 == 0)
+			close(openat(cur, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		CHECK(mkdirat(cur, "d", 0700) == 0);
+		int next = openat(cur, "d", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (i == LOCKED_AT)
+			CHECK(fchmodat(cur, "d", 0, 0) == 0);
+		close(cur);
+		cur = next;
+	}
+	CHECK(cur >= 0);
+	close(cur);
+	int free_fd = next_fd();
+	struct rlimit old, low;
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	low = old;
+	low.rlim_cur = 100;
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	int r = remove_tree_at(AT_FDCWD, top);
+	int err = errno;
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "remove_tree_at: %s\n", strerror(err));
+	CHECK(access(top, F_OK) < 0 && errno == ENOENT);
+	CHECK(next_fd() == free_fd);
+}
+
 static bool ends_with(const char *s, const char *end)
 {
 	size_t n = strlen(s), m = strlen(end);
@@ -787,6 +826,7 @@ int main(void)
 	test_dir_open_at();
 	test_open_beneath_long();
 	test_werr_long();
+	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
 	test_read_fd_all();
