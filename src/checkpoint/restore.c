@@ -120,12 +120,45 @@ static int open_dirs(int rootfd, const struct manifest *cur, struct werr *e)
 	return 0;
 }
 
-/* What goes (removed, or of another type now), children first. */
+static bool goes(const struct change *c)
+{
+	return c->kind == CH_REMOVED || c->kind == CH_TYPE;
+}
+
+/* Is path's parent one of dirs (n paths in strcmp order, as the changes
+ * are): a directory that goes whole, taking path with it? */
+static bool parent_goes(const char *const *dirs, size_t n, const char *path)
+{
+	const char *sl = strrchr(path, '/');
+	size_t pl = sl ? (size_t)(sl - path) : 0, lo = 0, hi = n;
+	while (sl && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(dirs[mid], path, pl);
+		if (c == 0)
+			c = dirs[mid][pl] != '\0'; /* longer: after the parent */
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* What goes (removed, or of another type now): each at the top of what
+ * goes, the rest with it. One by one from the deepest, a tree nested
+ * thousands deep cost the square of its depth in path walks. */
 static int remove_gone(int rootfd, const struct changes *ch, struct werr *e)
 {
+	_cleanup_free_ const char **dirs = xcalloc(ch->n + 1, sizeof *dirs);
+	size_t nd = 0;
+	for (size_t k = 0; k < ch->n; k++)
+		if (goes(&ch->v[k]) && ch->v[k].a->type == MF_DIR)
+			dirs[nd++] = ch->v[k].a->path;
 	for (size_t k = ch->n; k-- > 0;) {
 		const struct change *c = &ch->v[k];
-		if (c->kind != CH_REMOVED && c->kind != CH_TYPE)
+		if (!goes(c) || parent_goes(dirs, nd, c->a->path))
 			continue;
 		const char *name;
 		_cleanup_close_ int pfd = parent_of(rootfd, c->a->path, &name);
