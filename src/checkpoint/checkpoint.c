@@ -23,6 +23,22 @@
 
 #define EXCLUDED_SHOWN 100
 
+/* Paths nested deeper than a manifest holds, left out (snapshot.c): said
+ * on the terminal and counted in the checkpoint's field. */
+static void too_deep_said(const struct snap_result *r, const char *when, json_t *field)
+{
+	if (!r->too_deep)
+		return;
+	const char *p = r->too_deep_first;
+	size_t n = strlen(p);
+	wnote("checkpoint%s: %zu path%s nested deeper than %d characters not recorded (%.60s ... "
+	      "%s): `warden undo` removes them with the directory above them, but cannot bring "
+	      "them back", when, r->too_deep, r->too_deep == 1 ? "" : "s", MF_MAX_PATH, p,
+	      n > 60 ? p + n - 60 : p);
+	if (field)
+		json_object_set_new(field, "too_deep", json_integer((json_int_t)r->too_deep));
+}
+
 static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
 		const struct strv *unrecorded, bool (*interrupted)(void), struct snap_result *r,
 		struct werr *e)
@@ -79,6 +95,7 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 			json_object_set(*field, "escaped", esc);
 	}
 	json_decref(esc);
+	too_deep_said(&r, "", *field);
 	if (r.excluded.n) {
 		char list[600] = "";
 		size_t i = 0;
@@ -115,6 +132,7 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 		field = json_pack("{s:s}", "error", buf);
 	} else {
 		field = json_pack("{s:s, s:I}", "manifest", r.hash, "entries", (json_int_t)r.m.n);
+		too_deep_said(&r, " at the end of the session", field);
 	}
 	snap_result_free(&r);
 	if (store_prune_due(&cs->st, cs->ws, CKPT_PRUNE_INTERVAL_S) &&

@@ -23,6 +23,7 @@ struct rctx {
 	struct strv opaque;          /* directories that hide the lower one */
 	struct review_special *special; /* the FIFOs, sockets and devices left */
 	size_t nspecial, cap;
+	size_t too_deep;             /* paths longer than a manifest holds, left out */
 };
 
 static bool opaque_dir(int dirfd, const char *name)
@@ -39,6 +40,10 @@ static bool opaque_dir(int dirfd, const char *name)
 static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	struct rctx *c = ctx;
+	if (strlen(we->rel) > MF_MAX_PATH) { /* as snapshot.c's walk: said after */
+		c->too_deep++;
+		return WALK_SKIP;
+	}
 	struct stat s;
 	if (fstatat(we->dirfd, we->name, &s, AT_SYMLINK_NOFOLLOW) < 0)
 		return werr_errno(e, "review: %s", we->rel);
@@ -146,6 +151,10 @@ int review_collect(struct store *st, const struct manifest *start, int upperfd,
 	int ret = walk_tree(upperfd, &ops, &c, e);
 	if (ret < 0)
 		goto out;
+	if (c.too_deep)
+		wnote("review: %zu path%s nested deeper than %d characters not recorded: `warden "
+		      "apply` makes the directories above them, not them", c.too_deep,
+		      c.too_deep == 1 ? "" : "s", MF_MAX_PATH);
 	manifest_sort(&c.up);
 	sort_strv(&c.gone);
 	sort_strv(&c.opaque);

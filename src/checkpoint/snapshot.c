@@ -312,6 +312,16 @@ static int on_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	if (c->o->unrecorded && (we->type == DT_DIR || we->type == DT_SOCK ||
 				 we->type == DT_UNKNOWN) && strv_contains(c->o->unrecorded, we->rel))
 		return WALK_SKIP;
+	/* Longer than a manifest holds (a tree nested that deep): left out,
+	 * with what is under it, and said. Recorded, it would make the
+	 * manifest unreadable, and with it `warden undo` of this and every
+	 * later session. The directory above is recorded: an undo that
+	 * removes it removes what is under it too. */
+	if (strlen(we->rel) > MF_MAX_PATH) {
+		if (!c->r->too_deep++)
+			c->r->too_deep_first = xstrdup(we->rel);
+		return WALK_SKIP;
+	}
 	if (snapshot_excluded(c->o->exclude, we->rel, we->name)) {
 		strv_push(&c->r->excluded, we->rel);
 		return WALK_SKIP;
@@ -392,6 +402,8 @@ void snap_result_free(struct snap_result *r)
 {
 	manifest_free(&r->m);
 	strv_free(&r->excluded);
+	free(r->too_deep_first);
+	r->too_deep_first = NULL;
 }
 
 int snapshot_open_root(int anyfd, mode_t *restore, struct werr *e)

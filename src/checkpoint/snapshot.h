@@ -31,6 +31,8 @@ struct snap_result {
 	struct manifest m;            /* sorted */
 	char hash[SHA256_HEX_LEN];    /* of the manifest's text, when stored */
 	struct strv excluded;         /* the paths left out */
+	size_t too_deep;              /* paths longer than a manifest holds, left out */
+	char *too_deep_first;         /* the first of them (malloc'd), or NULL */
 	unsigned long long bytes;     /* file content recorded */
 	unsigned long long read;      /* of it, bytes read (not in the cache) */
 	size_t files, cached;

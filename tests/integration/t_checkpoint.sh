@@ -409,6 +409,36 @@ open(\"f\", \"w\").write(\"deep in the tree\\n\")
 	assert_host_file "$WS/keep.txt" keep
 }
 
+# Deeper still: a tree whose paths pass what a manifest holds (16,384
+# characters). Recorded, they made the manifest unreadable, and `warden
+# undo` of that session (and of every later one) failed: the agent could
+# remove a file and keep it from coming back. They are left out of the
+# checkpoint, said on the terminal and counted in session.end; the undo
+# brings the file back and removes the whole tree.
+test_checkpoint_undo_deeper_than_a_manifest() {
+	have python3 || skip 'python3 not installed'
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=300
+	printf 'keep\n' >keep.txt
+	wsh 'python3 -c "
+import os
+os.remove(\"keep.txt\")
+for i in range(9000):
+    os.mkdir(\"d\"); os.chdir(\"d\")
+open(\"f\", \"w\").write(\"deep\")
+" && echo nested'
+	assert_rc 0 'the nesting session'
+	assert_out_has nested
+	assert_err_match 'checkpoint at the end of the session: 1 path nested deeper than 16384 characters not recorded'
+	ckpt_field session.end
+	assert_out_match '"checkpoint":\{"manifest":"[0-9a-f]{64}","entries":[0-9]+,"too_deep":1\}' \
+		'session.end counts what it left out'
+	wardenc undo --yes
+	assert_rc 0 'warden undo of a session that nested past a manifest'
+	[[ ! -e $WS/d ]] || fail 'the deep tree is still there after undo'
+	assert_host_file "$WS/keep.txt" keep
+}
+
 test_checkpoint_exclude() {
 	mkdir -p node_modules/pkg
 	printf 'dep\n' >node_modules/pkg/index.js
