@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/hash.h"
 #include "../common/util.h"
 #include "../net/sockdiag.h"
@@ -218,11 +219,7 @@ static void exe_hash(struct connowner *o, const char *path, struct proxy_owner_q
 		q->exe_ask = true;
 		return;
 	}
-	struct timespec dl;
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_nsec += (long)HASH_TIMEOUT_MS * 1000000L;
-	dl.tv_sec += dl.tv_nsec / 1000000000L;
-	dl.tv_nsec %= 1000000000L;
+	struct timespec dl = mono_after_ms(HASH_TIMEOUT_MS);
 	if (sha256_fd_bounded(fd, CONNOWNER_HASH_MAX, &dl, NULL, out->sha256) < 0) {
 		out->sha256[0] = '\0';
 		snprintf(out->sha_why, sizeof out->sha_why, "not hashed: %s", strerror(errno));
