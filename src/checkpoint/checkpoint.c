@@ -39,6 +39,23 @@ static void too_deep_said(const struct snap_result *r, const char *when, json_t 
 		json_object_set_new(field, "too_deep", json_integer((json_int_t)r->too_deep));
 }
 
+/* A store the session cannot write to: what the user can change, since
+ * no session runs without its checkpoint. Only a write fails with ENOSPC
+ * or EDQUOT; a denial is the store's only while it is opened (the
+ * workspace's unreadable files are recorded as such, not errors). */
+static int store_hint(struct werr *e, bool opening)
+{
+	int n = e->errnum;
+	if (n == ENOSPC || n == EDQUOT)
+		return werr_hint(e, "free space there, give warden's store a place elsewhere "
+				 "(XDG_DATA_HOME), leave large files out (`checkpoint exclude GLOB` "
+				 "in the profile) or run without a checkpoint (`checkpoint off`)");
+	if (opening && (n == EROFS || n == EACCES || n == EPERM))
+		return werr_hint(e, "give warden's store a place you can write (XDG_DATA_HOME), or "
+				 "run without a checkpoint (`checkpoint off` in the profile)");
+	return -1;
+}
+
 static int take(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
 		const struct strv *unrecorded, bool (*interrupted)(void), struct snap_result *r,
 		struct werr *e)
@@ -64,7 +81,7 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 		return werr_set(e, 0, "checkpoint: no store directory (HOME and XDG_DATA_HOME are not "
 				"absolute paths); set `checkpoint off` to run without one");
 	if (store_open(&cs->st, store_path, true, e) < 0)
-		return -1;
+		return store_hint(e, true);
 	cs->on = true;
 	cs->ws = xstrdup(ws);
 	struct timespec t0;
@@ -72,11 +89,11 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 	struct snap_result r;
 	if (take(cs, pol, ws_fd, unrecorded, interrupted, &r, e) < 0) {
 		snap_result_free(&r);
-		return -1;
+		return store_hint(e, false);
 	}
 	if (store_ref(&cs->st, session, "start", r.hash, ws, e) < 0) {
 		snap_result_free(&r);
-		return -1;
+		return store_hint(e, false);
 	}
 	memcpy(cs->start, r.hash, sizeof cs->start);
 	*field = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "manifest", r.hash,

@@ -67,6 +67,20 @@ int werr_wrap(struct werr *e, const char *fmt, ...)
 	return -1;
 }
 
+int werr_hint(struct werr *e, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	char hint[MSG_TEXT_MAX], old[sizeof e->msg + 128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(hint, sizeof hint, fmt, ap);
+	va_end(ap);
+	werr_str(e, old, sizeof old);
+	werr_set(e, 0, "%s; %s", old, hint);
+	return -1;
+}
+
 const char *werr_str(const struct werr *e, char *buf, unsigned long len)
 {
 	if (e->errnum)

@@ -22,6 +22,12 @@ int werr_set(struct werr *e, int errnum, const char *fmt, ...)
 /* Prefix the existing message with more context ("while X: <old>"). */
 int werr_wrap(struct werr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Add what the user can change to an error that goes only to the user:
+ * "MESSAGE[: strerror]; HINT". The errno's words become part of the
+ * message and e->errnum 0, so call it last, where no caller looks at
+ * errnum again. */
+int werr_hint(struct werr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Format "MESSAGE[: strerror]" into buf. */
 const char *werr_str(const struct werr *e, char *buf, unsigned long len);
 

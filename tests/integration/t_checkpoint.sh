@@ -498,6 +498,7 @@ test_checkpoint_store_unwritable() {
 	chmod 0700 "$HOME/.local/share/warden/store"
 	assert_rc 125 'an unwritable store'
 	assert_err_match 'checkpoint store'
+	assert_err_match 'Permission denied; give warden.s store a place you can write \(XDG_DATA_HOME\)'
 	assert_host_absent "$WS/ran" 'the command did not run'
 }
 
@@ -510,7 +511,8 @@ test_checkpoint_store_full() {
 	wsh 'touch ran'
 	umount "$HOME/.local/share/warden/store"
 	assert_rc 125 'a full store'
-	assert_err_match 'No space left on device'
+	assert_err_match 'No space left on device; free space there'
+	assert_err_match 'XDG_DATA_HOME.*checkpoint exclude GLOB.*checkpoint off'
 	assert_host_absent "$WS/ran" 'the command did not run'
 }
 

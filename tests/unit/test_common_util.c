@@ -678,6 +678,25 @@ static void test_werr_long(void)
 	CHECK(strlen(e.msg) == sizeof e.msg - 1 && ends_with(e.msg, "/dd/f (the end)"));
 	char buf[sizeof e.msg + 128];
 	CHECK(strstr(werr_str(&e, buf, sizeof buf), "(the end): File name too long") != NULL);
+	/* a hint after a long message keeps the errno's words and the hint */
+	werr_hint(&e, "free space (%s)", "XDG_DATA_HOME");
+	CHECK(e.errnum == 0 && strlen(e.msg) == sizeof e.msg - 1);
+	CHECK(ends_with(e.msg, "(the end): File name too long; free space (XDG_DATA_HOME)"));
+	CHECK(!strncmp(e.msg, "undo failed: undo: removing dd/", 31));
+}
+
+static void test_werr_hint(void)
+{
+	struct werr e = { 0 };
+	werr_set(&e, ENOSPC, "checkpoint store %s", "/s");
+	CHECK(werr_hint(&e, "free %s", "space") == -1);
+	char buf[sizeof e.msg + 128];
+	CHECK(!strcmp(werr_str(&e, buf, sizeof buf),
+		      "checkpoint store /s: No space left on device; free space"));
+	werr_set(&e, 0, "no errno");
+	werr_hint(&e, "hint");
+	CHECK(!strcmp(e.msg, "no errno; hint") && e.errnum == 0);
+	CHECK(werr_hint(NULL, "x") == -1);
 }
 
 static void test_read_regular_file(void)
@@ -826,6 +845,7 @@ int main(void)
 	test_dir_open_at();
 	test_open_beneath_long();
 	test_werr_long();
+	test_werr_hint();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
