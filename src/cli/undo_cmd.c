@@ -316,8 +316,18 @@ static int run_undo(struct undo *u, const char *arg, struct werr *e)
 	/* the tree now, into the store: what undoes this undo */
 	struct snap_opts o = { .st = &u->st, .store_blobs = true, .ws = ws,
 			       .exclude = &u->target.exclude };
-	if (snapshot_take_dir(u->wsfd, &o, &u->now, e) < 0)
-		return werr_wrap(e, "checkpoint of the workspace before the %s", u->verb);
+	if (snapshot_take_dir(u->wsfd, &o, &u->now, e) < 0) {
+		werr_wrap(e, "checkpoint of the workspace before the %s", u->verb);
+		if (e->errnum != ENOSPC && e->errnum != EDQUOT)
+			return -1;
+		/* a session that filled the disk must not keep its work from
+		 * being undone: the way out, named */
+		if (u->apply)
+			return werr_hint(e, "free space on that file system and run it again");
+		return werr_hint(e, "free space on that file system and run it again (what the "
+				 "session added, which the undo removes anyway: `warden diff --list "
+				 "%s`)", u->rec.session);
+	}
 	changes_compute(&u->now.m, &u->target, &u->todo);
 	u->wshown = path_shown(ws);
 	if (!u->todo.n && !u->todo.root_mode) {

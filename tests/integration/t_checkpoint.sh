@@ -516,6 +516,31 @@ test_checkpoint_store_full() {
 	assert_host_absent "$WS/ran" 'the command did not run'
 }
 
+# A session that fills the store's disk: its end says the checkpoint failed,
+# the undo says how to make room (and that the session's additions go
+# anyway), and once there is room it brings the workspace back.
+test_checkpoint_undo_store_filled_by_session() {
+	is_root || skip 'mounting a small file system needs root'
+	mkdir -p "$HOME/.local/share/warden/store"
+	mount -t tmpfs -o size=256k,mode=0700 tmpfs "$HOME/.local/share/warden/store" 2>/dev/null ||
+		skip 'cannot mount a tmpfs here'
+	echo keep >keep.txt
+	wsh 'head -c 600000 /dev/urandom >big; echo changed >keep.txt'
+	assert_rc 0 'the session itself'
+	assert_err_match 'checkpoint at the end of the session failed.*No space left on device'
+	wardenc undo --yes
+	assert_rc 125 'an undo with no room for its own checkpoint'
+	assert_err_match 'No space left on device; free space on that file system and run it again'
+	assert_err_match 'warden diff --list [0-9T]+Z-[0-9a-f]+'
+	assert_host_file "$WS/keep.txt" changed 'nothing restored by the failed undo'
+	rm big
+	wardenc undo --yes --force
+	umount "$HOME/.local/share/warden/store"
+	assert_rc 0 'the undo once there is room'
+	assert_host_file "$WS/keep.txt" keep
+	assert_host_absent "$WS/big"
+}
+
 test_checkpoint_max_size() {
 	head -c 2000000 /dev/zero >big
 	printf 'checkpoint max-size 1M\n' >"$T_TMP/p"
