@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
+#include "../common/fdlimit.h"
 #include "../common/proctitle.h"
 
 #define SUMMARY_COL 35
@@ -53,6 +54,7 @@ static void malloc_setup(void)
 int main(int argc, char **argv)
 {
 	malloc_setup();
+	fdlimit_raise();
 	proctitle_note(argc, argv);
 	if (argc < 2) {
 		usage(stderr);

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/fdlimit.h"
 #include "../common/util.h"
 
 #define MAX_CONNS 4096
@@ -369,11 +370,8 @@ void proxy_add_forward(struct proxy *px, int listener, const struct net_forward 
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 {
 	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each). */
+	fdlimit_raise();
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 	struct proxy *px = xcalloc(1, sizeof *px);
 	/* Each connection may hold six descriptors; the supervisor keeps
 	 * FD_RESERVE for its own work (the exec record above all). */

@@ -38,7 +38,10 @@
  *   WFAULT_SELF_MOVE=1       a write of "0" to a cgroup v1 `tasks` file (sandbox
  *                            init's move of itself into the session's
  *                            cgroups) fails with EACCES, said on stderr
- *                            ("wfault: refused PATH").
+ *                            ("wfault: refused PATH");
+ *   WFAULT_EVENTFD=N         the Nth eventfd() and every one after it fail
+ *                            with EMFILE: the supervisor out of descriptors
+ *                            at that point of its start.
  * Counted per process (a fork inherits the count). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -66,6 +69,7 @@ ssize_t recv(int fd, void *buf, size_t len, int flags);
 ssize_t send(int fd, const void *buf, size_t len, int flags);
 int kill(pid_t pid, int sig);
 ssize_t write(int fd, const void *buf, size_t len);
+int eventfd(unsigned int initval, int flags);
 
 static pid_t init_pid; /* sandbox init's, once cloned (WFAULT_END_HOLD) */
 
@@ -90,7 +94,18 @@ long syscall(long nr, ...)
 	return r;
 }
 
-static int recvs;
+static int recvs, eventfds;
+
+int eventfd(unsigned int initval, int flags)
+{
+	const char *n = getenv("WFAULT_EVENTFD");
+	if (n && ++eventfds >= atoi(n)) {
+		errno = EMFILE;
+		return -1;
+	}
+	int (*real)(unsigned int, int) = (int (*)(unsigned int, int))dlsym(RTLD_NEXT, "eventfd");
+	return real(initval, flags);
+}
 
 int ioctl(int fd, unsigned long req, ...)
 {

@@ -315,6 +315,13 @@ except OSError as e:
     print("recv:", e)' "$2" "$3"
 }
 have() { command -v "$1" >/dev/null 2>&1; }
+
+# WFAULT: the fault injector beside wprobe (tests/helpers/wfault.c), loaded
+# into warden with LD_PRELOAD; skips when it was not built.
+wfault_lib() {
+	WFAULT=$(dirname "$WPROBE")/wfault.so
+	[[ -r $WFAULT ]] || skip "no $WFAULT (the fault injector, built with the tests)"
+}
 # matches GREP-ARGS: grep -q at the end of a pipeline, but reading all of its
 # input: grep -q leaves at its first match, the command before it then dies of
 # SIGPIPE, and run.sh's pipefail fails a pipeline whose line was there (seen

@@ -68,6 +68,31 @@ PY
 	grep -q '"event":"session.end"' "$f" || fail 'no session.end'
 }
 
+# A shell's soft limit of open files (`ulimit -Sn`) too low for a session
+# once failed it midway (EMFILE at the checkpoint, init's message, the
+# proxy; an exec denied for want of a descriptor). warden raises its own
+# to the hard limit and gives the command the user's back; a hard limit
+# below what a session needs is refused before anything starts, naming
+# what to change.
+test_fault_nofile_low() {
+	local hard
+	hard=$(ulimit -Hn)
+	[[ $hard == unlimited || $hard -ge 512 ]] || skip "the hard limit of open files is $hard here"
+	# in a subshell: the limit holds for warden only
+	(ulimit -Sn 20 && wsh 'ulimit -Sn; ulimit -Hn; echo ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 0 'a session under ulimit -Sn 20'
+	assert_out_line 20 'the command got the user'"'"'s soft limit back'
+	assert_out_line "$hard" 'the hard limit unchanged'
+	assert_out_line ran
+	(ulimit -n 64 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 125 'a hard limit of 64'
+	assert_out_lacks ran 'the command ran'
+	assert_err_match 'the hard limit of open files is 64 here .*needs at least 256: raise it where it is set'
+	assert_err_match 'LimitNOFILE=.*--ulimit nofile=256'
+}
+
 test_fault_fd_flood_1024() { fd_flood 1024; }
 test_fault_fd_flood_4096() { fd_flood 4096; }
 
@@ -176,13 +201,6 @@ test_fault_log_disk_full() {
 	[[ $last == *'"event":"log.failed"'* ]] || fail "the log's last line is not log.failed: $last"
 	((ran <= logged)) || fail "$ran execs of true ran, $logged on the record"
 	note "disk full: true ran $ran times, $logged on the record"
-}
-
-# WFAULT: the fault injector beside wprobe (tests/helpers/wfault.c), loaded
-# into warden with LD_PRELOAD; skips when it was not built.
-wfault_lib() {
-	WFAULT=$(dirname "$WPROBE")/wfault.so
-	[[ -r $WFAULT ]] || skip "no $WFAULT (the fault injector, built with the tests)"
 }
 
 # libseccomp's probes of the kernel refused in warden, as a seccomp filter

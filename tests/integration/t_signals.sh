@@ -358,18 +358,17 @@ test_signal_before_ready() {
 # `gone`, warden's stderr is a pipe whose reader has exited. TPID and WPID
 # (warden's own pid) set once the command has ended.
 sig_end_start() {
-	local wfault i
-	wfault=$(dirname "$WPROBE")/wfault.so
-	[[ -r $wfault ]] || skip "no $wfault (the fault injector, built with the tests)"
+	local i
+	wfault_lib
 	rm -f ended "$HOME/.local/state/warden/"*.jsonl
 	: >"$T_TMP/end.err"
 	if [[ ${1:-} == gone ]]; then
 		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP,PIPE WFAULT_END_HOLD=3000 \
-			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
+			LD_PRELOAD="$WFAULT" "$WARDEN" run -- sh -c 'echo x >ended' \
 			</dev/null >"$T_TMP/end.out" 2> >(:) &
 	else
 		timeout -k 5 60 env --default-signal=INT,QUIT,TERM,HUP WFAULT_END_HOLD=3000 \
-			LD_PRELOAD="$wfault" "$WARDEN" run -- sh -c 'echo x >ended' \
+			LD_PRELOAD="$WFAULT" "$WARDEN" run -- sh -c 'echo x >ended' \
 			</dev/null >"$T_TMP/end.out" 2>"$T_TMP/end.err" &
 	fi
 	TPID=$!

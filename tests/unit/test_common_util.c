@@ -29,6 +29,7 @@
 
 #include "src/common/clock.h"
 #include "src/common/err.h"
+#include "src/common/fdlimit.h"
 #include "src/common/util.h"
 #include "check.h"
 
@@ -685,6 +686,38 @@ static void test_werr_long(void)
 	CHECK(!strncmp(e.msg, "undo failed: undo: removing dd/", 31));
 }
 
+/* In a child: the limits it lowers are its own. */
+static void test_fdlimit(void)
+{
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+		struct rlimit rl, now;
+		bad |= getrlimit(RLIMIT_NOFILE, &rl) != 0;
+		if (rl.rlim_max < FDLIMIT_MIN)
+			_exit(0); /* (a host whose limit is that low: nothing to see) */
+		rl = (struct rlimit){ 20, rl.rlim_max < 600 ? rl.rlim_max : 600 };
+		bad |= setrlimit(RLIMIT_NOFILE, &rl) != 0;
+		fdlimit_raise();
+		bad |= getrlimit(RLIMIT_NOFILE, &now) != 0 || now.rlim_cur != rl.rlim_max ||
+		       now.rlim_max != rl.rlim_max;
+		bad |= fdlimit_user() != 20;
+		fdlimit_raise(); /* again: the user's limit stays the first one */
+		bad |= fdlimit_user() != 20;
+		struct werr e = { 0 };
+		bad |= fdlimit_check(&e) != 0;
+		rl = (struct rlimit){ 100, 100 };
+		bad |= setrlimit(RLIMIT_NOFILE, &rl) != 0;
+		bad |= fdlimit_check(&e) != -1 ||
+		       !strstr(e.msg, "the hard limit of open files is 100 here") ||
+		       !strstr(e.msg, "needs at least 256");
+		_exit(bad);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static void test_werr_hint(void)
 {
 	struct werr e = { 0 };
@@ -846,6 +879,7 @@ int main(void)
 	test_open_beneath_long();
 	test_werr_long();
 	test_werr_hint();
+	test_fdlimit();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
