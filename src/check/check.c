@@ -368,7 +368,7 @@ static int run_column(const struct check_opts *o, const struct bait *b, bool ins
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
-		return werr_errno(e, "check: fork");
+		return werr_fork(e, errno, "check: fork");
 	if (pid == 0) {
 		child_setup(b, in_r, out_w, errfd);
 		runner_child(o, b, inside);

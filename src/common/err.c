@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "shown.h"
 
@@ -79,6 +80,28 @@ int werr_hint(struct werr *e, const char *fmt, ...)
 	werr_str(e, old, sizeof old);
 	werr_set(e, 0, "%s; %s", old, hint);
 	return -1;
+}
+
+int werr_fork(struct werr *e, int err, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	msg_vset(e, fmt, ap);
+	va_end(ap);
+	e->errnum = err;
+	if (err != EAGAIN)
+		return -1;
+	struct rlimit rl;
+	char now[32] = "unlimited";
+	if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(now, sizeof now, "%llu", (unsigned long long)rl.rlim_cur);
+	return werr_hint(e, "a limit of processes is reached: your user's (`ulimit -u`, %s here, "
+			 "counts every process and thread of your user; `nproc` in "
+			 "/etc/security/limits.conf) or your cgroup's (pids.max: TasksMax= of a "
+			 "systemd unit, --pids-limit of a container): end some processes or raise it",
+			 now);
 }
 
 const char *werr_str(const struct werr *e, char *buf, unsigned long len)

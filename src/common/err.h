@@ -28,6 +28,11 @@ int werr_wrap(struct werr *e, const char *fmt, ...) __attribute__((format(printf
  * errnum again. */
 int werr_hint(struct werr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A process warden makes (fork, clone) that could not be made, err its
+ * errno: set as werr_set, and for EAGAIN with which limit was reached and
+ * where to raise it (werr_hint). */
+int werr_fork(struct werr *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Format "MESSAGE[: strerror]" into buf. */
 const char *werr_str(const struct werr *e, char *buf, unsigned long len);
 

@@ -76,7 +76,7 @@ pid_t vmchild_start(struct vmchild *c, int (*fn)(void *), const void *arg, size_
 	int err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
-		return werr_set(e, err, "%s: starting it (clone)", what);
+		return werr_fork(e, err, "%s: starting it (clone)", what);
 	c->pidfd = pidfd;
 	return pid;
 }
@@ -91,7 +91,7 @@ pid_t vmchild_start(struct vmchild *c, int (*fn)(void *), const void *arg, size_
 		return werr_set(e, EBUSY, "%s: one runs already", what);
 	pid_t pid = _Fork();
 	if (pid < 0)
-		return werr_set(e, errno, "%s: fork", what);
+		return werr_fork(e, errno, "%s: fork", what);
 	if (pid == 0)
 		_exit(fn((void *)arg)); /* its copy of the caller's memory */
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);

@@ -66,7 +66,7 @@ pid_t remask_spawn(int userns, int mntns, const char *workspace, int *sock, stru
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		return werr_errno(e, "re-masker: fork");
+		return werr_fork(e, errno, "re-masker: fork");
 	}
 	if (pid == 0) {
 		close(sv[0]);

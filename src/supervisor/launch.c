@@ -268,6 +268,8 @@ static int start_init(struct sandbox_spec *s, struct limits *lim, int sock, int 
 		sandbox_init_main(s);
 	}
 	limits_self_close(tasks);
+	if (pid < 0 && err == EAGAIN)
+		return werr_fork(e, err, "sandbox init: its clone into the sandbox's namespaces");
 	if (pid < 0)
 		return userns_error(err, e);
 	*c = (struct child){ .pid = (pid_t)pid, .pidfd = pidfd };

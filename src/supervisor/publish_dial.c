@@ -63,7 +63,7 @@ int publish_dialer_start(struct publish_dialer *d, int userns, int netns, struct
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		return werr_errno(e, "published ports: fork");
+		return werr_fork(e, errno, "published ports: fork");
 	}
 	if (pid == 0) {
 		close(sv[0]);

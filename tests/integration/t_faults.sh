@@ -93,6 +93,34 @@ test_fault_nofile_low() {
 	assert_err_match 'LimitNOFILE=.*--ulimit nofile=256'
 }
 
+# The user's limit of processes (`ulimit -u`, which counts every process and
+# thread of the user) reached at each of warden's own clones in turn: each
+# run either runs the command or stops before it with exit 125, and a
+# process warden could not make is said with the limit and where to raise
+# it, not as a namespace refused or a bare EAGAIN. Root is not held to
+# RLIMIT_NPROC: as the unprivileged user only.
+test_fault_nproc_low() {
+	is_root && skip 'RLIMIT_NPROC does not hold root'
+	local extra n said=0 rc
+	for extra in 0 1 2 3 4 5 6 7 8; do
+		n=$(($(ps -L -u "$(id -u)" --no-headers | wc -l) + extra))
+		(ulimit -u "$n" && wrun -- echo ran; echo "$RC" >"$T_TMP/rc")
+		rc=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+		if [[ $ERR == *"a limit of processes is reached: your user's (\`ulimit -u\`, $n here"* ]]; then
+			said=$((said + 1))
+		elif [[ -n $ERR ]]; then
+			fail "ulimit -u $n: a message without the limit (exit $rc): $(excerpt "$ERR")"
+		fi
+		case $rc in
+		0) [[ $OUT == ran ]] || fail "ulimit -u $n: exit 0 and no output" ;;
+		125) [[ $OUT != *ran* ]] || fail "ulimit -u $n: the command ran and warden failed" ;;
+		*) fail "ulimit -u $n: exit $rc: $(excerpt "$ERR")" ;;
+		esac
+		[[ $rc == 0 && -z $ERR ]] && break
+	done
+	((said > 0)) || fail 'no run met the limit of processes'
+}
+
 test_fault_fd_flood_1024() { fd_flood 1024; }
 test_fault_fd_flood_4096() { fd_flood 4096; }
 

@@ -730,6 +730,13 @@ static void test_werr_hint(void)
 	werr_hint(&e, "hint");
 	CHECK(!strcmp(e.msg, "no errno; hint") && e.errnum == 0);
 	CHECK(werr_hint(NULL, "x") == -1);
+	/* a process not made: EAGAIN names the limits, another errno not */
+	CHECK(werr_fork(&e, EAGAIN, "the %s: fork", "helper") == -1 && e.errnum == 0);
+	CHECK(!strncmp(e.msg, "the helper: fork: Resource temporarily unavailable; a limit of "
+		       "processes is reached: your user's (`ulimit -u`, ", 97));
+	CHECK(strstr(e.msg, "pids.max") != NULL);
+	werr_fork(&e, ENOMEM, "the helper: fork");
+	CHECK(!strcmp(e.msg, "the helper: fork") && e.errnum == ENOMEM);
 }
 
 static void test_read_regular_file(void)

@@ -452,7 +452,7 @@ static int self_check(struct bpfexec *b, const char *cgroup, bool *unavailable, 
 	if (pid < 0) {
 		close(go[0]);
 		close(go[1]);
-		return werr_errno(e, "in-kernel exec enforcement: the check's process");
+		return werr_fork(e, errno, "in-kernel exec enforcement: the check's process");
 	}
 	if (pid == 0) {
 		char c;
