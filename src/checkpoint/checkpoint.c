@@ -50,6 +50,10 @@ static int store_hint(struct werr *e, bool opening)
 		return werr_hint(e, "free space there, give warden's store a place elsewhere "
 				 "(XDG_DATA_HOME), leave large files out (`checkpoint exclude GLOB` "
 				 "in the profile) or run without a checkpoint (`checkpoint off`)");
+	if (n == EFBIG)
+		return werr_hint(e, "your limit of a file's size (`ulimit -f`) is below a file of "
+				 "the workspace: raise it, leave large files out (`checkpoint exclude "
+				 "GLOB` in the profile) or run without a checkpoint (`checkpoint off`)");
 	if (opening && (n == EROFS || n == EACCES || n == EPERM))
 		return werr_hint(e, "give warden's store a place you can write (XDG_DATA_HOME), or "
 				 "run without a checkpoint (`checkpoint off` in the profile)");

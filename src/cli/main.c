@@ -1,6 +1,7 @@
 /* main.c - warden's command line: dispatch to a subcommand through the
  * command table (cmdtab.c), whose commands `warden --help` lists. */
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,10 @@ static void malloc_setup(void)
 int main(int argc, char **argv)
 {
 	malloc_setup();
+	/* a write past the user's `ulimit -f` fails with EFBIG, which the log
+	 * and the store say, rather than killing warden mid-session (the
+	 * command gets the default back: src/sandbox/init.c) */
+	signal(SIGXFSZ, SIG_IGN);
 	fdlimit_raise();
 	proctitle_note(argc, argv);
 	if (argc < 2) {

@@ -127,10 +127,12 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	 * exec or the end: it changes nothing init reads after (environ and
 	 * the refork flag aside) and returns never. */
 	/* Neither the supervisor nor init installs handlers (init only blocks
-	 * signals), so the dispositions are already the defaults: clear the
-	 * mask. */
+	 * signals), so the dispositions are already the defaults but for
+	 * SIGXFSZ, which warden's main ignores: that back, and the mask
+	 * cleared. */
 	sigset_t none;
 	sigemptyset(&none);
+	signal(SIGXFSZ, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
 	if (slave >= 0) {

@@ -121,6 +121,38 @@ test_fault_nproc_low() {
 	((said > 0)) || fail 'no run met the limit of processes'
 }
 
+# The user's limit of file size (`ulimit -f`): the kernel's SIGXFSZ once
+# killed warden itself when its log or store went past it (no session.end,
+# the workspace's placeholders left). Now warden's writes fail with EFBIG,
+# said with the limit to raise; the command still gets the signal's
+# default (a write past the limit kills it, as outside warden).
+test_fault_fsize_low() {
+	local f
+	# the checkpoint, which copies the workspace's files, leaves the
+	# test's own large helper out
+	printf 'checkpoint exclude wprobe\n' >"$T_TMP/p"
+	(ulimit -f 100 && wsh 'head -c 200000 /dev/zero >z; echo "head=$?"' --profile "$T_TMP/p"
+		echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 0 'a session under ulimit -f 100'
+	assert_out_line 'head=153' 'the command killed by SIGXFSZ (128+25) as outside warden'
+	[[ $(stat -c %s z) == 102400 ]] || fail "z is $(stat -c %s z) bytes, not the limit's 102400"
+	f=$(latest_log)
+	grep -q '"event":"session.end"' "$f" || fail "no session.end: $(excerpt "$(tail -n 3 "$f")")"
+	rm z
+	(ulimit -f 1 && wsh 'echo ran' --profile "$T_TMP/p"; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 125 'a log that cannot grow past 1 KB'
+	assert_out_lacks ran 'the command ran without a log'
+	assert_err_match 'the file reached the largest size allowed \(ulimit -f'
+	# and the checkpoint's copy of a file larger than the limit
+	(ulimit -f 100 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 125 'a workspace file larger than ulimit -f'
+	assert_out_lacks ran 'the command ran without a checkpoint'
+	assert_err_match 'File too large; your limit of a file.s size \(`ulimit -f`\)'
+}
+
 test_fault_fd_flood_1024() { fd_flood 1024; }
 test_fault_fd_flood_4096() { fd_flood 4096; }
 
