@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
-#include "../common/fdlimit.h"
+#include "../common/selflimits.h"
 #include "../common/proctitle.h"
 
 #define SUMMARY_COL 35
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	 * and the store say, rather than killing warden mid-session (the
 	 * command gets the default back: src/sandbox/init.c) */
 	signal(SIGXFSZ, SIG_IGN);
-	fdlimit_raise();
+	selflimits_raise();
 	proctitle_note(argc, argv);
 	if (argc < 2) {
 		usage(stderr);

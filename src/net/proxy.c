@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/fdlimit.h"
+#include "../common/selflimits.h"
 #include "../common/util.h"
 
 #define MAX_CONNS 4096
@@ -370,7 +370,7 @@ void proxy_add_forward(struct proxy *px, int listener, const struct net_forward 
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 {
 	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each). */
-	fdlimit_raise();
+	selflimits_raise();
 	struct rlimit rl;
 	struct proxy *px = xcalloc(1, sizeof *px);
 	/* Each connection may hold six descriptors; the supervisor keeps

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -145,13 +144,8 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 				dup2(slave, i);
 	}
 	syscall(SYS_close_range, 3, ~0U, 0);
-	/* the user's own limit of open files back (lowering it needs no
-	 * privilege); warden's own was raised (fdlimit.h) */
-	struct rlimit nofile;
-	if (s->nofile && getrlimit(RLIMIT_NOFILE, &nofile) == 0 && s->nofile < nofile.rlim_cur) {
-		nofile.rlim_cur = s->nofile;
-		setrlimit(RLIMIT_NOFILE, &nofile);
-	}
+	/* the user's own limits back; warden's own were raised */
+	selflimits_give_back(&s->limits);
 	if (chdir(s->workspace) < 0) {
 		fprintf(stderr, "warden: workspace %s: %s\n", s->workspace, strerror(errno));
 		_exit(125);

@@ -6,12 +6,12 @@
 #pragma once
 #include <signal.h>
 #include <stdbool.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "../common/err.h"
 #include "../common/seed.h"
+#include "../common/selflimits.h"
 #include "../common/util.h"
 #include "../net/forward.h"
 #include "../net/proxy.h"
@@ -93,8 +93,8 @@ struct sandbox_spec {
 				     * copy, out of warden's argument area (proctitle.h) */
 	char *exec_path;            /* or, when set, the file executed for it (found on the host) */
 	struct strv envp;           /* environment of the command */
-	rlim_t nofile;              /* the command's soft limit of open files: the user's,
-				     * which warden raised for itself (fdlimit.h) */
+	struct user_limits limits;  /* the command's: the user's, which warden raised for
+				     * itself (selflimits.h) */
 
 	bool use_pty;               /* one of 0-2 is a terminal: give the command its own pty */
 	unsigned pty_fds;           /* bit i: the command's fd i is that pty (the host's is a

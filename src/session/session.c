@@ -25,7 +25,7 @@
 #include "../common/bgjob.h"
 #include "../common/clock.h"
 #include "../common/cpupin.h"
-#include "../common/fdlimit.h"
+#include "../common/selflimits.h"
 #include "../export/journald.h"
 #include "../export/stream.h"
 #include "../checkpoint/checkpoint.h"
@@ -308,7 +308,7 @@ static void spec_command(const struct session_opts *o, const struct policy *pol,
 		if (!o->no_pty && isatty(fd))
 			s->pty_fds |= 1u << fd;
 	s->use_pty = s->pty_fds != 0;
-	s->nofile = fdlimit_user();
+	s->limits = selflimits_user();
 	env_build(pol, o->cli_env, &s->envp);
 	if (lay->scratch) {
 		_cleanup_free_ char *v = xasprintf("WARDEN_SCRATCH=%s", lay->scratch);
@@ -879,7 +879,7 @@ static void session_init(struct session *sn, const struct session_opts *o)
 static int session_start(struct session *sn, struct werr *e)
 {
 	const struct session_opts *o = &sn->o;
-	if (fdlimit_check(e) < 0)
+	if (selflimits_check(e) < 0)
 		return -1;
 	sn->home = user_home();
 	if (session_load_policy(o->agent, o->argv[0], o->profile, sn->home, &sn->pol, &sn->ag,

@@ -153,6 +153,25 @@ test_fault_fsize_low() {
 	assert_err_match 'File too large; your limit of a file.s size \(`ulimit -f`\)'
 }
 
+# A stack limit (`ulimit -Ss 80`) under what warden needs crashed it
+# (SIGSEGV in its checkpoint); now it raises its own and gives the command
+# the user's; a hard limit that low is refused, naming what to change.
+test_fault_stack_low() {
+	local hard
+	hard=$(ulimit -Hs)
+	[[ $hard == unlimited || $hard -ge 8192 ]] || skip "the hard limit of the stack is $hard KiB here"
+	(ulimit -Ss 80 && wsh 'ulimit -s; echo ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 0 'a session under ulimit -Ss 80'
+	assert_out_line 80 'the command got the user'"'"'s stack limit back'
+	assert_out_line ran
+	(ulimit -s 512 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	assert_rc 125 'a hard stack limit of 512 KiB'
+	assert_out_lacks ran 'the command ran'
+	assert_err_match 'the limit of the stack is 512 KiB here .*warden needs 1024 KiB: raise it'
+}
+
 test_fault_fd_flood_1024() { fd_flood 1024; }
 test_fault_fd_flood_4096() { fd_flood 4096; }
 

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@
 
 #include "src/common/clock.h"
 #include "src/common/err.h"
-#include "src/common/fdlimit.h"
+#include "src/common/selflimits.h"
 #include "src/common/util.h"
 #include "check.h"
 
@@ -687,29 +688,43 @@ static void test_werr_long(void)
 }
 
 /* In a child: the limits it lowers are its own. */
-static void test_fdlimit(void)
+static void test_selflimits(void)
 {
 	pid_t pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		int bad = 0;
-		struct rlimit rl, now;
-		bad |= getrlimit(RLIMIT_NOFILE, &rl) != 0;
-		if (rl.rlim_max < FDLIMIT_MIN)
-			_exit(0); /* (a host whose limit is that low: nothing to see) */
+		struct rlimit rl, now, st;
+		bad |= getrlimit(RLIMIT_NOFILE, &rl) != 0 || getrlimit(RLIMIT_STACK, &st) != 0;
+		if (rl.rlim_max < SELFLIMITS_NOFILE_MIN || st.rlim_max < SELFLIMITS_STACK)
+			_exit(0); /* (a host whose limits are that low: nothing to see) */
 		rl = (struct rlimit){ 20, rl.rlim_max < 600 ? rl.rlim_max : 600 };
 		bad |= setrlimit(RLIMIT_NOFILE, &rl) != 0;
-		fdlimit_raise();
+		st.rlim_cur = 80 * 1024;
+		bad |= setrlimit(RLIMIT_STACK, &st) != 0;
+		selflimits_raise();
 		bad |= getrlimit(RLIMIT_NOFILE, &now) != 0 || now.rlim_cur != rl.rlim_max ||
 		       now.rlim_max != rl.rlim_max;
-		bad |= fdlimit_user() != 20;
-		fdlimit_raise(); /* again: the user's limit stays the first one */
-		bad |= fdlimit_user() != 20;
+		bad |= getrlimit(RLIMIT_STACK, &now) != 0 || now.rlim_cur != SELFLIMITS_STACK;
+		pthread_attr_t a;
+		size_t size = 0;
+		bad |= pthread_getattr_default_np(&a) != 0 ||
+		       pthread_attr_getstacksize(&a, &size) != 0 || size != SELFLIMITS_STACK;
+		struct user_limits u = selflimits_user();
+		bad |= u.nofile != 20 || u.stack != 80 * 1024;
+		selflimits_raise(); /* again: the user's limits stay the first ones */
+		u = selflimits_user();
+		bad |= u.nofile != 20 || u.stack != 80 * 1024;
 		struct werr e = { 0 };
-		bad |= fdlimit_check(&e) != 0;
+		bad |= selflimits_check(&e) != 0;
+		/* given back, as to the command */
+		selflimits_give_back(&u);
+		bad |= getrlimit(RLIMIT_NOFILE, &now) != 0 || now.rlim_cur != 20;
+		bad |= getrlimit(RLIMIT_STACK, &now) != 0 || now.rlim_cur != 80 * 1024;
+		bad |= selflimits_check(&e) != -1 || !strstr(e.msg, "the limit of the stack is 80 KiB");
 		rl = (struct rlimit){ 100, 100 };
 		bad |= setrlimit(RLIMIT_NOFILE, &rl) != 0;
-		bad |= fdlimit_check(&e) != -1 ||
+		bad |= selflimits_check(&e) != -1 ||
 		       !strstr(e.msg, "the hard limit of open files is 100 here") ||
 		       !strstr(e.msg, "needs at least 256");
 		_exit(bad);
@@ -886,7 +901,7 @@ int main(void)
 	test_open_beneath_long();
 	test_werr_long();
 	test_werr_hint();
-	test_fdlimit();
+	test_selflimits();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
