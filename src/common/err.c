@@ -86,11 +86,12 @@ int werr_fork(struct werr *e, int err, const char *fmt, ...)
 {
 	if (!e)
 		return -1;
+	char what[MSG_TEXT_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	msg_vset(e, fmt, ap);
+	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	e->errnum = err;
+	werr_set(e, err, "%s", what);
 	if (err != EAGAIN)
 		return -1;
 	struct rlimit rl;

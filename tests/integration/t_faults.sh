@@ -68,6 +68,16 @@ PY
 	grep -q '"event":"session.end"' "$f" || fail 'no session.end'
 }
 
+# wsh_ulimit 'ULIMIT ARGS' SCRIPT [OPTIONS]: wsh under those limits, set in a
+# subshell (they hold for that warden only); RC, OUT and ERR as wsh sets them.
+wsh_ulimit() {
+	local lim=$1
+	shift
+	# shellcheck disable=SC2086 # the limit's words, split
+	(ulimit $lim && wsh "$@"; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+}
+
 # A shell's soft limit of open files (`ulimit -Sn`) too low for a session
 # once failed it midway (EMFILE at the checkpoint, init's message, the
 # proxy; an exec denied for want of a descriptor). warden raises its own
@@ -78,15 +88,12 @@ test_fault_nofile_low() {
 	local hard
 	hard=$(ulimit -Hn)
 	[[ $hard == unlimited || $hard -ge 512 ]] || skip "the hard limit of open files is $hard here"
-	# in a subshell: the limit holds for warden only
-	(ulimit -Sn 20 && wsh 'ulimit -Sn; ulimit -Hn; echo ran'; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-Sn 20' 'ulimit -Sn; ulimit -Hn; echo ran'
 	assert_rc 0 'a session under ulimit -Sn 20'
 	assert_out_line 20 'the command got the user'"'"'s soft limit back'
 	assert_out_line "$hard" 'the hard limit unchanged'
 	assert_out_line ran
-	(ulimit -n 64 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-n 64' 'echo ran'
 	assert_rc 125 'a hard limit of 64'
 	assert_out_lacks ran 'the command ran'
 	assert_err_match 'the hard limit of open files is 64 here .*needs at least 256: raise it where it is set'
@@ -104,8 +111,8 @@ test_fault_nproc_low() {
 	local extra n said=0 rc
 	for extra in 0 1 2 3 4 5 6 7 8; do
 		n=$(($(ps -L -u "$(id -u)" --no-headers | wc -l) + extra))
-		(ulimit -u "$n" && wrun -- echo ran; echo "$RC" >"$T_TMP/rc")
-		rc=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+		wsh_ulimit "-u $n" 'echo ran'
+		rc=$RC
 		if [[ $ERR == *"a limit of processes is reached: your user's (\`ulimit -u\`, $n here"* ]]; then
 			said=$((said + 1))
 		elif [[ -n $ERR ]]; then
@@ -131,23 +138,19 @@ test_fault_fsize_low() {
 	# the checkpoint, which copies the workspace's files, leaves the
 	# test's own large helper out
 	printf 'checkpoint exclude wprobe\n' >"$T_TMP/p"
-	(ulimit -f 100 && wsh 'head -c 200000 /dev/zero >z; echo "head=$?"' --profile "$T_TMP/p"
-		echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-f 100' 'head -c 200000 /dev/zero >z; echo "head=$?"' --profile "$T_TMP/p"
 	assert_rc 0 'a session under ulimit -f 100'
 	assert_out_line 'head=153' 'the command killed by SIGXFSZ (128+25) as outside warden'
 	[[ $(stat -c %s z) == 102400 ]] || fail "z is $(stat -c %s z) bytes, not the limit's 102400"
 	f=$(latest_log)
 	grep -q '"event":"session.end"' "$f" || fail "no session.end: $(excerpt "$(tail -n 3 "$f")")"
 	rm z
-	(ulimit -f 1 && wsh 'echo ran' --profile "$T_TMP/p"; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-f 1' 'echo ran' --profile "$T_TMP/p"
 	assert_rc 125 'a log that cannot grow past 1 KB'
 	assert_out_lacks ran 'the command ran without a log'
 	assert_err_match 'the file reached the largest size allowed \(ulimit -f'
 	# and the checkpoint's copy of a file larger than the limit
-	(ulimit -f 100 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-f 100' 'echo ran'
 	assert_rc 125 'a workspace file larger than ulimit -f'
 	assert_out_lacks ran 'the command ran without a checkpoint'
 	assert_err_match 'File too large; your limit of a file.s size \(`ulimit -f`\)'
@@ -160,13 +163,11 @@ test_fault_stack_low() {
 	local hard
 	hard=$(ulimit -Hs)
 	[[ $hard == unlimited || $hard -ge 8192 ]] || skip "the hard limit of the stack is $hard KiB here"
-	(ulimit -Ss 80 && wsh 'ulimit -s; echo ran'; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-Ss 80' 'ulimit -s; echo ran'
 	assert_rc 0 'a session under ulimit -Ss 80'
 	assert_out_line 80 'the command got the user'"'"'s stack limit back'
 	assert_out_line ran
-	(ulimit -s 512 && wsh 'echo ran'; echo "$RC" >"$T_TMP/rc")
-	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	wsh_ulimit '-s 512' 'echo ran'
 	assert_rc 125 'a hard stack limit of 512 KiB'
 	assert_out_lacks ran 'the command ran'
 	assert_err_match 'the limit of the stack is 512 KiB here .*warden needs 1024 KiB: raise it'
