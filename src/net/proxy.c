@@ -47,7 +47,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/selflimits.h"
 #include "../common/util.h"
 
 #define MAX_CONNS 4096
@@ -369,8 +368,8 @@ void proxy_add_forward(struct proxy *px, int listener, const struct net_forward 
 
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 {
-	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each). */
-	selflimits_raise();
+	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each): warden
+	 * raised its limit to the hard one at start (selflimits.h) */
 	struct rlimit rl;
 	struct proxy *px = xcalloc(1, sizeof *px);
 	/* Each connection may hold six descriptors; the supervisor keeps
