@@ -135,7 +135,7 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 }
 
 json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
-			 const char *session)
+			 const struct strv *unrecorded, const char *session)
 {
 	if (!cs->on)
 		return NULL;
@@ -145,7 +145,7 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 	if (walk_dir_removed(ws_fd)) {
 		/* the user was told by the sweep (swept.c) */
 		field = json_pack("{s:s}", "error", "the workspace was removed during the session");
-	} else if (take(cs, pol, ws_fd, NULL, NULL, &r, &e) < 0 ||
+	} else if (take(cs, pol, ws_fd, unrecorded, NULL, &r, &e) < 0 ||
 	    store_ref(&cs->st, session, "end", r.hash, cs->ws, &e) < 0) {
 		char buf[1200];
 		wnote("checkpoint at the end of the session failed: %s (`warden undo` will need "

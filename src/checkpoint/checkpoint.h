@@ -23,7 +23,7 @@ struct ckpt_session {
 /* Before the command starts: with `checkpoint off`, *field is {"off": true};
  * else the store is opened (made when missing) and the workspace (ws_fd, a
  * directory fd of it) recorded, but for the paths in unrecorded (the
- * session's own placeholders; may be NULL), left out as if absent, and
+ * placeholders; may be NULL), left out as if absent, and
  * stopped (EINTR) once interrupted (may be NULL) says so; *field
  * says what was recorded (manifest hash, counts, what was excluded), and
  * what the exclude patterns left out is named once on stderr. A failure is
@@ -32,11 +32,13 @@ int ckpt_session_start(struct ckpt_session *cs, const struct policy *pol, const 
 		       const char *ws, int ws_fd, const struct strv *unrecorded,
 		       bool (*interrupted)(void), const char *session, json_t **field,
 		       struct werr *e);
-/* After the command ended: the workspace recorded again, its reference
- * made, the retention applied. The field for session.end: {"manifest": H}
- * or {"error": WHY} (also on stderr); NULL when checkpoints are off. */
+/* After the command ended: the workspace recorded again (but for the
+ * paths in unrecorded: the placeholders another session there still uses;
+ * may be NULL), its reference made, the retention applied. The field for
+ * session.end: {"manifest": H} or {"error": WHY} (also on stderr); NULL
+ * when checkpoints are off. */
 json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int ws_fd,
-			 const char *session);
+			 const struct strv *unrecorded, const char *session);
 /* --review: the session's writes (the overlay's upper directory, upper)
  * read as the tree it would have left (review.h), stored and referenced as
  * the session's end; the review directory (upper's parent) is then

@@ -538,19 +538,29 @@ static bool stop_pending(void)
 	return false;
 }
 
+/* The placeholders in the workspace, this session's and those of another
+ * running there that it shares: never the user's, left out of the
+ * checkpoints (gone again once the last session there ends; recorded, an
+ * undo would make them as empty directories and sockets). At the start
+ * while placed; at the end when left to another session still running. */
+static void placeholders_there(const struct ws_plan *plan, struct strv *out)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->m[i].kind == WS_PLACEHOLDER && plan->m[i].made.err == 0)
+			strv_push(out, plan->m[i].rel);
+}
+
 /* The workspace recorded before anything of the session can touch it
  * (the command's first exec waits for the supervisor, which records it
  * first); without its checkpoint (unless `checkpoint off`) no session. The
- * placeholders this session made are left out: they are gone again by its
- * end. Its field of session.start to *ckfield. */
+ * placeholders are left out (placeholders_there). Its field of
+ * session.start to *ckfield. */
 static int checkpoint_start(struct session *sn, json_t **ckfield, struct werr *e)
 {
 	const struct ws_plan *plan = &sn->spec.plan;
 	_cleanup_strv_ struct strv made = { 0 };
-	for (size_t i = 0; plan->placed && i < plan->n; i++)
-		if (plan->m[i].kind == WS_PLACEHOLDER && plan->m[i].made.err == 0 &&
-		    !plan->m[i].adopted)
-			strv_push(&made, plan->m[i].rel);
+	if (plan->placed)
+		placeholders_there(plan, &made);
 	/* read-only with no output in it: nothing in the workspace can
 	 * change, nothing to record or undo */
 	if (sn->lay.read_only && !sn->lay.output_inside)
@@ -700,9 +710,13 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 {
 	struct sandbox_spec *s = &sn->spec;
 	/* what the session left, recorded: what `warden undo` compares with */
+	_cleanup_strv_ struct strv shared = { 0 };
+	if (s->plan.left_shared)
+		placeholders_there(&s->plan, &shared);
 	json_t *ckend = s->review_upper ? ckpt_review_end(&sn->ck, s->review_upper,
 							  &s->plan.names, sn->id)
-					: ckpt_session_end(&sn->ck, &sn->pol, s->plan.ws_fd, sn->id);
+					: ckpt_session_end(&sn->ck, &sn->pol, s->plan.ws_fd, &shared,
+							   sn->id);
 	/* what waits for journald is sent before session.end counts it */
 	if (sn->jd)
 		journald_flush(sn->jd, JOURNALD_END_WAIT_MS);

@@ -142,8 +142,10 @@ void workspace_remove_placeholders(struct ws_plan *plan)
 		return;
 	plan->placed = false;
 	/* Another session still runs here: its sandbox has these mounted. */
-	if (plan->lock_fd >= 0 && flock(plan->lock_fd, LOCK_EX | LOCK_NB) < 0)
+	if (plan->lock_fd >= 0 && flock(plan->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		plan->left_shared = true;
 		return;
+	}
 	/* A workspace directory the agent closed (chmod 000 .; the user's
 	 * own) is opened for the removal and given its mode back. */
 	struct stat root;

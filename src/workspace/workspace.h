@@ -56,6 +56,9 @@ struct ws_plan {
 	struct ws_mount *m;
 	size_t n, cap;
 	bool placed;              /* placeholders made: remove what `made` says was created */
+	bool left_shared;         /* at the end, the placeholders left in place: another
+				   * session in the workspace still runs (its sandbox has
+				   * them mounted) */
 	int lock_fd;              /* shared flock on this workspace's lock file, or -1 */
 	int ws_fd;                /* the workspace directory, opened by workspace_plan and
 				     kept for the session (placeholders, the sweep), or -1 */

@@ -541,6 +541,47 @@ test_checkpoint_undo_store_filled_by_session() {
 	assert_host_absent "$WS/big"
 }
 
+# Two sessions in one workspace share its placeholders: the first makes
+# them, the second adopts them, the last to end removes them. They are
+# warden's, never the workspace's: no checkpoint records them. Once the
+# second session's start recorded the first's (so that undoing it made 16
+# empty directories), and the first's end recorded those left for the
+# second (so that its undo took them for changes made after it).
+test_checkpoint_shared_placeholders_unrecorded() {
+	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
+	local WARDEN_TIMEOUT=60 ta tb ida idb f
+	warden_bg "$T_TMP/a.out" -- sh -c 'echo started; while [ ! -e go-a ]; do sleep 0.05; done; echo a >one'
+	ta=$TPID
+	wait_for "$T_TMP/a.out" '^started' 30 || fatal "session a did not start: $(<"$T_TMP/a.out.err")"
+	[[ -d .vscode ]] || fatal 'no placeholder .vscode while session a runs'
+	warden_bg "$T_TMP/b.out" -- sh -c 'echo started; while [ ! -e go-b ]; do sleep 0.05; done; echo b >two'
+	tb=$TPID
+	wait_for "$T_TMP/b.out" '^started' 30 || fatal "session b did not start: $(<"$T_TMP/b.out.err")"
+	: >go-a
+	wait "$ta" || fail "session a: exit $?"
+	[[ -d .vscode ]] || fail 'the placeholder went with session a while b runs'
+	: >go-b
+	wait "$tb" || fail "session b: exit $?"
+	[[ ! -e .vscode ]] || fail 'the placeholder is left after both sessions'
+	rm go-a go-b
+	for f in "$HOME"/.local/state/warden/*.jsonl; do
+		case $(head -n 1 "$f") in
+		*go-a*) ida=$(sed -n '1s/^{[^}]*"session":"\([^"]*\)".*/\1/p' "$f") ;;
+		*go-b*) idb=$(sed -n '1s/^{[^}]*"session":"\([^"]*\)".*/\1/p' "$f") ;;
+		esac
+	done
+	[[ -n $ida && -n $idb && $ida != "$idb" ]] || fatal "the two sessions' ids: '$ida' '$idb'"
+	# what each undo would change (asked on no terminal: not confirmed)
+	wardenc undo "$ida"
+	[[ "$OUT$ERR" != *.vscode* ]] || fail "the first session's undo names the placeholder: $(excerpt "$OUT$ERR")"
+	assert_out_has 'removed   one' 'the first session'"'"'s undo'
+	wardenc undo "$idb" --yes
+	assert_rc 0 'undo of the second session'
+	[[ "$OUT$ERR" != *.vscode* ]] || fail "the second session's undo names the placeholder: $(excerpt "$OUT$ERR")"
+	assert_host_absent "$WS/.vscode" 'the undo made the placeholder'
+	assert_host_absent "$WS/two"
+}
+
 test_checkpoint_max_size() {
 	head -c 2000000 /dev/zero >big
 	printf 'checkpoint max-size 1M\n' >"$T_TMP/p"
