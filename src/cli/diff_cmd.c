@@ -19,6 +19,8 @@
 #include "../checkpoint/store.h"
 #include "../common/shown.h"
 #include "../common/util.h"
+#include "../common/walk.h"
+#include "../workspace/phstash.h"
 #include "cli.h"
 #include "cmdtab.h"
 
@@ -140,6 +142,26 @@ struct diff {
 	int wsfd;
 };
 
+/* The placeholders of a session running in the workspace now (empty
+ * directories of exactly PLACEHOLDER_DIR_MODE that the checkpoint does not
+ * hold; its sockets a manifest never holds): warden's, gone when the last
+ * session there ends, not changes of the workspace. Taken out of now. */
+static void drop_placeholders(struct manifest *now, const struct manifest *start, int wsfd)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < now->n; i++) {
+		struct mf_entry *m = &now->v[i];
+		if (m->type == MF_DIR && m->mode == PLACEHOLDER_DIR_MODE &&
+		    !manifest_find(start, m->path) && walk_dir_empty(wsfd, m->path)) {
+			free(m->path);
+			free(m->target);
+			continue;
+		}
+		now->v[k++] = *m;
+	}
+	now->n = k;
+}
+
 /* The two sides read: the session's checkpoint, and the workspace now (or
  * what a --review session would change). */
 static int diff_load(struct diff *x, const char *arg, struct werr *e)
@@ -155,7 +177,10 @@ static int diff_load(struct diff *x, const char *arg, struct werr *e)
 		return werr_errno(e, "the workspace %s", rec->workspace);
 	if (!rec->review) {
 		struct snap_opts o = { .st = &x->st, .ws = rec->workspace, .exclude = &x->m.exclude };
-		return snapshot_take_dir(x->wsfd, &o, &x->now, e);
+		if (snapshot_take_dir(x->wsfd, &o, &x->now, e) < 0)
+			return -1;
+		drop_placeholders(&x->now.m, &x->m, x->wsfd);
+		return 0;
 	}
 	/* a killed --review session: its review directory recorded now */
 	if (review_recover(&x->st, x->d.logdir, rec, e) < 0)

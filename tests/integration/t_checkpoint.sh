@@ -582,6 +582,23 @@ test_checkpoint_shared_placeholders_unrecorded() {
 	assert_host_absent "$WS/two"
 }
 
+# `warden diff` while the session runs (another terminal, watching the
+# agent's work): its placeholders are not changes of the workspace.
+test_checkpoint_diff_while_running() {
+	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
+	local WARDEN_TIMEOUT=60
+	warden_bg "$T_TMP/a.out" -- sh -c 'echo x >new.txt; echo started; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/a.out" '^started' 30 || fatal "the session did not start: $(<"$T_TMP/a.out.err")"
+	[[ -d .vscode ]] || fatal 'no placeholder .vscode while the session runs'
+	wardenc diff --list
+	: >go
+	wait "$TPID" || fail "the session: exit $?"
+	assert_rc 1 'changes'
+	assert_out_match '^  added +new.txt$'
+	assert_out_lacks '.vscode' 'the diff of a running session'
+	assert_out_match '^session .*: 1 change in '
+}
+
 test_checkpoint_max_size() {
 	head -c 2000000 /dev/zero >big
 	printf 'checkpoint max-size 1M\n' >"$T_TMP/p"
