@@ -6,7 +6,6 @@
  * sandbox gone, session.end) and releases it (session_end). */
 #include "session.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
@@ -33,7 +32,6 @@
 #include "../checkpoint/store.h"
 #include "../detect/detect.h"
 #include "../supervisor/publish.h"
-#include "../policy/exec_rules.h"
 #include "../policy/policy.h"
 #include "../sandbox/features.h"
 #include "../sandbox/limits.h"
@@ -44,6 +42,7 @@
 #include "egress.h"
 #include "endguard.h"
 #include "layout.h"
+#include "policyopts.h"
 #include "prepjobs.h"
 #include "session_secrets.h"
 #include "homeseed.h"
@@ -760,94 +759,10 @@ static int run_with_policy(struct session *sn, int *status, struct werr *e)
 	return log_end(sn, r, status, t0, exec_stats, e);
 }
 
-/* One --allow-net argument: PATTERN, or "PATTERN private" as in a profile's
- * `net allow PATTERN private` (the names it allows may resolve to private
- * ranges). */
-static int allow_net_arg(struct policy *pol, const char *arg, struct werr *e)
-{
-	const char *sp = strpbrk(arg, " \t");
-	if (!sp)
-		return policy_add_net(pol, arg, false, false, "--allow-net", e);
-	const char *opt = sp + strspn(sp, " \t");
-	size_t optlen = strcspn(opt, " \t");
-	if (optlen != strlen("private") || strncmp(opt, "private", optlen) != 0 ||
-	    opt[optlen + strspn(opt + optlen, " \t")] != '\0')
-		return werr_set(e, 0, "--allow-net \"%.200s\": takes PATTERN or \"PATTERN private\"",
-				arg);
-	_cleanup_free_ char *pattern = xasprintf("%.*s", (int)(sp - arg), arg);
-	return policy_add_net(pol, pattern, false, true, "--allow-net", e);
-}
-
-/* A SHA-256 refused on top of the profiles (session_opts.exec_deny), into
- * the policy as `exec deny sha256:HEX` puts it: lower-case, each once. */
-static int exec_deny_arg(struct policy *pol, const char *hex, struct werr *e)
-{
-	if (!exec_hex_valid(hex))
-		return werr_set(e, 0, "exec deny: '%.200s' is not a SHA-256 (64 hex digits)", hex);
-	char low[SHA256_HEX_LEN];
-	for (size_t i = 0; i < SHA256_HEX_LEN; i++)
-		low[i] = (char)tolower((unsigned char)hex[i]);
-	if (!strv_contains(&pol->exec.deny, low))
-		strv_push(&pol->exec.deny, low);
-	return 0;
-}
-
-static const char *host_getenv(const char *name)
-{
-	return getenv(name);
-}
-
 static void session_agent_free(struct session_agent *ag)
 {
 	agent_endpoint_free(&ag->ep);
 	agent_state_free(&ag->state);
-}
-
-int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,
-			const char *home, struct policy *pol, struct session_agent *ag,
-			struct werr *e)
-{
-	*ag = (struct session_agent){ .state.lock_fd = -1 };
-	if (agent_pick(agent_opt, argv0, &ag->def, e) < 0)
-		return -1;
-	_cleanup_free_ char *layer = ag->def ? xasprintf("builtin:agent-%s", ag->def->name) : NULL;
-	if (policy_load_layered(pol, layer, ag->def ? ag->def->profile : NULL, profile, home, e) < 0)
-		return -1;
-	if (ag->def && agent_apply(ag->def, pol, home, host_getenv, &ag->ep, e) < 0) {
-		policy_free(pol);
-		return -1;
-	}
-	return 0;
-}
-
-/* The options' additions to the policy: --allow-net, --secret and the
- * exec denials. */
-static int policy_add_opts(struct policy *pol, const struct session_opts *o, struct werr *e)
-{
-	for (size_t i = 0; o->allow_net && i < o->allow_net->n; i++)
-		if (allow_net_arg(pol, o->allow_net->v[i], e) < 0)
-			return -1;
-	for (size_t i = 0; o->publish && i < o->publish->n; i++)
-		if (policy_add_publish(pol, o->publish->v[i], "--publish", e) < 0)
-			return -1;
-	for (size_t i = 0; o->secrets && i < o->secrets->n; i++)
-		if (policy_add_secret(pol, o->secrets->v[i], "--secret", e) < 0)
-			return -1;
-	for (size_t i = 0; o->exec_deny && i < o->exec_deny->n; i++)
-		if (exec_deny_arg(pol, o->exec_deny->v[i], e) < 0)
-			return -1;
-	pol->approve.ci = o->ci;
-	if (o->ssh_agent)
-		policy_add_ssh_key(pol, NULL);
-	for (size_t i = 0; o->ssh_keys && i < o->ssh_keys->n; i++)
-		policy_add_ssh_key(pol, o->ssh_keys->v[i]);
-	if (o->no_ssh_agent && pol->ssh_agent.on) {
-		wnote("check: the profile's ssh-agent line is left out (the check's bait stands "
-		      "where your SSH agent would be)");
-		strv_free(&pol->ssh_agent.keys);
-		pol->ssh_agent = (struct policy_ssh_agent){ 0 };
-	}
-	return 0;
 }
 
 /* --task: the session in the task's own workspace (sn->o.workspace from
