@@ -361,6 +361,28 @@ static int owner_ns(struct owners *o, const struct hostid *h, uid_t uid, gid_t g
 	return fd;
 }
 
+/* The kind of file system of the mount t, into buf, for the message of
+ * one that takes no idmapped mount (network and FUSE file systems, ramfs). */
+static const char *fs_kind(int t, char *buf, size_t len)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} kinds[] = {
+		{ FUSE_SUPER_MAGIC, "FUSE" }, { NFS_SUPER_MAGIC, "NFS" }, { 0xfe534d42UL, "SMB" },
+		{ 0xff534d42UL, "CIFS" }, { V9FS_MAGIC, "9p" }, { CEPH_SUPER_MAGIC, "CephFS" },
+		{ RAMFS_MAGIC, "ramfs" },
+	};
+	struct statfs sf;
+	if (fstatfs(t, &sf) < 0)
+		return "unknown";
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if ((unsigned long)sf.f_type == kinds[i].magic)
+			return kinds[i].name;
+	snprintf(buf, len, "f_type 0x%lx", (unsigned long)sf.f_type);
+	return buf;
+}
+
 /* A detached copy of the mount tree at path with attrs set, idmapped to
  * the path's owner when idmap; -1 with e set, or -2 (errno ENOENT) when
  * path does not exist. */
@@ -388,9 +410,17 @@ static int tree(struct owners *o, const struct hostid *h, const char *path, uint
 		a.userns_fd = (uint64_t)ns;
 	}
 	if (a.attr_set && syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | W_AT_RECURSIVE, &a,
-				  sizeof a) < 0)
+				  sizeof a) < 0) {
+		char kind[32];
+		if (idmap && errno == EINVAL)
+			return werr_set(e, 0, "host identities: %s is on a file system that takes no "
+					"idmapped mount (%s): as root, warden shows each path to the "
+					"session's own uid through one. Run warden as a user, not root (on "
+					"files of that user's), or keep it on a local file system (ext4, "
+					"xfs, btrfs, tmpfs)", path, fs_kind(t, kind, sizeof kind));
 		return werr_errno(e, "host identities: %s %s", idmap ? "idmapping the mount of" :
 				  "setting the attributes of the mount of", path);
+	}
 	return steal_fd(&t);
 }
 

@@ -60,6 +60,26 @@ test_hostid_owner() {
 	[[ $(stat -c %u README) == 4321 ]] || fail "README changed owner"
 }
 
+# A workspace on a file system that takes no idmapped mount (ramfs here;
+# FUSE, NFS and SMB mostly): as root the session refuses to start, naming
+# the file system and what to do, where it said "Invalid argument".
+test_hostid_no_idmap_fs() {
+	is_root || skip "the pool of host identities is for warden run as root"
+	local r=$T_TMP/ramfs
+	mkdir -p "$r"
+	mount -t ramfs ramfs "$r" 2>/dev/null || skip 'cannot mount a ramfs here'
+	mkdir "$r/proj"
+	(cd "$r/proj" && wsh 'touch ran'; echo "$RC" >"$T_TMP/rc")
+	RC=$(<"$T_TMP/rc") OUT=$(<"$T_TMP/.out") ERR=$(<"$T_TMP/.err")
+	[[ ! -e $r/proj/ran ]] || fail 'the command ran'
+	umount "$r"
+	assert_rc 125 'a workspace on ramfs as root'
+	assert_err_match "$r/proj is on a file system that takes no idmapped mount \\(ramfs\\)"
+	assert_err_match 'Run warden as a user, not root'
+	grep -q '"event":"session.end","exit":125,"error":"host identities: .*takes no idmapped mount (ramfs)' \
+		"$(hostid_logs | head -n 1)" || fail 'session.end does not say why'
+}
+
 test_hostid_setuid() {
 	is_root || skip "the pool of host identities is for warden run as root"
 	hostid_owned_ws
