@@ -371,7 +371,7 @@ static const char *fs_kind(int t, char *buf, size_t len)
 	} kinds[] = {
 		{ FUSE_SUPER_MAGIC, "FUSE" }, { NFS_SUPER_MAGIC, "NFS" }, { 0xfe534d42UL, "SMB" },
 		{ 0xff534d42UL, "CIFS" }, { V9FS_MAGIC, "9p" }, { CEPH_SUPER_MAGIC, "CephFS" },
-		{ RAMFS_MAGIC, "ramfs" },
+		{ RAMFS_MAGIC, "ramfs" }, { TMPFS_MAGIC, "tmpfs, before Linux 6.3" },
 	};
 	struct statfs sf;
 	if (fstatfs(t, &sf) < 0)
@@ -417,7 +417,7 @@ static int tree(struct owners *o, const struct hostid *h, const char *path, uint
 					"idmapped mount (%s): as root, warden shows each path to the "
 					"session's own uid through one. Run warden as a user, not root (on "
 					"files of that user's), or keep it on a local file system (ext4, "
-					"xfs, btrfs, tmpfs)", path, fs_kind(t, kind, sizeof kind));
+					"xfs, btrfs)", path, fs_kind(t, kind, sizeof kind));
 		return werr_errno(e, "host identities: %s %s", idmap ? "idmapping the mount of" :
 				  "setting the attributes of the mount of", path);
 	}
