@@ -123,15 +123,19 @@ static void remember_file(struct snap_ctx *c, const char *rel, const struct stat
 	c->r->files++;
 }
 
-/* size more bytes of file content: within `checkpoint max-size`? */
-static int count_bytes(struct snap_ctx *c, unsigned long long size, struct werr *e)
+/* size more bytes of file content (of rel): within `checkpoint max-size`?
+ * The file that passed it is named: a large one (a disk image, a sparse
+ * database file counted at its full size) is often the one to exclude. */
+static int count_bytes(struct snap_ctx *c, const char *rel, unsigned long long size,
+		       struct werr *e)
 {
 	c->r->bytes += size;
 	if (c->o->max_size && c->r->bytes > c->o->max_size)
-		return werr_set(e, EFBIG, "checkpoint: the workspace holds more than `checkpoint "
-				"max-size` allows (%llu bytes); raise it, `checkpoint exclude` "
-				"what need not be recorded (build output, dependencies), or set "
-				"`checkpoint off`", c->o->max_size);
+		return werr_set(e, 0, "checkpoint: the workspace holds more than `checkpoint "
+				"max-size` allows (%llu bytes), passed at %s (%llu bytes); raise it, "
+				"`checkpoint exclude` what need not be recorded (build output, "
+				"dependencies, large files), or set `checkpoint off`",
+				c->o->max_size, rel, size);
 	return 0;
 }
 
@@ -250,7 +254,7 @@ static int record_entry(struct snap_ctx *c, const struct walk_entry *we, struct 
 	if (r == 0)
 		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
 	if (en.type == MF_FILE) {
-		if (count_bytes(c, en.size, e) < 0 || record_file(c, we, &s, fd, &en, e) < 0)
+		if (count_bytes(c, we->rel, en.size, e) < 0 || record_file(c, we, &s, fd, &en, e) < 0)
 			return -1;
 		en.mtime_sec = s.st_mtim.tv_sec;
 		en.mtime_nsec = s.st_mtim.tv_nsec;
@@ -274,7 +278,7 @@ static int record_read(struct snap_ctx *c, const struct walk_entry *we, const st
 	struct mf_entry en;
 	char *target;
 	if (mf_entry_from_stat(we->dirfd, we->name, we->rel, &j->s, "checkpoint", &en, &target,
-			       e) != 1 || count_bytes(c, en.size, e) < 0)
+			       e) != 1 || count_bytes(c, we->rel, en.size, e) < 0)
 		return -1;
 	memcpy(en.hash, j->hash, SHA256_HEX_LEN);
 	if (c->o->store_blobs && store_put_small(c->o->st, en.hash, data, j->n, e) < 0)
