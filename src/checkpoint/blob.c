@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/filecopy.h"
 #include "pack.h"
 #include "store_int.h"
 
@@ -162,21 +163,6 @@ int store_blob_verify(const struct store *st, const char *hash, unsigned long lo
 	return 0;
 }
 
-/* size bytes of fd from off into out at its offset 0. */
-static int copy_range(int fd, off_t off, unsigned long long size, int out)
-{
-	enum { BUF = 1 << 17 };
-	_cleanup_free_ char *buf = xmalloc(BUF);
-	for (unsigned long long done = 0; done < size;) {
-		size_t want = size - done < BUF ? (size_t)(size - done) : BUF;
-		if (pread_exact(fd, buf, want, off + (off_t)done) < 0 ||
-		    write_all(out, buf, want) < 0)
-			return -1;
-		done += want;
-	}
-	return 0;
-}
-
 int store_blob_copy(const struct store *st, const char *hash, unsigned long long size, int out,
 		    struct werr *e)
 {
@@ -185,9 +171,7 @@ int store_blob_copy(const struct store *st, const char *hash, unsigned long long
 		return -1;
 	int r = 0;
 	if (!s.own || ioctl(out, FICLONE, s.fd) < 0)
-		r = ftruncate(out, 0) < 0 || lseek(out, 0, SEEK_SET) < 0 ||
-				copy_range(s.fd, s.off, size, out) < 0
-			? -1 : 0;
+		r = ftruncate(out, 0) < 0 || copy_sparse(s.fd, s.off, (off_t)size, out) < 0 ? -1 : 0;
 	int err = errno;
 	src_close(&s);
 	if (r < 0)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/filecopy.h"
 #include "../common/sbuf.h"
 #include "pack.h"
 #include "store_int.h"
@@ -238,47 +239,6 @@ static int put_small_fd(struct store *st, int fd, const char *hash, size_t max, 
 	return store_put_small(st, hash, buf, n, e);
 }
 
-/* Copy fd (from offset 0) into out by reads and writes through buf. */
-static int copy_by_reads(int fd, int out, char *buf, size_t len)
-{
-	for (off_t off = 0;;) {
-		ssize_t n = pread(fd, buf, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return 0;
-		if (write_all(out, buf, (size_t)n) < 0)
-			return -1;
-		off += n;
-	}
-}
-
-/* Copy fd (from offset 0) into out: copy_file_range (a clone or a server
- * side copy where the kernel can), else read and write. */
-static int copy_fd(int fd, int out)
-{
-	loff_t in_off = 0;
-	for (;;) {
-		ssize_t n = copy_file_range(fd, &in_off, out, NULL, 1 << 30, 0);
-		if (n == 0)
-			return 0;
-		if (n > 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOSYS)
-			return -1;
-		break;
-	}
-	if (ftruncate(out, 0) < 0 || lseek(out, 0, SEEK_SET) < 0)
-		return -1;
-	enum { COPY_BUF = 1 << 17 };
-	_cleanup_free_ char *buf = xmalloc(COPY_BUF);
-	return copy_by_reads(fd, out, buf, COPY_BUF);
-}
-
 static unsigned long tmp_counter;
 
 static char *tmp_name(const char *what)
@@ -301,7 +261,10 @@ int store_put_blob(struct store *st, int fd, const char *hash, struct werr *e)
 	_cleanup_close_ int out = openat(st->tmp_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0)
 		return werr_errno(e, "checkpoint store %s: cannot write", st->path);
-	if (ioctl(out, FICLONE, fd) < 0 && copy_fd(fd, out) < 0) {
+	/* a clone where the file system shares extents, else a copy of the
+	 * data, the holes left (the copy is hashed again below: a file that
+	 * changed meanwhile is caught there) */
+	if (ioctl(out, FICLONE, fd) < 0 && copy_sparse(fd, 0, fs.st_size, out) < 0) {
 		int err = errno;
 		unlinkat(st->tmp_fd, tmp, 0);
 		return werr_set(e, err, "checkpoint store %s: copying a file into it", st->path);

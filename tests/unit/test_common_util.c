@@ -30,6 +30,7 @@
 
 #include "src/common/clock.h"
 #include "src/common/err.h"
+#include "src/common/filecopy.h"
 #include "src/common/selflimits.h"
 #include "src/common/util.h"
 #include "check.h"
@@ -687,6 +688,36 @@ static void test_werr_long(void)
 	CHECK(!strncmp(e.msg, "undo failed: undo: removing dd/", 31));
 }
 
+/* A file of data, holes and data again, copied from an offset: the same
+ * bytes, the holes still holes (where the file system has them). */
+static void test_copy_sparse(void)
+{
+	_cleanup_free_ char *src = tmp_path("sparse-in"), *dst = tmp_path("sparse-out");
+	int in = open(src, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int out = open(dst, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(in >= 0 && out >= 0);
+	char a[4096], b[4096];
+	memset(a, 'a', sizeof a);
+	memset(b, 'b', sizeof b);
+	CHECK(pwrite(in, "head", 4, 0) == 4 && pwrite(in, a, sizeof a, 8192) == (ssize_t)sizeof a &&
+	      pwrite(in, b, sizeof b, 8 << 20) == (ssize_t)sizeof b && ftruncate(in, 16 << 20) == 0);
+	/* from offset 4 (as a blob inside a pack): 16 MiB - 4 bytes */
+	CHECK(copy_sparse(in, 4, (16 << 20) - 4, out) == 0);
+	struct stat st;
+	CHECK(fstat(out, &st) == 0 && st.st_size == (16 << 20) - 4);
+	CHECK(st.st_blocks * 512 < (1 << 20)); /* not 16 MiB written */
+	char got[4096];
+	CHECK(pread(out, got, sizeof got, 8192 - 4) == (ssize_t)sizeof got && !memcmp(got, a, sizeof a));
+	CHECK(pread(out, got, sizeof got, (8 << 20) - 4) == (ssize_t)sizeof got &&
+	      !memcmp(got, b, sizeof b));
+	CHECK(pread(out, got, 8, (12 << 20)) == 8 && !memcmp(got, "\0\0\0\0\0\0\0\0", 8));
+	/* asked for more than there is: as far as the file goes */
+	CHECK(ftruncate(out, 0) == 0 && copy_sparse(in, 0, 32 << 20, out) == 0);
+	CHECK(fstat(out, &st) == 0 && st.st_size <= (16 << 20));
+	close(in);
+	close(out);
+}
+
 /* In a child: the limits it lowers are its own. */
 static void test_selflimits(void)
 {
@@ -902,6 +933,7 @@ int main(void)
 	test_werr_long();
 	test_werr_hint();
 	test_selflimits();
+	test_copy_sparse();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
