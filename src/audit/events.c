@@ -245,6 +245,8 @@ struct event ev_file(const struct ev_file *x)
 		json_object_set_new(f, "access", json_string(x->access));
 	if (f && x->new_repo)
 		json_object_set_new(f, "new_repo", json_true());
+	if (f && x->links)
+		json_object_set_new(f, "nlink", json_integer((json_int_t)x->links));
 	if (f && x->has_count)
 		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
 	if (f && x->summary)

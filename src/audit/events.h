@@ -164,6 +164,8 @@ struct ev_file {
 	/* file actions on the record (src/supervisor/filewhy.h) */
 	const char *access;      /* "write" or "read"; NULL: left out */
 	bool new_repo;           /* a path in a .git the session made: the sweep judges it */
+	unsigned long links;     /* a write to a file of the workspace with this many names
+				    (st_nlink > 1); 0: left out */
 	bool has_count;          /* op "summary": how many operations it stands for */
 	unsigned long count;
 	const char *summary;     /* op "summary": what was summarised */

@@ -326,6 +326,28 @@ const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *
 	return NULL;
 }
 
+unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *x)
+{
+	if (!w || !w->ws || x->npaths < 1 || !x->paths[0] || x->paths[0][0] != '/')
+		return 0;
+	bool writes = strcmp(x->op, "open") == 0
+			      ? x->has_flags && (x->flags & (O_WRONLY | O_RDWR | O_TRUNC))
+			      : strcmp(x->op, "truncate") == 0;
+	if (!writes)
+		return 0;
+	_cleanup_free_ char *lex = ws_join_lexically("/", x->paths[0]);
+	int root = root_of(w, pid);
+	if (!path_is_within(lex, w->ws) || root < 0)
+		return 0;
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, root, lex, &how, sizeof how);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	return (unsigned long)st.st_nlink;
+}
+
 /* --- the bound --- */
 
 #define SUMMARY_EVERY_MS 10000.0

@@ -38,6 +38,14 @@ void filewhy_free(struct filewhy *w);
  * (ENOENT, EEXIST) is not refused by them. */
 const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x);
 
+/* A write-intent open or a truncate of a regular file of the workspace
+ * with more than one name: how many (st_nlink), else 0. A hard link's other
+ * names may lie outside the workspace (pnpm's store, a `cp -al` copy),
+ * where the write reaches too and `warden undo` does not; the agent cannot
+ * make such a link (the workspace is a mount of its own: EXDEV), so only
+ * those there before the session count. */
+unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *x);
+
 /* Is path a device or a process file (/dev, /proc): a write there is a
  * terminal or a pipe (2>/dev/null), left out of the default record. */
 bool filewhy_noise(const char *path);

@@ -314,15 +314,19 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool do
 	x->decision = why ? "deny" : "allow";
 	x->reason = more ? more : why;
 	x->access = "write";
+	x->links = done || why ? 0 : filewhy_links(n->why, pid, x);
 	bool wanted = why ? n->level > 0 || ro_ws
-			  : done || n->level >= 2 || (n->level == 1 && !filewhy_noise(x->paths[0]));
+			  : done || x->links || n->level >= 2 ||
+				    (n->level == 1 && !filewhy_noise(x->paths[0]));
 	if (!wanted)
 		return;
 	double now = mono_ms();
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, false, now, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (!done && !filebound_admit(&n->bound, why != NULL, now))
+	/* a write through a hard link counts as a refusal does: never lost
+	 * among the allowed ones (fs.hardlink-write) */
+	if (!done && !filebound_admit(&n->bound, why != NULL || x->links, now))
 		return;
 	x->pid = target_inner_ns(pid, &n->pidns);
 	x->new_repo = config_of_new_repo(n, x);

@@ -525,7 +525,7 @@ R
 	# the rules of the file record, and `differ`
 	local r
 	for r in persist.startup-file-moved persist.git-config persist.git-hooks-path persist.protected-path \
-		fs.extract-traversal fs.parent-traversal fs.symlink-credential seq.symlink-credential-read \
+		fs.extract-traversal fs.parent-traversal fs.symlink-credential seq.symlink-credential-read fs.hardlink-write \
 		seq.refused-host-other-program escape.log-hunt; do
 		assert_out_match "^rule $r (low|medium|high|critical)    # builtin:rules"
 	done

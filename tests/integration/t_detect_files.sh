@@ -182,6 +182,27 @@ test_detect_files_parent_traversal() {
 	dt_alert fs.parent-traversal-repeated high
 }
 
+# ---- writes through a hard link ----------------------------------------------------------
+
+# A file of the workspace hard-linked to one outside it (pnpm's store links
+# node_modules so): a write through it reaches the outside file, which no
+# wall can tell by path. The write is on the record with its link count and
+# an alert; a file of one name stays quiet.
+test_detect_files_hardlink_write() {
+	mkdir -p "$T_TMP/outside"
+	echo original >"$T_TMP/outside/lib.js"
+	ln "$T_TMP/outside/lib.js" "$WS/lib.js" 2>/dev/null || skip 'no hard link from the workspace to a file outside it here'
+	echo own >"$WS/own.js"
+	wsh 'echo more >>own.js; : >new.js; echo ok' --profile "$(dt_quiet)"
+	assert_out_has ok
+	dt_no_alert fs.hardlink-write
+	wsh 'echo poisoned >>lib.js; echo ok' --profile "$(dt_quiet)"
+	assert_out_has ok
+	dtf_alert_on fs.hardlink-write '"path":"'"$WS"'/lib.js","flags":"0x441","decision":"allow","access":"write","nlink":2'
+	dt_alert fs.hardlink-write medium
+	grep -q poisoned "$T_TMP/outside/lib.js" || note 'the outside file did not change (a wall refused the write?)'
+}
+
 # ---- symlinks to credential stores ------------------------------------------------------
 
 test_detect_files_symlink_credential() {
