@@ -330,8 +330,9 @@ unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *
 {
 	if (!w || !w->ws || x->npaths < 1 || !x->paths[0] || x->paths[0][0] != '/')
 		return 0;
+	/* an open without flags is creat's: O_WRONLY | O_TRUNC */
 	bool writes = strcmp(x->op, "open") == 0
-			      ? x->has_flags && (x->flags & (O_WRONLY | O_RDWR | O_TRUNC))
+			      ? !x->has_flags || (x->flags & (O_WRONLY | O_RDWR | O_TRUNC))
 			      : strcmp(x->op, "truncate") == 0;
 	if (!writes)
 		return 0;
