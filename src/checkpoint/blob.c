@@ -172,6 +172,13 @@ int store_blob_copy(const struct store *st, const char *hash, unsigned long long
 	int r = 0;
 	if (!s.own || ioctl(out, FICLONE, s.fd) < 0)
 		r = ftruncate(out, 0) < 0 || copy_sparse(s.fd, s.off, (off_t)size, out) < 0 ? -1 : 0;
+	/* a stored content shorter than recorded (copy_sparse stops where its
+	 * file ends): damaged, as a short read said before */
+	struct stat os;
+	if (r == 0 && (fstat(out, &os) < 0 || (unsigned long long)os.st_size != size)) {
+		errno = EIO;
+		r = -1;
+	}
 	int err = errno;
 	src_close(&s);
 	if (r < 0)
