@@ -150,6 +150,7 @@ test_fault_fsize_low() {
 	assert_out_lacks ran 'the command ran without a log'
 	assert_err_match 'the file reached the largest size allowed \(ulimit -f'
 	# and the checkpoint's copy of a file larger than the limit
+	head -c 200000 /dev/zero >big
 	wsh_ulimit '-f 100' 'echo ran'
 	assert_rc 125 'a workspace file larger than ulimit -f'
 	assert_out_lacks ran 'the command ran without a checkpoint'
