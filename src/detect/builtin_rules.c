@@ -225,6 +225,7 @@ const char detect_builtin_rules[] =
 	"rate exec.unverified high\n"
 	"rate exec.unwatched low\n"
 	"rate workspace.unwatched low\n"
+	"rate files.reads-unrecorded low\n"
 	"rate hook.refused medium\n"
 	"rate agent.settings-changed high\n"
 	"rate proxy.connection-cap medium\n"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../audit/events.h"
+#include "../common/notifylimit.h"
 
 /* the comment of the key pair: the identity the sandbox shows (user agent,
  * host warden), as ssh-keygen would write it there */
@@ -306,8 +307,11 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 	}
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0) {
+		int err = errno;
+		char said[400] = "";
+		bool limit = notify_limit_said(NOTIFY_INOTIFY_INSTANCES, err, said, sizeof said);
 		wnote("canary credentials: inotify: %s; the decoys are not watched (their tokens "
-		      "are still refused by the proxy)", strerror(errno));
+		      "are still refused by the proxy)%s%s", strerror(err), limit ? "; " : "", said);
 		return NULL;
 	}
 	struct canary_watch *w = xcalloc(1, sizeof *w);
@@ -322,10 +326,14 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 		char path[4200];
 		snprintf(path, sizeof path, "/proc/self/fd/%d/%s", homefd, cs->v[i].rel);
 		w->wd[i] = inotify_add_watch(fd, path, IN_OPEN | IN_DONT_FOLLOW);
-		if (w->wd[i] < 0)
+		if (w->wd[i] < 0) {
+			int err = errno;
+			char said[400] = "";
+			bool limit = notify_limit_said(NOTIFY_INOTIFY_WATCHES, err, said, sizeof said);
 			wnote("canary credentials: ~/%s cannot be watched: %s; an open of it goes "
-			      "unseen (its tokens are still refused by the proxy)", cs->v[i].rel,
-			      strerror(errno));
+			      "unseen (its tokens are still refused by the proxy)%s%s", cs->v[i].rel,
+			      strerror(err), limit ? "; " : "", said);
+		}
 		else
 			n++;
 	}

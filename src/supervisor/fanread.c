@@ -17,6 +17,7 @@
 
 #include "../common/cpupin.h"
 #include "../common/fdpass.h"
+#include "../common/notifylimit.h"
 #include "../common/rawsys.h"
 #include "../common/util.h"
 #include "../common/vmchild.h"
@@ -257,6 +258,14 @@ int fanread_ready(pid_t pid, int *sock, struct werr *e)
 		return 0;
 	close(*sock);
 	*sock = -1;
+	/* the user's limit of groups (fanotify_init) or of marks (each
+	 * mark's): the kernel lets it, the count is full */
+	char said[400];
+	if (notify_limit_said(NOTIFY_FANOTIFY_GROUPS, (int)-m.pid, said, sizeof said) ||
+	    notify_limit_said(NOTIFY_FANOTIFY_MARKS, (int)-m.pid, said, sizeof said)) {
+		werr_set(e, (int)-m.pid, "file reads outside the workspace are not recorded");
+		return werr_hint(e, "%s", said);
+	}
 	if (features_self_filtered())
 		return werr_set(e, (int)-m.pid, "file reads outside the workspace are not "
 				"recorded: the kernel, or a seccomp filter outside warden, refuses "

@@ -454,13 +454,16 @@ int services_start(struct services *sv, struct werr *e)
 {
 	if (exec_start(sv, e) < 0)
 		return -1;
-	/* a kernel that refuses the reads' marks is said, and the session
-	 * goes on (the reads are a record, not a wall) */
+	/* a kernel that refuses the reads' marks is said, on stderr and in the
+	 * log (whose reader would otherwise take no reads for none made), and
+	 * the session goes on (the reads are a record, not a wall) */
 	if (sv->fr_pid > 0)
 		(void)fanread_ready(sv->fr_pid, &sv->fr_sock, &sv->fr_err);
 	if (sv->fr_err.msg[0]) {
 		char buf[1100];
 		wnote("%s", werr_str(&sv->fr_err, buf, sizeof buf));
+		audit_emit_event(sv->log, ev_alert(&(struct ev_alert){
+			.rule = "files.reads-unrecorded", .action = buf }), NULL);
 	}
 	return watches_start(sv, e);
 }

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/notifylimit.h"
 #include "../common/util.h"
 #include "../common/walk.h"
 #include "wsmade.h"
@@ -125,8 +126,12 @@ struct wswatch *wswatch_new(int wsfd, struct werr *e)
 	struct wswatch *w = xcalloc(1, sizeof *w);
 	w->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->ino < 0) {
+		int err = errno;
+		char said[400];
 		free(w);
-		werr_errno(e, "workspace watch: inotify");
+		werr_set(e, err, "workspace watch: inotify");
+		if (notify_limit_said(NOTIFY_INOTIFY_INSTANCES, err, said, sizeof said))
+			werr_hint(e, "%s", said);
 		return NULL;
 	}
 	w->wsfd = wsfd;
@@ -409,13 +414,11 @@ void wswatch_report(struct wswatch *w, struct audit *log)
 		return;
 	w->reported = w->unwatched;
 	w->reports++;
-	char why[160];
+	char why[400];
 	if (w->unwatched_why == 0)
 		snprintf(why, sizeof why, "warden watches at most %d", WSWATCH_MAX);
 	else if (w->unwatched_why == ENOSPC)
-		snprintf(why, sizeof why, "the kernel's limit of inotify watches for this user is "
-			 "reached: sysctl fs.inotify.max_user_watches, which other programs' watches "
-			 "count against");
+		notify_limit_said(NOTIFY_INOTIFY_WATCHES, ENOSPC, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "the kernel has no memory for more inotify watches");
 	wnote("workspace watch: %zu director%s of the workspace %s not watched (%s); what the "

@@ -468,3 +468,60 @@ test_fault_fifo_in_warden_state() {
 	assert_rc 0 "a FIFO as the task's lock"
 	assert_out_eq ran
 }
+
+# notify_limited SYSCTL inotify|fanotify: this user's limit of inotify
+# instances or fanotify groups down to 1, with one held by a process of the
+# test (python3's ctypes), so that warden can make none; the sysctl (the
+# host's: root only) put back when the test's subshell exits.
+notify_limited() {
+	local name=$1 kind=$2 old
+	old=$(sysctl -n "$name") || fatal "no sysctl $name"
+	have python3 || skip 'python3 not installed (holds the one instance)'
+	python3 -c 'import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init() if sys.argv[1] == "inotify" else libc.fanotify_init(0, 0)
+print("held" if fd >= 0 else "failed %d" % ctypes.get_errno(), flush=True)
+time.sleep(120)' "$kind" >"$T_TMP/hold.out" 2>&1 &
+	local hold=$!
+	# shellcheck disable=SC2064 # the values now
+	trap "kill $hold 2>/dev/null; sysctl -qw $name=$old" EXIT
+	wait_for "$T_TMP/hold.out" '^(held|failed)' 10 && grep -q '^held' "$T_TMP/hold.out" ||
+		fatal "could not hold a $kind object: $(<"$T_TMP/hold.out")"
+	sysctl -qw "$name=1" || fatal "could not set $name"
+}
+
+# The user's inotify instances used up (fs.inotify.max_user_instances,
+# which editors and file watchers share): the workspace's watch, which
+# masks and protects again what the host makes during the session, cannot
+# be made, and the session is refused before anything runs, the sysctl
+# named with its value rather than a bare "Too many open files" (which
+# reads as `ulimit -n`).
+test_fault_inotify_instances() {
+	is_root || skip "the sysctl is the host's: root only"
+	notify_limited fs.inotify.max_user_instances inotify
+	wrun -- sh -c 'echo ran'
+	assert_rc 125 'no inotify instance for the workspace watch'
+	assert_out_lacks ran 'the command ran'
+	assert_err_match "workspace watch: inotify: .*; the kernel's limit of inotify instances for your user is reached \(sysctl fs\.inotify\.max_user_instances, 1 here"
+	assert_err_match 'sysctl -w fs\.inotify\.max_user_instances=1024'
+}
+
+# The user's fanotify groups used up (fs.fanotify.max_user_groups): the
+# reads outside the workspace cannot be recorded; the session runs with its
+# walls whole, and says so on stderr with the sysctl and in the log (an
+# alert, rated low: the host's limit, not the agent's doing, so no risk
+# warning).
+test_fault_fanotify_groups() {
+	is_root || skip "the sysctl is the host's: root only"
+	notify_limited fs.fanotify.max_user_groups fanotify
+	wrun -- sh -c 'cat /etc/hostname >/dev/null; echo ran'
+	assert_rc 0 'no fanotify group for the file reads'
+	assert_out_line ran
+	assert_err_match "file reads outside the workspace are not recorded: .*; the kernel's limit of fanotify groups for your user is reached \(sysctl fs\.fanotify\.max_user_groups, 1 here"
+	[[ $ERR != *'risk score'* ]] || fail "a risk warning for the host's limit: $(excerpt "$ERR")"
+	local log
+	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	grep -F '"rule":"files.reads-unrecorded"' "$log" | matches -F 'fs.fanotify.max_user_groups, 1 here' ||
+		fail "no files.reads-unrecorded alert naming the sysctl: $(excerpt "$(grep alert "$log")")"
+	! grep -qF '"op":"open","access":"read"' "$log" || fail 'reads recorded without a fanotify group'
+}

@@ -31,6 +31,7 @@
 #include "src/common/clock.h"
 #include "src/common/err.h"
 #include "src/common/filecopy.h"
+#include "src/common/notifylimit.h"
 #include "src/common/selflimits.h"
 #include "src/common/util.h"
 #include "check.h"
@@ -764,6 +765,39 @@ static void test_selflimits(void)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Which limit an errno is: the sysctl named for its own errno only, and an
+ * EMFILE that is the process's own limit of descriptors left to strerror. */
+static void test_notify_limit(void)
+{
+	char b[400];
+	CHECK(notify_limit_said(NOTIFY_INOTIFY_WATCHES, ENOSPC, b, sizeof b) &&
+	      strstr(b, "limit of inotify watches for your user is reached (sysctl "
+			"fs.inotify.max_user_watches, ") &&
+	      strstr(b, "`sysctl -w fs.inotify.max_user_watches=524288`"));
+	CHECK(notify_limit_said(NOTIFY_FANOTIFY_MARKS, ENOSPC, b, sizeof b) &&
+	      strstr(b, "fs.fanotify.max_user_marks"));
+	CHECK(notify_limit_said(NOTIFY_INOTIFY_INSTANCES, EMFILE, b, sizeof b) &&
+	      strstr(b, "fs.inotify.max_user_instances"));
+	CHECK(!notify_limit_said(NOTIFY_INOTIFY_WATCHES, EMFILE, b, sizeof b));
+	CHECK(!notify_limit_said(NOTIFY_FANOTIFY_GROUPS, EPERM, b, sizeof b));
+	CHECK(!notify_limit_said(NOTIFY_INOTIFY_INSTANCES, ENOMEM, b, sizeof b));
+	/* cut to the buffer, NUL-terminated */
+	CHECK(notify_limit_said(NOTIFY_FANOTIFY_GROUPS, EMFILE, b, 20) && strlen(b) == 19);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) { /* every descriptor taken: that limit, not the sysctl's */
+		struct rlimit rl = { 8, 8 };
+		int bad = setrlimit(RLIMIT_NOFILE, &rl) != 0;
+		while (open("/", O_PATH | O_CLOEXEC) >= 0)
+			;
+		bad |= errno != EMFILE;
+		bad |= notify_limit_said(NOTIFY_INOTIFY_INSTANCES, EMFILE, b, sizeof b) != NULL;
+		_exit(bad);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static void test_werr_hint(void)
 {
 	struct werr e = { 0 };
@@ -932,6 +966,7 @@ int main(void)
 	test_open_beneath_long();
 	test_werr_long();
 	test_werr_hint();
+	test_notify_limit();
 	test_selflimits();
 	test_copy_sparse();
 	test_remove_tree_deep();
