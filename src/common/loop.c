@@ -62,6 +62,19 @@ int loop_add(struct loop *l, const char *name, int fd, source_fn handle, void *c
 	return 0;
 }
 
+int loop_want(struct loop *l, int fd, uint32_t events)
+{
+	/* the latest source of fd: an earlier one was removed, its fd closed
+	 * and its number given again */
+	for (size_t i = l->nsrc; i-- > 0;)
+		if (l->src[i].fd == fd) {
+			struct epoll_event ev = { .events = events, .data.ptr = &l->src[i] };
+			return epoll_ctl(l->ep, EPOLL_CTL_MOD, fd, &ev);
+		}
+	errno = ENOENT;
+	return -1;
+}
+
 void loop_remove(struct loop *l, const struct source *src)
 {
 	epoll_ctl(l->ep, EPOLL_CTL_DEL, src->fd, NULL);

@@ -1,6 +1,7 @@
 /* loop.h - the event loop the supervisor serves a session with: a table of
- * sources, each a readable fd, the handler to call when it is ready and the
- * object that handler works on (epoll underneath). Each module whose fds
+ * sources, each an fd (readable, or writable where asked: loop_want), the
+ * handler to call when it is ready and the object that handler works on
+ * (epoll underneath). Each module whose fds
  * are served adds them itself, with its own handler (X_watch(loop, X, e),
  * declared in its header); a source the loop cannot take (epoll refuses the
  * fd, the table is full) is an error naming it: the caller stops the
@@ -36,6 +37,10 @@ void loop_freep(struct loop **l);
  * table is full or epoll refuses the fd. */
 int loop_add(struct loop *l, const char *name, int fd, source_fn handle, void *ctx,
 	     struct werr *e);
+/* What the loop waits for on fd, a source's: EPOLLIN (as loop_add made
+ * it), EPOLLOUT, both or neither (a hang-up or an error is reported
+ * whatever is asked). -1 with errno when fd is no source (any more). */
+int loop_want(struct loop *l, int fd, uint32_t events);
 /* No longer watch src (it hung up, or its work is over). */
 void loop_remove(struct loop *l, const struct source *src);
 /* End loop_run once the handler that calls this returns, with status. */

@@ -38,7 +38,8 @@ enum {
 
 struct termask {
 	struct approvals *a;
-	int out, tty, master, timer;
+	struct termask_out out;
+	int tty, master, timer;
 	char who[64];                     /* the terminal's name, or "" */
 	const struct question **queue;    /* in the order asked; [0] on the screen when up */
 	size_t nqueue, capqueue;
@@ -135,9 +136,19 @@ static void screen_size(const struct termask *t, int *rows, int *cols)
 	}
 }
 
+/* n bytes to the user's terminal (termask_out) */
+static void out_write(const struct termask *t, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (t->out.put)
+		t->out.put(t->out.ctx, p, n);
+	else if (write_all(t->out.fd, p, n) < 0) { /* the user's terminal is gone */ }
+}
+
 static void put(const struct termask *t, const struct sbuf *b)
 {
-	if (b->n && write_all(t->out, b->p, b->n) < 0) { /* the user's terminal is gone */ }
+	out_write(t, b->p, b->n);
 }
 
 /* The question in front, drawn (again) over the bottom lines. */
@@ -256,7 +267,7 @@ static void take_down(struct termask *t)
 	timerfd_settime(t->timer, 0, &(struct itimerspec){ 0 }, NULL);
 	put(t, &b);
 	free(b.p);
-	if (t->nheld && write_all(t->out, t->held, t->nheld) < 0) { /* the user's terminal is gone */ }
+	out_write(t, t->held, t->nheld);
 	free(t->held);
 	t->held = NULL;
 	t->nheld = t->capheld = 0;
@@ -549,7 +560,8 @@ void termask_on_timer(struct termask *t)
 	draw(t);
 }
 
-struct termask *termask_new(struct approvals *a, int out, int tty, int master, struct werr *e)
+struct termask *termask_new(struct approvals *a, const struct termask_out *out, int tty,
+			    int master, struct werr *e)
 {
 	int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (timer < 0) {
@@ -557,7 +569,7 @@ struct termask *termask_new(struct approvals *a, int out, int tty, int master, s
 		return NULL;
 	}
 	struct termask *t = xcalloc(1, sizeof *t);
-	*t = (struct termask){ .a = a, .out = out, .tty = tty, .master = master, .timer = timer };
+	*t = (struct termask){ .a = a, .out = *out, .tty = tty, .master = master, .timer = timer };
 	if (ttyname_r(tty, t->who, sizeof t->who) != 0)
 		t->who[0] = '\0';
 	approvals_add_channel(a, &(struct approval_channel){ .name = "terminal", .asked = ch_asked,

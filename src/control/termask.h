@@ -44,11 +44,22 @@
 
 struct termask;
 
-/* A channel of a's drawing on out (a terminal), sizing by tty (the user's
- * terminal), nudging master (the agent's pty); registered with a. NULL
- * with e set when its timer cannot be had. Free it after a: a's last
+/* Where a question is drawn (and the output held meanwhile written, once
+ * it is down): through put(ctx, bytes, n) when given (the relay's queue
+ * toward the user's terminal, term.h: after the output before it, never
+ * waiting on a terminal that does not read), else to fd. */
+struct termask_out {
+	int fd;
+	void (*put)(void *ctx, const char *buf, size_t n);
+	void *ctx;
+};
+
+/* A channel of a's drawing on out (a terminal's), sizing by tty (the
+ * user's terminal), nudging master (the agent's pty); registered with a.
+ * NULL with e set when its timer cannot be had. Free it after a: a's last
  * `ended` calls come here. */
-struct termask *termask_new(struct approvals *a, int out, int tty, int master, struct werr *e);
+struct termask *termask_new(struct approvals *a, const struct termask_out *out, int tty,
+			    int master, struct werr *e);
 /* A question still up is taken down, the held output written. */
 void termask_free(struct termask *t);
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/bytebuf.h"
 #include "../common/clock.h"
 #include "../common/err.h"
 #include "../common/util.h"
@@ -103,7 +104,10 @@ void pty_host_restore(struct host_tty *t)
 {
 	if (t->fd >= 0) {
 		settle(t);
-		tcsetattr(t->fd, TCSADRAIN, &t->saved);
+		/* now, not once the output is drained: a terminal that reads
+		 * none would hold warden here for good (what was written to it
+		 * is past the settings already) */
+		tcsetattr(t->fd, TCSANOW, &t->saved);
 		t->fd = -1;
 		wnote_terminal_raw(0);
 	}
@@ -139,12 +143,48 @@ void pty_send_eof(int master)
 	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
 }
 
-/* n bytes to the sink: held, or written to its fd. */
+/* The most a queue takes at a time before it grows (a read's worth). */
+#define PTY_QUEUE_FIRST 16384
+
+int pty_flush(int fd, struct bytebuf *q)
+{
+	while (bytebuf_pending(q)) {
+		ssize_t w = write(fd, q->p + q->off, bytebuf_pending(q));
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		q->off += (size_t)w;
+	}
+	return 1;
+}
+
+int pty_put(int fd, struct bytebuf *q, const char *buf, size_t n)
+{
+	size_t done = 0;
+	while (!bytebuf_pending(q) && done < n) {
+		ssize_t w = write(fd, buf + done, n - done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				return -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (done < n)
+		bytebuf_put(q, buf + done, n - done, PTY_QUEUE_FIRST);
+	return 0;
+}
+
+/* n bytes to the sink: held, or written to its fd (or queued). */
 static int sink_write(const struct pty_sink *to, const char *buf, size_t n)
 {
 	if (!n || (to->hold && to->hold(to->ctx, buf, n)))
 		return 0;
-	return write_all(to->fd, buf, n);
+	return to->q ? pty_put(to->fd, to->q, buf, n) : write_all(to->fd, buf, n);
 }
 
 int pty_pump_filtered(int from, const struct pty_sink *to, struct ttyfilter *f)
@@ -166,8 +206,7 @@ void pty_filter_flush(const struct pty_sink *to, struct ttyfilter *f)
 	if (sink_write(to, out, o) < 0) { /* the user's terminal is gone */ }
 }
 
-/* From `from` to `to`; what was read is noted in t when t is given. */
-static int pump(int from, int to, struct host_tty *t)
+int pty_pump_keys(struct host_tty *t, int from, int to, struct bytebuf *q)
 {
 	char buf[16384];
 	ssize_t n = read(from, buf, sizeof buf);
@@ -175,17 +214,6 @@ static int pump(int from, int to, struct host_tty *t)
 		return errno == EAGAIN || errno == EINTR ? 1 : -1;
 	if (n == 0)
 		return 0;
-	if (t)
-		note_answers(t, buf, (size_t)n);
-	return write_all(to, buf, (size_t)n) < 0 ? -1 : 1;
-}
-
-int pty_pump(int from, int to)
-{
-	return pump(from, to, NULL);
-}
-
-int pty_pump_keys(struct host_tty *t, int from, int to)
-{
-	return pump(from, to, t);
+	note_answers(t, buf, (size_t)n);
+	return pty_put(to, q, buf, (size_t)n) < 0 ? -1 : 1;
 }

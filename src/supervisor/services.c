@@ -148,7 +148,8 @@ static void termask_start(struct services *sv)
 {
 	struct werr te = { 0 };
 	if (sv->ap && sv->term.relay_input &&
-	    !(sv->ta = termask_new(sv->ap, sv->term.out, sv->term.tty, sv->term.master, &te)))
+	    !(sv->ta = termask_new(sv->ap, &(struct termask_out){ .fd = sv->term.out,
+		    .put = term_put, .ctx = &sv->term }, sv->term.tty, sv->term.master, &te)))
 		wnote("%s; the terminal cannot answer this session's questions", te.msg);
 }
 

@@ -70,7 +70,7 @@ struct services {
 };
 
 #define SERVICES_NONE ((struct services){ .sigfd = -1, .term = { .master = -1, \
-	.host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1, .fr_sock = -1 })
+	.wout = -1, .host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1, .fr_sock = -1 })
 
 /* Begin the services for the sandbox L is launching, signals coming
  * through sigfd, while init builds it: what needs nothing init sends (the

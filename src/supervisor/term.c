@@ -1,18 +1,32 @@
 /* term.c - the agent's terminal on the host side during a session
  * (term.h): the pty's set-up against the user's terminal and the relay
- * between them. */
+ * between them, which waits on neither: what one side does not take yet
+ * is queued, and the loop told to wait for that side to be writable. */
 #include "term.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "freeze.h"
+
+/* out opened again, not blocking: a file description of warden's own, so
+ * that O_NONBLOCK is not set on the one the user's shell shares. -1 when
+ * it cannot be: the relay then writes to out, waiting as it must. */
+static int reopen_nonblocking(int out)
+{
+	char path[32];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", out);
+	return open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
 
 void term_start(struct term *t, const struct sandbox_spec *s, int master)
 {
@@ -27,18 +41,23 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master)
 		.master = master,
 		.tty = pf & 1 ? STDIN_FILENO : pf & 2 ? STDOUT_FILENO : STDERR_FILENO,
 		.out = pf & 2 ? STDOUT_FILENO : pf & 4 ? STDERR_FILENO : STDIN_FILENO,
+		.wout = -1,
 		.host = HOST_TTY_NONE,
 	};
 	t->relay_input = master >= 0 && (pf & 1) && pty_host_foreground(STDIN_FILENO);
 	/* queries only where their answers come back: the user's keys are
 	 * relayed */
 	ttyfilter_init(&t->filter, s->policy->terminal_clipboard, !t->relay_input);
-	t->sink = (struct pty_sink){ .fd = t->out };
-	if (master < 0)
+	if (master < 0) {
+		t->sink = (struct pty_sink){ .fd = t->out };
 		return;
+	}
+	t->wout = reopen_nonblocking(t->out);
+	t->sink = t->wout >= 0 ? (struct pty_sink){ .fd = t->wout, .q = &t->outq }
+			       : (struct pty_sink){ .fd = t->out };
 	if (t->relay_input) {
 		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(&t->host, STDIN_FILENO, t->out, &t->filter);
+		pty_host_raw(&t->host, STDIN_FILENO, t->sink.fd, &t->filter);
 	} else if (pf & 1) {
 		pty_copy_winsize(STDIN_FILENO, master);
 		pty_send_eof(master);
@@ -50,9 +69,96 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master)
 	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 }
 
+/* What was dropped, said on the user's terminal without waiting for it: a
+ * terminal that took none of the output would hold warden here, before
+ * the session's record is whole, and would not show it anyway. */
+static void term_say_dropped(const struct term *t)
+{
+	char msg[400];
+	int n = 0;
+	if (t->out_dropped)
+		n = snprintf(msg, sizeof msg, "warden: the terminal took none of the command's "
+			     "output for %d s: the last %zu bytes of it were not shown\n",
+			     TERM_STALL_MS / 1000, t->out_dropped);
+	else if (t->keys_dropped)
+		n = snprintf(msg, sizeof msg, "warden: %llu bytes typed were dropped: the command "
+			     "did not read its input, and warden keeps at most %d KiB of it\n",
+			     t->keys_dropped, TERM_KEYS_MAX / 1024);
+	if (n > 0 && t->wout >= 0 && write(t->wout, msg, (size_t)n) < 0) { /* not read: unsaid */ }
+}
+
 void term_end(struct term *t)
 {
 	pty_host_restore(&t->host);
+	term_say_dropped(t);
+	if (t->wout >= 0)
+		close(t->wout);
+	t->wout = -1;
+	bytebuf_free(&t->outq);
+	bytebuf_free(&t->inq);
+}
+
+/* What the loop waits for, from what each queue holds: the pty read while
+ * no output waits for the user's terminal, written to while keys wait;
+ * the terminal written to while output waits. */
+static void term_masks(struct term *t)
+{
+	if (!t->loop)
+		return;
+	bool out_waits = bytebuf_pending(&t->outq), keys_wait = bytebuf_pending(&t->inq);
+	if (t->master_watched)
+		loop_want(t->loop, t->master, (out_waits ? 0 : EPOLLIN) | (keys_wait ? EPOLLOUT : 0));
+	if (t->wout >= 0)
+		loop_want(t->loop, t->wout, out_waits ? EPOLLOUT : 0);
+}
+
+/* n bytes of the agent's output (or of a question drawn over it) to the
+ * user's terminal, after what waits (termask_out's put). */
+void term_put(void *ctx, const char *buf, size_t n)
+{
+	struct term *t = ctx;
+	if (t->sink.q) {
+		if (pty_put(t->sink.fd, t->sink.q, buf, n) == 0)
+			term_masks(t);
+	} else if (write_all(t->sink.fd, buf, n) < 0) { /* the user's terminal is gone */ }
+}
+
+/* The keys waiting past TERM_KEYS_MAX, the newest, dropped (counted): a
+ * pty nobody reads takes no more, and the user's terminal is still read
+ * (a question on the screen, or Ctrl-C for a frozen sandbox, must be). */
+static void keys_bound(struct term *t)
+{
+	size_t n = bytebuf_pending(&t->inq);
+	if (n > TERM_KEYS_MAX) {
+		t->keys_dropped += n - TERM_KEYS_MAX;
+		t->inq.len -= n - TERM_KEYS_MAX;
+	}
+}
+
+/* The keys waiting, to the agent's pty as far as it takes them. */
+static void keys_flush(struct term *t)
+{
+	if (pty_flush(t->master, &t->inq) < 0)
+		bytebuf_free(&t->inq); /* the agent's pty is gone: nobody to type to */
+}
+
+/* What waits for a terminal that takes some of it every TERM_STALL_MS,
+ * written; false once it takes none for that long (or is gone). */
+static bool out_drain(struct term *t)
+{
+	long last = (long)mono_ms();
+	while (t->sink.q && bytebuf_pending(t->sink.q)) {
+		size_t before = bytebuf_pending(t->sink.q);
+		if (pty_flush(t->sink.fd, t->sink.q) < 0)
+			return false;
+		if (bytebuf_pending(t->sink.q) < before)
+			last = (long)mono_ms();
+		long left = last + TERM_STALL_MS - (long)mono_ms();
+		struct pollfd p = { .fd = t->sink.fd, .events = POLLOUT };
+		if (bytebuf_pending(t->sink.q) && (left <= 0 || poll(&p, 1, (int)left) < 0))
+			return false;
+	}
+	return true;
 }
 
 void term_drain(struct term *t)
@@ -60,12 +166,21 @@ void term_drain(struct term *t)
 	if (t->master < 0)
 		return;
 	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
-	while (pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
+	bool flows = out_drain(t);
+	while (flows && pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
+		flows = out_drain(t);
 		struct pollfd p = { .fd = t->master, .events = POLLIN };
-		if (poll(&p, 1, 0) <= 0)
+		if (!flows || poll(&p, 1, 0) <= 0)
 			break;
 	}
-	pty_filter_flush(&t->sink, &t->filter);
+	if (flows) {
+		pty_filter_flush(&t->sink, &t->filter);
+		flows = out_drain(t);
+	}
+	if (!flows && t->sink.q)
+		t->out_dropped += bytebuf_pending(t->sink.q);
+	if (t->sink.q)
+		bytebuf_free(t->sink.q);
 }
 
 void term_resize(struct term *t)
@@ -75,21 +190,53 @@ void term_resize(struct term *t)
 	termask_resize(t->ask);
 }
 
-/* The agent's terminal to the user's, and the user's keys to the agent;
- * while a question is on the screen (termask.h), the output is held and
- * the keys are the question's. */
+/* The agent's pty: its output to the user's terminal (through the filter,
+ * or held while a question is up), and the keys waiting for it once it
+ * takes them. A hang-up while output still waits for the terminal (the
+ * pty's last writer gone) ends its watch: the rest is term_drain's. */
 static void on_output(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct term *t = src->ctx;
-	if (pty_pump_filtered(src->fd, &t->sink, &t->filter) <= 0)
+	if (events & EPOLLOUT)
+		keys_flush(t);
+	if (!bytebuf_pending(&t->outq)) {
+		if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
+		    pty_pump_filtered(src->fd, &t->sink, &t->filter) <= 0) {
+			loop_remove(l, src);
+			t->master_watched = false;
+		}
+	} else if (events & (EPOLLHUP | EPOLLERR)) {
 		loop_remove(l, src);
+		t->master_watched = false;
+	}
+	term_masks(t);
+}
+
+/* The user's terminal, writable again: the output waiting for it. Gone
+ * (an error, a hang-up): what waits is dropped, and the pty no longer
+ * read (as when a write to it fails in on_output). */
+static void on_terminal_writable(struct loop *l, const struct source *src, uint32_t events)
+{
+	struct term *t = src->ctx;
+	/* (a hang-up is reported whatever is asked: once gone, never again) */
+	if ((events & (EPOLLHUP | EPOLLERR)) || pty_flush(src->fd, &t->outq) < 0) {
+		bytebuf_free(&t->outq);
+		loop_remove(l, src);
+		if (t->master_watched) {
+			loop_remove(l, &(struct source){ .fd = t->master });
+			t->master_watched = false;
+		}
+		t->loop = NULL; /* nothing left to ask for */
+		return;
+	}
+	term_masks(t);
 }
 
 /* The user's keys while the sandbox is frozen: Ctrl-C (or the pty's
  * interrupt character, whether or not the agent made the pty raw) is the
  * user's SIGINT to warden, which ends a frozen sandbox (stop.h); other keys
  * go in, to be read when it goes on. 1, 0 at the end of the keys, -1 on an
- * error, as pty_pump. */
+ * error, as pty_pump_keys. */
 static int frozen_keys(struct term *t, int fd)
 {
 	char buf[4096];
@@ -103,17 +250,22 @@ static int frozen_keys(struct term *t, int fd)
 		stopper_signal(t->stop, &(struct signalfd_siginfo){ .ssi_signo = SIGINT });
 		return 1;
 	}
-	return write_all(t->master, buf, (size_t)n) < 0 ? -1 : 1;
+	return pty_put(t->master, &t->inq, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
+/* The user's keys: to a question on the screen, to the stopper (the
+ * interrupt key of a frozen sandbox), or to the agent's pty (queued while
+ * it does not take them). Read whatever waits for the pty. */
 static void on_input(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct term *t = src->ctx;
 	int r = termask_up(t->ask)                            ? termask_keys(t->ask, src->fd)
 		: t->stop && sbctl_frozen(t->stop->ctl) ? frozen_keys(t, src->fd)
-							: pty_pump_keys(&t->host, src->fd, t->master);
+							: pty_pump_keys(&t->host, src->fd, t->master, &t->inq);
 	if (r <= 0)
 		loop_remove(l, src);
+	keys_bound(t);
+	term_masks(t);
 }
 
 int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct loop *l,
@@ -121,11 +273,19 @@ int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct
 {
 	t->ask = ask;
 	t->stop = stop;
-	t->sink = (struct pty_sink){ .fd = t->out, .hold = ask ? termask_hold : NULL, .ctx = ask };
+	t->sink.hold = ask ? termask_hold : NULL;
+	t->sink.ctx = ask;
 	if (t->master < 0)
 		return 0;
 	if (loop_add(l, "the agent's terminal", t->master, on_output, t, e) < 0)
 		return -1;
+	t->master_watched = true;
+	/* the user's terminal, watched for room only while output waits */
+	if (t->wout >= 0 &&
+	    loop_add(l, "the user's terminal", t->wout, on_terminal_writable, t, e) < 0)
+		return -1;
+	t->loop = l;
+	term_masks(t);
 	/* A stdin that epoll cannot watch (a regular file) is not relayed
 	 * (relay_input: it is the terminal) */
 	if (t->relay_input && loop_add(l, "the user's keys", STDIN_FILENO, on_input, t, e) < 0)

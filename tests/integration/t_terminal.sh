@@ -136,3 +136,69 @@ test_terminal_first_exec_made_again() {
 	assert_out_line /dev/pts/0 "the command's stdout is the sandbox's pty"
 	assert_out_line late-output 'what the command wrote later reached the terminal'
 }
+
+# ttyrelay ARGS...: ttyrelay.py (a terminal slow to read or to be read)
+# under a timeout: its output in $T_TMP/tty.out, and in OUT without the
+# lines of `yes` (1,500,000 of them are counted, not matched in a string).
+ttyrelay() {
+	have python3 || skip 'python3 not installed'
+	timeout -k 5 90 python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ttyrelay.py" "$@" \
+		>"$T_TMP/tty.out" 2>&1
+	RC=$?
+	OUT=$(grep -av '^y.$' "$T_TMP/tty.out")
+}
+
+# A paste larger than the agent's pty takes (200,000 bytes) while the
+# command does not read its input: the keys wait in warden and reach the
+# command once it reads, all of them, in order. Before, the relay's write
+# to the full pty failed and the user's keys were no longer read for the
+# rest of the session: the paste cut at some 16 KB, Ctrl-C dead too.
+test_terminal_paste_unread() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyrelay paste 200000 "$W run -- sh -c 'stty -icanon -echo; echo ready; sleep 2; head -c 200000 | cksum'"
+	assert_rc 0 'the terminal'
+	assert_out_has 'typed 200000' 'the whole paste typed'
+	local want
+	want=$(python3 -c 'import sys; sys.stdout.buffer.write(bytes(ord("a") + i % 26 for i in range(200000)))' | cksum)
+	assert_out_has "$want" 'the command read the whole paste, in order'
+	assert_out_has 'rc=0' 'warden ended with the command'
+}
+
+# The user's terminal stops reading (a stalled link) while the command
+# writes 3 MB: the agent's writes wait, as on a terminal of its own, and
+# warden goes on serving the session: `warden status` from another
+# terminal answers. Before, the relay's write blocked warden's loop, and
+# with it the control socket (status, kill), the execs and the proxy.
+# Once the terminal reads again, the rest of the output comes, in order.
+test_terminal_stalled_serves() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyrelay stall 2 "timeout 5 $W status" \
+		"$W run -- sh -c 'echo ready; yes | head -c 3000000; echo; echo finished'"
+	assert_rc 0 'the terminal'
+	assert_out_has 'side rc=0' '`warden status` answered within 5 s'
+	assert_out_match '[0-9]+T[0-9]+Z-[0-9a-f]+ .* running .*yes \| head' 'the session listed as running'
+	assert_out_match '^finished.?$' 'the output after the stall'
+	assert_out_has 'rc=0' 'warden ended with the command'
+	[[ $(grep -ac '^y.$' "$T_TMP/tty.out") == 1500000 ]] ||
+		fail "not every line of the output reached the terminal: $(grep -ac '^y' "$T_TMP/tty.out")"
+}
+
+# The terminal never reads again and the session is killed from another
+# terminal: the kill switch answers, and warden ends within the wait for
+# a terminal that takes nothing (TERM_STALL_MS, 5 s), its session.end on
+# the log, rather than waiting for that terminal for good.
+test_terminal_stalled_killed() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyrelay stall-gone 2 "S=\$($W status | awk 'NR == 2 { print \$1 }'); timeout 5 $W kill \$S" \
+		"$W run -- sh -c 'echo ready; yes | head -c 3000000; echo finished'"
+	assert_rc 0 'the terminal'
+	assert_out_match 'side rc=0' '`warden kill` answered'
+	assert_out_match '^exited after [0-9.]+ s' 'warden ended with the terminal still stalled'
+	assert_out_has 'rc=137' 'the command killed'
+	local log
+	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	matches -F '"event":"session.end","exit":137' "$log" || fail "no session.end: $(tail -c 300 "$log")"
+}

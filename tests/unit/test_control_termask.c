@@ -109,7 +109,7 @@ int main(void)
 	int um, us, am, as;
 	pty_pair(&um, &us, 30, 100); /* the user's terminal */
 	pty_pair(&am, &as, 30, 100); /* the agent's */
-	struct termask *t = termask_new(ap, us, us, am, &e);
+	struct termask *t = termask_new(ap, &(struct termask_out){ .fd = us }, us, am, &e);
 	CHECK(t != NULL);
 	CHECK(termask_timer_fd(t) >= 0);
 	CHECK(!termask_up(t) && !termask_up(NULL));
