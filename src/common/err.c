@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "shown.h"
 
@@ -131,6 +132,18 @@ void wnote_terminal_raw(int raw)
 	terminal_raw = raw;
 }
 
+/* where the notes of one thread go while raw (wnote_terminal_put) */
+static void (*raw_put)(void *ctx, const char *buf, size_t n);
+static void *raw_put_ctx;
+static pid_t raw_put_tid;
+
+void wnote_terminal_put(void (*put)(void *ctx, const char *buf, size_t n), void *ctx)
+{
+	raw_put = put;
+	raw_put_ctx = ctx;
+	raw_put_tid = gettid();
+}
+
 void wnote(const char *fmt, ...)
 {
 	va_list ap;
@@ -140,9 +153,18 @@ void wnote(const char *fmt, ...)
 	va_end(ap);
 	/* the names in it may be the sandbox's: shown, never acting (shown.h) */
 	char *shown = n >= 0 ? text_shown(text) : NULL;
-	fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
-	fputs(shown ? shown : "(a note that could not be formatted)", stderr);
-	fputs(terminal_raw ? "\r\n" : "\n", stderr);
+	const char *said = shown ? shown : "(a note that could not be formatted)";
+	if (terminal_raw && raw_put && gettid() == raw_put_tid) {
+		char *line = NULL;
+		int len = asprintf(&line, "\r\nwarden: %s\r\n", said);
+		if (len > 0)
+			raw_put(raw_put_ctx, line, (size_t)len);
+		free(line);
+	} else {
+		fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
+		fputs(said, stderr);
+		fputs(terminal_raw ? "\r\n" : "\n", stderr);
+	}
 	free(shown);
 	free(text);
 }

@@ -6,6 +6,7 @@
  * as "warden: MESSAGE: STRERROR" and exits 125. */
 #pragma once
 #include <stdarg.h>
+#include <stddef.h>
 
 struct werr {
 	int errnum;      /* errno of the failing call, 0 if none */
@@ -46,3 +47,8 @@ void wnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The user's terminal went raw (raw) or was put back: for wnote. */
 void wnote_terminal_raw(int raw);
+/* While the terminal is raw, the notes of the thread that calls this go
+ * through put(ctx, line, n) rather than to stderr (the relay's queue toward
+ * that terminal, which stderr is: after the output before them, and never
+ * waiting on a terminal that does not read); put NULL: to stderr again. */
+void wnote_terminal_put(void (*put)(void *ctx, const char *buf, size_t n), void *ctx);

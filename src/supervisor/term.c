@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -89,6 +90,7 @@ static void term_say_dropped(const struct term *t)
 
 void term_end(struct term *t)
 {
+	wnote_terminal_put(NULL, NULL);
 	pty_host_restore(&t->host);
 	term_say_dropped(t);
 	if (t->wout >= 0)
@@ -96,6 +98,14 @@ void term_end(struct term *t)
 	t->wout = -1;
 	bytebuf_free(&t->outq);
 	bytebuf_free(&t->inq);
+}
+
+/* Whether a and b are one terminal (stderr and the output's). */
+static bool same_terminal(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && S_ISCHR(sa.st_mode) &&
+	       S_ISCHR(sb.st_mode) && sa.st_rdev == sb.st_rdev;
 }
 
 /* What the loop waits for, from what each queue holds: the pty read while
@@ -166,6 +176,7 @@ void term_drain(struct term *t)
 	if (t->master < 0)
 		return;
 	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
+	wnote_terminal_put(NULL, NULL); /* the loop is over: notes to stderr */
 	bool flows = out_drain(t);
 	while (flows && pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
 		flows = out_drain(t);
@@ -286,6 +297,9 @@ int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct
 		return -1;
 	t->loop = l;
 	term_masks(t);
+	/* warden's notes on that terminal go the same way, after the output */
+	if (t->wout >= 0 && same_terminal(STDERR_FILENO, t->out))
+		wnote_terminal_put(term_put, t);
 	/* A stdin that epoll cannot watch (a regular file) is not relayed
 	 * (relay_input: it is the terminal) */
 	if (t->relay_input && loop_add(l, "the user's keys", STDIN_FILENO, on_input, t, e) < 0)

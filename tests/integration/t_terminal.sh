@@ -168,21 +168,29 @@ test_terminal_paste_unread() {
 # The user's terminal stops reading (a stalled link) while the command
 # writes 3 MB: the agent's writes wait, as on a terminal of its own, and
 # warden goes on serving the session: `warden status` from another
-# terminal answers. Before, the relay's write blocked warden's loop, and
-# with it the control socket (status, kill), the execs and the proxy.
-# Once the terminal reads again, the rest of the output comes, in order.
+# terminal answers, and 40 rounds of `warden freeze` and `warden resume`,
+# whose notes (some 8 KB) wait for the terminal after the output before
+# them. Before, the relay's write blocked warden's loop, and with it the
+# control socket (status, kill), the execs and the proxy; then a note on
+# the stalled terminal did. Once the terminal reads again, the rest of the
+# output comes, and the notes.
 test_terminal_stalled_serves() {
 	local W
 	W=$(printf '%q' "$WARDEN")
-	ttyrelay stall 2 "timeout 5 $W status" \
+	ttyrelay stall 2 "timeout 5 $W status && S=\$($W status | awk 'NR == 2 { print \$1 }') && i=0 &&
+		while [ \$i -lt 40 ]; do timeout 5 $W freeze \$S >/dev/null && timeout 5 $W resume \$S >/dev/null ||
+		{ echo failed at round \$i; exit 1; }; i=\$((i + 1)); done; echo rounds \$i" \
 		"$W run -- sh -c 'echo ready; yes | head -c 3000000; echo; echo finished'"
 	assert_rc 0 'the terminal'
-	assert_out_has 'side rc=0' '`warden status` answered within 5 s'
+	assert_out_has 'side rc=0' '`warden status`, `freeze` and `resume` answered within 5 s each'
 	assert_out_match '[0-9]+T[0-9]+Z-[0-9a-f]+ .* running .*yes \| head' 'the session listed as running'
+	assert_out_has 'rounds 40' 'the 40 rounds of freeze and resume'
 	assert_out_match '^finished.?$' 'the output after the stall'
 	assert_out_has 'rc=0' 'warden ended with the command'
 	[[ $(grep -ac '^y.$' "$T_TMP/tty.out") == 1500000 ]] ||
 		fail "not every line of the output reached the terminal: $(grep -ac '^y' "$T_TMP/tty.out")"
+	[[ $(grep -c 'warden: the sandbox is frozen' <<<"$OUT") == 40 ]] ||
+		fail "not the 40 notes of the freezes: $(grep -c 'warden: the sandbox is frozen' <<<"$OUT")"
 }
 
 # The terminal never reads again and the session is killed from another
