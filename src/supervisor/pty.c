@@ -143,7 +143,7 @@ void pty_send_eof(int master)
 	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
 }
 
-/* The most a queue takes at a time before it grows (a read's worth). */
+/* A queue's first allocation: a read's worth. */
 #define PTY_QUEUE_FIRST 16384
 
 int pty_flush(int fd, struct bytebuf *q)
