@@ -212,6 +212,7 @@ const char detect_builtin_rules[] =
 	"  about a program from a writable place ran, then a connection out to a new host\n"
 	"\n"
 	"# --- the other checks' alerts, rated for the risk score ---\n"
+	"rate canary.unwatched low\n"
 	"rate canary.* critical\n"
 	"rate secret.phantom high\n"
 	"rate control.inside high\n"

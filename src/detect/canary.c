@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h> /* EVP_EncodeBlock alone: base64, no provider */
 #include <sodium.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,14 +296,35 @@ struct canary_watch {
 	struct audit *log;
 };
 
+/* Decoys not watched: said on stderr and in the log (an alert, rated low:
+ * the host's limits, not the agent's doing), whose reader would otherwise
+ * take no canary.opened for no decoy opened. */
+static void say_unwatched(struct audit *log, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say_unwatched(struct audit *log, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	wnote("canary credentials: %s", text);
+	if (log)
+		audit_emit_event(log, ev_alert(&(struct ev_alert){ .rule = "canary.unwatched",
+			.action = text }), NULL);
+	free(text);
+}
+
 struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned placed, int homefd,
 				      struct audit *log)
 {
 	if (!cs || !placed)
 		return NULL;
 	if (homefd < 0) {
-		wnote("canary credentials: the sandbox's home was not handed over; the decoys are "
-		      "not watched (their tokens are still refused by the proxy)");
+		say_unwatched(log, "the sandbox's home was not handed over; the decoys are not "
+			      "watched (their tokens are still refused by the proxy)");
 		return NULL;
 	}
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -310,8 +332,9 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 		int err = errno;
 		char said[400] = "";
 		bool limit = notify_limit_said(NOTIFY_INOTIFY_INSTANCES, err, said, sizeof said);
-		wnote("canary credentials: inotify: %s; the decoys are not watched (their tokens "
-		      "are still refused by the proxy)%s%s", strerror(err), limit ? "; " : "", said);
+		say_unwatched(log, "inotify: %s; the decoys are not watched (their tokens are "
+			      "still refused by the proxy)%s%s", strerror(err), limit ? "; " : "",
+			      said);
 		return NULL;
 	}
 	struct canary_watch *w = xcalloc(1, sizeof *w);
@@ -330,9 +353,9 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 			int err = errno;
 			char said[400] = "";
 			bool limit = notify_limit_said(NOTIFY_INOTIFY_WATCHES, err, said, sizeof said);
-			wnote("canary credentials: ~/%s cannot be watched: %s; an open of it goes "
-			      "unseen (its tokens are still refused by the proxy)%s%s", cs->v[i].rel,
-			      strerror(err), limit ? "; " : "", said);
+			say_unwatched(log, "~/%s cannot be watched: %s; an open of it goes unseen "
+				      "(its tokens are still refused by the proxy)%s%s",
+				      cs->v[i].rel, strerror(err), limit ? "; " : "", said);
 		}
 		else
 			n++;

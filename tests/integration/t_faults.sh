@@ -469,17 +469,20 @@ test_fault_fifo_in_warden_state() {
 	assert_out_eq ran
 }
 
-# notify_limited SYSCTL inotify|fanotify: this user's limit of inotify
-# instances or fanotify groups down to 1, with one held by a process of the
-# test (python3's ctypes), so that warden can make none; the sysctl (the
-# host's: root only) put back when the test's subshell exits.
+# notify_limited SYSCTL inotify|watch|fanotify: this user's limit of
+# inotify instances, inotify watches or fanotify groups down to 1, with one
+# held by a process of the test (python3's ctypes), so that warden can make
+# none; the sysctl (the host's: root only) put back when the test's
+# subshell exits.
 notify_limited() {
 	local name=$1 kind=$2 old
 	old=$(sysctl -n "$name") || fatal "no sysctl $name"
 	have python3 || skip 'python3 not installed (holds the one instance)'
 	python3 -c 'import ctypes, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.inotify_init() if sys.argv[1] == "inotify" else libc.fanotify_init(0, 0)
+fd = libc.fanotify_init(0, 0) if sys.argv[1] == "fanotify" else libc.inotify_init()
+if fd >= 0 and sys.argv[1] == "watch":
+    fd = libc.inotify_add_watch(fd, b"/", 1)
 print("held" if fd >= 0 else "failed %d" % ctypes.get_errno(), flush=True)
 time.sleep(120)' "$kind" >"$T_TMP/hold.out" 2>&1 &
 	local hold=$!
@@ -488,6 +491,17 @@ time.sleep(120)' "$kind" >"$T_TMP/hold.out" 2>&1 &
 	wait_for "$T_TMP/hold.out" '^(held|failed)' 10 && grep -q '^held' "$T_TMP/hold.out" ||
 		fatal "could not hold a $kind object: $(<"$T_TMP/hold.out")"
 	sysctl -qw "$name=1" || fatal "could not set $name"
+}
+
+# host_limit_alerted RULE TEXT: the latest session's log has an alert RULE
+# whose action says TEXT, and stderr no risk warning: a host's limit is
+# rated low, not the agent's doing.
+host_limit_alerted() {
+	[[ $ERR != *'risk score'* ]] || fail "a risk warning for the host's limit: $(excerpt "$ERR")"
+	local log
+	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	grep -F "\"rule\":\"$1\"" "$log" | matches -F "$2" ||
+		fail "no $1 alert saying '$2': $(excerpt "$(grep alert "$log")")"
 }
 
 # The user's inotify instances used up (fs.inotify.max_user_instances,
@@ -518,10 +532,23 @@ test_fault_fanotify_groups() {
 	assert_rc 0 'no fanotify group for the file reads'
 	assert_out_line ran
 	assert_err_match "file reads outside the workspace are not recorded: .*; the kernel's limit of fanotify groups for your user is reached \(sysctl fs\.fanotify\.max_user_groups, 1 here"
-	[[ $ERR != *'risk score'* ]] || fail "a risk warning for the host's limit: $(excerpt "$ERR")"
-	local log
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
-	grep -F '"rule":"files.reads-unrecorded"' "$log" | matches -F 'fs.fanotify.max_user_groups, 1 here' ||
-		fail "no files.reads-unrecorded alert naming the sysctl: $(excerpt "$(grep alert "$log")")"
-	! grep -qF '"op":"open","access":"read"' "$log" || fail 'reads recorded without a fanotify group'
+	host_limit_alerted files.reads-unrecorded 'fs.fanotify.max_user_groups, 1 here'
+	! grep -qF '"op":"open","access":"read"' "$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)" ||
+		fail 'reads recorded without a fanotify group'
+}
+
+# The user's inotify watches used up (fs.inotify.max_user_watches): the
+# decoy credentials in the sandbox's home cannot be watched. The session
+# runs (the proxy still refuses their tokens), and says so for each decoy
+# on stderr with the sysctl, and in the log: an alert canary.unwatched,
+# rated low (the host's limit), whose absence of canary.opened otherwise
+# reads as no decoy opened.
+test_fault_inotify_watches() {
+	is_root || skip "the sysctl is the host's: root only"
+	notify_limited fs.inotify.max_user_watches watch
+	wrun -- sh -c 'echo ran'
+	assert_rc 0 'no inotify watch for the decoys'
+	assert_out_line ran
+	assert_err_match "canary credentials: ~/\.aws/credentials cannot be watched: .*; the kernel's limit of inotify watches for your user is reached \(sysctl fs\.inotify\.max_user_watches, 1 here"
+	host_limit_alerted canary.unwatched '.aws/credentials cannot be watched'
 }
