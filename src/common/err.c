@@ -2,11 +2,14 @@
 #include "err.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shown.h"
@@ -144,6 +147,85 @@ void wnote_terminal_put(void (*put)(void *ctx, const char *buf, size_t n), void 
 	raw_put_tid = gettid();
 }
 
+/* where the notes of one thread go without waiting (wnote_nowait) */
+#define NOWAIT_HELD_MAX (64 * 1024)
+static int nowait_fd = -1;
+static pid_t nowait_tid;
+static char *nowait_held;
+static size_t nowait_n;
+static unsigned long long nowait_dropped;
+
+void wnote_nowait(int on)
+{
+	if (on) {
+		struct stat st;
+		if (nowait_fd >= 0 || fstat(STDERR_FILENO, &st) < 0 ||
+		    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+			return;
+		/* a description of its own: O_NONBLOCK not set on the shell's */
+		nowait_fd = open("/proc/self/fd/2", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		nowait_tid = gettid();
+		return;
+	}
+	if (nowait_fd < 0)
+		return;
+	close(nowait_fd);
+	nowait_fd = -1;
+	for (size_t done = 0; done < nowait_n;) { /* now waiting, as any note */
+		ssize_t w = write(STDERR_FILENO, nowait_held + done, nowait_n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* stderr gone */
+		done += (size_t)w;
+	}
+	if (nowait_dropped)
+		fprintf(stderr, "warden: %llu bytes of warden's notes were dropped: stderr took "
+			"none of them meanwhile\n", nowait_dropped);
+	free(nowait_held);
+	nowait_held = NULL;
+	nowait_n = 0;
+	nowait_dropped = 0;
+}
+
+/* A note's line to stderr without waiting, after what is kept; false when
+ * this thread's notes wait as before. */
+static bool nowait_write(const char *line, size_t n)
+{
+	if (nowait_fd < 0 || gettid() != nowait_tid)
+		return false;
+	size_t done = 0;
+	while (done < nowait_n) {
+		ssize_t w = write(nowait_fd, nowait_held + done, nowait_n - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (done) {
+		memmove(nowait_held, nowait_held + done, nowait_n - done);
+		nowait_n -= done;
+	}
+	size_t wrote = 0;
+	while (!nowait_n && wrote < n) {
+		ssize_t w = write(nowait_fd, line + wrote, n - wrote);
+		if (w <= 0)
+			break;
+		wrote += (size_t)w;
+	}
+	size_t rest = n - wrote, room = NOWAIT_HELD_MAX - nowait_n;
+	if (rest > room) {
+		nowait_dropped += rest - room;
+		rest = room;
+	}
+	if (rest) {
+		if (!nowait_held && !(nowait_held = malloc(NOWAIT_HELD_MAX)))
+			abort();
+		memcpy(nowait_held + nowait_n, line + wrote, rest);
+		nowait_n += rest;
+	}
+	return true;
+}
+
 void wnote(const char *fmt, ...)
 {
 	va_list ap;
@@ -154,17 +236,21 @@ void wnote(const char *fmt, ...)
 	/* the names in it may be the sandbox's: shown, never acting (shown.h) */
 	char *shown = n >= 0 ? text_shown(text) : NULL;
 	const char *said = shown ? shown : "(a note that could not be formatted)";
-	if (terminal_raw && raw_put && gettid() == raw_put_tid) {
-		char *line = NULL;
-		int len = asprintf(&line, "\r\nwarden: %s\r\n", said);
-		if (len > 0)
-			raw_put(raw_put_ctx, line, (size_t)len);
-		free(line);
-	} else {
+	/* the relay's queue (the terminal it relays), else stderr without
+	 * waiting (the loop's notes), else stderr */
+	char *line = NULL;
+	int len = asprintf(&line, "%swarden: %s%s", terminal_raw ? "\r\n" : "", said,
+			   terminal_raw ? "\r\n" : "\n");
+	if (len < 0)
+		line = NULL; /* (undefined after a failure) */
+	if (len > 0 && raw_put && gettid() == raw_put_tid)
+		raw_put(raw_put_ctx, line, (size_t)len);
+	else if (len < 0 || !nowait_write(line, (size_t)len)) {
 		fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
 		fputs(said, stderr);
 		fputs(terminal_raw ? "\r\n" : "\n", stderr);
 	}
+	free(line);
 	free(shown);
 	free(text);
 }

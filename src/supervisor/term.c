@@ -91,6 +91,7 @@ static void term_say_dropped(const struct term *t)
 void term_end(struct term *t)
 {
 	wnote_terminal_put(NULL, NULL);
+	wnote_nowait(0);
 	pty_host_restore(&t->host);
 	term_say_dropped(t);
 	if (t->wout >= 0)
@@ -173,10 +174,12 @@ static bool out_drain(struct term *t)
 
 void term_drain(struct term *t)
 {
+	/* the loop is over: notes to stderr, what was kept of them first */
+	wnote_terminal_put(NULL, NULL);
+	wnote_nowait(0);
 	if (t->master < 0)
 		return;
 	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
-	wnote_terminal_put(NULL, NULL); /* the loop is over: notes to stderr */
 	bool flows = out_drain(t);
 	while (flows && pty_pump_filtered(t->master, &t->sink, &t->filter) == 1) {
 		flows = out_drain(t);
@@ -282,6 +285,8 @@ static void on_input(struct loop *l, const struct source *src, uint32_t events)
 int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct loop *l,
 	       struct werr *e)
 {
+	/* from now until the drain, the loop's notes never wait for stderr */
+	wnote_nowait(1);
 	t->ask = ask;
 	t->stop = stop;
 	t->sink.hold = ask ? termask_hold : NULL;

@@ -210,3 +210,37 @@ test_terminal_stalled_killed() {
 	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
 	matches -F '"event":"session.end","exit":137' "$log" || fail "no session.end: $(tail -c 300 "$log")"
 }
+
+# warden's stderr a pipe nobody reads for a while (`2>&1 | less`, the
+# pager paused) while the command fills it: the session goes on, and 40
+# rounds of `warden freeze` and `resume` answer, their notes kept by warden
+# (not written while the pipe is full) and there once it is read. Before,
+# the first note waited on the full pipe, and with it warden's loop: the
+# resume never came.
+test_terminal_stderr_pipe_stalled() {
+	mkfifo "$T_TMP/err" || fatal 'mkfifo'
+	timeout -k 5 90 "$WARDEN" run -- sh -c 'echo ready >&2; yes | head -c 3000000 >&2; echo finished >&2' \
+		</dev/null >/dev/null 2>"$T_TMP/err" &
+	local tpid=$! line S i=0 said=0
+	exec 3<"$T_TMP/err"
+	IFS= read -r line <&3
+	[[ $line == ready ]] || fatal "the session did not start: $line"
+	sleep 1
+	S=$(timeout 5 "$WARDEN" status | awk 'NR == 2 { print $1 }')
+	[[ -n $S ]] || fail '`warden status` did not answer on a stalled stderr'
+	while ((i < 40)); do
+		timeout 5 "$WARDEN" freeze "$S" >/dev/null && timeout 5 "$WARDEN" resume "$S" >/dev/null ||
+			break
+		i=$((i + 1))
+	done
+	((i == 40)) || fail "freeze and resume stopped answering at round $i"
+	grep -av '^y$' <&3 >"$T_TMP/err.rest"
+	exec 3<&-
+	wait "$tpid"
+	RC=$?
+	OUT=$(<"$T_TMP/err.rest")
+	assert_rc 0 'warden'
+	assert_out_line finished 'the output after the stall'
+	said=$(grep -c 'warden: the sandbox is frozen' "$T_TMP/err.rest")
+	((said == 40)) || fail "not the 40 notes of the freezes: $said"
+}
