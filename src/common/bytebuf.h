@@ -1,11 +1,14 @@
 /* bytebuf.h - a growable queue of bytes: appended at the end, consumed from
  * the front (off), compacted or grown when an append does not fit. The
  * proxy's intercepted connections queue what waits for a socket or for
- * nghttp2 in it. */
+ * nghttp2 in it; the terminal's relay and warden's notes what waits for a
+ * descriptor that does not block (bytebuf_write, bytebuf_flush). */
 #pragma once
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -42,4 +45,53 @@ static inline void bytebuf_free(struct bytebuf *b)
 {
 	free(b->p);
 	*b = (struct bytebuf){ 0 };
+}
+
+/* What q holds, written to fd as far as it takes it: 1 all written, 0 some
+ * left (EAGAIN: fd does not block), -1 with errno when fd fails. */
+static inline int bytebuf_flush(int fd, struct bytebuf *q)
+{
+	while (bytebuf_pending(q)) {
+		ssize_t w = write(fd, q->p + q->off, bytebuf_pending(q));
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -1;
+		}
+		q->off += (size_t)w;
+	}
+	return 1;
+}
+
+/* n bytes to fd, which does not block: what it takes now written, the rest
+ * queued in q after what q holds already (fd is written to only once q is
+ * empty). 0, or -1 with errno when fd fails (not EAGAIN). */
+static inline int bytebuf_write(int fd, struct bytebuf *q, const void *buf, size_t n)
+{
+	const char *p = buf;
+	size_t done = 0;
+	while (!bytebuf_pending(q) && done < n) {
+		ssize_t w = write(fd, p + done, n - done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				return -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (done < n)
+		bytebuf_put(q, p + done, n - done, 16384);
+	return 0;
+}
+
+/* q cut to at most max bytes, the newest dropped: how many were. */
+static inline size_t bytebuf_bound(struct bytebuf *q, size_t max)
+{
+	size_t n = bytebuf_pending(q);
+	if (n <= max)
+		return 0;
+	q->len -= n - max;
+	return n - max;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "shown.h"
 
 /* text (len bytes) into msg: whole when it fits, else its start and its
@@ -135,94 +136,59 @@ void wnote_terminal_raw(int raw)
 	terminal_raw = raw;
 }
 
-/* where the notes of one thread go while raw (wnote_terminal_put) */
-static void (*raw_put)(void *ctx, const char *buf, size_t n);
-static void *raw_put_ctx;
-static pid_t raw_put_tid;
+/* The supervisor's loop's notes (wnote_loop_begin): its thread, the
+ * relay's put, else a description of stderr's own that does not block and
+ * what it has not taken yet (at most NOTES_KEPT_MAX). */
+#define NOTES_KEPT_MAX (64 * 1024)
+static pid_t loop_tid;
+static void (*loop_put)(void *ctx, const char *buf, size_t n);
+static void *loop_put_ctx;
+static int loop_fd = -1;
+static struct bytebuf loop_kept;
+static unsigned long long loop_dropped;
 
-void wnote_terminal_put(void (*put)(void *ctx, const char *buf, size_t n), void *ctx)
+void wnote_loop_begin(void (*put)(void *ctx, const char *buf, size_t n), void *ctx)
 {
-	raw_put = put;
-	raw_put_ctx = ctx;
-	raw_put_tid = gettid();
-}
-
-/* where the notes of one thread go without waiting (wnote_nowait) */
-#define NOWAIT_HELD_MAX (64 * 1024)
-static int nowait_fd = -1;
-static pid_t nowait_tid;
-static char *nowait_held;
-static size_t nowait_n;
-static unsigned long long nowait_dropped;
-
-void wnote_nowait(int on)
-{
-	if (on) {
-		struct stat st;
-		if (nowait_fd >= 0 || fstat(STDERR_FILENO, &st) < 0 ||
-		    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
-			return;
+	loop_tid = gettid();
+	loop_put = put;
+	loop_put_ctx = ctx;
+	struct stat st;
+	if (!put && loop_fd < 0 && fstat(STDERR_FILENO, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
 		/* a description of its own: O_NONBLOCK not set on the shell's */
-		nowait_fd = open("/proc/self/fd/2", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		nowait_tid = gettid();
-		return;
-	}
-	if (nowait_fd < 0)
-		return;
-	close(nowait_fd);
-	nowait_fd = -1;
-	for (size_t done = 0; done < nowait_n;) { /* now waiting, as any note */
-		ssize_t w = write(STDERR_FILENO, nowait_held + done, nowait_n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* stderr gone */
-		done += (size_t)w;
-	}
-	if (nowait_dropped)
-		fprintf(stderr, "warden: %llu bytes of warden's notes were dropped: stderr took "
-			"none of them meanwhile\n", nowait_dropped);
-	free(nowait_held);
-	nowait_held = NULL;
-	nowait_n = 0;
-	nowait_dropped = 0;
+		loop_fd = open("/proc/self/fd/2", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 }
 
-/* A note's line to stderr without waiting, after what is kept; false when
- * this thread's notes wait as before. */
-static bool nowait_write(const char *line, size_t n)
+void wnote_loop_end(void)
 {
-	if (nowait_fd < 0 || gettid() != nowait_tid)
+	loop_put = NULL;
+	if (loop_fd < 0)
+		return;
+	close(loop_fd);
+	loop_fd = -1;
+	/* what was kept, now waiting for stderr as any note does */
+	if (bytebuf_flush(STDERR_FILENO, &loop_kept) < 0) { /* stderr gone */ }
+	if (loop_dropped)
+		fprintf(stderr, "warden: %llu bytes of warden's notes were dropped: stderr took "
+			"none of them meanwhile\n", loop_dropped);
+	bytebuf_free(&loop_kept);
+	loop_dropped = 0;
+}
+
+/* A note's line from the loop's thread: through the relay's put, or to
+ * stderr without waiting, after what is kept; false from another thread
+ * or when stderr is written as before. */
+static bool loop_note(const char *line, size_t n)
+{
+	if (gettid() != loop_tid || (!loop_put && loop_fd < 0))
 		return false;
-	size_t done = 0;
-	while (done < nowait_n) {
-		ssize_t w = write(nowait_fd, nowait_held + done, nowait_n - done);
-		if (w <= 0)
-			break;
-		done += (size_t)w;
+	if (loop_put) {
+		loop_put(loop_put_ctx, line, n);
+		return true;
 	}
-	if (done) {
-		memmove(nowait_held, nowait_held + done, nowait_n - done);
-		nowait_n -= done;
-	}
-	size_t wrote = 0;
-	while (!nowait_n && wrote < n) {
-		ssize_t w = write(nowait_fd, line + wrote, n - wrote);
-		if (w <= 0)
-			break;
-		wrote += (size_t)w;
-	}
-	size_t rest = n - wrote, room = NOWAIT_HELD_MAX - nowait_n;
-	if (rest > room) {
-		nowait_dropped += rest - room;
-		rest = room;
-	}
-	if (rest) {
-		if (!nowait_held && !(nowait_held = malloc(NOWAIT_HELD_MAX)))
-			abort();
-		memcpy(nowait_held + nowait_n, line + wrote, rest);
-		nowait_n += rest;
-	}
+	if (bytebuf_flush(loop_fd, &loop_kept) < 0 || bytebuf_write(loop_fd, &loop_kept, line, n) < 0)
+		bytebuf_free(&loop_kept); /* stderr gone: nothing to keep for */
+	loop_dropped += bytebuf_bound(&loop_kept, NOTES_KEPT_MAX);
 	return true;
 }
 
@@ -236,21 +202,18 @@ void wnote(const char *fmt, ...)
 	/* the names in it may be the sandbox's: shown, never acting (shown.h) */
 	char *shown = n >= 0 ? text_shown(text) : NULL;
 	const char *said = shown ? shown : "(a note that could not be formatted)";
-	/* the relay's queue (the terminal it relays), else stderr without
-	 * waiting (the loop's notes), else stderr */
 	char *line = NULL;
 	int len = asprintf(&line, "%swarden: %s%s", terminal_raw ? "\r\n" : "", said,
 			   terminal_raw ? "\r\n" : "\n");
-	if (len < 0)
-		line = NULL; /* (undefined after a failure) */
-	if (len > 0 && raw_put && gettid() == raw_put_tid)
-		raw_put(raw_put_ctx, line, (size_t)len);
-	else if (len < 0 || !nowait_write(line, (size_t)len)) {
+	if (len < 0) { /* (line undefined) */
 		fputs(terminal_raw ? "\r\nwarden: " : "warden: ", stderr);
 		fputs(said, stderr);
 		fputs(terminal_raw ? "\r\n" : "\n", stderr);
+	} else {
+		if (!loop_note(line, (size_t)len))
+			fputs(line, stderr);
+		free(line);
 	}
-	free(line);
 	free(shown);
 	free(text);
 }

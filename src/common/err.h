@@ -47,15 +47,14 @@ void wnote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The user's terminal went raw (raw) or was put back: for wnote. */
 void wnote_terminal_raw(int raw);
-/* The notes of the thread that calls this go through put(ctx, line, n)
- * rather than to stderr (the relay's queue toward the terminal stderr is:
- * after the output before them, and never waiting on a terminal that does
- * not read); put NULL: to stderr again. */
-void wnote_terminal_put(void (*put)(void *ctx, const char *buf, size_t n), void *ctx);
-/* on: the calling thread's notes (the supervisor's loop) no longer wait
- * for a stderr that is a pipe or a terminal nobody reads (a paused pager,
- * `2>&1 | less`): written without waiting, what it does not take kept (up
- * to 64 KiB) for the next note. off: what is kept written, waiting, and
- * notes as before. (A regular file is written as before: its offset is
- * the shell's.) */
-void wnote_nowait(int on);
+/* From now, the notes of the thread that calls this (the supervisor's
+ * loop) never wait for stderr: through put(ctx, line, n) when given (the
+ * relay's queue toward the terminal stderr is, after the output before
+ * them), else, for a stderr that is a pipe or a terminal (a paused pager:
+ * `2>&1 | less`), written without waiting and what it does not take kept
+ * (up to 64 KiB, the rest counted) for the next note. A regular file or a
+ * socket is written as before (a description of its own would have its own
+ * offset). Other threads' notes are written as before. */
+void wnote_loop_begin(void (*put)(void *ctx, const char *buf, size_t n), void *ctx);
+/* The loop is over: what was kept written, waiting, and notes as before. */
+void wnote_loop_end(void);

@@ -143,48 +143,12 @@ void pty_send_eof(int master)
 	if (write(master, &eof, 1) != 1) { /* a full or closed pty: the command ends anyway */ }
 }
 
-/* A queue's first allocation: a read's worth. */
-#define PTY_QUEUE_FIRST 16384
-
-int pty_flush(int fd, struct bytebuf *q)
-{
-	while (bytebuf_pending(q)) {
-		ssize_t w = write(fd, q->p + q->off, bytebuf_pending(q));
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN ? 0 : -1;
-		}
-		q->off += (size_t)w;
-	}
-	return 1;
-}
-
-int pty_put(int fd, struct bytebuf *q, const char *buf, size_t n)
-{
-	size_t done = 0;
-	while (!bytebuf_pending(q) && done < n) {
-		ssize_t w = write(fd, buf + done, n - done);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN)
-				return -1;
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (done < n)
-		bytebuf_put(q, buf + done, n - done, PTY_QUEUE_FIRST);
-	return 0;
-}
-
 /* n bytes to the sink: held, or written to its fd (or queued). */
 static int sink_write(const struct pty_sink *to, const char *buf, size_t n)
 {
 	if (!n || (to->hold && to->hold(to->ctx, buf, n)))
 		return 0;
-	return to->q ? pty_put(to->fd, to->q, buf, n) : write_all(to->fd, buf, n);
+	return to->q ? bytebuf_write(to->fd, to->q, buf, n) : write_all(to->fd, buf, n);
 }
 
 int pty_pump_filtered(int from, const struct pty_sink *to, struct ttyfilter *f)
@@ -215,5 +179,5 @@ int pty_pump_keys(struct host_tty *t, int from, int to, struct bytebuf *q)
 	if (n == 0)
 		return 0;
 	note_answers(t, buf, (size_t)n);
-	return pty_put(to, q, buf, (size_t)n) < 0 ? -1 : 1;
+	return bytebuf_write(to, q, buf, (size_t)n) < 0 ? -1 : 1;
 }

@@ -47,13 +47,6 @@ bool pty_host_foreground(int fd);
 /* Type an end-of-file into the agent's pty (its default, canonical mode):
  * the command's first read of stdin returns 0, as from /dev/null. */
 void pty_send_eof(int master);
-/* n bytes to fd, which does not block: what it takes now written, the rest
- * queued in q after what q holds already (fd is written to only once q is
- * empty: pty_flush). 0, or -1 with errno when fd fails (not EAGAIN). */
-int pty_put(int fd, struct bytebuf *q, const char *buf, size_t n);
-/* What q holds, to fd as far as it takes it: 1 all written, 0 some left,
- * -1 with errno when fd fails. */
-int pty_flush(int fd, struct bytebuf *q);
 /* The user's keys (from, the terminal t) to the agent's pty (to, which
  * does not block; what it cannot take yet queued in q), the answers among
  * them counted against the queries passed: 1 moved or nothing ready yet,
@@ -62,7 +55,7 @@ int pty_pump_keys(struct host_tty *t, int from, int to, struct bytebuf *q);
 /* Where the agent's filtered output goes: fd, unless hold takes it (a
  * question on the user's screen holds it back, termask.h); hold NULL:
  * always fd. With q, fd does not block and what it cannot take yet is
- * queued there (pty_put); without, fd is written to until all is. */
+ * queued there (bytebuf_write); without, fd is written to until all is. */
 struct pty_sink {
 	int fd;
 	struct bytebuf *q;

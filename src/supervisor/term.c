@@ -90,8 +90,7 @@ static void term_say_dropped(const struct term *t)
 
 void term_end(struct term *t)
 {
-	wnote_terminal_put(NULL, NULL);
-	wnote_nowait(0);
+	wnote_loop_end();
 	pty_host_restore(&t->host);
 	term_say_dropped(t);
 	if (t->wout >= 0)
@@ -129,7 +128,7 @@ void term_put(void *ctx, const char *buf, size_t n)
 {
 	struct term *t = ctx;
 	if (t->sink.q) {
-		if (pty_put(t->sink.fd, t->sink.q, buf, n) == 0)
+		if (bytebuf_write(t->sink.fd, t->sink.q, buf, n) == 0)
 			term_masks(t);
 	} else if (write_all(t->sink.fd, buf, n) < 0) { /* the user's terminal is gone */ }
 }
@@ -139,17 +138,13 @@ void term_put(void *ctx, const char *buf, size_t n)
  * (a question on the screen, or Ctrl-C for a frozen sandbox, must be). */
 static void keys_bound(struct term *t)
 {
-	size_t n = bytebuf_pending(&t->inq);
-	if (n > TERM_KEYS_MAX) {
-		t->keys_dropped += n - TERM_KEYS_MAX;
-		t->inq.len -= n - TERM_KEYS_MAX;
-	}
+	t->keys_dropped += bytebuf_bound(&t->inq, TERM_KEYS_MAX);
 }
 
 /* The keys waiting, to the agent's pty as far as it takes them. */
 static void keys_flush(struct term *t)
 {
-	if (pty_flush(t->master, &t->inq) < 0)
+	if (bytebuf_flush(t->master, &t->inq) < 0)
 		bytebuf_free(&t->inq); /* the agent's pty is gone: nobody to type to */
 }
 
@@ -160,7 +155,7 @@ static bool out_drain(struct term *t)
 	long last = (long)mono_ms();
 	while (t->sink.q && bytebuf_pending(t->sink.q)) {
 		size_t before = bytebuf_pending(t->sink.q);
-		if (pty_flush(t->sink.fd, t->sink.q) < 0)
+		if (bytebuf_flush(t->sink.fd, t->sink.q) < 0)
 			return false;
 		if (bytebuf_pending(t->sink.q) < before)
 			last = (long)mono_ms();
@@ -175,8 +170,7 @@ static bool out_drain(struct term *t)
 void term_drain(struct term *t)
 {
 	/* the loop is over: notes to stderr, what was kept of them first */
-	wnote_terminal_put(NULL, NULL);
-	wnote_nowait(0);
+	wnote_loop_end();
 	if (t->master < 0)
 		return;
 	t->filter.drop_queries = true; /* the agent is gone: its queries' answers too */
@@ -233,7 +227,7 @@ static void on_terminal_writable(struct loop *l, const struct source *src, uint3
 {
 	struct term *t = src->ctx;
 	/* (a hang-up is reported whatever is asked: once gone, never again) */
-	if ((events & (EPOLLHUP | EPOLLERR)) || pty_flush(src->fd, &t->outq) < 0) {
+	if ((events & (EPOLLHUP | EPOLLERR)) || bytebuf_flush(src->fd, &t->outq) < 0) {
 		bytebuf_free(&t->outq);
 		loop_remove(l, src);
 		if (t->master_watched) {
@@ -264,7 +258,7 @@ static int frozen_keys(struct term *t, int fd)
 		stopper_signal(t->stop, &(struct signalfd_siginfo){ .ssi_signo = SIGINT });
 		return 1;
 	}
-	return pty_put(t->master, &t->inq, buf, (size_t)n) < 0 ? -1 : 1;
+	return bytebuf_write(t->master, &t->inq, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
 /* The user's keys: to a question on the screen, to the stopper (the
@@ -285,14 +279,14 @@ static void on_input(struct loop *l, const struct source *src, uint32_t events)
 int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct loop *l,
 	       struct werr *e)
 {
-	/* from now until the drain, the loop's notes never wait for stderr */
-	wnote_nowait(1);
 	t->ask = ask;
 	t->stop = stop;
 	t->sink.hold = ask ? termask_hold : NULL;
 	t->sink.ctx = ask;
-	if (t->master < 0)
+	if (t->master < 0) {
+		wnote_loop_begin(NULL, NULL); /* until the drain: notes never wait */
 		return 0;
+	}
 	if (loop_add(l, "the agent's terminal", t->master, on_output, t, e) < 0)
 		return -1;
 	t->master_watched = true;
@@ -302,9 +296,9 @@ int term_watch(struct term *t, struct termask *ask, struct stopper *stop, struct
 		return -1;
 	t->loop = l;
 	term_masks(t);
-	/* warden's notes on that terminal go the same way, after the output */
-	if (t->wout >= 0 && same_terminal(STDERR_FILENO, t->out))
-		wnote_terminal_put(term_put, t);
+	/* until the drain, warden's notes never wait for stderr; on the
+	 * relayed terminal they go the output's way, after it */
+	wnote_loop_begin(t->wout >= 0 && same_terminal(STDERR_FILENO, t->out) ? term_put : NULL, t);
 	/* A stdin that epoll cannot watch (a regular file) is not relayed
 	 * (relay_input: it is the terminal) */
 	if (t->relay_input && loop_add(l, "the user's keys", STDIN_FILENO, on_input, t, e) < 0)

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/common/bytebuf.h"
 #include "src/common/clock.h"
 #include "src/common/err.h"
 #include "src/common/filecopy.h"
@@ -719,6 +720,53 @@ static void test_copy_sparse(void)
 	close(out);
 }
 
+/* A side that does not take everything (a pipe, not blocking, whose
+ * buffer fills): the rest queued, in order, nothing written past what
+ * waits, and all of it there once the side reads again. */
+static void test_queue(void)
+{
+	int p[2];
+	CHECK(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0);
+	int cap = fcntl(p[1], F_GETPIPE_SZ);
+	CHECK(cap > 0);
+	size_t total = (size_t)cap * 3;
+	char *data = malloc(total), *got = malloc(total);
+	for (size_t i = 0; i < total; i++)
+		data[i] = (char)('a' + i % 26);
+	struct bytebuf q = { 0 };
+	CHECK(bytebuf_write(p[1], &q, data, (size_t)cap / 2) == 0 && !bytebuf_pending(&q));
+	CHECK(bytebuf_write(p[1], &q, data + cap / 2, (size_t)cap) == 0 &&
+	      bytebuf_pending(&q) == (size_t)cap / 2);
+	/* with something queued, nothing is written ahead of it */
+	CHECK(read(p[0], got, 10) == 10);
+	CHECK(bytebuf_write(p[1], &q, data + cap / 2 + cap, total - cap / 2 - cap) == 0 &&
+	      bytebuf_pending(&q) == total - (size_t)cap);
+	size_t have = 10;
+	while (have < total) {
+		int r = bytebuf_flush(p[1], &q);
+		CHECK(r >= 0);
+		ssize_t n = read(p[0], got + have, total - have);
+		if (n > 0)
+			have += (size_t)n;
+		else if (r == 1)
+			break;
+	}
+	CHECK(have == total && !bytebuf_pending(&q) && !memcmp(got, data, total));
+	CHECK(bytebuf_flush(p[1], &q) == 1);
+	close(p[0]); /* a side gone: an error, not a queue */
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(bytebuf_write(p[1], &q, "x", 1) == -1 && errno == EPIPE);
+	close(p[1]);
+	/* bounded: the newest dropped, counted */
+	CHECK(bytebuf_pending(&q) == 0);
+	bytebuf_put(&q, "abcdef", 6, 16);
+	CHECK(bytebuf_bound(&q, 10) == 0 && bytebuf_bound(&q, 4) == 2 && bytebuf_pending(&q) == 4 &&
+	      !memcmp(q.p + q.off, "abcd", 4));
+	bytebuf_free(&q);
+	free(data);
+	free(got);
+}
+
 /* In a child: the limits it lowers are its own. */
 static void test_selflimits(void)
 {
@@ -969,6 +1017,7 @@ int main(void)
 	test_notify_limit();
 	test_selflimits();
 	test_copy_sparse();
+	test_queue();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();

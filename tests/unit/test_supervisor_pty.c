@@ -7,10 +7,8 @@
  * away before it goes back (warden's own device attributes query last, up
  * to its answer, PTY_SETTLE_MS at most), and nothing is asked when the
  * keys answered them. */
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -243,48 +241,6 @@ static void test_settle(void)
 	CHECK(strcmp(left, "ls") == 0);
 }
 
-/* A side that does not take everything (a pipe, not blocking, whose
- * buffer fills): the rest queued, in order, nothing written past what
- * waits, and all of it there once the side reads again. */
-static void test_queue(void)
-{
-	int p[2];
-	CHECK(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0);
-	int cap = fcntl(p[1], F_GETPIPE_SZ);
-	CHECK(cap > 0);
-	size_t total = (size_t)cap * 3;
-	char *data = malloc(total), *got = malloc(total);
-	for (size_t i = 0; i < total; i++)
-		data[i] = (char)('a' + i % 26);
-	struct bytebuf q = { 0 };
-	CHECK(pty_put(p[1], &q, data, (size_t)cap / 2) == 0 && !bytebuf_pending(&q));
-	CHECK(pty_put(p[1], &q, data + cap / 2, (size_t)cap) == 0 &&
-	      bytebuf_pending(&q) == (size_t)cap / 2);
-	/* with something queued, nothing is written ahead of it */
-	CHECK(read(p[0], got, 10) == 10);
-	CHECK(pty_put(p[1], &q, data + cap / 2 + cap, total - cap / 2 - cap) == 0 &&
-	      bytebuf_pending(&q) == total - (size_t)cap);
-	size_t have = 10;
-	while (have < total) {
-		int r = pty_flush(p[1], &q);
-		CHECK(r >= 0);
-		ssize_t n = read(p[0], got + have, total - have);
-		if (n > 0)
-			have += (size_t)n;
-		else if (r == 1)
-			break;
-	}
-	CHECK(have == total && !bytebuf_pending(&q) && !memcmp(got, data, total));
-	CHECK(pty_flush(p[1], &q) == 1);
-	close(p[0]); /* a side gone: an error, not a queue */
-	signal(SIGPIPE, SIG_IGN);
-	CHECK(pty_put(p[1], &q, "x", 1) == -1 && errno == EPIPE);
-	close(p[1]);
-	bytebuf_free(&q);
-	free(data);
-	free(got);
-}
-
 int main(void)
 {
 	test_scope();
@@ -292,6 +248,5 @@ int main(void)
 	test_not_a_tty();
 	test_copy();
 	test_settle();
-	test_queue();
 	return check_status_counted("supervisor_pty");
 }
