@@ -317,6 +317,16 @@ static void say_unwatched(struct audit *log, const char *fmt, ...)
 	free(text);
 }
 
+/* "; " and the kernel's limit err reached, said with its sysctl
+ * (notifylimit.h), written to buf; "" when err is no such limit. */
+static const char *limit_hint(enum notify_limit kind, int err, char *buf, size_t len)
+{
+	if (len < 3 || !notify_limit_said(kind, err, buf + 2, len - 2))
+		return "";
+	memcpy(buf, "; ", 2);
+	return buf;
+}
+
 struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned placed, int homefd,
 				      struct audit *log)
 {
@@ -330,11 +340,10 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
-		char said[400] = "";
-		bool limit = notify_limit_said(NOTIFY_INOTIFY_INSTANCES, err, said, sizeof said);
+		char said[400];
 		say_unwatched(log, "inotify: %s; the decoys are not watched (their tokens are "
-			      "still refused by the proxy)%s%s", strerror(err), limit ? "; " : "",
-			      said);
+			      "still refused by the proxy)%s", strerror(err),
+			      limit_hint(NOTIFY_INOTIFY_INSTANCES, err, said, sizeof said));
 		return NULL;
 	}
 	struct canary_watch *w = xcalloc(1, sizeof *w);
@@ -351,13 +360,12 @@ struct canary_watch *canary_watch_new(const struct canary_set *cs, unsigned plac
 		w->wd[i] = inotify_add_watch(fd, path, IN_OPEN | IN_DONT_FOLLOW);
 		if (w->wd[i] < 0) {
 			int err = errno;
-			char said[400] = "";
-			bool limit = notify_limit_said(NOTIFY_INOTIFY_WATCHES, err, said, sizeof said);
+			char said[400];
 			say_unwatched(log, "~/%s cannot be watched: %s; an open of it goes unseen "
-				      "(its tokens are still refused by the proxy)%s%s",
-				      cs->v[i].rel, strerror(err), limit ? "; " : "", said);
-		}
-		else
+				      "(its tokens are still refused by the proxy)%s", cs->v[i].rel,
+				      strerror(err),
+				      limit_hint(NOTIFY_INOTIFY_WATCHES, err, said, sizeof said));
+		} else
 			n++;
 	}
 	if (!n) {
