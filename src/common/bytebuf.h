@@ -2,12 +2,15 @@
  * the front (off), compacted or grown when an append does not fit. The
  * proxy's intercepted connections queue what waits for a socket or for
  * nghttp2 in it; the terminal's relay and warden's notes what waits for a
- * descriptor that does not block (bytebuf_write, bytebuf_flush). */
+ * descriptor that does not block (bytebuf_write, bytebuf_flush), or for a
+ * socket sent to without blocking while its file's flags are another's
+ * (bytebuf_send_write, bytebuf_send_flush: send(2) with MSG_DONTWAIT). */
 #pragma once
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -47,12 +50,20 @@ static inline void bytebuf_free(struct bytebuf *b)
 	*b = (struct bytebuf){ 0 };
 }
 
+/* One write of n bytes to fd: send(2) with sendflags when they are not 0
+ * (a socket), else write(2). */
+static inline ssize_t bytebuf_out(int fd, const void *p, size_t n, int sendflags)
+{
+	return sendflags ? send(fd, p, n, sendflags) : write(fd, p, n);
+}
+
 /* What q holds, written to fd as far as it takes it: 1 all written, 0 some
- * left (EAGAIN: fd does not block), -1 with errno when fd fails. */
-static inline int bytebuf_flush(int fd, struct bytebuf *q)
+ * left (EAGAIN: fd does not block), -1 with errno when fd fails. A socket
+ * with sendflags (bytebuf_out), else 0. */
+static inline int bytebuf_send_flush(int fd, struct bytebuf *q, int sendflags)
 {
 	while (bytebuf_pending(q)) {
-		ssize_t w = write(fd, q->p + q->off, bytebuf_pending(q));
+		ssize_t w = bytebuf_out(fd, q->p + q->off, bytebuf_pending(q), sendflags);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -63,15 +74,22 @@ static inline int bytebuf_flush(int fd, struct bytebuf *q)
 	return 1;
 }
 
+static inline int bytebuf_flush(int fd, struct bytebuf *q)
+{
+	return bytebuf_send_flush(fd, q, 0);
+}
+
 /* n bytes to fd, which does not block: what it takes now written, the rest
  * queued in q after what q holds already (fd is written to only once q is
- * empty). 0, or -1 with errno when fd fails (not EAGAIN). */
-static inline int bytebuf_write(int fd, struct bytebuf *q, const void *buf, size_t n)
+ * empty). 0, or -1 with errno when fd fails (not EAGAIN). sendflags as
+ * bytebuf_send_flush's. */
+static inline int bytebuf_send_write(int fd, struct bytebuf *q, const void *buf, size_t n,
+				     int sendflags)
 {
 	const char *p = buf;
 	size_t done = 0;
 	while (!bytebuf_pending(q) && done < n) {
-		ssize_t w = write(fd, p + done, n - done);
+		ssize_t w = bytebuf_out(fd, p + done, n - done, sendflags);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -84,6 +102,11 @@ static inline int bytebuf_write(int fd, struct bytebuf *q, const void *buf, size
 	if (done < n)
 		bytebuf_put(q, p + done, n - done, 16384);
 	return 0;
+}
+
+static inline int bytebuf_write(int fd, struct bytebuf *q, const void *buf, size_t n)
+{
+	return bytebuf_send_write(fd, q, buf, n, 0);
 }
 
 /* q cut to at most max bytes, the newest dropped: how many were. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,13 +138,15 @@ void wnote_terminal_raw(int raw)
 }
 
 /* The supervisor's loop's notes (wnote_loop_begin): its thread, the
- * relay's put, else a description of stderr's own that does not block and
- * what it has not taken yet (at most NOTES_KEPT_MAX). */
+ * relay's put, else a description of stderr's own that does not block (or
+ * stderr's socket, sent to with loop_send's flags) and what it has not
+ * taken yet (at most NOTES_KEPT_MAX). */
 #define NOTES_KEPT_MAX (64 * 1024)
 static pid_t loop_tid;
 static void (*loop_put)(void *ctx, const char *buf, size_t n);
 static void *loop_put_ctx;
 static int loop_fd = -1;
+static int loop_send;
 static struct bytebuf loop_kept;
 static unsigned long long loop_dropped;
 
@@ -153,10 +156,17 @@ void wnote_loop_begin(void (*put)(void *ctx, const char *buf, size_t n), void *c
 	loop_put = put;
 	loop_put_ctx = ctx;
 	struct stat st;
-	if (!put && loop_fd < 0 && fstat(STDERR_FILENO, &st) == 0 &&
-	    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+	if (put || loop_fd >= 0 || fstat(STDERR_FILENO, &st) < 0)
+		return;
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
 		/* a description of its own: O_NONBLOCK not set on the shell's */
 		loop_fd = open("/proc/self/fd/2", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	} else if (S_ISSOCK(st.st_mode)) {
+		/* a socket (a service's stderr to the journal) is not opened
+		 * again: each send does not wait, its flags left as they are */
+		loop_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		loop_send = MSG_DONTWAIT | MSG_NOSIGNAL;
+	}
 }
 
 void wnote_loop_end(void)
@@ -166,6 +176,7 @@ void wnote_loop_end(void)
 		return;
 	close(loop_fd);
 	loop_fd = -1;
+	loop_send = 0;
 	/* what was kept, now waiting for stderr as any note does */
 	if (bytebuf_flush(STDERR_FILENO, &loop_kept) < 0) { /* stderr gone */ }
 	if (loop_dropped)
@@ -186,7 +197,8 @@ static bool loop_note(const char *line, size_t n)
 		loop_put(loop_put_ctx, line, n);
 		return true;
 	}
-	if (bytebuf_flush(loop_fd, &loop_kept) < 0 || bytebuf_write(loop_fd, &loop_kept, line, n) < 0)
+	if (bytebuf_send_flush(loop_fd, &loop_kept, loop_send) < 0 ||
+	    bytebuf_send_write(loop_fd, &loop_kept, line, n, loop_send) < 0)
 		bytebuf_free(&loop_kept); /* stderr gone: nothing to keep for */
 	loop_dropped += bytebuf_bound(&loop_kept, NOTES_KEPT_MAX);
 	return true;

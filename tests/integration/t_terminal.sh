@@ -211,20 +211,11 @@ test_terminal_stalled_killed() {
 	matches -F '"event":"session.end","exit":137' "$log" || fail "no session.end: $(tail -c 300 "$log")"
 }
 
-# warden's stderr a pipe nobody reads for a while (`2>&1 | less`, the
-# pager paused) while the command fills it: the session goes on, and 40
-# rounds of `warden freeze` and `resume` answer, their notes kept by warden
-# (not written while the pipe is full) and there once it is read. Before,
-# the first note waited on the full pipe, and with it warden's loop: the
-# resume never came.
-test_terminal_stderr_pipe_stalled() {
-	mkfifo "$T_TMP/err" || fatal 'mkfifo'
-	timeout -k 5 90 "$WARDEN" run -- sh -c 'echo ready >&2; yes | head -c 3000000 >&2; echo finished >&2' \
-		</dev/null >/dev/null 2>"$T_TMP/err" &
-	local tpid=$! line S i=0 said=0
-	exec 3<"$T_TMP/err"
-	IFS= read -r line <&3
-	[[ $line == ready ]] || fatal "the session did not start: $line"
+# stall_rounds: while the session's stderr is not read, `warden status`
+# and 40 rounds of `warden freeze` and `resume` answer (S set to the
+# session's name).
+stall_rounds() {
+	local i=0
 	sleep 1
 	S=$(timeout 5 "$WARDEN" status | awk 'NR == 2 { print $1 }')
 	[[ -n $S ]] || fail '`warden status` did not answer on a stalled stderr'
@@ -234,13 +225,58 @@ test_terminal_stderr_pipe_stalled() {
 		i=$((i + 1))
 	done
 	((i == 40)) || fail "freeze and resume stopped answering at round $i"
+}
+
+# stalled_said FILE: the session ended well, its output's end and the 40
+# freezes' notes in FILE (what its stderr said once read).
+stalled_said() {
+	local said
+	OUT=$(<"$1")
+	assert_rc 0 'warden'
+	assert_out_line finished 'the output after the stall'
+	said=$(grep -c 'warden: the sandbox is frozen' "$1")
+	((said == 40)) || fail "not the 40 notes of the freezes: $said"
+}
+
+# The command that fills its stderr once the session has started.
+STALL_CMD='echo ready >&2; yes | head -c 3000000 >&2; echo finished >&2'
+
+# warden's stderr a pipe nobody reads for a while (`2>&1 | less`, the
+# pager paused) while the command fills it: the session goes on, and 40
+# rounds of `warden freeze` and `resume` answer, their notes kept by warden
+# (not written while the pipe is full) and there once it is read. Before,
+# the first note waited on the full pipe, and with it warden's loop: the
+# resume never came.
+test_terminal_stderr_pipe_stalled() {
+	mkfifo "$T_TMP/err" || fatal 'mkfifo'
+	timeout -k 5 90 "$WARDEN" run -- sh -c "$STALL_CMD" </dev/null >/dev/null 2>"$T_TMP/err" &
+	local tpid=$! line S
+	exec 3<"$T_TMP/err"
+	IFS= read -r line <&3
+	[[ $line == ready ]] || fatal "the session did not start: $line"
+	stall_rounds
 	grep -av '^y$' <&3 >"$T_TMP/err.rest"
 	exec 3<&-
 	wait "$tpid"
 	RC=$?
-	OUT=$(<"$T_TMP/err.rest")
-	assert_rc 0 'warden'
-	assert_out_line finished 'the output after the stall'
-	said=$(grep -c 'warden: the sandbox is frozen' "$T_TMP/err.rest")
-	((said == 40)) || fail "not the 40 notes of the freezes: $said"
+	stalled_said "$T_TMP/err.rest"
+}
+
+# The same with warden's stderr a socket (a service's, to the journal, with
+# journald behind): a socket is not opened again as a pipe is, so warden's
+# notes went to it as before and the first one waited, and with it the
+# loop: the resume timed out and the sandbox stayed frozen until killed.
+test_terminal_stderr_socket_stalled() {
+	have python3 || skip 'python3 is not installed'
+	local tpid S
+	timeout -k 5 90 python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sockerr.py" \
+		"$T_TMP/err" "$T_TMP/go" "$WARDEN" run -- sh -c "$STALL_CMD" &
+	tpid=$!
+	wait_for "$T_TMP/err.first" '^ready$' 20 ||
+		fatal "the session did not start: $(cat "$T_TMP/err.first" 2>&1)"
+	stall_rounds
+	touch "$T_TMP/go"
+	wait "$tpid"
+	RC=$?
+	stalled_said "$T_TMP/err"
 }

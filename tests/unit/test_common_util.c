@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -767,6 +768,43 @@ static void test_queue(void)
 	free(got);
 }
 
+/* A socket whose file blocks: sent to with MSG_DONTWAIT, what it does not
+ * take is queued and the file's flags stay as they were. */
+static void test_queue_socket(void)
+{
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	size_t total = 4u << 20; /* more than any socket buffer */
+	char *data = malloc(total), *got = malloc(total);
+	for (size_t i = 0; i < total; i++)
+		data[i] = (char)('A' + i % 26);
+	struct bytebuf q = { 0 };
+	const int fl = MSG_DONTWAIT | MSG_NOSIGNAL;
+	CHECK(bytebuf_send_write(sv[1], &q, data, total, fl) == 0 && bytebuf_pending(&q) > 0 &&
+	      bytebuf_pending(&q) < total);
+	CHECK(!(fcntl(sv[1], F_GETFL) & O_NONBLOCK));
+	CHECK(bytebuf_send_flush(sv[1], &q, fl) == 0);
+	size_t have = 0;
+	while (have < total) {
+		int r = bytebuf_send_flush(sv[1], &q, fl);
+		CHECK(r >= 0);
+		ssize_t n = recv(sv[0], got + have, total - have, MSG_DONTWAIT);
+		if (n > 0)
+			have += (size_t)n;
+		else if (r == 1)
+			break;
+	}
+	CHECK(have == total && !bytebuf_pending(&q) && !memcmp(got, data, total));
+	close(sv[0]); /* the reader gone: an error without SIGPIPE */
+	signal(SIGPIPE, SIG_DFL);
+	CHECK(bytebuf_send_write(sv[1], &q, "x", 1, fl) == -1 && errno == EPIPE);
+	signal(SIGPIPE, SIG_IGN);
+	close(sv[1]);
+	bytebuf_free(&q);
+	free(data);
+	free(got);
+}
+
 /* In a child: the limits it lowers are its own. */
 static void test_selflimits(void)
 {
@@ -1018,6 +1056,7 @@ int main(void)
 	test_selflimits();
 	test_copy_sparse();
 	test_queue();
+	test_queue_socket();
 	test_remove_tree_deep();
 	test_read_regular_file();
 	test_read_regular_at();
