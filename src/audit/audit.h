@@ -54,9 +54,11 @@ void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 /* Remove the subscriber fn with ctx (a module that goes before the stream). */
 void audit_unsubscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 
-/* Also send every line to syslog (facility authpriv, ident "warden"), where
- * journald or a syslog daemon picks it up; the file stays the record. */
-void audit_also_syslog(struct audit *a);
+/* Also hand every line written (n bytes, its newline left out) to also,
+ * once it is in the file: `--log syslog` (src/export/syslogsend.h). The
+ * file stays the record. */
+void audit_also(struct audit *a, void (*also)(void *ctx, const struct event *ev, const char *line,
+					     size_t n), void *ctx);
 
 /* Number of events of one kind written so far. */
 unsigned long audit_count(const struct audit *a, const char *event);

@@ -615,6 +615,9 @@ struct event ev_session_end(const struct ev_session_end *x)
 	if (j && x->journald)
 		json_object_set(j, "journald", x->journald);
 	json_decref(x->journald);
+	if (j && x->syslog)
+		json_object_set(j, "syslog", x->syslog);
+	json_decref(x->syslog);
 	if (j && x->stream)
 		json_object_set(j, "stream", x->stream);
 	json_decref(x->stream);

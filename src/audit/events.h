@@ -399,6 +399,7 @@ struct ev_session_end {
 	json_t *exec;            /* the exec pipeline's counts (stolen; NULL: left out) */
 	json_t *journald;        /* `--log journald`: {"sent": N, "dropped": N}, the entries
 				    sent and lost before this one (stolen; NULL: left out) */
+	json_t *syslog;          /* `--log syslog`: the same for syslog's messages */
 	json_t *stream;          /* --stream: each target's figures (src/export/stream.h)
 				    (stolen; NULL: left out) */
 	json_t *checkpoint;      /* the workspace recorded at the end: {"manifest": SHA256}

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <syslog.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +33,8 @@
 /* The log writer: the stream's first subscriber. */
 struct writer {
 	int fd;                  /* -1 until audit_begin */
-	bool to_syslog;          /* each line also to syslog (journald) */
+	void (*also)(void *ctx, const struct event *ev, const char *line, size_t n);
+	void *also_ctx;          /* each line also to also (--log syslog) */
 	char *dir;               /* DIR */
 	char *path;              /* DIR/SESSION.jsonl */
 	char prev[65];           /* SHA-256 of the last line written (hex) */
@@ -332,8 +332,8 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 		fail(w, ev, 0);
 		return werr_set(e, 0, "%s", w->why);
 	}
-	if (w->to_syslog)
-		syslog(strcmp(ev->kind, "alert") == 0 ? LOG_WARNING : LOG_INFO, "%.*s", (int)n, line);
+	if (w->also)
+		w->also(w->also_ctx, ev, line, n);
 	memcpy(w->last_prev, w->prev, sizeof w->last_prev);
 	sha256_hex(line, n, w->prev);
 	return 0;
@@ -545,8 +545,9 @@ const char *audit_failed(const struct audit *a)
 	return a && a->w.failed ? a->w.why : NULL;
 }
 
-void audit_also_syslog(struct audit *a)
+void audit_also(struct audit *a, void (*also)(void *ctx, const struct event *ev, const char *line,
+					     size_t n), void *ctx)
 {
-	openlog("warden", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
-	a->w.to_syslog = true;
+	a->w.also = also;
+	a->w.also_ctx = ctx;
 }

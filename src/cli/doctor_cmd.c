@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../export/journald.h"
+#include "../export/syslogsend.h"
 #include "../net/tlsmod.h"
 #include "../common/util.h"
 #include "../policy/policy.h"
@@ -63,7 +64,8 @@ struct row {
 
 static check_fn check_release, check_landlock, check_seccomp, check_notify, check_userns,
 	check_userns_nobody, check_sysctl, check_userns_unexplained, check_cgroup, check_lsms,
-	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_exec_kernel,
+	check_bpf_lsm, check_hostid, check_session_cgroup, check_journal, check_syslog,
+	check_exec_kernel,
 	check_llaudit, check_apparmor, check_tls, check_outer_filter;
 
 static const struct row rows[] = {
@@ -106,6 +108,7 @@ static const struct row rows[] = {
 	{ .what = "active LSMs", .check = check_lsms },
 	{ .what = "BPF LSM", .check = check_bpf_lsm },
 	{ .what = "journal socket", .check = check_journal },
+	{ .what = "syslog socket", .check = check_syslog },
 	{ .what = "TLS module", .check = check_tls },
 	{ .what = "in-kernel exec enforcement", .check = check_exec_kernel },
 };
@@ -384,18 +387,33 @@ static void check_bpf_lsm(const struct kernel_features *f, const struct row *r, 
 	}
 }
 
-/* Not a wall of the sandbox: whether `--log journald` can be used here. */
-static void check_journal(const struct kernel_features *f, const struct row *r, struct verdict *v)
+/* Not walls of the sandbox: whether `--log target` can be used here, its
+ * socket at path probed (rc, e). */
+static void say_log_socket(struct verdict *v, const char *target, const char *path, int rc,
+			   const struct werr *e)
 {
-	struct werr e = { 0 };
-	if (journald_probe(JOURNALD_SOCKET, &e) == 0) {
+	if (rc == 0) {
 		v->status = ST_OK;
-		say(v, "%s (`warden run --log journald` can use it)", JOURNALD_SOCKET);
+		say(v, "%s (`warden run --log %s` can use it)", path, target);
 		return;
 	}
 	v->status = ST_WARN;
 	char buf[1200];
-	say(v, "%s; `warden run --log journald` is refused here", werr_str(&e, buf, sizeof buf));
+	say(v, "%s; `warden run --log %s` is refused here", werr_str(e, buf, sizeof buf), target);
+}
+
+static void check_journal(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	struct werr e = { 0 };
+	int rc = journald_probe(JOURNALD_SOCKET, &e);
+	say_log_socket(v, "journald", JOURNALD_SOCKET, rc, &e);
+}
+
+static void check_syslog(const struct kernel_features *f, const struct row *r, struct verdict *v)
+{
+	struct werr e = { 0 };
+	int rc = syslogsend_probe(SYSLOG_SOCKET, &e);
+	say_log_socket(v, "syslog", SYSLOG_SOCKET, rc, &e);
 }
 
 /* Not a wall of the sandbox either: whether warden's TLS module loads here,

@@ -3,43 +3,22 @@
  * (journald.h says what an entry holds). */
 #include "journald.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../audit/escape.h"
 #include "../common/hash.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
-
-/* An entry waiting for room in journald's queue. */
-struct pending {
-	char *p;
-	size_t n;
-	unsigned long seq;
-	const char *kind;        /* static, as an event's kind */
-};
+#include "dgram.h"
 
 struct journald {
-	int fd;                  /* SOCK_DGRAM, non-blocking, connected to path */
-	char *path;
+	struct dgram *d;         /* the socket and what waits for it */
 	struct audit *log;       /* for the line's hashes; NULL until attached */
-	unsigned long sent, dropped;
 	struct bytebuf buf;      /* the entry being sent */
-	struct pending q[JOURNALD_QUEUE_MAX]; /* a ring: q[qhead], ... qn of them */
-	size_t qhead, qn;
-	bool stalled;            /* a flush waited its time out: the next ones do not wait */
 };
 
 /* ---- the encoding ------------------------------------------------------ */
@@ -308,127 +287,34 @@ void journald_encode(struct bytebuf *b, const struct event *ev, const char *prev
 
 /* ---- sending ------------------------------------------------------------ */
 
-static int addr_of(const char *path, struct sockaddr_un *sa, struct werr *e)
-{
-	*sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof sa->sun_path)
-		return werr_set(e, ENAMETOOLONG, "journal socket %s", path);
-	memcpy(sa->sun_path, path, strlen(path) + 1);
-	return 0;
-}
+static const struct dgram_target journal = {
+	.path = JOURNALD_SOCKET, .name = "journald", .noun = "journal socket",
+	.hint = "is systemd-journald running?", .memfd = true,
+};
 
-/* Connect fd to the journal at path: 0, or -1 with e saying what is wrong. */
-static int connect_journal(int fd, const char *path, struct werr *e)
+static struct dgram_target journal_at(const char *path)
 {
-	struct sockaddr_un sa;
-	if (addr_of(path, &sa, e) < 0)
-		return -1;
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return werr_errno(e, "no journal socket at %s (is systemd-journald running?)", path);
-	if (!S_ISSOCK(st.st_mode))
-		return werr_set(e, 0, "%s is not a socket (is systemd-journald running?)", path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
-		return werr_errno(e, "nothing listens on the journal socket %s (is systemd-journald "
-				  "running?)", path);
-	return 0;
+	struct dgram_target t = journal;
+	t.path = path;
+	return t;
 }
 
 int journald_probe(const char *path, struct werr *e)
 {
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return werr_errno(e, "cannot make a socket for the journal");
-	return connect_journal(fd, path, e);
+	struct dgram_target t = journal_at(path);
+	return dgram_probe(&t, e);
 }
 
 int journald_open(struct journald **out, const char *path, struct werr *e)
 {
 	*out = NULL;
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return werr_errno(e, "cannot make a socket for the journal");
-	if (connect_journal(fd, path, e) < 0)
+	struct dgram_target t = journal_at(path);
+	struct dgram *d;
+	if (dgram_open(&d, &t, e) < 0)
 		return -1;
 	struct journald *j = xcalloc(1, sizeof *j);
-	j->fd = fd;
-	fd = -1;
-	j->path = xstrdup(path);
+	j->d = d;
 	*out = j;
-	return 0;
-}
-
-/* The entry in a sealed memfd, passed alone (an empty datagram): for an
- * entry larger than a datagram may be. 0 or an errno. */
-static int send_memfd(struct journald *j, const void *p, size_t n)
-{
-	_cleanup_close_ int mfd = memfd_create("warden-journal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (mfd < 0 || write_all(mfd, p, n) < 0 ||
-	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-		return errno;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	memset(&c, 0, sizeof c);
-	struct msghdr mh = { .msg_control = c.buf, .msg_controllen = sizeof c.buf };
-	struct cmsghdr *ch = CMSG_FIRSTHDR(&mh);
-	ch->cmsg_level = SOL_SOCKET;
-	ch->cmsg_type = SCM_RIGHTS;
-	ch->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(ch), &mfd, sizeof(int));
-	return sendmsg(j->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? errno : 0;
-}
-
-/* One entry, without waiting: 0 or an errno (EAGAIN: journald's queue is
- * full). A journald that went away and came back (a new socket at the
- * path) is connected to again. */
-static int send_one(struct journald *j, const void *p, size_t n)
-{
-	for (int again = 0;; again++) {
-		if (send(j->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
-			return 0;
-		int err = errno;
-		if (err == EMSGSIZE || err == ENOBUFS)
-			return send_memfd(j, p, n);
-		if (again || (err != ECONNREFUSED && err != ENOTCONN && err != ECONNRESET &&
-			      err != EPIPE))
-			return err;
-		if (connect_journal(j->fd, j->path, NULL) < 0)
-			return err;
-	}
-}
-
-static void drop(struct journald *j, unsigned long seq, const char *kind, const char *why)
-{
-	if (j->dropped++ == 0)
-		wnote("journald: the entry of event %lu (%s) was not sent to %s: %s; the audit log "
-		      "has it (entries lost are counted in session.end)", seq, kind, j->path, why);
-}
-
-static const char *why_of(int err)
-{
-	return err == EAGAIN ? "journald's queue stayed full" : strerror(err);
-}
-
-/* Send what waits, in order, until journald's queue is full (EAGAIN,
- * returned) or nothing waits (0). An entry that cannot be sent otherwise is
- * lost. */
-static int flush_queue(struct journald *j)
-{
-	while (j->qn) {
-		struct pending *q = &j->q[j->qhead];
-		int err = send_one(j, q->p, q->n);
-		if (err == EAGAIN)
-			return EAGAIN;
-		if (err == 0)
-			j->sent++;
-		else
-			drop(j, q->seq, q->kind, why_of(err));
-		free(q->p);
-		j->qhead = (j->qhead + 1) % JOURNALD_QUEUE_MAX;
-		j->qn--;
-	}
 	return 0;
 }
 
@@ -437,33 +323,11 @@ static int flush_queue(struct journald *j)
  * room, or lost (counted, said once). */
 static int send_event(void *ctx, const struct event *ev, struct werr *e)
 {
+	(void)e;
 	struct journald *j = ctx;
 	j->buf.off = j->buf.len = 0;
 	journald_encode(&j->buf, ev, audit_last_line_prev(j->log), audit_last_line_hash(j->log));
-	const char *p = j->buf.p + j->buf.off;
-	size_t n = bytebuf_pending(&j->buf);
-	int err = flush_queue(j);
-	if (err == 0) {
-		err = send_one(j, p, n);
-		if (err == 0) {
-			j->sent++;
-			return 0;
-		}
-	}
-	if (err != EAGAIN) {
-		drop(j, ev->seq, ev->kind, why_of(err));
-		return 0;
-	}
-	if (j->qn == JOURNALD_QUEUE_MAX) {
-		drop(j, ev->seq, ev->kind, why_of(EAGAIN));
-		return 0;
-	}
-	struct pending *q = &j->q[(j->qhead + j->qn++) % JOURNALD_QUEUE_MAX];
-	q->p = xmalloc(n);
-	memcpy(q->p, p, n);
-	q->n = n;
-	q->seq = ev->seq;
-	q->kind = ev->kind;
+	dgram_send(j->d, j->buf.p + j->buf.off, bytebuf_pending(&j->buf), ev->seq, ev->kind);
 	return 0;
 }
 
@@ -475,54 +339,29 @@ void journald_attach(struct journald *j, struct audit *a)
 
 void journald_flush(struct journald *j, int timeout_ms)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (j->stalled)
-		timeout_ms = 0;
-	while (flush_queue(j) == EAGAIN) {
-		struct timespec t;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 +
-					  (t.tv_nsec - t0.tv_nsec) / 1000000);
-		struct pollfd pfd = { .fd = j->fd, .events = POLLOUT };
-		int n = left > 0 ? poll(&pfd, 1, (int)left) : 0;
-		if (n < 0 && errno == EINTR) /* a signal during the session's end */
-			continue;
-		if (n <= 0) {
-			j->stalled = timeout_ms > 0;
-			break;
-		}
-	}
+	dgram_flush(j->d, timeout_ms);
+}
+
+void journald_end(struct journald *j)
+{
+	dgram_end(j->d, JOURNALD_END_WAIT_MS);
 }
 
 json_t *journald_stats(const struct journald *j)
 {
-	json_t *o = json_pack("{s:I, s:I}", "sent", (json_int_t)j->sent, "dropped",
-			      (json_int_t)j->dropped);
-	if (!o)
-		abort();
-	return o;
+	return dgram_stats(j->d);
 }
 
 unsigned long journald_dropped(const struct journald *j)
 {
-	return j->dropped;
+	return dgram_dropped(j->d);
 }
 
 void journald_free(struct journald *j)
 {
 	if (!j)
 		return;
-	journald_flush(j, JOURNALD_END_WAIT_MS);
-	while (j->qn) {
-		struct pending *q = &j->q[j->qhead];
-		drop(j, q->seq, q->kind, why_of(EAGAIN));
-		free(q->p);
-		j->qhead = (j->qhead + 1) % JOURNALD_QUEUE_MAX;
-		j->qn--;
-	}
-	close(j->fd);
-	free(j->path);
+	dgram_free(j->d, JOURNALD_END_WAIT_MS);
 	bytebuf_free(&j->buf);
 	free(j);
 }

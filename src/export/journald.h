@@ -26,14 +26,12 @@
  *     says how many were not sent.
  * A value holding a newline goes in the protocol's binary-safe form.
  *
- * Sending never blocks the session: a datagram on a non-blocking socket
- * (an entry too large for one in a sealed memfd passed with SCM_RIGHTS);
- * while journald's queue is full (net.unix.max_dgram_qlen datagrams), the
- * entries wait in ours (JOURNALD_QUEUE_MAX) and go before the next one; only
- * the end of the session waits for them, a bounded time. An entry that
- * cannot be sent (journald gone, both queues full) is lost: counted
- * (journald_stats, in session.end), said once on stderr. The log file stays
- * the record. */
+ * Sending never blocks the session (dgram.h): a datagram on a non-blocking
+ * socket, an entry too large for one in a sealed memfd passed with
+ * SCM_RIGHTS; entries journald cannot take yet wait in warden's queue
+ * (DGRAM_QUEUE_MAX) and the end of the session waits for them a bounded
+ * time; one that cannot be sent is lost: counted (journald_stats, in
+ * session.end), said once on stderr. The log file stays the record. */
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
@@ -52,8 +50,6 @@
 #define JOURNALD_FIELDS_MAX 512
 /* Levels of nested objects flattened; deeper ones are JSON text. */
 #define JOURNALD_DEPTH_MAX 8
-/* Entries waiting for room in journald's queue at most. */
-#define JOURNALD_QUEUE_MAX 256
 /* How long the end of a session waits for journald to take what waits. */
 #define JOURNALD_END_WAIT_MS 1000
 
@@ -75,6 +71,10 @@ void journald_attach(struct journald *j, struct audit *a);
  * timeout_ms: the end of a session, before session.end counts them. Once a
  * wait ran out, later flushes do not wait (the end waits once). */
 void journald_flush(struct journald *j, int timeout_ms);
+
+/* The end of a session, before session.end counts: flush
+ * (JOURNALD_END_WAIT_MS) and count what still waits as lost. */
+void journald_end(struct journald *j);
 
 /* {"sent": N, "dropped": N}: the entries sent so far and those lost (new
  * reference). */

@@ -26,6 +26,7 @@
 #include "../common/cpupin.h"
 #include "../common/selflimits.h"
 #include "../export/journald.h"
+#include "../export/syslogsend.h"
 #include "../export/stream.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
@@ -91,6 +92,7 @@ struct session {
 	struct child init;
 	struct detect *det;           /* the detector: outlives the log it subscribes to */
 	struct journald *jd;          /* --log journald: the sender; outlives the log too */
+	struct syslogsend *sl;        /* --log syslog: the sender; outlives the log too */
 	struct streamer *stream;      /* --stream: the live stream's sender */
 	struct audit *log;            /* the audit log; closed (late_log) before the above */
 	struct session_layout lay;    /* read-only, scratch, outputs, task (layout.h) */
@@ -483,6 +485,8 @@ static int session_open(struct session *sn, struct werr *e)
 	 * (before anything of it is made) */
 	if (o->log_journald && journald_open(&sn->jd, JOURNALD_SOCKET, e) < 0)
 		return werr_wrap(e, "--log journald");
+	if (o->log_syslog && syslogsend_open(&sn->sl, SYSLOG_SOCKET, e) < 0)
+		return werr_wrap(e, "--log syslog");
 	features_probe(&sn->kf);
 	/* the workspace locked and planned while the threads work (nothing
 	 * of theirs is needed there), its lock in the log's directory, made
@@ -495,8 +499,8 @@ static int session_open(struct session *sn, struct werr *e)
 	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
 	    audit_new(&sn->log, s->logdir, sn->id, e) < 0)
 		return -1;
-	if (o->log_syslog)
-		audit_also_syslog(sn->log);
+	if (sn->sl)
+		audit_also(sn->log, syslogsend_line, sn->sl);
 	if (sn->jd)
 		journald_attach(sn->jd, sn->log);
 	/* --stream over the profile's `stream` lines, a target each (its
@@ -716,20 +720,26 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 							  &s->plan.names, sn->id)
 					: ckpt_session_end(&sn->ck, &sn->pol, s->plan.ws_fd, &shared,
 							   sn->id);
-	/* what waits for journald is sent before session.end counts it */
+	/* what waits for journald and syslog is sent (or lost) before
+	 * session.end counts it */
 	if (sn->jd)
-		journald_flush(sn->jd, JOURNALD_END_WAIT_MS);
+		journald_end(sn->jd);
+	if (sn->sl)
+		syslogsend_end(sn->sl);
 	json_t *jstats = sn->jd ? journald_stats(sn->jd) : NULL;
+	json_t *slstats = sn->sl ? syslogsend_stats(sn->sl) : NULL;
 	json_t *sstats = stream_report(sn->stream, STREAM_END_WAIT_MS);
 	if (r < 0) {
 		audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
 			.exit = 125, .error = e->msg, .counts = audit_counts(sn->log),
-			.exec = exec_stats, .journald = jstats, .stream = sstats, .checkpoint = ckend }), NULL);
+			.exec = exec_stats, .journald = jstats, .syslog = slstats, .stream = sstats,
+			.checkpoint = ckend }), NULL);
 		return -1;
 	}
 	return audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
 		.exit = *status, .duration_ms = mono_ms() - t0, .counts = audit_counts(sn->log),
-		.exec = exec_stats, .journald = jstats, .stream = sstats, .checkpoint = ckend }), e);
+		.exec = exec_stats, .journald = jstats, .syslog = slstats, .stream = sstats,
+		.checkpoint = ckend }), e);
 }
 
 /* Everything between a loaded policy and a finished command. */
@@ -881,6 +891,7 @@ static void session_end(struct session *sn)
 		limits_end(&sn->lim, NULL);
 	layout_free(&sn->lay);
 	journald_free(steal_ptr(&sn->jd));
+	syslogsend_free(steal_ptr(&sn->sl));
 	detect_free(steal_ptr(&sn->det));
 	late_close_wait(&sn->late);
 	summary_free(&sn->sum);

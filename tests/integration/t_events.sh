@@ -153,42 +153,95 @@ test_events_files_level() {
 	check_log "$f" 0
 }
 
-test_events_syslog() {
-	# --log syslog: every event also reaches syslog. Needs a /dev/log this
-	# test may own: as root, when no syslog daemon holds one.
+# syslog_listen MODE OUT: a syslog daemon of the test's on /dev/log (as
+# root, when none holds it): MODE read writes each message to OUT until
+# session.end's (or 10 s of silence); MODE stall binds and never reads
+# (a stalled rsyslog) until OUT.go exists. Sets LPID.
+syslog_listen() {
 	is_root || skip 'needs root to listen on /dev/log'
 	[[ ! -e /dev/log ]] || skip '/dev/log belongs to a running syslog daemon'
 	[[ -x /usr/bin/python3 ]] || skip 'no /usr/bin/python3 for the listener'
-	/usr/bin/python3 - "$T_TMP/syslog.out" <<'PY' &
-import socket, sys, os
+	/usr/bin/python3 - "$1" "$2" <<'PY' &
+import os, socket, sys, time
+mode, out = sys.argv[1], sys.argv[2]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind('/dev/log')
-s.settimeout(10)
-with open(sys.argv[1], 'wb') as out:
-    try:
-        while True:
-            msg = s.recv(65536)
-            out.write(msg + b'\n'); out.flush()
-            if b'session.end' in msg:
-                break
-    except socket.timeout:
-        pass
+if mode == 'stall':
+    deadline = time.time() + 120
+    while not os.path.exists(out + '.go') and time.time() < deadline:
+        time.sleep(0.05)
+else:
+    s.settimeout(10)
+    with open(out, 'wb') as f:
+        try:
+            while True:
+                msg = s.recv(65536)
+                f.write(msg + b'\n'); f.flush()
+                if b'session.end' in msg:
+                    break
+        except socket.timeout:
+            pass
 os.unlink('/dev/log')
 PY
-	local lpid=$!
-	bg_track "$lpid"
+	LPID=$!
+	bg_track "$LPID"
 	local i=0
 	while [[ ! -S /dev/log ]] && ((i++ < 100)); do sleep 0.05; done
-	[[ -S /dev/log ]] || { kill "$lpid"; fatal 'the /dev/log listener did not start'; }
+	[[ -S /dev/log ]] || { kill "$LPID"; fatal 'the /dev/log listener did not start'; }
+}
+
+test_events_syslog() {
+	# --log syslog: every event also reaches syslog, facility authpriv
+	# (10), level info (6) but for alerts; counted in session.end
+	local LPID f
+	syslog_listen read "$T_TMP/syslog.out"
 	wrun --log syslog -- true
 	assert_rc 0
-	wait "$lpid" 2>/dev/null
+	wait "$LPID" 2>/dev/null
 	[[ ! -e /dev/log ]] || rm -f /dev/log
-	grep -q 'warden\[[0-9]*\]: {"v":1.*"event":"session.start"' "$T_TMP/syslog.out" ||
+	grep -q '^<86>[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]\{8\} warden\[[0-9]*\]: {"v":1.*"event":"session.start"' \
+		"$T_TMP/syslog.out" ||
 		fail "session.start did not reach syslog: $(excerpt "$(cat "$T_TMP/syslog.out" 2>/dev/null)")"
 	grep -q '"event":"session.end"' "$T_TMP/syslog.out" || fail 'session.end did not reach syslog'
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	matches -E '"event":"session.end".*"syslog":\{"sent":[1-9][0-9]*,"dropped":0\}' "$f" ||
+		fail "session.end does not count what syslog was sent: $(tail -c 400 "$f")"
 	wrun --log nowhere -- true
 	assert_rc 125 '--log with an unknown target'
+}
+
+# A syslog daemon that stops reading (rsyslog stuck on a full disk): the
+# session goes on and ends, what the daemon could not take said once and
+# counted in session.end; the log file has every event. Before, syslog(3)'s
+# send waited on the full socket, and with it warden's loop: the command's
+# next exec was never answered and SIGTERM was not acted on.
+test_events_syslog_stalled() {
+	local LPID f
+	syslog_listen stall "$T_TMP/syslog.out"
+	WARDEN_TIMEOUT=60 wrun --log syslog -- sh -c 'i=0; while [ $i -lt 40 ]; do /bin/true; i=$((i + 1)); done; echo done'
+	touch "$T_TMP/syslog.out.go"
+	wait "$LPID" 2>/dev/null
+	[[ ! -e /dev/log ]] || rm -f /dev/log
+	assert_rc 0 'a session with a stalled syslog daemon'
+	assert_out_line done 'the command ran to its end'
+	assert_err_match "syslog: the entry of event [0-9]+ \\([a-z.]+\\) was not sent to /dev/log: syslog's queue stayed full"
+	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	matches -E '"event":"session.end".*"syslog":\{"sent":[0-9]+,"dropped":[1-9][0-9]*\}' "$f" ||
+		fail "session.end does not count the lost messages: $(tail -c 400 "$f")"
+	[[ $(grep -c '"event":"exec"' "$f") -ge 40 ]] || fail 'the log does not have every exec'
+	check_log "$f" 0
+}
+
+# Nothing listening on /dev/log: `--log syslog` is refused before the
+# session starts (as `--log journald` is), never run with its copy lost.
+test_events_syslog_refused() {
+	[[ ! -e /dev/log ]] || skip '/dev/log belongs to a running syslog daemon'
+	wrun --log syslog -- true
+	assert_rc 125 '--log syslog without a syslog daemon'
+	assert_err_match "--log syslog: no syslog socket at /dev/log \\(is a syslog daemon running\\?"
+	wardenc doctor
+	matches -E "^WARN +syslog socket +no syslog socket at /dev/log .*--log syslog. is refused here" \
+		<<<"$OUT" || fail "doctor's syslog line: $(excerpt "$(grep syslog <<<"$OUT")")"
 }
 
 test_events_session_start_kernel() {
