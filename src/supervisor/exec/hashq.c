@@ -146,7 +146,13 @@ struct hashq *hashq_new(unsigned max_workers, struct nsread *reader)
 	}
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->work, NULL);
-	pthread_cond_init(&q->gone, NULL);
+	/* the end's wait for the workers on the monotonic clock: a step of
+	 * the wall clock (NTP, an admin) neither stretches nor cuts it */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->gone, &ca);
+	pthread_condattr_destroy(&ca);
 	q->max = max_workers ? max_workers : 1;
 	return q;
 }
@@ -219,13 +225,7 @@ bool hashq_free(struct hashq *q)
 	for (struct hash_job *j = q->head; j; j = j->next)
 		j->stop = 1;
 	pthread_cond_broadcast(&q->work);
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 200 * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = mono_after_ms(HASHQ_END_WAIT_MS);
 	while (q->workers > 0)
 		if (pthread_cond_timedwait(&q->gone, &q->mu, &until) == ETIMEDOUT)
 			break;

@@ -58,7 +58,11 @@ void hash_job_free(struct hash_job *j);
 /* The code hash of j's file, open for reading at rfd, once its file hash
  * and head are in (j->st, j->head): into code, code_err, code_why. */
 void hash_job_code(struct hash_job *j, int rfd);
-/* Stop the workers; one stuck in a read of a hung file system is left
- * behind (the queue is then not freed, and false returned: the process
- * ends soon after). */
+/* How long hashq_free waits for a worker still hashing (monotonic). */
+#define HASHQ_END_WAIT_MS 200
+
+/* Stop the workers; one still busy after HASHQ_END_WAIT_MS (stuck in a
+ * read of a hung file system, or hashing a large file) is left behind
+ * (the queue is then not freed, and false returned: the process ends soon
+ * after). */
 bool hashq_free(struct hashq *q);
