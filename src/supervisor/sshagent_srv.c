@@ -123,20 +123,8 @@ static void client_close(struct client *c)
  * client was closed. */
 static bool flush_client(struct client *c)
 {
-	while (bytebuf_pending(&c->out)) {
-		ssize_t n = send(c->fd, c->out.p + c->out.off, bytebuf_pending(&c->out),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			client_close(c);
-			return false;
-		}
-		c->out.off += (size_t)n;
-	}
-	if (bytebuf_pending(&c->out) > OUT_MAX) {
+	if (bytebuf_send_flush(c->fd, &c->out, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ||
+	    bytebuf_pending(&c->out) > OUT_MAX) {
 		client_close(c);
 		return false;
 	}
@@ -230,17 +218,8 @@ static void rearm(struct sshagent_srv *s)
 
 static bool up_flush(struct client *c)
 {
-	while (bytebuf_pending(&c->upout)) {
-		ssize_t n = send(c->up, c->upout.p + c->upout.off, bytebuf_pending(&c->upout),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0)
-			return false;
-		c->upout.off += (size_t)n;
-	}
+	if (bytebuf_send_flush(c->up, &c->upout, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return false;
 	watch_fd(c->srv, EPOLL_CTL_MOD, c->up, IT_UP, c->slot, bytebuf_pending(&c->upout) > 0);
 	return true;
 }
