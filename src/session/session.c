@@ -870,8 +870,8 @@ static int session_start(struct session *sn, struct werr *e)
  * store, the discovery); the stream's sender; the exit summary; then init
  * waited for (killed as the run ended: its exit ran meanwhile) and the
  * cgroups it was in (their last check was made for the record: sandbox_gone), the
- * layout, the journal's sender and the detector (both outlive the log
- * they subscribed to), the sandbox's closes joined, the summary, the spec,
+ * layout, the journal's and syslog's senders and the detector (they
+ * outlive the log they take its lines from), the sandbox's closes joined, the summary, the spec,
  * the identity, the secrets, the task, the agent and the policy; the log's
  * fsync last. */
 static void session_end(struct session *sn)
