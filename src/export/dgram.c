@@ -48,7 +48,12 @@ static int connect_to(int fd, const struct dgram_target *t, struct werr *e)
 	if (!S_ISSOCK(st.st_mode))
 		return werr_set(e, 0, "%s is not a socket (%s)", t->path, t->hint);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
-		return werr_errno(e, "nothing listens on the %s %s (%s)", t->noun, t->path, t->hint);
+		return errno == EPROTOTYPE
+			       ? werr_set(e, EPROTOTYPE, "the %s %s takes a stream, not datagrams "
+					  "(warden sends datagrams: have the daemon listen there "
+					  "for them, as unix-dgram)", t->noun, t->path)
+			       : werr_errno(e, "nothing listens on the %s %s (%s)", t->noun, t->path,
+					    t->hint);
 	return 0;
 }
 

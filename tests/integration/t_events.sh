@@ -156,7 +156,8 @@ test_events_files_level() {
 # syslog_listen MODE OUT: a syslog daemon of the test's on /dev/log (as
 # root, when none holds it): MODE read writes each message to OUT until
 # session.end's (or 10 s of silence); MODE stall binds and never reads
-# (a stalled rsyslog) until OUT.go exists. Sets LPID.
+# (a stalled rsyslog) until OUT.go exists; MODE stream the same on a
+# stream socket (an old syslog-ng's unix-stream). Sets LPID.
 syslog_listen() {
 	is_root || skip 'needs root to listen on /dev/log'
 	[[ ! -e /dev/log ]] || skip '/dev/log belongs to a running syslog daemon'
@@ -164,9 +165,12 @@ syslog_listen() {
 	/usr/bin/python3 - "$1" "$2" <<'PY' &
 import os, socket, sys, time
 mode, out = sys.argv[1], sys.argv[2]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s = socket.socket(socket.AF_UNIX,
+                  socket.SOCK_STREAM if mode == 'stream' else socket.SOCK_DGRAM)
 s.bind('/dev/log')
-if mode == 'stall':
+if mode == 'stream':
+    s.listen()
+if mode in ('stall', 'stream'):
     deadline = time.time() + 120
     while not os.path.exists(out + '.go') and time.time() < deadline:
         time.sleep(0.05)
@@ -230,6 +234,19 @@ test_events_syslog_stalled() {
 		fail "session.end does not count the lost messages: $(tail -c 400 "$f")"
 	[[ $(grep -c '"event":"exec"' "$f") -ge 40 ]] || fail 'the log does not have every exec'
 	check_log "$f" 0
+}
+
+# A syslog daemon that takes a stream on /dev/log, not the datagrams
+# warden sends: refused, saying so (not "nothing listens").
+test_events_syslog_stream_refused() {
+	local LPID
+	syslog_listen stream "$T_TMP/syslog.out"
+	wrun --log syslog -- true
+	touch "$T_TMP/syslog.out.go"
+	wait "$LPID" 2>/dev/null
+	[[ ! -e /dev/log ]] || rm -f /dev/log
+	assert_rc 125 '--log syslog to a stream socket'
+	assert_err_match "--log syslog: the syslog socket /dev/log takes a stream, not datagrams .*unix-dgram"
 }
 
 # Nothing listening on /dev/log: `--log syslog` is refused before the
