@@ -75,16 +75,16 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master)
  * the session's record is whole, and would not show it anyway. */
 static void term_say_dropped(const struct term *t)
 {
-	char msg[400];
+	char msg[800];
 	int n = 0;
 	if (t->out_dropped)
 		n = snprintf(msg, sizeof msg, "warden: the terminal took none of the command's "
 			     "output for %d s: the last %zu bytes of it were not shown\n",
 			     TERM_STALL_MS / 1000, t->out_dropped);
-	else if (t->keys_dropped)
-		n = snprintf(msg, sizeof msg, "warden: %llu bytes typed were dropped: the command "
-			     "did not read its input, and warden keeps at most %d KiB of it\n",
-			     t->keys_dropped, TERM_KEYS_MAX / 1024);
+	if (t->keys_dropped)
+		n += snprintf(msg + n, sizeof msg - (size_t)n, "warden: %llu bytes typed were "
+			      "dropped: the command did not read its input, and warden keeps at "
+			      "most %d KiB of it\n", t->keys_dropped, TERM_KEYS_MAX / 1024);
 	if (n > 0 && t->wout >= 0 && write(t->wout, msg, (size_t)n) < 0) { /* not read: unsaid */ }
 }
 

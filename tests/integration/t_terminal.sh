@@ -165,6 +165,20 @@ test_terminal_paste_unread() {
 	assert_out_has 'rc=0' 'warden ended with the command'
 }
 
+# A paste past what warden keeps for a command that never reads its input
+# (1 MiB): the rest is dropped, not waited for, and said when the session
+# ends; the session ends with the command.
+test_terminal_paste_dropped() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyrelay paste 1300000 "$W run -- sh -c 'stty -icanon -echo; echo ready; sleep 3'"
+	assert_rc 0 'the terminal'
+	assert_out_has 'typed 1300000' 'the whole paste typed'
+	assert_out_match 'warden: [0-9]+ bytes typed were dropped: the command did not read its input, and warden keeps at most 1024 KiB of it' \
+		'the drop said'
+	assert_out_has 'rc=0' 'warden ended with the command'
+}
+
 # The user's terminal stops reading (a stalled link) while the command
 # writes 3 MB: the agent's writes wait, as on a terminal of its own, and
 # warden goes on serving the session: `warden status` from another
