@@ -47,6 +47,10 @@ static int closer(void *p)
 	/* by its number, whatever happens to the ranges below: a copy of it
 	 * kept here would hold the gate shut for ever */
 	rawsys(SYS_close, a->gate_w);
+	/* out of warden's working directory (the workspace, mostly): a
+	 * process's cwd holds its mount, and an unmount right after warden
+	 * ends would say busy while this one waits on its closes */
+	rawsys(SYS_chdir, "/");
 	unsigned from = 0;
 	for (size_t i = 0; i <= a->n; i++) { /* fd[] sorted, the gate above them all */
 		unsigned keep = i < a->n ? (unsigned)a->fd[i] : (unsigned)a->gate;

@@ -10,8 +10,10 @@
  *   of the caller's fd table, closes every other fd at once (it keeps no
  *   pipe, terminal or lock open past warden's own end), then these, and
  *   ends; nobody waits for it. It may outlive warden by that grace period,
- *   holding the watches' inodes (an unmount of the workspace's file system
- *   in that window says busy).
+ *   holding the watches' inodes, which hold no mount; it leaves warden's
+ *   working directory (the workspace, mostly) for / first, since a cwd
+ *   does: the workspace's file system would say busy to an unmount right
+ *   after warden returns.
  * - A file that must be on disk before the process ends (the log): its
  *   writeback begun when it is handed over (sync_file_range), so that its
  *   pages go to the disk while the caller frees the rest; its fsync, which

@@ -57,6 +57,33 @@ test_background_ends_with_command() {
 		fail "session.end: $(excerpt "$(tail -n 1 "$log")")"
 }
 
+# A workspace on a file system of its own (a USB stick, a tmpfs a CI job
+# made): once warden returns, nothing of the session holds it, and it
+# unmounts at the first try. Before, warden's closing process (the watches'
+# closes, which wait on the kernel some 15 ms) kept warden's working
+# directory, the workspace, and `umount` said busy.
+test_workspace_unmounts_after_return() {
+	is_root || skip 'mounting a file system for the workspace needs root'
+	local m=$T_TMP/mnt i=0 rc
+	mkdir -p "$m"
+	mount -t tmpfs tmpfs "$m" || skip 'cannot mount a tmpfs here'
+	while ((i < 5)); do
+		mkdir -p "$m/proj"
+		(cd "$m/proj" && wrun -- true; echo "$RC" >"$T_TMP/rc")
+		umount "$m" 2>"$T_TMP/umount.err"
+		rc=$?
+		((rc == 0)) || break
+		i=$((i + 1))
+		((i == 5)) || mount -t tmpfs tmpfs "$m" || fatal 'cannot mount the tmpfs again'
+	done
+	if ((i < 5)); then
+		local j=0
+		until umount "$m" 2>/dev/null || ((++j > 200)); do sleep 0.05; done
+		fail "the workspace's file system was busy after warden returned (round $i): $(cat "$T_TMP/umount.err")"
+	fi
+	[[ $(<"$T_TMP/rc") == 0 ]] || fail "the session: exit $(<"$T_TMP/rc")"
+}
+
 test_run_without_command() {
 	printf 'echo shell-ran\n' >"$T_TMP/sh-in"
 	WSTDIN=$T_TMP/sh-in wrun --
