@@ -50,11 +50,12 @@ void wnote_terminal_raw(int raw);
 /* From now, the notes of the thread that calls this (the supervisor's
  * loop) never wait for stderr: through put(ctx, line, n) when given (the
  * relay's queue toward the terminal stderr is, after the output before
- * them), else, for a stderr that is a pipe or a terminal (a paused pager:
- * `2>&1 | less`), written without waiting and what it does not take kept
- * (up to 64 KiB, the rest counted) for the next note. A regular file or a
- * socket is written as before (a description of its own would have its own
- * offset). Other threads' notes are written as before. */
+ * them), else, for a stderr that is a pipe, a terminal (a paused pager:
+ * `2>&1 | less`) or a socket (a service's, to the journal), written without
+ * waiting and what it does not take kept (up to 64 KiB, the rest counted)
+ * for the next note. A regular file is written as before (a description of
+ * its own would have its own offset). Other threads' notes are written as
+ * before. */
 void wnote_loop_begin(void (*put)(void *ctx, const char *buf, size_t n), void *ctx);
 /* The loop is over: what was kept written, waiting, and notes as before. */
 void wnote_loop_end(void);

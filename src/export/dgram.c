@@ -28,7 +28,8 @@ struct pending {
 
 struct dgram {
 	int fd;                  /* SOCK_DGRAM, non-blocking, connected to t.path */
-	struct dgram_target t;
+	struct dgram_target t;   /* t.path is path, the caller's copied */
+	char *path;
 	unsigned long sent, dropped;
 	struct pending q[DGRAM_QUEUE_MAX]; /* a ring: q[qhead], ... qn of them */
 	size_t qhead, qn;
@@ -76,6 +77,7 @@ int dgram_open(struct dgram **out, const struct dgram_target *t, struct werr *e)
 	struct dgram *d = xcalloc(1, sizeof *d);
 	d->fd = steal_fd(&fd);
 	d->t = *t;
+	d->t.path = d->path = xstrdup(t->path);
 	*out = d;
 	return 0;
 }
@@ -226,5 +228,6 @@ void dgram_free(struct dgram *d, int end_wait_ms)
 		return;
 	dgram_end(d, end_wait_ms);
 	close(d->fd);
+	free(d->path);
 	free(d);
 }

@@ -32,8 +32,8 @@ struct dgram;
  * wrong (absent, not a socket, refused). */
 int dgram_probe(const struct dgram_target *t, struct werr *e);
 
-/* A sender to t's socket (t's strings static), refused (-1, e filled) as
- * dgram_probe does when nothing listens there. */
+/* A sender to t's socket (its path copied; the other strings static),
+ * refused (-1, e filled) as dgram_probe does when nothing listens there. */
 int dgram_open(struct dgram **out, const struct dgram_target *t, struct werr *e);
 
 /* One record of the event seq (of kind, static): sent now, or queued

@@ -287,16 +287,12 @@ void journald_encode(struct bytebuf *b, const struct event *ev, const char *prev
 
 /* ---- sending ------------------------------------------------------------ */
 
-static const struct dgram_target journal = {
-	.path = JOURNALD_SOCKET, .name = "journald", .noun = "journal socket",
-	.hint = "is systemd-journald running?", .memfd = true,
-};
-
 static struct dgram_target journal_at(const char *path)
 {
-	struct dgram_target t = journal;
-	t.path = path;
-	return t;
+	return (struct dgram_target){
+		.path = path, .name = "journald", .noun = "journal socket",
+		.hint = "is systemd-journald running?", .memfd = true,
+	};
 }
 
 int journald_probe(const char *path, struct werr *e)

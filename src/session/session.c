@@ -871,8 +871,9 @@ static int session_start(struct session *sn, struct werr *e)
  * waited for (killed as the run ended: its exit ran meanwhile) and the
  * cgroups it was in (their last check was made for the record: sandbox_gone), the
  * layout, the journal's and syslog's senders and the detector (they
- * outlive the log they take its lines from), the sandbox's closes joined, the summary, the spec,
- * the identity, the secrets, the task, the agent and the policy; the log's
+ * outlive the log they take its lines from), the sandbox's closes joined,
+ * the summary, the spec, the identity, the secrets, the task, the agent and
+ * the policy; the log's
  * fsync last. */
 static void session_end(struct session *sn)
 {
