@@ -328,6 +328,11 @@ wfault_lib() {
 # under load). tests/lint/pipes.sh keeps `| grep -q` out of the tests.
 matches() { grep "$@" >/dev/null; }
 
+# latest_log: the newest session log of this test's HOME (nothing when
+# there is none).
+# shellcheck disable=SC2012 # warden's own file names
+latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
+
 # path_without_home_tools: $PATH without what would have warden expose an
 # interpreter from the home for what a command runs by name inside
 # (t_vmshim.sh, test_vmshim_*_by_name_inside): the version managers' shims

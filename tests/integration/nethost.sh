@@ -412,9 +412,6 @@ PY
 
 # ---- the session log's net events ---------------------------------------
 
-# proxy_log: the newest session log of this test's HOME.
-# shellcheck disable=SC2012 # names of our own making
-proxy_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 nh_write_events() {
 	[[ -f $T_TMP/nh_events.py ]] && return 0
@@ -484,7 +481,7 @@ net_events() {
 	nh_python
 	nh_write_events
 	local f
-	f=$(proxy_log)
+	f=$(latest_log)
 	NET_EVENTS=
 	[[ -n $f ]] || return 1
 	NET_EVENTS=$("$NH_PY" "$T_TMP/nh_events.py" "$f" match "$@")
@@ -497,7 +494,7 @@ net_expect() {
 	shift
 	net_events "$@" && return 0
 	local all
-	all=$("$NH_PY" "$T_TMP/nh_events.py" "$(proxy_log)" all 2>/dev/null)
+	all=$("$NH_PY" "$T_TMP/nh_events.py" "$(latest_log)" all 2>/dev/null)
 	fail "$label: no net event with $* (net events: $(excerpt "${all:-none}"))"
 }
 
@@ -514,7 +511,7 @@ net_fields() {
 	nh_python
 	nh_write_events
 	local f out
-	f=$(proxy_log)
+	f=$(latest_log)
 	[[ -n $f ]] || { fail "$1: no session log"; return 0; }
 	out=$("$NH_PY" "$T_TMP/nh_events.py" "$f" fields)
 	[[ -z $out ]] || fail "$1: net events lacking fields: $(excerpt "$out")"

@@ -568,7 +568,7 @@ test_claude_shim() {
 	printf '$ claude --version\n%s\n' "$out"
 	grep -q 'Claude Code' <<<"$out" || fail "claude --version through the shim: $(excerpt "$out")"
 	local log
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
+	log=$(latest_log)
 	[[ -n $log ]] || fail 'no session log: claude did not run under warden'
 	[[ -z $log ]] || grep '"event":"session.start"' "$log" | matches '"agent":{"name":"claude"' ||
 		fail "session.start is not the claude profile's: $(excerpt "$(head -c 600 "$log")")"

@@ -366,7 +366,7 @@ test_agent_settings_guard() {
 	assert_out_lacks MANAGED-WRITTEN 'the managed settings are read-only'
 	assert_err_match "settings.json: hooks, permissions, disableAllHooks changed during the session.*restored" 'the user is told'
 	assert_err_match "risk score .* \(last: agent.settings-changed\)" 'rated high enough to warn'
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	grep -q "\"event\":\"alert\",\"rule\":\"agent.settings-changed\",\"path\":\"$st\",\"action\":\"restored\",\"detail\":\"hooks, permissions, disableAllHooks changed during the session\"" "$f" ||
 		fail "no alert for the changed settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
 	python3 - "$st" <<'PY' || fail "the settings are not restored: $(excerpt "$(cat "$st")")"
@@ -395,7 +395,7 @@ PY
 	wrun -- claude 'true'
 	assert_rc 0 'a session that changes nothing'
 	[[ $ERR != *"during the session"* ]] || fail "said for unchanged settings: $(excerpt "$ERR")"
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	! grep -q '"rule":"agent.settings-changed"' "$f" || fail "an alert for unchanged settings: $(excerpt "$(grep '"event":"alert"' "$f")")"
 }
 
@@ -430,7 +430,7 @@ test_agent_settings_guard_killed() {
 	assert_out_lacks 'Bash' "the next agent does not start with the killed session's change"
 	assert_out_match 'settings=.*"model":"mine"' "the agent's other key kept"
 	assert_err_match "settings.json: permissions changed during a session that ended without warden's check.*restored" 'the user is told'
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	grep -q "\"event\":\"alert\",\"rule\":\"agent.settings-changed\",\"path\":\"$st\",\"action\":\"restored\",\"detail\":\"permissions changed during a session that ended without its check\"" "$f" ||
 		fail "no alert for the settings left changed: $(excerpt "$(grep '"event":"alert"' "$f")")"
 	# a session that ends normally after it: nothing more to say

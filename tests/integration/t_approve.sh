@@ -13,7 +13,6 @@
 # shellcheck source=nethost.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 
-ap_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # ap_web: an HTTP server of a token on the host's loopback; sets AP_PORT
 # and AP_TOKEN (a second call, AP_PORT2).
@@ -70,7 +69,7 @@ ap_wait_done() {
 # approval events of the last session matching all the given strings
 ap_events() {
 	local f line ok s n=0
-	f=$(ap_log)
+	f=$(latest_log)
 	while IFS= read -r line; do
 		ok=1
 		for s; do [[ $line == *"$s"* ]] || ok=0; done
@@ -167,7 +166,7 @@ test_approve_exec_and_write() {
 	assert_host_file "$WS/a.secret" x 'the allowed write'
 	assert_host_absent "$WS/b.secret" 'the denied write'
 	local f
-	f=$(ap_log)
+	f=$(latest_log)
 	grep '"event":"exec"' "$f" | grep '"argv":\["date"' | grep '"decision":"deny","reason":"denied by approve' >/dev/null ||
 		fail 'the denied exec is not on the record'
 	grep '"event":"file"' "$f" | grep 'b.secret' | grep '"decision":"deny"' >/dev/null ||
@@ -220,7 +219,7 @@ test_approve_agent_cannot_answer() {
 	ap_wait_done
 	assert_out_lacks CONNECTED 'the agent reached the control socket'
 	assert_out_lacks SEEN "the agent sees warden's control directory"
-	grep '"event":"alert"' "$(ap_log)" | grep '"rule":"control.inside"' |
+	grep '"event":"alert"' "$(latest_log)" | grep '"rule":"control.inside"' |
 		grep -q "\"where\":\"$(control_dir)/" ||
 		fail "the agent's connect to the control socket is not on the record"
 	assert_out_match '^asked 403 .*denied by approve' 'the question stayed the test'\''s to answer'
@@ -251,7 +250,7 @@ test_approve_control_other_uid() {
 	ap_answer "$id" deny
 	ap_wait_done
 	assert_out_match '^asked 403 .*denied by approve' 'the other uid did not answer'
-	grep -q '"rule":"control.refused"' "$(ap_log)" || fail 'the refused client is not on the record'
+	grep -q '"rule":"control.refused"' "$(latest_log)" || fail 'the refused client is not on the record'
 }
 
 # An ask rule on a method and path: the question names the request, and

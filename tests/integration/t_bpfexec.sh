@@ -10,7 +10,6 @@
 # cannot be had, saying why.
 # shellcheck shell=bash
 
-bpf_latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # Skips unless this host enforces the exec rules in the kernel for warden.
 bpf_need() {
@@ -69,7 +68,7 @@ test_bpfexec_bypasses() {
 		note "no cc here: the workspace's own program and library were not tried"
 	fi
 	local f n
-	f=$(bpf_latest_log)
+	f=$(latest_log)
 	n=$(grep '"event":"exec"' "$f" | grep '"enforced_by":"bpf-lsm"' | grep -c '"decision":"deny"')
 	((n >= 5)) || fail "expected a kernel refusal event for each mapping, found $n"
 	for p in mmap_file file_mprotect; do
@@ -116,7 +115,7 @@ test_bpfexec_parallel_loaders() {
 	assert_out_line 'loaded=8' 'the loaders ran'
 	grep -q '^FAIL' <<<"$OUT" && fail "processes were refused: $(grep '^FAIL' <<<"$OUT" | head -n 5)"
 	local f n end
-	f=$(bpf_latest_log)
+	f=$(latest_log)
 	n=$(grep '"event":"exec"' "$f" | grep '"enforced_by":"bpf-lsm"' | grep -c '"decision":"deny"')
 	((n == 0)) || fail "the kernel refused $n mappings or execs: $(grep '"enforced_by":"bpf-lsm"' "$f" | head -n 2)"
 	end=$(grep '"event":"session.end"' "$f" | grep -o '"kernel":{[^}]*}')

@@ -62,7 +62,7 @@ test_cache_kept_per_workspace() {
 		fail "session.start does not record the caches: $(excerpt "$start")"
 	if have python3 && python3 -c 'import jsonschema' 2>/dev/null && [[ -f ${SC_SCHEMA-} ]]; then
 		local f
-		f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+		f=$(latest_log)
 		python3 "$SC_DIR/schema_check.py" "$SC_SCHEMA" "$f" 2>"$T_TMP/schema.err" >/dev/null ||
 			fail "lines the schema does not describe: $(head -c 1500 "$T_TMP/schema.err")"
 	else

@@ -24,7 +24,7 @@ cq() {
 # (canary.opened by default), in CALERTS.
 canary_alerts() {
 	local log
-	log=$(proxy_log)
+	log=$(latest_log)
 	[[ -n $log ]] || fatal 'no session log'
 	CALERTS=$(grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"${1:-canary.opened}\"")
 }

@@ -988,7 +988,7 @@ test_checkpoint_exclude_non_utf8() {
 	assert_out_has '"excluded":["cache-\\xFF"]' 'the path left out, escaped'
 	grep -q '"escaped":\[[^]]*"excluded"' <<<"$OUT" || fail "the checkpoint does not list excluded as escaped: $(excerpt "$OUT")"
 	local f
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	if have python3 && python3 -c 'import jsonschema' 2>/dev/null && [[ -f ${SC_SCHEMA-} ]]; then
 		python3 "$SC_DIR/schema_check.py" "$SC_SCHEMA" "$f" 2>"$T_TMP/schema.err" >/dev/null ||
 			fail "lines the schema does not describe: $(head -c 1500 "$T_TMP/schema.err")"

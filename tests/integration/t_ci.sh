@@ -21,11 +21,10 @@ ci_env() {
 	ART=$RUNNER_TEMP/warden-artifacts
 }
 
-ci_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # ci_approval: the last approval event ending a question, in LINE.
 ci_approval() {
-	LINE=$(grep -F '"event":"approval"' "$(ci_log)" | grep -E '"phase":"(answered|timeout)"' | tail -n 1)
+	LINE=$(grep -F '"event":"approval"' "$(latest_log)" | grep -E '"phase":"(answered|timeout)"' | tail -n 1)
 }
 
 # An `exec ask` rule, no reviewer, no webhook: refused at once (not after
@@ -69,7 +68,7 @@ test_ci_risk_ask_kills() {
 	grep -qx end <<<"$OUT" && fail 'the sandbox went on after the risk question'
 	ci_approval
 	[[ $LINE == *'"kind":"risk"'* && $LINE == *'"by":"ci"'* ]] || fail "the risk question was not refused by ci: $(excerpt "$LINE")"
-	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' >/dev/null || fail 'no kill action'
+	grep -F '"event":"action"' "$(latest_log)" | grep -F '"action":"kill"' >/dev/null || fail 'no kill action'
 }
 
 # The artifacts and the summary of a session in a git workspace that
@@ -84,7 +83,7 @@ test_ci_artifacts() {
 	assert_rc 0
 	assert_err_match 'CI summary in' 'the user is told where'
 	local log id
-	log=$(ci_log)
+	log=$(latest_log)
 	id=$(basename "$log" .jsonl)
 	[[ -f $ART/$id.jsonl ]] || fatal "no log in the artifacts: $(ls "$ART" 2>&1)"
 	cmp -s "$log" "$ART/$id.jsonl" || fail 'the artifact log is not the session log'
@@ -122,7 +121,7 @@ test_ci_fail_on() {
 	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
 	wsh './wprobe unshare user; true' --profile "$T_TMP/quiet" --fail-on high
 	assert_rc 123
-	grep -F '"event":"alert"' "$(ci_log)" | matches -F '"severity":"high"' || fail 'no high alert in the log'
+	grep -F '"event":"alert"' "$(latest_log)" | matches -F '"severity":"high"' || fail 'no high alert in the log'
 	grep -qF -- '--fail-on high: **failed**' "$ART/summary.md" || fail "the summary does not say it failed"
 	wsh 'true' --profile "$T_TMP/quiet" --fail-on high
 	assert_rc 0
@@ -162,7 +161,7 @@ test_ci_github_action() {
 	grep -qF "artifacts=$ART" "$T_TMP/gh-output" || fail "no artifacts output: $(excerpt "$(cat "$T_TMP/gh-output")")"
 	[[ -f $ART/summary.md ]] || fail "no summary in $ART"
 	grep -qF -- '--fail-on high: **failed**' "$GITHUB_STEP_SUMMARY" || fail 'the step summary does not say it failed'
-	grep -qF '"event":"session.start"' "$(ci_log)" || fail 'no session log'
+	grep -qF '"event":"session.start"' "$(latest_log)" || fail 'no session log'
 	GITHUB_ACTION_PATH=$root PATH=$T_TMP/bin:$PATH WARDEN_COMMAND=true WARDEN_DEB=$T_TMP/missing.deb \
 		bash -c "$step" </dev/null >/dev/null 2>"$T_TMP/.err"
 	RC=$?
@@ -182,8 +181,8 @@ test_ci_freeze_on_terminal() {
 	((SECONDS - t0 < 20)) || fail "the frozen session lasted $((SECONDS - t0)) s"
 	assert_rc 137
 	grep -qx went-on <<<"$OUT" && fail 'the sandbox went on after its freeze'
-	grep -F '"event":"action"' "$(ci_log)" | grep -F '"action":"kill"' | matches -F 'nobody to decide' ||
-		fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$(ci_log)")")"
+	grep -F '"event":"action"' "$(latest_log)" | grep -F '"action":"kill"' | matches -F 'nobody to decide' ||
+		fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$(latest_log)")")"
 }
 
 # The Action's step with the real Claude Code (agent input claude) against

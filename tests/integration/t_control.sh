@@ -9,7 +9,6 @@
 # uid cannot use the socket (root only).
 # shellcheck shell=bash
 
-ct_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # ct_start [warden run args]: a session in the background whose loop
 # appends a counter to $WS/counter, a line each time (a freeze between the
@@ -50,7 +49,7 @@ ct_any_session() {
 ct_counter() { tail -n 1 "$WS/counter" 2>/dev/null; }
 
 # ct_actions ACTION: the action events of ACTION in the last session's log.
-ct_actions() { grep '"event":"action"' "$(ct_log)" | grep -F "\"action\":\"$1\""; }
+ct_actions() { grep '"event":"action"' "$(latest_log)" | grep -F "\"action\":\"$1\""; }
 
 # The sandbox's processes (the loop's shell and its sleep), host pids: those
 # with the marker in another pid namespace than the host's (timeout and
@@ -187,7 +186,7 @@ test_control_freeze_resume_kill() {
 test_control_freeze_resume_kill_cgroup() {
 	printf 'limit memory 1G\n' >"$T_TMP/p"
 	ct_cycle "$T_TMP/p"
-	if grep -q '"memory":{[^}]*"by":"cgroup","detail":"[^"]*cgroup v2' "$(ct_log)"; then
+	if grep -q '"memory":{[^}]*"by":"cgroup","detail":"[^"]*cgroup v2' "$(latest_log)"; then
 		ct_actions freeze | head -n 1 | grep '"how":"cgroup"' >/dev/null ||
 			fail "a session cgroup v2, but the freeze was not by it: $(ct_actions freeze | head -n 1)"
 		ct_actions kill | grep '"how":"cgroup"' >/dev/null || fail "the kill was not by the cgroup: $(ct_actions kill)"
@@ -216,7 +215,7 @@ test_control_frozen_signal_kills() {
 	((RC == 137)) || fail "killed, warden exited $RC (not 137)"
 	ct_actions kill | grep -F '"by":"signal"' | matches -F '"reason":"SIGTERM while frozen"' ||
 		fail "no kill by the signal: $(excerpt "$(ct_actions kill)")"
-	grep -q '"event":"kill"' "$(ct_log)" && fail 'the grace period ran although frozen'
+	grep -q '"event":"kill"' "$(latest_log)" && fail 'the grace period ran although frozen'
 	return 0
 }
 
@@ -285,8 +284,8 @@ test_control_other_uid() {
 	c1=$(ct_counter)
 	sleep 0.5
 	[[ $(ct_counter) -gt $c1 ]] 2>/dev/null || fail 'the session does not run on after the other uid'"'"'s tries'
-	grep -q '"rule":"control.refused"' "$(ct_log)" || fail 'the refused client is not on the record'
-	grep -q '"event":"action"' "$(ct_log)" && fail "an action on another uid's word"
+	grep -q '"rule":"control.refused"' "$(latest_log)" || fail 'the refused client is not on the record'
+	grep -q '"event":"action"' "$(latest_log)" && fail "an action on another uid's word"
 	wardenc kill "$CT_SESSION"
 	assert_rc 0 'warden kill'
 	wait "$TPID"

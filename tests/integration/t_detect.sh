@@ -28,7 +28,7 @@ dt_quiet() {
 # (with SEVERITY); the detector's own link an event that is in the log.
 dt_alert() {
 	local log line seq
-	log=$(proxy_log)
+	log=$(latest_log)
 	[[ -n $log ]] || fatal 'no session log'
 	line=$(grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"" | head -n 1)
 	if [[ -z $line ]]; then
@@ -44,7 +44,7 @@ dt_alert() {
 
 dt_no_alert() {
 	local log
-	log=$(proxy_log)
+	log=$(latest_log)
 	grep -F '"event":"alert"' "$log" | grep -F "\"rule\":\"$1\"" >/dev/null && fail "a $1 alert where none belongs"
 	return 0
 }
@@ -142,7 +142,7 @@ test_detect_recon_env() {
 	wsh 'env >/dev/null; /usr/bin/env true; echo ok' --profile "$(dt_quiet)"
 	dt_alert recon.env low
 	# `env PROGRAM` (a #! line's) is not a listing: one alert, not two
-	[[ $(grep -F '"event":"alert"' "$(proxy_log)" | grep -cF '"rule":"recon.env"') == 1 ]] ||
+	[[ $(grep -F '"event":"alert"' "$(latest_log)" | grep -cF '"rule":"recon.env"') == 1 ]] ||
 		fail 'env with a program counted as a listing'
 }
 
@@ -267,7 +267,7 @@ test_detect_seq_writable_exec_then_connect() {
 	wsh "unset NO_PROXY no_proxy; cp \"\$(command -v curl)\" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \
 		--profile "$(dt_quiet)" --allow-net "127.0.0.1:$SINK_PORT"
 	dt_alert seq.writable-exec-then-connect medium
-	grep -F '"event":"exec"' "$(proxy_log)" | grep -F '/mycurl"' | matches -F '"writable":true' ||
+	grep -F '"event":"exec"' "$(latest_log)" | grep -F '/mycurl"' | matches -F '"writable":true' ||
 		fail 'the copy in the workspace is not logged as writable'
 	# a refused connection is not one out
 	wsh 'cp "$(command -v curl)" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://c2.example.invalid/; echo ok' \
@@ -280,7 +280,7 @@ test_detect_seq_writable_exec_then_connect() {
 		--profile "$(dt_quiet "read-only $T_TMP/ro-bin")" --allow-net "127.0.0.1:$SINK_PORT"
 	assert_out_has ok
 	local ev
-	ev=$(grep -F '"event":"exec"' "$(proxy_log)" | grep -F "ro-bin/mycurl\",\"argv")
+	ev=$(grep -F '"event":"exec"' "$(latest_log)" | grep -F "ro-bin/mycurl\",\"argv")
 	[[ -n $ev ]] || fail "no exec event of $T_TMP/ro-bin/mycurl"
 	[[ $ev == *'"writable":true'* ]] && fail "a read-only program logged as writable: $(excerpt "$ev")"
 	dt_no_alert seq.writable-exec-then-connect
@@ -332,7 +332,7 @@ MK
 	assert_rc 0 'the build'
 	assert_out_has built
 	local log
-	log=$(proxy_log)
+	log=$(latest_log)
 	grep -F '"event":"alert"' "$log" | grep -E '"severity":"(medium|high|critical)"' &&
 		fail "an alert above low in a normal build"
 	grep -F '"event":"risk"' "$log" | grep -vF '"level":"warn"' && fail 'a threshold above warn in a normal build'
@@ -346,7 +346,7 @@ test_detect_normal_build() { dt_normal_build; }
 test_detect_normal_build_audit_files() {
 	printf 'audit files\n' >"$T_TMP/files.profile"
 	dt_normal_build "$T_TMP/files.profile"
-	grep -qF '"event":"file"' "$(proxy_log)" || fail 'no file events: the variant tested nothing'
+	grep -qF '"event":"file"' "$(latest_log)" || fail 'no file events: the variant tested nothing'
 }
 
 # ---- the thresholds ---------------------------------------------------------
@@ -356,7 +356,7 @@ test_detect_canary_read_kills() {
 	assert_rc 137 'the session killed'
 	assert_out_lacks survived
 	local log
-	log=$(proxy_log)
+	log=$(latest_log)
 	dt_alert canary.opened critical
 	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"detector"' >/dev/null ||
 		fail "no kill action by the detector: $(excerpt "$(grep -F '"event":"action"' "$log")")"
@@ -376,7 +376,7 @@ test_detect_canary_token_kills() {
 	assert_rc 137 'the session killed'
 	assert_out_lacks survived
 	dt_alert canary.token critical
-	grep -F '"event":"action"' "$(proxy_log)" | grep -F '"action":"kill"' | grep -F '"by":"detector"' >/dev/null ||
+	grep -F '"event":"action"' "$(latest_log)" | grep -F '"action":"kill"' | grep -F '"by":"detector"' >/dev/null ||
 		fail 'no kill action by the detector'
 }
 
@@ -410,7 +410,7 @@ test_detect_freeze_then_kill() {
 	local rc=$?
 	[[ $rc == 137 ]] || fail "warden ended with $rc after the kill, not 137"
 	local log
-	log=$(proxy_log)
+	log=$(latest_log)
 	grep -F '"event":"action"' "$log" | grep -F '"action":"freeze"' | grep -F '"by":"detector"' >/dev/null ||
 		fail 'no freeze by the detector'
 	grep -F '"event":"risk"' "$log" | grep -F '"level":"freeze"' >/dev/null || fail 'no risk event at the freeze threshold'
@@ -447,7 +447,7 @@ test_detect_freeze_timeout() {
 	local rc=$? log ms
 	[[ $rc == 137 ]] || fail "the freeze timed out, yet warden ended with $rc, not 137"
 	grep -qx went-on "$T_TMP/ft.out" && fail 'the sandbox went on after its freeze'
-	log=$(proxy_log)
+	log=$(latest_log)
 	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"timeout"' |
 		grep -qF '"reason":"frozen for 3s without `warden resume` (`freeze timeout 3s`)"' ||
 		fail "no kill by the freeze's timeout: $(excerpt "$(grep -F '"event":"action"' "$log")")"
@@ -467,7 +467,7 @@ test_detect_freeze_unattended() {
 	local rc=$? log ms
 	[[ $rc == 137 ]] || fail "frozen with nobody to decide, yet warden ended with $rc, not 137"
 	grep -qx went-on "$T_TMP/fu.out" && fail 'the sandbox went on after its freeze'
-	log=$(proxy_log)
+	log=$(latest_log)
 	grep -F '"event":"action"' "$log" | grep -F '"action":"kill"' | grep -F '"by":"timeout"' |
 		grep -qF 'nobody to decide' || fail "no kill for want of someone to decide: $(excerpt "$(grep -F '"event":"action"' "$log")")"
 	ms=$(dt_ms_between "$log" '"action":"freeze"' '"action":"kill"')
@@ -517,7 +517,7 @@ R
 	wsh '/bin/echo detect-marker; env >/dev/null' --profile "$T_TMP/quiet.profile"
 	dt_alert my.marker medium
 	dt_no_alert recon.env
-	grep -F '"rule":"my.marker"' "$(proxy_log)" | grep -F '"detail":"the marker ran"' >/dev/null || fail 'no detail'
+	grep -F '"rule":"my.marker"' "$(latest_log)" | grep -F '"detail":"the marker ran"' >/dev/null || fail 'no detail'
 	wardenc rules show --profile "$T_TMP/quiet.profile"
 	assert_out_has "rule my.marker medium    # $T_TMP/my.rules:2"
 	assert_out_lacks 'rule recon.env low'
@@ -620,9 +620,9 @@ R
 	((t1 - t0 < 6000000)) || fail "8 execs with a slow pattern took $(((t1 - t0) / 1000)) ms"
 	((worst < 1000000)) || fail "warden status took $((worst / 1000)) ms while the rules matched"
 	dt_alert detect.rule-bounded high
-	grep -F '"rule":"detect.rule-bounded"' "$(proxy_log)" | grep -F 'rule my.costly' |
+	grep -F '"rule":"detect.rule-bounded"' "$(latest_log)" | grep -F 'rule my.costly' |
 		grep -qF 'the rule is off for the rest of the session' || fail 'the alert does not name my.costly'
-	[[ $(grep -cF '"rule":"detect.rule-bounded"' "$(proxy_log)") == 1 ]] || fail 'the costly rule was not turned off'
+	[[ $(grep -cF '"rule":"detect.rule-bounded"' "$(latest_log)") == 1 ]] || fail 'the costly rule was not turned off'
 	dt_no_alert my.costly
 	grep -qF 'warning: rule my.costly' "$T_TMP/rx.out.err" || fail "no warning on stderr: $(excerpt "$(cat "$T_TMP/rx.out.err")")"
 }

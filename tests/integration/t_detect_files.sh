@@ -18,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 # linked events has TEXT in its line (the alert is for that action).
 dtf_alert_on() {
 	local log line seq
-	log=$(proxy_log)
+	log=$(latest_log)
 	[[ -n $log ]] || fatal 'no session log'
 	while read -r line; do
 		for seq in $(sed -n 's/.*"links":\[\([0-9,]*\)\].*/\1/p' <<<"$line" | tr ',' ' '); do
@@ -33,7 +33,7 @@ dtf_alert_on() {
 # event with TEXT in its line.
 dtf_no_alert_on() {
 	local log line seq
-	log=$(proxy_log)
+	log=$(latest_log)
 	while read -r line; do
 		for seq in $(sed -n 's/.*"links":\[\([0-9,]*\)\].*/\1/p' <<<"$line" | tr ',' ' '); do
 			grep -F "\"seq\":$seq," "$log" | matches -F -- "$2" && fail "a $1 alert for $2"
@@ -45,7 +45,7 @@ dtf_no_alert_on() {
 # dtf_alert_on_path RULE PATH ACTION: the newest log has an alert of RULE
 # for PATH (workspace-relative) with ACTION (the sweep's).
 dtf_alert_on_path() {
-	grep -F '"event":"alert"' "$(proxy_log)" | grep -F "\"rule\":\"$1\"" | grep -F "\"path\":\"$2\"" |
+	grep -F '"event":"alert"' "$(latest_log)" | grep -F "\"rule\":\"$1\"" | grep -F "\"path\":\"$2\"" |
 		matches -F "\"action\":\"$3\"" || fail "no $1 alert for $2 ($3)"
 }
 
@@ -80,7 +80,7 @@ test_detect_files_persist_protected() {
 	wsh 'echo "{}" > .vscode/settings.json; echo rc=$?' --profile "$(dtf_profile)"
 	assert_out_match 'rc=[1-9]' 'the protected path refused'
 	dtf_alert_on persist.startup-file '/.vscode/settings.json"'
-	grep -F '"event":"file"' "$(proxy_log)" | matches -F '"reason":"protected' ||
+	grep -F '"event":"file"' "$(latest_log)" | matches -F '"reason":"protected' ||
 		fail "no file event with the reason 'protected path' for the refused write"
 	dtf_alert_on persist.protected-path '/.vscode/settings.json"'
 }
@@ -108,7 +108,7 @@ test_detect_files_persist_git() {
 	dtf_alert_on persist.git-hooks-path core.hooksPath
 	dtf_alert_on persist.git-config '/.gitconfig"'
 	dtf_no_alert_on persist.git-config '/.git/config"'
-	grep -F '"event":"file"' "$(proxy_log)" | grep -F "\"path\":\"$WS/.git/config\"" |
+	grep -F '"event":"file"' "$(latest_log)" | grep -F "\"path\":\"$WS/.git/config\"" |
 		matches -F '"new_repo":true' || fail "the new repository's config write is not marked new_repo"
 	dtf_alert_on_path git.created-in-sandbox .git quarantined
 	# A repository there at start: its config is no new one's (protected,
@@ -118,7 +118,7 @@ test_detect_files_persist_git() {
 	wsh 'printf "[core]\n\tfsmonitor = sh -c evil\n" >> .git/config; echo ok' --profile "$(dtf_profile)"
 	assert_out_has ok
 	dtf_alert_on persist.git-config '/.git/config"'
-	! grep -F '"event":"file"' "$(proxy_log)" | matches -F '"new_repo"' ||
+	! grep -F '"event":"file"' "$(latest_log)" | matches -F '"new_repo"' ||
 		fail "a write of the config there at start is marked new_repo"
 }
 

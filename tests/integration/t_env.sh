@@ -71,7 +71,7 @@ test_env_update_checks_off() {
 	wrun -- npm test
 	assert_rc 0 'npm test'
 	[[ $ERR == *'refused during this session'* ]] && fail "a refusal listed: $(excerpt "$ERR")"
-	grep -F '"event":"net"' "$(proxy_log)" && fail 'npm tried a connection'
+	grep -F '"event":"net"' "$(latest_log)" && fail 'npm tried a connection'
 	wrun -- env
 	local kv
 	for kv in NPM_CONFIG_UPDATE_NOTIFIER=false NO_UPDATE_NOTIFIER=1 PIP_DISABLE_PIP_VERSION_CHECK=1 DO_NOT_TRACK=1; do
@@ -80,7 +80,7 @@ test_env_update_checks_off() {
 	printf 'env unset NPM_CONFIG_UPDATE_NOTIFIER\n' >"$T_TMP/notifier.profile"
 	wrun --profile "$T_TMP/notifier.profile" -- npm test
 	assert_rc 0 'npm test, the check on'
-	grep -F '"event":"net"' "$(proxy_log)" | matches -F '"host":"registry.npmjs.org"' ||
+	grep -F '"event":"net"' "$(latest_log)" | matches -F '"host":"registry.npmjs.org"' ||
 		fail 'no update check with the variable unset: the first half showed nothing'
 	assert_err_match 'registry\.npmjs\.org:443: no rule allows it' 'the refusal listed'
 }

@@ -4,8 +4,6 @@
 # (check_log, the chain check, lives in t_audit.sh.)
 # shellcheck shell=bash
 
-# latest_log: the newest session log of this test's HOME.
-latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 test_events_exec_refusals_connect() {
 	git init -q . 2>/dev/null || mkdir -p .git/hooks
@@ -207,7 +205,7 @@ test_events_syslog() {
 		"$T_TMP/syslog.out" ||
 		fail "session.start did not reach syslog: $(excerpt "$(cat "$T_TMP/syslog.out" 2>/dev/null)")"
 	grep -q '"event":"session.end"' "$T_TMP/syslog.out" || fail 'session.end did not reach syslog'
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	matches -E '"event":"session.end".*"syslog":\{"sent":[1-9][0-9]*,"dropped":0\}' "$f" ||
 		fail "session.end does not count what syslog was sent: $(tail -c 400 "$f")"
 	wrun --log nowhere -- true
@@ -231,7 +229,7 @@ test_events_syslog_stalled() {
 	assert_rc 0 'a session with a stalled syslog daemon'
 	assert_out_line done 'the command ran to its end'
 	assert_err_match "syslog: the entry of event [0-9]+ \\([a-z.]+\\) was not sent to /dev/log: syslog's queue stayed full"
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	matches -E '"event":"session.end".*"syslog":\{"sent":[0-9]+,"dropped":[1-9][0-9]*\}' "$f" ||
 		fail "session.end does not count the lost messages: $(tail -c 400 "$f")"
 	[[ $(grep -c '"event":"exec"' "$f") -ge $n ]] || fail 'the log does not have every exec'

@@ -6,7 +6,6 @@
 # and line before anything starts.
 # shellcheck shell=bash
 
-latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 test_exec_deny_bypasses() {
 	local ld

@@ -12,7 +12,6 @@
 # shellcheck shell=bash
 
 EI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 ei_code() { python3 "$EI_DIR/elfcode.py" "$1"; }
 ei_loader() { ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1; }
 

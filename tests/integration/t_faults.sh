@@ -13,7 +13,6 @@
 # mid-session: the session ends as its command did, and says so once.
 # shellcheck shell=bash
 
-latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # fd_flood LIMIT: the attack under `ulimit -Hn LIMIT`.
 fd_flood() {
@@ -375,7 +374,7 @@ test_fault_exited_unsent() {
 		WFAULT_EXITED=$which LD_PRELOAD=$WFAULT wrun -- sh -c 'echo RAN; exit 5'
 		assert_rc 5 "EXITED $which: the command's status"
 		assert_out_has RAN "EXITED $which: the command"
-		log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
+		log=$(latest_log)
 		tail -n 1 "$log" | matches '"event":"session.end".*"exit":5' ||
 			fail "EXITED $which: session.end: $(excerpt "$(tail -n 1 "$log")")"
 	done
@@ -499,7 +498,7 @@ time.sleep(120)' "$kind" >"$T_TMP/hold.out" 2>&1 &
 host_limit_alerted() {
 	[[ $ERR != *'risk score'* ]] || fail "a risk warning for the host's limit: $(excerpt "$ERR")"
 	local log
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	log=$(latest_log)
 	grep -F "\"rule\":\"$1\"" "$log" | matches -F "$2" ||
 		fail "no $1 alert saying '$2': $(excerpt "$(grep alert "$log")")"
 }
@@ -533,7 +532,7 @@ test_fault_fanotify_groups() {
 	assert_out_line ran
 	assert_err_match "file reads outside the workspace are not recorded: .*; the kernel's limit of fanotify groups for your user is reached \(sysctl fs\.fanotify\.max_user_groups, 1 here"
 	host_limit_alerted files.reads-unrecorded 'fs.fanotify.max_user_groups, 1 here'
-	! grep -qF '"op":"open","access":"read"' "$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)" ||
+	! grep -qF '"op":"open","access":"read"' "$(latest_log)" ||
 		fail 'reads recorded without a fanotify group'
 }
 

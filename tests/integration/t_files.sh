@@ -6,10 +6,9 @@
 # minimal` turns the events off and `audit files` records more.
 # shellcheck shell=bash
 
-fl_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # fl_events: the latest session's `file` events, in OUT's place (FL).
-fl_events() { FL=$(grep -F '"event":"file"' "$(fl_log)"); }
+fl_events() { FL=$(grep -F '"event":"file"' "$(latest_log)"); }
 
 # fl_has PATH DECISION [REASON]: a file event on PATH with that decision
 # (and reason, a prefix), access write.
@@ -203,7 +202,7 @@ test_files_bad_names() {
 	wsh "echo x > \"\$(printf 'bad\\377name')\"; echo y > /tmp/$long; echo \"long rc=\$?\"; echo done"
 	assert_out_has done
 	local f
-	f=$(fl_log)
+	f=$(latest_log)
 	local v
 	v=$("$WPROBE" jsonl <"$f")
 	[[ $v == VALID* ]] || fail "the log is not JSON Lines: $v"
@@ -245,7 +244,7 @@ test_files_reads_outside() {
 	# the spelling through .. is the exec's argument (the alert's link);
 	# the read is recorded under the path it resolved to
 	fl_read /tmp/up-read.txt
-	grep -qF '"rule":"fs.parent-traversal"' "$(fl_log)" || fail 'no fs.parent-traversal alert'
+	grep -qF '"rule":"fs.parent-traversal"' "$(latest_log)" || fail 'no fs.parent-traversal alert'
 	grep -F '"access":"read"' <<<"$FL" | matches -F "\"path\":\"$WS/inside.txt\"" &&
 		fail "a read in the workspace recorded: $(excerpt "$FL")"
 	grep -F '"access":"read"' <<<"$FL" | matches -F '"path":"/etc/passwd"' &&
@@ -270,8 +269,8 @@ test_files_reads_helper_lost() {
 	helper=$(pgrep -P "$WPID" -x warden-fanread)
 	[[ -n $helper ]] || fatal "no warden-fanread child of warden ($WPID): $(ps -o pid,comm --ppid "$WPID" | tr '\n' ' ')"
 	kill -KILL "$helper"
-	wait_for "$(fl_log)" '"rule":"files.reads-lost"' 5 ||
-		fail "no files.reads-lost alert after the helper was killed: $(excerpt "$(cat "$(fl_log)")")"
+	wait_for "$(latest_log)" '"rule":"files.reads-lost"' 5 ||
+		fail "no files.reads-lost alert after the helper was killed: $(excerpt "$(cat "$(latest_log)")")"
 	: >go
 	wait "$TPID"
 	RC=$?
@@ -325,8 +324,8 @@ test_files_reads_helper_out_of_reach() {
 	assert_out_has done 'the command went on'
 	assert_out_has 'comms: ' 'the command listed its processes'
 	[[ $OUT == *warden-fanread* ]] && fail "the helper is visible inside: $(excerpt "$OUT")"
-	grep -qF '"rule":"files.reads-lost"' "$(fl_log)" &&
-		fail "the helper was lost: $(excerpt "$(grep -F files.reads-lost "$(fl_log)")")"
+	grep -qF '"rule":"files.reads-lost"' "$(latest_log)" &&
+		fail "the helper was lost: $(excerpt "$(grep -F files.reads-lost "$(latest_log)")")"
 	fl_events
 	fl_read /tmp/after-kill.txt
 }
@@ -367,7 +366,7 @@ test_git_config_settings_written() {
 	grep -F '"op":"rename"' <<<"$FL" | grep -F "\"path2\":\"$WS/.git/config\"" | grep -F '"decision":"allow"' |
 		grep -F '"reason":"git config written: user.email=agent@example.invalid"' >/dev/null ||
 		fail "no allowed rename naming the setting: $(excerpt "$FL")"
-	grep -qF '"event":"alert"' "$(fl_log)" && fail "an alert for git's own settings: $(grep -F '"event":"alert"' "$(fl_log)")"
+	grep -qF '"event":"alert"' "$(latest_log)" && fail "an alert for git's own settings: $(grep -F '"event":"alert"' "$(latest_log)")"
 	local before
 	before=$(cksum <.git/config)
 	wsh 'git config core.hooksPath /tmp/h; echo "hooks=$?"

@@ -449,7 +449,7 @@ test_masked_pem_certificates() {
 	fl_has "$WS/$d/cacert.pem" deny 'protected path'
 	# on the record: which files the sandbox read as certificates
 	local start
-	start=$(grep -F '"event":"session.start"' "$(fl_log)")
+	start=$(grep -F '"event":"session.start"' "$(latest_log)")
 	[[ $start == *"\"certificates\":[\"$d/cacert.pem\"]"* ]] ||
 		fail "session.start does not list the bundle alone as certificates: $(excerpt "$start")"
 	wsh "python3 -c 'import ssl; c = ssl.create_default_context(cafile=\"$d/cacert.pem\")

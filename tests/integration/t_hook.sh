@@ -298,7 +298,7 @@ EOF
 	wrun --profile "$T_TMP/p.profile" -- sh agent.sh
 	assert_rc 0 'the agent'
 	local f t1 t2
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	t1=$(grep '"event":"tool".*"phase":"pre".*"tool_use_id":"toolu_one"' "$f" | grep -o '"id":"t[0-9]*"' | cut -d'"' -f4)
 	t2=$(grep '"event":"tool".*"phase":"pre".*"tool_use_id":"toolu_two"' "$f" | grep -o '"id":"t[0-9]*"' | cut -d'"' -f4)
 	[[ -n $t1 && -n $t2 && $t1 != "$t2" ]] || fatal "no tool events for the two calls: $(excerpt "$(grep '"event":"tool"' "$f")")"
@@ -359,7 +359,7 @@ test_hook_claude_code() {
 	grep -q 'warden: denied by the policy (tool deny Bash echo denied\*' "$MOCK_RESULTS" ||
 		fail "the model did not get warden's reason: $(excerpt "$(cat "$MOCK_RESULTS" 2>/dev/null)")"
 	local f t
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	grep -q '"event":"tool","id":"t[0-9]*","phase":"pre","client":"claude","tool":"Bash","what":"echo denied > marker-deny.txt","decision":"deny"' "$f" ||
 		fail "no tool event for the denied call: $(excerpt "$(grep '"event":"tool"' "$f")")"
 	t=$(grep '"event":"tool".*"phase":"pre".*"what":"echo asked > marker-ask.txt","decision":"allow"' "$f" | grep -o '"id":"t[0-9]*"' | cut -d'"' -f4)
@@ -437,7 +437,7 @@ PY
 	assert_host_absent "$WS/gate-two.txt" "the call after the hook entries went (the gate denies it)"
 	grep -q 'warden: denied by the policy (tool deny Bash echo gate-\*' "$MOCK_RESULTS" ||
 		fail "the model did not get warden's reason: $(excerpt "$(cat "$MOCK_RESULTS" 2>/dev/null)")"
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	local what
 	for what in 'python3 off.py' 'echo gate-one > gate-one.txt' 'python3 strip.py' 'echo gate-two > gate-two.txt'; do
 		[[ $(grep -c "\"event\":\"tool\",\"id\":\"t[0-9]*\",\"phase\":\"pre\",\"client\":\"claude\",\"tool\":\"Bash\",\"what\":\"$what\"" "$f") == 1 ]] ||

@@ -10,9 +10,6 @@
 JD_BIN=/lib/systemd/systemd-journald
 JD_SOCKET=/run/systemd/journal/socket
 
-# jd_latest_log: the newest session log of this test's HOME.
-# shellcheck disable=SC2012
-jd_latest_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # jd_needs: skip unless a journald of the test's own can run here.
 jd_needs() {
@@ -82,7 +79,7 @@ test_journald_events() {
 	grep -qE '^OK +journal socket +/run/systemd/journal/socket' "$T_TMP/doctor.out" ||
 		fail "doctor does not see the journal: $(excerpt "$(grep journal "$T_TMP/doctor.out")")"
 	local f sid
-	f=$(jd_latest_log)
+	f=$(latest_log)
 	[[ -n $f ]] || fatal 'no session log'
 	sid=$(basename "$f" .jsonl)
 	local entries n lines
@@ -159,7 +156,7 @@ test_journald_gone() {
 	source "$T_TMP/.jd_bg_vars" 2>/dev/null || fatal 'the session did not end'
 	assert_rc 0 'the session, journald gone'
 	local f last sent dropped lines
-	f=$(jd_latest_log)
+	f=$(latest_log)
 	[[ -n $f ]] || fatal 'no session log'
 	lines=$(wc -l <"$f")
 	last=$(tail -n 1 "$f")
@@ -204,7 +201,7 @@ test_journald_refused() {
 	[[ $E1 == "warden: --log journald: no journal socket at $JD_SOCKET (is systemd-journald running?): No such file or directory" ]] ||
 		fail "--log journald without a journal says: $(excerpt "$E1")"
 	[[ $R2 == 125 && $E2 == *'no journal socket'* ]] || fail "--log syslog,journald without a journal: exit $R2: $(excerpt "$E2")"
-	[[ -z $(jd_latest_log) ]] || fail "a session log was made: $(jd_latest_log)"
+	[[ -z $(latest_log) ]] || fail "a session log was made: $(latest_log)"
 }
 
 test_journald_doctor_without() {

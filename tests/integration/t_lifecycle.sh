@@ -52,7 +52,7 @@ test_background_ends_with_command() {
 	n1=$(wc -c <bg.txt)
 	((n0 == n1)) || fail "bg.txt grew from $n0 to $n1 bytes after warden returned"
 	pgrep -f "$tag" >/dev/null && fail "the background process outlived the session: $(pgrep -af "$tag")"
-	log=$(ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1)
+	log=$(latest_log)
 	tail -n 1 "$log" | matches '"event":"session.end".*"exit":4' ||
 		fail "session.end: $(excerpt "$(tail -n 1 "$log")")"
 }

@@ -7,14 +7,12 @@
 # default memory limit, half of what the host has, where one is.
 # shellcheck shell=bash
 
-# shellcheck disable=SC2012 # warden's own file names
-limits_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # limits_by KIND: how the last session enforced KIND ("cgroup",
 # "RLIMIT_NPROC", "tmpfs"; "" when nothing did), from its session.start.
 limits_by() {
 	local f
-	f=$(limits_log)
+	f=$(latest_log)
 	[[ -n $f ]] || return 0
 	head -n 1 "$f" | grep -oE "\"$1\":\\{\"value\":\"[^\"]*\",\"by\":\"[^\"]*\"" | sed -E 's/.*"by":"([^"]*)"$/\1/'
 }
@@ -22,7 +20,7 @@ limits_by() {
 # limits_cgroup_gone KIND: the last session's cgroup of KIND was removed.
 limits_cgroup_gone() {
 	local f parent id
-	f=$(limits_log)
+	f=$(latest_log)
 	parent=$(head -n 1 "$f" | grep -oE "\"$1\":\{[^}]*\}" | sed -nE 's/.* below ([^"]*)".*/\1/p')
 	id=$(basename "$f" .jsonl)
 	[[ -n $parent ]] || { fail "session.start names no cgroup for $1"; return 0; }
@@ -32,7 +30,7 @@ limits_cgroup_gone() {
 # limits_events KIND: the limit events of KIND in the last session's log.
 limits_events() {
 	local f
-	f=$(limits_log)
+	f=$(latest_log)
 	[[ -n $f ]] && grep -F '"event":"limit"' "$f" | grep -F "\"kind\":\"$1\""
 }
 
@@ -96,7 +94,7 @@ test_limits_pids_fork_bomb() {
 	case $by in
 	cgroup)
 		limits_events pids | grep -F '"limit":"64"' >/dev/null ||
-			fail "no limit event of kind pids in $(limits_log)"
+			fail "no limit event of kind pids in $(latest_log)"
 		limits_cgroup_gone pids
 		;;
 	RLIMIT_NPROC)
@@ -144,8 +142,8 @@ test_limits_tmp_full() {
 	awk '$6 == "/tmp" && $2 == 8192 { found = 1 } END { exit !found }' <<<"$OUT" ||
 		fail "/tmp is not an 8M tmpfs: $(excerpt "$OUT")"
 	[[ $(limits_by tmp) == tmpfs ]] || fail "session.start: tmp not by tmpfs ('$(limits_by tmp)')"
-	limits_events tmp | grep -F '"limit":"8M"' >/dev/null || fail "no limit event of kind tmp in $(limits_log)"
-	limits_events home | grep -F '"limit":"4M"' >/dev/null || fail "no limit event of kind home in $(limits_log)"
+	limits_events tmp | grep -F '"limit":"8M"' >/dev/null || fail "no limit event of kind tmp in $(latest_log)"
+	limits_events home | grep -F '"limit":"4M"' >/dev/null || fail "no limit event of kind home in $(latest_log)"
 	# said once at the end too (the summary of refusals)
 	assert_err_match 'limit tmp 8M: .*full' 'the summary names the limit reached'
 }
@@ -206,7 +204,7 @@ test_limits_memory_cpu() {
 		else
 			assert_out_line 'dd=137' 'dd killed at limit memory 64M'
 		fi
-		limits_events memory | grep -F '"limit":"64M"' >/dev/null || fail "no limit event of kind memory in $(limits_log)"
+		limits_events memory | grep -F '"limit":"64M"' >/dev/null || fail "no limit event of kind memory in $(latest_log)"
 		limits_cgroup_gone memory
 	fi
 	if [[ $cline == *'in force: '* ]]; then
@@ -256,7 +254,7 @@ test_limits_cgroup_v2() {
 	local n
 	n=$(limits_events memory | wc -l)
 	[[ $n == 1 ]] || fail "$n limit events of kind memory for one out-of-memory kill of the sandbox (want 1): $(limits_events memory)"
-	grep -qF '"event":"session.end"' "$(limits_log)" || fail "no session.end after the sandbox's OOM"
+	grep -qF '"event":"session.end"' "$(latest_log)" || fail "no session.end after the sandbox's OOM"
 	assert_err_match 'limit memory 64M: the sandbox reached its memory limit' 'the summary names the limit'
 	limits_cgroup_gone memory
 }
@@ -267,7 +265,7 @@ test_limits_cgroup_stale() {
 	is_root || skip "the session's cgroups are made as root here (tested as root)"
 	wrun -- true
 	local parent
-	parent=$(head -n 1 "$(limits_log)" | grep -oE '"memory":\{[^}]*\}' | sed -nE 's/.* below ([^":]*).*/\1/p')
+	parent=$(head -n 1 "$(latest_log)" | grep -oE '"memory":\{[^}]*\}' | sed -nE 's/.* below ([^":]*).*/\1/p')
 	[[ -n $parent && -d $parent ]] || skip "no memory cgroup in force here"
 	local old="$parent/warden-20000101T000000Z-00000000" new="$parent/warden-20000101T000000Z-00000001"
 	mkdir "$old" "$new" || fatal "could not make cgroups in $parent"
@@ -359,7 +357,7 @@ test_limits_memory_default() {
 	warden_bg "$T_TMP/bg.out" -- sleep 2
 	local i log id got=''
 	for ((i = 0; i < 100; i++)); do
-		log=$(limits_log)
+		log=$(latest_log)
 		id=$(basename "${log:-x}" .jsonl)
 		# (the cgroup is made, then its limit written: read until it is)
 		[[ -n $log && -r $parent/warden-$id/$file ]] && got=$(<"$parent/warden-$id/$file") &&
@@ -383,7 +381,7 @@ test_limits_memory_default() {
 		assert_out_line 'dd=137' "dd killed at limit memory 1% ($inforce)"
 	fi
 	limits_events memory | grep -F "\"limit\":\"$inforce\"" >/dev/null ||
-		fail "no limit event of kind memory at $inforce in $(limits_log)"
+		fail "no limit event of kind memory at $inforce in $(latest_log)"
 	assert_err_match "limit memory $inforce: the sandbox reached its memory limit" 'the summary names the limit'
 
 	# turned off

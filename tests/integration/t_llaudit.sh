@@ -7,7 +7,6 @@
 # audit-enabled). Unprivileged, session.start says why they are off.
 # shellcheck shell=bash
 
-ll_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # ll_audit_on: root, audit on for this test (restored when it ends), and
 # warden's own verdict "on"; else skip saying why.
@@ -38,7 +37,7 @@ test_llaudit_write_denied() {
 	assert_out_has 'rc=' 'the write ran'
 	local pid f
 	pid=$(sed -n 's/^inside=//p' <<<"$OUT")
-	f=$(ll_log)
+	f=$(latest_log)
 	[[ -n $f ]] || fatal 'no session log'
 	grep -q '"landlock_audit":{"on":true' "$f" || fail 'session.start does not say Landlock audit is on'
 	local ev
@@ -64,7 +63,7 @@ test_llaudit_after_exec() {
 	ll_audit_on
 	wsh './wprobe write /proc/self/attr/current; sh -c "./wprobe write /proc/self/comm"; true'
 	local f
-	f=$(ll_log)
+	f=$(latest_log)
 	[[ -n $f ]] || fatal 'no session log'
 	grep '"event":"file".*"by":"landlock"' "$f" | grep '"path":"/proc/[0-9]*/comm"' >/dev/null ||
 		fail "no Landlock denial of a program run by the shell: $(excerpt "$(grep landlock "$f")")"
@@ -78,7 +77,7 @@ test_llaudit_signal_denied() {
 	ll_audit_on
 	wsh 'echo "parent=$$"; ./wprobe landlock-signal; true'
 	local f child
-	f=$(ll_log)
+	f=$(latest_log)
 	child=$(sed -n 's/^pid=//p' <<<"$OUT")
 	[[ $OUT == *'DENIED EPERM'* ]] || skip "the stacked domain did not refuse the signal: $(excerpt "$OUT")"
 	local ev
@@ -110,7 +109,7 @@ test_llaudit_host_not_attributed() {
 	hpid=$(sed -n 's/^pid=//p' <<<"$host")
 	[[ $host == *'DENIED'* ]] || fail "the host probe was not refused: $(excerpt "$host")"
 	rm -f "/etc/.warden-llaudit-$$"
-	f=$(ll_log)
+	f=$(latest_log)
 	[[ -n $f ]] || fatal 'no session log'
 	grep -q '"by":"landlock"' "$f" || fail 'the session logged no Landlock denial of its own'
 	grep -q "\"host_pid\":$hpid," "$f" && fail "the host process $hpid's denial is in the session's log"
@@ -123,7 +122,7 @@ test_llaudit_unprivileged_off() {
 	[[ $(id -u) != 0 ]] || skip 'as root the tests above cover it'
 	wsh 'echo x > /proc/self/comm; true'
 	local f
-	f=$(ll_log)
+	f=$(latest_log)
 	grep -q '"landlock_audit":{"on":false,"why":"off: warden is not running as root' "$f" ||
 		fail "session.start does not say why Landlock audit is off: $(excerpt "$(grep -o '"landlock_audit":{[^}]*}' "$f")")"
 	grep -q '"by":"landlock"' "$f" && fail 'a Landlock event without the reader'
@@ -139,7 +138,7 @@ test_llaudit_flood_bounded() {
 	assert_rc 0 'the script inside'
 	assert_out_has done 'the loop ended'
 	local f n
-	f=$(ll_log)
+	f=$(latest_log)
 	n=$(grep -c '"by":"landlock"' "$f")
 	((n > 0)) || fail 'no Landlock denial event at all'
 	((n <= 1000)) || fail "$n Landlock events for one flood: not bounded"

@@ -380,7 +380,7 @@ test_log_non_utf8_workspace() {
 	printf 'risk warn off\n' >"$prof"
 	wrun --profile "$prof" -- sh -c 'echo x >f' "$(printf 'a\375b\\c')"
 	assert_rc 0 'the session'
-	f=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	f=$(latest_log)
 	line=$(head -n 1 "$f")
 	grep -qF "\"workspace\":\"$T_TMP/ws-"'\\xFF"' <<<"$line" || fail "no workspace, its bytes escaped: $(excerpt "$line")"
 	grep -qF '"argv":["sh","-c","echo x >f","a\\xFDb\\\\c"]' <<<"$line" || fail "no argv, its bytes escaped: $(excerpt "$line")"

@@ -16,7 +16,6 @@
 source "$(dirname "${BASH_SOURCE[0]}")/nethost.sh"
 MCP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-mcp_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # mcp_start: the server on 127.0.0.1; sets MCP_PORT, MCP_LOG.
 mcp_start() {
@@ -39,7 +38,7 @@ mcp_events() {
 		ok=1
 		for s; do [[ $line == *"$s"* ]] || ok=0; done
 		((ok)) && n=$((n + 1))
-	done < <(grep '"event":"mcp"' "$(mcp_log)")
+	done < <(grep '"event":"mcp"' "$(latest_log)")
 	printf '%s\n' "$n"
 }
 
@@ -105,15 +104,15 @@ test_mcp_tools_allow_deny_ask() {
 	[[ $(mcp_events '"mcp_tool":"rm_all"' '"decision":"deny"' '"reason":"tool rm_all denied by rule') == 1 ]] ||
 		fail "no mcp event denying rm_all"
 	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"deny"' '"asked":true') == 1 ]] ||
-		fail "no mcp event denying the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+		fail "no mcp event denying the asked tool: $(grep '"event":"mcp"' "$(latest_log)")"
 	[[ $(grep -c '"name": "ask_me"' "$MCP_LOG") == 1 ]] || fail "the asked tool reached the server other than once"
 	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"allow"' '"asked":true') == 1 ]] ||
-		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(mcp_log)")"
+		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(latest_log)")"
 	# the log, mcp events included, holds to the published schema
 	local schema=$MCP_DIR/../../doc/schema/events-v1.json
 	[[ -f $schema ]] || schema=$MCP_DIR/../doc/schema/events-v1.json
 	if python3 -c 'import jsonschema' 2>/dev/null && [[ -f $schema ]]; then
-		python3 "$MCP_DIR/schema_check.py" "$schema" "$(mcp_log)" >"$T_TMP/schema.out" 2>&1 ||
+		python3 "$MCP_DIR/schema_check.py" "$schema" "$(latest_log)" >"$T_TMP/schema.out" 2>&1 ||
 			fail "the log does not hold to the schema: $(excerpt "$(<"$T_TMP/schema.out")")"
 	else
 		note 'python3-jsonschema or the schema missing: the log not checked against it'
@@ -142,7 +141,7 @@ test_mcp_ask_client_gone() {
 	((open == 0)) || fail 'the question stayed open after the client went away'
 	ap_wait_done
 	assert_rc 0
-	[[ $(ap_events '"phase":"cancelled"') == 1 ]] || fail "no cancelled approval event: $(grep '"event":"approval"' "$(mcp_log)")"
+	[[ $(ap_events '"phase":"cancelled"') == 1 ]] || fail "no cancelled approval event: $(grep '"event":"approval"' "$(latest_log)")"
 	grep -q '"ask_me"' "$MCP_LOG" && fail 'the asked call reached the server'
 	return 0
 }
@@ -226,7 +225,7 @@ test_mcp_https_inspected() {
 	NODE_EXTRA_CA_CERTS=$MCP_CA wrun --profile "$T_TMP/p" --allow-net "$MCP_NAME:$MCP_PORT private" \
 		-- sh -c 'unset SSL_CERT_FILE REQUESTS_CA_BUNDLE; exec "$@"' sh "$NH_PY" ./mcp_client.py "$MCP_PORT" "$MCP_NAME"
 	mcp_https_check
-	grep -F "\"host\":\"$MCP_NAME\"" "$(mcp_log)" | grep '"event":"net"' | matches '"intercepted":true' ||
+	grep -F "\"host\":\"$MCP_NAME\"" "$(latest_log)" | grep '"event":"net"' | matches '"intercepted":true' ||
 		fail "no intercepted net event for the server"
 }
 

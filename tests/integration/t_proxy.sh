@@ -94,7 +94,7 @@ SH
 # proxy event carries its fields.
 px_log_ok() {
 	local f
-	f=$(proxy_log)
+	f=$(latest_log)
 	[[ -n $f ]] || { fail 'no session log'; return 0; }
 	if declare -F check_log >/dev/null; then
 		check_log "$f" 0

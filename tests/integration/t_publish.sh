@@ -7,7 +7,6 @@
 
 PUB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-pub_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # A TCP port free on the host's loopback now.
 pub_free_port() {
@@ -92,7 +91,7 @@ test_publish_http() {
 	wait "$TPID"
 	local rc=$? log
 	((rc == 0)) || fail "warden exited $rc: $(excerpt "$(<"$T_TMP/run.out.err")")"
-	log=$(pub_log)
+	log=$(latest_log)
 	local got
 	got=$(jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p1 and .port == 8000 and .via == \"publish\" and .method == \"tcp\" and .bytes_out > 0 and .bytes_in > 0 and (.error | not))" "$log" | wc -l)
 	((got == n - 1)) || fail "inbound events for $p1: $got, want $((n - 1)): $(excerpt "$(grep inbound "$log")")"
@@ -158,11 +157,11 @@ PY
 	[[ $out == "rounds ok" ]] || fail "long-lived connection: $(excerpt "$out")"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .duration_ms > 1500)" "$(pub_log)" | matches . ||
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .duration_ms > 1500)" "$(latest_log)" | matches . ||
 		fail "no inbound event of the long-lived connection"
 	# exported to OCSF as Network Activity coming in, from the host's client
 	local session
-	session=$(basename "$(pub_log)" .jsonl)
+	session=$(basename "$(latest_log)" .jsonl)
 	wardenc log export --format ocsf "$session"
 	jq -c 'select(.class_uid == 4001 and .connection_info.direction_id == 1 and (.src_endpoint.name | test("^127[.]0[.]0[.]1:[0-9]+$")) and .dst_endpoint.port == 7000)' <<<"$OUT" | matches . ||
 		fail "OCSF: no inbound Network Activity: $(excerpt "$(jq -c 'select(.class_uid == 4001) | .connection_info' <<<"$OUT")")"
@@ -183,15 +182,15 @@ test_publish_port_in_use() {
 	assert_rc 125 "--publish of a port in use"
 	assert_out_lacks "$marker" "the command ran"
 	[[ $ERR == *"--publish $p:8000"*"127.0.0.1:$p is in use"* ]] || fail "error: $(excerpt "$ERR")"
-	if grep -q "\"event\":\"exec\"" "$(pub_log)"; then
-		fail "an exec was logged: $(excerpt "$(grep '"exec"' "$(pub_log)")")"
+	if grep -q "\"event\":\"exec\"" "$(latest_log)"; then
+		fail "an exec was logged: $(excerpt "$(grep '"exec"' "$(latest_log)")")"
 	fi
 	# a whole record all the same: its start (the checkpoint, taken once
 	# the session failed) and its end
-	[[ $(head -n 1 "$(pub_log)") == *'"event":"session.start"'* ]] ||
-		fail "the log does not begin with session.start: $(excerpt "$(head -c 300 "$(pub_log)")")"
-	[[ $(tail -n 1 "$(pub_log)") == *'"event":"session.end"'*'"exit":125'* ]] ||
-		fail "the log does not end with session.end, exit 125: $(excerpt "$(tail -c 300 "$(pub_log)")")"
+	[[ $(head -n 1 "$(latest_log)") == *'"event":"session.start"'* ]] ||
+		fail "the log does not begin with session.start: $(excerpt "$(head -c 300 "$(latest_log)")")"
+	[[ $(tail -n 1 "$(latest_log)") == *'"event":"session.end"'*'"exit":125'* ]] ||
+		fail "the log does not end with session.end, exit 125: $(excerpt "$(tail -c 300 "$(latest_log)")")"
 	printf 'publish %s\n' "$p" >"$T_TMP/pub.profile"
 	wrun --profile "$T_TMP/pub.profile" -- sh -c "echo $marker"
 	assert_rc 125 "publish of a port in use"
@@ -225,8 +224,8 @@ test_publish_only_published() {
 	(((t1 - t0) / 1000000 < 2000)) || fail "the host's client waited $(((t1 - t0) / 1000000)) ms for nothing inside"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and (.error // \"\" | test(\"nothing listens on port 9000\")))" "$(pub_log)" | matches . ||
-		fail "no inbound event saying nothing listens: $(excerpt "$(grep inbound "$(pub_log)")")"
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and (.error // \"\" | test(\"nothing listens on port 9000\")))" "$(latest_log)" | matches . ||
+		fail "no inbound event saying nothing listens: $(excerpt "$(grep inbound "$(latest_log)")")"
 	grep -q "published port $p (port 9000 inside): 1 connection from the host, 1 reached nothing inside" "$T_TMP/run.out.err" ||
 		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
 }
@@ -376,6 +375,6 @@ PY
 	[[ $out == "websocket ok" ]] || fail "WebSocket: $(excerpt "$out")"
 	touch "$WS/done"
 	wait "$TPID"
-	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(pub_log)" | matches . ||
+	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(latest_log)" | matches . ||
 		fail "no inbound event of the WebSocket connection"
 }

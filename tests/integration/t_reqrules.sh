@@ -84,7 +84,7 @@ rr_check() {
 	local schema=$RR_DIR/../../doc/schema/events-v1.json
 	[[ -f $schema ]] || schema=$RR_DIR/../doc/schema/events-v1.json
 	if python3 -c 'import jsonschema' 2>/dev/null; then
-		python3 "$RR_DIR/schema_check.py" "$schema" "$(proxy_log)" >"$T_TMP/schema.out" 2>&1 ||
+		python3 "$RR_DIR/schema_check.py" "$schema" "$(latest_log)" >"$T_TMP/schema.out" 2>&1 ||
 			fail "the session's events do not follow doc/schema: $(excerpt "$(<"$T_TMP/schema.out")")"
 	fi
 }

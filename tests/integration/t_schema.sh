@@ -175,7 +175,7 @@ test_schema_refuses_unknown() {
 	sc_need
 	wrun -- true
 	local log line
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	log=$(latest_log)
 	line=$(grep -F '"event":"exec"' "$log" | head -n 1)
 	[[ -n $line ]] || fatal 'no exec event'
 	python3 "$SC_DIR/schema_check.py" "$SC_SCHEMA" "$log" 2>"$T_TMP/ok.err" ||

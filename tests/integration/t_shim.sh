@@ -53,7 +53,7 @@ test_shim_runs_sandboxed() {
 	after=$(nlogs)
 	((after == before + 1)) || fail "no new session log ($before before, $after after)"
 	local log
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1)
+	log=$(latest_log)
 	grep '"event":"session.start"' "$log" | matches 'wshimtool' ||
 		fail "session.start does not name the client: $(excerpt "$(head -c 400 "$log")")"
 	wardenc shim list

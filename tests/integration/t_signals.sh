@@ -8,8 +8,6 @@
 # step is in the audit log.
 # shellcheck shell=bash
 
-# sig_log: the newest session log of this test's HOME.
-sig_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
 
 # sig_gone PATTERN SECONDS: wait until no host process matches PATTERN
 # (pgrep -f); 1 when some still do at the end.
@@ -82,7 +80,7 @@ sig_reach() {
 	grep -qx "got-$sig" "$out" || fail "SIG$sig did not reach the command's trap (rc=$RC)"
 	grep -qx after "$out" || fail "SIG$sig: the command did not go on after its trap (rc=$RC)"
 	[[ $RC == 0 ]] || fail "SIG$sig: exit status $RC, expected the command's 0"
-	f=$(sig_log)
+	f=$(latest_log)
 	grep -q "\"event\":\"signal\",\"signal\":\"SIG$sig\",\"to\":\"sandbox\",\"sender_pid\":[0-9]*,\"grace_s\":10," "$f" ||
 		fail "SIG$sig: no signal event to the sandbox in the log: $(excerpt "$(grep -v '"exec"' "$f")")"
 	! grep -q '"event":"kill"' "$f" || fail "SIG$sig: a kill event although everything ended on the signal"
@@ -116,7 +114,7 @@ test_signal_grace_kill() {
 	fi
 	sig_wait_warden 5 || fail 'warden still running after the sandbox was killed'
 	[[ $RC == 137 ]] || fail "exit status $RC, expected 137 (killed)"
-	f=$(sig_log)
+	f=$(latest_log)
 	grep -v '"exec"' "$f"
 	t_sig=$(grep -o '"ts":"[^"]*","session":"[^"]*","seq":[0-9]*,"event":"signal","signal":"SIGTERM","to":"sandbox","sender_pid":[0-9]*,"grace_s":2,' "$f" | head -n 1 | cut -d'"' -f4)
 	t_kill=$(grep -o '"ts":"[^"]*","session":"[^"]*","seq":[0-9]*,"event":"kill","signal":"SIGKILL","to":"sandbox","reason":"grace period over","grace_s":2,' "$f" | head -n 1 | cut -d'"' -f4)
@@ -142,7 +140,7 @@ test_signal_grace_zero() {
 	((ms < 1500)) || fail "grace 0: the sandbox ended ${ms} ms after SIGTERM"
 	sig_wait_warden 5 || fail 'warden still running after the sandbox was killed'
 	[[ $RC == 137 ]] || fail "grace 0: exit status $RC, expected 137"
-	f=$(sig_log)
+	f=$(latest_log)
 	grep -q '"event":"signal","signal":"SIGTERM","to":"sandbox",.*"grace_s":0,' "$f" || fail 'grace 0: no signal event'
 	grep -q '"event":"kill","signal":"SIGKILL","to":"sandbox","reason":"grace period over","grace_s":0,' "$f" ||
 		fail 'grace 0: no kill event'
@@ -158,7 +156,7 @@ test_signal_usr1_to_command() {
 	sig_wait_warden 10 || fail 'SIGUSR1: warden still running 10 s after it'
 	grep -qx got-USR1 "$out" || fail "SIGUSR1 did not reach the command's trap (rc=$RC)"
 	[[ $RC == 5 ]] || fail "SIGUSR1: exit status $RC, expected the command's 5"
-	grep -q '"event":"signal","signal":"SIGUSR1","to":"command",' "$(sig_log)" ||
+	grep -q '"event":"signal","signal":"SIGUSR1","to":"command",' "$(latest_log)" ||
 		fail 'SIGUSR1: no signal event to the command in the log'
 }
 
@@ -220,7 +218,7 @@ test_signal_frozen_pipe() {
 		[[ $RC == 137 ]] || fail "SIG$sig to a frozen session: exit status $RC, expected 137"
 		pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "SIG$sig: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
 		grep -qx went-on "$out" && fail "SIG$sig: the sandbox went on after its freeze"
-		sig_frozen_killed "$sig" "$(sig_log)"
+		sig_frozen_killed "$sig" "$(latest_log)"
 	done
 }
 
@@ -250,7 +248,7 @@ test_signal_frozen_pty() {
 		wait "$tpid"
 		tr -d '\r' <"$out" | matches -x 'rc=137' || fail "SIG$sig on a terminal: not exit 137: $(excerpt "$(cat "$out")")"
 		pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "SIG$sig: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
-		sig_frozen_killed "$sig" "$(sig_log)"
+		sig_frozen_killed "$sig" "$(latest_log)"
 	done
 }
 
@@ -277,9 +275,9 @@ test_signal_frozen_ctrl_c() {
 	wait "$tpid"
 	tr -d '\r' <"$out" | matches -x 'rc=137' || fail "Ctrl-C: not exit 137: $(excerpt "$(cat "$out")")"
 	pgrep -f -- "^sleep $mark\$" >/dev/null && { fail "Ctrl-C: the frozen sandbox outlived warden"; sig_kill "^sleep $mark\$"; }
-	grep -F '"event":"signal","signal":"SIGINT","to":"sandbox","sender_pid":0,' "$(sig_log)" >/dev/null ||
+	grep -F '"event":"signal","signal":"SIGINT","to":"sandbox","sender_pid":0,' "$(latest_log)" >/dev/null ||
 		fail 'Ctrl-C: no SIGINT from the terminal in the log'
-	sig_frozen_killed INT "$(sig_log)"
+	sig_frozen_killed INT "$(latest_log)"
 }
 
 # A second stopping signal, the first one's grace period running (30 s):
@@ -302,7 +300,7 @@ test_signal_second_kills() {
 		sig_wait_warden 5 || fail 'warden still running after the second signal'
 		[[ $RC == 137 ]] || fail "SIG$first then SIG$second: exit status $RC, expected 137"
 		pgrep -f -- "^sleep $bg\$" >/dev/null && { fail "the sandbox outlived the second signal"; sig_kill "^sleep $bg\$"; }
-		f=$(sig_log)
+		f=$(latest_log)
 		grep -q "\"event\":\"kill\",\"signal\":\"SIGKILL\",\"to\":\"sandbox\",\"reason\":\"a second stopping signal (SIG$second)\",\"grace_s\":30," "$f" ||
 			fail "no kill event for the second signal: $(excerpt "$(grep -F '"kill"' "$f")")"
 	done
@@ -326,7 +324,7 @@ test_signal_before_ready() {
 	TPID=$!
 	bg_track "$TPID"
 	for ((i = 0; i < 100; i++)); do
-		f=$(sig_log)
+		f=$(latest_log)
 		[[ -n $f ]] && grep -q '"event":"session.start"' "$f" && break
 		sleep 0.05
 	done
@@ -402,7 +400,7 @@ test_signal_during_end() {
 	sleep 0.5
 	kill -INT "$WPID"
 	sig_end_wait
-	f=$(sig_log)
+	f=$(latest_log)
 	[[ $RC == 130 ]] || fail "exit status $RC, expected 130 (ended by the SIGINT once the end was over)"
 	grep -q "SIGINT: the sandbox is gone; finishing the session's record first" "$T_TMP/end.err" ||
 		fail "the user was not told why warden goes on: $(excerpt "$(cat "$T_TMP/end.err")")"
@@ -425,7 +423,7 @@ test_signal_during_end_twice() {
 	sleep 0.2
 	kill -TERM "$WPID"
 	sig_end_wait
-	f=$(sig_log)
+	f=$(latest_log)
 	[[ $RC == 143 ]] || fail "exit status $RC, expected 143 (ended by the second signal, SIGTERM)"
 	[[ $(grep -c 'finishing the session' "$T_TMP/end.err") == 1 ]] ||
 		fail "not told once: $(excerpt "$(cat "$T_TMP/end.err")")"
@@ -447,7 +445,7 @@ test_signal_during_end_stderr_gone() {
 	sleep 0.5
 	kill -INT "$WPID"
 	sig_end_wait
-	f=$(sig_log)
+	f=$(latest_log)
 	[[ $RC == 130 ]] || fail "exit status $RC, expected 130 (ended by the SIGINT once the end was over)"
 	if [[ -z $f ]] || ! grep -q '"event":"session.end","exit":0' "$f"; then
 		fail "no session.end with the command's status 0: $(excerpt "$(grep -v '"exec"' "$f")")"

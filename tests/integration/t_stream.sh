@@ -10,7 +10,6 @@
 
 ST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-st_log() { ls -tr "$HOME/.local/state/warden/"*.jsonl | tail -n 1; }
 
 # st_collector MODE PORT [args]: the stand-in on PORT (0: any), its records
 # appended to ST_RECV; sets ST_PORT and ST_PID.
@@ -73,7 +72,7 @@ test_stream_collector_restarted() {
 	ERR=$(<"$T_TMP/.err")
 	assert_rc 3 'the command'
 	local log
-	log=$(st_log)
+	log=$(latest_log)
 	((before > 0)) || fail 'nothing arrived before the collector was stopped'
 	# every line of the log, once, in order
 	st_seqs "$ST_RECV" >"$T_TMP/got"
@@ -96,7 +95,7 @@ test_stream_collector_slow() {
 		--stream "otlp=http://127.0.0.1:$ST_PORT"
 	assert_rc 3 'the command'
 	local log
-	log=$(st_log)
+	log=$(latest_log)
 	st_seqs "$ST_RECV" >"$T_TMP/got"
 	seq 1 "$(wc -l <"$log")" >"$T_TMP/want"
 	cmp -s "$T_TMP/got" "$T_TMP/want" ||
@@ -115,7 +114,7 @@ st_fails() {
 	assert_rc 3 "$url: the command"
 	((SECONDS - t0 <= 12)) || fail "$url: the session took $((SECONDS - t0)) s"
 	assert_err_match "stream otlp https?://127\.0\.0\.1:[0-9]+: [0-9]+ events not sent \(seq 1 on; the last error: .*$want" "$url"
-	log=$(st_log)
+	log=$(latest_log)
 	[[ $(st_end_field "$log" otlp unsent) -gt 0 ]] || fail "$url: session.end says all was sent: $(st_end_field "$log")"
 	st_end_field "$log" otlp error | matches -E -- "$want" || fail "$url: session.end's error: $(st_end_field "$log")"
 	[[ $(grep -c '"event":"exec"' "$log") -ge 2 ]] || fail "$url: the execs are not in the log"
@@ -155,7 +154,7 @@ test_stream_ocsf() {
 	wsh '/bin/true; /bin/true; exit 3' --stream "ocsf=$T_TMP/ocsf.jsonl"
 	assert_rc 3 'the command'
 	local log
-	log=$(st_log)
+	log=$(latest_log)
 	# one OCSF line per exec of the log, each naming its line
 	[[ $(grep -c '"event":"exec"' "$log") == $(grep -c '"class_uid":1007' "$T_TMP/ocsf.jsonl") ]] ||
 		fail "$(grep -c '"class_uid":1007' "$T_TMP/ocsf.jsonl") OCSF execs for $(grep -c '"event":"exec"' "$log") in the log"
@@ -179,7 +178,7 @@ test_stream_ocsf_disk_full() {
 	assert_err_match "stream ocsf $d/ocsf.jsonl: [0-9]+ events not written .*(No space left|only part)" 'the disk full'
 	((partial == 0)) || fail 'a part of a line was left in the OCSF file'
 	local log
-	log=$(st_log)
+	log=$(latest_log)
 	[[ $(grep -c '"event":"exec"' "$log") -ge 20 ]] || fail 'the execs are not in the log'
 }
 
@@ -197,7 +196,7 @@ test_stream_profile() {
 	wsh '/bin/true; exit 3' --profile "$T_TMP/s.profile"
 	assert_rc 3 'the command'
 	local log
-	log=$(st_log)
+	log=$(latest_log)
 	st_seqs "$ST_RECV" >"$T_TMP/got"
 	seq 1 "$(wc -l <"$log")" >"$T_TMP/want"
 	cmp -s "$T_TMP/got" "$T_TMP/want" || fail "the collector got: $(excerpt "$(<"$T_TMP/got")")"

@@ -12,8 +12,7 @@
 # anything runs.
 # shellcheck shell=bash
 
-strict_log() { ls -t "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | head -n 1; }
-strict_start() { grep '"event":"session.start"' "$(strict_log)"; }
+strict_start() { grep '"event":"session.start"' "$(latest_log)"; }
 
 # The dynamic loader of this machine, or nothing.
 strict_ld() { ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1; }
@@ -230,7 +229,7 @@ test_strict_refusals_logged() {
 		fi'
 	assert_rc 0
 	assert_out_line 'ws=126' 'the program in the workspace'
-	f=$(strict_log)
+	f=$(latest_log)
 	grep '"event":"exec"' "$f" | grep -F '"path":"./copy"' | grep '"decision":"deny","reason":"exec strict' >/dev/null ||
 		fail 'the workspace program is not refused on the record with exec strict'
 	grep '"rule":"exec.denied"' "$f" | grep 'exec strict' >/dev/null || fail 'no exec.denied alert naming exec strict'

@@ -221,7 +221,7 @@ test_terminal_stalled_killed() {
 	assert_out_match '^exited after [0-9.]+ s' 'warden ended with the terminal still stalled'
 	assert_out_has 'rc=137' 'the command killed'
 	local log
-	log=$(ls -t "$HOME/.local/state/warden/"*.jsonl | head -n 1)
+	log=$(latest_log)
 	matches -F '"event":"session.end","exit":137' "$log" || fail "no session.end: $(tail -c 300 "$log")"
 }
 

@@ -17,7 +17,7 @@ test_git_fresh_repo() {
 	[[ $OUT == first ]] || fail "the repository made in the sandbox is not in place: $(excerpt "$OUT")"
 	compgen -G "$WS/.git.warden-quarantine-*" >/dev/null && fail 'a plain repository moved aside'
 	[[ $ERR == *'was moved to'* ]] && fail "a plain repository reported moved: $(excerpt "$ERR")"
-	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
+	grep -F '"rule":"git.created-in-sandbox"' "$(latest_log)" |
 		grep -F '"path":".git"' | grep -F '"action":"kept"' >/dev/null || fail 'the kept repository is not on the record'
 	# A clone (its remote, its branch's upstream) and an identity set in a
 	# new repository stay too.
@@ -56,7 +56,7 @@ test_git_fresh_repo() {
 		'modules/.git (it has modules, which sends git elsewhere for configuration)'; do
 		[[ $ERR == *"created $WS/$why;"* ]] || fail "no word of why on stderr: $why"
 	done
-	grep -F '"rule":"git.created-in-sandbox"' "$(ls -t "$HOME"/.local/state/warden/*.jsonl | head -n 1)" |
+	grep -F '"rule":"git.created-in-sandbox"' "$(latest_log)" |
 		grep -F '"path":"hook/.git"' | matches -F '"detail":"its hooks hold pre-commit"' ||
 		fail "the alert does not say why hook/.git was moved aside"
 	q=$(compgen -G "$WS/alias/.git.warden-quarantine-*" | head -n 1)
