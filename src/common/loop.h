@@ -25,7 +25,7 @@ struct source {
 };
 
 /* The sessions' loop holds this many sources (a session with every
- * service uses some 23: room for what comes next). */
+ * service uses some 24: room for what comes next). */
 #define LOOP_CAPACITY 32
 
 /* A loop that holds at most capacity sources; NULL with e filled. */

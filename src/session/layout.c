@@ -166,23 +166,25 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	return 0;
 }
 
-static void plan_one(struct session_layout *l, const char *dir)
+/* A plan outside the workspace, watching the wall clock's steps with the
+ * workspace's (clock, which that plan owns). */
+static void plan_one(struct session_layout *l, const char *dir, struct wsclock *clock)
 {
 	l->planned[l->nplans] = dir;
-	l->plans[l->nplans++] = (struct ws_plan){ .lock_fd = -1, .ws_fd = -1 };
+	l->plans[l->nplans++] = (struct ws_plan){ .lock_fd = -1, .ws_fd = -1, .clock = clock };
 }
 
-int layout_plan_outside(struct session_layout *l, const char *ws, const struct policy *pol,
-			struct werr *e)
+int layout_plan_outside(struct session_layout *l, const char *ws, struct wsclock *clock,
+			const struct policy *pol, struct werr *e)
 {
 	size_t n = l->outputs.n + 1;
 	l->plans = xcalloc(n, sizeof *l->plans);
 	l->planned = xcalloc(n, sizeof *l->planned);
 	for (size_t i = 0; i < l->outputs.n; i++)
 		if (!path_is_within(l->outputs.v[i], ws))
-			plan_one(l, l->outputs.v[i]);
+			plan_one(l, l->outputs.v[i], clock);
 	if (l->scratch && !l->scratch_made)
-		plan_one(l, l->scratch);
+		plan_one(l, l->scratch, clock);
 	for (size_t i = 0; i < l->nplans; i++)
 		if (workspace_plan(l->planned[i], pol, &l->plans[i], e) < 0)
 			return werr_wrap(e, "%s", l->planned[i]);

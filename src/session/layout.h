@@ -56,9 +56,10 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 
 /* Scan each output outside the workspace ws, and a --scratch DIR, as
  * workspace_plan scans a workspace (the .git entries, git redirects and
- * protected names there at start), for the sweep at the end. */
-int layout_plan_outside(struct session_layout *l, const char *ws, const struct policy *pol,
-			struct werr *e);
+ * protected names there at start), for the sweep at the end; the wall
+ * clock's steps as the workspace's plan sees them (clock, wsclock.h). */
+int layout_plan_outside(struct session_layout *l, const char *ws, struct wsclock *clock,
+			const struct policy *pol, struct werr *e);
 
 /* {"read_only": B, "scratch": P|null, "outputs": [...], "task": {...}|null}
  * for session.start. */

@@ -30,6 +30,7 @@
 #include "../net/proxy_mcp.h"
 #include "publish.h"
 #include "../sandbox/limits.h"
+#include "../workspace/wsclock.h"
 #include "../workspace/wsmade.h"
 #include "../workspace/wswatch.h"
 #include "exec/bpfexec.h"
@@ -616,7 +617,7 @@ static int watch_rest(struct services *sv, struct loop *l, struct werr *e)
 	    /* (no timer: nothing to watch, or none to be had, as before) */
 	    (sv->timer >= 0 &&
 	     loop_add(l, "the limits' timer", sv->timer, on_limits_timer, sv, e) < 0) ||
-	    wswatch_watch(l, sv->ww, e) < 0 ||
+	    wswatch_watch(l, sv->ww, e) < 0 || wsclock_watch(l, sv->s->plan.clock, e) < 0 ||
 	    (sv->cw && canary_watch_watch(l, sv->cw, e) < 0) ||
 	    (L->bx && bpfexec_watch(l, L->bx, sv->log, e) < 0) ||
 	    (L->la && llaudit_watch(l, L->la, e) < 0))

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wsclock.h"
+
 #define SETID_BITS (S_ISUID | S_ISGID)
 #define WORKTREES_KEPT "the worktrees git worktree add made: git's own entries, their " \
 	"configuration and hooks this repository's"
@@ -76,7 +78,18 @@ struct sweep {
 	unsigned bare_parts;       /* and what it holds of a repository */
 	bool all_git;              /* every entry is inside a git directory */
 	int host_ok;               /* ws_host_hooks_outside, asked once: -1 not yet */
+	struct timespec t0;        /* changed since: the plan's start, less what the
+				      wall clock was set back meanwhile */
 };
+
+/* From when the sweep counts a change: the plan's start, moved back by
+ * what the wall clock was set back since (a step after the loop's last
+ * look included). */
+static struct timespec changes_since(const struct ws_plan *plan)
+{
+	wsclock_update(plan->clock);
+	return wsclock_earlier(plan->clock, plan->t0);
+}
 
 /* There at start, and the same entry: a name alone is not enough (a
  * concurrent session's sweep may have moved the original away, and an
@@ -247,13 +260,15 @@ static void sweep_redirects(struct sweep *sw, const struct walk_entry *we)
 	walk_close_dir(gfd, restore, we->rel);
 }
 
-/* The inode has not changed since the plan began (its ctime, which no
- * process can set back). */
+/* The inode has not changed since the plan began: its ctime, which no
+ * process can set back, is earlier than the start (an inode changed in the
+ * start's own clock tick, before or after it, counts as changed), the
+ * start moved back by what the wall clock was set back meanwhile. */
 static bool before_start(const struct sweep *sw, const struct stat *st)
 {
-	const struct timespec *t0 = &sw->plan->t0;
+	const struct timespec *t0 = &sw->t0;
 	return st->st_ctim.tv_sec < t0->tv_sec ||
-	       (st->st_ctim.tv_sec == t0->tv_sec && st->st_ctim.tv_nsec <= t0->tv_nsec);
+	       (st->st_ctim.tv_sec == t0->tv_sec && st->st_ctim.tv_nsec < t0->tv_nsec);
 }
 
 /* A regular file with a setuid or setgid bit whose inode changed during
@@ -518,7 +533,7 @@ int workspace_sweep(const char *ws, const struct ws_plan *plan, const char *sess
 		return werr_set(e, EBADF, "sweep: the workspace %s was never opened", ws);
 	free(out->ws);
 	out->ws = path_now(plan->ws_fd, ws);
-	struct sweep sw = { .plan = plan, .out = out,
+	struct sweep sw = { .plan = plan, .out = out, .t0 = changes_since(plan),
 		.suffix = xasprintf(WS_QUARANTINE_TAG "%s", session), .host_ok = -1 };
 	table_make(&sw.git, &plan->git, &plan->git_ids);
 	table_make(&sw.bare, &plan->bare, &plan->bare_ids);
@@ -557,7 +572,7 @@ int workspace_sweep_gitdir(const char *dir, const struct ws_plan *plan, const ch
 		return errno == ENOENT ? 0 : werr_errno(e, "sweep: %s", dir);
 	free(out->ws);
 	out->ws = xstrdup(dir);
-	struct sweep sw = { .plan = plan, .out = out, .all_git = true,
+	struct sweep sw = { .plan = plan, .out = out, .all_git = true, .t0 = changes_since(plan),
 		.suffix = xasprintf(WS_QUARANTINE_TAG "%s", session), .host_ok = -1 };
 	const struct walk_ops ops = { .entry = sweep_entry, .dir_done = sweep_dir_done,
 				      .closed = sweep_closed };

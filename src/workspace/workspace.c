@@ -23,6 +23,7 @@
 
 #include "certcopy.h"
 #include "gitconfig.h"
+#include "wsclock.h"
 #include "wswatch.h"
 
 #define SCAN_MAX_ENTRIES 1000000
@@ -421,9 +422,17 @@ int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan,
 static int plan_scan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e)
 {
 	/* Before anything is looked at: an inode changed from now on has a
-	 * later ctime (ctime is never earlier than the real-time clock's
-	 * reading before the change). */
-	clock_gettime(CLOCK_REALTIME, &plan->t0);
+	 * ctime no earlier than the coarse wall clock's reading now (the
+	 * kernel stamps ctime from that clock, or from a finer reading, which
+	 * is never behind it; the fine clock's own reading can be a tick
+	 * ahead of a change made after it). Unless the wall clock is set
+	 * back meanwhile: the clock's steps are watched from before it. */
+	if (!plan->clock) {
+		if (!(plan->clock = wsclock_new(e)))
+			return -1;
+		plan->own_clock = true;
+	}
+	clock_gettime(CLOCK_REALTIME_COARSE, &plan->t0);
 	/* Kept for the session: the placeholders and the sweep work from it,
 	 * wherever the workspace is moved meanwhile. */
 	plan->ws_fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -499,6 +508,10 @@ void workspace_cleanup(struct ws_plan *plan)
 	}
 	wswatch_free(plan->watch);
 	plan->watch = NULL;
+	if (plan->own_clock)
+		wsclock_free(plan->clock);
+	plan->clock = NULL;
+	plan->own_clock = false;
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->m[i].rel);
 		free(plan->m[i].abs);

@@ -51,6 +51,7 @@ struct ws_mount {
 };
 
 struct wswatch;
+struct wsclock;
 
 struct ws_plan {
 	struct ws_mount *m;
@@ -78,8 +79,14 @@ struct ws_plan {
 	struct strv rebase_dirs;  /* a rebase's or cherry-pick's state in a git directory
 				     at start (gitrebase.c), once for each thing */
 	struct strv rebase_runs;  /* it would run there: "exec CMD", "strategy NAME" */
-	struct timespec t0;       /* when the plan began: an inode changed since has a
-				     later ctime (the sweep's test for setuid bits) */
+	struct timespec t0;       /* when the plan began, on the coarse wall clock the
+				     kernel stamps ctime with: an inode changed since has
+				     a ctime no earlier (the sweep's test for what
+				     changed during the session) */
+	struct wsclock *clock;    /* how far the wall clock was set back since
+				     (wsclock.h): made by workspace_plan, or given
+				     before it (another plan's, which owns it) */
+	bool own_clock;           /* made by workspace_plan: freed by its cleanup */
 	struct wswatch *watch;    /* its directories watched from the start (wswatch.h) */
 	struct phstash stash;     /* directory placeholders kept between sessions */
 	size_t certs_bytes;       /* the certificates' copies, in all (CERTCOPY_TOTAL) */

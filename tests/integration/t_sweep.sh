@@ -101,6 +101,7 @@ test_sweep_git_odd_files() {
 		fatal 'could not make the repository'
 	mkdir -p old/sub && mkfifo old/sub/fifo && ln -s ../HEAD .git/host-link ||
 		fatal 'could not make the old FIFO and link'
+	sleep 0.05 # past the clock tick: a link made in the start's own counts as the session's
 	wsh 'mkfifo .git/refs/heads/evil && ln -s /dev/zero .git/refs/tags/zero &&
 		mkdir .git/objects/zz && mkfifo .git/objects/zz/deep &&
 		mkfifo "$(ls -d .git/objects/[0-9a-f][0-9a-f] | head -n1)/fifo" &&
@@ -168,6 +169,7 @@ test_sweep_setid() {
 	# (set here from the host: the agent's own chmod is refused) is cleared
 	# by the sweep; one a file had at start stays.
 	{ echo x >kept && chmod 4755 kept; } || fatal 'cannot make a setuid file'
+	sleep 0.05 # past the clock tick: a change in the start's own counts as the session's
 	warden_bg "$T_TMP/bg.out" -- sh -c 'printf "#!/bin/sh\nid\n" > prog && chmod 755 prog && cp prog prog2 &&
 		echo ready; while [ ! -e go ]; do sleep 0.05; done'
 	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
@@ -187,6 +189,33 @@ test_sweep_setid() {
 		fail "no word on stderr about prog2: $(excerpt "$(<"$T_TMP/bg.out.err")")"
 	sweep_alert setid.appeared-in-sandbox prog
 	sweep_alert setid.appeared-in-sandbox prog2
+}
+
+test_sweep_setid_clock_set_back() {
+	# The host's wall clock set back 2 s during the session (an
+	# administrator, NTP), a setuid bit set while it is behind, the clock
+	# set forward again before the session ends: the bit's ctime is older
+	# than the start, and the sweep still clears it (it counts from as far
+	# back as the clock went). Root only: setting the clock needs it.
+	is_root || { skip 'setting the clock needs root'; return; }
+	warden_bg "$T_TMP/bg.out" -- sh -c 'printf "#!/bin/sh\nid\n" > prog && chmod 755 prog &&
+		echo ready; while [ ! -e go ]; do sleep 0.05; done'
+	wait_for "$T_TMP/bg.out" '^ready' 20 || fatal "session did not get ready: $(<"$T_TMP/bg.out.err")"
+	sleep 0.1
+	date -s '2 seconds ago' >/dev/null || fatal 'the clock could not be set back'
+	chmod u+s prog
+	sleep 0.3 # the session sees the clock behind
+	date -s '2 seconds' >/dev/null || fatal 'THE CLOCK IS 2 s BEHIND: it could not be set forward'
+	touch go
+	wait "$TPID"
+	local m
+	m=$(stat -c %a prog)
+	[[ $m == 755 ]] || fail "prog, made setuid while the clock was behind, has mode $m after the sweep"
+	grep -q 'prog got the setuid bit' "$T_TMP/bg.out.err" ||
+		fail "no word on stderr about prog: $(excerpt "$(<"$T_TMP/bg.out.err")")"
+	sweep_alert setid.appeared-in-sandbox prog
+	wardenc log verify
+	assert_rc 0 'the log of a session whose clock went back verifies'
 }
 
 test_sweep_placeholders_concurrent() {
