@@ -138,6 +138,23 @@ test_detect_exec_denied_again() {
 	dt_alert exec.denied-again high
 }
 
+test_detect_exec_denied_path_walk() {
+	# dash looks for a program in each directory of PATH: refused at
+	# /usr/bin/id, it tries /bin/id, the same file through the /bin ->
+	# usr/bin link. One refusal, not a program tried again (a high alert
+	# that failed a CI job's --fail-on high on the first denied command).
+	[[ $(readlink -f /bin) == /usr/bin ]] || skip '/bin is no link to /usr/bin here'
+	local t
+	t=$(readlink -f /usr/bin/id)
+	dt_quiet "exec deny $t" >/dev/null
+	wsh 'PATH=/usr/bin:/bin sh -c "id; echo rc=\$?"' --profile "$T_TMP/quiet.profile"
+	assert_out_match 'rc=(126|1)' 'the denied program refused'
+	grep -F '"path":"/bin/id"' "$(latest_log)" >/dev/null ||
+		fail "the shell did not look in /bin too: the test shows nothing"
+	grep -F '"rule":"exec.denied"' "$(latest_log)" >/dev/null || fail 'the refusal is not on the record'
+	dt_no_alert exec.denied-again
+}
+
 test_detect_recon_env() {
 	wsh 'env >/dev/null; /usr/bin/env true; echo ok' --profile "$(dt_quiet)"
 	dt_alert recon.env low
