@@ -247,6 +247,37 @@ static void record_fill(struct ckpt_record *r, char *ws, json_t *first, json_t *
 	}
 }
 
+/* A session that failed and left the workspace as it found it (its start's
+ * and end's manifests the same): one whose sandbox was never made (a port
+ * in use, a bad flag found late), which no one means by "the last
+ * session". */
+static bool failed_unchanged(json_t *start, json_t *end)
+{
+	const char *a = json_string_value(json_object_get(json_object_get(start, "checkpoint"),
+							  "manifest"));
+	const char *b = json_string_value(json_object_get(json_object_get(end, "checkpoint"),
+							  "manifest"));
+	return json_string_value(json_object_get(end, "error")) && a && b && strcmp(a, b) == 0;
+}
+
+/* The newest session with a checkpoint whose workspace holds cwd (its id,
+ * or NULL), as ckpt_find says. */
+static char *newest_with_checkpoint(struct audit_session_info *v, size_t n, const char *cwd,
+				    bool review_only)
+{
+	for (size_t i = n; i-- > 0;) {
+		json_t *c = json_object_get(v[i].start, "checkpoint");
+		json_t *ce = json_object_get(v[i].end, "checkpoint");
+		if (json_object_get(c, "manifest") &&
+		    !json_is_true(json_object_get(ce, "rolled_back")) &&
+		    !failed_unchanged(v[i].start, v[i].end) &&
+		    (!review_only || json_is_true(json_object_get(c, "review"))) &&
+		    ws_holds(v[i].start, cwd))
+			return xstrdup(v[i].id);
+	}
+	return NULL;
+}
+
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
 	      struct ckpt_record *r, struct werr *e)
 {
@@ -265,15 +296,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 		size_t n;
 		if (audit_list_sessions(dfd, logdir, &v, &n, e) < 0)
 			return -1;
-		for (size_t i = n; i-- > 0 && !id;) {
-			json_t *c = json_object_get(v[i].start, "checkpoint");
-			json_t *ce = json_object_get(v[i].end, "checkpoint");
-			if (json_object_get(c, "manifest") &&
-			    !json_is_true(json_object_get(ce, "rolled_back")) &&
-			    (!review_only || json_is_true(json_object_get(c, "review"))) &&
-			    ws_holds(v[i].start, cwd))
-				id = xstrdup(v[i].id);
-		}
+		id = newest_with_checkpoint(v, n, cwd, review_only);
 		audit_sessions_free(v, n);
 		if (!id)
 			return werr_set(e, 0, "no session %s in %s (pass a session id: warden log list)",
@@ -331,6 +354,44 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 		return werr_set(e, 0, "session %s has no checkpoint (it ran with `checkpoint off`, "
 				"or before warden kept them)", r->session);
 	}
+	return 0;
+}
+
+/* Session i is an apply or undo (key "apply_of" or "undo_of") of
+ * session that wrote the workspace: ended with its checkpoint, not
+ * rolled back. */
+static bool done_of(const struct audit_session_info *v, const char *key, const char *session)
+{
+	const char *of = json_string_value(json_object_get(json_object_get(v->start, "checkpoint"),
+							   key));
+	json_t *ce = json_object_get(v->end, "checkpoint");
+	return of && strcmp(of, session) == 0 && json_object_get(ce, "manifest") &&
+	       !json_is_true(json_object_get(ce, "rolled_back"));
+}
+
+int ckpt_applied_by(const char *logdir, const char *session, char **by, struct werr *e)
+{
+	*by = NULL;
+	int dfd = audit_dir_open(logdir, e);
+	if (dfd < 0)
+		return -1;
+	_cleanup_close_ __attribute__((unused)) int dfdc = dfd;
+	struct audit_session_info *v;
+	size_t n;
+	if (audit_list_sessions(dfd, logdir, &v, &n, e) < 0)
+		return -1;
+	/* the newest apply of it, unless an undo of that apply came after */
+	for (size_t i = n; i-- > 0;) {
+		if (!done_of(&v[i], "apply_of", session))
+			continue;
+		bool undone = false;
+		for (size_t j = i + 1; j < n && !undone; j++)
+			undone = done_of(&v[j], "undo_of", v[i].id);
+		if (!undone)
+			*by = xstrdup(v[i].id);
+		break;
+	}
+	audit_sessions_free(v, n);
 	return 0;
 }
 

@@ -66,8 +66,12 @@ struct ckpt_record {
 /* Find the session: `arg` an id or a unique prefix, or NULL for the newest
  * session with a checkpoint whose workspace is cwd or holds it (review_only:
  * the newest run with --review; an undo that failed and was rolled back,
- * which changed nothing, is passed over). Its log's
+ * and a session that failed and changed nothing, are passed over). Its log's
  * hash chain is verified before anything of it is believed. */
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
 	      struct ckpt_record *r, struct werr *e);
 void ckpt_record_free(struct ckpt_record *r);
+/* The `warden apply` whose writing of session's changes to its workspace
+ * stands (*by its id, malloc'd), or *by NULL: none did, the one that did
+ * failed and was rolled back, or a `warden undo` of it took them out. */
+int ckpt_applied_by(const char *logdir, const char *session, char **by, struct werr *e);

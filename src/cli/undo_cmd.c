@@ -331,8 +331,8 @@ static int run_undo(struct undo *u, const char *arg, struct werr *e)
 	changes_compute(&u->now.m, &u->target, &u->todo);
 	u->wshown = path_shown(ws);
 	if (!u->todo.n && !u->todo.root_mode) {
-		printf("%s is as session %s %s: nothing to %s\n", u->wshown, u->rec.session,
-		       u->apply ? "would have left it" : "'s checkpoint recorded it", u->verb);
+		printf("%s is as session %s%s: nothing to %s\n", u->wshown, u->rec.session,
+		       u->apply ? " would have left it" : "'s checkpoint recorded it", u->verb);
 		return 0;
 	}
 	if (undo_check(u, e) < 0 || undo_log_start(u, e) < 0 || undo_restore(u, &o, e) < 0)
@@ -462,6 +462,13 @@ static int discard_one(const char *logdir, const char *storedir, const char *cwd
 	_cleanup_close_ int lock = review_lock_workspace(logdir, rec.workspace, "discard", e);
 	if (lock < 0)
 		return -1;
+	_cleanup_free_ char *by = NULL;
+	if (ckpt_applied_by(logdir, rec.session, &by, e) < 0)
+		return -1;
+	if (by)
+		return werr_set(e, 0, "session %s's changes were applied to the workspace by `warden "
+				"apply` (session %s): nothing was discarded; `warden undo %s` takes "
+				"them out of the workspace", rec.session, by, by);
 	int removed = review_remove_dir(logdir, rec.session, e);
 	if (removed < 0)
 		return -1;

@@ -764,6 +764,56 @@ test_checkpoint_review_discard() {
 		fail "the overlay's upper directory was left behind"
 }
 
+test_checkpoint_review_discard_after_apply() {
+	# Changes applied are in the workspace: discarding them then is refused
+	# (it used to say the workspace "was never written" and mark them
+	# discarded); once `warden undo` of the apply took them out again,
+	# discard drops them.
+	make_repo
+	wsh 'echo x >> VERSION; echo done' --review
+	assert_rc 0 'the --review session'
+	local id
+	id=$(basename "$(latest_log)" .jsonl)
+	wardenc apply --yes
+	assert_rc 0 'apply'
+	local applied
+	applied=$(basename "$(latest_log)" .jsonl)
+	wardenc discard "$id"
+	assert_rc 125 'discard of applied changes'
+	assert_err_match "applied to the workspace by \`warden apply\` \(session $applied\)"
+	assert_err_match "warden undo $applied"
+	assert_out_lacks 'never written'
+	grep -q x VERSION || fail 'the applied change is gone'
+	wardenc undo --yes "$applied"
+	assert_rc 0 'undo of the apply'
+	wardenc discard "$id"
+	assert_rc 0 'discard once the apply was undone'
+	assert_out_has 'was never written'
+}
+
+test_checkpoint_failed_start_passed_over() {
+	# A session that fails before its sandbox is made (a published port in
+	# use) leaves the workspace as it found it: `warden diff` and `warden
+	# undo` without a session pass over it to the session before, whose
+	# changes the user means (they used to find nothing to undo).
+	have python3 || skip 'python3 not installed (it holds the port)'
+	wsh 'echo important > agentwrote.txt'
+	assert_rc 0 'the session that writes'
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$T_TMP/port" &
+	bg_track $!
+	wait_for "$T_TMP/port" '^[0-9]+$' 10 || fatal 'no port held'
+	wrun --publish "$(<"$T_TMP/port"):8000" -- true
+	assert_rc 125 'a session whose published port is in use'
+	wardenc diff --list
+	assert_rc 1 'diff without a session'
+	assert_out_has agentwrote.txt
+	wardenc undo --yes
+	assert_rc 0 'undo without a session'
+	[[ ! -e agentwrote.txt ]] || fail 'undo left what the session before wrote'
+}
+
 test_checkpoint_review_apply_equals_live() {
 	make_repo
 	local h0 live
