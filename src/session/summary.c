@@ -138,8 +138,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		return 0;
 	}
 	if (strcmp(ev->kind, "net") == 0 && strcmp(str(f, "method"), "connect") == 0)
-		add(s, xasprintf("%s:%lld", str(f, "address"),
-				 json_integer_value(json_object_get(f, "port"))),
+		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
+				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
 		    xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
 			    "ALL_PROXY are set inside)"));
 	else if (strcmp(ev->kind, "net") == 0)

@@ -174,10 +174,19 @@ void notifier_free(struct notifier *n)
 	free(n);
 }
 
+/* An IPv4 address (host order) the kernel connects to on the sandbox's
+ * own loopback: 127/8, and the unspecified 0.0.0.0, which connect takes
+ * for the loopback (glibc's getaddrinfo connects a UDP socket to it, and
+ * to ::, to sort a passive lookup's answers: no packet is sent). */
+static bool v4_inside(uint32_t a)
+{
+	return (a >> 24) == 127 || a == 0;
+}
+
 /* A connect from inside: only warden's proxy (a later layer) leads out, so
  * an IPv4/IPv6 destination outside the sandbox's own loopback is a refused
- * way out; record it. Loopback and unix sockets stay inside and are not
- * network events. */
+ * way out; record it. Loopback (v4_inside, ::1, ::, and those mapped into
+ * IPv6) and unix sockets stay inside and are not network events. */
 static void log_connect(struct notifier *n, const struct seccomp_notif *req, int mem)
 {
 	bool to = req->data.nr == SCMP_SYS(sendto);
@@ -192,13 +201,17 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	unsigned port = 0;
 	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
-		if ((ntohl(in->sin_addr.s_addr) >> 24) == 127)
+		if (v4_inside(ntohl(in->sin_addr.s_addr)))
 			return;
 		inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
 		port = ntohs(in->sin_port);
 	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
-		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+		const struct in6_addr *a6 = &in6->sin6_addr;
+		uint32_t mapped;
+		memcpy(&mapped, &a6->s6_addr[12], sizeof mapped);
+		if (IN6_IS_ADDR_LOOPBACK(a6) || IN6_IS_ADDR_UNSPECIFIED(a6) ||
+		    (IN6_IS_ADDR_V4MAPPED(a6) && v4_inside(ntohl(mapped))))
 			return;
 		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
 		port = ntohs(in6->sin6_port);

@@ -844,6 +844,31 @@ test_proxy_netns_direct_fails() {
 	px_log_ok
 }
 
+test_connect_wildcard_stays_inside() {
+	# A connect or a datagram to 0.0.0.0, ::, or a loopback address mapped
+	# into IPv6 reaches the sandbox's own loopback (the kernel takes the
+	# unspecified address for it): no refused way out, in the summary or in
+	# the log. glibc's getaddrinfo does it for every passive lookup (a dev
+	# server's), which ended each `python3 -m http.server` session with two
+	# false refusals. An IPv6 address that does lead out is listed in
+	# brackets, [ADDR]:PORT.
+	wsh './wprobe udp 0.0.0.0 8000; ./wprobe udp :: 8000; ./wprobe connect ::ffff:127.0.0.1 9;
+		./wprobe connect ::ffff:0.0.0.0 9; ./wprobe connect 2001:db8::1 443; echo done'
+	assert_out_line done
+	assert_err_match '^  \[2001:db8::1\]:443: a direct connection' 'an IPv6 way out, bracketed'
+	local n
+	n=$(grep -c '^  .*: a direct connection' <<<"$ERR")
+	((n == 1)) || fail "$n direct connections listed, not 1: $(excerpt "$ERR")"
+	n=$(grep -F '"method":"connect"' "$(latest_log)" | grep -c '"event":"net"')
+	((n == 1)) || fail "$n connect events in the log, not 1 (2001:db8::1's)"
+	if have python3; then
+		wsh 'python3 -c "import socket; socket.getaddrinfo(None, 8000, type=socket.SOCK_STREAM,
+			flags=socket.AI_PASSIVE)"; echo done'
+		assert_out_line done
+		[[ $ERR != *'direct connection'* ]] || fail "a passive lookup listed as refused: $(excerpt "$ERR")"
+	fi
+}
+
 test_refusal_summary() {
 	# At the end of a session, stderr lists each refused thing once, with the
 	# reason and the flag that would allow it; --quiet drops the list, and a
