@@ -113,6 +113,17 @@ int audit_parse_ts(const char *s, struct audit_time *t)
 	return s ? parse_datetime(s, true, t) : -1;
 }
 
+/* " ago" (spaces, then the word, as the error's example spells it), all
+ * that is left of s. */
+static bool ago(const char *s)
+{
+	if (*s != ' ')
+		return false;
+	while (*s == ' ')
+		s++;
+	return strcmp(s, "ago") == 0;
+}
+
 int audit_parse_time_arg(const char *s, const struct audit_time *now, struct audit_time *t)
 {
 	if (!s || !*s)
@@ -139,7 +150,7 @@ int audit_parse_time_arg(const char *s, const struct audit_time *now, struct aud
 		t->nsec = nsec;
 		return 0;
 	}
-	if (n > 0 && p[n] && !p[n + 1] && strchr("smhd", p[n])) {
+	if (n > 0 && p[n] && strchr("smhd", p[n]) && (!p[n + 1] || ago(p + n + 1))) {
 		int64_t mult = p[n] == 's' ? 1 : p[n] == 'm' ? 60 : p[n] == 'h' ? 3600 : 86400;
 		t->sec = now->sec - v * mult;
 		t->nsec = now->nsec;

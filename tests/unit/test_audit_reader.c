@@ -70,6 +70,11 @@ static void test_times(void)
 	CHECK(audit_parse_time_arg("-2h", &now, &t) == 0 && t.sec == now.sec - 7200);
 	CHECK(audit_parse_time_arg("7d", &now, &t) == 0 && t.sec == now.sec - 7 * 86400);
 	CHECK(audit_parse_time_arg("30s", &now, &t) == 0 && t.sec == now.sec - 30);
+	/* as the error's example spells it */
+	CHECK(audit_parse_time_arg("2h ago", &now, &t) == 0 && t.sec == now.sec - 7200);
+	CHECK(audit_parse_time_arg("7d  ago", &now, &t) == 0 && t.sec == now.sec - 7 * 86400);
+	CHECK(audit_parse_time_arg("2h ag", &now, &t) < 0 && audit_parse_time_arg("2hago", &now, &t) < 0 &&
+	      audit_parse_time_arg("2h ago x", &now, &t) < 0 && audit_parse_time_arg("2h ", &now, &t) < 0);
 	CHECK(audit_parse_time_arg("@1795265318.5", &now, &t) == 0 && t.sec == 1795265318 && t.nsec == 500000000);
 	CHECK(audit_parse_time_arg("2026-11-21", &now, &t) == 0 && t.sec == 1795219200);
 	CHECK(audit_parse_time_arg("2026-11-21 12:48", &now, &u) == 0 && u.sec == 1795219200 + 12 * 3600 + 48 * 60);
