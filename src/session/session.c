@@ -245,6 +245,12 @@ static int spec_workspace(const struct session_opts *o, struct policy *pol, cons
 	}
 	if (!home)
 		return werr_set(e, 0, "no home directory (set HOME): the audit log has nowhere to go");
+	/* the current directory taken for the workspace, inside a repository */
+	_cleanup_free_ char *repo = o->workspace ? NULL : workspace_repo_above(s->workspace, home);
+	if (repo)
+		wnote("the workspace %s lies inside the git repository %s, which the sandbox does "
+		      "not see: git inside finds no repository (run warden in %s, or with -w %s)",
+		      s->workspace, repo, repo, repo);
 	/* read-only or not, the scratch directory and the outputs: read-write
 	 * paths of the policy from here on (layout.h) */
 	if (layout_prepare(lay, &(struct session_layout_opts){ .read_only = o->read_only,

@@ -1,6 +1,7 @@
 /* place.c - choosing the workspace: refuse a directory that would expose
  * what the sandbox hides (/, a system directory, a home or what holds one,
- * a directory with a credential store in it). */
+ * a directory with a credential store in it); and find the repository a
+ * workspace lies inside of, which the sandbox does not see. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -79,3 +80,20 @@ int workspace_resolve(const char *requested, const char *home, char **out, struc
 	return 0;
 }
 
+char *workspace_repo_above(const char *ws, const char *home)
+{
+	struct stat st;
+	_cleanup_free_ char *here = xasprintf("%s/.git", ws);
+	if (lstat(here, &st) == 0)
+		return NULL;
+	_cleanup_free_ char *dir = xstrdup(ws);
+	for (char *slash; (slash = strrchr(dir, '/')) && slash != dir;) {
+		*slash = '\0';
+		if (home && path_is_within(home, dir))
+			return NULL; /* a home kept in git (dotfiles) holds every workspace */
+		_cleanup_free_ char *git = xasprintf("%s/.git", dir);
+		if (lstat(git, &st) == 0)
+			return steal_ptr(&dir);
+	}
+	return NULL;
+}

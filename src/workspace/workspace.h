@@ -144,6 +144,12 @@ static inline bool workspace_planned_as(const struct ws_plan *plan, const char *
 extern const char *const credential_stores[];
 extern const size_t credential_stores_n;
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
+/* The directory above the workspace ws (an absolute path) that holds a
+ * .git, when ws holds none: the repository ws lies inside of, which the
+ * sandbox does not see (git inside finds no repository); NULL otherwise,
+ * and for the home directory or one that holds it (home, may be NULL: a
+ * home kept in git holds every workspace). malloc'd. */
+char *workspace_repo_above(const char *ws, const char *home);
 /* The checks workspace_resolve makes of a resolved directory path buf
  * (what names it in the error: "workspace", "--output"): not /, /tmp, a
  * home or a system directory, not holding the home or a credential store. */

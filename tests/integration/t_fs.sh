@@ -589,6 +589,27 @@ test_workspace_refused() {
 	assert_out_eq "$(realpath "$WS")" 'cwd workspace'
 }
 
+test_workspace_inside_repository_said() {
+	# Run from a subdirectory of a repository, warden takes that directory
+	# for the workspace and git inside finds no repository: a note says so
+	# and names the repository to run from. Not at the repository's top,
+	# not with -w (chosen), not for a home kept in git (every workspace).
+	have git || skip 'git not installed'
+	git init -q . || fatal 'git init'
+	mkdir -p src/deep
+	cd src/deep || fatal cd
+	wrun -- sh -c 'git status >/dev/null 2>&1; echo git=$?'
+	assert_out_line 'git=128' 'git inside finds no repository'
+	assert_err_match "the workspace $WS/src/deep lies inside the git repository $WS, .*run warden in $WS, or with -w $WS"
+	wrun -w . -- true
+	[[ $ERR != *'lies inside'* ]] || fail "a note with -w: $(excerpt "$ERR")"
+	HOME=$WS wrun -- true
+	[[ $ERR != *'lies inside'* ]] || fail "a note for a home kept in git: $(excerpt "$ERR")"
+	cd "$WS" || fatal cd
+	wrun -- true
+	[[ $ERR != *'lies inside'* ]] || fail "a note at the repository's top: $(excerpt "$ERR")"
+}
+
 test_git_symlink_repo() {
 	# A .git the agent makes as a symlink (git follows it) or as a gitdir file
 	# pointing at a repository it controls is a new repository too.
