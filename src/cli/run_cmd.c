@@ -295,7 +295,10 @@ static int run_parse(int argc, char **argv, struct session_opts *o, const struct
 			fputs(run_usage, stdout);
 			return 0;
 		}
-		fputs(run_usage, stderr);
+		/* getopt said which option; the 80 lines of options would
+		 * push that line off the screen */
+		fputs("warden run --help lists the options; after `--` (warden run -- COMMAND "
+		      "ARG...), an option is the command's\n", stderr);
 		return EXIT_WARDEN;
 	}
 	if (optind == argc && dashdash) {

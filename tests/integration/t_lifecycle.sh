@@ -84,6 +84,22 @@ test_workspace_unmounts_after_return() {
 	[[ $(<"$T_TMP/rc") == 0 ]] || fail "the session: exit $(<"$T_TMP/rc")"
 }
 
+test_run_unknown_option_short() {
+	# An option warden does not know (a command's, put before `--`) is
+	# named on a line that stays on the screen: a pointer to --help, not
+	# the eighty lines of it.
+	wrun --bogus -- true
+	assert_rc 125 'an unknown option'
+	assert_err_match "unrecognized option '--bogus'"
+	assert_err_match 'warden run --help lists the options'
+	local n
+	n=$(wc -l <<<"$ERR")
+	((n <= 3)) || fail "an unknown option said in $n lines: $(excerpt "$ERR")"
+	wrun -w
+	assert_rc 125 'an option without its argument'
+	assert_err_match "requires an argument -- 'w'"
+}
+
 test_run_without_command() {
 	printf 'echo shell-ran\n' >"$T_TMP/sh-in"
 	WSTDIN=$T_TMP/sh-in wrun --
