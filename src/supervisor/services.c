@@ -76,14 +76,23 @@ static int ctl_freeze(void *ctx, long uid, const char *reason, struct werr *e)
 						       .attended = true }, e);
 }
 
+/* The session's own terminal told of a resume and a kill from elsewhere,
+ * as it was of the freeze (freeze.c says that one). */
 static int ctl_resume(void *ctx, long uid, struct werr *e)
 {
-	return sbctl_resume(ctx, "control", uid, e);
+	if (sbctl_resume(ctx, "control", uid, e) < 0)
+		return -1;
+	wnote("the sandbox goes on: resumed by `warden resume` (uid %ld)", uid);
+	return 0;
 }
 
 static int ctl_kill(void *ctx, long uid, const char *reason, struct werr *e)
 {
-	return sbctl_kill(ctx, "control", uid, reason, e);
+	if (sbctl_kill(ctx, "control", uid, reason, e) < 0)
+		return -1;
+	wnote("the sandbox was killed by `warden kill` (uid %ld)%s%s", uid, reason ? ": " : "",
+	      reason ? reason : "");
+	return 0;
 }
 
 static bool ctl_frozen(void *ctx)

@@ -157,6 +157,11 @@ ct_cycle() {
 		fail "the freeze event lacks the uid or the reason: $(ct_actions freeze | head -n 1)"
 	[[ $(ct_actions resume | wc -l) == 1 ]] || fail 'no resume event'
 	ct_actions kill | grep '"reason":"enough"' >/dev/null || fail "no kill event with its reason: $(ct_actions kill)"
+	# the session's own terminal told of each, as of the freeze
+	grep -F "the sandbox goes on: resumed by \`warden resume\` (uid $(id -u))" "$T_TMP/ct.out.err" >/dev/null ||
+		fail "the session's stderr says nothing of the resume: $(excerpt "$(<"$T_TMP/ct.out.err")")"
+	grep -F "the sandbox was killed by \`warden kill\` (uid $(id -u)): enough" "$T_TMP/ct.out.err" >/dev/null ||
+		fail "the session's stderr says nothing of the kill: $(excerpt "$(<"$T_TMP/ct.out.err")")"
 }
 
 # Without a limit: as root, the session's own cgroup v2 (made even on a
