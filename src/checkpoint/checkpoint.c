@@ -175,8 +175,16 @@ json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
 	*strrchr(dir, '/') = '\0';
 	char hash[SHA256_HEX_LEN];
 	json_t *f = NULL;
-	if (review_record(&cs->st, cs->start, dir, protected, session, cs->ws, hash, &f, &e) == 0)
+	if (review_record(&cs->st, cs->start, dir, protected, session, cs->ws, hash, &f, &e) == 0) {
+		/* the workspace was never written: where its changes wait */
+		if (strcmp(hash, cs->start) == 0)
+			wnote("review: the session changed nothing; there is nothing to apply");
+		else
+			wnote("review: the session's changes wait for you: `warden diff %s` shows them, "
+			      "`warden apply %s` writes them to the workspace, `warden discard %s` "
+			      "drops them", session, session, session);
 		return f;
+	}
 	char buf[1200];
 	werr_str(&e, buf, sizeof buf);
 	wnote("review: the session's changes could not be recorded (%s); they are kept in %s "

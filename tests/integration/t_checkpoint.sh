@@ -747,6 +747,9 @@ test_checkpoint_review_discard() {
 	assert_out_has rewritten 'the session sees its own writes'
 	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'a --review session wrote to the workspace'
 	assert_err_match 'review: sub/\.git was created in the session; it is left out'
+	local id
+	id=$(basename "$(latest_log)" .jsonl)
+	assert_err_match "review: the session's changes wait for you: \`warden diff $id\` shows them, \`warden apply $id\`"
 	wardenc diff
 	assert_rc 1 'diff of a --review session'
 	assert_out_has 'to apply (--review)'
@@ -760,6 +763,8 @@ test_checkpoint_review_discard() {
 	wardenc apply --yes
 	assert_rc 125 'apply after discard'
 	assert_err_match 'discarded'
+	wsh 'true' --review
+	assert_err_match 'review: the session changed nothing; there is nothing to apply'
 	[[ -z $(ls "$HOME/.local/state/warden/review" 2>/dev/null) ]] ||
 		fail "the overlay's upper directory was left behind"
 }
