@@ -73,6 +73,47 @@ static int side_text(const struct store *st, int rootfd, const struct mf_entry *
 	return 0;
 }
 
+/* A side's label as a patch reads it (piped): "PREFIX/PATH" as it is (a
+ * tab after it when it holds a space), or,
+ * when the path holds a control character, a byte past ASCII, a quote or
+ * a backslash, quoted as git quotes it ("a/back\\slash", octal \ooo for
+ * a byte), which GNU patch and git apply read back to the same bytes. */
+static char *patch_label(const char *prefix, const char *path)
+{
+	bool plain = true;
+	for (const unsigned char *p = (const unsigned char *)path; *p && plain; p++)
+		plain = *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\';
+	if (plain) /* a tab after a name with a space, as git ends it: patch reads to it */
+		return xasprintf("%s/%s%s", prefix, path, strchr(path, ' ') ? "\t" : "");
+	size_t cap = strlen(prefix) + 4 * strlen(path) + 5, o = 0;
+	char *out = xmalloc(cap);
+	o += (size_t)snprintf(out, cap, "\"%s/", prefix);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		const char *esc = *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\n' ? "\\n"
+				: *p == '\t' ? "\\t" : NULL;
+		if (esc)
+			o += (size_t)snprintf(out + o, cap - o, "%s", esc);
+		else if (*p < 0x20 || *p >= 0x7f)
+			o += (size_t)snprintf(out + o, cap - o, "\\%03o", *p);
+		else
+			out[o++] = (char)*p;
+	}
+	snprintf(out + o, cap - o, "\"");
+	return out;
+}
+
+/* A side's label: on a terminal, the path shown (shown.h); piped, as a
+ * patch reads it; /dev/null for a side that is not there. */
+static char *side_label(const char *prefix, const struct mf_entry *en, bool tty)
+{
+	if (!en)
+		return xstrdup("/dev/null");
+	if (!tty)
+		return patch_label(prefix, en->path);
+	_cleanup_free_ char *shown = path_shown(en->path);
+	return xasprintf("%s/%s", prefix, shown);
+}
+
 /* rootfd < 0: the new side is in the store too (a --review session's).
  * -1 with e when a stored side cannot be read (the diff goes on). */
 static int show_text_diff(const struct store *st, int rootfd, const struct change *c,
@@ -84,8 +125,9 @@ static int show_text_diff(const struct store *st, int rootfd, const struct chang
 		return 0;
 	const char *path = b ? b->path : a->path;
 	_cleanup_free_ char *shown = path_shown(path);
-	_cleanup_free_ char *la = a ? xasprintf("a/%s", shown) : xstrdup("/dev/null");
-	_cleanup_free_ char *lb = b ? xasprintf("b/%s", shown) : xstrdup("/dev/null");
+	bool tty = isatty(STDOUT_FILENO);
+	_cleanup_free_ char *la = side_label("a", a, tty);
+	_cleanup_free_ char *lb = side_label("b", b, tty);
 	size_t na = 0, nb = 0;
 	_cleanup_free_ char *ta = NULL, *tb = NULL;
 	if (side_text(st, rootfd, a, true, &ta, &na, e) < 0 ||
@@ -102,7 +144,7 @@ static int show_text_diff(const struct store *st, int rootfd, const struct chang
 		return 0;
 	}
 	/* what the session wrote, on a terminal: shown, not acting on it */
-	text_unified_diff(stdout, isatty(STDOUT_FILENO), la, lb, ta, na, tb, nb);
+	text_unified_diff(stdout, tty, la, lb, ta, na, tb, nb);
 	return 0;
 }
 

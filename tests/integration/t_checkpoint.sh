@@ -738,6 +738,27 @@ test_checkpoint_store_durable() {
 review_script='printf "rewritten\n" > VERSION; rm -rf src/d2; mkdir src/d2; echo n > src/d2/new;
 	rm link; echo x > added; chmod 700 run.sh; rm -rf closed; git rm -q --cached VERSION; echo done'
 
+test_checkpoint_diff_piped_applies() {
+	# Piped, `warden diff` is a patch: applied with patch -p1 (and git
+	# apply) to a copy of the tree as it was, it gives the tree the session
+	# left, names with a backslash, a space, a quote, a newline or bytes
+	# past ASCII included (quoted as git quotes them; a backslash used to
+	# come out as \x5c, which no tool reads back).
+	have patch || skip 'patch is not installed'
+	local n names=('back\slash' 'my file' 'quo"te' $'new\nline' 'ütf8' plain)
+	for n in "${names[@]}"; do printf 'a\n' >"$n"; done
+	cp -a "$WS" "$T_TMP/before"
+	wsh 'for f in *; do [ "$f" = wprobe ] || echo b >> "$f"; done; printf "x\n" > "fresh\\one"
+		printf "y\n" > "new sp"'
+	assert_rc 0 'the session that writes'
+	wardenc diff
+	assert_rc 1 'diff'
+	printf '%s\n' "$OUT" >"$T_TMP/p.diff"
+	grep -F -- '--- "a/back\\slash"' "$T_TMP/p.diff" >/dev/null || fail "the backslash's name not quoted as git does: $(excerpt "$OUT")"
+	(cd "$T_TMP/before" && patch -p1 -s <"$T_TMP/p.diff") || fail "patch -p1 refused the diff: $(excerpt "$OUT")"
+	diff -r "$T_TMP/before" "$WS" >"$T_TMP/d.out" 2>&1 || fail "the patched tree differs: $(excerpt "$(<"$T_TMP/d.out")")"
+}
+
 test_checkpoint_review_discard() {
 	make_repo
 	local h0
