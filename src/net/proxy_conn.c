@@ -237,8 +237,12 @@ void conn_refuse(struct conn *c, int http_status, uint8_t socks_code, const char
 	c->allowed = false;
 	snprintf(c->reason, sizeof c->reason, "%s", reason);
 	if (c->fw) {
-		/* No protocol to answer in: the client sees the connection end. */
-		shutdown(c->cfd, SHUT_RDWR);
+		/* No protocol to answer in: the connection reset at once, as
+		 * a port nobody listens on is answered (a TCP socket
+		 * disconnected by AF_UNSPEC sends its RST; else an end) */
+		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+		if (connect(c->cfd, &unspec, sizeof unspec) < 0)
+			shutdown(c->cfd, SHUT_RDWR);
 	} else if (c->socks) {
 		uint8_t r[SOCKS5_REPLY_MAX];
 		size_t n = socks5_reply(r, socks_code, NULL, 0);

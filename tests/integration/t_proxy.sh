@@ -488,6 +488,19 @@ test_host_loopback_port() {
 		decision=allow rule=localhost:"$HTTP_PORT"
 }
 
+test_host_loopback_port_closed() {
+	# An allowed host port nothing listens on: the connection inside is
+	# reset, as a closed port is answered, not ended as if a server had
+	# closed it without a word (curl said "Empty reply from server").
+	nh_need curl
+	have python3 || skip 'python3 is not installed (it finds a free port)'
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	wsh "curl -sS http://127.0.0.1:$port/; echo rc=\$?" --allow-net "127.0.0.1:$port"
+	assert_out_line 'rc=56' 'the connection reset (curl 56), not an empty reply (52)'
+	assert_err_match 'reset by peer'
+}
+
 test_host_loopback_port_errors() {
 	local pat
 	for pat in 127.0.0.1 '[::1]' 127.0.0.2 '::1'; do
