@@ -94,7 +94,11 @@ static int usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("\n", stderr);
-	fputs(log_usage, stderr);
+	/* the synopsis, not the 60 lines after it, which would push the
+	 * error off the screen */
+	const char *end = strstr(log_usage, "\n\n");
+	fwrite(log_usage, 1, end ? (size_t)(end - log_usage) + 1 : strlen(log_usage), stderr);
+	fputs("warden log --help says more\n", stderr);
 	return EXIT_WARDEN;
 }
 

@@ -110,6 +110,13 @@ test_log_list_show() {
 	assert_rc 125 '--pid x'
 	wardenc log frobnicate
 	assert_rc 125 'log frobnicate'
+	# the error stays on the screen: the synopsis and a pointer, not the
+	# whole help after it
+	wardenc log show --bogus
+	assert_rc 125 'log show --bogus'
+	assert_err_match "unrecognized option '--bogus'"
+	assert_err_match 'warden log --help says more'
+	(($(wc -l <<<"$ERR") <= 12)) || fail "a bad option said in $(wc -l <<<"$ERR") lines: $(excerpt "$ERR")"
 	wardenc log
 	assert_rc 125 'log alone'
 	wardenc log --help
