@@ -250,7 +250,9 @@ int pol_do_env(struct parser *ps, const struct line *l)
 		if (pol_want_tokens(ps, l, 3, "env pass") < 0)
 			return -1;
 		if (!policy_env_name_ok(name, strlen(name), true))
-			return pol_lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'", name);
+			return pol_lerr(ps->e, 0, l, off, "env pass: invalid variable name '%.200s'%s", name,
+					strchr(name, '=') ? " (env pass takes a name from your environment; "
+					"env set NAME=VALUE gives one a value)" : "");
 		if (env_not_secret(ps, l, off, "env pass", name, strlen(name)) < 0)
 			return -1;
 		return pol_push_unique(ps, l, &p->env_pass, name);

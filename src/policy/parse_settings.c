@@ -267,6 +267,13 @@ int pol_do_freeze(struct parser *ps, const struct line *l)
 	if (strcmp(l->tok[1], "timeout") != 0)
 		return pol_lerr(ps->e, 0, l, l->off[1], "freeze: unknown setting '%.200s' (expected timeout)",
 				l->tok[1]);
+	if (l->ntok == 4 && strspn(l->tok[2], "0123456789") == strlen(l->tok[2]) &&
+	    strchr("hms", l->tok[3][0]) &&
+	    strspn(l->tok[3], "abcdefghijklmnopqrstuvwxyz") == strlen(l->tok[3]))
+		/* "30 minutes": the unit is a letter of the number's */
+		return pol_lerr(ps->e, 0, l, l->off[3], "freeze timeout: unexpected argument '%.200s' "
+				"(a unit is written on the number: %.20s%s)", l->tok[3], l->tok[2],
+				l->tok[3][0] == 'h' ? "h" : l->tok[3][0] == 's' ? "s" : "m");
 	if (pol_want_tokens(ps, l, 3, "freeze timeout") < 0)
 		return -1;
 	const char *v = l->tok[2];

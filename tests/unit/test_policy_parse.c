@@ -296,6 +296,8 @@ static void test_errors(void)
 	EXPECT_ERR("env pass *\n", "t.profile:1:10: env pass: invalid variable name '*'");
 	EXPECT_ERR("env pass A*B\n", "t.profile:1:10: env pass: invalid variable name 'A*B'");
 	EXPECT_ERR("env pass A-B\n", "t.profile:1:10: env pass: invalid variable name 'A-B'");
+	EXPECT_ERR("env pass FOO=bar\n", "t.profile:1:10: env pass: invalid variable name 'FOO=bar' "
+		   "(env pass takes a name from your environment; env set NAME=VALUE gives one a value)");
 	EXPECT_ERR("env pass A B\n", "t.profile:1:12: env pass: unexpected argument 'B'");
 	EXPECT_ERR("env unset\n", "t.profile:1:10: env unset: missing argument");
 	EXPECT_ERR("env unset A=1\n", "t.profile:1:11: env unset: invalid variable name 'A=1'");
@@ -672,6 +674,12 @@ static void test_freeze_timeout(void)
 		CHECK(policy_freeze_timeout(&p, false) == ok[i].s);
 		policy_free(&p);
 	}
+	/* a unit written apart: named, and how to write it */
+	EXPECT_ERR("freeze timeout 30 minutes\n", "t.profile:1:19: freeze timeout: unexpected argument "
+		   "'minutes' (a unit is written on the number: 30m)");
+	EXPECT_ERR("freeze timeout 2 hours\n", "t.profile:1:18: freeze timeout: unexpected argument "
+		   "'hours' (a unit is written on the number: 2h)");
+	EXPECT_ERR("freeze timeout 5m later\n", "t.profile:1:19: freeze timeout: unexpected argument 'later'");
 	CHECK(parse(&p, "freeze timeout 1m\nfreeze timeout auto\n", &e) == 0);
 	CHECK(policy_freeze_timeout(&p, true) == 600 && policy_freeze_timeout(&p, false) == 0);
 	policy_free(&p);
