@@ -240,7 +240,13 @@ static int diff_show(struct diff *x, bool list, struct werr *e)
 	struct changes ch;
 	changes_compute(&x->m, &x->now.m, &ch);
 	_cleanup_free_ char *wshown = path_shown(x->rec.workspace);
-	const char *since = x->rec.review ? "to apply (--review)" : "since its checkpoint";
+	/* a --review session's changes: waiting, or written by an apply */
+	_cleanup_free_ char *by = NULL, *applied = NULL;
+	struct werr e2 = { 0 };
+	if (x->rec.review && ckpt_applied_by(x->d.logdir, x->rec.session, &by, &e2) == 0 && by)
+		applied = xasprintf("(--review), applied by session %s", by);
+	const char *since = applied ? applied : x->rec.review ? "to apply (--review)"
+			  : "since its checkpoint";
 	int rc = 1;
 	if (!ch.n && !ch.root_mode) {
 		printf("session %s: nothing changed in %s %s\n", x->rec.session, wshown, since);

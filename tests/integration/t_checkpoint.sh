@@ -804,6 +804,8 @@ test_checkpoint_review_discard_after_apply() {
 	assert_rc 0 'apply'
 	local applied
 	applied=$(basename "$(latest_log)" .jsonl)
+	wardenc diff --list "$id"
+	assert_out_has "(--review), applied by session $applied" 'diff of applied changes says so'
 	wardenc discard "$id"
 	assert_rc 125 'discard of applied changes'
 	assert_err_match "applied to the workspace by \`warden apply\` \(session $applied\)"
