@@ -704,7 +704,14 @@ int task_remove(struct task *t, const char *lockdir, struct werr *e)
 			task_git(t->src, prune, -1, NULL, &ignored);
 		}
 	}
+	/* its private directory of warden's (private_dir), made afresh by
+	 * each session, none of which runs: the lock is held */
 	_cleanup_free_ char *parent = dir_of(t->dir);
+	_cleanup_free_ char *priv = xasprintf("%s/.warden", parent);
+	_cleanup_close_ int vfd = open(priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (vfd >= 0 && remove_tree_at(vfd, t->name) < 0 && errno != ENOENT)
+		return werr_errno(e, "task %s: removing %s/%s", t->name, priv, t->name);
+	rmdir(priv);
 	rmdir(parent); /* the last task gone: the tasks' directory too */
 	return 0;
 }

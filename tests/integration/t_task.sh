@@ -129,6 +129,9 @@ test_task_remove_keeps_branch() {
 	wardenc task remove gone -w "$repo"
 	assert_rc 0
 	[[ ! -e $repo.warden-tasks/gone ]] || fail 'the worktree stayed'
+	# the last task gone, nothing of warden's is left beside the repository
+	# (the task's private gitdir and refs in .warden/gone used to stay)
+	[[ ! -e $repo.warden-tasks ]] || fail "left after the last task: $(find "$repo.warden-tasks" | head -n 5)"
 	task_host_git "$repo" rev-parse --verify -q warden/gone >/dev/null || fail 'the branch went too'
 	# reused: the branch checked out again, with its commit
 	wrun -q -w "$repo" --task gone -- cat g
