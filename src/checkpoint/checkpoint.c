@@ -365,9 +365,8 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 	return 0;
 }
 
-/* Session i is an apply or undo (key "apply_of" or "undo_of") of
- * session that wrote the workspace: ended with its checkpoint, not
- * rolled back. */
+/* v is an apply or an undo (key "apply_of" or "undo_of") of session that
+ * wrote the workspace: it ended with its checkpoint, not rolled back. */
 static bool done_of(const struct audit_session_info *v, const char *key, const char *session)
 {
 	const char *of = json_string_value(json_object_get(json_object_get(v->start, "checkpoint"),

@@ -74,10 +74,10 @@ static int side_text(const struct store *st, int rootfd, const struct mf_entry *
 }
 
 /* A side's label as a patch reads it (piped): "PREFIX/PATH" as it is (a
- * tab after it when it holds a space), or,
- * when the path holds a control character, a byte past ASCII, a quote or
- * a backslash, quoted as git quotes it ("a/back\\slash", octal \ooo for
- * a byte), which GNU patch and git apply read back to the same bytes. */
+ * tab after it when it holds a space), or, when the path holds a control
+ * character, a byte past ASCII, a quote or a backslash, quoted as git
+ * quotes it ("a/back\\slash", octal \ooo for a byte), which GNU patch and
+ * git apply read back to the same bytes. */
 static char *patch_label(const char *prefix, const char *path)
 {
 	bool plain = true;
