@@ -54,6 +54,14 @@ void audit_subscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 /* Remove the subscriber fn with ctx (a module that goes before the stream). */
 void audit_unsubscribe(struct audit *a, audit_subscriber_fn fn, void *ctx);
 
+/* The severity an alert without one is rated (a check other than the
+ * detector's rules raised it: exec.denied, secret.phantom, ...): rate
+ * names it ("low" to "critical", or NULL: none) and it is written into the
+ * alert before the log and every subscriber see it, so that the record,
+ * the exports and --fail-on read the severity the risk score counts. */
+typedef const char *(*audit_rate_fn)(void *ctx, const json_t *fields);
+void audit_rate_alerts(struct audit *a, audit_rate_fn rate, void *ctx);
+
 /* Also hand every line written (n bytes, its newline left out) to also,
  * once it is in the file: `--log syslog` (src/export/syslogsend.h). The
  * file stays the record. */

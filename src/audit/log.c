@@ -64,6 +64,8 @@ struct audit {
 	json_t *counts;          /* event kind -> number emitted */
 	struct subscriber *subs; /* subs[0] is the writer */
 	size_t nsubs;
+	audit_rate_fn rate;      /* an alert's severity when it has none (or NULL) */
+	void *rate_ctx;
 	struct writer w;
 };
 
@@ -454,6 +456,11 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
 		if (audit_is_header_key(k))
 			return werr_set(e, EINVAL, "audit event %s: field name '%s' is reserved", event, k);
 
+	if (a->rate && f && strcmp(event, "alert") == 0 && !json_object_get(f, "severity")) {
+		const char *sev = a->rate(a->rate_ctx, f);
+		if (sev)
+			json_object_set_new(f, "severity", json_string(sev));
+	}
 	char ts[128];
 	timestamp(a, ts, sizeof ts);
 	struct event ev = { .kind = event, .fields = f, .session = a->session, .ts = ts,
@@ -543,6 +550,12 @@ void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx)
 const char *audit_failed(const struct audit *a)
 {
 	return a && a->w.failed ? a->w.why : NULL;
+}
+
+void audit_rate_alerts(struct audit *a, audit_rate_fn rate, void *ctx)
+{
+	a->rate = rate;
+	a->rate_ctx = ctx;
 }
 
 void audit_also(struct audit *a, void (*also)(void *ctx, const struct event *ev, const char *line,

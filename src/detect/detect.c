@@ -868,10 +868,18 @@ void detect_freep(struct detect **d)
 	detect_free(*d);
 }
 
+/* An alert of another check's, rated as the risk score counts it. */
+static const char *rate_alert(void *ctx, const json_t *fields)
+{
+	enum severity sev;
+	return rated(ctx, fields, &sev) ? severity_name(sev) : NULL;
+}
+
 void detect_attach(struct detect *d, struct audit *log)
 {
 	d->log = log;
 	audit_subscribe(log, on_event, d);
+	audit_rate_alerts(log, rate_alert, d);
 }
 
 void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx)

@@ -64,7 +64,9 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 void detect_free(struct detect *d);
 void detect_freep(struct detect **d);
 
-/* Subscribe to log's stream; alerts and risk events go to it. */
+/* Subscribe to log's stream; alerts and risk events go to it; an alert
+ * of another check's gets the severity the `rate` lines give it
+ * (audit_rate_alerts). */
 void detect_attach(struct detect *d, struct audit *log);
 void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx);
 

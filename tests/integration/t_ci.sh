@@ -129,6 +129,25 @@ test_ci_fail_on() {
 	assert_rc 125
 }
 
+# An alert of a check other than the detector's rules (exec.denied, rated
+# medium by the built-in `rate` lines) carries its rating in the log and
+# counts for --fail-on and the summary as the risk score counts it (it had
+# no severity: --fail-on low passed a session whose denied program ran).
+test_ci_fail_on_rated_alert() {
+	ci_env
+	local t
+	t=$(readlink -f /usr/bin/id)
+	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\nexec deny %s\n' "$t" >"$T_TMP/deny"
+	wsh 'id; true' --profile "$T_TMP/deny" --fail-on medium
+	assert_rc 123 'a denied program and --fail-on medium'
+	grep -F '"event":"alert"' "$(latest_log)" | grep -F '"rule":"exec.denied"' |
+		matches -F '"severity":"medium"' || fail "exec.denied without its rating in the log"
+	grep -qE 'alerts: [0-9]+ \(critical 0, high 0, medium [1-9]' "$ART/summary.md" ||
+		fail "the summary does not count it: $(excerpt "$(cat "$ART/summary.md")")"
+	wsh 'id; true' --profile "$T_TMP/deny" --fail-on high
+	assert_rc 0 'a medium alert and --fail-on high'
+}
+
 # The GitHub Action: the step action.yml runs, run as a runner runs it (its
 # inputs in the environment, GITHUB_ACTION_PATH the tree's root, warden on
 # PATH: installed already, no deb), with a plain command (not an agent):
