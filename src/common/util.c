@@ -101,6 +101,38 @@ bool path_has_dot_components(const char *path)
 	return strstr(path, "//") != NULL;
 }
 
+char *path_lexical(const char *path, bool dotdot)
+{
+	size_t n = strlen(path);
+	char *out = xmalloc(n + 2);
+	size_t o = 0;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (len == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (dotdot && len == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--; /* and its slash */
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, p, len);
+			o += len;
+		}
+		p = end;
+	}
+	if (!o)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
 char *path_resolve_existing(const char *path)
 {
 	if (path[0] != '/' || path_has_dot_components(path + 1))

@@ -73,6 +73,13 @@ bool path_in_git(const char *rel);
 /* true when the string has a "." or ".." component or an empty one ("a//b"). */
 bool path_has_dot_components(const char *path);
 
+/* The absolute path written plainly, as text alone (nothing looked up):
+ * empty and "." components dropped, and with dotdot each ".." taking the
+ * component before it away (at "/", nothing) where without it ".." stays;
+ * no trailing slash but for "/" itself. What the kernel would reach when
+ * no component before a ".." is a symlink. malloc'd. */
+char *path_lexical(const char *path, bool dotdot);
+
 /* An absolute path with every symlink of its longest existing ancestor
  * resolved (realpath) and the part that does not exist yet kept as written:
  * what a path that may not exist yet will be once it does, for comparing it

@@ -67,8 +67,9 @@ void notefile_init(struct notifier *n)
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
- * opened, the call has not happened yet). NULL when unreadable. cwd: ""
- * until a relative path needs it, then the process's, read here. */
+ * opened, the call has not happened yet), written plainly ("./" and "//"
+ * gone, ".." kept: path_lexical). NULL when unreadable. cwd: "" until a
+ * relative path needs it, then the process's, read here. */
 static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
 		      char cwd[PATH_MAX])
 {
@@ -90,8 +91,9 @@ static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, i
 		}
 	}
 	if (buf[0] == '/' || !base[0])
-		return xstrdup(buf);
-	return xasprintf("%s%s%s", base, strcmp(base, "/") == 0 ? "" : "/", buf);
+		return buf[0] == '/' ? path_lexical(buf, false) : xstrdup(buf);
+	_cleanup_free_ char *joined = xasprintf("%s/%s", base, buf);
+	return path_lexical(joined, false);
 }
 
 /* The file operation a syscall number is, or NULL. */

@@ -65,8 +65,8 @@ void writeask_free(struct writeask *w)
 	free(w);
 }
 
-/* The glob that names path (absolute), or NULL. */
-static const char *named(const struct writeask *w, const char *path)
+/* The glob that names path (absolute, written plainly), or NULL. */
+static const char *named_as(const struct writeask *w, const char *path)
 {
 	if (!path || !path_is_within(path, w->workspace))
 		return NULL;
@@ -82,6 +82,18 @@ static const char *named(const struct writeask *w, const char *path)
 			return g;
 	}
 	return NULL;
+}
+
+/* The glob that names path, as written or with its ".." taken lexically
+ * (docs/../docs/a.md is docs/a.md unless a symlink came before the ".."):
+ * either asks. */
+static const char *named(const struct writeask *w, const char *path)
+{
+	const char *g = named_as(w, path);
+	if (g || !path || !strstr(path, "/.."))
+		return g;
+	_cleanup_free_ char *lex = path_lexical(path, true);
+	return named_as(w, lex);
 }
 
 static void unlink_held(struct writeask *w, struct held *h)

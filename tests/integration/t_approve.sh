@@ -173,6 +173,26 @@ test_approve_exec_and_write() {
 		fail 'the denied write is not on the record'
 }
 
+# `write ask DIR/GLOB` holds a write however the path is spelled: ./docs,
+# docs//, docs/./, docs/../docs (each went through unasked); in CI mode the
+# question is refused at once. The log records the path written plainly.
+test_approve_write_spellings() {
+	printf 'write ask docs/*.md\n' >"$T_TMP/p"
+	mkdir -p "$WS/docs"
+	printf 'orig\n' >"$WS/docs/a.md"
+	local sp
+	for sp in ./docs/a.md docs//a.md docs/./a.md docs/../docs/a.md "$WS/./docs/a.md"; do
+		wsh "echo x >> '$sp' 2>/dev/null; echo rc=\$?" --profile "$T_TMP/p" --ci --artifacts "$T_TMP/art"
+		assert_out_line 'rc=2' "the write to $sp held and refused (CI mode)"
+		[[ $(<"$WS/docs/a.md") == orig ]] || fail "the write to $sp went through"
+		grep -F '"event":"file"' "$(latest_log)" | grep -F '"decision":"deny"' |
+			matches -F "\"path\":\"$WS/docs/" || fail "$sp: no refused file event under $WS/docs/"
+	done
+	grep -F '"event":"file"' "$(latest_log)" | matches -F "$WS/./docs" && fail 'the path is not written plainly in the log'
+	wsh 'echo x >> ./docs/b.txt; echo rc=$?' --profile "$T_TMP/p" --ci --artifacts "$T_TMP/art"
+	assert_out_line 'rc=0' 'a write no rule names'
+}
+
 # A question naming what the sandbox chose (a file name with an OSC 52 and
 # a screen clear in it) is listed by `warden approve` escaped: the
 # reviewer's terminal gets no sequence of the agent's.

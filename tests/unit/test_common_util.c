@@ -91,6 +91,30 @@ static void test_path_is_within(void)
 	CHECK(!path_is_within("/b/a", "/a"));
 }
 
+static void check_lexical(const char *in, bool dotdot, const char *want)
+{
+	_cleanup_free_ char *got = path_lexical(in, dotdot);
+	CHECK_STR(got, want);
+}
+
+/* path_lexical: a path written plainly, ".." taken away only when asked. */
+static void test_path_lexical(void)
+{
+	check_lexical("/ws/./docs/a.md", false, "/ws/docs/a.md");
+	check_lexical("/ws//docs///a.md", false, "/ws/docs/a.md");
+	check_lexical("/ws/docs/", false, "/ws/docs");
+	check_lexical("/ws/docs/../docs/a.md", false, "/ws/docs/../docs/a.md");
+	check_lexical("/ws/docs/../docs/a.md", true, "/ws/docs/a.md");
+	check_lexical("/ws/a/b/../../c", true, "/ws/c");
+	check_lexical("/../..", true, "/");
+	check_lexical("/..", false, "/..");
+	check_lexical("/", false, "/");
+	check_lexical("//", true, "/");
+	check_lexical("/./.", false, "/");
+	check_lexical("/ws/.../x", true, "/ws/.../x");
+	check_lexical("/ws/..x/./y", true, "/ws/..x/y");
+}
+
 static void test_path_has_dot_components(void)
 {
 	CHECK(path_has_dot_components("."));
@@ -1043,6 +1067,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN); /* a reader gone is EPIPE, not death */
 	test_path_is_within();
 	test_path_has_dot_components();
+	test_path_lexical();
 	test_strv();
 	test_mkdir_p();
 	test_xdg_warden_dir();
