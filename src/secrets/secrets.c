@@ -17,7 +17,9 @@
 #include "../common/util.h"
 
 
-#define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment, its '-' or '_' not counted */
+#define PREFIX_SEGMENT_MAX 12 /* characters of one prefix segment of digits, its '-' or '_' not counted */
+#define PREFIX_WORD_MAX 6     /* of one with letters: a vendor's mark (sk, ant, api03, github), not a word */
+#define PREFIX_REST_MIN 20    /* characters a kept prefix leaves after it: a token's random body */
 #define PHANTOM_TRIES 100
 #define PHANTOM_TAIL 20       /* characters of the stable end (Claude Code keeps 20) */
 #define PHANTOM_RANDOM_MIN 16 /* random characters a phantom with a stable end keeps */
@@ -173,7 +175,8 @@ static bool is_alnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-/* A prefix segment: [a-z0-9] or [A-Z0-9], 1 to PREFIX_SEGMENT_MAX long. */
+/* A prefix segment: [a-z0-9] or [A-Z0-9], 1 to PREFIX_WORD_MAX long, or
+ * of digits alone up to PREFIX_SEGMENT_MAX (Slack's team number). */
 static bool prefix_segment(const char *v, size_t n)
 {
 	bool lower = false, upper = false;
@@ -181,9 +184,31 @@ static bool prefix_segment(const char *v, size_t n)
 		lower = lower || (v[i] >= 'a' && v[i] <= 'z');
 		upper = upper || (v[i] >= 'A' && v[i] <= 'Z');
 	}
-	return n > 0 && n <= PREFIX_SEGMENT_MAX && !(lower && upper);
+	return n > 0 && n <= (lower || upper ? PREFIX_WORD_MAX : PREFIX_SEGMENT_MAX) &&
+	       !(lower && upper);
 }
 
+/* What follows a kept prefix looks like a token's random body: at least
+ * PREFIX_REST_MIN characters of a token's alphabet (base64, base64url, '.')
+ * of two kinds or more (lower, upper, digits). A password or passphrase
+ * ("correct-horse-battery-staple", "admin_2024_Winter-Sunshine!") keeps no
+ * prefix: any of it would be part of the value inside. */
+static bool token_body(const char *v, size_t n)
+{
+	bool lower = false, upper = false, digit = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_alnum(v[i]) && !strchr("-_.+/=", v[i]))
+			return false;
+		lower = lower || (v[i] >= 'a' && v[i] <= 'z');
+		upper = upper || (v[i] >= 'A' && v[i] <= 'Z');
+		digit = digit || (v[i] >= '0' && v[i] <= '9');
+	}
+	return n >= PREFIX_REST_MIN && lower + upper + digit >= 2;
+}
+
+/* The longest run of prefix segments, kept when a token's body follows
+ * it (a shorter one is not tried: "admin_2024_Winter..." would give up
+ * "admin_"). */
 static size_t prefix_len(const char *v, size_t n)
 {
 	size_t keep = 0, i = 0;
@@ -193,9 +218,10 @@ static size_t prefix_len(const char *v, size_t n)
 			j++;
 		if (!prefix_segment(v + i, j - i) || j >= n || (v[j] != '-' && v[j] != '_') ||
 		    j + 1 > n / 2)
-			return keep;
+			break;
 		keep = i = j + 1;
 	}
+	return keep && token_body(v + keep, n - keep) ? keep : 0;
 }
 
 static bool all_in(const char *s, size_t n, const char *set)

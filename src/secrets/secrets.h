@@ -11,8 +11,10 @@
  * NUL, CR or LF inside (it could not go in a header).
  *
  * Phantoms: the value's prefix (the longest leading run of segments, each
- * 1 to 12 characters of [a-z0-9] or of [A-Z0-9] followed by '-' or '_':
- * "sk-ant-api03-", "ghp_", "github_pat_", "xoxb-", at most half the value),
+ * 1 to 6 characters of [a-z0-9] or of [A-Z0-9], or up to 12 digits,
+ * followed by '-' or '_': "sk-ant-api03-", "ghp_", "github_pat_", "xoxb-",
+ * at most half the value, and only when at least 20 characters of a
+ * token's body follow it: none for a password or a passphrase),
  * then random characters (getrandom) of the class of the rest of the value:
  * digits when it is digits, lower-case hex when it is lower-case hex, the
  * same for upper-case hex, else [A-Za-z0-9] plus whichever of '-', '_', '.'

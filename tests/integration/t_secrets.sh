@@ -302,6 +302,23 @@ test_secret_phantom_end() {
 	[[ ! -e $WS/data/warden/phantom-key ]] || fail "the key was made in the workspace"
 }
 
+test_secret_password_keeps_nothing() {
+	# A password or a passphrase as a secret: its phantom keeps none of it
+	# (the prefix kept for a vendor's token, sk-ant-api03-, used to take
+	# "correct-horse-" and "admin_2024_" inside).
+	# shellcheck disable=SC2016 # expanded inside
+	DBPASS=correct-horse-battery-staple PW2='admin_2024_Winter-Sunshine!' \
+		wrun --secret DBPASS@127.0.0.1:9 --secret PW2@127.0.0.1:9 -- sh -c 'echo "a=$DBPASS"; echo "b=$PW2"'
+	assert_rc 0
+	local a b
+	a=$(sed -n 's/^a=//p' <<<"$OUT")
+	b=$(sed -n 's/^b=//p' <<<"$OUT")
+	[[ ${#a} == 28 && ${#b} == 27 ]] || fatal "phantoms of the wrong length: '$a' '$b'"
+	[[ $a != correct* && $a != *staple && $a != *horse* && $a != *battery* ]] ||
+		fail "the passphrase's phantom holds a part of it: $a"
+	[[ $b != admin* && $b != *2024* && $b != *Sunshine* ]] || fail "the password's phantom holds a part of it: $b"
+}
+
 test_secret_bad_input() {
 	unset MISSING_TOKEN
 	wrun --secret MISSING_TOKEN@example.com -- sh -c 'echo started'

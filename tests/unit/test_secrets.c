@@ -111,17 +111,26 @@ static void test_phantom_shape(void)
 		       "github_pat_", ALNUM "_");
 	EXPECT_PHANTOM("xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-",
 		       ALNUM "-");
-	EXPECT_PHANTOM("sk-proj-abc.def.ghi.jkl", "sk-proj-", ALNUM ".");
-	/* at most half the value */
+	EXPECT_PHANTOM("sk-proj-abc.def.ghi.jkl.mno.pq1", "sk-proj-", ALNUM ".");
+	/* at most half the value, and only before a token's body (20
+	 * characters or more, two kinds of them) */
 	EXPECT_PHANTOM("abcd_efgh", "", ALNUM "_");
-	EXPECT_PHANTOM("ab_cdefgh", "ab_", ALNUM);
+	EXPECT_PHANTOM("ab_cdefgh", "", ALNUM "_");
+	EXPECT_PHANTOM("ab_cdefghijklmnopqrstuvwxyz0123", "ab_", ALNUM);
 	EXPECT_PHANTOM("abcdefghijklmnopqrstuvwxyz", "", ALNUM);
+	/* a password or a passphrase keeps nothing of itself: none of it is
+	 * a vendor's mark (words longer than 6, punctuation, one kind) */
+	EXPECT_PHANTOM("correct-horse-battery-staple", "", ALNUM "-");
+	EXPECT_PHANTOM("correct-horse-battery-staple-lemon-river-ocean", "", ALNUM "-");
+	EXPECT_PHANTOM("admin_2024_Winter-Sunshine!", "", ALNUM "-_");
+	EXPECT_PHANTOM("admin_2024_WinterSunshine99", "", ALNUM "_");
 	/* character classes */
 	EXPECT_PHANTOM("12345678901234", "", "0123456789");
-	EXPECT_PHANTOM("key-0123456789", "key-", "0123456789");
+	EXPECT_PHANTOM("key-0123456789", "", ALNUM "-");
+	EXPECT_PHANTOM("key-0123456789abcdefXYZ0123", "key-", ALNUM);
 	EXPECT_PHANTOM("deadbeef0123456789abcdef", "", "0123456789abcdef");
 	EXPECT_PHANTOM("DEADBEEF0123456789ABCDEF", "", "0123456789ABCDEF");
-	EXPECT_PHANTOM("tok_Ab+/Cd==Ef+/Gh==", "tok_", ALNUM); /* no '+', '/' or '=' */
+	EXPECT_PHANTOM("tok_Ab+/Cd==Ef+/Gh==Ij+/Kl==", "tok_", ALNUM); /* no '+', '/' or '=' */
 	EXPECT_PHANTOM("p\xc3\xa4ssw\xc3\xb6rd-long", "", ALNUM "-");
 
 	/* every draw of a digits-only value differs (10^14 of them) */
