@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,9 @@ struct writer {
 	char prev[65];           /* SHA-256 of the last line written (hex) */
 	char last_prev[65];      /* that line's own "prev" */
 	off_t size;              /* bytes of whole lines written */
+	off_t fsize_max;         /* a line past this fails as EFBIG before it is written,
+				    leaving room for log.failed (FAILED_ROOM under the
+				    file-size limit, ulimit -f); 0: no limit */
 	int dirfd;               /* the log's directory (the reserve's too) */
 	bool reserve;            /* the reserve is there (reserve_make) */
 	bool failed;
@@ -49,6 +53,7 @@ struct writer {
 };
 
 #define RESERVE (16 * 1024)
+#define FAILED_ROOM 4096 /* a log.failed line's room, its reason at most 900 bytes */
 
 struct subscriber {
 	audit_subscriber_fn fn;
@@ -323,6 +328,11 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	if (w->fd < 0) /* audit_begin not yet: nothing may happen unrecorded */
 		return werr_set(e, 0, "audit log %s: an event (%s) before the log's file was made",
 				w->path, ev->kind);
+	if (w->fsize_max && w->size + (off_t)n + 1 > w->fsize_max) {
+		/* the limit near: fail now, while log.failed still fits */
+		fail(w, ev, EFBIG);
+		return werr_set(e, 0, "%s", w->why);
+	}
 	if (write_all(w->fd, line, n + 1) < 0) {
 		fail(w, ev, errno);
 		return werr_set(e, 0, "%s", w->why);
@@ -389,6 +399,9 @@ int audit_begin(struct audit *a, struct werr *e)
 	}
 	a->w.fd = fd;
 	a->w.dirfd = steal_fd(&dfd);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		a->w.fsize_max = rl.rlim_cur > FAILED_ROOM ? (off_t)(rl.rlim_cur - FAILED_ROOM) : 1;
 	reserve_make(&a->w);
 	return 0;
 }

@@ -52,7 +52,9 @@ static void on_log_failure(void *ctx, const char *why)
 {
 	const struct child *c = ctx;
 	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-	wnote("%s: stopping the sandbox", why);
+	/* why in full once, in the session's error at its end */
+	(void)why;
+	wnote("the audit log cannot be written: stopping the sandbox");
 }
 
 static void launched_freep(struct launched *L)

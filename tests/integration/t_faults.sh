@@ -148,6 +148,19 @@ test_fault_fsize_low() {
 	assert_rc 125 'a log that cannot grow past 1 KB'
 	assert_out_lacks ran 'the command ran without a log'
 	assert_err_match 'the file reached the largest size allowed \(ulimit -f'
+	# the log reaching the limit during the session: the sandbox stopped,
+	# said once in full, and a last log.failed line that fits under the
+	# limit: the chain verifies (it ended cut short, a broken chain that
+	# log export refused)
+	wsh_ulimit '-f 20' 'for i in $(seq 300); do /bin/true; done; echo finished' --profile "$T_TMP/p"
+	assert_rc 125 'a log that reaches ulimit -f during the session'
+	assert_out_lacks finished 'the command went on without a log'
+	(($(grep -c 'the file reached the largest size allowed' <<<"$ERR") == 1)) ||
+		fail "the cause not said once: $(excerpt "$ERR")"
+	f=$(latest_log)
+	tail -n 1 "$f" | matches -F '"event":"log.failed"' || fail "the last line is no log.failed: $(excerpt "$(tail -c 300 "$f")")"
+	wardenc log verify "$(basename "$f" .jsonl)"
+	assert_rc 0 'the log of a session stopped by ulimit -f verifies'
 	# and the checkpoint's copy of a file larger than the limit
 	head -c 200000 /dev/zero >big
 	wsh_ulimit '-f 100' 'echo ran'
