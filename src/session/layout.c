@@ -57,21 +57,22 @@ static int check_inside(const struct policy *pol, const char *what, const char *
 
 /* The directory arg names (relative to the current directory), checked as
  * layout.h says and made when missing; *out its resolved path, *inside
- * whether it lies in the workspace. */
+ * whether it lies in the workspace (refused before anything is made when
+ * !may_be_inside: a --scratch DIR). */
 static int place(const char *arg, const char *what, const struct policy *pol, const char *ws,
-		 const char *home, char **out, bool *inside, struct werr *e)
+		 const char *home, bool may_be_inside, char **out, bool *inside, struct werr *e)
 {
 	if (!*arg)
 		return werr_set(e, 0, "%s: an empty path", what);
 	char cwd[PATH_MAX];
 	if (arg[0] != '/' && !getcwd(cwd, sizeof cwd))
 		return werr_errno(e, "%s %s: the current directory", what, arg);
-	_cleanup_free_ char *abs = arg[0] == '/' ? xstrdup(arg) : xasprintf("%s/%s", cwd, arg);
-	for (size_t n = strlen(abs); n > 1 && abs[n - 1] == '/'; n--)
-		abs[n - 1] = '\0';
+	_cleanup_free_ char *joined = arg[0] == '/' ? xstrdup(arg) : xasprintf("%s/%s", cwd, arg);
+	/* ./out and out//x as written; a ".." is not taken (a symlink
+	 * before it would lead elsewhere) */
+	_cleanup_free_ char *abs = path_lexical(joined, false);
 	if (path_has_dot_components(abs))
-		return werr_set(e, 0, "%s %s: a path without '.' or '..' components, please",
-				what, arg);
+		return werr_set(e, 0, "%s %s: a path without '..' components, please", what, arg);
 	struct stat st;
 	if (lstat(abs, &st) == 0 && S_ISLNK(st.st_mode))
 		return werr_set(e, 0, "refusing %s %s: it is a symbolic link (name the directory "
@@ -86,6 +87,9 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 	if (!*inside && path_is_within(abs, ws))
 		return werr_set(e, 0, "refusing %s %s: a symbolic link on its way in the "
 				"workspace leads out of it, to %s", what, abs, res);
+	if (*inside && !may_be_inside)
+		return werr_set(e, 0, "refusing %s %s: it lies in the workspace (name it with "
+				"--output, or choose a directory outside)", what, abs);
 	if (*inside) {
 		/* checked by where it is (a symlink on the way: where it leads) */
 		if (strcmp(res, ws) == 0)
@@ -139,7 +143,7 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	for (size_t i = 0; o->outputs && i < o->outputs->n; i++) {
 		char *p = NULL;
 		bool inside = false;
-		if (place(o->outputs->v[i], "--output", pol, ws, home, &p, &inside, e) < 0)
+		if (place(o->outputs->v[i], "--output", pol, ws, home, true, &p, &inside, e) < 0)
 			return -1;
 		if (strv_contains(&l->outputs, p)) {
 			free(p);
@@ -152,11 +156,8 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	}
 	if (o->scratch) {
 		bool inside = false;
-		if (place(o->scratch, "--scratch", pol, ws, home, &l->scratch, &inside, e) < 0)
+		if (place(o->scratch, "--scratch", pol, ws, home, false, &l->scratch, &inside, e) < 0)
 			return -1;
-		if (inside)
-			return werr_set(e, 0, "refusing --scratch %s: it lies in the workspace (name it "
-					"with --output, or choose a directory outside)", l->scratch);
 	} else if (o->want_scratch || l->read_only) {
 		if (scratch_make(l, e) < 0)
 			return -1;

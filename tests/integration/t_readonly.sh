@@ -93,9 +93,17 @@ test_readonly_scratch_kept() {
 	wsh 'echo kept > "$WARDEN_SCRATCH/k" && echo ok' --read-only --scratch "$s"
 	assert_rc 0
 	assert_host_file "$s/k" kept '--scratch DIR keeps what was written'
-	wsh true --read-only --scratch sub
+	wsh true --read-only --scratch sub/deep
 	assert_rc 125
 	assert_err_match 'scratch.*lies in the workspace'
+	# refused before anything is made: the refusal left sub/deep behind
+	assert_host_absent sub 'a refused --scratch made its directory'
+	# ./DIR is DIR (it was refused for its '.')
+	wsh 'echo kept > "$WARDEN_SCRATCH/k"' --read-only --scratch "./../$(basename "$T_TMP")/s2"
+	assert_rc 125 'a .. in --scratch'
+	assert_err_match "without '\.\.' components"
+	(cd "$T_TMP" && wsh 'echo kept > "$WARDEN_SCRATCH/k"' -w "$WS" --read-only --scratch ./s3)
+	[[ -f $T_TMP/s3/k ]] || fail '--scratch ./DIR was not taken as DIR'
 }
 
 test_readonly_refused_outputs() {
