@@ -423,8 +423,10 @@ void resolver_collect(struct proxy *px)
 /* ---- the rules' verdict -------------------------------------------------- */
 
 static void go_on(struct conn *c, const struct net_host *h);
+static void forward_go(struct conn *c);
 
-/* A human's answer to the question of c's destination. */
+/* A human's answer to the question of c's destination (a host loopback
+ * port's: dialled there). */
 static void net_answered(void *ctx, bool allow, const char *why)
 {
 	struct conn *c = ctx;
@@ -436,7 +438,10 @@ static void net_answered(void *ctx, bool allow, const char *why)
 		return;
 	}
 	snprintf(c->reason, sizeof c->reason, "%s", why);
-	go_on(c, &c->dest);
+	if (c->fw)
+		forward_go(c);
+	else
+		go_on(c, &c->dest);
 }
 
 /* An `ask` rule (or `net default ask`) names the destination: the
@@ -607,21 +612,11 @@ void conn_forward_start(struct conn *c)
 	forward_decide(c);
 }
 
-static void forward_decide(struct conn *c)
+/* Allowed (by a rule, or by a human's answer to an ask rule's question):
+ * dial the host's loopback, its addresses no deny rule names. */
+static void forward_go(struct conn *c)
 {
 	const struct net_forward *fw = c->fw;
-	const struct net_rule *rule = NULL;
-	int v = conn_match(c, fw->host, &rule);
-	if (v < 0)
-		return;
-	if (v != RULES_ALLOW) {
-		char r[700];
-		snprintf(r, sizeof r, "host loopback port %s denied by rule %s", fw->rule,
-			 rule ? rule->text : "(none)");
-		conn_refuse(c, 0, 0, r);
-		return;
-	}
-	c->allow_rule = rule;
 	struct addr_ip t[2];
 	int n = forward_targets(fw, t);
 	c->ncand = c->icand = 0;
@@ -633,6 +628,30 @@ static void forward_decide(struct conn *c)
 		return;
 	}
 	dial_next(c);
+}
+
+static void forward_decide(struct conn *c)
+{
+	const struct net_forward *fw = c->fw;
+	const struct net_rule *rule = NULL;
+	int v = conn_match(c, fw->host, &rule);
+	if (v < 0)
+		return;
+	if (v == RULES_ASK && c->px->asker.ask) {
+		c->allow_rule = rule; /* once allowed, by this rule */
+		ask_human(c, &c->dest, rule);
+		return;
+	}
+	if (v != RULES_ALLOW) {
+		char r[700];
+		snprintf(r, sizeof r, "host loopback port %s %s by rule %s", fw->rule,
+			 v == RULES_ASK ? "not asked (nobody to ask)" : "denied",
+			 rule ? rule->text : "(none)");
+		conn_refuse(c, 0, 0, r);
+		return;
+	}
+	c->allow_rule = rule;
+	forward_go(c);
 }
 
 void conn_decide_again(struct conn *c)

@@ -187,14 +187,15 @@ static int keep_private(const char *ws, const struct policy *pol, const char *di
 	return 0;
 }
 
-/* The host loopback ports the allow rules name (net/forward.h); a rule
- * warden cannot serve is an error naming where it stands. */
+/* The host loopback ports the allow and ask rules name (net/forward.h);
+ * a rule warden cannot serve is an error naming where it stands. */
 static int forwards_prepare(const struct policy *pol, struct net_forwards *f, struct werr *e)
 {
 	for (size_t i = 0; i < pol->nnet; i++) {
 		const struct policy_net_rule *r = &pol->net[i];
 		const char *why = NULL;
-		if (r->action == RULES_ALLOW && forward_add_rule(f, &r->rule, &why) < 0)
+		if ((r->action == RULES_ALLOW || r->action == RULES_ASK) &&
+		    forward_add_rule(f, &r->rule, &why) < 0)
 			return werr_set(e, 0, "%s: \"%s\": %s", r->origin, r->rule.text, why);
 	}
 	/* a port inside that a host loopback rule listens on is warden's own

@@ -173,6 +173,32 @@ test_approve_exec_and_write() {
 		fail 'the denied write is not on the record'
 }
 
+# `net ask 127.0.0.1:PORT` is a host loopback port as `net allow` makes
+# one, asked at each connection: the client inside connects to the port
+# (NO_PROXY sends it there), waits for the answer, then reaches the host's
+# server; a no resets it. It used to listen on nothing: the client failed
+# to connect, unasked, unrecorded.
+test_approve_net_ask_loopback_port() {
+	ap_web
+	printf 'net ask 127.0.0.1:%s\napprove timeout 20\n' "$PORT" >"$T_TMP/p"
+	{
+		echo "c=\$(curl -s -m 30 http://127.0.0.1:$PORT/token.txt); echo \"first=\$? \$c\""
+		echo "curl -s -m 30 -o /dev/null http://127.0.0.1:$PORT/token.txt; echo \"second=\$?\""
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	local id
+	id=$(ap_question net) || fatal "no question for the loopback port: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	ap_answer "$id" allow
+	id=$(ap_question net) || fatal 'no second question'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line "first=0 $AP_TOKEN" 'allowed: the host port reached'
+	assert_out_match '^second=(56|52|7)$' 'denied: the connection ended'
+	(($(ap_events '"decision":"allow"') >= 1 && $(ap_events '"decision":"deny"') >= 1)) ||
+		fail "no approval events: $(grep '"event":"approval"' "$(latest_log)" | head -c 600)"
+}
+
 # `write ask DIR/GLOB` holds a write however the path is spelled: ./docs,
 # docs//, docs/./, docs/../docs (each went through unasked); in CI mode the
 # question is refused at once. The log records the path written plainly.
