@@ -500,7 +500,8 @@ static void allow_path(struct out *o, const struct imp_item *it, bool write)
 		if (write)
 			unmapped(o, false, "%s \"%s\": the system directories stay read-only", it->origin,
 				 it->text);
-	} else if (p.out[0] == '/' && (path_is_within(p.abs, "/tmp") || path_is_within(p.abs, "/var/tmp"))) {
+	} else if (!it->dir && p.out[0] == '/' &&
+		   (path_is_within(p.abs, "/tmp") || path_is_within(p.abs, "/var/tmp"))) {
 		line(&o->files, NULL, "# %s \"%s\": writable already, in a private tmpfs (the host's "
 		     "is not shared)", it->origin, it->text);
 	} else if (m_cwd_within(o, p.abs)) {

@@ -27,6 +27,9 @@ struct imp_item {
 	char *origin;    /* `network.allowedDomains`, `permissions.deny "Bash(rm:*)"` */
 	char *base;      /* paths: the directory a settings-relative "/x" is under
 			    (Claude Code), else NULL */
+	bool dir;        /* a directory the agent works in (additionalDirectories,
+			    writable_roots): bound, under /tmp too, whose private
+			    tmpfs would hide the host's */
 };
 
 struct imp_list {

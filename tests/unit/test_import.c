@@ -240,6 +240,20 @@ static void test_claude(void)
 	parses(p);
 	free(p);
 	imp_free(&m);
+	/* additionalDirectories are paths, not a permission rule's
+	 * settings-relative "/x": bound (under /tmp too, whose private tmpfs
+	 * would hide the host's); they were said "writable already: in the
+	 * workspace" and left out */
+	p = emit(IMPORT_CLAUDE, "{\"permissions\":{\"additionalDirectories\":[\"/home/u/otherproj\","
+			       "\"/tmp/x/extra\",\"~/docs\",\"/work/proj/sub\"]}}", &m);
+	CHECK(p && has_line(p, "read-write /home/u/otherproj"));
+	CHECK(p && has_line(p, "read-write /tmp/x/extra"));
+	CHECK(p && has_line(p, "read-write ~/docs"));
+	CHECK(p && !strstr(p, "read-write /work/proj/sub") && !has_line(p, "read-write sub"));
+	if (p)
+		parses(p);
+	free(p);
+	imp_free(&m);
 }
 
 static void test_codex(void)
