@@ -29,6 +29,20 @@ bool audit_is_header_key(const char *k)
 	return false;
 }
 
+static const char *const kinds[] = {
+	"session.start", "session.end", "exec", "net", "mcp", "file", "syscall",
+	"syscall.suppressed", "landlock.suppressed", "alert", "signal", "kill", "action",
+	"limit", "risk", "approval", "tool", "ssh",
+};
+
+bool audit_event_kind_known(const char *kind)
+{
+	for (size_t i = 0; kind && i < ARRAY_LEN(kinds); i++)
+		if (strcmp(kinds[i], kind) == 0)
+			return true;
+	return false;
+}
+
 static struct event event_of(const char *kind, json_t *fields)
 {
 	return (struct event){ .kind = kind, .fields = fields };

@@ -27,6 +27,11 @@ bool audit_session_id_valid(const char *s);
 extern const char *const audit_header_keys[6];
 bool audit_is_header_key(const char *k);
 
+/* The kinds of event on the stream, one constructor below each (log.failed,
+ * which the log's writer alone writes, is on no stream); a detection rule
+ * naming another kind would never fire. */
+bool audit_event_kind_known(const char *kind);
+
 /* ---- events -------------------------------------------------------------- */
 
 /* One event on a session's stream. A constructor fills kind and fields;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../audit/events.h"
 #include "../common/lines.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
@@ -345,8 +346,10 @@ static int parse_step(const struct line *l, struct step *s, struct werr *e)
 	*s = (struct step){ 0 };
 	if (l->ntok < 2)
 		return lerr(e, l, l->off[0] + strlen(l->tok[0]), "%s: missing the event kind", l->tok[0]);
-	if (!kind_ok(l->tok[1]))
-		return lerr(e, l, l->off[1], "%s: not an event kind: '%.100s'", l->tok[0], l->tok[1]);
+	if (!kind_ok(l->tok[1]) || (strcmp(l->tok[1], "*") != 0 && !audit_event_kind_known(l->tok[1])))
+		return lerr(e, l, l->off[1], "%s: not an event kind: '%.100s' (exec, net, file, syscall, "
+			    "alert, approval, tool, ssh, mcp, signal, kill, action, limit, risk, "
+			    "session.start, session.end, *: warden-events(5))", l->tok[0], l->tok[1]);
 	if (l->ntok - 2 > MAX_CONDS)
 		return lerr(e, l, l->off[2 + MAX_CONDS], "more than %d conditions", MAX_CONDS);
 	s->kind = xstrdup(l->tok[1]);

@@ -48,6 +48,9 @@ static void test_errors(void)
 	parse_err("rule a.b high\r\n", "f.rules:1:14: carriage return");
 	parse_err("rule a/b high\n  on exec\n", "f.rules:1:6: rule: not a rule name");
 	parse_err("rule a.b high\n  on EXEC\n", "f.rules:2:6: on: not an event kind");
+	/* a kind the stream never carries: the rule would never fire */
+	parse_err("rule a.b high\n  on exce argv=*x*\n", "f.rules:2:6: on: not an event kind: 'exce' (exec, net");
+	parse_err("rule a.b high\n  on exec\n  then log.failed\n", "f.rules:3:8: then: not an event kind");
 	parse_err("rule a.b high\n  on exec \xff\n", "f.rules:2:11: invalid UTF-8");
 	parse_err("rate x.* whatever\n", "f.rules:1:10: rate: unknown severity");
 	parse_err("rule a.b high\n  on exec\n  scope forest\n", "f.rules:3:9: scope: 'forest'");
