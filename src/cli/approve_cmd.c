@@ -270,8 +270,16 @@ int cmd_approve(int argc, char **argv)
 		return follow();
 	if (rest == 0 && !per_session && !pattern && ttl < 0)
 		return list(as_json);
-	if (rest != 2 || (strcmp(argv[optind + 1], "allow") != 0 && strcmp(argv[optind + 1], "deny") != 0) ||
-	    (per_session && pattern) || (ttl >= 0 && !per_session && !pattern)) {
+	/* what is wrong, said before the usage */
+	const char *why = rest != 2 ? "an answer is ID allow|deny"
+		: strcmp(argv[optind + 1], "allow") != 0 && strcmp(argv[optind + 1], "deny") != 0
+		? "the answer is allow or deny"
+		: per_session && pattern ? "--session and --pattern exclude each other"
+		: ttl >= 0 && !per_session && !pattern ? "--ttl is for an answer that lasts: with "
+							  "--session or --pattern"
+		: NULL;
+	if (why) {
+		fprintf(stderr, "warden approve: %s\n", why);
 		fputs(approve_usage, stderr);
 		return 2;
 	}

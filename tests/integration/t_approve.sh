@@ -199,6 +199,23 @@ test_approve_net_ask_loopback_port() {
 		fail "no approval events: $(grep '"event":"approval"' "$(latest_log)" | head -c 600)"
 }
 
+# Bad answers say what is wrong before the usage (they printed the usage
+# alone); an answer nobody takes exits 1, as warden-approve(1) says.
+test_approve_usage_errors() {
+	wardenc approve q1 maybe
+	assert_rc 2 'a bad verb'
+	assert_err_match '^warden approve: the answer is allow or deny$'
+	wardenc approve --ttl 5 q1 allow
+	assert_rc 2 '--ttl alone'
+	assert_err_match '^warden approve: --ttl is for an answer that lasts'
+	wardenc approve --session --pattern 'x*' q1 allow
+	assert_rc 2 '--session and --pattern'
+	assert_err_match 'exclude each other'
+	wardenc approve q1 allow
+	assert_rc 1 'a question no session has'
+	assert_err_match 'no running session has question q1'
+}
+
 # `write ask DIR/GLOB` holds a write however the path is spelled: ./docs,
 # docs//, docs/./, docs/../docs (each went through unasked); in CI mode the
 # question is refused at once. The log records the path written plainly.
