@@ -61,8 +61,13 @@ int cmd_state(int argc, char **argv)
 	const struct agent_def *a = NULL;
 	struct werr e = { 0 };
 	if (agent_pick(argv[2], NULL, &a, &e) < 0 || !a) {
-		if (!a && !e.msg[0])
-			werr_set(&e, 0, "state reset: name an agent");
+		/* the agent named here, not by --agent */
+		char known[256] = "";
+		for (size_t i = 0; i < agent_defs_n; i++)
+			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+				 i ? ", " : "", agent_defs[i].name);
+		werr_set(&e, 0, "state reset: \"%.100s\" is no agent warden keeps state for (%s)",
+			 argv[2], known);
 		werr_print(&e);
 		return EXIT_WARDEN;
 	}

@@ -100,7 +100,8 @@ test_agent_state_reset() {
 	assert_err_match "own sandbox is off" 'said again for the fresh state'
 	wardenc state reset bogus
 	assert_rc 125 'reset of an unknown agent'
-	assert_err_match 'no such agent profile' 'reset of an unknown agent'
+	assert_err_match '"bogus" is no agent warden keeps state for \(claude, codex' 'reset of an unknown agent'
+	[[ $ERR != *--agent* ]] || fail "the error names --agent, which was not given: $(excerpt "$ERR")"
 	# refused while a session holds the state
 	warden_bg "$T_TMP/bg.out" -- claude 'sleep 30'
 	wait_for "$T_TMP/bg.out" '^count=' 20 || fatal "the background session did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
