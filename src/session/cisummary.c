@@ -160,7 +160,9 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	} else if (strcmp(ev->kind, "action") == 0)
 		add(&c->actions, xasprintf("%s by %s", str(f, "action"), str(f, "by")),
 		    xstrdup(str(f, "reason")));
-	if (strcmp(str(f, "decision"), "deny") == 0)
+	/* a refused answer (approval) is counted by the operation it refused,
+	 * which has its own event */
+	if (strcmp(str(f, "decision"), "deny") == 0 && strcmp(ev->kind, "approval") != 0)
 		add(&c->refused, subject_of(ev, f), xstrdup(str(f, "reason")));
 	return 0;
 }

@@ -148,6 +148,20 @@ test_ci_fail_on_rated_alert() {
 	assert_rc 0 'a medium alert and --fail-on high'
 }
 
+# A question refused in CI mode is one refusal in the summary: the
+# operation's own event counts, not the answer's approval event too (one
+# denied exec was counted twice).
+test_ci_refusal_counted_once() {
+	ci_env
+	have bash || skip 'bash is not installed'
+	printf 'exec ask argv id *\n' >"$T_TMP/ask"
+	wsh 'bash -c "id -u; true"' --profile "$T_TMP/ask"
+	assert_rc 0
+	grep -F '"event":"approval"' "$(latest_log)" | matches -F '"decision":"deny"' ||
+		fail 'no refused question in the log'
+	grep -qE '^- refusals: 1$' "$ART/summary.md" || fail "not one refusal: $(grep refusals "$ART/summary.md")"
+}
+
 # The GitHub Action: the step action.yml runs, run as a runner runs it (its
 # inputs in the environment, GITHUB_ACTION_PATH the tree's root, warden on
 # PATH: installed already, no deb), with a plain command (not an agent):
