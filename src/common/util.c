@@ -84,20 +84,27 @@ bool path_in_git(const char *rel)
 	       (n >= 5 && strcmp(rel + n - 5, "/.git") == 0);
 }
 
+/* The next component of a path at *p (slashes before it passed over): its
+ * start, *len its length, *p past it; NULL at the end. */
+static const char *next_component(const char **p, size_t *len)
+{
+	while (**p == '/')
+		(*p)++;
+	if (!**p)
+		return NULL;
+	const char *c = *p;
+	*p = strchrnul(c, '/');
+	*len = (size_t)(*p - c);
+	return c;
+}
+
 bool path_has_dot_components(const char *path)
 {
-	const char *p = path;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *end = strchrnul(p, '/');
-		size_t len = (size_t)(end - p);
-		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+	const char *p = path, *c;
+	size_t len;
+	while ((c = next_component(&p, &len)))
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
 			return true;
-		p = end;
-	}
 	return strstr(path, "//") != NULL;
 }
 
@@ -105,27 +112,21 @@ char *path_lexical(const char *path, bool dotdot)
 {
 	size_t n = strlen(path);
 	char *out = xmalloc(n + 2);
-	size_t o = 0;
-	for (const char *p = path; *p;) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *end = strchrnul(p, '/');
-		size_t len = (size_t)(end - p);
-		if (len == 1 && p[0] == '.') {
+	size_t o = 0, len;
+	const char *p = path, *c;
+	while ((c = next_component(&p, &len))) {
+		if (len == 1 && c[0] == '.') {
 			/* nothing */
-		} else if (dotdot && len == 2 && p[0] == '.' && p[1] == '.') {
+		} else if (dotdot && len == 2 && c[0] == '.' && c[1] == '.') {
 			while (o > 0 && out[o - 1] != '/')
 				o--;
 			if (o > 0)
 				o--; /* and its slash */
 		} else {
 			out[o++] = '/';
-			memcpy(out + o, p, len);
+			memcpy(out + o, c, len);
 			o += len;
 		}
-		p = end;
 	}
 	if (!o)
 		out[o++] = '/';

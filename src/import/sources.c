@@ -114,6 +114,23 @@ static int strings(const struct rd *r, const json_t *o, const char *key, const c
 	return 0;
 }
 
+/* strings() of directories the agent works in (additionalDirectories,
+ * writable_roots): plain paths, never a permission rule's settings-relative
+ * "/x", and bound under /tmp too (imp_item.dir). */
+static int dir_strings(const struct rd *r, const json_t *o, const char *key, const char *path,
+		       struct imp_list *l)
+{
+	size_t from = l ? l->n : 0;
+	if (strings(r, o, key, path, l) < 0)
+		return -1;
+	for (size_t i = from; l && i < l->n; i++) {
+		free(l->v[i].base);
+		l->v[i].base = NULL;
+		l->v[i].dir = true;
+	}
+	return 0;
+}
+
 static int want(const struct rd *r, const json_t *v, const char *path, json_type t)
 {
 	static const char *const names[] = {
@@ -296,16 +313,8 @@ static int permissions(const struct rd *r, const json_t *p)
 				imp_add(l, json_string_value(s), o, r->dir);
 			}
 		} else if (strcmp(k, "additionalDirectories") == 0) {
-			/* plain paths (absolute, ~/, or the project's relative),
-			 * not a permission rule's settings-relative "/x" */
-			size_t from = m->write_allow.n;
-			if (strings(r, p, k, key, &m->write_allow) < 0)
+			if (dir_strings(r, p, k, key, &m->write_allow) < 0)
 				return -1;
-			for (size_t i = from; i < m->write_allow.n; i++) {
-				free(m->write_allow.v[i].base);
-				m->write_allow.v[i].base = NULL;
-				m->write_allow.v[i].dir = true;
-			}
 		} else if (strcmp(k, "defaultMode") == 0 || strcmp(k, "disableBypassPermissionsMode") == 0) {
 			if (want(r, v, key, JSON_STRING) < 0)
 				return -1;
@@ -400,11 +409,8 @@ static int read_codex(const struct rd *r, const json_t *root)
 				char key[128];
 				snprintf(key, sizeof key, "sandbox_workspace_write.%s", wk);
 				if (strcmp(wk, "writable_roots") == 0) {
-					size_t from = m->write_allow.n;
-					if (strings(r, v, wk, key, used ? &m->write_allow : NULL) < 0)
+					if (dir_strings(r, v, wk, key, used ? &m->write_allow : NULL) < 0)
 						return -1;
-					for (size_t i = from; used && i < m->write_allow.n; i++)
-						m->write_allow.v[i].dir = true;
 					if (!used && json_array_size(wv))
 						say(&m->unmapped, r, "%s: not in force under sandbox_mode \"%s\"",
 						    key, ms);
