@@ -62,7 +62,8 @@ static void proxy_refused(struct summary *s, const json_t *f)
 		add(s, key, xasprintf("no rule allows it; allow it with --allow-net %s",
 				      with_port ? key : host));
 	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
-		 strstr(reason, " to methods and paths, "))
+		 strstr(reason, " to methods and paths, ") ||
+		 strncmp(reason, "the phantom of secret ", 22) == 0)
 		add(s, key, xstrdup(reason));
 	else
 		free(key);

@@ -119,6 +119,10 @@ test_secret_phantom_refused() {
 		echo "other=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $MYTOKEN" http://127.0.0.1:'"$other"'/)"
 		echo "clean=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" http://127.0.0.1:'"$other"'/)"'
 	assert_out_lacks 'url=200' 'the phantom in a URL went through'
+	# the refusals in the end's list (a warning of the risk score was all
+	# the session's terminal said of one sent to an unbound host)
+	assert_err_match "^  127\.0\.0\.1:$other.*: the phantom of secret MYTOKEN in the .* which it is not bound to" \
+		'the phantom sent to an unbound host in the refusal summary'
 	grep -q '^body=200' <<<"$OUT" && fail 'the phantom in a body to an unbound host went through'
 	# to the bound host a body may hold the phantom (a conversation that
 	# quotes the agent's environment): it stays a phantom
