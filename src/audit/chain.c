@@ -234,6 +234,7 @@ bool audit_chain_feed(struct audit_chain *c, const struct audit_line *l, json_t 
 		snprintf(c->never, sizeof c->never, "its first record could not be written: %s", r);
 	}
 	c->ended = strcmp(kind, "session.end") == 0;
+	c->failed = strcmp(kind, "log.failed") == 0;
 	sha256_hex(l->text, l->len, c->last_hash);
 out:
 	json_decref(ev);

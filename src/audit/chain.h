@@ -61,6 +61,7 @@ struct audit_chain {
 	unsigned long pending;   /* a line whose prev did not match, 0 if none */
 	bool started;            /* line 1 is a session.start */
 	bool ended;              /* the last line fed is a session.end */
+	bool failed;             /* the last line fed is a log.failed: the log stopped there */
 	unsigned long broken;    /* the first broken line, 0 while intact */
 	char why[512];           /* display-safe */
 	/* audit_verify_log: why the session never started, when its log holds

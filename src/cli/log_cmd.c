@@ -524,8 +524,12 @@ static int verify_one(int dfd, const char *dir, const char *id, bool named, stru
 	       ch.lines == 1 ? "" : "s");
 	if (!ch.ended && !named) {
 		fflush(stdout);
-		fprintf(stderr, "warden: note: %s has no session.end (yet): it is running, warden was killed, "
-			"or its last lines were removed\n", id);
+		if (ch.failed)
+			fprintf(stderr, "warden: note: %s's log stopped where warden could no longer write "
+				"it (its last line, log.failed, says why); the sandbox was stopped then\n", id);
+		else
+			fprintf(stderr, "warden: note: %s has no session.end (yet): it is running, warden was "
+				"killed, or its last lines were removed\n", id);
 	}
 	return 0;
 }
