@@ -18,6 +18,7 @@
 #include "../checkpoint/snapshot.h"
 #include "../checkpoint/store.h"
 #include "../common/shown.h"
+#include "../common/sbuf.h"
 #include "../common/util.h"
 #include "../common/walk.h"
 #include "../workspace/phstash.h"
@@ -85,21 +86,22 @@ static char *patch_label(const char *prefix, const char *path)
 		plain = *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\';
 	if (plain) /* a tab after a name with a space, as git ends it: patch reads to it */
 		return xasprintf("%s/%s%s", prefix, path, strchr(path, ' ') ? "\t" : "");
-	size_t cap = strlen(prefix) + 4 * strlen(path) + 5, o = 0;
-	char *out = xmalloc(cap);
-	o += (size_t)snprintf(out, cap, "\"%s/", prefix);
+	struct sbuf b = { 0 };
+	sb_printf(&b, "\"%s/", prefix);
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		const char *esc = *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\n' ? "\\n"
 				: *p == '\t' ? "\\t" : NULL;
-		if (esc)
-			o += (size_t)snprintf(out + o, cap - o, "%s", esc);
-		else if (*p < 0x20 || *p >= 0x7f)
-			o += (size_t)snprintf(out + o, cap - o, "\\%03o", *p);
-		else
-			out[o++] = (char)*p;
+		if (esc) {
+			sb_puts(&b, esc);
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			sb_putc(&b, '\\');
+			sb_put_num(&b, false, *p, 8, 3);
+		} else {
+			sb_putc(&b, (char)*p);
+		}
 	}
-	snprintf(out + o, cap - o, "\"");
-	return out;
+	sb_putc(&b, '"');
+	return sb_take(&b);
 }
 
 /* A side's label: on a terminal, the path shown (shown.h); piped, as a
