@@ -30,10 +30,16 @@ bool audit_is_header_key(const char *k)
 }
 
 static const char *const kinds[] = {
-	"session.start", "session.end", "exec", "net", "mcp", "file", "syscall",
-	"syscall.suppressed", "landlock.suppressed", "alert", "signal", "kill", "action",
-	"limit", "risk", "approval", "tool", "ssh",
+	"exec", "net", "file", "syscall", "alert", "approval", "tool", "ssh", "mcp", "signal",
+	"kill", "action", "limit", "risk", "session.start", "session.end", "syscall.suppressed",
+	"landlock.suppressed",
 };
+
+size_t audit_event_kinds(const char *const **v)
+{
+	*v = kinds;
+	return ARRAY_LEN(kinds);
+}
 
 bool audit_event_kind_known(const char *kind)
 {

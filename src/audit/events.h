@@ -29,8 +29,10 @@ bool audit_is_header_key(const char *k);
 
 /* The kinds of event on the stream, one constructor below each (log.failed,
  * which the log's writer alone writes, is on no stream); a detection rule
- * naming another kind would never fire. */
+ * naming another kind would never fire. audit_event_kinds: them all (*v,
+ * static), their number returned, for a message that names them. */
 bool audit_event_kind_known(const char *kind);
+size_t audit_event_kinds(const char *const **v);
 
 /* ---- events -------------------------------------------------------------- */
 

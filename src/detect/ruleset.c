@@ -329,16 +329,21 @@ static int parse_cond(const struct line *l, size_t k, struct cond *c, struct wer
 	return 0;
 }
 
-static bool kind_ok(const char *k)
+/* A kind the stream carries (audit_event_kind_known), or "*"; else -1
+ * with e naming them all at the token's column. */
+static int kind_ok(const struct line *l, struct werr *e)
 {
-	if (strcmp(k, "*") == 0)
-		return true;
-	if (!k[0] || strlen(k) > 64)
-		return false;
-	for (const char *c = k; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || *c == '.' || *c == '_' || *c == '-'))
-			return false;
-	return true;
+	const char *k = l->tok[1];
+	if (strcmp(k, "*") == 0 || audit_event_kind_known(k))
+		return 0;
+	const char *const *v;
+	size_t n = audit_event_kinds(&v);
+	struct sbuf b = { 0 };
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&b, "%s, ", v[i]);
+	_cleanup_free_ char *all = sb_take(&b);
+	return lerr(e, l, l->off[1], "%s: not an event kind: '%.100s' (%s*: warden-events(5))",
+		    l->tok[0], k, all);
 }
 
 static int parse_step(const struct line *l, struct step *s, struct werr *e)
@@ -346,10 +351,8 @@ static int parse_step(const struct line *l, struct step *s, struct werr *e)
 	*s = (struct step){ 0 };
 	if (l->ntok < 2)
 		return lerr(e, l, l->off[0] + strlen(l->tok[0]), "%s: missing the event kind", l->tok[0]);
-	if (!kind_ok(l->tok[1]) || (strcmp(l->tok[1], "*") != 0 && !audit_event_kind_known(l->tok[1])))
-		return lerr(e, l, l->off[1], "%s: not an event kind: '%.100s' (exec, net, file, syscall, "
-			    "alert, approval, tool, ssh, mcp, signal, kill, action, limit, risk, "
-			    "session.start, session.end, *: warden-events(5))", l->tok[0], l->tok[1]);
+	if (kind_ok(l, e) < 0)
+		return -1;
 	if (l->ntok - 2 > MAX_CONDS)
 		return lerr(e, l, l->off[2 + MAX_CONDS], "more than %d conditions", MAX_CONDS);
 	s->kind = xstrdup(l->tok[1]);
