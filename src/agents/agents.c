@@ -216,12 +216,18 @@ int agent_pick(const char *opt, const char *argv0, const struct agent_def **out,
 		return 0;
 	if ((*out = agent_find(opt)))
 		return 0;
-	char known[256] = "";
-	for (size_t i = 0; i < agent_defs_n; i++)
-		snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ",
-			 agent_defs[i].name);
-	return werr_set(e, 0, "--agent \"%.100s\": no such agent profile (known: %snone)", opt,
+	char known[256];
+	agent_names(known, sizeof known);
+	return werr_set(e, 0, "--agent \"%.100s\": no such agent profile (known: %s, none)", opt,
 			known);
+}
+
+void agent_names(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < agent_defs_n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "",
+			 agent_defs[i].name);
 }
 
 /* ---- layering ------------------------------------------------------------ */

@@ -76,6 +76,9 @@ extern const size_t agent_defs_n;
 
 /* The agent named name ("claude", "codex"), or NULL. */
 const struct agent_def *agent_find(const char *name);
+/* Their names, ", " between them ("claude, codex"), into buf (cut short
+ * at len), for a message. */
+void agent_names(char *buf, size_t len);
 
 /* The agent a command picks by its name (argv[0]'s last component), or
  * NULL. */

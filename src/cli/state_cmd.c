@@ -62,10 +62,8 @@ int cmd_state(int argc, char **argv)
 	struct werr e = { 0 };
 	if (agent_pick(argv[2], NULL, &a, &e) < 0 || !a) {
 		/* the agent named here, not by --agent */
-		char known[256] = "";
-		for (size_t i = 0; i < agent_defs_n; i++)
-			snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-				 i ? ", " : "", agent_defs[i].name);
+		char known[256];
+		agent_names(known, sizeof known);
 		werr_set(&e, 0, "state reset: \"%.100s\" is no agent warden keeps state for (%s)",
 			 argv[2], known);
 		werr_print(&e);

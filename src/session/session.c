@@ -608,7 +608,8 @@ static int session_plan(struct session *sn, struct werr *e)
 	struct sandbox_spec *s = &sn->spec;
 	/* The exec layout (allow-writable paths made, hidden files) once the
 	 * workspace's protected and masked paths are known. */
-	if (exec_layout_plan(s, e) < 0 || layout_plan_outside(&sn->lay, s->workspace, s->plan.clock, &sn->pol, e) < 0)
+	if (exec_layout_plan(s, e) < 0 ||
+	    layout_plan_outside(&sn->lay, s->workspace, s->plan.clock, &sn->pol, e) < 0)
 		return -1;
 	home_skip_decoys(&sn->ss.canary, s, &sn->pol);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
