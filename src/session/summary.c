@@ -1,6 +1,7 @@
 /* summary.c - the refusals of a session, said once when it ends: a
  * subscriber of the event stream keeps each refused thing once (a proxy
- * destination the rules refused, a direct connection, a syscall, a limit
+ * destination the rules refused or a question about it denied, a direct
+ * connection, a program exec control refused, a syscall, a limit
  * the sandbox reached), with the reason and, where one exists, the flag or
  * profile line that would allow it; the user reads this instead of an
  * unrelated error from the agent. Also the connections to the published
@@ -44,6 +45,15 @@ static const char *str(const json_t *f, const char *k)
 	return v ? v : "?";
 }
 
+/* The answer to a question an ask rule put, when it was no (askq.h's
+ * words: "denied by approve", "denied by timeout: ...", "denied by ci: ...",
+ * "the session ended before an answer"), or when nobody could answer. */
+static bool asked(const char *reason)
+{
+	return strncmp(reason, "denied by ", 10) == 0 || strstr(reason, "before an answer") ||
+	       strstr(reason, "nobody can answer");
+}
+
 /* A destination refused by warden's proxy. Transport failures (the client
  * hung up, a timeout) are not refusals and are left out. */
 static void proxy_refused(struct summary *s, const json_t *f)
@@ -61,12 +71,29 @@ static void proxy_refused(struct summary *s, const json_t *f)
 	else if (strncmp(reason, "no rule allows", 14) == 0)
 		add(s, key, xasprintf("no rule allows it; allow it with --allow-net %s",
 				      with_port ? key : host));
+	else if (json_object_get(f, "rule") && asked(reason))
+		add(s, key, xasprintf("asked by rule %s, and %s", str(f, "rule"), reason));
 	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
 		 strstr(reason, " to methods and paths, ") ||
 		 strncmp(reason, "the phantom of secret ", 22) == 0)
 		add(s, key, xstrdup(reason));
 	else
 		free(key);
+}
+
+/* A program exec control refused, by its own path: a shell's PATH search
+ * that tries /usr/bin/id and then /bin/id in one process is one refusal. */
+static void exec_refused(struct summary *s, const json_t *f)
+{
+	long long pid = json_integer_value(json_object_get(f, "host_pid"));
+	const char *prog = json_object_get(f, "resolved") ? str(f, "resolved") : str(f, "path");
+	char *key = xasprintf("exec %s", prog);
+	bool again = pid && pid == s->exec_pid && s->n && strcmp(s->v[s->n - 1].key, key) == 0;
+	s->exec_pid = pid;
+	if (again)
+		free(key);
+	else
+		add(s, key, xstrdup(str(f, "reason")));
 }
 
 /* A connection to a published port, counted by its host port. */
@@ -150,6 +177,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		 * `write ask` refused */
 		add(s, xasprintf("%s %s", str(f, "op"), str(f, "path")),
 		    xstrdup(json_object_get(f, "reason") ? str(f, "reason") : "refused"));
+	else if (strcmp(ev->kind, "exec") == 0)
+		exec_refused(s, f);
 	else if (strcmp(ev->kind, "syscall") == 0)
 		add(s, xasprintf("syscall %s", str(f, "name")),
 		    xstrdup("refused by the sandbox (EPERM); no option allows it"));

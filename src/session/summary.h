@@ -29,6 +29,8 @@ struct summary {
 	size_t n, cap;
 	unsigned long unlisted;  /* refusals counted only (past SUMMARY_KEEP, or
 				  * syscalls the log only counted) */
+	long long exec_pid;      /* the last refused exec's process: a shell's
+				  * PATH search tries one program more than once */
 };
 
 /* Subscribe s to the session's events: it keeps each refused thing once. */

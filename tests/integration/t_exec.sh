@@ -51,8 +51,11 @@ test_exec_deny_rules() {
 	local h
 	h=$(sha256sum denied | cut -d' ' -f1)
 	printf 'exec deny sha256:%s\n' "${h^^}" >"$T_TMP/hash.profile"
-	wrun --profile "$T_TMP/hash.profile" -- sh -c './denied; echo "rc=$?"'
+	wrun --profile "$T_TMP/hash.profile" -- sh -c './denied; ./denied; echo "rc=$?"'
 	assert_out_match '^rc=126$' 'denied by sha256:HEX'
+	# the list of refusals at the end names the program and the rule, once
+	# for each try
+	assert_err_match "^  exec $PWD/denied \\(2 times\\): exec deny sha256:$h " 'the refused program in the refusals'\'' list'
 	printf '# a list\n%s  denied\n\n' "$h" >"$T_TMP/list.sha256"
 	printf 'exec deny hashes:%s\n' "$T_TMP/list.sha256" >"$T_TMP/list.profile"
 	wrun --profile "$T_TMP/list.profile" -- sh -c './denied; echo "rc=$?"'

@@ -3,7 +3,8 @@
  * flag that would allow it, repeats counted, allowed traffic left out, a
  * limit the sandbox reached with what happened, a bound on what it keeps
  * however many distinct refusals an agent makes, and a path the sandbox
- * named with escape sequences shown without them. */
+ * named with escape sequences shown without them; a program exec control
+ * refused, and a question about a destination answered no. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,60 @@ static void test_escapes_shown(void)
 	audit_close(a);
 }
 
+/* A program exec control refused: named by its own path with the rule,
+ * once for a shell's PATH search (one process trying /usr/bin/id, then
+ * /bin/id), counted again when another process tries it; an allowed
+ * program is not listed. */
+static void exec_try(struct audit *a, long host_pid, const char *path, const char *deny)
+{
+	struct werr e = { 0 };
+	CHECK(audit_emit_event(a, ev_exec(&(struct ev_exec){ .pid = 3, .ppid = 2,
+		.host_pid = host_pid, .cwd = "/ws", .path = path, .argv = json_pack("[s]", "id"),
+		.resolved = deny ? "/usr/bin/id" : "/usr/bin/true", .sha256 = "ab", .interpreter = "",
+		.deny = deny }),
+		&e) == 0);
+}
+
+static void test_exec_refused(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000007");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	exec_try(a, 100, "/usr/bin/id", "exec deny /usr/bin/id");
+	exec_try(a, 100, "/bin/id", "exec deny /usr/bin/id");
+	exec_try(a, 101, "/usr/bin/true", NULL);
+	_cleanup_free_ char *once = printed(&s);
+	CHECK(strstr(once, "  exec /usr/bin/id: exec deny /usr/bin/id\n") != NULL);
+	CHECK(strstr(once, "true") == NULL);
+	exec_try(a, 102, "/usr/bin/id", "exec deny /usr/bin/id");
+	_cleanup_free_ char *twice = printed(&s);
+	CHECK(strstr(twice, "  exec /usr/bin/id (2 times): exec deny /usr/bin/id\n") != NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
+/* A destination an ask rule held, and the answer no (or no answer): listed
+ * with the rule and the answer; one allowed after its question is not. */
+static void test_net_asked(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000008");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	const char *answers[] = { "denied by timeout: no answer within 3 s", "allowed by approve" };
+	for (size_t i = 0; i < 2; i++)
+		CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+			.method = "GET", .host = i ? "ok.example" : "api.example", .port = 80,
+			.address = "", .allowed = i == 1, .status = i ? 200 : 403,
+			.rule = i ? "ok.example" : "api.example", .reason = answers[i] }), &e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "  api.example:80: asked by rule api.example, and denied by timeout: "
+			  "no answer within 3 s\n") != NULL);
+	CHECK(strstr(out, "ok.example") == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -174,6 +229,8 @@ int main(void)
 	test_readonly_write();
 	test_bounded();
 	test_escapes_shown();
+	test_exec_refused();
+	test_net_asked();
 	tmpdir_remove();
 	return check_status_counted("session_summary");
 }
