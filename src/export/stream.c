@@ -304,9 +304,23 @@ static int open_targets(struct sender *s, const struct stream_conf *c, struct st
 		s->shown[T_OTLP] = xasprintf("%s://%s", s->x.url.tls ? "https" : "http", s->x.url.authority);
 	}
 	if (c->ocsf_file) {
-		s->ocsf_fd = open(c->ocsf_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+		/* without waiting: a FIFO nothing reads is refused here, not
+		 * waited on */
+		s->ocsf_fd = open(c->ocsf_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				  O_NONBLOCK, 0600);
+		if (s->ocsf_fd < 0 && errno == ENXIO)
+			return werr_set(e, 0, "stream ocsf %s: a FIFO nothing reads (the stream "
+					"appends to a regular file)", c->ocsf_file);
 		if (s->ocsf_fd < 0)
 			return werr_errno(e, "stream ocsf %s: cannot open the file for appending", c->ocsf_file);
+		struct stat fst;
+		if (fstat(s->ocsf_fd, &fst) < 0 || !S_ISREG(fst.st_mode))
+			return werr_set(e, 0, "stream ocsf %s: not a regular file (the stream appends "
+					"whole batches to a file, and cuts off one written in part)",
+					c->ocsf_file);
+		int fl = fcntl(s->ocsf_fd, F_GETFL);
+		if (fl < 0 || fcntl(s->ocsf_fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+			return werr_errno(e, "stream ocsf %s", c->ocsf_file);
 		s->t[T_OCSF].on = true;
 		st->ocsf_file = xstrdup(c->ocsf_file);
 		s->shown[T_OCSF] = c->ocsf_file;

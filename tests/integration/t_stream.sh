@@ -147,6 +147,15 @@ test_stream_failures() {
 	assert_out_lacks ran 'an ftp URL'
 	wsh 'echo ran' --stream 'kafka=x'
 	assert_rc 125 'an unknown target'
+	# a FIFO nothing reads, a device: refused at once, not waited on
+	mkfifo "$T_TMP/fifo"
+	wsh 'echo ran' --stream "ocsf=$T_TMP/fifo"
+	assert_rc 125 'a FIFO nothing reads'
+	assert_err_match 'a FIFO nothing reads' 'the FIFO said'
+	wsh 'echo ran' --stream ocsf=/dev/null
+	assert_rc 125 'a device'
+	assert_err_match 'not a regular file' 'the device said'
+	assert_out_lacks ran 'a device'
 }
 
 test_stream_ocsf() {
