@@ -16,6 +16,8 @@ struct ci_opts {
 char *ci_artifacts_dir(const char *opt);
 
 /* Fill the artifacts directory and write the summary for the session c
- * saw, which ended with status; the exit status to give (EXIT_FAIL_ON for
- * --fail-on). Nothing here fails the run: what cannot be done is said. */
-int ci_end(const struct cisummary *c, const struct ci_opts *o, int status);
+ * saw, which ended with status (error: warden's own, when it failed, or
+ * NULL); the exit status to give: EXIT_FAIL_ON for --fail-on, EXIT_WARDEN
+ * for a session that succeeded but whose artifacts could not all be
+ * written (said, with what could not). */
+int ci_end(const struct cisummary *c, const struct ci_opts *o, int status, const char *error);

@@ -335,12 +335,16 @@ int cmd_run(int argc, char **argv)
 	}
 	_cleanup_(cisummary_freep) struct cisummary *cs = o.ci ? cisummary_new() : NULL;
 	o.ci_summary = cs;
+	_cleanup_free_ char *artifacts = o.ci ? ci_artifacts_dir(ci.o.artifacts) : NULL;
+	o.ci_artifacts = artifacts;
 	o.no_pty |= o.ci;
 	struct werr e = { 0 };
 	status = EXIT_WARDEN;
-	if (session_run(&o, &status, &e) < 0) {
+	bool failed = session_run(&o, &status, &e) < 0;
+	if (failed) {
 		werr_print(&e);
 		status = EXIT_WARDEN;
 	}
-	return cs ? ci_end(cs, &ci.o, status) : status;
+	char why[1200];
+	return cs ? ci_end(cs, &ci.o, status, failed ? werr_str(&e, why, sizeof why) : NULL) : status;
 }

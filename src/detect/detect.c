@@ -108,6 +108,7 @@ struct detect {
 	char *workspace, *home;
 	struct detect_risk risk;
 	double score, score_t;       /* the score at score_t */
+	double peak;                 /* the highest score reached */
 	bool crossed[ACT_KILL + 1];  /* a threshold acted and the score is still above it */
 	struct audit *log;
 	bool emitting;               /* our own alert on its way through the stream */
@@ -455,6 +456,8 @@ static void raise_risk(struct detect *d, const char *rule, enum severity sev, un
 			d->crossed[a] = false;
 	d->score = was + weights[sev];
 	d->score_t = now;
+	if (d->score > d->peak)
+		d->peak = d->score;
 	int top = ACT_NONE;
 	for (int a = ACT_WARN; a <= ACT_KILL; a++)
 		if (th[a] > 0 && d->score >= th[a] && !d->crossed[a]) {
@@ -886,6 +889,11 @@ void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx)
 {
 	d->act = fn;
 	d->act_ctx = ctx;
+}
+
+double detect_risk_peak(const struct detect *d)
+{
+	return round(d->peak * 10) / 10;
 }
 
 json_t *detect_status(void *ctx)

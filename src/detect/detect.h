@@ -83,6 +83,9 @@ unsigned long detect_alerts(const struct detect *d);
 /* For `warden status`: {"risk": N, "alerts": [{"rule","severity","seq"}...]}
  * (the last five; a new reference). */
 json_t *detect_status(void *detect);
+/* The highest risk score the session reached (decayed between alerts, as
+ * the thresholds see it). */
+double detect_risk_peak(const struct detect *d);
 
 /* A monotonic clock in seconds. */
 double detect_now(void);

@@ -178,6 +178,12 @@ void cisummary_attach(struct cisummary *c, struct audit *a)
 	audit_subscribe(a, on_event, c);
 }
 
+void cisummary_set_risk_peak(struct cisummary *c, double peak)
+{
+	if (peak > c->risk_peak)
+		c->risk_peak = peak;
+}
+
 const char *cisummary_log(const struct cisummary *c) { return c->log; }
 const char *cisummary_id(const struct cisummary *c) { return c->id; }
 const char *cisummary_workspace(const struct cisummary *c) { return c->workspace; }
@@ -190,12 +196,21 @@ int cisummary_max_severity(const struct cisummary *c)
 	return -1;
 }
 
-/* Markdown table cells: no newline, no '|'. */
+/* Markdown table cells: no newline, no '|', and no control byte (a name
+ * the agent chose, with a terminal's escape sequence in it, is shown as
+ * \xHH, as `warden log show` shows it, never acting on a terminal that
+ * prints the summary). */
 static void cell(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputs(*s == '|' ? "\\|" : *s == '\n' || *s == '\r' ? " " : *s == '`' ? "'" : (char[2]){ *s, 0 },
-		      f);
+	for (; s && *s; s++) {
+		unsigned char b = (unsigned char)*s;
+		if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else if (b < 0x20 || b == 0x7f)
+			fprintf(f, "\\x%02x", b);
+		else
+			fputs(*s == '|' ? "\\|" : *s == '`' ? "'" : (char[2]){ *s, 0 }, f);
+	}
 }
 
 static int by_count(const void *a, const void *b)
@@ -234,12 +249,22 @@ static void table_write(FILE *f, const char *title, const struct table *t, const
 void cisummary_write(const struct cisummary *c, const struct cisummary_end *x, FILE *f)
 {
 	fprintf(f, "## warden session %s\n\n", c->id ? c->id : "(none)");
-	fprintf(f, "- exit status: %d%s\n", x->status,
-		x->failed_on ? " (an alert at or above --fail-on)" : "");
+	if (x->failed_on)
+		fprintf(f, "- exit status: %d (an alert at or above --fail-on; the command's own: "
+			"%d)\n", x->status, x->command_status);
+	else
+		fprintf(f, "- exit status: %d%s\n", x->status, x->error ? " (**warden failed**)" : "");
+	if (x->error) {
+		fputs("- warden's error: ", f);
+		cell(f, x->error);
+		fputc('\n', f);
+	}
 	fprintf(f, "- alerts: %lu (critical %lu, high %lu, medium %lu, low %lu); risk peak %.1f\n",
 		c->alerts.total, c->by_sev[3], c->by_sev[2], c->by_sev[1], c->by_sev[0], c->risk_peak);
 	if (x->fail_on)
-		fprintf(f, "- --fail-on %s: %s\n", x->fail_on, x->failed_on ? "**failed**" : "passed");
+		fprintf(f, "- --fail-on %s: %s\n", x->fail_on,
+			x->failed_on ? "**failed**"
+			: x->not_evaluated ? "**not evaluated** (exit status 125: warden failed)" : "passed");
 	fprintf(f, "- refusals: %lu\n", c->refused.total);
 	if (x->verify)
 		fprintf(f, "- audit log: %s (`warden log verify`: %s)\n", x->verified ? "verified" : "**NOT verified**",

@@ -25,14 +25,20 @@ const char *cisummary_workspace(const struct cisummary *c);
 /* The highest severity of the session's alerts: 0 low .. 3 critical; -1
  * when there was none. */
 int cisummary_max_severity(const struct cisummary *c);
+/* The risk score's peak, from the detector at the session's end (the
+ * `risk` events mark only the thresholds it crossed). */
+void cisummary_set_risk_peak(struct cisummary *c, double peak);
 /* low, medium, high, critical: 0..3; -1 for another word. */
 int cisummary_severity(const char *word);
 
 /* What the end adds to the summary (each may be NULL). */
 struct cisummary_end {
 	int status;               /* warden's exit status */
+	int command_status;       /* the command's own (before --fail-on) */
+	const char *error;        /* warden's own error, when it failed (or NULL) */
 	const char *fail_on;      /* --fail-on SEVERITY */
 	bool failed_on;           /* an alert at or above it */
+	bool not_evaluated;       /* warden failed: --fail-on not applied */
 	const char *verify;       /* `warden log verify`'s line */
 	bool verified;
 	const char *diffstat;     /* `git diff --stat` of the workspace */

@@ -78,8 +78,8 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 		return werr_set(e, 0, "refusing %s %s: it is a symbolic link (name the directory "
 				"it leads to)", what, abs);
 	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode))
-		return werr_set(e, ENOTDIR, "refusing %s %s: not a directory (an output is a "
-				"directory, made when missing)", what, abs);
+		return werr_set(e, ENOTDIR, "refusing %s %s: not a directory (%s names a "
+				"directory, made when missing)", what, abs, what);
 	_cleanup_free_ char *res = path_resolve_existing(abs);
 	if (!res)
 		return werr_errno(e, "%s %s", what, abs);
@@ -93,8 +93,9 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 	if (*inside) {
 		/* checked by where it is (a symlink on the way: where it leads) */
 		if (strcmp(res, ws) == 0)
-			return werr_set(e, 0, "refusing %s %s: it is the workspace itself (leave "
-					"--read-only out to write there)", what, abs);
+			return werr_set(e, 0, "refusing %s %s: it is the workspace itself%s", what,
+					abs, strcmp(what, "--output") == 0 ? " (leave --read-only out "
+					"to write there)" : "");
 		if (check_inside(pol, what, abs, res + strlen(ws) + 1, e) < 0)
 			return -1;
 	} else {
@@ -117,6 +118,22 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 	    !S_ISDIR(st.st_mode))
 		return werr_set(e, 0, "refusing %s %s: it changed while it was checked", what, res);
 	*out = steal_ptr(&res);
+	return 0;
+}
+
+/* --ci's artifacts directory, made now (a directory that cannot be made
+ * fails the session before its command runs, not after); in the workspace,
+ * protected for the session, so that the agent leaves nothing there for
+ * warden to write through or the job to upload as warden's. */
+static int artifacts_place(const char *dir, struct policy *pol, const char *ws, const char *home,
+			   struct werr *e)
+{
+	_cleanup_free_ char *res = NULL;
+	bool inside = false;
+	if (place(dir, "--artifacts", pol, ws, home, true, &res, &inside, e) < 0)
+		return -1;
+	if (inside && !strv_contains(&pol->protect, res + strlen(ws) + 1))
+		strv_push(&pol->protect, res + strlen(ws) + 1);
 	return 0;
 }
 
@@ -164,7 +181,7 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	}
 	if (l->scratch && policy_add_path(pol, l->scratch, POLICY_RW, "--scratch", e) < 0)
 		return -1;
-	return 0;
+	return o->artifacts ? artifacts_place(o->artifacts, pol, ws, home, e) : 0;
 }
 
 /* A plan outside the workspace, watching the wall clock's steps with the

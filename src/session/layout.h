@@ -37,6 +37,7 @@ struct session_layout_opts {
 	const char *scratch;        /* --scratch DIR, or NULL */
 	bool want_scratch;          /* make a scratch directory (read-only sessions) */
 	const struct strv *outputs; /* --output PATH..., may be NULL */
+	const char *artifacts;      /* --ci's artifacts directory, or NULL */
 };
 
 /* Check and make the writable places for the workspace ws (resolved), each
@@ -50,7 +51,9 @@ struct session_layout_opts {
  * a hidden entry of the home (~/.config, ...). The scratch directory is
  * checked the same way and must lie outside the workspace; without
  * --scratch, when o->want_scratch, a fresh one is made under $TMPDIR (else
- * /tmp), mode 0700. */
+ * /tmp), mode 0700. The artifacts directory of `--ci` is checked and made
+ * as an output is; in the workspace it is protected (read-only inside:
+ * what warden writes there at the end is its own). */
 int layout_prepare(struct session_layout *l, const struct session_layout_opts *o,
 		   struct policy *pol, const char *ws, const char *home, struct werr *e);
 

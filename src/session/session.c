@@ -255,7 +255,8 @@ static int spec_workspace(const struct session_opts *o, struct policy *pol, cons
 	/* read-only or not, the scratch directory and the outputs: read-write
 	 * paths of the policy from here on (layout.h) */
 	if (layout_prepare(lay, &(struct session_layout_opts){ .read_only = o->read_only,
-		.scratch = o->scratch, .outputs = o->outputs }, pol, s->workspace, home, e) < 0)
+		.scratch = o->scratch, .outputs = o->outputs, .artifacts = o->ci_artifacts }, pol,
+		s->workspace, home, e) < 0)
 		return -1;
 	s->workspace_ro = lay->read_only;
 	if (s->workspace_ro && o->review)
@@ -901,6 +902,8 @@ static void session_end(struct session *sn)
 	layout_free(&sn->lay);
 	journald_free(steal_ptr(&sn->jd));
 	syslogsend_free(steal_ptr(&sn->sl));
+	if (sn->det && sn->o.ci_summary)
+		cisummary_set_risk_peak(sn->o.ci_summary, detect_risk_peak(sn->det));
 	detect_free(steal_ptr(&sn->det));
 	late_close_wait(&sn->late);
 	summary_free(&sn->sum);

@@ -53,6 +53,9 @@ struct session_opts {
 	 * only (policy approve.ci); the session's events to ci_summary */
 	bool ci;
 	struct cisummary *ci_summary; /* or NULL */
+	const char *ci_artifacts;     /* --ci: the artifacts directory, made and
+				       * checked at the start, read-only inside
+				       * when it lies in the workspace (layout.h) */
 };
 
 /* Compile the policy, check the kernel, choose and scan the workspace, open

@@ -104,6 +104,91 @@ test_ci_artifacts() {
 	grep -qF "## warden session $id" "$GITHUB_STEP_SUMMARY" || fail 'no summary in GITHUB_STEP_SUMMARY'
 }
 
+# The artifacts directory in the workspace (no RUNNER_TEMP: GitLab's and
+# most CI's default): the agent can neither plant a symlink there for
+# warden to write through at the end, nor a FIFO to hang it on (it is
+# read-only inside); in a directory the agent could write (an --output),
+# what it left is replaced, never followed or opened. A file outside stays
+# as it was, the session ends, the artifacts are warden's own files.
+test_ci_artifacts_planted() {
+	export CI=true
+	unset RUNNER_TEMP GITHUB_STEP_SUMMARY
+	local victim=$T_TMP/victim.txt out=$T_TMP/out
+	echo VICTIM >"$victim"
+	mkdir -p "$T_TMP/victimdir"
+	wsh "mkdir -p warden-artifacts; ln -s $victim warden-artifacts/summary.md; mkfifo warden-artifacts/verify.txt; echo rc=\$?"
+	assert_rc 0 'the session ends'
+	assert_out_line 'rc=1' 'the FIFO refused in the artifacts directory'
+	assert_err_match 'warden-artifacts/summary.md: protected path' 'the refused symlink listed'
+	[[ -f warden-artifacts/summary.md && ! -L warden-artifacts/summary.md ]] ||
+		fail "summary.md is not warden's file: $(ls -la warden-artifacts 2>&1)"
+	[[ $(<"$victim") == VICTIM ]] || fail "a file outside the workspace was written: $(head -c 200 "$victim")"
+	timeout 60 "$WARDEN" run -q --ci --output "$out" --artifacts "$out/art" -- sh -c \
+		"ln -s $victim $out/art/summary.md && ln -s $T_TMP/victimdir/planted $out/art/verify.txt && mkfifo $out/art/diffstat.txt && echo planted" \
+		>"$T_TMP/o" 2>"$T_TMP/e"
+	RC=$?
+	((RC != 124)) || fatal 'warden hung on what the agent left in the artifacts directory'
+	assert_rc 0 'the session in an --output ends'
+	grep -qx planted "$T_TMP/o" || fatal "the agent could not plant: $(cat "$T_TMP/o" "$T_TMP/e")"
+	[[ $(<"$victim") == VICTIM ]] || fail "warden wrote through a planted symlink: $(head -c 200 "$victim")"
+	[[ ! -e $T_TMP/victimdir/planted ]] || fail 'warden made a file where a planted symlink led'
+	[[ -f $out/art/summary.md && ! -L $out/art/summary.md && -f $out/art/verify.txt ]] ||
+		fail "the artifacts are not warden's files: $(ls -la "$out/art")"
+	[[ ! -e $out/art/diffstat.txt ]] || fail 'the FIFO stayed as diffstat.txt'
+}
+
+# An artifacts directory that cannot be made fails the session before its
+# command runs (not after a long agent run, with exit status 0); a FIFO
+# nothing reads as $GITHUB_STEP_SUMMARY is said, not waited on.
+test_ci_artifacts_unusable() {
+	export CI=true
+	unset RUNNER_TEMP GITHUB_STEP_SUMMARY
+	touch "$T_TMP/afile"
+	wsh 'echo ran' --artifacts "$T_TMP/afile"
+	assert_rc 125
+	assert_out_lacks ran 'the command ran though its artifacts had nowhere to go'
+	assert_err_match "refusing --artifacts $T_TMP/afile: not a directory" 'the reason'
+	mkfifo "$T_TMP/fifo"
+	GITHUB_STEP_SUMMARY=$T_TMP/fifo timeout 60 "$WARDEN" run -q --artifacts "$T_TMP/art" -- true \
+		>/dev/null 2>"$T_TMP/e"
+	RC=$?
+	((RC != 124)) || fatal 'warden waited on a FIFO nothing reads'
+	assert_rc 0
+	matches -F 'a FIFO nothing reads' <"$T_TMP/e" || fail "not said: $(excerpt "$(<"$T_TMP/e")")"
+	[[ -f $T_TMP/art/summary.md ]] || fail 'no summary.md'
+}
+
+# The summary of a session warden could not run (a published port already
+# in use) says warden failed and why, and --fail-on was not evaluated (it
+# said "passed"); a session --fail-on fails gives the command's own exit
+# status too; the risk peak is the score's highest (a medium and a low
+# alert: 12, where the `risk` events mark only the threshold 10 crossed);
+# a program name with a terminal's escape sequences is shown escaped.
+test_ci_summary_says() {
+	ci_env
+	have python3 || skip 'python3 is not installed'
+	local port
+	python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$T_TMP/port" &
+	bg_track $!
+	wait_for "$T_TMP/port" '^[0-9]' 10 || fatal 'no port'
+	port=$(<"$T_TMP/port")
+	wsh 'echo ran' --publish "$port:8000" --fail-on low
+	assert_rc 125
+	grep -qF -- '- --fail-on low: **not evaluated** (exit status 125: warden failed)' "$ART/summary.md" ||
+		fail "--fail-on said evaluated: $(excerpt "$(cat "$ART/summary.md")")"
+	grep -qE "^- warden's error: .*$port" "$ART/summary.md" || fail "the summary gives no error: $(excerpt "$(cat "$ART/summary.md")")"
+	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
+	cp /bin/true "$(printf 'x\033]0;pwned\007')"
+	wsh 'env >/dev/null; cat /proc/self/environ >/dev/null; ./x*; exit 3' --profile "$T_TMP/quiet" --fail-on low
+	assert_rc 123
+	grep -qF -- "- exit status: 123 (an alert at or above --fail-on; the command's own: 3)" "$ART/summary.md" ||
+		fail "no command status: $(grep 'exit status' "$ART/summary.md")"
+	grep -qE 'risk peak 12\.0$' "$ART/summary.md" || fail "not the peak: $(grep 'risk peak' "$ART/summary.md")"
+	! grep -qF "$(printf '\033')" "$ART/summary.md" || fail 'an escape byte in the summary'
+	grep -qF 'x\x1b]0;pwned\x07' "$ART/summary.md" || fail "the program not shown escaped: $(grep -F pwned "$ART/summary.md")"
+}
+
 # --no-ci: CI=true or not, no artifacts.
 test_ci_no_ci() {
 	ci_env
