@@ -54,6 +54,15 @@ static bool asked(const char *reason)
 	       strstr(reason, "nobody can answer");
 }
 
+/* The proxy could not carry the connection (the destination did not
+ * answer, a name did not resolve, out of resources: 502, 503, 504): not a
+ * refusal of the profile's. */
+static bool transport_failure(const json_t *f)
+{
+	long long st = json_integer_value(json_object_get(f, "status"));
+	return st == 502 || st == 503 || st == 504;
+}
+
 /* A destination refused by warden's proxy. Transport failures (the client
  * hung up, a timeout) are not refusals and are left out. */
 static void proxy_refused(struct summary *s, const json_t *f)
@@ -73,12 +82,19 @@ static void proxy_refused(struct summary *s, const json_t *f)
 				      with_port ? key : host));
 	else if (json_object_get(f, "rule") && asked(reason))
 		add(s, key, xasprintf("asked by rule %s, and %s", str(f, "rule"), reason));
-	else if (strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
-		 strstr(reason, " to methods and paths, ") ||
-		 strncmp(reason, "the phantom of secret ", 22) == 0)
+	else if (!transport_failure(f) && *reason) {
+		/* a deny rule, a name resolving to a refused address, a
+		 * phantom toward the wrong host, a TLS name (SNI) other than
+		 * the tunnel's, a request the proxy would not parse (no host
+		 * to name then) */
+		if (!*host || strcmp(host, "?") == 0) {
+			free(key);
+			key = xstrdup("a request to warden's proxy");
+		}
 		add(s, key, xstrdup(reason));
-	else
+	} else {
 		free(key);
+	}
 }
 
 /* A program exec control refused, by its own path: a shell's PATH search
@@ -165,7 +181,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 			    xasprintf("refused by Landlock (%s)", rights));
 		return 0;
 	}
-	if (strcmp(ev->kind, "net") == 0 && strcmp(str(f, "method"), "connect") == 0)
+	if (strcmp(ev->kind, "net") == 0 && (strcmp(str(f, "method"), "connect") == 0 ||
+					     strcmp(str(f, "method"), "sendto") == 0))
 		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
 				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
 		    xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "

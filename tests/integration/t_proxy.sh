@@ -888,13 +888,15 @@ test_refusal_summary() {
 	# session with nothing refused prints none.
 	nh_need curl
 	local name=refused.wardentest.invalid n
-	wsh "curl -s https://$name/; curl -s https://$name/again; ./wprobe connect 192.0.2.1 80; ./wprobe ptrace-child; echo done"
+	wsh "curl -s https://$name/; curl -s https://$name/again; ./wprobe connect 192.0.2.1 80; ./wprobe ptrace-child; ./wprobe udp 192.0.2.7 53; printf 'GET http://127.0.0.1:9/ HTTP/1.1\\r\\nHost: other.example\\r\\n\\r\\n' | curl -s --max-time 5 telnet://\${HTTP_PROXY#http://} >/dev/null; echo done"
 	assert_out_line done
 	assert_err_match '^warden: refused during this session:$' 'summary header'
 	assert_err_match "^  $name:443 \\(2 times\\): no rule allows it; allow it with --allow-net $name\$" \
 		'refused destination, once, with its flag'
 	assert_err_match '^  192\.0\.2\.1:80: a direct connection' 'direct connection'
 	assert_err_match '^  syscall ptrace: refused' 'refused syscall'
+	assert_err_match '^  192\.0\.2\.7:53: a direct connection' 'a datagram sent out'
+	assert_err_match "^  a request to warden's proxy: Host header disagrees with URL" 'a request the proxy refused to parse'
 	n=$(grep -c "$name" <<<"$ERR")
 	((n == 1)) || fail "the destination is listed $n times, not once: $(excerpt "$ERR")"
 	wsh "curl -s https://$name/; echo done" --quiet

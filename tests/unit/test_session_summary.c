@@ -194,6 +194,30 @@ static void test_net_asked(void)
 	audit_close(a);
 }
 
+/* What the proxy refused beyond its rules (a TLS name other than the
+ * tunnel's) is listed with its reason; what it could not carry (502: the
+ * destination did not answer) is not a refusal. */
+static void test_proxy_other(void)
+{
+	struct audit *a = open_log("20261124T000000Z-00000009");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+		.method = "CONNECT", .host = "127.0.0.1", .port = 8443, .address = "",
+		.status = 200, .rule = "127.0.0.1:8443",
+		.reason = "TLS asks for evil.example (SNI), not 127.0.0.1" }), &e) == 0);
+	CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+		.method = "CONNECT", .host = "down.example", .port = 443, .address = "",
+		.status = 502, .rule = "down.example", .reason = "cannot connect to the destination" }),
+		&e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "  127.0.0.1:8443: TLS asks for evil.example (SNI)") != NULL);
+	CHECK(strstr(out, "down.example") == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -231,6 +255,7 @@ int main(void)
 	test_escapes_shown();
 	test_exec_refused();
 	test_net_asked();
+	test_proxy_other();
 	tmpdir_remove();
 	return check_status_counted("session_summary");
 }
