@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/shown.h"
 #include "../common/walk.h"
 #include "../audit/reader.h"
 #include "../audit/escape.h"
@@ -286,6 +287,24 @@ static char *newest_with_checkpoint(struct audit_session_info *v, size_t n, cons
 	return NULL;
 }
 
+/* The session taken by default is one of a workspace above the current
+ * directory: said, since diff, undo and apply work on that whole
+ * workspace, not only below here. */
+static void said_above(struct audit_session_info *v, size_t n, const char *id, const char *cwd)
+{
+	for (size_t i = 0; id && i < n; i++) {
+		if (strcmp(v[i].id, id) != 0)
+			continue;
+		_cleanup_free_ char *ws = json_get_bytes(v[i].start, "workspace");
+		if (ws && cwd && strcmp(ws, cwd) != 0) {
+			_cleanup_free_ char *shown = text_shown(ws);
+			wnote("session %s is of the workspace %s, which holds the current directory: "
+			      "it covers that whole workspace", id, shown);
+		}
+		return;
+	}
+}
+
 int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_only,
 	      struct ckpt_record *r, struct werr *e)
 {
@@ -305,6 +324,7 @@ int ckpt_find(const char *logdir, const char *arg, const char *cwd, bool review_
 		if (audit_list_sessions(dfd, logdir, &v, &n, e) < 0)
 			return -1;
 		id = newest_with_checkpoint(v, n, cwd, review_only);
+		said_above(v, n, id, cwd);
 		audit_sessions_free(v, n);
 		if (!id)
 			return werr_set(e, 0, "no session %s in %s (pass a session id: warden log list)",

@@ -1113,3 +1113,23 @@ test_checkpoint_prune_own_refs() {
 	((n == 0)) || fail "a session in a new workspace read $n references of other workspaces"
 	[[ -e $st/refs/x7.start ]] || fail 'another workspace'"'"'s reference was dropped'
 }
+
+test_checkpoint_session_above_said() {
+	# Run from a directory below a workspace, diff and undo take that
+	# workspace's session (as git takes the repository above): they say
+	# so, since undo would work on the whole workspace, not only here (a
+	# user in an empty subdirectory was shown an undo of 1,138 changes
+	# above it, named only in its header).
+	mkdir -p sub
+	wsh 'echo a > top.txt'
+	assert_rc 0
+	(cd sub && "$WARDEN" diff >"$T_TMP/o" 2>"$T_TMP/e")
+	grep -q "is of the workspace $WS, which holds the current directory" "$T_TMP/e" ||
+		fail "diff below the workspace does not say whose session: $(excerpt "$(cat "$T_TMP/e" "$T_TMP/o")")"
+	(cd sub && "$WARDEN" undo --yes >"$T_TMP/o" 2>"$T_TMP/e")
+	grep -q "is of the workspace $WS, which holds the current directory" "$T_TMP/e" ||
+		fail "undo below the workspace does not say whose session: $(excerpt "$(cat "$T_TMP/e" "$T_TMP/o")")"
+	[[ ! -e top.txt ]] || fail 'undo --yes did not take the session back'
+	wardenc diff
+	[[ $ERR != *'holds the current directory'* ]] || fail "said in the workspace itself: $(excerpt "$ERR")"
+}
