@@ -48,6 +48,7 @@
 #include "session_secrets.h"
 #include "homeseed.h"
 #include "caches.h"
+#include "knownhosts.h"
 #include "sshconfig.h"
 #include "task.h"
 #include "../detect/canary.h"
@@ -106,6 +107,7 @@ struct session {
 	struct ckpt_session ck;       /* the workspace's checkpoint (checkpoint.h) */
 	char *ssh_sock;               /* `ssh-agent`: the user's agent, checked */
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
+	char *knownhosts;             /* ~/.ssh/known_hosts inside (knownhosts.h), or NULL */
 	char *gitid;                  /* ~/.gitconfig inside (gitident.h), or NULL */
 	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
 	bool start_tried;             /* the checkpoint and session.start: tried (record_start) */
@@ -616,6 +618,8 @@ static int session_plan(struct session *sn, struct werr *e)
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
 	sn->sshcfg = sshconfig_text(&sn->pol);
 	home_seed(s, ".ssh/config", sn->sshcfg);
+	sn->knownhosts = knownhosts_text(&sn->pol, sn->home);
+	home_seed(s, ".ssh/known_hosts", sn->knownhosts);
 	sn->gitid = sn->pol.git_identity_off ? NULL : gitident_text(s->workspace);
 	home_seed(s, ".gitconfig", sn->gitid);
 	/* As root: the agent's own host identity, from its job, taken where
@@ -916,6 +920,7 @@ static void session_end(struct session *sn)
 	policy_free(&sn->pol);
 	free(sn->ssh_sock);
 	free(sn->sshcfg);
+	free(sn->knownhosts);
 	free(sn->gitid);
 	late_close_wait(&sn->late_log);
 }

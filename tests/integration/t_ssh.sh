@@ -354,3 +354,34 @@ test_ssh_agent_proxied_host() {
 	ssh_events
 	ssh_event_has '.action == "sign" and .decision == "allow" and .user == "root"' 'the signatures'
 }
+
+# The host keys: the lines of the user's ~/.ssh/known_hosts for the hosts
+# the session may reach are in the sandbox's, hashed ones too, so that ssh
+# inside checks the server's key with StrictHostKeyChecking on and no
+# question (every session said "Host key verification failed", pushing
+# users to turn the check off); a line for a host the rules do not allow
+# stays out; a key that is not the server's still fails the check.
+test_ssh_known_hosts() {
+	ssh_need jq
+	ssh_agent_start "$T_TMP/ag"
+	ssh_sshd "$T_TMP"
+	local strict='-o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=10 -o LogLevel=ERROR'
+	mkdir -p "$HOME/.ssh"
+	printf '[127.0.0.1]:%s %s\n' "$SSH_PORT" "$(cut -d' ' -f1,2 "$T_TMP/sshd/host.pub")" >"$HOME/.ssh/known_hosts"
+	ssh-keygen -q -H -f "$HOME/.ssh/known_hosts" >/dev/null 2>&1 || fatal 'ssh-keygen -H'
+	grep -q '^|1|' "$HOME/.ssh/known_hosts" || fatal "not hashed: $(cat "$HOME/.ssh/known_hosts")"
+	printf 'private-host.example %s\n' "$(cut -d' ' -f1,2 "$T_TMP/sshd/host.pub")" >>"$HOME/.ssh/known_hosts"
+	wsh "ssh $strict -p $SSH_PORT $SSH_USER@127.0.0.1 echo host-key-checked; echo \"ssh rc=\$?\"
+	     echo \"private=\$(grep -c private-host ~/.ssh/known_hosts)\"" \
+		--ssh-agent --ssh-key warden-test-a --allow-net "127.0.0.1:$SSH_PORT"
+	assert_rc 0
+	assert_out_line 'host-key-checked' 'ssh with the host key checked'
+	assert_out_line 'private=0' 'a host the rules do not allow was in known_hosts inside'
+	# another key for the same host: refused, as ssh outside would
+	ssh-keygen -q -t ed25519 -N '' -f "$T_TMP/other" || fatal 'ssh-keygen other'
+	printf '[127.0.0.1]:%s %s\n' "$SSH_PORT" "$(cut -d' ' -f1,2 "$T_TMP/other.pub")" >"$HOME/.ssh/known_hosts"
+	wsh "ssh $strict -p $SSH_PORT $SSH_USER@127.0.0.1 echo host-key-checked; echo \"ssh rc=\$?\"" \
+		--ssh-agent --ssh-key warden-test-a --allow-net "127.0.0.1:$SSH_PORT"
+	assert_out_lacks 'host-key-checked' 'a server whose key is not the one known was let in'
+	assert_out_line 'ssh rc=255' 'ssh refused the changed key'
+}
