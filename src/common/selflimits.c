@@ -66,6 +66,19 @@ void selflimits_give_back(const struct user_limits *u)
 	give_back(RLIMIT_STACK, u->stack);
 }
 
+size_t selflimits_conns(unsigned fds_per_conn, unsigned shares, size_t ceiling)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return ceiling;
+	if (!shares)
+		shares = 1;
+	rlim_t per = (rlim_t)fds_per_conn * shares;
+	rlim_t n = rl.rlim_cur > SELFLIMITS_FD_RESERVE + 16 * per
+		   ? (rl.rlim_cur - SELFLIMITS_FD_RESERVE) / per : 16;
+	return n < ceiling ? (size_t)n : ceiling;
+}
+
 int selflimits_check(struct werr *e)
 {
 	struct rlimit rl;

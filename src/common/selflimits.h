@@ -10,14 +10,17 @@
  *   SELFLIMITS_STACK (or the hard limit), the threads' default stack with
  *   it: under `ulimit -s 80` warden crashed (SIGSEGV) in its checkpoint. */
 #pragma once
+#include <stddef.h>
 #include <sys/resource.h>
 
 #include "err.h"
 
 /* What a session needs at least: the 72 or so an agent's session holds,
- * with room for the execs it judges at once and the proxy's connections
- * (the proxy leaves the supervisor this many: src/net/proxy.c). */
+ * with room for the execs it judges at once and the relays' connections
+ * (the proxy and the published ports leave the supervisor this many:
+ * selflimits_conns). */
 #define SELFLIMITS_NOFILE_MIN 256
+#define SELFLIMITS_FD_RESERVE 256
 /* The stack a session has been seen to need is under 100 KiB; below this
  * the limit is raised, to SELFLIMITS_STACK (glibc's usual default). */
 #define SELFLIMITS_STACK_MIN (1024 * 1024)
@@ -40,6 +43,14 @@ struct user_limits selflimits_user(void);
 /* Put the user's limits back in a process about to exec the command
  * (lowering needs no privilege); nothing for a field RLIM_INFINITY or 0. */
 void selflimits_give_back(const struct user_limits *u);
+
+/* How many connections a relay of the supervisor's (the proxy, the
+ * published ports) may hold at once, each taking fds_per_conn descriptors:
+ * its share (1 of shares) of the open-file limit past
+ * SELFLIMITS_FD_RESERVE, at most ceiling, at least 16. The relays share
+ * the supervisor's descriptors: their shares together leave the reserve
+ * to its own work (the exec record above all). */
+size_t selflimits_conns(unsigned fds_per_conn, unsigned shares, size_t ceiling);
 
 /* -1 with a message naming what to change when a hard limit is below what
  * a session needs. */

@@ -41,16 +41,15 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/selflimits.h"
 #include "../common/util.h"
 
 #define MAX_CONNS 4096
-#define FD_RESERVE 256 /* descriptors the proxy leaves the supervisor */
 #define HANDSHAKE_TIMEOUT_S 15
 #define DIAL_TIMEOUT_S 15
 #define IDLE_TIMEOUT_S 900
@@ -370,14 +369,10 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 {
 	/* 1,000 tunnels take 6,000 fds (two sockets, two pipes each): warden
 	 * raised its limit to the hard one at start (selflimits.h) */
-	struct rlimit rl;
 	struct proxy *px = xcalloc(1, sizeof *px);
-	/* Each connection may hold six descriptors; the supervisor keeps
-	 * FD_RESERVE for its own work (the exec record above all). */
-	px->cap = MAX_CONNS;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (rl.rlim_cur - FD_RESERVE) / 6 < px->cap)
-		px->cap = rl.rlim_cur > FD_RESERVE + 6 * 16 ? (rl.rlim_cur - FD_RESERVE) / 6 : 16;
+	/* Each connection may hold six descriptors; the supervisor keeps a
+	 * reserve for its own work (the exec record above all). */
+	px->cap = selflimits_conns(6, cfg->fd_shares, MAX_CONNS);
 	px->lhttp = cfg->http;
 	px->lsocks = cfg->socks;
 	px->rules = cfg->rules;

@@ -141,6 +141,10 @@ struct proxy_cfg {
 	 * reads it (TLS it terminates, or plain on a host loopback port: the
 	 * guard asks for both for such a host, src/session/egress.h). */
 	struct proxy_mcp *mcp;
+	/* The relays that share the supervisor's descriptors (0 or 1: the
+	 * proxy alone; 2: published ports too, src/supervisor/publish.h): its
+	 * connection cap is its share (selflimits_conns). */
+	unsigned fd_shares;
 };
 /* NULL with e filled (the listeners closed). */
 struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e);

@@ -264,7 +264,7 @@ static int net_start(struct services *sv, struct werr *e)
 		.default_ask = sv->ap && s->policy->net_default_ask,
 		.sni_required = s->policy->net_sni_required,
 		.tag = sv->hk ? hook_link_conn : NULL, .tag_ctx = sv->hk,
-		.owner = &owner, .mcp = sv->pm }, e);
+		.owner = &owner, .mcp = sv->pm, .fd_shares = sv->cfg->publish ? 2 : 1 }, e);
 	if (!sv->px)
 		return -1;
 	for (size_t i = 0; i < s->forwards.n; i++)
