@@ -231,5 +231,6 @@ const char detect_builtin_rules[] =
 	"rate hook.refused medium\n"
 	"rate agent.settings-changed high\n"
 	"rate proxy.connection-cap medium\n"
+	"rate publish.connection-cap low\n" /* the host's clients, not the agent */
 	"rate approval.* low\n"
 	"rate * medium\n";

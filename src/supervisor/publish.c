@@ -14,9 +14,13 @@
  * shutdown(SHUT_WR); the connection ends when both have ended, or at the
  * first error (both sides reset). Level-triggered epoll, at most
  * RELAY_ROUNDS pipes a direction per wake-up: one busy connection never
- * starves the others. At CONN_MAX connections (or out of
- * descriptors) the listeners wait until one ends; the host's clients wait
- * in the backlog meanwhile. */
+ * starves the others. At most cap connections at once (the publisher's
+ * share of the open-file limit, selflimits_conns, up to PUBLISH_CONN_MAX:
+ * memory stays bounded whatever the host's clients do): one more is
+ * accepted and reset at once, never left waiting, and the first such
+ * refusal of a port is an alert (publish.connection-cap). Out of
+ * descriptors, a spare one is closed to accept and reset the client the
+ * same way; when even that fails the listeners wait a second. */
 #include "publish.h"
 
 #include <arpa/inet.h>
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -36,10 +41,12 @@
 #include <linux/sockios.h>
 
 #include "../common/clock.h"
+#include "../common/selflimits.h"
 #include "../common/util.h"
 #include "publish_dial.h"
 
-#define CONN_MAX 512
+#define PUBLISH_CONN_MAX 4096
+#define FDS_PER_CONN 6 /* two sockets, two pipes */
 /* a server whose backlog is full drops SYNs: the kernel sends again at 1,
  * 3 and 7 s */
 #define DIAL_TIMEOUT_MS 15000
@@ -96,6 +103,9 @@ struct publish {
 	struct listener ls[LISTENERS_MAX];
 	size_t nls;
 	bool paused;
+	size_t cap;
+	int spare;                        /* /dev/null, closed to refuse when out of fds */
+	bool cap_said[POLICY_PUBLISH_MAX]; /* by published port: its alert written */
 	struct publish_dialer d;
 	struct conn *conns, *last, *dead; /* conns oldest first */
 	size_t nconns;
@@ -148,7 +158,7 @@ static int listen_one(struct publish *p, const struct policy_publish *pp, bool v
 		return werr_set(e, errno, "%s: the host's %s:%u is in use already: stop what listens "
 				"there, or publish port %u on another host port (--publish "
 				"HOST_PORT:%u)", w, addr, pp->host_port, pp->port, pp->port);
-	if (r < 0 || listen(fd, 512) < 0)
+	if (r < 0 || listen(fd, SOMAXCONN) < 0)
 		return werr_errno(e, "%s: listening on the host's %s:%u", w, addr, pp->host_port);
 	struct listener *l = &p->ls[p->nls];
 	*l = (struct listener){ .tag = { TAG_LISTENER, l }, .fd = fd, .pp = pp };
@@ -163,7 +173,9 @@ static int listen_one(struct publish *p, const struct policy_publish *pp, bool v
 struct publish *publish_new(const struct policy *pol, struct audit *log, struct werr *e)
 {
 	struct publish *p = xcalloc(1, sizeof *p);
-	*p = (struct publish){ .pol = pol, .log = log, .timer = -1, .d = { .sock = -1 } };
+	*p = (struct publish){ .pol = pol, .log = log, .timer = -1, .d = { .sock = -1 },
+			       .cap = selflimits_conns(FDS_PER_CONN, 2, PUBLISH_CONN_MAX),
+			       .spare = open("/dev/null", O_RDONLY | O_CLOEXEC) };
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (p->ep < 0) {
 		werr_errno(e, "published ports: epoll");
@@ -179,8 +191,8 @@ struct publish *publish_new(const struct policy *pol, struct audit *log, struct 
 	return p;
 }
 
-/* Stop (or start again) accepting: the host's clients wait in the
- * backlog meanwhile. */
+/* Stop (or start again) accepting, out of descriptors: the host's clients
+ * wait in the backlog meanwhile, a second at most (on_timer). */
 static void listeners_pause(struct publish *p, bool pause)
 {
 	if (p->paused == pause)
@@ -472,23 +484,36 @@ static void dial(struct conn *c, int family)
 	}
 }
 
-/* Answers from the dialer: the connections waiting served, oldest first. */
-static void on_dialer(struct publish *p)
+/* The connections waiting for a socket served, oldest first, as far as
+ * the pools go; the sockets the rest wait for asked of the dialer (a
+ * window at a time: publish_dialer_want). */
+static void serve_waiting(struct publish *p)
 {
-	publish_dialer_ready(&p->d); /* (gone: each take below says EPIPE) */
+	size_t waiting[2] = { 0, 0 }; /* [0] AF_INET, [1] AF_INET6 */
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
 		if (!c->waiting)
 			continue;
 		int fd = publish_dialer_take(&p->d, c->family);
-		if (fd < 0 && errno == EAGAIN)
+		if (fd < 0 && errno == EAGAIN) {
+			waiting[c->family == AF_INET6]++;
 			continue;
+		}
 		c->waiting = false;
 		if (fd >= 0)
 			dial_with(c, fd);
 		else
 			no_socket(c, errno);
 	}
+	publish_dialer_want(&p->d, AF_INET, waiting[0]);
+	publish_dialer_want(&p->d, AF_INET6, waiting[1]);
+}
+
+/* Answers from the dialer. */
+static void on_dialer(struct publish *p)
+{
+	publish_dialer_ready(&p->d); /* (gone: each take says EPIPE) */
+	serve_waiting(p);
 }
 
 /* ---- accepting --------------------------------------------------------- */
@@ -530,28 +555,73 @@ static void conn_open(struct publish *p, const struct listener *l, int fd,
 	dial(c, AF_INET);
 }
 
+/* Reset fd, a client past the cap (why: the alert's action), at once; the
+ * first of its port is said in an alert. */
+static void refuse(struct publish *p, const struct listener *l, int fd, const char *why)
+{
+	reset_close(&fd);
+	size_t i = (size_t)(l->pp - p->pol->publish);
+	if (i >= ARRAY_LEN(p->cap_said) || p->cap_said[i])
+		return;
+	p->cap_said[i] = true;
+	char detail[200];
+	struct rlimit rl = { 0 };
+	getrlimit(RLIMIT_NOFILE, &rl);
+	snprintf(detail, sizeof detail, "at most %zu connections at once to published ports: "
+		 "warden's share of its open-file limit (%llu), %u at most", p->cap,
+		 (unsigned long long)rl.rlim_cur, PUBLISH_CONN_MAX);
+	audit_emit_event(p->log, ev_alert(&(struct ev_alert){ .rule = "publish.connection-cap",
+		.port = l->pp->host_port, .action = why, .detail = detail }), NULL);
+}
+
+static void refuse_at_cap(struct publish *p, const struct listener *l, int fd)
+{
+	char why[80];
+	snprintf(why, sizeof why, "connections past %zu at once were refused", p->cap);
+	refuse(p, l, fd, why);
+}
+
+/* Out of descriptors: the spare one closed for a moment to take the
+ * client off the backlog and reset it; -1 when even that fails. */
+static int refuse_spare(struct publish *p, const struct listener *l)
+{
+	if (p->spare < 0)
+		return -1;
+	closep(&p->spare);
+	int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		refuse(p, l, fd, "more were refused: warden is out of descriptors");
+	p->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? 0 : -1;
+}
+
 static void on_accept(struct publish *p, const struct listener *l)
 {
 	for (int i = 0; i < 64 && !p->paused; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
 		int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && refuse_spare(p, l) == 0)
+			continue;
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				listeners_pause(p, true); /* until a connection ends */
+				listeners_pause(p, true); /* until a connection ends, or a second */
 			return;
 		}
-		conn_open(p, l, fd, &ss);
-		if (p->nconns >= CONN_MAX)
-			listeners_pause(p, true);
+		if (p->nconns >= p->cap)
+			refuse_at_cap(p, l, fd);
+		else
+			conn_open(p, l, fd, &ss);
 	}
 }
 
-/* Once a second: the dials that waited too long fail. */
+/* Once a second: the dials that waited too long fail; listeners paused
+ * out of descriptors try again. */
 static void on_timer(struct publish *p)
 {
 	uint64_t ticks;
 	if (read(p->timer, &ticks, sizeof ticks) < 0) { /* nothing to read: fine */ }
+	listeners_pause(p, false);
 	double now = mono_ms();
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
@@ -560,6 +630,7 @@ static void on_timer(struct publish *p)
 			dial_failed(c, ETIMEDOUT);
 		}
 	}
+	serve_waiting(p); /* (an ask the dialer's socket refused, again) */
 }
 
 static void dispatch(struct publish *p, const struct tag *t, uint32_t events)
@@ -644,6 +715,7 @@ void publish_free(struct publish *p)
 	for (size_t i = 0; i < p->nls; i++)
 		close(p->ls[i].fd);
 	close(p->ep);
+	closep(&p->spare);
 	free(p);
 }
 

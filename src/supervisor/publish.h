@@ -15,7 +15,9 @@
  * the same), then its bytes relayed both ways as they are (HTTP,
  * WebSocket, any long-lived stream), each direction's end passed on as a
  * half-close. When it ends, one `net` event
- * (direction "inbound", the ports, the peer, the bytes each way). The
+ * (direction "inbound", the ports, the peer, the bytes each way). Past a
+ * cap of connections at once, sized from the open-file limit, a client is
+ * reset at once, and an alert (publish.connection-cap) says so. The
  * publisher owns an epoll fd of its own (its listeners and connections),
  * one source of the supervisor's loop. */
 #pragma once

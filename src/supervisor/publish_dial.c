@@ -92,10 +92,25 @@ static struct dialer_pool *pool_of(struct publish_dialer *d, int family)
 
 void publish_dialer_ask(struct publish_dialer *d, int family)
 {
-	/* (a few ints on a socket nobody else writes: the buffer never
-	 * fills, and a dialer gone shows as EOF in publish_dialer_ready) */
+	struct dialer_pool *p = pool_of(d, family);
+	if (p->n + p->asked >= DIALER_POOL_MAX)
+		return;
+	/* (at most 2 * DIALER_POOL_MAX ints outstanding on a socket nobody
+	 * else writes: the buffer never fills, and a dialer gone shows as
+	 * EOF in publish_dialer_ready) */
 	if (d->sock >= 0 && send(d->sock, &family, sizeof family, MSG_NOSIGNAL) == (ssize_t)sizeof family)
-		pool_of(d, family)->asked++;
+		p->asked++;
+}
+
+void publish_dialer_want(struct publish_dialer *d, int family, size_t waiting)
+{
+	struct dialer_pool *p = pool_of(d, family);
+	while (d->sock >= 0 && p->asked < waiting && p->n + p->asked < DIALER_POOL_MAX) {
+		unsigned was = p->asked;
+		publish_dialer_ask(d, family);
+		if (p->asked == was)
+			return; /* refused: the next answer, or the timer, asks again */
+	}
 }
 
 int publish_dialer_take(struct publish_dialer *d, int family)
@@ -143,8 +158,8 @@ int publish_dialer_ready(struct publish_dialer *d)
 		return -1;
 	}
 	struct dialer_pool *p4 = pool_of(d, AF_INET);
-	while (!p4->err && p4->n + p4->asked < DIALER_POOL_TARGET)
-		publish_dialer_ask(d, AF_INET);
+	if (!p4->err && p4->n < DIALER_POOL_TARGET)
+		publish_dialer_want(d, AF_INET, DIALER_POOL_TARGET - p4->n);
 	return 0;
 }
 

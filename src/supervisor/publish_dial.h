@@ -18,7 +18,11 @@
 
 #include "../common/err.h"
 
-#define DIALER_POOL_MAX 16
+/* Sockets of a family ready and asked for, at most: the answers a burst
+ * of connections waits for come in windows of this many, and the pool
+ * never has more than it can hold (nor the dialer's socket more requests
+ * than its buffer takes). */
+#define DIALER_POOL_MAX 64
 #define DIALER_POOL_TARGET 4 /* IPv4 sockets kept ready: a connection's dial
 				waits on no round trip */
 
@@ -45,8 +49,12 @@ int publish_dialer_start(struct publish_dialer *d, int userns, int netns, struct
  * ready: publish_dialer_ask, then wait for d->sock to be readable), EPIPE
  * (the dialer is gone), or the errno the dialer's socket() failed with. */
 int publish_dialer_take(struct publish_dialer *d, int family);
-/* Ask for one more socket of family. */
+/* Ask for one more socket of family, unless DIALER_POOL_MAX are ready or
+ * asked for already. */
 void publish_dialer_ask(struct publish_dialer *d, int family);
+/* Ask for sockets of family until waiting are asked for (DIALER_POOL_MAX
+ * at most): the connections that wait for one. */
+void publish_dialer_want(struct publish_dialer *d, int family, size_t waiting);
 /* d->sock readable: the answers read into the pools (the IPv4 pool topped
  * up). -1 when the dialer is gone (every take fails with EPIPE from then
  * on). */
