@@ -112,22 +112,41 @@ static void exec_refused(struct summary *s, const json_t *f)
 		add(s, key, xstrdup(str(f, "reason")));
 }
 
-/* A connection to a published port, counted by its host port. */
-static void inbound(struct summary *s, const json_t *f)
+/* The counts of a published port by its host port (made on its first
+ * event), or NULL past the table. */
+static struct inbound_count *inbound_of(struct summary *s, unsigned host)
 {
-	unsigned host = (unsigned)json_integer_value(json_object_get(f, "host_port"));
 	size_t i = 0;
 	while (i < s->ninbound && s->inbound[i].host_port != host)
 		i++;
 	if (i == s->ninbound) {
 		if (i == ARRAY_LEN(s->inbound))
-			return;
-		s->inbound[s->ninbound++] = (struct inbound_count){ .host_port = host,
-			.port = (unsigned)json_integer_value(json_object_get(f, "port")) };
+			return NULL;
+		s->inbound[s->ninbound++] = (struct inbound_count){ .host_port = host };
 	}
-	s->inbound[i].conns++;
+	return &s->inbound[i];
+}
+
+/* A connection to a published port, counted by its host port. */
+static void inbound(struct summary *s, const json_t *f)
+{
+	struct inbound_count *c =
+		inbound_of(s, (unsigned)json_integer_value(json_object_get(f, "host_port")));
+	if (!c)
+		return;
+	c->port = (unsigned)json_integer_value(json_object_get(f, "port"));
+	c->conns++;
 	if (json_object_get(f, "error"))
-		s->inbound[i].failed++;
+		c->failed++;
+}
+
+/* A published port past its cap (publish.h): connections refused. */
+static void inbound_capped(struct summary *s, const json_t *f)
+{
+	struct inbound_count *c =
+		inbound_of(s, (unsigned)json_integer_value(json_object_get(f, "port")));
+	if (c)
+		snprintf(c->capped, sizeof c->capped, "%s", str(f, "action"));
 }
 
 /* A path in /proc or /sys: a runtime probing the kernel's files (node's
@@ -145,6 +164,10 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	const json_t *f = ev->fields;
 	if (f && strcmp(ev->kind, "net") == 0 && strcmp(str(f, "direction"), "inbound") == 0) {
 		inbound(s, f);
+		return 0;
+	}
+	if (f && strcmp(ev->kind, "alert") == 0 && strcmp(str(f, "rule"), "publish.connection-cap") == 0) {
+		inbound_capped(s, f);
 		return 0;
 	}
 	if (strcmp(ev->kind, "syscall.suppressed") == 0 ||
@@ -211,10 +234,14 @@ void summary_print(const struct summary *s, const char *log, FILE *f)
 {
 	for (size_t i = 0; i < s->ninbound; i++) {
 		const struct inbound_count *c = &s->inbound[i];
-		fprintf(f, "warden: published port %u (port %u inside): %lu connection%s from the "
-			"host", c->host_port, c->port, c->conns, c->conns == 1 ? "" : "s");
+		fprintf(f, "warden: published port %u", c->host_port);
+		if (c->port)
+			fprintf(f, " (port %u inside)", c->port);
+		fprintf(f, ": %lu connection%s from the host", c->conns, c->conns == 1 ? "" : "s");
 		if (c->failed)
 			fprintf(f, ", %lu reached nothing inside", c->failed);
+		if (c->capped[0])
+			fprintf(f, "; %s (alert publish.connection-cap)", c->capped);
 		fputc('\n', f);
 	}
 	if (!s->n && !s->unlisted)

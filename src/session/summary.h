@@ -20,6 +20,7 @@ struct refusal {
 struct inbound_count {
 	unsigned host_port, port;
 	unsigned long conns, failed; /* failed: reached nothing inside */
+	char capped[120];            /* the alert publish.connection-cap's action, or "" */
 };
 
 struct summary {
