@@ -149,6 +149,19 @@ static void inbound_capped(struct summary *s, const json_t *f)
 		snprintf(c->capped, sizeof c->capped, "%s", str(f, "action"));
 }
 
+/* An event of the published ports (a connection's, the cap's alert)
+ * counted: true. */
+static bool published(struct summary *s, const char *kind, const json_t *f)
+{
+	if (strcmp(kind, "net") == 0 && strcmp(str(f, "direction"), "inbound") == 0)
+		inbound(s, f);
+	else if (strcmp(kind, "alert") == 0 && strcmp(str(f, "rule"), "publish.connection-cap") == 0)
+		inbound_capped(s, f);
+	else
+		return false;
+	return true;
+}
+
 /* A path in /proc or /sys: a runtime probing the kernel's files (node's
  * tracing marker, a tuning knob) is refused by their read-only mounts, and
  * no profile line would change that: in the log, not in the summary. */
@@ -162,14 +175,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	(void)e;
 	struct summary *s = ctx;
 	const json_t *f = ev->fields;
-	if (f && strcmp(ev->kind, "net") == 0 && strcmp(str(f, "direction"), "inbound") == 0) {
-		inbound(s, f);
+	if (f && published(s, ev->kind, f))
 		return 0;
-	}
-	if (f && strcmp(ev->kind, "alert") == 0 && strcmp(str(f, "rule"), "publish.connection-cap") == 0) {
-		inbound_capped(s, f);
-		return 0;
-	}
 	if (strcmp(ev->kind, "syscall.suppressed") == 0 ||
 	    strcmp(ev->kind, "landlock.suppressed") == 0) {
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
