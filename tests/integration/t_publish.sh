@@ -378,3 +378,149 @@ PY
 	jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $p and .port == 9100 and .duration_ms > 800 and (.error | not))" "$(latest_log)" | matches . ||
 		fail "no inbound event of the WebSocket connection"
 }
+
+# The load of a test of a dev server: a server inside (one thread, select)
+# that sends back each connection's bytes upper-cased; and a host client
+# that opens N connections at once, waits a second, sends "ping" on each
+# and waits up to 5 s for "PING": it prints "ok N refused N early N hung
+# N" (early: refused within that first second, before it sent anything).
+pub_load_scripts() {
+	cat >"$WS/many.py" <<'PY'
+import selectors, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(4096)
+s.setblocking(False)
+sel = selectors.DefaultSelector()
+sel.register(s, selectors.EVENT_READ)
+while True:
+    for k, _ in sel.select():
+        if k.fileobj is s:
+            try:
+                c, _ = s.accept()
+            except OSError:
+                continue
+            sel.register(c, selectors.EVENT_READ)
+            continue
+        try:
+            d = k.fileobj.recv(65536)
+        except OSError:
+            d = b""
+        if d:
+            k.fileobj.sendall(d.upper())
+        else:
+            sel.unregister(k.fileobj)
+            k.fileobj.close()
+PY
+	cat >"$T_TMP/load.py" <<'PY'
+import resource, select, selectors, socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+for attempt in range(100):
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.sendall(b"x")
+        if c.recv(1) == b"X":
+            c.close()
+            break
+    except OSError:
+        pass
+    time.sleep(0.1)
+else:
+    sys.exit("the server inside never answered")
+time.sleep(0.3)  # that connection over in warden too
+socks = []
+for i in range(n):
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    socks.append(s)
+time.sleep(1)
+p = select.poll()
+for s in socks:
+    p.register(s, select.POLLIN)
+early = len(p.poll(0))
+ok = refused = 0
+sel = selectors.DefaultSelector()
+for s in socks:
+    try:
+        s.send(b"ping")
+        sel.register(s, selectors.EVENT_READ)
+    except OSError:
+        refused += 1
+deadline = time.time() + 5
+while sel.get_map() and time.time() < deadline:
+    for k, _ in sel.select(0.2):
+        try:
+            d = k.fileobj.recv(4)
+        except OSError:
+            d = b""
+        sel.unregister(k.fileobj)
+        if d == b"PING":
+            ok += 1
+        else:
+            refused += 1
+print("ok %d refused %d early %d hung %d" % (ok, refused, early, len(sel.get_map())))
+PY
+}
+
+# pub_load N: the server inside on port 9200 published, N connections from
+# the host at once; sets LOAD (the client's line) and P; warden has ended.
+pub_load() {
+	P=$(pub_free_port)
+	warden_bg "$T_TMP/run.out" --publish "$P:9200" -- sh -c "
+		python3 many.py 9200 & a=\$!; while [ ! -e done ]; do sleep 0.1; done; kill \$a"
+	LOAD=$(python3 "$T_TMP/load.py" "$P" "$1" 2>&1)
+	touch "$WS/done"
+	wait "$TPID"
+}
+
+# A dev server's load test: 700 connections at once from the host, each
+# sending after a second, all answered (with no cap below the descriptor
+# limit's: none hangs, none refused), each a net event.
+test_publish_many_connections() {
+	pub_need
+	# the cap is half of the open-file limit past 256, 6 descriptors each
+	(($(ulimit -Hn) >= 256 + 12 * 700)) || skip "the hard limit of open files ($(ulimit -Hn)) is below 8656"
+	pub_load_scripts
+	pub_load 700
+	[[ $LOAD == "ok 700 refused 0 early 0 hung 0" ]] || fail "700 connections at once: $(excerpt "$LOAD")"
+	local got
+	got=$(jq -c "select(.event == \"net\" and .direction == \"inbound\" and .host_port == $P and .bytes_in == 4 and .bytes_out == 4)" "$(latest_log)" | wc -l)
+	((got == 700)) || fail "net events of the 700: $got"
+	jq -c 'select(.event == "alert" and .rule == "publish.connection-cap")' "$(latest_log)" | matches . &&
+		fail "a cap alert under a limit that covers 700"
+	# (701 and more: the client's first tries, while the server inside
+	# starts, reach nothing)
+	grep -Eq "published port $P \(port 9200 inside\): (7[0-9][1-9]|7[1-9][0-9]) connections from the host(, [0-9]+ reached nothing inside)?$" "$T_TMP/run.out.err" ||
+		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
+}
+
+# Past the cap (64 connections under `ulimit -n 1024`: half of the limit past
+# 256, 6 descriptors each), a connection is refused at once (reset before
+# the client sends anything), none hangs; one alert says so, and the
+# summary.
+test_publish_connection_cap() {
+	pub_need
+	(ulimit -n 1024 2>/dev/null) || skip "cannot set ulimit -n 1024 here (hard limit $(ulimit -Hn))"
+	pub_load_scripts
+	# in a subshell: the limit holds for that warden (and the client) only
+	(ulimit -n 1024 && pub_load 150 && printf '%s\n' "$P" "$LOAD" >"$T_TMP/load.out")
+	{ read -r P && read -r LOAD; } <"$T_TMP/load.out" || fatal "no result from the load"
+	local ok refused early hung
+	read -r _ ok _ refused _ early _ hung <<<"$LOAD"
+	[[ $hung == 0 ]] || fail "past the cap, connections hung: $(excerpt "$LOAD")"
+	((ok >= 60 && ok <= 64 && ok + refused == 150 && early == refused)) ||
+		fail "150 at once under a cap of 64: $(excerpt "$LOAD")"
+	local log
+	log=$(latest_log)
+	[[ $(jq -c "select(.event == \"alert\" and .rule == \"publish.connection-cap\" and .port == $P)" "$log" | wc -l) == 1 ]] ||
+		fail "not one alert: $(excerpt "$(grep connection-cap "$log")")"
+	grep -q "published port $P (port 9200 inside): [0-9]* connections from the host; connections past 64 at once were refused (alert publish.connection-cap)$" "$T_TMP/run.out.err" ||
+		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
+}
