@@ -158,7 +158,8 @@ struct event ev_net_inbound(const struct ev_net_inbound *x);
  * read-only workspace refuses (decision "deny", the reason). */
 struct ev_file {
 	long pid;
-	const char *op;          /* open, unlink, rename, link, symlink, truncate, mkdir */
+	const char *op;          /* open, unlink, rename, link, symlink, truncate, mkdir,
+				    mknod, chmod, chown, utime; summary */
 	const char *syscall;
 	int npaths;              /* 0 to 2: written as "path" and "path2" */
 	const char *paths[2];    /* absolute inside the sandbox; NULL = unreadable (null) */

@@ -58,6 +58,8 @@ struct exec_layout {
 /* What the seccomp filter depends on (seccomp.c). */
 struct seccomp_kind {
 	bool files;  /* file operations recorded: `audit files`, `write ask`, a read-only workspace */
+	bool fd_times; /* `audit files`: a file's times set through a descriptor (futimens)
+			  recorded too (seccomp.c's add_file_audit) */
 	bool strict; /* `exec strict`: code mapped from files goes by the supervisor */
 	bool made;   /* secret names to mask: the names the sandbox makes are noted
 			(workspace/wsmade.h) */

@@ -88,21 +88,24 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* What a filter of kind k is made from: name (PREFIX, the build's digest
- * cut short, the kind) and key (the full digest). False when warden's
- * build cannot be told (no build-id): then nothing is cached. */
+ * cut short, the kind's bits in hex) and key (the full digest). False when
+ * warden's build cannot be told (no build-id): then nothing is cached. The
+ * build-id changes with any change of the rules; the number after
+ * "warden-seccomp" says so once more, raised when what a kind's filter
+ * notifies changes (2: the owners, times, rmdir and mknod of `audit`). */
 static bool key_of(struct seccomp_kind k, char name[64], char key[SHA256_HEX_LEN])
 {
 	struct build_id id = { .addr = (const void *)key_of };
 	struct utsname u;
 	if (dl_iterate_phdr(find_build_id, &id) != 1 || !id.hex[0] || uname(&u) < 0)
 		return false;
-	_cleanup_free_ char *build = xasprintf("warden-seccomp 1\n%s\n%s\n%zu\n%s\n%s\n%s\n%s\n",
+	_cleanup_free_ char *build = xasprintf("warden-seccomp 2\n%s\n%s\n%zu\n%s\n%s\n%s\n%s\n",
 					       WARDEN_VERSION, id.hex, sizeof(struct sock_filter),
 					       u.sysname, u.release, u.version, u.machine);
 	char bd[SHA256_HEX_LEN];
 	sha256_hex(build, strlen(build), bd);
 	unsigned bits = (unsigned)k.files | (unsigned)k.strict << 1 | (unsigned)k.made << 2 |
-			(unsigned)k.kernel << 3;
+			(unsigned)k.kernel << 3 | (unsigned)k.fd_times << 4;
 	snprintf(name, 64, PREFIX "%.32s-%x", bd, bits);
 	_cleanup_free_ char *full = xasprintf("%s\nkind %u\n", bd, bits);
 	sha256_hex(full, strlen(full), key);
@@ -176,7 +179,7 @@ static void prune(int dirfd, const char *name)
 	_cleanup_dir_ DIR *d = dir_open_at(dirfd, ".", 0);
 	if (!d)
 		return;
-	size_t same = strlen(name) - 1; /* all but the kind */
+	size_t same = (size_t)(strrchr(name, '-') - name) + 1; /* all but the kind */
 	_cleanup_strv_ struct strv others = { 0 };
 	struct dirent *de;
 	while ((de = readdir(d)))

@@ -113,7 +113,7 @@ static int add_flag_rules(scmp_filter_ctx ctx, uint32_t action, const struct fla
 static const unsigned long setid_bits[] = { S_ISUID, S_ISGID };
 
 /* The calls that take a mode, and where: refused when it has a set-id bit
- * (notefile.c's setid_create says the same for the opens, which `audit
+ * (notefile.c's refused_mode says the same for the calls, which `audit
  * files` also notifies). The opens only when they create (O_CREAT,
  * O_TMPFILE). */
 static int add_setid_rules(scmp_filter_ctx ctx, uint32_t action)
@@ -172,17 +172,29 @@ static int add_notified(scmp_filter_ctx ctx, const char *const *names, size_t n,
 
 /* File actions on the record (all levels but `audit minimal`):
  * write-intent opens and the calls that add, remove or rename names, or
- * change a mode, go by the supervisor, which predicts the walls' answer
- * (src/supervisor/filewhy.h) and lets them continue. */
-static int add_file_audit(scmp_filter_ctx ctx)
+ * change a mode, an owner or a file's times, go by the supervisor, which
+ * predicts the walls' answer (src/supervisor/filewhy.h) and lets them
+ * continue. A file's times set through a descriptor (utimensat with no
+ * path: futimens, what touch, cp -p and tar call once per file, most
+ * often on a file they have just opened for writing, recorded already)
+ * only with `audit files` (fd_times): a notification costs each call a
+ * round trip to the supervisor. */
+static int add_file_audit(scmp_filter_ctx ctx, bool fd_times)
 {
 	static const char *const always[] = {
-		"creat", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+		"creat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2",
 		"link", "linkat", "symlink", "symlinkat", "truncate", "mkdir", "mkdirat",
-		"chmod", "fchmodat", "fchmodat2",
+		"mknod", "mknodat", "chmod", "fchmod", "fchmodat", "fchmodat2",
+		"chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
-	return add_notified(ctx, always, ARRAY_LEN(always), write_bits, ARRAY_LEN(write_bits));
+	int r = add_notified(ctx, always, ARRAY_LEN(always), write_bits, ARRAY_LEN(write_bits));
+	if (r < 0)
+		return r;
+	if (fd_times)
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 0);
+	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1,
+				SCMP_A1(SCMP_CMP_NE, 0));
 }
 
 /* The calls that make a name, for the workspace watch to tell the agent's
@@ -202,7 +214,7 @@ static int add_made(scmp_filter_ctx ctx)
 static const unsigned long prot_exec = PROT_EXEC;
 
 /* The filter as a libseccomp context (no_new_privs is seccomp_install's). */
-static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict, bool kernel)
+static int build(scmp_filter_ctx *out, struct seccomp_kind k)
 {
 	const struct flag_arg exec_prot[] = {
 		{ SCMP_SYS(mprotect), 2 },
@@ -268,17 +280,17 @@ static int build(scmp_filter_ctx *out, bool audit_files, bool made, bool strict,
 	 * rules in the kernel (src/supervisor/exec/bpfexec.h): the same mmaps go
 	 * by the supervisor, which puts the file's verdict in the kernel's map
 	 * before the call goes on, so that the kernel never waits for one (exec_lsm.bpf.c). */
-	if ((strict || kernel) &&
+	if ((k.strict || k.kernel) &&
 	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(mmap), 2,
 				  SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC),
 				  SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, 0))) < 0)
 		goto fail;
 	/* and memory made executable: the filter cannot tell a file's mapping
 	 * from anonymous memory here, the supervisor looks (notify.c) */
-	if (kernel && (r = add_flag_rules(ctx, SCMP_ACT_NOTIFY, exec_prot, ARRAY_LEN(exec_prot),
+	if (k.kernel && (r = add_flag_rules(ctx, SCMP_ACT_NOTIFY, exec_prot, ARRAY_LEN(exec_prot),
 					  &prot_exec, 1)) < 0)
 		goto fail;
-	if (audit_files ? (r = add_file_audit(ctx)) < 0 : made && (r = add_made(ctx)) < 0)
+	if (k.files ? (r = add_file_audit(ctx, k.fd_times)) < 0 : k.made && (r = add_made(ctx)) < 0)
 		goto fail;
 	/* binds: the supervisor notes the unix sockets the sandbox binds, so
 	 * that the workspace watch masks only the host's (src/workspace/wswatch.h) */
@@ -299,7 +311,9 @@ struct seccomp_kind seccomp_kind_of(const struct policy *pol, bool workspace_ro)
 	const struct policy_exec *x = &pol->exec;
 	bool kernel = x->kernel == EXEC_KERNEL_ON ||
 		      (x->kernel == EXEC_KERNEL_AUTO && caps_admin() && (x->deny.n || x->default_deny));
-	return (struct seccomp_kind){ .files = !pol->audit_minimal || pol->write_ask.n || workspace_ro,
+	bool files = !pol->audit_minimal || pol->write_ask.n || workspace_ro;
+	return (struct seccomp_kind){ .files = files,
+				      .fd_times = files && pol->audit_files && !pol->audit_minimal,
 				      .strict = pol->exec.strict, .made = pol->mask.n > 0,
 				      .kernel = kernel };
 }
@@ -309,7 +323,8 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 	struct seccomp_kind k = seccomp_kind_of(s->policy, s->workspace_ro);
 	k.kernel = s->exec_kernel;
 	if (s->seccomp_prog && s->seccomp_kind.files == k.files && s->seccomp_kind.strict == k.strict &&
-	    s->seccomp_kind.made == k.made && s->seccomp_kind.kernel == k.kernel)
+	    s->seccomp_kind.made == k.made && s->seccomp_kind.kernel == k.kernel &&
+	    s->seccomp_kind.fd_times == k.fd_times)
 		return 0;
 	void *prog;
 	size_t len;
@@ -326,7 +341,7 @@ int seccomp_compile(struct sandbox_spec *s, struct werr *e)
 static int compile(struct seccomp_kind k, void **out, size_t *out_len, struct werr *e)
 {
 	scmp_filter_ctx ctx;
-	int r = build(&ctx, k.files, k.made, k.strict, k.kernel);
+	int r = build(&ctx, k);
 	if (r < 0)
 		return werr_set(e, -r, "seccomp: building the filter");
 	/* libseccomp 2.5 exports to an fd only */

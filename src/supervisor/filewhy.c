@@ -253,13 +253,32 @@ static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags)
 	return covered(&w->shared, host) ? NULL : "landlock";
 }
 
+/* Does the operation change a file's attributes (its mode, owner or
+ * times), for which Landlock has no right? */
+static bool sets_attr(const struct ev_file *x)
+{
+	return strcmp(x->op, "chmod") == 0 || strcmp(x->op, "chown") == 0 ||
+	       strcmp(x->op, "utime") == 0;
+}
+
+/* Does the operation follow a symlink at its path's end? An open, a
+ * truncate, and an attribute's change but lchown's and one with
+ * AT_SYMLINK_NOFOLLOW. */
+static bool follows(const struct ev_file *x)
+{
+	if (strcmp(x->op, "open") == 0 || strcmp(x->op, "truncate") == 0)
+		return true;
+	return sets_attr(x) && !(x->syscall && strcmp(x->syscall, "lchown") == 0) &&
+	       !(x->has_flags && (x->flags & AT_SYMLINK_NOFOLLOW));
+}
+
 /* The reason for a path that names no fd of the process (lex: absolute,
  * lexical), or NULL. */
 static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *lex,
 			     bool create_only)
 {
-	bool opens = strcmp(x->op, "open") == 0;
-	bool mkdir = strcmp(x->op, "mkdir") == 0;
+	/* a mkdir or a mknod of a name that is there: EEXIST */
+	bool makes = strcmp(x->op, "mkdir") == 0 || strcmp(x->op, "mknod") == 0;
 	const char *why = NULL;
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
 	if (in_ws) {
@@ -271,7 +290,7 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 			why = "masked";
 	}
 	bool exists = false, ro = false, seen;
-	bool needs_there = create_only || mkdir;
+	bool needs_there = create_only || makes;
 	double now = coarse_ms();
 	int cached = needs_there || why ? -1 : cached_ro(w, lex, now);
 	if (cached >= 0) {
@@ -279,8 +298,7 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 		ro = cached;
 	} else {
 		int root = root_of(w, pid);
-		seen = root >= 0 && look(root, lex, opens || strcmp(x->op, "chmod") == 0 ||
-					 strcmp(x->op, "truncate") == 0, &exists, &ro);
+		seen = root >= 0 && look(root, lex, follows(x), &exists, &ro);
 		if (seen && !exists)
 			cache_dir(w, lex, ro, now);
 	}
@@ -292,8 +310,8 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 		return in_ws && w->ws_ro ? "read-only workspace: write to an --output directory or "
 					   "$WARDEN_SCRATCH"
 					 : "read-only mount";
-	/* Landlock has no right for a mode change */
-	if (strcmp(x->op, "chmod") != 0 && !covered(&w->writable, lex))
+	/* Landlock has no right for a mode, an owner or times */
+	if (!sets_attr(x) && !covered(&w->writable, lex))
 		return "landlock";
 	return NULL;
 }

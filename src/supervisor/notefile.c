@@ -1,6 +1,7 @@
 /* notefile.c - the file operations a seccomp notification records (the
- * notifier: notify_int.h): each open, unlink, rename, link, symlink,
- * truncate, mkdir and chmod the filter hands over, as a `file` event with
+ * notifier: notify_int.h): each open, unlink (rmdir too), rename, link,
+ * symlink, truncate, mkdir, mknod, chmod, chown and utime (a file's times)
+ * the filter hands over, as a `file` event with
  * the walls' answer predicted (filewhy.h) under the record's bound, or
  * held for a question (`write ask`, writeask.h); before it goes on, the
  * secret name it is about to make noted for the workspace watch
@@ -38,24 +39,37 @@
 #include "writeask.h"
 
 static const struct file_op file_ops[] = {
-	{ "open", "open", 0, -1, -1, -1, 1, 1 },
-	{ "openat", "open", 1, 0, -1, -1, 2, 1 },
-	{ "creat", "open", 0, -1, -1, -1, -1, 1 },
-	{ "unlink", "unlink", 0, -1, -1, -1, -1, 0 },
-	{ "unlinkat", "unlink", 1, 0, -1, -1, 2, 0 },
-	{ "rename", "rename", 0, -1, 1, -1, -1, 2 },
-	{ "renameat", "rename", 1, 0, 3, 2, -1, 2 },
-	{ "renameat2", "rename", 1, 0, 3, 2, 4, 2 },
-	{ "link", "link", 0, -1, 1, -1, -1, 2 },
-	{ "linkat", "link", 1, 0, 3, 2, 4, 2 },
-	{ "symlink", "symlink", -1, -1, 1, -1, -1, 2 },
-	{ "symlinkat", "symlink", -1, -1, 2, 1, -1, 2 },
-	{ "truncate", "truncate", 0, -1, -1, -1, -1, 0 },
-	{ "mkdir", "mkdir", 0, -1, -1, -1, -1, 1 },
-	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1, 1 },
-	{ "chmod", "chmod", 0, -1, -1, -1, -1, 0 },
-	{ "fchmodat", "chmod", 1, 0, -1, -1, -1, 0 },
-	{ "fchmodat2", "chmod", 1, 0, -1, -1, -1, 0 },
+	/* name, op, path, dirfd, path2, dirfd2, flags, made, mode */
+	{ "open", "open", 0, -1, -1, -1, 1, 1, 2 },
+	{ "openat", "open", 1, 0, -1, -1, 2, 1, 3 },
+	{ "creat", "open", 0, -1, -1, -1, -1, 1, 1 },
+	{ "unlink", "unlink", 0, -1, -1, -1, -1, 0, -1 },
+	{ "unlinkat", "unlink", 1, 0, -1, -1, 2, 0, -1 },
+	{ "rmdir", "unlink", 0, -1, -1, -1, -1, 0, -1 },
+	{ "rename", "rename", 0, -1, 1, -1, -1, 2, -1 },
+	{ "renameat", "rename", 1, 0, 3, 2, -1, 2, -1 },
+	{ "renameat2", "rename", 1, 0, 3, 2, 4, 2, -1 },
+	{ "link", "link", 0, -1, 1, -1, -1, 2, -1 },
+	{ "linkat", "link", 1, 0, 3, 2, 4, 2, -1 },
+	{ "symlink", "symlink", -1, -1, 1, -1, -1, 2, -1 },
+	{ "symlinkat", "symlink", -1, -1, 2, 1, -1, 2, -1 },
+	{ "truncate", "truncate", 0, -1, -1, -1, -1, 0, -1 },
+	{ "mkdir", "mkdir", 0, -1, -1, -1, -1, 1, -1 },
+	{ "mkdirat", "mkdir", 1, 0, -1, -1, -1, 1, -1 },
+	{ "mknod", "mknod", 0, -1, -1, -1, -1, 1, 1 },
+	{ "mknodat", "mknod", 1, 0, -1, -1, -1, 1, 2 },
+	{ "chmod", "chmod", 0, -1, -1, -1, -1, 0, 1 },
+	{ "fchmod", "chmod", -1, 0, -1, -1, -1, 0, 1 },
+	{ "fchmodat", "chmod", 1, 0, -1, -1, -1, 0, 2 },
+	{ "fchmodat2", "chmod", 1, 0, -1, -1, 3, 0, 2 },
+	{ "chown", "chown", 0, -1, -1, -1, -1, 0, -1 },
+	{ "fchown", "chown", -1, 0, -1, -1, -1, 0, -1 },
+	{ "lchown", "chown", 0, -1, -1, -1, -1, 0, -1 },
+	{ "fchownat", "chown", 1, 0, -1, -1, 4, 0, -1 },
+	{ "utime", "utime", 0, -1, -1, -1, -1, 0, -1 },
+	{ "utimes", "utime", 0, -1, -1, -1, -1, 0, -1 },
+	{ "futimesat", "utime", 1, 0, -1, -1, -1, 0, -1 },
+	{ "utimensat", "utime", 1, 0, -1, -1, 3, 0, -1 },
 };
 _Static_assert(ARRAY_LEN(file_ops) == NOTEFILE_OPS, "NOTEFILE_OPS is the table's length");
 
@@ -94,6 +108,60 @@ static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, i
 		return buf[0] == '/' ? path_lexical(buf, false) : xstrdup(buf);
 	_cleanup_free_ char *joined = xasprintf("%s/%s", base, buf);
 	return path_lexical(joined, false);
+}
+
+/* The path of what the process's fd is (its /proc/PID/fd link: a file's
+ * path, or "pipe:[N]" and the like), malloc'd; NULL when unreadable. */
+static char *fd_path(pid_t pid, int fd)
+{
+	char p[64], buf[PATH_MAX];
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, fd);
+	ssize_t k = readlink(p, buf, sizeof buf - 1);
+	if (k <= 0)
+		return NULL;
+	buf[k] = '\0';
+	return xstrdup(buf);
+}
+
+/* Does the call name its file by the fd at op->dirfd: fchmod's and
+ * fchown's fd, utimensat's and futimesat's with no path (futimens), an
+ * empty path with AT_EMPTY_PATH? */
+static bool by_fd(const struct seccomp_notif *req, struct target_args *ta,
+		  const struct file_op *op)
+{
+	const __u64 *a = req->data.args;
+	if (op->dirfd < 0)
+		return false;
+	if (op->path < 0)
+		return true;
+	if (strcmp(op->op, "utime") == 0 && a[op->path] == 0)
+		return true;
+	const char *s;
+	return op->flags >= 0 && (a[op->flags] & AT_EMPTY_PATH) &&
+	       target_arg_str(ta, op->path, &s) == 0 && !*s;
+}
+
+/* The first path of a file operation (arg_path): the file an fd names
+ * when the call names it by one (by_fd), or by the spelling of /proc that
+ * names one of the process's fds (/proc/self/fd/N, /dev/fd/N) when the
+ * call is no open (whose spelling is judged by filewhy.h as a new open
+ * of what that fd is) and the fd is a file's. */
+static char *op_path(const struct seccomp_notif *req, struct target_args *ta,
+		     const struct file_op *op, char cwd[PATH_MAX])
+{
+	if (by_fd(req, ta, op))
+		return fd_path(req->pid, (int)req->data.args[op->dirfd]);
+	char *path = arg_path(req, ta, op->path, op->dirfd, cwd);
+	int held;
+	if (!path || strcmp(op->op, "open") == 0 || !target_own_fd(req->pid, path, &held))
+		return path;
+	char *file = fd_path(req->pid, held);
+	if (!file || file[0] != '/') {
+		free(file);
+		return path;
+	}
+	free(path);
+	return file;
 }
 
 /* The file operation a syscall number is, or NULL. */
@@ -365,8 +433,8 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 	char cwd[PATH_MAX] = "";
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
-	if (op->path >= 0)
-		x.paths[x.npaths++] = arg_path(req, &ta, op->path, op->dirfd, cwd);
+	if (op->path >= 0 || op->dirfd >= 0)
+		x.paths[x.npaths++] = op_path(req, &ta, op, cwd);
 	if (op->path2 >= 0)
 		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd);
 	if (x.has_flags)
@@ -394,32 +462,32 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 	return fate;
 }
 
-/* An open that creates with a set-id mode, or a mode change to one: the
- * filter's rule for it (seccomp.c), on the same 32 bits of the same
- * arguments. op: the file operation nr is, or NULL. */
-static bool setid_create(int nr, const __u64 *a, const struct file_op *op)
+/* A call the filter refuses by its mode (seccomp.c's add_setid_rules),
+ * on the same 32 bits of the same arguments: an open that creates with a
+ * set-id mode, a mode change to one, a node made with one or a device
+ * node. */
+static bool refused_mode(const __u64 *a, const struct file_op *op)
 {
-	uint32_t flags, mode;
-	if (op && strcmp(op->op, "chmod") == 0)
-		return (uint32_t)a[op->path == 0 ? 1 : 2] & (S_ISUID | S_ISGID);
-	if (nr == SCMP_SYS(open))
-		flags = (uint32_t)a[1], mode = (uint32_t)a[2];
-	else if (nr == SCMP_SYS(openat))
-		flags = (uint32_t)a[2], mode = (uint32_t)a[3];
-	else if (nr == SCMP_SYS(creat))
-		flags = O_CREAT, mode = (uint32_t)a[1];
-	else
+	if (op->mode < 0)
 		return false;
-	bool creates = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-	return creates && (mode & (S_ISUID | S_ISGID));
+	uint32_t mode = (uint32_t)a[op->mode];
+	bool setid = mode & (S_ISUID | S_ISGID);
+	if (strcmp(op->op, "mknod") == 0)
+		return setid || (mode & S_IFMT) == S_IFCHR || (mode & S_IFMT) == S_IFBLK;
+	if (strcmp(op->op, "open") == 0 && op->flags >= 0) { /* creat: creates */
+		uint32_t flags = (uint32_t)a[op->flags];
+		return setid && ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE);
+	}
+	return setid;
 }
 
-/* The file operation req is, when it goes on once recorded: NULL for an
- * open that creates a set-id file (refused) and for any other call. */
+/* The file operation req is, when it goes on once recorded: NULL for a
+ * call the filter refuses by its mode (a set-id file or mode, a device
+ * node: refused_mode) and for any other call. */
 const struct file_op *notefile_op(const struct notifier *n, const struct seccomp_notif *req)
 {
 	const struct file_op *fop = file_op_of(n, req->data.nr);
-	return fop && !setid_create(req->data.nr, req->data.args, fop) ? fop : NULL;
+	return fop && !refused_mode(req->data.args, fop) ? fop : NULL;
 }
 
 /* The reads outside the workspace (fanread.h): a file the sandbox opened

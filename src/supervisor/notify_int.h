@@ -13,15 +13,18 @@
 #include "filewhy.h"
 
 #define RESERVE_FDS 8
-#define NOTEFILE_OPS 18 /* the file operations notefile.c knows */
+#define NOTEFILE_OPS 30 /* the file operations notefile.c knows */
 
 /* The file operations of `audit files`: which arguments hold the paths
- * (and the directory fds they are relative to), -1 for none; made: which
- * of the two names what the call makes (1 path, 2 path2, 0 nothing; an
- * open only with O_CREAT), for the workspace watch (notefile.c). */
+ * (and the directory fds they are relative to), -1 for none (a dirfd
+ * without a path: the call's file is that fd, fchmod's and fchown's);
+ * made: which of the two names what the call makes (1 path, 2 path2, 0
+ * nothing; an open only with O_CREAT), for the workspace watch
+ * (notefile.c); mode: the argument holding a mode the filter refuses
+ * some values of (a set-id bit, a device node's type), -1 for none. */
 struct file_op {
 	const char *name, *op;
-	int path, dirfd, path2, dirfd2, flags, made;
+	int path, dirfd, path2, dirfd2, flags, made, mode;
 };
 
 struct notifier {
@@ -67,8 +70,9 @@ void notify_later(struct notifier *n, struct event ev);
 /* ---- notefile.c ---- */
 /* n's syscall numbers of the file operations resolved. */
 void notefile_init(struct notifier *n);
-/* The file operation req is, when it goes on once recorded: NULL for an
- * open that creates a set-id file (refused) and for any other call. */
+/* The file operation req is, when it goes on once recorded: NULL for a
+ * call the filter refuses by its mode (a set-id file or mode, a device
+ * node: refused_mode) and for any other call. */
 const struct file_op *notefile_op(const struct notifier *n, const struct seccomp_notif *req);
 /* A file operation: recorded and let go on, held for a question (`write
  * ask`, answered later by writeask.c), or made by the supervisor instead
