@@ -88,6 +88,105 @@ test_files_readonly_mount() {
 	return 0
 }
 
+# fl_op OP SYSCALL PATH DECISION [REASON]: a file event of that op, made
+# by that syscall, on PATH, with that decision (and reason, a prefix).
+fl_op() {
+	local op=$1 sys=$2 path=$3 decision=$4 reason=${5:-} ev
+	ev=$(grep -F "\"op\":\"$op\"" <<<"$FL" | grep -F "\"syscall\":\"$sys\"" |
+		grep -F "\"path\":\"$path\"" | grep -F "\"decision\":\"$decision\"" | head -n 1)
+	[[ -n $ev ]] || { fail "no $op ($sys) of $path, $decision: $(excerpt "$FL")"; return; }
+	[[ -z $reason || $ev == *"\"reason\":\"$reason"* ]] || fail "not the reason '$reason': $(excerpt "$ev")"
+}
+
+# A directory removed is on the record: rmdir(1) and Python's os.rmdir
+# (the rmdir syscall; op unlink, as unlinkat's AT_REMOVEDIR), and the
+# refused rmdir of a protected placeholder directory (.vscode: the kernel
+# answers EBUSY, a mount point) as a refusal.
+test_files_rmdir_recorded() {
+	have python3 || skip 'no python3'
+	wsh 'mkdir e1; rmdir e1; echo "e1 rc=$?"; mkdir e3; python3 -c "import os; os.rmdir(\"e3\")"
+	     echo "e3 rc=$?"; rmdir .vscode; echo "vscode rc=$?"; echo done' --profile "$(no_detect_actions)"
+	assert_out_has done
+	assert_out_line 'e1 rc=0' 'rmdir e1'
+	assert_out_line 'e3 rc=0' 'os.rmdir'
+	assert_out_match '^vscode rc=[1-9]' 'rmdir .vscode refused'
+	assert_host_absent e1
+	fl_events
+	fl_op mkdir mkdir "$WS/e1" allow
+	grep -F '"op":"unlink"' <<<"$FL" | grep -F "\"path\":\"$WS/e1\"" | matches -F '"decision":"allow"' ||
+		fail "no unlink of e1: $(excerpt "$FL")"
+	fl_op unlink rmdir "$WS/e3" allow
+	grep -F '"op":"unlink"' <<<"$FL" | grep -F "\"path\":\"$WS/.vscode\"" |
+		matches -F '"reason":"protected path"' || fail "no refused rmdir of .vscode: $(excerpt "$FL")"
+}
+
+# A file's mode, owner and times changed are on the record, each under
+# the file's path: fchmod on a descriptor opened read-only, chmod through
+# /proc/self/fd/N, mkfifo (mknod), chown, fchown, lchown, fchownat, utime
+# and utimes by path; refused ones with why (a read-only mount, a
+# protected path). A file's times set through a descriptor (futimens,
+# what touch and cp -p call on a file they have just opened for writing)
+# only with `audit files`.
+test_files_attrs_recorded() {
+	have python3 || skip 'no python3'
+	printf 'x\n' >keep.txt
+	printf 'y\n' >old.txt
+	printf 'export A=1\n' >.envrc
+	local py='
+import os
+def t(n, f):
+    try:
+        f(); print(n, "ok")
+    except OSError as e:
+        print(n, "refused", e.errno)
+u, g = os.getuid(), os.getgid()
+fd = os.open("keep.txt", os.O_RDONLY)
+t("fchmod", lambda: os.fchmod(fd, 0o755))
+t("procfd", lambda: os.chmod("/proc/self/fd/%d" % fd, 0o700))
+t("mkfifo", lambda: os.mkfifo("ff"))
+t("chown", lambda: os.chown("old.txt", u, g))
+t("fchown", lambda: os.fchown(fd, u, g))
+t("lchown", lambda: os.lchown("ff", u, g))
+t("fchownat", lambda: os.chown("keep.txt", u, g, dir_fd=os.open(".", os.O_RDONLY)))
+t("utime", lambda: os.utime("old.txt", (0, 0)))
+t("futimens", lambda: os.utime(fd, (5, 5)))
+t("etc", lambda: os.chmod("/etc/passwd", 0o644))
+t("etctime", lambda: os.utime("/etc/passwd"))
+t("envrc", lambda: os.chown(".envrc", u, g))
+print("done")'
+	wrun --profile "$(no_detect_actions)" -- python3 -c "$py"
+	assert_out_line done
+	local w
+	for w in fchmod procfd mkfifo chown fchown lchown fchownat utime futimens; do
+		assert_out_line "$w ok" "$w"
+	done
+	for w in etc etctime envrc; do
+		assert_out_match "^$w refused" "$w refused"
+	done
+	fl_events
+	fl_op chmod fchmod "$WS/keep.txt" allow
+	fl_op chmod chmod "$WS/keep.txt" allow
+	grep -qF '"path":"/proc/self/fd/' <<<"$FL" && fail "a path through /proc/self/fd: $(excerpt "$FL")"
+	fl_op mknod mknodat "$WS/ff" allow
+	fl_op chown chown "$WS/old.txt" allow
+	fl_op chown fchown "$WS/keep.txt" allow
+	fl_op chown lchown "$WS/ff" allow
+	fl_op chown fchownat "$WS/keep.txt" allow
+	fl_op utime utimensat "$WS/old.txt" allow
+	fl_op chmod chmod /etc/passwd deny 'read-only mount'
+	fl_op utime utimensat /etc/passwd deny 'read-only mount'
+	fl_op chown chown "$WS/.envrc" deny 'protected path'
+	grep -F '"op":"utime"' <<<"$FL" | matches -F "\"path\":\"$WS/keep.txt\"" &&
+		fail "futimens recorded by default: $(excerpt "$FL")"
+	[[ $(stat -c %Y old.txt) == 0 ]] || fail 'old.txt kept its time on the host'
+	rm -f ff
+	printf 'audit files\n' >"$T_TMP/files.profile"
+	wrun --profile "$(no_detect_actions "$T_TMP/files.profile")" -- python3 -c "$py"
+	assert_out_line 'futimens ok'
+	fl_events
+	fl_op utime utimensat "$WS/keep.txt" allow
+}
+
 # The files the command was handed, named: `> /dev/stderr`, `tee
 # /dev/stderr`, /dev/fd/N, /proc/self/fd/N, `cat /dev/stdin`. On warden's
 # pipes they work, as root too (whose pipes the sandbox's own identity
