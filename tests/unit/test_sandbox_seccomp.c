@@ -4,7 +4,9 @@
  * program's loading for nothing), and with them an mmap of a file with
  * PROT_EXEC and every mprotect adding PROT_EXEC (the filter cannot tell a
  * file's mapping from anonymous memory there), never an mmap of anonymous
- * memory or one without PROT_EXEC. The filter is installed in a child;
+ * memory or one without PROT_EXEC; and a file's times set, recorded by
+ * path, through a descriptor only with `audit files`. The filter is
+ * installed in a child;
  * a grandchild makes the calls while the child answers its notifications. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +18,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../src/sandbox/sandbox.h"
 #include "check.h"
 
-enum { MPROTECT_ANON, MMAP_ANON, MMAP_FILE, MMAP_FILE_NOEXEC, MPROTECT_FILE, NCALLS };
+enum { MPROTECT_ANON, MMAP_ANON, MMAP_FILE, MMAP_FILE_NOEXEC, MPROTECT_FILE, UTIME_PATH, UTIME_FD,
+       NCALLS };
 
 /* The calls, each announced on w (its number) just before it is made. */
 static void calls(int w)
@@ -48,6 +52,12 @@ static void calls(int w)
 	c = MPROTECT_FILE;
 	(void)!write(w, &c, 1);
 	(void)mprotect(file, (size_t)page, PROT_READ | PROT_EXEC);
+	c = UTIME_PATH;
+	(void)!write(w, &c, 1);
+	(void)utimensat(AT_FDCWD, "/nonexistent-warden-test", NULL, 0);
+	c = UTIME_FD;
+	(void)!write(w, &c, 1);
+	(void)futimens(fd, NULL);
 }
 
 /* In the child, under the filter: the calls the grandchild was notified
@@ -126,7 +136,11 @@ int main(void)
 	 * supervisor (strict mode has its own mmap rule, tested by the
 	 * integration tests) */
 	CHECK(notified((struct seccomp_kind){ 0 }) == 0);
-	CHECK(notified((struct seccomp_kind){ .files = true, .made = true }) == 0);
+	/* the file operations' record: a file's times set by its path; through
+	 * a descriptor (futimens) only with `audit files` (fd_times) */
+	CHECK(notified((struct seccomp_kind){ .files = true, .made = true }) == 1 << UTIME_PATH);
+	CHECK(notified((struct seccomp_kind){ .files = true, .fd_times = true }) ==
+	      (1 << UTIME_PATH | 1 << UTIME_FD));
 	/* with them: a file's mmap with PROT_EXEC, and mprotect adding it */
 	int want = 1 << MPROTECT_ANON | 1 << MMAP_FILE | 1 << MPROTECT_FILE;
 	CHECK(notified((struct seccomp_kind){ .kernel = true }) == want);
