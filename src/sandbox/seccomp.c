@@ -193,8 +193,8 @@ static int add_file_audit(scmp_filter_ctx ctx, bool fd_times)
 		return r;
 	if (fd_times)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 0);
-	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1,
-				SCMP_A1(SCMP_CMP_NE, 0));
+	struct scmp_arg_cmp named = { .arg = 1, .op = SCMP_CMP_NE, .datum_a = 0 };
+	return seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(utimensat), 1, &named);
 }
 
 /* The calls that make a name, for the workspace watch to tell the agent's
