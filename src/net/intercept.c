@@ -611,6 +611,30 @@ static void tune(SSL *ssl)
 	SSL_set_default_read_buffer_len(ssl, READ_AHEAD);
 }
 
+/* The ClientHello read: a server name (SNI) other than the destination's
+ * is refused before anything goes upstream, as a tunnel's is (proxy_relay.c),
+ * though warden answers with the destination's certificate whatever the
+ * name: the lie is recorded, not ignored. None is taken (an IP's). */
+static bool sni_other(struct bridge *b, const struct tls_alpn *a)
+{
+	struct net_host h;
+	const char *bad = a->sni_bad ? "its server name extension does not parse" : NULL;
+	const struct net_host *d = &b->job->host;
+	if (!bad && !a->sni_len)
+		return false;
+	if (!bad && net_host_parse(&h, a->sni, a->sni_len, &bad) == 0 && h.kind == d->kind &&
+	    strcmp(h.name, d->name) == 0)
+		return false;
+	bool v6 = d->kind == NET_HOST_IPV6;
+	if (bad)
+		ix_set_error(b, "unreadable TLS ClientHello: %s", bad);
+	else
+		ix_set_error(b, "TLS asks for %s (SNI), not %s%s%s, the name the tunnel was allowed "
+			     "for", h.name, v6 ? "[" : "", d->name, v6 ? "]" : "");
+	b->job->refused = true;
+	return true;
+}
+
 static void run(struct bridge *b)
 {
 	struct intercept_job *j = b->job;
@@ -635,6 +659,8 @@ static void run(struct bridge *b)
 			ix_set_error(b, "client TLS handshake: %s", why);
 			return;
 		}
+		if (sni_other(b, &alpn))
+			return;
 		b->u.ssl = tls_client_ssl(b->cctx, b->u.fd, &j->host);
 		if (!b->u.ssl) {
 			ix_set_error(b, "upstream TLS: %s", tls_error_string(why, sizeof why, "SSL_new failed"));

@@ -401,6 +401,38 @@ static bool hello_offers_h2(SSL *ssl)
 	return false;
 }
 
+/* The ClientHello's server name (RFC 6066: a list of (type, name), the
+ * host_name type 0 taken) into a->sni; a list that does not parse sets
+ * a->sni_bad. */
+static void hello_sni(SSL *ssl, struct tls_alpn *a)
+{
+	const unsigned char *d;
+	size_t len;
+	if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &d, &len) != 1)
+		return;
+	size_t end = len >= 2 ? 2 + ((size_t)d[0] << 8 | d[1]) : 0;
+	if (end != len || len < 5) {
+		a->sni_bad = true;
+		return;
+	}
+	for (size_t i = 2; i < end;) {
+		if (end - i < 3) {
+			a->sni_bad = true;
+			return;
+		}
+		size_t n = (size_t)d[i + 1] << 8 | d[i + 2];
+		if (n > end - i - 3 || (d[i] == 0 && (n == 0 || n >= sizeof a->sni))) {
+			a->sni_bad = true;
+			return;
+		}
+		if (d[i] == 0 && !a->sni_len) {
+			memcpy(a->sni, d + i + 3, n);
+			a->sni_len = n;
+		}
+		i += 3 + n;
+	}
+}
+
 /* With a tls_alpn that holds: note what the client offers and pause the
  * handshake once. */
 static int hello_cb(SSL *ssl, int *al, void *arg)
@@ -409,6 +441,7 @@ static int hello_cb(SSL *ssl, int *al, void *arg)
 	if (a && a->hold) {
 		a->hold = false;
 		a->client_h2 = hello_offers_h2(ssl);
+		hello_sni(ssl, a);
 		return SSL_CLIENT_HELLO_RETRY;
 	}
 	return SSL_CLIENT_HELLO_SUCCESS;

@@ -69,6 +69,11 @@ struct tls_alpn {
 	bool hold;
 	bool client_h2;
 	bool allow_h2;
+	/* the ClientHello's server name (SNI) as sent, read at the hold:
+	 * sni_len 0 none; sni_bad: an extension that does not parse */
+	char sni[256];
+	size_t sni_len;
+	bool sni_bad;
 };
 void tls_server_alpn(SSL *ssl, struct tls_alpn *a);
 

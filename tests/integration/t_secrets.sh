@@ -104,6 +104,27 @@ test_secret_https_bound() {
 	assert_out_lacks "$REAL" 'the real value in the audit log'
 }
 
+# A tunnel warden terminates (a host a secret is bound to) whose ClientHello
+# names another host (SNI): refused before anything goes upstream, a deny
+# with both names, as a tunnel it only relays is (warden answered with the
+# bound host's certificate whatever the name, and the lie left no trace);
+# the bound host's own name, in upper case, passes.
+test_secret_sni_other_refused() {
+	bound_https
+	have openssl || skip 'openssl is not installed'
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$CA wrun --profile "$(no_detect_actions)" --secret "MYTOKEN@$HOSTNAME_B" \
+		--allow-net "$HOSTNAME_B:$SRV_PORT private" -- sh -c "
+		echo | openssl s_client -proxy 127.0.0.1:3128 -connect $HOSTNAME_B:$SRV_PORT -servername other.example >/dev/null 2>&1; echo other=\$?
+		echo | openssl s_client -proxy 127.0.0.1:3128 -connect $HOSTNAME_B:$SRV_PORT -servername ${HOSTNAME_B^^} >/dev/null 2>&1; echo same=\$?"
+	assert_rc 0
+	assert_out_line 'same=0' 'the bound host by its own name'
+	assert_out_line 'other=1' 'a handshake naming another host was completed'
+	wardenc log show --event net --json
+	grep -F '"decision":"deny"' <<<"$OUT" | matches -F "TLS asks for other.example (SNI), not $HOSTNAME_B" ||
+		fail "no deny naming both hosts: $(excerpt "$OUT")"
+	[[ $(grep -c 'GET\|POST' "$SRV_LOG") == 0 ]] || fail "a request reached the server: $(excerpt "$(<"$SRV_LOG")")"
+}
+
 test_secret_phantom_refused() {
 	bound_https
 	local url=https://$HOSTNAME_B:$SRV_PORT
