@@ -186,14 +186,27 @@ struct ci_args {
 };
 
 /* --ci, --no-ci, --artifacts, --fail-on: true when c was one of them;
- * *bad set for a --fail-on that names no severity. */
+ * *bad set for a --fail-on that names no severity, or either of the two
+ * given twice. */
 static bool ci_arg(int c, struct ci_args *ci, bool *bad)
 {
 	switch (c) {
 	case 'C': ci->on = 1; return true;
 	case 'N': ci->on = 0; return true;
-	case 'a': ci->o.artifacts = optarg; return true;
+	case 'a':
 	case 'F':
+		/* a second one would silently win: a CI gate says one thing */
+		if (c == 'a' ? ci->o.artifacts != NULL : ci->o.fail_on != NULL) {
+			fprintf(stderr, "warden: %s given twice ('%.200s', then '%.200s'): give it "
+					"once\n", c == 'a' ? "--artifacts" : "--fail-on",
+				c == 'a' ? ci->o.artifacts : ci->o.fail_on, optarg);
+			*bad = true;
+			return true;
+		}
+		if (c == 'a') {
+			ci->o.artifacts = optarg;
+			return true;
+		}
 		ci->o.fail_on = optarg;
 		if (cisummary_severity(optarg) < 0) {
 			fprintf(stderr, "warden: --fail-on '%.200s': takes low, medium, high or "

@@ -360,6 +360,10 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 		return -1;
 	memcpy(r->host, h.name, sizeof r->host);
 	r->ip = h.ip;
+	if (r->kind == NET_RULE_IP && addr_classify(&r->ip) == ADDR_UNSPECIFIED)
+		return pattern_error(e, pattern, "the unspecified address is no destination (inside, "
+				     "the sandbox's own loopback answers for it; a port of the host's "
+				     "loopback is 127.0.0.1:PORT)");
 
 	const char *pre = r->kind == NET_RULE_WILDCARD ? "*." : "";
 	bool v6 = r->kind == NET_RULE_IP && h.kind == NET_HOST_IPV6;

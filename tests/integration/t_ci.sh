@@ -212,6 +212,11 @@ test_ci_fail_on() {
 	assert_rc 0
 	wsh 'true' --fail-on severe
 	assert_rc 125
+	# given twice: refused, not the last one silently taken
+	wsh 'echo ran' --fail-on critical --fail-on low
+	assert_rc 125 '--fail-on twice'
+	assert_out_lacks ran '--fail-on twice'
+	assert_err_match 'given twice' 'said'
 }
 
 # An alert of a check other than the detector's rules (exec.denied, rated

@@ -253,6 +253,11 @@ EOF
 	assert_rc 125 "--allow-net '*'"
 	wrun --allow-net '*.com' -- true
 	assert_rc 125 "--allow-net '*.com'"
+	# and the unspecified address, which reaches nothing (it was taken,
+	# never to match)
+	wrun --allow-net 0.0.0.0 -- true
+	assert_rc 125 '--allow-net 0.0.0.0'
+	assert_err_match 'the unspecified address is no destination' 'said why'
 	printf 'net allow *\n' >"$T_TMP/star.profile"
 	wrun --profile "$T_TMP/star.profile" -- true
 	assert_rc 125 "net allow *"

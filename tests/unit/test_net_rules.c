@@ -206,6 +206,13 @@ static void test_patterns(void)
 	PAT_BAD("*", "bad network pattern \"*\": '*' would match every host");
 	PAT_BAD("*:443", "bad network pattern \"*:443\": '*' would match every host");
 	PAT_BAD("*.com", "bad network pattern \"*.com\": a wildcard needs at least two labels after '*.'");
+	/* the unspecified address reaches nothing: a rule naming it is a mistake */
+	PAT_BAD("0.0.0.0", "bad network pattern \"0.0.0.0\": the unspecified address is no destination "
+		"(inside, the sandbox's own loopback answers for it; a port of the host's loopback is "
+		"127.0.0.1:PORT)");
+	PAT_BAD("[::]:80", "bad network pattern \"[::]:80\": the unspecified address is no destination "
+		"(inside, the sandbox's own loopback answers for it; a port of the host's loopback is "
+		"127.0.0.1:PORT)");
 	PAT_BAD("*.com.", "bad network pattern \"*.com.\": trailing dot (write the name without it: a host's is dropped)");
 	PAT_BAD("*.", "bad network pattern \"*.\": empty host");
 	PAT_BAD("*.*.example.com", "bad network pattern \"*.*.example.com\": '*' only as the whole first label");
