@@ -80,7 +80,7 @@ int policy_add_publish(struct policy *p, const char *spec, const char *origin, s
 {
 	char why[512];
 	if (publish_add(p, spec, origin, why, sizeof why) < 0)
-		return werr_set(e, EINVAL, "%s '%.100s': %s", origin, spec, why);
+		return werr_set(e, 0, "%s '%.100s': %s", origin, spec, why);
 	return 0;
 }
 

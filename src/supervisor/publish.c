@@ -158,6 +158,11 @@ static int listen_one(struct publish *p, const struct policy_publish *pp, bool v
 		return werr_set(e, errno, "%s: the host's %s:%u is in use already: stop what listens "
 				"there, or publish port %u on another host port (--publish "
 				"HOST_PORT:%u)", w, addr, pp->host_port, pp->port, pp->port);
+	if (r < 0 && errno == EACCES && pp->host_port < 1024)
+		return werr_set(e, errno, "%s: the host's %s:%u is a privileged port (below 1024, or "
+				"below the sysctl net.ipv4.ip_unprivileged_port_start): publish on a "
+				"host port from 1024 up (--publish 8%03u:%u)", w, addr, pp->host_port,
+				pp->host_port, pp->port);
 	if (r < 0 || listen(fd, SOMAXCONN) < 0)
 		return werr_errno(e, "%s: listening on the host's %s:%u", w, addr, pp->host_port);
 	struct listener *l = &p->ls[p->nls];

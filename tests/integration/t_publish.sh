@@ -244,6 +244,18 @@ test_publish_bad_input() {
 	wrun --publish 18000:8000 --publish 18000:9000 -- echo ran
 	assert_rc 2 "the same host port twice"
 	[[ $ERR == *"host port 18000 is published already"* ]] || fail "twice: $(excerpt "$ERR")"
+	# past the limit: said, without an errno's words that mean nothing here
+	local i many=()
+	for ((i = 0; i < 17; i++)); do many+=(--publish "$((18100 + i)):$((5000 + i))"); done
+	wrun "${many[@]}" -- echo ran
+	assert_out_lacks ran 'seventeen published ports'
+	assert_err_match 'at most 16 published ports$' 'the limit said plainly'
+	# a privileged host port, unprivileged: the port and what to do instead
+	if ! is_root && (($(cat /proc/sys/net/ipv4/ip_unprivileged_port_start) > 80)); then
+		wrun --publish 80:3000 -- echo ran
+		assert_rc 125 'a privileged host port'
+		assert_err_match 'is a privileged port .*--publish 8080:3000' 'the hint'
+	fi
 	printf 'publish 70000\n' >"$T_TMP/bad.profile"
 	wrun --profile "$T_TMP/bad.profile" -- echo ran
 	assert_rc 125 "publish 70000"
