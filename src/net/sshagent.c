@@ -278,6 +278,8 @@ const char *sshagent_req_name(uint8_t type, char *buf, size_t len)
 	case SSHAG_REMOVE_IDENTITY:
 	case SSHAG_REMOVE_SMARTCARD: return "remove";
 	case SSHAG_REMOVE_ALL: return "remove-all";
+	case SSHAG1_REQUEST_IDENTITIES: return "list (protocol 1)";
+	case SSHAG1_REMOVE_ALL: return "remove-all (protocol 1)";
 	case SSHAG_LOCK: return "lock";
 	case SSHAG_UNLOCK: return "unlock";
 	case SSHAG_EXTENSION: return "extension";

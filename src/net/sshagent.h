@@ -19,6 +19,10 @@
 
 /* The message numbers warden reads or answers with. */
 enum {
+	/* protocol 1's, which ssh-add still sends (ssh-add -D: both
+	 * remove-alls), refused as the others are */
+	SSHAG1_REQUEST_IDENTITIES = 1,
+	SSHAG1_REMOVE_ALL = 9,
 	SSHAG_FAILURE = 5,
 	SSHAG_SUCCESS = 6,
 	SSHAG_REQUEST_IDENTITIES = 11,

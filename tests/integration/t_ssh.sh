@@ -192,6 +192,10 @@ EOF
 	ssh_events
 	ssh_event_has '.action == "add" and .decision == "deny"' 'the add refused'
 	ssh_event_has '.action == "remove-all" and .decision == "deny"' 'the remove-all refused'
+	# protocol 1's request ssh-add -D sends too: named, not "type 9"
+	jq -es 'map(select(.action | test("^type "))) | length == 0' <<<"$SSHEV" >/dev/null 2>&1 ||
+		fail "an ssh event names a request by its number: $(excerpt "$SSHEV")"
+	ssh_event_has '.action == "remove-all (protocol 1)" and .decision == "deny"' 'the protocol 1 remove-all named'
 	ssh_event_has '.action == "lock" and .decision == "deny"' 'the lock refused'
 	ssh_event_has ".action == \"sign\" and .decision == \"deny\" and .key == \"$FP_B\" and (.reason | test(\"does not name\"))" \
 		'the signature with key B refused'
