@@ -451,7 +451,8 @@ static void ask_human(struct conn *c, const struct net_host *h, const struct net
 	bool v6 = h->kind == NET_HOST_IPV6;
 	char subject[NET_HOST_MAX + 16], summary[NET_HOST_MAX + 64];
 	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
-	const char *via = c->socks ? "SOCKS5" : c->plain ? "HTTP" : "HTTP CONNECT";
+	const char *via = c->fw ? "TCP, host loopback port" : c->socks ? "SOCKS5"
+			: c->plain ? "HTTP" : "HTTP CONNECT";
 	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
 	json_t *detail = json_pack("{s:s,s:i,s:s,s:s?,s:s?}", "host", h->name, "port", c->port, "method",
 				   c->method[0] ? c->method : c->socks ? "socks5" : "?", "rule",

@@ -200,6 +200,10 @@ test_approve_net_ask_loopback_port() {
 	assert_out_match '^second=(56|52|7)$' 'denied: the connection ended'
 	(($(ap_events '"decision":"allow"') >= 1 && $(ap_events '"decision":"deny"') >= 1)) ||
 		fail "no approval events: $(grep '"event":"approval"' "$(latest_log)" | head -c 600)"
+	# the question says what the connection is: TCP to a host port, not a
+	# CONNECT through the proxy
+	(($(ap_events '"phase":"asked"' "(TCP, host loopback port)") == 2)) ||
+		fail "the question misnames the connection: $(grep '"phase":"asked"' "$(latest_log)" | head -c 600)"
 }
 
 # Bad answers say what is wrong before the usage (they printed the usage
