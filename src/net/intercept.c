@@ -234,6 +234,15 @@ static bool pass_data(struct bridge *b, const char *d, size_t n)
 	return true;
 }
 
+/* The first bytes of a plain connection are a TLS handshake record (a
+ * client speaking HTTPS straight to a host loopback port warden reads as
+ * HTTP): a refusal that says so, not a malformed request let through. */
+static bool tls_in_plain(const struct bridge *b)
+{
+	return !b->sctx && b->job->requests == 0 && b->cin_len >= 3 &&
+	       (unsigned char)b->cin[0] == 0x16 && b->cin[1] == 0x03;
+}
+
 /* Take what the client sent, as far as there is room upstream. */
 static void process_client(struct bridge *b)
 {
@@ -246,6 +255,13 @@ static void process_client(struct bridge *b)
 				return;
 			enum http_result r = http_feed(b->hp, d, n, &used);
 			b->cin_off += used;
+			if (r == HTTP_ERROR && tls_in_plain(b)) {
+				ix_refuse(b, 400, "TLS on a connection warden reads as plain HTTP (a host "
+					  "loopback port bound to a secret): send it through HTTPS_PROXY "
+					  "(NO_PROXY lists the loopback: leave it out for this client)",
+					  true, false);
+				return;
+			}
 			if (r == HTTP_ERROR) {
 				char why[160];
 				snprintf(why, sizeof why, "malformed request: %s", b->hp->reason);

@@ -290,6 +290,24 @@ test_secret_loopback_plain() {
 	return 0
 }
 
+# HTTPS straight to a host loopback port bound to a secret (NO_PROXY
+# sends a client there): warden reads that port as plain HTTP, so the
+# handshake is refused with a reason that says so and what to do, a deny
+# (it was an allow, "malformed request: NUL byte in request head", and the
+# client's "wrong version number"); nothing reaches the server.
+test_secret_loopback_tls_said() {
+	nh_python
+	srv_start lo --bind 127.0.0.1
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" --allow-net "127.0.0.1:$SRV_PORT" -- sh -c \
+		'curl -sS -m 10 -k -H "X-Api-Key: $MYTOKEN" https://127.0.0.1:'"$SRV_PORT"'/echo; echo "rc=$?"'
+	assert_out_lacks 'rc=0' 'the TLS request went through'
+	wardenc log show --event net --json
+	grep -F '"decision":"deny"' <<<"$OUT" | matches -F 'TLS on a connection warden reads as plain HTTP' ||
+		fail "no deny saying why: $(excerpt "$OUT")"
+	[[ ! -s $SRV_LOG ]] || fail "the server got something: $(excerpt "$(<"$SRV_LOG")")"
+}
+
 # The phantom's end: the same last 20 characters in every session for the
 # same value (so Claude Code keeps a key the user approved by its end), the
 # rest new each session, the end not the value's; the key behind it in
