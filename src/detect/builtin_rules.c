@@ -234,3 +234,19 @@ const char detect_builtin_rules[] =
 	"rate publish.connection-cap low\n" /* the host's clients, not the agent */
 	"rate approval.* low\n"
 	"rate * medium\n";
+
+/* The alerts the other checks raise (their `rule`), each where it is
+ * raised; a user's `rate` line must match one of these or a detector rule
+ * (tests/lint/alerts.sh keeps this list whole). */
+const char *const detect_other_alerts[] = {
+	"agent.settings-changed", "approval.reviewer-failed", "approval.webhook-failed",
+	"canary.opened", "canary.token", "canary.unwatched", "config.created-in-sandbox",
+	"control.inside", "control.refused", "detect.rule-bounded", "exec.denied",
+	"exec.swapped", "exec.unverified", "exec.unwatched", "files.reads-lost",
+	"files.reads-unrecorded", "git.bare-created-in-sandbox", "git.created-in-sandbox",
+	"git.odd-file-in-sandbox", "git.rebase-runs-in-sandbox", "hook.refused",
+	"proxy.connection-cap", "publish.connection-cap", "secret.phantom",
+	"setid.appeared-in-sandbox", "tool.intent-mismatch", "workspace.host_socket",
+	"workspace.remask-lost", "workspace.replaced", "workspace.secret_created",
+	"workspace.unwatched", NULL,
+};

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../audit/events.h"
+#include "../common/glob.h"
 #include "../common/lines.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
@@ -690,6 +691,29 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 	return 0;
 }
 
+/* Does glob name an alert: a rule's, or another check's? */
+static bool names_an_alert(const struct ruleset *rs, const char *glob)
+{
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (glob_match(glob, rs->rules[i].name))
+			return true;
+	for (size_t i = 0; detect_other_alerts[i]; i++)
+		if (glob_match(glob, detect_other_alerts[i]))
+			return true;
+	return false;
+}
+
+/* Each rate line of a user's file names an alert. */
+static int rates_known(const struct ruleset *rs, struct werr *e)
+{
+	for (size_t i = 0; i < rs->nrates; i++)
+		if (!rs->rates[i].builtin && !names_an_alert(rs, rs->rates[i].glob))
+			return werr_set(e, 0, "%s: rate %.100s: no alert has that name (`warden rules "
+					"show` lists the rules; the other checks' alerts are in "
+					"doc/audit-log.md)", rs->rates[i].origin, rs->rates[i].glob);
+	return 0;
+}
+
 int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, struct werr *e)
 {
 	if (drules_parse(rs, BUILTIN_NAME, detect_builtin_rules, strlen(detect_builtin_rules), e) < 0)
@@ -703,7 +727,7 @@ int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, str
 		if (drules_parse(rs, files[i], text, len, e) < 0)
 			return -1;
 	}
-	return 0;
+	return rates_known(rs, e);
 }
 
 void drules_free(struct ruleset *rs)

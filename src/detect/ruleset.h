@@ -131,6 +131,8 @@ struct ruleset {
 
 /* The built-in rules' text (builtin_rules.c). */
 extern const char detect_builtin_rules[];
+/* The other checks' alert rules (NULL-terminated; builtin_rules.c). */
+extern const char *const detect_other_alerts[];
 
 /* Parse rules text on top of rs (a later rule of an existing name replaces
  * it). name: the file's name in messages. -1 with e "NAME:LINE:COL: ...". */
@@ -138,7 +140,10 @@ int drules_parse(struct ruleset *rs, const char *name, const char *text, size_t 
 		struct werr *e);
 
 /* The built-in rules, then each file of files (NULL-terminated list; each
- * read whole, at most 1 MiB, a regular file). */
+ * read whole, at most 1 MiB, a regular file). A file's `rate GLOB` that
+ * matches no alert (a detector rule's name, or detect_other_alerts) is an
+ * error naming its line: a typo would leave the severity CI gates on
+ * unchanged, silently. */
 int drules_load(struct ruleset *rs, const char *const *files, size_t nfiles, struct werr *e);
 
 void drules_free(struct ruleset *rs);

@@ -601,6 +601,24 @@ test_detect_broken_rules() {
 	wrun --profile "$T_TMP/bad.profile" -- true
 	assert_rc 125 'a directory as the rules file'
 	[[ $ERR == *'not a regular file'* ]] || fail "$(excerpt "$ERR")"
+	# a rate for an alert nobody raises (a typo): it would leave the
+	# severity CI gates on unchanged, silently; the real names pass
+	printf 'rate secret.phantm critical
+' >"$T_TMP/typo.rules"
+	printf 'rules %s
+' "$T_TMP/typo.rules" >"$T_TMP/bad.profile"
+	wrun --profile "$T_TMP/bad.profile" -- sh -c 'echo started'
+	assert_rc 125 'a rate naming no alert'
+	assert_out_lacks started
+	[[ $ERR == *"$T_TMP/typo.rules:1: rate secret.phantm: no alert has that name"* ]] || fail "$(excerpt "$ERR")"
+	wardenc rules check "$T_TMP/typo.rules"
+	assert_rc 1 'rules check of the typo'
+	printf 'rate secret.phantom critical
+rate exec.* high
+rate recon.* low
+' >"$T_TMP/rates.rules"
+	wardenc rules check "$T_TMP/rates.rules"
+	assert_rc 0 'rates naming alerts'
 }
 
 # Regular expressions against what the agent runs: (a+)+$ over eight 4 KiB
