@@ -290,10 +290,13 @@ static int pick_tool_manager(const char *mgr, const char *data, const struct str
 			     const char *cmd, const char *workspace, const char *home,
 			     struct vm_pick *p, struct werr *e)
 {
+	_cleanup_free_ char *asked = NULL; /* the first tool's versions, for the error */
 	for (size_t t = 0; t < tools->n; t++) {
 		_cleanup_strv_ struct strv vers = { 0 };
 		_cleanup_free_ char *from = NULL;
 		tool_choice(mgr, tools->v[t], workspace, home, &vers, &from);
+		if (!asked && vers.n)
+			asked = xasprintf(" (%s %s, from %s)", tools->v[t], vers.v[0], from);
 		_cleanup_free_ char *dir = xasprintf("%s/installs/%s", data, tools->v[t]);
 		for (size_t i = 0; i < vers.n; i++) {
 			if (strcmp(vers.v[i], "system") == 0) {
@@ -313,9 +316,15 @@ static int pick_tool_manager(const char *mgr, const char *data, const struct str
 			}
 		}
 	}
-	return werr_set(e, 0, "%s is %s's shim: no version of %s set for this workspace is "
+	if (!asked)
+		return werr_set(e, 0, "%s is %s's shim: no version of %s is set for this workspace "
+				"(its variable, %s from the workspace up, your global file): set one, "
+				"or run the interpreter by its path", cmd, mgr,
+				tools->n ? tools->v[0] : cmd,
+				strcmp(mgr, "mise") == 0 ? "mise.toml or .tool-versions" : ".tool-versions");
+	return werr_set(e, 0, "%s is %s's shim: no version of %s set for this workspace%s is "
 			"installed in %s/installs: install it, or run the interpreter by its path",
-			cmd, mgr, tools->n ? tools->v[0] : cmd, data);
+			cmd, mgr, tools->n ? tools->v[0] : cmd, asked, data);
 }
 
 /* mise's tools that might provide cmd: every DATA/installs/TOOL. */

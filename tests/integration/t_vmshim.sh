@@ -208,6 +208,18 @@ test_vmshim_asdf() {
 	PATH=$VM_ROOT/shims:$PATH wrun -- python3 b
 	assert_out_line 'fixture asdf 3.11.7 b' "the workspace's .tool-versions first"
 	assert_out_lacks 'LEAKED' "the rest of asdf's directory is not there"
+	# a version not installed: the error names it and the file it came
+	# from (as pyenv's does); none set: it says where one is looked for
+	printf 'python 3.9.0
+' >"$WS/.tool-versions"
+	PATH=$VM_ROOT/shims:$PATH wrun -- python3 c
+	assert_rc 125 'a version not installed'
+	assert_err_match "no version of python set for this workspace \\(python 3\\.9\\.0, from $WS/\\.tool-versions\\) is installed" \
+		'the version and its file named'
+	rm -f "$WS/.tool-versions" "$HOME/.tool-versions"
+	PATH=$VM_ROOT/shims:$PATH wrun -- python3 d
+	assert_rc 125 'no version set'
+	assert_err_match 'no version of python is set for this workspace \(its variable, \.tool-versions' 'where one is looked for'
 }
 
 test_vmshim_rbenv() {
