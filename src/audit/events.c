@@ -156,7 +156,7 @@ struct event ev_net_connect(const struct ev_net_connect *x)
 		"pid", (json_int_t)x->pid, "host_pid", (json_int_t)x->host_pid,
 		"method", x->method ? x->method : "connect",
 		"address", x->address, "port", (int)x->port, "decision", "deny",
-		"reason", "direct connection: the sandbox has no route out"));
+		"reason", x->reason ? x->reason : "direct connection: the sandbox has no route out"));
 }
 
 struct event ev_net_unix(const struct ev_net_unix *x)

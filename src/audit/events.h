@@ -89,6 +89,7 @@ struct ev_net_connect {
 	const char *address;
 	unsigned port;
 	const char *method;      /* "connect", or "sendto" (a datagram with an address); NULL: connect */
+	const char *reason;      /* NULL: "direct connection: the sandbox has no route out" */
 };
 struct event ev_net_connect(const struct ev_net_connect *x);
 

@@ -215,8 +215,11 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 					     strcmp(str(f, "method"), "sendto") == 0))
 		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
 				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
-		    xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
-			    "ALL_PROXY are set inside)"));
+		    /* the host's loopback port tried on the sandbox's (loophint.h)
+		     * says so itself */
+		    strncmp(str(f, "reason"), "direct connection", 17) != 0 ? xstrdup(str(f, "reason"))
+		    : xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
+			      "ALL_PROXY are set inside)"));
 	else if (strcmp(ev->kind, "net") == 0)
 		proxy_refused(s, f);
 	else if (strcmp(ev->kind, "file") == 0 && !pseudo_fs(str(f, "path")))

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../net/proxy.h"
 #include "answer.h"
 #include "notify_int.h"
 #include "stop.h"
@@ -128,6 +129,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	 * compilers queue on one CPU while the other idles (bench/README.md,
 	 * the build notebook) */
 	n->diag = cfg->diag;
+	loophint_init(&n->loop);
 	n->log = cfg->log;
 	n->stop = cfg->stop;
 	n->execs = cfg->execs;
@@ -166,6 +168,7 @@ void notifier_free(struct notifier *n)
 	filewhy_free(n->why);
 	if (n->pidns >= 0)
 		close(n->pidns);
+	loophint_free(&n->loop);
 	reserve_give(n);
 	seccomp_notify_free(n->req, NULL);
 	free(n->guarded);
@@ -181,6 +184,42 @@ void notifier_free(struct notifier *n)
 static bool v4_inside(uint32_t a)
 {
 	return (a >> 24) == 127 || a == 0;
+}
+
+/* A connect to the sandbox's own loopback: noted, looked at once answered
+ * (host_loopback_said). Not the proxy's ports. */
+static void host_loopback_hint(struct notifier *n, const struct seccomp_notif *req, int family,
+			       unsigned port)
+{
+	if (port == PROXY_HTTP_PORT || port == PROXY_SOCKS_PORT || n->loop.port)
+		return;
+	n->loop.family = family;
+	n->loop.port = port;
+	n->loop.host_pid = req->pid;
+	n->loop.pid = target_inner_ns(req->pid, &n->pidns);
+}
+
+/* The connect noted, answered now: at a port where nothing listens inside
+ * and a program of the host listens on its loopback, the host's was meant
+ * (loophint.h). Recorded once a port as a refused way out, the reason
+ * naming the flag that would reach it. */
+static void host_loopback_said(struct notifier *n)
+{
+	struct loophint *h = &n->loop;
+	unsigned port = h->port;
+	h->port = 0;
+	if (!port || !loophint_host_only(h, n->diag, h->family, port))
+		return;
+	bool v6 = h->family == AF_INET6;
+	const char *addr = v6 ? "::1" : "127.0.0.1";
+	char why[300];
+	snprintf(why, sizeof why, "nothing listens at port %u inside; the host's %s%s%s:%u, where "
+		 "a program listens, is not the sandbox's loopback: reach it with --allow-net "
+		 "%s%s%s:%u", port, v6 ? "[" : "", addr, v6 ? "]" : "", port, v6 ? "[" : "", addr,
+		 v6 ? "]" : "", port);
+	audit_emit_event(n->log, ev_net_connect(&(struct ev_net_connect){
+		.pid = h->pid, .host_pid = h->host_pid, .address = addr, .port = port,
+		.reason = why }), NULL);
 }
 
 /* A connect from inside: only warden's proxy (a later layer) leads out, so
@@ -201,8 +240,11 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	unsigned port = 0;
 	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
-		if (v4_inside(ntohl(in->sin_addr.s_addr)))
+		if (v4_inside(ntohl(in->sin_addr.s_addr))) {
+			if (!to)
+				host_loopback_hint(n, req, AF_INET, ntohs(in->sin_port));
 			return;
+		}
 		inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
 		port = ntohs(in->sin_port);
 	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
@@ -211,8 +253,12 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 		uint32_t mapped;
 		memcpy(&mapped, &a6->s6_addr[12], sizeof mapped);
 		if (IN6_IS_ADDR_LOOPBACK(a6) || IN6_IS_ADDR_UNSPECIFIED(a6) ||
-		    (IN6_IS_ADDR_V4MAPPED(a6) && v4_inside(ntohl(mapped))))
+		    (IN6_IS_ADDR_V4MAPPED(a6) && v4_inside(ntohl(mapped)))) {
+			if (!to)
+				host_loopback_hint(n, req, IN6_IS_ADDR_V4MAPPED(a6) ? AF_INET : AF_INET6,
+						   ntohs(in6->sin6_port));
 			return;
+		}
 		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
 		port = ntohs(in6->sin6_port);
 	} else {
@@ -556,6 +602,7 @@ static int notifier_handle(struct notifier *n)
 	}
 	o.unlogged = emit_pending(n);
 	answer(n, req, &o);
+	host_loopback_said(n);
 	reserve_take(n);
 	return 0;
 }

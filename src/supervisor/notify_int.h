@@ -11,6 +11,7 @@
 
 #include "../audit/audit.h"
 #include "filewhy.h"
+#include "loophint.h"
 
 #define RESERVE_FDS 8
 #define NOTEFILE_OPS 30 /* the file operations notefile.c knows */
@@ -30,6 +31,7 @@ struct file_op {
 struct notifier {
 	int fd;
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
+	struct loophint loop;    /* the host's loopback ports tried inside (loophint.h) */
 	int pidns;               /* the sandbox's pid namespace (procfacts.h); -2: not yet opened */
 	struct audit *log;
 	struct seccomp_notif *req;

@@ -506,6 +506,38 @@ test_host_loopback_port_closed() {
 	assert_err_match 'reset by peer'
 }
 
+test_host_loopback_port_hinted() {
+	# A port of the host's loopback tried on the sandbox's own, where
+	# nothing listens (a database on the host's localhost): the client's
+	# bare "connection refused" is joined by a line at the end naming the
+	# flag that would reach it, once for the port however often it is
+	# tried, and a net deny in the log. A port nothing listens on at the
+	# host, and one a server inside listens on (the host too), are not.
+	nh_need curl
+	have python3 || skip 'python3 is not installed'
+	python3 -c 'import socket,time
+a=socket.socket(); a.bind(("127.0.0.1",0)); a.listen()
+b=socket.socket(); b.bind(("127.0.0.1",0)); b.listen()
+print(a.getsockname()[1], b.getsockname()[1], flush=True); time.sleep(60)' >"$T_TMP/ports" &
+	bg_track $!
+	wait_for "$T_TMP/ports" '^[0-9]' 10 || fatal 'no host listeners'
+	local port both free
+	read -r port both <"$T_TMP/ports"
+	free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	wsh "for i in 1 2 3; do curl -s -m 3 http://127.0.0.1:$port/; done; curl -s -m 3 http://127.0.0.1:$free/
+	     python3 -c 'import socket
+s=socket.socket(); s.bind((\"127.0.0.1\",$both)); s.listen(); c=socket.create_connection((\"127.0.0.1\",$both)); print(\"inside-ok\")' 2>&1; echo done"
+	assert_out_line done
+	assert_out_line inside-ok 'the server inside answered'
+	assert_err_match "^  127\\.0\\.0\\.1:$port: nothing listens at port $port inside; .*--allow-net 127\\.0\\.0\\.1:$port\$" 'the hint'
+	[[ $ERR != *"127.0.0.1:$port ("* ]] || fail "the port hinted more than once: $(excerpt "$ERR")"
+	[[ $ERR != *":$free"* ]] || fail "a port nothing listens on at the host was hinted: $(excerpt "$ERR")"
+	[[ $ERR != *":$both"* ]] || fail "a port a server inside listens on was hinted: $(excerpt "$ERR")"
+	local n
+	n=$(grep '"event":"net"' "$(latest_log)" | grep -c "\"port\":$port,.*nothing listens")
+	[[ $n == 1 ]] || fail "not one net event for the port: $n"
+}
+
 test_host_loopback_port_errors() {
 	local pat
 	for pat in 127.0.0.1 '[::1]' 127.0.0.2 '::1'; do
