@@ -299,8 +299,10 @@ test_placeholder_dir() {
 	# A missing protected name that is a directory by convention (.claude,
 	# which Claude Code expects to be one) is an empty read-only directory
 	# inside: nothing can be created in it, nothing reaches the host, and it
-	# is gone after the session.
-	warden_bg "$T_TMP/bg.out" -- sh -c '[ -d .claude ] && echo claude-dir; [ -d .vscode ] && echo vscode-dir
+	# is gone after the session. (The tries, by four programs, are what the
+	# detector's seq.refused-write-other-program looks for: its actions
+	# off, or it freezes the sandbox, which nobody here can answer.)
+	warden_bg "$T_TMP/bg.out" --profile "$(no_detect_actions)" -- sh -c '[ -d .claude ] && echo claude-dir; [ -d .vscode ] && echo vscode-dir
 		[ -z "$(ls -A .claude)" ] && echo claude-empty
 		mkdir .claude/agents 2>/dev/null && echo mkdir-ok; touch .claude/settings.json 2>/dev/null && echo touch-ok
 		chmod 755 .claude 2>/dev/null && echo chmod-ok; rmdir .claude 2>/dev/null && echo rmdir-ok
