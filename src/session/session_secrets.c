@@ -17,8 +17,10 @@
 void session_secrets_free(struct session_secrets *ss)
 {
 	bgjob_join(&ss->ready);
-	if (ss->bundle)
+	if (ss->bundle) {
 		unlink(ss->bundle);
+		close(ss->bundle_lock);
+	}
 	free(ss->bundle);
 	egress_free(&ss->eg);
 	canary_free(&ss->canary);
@@ -166,7 +168,7 @@ int session_secrets_spec(struct session_secrets *ss, const char *session, struct
 		return werr_set(e, 0, "secrets: no cache directory for the session's trust store "
 				"(HOME and XDG_CACHE_HOME are not absolute paths)");
 	if (trust_bundle_write(s->cachedir, session, tls_ca_pem(ss->eg.ca), &ss->cas, &ss->bundle,
-			       e) < 0)
+			       &ss->bundle_lock, e) < 0)
 		return -1;
 	s->ca_bundle = xstrdup(ss->bundle);
 	trust_env(&s->envp);

@@ -26,6 +26,7 @@ struct session_secrets {
 	const struct net_rules *rules; /* the policy's, borrowed: hosts inspected */
 	const struct mcp_rules *mcp;   /* ... and the mcp rules' */
 	char *bundle;              /* the sandbox's trust store (host path), removed at the end */
+	int bundle_lock;           /* its lock held for the session (trust.h): set with bundle */
 	struct canary_set canary;  /* the decoys (canary.h); none with `canary off` */
 	bool want_canary;          /* not `canary off` */
 	struct seccomp_kind filter_kind; /* the seccomp filter the policy needs, most likely */

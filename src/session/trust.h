@@ -13,9 +13,11 @@
 void trust_user_cas(struct strv *out);
 
 /* Write DIR/trust/SESSION.pem (mode 0644, a new file): the system bundle,
- * user_cas, then ca_pem. *path receives it (the caller unlinks it at the end). */
+ * user_cas, then ca_pem. *path receives it (the caller unlinks it at the
+ * end), *lock a descriptor holding its lock for the session (closed at the
+ * end): a store nobody holds so, a killed warden's, is removed here. */
 int trust_bundle_write(const char *dir, const char *session, const char *ca_pem,
-		       const struct strv *user_cas, char **path, struct werr *e);
+		       const struct strv *user_cas, char **path, int *lock, struct werr *e);
 
 /* Point every CA variable clients read at the sandbox's bundle. */
 void trust_env(struct strv *envp);

@@ -308,6 +308,35 @@ test_secret_loopback_tls_said() {
 	[[ ! -s $SRV_LOG ]] || fail "the server got something: $(excerpt "$(<"$SRV_LOG")")"
 }
 
+# The session's trust store (warden's cache, public certificates only)
+# after warden was killed: left, and removed by the next session that makes
+# one; a store of a session still running is not touched.
+test_secret_trust_store_stale() {
+	nh_python
+	srv_start lo --bind 127.0.0.1
+	local trust=$HOME/.cache/warden/trust
+	MYTOKEN=$REAL warden_bg "$T_TMP/a.out" --secret "MYTOKEN@127.0.0.1:$SRV_PORT" -- sh -c 'echo ready; sleep 60'
+	wait_for "$T_TMP/a.out" '^ready' 20 || fatal "the first session did not start: $(excerpt "$(cat "$T_TMP/a.out.err")")"
+	local killed
+	killed=$(find "$trust" -name '*.pem' 2>/dev/null)
+	[[ -n $killed ]] || fatal "no trust store while the session runs: $(ls -la "$trust" 2>&1)"
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	[[ -e $killed ]] || fatal 'SIGKILL left no store to remove (the test would prove nothing)'
+	MYTOKEN=$REAL warden_bg "$T_TMP/b.out" --secret "MYTOKEN@127.0.0.1:$SRV_PORT" -- sh -c 'echo ready; sleep 60'
+	wait_for "$T_TMP/b.out" '^ready' 20 || fatal "the second session did not start: $(excerpt "$(cat "$T_TMP/b.out.err")")"
+	local live
+	live=$(find "$trust" -name '*.pem' 2>/dev/null)
+	[[ ! -e $killed ]] || fail "the killed session's trust store is still there: $killed"
+	[[ -n $live ]] || fail 'the running session has no trust store'
+	MYTOKEN=$REAL wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" -- true
+	assert_rc 0 'a third session'
+	[[ -e $live ]] || fail "a running session's trust store was removed by another session: $live"
+	kill -TERM "$WPID"
+	wait "$TPID" 2>/dev/null
+	[[ -z $(find "$trust" -name '*.pem' 2>/dev/null) ]] || fail "stores left: $(ls "$trust")"
+}
+
 # The phantom's end: the same last 20 characters in every session for the
 # same value (so Claude Code keeps a key the user approved by its end), the
 # rest new each session, the end not the value's; the key behind it in
