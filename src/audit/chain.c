@@ -207,8 +207,8 @@ bool audit_chain_feed(struct audit_chain *c, const struct audit_line *l, json_t 
 	json_int_t seq = json_integer_value(json_object_get(ev, "seq"));
 	if (seq != (json_int_t)n) {
 		chain_break(c, n, "seq is %lld, expected %lu%s", (long long)seq, n,
-			    seq > (json_int_t)n ? " (a line before it was removed)"
-						: " (a line was repeated or inserted before it)");
+			    seq > (json_int_t)n ? " (a line before it was removed, or lines were moved)"
+						: " (a line was repeated, inserted or moved before it)");
 		goto out;
 	}
 	struct audit_time ts;

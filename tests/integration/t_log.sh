@@ -195,7 +195,14 @@ test_log_verify_tampered() {
 	sed -i "${k}d" "$d/$id.jsonl"
 	wardenc log verify "$id"
 	assert_rc 1 'verify, line removed'
-	assert_out_match "^$id: line $k: seq is $((k + 1)), expected $k \(a line before it was removed\)$" 'verify names the removed line'
+	assert_out_match "^$id: line $k: seq is $((k + 1)), expected $k \(a line before it was removed, or lines were moved\)$" 'verify names the removed line'
+	# two lines swapped: not said to be a removal only
+	cp "$src" "$d/$id.jsonl"
+	sed -i -n "${k}{h;n;p;x;p;b};p" "$d/$id.jsonl"
+	cmp -s "$src" "$d/$id.jsonl" && fatal 'the swap changed nothing'
+	wardenc log verify "$id"
+	assert_rc 1 'verify, lines swapped'
+	assert_out_match "^$id: line $k: seq is $((k + 1)), expected $k \(.*lines were moved\)$" 'verify of swapped lines'
 
 	# the last line without its newline
 	head -c -1 "$src" >"$d/$id.jsonl"
