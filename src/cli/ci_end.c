@@ -1,7 +1,8 @@
 /* ci_end.c - the end of `warden run --ci` (ci_end.h): the artifacts
  * directory filled (the session's audit log, `warden log verify`'s verdict,
- * `warden log export --format ocsf`'s events, the workspace's `git diff
- * --stat`, the Markdown summary), the summary appended to
+ * `warden log export --format ocsf`'s events, the session's changes to the
+ * workspace (`warden diff --list`), the workspace's `git diff --stat`, the
+ * Markdown summary), the summary appended to
  * $GITHUB_STEP_SUMMARY when set, and --fail-on applied. The log's
  * verification and export are the `warden log` commands' own code, run in
  * a child with its output to the artifact's file. Each artifact is written
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -48,6 +51,7 @@ static int run_to(int fd, enum child_err err, int (*fn)(int, char **), char **ar
 		int argc = 0;
 		while (argv[argc])
 			argc++;
+		optind = 0; /* getopt from the start again (the parent's run parsed) */
 		int r = fn(argc, argv);
 		fflush(NULL);
 		_exit(r);
@@ -247,6 +251,28 @@ static char *diffstat_artifact(const char *ws, struct ci_out *out)
 	return text;
 }
 
+/* `warden diff SESSION --list` as changes.txt: what the session changed in
+ * the workspace, by its own checkpoint (git or not, committed or not),
+ * taken before any other artifact is written (the directory may lie in the
+ * workspace); its text, or NULL (checkpoints off, nothing recorded). */
+static char *changes_artifact(const char *id, struct ci_out *out)
+{
+	_cleanup_close_ int mem = memfd_create("warden-changes", MFD_CLOEXEC);
+	if (mem < 0)
+		return NULL;
+	int r = run_to(mem, ERR_TO_NULL, cmd_diff, (char *[]){ "diff", (char *)id, "--list", NULL });
+	char *text = r == 0 || r == 1 ? slurp(mem) : NULL; /* nothing changed, or changes */
+	struct artifact a;
+	if (!text) {
+		unlinkat(out->dir, "changes.txt", 0); /* not an earlier session's */
+		return NULL;
+	}
+	bool ok = art_open(&a, out->dir, "changes.txt") >= 0 && write_all(a.fd, text, strlen(text)) == 0;
+	if (art_close(&a, ok) < 0 || !ok)
+		art_failed(out, "changes.txt");
+	return text;
+}
+
 /* The artifacts directory, made when missing (the session made and checked
  * it when it got that far: layout.h) and opened; never through a symbolic
  * link as its last component. */
@@ -280,9 +306,11 @@ int ci_end(const struct cisummary *c, const struct ci_opts *o, int status, const
 		x.failed_on = true;
 		x.status = status = EXIT_FAIL_ON;
 	}
-	_cleanup_free_ char *verdict = NULL, *diffstat = NULL;
-	if (cisummary_id(c))
+	_cleanup_free_ char *verdict = NULL, *diffstat = NULL, *changes = NULL;
+	if (cisummary_id(c)) {
+		x.changes = changes = changes_artifact(cisummary_id(c), &out);
 		log_artifacts(c, &out, &x, &verdict);
+	}
 	const char *ws = cisummary_workspace(c);
 	if (ws)
 		x.diffstat = diffstat = diffstat_artifact(ws, &out);

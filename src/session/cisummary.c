@@ -213,6 +213,29 @@ static void cell(FILE *f, const char *s)
 	}
 }
 
+/* A fenced block of text: control bytes as \xHH (a newline kept), no line
+ * that could close the fence early. */
+static void block(FILE *f, const char *text)
+{
+	fputs("```\n", f);
+	bool start = true;
+	for (const char *p = text; *p; p++) {
+		unsigned char b = (unsigned char)*p;
+		if (start && strncmp(p, "```", 3) == 0)
+			fputc(' ', f);
+		if (b == '\n')
+			fputc('\n', f);
+		else if (b < 0x20 || b == 0x7f)
+			fprintf(f, "\\x%02x", b);
+		else
+			fputc(*p, f);
+		start = b == '\n';
+	}
+	if (!start)
+		fputc('\n', f);
+	fputs("```\n", f);
+}
+
 static int by_count(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -277,8 +300,12 @@ void cisummary_write(const struct cisummary *c, const struct cisummary_end *x, F
 	table_write(f, "Destinations", &c->dests, "host:port | decision");
 	table_write(f, "Execs by program", &c->execs, "program");
 	fputs("\n### Workspace changes\n\n", f);
-	if (x->diffstat && *x->diffstat)
-		fprintf(f, "```\n%s```\n", x->diffstat);
-	else
-		fputs("None seen (or the workspace is not a git repository).\n", f);
+	if (x->changes && *x->changes)
+		block(f, x->changes);
+	if (x->diffstat && *x->diffstat) {
+		fputs("\n`git diff --stat HEAD` (changes not committed, the session's and any before):\n\n", f);
+		block(f, x->diffstat);
+	}
+	if ((!x->changes || !*x->changes) && (!x->diffstat || !*x->diffstat))
+		fputs("None recorded (checkpoints off, and not a git repository with a commit).\n", f);
 }

@@ -41,6 +41,7 @@ struct cisummary_end {
 	bool not_evaluated;       /* warden failed: --fail-on not applied */
 	const char *verify;       /* `warden log verify`'s line */
 	bool verified;
+	const char *changes;      /* `warden diff SESSION --list`: the session's changes */
 	const char *diffstat;     /* `git diff --stat` of the workspace */
 	const char *artifacts;    /* the directory */
 };

@@ -79,7 +79,7 @@ test_ci_artifacts() {
 	git init -q . && git -c user.name=t -c user.email=t@t add wprobe &&
 		git -c user.name=t -c user.email=t@t commit -qm init || fatal 'git init failed'
 	echo one >tracked && git add tracked && git -c user.name=t -c user.email=t@t commit -qm t
-	wsh 'echo two >>tracked; ls >/dev/null; true'
+	wsh 'echo two >>tracked; echo new >new-file; ls >/dev/null; true'
 	assert_rc 0
 	assert_err_match 'CI summary in' 'the user is told where'
 	local log id
@@ -100,6 +100,10 @@ test_ci_artifacts() {
 	grep -qF '### Execs by program' "$s" && grep -qF '| `ls` |' "$s" || fail "no execs by program: $(excerpt "$(cat "$s")")"
 	grep -qF 'verified' "$s" || fail 'the summary has no verification'
 	grep -qE 'tracked \| +1 \+' "$s" || fail "no diff stat: $(excerpt "$(cat "$s")")"
+	# the session's own changes, by its checkpoint (what git shows also
+	# holds what was not committed before; an untracked file is missing)
+	grep -qE '^  modified +tracked$' "$ART/changes.txt" || fail "no changes.txt: $(excerpt "$(cat "$ART/changes.txt" 2>&1)")"
+	grep -qE '^  added +new-file$' "$s" || fail "the summary lacks the session's new file: $(excerpt "$(cat "$s")")"
 	[[ $(head -n 1 "$GITHUB_STEP_SUMMARY") == '# an earlier step' ]] || fail 'GITHUB_STEP_SUMMARY was not appended to'
 	grep -qF "## warden session $id" "$GITHUB_STEP_SUMMARY" || fail 'no summary in GITHUB_STEP_SUMMARY'
 }
