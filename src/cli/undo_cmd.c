@@ -202,10 +202,19 @@ static int undo_check(struct undo *u, struct werr *e)
 	if (u->rec.end[0] && conflicts(&u->end, &u->now.m, &u->todo, &u->conflicted) && !u->force) {
 		fprintf(stderr, "warden: these paths changed after session %s %s:\n",
 			u->rec.session, u->apply ? "started" : "ended");
+		bool index = false;
 		for (size_t i = 0; i < u->conflicted.n; i++) {
 			_cleanup_free_ char *p = path_shown(u->conflicted.v[i]);
 			fprintf(stderr, "  %s\n", p);
+			const char *c = u->conflicted.v[i];
+			size_t n = strlen(c);
+			index |= n >= 10 && strcmp(c + n - 10, ".git/index") == 0 &&
+				 (n == 10 || c[n - 11] == '/');
 		}
+		if (index)
+			fprintf(stderr, "  (git's index: `git status`, `git diff` and an editor's git "
+				"view rewrite it, refreshing what git knows of the files; --force "
+				"takes it back to how the session found it, with the rest)\n");
 		return werr_set(e, 0, "%s refused: it would overwrite changes made %s the "
 				"session (--force to write them over)", u->verb,
 				u->apply ? "since" : "after");

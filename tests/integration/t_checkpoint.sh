@@ -1133,3 +1133,19 @@ test_checkpoint_session_above_said() {
 	wardenc diff
 	[[ $ERR != *'holds the current directory'* ]] || fail "said in the workspace itself: $(excerpt "$ERR")"
 }
+
+test_checkpoint_undo_git_index_said() {
+	# The session stages a file (git add: .git/index changes), then a `git
+	# status` on the host rewrites the index: undo refuses, as for any
+	# later change, and says what the index is and what --force does (a
+	# user's routine `git status` looked like a conflict of their own).
+	make_repo
+	wsh 'echo changed > VERSION; git add VERSION'
+	assert_rc 0
+	sleep 1.1 # past the index's timestamp: git status rewrites it
+	git status --short >/dev/null
+	wardenc undo --yes
+	assert_rc 125 'undo over a later change'
+	assert_err_match '^  \.git/index$' 'the index listed'
+	assert_err_match "git's index: .*--force takes it back" 'what the index is said'
+}
