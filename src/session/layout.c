@@ -55,6 +55,13 @@ static int check_inside(const struct policy *pol, const char *what, const char *
 	return 0;
 }
 
+/* What to do instead of naming the workspace itself: an --output is a
+ * read-only session's way to write (the others have no such way). */
+static const char *itself_hint(const char *what)
+{
+	return strcmp(what, "--output") == 0 ? " (leave --read-only out to write there)" : "";
+}
+
 /* The directory arg names (relative to the current directory), checked as
  * layout.h says and made when missing; *out its resolved path, *inside
  * whether it lies in the workspace (refused before anything is made when
@@ -94,8 +101,7 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
 		/* checked by where it is (a symlink on the way: where it leads) */
 		if (strcmp(res, ws) == 0)
 			return werr_set(e, 0, "refusing %s %s: it is the workspace itself%s", what,
-					abs, strcmp(what, "--output") == 0 ? " (leave --read-only out "
-					"to write there)" : "");
+					abs, itself_hint(what));
 		if (check_inside(pol, what, abs, res + strlen(ws) + 1, e) < 0)
 			return -1;
 	} else {
