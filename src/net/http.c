@@ -407,8 +407,16 @@ static enum http_result finish(struct http_parser *p)
 			return fail(p, 400, "bad Host header");
 		if (!given)
 			port = r->connect ? r->port : 80;
-		if (h.kind != r->host.kind || strcmp(h.name, r->host.name) != 0 || port != r->port)
-			return fail(p, 400, "Host header disagrees with URL");
+		if (h.kind != r->host.kind || strcmp(h.name, r->host.name) != 0 || port != r->port) {
+			/* both named (normalised: plain ASCII), for the record */
+			bool u6 = r->host.kind == NET_HOST_IPV6, h6 = h.kind == NET_HOST_IPV6;
+			char both[HTTP_REASON_MAX];
+			snprintf(both, sizeof both, "Host header disagrees with URL (%s%.18s%s:%hu, Host "
+				 "%s%.18s%s:%hu)", u6 ? "[" : "", r->host.name, u6 ? "]" : "",
+				 (unsigned short)r->port, h6 ? "[" : "", h.name, h6 ? "]" : "",
+				 (unsigned short)port);
+			return fail(p, 400, both);
+		}
 	}
 	p->state = HTTP_COMPLETE;
 	p->head_len = p->len;

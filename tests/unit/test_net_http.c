@@ -268,12 +268,12 @@ static void test_errors(void)
 
 	ERR("GET http://a.example/ HTTP/1.1\r\nHost: a.example\r\nhost: a.example\r\n\r\n", 400,
 	    "duplicate Host header");
-	ERR("GET http://a.example/ HTTP/1.1\r\nHost: b.example\r\n\r\n", 400, "Host header disagrees with URL");
-	ERR("GET http://a.example/ HTTP/1.1\r\nHost: a.example:8080\r\n\r\n", 400, "Host header disagrees with URL");
-	ERR("GET http://a.example:8080/ HTTP/1.1\r\nHost: a.example\r\n\r\n", 400, "Host header disagrees with URL");
-	ERR("GET http://192.0.2.1/ HTTP/1.1\r\nHost: [::ffff:192.0.2.1]\r\n\r\n", 400, "Host header disagrees with URL");
-	ERR("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:444\r\n\r\n", 400, "Host header disagrees with URL");
-	ERR("CONNECT a.example:443 HTTP/1.1\r\nHost: b.example\r\n\r\n", 400, "Host header disagrees with URL");
+	ERR("GET http://a.example/ HTTP/1.1\r\nHost: b.example\r\n\r\n", 400, "Host header disagrees with URL (a.example:80, Host b.example:80)");
+	ERR("GET http://a.example/ HTTP/1.1\r\nHost: a.example:8080\r\n\r\n", 400, "Host header disagrees with URL (a.example:80, Host a.example:8080)");
+	ERR("GET http://a.example:8080/ HTTP/1.1\r\nHost: a.example\r\n\r\n", 400, "Host header disagrees with URL (a.example:8080, Host a.example:80)");
+	ERR("GET http://192.0.2.1/ HTTP/1.1\r\nHost: [::ffff:192.0.2.1]\r\n\r\n", 400, "Host header disagrees with URL (192.0.2.1:80, Host [::ffff:192.0.2.1]:80)");
+	ERR("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:444\r\n\r\n", 400, "Host header disagrees with URL (a.example:443, Host a.example:444)");
+	ERR("CONNECT a.example:443 HTTP/1.1\r\nHost: b.example\r\n\r\n", 400, "Host header disagrees with URL (a.example:443, Host b.example:443)");
 	ERR("GET http://a.example/ HTTP/1.1\r\nHost: u@a.example\r\n\r\n", 400, "bad Host header");
 	ERR("GET http://a.example/ HTTP/1.1\r\nHost:\r\n\r\n", 400, "bad Host header");
 	ERR("GET http://a.example/ HTTP/1.1\r\nHost: a.example:x\r\n\r\n", 400, "bad Host header");
