@@ -54,17 +54,27 @@ static bool asked(const char *reason)
 	       strstr(reason, "nobody can answer");
 }
 
-/* The proxy could not carry the connection (the destination did not
- * answer, a name did not resolve, out of resources: 502, 503, 504): not a
- * refusal of the profile's. */
-static bool transport_failure(const json_t *f)
+/* A refusal of the proxy's own (a 4xx: a deny rule, a name resolving to
+ * a refused address, a phantom toward the wrong host, a request it would
+ * not parse; a TLS name other than the tunnel's, after the tunnel's 200; a
+ * host loopback port's address denied), not a connection it could not
+ * carry (502, 503, 504: the destination did not answer, a name did not
+ * resolve) nor a client that went away (status 0). */
+static bool refused_by_proxy(const json_t *f, const char *reason)
 {
 	long long st = json_integer_value(json_object_get(f, "status"));
-	return st == 502 || st == 503 || st == 504;
+	/* (on a host loopback port there is no status: the reasons say) */
+	return (st >= 400 && st < 500) || strstr(reason, "(SNI)") ||
+	       strstr(reason, "TLS ClientHello") || strstr(reason, "address is denied") ||
+	       strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
+	       strstr(reason, " to methods and paths, ") ||
+	       strncmp(reason, "the phantom of secret ", 22) == 0 ||
+	       strncmp(reason, "TLS on a connection warden reads as plain HTTP", 46) == 0;
 }
 
 /* A destination refused by warden's proxy. Transport failures (the client
- * hung up, a timeout) are not refusals and are left out. */
+ * hung up, a timeout, the destination down) are not refusals and are left
+ * out. */
 static void proxy_refused(struct summary *s, const json_t *f)
 {
 	const char *host = str(f, "host"), *reason = str(f, "reason");
@@ -82,11 +92,8 @@ static void proxy_refused(struct summary *s, const json_t *f)
 				      with_port ? key : host));
 	else if (json_object_get(f, "rule") && asked(reason))
 		add(s, key, xasprintf("asked by rule %s, and %s", str(f, "rule"), reason));
-	else if (!transport_failure(f) && *reason) {
-		/* a deny rule, a name resolving to a refused address, a
-		 * phantom toward the wrong host, a TLS name (SNI) other than
-		 * the tunnel's, a request the proxy would not parse (no host
-		 * to name then) */
+	else if (refused_by_proxy(f, reason)) {
+		/* a request the proxy would not parse has no host to name */
 		if (!*host || strcmp(host, "?") == 0) {
 			free(key);
 			key = xstrdup("a request to warden's proxy");

@@ -196,7 +196,8 @@ static void test_net_asked(void)
 
 /* What the proxy refused beyond its rules (a TLS name other than the
  * tunnel's) is listed with its reason; what it could not carry (502: the
- * destination did not answer) is not a refusal. */
+ * destination did not answer) and a client that hung up are not
+ * refusals. */
 static void test_proxy_other(void)
 {
 	struct audit *a = open_log("20261124T000000Z-00000009");
@@ -211,9 +212,14 @@ static void test_proxy_other(void)
 		.method = "CONNECT", .host = "down.example", .port = 443, .address = "",
 		.status = 502, .rule = "down.example", .reason = "cannot connect to the destination" }),
 		&e) == 0);
+	/* a client that hung up in its handshake: no refusal (status 0) */
+	CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+		.method = "?", .host = "", .port = 0, .address = "", .status = 0, .rule = "",
+		.reason = "client closed during the handshake" }), &e) == 0);
 	_cleanup_free_ char *out = printed(&s);
 	CHECK(strstr(out, "  127.0.0.1:8443: TLS asks for evil.example (SNI)") != NULL);
 	CHECK(strstr(out, "down.example") == NULL);
+	CHECK(strstr(out, "client closed") == NULL);
 	summary_free(&s);
 	audit_close(a);
 }
