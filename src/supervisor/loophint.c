@@ -84,9 +84,11 @@ bool loophint_host_only(struct loophint *h, int inside_diag, int family, unsigne
 	for (unsigned i = 0; i < h->ntold; i++)
 		if (h->told[i] == port)
 			return false;
-	/* anything inside at that port (either family: a dual-stack server) */
-	if (listens(inside_diag, AF_INET, port, false) != 0 ||
-	    listens(inside_diag, AF_INET6, port, false) != 0)
+	/* anything inside at that port (either family: a dual-stack server;
+	 * a family the namespace lacks answers nothing: none there) */
+	int v4 = listens(inside_diag, AF_INET, port, false);
+	int v6 = listens(inside_diag, AF_INET6, port, false);
+	if (v4 == 1 || v6 == 1 || (v4 < 0 && v6 < 0))
 		return false;
 	if (h->host_diag < 0)
 		h->host_diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
