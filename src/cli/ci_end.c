@@ -116,17 +116,24 @@ static char *slurp(int fd)
 	return buf;
 }
 
+/* All of in, from its start, to out. */
+static int copy_fd(int in, int out)
+{
+	char buf[65536];
+	ssize_t n;
+	off_t off = 0;
+	while ((n = pread(in, buf, sizeof buf, off)) > 0) {
+		if (write_all(out, buf, (size_t)n) < 0)
+			return -1;
+		off += n;
+	}
+	return n < 0 ? -1 : 0;
+}
+
 static int copy(const char *from, int out)
 {
 	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -1;
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write_all(out, buf, (size_t)n) < 0)
-			return -1;
-	return n < 0 ? -1 : 0;
+	return in < 0 ? -1 : copy_fd(in, out);
 }
 
 char *ci_artifacts_dir(const char *opt)
@@ -267,7 +274,8 @@ static char *changes_artifact(const char *id, struct ci_out *out)
 		unlinkat(out->dir, "changes.txt", 0); /* not an earlier session's */
 		return NULL;
 	}
-	bool ok = art_open(&a, out->dir, "changes.txt") >= 0 && write_all(a.fd, text, strlen(text)) == 0;
+	/* the whole list; the summary shows its first 64 KiB */
+	bool ok = art_open(&a, out->dir, "changes.txt") >= 0 && copy_fd(mem, a.fd) == 0;
 	if (art_close(&a, ok) < 0 || !ok)
 		art_failed(out, "changes.txt");
 	return text;
