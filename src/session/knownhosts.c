@@ -16,6 +16,9 @@
  * (22 for a rule without one); a glob (a @cert-authority line's
  * *.example.com) when it matches such a host or a wildcard rule of the same
  * suffix. A negation keeps nothing by itself. */
+/* SHA-1 through libcrypto's direct digest functions, as hash.c does SHA-256 */
+#define OPENSSL_API_COMPAT 10101
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "knownhosts.h"
 
 #include <fcntl.h>
@@ -24,8 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/sha.h>
 
 #include "../common/sbuf.h"
 #include "../common/util.h"
@@ -66,14 +68,52 @@ static void exact_names(const struct policy *pol, struct strv *out)
 /* Base64 (standard alphabet, padded) into out: its length, or -1. */
 static int b64(const char *s, size_t n, unsigned char *out, size_t cap)
 {
-	if (n == 0 || n % 4 || n / 4 * 3 > cap)
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	if (n == 0 || n % 4)
 		return -1;
-	int len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
-	if (len < 0)
-		return -1;
-	while (n && s[n - 1] == '=') /* EVP_DecodeBlock counts the padding in */
-		n--, len--;
-	return len;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 4) {
+		unsigned v = 0, pad = 0;
+		for (size_t j = 0; j < 4; j++) {
+			const char *c = s[i + j] ? strchr(abc, s[i + j]) : NULL;
+			if (s[i + j] == '=' && i + 4 == n && j >= 2 && (j == 3 || s[i + 3] == '='))
+				pad++, v <<= 6;
+			else if (c && !pad)
+				v = v << 6 | (unsigned)(c - abc);
+			else
+				return -1;
+		}
+		for (unsigned j = 0; j < 3 - pad; j++) {
+			if (o == cap)
+				return -1;
+			out[o++] = (unsigned char)(v >> (16 - 8 * j));
+		}
+	}
+	return (int)o;
+}
+
+/* HMAC-SHA1 (RFC 2104) of msg keyed by key (at most one SHA-1 block), as
+ * ssh hashes a known host's name; SHA-1's own rounds from libcrypto's
+ * low-level interface (the EVP and HMAC layers would be linked into the
+ * binary, and relocated at every start, for this one use). */
+static void hmac_sha1(const unsigned char *key, size_t klen, const char *msg, size_t mlen,
+		      unsigned char out[SHA_DIGEST_LENGTH])
+{
+	unsigned char k[SHA_CBLOCK] = { 0 }, pad[SHA_CBLOCK], inner[SHA_DIGEST_LENGTH];
+	memcpy(k, key, klen);
+	SHA_CTX c;
+	for (size_t i = 0; i < SHA_CBLOCK; i++)
+		pad[i] = k[i] ^ 0x36;
+	SHA1_Init(&c);
+	SHA1_Update(&c, pad, sizeof pad);
+	SHA1_Update(&c, msg, mlen);
+	SHA1_Final(inner, &c);
+	for (size_t i = 0; i < SHA_CBLOCK; i++)
+		pad[i] = k[i] ^ 0x5c;
+	SHA1_Init(&c);
+	SHA1_Update(&c, pad, sizeof pad);
+	SHA1_Update(&c, inner, sizeof inner);
+	SHA1_Final(out, &c);
 }
 
 /* Is |1|SALT|HMAC (len bytes at p) the hash of one of names? */
@@ -86,15 +126,14 @@ static bool hashed_match(const char *p, size_t len, const struct strv *names)
 	const char *salt = p + 3, *bar = memchr(salt, '|', len - 3);
 	if (!bar)
 		return false;
-	unsigned char key[64], want[64], got[EVP_MAX_MD_SIZE];
+	unsigned char key[SHA_CBLOCK], want[SHA_DIGEST_LENGTH + 2], got[SHA_DIGEST_LENGTH];
 	int kl = b64(salt, (size_t)(bar - salt), key, sizeof key);
 	int wl = b64(bar + 1, len - (size_t)(bar + 1 - p), want, sizeof want);
-	if (kl <= 0 || wl != 20)
+	if (kl <= 0 || wl != SHA_DIGEST_LENGTH)
 		return false;
 	for (size_t i = 0; i < names->n; i++) {
-		unsigned gl = 0;
-		if (HMAC(EVP_sha1(), key, kl, (const unsigned char *)names->v[i],
-			 strlen(names->v[i]), got, &gl) && gl == 20 && memcmp(got, want, 20) == 0)
+		hmac_sha1(key, (size_t)kl, names->v[i], strlen(names->v[i]), got);
+		if (memcmp(got, want, SHA_DIGEST_LENGTH) == 0)
 			return true;
 	}
 	return false;
