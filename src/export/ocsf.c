@@ -260,7 +260,9 @@ static json_t *file_activity(json_t *ev, const struct ocsf_ctx *c)
 		const char *op;
 		int activity;
 	} ops[] = { { "open", 14 }, { "unlink", 4 }, { "rename", 5 }, { "link", 1 }, { "symlink", 1 },
-		    { "mkdir", 1 }, { "mknod", 1 }, { "truncate", 3 }, { "read", 2 } };
+		    { "mkdir", 1 }, { "mknod", 1 }, { "truncate", 3 }, { "read", 2 },
+		    /* a file's times: Set Attributes; its mode and owner: Set Security */
+		    { "utime", 6 }, { "chmod", 7 }, { "chown", 7 } };
 	const char *op = str(ev, "op");
 	int activity = 99;
 	for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; i++)

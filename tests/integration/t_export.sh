@@ -24,7 +24,7 @@ ex_logs() { ls -tr "$HOME/.local/state/warden/"*.jsonl; }
 # and an alert; its log in EX_LOG.
 ex_session() {
 	printf 'risk warn off\nrisk freeze off\nrisk kill off\naudit files\n' >"$T_TMP/ex.profile"
-	wsh 'echo x >f1; mv f1 f2; rm f2; ./wprobe connect 192.0.2.1 80; ./wprobe mount; true' --profile "$T_TMP/ex.profile"
+	wsh 'echo x >f1; chmod 600 f1; touch -d @0 f1; mv f1 f2; rm f2; ./wprobe connect 192.0.2.1 80; ./wprobe mount; true' --profile "$T_TMP/ex.profile"
 	assert_rc 0 'the session'
 	EX_LOG=$(ex_logs | tail -n 1)
 	[[ -n $EX_LOG ]] || fatal 'no session log'
@@ -72,6 +72,9 @@ net = [o for o in out if o["class_uid"] == 4001 and o["dst_endpoint"].get("ip") 
 assert net and net[0]["activity_id"] == 5 and net[0]["dst_endpoint"]["port"] == 80, "no refused connect to 192.0.2.1:80"
 assert net[0]["action_id"] == 2 and set(net[0]["metadata"]["profiles"]) == {"host", "security_control"}, net[0]["metadata"]
 assert any(o["class_uid"] == 1001 and o["activity_id"] == 5 for o in out), "no rename"
+# a mode set: Set Security; a file's times: Set Attributes (they were Other)
+assert any(o["class_uid"] == 1001 and o["activity_id"] == 7 and o["unmapped"]["op"] == "chmod" for o in out), "no chmod as Set Security"
+assert any(o["class_uid"] == 1001 and o["activity_id"] == 6 and o["unmapped"]["op"] == "utime" for o in out), "no utime as Set Attributes"
 assert any(o["class_uid"] == 2004 and o["finding_info"]["title"] == "escape.mount" for o in out), "no escape.mount finding"
 PY
 	assert_err_match 'not exported \(no OCSF class\):.*session\.start 1' 'the kinds left out are said'
