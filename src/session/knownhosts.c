@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include "../common/sbuf.h"
@@ -65,31 +66,18 @@ static void exact_names(const struct policy *pol, struct strv *out)
 		}
 }
 
-/* Base64 (standard alphabet, padded) into out: its length, or -1. */
+/* Base64 (standard alphabet, padded) into out: its length, or -1. As
+ * certcopy.c decodes a certificate: EVP_DecodeBlock (the encoding layer,
+ * linked already), which counts the padding in. */
 static int b64(const char *s, size_t n, unsigned char *out, size_t cap)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	if (n == 0 || n % 4)
+	if (n == 0 || n % 4 || n / 4 * 3 > cap)
 		return -1;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 4) {
-		unsigned v = 0, pad = 0;
-		for (size_t j = 0; j < 4; j++) {
-			const char *c = s[i + j] ? strchr(abc, s[i + j]) : NULL;
-			if (s[i + j] == '=' && i + 4 == n && j >= 2 && (j == 3 || s[i + 3] == '='))
-				pad++, v <<= 6;
-			else if (c && !pad)
-				v = v << 6 | (unsigned)(c - abc);
-			else
-				return -1;
-		}
-		for (unsigned j = 0; j < 3 - pad; j++) {
-			if (o == cap)
-				return -1;
-			out[o++] = (unsigned char)(v >> (16 - 8 * j));
-		}
-	}
-	return (int)o;
+	size_t pad = s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
+	if (memchr(s, '=', n - pad))
+		return -1;
+	int got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	return got < (int)pad ? -1 : got - (int)pad;
 }
 
 /* HMAC-SHA1 (RFC 2104) of msg keyed by key (at most one SHA-1 block), as
