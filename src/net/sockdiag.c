@@ -119,3 +119,11 @@ bool sockdiag_released(int diag, const struct sockdiag_pair *p, unsigned long in
 	unsigned long now;
 	return question(diag, p, &now) == 0 && now != ino;
 }
+
+int sockdiag_own(void)
+{
+	static int fd = -1;
+	if (fd < 0)
+		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return fd;
+}

@@ -43,3 +43,8 @@ bool sockdiag_released(int diag, const struct sockdiag_pair *p, unsigned long in
 
 /* Both: the far end's inode for the connection fd. */
 unsigned long sockdiag_peer_inode(int diag, int fd);
+
+/* The process's own sock_diag socket (opened once, kept): its network
+ * namespace is the host's (or whichever warden runs in), where a host
+ * tool binds or listens; -1 when it cannot be had. */
+int sockdiag_own(void);

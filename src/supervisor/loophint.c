@@ -12,21 +12,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../net/sockdiag.h"
-
-void loophint_init(struct loophint *h)
-{
-	*h = (struct loophint){ .host_diag = -1 };
-}
-
-void loophint_free(struct loophint *h)
-{
-	if (h->host_diag >= 0)
-		close(h->host_diag);
-	h->host_diag = -1;
-}
 
 struct listen_q {
 	unsigned short port;  /* network order */
@@ -90,10 +77,9 @@ bool loophint_host_only(struct loophint *h, int inside_diag, int family, unsigne
 	int v6 = listens(inside_diag, AF_INET6, port, false);
 	if (v4 == 1 || v6 == 1 || (v4 < 0 && v6 < 0))
 		return false;
-	if (h->host_diag < 0)
-		h->host_diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	bool host = listens(h->host_diag, family, port, true) == 1 ||
-		    (family == AF_INET && listens(h->host_diag, AF_INET6, port, true) == 1);
+	int host_diag = sockdiag_own();
+	bool host = listens(host_diag, family, port, true) == 1 ||
+		    (family == AF_INET && listens(host_diag, AF_INET6, port, true) == 1);
 	if (host)
 		h->told[h->ntold++] = (unsigned short)port;
 	return host;

@@ -13,7 +13,6 @@
 struct loophint {
 	unsigned short told[LOOPHINT_PORTS]; /* ports said already */
 	unsigned ntold;
-	int host_diag;                       /* sock_diag in warden's own namespace; -1 */
 	/* the connect noted, looked at once it has its answer (the host's
 	 * listeners are not timed through the agent's own call): port 0 none */
 	int family;
@@ -21,11 +20,9 @@ struct loophint {
 	long pid, host_pid;
 };
 
-void loophint_init(struct loophint *h);
-void loophint_free(struct loophint *h);
-
 /* port (of family AF_INET or AF_INET6) on the sandbox's loopback, asked
- * of inside_diag (the sandbox's sock_diag socket): true, once per port,
- * when nothing listens there inside and something listens on the host's
- * loopback (or all its addresses) at that port. */
+ * of inside_diag (the sandbox's sock_diag socket; the host's side is
+ * sockdiag_own's), h zeroed at first: true, once per port, when nothing
+ * listens there inside and something listens on the host's loopback (or
+ * all its addresses) at that port. */
 bool loophint_host_only(struct loophint *h, int inside_diag, int family, unsigned port);

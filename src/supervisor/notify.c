@@ -129,7 +129,6 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	 * compilers queue on one CPU while the other idles (bench/README.md,
 	 * the build notebook) */
 	n->diag = cfg->diag;
-	loophint_init(&n->loop);
 	n->log = cfg->log;
 	n->stop = cfg->stop;
 	n->execs = cfg->execs;
@@ -168,7 +167,6 @@ void notifier_free(struct notifier *n)
 	filewhy_free(n->why);
 	if (n->pidns >= 0)
 		close(n->pidns);
-	loophint_free(&n->loop);
 	reserve_give(n);
 	seccomp_notify_free(n->req, NULL);
 	free(n->guarded);

@@ -77,16 +77,6 @@ int unixconn_bound(int diag, dev_t dev, ino_t ino)
 	return sockdiag_ask(diag, &q, sizeof q, bound_to, &b) < 0 ? -1 : b.found;
 }
 
-/* The supervisor's own sock_diag socket: its network namespace is the
- * host's (or whichever it runs in), where a host tool binds. */
-static int own_diag(void)
-{
-	static int fd = -1;
-	if (fd < 0)
-		fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	return fd;
-}
-
 /* The hook socket (SANDBOX_HOOK_SOCK), once sock_diag has found it bound
  * inside: on the sandbox's read-only root, that name and its inode stay
  * the session's, so a hook's connect (one per tool call) skips the dump. */
@@ -126,7 +116,7 @@ static int resolve(int diag, pid_t pid, const char *sun_path, struct unixconn_re
 		hook_sock.known = true, hook_sock.dev = st.st_dev, hook_sock.ino = st.st_ino;
 	if (in != 1) {
 		/* not the sandbox's: the host's (refused), or nobody's */
-		int out = own_diag() >= 0 ? unixconn_bound(own_diag(), st.st_dev, st.st_ino) : -1;
+		int out = sockdiag_own() >= 0 ? unixconn_bound(sockdiag_own(), st.st_dev, st.st_ino) : -1;
 		if (out != 0 || in < 0) {
 			r->verdict = UNIXCONN_HOST;
 			r->err = EPERM;
