@@ -123,14 +123,16 @@ test_files_rmdir_recorded() {
 # A file's mode, owner and times changed are on the record, each under
 # the file's path: fchmod on a descriptor opened read-only, chmod through
 # /proc/self/fd/N, mkfifo (mknod), chown, fchown, lchown, fchownat, utime
-# and utimes by path; refused ones with why (a read-only mount, a
-# protected path). A file's times set through a descriptor (futimens,
+# and utimes by path, fchownat and utimensat naming a descriptor's file
+# by an empty path (AT_EMPTY_PATH, through ctypes); refused ones with why
+# (a read-only mount, a protected path). A file's times set through a descriptor (futimens,
 # what touch and cp -p call on a file they have just opened for writing)
 # only with `audit files`.
 test_files_attrs_recorded() {
 	have python3 || skip 'no python3'
 	printf 'x\n' >keep.txt
 	printf 'y\n' >old.txt
+	printf 'z\n' >empty.txt
 	printf 'export A=1\n' >.envrc
 	local py='
 import os
@@ -153,6 +155,16 @@ t("futimens", lambda: os.utime(fd, (5, 5)))
 t("etc", lambda: os.chmod("/etc/passwd", 0o644))
 t("etctime", lambda: os.utime("/etc/passwd"))
 t("envrc", lambda: os.chown(".envrc", u, g))
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+class TS(ctypes.Structure):
+    _fields_ = [("s", ctypes.c_long), ("ns", ctypes.c_long)]
+def c(n, r):
+    print(n, "ok" if r == 0 else "refused %d" % ctypes.get_errno())
+for name in ("empty.txt", ".envrc"):
+    e = os.open(name, os.O_RDONLY)
+    c(name + " fchownat-empty", libc.fchownat(e, b"", u, g, 0x1000))
+    c(name + " utimensat-empty", libc.syscall(280, e, b"", (TS * 2)(TS(7, 0), TS(7, 0)), 0x1000))
 print("done")'
 	wrun --profile "$(no_detect_actions)" -- python3 -c "$py"
 	assert_out_line done
@@ -160,9 +172,11 @@ print("done")'
 	for w in fchmod procfd mkfifo chown fchown lchown fchownat utime futimens; do
 		assert_out_line "$w ok" "$w"
 	done
-	for w in etc etctime envrc; do
+	for w in etc etctime envrc '.envrc fchownat-empty' '.envrc utimensat-empty'; do
 		assert_out_match "^$w refused" "$w refused"
 	done
+	assert_out_line 'empty.txt fchownat-empty ok'
+	assert_out_line 'empty.txt utimensat-empty ok'
 	fl_events
 	fl_op chmod fchmod "$WS/keep.txt" allow
 	fl_op chmod chmod "$WS/keep.txt" allow
@@ -176,6 +190,11 @@ print("done")'
 	fl_op chmod chmod /etc/passwd deny 'read-only mount'
 	fl_op utime utimensat /etc/passwd deny 'read-only mount'
 	fl_op chown chown "$WS/.envrc" deny 'protected path'
+	# an empty path with AT_EMPTY_PATH names the fd's file
+	fl_op chown fchownat "$WS/empty.txt" allow
+	fl_op utime utimensat "$WS/empty.txt" allow
+	fl_op chown fchownat "$WS/.envrc" deny 'protected path'
+	fl_op utime utimensat "$WS/.envrc" deny 'protected path'
 	grep -F '"op":"utime"' <<<"$FL" | matches -F "\"path\":\"$WS/keep.txt\"" &&
 		fail "futimens recorded by default: $(excerpt "$FL")"
 	[[ $(stat -c %Y old.txt) == 0 ]] || fail 'old.txt kept its time on the host'
