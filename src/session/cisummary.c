@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/shown.h"
 #include "../common/util.h"
 
 #define CI_KEEP 256 /* distinct keys kept per table; more only counted */
@@ -196,43 +197,35 @@ int cisummary_max_severity(const struct cisummary *c)
 	return -1;
 }
 
-/* Markdown table cells: no newline, no '|', and no control byte (a name
- * the agent chose, with a terminal's escape sequence in it, is shown as
- * \xHH, as `warden log show` shows it, never acting on a terminal that
- * prints the summary). */
+/* Markdown table cells: no newline (a space), no '|', no backquote, and
+ * what would act on a terminal or reorder what a reader sees shown as
+ * shown.h shows it (a name the agent chose, with an escape sequence or a
+ * bidirectional control in it, reads as \xHH or \uHHHH, as `warden log
+ * show` shows it, on the runner's page and on a terminal printing the
+ * summary alike). */
 static void cell(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char b = (unsigned char)*s;
-		if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else if (b < 0x20 || b == 0x7f)
-			fprintf(f, "\\x%02x", b);
-		else
-			fputs(*s == '|' ? "\\|" : *s == '`' ? "'" : (char[2]){ *s, 0 }, f);
-	}
+	_cleanup_free_ char *flat = xstrdup(s ? s : "");
+	for (char *p = flat; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	_cleanup_free_ char *t = text_shown(flat);
+	for (const char *p = t; *p; p++)
+		fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){ *p, 0 }, f);
 }
 
-/* A fenced block of text: control bytes as \xHH (a newline kept), no line
- * that could close the fence early. */
+/* A fenced block of text, each line shown as a cell's text is (its
+ * newline kept), no line that could close the fence early. */
 static void block(FILE *f, const char *text)
 {
 	fputs("```\n", f);
-	bool start = true;
-	for (const char *p = text; *p; p++) {
-		unsigned char b = (unsigned char)*p;
-		if (start && strncmp(p, "```", 3) == 0)
-			fputc(' ', f);
-		if (b == '\n')
-			fputc('\n', f);
-		else if (b < 0x20 || b == 0x7f)
-			fprintf(f, "\\x%02x", b);
-		else
-			fputc(*p, f);
-		start = b == '\n';
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		_cleanup_free_ char *line = xasprintf("%.*s", (int)n, p);
+		_cleanup_free_ char *t = text_shown(line);
+		fprintf(f, "%s%s\n", strncmp(t, "```", 3) == 0 ? " " : "", t);
+		p += n + (p[n] == '\n');
 	}
-	if (!start)
-		fputc('\n', f);
 	fputs("```\n", f);
 }
 

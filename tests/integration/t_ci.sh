@@ -167,7 +167,9 @@ test_ci_artifacts_unusable() {
 # said "passed"); a session --fail-on fails gives the command's own exit
 # status too; the risk peak is the score's highest (a medium and a low
 # alert: 12, where the `risk` events mark only the threshold 10 crossed);
-# a program name with a terminal's escape sequences is shown escaped.
+# a program name with a terminal's escape sequences, or with a
+# right-to-left override that would make it read as another, is shown
+# escaped.
 test_ci_summary_says() {
 	ci_env
 	have python3 || skip 'python3 is not installed'
@@ -184,13 +186,16 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1]
 	grep -qE "^- warden's error: .*$port" "$ART/summary.md" || fail "the summary gives no error: $(excerpt "$(cat "$ART/summary.md")")"
 	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
 	cp /bin/true "$(printf 'x\033]0;pwned\007')"
-	wsh 'env >/dev/null; cat /proc/self/environ >/dev/null; ./x*; exit 3' --profile "$T_TMP/quiet" --fail-on low
+	cp /bin/true "$(printf 'y\u202etxt.sh')"
+	wsh 'env >/dev/null; cat /proc/self/environ >/dev/null; ./x*; ./y*; exit 3' --profile "$T_TMP/quiet" --fail-on low
 	assert_rc 123
 	grep -qF -- "- exit status: 123 (an alert at or above --fail-on; the command's own: 3)" "$ART/summary.md" ||
 		fail "no command status: $(grep 'exit status' "$ART/summary.md")"
 	grep -qE 'risk peak 12\.0$' "$ART/summary.md" || fail "not the peak: $(grep 'risk peak' "$ART/summary.md")"
 	! grep -qF "$(printf '\033')" "$ART/summary.md" || fail 'an escape byte in the summary'
 	grep -qF 'x\x1b]0;pwned\x07' "$ART/summary.md" || fail "the program not shown escaped: $(grep -F pwned "$ART/summary.md")"
+	! grep -qF "$(printf '\u202e')" "$ART/summary.md" || fail 'a right-to-left override in the summary'
+	grep -qF 'y\u202etxt.sh' "$ART/summary.md" || fail "the program not shown escaped: $(grep -F txt.sh "$ART/summary.md")"
 }
 
 # --no-ci: CI=true or not, no artifacts.
