@@ -185,12 +185,15 @@ static void write_summary(const struct cisummary *c, const struct cisummary_end 
 			  struct ci_out *out)
 {
 	struct artifact a;
-	FILE *f = art_open(&a, out->dir, "summary.md") >= 0 ? fdopen(dup(a.fd), "w") : NULL;
-	if (f)
-		cisummary_write(c, x, f);
-	bool ok = f && fclose(f) == 0;
-	if (art_close(&a, ok) < 0 || !ok)
-		art_failed(out, "summary.md");
+	FILE *f = NULL;
+	if (out) {
+		f = art_open(&a, out->dir, "summary.md") >= 0 ? fdopen(dup(a.fd), "w") : NULL;
+		if (f)
+			cisummary_write(c, x, f);
+		bool ok = f && fclose(f) == 0;
+		if (art_close(&a, ok) < 0 || !ok)
+			art_failed(out, "summary.md");
+	}
 	const char *gh = getenv("GITHUB_STEP_SUMMARY");
 	if (!gh || !*gh || !(f = step_summary(gh)))
 		return;
@@ -281,16 +284,10 @@ static char *changes_artifact(const char *id, struct ci_out *out)
 	return text;
 }
 
-/* The artifacts directory, made when missing (the session made and checked
- * it when it got that far: layout.h) and opened; never through a symbolic
- * link as its last component. */
+/* The artifacts directory the session made and checked (layout.h),
+ * opened; never through a symbolic link as its last component. */
 static int artifacts_open(const char *dir)
 {
-	if (mkdir_p(dir, 0755, NULL) < 0) {
-		wnote("--ci: cannot make the artifacts directory %s (--artifacts DIR): %s", dir,
-		      strerror(errno));
-		return -1;
-	}
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		wnote("--ci: cannot open the artifacts directory %s (--artifacts DIR): %s", dir,
@@ -299,9 +296,27 @@ static int artifacts_open(const char *dir)
 	return fd;
 }
 
-int ci_end(const struct cisummary *c, const struct ci_opts *o, int status, const char *error)
+/* A session that stopped before its artifacts directory was checked, or
+ * that refused it: nothing written there (it may be a .git directory,
+ * ~/.ssh, a directory the session would not make), the summary only to
+ * $GITHUB_STEP_SUMMARY, which the runner made. */
+static int no_artifacts(const struct cisummary *c, const struct ci_opts *o, int status,
+			const char *error)
 {
 	_cleanup_free_ char *dir = ci_artifacts_dir(o->artifacts);
+	wnote("--ci: no artifacts written to %s: warden refused that directory, or stopped before "
+	      "it had checked it (above)", dir);
+	struct cisummary_end x = { .status = status, .command_status = status, .fail_on = o->fail_on,
+				   .error = error, .not_evaluated = true };
+	write_summary(c, &x, NULL);
+	return status == 0 ? EXIT_WARDEN : status;
+}
+
+int ci_end(const struct cisummary *c, const struct ci_opts *o, int status, const char *error)
+{
+	const char *dir = cisummary_artifacts(c);
+	if (!dir)
+		return no_artifacts(c, o, status, error);
 	_cleanup_close_ int dfd = artifacts_open(dir);
 	if (dfd < 0)
 		return status == 0 ? EXIT_WARDEN : status;

@@ -27,7 +27,7 @@ struct table {
 };
 
 struct cisummary {
-	char *log, *id, *workspace;
+	char *log, *id, *workspace, *artifacts;
 	struct table refused, alerts, dests, execs, actions;
 	unsigned long by_sev[4];
 	double risk_peak;
@@ -68,6 +68,7 @@ void cisummary_free(struct cisummary *c)
 	free(c->log);
 	free(c->id);
 	free(c->workspace);
+	free(c->artifacts);
 	free(c);
 }
 
@@ -189,6 +190,14 @@ const char *cisummary_log(const struct cisummary *c) { return c->log; }
 const char *cisummary_id(const struct cisummary *c) { return c->id; }
 const char *cisummary_workspace(const struct cisummary *c) { return c->workspace; }
 
+void cisummary_set_artifacts(struct cisummary *c, const char *dir)
+{
+	free(c->artifacts);
+	c->artifacts = xstrdup(dir);
+}
+
+const char *cisummary_artifacts(const struct cisummary *c) { return c->artifacts; }
+
 int cisummary_max_severity(const struct cisummary *c)
 {
 	for (int i = 3; i >= 0; i--)
@@ -287,6 +296,9 @@ void cisummary_write(const struct cisummary *c, const struct cisummary_end *x, F
 			x->verify);
 	if (x->artifacts)
 		fprintf(f, "- artifacts: `%s`\n", x->artifacts);
+	else
+		fputs("- artifacts: none (warden refused their directory, or stopped before it had "
+		      "checked it)\n", f);
 	table_write(f, "Alerts", &c->alerts, "rule (severity) | what");
 	table_write(f, "Refusals", &c->refused, "what | reason");
 	table_write(f, "Actions", &c->actions, "action | reason");

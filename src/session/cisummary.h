@@ -22,6 +22,12 @@ const char *cisummary_log(const struct cisummary *c);
 const char *cisummary_id(const struct cisummary *c);
 const char *cisummary_workspace(const struct cisummary *c);
 
+/* The artifacts directory the session checked and made (layout.h), or
+ * NULL: the session stopped before it (or refused it), and nothing may be
+ * written there. */
+void cisummary_set_artifacts(struct cisummary *c, const char *dir);
+const char *cisummary_artifacts(const struct cisummary *c);
+
 /* The highest severity of the session's alerts: 0 low .. 3 critical; -1
  * when there was none. */
 int cisummary_max_severity(const struct cisummary *c);

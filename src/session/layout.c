@@ -131,8 +131,8 @@ static int place(const char *arg, const char *what, const struct policy *pol, co
  * fails the session before its command runs, not after); in the workspace,
  * protected for the session, so that the agent leaves nothing there for
  * warden to write through or the job to upload as warden's. */
-static int artifacts_place(const char *dir, struct policy *pol, const char *ws, const char *home,
-			   struct werr *e)
+static int artifacts_place(struct session_layout *l, const char *dir, struct policy *pol,
+			   const char *ws, const char *home, struct werr *e)
 {
 	_cleanup_free_ char *res = NULL;
 	bool inside = false;
@@ -140,6 +140,7 @@ static int artifacts_place(const char *dir, struct policy *pol, const char *ws, 
 		return -1;
 	if (inside && !strv_contains(&pol->protect, res + strlen(ws) + 1))
 		strv_push(&pol->protect, res + strlen(ws) + 1);
+	l->artifacts = steal_ptr(&res);
 	return 0;
 }
 
@@ -187,7 +188,7 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 	}
 	if (l->scratch && policy_add_path(pol, l->scratch, POLICY_RW, "--scratch", e) < 0)
 		return -1;
-	return o->artifacts ? artifacts_place(o->artifacts, pol, ws, home, e) : 0;
+	return o->artifacts ? artifacts_place(l, o->artifacts, pol, ws, home, e) : 0;
 }
 
 /* A plan outside the workspace, watching the wall clock's steps with the
@@ -259,6 +260,7 @@ void layout_free(struct session_layout *l)
 	free(l->plans);
 	free(l->planned);
 	free(l->scratch);
+	free(l->artifacts);
 	strv_free(&l->outputs);
 	free(l->task);
 	free(l->task_branch);

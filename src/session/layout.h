@@ -21,6 +21,7 @@ struct session_layout {
 	bool scratch_made;     /* made by warden for this session: removed at its end */
 	struct strv outputs;   /* resolved host paths (the same inside), each a directory */
 	bool output_inside;    /* one of them lies in the workspace */
+	char *artifacts;       /* --ci's artifacts directory, resolved, made and checked; or NULL */
 	char *task;            /* --task NAME, or NULL */
 	char *task_branch;     /* its branch (git) or NULL (a copy) */
 	char *task_repo;       /* the repository (git) or the source directory (a copy) */

@@ -260,6 +260,9 @@ static int spec_workspace(const struct session_opts *o, struct policy *pol, cons
 		.scratch = o->scratch, .outputs = o->outputs, .artifacts = o->ci_artifacts }, pol,
 		s->workspace, home, e) < 0)
 		return -1;
+	/* what --ci's end may write into: only a directory checked here */
+	if (o->ci_summary && lay->artifacts)
+		cisummary_set_artifacts(o->ci_summary, lay->artifacts);
 	s->workspace_ro = lay->read_only;
 	if (s->workspace_ro && o->review)
 		return werr_set(e, 0, "--review and a read-only workspace: nothing would reach the "

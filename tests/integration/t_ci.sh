@@ -162,6 +162,27 @@ test_ci_artifacts_unusable() {
 	[[ -f $T_TMP/art/summary.md ]] || fail 'no summary.md'
 }
 
+# An artifacts directory warden refuses is left as it was: nothing made
+# or written there at the end (a .git in a workspace that is no
+# repository, a credential directory of the home), the summary only in
+# $GITHUB_STEP_SUMMARY, saying there are no artifacts.
+test_ci_artifacts_refused_untouched() {
+	ci_env
+	wsh 'echo ran' --artifacts .git
+	assert_rc 125
+	assert_out_lacks ran 'the command ran'
+	assert_err_match 'refusing --artifacts .*\.git' 'the reason'
+	assert_err_match 'no artifacts written to \.git' 'no artifacts said'
+	[[ ! -e .git ]] || fail "a .git made in the workspace: $(ls -la .git)"
+	mkdir -p "$HOME/.ssh"
+	wsh 'echo ran' --artifacts "$HOME/.ssh/ci"
+	assert_rc 125
+	assert_err_match 'refusing --artifacts' 'the reason'
+	[[ ! -e $HOME/.ssh/ci ]] || fail "written in ~/.ssh: $(ls -la "$HOME/.ssh/ci")"
+	matches -F -- '- artifacts: none (warden refused their directory' <"$GITHUB_STEP_SUMMARY" ||
+		fail "the step summary does not say: $(excerpt "$(<"$GITHUB_STEP_SUMMARY")")"
+}
+
 # The summary of a session warden could not run (a published port already
 # in use) says warden failed and why, and --fail-on was not evaluated (it
 # said "passed"); a session --fail-on fails gives the command's own exit
