@@ -14,20 +14,20 @@ static const struct cli_opt run_opts[] = {
 	{ "workspace", 'w', true, CLI_DIR, "DIR", NULL, "the workspace (default: the current directory)" },
 	{ "profile", 'p', true, CLI_FILE, "FILE", NULL, "a profile layered on the built-in default" },
 	{ "env", 'e', true, CLI_TEXT, "NAME[=VALUE]", NULL,
-	  "pass the variable NAME from this environment, or set NAME=VALUE inside" },
+	  "pass the variable NAME from this environment, or set NAME=VALUE inside (repeatable)" },
 	{ "log", 'l', true, CLI_WORDS, "TARGET", "syslog journald syslog,journald",
-	  "also send every audit event to syslog or journald" },
+	  "also send every audit event to syslog or journald (repeatable)" },
 	{ "stream", 'm', false, CLI_TEXT, "otlp=URL|ocsf=FILE", NULL,
-	  "send events live to an OTLP collector, or append them to FILE as OCSF lines" },
+	  "send events live to an OTLP collector, or append them to FILE as OCSF lines (repeatable: one of each)" },
 	{ "allow-net", 'n', true, CLI_TEXT, "PATTERN",  NULL,
-	  "allow a destination through the proxy: host, *.suffix or IP, optional :port" },
+	  "allow a destination through the proxy: host, *.suffix or IP, optional :port (repeatable)" },
 	{ "publish", 'P', false, CLI_TEXT, "[HOST_PORT:]PORT", NULL,
 	  "the host's 127.0.0.1:HOST_PORT (and [::1]) leads to PORT inside (repeatable)" },
 	{ "quiet", 'q', true, CLI_NONE, NULL, NULL, "no list of what was refused at the end" },
 	{ "agent", 'A', false, CLI_WORDS, "NAME", "claude codex none",
 	  "use the built-in profile of agent NAME ('none': no agent profile)" },
 	{ "secret", 's', false, CLI_TEXT, "NAME[@HOST,...]", NULL,
-	  "keep the variable NAME's value outside; a phantom inside, the real value sent to HOST only" },
+	  "keep the variable NAME's value outside; a phantom inside, the real value sent to HOST only (repeatable)" },
 	{ "state", 'S', false, CLI_DIR, "DIR", NULL, "keep the agent's state in DIR" },
 	{ "review", 'R', false, CLI_NONE, NULL, NULL,
 	  "write nothing to the workspace; warden diff, apply or discard decide after" },
@@ -42,7 +42,7 @@ static const struct cli_opt run_opts[] = {
 	{ "ssh-agent", 'G', false, CLI_NONE, NULL, NULL,
 	  "your SSH agent's keys usable inside (never the keys themselves)" },
 	{ "ssh-key", 'k', false, CLI_TEXT, "KEY", NULL,
-	  "with --ssh-agent: only this key (SHA256:... or its comment; repeatable)" },
+	  "with --ssh-agent: only this key, SHA256:... or its comment (repeatable)" },
 	{ "ci", 'C', false, CLI_NONE, NULL, NULL,
 	  "CI mode (on when CI=true): no terminal; a summary and artifacts at the end" },
 	{ "no-ci", 'N', false, CLI_NONE, NULL, NULL, "not CI mode, even with CI=true" },
@@ -192,7 +192,7 @@ static const struct cli_opt log_show_opts[] = {
 	{ "json", 'j', false, CLI_NONE, NULL, NULL, "the matching lines exactly as logged (JSON Lines)" },
 	{ "follow", 'f', true, CLI_NONE, NULL, NULL, "then keep reading the live session until it ends" },
 	{ "event", 'E', false, CLI_TEXT, "KIND", NULL,
-	  "only this kind of event (repeatable; 'session': its start and end)" },
+	  "only this kind of event, 'session': its start and end (repeatable)" },
 	{ "pid", 'P', false, CLI_TEXT, "PID", NULL, "only events of this process" },
 	{ "since", 'S', false, CLI_TEXT, "TIME", NULL, "only events at or after TIME" },
 	{ "until", 'U', false, CLI_TEXT, "TIME", NULL, "only events at or before TIME" },
@@ -415,6 +415,34 @@ static void build(const struct cli_cmd *c)
 	}
 }
 
+/* The options with an argument given so far in the parse under way (their
+ * first argument), for an option given twice. */
+static struct {
+	int val;
+	const char *arg;
+} given[OPTS_MAX];
+static size_t ngiven;
+
+/* An option given once at most: its second time said, as '?'. */
+static int once(const struct cli_cmd *c, int val)
+{
+	const struct cli_opt *o = c->opts;
+	while (o && o->name && o->val != val)
+		o++;
+	if (!o || !o->name || o->arg == CLI_NONE || strstr(o->help, CLI_REPEATABLE))
+		return val;
+	for (size_t i = 0; i < ngiven; i++)
+		if (given[i].val == val) {
+			fprintf(stderr, "warden: --%s given twice ('%.200s', then '%.200s'): give it "
+					"once%s\n", o->name, given[i].arg, optarg,
+				val == 'p' ? " (to layer one profile on another, `include` it)" : "");
+			return '?';
+		}
+	if (ngiven < OPTS_MAX)
+		given[ngiven++] = (typeof(given[0])){ val, optarg };
+	return val;
+}
+
 int cli_getopt(int argc, char **argv, const char *path)
 {
 	const struct cli_cmd *c = cli_find(path);
@@ -424,5 +452,8 @@ int cli_getopt(int argc, char **argv, const char *path)
 	}
 	if (built.cmd != c)
 		build(c);
-	return getopt_long(argc, argv, built.shortopts, built.longopts, NULL);
+	if (optind <= 1 || built.cmd != c)
+		ngiven = 0;
+	int r = getopt_long(argc, argv, built.shortopts, built.longopts, NULL);
+	return r == -1 || r == '?' || r == ':' ? r : once(c, r);
 }

@@ -29,8 +29,13 @@ struct cli_opt {
 	enum cli_arg arg;    /* CLI_NONE: takes no argument */
 	const char *metavar; /* the argument's name in help (FILE, NAME, ...) */
 	const char *words;   /* CLI_WORDS: the choices, space separated */
-	const char *help;    /* one line */
+	const char *help;    /* one line; ending in CLI_REPEATABLE when the option
+			      * may be given more than once (a list): any other
+			      * option with an argument given twice is refused by
+			      * cli_getopt, never silently the last one counting */
 };
+
+#define CLI_REPEATABLE "(repeatable"
 
 struct cli_cmd {
 	const char *name;             /* "run", or a subcommand's own word ("show") */
@@ -52,7 +57,9 @@ const struct cli_cmd *cli_find(const char *path);
 
 /* getopt_long over the options of the command at PATH (which must exist):
  * the long options and the short ones (with their arguments) come from the
- * table. Same contract as getopt_long (optind, optarg, -1 at the end). */
+ * table. Same contract as getopt_long (optind, optarg, -1 at the end), and
+ * an option with an argument given a second time (not CLI_REPEATABLE) is
+ * said on stderr and returned as '?'. A parse starts with optind 1 (or 0). */
 int cli_getopt(int argc, char **argv, const char *path);
 
 /* The argument kind's name as the completion scripts and tests see it. */

@@ -90,8 +90,6 @@ static const char run_usage[] =
 	"executed; 127 if it was not found; 123 (CI mode) after an alert at or above\n"
 	"--fail-on.\n";
 
-/* A bad --publish (not a port, a host port twice). */
-#define EXIT_USAGE_PUBLISH 2
 
 /* run_parse's answer when the session should run. */
 #define RUN_GO (-1)
@@ -143,16 +141,19 @@ static bool log_arg(const char *arg, struct session_opts *o)
 	return true;
 }
 
-/* A --stream argument: otlp=URL or ocsf=FILE. Says why on stderr when it
- * is not one. */
+/* A --stream argument: otlp=URL or ocsf=FILE, each kind once. Says why on
+ * stderr when it is not one. */
 static bool stream_arg(const char *arg, struct session_opts *o)
 {
-	if (strncmp(arg, "otlp=", 5) == 0 && arg[5]) {
-		o->stream_otlp = arg + 5;
-		return true;
+	bool otlp = strncmp(arg, "otlp=", 5) == 0, ocsf = strncmp(arg, "ocsf=", 5) == 0;
+	const char **to = otlp ? &o->stream_otlp : ocsf ? &o->stream_ocsf : NULL;
+	if (to && *to) {
+		fprintf(stderr, "warden: --stream given twice for %.4s ('%.200s', then '%.200s'): "
+				"give it once\n", arg, *to, arg + 5);
+		return false;
 	}
-	if (strncmp(arg, "ocsf=", 5) == 0 && arg[5]) {
-		o->stream_ocsf = arg + 5;
+	if (to && arg[5]) {
+		*to = arg + 5;
 		return true;
 	}
 	fprintf(stderr, "warden: --stream '%.200s': takes otlp=URL (an OTLP/HTTP collector) or "
@@ -186,27 +187,15 @@ struct ci_args {
 };
 
 /* --ci, --no-ci, --artifacts, --fail-on: true when c was one of them;
- * *bad set for a --fail-on that names no severity, or either of the two
- * given twice. */
+ * *bad set for a --fail-on that names no severity (either given twice is
+ * cli_getopt's: a CI gate says one thing). */
 static bool ci_arg(int c, struct ci_args *ci, bool *bad)
 {
 	switch (c) {
 	case 'C': ci->on = 1; return true;
 	case 'N': ci->on = 0; return true;
-	case 'a':
+	case 'a': ci->o.artifacts = optarg; return true;
 	case 'F':
-		/* a second one would silently win: a CI gate says one thing */
-		if (c == 'a' ? ci->o.artifacts != NULL : ci->o.fail_on != NULL) {
-			fprintf(stderr, "warden: %s given twice ('%.200s', then '%.200s'): give it "
-					"once\n", c == 'a' ? "--artifacts" : "--fail-on",
-				c == 'a' ? ci->o.artifacts : ci->o.fail_on, optarg);
-			*bad = true;
-			return true;
-		}
-		if (c == 'a') {
-			ci->o.artifacts = optarg;
-			return true;
-		}
 		ci->o.fail_on = optarg;
 		if (cisummary_severity(optarg) < 0) {
 			fprintf(stderr, "warden: --fail-on '%.200s': takes low, medium, high or "
@@ -264,7 +253,7 @@ static bool run_opt_list(int c, const struct run_lists *l, int *status)
 	case 'n': strv_push(l->allow_net, optarg); return true;
 	case 'P':
 		if (!publish_arg(optarg, l->publish))
-			*status = EXIT_USAGE_PUBLISH;
+			*status = EXIT_WARDEN;
 		else
 			strv_push(l->publish, optarg);
 		return true;

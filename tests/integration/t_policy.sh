@@ -20,6 +20,34 @@ test_policy_show() {
 	assert_out_has 'WARDENTEST_PASS' 'profile env pass in the effective policy'
 }
 
+# An option with a value given twice is refused, not silently the last one
+# counting (a second -p dropped the first profile's masks without a word),
+# for `run` and `policy show` alike; the repeatable ones add up.
+test_option_given_twice() {
+	printf 'mask a.txt\n' >"$T_TMP/p1.profile"
+	printf 'mask b.txt\n' >"$T_TMP/p2.profile"
+	wrun -p "$T_TMP/p1.profile" -p "$T_TMP/p2.profile" -- echo ran
+	assert_rc 125 '-p twice'
+	assert_out_lacks ran 'the command ran with one of the two profiles'
+	assert_err_match "--profile given twice .*p1.profile.*p2.profile.*include" 'said, with include'
+	wardenc policy show -p "$T_TMP/p1.profile" -p "$T_TMP/p2.profile"
+	assert_rc 2 'policy show -p twice'
+	local twice
+	for twice in "-w $WS" "--state $T_TMP/s1" "--agent none" "--scratch $T_TMP/s2" "--task t1"; do
+		# shellcheck disable=SC2086
+		wrun $twice $twice -- echo ran
+		assert_rc 125 "$twice twice"
+		assert_out_lacks ran "$twice twice"
+		assert_err_match 'given twice' "$twice twice said"
+	done
+	wrun --stream "ocsf=$T_TMP/o1" --stream "ocsf=$T_TMP/o2" -- echo ran
+	assert_rc 125 'ocsf twice'
+	assert_err_match 'given twice for ocsf' 'ocsf twice said'
+	wrun -p "$T_TMP/p1.profile" -n a.example -n b.example -e A=1 -e B=2 -- sh -c 'echo "$A$B"'
+	assert_rc 0 'the repeatable ones'
+	assert_out_line 12
+}
+
 test_profile_errors() {
 	local p="$T_TMP/broken.profile" inc="$T_TMP/inc.profile" main="$T_TMP/main.profile"
 	printf '# a comment\nread-only /usr\nwardentest-bogus-directive foo\n' >"$p"

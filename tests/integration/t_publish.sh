@@ -230,19 +230,19 @@ test_publish_only_published() {
 		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
 }
 
-# What is not a published port, and a host port given twice: errors (exit 2
-# for the flag), the command never run; `policy show` lists what is
+# What is not a published port, and a host port given twice: errors (exit
+# 125, warden's: a 2 would read as the command's own), the command never run; `policy show` lists what is
 # published, and no agent profile publishes anything.
 test_publish_bad_input() {
 	local bad
 	for bad in 0 70000 abc 1:2:3 8000: :8000 -1 3128; do
 		wrun --publish "$bad" -- echo ran
-		assert_rc 2 "--publish $bad"
+		assert_rc 125 "--publish $bad"
 		assert_out_lacks ran "--publish $bad"
 		[[ $ERR == *"--publish '$bad'"* ]] || fail "--publish $bad: $(excerpt "$ERR")"
 	done
 	wrun --publish 18000:8000 --publish 18000:9000 -- echo ran
-	assert_rc 2 "the same host port twice"
+	assert_rc 125 "the same host port twice"
 	[[ $ERR == *"host port 18000 is published already"* ]] || fail "twice: $(excerpt "$ERR")"
 	# past the limit: said, without an errno's words that mean nothing here
 	local i many=()
