@@ -123,11 +123,28 @@ static int entry(int dfd, const char *dir, const struct agent_state_entry *en,
 	return 0;
 }
 
-/* Resolve, place-check and (when make) create the state directory; open
- * it with its lstat checked against the descriptor. *fd -1 and 0 when it
- * does not exist and make is false. */
+/* The state directory at path (resolved, or as it will be once made)
+ * kept apart from each of apart (NULL, or ending with a NULL path): -1
+ * with e filled when it overlaps one in either direction. */
+static int keep_apart(const char *path, const struct state_apart *apart, struct werr *e)
+{
+	for (; apart && apart->what; apart++) {
+		if (!apart->path)
+			continue;
+		_cleanup_free_ char *r = path_resolve_existing(apart->path);
+		const char *o = r ? r : apart->path;
+		if (path_overlaps(path, o))
+			return werr_set(e, 0, "refusing agent state directory %s: it overlaps %s %s",
+					path, apart->what, o);
+	}
+	return 0;
+}
+
+/* Resolve, place-check (apart too) and (when make) create the state
+ * directory; open it with its lstat checked against the descriptor. *fd -1
+ * and 0 when it does not exist and make is false. */
 static int open_dir(const struct agent_def *a, const char *dir, const char *home, bool make,
-		    char **real, int *fd, struct werr *e)
+		    const struct state_apart *apart, char **real, int *fd, struct werr *e)
 {
 	_cleanup_free_ char *def = NULL, *abs = NULL;
 	*fd = -1;
@@ -146,7 +163,7 @@ static int open_dir(const struct agent_def *a, const char *dir, const char *home
 		if (!make)
 			return 0;
 		_cleanup_free_ char *pre = path_resolve_existing(abs);
-		if (!pre || check_place(pre, home, e) < 0)
+		if (!pre || check_place(pre, home, e) < 0 || keep_apart(pre, apart, e) < 0)
 			return pre ? -1 : werr_set(e, 0, "agent state directory %s: cannot resolve "
 						   "its parent", abs);
 		if (mkdir_p(abs, 0700, NULL) < 0)
@@ -159,7 +176,7 @@ static int open_dir(const struct agent_def *a, const char *dir, const char *home
 	char buf[PATH_MAX];
 	if (!realpath(abs, buf))
 		return werr_errno(e, "agent state directory %s", abs);
-	if (check_place(buf, home, e) < 0)
+	if (check_place(buf, home, e) < 0 || keep_apart(buf, apart, e) < 0)
 		return -1;
 	_cleanup_close_ int d = open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat fs;
@@ -174,11 +191,12 @@ static int open_dir(const struct agent_def *a, const char *dir, const char *home
 }
 
 int state_open(const struct agent_def *a, const char *dir, const char *home,
-	       const struct codex_conf *import, struct agent_state *st, struct werr *e)
+	       const struct codex_conf *import, const struct state_apart *apart,
+	       struct agent_state *st, struct werr *e)
 {
 	*st = (struct agent_state){ .lock_fd = -1, .guard_marker = -1 };
 	_cleanup_close_ int dfd = -1;
-	if (open_dir(a, dir, home, true, &st->dir, &dfd, e) < 0)
+	if (open_dir(a, dir, home, true, apart, &st->dir, &dfd, e) < 0)
 		return -1;
 	if (flock(dfd, LOCK_SH | LOCK_NB) < 0)
 		return werr_errno(e, "agent state directory %s is being reset", st->dir);
@@ -219,19 +237,6 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 	return 0;
 }
 
-int state_keep_apart(const struct agent_state *st, const char *other, const char *what,
-		     struct werr *e)
-{
-	if (!other)
-		return 0;
-	_cleanup_free_ char *r = path_resolve_existing(other);
-	const char *o = r ? r : other;
-	if (path_overlaps(st->dir, o))
-		return werr_set(e, 0, "refusing agent state directory %s: it overlaps %s %s",
-				st->dir, what, o);
-	return 0;
-}
-
 void agent_state_free(struct agent_state *st)
 {
 	/* a session that ends in this process has nothing left unchecked: its
@@ -263,7 +268,7 @@ int state_reset(const struct agent_def *a, const char *dir, const char *home, bo
 	*removed = false;
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int dfd = -1;
-	if (open_dir(a, dir, home, false, &real, &dfd, e) < 0)
+	if (open_dir(a, dir, home, false, NULL, &real, &dfd, e) < 0)
 		return -1;
 	if (dfd < 0)
 		return 0;

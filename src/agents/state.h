@@ -52,14 +52,17 @@ char *state_default_dir(const char *name, const char *home);
  * said once on stderr; `import` (may be NULL) goes into a new Codex
  * config (agent_codex_merge). Holds a shared lock so that `warden state
  * reset` waits for no session. */
-int state_open(const struct agent_def *a, const char *dir, const char *home,
-	       const struct codex_conf *import, struct agent_state *st, struct werr *e);
+/* A host directory the state directory must stay apart from (the
+ * workspace, the audit log, warden's cache): checked before anything is
+ * made or written, in either direction. path NULL: none; a list ends with
+ * what NULL. */
+struct state_apart {
+	const char *path, *what;
+};
 
-/* The state directory must stay apart from these host directories (the
- * workspace, the audit log, warden's cache): -1 with e filled when it
- * overlaps `other` in either direction. */
-int state_keep_apart(const struct agent_state *st, const char *other, const char *what,
-		     struct werr *e);
+int state_open(const struct agent_def *a, const char *dir, const char *home,
+	       const struct codex_conf *import, const struct state_apart *apart,
+	       struct agent_state *st, struct werr *e);
 
 void agent_state_free(struct agent_state *st);
 

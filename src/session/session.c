@@ -220,12 +220,11 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 {
 	if (!ag->def)
 		return 0;
-	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, &ag->state, e) < 0 ||
-	    state_keep_apart(&ag->state, s->workspace, "the workspace", e) < 0 ||
-	    state_keep_apart(&ag->state, s->logdir, "the audit log directory", e) < 0 ||
-	    state_keep_apart(&ag->state, s->cachedir, "warden's cache directory", e) < 0 ||
-	    (s->storedir &&
-	     state_keep_apart(&ag->state, s->storedir, "warden's checkpoint store", e) < 0))
+	const struct state_apart apart[] = {
+		{ s->workspace, "the workspace" }, { s->logdir, "the audit log directory" },
+		{ s->cachedir, "warden's cache directory" },
+		{ s->storedir, "warden's checkpoint store" }, { NULL, NULL } };
+	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, apart, &ag->state, e) < 0)
 		return -1;
 	s->etc_extra_path = ag->def->etc_path;
 	s->etc_extra_text = ag->def->etc_text;

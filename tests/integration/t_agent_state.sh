@@ -150,6 +150,8 @@ test_agent_state_refused() {
 	wrun --state "$WS/state" -- claude "touch $WS/ran"
 	assert_rc 125 'a state directory in the workspace'
 	assert_err_match 'overlaps the workspace' 'a state directory in the workspace'
+	[[ ! -e $WS/state ]] || fail "the refused state directory was made and left: $(ls -A "$WS/state")"
+	! matches 'sandbox is off' <<<"$ERR" || fail "state written before the refusal: $(excerpt "$ERR")"
 	# the user's own client configuration
 	wrun --state "$HOME/.claude/warden" -- claude "touch $WS/ran"
 	assert_rc 125 'a state directory in ~/.claude'

@@ -367,7 +367,7 @@ static void test_state(void)
 	struct agent_state st;
 
 	/* made with its entries and seed */
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	CHECK(st.n == 2 && st.v[0].dir && !st.v[1].dir);
 	CHECK(strcmp(st.v[1].name, ".claude.json") == 0);
 	char *seed = xasprintf("%s/.claude/settings.json", dir);
@@ -383,24 +383,29 @@ static void test_state(void)
 	/* a second open keeps what the agent wrote, writes no seed again (and
 	 * adds warden's tool-call hook: test_hook) */
 	put("state/.claude/settings.json", "{\"mine\": 1}");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	json_t *j = json_load_file(seed, 0, NULL);
 	CHECK(j && json_integer_value(json_object_get(j, "mine")) == 1);
 	CHECK(j && !json_object_get(j, "sandbox"));
 	json_decref(j);
 
-	/* apart from the workspace */
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
-	CHECK(state_keep_apart(&st, root, "the workspace", &e) < 0 && strstr(e.msg, "overlaps"));
+	/* apart from the workspace, checked before anything is made or written */
+	const struct state_apart in_ws[] = { { root, "the workspace" }, { NULL, NULL } };
+	CHECK(state_open(claude, dir, home, NULL, in_ws, &st, &e) < 0 && strstr(e.msg, "overlaps"));
+	char *fresh = xasprintf("%s/fresh-state", root);
+	CHECK(state_open(claude, fresh, home, NULL, in_ws, &st, &e) < 0 && strstr(e.msg, "overlaps"));
+	CHECK(access(fresh, F_OK) < 0 && errno == ENOENT);
+	free(fresh);
 	char *other = xasprintf("%s/elsewhere", root);
-	CHECK(state_keep_apart(&st, other, "the workspace", &e) == 0);
+	const struct state_apart apart[] = { { other, "the workspace" }, { NULL, NULL } };
+	CHECK(state_open(claude, dir, home, NULL, apart, &st, &e) == 0);
 	agent_state_free(&st);
 
 	/* an entry of the wrong kind, or a symlink, is refused */
 	char *entry = xasprintf("%s/.claude.json", dir);
 	CHECK(unlink(entry) == 0 && symlink("/etc/passwd", entry) == 0);
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "not a regular file"));
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "not a regular file"));
 	agent_state_free(&st);
 	unlink(entry);
 
@@ -424,30 +429,30 @@ static void test_state(void)
 	 * client's real configuration, a credential store */
 	char *sl = xasprintf("%s/state-link", root);
 	CHECK(symlink(dir, sl) == 0);
-	CHECK(state_open(claude, sl, home, NULL, &st, &e) < 0 && strstr(e.msg, "is a symlink"));
+	CHECK(state_open(claude, sl, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "is a symlink"));
 	agent_state_free(&st);
 	CHECK(chmod(dir, 0777) == 0);
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "writable by other"));
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "writable by other"));
 	agent_state_free(&st);
 	CHECK(chmod(dir, 0700) == 0);
-	CHECK(state_open(claude, home, home, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
+	CHECK(state_open(claude, home, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
 	agent_state_free(&st);
-	CHECK(state_open(claude, root, home, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
+	CHECK(state_open(claude, root, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "home directory"));
 	agent_state_free(&st);
 	char *real = xasprintf("%s/.claude/warden", home);
-	CHECK(state_open(claude, real, home, NULL, &st, &e) < 0 && strstr(e.msg, "own Claude Code"));
+	CHECK(state_open(claude, real, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "own Claude Code"));
 	agent_state_free(&st);
 	char *ssh = xasprintf("%s/.ssh/st", home);
-	CHECK(state_open(claude, ssh, home, NULL, &st, &e) < 0 && strstr(e.msg, "credential store"));
+	CHECK(state_open(claude, ssh, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "credential store"));
 	agent_state_free(&st);
-	CHECK(state_open(claude, "a/../b", home, NULL, &st, &e) < 0);
+	CHECK(state_open(claude, "a/../b", home, NULL, NULL, &st, &e) < 0);
 	agent_state_free(&st);
 
 	/* not owned by the user (only root can make one) */
 	if (getuid() == 0) {
 		char *foreign = xasprintf("%s/foreign", root);
 		CHECK(mkdir(foreign, 0700) == 0 && chown(foreign, 65534, 65534) == 0);
-		CHECK(state_open(claude, foreign, home, NULL, &st, &e) < 0 && strstr(e.msg, "owned by uid"));
+		CHECK(state_open(claude, foreign, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "owned by uid"));
 		agent_state_free(&st);
 		free(foreign);
 	}
@@ -455,7 +460,7 @@ static void test_state(void)
 	/* Codex: the import lands in a new config.toml, after the seed */
 	char *cdir = xasprintf("%s/cstate", root);
 	struct codex_conf imp = { .import_top = xstrdup("model_provider = \"gw\"\n") };
-	CHECK(state_open(agent_find("codex"), cdir, home, &imp, &st, &e) == 0);
+	CHECK(state_open(agent_find("codex"), cdir, home, &imp, NULL, &st, &e) == 0);
 	codex_conf_free(&imp);
 	agent_state_free(&st);
 	char *ct = xasprintf("%s/.codex/config.toml", cdir);
@@ -511,7 +516,7 @@ static void test_hook(void)
 	struct agent_state st;
 	int all;
 
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
 	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
@@ -522,7 +527,7 @@ static void test_hook(void)
 	/* idempotent: the same bytes, the same inode */
 	struct stat before, after;
 	CHECK(stat(settings, &before) == 0);
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	CHECK(stat(settings, &after) == 0 && before.st_ino == after.st_ino);
 
@@ -531,7 +536,7 @@ static void test_hook(void)
 	    "{\"model\": \"opus\", \"disableAllHooks\": true, \"hooks\": {\"PreToolUse\": "
 	    "[{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"lint\"}]}], "
 	    "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"bell\"}]}]}}");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 2);
 	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
@@ -547,7 +552,7 @@ static void test_hook(void)
 	put("hookstate/.claude/settings.json",
 	    "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", "
 	    "\"command\": \"" AGENT_HOOK_COMMAND "\", \"timeout\": 60}]}]}}");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
 
@@ -556,25 +561,25 @@ static void test_hook(void)
 	put("hookstate/.claude/settings.json",
 	    "{\"hooks\": {\"PostToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", "
 	    "\"command\": \"" AGENT_HOOK_COMMAND_OLD "\", \"timeout\": " AGENT_HOOK_TIMEOUT "}]}]}}");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	agent_state_free(&st);
 	CHECK(hook_groups(settings, "PostToolUse", &all) == 1 && all == 1);
 	CHECK(hook_groups(settings, "PreToolUse", &all) == 1 && all == 1);
 
 	/* not JSON, or hooks of another shape: refused, naming the file */
 	put("hookstate/.claude/settings.json", "{\"hooks\": ");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "settings.json:1") &&
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "settings.json:1") &&
 	      strstr(e.msg, "state reset claude"));
 	agent_state_free(&st);
 	put("hookstate/.claude/settings.json", "{\"hooks\": {\"PreToolUse\": {}}}");
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 && strstr(e.msg, "is not a list"));
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) < 0 && strstr(e.msg, "is not a list"));
 	agent_state_free(&st);
 
 	/* a symlink the agent planted is not followed */
 	char *victim = xasprintf("%s/hook-victim.json", root);
 	put("hook-victim.json", "{}");
 	CHECK(unlink(settings) == 0 && symlink(victim, settings) == 0);
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) < 0 &&
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) < 0 &&
 	      (e.errnum == ELOOP || strstr(e.msg, "symlink")) && strstr(e.msg, "settings.json"));
 	agent_state_free(&st);
 	size_t len;
@@ -619,7 +624,7 @@ static void test_guard(void)
 	char *settings = xasprintf("%s/.claude/settings.json", dir);
 	struct agent_state st;
 	struct state_guard_change c;
-	CHECK(state_open(claude, dir, home, NULL, &st, &e) == 0);
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
 	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 0 && !c.what);
 
 	put("guardstate/.claude/settings.json",
