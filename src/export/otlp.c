@@ -107,23 +107,23 @@ int otlp_open(struct otlp_export *x, const char *url, const char *ca, unsigned t
 		return 0;
 	}
 	if (post_url_parse(url, &x->url, e) < 0)
-		return werr_wrap(e, "--url");
+		return werr_wrap(e, "the collector's URL");
 	/* the signal's path: URL/v1/logs, unless the URL says it already */
 	char *t = x->url.target;
 	size_t n = strcspn(t, "?");
 	if (t[n])
-		return werr_set(e, EINVAL, "--url: a query string is not supported (the path /v1/logs is added to the URL)");
+		return werr_set(e, EINVAL, "the collector's URL: a query string is not supported (the path /v1/logs is added to the URL)");
 	static const char sfx[] = "/v1/logs";
 	if (n < sizeof sfx - 1 || strcmp(t + n - (sizeof sfx - 1), sfx) != 0) {
 		while (n > 0 && t[n - 1] == '/')
 			t[--n] = '\0';
 		if (n + sizeof sfx > sizeof x->url.target)
-			return werr_set(e, EINVAL, "--url: the URL is too long");
+			return werr_set(e, EINVAL, "the collector's URL is too long");
 		memcpy(t + n, sfx, sizeof sfx);
 	}
 	const char *cas[2] = { ca, NULL };
 	if (post_ready(e) < 0 || (x->url.tls && !(x->ctx = tls_client_ctx(ca ? cas : NULL, e))))
-		return werr_wrap(e, "--url");
+		return werr_wrap(e, "the collector's URL");
 	if (!x->url.tls && ca)
 		return werr_set(e, EINVAL, "--ca is for an https:// URL");
 	return 0;

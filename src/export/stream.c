@@ -293,6 +293,30 @@ static void sender_main(struct sender *s)
 
 /* ---- the supervisor's side ------------------------------------------- */
 
+int stream_ocsf_check(const char *file, const char *workspace, struct werr *e)
+{
+	struct stat ls;
+	if (lstat(file, &ls) == 0 && S_ISLNK(ls.st_mode))
+		return werr_set(e, 0, "stream ocsf %s: a symbolic link (name the file it leads to)",
+				file);
+	if (lstat(file, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISFIFO(ls.st_mode))
+		return werr_set(e, 0, "stream ocsf %s: not a regular file (the stream appends whole "
+				"batches to a file)", file);
+	/* its directory resolved (a missing one fails the open, said there) */
+	const char *slash = strrchr(file, '/');
+	_cleanup_free_ char *dir = slash ? xasprintf("%.*s", (int)(slash - file), file)
+					 : xstrdup(".");
+	char real[PATH_MAX];
+	if (!workspace || !realpath(dir[0] ? dir : "/", real))
+		return 0;
+	_cleanup_free_ char *res = xasprintf("%s/%s", strcmp(real, "/") ? real : "",
+					     slash ? slash + 1 : file);
+	if (path_overlaps(res, workspace))
+		return werr_set(e, 0, "stream ocsf %s: it lies in the workspace %s, where the agent "
+				"could rewrite the events (name a file outside it)", file, workspace);
+	return 0;
+}
+
 static int open_targets(struct sender *s, const struct stream_conf *c, struct streamer *st,
 			struct werr *e)
 {
@@ -307,7 +331,10 @@ static int open_targets(struct sender *s, const struct stream_conf *c, struct st
 		/* without waiting: a FIFO nothing reads is refused here, not
 		 * waited on */
 		s->ocsf_fd = open(c->ocsf_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
-				  O_NONBLOCK, 0600);
+				  O_NONBLOCK | O_NOFOLLOW, 0600);
+		if (s->ocsf_fd < 0 && errno == ELOOP)
+			return werr_set(e, 0, "stream ocsf %s: a symbolic link (name the file it "
+					"leads to)", c->ocsf_file);
 		if (s->ocsf_fd < 0 && errno == ENXIO)
 			return werr_set(e, 0, "stream ocsf %s: a FIFO nothing reads (the stream "
 					"appends to a regular file)", c->ocsf_file);

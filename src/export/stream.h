@@ -59,6 +59,13 @@ struct stream_conf {
 
 struct streamer;
 
+/* The OCSF file before anything of the session is made: not a symbolic
+ * link (never followed: one an agent left where it could write would take
+ * warden's appends elsewhere), a regular file when it is there, and not in
+ * the workspace (resolved), where the agent could rewrite the events or
+ * put a link there for the next session. -1 with e filled, naming it. */
+int stream_ocsf_check(const char *file, const char *workspace, struct werr *e);
+
 /* Check the targets (the URL, the CA file, the OCSF file opened for
  * appending, made 0600 if missing) and start the sender on the log at
  * log_path (session id `session`). *out NULL when c names no target. */

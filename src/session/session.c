@@ -519,6 +519,9 @@ static int session_open(struct session *sn, struct werr *e)
 	 * sender forked: the limits' and the identity's threads joined first) */
 	const struct policy_stream *ps = &sn->pol.stream;
 	bool streamed = o->stream_otlp || o->stream_ocsf || ps->otlp_url || ps->ocsf_file;
+	const char *ocsf = o->stream_ocsf ?: ps->ocsf_file;
+	if (ocsf && stream_ocsf_check(ocsf, s->workspace, e) < 0)
+		return -1;
 	if (streamed) {
 		limits_job_join(&sn->lj);
 		if (hostid_job_take(&sn->hj, s, e) < 0 || log_begin(sn, e) < 0)
@@ -527,7 +530,7 @@ static int session_open(struct session *sn, struct werr *e)
 	if (stream_start(&sn->stream, &(struct stream_conf){
 			 .otlp_url = o->stream_otlp ?: ps->otlp_url,
 			 .otlp_ca = o->stream_otlp ? NULL : ps->otlp_ca,
-			 .ocsf_file = o->stream_ocsf ?: ps->ocsf_file, .version = WARDEN_VERSION },
+			 .ocsf_file = ocsf, .version = WARDEN_VERSION },
 			 audit_path(sn->log), sn->id, e) < 0)
 		return -1;
 	if (o->summary) {
@@ -893,7 +896,15 @@ static int session_start(struct session *sn, struct werr *e)
 static void session_end(struct session *sn)
 {
 	_cleanup_free_ char *logpath = sn->log && sn->o.summary ? xstrdup(audit_path(sn->log)) : NULL;
+	/* a log file made for a session that stopped before anything was
+	 * recorded (a --stream target refused once the file was made for its
+	 * sender): empty, not left for `warden log list` */
+	_cleanup_free_ char *unstarted = sn->log && !sn->start_tried ? xstrdup(audit_path(sn->log))
+								      : NULL;
 	audit_close_late(steal_ptr(&sn->log), &sn->late_log);
+	struct stat st;
+	if (unstarted && lstat(unstarted, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(unstarted);
 	ckpt_session_free(&sn->ck);
 	limits_job_join(&sn->lj);
 	discovery_free(&sn->disc);

@@ -156,6 +156,23 @@ test_stream_failures() {
 	assert_rc 125 'a device'
 	assert_err_match 'not a regular file' 'the device said'
 	assert_out_lacks ran 'a device'
+	# a symbolic link (one an agent left in a directory it could write)
+	# is not followed, and a file in the workspace is refused: the agent
+	# could rewrite what it streams, or plant such a link for the next
+	printf 'mine\n' >"$T_TMP/victim"
+	ln -s "$T_TMP/victim" "$T_TMP/link.jsonl"
+	wsh 'echo ran' --stream "ocsf=$T_TMP/link.jsonl"
+	assert_rc 125 'a symbolic link'
+	assert_err_match 'a symbolic link' 'the link said'
+	[[ $(<"$T_TMP/victim") == mine ]] || fail "appended through the link: $(excerpt "$(<"$T_TMP/victim")")"
+	wsh 'echo ran' --stream ocsf=events.jsonl
+	assert_rc 125 'a file in the workspace'
+	assert_err_match 'lies in the workspace' 'the workspace said'
+	[[ ! -e events.jsonl ]] || fail 'the file was made in the workspace'
+	# none of these refused sessions left a log behind (empty ones were)
+	local empty
+	empty=$(find "$HOME/.local/state/warden" -maxdepth 1 -name '*.jsonl' -size 0 | head -n 3)
+	[[ -z $empty ]] || fail "empty logs left: $empty"
 }
 
 test_stream_ocsf() {
