@@ -26,6 +26,7 @@
 #include "../export/otlp.h"
 #include "../audit/reader.h"
 #include "../checkpoint/store.h"
+#include "../common/clock.h"
 #include "cli.h"
 #include "cmdtab.h"
 #include "config.h"
@@ -82,7 +83,8 @@ static const char log_usage[] =
 	"           go). warden removes no log by itself.\n"
 	"  --dry-run          say what would be removed, remove nothing\n"
 	"\n"
-	"Exit status: 0; 1 when verify or export finds a broken chain; 125 when warden fails\n"
+	"Exit status: 0; 1 when verify or export finds a broken chain, or --follow a session\n"
+	"that does not run and has no session.end (warden was killed); 125 when warden fails\n"
 	"(no such session, bad usage); 128+N when --follow is ended by signal N.\n";
 
 __attribute__((format(printf, 1, 2)))
@@ -277,6 +279,29 @@ static int log_list(int argc, char **argv)
 	return finish_output();
 }
 
+/* The ids of the sessions whose control socket answers: running. */
+static void running_sessions(struct strv *ids)
+{
+	_cleanup_strv_ struct strv dirs = { 0 }, paths = { 0 };
+	control_client_dirs(&dirs);
+	control_client_sockets(&dirs, &paths, CONTROL_SOCKETS_MAX);
+	for (size_t i = 0; i < paths.n; i++) {
+		_cleanup_close_ int fd = control_client_connect(paths.v[i]);
+		const char *name = control_client_name(paths.v[i]);
+		const char *dot = strrchr(name, '.');
+		if (fd >= 0 && dot)
+			strv_push_owned(ids, xasprintf("%.*s", (int)(dot - name), name));
+	}
+}
+
+/* Whether session id runs: its control socket answers. */
+static bool session_running(const char *id)
+{
+	_cleanup_strv_ struct strv ids = { 0 };
+	running_sessions(&ids);
+	return strv_contains(&ids, id);
+}
+
 /* ---- show ------------------------------------------------------------------ */
 
 struct show {
@@ -333,10 +358,43 @@ static int show_available(struct show *sh, struct audit_reader *r, struct werr *
 	return sh->ended ? 0 : got;
 }
 
+/* Following stops for a session that does not run and has no session.end
+ * (warden was killed): no line for FOLLOW_DEAD_MS and its control socket
+ * not answering, looked at twice that far apart (a session that has just
+ * begun writes before its socket listens). */
+#define FOLLOW_DEAD_MS 2000
+
+/* Whether the session followed is gone without its end: the log quiet
+ * since *quiet_since (reset when it grew: *size), its socket silent. */
+static bool follow_gone(const struct show *sh, int fd, off_t *size, double *quiet_since,
+			double *silent_since)
+{
+	struct stat st;
+	double now = mono_ms();
+	if (fstat(fd, &st) == 0 && st.st_size != *size) {
+		*size = st.st_size;
+		*quiet_since = now;
+		*silent_since = 0;
+		return false;
+	}
+	if (now - *quiet_since < FOLLOW_DEAD_MS)
+		return false;
+	if (session_running(sh->id)) {
+		*silent_since = 0;
+		return false;
+	}
+	if (!*silent_since)
+		*silent_since = now;
+	return now - *silent_since >= FOLLOW_DEAD_MS;
+}
+
 /* After what is there: wait for more (inotify on the open file), until a
- * session.end or a signal. Returns 0, 128+signal, or -1. */
+ * session.end, a signal, or the session gone without one (follow_gone:
+ * said, 1). Returns 0, 1, 128+signal, or -1. */
 static int follow(struct show *sh, struct audit_reader *r, int fd, int sfd, struct werr *e)
 {
+	off_t size = -1;
+	double quiet_since = mono_ms(), silent_since = 0;
 	_cleanup_close_ int ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (ifd >= 0) {
 		/* The magic link names the very file we have open, not whatever
@@ -357,6 +415,12 @@ static int follow(struct show *sh, struct audit_reader *r, int fd, int sfd, stru
 			warn_broken(sh);
 		if (sh->ended)
 			return 0;
+		if (follow_gone(sh, fd, &size, &quiet_since, &silent_since)) {
+			fprintf(stderr, "warden log: session %s has no session.end and does not run (its "
+					"control socket does not answer): warden was killed; `warden log "
+					"verify %s` says more\n", sh->id, sh->id);
+			return 1;
+		}
 		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = ifd, .events = POLLIN } };
 		int n = poll(p, ifd >= 0 ? 2 : 1, ifd >= 0 ? 1000 : 200);
 		if (n < 0 && errno != EINTR)
@@ -764,21 +828,6 @@ static int log_export(int argc, char **argv)
 	free(ids);
 	free(lines);
 	return rc;
-}
-
-/* The ids of the sessions whose control socket answers: running. */
-static void running_sessions(struct strv *ids)
-{
-	_cleanup_strv_ struct strv dirs = { 0 }, paths = { 0 };
-	control_client_dirs(&dirs);
-	control_client_sockets(&dirs, &paths, CONTROL_SOCKETS_MAX);
-	for (size_t i = 0; i < paths.n; i++) {
-		_cleanup_close_ int fd = control_client_connect(paths.v[i]);
-		const char *name = control_client_name(paths.v[i]);
-		const char *dot = strrchr(name, '.');
-		if (fd >= 0 && dot)
-			strv_push_owned(ids, xasprintf("%.*s", (int)(dot - name), name));
-	}
 }
 
 /* Does the store still keep a checkpoint of session id (its retention's

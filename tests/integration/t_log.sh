@@ -380,6 +380,26 @@ test_log_follow() {
 	kill -TERM "$WPID" 2>/dev/null
 }
 
+# --follow of a session whose warden was killed (no session.end will come,
+# its control socket is gone) stops, says so and exits 1: it waited for
+# ever. A live session that writes nothing for longer is still followed
+# (test_log_follow's SIGINT case: 20 s of sleep).
+test_log_follow_killed() {
+	local t0 frc
+	start_live 60
+	wait_for "$HOME/.local/state/warden/$LIVE.jsonl" '"event":"exec"' 10 || fatal 'the session did not start'
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	t0=$SECONDS
+	timeout -k 5 30 "$WARDEN" log show --follow "$LIVE" >"$T_TMP/follow.out" 2>"$T_TMP/follow.err" </dev/null
+	frc=$?
+	((frc == 1)) || fail "follow of a killed session exited $frc (124: it waited): $(excerpt "$(<"$T_TMP/follow.err")")"
+	((SECONDS - t0 < 20)) || fail "it took $((SECONDS - t0)) s"
+	matches 'has no session.end and does not run' <"$T_TMP/follow.err" ||
+		fail "not said: $(excerpt "$(<"$T_TMP/follow.err")")"
+	matches '  session\.start ' <"$T_TMP/follow.out" || fail 'the events were not shown first'
+}
+
 # A workspace, an argument and a profile's path that are not UTF-8:
 # session.start keeps them, escaped (each backslash doubled, each stray byte
 # \xHH, the fields listed in "escaped"); `log list` shows the bytes, and
