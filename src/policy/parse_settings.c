@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* `audit minimal`, `audit default` or `audit files`: how much the
  * supervisor records of the file operations. */
@@ -217,6 +218,14 @@ int pol_do_rules(struct parser *ps, const struct line *l)
 			return pol_lerr(ps->e, 0, l, l->off[1], "rules: '..' components are not allowed: '%.200s'", f);
 		path = strcmp(l->dir, "/") == 0 ? xasprintf("/%s", f) : xasprintf("%s/%s", l->dir, f);
 	}
+	/* there and a file now, so that `policy show` fails where the
+	 * session would, naming this line (the rules' own errors are
+	 * `warden rules show`'s and the session's, naming their lines) */
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return pol_lerr(ps->e, 0, l, l->off[1], "rules: %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return pol_lerr(ps->e, 0, l, l->off[1], "rules: %s: not a regular file", path);
 	return pol_push_unique(ps, l, &ps->p->rules_files, path);
 }
 

@@ -593,13 +593,19 @@ test_detect_broken_rules() {
 	[[ $ERR == *"$T_TMP/bad.rules:4:16: bad regular expression"* ]] || fail "no FILE:LINE:COL: $(excerpt "$ERR")"
 	after=$(ls "$HOME/.local/state/warden/"*.jsonl 2>/dev/null | wc -l)
 	[[ $before == "$after" ]] || fail 'a session log was opened before the rules were read'
-	# a missing one, a directory
-	printf 'rules %s\n' "$T_TMP/none.rules" >"$T_TMP/bad.profile"
-	wrun --profile "$T_TMP/bad.profile" -- true
-	assert_rc 125 'a missing rules file'
-	printf 'rules %s\n' "$T_TMP" >"$T_TMP/bad.profile"
-	wrun --profile "$T_TMP/bad.profile" -- true
-	assert_rc 125 'a directory as the rules file'
+	# a missing one, a directory, a FIFO: the profile's line named, and
+	# `policy show` (the way to check a profile) fails as the session does
+	mkfifo "$T_TMP/fifo.rules"
+	local bad
+	for bad in "$T_TMP/none.rules" "$T_TMP" "$T_TMP/fifo.rules"; do
+		printf '# rules\nrules %s\n' "$bad" >"$T_TMP/bad.profile"
+		wrun --profile "$T_TMP/bad.profile" -- true
+		assert_rc 125 "rules $bad"
+		assert_err_match "$T_TMP/bad.profile:2:7: rules: " "rules $bad: the profile's line"
+		wardenc policy show --profile "$T_TMP/bad.profile"
+		assert_rc 125 "policy show, rules $bad"
+		assert_err_match "$T_TMP/bad.profile:2:7: rules: " "policy show, rules $bad: the line"
+	done
 	[[ $ERR == *'not a regular file'* ]] || fail "$(excerpt "$ERR")"
 	# a rate for an alert nobody raises (a typo): it would leave the
 	# severity CI gates on unchanged, silently; the real names pass
