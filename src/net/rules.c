@@ -257,8 +257,10 @@ static int pattern_chars(const char *pattern, size_t *len, struct werr *e)
 	for (size_t i = 0; i < *len; i++) {
 		unsigned char c = (unsigned char)pattern[i];
 		if (c <= 0x20 || c >= 0x7f)
-			return pattern_error(e, pattern, c >= 0x80 ? "non-ASCII character"
-								  : "space or control character");
+			return pattern_error(e, pattern,
+					     c >= 0x80 ? "non-ASCII character (write an internationalized "
+							 "name in its xn-- form, as the DNS has it)"
+						       : "space or control character");
 	}
 	if (strstr(pattern, "://"))
 		return pattern_error(e, pattern, "a pattern is a host, not a URL");

@@ -24,6 +24,20 @@ static bool net_has(const struct policy *p, const struct net_rule *r, enum rules
 	return false;
 }
 
+/* Why an allow or ask rule is refused though its pattern parsed: as
+ * "*.com" (rules_parse_pattern), one letting out every registrable domain
+ * under a public suffix is a typo, not a rule (buf holds the text); NULL
+ * when it is not. */
+static const char *too_wide(const struct net_rule *r, enum rules_verdict action, char *buf,
+			    size_t n)
+{
+	if (action == RULES_DENY || !policy_wildcard_public_suffix(r))
+		return NULL;
+	snprintf(buf, n, "\"%s\": a wildcard over a public suffix would let out every domain "
+		 "under it, as \"*.com\" would (name the domain: *.example.%s)", r->text, r->host);
+	return buf;
+}
+
 /* Append a compiled rule to the declared list and to the rule set; the
  * caller checked net_has and the limit. */
 static int net_push(struct policy *p, const struct net_rule *r, enum rules_verdict action,
@@ -133,6 +147,9 @@ int pol_do_net(struct parser *ps, const struct line *l)
 	memcpy(r.path, opt.path, sizeof r.path);
 	r.allow_private = private_ok;
 	r.prog = scope.prog;
+	char why[768];
+	if (too_wide(&r, action, why, sizeof why))
+		return pol_lerr(ps->e, 0, l, l->off[2], "%s: %s", what, why);
 	if (net_has(p, &r, action))
 		return 0;
 	if (pol_room(ps, l, p->nnet) < 0)
@@ -168,6 +185,9 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 int policy_add_net_rule(struct policy *p, const struct net_rule *r, enum rules_verdict action,
 			const char *origin, struct werr *e)
 {
+	char why[768];
+	if (too_wide(r, action, why, sizeof why))
+		return werr_set(e, 0, "%s %s", origin, why);
 	if (net_has(p, r, action))
 		return 0;
 	if (p->nnet >= MAX_ENTRIES)

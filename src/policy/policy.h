@@ -331,6 +331,10 @@ const struct policy_secret *policy_secret_find(const struct policy *p, const cha
 /* Why a compiled pattern may not bind a secret (a wildcard over a public
  * suffix, wider than one registrable domain), or NULL when it may. */
 const char *policy_secret_host_refused(const struct net_rule *r);
+/* Whether a compiled pattern is a wildcard over a two-label public suffix
+ * ("*.co.uk", "*.com.au": secret.c's list): refused for allow and ask
+ * rules as "*.com" is. */
+bool policy_wildcard_public_suffix(const struct net_rule *r);
 
 /* For the parser (src/policy/secret.c): add a compiled pattern to s->hosts
  * unless it is there (false: too many hosts, max 64); put s, taken over,

@@ -38,26 +38,34 @@ static const char *const shared_hosting[] = {
 
 static bool is_lower_alpha(char c) { return c >= 'a' && c <= 'z'; }
 
+bool policy_wildcard_public_suffix(const struct net_rule *r)
+{
+	if (r->kind != NET_RULE_WILDCARD)
+		return false;
+	const char *suffix = r->host, *dot = strchr(suffix, '.');
+	if (!dot || strchr(dot + 1, '.'))
+		return false; /* one label (refused by the pattern's parser), or three or more */
+	const char *cc = dot + 1;
+	if (strlen(cc) != 2 || !is_lower_alpha(cc[0]) || !is_lower_alpha(cc[1]))
+		return false;
+	size_t n = (size_t)(dot - suffix);
+	for (size_t i = 0; i < ARRAY_LEN(second_level); i++)
+		if (strlen(second_level[i]) == n && memcmp(suffix, second_level[i], n) == 0)
+			return true;
+	return false;
+}
+
 const char *policy_secret_host_refused(const struct net_rule *r)
 {
 	if (r->kind != NET_RULE_WILDCARD)
 		return NULL;
-	const char *suffix = r->host, *dot = strchr(suffix, '.');
-	if (!dot || !suffix[0])
+	const char *suffix = r->host;
+	if (!strchr(suffix, '.') || !suffix[0])
 		return "a wildcard over a top-level domain";
 	for (size_t i = 0; i < ARRAY_LEN(shared_hosting); i++)
 		if (strcmp(suffix, shared_hosting[i]) == 0)
 			return "a wildcard over a shared hosting domain where anyone can have a name";
-	if (strchr(dot + 1, '.'))
-		return NULL; /* three labels or more */
-	const char *cc = dot + 1;
-	if (strlen(cc) != 2 || !is_lower_alpha(cc[0]) || !is_lower_alpha(cc[1]))
-		return NULL;
-	size_t n = (size_t)(dot - suffix);
-	for (size_t i = 0; i < ARRAY_LEN(second_level); i++)
-		if (strlen(second_level[i]) == n && memcmp(suffix, second_level[i], n) == 0)
-			return "a wildcard over a public suffix";
-	return NULL;
+	return policy_wildcard_public_suffix(r) ? "a wildcard over a public suffix" : NULL;
 }
 
 const struct policy_secret *policy_secret_find(const struct policy *p, const char *name)

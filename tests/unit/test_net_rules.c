@@ -244,7 +244,8 @@ static void test_patterns(void)
 	PAT_BAD("ex\tample.com", "bad network pattern \"ex?ample.com\": space or control character");
 	PAT_BAD("b\xc3\xbc"
 		"cher.example",
-		"bad network pattern \"b??cher.example\": non-ASCII character");
+		"bad network pattern \"b??cher.example\": non-ASCII character"
+		" (write an internationalized name in its xn-- form, as the DNS has it)");
 	PAT_BAD("ex\"ample", "bad network pattern \"ex?ample\": bad character in host");
 	PAT_BAD("user@example.com", "bad network pattern \"user@example.com\": bad character in host");
 	PAT_BAD("127.1", "bad network pattern \"127.1\": bad IPv4 address");

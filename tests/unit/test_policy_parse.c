@@ -1256,7 +1256,15 @@ static void test_net_errors(void)
 	EXPECT_ERR("net deny *.192.0.2.1\n",
 		   "t.profile:1:10: net deny: bad network pattern \"*.192.0.2.1\": a wildcard over an IP address");
 	EXPECT_ERR("net allow caf\xc3\xa9.example\n",
-		   "t.profile:1:11: net allow: bad network pattern \"caf??.example\": non-ASCII character");
+		   "t.profile:1:11: net allow: bad network pattern \"caf??.example\": non-ASCII character"
+		" (write an internationalized name in its xn-- form, as the DNS has it)");
+	EXPECT_ERR("net allow *.co.uk\n",
+		   "t.profile:1:11: net allow: \"*.co.uk\": a wildcard over a public suffix would let out "
+		   "every domain under it, as \"*.com\" would (name the domain: *.example.co.uk)");
+	EXPECT_ERR("net ask *.com.au\n",
+		   "t.profile:1:9: net ask: \"*.com.au\": a wildcard over a public suffix would let out "
+		   "every domain under it, as \"*.com\" would (name the domain: *.example.com.au)");
+	EXPECT_OK("net deny *.co.uk\nnet allow *.bbc.co.uk\n");
 	EXPECT_ERR("net allow a\"b.com\n",
 		   "t.profile:1:11: net allow: bad network pattern \"a?b.com\": bad character in host");
 	/* A long pattern is shortened in the message, which stays one line. */
