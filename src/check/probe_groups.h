@@ -49,4 +49,4 @@ probe_fn p_docker, p_dbus_system, p_dbus_session, p_ssh_agent, p_ws_host_sock, p
 /* probes_net.c: network */
 probe_fn p_dns, p_route_public, p_route_testnet, p_route_metadata, p_route_ipv6, p_tcp_loopback,
 	p_tcp_listeners, p_proxy_unknown, p_proxy_metadata, p_proxy_socks, p_raw_socket,
-	p_packet_socket, p_netlink;
+	p_packet_socket, p_vsock_socket, p_netlink;

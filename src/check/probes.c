@@ -228,6 +228,8 @@ const struct probe probe_table[] = {
 	  p_proxy_socks, NULL, { { 0 } } },
 	{ "raw-socket", G_NETWORK, D, "a raw IP socket", p_raw_socket, NULL, { { 0 } } },
 	{ "packet-socket", G_NETWORK, D, "a packet socket", p_packet_socket, NULL, { { 0 } } },
+	{ "vsock-socket", G_NETWORK, D, "a vsock socket (the hypervisor's, in no network namespace)",
+	  p_vsock_socket, NULL, { { 0 } } },
 	{ "netlink-interfaces", G_NETWORK, D, "netlink: see the host's interfaces", p_netlink, NULL,
 	  { { 0 } } },
 

@@ -283,6 +283,11 @@ void p_packet_socket(const struct probe_ctx *c, const struct probe *self, struct
 	socket_probe(r, AF_PACKET, SOCK_RAW, 0, "packet");
 }
 
+void p_vsock_socket(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	socket_probe(r, AF_VSOCK, SOCK_STREAM, 0, "vsock");
+}
+
 void p_netlink(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
 {
 	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);

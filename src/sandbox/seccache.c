@@ -92,14 +92,15 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
  * warden's build cannot be told (no build-id): then nothing is cached. The
  * build-id changes with any change of the rules; the number after
  * "warden-seccomp" says so once more, raised when what a kind's filter
- * notifies changes (2: the owners, times, rmdir and mknod of `audit`). */
+ * notifies changes (2: the owners, times, rmdir and mknod of `audit`; 3:
+ * the socket families refused). */
 static bool key_of(struct seccomp_kind k, char name[64], char key[SHA256_HEX_LEN])
 {
 	struct build_id id = { .addr = (const void *)key_of };
 	struct utsname u;
 	if (dl_iterate_phdr(find_build_id, &id) != 1 || !id.hex[0] || uname(&u) < 0)
 		return false;
-	_cleanup_free_ char *build = xasprintf("warden-seccomp 2\n%s\n%s\n%zu\n%s\n%s\n%s\n%s\n",
+	_cleanup_free_ char *build = xasprintf("warden-seccomp 3\n%s\n%s\n%zu\n%s\n%s\n%s\n%s\n",
 					       WARDEN_VERSION, id.hex, sizeof(struct sock_filter),
 					       u.sysname, u.release, u.version, u.machine);
 	char bd[SHA256_HEX_LEN];

@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,6 +67,18 @@ static const unsigned long ns_flags[] = {
 };
 
 static const unsigned long tty_inject[] = { TIOCSTI, TIOCLINUX };
+
+/* The socket families a program in the sandbox may make: unix sockets, IP
+ * (through the sandbox's own network namespace, to warden's proxy) and
+ * netlink (libc's getaddrinfo asks the routes; the namespace's only).
+ * The others are refused: AF_VSOCK is in no network namespace and reaches
+ * the hypervisor and the host's vsock services past every wall; the rest
+ * (AF_ALG, AF_XDP, AF_TIPC, AF_RDS, AF_KEY, AF_BLUETOOTH, AF_CAN, ...)
+ * are kernel attack surface nothing in a sandbox needs. */
+static bool family_allowed(unsigned long af)
+{
+	return af == AF_UNIX || af == AF_INET || af == AF_INET6 || af == AF_NETLINK;
+}
 
 /* A rule for each named syscall; names unknown to this libseccomp or
  * architecture are skipped. */
@@ -210,6 +223,22 @@ static int add_made(scmp_filter_ctx ctx)
 	return add_notified(ctx, always, ARRAY_LEN(always), creating, ARRAY_LEN(creating));
 }
 
+/* socket() of a family not family_allowed: refused (recorded). The family
+ * is an int to the kernel: only its low 32 bits are compared, or one with
+ * high bits set would slip past. */
+static int add_socket_families(scmp_filter_ctx ctx, uint32_t action)
+{
+	for (unsigned long af = 1; af < AF_MAX; af++) {
+		if (family_allowed(af))
+			continue;
+		int r = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1,
+					 SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, af));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The calls that make memory executable, and their protection's argument. */
 static const unsigned long prot_exec = PROT_EXEC;
 
@@ -250,6 +279,8 @@ static int build(scmp_filter_ctx *out, struct seccomp_kind k)
 	if ((r = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
 				  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_THREAD | CLONE_VFORK,
 					  CLONE_VM))) < 0)
+		goto fail;
+	if ((r = add_socket_families(ctx, eperm)) < 0)
 		goto fail;
 	/* ioctl's request is an unsigned int in the kernel: compare the low 32
 	 * bits only, or a request with high bits set slips past. */

@@ -1374,6 +1374,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "connect")) {
 		NEED(2, "connect HOST PORT");
 		return do_connect(a1, a2);
+	} else if (!strcmp(cmd, "socket")) {
+		NEED(2, "socket FAMILY TYPE (numbers; FAMILY may carry high bits: 0x100000028)");
+		/* raw: libc would pass an int, the high bits are the point */
+		return result(syscall(SYS_socket, strtoul(a1, NULL, 0), strtoul(a2, NULL, 0), 0L),
+			      "socket");
 	} else if (!strcmp(cmd, "udp")) {
 		NEED(2, "udp HOST PORT");
 		return do_udp(a1, a2);

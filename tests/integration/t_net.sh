@@ -30,6 +30,27 @@ test_no_route_out() {
 	bexpect tcp6 denied ENETUNREACH,EHOSTUNREACH,EAFNOSUPPORT,EADDRNOTAVAIL,ETIMEDOUT
 }
 
+# Socket families past the network namespace: AF_VSOCK (in no namespace:
+# the hypervisor and the host's vsock services) refused, its family with
+# high bits set too (the kernel reads an int), AF_ALG, AF_XDP and AF_TIPC
+# (kernel attack surface) refused; each refusal recorded. Unix, IP and
+# netlink sockets are made.
+test_socket_families() {
+	wbatch 'vsock|socket 40 1' 'vsock_hi|socket 0x100000028 1' 'alg|socket 38 5' \
+		'xdp|socket 44 3' 'tipc|socket 30 5' 'unix|socket 1 1' 'inet|socket 2 1' \
+		'inet6|socket 10 2' 'netlink|socket 16 3'
+	local l
+	for l in vsock vsock_hi alg xdp tipc; do bexpect "$l" denied EPERM; done
+	for l in unix inet inet6 netlink; do bexpect "$l" allowed; done
+	local log
+	log=$(latest_log)
+	[[ $(grep -F '"event":"syscall"' "$log" | grep -F '"name":"socket"' |
+		grep -c '"decision":"deny"') -ge 5 ]] ||
+		fail "the refusals are not recorded: $(excerpt "$(grep -F '"name":"socket"' "$log")")"
+	grep -F '"name":"socket"' "$log" | matches -F '"args":["0x100000028"' ||
+		fail 'the family with high bits set not recorded as called'
+}
+
 test_only_lo() {
 	wsh 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
 	assert_rc 0
