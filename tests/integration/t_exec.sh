@@ -45,6 +45,58 @@ test_exec_deny_bypasses() {
 		fail "the loader's program was not what was refused"
 }
 
+# The loader handed a denied program every way a tester found: past an
+# option that takes a value warden did not know (--glibc-hwcaps-prepend:
+# the option's value was judged, the program ran), as a byte-identical copy
+# under another name, as a script's interpreter with the program on its
+# #! line, and by a name without a '/' (the loader searches the library
+# path: refused, warden cannot tell what it would find). Under `exec
+# default deny` the same. The loader still runs what is allowed, and says
+# its version.
+test_exec_deny_loader_ways() {
+	local ld
+	ld=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -n 1)
+	[[ -n $ld ]] || skip 'no glibc loader here'
+	cp /bin/true denied && printf 'warden-exec-deny-loader' >>denied && chmod 755 denied
+	printf '#!%s %s\n' "$ld" "$PWD/denied" >sb.sh && chmod 755 sb.sh
+	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/deny.profile"
+	no_detect_actions "$T_TMP/deny.profile" >/dev/null
+	local script='
+		try() { "$@" 2>/dev/null; echo "$1 $2=$?"; }
+		try '"$ld"' --glibc-hwcaps-prepend x ./denied
+		try '"$ld"' --glibc-hwcaps-mask x --inhibit-cache ./denied
+		cp '"$ld"' ./myld; try ./myld ./denied
+		try ./sb.sh
+		try '"$ld"' --library-path . denied
+		try '"$ld"' /bin/true
+		'"$ld"' --version >/dev/null; echo "version=$?"'
+	wrun --profile "$T_TMP/deny.profile" -- sh -c "$script"
+	assert_rc 0
+	local w
+	for w in "$ld --glibc-hwcaps-prepend" "$ld --glibc-hwcaps-mask" './myld ./denied' './sb.sh ' \
+		"$ld --library-path"; do
+		assert_out_line "$w=126" "$w refused"
+	done
+	assert_out_line "$ld /bin/true=0" 'the loader runs an allowed program'
+	assert_out_line 'version=0' 'the loader says its version'
+	local f
+	f=$(latest_log)
+	grep -F '"event":"exec"' "$f" | grep -F '"path":"./myld"' | grep -F '"program":"./denied"' |
+		matches -F '"decision":"deny"' || fail "the loader's copy: $(excerpt "$(grep -F myld "$f")")"
+	grep -F '"event":"exec"' "$f" | grep -F '"path":"./sb.sh"' | grep -F "\"program\":\"$PWD/denied\"" |
+		matches -F '"decision":"deny"' || fail "the #! loader: $(excerpt "$(grep -F sb.sh "$f")")"
+	grep -F '"event":"exec"' "$f" | matches -F 'a name without a' || fail 'the library path search not said'
+	# exec default deny: the loader's program must be allowed, however given
+	printf 'exec default deny\nexec allow /usr\nexec allow /bin\nexec allow /lib\nexec allow /lib64\n' \
+		>"$T_TMP/allow.profile"
+	no_detect_actions "$T_TMP/allow.profile" >/dev/null
+	wrun --profile "$T_TMP/allow.profile" -- sh -c "$script"
+	for w in "$ld --glibc-hwcaps-prepend" "$ld --glibc-hwcaps-mask" './sb.sh ' "$ld --library-path"; do
+		assert_out_line "$w=126" "default deny: $w refused"
+	done
+	assert_out_line "$ld /bin/true=0" 'default deny: the loader runs an allowed program'
+}
+
 # A rule by hash and a file of hashes; bad rules refused before anything runs.
 test_exec_deny_rules() {
 	cp /bin/true denied && printf 'warden-exec-deny-test-2' >>denied

@@ -39,8 +39,47 @@ static void test_loader(void)
 	CHECK_STR(exec_loader_program(&a), "--x");
 	a = ARGV("ld.so", "--list");
 	CHECK(exec_loader_program(&a) == NULL);
+	/* an option without its value is no option to glibc: judged as the
+	 * program (nothing of that name runs, and warden refuses what it
+	 * cannot find while exec rules hold) */
 	a = ARGV("ld.so", "--argv0");
+	CHECK_STR(exec_loader_program(&a), "--argv0");
+	/* every option that takes a value: the one a tester slipped past with */
+	a = ARGV("ld.so", "--glibc-hwcaps-prepend", "x", "./cpw");
+	CHECK_STR(exec_loader_program(&a), "./cpw");
+	a = ARGV("ld.so", "--glibc-hwcaps-mask", "x", "--inhibit-rpath", "y", "--audit", "z",
+		 "--argv0", "w", "--inhibit-cache", "--list-diagnostics", "./cpw");
+	CHECK_STR(exec_loader_program(&a), "./cpw");
+	/* an option glibc does not know: an older loader runs a file so named */
+	a = ARGV("ld.so", "--no-such-option", "./cpw");
+	CHECK_STR(exec_loader_program(&a), "--no-such-option");
+	a = ARGV("ld.so", "--help", "./cpw");
+	CHECK_STR(exec_loader_program(&a), "./cpw");
+	a = ARGV("ld.so", "--version", "./cpw");
 	CHECK(exec_loader_program(&a) == NULL);
+}
+
+/* What the kernel hands a script's interpreter: its one optional argument
+ * (the rest of the #! line), the script, then the script's arguments. */
+static void test_shebang_argv(void)
+{
+	struct strv a = ARGV("./sb.sh", "one", "two");
+	struct strv out = { 0 };
+	exec_shebang_argv(" /lib64/ld-linux-x86-64.so.2  /w/cpw \t", "./sb.sh", &a, &out);
+	CHECK(out.n == 5);
+	CHECK_STR(out.v[0], "/lib64/ld-linux-x86-64.so.2");
+	CHECK_STR(out.v[1], "/w/cpw");
+	CHECK_STR(out.v[2], "./sb.sh");
+	CHECK_STR(out.v[3], "one");
+	CHECK_STR(exec_loader_program(&out), "/w/cpw");
+	strv_free(&out);
+	exec_shebang_argv("/bin/sh", "/w/x.sh", &a, &out);
+	CHECK(out.n == 4);
+	CHECK_STR(out.v[1], "/w/x.sh");
+	strv_free(&out);
+	exec_shebang_argv("/usr/bin/env python3 -u", "s", &a, &out);
+	CHECK_STR(out.v[1], "python3 -u");
+	strv_free(&out);
 }
 
 static void test_script(void)
@@ -94,6 +133,7 @@ static void test_shebang(void)
 int main(void)
 {
 	test_loader();
+	test_shebang_argv();
 	test_script();
 	test_shebang();
 	return check_status_counted("supervisor-exec-program");

@@ -64,6 +64,13 @@ static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
 				 names[need[k]], s->why);
 			return true;
 		}
+		if (s && s->fd < 0 && need[k] == PROG && p->program) {
+			snprintf(why, len, "the program given to the loader (%.200s) cannot be found%s, "
+				 "and exec deny rules need its hash", p->program,
+				 strchr(p->program, '/') ? "" : " (a name without a '/': the loader looks "
+							       "for it in the library path)");
+			return true;
+		}
 		if (s && s->fd < 0 && need[k] == INTERP) {
 			snprintf(why, len, "the script's interpreter cannot be found, and exec deny rules "
 				 "need its hash");
@@ -86,7 +93,8 @@ static bool not_allowed(const struct policy_exec *rules, const struct exec_verdi
 			snprintf(why + strlen(why), len - strlen(why), ")");
 		return true;
 	}
-	if (p->loader && p->s[PROG].fd >= 0 && !execs_allowed(rules, lists, &p->s[PROG])) {
+	if (p->loader && p->program &&
+	    (p->s[PROG].fd < 0 || !execs_allowed(rules, lists, &p->s[PROG]))) {
 		snprintf(why, len, "exec default deny: the program given to the loader is not allowed");
 		return true;
 	}

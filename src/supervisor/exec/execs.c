@@ -33,8 +33,10 @@
  * instruction.
  *
  * Here: the pipeline (subjects, hashes, events and answers, the watch);
- * the rules' decision is decide.c's, what really runs program.c's, and
- * "the agent cannot change this file" immutable.c's. */
+ * the rules' decision is decide.c's, what really runs program.c's (and
+ * loaderid.c's: the loader by its content), "the agent cannot change this
+ * file" immutable.c's, and the pipeline's making and freeing
+ * execs_setup.c's. */
 #include "execs_int.h"
 #include "../../policy/exec_verdict.h"
 
@@ -66,47 +68,14 @@
 #include "immutable.h"
 #include "nsread.h"
 #include "pidcache.h"
+#include "loaderid.h"
 #include "program.h"
 #include "../answer.h"
 #include "../target.h"
 
-#define HASH_WORKERS 2
-#define WRITABLE_DEVS 32
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
 
-struct execs {
-	int listener;
-	struct audit *log;
-	const struct policy_exec *rules;
-	struct exec_verdict_rules lists; /* the deny and allow hashes, sorted */
-	dev_t wdev[WRITABLE_DEVS];
-	size_t nwdev;
-	int root;                   /* the sandbox's root, O_PATH */
-	int pidns;                  /* its pid namespace (-1: none, or no translation; -2: not yet) */
-	pid_t init;                 /* sandbox init, as the host numbers it */
-	struct hashq *q;
-	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
-	bool code_rules;            /* some rule names a code hash (code:HEX) */
-	int timer;
-	bool ticking;
-	struct tracer *t;
-	bool tracing;               /* PTRACE_SEIZE works here */
-	struct execpath *ep;
-	struct pidcache *pids;      /* the parents' pids inside */
-	unsigned long unwatched;    /* execs that could not have run anything else */
-	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
-	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
-	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
-	void *link_ctx;
-	struct pexec *list;         /* pending: unanswered, or traced */
-	struct hashcache hc;         /* hashes of files the agent cannot change */
-	unsigned long hits, misses, verified, swapped, killed;
-	/* init's planned first exec (execs_ready), until the first notification */
-	char *planned;
-	char *const *planned_argv;
-	const char *planned_cwd;
-};
 
 /* ---- subjects ---- */
 
@@ -319,7 +288,7 @@ static void alert(struct execs *x, const char *rule, const char *path, const cha
 		.action = action }), NULL);
 }
 
-static void pexec_free(struct pexec *p)
+void pexec_free(struct pexec *p)
 {
 	if (p->question)
 		approvals_cancel(p->x->ap, p->question);
@@ -334,6 +303,7 @@ static void pexec_free(struct pexec *p)
 	free(p->path);
 	free(p->cwd);
 	strv_free(&p->argv);
+	strv_free(&p->largv);
 	free(p);
 }
 
@@ -480,12 +450,15 @@ static void finish(struct execs *x, struct pexec *p)
 }
 
 /* Go on with p as far as its hashes allow. */
+static bool loader_phase(struct execs *x, struct pexec *p);
+
 static void advance(struct execs *x, struct pexec *p)
 {
 	for (int i = 0; i < NSUBJ; i++)
 		if (p->s[i].h == H_WAIT)
 			return;
-	/* A script: its interpreter, once the #! line is known. */
+	/* A script: its interpreter, once the #! line is known; then the
+	 * loader by its content. */
 	if (p->interp[0] && !p->interp_tried) {
 		p->interp_tried = true;
 		char ipath[HASH_HEAD_LEN];
@@ -497,7 +470,37 @@ static void advance(struct execs *x, struct pexec *p)
 				return;
 		}
 	}
+	if (!p->loader_tried) {
+		p->loader_tried = true;
+		if (loader_phase(x, p) && p->s[PROG].h == H_WAIT)
+			return;
+	}
 	finish(x, p);
+}
+
+/* The loader by its content as the file named (a copy, renamed), or the
+ * loader as a script's interpreter (`#!/lib64/ld-linux-x86-64.so.2 ./x`,
+ * its command line the kernel's: program.h): the program it runs is PROG,
+ * judged as `ld.so ./x`'s. True when it is. */
+static bool loader_phase(struct execs *x, struct pexec *p)
+{
+	bool script = p->interp[0] && p->s[INTERP].fd >= 0;
+	const struct subject *s = script ? &p->s[INTERP] : &p->s[MAIN];
+	if ((p->loader && !script) || s->h != H_DONE ||
+	    (!exec_is_loader(s->resolved) && !loader_id_is(&x->ld, x->root, &s->st, s->hex)))
+		return false;
+	subject_clear(&p->s[PROG]);
+	p->s[PROG].h = H_NONE;
+	p->loader = true;
+	if (script)
+		exec_shebang_argv(p->interp, p->path, &p->argv, &p->largv);
+	p->program = exec_loader_program(script ? &p->largv : &p->argv);
+	/* a name without a '/' the loader looks for in the library path:
+	 * left unopened, refused while rules need it (decide.c) */
+	if (p->program && strchr(p->program, '/'))
+		subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0);
+	want(p, PROG);
+	return true;
 }
 
 /* ---- a new exec ---- */
@@ -615,7 +618,8 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 	p->loader = exec_is_loader(p->s[MAIN].resolved);
 	p->program = p->loader ? exec_loader_program(&p->argv)
 			       : exec_script_of(p->s[MAIN].resolved, &p->argv);
-	if (p->program && subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0) < 0)
+	if (p->program && (!p->loader || strchr(p->program, '/')) &&
+	    subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0) < 0)
 		p->s[PROG].fd = -1;
 	p->next = x->list;
 	x->list = p;
@@ -875,121 +879,3 @@ int execs_watch(struct loop *l, struct execs *x, struct werr *e)
 	return loop_add(l, "the exec timer", x->timer, execs_on_timer, x, e);
 }
 
-struct execs *execs_new(const struct execs_cfg *cfg, struct werr *e)
-{
-	const struct policy *pol = cfg->policy;
-	const char *const *writable = cfg->writable;
-	size_t nwritable = cfg->nwritable;
-	struct execs *x = xcalloc(1, sizeof *x);
-	x->listener = -1; /* execs_ready */
-	x->log = cfg->log;
-	x->rules = &pol->exec;
-	x->root = cfg->root;
-	x->pidns = -2;
-	x->timer = -1;
-	x->init = cfg->init;
-	x->ap = cfg->approvals;
-	x->link = cfg->link;
-	x->link_ctx = cfg->link_ctx;
-	x->kernel = cfg->kernel;
-	exec_verdict_init(&x->lists, &pol->exec);
-	for (size_t i = 0; i < pol->exec.deny.n; i++)
-		x->code_rules = x->code_rules || strncmp(pol->exec.deny.v[i], "code:", 5) == 0;
-	for (size_t i = 0; i < pol->exec.allow.n; i++)
-		x->code_rules = x->code_rules || strncmp(pol->exec.allow.v[i], "code:", 5) == 0;
-	for (size_t i = 0; i < nwritable && x->nwdev < WRITABLE_DEVS; i++) {
-		struct stat st;
-		if (writable[i] && stat(writable[i], &st) == 0) {
-			bool have = false;
-			for (size_t k = 0; k < x->nwdev; k++)
-				have = have || x->wdev[k] == st.st_dev;
-			if (!have)
-				x->wdev[x->nwdev++] = st.st_dev;
-		}
-	}
-	/* A directory allowed as a whole must be one the agent cannot write:
-	 * in a writable one, anything could be put there and run. */
-	static const char *const scratch[] = { "/tmp", "/var/tmp", "/dev/shm", AGENT_HOME };
-	for (size_t i = 0; i < pol->exec.allow_dirs.n; i++) {
-		const char *d = pol->exec.allow_dirs.v[i], *w = NULL;
-		for (size_t k = 0; k < nwritable && !w; k++)
-			if (writable[k] && path_is_within(d, writable[k]))
-				w = writable[k];
-		for (size_t k = 0; k < ARRAY_LEN(scratch) && !w; k++)
-			if (path_is_within(d, scratch[k]))
-				w = scratch[k];
-		if (w) {
-			werr_set(e, 0, "exec allow %s: the agent can write there (%s is writable inside the "
-				 "sandbox), so anything could be put there and run; allow its programs by hash "
-				 "(exec allow FILE, sha256:HEX or hashes:FILE)", d, w);
-			execs_free(x);
-			return NULL;
-		}
-	}
-	x->reader = nsread_new(cfg->userns);
-	x->q = hashq_new(HASH_WORKERS, x->reader);
-	x->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	x->t = tracer_new();
-	x->ep = execpath_new();
-	x->pids = pidcache_new();
-	if (!x->q || x->timer < 0) {
-		werr_errno(e, "supervisor: setting up exec control");
-		execs_free(x);
-		return NULL;
-	}
-	x->tracing = getenv("NOTRACE") == NULL;
-	hashcache_open(&x->hc, cfg->kept);
-	x->planned_argv = cfg->planned_argv;
-	x->planned_cwd = cfg->planned_cwd ? cfg->planned_cwd : "/";
-	return x;
-}
-
-void execs_ready(struct execs *x, int listener, const char *planned)
-{
-	x->listener = listener;
-	x->planned = planned ? xstrdup(planned) : NULL;
-}
-
-void execs_free(struct execs *x)
-{
-	if (!x)
-		return;
-	for (struct pexec *p = x->list, *next; p; p = next) {
-		next = p->next;
-		pexec_free(p);
-	}
-	hashcache_close(&x->hc);
-	tracer_free(x->t);
-	execpath_free(x->ep);
-	pidcache_free(x->pids);
-	if (hashq_free(x->q))
-		nsread_free(x->reader); /* (else a worker stuck in a read may still ask it) */
-	if (x->timer >= 0)
-		close(x->timer);
-	if (x->root >= 0)
-		close(x->root);
-	if (x->pidns >= 0)
-		close(x->pidns);
-	exec_verdict_free(&x->lists);
-	free(x->planned);
-	free(x);
-}
-
-json_t *execs_stats(const struct execs *x)
-{
-	unsigned long all = x->hits + x->misses;
-	return json_pack("{s:{s:I,s:I,s:I,s:f},s:I,s:I,s:I,s:I}", "hash_cache", "hits",
-			 (json_int_t)x->hits, "kept", (json_int_t)x->hc.kept,
-			 "misses", (json_int_t)x->misses, "hit_rate",
-			 all ? (double)x->hits / (double)all : 0.0, "fixed", (json_int_t)x->unwatched,
-			 "verified", (json_int_t)x->verified, "swapped", (json_int_t)x->swapped,
-			 "killed", (json_int_t)x->killed);
-}
-
-bool execs_cached_hash(struct execs *x, const struct stat *st, char hex[SHA256_HEX_LEN])
-{
-	const struct hc_entry *c = hashcache_get(&x->hc, st, false);
-	if (c)
-		memcpy(hex, c->hex, SHA256_HEX_LEN);
-	return c != NULL;
-}

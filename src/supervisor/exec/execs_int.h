@@ -1,8 +1,8 @@
 /* execs_int.h - what the exec pipeline's files share (execs.c, decide.c):
  * a pending exec and its subjects (and their hashes as an event shows
- * them), and the rules' decision on one. Private to src/supervisor/exec/;
- * the pipeline's interface is execs.h (its state, struct execs, is
- * execs.c's own). */
+ * them), the pipeline's state (struct execs: made and freed by
+ * execs_setup.c, run by execs.c), and the rules' decision on one. Private
+ * to src/supervisor/exec/; the pipeline's interface is execs.h. */
 #pragma once
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -15,7 +15,11 @@
 #include "../../common/util.h"
 #include "../../policy/exec_verdict.h"
 #include "execs.h"
+#include "hashcache.h"
 #include "hashq.h"
+#include "loaderid.h"
+
+#define WRITABLE_DEVS 32
 
 enum { MAIN, INTERP, PROG, NSUBJ };
 enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
@@ -71,7 +75,9 @@ struct pexec {
 	bool interp_tried;
 	bool nested;                /* the interpreter is a script too */
 	bool loader;
-	const char *program;        /* in argv: what the loader or interpreter runs */
+	bool loader_tried;          /* MAIN or INTERP looked at as the loader by content */
+	struct strv largv;          /* the loader's command line as a script's interpreter */
+	const char *program;        /* in argv (largv): what the loader or interpreter runs */
 	struct subject s[NSUBJ];
 	bool answered, traced;
 	struct hash_job *vjob;      /* the hash of /proc/PID/exe at the exec stop */
@@ -81,6 +87,44 @@ struct pexec {
 	bool asked;                 /* a human said yes */
 	bool planned;               /* init's planned first exec (execs_ready) */
 };
+
+/* The pipeline's state. */
+struct execs {
+	int listener;
+	struct audit *log;
+	const struct policy_exec *rules;
+	struct exec_verdict_rules lists; /* the deny and allow hashes, sorted */
+	dev_t wdev[WRITABLE_DEVS];
+	size_t nwdev;
+	int root;                   /* the sandbox's root, O_PATH */
+	int pidns;                  /* its pid namespace (-1: none, or no translation; -2: not yet) */
+	pid_t init;                 /* sandbox init, as the host numbers it */
+	struct hashq *q;
+	struct nsread *reader;      /* opens what warden may not read (nsread.h) */
+	bool code_rules;            /* some rule names a code hash (code:HEX) */
+	int timer;
+	bool ticking;
+	struct tracer *t;
+	bool tracing;               /* PTRACE_SEIZE works here */
+	struct execpath *ep;
+	struct pidcache *pids;      /* the parents' pids inside */
+	unsigned long unwatched;    /* execs that could not have run anything else */
+	struct approvals *ap;       /* who answers `exec ask` (NULL: nobody: refused) */
+	struct bpfexec *kernel;     /* the rules in the kernel too (NULL: not) */
+	execs_linker link;          /* the tool call an exec belongs to (NULL: none) */
+	void *link_ctx;
+	struct pexec *list;         /* pending: unanswered, or traced */
+	struct hashcache hc;         /* hashes of files the agent cannot change */
+	struct loader_id ld;        /* the loader, by its content (loaderid.h) */
+	unsigned long hits, misses, verified, swapped, killed;
+	/* init's planned first exec (execs_ready), until the first notification */
+	char *planned;
+	char *const *planned_argv;
+	const char *planned_cwd;
+};
+
+/* A pending exec's resources released (execs.c). */
+void pexec_free(struct pexec *p);
 
 /* ---- the decision (decide.c) ---- */
 

@@ -19,24 +19,58 @@ bool exec_is_loader(const char *resolved)
 	       glob_match("ld-*.so*", base) || strcmp(base, "ld.so") == 0;
 }
 
-/* The loader's options that take a value, per ld.so(8). */
+static bool one_of(const char *a, const char *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(a, v[k]) == 0)
+			return true;
+	return false;
+}
+
+/* As glibc's loader reads its command line (rtld.c): an option that takes
+ * a value takes the next argument when there is one; the flags; --version
+ * ends it. Anything else is the program, an option it does not know too:
+ * glibc 2.36 refuses one, an older loader runs a file of that name (so it
+ * is judged as one; "--": the next argument). */
 const char *exec_loader_program(const struct strv *argv)
 {
 	static const char *const with_value[] = { "--library-path", "--inhibit-rpath", "--audit",
-		"--preload", "--argv0", "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask" };
+		"--preload", "--argv0", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask" };
+	static const char *const flags[] = { "--list", "--verify", "--inhibit-cache",
+		"--list-tunables", "--list-diagnostics", "--help" };
 	for (size_t i = 1; i < argv->n; i++) {
 		const char *a = argv->v[i];
-		if (strncmp(a, "--", 2) != 0)
-			return a;
+		if (one_of(a, with_value, ARRAY_LEN(with_value)) && i + 1 < argv->n) {
+			i++;
+			continue;
+		}
+		if (one_of(a, flags, ARRAY_LEN(flags)))
+			continue;
+		if (strcmp(a, "--version") == 0)
+			return NULL;
 		if (strcmp(a, "--") == 0)
 			return i + 1 < argv->n ? argv->v[i + 1] : NULL;
-		bool takes = false;
-		for (size_t k = 0; k < ARRAY_LEN(with_value); k++)
-			takes = takes || strcmp(a, with_value[k]) == 0;
-		if (takes)
-			i++;
+		return a;
 	}
 	return NULL;
+}
+
+void exec_shebang_argv(const char *line, const char *script, const struct strv *argv,
+		       struct strv *out)
+{
+	const char *p = line + strspn(line, " \t");
+	size_t n = strcspn(p, " \t");
+	strv_push_owned(out, xasprintf("%.*s", (int)n, p));
+	p += n;
+	p += strspn(p, " \t");
+	size_t m = strlen(p);
+	while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
+		m--;
+	if (m)
+		strv_push_owned(out, xasprintf("%.*s", (int)m, p));
+	strv_push(out, script);
+	for (size_t i = 1; i < argv->n; i++)
+		strv_push(out, argv->v[i]);
 }
 
 /* A common interpreter given a script by name (`python3 prog.py`, `sh
