@@ -297,6 +297,17 @@ static void connected(struct conn *c)
 			    "terminates (CONNECT through its HTTP proxy) or on a host loopback port");
 		return;
 	}
+	/* An absolute-form request to a host a secret is put in for in the
+	 * clear (bound, on the loopback): its answer would be relayed unread,
+	 * a reflected value coming back real and TRACE echoing it. Its host
+	 * loopback port reads each request and answer (NO_PROXY sends
+	 * clients there). */
+	if (c->guard && c->plain && c->px->guard.bound && c->px->guard.bound(c->guard)) {
+		conn_refuse(c, 403, 0, "plain HTTP through warden's proxy to a host a secret is "
+			    "bound to: go to its port directly (NO_PROXY lists the loopback), where "
+			    "warden reads each request and answer");
+		return;
+	}
 	if (c->guard && c->plain && guard_plain(c) < 0)
 		return;
 	if (proxy_req_unseen(c, terminated))

@@ -290,6 +290,36 @@ test_secret_loopback_plain() {
 	return 0
 }
 
+# A plain absolute-form request through warden's proxy to a loopback host
+# a secret is bound to (a client that ignores NO_PROXY, or one that means
+# to): refused with a 403 saying where to go, nothing reaching the server.
+# It was substituted and its answer relayed unread: a server that reflects
+# its request gave the agent the real value, TRACE included.
+test_secret_loopback_via_proxy_refused() {
+	nh_python
+	srv_start lo --bind 127.0.0.1
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" --allow-net "127.0.0.1:$SRV_PORT" -- python3 -c '
+import os, socket, sys
+k = os.environ["MYTOKEN"].encode()
+for m in (b"GET", b"TRACE"):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(m + b" http://127.0.0.1:" + sys.argv[1].encode() + b"/echo HTTP/1.1\r\nHost: 127.0.0.1:"
+              + sys.argv[1].encode() + b"\r\nX-Api-Key: " + k + b"\r\n\r\n")
+    got = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        got += d
+    print(got.decode("latin-1"))' "$SRV_PORT"
+	assert_rc 0
+	assert_out_lacks "$REAL" 'the real value came back through the proxy'
+	[[ $(grep -c '^HTTP/1.1 403 plain HTTP through warden' <<<"$OUT") == 2 ]] ||
+		fail "not refused twice: $(excerpt "$OUT")"
+	[[ ! -s $SRV_LOG ]] || fail "the server got something: $(excerpt "$(<"$SRV_LOG")")"
+}
+
 # HTTPS straight to a host loopback port bound to a secret (NO_PROXY
 # sends a client there): warden reads that port as plain HTTP, so the
 # handshake is refused with a reason that says so and what to do, a deny
