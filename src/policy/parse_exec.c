@@ -76,6 +76,8 @@ static int exec_target(struct parser *ps, const struct line *l, const char *d,
 	_cleanup_free_ char *full = NULL;
 	if (pol_expand_path(ps, l, off, d, list ? t + 7 : t, &full) < 0)
 		return -1;
+	if (!strv_contains(&ps->p->inputs, full))
+		strv_push(&ps->p->inputs, full);
 	if (list) {
 		unsigned long bad = 0;
 		if (exec_read_hashes(full, hashes, &bad) < 0)

@@ -226,6 +226,8 @@ int pol_do_rules(struct parser *ps, const struct line *l)
 		return pol_lerr(ps->e, 0, l, l->off[1], "rules: %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return pol_lerr(ps->e, 0, l, l->off[1], "rules: %s: not a regular file", path);
+	if (!strv_contains(&ps->p->inputs, path))
+		strv_push(&ps->p->inputs, path);
 	return pol_push_unique(ps, l, &ps->p->rules_files, path);
 }
 

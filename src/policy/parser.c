@@ -102,6 +102,7 @@ static int parse_file(struct parser *ps, const char *path, const char *name,
 		return werr_set(ps->e, errno, "%s: %s", path, what);
 	}
 	strv_push(&ps->p->sources, real);
+	strv_push(&ps->p->inputs, real);
 	_cleanup_free_ char *dircopy = xstrdup(real);
 	return parse_text(ps, name ? name : real, dirname(dircopy), text, len, depth);
 }
@@ -352,6 +353,7 @@ void policy_free(struct policy *p)
 	free(p->tools);
 	strv_free(&p->approve.command);
 	strv_free(&p->rules_files);
+	strv_free(&p->inputs);
 	strv_free(&p->checkpoint.exclude);
 	strv_free(&p->ssh_agent.keys);
 	free(p->approve.webhook);

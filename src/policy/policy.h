@@ -172,6 +172,11 @@ struct policy {
 	struct strv env_pass;       /* variable names or globs (LC_*) passed through */
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
+	struct strv inputs;         /* every file the policy comes from: the profiles and
+				       their includes, rules files, exec targets and hash
+				       lists (paths as named; read-only inside when in the
+				       workspace, so that the agent cannot loosen its next
+				       session: session.c) */
 	bool audit_files;           /* `audit files`: also record write-intent file operations */
 	bool audit_minimal;         /* `audit minimal`: no file events (the default records
 				       write-intent file operations, bounded) */

@@ -144,6 +144,21 @@ static int artifacts_place(struct session_layout *l, const char *dir, struct pol
 	return 0;
 }
 
+/* The files the policy comes from (policy.h's inputs) that lie in the
+ * workspace: protected for the session, so that the agent cannot rewrite
+ * the profile, its rules or its hash lists to loosen its next session. */
+static void inputs_protect(struct policy *pol, const char *ws)
+{
+	size_t wl = strlen(ws);
+	for (size_t i = 0; i < pol->inputs.n; i++) {
+		_cleanup_free_ char *real = realpath(pol->inputs.v[i], NULL);
+		if (!real || strncmp(real, ws, wl) != 0 || real[wl] != '/' || !real[wl + 1])
+			continue;
+		if (!strv_contains(&pol->protect, real + wl + 1))
+			strv_push(&pol->protect, real + wl + 1);
+	}
+}
+
 /* A fresh scratch directory under $TMPDIR (an absolute one) or /tmp. */
 static int scratch_make(struct session_layout *l, struct werr *e)
 {
@@ -164,6 +179,7 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 {
 	l->read_only = o->read_only || pol->workspace_ro;
 	pol->workspace_ro = l->read_only;
+	inputs_protect(pol, ws);
 	for (size_t i = 0; o->outputs && i < o->outputs->n; i++) {
 		char *p = NULL;
 		bool inside = false;

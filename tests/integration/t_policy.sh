@@ -20,6 +20,33 @@ test_policy_show() {
 	assert_out_has 'WARDENTEST_PASS' 'profile env pass in the effective policy'
 }
 
+# A profile, its include, its rules file and its hash list that lie in the
+# workspace are read-only inside: the agent could loosen its next session
+# by appending `net allow` to the profile or disabling a detection rule
+# (both writes went through); each refusal is recorded.
+test_profile_in_workspace_protected() {
+	mkdir -p conf
+	printf 'include conf/inc.profile\nrules %s/my.rules\nexec deny hashes:%s/conf/h.sha256\n' "$WS" "$WS" \
+		>warden.profile
+	printf 'env set WARDENTEST_INC=1\n' >conf/inc.profile
+	printf '\n' >my.rules
+	printf '%s  x\n' "$(printf x | sha256sum | cut -d' ' -f1)" >conf/h.sha256
+	wsh 'for f in warden.profile conf/inc.profile my.rules conf/h.sha256; do
+	       (echo "net allow 127.0.0.1:1" >>"$f") 2>/dev/null; echo "$f=$?"; done
+	     mv warden.profile moved 2>/dev/null; echo "mv=$?"; echo ok >other; echo "other=$?"' \
+		--profile "$(no_detect_actions "$WS/warden.profile")"
+	assert_rc 0
+	local f
+	for f in warden.profile conf/inc.profile my.rules conf/h.sha256; do
+		assert_out_match "^$f=[1-9]" "$f written from inside"
+		matches -F 'net allow' <"$f" && fail "$f changed: $(excerpt "$(<"$f")")"
+	done
+	assert_out_match '^mv=[1-9]' 'the profile moved away'
+	assert_out_line 'other=0' 'the rest of the workspace is writable'
+	grep -F '"event":"file"' "$(latest_log)" | grep -F "\"path\":\"$WS/warden.profile\"" |
+		matches -F '"decision":"deny"' || fail 'the refused write is not recorded'
+}
+
 # An option with a value given twice is refused, not silently the last one
 # counting (a second -p dropped the first profile's masks without a word),
 # for `run` and `policy show` alike; the repeatable ones add up.
