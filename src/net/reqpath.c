@@ -43,6 +43,26 @@ static long decode(const char *s, size_t len, bool glob, char *d, const char **w
 	return (long)n;
 }
 
+/* What servers read two ways in a decoded path: a dot segment with a
+ * parameter (`/..;/`, `/.;x/`: Tomcat and others drop the parameter and
+ * climb), and an overlong UTF-8 form (0xC0 0xAE for '.', 0xE0 0x80 0xAF for
+ * '/': never UTF-8, taken for the character by lenient decoders). NULL, or
+ * why. */
+static const char *split_two_ways(const char *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)d[i], c1 = i + 1 < n ? (unsigned char)d[i + 1] : 0;
+		if (c == 0xC0 || c == 0xC1 || (c == 0xE0 && c1 < 0xA0) || (c == 0xF0 && c1 < 0x90))
+			return "an overlong UTF-8 form (%C0%AE: a dot or a slash to some servers)";
+		if ((i == 0 || d[i - 1] == '/') && c == '.') {
+			size_t k = i + 1 < n && d[i + 1] == '.' ? i + 2 : i + 1;
+			if (k < n && d[k] == ';')
+				return "a dot segment with a parameter (/..;/: a climb to some servers)";
+		}
+	}
+	return NULL;
+}
+
 /* The decoded path d[0..n) into out: empty and "." segments dropped, ".."
  * taking the one before it away; '/' at the end of a path ending in '/',
  * "/." or "/..". Returns the length, or -1 when cap is too small. */
@@ -99,7 +119,7 @@ int reqpath_normalise(const char *s, size_t len, bool glob, char *out, size_t ca
 	}
 	char d[REQPATH_MAX];
 	long dn = decode(s, len, glob, d, why);
-	if (dn < 0)
+	if (dn < 0 || (*why = split_two_ways(d, (size_t)dn)))
 		return -1;
 	if (segments(d, (size_t)dn, out, cap) < 0) {
 		*why = "too long";

@@ -39,6 +39,17 @@ static void test_normalise(void)
 	CHECK_STR(norm("/repos%2F..%2Fadmin", false), "ERR encoded slash (%2F)");
 	CHECK_STR(norm("/repos%2f", false), "ERR encoded slash (%2F)");
 	CHECK_STR(norm("/repos/%2e%2e/admin", false), "ERR encoded dot (%2E)");
+	/* what servers read two ways: a parameter on a dot segment, overlong
+	 * UTF-8 for a dot or a slash */
+	CHECK_STR(norm("/ok/..;/admin", false),
+		  "ERR a dot segment with a parameter (/..;/: a climb to some servers)");
+	CHECK_STR(norm("/ok/.;x/admin", false),
+		  "ERR a dot segment with a parameter (/..;/: a climb to some servers)");
+	CHECK_STR(norm("/ok/%c0%ae%c0%ae/admin", false),
+		  "ERR an overlong UTF-8 form (%C0%AE: a dot or a slash to some servers)");
+	CHECK_STR(norm("/ok/%e0%80%af", false),
+		  "ERR an overlong UTF-8 form (%C0%AE: a dot or a slash to some servers)");
+	CHECK_STR(norm("/ok/a;b/..x;y/%c3%a9", false), "/ok/a;b/..x;y/\xc3\xa9");
 	CHECK_STR(norm("/a%5Cb", false), "ERR encoded backslash (%5C)");
 	CHECK_STR(norm("/a\\b", false), "ERR backslash");
 	CHECK_STR(norm("/a%00", false), "ERR control byte");
