@@ -1149,3 +1149,17 @@ test_checkpoint_undo_git_index_said() {
 	assert_err_match '^  \.git/index$' 'the index listed'
 	assert_err_match "git's index: .*--force takes it back" 'what the index is said'
 }
+
+# diff and undo run from a directory removed after the shell entered it
+# say so, as `warden run` does (they blamed HOME).
+test_checkpoint_cwd_removed() {
+	mkdir gone && cd gone && rmdir ../gone || fatal 'cannot make the removed directory'
+	local cmd
+	for cmd in diff undo; do
+		wardenc "$cmd"
+		assert_rc 125 "$cmd in a removed directory"
+		assert_err_match 'the current directory was removed' "$cmd: said"
+		[[ $ERR != *HOME* ]] || fail "$cmd blames HOME: $(excerpt "$ERR")"
+	done
+	cd "$WS" || fatal 'cd back'
+}
