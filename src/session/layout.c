@@ -159,16 +159,19 @@ static void inputs_protect(struct policy *pol, const char *ws)
 	}
 }
 
-/* A fresh scratch directory under $TMPDIR (an absolute one) or /tmp. */
-static int scratch_make(struct session_layout *l, struct werr *e)
+/* A fresh scratch directory under $TMPDIR (an absolute one outside the
+ * workspace ws, which may be read-only) or /tmp. */
+static int scratch_make(struct session_layout *l, const char *ws, struct werr *e)
 {
 	const char *t = getenv("TMPDIR");
 	char base[PATH_MAX];
-	if (!t || t[0] != '/' || !realpath(t, base))
+	bool from_env = t && t[0] == '/' && realpath(t, base) && !path_overlaps(base, ws);
+	if (!from_env)
 		snprintf(base, sizeof base, "/tmp");
 	_cleanup_free_ char *tmpl = xasprintf("%s/warden-scratch-XXXXXX", base);
 	if (!mkdtemp(tmpl))
-		return werr_errno(e, "--scratch: making a scratch directory in %s", base);
+		return werr_errno(e, "making the session's scratch directory in %s%s (name one with "
+				  "--scratch DIR)", base, from_env ? " ($TMPDIR)" : "");
 	l->scratch = steal_ptr(&tmpl);
 	l->scratch_made = true;
 	return 0;
@@ -199,7 +202,7 @@ int layout_prepare(struct session_layout *l, const struct session_layout_opts *o
 		if (place(o->scratch, "--scratch", pol, ws, home, false, &l->scratch, &inside, e) < 0)
 			return -1;
 	} else if (o->want_scratch || l->read_only) {
-		if (scratch_make(l, e) < 0)
+		if (scratch_make(l, ws, e) < 0)
 			return -1;
 	}
 	if (l->scratch && policy_add_path(pol, l->scratch, POLICY_RW, "--scratch", e) < 0)

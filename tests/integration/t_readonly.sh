@@ -139,3 +139,22 @@ test_readonly_outputs_swept() {
 	done
 	[[ $ERR == *"was moved to"* ]] || fail "no word on stderr about the moved repositories: $(excerpt "$ERR")"
 }
+
+# A read-only session's scratch directory is made outside the workspace
+# even when TMPDIR names the workspace (it was made in it: in a directory
+# the session keeps read-only, and one the agent's scratch files then
+# mixed into); a TMPDIR where none can be made is named as TMPDIR, not as
+# a --scratch the user did not pass.
+test_readonly_scratch_tmpdir() {
+	TMPDIR=$WS wsh 'echo "scratch=$WARDEN_SCRATCH"; echo x >"$WARDEN_SCRATCH/f" && echo wrote' --read-only
+	assert_rc 0
+	assert_out_line wrote 'the scratch directory is writable'
+	local d
+	d=$(sed -n 's/^scratch=//p' <<<"$OUT")
+	[[ -n $d && $d != "$WS"* ]] || fail "the scratch directory lies in the workspace: $d"
+	[[ -z $(find "$WS" -maxdepth 1 -name 'warden-scratch-*') ]] || fail 'a scratch directory left in the workspace'
+	TMPDIR=/proc wsh 'echo ran' --read-only
+	assert_rc 125
+	assert_out_lacks ran
+	assert_err_match 'scratch directory in /proc \(\$TMPDIR\)' 'TMPDIR named'
+}
