@@ -592,6 +592,14 @@ int task_prepare(struct task *t, const char *lockdir, struct policy *pol, struct
 		if (git_run(t->src, has, -1, NULL, &code, TASK_LOOKUP_MS, e) < 0)
 			return werr_wrap(e, "task %s", t->name);
 		bool exists = code == 0;
+		/* a fresh branch starts at HEAD: a repository with no commit has
+		 * none (git's own words would be "not a valid object name") */
+		const char *const head[] = { "rev-parse", "--verify", "--quiet", "HEAD", NULL };
+		if (!exists && (git_run(t->src, head, -1, NULL, &code, TASK_LOOKUP_MS, e) < 0 || code))
+			return code ? werr_set(e, 0, "task %s: the repository %s has no commit yet, and a "
+					       "task's branch starts at HEAD (commit once, or run "
+					       "without --task)", t->name, t->src)
+				    : werr_wrap(e, "task %s", t->name);
 		const char *const reuse[] = { "worktree", "add", "--", t->dir, t->branch, NULL };
 		const char *const fresh[] = { "worktree", "add", "-b", t->branch, "--", t->dir, "HEAD",
 					      NULL };

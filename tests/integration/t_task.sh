@@ -267,3 +267,14 @@ test_task_git_odd_files_removed() {
 		fail "not three git.odd-file-in-sandbox alerts: $(excerpt "$OUT")"
 	timeout 10 git -C "$repo" worktree list >/dev/null || fail "the host's git worktree list did not answer"
 }
+
+# --task in a repository with no commit yet: said so, with what to do
+# (git's own "not a valid object name: 'HEAD'" was all it said).
+test_task_no_commit() {
+	have git || skip 'git is not installed'
+	git init -q .
+	wrun --task t1 -- echo ran
+	assert_rc 125
+	assert_out_lacks ran
+	assert_err_match 'has no commit yet.*commit once' 'said'
+}
