@@ -423,12 +423,18 @@ static struct {
 } given[OPTS_MAX];
 static size_t ngiven;
 
-/* An option given once at most: its second time said, as '?'. */
+/* An option given once at most: its second time said, as '?'; a file or
+ * directory option given an empty name too. */
 static int once(const struct cli_cmd *c, int val)
 {
 	const struct cli_opt *o = c->opts;
 	while (o && o->name && o->val != val)
 		o++;
+	if (o && o->name && (o->arg == CLI_FILE || o->arg == CLI_DIR) && optarg && !*optarg) {
+		fprintf(stderr, "warden: --%s: an empty %s name\n", o->name,
+			o->arg == CLI_FILE ? "file" : "directory");
+		return '?';
+	}
 	if (!o || !o->name || o->arg == CLI_NONE || strstr(o->help, CLI_REPEATABLE))
 		return val;
 	for (size_t i = 0; i < ngiven; i++)

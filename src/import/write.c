@@ -15,17 +15,18 @@ int profile_write(const char *path, const char *text, bool force, struct werr *e
 {
 	struct stat st;
 	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return werr_set(e, 0, "%s is %s; not written over, --force or not", path,
+					S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
 		if (!force)
 			return werr_set(e, EEXIST, "%s exists; --force writes over it", path);
-		if (!S_ISREG(st.st_mode))
-			return werr_set(e, 0, "%s is not a regular file; not written over", path);
 	} else if (errno != ENOENT) {
 		return werr_errno(e, "cannot look at %s", path);
 	}
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return werr_errno(e, "cannot create %s", tmp);
+		return werr_errno(e, "cannot create %s (a file beside it first)", path);
 	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
 		werr_errno(e, "cannot write %s", tmp);
 		unlink(tmp);

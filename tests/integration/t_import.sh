@@ -294,6 +294,16 @@ test_init() {
 	assert_rc 0 'init -o -'
 	assert_out_has 'No toolchain found' 'the skeleton'
 	[[ -e warden.profile ]] && fail 'init -o - wrote a file'
+	# a symbolic link is never written through, --force or not, and said
+	# as one (it said "exists; --force writes over it", then with --force
+	# "not a regular file"); a missing directory names the path given
+	ln -s "$T_TMP/nowhere" lnk.profile
+	wardenc init -o lnk.profile
+	assert_rc 125 'init over a symlink'
+	assert_err_match 'lnk.profile is a symbolic link; not written over, --force or not' 'the link said'
+	[[ ! -e $T_TMP/nowhere ]] || fail 'written through the link'
+	wardenc init -o "$T_TMP/no/such/x.profile"
+	assert_err_match "cannot create $T_TMP/no/such/x.profile" 'the path given named'
 	true
 }
 

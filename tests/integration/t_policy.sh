@@ -67,6 +67,12 @@ test_option_given_twice() {
 		assert_out_lacks ran "$twice twice"
 		assert_err_match 'given twice' "$twice twice said"
 	done
+	# an empty path: said as such (it was "warden: : cannot open")
+	wrun --workspace= -- echo ran
+	assert_rc 125 'an empty --workspace'
+	assert_err_match '--workspace: an empty directory name' 'the empty workspace said'
+	wrun -p '' -- echo ran
+	assert_err_match '--profile: an empty file name' 'the empty profile said'
 	wrun --stream "ocsf=$T_TMP/o1" --stream "ocsf=$T_TMP/o2" -- echo ran
 	assert_rc 125 'ocsf twice'
 	assert_err_match 'given twice for ocsf' 'ocsf twice said'
