@@ -237,7 +237,8 @@ int task_locate(struct task *t, const char *name, const char *src, struct werr *
 int task_lock(struct task *t, const char *lockdir, struct werr *e)
 {
 	if (mkdir_p(lockdir, 0700, NULL) < 0)
-		return werr_errno(e, "creating %s", lockdir);
+		return werr_errno(e, "creating warden's lock directory %s (in the audit log's "
+				  "directory: $XDG_STATE_HOME/warden, or ~/.local/state/warden)", lockdir);
 	char sum[SHA256_HEX_LEN];
 	sha256_hex(t->dir, strlen(t->dir), sum);
 	_cleanup_free_ char *path = xasprintf("%s/task-%.32s.lock", lockdir, sum);

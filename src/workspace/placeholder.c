@@ -202,7 +202,8 @@ void workspace_remove_stale_placeholders(int wsfd, const struct strv *rels)
 int workspace_lock_open(const char *ws, const char *lockdir, struct werr *e)
 {
 	if (mkdir(lockdir, 0700) < 0 && errno != EEXIST)
-		return werr_errno(e, "creating %s", lockdir);
+		return werr_errno(e, "creating warden's lock directory %s (in the audit log's "
+				  "directory: $XDG_STATE_HOME/warden, or ~/.local/state/warden)", lockdir);
 	char sum[SHA256_HEX_LEN];
 	sha256_hex(ws, strlen(ws), sum);
 	_cleanup_free_ char *path = xasprintf("%s/ws-%.32s.lock", lockdir, sum);
