@@ -97,6 +97,48 @@ test_exec_deny_loader_ways() {
 	assert_out_line "$ld /bin/true=0" 'default deny: the loader runs an allowed program'
 }
 
+# A denied program run as another ELF's interpreter (PT_INTERP: the
+# kernel maps and runs it first): the ELF naming it is refused, the event
+# naming the interpreter. It ran ("EVIL RAN", the exec an allow). A
+# program naming the system's loader runs as before.
+test_exec_deny_elf_interp() {
+	have cc || skip 'no C compiler'
+	[[ $(uname -m) == x86_64 ]] || skip 'the test program is x86_64 code'
+	cat >evil.c <<'C'
+void _start(void)
+{
+	static const char m[] = "EVIL RAN\n";
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(1), "D"(1), "S"(m), "d"(sizeof m - 1) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall" : : "a"(60), "D"(0) : "rcx", "r11", "memory");
+	for (;;)
+		;
+}
+C
+	printf 'int main(void) { return 0; }\n' >w.c
+	cc -static-pie -nostdlib -fno-stack-protector -O2 -o evil evil.c 2>/dev/null &&
+		cc -o wrap w.c 2>/dev/null || skip 'the test programs did not build'
+	cp evil i
+	python3 - "$PWD/i" <<'PY' || skip 'cannot patch the interpreter'
+import sys
+d = open("wrap", "rb").read()
+old = b"/lib64/ld-linux-x86-64.so.2\0"
+new = sys.argv[1].encode() + b"\0"
+if old not in d or len(new) > len(old):
+    sys.exit(1)
+open("wrap2", "wb").write(d.replace(old, new + b"\0" * (len(old) - len(new)), 1))
+PY
+	chmod 755 wrap2
+	printf 'exec deny %s\n' "$PWD/evil" >"$T_TMP/deny.profile"
+	wrun --profile "$(no_detect_actions "$T_TMP/deny.profile")" -- sh -c './wrap2; echo "wrap2=$?"; ./wrap; echo "wrap=$?"'
+	assert_rc 0
+	assert_out_lacks 'EVIL RAN' 'the denied interpreter ran'
+	assert_out_line 'wrap2=126' 'the ELF naming a denied interpreter refused'
+	assert_out_line 'wrap=0' 'a program naming the system loader runs'
+	grep -F '"event":"exec"' "$(latest_log)" | grep -F '"path":"./wrap2"' | grep -F "\"interpreter\":\"$PWD/i\"" |
+		matches -F '"decision":"deny"' || fail "the refusal does not name the interpreter: $(excerpt "$(grep -F wrap2 "$(latest_log)")")"
+}
+
 # A rule by hash and a file of hashes; bad rules refused before anything runs.
 test_exec_deny_rules() {
 	cp /bin/true denied && printf 'warden-exec-deny-test-2' >>denied

@@ -29,7 +29,7 @@ bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_ru
 	       allowed_by_dir(rules, s);
 }
 
-static const char *const names[NSUBJ] = { "the program", "the script's interpreter",
+static const char *const names[NSUBJ] = { "the program", "the script's (or ELF's) interpreter",
 	"the program or script it was given" };
 
 /* `exec deny`: a subject's hash, or its code hash, is denied. */
@@ -56,7 +56,7 @@ static bool denied_hash(const struct exec_verdict_rules *lists, const struct pex
  * loader's program, must have been hashed. */
 static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
 {
-	int need[3] = { MAIN, code != MAIN ? code : -1, p->loader ? PROG : -1 };
+	int need[3] = { MAIN, code != MAIN || p->elf_interp ? INTERP : -1, p->loader ? PROG : -1 };
 	for (int k = 0; k < 3; k++) {
 		const struct subject *s = need[k] >= 0 ? &p->s[need[k]] : NULL;
 		if (s && s->fd >= 0 && s->h != H_DONE) {
@@ -91,6 +91,12 @@ static bool not_allowed(const struct policy_exec *rules, const struct exec_verdi
 			 s->h == H_DONE ? " (sha256:" : "", s->h == H_DONE ? s->hex : "");
 		if (s->h == H_DONE)
 			snprintf(why + strlen(why), len - strlen(why), ")");
+		return true;
+	}
+	const struct subject *ei = &p->s[INTERP];
+	if (p->elf_interp && ei->fd >= 0 && !execs_allowed(rules, lists, ei)) {
+		snprintf(why, len, "exec default deny: the interpreter the program names (PT_INTERP) "
+			 "is not allowed");
 		return true;
 	}
 	if (p->loader && p->program &&

@@ -271,13 +271,15 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 		.pid = p->inner, .ppid = p->pinner, .host_pid = p->tid, .execveat = p->at,
 		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
 		.argv_truncated = p->truncated, .resolved = m->resolved, .sha256 = hex_or_null(m),
-		.hash_missing = missing, .interpreter = p->interp, .writable = writable(m),
-		.interpreter_sha256 = p->interp[0] ? hex_or_null(in) : NULL,
+		.hash_missing = missing,
+		.interpreter = p->interp[0] ? p->interp : p->elf_interp ? p->elf_interp : "",
+		.writable = writable(m),
+		.interpreter_sha256 = p->interp[0] || p->elf_interp ? hex_or_null(in) : NULL,
 		.program = p->program, .program_resolved = pr->resolved,
 		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool,
 		.code_sha256 = code_or_null(m), .code_missing = code_missing(m),
-		.interpreter_resolved = p->interp[0] ? in->resolved : NULL,
-		.interpreter_code_sha256 = p->interp[0] ? code_or_null(in) : NULL,
+		.interpreter_resolved = p->interp[0] || p->elf_interp ? in->resolved : NULL,
+		.interpreter_code_sha256 = p->interp[0] || p->elf_interp ? code_or_null(in) : NULL,
 		.program_code_sha256 = code_or_null(pr) });
 	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
 }
@@ -304,6 +306,7 @@ void pexec_free(struct pexec *p)
 	free(p->cwd);
 	strv_free(&p->argv);
 	strv_free(&p->largv);
+	free(p->elf_interp);
 	free(p);
 }
 
@@ -451,6 +454,7 @@ static void finish(struct execs *x, struct pexec *p)
 
 /* Go on with p as far as its hashes allow. */
 static bool loader_phase(struct execs *x, struct pexec *p);
+static bool elf_interp_phase(struct execs *x, struct pexec *p);
 
 static void advance(struct execs *x, struct pexec *p)
 {
@@ -473,6 +477,8 @@ static void advance(struct execs *x, struct pexec *p)
 	if (!p->loader_tried) {
 		p->loader_tried = true;
 		if (loader_phase(x, p) && p->s[PROG].h == H_WAIT)
+			return;
+		if (elf_interp_phase(x, p) && p->s[INTERP].h == H_WAIT)
 			return;
 	}
 	finish(x, p);
@@ -500,6 +506,40 @@ static bool loader_phase(struct execs *x, struct pexec *p)
 	if (p->program && strchr(p->program, '/'))
 		subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0);
 	want(p, PROG);
+	return true;
+}
+
+/* An ELF file the agent could write that names an interpreter of its own
+ * (PT_INTERP: the kernel maps and runs that file first): the interpreter
+ * is INTERP, judged as what runs as code (decide.c). The system's loader,
+ * which every dynamic program names, is passed over, and so is a file the
+ * agent cannot change (its PT_INTERP cannot change either). True when
+ * INTERP was opened. */
+static bool elf_interp_phase(struct execs *x, struct pexec *p)
+{
+	struct subject *m = &p->s[MAIN];
+	if (p->interp[0] || m->immutable || m->h != H_DONE || m->code_err || m->fd < 0)
+		return false;
+	char self[64], ip[PATH_MAX];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", m->fd);
+	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (rfd < 0 && (errno == EACCES || errno == EPERM) && x->reader) {
+		struct timespec deadline;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += 2;
+		rfd = nsread_open(x->reader, m->fd, &deadline);
+	}
+	int r = rfd >= 0 ? elf_interp_read(rfd, ip, sizeof ip) : -1;
+	if (rfd >= 0)
+		close(rfd);
+	if (r <= 0 || subject_open(p, &p->s[INTERP], AT_FDCWD, false, ip, 0) < 0)
+		return false; /* (malformed or missing: the kernel refuses the exec) */
+	if (loader_id_same(&x->ld, x->root, &p->s[INTERP].st)) {
+		subject_clear(&p->s[INTERP]);
+		return false;
+	}
+	p->elf_interp = xstrdup(ip);
+	want(p, INTERP);
 	return true;
 }
 

@@ -76,6 +76,8 @@ struct pexec {
 	bool nested;                /* the interpreter is a script too */
 	bool loader;
 	bool loader_tried;          /* MAIN or INTERP looked at as the loader by content */
+	char *elf_interp;           /* the interpreter MAIN names (PT_INTERP), when it is
+				       judged (INTERP): an ELF the agent could write */
 	struct strv largv;          /* the loader's command line as a script's interpreter */
 	const char *program;        /* in argv (largv): what the loader or interpreter runs */
 	struct subject s[NSUBJ];

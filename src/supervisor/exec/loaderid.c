@@ -1,7 +1,8 @@
-/* loaderid.c - the system's dynamic loader known by its content
- * (loaderid.h). */
+/* loaderid.c - the dynamic loader: the system's known by its content, and
+ * the one an ELF file names (loaderid.h). */
 #include "loaderid.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -65,4 +66,37 @@ void loader_id_free(struct loader_id *l)
 	if (l->fd >= 0)
 		close(l->fd);
 	l->fd = -1;
+}
+
+bool loader_id_same(struct loader_id *l, int root, const struct stat *st)
+{
+	if (l->state == 0)
+		look(l, root);
+	return l->state > 0 && st->st_dev == l->st.st_dev && st->st_ino == l->st.st_ino;
+}
+
+int elf_interp_read(int fd, char *out, size_t cap)
+{
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh)
+		return -1;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 1170)
+		return -1;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) !=
+		    (ssize_t)sizeof ph)
+			return -1;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		/* the kernel's own bounds: 2..PATH_MAX bytes, NUL-terminated */
+		if (ph.p_filesz < 2 || ph.p_filesz > cap ||
+		    pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz ||
+		    out[ph.p_filesz - 1] != '\0')
+			return -1;
+		return 1;
+	}
+	return 0;
 }

@@ -1,4 +1,5 @@
-/* loaderid.h - the system's dynamic loader known by its content. A copy of
+/* loaderid.h - the dynamic loader: the system's known by its content, and
+ * the one an ELF file names (PT_INTERP). A copy of
  * it under any name (`cp /lib64/ld-linux-x86-64.so.2 ./myld; ./myld ./x`)
  * runs the program it is given as the loader does, so exec control judges
  * that program as it judges `ld.so ./x` (program.h). The loader the
@@ -28,3 +29,11 @@ struct loader_id {
 bool loader_id_is(struct loader_id *l, int root, const struct stat *st, const char *hex);
 
 void loader_id_free(struct loader_id *l);
+
+/* Is st the loader itself (the same file)? False when it is not known. */
+bool loader_id_same(struct loader_id *l, int root, const struct stat *st);
+
+/* The interpreter a 64-bit ELF file names (PT_INTERP), read from fd (open
+ * for reading) into out (cap bytes): 1, 0 when it names none (static, or
+ * not a 64-bit ELF), -1 when its headers are malformed or unreadable. */
+int elf_interp_read(int fd, char *out, size_t cap);
