@@ -106,17 +106,23 @@ static void *g_open_for(void *ctx, const struct net_host *h, uint16_t port, bool
 	return g;
 }
 
-/* A decoy's token in buf, as it is or percent-decoded (a URL's). */
-static const struct secret *canary_in(const struct guard *g, const char *buf, size_t len)
+/* One of set's tokens in buf, as it is or percent-decoded (a URL's, a
+ * form's: either case of hex digits). */
+static const struct secret *token_in(const struct secrets *set, const char *buf, size_t len)
 {
-	const struct secrets *cs = g->eg->canaries;
-	if (!cs || !cs->n || !len)
+	if (!set || !set->n || !len)
 		return NULL;
-	const struct secret *s = secrets_find_phantom(cs, buf, len);
+	const struct secret *s = secrets_find_phantom(set, buf, len);
 	if (s || !memchr(buf, '%', len))
 		return s;
 	_cleanup_free_ char *d = xmalloc(len);
-	return secrets_find_phantom(cs, d, pct_decode(buf, len, d));
+	return secrets_find_phantom(set, d, pct_decode(buf, len, d));
+}
+
+/* A decoy's token in buf, as it is or percent-decoded. */
+static const struct secret *canary_in(const struct guard *g, const char *buf, size_t len)
+{
+	return token_in(g->eg->canaries, buf, len);
 }
 
 /* The reason says a credential, not a decoy: the client reads it. */
@@ -279,6 +285,8 @@ static int g_data(void *gp, const void *data, size_t len, char *why, size_t whyl
 	if (g->may_put)
 		return 0;
 	const struct secret *s = scan_feed(&g->scan, data, len);
+	if (!s && len && memchr(data, '%', len))
+		s = token_in(g->eg->secrets, data, len); /* percent-encoded, within one read */
 	if (!s)
 		return 0;
 	leak(g, s, g->intercepted ? "body" : "stream", why, whylen);

@@ -137,6 +137,8 @@ test_secret_phantom_refused() {
 		echo "url=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" "'"$url"'/echo?k=$MYTOKEN")"
 		echo "bound-body=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" --data "key=$MYTOKEN" "'"$url"'/upload")"
 		echo "body=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" --data "key=$MYTOKEN" http://127.0.0.1:'"$other"'/upload)"
+		pct=$(printf %s "$MYTOKEN" | od -An -tx1 | tr -d " \n" | sed "s/../%&/g")
+		echo "pct-body=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" --data "key=$pct" http://127.0.0.1:'"$other"'/upload)"
 		echo "other=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $MYTOKEN" http://127.0.0.1:'"$other"'/)"
 		echo "clean=$(curl -sS -m 10 -o /dev/null -w "%{http_code}" http://127.0.0.1:'"$other"'/)"'
 	assert_out_lacks 'url=200' 'the phantom in a URL went through'
@@ -145,6 +147,7 @@ test_secret_phantom_refused() {
 	assert_err_match "^  127\.0\.0\.1:$other.*: the phantom of secret MYTOKEN in the .* which it is not bound to" \
 		'the phantom sent to an unbound host in the refusal summary'
 	grep -q '^body=200' <<<"$OUT" && fail 'the phantom in a body to an unbound host went through'
+	grep -q '^pct-body=200' <<<"$OUT" && fail 'the phantom percent-encoded in a body to an unbound host went through'
 	# to the bound host a body may hold the phantom (a conversation that
 	# quotes the agent's environment): it stays a phantom
 	assert_out_has 'bound-body=200' 'a body to the bound host holding the phantom'
