@@ -197,6 +197,46 @@ static int do_forks(long max)
 	return err ? denied_errno(err) : allowed("forked %ld", n);
 }
 
+/* hop CHAINS: CHAINS loops that each fork and have the parent exit at
+ * once ("pid hopping": no process of a loop outlives its one fork), the
+ * first process waiting meanwhile, a subreaper that ignores SIGCHLD so
+ * that each exited generation is gone at once (and the session goes on);
+ * every 200 forks a loop writes "CHAIN COUNT" to ./hop (through a rename,
+ * whole). Never returns: whoever started this must end it. */
+static int do_hop(long chains)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	signal(SIGCHLD, SIG_IGN);
+	long chain = 0;
+	for (; chain < chains; chain++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return denied();
+		if (pid == 0)
+			break;
+	}
+	if (chain == chains)
+		for (;;)
+			pause();
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "hop.%ld", chain);
+	for (unsigned long n = 1;; n++) {
+		pid_t pid = fork();
+		if (pid > 0)
+			_exit(0);
+		if (pid < 0)
+			continue; /* the previous generation not gone yet */
+		if (n % 200)
+			continue;
+		FILE *f = fopen(tmp, "w");
+		if (f) {
+			fprintf(f, "%ld %lu\n", chain, n);
+			fclose(f);
+			rename(tmp, "hop");
+		}
+	}
+}
+
 static void reap(pid_t pid)
 {
 	kill(pid, SIGKILL);
@@ -1280,6 +1320,11 @@ int main(int argc, char **argv)
 		if (parse_int(a1, &n) < 0)
 			return usage("forks MAX");
 		return do_forks(n);
+	} else if (!strcmp(cmd, "hop")) {
+		NEED(1, "hop CHAINS");
+		if (parse_int(a1, &n) < 0 || n < 1)
+			return usage("hop CHAINS");
+		return do_hop(n);
 	} else if (!strcmp(cmd, "pvm")) {
 		return do_pvm();
 	} else if (!strcmp(cmd, "unshare")) {
@@ -1421,7 +1466,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "jsonl")) {
 		return do_json(1);
 	}
-	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks pvm "
+	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks hop pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
