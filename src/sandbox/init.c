@@ -3,8 +3,11 @@
  * network, pty, capabilities, Landlock, seccomp), reports ready or the layer
  * that failed, then forks the command, passes signals on (SIGINT, SIGTERM
  * and SIGHUP to every process in the sandbox, any other to the command),
- * reaps every orphan and exits with the command's status. When init exits,
- * the kernel kills whatever is left in the namespace. */
+ * stops and continues every other process of the sandbox when the
+ * supervisor asks (a freeze without the session's cgroup: sandbox.h,
+ * SANDBOX_SIG_FREEZE), reaps every orphan and exits with the command's
+ * status. When init exits, the kernel kills whatever is left in the
+ * namespace. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -425,14 +428,38 @@ __attribute__((noreturn)) static void sandbox_end(int sync_fd, int status)
 	_exit(code);
 }
 
+/* A freeze or resume the supervisor asked for (sandbox.h,
+ * SANDBOX_SIG_FREEZE): sig sent to every process of the sandbox but init,
+ * whose answer says it was. kill(-1) fails with ESRCH only when there is
+ * no other process. */
+static void freeze_all(int sync_fd, int sig)
+{
+	int err = kill(-1, sig) < 0 ? errno : 0;
+	initmsg_send_signalled(sync_fd, sig, err);
+}
+
 /* PID 1 from here on: each signal passed on, every orphan reaped, and
- * the command's exit status init's own. */
+ * the command's exit status init's own; the supervisor's freezes and
+ * resumes done. */
 __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_fd)
 {
+	bool frozen = false;
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(fwd, &si);
 		if (sig < 0)
+			continue;
+		/* from outside the namespace (no process inside can send
+		 * SI_USER with pid 0): the supervisor's */
+		bool outside = si.si_code == SI_USER && si.si_pid == 0;
+		if ((sig == SANDBOX_SIG_FREEZE || sig == SANDBOX_SIG_RESUME) && outside) {
+			frozen = sig == SANDBOX_SIG_FREEZE;
+			freeze_all(sync_fd, frozen ? SIGSTOP : SIGCONT);
+			continue;
+		}
+		/* a SIGCONT warden passed on (its shell's `fg`) would let the
+		 * command alone go on in a frozen sandbox */
+		if (sig == SIGCONT && frozen)
 			continue;
 		if (sig != SIGCHLD) {
 			/* kill(-1) from PID 1 reaches every process of the

@@ -1,5 +1,6 @@
-/* initmsg.c - init's SEALED, READY and ERROR messages to the supervisor
- * (initmsg.h): the one place that knows which fd goes where on the wire.
+/* initmsg.c - init's messages to the supervisor (SEALED, READY, ERROR,
+ * EXITED, SIGNALLED: initmsg.h): the one place that knows which fd goes
+ * where on the wire.
  * The order: the seccomp listener, HTTP and SOCKS5, the pty master, each
  * host loopback port's listener, sock_diag, /tmp, home, the root, the user
  * and mount namespaces, the hook listener and the SSH agent socket's, each
@@ -164,6 +165,12 @@ void initmsg_send_exited(int sock, int status)
 {
 	struct init_msg m = { .type = INIT_MSG_EXITED, .status = status };
 	send_fds(sock, &m, NULL, 0);
+}
+
+void initmsg_send_signalled(int sock, int sig, int err)
+{
+	struct init_msg m = { .type = INIT_MSG_SIGNALLED, .status = sig, .errnum = err };
+	(void)send(sock, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 bool initmsg_recv_again(int err, bool *reset)

@@ -6,7 +6,11 @@
  * listener, every layer built; or, at any point, ERROR naming the layer
  * that failed. Last, EXITED: the command ended and nothing else of the
  * sandbox is left, init's own exit under way (supervisor/services.c
- * receives it). The fds travel as a struct init_fds; initmsg.c alone
+ * receives it). While the command runs, SIGNALLED answers each freeze or
+ * resume the supervisor asks of init (sandbox.h, SANDBOX_SIG_FREEZE):
+ * status the signal init sent every other process of the sandbox
+ * (SIGSTOP, SIGCONT), errnum kill's errno or 0 (supervisor/freeze.c
+ * waits for it; one that comes late, services.c drops). The fds travel as a struct init_fds; initmsg.c alone
  * knows the order they go on the wire in and the flags that say which are
  * there. */
 #pragma once
@@ -19,7 +23,7 @@
 #include "../net/forward.h"
 
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2, INIT_MSG_SEALED = 3,
-		     INIT_MSG_EXITED = 4 };
+		     INIT_MSG_EXITED = 4, INIT_MSG_SIGNALLED = 5 };
 
 /* The supervisor's bytes to init before SEALED: "g" once init's identity
  * maps are written (it goes on), then "c" once its cgroups are set and the
@@ -78,7 +82,8 @@ struct init_msg {
 	int has_ssh;
 	unsigned canary_placed;
 	int canary_err;
-	int status; /* EXITED: the status init exits with (the command's) */
+	int status; /* EXITED: the status init exits with (the command's);
+		     * SIGNALLED: the signal sent */
 	char text[1024];
 	char exec_path[PATH_MAX];
 };
@@ -105,6 +110,9 @@ int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 void initmsg_send_error(int sock, int errnum, const char *text);
 /* Send EXITED: status. */
 void initmsg_send_exited(int sock, int status);
+/* Send SIGNALLED: sig, and err (kill's errno, 0 when it succeeded); never
+ * waits for room in the socket (an answer nobody reads is dropped). */
+void initmsg_send_signalled(int sock, int sig, int err);
 /* Whether a receive from init's socket that failed with err is tried
  * again: an interrupted one, and the first reset (init that fails with a
  * byte of the supervisor's, or the network namespace maker's message,

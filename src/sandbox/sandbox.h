@@ -312,3 +312,19 @@ static inline bool sandbox_signal_stops(int sig)
 	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
 }
 
+/* The supervisor's requests to init, sent through init's pidfd
+ * (src/supervisor/freeze.c: a freeze by signals, without the session's
+ * cgroup): freeze, on which init sends SIGSTOP to every other process of
+ * the sandbox at once (kill(-1): the kernel walks the namespace's
+ * processes under the lock a fork takes to become one, and a fork racing
+ * the signal is restarted, so none is left running, however fast it
+ * forks), and resume (SIGCONT), each answered INIT_MSG_SIGNALLED
+ * (initmsg.h). Init takes them only from outside its pid namespace
+ * (si_code SI_USER, si_pid 0: what a process inside sends says its pid,
+ * and one cannot send SI_USER with sigqueue); from inside they are any
+ * other signal, passed to the command. FREEZE is the lower: of the two
+ * pending at once the kernel hands over the lower first, so a freeze
+ * undone as soon as it is asked (init's answer late) ends resumed. */
+#define SANDBOX_SIG_FREEZE (SIGRTMIN + 6)
+#define SANDBOX_SIG_RESUME (SIGRTMIN + 7)
+

@@ -2,30 +2,37 @@
  *
  * With the session's cgroup v2 (limits.h: made when a limit needs one, and
  * init in it) the kernel does it for every process at once: cgroup.freeze
- * 1 and 0, cgroup.kill. Without one, signals: a freeze scans /proc for the
- * processes whose pid namespace (the inode of /proc/PID/ns/pid) is init's,
- * and sends each SIGSTOP through a pidfd (kept, so that the resume sends
- * SIGCONT to the same processes and no pid reused meanwhile is touched);
- * the scan is repeated until a pass finds nobody new, so that what forked
- * during a pass is caught by the next (a process with SIGSTOP pending
- * forks no more: the kernel restarts a fork a group signal interrupts).
- * Nothing outside the sandbox is ever in its pid namespace (the supervisor,
- * the re-masker, warden's helpers stay in the host's), and the sandbox
- * cannot make a pid namespace of its own (seccomp), so that set is the
- * sandbox. SIGSTOP from the parent namespace reaches its init too. A kill
- * without the cgroup is SIGKILL to init through its pidfd: the kernel then
- * kills everything in the namespace, stopped or not. A freeze arms a
- * timerfd at its timeout (CLOCK_MONOTONIC); a resume or a kill disarms
- * it. */
+ * 1 and 0, cgroup.kill. Without one, signals, sent from inside: the
+ * supervisor asks init (SANDBOX_SIG_FREEZE and _RESUME through its pidfd,
+ * sandbox.h), init sends SIGSTOP (SIGCONT) to every other process of its
+ * pid namespace with one kill(-1) and answers on its socket
+ * (INIT_MSG_SIGNALLED), which the freeze waits for (ANSWER_MS at most).
+ * The kernel makes that kill whole: it walks the namespace's processes
+ * under the lock a fork takes to add one, and a fork the signal races is
+ * restarted, so no process escapes by forking, however fast (a scan of
+ * /proc from outside is always one step behind a process that forks and
+ * exits at once), and none by hiding from the supervisor's view of
+ * /proc. Init itself goes on (kill(-1) skips the sender): it reaps, and
+ * passes no SIGCONT of warden's on while frozen. Nothing outside the
+ * sandbox is in its pid namespace (the supervisor, the re-masker, warden's
+ * helpers stay in the host's), and the sandbox cannot make a pid namespace
+ * of its own (seccomp), so that namespace is the sandbox. The event's
+ * process count is the supervisor's scan of /proc for that namespace (the
+ * inode of /proc/PID/ns/pid) after init's answer. A kill without the
+ * cgroup is SIGKILL to init through its pidfd: the kernel then kills
+ * everything in the namespace, stopped or not. A freeze arms a timerfd at
+ * its timeout (CLOCK_MONOTONIC); a resume or a kill disarms it. */
 #include "freeze.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -35,19 +42,17 @@
 
 #include "../common/clock.h"
 #include "../common/util.h"
+#include "../sandbox/initmsg.h"
+#include "../sandbox/sandbox.h"
 
-/* A scan that still finds new processes after this many passes (forks
- * faster than the scan) gives up: the freeze is undone and refused, and the
- * detector kills instead. */
-#define MAX_PASSES 64
-
-struct stopped {
-	pid_t pid;
-	int pidfd;
-};
+/* How long a freeze or a resume by signals waits for init's answer: it is
+ * one kill(-1) away, microseconds but on a swamped machine. Without it in
+ * time, a freeze is undone and refused (the detector kills instead). */
+#define ANSWER_MS 2000
 
 struct sbctl {
 	int pidfd;              /* init's (borrowed) */
+	int sock;               /* init's socket, for its answers (borrowed) */
 	pid_t pid;
 	char *cgroup;           /* the session's cgroup v2, or NULL */
 	int in_cgroup;          /* init in it: 1, not: -1, not known yet: 0 */
@@ -58,8 +63,6 @@ struct sbctl {
 	bool ns_known;
 	bool frozen;
 	bool by_cgroup;         /* how the freeze was done */
-	struct stopped *st;     /* the processes SIGSTOPped */
-	size_t n, cap;
 	int timer;              /* the freeze's timeout (-1: none could be had) */
 	struct timespec deadline; /* CLOCK_MONOTONIC, while frozen */
 	char *timeout_why;      /* the kill's reason when it runs out */
@@ -86,12 +89,13 @@ bool sbctl_pidns(pid_t init_pid, struct stat *st)
 	return stat(p, st) == 0;
 }
 
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const struct stat *pidns,
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, int init_sock, const struct stat *pidns,
 			const char *cgroup_dir, const struct policy *pol, struct audit *log)
 {
 	struct sbctl *c = xcalloc(1, sizeof *c);
 	c->p = pol;
 	c->pidfd = init_pidfd;
+	c->sock = init_sock;
 	c->pid = init_pid;
 	c->log = log;
 	c->cgroup = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
@@ -104,22 +108,13 @@ struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const struct stat *pidns
 	return c;
 }
 
-static void release(struct sbctl *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		close(c->st[i].pidfd);
-	c->n = 0;
-}
-
 void sbctl_free(struct sbctl *c)
 {
 	if (!c)
 		return;
-	release(c);
 	if (c->timer >= 0)
 		close(c->timer);
 	free(c->timeout_why);
-	free(c->st);
 	free(c->cgroup);
 	free(c);
 }
@@ -188,54 +183,101 @@ static int cgroup_write(const struct sbctl *c, const char *file, const char *v)
 /* Is the process pid (a name in /proc, dirfd pd) in init's pid namespace? */
 static bool in_sandbox(const struct sbctl *c, int pd, const char *pid)
 {
-	char p[64];
+	char p[sizeof ((struct dirent *)0)->d_name + 8];
 	struct stat st;
 	snprintf(p, sizeof p, "%s/ns/pid", pid);
 	return fstatat(pd, p, &st, 0) == 0 && st.st_ino == c->ns_ino && st.st_dev == c->ns_dev;
 }
 
-static bool known(const struct sbctl *c, pid_t pid)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->st[i].pid == pid)
-			return true;
-	return false;
-}
-
-/* One pass over /proc: SIGSTOP to each process of the sandbox not stopped
- * yet. How many were new, or -1 when /proc cannot be read. */
-static long stop_pass(struct sbctl *c)
+/* How many processes of the sandbox but init /proc shows (one that an
+ * unprivileged supervisor may not look at is not counted); 0 when /proc
+ * cannot be read. */
+static unsigned count_processes(const struct sbctl *c)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
-		return -1;
+		return 0;
 	int pd = dirfd(d);
-	pid_t self = getpid();
-	long fresh = 0;
+	unsigned n = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		char *end;
 		long v = strtol(de->d_name, &end, 10);
-		if (*end || v <= 0 || (pid_t)v == self || known(c, (pid_t)v) ||
-		    !in_sandbox(c, pd, de->d_name))
-			continue;
-		int fd = (int)syscall(SYS_pidfd_open, (pid_t)v, 0);
-		if (fd < 0)
-			continue; /* gone */
-		/* the pid held now: still the sandbox's (not reused meanwhile)? */
-		if (!in_sandbox(c, pd, de->d_name) || signal_fd(fd, SIGSTOP) < 0) {
-			close(fd);
-			continue;
-		}
-		if (c->n == c->cap) {
-			c->cap = c->cap ? 2 * c->cap : 32;
-			c->st = xrealloc(c->st, c->cap * sizeof *c->st);
-		}
-		c->st[c->n++] = (struct stopped){ .pid = (pid_t)v, .pidfd = fd };
-		fresh++;
+		if (!*end && v > 0 && (pid_t)v != c->pid && in_sandbox(c, pd, de->d_name))
+			n++;
 	}
 	closedir(d);
-	return fresh;
+	return n;
+}
+
+/* Milliseconds from now to t, 0 when past. */
+static int ms_until(struct timespec t)
+{
+	struct timespec now = mono_now();
+	long ms = (long)(t.tv_sec - now.tv_sec) * 1000 + (t.tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? (int)ms : 0;
+}
+
+/* Init's next message, when it is its answer with sig: 1; one of an
+ * earlier request's (late) is taken and 0; anything else (EXITED, the
+ * socket's end) is left for services.c and -1. */
+static int take_answer(const struct sbctl *c, int sig, int *err)
+{
+	int type = 0;
+	ssize_t n;
+	while ((n = recv(c->sock, &type, sizeof type, MSG_PEEK | MSG_DONTWAIT)) < 0 && errno == EINTR)
+		;
+	if (n < 0 && errno == EAGAIN)
+		return 0;
+	if (n != (ssize_t)sizeof type || type != INIT_MSG_SIGNALLED)
+		return -1;
+	struct init_msg m = { 0 };
+	struct init_fds none;
+	ssize_t k = initmsg_recv(c->sock, &m, &none);
+	init_fds_close(&none);
+	if (k <= 0)
+		return -1;
+	*err = m.errnum;
+	return m.status == sig ? 1 : 0;
+}
+
+/* Ask init to send sig (SIGSTOP: req SANDBOX_SIG_FREEZE; SIGCONT: _RESUME)
+ * to every other process of the sandbox, and wait for its answer. -1 with
+ * e set (what: "freezing", "resuming") when init has ended, did not answer
+ * in ANSWER_MS, or its kill failed. */
+static int ask_init(const struct sbctl *c, int req, int sig, const char *what, struct werr *e)
+{
+	if (signal_fd(c->pidfd, req) < 0)
+		return werr_errno(e, "%s the sandbox: a signal to its init", what);
+	struct timespec end = mono_now();
+	end.tv_sec += ANSWER_MS / 1000;
+	end.tv_nsec += (ANSWER_MS % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = c->sock, .events = POLLIN },
+					{ .fd = c->pidfd, .events = POLLIN } };
+		int left = ms_until(end);
+		int r = left > 0 ? poll(pf, 2, left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return werr_errno(e, "%s the sandbox: waiting for its init", what);
+		if (r == 0)
+			return werr_set(e, ETIMEDOUT, "%s the sandbox: its init did not answer in %d ms",
+					what, ANSWER_MS);
+		int err = 0, got = pf[0].revents ? take_answer(c, sig, &err) : -1;
+		if (got < 0)
+			return werr_set(e, ESRCH, "the sandbox has ended");
+		/* ESRCH: nothing but init left to signal */
+		if (got > 0 && err && err != ESRCH)
+			return werr_set(e, err, "%s the sandbox: its init's kill(-1, %s)", what,
+					sig == SIGSTOP ? "SIGSTOP" : "SIGCONT");
+		if (got > 0)
+			return 0;
+	}
 }
 
 static void record(struct sbctl *c, const char *action, const char *by, long uid,
@@ -297,29 +339,15 @@ int sbctl_freeze(struct sbctl *c, const struct freeze_req *r, struct werr *e)
 	}
 	if (!c->ns_known)
 		return werr_set(e, 0, "freezing the sandbox: its pid namespace is unknown");
-	/* init first: nothing it starts escapes the first pass */
-	if (signal_fd(c->pidfd, SIGSTOP) < 0)
-		return werr_errno(e, "freezing the sandbox: SIGSTOP to its init");
-	long fresh;
-	int pass = 0;
-	do {
-		fresh = stop_pass(c);
-	} while (fresh > 0 && ++pass < MAX_PASSES);
-	if (fresh != 0) {
-		/* /proc unreadable, or still new processes after the last pass:
-		 * not all of it is stopped. Undone, and said: the detector then
+	if (ask_init(c, SANDBOX_SIG_FREEZE, SIGSTOP, "freezing", e) < 0) {
+		/* undone, should init do it late (the resume is handed over
+		 * after the freeze: sandbox.h), and said: the detector then
 		 * kills (fail closed) */
-		int err = fresh < 0 ? errno : EAGAIN;
-		signal_fd(c->pidfd, SIGCONT);
-		for (size_t i = 0; i < c->n; i++)
-			signal_fd(c->st[i].pidfd, SIGCONT);
-		release(c);
-		return fresh < 0 ? werr_set(e, err, "freezing the sandbox: reading /proc")
-				 : werr_set(e, err, "freezing the sandbox: still new processes after %d passes "
-					    "over /proc", MAX_PASSES);
+		if (e->errnum != ESRCH)
+			signal_fd(c->pidfd, SANDBOX_SIG_RESUME);
+		return -1;
 	}
-	/* init counted once (an unprivileged scan cannot see it: non-dumpable) */
-	frozen(c, r, false, (unsigned)c->n + !known(c, c->pid));
+	frozen(c, r, false, count_processes(c));
 	return 0;
 }
 
@@ -330,13 +358,10 @@ int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e)
 	if (c->by_cgroup) {
 		if (cgroup_write(c, "cgroup.freeze", "0") < 0)
 			return werr_errno(e, "resuming the sandbox: %s/cgroup.freeze", c->cgroup);
-	} else {
-		signal_fd(c->pidfd, SIGCONT);
-		for (size_t i = 0; i < c->n; i++)
-			signal_fd(c->st[i].pidfd, SIGCONT);
+	} else if (ask_init(c, SANDBOX_SIG_RESUME, SIGCONT, "resuming", e) < 0) {
+		return -1;
 	}
-	unsigned n = (unsigned)c->n + !known(c, c->pid);
-	release(c);
+	unsigned n = c->by_cgroup ? 0 : count_processes(c);
 	c->frozen = false;
 	arm(c, false, 0);
 	record(c, "resume", by, uid, NULL, c->by_cgroup, n);
@@ -350,8 +375,7 @@ int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, st
 	bool cgroup = by_cgroup(c) && cgroup_write(c, "cgroup.kill", "1") == 0;
 	if (!cgroup && signal_fd(c->pidfd, SIGKILL) < 0)
 		return werr_errno(e, "killing the sandbox: SIGKILL to its init");
-	/* what was stopped dies stopped; the pidfds are no longer needed */
-	release(c);
+	/* what was stopped dies stopped */
 	c->frozen = false;
 	arm(c, false, 0);
 	record(c, "kill", by, uid, reason, cgroup, cgroup ? 0 : 1);

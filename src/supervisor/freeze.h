@@ -5,7 +5,8 @@
  * Each action is an `action` event (by, uid, reason, how, processes). Every
  * call is quick: no sleep, no waiting for the kernel to report the sandbox
  * stopped (SIGSTOP and cgroup.freeze take effect as each process next
- * runs).
+ * runs); a freeze or resume by signals waits only for init's answer that
+ * it sent them (2 s at most, microseconds as a rule).
  *
  * No freeze lasts for ever: each is given the profile's `freeze timeout`
  * (policy_freeze_timeout: auto is 10 minutes when a human can decide, none
@@ -29,13 +30,15 @@ struct sbctl;
 bool sbctl_pidns(pid_t init_pid, struct stat *st);
 
 /* init_pidfd/init_pid: sandbox init (host pid; the pidfd is borrowed and
- * must outlive the sbctl); pidns: its pid namespace (sbctl_pidns), NULL
- * when unknown (a freeze by signals is then refused: which processes are
- * the sandbox's could not be told); cgroup_dir: the session's cgroup
+ * must outlive the sbctl); init_sock: the supervisor's end of init's
+ * socket, on which init answers a freeze or resume by signals (borrowed,
+ * likewise); pidns: its pid namespace (sbctl_pidns), NULL when unknown (a
+ * freeze by signals is then refused: which processes are the sandbox's
+ * could not be told); cgroup_dir: the session's cgroup
  * v2 directory or NULL (copied; used only when init is in it at the first
  * action). p: the policy (its `freeze timeout`; borrowed). log: where the
  * actions are recorded (borrowed). */
-struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, const struct stat *pidns,
+struct sbctl *sbctl_new(int init_pidfd, pid_t init_pid, int init_sock, const struct stat *pidns,
 			const char *cgroup_dir, const struct policy *p, struct audit *log);
 /* A sandbox frozen by signals is not let go on: it is being killed or has
  * ended by then. */

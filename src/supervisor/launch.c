@@ -428,7 +428,7 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 	 * kill, and the grace period's hold while frozen; a module of the loop
 	 * that acts on the whole sandbox is handed sb (freed after the socket
 	 * and everything that holds it, before init). */
-	L->sb = sbctl_new(L->c.pidfd, L->c.pid, pidns_known ? &pidns : NULL,
+	L->sb = sbctl_new(L->c.pidfd, L->c.pid, L->sock, pidns_known ? &pidns : NULL,
 			  lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
 	if (start_maker(userns, L->sock, e) < 0)
 		return -1; /* init killed by launched_free */

@@ -536,8 +536,10 @@ static void on_child_exit(struct loop *l, const struct source *src, uint32_t eve
 /* Init's socket: EXITED once the command has ended and init has killed
  * and reaped what it left (init.c, sandbox_end), so the session's end
  * begins while init's own exit runs; init is left to the session to wait
- * for (supervisor_cfg.init_left), before its cgroups. Anything else (an ERROR
- * for launched_error, init gone) leaves the end to the pidfd. */
+ * for (supervisor_cfg.init_left), before its cgroups. A SIGNALLED that
+ * came too late for the freeze or resume that waited for it (freeze.c) is
+ * dropped. Anything else (an ERROR for launched_error, init gone) leaves
+ * the end to the pidfd. */
 static void on_init_message(struct loop *l, const struct source *src, uint32_t events)
 {
 	struct services *sv = src->ctx;
@@ -550,10 +552,13 @@ static void on_init_message(struct loop *l, const struct source *src, uint32_t e
 	struct init_msg m = { 0 };
 	struct init_fds none;
 	init_fds_none(&none);
-	bool exited = n == (ssize_t)sizeof type && type == INIT_MSG_EXITED &&
-		      initmsg_recv(src->fd, &m, &none) > 0 && m.type == INIT_MSG_EXITED;
+	bool ours = n == (ssize_t)sizeof type &&
+		    (type == INIT_MSG_EXITED || type == INIT_MSG_SIGNALLED);
+	bool got = ours && initmsg_recv(src->fd, &m, &none) > 0;
 	init_fds_close(&none);
-	if (!exited) {
+	if (got && m.type == INIT_MSG_SIGNALLED)
+		return; /* late */
+	if (!got || m.type != INIT_MSG_EXITED) {
 		loop_remove(l, src);
 		return;
 	}
