@@ -42,7 +42,8 @@ static void action_usage(FILE *f, const char *op)
 			fprintf(f, "       warden %s %s\n", ops[i][0], ops[i][1]);
 	fputs("\n"
 	      "freeze stops every process of the session's sandbox (its cgroup's freezer, or\n"
-	      "SIGSTOP to each), resume lets them go on, kill ends the sandbox, frozen or not\n"
+	      "SIGSTOP to each, sent by the sandbox's init at once, so that none escapes by\n"
+	      "forking), resume lets them go on, kill ends the sandbox, frozen or not\n"
 	      "(warden then exits 137). SESSION is its id or a unique prefix of it (see\n"
 	      "warden status). Each is an `action` event in the session's log. A freeze ends\n"
 	      "with a kill after the profile's `freeze timeout` (warden status shows the time\n"
