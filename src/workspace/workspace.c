@@ -197,6 +197,11 @@ static int plan_mask(struct scan *sc, const struct walk_entry *we, struct werr *
 		return -1;
 	wsplan_add(sc->plan, we->type == DT_DIR ? WS_MASK_DIR : WS_MASK_FILE, we->rel);
 	struct ws_mount *m = &sc->plan->m[sc->plan->n - 1];
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		m->mask_dev = st.st_dev;
+		m->mask_ino = st.st_ino;
+	}
 	m->certs = cert_copy(sc, we, &m->certs_len);
 	return WALK_SKIP;
 }

@@ -48,6 +48,11 @@ struct ws_mount {
 	 * read-only copy of them in place of the empty file; NULL: masked */
 	char *certs;
 	size_t certs_len;
+	/* WS_MASK_FILE, WS_MASK_DIR: the masked file's identity at the scan
+	 * (0: not had), so that the watch knows it moved (its mask moves with
+	 * it: a rename keeps the mount) from a secret the host made */
+	dev_t mask_dev;
+	ino_t mask_ino;
 };
 
 struct wswatch;

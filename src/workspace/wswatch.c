@@ -204,6 +204,22 @@ static unsigned covered(const struct wswatch *w, const char *rel)
 	return 0;
 }
 
+/* Is the file at rel one masked at the start, moved here (a directory
+ * holding it renamed, by the agent or the host)? Its mask moved with it. */
+static bool masked_at_start(const struct wswatch *w, const char *rel)
+{
+	struct stat st;
+	if (fstatat(w->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	for (size_t i = 0; i < w->plan->n; i++) {
+		const struct ws_mount *m = &w->plan->m[i];
+		if ((m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR) && m->mask_ino &&
+		    m->mask_ino == st.st_ino && m->mask_dev == st.st_dev)
+			return true;
+	}
+	return false;
+}
+
 /* rel is masked (at start, or by its name now): not looked into. */
 static bool masked_here(const struct wswatch *w, const char *rel, const char *name)
 {
@@ -310,6 +326,8 @@ static int judge(struct wswatch *w, const char *rel, const char *name, bool dir,
 	for (size_t i = 0; i < w->alerted.n; i++)
 		if (!r && strcmp(w->alerted.v[i], rel) == 0)
 			return 0; /* said once (an editor saves often) */
+	if (!r && fresh && masked_at_start(w, rel))
+		return 0; /* a secret of the start moved with its directory: no news */
 	if (!r)
 		strv_push(&w->alerted, rel);
 	char detail[96];

@@ -140,6 +140,38 @@ test_remask_agent_own_secret() {
 	assert_out_lacks 'workspace.secret_created' "an alert for the agent's own file"
 }
 
+# A directory holding secrets masked at the start, renamed by the agent
+# (`mv config config.old`): the secrets stay masked under the new name (the
+# mount moves with them) and no alert says the host made a secret (it said
+# so for each, 10 risk points apiece, blaming the host for the agent's
+# rename); a secret the host writes there afterwards still is one.
+test_remask_masked_dir_renamed() {
+	mkdir -p conf/deep
+	echo HIDDEN >conf/.env
+	echo HIDDEN2 >conf/deep/server.key
+	warden_bg "$T_TMP/bg.out" -- sh -c 'mv conf conf2; echo moved; while [ ! -e go ]; do sleep 0.05; done
+		for f in conf2/.env conf2/deep/server.key conf2/.env.host; do cat "$f" 2>/dev/null; echo "$f=$?"; done'
+	wait_for "$T_TMP/bg.out" '^moved' 20 || fatal "no rename: $(<"$T_TMP/bg.out.err")"
+	sleep 0.5
+	echo HOSTMADE >conf2/.env.host
+	sleep 0.5
+	touch go
+	wait "$TPID"
+	OUT=$(<"$T_TMP/bg.out")
+	assert_out_lacks HIDDEN 'a masked secret read after its directory moved'
+	assert_out_lacks HOSTMADE "the host's new secret read"
+	local f
+	for f in conf2/.env conf2/deep/server.key conf2/.env.host; do
+		assert_out_match "^$f=[1-9]" "$f unreadable"
+	done
+	local alerts
+	alerts=$(grep -F '"rule":"workspace.secret_created"' "$(latest_log)")
+	grep -F '"path":"conf2/.env.host"' <<<"$alerts" >/dev/null || fail "no alert for the host's new secret: $(excerpt "$alerts")"
+	grep -E '"path":"conf2/(\.env|deep/server\.key)"' <<<"$alerts" >/dev/null &&
+		fail "the moved secrets alerted as the host's: $(excerpt "$alerts")"
+	return 0
+}
+
 # In one session the host writes secrets (a tool writing .env.production,
 # sub/.env in a directory there at start) while the agent writes its own
 # (.env, .env.local): the host's are unreadable inside, each with an alert,
