@@ -1,26 +1,32 @@
 /* summary.c - the refusals of a session, said once when it ends: a
- * subscriber of the event stream keeps each refused thing once (a proxy
- * destination the rules refused or a question about it denied, a direct
- * connection, a program exec control refused, a syscall, a limit
+ * subscriber of the event stream keeps each refused thing once for each
+ * reason (a proxy destination the rules refused or a question about it
+ * denied, a request the proxy would not take, a direct connection, a unix
+ * socket of the host, a program exec control refused, a syscall, a limit
  * the sandbox reached), with the reason and, where one exists, the flag or
  * profile line that would allow it; the user reads this instead of an
  * unrelated error from the agent. Also the connections to the published
  * ports, counted. */
 #include "summary.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/shown.h"
 #include "../common/util.h"
 
-/* Keep key once, counting repeats. An agent can make refusals without end:
- * past SUMMARY_KEEP distinct ones they are only counted, so neither memory
- * nor the search here grows with them. */
-static void add(struct summary *s, char *key, char *why)
+/* Keep key once with its reason, counting repeats: the same thing refused
+ * for another reason is a line of its own, so no line claims one reason
+ * for all. Only the first `same` bytes of the reasons are compared: a
+ * reason that ends in an example ("such as: ") is kept with the first
+ * one. An agent can make refusals without end: past SUMMARY_KEEP distinct
+ * ones they are only counted, so neither memory nor the search here grows
+ * with them. */
+static void keep(struct summary *s, char *key, char *why, size_t same)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].key, key) == 0) {
+		if (strcmp(s->v[i].key, key) == 0 && strncmp(s->v[i].why, why, same) == 0) {
 			s->v[i].times++;
 			free(key);
 			free(why);
@@ -39,6 +45,11 @@ static void add(struct summary *s, char *key, char *why)
 	s->v[s->n++] = (struct refusal){ .key = key, .why = why, .times = 1 };
 }
 
+static void add(struct summary *s, char *key, char *why)
+{
+	keep(s, key, why, SIZE_MAX);
+}
+
 static const char *str(const json_t *f, const char *k)
 {
 	const char *v = json_string_value(json_object_get(f, k));
@@ -54,17 +65,33 @@ static bool asked(const char *reason)
 	       strstr(reason, "nobody can answer");
 }
 
+/* A connection's end that is no refusal: the client went away or went
+ * quiet (proxy.c's words), or the session ended under it. */
+static bool ended(const char *reason)
+{
+	return strncmp(reason, "client closed", 13) == 0 ||
+	       strncmp(reason, "the client closed", 17) == 0 ||
+	       strncmp(reason, "client gone", 11) == 0 || strncmp(reason, "timed out", 9) == 0 ||
+	       strcmp(reason, "session ended") == 0;
+}
+
 /* A refusal of the proxy's own (a 4xx: a deny rule, a name resolving to
  * a refused address, a phantom toward the wrong host, a request it would
- * not parse; a TLS name other than the tunnel's, after the tunnel's 200; a
- * host loopback port's address denied), not a connection it could not
- * carry (502, 503, 504: the destination did not answer, a name did not
- * resolve) nor a client that went away (status 0). */
+ * not parse; a 501 or 505: a request it will not take, an unsupported
+ * Transfer-Encoding or scheme, another HTTP version, HTTP/2's preface
+ * among them; a SOCKS5 request it would not parse, which has no status
+ * and no host; a TLS name other than the tunnel's, after the tunnel's
+ * 200; a host loopback port's address denied), not a connection it could
+ * not carry (502, 503, 504: the destination did not answer, a name did
+ * not resolve) nor a client that went away (status 0). */
 static bool refused_by_proxy(const json_t *f, const char *reason)
 {
 	long long st = json_integer_value(json_object_get(f, "status"));
+	bool socks_unparsed = strcmp(str(f, "via"), "socks5") == 0 && !*str(f, "host") &&
+			      !ended(reason);
 	/* (on a host loopback port there is no status: the reasons say) */
-	return (st >= 400 && st < 500) || strstr(reason, "(SNI)") ||
+	return (st >= 400 && st < 500) || st == 501 || st == 505 || socks_unparsed ||
+	       strstr(reason, "(SNI)") ||
 	       strstr(reason, "TLS ClientHello") || strstr(reason, "address is denied") ||
 	       strstr(reason, " denied by rule ") || strstr(reason, " resolves to ") ||
 	       strstr(reason, " to methods and paths, ") ||
@@ -84,9 +111,10 @@ static void proxy_refused(struct summary *s, const json_t *f)
 	/* a pattern without a port allows every port; the host's loopback is
 	 * reached one port at a time (and an IPv6 literal needs its brackets) */
 	bool with_port = v6 || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0;
+	static const char by_rules[] = "requests refused by the profile's method/path rules, "
+				       "such as: ";
 	if (json_object_get(f, "path")) /* a request: method/path rules, or TRACE */
-		add(s, key, xasprintf("requests refused by the profile's method/path rules, "
-				      "such as: %s", reason));
+		keep(s, key, xasprintf("%s%s", by_rules, reason), sizeof by_rules - 1);
 	else if (strncmp(reason, "no rule allows", 14) == 0)
 		add(s, key, xasprintf("no rule allows it; allow it with --allow-net %s",
 				      with_port ? key : host));
@@ -96,7 +124,9 @@ static void proxy_refused(struct summary *s, const json_t *f)
 		/* a request the proxy would not parse has no host to name */
 		if (!*host || strcmp(host, "?") == 0) {
 			free(key);
-			key = xstrdup("a request to warden's proxy");
+			key = xstrdup(strcmp(str(f, "via"), "socks5") == 0
+					      ? "a SOCKS5 request to warden's proxy"
+					      : "a request to warden's proxy");
 		}
 		add(s, key, xstrdup(reason));
 	} else {
@@ -104,12 +134,43 @@ static void proxy_refused(struct summary *s, const json_t *f)
 	}
 }
 
+/* A connect or datagram to a unix socket the host bound (ev_net_unix): its
+ * path is the socket's, not a request's; named as opened inside, else as
+ * the process named it. */
+static void unix_refused(struct summary *s, const json_t *f)
+{
+	const char *sock = json_string_value(json_object_get(f, "resolved"));
+	add(s, xasprintf("unix socket %s", sock ? sock : str(f, "path")), xstrdup(str(f, "reason")));
+}
+
+/* A net event refused: a direct connection or datagram out, a unix
+ * socket of the host, or what warden's proxy refused. */
+static void net_refused(struct summary *s, const json_t *f)
+{
+	const char *method = str(f, "method");
+	if (strcmp(method, "connect") == 0 || strcmp(method, "sendto") == 0)
+		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
+				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
+		    /* the host's loopback port tried on the sandbox's (loophint.h)
+		     * says so itself */
+		    strncmp(str(f, "reason"), "direct connection", 17) != 0 ? xstrdup(str(f, "reason"))
+		    : xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
+			      "ALL_PROXY are set inside)"));
+	else if (strcmp(method, "unix") == 0)
+		unix_refused(s, f);
+	else
+		proxy_refused(s, f);
+}
+
 /* A program exec control refused, by its own path: a shell's PATH search
  * that tries /usr/bin/id and then /bin/id in one process is one refusal. */
 static void exec_refused(struct summary *s, const json_t *f)
 {
 	long long pid = json_integer_value(json_object_get(f, "host_pid"));
-	const char *prog = json_object_get(f, "resolved") ? str(f, "resolved") : str(f, "path");
+	/* not resolved (null): the path tried, as given */
+	const char *prog = json_string_value(json_object_get(f, "resolved"));
+	if (!prog)
+		prog = str(f, "path");
 	char *key = xasprintf("exec %s", prog);
 	bool again = pid && pid == s->exec_pid && s->n && strcmp(s->v[s->n - 1].key, key) == 0;
 	s->exec_pid = pid;
@@ -218,17 +279,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 			    xasprintf("refused by Landlock (%s)", rights));
 		return 0;
 	}
-	if (strcmp(ev->kind, "net") == 0 && (strcmp(str(f, "method"), "connect") == 0 ||
-					     strcmp(str(f, "method"), "sendto") == 0))
-		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
-				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
-		    /* the host's loopback port tried on the sandbox's (loophint.h)
-		     * says so itself */
-		    strncmp(str(f, "reason"), "direct connection", 17) != 0 ? xstrdup(str(f, "reason"))
-		    : xstrdup("a direct connection: only warden's proxy leads out (HTTP_PROXY, "
-			      "ALL_PROXY are set inside)"));
-	else if (strcmp(ev->kind, "net") == 0)
-		proxy_refused(s, f);
+	if (strcmp(ev->kind, "net") == 0)
+		net_refused(s, f);
 	else if (strcmp(ev->kind, "file") == 0 && !pseudo_fs(str(f, "path")))
 		/* a write the walls refused (predicted by filewhy.c), or one
 		 * `write ask` refused */

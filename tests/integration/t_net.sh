@@ -136,6 +136,10 @@ try_("notsock", "plain")'
 	assert_out_line 'missing 2' 'a missing socket: ENOENT'
 	assert_out_line 'notsock 111' 'a file that is no socket: ECONNREFUSED'
 	grep -q ACCEPTED "$T_TMP/host.out" && fail "the host's server accepted a connection from inside"
+	# the summary names the socket (not "?:0" refused by method/path rules)
+	assert_err_match "^  unix socket $WS/host\\.sock( \\([0-9]+ times\\))?: a unix socket of the host\$" \
+		'the refusal summary names the socket'
+	[[ $ERR != *'method/path'* ]] || fail "a unix socket summarised as a request: $(excerpt "$ERR")"
 	wardenc log show --event net --json
 	local n
 	n=$(grep -c '"method":"unix".*"decision":"deny"' <<<"${OUT// /}")

@@ -922,10 +922,12 @@ test_connect_wildcard_stays_inside() {
 test_refusal_summary() {
 	# At the end of a session, stderr lists each refused thing once, with the
 	# reason and the flag that would allow it; --quiet drops the list, and a
-	# session with nothing refused prints none.
+	# session with nothing refused prints none. Requests the proxy would not
+	# parse (no host to name) are a line per reason, a SOCKS5 one among
+	# them; an exec warden could not resolve is named by the path tried.
 	nh_need curl
 	local name=refused.wardentest.invalid n
-	wsh "curl -s https://$name/; curl -s https://$name/again; ./wprobe connect 192.0.2.1 80; ./wprobe ptrace-child; ./wprobe udp 192.0.2.7 53; printf 'GET http://127.0.0.1:9/ HTTP/1.1\\r\\nHost: other.example\\r\\n\\r\\n' | curl -s --max-time 5 telnet://\${HTTP_PROXY#http://} >/dev/null; echo done"
+	wsh "curl -s https://$name/; curl -s https://$name/again; ./wprobe connect 192.0.2.1 80; ./wprobe ptrace-child; ./wprobe udp 192.0.2.7 53; printf 'GET http://127.0.0.1:9/ HTTP/1.1\\r\\nHost: other.example\\r\\n\\r\\n' | curl -s --max-time 5 telnet://\${HTTP_PROXY#http://} >/dev/null; printf 'POST http://127.0.0.1:9/ HTTP/1.1\\r\\nHost: 127.0.0.1:9\\r\\nContent-Length: 1\\r\\nContent-Length: 1\\r\\n\\r\\nx' | curl -s --max-time 5 telnet://\${HTTP_PROXY#http://} >/dev/null; printf '\\005\\001\\000\\005\\001\\000\\003\\003a\\000b\\001\\273' | curl -s --max-time 5 telnet://\${ALL_PROXY#socks5h://} >/dev/null; /proc/1/root/bin/true 2>/dev/null; echo done"
 	assert_out_line done
 	assert_err_match '^warden: refused during this session:$' 'summary header'
 	assert_err_match "^  $name:443 \\(2 times\\): no rule allows it; allow it with --allow-net $name\$" \
@@ -934,6 +936,9 @@ test_refusal_summary() {
 	assert_err_match '^  syscall ptrace: refused' 'refused syscall'
 	assert_err_match '^  192\.0\.2\.7:53: a direct connection' 'a datagram sent out'
 	assert_err_match "^  a request to warden's proxy: Host header disagrees with URL" 'a request the proxy refused to parse'
+	assert_err_match "^  a request to warden's proxy: duplicate Content-Length\$" 'another reason, its own line'
+	assert_err_match "^  a SOCKS5 request to warden's proxy: bad domain name" 'a SOCKS5 request the proxy refused to parse'
+	assert_err_match '^  exec /proc/1/root/bin/true: ' 'an exec not resolved, by the path tried'
 	n=$(grep -c "$name" <<<"$ERR")
 	((n == 1)) || fail "the destination is listed $n times, not once: $(excerpt "$ERR")"
 	wsh "curl -s https://$name/; echo done" --quiet

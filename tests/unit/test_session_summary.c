@@ -4,7 +4,10 @@
  * limit the sandbox reached with what happened, a bound on what it keeps
  * however many distinct refusals an agent makes, and a path the sandbox
  * named with escape sequences shown without them; a program exec control
- * refused, and a question about a destination answered no. */
+ * refused (one it could not resolve by the path tried), and a question
+ * about a destination answered no; requests the proxy would not parse,
+ * HTTP and SOCKS5, one line per reason; a unix socket of the host named
+ * as a socket, not as a request. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +171,16 @@ static void test_exec_refused(void)
 	exec_try(a, 102, "/usr/bin/id", "exec deny /usr/bin/id");
 	_cleanup_free_ char *twice = printed(&s);
 	CHECK(strstr(twice, "  exec /usr/bin/id (2 times): exec deny /usr/bin/id\n") != NULL);
+	/* not resolved (another process's root): the path tried, not "?" */
+	struct werr e = { 0 };
+	CHECK(audit_emit_event(a, ev_exec(&(struct ev_exec){ .pid = 4, .ppid = 2, .host_pid = 103,
+		.cwd = "/ws", .path = "/proc/1/root/usr/bin/true", .argv = json_pack("[s]", "true"),
+		.resolved = NULL, .interpreter = "",
+		.deny = "warden could not resolve it: Invalid cross-device link" }), &e) == 0);
+	_cleanup_free_ char *other = printed(&s);
+	CHECK(strstr(other, "  exec /proc/1/root/usr/bin/true: warden could not resolve it: "
+			    "Invalid cross-device link\n") != NULL);
+	CHECK(strstr(other, "exec ?") == NULL);
 	summary_free(&s);
 	audit_close(a);
 }
@@ -224,6 +237,94 @@ static void test_proxy_other(void)
 	audit_close(a);
 }
 
+/* Requests the proxy would not parse have no host: each reason is a line
+ * of its own (not six folded under the first one's), a repeat counted; a
+ * 505 (HTTP/2's preface) is the proxy's refusal too, and so is a SOCKS5
+ * request it would not parse (no status); a SOCKS5 client that hung up in
+ * its handshake is not a refusal. */
+static void unparsed(struct audit *a, const char *via, int status, const char *reason)
+{
+	struct werr e = { 0 };
+	CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+		.method = strcmp(via, "socks5") == 0 ? "socks5" : "?", .host = "", .port = 0,
+		.address = "", .socks = strcmp(via, "socks5") == 0, .status = status, .rule = "",
+		.reason = reason }), &e) == 0);
+}
+
+static void test_unparsed_each_reason(void)
+{
+	struct audit *a = open_log("20261124T000000Z-0000000a");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	static const char *const why[] = { "duplicate Content-Length",
+		"Transfer-Encoding with Content-Length", "obsolete line folding",
+		"userinfo in URL", "Host header disagrees with URL (a.example:80, Host b.example:80)" };
+	for (size_t i = 0; i < ARRAY_LEN(why); i++)
+		unparsed(a, "http", 400, why[i]);
+	unparsed(a, "http", 400, why[0]);
+	unparsed(a, "http", 505, "HTTP version not supported");
+	unparsed(a, "socks5", 0, "bad domain name: space or control byte");
+	unparsed(a, "socks5", 0, "client closed during the handshake");
+	unparsed(a, "socks5", 0, "timed out (handshake)");
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "  a request to warden's proxy (2 times): duplicate Content-Length\n") != NULL);
+	for (size_t i = 1; i < ARRAY_LEN(why); i++) {
+		_cleanup_free_ char *line = xasprintf("  a request to warden's proxy: %s\n", why[i]);
+		CHECK(strstr(out, line) != NULL);
+	}
+	CHECK(strstr(out, "  a request to warden's proxy: HTTP version not supported\n") != NULL);
+	CHECK(strstr(out, "  a SOCKS5 request to warden's proxy: bad domain name: space or control "
+			  "byte\n") != NULL);
+	CHECK(strstr(out, "client closed") == NULL && strstr(out, "timed out") == NULL);
+	CHECK(s.n == ARRAY_LEN(why) + 2);
+	summary_free(&s);
+	audit_close(a);
+}
+
+/* A connect to a unix socket of the host: its path is the socket's, named
+ * as opened inside (as given when not resolved), with the event's reason;
+ * not a request refused by method/path rules at "?:0". */
+static void test_unix_socket(void)
+{
+	struct audit *a = open_log("20261124T000000Z-0000000b");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	for (int i = 0; i < 2; i++)
+		CHECK(audit_emit_event(a, ev_net_unix(&(struct ev_net_unix){ .pid = 2,
+			.host_pid = 99, .path = "x.sock", .resolved = "/ws/x.sock" }), &e) == 0);
+	CHECK(audit_emit_event(a, ev_net_unix(&(struct ev_net_unix){ .pid = 2, .host_pid = 99,
+		.path = "/run/y.sock", .resolved = NULL }), &e) == 0);
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "  unix socket /ws/x.sock (2 times): a unix socket of the host\n") != NULL);
+	CHECK(strstr(out, "  unix socket /run/y.sock: a unix socket of the host\n") != NULL);
+	CHECK(strstr(out, "?:0") == NULL && strstr(out, "method/path") == NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
+/* A request refused by method/path rules: one line for the destination,
+ * the first reason as an example, however many paths were refused. */
+static void test_path_rules_folded(void)
+{
+	struct audit *a = open_log("20261124T000000Z-0000000c");
+	struct summary s = { 0 };
+	summary_attach(&s, a);
+	struct werr e = { 0 };
+	static const char *const paths[] = { "/a", "/b" };
+	for (size_t i = 0; i < ARRAY_LEN(paths); i++) {
+		_cleanup_free_ char *why = xasprintf("GET %s: no request rule allows it", paths[i]);
+		CHECK(audit_emit_event(a, ev_net_proxy(&(struct ev_net_proxy){
+			.method = "GET", .host = "api.example", .port = 443, .address = "",
+			.status = 403, .rule = "", .reason = why, .path = paths[i] }), &e) == 0);
+	}
+	_cleanup_free_ char *out = printed(&s);
+	CHECK(strstr(out, "  api.example:443 (2 times): requests refused by the profile's "
+			  "method/path rules, such as: GET /a: no request rule allows it\n") != NULL);
+	summary_free(&s);
+	audit_close(a);
+}
+
 /* An agent making refusals without end: kept distinct ones stop at
  * SUMMARY_KEEP, the rest are counted, the print stays SUMMARY_LINES long. */
 static void test_bounded(void)
@@ -262,6 +363,9 @@ int main(void)
 	test_exec_refused();
 	test_net_asked();
 	test_proxy_other();
+	test_unparsed_each_reason();
+	test_unix_socket();
+	test_path_rules_folded();
 	tmpdir_remove();
 	return check_status_counted("session_summary");
 }
