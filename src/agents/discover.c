@@ -161,13 +161,12 @@ int discover_refuse_tree(const char *tree, const char *home, const char *what, s
 	    path_is_within(tree, "/dev"))
 		return werr_set(e, 0, "refusing to expose %s for %s: too broad a directory", tree,
 				what);
+	const char *around = credential_store_around(tree);
+	if (around)
+		return werr_set(e, 0, "refusing to expose %s for %s: it lies in %s, a "
+				"credential store", tree, what, around);
 	for (size_t i = 0; i < credential_stores_n; i++) {
 		const char *cs = credential_stores[i];
-		size_t n = strlen(cs);
-		for (const char *s = strstr(tree, cs); s; s = strstr(s + 1, cs))
-			if (s > tree && s[-1] == '/' && (s[n] == '/' || s[n] == '\0'))
-				return werr_set(e, 0, "refusing to expose %s for %s: it lies in %s, a "
-						"credential store", tree, what, cs);
 		_cleanup_free_ char *p = xasprintf("%s/%s", tree, cs);
 		struct stat st;
 		if (lstat(p, &st) == 0)

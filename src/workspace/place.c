@@ -1,7 +1,8 @@
 /* place.c - choosing the workspace: refuse a directory that would expose
  * what the sandbox hides (/, a system directory, a home or what holds one,
- * a directory with a credential store in it); and find the repository a
- * workspace lies inside of, which the sandbox does not see. */
+ * a credential store, a directory in one or with one in it, the home's
+ * .config); and find the repository a workspace lies inside of, which the
+ * sandbox does not see. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -20,13 +21,95 @@ static const char *const forbidden_exact[] = {
 	"/", "/var", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media",
 	"/opt", "/srv", "/dev/shm",
 };
-/* Entries that mark a home directory: a workspace holding one is refused
- * (and so is a client's install tree, src/agents/discover.c). */
+/* Credential stores, by their names relative to a home (the ones the
+ * detector's rules name and warden's decoys stand in, src/detect/):
+ * a workspace that is one, lies in one or holds one is refused (and so is
+ * a client's install tree, src/agents/discover.c). */
 const char *const credential_stores[] = {
 	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
-	".config/gcloud", ".azure",
+	".config/gcloud", ".config/gh", ".local/share/keyrings", ".azure",
 };
 const size_t credential_stores_n = ARRAY_LEN(credential_stores);
+
+/* Directories of the home where many programs keep their settings and
+ * tokens, the known stores and others (hub, rclone, ...): not a workspace
+ * themselves nor held by one; a directory in one that is no credential
+ * store may be (~/.config/nvim). */
+static const char *const credential_homes[] = { ".config" };
+
+const char *credential_store_around(const char *path)
+{
+	for (size_t i = 0; i < credential_stores_n; i++) {
+		const char *cs = credential_stores[i];
+		size_t n = strlen(cs);
+		for (const char *s = strstr(path, cs); s; s = strstr(s + 1, cs))
+			if (s > path && s[-1] == '/' && (s[n] == '/' || s[n] == '\0'))
+				return cs;
+	}
+	return NULL;
+}
+
+/* buf against the home h's own stores and .config, where they lead (a
+ * store may be a symbolic link to another place): the store itself, in
+ * it, or holding it; the home's .config itself or holding it. */
+static int home_stores_check(const char *buf, const char *h, const char *what, struct werr *e)
+{
+	char real[PATH_MAX];
+	for (size_t i = 0; i < ARRAY_LEN(credential_homes); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", h, credential_homes[i]);
+		if (realpath(p, real) && path_is_within(real, buf))
+			return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, where programs keep "
+				"their settings and tokens (~/.config/gh, ~/.config/gcloud, ...); "
+				"choose a project's own directory", what, buf,
+				strcmp(real, buf) == 0 ? "is" : "holds", credential_homes[i]);
+	}
+	for (size_t i = 0; i < credential_stores_n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", h, credential_stores[i]);
+		if (!realpath(p, real))
+			continue;
+		const char *how = strcmp(real, buf) == 0 ? "is" : path_is_within(buf, real) ?
+				  "lies in" : path_is_within(real, buf) ? "holds" : NULL;
+		if (how)
+			return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, a credential store",
+					what, buf, how, credential_stores[i]);
+	}
+	return 0;
+}
+
+/* dir holds a directory named as the store cs: dir/cs, or, dir ending in
+ * the first components of a longer name (a .config), the rest of it. */
+static bool holds_store(const char *dir, const char *cs)
+{
+	struct stat st;
+	size_t dl = strlen(dir);
+	for (const char *rest = cs; rest; rest = strchr(rest, '/')) {
+		if (*rest == '/')
+			rest++;
+		size_t pl = (size_t)(rest - cs); /* the components dir must end in, and '/' */
+		if (pl && (dl < pl || dir[dl - pl] != '/' ||
+			   strncmp(dir + dl - pl + 1, cs, pl - 1) != 0))
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, rest);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			return true;
+	}
+	return false;
+}
+
+/* buf by the names of the stores: one, in one, or holding one (a home's
+ * copy: is this a home directory?). */
+static int named_stores_check(const char *buf, const char *what, struct werr *e)
+{
+	const char *around = credential_store_around(buf);
+	if (around)
+		return werr_set(e, 0, "refusing %s %s: it is or lies in %s, a credential store",
+				what, buf, around);
+	for (size_t i = 0; i < credential_stores_n; i++)
+		if (holds_store(buf, credential_stores[i]))
+			return werr_set(e, 0, "refusing %s %s: it holds %s, a credential "
+				"store (is this a home directory?)", what, buf, credential_stores[i]);
+	return 0;
+}
 
 int workspace_place_check(const char *buf, const char *home, const char *what, struct werr *e)
 {
@@ -47,15 +130,10 @@ int workspace_place_check(const char *buf, const char *home, const char *what, s
 		if (path_is_within(h, buf))
 			return werr_set(e, 0, "refusing %s %s: it contains your home "
 				"directory %s", what, buf, h);
+		if (home_stores_check(buf, h, what, e) < 0)
+			return -1;
 	}
-	struct stat st;
-	for (size_t i = 0; i < credential_stores_n; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", buf, credential_stores[i]);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			return werr_set(e, 0, "refusing %s %s: it holds %s, a credential "
-				"store (is this a home directory?)", what, buf, credential_stores[i]);
-	}
-	return 0;
+	return named_stores_check(buf, what, e);
 }
 
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e)

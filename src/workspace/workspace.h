@@ -144,10 +144,14 @@ static inline bool workspace_planned_as(const struct ws_plan *plan, const char *
 }
 
 /* workspace.c (supervisor side) */
-/* Home-relative names of credential stores (".ssh", ".aws", ...): a
- * workspace or an exposed install tree holding one is refused. */
+/* Home-relative names of credential stores (".ssh", ".aws",
+ * ".config/gh", ...): a workspace or an exposed install tree that is one,
+ * lies in one or holds one is refused. */
 extern const char *const credential_stores[];
 extern const size_t credential_stores_n;
+/* The credential store path (absolute, normalised) is or lies in, by its
+ * components ("/x/.config/gh/y": ".config/gh"), or NULL. */
+const char *credential_store_around(const char *path);
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 /* The directory above the workspace ws (an absolute path) that holds a
  * .git, when ws holds none: the repository ws lies inside of, which the
@@ -157,7 +161,9 @@ int workspace_resolve(const char *requested, const char *home, char **out, struc
 char *workspace_repo_above(const char *ws, const char *home);
 /* The checks workspace_resolve makes of a resolved directory path buf
  * (what names it in the error: "workspace", "--output"): not /, /tmp, a
- * home or a system directory, not holding the home or a credential store. */
+ * home or a system directory, not holding the home, not a credential store,
+ * in one or holding one (by name, and the home's own wherever they lead),
+ * not the home's .config or holding it. */
 int workspace_place_check(const char *buf, const char *home, const char *what, struct werr *e);
 int workspace_plan(const char *ws, const struct policy *p, struct ws_plan *plan, struct werr *e);
 /* Sessions in one workspace share its placeholders: each holds a shared

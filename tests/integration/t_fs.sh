@@ -581,6 +581,25 @@ test_workspace_refused() {
 	mkdir -p "$T_TMP/looks-like-home/.ssh"
 	wrun --workspace "$T_TMP/looks-like-home" -- true
 	assert_rc 125 'workspace holding .ssh/'
+	# the home's .config (many programs' tokens) and the credential stores
+	# in it, as the store, in it or holding it (a store itself, ~/.aws, too);
+	# a directory of ~/.config that is no store is a workspace
+	local h=$T_TMP/cfghome tok=gho_wardentestPLANTEDtoken
+	mkdir -p "$h/.config/gh/sub" "$h/.config/gcloud" "$h/.config/someproject" "$h/.aws"
+	printf 'github.com:\n    oauth_token: %s\n' "$tok" >"$h/.config/gh/hosts.yml"
+	printf '{"refresh_token": "%s"}\n' "$tok" >"$h/.config/gcloud/application_default_credentials.json"
+	for d in .config .config/gh .config/gh/sub .config/gcloud .aws; do
+		HOME=$h wrun --workspace "$h/$d" -- sh -c 'cat gh/hosts.yml hosts.yml application_default_credentials.json 2>/dev/null; true'
+		assert_rc 125 "--workspace ~/$d"
+		assert_err_match 'credential store|settings and tokens' "--workspace ~/$d: why"
+		[[ $OUT != *"$tok"* ]] || fail "--workspace ~/$d: the planted token was read"
+	done
+	HOME=$h wrun --workspace "$h/.config/someproject" -- pwd -P
+	assert_rc 0 '--workspace ~/.config/someproject (no credential store)'
+	# a copy of a .config elsewhere, holding gh
+	mkdir -p "$T_TMP/copy/.config/gh"
+	wrun --workspace "$T_TMP/copy/.config" -- true
+	assert_rc 125 'a .config holding gh/'
 	# the allowed thing: an explicit workspace, reached through a symlink
 	cd "$T_TMP" || fatal cd
 	ln -s "$WS" ws-link

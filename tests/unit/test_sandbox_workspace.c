@@ -194,7 +194,7 @@ static void test_resolve(void)
 	/* a directory holding a credential store is someone's home */
 	static const char *const stores[] = {
 		".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
-		".config/gcloud", ".azure",
+		".config/gcloud", ".config/gh", ".local/share/keyrings", ".azure",
 	};
 	for (size_t i = 0; i < ARRAY_LEN(stores); i++) {
 		_cleanup_free_ char *rel = xasprintf("r/cred%zu/%s", i, stores[i]);
@@ -203,6 +203,40 @@ static void test_resolve(void)
 		_cleanup_free_ char *why = xasprintf("it holds %s, a credential store", stores[i]);
 		refused(__LINE__, ws, home, why);
 	}
+	/* the home's stores themselves and what lies in them; the home's
+	 * .config; a store that is a symbolic link, where it leads (and what
+	 * holds that); a .config elsewhere holding gh; a directory of
+	 * ~/.config that is no store, and a .config elsewhere without one, are
+	 * workspaces */
+	mk("r/home/u/.config/gh/sub");
+	mk("r/home/u/.config/nvim");
+	mk("r/home/u/.aws");
+	mk("r/keep/kube");
+	_cleanup_free_ char *kube = tmp_path("r/keep/kube");
+	ln(kube, "r/home/u/.kube");
+	mk("r/copy/.config/gh");
+	mk("r/proj2/.config");
+	static const struct { const char *rel, *why; } home_cases[] = {
+		{ "r/home/u/.config", "it is your ~/.config, where programs keep their settings" },
+		{ "r/home/u/.config/gh", "it is your ~/.config/gh, a credential store" },
+		{ "r/home/u/.config/gh/sub", "it lies in your ~/.config/gh, a credential store" },
+		{ "r/home/u/.aws", "it is your ~/.aws, a credential store" },
+		{ "r/keep/kube", "it is your ~/.kube, a credential store" },
+		{ "r/keep", "it holds your ~/.kube, a credential store" },
+		{ "r/copy/.config", "it holds .config/gh, a credential store" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(home_cases); i++) {
+		_cleanup_free_ char *ws = tmp_path(home_cases[i].rel);
+		refused(__LINE__, ws, home, home_cases[i].why);
+	}
+	/* by name, with no home: in a store */
+	_cleanup_free_ char *ghsub = tmp_path("r/home/u/.config/gh/sub");
+	refused(__LINE__, ghsub, NULL, "it is or lies in .config/gh, a credential store");
+	_cleanup_free_ char *nvim = tmp_path("r/home/u/.config/nvim");
+	accepted(__LINE__, nvim, home, nvim);
+	_cleanup_free_ char *proj2 = tmp_path("r/proj2/.config");
+	accepted(__LINE__, proj2, home, proj2);
+
 	/* a file of that name is not a store */
 	mk("r/plainssh");
 	touch("r/plainssh/.ssh", "");
