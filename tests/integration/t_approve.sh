@@ -102,9 +102,12 @@ test_approve_net_allow_deny_timeout() {
 		fail 'no approval event for the deny'
 	[[ $(ap_events '"phase":"timeout"' '"decision":"deny"') == 1 ]] || fail 'no approval event for the timeout'
 	[[ $(ap_events '"phase":"asked"') == 3 ]] || fail 'not three questions asked'
-	# the refusals' list at the end names the two answers that were no
-	assert_err_match "^  127\\.0\\.0\\.1:$PORT \\(2 times\\): asked by rule 127\\.0\\.0\\.1:$PORT, and denied by approve" \
-		'the denied questions in the refusals'\'' list'
+	# the refusals' list at the end names the two answers that were no,
+	# each on its line (not both under the first one's words)
+	assert_err_match "^  127\\.0\\.0\\.1:$PORT: asked by rule 127\\.0\\.0\\.1:$PORT, and denied by approve: not now\$" \
+		'the denied question in the refusals'\'' list'
+	assert_err_match "^  127\\.0\\.0\\.1:$PORT: asked by rule 127\\.0\\.0\\.1:$PORT, and denied by timeout" \
+		'the question nobody answered in the refusals'\'' list'
 }
 
 test_approve_scopes() {
