@@ -21,21 +21,22 @@ static const char *const forbidden_exact[] = {
 	"/", "/var", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media",
 	"/opt", "/srv", "/dev/shm",
 };
-/* Credential stores, by their names relative to a home (the ones the
- * detector's rules name and warden's decoys stand in, src/detect/):
- * a workspace that is one, lies in one or holds one is refused (and so is
- * a client's install tree, src/agents/discover.c). */
+/* Credential stores, by their names relative to a home: the directories
+ * among the stores the detector's rules name (src/detect/builtin_rules.c)
+ * and warden's decoys stand in (src/detect/canary.c). A workspace that is
+ * one, lies in one or holds one is refused (and so is a client's install
+ * tree, src/agents/discover.c). */
 const char *const credential_stores[] = {
 	".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store",
 	".config/gcloud", ".config/gh", ".local/share/keyrings", ".azure",
 };
 const size_t credential_stores_n = ARRAY_LEN(credential_stores);
 
-/* Directories of the home where many programs keep their settings and
- * tokens, the known stores and others (hub, rclone, ...): not a workspace
- * themselves nor held by one; a directory in one that is no credential
- * store may be (~/.config/nvim). */
-static const char *const credential_homes[] = { ".config" };
+/* The home's directory where many programs keep their settings and
+ * tokens, the stores above and others (hub, rclone, ...): not a workspace
+ * itself nor held by one; a directory in it that is no credential store
+ * may be (~/.config/nvim). */
+static const char home_config[] = ".config";
 
 const char *credential_store_around(const char *path)
 {
@@ -55,14 +56,12 @@ const char *credential_store_around(const char *path)
 static int home_stores_check(const char *buf, const char *h, const char *what, struct werr *e)
 {
 	char real[PATH_MAX];
-	for (size_t i = 0; i < ARRAY_LEN(credential_homes); i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", h, credential_homes[i]);
-		if (realpath(p, real) && path_is_within(real, buf))
-			return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, where programs keep "
-				"their settings and tokens (~/.config/gh, ~/.config/gcloud, ...); "
-				"choose a project's own directory", what, buf,
-				strcmp(real, buf) == 0 ? "is" : "holds", credential_homes[i]);
-	}
+	_cleanup_free_ char *config = xasprintf("%s/%s", h, home_config);
+	if (realpath(config, real) && path_is_within(real, buf))
+		return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, where programs keep their "
+				"settings and tokens (~/.config/gh, ~/.config/gcloud, ...); choose "
+				"a project's own directory", what, buf,
+				strcmp(real, buf) == 0 ? "is" : "holds", home_config);
 	for (size_t i = 0; i < credential_stores_n; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", h, credential_stores[i]);
 		if (!realpath(p, real))
