@@ -288,6 +288,32 @@ static bool host_socket(const struct wswatch *w, const char *rel, const char *na
 	return !sandbox_made(w, rel, name);
 }
 
+/* The alert for rel masked or protected again (kind; fresh: a secret
+ * name new since the start, sock: a host's socket; r: the re-masker's
+ * errno, 0 done): once per path when done, every time when not; none for
+ * a secret of the start moved with its directory. */
+static void said(struct wswatch *w, const char *rel, unsigned kind, bool fresh, bool sock, int r,
+		 struct audit *log)
+{
+	for (size_t i = 0; i < w->alerted.n; i++)
+		if (!r && strcmp(w->alerted.v[i], rel) == 0)
+			return; /* said once (an editor saves often) */
+	if (!r && fresh && masked_at_start(w, rel))
+		return; /* a secret of the start moved with its directory: no news */
+	if (!r)
+		strv_push(&w->alerted, rel);
+	char detail[96];
+	snprintf(detail, sizeof detail, "%s%s%s",
+		 fresh ? "masked: a secret name the host made during the session"
+		 : sock ? "masked: a unix socket the host made during the session"
+		 : kind == REMASK_MASK ? "masked again" : "read-only again",
+		 r ? ": " : "", r ? strerror(r) : "");
+	audit_emit_event(log, ev_alert(&(struct ev_alert){
+		.rule = fresh ? "workspace.secret_created" : sock ? "workspace.host_socket"
+		      : "workspace.replaced",
+		.path = rel, .action = detail }), NULL);
+}
+
 /* One name that appeared at rel (a file, or a directory not to be looked
  * into): masked or protected again when the plan covered it at start; a
  * secret name new since the start masked too, unless a sandboxed process
@@ -323,23 +349,7 @@ static int judge(struct wswatch *w, const char *rel, const char *name, bool dir,
 	if (r == ENOENT || (fresh && r == EINVAL))
 		return 0; /* gone again (its own event follows), or a symlink or a
 			     FIFO made under a secret name: no secret to read there */
-	for (size_t i = 0; i < w->alerted.n; i++)
-		if (!r && strcmp(w->alerted.v[i], rel) == 0)
-			return 0; /* said once (an editor saves often) */
-	if (!r && fresh && masked_at_start(w, rel))
-		return 0; /* a secret of the start moved with its directory: no news */
-	if (!r)
-		strv_push(&w->alerted, rel);
-	char detail[96];
-	snprintf(detail, sizeof detail, "%s%s%s",
-		 fresh ? "masked: a secret name the host made during the session"
-		 : sock ? "masked: a unix socket the host made during the session"
-		 : kind == REMASK_MASK ? "masked again" : "read-only again",
-		 r ? ": " : "", r ? strerror(r) : "");
-	audit_emit_event(log, ev_alert(&(struct ev_alert){
-		.rule = fresh ? "workspace.secret_created" : sock ? "workspace.host_socket"
-		      : "workspace.replaced",
-		.path = rel, .action = detail }), NULL);
+	said(w, rel, kind, fresh, sock, r, log);
 	return 0;
 }
 
