@@ -456,10 +456,14 @@ int cli_getopt(int argc, char **argv, const char *path)
 		fprintf(stderr, "warden: internal error: no command '%s' in the table\n", path);
 		exit(EXIT_WARDEN);
 	}
+	/* a new parse: another command's table, or optind set back (getopt
+	 * only moves it on within one) */
+	static int last_optind;
+	if (optind <= 1 || optind < last_optind || built.cmd != c)
+		ngiven = 0;
 	if (built.cmd != c)
 		build(c);
-	if (optind <= 1 || built.cmd != c)
-		ngiven = 0;
 	int r = getopt_long(argc, argv, built.shortopts, built.longopts, NULL);
+	last_optind = optind;
 	return r == -1 || r == '?' || r == ':' ? r : once(c, r);
 }
