@@ -36,7 +36,7 @@ static const char diff_usage[] =
 	"prefix (warden log list); without it, the newest session with a checkpoint in\n"
 	"the current directory's workspace. --list: the paths only.\n"
 	"For a session run with --review: what it would change (warden apply writes it).\n"
-	"Exit status: 0 nothing changed, 1 changes, 125 an error.\n";
+	"Exit status: 0 nothing changed, 1 changes, 2 bad usage, 125 an error.\n";
 
 /* The workspace's side: at most TEXT_MAX bytes of a regular file (opened
  * without blocking or following a symlink); NULL when larger or not one. */
