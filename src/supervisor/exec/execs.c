@@ -520,15 +520,11 @@ static bool elf_interp_phase(struct execs *x, struct pexec *p)
 	struct subject *m = &p->s[MAIN];
 	if (p->interp[0] || m->immutable || m->h != H_DONE || m->code_err || m->fd < 0)
 		return false;
-	char self[64], ip[PATH_MAX];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", m->fd);
-	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (rfd < 0 && (errno == EACCES || errno == EPERM) && x->reader) {
-		struct timespec deadline;
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += 2;
-		rfd = nsread_open(x->reader, m->fd, &deadline);
-	}
+	char ip[PATH_MAX];
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += 2;
+	int rfd = nsread_reopen(x->reader, m->fd, &deadline);
 	int r = rfd >= 0 ? elf_interp_read(rfd, ip, sizeof ip) : -1;
 	if (rfd >= 0)
 		close(rfd);

@@ -76,11 +76,7 @@ void hash_job_code(struct hash_job *j, int rfd)
 /* The work of one job, outside the lock. */
 static void run_job(struct hash_job *j, struct nsread *reader)
 {
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", j->fd);
-	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (rfd < 0 && (errno == EACCES || errno == EPERM) && reader)
-		rfd = nsread_open(reader, j->fd, &j->deadline);
+	int rfd = nsread_reopen(reader, j->fd, &j->deadline);
 	if (rfd < 0) {
 		j->err = errno;
 		return;

@@ -7,6 +7,9 @@
  * gives back the same file opened O_RDONLY, nothing else. Started on first
  * use; thread-safe (the hash workers call it, one request at a time). */
 #pragma once
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <time.h>
 
 struct nsread;
@@ -20,3 +23,16 @@ void nsread_free(struct nsread *r);
  * sandbox's user namespace; -1 with errno when it cannot be (EACCES: not
  * even there, ETIMEDOUT: no answer before deadline, CLOCK_MONOTONIC). */
 int nsread_open(struct nsread *r, int fd, const struct timespec *deadline);
+
+/* The file open at fd (O_PATH) opened O_RDONLY | O_NONBLOCK: directly
+ * (/proc/self/fd), else, when that is refused (EACCES, EPERM) and r is
+ * not NULL, through r as nsread_open. -1 with errno. */
+static inline int nsread_reopen(struct nsread *r, int fd, const struct timespec *deadline)
+{
+	char self[32];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	int rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (rfd < 0 && (errno == EACCES || errno == EPERM) && r)
+		rfd = nsread_open(r, fd, deadline);
+	return rfd;
+}
