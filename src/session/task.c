@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../audit/audit.h"
 #include "../common/hash.h"
 #include "../common/runcmd.h"
+#include "../common/shown.h"
 
 extern char **environ;
 
@@ -64,6 +66,13 @@ static const char *const git_safe[] = {
 	"-c", "protocol.allow=never",
 	"-c", "diff.external=",
 	"-c", "commit.gpgSign=false",
+	/* a submodule's git is another repository's: its config, filters and
+	 * hooks are the agent's to write (status and diff would run git in
+	 * it); its gitlink is still shown, as a commit id */
+	"-c", "diff.submodule=short",
+	"-c", "status.submoduleSummary=false",
+	"-c", "submodule.recurse=false",
+	"-c", "core.quotePath=true",
 };
 
 /* The caller's environment without GIT_* (GIT_DIR, GIT_CONFIG_*, ...),
@@ -658,36 +667,116 @@ int task_list(const char *src, const char *lockdir, FILE *out, struct werr *e)
 	return 0;
 }
 
+/* Bytes of what a diff printed, to stdout on a terminal: each line shown
+ * (shown.h), a NUL as \x00, so that what the agent wrote (a file's text,
+ * a name) cannot act on the user's terminal. */
+static void put_shown(const char *p, size_t n)
+{
+	for (;;) {
+		const char *nul = memchr(p, '\0', n);
+		size_t seg = nul ? (size_t)(nul - p) : n;
+		_cleanup_free_ char *s = line_shown(p, seg);
+		fputs(s, stdout);
+		if (!nul)
+			return;
+		fputs("\\x00", stdout);
+		p += seg + 1;
+		n -= seg + 1;
+	}
+}
+
+/* fd's content from its start to stdout, line by line through put_shown. */
+static int show_fd(int fd, struct werr *e)
+{
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return werr_errno(e, "task diff: reading back what it printed");
+	int copy = dup(fd);
+	FILE *f = copy < 0 ? NULL : fdopen(copy, "r");
+	if (!f) {
+		if (copy >= 0)
+			close(copy);
+		return werr_errno(e, "task diff: reading back what it printed");
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		bool nl = line[n - 1] == '\n';
+		put_shown(line, (size_t)n - nl);
+		fputc('\n', stdout);
+	}
+	free(line);
+	fclose(f);
+	fflush(stdout);
+	return 0;
+}
+
+/* Where a diff's output goes: stdout itself when it is not a terminal (a
+ * patch's bytes), else a memfd shown after (show_fd); -1 with e. */
+static int diff_out(bool tty, struct werr *e)
+{
+	if (!tty)
+		return STDOUT_FILENO;
+	int fd = memfd_create("warden-task-diff", MFD_CLOEXEC);
+	return fd < 0 ? werr_errno(e, "task diff: a buffer for its output") : fd;
+}
+
+static int diff_copy(const struct task *t, int out, struct werr *e)
+{
+	char *const argv[] = { "diff", "-ruN", "--no-dereference", "--", t->src, t->dir, NULL };
+	_cleanup_strv_ struct strv env = { 0 };
+	git_env(&env);
+	int code = 0;
+	if (run_cmd(NULL, argv, env.v, out, NULL, "diff", 0, &code, e) < 0)
+		return -1;
+	return code > 1 ? werr_set(e, 0, "diff failed (status %d)", code) : 0;
+}
+
+static int diff_worktree(const struct task *t, int out, struct werr *e)
+{
+	_cleanup_free_ char *range = xasprintf("HEAD...%s", t->branch);
+	const char *const committed[] = { "diff", "--no-ext-diff", "--no-textconv", range, "--",
+					  NULL };
+	if (task_git(t->src, committed, out, NULL, e) < 0)
+		return -1;
+	/* what the session left uncommitted in the worktree; its submodules
+	 * not looked into (their git is the agent's), bounded: git there
+	 * reads what the agent may still be writing */
+	_cleanup_free_ char *status = NULL;
+	const char *const st_args[] = { "status", "--short", "--untracked-files=all",
+					"--ignore-submodules=all", NULL };
+	if (git_run(t->dir, st_args, -1, &status, NULL, TASK_LOOKUP_MS, e) < 0)
+		return -1;
+	if (!*status)
+		return 0;
+	_cleanup_free_ char *head = xasprintf("# not committed in %s:\n", t->dir);
+	if (out == STDOUT_FILENO) {
+		fputs(head, stdout);
+		fputs(status, stdout);
+		fflush(stdout);
+		return 0;
+	}
+	if (write_all(out, head, strlen(head)) < 0 || write_all(out, status, strlen(status)) < 0)
+		return werr_errno(e, "task diff: its output");
+	return 0;
+}
+
 int task_diff(struct task *t, struct werr *e)
 {
 	struct stat st;
 	if (lstat(t->dir, &st) < 0)
 		return werr_set(e, ENOENT, "task %s: no such task (%s)", t->name, t->dir);
 	fflush(stdout);
-	if (!t->branch) {
-		char *const argv[] = { "diff", "-ruN", "--no-dereference", "--", t->src, t->dir, NULL };
-		_cleanup_strv_ struct strv env = { 0 };
-		git_env(&env);
-		int code = 0;
-		if (run_cmd(NULL, argv, env.v, 1, NULL, "diff", 0, &code, e) < 0)
-			return -1;
-		return code > 1 ? werr_set(e, 0, "diff failed (status %d)", code) : 0;
-	}
-	_cleanup_free_ char *range = xasprintf("HEAD...%s", t->branch);
-	const char *const committed[] = { "diff", "--no-ext-diff", "--no-textconv", range, "--",
-					  NULL };
-	if (task_git(t->src, committed, 1, NULL, e) < 0)
+	bool tty = isatty(STDOUT_FILENO);
+	int out = diff_out(tty, e);
+	if (out < 0)
 		return -1;
-	/* what the session left uncommitted in the worktree */
-	_cleanup_free_ char *status = NULL;
-	const char *const st_args[] = { "status", "--short", "--untracked-files=all", NULL };
-	if (task_git(t->dir, st_args, -1, &status, e) < 0)
-		return -1;
-	if (*status) {
-		printf("# not committed in %s:\n%s", t->dir, status);
-		fflush(stdout);
-	}
-	return 0;
+	_cleanup_close_ int buf = tty ? out : -1;
+	int r = t->branch ? diff_worktree(t, out, e) : diff_copy(t, out, e);
+	if (!tty)
+		return r;
+	int rs = show_fd(out, r < 0 ? &(struct werr){ 0 } : e); /* what it printed, even failing */
+	return r < 0 ? -1 : rs;
 }
 
 int task_remove(struct task *t, const char *lockdir, struct werr *e)
@@ -698,11 +787,15 @@ int task_remove(struct task *t, const char *lockdir, struct werr *e)
 	if (task_lock(t, lockdir, e) < 0)
 		return -1;
 	_cleanup_free_ char *gitfile = xasprintf("%s/.git", t->dir);
-	if (t->common && lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode)) {
-		const char *const args[] = { "worktree", "remove", "--force", "--", t->dir, NULL };
-		if (task_git(t->src, args, -1, NULL, e) < 0)
-			return -1;
-	} else {
+	/* git's own removal first; where it fails (a directory the agent
+	 * closed with chmod 000: git has dropped the worktree's entry by
+	 * then, so a second try would say "not a working tree"), the tree
+	 * removed here, its modes opened (remove_tree_at), and git's entry
+	 * pruned */
+	struct werr gitfail = { 0 };
+	const char *const args[] = { "worktree", "remove", "--force", "--", t->dir, NULL };
+	if (!t->common || lstat(gitfile, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    task_git(t->src, args, -1, NULL, &gitfail) < 0) {
 		_cleanup_free_ char *parent = dir_of(t->dir);
 		_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0 || remove_tree_at(pfd, t->name) < 0)

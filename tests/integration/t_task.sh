@@ -278,3 +278,78 @@ test_task_no_commit() {
 	assert_out_lacks ran
 	assert_err_match 'has no commit yet.*commit once' 'said'
 }
+
+# `warden task diff` while the task's session runs: the worktree's git
+# state is the agent's to write until the end's sweep, so git runs there as
+# for untrusted input. An embedded repository whose own config names a
+# clean filter, committed as a submodule and left dirty, had the host's
+# `git status` run that filter as the user; its submodules are not looked
+# into now (their gitlink still shows in the committed diff).
+test_task_diff_submodule_not_run() {
+	local repo=$T_TMP/repo mark=$T_TMP/filter-ran
+	task_make_repo "$repo"
+	(cd "$repo" && MARK=$mark timeout 90 "$WARDEN" run -q --task sub --env MARK \
+		--profile "$(no_detect_actions "$T_TMP/sub.profile")" -- sh -c '
+		mkdir sub && cd sub && git init -q . && echo x > f &&
+		printf "* filter=pwn\n" > .gitattributes &&
+		git config filter.pwn.clean "sh -c \"touch $MARK; cat\"" &&
+		git config filter.pwn.smudge cat && git add . &&
+		git -c user.email=a@b -c user.name=a commit -qm s &&
+		sleep 1.1 && echo y >> f && cd .. && git add sub && git commit -qm "add sub" &&
+		echo READY; sleep 6' >"$T_TMP/sub.out" 2>"$T_TMP/sub.err") &
+	local pid=$!
+	bg_track $pid
+	wait_for "$T_TMP/sub.out" READY 60
+	rm -f "$mark"
+	wardenc task diff sub -w "$repo"
+	assert_rc 0
+	[[ ! -e $mark ]] || fail "task diff ran the submodule's clean filter on the host"
+	# the session's commits reach the branch at its end: the gitlink shown
+	wait "$pid" || fail "the session failed: $(excerpt "$(cat "$T_TMP/sub.err")")"
+	wardenc task diff sub -w "$repo"
+	assert_rc 0
+	assert_out_has 'Subproject commit' 'the committed gitlink is not shown'
+	[[ ! -e $mark ]] || fail "task diff ran the submodule's clean filter on the host"
+}
+
+# `warden task diff` on a terminal shows what the agent wrote escaped
+# (shown.h), as `warden diff` does: a file's escape sequences (clear the
+# screen, retitle the window, OSC 52 to the clipboard) reached the user's
+# terminal raw. Piped, the patch keeps its bytes.
+test_task_diff_escaped_on_terminal() {
+	have script || skip 'script (util-linux) is not installed'
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -q -w "$repo" --task esc -- sh -c \
+		'printf "l1\033[2J\033]52;c;ZWNobw==\007FAKE warden: nothing changed\n" > esc.txt &&
+		git add esc.txt && git commit -qm x'
+	assert_rc 0
+	local shown
+	shown=$(cd "$repo" && timeout -k 5 60 script -qec "$(printf '%q ' "$WARDEN") task diff esc" /dev/null)
+	[[ $shown == *'+l1\x1b[2J\x1b]52;c;ZWNobw==\x07FAKE'* ]] ||
+		fail "the escape is not shown escaped on a terminal: $(excerpt "$shown")"
+	[[ $shown != *$'\033'* && $shown != *$'\007'* ]] ||
+		fail "an escape reached the terminal raw: $(excerpt "$shown")"
+	wardenc task diff esc -w "$repo"
+	assert_rc 0
+	[[ $OUT == *$'\033[2J'* ]] || fail "piped, the patch lost its bytes: $(excerpt "$OUT")"
+}
+
+# A directory the agent closed (chmod 000) in its worktree: `git worktree
+# remove` fails on it after dropping the worktree's entry, and the task
+# could then be removed neither by warden (a second try said "not a working
+# tree") nor without chmod by hand. warden removes the tree itself then.
+test_task_remove_closed_dir() {
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -q -w "$repo" --task rmt -- sh -c 'mkdir -p locked/inner && touch locked/inner/f && chmod 000 locked/inner locked'
+	assert_rc 0
+	wardenc task remove rmt -w "$repo"
+	assert_rc 0
+	[[ ! -e $repo.warden-tasks/rmt ]] || fail "the task's worktree stayed: $(ls -A "$repo.warden-tasks/rmt" 2>&1 | head -n 3)"
+	task_host_git "$repo" worktree list >"$T_TMP/wt" || fail 'git worktree list failed'
+	if grep -q rmt "$T_TMP/wt"; then
+		fail "git still lists the worktree: $(cat "$T_TMP/wt")"
+	fi
+	task_host_git "$repo" rev-parse --verify -q warden/rmt >/dev/null || fail 'the branch went too'
+}
