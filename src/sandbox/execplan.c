@@ -208,12 +208,14 @@ static int plan_writable(struct sandbox_spec *s, const char *entry, struct werr 
 				    " and the profile's read-write paths";
 	if ((s->logdir && path_is_within(path, s->logdir)) ||
 	    (s->cachedir && path_is_within(path, s->cachedir)) ||
-	    (s->storedir && path_is_within(path, s->storedir)))
+	    (s->storedir && path_is_within(path, s->storedir)) ||
+	    (s->runtimedir && path_is_within(path, s->runtimedir)))
 		return werr_set(e, 0, "exec allow-writable %s: it lies in warden's own %s directory, "
 				"which no sandbox reaches", shown,
 				s->logdir && path_is_within(path, s->logdir) ? "log" :
 				s->cachedir && path_is_within(path, s->cachedir) ? "cache" :
-				"checkpoint store");
+				s->storedir && path_is_within(path, s->storedir) ? "checkpoint store" :
+				"runtime");
 	_cleanup_(place_free) struct place pl = place_of(s, path);
 	if (pl.kind == PLACE_NONE || pl.kind == PLACE_SYSTEM)
 		return werr_set(e, 0, "exec allow-writable %s: not in a place the sandbox writes "

@@ -872,11 +872,12 @@ static int build_home_tmpfs(const struct sandbox_spec *s, struct werr *e)
 
 /* A profile path that covers the audit log directory or the cache
  * (read-only ~, say) must not hand the agent the logs, nor the cached
- * /etc of later sessions: mask the directory. */
+ * /etc of later sessions, nor the control sockets' directory (where a
+ * socket of the agent's would answer `warden kill`): mask the directory. */
 static int mask_private_dirs(const struct sandbox_spec *s, struct werr *e)
 {
 	if (mask_private(s, s->logdir, e) < 0 || mask_private(s, s->cachedir, e) < 0 ||
-	    mask_private(s, s->storedir, e) < 0)
+	    mask_private(s, s->storedir, e) < 0 || mask_private(s, s->runtimedir, e) < 0)
 		return -1;
 	return 0;
 }

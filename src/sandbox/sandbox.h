@@ -81,6 +81,8 @@ struct sandbox_spec {
 	char *logdir;               /* the audit log directory: never reachable inside */
 	char *cachedir;             /* warden's cache directory: never reachable inside */
 	char *storedir;             /* the checkpoint store: never reachable inside */
+	char *runtimedir;           /* RUNTIME/warden, the control sockets' (ctldir.h):
+				       never reachable inside */
 	char *review_upper;         /* --review: the overlay's upper and work directories */
 	char *review_work;          /* (under the log directory), else NULL */
 	struct ws_plan plan;        /* protected paths and masks inside the workspace */

@@ -23,6 +23,7 @@ void sandbox_spec_free(struct sandbox_spec *s)
 	free(s->logdir);
 	free(s->cachedir);
 	free(s->storedir);
+	free(s->runtimedir);
 	free(s->review_upper);
 	free(s->review_work);
 	free(s->ca_bundle);

@@ -31,6 +31,7 @@
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/leftover.h"
 #include "../checkpoint/store.h"
+#include "../control/ctldir.h"
 #include "../detect/detect.h"
 #include "../supervisor/publish.h"
 #include "../policy/policy.h"
@@ -223,7 +224,8 @@ static int state_prepare(const struct session_opts *o, struct session_agent *ag,
 	const struct state_apart apart[] = {
 		{ s->workspace, "the workspace" }, { s->logdir, "the audit log directory" },
 		{ s->cachedir, "warden's cache directory" },
-		{ s->storedir, "warden's checkpoint store" }, { NULL, NULL } };
+		{ s->storedir, "warden's checkpoint store" },
+		{ s->runtimedir, "warden's runtime directory" }, { NULL, NULL } };
 	if (state_open(ag->def, o->state_dir, home, &ag->ep.codex, apart, &ag->state, e) < 0)
 		return -1;
 	s->etc_extra_path = ag->def->etc_path;
@@ -288,14 +290,24 @@ static int spec_private_dirs(const struct policy *pol, const char *home, struct 
 		free(storedir); /* (freep leaves the pointer: used, stolen and freed again) */
 		storedir = NULL;
 	}
+	/* the control sockets' directory: a workspace over it (XDG_RUNTIME_DIR
+	 * inside the project) let the agent move the session's socket aside
+	 * and answer `warden kill` and `approve` itself (ctldir.h) */
+	_cleanup_free_ char *ctl = control_runtime_dir();
+	char *slash = ctl ? strrchr(ctl, '/') : NULL;
+	if (slash)
+		*slash = '\0';
 	const char *ws = s->workspace;
 	if (keep_private(ws, pol, logdir, "the audit log directory", e) < 0 ||
 	    (cachedir && keep_private(ws, pol, cachedir, "warden's cache directory", e) < 0) ||
-	    (storedir && keep_private(ws, pol, storedir, "warden's checkpoint store", e) < 0))
+	    (storedir && keep_private(ws, pol, storedir, "warden's checkpoint store", e) < 0) ||
+	    (slash && keep_private(ws, pol, ctl, "warden's runtime directory (XDG_RUNTIME_DIR/warden, "
+				   "the sessions' control sockets)", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
 	s->storedir = steal_ptr(&storedir);
+	s->runtimedir = slash ? steal_ptr(&ctl) : NULL;
 	return 0;
 }
 

@@ -747,3 +747,27 @@ test_private_dirs_through_symlink() {
 	assert_out_has 'rc='
 	[[ $OUT == *.jsonl* ]] && fail "the log directory is readable inside: $(excerpt "$OUT")"
 }
+
+# The control sockets' directory (XDG_RUNTIME_DIR/warden) is warden's own
+# as the log directory is. With XDG_RUNTIME_DIR inside the workspace the
+# agent could move the session's socket aside and put its own there: the
+# host's `warden kill` then said "killed" to the agent's socket while the
+# session ran on. Such a workspace is refused; a profile path covering the
+# runtime directory gets it masked.
+test_private_runtime_dir() {
+	local rt=$WS/.rt
+	mkdir -m 700 "$rt" || fatal "could not make $rt"
+	XDG_RUNTIME_DIR=$rt wrun -- sh -c 'echo RAN'
+	assert_rc 125 'a workspace over the runtime directory'
+	assert_out_lacks RAN
+	assert_err_match "overlaps warden's runtime directory \\(XDG_RUNTIME_DIR/warden"
+	local out=$T_TMP/rt
+	mkdir -m 700 "$out" "$out/warden" || fatal "could not make $out"
+	printf 'read-write %s\n' "$out" >"$T_TMP/rt.profile"
+	XDG_RUNTIME_DIR=$out wrun --profile "$T_TMP/rt.profile" -- sh -c \
+		"touch '$out/mine' && echo WROTE; echo entries=\$(ls -A '$out/warden' 2>/dev/null | wc -l); mkdir '$out/warden/control/x' 2>/dev/null; echo END"
+	assert_rc 0 'a profile path covering the runtime directory'
+	assert_out_has WROTE
+	assert_out_has entries=0 'the control directory is in sight inside'
+	[[ ! -e $out/warden/control/x ]] || fail 'the agent wrote into the control directory'
+}
