@@ -223,6 +223,19 @@ static void cell(FILE *f, const char *s)
 		fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){ *p, 0 }, f);
 }
 
+/* A cell's text in a code span (empty: nothing), so that no Markdown in
+ * it (emphasis, a link, an image, HTML that closes the table) renders: an
+ * alert's `what` quotes what the agent wrote, a git config's section
+ * name, say. */
+static void code_cell(FILE *f, const char *s)
+{
+	if (!s || !*s)
+		return;
+	fputc('`', f);
+	cell(f, s);
+	fputc('`', f);
+}
+
 /* A fenced block of text, each line shown as a cell's text is (its
  * newline kept), no line that could close the fence early. */
 static void block(FILE *f, const char *text)
@@ -257,11 +270,11 @@ static void table_write(FILE *f, const char *title, const struct table *t, const
 	bool notes = strchr(head, '|') != NULL;
 	fprintf(f, "| %s | times |\n| --- |%s --- |\n", head, notes ? " --- |" : "");
 	for (size_t i = 0; i < t->n && i < CI_ROWS; i++) {
-		fputs("| `", f);
-		cell(f, sorted[i].key);
-		fputs("` | ", f);
+		fputs("| ", f);
+		code_cell(f, sorted[i].key);
+		fputs(" | ", f);
 		if (notes) {
-			cell(f, sorted[i].note ? sorted[i].note : "");
+			code_cell(f, sorted[i].note);
 			fputs(" | ", f);
 		}
 		fprintf(f, "%lu |\n", sorted[i].n);
@@ -281,7 +294,7 @@ void cisummary_write(const struct cisummary *c, const struct cisummary_end *x, F
 		fprintf(f, "- exit status: %d%s\n", x->status, x->error ? " (**warden failed**)" : "");
 	if (x->error) {
 		fputs("- warden's error: ", f);
-		cell(f, x->error);
+		code_cell(f, x->error);
 		fputc('\n', f);
 	}
 	fprintf(f, "- alerts: %lu (critical %lu, high %lu, medium %lu, low %lu); risk peak %.1f\n",

@@ -370,3 +370,20 @@ test_ci_github_action_claude() {
 	grep -qE '^\| `(bash|sh)` \|' "$ART/summary.md" || fail "the summary has no shell exec (the Bash tool): $(excerpt "$(sed -n '/Execs/,$p' "$ART/summary.md")")"
 	grep -q 'chain ok' "$ART/verify.txt" || fail 'the artifact log is not verified'
 }
+
+# An alert's `what` quotes what the agent wrote (here a git config's
+# section name): in the summary it is a code span, so that no Markdown in
+# it renders on the job's page (emphasis, a link, HTML closing the table:
+# "**All clear: no alerts** [open full report](...)").
+test_ci_summary_alert_markdown() {
+	ci_env
+	have git || skip 'git is not installed'
+	printf 'risk warn off\nrisk ask off\nrisk freeze off\nrisk kill off\n' >"$T_TMP/quiet"
+	wsh 'git init -q sub && printf "[remote \"</td></tr></table>**All clear** [report](https://evil.example/r)\"]\n\tuploadpack = y\n" >> sub/.git/config' \
+		--profile "$T_TMP/quiet"
+	assert_rc 0
+	local row
+	row=$(grep -F 'All clear' "$ART/summary.md") || fail "no alert row: $(excerpt "$(cat "$ART/summary.md")")"
+	[[ $row =~ ^\|\ \`git\.created-in-sandbox\ \(high\)\`\ \|\ \`[^\`]*\*\*All\ clear\*\*[^\`]*\`\ \|\ 1\ \|$ ]] ||
+		fail "the alert's text is not a code span: $row"
+}
