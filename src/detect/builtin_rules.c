@@ -103,7 +103,7 @@ const char detect_builtin_rules[] =
 	"  about a write to a protected path (git hooks, start-up files, editor and agent settings) refused\n"
 	"\n"
 	"rule persist.named high\n"
-	"  on exec argv=*crontab*|*/.bashrc|*/.zshrc|*/.profile|*/.bash_profile|*/.zshenv|*/.git/hooks/*|*systemctl*--user*|*/.config/autostart/*|*/.config/systemd/user/*|/var/spool/cron*|/etc/cron*\n"
+	"  on exec argv=*crontab*|*/.bashrc|*/.zshrc|*/.profile|*/.bash_profile|*/.zshenv|*systemctl*--user*|*/.config/autostart/*|*/.config/systemd/user/*|/var/spool/cron*|/etc/cron*\n"
 	"  about a start-up file, cron or a user service named on a command line\n"
 	"\n"
 	"# --- the file record: archives, traversal, symlinks ---\n"

@@ -353,3 +353,23 @@ test_task_remove_closed_dir() {
 	fi
 	task_host_git "$repo" rev-parse --verify -q warden/rmt >/dev/null || fail 'the branch went too'
 }
+
+# A repository with a hook: a commit in the task's worktree runs it (from the
+# repository's own, read-only .git/hooks) by its absolute path, which
+# persist.named took for a hook named on a command line: a high alert for
+# every commit, and `--ci --fail-on high` failed the job (123). git's own
+# run of a hook raises nothing; writing one is still refused and alerted.
+test_task_hook_no_alert() {
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	printf '#!/bin/sh\necho HOOK-RAN\n' >"$repo/.git/hooks/pre-commit" && chmod +x "$repo/.git/hooks/pre-commit" ||
+		fatal 'could not make the hook'
+	wrun -w "$repo" --task hk -- git commit -q --allow-empty -m c
+	assert_rc 0
+	assert_err_match HOOK-RAN 'the hook did not run'
+	wardenc log show --event alert --json
+	[[ $OUT != *persist.named* ]] || fail "git running its hook raised persist.named: $(excerpt "$OUT")"
+	wrun -w "$repo" --task hk -- sh -c 'echo evil > "$(git rev-parse --git-common-dir)/hooks/post-commit"'
+	wardenc log show --event alert --json
+	assert_out_has persist.startup-file 'a hook written raised nothing'
+}
