@@ -7,6 +7,7 @@
  * copy is simply not hinted at. */
 #include "hints.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/util.h"
@@ -48,6 +49,22 @@ static bool worktree_refused(const json_t *f)
 	       (at[sizeof dir - 1] == '\0' || at[sizeof dir - 1] == '/');
 }
 
+#define SSH_NO_AGENT_LINE "ssh ran inside without your keys: warden passes your SSH " \
+	"agent's keys in only with --ssh-agent (or `ssh-agent on` in a profile); the key " \
+	"files of ~/.ssh never are"
+#define SSH_DECOY_LINE "ssh opened a decoy key in the sandbox's ~/.ssh: those keys are " \
+	"warden's tripwires, and opening one is taken for theft. ssh reads them when told to " \
+	"leave warden's configuration aside (-F FILE, -i KEY, IdentityFile): with " \
+	"--ssh-agent, run ssh without those, and your agent's keys are offered instead"
+
+/* An alert's canary.opened of a key in the sandbox's ~/.ssh. */
+static bool ssh_decoy(const json_t *f)
+{
+	const char *rule = json_string_value(json_object_get(f, "rule"));
+	const char *path = json_string_value(json_object_get(f, "path"));
+	return rule && path && strcmp(rule, "canary.opened") == 0 && strstr(path, "/.ssh/");
+}
+
 /* The line for entry i: its own, or the one before it that has one. */
 static const char *line_of(size_t i)
 {
@@ -62,20 +79,27 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	struct hints *h = ctx;
 	if (ev->fields && strcmp(ev->kind, "file") == 0 && worktree_refused(ev->fields))
 		h->seen |= WORKTREE_BIT;
+	if (ev->fields && strcmp(ev->kind, "alert") == 0 && ssh_decoy(ev->fields))
+		h->ssh_decoy = true;
 	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
 		return 0;
 	const char *path = json_string_value(json_object_get(ev->fields, "path"));
 	if (!path)
 		return 0;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (strcmp(base, "ssh") == 0)
+		h->ssh_ran = true;
 	for (size_t i = 0; i < ARRAY_LEN(table); i++)
 		if (strcmp(base, table[i].name) == 0)
 			h->seen |= 1u << i;
 	return 0;
 }
 
-void hints_attach(struct hints *h, struct audit *a)
+void hints_attach(struct hints *h, struct audit *a, bool ssh_agent)
 {
+	h->ssh_agent = ssh_agent;
+	const char *sock = getenv("SSH_AUTH_SOCK");
+	h->host_agent = sock && *sock;
 	audit_subscribe(a, on_event, h);
 }
 
@@ -86,4 +110,8 @@ void hints_print(const struct hints *h, FILE *f)
 			fprintf(f, "warden: %s ran inside: %s\n", table[i].name, line_of(i));
 	if (h->seen & WORKTREE_BIT)
 		fprintf(f, "warden: %s\n", WORKTREE_LINE);
+	if (h->ssh_ran && h->ssh_decoy)
+		fprintf(f, "warden: %s\n", SSH_DECOY_LINE);
+	else if (h->ssh_ran && !h->ssh_agent && h->host_agent)
+		fprintf(f, "warden: %s\n", SSH_NO_AGENT_LINE);
 }

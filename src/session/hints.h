@@ -5,15 +5,21 @@
  * clear line rather than the tool's own "cannot connect" or EROFS (see
  * hints.c). */
 #pragma once
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../audit/audit.h"
 
 struct hints {
 	unsigned seen; /* a bit per entry of hints.c's table, and the worktree's */
+	bool ssh_agent;     /* the session has the user's SSH agent (--ssh-agent) */
+	bool host_agent;    /* the host has one (SSH_AUTH_SOCK) */
+	bool ssh_ran;       /* ssh ran inside */
+	bool ssh_decoy;     /* ... and a decoy key of ~/.ssh was opened */
 };
 
-/* Subscribe h to the session's exec and file events. */
-void hints_attach(struct hints *h, struct audit *a);
+/* Subscribe h to the session's exec, file and alert events; ssh_agent:
+ * the session's policy has the user's SSH agent inside. */
+void hints_attach(struct hints *h, struct audit *a, bool ssh_agent);
 /* One line per tool seen (nothing when none). */
 void hints_print(const struct hints *h, FILE *f);

@@ -389,3 +389,29 @@ test_ssh_known_hosts() {
 	assert_out_lacks 'host-key-checked' 'a server whose key is not the one known was let in'
 	assert_out_line 'ssh rc=255' 'ssh refused the changed key'
 }
+
+# ssh that fails for want of keys says why at the end: without
+# --ssh-agent (the host has an agent), warden names the flag; with
+# `ssh -F /dev/null` (which leaves warden's configuration aside and reads
+# the default key files: the sandbox's decoys, so the session is killed),
+# warden says ssh opened a decoy and what to run instead. Before, ssh's
+# own "Permission denied (publickey)" or a bare kill was all there was.
+test_ssh_hints() {
+	ssh_need
+	ssh_agent_start "$T_TMP/agent"
+	ssh_sshd "$T_TMP"
+	# shellcheck disable=SC2086
+	wrun --allow-net "127.0.0.1:$SSH_PORT" -- ssh $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" true
+	assert_rc 255
+	assert_err_match 'ssh ran inside without your keys: .*--ssh-agent'
+	# shellcheck disable=SC2086
+	wrun --ssh-agent --allow-net "127.0.0.1:$SSH_PORT" -- ssh -F /dev/null $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" true
+	assert_err_match 'ssh opened a decoy key .*-F FILE'
+	[[ $ERR != *'without your keys'* ]] || fail "both hints said: $(excerpt "$ERR")"
+	# with the agent and warden's configuration: no hint
+	# shellcheck disable=SC2086
+	wrun --ssh-agent --allow-net "127.0.0.1:$SSH_PORT" -- ssh $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" echo LOGGED-IN
+	assert_rc 0
+	assert_out_has LOGGED-IN
+	[[ $ERR != *'ssh ran inside'* ]] || fail "a hint with the agent: $(excerpt "$ERR")"
+}
