@@ -633,7 +633,7 @@ static int session_plan(struct session *sn, struct werr *e)
 		return -1;
 	home_skip_decoys(&sn->ss.canary, s, &sn->pol);
 	s->nseeds = canary_seeds(&sn->ss.canary, s->seeds, SEED_MAX);
-	sn->sshcfg = sshconfig_text(&sn->pol);
+	sn->sshcfg = sshconfig_text(&sn->pol, sn->home);
 	home_seed(s, ".ssh/config", sn->sshcfg);
 	sn->knownhosts = knownhosts_text(&sn->pol, sn->home);
 	home_seed(s, ".ssh/known_hosts", sn->knownhosts);

@@ -771,7 +771,8 @@ int task_diff(struct task *t, struct werr *e)
 	int out = diff_out(tty, e);
 	if (out < 0)
 		return -1;
-	_cleanup_close_ int buf = tty ? out : -1;
+	_cleanup_close_ int buf = tty ? out : -1; /* the memfd's, closed at the return */
+	(void)buf;
 	int r = t->branch ? diff_worktree(t, out, e) : diff_copy(t, out, e);
 	if (!tty)
 		return r;

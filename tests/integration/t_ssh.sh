@@ -415,3 +415,26 @@ test_ssh_hints() {
 	assert_out_has LOGGED-IN
 	[[ $ERR != *'ssh ran inside'* ]] || fail "a hint with the agent: $(excerpt "$ERR")"
 }
+
+# Your ~/.ssh/config's hosts work inside: an alias's HostName, Port and
+# User are carried into the sandbox's config (a ProxyCommand or an
+# IdentityFile of the block is not: what ssh would run or read is the
+# host's), and a host named without a user logs in as you, as outside
+# (inside, ssh's default was the sandbox's `agent`). Before, `ssh ALIAS`
+# went to a host named ALIAS on port 22, and the hint to allow ALIAS led
+# nowhere.
+test_ssh_config_aliases() {
+	ssh_need
+	ssh_agent_start "$T_TMP/agent"
+	ssh_sshd "$T_TMP"
+	mkdir -p "$HOME/.ssh"
+	printf 'Host myalias\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  ProxyCommand false\n  IdentityFile ~/.ssh/id_other\n' \
+		"$SSH_PORT" "$SSH_USER" >"$HOME/.ssh/config"
+	# shellcheck disable=SC2086
+	wrun --ssh-agent --allow-net "127.0.0.1:$SSH_PORT" -- sh -c "ssh $SSH_OPTS myalias echo ALIAS-OK; ssh $SSH_OPTS -p $SSH_PORT 127.0.0.1 echo DEFAULT-USER-OK; cat ~/.ssh/config"
+	assert_rc 0
+	assert_out_has ALIAS-OK 'the alias did not lead to its host'
+	assert_out_has DEFAULT-USER-OK 'a host named without a user did not log in as the user'
+	assert_out_lacks 'ProxyCommand false' "the alias's ProxyCommand was carried"
+	assert_out_lacks id_other "the alias's IdentityFile was carried"
+}
