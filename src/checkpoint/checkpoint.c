@@ -167,7 +167,7 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 }
 
 json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
-			const struct strv *protected, const char *session)
+			const struct strv *protected, const char *session, struct audit *log)
 {
 	if (!cs->on)
 		return NULL;
@@ -176,7 +176,8 @@ json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
 	*strrchr(dir, '/') = '\0';
 	char hash[SHA256_HEX_LEN];
 	json_t *f = NULL;
-	if (review_record(&cs->st, cs->start, dir, protected, session, cs->ws, hash, &f, &e) == 0) {
+	if (review_record(&cs->st, cs->start, dir, protected, session, cs->ws, log, hash, &f,
+			  &e) == 0) {
 		/* the workspace was never written: where its changes wait */
 		if (strcmp(hash, cs->start) == 0)
 			wnote("review: the session changed nothing; there is nothing to apply");

@@ -42,10 +42,12 @@ json_t *ckpt_session_end(struct ckpt_session *cs, const struct policy *pol, int 
 /* --review: the session's writes (the overlay's upper directory, upper)
  * read as the tree it would have left (review.h), stored and referenced as
  * the session's end; the review directory (upper's parent) is then
- * removed. The field for session.end: {"manifest": H, "review": true,
- * "dropped": [...], "cleared": [...]} or {"error": WHY, "kept": DIR}. */
+ * removed; what it leaves out recorded as alerts in log (the session's).
+ * The field for session.end: {"manifest": H, "review": true, "dropped":
+ * [...], "cleared": [...]} or {"error": WHY, "kept": DIR}. */
+struct audit;
 json_t *ckpt_review_end(struct ckpt_session *cs, const char *upper,
-			const struct strv *protected, const char *session);
+			const struct strv *protected, const char *session, struct audit *log);
 void ckpt_session_free(struct ckpt_session *cs);
 
 /* A session's checkpoints as its log records them. */

@@ -67,8 +67,8 @@ int review_recover(struct store *st, const char *logdir, struct ckpt_record *r, 
 	/* the lock held: the session's warden is gone (the kernel let go of
 	 * its lock), and no other session runs there */
 	char hash[SHA256_HEX_LEN];
-	if (review_record(st, r->start, dir, &r->protected, r->session, r->workspace, hash, NULL,
-			  e) < 0)
+	if (review_record(st, r->start, dir, &r->protected, r->session, r->workspace, NULL, hash,
+			  NULL, e) < 0)
 		return werr_wrap(e, "session %s's review directory %s", r->session, dir);
 	review_clear_placeholders(r);
 	wnote("review: session %s ended without recording its changes (killed?); they were "

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "../audit/escape.h"
+#include "../audit/events.h"
 #include "../common/walk.h"
+#include "reviewdrop.h"
 #include "snapshot.h"
 
 struct rctx {
@@ -84,31 +86,6 @@ static int on_upper(void *ctx, const struct walk_entry *we, struct werr *e)
 	return en.type == MF_DIR ? WALK_DESCEND : WALK_SKIP;
 }
 
-/* path itself or one of its ancestors is in v (sorted) */
-static bool self_or_above(char **v, size_t n, const char *path, bool self)
-{
-	_cleanup_free_ char *p = xstrdup(path);
-	for (bool first = true;; first = false) {
-		if ((!first || self) && n) {
-			size_t lo = 0, hi = n;
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				int cmp = strcmp(p, v[mid]);
-				if (cmp == 0)
-					return true;
-				if (cmp < 0)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-		}
-		char *sl = strrchr(p, '/');
-		if (!sl)
-			return false;
-		*sl = '\0';
-	}
-}
-
 static int cmp_s(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -118,12 +95,6 @@ static void sort_strv(struct strv *v)
 {
 	if (v->n > 1)
 		qsort(v->v, v->n, sizeof *v->v, cmp_s);
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
 }
 
 static int cmp_special(const void *a, const void *b)
@@ -137,6 +108,78 @@ static void specials_free(struct review_special *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i].path);
 	free(v);
+}
+
+/* The tree the session left: the start's entries but what the upper
+ * directory removes, hides or replaces, and the upper's (all, sorted). */
+static void merge(const struct manifest *start, struct rctx *c, struct manifest *all)
+{
+	manifest_sort(&c->up);
+	sort_strv(&c->gone);
+	sort_strv(&c->opaque);
+	/* the paths below an upper entry that is not a directory */
+	struct strv nondir = { 0 };
+	for (size_t i = 0; i < c->up.n; i++)
+		if (c->up.v[i].type != MF_DIR)
+			strv_push(&nondir, c->up.v[i].path);
+	sort_strv(&nondir);
+	for (size_t i = 0; i < start->exclude.n; i++)
+		strv_push(&all->exclude, start->exclude.v[i]);
+	for (size_t i = 0; i < start->n; i++) {
+		const struct mf_entry *en = &start->v[i];
+		if (review_self_or_above(c->gone.v, c->gone.n, en->path, true) ||
+		    review_self_or_above(c->opaque.v, c->opaque.n, en->path, false) ||
+		    review_self_or_above(nondir.v, nondir.n, en->path, false) ||
+		    manifest_find(&c->up, en->path))
+			continue;
+		manifest_add(all, en);
+	}
+	for (size_t i = 0; i < c->up.n; i++)
+		manifest_add(all, &c->up.v[i]);
+	manifest_sort(all);
+	strv_free(&nondir);
+}
+
+/* What the sweep would not let through (reviewdrop.h), and setuid/setgid
+ * bits on what was written, cleared: r->m is all without what is left
+ * out, and with what the start had where a change is left out. */
+static void leave_out(const struct manifest *start, struct manifest *all,
+		      const struct strv *protected, struct review_result *r)
+{
+	review_drops_judge(start, all, protected, &r->drops);
+	/* the tops left out: nothing of the session's below them; the
+	 * start's, where it had something, as it was */
+	struct strv tops = { 0 }, kept = { 0 };
+	for (size_t i = 0; i < r->drops.n; i++) {
+		const struct review_drop *d = &r->drops.v[i];
+		if (d->mode_only)
+			continue;
+		strv_push(&tops, d->path);
+		if (d->changed)
+			strv_push(&kept, d->path);
+		strv_push(&r->dropped, d->path);
+	}
+	r->m = (struct manifest){ .root_mode = all->root_mode };
+	for (size_t i = 0; i < all->exclude.n; i++)
+		strv_push(&r->m.exclude, all->exclude.v[i]);
+	for (size_t i = 0; i < all->n; i++) {
+		struct mf_entry *en = &all->v[i];
+		if (review_self_or_above(tops.v, tops.n, en->path, true))
+			continue;
+		const struct mf_entry *was = manifest_find(start, en->path);
+		if (en->type == MF_FILE && (en->mode & 06000) &&
+		    (!was || !mf_same_content(was, en))) {
+			en->mode &= ~(mode_t)06000;
+			strv_push(&r->cleared, en->path);
+		}
+		manifest_add(&r->m, en);
+	}
+	for (size_t i = 0; kept.n && i < start->n; i++)
+		if (review_self_or_above(kept.v, kept.n, start->v[i].path, true))
+			manifest_add(&r->m, &start->v[i]);
+	manifest_sort(&r->m);
+	strv_free(&tops);
+	strv_free(&kept);
 }
 
 int review_collect(struct store *st, const struct manifest *start, int upperfd,
@@ -155,58 +198,10 @@ int review_collect(struct store *st, const struct manifest *start, int upperfd,
 		wnote("review: %zu path%s nested deeper than %d characters not recorded: `warden "
 		      "apply` makes the directories above them, not them", c.too_deep,
 		      c.too_deep == 1 ? "" : "s", MF_MAX_PATH);
-	manifest_sort(&c.up);
-	sort_strv(&c.gone);
-	sort_strv(&c.opaque);
-	/* the paths below an upper entry that is not a directory */
-	struct strv nondir = { 0 };
-	for (size_t i = 0; i < c.up.n; i++)
-		if (c.up.v[i].type != MF_DIR)
-			strv_push(&nondir, c.up.v[i].path);
-	sort_strv(&nondir);
 	struct manifest all = { .root_mode = rs.st_mode & 07777 };
-	for (size_t i = 0; i < start->exclude.n; i++)
-		strv_push(&all.exclude, start->exclude.v[i]);
-	for (size_t i = 0; i < start->n; i++) {
-		const struct mf_entry *en = &start->v[i];
-		if (self_or_above(c.gone.v, c.gone.n, en->path, true) ||
-		    self_or_above(c.opaque.v, c.opaque.n, en->path, false) ||
-		    self_or_above(nondir.v, nondir.n, en->path, false) || manifest_find(&c.up, en->path))
-			continue;
-		manifest_add(&all, en);
-	}
-	for (size_t i = 0; i < c.up.n; i++)
-		manifest_add(&all, &c.up.v[i]);
-	manifest_sort(&all);
-	strv_free(&nondir);
-	/* what the sweep would not let through: a new .git or protected name
-	 * (and what is below it), setuid/setgid bits on what was written */
-	struct strv drop = { 0 };
-	for (size_t i = 0; i < all.n; i++) {
-		struct mf_entry *en = &all.v[i];
-		const struct mf_entry *was = manifest_find(start, en->path);
-		const char *b = base_name(en->path);
-		if (!was && (strcmp(b, ".git") == 0 || (protected && strv_contains(protected, b))) &&
-		    !self_or_above(drop.v, drop.n, en->path, false)) {
-			strv_push(&drop, en->path);
-			sort_strv(&drop);
-		}
-		if (en->type == MF_FILE && (en->mode & 06000) &&
-		    (!was || !mf_same_content(was, en))) {
-			en->mode &= ~(mode_t)06000;
-			strv_push(&r->cleared, en->path);
-		}
-	}
-	r->m = (struct manifest){ .root_mode = all.root_mode };
-	for (size_t i = 0; i < all.exclude.n; i++)
-		strv_push(&r->m.exclude, all.exclude.v[i]);
-	for (size_t i = 0; i < all.n; i++) {
-		if (self_or_above(drop.v, drop.n, all.v[i].path, true))
-			continue;
-		manifest_add(&r->m, &all.v[i]);
-	}
-	for (size_t i = 0; i < drop.n; i++)
-		strv_push(&r->dropped, drop.v[i]);
+	merge(start, &c, &all);
+	leave_out(start, &all, protected, r);
+	manifest_free(&all);
 	if (c.nspecial > 1)
 		qsort(c.special, c.nspecial, sizeof *c.special, cmp_special);
 	for (size_t i = 0; i < c.nspecial; i++)
@@ -214,8 +209,6 @@ int review_collect(struct store *st, const struct manifest *start, int upperfd,
 	r->special = steal_ptr(&c.special);
 	r->nspecial = c.nspecial;
 	c.nspecial = 0;
-	strv_free(&drop);
-	manifest_free(&all);
 	size_t len;
 	char *text = manifest_format(&r->m, &len);
 	ret = store_put_manifest(st, text, len, r->hash, e);
@@ -246,9 +239,34 @@ static json_t *review_field(const struct review_result *r)
 	return f;
 }
 
+/* Each thing r leaves out, said on stderr and (with log) recorded as an
+ * alert, as the live sweep records what it moves aside (swept.c). */
+static void said_left_out(const struct review_result *r, struct audit *log)
+{
+	struct werr e = { 0 };
+	int ret = 0;
+	for (size_t i = 0; i < r->drops.n; i++) {
+		const struct review_drop *d = &r->drops.v[i];
+		if (d->mode_only)
+			wnote("review: the mode of %s was changed in the session; `warden apply` "
+			      "leaves it as it was", d->path);
+		else if (d->changed)
+			wnote("review: %s was changed in the session; `warden apply` leaves it as it "
+			      "was at the start (%s)", d->path, d->why);
+		else
+			wnote("review: %s was created in the session; it is left out of what `warden "
+			      "apply` writes (%s)", d->path, d->why);
+		if (log && ret == 0)
+			ret = audit_emit_event(log, ev_alert(&(struct ev_alert){ .rule = d->rule,
+				.path = d->path, .action = "left-out", .detail = d->why }), &e);
+	}
+	if (log && r->drops.n && (ret < 0 || audit_sync(log, &e) < 0))
+		werr_print(&e);
+}
+
 int review_record(struct store *st, const char *start_hash, const char *dir,
 		  const struct strv *protected, const char *session, const char *ws,
-		  char out[SHA256_HEX_LEN], json_t **field, struct werr *e)
+		  struct audit *log, char out[SHA256_HEX_LEN], json_t **field, struct werr *e)
 {
 	_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
 	_cleanup_close_ int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -266,10 +284,7 @@ int review_record(struct store *st, const char *start_hash, const char *dir,
 		review_result_free(&r);
 		return -1;
 	}
-	for (size_t i = 0; i < r.dropped.n; i++)
-		wnote("review: %s was created in the session; it is left out of what `warden apply` "
-		      "writes (its configuration or hooks would run on your next command there)",
-		      r.dropped.v[i]);
+	said_left_out(&r, log);
 	for (size_t i = 0; i < r.cleared.n; i++)
 		wnote("review: %s got the setuid or setgid bit in the session; `warden apply` writes "
 		      "it without", r.cleared.v[i]);
@@ -297,6 +312,7 @@ void review_result_free(struct review_result *r)
 {
 	manifest_free(&r->m);
 	strv_free(&r->dropped);
+	review_drops_free(&r->drops);
 	strv_free(&r->cleared);
 	specials_free(r->special, r->nspecial);
 	r->special = NULL;

@@ -747,7 +747,7 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 	if (s->plan.left_shared)
 		placeholders_there(&s->plan, &shared);
 	json_t *ckend = s->review_upper ? ckpt_review_end(&sn->ck, s->review_upper,
-							  &s->plan.names, sn->id)
+							  &s->plan.names, sn->id, sn->log)
 					: ckpt_session_end(&sn->ck, &sn->pol, s->plan.ws_fd, &shared,
 							   sn->id);
 	/* what waits for journald and syslog is sent (or lost) before

@@ -670,6 +670,133 @@ static void test_review(void)
 	free(up);
 }
 
+static void mkdir_at(const char *rel, mode_t mode)
+{
+	char *p = at(rel);
+	CHECK(mkdir(p, mode) == 0);
+	free(p);
+}
+
+/* test_review_git's upper directory: what the session wrote */
+static void review_git_upper(void)
+{
+	const char *udirs[] = { "gup/.git", "gup/.git/objects", "gup/.git/objects/ab",
+				"gup/.git/objects/cd", "gup/.git/objects/info", "gup/.git/refs",
+				"gup/.git/refs/heads", "gup/.git/modules", "gup/.git/modules/sm",
+				"gup/.git/modules/sm/objects", "gup/.git/modules/x",
+				"gup/.git/rebase-merge", "gup/sub", "gup/fake", "gup/fake/objects",
+				"gup/fake/refs", "gup/old", "gup/old/objects", "gup/old/refs" };
+	for (size_t i = 0; i < ARRAY_LEN(udirs); i++)
+		mkdir_at(udirs[i], 0755);
+	char *p = at("gup/.git/info");
+	CHECK(mkdir(p, 0700) == 0);
+	free(p);
+	write_at("gup/.git/info/exclude", "x\n", 0644);
+	write_at("gup/.git/config", "[core]\n\tfsmonitor = x\n", 0644);
+	write_at("gup/.git/index", "index\n", 0644);
+	write_at("gup/.git/objects/cd/ef02", "new blob\n", 0444);
+	write_at("gup/.git/objects/ab/cdef01", "forged\n", 0444);
+	write_at("gup/.git/objects/info/alternates", "/elsewhere\n", 0644);
+	write_at("gup/.git/refs/heads/main", "2222\n", 0644);
+	write_at("gup/.git/modules/sm/config", "[core]\n\thooksPath = x\n", 0644);
+	write_at("gup/.git/modules/sm/objects/new", "sm blob\n", 0444);
+	write_at("gup/.git/modules/x/HEAD", "x\n", 0644);
+	write_at("gup/.git/rebase-merge/git-rebase-todo", "exec id\n", 0644);
+	p = at("gup/.git/refs/heads/lnk");
+	CHECK(symlink("../../x", p) == 0);
+	free(p);
+	write_at("gup/sub/.git", "gitdir: /elsewhere\n", 0644);
+	write_at("gup/fake/HEAD", "ref: refs/heads/main\n", 0644);
+	write_at("gup/fake/config", "[core]\n", 0644);
+	write_at("gup/old/HEAD", "ref: refs/heads/main\n", 0644);
+}
+
+/* Inside a git directory there at start, only git's data is written: a
+ * new commit's objects, refs, logs and index kept; a changed config and a
+ * changed .git file set back to the start's; a new modules/, rebase-merge/,
+ * alternates, a symlink and a forged loose object left out; a directory
+ * whose mode alone changed set back, what is below it judged on its own; a
+ * bare-repository lookalike made outside .git left out whole, and its
+ * parts made in a directory there at start. */
+static void test_review_git(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("gstore"), *ws = at("gws"), *up = at("gup");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(up, 0755) == 0);
+	const char *dirs[] = { "gws/.git", "gws/.git/objects", "gws/.git/objects/ab",
+			       "gws/.git/refs", "gws/.git/refs/heads", "gws/.git/info",
+			       "gws/sub", "gws/old", "gws/.git/modules",
+			       "gws/.git/modules/sm", "gws/.git/modules/sm/objects",
+			       "gws/.git/modules/sm/refs" };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++)
+		mkdir_at(dirs[i], 0755);
+	write_at("gws/.git/HEAD", "ref: refs/heads/main\n", 0644);
+	write_at("gws/.git/config", "[core]\n", 0644);
+	write_at("gws/.git/objects/ab/cdef01", "blob\n", 0444);
+	write_at("gws/.git/refs/heads/main", "1111\n", 0644);
+	write_at("gws/.git/modules/sm/HEAD", "ref: refs/heads/main\n", 0644);
+	write_at("gws/.git/modules/sm/config", "[core]\n", 0644);
+	write_at("gws/sub/.git", "gitdir: ../.git/modules/sm\n", 0644);
+	write_at("gws/old/objects", "not a directory\n", 0644);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result start;
+	CHECK(snapshot_take_dir(wsfd, &o, &start, &e) == 0);
+
+	review_git_upper();
+	int ufd = open(up, O_RDONLY | O_DIRECTORY);
+	struct review_result r;
+	CHECK(review_collect(&st, &start.m, ufd, NULL, &r, &e) == 0);
+	/* git's data: written */
+	CHECK(manifest_find(&r.m, ".git/index"));
+	CHECK(manifest_find(&r.m, ".git/objects/cd/ef02"));
+	CHECK(manifest_find(&r.m, ".git/modules/sm/objects/new"));
+	const struct mf_entry *en = manifest_find(&r.m, ".git/refs/heads/main"),
+			      *was = manifest_find(&start.m, ".git/refs/heads/main");
+	CHECK(en && strcmp(en->hash, was->hash) != 0);
+	/* the start's, where a change is left out */
+	const char *same[] = { ".git/config", ".git/objects/ab/cdef01", ".git/modules/sm/config",
+			       "sub/.git", ".git/info" };
+	for (size_t i = 0; i < ARRAY_LEN(same); i++) {
+		en = manifest_find(&r.m, same[i]);
+		was = manifest_find(&start.m, same[i]);
+		CHECK(en && was && mf_same_content(en, was));
+	}
+	/* left out: new, nothing in its place */
+	const char *gone[] = { ".git/info/exclude", ".git/objects/info/alternates",
+			       ".git/modules/x", ".git/rebase-merge", ".git/refs/heads/lnk",
+			       "fake", "fake/config", "old/HEAD", "old/refs" };
+	for (size_t i = 0; i < ARRAY_LEN(gone); i++)
+		CHECK(!manifest_find(&r.m, gone[i]));
+	/* a part of the lookalike made in old/ that was there at start, of
+	 * another type: set back */
+	en = manifest_find(&r.m, "old/objects");
+	CHECK(en && en->type == MF_FILE);
+	/* each said once, at its top */
+	const char *said[] = { ".git/config", ".git/info/exclude", ".git/modules/sm/config",
+			       ".git/modules/x", ".git/objects/ab/cdef01",
+			       ".git/objects/info/alternates", ".git/rebase-merge",
+			       ".git/refs/heads/lnk", "fake", "old/HEAD", "old/objects", "old/refs",
+			       "sub/.git" };
+	CHECK(r.dropped.n == ARRAY_LEN(said));
+	for (size_t i = 0; i < ARRAY_LEN(said) && i < r.dropped.n; i++)
+		CHECK(strcmp(r.dropped.v[i], said[i]) == 0);
+	bool mode_said = false;
+	for (size_t i = 0; i < r.drops.n; i++)
+		mode_said |= r.drops.v[i].mode_only && strcmp(r.drops.v[i].path, ".git/info") == 0;
+	CHECK(mode_said);
+	review_result_free(&r);
+	snap_result_free(&start);
+	close(ufd);
+	close(wsfd);
+	store_close(&st);
+	free(sp);
+	free(ws);
+	free(up);
+}
+
 static void test_excluded(void)
 {
 	struct strv ex = { 0 };
@@ -951,6 +1078,7 @@ int main(void)
 	test_refs_index();
 	test_excluded();
 	test_review();
+	test_review_git();
 	test_text_diff();
 	test_entry_from_stat();
 	test_prefetch();
