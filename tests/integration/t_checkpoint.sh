@@ -892,6 +892,77 @@ test_checkpoint_review_special_replaces() {
 	assert_host_file "$WS/keep.txt" kept
 }
 
+# What a --review session leaves in git's directories, or makes to look
+# like one, that the host's git would run: a new .git/modules/sm whose
+# config sets core.fsmonitor (run by `git submodule update`), a rebase in
+# progress whose todo holds an exec line and whose strategy runs the
+# worktree's ./x (run by `git rebase --continue`), a bare-repository
+# lookalike outside .git, a symlink made in .git/refs. `warden apply` used
+# to write them all (the live sweep moves them aside or removes them);
+# now it writes git's objects, refs, logs and index (the agent's commit
+# is there) and none of those, each said on stderr, listed in
+# session.end's dropped and recorded as an alert.
+test_checkpoint_review_git_state_left_out() {
+	make_repo
+	local G=(git -c user.name=host -c user.email=host@example.invalid)
+	# a submodule registered, not checked out: `git submodule update --init`
+	# makes .git/modules/sm, or takes the one it finds there
+	mkdir smsrc && (cd smsrc && git init -q . && echo s >s && git add s &&
+		"${G[@]}" commit -qm s) || fatal 'the submodule repository'
+	"${G[@]}" -c protocol.file.allow=always submodule add -q "$WS/smsrc" sm >/dev/null 2>&1 &&
+		"${G[@]}" commit -qm 'add sm' && git submodule deinit -q -f sm &&
+		rm -rf .git/modules || fatal 'the submodule'
+	[[ ! -e .git/modules ]] || fatal 'the submodule is checked out at start'
+	local marker="$T_TMP/PWNED" script
+	script='set -e
+	G="git -c user.name=agent -c user.email=agent@example.invalid"
+	echo agent > agent.txt && git add agent.txt && $G commit -qm "agent commit" || exit 1
+	mkdir -p .git/modules && cp -r smsrc/.git .git/modules/sm &&
+	printf "[core]\n\tfsmonitor = \"echo sm >>'"$marker"'; false\"\n\tworktree = ../../../sm\n" >> .git/modules/sm/config
+	mkdir -p .git/rebase-merge && cd .git/rebase-merge && echo refs/heads/main > head-name &&
+	git rev-parse HEAD > orig-head && git rev-parse HEAD > onto && echo 1 > msgnum &&
+	echo 2 > end && : > interactive && echo ../../x > strategy &&
+	printf "exec echo rebase >>'"$marker"'\n" > git-rebase-todo && cd ../.. &&
+	printf "#!/bin/sh\necho strategy >>'"$marker"'\n" > x && chmod +x x
+	mkdir -p fake/objects fake/refs && echo "ref: refs/heads/main" > fake/HEAD &&
+	printf "[core]\n\tfsmonitor = \"echo fake >>'"$marker"'; false\"\n" > fake/config
+	ln -s ../../../x .git/refs/heads/lnk && echo done'
+	wsh "$script" --review
+	assert_rc 0 'the --review session'
+	assert_out_has done
+	local p
+	for p in '\.git/modules' '\.git/rebase-merge' 'fake'; do
+		assert_err_match "review: $p was created in the session; it is left out of what \`warden apply\` writes \("
+	done
+	assert_err_match "review: \.git/rebase-merge was created .*--continue would run"
+	assert_err_match "review: fake was created .*look like a git repository"
+	assert_err_match "review: \.git/refs/heads/lnk was created .*a symlink made inside a git directory"
+	assert_err_match "review: \.git/modules was created .*other than its objects, refs and logs"
+	ckpt_field session.end
+	assert_out_match '"dropped":\["\.git/modules","\.git/rebase-merge","\.git/refs/heads/lnk","fake"\]' \
+		"session.end lists what is left out, each at its top"
+	sweep_alert git.created-in-sandbox .git/modules
+	sweep_alert git.rebase-runs-in-sandbox .git/rebase-merge
+	sweep_alert git.odd-file-in-sandbox .git/refs/heads/lnk
+	sweep_alert git.bare-created-in-sandbox fake
+	wardenc apply --yes
+	assert_rc 0 'apply'
+	for p in .git/modules .git/rebase-merge .git/refs/heads/lnk fake; do
+		[[ ! -e $p && ! -L $p ]] || fail "apply wrote $p"
+	done
+	[[ $(git log -1 --format=%s) == 'agent commit' ]] ||
+		fail "apply left out the agent's commit: $(git log --oneline | head -3)"
+	git diff --quiet HEAD -- agent.txt && [[ $(<agent.txt) == agent ]] ||
+		fail "the agent's file is not the committed one"
+	[[ -x x ]] || fail 'apply left out the ordinary file x'
+	# the host's git, as the user would run it next: nothing of the agent's
+	"${G[@]}" rebase --continue >/dev/null 2>&1
+	"${G[@]}" -c protocol.file.allow=always submodule update --init >/dev/null 2>&1
+	git status >/dev/null 2>&1
+	git -C fake status >/dev/null 2>&1
+	[[ ! -e $marker ]] || fail "the host's git ran what the agent left: $(<"$marker")"
+}
+
 # `warden diff` of what an agent wrote, on a terminal: a cursor move and a
 # carriage return in a line, which would erase the line above it from the
 # reviewer's screen, are shown (\x1b, \x0d); piped, the diff keeps the
