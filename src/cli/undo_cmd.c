@@ -52,10 +52,12 @@ static const char apply_usage[] =
 	"(warden diff SESSION shows it). What will change is shown first and confirmed\n"
 	"on the terminal (--yes: without asking). Without SESSION, the newest --review\n"
 	"session of the current directory's workspace. A path changed since the session\n"
-	"started stops it: --force writes over it. A .git or a protected name the\n"
-	"session created is left out, and setuid/setgid bits are cleared (as the sweep\n"
-	"at the end of an ordinary session does). The tree before is checkpointed and\n"
-	"the apply logged as a session of its own: `warden undo` takes it back.\n";
+	"started stops it: --force writes over it. What the sweep at the end of an\n"
+	"ordinary session would move aside is left out (a .git or a protected name the\n"
+	"session created or changed, a directory made to look like a repository, and in\n"
+	"a git directory all but its objects, refs, logs, index and HEAD files), and\n"
+	"setuid/setgid bits are cleared. The tree before is checkpointed and the apply\n"
+	"logged as a session of its own: `warden undo` takes it back.\n";
 
 static const char discard_usage[] =
 	"usage: warden discard [SESSION]\n"
