@@ -240,12 +240,13 @@ static struct verdict judge(const struct manifest *start, const struct manifest 
 		return (struct verdict){ was ? WHY_GIT_CHANGED : WHY_GIT_NEW,
 					 "git.created-in-sandbox", false };
 	}
-	if (!was && protected && strv_contains(protected, b))
-		return (struct verdict){ WHY_NAMED, "config.created-in-sandbox", false };
 	if (fake_repo(start, all, en, was))
 		return (struct verdict){ WHY_BARE, "git.bare-created-in-sandbox", false };
 	_cleanup_free_ char *root = git_root(start, en->path);
-	return root ? in_git(root, en, was) : (struct verdict){ 0 };
+	struct verdict v = root ? in_git(root, en, was) : (struct verdict){ 0 };
+	if (!v.why && !was && protected && strv_contains(protected, b))
+		return (struct verdict){ WHY_NAMED, "config.created-in-sandbox", false };
+	return v;
 }
 
 static void drop_add(struct review_drops *d, struct review_drop it)
