@@ -99,6 +99,12 @@ static int parse_file(struct parser *ps, const char *path, const char *name,
 	if (read_profile(path, &real, &text, &len, what) < 0) {
 		if (inc)
 			return pol_lerr(ps->e, errno, inc, off, "include '%.200s': %s", path, what);
+		/* `-p 8080:3000`, docker's habit: -p is warden's --profile */
+		bool ports = errno == ENOENT && strspn(path, "0123456789:") == strlen(path) &&
+			     strchr(path, ':');
+		if (ports)
+			return werr_set(ps->e, 0, "%s: %s: %s (-p is --profile; a port is published "
+					"with --publish HOST_PORT:PORT)", path, what, strerror(errno));
 		return werr_set(ps->e, errno, "%s: %s", path, what);
 	}
 	strv_push(&ps->p->sources, real);

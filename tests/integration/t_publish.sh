@@ -241,6 +241,11 @@ test_publish_bad_input() {
 		assert_out_lacks ran "--publish $bad"
 		[[ $ERR == *"--publish '$bad'"* ]] || fail "--publish $bad: $(excerpt "$ERR")"
 	done
+	# docker's habit: -p is --profile here, and the error says so
+	wrun -p 18000:8000 -- echo ran
+	assert_rc 125 '-p PORT:PORT'
+	assert_err_match '18000:8000: cannot open: No such file or directory \(-p is --profile; a port is published with --publish' \
+		'-p PORT:PORT names --publish'
 	wrun --publish 18000:8000 --publish 18000:9000 -- echo ran
 	assert_rc 125 "the same host port twice"
 	[[ $ERR == *"host port 18000 is published already"* ]] || fail "twice: $(excerpt "$ERR")"
