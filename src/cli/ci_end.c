@@ -284,6 +284,24 @@ static char *changes_artifact(const char *id, struct ci_out *out)
 	return text;
 }
 
+/* An artifacts directory in the workspace (no RUNNER_TEMP): a .gitignore
+ * of "*" in it, so that the job's `git add -A` does not commit the audit
+ * log and `git status` does not list it as the project's. */
+static void ignore_in_workspace(const char *ws, struct ci_out *out)
+{
+	if (!ws || !path_is_within(out->path, ws) || strcmp(out->path, ws) == 0)
+		return;
+	static const char text[] = "# warden's CI artifacts: not the project's\n*\n";
+	struct artifact a;
+	if (art_open(&a, out->dir, ".gitignore") < 0 || write_all(a.fd, text, sizeof text - 1) < 0) {
+		art_close(&a, false);
+		art_failed(out, ".gitignore");
+		return;
+	}
+	if (art_close(&a, true) < 0)
+		art_failed(out, ".gitignore");
+}
+
 /* The artifacts directory the session made and checked (layout.h),
  * opened; never through a symbolic link as its last component. */
 static int artifacts_open(const char *dir)
@@ -335,6 +353,7 @@ int ci_end(const struct cisummary *c, const struct ci_opts *o, int status, const
 		log_artifacts(c, &out, &x, &verdict);
 	}
 	const char *ws = cisummary_workspace(c);
+	ignore_in_workspace(ws, &out);
 	if (ws)
 		x.diffstat = diffstat = diffstat_artifact(ws, &out);
 	write_summary(c, &x, &out);

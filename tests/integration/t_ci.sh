@@ -387,3 +387,22 @@ test_ci_summary_alert_markdown() {
 	[[ $row =~ ^\|\ \`git\.created-in-sandbox\ \(high\)\`\ \|\ \`[^\`]*\*\*All\ clear\*\*[^\`]*\`\ \|\ 1\ \|$ ]] ||
 		fail "the alert's text is not a code span: $row"
 }
+
+# The artifacts directory in the workspace of a git repository (no
+# RUNNER_TEMP): ignored by git, so that the job's `git add -A` does not
+# commit the audit log nor `git status` list warden's files as the
+# project's.
+test_ci_artifacts_git_ignored() {
+	export CI=true
+	unset RUNNER_TEMP GITHUB_STEP_SUMMARY
+	have git || skip 'git is not installed'
+	git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m i ||
+		fatal 'no repository'
+	wsh 'echo work > work.txt'
+	assert_rc 0
+	[[ -f warden-artifacts/summary.md ]] || fatal "no artifacts: $(ls -A)"
+	local st
+	st=$(git status --porcelain --untracked-files=all)
+	[[ $st == *'?? work.txt'* ]] || fail "git status does not list the agent's file: $st"
+	[[ $st != *warden-artifacts* ]] || fail "git status lists warden's artifacts: $st"
+}
