@@ -8,6 +8,7 @@
 
 #include "../agents/agents.h"
 #include "../policy/exec_rules.h"
+#include "../workspace/workspace.h"
 
 /* One --allow-net argument: PATTERN, or "PATTERN private" as in a profile's
  * `net allow PATTERN private` (the names it allows may resolve to private
@@ -46,6 +47,22 @@ static const char *host_getenv(const char *name)
 	return getenv(name);
 }
 
+/* A profile path that exposes a credential store of the home (read-only
+ * ~/.aws, read-write ~/.ssh): the user's choice, said at the start, since
+ * a workspace there is refused and a profile may come with a project. */
+static void stores_exposed(const struct policy *pol, const char *home)
+{
+	for (size_t i = 0; i < pol->npaths; i++) {
+		const char *how = NULL;
+		const char *cs = credential_store_exposed(pol->paths[i].path, home, &how);
+		if (cs)
+			wnote("%s (%s) %s your ~/%s, a credential store: its keys and tokens are the "
+			      "sandbox's to read. Keys are used without it with --ssh-agent, tokens "
+			      "with --secret NAME@HOST (doc/secrets.md)", pol->paths[i].path,
+			      pol->paths[i].origin, how, cs);
+	}
+}
+
 int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,
 			const char *home, struct policy *pol, struct session_agent *ag,
 			struct werr *e)
@@ -60,6 +77,7 @@ int session_load_policy(const char *agent_opt, const char *argv0, const char *pr
 		policy_free(pol);
 		return -1;
 	}
+	stores_exposed(pol, home);
 	return 0;
 }
 

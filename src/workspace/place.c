@@ -50,6 +50,23 @@ const char *credential_store_around(const char *path)
 	return NULL;
 }
 
+const char *credential_store_exposed(const char *path, const char *home, const char **how)
+{
+	char rp[PATH_MAX], real[PATH_MAX];
+	if (!home || !realpath(path, rp))
+		return NULL;
+	for (size_t i = 0; i < credential_stores_n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", home, credential_stores[i]);
+		if (!realpath(p, real))
+			continue;
+		*how = strcmp(real, rp) == 0 ? "is" : path_is_within(rp, real) ? "lies in" :
+		       path_is_within(real, rp) ? "holds" : NULL;
+		if (*how)
+			return credential_stores[i];
+	}
+	return NULL;
+}
+
 /* buf against the home h's own stores and .config, where they lead (a
  * store may be a symbolic link to another place): the store itself, in
  * it, or holding it; the home's .config itself or holding it. */

@@ -771,3 +771,21 @@ test_private_runtime_dir() {
 	assert_out_has entries=0 'the control directory is in sight inside'
 	[[ ! -e $out/warden/control/x ]] || fail 'the agent wrote into the control directory'
 }
+
+# A profile path that exposes a credential store of the home (`read-only
+# ~/.aws`) is the user's choice, but not a silent one: a workspace there is
+# refused, and a profile may come with a project. warden says so at the
+# start, naming the line and what to use instead.
+test_profile_store_exposed_said() {
+	mkdir -p "$HOME/.aws" && echo 'aws_secret_access_key = x' >"$HOME/.aws/credentials" ||
+		fatal 'no ~/.aws'
+	printf 'read-only %s\n' "$HOME/.aws" >"$T_TMP/aws.profile"
+	wrun --profile "$T_TMP/aws.profile" -- cat "$HOME/.aws/credentials"
+	assert_rc 0
+	assert_out_has aws_secret_access_key 'the store a profile names is not readable inside'
+	assert_err_match "aws.profile:1\\) is your ~/.aws, a credential store: .*--secret" 'not said'
+	printf 'read-only %s\n' "$T_TMP" >"$T_TMP/other.profile"
+	wrun --profile "$T_TMP/other.profile" -- true
+	assert_rc 0
+	[[ $ERR != *'credential store'* ]] || fail "said of a path holding no store: $(excerpt "$ERR")"
+}
