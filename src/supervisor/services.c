@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/shown.h"
 #include "../control/approval.h"
 #include "../control/control.h"
 #include "../control/ctldir.h"
@@ -152,8 +153,22 @@ static int asking_start(struct services *sv, struct werr *e)
 	return 0;
 }
 
+/* No terminal to ask on (stdin a pipe, warden in the background): each
+ * question said on stderr, with how to answer it, instead of a silent
+ * wait until its timeout. */
+static void note_asked(void *ctx, const struct question *q)
+{
+	(void)ctx;
+	_cleanup_free_ char *what = text_shown(q->summary);
+	wnote("question %s waits for an answer (%s), with no terminal here to ask on: `warden "
+	      "approve %s allow` (or deny) from another; unanswered, it is denied in %u s", q->id,
+	      what, q->id, q->timeout_s);
+}
+
 /* The user's terminal answers questions when its keys come here (the
- * terminal is set up once init sent the pty). */
+ * terminal is set up once init sent the pty); else, outside CI mode
+ * (whose questions go to the reviewer and the webhook, or are refused at
+ * once), each question is said on stderr. */
 static void termask_start(struct services *sv)
 {
 	struct werr te = { 0 };
@@ -161,6 +176,9 @@ static void termask_start(struct services *sv)
 	    !(sv->ta = termask_new(sv->ap, &(struct termask_out){ .fd = sv->term.out,
 		    .put = term_put, .ctx = &sv->term }, sv->term.tty, sv->term.master, &te)))
 		wnote("%s; the terminal cannot answer this session's questions", te.msg);
+	if (sv->ap && !sv->ta && !sv->s->policy->approve.ci)
+		approvals_add_channel(sv->ap, &(struct approval_channel){ .name = "note",
+			.asked = note_asked });
 }
 
 /* Exec control, made on SEALED's fds: what the agent can write (to tell

@@ -108,6 +108,10 @@ test_approve_net_allow_deny_timeout() {
 		'the denied question in the refusals'\'' list'
 	assert_err_match "^  127\\.0\\.0\\.1:$PORT: asked by rule 127\\.0\\.0\\.1:$PORT, and denied by timeout" \
 		'the question nobody answered in the refusals'\'' list'
+	# no terminal to ask on: each question said on stderr, with how to
+	# answer it (it waited in silence)
+	[[ $(grep -cE "^warden: question [^ ]+ waits for an answer \\(connect to 127\\.0\\.0\\.1:$PORT \\(HTTP\\)\\), with no terminal here to ask on: .warden approve [^ ]+ allow. \\(or deny\\) from another; unanswered, it is denied in 3 s$" <<<"$ERR") == 3 ]] ||
+		fail "the questions are not said on stderr: $(excerpt "$ERR")"
 }
 
 test_approve_scopes() {
