@@ -161,9 +161,11 @@ static int undo_load(struct undo *u, const char *arg, struct werr *e)
 		const char *v = u->rec.undo_of_apply ? "apply" : "undo";
 		return werr_set(e, 0, "session %s is `warden %s %s`, which did not finish (it was "
 				"killed, or the machine stopped): the workspace may be partly written. "
-				"`warden %s %s` finishes it; `warden undo %s --force` brings the tree "
-				"back to how it was before it", u->rec.session, v, u->rec.undo_of, v,
-				u->rec.undo_of, u->rec.session);
+				"`warden %s %s` finishes it (where it lists paths changed since, the "
+				"ones the stopped %s was writing read as such: check the list, then "
+				"add --force); `warden undo %s --force` brings the tree back to how it "
+				"was before it", u->rec.session, v, u->rec.undo_of, v, u->rec.undo_of, v,
+				u->rec.session);
 	}
 	if (apply && !u->rec.review)
 		return werr_set(e, 0, "session %s was not run with --review: nothing to apply "
