@@ -71,6 +71,9 @@ void env_build(const struct policy *p, const struct strv *cli_env, struct strv *
 		"ALL_PROXY=socks5h://127.0.0.1:1080", "NO_PROXY=localhost,127.0.0.1,::1",
 		"http_proxy=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
 		"all_proxy=socks5h://127.0.0.1:1080", "no_proxy=localhost,127.0.0.1,::1",
+		/* Node's fetch and http follow the variables above only when told
+		 * (Node 24 and later; an earlier one ignores this, and them) */
+		"NODE_USE_ENV_PROXY=1",
 	};
 	for (size_t i = 0; i < ARRAY_LEN(proxy_env); i++)
 		env_put(out, proxy_env[i]);

@@ -48,11 +48,11 @@ test_env_allowlist() {
 	for kv in HTTP_PROXY=http://127.0.0.1:3128 HTTPS_PROXY=http://127.0.0.1:3128 \
 		ALL_PROXY=socks5h://127.0.0.1:1080 NO_PROXY=localhost,127.0.0.1,::1 \
 		http_proxy=http://127.0.0.1:3128 https_proxy=http://127.0.0.1:3128 \
-		all_proxy=socks5h://127.0.0.1:1080 no_proxy=localhost,127.0.0.1,::1; do
+		all_proxy=socks5h://127.0.0.1:1080 no_proxy=localhost,127.0.0.1,::1 NODE_USE_ENV_PROXY=1; do
 		assert_out_line "$kv"
 	done
 	extra=$(grep -oE '^[A-Za-z_][A-Za-z0-9_]*=' <<<"$OUT" | tr -d = |
-		grep -vxE 'PATH|LANG|LANGUAGE|LC_[A-Z_]+|TERM|COLORTERM|TZ|NO_COLOR|USER|LOGNAME|HOME|SHELL|PWD|(HTTP|HTTPS|ALL|NO)_PROXY|(http|https|all|no)_proxy' |
+		grep -vxE 'PATH|LANG|LANGUAGE|LC_[A-Z_]+|TERM|COLORTERM|TZ|NO_COLOR|USER|LOGNAME|HOME|SHELL|PWD|(HTTP|HTTPS|ALL|NO)_PROXY|(http|https|all|no)_proxy|NODE_USE_ENV_PROXY' |
 		grep -vxE "$ENV_QUIET" | tr '\n' ' ')
 	[[ -z $extra ]] || fail "variables outside the allowlist: $extra"
 }

@@ -116,6 +116,7 @@ static void test_allowlist(void)
 	CHECK_STR(get(&out, "all_proxy"), "socks5h://127.0.0.1:1080");
 	CHECK_STR(get(&out, "NO_PROXY"), "localhost,127.0.0.1,::1");
 	CHECK_STR(get(&out, "no_proxy"), "localhost,127.0.0.1,::1");
+	CHECK_STR(get(&out, "NODE_USE_ENV_PROXY"), "1");
 	/* no destination allowed: no ssh through the proxy either */
 	CHECK(get(&out, "GIT_SSH_COMMAND") == NULL);
 
@@ -123,8 +124,8 @@ static void test_allowlist(void)
 	CHECK_STR(get(&out, "NPM_CONFIG_UPDATE_NOTIFIER"), "false");
 	CHECK_STR(get(&out, "DO_NOT_TRACK"), "1");
 
-	/* nothing else: 9 passed, 4 identity, 8 proxy, 8 set */
-	CHECK(out.n == 29);
+	/* nothing else: 9 passed, 4 identity, 9 proxy, 8 set */
+	CHECK(out.n == 30);
 }
 
 static void test_path_default(void)
