@@ -404,15 +404,19 @@ __attribute__((noreturn)) static void sandbox_end(int sync_fd, int status)
 {
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	kill(-1, SIGKILL);
+	int killed = 0;
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		pid_t pid = waitpid(-1, NULL, WNOHANG);
-		if (pid > 0)
+		int st = 0;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid > 0) {
+			killed += WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL; /* not one ended before */
 			continue;
+		}
 		if (pid < 0 && errno == ECHILD)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -423,7 +427,7 @@ __attribute__((noreturn)) static void sandbox_end(int sync_fd, int status)
 		struct timespec wait = { left / 1000, (left % 1000) * 1000000 };
 		(void)sigtimedwait(&chld, NULL, &wait);
 	}
-	initmsg_send_exited(sync_fd, code);
+	initmsg_send_exited(sync_fd, code, killed);
 	cpupin_apart(0);
 	_exit(code);
 }

@@ -161,9 +161,9 @@ void initmsg_send_error(int sock, int errnum, const char *text)
 	send_fds(sock, &m, NULL, 0);
 }
 
-void initmsg_send_exited(int sock, int status)
+void initmsg_send_exited(int sock, int status, int left)
 {
-	struct init_msg m = { .type = INIT_MSG_EXITED, .status = status };
+	struct init_msg m = { .type = INIT_MSG_EXITED, .status = status, .left = left };
 	send_fds(sock, &m, NULL, 0);
 }
 

@@ -84,6 +84,7 @@ struct init_msg {
 	int canary_err;
 	int status; /* EXITED: the status init exits with (the command's);
 		     * SIGNALLED: the signal sent */
+	int left;   /* EXITED: the processes the command left, killed with it */
 	char text[1024];
 	char exec_path[PATH_MAX];
 };
@@ -108,8 +109,9 @@ int initmsg_send_sealed(int sock, struct init_msg *m, const struct init_fds *f);
 int initmsg_send_ready(int sock, struct init_msg *m, const struct init_fds *f);
 /* Send ERROR: errnum and text. */
 void initmsg_send_error(int sock, int errnum, const char *text);
-/* Send EXITED: status. */
-void initmsg_send_exited(int sock, int status);
+/* Send EXITED: init's status, and how many processes the command left that
+ * init's kill ended. */
+void initmsg_send_exited(int sock, int status, int left);
 /* Send SIGNALLED: sig, and err (kill's errno, 0 when it succeeded); never
  * waits for room in the socket (an answer nobody reads is dropped). */
 void initmsg_send_signalled(int sock, int sig, int err);

@@ -581,6 +581,12 @@ static void on_init_message(struct loop *l, const struct source *src, uint32_t e
 		return;
 	}
 	term_drain(&sv->term);
+	/* a server the command started in the background ends with it: with
+	 * published ports, where that is what the user came for, said */
+	if (m.left > 0 && sv->s->policy->npublish)
+		wnote("the command ended and left %d process%s running, ended with it (a server "
+		      "started in the background?): a session lasts as long as its command, so run "
+		      "the server in the foreground", m.left, m.left == 1 ? "" : "es");
 	sandbox_over(sv, l, m.status);
 }
 

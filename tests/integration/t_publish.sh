@@ -543,3 +543,17 @@ test_publish_connection_cap() {
 	grep -Eq "published port $P \(port 9200 inside\): [0-9]+ connections from the host(, [0-9]+ reached nothing inside)?; connections past 64 at once were refused \(alert publish\.connection-cap\)$" "$T_TMP/run.out.err" ||
 		fail "summary: $(excerpt "$(<"$T_TMP/run.out.err")")"
 }
+
+# A server started in the background (`nohup server &`) ends with the
+# command that started it: with published ports, where the server is what
+# the user came for, warden says so (it ended in silence); without, the
+# agents' own helpers ending with them are nothing to say.
+test_publish_background_ended_said() {
+	wrun --publish 18556:3000 -- sh -c 'sleep 100 & sleep 100 & echo started'
+	assert_rc 0
+	assert_out_has started
+	assert_err_match 'the command ended and left 2 processes running, ended with it \(a server started in the background\?\)'
+	wrun -- sh -c 'sleep 100 & echo started'
+	assert_rc 0
+	[[ $ERR != *'left 1 process'* ]] || fail "said without a published port: $(excerpt "$ERR")"
+}
