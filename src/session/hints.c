@@ -7,9 +7,11 @@
  * copy is simply not hinted at. */
 #include "hints.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/glob.h"
 #include "../common/util.h"
 
 static const struct hint {
@@ -57,6 +59,35 @@ static bool worktree_refused(const json_t *f)
 	"leave warden's configuration aside (-F FILE, -i KEY, IdentityFile): with " \
 	"--ssh-agent, run ssh without those, and your agent's keys are offered instead"
 
+#define NPMRC_LINE "the workspace's .npmrc is masked (it may hold tokens), so npm inside " \
+	"did not see its registry and used the public one: with the token in a variable " \
+	"(//HOST/:_authToken=${NPM_TOKEN}, and --secret NPM_TOKEN@HOST), `unmask .npmrc` in a " \
+	"profile lets npm read it"
+
+/* ws/.npmrc, masked by one of the patterns, names a registry
+ * (`registry=`, `@scope:registry=`). */
+static bool npmrc_registry(const char *ws, const struct strv *mask)
+{
+	bool masked = false;
+	for (size_t i = 0; mask && i < mask->n && !masked; i++)
+		masked = glob_match(mask->v[i], ".npmrc");
+	if (!masked || !ws)
+		return false;
+	_cleanup_free_ char *path = xasprintf("%s/.npmrc", ws);
+	size_t len = 0;
+	_cleanup_free_ char *text = read_regular_at(AT_FDCWD, path, 0, 1u << 16, &len, NULL);
+	for (const char *l = text; l && *l;) {
+		l += strspn(l, " \t");
+		const char *reg = strstr(l, "registry");
+		const char *nl = strchr(l, '\n');
+		if (reg && (!nl || reg < nl) && (reg == l || (*l == '@' && reg[-1] == ':')) &&
+		    reg[strspn(reg + 8, " \t") + 8] == '=')
+			return true;
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
 /* An alert's canary.opened of a key in the sandbox's ~/.ssh. */
 static bool ssh_decoy(const json_t *f)
 {
@@ -89,15 +120,20 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	if (strcmp(base, "ssh") == 0)
 		h->ssh_ran = true;
+	if (!strcmp(base, "npm") || !strcmp(base, "npx") || !strcmp(base, "pnpm") ||
+	    !strcmp(base, "yarn"))
+		h->npm_ran = true;
 	for (size_t i = 0; i < ARRAY_LEN(table); i++)
 		if (strcmp(base, table[i].name) == 0)
 			h->seen |= 1u << i;
 	return 0;
 }
 
-void hints_attach(struct hints *h, struct audit *a, bool ssh_agent)
+void hints_attach(struct hints *h, struct audit *a, bool ssh_agent, const char *ws,
+		  const struct strv *mask)
 {
 	h->ssh_agent = ssh_agent;
+	h->npmrc_masked = npmrc_registry(ws, mask);
 	const char *sock = getenv("SSH_AUTH_SOCK");
 	h->host_agent = sock && *sock;
 	audit_subscribe(a, on_event, h);
@@ -114,4 +150,6 @@ void hints_print(const struct hints *h, FILE *f)
 		fprintf(f, "warden: %s\n", SSH_DECOY_LINE);
 	else if (h->ssh_ran && !h->ssh_agent && h->host_agent)
 		fprintf(f, "warden: %s\n", SSH_NO_AGENT_LINE);
+	if (h->npm_ran && h->npmrc_masked)
+		fprintf(f, "warden: %s\n", NPMRC_LINE);
 }

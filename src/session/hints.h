@@ -10,16 +10,22 @@
 
 #include "../audit/audit.h"
 
+struct strv;
+
 struct hints {
 	unsigned seen; /* a bit per entry of hints.c's table, and the worktree's */
 	bool ssh_agent;     /* the session has the user's SSH agent (--ssh-agent) */
 	bool host_agent;    /* the host has one (SSH_AUTH_SOCK) */
 	bool ssh_ran;       /* ssh ran inside */
 	bool ssh_decoy;     /* ... and a decoy key of ~/.ssh was opened */
+	bool npmrc_masked;  /* the workspace's .npmrc names a registry, and is masked */
+	bool npm_ran;       /* npm, npx, pnpm or yarn ran inside */
 };
 
 /* Subscribe h to the session's exec, file and alert events; ssh_agent:
- * the session's policy has the user's SSH agent inside. */
-void hints_attach(struct hints *h, struct audit *a, bool ssh_agent);
+ * the session's policy has the user's SSH agent inside; ws and mask: the
+ * workspace and the policy's mask patterns (a masked .npmrc's registry). */
+void hints_attach(struct hints *h, struct audit *a, bool ssh_agent, const char *ws,
+		  const struct strv *mask);
 /* One line per tool seen (nothing when none). */
 void hints_print(const struct hints *h, FILE *f);

@@ -547,7 +547,8 @@ static int session_open(struct session *sn, struct werr *e)
 		return -1;
 	if (o->summary) {
 		summary_attach(&sn->sum, sn->log);
-		hints_attach(&sn->hints, sn->log, sn->pol.ssh_agent.on);
+		hints_attach(&sn->hints, sn->log, sn->pol.ssh_agent.on, sn->spec.workspace,
+			     &sn->pol.mask);
 	}
 	if (o->ci_summary)
 		cisummary_attach(o->ci_summary, sn->log);

@@ -1,4 +1,5 @@
-# t_hints.sh - a container engine or a GPU tool run inside, or Claude
+# t_hints.sh - a container engine or a GPU tool run inside, npm with the
+# project's .npmrc masked, or Claude
 # Code's worktree refused under .claude, gets one line at the session's end
 # saying what warden does not offer and what to do, rather than only the
 # tool's own "cannot connect" or EROFS; --quiet leaves it out. (The tools
@@ -48,4 +49,22 @@ test_hint_claude_worktree() {
 	[[ $ERR != *"Claude Code's worktree"* ]] || fail "said for another write in .claude: $(excerpt "$ERR")"
 	wsh 'mkdir -p .claude/worktrees/feat; true' --quiet
 	[[ $ERR != *"Claude Code's worktree"* ]] || fail "--quiet still says it: $(excerpt "$ERR")"
+}
+
+# The project's .npmrc names a registry, and the default profile masks it
+# (it may hold tokens): npm inside used the public registry with no word
+# of why, and warden's refusal named registry.npmjs.org to allow. Said
+# now, with what keeps the token out; not said without a registry line,
+# nor once the profile unmasks it.
+test_hint_npmrc_masked() {
+	hint_tool npm
+	printf 'registry=http://127.0.0.1:4873/\n' >.npmrc
+	wsh './bin/npm install; true'
+	assert_err_match "^warden: the workspace's .npmrc is masked .*unmask .npmrc" 'the .npmrc line'
+	printf 'unmask .npmrc\n' >"$T_TMP/u.profile"
+	wsh './bin/npm install; true' --profile "$T_TMP/u.profile"
+	[[ $ERR != *'.npmrc is masked'* ]] || fail "said with .npmrc unmasked: $(excerpt "$ERR")"
+	printf '//npm.example/:_authToken=x\n' >.npmrc
+	wsh './bin/npm install; true'
+	[[ $ERR != *'.npmrc is masked'* ]] || fail "said of a .npmrc with no registry: $(excerpt "$ERR")"
 }
