@@ -193,6 +193,20 @@ static const char *place_name(const struct place *pl)
 	}
 }
 
+/* Which of warden's own directories (no sandbox reaches them) path lies
+ * in, in words, or NULL. */
+static const char *own_dir(const struct sandbox_spec *s, const char *path)
+{
+	const struct { const char *dir, *name; } own[] = {
+		{ s->logdir, "log" }, { s->cachedir, "cache" },
+		{ s->storedir, "checkpoint store" }, { s->runtimedir, "runtime" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(own); i++)
+		if (own[i].dir && path_is_within(path, own[i].dir))
+			return own[i].name;
+	return NULL;
+}
+
 /* One `exec allow-writable` entry: where it is inside, its place, made. */
 static int plan_writable(struct sandbox_spec *s, const char *entry, struct werr *e)
 {
@@ -206,16 +220,10 @@ static int plan_writable(struct sandbox_spec *s, const char *entry, struct werr 
 			return 0;
 	static const char where[] = "the workspace, /tmp, /var/tmp, /dev/shm, " AGENT_HOME
 				    " and the profile's read-write paths";
-	if ((s->logdir && path_is_within(path, s->logdir)) ||
-	    (s->cachedir && path_is_within(path, s->cachedir)) ||
-	    (s->storedir && path_is_within(path, s->storedir)) ||
-	    (s->runtimedir && path_is_within(path, s->runtimedir)))
+	const char *own = own_dir(s, path);
+	if (own)
 		return werr_set(e, 0, "exec allow-writable %s: it lies in warden's own %s directory, "
-				"which no sandbox reaches", shown,
-				s->logdir && path_is_within(path, s->logdir) ? "log" :
-				s->cachedir && path_is_within(path, s->cachedir) ? "cache" :
-				s->storedir && path_is_within(path, s->storedir) ? "checkpoint store" :
-				"runtime");
+				"which no sandbox reaches", shown, own);
 	_cleanup_(place_free) struct place pl = place_of(s, path);
 	if (pl.kind == PLACE_NONE || pl.kind == PLACE_SYSTEM)
 		return werr_set(e, 0, "exec allow-writable %s: not in a place the sandbox writes "
