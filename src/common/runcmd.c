@@ -53,7 +53,8 @@ static pid_t start(const struct runcmd *rc, int out_fd, int err_fd)
 	posix_spawn_file_actions_t fa;
 	pid_t pid = -1;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, rc->in_path ? rc->in_path : "/dev/null",
+					 O_RDONLY, 0);
 	if (out_fd != 1)
 		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	if (err_fd >= 0)

@@ -1,6 +1,6 @@
 /* runcmd.h - a command warden runs on the host and waits for (a secret's
  * command, --task's git and cp): spawned fresh (spawn_fresh, util.h) with
- * stdin /dev/null, what it prints captured up to a cap or sent to an fd,
+ * stdin /dev/null (or a file), what it prints captured up to a cap or sent to an fd,
  * the last line of its stderr kept for an error, and a deadline after
  * which its process group is killed, so that a command that never ends (a
  * FIFO where git expects a file, a helper that waits on a prompt) ends
@@ -18,6 +18,7 @@ struct runcmd {
 	char *const *argv;       /* argv[0] looked up in PATH */
 	char *const *env;        /* NULL: warden's own environment */
 	const char *dir;         /* where it runs; NULL: here */
+	const char *in_path;     /* its stdin, this file; NULL: /dev/null */
 	int out_fd;              /* its stdout; -1: captured into runcmd_out.out */
 	enum runcmd_stderr err;
 	size_t out_max;          /* captured: more than this many bytes ends it (0: no cap) */

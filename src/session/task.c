@@ -21,8 +21,7 @@
 #include "../common/hash.h"
 #include "../common/runcmd.h"
 #include "../common/shown.h"
-
-extern char **environ;
+#include "safegit.h"
 
 #define TASK_NAME_MAX 64
 #define TASKS_SUFFIX ".warden-tasks"
@@ -53,37 +52,6 @@ bool task_name_valid(const char *name, char *why, size_t wlen)
 }
 
 /* ---- git, run as for untrusted input ---------------------------------- */
-
-static const char *const git_safe[] = {
-	"--no-pager",
-	"-c", "core.hooksPath=/dev/null",
-	"-c", "core.fsmonitor=false",
-	"-c", "core.pager=cat",
-	"-c", "core.editor=false",
-	"-c", "core.sshCommand=false",
-	"-c", "core.askPass=false",
-	"-c", "credential.helper=",
-	"-c", "protocol.allow=never",
-	"-c", "diff.external=",
-	"-c", "commit.gpgSign=false",
-	/* a submodule's git is another repository's: its config, filters and
-	 * hooks are the agent's to write (status and diff would run git in
-	 * it); its gitlink is still shown, as a commit id */
-	"-c", "diff.submodule=short",
-	"-c", "status.submoduleSummary=false",
-	"-c", "submodule.recurse=false",
-	"-c", "core.quotePath=true",
-};
-
-/* The caller's environment without GIT_* (GIT_DIR, GIT_CONFIG_*, ...),
- * prompts off. */
-static void git_env(struct strv *env)
-{
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "GIT_", 4) != 0)
-			strv_push(env, *e);
-	strv_push(env, "GIT_TERMINAL_PROMPT=0");
-}
 
 /* How long a git that only looks or moves a ref (rev-parse, cat-file,
  * update-ref) may take: milliseconds as a rule; one that takes this long is
@@ -127,12 +95,10 @@ static int git_run(const char *dir, const char *const *args, int out_fd, char **
 {
 	_cleanup_strv_ struct strv argv = { 0 };
 	_cleanup_strv_ struct strv env = { 0 };
-	strv_push(&argv, "git");
-	for (size_t i = 0; i < ARRAY_LEN(git_safe); i++)
-		strv_push(&argv, git_safe[i]);
+	safegit_argv(&argv);
 	for (size_t i = 0; args[i]; i++)
 		strv_push(&argv, args[i]);
-	git_env(&env);
+	safegit_env(&env);
 	_cleanup_free_ char *what = xasprintf("git %s", args[0]);
 	return run_cmd(dir, argv.v, env.v, out_fd, out, what, timeout_ms, code, e);
 }
@@ -575,7 +541,7 @@ static int copy_tree(struct task *t, struct werr *e)
 	char *const argv[] = { "cp", "-a", "--reflink=auto", "--no-target-directory", "--",
 			       t->src, t->dir, NULL };
 	_cleanup_strv_ struct strv env = { 0 };
-	git_env(&env);
+	safegit_env(&env);
 	if (run_cmd(NULL, argv, env.v, -1, NULL, "cp", 0, NULL, e) < 0)
 		return werr_wrap(e, "task %s: copying %s", t->name, t->src);
 	return 0;
@@ -725,7 +691,7 @@ static int diff_copy(const struct task *t, int out, struct werr *e)
 {
 	char *const argv[] = { "diff", "-ruN", "--no-dereference", "--", t->src, t->dir, NULL };
 	_cleanup_strv_ struct strv env = { 0 };
-	git_env(&env);
+	safegit_env(&env);
 	int code = 0;
 	if (run_cmd(NULL, argv, env.v, out, NULL, "diff", 0, &code, e) < 0)
 		return -1;
