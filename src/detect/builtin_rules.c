@@ -218,6 +218,7 @@ const char detect_builtin_rules[] =
 	"rate secret.phantom high\n"
 	"rate control.inside high\n"
 	"rate control.refused high\n"
+	"rate git.object-unverified medium\n" /* could not be read, not found forged */
 	"rate git.* high\n"
 	"rate config.created-in-sandbox high\n"
 	"rate setid.* high\n"
@@ -244,7 +245,8 @@ const char *const detect_other_alerts[] = {
 	"control.inside", "control.refused", "detect.rule-bounded", "exec.denied",
 	"exec.swapped", "exec.unverified", "exec.unwatched", "files.reads-lost",
 	"files.reads-unrecorded", "git.bare-created-in-sandbox", "git.created-in-sandbox",
-	"git.odd-file-in-sandbox", "git.rebase-runs-in-sandbox", "hook.refused",
+	"git.object-forged", "git.object-unverified", "git.odd-file-in-sandbox",
+	"git.rebase-runs-in-sandbox", "hook.refused",
 	"proxy.connection-cap", "publish.connection-cap", "secret.phantom",
 	"setid.appeared-in-sandbox", "tool.intent-mismatch", "workspace.host_socket",
 	"workspace.remask-lost", "workspace.replaced", "workspace.secret_created",

@@ -10,6 +10,7 @@
 
 #include "../audit/events.h"
 #include "../common/walk.h"
+#include "objcheck.h"
 
 static const char *setid_bits(mode_t bits)
 {
@@ -27,8 +28,9 @@ static const char *odd_kind(mode_t m)
  * agent created, and a rebase's state that would run its commands, clear
  * setuid/setgid bits that appeared, remove what is neither a file nor a
  * directory from git directories (ws's, or with gitdir that one, outside
- * it: workspace_sweep_gitdir), record each as an alert and tell the user
- * (how to undo a move). */
+ * it: workspace_sweep_gitdir), check the objects written into their stores
+ * (objcheck.h), record each as an alert and tell the user (how to undo a
+ * move). */
 int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan,
 		  struct audit *log, const char *session, struct werr *e)
 {
@@ -120,6 +122,9 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 		if (audit_emit_event(log, a, e) < 0 || audit_sync(log, e) < 0)
 			r = -1;
 	}
+	/* and the objects it wrote into git's stores, by their content */
+	if (sw.objects.n && objcheck_run(&sw.objects, gitdir ? NULL : sw.ws, log, session, e) < 0)
+		r = -1;
 	ws_sweep_free(&sw);
 	return r;
 }

@@ -11,13 +11,16 @@
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
  * made during the session, is removed: git on the host opens what it
- * finds there, and waits on a FIFO forever. */
+ * finds there, and waits on a FIFO forever; the files of its object store
+ * changed during the session are noted for the check of their content
+ * (objcheck.h). */
 #include "plan.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +364,53 @@ static int sweep_git_dir(struct sweep *sw, const struct walk_entry *we)
 	return WALK_SKIP;
 }
 
+/* A loose object's name: 38 hex digits (SHA-1) or 62 (SHA-256). */
+static bool loose_name(const char *name)
+{
+	size_t n = strlen(name);
+	return (n == 38 || n == 62) && strspn(name, "0123456789abcdef") == n;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* The component of path that ends at end (exclusive) is comp. */
+static bool comp_is(const char *path, const char *end, const char *comp)
+{
+	size_t n = strlen(comp);
+	return (size_t)(end - path) >= n && strncmp(end - n, comp, n) == 0 &&
+	       (end - n == path || end[-(ptrdiff_t)n - 1] == '/');
+}
+
+/* A file of a git object store whose inode changed during the session
+ * (made, renamed in, written or chmod'ed: its ctime, which no process can
+ * set back), noted whole for the check of its content (objcheck.h): a
+ * loose object in objects/XX/, or a pack's index or the pack in
+ * objects/pack/ (git takes any *.idx there for one). Only such names are
+ * looked at, with a stat each. */
+static void note_object(struct sweep *sw, const struct walk_entry *we)
+{
+	bool loose = loose_name(we->name);
+	if (!loose && !ends_with(we->name, ".idx") && !ends_with(we->name, ".pack"))
+		return;
+	struct stat st;
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    before_start(sw, &st))
+		return;
+	_cleanup_free_ char *full = xasprintf("%s/%s", sw->out->ws, we->rel);
+	const char *parent_end = full + strlen(full) - strlen(we->name) - 1;
+	const char *parent = parent_end;
+	while (parent > full && parent[-1] != '/')
+		parent--;
+	bool in_dir = loose ? parent_end - parent == 2 && strspn(parent, "0123456789abcdef") >= 2
+			    : comp_is(full, parent_end, "pack");
+	if (in_dir && parent > full && comp_is(full, parent - 1, "objects"))
+		strv_push_owned(&sw->out->objects, steal_ptr(&full));
+}
+
 /* Inside a git directory: a FIFO, socket or device is removed once the
  * directory is read, whenever it was made (git makes none; one a killed
  * session left, or one inside a directory moved in whole, has an old
@@ -371,13 +421,21 @@ static int sweep_git_dir(struct sweep *sw, const struct walk_entry *we)
  * ctime says nothing of what was moved in inside it. */
 static int sweep_in_git(struct sweep *sw, const struct walk_entry *we)
 {
-	if (we->type == DT_REG || strstr(we->name, sw->suffix))
+	if (strstr(we->name, sw->suffix))
 		return WALK_SKIP;
+	if (we->type == DT_REG) {
+		note_object(sw, we);
+		return WALK_SKIP;
+	}
 	if (we->type == DT_DIR)
 		return sweep_git_dir(sw, we);
 	struct stat st;
-	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
+	if (fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return WALK_SKIP;
+	if (S_ISREG(st.st_mode)) {
+		note_object(sw, we);
+		return WALK_SKIP;
+	}
 	if (S_ISDIR(st.st_mode))
 		return sweep_git_dir(sw, we);
 	if (!S_ISLNK(st.st_mode) || !before_start(sw, &st))
@@ -560,6 +618,7 @@ void ws_sweep_free(struct ws_sweep *s)
 	}
 	free(s->v);
 	free(s->ws);
+	strv_free(&s->objects);
 	*s = (struct ws_sweep){ 0 };
 }
 

@@ -128,6 +128,10 @@ struct ws_sweep {
 	size_t n, cap;
 	char *ws;                 /* the workspace's path at the sweep (a new one when it
 				     was renamed during the session) */
+	struct strv objects;      /* the files of git object stores (a loose object in
+				     objects/XX/, a *.idx or *.pack in objects/pack/) made
+				     or changed during the session, whole paths: what
+				     objcheck.h verifies */
 };
 void ws_sweep_free(struct ws_sweep *s);
 

@@ -463,3 +463,88 @@ test_sweep_rebase_kept() {
 		fail 'the rebase did not finish on the host'
 	[[ -e $mark ]] || fail "the user's own exec line did not run"
 }
+
+# The agent's forgeries of an object the repository holds (forge_object.py).
+SWEEP_FORGE_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/forge_object.py
+
+# sweep_repo: a repository in the workspace with one commit of base.txt
+sweep_repo() {
+	have git || skip 'git not installed'
+	have python3 || skip 'python3 not installed (the agent forges objects with it)'
+	git init -q . && echo base >base.txt && git add base.txt &&
+		git -c user.email=a@b -c user.name=a commit -qm base || fatal 'could not make the repository'
+}
+
+test_sweep_object_forged_in_place() {
+	# In a plain session the agent writes other content over the loose object
+	# of a committed file, in place (chmod, write: its directory does not
+	# change, only the file's own ctime): the end's check finds it, moves it
+	# aside and logs it; the host's checkout does not write the forged bytes.
+	sweep_repo
+	local id
+	id=$(git rev-parse HEAD:base.txt)
+	wrun -- python3 -c "$(<"$SWEEP_FORGE_PY")" inplace base.txt
+	assert_rc 0
+	assert_out_has "forged $id"
+	assert_err_match "forged git object $id in .*/\.git: "
+	assert_host_absent ".git/objects/${id:0:2}/${id:2}" 'the forged object stayed in place'
+	sweep_alert git.object-forged ".git/objects/${id:0:2}/${id:2}"
+	rm -f base.txt
+	git checkout -q base.txt 2>/dev/null
+	[[ ! -e base.txt || $(<base.txt) == base ]] ||
+		fail "the host's checkout wrote the forged content: $(excerpt "$(<base.txt)")"
+}
+
+test_sweep_object_forged_pack() {
+	# The agent adds a pack whose index maps the id of a committed file to
+	# other content (git looks in packs before loose objects): the pack and
+	# its index are moved aside, and git reads the true loose object again.
+	sweep_repo
+	local id p=.git/objects/pack/pack-ffffffffffffffffffffffffffffffffffffffff
+	id=$(git rev-parse HEAD:base.txt)
+	wrun -- python3 -c "$(<"$SWEEP_FORGE_PY")" pack base.txt
+	assert_rc 0
+	assert_out_has "forged $id"
+	assert_err_match "forged git object $id in .*/\.git: .*$p\.idx"
+	assert_host_absent "$p.idx" 'the forged index stayed in place'
+	assert_host_absent "$p.pack" 'the forged pack stayed in place'
+	compgen -G "$p.pack.warden-quarantine-*" >/dev/null || fail 'the pack was not moved aside'
+	sweep_alert git.object-forged "$p.idx"
+	[[ $(git cat-file -p HEAD:base.txt) == base ]] || fail "git reads the forged content"
+	rm -f base.txt && git checkout -q base.txt && assert_host_file base.txt base
+}
+
+test_sweep_objects_gc_no_alert() {
+	# An honest session commits and runs `git gc`, which writes a pack of
+	# every object and removes the loose ones: all of them are checked, none
+	# is taken for a forgery, and nothing is moved aside.
+	sweep_repo
+	wsh 'echo more > more.txt && git add more.txt &&
+		git -c user.email=a@b -c user.name=a commit -qm more && git gc -q && echo done'
+	assert_rc 0
+	assert_out_has done
+	[[ $ERR != *forged* && $ERR != *"could not check"* ]] || fail "a word of forgery: $(excerpt "$ERR")"
+	wardenc log show --event alert --json
+	[[ $OUT != *git.object-* ]] || fail "an object alert for an honest gc: $(excerpt "$OUT")"
+	[[ -z $(find .git -name '*warden-quarantine*') ]] || fail 'something was moved aside'
+	compgen -G '.git/objects/pack/*.idx' >/dev/null || fail 'git gc wrote no pack'
+	git fsck --no-progress >/dev/null 2>&1 || fail 'git fsck failed after the session'
+}
+
+test_sweep_object_index_refused() {
+	# A pack index the end's check cannot read (a version git does not read
+	# either) is not taken for a forgery: it stays, said on stderr with the
+	# way to check the repository, and logged as unverified (rated medium).
+	sweep_repo
+	wsh 'printf "\377tOc\0\0\0\3" > .git/objects/pack/pack-x.idx && : > .git/objects/pack/pack-x.pack &&
+		echo planted'
+	assert_rc 0
+	assert_out_has planted
+	assert_err_match 'could not check the git objects in .*/pack-x\.idx.*an index version git does not read.*fsck'
+	[[ -e .git/objects/pack/pack-x.idx ]] || fail 'the unreadable index was moved'
+	sweep_alert git.object-unverified .git/objects/pack/pack-x.idx
+	wardenc log show --event alert --json
+	[[ $OUT == *'"rule":"git.object-unverified"'*'"severity":"medium"'* ]] ||
+		fail "not rated medium: $(excerpt "$OUT")"
+	[[ $OUT != *git.object-forged* ]] || fail "taken for a forgery: $(excerpt "$OUT")"
+}

@@ -373,3 +373,61 @@ test_task_hook_no_alert() {
 	wardenc log show --event alert --json
 	assert_out_has persist.startup-file 'a hook written raised nothing'
 }
+
+# The agent's forgeries of an object the repository holds (forge_object.py).
+TASK_FORGE_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/forge_object.py
+
+test_task_object_forged() {
+	# The object store is shared and writable: the agent replaces the loose
+	# object of a committed file with other content under the same id (git
+	# never hashes an object again when it reads it), so that the host's
+	# `git checkout` would write the agent's bytes under a clean `git
+	# status`. The end's check hashes what the session wrote, moves the
+	# forged object aside, says so on stderr and logs it: the checkout then
+	# fails (the object is missing) rather than write the forged content.
+	have python3 || skip 'python3 not installed (the agent forges the object with it)'
+	local repo=$T_TMP/repo id
+	task_make_repo "$repo"
+	id=$(git -C "$repo" rev-parse HEAD:base.txt)
+	wrun -w "$repo" --task forge -- python3 -c "$(<"$TASK_FORGE_PY")" rename base.txt
+	assert_rc 0
+	assert_out_has "forged $id"
+	assert_err_match "forged git object $id in $repo/\.git"
+	assert_err_match 'warden undo'
+	assert_host_absent "$repo/.git/objects/${id:0:2}/${id:2}" 'the forged object stayed in place'
+	compgen -G "$repo/.git/objects/${id:0:2}/${id:2}.warden-quarantine-*" >/dev/null ||
+		fail 'the forged object was not moved aside'
+	rm -f "$repo/base.txt"
+	task_host_git "$repo" checkout -q base.txt 2>/dev/null
+	[[ ! -e $repo/base.txt || $(<"$repo/base.txt") == base ]] ||
+		fail "the host's checkout wrote the forged content: $(excerpt "$(<"$repo/base.txt")")"
+	wardenc log show --event alert --json
+	python3 - "$OUT" "$id" "$repo" <<'PY' || fail "no git.object-forged alert: $(excerpt "$OUT")"
+import json, sys
+out, oid, repo = sys.argv[1:]
+alerts = [json.loads(l) for l in out.splitlines() if l.strip()]
+hit = [a for a in alerts if a.get("rule") == "git.object-forged"]
+assert len(hit) == 1, hit
+a = hit[0]
+assert a["severity"] == "high" and a["action"] == "quarantined", a
+assert a["path"] == f"{repo}/.git/objects/{oid[:2]}/{oid[2:]}", a
+assert oid in a["detail"] and f"{repo}/.git" in a["detail"], a
+assert a["moved_to"].startswith(a["path"] + ".warden-quarantine-"), a
+PY
+}
+
+test_task_objects_written_no_alert() {
+	# A session that commits on its task's branch writes new objects into the
+	# shared store: each is checked, none is taken for a forgery.
+	local repo=$T_TMP/repo
+	task_make_repo "$repo"
+	wrun -w "$repo" --task work -- sh -c 'echo more > more.txt && git add more.txt &&
+		git commit -qm more && echo committed'
+	assert_rc 0
+	assert_out_has committed
+	[[ $ERR != *forged* && $ERR != *"could not check"* ]] || fail "a word of forgery: $(excerpt "$ERR")"
+	wardenc log show --event alert --json
+	[[ $OUT != *git.object-* ]] || fail "an object alert for an honest commit: $(excerpt "$OUT")"
+	[[ $(task_host_git "$repo" cat-file -p warden/work:more.txt) == more ]] ||
+		fail "the task's commit is not on its branch"
+}
