@@ -23,7 +23,8 @@
  * commit); of the worktrees only this one's directory, writable but for its
  * commondir, gitdir and config.worktree (made empty when missing). Hooks and info are made when missing. What stays
  * shared: the object store (the agent can add objects, and could remove
- * the loose ones it can write). */
+ * or rewrite the loose ones and packs it can write; what the session wrote
+ * there is checked by its content at the end: objcheck.h). */
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
