@@ -20,6 +20,8 @@
 
 extern char **environ;
 
+#define STREAM_BUF 65536 /* out_fn: bytes read at a time */
+
 void runcmd_timeout_text(char *buf, size_t len, unsigned ms)
 {
 	if (ms % 1000 == 0)
@@ -91,9 +93,9 @@ static int take(const struct runcmd *rc, struct watch *w)
 	if (!w->cap) {
 		/* with a cap, one buffer from the start: a secret is never left
 		 * behind in memory a realloc freed */
-		w->cap = rc->out_max ? rc->out_max + 2 : 8192;
+		w->cap = rc->out_fn ? STREAM_BUF : rc->out_max ? rc->out_max + 2 : 8192;
 		w->buf = xmalloc(w->cap);
-	} else if (!rc->out_max && w->cap - w->len < 4096) {
+	} else if (!rc->out_fn && !rc->out_max && w->cap - w->len < 4096) {
 		w->cap *= 2;
 		w->buf = xrealloc(w->buf, w->cap);
 	}
@@ -102,6 +104,11 @@ static int take(const struct runcmd *rc, struct watch *w)
 		return errno == EINTR || errno == EAGAIN ? 0 : -1;
 	if (n == 0)
 		w->eof = true;
+	if (rc->out_fn) {
+		if (n > 0)
+			rc->out_fn(rc->out_ctx, w->buf, (size_t)n);
+		return 0;
+	}
 	w->len += (size_t)n;
 	return rc->out_max && w->len > rc->out_max ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /* runcmd.h - a command warden runs on the host and waits for (a secret's
  * command, --task's git and cp): spawned fresh (spawn_fresh, util.h) with
- * stdin /dev/null (or a file), what it prints captured up to a cap or sent to an fd,
+ * stdin /dev/null (or a file), what it prints captured up to a cap, sent to
+ * an fd or passed to a function as it comes,
  * the last line of its stderr kept for an error, and a deadline after
  * which its process group is killed, so that a command that never ends (a
  * FIFO where git expects a file, a helper that waits on a prompt) ends
@@ -20,6 +21,10 @@ struct runcmd {
 	const char *dir;         /* where it runs; NULL: here */
 	const char *in_path;     /* its stdin, this file; NULL: /dev/null */
 	int out_fd;              /* its stdout; -1: captured into runcmd_out.out */
+	void (*out_fn)(void *ctx, const char *buf, size_t n); /* with out_fd -1: its
+				    stdout given to this as it comes instead, none
+				    kept (out_max then unused) */
+	void *out_ctx;
 	enum runcmd_stderr err;
 	size_t out_max;          /* captured: more than this many bytes ends it (0: no cap) */
 	unsigned timeout_ms;     /* 0: no deadline, and it stays in warden's process

@@ -28,7 +28,6 @@
  * holds the whole repository; one that takes longer leaves its objects
  * unverified (said, and recorded). */
 #define OBJCHECK_MS 120000
-#define CHUNK 65536
 
 /* One object store (an objects/ directory) and its changed files. */
 struct store {
@@ -224,51 +223,86 @@ static void oh_hex(struct objhash *h, char out[2 * PACKIDX_SHA256 + 1])
 	out[2 * h->hashsz] = '\0';
 }
 
-/* One object of `git cat-file --batch`'s answer in f: 1 and its id in
- * forged when its content is not that id, 0 when it is or is missing, -1
- * at the answer's end, -2 with why when the answer is not git's. */
-static int check_one(FILE *f, size_t hashsz, struct strv *forged, const char **why)
-{
-	char head[256], type[32], id[2 * PACKIDX_SHA256 + 2];
-	unsigned long long size;
-	if (!fgets(head, sizeof head, f))
-		return -1;
-	if (sscanf(head, "%65s missing", id) == 1 && strstr(head, " missing\n"))
-		return 0;
-	if (sscanf(head, "%65s %31s %llu", id, type, &size) != 3 || strlen(id) != 2 * hashsz) {
-		*why = "git's answer has a line it should not";
-		return -2;
-	}
+/* `git cat-file --batch`'s answer, read as it comes: for each object a
+ * line "ID TYPE SIZE" (or "ID missing"), its SIZE bytes, a newline. */
+struct answer {
+	size_t hashsz;
+	enum { AT_HEAD, AT_BODY, AT_END } at;
+	char head[256];
+	size_t hlen;
+	char id[2 * PACKIDX_SHA256 + 2];
+	unsigned long long left;  /* of the object's bytes */
 	struct objhash h;
-	oh_init(&h, hashsz);
+	struct strv *forged;      /* the ids whose content is not theirs */
+	const char *bad;          /* the answer is not git's: why */
+};
+
+/* The line in a->head read: the object's hash begun, or nothing to read
+ * for a missing one. */
+static void answer_head(struct answer *a)
+{
+	char type[32];
+	a->head[a->hlen] = '\0';
+	a->hlen = 0;
+	size_t idlen = strcspn(a->head, " ");
+	if (idlen != 2 * a->hashsz) {
+		a->bad = "git's answer has a line it should not";
+		return;
+	}
+	if (strcmp(a->head + idlen, " missing") == 0)
+		return;
+	if (sscanf(a->head, "%65s %31s %llu", a->id, type, &a->left) != 3) {
+		a->bad = "git's answer has a line it should not";
+		return;
+	}
+	oh_init(&a->h, a->hashsz);
 	char pre[64];
-	int pl = snprintf(pre, sizeof pre, "%s %llu", type, size);
-	oh_update(&h, pre, (size_t)pl + 1); /* with its NUL */
-	_cleanup_free_ unsigned char *buf = xmalloc(CHUNK);
-	for (unsigned long long left = size; left;) {
-		size_t want = left < CHUNK ? (size_t)left : CHUNK;
-		size_t got = fread(buf, 1, want, f);
-		if (got == 0) {
-			*why = "git's answer ended inside an object";
-			return -2;
-		}
-		oh_update(&h, buf, got);
-		left -= got;
-	}
-	if (fgetc(f) != '\n') {
-		*why = "git's answer has no newline after an object";
-		return -2;
-	}
-	char hex[2 * PACKIDX_SHA256 + 1];
-	oh_hex(&h, hex);
-	if (strcmp(hex, id) == 0)
-		return 0;
-	strv_push(forged, id);
-	return 1;
+	int n = snprintf(pre, sizeof pre, "%s %llu", type, a->left);
+	oh_update(&a->h, pre, (size_t)n + 1); /* with its NUL */
+	a->at = a->left ? AT_BODY : AT_END;
 }
 
-/* git cat-file --batch in b's repository, the ids of b->in asked: 0 with
- * the ids whose content is not theirs in forged, -1 with why. */
+/* The newline after an object: its hash compared with its id. */
+static void answer_end(struct answer *a, char c)
+{
+	char hex[2 * PACKIDX_SHA256 + 1];
+	if (c != '\n') {
+		a->bad = "git's answer has no newline after an object";
+		return;
+	}
+	oh_hex(&a->h, hex);
+	if (strcmp(hex, a->id) != 0)
+		strv_push(a->forged, a->id);
+	a->at = AT_HEAD;
+}
+
+static void answer_feed(void *ctx, const char *buf, size_t n)
+{
+	struct answer *a = ctx;
+	for (size_t i = 0; i < n && !a->bad;) {
+		if (a->at == AT_BODY) {
+			size_t take = a->left < n - i ? (size_t)a->left : n - i;
+			oh_update(&a->h, buf + i, take);
+			i += take;
+			a->left -= take;
+			if (!a->left)
+				a->at = AT_END;
+		} else if (a->at == AT_END) {
+			answer_end(a, buf[i++]);
+		} else if (buf[i] == '\n') {
+			i++;
+			answer_head(a);
+		} else if (a->hlen == sizeof a->head - 1) {
+			a->bad = "git's answer has a line too long";
+		} else {
+			a->head[a->hlen++] = buf[i++];
+		}
+	}
+}
+
+/* git cat-file --batch in b's repository, the ids of b->in asked, its
+ * answer hashed as it comes (nothing of it kept: an object may be large):
+ * 0 with the ids whose content is not theirs in forged, -1 with why. */
 static int batch_run(struct batch *b, struct strv *forged, char *why, size_t wlen)
 {
 	if (fflush(b->in) != 0) {
@@ -276,8 +310,6 @@ static int batch_run(struct batch *b, struct strv *forged, char *why, size_t wle
 		return -1;
 	}
 	_cleanup_free_ char *in = xasprintf("%s/in", b->dir);
-	_cleanup_free_ char *out = xasprintf("%s/out", b->dir);
-	_cleanup_close_ int ofd = open(out, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	_cleanup_strv_ struct strv argv = { 0 };
 	_cleanup_strv_ struct strv env = { 0 };
 	safegit_argv(&argv);
@@ -285,37 +317,26 @@ static int batch_run(struct batch *b, struct strv *forged, char *why, size_t wle
 	strv_push(&argv, "--batch");
 	safegit_env(&env);
 	strv_push_owned(&env, xasprintf("GIT_DIR=%s", b->dir));
+	struct answer a = { .hashsz = b->hashsz, .forged = forged };
 	const struct runcmd rc = { .argv = argv.v, .env = env.v, .dir = b->dir, .in_path = in,
-				   .out_fd = ofd, .timeout_ms = OBJCHECK_MS };
+				   .out_fd = -1, .out_fn = answer_feed, .out_ctx = &a,
+				   .timeout_ms = OBJCHECK_MS };
 	_cleanup_(runcmd_out_free) struct runcmd_out r = { 0 };
-	if (ofd < 0 || runcmd(&rc, &r) < 0) {
+	if (runcmd(&rc, &r) < 0) {
 		snprintf(why, wlen, "cannot run git: %s", strerror(errno));
 		return -1;
 	}
-	if (r.end != RUNCMD_EXITED || r.code != 0) {
-		char limit[32];
-		runcmd_timeout_text(limit, sizeof limit, OBJCHECK_MS);
-		if (r.end == RUNCMD_TIMED_OUT)
-			snprintf(why, wlen, "git cat-file did not answer within %s", limit);
-		else
-			snprintf(why, wlen, "git cat-file failed: %s", r.err_line);
-		return -1;
-	}
-	FILE *f = lseek(ofd, 0, SEEK_SET) == 0 ? fdopen(dup(ofd), "re") : NULL;
-	if (!f) {
-		snprintf(why, wlen, "cannot read git's answer: %s", strerror(errno));
-		return -1;
-	}
-	const char *bad = NULL;
-	int k;
-	while ((k = check_one(f, b->hashsz, forged, &bad)) >= 0)
-		;
-	fclose(f);
-	if (k == -2) {
-		snprintf(why, wlen, "%s", bad);
-		return -1;
-	}
-	return 0;
+	char limit[32];
+	runcmd_timeout_text(limit, sizeof limit, OBJCHECK_MS);
+	if (r.end == RUNCMD_TIMED_OUT)
+		snprintf(why, wlen, "git cat-file did not answer within %s", limit);
+	else if (r.end != RUNCMD_EXITED || r.code != 0)
+		snprintf(why, wlen, "git cat-file failed: %s", r.err_line);
+	else if (a.bad || a.at != AT_HEAD || a.hlen)
+		snprintf(why, wlen, "%s", a.bad ? a.bad : "git's answer ended inside an object");
+	else
+		return 0;
+	return -1;
 }
 
 /* ---- what is found, told and recorded ---------------------------------- */
