@@ -404,8 +404,8 @@ static void forged(struct check *c, const char *objdir, const char *file, const 
 	_cleanup_free_ char *to = aside(c, file);
 	size_t len = strlen(file);
 	if (to && len > 4 && strcmp(file + len - 4, ".idx") == 0) { /* and its pack */
-		_cleanup_free_ char *pack = xasprintf("%.*s.pack", (int)(len - 4), file);
-		free(aside(c, pack));
+		_cleanup_free_ char *packfile = xasprintf("%.*s.pack", (int)(len - 4), file);
+		free(aside(c, packfile));
 	}
 	_cleanup_free_ char *gitdir = gitdir_of(objdir);
 	bool pack = len > 4 && strcmp(file + len - 4, ".idx") == 0;
@@ -433,7 +433,8 @@ static void check_loose(struct check *c, const struct store *s, size_t hashsz)
 	struct batch b;
 	char why[512] = "";
 	_cleanup_strv_ struct strv forged_ids = { 0 };
-	_cleanup_strv_ struct strv asked = { 0 };
+	_cleanup_strv_ struct strv asked = { 0 };       /* ids, and their files: */
+	_cleanup_strv_ struct strv asked_files = { 0 };
 	if (batch_open(c, hashsz, &b) < 0) {
 		snprintf(why, sizeof why, "a temporary directory: %s", strerror(errno));
 		goto fail;
@@ -451,13 +452,14 @@ static void check_loose(struct check *c, const struct store *s, size_t hashsz)
 		}
 		batch_ask(&b, id);
 		strv_push(&asked, id);
+		strv_push(&asked_files, f);
 	}
 	if (b.n && batch_run(&b, &forged_ids, why, sizeof why) < 0)
 		goto fail;
 	for (size_t i = 0; i < forged_ids.n; i++)
 		for (size_t k = 0; k < asked.n; k++)
 			if (strcmp(asked.v[k], forged_ids.v[i]) == 0)
-				forged(c, s->objdir, s->loose.v[k], forged_ids.v[i], 0);
+				forged(c, s->objdir, asked_files.v[k], forged_ids.v[i], 0);
 	batch_free(&b);
 	return;
 fail:
