@@ -75,7 +75,8 @@ static bool npmrc_registry(const char *ws, const struct strv *mask)
 		return false;
 	_cleanup_free_ char *path = xasprintf("%s/.npmrc", ws);
 	size_t len = 0;
-	_cleanup_free_ char *text = read_regular_at(AT_FDCWD, path, 0, 1u << 16, &len, NULL);
+	/* the workspace's: never through a symlink (only a yes or no is taken) */
+	_cleanup_free_ char *text = read_regular_at(AT_FDCWD, path, O_NOFOLLOW, 1u << 16, &len, NULL);
 	for (const char *l = text; l && *l;) {
 		l += strspn(l, " \t");
 		const char *reg = strstr(l, "registry");
