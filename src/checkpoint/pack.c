@@ -35,12 +35,7 @@ bool pack_hash_bin(const char *hex, unsigned char out[32])
 
 void pack_hash_hex(const unsigned char h[32], char out[SHA256_HEX_LEN])
 {
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[h[i] >> 4];
-		out[2 * i + 1] = digits[h[i] & 15];
-	}
-	out[64] = '\0';
+	hex_encode(h, 32, out);
 }
 
 static int cmp_ref(const void *a, const void *b)

@@ -213,12 +213,7 @@ int elfhash(const struct elfhash_src *s, char out[SHA256_HEX_LEN], const char **
 	}
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256_Final(md, &c);
-	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-		out[2 * i] = digits[md[i] >> 4];
-		out[2 * i + 1] = digits[md[i] & 15];
-	}
-	out[64] = '\0';
+	hex_encode(md, sizeof md, out);
 	r = 0;
 out:
 	free(t);

@@ -17,14 +17,14 @@
 
 #define HASH_BUF 65536 /* bytes read at a time */
 
-static void to_hex(const unsigned char md[SHA256_DIGEST_LENGTH], char out[SHA256_HEX_LEN])
+void hex_encode(const unsigned char *p, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-		out[2 * i] = digits[md[i] >> 4];
-		out[2 * i + 1] = digits[md[i] & 15];
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
 	}
-	out[64] = '\0';
+	out[2 * n] = '\0';
 }
 
 void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
@@ -33,7 +33,7 @@ void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN])
 	SHA256_CTX c;
 	if (!SHA256_Init(&c) || !SHA256_Update(&c, buf, len) || !SHA256_Final(md, &c))
 		abort();
-	to_hex(md, out);
+	hex_encode(md, sizeof md, out);
 }
 
 bool sha256_hex_ok(const char *s)
@@ -89,6 +89,6 @@ int sha256_fd_bounded(int fd, unsigned long long max, const struct timespec *dea
 		}
 	}
 	SHA256_Final(md, &c);
-	to_hex(md, out);
+	hex_encode(md, sizeof md, out);
 	return 0;
 }

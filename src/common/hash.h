@@ -9,6 +9,10 @@
 
 void sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN]);
 
+/* The n bytes at p as 2n lower-case hex digits and a NUL into out (a
+ * digest's, an object id's). */
+void hex_encode(const unsigned char *p, size_t n, char *out);
+
 /* s is a digest as sha256_hex writes it: 64 lower-case hex digits. */
 bool sha256_hex_ok(const char *s);
 

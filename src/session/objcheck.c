@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../audit/events.h"
+#include "../common/hash.h"
 #include "../common/runcmd.h"
 #include "../common/walk.h"
 #include "../workspace/gitconfig.h"
@@ -210,17 +211,12 @@ static void oh_update(struct objhash *h, const void *p, size_t n)
 
 static void oh_hex(struct objhash *h, char out[2 * PACKIDX_SHA256 + 1])
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char md[PACKIDX_SHA256];
 	if (h->hashsz == PACKIDX_SHA256)
 		SHA256_Final(md, &h->s256);
 	else
 		SHA1_Final(md, &h->s1);
-	for (size_t i = 0; i < h->hashsz; i++) {
-		out[2 * i] = digits[md[i] >> 4];
-		out[2 * i + 1] = digits[md[i] & 15];
-	}
-	out[2 * h->hashsz] = '\0';
+	hex_encode(md, h->hashsz, out);
 }
 
 /* `git cat-file --batch`'s answer, read as it comes: for each object a

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../common/hash.h"
+
 #define FANOUT 256
 #define V2_HEADER 8 /* "\377tOc" and the version */
 
@@ -27,16 +29,6 @@ static long fanout_count(const unsigned char *fan)
 		prev = n;
 	}
 	return (long)prev;
-}
-
-static void to_hex(const unsigned char *id, size_t hashsz, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < hashsz; i++) {
-		out[2 * i] = digits[id[i] >> 4];
-		out[2 * i + 1] = digits[id[i] & 15];
-	}
-	out[2 * hashsz] = '\0';
 }
 
 long packidx_ids(const unsigned char *buf, size_t len, size_t hashsz, packidx_fn fn, void *ctx,
@@ -72,7 +64,7 @@ long packidx_ids(const unsigned char *buf, size_t len, size_t hashsz, packidx_fn
 	const unsigned char *ids = buf + fan + 4 * FANOUT;
 	char hex[2 * PACKIDX_SHA256 + 1];
 	for (long i = 0; i < n; i++) {
-		to_hex(v2 ? ids + (size_t)i * hashsz : ids + (size_t)i * entry + 4, hashsz, hex);
+		hex_encode(v2 ? ids + (size_t)i * hashsz : ids + (size_t)i * entry + 4, hashsz, hex);
 		fn(ctx, hex);
 	}
 	return n;
