@@ -52,9 +52,12 @@ const char *credential_store_around(const char *path)
 
 const char *credential_store_exposed(const char *path, const char *home, const char **how)
 {
-	char rp[PATH_MAX], real[PATH_MAX];
-	if (!home || !realpath(path, rp))
+	char rbuf[PATH_MAX], real[PATH_MAX];
+	if (!home)
 		return NULL;
+	/* where it leads; one not made yet (a directory a check is about to
+	 * make) as it is named */
+	const char *rp = realpath(path, rbuf) ? rbuf : path;
 	for (size_t i = 0; i < credential_stores_n; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", home, credential_stores[i]);
 		if (!realpath(p, real))
@@ -79,16 +82,11 @@ static int home_stores_check(const char *buf, const char *h, const char *what, s
 				"settings and tokens (~/.config/gh, ~/.config/gcloud, ...); choose "
 				"a project's own directory", what, buf,
 				strcmp(real, buf) == 0 ? "is" : "holds", home_config);
-	for (size_t i = 0; i < credential_stores_n; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", h, credential_stores[i]);
-		if (!realpath(p, real))
-			continue;
-		const char *how = strcmp(real, buf) == 0 ? "is" : path_is_within(buf, real) ?
-				  "lies in" : path_is_within(real, buf) ? "holds" : NULL;
-		if (how)
-			return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, a credential store",
-					what, buf, how, credential_stores[i]);
-	}
+	const char *how = NULL;
+	const char *cs = credential_store_exposed(buf, h, &how);
+	if (cs)
+		return werr_set(e, 0, "refusing %s %s: it %s your ~/%s, a credential store", what,
+				buf, how, cs);
 	return 0;
 }
 

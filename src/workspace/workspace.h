@@ -156,8 +156,10 @@ extern const size_t credential_stores_n;
 /* The credential store path (absolute, normalised) is or lies in, by its
  * components ("/x/.config/gh/y": ".config/gh"), or NULL. */
 const char *credential_store_around(const char *path);
-/* The credential store of home that path (existing) is, lies in or holds,
- * where they lead (*how: "is", "lies in", "holds"), or NULL. */
+/* The credential store of home that path is, lies in or holds, where they
+ * lead (path as named when it does not exist; *how: "is", "lies in",
+ * "holds"), or NULL. The workspace's check refuses such a place; a
+ * profile path is said. */
 const char *credential_store_exposed(const char *path, const char *home, const char **how);
 int workspace_resolve(const char *requested, const char *home, char **out, struct werr *e);
 /* The directory above the workspace ws (an absolute path) that holds a
