@@ -95,12 +95,6 @@ static char *path_lookup(const char *name, const char *path_env, const char *ski
 	return NULL;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* May DIR/bin/FILE's DIR be exposed whole? Not the home, what holds it, a
  * directory directly in it (~/.local holds the log, ~/.local/share
  * keyrings), nor ~/.local/share or ~/.local/state. */
@@ -131,7 +125,7 @@ static char *install_tree(const char *real, const char *home, const char **kind)
 	_cleanup_free_ char *dir = xstrdup(real);
 	*strrchr(dir, '/') = '\0';
 	/* an install prefix: DIR/bin/FILE, DIR neither / nor the home or above */
-	if (strcmp(base_name(dir), "bin") == 0) {
+	if (strcmp(path_base(dir), "bin") == 0) {
 		_cleanup_free_ char *prefix = xstrdup(dir);
 		*strrchr(prefix, '/') = '\0';
 		if (prefix_ok(prefix, home)) {
@@ -271,7 +265,7 @@ static char *shebang(const char *file, bool *by_name)
 	if (!interp)
 		return NULL;
 	*by_name = false;
-	if (strcmp(base_name(interp), "env") != 0)
+	if (strcmp(path_base(interp), "env") != 0)
 		return xstrdup(interp);
 	for (char *t = strtok_r(NULL, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		if (t[0] == '-' || strchr(t, '='))
@@ -293,7 +287,7 @@ static int lookup(const char *name, const char *path_env, const char *workspace,
 	*out = path_lookup(name, path_env, NULL, shim);
 	if (!*out || strchr(name, '/'))
 		return 0;
-	int r = vmshim_resolve(*out, base_name(name), workspace, home, pick, e);
+	int r = vmshim_resolve(*out, path_base(name), workspace, home, pick, e);
 	if (r == 0)
 		return 0;
 	free(*out);
@@ -319,8 +313,8 @@ static void path_first(struct discovery *d, const char *program)
 static char *what_of(const char *name, const struct vm_pick *pick)
 {
 	if (!pick->manager)
-		return xstrdup(base_name(name));
-	return xasprintf("%s (%s %s, from %s)", base_name(name), pick->manager,
+		return xstrdup(path_base(name));
+	return xasprintf("%s (%s %s, from %s)", path_base(name), pick->manager,
 			 pick->version ? pick->version : "system", pick->from ? pick->from : "default");
 }
 
@@ -412,7 +406,7 @@ void discover_apply(const struct discovery *d, const char *cmd, struct policy *p
 			continue;
 		p->paths = xrealloc(p->paths, (p->npaths + 1) * sizeof *p->paths);
 		p->paths[p->npaths++] = (struct policy_path){ .path = xstrdup(d->v[i].path),
-			.mode = POLICY_RO, .origin = xasprintf("client:%s", base_name(cmd)) };
+			.mode = POLICY_RO, .origin = xasprintf("client:%s", path_base(cmd)) };
 	}
 }
 

@@ -12,17 +12,11 @@
 
 #include "../common/util.h"
 
-static const char *base_of(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 bool rustup_is_proxy(const char *found, const char *cmd)
 {
-	if (strcmp(base_of(cmd), "rustup") == 0 || !strchr(found, '/'))
+	if (strcmp(path_base(cmd), "rustup") == 0 || !strchr(found, '/'))
 		return false;
-	_cleanup_free_ char *r = xasprintf("%.*s/rustup", (int)(base_of(found) - 1 - found), found);
+	_cleanup_free_ char *r = xasprintf("%.*s/rustup", (int)(path_base(found) - 1 - found), found);
 	struct stat a, b;
 	return stat(found, &a) == 0 && S_ISREG(a.st_mode) && stat(r, &b) == 0 &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -164,9 +158,9 @@ static char *installed(const char *toolchains, const char *name, const char *tri
 int rustup_pick(const char *found, const char *cmd, const char *workspace, const char *home,
 		struct vm_pick *p, struct werr *e)
 {
-	const char *name = base_of(cmd);
+	const char *name = path_base(cmd);
 	*p = (struct vm_pick){ .manager = "rustup", .shims = xasprintf("%.*s",
-		(int)(base_of(found) - 1 - found), found) };
+		(int)(path_base(found) - 1 - found), found) };
 	const char *env_home = getenv("RUSTUP_HOME");
 	_cleanup_free_ char *rhome = env_home && env_home[0] == '/' ? xstrdup(env_home)
 				   : home ? xasprintf("%s/.rustup", home) : NULL;

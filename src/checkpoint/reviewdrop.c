@@ -67,12 +67,6 @@ bool review_self_or_above(char *const *v, size_t n, const char *path, bool self)
 	}
 }
 
-static const char *base_of(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* dir/name in m ("" is the top) */
 static const struct mf_entry *child(const struct manifest *m, const char *dir, const char *name)
 {
@@ -94,7 +88,7 @@ static bool repo_parts(const struct manifest *m, const char *dir)
  * worktree's (HEAD and commondir, in .git/worktrees). */
 static bool git_dir_at_start(const struct manifest *start, const char *dir)
 {
-	if (strcmp(base_of(dir), ".git") == 0) {
+	if (strcmp(path_base(dir), ".git") == 0) {
 		const struct mf_entry *g = manifest_find(start, dir);
 		return g && g->type == MF_DIR;
 	}
@@ -196,7 +190,7 @@ static bool fake_repo(const struct manifest *start, const struct manifest *all,
 {
 	if (en->type == MF_DIR && !was && repo_parts(all, en->path))
 		return true;
-	const char *b = base_of(en->path);
+	const char *b = path_base(en->path);
 	if (strcmp(b, "HEAD") && strcmp(b, "objects") && strcmp(b, "refs"))
 		return false;
 	if (was && was->type == en->type)
@@ -233,7 +227,7 @@ static struct verdict judge(const struct manifest *start, const struct manifest 
 			    const struct strv *protected, const struct mf_entry *en,
 			    const struct mf_entry *was)
 {
-	const char *b = base_of(en->path);
+	const char *b = path_base(en->path);
 	if (strcmp(b, ".git") == 0) {
 		if (was && was->type == MF_DIR && en->type == MF_DIR)
 			return (struct verdict){ WHY_MODE, "git.created-in-sandbox", true };

@@ -64,6 +64,12 @@ void strv_free(struct strv *s)
 
 void strv_freep(struct strv *s) { strv_free(s); }
 
+const char *path_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
 bool path_is_within(const char *path, const char *dir)
 {
 	if (strcmp(dir, "/") == 0)

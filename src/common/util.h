@@ -66,6 +66,9 @@ bool path_is_within(const char *path, const char *dir);
  * holds or is the other. */
 bool path_overlaps(const char *a, const char *b);
 
+/* The last component of p: what follows its last '/', or p itself. */
+const char *path_base(const char *p);
+
 /* true when the relative path is a .git or lies inside one (a component
  * named .git). */
 bool path_in_git(const char *rel);

@@ -118,7 +118,7 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	const char *path = json_string_value(json_object_get(ev->fields, "path"));
 	if (!path)
 		return 0;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *base = path_base(path);
 	if (strcmp(base, "ssh") == 0)
 		h->ssh_ran = true;
 	if (!strcmp(base, "npm") || !strcmp(base, "npx") || !strcmp(base, "pnpm") ||
