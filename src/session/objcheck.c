@@ -399,12 +399,12 @@ static void forged(struct check *c, const char *objdir, const char *file, const 
 {
 	_cleanup_free_ char *to = aside(c, file);
 	size_t len = strlen(file);
-	if (to && len > 4 && strcmp(file + len - 4, ".idx") == 0) { /* and its pack */
+	bool pack = len > 4 && strcmp(file + len - 4, ".idx") == 0;
+	if (to && pack) { /* and its pack */
 		_cleanup_free_ char *packfile = xasprintf("%.*s.pack", (int)(len - 4), file);
 		free(aside(c, packfile));
 	}
 	_cleanup_free_ char *gitdir = gitdir_of(objdir);
-	bool pack = len > 4 && strcmp(file + len - 4, ".idx") == 0;
 	char also[64] = "";
 	if (more)
 		snprintf(also, sizeof also, " (and %zu more)", more);
