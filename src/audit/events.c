@@ -84,6 +84,15 @@ static void exec_runs(json_t *f, const struct ev_exec *x, json_t **esc)
 		json_set_bytes(f, "interpreter_resolved", x->interpreter_resolved, esc);
 	if (x->interpreter_code_sha256)
 		json_object_set_new(f, "interpreter_code_sha256", json_string(x->interpreter_code_sha256));
+	if (x->nscripts) {
+		json_set_bytes_array(f, "interpreter_scripts", (char *const *)x->scripts, x->nscripts,
+				     esc);
+		json_t *h = json_array();
+		for (size_t i = 0; i < x->nscripts; i++)
+			json_array_append_new(h, x->scripts_sha256[i] ? json_string(x->scripts_sha256[i])
+								   : json_null());
+		json_object_set_new(f, "interpreter_scripts_sha256", h);
+	}
 	if (x->program) {
 		json_set_bytes(f, "program", x->program, esc);
 		json_set_bytes(f, "program_resolved", x->program_resolved, esc);

@@ -79,6 +79,11 @@ struct ev_exec {
 	const char *code_sha256, *code_missing;
 	const char *interpreter_resolved; /* the #! line's program found inside; NULL: left out */
 	const char *interpreter_code_sha256, *program_code_sha256;
+	/* scripts named as interpreters in turn (a #! line naming a script),
+	 * before the interpreter the fields above describe: n of them, each
+	 * as resolved and its SHA-256 (NULL: none) */
+	size_t nscripts;
+	const char *const *scripts, *const *scripts_sha256;
 };
 struct event ev_exec(const struct ev_exec *x);
 

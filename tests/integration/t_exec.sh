@@ -97,6 +97,93 @@ test_exec_deny_loader_ways() {
 	assert_out_line "$ld /bin/true=0" 'default deny: the loader runs an allowed program'
 }
 
+# A script whose #! interpreter is a script too: the kernel runs that
+# one's interpreter in turn, up to four scripts deep. A red team ran a
+# denied program (and a denied interpreter) that way: only the first link
+# was judged, the event named the middle script as the interpreter. Every
+# link is judged now: the denied program at the end is refused, however
+# deep, and so is a denied script in the middle; the event names the
+# program at the end as the interpreter and the scripts between. Allowed,
+# a chain as deep as the kernel follows runs; one deeper is refused as
+# the kernel refuses it.
+test_exec_deny_nested_interpreter() {
+	cp /bin/echo denied && printf 'warden-nested' >>denied && chmod 755 denied
+	printf '#!%s nested-ran\n' "$PWD/denied" >b && printf '#!%s\n' "$PWD/b" >a
+	printf '#!/bin/echo mid-ran\n' >mid && printf '#!%s\n' "$PWD/mid" >a2
+	local i prev=/bin/echo
+	for i in 1 2 3 4 5 6; do
+		printf '#!%s\n' "$prev" >"l$i" && prev=$PWD/l$i
+	done
+	chmod 755 a b mid a2 l1 l2 l3 l4 l5 l6
+	{ printf 'exec deny %s\n' "$PWD/denied"; printf 'exec deny sha256:%s\n' "$(sha256sum mid | cut -d' ' -f1)"; } \
+		>"$T_TMP/deny.profile"
+	local script='for f in ./a ./b ./a2 ./l5 ./l6; do "$f" deep-ran 2>/dev/null; echo "$f=$?"; done'
+	wrun --profile "$(no_detect_actions "$T_TMP/deny.profile")" -- sh -c "$script"
+	assert_rc 0
+	assert_out_lacks 'nested-ran' 'the denied program at the end of the chain ran'
+	assert_out_lacks 'mid-ran' 'a denied script in the middle of the chain ran'
+	assert_out_line './a=126' 'the chain ending in a denied program refused'
+	assert_out_line './b=126' 'the denied program as the first interpreter refused'
+	assert_out_line './a2=126' 'a denied script as an interpreter refused'
+	assert_out_match "deep-ran\$" 'four scripts as interpreters did not run'
+	assert_out_line './l5=0' 'four scripts as interpreters refused'
+	assert_out_lacks './l6=0' 'five scripts as interpreters ran (the kernel refuses it)'
+	local f
+	f=$(latest_log)
+	grep -F '"event":"exec"' "$f" | grep -F '"path":"./a"' | grep -F "\"interpreter_resolved\":\"$PWD/denied\"" |
+		grep -F "\"interpreter_scripts\":[\"$PWD/b\"]" | matches -F '"decision":"deny"' ||
+		fail "the refusal does not name the chain: $(excerpt "$(grep -F '"path":"./a"' "$f")")"
+	grep -F '"event":"alert"' "$f" | matches -F '"rule":"exec.denied"' || fail 'no exec.denied alert'
+	grep -F '"event":"exec"' "$f" | grep -F '"path":"./l5"' | grep -F "\"interpreter_resolved\":\"$(readlink -f /bin/echo)\"" |
+		grep -F "\"interpreter_scripts\":[\"$PWD/l4\",\"$PWD/l3\",\"$PWD/l2\",\"$PWD/l1\"]" |
+		matches -F '"decision":"allow"' || fail "the deep chain's event: $(excerpt "$(grep -F '"path":"./l5"' "$f")")"
+	# `exec ask` of the program at the end asks (here, in CI mode with
+	# nobody to answer: refused at once)
+	printf 'exec ask %s\napprove timeout 30\n' "$PWD/denied" >"$T_TMP/ask.profile"
+	(
+		export CI=true RUNNER_TEMP=$T_TMP/runner GITHUB_STEP_SUMMARY=$T_TMP/summary.md
+		mkdir -p "$RUNNER_TEMP"
+		wrun --profile "$(no_detect_actions "$T_TMP/ask.profile")" -- sh -c './a 2>/dev/null; echo "ask=$?"'
+		assert_out_line 'ask=126' 'the question about the program at the end was not asked'
+		grep -F '"event":"approval"' "$(latest_log)" | matches -F "$PWD/denied" ||
+			fail 'no question naming the program at the end'
+	) || exit 1
+	# no rules: recorded with the program at the end
+	wrun -- sh -c './a x'
+	assert_rc 0
+	assert_out_match "^nested-ran $PWD/b ./a x\$" 'the chain ran without rules'
+	grep -F '"event":"exec"' "$(latest_log)" | grep -F '"path":"./a"' |
+		matches -F "\"interpreter_resolved\":\"$PWD/denied\"" || fail 'the program at the end not on the record'
+}
+
+# valgrind maps the program it is given itself, as the loader does: the
+# program is judged (a red team ran a denied one under a deny list and
+# under `exec default deny`), a bare name refused while rules need its
+# hash, and the event names it.
+test_exec_deny_valgrind() {
+	have valgrind || skip 'no valgrind'
+	cp /bin/true denied && printf 'warden-valgrind' >>denied && chmod 755 denied
+	printf 'exec deny %s\n' "$PWD/denied" >"$T_TMP/deny.profile"
+	local script='
+		valgrind -q --tool=none ./denied 2>/dev/null; echo "denied=$?"
+		valgrind -q --tool=none true 2>/dev/null; echo "bare=$?"
+		valgrind -q --tool=none /bin/true; echo "true=$?"'
+	wrun --profile "$(no_detect_actions "$T_TMP/deny.profile")" -- sh -c "$script"
+	assert_rc 0
+	assert_out_lacks 'denied=0' 'valgrind ran a denied program'
+	assert_out_lacks 'bare=0' 'valgrind ran a program by a bare name under deny rules'
+	assert_out_line 'true=0' 'valgrind runs an allowed program'
+	local f
+	f=$(latest_log)
+	grep -F '"event":"exec"' "$f" | grep -F '"program":"./denied"' | matches -F '"decision":"deny"' ||
+		fail "the refusal does not name the program: $(excerpt "$(grep -F denied "$f")")"
+	grep -F '"event":"exec"' "$f" | matches -F 'which valgrind looks for in PATH' || fail 'the bare name not said'
+	printf 'exec default deny\nexec allow /usr\nexec allow /bin\nexec allow /lib\nexec allow /lib64\n' >"$T_TMP/allow.profile"
+	wrun --profile "$(no_detect_actions "$T_TMP/allow.profile")" -- sh -c "$script"
+	assert_out_lacks 'denied=0' 'default deny: valgrind ran a program not allowed'
+	assert_out_line 'true=0' 'default deny: valgrind runs an allowed program'
+}
+
 # A denied program run as another ELF's interpreter (PT_INTERP: the
 # kernel maps and runs it first): the ELF naming it is refused, the event
 # naming the interpreter. It ran ("EVIL RAN", the exec an allow). A

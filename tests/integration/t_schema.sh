@@ -109,8 +109,10 @@ sc_session_signal() {
 }
 
 # tool calls an agent's hook reports: one a `tool deny` rule refuses, one
-# allowed, and its post report
+# allowed, and its post report; and a script whose interpreter is a script
+# (the exec event's interpreter_scripts)
 sc_session_tool() {
+	printf '#!/bin/sh\n' >"$WS/n1" && printf '#!%s\n' "$WS/n1" >"$WS/n2" && chmod 755 "$WS/n1" "$WS/n2"
 	printf 'tool deny Bash rm -rf *\n' >"$T_TMP/tool.profile"
 	local ev cmd id
 	local n=0
@@ -120,7 +122,7 @@ sc_session_tool() {
 		printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"%s"}\n' \
 			"$WS" "$ev" "$cmd" "$id" >"$WS/hook.$n.json"
 	done
-	wsh 'for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done' --profile "$T_TMP/tool.profile"
+	wsh './n2; for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done' --profile "$T_TMP/tool.profile"
 }
 
 # a read-only workspace with an output and a kept scratch directory: its
@@ -157,6 +159,8 @@ test_schema_real_logs() {
 		fail 'no connection allowed through the proxy'
 	grep -hF '"event":"net"' "${logs[@]}" | grep -F '"via":"http"' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no connection refused by the proxy'
+	grep -hF '"event":"exec"' "${logs[@]}" | grep -F '"interpreter_scripts":[' >/dev/null ||
+		fail 'no exec through a script named as an interpreter'
 	grep -hF '"event":"session.start"' "${logs[@]}" | grep -F '"read_only":true' >/dev/null ||
 		fail 'no session.start with a read-only layout'
 	if have openssl; then

@@ -82,6 +82,52 @@ static void test_shebang_argv(void)
 	strv_free(&out);
 }
 
+/* valgrind's tools map the program they are given, as the loader does;
+ * the launcher and the rest are not loaders. The chain of a #! line naming
+ * a script: each level's command line made from the one before. */
+static void test_valgrind_and_chain(void)
+{
+	CHECK(exec_is_valgrind("/usr/libexec/valgrind/memcheck-amd64-linux"));
+	CHECK(exec_is_valgrind("/usr/lib/x86_64-linux-gnu/valgrind/none-amd64-linux"));
+	CHECK(!exec_is_valgrind("/usr/bin/valgrind.bin"));
+	CHECK(!exec_is_valgrind("/usr/libexec/valgrind/vgpreload_core-amd64-linux.so"));
+	CHECK(!exec_is_valgrind("/w/notvalgrind/none-amd64-linux"));
+	CHECK(!exec_is_valgrind("none-amd64-linux"));
+	bool loader = false;
+	struct strv a = ARGV("valgrind.bin", "-q", "--tool=none", "./x", "-q");
+	CHECK_STR(exec_program_of("/usr/libexec/valgrind/none-amd64-linux", &a, &loader), "./x");
+	CHECK(loader);
+	a = ARGV("valgrind", "--version", "./x");
+	CHECK(exec_program_of("/usr/libexec/valgrind/none-amd64-linux", &a, &loader) == NULL);
+	a = ARGV("valgrind", "-q");
+	CHECK(exec_program_of("/usr/libexec/valgrind/none-amd64-linux", &a, &loader) == NULL);
+	a = ARGV("ld.so", "./y");
+	CHECK_STR(exec_program_of("/lib64/ld-linux-x86-64.so.2", &a, &loader), "./y");
+	CHECK(loader);
+	a = ARGV("python3", "x.py");
+	CHECK_STR(exec_program_of("/usr/bin/python3", &a, &loader), "x.py");
+	CHECK(!loader);
+
+	char path[HASH_HEAD_LEN];
+	exec_shebang_path(" \t/w/b  -x y", path);
+	CHECK_STR(path, "/w/b");
+	exec_shebang_path("", path);
+	CHECK_STR(path, "");
+	/* ./a (#!/w/b) whose /w/b is #!/usr/bin/perl -w: perl -w /w/b ./a one */
+	a = ARGV("./a", "one");
+	struct strv l1 = { 0 }, l2 = { 0 };
+	exec_shebang_argv("/w/b", "./a", &a, &l1);
+	exec_shebang_argv("/usr/bin/perl -w", "/w/b", &l1, &l2);
+	CHECK(l2.n == 5);
+	CHECK_STR(l2.v[0], "/usr/bin/perl");
+	CHECK_STR(l2.v[1], "-w");
+	CHECK_STR(l2.v[2], "/w/b");
+	CHECK_STR(l2.v[3], "./a");
+	CHECK_STR(l2.v[4], "one");
+	strv_free(&l1);
+	strv_free(&l2);
+}
+
 static void test_script(void)
 {
 	struct strv a = ARGV("python3", "x.py", "-c", "y");
@@ -134,6 +180,7 @@ int main(void)
 {
 	test_loader();
 	test_shebang_argv();
+	test_valgrind_and_chain();
 	test_script();
 	test_shebang();
 	return check_status_counted("supervisor-exec-program");

@@ -10,6 +10,7 @@
 
 #include "execpath.h"
 #include "execs_int.h"
+#include "program.h"
 
 static bool allowed_by_dir(const struct policy_exec *rules, const struct subject *s)
 {
@@ -29,23 +30,31 @@ bool execs_allowed(const struct policy_exec *rules, const struct exec_verdict_ru
 	       allowed_by_dir(rules, s);
 }
 
-static const char *const names[NSUBJ] = { "the program", "the script's (or ELF's) interpreter",
-	"the program or script it was given" };
+static const char *const names[NSUBJ + 1] = { "the program",
+	"the script's (or ELF's) interpreter", "the program or script it was given",
+	"a script named as an interpreter" };
+
+/* Subject i of p: its three, then the chain's scripts (NSUBJ + k). */
+static const struct subject *subj(const struct pexec *p, int i)
+{
+	return i < NSUBJ ? &p->s[i] : &p->chain[i - NSUBJ];
+}
 
 /* `exec deny`: a subject's hash, or its code hash, is denied. */
 static bool denied_hash(const struct exec_verdict_rules *lists, const struct pexec *p, char *why,
 			size_t len)
 {
-	for (int i = 0; i < NSUBJ; i++) {
-		const struct subject *s = &p->s[i];
+	for (int i = 0; i < NSUBJ + p->nchain; i++) {
+		const struct subject *s = subj(p, i);
+		const char *name = names[i < NSUBJ ? i : NSUBJ];
 		if (s->h == H_DONE && exec_verdict_in_deny(lists, s->hex)) {
-			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, names[i]);
+			snprintf(why, len, "exec deny sha256:%s (%s)", s->hex, name);
 			return true;
 		}
 		if (s->fd >= 0 && s->h == H_DONE && !s->code_err &&
 		    exec_verdict_code_in_deny(lists, s->code)) {
 			snprintf(why, len, "exec deny code:%s (%s: its loaded segments are those of a "
-				 "denied program)", s->code, names[i]);
+				 "denied program)", s->code, name);
 			return true;
 		}
 	}
@@ -65,10 +74,14 @@ static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
 			return true;
 		}
 		if (s && s->fd < 0 && need[k] == PROG && p->program) {
+			bool vg = exec_is_valgrind(p->s[code].resolved ? p->s[code].resolved : "");
 			snprintf(why, len, "the program given to the loader (%.200s) cannot be found%s, "
 				 "and exec deny rules need its hash", p->program,
-				 strchr(p->program, '/') ? "" : " (a name without a '/': the loader looks "
-							       "for it in the library path)");
+				 strchr(p->program, '/') ? ""
+				 : vg ? " (a name without a '/', which valgrind looks for in PATH: give "
+					"its path, as in `valgrind ./prog` or `valgrind /usr/bin/prog`)"
+				      : " (a name without a '/': the loader looks for it in the library "
+					"path)");
 			return true;
 		}
 		if (s && s->fd < 0 && need[k] == INTERP) {
@@ -77,6 +90,12 @@ static bool unhashed(const struct pexec *p, int code, char *why, size_t len)
 			return true;
 		}
 	}
+	for (int k = 0; k < p->nchain; k++)
+		if (p->chain[k].h != H_DONE) {
+			snprintf(why, len, "%s (%s) cannot be hashed (%s), and exec deny rules need its "
+				 "hash", names[NSUBJ], p->chain[k].resolved, p->chain[k].why);
+			return true;
+		}
 	return false;
 }
 
@@ -149,13 +168,11 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 			 int ppidfd)
 {
 	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP];
-	if (p->at || p->path[0] != '/' || !m->immutable || p->nested)
+	if (p->at || p->path[0] != '/' || !m->immutable || p->nchain)
 		return false;
 	if (p->interp[0]) {
-		const char *ip = p->interp + strspn(p->interp, " \t");
 		char ipath[HASH_HEAD_LEN];
-		snprintf(ipath, sizeof ipath, "%s", ip);
-		ipath[strcspn(ipath, " \t")] = '\0';
+		exec_shebang_path(p->interp, ipath);
 		if (in->fd < 0 || !in->immutable ||
 		    !execpath_stable(ep, root, ipath, in->st.st_dev, in->st.st_ino, in->resolved))
 			return false;
@@ -198,10 +215,10 @@ bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, cha
 		     size_t len)
 {
 	const struct strv *hashes = &rules->ask, *pats = &rules->ask_argv;
-	for (int i = 0; i < NSUBJ; i++)
-		for (size_t k = 0; p->s[i].h == H_DONE && k < hashes->n; k++)
-			if (strcmp(hashes->v[k], p->s[i].hex) == 0) {
-				snprintf(rule, len, "exec ask sha256:%s", p->s[i].hex);
+	for (int i = 0; i < NSUBJ + p->nchain; i++)
+		for (size_t k = 0; subj(p, i)->h == H_DONE && k < hashes->n; k++)
+			if (strcmp(hashes->v[k], subj(p, i)->hex) == 0) {
+				snprintf(rule, len, "exec ask sha256:%s", subj(p, i)->hex);
 				return true;
 			}
 	for (size_t k = 0; k < pats->n; k++)

@@ -3,8 +3,10 @@
  * An exec notification becomes a pending exec with up to three subjects,
  * each a file opened O_PATH as the process would resolve it (no open ever
  * blocks or acts: a FIFO, a device): the file named (MAIN), a script's
- * interpreter (INTERP, from its #! line), and the program that really runs
- * when the file named is the dynamic loader or a common interpreter given a
+ * interpreter (INTERP, from its #! line; when that is a script too, the
+ * kernel runs its interpreter in turn: the scripts between become the
+ * chain, INTERP the last), and the program that really runs when the file
+ * named is the dynamic loader (or valgrind) or a common interpreter given a
  * script by name (PROG: `ld.so ./x`, `python3 x.py`). Each subject's
  * SHA-256 comes from the cache when the agent cannot change the file
  * (immutable: on a read-only mount, and not a hard link of a file a
@@ -141,6 +143,16 @@ static void submit(struct execs *x, struct hash_job *j)
 	}
 }
 
+/* Subject i's #! line, read with its hash: MAIN's makes it a script;
+ * INTERP's says the interpreter is a script too (descend). */
+static void head_line(struct pexec *p, int i, const char *line)
+{
+	if (i == MAIN)
+		memcpy(p->interp, line, sizeof p->interp);
+	else if (i == INTERP)
+		memcpy(p->iline, line, sizeof p->iline);
+}
+
 /* A small file the agent cannot change (a system program) is hashed at
  * once: about a tenth of a millisecond for 1 MiB, less than a job's hand
  * over to a worker, and nothing the sandbox controls can make it slow. */
@@ -162,9 +174,7 @@ static bool hash_inline(struct execs *x, struct pexec *p, int i)
 		s->code_err = elfhash_fd(fd, (uint64_t)st.st_size, INLINE_HASH_MAX, NULL, NULL, s->code,
 					 &s->code_why) < 0 ? errno : 0;
 	exec_shebang(head, h > 0 ? (size_t)h : 0, line);
-	if (i == MAIN)
-		memcpy(p->interp, line, sizeof p->interp);
-	p->nested = p->nested || (i == INTERP && line[0]);
+	head_line(p, i, line);
 	cache_put(x, &st, s->hex, line, s);
 	return true;
 }
@@ -189,9 +199,7 @@ static void want(struct pexec *p, int i)
 			s->code_err = c->code_err;
 			memcpy(s->code, c->code, sizeof s->code);
 			s->code_why = c->code_why;
-			if (i == MAIN)
-				memcpy(p->interp, c->interp, sizeof p->interp);
-			p->nested = p->nested || (i == INTERP && c->interp[0]);
+			head_line(p, i, c->interp);
 			return;
 		}
 	}
@@ -264,6 +272,11 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP], *pr = &p->s[PROG];
 	bool escaped = false;
 	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
+	const char *scripts[INTERP_CHAIN_MAX], *scripts_sha256[INTERP_CHAIN_MAX];
+	for (int i = 0; i < p->nchain; i++) {
+		scripts[i] = p->chain[i].resolved ? p->chain[i].resolved : "";
+		scripts_sha256[i] = hex_or_null(&p->chain[i]);
+	}
 	const char *missing = m->fd >= 0 && m->h == H_NOHASH ? m->why : NULL;
 	const char *tool = x->link ? x->link(x->link_ctx, p->tgid ? p->tgid : p->tid, p->ppid, p->path,
 					     m->resolved, p->argv.v, p->argv.n, why) : NULL;
@@ -280,7 +293,8 @@ static bool record(struct execs *x, struct pexec *p, const char *why)
 		.code_sha256 = code_or_null(m), .code_missing = code_missing(m),
 		.interpreter_resolved = p->interp[0] || p->elf_interp ? in->resolved : NULL,
 		.interpreter_code_sha256 = p->interp[0] || p->elf_interp ? code_or_null(in) : NULL,
-		.program_code_sha256 = code_or_null(pr) });
+		.program_code_sha256 = code_or_null(pr), .nscripts = (size_t)p->nchain,
+		.scripts = scripts, .scripts_sha256 = scripts_sha256 });
 	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
 }
 
@@ -296,6 +310,8 @@ void pexec_free(struct pexec *p)
 		approvals_cancel(p->x->ap, p->question);
 	for (int i = 0; i < NSUBJ; i++)
 		subject_clear(&p->s[i]);
+	for (int i = 0; i < p->nchain; i++)
+		subject_clear(&p->chain[i]);
 	if (p->vjob)
 		hash_job_abandon(p->vjob);
 	if (p->exe >= 0)
@@ -351,15 +367,21 @@ static void ask_human(struct execs *x, struct pexec *p, const char *rule)
 	char args[2048] = "";
 	for (size_t i = 0, n = 0; i < p->argv.n && n < sizeof args - 1; i++)
 		n += (size_t)snprintf(args + n, sizeof args - n, "%s%s", i ? " " : "", p->argv.v[i]);
-	char subject[4096], summary[2600];
+	/* a script: what runs it, named (the rule may be its interpreter's) */
+	const char *in = p->interp[0] ? p->s[INTERP].resolved : NULL;
+	char subject[4096], summary[3200], via[PATH_MAX + 64] = "";
+	if (in)
+		snprintf(via, sizeof via, "; a script run by %s%s", in,
+			 p->nchain ? " through other scripts" : "");
 	snprintf(subject, sizeof subject, "sha256:%s %s @ %s", m->h == H_DONE ? m->hex : "unknown", args,
 		 p->cwd);
-	snprintf(summary, sizeof summary, "run %s (in %s)", args[0] ? args : p->path, p->cwd);
+	snprintf(summary, sizeof summary, "run %s (in %s%s)", args[0] ? args : p->path, p->cwd, via);
 	bool escaped = false;
 	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
-	json_t *detail = json_pack("{s:s,s:s?,s:o,s:s,s:s?,s:I,s:s}", "path", p->path, "resolved",
+	json_t *detail = json_pack("{s:s,s:s?,s:o,s:s,s:s?,s:I,s:s,s:s?}", "path", p->path, "resolved",
 				   m->resolved, "argv", argv, "cwd", p->cwd, "sha256",
-				   hex_or_null(m), "pid", (json_int_t)p->inner, "rule", rule);
+				   hex_or_null(m), "pid", (json_int_t)p->inner, "rule", rule,
+				   "interpreter", in);
 	const struct question *q = approvals_ask(x->ap, APPROVAL_EXEC, subject, summary, detail,
 						 exec_answered, p);
 	if (q)
@@ -372,10 +394,12 @@ static void finish(struct execs *x, struct pexec *p)
 	char why[256];
 	bool by_rule = execs_decide(x->rules, &x->lists, p, why, sizeof why);
 	/* what was hashed, told to the kernel before the exec reaches it */
-	for (int i = 0; x->kernel && i < NSUBJ; i++)
-		if (p->s[i].fd >= 0 && p->s[i].h == H_DONE)
-			bpfexec_learn(x->kernel, &p->s[i].st, p->s[i].hex, code_or_null(&p->s[i]),
-				      p->s[i].immutable, p->s[i].resolved);
+	for (int i = 0; x->kernel && i < NSUBJ + p->nchain; i++) {
+		const struct subject *s = i < NSUBJ ? &p->s[i] : &p->chain[i - NSUBJ];
+		if (s->fd >= 0 && s->h == H_DONE)
+			bpfexec_learn(x->kernel, &s->st, s->hex, code_or_null(s), s->immutable,
+				      s->resolved);
+	}
 	const char *where = p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path;
 	char rule[1100];
 	if (!why[0] && !p->asked && execs_needs_ask(x->rules, p, rule, sizeof rule)) {
@@ -456,24 +480,56 @@ static void finish(struct execs *x, struct pexec *p)
 static bool loader_phase(struct execs *x, struct pexec *p);
 static bool elf_interp_phase(struct execs *x, struct pexec *p);
 
+/* INTERP is a script too: the kernel runs the interpreter its #! line
+ * names in turn (with a command line of its own: the loader's, should that
+ * be the last). INTERP joins the chain and that interpreter becomes
+ * INTERP. False while its hash is awaited, or when p was answered: deeper
+ * than the kernel follows. */
+static bool descend(struct execs *x, struct pexec *p)
+{
+	if (p->nchain == INTERP_CHAIN_MAX) {
+		record(x, p, "interpreters named in turn (#! lines naming scripts) deeper than the "
+		       "kernel follows");
+		answer(x, p, ELOOP);
+		done(x, p);
+		return false;
+	}
+	struct strv next = { 0 };
+	if (!p->nchain)
+		exec_shebang_argv(p->interp, p->path, &p->argv, &p->largv);
+	exec_shebang_argv(p->iline, p->ipath, &p->largv, &next);
+	strv_free(&p->largv);
+	p->largv = next;
+	p->chain[p->nchain++] = p->s[INTERP];
+	p->s[INTERP] = (struct subject){ .fd = -1 };
+	exec_shebang_path(p->iline, p->ipath);
+	p->iline[0] = '\0';
+	/* (not there: judged as a script's missing interpreter, decide.c) */
+	if (!p->ipath[0] || subject_open(p, &p->s[INTERP], AT_FDCWD, false, p->ipath, 0) < 0)
+		return true;
+	want(p, INTERP);
+	return p->s[INTERP].h != H_WAIT;
+}
+
 static void advance(struct execs *x, struct pexec *p)
 {
 	for (int i = 0; i < NSUBJ; i++)
 		if (p->s[i].h == H_WAIT)
 			return;
-	/* A script: its interpreter, once the #! line is known; then the
-	 * loader by its content. */
+	/* A script: its interpreter, once the #! line is known, and theirs
+	 * while they are scripts; then the loader by its content. */
 	if (p->interp[0] && !p->interp_tried) {
 		p->interp_tried = true;
-		char ipath[HASH_HEAD_LEN];
-		snprintf(ipath, sizeof ipath, "%s", p->interp + strspn(p->interp, " \t"));
-		ipath[strcspn(ipath, " \t")] = '\0';
-		if (ipath[0] && subject_open(p, &p->s[INTERP], AT_FDCWD, false, ipath, 0) == 0) {
+		exec_shebang_path(p->interp, p->ipath);
+		if (p->ipath[0] && subject_open(p, &p->s[INTERP], AT_FDCWD, false, p->ipath, 0) == 0) {
 			want(p, INTERP);
 			if (p->s[INTERP].h == H_WAIT)
 				return;
 		}
 	}
+	while (p->iline[0])
+		if (!descend(x, p))
+			return;
 	if (!p->loader_tried) {
 		p->loader_tried = true;
 		if (loader_phase(x, p) && p->s[PROG].h == H_WAIT)
@@ -492,15 +548,19 @@ static bool loader_phase(struct execs *x, struct pexec *p)
 {
 	bool script = p->interp[0] && p->s[INTERP].fd >= 0;
 	const struct subject *s = script ? &p->s[INTERP] : &p->s[MAIN];
+	bool valgrind = script && exec_is_valgrind(s->resolved);
 	if ((p->loader && !script) || s->h != H_DONE ||
-	    (!exec_is_loader(s->resolved) && !loader_id_is(&x->ld, x->root, &s->st, s->hex)))
+	    (!valgrind && !exec_is_loader(s->resolved) &&
+	     !loader_id_is(&x->ld, x->root, &s->st, s->hex)))
 		return false;
 	subject_clear(&p->s[PROG]);
 	p->s[PROG].h = H_NONE;
 	p->loader = true;
-	if (script)
+	if (script && !p->nchain)
 		exec_shebang_argv(p->interp, p->path, &p->argv, &p->largv);
-	p->program = exec_loader_program(script ? &p->largv : &p->argv);
+	const struct strv *argv = script ? &p->largv : &p->argv;
+	p->program = valgrind ? exec_program_of(s->resolved, argv, &(bool){ 0 })
+			      : exec_loader_program(argv);
 	/* a name without a '/' the loader looks for in the library path:
 	 * left unopened, refused while rules need it (decide.c) */
 	if (p->program && strchr(p->program, '/'))
@@ -649,11 +709,9 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 		pexec_free(p);
 		return;
 	}
-	/* The loader given a program, or an interpreter a script by name:
-	 * that is what runs. */
-	p->loader = exec_is_loader(p->s[MAIN].resolved);
-	p->program = p->loader ? exec_loader_program(&p->argv)
-			       : exec_script_of(p->s[MAIN].resolved, &p->argv);
+	/* The loader (or valgrind) given a program, or an interpreter a
+	 * script by name: that is what runs. */
+	p->program = exec_program_of(p->s[MAIN].resolved, &p->argv, &p->loader);
 	if (p->program && (!p->loader || strchr(p->program, '/')) &&
 	    subject_open(p, &p->s[PROG], AT_FDCWD, false, p->program, 0) < 0)
 		p->s[PROG].fd = -1;
@@ -696,9 +754,7 @@ static void execs_on_hashes(struct loop *l, const struct source *src, uint32_t e
 			}
 			char line[HASH_HEAD_LEN];
 			exec_shebang(j->head, j->headlen, line);
-			if (i == MAIN)
-				memcpy(p->interp, line, sizeof p->interp);
-			p->nested = p->nested || (i == INTERP && line[0]);
+			head_line(p, i, line);
 			/* the cache keeps what cannot change, as it was read */
 			if (j->err == 0 && s->immutable && j->st.st_ino == s->st.st_ino)
 				cache_put(x, &j->st, j->hex, line, s);
@@ -851,14 +907,8 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	}
 	p->now = pid;
 	p->exe = exe;
-	if (p->nested) {
-		/* an interpreter that is a script itself: the kernel ran the
-		 * interpreter's interpreter, which this exec did not check */
-		tracer_release(x->t, pid, false);
-		done(x, p);
-		return;
-	}
-	/* What runs: a script's interpreter, else the file named. */
+	/* What runs: a script's interpreter (the chain's last), else the file
+	 * named. */
 	const struct subject *e = &p->s[p->interp[0] && p->s[INTERP].fd >= 0 ? INTERP : MAIN];
 	struct stat st;
 	if (exe >= 0 && fstat(exe, &st) == 0 && st.st_dev == e->st.st_dev && st.st_ino == e->st.st_ino &&

@@ -20,6 +20,9 @@
 #include "loaderid.h"
 
 #define WRITABLE_DEVS 32
+/* Scripts named as an interpreter in turn: the kernel follows five
+ * interpreters (exec_binprm's depth), the last of them no script. */
+#define INTERP_CHAIN_MAX 4
 
 enum { MAIN, INTERP, PROG, NSUBJ };
 enum hstate { H_NONE, H_WAIT, H_DONE, H_NOHASH };
@@ -73,12 +76,16 @@ struct pexec {
 	bool truncated;
 	char interp[HASH_HEAD_LEN]; /* MAIN's #! line; "" none */
 	bool interp_tried;
-	bool nested;                /* the interpreter is a script too */
+	char ipath[HASH_HEAD_LEN];  /* INTERP as the #! line before names it */
+	char iline[HASH_HEAD_LEN];  /* INTERP's own #! line: a script too, not yet followed */
+	struct subject chain[INTERP_CHAIN_MAX]; /* scripts named as interpreters, in turn */
+	int nchain;
 	bool loader;
 	bool loader_tried;          /* MAIN or INTERP looked at as the loader by content */
 	char *elf_interp;           /* the interpreter MAIN names (PT_INTERP), when it is
 				       judged (INTERP): an ELF the agent could write */
-	struct strv largv;          /* the loader's command line as a script's interpreter */
+	struct strv largv;          /* the command line of a script's interpreter (the chain's
+				       last): the loader's, when it is one */
 	const char *program;        /* in argv (largv): what the loader or interpreter runs */
 	struct subject s[NSUBJ];
 	bool answered, traced;

@@ -1,6 +1,7 @@
 /* program.c - what really runs when an exec names a loader or an
- * interpreter (program.h): the program `ld.so PROGRAM` maps, the script
- * `python3 x.py` runs, and a file's #! line. Pure: argv and bytes in. */
+ * interpreter (program.h): the program `ld.so PROGRAM` or valgrind maps,
+ * the script `python3 x.py` runs, and a file's #! line. Pure: argv and
+ * bytes in. */
 #include "program.h"
 
 #include <stdio.h>
@@ -17,6 +18,32 @@ bool exec_is_loader(const char *resolved)
 	base = base ? base + 1 : resolved;
 	return glob_match("ld-linux*.so*", base) || glob_match("ld64.so*", base) ||
 	       glob_match("ld-*.so*", base) || strcmp(base, "ld.so") == 0;
+}
+
+/* A valgrind tool (`/usr/libexec/valgrind/memcheck-amd64-linux`, which
+ * valgrind's launcher execs): it maps the program it is given itself. */
+bool exec_is_valgrind(const char *resolved)
+{
+	const char *base = strrchr(resolved, '/');
+	if (!base || base - resolved < 9 || strncmp(base - 9, "/valgrind", 9) != 0)
+		return false;
+	return glob_match("*-*-linux", base + 1);
+}
+
+/* As valgrind reads its command line: its options are one word each
+ * (`--tool=none`, `-q`); the first word that is not one is the program;
+ * --help and --version end it. */
+static const char *valgrind_program(const struct strv *argv)
+{
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *a = argv->v[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0 ||
+		    strcmp(a, "--help-debug") == 0)
+			return NULL;
+		if (a[0] != '-')
+			return a;
+	}
+	return NULL;
 }
 
 static bool one_of(const char *a, const char *const *v, size_t n)
@@ -71,6 +98,23 @@ void exec_shebang_argv(const char *line, const char *script, const struct strv *
 	strv_push(out, script);
 	for (size_t i = 1; i < argv->n; i++)
 		strv_push(out, argv->v[i]);
+}
+
+const char *exec_program_of(const char *resolved, const struct strv *argv, bool *loader)
+{
+	*loader = true;
+	if (exec_is_loader(resolved))
+		return exec_loader_program(argv);
+	if (exec_is_valgrind(resolved))
+		return valgrind_program(argv);
+	*loader = false;
+	return exec_script_of(resolved, argv);
+}
+
+void exec_shebang_path(const char *line, char out[HASH_HEAD_LEN])
+{
+	snprintf(out, HASH_HEAD_LEN, "%s", line + strspn(line, " \t"));
+	out[strcspn(out, " \t")] = '\0';
 }
 
 /* A common interpreter given a script by name (`python3 prog.py`, `sh
