@@ -225,6 +225,7 @@ const char detect_builtin_rules[] =
 	"rate tool.intent-mismatch high\n"
 	"rate exec.denied medium\n"
 	"rate exec.swapped high\n"
+	"rate exec.argv-swapped high\n"
 	"rate exec.unverified high\n"
 	"rate exec.unwatched low\n"
 	"rate workspace.unwatched low\n"
@@ -242,7 +243,7 @@ const char detect_builtin_rules[] =
 const char *const detect_other_alerts[] = {
 	"agent.settings-changed", "approval.reviewer-failed", "approval.webhook-failed",
 	"canary.opened", "canary.token", "canary.unwatched", "config.created-in-sandbox",
-	"control.inside", "control.refused", "detect.rule-bounded", "exec.denied",
+	"control.inside", "control.refused", "detect.rule-bounded", "exec.argv-swapped", "exec.denied",
 	"exec.swapped", "exec.unverified", "exec.unwatched", "files.reads-lost",
 	"files.reads-unrecorded", "git.bare-created-in-sandbox", "git.created-in-sandbox",
 	"git.object-forged", "git.object-unverified", "git.odd-file-in-sandbox",

@@ -1072,6 +1072,56 @@ static int do_exec_flip(const char *good, const char *bad, const char *n_text, i
 	return allowed("exec-flip: %d execs", n);
 }
 
+/* exec-argflip PROG GOOD BAD N [DELAY_MS]: N times, a process execs PROG
+ * with one argument, a buffer a second thread rewrites from GOOD to BAD:
+ * back and forth all the while, or (DELAY_MS) once, that long after the
+ * exec began (while it waits for a human's answer). The race of the
+ * arguments changed between warden's look and the kernel's copy. */
+static char flip_arg[4096];
+static long flip_delay_ms;
+
+static void *argflipper(void *arg)
+{
+	(void)arg;
+	if (flip_delay_ms) {
+		usleep((useconds_t)(flip_delay_ms * 1000));
+		strcpy(flip_arg, flip_paths[1]);
+		return NULL;
+	}
+	for (unsigned i = 0; !flip_stop; i++)
+		strcpy(flip_arg, flip_paths[i & 1]);
+	return NULL;
+}
+
+static int do_exec_argflip(const char *prog, const char *good, const char *bad, const char *n_text,
+			   const char *delay)
+{
+	if (strlen(good) >= sizeof flip_arg || strlen(bad) >= sizeof flip_arg)
+		return usage("exec-argflip: arguments too long");
+	flip_paths[0] = good;
+	flip_paths[1] = bad;
+	flip_delay_ms = delay ? atol(delay) : 0;
+	int n = atoi(n_text), ran = 0;
+	for (int i = 0; i < n; i++) {
+		strcpy(flip_arg, good);
+		pid_t c = fork();
+		if (c == 0) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, argflipper, NULL) != 0)
+				_exit(126);
+			char *av[] = { (char *)prog, flip_arg, NULL };
+			execv(prog, av);
+			_exit(127);
+		}
+		if (c < 0)
+			return denied();
+		int st;
+		waitpid(c, &st, 0);
+		ran += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	return allowed("exec-argflip: %d execs, %d exited 0", n, ran);
+}
+
 /* clone-vm: a process that shares its memory with its parent while both
  * run (CLONE_VM without CLONE_THREAD or CLONE_VFORK). */
 static int clone_vm_child(void *arg)
@@ -1446,6 +1496,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "exec-flip")) {
 		NEED(3, "exec-flip GOOD BAD N [vfork]");
 		return do_exec_flip(a1, a2, a3, argc > 5 && !strcmp(argv[5], "vfork"));
+	} else if (!strcmp(cmd, "exec-argflip")) {
+		NEED(4, "exec-argflip PROG GOOD BAD N [DELAY_MS]");
+		return do_exec_argflip(a1, a2, a3, argv[5], argc > 6 ? argv[6] : NULL);
 	} else if (!strcmp(cmd, "map-exec")) {
 		NEED(1, "map-exec PATH [mmap|mprotect|memfd|memfd-mprotect]");
 		return do_map_exec(a1, a2);
@@ -1469,6 +1522,6 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks hop pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip map-exec swap "
+		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "
 		     "audit-enabled landlock-write landlock-signal json jsonl)");
 }

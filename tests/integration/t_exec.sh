@@ -579,6 +579,37 @@ test_exec_deny_string_race() {
 	note "string race: $(grep -c '"event":"alert","rule":"exec.swapped"' "$(latest_log)") execs that loaded the denied file killed before they ran"
 }
 
+# The arguments rewritten by a second thread after warden's look and before
+# the kernel's copy: a human approved `echo status --short` and `echo push
+# --force` ran, the question and the record showing the first; a script
+# handed to sh by name switched to a denied one. At the stop after the exec
+# the arguments it runs with are compared with those read: different, an
+# exec.argv-swapped alert, and the process is killed before its first
+# instruction.
+test_exec_argv_swapped() {
+	# shellcheck disable=SC2034 # read by wrun (lib.sh)
+	local WARDEN_TIMEOUT=180
+	printf '#!/bin/sh\ncat >/dev/null\nsleep 1\necho "{\\"decision\\": \\"allow\\", \\"reason\\": \\"t\\"}"\n' \
+		>"$T_TMP/rv" && chmod 755 "$T_TMP/rv"
+	printf 'exec ask argv echo *\napprove timeout 30\napprove command %s\n' "$T_TMP/rv" >"$T_TMP/ask.profile"
+	wrun --profile "$(no_detect_actions "$T_TMP/ask.profile")" -- sh -c '
+		./wprobe exec-argflip /bin/echo "status --short" "push --force" 1 300
+		./wprobe exec-argflip /bin/echo "status --short" "status --short" 1 300'
+	assert_rc 0
+	assert_out_lacks 'push --force' 'the arguments swapped after the answer ran'
+	assert_out_line 'status --short' 'the arguments approved did not run'
+	grep -F '"event":"alert"' "$(latest_log)" | grep -F '"rule":"exec.argv-swapped"' |
+		matches -F 'killed before its first instruction' || fail 'no exec.argv-swapped alert'
+	printf 'touch ran.$$\n' >denied.sh && printf 'true\n' >ok.sh
+	printf 'exec deny sha256:%s\n' "$(sha256sum denied.sh | cut -d' ' -f1)" >"$T_TMP/deny.profile"
+	wrun --profile "$(no_detect_actions "$T_TMP/deny.profile")" -- sh -c '
+		./wprobe exec-argflip /bin/sh ok.sh denied.sh 300 >/dev/null 2>&1
+		echo "ran=$(ls | grep -c "^ran\.")"'
+	assert_rc 0
+	assert_out_line 'ran=0' 'a denied script swapped in by its arguments ran'
+	note "argument race: $(grep -c '"rule":"exec.argv-swapped"' "$(latest_log)") execs killed before they ran"
+}
+
 # Two processes running on one memory (clone with CLONE_VM, neither a
 # thread nor a vfork child): refused and logged; threads and vfork work.
 test_exec_clone_vm_refused() {

@@ -80,6 +80,14 @@ static void test_shebang_argv(void)
 	exec_shebang_argv("/usr/bin/env python3 -u", "s", &a, &out);
 	CHECK_STR(out.v[1], "python3 -u");
 	strv_free(&out);
+	/* a CRLF script: the kernel keeps the '\r' (its loader opens "x\r") */
+	exec_shebang_argv("/lib64/ld-linux-x86-64.so.2 /w/x\r", "s", &a, &out);
+	CHECK_STR(out.v[1], "/w/x\r");
+	strv_free(&out);
+	exec_shebang_argv("/bin/sh \r", "s", &a, &out);
+	CHECK(out.n == 5);
+	CHECK_STR(out.v[1], "\r");
+	strv_free(&out);
 }
 
 /* valgrind's tools map the program they are given, as the loader does;
@@ -126,6 +134,36 @@ static void test_valgrind_and_chain(void)
 	CHECK_STR(l2.v[4], "one");
 	strv_free(&l1);
 	strv_free(&l2);
+}
+
+/* The arguments a program runs with against those read at its exec. */
+static void test_argv_same(void)
+{
+	struct strv a = ARGV("/bin/echo", "status", "--short");
+	static const char got[] = "/bin/echo\0status\0--short\0";
+	CHECK(exec_argv_same(&a, false, 0, got, sizeof got - 1));
+	static const char swapped[] = "/bin/echo\0push\0--short\0";
+	CHECK(!exec_argv_same(&a, false, 0, swapped, sizeof swapped - 1));
+	static const char more[] = "/bin/echo\0status\0--short\0x\0";
+	CHECK(!exec_argv_same(&a, false, 0, more, sizeof more - 1));
+	CHECK(exec_argv_same(&a, true, 0, more, sizeof more - 1));
+	static const char fewer[] = "/bin/echo\0status\0";
+	CHECK(!exec_argv_same(&a, true, 0, fewer, sizeof fewer - 1));
+	static const char argv0[] = "busybox\0status\0--short\0";
+	CHECK(!exec_argv_same(&a, false, 0, argv0, sizeof argv0 - 1));
+	/* cut to warden's bounds: a prefix */
+	struct strv cut = ARGV("/bin/echo", "sta");
+	CHECK(exec_argv_same(&cut, true, 0, got, sizeof got - 1));
+	CHECK(!exec_argv_same(&cut, false, 0, got, sizeof got - 1));
+	/* a script: ./s one two run as sh -e ./s one two (skip 3) */
+	struct strv s = ARGV("./s", "one", "two");
+	static const char sh[] = "/bin/sh\0-e\0./s\0one\0two\0";
+	CHECK(exec_argv_same(&s, false, 3, sh, sizeof sh - 1));
+	static const char sh2[] = "/bin/sh\0-e\0./s\0one\0three\0";
+	CHECK(!exec_argv_same(&s, false, 3, sh2, sizeof sh2 - 1));
+	CHECK(!exec_argv_same(&s, false, 2, sh, sizeof sh - 1));
+	/* nothing to read */
+	CHECK(!exec_argv_same(&a, false, 0, "", 0));
 }
 
 static void test_script(void)
@@ -181,6 +219,7 @@ int main(void)
 	test_loader();
 	test_shebang_argv();
 	test_valgrind_and_chain();
+	test_argv_same();
 	test_script();
 	test_shebang();
 	return check_status_counted("supervisor-exec-program");

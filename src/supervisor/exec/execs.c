@@ -77,6 +77,9 @@
 
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
+/* the command line read back at the stop after an exec: what the record can
+ * hold (32 KiB of arguments) and a script's interpreters' words, with room */
+#define CMDLINE_MAX (128L << 10)
 
 
 /* ---- subjects ---- */
@@ -252,56 +255,19 @@ static bool any_rules(const struct execs *x)
 	return x->lists.ndeny || x->rules->default_deny;
 }
 
+/* Was anything decided on p's arguments? A human's answer to a question
+ * showing them, `exec ask argv` rules, or the program a loader or an
+ * interpreter was given by name, under exec rules. Then the arguments it
+ * runs with are compared at the stop after its exec (argv_ran). */
+static bool argv_matters(const struct execs *x, const struct pexec *p)
+{
+	return p->asked || x->rules->ask_argv.n || (p->program && any_rules(x));
+}
+
 static void answer(struct execs *x, struct pexec *p, int err)
 {
 	notify_answer(x->listener, p->id, err, true, 0);
 	p->answered = true;
-}
-
-/* A file the agent could have written or replaced (the exec event's
- * "writable"). */
-static bool writable(const struct subject *s)
-{
-	return s->fd >= 0 && S_ISREG(s->st.st_mode) && !s->immutable;
-}
-
-/* The exec event of p; why: refused, and why (NULL: allowed). false when
- * the log could not take it (the sandbox is being stopped). */
-static bool record(struct execs *x, struct pexec *p, const char *why)
-{
-	const struct subject *m = &p->s[MAIN], *in = &p->s[INTERP], *pr = &p->s[PROG];
-	bool escaped = false;
-	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
-	const char *scripts[INTERP_CHAIN_MAX], *scripts_sha256[INTERP_CHAIN_MAX];
-	for (int i = 0; i < p->nchain; i++) {
-		scripts[i] = p->chain[i].resolved ? p->chain[i].resolved : "";
-		scripts_sha256[i] = hex_or_null(&p->chain[i]);
-	}
-	const char *missing = m->fd >= 0 && m->h == H_NOHASH ? m->why : NULL;
-	const char *tool = x->link ? x->link(x->link_ctx, p->tgid ? p->tgid : p->tid, p->ppid, p->path,
-					     m->resolved, p->argv.v, p->argv.n, why) : NULL;
-	struct event ev = ev_exec(&(struct ev_exec){
-		.pid = p->inner, .ppid = p->pinner, .host_pid = p->tid, .execveat = p->at,
-		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
-		.argv_truncated = p->truncated, .resolved = m->resolved, .sha256 = hex_or_null(m),
-		.hash_missing = missing,
-		.interpreter = p->interp[0] ? p->interp : p->elf_interp ? p->elf_interp : "",
-		.writable = writable(m),
-		.interpreter_sha256 = p->interp[0] || p->elf_interp ? hex_or_null(in) : NULL,
-		.program = p->program, .program_resolved = pr->resolved,
-		.program_sha256 = hex_or_null(pr), .deny = why, .tool = tool,
-		.code_sha256 = code_or_null(m), .code_missing = code_missing(m),
-		.interpreter_resolved = p->interp[0] || p->elf_interp ? in->resolved : NULL,
-		.interpreter_code_sha256 = p->interp[0] || p->elf_interp ? code_or_null(in) : NULL,
-		.program_code_sha256 = code_or_null(pr), .nscripts = (size_t)p->nchain,
-		.scripts = scripts, .scripts_sha256 = scripts_sha256 });
-	return !(audit_emit_event(x->log, ev, NULL) < 0 && audit_failed(x->log));
-}
-
-static void alert(struct execs *x, const char *rule, const char *path, const char *action)
-{
-	audit_emit_event(x->log, ev_alert(&(struct ev_alert){ .rule = rule, .path = path,
-		.action = action }), NULL);
 }
 
 void pexec_free(struct pexec *p)
@@ -350,7 +316,7 @@ static void exec_answered(void *ctx, bool allow, const char *why)
 	struct execs *x = p->x;
 	p->question = NULL;
 	if (!allow) {
-		record(x, p, why);
+		execs_record(x, p, why);
 		answer(x, p, EACCES);
 		done(x, p);
 		return;
@@ -412,8 +378,8 @@ static void finish(struct execs *x, struct pexec *p)
 	}
 	if (why[0]) {
 		if (by_rule)
-			alert(x, "exec.denied", where, why);
-		record(x, p, why);
+			execs_alert(x, "exec.denied", where, why);
+		execs_record(x, p, why);
 		answer(x, p, EACCES);
 		done(x, p);
 		return;
@@ -421,9 +387,10 @@ static void finish(struct execs *x, struct pexec *p)
 	/* Watched from here to the stop after its exec: what runs must be
 	 * what was checked. Unless nothing else can: an immutable file
 	 * named by a path and a string that cannot change (execpath.h). */
-	if (execs_cannot_change(x->ep, x->root, x->init, p, pidcache_pidfd(x->pids, p->ppid))) {
+	if (!argv_matters(x, p) &&
+	    execs_cannot_change(x->ep, x->root, x->init, p, pidcache_pidfd(x->pids, p->ppid))) {
 		x->unwatched++;
-		if (!record(x, p, NULL)) {
+		if (!execs_record(x, p, NULL)) {
 			answer(x, p, EACCES);
 			done(x, p);
 			return;
@@ -449,19 +416,19 @@ static void finish(struct execs *x, struct pexec *p)
 				? "; exec rules need it, so every exec is refused"
 				: "; a file swapped in between warden's check and the exec can run with the "
 				  "hash of the file checked on the record");
-			alert(x, "exec.unwatched", where, "ptrace refused: execs are not verified");
+			execs_alert(x, "exec.unwatched", where, "ptrace refused: execs are not verified");
 		}
 	}
 	if (!x->tracing && any_rules(x)) {
 		snprintf(why, sizeof why, "warden cannot watch the exec (ptrace is refused here), and "
 			 "exec rules need it");
-		alert(x, "exec.denied", where, why);
-		record(x, p, why);
+		execs_alert(x, "exec.denied", where, why);
+		execs_record(x, p, why);
 		answer(x, p, EACCES);
 		done(x, p);
 		return;
 	}
-	if (!record(x, p, NULL)) {
+	if (!execs_record(x, p, NULL)) {
 		if (p->traced)
 			tracer_cancel(x->t, p->tid);
 		answer(x, p, EACCES);
@@ -488,7 +455,7 @@ static bool elf_interp_phase(struct execs *x, struct pexec *p);
 static bool descend(struct execs *x, struct pexec *p)
 {
 	if (p->nchain == INTERP_CHAIN_MAX) {
-		record(x, p, "interpreters named in turn (#! lines naming scripts) deeper than the "
+		execs_record(x, p, "interpreters named in turn (#! lines naming scripts) deeper than the "
 		       "kernel follows");
 		answer(x, p, ELOOP);
 		done(x, p);
@@ -606,7 +573,7 @@ static void blind(struct execs *x, struct pexec *p, int err)
 {
 	char why[160];
 	snprintf(why, sizeof why, "warden could not inspect it: %s", strerror(err));
-	record(x, p, why);
+	execs_record(x, p, why);
 	answer(x, p, EACCES);
 	pexec_free(p);
 }
@@ -694,7 +661,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 		if (err != ENOENT && err != ENOTDIR) {
 			char why[160];
 			snprintf(why, sizeof why, "warden could not resolve it: %s", strerror(err));
-			record(x, p, why);
+			execs_record(x, p, why);
 		}
 		answer(x, p, err);
 		pexec_free(p);
@@ -704,7 +671,7 @@ void execs_begin(struct execs *x, const struct seccomp_notif *req)
 		/* the kernel runs only regular files: refused here, before
 		 * anything else can take its name */
 		nohash(&p->s[MAIN], "not a regular file");
-		record(x, p, "not a regular file");
+		execs_record(x, p, "not a regular file");
 		answer(x, p, EACCES);
 		pexec_free(p);
 		return;
@@ -848,20 +815,10 @@ static void swapped(struct execs *x, struct pexec *p, const char *hex, const cha
 	snprintf(action, sizeof action, "%s ran instead of what was checked (sha256:%s)%s",
 		 resolved[0] ? resolved : "another file", hex ? hex : "none",
 		 why[0] ? "; killed before its first instruction" : "");
-	alert(x, "exec.swapped", p->s[MAIN].resolved, action);
+	execs_alert(x, "exec.swapped", p->s[MAIN].resolved, action);
 	if (why[0])
-		alert(x, "exec.denied", resolved, why);
-	/* the event of what runs */
-	bool escaped = false;
-	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
-	audit_emit_event(x->log, ev_exec(&(struct ev_exec){
-		.pid = p->inner, .ppid = p->pinner, .host_pid = p->now, .execveat = p->at,
-		.cwd = p->cwd, .path = p->path, .argv = argv, .argv_escaped = escaped,
-		.argv_truncated = p->truncated, .resolved = resolved, .sha256 = hex,
-		.hash_missing = hex ? NULL : now.why, .interpreter = "", .swapped = true,
-		.writable = p->exe >= 0 && S_ISREG(now.st.st_mode) && !now.immutable,
-		.code_sha256 = hex && !now.code_err ? now.code : NULL,
-		.deny = why[0] ? why : NULL }), NULL);
+		execs_alert(x, "exec.denied", resolved, why);
+	execs_record_swapped(x, p, resolved, &now, why[0] ? why : NULL);
 	if (why[0])
 		x->killed++;
 	tracer_release(x->t, p->now, why[0] != '\0');
@@ -897,6 +854,49 @@ static void verify_done(struct execs *x, struct pexec *p)
 	done(x, p);
 }
 
+/* At the stop after the exec: the arguments it runs with must be those
+ * read at its notification, which the record and the rules saw. A second
+ * thread, or memory shared with another process, could rewrite them while
+ * the exec waited for its answer (a question to a human waits seconds):
+ * an alert, and the process killed before its first instruction when
+ * anything was decided on them. True when it goes on. */
+static bool argv_ran(struct execs *x, struct pexec *p, pid_t pid)
+{
+	if (!p->argv.n)
+		return true;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	size_t len = 0;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *got = fd >= 0 ? read_fd_all(fd, 0, CMDLINE_MAX, &len) : NULL;
+	/* a script's: the words its interpreters were given first */
+	size_t skip = 0;
+	if (p->interp[0]) {
+		_cleanup_strv_ struct strv k = { 0 };
+		if (!p->largv.n)
+			exec_shebang_argv(p->interp, p->path, &p->argv, &k);
+		skip = (p->largv.n ? p->largv.n : k.n) - (p->argv.n - 1);
+	}
+	if (got && exec_argv_same(&p->argv, p->truncated, skip, got, len))
+		return true;
+	bool kill_it = argv_matters(x, p);
+	/* what it runs with, shown as words: printable ASCII, a space between */
+	for (size_t i = 0; got && i + 1 < len; i++)
+		got[i] = got[i] == '\0' ? ' ' : got[i] < 0x20 || got[i] > 0x7e ? '?' : got[i];
+	char action[600];
+	snprintf_cut(action, sizeof action, "the program runs with other arguments than those "
+		     "checked and recorded%s (now: %.300s)",
+		     kill_it ? "; killed before its first instruction" : "",
+		     got ? got : "unreadable");
+	execs_alert(x, "exec.argv-swapped", p->s[MAIN].resolved ? p->s[MAIN].resolved : p->path, action);
+	if (!kill_it)
+		return true;
+	x->killed++;
+	tracer_release(x->t, pid, true);
+	done(x, p);
+	return false;
+}
+
 static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *arg)
 {
 	struct execs *x = arg;
@@ -907,6 +907,8 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 	}
 	p->now = pid;
 	p->exe = exe;
+	if (!argv_ran(x, p, pid))
+		return;
 	/* What runs: a script's interpreter (the chain's last), else the file
 	 * named. */
 	const struct subject *e = &p->s[p->interp[0] && p->s[INTERP].fd >= 0 ? INTERP : MAIN];
@@ -934,7 +936,7 @@ static void on_trace(void *ctx, enum trace_end end, pid_t pid, int exe, void *ar
 		/* what runs cannot be looked at (out of descriptors): with
 		 * rules, it does not run; without, it is said */
 		bool kill_it = any_rules(x);
-		alert(x, "exec.unverified", p->s[MAIN].resolved, kill_it
+		execs_alert(x, "exec.unverified", p->s[MAIN].resolved, kill_it
 		      ? "what the exec loaded could not be looked at; killed before its first instruction"
 		      : "what the exec loaded could not be looked at; the record names the file checked");
 		x->killed += kill_it;

@@ -135,6 +135,19 @@ struct execs {
 /* A pending exec's resources released (execs.c). */
 void pexec_free(struct pexec *p);
 
+/* ---- the record (execrecord.c) ---- */
+
+/* The exec event of p; why: refused, and why (NULL: allowed). false when
+ * the log could not take it (the sandbox is being stopped). */
+bool execs_record(struct execs *x, struct pexec *p, const char *why);
+
+/* The exec event of what ran instead of the file checked (resolved, now:
+ * its hash, or why none), refused (why) or not (NULL). */
+void execs_record_swapped(struct execs *x, const struct pexec *p, const char *resolved,
+			  const struct subject *now, const char *why);
+
+void execs_alert(struct execs *x, const char *rule, const char *path, const char *action);
+
 /* ---- the decision (decide.c) ---- */
 
 /* Why the rules refuse p (into why), and whether a rule (rather than the

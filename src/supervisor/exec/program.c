@@ -91,7 +91,8 @@ void exec_shebang_argv(const char *line, const char *script, const struct strv *
 	p += n;
 	p += strspn(p, " \t");
 	size_t m = strlen(p);
-	while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t' || p[m - 1] == '\r'))
+	/* as the kernel's load_script: spaces and tabs only (a '\r' stays) */
+	while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t'))
 		m--;
 	if (m)
 		strv_push_owned(out, xasprintf("%.*s", (int)m, p));
@@ -115,6 +116,30 @@ void exec_shebang_path(const char *line, char out[HASH_HEAD_LEN])
 {
 	snprintf(out, HASH_HEAD_LEN, "%s", line + strspn(line, " \t"));
 	out[strcspn(out, " \t")] = '\0';
+}
+
+bool exec_argv_same(const struct strv *argv, bool truncated, size_t skip, const char *got,
+		    size_t len)
+{
+	size_t words = 0;
+	for (size_t k = 0; k < len; k += strnlen(got + k, len - k) + 1)
+		words++;
+	_cleanup_free_ size_t *at = xcalloc(words + 1, sizeof *at);
+	for (size_t k = 0, i = 0; k < len; k += strnlen(got + k, len - k) + 1)
+		at[i++] = k;
+	size_t need = skip ? skip + argv->n - 1 : argv->n;
+	if (truncated ? words < need : words != need)
+		return false;
+	/* argv's first is the kernel's own word for a script: not compared */
+	for (size_t i = skip ? 1 : 0; i < argv->n; i++) {
+		size_t idx = skip ? skip + i - 1 : i;
+		const char *w = got + at[idx];
+		size_t wl = strnlen(w, len - at[idx]), al = strlen(argv->v[i]);
+		/* cut to warden's bounds, an argument is a prefix of the one run */
+		if (wl < al || memcmp(w, argv->v[i], al) != 0 || (!truncated && wl != al))
+			return false;
+	}
+	return true;
 }
 
 /* A common interpreter given a script by name (`python3 prog.py`, `sh

@@ -35,6 +35,15 @@ void exec_shebang_argv(const char *line, const char *script, const struct strv *
  * argv, or NULL when none is (the code given by -c, -e, -m, stdin). */
 const char *exec_script_of(const char *resolved, const struct strv *argv);
 
+/* Did the program start with the arguments read at its exec? got: the
+ * command line it runs with (/proc/PID/cmdline, len bytes, each word
+ * NUL-ended); argv: what was read (truncated: cut to warden's bounds,
+ * each word then a prefix, fewer of them); skip: the words the kernel put
+ * before argv's second for a script (its interpreters, their arguments and
+ * the scripts; argv's first is dropped then), 0 for a program. */
+bool exec_argv_same(const struct strv *argv, bool truncated, size_t skip, const char *got,
+		    size_t len);
+
 /* The interpreter a #! line names (its first word) into out. */
 void exec_shebang_path(const char *line, char out[HASH_HEAD_LEN]);
 
