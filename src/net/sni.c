@@ -6,7 +6,10 @@
 
 #include <string.h>
 
+#define TLS_CHANGE_CIPHER_SPEC 0x14
 #define TLS_HANDSHAKE 0x16
+#define TLS_HEARTBEAT 0x18
+#define SSL2_CLIENT_HELLO 1
 #define HS_CLIENT_HELLO 1
 #define EXT_SERVER_NAME 0
 #define RECORD_MAX 16384
@@ -110,6 +113,33 @@ static enum sni_result hello(const uint8_t *hs, size_t n, struct net_host *h, co
 	return res;
 }
 
+/* A record of TLS's other kinds (change_cipher_spec, alert,
+ * application_data, heartbeat). */
+static bool other_record(uint8_t t)
+{
+	return t >= TLS_CHANGE_CIPHER_SPEC && t <= TLS_HEARTBEAT && t != TLS_HANDSHAKE;
+}
+
+/* The first bytes when they are not a handshake record: not TLS; TLS that
+ * does not begin with its ClientHello (a client always sends that first: a
+ * lenient server might take one after, which the check would not have
+ * read), refused; or SSLv2's form of a ClientHello (which servers still
+ * take), which cannot name a host. */
+static enum sni_result not_handshake(const uint8_t *d, size_t n, const char **why)
+{
+	if (other_record(d[0])) {
+		if (n < 2)
+			return SNI_NEED_MORE;
+		if (d[1] != 3)
+			return SNI_NOT_TLS;
+		*why = "a TLS record other than the ClientHello first";
+		return SNI_BAD;
+	}
+	if (n >= 4 && (d[0] & 0x80) && d[2] == SSL2_CLIENT_HELLO && d[3] == 3)
+		return SNI_NONE;
+	return SNI_NOT_TLS;
+}
+
 enum sni_result sni_read(const uint8_t *d, size_t n, struct net_host *h, const char **why)
 {
 	const char *dummy;
@@ -117,7 +147,7 @@ enum sni_result sni_read(const uint8_t *d, size_t n, struct net_host *h, const c
 		why = &dummy;
 	memset(h, 0, sizeof *h);
 	if (n >= 1 && d[0] != TLS_HANDSHAKE)
-		return SNI_NOT_TLS;
+		return not_handshake(d, n, why);
 	if (n >= 2 && d[1] != 3)
 		return SNI_NOT_TLS;
 	uint8_t hs[SNI_HELLO_MAX];

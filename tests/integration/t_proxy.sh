@@ -318,13 +318,14 @@ EOF
 }
 
 # px_tlsvia: write tlsvia.py into the workspace. Inside the sandbox:
-#   /usr/bin/python3 tlsvia.py http|socks5 HOST PORT SNI|- CAFILE
+#   [TLSVIA_CCS=1] /usr/bin/python3 tlsvia.py http|socks5 HOST PORT SNI|- CAFILE
+# (TLSVIA_CCS: a change_cipher_spec record sent before the ClientHello)
 #       a tunnel through the proxy (CONNECT or SOCKS5 with a domain name or an
 #       address) to HOST:PORT, then TLS with SNI (- for none) without checking
 #       the name, then GET /token.txt; prints "TLS ok BODY" or "TLS failed WHAT"
 px_tlsvia() {
 	cat >"$WS/tlsvia.py" <<'PY'
-import ipaddress, socket, ssl, struct, sys
+import ipaddress, os, socket, ssl, struct, sys
 mode, host, port, sni, ca = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 try:
     if mode == 'http':
@@ -351,6 +352,8 @@ try:
         r = s.recv(262)
         if len(r) < 2 or r[1] != 0:
             raise OSError('SOCKS5 reply %s' % (r[1] if len(r) >= 2 else 'none'))
+    if os.environ.get('TLSVIA_CCS'):
+        s.sendall(b'\x14\x03\x03\x00\x01\x01')   # a change_cipher_spec record first
     ctx = ssl.create_default_context(cafile=ca)
     ctx.check_hostname = False
     t = ctx.wrap_socket(s, server_hostname=None if sni == '-' else sni)
@@ -381,9 +384,14 @@ test_proxy_sni() {
 	           t other-c http 127.0.0.1 $HTTPS_PORT other.wardentest.invalid
 	           t other-s socks5 127.0.0.1 $HTTPS_PORT other.wardentest.invalid
 	           t none-c http 127.0.0.1 $HTTPS_PORT -
-	           t none-s socks5 127.0.0.1 $HTTPS_PORT -" \
+	           t none-s socks5 127.0.0.1 $HTTPS_PORT -
+	           TLSVIA_CCS=1 t ccs-c http 127.0.0.1 $HTTPS_PORT other.wardentest.invalid" \
 		--profile "$T_TMP/net.profile"
 	assert_rc 0
+	# a record of another kind before the ClientHello (a red team's way past
+	# the check: a lenient server could take the hello after it)
+	net_expect 'TLS not begun by its ClientHello' method=CONNECT host=127.0.0.1 decision=deny \
+		'reason~other than the ClientHello first' 'bytes_out=0'
 	assert_out_match '^other-c TLS failed ' 'CONNECT, TLS naming another host'
 	assert_out_match '^other-s TLS failed ' 'SOCKS5, TLS naming another host'
 	assert_out_line "none-c TLS ok $PX_TOKEN" 'CONNECT, TLS without SNI to an address'

@@ -100,6 +100,18 @@ static void test_not_tls(void)
 	CHECK(sni_read((const uint8_t *)"\x16\x01", 2, &h, &why) == SNI_NOT_TLS);
 	CHECK(sni_read(NULL, 0, &h, &why) == SNI_NEED_MORE);
 	CHECK(sni_read((const uint8_t *)"\x16", 1, &h, &why) == SNI_NEED_MORE);
+	/* TLS, but a record of another kind first (a red team's change_cipher_spec,
+	 * alert and heartbeat before a ClientHello naming another host): refused */
+	CHECK(sni_read((const uint8_t *)"\x14\x03\x03\x00\x01\x01", 6, &h, &why) == SNI_BAD);
+	CHECK_STR(why, "a TLS record other than the ClientHello first");
+	CHECK(sni_read((const uint8_t *)"\x15\x03\x01\x00\x02\x01\x00", 7, &h, &why) == SNI_BAD);
+	CHECK(sni_read((const uint8_t *)"\x18\x03\x03", 3, &h, &why) == SNI_BAD);
+	CHECK(sni_read((const uint8_t *)"\x17\x03\x03", 3, &h, &why) == SNI_BAD);
+	CHECK(sni_read((const uint8_t *)"\x14", 1, &h, &why) == SNI_NEED_MORE);
+	CHECK(sni_read((const uint8_t *)"\x14\x01", 2, &h, &why) == SNI_NOT_TLS);
+	/* SSLv2's ClientHello: no host name it could carry */
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x01\x03\x01", 5, &h, &why) == SNI_NONE);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x02\x03\x01", 5, &h, &why) == SNI_NOT_TLS);
 }
 
 static void test_malformed(void)
