@@ -329,7 +329,7 @@ static void connected(struct conn *c)
 	c->sp = NULL;
 	c->hello_check = !c->plain && !c->fw; /* a tunnel: its TLS name first */
 	c->state = S_RELAY;
-	conn_interest(c);
+	conn_relay_begin(c);
 }
 
 /* ---- dialing ------------------------------------------------------------- */

@@ -275,6 +275,17 @@ static enum moved relay_round(struct conn *c)
 
 /* ---- the relay ------------------------------------------------------------ */
 
+/* What the client sent in the same write as its request (a tunnel's first
+ * bytes after the CONNECT head or the SOCKS5 request; a plain request's
+ * head and body) waits in to_u, read already: no event will come for it,
+ * and a client waiting for its answer sends nothing more. So a first round
+ * now: its ClientHello checked and everything sent as far as the upstream
+ * takes it. */
+void conn_relay_begin(struct conn *c)
+{
+	conn_relay(c);
+}
+
 void conn_relay(struct conn *c)
 {
 	enum moved m;
