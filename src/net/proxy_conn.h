@@ -300,6 +300,6 @@ bool conn_flush_client(struct conn *c);
 /* Move what can move without blocking; the connection ends (freed) when
  * both ways are done. */
 void conn_relay(struct conn *c);
-/* The relay begins (c is dialled, S_RELAY): a first round at once, for
- * what the client sent with its request (in to_u already). */
+/* The relay begins (c is dialled, S_RELAY): what the client sent with its
+ * request, in to_u already, taken as if read now, then a first round. */
 void conn_relay_begin(struct conn *c);

@@ -278,11 +278,16 @@ static enum moved relay_round(struct conn *c)
 /* What the client sent in the same write as its request (a tunnel's first
  * bytes after the CONNECT head or the SOCKS5 request; a plain request's
  * head and body) waits in to_u, read already: no event will come for it,
- * and a client waiting for its answer sends nothing more. So a first round
- * now: its ClientHello checked and everything sent as far as the upstream
- * takes it. */
+ * and a client waiting for its answer sends nothing more. So it is taken
+ * here as the relay would have taken it from a read: a tunnel's bytes
+ * shown to the guard (a plain request's were, with its head, when it was
+ * dialled), its ClientHello checked and everything sent as far as the
+ * upstream takes it, in a first round now. */
 void conn_relay_begin(struct conn *c)
 {
+	size_t n = c->to_u_len - c->to_u_off;
+	if (c->guard && !c->plain && n && guard_data(c, c->to_u + c->to_u_off, n) < 0)
+		return;
 	conn_relay(c);
 }
 
