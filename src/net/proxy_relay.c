@@ -12,15 +12,34 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sni.h"
 
 #define PIPE_BIG (1 << 20)      /* grown to this once a tunnel proves busy */
 #define BUSY_BYTES (4 << 20)
+
+/* A splice into a socket whose reader closed it (send's MSG_NOSIGNAL has no
+ * splice form): the kernel sent this thread a SIGPIPE, which the supervisor
+ * would read from its signalfd and pass on to the command as if someone
+ * had sent it (a session ended with 141 by a client's `| head`). Taken back
+ * here; one somebody else sent, pending meanwhile, is sent again. */
+static void sigpipe_taken_back(void)
+{
+	if (errno != EPIPE)
+		return;
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	siginfo_t si;
+	if (sigtimedwait(&pipe, &si, &(struct timespec){ 0 }) == SIGPIPE && si.si_pid != getpid())
+		kill(getpid(), SIGPIPE);
+}
 
 /* Write what is queued for fd; true when all of it is out. */
 static bool flush(int fd, char *buf, size_t len, size_t *off)
@@ -221,7 +240,7 @@ static enum moved client_to_upstream(struct conn *c)
 		if (n > 0)
 			c->in_cu -= (size_t)n, c->bytes_out += (size_t)n, m = MOVED_SOME;
 		else if (n < 0 && errno != EAGAIN)
-			return MOVED_GONE;
+			return sigpipe_taken_back(), MOVED_GONE;
 	}
 	return m;
 }
@@ -251,7 +270,7 @@ static enum moved upstream_to_client(struct conn *c)
 		if (n > 0)
 			c->in_uc -= (size_t)n, c->bytes_in += (size_t)n, m = MOVED_SOME;
 		else if (n < 0 && errno != EAGAIN)
-			return MOVED_GONE;
+			return sigpipe_taken_back(), MOVED_GONE;
 	}
 	return m;
 }

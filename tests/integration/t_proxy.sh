@@ -370,6 +370,27 @@ except Exception as e:
 PY
 }
 
+# A client that closes while the proxy still has the answer to send it
+# (`curl ... | head -c 10`): the proxy's write into the closed socket made
+# the kernel send warden a SIGPIPE, which it passed on to the command as if
+# a user had sent it, and the session ended with 141. It is warden's own
+# (its EPIPE handled where it was written): the command goes on, and no
+# signal is on the record.
+test_proxy_client_closes_early() {
+	nh_need curl
+	px_loopback
+	head -c 8000000 /dev/zero >"$T_TMP/www/big.bin"
+	printf 'net allow 127.0.0.1:%s\n' "$HTTP_PORT" >"$T_TMP/net.profile"
+	px_inside "for i in \$(seq 30); do
+		curl -s -x http://127.0.0.1:3128 http://127.0.0.1:$HTTP_PORT/big.bin | head -c 10 >/dev/null
+	done
+	echo survived" --profile "$T_TMP/net.profile"
+	assert_rc 0
+	assert_out_line survived 'the command did not outlive its clients closing early'
+	! grep -F '"event":"signal"' "$(latest_log)" | matches -F SIGPIPE ||
+		fail "a SIGPIPE of warden's own passed on"
+}
+
 # A tunnel's TLS is held to the name it was allowed for (issue 39): a
 # ClientHello whose SNI names another host is refused before a byte goes
 # upstream, with a net event; no SNI (an address) and non-TLS bytes pass.
