@@ -31,9 +31,14 @@ static const struct hint {
 	{ "rocm-smi", NULL },
 };
 
-_Static_assert(ARRAY_LEN(table) <= 31, "one bit per hint, and the worktree's");
+_Static_assert(ARRAY_LEN(table) <= 30, "one bit per hint, and the worktree's and git's");
 
 #define WORKTREE_BIT (1u << 31)
+#define GIT_REFS_BIT (1u << 30)
+#define GIT_REFS_LINE "git could not change the repository's shared refs (.git/packed-refs, " \
+	"tags, other branches): in a task only its branch (warden/NAME) and its worktree are " \
+	"writable. A rebase that said \"Unable to create '.../packed-refs.lock'\" still " \
+	"rebased; make tags and move other branches on the host once the task is done"
 #define WORKTREE_LINE "Claude Code's worktree (.claude/worktrees) was refused: .claude is " \
 	"protected in the workspace. With claude's profile .claude/worktrees is writable when " \
 	".claude is there at start (mkdir .claude on the host); or run `warden run --task NAME " \
@@ -97,6 +102,18 @@ static bool ssh_decoy(const json_t *f)
 	return rule && path && strcmp(rule, "canary.opened") == 0 && strstr(path, "/.ssh/");
 }
 
+/* A refused write into a git directory's shared refs: the packed refs'
+ * lock, or a ref under refs/ (a task's common directory is read-only but
+ * for its branch). */
+static bool git_refs_refused(const json_t *f)
+{
+	const char *d = json_string_value(json_object_get(f, "decision"));
+	const char *path = json_string_value(json_object_get(f, "path"));
+	const char *git = path ? strstr(path, "/.git/") : NULL;
+	return d && strcmp(d, "deny") == 0 && git &&
+	       (strcmp(git + 6, "packed-refs.lock") == 0 || strncmp(git + 6, "refs/", 5) == 0);
+}
+
 /* The line for entry i: its own, or the one before it that has one. */
 static const char *line_of(size_t i)
 {
@@ -111,6 +128,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	struct hints *h = ctx;
 	if (ev->fields && strcmp(ev->kind, "file") == 0 && worktree_refused(ev->fields))
 		h->seen |= WORKTREE_BIT;
+	if (ev->fields && strcmp(ev->kind, "file") == 0 && git_refs_refused(ev->fields))
+		h->seen |= GIT_REFS_BIT;
 	if (ev->fields && strcmp(ev->kind, "alert") == 0 && ssh_decoy(ev->fields))
 		h->ssh_decoy = true;
 	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
@@ -147,6 +166,8 @@ void hints_print(const struct hints *h, FILE *f)
 			fprintf(f, "warden: %s ran inside: %s\n", table[i].name, line_of(i));
 	if (h->seen & WORKTREE_BIT)
 		fprintf(f, "warden: %s\n", WORKTREE_LINE);
+	if (h->seen & GIT_REFS_BIT)
+		fprintf(f, "warden: %s\n", GIT_REFS_LINE);
 	if (h->ssh_ran && h->ssh_decoy)
 		fprintf(f, "warden: %s\n", SSH_DECOY_LINE);
 	else if (h->ssh_ran && !h->ssh_agent && h->host_agent)

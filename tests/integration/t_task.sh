@@ -374,6 +374,22 @@ test_task_hook_no_alert() {
 	assert_out_has persist.startup-file 'a hook written raised nothing'
 }
 
+# git in a task writing the shared refs (a rebase deleting a pseudo-ref
+# locks .git/packed-refs; a tag): refused, as the layout wants, and said
+# once at the end with what to do, so that git's "Unable to create
+# packed-refs.lock" after a rebase that worked is not a mystery.
+test_task_git_refs_hint() {
+	local repo=$T_TMP/repo base
+	task_make_repo "$repo"
+	base=$(git -C "$repo" branch --show-current)
+	wrun -w "$repo" --task rb -- sh -c "git commit -q --allow-empty -m c; git rebase $base; git tag v1; true"
+	assert_rc 0
+	assert_err_match "in a task only its branch \(warden/NAME\)" 'the shared refs refused without a hint'
+	[[ -z $(git -C "$repo" tag) ]] || fail 'a tag was made in the repository from the task'
+	wrun -w "$repo" -- sh -c 'git commit -q --allow-empty -m plain'
+	[[ $ERR != *'shared refs'* ]] || fail "the hint in a session that wrote no shared ref: $(excerpt "$ERR")"
+}
+
 # The agent's forgeries of an object the repository holds (forge_object.py).
 TASK_FORGE_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/forge_object.py
 
