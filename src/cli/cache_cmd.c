@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,8 +188,16 @@ int cmd_cache(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "list") == 0 && argc == 2)
 		return cache_list();
-	if (strcmp(argv[1], "clear") == 0 && argc <= 3)
-		return cache_clear(argc == 3 ? argv[2] : NULL);
-	fputs(cache_usage, stderr);
-	return 2;
+	if (strcmp(argv[1], "clear") != 0) {
+		fputs(cache_usage, stderr);
+		return EXIT_USAGE;
+	}
+	int rc = cli_operands_only(argc, argv, 2, "cache clear", cache_usage);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind > 1) {
+		fputs(cache_usage, stderr);
+		return EXIT_USAGE;
+	}
+	return cache_clear(optind < argc ? argv[optind] : NULL);
 }

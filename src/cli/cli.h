@@ -2,6 +2,8 @@
 #pragma once
 
 #define EXIT_WARDEN 125 /* warden itself failed */
+#define EXIT_USAGE 2    /* bad usage: an unknown option, an argument missing, extra or
+			 * unreadable (warden run: 125, its command's status passes) */
 
 int cmd_run(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

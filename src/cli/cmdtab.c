@@ -467,3 +467,14 @@ int cli_getopt(int argc, char **argv, const char *path)
 	last_optind = optind;
 	return r == -1 || r == '?' || r == ':' ? r : once(c, r);
 }
+
+int cli_operands_only(int argc, char **argv, int first, const char *path, const char *usage)
+{
+	for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return fputs(usage, stdout), 0;
+	optind = first;
+	if (cli_getopt(argc, argv, path) != -1)
+		return fputs(usage, stderr), EXIT_USAGE;
+	return -1;
+}

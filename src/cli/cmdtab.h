@@ -62,5 +62,12 @@ const struct cli_cmd *cli_find(const char *path);
  * said on stderr and returned as '?'. A parse starts with optind 1 (or 0). */
 int cli_getopt(int argc, char **argv, const char *path);
 
+/* The options of a command at PATH that takes none but -h and --help,
+ * its arguments from argv[first] on: -1 with optind at its operands (an
+ * option after one moved before it, as getopt does), or the exit status:
+ * usage on stdout for -h or --help (0), on stderr after getopt's word on
+ * any other option (EXIT_USAGE). */
+int cli_operands_only(int argc, char **argv, int first, const char *path, const char *usage);
+
 /* The argument kind's name as the completion scripts and tests see it. */
 const char *cli_arg_name(enum cli_arg a);

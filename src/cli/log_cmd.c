@@ -84,8 +84,9 @@ static const char log_usage[] =
 	"  --dry-run          say what would be removed, remove nothing\n"
 	"\n"
 	"Exit status: 0; 1 when verify or export finds a broken chain, or --follow a session\n"
-	"that does not run and has no session.end (warden was killed); 125 when warden fails\n"
-	"(no such session, bad usage); 128+N when --follow is ended by signal N.\n";
+	"that does not run and has no session.end (warden was killed); 2 on bad usage (an\n"
+	"unknown option, an argument missing, extra or unreadable); 125 when warden fails (no\n"
+	"such session); 128+N when --follow is ended by signal N.\n";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -101,7 +102,7 @@ static int usage_error(const char *fmt, ...)
 	const char *end = strstr(log_usage, "\n\n");
 	fwrite(log_usage, 1, end ? (size_t)(end - log_usage) + 1 : strlen(log_usage), stderr);
 	fputs("warden log --help says more\n", stderr);
-	return EXIT_WARDEN;
+	return EXIT_USAGE;
 }
 
 static int fail(const struct werr *e)
@@ -445,8 +446,8 @@ static int parse_time_opt(const char *opt, const char *arg, struct audit_time *t
 	struct audit_time n = { .sec = now.tv_sec, .nsec = now.tv_nsec };
 	if (audit_parse_time_arg(arg, &n, t) == 0)
 		return 0;
-	fprintf(stderr, "warden log: %s: cannot read time '%s' (use 2026-11-21T12:00:00Z, "
-		"'2026-11-21 12:00', 2026-11-21, @EPOCH, now, or 30s, 10m, 2h, 7d ago)\n", opt, arg);
+	usage_error("%s: cannot read time '%s' (use 2026-11-21T12:00:00Z, '2026-11-21 12:00', "
+		    "2026-11-21, @EPOCH, now, or 30s, 10m, 2h, 7d ago)", opt, arg);
 	return -1;
 }
 
@@ -531,8 +532,10 @@ static int log_show(int argc, char **argv)
 		case 'S':
 		case 'U':
 			if (parse_time_opt(c == 'S' ? "--since" : "--until", optarg,
-					   c == 'S' ? &sh.filter.since : &sh.filter.until) < 0)
+					   c == 'S' ? &sh.filter.since : &sh.filter.until) < 0) {
+				rc = EXIT_USAGE;
 				goto out;
+			}
 			*(c == 'S' ? &sh.filter.has_since : &sh.filter.has_until) = true;
 			break;
 		case 'D':
@@ -929,10 +932,8 @@ static int log_prune(int argc, char **argv)
 
 int cmd_log(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(log_usage, stderr);
-		return EXIT_WARDEN;
-	}
+	if (argc < 2)
+		return usage_error("a subcommand is needed (list, show, verify, export or prune)");
 	const char *sub = argv[1];
 	if (strcmp(sub, "list") == 0)
 		return log_list(argc - 1, argv + 1);

@@ -5,6 +5,7 @@
  * allowed: a file's sha256, a code hash of its loaded segments); `warden
  * rules check FILE` parses one file
  * alone (on top of the built-in rules) and says where it is wrong. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "../policy/policy.h"
 #include "../session/session.h"
 #include "cli.h"
+#include "cmdtab.h"
 
 static const char usage[] =
 	"usage: warden rules show [--profile FILE] [--agent NAME|none] [-- COMMAND]\n"
@@ -22,18 +24,21 @@ static const char usage[] =
 
 static int rules_check(int argc, char **argv)
 {
-	if (argc != 3) {
+	int rc = cli_operands_only(argc, argv, 2, "rules check", usage);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind != 1) {
 		fputs(usage, stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	struct werr e = { 0 };
 	struct ruleset rs = { 0 };
-	const char *files[] = { argv[2] };
+	const char *files[] = { argv[optind] };
 	int r = drules_load(&rs, files, 1, &e);
 	if (r < 0)
 		werr_print(&e);
 	else
-		printf("%s: %zu rules in force\n", argv[2], rs.nrules);
+		printf("%s: %zu rules in force\n", argv[optind], rs.nrules);
 	drules_free(&rs);
 	return r < 0 ? 1 : 0;
 }

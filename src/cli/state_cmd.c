@@ -40,34 +40,36 @@ int cmd_state(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "list") == 0 && argc == 2)
 		return state_list();
-	if (strcmp(argv[1], "reset") != 0 || argc < 3) {
+	if (strcmp(argv[1], "reset") != 0) {
 		fputs(state_usage, stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	const char *dir = NULL;
 	int c;
-	optind = 3;
+	optind = 2;
 	while ((c = cli_getopt(argc, argv, "state reset")) != -1) {
 		if (c != 'S') {
 			fputs(state_usage, stderr);
-			return 2;
+			return EXIT_USAGE;
 		}
 		dir = optarg;
 	}
-	if (optind != argc) {
+	if (argc - optind != 1) {
 		fputs(state_usage, stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
+	const char *name = argv[optind];
 	const struct agent_def *a = NULL;
 	struct werr e = { 0 };
-	if (agent_pick(argv[2], NULL, &a, &e) < 0 || !a) {
-		/* the agent named here, not by --agent */
+	if (agent_pick(name, NULL, &a, &e) < 0 || !a) {
+		/* the agent named here, not by --agent: bad usage, as an
+		 * unknown word is */
 		char known[256];
 		agent_names(known, sizeof known);
-		werr_set(&e, 0, "state reset: \"%.100s\" is no agent warden keeps state for (%s)",
-			 argv[2], known);
-		werr_print(&e);
-		return EXIT_WARDEN;
+		fprintf(stderr, "warden: state reset: \"%.100s\" is no agent warden keeps state for "
+			"(%s)\n", name, known);
+		fputs(state_usage, stderr);
+		return EXIT_USAGE;
 	}
 	bool removed = false;
 	if (state_reset(a, dir, user_home(), &removed, &e) < 0) {

@@ -99,7 +99,7 @@ test_agent_state_reset() {
 	assert_out_has 'count=1' 'afresh after reset'
 	assert_err_match "own sandbox is off" 'said again for the fresh state'
 	wardenc state reset bogus
-	assert_rc 125 'reset of an unknown agent'
+	assert_rc 2 'reset of an unknown agent: bad usage'
 	assert_err_match '"bogus" is no agent warden keeps state for \(claude, codex' 'reset of an unknown agent'
 	[[ $ERR != *--agent* ]] || fail "the error names --agent, which was not given: $(excerpt "$ERR")"
 	# refused while a session holds the state

@@ -207,7 +207,7 @@ test_export_otlp_failures() {
 	assert_rc 125 'an ftp URL'
 	assert_err_match 'not an http:// or https:// URL' 'an ftp URL'
 	wardenc log export --format ocsf --url "http://127.0.0.1:1/"
-	assert_rc 125 '--url with ocsf'
+	assert_rc 2 '--url with ocsf: bad usage'
 	wardenc log export --format cef
-	assert_rc 125 'an unknown format'
+	assert_rc 2 'an unknown format: bad usage'
 }

@@ -100,25 +100,25 @@ test_log_list_show() {
 	assert_rc 0
 	[[ $(wc -l <<<"$OUT") == 2 ]] || fail "--pid of no process printed rows: $(excerpt "$OUT")"
 
-	# usage errors and bad sessions: 125 with a message
+	# usage errors: 2 with a message; bad sessions: 125
 	wardenc log show --decision maybe
-	assert_rc 125 '--decision maybe'
+	assert_rc 2 '--decision maybe'
 	wardenc log show --since yesterday
-	assert_rc 125 '--since yesterday'
+	assert_rc 2 '--since yesterday'
 	assert_err_match "cannot read time 'yesterday'"
 	wardenc log show --pid x
-	assert_rc 125 '--pid x'
+	assert_rc 2 '--pid x'
 	wardenc log frobnicate
-	assert_rc 125 'log frobnicate'
+	assert_rc 2 'log frobnicate'
 	# the error stays on the screen: the synopsis and a pointer, not the
 	# whole help after it
 	wardenc log show --bogus
-	assert_rc 125 'log show --bogus'
+	assert_rc 2 'log show --bogus'
 	assert_err_match "unrecognized option '--bogus'"
 	assert_err_match 'warden log --help says more'
 	(($(wc -l <<<"$ERR") <= 12)) || fail "a bad option said in $(wc -l <<<"$ERR") lines: $(excerpt "$ERR")"
 	wardenc log
-	assert_rc 125 'log alone'
+	assert_rc 2 'log alone'
 	wardenc log --help
 	assert_rc 0 'log --help'
 	assert_out_has 'warden log verify'
@@ -524,9 +524,9 @@ test_log_prune() {
 	assert_out_match "^session $ckpt: "
 
 	wardenc log prune --older-than 'last tuesday'
-	assert_rc 125 'a time prune cannot read'
+	assert_rc 2 'a time prune cannot read'
 	assert_err_match "not a time: 'last tuesday'"
 	wardenc log prune
-	assert_rc 125 'prune without --older-than'
+	assert_rc 2 'prune without --older-than'
 	assert_err_match 'prune needs --older-than'
 }
