@@ -254,6 +254,10 @@ int audit_resolve_session(int dfd, const char *dir, const char *arg, char **id, 
 		audit_sessions_free(s, n);
 		return 0;
 	}
+	if (!*arg) /* "$(...)" quoted, and what it ran failed: never the latest */
+		return werr_set(e, 0, "an empty session id (a command substitution that printed "
+				"nothing?): name a session (warden log list shows them), or leave "
+				"SESSION out");
 	if (!audit_session_id_valid(arg)) {
 		char *d = audit_display_string(arg, 80);
 		werr_set(e, 0, "invalid session id %s: a session id is letters, digits, '.', '_' and '-' (not starting with '.'), never a path", d);

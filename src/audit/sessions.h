@@ -33,6 +33,7 @@ int audit_list_sessions(int dfd, const char *dir, struct audit_session_info **ou
 void audit_sessions_free(struct audit_session_info *s, size_t n);
 
 /* The session `arg` names: NULL = the latest; an exact id; or a prefix of
- * exactly one id. *id is malloc'd. Errors say what is wrong (invalid id, no
- * such session, ambiguous prefix and its matches, no sessions at all). */
+ * exactly one id. *id is malloc'd. Errors say what is wrong (an empty id,
+ * which is never the latest; invalid id, no such session, ambiguous prefix
+ * and its matches, no sessions at all). */
 int audit_resolve_session(int dfd, const char *dir, const char *arg, char **id, struct werr *e);

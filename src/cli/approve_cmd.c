@@ -272,6 +272,8 @@ int cmd_approve(int argc, char **argv)
 		return list(as_json);
 	/* what is wrong, said before the usage */
 	const char *why = rest != 2 ? "an answer is ID allow|deny"
+		: !argv[optind][0] ? "an empty question ID (a command substitution that printed "
+				     "nothing?): `warden approve` lists the questions"
 		: strcmp(argv[optind + 1], "allow") != 0 && strcmp(argv[optind + 1], "deny") != 0
 		? "the answer is allow or deny"
 		: per_session && pattern ? "--session and --pattern exclude each other"

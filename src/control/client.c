@@ -85,6 +85,9 @@ int control_client_find(const struct strv *dirs, const char *session, char *id, 
 	size_t sl = strlen(session);
 	int fd = -1, found = 0;
 	char first[CONTROL_NAME_MAX] = "", second[CONTROL_NAME_MAX] = "";
+	if (sl == 0) /* a prefix of every id: never one of them */
+		return werr_set(e, 0, "an empty session id (a command substitution that printed "
+				"nothing?): name a running session (warden status lists them)");
 	for (size_t i = 0; i < n; i++) {
 		const char *name = control_client_name(paths.v[i]);
 		size_t l = strlen(name) - 5; /* without ".sock" */

@@ -78,3 +78,28 @@ test_usage_exit_status() {
 	wardenc cache clear -- "$WS"
 	assert_rc 0 'cache clear -- DIR'
 }
+
+# An empty SESSION (a quoted "$(...)" whose command printed nothing) is an
+# error that says so, for every command taking a session, never the latest
+# session nor the workspace's newest; an empty question ID of `warden
+# approve` likewise. (Unquoted, an empty $(...) is no argument at all: the
+# shell's, which warden cannot tell from SESSION left out.)
+test_usage_empty_session() {
+	local path want
+	wrun -- true
+	assert_rc 0 'a session to fall back on'
+	for path in 'log show' 'log verify' 'log export --format ocsf' diff undo apply discard \
+		freeze resume kill; do
+		want=125
+		[[ $path == freeze || $path == resume || $path == kill ]] && want=2
+		# shellcheck disable=SC2086 # the path's words are the command's
+		wardenc $path ''
+		assert_rc "$want" "$path ''"
+		assert_err_match 'an empty session id \(a command substitution that printed nothing\?\)' \
+			"$path ''"
+		assert_out_lacks 'session ' "$path '': a session shown"
+	done
+	wardenc approve '' allow
+	assert_rc 2 "approve '' allow"
+	assert_err_match 'an empty question ID' "approve '' allow"
+}

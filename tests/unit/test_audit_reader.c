@@ -642,6 +642,9 @@ static void test_dir(void)
 	CHECK(audit_resolve_session(dfd, dir, "nope", &id, &e) < 0 && strstr(e.msg, "no session nope"));
 	CHECK(audit_resolve_session(dfd, dir, "../warden/aa-second", &id, &e) < 0 && strstr(e.msg, "invalid session id"));
 	CHECK(audit_resolve_session(dfd, dir, "..", &id, &e) < 0 && strstr(e.msg, "invalid session id"));
+	/* empty: never the latest */
+	CHECK(audit_resolve_session(dfd, dir, "", &id, &e) < 0 && id == NULL &&
+	      strstr(e.msg, "an empty session id"));
 	CHECK(audit_resolve_session(dfd, dir, "li", &id, &e) < 0); /* the symlink is no session */
 
 	/* Opening: a symlink and a FIFO are refused, without blocking. */
