@@ -2,8 +2,9 @@
  * subscriber of the event stream keeps each refused thing once for each
  * reason (a proxy destination the rules refused or a question about it
  * denied, a request the proxy would not take, a direct connection, a unix
- * socket of the host, a program exec control refused, a syscall, a limit
- * the sandbox reached), with the reason and, where one exists, the flag or
+ * socket of the host, a program exec control refused, a syscall, a tool
+ * call an agent's hook reported and warden refused, a limit the sandbox
+ * reached), with the reason and, where one exists, the flag or
  * profile line that would allow it; the user reads this instead of an
  * unrelated error from the agent. Also the connections to the published
  * ports, counted. */
@@ -180,6 +181,27 @@ static void exec_refused(struct summary *s, const json_t *f)
 		add(s, key, xstrdup(str(f, "reason")));
 }
 
+/* Bytes of a tool call's `what` shown in its line: the command or path
+ * the rule judged, enough to know it again (the log has it whole). */
+#define TOOL_WHAT_SHOWN 80
+
+/* A tool call its hook asked about and warden refused (a `tool deny`
+ * rule, a human's no or nobody to ask, a call too long to judge): by its
+ * tool and what it would have done, as a `tool` rule names them; the
+ * reason without the "warden: " the agent reads it with. */
+static void tool_refused(struct summary *s, const json_t *f)
+{
+	const char *what = str(f, "what"), *why = str(f, "reason");
+	size_t n = strlen(what), cut = n > TOOL_WHAT_SHOWN ? TOOL_WHAT_SHOWN : n;
+	while (cut < n && cut > 0 && ((unsigned char)what[cut] & 0xc0) == 0x80)
+		cut--; /* not inside a UTF-8 sequence */
+	bool more = cut < n || json_is_true(json_object_get(f, "what_truncated"));
+	if (strncmp(why, "warden: ", 8) == 0)
+		why += 8;
+	add(s, xasprintf("tool %s %.*s%s", str(f, "tool"), (int)cut, what, more ? "..." : ""),
+	    xstrdup(why));
+}
+
 /* The counts of a published port by its host port (made on its first
  * event), or NULL past the table. */
 static struct inbound_count *inbound_of(struct summary *s, unsigned host)
@@ -291,6 +313,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	else if (strcmp(ev->kind, "syscall") == 0)
 		add(s, xasprintf("syscall %s", str(f, "name")),
 		    xstrdup("refused by the sandbox (EPERM); no option allows it"));
+	else if (strcmp(ev->kind, "tool") == 0)
+		tool_refused(s, f);
 	return 0;
 }
 

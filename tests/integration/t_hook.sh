@@ -71,6 +71,31 @@ test_hook_deny_bash() {
 	[[ $rc == 2 ]] || fail "warden hook outside a sandbox: exit $rc, not 2: $(excerpt "$(<"$T_TMP/outside.out")")"
 }
 
+# The refusals said at the end of a session list the tool calls warden
+# refused, in the style of the others: the tool and what it would have
+# done (cut past 80 bytes), then the reason the agent was given, the rule
+# in it; an allowed call is not listed [test_hook_deny_in_summary].
+test_hook_deny_in_summary() {
+	local long
+	long="rm -rf /tmp/$(printf 'x%.0s' {1..100})"
+	printf 'tool deny Bash rm -rf *\n' >"$T_TMP/p.profile"
+	hook_input deny.json PreToolUse Bash command 'rm -rf /tmp/victim' toolu_deny
+	hook_input long.json PreToolUse Bash command "$long" toolu_long
+	hook_input allow.json PreToolUse Bash command 'ls -la' toolu_allow
+	wsh '/.warden/warden hook <deny.json >/dev/null; /.warden/warden hook <deny.json >/dev/null
+	     /.warden/warden hook <long.json >/dev/null; /.warden/warden hook <allow.json; echo done' \
+		--profile "$T_TMP/p.profile"
+	assert_rc 0 'the session'
+	assert_out_line 'done'
+	assert_err_match '^warden: refused during this session:$' 'the summary'
+	assert_err_match '^  tool Bash rm -rf /tmp/victim \(2 times\): denied by the policy \(tool deny Bash rm -rf \* \([^)]*p\.profile:1\)\)$' \
+		'the denied call, once, with its rule'
+	assert_err_match "^  tool Bash ${long:0:80}\\.\\.\\.: denied by the policy " 'a long call, cut'
+	[[ $ERR != *'ls -la'* ]] || fail "an allowed call is listed: $(excerpt "$ERR")"
+	wsh '/.warden/warden hook <deny.json >/dev/null; echo done' --profile "$T_TMP/p.profile" --quiet
+	[[ $ERR != *'refused during'* ]] || fail "--quiet still lists the tool call: $(excerpt "$ERR")"
+}
+
 # The small hook client warden installs for the clients,
 # /.warden/warden-hook (src/hookbin): the same answers as `warden hook`
 # (deny JSON, allow silent, no socket: exit 2), the same tool events, run
