@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../audit/events.h"
 #include "../common/shown.h"
 #include "../control/approval.h"
 #include "../control/control.h"
@@ -302,6 +303,46 @@ static void risk_answered(void *ctx, bool allow, const char *why)
 			sbctl_kill(ac->sb, "detector", -1, e.msg, NULL);
 }
 
+/* Whether the command has ended: its end had, or init's EXITED waiting on
+ * its socket (the decoys' opens of the command's last moments are read
+ * as the sandbox ends, and may be read before that message). */
+static bool command_ended(const struct actor *ac)
+{
+	int type = 0;
+	return ac->ended || (ac->init_sock >= 0 &&
+			     recv(ac->init_sock, &type, sizeof type, MSG_PEEK | MSG_DONTWAIT) ==
+				     (ssize_t)sizeof type && type == INIT_MSG_EXITED);
+}
+
+/* The detector's kill: the sandbox killed and the user told; or, when the
+ * command had ended already (init killed what it left, or is gone),
+ * nothing left to kill, which is said as such, and logged as a kill with
+ * no `how`. Either way warden exits 137, as doc/detection.md says of a
+ * kill, whether the command had just ended or not (ac->killed). */
+static int detect_kill(struct actor *ac, const char *reason)
+{
+	struct werr e = { 0 };
+	if (ac->killed)
+		return 0; /* once: another rule after the first kill adds nothing */
+	bool ended = command_ended(ac);
+	if (!ended && sbctl_kill(ac->sb, "detector", -1, reason, &e) == 0) {
+		ac->killed = true;
+		wnote("killing the sandbox: %s", reason);
+		return 0;
+	}
+	if (!ended && e.errnum != ESRCH)
+		return -1;
+	/* ESRCH: init is gone, so is the command */
+	ac->killed = true;
+	wnote("%s, after the command had ended: nothing was left to kill; warden exits %d all the "
+	      "same", reason, 128 + SIGKILL);
+	_cleanup_free_ char *why = xasprintf("%s (after the command had ended: nothing was left "
+					     "to kill)", reason);
+	audit_emit_event(ac->log, ev_action(&(struct ev_action){ .action = "kill", .by = "detector",
+		.uid = -1, .reason = why }), NULL);
+	return 0;
+}
+
 /* What the detector may do to the session (detect.h): warn it does
  * itself; freeze and kill through the kill switch; ask freezes, then puts
  * a question (allowed: resume; anything else: kill). A freeze lasts its
@@ -311,10 +352,8 @@ static int detect_act(void *ctx, enum det_action a, const char *reason)
 {
 	struct actor *ac = ctx;
 	struct werr e = { 0 };
-	if (a == ACT_KILL) {
-		wnote("killing the sandbox: %s", reason);
-		return sbctl_kill(ac->sb, "detector", -1, reason, &e);
-	}
+	if (a == ACT_KILL)
+		return detect_kill(ac, reason);
 	if (a != ACT_FREEZE && a != ACT_ASK)
 		return -1;
 	if (!sbctl_frozen(ac->sb) &&
@@ -381,7 +420,7 @@ static int watches_start(struct services *sv, struct werr *e)
 	bool attended = s->policy->approve.ci ? sv->wh != NULL
 		: sv->term.relay_input || isatty(STDERR_FILENO) || sv->rv || sv->wh;
 	sv->actor = (struct actor){ .d = d, .sb = L->sb, .ap = sv->ap, .log = sv->log,
-				    .attended = attended };
+				    .attended = attended, .init_sock = L->sock };
 	if (d)
 		detect_set_actor(d, detect_act, &sv->actor);
 	sv->timer = limits_timer(sv->cfg->limits, &L->fds.tmp, &L->fds.home);
@@ -538,6 +577,7 @@ void services_free(struct services *sv)
  * those of the last moments are read before the loop ends. */
 static void sandbox_over(struct services *sv, struct loop *l, int status)
 {
+	sv->actor.ended = true;
 	if (sv->cw)
 		canary_watch_dispatch(sv->cw);
 	loop_quit(l, status);

@@ -30,6 +30,12 @@ struct actor {
 	struct audit *log;
 	const struct question *q; /* the question open, or NULL */
 	bool attended;           /* a human can be told of a freeze (freeze.h) */
+	int init_sock;           /* init's socket: its EXITED there, unread, is the
+				  * command's end too */
+	bool ended;              /* the command's end was had (the sandbox over) */
+	bool killed;             /* the detector killed the sandbox, or would have but
+				  * the command had ended: warden exits 137 all the
+				  * same (supervisor_run) */
 };
 
 /* Each of them the session's, in the order they are made (services_free

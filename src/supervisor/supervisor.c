@@ -170,6 +170,11 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 		return werr_set(e, 0, "%s; the sandbox was stopped", audit_failed(log));
 	if (r < 0 || launched_error(&L, e) < 0)
 		return -1;
+	/* the detector's kill: 137, even when what called for it came as the
+	 * command ended (a decoy opened in its last moments), not the
+	 * command's own status as the race would have it */
+	if (sv.actor.killed)
+		r = 128 + SIGKILL;
 	/* init's exit goes on while the caller's end does (init_left) */
 	if (cfg->init_left)
 		*cfg->init_left = launched_leave_init(&L);

@@ -381,6 +381,37 @@ test_detect_canary_read_kills() {
 	[[ $ERR == *"killing the sandbox"* ]] || fail "the user is not told why: $(excerpt "$ERR")"
 }
 
+# A decoy opened in the command's last moments: the detector's kill comes
+# once the command has ended (made certain here by stopping warden while
+# the command opens the decoy and ends, so that warden reads the open after
+# init's end). warden says that nothing was left to kill, not that it is
+# killing the sandbox; logs the kill with no `how`; and exits 137 as for any
+# kill, not the command's 0 (which a race gave before).
+test_detect_canary_read_as_command_ends() {
+	mkfifo "$WS/go"
+	warden_bg "$T_TMP/bg.out" -- sh -c 'echo started; read -r g <go; read -r x <"$HOME/.aws/credentials"; echo hi'
+	[[ -n $WPID ]] || fatal 'warden ended at once'
+	wait_for "$T_TMP/bg.out" '^started$' 20 || fatal "the command did not start: $(excerpt "$(cat "$T_TMP/bg.out.err")")"
+	kill -STOP "$WPID"
+	echo go >"$WS/go"
+	wait_for "$T_TMP/bg.out" '^hi$' 10 || fail 'the command did not go on while warden was stopped'
+	sleep 0.5 # init's own end
+	kill -CONT "$WPID"
+	local rc=0 err log
+	wait "$TPID" || rc=$?
+	err=$(<"$T_TMP/bg.out.err")
+	[[ $rc == 137 ]] || fail "exit $rc, not 137 (stderr: $(excerpt "$err"))"
+	grep -qE '^warden: risk score [0-9]+ reached the kill threshold 100 \(last: canary\.opened\), after the command had ended: nothing was left to kill; warden exits 137 all the same$' <<<"$err" ||
+		fail "not said as it was: $(excerpt "$err")"
+	[[ $err != *'killing the sandbox'* ]] || fail "says it kills a sandbox that had ended: $(excerpt "$err")"
+	log=$(latest_log)
+	grep -F '"event":"action"' "$log" | grep -F '"action":"kill","by":"detector"' |
+		grep -F 'after the command had ended: nothing was left to kill' | matches -vF '"how"' ||
+		fail "no kill action that found nothing to kill: $(excerpt "$(grep -F '"event":"action"' "$log")")"
+	grep -F '"event":"session.end"' "$log" | matches -F '"exit":137' ||
+		fail "session.end does not say 137: $(excerpt "$(grep -F '"event":"session.end"' "$log")")"
+}
+
 # The token alone: the open rated low by a rules file (the thresholds are
 # the defaults), so that the token can leave before anything acts.
 test_detect_canary_token_kills() {
