@@ -43,6 +43,10 @@ struct line {
  * COL: ...", COL the byte at offset off, from 1), or 0. */
 __attribute__((format(printf, 5, 6)))
 int pol_lerr(struct werr *e, int errnum, const struct line *l, size_t off, const char *fmt, ...);
+/* A note on line l into the policy's notes ("FILE:LINE: ..."): what the
+ * line cannot do here, which is no error. */
+__attribute__((format(printf, 3, 4)))
+void pol_note(struct parser *ps, const struct line *l, const char *fmt, ...);
 /* Exactly `want` tokens, the directive included. */
 int pol_want_tokens(struct parser *ps, const struct line *l, size_t want, const char *what);
 /* Room for one more entry in a list of n. */

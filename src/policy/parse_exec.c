@@ -12,6 +12,38 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Whether the FILE a target names is not there: nothing there, or a
+ * component on its way not a directory (a dangling symlink too). A file
+ * there that cannot be read (EACCES on its way, a FIFO, a device) is not:
+ * its hash fails, and the profile with it. */
+static bool exec_file_missing(const char *full)
+{
+	struct stat st;
+	return stat(full, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* `exec deny|allow|ask FILE` (or code:FILE) naming no file on this
+ * machine, as a profile shared between machines may: there is nothing to
+ * hash, so the line decides nothing here, which is said (a note) where
+ * the profile was an error. Nothing is loosened now: a program that is not
+ * there cannot run by that name, a deny of nothing denies nothing and an
+ * allow or an ask of nothing allows nothing (under `exec default deny`
+ * what is not allowed stays refused). Later is another matter for an
+ * allow: FILE made by the agent would be hashed and allowed by the next
+ * session, so it is kept (exec.absent) for the session to refuse where
+ * the agent can write. */
+static int exec_missing(struct parser *ps, const struct line *l, const char *d, const char *full)
+{
+	bool deny = strcmp(d, "exec deny") == 0;
+	if (strcmp(d, "exec allow") == 0 && !strv_contains(&ps->p->exec.absent, full))
+		strv_push(&ps->p->exec.absent, full);
+	pol_note(ps, l, "%s %s: no such file here, so this line %s nothing on this machine%s", d, full,
+		 deny ? "denies" : strcmp(d, "exec allow") == 0 ? "allows" : "asks about",
+		 deny ? "; `exec deny sha256:HEX` (its `sha256sum`) denies the program by its content "
+			"on any machine" : "");
+	return 0;
+}
+
 /* `code:HEX` or `code:FILE` (its code hash now, when the profile is
  * read) into hashes as "code:" and the lower-case digits: the program's
  * loaded segments (src/common/elfhash.h), whatever is appended to it or
@@ -37,6 +69,8 @@ static int exec_code_target(struct parser *ps, const struct line *l, const char 
 	_cleanup_free_ char *full = NULL;
 	if (pol_expand_path(ps, l, off, d, t, &full) < 0)
 		return -1;
+	if (exec_file_missing(full))
+		return exec_missing(ps, l, d, full);
 	char hex[SHA256_HEX_LEN], code[SHA256_HEX_LEN];
 	unsigned long long max = ps->p->exec.hash_max_size ? ps->p->exec.hash_max_size
 							    : POLICY_EXEC_HASH_MAX_SIZE;
@@ -76,6 +110,10 @@ static int exec_target(struct parser *ps, const struct line *l, const char *d,
 	_cleanup_free_ char *full = NULL;
 	if (pol_expand_path(ps, l, off, d, list ? t + 7 : t, &full) < 0)
 		return -1;
+	/* a list of hashes stays an error: it is what the line denies on
+	 * every machine */
+	if (!list && exec_file_missing(full))
+		return exec_missing(ps, l, d, full);
 	if (!strv_contains(&ps->p->inputs, full))
 		strv_push(&ps->p->inputs, full);
 	if (list) {

@@ -1,7 +1,7 @@
 /* parse_util.c - the checks every directive's handler shares (parse.h):
- * the error that names FILE:LINE:COL, the token count, the room left in a
- * list, a path expanded against the home. A leaf: it calls nothing else
- * of the parser. */
+ * the error that names FILE:LINE:COL, the note that names FILE:LINE, the
+ * token count, the room left in a list, a path expanded against the home.
+ * A leaf: it calls nothing else of the parser. */
 #include "parse.h"
 
 #include <stdarg.h>
@@ -19,6 +19,18 @@ int pol_lerr(struct werr *e, int errnum, const struct line *l, size_t off,
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return werr_set(e, errnum, "%s:%lu:%zu: %s", l->name, l->lineno, off + 1, msg);
+}
+
+__attribute__((format(printf, 3, 4)))
+void pol_note(struct parser *ps, const struct line *l, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (ps->p->notes.n < MAX_ENTRIES)
+		strv_push_owned(&ps->p->notes, xasprintf("%s:%lu: %s", l->name, l->lineno, msg));
 }
 
 /* Valid UTF-8 without control characters. */

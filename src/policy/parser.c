@@ -346,6 +346,7 @@ void policy_free(struct policy *p)
 	strv_free(&p->exec.deny);
 	strv_free(&p->exec.deny_paths);
 	strv_free(&p->exec.allow);
+	strv_free(&p->exec.absent);
 	strv_free(&p->exec.allow_dirs);
 	strv_free(&p->exec.allow_writable);
 	strv_free(&p->exec.ask);
@@ -367,6 +368,7 @@ void policy_free(struct policy *p)
 	free(p->stream.otlp_ca);
 	free(p->stream.ocsf_file);
 	strv_free(&p->mask);
+	strv_free(&p->notes);
 	strv_free(&p->env_pass);
 	strv_free(&p->env_set);
 	strv_free(&p->sources);

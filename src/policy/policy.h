@@ -91,6 +91,11 @@ struct policy_exec {
 	 * under `exec default deny`, as long as the agent cannot write them
 	 * (read-only inside: the system directories, a client's install) */
 	struct strv allow_dirs;
+	/* `exec allow FILE` naming no file when the profile was read: it
+	 * allows nothing (a note says so), and a session refuses it where the
+	 * agent can write, where it could make FILE for a later session's
+	 * `exec allow` to hash and allow (src/supervisor/services.c) */
+	struct strv absent;
 	bool default_deny;          /* `exec default deny`: only what is allowed runs */
 	bool strict;                /* `exec strict` */
 	/* `exec allow-writable PATH`: writable paths whose files stay
@@ -172,6 +177,9 @@ struct policy {
 	struct strv env_pass;       /* variable names or globs (LC_*) passed through */
 	struct strv env_set;        /* NAME=VALUE set inside */
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
+	struct strv notes;          /* what a line cannot do on this machine, which is no
+				       error ("FILE:LINE: why": an `exec deny FILE` with no
+				       FILE here): said when a session loads the policy */
 	struct strv inputs;         /* every file the policy comes from: the profiles and
 				       their includes, rules files, exec targets and hash
 				       lists (paths as named; read-only inside when in the

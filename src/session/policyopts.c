@@ -1,5 +1,6 @@
 /* policyopts.c - a session's policy: the layered profiles with the
- * agent's, and what the command line adds to them (policyopts.h). */
+ * agent's (what their lines cannot do here said), and what the command
+ * line adds to them (policyopts.h). */
 #include "policyopts.h"
 
 #include <ctype.h>
@@ -63,6 +64,15 @@ static void stores_exposed(const struct policy *pol, const char *home)
 	}
 }
 
+/* What the profiles' lines cannot do here (policy.h's notes: an `exec deny
+ * FILE` with no FILE on this machine): said at the start, as a missing
+ * `read-only` path is (discover.c). */
+static void notes_said(const struct policy *pol)
+{
+	for (size_t i = 0; i < pol->notes.n; i++)
+		wnote("%s", pol->notes.v[i]);
+}
+
 int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,
 			const char *home, struct policy *pol, struct session_agent *ag,
 			struct werr *e)
@@ -78,6 +88,7 @@ int session_load_policy(const char *agent_opt, const char *argv0, const char *pr
 		return -1;
 	}
 	stores_exposed(pol, home);
+	notes_said(pol);
 	return 0;
 }
 

@@ -182,6 +182,26 @@ static void termask_start(struct services *sv)
 			.asked = note_asked });
 }
 
+/* An allowlist's `exec allow FILE` whose FILE was not there when the
+ * profile was read (policy_exec.absent), in a place the agent can write:
+ * refused, since the agent could put a program there for the next
+ * session's allow to hash (a FILE that is there, in the workspace, is
+ * protected for the session: src/session/layout.c). */
+static int absent_allows(const struct policy *p, const char *const *writable, size_t n,
+			 struct werr *e)
+{
+	for (size_t i = 0; p->exec.default_deny && i < p->exec.absent.n; i++)
+		for (size_t k = 0; k < n; k++)
+			if (writable[k] && path_is_within(p->exec.absent.v[i], writable[k]))
+				return werr_set(e, 0, "exec allow %s: no such file when the profile was "
+						"read, in a place the agent can write (%s is writable "
+						"inside the sandbox): it could put a program there for "
+						"the next session to allow; make the file first, or "
+						"allow the program by its sha256:HEX", p->exec.absent.v[i],
+						writable[k]);
+	return 0;
+}
+
 /* Exec control, made on SEALED's fds: what the agent can write (to tell
  * it from what it cannot), the rules, the sandbox's root (init's). It
  * answers nothing before exec_start gives it the listener. */
@@ -197,6 +217,8 @@ static int exec_make(struct services *sv, struct werr *e)
 			sv->writable[nwritable++] = s->policy->paths[i].path;
 	for (size_t i = 0; i < s->nhome_binds; i++)
 		sv->writable[nwritable++] = s->home_binds[i].src;
+	if (absent_allows(s->policy, sv->writable, nwritable, e) < 0)
+		return -1;
 	sv->x = execs_new(&(struct execs_cfg){ .log = sv->log,
 		.policy = s->policy, .writable = sv->writable, .nwritable = nwritable,
 		.init = L->c.pid, .approvals = sv->ap, .link = sv->hk ? hook_link_exec : NULL,

@@ -243,8 +243,15 @@ test_exec_deny_rules() {
 	assert_out_match '^rc=126$' 'denied by a file of hashes'
 	wardenc policy show --profile "$T_TMP/list.profile"
 	assert_out_has "$h" 'policy show lists the hash'
-	# bad input: each an error naming the file and line, nothing run
-	printf 'exec deny %s/missing\n' "$PWD" >"$T_TMP/bad1.profile"
+	# a program this machine does not have: said, not an error
+	# (test_profile_missing_exec_target)
+	printf 'exec deny %s/missing\n' "$PWD" >"$T_TMP/gone.profile"
+	wrun --profile "$T_TMP/gone.profile" -- true
+	assert_rc 0 'a missing program to deny'
+	assert_err_match "gone\.profile:1: exec deny $PWD/missing: no such file here" 'a missing program said'
+	# bad input: each an error naming the file and line, nothing run (a
+	# list of hashes that is not there is what the line denies anywhere)
+	printf 'exec deny hashes:%s/missing.sha256\n' "$PWD" >"$T_TMP/bad1.profile"
 	printf '\nexec deny sha256:1234\n' >"$T_TMP/bad2.profile"
 	printf '%s  ok\nnot-a-hash  x\n' "$h" >"$T_TMP/bad.sha256"
 	printf 'exec deny hashes:%s\n' "$T_TMP/bad.sha256" >"$T_TMP/bad3.profile"

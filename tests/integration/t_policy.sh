@@ -153,3 +153,49 @@ test_profile_unprotect() {
 	assert_host_file .vscode/tasks.json x 'unprotected path written'
 	assert_host_absent .claude
 }
+
+# A profile shared between machines: `exec deny FILE` naming a program this
+# machine does not have is a note at the start, saying that the line denies
+# nothing here and how to deny by content anywhere, not an error; so is an
+# `exec allow FILE` outside anything the sandbox writes. Fail closed still:
+# a FILE there that cannot be hashed (a FIFO; unprivileged, one behind a
+# directory that cannot be searched) stops the session, and an allowlist's
+# `exec allow FILE` missing in the workspace, where the agent could make it
+# for the next session to allow, is refused [test_profile_missing_exec_target].
+test_profile_missing_exec_target() {
+	local p="$T_TMP/shared.profile" gone=/nonexistent-wardentest
+	printf 'exec deny %s/nc\nexec allow %s/tool\n' "$gone" "$gone" >"$p"
+	wrun --profile "$p" -- sh -c 'echo ran'
+	assert_rc 0 'a missing exec deny target'
+	assert_out_line ran
+	assert_err_match "^warden: $p:1: exec deny $gone/nc: no such file here, so this line denies nothing on this machine; \`exec deny sha256:HEX\` \\(its \`sha256sum\`\\) denies the program by its content on any machine\$" \
+		'the deny said'
+	assert_err_match "^warden: $p:2: exec allow $gone/tool: no such file here, so this line allows nothing on this machine\$" \
+		'the allow said'
+	wardenc policy show --profile "$p"
+	assert_rc 0 'policy show'
+	assert_err_match "$p:1: exec deny $gone/nc: no such file here" 'policy show says it'
+	# there, but not a file to hash: an error, as before
+	mkfifo "$T_TMP/fifo"
+	printf 'exec deny %s\n' "$T_TMP/fifo" >"$p"
+	wrun --profile "$p" -- touch ran-with-fifo
+	assert_rc 125 'a FIFO as exec deny target'
+	assert_err_match "cannot hash $T_TMP/fifo \\(not a regular file\\)"
+	assert_host_absent ran-with-fifo
+	if ! is_root; then
+		mkdir -p "$T_TMP/shut/in"
+		chmod 000 "$T_TMP/shut"
+		printf 'exec deny %s/shut/in/prog\n' "$T_TMP" >"$p"
+		wrun --profile "$p" -- touch ran-behind-shut
+		chmod 700 "$T_TMP/shut"
+		assert_rc 125 'a target that cannot be reached'
+		assert_err_match "cannot hash $T_TMP/shut/in/prog: Permission denied"
+		assert_host_absent ran-behind-shut
+	fi
+	# an allowlist's missing allow in the workspace: the agent could make it
+	printf 'exec default deny\nexec allow /usr\nexec allow /bin\nexec allow %s/tools/build\n' "$WS" >"$p"
+	wrun --profile "$p" -- /bin/sh -c 'mkdir -p tools; echo made >tools/build'
+	assert_rc 125 'a missing allow where the agent writes'
+	assert_err_match "exec allow $WS/tools/build: no such file when the profile was read, in a place the agent can write \\($WS is writable inside the sandbox\\)"
+	assert_host_absent tools/build 'the command ran'
+}

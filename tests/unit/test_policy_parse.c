@@ -555,6 +555,37 @@ static void test_exec_hash_list(void)
 	expect_err_n(__LINE__, ltext, strlen(ltext), bmsg);
 }
 
+/* `exec deny|allow|ask FILE` with no FILE on this machine (a profile
+ * shared between machines): a note, not an error, and nothing denied,
+ * allowed or asked about; an allow kept in exec.absent for the session to
+ * refuse where the agent can write. A list of hashes that is not there,
+ * and a FILE there that is no regular file, stay errors. */
+static void test_exec_missing_file(void)
+{
+	struct policy p;
+	struct werr e;
+	CHECK(parse(&p, "exec deny /nonexistent/nc\nexec allow /nonexistent/tool\n"
+			"exec ask /nonexistent/x\nexec deny code:/nonexistent/y\n", &e) == 0);
+	CHECK(p.exec.deny.n == 0 && p.exec.allow.n == 0 && p.exec.ask.n == 0 &&
+	      p.exec.deny_paths.n == 0 && p.inputs.n == 0);
+	CHECK(p.exec.absent.n == 1 && strv_contains(&p.exec.absent, "/nonexistent/tool"));
+	CHECK(p.notes.n == 4);
+	CHECK(p.notes.n == 4 && strcmp(p.notes.v[0], "t.profile:1: exec deny /nonexistent/nc: no such "
+				       "file here, so this line denies nothing on this machine; `exec "
+				       "deny sha256:HEX` (its `sha256sum`) denies the program by its "
+				       "content on any machine") == 0);
+	CHECK(p.notes.n == 4 && strstr(p.notes.v[1], "t.profile:2: exec allow /nonexistent/tool: no "
+				       "such file here, so this line allows nothing") == p.notes.v[1]);
+	CHECK(p.notes.n == 4 && strstr(p.notes.v[2], "asks about nothing"));
+	policy_free(&p);
+	CHECK(parse(&p, "exec deny hashes:/nonexistent/list\n", &e) < 0 && e.errnum == ENOENT &&
+	      strcmp(e.msg, "t.profile:1:11: exec deny: cannot read /nonexistent/list") == 0);
+	policy_free(&p);
+	CHECK(parse(&p, "exec deny /dev/null\n", &e) < 0 && e.errnum == EINVAL &&
+	      strcmp(e.msg, "t.profile:1:11: exec deny: cannot hash /dev/null (not a regular file)") == 0);
+	policy_free(&p);
+}
+
 static void test_layering(void)
 {
 	struct policy p;
@@ -1864,6 +1895,7 @@ int main(void)
 	test_secret_errors();
 	test_limits();
 	test_exec_hash_list();
+	test_exec_missing_file();
 	test_ssh_agent();
 	test_stream_lines();
 
