@@ -238,6 +238,36 @@ static long env_set_find(const struct policy *p, const char *name, size_t n)
 	return -1;
 }
 
+/* `env pass NAME` of a variable warden sets inside whatever the host's
+ * (src/sandbox/env.c): passed, it would be replaced, so the line passes
+ * nothing, which is said with why. A glob (LC_*) is not: it passes the
+ * others it matches. */
+static void env_pass_set_by_warden(struct parser *ps, const struct line *l, const char *name)
+{
+	static const struct {
+		const char *name, *why;
+	} set[] = {
+		{ "HOME", "the sandbox's own home, /home/agent; `env set HOME=VALUE` sets another" },
+		{ "USER", "agent; `env set USER=VALUE` sets another" },
+		{ "LOGNAME", "agent; `env set LOGNAME=VALUE` sets another" },
+		{ "SHELL", "the sandbox's shell; `env set SHELL=VALUE` sets another" },
+		{ "SSH_AUTH_SOCK", "the host's SSH agent is never reachable inside; `ssh-agent on` "
+				   "(--ssh-agent) gives warden's, which signs with its keys" },
+	};
+	static const char *const proxy[] = { "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+					     "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+					     "NODE_USE_ENV_PROXY" };
+	for (size_t i = 0; i < ARRAY_LEN(set); i++)
+		if (strcmp(name, set[i].name) == 0)
+			pol_note(ps, l, "env pass %s: warden sets %s inside (%s), so this line passes "
+				 "nothing", name, name, set[i].why);
+	for (size_t i = 0; i < ARRAY_LEN(proxy); i++)
+		if (strcmp(name, proxy[i]) == 0)
+			pol_note(ps, l, "env pass %s: warden sets %s inside to its own proxy, the one way "
+				 "out (net allow lines choose where it leads), so this line passes "
+				 "nothing", name, name);
+}
+
 int pol_do_env(struct parser *ps, const struct line *l)
 {
 	struct policy *p = ps->p;
@@ -255,6 +285,7 @@ int pol_do_env(struct parser *ps, const struct line *l)
 					"env set NAME=VALUE gives one a value)" : "");
 		if (env_not_secret(ps, l, off, "env pass", name, strlen(name)) < 0)
 			return -1;
+		env_pass_set_by_warden(ps, l, name);
 		return pol_push_unique(ps, l, &p->env_pass, name);
 	}
 	if (strcmp(sub, "unset") == 0) {

@@ -179,7 +179,8 @@ struct policy {
 	struct strv sources;        /* files read, in order ("builtin:default" first) */
 	struct strv notes;          /* what a line cannot do on this machine, which is no
 				       error ("FILE:LINE: why": an `exec deny FILE` with no
-				       FILE here): said when a session loads the policy */
+				       FILE here, an `env pass` of a variable warden sets):
+				       said when a session loads the policy */
 	struct strv inputs;         /* every file the policy comes from: the profiles and
 				       their includes, rules files, exec targets and hash
 				       lists (paths as named; read-only inside when in the

@@ -65,8 +65,9 @@ static void stores_exposed(const struct policy *pol, const char *home)
 }
 
 /* What the profiles' lines cannot do here (policy.h's notes: an `exec deny
- * FILE` with no FILE on this machine): said at the start, as a missing
- * `read-only` path is (discover.c). */
+ * FILE` with no FILE on this machine, an `env pass` of a variable warden
+ * sets): said at the start, as a missing `read-only` path is
+ * (discover.c). */
 static void notes_said(const struct policy *pol)
 {
 	for (size_t i = 0; i < pol->notes.n; i++)

@@ -199,3 +199,16 @@ test_profile_missing_exec_target() {
 	assert_err_match "exec allow $WS/tools/build: no such file when the profile was read, in a place the agent can write \\($WS is writable inside the sandbox\\)"
 	assert_host_absent tools/build 'the command ran'
 }
+
+# `env pass` of a variable warden sets inside (HOME, a proxy variable) is
+# said at the start with why; a glob is not [test_profile_lines_said].
+test_profile_lines_said() {
+	local p="$T_TMP/said.profile"
+	printf 'env pass HOME\nenv pass HTTPS_PROXY\nenv pass LC_*\n' >"$p"
+	wrun --profile "$p" -- sh -c 'echo "home=$HOME"'
+	assert_rc 0
+	assert_out_line 'home=/home/agent'
+	assert_err_match "^warden: $p:1: env pass HOME: warden sets HOME inside \\(the sandbox's own home, /home/agent; \`env set HOME=VALUE\` sets another\\), so this line passes nothing\$"
+	assert_err_match "^warden: $p:2: env pass HTTPS_PROXY: warden sets HTTPS_PROXY inside to its own proxy"
+	[[ $ERR != *'LC_*'* ]] || fail "a glob said: $(excerpt "$ERR")"
+}

@@ -559,7 +559,8 @@ static void test_exec_hash_list(void)
  * shared between machines): a note, not an error, and nothing denied,
  * allowed or asked about; an allow kept in exec.absent for the session to
  * refuse where the agent can write. A list of hashes that is not there,
- * and a FILE there that is no regular file, stay errors. */
+ * and a FILE there that is no regular file, stay errors. `env pass` of a
+ * variable warden sets is a note; a glob is not. */
 static void test_exec_missing_file(void)
 {
 	struct policy p;
@@ -583,6 +584,10 @@ static void test_exec_missing_file(void)
 	policy_free(&p);
 	CHECK(parse(&p, "exec deny /dev/null\n", &e) < 0 && e.errnum == EINVAL &&
 	      strcmp(e.msg, "t.profile:1:11: exec deny: cannot hash /dev/null (not a regular file)") == 0);
+	policy_free(&p);
+	CHECK(parse(&p, "env pass HOME\nenv pass LC_*\nenv pass HTTPS_PROXY\nenv pass TERM\n", &e) == 0);
+	CHECK(p.notes.n == 2 && strstr(p.notes.v[0], "t.profile:1: env pass HOME: warden sets HOME inside") &&
+	      strstr(p.notes.v[1], "t.profile:3: env pass HTTPS_PROXY: warden sets HTTPS_PROXY inside"));
 	policy_free(&p);
 }
 
