@@ -195,10 +195,24 @@ static char *tok(struct canary *c, size_t n, const char *alpha, const char *pref
 	return t;
 }
 
+/* Every decoy's path in the home, in the order canary_generate makes them
+ * (it takes them from here). */
+static const char *const decoy_rel[] = { ".aws/credentials", ".config/gh/hosts.yml", ".env",
+					 ".ssh/id_ed25519", ".ssh/id_ed25519.pub" };
+_Static_assert(ARRAY_LEN(decoy_rel) <= CANARY_MAX, "room for every decoy");
+
+const char *canary_decoy_at(const char *rel)
+{
+	for (size_t i = 0; i < ARRAY_LEN(decoy_rel); i++)
+		if (path_overlaps(rel, decoy_rel[i]))
+			return decoy_rel[i];
+	return NULL;
+}
+
 int canary_generate(struct canary_set *cs, const char *home, struct werr *e)
 {
 	*cs = (struct canary_set){ 0 };
-	struct canary *c = add(cs, home, ".aws/credentials", 0600);
+	struct canary *c = add(cs, home, decoy_rel[0], 0600);
 	const char *id = tok(c, 16, UPPER_B32, "AKIA");
 	const char *secret = tok(c, 40, AWS_SECRET, "");
 	if (!id || !secret)
@@ -206,14 +220,14 @@ int canary_generate(struct canary_set *cs, const char *home, struct werr *e)
 	c->text = xasprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", id,
 			    secret);
 
-	c = add(cs, home, ".config/gh/hosts.yml", 0600);
+	c = add(cs, home, decoy_rel[1], 0600);
 	const char *gho = tok(c, 36, ALNUM, "gho_");
 	if (!gho)
 		goto fail;
 	c->text = xasprintf("github.com:\n    oauth_token: %s\n    user: agent\n"
 			    "    git_protocol: https\n", gho);
 
-	c = add(cs, home, ".env", 0600);
+	c = add(cs, home, decoy_rel[2], 0600);
 	const char *pw = tok(c, 24, ALNUM, "");
 	const char *sk = tok(c, 48, ALNUM, "sk-proj-");
 	const char *stripe = tok(c, 24, ALNUM, "sk_live_");
@@ -222,8 +236,8 @@ int canary_generate(struct canary_set *cs, const char *home, struct werr *e)
 	c->text = xasprintf("# production\nDATABASE_URL=postgres://app:%s@db.internal:5432/app\n"
 			    "OPENAI_API_KEY=%s\nSTRIPE_SECRET_KEY=%s\n", pw, sk, stripe);
 
-	struct canary *priv = add(cs, home, ".ssh/id_ed25519", 0600);
-	struct canary *pub = add(cs, home, ".ssh/id_ed25519.pub", 0644);
+	struct canary *priv = add(cs, home, decoy_rel[3], 0600);
+	struct canary *pub = add(cs, home, decoy_rel[4], 0644);
 	if (ssh_key(priv, pub) < 0)
 		goto fail;
 

@@ -62,6 +62,10 @@ void canary_free(struct canary_set *cs);
 /* Turn off each decoy whose path inside is path, lies beneath it, or is on
  * its way (a bind of the session there would cover or collide with it). */
 void canary_skip_covered(struct canary_set *cs, const char *path);
+/* The first decoy (its path in the home: ".ssh/id_ed25519") that rel, a
+ * path in the home without "~/", is, holds or lies on the way to: what a
+ * bind there (a profile's `cache ~/rel`) would leave out. NULL: none. */
+const char *canary_decoy_at(const char *rel);
 
 /* For init: each decoy as a file to write into the home (seed.h), out[i]
  * for cs->v[i] (a hole where it is off), at most max; how many. Init

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../agents/agents.h"
+#include "../detect/canary.h"
 #include "../policy/exec_rules.h"
 #include "../workspace/workspace.h"
 
@@ -66,12 +67,23 @@ static void stores_exposed(const struct policy *pol, const char *home)
 
 /* What the profiles' lines cannot do here (policy.h's notes: an `exec deny
  * FILE` with no FILE on this machine, an `env pass` of a variable warden
- * sets): said at the start, as a missing `read-only` path is
- * (discover.c). */
+ * sets), and a `cache` that takes a decoy's place in the home: said at the
+ * start, as a missing `read-only` path is (discover.c). A cache there is
+ * the user's choice, as a `read-only ~/.ssh` is, so it is said, not
+ * refused: the decoy is left out, and a search for credentials there goes
+ * unseen. */
 static void notes_said(const struct policy *pol)
 {
 	for (size_t i = 0; i < pol->notes.n; i++)
 		wnote("%s", pol->notes.v[i]);
+	for (size_t i = 0; !pol->canary_off && i < pol->caches.n; i++) {
+		const char *d = canary_decoy_at(pol->caches.v[i]);
+		if (d)
+			wnote("cache ~/%s takes the place of warden's decoy credential ~/%s (a "
+			      "canary: opening it is a critical alert): it is left out, and a "
+			      "search for credentials there goes unseen; a cache that does not hold "
+			      "it keeps the decoy", pol->caches.v[i], d);
+	}
 }
 
 int session_load_policy(const char *agent_opt, const char *argv0, const char *profile,

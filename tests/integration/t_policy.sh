@@ -201,14 +201,22 @@ test_profile_missing_exec_target() {
 }
 
 # `env pass` of a variable warden sets inside (HOME, a proxy variable) is
-# said at the start with why; a glob is not [test_profile_lines_said].
+# said at the start with why, and `cache` over a decoy credential of the
+# home is said with what it costs: the decoy left out
+# [test_profile_lines_said].
 test_profile_lines_said() {
 	local p="$T_TMP/said.profile"
-	printf 'env pass HOME\nenv pass HTTPS_PROXY\nenv pass LC_*\n' >"$p"
-	wrun --profile "$p" -- sh -c 'echo "home=$HOME"'
+	printf 'env pass HOME\nenv pass HTTPS_PROXY\nenv pass LC_*\ncache ~/.ssh\ncache ~/.cargo\n' >"$p"
+	wrun --profile "$p" -- sh -c 'echo "home=$HOME"; ls -A ~/.ssh; echo listed'
 	assert_rc 0
 	assert_out_line 'home=/home/agent'
+	assert_out_lacks id_ed25519 'the decoy is left out under the cache'
 	assert_err_match "^warden: $p:1: env pass HOME: warden sets HOME inside \\(the sandbox's own home, /home/agent; \`env set HOME=VALUE\` sets another\\), so this line passes nothing\$"
 	assert_err_match "^warden: $p:2: env pass HTTPS_PROXY: warden sets HTTPS_PROXY inside to its own proxy"
 	[[ $ERR != *'LC_*'* ]] || fail "a glob said: $(excerpt "$ERR")"
+	assert_err_match "^warden: cache ~/\\.ssh takes the place of warden's decoy credential ~/\\.ssh/id_ed25519 \\(a canary: opening it is a critical alert\\): it is left out"
+	[[ $ERR != *'cache ~/.cargo'* ]] || fail "a cache that holds no decoy said: $(excerpt "$ERR")"
+	printf 'cache ~/.ssh\ncanary off\n' >"$p"
+	wrun --profile "$p" -- true
+	[[ $ERR != *'decoy'* ]] || fail "said with canary off: $(excerpt "$ERR")"
 }

@@ -199,6 +199,15 @@ int main(void)
 			CHECK(!secrets_find_phantom(&b.scan, a.v[i].tokens[j], strlen(a.v[i].tokens[j])));
 	}
 
+	/* what a bind in the home would leave out, each decoy generated among
+	 * them */
+	for (size_t i = 0; i < a.n; i++)
+		CHECK(canary_decoy_at(a.v[i].rel) && strcmp(canary_decoy_at(a.v[i].rel), a.v[i].rel) == 0);
+	CHECK(strcmp(canary_decoy_at(".ssh"), ".ssh/id_ed25519") == 0);
+	CHECK(strcmp(canary_decoy_at(".aws/credentials/x"), ".aws/credentials") == 0);
+	CHECK(!canary_decoy_at(".cargo/registry") && !canary_decoy_at(".ssh/keys") &&
+	      !canary_decoy_at(".envs"));
+
 	/* a bind of the session at .ssh, or above the home, turns decoys off */
 	canary_skip_covered(&a, "/home/agent/.ssh");
 	canary_skip_covered(&a, "/home/agent/.aws/credentials/x");
