@@ -184,6 +184,9 @@ static const struct cli_opt hook_opts[] = {
 
 static const struct cli_opt log_list_opts[] = {
 	{ "json", 'f', false, CLI_NONE, NULL, NULL, "one JSON object per session" },
+	{ "workspace", 'w', true, CLI_DIR, "DIR", NULL,
+	  "only the sessions of workspace DIR, or of one within it (a task's)" },
+	{ "since", 'S', false, CLI_TEXT, "TIME", NULL, "only the sessions started at or after TIME" },
 	HELP_OPT(true),
 	{ 0 },
 };
@@ -229,8 +232,8 @@ static const struct cli_opt log_prune_opts[] = {
 };
 
 static const struct cli_cmd log_subs[] = {
-	{ .name = "list", .synopsis = "[--json]", .summary = "one row per session, oldest first",
-	  .opts = log_list_opts },
+	{ .name = "list", .synopsis = "[--json] [-w|--workspace DIR] [--since TIME]",
+	  .summary = "one row per session, oldest first", .opts = log_list_opts },
 	{ .name = "show",
 	  .synopsis = "[SESSION] [--json] [-f|--follow] [--event KIND]... [--pid PID] [--since TIME] "
 		      "[--until TIME] [--decision allow|deny] [--tool ID]",

@@ -97,8 +97,8 @@ static int open_sessions_or_note(char **dir, int *dfd, struct audit_session_info
 	return 1;
 }
 
-/* The options of list and verify: one flag and --help. -1 to go on, else
- * the exit status (help printed, or a usage error). */
+/* The options of verify: one flag and --help. -1 to go on, else the exit
+ * status (help printed, or a usage error). */
 static int parse_flag(int argc, char **argv, const char *cmd, const char *path, bool *set)
 {
 	int c;
@@ -135,6 +135,92 @@ static int finish_output(void)
 
 /* ---- list ------------------------------------------------------------------ */
 
+static int parse_time_opt(const char *opt, const char *arg, struct audit_time *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct audit_time n = { .sec = now.tv_sec, .nsec = now.tv_nsec };
+	if (audit_parse_time_arg(arg, &n, t) == 0)
+		return 0;
+	usage_error("%s: cannot read time '%s' (use 2026-11-21T12:00:00Z, '2026-11-21 12:00', "
+		    "2026-11-21, @EPOCH, now, or 30s, 10m, 2h, 7d ago)", opt, arg);
+	return -1;
+}
+
+/* What `log list` keeps: the sessions of a workspace (its real path, or
+ * as named when it is gone), those started since a time. */
+struct list_opts {
+	bool json;
+	char *ws;
+	struct audit_time since;
+	bool has_since;
+};
+
+/* The workspace --workspace names: its real path, or (one gone since its
+ * sessions) the path itself when absolute. NULL: neither. */
+static char *list_workspace(const char *dir)
+{
+	char buf[PATH_MAX];
+	if (realpath(dir, buf))
+		return xstrdup(buf);
+	return dir[0] == '/' && !path_has_dot_components(dir + 1) ? xstrdup(dir) : NULL;
+}
+
+/* The options of list: -1 to go on, else the exit status. */
+static int list_parse(int argc, char **argv, struct list_opts *o)
+{
+	int c;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "log list")) != -1) {
+		if (c == 'f')
+			o->json = true;
+		else if (c == 'w' && !(o->ws = list_workspace(optarg)))
+			return usage_error("--workspace: '%s' is no directory here (a workspace that "
+					   "is gone: name it by its absolute path)", optarg);
+		else if (c == 'S' && parse_time_opt("--since", optarg, &o->since) < 0)
+			return EXIT_USAGE;
+		else if (c == 'S')
+			o->has_since = true;
+		else if (c == 'h')
+			return fputs(log_usage, stdout), 0;
+		else if (c != 'w')
+			return usage_error("bad option for list");
+	}
+	if (optind < argc)
+		return usage_error("list takes no argument (got '%s')", argv[optind]);
+	return -1;
+}
+
+/* Whether session s is one `log list` keeps: of the workspace (or of one
+ * within it: a task's), started at or after --since. */
+static bool list_keeps(const struct audit_session_info *s, const struct list_opts *o)
+{
+	if (o->has_since && (!s->has_time || audit_time_cmp(&s->t, &o->since) < 0))
+		return false;
+	if (!o->ws)
+		return true;
+	_cleanup_free_ char *ws = s->start ? json_get_bytes(s->start, "workspace") : NULL;
+	return ws && (strcmp(ws, o->ws) == 0 || path_is_within(ws, o->ws));
+}
+
+/* The sessions kept moved to the front, the others freed: how many. */
+static size_t list_filter(struct audit_session_info *s, size_t n, const struct list_opts *o)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (list_keeps(&s[i], o)) {
+			s[k++] = s[i];
+			continue;
+		}
+		free(s[i].id);
+		json_decref(s[i].start);
+		json_decref(s[i].end);
+	}
+	return k;
+}
+
+
+
 static json_t *list_json(const struct audit_session_info *s)
 {
 	json_t *o = json_object();
@@ -162,12 +248,12 @@ static json_t *list_json(const struct audit_session_info *s)
 
 static int log_list(int argc, char **argv)
 {
-	bool json = false;
-	int rc = parse_flag(argc, argv, "list", "log list", &json);
+	struct list_opts lo = { 0 };
+	int rc = list_parse(argc, argv, &lo);
+	_cleanup_free_ __attribute__((unused)) char *only_ws = lo.ws; /* freed on every way out */
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
-		return usage_error("list takes no argument (got '%s')", argv[optind]);
+	bool json = lo.json;
 
 	_cleanup_free_ char *dir = NULL;
 	_cleanup_close_ int dfd = -1;
@@ -176,6 +262,14 @@ static int log_list(int argc, char **argv)
 	int got = open_sessions_or_note(&dir, &dfd, &s, &n, json);
 	if (got != 0)
 		return got < 0 ? EXIT_WARDEN : finish_output();
+	n = list_filter(s, n, &lo);
+	if (n == 0) {
+		audit_sessions_free(s, 0);
+		if (!json)
+			fprintf(stderr, "warden: no session is of that workspace or started since that "
+				"time\n");
+		return finish_output();
+	}
 	if (json) {
 		for (size_t i = 0; i < n; i++) {
 			json_t *o = list_json(&s[i]);
@@ -381,18 +475,6 @@ static int follow(struct show *sh, struct audit_reader *r, int fd, int sfd, stru
 				;
 		}
 	}
-}
-
-static int parse_time_opt(const char *opt, const char *arg, struct audit_time *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	struct audit_time n = { .sec = now.tv_sec, .nsec = now.tv_nsec };
-	if (audit_parse_time_arg(arg, &n, t) == 0)
-		return 0;
-	usage_error("%s: cannot read time '%s' (use 2026-11-21T12:00:00Z, '2026-11-21 12:00', "
-		    "2026-11-21, @EPOCH, now, or 30s, 10m, 2h, 7d ago)", opt, arg);
-	return -1;
 }
 
 /* show, options parsed: find the session, print it, maybe follow it. */

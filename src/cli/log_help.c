@@ -4,7 +4,7 @@
 #include "log_help.h"
 
 const char log_usage[] =
-	"usage: warden log list [--json]\n"
+	"usage: warden log list [--json] [-w|--workspace DIR] [--since TIME]\n"
 	"       warden log show [SESSION] [--json] [-f|--follow] [--event KIND]... [--pid PID]\n"
 	"                       [--since TIME] [--until TIME] [--decision allow|deny] [--tool ID]\n"
 	"       warden log verify [SESSION | --all]\n"
@@ -19,6 +19,9 @@ const char log_usage[] =
 	"list       one row per session, oldest first: id, start time, exit status ('-'\n"
 	"           without a session.end: running, or warden was killed), number of\n"
 	"           events, workspace, command. --json: one JSON object per session.\n"
+	"  -w, --workspace DIR  only the sessions of workspace DIR, or of one within\n"
+	"                     it (a task's); a workspace gone by its absolute path\n"
+	"  --since TIME       only the sessions started at or after TIME (as show's)\n"
 	"show       the session's events: time, seq, event and a summary of its fields;\n"
 	"           --json: the matching lines exactly as logged (JSON Lines).\n"
 	"  -f, --follow       then keep reading the live session until its session.end\n"

@@ -530,3 +530,42 @@ test_log_prune() {
 	assert_rc 2 'prune without --older-than'
 	assert_err_match 'prune needs --older-than'
 }
+
+# `log list -w DIR`: the sessions of one workspace (and of those within it,
+# a task's worktree), a workspace gone named by its absolute path;
+# `--since TIME`: those started since; both together; nothing matching is
+# said on stderr, exit 0 [test_log_list_filters].
+test_log_list_filters() {
+	local other="$T_TMP/other" gone="$T_TMP/gone" t
+	mkdir -p sub "$other" "$gone"
+	wrun -- true
+	(cd "$other" && wrun -- true)
+	(cd "$gone" && wrun -- true)
+	rmdir "$gone"
+	sleep 1.1
+	t=$(date +%s)
+	(cd sub && wrun -- sh -c 'exit 4')
+	wardenc log list
+	[[ $(grep -c '^20' <<<"$OUT") == 4 ]] || fatal "expected 4 sessions: $(excerpt "$OUT")"
+	wardenc log list -w "$WS"
+	assert_rc 0 'list -w the workspace'
+	[[ $(grep -c '^20' <<<"$OUT") == 2 ]] || fail "-w $WS: not its 2 sessions: $(excerpt "$OUT")"
+	assert_out_match " $WS +true\$" 'the workspace itself'
+	assert_out_match " $WS/sub +sh -c \"exit 4\"\$" 'a workspace within it'
+	assert_out_lacks "$other"
+	wardenc log list --workspace "$other" --json
+	[[ $(wc -l <<<"$OUT") == 1 && $OUT == *"\"workspace\":\"$other\""* ]] || fail "--workspace other --json: $(excerpt "$OUT")"
+	wardenc log list -w "$gone"
+	assert_rc 0 'a workspace gone'
+	[[ $(grep -c '^20' <<<"$OUT") == 1 ]] || fail "-w of a workspace gone: $(excerpt "$OUT")"
+	wardenc log list --since "@$t"
+	[[ $(grep -c '^20' <<<"$OUT") == 1 ]] || fail "--since @$t: $(excerpt "$OUT")"
+	assert_out_match " $WS/sub +sh -c" 'the session since'
+	wardenc log list --since "@$t" -w "$other"
+	assert_rc 0 'nothing matches'
+	[[ -z $OUT ]] || fail "nothing matches, yet: $(excerpt "$OUT")"
+	assert_err_match '^warden: no session is of that workspace or started since that time$'
+	wardenc log list -w relative/gone
+	assert_rc 2 'a relative workspace that is not there'
+	assert_err_match "^warden log: --workspace: 'relative/gone' is no directory here"
+}
