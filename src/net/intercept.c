@@ -355,8 +355,13 @@ static bool pump(struct bridge *b)
 			size_t total = keep + n, hold = 0;
 			if (b->job->on_resp)
 				hold = b->job->on_resp(b->job->ctx, b->uin, total);
-			if (hold >= total)
-				hold = total - 1;
+			/* a read that is all the start of a value waits whole (its
+			 * first byte sent alone would leave the rest unmasked), as
+			 * long as the next read has room */
+			if (hold > total)
+				hold = total;
+			if (hold >= sizeof b->uin)
+				hold = sizeof b->uin - 1;
 			b->uin_len = total - hold;
 			b->held = hold;
 			b->uin_off = 0;

@@ -191,7 +191,7 @@ static bool read_body(struct end *e, const char *head, char *out, size_t cap)
 
 /* ---- the server --------------------------------------------------------- */
 
-enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT, PAUSE };
+enum mode { ECHO, SSE, WEBSOCKET, CLOSE_CLEAN, CLOSE_DIRTY, SILENT, PAUSE, DRIP };
 
 struct server {
 	struct end e;
@@ -250,6 +250,13 @@ static void *server_main(void *arg)
 			s->waited_ok = end_puts(e, "HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n"
 						   "pause REAL-S") && wait_sem(&s->go);
 			end_puts(e, "ECRET-4567890");
+			continue;
+		}
+		if (s->mode == DRIP) { /* the body a byte a TLS record: each read one byte */
+			static const char b[] = "drip " REAL " end";
+			s->waited_ok = end_puts(e, "HTTP/1.1 200 OK\r\nContent-Length: 28\r\n\r\n");
+			for (size_t i = 0; i + 1 < sizeof b; i++)
+				s->waited_ok &= end_write(e, b + i, 1);
 			continue;
 		}
 		if (s->mode == SILENT) { /* never answers: reads until the end (or 5 s) */
@@ -1302,7 +1309,7 @@ static bool ends_with(const char *s, const char *end)
  * response it ends: a body that ends in the value's first bytes reaches
  * the client whole while the server waits for the next request (it waited
  * for the idle timeout before); the value whole is still masked, in one
- * response and split between two reads of one. In a stream not framed
+ * response, split between two reads of one, and a byte a read. In a stream not framed
  * (after a 101), the held end goes after a moment of silence. */
 static void test_resp_held(void)
 {
@@ -1332,6 +1339,18 @@ static void test_resp_held(void)
 	CHECK_STR(body, "pause " REAL);
 	scene_end(&s);
 	CHECK(s.srv.waited_ok);
+
+	/* a read that is all the value's start (a byte a record) waits whole:
+	 * the value is masked even when it comes a byte at a time */
+	struct net_host api = H("api.test");
+	struct werr e;
+	SSL_CTX *up = tls_server_ctx(upstream_ca, &api, &e);
+	scene_start(&s, up, DRIP, true, "api.test", 443);
+	CHECK(request(&s, "GET /d HTTP/1.1\r\nHost: api.test\r\n\r\n", head, body) == 200);
+	CHECK_STR(body, "drip " MASKED " end");
+	scene_end(&s);
+	CHECK(s.srv.waited_ok);
+	SSL_CTX_free(up);
 
 	scene_start(&s, NULL, WEBSOCKET, true, "127.0.0.1", 4000);
 	scene_on_resp = NULL;
