@@ -4,7 +4,9 @@
  * request head gets the real value in place of the phantom (a phantom in
  * the URL is refused; one in a body stays as it is). A phantom anywhere
  * else (another host's headers or body, a tunnel's clear bytes) ends the
- * request and is reported for an alert.
+ * request and is reported for an alert. What an intercepted host answers is
+ * masked before the sandbox reads it: a real value quoted back, as it is or
+ * in hex or base64, becomes its phantom again (src/secrets/mask.h).
  *
  * open and end run on the proxy's thread; head and data on the thread that
  * carries the connection. A guard is one connection's: nothing in it is
@@ -30,6 +32,7 @@
 #include "../net/addr.h"
 #include "../net/reqrules.h"
 #include "../net/tls.h"
+#include "../secrets/mask.h"
 #include "../secrets/subst.h"
 
 struct guard {
@@ -172,35 +175,23 @@ static void hit_add(struct guard *g, const char *name, const char *key, const ch
 						 "count", (json_int_t)n));
 }
 
+static void on_masked(void *gp, const struct secret *s, unsigned n)
+{
+	struct guard *g = gp;
+	hit_add(g, s->spec->name, "response", "masked", n);
+	g->masked = true;
+}
+
 /* A response from the bound host that quotes a real value back (an error
- * message repeating a header, a server that reflects its request): the
- * value becomes the phantom again before the sandbox reads it. Returns the
- * bytes at the end that may begin a value, to wait for what follows. */
+ * message repeating a header, a server that reflects its request), as it
+ * is, in hex or in base64 (Basic credentials warden encoded itself): it
+ * becomes the phantom's same form before the sandbox reads it
+ * (src/secrets/mask.h). Returns the bytes at the end that may begin one,
+ * to wait for what follows. */
 static size_t g_resp(void *gp, char *buf, size_t len)
 {
 	struct guard *g = gp;
-	const struct secrets *ss = g->eg->secrets;
-	size_t hold = 0;
-	for (size_t i = 0; i < ss->n; i++) {
-		const struct secret *s = &ss->v[i];
-		size_t vl = strlen(s->value);
-		unsigned masked = 0;
-		for (char *p = buf; (p = memmem(p, len - (size_t)(p - buf), s->value, vl)); p += vl) {
-			memcpy(p, s->phantom, vl);
-			masked++;
-		}
-		if (masked) {
-			hit_add(g, s->spec->name, "response", "masked", masked);
-			g->masked = true;
-		}
-		/* the longest end of buf that is a start of the value */
-		for (size_t k = vl - 1 < len ? vl - 1 : len; k > hold; k--)
-			if (memcmp(buf + len - k, s->value, k) == 0) {
-				hold = k;
-				break;
-			}
-	}
-	return hold;
+	return mask_apply(&g->eg->mask, buf, len, on_masked, g);
 }
 
 /* Ask the bound host for an uncompressed response, so that g_resp reads
@@ -410,6 +401,7 @@ int egress_init(struct egress *eg, const struct secrets *s, const struct secrets
 	eg->client = tls_client_ctx(files, e);
 	if (!eg->client)
 		return -1;
+	mask_init(&eg->mask, s);
 	eg->guard = (struct proxy_guard){ .ctx = eg, .open = g_open, .open_for = g_open_for, .head = g_head, .data = g_data,
 					  .resp = g_resp, .end = g_end, .bound = g_bound, .server_ctx = g_server_ctx,
 					  .client_ctx = eg->client, .by_program = any_scoped(s) };
@@ -422,5 +414,6 @@ void egress_free(struct egress *eg)
 		tls_ctx_free(eg->client);
 	if (eg->ca)
 		tls_ca_free(eg->ca);
+	mask_free(&eg->mask);
 	*eg = (struct egress){ 0 };
 }

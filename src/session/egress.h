@@ -10,6 +10,7 @@
 #include "../common/util.h"
 #include "../net/mcp.h"
 #include "../net/proxy.h"
+#include "../secrets/mask.h"
 #include "../secrets/secrets.h"
 
 struct egress {
@@ -17,6 +18,7 @@ struct egress {
 	/* borrowed, or NULL: the decoys' tokens (src/detect/canary.h), as
 	 * phantoms bound to no host: refused wherever the proxy sees one */
 	const struct secrets *canaries;
+	struct mask mask;               /* the secrets' forms masked in responses */
 	struct tls_ca *ca;              /* the session CA: its key in this process only */
 	SSL_CTX *client;                /* upstream: the system store plus the user's CAs */
 	struct proxy_guard guard;       /* for the spec (ctx: this) */

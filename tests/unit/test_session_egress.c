@@ -4,12 +4,15 @@
  * not (the same host in the clear off loopback), the phantom refused
  * elsewhere and let through in a body to the bound host, Accept-Encoding
  * made identity, a response quoting the value masked back to the phantom
- * (also when the value is split across reads), and what the connection's
- * event and alert get; the decoys' tokens refused everywhere; a host that
- * request rules or mcp rules name inspected (its TLS terminated, no secret
- * put in), others not, and no CA without secrets or such rules. */
+ * (also when the value is split across reads; in base64 and hex, to the
+ * phantom's), and what the connection's event and alert get; the decoys'
+ * tokens refused everywhere; a host that request rules or mcp rules name
+ * inspected (its TLS terminated, no secret put in), others not, and no CA
+ * without secrets or such rules. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "check.h"
 #include "src/detect/canary.h"
@@ -73,12 +76,30 @@ int main(void)
 	snprintf(r3, sizeof r3, "%.10s%s tail", REAL, &REAL[10]); /* the held bytes, then the rest */
 	hold = g->resp(c, r3, strlen(r3));
 	CHECK(hold == 0 && strncmp(r3, ph, strlen(ph)) == 0);
+	/* and in base64 (Basic credentials the proxy encoded, echoed) and hex:
+	 * the phantom's same form (src/secrets/mask.h; test_secrets_mask) */
+	unsigned char up[96], b64r[160], b64p[160];
+	snprintf((char *)up, sizeof up, "user:%s", REAL);
+	EVP_EncodeBlock(b64r, up, (int)strlen((char *)up));
+	snprintf((char *)up, sizeof up, "user:%s", ph);
+	EVP_EncodeBlock(b64p, up, (int)strlen((char *)up));
+	char r4[512], hexr[96] = "", hexp[96] = "";
+	for (size_t i = 0; i < strlen(REAL); i++) {
+		sprintf(hexr + 2 * i, "%02x", (unsigned char)REAL[i]);
+		sprintf(hexp + 2 * i, "%02x", (unsigned char)ph[i]);
+	}
+	snprintf(r4, sizeof r4, "Authorization: Basic %s\r\nx=%s\n", b64r, hexr);
+	hold = g->resp(c, r4, strlen(r4));
+	char *want4 = xasprintf("Authorization: Basic %s\r\nx=%s\n", b64p, hexp);
+	CHECK(hold == 0);
+	CHECK_STR(r4, want4);
+	free(want4);
 	struct guard_end end;
 	g->end(c, &end);
 	CHECK(end.secrets && !end.leak_secret);
 	char *js = json_dumps(end.secrets, JSON_COMPACT);
 	CHECK(js && strstr(js, "{\"secret\":\"MYTOKEN\",\"header\":\"X-Api-Key\",\"count\":1}") &&
-	      strstr(js, "\"response\":\"masked\""));
+	      strstr(js, "{\"secret\":\"MYTOKEN\",\"response\":\"masked\",\"count\":4}"));
 	free(js);
 	json_decref(end.secrets);
 
