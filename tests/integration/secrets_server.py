@@ -13,6 +13,12 @@ the server offers h2 before http/1.1 by ALPN and speaks HTTP/2 (python3-h2)
 to a client that takes it: /echo, /sse and POST /upload as below. Paths:
   /echo            200, the Authorization and X-Api-Key headers in the body
   /tail            200, the X-Tail header's value as the whole body (no newline)
+  /echo-enc        200, the Authorization header as it came, the credential in
+                   it (Basic: user:password decoded; else the whole value) and
+                   X-Api-Key each in base64, URL-safe base64 without padding,
+                   hex and upper-case hex, and Accept-Encoding as it came, one
+                   "name=value" a line; the body written in pieces of 1 to 11
+                   bytes (each its own TLS record, or DATA frame with --h2)
   /sse             a text/event-stream of three events, one second apart
   /upload (POST)   200 once the body is read
   PREFIX...        (--ok) 200 to GET and HEAD, "ok"
@@ -62,6 +68,32 @@ def record(handler, body=b""):
                 {k.lower(): v for k, v in handler.headers.items()}, body, "1.1")
 
 
+def echo_forms(headers):
+    """/echo-enc's body (headers: lower-case names)."""
+    auth = headers.get("authorization", "-")
+    cred = auth
+    if auth.lower().startswith("basic "):
+        cred = base64.b64decode(auth[6:]).decode("latin-1")
+    key = headers.get("x-api-key", "-")
+    lines = ["literal=" + auth, "key=" + key]
+    for name, v in (("cred", cred), ("key", key)):
+        b = v.encode("latin-1")
+        lines += ["%s-b64=%s" % (name, base64.b64encode(b).decode()),
+                  "%s-b64url=%s" % (name, base64.urlsafe_b64encode(b).decode().rstrip("=")),
+                  "%s-hex=%s" % (name, b.hex()), "%s-HEX=%s" % (name, b.hex().upper())]
+    lines.append("accept-encoding=" + headers.get("accept-encoding", "-"))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def pieces(body):
+    """body cut in pieces of 1, 2, 3, 5, 7 and 11 bytes, over and over."""
+    sizes, i, k = (1, 2, 3, 5, 7, 11), 0, 0
+    while i < len(body):
+        yield body[i:i + sizes[k % len(sizes)]]
+        i += sizes[k % len(sizes)]
+        k += 1
+
+
 def serve_h2(sock):
     """One HTTP/2 connection: each request answered when its stream ends;
     /sse from a thread of its own, the connection's writes under a lock."""
@@ -109,6 +141,18 @@ def serve_h2(sock):
                 plain.get("authorization", "-"), plain.get("x-api-key", "-"))).encode())
         if path == "/sse":
             return threading.Thread(target=sse, args=(sid,), daemon=True).start()
+        if path == "/echo-enc":
+            body = echo_forms(plain)
+            with lock:
+                conn.send_headers(sid, [(":status", "200"), ("content-type", "text/plain"),
+                                        ("content-length", str(len(body)))])
+            flush()
+            parts = list(pieces(body))
+            for i, part in enumerate(parts):
+                with lock:
+                    conn.send_data(sid, part, end_stream=i == len(parts) - 1)
+                flush()
+            return None
         return respond(sid, 404, b"not here\n")
 
     with lock:
@@ -162,6 +206,15 @@ class Handler(BaseHTTPRequestHandler):
             body = ("auth=%s key=%s\n" % (self.headers.get("Authorization", "-"),
                                           self.headers.get("X-Api-Key", "-"))).encode()
             return self.reply(200, body)
+        if self.path == "/echo-enc":
+            body = echo_forms({k.lower(): v for k, v in self.headers.items()})
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for part in pieces(body):
+                self.wfile.write(part)
+            return None
         if self.path == "/tail":
             return self.reply(200, self.headers.get("X-Tail", "").encode())
         if self.path == "/sse":

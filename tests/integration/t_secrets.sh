@@ -195,6 +195,86 @@ test_secret_response_tail() {
 	assert_out_has 'connects=0' 'the second request on the same connection'
 }
 
+# A bound host that quotes the credentials back, as they came and encoded
+# (base64, URL-safe base64 unpadded, hex in both cases: the value at each
+# of base64's three alignments), its body in pieces of 1 to 11 bytes, each
+# its own TLS record (or HTTP/2 DATA frame when python3-h2 is there), so
+# that forms are split across reads: what the agent reads holds its phantom
+# in every form and the real value in none, Basic credentials that warden
+# itself encoded with the value included. A TLS server on the host's
+# loopback, so that the test runs unprivileged too. The agent's
+# Accept-Encoding reaches the server as identity.
+test_secret_mask_encoded() {
+	nh_python
+	nh_need openssl curl
+	nh_ca "$T_TMP/ca" "warden mask test CA $$"
+	nh_cert_signed "$T_TMP/tls" 127.0.0.1 IP:127.0.0.1 "$T_TMP/ca"
+	local h2=() url
+	"$NH_PY" -c 'import h2' 2>/dev/null && h2=(--h2)
+	srv_start lo --bind 127.0.0.1 --tls-cert "$T_TMP/tls/cert.pem" --tls-key "$T_TMP/tls/key.pem" "${h2[@]}"
+	url=https://127.0.0.1:$SRV_PORT/echo-enc
+	# shellcheck disable=SC2016 # expanded inside
+	MYTOKEN=$REAL NODE_EXTRA_CA_CERTS=$T_TMP/ca/ca.pem wrun --secret "MYTOKEN@127.0.0.1:$SRV_PORT" \
+		--allow-net "127.0.0.1:$SRV_PORT" -- sh -c '
+		echo "inside=$MYTOKEN"
+		for v in --http1.1 --http2; do
+			echo "== $v bearer"
+			curl -sS -m 20 --noproxy "" -x "$HTTPS_PROXY" $v -H "Authorization: Bearer $MYTOKEN" \
+				-H "X-Api-Key: $MYTOKEN" -H "Accept-Encoding: gzip" "$1" || echo "curl failed: $?"
+			echo "== $v basic"
+			curl -sS -m 20 --noproxy "" -x "$HTTPS_PROXY" $v -u "user:$MYTOKEN" "$1" || echo "curl failed: $?"
+		done' sh "$url"
+	assert_rc 0
+	assert_out_lacks 'curl failed'
+	[[ $(grep -c "\"x-api-key\": \"$REAL\"" "$SRV_LOG") == 2 ]] ||
+		fail "the server did not get the real value in both bearer requests: $(excerpt "$(<"$SRV_LOG")")"
+	# every form decoded once: the phantom, never the value
+	local verdict
+	printf '%s\n' "$OUT" >"$T_TMP/inside.out"
+	verdict=$("$NH_PY" - "$REAL" "$T_TMP/inside.out" 2>&1 <<'EOF_PY'
+import base64, sys
+real = sys.argv[1].encode()
+lines = open(sys.argv[2]).read().splitlines()
+phantom = [l[7:] for l in lines if l.startswith("inside=")][0].encode()
+decode = {"b64": base64.b64decode, "HEX": bytes.fromhex, "hex": bytes.fromhex,
+          "b64url": lambda v: base64.urlsafe_b64decode(v + "=" * (-len(v) % 4))}
+bad, seen, ae = [], 0, []
+for line in lines:
+    name, eq, v = line.partition("=")
+    if not name or not eq or name == "inside":
+        continue
+    if name == "accept-encoding":
+        ae.append(v)
+        continue
+    form = name.partition("-")[2]
+    if form:
+        d = decode[form](v)
+    elif v.startswith("Basic "):
+        d = base64.b64decode(v[6:])
+    else:
+        d = v.encode()
+    if d == b"-":  # no such header
+        continue
+    seen += 1
+    if real in d or phantom not in d:
+        bad.append("%s=%s -> %r" % (name, v, d))
+print("seen=%d" % seen)
+print("accept-encoding=%s" % ",".join(ae))
+for b in bad:
+    print("LEAK " + b)
+EOF_PY
+)
+	printf '%s\n' "$verdict"
+	matches -x 'seen=30' <<<"$verdict" || fail "not every form came back: $(excerpt "$verdict")"
+	matches '^LEAK' <<<"$verdict" && fail "the real value, or no phantom, in: $(excerpt "$(grep '^LEAK' <<<"$verdict")")"
+	matches -x 'accept-encoding=identity,-,identity,-' <<<"$verdict" ||
+		fail "Accept-Encoding did not reach the server as identity: $(excerpt "$verdict")"
+	wardenc log show --event net --json
+	grep -q '"secret":"MYTOKEN","response":"masked"' <<<"${OUT// /}" ||
+		fail "the net event does not count the masking: $(excerpt "$OUT")"
+	return 0
+}
+
 test_secret_git_clone() {
 	nh_need git
 	nh_git_repo "$T_TMP/repo.git" "GIT-TOKEN-$$"
