@@ -1,9 +1,13 @@
 /* mask.c - each secret's real value masked back to its phantom in what a
- * server sends, as it is, in hex and in base64 (mask.h). */
+ * server sends, as it is, in hex and in base64 (mask.h): the forms made
+ * once, then found in each read in one pass for all of them (a window
+ * that moves by what its last two bytes allow), masked, and the end that
+ * may begin one held. */
 #include "mask.h"
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +93,27 @@ static void b64_forms(struct mask *m, const struct secret *s, size_t n, size_t r
 	explicit_bzero(sv, cap);
 }
 
+#define BLOCK(p) ((unsigned)(unsigned char)(p)[0] << 8 | (unsigned char)(p)[1])
+
+/* The window's length, each block's shift, each form's block at its end. */
+static void shifts(struct mask *m)
+{
+	m->min = SIZE_MAX;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].len < m->min)
+			m->min = m->v[i].len;
+	size_t w = m->min, most = w - 1 < 255 ? w - 1 : 255;
+	m->shift = xmalloc(65536);
+	memset(m->shift, (int)most, 65536);
+	for (size_t i = 0; i < m->n; i++) {
+		const char *r = m->v[i].real;
+		for (size_t q = 1; q < w; q++)
+			if (w - 1 - q < m->shift[BLOCK(r + q - 1)])
+				m->shift[BLOCK(r + q - 1)] = (unsigned char)(w - 1 - q);
+		m->v[i].block = BLOCK(r + w - 2);
+	}
+}
+
 void mask_init(struct mask *m, const struct secrets *s)
 {
 	*m = (struct mask){ .v = xcalloc(s->n ? s->n * FORMS_PER_SECRET : 1, sizeof *m->v) };
@@ -104,6 +129,8 @@ void mask_init(struct mask *m, const struct secrets *s)
 		for (size_t r = 0; r < 3; r++)
 			b64_forms(m, sc, n, r);
 	}
+	if (m->n)
+		shifts(m);
 }
 
 void mask_free(struct mask *m)
@@ -114,6 +141,7 @@ void mask_free(struct mask *m)
 		free(m->v[i].fake);
 	}
 	free(m->v);
+	free(m->shift);
 	*m = (struct mask){ 0 };
 }
 
@@ -148,24 +176,62 @@ static void fix_edge(const struct mask_form *f, char *c, bool lead)
 		*c = f->alpha[((unsigned)v & ~sel & 63) | fake];
 }
 
-/* Every whole real form in buf made the fake one, with its edges; how
- * many. A fake at buf's start is one held at the end of the last call
- * for the character after it, which is here now. */
-static unsigned replace(const struct mask_form *f, char *buf, size_t len)
+/* The real form at p made the fake one, with its edges. */
+static void put(const struct mask_form *f, char *buf, size_t len, char *p)
 {
-	if (f->trail_bits && len > f->len && memcmp(buf, f->fake, f->len) == 0)
-		fix_edge(f, buf + f->len, false);
-	unsigned n = 0;
-	char *end = buf + len;
-	for (char *p = buf; (p = memmem(p, (size_t)(end - p), f->real, f->len)); p += f->len) {
-		memcpy(p, f->fake, f->len);
-		n++;
-		if (f->lead_bits && p > buf)
-			fix_edge(f, p - 1, true);
-		if (f->trail_bits && p + f->len < end)
-			fix_edge(f, p + f->len, false);
+	memcpy(p, f->fake, f->len);
+	if (f->lead_bits && p > buf)
+		fix_edge(f, p - 1, true);
+	if (f->trail_bits && p + f->len < buf + len)
+		fix_edge(f, p + f->len, false);
+}
+
+/* The first form (in m's order) whose real one is at buf[at..), its block
+ * blk, or NULL. */
+static const struct mask_form *form_at(const struct mask *m, const char *buf, size_t len, size_t at,
+				       unsigned blk)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mask_form *f = &m->v[i];
+		if (f->block == blk && f->len <= len - at && memcmp(buf + at, f->real, f->len) == 0)
+			return f;
 	}
-	return n;
+	return NULL;
+}
+
+/* Every real form in buf made the fake one, left to right (one that
+ * overlaps a form masked before it is not one any more). */
+static void replace(const struct mask *m, char *buf, size_t len, mask_hit_fn hit, void *ctx)
+{
+	size_t w = m->min;
+	for (size_t pos = w - 1; pos < len;) {
+		unsigned blk = BLOCK(buf + pos - 1);
+		if (m->shift[blk]) {
+			pos += m->shift[blk];
+			continue;
+		}
+		size_t at = pos + 1 - w;
+		const struct mask_form *f = form_at(m, buf, len, at, blk);
+		if (!f) {
+			pos++;
+			continue;
+		}
+		put(f, buf, len, buf + at);
+		if (hit)
+			hit(ctx, f->secret, 1);
+		pos = at + f->len + w - 1;
+	}
+}
+
+/* A fake base64 form at buf's start is one held at the end of the last
+ * call for the character after it, which is here now. */
+static void held_trail(const struct mask *m, char *buf, size_t len)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mask_form *f = &m->v[i];
+		if (f->trail_bits && len > f->len && memcmp(buf, f->fake, f->len) == 0)
+			fix_edge(f, buf + f->len, false);
+	}
 }
 
 /* The longest end of buf[0..len) that is a start of pat (shorter than
@@ -196,15 +262,10 @@ static size_t hold_for(const struct mask_form *f, const char *buf, size_t len)
 
 size_t mask_apply(const struct mask *m, char *buf, size_t len, mask_hit_fn hit, void *ctx)
 {
-	unsigned count = 0;
-	for (size_t i = 0; i < m->n; i++) {
-		count += replace(&m->v[i], buf, len);
-		bool last = i + 1 == m->n || m->v[i + 1].secret != m->v[i].secret;
-		if (last && count && hit)
-			hit(ctx, m->v[i].secret, count);
-		if (last)
-			count = 0;
-	}
+	if (!m->n)
+		return 0;
+	held_trail(m, buf, len);
+	replace(m, buf, len, hit, ctx);
 	size_t hold = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		size_t k = hold_for(&m->v[i], buf, len);

@@ -48,11 +48,19 @@ struct mask_form {
 	 * it holds them in its high trail_bits bits */
 	unsigned char lead_bits, lead_real, lead_fake;
 	unsigned char trail_bits, trail_real, trail_fake;
+	unsigned block;             /* real's two bytes that end its first min */
 };
 
+/* The forms are found in one pass over a read for all of them: a window
+ * of the shortest form's length (min) moves along by what its last two
+ * bytes allow (shift: 0 where they end some form's first min bytes, less
+ * than min - 1 where they are elsewhere in them), so that a read that
+ * holds none of them is mostly skipped over. */
 struct mask {
 	struct mask_form *v;        /* each secret's forms one after the other */
 	size_t n;
+	size_t min;
+	unsigned char *shift;       /* 65536, by the two bytes */
 };
 
 /* The forms of every secret of s (borrowed: it outlives m). */
@@ -60,7 +68,7 @@ void mask_init(struct mask *m, const struct secrets *s);
 /* Wipe the forms, free them; m is empty after. */
 void mask_free(struct mask *m);
 
-/* Told, for each secret with forms masked in one call, how many. */
+/* Told of forms masked (n of secret s's). */
 typedef void (*mask_hit_fn)(void *ctx, const struct secret *s, unsigned n);
 
 /* Mask buf[0..len) in place (hit, if not NULL, told what was); returns

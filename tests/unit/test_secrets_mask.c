@@ -4,7 +4,7 @@
  * and in base64 (standard and URL-safe, padded or not) inside a longer
  * encoded string - every prefix length modulo 3, every suffix - becomes
  * exactly the same encoding of prefix + phantom + suffix, Basic
- * credentials "user:VALUE" included; hits counted per secret; the same
+ * credentials "user:VALUE" included, and a value quoted twice back to back; hits counted per secret; the same
  * text fed in two chunks at every split, in three, and a byte at a time,
  * with the caller's protocol (the held end given again first), masked as
  * when it is whole, but for the one split documented (right after the
@@ -158,6 +158,27 @@ static void test_forms(void)
 				}
 }
 
+/* A value quoted twice back to back (in base64 the second at another
+ * alignment, the character between them holding bits of both): both
+ * masked. */
+static void test_adjacent(void)
+{
+	for (size_t s = 0; s < sec.n; s++)
+		for (int e = 0; e < NENC; e++) {
+			char *two = xasprintf("%s%s", sec.v[s].value, sec.v[s].value);
+			char *ph2 = xasprintf("%s%s", sec.v[s].phantom, sec.v[s].phantom);
+			char *t = quote(e, "", two, ""), *want = quote(e, "", ph2, "");
+			size_t hold;
+			char *got = whole(t, &hold);
+			CHECK_STR(got, want);
+			free(two);
+			free(ph2);
+			free(t);
+			free(want);
+			free(got);
+		}
+}
+
 /* Basic credentials: what an agent decodes from the echo is user:PHANTOM. */
 static void test_basic(void)
 {
@@ -303,6 +324,7 @@ int main(void)
 {
 	setup();
 	test_forms();
+	test_adjacent();
 	test_basic();
 	test_splits();
 	test_hold();
