@@ -199,8 +199,11 @@ static const struct mask_form *form_at(const struct mask *m, const char *buf, si
 	return NULL;
 }
 
-/* Every real form in buf made the fake one, left to right (one that
- * overlaps a form masked before it is not one any more). */
+/* Every real form in buf made the fake one, left to right. After one the
+ * window goes on from the next byte, so that a real form that a fake one
+ * makes with the bytes after it is masked too, as it is when that fake
+ * form is given again at the start of the next read (held for its next
+ * character). */
 static void replace(const struct mask *m, char *buf, size_t len, mask_hit_fn hit, void *ctx)
 {
 	size_t w = m->min;
@@ -219,7 +222,7 @@ static void replace(const struct mask *m, char *buf, size_t len, mask_hit_fn hit
 		put(f, buf, len, buf + at);
 		if (hit)
 			hit(ctx, f->secret, 1);
-		pos = at + f->len + w - 1;
+		pos = at + w;
 	}
 }
 
