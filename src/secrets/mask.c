@@ -199,15 +199,16 @@ static const struct mask_form *form_at(const struct mask *m, const char *buf, si
 	return NULL;
 }
 
-/* Every real form in buf made the fake one, left to right. After one the
- * window goes on from the next byte, so that a real form that a fake one
- * makes with the bytes after it is masked too, as it is when that fake
- * form is given again at the start of the next read (held for its next
- * character). */
-static void replace(const struct mask *m, char *buf, size_t len, mask_hit_fn hit, void *ctx)
+/* Every real form in buf[from..) made the fake one, left to right, the
+ * search going on after each (a fake form with the bytes after it may
+ * look like a real one: what the server sent of it, it sent). Returns
+ * where the last one ends (from when none): what is held begins there or
+ * after, so that the next read never looks into a form masked already. */
+static size_t replace(const struct mask *m, char *buf, size_t len, size_t from, mask_hit_fn hit,
+		      void *ctx)
 {
-	size_t w = m->min;
-	for (size_t pos = w - 1; pos < len;) {
+	size_t w = m->min, done = from;
+	for (size_t pos = from + w - 1; pos < len;) {
 		unsigned blk = BLOCK(buf + pos - 1);
 		if (m->shift[blk]) {
 			pos += m->shift[blk];
@@ -222,26 +223,34 @@ static void replace(const struct mask *m, char *buf, size_t len, mask_hit_fn hit
 		put(f, buf, len, buf + at);
 		if (hit)
 			hit(ctx, f->secret, 1);
-		pos = at + w;
+		done = at + f->len;
+		pos = done + w - 1;
 	}
+	return done;
 }
 
-/* A fake base64 form at buf's start is one held at the end of the last
- * call for the character after it, which is here now. */
-static void held_trail(const struct mask *m, char *buf, size_t len)
+/* A fake base64 form at buf's start is one masked and held at the end of
+ * the last read for the character after it, which is here now: that
+ * character fixed, and the search begins after the form (returned). */
+static size_t held_fake(const struct mask *m, char *buf, size_t len)
 {
+	size_t skip = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct mask_form *f = &m->v[i];
-		if (f->trail_bits && len > f->len && memcmp(buf, f->fake, f->len) == 0)
+		if (f->trail_bits && len > f->len && memcmp(buf, f->fake, f->len) == 0) {
 			fix_edge(f, buf + f->len, false);
+			if (f->len > skip)
+				skip = f->len;
+		}
 	}
+	return skip;
 }
 
-/* The longest end of buf[0..len) that is a start of pat (shorter than
+/* The longest end of buf[from..len) that is a start of pat (shorter than
  * pat), or 0. */
-static size_t start_at_end(const char *pat, size_t plen, const char *buf, size_t len)
+static size_t start_at_end(const char *pat, size_t plen, const char *buf, size_t from, size_t len)
 {
-	size_t max = plen - 1 < len ? plen - 1 : len;
+	size_t max = plen - 1 < len - from ? plen - 1 : len - from;
 	const char *end = buf + len;
 	for (const char *p = end - max; p < end && (p = memchr(p, pat[0], (size_t)(end - p))); p++)
 		if (memcmp(p, pat, (size_t)(end - p)) == 0)
@@ -249,13 +258,14 @@ static size_t start_at_end(const char *pat, size_t plen, const char *buf, size_t
 	return 0;
 }
 
-/* What of buf's end to give again for f: a start of its real form (and
- * the character before it, which may hold the value's first bits), or a
- * fake form that ends buf while the character after it is still to come. */
-static size_t hold_for(const struct mask_form *f, const char *buf, size_t len)
+/* What of buf's end to give again for f, none of it before from: a start
+ * of its real form (and the character before it, which may hold the
+ * value's first bits), or a fake form that ends buf while the character
+ * after it is still to come. */
+static size_t hold_for(const struct mask_form *f, const char *buf, size_t from, size_t len)
 {
-	size_t k = start_at_end(f->real, f->len, buf, len);
-	if (k && f->lead_bits && k < len)
+	size_t k = start_at_end(f->real, f->len, buf, from, len);
+	if (k && f->lead_bits && len - k > from)
 		k++;
 	if (f->trail_bits && len >= f->len && f->len > k &&
 	    memcmp(buf + len - f->len, f->fake, f->len) == 0)
@@ -267,11 +277,10 @@ size_t mask_apply(const struct mask *m, char *buf, size_t len, mask_hit_fn hit, 
 {
 	if (!m->n)
 		return 0;
-	held_trail(m, buf, len);
-	replace(m, buf, len, hit, ctx);
+	size_t done = replace(m, buf, len, held_fake(m, buf, len), hit, ctx);
 	size_t hold = 0;
 	for (size_t i = 0; i < m->n; i++) {
-		size_t k = hold_for(&m->v[i], buf, len);
+		size_t k = hold_for(&m->v[i], buf, done, len);
 		if (k > hold)
 			hold = k;
 	}

@@ -12,8 +12,9 @@
  * end given again first, gives what masking the whole gives, but for the
  * character before a base64 form that a cut falls right after (mask.h
  * says so) and the character after a phantom's base64 form that was in
- * the input (in pieces it may get the phantom's bits: harmless). Linked with replay.c it is fuzz-mask-replay, which replays
- * the seed corpus without clang. */
+ * the input (in pieces it may get the phantom's bits: harmless). Linked
+ * with replay.c it is fuzz-mask-replay, which replays the seed corpus
+ * without clang. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,21 +97,31 @@ static bool apart(const struct span *v, size_t k)
 	return true;
 }
 
-/* out, from in masked whole: each real form a fake of its place, each
- * byte outside the places as it was. */
+static void mark(bool *touched, size_t n, const struct span *v, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = v[i].from; j < v[i].to && j < n; j++)
+			touched[j] = true;
+}
+
+/* The first form with f's real one: the one masking writes. */
+static const struct mask_form *first_alike(const struct mask_form *f)
+{
+	for (size_t g = 0; g < m.n; g++)
+		if (m.v[g].len == f->len && memcmp(m.v[g].real, f->real, f->len) == 0)
+			return &m.v[g];
+	abort();
+}
+
+/* out, from in masked whole: each real form of in is a fake one there,
+ * each byte outside them and their edges as it was. */
 static void check_whole(const char *in, const char *out, size_t n, const struct span *v, size_t k)
 {
 	bool *touched = xcalloc(n ? n : 1, sizeof *touched);
+	mark(touched, n, v, k);
 	for (size_t i = 0; i < k; i++) {
-		for (size_t j = v[i].from; j < v[i].to && j < n; j++)
-			touched[j] = true;
-		if (!v[i].real)
-			continue;
-		bool faked = false;
-		for (size_t g = 0; g < m.n && !faked; g++)
-			faked = m.v[g].len == v[i].f->len && memcmp(m.v[g].real, v[i].f->real, v[i].f->len) == 0 &&
-				memcmp(out + v[i].at, m.v[g].fake, v[i].f->len) == 0;
-		if (!faked)
+		const struct mask_form *f = first_alike(v[i].f);
+		if (v[i].real && memcmp(out + v[i].at, f->fake, f->len) != 0)
 			abort();
 	}
 	for (size_t j = 0; j < n; j++)
