@@ -260,6 +260,35 @@ static bool pseudo_fs(const char *path)
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0;
 }
 
+/* An allowed connection through the proxy whose destination could not be
+ * reached: its server down (a dev server, a mock API not started), or its
+ * name unknown. The agent's tools often retry in silence for minutes. */
+static void unreached(struct summary *s, const json_t *f)
+{
+	const char *reason = str(f, "reason");
+	if (strcmp(str(f, "decision"), "allow") != 0 ||
+	    (strcmp(reason, "cannot connect to the destination") != 0 &&
+	     !strstr(reason, " does not resolve (")))
+		return;
+	char key[280];
+	const char *host = str(f, "host");
+	snprintf(key, sizeof key, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+		 json_integer_value(json_object_get(f, "port")));
+	for (size_t i = 0; i < s->nunreached; i++)
+		if (strcmp(s->unreached[i].key, key) == 0) {
+			s->unreached[i].times++;
+			return;
+		}
+	if (s->nunreached == ARRAY_LEN(s->unreached)) {
+		s->unreached_more++;
+		return;
+	}
+	struct unreached *u = &s->unreached[s->nunreached++];
+	snprintf(u->key, sizeof u->key, "%s", key);
+	snprintf(u->why, sizeof u->why, "%s", reason);
+	u->times = 1;
+}
+
 static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
@@ -267,6 +296,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	const json_t *f = ev->fields;
 	if (f && published(s, ev->kind, f))
 		return 0;
+	if (f && strcmp(ev->kind, "net") == 0)
+		unreached(s, f);
 	if (strcmp(ev->kind, "syscall.suppressed") == 0 ||
 	    strcmp(ev->kind, "landlock.suppressed") == 0) {
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
@@ -337,6 +368,15 @@ void summary_print(const struct summary *s, const char *log, FILE *f)
 			fprintf(f, "; %s (alert publish.connection-cap)", c->capped);
 		fputc('\n', f);
 	}
+	for (size_t i = 0; i < s->nunreached; i++) {
+		const struct unreached *u = &s->unreached[i];
+		_cleanup_free_ char *key = text_shown(u->key), *why = text_shown(u->why);
+		fprintf(f, "warden: %s, allowed, could not be reached (%s%s%lu time%s): is its server "
+			"running?\n", key, why, "; ", u->times, u->times == 1 ? "" : "s");
+	}
+	if (s->unreached_more)
+		fprintf(f, "warden: and %lu more allowed connections that reached nothing\n",
+			s->unreached_more);
 	if (!s->n && !s->unlisted)
 		return;
 	fprintf(f, "warden: refused during this session:\n");

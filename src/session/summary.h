@@ -23,9 +23,20 @@ struct inbound_count {
 	char capped[120];            /* the alert publish.connection-cap's action, or "" */
 };
 
+/* An allowed destination that could not be reached (the proxy's 502: it
+ * did not answer, or its name does not resolve). */
+struct unreached {
+	char key[280];           /* host:port */
+	char why[160];
+	unsigned long times;
+};
+
 struct summary {
 	struct inbound_count inbound[16]; /* by host port, as they come */
 	size_t ninbound;
+	struct unreached unreached[4];    /* the first few, as they come */
+	size_t nunreached;
+	unsigned long unreached_more;
 	struct refusal *v;
 	size_t n, cap;
 	unsigned long unlisted;  /* refusals counted only (past SUMMARY_KEEP, or
@@ -36,8 +47,8 @@ struct summary {
 
 /* Subscribe s to the session's events: it keeps each refused thing once. */
 void summary_attach(struct summary *s, struct audit *a);
-/* Print the connections to published ports, then the refusals (nothing
- * when there were neither); log names the audit log where the details
+/* Print the connections to published ports, the allowed destinations that
+ * could not be reached, then the refusals (nothing when there were none); log names the audit log where the details
  * are, may be NULL. */
 void summary_print(const struct summary *s, const char *log, FILE *f);
 void summary_free(struct summary *s);
