@@ -1,6 +1,7 @@
 /* pty.c - the host side of the agent's terminal: put the user's terminal in
  * raw mode and restore it (struct host_tty, released by a cleanup attribute
- * on every way out of the supervisor), copy window sizes and terminal
+ * on every way out of the supervisor; its output processing left on when
+ * others write to it, following the agent's pty), copy window sizes and terminal
  * settings to the agent's pty, and move bytes between the two (the agent's
  * output through ttyfilter.h, to a sink that a question on the screen can
  * hold back). A warden in the background of its terminal
@@ -20,19 +21,38 @@
 #include "../common/err.h"
 #include "../common/util.h"
 
-int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown)
+int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown,
+		 bool keep_output)
 {
 	if (tcgetattr(fd, &t->saved) < 0)
 		return -1;
 	struct termios raw = t->saved;
 	cfmakeraw(&raw);
+	if (keep_output)
+		raw.c_oflag = t->saved.c_oflag;
 	if (tcsetattr(fd, TCSADRAIN, &raw) < 0)
 		return -1;
 	t->fd = fd;
 	t->out = out;
 	t->shown = shown;
+	t->keep_output = keep_output;
+	t->posting = keep_output;
 	wnote_terminal_raw(1);
 	return 0;
+}
+
+void pty_host_follow(struct host_tty *t, int master)
+{
+	struct termios in, now;
+	if (t->fd < 0 || !t->keep_output || tcgetattr(master, &in) < 0)
+		return;
+	bool post = (in.c_oflag & OPOST) != 0;
+	if (post == t->posting || tcgetattr(t->fd, &now) < 0)
+		return;
+	now.c_oflag = post ? t->saved.c_oflag : t->saved.c_oflag & ~(tcflag_t)OPOST;
+	/* at once: what was written before is past the settings already */
+	if (tcsetattr(t->fd, TCSANOW, &now) == 0)
+		t->posting = post;
 }
 
 #define ESC 0x1b

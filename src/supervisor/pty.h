@@ -12,6 +12,14 @@
 struct host_tty {
 	int fd;                 /* -1: nothing to restore */
 	struct termios saved;
+	/* Its keys raw, its output processing (OPOST: "\n" written as
+	 * "\r\n") left as the user had it: other processes write to that
+	 * terminal (the command's stdout a pipe to `tee` or `less`). It goes
+	 * off only while the command's own pty has it off (a full-screen
+	 * program, as it would have turned it off on the user's terminal
+	 * without warden): posting says which is in force. */
+	bool keep_output;
+	bool posting;
 	int out;                /* where the agent's output goes to the terminal */
 	const struct ttyfilter *shown; /* that output's filter: the queries passed (or NULL) */
 	unsigned long answered; /* answers among the keys relayed (at most shown->asked) */
@@ -23,10 +31,15 @@ struct host_tty {
 /* How long the answers the agent left are waited for at the end (ms). */
 #define PTY_SETTLE_MS 100
 
-/* Save fd's settings in t and make it raw; t->fd stays -1 when it fails.
- * The agent's output goes to the terminal on out through shown (NULL: no
- * queries pass). */
-int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown);
+/* Save fd's settings in t and make it raw (its output processing too
+ * unless keep_output); t->fd stays -1 when it fails. The agent's output
+ * goes to the terminal on out through shown (NULL: no queries pass). */
+int pty_host_raw(struct host_tty *t, int fd, int out, const struct ttyfilter *shown,
+		 bool keep_output);
+/* With keep_output, the user's terminal's output processing on or off as
+ * the agent's pty (master) has it now: called before its output is
+ * relayed. */
+void pty_host_follow(struct host_tty *t, int master);
 /* Put back what pty_host_raw saved (once; nothing when it was not raw).
  * First, when queries passed that the keys relayed have not answered
  * (the agent printed one and ended), their answers are read and dropped

@@ -36,7 +36,11 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master)
 	 * in when stdin is the terminal. In the background of its terminal,
 	 * warden leaves the terminal's modes alone and does not read it
 	 * (SIGTTOU, SIGTTIN would stop it): the command keeps a pty of its own,
-	 * with default settings, and an end-of-file for input. */
+	 * with default settings, and an end-of-file for input. The terminal's
+	 * output processing stays the user's unless all the command writes
+	 * goes through warden (stdout and stderr the terminal): with one of
+	 * them a pipe or a file, what reads it may write to the terminal too
+	 * (`| tee log`, `| less`), and must not find "\n" left as it is. */
 	unsigned pf = s->pty_fds;
 	*t = (struct term){
 		.master = master,
@@ -58,7 +62,7 @@ void term_start(struct term *t, const struct sandbox_spec *s, int master)
 			       : (struct pty_sink){ .fd = t->out };
 	if (t->relay_input) {
 		pty_copy_settings(STDIN_FILENO, master);
-		pty_host_raw(&t->host, STDIN_FILENO, t->sink.fd, &t->filter);
+		pty_host_raw(&t->host, STDIN_FILENO, t->sink.fd, &t->filter, (pf & 6) != 6);
 	} else if (pf & 1) {
 		pty_copy_winsize(STDIN_FILENO, master);
 		pty_send_eof(master);
@@ -208,6 +212,8 @@ static void on_output(struct loop *l, const struct source *src, uint32_t events)
 	if (events & EPOLLOUT)
 		keys_flush(t);
 	if (!bytebuf_pending(&t->outq)) {
+		if (events & EPOLLIN)
+			pty_host_follow(&t->host, src->fd);
 		if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
 		    pty_pump_filtered(src->fd, &t->sink, &t->filter) <= 0) {
 			loop_remove(l, src);

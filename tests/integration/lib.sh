@@ -155,6 +155,17 @@ tscript() {
 	return 0
 }
 
+# ttyjob COMMAND STEP...: ttyjob.py (a terminal typed at, shown byte for
+# byte: expect=RE, send=TEXT, sleep=S, run=CMD) under a timeout; OUT its
+# output (the screen as a Python bytes literal, where a CR is \r), RC its
+# status, ERR empty.
+ttyjob() {
+	have python3 || skip 'python3 not installed'
+	OUT=$(timeout -k 5 120 python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ttyjob.py" "$@" 2>&1)
+	RC=$? ERR=''
+	printf '%s\n' "$OUT"
+}
+
 # wscript [warden run args...]: warden run on a terminal of its own.
 wscript() {
 	tscript "$(printf '%q ' "$WARDEN" run "$@")"

@@ -294,3 +294,59 @@ test_terminal_stderr_socket_stalled() {
 	RC=$?
 	stalled_said "$T_TMP/err"
 }
+
+# stdin the terminal, stdout a pipe to a process that writes to the same
+# terminal (`warden run -- make | tee log`): warden makes the terminal's
+# keys raw for the relay, but leaves its output processing on, so what
+# the other process writes comes out with "\r\n" (before, "\n" alone: a
+# staircase), and `stty` run meanwhile says opost. The terminal's modes
+# are back at the end.
+test_terminal_pipeline_keeps_opost() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	# the reader waits for the command's first line: the terminal is set
+	# up by then
+	ttyjob "stty -g; $W run -- sh -c 'echo one; sleep 0.3; echo two' | (IFS= read -r l;
+		stty -a </dev/tty | tr ' ;' '\\n\\n' | grep -xE -- '-?(opost|onlcr|icanon|echo)' | tr '\\n' ' ';
+		echo; printf '%s\\n' \"\$l\"; cat); stty -g" 'expect=two'
+	assert_out_has 'rc=0' 'the terminal'
+	[[ $OUT == *'one\r\ntwo\r\n'* ]] ||
+		fail "the pipeline's output on the terminal without its CRs: $(excerpt "$OUT")"
+	[[ $OUT == *'\nopost onlcr -icanon -echo '* ]] ||
+		fail "the terminal's modes during the run: not keys raw, output processed: $(excerpt "$OUT")"
+	local before after
+	before=$(grep -o "^screen: b'[^\\]*" <<<"$OUT")
+	before=${before#screen: b\'}
+	after=$(grep -oE '[0-9a-f:]+\\r\\n.$' <<<"$OUT")
+	after=${after%%\\r\\n*}
+	[[ -n $before && $before == "$after" ]] ||
+		fail "the terminal's modes not back after the run: before '$before' after '$after'"
+}
+
+# The same pipeline with a full-screen program on the terminal (its
+# stderr): while the command's own pty has output processing off, so has
+# the user's terminal, as the program would have it without warden ("\n"
+# moves down, not to the start of the line); on again once the program
+# turns it back on.
+test_terminal_pipeline_raw_program() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyjob "$W run -- sh -c 'stty -opost <&2; printf \"p\\nq\\n\" >&2; stty opost <&2; printf \"r\\ns\\n\" >&2' | cat; echo done" 'expect=done'
+	assert_out_has 'rc=0' 'the terminal'
+	[[ $OUT == *'p\nq\n'* ]] ||
+		fail "the program's raw output processed on the terminal: $(excerpt "$OUT")"
+	[[ $OUT == *'r\r'*'s\r'* ]] ||
+		fail "the output processing not back on after the program: $(excerpt "$OUT")"
+}
+
+# The same pipeline: the keys still reach the command raw, through its
+# pty, so Ctrl-C is the command's SIGINT there: it ends, warden with its
+# status, and the reader at its end of the pipe.
+test_terminal_pipeline_ctrl_c() {
+	local W
+	W=$(printf '%q' "$WARDEN")
+	ttyjob "{ $W run -- sh -c 'echo ready; sleep 30'; echo \"rc=\$?\"; } | cat" \
+		'expect=ready' 'sleep=0.3' 'send=\x03' 'expect=rc=[0-9]+'
+	[[ $OUT != *'failed: '* ]] || fail "Ctrl-C did not end the pipeline: $(excerpt "$OUT")"
+	assert_out_has 'rc=130' "warden's status after Ctrl-C"
+}

@@ -6,7 +6,9 @@
  * owes to queries passed and not answered by the keys relayed are read
  * away before it goes back (warden's own device attributes query last, up
  * to its answer, PTY_SETTLE_MS at most), and nothing is asked when the
- * keys answered them. */
+ * keys answered them. With keep_output, the keys go raw and the output
+ * processing stays (others write to that terminal), off only while the
+ * agent's pty has it off. */
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -60,7 +62,7 @@ static bool same_settings(const struct termios *a, int fd)
 static int fail_after_raw(int fd, bool *was_raw)
 {
 	_cleanup_host_tty_ struct host_tty t = HOST_TTY_NONE;
-	if (pty_host_raw(&t, fd, -1, NULL) < 0)
+	if (pty_host_raw(&t, fd, -1, NULL, false) < 0)
 		return 0;
 	*was_raw = !(lflag(fd) & (ICANON | ECHO));
 	return -1;
@@ -74,7 +76,7 @@ static void test_scope(void)
 	CHECK(cooked(slave));
 	{
 		_cleanup_host_tty_ struct host_tty t = HOST_TTY_NONE;
-		CHECK(pty_host_raw(&t, slave, -1, NULL) == 0);
+		CHECK(pty_host_raw(&t, slave, -1, NULL, false) == 0);
 		CHECK(t.fd == slave);
 		CHECK(!(lflag(slave) & (ICANON | ECHO | ISIG)));
 	}
@@ -92,7 +94,7 @@ static void test_once(void)
 {
 	int slave, m = open_pair(&slave);
 	struct host_tty t = HOST_TTY_NONE;
-	CHECK(pty_host_raw(&t, slave, -1, NULL) == 0);
+	CHECK(pty_host_raw(&t, slave, -1, NULL, false) == 0);
 	pty_host_restore(&t);
 	CHECK(cooked(slave));
 	CHECK(t.fd == -1);
@@ -111,7 +113,7 @@ static void test_not_a_tty(void)
 {
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct host_tty t = HOST_TTY_NONE;
-	CHECK(pty_host_raw(&t, fd, -1, NULL) < 0);
+	CHECK(pty_host_raw(&t, fd, -1, NULL, false) < 0);
 	CHECK(t.fd == -1);
 	pty_host_restore(&t); /* nothing to do, nothing touched */
 	CHECK(t.fd == -1);
@@ -180,7 +182,7 @@ static long settle_case(const char *out, const char *keys, const char *answers, 
 	char buf[256];
 	ttyfilter_run(&f, out, strlen(out), buf);
 	struct host_tty t = HOST_TTY_NONE;
-	CHECK(pty_host_raw(&t, slave, slave, &f) == 0);
+	CHECK(pty_host_raw(&t, slave, slave, &f, false) == 0);
 	int p[2];
 	if (pipe(p) < 0)
 		abort();
@@ -241,6 +243,55 @@ static void test_settle(void)
 	CHECK(strcmp(left, "ls") == 0);
 }
 
+static tcflag_t oflag(int fd)
+{
+	struct termios t;
+	if (tcgetattr(fd, &t) < 0)
+		abort();
+	return t.c_oflag;
+}
+
+/* keep_output: ICANON, ECHO, ISIG off, OPOST on; the agent's pty (a pair
+ * of the test's) turning OPOST off turns it off on the user's, and on
+ * again; all back at the end. */
+static void test_keep_output(void)
+{
+	int slave, m = open_pair(&slave), aslave, am = open_pair(&aslave);
+	struct termios before, agent;
+	tcgetattr(slave, &before);
+	CHECK(oflag(slave) & OPOST);
+	struct host_tty t = HOST_TTY_NONE;
+	CHECK(pty_host_raw(&t, slave, -1, NULL, true) == 0);
+	CHECK(!(lflag(slave) & (ICANON | ECHO | ISIG)));
+	CHECK(oflag(slave) == before.c_oflag);
+	pty_host_follow(&t, am);
+	CHECK(oflag(slave) & OPOST);
+	tcgetattr(aslave, &agent);
+	agent.c_oflag &= ~(tcflag_t)OPOST;
+	tcsetattr(aslave, TCSANOW, &agent);
+	pty_host_follow(&t, am);
+	CHECK(!(oflag(slave) & OPOST));
+	CHECK(!(lflag(slave) & ICANON));
+	agent.c_oflag |= OPOST;
+	tcsetattr(aslave, TCSANOW, &agent);
+	pty_host_follow(&t, am);
+	CHECK(oflag(slave) == before.c_oflag);
+	pty_host_restore(&t);
+	CHECK(same_settings(&before, slave));
+
+	/* without keep_output: raw, OPOST off, and the agent's pty not followed */
+	CHECK(pty_host_raw(&t, slave, -1, NULL, false) == 0);
+	CHECK(!(oflag(slave) & OPOST));
+	pty_host_follow(&t, am);
+	CHECK(!(oflag(slave) & OPOST));
+	pty_host_restore(&t);
+	CHECK(same_settings(&before, slave));
+	close(slave);
+	close(m);
+	close(aslave);
+	close(am);
+}
+
 int main(void)
 {
 	test_scope();
@@ -248,5 +299,6 @@ int main(void)
 	test_not_a_tty();
 	test_copy();
 	test_settle();
+	test_keep_output();
 	return check_status_counted("supervisor_pty");
 }
