@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -199,6 +200,14 @@ static inline int hex_digit(unsigned char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+/* The value of c as a digit of the base64 alphabet alpha (its 64
+ * characters: RFC 4648's standard or URL-safe one), or -1. */
+static inline int base64_digit(const char *alpha, char c)
+{
+	const char *at = c ? memchr(alpha, c, 64) : NULL;
+	return at ? (int)(at - alpha) : -1;
 }
 
 /* Write all of buf to fd, retrying on EINTR and short writes. */

@@ -145,28 +145,13 @@ void mask_free(struct mask *m)
 	*m = (struct mask){ 0 };
 }
 
-static int sextet_of(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
 /* The character at c, just before a form (lead) or just after it: when it
  * is of the form's alphabet and holds the value's bits, they become the
  * phantom's. (Already the phantom's: nothing changes.) */
 static void fix_edge(const struct mask_form *f, char *c, bool lead)
 {
-	int v = sextet_of(*c);
-	if (v < 0 || f->alpha[v] != *c)
+	int v = base64_digit(f->alpha, *c);
+	if (v < 0)
 		return;
 	unsigned bits = lead ? f->lead_bits : f->trail_bits, shift = lead ? 0 : 6 - bits;
 	unsigned sel = ((1u << bits) - 1) << shift;

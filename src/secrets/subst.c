@@ -88,17 +88,7 @@ static const char b64_alphabet[] =
 
 static int b64_val(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
+	return base64_digit(b64_alphabet, c);
 }
 
 /* Decode t[0..n), canonical base64 followed by any number of '=' (servers
