@@ -103,12 +103,19 @@ static bool refused_by_proxy(const json_t *f, const char *reason)
 /* A destination refused by warden's proxy. Transport failures (the client
  * hung up, a timeout, the destination down) are not refusals and are left
  * out. */
+/* host:port as a line names a destination (an IPv6 literal in brackets),
+ * port the event's field. */
+static char *host_port(const json_t *f, const char *host)
+{
+	return xasprintf(strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+			 json_integer_value(json_object_get(f, "port")));
+}
+
 static void proxy_refused(struct summary *s, const json_t *f)
 {
 	const char *host = str(f, "host"), *reason = str(f, "reason");
-	long long port = json_integer_value(json_object_get(f, "port"));
 	bool v6 = strchr(host, ':') != NULL;
-	char *key = xasprintf("%s%s%s:%lld", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	char *key = host_port(f, host);
 	/* a pattern without a port allows every port; the host's loopback is
 	 * reached one port at a time (and an IPv6 literal needs its brackets) */
 	bool with_port = v6 || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0;
@@ -150,8 +157,7 @@ static void net_refused(struct summary *s, const json_t *f)
 {
 	const char *method = str(f, "method");
 	if (strcmp(method, "connect") == 0 || strcmp(method, "sendto") == 0)
-		add(s, xasprintf(strchr(str(f, "address"), ':') ? "[%s]:%lld" : "%s:%lld",
-				 str(f, "address"), json_integer_value(json_object_get(f, "port"))),
+		add(s, host_port(f, str(f, "address")),
 		    /* the host's loopback port tried on the sandbox's (loophint.h)
 		     * says so itself */
 		    strncmp(str(f, "reason"), "direct connection", 17) != 0 ? xstrdup(str(f, "reason"))
@@ -270,10 +276,7 @@ static void unreached(struct summary *s, const json_t *f)
 	    (strcmp(reason, "cannot connect to the destination") != 0 &&
 	     !strstr(reason, " does not resolve (")))
 		return;
-	char key[280];
-	const char *host = str(f, "host");
-	snprintf(key, sizeof key, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
-		 json_integer_value(json_object_get(f, "port")));
+	_cleanup_free_ char *key = host_port(f, str(f, "host"));
 	for (size_t i = 0; i < s->nunreached; i++)
 		if (strcmp(s->unreached[i].key, key) == 0) {
 			s->unreached[i].times++;
