@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,11 @@ static const char status_usage[] =
 	"usage: warden status [--json]\n"
 	"\n"
 	"The running sessions of this user: id, age, whether frozen (and the time left\n"
-	"before its `freeze timeout` kills it), the detector's risk and alerts when it\n"
-	"gives them, the workspace and the command. --json: one JSON object a line, as\n"
-	"each session's control socket answers.\n";
+	"before its `freeze timeout` kills it) or suspended (Ctrl-Z in its terminal),\n"
+	"the detector's risk and alerts when it gives them, the workspace and the\n"
+	"command. --json: one JSON object a line, as each session's control socket\n"
+	"answers (a suspended session's warden, stopped, answers nothing: its id,\n"
+	"\"suspended\": true and its pid).\n";
 
 /* The usage of freeze, resume and kill: the line of the one asked for
  * first (`warden kill` alone says how to kill), then the other two. */
@@ -97,11 +100,14 @@ static void field_text(json_t *v, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* "running", "frozen", or "frozen 9m58s left" (its freeze's timeout). */
+/* "running", "frozen", "frozen 9m58s left" (its freeze's timeout), or
+ * "suspended" (Ctrl-Z in its terminal). */
 static void state_text(json_t *r, char *buf, size_t len)
 {
 	json_t *left = json_object_get(r, "freeze_left_s");
-	if (!json_is_true(json_object_get(r, "frozen"))) {
+	if (json_is_true(json_object_get(r, "suspended"))) {
+		snprintf(buf, len, "suspended");
+	} else if (!json_is_true(json_object_get(r, "frozen"))) {
 		snprintf(buf, len, "running");
 	} else if (json_is_integer(left)) {
 		char t[32];
@@ -115,9 +121,11 @@ static void state_text(json_t *r, char *buf, size_t len)
 /* A session's status (its reply r) onto the array all, when it gave one. */
 static void gather(json_t *r, void *all)
 {
-	if (!json_is_true(json_object_get(r, "ok")))
+	bool stopped = json_is_true(json_object_get(r, "suspended"));
+	if (!json_is_true(json_object_get(r, "ok")) && !stopped)
 		return;
 	json_object_del(r, "ok");
+	json_object_del(r, "error"); /* a stopped warden's: said by the state */
 	json_array_append(all, r);
 }
 
@@ -154,8 +162,9 @@ static int status(bool as_json)
 		printf("%-6s %-6s ", "RISK", "ALERTS");
 	printf("%-30s %s\n", "WORKSPACE", "COMMAND");
 	json_array_foreach(all, i, r) {
-		char age[32], cmd[128], st[64];
-		age_text(json_integer_value(json_object_get(r, "age_s")), age, sizeof age);
+		char age[32] = "-", cmd[128], st[64];
+		if (json_object_get(r, "age_s")) /* a stopped warden gives none */
+			age_text(json_integer_value(json_object_get(r, "age_s")), age, sizeof age);
 		command_text(json_object_get(r, "command"), cmd, sizeof cmd);
 		state_text(r, st, sizeof st);
 		_cleanup_free_ char *ws = text_shown(json_string_value(json_object_get(r, "workspace")));
@@ -215,6 +224,14 @@ int cmd_action(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "warden %s: %s\n", op, e.msg);
 		return 2;
+	}
+	/* a suspended session's warden, stopped, answers nothing: a kill
+	 * continues it first (in the background, where it serves the kill
+	 * with the sandbox still stopped: jobctl.c) */
+	pid_t stopped = strcmp(op, "kill") == 0 ? control_client_stopped(fd) : 0;
+	if (stopped && kill(stopped, SIGCONT) == 0) {
+		for (int i = 0; i < 100 && control_client_stopped(fd); i++)
+			usleep(10000);
 	}
 	json_t *req = json_pack("{s:s}", "op", op);
 	if (reason)

@@ -72,6 +72,10 @@ void control_client_each(const struct strv *dirs, const char *op,
 			continue; /* ended (a stale socket was removed) */
 		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", op));
 		close(fd);
+		if (json_is_true(json_object_get(r, "suspended"))) { /* its id from its name */
+			const char *name = control_client_name(paths.v[i]);
+			json_object_set_new(r, "session", json_stringn(name, strlen(name) - 5));
+		}
 		fn(r, ctx);
 		json_decref(r);
 	}
@@ -159,10 +163,33 @@ json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int tim
 	}
 }
 
+pid_t control_client_stopped(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
+		return 0;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)cr.pid);
+	_cleanup_free_ char *stat = read_text_file(p);
+	/* "PID (COMM) STATE ...": COMM may hold anything, ")" too */
+	const char *end = stat ? strrchr(stat, ')') : NULL;
+	return end && end[1] == ' ' && end[2] == 'T' ? cr.pid : 0;
+}
+
 json_t *control_client_request(int fd, json_t *req)
 {
 	enum { REPLY_MAX = 1 << 20 };
 	size_t have = 0;
+	pid_t stopped = control_client_stopped(fd);
+	if (stopped) {
+		json_decref(req);
+		_cleanup_free_ char *msg = xasprintf("the session is suspended (Ctrl-Z in its "
+			"terminal: its warden, pid %d, is stopped): `fg` there continues it, "
+			"`warden kill` ends it", (int)stopped);
+		return json_pack("{s:b,s:b,s:I,s:s}", "ok", 0, "suspended", 1, "pid",
+				 (json_int_t)stopped, "error", msg);
+	}
 	if (control_client_send(fd, req) < 0)
 		return NULL;
 	_cleanup_free_ char *buf = xmalloc(REPLY_MAX);

@@ -8,6 +8,7 @@
 #pragma once
 #include <jansson.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../common/err.h"
 
@@ -51,5 +52,12 @@ int control_client_send(int fd, json_t *j);
  * the line is not JSON. */
 json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int timeout_ms);
 
-/* Send req (taken), and the reply line (within 5 s), or NULL. */
+/* The pid of the session's warden on fd when it is stopped (Ctrl-Z in its
+ * terminal: the session suspended, jobctl.c; it can answer nothing), else
+ * 0. */
+pid_t control_client_stopped(int fd);
+
+/* Send req (taken), and the reply line (within 5 s), or NULL. When the
+ * session's warden is stopped, nothing is sent: the reply is {"ok": false,
+ * "suspended": true, "pid": N, "error": "..."} at once. */
 json_t *control_client_request(int fd, json_t *req);

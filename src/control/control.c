@@ -147,6 +147,8 @@ static json_t *status_json(struct control *c)
 			json_object_set(r, "escaped", esc);
 	}
 	json_decref(esc);
+	if (r && c->act.suspended && c->act.suspended(c->act.ctx))
+		json_object_set_new(r, "suspended", json_true());
 	long left = c->act.freeze_left ? c->act.freeze_left(c->act.ctx) : -1;
 	if (r && left >= 0)
 		json_object_set_new(r, "freeze_left_s", json_integer(left));

@@ -50,6 +50,7 @@ struct control_actions {
 	int (*resume)(void *ctx, long uid, struct werr *e);
 	int (*kill)(void *ctx, long uid, const char *reason, struct werr *e);
 	bool (*frozen)(void *ctx);
+	bool (*suspended)(void *ctx); /* Ctrl-Z: suspended as a job of the user's shell */
 	long (*freeze_left)(void *ctx); /* seconds before a freeze's timeout kills; -1: not frozen */
 	void *ctx;
 };

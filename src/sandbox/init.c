@@ -5,9 +5,10 @@
  * and SIGHUP to every process in the sandbox, any other to the command),
  * stops and continues every other process of the sandbox when the
  * supervisor asks (a freeze without the session's cgroup: sandbox.h,
- * SANDBOX_SIG_FREEZE), reaps every orphan and exits with the command's
- * status. When init exits, the kernel kills whatever is left in the
- * namespace. */
+ * SANDBOX_SIG_FREEZE), reports the command's stops when the user's keys
+ * come through a pty (job control: Ctrl-Z), reaps every orphan and exits
+ * with the command's status. When init exits, the kernel kills whatever
+ * is left in the namespace. */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "features.h"
+#include "initfreeze.h"
 #include "initmsg.h"
 #include "limits.h"
 #include "../common/fdpass.h"
@@ -45,9 +47,9 @@ __attribute__((noreturn)) static void fail(const struct sandbox_spec *s, const s
 	_exit(125);
 }
 
-/* The pty: its master for the supervisor, its slave held by init (never
- * its controlling terminal) from now until the command's process holds
- * it: a slave closed by all, even for an instant (a planned exec's process
+/* The pty: its master for the supervisor, its slave held by init (its
+ * controlling terminal only with job control, and never read nor written
+ * by it) from now until the command's process holds it: a slave closed by all, even for an instant (a planned exec's process
  * that ends to be made again as a fork), is a hangup the supervisor's
  * relay would read as the command's end. */
 static int open_pty(int *master, int *slave, struct werr *e)
@@ -117,7 +119,8 @@ enum start_how {
 static volatile sig_atomic_t refork;
 
 /* The command's process: its own session, the pty as controlling terminal
- * when there is one (in place of each of fds 0-2 that is a terminal on the
+ * when there is one (with job control, a process group of init's session,
+ * the pty's foreground) (in place of each of fds 0-2 that is a terminal on the
  * host; a pipe or file stays as it is), fds 0-2 only, default signal
  * state, then exec: of planned (START_PLANNED), else of the command as
  * the sandbox's PATH finds it. */
@@ -135,17 +138,28 @@ __attribute__((noreturn)) static void exec_command(const struct sandbox_spec *s,
 	sigset_t none;
 	sigemptyset(&none);
 	signal(SIGXFSZ, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	setsid();
-	if (slave >= 0) {
-		if (ioctl(slave, TIOCSCTTY, 0) < 0) {
+	if (slave >= 0 && s->job_control) {
+		/* A process group of its own in init's session, the pty's
+		 * foreground (SIGTTOU still blocked, as tcsetpgrp from the
+		 * background needs): its parent, init, is in that session, so
+		 * the group is not orphaned and a Ctrl-Z stops it rather than
+		 * being dropped by the kernel. */
+		if (setpgid(0, 0) < 0 || tcsetpgrp(slave, getpid()) < 0) {
 			fprintf(stderr, "warden: terminal: %s\n", strerror(errno));
 			_exit(125);
 		}
+	} else {
+		setsid();
+		if (slave >= 0 && ioctl(slave, TIOCSCTTY, 0) < 0) {
+			fprintf(stderr, "warden: terminal: %s\n", strerror(errno));
+			_exit(125);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (slave >= 0)
 		for (int i = 0; i < 3; i++)
 			if (s->pty_fds & (1u << i))
 				dup2(slave, i);
-	}
 	syscall(SYS_close_range, 3, ~0U, 0);
 	/* the user's own limits back; warden's own were raised */
 	selflimits_give_back(&s->limits);
@@ -438,19 +452,38 @@ __attribute__((noreturn)) static void sandbox_end(int sync_fd, int status)
  * no other process. */
 static void freeze_all(int sync_fd, int sig)
 {
-	int err = kill(-1, sig) < 0 ? errno : 0;
+	int err = sig == SIGSTOP ? initfreeze_stop() : kill(-1, sig) < 0 ? errno : 0;
 	initmsg_send_signalled(sync_fd, sig, err);
+}
+
+/* A signal passed on to the command: with job control, a SIGCONT or a
+ * SIGTSTP to its whole process group (what `fg` and Ctrl-Z reach), else,
+ * and when the command has left its group, to the command alone. */
+static void pass_on(pid_t child, int sig, bool jobctl)
+{
+	if (jobctl && (sig == SIGCONT || sig == SIGTSTP) && kill(-child, sig) == 0)
+		return;
+	kill(child, sig);
 }
 
 /* PID 1 from here on: each signal passed on, every orphan reaped, and
  * the command's exit status init's own; the supervisor's freezes and
- * resumes done. */
-__attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_fd)
+ * resumes done; with job control, the command's stops reported (but
+ * those a freeze made). */
+__attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_fd, bool jobctl)
 {
 	bool frozen = false;
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(fwd, &si);
+		struct timespec every = { .tv_nsec = FREEZE_RECHECK_MS * 1000000L };
+		int sig = frozen ? sigtimedwait(fwd, &si, &every) : sigwaitinfo(fwd, &si);
+		/* frozen: looked at again now and then; a process found
+		 * running ends the sandbox at once, as the supervisor may be
+		 * stopped itself (a suspension: jobctl.c) */
+		if (sig < 0 && frozen && errno == EAGAIN && initfreeze_recheck()) {
+			kill(-1, SIGKILL);
+			initmsg_send_escaped(sync_fd);
+		}
 		if (sig < 0)
 			continue;
 		/* from outside the namespace (no process inside can send
@@ -472,12 +505,17 @@ __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_
 			if (sandbox_signal_stops(sig))
 				kill(-1, sig);
 			else if (sig != SIGKILL && sig != SIGSTOP)
-				kill(child, sig);
+				pass_on(child, sig, jobctl);
 			continue;
 		}
 		int status;
 		pid_t pid;
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		while ((pid = waitpid(-1, &status, WNOHANG | (jobctl ? WUNTRACED : 0))) > 0) {
+			if (WIFSTOPPED(status)) {
+				if (pid == child && !frozen)
+					initmsg_send_stopped(sync_fd, WSTOPSIG(status));
+				continue;
+			}
 			if (pid == child)
 				sandbox_end(sync_fd, status);
 		}
@@ -539,6 +577,12 @@ void sandbox_init_main(struct sandbox_spec *s)
 	place_seeds(s, &ready);
 	if (s->use_pty && open_pty(&fds.master, &slave, &e) < 0)
 		fail(s, &e);
+	/* With job control init leads the pty's session (its controlling
+	 * terminal, which init never reads nor writes), the command a group
+	 * of it (exec_command); without (either refused), the command leads
+	 * a session of its own, as when warden relays no keys. */
+	if (slave >= 0 && s->job_control && (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0))
+		s->job_control = false;
 	/* kept off the supervisor's CPU while it built the mounts; the
 	 * sandbox has every CPU of the user's (cpupin.h) */
 	cpupin_widen();
@@ -583,5 +627,5 @@ void sandbox_init_main(struct sandbox_spec *s)
 			   : ready.exec_path[0] ? START_PLANNED : START_FORKED;
 	pid_t child = start_command(s, slave, how, ready.exec_path, &e);
 	keep_only_sync(s->sync_fd);
-	reap(child, &fwd, s->sync_fd);
+	reap(child, &fwd, s->sync_fd, s->job_control && slave >= 0);
 }

@@ -173,6 +173,18 @@ void initmsg_send_signalled(int sock, int sig, int err)
 	(void)send(sock, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+void initmsg_send_stopped(int sock, int sig)
+{
+	struct init_msg m = { .type = INIT_MSG_STOPPED, .status = sig };
+	(void)send(sock, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void initmsg_send_escaped(int sock)
+{
+	struct init_msg m = { .type = INIT_MSG_ESCAPED };
+	(void)send(sock, &m, sizeof m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 bool initmsg_recv_again(int err, bool *reset)
 {
 	if (err == EINTR)

@@ -10,7 +10,12 @@
  * resume the supervisor asks of init (sandbox.h, SANDBOX_SIG_FREEZE):
  * status the signal init sent every other process of the sandbox
  * (SIGSTOP, SIGCONT), errnum kill's errno or 0 (supervisor/freeze.c
- * waits for it; one that comes late, services.c drops). The fds travel as a struct init_fds; initmsg.c alone
+ * waits for it; one that comes late, services.c drops). With job control
+ * (sandbox_spec.job_control), STOPPED: the command's process stopped by a
+ * signal (status: which; Ctrl-Z's SIGTSTP as a rule), sent unless the
+ * sandbox is frozen (supervisor/jobctl.c suspends the session on it).
+ * ESCAPED: while frozen by signals, a process was found running again
+ * (sandbox/initfreeze.c; the supervisor kills the sandbox). The fds travel as a struct init_fds; initmsg.c alone
  * knows the order they go on the wire in and the flags that say which are
  * there. */
 #pragma once
@@ -23,7 +28,8 @@
 #include "../net/forward.h"
 
 enum init_msg_type { INIT_MSG_READY = 1, INIT_MSG_ERROR = 2, INIT_MSG_SEALED = 3,
-		     INIT_MSG_EXITED = 4, INIT_MSG_SIGNALLED = 5 };
+		     INIT_MSG_EXITED = 4, INIT_MSG_SIGNALLED = 5, INIT_MSG_STOPPED = 6,
+		     INIT_MSG_ESCAPED = 7 };
 
 /* The supervisor's bytes to init before SEALED: "g" once init's identity
  * maps are written (it goes on), then "c" once its cgroups are set and the
@@ -115,6 +121,10 @@ void initmsg_send_exited(int sock, int status, int left);
 /* Send SIGNALLED: sig, and err (kill's errno, 0 when it succeeded); never
  * waits for room in the socket (an answer nobody reads is dropped). */
 void initmsg_send_signalled(int sock, int sig, int err);
+/* Send STOPPED: the command stopped by sig; never waits, as SIGNALLED. */
+void initmsg_send_stopped(int sock, int sig);
+/* Send ESCAPED; never waits. */
+void initmsg_send_escaped(int sock);
 /* Whether a receive from init's socket that failed with err is tried
  * again: an interrupted one, and the first reset (init that fails with a
  * byte of the supervisor's, or the network namespace maker's message,

@@ -103,6 +103,11 @@ struct sandbox_spec {
 	bool use_pty;               /* one of 0-2 is a terminal: give the command its own pty */
 	unsigned pty_fds;           /* bit i: the command's fd i is that pty (the host's is a
 				     * terminal); the others stay what the host's are */
+	bool job_control;           /* the pty stands for the user's terminal, whose keys warden
+				     * relays: init leads the pty's session and the command is
+				     * a process group of its own in it, its foreground, so
+				     * that Ctrl-Z stops it and init reports the stop
+				     * (INIT_MSG_STOPPED; supervisor/jobctl.c) */
 	bool self_exe;              /* warden's own binary at /.warden/warden (check, ssh) */
 	char *self_cache;           /* a cached copy's directory (selfbin.c), or NULL: copy */
 	char *ca_bundle;            /* host file bound at SANDBOX_CA_BUNDLE (and over

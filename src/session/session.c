@@ -333,6 +333,10 @@ static void spec_command(const struct session_opts *o, const struct policy *pol,
 		if (!o->no_pty && isatty(fd))
 			s->pty_fds |= 1u << fd;
 	s->use_pty = s->pty_fds != 0;
+	/* job control where warden will relay the user's keys (supervisor/
+	 * term.c): stdin the terminal, warden in its foreground */
+	pid_t fg = (s->pty_fds & 1) ? tcgetpgrp(STDIN_FILENO) : -1;
+	s->job_control = fg >= 0 && fg == getpgrp();
 	s->limits = selflimits_user();
 	env_build(pol, o->cli_env, &s->envp);
 	if (lay->scratch) {

@@ -12,7 +12,11 @@
  * restarted, so no process escapes by forking, however fast (a scan of
  * /proc from outside is always one step behind a process that forks and
  * exits at once), and none by hiding from the supervisor's view of
- * /proc. Init itself goes on (kill(-1) skips the sender): it reaps, and
+ * /proc; init then makes sure every one stopped, and kills the sandbox
+ * when one runs again while held (sandbox/initfreeze.c). A suspension
+ * (Ctrl-Z: jobctl.c) holds the sandbox the same way, with no timeout; a
+ * freeze and a suspension may overlap, and the sandbox goes on only when
+ * neither holds it. Init itself goes on (kill(-1) skips the sender): it reaps, and
  * passes no SIGCONT of warden's on while frozen. Nothing outside the
  * sandbox is in its pid namespace (the supervisor, the re-masker, warden's
  * helpers stay in the host's), and the sandbox cannot make a pid namespace
@@ -61,8 +65,10 @@ struct sbctl {
 	dev_t ns_dev;           /* init's pid namespace */
 	ino_t ns_ino;
 	bool ns_known;
-	bool frozen;
-	bool by_cgroup;         /* how the freeze was done */
+	bool frozen;            /* by request (a freeze) */
+	bool suspended;         /* for warden's own stop (jobctl.c) */
+	bool held;              /* the sandbox stopped, for either or both */
+	bool by_cgroup;         /* how it was */
 	int timer;              /* the freeze's timeout (-1: none could be had) */
 	struct timespec deadline; /* CLOCK_MONOTONIC, while frozen */
 	char *timeout_why;      /* the kill's reason when it runs out */
@@ -121,12 +127,17 @@ void sbctl_free(struct sbctl *c)
 
 bool sbctl_frozen(const struct sbctl *c)
 {
-	return c && c->frozen;
+	return c && c->held;
+}
+
+bool sbctl_suspended(const struct sbctl *c)
+{
+	return c && c->suspended;
 }
 
 long sbctl_freeze_left(const struct sbctl *c)
 {
-	if (!sbctl_frozen(c))
+	if (!c || !c->frozen)
 		return -1;
 	struct timespec now = mono_now();
 	long s = (long)(c->deadline.tv_sec - now.tv_sec);
@@ -218,10 +229,43 @@ static int ms_until(struct timespec t)
 	return ms > 0 ? (int)ms : 0;
 }
 
+/* A command's stop that init reported just before a freeze or resume was
+ * asked (a Ctrl-Z at that instant): taken, and undone (the command
+ * continued, as init passes a SIGCONT on to its group, or, frozen by
+ * signals, when the sandbox is resumed): the session is not suspended in
+ * the middle of a request, and nothing waits for a `fg` that cannot come.
+ * 0: the answer is still to come. */
+static int stop_undone(const struct sbctl *c)
+{
+	struct init_msg m = { 0 };
+	struct init_fds none;
+	ssize_t k = initmsg_recv(c->sock, &m, &none);
+	init_fds_close(&none);
+	if (k <= 0)
+		return -1;
+	signal_fd(c->pidfd, SIGCONT);
+	return 0;
+}
+
+/* Init found a process running in the sandbox it holds by signals (a
+ * process that had the kernel continue it: initfreeze.c): the sandbox
+ * killed, as a freeze that does not hold is none. -1: init's answer will
+ * not come. */
+static int escaped(struct sbctl *c)
+{
+	struct init_msg m = { 0 };
+	struct init_fds none;
+	ssize_t k = initmsg_recv(c->sock, &m, &none);
+	init_fds_close(&none);
+	if (k > 0)
+		sbctl_escaped(c);
+	return -1;
+}
+
 /* Init's next message, when it is its answer with sig: 1; one of an
  * earlier request's (late) is taken and 0; anything else (EXITED, the
  * socket's end) is left for services.c and -1. */
-static int take_answer(const struct sbctl *c, int sig, int *err)
+static int take_answer(struct sbctl *c, int sig, int *err)
 {
 	int type = 0;
 	ssize_t n;
@@ -229,6 +273,10 @@ static int take_answer(const struct sbctl *c, int sig, int *err)
 		;
 	if (n < 0 && errno == EAGAIN)
 		return 0;
+	if (n == (ssize_t)sizeof type && type == INIT_MSG_STOPPED)
+		return stop_undone(c);
+	if (n == (ssize_t)sizeof type && type == INIT_MSG_ESCAPED)
+		return escaped(c);
 	if (n != (ssize_t)sizeof type || type != INIT_MSG_SIGNALLED)
 		return -1;
 	struct init_msg m = { 0 };
@@ -245,7 +293,7 @@ static int take_answer(const struct sbctl *c, int sig, int *err)
  * to every other process of the sandbox, and wait for its answer. -1 with
  * e set (what: "freezing", "resuming") when init has ended, did not answer
  * in ANSWER_MS, or its kill failed. */
-static int ask_init(const struct sbctl *c, int req, int sig, const char *what, struct werr *e)
+static int ask_init(struct sbctl *c, int req, int sig, const char *what, struct werr *e)
 {
 	if (signal_fd(c->pidfd, req) < 0)
 		return werr_errno(e, "%s the sandbox: a signal to its init", what);
@@ -299,13 +347,58 @@ static void duration_text(unsigned s, char *buf, size_t len)
 		snprintf(buf, len, "%uh", s / 3600);
 }
 
+/* Stop every process of the sandbox (what "what" says: "freezing"), by
+ * its cgroup or init's signals, unless it is held already; *n the
+ * processes signalled (0: by the cgroup, or held already). */
+static int hold(struct sbctl *c, const char *what, unsigned *n, struct werr *e)
+{
+	*n = 0;
+	if (c->held)
+		return 0;
+	if (by_cgroup(c) && cgroup_write(c, "cgroup.freeze", "1") == 0) {
+		c->held = c->by_cgroup = true;
+		return 0;
+	}
+	if (!c->ns_known)
+		return werr_set(e, 0, "%s the sandbox: its pid namespace is unknown", what);
+	if (ask_init(c, SANDBOX_SIG_FREEZE, SIGSTOP, what, e) < 0) {
+		/* undone, should init do it late (the resume is handed over
+		 * after the freeze: sandbox.h) */
+		if (e->errnum != ESRCH)
+			signal_fd(c->pidfd, SANDBOX_SIG_RESUME);
+		return -1;
+	}
+	c->held = true;
+	c->by_cgroup = false;
+	*n = count_processes(c);
+	return 0;
+}
+
+/* Let the sandbox go on, unless a freeze or a suspension still holds it;
+ * *n as hold's. */
+static int release(struct sbctl *c, unsigned *n, struct werr *e)
+{
+	*n = 0;
+	if (!c->held || c->frozen || c->suspended)
+		return 0;
+	if (c->by_cgroup) {
+		if (cgroup_write(c, "cgroup.freeze", "0") < 0)
+			return werr_errno(e, "resuming the sandbox: %s/cgroup.freeze", c->cgroup);
+	} else if (ask_init(c, SANDBOX_SIG_RESUME, SIGCONT, "resuming", e) < 0) {
+		return -1;
+	} else {
+		*n = count_processes(c);
+	}
+	c->held = false;
+	return 0;
+}
+
 /* Frozen: the timeout armed (it cannot fail: the timer is there, the
  * value valid) with the kill's reason, the action recorded, the user
  * told. */
-static void frozen(struct sbctl *c, const struct freeze_req *r, bool cgroup, unsigned processes)
+static void frozen(struct sbctl *c, const struct freeze_req *r, unsigned processes)
 {
 	c->frozen = true;
-	c->by_cgroup = cgroup;
 	unsigned s = policy_freeze_timeout(c->p, r->attended);
 	char d[32];
 	duration_text(s, d, sizeof d);
@@ -315,7 +408,7 @@ static void frozen(struct sbctl *c, const struct freeze_req *r, bool cgroup, uns
 			  "webhook`; `freeze timeout auto`)")
 		: xasprintf("frozen for %s without `warden resume` (`freeze timeout %s`)", d, d);
 	arm(c, true, s);
-	record(c, "freeze", r->by, r->uid, r->reason, cgroup, processes);
+	record(c, "freeze", r->by, r->uid, r->reason, c->by_cgroup, processes);
 	const char *colon = r->reason ? ": " : "", *why = r->reason ? r->reason : "";
 	if (s)
 		wnote("the sandbox is frozen%s%s; `warden resume` or `warden kill` decides, Ctrl-C (SIGINT, "
@@ -333,36 +426,24 @@ int sbctl_freeze(struct sbctl *c, const struct freeze_req *r, struct werr *e)
 	/* no timer, no freeze: a freeze must end */
 	if (c->timer < 0)
 		return werr_set(e, EMFILE, "freezing the sandbox: no timer for its `freeze timeout`");
-	if (by_cgroup(c) && cgroup_write(c, "cgroup.freeze", "1") == 0) {
-		frozen(c, r, true, 0);
-		return 0;
-	}
-	if (!c->ns_known)
-		return werr_set(e, 0, "freezing the sandbox: its pid namespace is unknown");
-	if (ask_init(c, SANDBOX_SIG_FREEZE, SIGSTOP, "freezing", e) < 0) {
-		/* undone, should init do it late (the resume is handed over
-		 * after the freeze: sandbox.h), and said: the detector then
-		 * kills (fail closed) */
-		if (e->errnum != ESRCH)
-			signal_fd(c->pidfd, SANDBOX_SIG_RESUME);
-		return -1;
-	}
-	frozen(c, r, false, count_processes(c));
+	unsigned n;
+	if (hold(c, "freezing", &n, e) < 0)
+		return -1; /* said: the detector then kills (fail closed) */
+	frozen(c, r, n);
 	return 0;
 }
 
 int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e)
 {
 	if (!c->frozen)
-		return werr_set(e, 0, "the sandbox is not frozen");
-	if (c->by_cgroup) {
-		if (cgroup_write(c, "cgroup.freeze", "0") < 0)
-			return werr_errno(e, "resuming the sandbox: %s/cgroup.freeze", c->cgroup);
-	} else if (ask_init(c, SANDBOX_SIG_RESUME, SIGCONT, "resuming", e) < 0) {
+		return werr_set(e, 0, c->suspended ? "the session is suspended (Ctrl-Z): `fg` in its "
+				"terminal continues it" : "the sandbox is not frozen");
+	c->frozen = false;
+	unsigned n;
+	if (release(c, &n, e) < 0) {
+		c->frozen = true;
 		return -1;
 	}
-	unsigned n = c->by_cgroup ? 0 : count_processes(c);
-	c->frozen = false;
 	arm(c, false, 0);
 	record(c, "resume", by, uid, NULL, c->by_cgroup, n);
 	return 0;
@@ -376,10 +457,55 @@ int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, st
 	if (!cgroup && signal_fd(c->pidfd, SIGKILL) < 0)
 		return werr_errno(e, "killing the sandbox: SIGKILL to its init");
 	/* what was stopped dies stopped */
-	c->frozen = false;
+	c->frozen = c->suspended = c->held = false;
 	arm(c, false, 0);
 	record(c, "kill", by, uid, reason, cgroup, cgroup ? 0 : 1);
 	return 0;
+}
+
+int sbctl_suspend(struct sbctl *c, int sig, struct werr *e)
+{
+	if (c->suspended)
+		return 0;
+	if (!init_alive(c))
+		return werr_set(e, ESRCH, "the sandbox has ended");
+	unsigned n;
+	if (hold(c, "suspending", &n, e) < 0)
+		return -1;
+	c->suspended = true;
+	char why[64];
+	const char *abbrev = sigabbrev_np(sig);
+	snprintf(why, sizeof why, "the command stopped (SIG%s)", abbrev ? abbrev : "?");
+	record(c, "suspend", "terminal", (long)getuid(), why, c->by_cgroup, n);
+	return 0;
+}
+
+int sbctl_unsuspend(struct sbctl *c, struct werr *e)
+{
+	if (!c->suspended)
+		return 0;
+	c->suspended = false;
+	unsigned n;
+	if (release(c, &n, e) < 0) {
+		c->suspended = true;
+		return -1;
+	}
+	record(c, "continue", "terminal", (long)getuid(), NULL, c->by_cgroup, n);
+	return 0;
+}
+
+void sbctl_escaped(struct sbctl *c)
+{
+	const char *why = "a process of the sandbox ran while it was held by signals (it had "
+			  "the kernel continue it: a timer or an I/O signal set to SIGCONT)";
+	wnote("killing the sandbox: %s", why);
+	struct werr e = { 0 };
+	if (sbctl_kill(c, "escape", -1, why, &e) == 0)
+		return;
+	/* init killed everything already (initfreeze.c), and may be gone */
+	c->frozen = c->suspended = c->held = false;
+	arm(c, false, 0);
+	record(c, "kill", "escape", -1, why, false, 0);
 }
 
 /* The timeout ran out: a sandbox still frozen is killed, and the user

@@ -63,7 +63,26 @@ int sbctl_resume(struct sbctl *c, const char *by, long uid, struct werr *e);
 /* End the sandbox, frozen or not: the session ends as init's end is seen.
  * -1 with e set when it has ended already or the kernel refused. */
 int sbctl_kill(struct sbctl *c, const char *by, long uid, const char *reason, struct werr *e);
+/* The command stopped by sig with job control (jobctl.c: warden is about
+ * to stop itself, Ctrl-Z): every other process of the sandbox stopped too
+ * (by the cgroup or init's signals, as a freeze, but with no timeout: a
+ * suspension lasts until `fg`), so that nothing of the sandbox runs while
+ * warden does not watch. A freeze by request that holds it already, or
+ * comes meanwhile, keeps its own timeout. An `action` event "suspend" by
+ * "terminal". -1 with e set when it cannot be done: warden must then not
+ * stop. */
+int sbctl_suspend(struct sbctl *c, int sig, struct werr *e);
+/* Undo sbctl_suspend (warden continued in its terminal's foreground:
+ * `fg`); an `action` event "continue". A freeze by request made meanwhile
+ * still holds the sandbox. -1 with e set when it could not be let go on. */
+int sbctl_unsuspend(struct sbctl *c, struct werr *e);
+/* The sandbox stopped: frozen by request or suspended (or both). */
+/* Init found a process of the sandbox running while held by signals
+ * (INIT_MSG_ESCAPED): the sandbox killed (an `action` event "kill" by
+ * "escape"), the user told. */
+void sbctl_escaped(struct sbctl *c);
 bool sbctl_frozen(const struct sbctl *c);
+bool sbctl_suspended(const struct sbctl *c);
 /* The seconds before a frozen sandbox is killed (rounded up), or -1 when it
  * is not frozen. */
 long sbctl_freeze_left(const struct sbctl *c);

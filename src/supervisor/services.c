@@ -102,6 +102,11 @@ static bool ctl_frozen(void *ctx)
 	return sbctl_frozen(ctx);
 }
 
+static bool ctl_suspended(void *ctx)
+{
+	return sbctl_suspended(ctx);
+}
+
 static long ctl_freeze_left(void *ctx)
 {
 	return sbctl_freeze_left(ctx);
@@ -135,7 +140,7 @@ static int asking_start(struct services *sv, struct werr *e)
 		.approvals = sv->ap, .log = sv->log, .argv = s->argv.v, .workspace = s->workspace,
 		.actions = &(struct control_actions){ .freeze = ctl_freeze, .resume = ctl_resume,
 			.kill = ctl_kill, .frozen = ctl_frozen, .ctx = sv->L->sb,
-			.freeze_left = ctl_freeze_left },
+			.freeze_left = ctl_freeze_left, .suspended = ctl_suspended },
 		.status_fn = session_detector(sv->cfg) ? detect_status : NULL,
 		.status_ctx = session_detector(sv->cfg) }, &ce);
 	if (!sv->ctl) {
@@ -517,6 +522,8 @@ int services_sealed(struct services *sv, struct werr *e)
 		return -1;
 	fanread_start(sv);
 	term_start(&sv->term, s, L->fds.master);
+	sv->jc = (struct jobctl){ .term = &sv->term, .sb = L->sb, .init_pidfd = L->c.pidfd,
+				  .timer = -1 };
 	if (L->fds.master >= 0 && launched_go(L, e) < 0)
 		return -1;
 	termask_start(sv);
@@ -588,6 +595,7 @@ void services_free(struct services *sv)
 	webhook_free(sv->wh);
 	termask_free(sv->ta);
 	term_end(&sv->term);
+	jobctl_end(&sv->jc);
 	canary_watch_free(sv->cw);
 	*sv = SERVICES_NONE;
 }
@@ -632,12 +640,21 @@ static void on_init_message(struct loop *l, const struct source *src, uint32_t e
 	struct init_msg m = { 0 };
 	struct init_fds none;
 	init_fds_none(&none);
-	bool ours = n == (ssize_t)sizeof type &&
-		    (type == INIT_MSG_EXITED || type == INIT_MSG_SIGNALLED);
+	bool ours = n == (ssize_t)sizeof type && (type == INIT_MSG_EXITED ||
+		    type == INIT_MSG_SIGNALLED || type == INIT_MSG_STOPPED ||
+		    type == INIT_MSG_ESCAPED);
 	bool got = ours && initmsg_recv(src->fd, &m, &none) > 0;
 	init_fds_close(&none);
 	if (got && m.type == INIT_MSG_SIGNALLED)
 		return; /* late */
+	if (got && m.type == INIT_MSG_STOPPED) {
+		jobctl_stopped(&sv->jc, m.status);
+		return;
+	}
+	if (got && m.type == INIT_MSG_ESCAPED) {
+		sbctl_escaped(sv->L->sb);
+		return;
+	}
 	if (!got || m.type != INIT_MSG_EXITED) {
 		loop_remove(l, src);
 		return;
@@ -663,6 +680,8 @@ static void on_signal(struct loop *l, const struct source *src, uint32_t events)
 			term_resize(&sv->term);
 		else if (si.ssi_signo == SIGCHLD)
 			execs_on_sigchld(sv->x);
+		else if (si.ssi_signo == SIGCONT && sv->jc.waiting)
+			jobctl_cont(&sv->jc); /* `fg` (or `bg`: still suspended) */
 		else
 			stopper_signal(&sv->st, &si);
 	}
@@ -728,6 +747,8 @@ static int watch_rest(struct services *sv, struct loop *l, struct werr *e)
 int services_watch(struct services *sv, struct loop *l, struct werr *e)
 {
 	if (watch_calls(sv, l, e) < 0 || watch_asking(sv, l, e) < 0 || watch_rest(sv, l, e) < 0)
+		return -1;
+	if (sv->s->job_control && jobctl_watch(l, &sv->jc, e) < 0)
 		return -1;
 	return term_watch(&sv->term, sv->ta, &sv->st, l, e);
 }

@@ -13,6 +13,7 @@
 #include "../common/loop.h"
 #include "stop.h"
 #include "supervisor.h"
+#include "jobctl.h"
 #include "term.h"
 
 /* The re-masker, started by the workspace watch when first needed
@@ -48,6 +49,7 @@ struct services {
 	int sigfd;
 	struct canary_watch *cw;  /* the decoys' watch */
 	struct term term;         /* the agent's terminal and the user's */
+	struct jobctl jc;         /* Ctrl-Z: the session suspended as a job of the shell's */
 	struct termask *ta;       /* the user's terminal answers questions */
 	struct reviewer *rv;      /* `approve command` */
 	struct webhook *wh;       /* `approve webhook` */
@@ -76,7 +78,8 @@ struct services {
 };
 
 #define SERVICES_NONE ((struct services){ .sigfd = -1, .term = { .master = -1, \
-	.wout = -1, .host = { .fd = -1 } }, .st = { .timerfd = -1 }, .timer = -1, .fr_sock = -1 })
+	.wout = -1, .host = { .fd = -1 } }, .jc = { .timer = -1 }, .st = { .timerfd = -1 }, \
+	.timer = -1, .fr_sock = -1 })
 
 /* Begin the services for the sandbox L is launching, signals coming
  * through sigfd, while init builds it: what needs nothing init sends (the

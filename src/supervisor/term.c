@@ -195,6 +195,30 @@ void term_drain(struct term *t)
 		bytebuf_free(t->sink.q);
 }
 
+bool term_suspend(struct term *t)
+{
+	out_drain(t);
+	bool raw = t->host.fd >= 0;
+	pty_host_restore(&t->host);
+	/* the keys unread until `fg`: a read in the background would stop
+	 * warden (SIGTTIN), and they are the shell's meanwhile */
+	if (t->relay_input && t->loop)
+		loop_want(t->loop, STDIN_FILENO, 0);
+	return raw;
+}
+
+bool term_continue(struct term *t, bool raw)
+{
+	if (t->master < 0 || !pty_host_foreground(t->tty))
+		return false;
+	if (raw)
+		pty_host_raw(&t->host, STDIN_FILENO, t->host.out, t->host.shown, t->host.keep_output);
+	if (t->relay_input && t->loop)
+		loop_want(t->loop, STDIN_FILENO, EPOLLIN);
+	term_resize(t);
+	return true;
+}
+
 void term_resize(struct term *t)
 {
 	if (t->master >= 0)

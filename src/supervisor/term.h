@@ -64,6 +64,14 @@ void term_drain(struct term *t);
 /* n bytes to the user's terminal after the output waiting for it (a
  * question drawn: termask_out's put; ctx the term). */
 void term_put(void *ctx, const char *buf, size_t n);
+/* Warden about to stop itself (jobctl.c): what output waits for the
+ * user's terminal written as far as it takes it now, the terminal's modes
+ * given back. Whether it was raw (term_continue's raw). */
+bool term_suspend(struct term *t);
+/* Warden continued: in its terminal's foreground (then true), the
+ * terminal raw again when it was (raw), its size passed on (changed
+ * meanwhile, as a rule); in the background, false and nothing done. */
+bool term_continue(struct term *t, bool raw);
 /* The user's terminal was resized. */
 void term_resize(struct term *t);
 /* The user's terminal as it was. */

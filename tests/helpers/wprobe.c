@@ -197,6 +197,47 @@ static int do_forks(long max)
 	return err ? denied_errno(err) : allowed("forked %ld", n);
 }
 
+static void on_cont(int sig)
+{
+	(void)sig;
+}
+
+/* sigcont LOOPERS [timer]: what would undo a freeze by signals: LOOPERS
+ * processes sending SIGCONT to every process they can, without end
+ * (kill(-1)), and a counter, which writes its count to ./counter every 100
+ * steps of a millisecond; with "timer", the counter also has a POSIX timer
+ * send it SIGCONT every 5 ms (a handler installed, or the kernel would
+ * drop the timer's signal). Never returns: whoever started this must end
+ * it. */
+static int do_sigcont(long loopers, int timer)
+{
+	for (long i = 0; i < loopers; i++)
+		if (fork() == 0)
+			for (;;)
+				kill(-1, SIGCONT);
+	if (fork() == 0) {
+		if (timer) {
+			signal(SIGCONT, on_cont);
+			struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGCONT };
+			timer_t t;
+			struct itimerspec its = { .it_value = { 0, 5000000 }, .it_interval = { 0, 5000000 } };
+			if (timer_create(CLOCK_MONOTONIC, &sev, &t) < 0 || timer_settime(t, 0, &its, NULL) < 0)
+				_exit(1);
+		}
+		for (long c = 1;; c++) {
+			if (c % 100 == 0) {
+				FILE *f = fopen("counter.new", "w");
+				if (f && fprintf(f, "%ld\n", c) > 0 && fclose(f) == 0)
+					rename("counter.new", "counter");
+			}
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+	}
+	for (;;)
+		pause();
+}
+
 /* hop CHAINS: CHAINS loops that each fork and have the parent exit at
  * once ("pid hopping": no process of a loop outlives its one fork), the
  * first process waiting meanwhile, a subreaper that ignores SIGCHLD so
@@ -1370,6 +1411,11 @@ int main(int argc, char **argv)
 		if (parse_int(a1, &n) < 0)
 			return usage("forks MAX");
 		return do_forks(n);
+	} else if (!strcmp(cmd, "sigcont")) {
+		NEED(1, "sigcont LOOPERS [timer]");
+		if (parse_int(a1, &n) < 0 || n < 0)
+			return usage("sigcont LOOPERS [timer]");
+		return do_sigcont(n, a2 && !strcmp(a2, "timer"));
 	} else if (!strcmp(cmd, "hop")) {
 		NEED(1, "hop CHAINS");
 		if (parse_int(a1, &n) < 0 || n < 1)

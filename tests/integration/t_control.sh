@@ -263,6 +263,75 @@ test_control_freeze_pid_hopping() {
 	[[ $(ct_hop) == "$c1" ]] || fail "killed, the loops went on: '$c1' -> '$(ct_hop)'"
 }
 
+# ct_nocgroup: where warden runs with no session cgroup as root (a mount
+# namespace of its own, a tmpfs over /sys/fs/cgroup), so that its freeze
+# is by signals: a wrapper's path; warden itself unprivileged.
+ct_nocgroup() {
+	if ! is_root; then
+		printf '%s' "$WARDEN"
+		return
+	fi
+	have unshare || skip 'no unshare(1) to hide the cgroups from warden'
+	local w=$T_TMP/nocgroup-warden
+	printf '#!/bin/sh\nexec unshare -m --propagation private sh -c '"'"'mount -t tmpfs none /sys/fs/cgroup && exec "$0" "$@"'"'"' %q "$@"\n' \
+		"$WARDEN" >"$w"
+	chmod +x "$w"
+	printf '%s' "$w"
+}
+
+
+# A freeze by signals holds against processes that send SIGCONT to every
+# process they can, without end (`wprobe sigcont 8`): one inside a system
+# call when the SIGSTOP came would continue the others; init sends it
+# again until all have stopped. The counter stays as it is for 2 s.
+test_control_freeze_sigcont_loop() {
+	local c1 c2
+	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont 8
+	wait_for "$WS/counter" '^[0-9]+$' 20 || fatal "no count: $(excerpt "$(cat "$T_TMP/sc.out"*)")"
+	CT_SESSION=$(ct_session_of "$WS")
+	[[ -n $CT_SESSION ]] || fatal 'the session is not in warden status'
+	wardenc freeze "$CT_SESSION" --reason 'sigcont'
+	assert_rc 0 'warden freeze'
+	if ! ct_actions freeze | matches '"how":"signals"'; then
+		wardenc kill "$CT_SESSION"
+		skip "the freeze was not by signals (a session cgroup): $(ct_actions freeze)"
+	fi
+	sleep 0.5
+	c1=$(ct_counter)
+	sleep 2
+	c2=$(ct_counter)
+	[[ -n $c1 && $c1 == "$c2" ]] || fail "frozen by signals, SIGCONT loops kept the sandbox running: '$c1' -> '$c2' in 2 s"
+	wardenc kill "$CT_SESSION"
+	wait "$TPID"
+}
+
+# A process that has the kernel continue it while frozen (a POSIX timer
+# whose signal is SIGCONT, `wprobe sigcont 0 timer`) is found running at
+# init's next look, and the sandbox is killed at once: warden exits 137, a
+# kill by "escape" on the record.
+test_control_freeze_escape_killed() {
+	local i
+	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont 0 timer
+	wait_for "$WS/counter" '^[0-9]+$' 20 || fatal "no count: $(excerpt "$(cat "$T_TMP/sc.out"*)")"
+	CT_SESSION=$(ct_session_of "$WS")
+	[[ -n $CT_SESSION ]] || fatal 'the session is not in warden status'
+	wardenc freeze "$CT_SESSION"
+	assert_rc 0 'warden freeze'
+	if ! ct_actions freeze | matches '"how":"signals"'; then
+		wardenc kill "$CT_SESSION"
+		skip "the freeze was not by signals (a session cgroup): $(ct_actions freeze)"
+	fi
+	for ((i = 0; i < 100; i++)); do
+		[[ -z $(ps -o stat= -p "$TPID") || $(ps -o stat= -p "$TPID") == Z* ]] && break
+		sleep 0.05
+	done
+	wait "$TPID"
+	RC=$?
+	((RC == 137)) || fail "a process ran while frozen, and warden exited $RC (not 137)"
+	ct_actions kill | matches '"by":"escape"' || fail "no kill by escape: $(ct_actions kill)"
+	matches -F 'ran while it was held by signals' "$T_TMP/sc.out.err" || fail 'the kill is not said'
+}
+
 # A stopping signal to warden while frozen (`warden freeze`): nothing
 # inside can obey it, and nobody waits on a session the user asked to stop:
 # the kill at once (an action by the signal), not after the grace period.

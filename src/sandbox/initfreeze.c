@@ -1,0 +1,106 @@
+/* initfreeze.c - init's freeze by signals that holds (sandbox.h,
+ * SANDBOX_SIG_FREEZE; used without the session's cgroup, whose freezer is
+ * the kernel's and needs none of this). One kill(-1, SIGSTOP) stops every
+ * process of the namespace at once, but a process that has not stopped
+ * yet (inside a system call when it came) can continue the others with a
+ * SIGCONT of its own, and a process can have the kernel continue it later
+ * (a POSIX timer or F_SETSIG whose signal is SIGCONT). So the freeze looks:
+ * /proc read until every process but init has stopped (or ended, or waits
+ * in the kernel, where it stops before it runs anything of its own), in
+ * two reads a row, SIGSTOP sent again to all before each new look; and
+ * while frozen init looks again every FREEZE_RECHECK_MS: a process found
+ * running then was continued by something set up to outlast a freeze (a
+ * timer, an I/O signal set to SIGCONT), and init kills every process of
+ * the sandbox at once and tells the supervisor (a freeze that does not
+ * hold is no freeze; the supervisor may be stopped itself, suspended). */
+#include "initfreeze.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How many looks a freeze takes at most, a millisecond apart: well within
+ * the supervisor's wait for init's answer (freeze.c, ANSWER_MS). */
+#define FREEZE_LOOKS 500
+
+/* Whether the process /proc/NAME is stopped: its state in stat (after
+ * the last ')', the name may hold any). One gone meanwhile is. */
+static bool stopped(int proc, const char *name)
+{
+	char path[300], buf[512];
+	snprintf(path, sizeof path, "%s/stat", name);
+	int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *end = strrchr(buf, ')');
+	if (!end || end[1] != ' ')
+		return false;
+	/* T stopped, t traced, Z X ended, D in the kernel: it takes the
+	 * SIGSTOP it has before it runs any code of its own again */
+	return strchr("TtZXD", end[2]) != NULL;
+}
+
+/* Every process of the namespace but init stopped (one that /proc cannot
+ * show is not: fail closed). */
+static bool all_stopped(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	bool all = true;
+	struct dirent *de;
+	while (all && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 1)
+			continue;
+		all = stopped(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	return all;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+int initfreeze_stop(void)
+{
+	if (kill(-1, SIGSTOP) < 0)
+		return errno; /* ESRCH: nothing but init */
+	int clean = 0;
+	for (int look = 0; look < FREEZE_LOOKS; look++) {
+		if (all_stopped()) {
+			if (++clean == 2)
+				return 0;
+		} else {
+			clean = 0;
+			kill(-1, SIGSTOP);
+		}
+		pause_ms(1);
+	}
+	return EAGAIN;
+}
+
+bool initfreeze_recheck(void)
+{
+	if (all_stopped())
+		return false;
+	initfreeze_stop();
+	return true;
+}
