@@ -472,18 +472,20 @@ static void pass_on(pid_t child, int sig, bool jobctl)
  * those a freeze made). */
 __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_fd, bool jobctl)
 {
-	bool frozen = false;
+	bool frozen = false, escaped;
+	struct timespec look = { 0 }; /* frozen: the next look at the sandbox */
 	for (;;) {
 		siginfo_t si;
-		struct timespec every = { .tv_nsec = FREEZE_RECHECK_MS * 1000000L };
-		int sig = frozen ? sigtimedwait(fwd, &si, &every) : sigwaitinfo(fwd, &si);
-		/* frozen: looked at again now and then; a process found
-		 * running ends the sandbox at once, as the supervisor may be
-		 * stopped itself (a suspension: jobctl.c) */
-		if (sig < 0 && frozen && errno == EAGAIN && initfreeze_recheck()) {
+		long wait = frozen ? initfreeze_next(&look, &escaped) : -1;
+		/* a process found running while frozen ends the sandbox at
+		 * once, as the supervisor may be stopped itself (a suspension:
+		 * jobctl.c) */
+		if (frozen && escaped) {
 			kill(-1, SIGKILL);
 			initmsg_send_escaped(sync_fd);
 		}
+		struct timespec w = { .tv_sec = wait / 1000, .tv_nsec = wait % 1000 * 1000000L };
+		int sig = frozen ? sigtimedwait(fwd, &si, &w) : sigwaitinfo(fwd, &si);
 		if (sig < 0)
 			continue;
 		/* from outside the namespace (no process inside can send
@@ -491,6 +493,7 @@ __attribute__((noreturn)) static void reap(pid_t child, sigset_t *fwd, int sync_
 		bool outside = si.si_code == SI_USER && si.si_pid == 0;
 		if ((sig == SANDBOX_SIG_FREEZE || sig == SANDBOX_SIG_RESUME) && outside) {
 			frozen = sig == SANDBOX_SIG_FREEZE;
+			look = (struct timespec){ 0 };
 			freeze_all(sync_fd, frozen ? SIGSTOP : SIGCONT);
 			continue;
 		}

@@ -97,10 +97,38 @@ int initfreeze_stop(void)
 	return EAGAIN;
 }
 
-bool initfreeze_recheck(void)
+static bool initfreeze_recheck(void)
 {
 	if (all_stopped())
 		return false;
 	initfreeze_stop();
 	return true;
+}
+
+static struct timespec ms_from_now(long ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+long initfreeze_next(struct timespec *next, bool *escaped)
+{
+	*escaped = false;
+	if (next->tv_sec == 0 && next->tv_nsec == 0)
+		*next = ms_from_now(FREEZE_RECHECK_MS);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long left = (long)(next->tv_sec - now.tv_sec) * 1000 + (next->tv_nsec - now.tv_nsec) / 1000000;
+	if (left > 0)
+		return left;
+	*escaped = initfreeze_recheck();
+	*next = ms_from_now(FREEZE_RECHECK_MS);
+	return FREEZE_RECHECK_MS;
 }

@@ -2,6 +2,7 @@
  * the processes it stops (initfreeze.c). */
 #pragma once
 #include <stdbool.h>
+#include <time.h>
 
 /* How often a frozen sandbox is looked at again (ms). */
 #define FREEZE_RECHECK_MS 100
@@ -11,6 +12,10 @@
  * would not stay stopped in FREEZE_LOOKS looks (the freeze failed: the
  * supervisor then kills), or kill's errno. */
 int initfreeze_stop(void);
-/* While frozen: any process found running stopped again; whether one
- * was (INIT_MSG_ESCAPED). */
-bool initfreeze_recheck(void);
+/* While frozen: how long init may wait for a signal (ms) before its next
+ * look at the sandbox, which is taken first when due (next: its time,
+ * CLOCK_MONOTONIC, all 0 at the freeze's start). A look that found a
+ * process running (stopped again) sets *escaped (INIT_MSG_ESCAPED). Timed
+ * from the last look, not from the last signal: a stream of signals to
+ * init does not put the looks off. */
+long initfreeze_next(struct timespec *next, bool *escaped);

@@ -320,6 +320,10 @@ static int ask_init(struct sbctl *c, int req, int sig, const char *what, struct 
 		if (got < 0)
 			return werr_set(e, ESRCH, "the sandbox has ended");
 		/* ESRCH: nothing but init left to signal */
+		if (got > 0 && err == EAGAIN && sig == SIGSTOP)
+			return werr_set(e, err, "%s the sandbox: a process of it would not stay "
+					"stopped (it has the kernel continue it: a timer or an I/O "
+					"signal set to SIGCONT)", what);
 		if (got > 0 && err && err != ESRCH)
 			return werr_set(e, err, "%s the sandbox: its init's kill(-1, %s)", what,
 					sig == SIGSTOP ? "SIGSTOP" : "SIGCONT");

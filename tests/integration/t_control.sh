@@ -308,9 +308,12 @@ test_control_freeze_sigcont_loop() {
 # A process that has the kernel continue it while frozen (a POSIX timer
 # whose signal is SIGCONT, `wprobe sigcont 0 timer`) is found running at
 # init's next look, and the sandbox is killed at once: warden exits 137, a
-# kill by "escape" on the record.
+# kill by "escape" on the record. (A SIGSTOP that comes while the timer's
+# signal is still queued drops it, and the kernel then arms the timer no
+# more: the process stays stopped, the freeze holds, and that is as good:
+# the count stands still.)
 test_control_freeze_escape_killed() {
-	local i
+	local i c1 c2
 	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont 0 timer
 	wait_for "$WS/counter" '^[0-9]+$' 20 || fatal "no count: $(excerpt "$(cat "$T_TMP/sc.out"*)")"
 	CT_SESSION=$(ct_session_of "$WS")
@@ -321,15 +324,25 @@ test_control_freeze_escape_killed() {
 		wardenc kill "$CT_SESSION"
 		skip "the freeze was not by signals (a session cgroup): $(ct_actions freeze)"
 	fi
-	for ((i = 0; i < 100; i++)); do
+	sleep 0.5
+	c1=$(ct_counter)
+	for ((i = 0; i < 40; i++)); do
 		[[ -z $(ps -o stat= -p "$TPID") || $(ps -o stat= -p "$TPID") == Z* ]] && break
 		sleep 0.05
 	done
+	c2=$(ct_counter)
+	if [[ -n $(ps -o stat= -p "$TPID") && $(ps -o stat= -p "$TPID") != Z* ]]; then
+		[[ -n $c1 && $c1 == "$c2" ]] || fail "frozen, a process continued by its timer ran on: '$c1' -> '$c2'"
+		note 'the timer was dropped with its signal: the freeze held'
+		wardenc kill "$CT_SESSION"
+	fi
 	wait "$TPID"
 	RC=$?
-	((RC == 137)) || fail "a process ran while frozen, and warden exited $RC (not 137)"
-	ct_actions kill | matches '"by":"escape"' || fail "no kill by escape: $(ct_actions kill)"
-	matches -F 'ran while it was held by signals' "$T_TMP/sc.out.err" || fail 'the kill is not said'
+	ct_actions kill | matches '"by":"escape"\|"by":"control"' || fail "no kill on the record: $(ct_actions kill)"
+	if ct_actions kill | matches '"by":"escape"'; then
+		((RC == 137)) || fail "killed by escape, warden exited $RC (not 137)"
+		matches -F 'ran while it was held by signals' "$T_TMP/sc.out.err" || fail 'the kill is not said'
+	fi
 }
 
 # A stopping signal to warden while frozen (`warden freeze`): nothing
