@@ -1,8 +1,16 @@
 /* approval.c - the question broker (approval.h): open questions in a list,
- * the answers remembered for the session (grants, newest first, each with
- * its kind, an exact subject or a pattern, and an expiry), one timerfd
- * armed at the nearest deadline, the reviewer first and the human channels
- * after it, an `approval` event at each step. */
+ * the answers remembered for the session (grants, each with its kind, an
+ * exact subject or a pattern, and an expiry; the newest that covers a
+ * subject answers it), one timerfd armed at the nearest deadline, the
+ * reviewer first and the human channels after it, an `approval` event at
+ * each step.
+ *
+ * Grants are kept in two stores: the answers of channels (humans, in
+ * MAX_GRANTS), and the few seconds a no to an exec stands (in
+ * MAX_STANDS), which the agent makes at will by running what is refused.
+ * A full store drops what has expired first; the answers' store then its
+ * oldest allow, and a no only when it holds nothing else: nothing the
+ * agent does pushes out a human's answer. */
 #include "approval.h"
 
 #include <errno.h>
@@ -17,7 +25,8 @@
 #include "../common/util.h"
 
 #define MAX_CHANNELS 8
-#define MAX_GRANTS 1024
+#define MAX_GRANTS 1024   /* the channels' answers kept for the session */
+#define MAX_STANDS 256    /* the nos that stand for a moment */
 #define DENY_STANDS_S 3 /* how long a no to an exec answers the same exec again */
 
 struct qent {
@@ -26,6 +35,7 @@ struct qent {
 	approval_done done;
 	void *ctx;
 	bool under_review;
+	bool once_only;          /* a yes is never remembered (approvals_ask_once) */
 	struct qent *next;
 };
 
@@ -35,6 +45,13 @@ struct grant {
 	bool pattern, allow;
 	struct timespec expires; /* CLOCK_MONOTONIC; 0: the session's end */
 	char *by;
+	unsigned long seq;       /* the newer, the larger */
+};
+
+/* A store of grants, oldest first. */
+struct grants {
+	struct grant *v;
+	size_t n, max;
 };
 
 struct approvals {
@@ -43,8 +60,9 @@ struct approvals {
 	unsigned timeout_s;
 	unsigned long next_id;
 	struct qent *open;
-	struct grant grants[MAX_GRANTS];
-	size_t ngrants;
+	struct grants answers;   /* the channels' */
+	struct grants stands;    /* a no to an exec, for DENY_STANDS_S */
+	unsigned long next_seq;
 	struct approval_channel channels[MAX_CHANNELS];
 	size_t nchannels;
 	struct approval_channel reviewer;
@@ -101,6 +119,8 @@ struct approvals *approvals_new(struct audit *log, const char *session, const st
 		free(a);
 		return NULL;
 	}
+	a->answers = (struct grants){ .v = xcalloc(MAX_GRANTS, sizeof(struct grant)), .max = MAX_GRANTS };
+	a->stands = (struct grants){ .v = xcalloc(MAX_STANDS, sizeof(struct grant)), .max = MAX_STANDS };
 	return a;
 }
 
@@ -135,8 +155,8 @@ static void tell_ended(struct approvals *a, const struct qent *e, bool allow, co
 			a->channels[i].ended(a->channels[i].ctx, &e->q, allow, by);
 }
 
-static void remember(struct approvals *a, enum approval_kind kind, const char *subject,
-		     const struct approval_answer *ans);
+static void remember(struct approvals *a, struct grants *to, enum approval_kind kind,
+		     const char *subject, const struct approval_answer *ans);
 
 /* e ends with this answer: recorded, told, the asker called, freed. A no
  * to an exec stands for a few seconds for the same subject: a shell that
@@ -148,7 +168,7 @@ static void finish(struct approvals *a, struct qent *e, bool allow, const char *
 	if (!allow && e->q.kind == APPROVAL_EXEC && (!ans || ans->scope == SCOPE_ONCE)) {
 		char brief[64];
 		snprintf(brief, sizeof brief, "%s, a moment ago", by);
-		remember(a, e->q.kind, e->subject, &(struct approval_answer){
+		remember(a, &a->stands, e->q.kind, e->subject, &(struct approval_answer){
 			.allow = false, .scope = SCOPE_SESSION, .ttl_s = DENY_STANDS_S, .by = brief });
 	}
 	unlink_open(a, e);
@@ -164,6 +184,26 @@ static void finish(struct approvals *a, struct qent *e, bool allow, const char *
 		done(ctx, allow, why);
 }
 
+static void grant_drop(struct grants *gs, size_t i)
+{
+	free(gs->v[i].what);
+	free(gs->v[i].by);
+	memmove(&gs->v[i], &gs->v[i + 1], (gs->n - i - 1) * sizeof gs->v[0]);
+	gs->n--;
+}
+
+static void grants_free(struct grants *gs)
+{
+	while (gs->n)
+		grant_drop(gs, gs->n - 1);
+	free(gs->v);
+}
+
+static bool expired(const struct grant *g, const struct timespec *now)
+{
+	return (g->expires.tv_sec || g->expires.tv_nsec) && before(&g->expires, now);
+}
+
 void approvals_free(struct approvals *a)
 {
 	if (!a)
@@ -175,22 +215,20 @@ void approvals_free(struct approvals *a)
 		tell_ended(a, e, false, "session end");
 		qent_free(e);
 	}
-	for (size_t i = 0; i < a->ngrants; i++) {
-		free(a->grants[i].what);
-		free(a->grants[i].by);
-	}
+	grants_free(&a->answers);
+	grants_free(&a->stands);
 	if (a->timer >= 0)
 		close(a->timer);
 	free(a);
 }
 
-/* A remembered answer for this kind and subject, or NULL. */
-static const struct grant *granted(struct approvals *a, enum approval_kind kind, const char *subject)
+/* The newest grant of gs for this kind and subject, or NULL. */
+static const struct grant *granted_in(const struct grants *gs, enum approval_kind kind,
+				      const char *subject, const struct timespec *now)
 {
-	struct timespec now = mono_now();
-	for (size_t i = a->ngrants; i-- > 0;) {
-		const struct grant *g = &a->grants[i];
-		if (g->kind != kind || ((g->expires.tv_sec || g->expires.tv_nsec) && before(&g->expires, &now)))
+	for (size_t i = gs->n; i-- > 0;) {
+		const struct grant *g = &gs->v[i];
+		if (g->kind != kind || expired(g, now))
 			continue;
 		if (g->pattern ? fnmatch(g->what, subject, 0) == 0 : strcmp(g->what, subject) == 0)
 			return g;
@@ -198,22 +236,45 @@ static const struct grant *granted(struct approvals *a, enum approval_kind kind,
 	return NULL;
 }
 
-static void remember(struct approvals *a, enum approval_kind kind, const char *subject,
-		     const struct approval_answer *ans)
+/* A remembered answer for this kind and subject, the newest, or NULL. */
+static const struct grant *granted(struct approvals *a, enum approval_kind kind, const char *subject)
+{
+	struct timespec now = mono_now();
+	const struct grant *g = granted_in(&a->answers, kind, subject, &now),
+			   *s = granted_in(&a->stands, kind, subject, &now);
+	return !g ? s : !s ? g : s->seq > g->seq ? s : g;
+}
+
+/* Room for one more in gs: the expired go; else, in the answers' store,
+ * the oldest allow, and the oldest of all when there are only nos. */
+static void make_room(struct approvals *a, struct grants *gs)
+{
+	struct timespec now = mono_now();
+	for (size_t i = gs->n; i-- > 0;)
+		if (expired(&gs->v[i], &now))
+			grant_drop(gs, i);
+	if (gs->n < gs->max)
+		return;
+	size_t victim = 0;
+	for (size_t i = 0; gs == &a->answers && i < gs->n; i++)
+		if (gs->v[i].allow) {
+			victim = i;
+			break;
+		}
+	grant_drop(gs, victim);
+}
+
+static void remember(struct approvals *a, struct grants *to, enum approval_kind kind,
+		     const char *subject, const struct approval_answer *ans)
 {
 	if (ans->scope == SCOPE_ONCE)
 		return;
-	if (a->ngrants == MAX_GRANTS) {
-		/* the oldest goes */
-		free(a->grants[0].what);
-		free(a->grants[0].by);
-		memmove(&a->grants[0], &a->grants[1], (MAX_GRANTS - 1) * sizeof a->grants[0]);
-		a->ngrants--;
-	}
-	struct grant *g = &a->grants[a->ngrants++];
+	if (to->n == to->max)
+		make_room(a, to);
+	struct grant *g = &to->v[to->n++];
 	*g = (struct grant){ .kind = kind, .pattern = ans->scope == SCOPE_PATTERN, .allow = ans->allow,
 			     .what = xstrdup(ans->scope == SCOPE_PATTERN ? ans->pattern : subject),
-			     .by = xstrdup(ans->by ? ans->by : "?") };
+			     .by = xstrdup(ans->by ? ans->by : "?"), .seq = ++a->next_seq };
 	if (ans->ttl_s) {
 		g->expires = mono_now();
 		g->expires.tv_sec += ans->ttl_s;
@@ -237,10 +298,12 @@ static bool to_humans(struct approvals *a, struct qent *e)
 	return true;
 }
 
-const struct question *approvals_ask(struct approvals *a, enum approval_kind kind, const char *subject,
-				     const char *summary, json_t *detail, approval_done done, void *ctx)
+static const struct question *ask(struct approvals *a, enum approval_kind kind, const char *subject,
+				  const char *summary, json_t *detail, bool once_only, approval_done done,
+				  void *ctx)
 {
 	struct qent *e = xcalloc(1, sizeof *e);
+	e->once_only = once_only;
 	snprintf(e->q.id, sizeof e->q.id, "%s-%lu", a->prefix, ++a->next_id);
 	e->q.kind = kind;
 	e->q.kind_name = approval_kind_name(kind);
@@ -284,6 +347,19 @@ const struct question *approvals_ask(struct approvals *a, enum approval_kind kin
 	return &e->q;
 }
 
+const struct question *approvals_ask(struct approvals *a, enum approval_kind kind, const char *subject,
+				     const char *summary, json_t *detail, approval_done done, void *ctx)
+{
+	return ask(a, kind, subject, summary, detail, false, done, ctx);
+}
+
+const struct question *approvals_ask_once(struct approvals *a, enum approval_kind kind,
+					  const char *subject, const char *summary, json_t *detail,
+					  approval_done done, void *ctx)
+{
+	return ask(a, kind, subject, summary, detail, true, done, ctx);
+}
+
 static struct qent *find_entry(const struct approvals *a, const char *id)
 {
 	for (struct qent *e = a->open; e; e = e->next)
@@ -324,7 +400,18 @@ int approvals_answer(struct approvals *a, const char *id, const struct approval_
 		errno = EINVAL;
 		return -1;
 	}
-	remember(a, e->q.kind, e->subject, ans);
+	/* a yes to what the subject does not name whole covers it alone */
+	struct approval_answer once = *ans;
+	_cleanup_free_ char *why = NULL;
+	if (e->once_only && ans->allow && ans->scope != SCOPE_ONCE) {
+		why = xasprintf("taken for this question only: warden did not read it whole, so no "
+				"later one is known to be the same%s%s", ans->reason ? "; " : "",
+				ans->reason ? ans->reason : "");
+		once = (struct approval_answer){ .allow = true, .scope = SCOPE_ONCE, .by = ans->by,
+						 .who = ans->who, .reason = why };
+		ans = &once;
+	}
+	remember(a, &a->answers, e->q.kind, e->subject, ans);
 	finish(a, e, ans->allow, "answered", ans->by ? ans->by : "?", ans->who, ans, ans->reason);
 	return 0;
 }

@@ -8,7 +8,10 @@
  * human channels (the user's terminal, `warden approve` over the control
  * socket, a webhook); the first answer wins, no answer before the timeout
  * is a denial, and so is the session's end; a no to an exec also answers
- * the same exec for the next 3 s (a shell retrying down its PATH). In CI
+ * the same exec for the next 3 s (a shell retrying down its PATH), kept
+ * apart from the channels' answers so that the agent's refused execs never
+ * push one of those out (1024 of them a session: when more come, an
+ * expired one goes first, then the oldest yes, then the oldest no). In CI
  * mode (the policy's approve.ci: `warden run --ci`) the webhook is the only
  * human channel (others are not added), and a question with nobody to go
  * to is refused at once (by "ci"). Every question and its end is an
@@ -94,6 +97,13 @@ void approvals_free(struct approvals *a);
  * later. */
 const struct question *approvals_ask(struct approvals *a, enum approval_kind kind, const char *subject,
 				     const char *summary, json_t *detail, approval_done done, void *ctx);
+/* approvals_ask for a subject that may stand for more than one action
+ * (an exec's argv longer than warden reads): a yes for the session or a
+ * pattern is taken for this question only (said in its event's reason);
+ * a no is remembered as usual. */
+const struct question *approvals_ask_once(struct approvals *a, enum approval_kind kind,
+					  const char *subject, const char *summary, json_t *detail,
+					  approval_done done, void *ctx);
 /* The asker no longer waits (its connection closed, its process died): the
  * question ends without calling done. */
 void approvals_cancel(struct approvals *a, const struct question *q);

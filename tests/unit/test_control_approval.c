@@ -4,7 +4,9 @@
  * humans); bad answers refused; the timeout a denial; a cancel calls no one;
  * the channels told of each question and its end; every step an approval
  * event in the log. CI mode: only a webhook is a human channel, and a
- * question with none, or one the reviewer hands on, is refused at once. */
+ * question with none, or one the reviewer hands on, is refused at once.
+ * The agent's refused execs push out no human's answer; a question asked
+ * once only takes a yes for the session as this question's. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,60 @@ static void test_answers(void)
 	CHECK(count("\"scope\":\"pattern\",\"pattern\":\"a.*\",\"ttl_s\":1") == 1);
 }
 
+/* The answers of humans are kept apart from the nos that stand a moment:
+ * 2,000 refused execs (the agent's doing) push out no `deny --session`;
+ * a full store of answers drops its oldest yes before any no. A yes for
+ * the session to a question asked with approvals_ask_once covers it
+ * alone, and says so; a no to it is remembered. */
+static void test_grants_kept(void)
+{
+	struct audit *log = open_log();
+	struct policy p = { 0 };
+	p.approve.timeout_s = 60;
+	struct approvals *a = approvals_new(log, session, &p);
+	struct got g = { 0 };
+	const struct question *q = approvals_ask(a, APPROVAL_EXEC, "evil @ /w", "evil", NULL, done, &g);
+	struct approval_answer no = { .allow = false, .scope = SCOPE_SESSION, .by = "t" };
+	CHECK(q && approvals_answer(a, q->id, &no) == 0 && !g.allow);
+	struct approval_answer no_once = { .allow = false, .scope = SCOPE_ONCE, .by = "t" };
+	char subj[64];
+	for (int i = 0; i < 2000; i++) {
+		snprintf(subj, sizeof subj, "n%d @ /w", i);
+		q = approvals_ask(a, APPROVAL_EXEC, subj, "n", NULL, done, &g);
+		CHECK(q && approvals_answer(a, q->id, &no_once) == 0);
+	}
+	struct approval_answer yes = { .allow = true, .scope = SCOPE_SESSION, .by = "t" };
+	for (int i = 0; i < 1100; i++) {
+		snprintf(subj, sizeof subj, "y%d @ /w", i);
+		q = approvals_ask(a, APPROVAL_EXEC, subj, "y", NULL, done, &g);
+		CHECK(q && approvals_answer(a, q->id, &yes) == 0);
+	}
+	memset(&g, 0, sizeof g);
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "evil @ /w", "evil", NULL, done, &g) == NULL &&
+	      g.calls == 1 && !g.allow);
+	/* the oldest yes went, the newest stays */
+	memset(&g, 0, sizeof g);
+	q = approvals_ask(a, APPROVAL_EXEC, "y0 @ /w", "y", NULL, done, &g);
+	CHECK(q != NULL && g.calls == 0);
+	approvals_cancel(a, q);
+	CHECK(approvals_ask(a, APPROVAL_EXEC, "y1099 @ /w", "y", NULL, done, &g) == NULL && g.allow);
+
+	/* asked once only: a yes for the session is this question's */
+	memset(&g, 0, sizeof g);
+	q = approvals_ask_once(a, APPROVAL_EXEC, "cut @ /w", "cut", NULL, done, &g);
+	CHECK(q && approvals_answer(a, q->id, &yes) == 0 && g.allow);
+	memset(&g, 0, sizeof g);
+	q = approvals_ask_once(a, APPROVAL_EXEC, "cut @ /w", "cut", NULL, done, &g);
+	CHECK(q != NULL && g.calls == 0);
+	CHECK(approvals_answer(a, q->id, &no) == 0 && !g.allow);
+	memset(&g, 0, sizeof g);
+	CHECK(approvals_ask_once(a, APPROVAL_EXEC, "cut @ /w", "cut", NULL, done, &g) == NULL &&
+	      g.calls == 1 && !g.allow);
+	approvals_free(a);
+	audit_close(log);
+	CHECK(count("\"scope\":\"once\"") >= 1 && count("taken for this question only") == 1);
+}
+
 static void test_reviewer_and_timeout(void)
 {
 	struct audit *log = open_log();
@@ -242,6 +298,8 @@ int main(void)
 	test_reviewer_and_timeout();
 	session = "20261125T000002Z-abcd1234";
 	test_ci();
+	session = "20261125T000003Z-abcd1234";
+	test_grants_kept();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
