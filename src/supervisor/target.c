@@ -17,9 +17,9 @@
 #include "../common/util.h"
 #include "../workspace/plan.h"
 
-#define ARGV_MAX 128            /* arguments recorded per exec */
-#define ARG_MAX_LEN 4096        /* bytes recorded per argument */
-#define ARGV_TOTAL 32768        /* bytes recorded per argv */
+#define ARGV_MAX TARGET_ARGV_MAX
+#define ARG_MAX_LEN TARGET_ARG_MAX_LEN
+#define ARGV_TOTAL TARGET_ARGV_TOTAL
 
 void target_cwd(pid_t pid, char *buf, size_t len)
 {

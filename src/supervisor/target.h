@@ -79,9 +79,14 @@ struct target_chunk {
 /* target_read_str through the chunk (refilled from addr when addr is not
  * in it). */
 int target_read_str_chunk(int mem, struct target_chunk *c, uint64_t addr, char *buf, size_t max);
+/* What target_read_argv reads of an exec's argv, at most. */
+#define TARGET_ARGV_MAX 128        /* arguments */
+#define TARGET_ARG_MAX_LEN 4096    /* bytes of each, its NUL included */
+#define TARGET_ARGV_TOTAL 32768    /* bytes in all (read up to the argument that passes it) */
 /* The NULL-terminated array of strings at addr (an exec's argv), bounded:
  * at most 128 strings, 4096 bytes each, 32 KiB in all; *truncated set when
- * cut. c: a chunk to read through, or NULL. */
+ * cut. Then a string may be cut only when it is the last one read or has
+ * TARGET_ARG_MAX_LEN - 1 bytes. c: a chunk to read through, or NULL. */
 void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct strv *v,
 		      bool *truncated);
 

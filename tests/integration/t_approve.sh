@@ -351,3 +351,54 @@ test_approve_request_rule() {
 	[[ $(ap_events '"phase":"asked"' '"method":"GET"' '"path":"/token.txt"') == 2 ]] ||
 		fail 'the questions do not name the method and path'
 }
+
+# ap_summary ID: the summary of open question ID, as `warden approve` lists it
+ap_summary() {
+	"$WARDEN" approve 2>/dev/null | awk -v id="$1" '$1 == id { sub(/^[^ ]+ +[^ ]+ +[0-9]+s +/, ""); print }'
+}
+
+# An answer for the session covers the argv the human was shown and no
+# other: the subject used to be the argv joined by spaces and cut at
+# 2 KiB, so `touch ././...(2100 bytes) ok1` allowed for the session let
+# `touch ././... EVIL` run unasked, and `touch "a b"` answered `touch a b`. The
+# question shows a long argv's start and end, and says how much was left
+# out between (it stopped at 2 KiB, with neither the end nor a sign).
+test_approve_exec_session_exact() {
+	printf 'exec ask argv touch *\napprove timeout 20\n' >"$T_TMP/p"
+	rm -f "$WS"/ok1 "$WS"/EVIL_tail "$WS"/a "$WS"/b "$WS/a b"
+	{
+		echo 'A=$(printf "./%.0s" $(seq 1 1050))'
+		echo 'touch "$A" ok1; echo "first=$?"'
+		echo 'touch "$A" EVIL_tail; echo "second=$?"'
+		echo 'touch "a b"; echo "third=$?"'
+		echo 'touch a b; echo "fourth=$?"'
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	local id sum
+	id=$(ap_question exec) || fatal 'no exec question'
+	sum=$(ap_summary "$id")
+	[[ $sum == 'run touch ./././'*' [... '*' bytes not shown ...] '*'/./ ok1 (in '* ]] ||
+		fail "the long question does not show its end: $(excerpt "$sum")"
+	ap_answer "$id" allow --session
+	id=$(ap_question exec) || fatal 'the argv with another end was not asked about'
+	sum=$(ap_summary "$id")
+	[[ $sum == *'/./ EVIL_tail (in '* ]] || fail "the second question: $(excerpt "$sum")"
+	ap_answer "$id" deny
+	id=$(ap_question exec) || fatal 'no question for touch "a b"'
+	sum=$(ap_summary "$id")
+	[[ $sum == "run touch 'a b' (in "* ]] || fail "the argument is not quoted: $(excerpt "$sum")"
+	ap_answer "$id" allow --session
+	id=$(ap_question exec) || fatal 'touch a b was not asked about'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line 'first=0' 'the exec allowed'
+	assert_out_line 'second=126' 'another argv, denied'
+	assert_out_line 'third=0' 'touch "a b" allowed'
+	assert_out_line 'fourth=126' 'touch a b, denied'
+	assert_host_absent "$WS/EVIL_tail" 'the argv the human did not allow'
+	assert_host_absent "$WS/a" 'touch a b'
+	[[ -e "$WS/a b" && -e "$WS/ok1" ]] || fail 'the allowed execs did not run'
+	(($(ap_events '"phase":"remembered"' '"decision":"allow"') == 0)) ||
+		fail "an answer was remembered for another argv: $(grep '"phase":"remembered"' "$(latest_log)" | head -c 600)"
+}

@@ -74,6 +74,7 @@
 #include "program.h"
 #include "../answer.h"
 #include "../target.h"
+#include "asktext.h"
 
 #define TICK_MS 100 /* the deadline timer's period while hashes are awaited */
 #define INLINE_HASH_MAX (1L << 20) /* immutable files up to this are hashed in the loop */
@@ -326,30 +327,29 @@ static void exec_answered(void *ctx, bool allow, const char *why)
 }
 
 /* An `exec ask` rule matches: the exec waits in its notification while a
- * human is asked. */
+ * human is asked. The subject names this argv exactly (asktext.h); one cut
+ * when read may stand for others, so a yes to it covers it alone. */
 static void ask_human(struct execs *x, struct pexec *p, const char *rule)
 {
 	const struct subject *m = &p->s[MAIN];
-	char args[2048] = "";
-	for (size_t i = 0, n = 0; i < p->argv.n && n < sizeof args - 1; i++)
-		n += (size_t)snprintf(args + n, sizeof args - n, "%s%s", i ? " " : "", p->argv.v[i]);
 	/* a script: what runs it, named (the rule may be its interpreter's) */
 	const char *in = p->interp[0] ? p->s[INTERP].resolved : NULL;
-	char subject[4096], summary[3200], via[PATH_MAX + 64] = "";
+	char via[PATH_MAX + 64] = "";
 	if (in)
 		snprintf(via, sizeof via, "; a script run by %s%s", in,
 			 p->nchain ? " through other scripts" : "");
-	snprintf(subject, sizeof subject, "sha256:%s %s @ %s", m->h == H_DONE ? m->hex : "unknown", args,
-		 p->cwd);
-	snprintf(summary, sizeof summary, "run %s (in %s%s)", args[0] ? args : p->path, p->cwd, via);
+	_cleanup_free_ char *subject = exec_ask_subject(hex_or_null(m), &p->argv, p->truncated, p->cwd);
+	_cleanup_free_ char *summary = exec_ask_summary(p->path, &p->argv, p->truncated, p->cwd, via);
 	bool escaped = false;
 	json_t *argv = json_bytes_array(p->argv.v, p->argv.n, &escaped);
 	json_t *detail = json_pack("{s:s,s:s?,s:o,s:s,s:s?,s:I,s:s,s:s?}", "path", p->path, "resolved",
 				   m->resolved, "argv", argv, "cwd", p->cwd, "sha256",
 				   hex_or_null(m), "pid", (json_int_t)p->inner, "rule", rule,
 				   "interpreter", in);
-	const struct question *q = approvals_ask(x->ap, APPROVAL_EXEC, subject, summary, detail,
-						 exec_answered, p);
+	if (detail && p->truncated)
+		json_object_set_new(detail, "argv_truncated", json_true());
+	const struct question *q = (p->truncated ? approvals_ask_once : approvals_ask)(
+		x->ap, APPROVAL_EXEC, subject, summary, detail, exec_answered, p);
 	if (q)
 		p->question = q;
 }
