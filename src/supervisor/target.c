@@ -357,8 +357,11 @@ void target_read_argv(int mem, struct target_chunk *c, uint64_t addr, struct str
 			break;
 		if (r > 0)
 			*truncated = true;
-		total += strlen(buf);
+		size_t len = strlen(buf);
+		total += len;
 		strv_push(v, buf);
+		if (r > 0 && len < ARG_MAX_LEN - 1)
+			break; /* cut by memory it could not read: the last one read */
 	}
 	free(buf);
 }

@@ -402,3 +402,39 @@ test_approve_exec_session_exact() {
 	(($(ap_events '"phase":"remembered"' '"decision":"allow"') == 0)) ||
 		fail "an answer was remembered for another argv: $(grep '"phase":"remembered"' "$(latest_log)" | head -c 600)"
 }
+
+# An `exec ask argv` rule whose match lies past what warden reads of an
+# argument (4096 bytes) asks rather than lets the exec through: it used to
+# match the cut text only, and `sh -c "<4,200 bytes> touch EVIL"` ran
+# unasked. The question says warden did not read it all, and a yes for the
+# session covers that exec only: the next one like it is asked again.
+test_approve_exec_argv_unread() {
+	printf 'exec ask argv sh -c *EVIL*\napprove timeout 20\n' >"$T_TMP/p"
+	rm -f "$WS"/EVIL*
+	{
+		echo 'P=$(printf ":;%.0s" $(seq 1 2100))'
+		echo 'sh -c "$P touch EVIL1"; echo "long1=$?"'
+		echo 'sh -c "$P touch EVIL2"; echo "long2=$?"'
+		echo 'echo done'
+	} >"$WS/inside.sh"
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	local id sum
+	id=$(ap_question exec) || fatal "the exec was not asked about: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	sum=$(ap_summary "$id")
+	[[ $sum == *'[... and more that warden did not read'*'a yes covers this exec only]'* ]] ||
+		fail "the question does not say it was cut: $(excerpt "$sum")"
+	"$WARDEN" approve --json 2>/dev/null | grep '"rule": "exec ask argv sh -c \*EVIL\* (perhaps' >/dev/null ||
+		fail "the rule does not say why: $("$WARDEN" approve --json 2>&1 | grep '"rule"' | head -c 300)"
+	ap_answer "$id" allow --session
+	id=$(ap_question exec) || fatal 'the second long exec was not asked about'
+	ap_answer "$id" deny
+	ap_wait_done
+	assert_out_line 'long1=0' 'the exec allowed'
+	assert_out_line 'long2=126' 'the second, denied'
+	[[ -e "$WS/EVIL1" ]] || fail 'the allowed exec did not run'
+	assert_host_absent "$WS/EVIL2" 'the denied exec'
+	(($(ap_events '"phase":"answered"' '"scope":"once"' 'taken for this question only') == 1)) ||
+		fail "the --session answer is not said to be this question's: $(grep '"phase":"answered"' "$(latest_log)" | head -c 600)"
+	grep '"event":"exec"' "$(latest_log)" | grep '"argv_truncated":true' | grep '"decision":"deny"' >/dev/null ||
+		fail 'the denied exec is not on the record'
+}

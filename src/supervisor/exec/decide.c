@@ -2,7 +2,8 @@
  * `exec deny` by hash, the hashes deny rules need, `exec default deny`
  * (allowed by hash or by an immutable file's directory), `exec strict`,
  * noexec mounts; whether the file named can still change before the
- * kernel opens it; and which `exec ask` rule asks a human. Reads the
+ * kernel opens it; and which `exec ask` rule asks a human (also one that
+ * could match only in what warden did not read of an argv). Reads the
  * pending exec only: the pipeline (execs.c) acts on the answer. */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "execpath.h"
 #include "execs_int.h"
 #include "program.h"
+#include "../target.h"
 
 static bool allowed_by_dir(const struct policy_exec *rules, const struct subject *s)
 {
@@ -185,30 +187,59 @@ bool execs_cannot_change(struct execpath *ep, int root, pid_t init, const struct
 			init, p->path_addr, strlen(p->path) + 1));
 }
 
+/* Could argument i of p, as read, be the start of a longer one? Only in
+ * an argv cut when read: its last argument read, or one of the most bytes
+ * warden reads (target.h). */
+static bool maybe_cut(const struct pexec *p, size_t i)
+{
+	return p->truncated &&
+	       (i + 1 == p->argv.n || strlen(p->argv.v[i]) >= TARGET_ARG_MAX_LEN - 1);
+}
+
+/* Does word w match argument i of p? 1 yes, 0 no, -1 perhaps: it is cut,
+ * and w could match it whole (a word without '*' matches nothing longer
+ * than itself). */
+static int word_matches(const struct pexec *p, size_t i, const char *w)
+{
+	if (!maybe_cut(p, i))
+		return fnmatch(w, p->argv.v[i], 0) == 0;
+	return strchr(w, '*') || fnmatch(w, p->argv.v[i], 0) == 0 ? -1 : 0;
+}
+
 /* Does `exec ask argv` pattern pat (words joined by one space) match p's
  * argv? The first word against the program's name (argv[0]'s, or the
  * file's), each next one against the next argument; a last "*" matches any
- * rest, none included. */
-static bool argv_matches(const struct pexec *p, const char *pat)
+ * rest, none included. 1 yes, 0 no, -1 perhaps: the argv was cut when
+ * read, and the match could lie in what warden did not read (an argument's
+ * end, the arguments after the last one read). */
+static int argv_matches(const struct pexec *p, const char *pat)
 {
 	char buf[1024];
 	snprintf(buf, sizeof buf, "%s", pat);
 	size_t i = 0;
+	int r = 1;
 	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save), i++) {
 		if (i == 0) {
 			const char *a0 = p->argv.n ? p->argv.v[0] : "", *b0 = strrchr(a0, '/');
 			const char *res = p->s[MAIN].resolved ? p->s[MAIN].resolved : "";
 			const char *br = strrchr(res, '/');
-			if (fnmatch(w, b0 ? b0 + 1 : a0, 0) != 0 && fnmatch(w, br ? br + 1 : res, 0) != 0)
-				return false;
+			if (fnmatch(w, br ? br + 1 : res, 0) == 0 || fnmatch(w, b0 ? b0 + 1 : a0, 0) == 0)
+				continue;
+			if (!p->argv.n || !maybe_cut(p, 0))
+				return 0;
+			r = -1; /* argv[0] cut: its name unknown */
 			continue;
 		}
 		if (strcmp(w, "*") == 0 && !strtok_r(NULL, " ", &save))
-			return true;
-		if (i >= p->argv.n || fnmatch(w, p->argv.v[i], 0) != 0)
-			return false;
+			return r;
+		if (i >= p->argv.n)
+			return p->truncated ? -1 : 0; /* past the last one read */
+		int m = word_matches(p, i, w);
+		if (!m)
+			return 0;
+		r = m < 0 ? -1 : r;
 	}
-	return i == p->argv.n;
+	return i == p->argv.n ? (p->truncated ? -1 : r) : 0;
 }
 
 bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, char *rule,
@@ -221,10 +252,14 @@ bool execs_needs_ask(const struct policy_exec *rules, const struct pexec *p, cha
 				snprintf(rule, len, "exec ask sha256:%s", subj(p, i)->hex);
 				return true;
 			}
-	for (size_t k = 0; k < pats->n; k++)
-		if (argv_matches(p, pats->v[k])) {
-			snprintf(rule, len, "exec ask argv %s", pats->v[k]);
+	for (size_t k = 0; k < pats->n; k++) {
+		int m = argv_matches(p, pats->v[k]);
+		if (m)
+			snprintf(rule, len, "exec ask argv %s%s", pats->v[k],
+				 m < 0 ? " (perhaps: the argv is longer than warden reads, and the rule "
+					 "could match what it did not read)" : "");
+		if (m)
 			return true;
-		}
+	}
 	return false;
 }
