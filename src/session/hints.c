@@ -59,6 +59,10 @@ static bool worktree_refused(const json_t *f)
 #define SSH_NO_AGENT_LINE "ssh ran inside without your keys: warden passes your SSH " \
 	"agent's keys in only with --ssh-agent (or `ssh-agent on` in a profile); the key " \
 	"files of ~/.ssh never are"
+#define SSH_NO_HOST_AGENT_LINE "ssh ran inside without your keys: the key files of " \
+	"~/.ssh never go in, and warden passes an SSH agent's keys with --ssh-agent, but no " \
+	"agent runs here (SSH_AUTH_SOCK is not set): start one and give it your key " \
+	"(eval \"$(ssh-agent)\"; ssh-add), then run with --ssh-agent"
 #define SSH_DECOY_LINE "ssh opened a decoy key in the sandbox's ~/.ssh: those keys are " \
 	"warden's tripwires, and opening one is taken for theft. ssh reads them when told to " \
 	"leave warden's configuration aside (-F FILE, -i KEY, IdentityFile): with " \
@@ -170,8 +174,8 @@ void hints_print(const struct hints *h, FILE *f)
 		fprintf(f, "warden: %s\n", GIT_REFS_LINE);
 	if (h->ssh_ran && h->ssh_decoy)
 		fprintf(f, "warden: %s\n", SSH_DECOY_LINE);
-	else if (h->ssh_ran && !h->ssh_agent && h->host_agent)
-		fprintf(f, "warden: %s\n", SSH_NO_AGENT_LINE);
+	else if (h->ssh_ran && !h->ssh_agent)
+		fprintf(f, "warden: %s\n", h->host_agent ? SSH_NO_AGENT_LINE : SSH_NO_HOST_AGENT_LINE);
 	if (h->npm_ran && h->npmrc_masked)
 		fprintf(f, "warden: %s\n", NPMRC_LINE);
 }

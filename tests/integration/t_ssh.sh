@@ -391,7 +391,8 @@ test_ssh_known_hosts() {
 }
 
 # ssh that fails for want of keys says why at the end: without
-# --ssh-agent (the host has an agent), warden names the flag; with
+# --ssh-agent (the host has an agent), warden names the flag, and with no
+# agent on the host, how to start one; with
 # `ssh -F /dev/null` (which leaves warden's configuration aside and reads
 # the default key files: the sandbox's decoys, so the session is killed),
 # warden says ssh opened a decoy and what to run instead. Before, ssh's
@@ -404,6 +405,11 @@ test_ssh_hints() {
 	wrun --allow-net "127.0.0.1:$SSH_PORT" -- ssh $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" true
 	assert_rc 255
 	assert_err_match 'ssh ran inside without your keys: .*--ssh-agent'
+	# no agent on the host at all: how to start one
+	# shellcheck disable=SC2086
+	SSH_AUTH_SOCK='' wrun --allow-net "127.0.0.1:$SSH_PORT" -- ssh $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" true
+	assert_rc 255
+	assert_err_match 'no agent runs here \(SSH_AUTH_SOCK is not set\): start one .*ssh-add'
 	# shellcheck disable=SC2086
 	wrun --ssh-agent --allow-net "127.0.0.1:$SSH_PORT" -- ssh -F /dev/null $SSH_OPTS -p "$SSH_PORT" "$SSH_USER@127.0.0.1" true
 	assert_err_match 'ssh opened a decoy key .*-F FILE'
