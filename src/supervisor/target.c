@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -44,45 +45,30 @@ char *target_lexical_path(pid_t pid, const char *path)
 	return ws_join_lexically("/", all);
 }
 
-/* If full (absolute, inside the sandbox) names the process's own entries
- * in /proc -- /proc/self/..., /proc/thread-self/..., /proc/PID/... with its
- * own pid as the sandbox numbers it, /dev/fd/N, /dev/std{in,out,err} --
- * the part after them: *n the fd (or -1) and *what "fd", "exe", "cwd" or
- * "root". The sandbox's procfs resolves "self" by the reader, which the
- * supervisor is not, and openat2 refuses the magic links these are, so
- * such paths go through the host's /proc/PID instead. NULL otherwise. */
-static const char *own_proc(pid_t pid, const char *full, int *n, const char **what)
+/* A magic link of /proc that a path (absolute, inside the sandbox) starts
+ * with, as process pid sees it. */
+struct proc_link {
+	const char *what; /* "fd", "exe", "cwd" or "root" */
+	int fd;           /* what "fd": which; else -1 */
+	bool own;         /* the process's own: /proc/self, /proc/thread-self,
+			     /proc/PID with its own pid as the sandbox numbers
+			     it, /dev/fd/N, /dev/std{in,out,err} */
+	char host[128];   /* the link on the host: /proc/HOSTPID/..., or for another
+			     process of the sandbox /proc/HOSTPID/root/proc/ID/... */
+};
+
+/* The part of /proc/ID/... after ID (rest) against the names of magic
+ * links: *l filled, and what comes after the link returned; NULL when rest
+ * starts with none. */
+static const char *link_name(const char *rest, struct proc_link *l)
 {
-	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
-	for (int i = 0; i < 3; i++)
-		if (strcmp(full, std[i]) == 0) {
-			*n = i, *what = "fd";
-			return "";
-		}
-	const char *rest = NULL;
-	if (strncmp(full, "/dev/fd/", 8) == 0) {
-		rest = full + 5; /* "fd/N..." */
-	} else if (strncmp(full, "/proc/self/", 11) == 0) {
-		rest = full + 11;
-	} else if (strncmp(full, "/proc/thread-self/", 18) == 0) {
-		rest = full + 18;
-	} else if (strncmp(full, "/proc/", 6) == 0 && full[6] >= '1' && full[6] <= '9') {
-		char *end;
-		long id = strtol(full + 6, &end, 10), inner;
-		target_pid_info(pid, &inner, NULL);
-		if (*end != '/' || id != inner)
-			return NULL;
-		rest = end + 1;
-	} else {
-		return NULL;
-	}
-	*n = -1;
+	l->fd = -1;
 	static const char *const names[] = { "exe", "cwd", "root" };
 	for (int i = 0; i < 3; i++) {
-		size_t l = strlen(names[i]);
-		if (strncmp(rest, names[i], l) == 0 && (rest[l] == '\0' || rest[l] == '/')) {
-			*what = names[i];
-			return rest + l + (rest[l] == '/');
+		size_t len = strlen(names[i]);
+		if (strncmp(rest, names[i], len) == 0 && (rest[len] == '\0' || rest[len] == '/')) {
+			l->what = names[i];
+			return rest + len + (rest[len] == '/');
 		}
 	}
 	if (strncmp(rest, "fd/", 3) == 0 && rest[3] >= '0' && rest[3] <= '9') {
@@ -90,42 +76,177 @@ static const char *own_proc(pid_t pid, const char *full, int *n, const char **wh
 		long fd = strtol(rest + 3, &end, 10);
 		if ((*end != '\0' && *end != '/') || fd > 1 << 30)
 			return NULL;
-		*n = (int)fd, *what = "fd";
+		l->fd = (int)fd, l->what = "fd";
 		return end + (*end == '/');
 	}
 	return NULL;
 }
 
+/* l->host for the link l of process pid (host pid): its own through the
+ * host's /proc, another's (the sandbox's process id, a thread tid, 0: none)
+ * through the sandbox's /proc, in its root. */
+static void link_host(pid_t pid, struct proc_link *l, long id, long tid)
+{
+	char tail[48];
+	if (l->fd >= 0)
+		snprintf(tail, sizeof tail, "fd/%d", l->fd);
+	else
+		snprintf(tail, sizeof tail, "%s", l->what);
+	l->own = l->own && !tid;
+	if (l->own)
+		snprintf(l->host, sizeof l->host, "/proc/%d/%s", (int)pid, tail);
+	else if (tid)
+		snprintf(l->host, sizeof l->host, "/proc/%d/root/proc/%ld/task/%ld/%s", (int)pid, id,
+			 tid, tail);
+	else
+		snprintf(l->host, sizeof l->host, "/proc/%d/root/proc/%ld/%s", (int)pid, id, tail);
+}
+
+/* If full (absolute, inside the sandbox) starts with a magic link of
+ * /proc -- the process's own (struct proc_link), or /proc/ID/... of
+ * another process or thread of the sandbox (/proc/ID/task/TID/...) -- the
+ * part after it, *l filled. The sandbox's procfs resolves "self" by the
+ * reader, which the supervisor is not, and openat2 refuses the magic links
+ * these are, so such paths go through the host's /proc/PID instead
+ * (another process's through the sandbox's own /proc, in its root). NULL
+ * otherwise. pid 0: the text only (l->host not filled, l->own a guess). */
+static const char *proc_link_of(pid_t pid, const char *full, struct proc_link *l)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+	*l = (struct proc_link){ .fd = -1, .own = true };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(full, std[i]) == 0) {
+			l->fd = i, l->what = "fd";
+			snprintf(l->host, sizeof l->host, "/proc/%d/fd/%d", (int)pid, i);
+			return "";
+		}
+	const char *rest = NULL;
+	long id = 0, inner = -1;
+	bool tasks = false; /* a /proc/ID/, which has task/ */
+	if (strncmp(full, "/dev/fd/", 8) == 0) {
+		rest = full + 5; /* "fd/N..." */
+	} else if (strncmp(full, "/proc/self/", 11) == 0) {
+		rest = full + 11, tasks = true;
+	} else if (strncmp(full, "/proc/thread-self/", 18) == 0) {
+		rest = full + 18;
+	} else if (strncmp(full, "/proc/", 6) == 0 && full[6] >= '1' && full[6] <= '9') {
+		char *end;
+		id = strtol(full + 6, &end, 10);
+		if (*end != '/' || id > 1 << 30)
+			return NULL;
+		rest = end + 1, tasks = true;
+	} else {
+		return NULL;
+	}
+	/* a thread's: /proc/ID/task/TID/..., through the sandbox's /proc */
+	long tid = 0;
+	if (tasks && strncmp(rest, "task/", 5) == 0 && rest[5] >= '1' && rest[5] <= '9') {
+		char *end;
+		tid = strtol(rest + 5, &end, 10);
+		if (*end != '/' || tid > 1 << 30)
+			return NULL;
+		rest = end + 1;
+	}
+	const char *more = link_name(rest, l);
+	if (!more || pid <= 0) {
+		l->own = l->own && !id;
+		return more;
+	}
+	if (id || tid) /* what the sandbox numbers the process: read once a link is named */
+		target_pid_info(pid, &inner, NULL);
+	if (id)
+		l->own = id == inner;
+	link_host(pid, l, tid && !id ? inner : id, tid);
+	return more;
+}
+
 bool target_own_fd(pid_t pid, const char *full, int *fd)
 {
-	const char *what, *more = own_proc(pid, full, fd, &what);
-	return more && !*more && strcmp(what, "fd") == 0;
+	struct proc_link l;
+	const char *more = proc_link_of(pid, full, &l);
+	*fd = l.fd;
+	return more && !*more && l.own && strcmp(l.what, "fd") == 0;
+}
+
+/* The path inside the sandbox of what the link l of process pid names, in
+ * base: "/" for its root (no process inside can change its root: chroot
+ * and pivot_root are refused), else the link's text when that path, looked
+ * up inside, is that very file (not a pipe's "pipe:[N]", not a deleted
+ * file's, not a file handed in from outside that the sandbox has no name
+ * for, nor a directory whose name is past PATH_MAX). */
+static bool link_inside(pid_t pid, const struct proc_link *l, char base[PATH_MAX])
+{
+	if (strcmp(l->what, "root") == 0 && l->own) {
+		snprintf(base, PATH_MAX, "/");
+		return true;
+	}
+	ssize_t k = readlink(l->host, base, PATH_MAX - 1);
+	if (k <= 0 || base[0] != '/')
+		return false;
+	base[k] = '\0';
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	_cleanup_close_ int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS };
+	_cleanup_close_ int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, base, &how, sizeof how);
+	struct stat named, there;
+	return fd >= 0 && fstat(fd, &there) == 0 && stat(l->host, &named) == 0 &&
+	       named.st_dev == there.st_dev && named.st_ino == there.st_ino;
+}
+
+int target_proc_resolve(pid_t pid, const char *full, char **out)
+{
+	*out = NULL;
+	_cleanup_free_ char *cur = xstrdup(full);
+	for (int depth = 0; depth < 8; depth++) {
+		struct proc_link l;
+		const char *more = proc_link_of(pid, cur, &l);
+		if (!more) {
+			if (depth == 0)
+				return 0;
+			*out = cur;
+			cur = NULL;
+			return 1;
+		}
+		char base[PATH_MAX];
+		if (!link_inside(pid, &l, base))
+			return -1;
+		_cleanup_free_ char *joined = xasprintf("%s/%s", base, more);
+		free(cur);
+		cur = path_lexical(joined, false); /* base has no symlink: ".." in more kept */
+	}
+	return -1;
+}
+
+bool target_proc_magic(const char *full, bool *beyond)
+{
+	struct proc_link l;
+	const char *more = proc_link_of(0, full, &l);
+	if (beyond)
+		*beyond = more && *more;
+	return more != NULL;
 }
 
 static int open_in_root(int rootfd, pid_t pid, const char *full, int oflags, int depth);
 
-/* full through the host's /proc/PID (own_proc); -2 when it is not such a
- * path. */
+/* full through the host's /proc/PID (proc_link_of); -2 when it is not
+ * such a path. */
 static int open_own_proc(int rootfd, pid_t pid, const char *full, int oflags, int depth)
 {
-	int n;
-	const char *what, *more = own_proc(pid, full, &n, &what);
+	struct proc_link l;
+	const char *more = proc_link_of(pid, full, &l);
 	if (!more)
 		return -2;
-	char p[PATH_MAX + 64];
-	if (strcmp(what, "fd") == 0)
-		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, n);
-	else
-		snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, what);
-	if (!*more && strcmp(what, "root") != 0)
-		return open(p, oflags); /* the magic link itself: what the process holds */
+	if (!*more && strcmp(l.what, "root") != 0)
+		return open(l.host, oflags); /* the magic link itself: what the process holds */
 	/* below a directory it holds: that directory's path inside, then on */
 	char base[PATH_MAX] = "/";
-	if (strcmp(what, "root") != 0) {
-		ssize_t l = readlink(p, base, sizeof base - 1);
-		if (l <= 0)
+	if (strcmp(l.what, "root") != 0 || !l.own) {
+		ssize_t n = readlink(l.host, base, sizeof base - 1);
+		if (n <= 0)
 			return -1;
-		base[l] = '\0';
+		base[n] = '\0';
 	}
 	char next[PATH_MAX * 2 + 2];
 	snprintf(next, sizeof next, "%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", more);

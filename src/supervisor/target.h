@@ -45,6 +45,23 @@ int target_open_root(int rootfd, pid_t pid, int dirfd_arg, bool at, const char *
  * /proc/self/fd/N, /proc/PID/fd/N with its own pid? Then the fd in *fd. */
 bool target_own_fd(pid_t pid, const char *full, int *fd);
 
+/* full (absolute and lexical, as process pid sees it) with the magic links
+ * of /proc it starts with -- its own (/proc/self/cwd/..., /proc/self/root/...,
+ * /proc/thread-self/..., /proc/PID/fd/N with its own pid, /dev/fd/N/...,
+ * /dev/stdout) or another process's of the sandbox (/proc/ID/cwd/...) --
+ * replaced by the path inside of what each names, when that path names
+ * that very file inside: 1 with *out that path (lexical, malloc'd). 0 when
+ * full starts with no such link; -1 when one names what has no such path
+ * (a pipe, a deleted file, a file handed in from outside, a directory
+ * deeper than PATH_MAX, a process gone). The kernel follows these links to
+ * the file itself, and so do its walls: the path judges the call. */
+int target_proc_resolve(pid_t pid, const char *full, char **out);
+
+/* Does full (absolute and lexical) start with a magic link of /proc (any
+ * process's cwd, root, exe or fd/N, /dev/fd/N, /dev/stdout), as text?
+ * *beyond (may be NULL): a name follows the link (/proc/self/cwd/x). */
+bool target_proc_magic(const char *full, bool *beyond);
+
 /* Reading a process's memory (mem: its /proc/PID/mem). A NUL-terminated
  * string at addr, up to max-1 bytes: 0 when whole, 1 when cut at max, -1
  * when unreadable. */
