@@ -20,6 +20,12 @@
  *     is, not by the mount its name lies on: a pipe or a device is no
  *     mount's to refuse.
  *
+ * A path through a magic link of /proc comes here already taken to the
+ * path inside of what the link names (notefile.c, target_proc_resolve),
+ * judged as that path; one that could not be (a pipe held, a file handed
+ * in from outside) keeps its spelling: a held fd is judged as above, a
+ * path below another link is not judged (no wall claimed).
+ *
  * The order is the kernel's: a read-only mount refuses before Landlock
  * looks. A prediction, not the kernel's word: a path that changes between
  * the look and the call (a symlink swapped) can be judged wrongly; the
@@ -114,7 +120,10 @@ void filewhy_free(struct filewhy *w)
 
 bool filewhy_noise(const char *path)
 {
-	return path && (path_is_within(path, "/dev") || path_is_within(path, "/proc"));
+	bool beyond = false;
+	if (!path || (target_proc_magic(path, &beyond) && beyond))
+		return false; /* a file in a directory a magic link names */
+	return path_is_within(path, "/dev") || path_is_within(path, "/proc");
 }
 
 /* Is rel (workspace-relative) one of list's paths, or below one? */
@@ -327,6 +336,11 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 	int held;
 	if (opens && target_own_fd(pid, lex, &held))
 		return create_only ? NULL : held_why(w, pid, held, x->has_flags ? (int)x->flags : O_WRONLY);
+	/* through a magic link notefile.c could not take to a path inside
+	 * (another process's gone, a directory past PATH_MAX): the walls judge
+	 * the file it leads to, which is not known here; none is claimed */
+	if (target_proc_magic(lex, NULL))
+		return NULL;
 	return named_why(w, pid, x, lex, create_only);
 }
 

@@ -47,7 +47,9 @@ const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *
 unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *x);
 
 /* Is path a device or a process file (/dev, /proc): a write there is a
- * terminal or a pipe (2>/dev/null), left out of the default record. */
+ * terminal or a pipe (2>/dev/null), left out of the default record. Not a
+ * path below a magic link of /proc that stayed as spelled (/proc/ID/cwd/f:
+ * a file somewhere, target_proc_resolve could not say where). */
 bool filewhy_noise(const char *path);
 
 /* The record's bound: allowed operations at most `rate` a second (a burst

@@ -82,7 +82,12 @@ void notefile_init(struct notifier *n)
 /* The path argument at index `arg`, made absolute inside the sandbox from
  * the cwd or the directory fd at index `dirarg` (text only: nothing is
  * opened, the call has not happened yet), written plainly ("./" and "//"
- * gone, ".." kept: path_lexical). NULL when unreadable. cwd: "" until a
+ * gone, ".." kept: path_lexical), and through the magic links of /proc it
+ * starts with (/proc/self/cwd/..., /dev/fd/N, /proc/self/fd/N: what the
+ * kernel and its walls follow them to, target_proc_resolve), so that the
+ * event, its prediction, `write ask` and the hard-link check all see the
+ * file itself; one that names nothing with a path inside (a pipe, a file
+ * handed in) stays as spelled. NULL when unreadable. cwd: "" until a
  * relative path needs it, then the process's, read here. */
 static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
 		      char cwd[PATH_MAX])
@@ -104,10 +109,14 @@ static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, i
 			base[k > 0 ? k : 0] = '\0';
 		}
 	}
-	if (buf[0] == '/' || !base[0])
-		return buf[0] == '/' ? path_lexical(buf, false) : xstrdup(buf);
-	_cleanup_free_ char *joined = xasprintf("%s/%s", base, buf);
-	return path_lexical(joined, false);
+	if (buf[0] != '/' && !base[0])
+		return xstrdup(buf);
+	_cleanup_free_ char *joined = buf[0] == '/' ? xstrdup(buf) : xasprintf("%s/%s", base, buf);
+	char *lex = path_lexical(joined, false), *real;
+	if (target_proc_resolve(req->pid, lex, &real) <= 0)
+		return lex;
+	free(lex);
+	return real;
 }
 
 /* The path of what the process's fd is (its /proc/PID/fd link: a file's
@@ -142,10 +151,11 @@ static bool by_fd(const struct seccomp_notif *req, struct target_args *ta,
 }
 
 /* The first path of a file operation (arg_path): the file an fd names
- * when the call names it by one (by_fd), or by the spelling of /proc that
- * names one of the process's fds (/proc/self/fd/N, /dev/fd/N) when the
- * call is no open (whose spelling is judged by filewhy.h as a new open
- * of what that fd is) and the fd is a file's. */
+ * when the call names it by one (by_fd), or, when the call is no open
+ * (whose spelling is judged by filewhy.h as a new open of what that fd
+ * is), the path the kernel gives the file of a spelling of /proc that
+ * names one of the process's fds (/proc/self/fd/N, /dev/fd/N) that
+ * arg_path could not take to a path inside. */
 static char *op_path(const struct seccomp_notif *req, struct target_args *ta,
 		     const struct file_op *op, char cwd[PATH_MAX])
 {
