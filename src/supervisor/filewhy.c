@@ -145,6 +145,20 @@ static size_t deepest(const struct strv *list, const char *rel)
 	return n;
 }
 
+/* "protected path" or "masked" when lex (absolute, lexical) is, or is
+ * below, one of the workspace's protected (and not carved out of it) or
+ * masked paths; else NULL. */
+static const char *ws_why(const struct filewhy *w, const char *lex)
+{
+	if (!w->ws || !path_is_within(lex, w->ws))
+		return NULL;
+	const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);
+	size_t prot = deepest(&w->protected, rel);
+	if (prot && prot > deepest(&w->carved, rel))
+		return "protected path";
+	return covered(&w->masked, rel) ? "masked" : NULL;
+}
+
 /* The sandbox's root, opened from the first process asked about (no
  * process inside can change its root: chroot and pivot_root are refused). */
 static int root_of(struct filewhy *w, pid_t pid)
@@ -232,12 +246,15 @@ static double coarse_ms(void)
 /* A new open of what the process's fd n is (its name /dev/stdout,
  * /proc/self/fd/N), with the open's flags. The kernel checks
  * the file itself: its owner's rights (the caller's pipe, a file warden's
- * output was sent to); then, for a file or a directory, its mount and
- * Landlock, for which its path on the host is where it lies (the
- * workspace and the profile's paths are the same path inside; a host
- * file anywhere else is outside every place Landlock lets the sandbox
- * write). A pipe, a socket or a device is neither's. */
-static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags)
+ * output was sent to); then, for a file or a directory, its mount (the
+ * fd's own, which a path inside may not be) and Landlock. For Landlock, and
+ * the workspace's protected and masked paths, inside is the file's path
+ * inside the sandbox (notefile.c found it there), or NULL when it has none:
+ * then its path on the host is where it lies (the workspace and the
+ * profile's paths are the same path inside; a host file anywhere else is
+ * outside every place Landlock lets the sandbox write). A pipe, a socket
+ * or a device is neither's. */
+static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags, const char *inside)
 {
 	char p[64], host[PATH_MAX];
 	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)pid, n);
@@ -253,8 +270,13 @@ static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags)
 		return "permissions: a file handed to the sandbox whose owner or mode refuses it";
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return NULL;
+	const char *why = inside ? ws_why(w, inside) : NULL;
+	if (why)
+		return why;
 	if (statvfs(p, &v) == 0 && (v.f_flag & ST_RDONLY))
 		return "read-only mount";
+	if (inside)
+		return covered(&w->writable, inside) ? NULL : "landlock";
 	ssize_t l = readlink(p, host, sizeof host - 1);
 	if (l <= 0 || host[0] != '/')
 		return NULL;
@@ -288,16 +310,8 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 {
 	/* a mkdir or a mknod of a name that is there: EEXIST */
 	bool makes = strcmp(x->op, "mkdir") == 0 || strcmp(x->op, "mknod") == 0;
-	const char *why = NULL;
+	const char *why = ws_why(w, lex);
 	bool in_ws = w->ws && path_is_within(lex, w->ws);
-	if (in_ws) {
-		const char *rel = strcmp(lex, w->ws) == 0 ? "." : lex + strlen(w->ws) + (strcmp(w->ws, "/") != 0);
-		size_t prot = deepest(&w->protected, rel);
-		if (prot && prot > deepest(&w->carved, rel))
-			why = "protected path";
-		else if (covered(&w->masked, rel))
-			why = "masked";
-	}
 	bool exists = false, ro = false, seen;
 	bool needs_there = create_only || makes;
 	double now = coarse_ms();
@@ -325,17 +339,22 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 	return NULL;
 }
 
-/* The reason for one path, or NULL. */
-static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path)
+/* The reason for one path, or NULL. held: the fd an open names, or -1. */
+static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *x, const char *path,
+			    int held)
 {
 	bool opens = strcmp(x->op, "open") == 0;
 	/* an open that only creates (O_CREAT, no write access): a read of a
 	 * file that is there */
 	bool create_only = opens && x->has_flags && !(x->flags & (O_WRONLY | O_RDWR | O_TRUNC));
 	_cleanup_free_ char *lex = ws_join_lexically("/", path);
-	int held;
-	if (opens && target_own_fd(pid, lex, &held))
-		return create_only ? NULL : held_why(w, pid, held, x->has_flags ? (int)x->flags : O_WRONLY);
+	int own;
+	bool spelled = target_own_fd(pid, lex, &own); /* no path inside */
+	int fd = spelled ? own : held;
+	if (opens && fd >= 0)
+		return create_only ? NULL
+				   : held_why(w, pid, fd, x->has_flags ? (int)x->flags : O_WRONLY,
+					      spelled ? NULL : lex);
 	/* through a magic link notefile.c could not take to a path inside
 	 * (another process's gone, a directory past PATH_MAX): the walls judge
 	 * the file it leads to, which is not known here; none is claimed */
@@ -344,14 +363,14 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 	return named_why(w, pid, x, lex, create_only);
 }
 
-const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x)
+const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x, int held)
 {
 	if (!w)
 		return NULL;
 	for (int i = 0; i < x->npaths && i < 2; i++) {
 		if (!x->paths[i] || x->paths[i][0] != '/' || !writes_name(x, i))
 			continue;
-		const char *why = path_why(w, pid, x, x->paths[i]);
+		const char *why = path_why(w, pid, x, x->paths[i], i == 0 ? held : -1);
 		if (why)
 			return why;
 	}

@@ -35,8 +35,11 @@ void filewhy_free(struct filewhy *w);
  * paths absolute inside, as notefile.c's arg_path makes them), one of the
  * strings of `file` events' reason, or NULL when no wall refuses it. The
  * answer is about the walls only: a call that fails for another reason
- * (ENOENT, EEXIST) is not refused by them. */
-const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x);
+ * (ENOENT, EEXIST) is not refused by them. held: for an open, the
+ * process's fd it names (/dev/fd/N, /proc/self/fd/N: a new open of that
+ * fd, its path taken to the file's, or kept when it has none inside), else
+ * -1; such an open is judged by the file the fd is. */
+const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x, int held);
 
 /* A write-intent open or a truncate of a regular file of the workspace
  * with more than one name: how many (st_nlink), else 0. A hard link's other

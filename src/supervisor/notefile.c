@@ -87,11 +87,14 @@ void notefile_init(struct notifier *n)
  * kernel and its walls follow them to, target_proc_resolve), so that the
  * event, its prediction, `write ask` and the hard-link check all see the
  * file itself; one that names nothing with a path inside (a pipe, a file
- * handed in) stays as spelled. NULL when unreadable. cwd: "" until a
- * relative path needs it, then the process's, read here. */
+ * handed in) stays as spelled. *held: the process's fd the path names as
+ * a whole (/dev/fd/N, /proc/self/fd/N: a new open of that fd), else -1.
+ * NULL when unreadable. cwd: "" until a relative path needs it, then the
+ * process's, read here. */
 static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
-		      char cwd[PATH_MAX])
+		      char cwd[PATH_MAX], int *held)
 {
+	*held = -1;
 	const char *buf;
 	if (target_arg_str(ta, arg, &buf) < 0)
 		return NULL;
@@ -113,6 +116,8 @@ static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, i
 		return xstrdup(buf);
 	_cleanup_free_ char *joined = buf[0] == '/' ? xstrdup(buf) : xasprintf("%s/%s", base, buf);
 	char *lex = path_lexical(joined, false), *real;
+	if (!target_own_fd(req->pid, lex, held))
+		*held = -1;
 	if (target_proc_resolve(req->pid, lex, &real) <= 0)
 		return lex;
 	free(lex);
@@ -155,17 +160,17 @@ static bool by_fd(const struct seccomp_notif *req, struct target_args *ta,
  * (whose spelling is judged by filewhy.h as a new open of what that fd
  * is), the path the kernel gives the file of a spelling of /proc that
  * names one of the process's fds (/proc/self/fd/N, /dev/fd/N) that
- * arg_path could not take to a path inside. */
+ * arg_path could not take to a path inside. *held: arg_path's. */
 static char *op_path(const struct seccomp_notif *req, struct target_args *ta,
-		     const struct file_op *op, char cwd[PATH_MAX])
+		     const struct file_op *op, char cwd[PATH_MAX], int *held)
 {
+	*held = -1;
 	if (by_fd(req, ta, op))
 		return fd_path(req->pid, (int)req->data.args[op->dirfd]);
-	char *path = arg_path(req, ta, op->path, op->dirfd, cwd);
-	int held;
-	if (!path || strcmp(op->op, "open") == 0 || !target_own_fd(req->pid, path, &held))
+	char *path = arg_path(req, ta, op->path, op->dirfd, cwd, held);
+	if (!path || strcmp(op->op, "open") == 0 || !target_own_fd(req->pid, path, held))
 		return path;
-	char *file = fd_path(req->pid, held);
+	char *file = fd_path(req->pid, *held);
 	if (!file || file[0] != '/') {
 		free(file);
 		return path;
@@ -380,13 +385,14 @@ static bool config_of_new_repo(const struct notifier *n, const struct ev_file *x
  * pipe) by default, all of them with `audit files`. The summary of what
  * the bound held back goes first, when due. What is not written costs no
  * more than the prediction: the pid inside is read only for an event.
- * done: a write the supervisor made in the sandbox's stead (cfgwrite.h),
- * recorded at every level with detail as its reason; else detail (may be
- * NULL) says more of a protected path's refusal. */
-static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, bool done,
+ * held: the process's fd an open names (/dev/fd/N: filewhy_predict's),
+ * else -1. done: a write the supervisor made in the sandbox's stead
+ * (cfgwrite.h), recorded at every level with detail as its reason; else
+ * detail (may be NULL) says more of a protected path's refusal. */
+static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, int held, bool done,
 		       const char *detail)
 {
-	const char *why = done ? NULL : filewhy_predict(n->why, pid, x);
+	const char *why = done ? NULL : filewhy_predict(n->why, pid, x, held);
 	bool ro_ws = why && strncmp(why, "read-only workspace", 19) == 0;
 	_cleanup_free_ char *more = why && detail && strcmp(why, "protected path") == 0
 					    ? xasprintf("%s: git config: %s", why, detail)
@@ -443,10 +449,11 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 	char cwd[PATH_MAX] = "";
 	struct ev_file x = { .pid = -1, .op = op->op, .syscall = op->name,
 			     .has_flags = op->flags >= 0 };
+	int held = -1, held2;
 	if (op->path >= 0 || op->dirfd >= 0)
-		x.paths[x.npaths++] = op_path(req, &ta, op, cwd);
+		x.paths[x.npaths++] = op_path(req, &ta, op, cwd, &held);
 	if (op->path2 >= 0)
-		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd);
+		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd, &held2);
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
@@ -464,7 +471,8 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 		else if ((c = config_rename(n, req, op, &x, what)) == CFGWRITE_WRITTEN)
 			fate = NOTEFILE_DONE;
 		if (fate != NOTEFILE_HELD && (n->level || n->ro_ws || fate == NOTEFILE_DONE))
-			file_event(n, req->pid, &x, fate == NOTEFILE_DONE,
+			file_event(n, req->pid, &x, strcmp(op->op, "open") == 0 ? held : -1,
+				   fate == NOTEFILE_DONE,
 				   c == CFGWRITE_NOT_CONFIG ? NULL : what);
 	}
 	for (int i = 0; i < x.npaths; i++)

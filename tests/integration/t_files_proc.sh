@@ -17,22 +17,31 @@ fp_event() {
 # A write through /proc/self/fd/N or /dev/fd/N (a file opened for reading,
 # opened anew for writing) is a `file` event under the file's path, with
 # the hard-link check (nlink, alert fs.hardlink-write) when the file has
-# another name outside the workspace.
+# another name outside the workspace; judged by that file (a scratch file
+# is Landlock's to write, a protected one is refused).
 test_files_proc_fd_write() {
 	printf 'orig\n' >"$WS/a.txt"
 	printf 'orig\n' >"$WS/b.txt"
+	printf 'export A=1\n' >"$WS/.envrc"
 	mkdir -p "$T_TMP/outside"
 	echo original >"$T_TMP/outside/lib.js"
 	local linked=1
 	ln "$T_TMP/outside/lib.js" "$WS/lib.js" 2>/dev/null || linked=0
 	wsh 'exec 3<a.txt; echo OVER > /proc/self/fd/3; exec 4<b.txt; echo MORE >> /dev/fd/4
-	     if [ -e lib.js ]; then exec 5<lib.js; echo EVIL >> /proc/self/fd/5; fi; echo done' \
+	     if [ -e lib.js ]; then exec 5<lib.js; echo EVIL >> /proc/self/fd/5; fi
+	     echo t > /tmp/t.txt; exec 6</tmp/t.txt; echo T > /proc/self/fd/6 || echo tmp refused
+	     exec 7<.envrc; echo bad > /dev/fd/7 2>/dev/null || echo envrc refused; echo done' \
 		--profile "$(dt_quiet)"
 	assert_out_line 'done'
 	assert_host_file "$WS/a.txt" OVER 'a.txt'
 	fl_events
 	fl_has "$WS/a.txt" allow
 	fl_has "$WS/b.txt" allow
+	assert_out_lacks 'tmp refused'
+	fl_has /tmp/t.txt allow
+	assert_out_line 'envrc refused'
+	fl_has "$WS/.envrc" deny 'protected path'
+	assert_host_file "$WS/.envrc" 'export A=1' '.envrc'
 	grep -F '"path":"/proc/' <<<"$FL" && fail 'a file event kept the /proc spelling'
 	grep -F '"path":"/dev/fd' <<<"$FL" && fail 'a file event kept the /dev/fd spelling'
 	if ((linked)); then
