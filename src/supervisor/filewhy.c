@@ -71,6 +71,7 @@ struct filewhy {
 };
 
 #define DIR_CACHE_MS 1000.0
+#define RO_WORKSPACE "read-only workspace: write to an --output directory or $WARDEN_SCRATCH"
 
 struct filewhy *filewhy_new(const struct filewhy_cfg *cfg)
 {
@@ -274,7 +275,8 @@ static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags, cons
 	if (why)
 		return why;
 	if (statvfs(p, &v) == 0 && (v.f_flag & ST_RDONLY))
-		return "read-only mount";
+		return inside && w->ws_ro && path_is_within(inside, w->ws) ? RO_WORKSPACE
+									  : "read-only mount";
 	if (inside)
 		return covered(&w->writable, inside) ? NULL : "landlock";
 	ssize_t l = readlink(p, host, sizeof host - 1);
@@ -330,9 +332,7 @@ static const char *named_why(struct filewhy *w, pid_t pid, const struct ev_file 
 	if (why)
 		return why;
 	if (seen && ro)
-		return in_ws && w->ws_ro ? "read-only workspace: write to an --output directory or "
-					   "$WARDEN_SCRATCH"
-					 : "read-only mount";
+		return in_ws && w->ws_ro ? RO_WORKSPACE : "read-only mount";
 	/* Landlock has no right for a mode, an owner or times */
 	if (!sets_attr(x) && !covered(&w->writable, lex))
 		return "landlock";
