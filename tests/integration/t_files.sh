@@ -254,7 +254,7 @@ test_files_handed_stdio() {
 				fail "$f: written, recorded as refused"
 		else
 			grep -qF 'cannot create /dev/stdout' "$T_TMP/e" || fail "$f: $(excerpt "$(<"$T_TMP/e")")"
-			fl_has "$named" deny permissions
+			fl_has "$named" deny
 		fi
 	done
 	return 0
