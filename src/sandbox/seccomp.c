@@ -4,7 +4,7 @@
  * leave something that hurts the host in the files the agent can write: a
  * mode with the setuid or setgid bit (chmod and its kin, a file created
  * with such a mode: open/openat/creat/mknod), and device nodes (mknod of a
- * character or block device). openat2, whose mode the filter cannot see
+ * character or block device, renameat2 with RENAME_WHITEOUT). openat2, whose mode the filter cannot see
  * (it sits in a struct), gets ENOSYS like clone3: libc and programs fall
  * back to openat. Refusals and every execve /
  * execveat go to the supervisor through a user-notification fd, so each is
@@ -32,6 +32,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdio.h> /* RENAME_WHITEOUT */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -168,7 +169,13 @@ static int add_setid_rules(scmp_filter_ctx ctx, uint32_t action)
 			if ((r = seccomp_rule_add_array(ctx, action, mknods[i].nr, 1, &cmp)) < 0)
 				return r;
 		}
-	return 0;
+	/* and the device node a rename leaves with RENAME_WHITEOUT (a 0:0
+	 * character device where the source was, overlayfs's whiteout):
+	 * renameat2's flags (notefile.c's refused_mode says the same);
+	 * RENAME_NOREPLACE and RENAME_EXCHANGE go on */
+	static const unsigned long whiteout = RENAME_WHITEOUT;
+	const struct flag_arg renames[] = { { SCMP_SYS(renameat2), 4 } };
+	return add_flag_rules(ctx, action, renames, ARRAY_LEN(renames), &whiteout, 1);
 }
 
 /* Calls let through once the supervisor has seen them (like execs): each

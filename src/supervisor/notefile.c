@@ -483,9 +483,11 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 /* A call the filter refuses by its mode (seccomp.c's add_setid_rules),
  * on the same 32 bits of the same arguments: an open that creates with a
  * set-id mode, a mode change to one, a node made with one or a device
- * node. */
+ * node, and a rename that leaves a whiteout (a device node) by its flags. */
 static bool refused_mode(const __u64 *a, const struct file_op *op)
 {
+	if (strcmp(op->op, "rename") == 0)
+		return op->flags >= 0 && (a[op->flags] & RENAME_WHITEOUT);
 	if (op->mode < 0)
 		return false;
 	uint32_t mode = (uint32_t)a[op->mode];
@@ -500,8 +502,8 @@ static bool refused_mode(const __u64 *a, const struct file_op *op)
 }
 
 /* The file operation req is, when it goes on once recorded: NULL for a
- * call the filter refuses by its mode (a set-id file or mode, a device
- * node: refused_mode) and for any other call. */
+ * call the filter refuses by its mode or flags (a set-id file or mode, a
+ * device node, a whiteout: refused_mode) and for any other call. */
 const struct file_op *notefile_op(const struct notifier *n, const struct seccomp_notif *req)
 {
 	const struct file_op *fop = file_op_of(n, req->data.nr);

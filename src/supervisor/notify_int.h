@@ -73,8 +73,8 @@ void notify_later(struct notifier *n, struct event ev);
 /* n's syscall numbers of the file operations resolved. */
 void notefile_init(struct notifier *n);
 /* The file operation req is, when it goes on once recorded: NULL for a
- * call the filter refuses by its mode (a set-id file or mode, a device
- * node: refused_mode) and for any other call. */
+ * call the filter refuses by its mode or flags (a set-id file or mode, a
+ * device node, a whiteout: refused_mode) and for any other call. */
 const struct file_op *notefile_op(const struct notifier *n, const struct seccomp_notif *req);
 /* A file operation: recorded and let go on, held for a question (`write
  * ask`, answered later by writeask.c), or made by the supervisor instead

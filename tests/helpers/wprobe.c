@@ -1488,6 +1488,17 @@ int main(int argc, char **argv)
 		NEED(2, "devnode c|b PATH");
 		return result(mknodat(AT_FDCWD, argv[3], (a1[0] == 'b' ? S_IFBLK : S_IFCHR) | 0600,
 				      makedev(1, 3)), "mknodat");
+	} else if (!strcmp(cmd, "rename2")) {
+		/* rename2 noreplace|exchange|whiteout FROM TO: renameat2 with
+		 * that flag (whiteout leaves a 0:0 character device at FROM) */
+		NEED(3, "rename2 noreplace|exchange|whiteout FROM TO");
+		unsigned fl = !strcmp(a1, "noreplace") ? RENAME_NOREPLACE
+			      : !strcmp(a1, "exchange") ? RENAME_EXCHANGE
+			      : !strcmp(a1, "whiteout") ? RENAME_WHITEOUT : 0;
+		if (!fl)
+			return usage("rename2 noreplace|exchange|whiteout FROM TO");
+		return result(syscall(SYS_renameat2, AT_FDCWD, argv[3], AT_FDCWD, argv[4], fl),
+			      "renameat2");
 	} else if (!strcmp(cmd, "openat2")) {
 		struct open_how how = { .flags = O_RDONLY };
 		return result(syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof how), "openat2");
@@ -1565,7 +1576,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "jsonl")) {
 		return do_json(1);
 	}
-	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode openat2 x32 ptrace ptrace-child forks hop pvm "
+	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode rename2 openat2 x32 ptrace ptrace-child forks hop pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
 		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "

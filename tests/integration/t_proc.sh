@@ -133,6 +133,37 @@ test_setid_and_devices_refused() {
 	done
 }
 
+# A rename with RENAME_WHITEOUT would leave a 0:0 character device where
+# its source was: refused (EPERM) and a syscall event, with every level of
+# the file record; RENAME_NOREPLACE and RENAME_EXCHANGE go on.
+test_rename_whiteout_refused() {
+	local level opts left
+	printf 'audit minimal\n' >"$T_TMP/minimal.profile"
+	for level in default minimal; do
+		rm -f wo-*
+		opts=()
+		[[ $level == minimal ]] && opts=(--profile "$T_TMP/minimal.profile" --)
+		WBATCH_PRE='echo a > wo-a; echo b > wo-b; echo c > wo-c; echo d > wo-d' wbatch "${opts[@]}" \
+			'wo|rename2 whiteout wo-a wo-moved' 'nore|rename2 noreplace wo-b wo-b2' \
+			'nore-there|rename2 noreplace wo-c wo-d' 'exch|rename2 exchange wo-c wo-d' \
+			'after|read wprobe'
+		bexpect wo denied EPERM
+		bexpect nore allowed
+		bexpect nore-there denied EEXIST
+		bexpect exch allowed
+		bexpect after allowed
+		[[ -f wo-a && ! -e wo-moved && $(<wo-a) == a ]] ||
+			fail "$level: the whiteout's rename happened: $(ls -l wo-* 2>&1)"
+		[[ -f wo-b2 && $(<wo-c) == d && $(<wo-d) == c ]] ||
+			fail "$level: noreplace or exchange did not: $(ls -l wo-* 2>&1)"
+		left=$(find "$WS" \( -type c -o -type b \) -printf '%p\n' 2>/dev/null)
+		[[ -z $left ]] || fail "$level: device nodes in the workspace: $left"
+		wardenc log show --event syscall --json
+		grep -q '"name":"renameat2"' <<<"${OUT// /}" ||
+			fail "$level: no syscall event for renameat2: $(excerpt "$OUT")"
+	done
+}
+
 # A call through another ABI of this machine's (x32 on x86_64) is refused
 # and on the record like a native one, with its ABI named.
 test_foreign_abi_logged() {
