@@ -29,7 +29,8 @@ probe_cleanup_fn cleanup_rename_out, cleanup_rename_in, cleanup_protected_dir,
 probe_fn p_ptrace, p_process_vm, p_signal_host, p_host_processes, p_userns, p_mountns, p_netns,
 	p_chroot, p_setns, p_clone_newuser, p_clone3, p_mount, p_mount_api, p_pivot_root, p_bpf,
 	p_io_uring, p_perf, p_keyctl, p_userfaultfd, p_tiocsti, p_tiocsti_high, p_tioclinux,
-	p_kexec, p_finit_module, p_syslog, p_x32, p_mknod, p_setid_mode, p_setuid, p_capabilities;
+	p_kexec, p_finit_module, p_syslog, p_x32, p_mknod, p_whiteout,
+	p_setid_mode, p_setuid, p_capabilities;
 
 /* probes_exec.c: exec, ordinary programs (recorded) */
 probe_fn p_exec_ws, p_exec_script, p_exec_tmp, p_exec_shm, p_ldso, p_memfd, p_exec_proc_root;

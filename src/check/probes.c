@@ -170,6 +170,8 @@ const struct probe probe_table[] = {
 	{ "x32-abi", G_PROCESS, D, "a syscall through the x32 ABI's numbers", p_x32, NULL, { { 0 } } },
 	{ "mknod-device", G_PROCESS, D, "make a device node in the workspace", p_mknod, NULL,
 	  { { V_NOFILE, VB_WS, "w-{t}-devnode" } } },
+	{ "rename-whiteout", G_PROCESS, D, "make a device node by a rename (RENAME_WHITEOUT)",
+	  p_whiteout, NULL, { { 0 } } },
 	{ "setid-mode", G_PROCESS, D, "leave a setuid or setgid file in the workspace", p_setid_mode,
 	  NULL, { { 0 } } },
 	{ "setuid-exec", G_PROCESS, D, "gain privilege through a setuid binary", p_setuid, NULL,

@@ -372,6 +372,34 @@ void p_mknod(const struct probe_ctx *c, const struct probe *self, struct probe_r
 	allowed(r, "made a character device (1:3) in the workspace");
 }
 
+/* The other way to a device node: a rename with RENAME_WHITEOUT leaves a
+ * 0:0 character device where its source was. Both names removed after. */
+void p_whiteout(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
+{
+	_cleanup_free_ char *from = xasprintf("%s/w-%s-whiteout", c->ws, c->token);
+	_cleanup_free_ char *to = xasprintf("%s-moved", from);
+	int fd = open(from, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		denied_errno(r, errno);
+		return;
+	}
+	close(fd);
+	long ret = syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, RENAME_WHITEOUT);
+	int err = errno;
+	struct stat st;
+	bool dev = ret == 0 && lstat(from, &st) == 0 && S_ISCHR(st.st_mode);
+	if (dev)
+		lstat_dev(from, r->dev);
+	unlink(from);
+	unlink(to);
+	if (dev)
+		allowed(r, "made a whiteout (a 0:0 character device) in the workspace");
+	else if (ret == 0)
+		denied(r, "the rename left no device node");
+	else
+		denied_errno(r, err);
+}
+
 /* Every way to a set-id mode: chmod, and a file made with one; the first
  * that leaves a set-id bit makes the probe allowed. */
 void p_setid_mode(const struct probe_ctx *c, const struct probe *self, struct probe_result *r)
