@@ -173,6 +173,27 @@ static int remove_gone(int rootfd, const struct changes *ch, struct werr *e)
 	return 0;
 }
 
+/* A directory made at name in pfd. A FIFO, socket or device in the way
+ * (what a manifest does not hold, so no change removed it: an `rm -rf
+ * dir; mkfifo dir`) is removed first: unlinkat acts on the name itself,
+ * beneath pfd, never through a symlink; anything else there stays, and
+ * the mkdir fails. */
+static int make_dir(int pfd, const char *name)
+{
+	if (mkdirat(pfd, name, 0700) == 0)
+		return 0;
+	struct stat s;
+	if (errno != EEXIST || fstatat(pfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !(S_ISFIFO(s.st_mode) || S_ISSOCK(s.st_mode) || S_ISCHR(s.st_mode) ||
+	      S_ISBLK(s.st_mode))) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (unlinkat(pfd, name, 0) < 0)
+		return -1;
+	return mkdirat(pfd, name, 0700);
+}
+
 /* One change that brings something back (added, changed, of its type
  * again, its mode). */
 static int put_back(int rootfd, const struct store *st, const struct change *c, struct werr *e)
@@ -184,7 +205,7 @@ static int put_back(int rootfd, const struct store *st, const struct change *c, 
 		return werr_errno(e, "undo: the directory of %s", en->path);
 	if (en->type == MF_DIR) {
 		if ((c->kind == CH_ADDED || c->kind == CH_TYPE) &&
-		    (mkdirat(pfd, name, 0700) < 0 || own(pfd, name) < 0))
+		    (make_dir(pfd, name) < 0 || own(pfd, name) < 0))
 			return werr_errno(e, "undo: making %s", en->path);
 		return 0;
 	}
