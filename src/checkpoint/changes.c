@@ -56,7 +56,8 @@ const char *change_label(enum change_kind k)
 
 static const char *type_word(char t)
 {
-	return t == MF_DIR ? "directory" : t == MF_LINK ? "symlink" : "file";
+	return t == MF_DIR ? "directory" : t == MF_LINK ? "symlink" : t == MF_FILE ? "file"
+		: mf_special_word(t);
 }
 
 void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
@@ -74,6 +75,8 @@ void changes_print(FILE *out, const struct changes *c, const struct manifest *fr
 			fprintf(out, " (%04o -> %04o)", (unsigned)ch->a->mode, (unsigned)ch->b->mode);
 		if (ch->kind == CH_TYPE)
 			fprintf(out, " (%s -> %s)", type_word(ch->a->type), type_word(ch->b->type));
+		else if (mf_special(en->type))
+			fprintf(out, " (%s)", type_word(en->type));
 		if (en->type == MF_LINK) {
 			_cleanup_free_ char *t = path_shown(en->target);
 			fprintf(out, " -> %s", t);

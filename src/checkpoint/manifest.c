@@ -257,10 +257,16 @@ static int perr(struct werr *e, unsigned long no, const char *what)
 	return werr_set(e, 0, "manifest line %lu: %s", no, what);
 }
 
+static bool known_type(const char *t)
+{
+	return strlen(t) == 1 && (t[0] == MF_DIR || t[0] == MF_FILE || t[0] == MF_LINK ||
+				  mf_special(t[0]));
+}
+
 static int parse_entry(struct manifest *m, struct pline *l, struct werr *e)
 {
 	const char *t = l->f[0];
-	if (strlen(t) != 1 || (t[0] != MF_DIR && t[0] != MF_FILE && t[0] != MF_LINK))
+	if (!known_type(t))
 		return perr(e, l->no, "unknown entry type");
 	struct mf_entry en = { .type = t[0] };
 	if (l->nf != (en.type == MF_LINK ? 7u : 6u))
@@ -278,8 +284,8 @@ static int parse_entry(struct manifest *m, struct pline *l, struct werr *e)
 	} else if (strcmp(l->f[4], "-") != 0) {
 		return perr(e, l->no, "a hash on an entry that is not a file");
 	}
-	if (en.type == MF_DIR && en.size != 0)
-		return perr(e, l->no, "a directory with a size");
+	if ((en.type == MF_DIR || mf_special(en.type)) && en.size != 0)
+		return perr(e, l->no, "a directory, FIFO, socket or device with a size");
 	_cleanup_free_ char *path = mf_unescape(l->f[5]);
 	if (!path || !*path)
 		return perr(e, l->no, "bad path");

@@ -12,6 +12,8 @@
  *   d MODE 0 MTIME - PATH
  *   f MODE SIZE MTIME SHA256 PATH
  *   l MODE SIZE MTIME - PATH TARGET
+ *   p|s|c|b MODE 0 MTIME - PATH    a FIFO, socket, character or block device:
+ *                                  its name and mode, no content
  * MODE is octal (at most 07777), MTIME SECONDS.NANOSECONDS; PATH, TARGET and
  * PATTERN escape every byte below 0x21, 0x7f and '%' as %XX. */
 #pragma once
@@ -26,13 +28,29 @@
 #define MF_MAX_PATH 16384      /* a decoded path or target, bytes */
 #define MF_MAX_ENTRIES 20000000u
 
-enum mf_type { MF_DIR = 'd', MF_FILE = 'f', MF_LINK = 'l' };
+enum mf_type {
+	MF_DIR = 'd', MF_FILE = 'f', MF_LINK = 'l',
+	/* special files: named, never made again (restore.h) */
+	MF_FIFO = 'p', MF_SOCK = 's', MF_CHR = 'c', MF_BLK = 'b',
+};
+
+/* A FIFO, socket or device: what a manifest names without content. */
+static inline bool mf_special(char type)
+{
+	return type == MF_FIFO || type == MF_SOCK || type == MF_CHR || type == MF_BLK;
+}
+
+/* Its kind in words ("FIFO", "socket", "device"), for a special type. */
+static inline const char *mf_special_word(char type)
+{
+	return type == MF_FIFO ? "FIFO" : type == MF_SOCK ? "socket" : "device";
+}
 
 struct mf_entry {
 	char *path;                 /* relative, normalised, never empty */
 	char type;                  /* enum mf_type */
 	mode_t mode;                /* permission bits, setuid/setgid/sticky included */
-	unsigned long long size;    /* files: bytes; links: the target's length; dirs 0 */
+	unsigned long long size;    /* files: bytes; links: the target's length; else 0 */
 	long long mtime_sec;
 	long mtime_nsec;
 	char hash[SHA256_HEX_LEN];  /* files: the content's SHA-256; else "" */

@@ -216,7 +216,36 @@ static int put_back(int rootfd, const struct store *st, const struct change *c, 
 			return werr_errno(e, "undo: the mode of %s", en->path);
 		return 0;
 	}
+	if (mf_special(en->type)) { /* never made again: its mode only */
+		if (c->kind == CH_MODE && fchmodat(pfd, name, en->mode, AT_SYMLINK_NOFOLLOW) < 0)
+			return werr_errno(e, "undo: the mode of %s", en->path);
+		return 0;
+	}
 	return write_link(pfd, name, en, e);
+}
+
+void restore_unmade(struct changes *ch, struct strv *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < ch->n; i++) {
+		struct change c = ch->v[i];
+		if (c.b && mf_special(c.b->type) && c.kind != CH_MODE) {
+			strv_push(out, c.b->path);
+			if (c.kind == CH_ADDED)
+				continue;
+			c = (struct change){ CH_REMOVED, c.a, NULL };
+		}
+		ch->v[k++] = c;
+	}
+	ch->n = k;
+}
+
+size_t restore_left(const struct changes *left)
+{
+	size_t n = left->root_mode;
+	for (size_t i = 0; i < left->n; i++)
+		n += !(left->v[i].kind == CH_REMOVED && mf_special(left->v[i].a->type));
+	return n;
 }
 
 int restore_verify(const struct store *st, const struct changes *ch, struct werr *e)

@@ -80,7 +80,8 @@ static bool repo_parts(const struct manifest *m, const char *dir)
 {
 	const struct mf_entry *h = child(m, dir, "HEAD"), *o = child(m, dir, "objects"),
 			      *r = child(m, dir, "refs");
-	return h && h->type != MF_DIR && o && o->type == MF_DIR && r && r->type == MF_DIR;
+	return h && (h->type == MF_FILE || h->type == MF_LINK) && o && o->type == MF_DIR && r &&
+	       r->type == MF_DIR;
 }
 
 /* dir was a git directory at start: a .git directory, a repository's
@@ -95,7 +96,7 @@ static bool git_dir_at_start(const struct manifest *start, const char *dir)
 	if (repo_parts(start, dir))
 		return true;
 	const struct mf_entry *h = child(start, dir, "HEAD"), *c = child(start, dir, "commondir");
-	return h && h->type != MF_DIR && c && c->type == MF_FILE;
+	return h && (h->type == MF_FILE || h->type == MF_LINK) && c && c->type == MF_FILE;
 }
 
 /* The deepest directory above path that was a git directory at start

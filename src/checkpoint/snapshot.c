@@ -235,9 +235,17 @@ int mf_entry_from_stat(int dirfd, const char *name, const char *rel, const struc
 	return 1;
 }
 
+/* The manifest type of a FIFO, socket or device; 0 for anything else. */
+static char special_type(mode_t m)
+{
+	return S_ISFIFO(m) ? MF_FIFO : S_ISSOCK(m) ? MF_SOCK : S_ISCHR(m) ? MF_CHR
+		: S_ISBLK(m) ? MF_BLK : 0;
+}
+
 /* An entry looked at by name (or through the file open_walked_file
  * opened): its manifest entry, a file's content read unless the cache
- * knows it. */
+ * knows it; a FIFO, socket or device by its name, type and mode (never
+ * opened: not content, but what `diff` shows and `undo` removes). */
 static int record_entry(struct snap_ctx *c, const struct walk_entry *we, struct werr *e)
 {
 	struct stat s;
@@ -251,8 +259,8 @@ static int record_entry(struct snap_ctx *c, const struct walk_entry *we, struct 
 		return changed(e, we->rel);
 	if (r < 0)
 		return -1;
-	if (r == 0)
-		return WALK_SKIP; /* sockets, FIFOs, devices: not content */
+	if (r == 0 && !(en.type = special_type(s.st_mode)))
+		return WALK_SKIP;
 	if (en.type == MF_FILE) {
 		if (count_bytes(c, we->rel, en.size, e) < 0 || record_file(c, we, &s, fd, &en, e) < 0)
 			return -1;

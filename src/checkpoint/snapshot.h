@@ -1,7 +1,8 @@
 /* snapshot.h - taking a checkpoint: walk a workspace (walk.h: never through
  * a symlink, what the user owns but made unreadable opened up for the walk),
  * record every directory, regular file and symlink in a manifest, the
- * files' contents into the store, and leave out what the exclude patterns
+ * files' contents into the store, FIFOs, sockets and devices by their names
+ * and modes (never opened), and leave out what the exclude patterns
  * name. A file whose dev, inode, size, mtime and ctime match the metadata
  * cache is not read again; the small ones to read are read a directory's
  * batch at a time on two threads (prefetch.h). */

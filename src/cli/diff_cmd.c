@@ -21,7 +21,7 @@
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "../common/walk.h"
-#include "../workspace/phstash.h"
+#include "../workspace/wsrules.h"
 #include "cli.h"
 #include "cmdtab.h"
 
@@ -187,16 +187,20 @@ struct diff {
 };
 
 /* The placeholders of a session running in the workspace now (empty
- * directories of exactly PLACEHOLDER_DIR_MODE that the checkpoint does not
- * hold; its sockets a manifest never holds): warden's, gone when the last
- * session there ends, not changes of the workspace. Taken out of now. */
+ * directories of exactly PLACEHOLDER_DIR_MODE, sockets of exactly
+ * PLACEHOLDER_SOCK_MODE, that the checkpoint does not hold): warden's,
+ * gone when the last session there ends, not changes of the workspace.
+ * Taken out of now. (A socket the agent made of that mode is not shown
+ * either; `warden undo` removes it all the same.) */
 static void drop_placeholders(struct manifest *now, const struct manifest *start, int wsfd)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < now->n; i++) {
 		struct mf_entry *m = &now->v[i];
-		if (m->type == MF_DIR && m->mode == PLACEHOLDER_DIR_MODE &&
-		    !manifest_find(start, m->path) && walk_dir_empty(wsfd, m->path)) {
+		bool dir = m->type == MF_DIR && m->mode == PLACEHOLDER_DIR_MODE;
+		bool sock = m->type == MF_SOCK && m->mode == PLACEHOLDER_SOCK_MODE;
+		if ((dir || sock) && !manifest_find(start, m->path) &&
+		    (sock || walk_dir_empty(wsfd, m->path))) {
 			free(m->path);
 			free(m->target);
 			continue;

@@ -124,6 +124,7 @@ struct undo {
 	struct snap_result now, after;
 	struct changes todo;
 	struct strv conflicted;
+	struct strv unmade;      /* FIFOs, sockets, devices not made again */
 	struct audit *log;
 	int lock_fd, wsfd;
 	char *wshown;            /* the workspace as shown */
@@ -135,6 +136,7 @@ static void undo_free(struct undo *u)
 	audit_close(u->log);
 	changes_free(&u->todo);
 	strv_free(&u->conflicted);
+	strv_free(&u->unmade);
 	snap_result_free(&u->now);
 	snap_result_free(&u->after);
 	manifest_free(&u->target);
@@ -314,6 +316,19 @@ static int undo_restore(struct undo *u, const struct snap_opts *o, struct werr *
 	return r < 0 ? undo_failed(u, rolled, &eb, e) : 0;
 }
 
+/* The FIFOs, sockets and devices the checkpoint names that are not
+ * there now: not content, so not made again; said, not counted. */
+static void say_unmade(const struct undo *u)
+{
+	for (size_t i = 0; i < u->unmade.n; i++) {
+		const struct mf_entry *en = manifest_find(&u->target, u->unmade.v[i]);
+		_cleanup_free_ char *p = path_shown(u->unmade.v[i]);
+		fprintf(stderr, "warden: %s (a %s) is not there now; %s makes no FIFO, socket or "
+			"device (not content): it stays missing\n", p,
+			en ? mf_special_word(en->type) : "special file", u->verb);
+	}
+}
+
 static int run_undo(struct undo *u, const char *arg, struct werr *e)
 {
 	if (ckpt_dirs_get(&u->d, e) < 0 || undo_load(u, arg, e) < 0)
@@ -342,7 +357,9 @@ static int run_undo(struct undo *u, const char *arg, struct werr *e)
 				 "%s`)", u->rec.session);
 	}
 	changes_compute(&u->now.m, &u->target, &u->todo);
+	restore_unmade(&u->todo, &u->unmade);
 	u->wshown = path_shown(ws);
+	say_unmade(u);
 	if (!u->todo.n && !u->todo.root_mode) {
 		printf("%s is as session %s%s: nothing to %s\n", u->wshown, u->rec.session,
 		       u->apply ? " would have left it" : "'s checkpoint recorded it", u->verb);
@@ -352,7 +369,7 @@ static int run_undo(struct undo *u, const char *arg, struct werr *e)
 		return -1;
 	struct changes left;
 	changes_compute(&u->target, &u->after.m, &left);
-	size_t nleft = left.n + left.root_mode;
+	size_t nleft = restore_left(&left);
 	changes_free(&left);
 	if (u->after.hash[0] && nleft)
 		return werr_set(e, 0, "%s: %zu path%s still differ%s from the checkpoint (did "

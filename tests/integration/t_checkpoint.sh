@@ -864,6 +864,37 @@ test_checkpoint_review_apply_equals_live() {
 	[[ $(tree_hash "$WS") == "$h0" ]] || fail 'undo of the apply did not bring the tree back'
 }
 
+# FIFOs, sockets and devices are named by the manifest, never opened nor
+# made: `diff` shows the ones the session made, removed or put where a
+# directory was; `undo` removes what it made (a FIFO and a socket where
+# directories were too: `rm -rf dir` is undone, where it failed with "File
+# exists", --force or not) and says that it makes no FIFO again.
+test_checkpoint_undo_special_files() {
+	have python3 || skip 'python3 not installed (the agent makes the socket with it)'
+	mkdir sub sub2 && printf 'a\n' >sub/f && printf 'b\n' >sub2/g && mkfifo userfifo ||
+		fatal 'could not make the tree'
+	wsh 'rm -rf sub sub2 && mkfifo sub newfifo && rm userfifo &&
+		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"sub2\")" && echo made'
+	assert_out_has made
+	wardenc diff --list
+	assert_rc 1 'diff: changes'
+	assert_out_line '  added     newfifo (FIFO)'
+	assert_out_line '  type      sub (directory -> FIFO)'
+	assert_out_line '  type      sub2 (directory -> socket)'
+	assert_out_line '  removed   userfifo (FIFO)'
+	local sid
+	sid=$(sed -n 's/^session \([^ :]*\): .*/\1/p' <<<"$OUT")
+	wardenc undo --yes
+	assert_rc 0 'undo'
+	assert_err_match 'userfifo \(a FIFO\) is not there now; undo makes no FIFO'
+	assert_host_file "$WS/sub/f" a
+	assert_host_file "$WS/sub2/g" b
+	[[ ! -e newfifo && ! -e userfifo ]] || fail "undo left a FIFO: $(ls -la)"
+	wardenc diff --list "$sid"
+	assert_out_line '  removed   userfifo (FIFO)' 'the FIFO the session removed stays missing'
+	assert_out_lacks sub 'the directories are back'
+}
+
 test_checkpoint_review_special_replaces() {
 	# A file and a directory the session replaced with FIFOs: apply removes
 	# them, as the live session did (a FIFO is not content, so it is not

@@ -185,7 +185,10 @@ static void test_manifest_hostile(void)
 	    " a\n", "hash");
 	BAD(HEAD "f 0644 1 0.000000000 abc a\n", "hash");
 	BAD(HEAD "d 0755 0 0.000000000 " H1 " a\n", "not a file");
-	BAD(HEAD "d 0755 5 0.000000000 - a\n", "a directory with a size");
+	BAD(HEAD "d 0755 5 0.000000000 - a\n", "a directory, FIFO, socket or device with a size");
+	BAD(HEAD "p 0644 5 0.000000000 - a\n", "with a size");
+	BAD(HEAD "s 0755 0 0.000000000 " H1 " a\n", "not a file");
+	BAD(HEAD "p 0644 0 0.000000000 - a\np 0644 0 0.000000000 - a/b\n", "parent");
 	BAD(HEAD "f 10000 1 0.000000000 " H1 " a\n", "bad mode");
 	BAD(HEAD "f 0648 1 0.000000000 " H1 " a\n", "bad mode");
 	BAD(HEAD "f 0644 -1 0.000000000 " H1 " a\n", "bad size");
@@ -201,11 +204,18 @@ static void test_manifest_hostile(void)
 	BAD("warden-manifest 1\nroot 0755\0\n", "NUL");
 	BAD(HEAD "f 0644 1 0.000000000 " H1 " a\tb\n", "bad path");
 	/* and what is fine */
-	static const char ok[] = HEAD "exclude node_modules\n" D("a") F("a-b") D("a/b") F("a/b/c") F("ab");
+	static const char ok[] = HEAD "exclude node_modules\n" D("a") F("a-b") D("a/b") F("a/b/c") F("ab")
+		"b 0600 0 0.000000000 - b\nc 0600 0 0.000000000 - c\np 0644 0 0.000000000 - p\n"
+		"s 0755 0 0.000000000 - s\n";
 	struct manifest m;
 	struct werr e = { 0 };
 	CHECK(manifest_parse(ok, sizeof ok - 1, &m, &e) == 0);
-	CHECK(m.n == 5);
+	CHECK(m.n == 9);
+	CHECK(m.n == 9 && m.v[7].type == MF_FIFO && mf_special(m.v[8].type));
+	size_t len;
+	char *again = manifest_format(&m, &len);
+	CHECK(len == sizeof ok - 1 && memcmp(again, ok, len) == 0);
+	free(again);
 	manifest_free(&m);
 }
 
