@@ -101,10 +101,11 @@ int session_sweep(const char *ws, const char *gitdir, const struct ws_plan *plan
 					  "hooks only, nothing git runs" });
 			break;
 		case WS_SWEPT_ODD:
-			wnote("removed %s at %s/%s%s%s after the session: git on your host "
-			      "opens what it finds in a git directory (and waits on a FIFO forever)",
-			      odd_kind(it->mode_was), sw.ws, it->rel, it->to ? " -> " : "",
-			      it->to ? it->to : "");
+		case WS_SWEPT_ODD_TREE:
+			wnote("removed %s at %s/%s%s%s after the session: git on your host %s (and "
+			      "waits on a FIFO forever)", odd_kind(it->mode_was), sw.ws, it->rel,
+			      it->to ? " -> " : "", it->to ? it->to : "", it->kind == WS_SWEPT_ODD ?
+			      "opens what it finds in a git directory" : "reads that name");
 			a = ev_alert(&(struct ev_alert){ .rule = "git.odd-file-in-sandbox",
 				.path = full ? full : it->rel, .action = "removed",
 				.detail = odd_kind(it->mode_was) });

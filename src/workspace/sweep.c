@@ -11,7 +11,9 @@
  * aside, read-only all session, is passed by), and inside each git
  * directory that stays every FIFO, socket and device, and each symlink
  * made during the session, is removed: git on the host opens what it
- * finds there, and waits on a FIFO forever; the files of its object store
+ * finds there, and waits on a FIFO forever; so is, in the working tree, a
+ * FIFO, socket or device at a name git reads there (.gitignore,
+ * .gitattributes, .gitmodules, .mailmap); the files of its object store
  * changed during the session are noted for the check of their content
  * (objcheck.h). */
 #include "plan.h"
@@ -75,7 +77,7 @@ struct sweep {
 	char *suffix;              /* WS_QUARANTINE_TAG "SESSION" */
 	struct ws_sweep *out;
 	/* in the directory being read: names to move aside once it is read */
-	struct strv pending_git, pending_config, pending_odd, pending_rebase;
+	struct strv pending_git, pending_config, pending_odd, pending_rebase, pending_tree_odd;
 	struct strv pending_why;   /* for each of pending_git: why it was not kept */
 	struct strv rebase_why;    /* for each of pending_rebase: what it would run */
 	unsigned bare_parts;       /* and what it holds of a repository */
@@ -443,6 +445,24 @@ static int sweep_in_git(struct sweep *sw, const struct walk_entry *we)
 	return WALK_SKIP;
 }
 
+/* In the working tree, a name git opens and reads by itself (`git status`
+ * reads every directory's .gitignore) is a FIFO, socket or device: git on
+ * the host would wait on a FIFO forever. Whenever it was made (one a
+ * killed session left has an old ctime). */
+static bool odd_git_name(const struct walk_entry *we)
+{
+	static const char *const names[] = { ".gitignore", ".gitattributes", ".gitmodules",
+					     ".mailmap" };
+	bool named = false;
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		named |= strcmp(we->name, names[i]) == 0;
+	struct stat st;
+	return named && we->type != DT_REG && we->type != DT_DIR && we->type != DT_LNK &&
+	       fstatat(we->dirfd, we->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+		S_ISBLK(st.st_mode));
+}
+
 static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 {
 	(void)e;
@@ -481,12 +501,15 @@ static int sweep_entry(void *ctx, const struct walk_entry *we, struct werr *e)
 	}
 	if (we->type == DT_REG)
 		sweep_setid(sw, we);
+	else if (odd_git_name(we))
+		strv_push(&sw->pending_tree_odd, we->name);
 	return WALK_DESCEND;
 }
 
-/* Remove name (neither a file nor a directory) from dirfd, and record it:
- * its type, and a symlink's target. */
-static void remove_odd(struct sweep *sw, int dirfd, const char *rel, const char *name)
+/* Remove name (neither a file nor a directory) from dirfd, and record it
+ * as kind: its type, and a symlink's target. */
+static void remove_odd(struct sweep *sw, int dirfd, const char *rel, const char *name,
+		       enum ws_swept_kind kind)
 {
 	_cleanup_free_ char *r = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
 	struct stat st;
@@ -500,7 +523,7 @@ static void remove_odd(struct sweep *sw, int dirfd, const char *rel, const char 
 		wnote("could not remove %s/%s: %s", sw->out->ws, r, strerror(errno));
 		return;
 	}
-	swept_add(sw->out, (struct ws_swept){ .kind = WS_SWEPT_ODD, .rel = steal_ptr(&r),
+	swept_add(sw->out, (struct ws_swept){ .kind = kind, .rel = steal_ptr(&r),
 		.mode_was = st.st_mode, .to = n >= 0 ? xstrdup(target) : NULL });
 }
 
@@ -512,6 +535,7 @@ static void pending_free(struct sweep *sw)
 	strv_free(&sw->pending_rebase);
 	strv_free(&sw->rebase_why);
 	strv_free(&sw->pending_odd);
+	strv_free(&sw->pending_tree_odd);
 }
 
 static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, struct werr *e)
@@ -531,7 +555,9 @@ static int sweep_dir_done(void *ctx, int dirfd, const char *rel, bool tagged, st
 				   lists[l].whys ? lists[l].whys->v[i] : NULL);
 		}
 	for (size_t i = 0; i < sw->pending_odd.n; i++)
-		remove_odd(sw, dirfd, rel, sw->pending_odd.v[i]);
+		remove_odd(sw, dirfd, rel, sw->pending_odd.v[i], WS_SWEPT_ODD);
+	for (size_t i = 0; i < sw->pending_tree_odd.n; i++)
+		remove_odd(sw, dirfd, rel, sw->pending_tree_odd.v[i], WS_SWEPT_ODD_TREE);
 	pending_free(sw);
 	/* A directory made to look like a repository (git would take it for
 	 * a bare one, or for the gitdir a .git file names, and run its hooks

@@ -113,6 +113,8 @@ enum ws_swept_kind {
 				     holds only what the top's own one holds (sameastop.c) */
 	WS_SWEPT_REBASE,          /* a rebase's or cherry-pick's state that would run what
 				     was not there at start (gitrebase.c), moved aside */
+	WS_SWEPT_ODD_TREE,        /* in the working tree, a FIFO, socket or device at a
+				     name git reads (.gitignore, ...) removed (mode_was) */
 };
 #define WS_WHY_MAX 160
 struct ws_swept {

@@ -125,6 +125,31 @@ test_sweep_git_odd_files() {
 	timeout 10 git branch >/dev/null || fail "the host's git branch did not answer (rc $?)"
 }
 
+# A FIFO at a name git reads in the working tree (every directory's
+# .gitignore, .gitattributes) hung the host's `git status`: the sweep
+# removes it, says so and logs it. A FIFO at another name stays, shown by
+# `warden diff` and removed by `warden undo`.
+test_sweep_tree_fifo_at_git_names() {
+	have git || skip 'git not installed'
+	mkdir sub && printf 'x\n' >sub/f && git init -q . && git add -A &&
+		git -c user.email=a@b -c user.name=a commit -q -m base || fatal 'could not make the repository'
+	wsh 'mkfifo sub/.gitignore .gitattributes sub/.mailmap other && echo planted'
+	assert_out_has planted
+	local p
+	for p in sub/.gitignore .gitattributes sub/.mailmap; do
+		assert_host_absent "$p" 'the sweep left it'
+		sweep_alert git.odd-file-in-sandbox "$p"
+	done
+	assert_err_match 'removed a FIFO at .*/sub/\.gitignore after the session: git on your host reads'
+	[[ -p other ]] || fail 'the FIFO at another name was removed'
+	timeout 10 git status >/dev/null || fail "the host's git status did not answer (rc $?)"
+	wardenc diff --list
+	assert_out_line '  added     other (FIFO)'
+	wardenc undo --yes
+	assert_rc 0 'undo'
+	[[ ! -e other ]] || fail 'undo left the FIFO'
+}
+
 test_sweep_quarantined_next_session() {
 	# What a sweep moved aside waits for the user, and the next session runs
 	# beside it: the quarantined .git (its config a symlink, which as a
