@@ -514,6 +514,45 @@ static bool patch_file(const char *rel, const char *what, const char *with)
  * back and restored from the pack; a pack's byte changed or a loose blob
  * replaced by a FIFO refused before anything is written (no wait); packs
  * rewritten without what nothing references any more. */
+/* FIFOs: one the manifest names is recorded (never opened) and removed by
+ * a restore; one it does not (made after the tree was recorded) in the way
+ * of a directory is removed for it. */
+static void test_restore_special(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("xstore"), *ws = at("xws"), *d = at("xws/d"), *f = at("xws/d/f");
+	char *fifo = at("xws/fifo");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(d, 0755) == 0);
+	write_at("xws/d/f", "f\n", 0644);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result r0, r1;
+	CHECK(snapshot_take_dir(wsfd, &o, &r0, &e) == 0);
+	CHECK(unlink(f) == 0 && rmdir(d) == 0 && mkfifo(fifo, 0600) == 0);
+	CHECK(snapshot_take_dir(wsfd, &o, &r1, &e) == 0);
+	const struct mf_entry *en = manifest_find(&r1.m, "fifo");
+	CHECK(en && en->type == MF_FIFO && en->mode == 0600 && en->size == 0);
+	CHECK(mkfifo(d, 0600) == 0); /* not in r1 */
+	mode_t restore;
+	int fd = snapshot_open_root(wsfd, &restore, &e);
+	CHECK(restore_tree(fd, &st, &r1.m, &r0.m, &e) == 0);
+	close(fd);
+	struct stat s;
+	CHECK(lstat(d, &s) == 0 && S_ISDIR(s.st_mode) && lstat(f, &s) == 0 && S_ISREG(s.st_mode));
+	CHECK(lstat(fifo, &s) < 0 && errno == ENOENT);
+	close(wsfd);
+	snap_result_free(&r0);
+	snap_result_free(&r1);
+	store_close(&st);
+	free(sp);
+	free(ws);
+	free(d);
+	free(f);
+	free(fifo);
+}
+
 static void test_store_packs(void)
 {
 	struct store st;
@@ -1085,6 +1124,7 @@ int main(void)
 	test_store_unwritable();
 	test_snapshot_restore();
 	test_store_packs();
+	test_restore_special();
 	test_refs_index();
 	test_excluded();
 	test_review();
