@@ -22,8 +22,20 @@ static void push(struct changes *c, enum change_kind k, const struct mf_entry *a
 void changes_compute(const struct manifest *a, const struct manifest *b, struct changes *out)
 {
 	*out = (struct changes){ .root_mode = a->root_mode != b->root_mode };
+	/* against a manifest that could not name FIFOs, sockets and devices,
+	 * those of the other side are left out: not seen as made, so never
+	 * removed by an undo to it */
+	bool specials = !a->specials_unknown && !b->specials_unknown;
 	size_t i = 0, j = 0;
 	while (i < a->n || j < b->n) {
+		if (!specials && i < a->n && mf_special(a->v[i].type)) {
+			i++;
+			continue;
+		}
+		if (!specials && j < b->n && mf_special(b->v[j].type)) {
+			j++;
+			continue;
+		}
 		int c = i == a->n ? 1 : j == b->n ? -1 : strcmp(a->v[i].path, b->v[j].path);
 		if (c < 0) {
 			push(out, CH_REMOVED, &a->v[i++], NULL);

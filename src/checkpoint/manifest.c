@@ -137,7 +137,7 @@ static void format_entry(struct sbuf *b, const struct mf_entry *e)
 char *manifest_format(const struct manifest *m, size_t *len)
 {
 	struct sbuf b = { 0 };
-	sb_printf(&b, "warden-manifest 1\nroot %04o\n", (unsigned)(m->root_mode & 07777));
+	sb_printf(&b, "warden-manifest 2\nroot %04o\n", (unsigned)(m->root_mode & 07777));
 	for (size_t i = 0; i < m->exclude.n; i++) {
 		sb_puts(&b, "exclude ");
 		mf_escape_put(&b, m->exclude.v[i]);
@@ -357,10 +357,11 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, struct werr
 			}
 		if (no == 1) {
 			if (l.nf != 2 || strcmp(l.f[0], "warden-manifest") != 0 ||
-			    strcmp(l.f[1], "1") != 0) {
-				perr(e, no, "not a warden manifest (version 1)");
+			    (strcmp(l.f[1], "1") != 0 && strcmp(l.f[1], "2") != 0)) {
+				perr(e, no, "not a warden manifest (version 1 or 2)");
 				goto fail;
 			}
+			m->specials_unknown = strcmp(l.f[1], "1") == 0;
 		} else if (no == 2) {
 			if (l.nf != 2 || strcmp(l.f[0], "root") != 0 ||
 			    !parse_mode(l.f[1], &m->root_mode)) {

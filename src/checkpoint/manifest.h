@@ -6,7 +6,7 @@
  *
  * Text form (one entry a line, fields separated by one space, a newline
  * after every line):
- *   warden-manifest 1
+ *   warden-manifest 2       (1: written before the special files' lines; read)
  *   root MODE                      the workspace directory's own mode
  *   exclude PATTERN                (any number) patterns in force when taken
  *   d MODE 0 MTIME - PATH
@@ -62,6 +62,10 @@ struct manifest {
 	size_t n, cap;
 	mode_t root_mode;
 	struct strv exclude;
+	/* read from a version 1 manifest, written before FIFOs, sockets and
+	 * devices were named: what it holds of them is not known, and no
+	 * change to one is seen against it (changes_compute) */
+	bool specials_unknown;
 };
 
 /* Append a copy of e (path and target copied). */

@@ -97,7 +97,7 @@ static void test_manifest_format_exact(void)
 	static const mode_t modes[] = { 0, 01, 0644, 04755, 07777 };
 	struct manifest m = { .root_mode = 0700 };
 	struct sbuf want = { 0 };
-	sb_printf(&want, "warden-manifest 1\nroot 0700\n");
+	sb_printf(&want, "warden-manifest 2\nroot 0700\n");
 	for (size_t i = 0; i < ARRAY_LEN(secs) * ARRAY_LEN(nsecs); i++) {
 		char path[32];
 		snprintf(path, sizeof path, "f%03zu %%", i);
@@ -140,7 +140,7 @@ static void test_manifest_format_exact(void)
 	}
 }
 
-#define HEAD "warden-manifest 1\nroot 0755\n"
+#define HEAD "warden-manifest 2\nroot 0755\n"
 #define F(path) "f 0644 1 0.000000000 " H1 " " path "\n"
 #define D(path) "d 0755 0 0.000000000 - " path "\n"
 
@@ -163,7 +163,7 @@ static void expect_bad(int line, const char *text, size_t len, const char *why)
 static void test_manifest_hostile(void)
 {
 	BAD("", "truncated");
-	BAD("warden-manifest 2\nroot 0755\n", "not a warden manifest");
+	BAD("warden-manifest 3\nroot 0755\n", "not a warden manifest");
 	BAD("warden-manifest 1\n", "truncated");
 	BAD("warden-manifest 1\nroot 0755", "no newline");
 	BAD(HEAD F("/etc/passwd"), "absolute");
@@ -551,6 +551,35 @@ static void test_restore_special(void)
 	free(d);
 	free(f);
 	free(fifo);
+}
+
+/* A manifest of version 1 (written before special files were named)
+ * knows nothing of them: against it a FIFO in the tree is no change, so an
+ * undo to it leaves the FIFO where it is; against version 2 it is one. */
+static void test_changes_old_manifest(void)
+{
+	static const char v1[] = "warden-manifest 1\nroot 0755\n"
+				 "f 0644 2 1.000000000 " H1 " a\n";
+	static const char v2[] = "warden-manifest 2\nroot 0755\n"
+				 "f 0644 2 1.000000000 " H1 " a\n";
+	static const char now[] = "warden-manifest 2\nroot 0755\n"
+				  "f 0644 2 1.000000000 " H1 " a\n"
+				  "p 0600 0 1.000000000 - fifo\n";
+	struct manifest m1, m2, mn;
+	struct werr e = { 0 };
+	CHECK(manifest_parse(v1, sizeof v1 - 1, &m1, &e) == 0 && m1.specials_unknown);
+	CHECK(manifest_parse(v2, sizeof v2 - 1, &m2, &e) == 0 && !m2.specials_unknown);
+	CHECK(manifest_parse(now, sizeof now - 1, &mn, &e) == 0);
+	struct changes ch;
+	changes_compute(&mn, &m1, &ch);
+	CHECK(ch.n == 0);
+	changes_free(&ch);
+	changes_compute(&mn, &m2, &ch);
+	CHECK(ch.n == 1 && ch.v[0].kind == CH_REMOVED);
+	changes_free(&ch);
+	manifest_free(&m1);
+	manifest_free(&m2);
+	manifest_free(&mn);
 }
 
 static void test_store_packs(void)
@@ -1125,6 +1154,7 @@ int main(void)
 	test_snapshot_restore();
 	test_store_packs();
 	test_restore_special();
+	test_changes_old_manifest();
 	test_refs_index();
 	test_excluded();
 	test_review();
