@@ -235,6 +235,25 @@ static char *link_target(const struct derive *dv, const char *base, const char *
 
 /* ---- the fields ------------------------------------------------------------ */
 
+/* A net event's destination as one text: "HOST:PORT" (through the proxy),
+ * "ADDRESS:PORT" ("[ADDRESS]:PORT" for IPv6) for a direct one, or a unix
+ * socket's path; NULL when it names none. */
+static json_t *dest_of(const json_t *ev)
+{
+	const char *where = json_string_value(json_object_get(ev, "host"));
+	if (!where || !*where)
+		where = json_string_value(json_object_get(ev, "address"));
+	const json_t *port = json_object_get(ev, "port");
+	if (where && *where && json_is_integer(port)) {
+		bool v6 = strchr(where, ':') && where[0] != '[';
+		_cleanup_free_ char *t = xasprintf("%s%s%s:%lld", v6 ? "[" : "", where, v6 ? "]" : "",
+						   (long long)json_integer_value(port));
+		return json_string(t);
+	}
+	const char *path = json_string_value(json_object_get(ev, "path"));
+	return path && *path ? json_string(path) : NULL;
+}
+
 /* The strings an event names paths with, and the directory they start
  * from: an exec's arguments (and what follows a "=" in one) from its cwd;
  * a file event's path and path2. Each passed to fn; the array it fills. */
@@ -304,6 +323,8 @@ json_t *derive_field(struct derive *dv, const char *kind, const json_t *ev, cons
 			json_array_append(a, (json_t *)v);
 		return a;
 	}
+	if (strcmp(field, "dest") == 0 && strcmp(kind, "net") == 0)
+		return dest_of(ev);
 	if (strcmp(field, "dotdot") == 0)
 		return each_path(dv, kind, ev, dotdot_of);
 	if (strcmp(field, "via_symlink") == 0)

@@ -13,6 +13,10 @@
  *   via_symlink  what a symlink the session made points to (file events of
  *                op "symlink" with their "target"), for an exec argument or
  *                a file event's path that names that symlink
+ *   dest         of a net event: where it went, as one text: "HOST:PORT",
+ *                "ADDRESS:PORT" ("[ADDRESS]:PORT" for IPv6), or a unix
+ *                socket's path (for `new:dest`: a destination not tried
+ *                before in the session)
  *
  * Bounded: the last 8192 processes and 256 symlinks, the oldest replaced. */
 #pragma once

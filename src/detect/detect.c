@@ -731,20 +731,22 @@ unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, u
 	d->ev = fields ? fields : empty;
 	d->ev_kind = kind;
 	textmemo_event(d->tm);
+	derive_note(d->dv, kind, d->ev); /* first: a derived field then is what the rules see */
 	for (size_t i = 0; i < d->nseen; i++) {
 		struct seen *s = &d->seen[i];
 		s->cur_set = false;
 		if (strcmp(s->kind, kind) != 0)
 			continue;
-		const json_t *v = json_object_get(d->ev, s->field);
+		json_t *tmp = NULL; /* a derived field (`new:dest`) too */
+		const json_t *v = field_of(d, s->field, &tmp);
 		char buf[64];
 		const char *t = v ? scalar_text(v, buf, sizeof buf) : NULL;
 		if (t) {
 			s->cur = strset_add(&s->set, t, SEEN_MAX);
 			s->cur_set = true;
 		}
+		json_decref(tmp);
 	}
-	derive_note(d->dv, kind, d->ev);
 	if (d->pids && strcmp(kind, "exec") == 0) {
 		const json_t *pp = json_object_get(d->ev, "ppid");
 		if (json_is_integer(pp))

@@ -52,7 +52,9 @@
  * exec), "cwd" (its pid's at that exec), "paths" (a file event's path and
  * path2), "dotdot" (an exec's arguments or a file event's paths that go past
  * the workspace's top through ".."), "via_symlink" (the target of a symlink
- * the session made, for an argument or path naming it). In a
+ * the session made, for an argument or path naming it), "dest" (of a net
+ * event: "HOST:PORT", "ADDRESS:PORT" or "[ADDRESS]:PORT", or a unix
+ * socket's path; `new:dest`, a destination not tried before). In a
  * GLOB, $WORKSPACE and $HOME stand for the workspace's path and the agent's
  * home inside. DURATION: a number with s, m or h (a bare number: seconds).
  * Errors name FILE:LINE:COL. */

@@ -279,6 +279,22 @@ test_detect_burst_net_refusals() {
 	dt_alert burst.net-refusals medium
 }
 
+# A program retrying its fixed set of refused hosts (a browser's pings at
+# every start, pip's retries) is not probing: the burst counts only
+# destinations not tried before in the session. Five ports of one host are.
+test_detect_burst_net_refusals_repeats() {
+	have curl || skip 'curl is not installed'
+	wsh 'for r in 1 2 3 4; do for h in a b c; do curl -s -m 5 -o /dev/null http://ping-$h.example.invalid/; done; done; echo ok' \
+		--profile "$(dt_quiet)"
+	assert_out_has ok
+	[[ $(grep -F '"event":"net"' "$(latest_log)" | grep -cF '"decision":"deny"') -ge 12 ]] ||
+		fail "not 12 refusals: $(excerpt "$(grep -F '"event":"net"' "$(latest_log)")")"
+	dt_no_alert burst.net-refusals
+	wsh 'for p in 81 82 83 84 85; do curl -s -m 5 -o /dev/null http://probe.example.invalid:$p/; done; echo ok' \
+		--profile "$(dt_quiet)"
+	dt_alert burst.net-refusals medium
+}
+
 test_detect_seq_writable_exec_then_connect() {
 	dt_sink
 	wsh "unset NO_PROXY no_proxy; cp \"\$(command -v curl)\" ./mycurl && ./mycurl -s -m 5 -o /dev/null http://127.0.0.1:$SINK_PORT/; echo ok" \

@@ -459,6 +459,60 @@ static void test_builtin_quiet(void)
 	detect_free(d);
 }
 
+/* `new:dest` (derive.h): a destination as one text, new when not tried
+ * before; the built-in burst.net-refusals counts only those: a browser
+ * retrying its fixed set of hosts at every start for 30 minutes raises the
+ * score once, far from the freeze; five new destinations (ports, address
+ * forms) within 10 s still fire it */
+static void test_new_dest(void)
+{
+	struct detect *d = engine("rule nd low\n  on net new:dest\n", &quiet, NULL);
+	CHECK(feed(d, "net", "{\"host\":\"h.example\",\"port\":443}", 0) == 1);
+	CHECK(feed(d, "net", "{\"host\":\"h.example\",\"port\":443}", 1) == 0);
+	CHECK(feed(d, "net", "{\"host\":\"h.example\",\"port\":80}", 2) == 1);
+	CHECK(feed(d, "net", "{\"address\":\"2001:db8::1\",\"port\":443}", 3) == 1);
+	CHECK(feed(d, "net", "{\"address\":\"2001:db8::1\",\"port\":443}", 4) == 0);
+	CHECK(feed(d, "net", "{\"host\":null,\"address\":\"192.0.2.1\",\"port\":53}", 5) == 1);
+	CHECK(feed(d, "net", "{\"method\":\"unix\",\"path\":\"/run/x.sock\"}", 6) == 1);
+	CHECK(feed(d, "net", "{\"method\":\"unix\",\"path\":\"/run/x.sock\"}", 7) == 0);
+	CHECK(feed(d, "net", "{\"decision\":\"deny\"}", 8) == 0); /* no destination */
+	detect_free(d);
+
+	struct ruleset rs = { 0 };
+	struct werr e = { 0 };
+	CHECK(drules_load(&rs, NULL, 0, &e) == 0);
+	struct acts a = { 0 };
+	struct detect_risk r = { .warn = 10, .freeze = 60, .kill = 100, .half_life_s = 600 };
+	d = detect_new(&rs, &(struct detect_env){ .workspace = "/w", .home = "/home/agent" }, &r);
+	detect_set_actor(d, on_act, &a);
+	const char *pings[] = {
+		"{\"decision\":\"deny\",\"host\":\"clients2.google.com\",\"port\":80}",
+		"{\"decision\":\"deny\",\"host\":\"update.googleapis.com\",\"port\":443}",
+		"{\"decision\":\"deny\",\"host\":\"update.googleapis.com\",\"port\":80}",
+		"{\"decision\":\"deny\",\"host\":\"redirector.gvt1.com\",\"port\":443}",
+		"{\"decision\":\"deny\",\"address\":\"2001:4860:4860::8888\",\"port\":443}",
+		"{\"decision\":\"deny\",\"address\":\"2001:4860:4860::8888\",\"port\":443}",
+	};
+	for (int run = 0; run < 60; run++) /* a start every 30 s */
+		for (int i = 0; i < 6; i++)
+			feed(d, "net", pings[i], run * 30.0 + i);
+	CHECK(detect_alerts(d) == 1);
+	CHECK(a.n[ACT_FREEZE] == 0 && a.n[ACT_KILL] == 0);
+	/* then a probe: five ports of one host, or forms of one address */
+	const char *probe[] = {
+		"{\"decision\":\"deny\",\"host\":\"c2.example\",\"port\":22}",
+		"{\"decision\":\"deny\",\"host\":\"c2.example\",\"port\":443}",
+		"{\"decision\":\"deny\",\"host\":\"c2.example\",\"port\":8080}",
+		"{\"decision\":\"deny\",\"host\":\"3221225985\",\"port\":443}",
+		"{\"decision\":\"deny\",\"address\":\"192.0.2.1\",\"port\":443}",
+	};
+	unsigned fired = 0;
+	for (int i = 0; i < 5; i++)
+		fired += feed(d, "net", probe[i], 2000.0 + i);
+	CHECK(fired == 1 && detect_alerts(d) == 2);
+	detect_free(d);
+}
+
 int main(void)
 {
 	test_errors();
@@ -470,6 +524,7 @@ int main(void)
 	test_differ();
 	test_derived();
 	test_derived_many();
+	test_new_dest();
 	test_tree();
 	test_hash_list();
 	test_risk();
