@@ -57,7 +57,12 @@ static const struct {
 	  "# refuses inside; warden's walls stand in for it. And warden's HTTP proxy\n"
 	  "# for every scheme (Chromium does not read ALL_PROXY's socks5h://).\n"
 	  "export CHROMIUM_FLAGS=\"$CHROMIUM_FLAGS --no-sandbox --disable-component-update"
-	  "${HTTPS_PROXY:+ --proxy-server=$HTTPS_PROXY}\"\n" },
+	  "${HTTPS_PROXY:+ --proxy-server=$HTTPS_PROXY}\"\n"
+	  "# Chromium's own requests to Google (network time, optimization hints,\n"
+	  "# pings, reliability reports) off: warden would refuse them at every start.\n"
+	  "export CHROMIUM_FLAGS=\"$CHROMIUM_FLAGS --disable-background-networking --no-pings"
+	  " --disable-domain-reliability --disable-features=NetworkTimeServiceQuerying,"
+	  "OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading\"\n" },
 };
 
 /* Written by warden, the same in every session. */

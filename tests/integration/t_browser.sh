@@ -56,3 +56,23 @@ EOF
 	assert_out_line 'heading: js ran 42' 'the page rendered and its JavaScript ran'
 	png_ok "$WS/pw.png" || fail "no PNG screenshot in the workspace"
 }
+
+# Chromium's background requests (network time, optimization hints) are
+# switched off by warden's drop-in, and what is left of them, repeated at
+# every start of an e2e loop, is not read as probing: no burst alert, no
+# risk warning, whatever the number of starts.
+test_browser_chromium_quiet() {
+	browser_page
+	WARDEN_TIMEOUT=180 wsh "$PAGE_SERVE for i in 1 2 3; do chromium --headless --dump-dom $PAGE_URL 2>/dev/null | grep -c 'js ran 42'; done; grep -c disable-background-networking /etc/chromium.d/zz-warden"
+	assert_rc 0 'three starts of chromium'
+	[[ $OUT == $'1\n1\n1\n1' ]] || fail "the page did not render three times, or no flags: $(excerpt "$OUT")"
+	local log
+	log=$(latest_log)
+	grep -F '"event":"net"' "$log" | grep -F '"decision":"deny"' |
+		grep -E '"host":"(clients2\.google\.com|optimizationguide-pa\.googleapis\.com)"' >/dev/null &&
+		fail "Chromium's time or hints requests still made: $(excerpt "$(grep -F '"event":"net"' "$log" | cut -c80-220)")"
+	grep -F '"event":"alert"' "$log" | grep -F '"rule":"burst.net-refusals"' >/dev/null &&
+		fail "the browser's retries read as probing: $(excerpt "$(grep -F '"event":"alert"' "$log" | cut -c80-200)")"
+	[[ $ERR != *'risk score'* ]] || fail "a risk warning: $(excerpt "$ERR")"
+	return 0
+}
