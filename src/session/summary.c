@@ -5,9 +5,10 @@
  * socket of the host, a program exec control refused, a syscall, a tool
  * call an agent's hook reported and warden refused, a limit the sandbox
  * reached), with the reason and, where one exists, the flag or
- * profile line that would allow it; the user reads this instead of an
- * unrelated error from the agent. Also the connections to the published
- * ports, counted. */
+ * profile line that would allow it, those lines first; the user reads
+ * this instead of an unrelated error from the agent. fontconfig's system
+ * cache, which nothing needs, is left out. Also the connections to the
+ * published ports, counted. */
 #include "summary.h"
 
 #include <stdint.h>
@@ -266,6 +267,16 @@ static bool pseudo_fs(const char *path)
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0;
 }
 
+/* fontconfig's system cache: a program that draws text (a browser, a
+ * plotting library) tries to write it on every start, is refused by the
+ * read-only /var, and uses ~/.cache/fontconfig instead. Nothing to act on:
+ * in the log, not in the summary. */
+static bool font_cache(const char *op, const char *path)
+{
+	return path_is_within(path, "/var/cache/fontconfig") ||
+	       (strcmp(op, "mkdir") == 0 && strcmp(path, "/var/cache") == 0);
+}
+
 /* An allowed connection through the proxy whose destination could not be
  * reached: its server down (a dev server, a mock API not started), or its
  * name unknown. The agent's tools often retry in silence for minutes. */
@@ -337,7 +348,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	}
 	if (strcmp(ev->kind, "net") == 0)
 		net_refused(s, f);
-	else if (strcmp(ev->kind, "file") == 0 && !pseudo_fs(str(f, "path")))
+	else if (strcmp(ev->kind, "file") == 0 && !pseudo_fs(str(f, "path")) &&
+		 !font_cache(str(f, "op"), str(f, "path")))
 		/* a write the walls refused (predicted by filewhy.c), or one
 		 * `write ask` refused */
 		add(s, xasprintf("%s %s", str(f, "op"), str(f, "path")),
@@ -355,6 +367,15 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 void summary_attach(struct summary *s, struct audit *a)
 {
 	audit_subscribe(a, on_event, s);
+}
+
+/* A line that names what would change it: a flag ("allow it with
+ * --allow-net HOST", the host loopback's "reach it with --allow-net
+ * 127.0.0.1:PORT"). Listed before the refusals nothing allows, so that
+ * the one the user can act on is not lost past the last line. */
+static bool carries_fix(const struct refusal *r)
+{
+	return strstr(r->why, " --") != NULL;
 }
 
 void summary_print(const struct summary *s, const char *log, FILE *f)
@@ -383,16 +404,21 @@ void summary_print(const struct summary *s, const char *log, FILE *f)
 	if (!s->n && !s->unlisted)
 		return;
 	fprintf(f, "warden: refused during this session:\n");
-	for (size_t i = 0; i < s->n && i < SUMMARY_LINES; i++) {
-		const struct refusal *r = &s->v[i];
-		/* paths, hosts and reasons the sandbox chose: shown, never
-		 * acting on the terminal (shown.h) */
-		_cleanup_free_ char *key = text_shown(r->key), *why = text_shown(r->why);
-		if (r->times > 1)
-			fprintf(f, "  %s (%lu times): %s\n", key, r->times, why);
-		else
-			fprintf(f, "  %s: %s\n", key, why);
-	}
+	size_t shown = 0;
+	for (int fix = 1; fix >= 0; fix--) /* the lines that carry a fix first */
+		for (size_t i = 0; i < s->n && shown < SUMMARY_LINES; i++) {
+			const struct refusal *r = &s->v[i];
+			if ((int)carries_fix(r) != fix)
+				continue;
+			/* paths, hosts and reasons the sandbox chose: shown, never
+			 * acting on the terminal (shown.h) */
+			_cleanup_free_ char *key = text_shown(r->key), *why = text_shown(r->why);
+			if (r->times > 1)
+				fprintf(f, "  %s (%lu times): %s\n", key, r->times, why);
+			else
+				fprintf(f, "  %s: %s\n", key, why);
+			shown++;
+		}
 	unsigned long rest = (s->n > SUMMARY_LINES ? s->n - SUMMARY_LINES : 0) + s->unlisted;
 	if (rest)
 		fprintf(f, "  and %lu more refusals\n", rest);

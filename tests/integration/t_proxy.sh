@@ -952,6 +952,28 @@ test_connect_wildcard_stays_inside() {
 	fi
 }
 
+test_refusal_summary_fix_first() {
+	# The summary's ten lines: those that carry a fix (a flag that would
+	# allow it) come first, so a refusal the user can act on is not cut to
+	# "and N more" behind writes nothing allows; fontconfig's read-only
+	# system cache (it falls back to ~/.cache) is not listed at all.
+	nh_need curl
+	wsh 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do true >/usr/wtest$i; done 2>/dev/null
+		mkdir -p /var/cache/fontconfig 2>/dev/null; true 2>/dev/null >/var/cache/fontconfig/wtest-le64.cache-9
+		curl -s -o /dev/null http://fixme.wardentest.invalid/; echo done'
+	assert_out_line done
+	assert_err_match '^warden: refused during this session:$' 'summary header'
+	local first
+	first=$(grep -A1 '^warden: refused during this session:' <<<"$ERR" | tail -n 1)
+	[[ $first == '  fixme.wardentest.invalid:80: no rule allows it; allow it with --allow-net fixme.wardentest.invalid' ]] ||
+		fail "the line with a fix is not first: $(excerpt "$ERR")"
+	assert_err_match '^  open /usr/wtest1: read-only mount$' 'the plain refusals after it'
+	assert_err_match '^  and 3 more refusals$' 'the rest counted'
+	[[ $ERR != *'/var/cache'* ]] || fail "fontconfig's system cache listed: $(excerpt "$ERR")"
+	grep -F '"event":"file"' "$(latest_log)" | matches -F '/var/cache' ||
+		fail 'the font cache refusals are not in the log'
+}
+
 test_refusal_summary() {
 	# At the end of a session, stderr lists each refused thing once, with the
 	# reason and the flag that would allow it; --quiet drops the list, and a
