@@ -369,13 +369,15 @@ void summary_attach(struct summary *s, struct audit *a)
 	audit_subscribe(a, on_event, s);
 }
 
-/* A line that names what would change it: a flag ("allow it with
- * --allow-net HOST", the host loopback's "reach it with --allow-net
- * 127.0.0.1:PORT"). Listed before the refusals nothing allows, so that
- * the one the user can act on is not lost past the last line. */
-static bool carries_fix(const struct refusal *r)
+/* How soon a line is listed: 2, a program of the host the command meant
+ * to reach on its loopback ("reach it with --allow-net 127.0.0.1:PORT");
+ * 1, another line that names the flag that would allow it ("allow it with
+ * --allow-net HOST", which a program's background requests have too); 0,
+ * the refusals nothing allows. So the line the user can act on is not lost
+ * past the last one. */
+static int fix_rank(const struct refusal *r)
 {
-	return strstr(r->why, " --") != NULL;
+	return strstr(r->why, "reach it with --") ? 2 : strstr(r->why, " --") ? 1 : 0;
 }
 
 void summary_print(const struct summary *s, const char *log, FILE *f)
@@ -405,10 +407,10 @@ void summary_print(const struct summary *s, const char *log, FILE *f)
 		return;
 	fprintf(f, "warden: refused during this session:\n");
 	size_t shown = 0;
-	for (int fix = 1; fix >= 0; fix--) /* the lines that carry a fix first */
+	for (int rank = 2; rank >= 0; rank--) /* the lines that carry a fix first */
 		for (size_t i = 0; i < s->n && shown < SUMMARY_LINES; i++) {
 			const struct refusal *r = &s->v[i];
-			if ((int)carries_fix(r) != fix)
+			if (fix_rank(r) != rank)
 				continue;
 			/* paths, hosts and reasons the sandbox chose: shown, never
 			 * acting on the terminal (shown.h) */

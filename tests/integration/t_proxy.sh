@@ -957,18 +957,28 @@ test_refusal_summary_fix_first() {
 	# allow it) come first, so a refusal the user can act on is not cut to
 	# "and N more" behind writes nothing allows; fontconfig's read-only
 	# system cache (it falls back to ~/.cache) is not listed at all.
+	# A host's loopback port tried inside (the server the command meant)
+	# comes before a refused host's --allow-net.
 	nh_need curl
-	wsh 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do true >/usr/wtest$i; done 2>/dev/null
+	have python3 || skip 'python3 is not installed'
+	python3 -c 'import socket,time
+a=socket.socket(); a.bind(("127.0.0.1",0)); a.listen()
+print(a.getsockname()[1], flush=True); time.sleep(60)' >"$T_TMP/ports" &
+	bg_track $!
+	wait_for "$T_TMP/ports" '^[0-9]' 10 || fatal 'no host listener'
+	local port
+	read -r port <"$T_TMP/ports"
+	wsh "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do true >/usr/wtest\$i; done 2>/dev/null
 		mkdir -p /var/cache/fontconfig 2>/dev/null; true 2>/dev/null >/var/cache/fontconfig/wtest-le64.cache-9
-		curl -s -o /dev/null http://fixme.wardentest.invalid/; echo done'
+		curl -s -o /dev/null http://fixme.wardentest.invalid/; curl -s -m 3 http://127.0.0.1:$port/; echo done"
 	assert_out_line done
 	assert_err_match '^warden: refused during this session:$' 'summary header'
-	local first
-	first=$(grep -A1 '^warden: refused during this session:' <<<"$ERR" | tail -n 1)
-	[[ $first == '  fixme.wardentest.invalid:80: no rule allows it; allow it with --allow-net fixme.wardentest.invalid' ]] ||
-		fail "the line with a fix is not first: $(excerpt "$ERR")"
-	assert_err_match '^  open /usr/wtest1: read-only mount$' 'the plain refusals after it'
-	assert_err_match '^  and 3 more refusals$' 'the rest counted'
+	local lines
+	lines=$(grep -A2 '^warden: refused during this session:' <<<"$ERR" | tail -n 2)
+	[[ $lines == "  127.0.0.1:$port: nothing listens at port $port inside; "*"--allow-net 127.0.0.1:$port"$'\n''  fixme.wardentest.invalid:80: no rule allows it; allow it with --allow-net fixme.wardentest.invalid' ]] ||
+		fail "the lines with a fix are not first: $(excerpt "$ERR")"
+	assert_err_match '^  open /usr/wtest1: read-only mount$' 'the plain refusals after them'
+	assert_err_match '^  and 4 more refusals$' 'the rest counted'
 	[[ $ERR != *'/var/cache'* ]] || fail "fontconfig's system cache listed: $(excerpt "$ERR")"
 	grep -F '"event":"file"' "$(latest_log)" | matches -F '/var/cache' ||
 		fail 'the font cache refusals are not in the log'
