@@ -220,6 +220,25 @@ static void host_loopback_said(struct notifier *n)
 		.reason = why }), NULL);
 }
 
+/* A name lookup of a program's own: DNS at port 53 of the sandbox's
+ * loopback (glibc's default with no /etc/resolv.conf, which the sandbox
+ * has not). Nothing answers there, and the program says only "could not
+ * resolve": recorded once a session, as a refused way out whose reason
+ * says what does reach out (the end's summary lists it). */
+static void dns_lookup(struct notifier *n, const struct seccomp_notif *req, const char *addr)
+{
+	if (n->dns_said)
+		return;
+	n->dns_said = true;
+	audit_emit_event(n->log, ev_net_connect(&(struct ev_net_connect){
+		.pid = target_inner_ns(req->pid, &n->pidns), .host_pid = req->pid, .address = addr,
+		.port = 53, .reason = "a program looked a name up itself, and the sandbox has no "
+		"resolver: names are looked up by warden's proxy for the programs that use it "
+		"(HTTPS_PROXY, HTTP_PROXY: curl, pip, npm, git over https); ssh and git over ssh go "
+		"through it with --allow-net HOST:22; Node 24 or later with NODE_USE_ENV_PROXY=1" }),
+		NULL);
+}
+
 /* A connect from inside: only warden's proxy (a later layer) leads out, so
  * an IPv4/IPv6 destination outside the sandbox's own loopback is a refused
  * way out; record it. Loopback (v4_inside, ::1, ::, and those mapped into
@@ -239,7 +258,9 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
 		if (v4_inside(ntohl(in->sin_addr.s_addr))) {
-			if (!to)
+			if (ntohs(in->sin_port) == 53)
+				dns_lookup(n, req, "127.0.0.1");
+			else if (!to)
 				host_loopback_hint(n, req, AF_INET, ntohs(in->sin_port));
 			return;
 		}
@@ -252,7 +273,9 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 		memcpy(&mapped, &a6->s6_addr[12], sizeof mapped);
 		if (IN6_IS_ADDR_LOOPBACK(a6) || IN6_IS_ADDR_UNSPECIFIED(a6) ||
 		    (IN6_IS_ADDR_V4MAPPED(a6) && v4_inside(ntohl(mapped)))) {
-			if (!to)
+			if (ntohs(in6->sin6_port) == 53)
+				dns_lookup(n, req, "::1");
+			else if (!to)
 				host_loopback_hint(n, req, IN6_IS_ADDR_V4MAPPED(a6) ? AF_INET : AF_INET6,
 						   ntohs(in6->sin6_port));
 			return;

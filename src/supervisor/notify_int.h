@@ -32,6 +32,7 @@ struct notifier {
 	int fd;
 	int diag;                /* the sandbox's sock_diag socket (unixconn.h); -1: none */
 	struct loophint loop;    /* the host's loopback ports tried inside (loophint.h) */
+	bool dns_said;           /* a name lookup of a program's own recorded (dns_lookup) */
 	int pidns;               /* the sandbox's pid namespace (procfacts.h); -2: not yet opened */
 	struct audit *log;
 	struct seccomp_notif *req;

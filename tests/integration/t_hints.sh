@@ -68,3 +68,16 @@ test_hint_npmrc_masked() {
 	wsh './bin/npm install; true'
 	[[ $ERR != *'.npmrc is masked'* ]] || fail "said of a .npmrc with no registry: $(excerpt "$ERR")"
 }
+
+# A program that looks a name up itself (glibc with no /etc/resolv.conf:
+# DNS at the sandbox's own 127.0.0.1:53) fails with only "could not
+# resolve"; warden says why and what does reach out, once a session,
+# however many lookups: the end's summary and a refused net event at port
+# 53.
+test_hint_dns_lookup() {
+	wsh 'getent hosts example.com; echo "rc=$?"; getent hosts example.org; echo "rc=$?"'
+	assert_out_line 'rc=2' 'the lookup failed'
+	assert_err_match 'a program looked a name up itself, and the sandbox has no resolver: .*HTTPS_PROXY.*--allow-net HOST:22'
+	[[ $(grep -c '"event":"net".*"port":53,' "$(latest_log)") == 1 ]] ||
+		fail "not one net event for the lookups: $(grep '"event":"net"' "$(latest_log)")"
+}
