@@ -41,6 +41,11 @@ static const struct agent_seed claude_seeds[] = {
 
 /* what decides which hooks run and which calls need no question */
 static const char *const claude_guarded[] = { "hooks", "permissions", "disableAllHooks", NULL };
+static const struct agent_guard claude_guards[] = {
+	/* (the first one's record keeps its name of before) */
+	{ ".claude/settings.json", "checked", claude_guarded, NULL, NULL },
+};
+_Static_assert(ARRAY_LEN(claude_guards) <= AGENT_GUARDS_MAX, "AGENT_GUARDS_MAX");
 
 static const struct agent_state_entry codex_state[] = {
 	{ ".codex", true, NULL },
@@ -113,8 +118,8 @@ const struct agent_def agent_defs[] = {
 		.install_hook = agent_claude_install_hook,
 		.etc_path = "claude-code/managed-settings.json",
 		.etc_text = agent_claude_managed_settings,
-		.guard_path = ".claude/settings.json",
-		.guard_keys = claude_guarded,
+		.guards = claude_guards,
+		.nguards = ARRAY_LEN(claude_guards),
 	},
 	{
 		.name = "codex",

@@ -41,6 +41,21 @@ struct agent_seed {
 #define AGENT_HOOK_COMMAND_OLD "/.warden/warden hook"
 #define AGENT_HOOK_TIMEOUT "86460"
 
+/* A JSON file in an agent's state (path, relative to it) whose keys decide
+ * what runs and what is allowed: its top-level keys, and, when each is
+ * set, the each_keys of every member of its top-level object each (Claude
+ * Code's "projects", keyed by a project's path). record: the name of what
+ * was checked in warden's record (guardrec.h). */
+struct agent_guard {
+	const char *path;
+	const char *record;
+	const char *const *keys;
+	const char *each;
+	const char *const *each_keys;
+};
+
+#define AGENT_GUARDS_MAX 2
+
 struct agent_def {
 	const char *name;                    /* "claude" */
 	const char *title;                   /* "Claude Code" */
@@ -55,11 +70,10 @@ struct agent_def {
 	 * a file of /etc inside (etc_path relative to /etc, etc_text) */
 	int (*install_hook)(int statefd, const char *dir, bool *added, struct werr *e);
 	const char *etc_path, *etc_text;
-	/* the settings file in the state (relative to it) whose keys
-	 * guard_keys decide what runs and what is allowed: checked at the
-	 * session's end (guard.c); NULL: none */
-	const char *guard_path;
-	const char *const *guard_keys;
+	/* the files in the state whose keys decide what runs and what is
+	 * allowed: checked at the session's end (guard.c) */
+	const struct agent_guard *guards;
+	size_t nguards;
 };
 
 /* hooks.c: Claude Code's settings.json (.claude/settings.json in the state

@@ -2,8 +2,8 @@
  * agent state directory (guardrec.h): a directory of warden's own in the
  * state directory, beside what the sandbox binds (only the agent's entries,
  * .claude and .claude.json, are bound: this one is out of the agent's
- * reach), holding the checked settings file's text and one marker file per
- * live session, each held under flock by its session. A marker nobody
+ * reach), holding each checked file's text (named by agent_guard.record)
+ * and one marker file per live session, each held under flock by its session. A marker nobody
  * holds is a session that ended without checking what its agent changed.
  * Everything in it is opened beneath the state directory, never through a
  * link, under the directory's own flock. */
@@ -23,16 +23,6 @@
 #include "../common/util.h"
 
 #define REC_DIR ".warden-guard"
-#define REC_FILE "checked"
-#define REC_MAX (1 << 20)
-
-/* The record's text (NULL when there is none, or it is not a regular file
- * of at most 1 MiB). */
-static char *read_checked(int dfd)
-{
-	size_t len;
-	return read_regular_at(dfd, REC_FILE, O_NOFOLLOW, REC_MAX, &len, NULL);
-}
 
 /* Each marker: held by a live session (r->live), or left by one that ended
  * without its check (r->dead: removed). */
@@ -75,13 +65,18 @@ int guardrec_open(int statedir, struct guardrec *r, struct werr *e)
 	if (flock(r->dfd, LOCK_EX) < 0)
 		return werr_errno(e, "locking %s in the agent's state", REC_DIR);
 	scan_markers(r);
-	r->checked = read_checked(r->dfd);
 	return 0;
 }
 
-int guardrec_write(struct guardrec *r, const char *text)
+char *guardrec_read(struct guardrec *r, const char *name)
 {
-	return replace_beneath(r->dfd, REC_FILE, text);
+	size_t len;
+	return read_regular_at(r->dfd, name, O_NOFOLLOW, GUARDREC_MAX, &len, NULL);
+}
+
+int guardrec_write(struct guardrec *r, const char *name, const char *text)
+{
+	return replace_beneath(r->dfd, name, text);
 }
 
 int guardrec_enter(struct guardrec *r, char **marker)
@@ -116,6 +111,5 @@ void guardrec_close(struct guardrec *r)
 {
 	if (r->dfd >= 0)
 		close(r->dfd); /* its flock with it */
-	free(r->checked);
 	*r = (struct guardrec){ .dfd = -1 };
 }

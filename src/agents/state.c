@@ -251,14 +251,13 @@ void agent_state_free(struct agent_state *st)
 	}
 	free(st->v);
 	free(st->dir);
-	json_decref(st->guard);
-	free(st->guard_text);
+	for (size_t i = 0; i < AGENT_GUARDS_MAX; i++) {
+		json_decref(st->guard[i].keys);
+		free(st->guard[i].text);
+		state_guard_change_free(&st->recovered[i]);
+	}
 	if (st->guard_marker >= 0)
 		close(st->guard_marker);
-	if (st->recovered) {
-		state_guard_change_free(st->recovered);
-		free(st->recovered);
-	}
 	*st = (struct agent_state){ .lock_fd = -1, .guard_marker = -1 };
 }
 

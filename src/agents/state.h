@@ -25,16 +25,20 @@ struct agent_state {
 	int lock_fd;            /* a shared flock held while the session runs, or -1 */
 	struct home_bind *v;     /* what the sandbox binds into its home */
 	size_t n;
-	/* the agent's guard_path as checked at the start (guard.c): its
-	 * guarded keys, and the file's text */
-	json_t *guard;
-	char *guard_text;
+	/* each of the agent's guarded files (a.guards) as checked at the
+	 * start (guard.c): its guarded keys, and the file's text */
+	struct state_guarded {
+		json_t *keys;
+		char *text;
+	} guard[AGENT_GUARDS_MAX];
 	/* this session's marker among the sessions of the state (guardrec.h),
-	 * held until its check; and what the start restored, left changed by
-	 * a session that ended without its check (what NULL: nothing) */
+	 * held until its check; whether the start found a session that ended
+	 * without its check; and, per file, what the start restored, left
+	 * changed by such a session (what NULL: nothing) */
 	int guard_marker;
 	char *guard_marker_name;
-	struct state_guard_change *recovered;
+	bool guard_dead;
+	struct state_guard_change recovered[AGENT_GUARDS_MAX];
 };
 
 /* The default state directory of agent `name`; NULL when neither
@@ -66,16 +70,16 @@ int state_open(const struct agent_def *a, const char *dir, const char *home,
 
 void agent_state_free(struct agent_state *st);
 
-/* guard.c: the agent's settings file that decides which hooks run and what
- * is allowed (a.guard_path, a.guard_keys), read once warden has put its
- * hook in (state_open calls it): its guarded keys kept in st. Those are
- * the state's record's (guardrec.h) when another session runs, or one
- * ended without its check; in the second case a change to the file is
- * undone now and said in st->recovered. -1 with e filled when it is not a
- * regular file holding a JSON object. */
+/* guard.c: the agent's files whose keys decide which hooks run and what is
+ * allowed (a.guards), read once warden has put its hook in (state_open
+ * calls it): their guarded keys kept in st. Those are the state's
+ * record's (guardrec.h) when another session runs, or one ended without
+ * its check; in the second case a change to a file is undone now and said
+ * in st->recovered. -1 with e filled when one is not a regular file
+ * holding a JSON object. */
 int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
 /* Before warden puts its hook in: when a session that ended without its
- * check (killed) left the file as something other than a regular file (a
+ * check (killed) left a guarded file as something other than a regular file (a
  * FIFO, a symlink, a directory), it is set aside and the settings that
  * session's start checked are written back, said in st->recovered; with a
  * session still running, or no record, it is left for the reads to refuse.
@@ -83,14 +87,16 @@ int state_guard_snapshot(const struct agent_def *a, int dfd, struct agent_state 
 int state_guard_mend(const struct agent_def *a, int dfd, struct agent_state *st, struct werr *e);
 
 
-/* Once the sandbox is gone: the file compared with the snapshot; when a
- * guarded key differs, or the file is no longer a JSON object, the
- * settings warden checked are written back (the agent's other keys kept;
- * its file set aside, named after session, when it was not JSON) and c
- * says what changed: 1. 0 when nothing changed; -1 with e filled when the
- * file could not be restored (c may be filled). */
-int state_guard_check(const struct agent_def *a, struct agent_state *st, const char *session,
-		      struct state_guard_change *c, struct werr *e);
+/* Once the sandbox is gone: guarded file i (of a.guards) compared with
+ * the snapshot; when a guarded key differs, or the file is no longer a
+ * JSON object, the keys warden checked are written back (the agent's
+ * other keys and changes kept; its file set aside, named after session,
+ * when it was not JSON) and c says what changed: 1. 0 when nothing
+ * changed; -1 with e filled when the file could not be restored (c may be
+ * filled). The caller removes the session's marker once every file is
+ * checked (state_guard_leave). */
+int state_guard_check(const struct agent_def *a, struct agent_state *st, size_t i,
+		      const char *session, struct state_guard_change *c, struct werr *e);
 void state_guard_change_free(struct state_guard_change *c);
 
 /* The session's marker removed (once its check is done, or when it ends

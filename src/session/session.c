@@ -115,17 +115,16 @@ struct session {
 	bool start_logged;            /* ... and session.start is on the log */
 };
 
-/* With the sandbox gone: the agent's settings that decide which hooks run
- * and what is allowed, as warden checked them at the start (guard.c); a
- * change is undone, recorded as an alert and told. */
-static void settings_guard(struct session *sn)
+/* With the sandbox gone: guarded file i of the agent's state (its keys
+ * decide which hooks run, which MCP servers start and what is allowed), as
+ * warden checked it at the start (guard.c); a change is undone, recorded
+ * as an alert and told. 0, or -1 when it could not be checked. */
+static int settings_guard_one(struct session *sn, size_t i)
 {
 	struct session_agent *ag = &sn->ag;
 	struct state_guard_change c;
 	struct werr e = { 0 };
-	if (!ag->def)
-		return;
-	int r = state_guard_check(ag->def, &ag->state, sn->id, &c, &e);
+	int r = state_guard_check(ag->def, &ag->state, i, sn->id, &c, &e);
 	if (r != 0 && c.what) {
 		_cleanup_free_ char *detail = xasprintf("%s during the session", c.what);
 		audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
@@ -139,25 +138,41 @@ static void settings_guard(struct session *sn)
 	if (r < 0)
 		werr_print(&e);
 	state_guard_change_free(&c);
+	return r < 0 ? -1 : 0;
 }
 
-/* At the start, once the log is open: what the state's settings held that
- * an earlier session's agent changed, that session having ended without
- * its check (killed, its host gone), undone before this one's agent
- * starts (guard.c): an alert, and told. */
+/* Each guarded file checked; the session's marker removed once all are. */
+static void settings_guard(struct session *sn)
+{
+	const struct agent_def *a = sn->ag.def;
+	if (!a)
+		return;
+	int rc = 0;
+	for (size_t i = 0; i < a->nguards; i++)
+		rc |= settings_guard_one(sn, i);
+	if (rc == 0)
+		state_guard_leave(&sn->ag.state);
+}
+
+/* At the start, once the log is open: what the state's guarded files held
+ * that an earlier session's agent changed, that session having ended
+ * without its check (killed, its host gone), undone before this one's
+ * agent starts (guard.c): an alert, and told, for each. */
 static void settings_recovered(struct session *sn)
 {
-	const struct state_guard_change *c = sn->ag.state.recovered;
-	if (!c)
-		return;
-	_cleanup_free_ char *detail =
-		xasprintf("%s during a session that ended without its check", c->what);
-	audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
-		.path = c->path, .moved_to = c->moved_to, .action = "restored", .detail = detail }),
-		NULL);
-	wnote("%s: %s during a session that ended without warden's check (the agent can write "
-	      "it); restored to the settings warden checked%s%s", c->path, c->what,
-	      c->moved_to ? ", the agent's file kept as " : "", c->moved_to ? c->moved_to : "");
+	for (size_t i = 0; i < AGENT_GUARDS_MAX; i++) {
+		const struct state_guard_change *c = &sn->ag.state.recovered[i];
+		if (!c->what)
+			continue;
+		_cleanup_free_ char *detail =
+			xasprintf("%s during a session that ended without its check", c->what);
+		audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
+			.path = c->path, .moved_to = c->moved_to, .action = "restored",
+			.detail = detail }), NULL);
+		wnote("%s: %s during a session that ended without warden's check (the agent can "
+		      "write it); restored to the settings warden checked%s%s", c->path, c->what,
+		      c->moved_to ? ", the agent's file kept as " : "", c->moved_to ? c->moved_to : "");
+	}
 }
 
 /* A directory of warden's own that no sandbox may reach (the audit log, the

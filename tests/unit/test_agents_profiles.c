@@ -625,11 +625,11 @@ static void test_guard(void)
 	struct agent_state st;
 	struct state_guard_change c;
 	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
-	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 0 && !c.what);
+	CHECK(state_guard_check(claude, &st, 0, "s1", &c, &e) == 0 && !c.what);
 
 	put("guardstate/.claude/settings.json",
 	    "{\"permissions\": {\"defaultMode\": \"bypassPermissions\"}, \"model\": \"x\"}");
-	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 1);
+	CHECK(state_guard_check(claude, &st, 0, "s1", &c, &e) == 1);
 	CHECK_STR(c.what, "hooks, permissions changed");
 	CHECK_STR(c.path, settings);
 	CHECK(!c.moved_to);
@@ -639,10 +639,10 @@ static void test_guard(void)
 	CHECK_STR(json_string_value(json_object_get(j, "model")), "x");
 	CHECK(json_array_size(json_object_get(json_object_get(j, "hooks"), "PreToolUse")) == 1);
 	json_decref(j);
-	CHECK(state_guard_check(claude, &st, "s1", &c, &e) == 0);
+	CHECK(state_guard_check(claude, &st, 0, "s1", &c, &e) == 0);
 
 	put("guardstate/.claude/settings.json", "{\"hooks\": ");
-	CHECK(state_guard_check(claude, &st, "s2", &c, &e) == 1);
+	CHECK(state_guard_check(claude, &st, 0, "s2", &c, &e) == 1);
 	CHECK_STR(c.what, "no longer a JSON object");
 	char *aside = xasprintf("%s.agent-s2", settings);
 	CHECK_STR(c.moved_to, aside);
@@ -652,7 +652,7 @@ static void test_guard(void)
 	CHECK(v && strcmp(v, "{\"hooks\": ") == 0);
 	free(v);
 	v = slurp(settings, &len);
-	CHECK(v && strcmp(v, st.guard_text) == 0);
+	CHECK(v && strcmp(v, st.guard[0].text) == 0);
 	free(v);
 	agent_state_free(&st);
 	free(aside);
