@@ -41,9 +41,19 @@ static const struct agent_seed claude_seeds[] = {
 
 /* what decides which hooks run and which calls need no question */
 static const char *const claude_guarded[] = { "hooks", "permissions", "disableAllHooks", NULL };
+/* ~/.claude.json: the MCP servers Claude Code starts (user scope, and a
+ * project's "local" scope), which of a project's .mcp.json servers it
+ * starts without asking, and the tools a project allows without asking */
+static const char *const claude_json_guarded[] = { "mcpServers", NULL };
+static const char *const claude_project_guarded[] = {
+	"mcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
+	"enableAllProjectMcpServers", "allowedTools", NULL,
+};
 static const struct agent_guard claude_guards[] = {
 	/* (the first one's record keeps its name of before) */
 	{ ".claude/settings.json", "checked", claude_guarded, NULL, NULL },
+	{ ".claude.json", "checked-claude.json", claude_json_guarded, "projects",
+	  claude_project_guarded },
 };
 _Static_assert(ARRAY_LEN(claude_guards) <= AGENT_GUARDS_MAX, "AGENT_GUARDS_MAX");
 

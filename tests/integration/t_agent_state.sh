@@ -487,3 +487,77 @@ test_agent_settings_guard_concurrent() {
 	wrun -- claude 'true'
 	assert_out_lacks 'Bash' 'the next session starts from the checked settings'
 }
+
+# The state's ~/.claude.json: its user-scope "mcpServers" and, in each
+# project's entry, the keys that start MCP servers or allow tools without
+# asking, changed inside: undone at the end (down to the project's key, the
+# agent's other changes kept), an alert naming them, and told. Claude Code's
+# own bookkeeping (counts, a new project's entry with empty values) is no
+# change. claude_json_checked: the file as the user left it on the host.
+claude_json_checked() {
+	printf '{"numStartups": 1, "projects": {"/p": {"allowedTools": ["Read"], "history": []}}}\n' \
+		>"$HOME/$STATE_CLAUDE_REL/.claude.json"
+}
+
+test_agent_claude_json_guard() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude.json f
+	guard_first_session
+	claude_json_checked
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'printf "{\"numStartups\": 2, \"mcpServers\": {\"evil\": {\"command\": \"/tmp/evil\"}}, \"projects\": {\"/p\": {\"allowedTools\": [\"Bash(*)\"], \"history\": [\"mine\"]}, \"/q\": {\"mcpServers\": {\"e2\": {\"command\": \"y\"}}, \"enableAllProjectMcpServers\": true, \"lastCost\": 3}, \"/r\": {\"allowedTools\": [], \"mcpServers\": {}}}}\n" >"$HOME/.claude.json"'
+	assert_rc 0 'the session that plants MCP servers'
+	assert_err_match '\.claude\.json: mcpServers, projects\["/p"\]\.allowedTools, projects\["/q"\]\.mcpServers, projects\["/q"\]\.enableAllProjectMcpServers changed during the session.*restored' 'the user is told'
+	f=$(latest_log)
+	python3 - "$f" "$st" <<'PY' || fail "no alert for ~/.claude.json: $(excerpt "$(grep '"event":"alert"' "$f")")"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1]) if '"event":"alert"' in l]
+want = 'mcpServers, projects["/p"].allowedTools, projects["/q"].mcpServers, projects["/q"].enableAllProjectMcpServers changed during the session'
+assert any(e.get("rule") == "agent.settings-changed" and e.get("path") == sys.argv[2]
+           and e.get("action") == "restored" and e.get("detail") == want for e in evs), evs
+PY
+	python3 - "$st" <<'PY' || fail "~/.claude.json is not restored: $(excerpt "$(cat "$st")")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "mcpServers" not in j, "the user-scope MCP server"
+p = j["projects"]
+assert p["/p"]["allowedTools"] == ["Read"], "a project's allowed tools"
+assert "mcpServers" not in p["/q"] and "enableAllProjectMcpServers" not in p["/q"], "a project's MCP servers"
+assert j["numStartups"] == 2 and p["/p"]["history"] == ["mine"] and p["/q"]["lastCost"] == 3, "the agent's other changes"
+assert p["/r"] == {"allowedTools": [], "mcpServers": {}}, "a new project's empty entry"
+PY
+	# bookkeeping only (counts, a new project's entry with empty values):
+	# nothing to say
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'printf "{\"numStartups\": 3, \"tipsHistory\": {\"a\": 1}, \"projects\": {\"/p\": {\"allowedTools\": [\"Read\"], \"history\": []}, \"/q\": {\"lastCost\": 4}, \"/new\": {\"allowedTools\": [], \"mcpServers\": {}, \"enabledMcpjsonServers\": [], \"disabledMcpjsonServers\": [], \"hasTrustDialogAccepted\": false}}}\n" >"$HOME/.claude.json"'
+	assert_rc 0 'a session that changes no guarded key'
+	[[ $ERR != *"during the session"* ]] || fail "said for bookkeeping: $(excerpt "$ERR")"
+	! grep -q '"rule":"agent.settings-changed"' "$(latest_log)" ||
+		fail "an alert for bookkeeping: $(excerpt "$(grep '"event":"alert"' "$(latest_log)")")"
+	grep -q '"numStartups": 3' "$st" || fail "the bookkeeping undone: $(excerpt "$(cat "$st")")"
+}
+
+# ~/.claude.json changed by a session killed before its check: put back at
+# the next start, before its agent runs; no longer JSON: set aside.
+test_agent_claude_json_guard_killed() {
+	fake_claude
+	local st=$HOME/$STATE_CLAUDE_REL/.claude.json out=$T_TMP/killed.out
+	guard_first_session
+	claude_json_checked
+	wrun -- claude 'true'
+	warden_bg "$out" --profile "$T_TMP/quiet.profile" -- claude \
+		'printf "{\"mcpServers\": {\"evil\": {\"command\": \"/tmp/evil\"}}, \"projects\": {\"/p\": {\"allowedTools\": [\"Read\"], \"mcpServers\": {\"e\": {\"command\": \"x\"}}}}}\n" >"$HOME/.claude.json"; echo changed; sleep 60'
+	wait_for "$out" '^changed' 15 || fatal "the agent did not run: $(excerpt "$(cat "$out" "$out.err")")"
+	kill -KILL "$WPID"
+	wait "$TPID" 2>/dev/null
+	wrun --profile "$T_TMP/quiet.profile" -- claude 'true'
+	assert_rc 0 'the session after the killed one'
+	assert_out_lacks 'evil' "the next agent does not start with the killed session's MCP server"
+	assert_err_match "claude\.json: mcpServers, projects\[\"/p\"\]\.mcpServers changed during a session that ended without warden's check.*restored" 'the user is told'
+	wardenc log show --event alert --json
+	assert_out_has '"rule":"agent.settings-changed"'
+	assert_out_has 'changed during a session that ended without its check'
+	# no longer a JSON object: the agent's file set aside, the checked one back
+	wrun -- claude 'echo "{\"mcpServers\": " >"$HOME/.claude.json"'
+	assert_err_match 'claude\.json: no longer a JSON object during the session.*kept as .*claude\.json\.agent-'
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$st" ||
+		fail "~/.claude.json is not back: $(excerpt "$(cat "$st")")"
+}
