@@ -661,6 +661,55 @@ static void test_guard(void)
 	free(home);
 }
 
+/* ~/.claude.json's guard (guard.c, agents.c): a key inside a project's
+ * entry put back while the agent's other changes stay; the project's entry,
+ * or "projects" itself, made an object again when the agent replaced it. */
+static void test_guard_nested(void)
+{
+	const struct agent_def *claude = agent_find("claude");
+	struct werr e = { 0 };
+	char *home = xasprintf("%s/home", root);
+	char *dir = xasprintf("%s/guardstate2", root);
+	char *file = xasprintf("%s/.claude.json", dir);
+	struct agent_state st;
+	struct state_guard_change c;
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
+	agent_state_free(&st);
+	put("guardstate2/.claude.json", "{\"projects\": {\"/a\": {\"allowedTools\": [\"Read\"], "
+	    "\"x\": 1}, \"/b\": {\"mcpServers\": {\"s\": {\"command\": \"c\"}}}}}");
+	CHECK(state_open(claude, dir, home, NULL, NULL, &st, &e) == 0);
+
+	put("guardstate2/.claude.json", "{\"projects\": \"gone\", \"n\": 2}");
+	CHECK(state_guard_check(claude, &st, 1, "s1", &c, &e) == 1);
+	CHECK_STR(c.what, "projects[\"/a\"].allowedTools, projects[\"/b\"].mcpServers changed");
+	state_guard_change_free(&c);
+	json_t *j = json_load_file(file, 0, NULL);
+	json_t *p = json_object_get(j, "projects");
+	CHECK_STR(json_string_value(json_array_get(json_object_get(json_object_get(p, "/a"),
+								   "allowedTools"), 0)), "Read");
+	CHECK(!json_object_get(json_object_get(p, "/a"), "x"));
+	CHECK(json_object_get(json_object_get(p, "/b"), "mcpServers"));
+	CHECK(json_integer_value(json_object_get(j, "n")) == 2);
+	json_decref(j);
+
+	put("guardstate2/.claude.json", "{\"projects\": {\"/a\": 7, \"/b\": {\"mcpServers\": "
+	    "{\"s\": {\"command\": \"c\"}}, \"y\": 3}, \"/c\": {\"allowedTools\": []}}}");
+	CHECK(state_guard_check(claude, &st, 1, "s2", &c, &e) == 1);
+	CHECK_STR(c.what, "projects[\"/a\"].allowedTools changed");
+	state_guard_change_free(&c);
+	j = json_load_file(file, 0, NULL);
+	p = json_object_get(j, "projects");
+	CHECK(json_array_size(json_object_get(json_object_get(p, "/a"), "allowedTools")) == 1);
+	CHECK(json_integer_value(json_object_get(json_object_get(p, "/b"), "y")) == 3);
+	CHECK(json_object_get(p, "/c"));
+	json_decref(j);
+	CHECK(state_guard_check(claude, &st, 1, "s3", &c, &e) == 0 && !c.what);
+	agent_state_free(&st);
+	free(file);
+	free(dir);
+	free(home);
+}
+
 int main(void)
 {
 	root = mkdtemp(tmpl);
@@ -677,6 +726,7 @@ int main(void)
 	test_state();
 	test_hook();
 	test_guard();
+	test_guard_nested();
 	int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
 	remove_tree_at(fd, root + 5);
 	close(fd);
