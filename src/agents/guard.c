@@ -319,8 +319,10 @@ int state_guard_mend(const struct agent_def *a, int dfd, struct agent_state *st,
 		const char *name;
 		_cleanup_close_ int pfd = open_parent(&a->guards[i], dfd, &name);
 		struct stat s;
-		if (pfd >= 0 && fstatat(pfd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(s.st_mode))
-			any = true, odd[i] = s.st_mode;
+		if (pfd >= 0 && fstatat(pfd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(s.st_mode)) {
+			odd[i] = s.st_mode;
+			any = true;
+		}
 	}
 	/* (the record is opened only here: opening it takes the markers of
 	 * sessions that ended unchecked, said to the snapshot in
