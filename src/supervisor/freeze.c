@@ -229,6 +229,17 @@ static int ms_until(struct timespec t)
 	return ms > 0 ? (int)ms : 0;
 }
 
+/* Init's next message into m (its fds, none expected, closed): as
+ * initmsg_recv. */
+static ssize_t take_msg(const struct sbctl *c, struct init_msg *m)
+{
+	*m = (struct init_msg){ 0 };
+	struct init_fds none;
+	ssize_t k = initmsg_recv(c->sock, m, &none);
+	init_fds_close(&none);
+	return k;
+}
+
 /* A command's stop that init reported just before a freeze or resume was
  * asked (a Ctrl-Z at that instant): taken, and undone (the command
  * continued, as init passes a SIGCONT on to its group, or, frozen by
@@ -237,11 +248,8 @@ static int ms_until(struct timespec t)
  * 0: the answer is still to come. */
 static int stop_undone(const struct sbctl *c)
 {
-	struct init_msg m = { 0 };
-	struct init_fds none;
-	ssize_t k = initmsg_recv(c->sock, &m, &none);
-	init_fds_close(&none);
-	if (k <= 0)
+	struct init_msg m;
+	if (take_msg(c, &m) <= 0)
 		return -1;
 	signal_fd(c->pidfd, SIGCONT);
 	return 0;
@@ -253,11 +261,8 @@ static int stop_undone(const struct sbctl *c)
  * not come. */
 static int escaped(struct sbctl *c)
 {
-	struct init_msg m = { 0 };
-	struct init_fds none;
-	ssize_t k = initmsg_recv(c->sock, &m, &none);
-	init_fds_close(&none);
-	if (k > 0)
+	struct init_msg m;
+	if (take_msg(c, &m) > 0)
 		sbctl_escaped(c);
 	return -1;
 }
@@ -279,11 +284,8 @@ static int take_answer(struct sbctl *c, int sig, int *err)
 		return escaped(c);
 	if (n != (ssize_t)sizeof type || type != INIT_MSG_SIGNALLED)
 		return -1;
-	struct init_msg m = { 0 };
-	struct init_fds none;
-	ssize_t k = initmsg_recv(c->sock, &m, &none);
-	init_fds_close(&none);
-	if (k <= 0)
+	struct init_msg m;
+	if (take_msg(c, &m) <= 0)
 		return -1;
 	*err = m.errnum;
 	return m.status == sig ? 1 : 0;

@@ -279,14 +279,11 @@ ct_nocgroup() {
 	printf '%s' "$w"
 }
 
-
-# A freeze by signals holds against processes that send SIGCONT to every
-# process they can, without end (`wprobe sigcont 8`): one inside a system
-# call when the SIGSTOP came would continue the others; init sends it
-# again until all have stopped. The counter stays as it is for 2 s.
-test_control_freeze_sigcont_loop() {
-	local c1 c2
-	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont 8
+# ct_sigcont_frozen ARGS...: `wprobe sigcont ARGS` in a session where the
+# freeze is by signals (ct_nocgroup), frozen once it counts (CT_SESSION,
+# TPID set); skips when the freeze was by a cgroup after all.
+ct_sigcont_frozen() {
+	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont "$@"
 	wait_for "$WS/counter" '^[0-9]+$' 20 || fatal "no count: $(excerpt "$(cat "$T_TMP/sc.out"*)")"
 	CT_SESSION=$(ct_session_of "$WS")
 	[[ -n $CT_SESSION ]] || fatal 'the session is not in warden status'
@@ -296,6 +293,15 @@ test_control_freeze_sigcont_loop() {
 		wardenc kill "$CT_SESSION"
 		skip "the freeze was not by signals (a session cgroup): $(ct_actions freeze)"
 	fi
+}
+
+# A freeze by signals holds against processes that send SIGCONT to every
+# process they can, without end (`wprobe sigcont 8`): one inside a system
+# call when the SIGSTOP came would continue the others; init sends it
+# again until all have stopped. The counter stays as it is for 2 s.
+test_control_freeze_sigcont_loop() {
+	local c1 c2
+	ct_sigcont_frozen 8
 	sleep 0.5
 	c1=$(ct_counter)
 	sleep 2
@@ -314,16 +320,7 @@ test_control_freeze_sigcont_loop() {
 # the count stands still.)
 test_control_freeze_escape_killed() {
 	local i c1 c2
-	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/sc.out" --profile "$(no_detect_actions)" -- ./wprobe sigcont 0 timer
-	wait_for "$WS/counter" '^[0-9]+$' 20 || fatal "no count: $(excerpt "$(cat "$T_TMP/sc.out"*)")"
-	CT_SESSION=$(ct_session_of "$WS")
-	[[ -n $CT_SESSION ]] || fatal 'the session is not in warden status'
-	wardenc freeze "$CT_SESSION"
-	assert_rc 0 'warden freeze'
-	if ! ct_actions freeze | matches '"how":"signals"'; then
-		wardenc kill "$CT_SESSION"
-		skip "the freeze was not by signals (a session cgroup): $(ct_actions freeze)"
-	fi
+	ct_sigcont_frozen 0 timer
 	sleep 0.5
 	c1=$(ct_counter)
 	for ((i = 0; i < 40; i++)); do

@@ -9,19 +9,9 @@
 #include <string.h>
 
 #include "src/supervisor/exec/asktext.h"
+#include "argv.h"
 #include "check.h"
 
-static struct strv argv_of(char **v)
-{
-	size_t n = 0;
-	while (v[n])
-		n++;
-	return (struct strv){ .v = v, .n = n };
-}
-
-#define ARGV(...) argv_of((char *[]){ __VA_ARGS__, NULL })
-/* a pointer to one, for the calls that take one */
-#define PARGV(...) (&(struct strv[]){ ARGV(__VA_ARGS__) }[0])
 
 static void check_quoted(struct strv a, const char *want)
 {

@@ -8,17 +8,9 @@
 #include <string.h>
 
 #include "src/supervisor/exec/program.h"
+#include "argv.h"
 #include "check.h"
 
-static struct strv argv_of(char **v)
-{
-	size_t n = 0;
-	while (v[n])
-		n++;
-	return (struct strv){ .v = v, .n = n };
-}
-
-#define ARGV(...) argv_of((char *[]){ __VA_ARGS__, NULL })
 
 static void test_loader(void)
 {
