@@ -30,15 +30,15 @@
  * the supervisor's wait for init's answer (freeze.c, ANSWER_MS). */
 #define FREEZE_LOOKS 500
 
-/* Whether the process /proc/NAME is stopped: its state in stat (after
- * the last ')', the name may hold any). One gone meanwhile is. */
-static bool stopped(int proc, const char *name)
+/* Whether the thread whose stat is at path (beneath proc) is stopped: its
+ * state (after the last ')', the name may hold any). One gone meanwhile
+ * is; one that cannot be read is not (fail closed). */
+static bool stopped(int proc, const char *path)
 {
-	char path[300], buf[512];
-	snprintf(path, sizeof path, "%s/stat", name);
+	char buf[512];
 	int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true;
+		return errno == ENOENT || errno == ESRCH;
 	ssize_t n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
@@ -50,6 +50,33 @@ static bool stopped(int proc, const char *name)
 	/* T stopped, t traced, Z X ended, D in the kernel: it takes the
 	 * SIGSTOP it has before it runs any code of its own again */
 	return strchr("TtZXD", end[2]) != NULL;
+}
+
+/* Whether every thread of the process /proc/NAME is stopped: each one's,
+ * not the process's stat alone, whose state is its first thread's (which
+ * may have ended, a zombie, while the others run). */
+static bool threads_stopped(int proc, const char *name)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/task", name);
+	int fd = openat(proc, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	bool all = true;
+	struct dirent *de;
+	while (all && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "%s/stat", de->d_name);
+		all = stopped(dirfd(d), path);
+	}
+	closedir(d);
+	return all;
 }
 
 /* Every process of the namespace but init stopped (one that /proc cannot
@@ -66,7 +93,7 @@ static bool all_stopped(void)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 1)
 			continue;
-		all = stopped(dirfd(d), de->d_name);
+		all = threads_stopped(dirfd(d), de->d_name);
 	}
 	closedir(d);
 	return all;

@@ -202,14 +202,30 @@ static void on_cont(int sig)
 	(void)sig;
 }
 
-/* sigcont LOOPERS [timer]: what would undo a freeze by signals: LOOPERS
- * processes sending SIGCONT to every process they can, without end
+static void *count_forever(void *arg)
+{
+	(void)arg;
+	for (long c = 1;; c++) {
+		if (c % 100 == 0) {
+			FILE *f = fopen("counter.new", "w");
+			if (f && fprintf(f, "%ld\n", c) > 0 && fclose(f) == 0)
+				rename("counter.new", "counter");
+		}
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+/* sigcont LOOPERS [timer|thread]: what would undo a freeze by signals:
+ * LOOPERS processes sending SIGCONT to every process they can, without end
  * (kill(-1)), and a counter, which writes its count to ./counter every 100
  * steps of a millisecond; with "timer", the counter also has a POSIX timer
  * send it SIGCONT every 5 ms (a handler installed, or the kernel would
- * drop the timer's signal). Never returns: whoever started this must end
- * it. */
-static int do_sigcont(long loopers, int timer)
+ * drop the timer's signal); "thread": the same, the count kept by a second
+ * thread and the first one ended (the process's state in /proc is then a
+ * zombie's). Never returns: whoever started this must end it. */
+static int do_sigcont(long loopers, int timer, int thread)
 {
 	for (long i = 0; i < loopers; i++)
 		if (fork() == 0)
@@ -224,15 +240,10 @@ static int do_sigcont(long loopers, int timer)
 			if (timer_create(CLOCK_MONOTONIC, &sev, &t) < 0 || timer_settime(t, 0, &its, NULL) < 0)
 				_exit(1);
 		}
-		for (long c = 1;; c++) {
-			if (c % 100 == 0) {
-				FILE *f = fopen("counter.new", "w");
-				if (f && fprintf(f, "%ld\n", c) > 0 && fclose(f) == 0)
-					rename("counter.new", "counter");
-			}
-			struct timespec ms = { 0, 1000000 };
-			nanosleep(&ms, NULL);
-		}
+		pthread_t th;
+		if (thread && pthread_create(&th, NULL, count_forever, NULL) == 0)
+			pthread_exit(NULL);
+		count_forever(NULL);
 	}
 	for (;;)
 		pause();
@@ -1412,10 +1423,11 @@ int main(int argc, char **argv)
 			return usage("forks MAX");
 		return do_forks(n);
 	} else if (!strcmp(cmd, "sigcont")) {
-		NEED(1, "sigcont LOOPERS [timer]");
+		NEED(1, "sigcont LOOPERS [timer|thread]");
 		if (parse_int(a1, &n) < 0 || n < 0)
-			return usage("sigcont LOOPERS [timer]");
-		return do_sigcont(n, a2 && !strcmp(a2, "timer"));
+			return usage("sigcont LOOPERS [timer|thread]");
+		return do_sigcont(n, a2 && (!strcmp(a2, "timer") || !strcmp(a2, "thread")),
+				  a2 && !strcmp(a2, "thread"));
 	} else if (!strcmp(cmd, "hop")) {
 		NEED(1, "hop CHAINS");
 		if (parse_int(a1, &n) < 0 || n < 1)

@@ -319,8 +319,19 @@ test_control_freeze_sigcont_loop() {
 # more: the process stays stopped, the freeze holds, and that is as good:
 # the count stands still.)
 test_control_freeze_escape_killed() {
+	ct_escape timer
+}
+
+# The same with the count kept by a second thread, the process's first
+# thread ended: /proc shows the process a zombie, its threads are looked
+# at one by one.
+test_control_freeze_escape_thread_killed() {
+	ct_escape thread
+}
+
+ct_escape() {
 	local i c1 c2
-	ct_sigcont_frozen 0 timer
+	ct_sigcont_frozen 0 "$1"
 	sleep 0.5
 	c1=$(ct_counter)
 	for ((i = 0; i < 40; i++)); do
