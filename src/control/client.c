@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,12 +50,21 @@ int control_client_connect(const char *path)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path) >= (int)sizeof sa.sun_path)
 		return -1;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* not blocking: a unix socket's connect then succeeds or fails at
+	 * once, EAGAIN when the listener's backlog is full (its warden accepts
+	 * nothing: stopped, a suspended session's, or stuck), where a blocking
+	 * one would wait for ever */
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		if (errno == ECONNREFUSED)
 			unlink(sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		close(fd);
 		return -1;
 	}

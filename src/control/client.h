@@ -29,7 +29,8 @@ size_t control_client_sockets(const struct strv *dirs, struct strv *paths, size_
 /* The name of a socket's path: "SESSION.sock". */
 const char *control_client_name(const char *path);
 
-/* A connection to the socket at path, or -1 (a stale socket is removed). */
+/* A connection to the socket at path, or -1 (a stale socket is removed;
+ * one whose listener's backlog is full is passed over at once). */
 int control_client_connect(const char *path);
 
 /* Every running session in dirs asked {"op": op}: fn called with each

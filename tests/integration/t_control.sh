@@ -582,3 +582,42 @@ test_control_status_escapes_terminal_controls() {
 	wardenc kill "$sid"
 	assert_rc 0 'warden kill'
 }
+
+# A control socket whose listener accepts nothing and whose backlog is full
+# (a suspended session's warden, stopped, after many `warden status`
+# runs): `warden status` passes it by at once, where a blocking connect
+# waited for ever.
+test_control_status_full_backlog() {
+	have python3 || skip 'python3 not installed'
+	local sock py i
+	mkdir -p "$(control_dir)"
+	sock="$(control_dir)/20991231T000000Z-0000dead.sock"
+	python3 - "$sock" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(0)
+held = []
+for _ in range(64):
+    c = socket.socket(socket.AF_UNIX)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except BlockingIOError:
+        break
+    held.append(c)
+open(sys.argv[1] + ".full", "w").close()
+time.sleep(60)
+PY
+	py=$!
+	bg_track "$py"
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $sock.full ]] && break
+		sleep 0.05
+	done
+	[[ -e $sock.full ]] || fatal 'the listener did not fill its backlog'
+	WARDEN_TIMEOUT=10 wardenc status
+	assert_rc 0 'warden status beside a listener that accepts nothing'
+	kill "$py" 2>/dev/null
+	rm -f "$sock" "$sock.full"
+}
