@@ -215,15 +215,8 @@ ct_hop() { cat "$WS/hop" 2>/dev/null; }
 # so that the freeze is by signals there too; unprivileged it is by
 # signals unless systemd delegates a cgroup v2 (then the test skips).
 test_control_freeze_pid_hopping() {
-	local w=$WARDEN c1 c2 i
-	if is_root; then
-		have unshare || skip 'no unshare(1) to hide the cgroups from warden'
-		w=$T_TMP/nocgroup-warden
-		printf '#!/bin/sh\nexec unshare -m --propagation private sh -c '"'"'mount -t tmpfs none /sys/fs/cgroup && exec "$0" "$@"'"'"' %q "$@"\n' \
-			"$WARDEN" >"$w"
-		chmod +x "$w"
-	fi
-	WARDEN=$w warden_bg "$T_TMP/hop.out" --profile "$(no_detect_actions)" -- ./wprobe hop 64
+	local c1 c2 i
+	WARDEN=$(ct_nocgroup) warden_bg "$T_TMP/hop.out" --profile "$(no_detect_actions)" -- ./wprobe hop 64
 	wait_for "$WS/hop" '^[0-9]+ [0-9]+$' 20 || fatal "the loops wrote no count: $(excerpt "$(cat "$T_TMP/hop.out"*)")"
 	CT_SESSION=$(ct_session_of "$WS")
 	[[ -n $CT_SESSION ]] || fatal 'the session is not in warden status'
