@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/procfacts.h"
 #include "../common/util.h"
 
 /* ---- results ---------------------------------------------------------- */
@@ -128,21 +129,7 @@ void one_path(struct probe_result *r, char *path)
 
 bool proc_starttime(pid_t pid, unsigned long long *out)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (read_small_file(path, buf, sizeof buf, O_NONBLOCK) < 0)
-		return false;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return false;
-	int field = 2;
-	char *save = NULL;
-	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		if (++field == 22) {
-			*out = strtoull(t, NULL, 10);
-			return true;
-		}
-	return false;
+	return proc_state_start(pid, NULL, out);
 }
 
 void lstat_dev(const char *path, char dev[32])

@@ -107,6 +107,28 @@ void target_stat(pid_t host, pid_t *ppid_host, int *threads)
 	}
 }
 
+bool proc_state_start(pid_t host, char *state, unsigned long long *start)
+{
+	char buf[1024];
+	if (!read_proc(host, "stat", buf, sizeof buf))
+		return false;
+	char *f = strrchr(buf, ')'); /* as target_stat: COMM may hold ')' */
+	if (!f || f[1] != ' ')
+		return false;
+	f += 2;
+	if (state)
+		*state = *f;
+	for (int field = 3; field < 22 && f; field++) {
+		f = strchr(f, ' ');
+		f = f ? f + 1 : NULL;
+	}
+	if (!f || !*f)
+		return false;
+	if (start)
+		*start = strtoull(f, NULL, 10);
+	return true;
+}
+
 /* host's pid in pidns: > 0; -1: gone; -2: no translation here */
 static long ns_pid(pid_t host, int pidns)
 {

@@ -17,6 +17,11 @@ void target_status(pid_t host, long *inner, pid_t *ppid_host, pid_t *tgid, int *
  * /proc/PID/stat, shorter for the kernel to write than status (0 each when
  * gone). */
 void target_stat(pid_t host, pid_t *ppid_host, int *threads);
+/* The process's state (stat's third field: 'T' stopped, 'Z' a zombie...)
+ * and its start time (the 22nd: clock ticks since boot, which tells it
+ * from a later process given its pid), each when not NULL, from one read
+ * of /proc/PID/stat; false when gone or unreadable. */
+bool proc_state_start(pid_t host, char *state, unsigned long long *start);
 /* The process's pid in the pid namespace of pidns (an fd of its
  * /proc/PID/ns/pid; -1: none) by the kernel's translation (Linux 6.11 and
  * later), else as target_pid_info says; -1 when gone. */
