@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/procfacts.h"
 #include "../common/shown.h"
 #include "../common/util.h"
 #include "../control/client.h"
@@ -199,6 +200,34 @@ int cmd_status(int argc, char **argv)
 	return status(as_json);
 }
 
+/* A stopped warden continued (SIGCONT), and given a second to run: true
+ * when it no longer is stopped. */
+static bool continue_stopped(pid_t pid)
+{
+	if (kill(pid, SIGCONT) < 0)
+		return false;
+	char state = 'T';
+	for (int i = 0; i < 100 && proc_state_start(pid, &state, NULL) && state == 'T'; i++)
+		usleep(10000);
+	return state != 'T';
+}
+
+/* The session id, continued, connected again (for a second at most, while
+ * its warden accepts the connections that filled its backlog); -1 when it
+ * cannot be. */
+static int reconnect(const struct strv *dirs, const char *id, pid_t *marked)
+{
+	for (int i = 0; i < 100; i++) {
+		struct werr e = { 0 };
+		int fd = control_client_find(dirs, id, (char[CONTROL_NAME_MAX]){ 0 },
+					     CONTROL_NAME_MAX, marked, &e);
+		if (fd >= 0)
+			return fd;
+		usleep(10000);
+	}
+	return -1;
+}
+
 /* warden freeze|resume|kill SESSION [--reason TEXT] (argv[0]: the op). */
 int cmd_action(int argc, char **argv)
 {
@@ -220,18 +249,27 @@ int cmd_action(int argc, char **argv)
 	control_client_dirs(&dirs);
 	char id[CONTROL_NAME_MAX];
 	struct werr e = { 0 };
-	_cleanup_close_ int fd = control_client_find(&dirs, argv[optind], id, sizeof id, &e);
-	if (fd < 0) {
+	pid_t marked = 0;
+	_cleanup_close_ int fd = control_client_find(&dirs, argv[optind], id, sizeof id, &marked,
+						     &e);
+	if (fd == -1) {
 		fprintf(stderr, "warden %s: %s\n", op, e.msg);
 		return 2;
 	}
 	/* a suspended session's warden, stopped, answers nothing: a kill
 	 * continues it first (in the background, where it serves the kill
-	 * with the sandbox still stopped: jobctl.c) */
-	pid_t stopped = strcmp(op, "kill") == 0 ? control_client_stopped(fd) : 0;
-	if (stopped && kill(stopped, SIGCONT) == 0) {
-		for (int i = 0; i < 100 && control_client_stopped(fd); i++)
-			usleep(10000);
+	 * with the sandbox still stopped: jobctl.c); found by its marker alone
+	 * (its socket's backlog full), it is reached once it has accepted
+	 * what waited there */
+	bool killing = strcmp(op, "kill") == 0;
+	pid_t stopped = marked ? marked : fd >= 0 && killing ? control_client_stopped(fd) : 0;
+	if (killing && stopped && continue_stopped(stopped) && fd < 0)
+		fd = reconnect(&dirs, id, &marked);
+	if (fd < 0) {
+		_cleanup_json_ json_t *r = control_client_suspended(stopped);
+		fprintf(stderr, "warden %s: %s: %s\n", op, id,
+			json_string_value(json_object_get(r, "error")));
+		return 1;
 	}
 	json_t *req = json_pack("{s:s}", "op", op);
 	if (reason)

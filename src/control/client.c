@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/procfacts.h"
 #include "../common/util.h"
 #include "control.h"
 #include "ctldir.h"
@@ -58,9 +59,11 @@ int control_client_connect(const char *path)
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		if (errno == ECONNREFUSED)
+		int err = errno;
+		if (err == ECONNREFUSED)
 			unlink(sa.sun_path);
 		close(fd);
+		errno = err;
 		return -1;
 	}
 	int fl = fcntl(fd, F_GETFL);
@@ -78,10 +81,13 @@ void control_client_each(const struct strv *dirs, const char *op,
 	control_client_sockets(dirs, &paths, CONTROL_SOCKETS_MAX);
 	for (size_t i = 0; i < paths.n; i++) {
 		int fd = control_client_connect(paths.v[i]);
-		if (fd < 0)
-			continue; /* ended (a stale socket was removed) */
-		json_t *r = control_client_request(fd, json_pack("{s:s}", "op", op));
-		close(fd);
+		pid_t marked = fd < 0 && errno == EAGAIN ? ctldir_marked_stopped(paths.v[i]) : 0;
+		if (fd < 0 && !marked)
+			continue; /* ended (a stale socket was removed), or not answering */
+		json_t *r = marked ? control_client_suspended(marked)
+				   : control_client_request(fd, json_pack("{s:s}", "op", op));
+		if (fd >= 0)
+			close(fd);
 		if (json_is_true(json_object_get(r, "suspended"))) { /* its id from its name */
 			const char *name = control_client_name(paths.v[i]);
 			json_object_set_new(r, "session", json_stringn(name, strlen(name) - 5));
@@ -92,8 +98,9 @@ void control_client_each(const struct strv *dirs, const char *op,
 }
 
 int control_client_find(const struct strv *dirs, const char *session, char *id, size_t len,
-			struct werr *e)
+			pid_t *stopped, struct werr *e)
 {
+	*stopped = 0;
 	_cleanup_strv_ struct strv paths = { 0 };
 	size_t n = control_client_sockets(dirs, &paths, CONTROL_SOCKETS_MAX);
 	size_t sl = strlen(session);
@@ -108,33 +115,39 @@ int control_client_find(const struct strv *dirs, const char *session, char *id, 
 		if (sl == 0 || sl > l || strncmp(name, session, sl) != 0)
 			continue;
 		int c = control_client_connect(paths.v[i]);
-		if (c < 0)
+		pid_t marked = c < 0 && errno == EAGAIN ? ctldir_marked_stopped(paths.v[i]) : 0;
+		if (c < 0 && !marked)
 			continue; /* not running */
 		if (l == sl) { /* the whole id: that one, whatever else it prefixes */
 			if (fd >= 0)
 				close(fd);
 			snprintf(first, sizeof first, "%.*s", (int)l, name);
 			fd = c;
+			*stopped = marked;
 			found = 1;
 			break;
 		}
 		if (++found == 1) {
 			fd = c;
+			*stopped = marked;
 			snprintf(first, sizeof first, "%.*s", (int)l, name);
 		} else {
-			close(c);
+			if (c >= 0)
+				close(c);
 			snprintf(second, sizeof second, "%.*s", (int)l, name);
 		}
 	}
 	if (found == 0)
 		return werr_set(e, 0, "no running session %s (warden status lists them)", session);
 	if (found > 1) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		*stopped = 0;
 		return werr_set(e, 0, "%s names several running sessions (%s, %s%s); give more of "
 				"its id", session, first, second, found > 2 ? ", ..." : "");
 	}
 	snprintf(id, len, "%s", first);
-	return fd;
+	return fd >= 0 ? fd : CONTROL_FIND_MARKED;
 }
 
 int control_client_send(int fd, json_t *j)
@@ -179,12 +192,17 @@ pid_t control_client_stopped(int fd)
 	socklen_t len = sizeof cr;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
 		return 0;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/stat", (int)cr.pid);
-	_cleanup_free_ char *stat = read_text_file(p);
-	/* "PID (COMM) STATE ...": COMM may hold anything, ")" too */
-	const char *end = stat ? strrchr(stat, ')') : NULL;
-	return end && end[1] == ' ' && end[2] == 'T' ? cr.pid : 0;
+	char state = 0;
+	return proc_state_start(cr.pid, &state, NULL) && state == 'T' ? cr.pid : 0;
+}
+
+json_t *control_client_suspended(pid_t pid)
+{
+	_cleanup_free_ char *msg = xasprintf("the session is suspended (Ctrl-Z in its "
+		"terminal: its warden, pid %d, is stopped): `fg` there continues it, "
+		"`warden kill` ends it", (int)pid);
+	return json_pack("{s:b,s:b,s:I,s:s}", "ok", 0, "suspended", 1, "pid", (json_int_t)pid,
+			 "error", msg);
 }
 
 json_t *control_client_request(int fd, json_t *req)
@@ -194,11 +212,7 @@ json_t *control_client_request(int fd, json_t *req)
 	pid_t stopped = control_client_stopped(fd);
 	if (stopped) {
 		json_decref(req);
-		_cleanup_free_ char *msg = xasprintf("the session is suspended (Ctrl-Z in its "
-			"terminal: its warden, pid %d, is stopped): `fg` there continues it, "
-			"`warden kill` ends it", (int)stopped);
-		return json_pack("{s:b,s:b,s:I,s:s}", "ok", 0, "suspended", 1, "pid",
-				 (json_int_t)stopped, "error", msg);
+		return control_client_suspended(stopped);
 	}
 	if (control_client_send(fd, req) < 0)
 		return NULL;

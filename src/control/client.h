@@ -3,7 +3,8 @@
  * finding warden's control directories (ctldir.h) and the sockets in them,
  * connecting
  * (a socket nobody listens on any more, a session that was killed, is
- * removed), a session named by a prefix of its id, and one JSON object a
+ * removed; a suspended session's stopped warden found by its marker,
+ * ctldir.h), a session named by a prefix of its id, and one JSON object a
  * line each way. */
 #pragma once
 #include <jansson.h>
@@ -40,10 +41,14 @@ void control_client_each(const struct strv *dirs, const char *op,
 			 void (*fn)(json_t *reply, void *ctx), void *ctx);
 
 /* The running session in dirs whose id is session or starts with it: a
- * connection, its id in id (len bytes). -1 with e set when none is, or
- * several are. */
+ * connection, its id in id (len bytes), *stopped the pid of its warden
+ * when a marker says it is stopped (ctldir_marked_stopped), else 0.
+ * CONTROL_FIND_MARKED when it is found by that marker alone (a stopped
+ * warden whose socket's backlog is full: no connection); -1 with e set
+ * when none is, or several are. */
+#define CONTROL_FIND_MARKED (-2)
 int control_client_find(const struct strv *dirs, const char *session, char *id, size_t len,
-			struct werr *e);
+			pid_t *stopped, struct werr *e);
 
 /* Send j (taken) as one line. -1 on error. */
 int control_client_send(int fd, json_t *j);
@@ -57,6 +62,10 @@ json_t *control_client_read(int fd, char *buf, size_t cap, size_t *have, int tim
  * terminal: the session suspended, jobctl.c; it can answer nothing), else
  * 0. */
 pid_t control_client_stopped(int fd);
+
+/* The reply a suspended session's warden, pid, cannot give itself:
+ * {"ok": false, "suspended": true, "pid": pid, "error": why}. */
+json_t *control_client_suspended(pid_t pid);
 
 /* Send req (taken), and the reply line (within 5 s), or NULL. When the
  * session's warden is stopped, nothing is sent: the reply is {"ok": false,

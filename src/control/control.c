@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "../audit/escape.h"
+#include "../common/procfacts.h"
 #include "../common/util.h"
+#include "ctldir.h"
 #include "linesrv.h"
 
 #define MAX_CLIENTS 64
@@ -378,6 +380,27 @@ static void on_ready(struct loop *l, const struct source *src, uint32_t events)
 int control_watch(struct loop *l, struct control *c, struct werr *e)
 {
 	return loop_add(l, "the control socket", linesrv_fd(c->srv), on_ready, c, e);
+}
+
+void control_mark_stopped(const struct control *c, bool on)
+{
+	char m[sizeof c->path + 8], tmp[sizeof m + 4];
+	if (!ctldir_marker(c->path, m, sizeof m))
+		return;
+	if (!on) {
+		unlink(m);
+		return;
+	}
+	unsigned long long start;
+	if (!proc_state_start(getpid(), NULL, &start))
+		return;
+	char line[64];
+	int n = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), start);
+	snprintf(tmp, sizeof tmp, "%s.new", m);
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+				      0600);
+	if (fd < 0 || write_all(fd, line, (size_t)n) < 0 || rename(tmp, m) < 0)
+		unlink(tmp); /* no marker: status says nothing of it once its backlog is full */
 }
 
 const char *control_path(const struct control *c)

@@ -89,6 +89,11 @@ void control_dispatch(struct control *c);
 int control_watch(struct loop *l, struct control *c, struct werr *e);
 /* The socket's path. */
 const char *control_path(const struct control *c);
+/* The marker beside c's socket that its warden is stopped (on: about to
+ * stop, Ctrl-Z; off: continued), ctldir_marker's: a stopped warden accepts
+ * nothing, and `warden status|kill` find it by the marker once the
+ * socket's backlog is full. */
+void control_mark_stopped(const struct control *c, bool on);
 
 /* A question as the protocol writes it (new reference). */
 json_t *control_question_json(const struct question *q);

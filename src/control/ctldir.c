@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../audit/audit.h"
+#include "../common/procfacts.h"
 #include "../common/util.h"
 #include "control.h"
 
@@ -148,4 +150,30 @@ size_t control_dirs_existing(const char *logdir, struct strv *dirs)
 	push_existing(dirs, rt, seen, &n);
 	push_existing(dirs, fb, seen, &n);
 	return n;
+}
+
+bool ctldir_marker(const char *sock, char *out, size_t len)
+{
+	size_t l = strlen(sock);
+	if (l <= 5 || strcmp(sock + l - 5, ".sock") != 0)
+		return false;
+	return snprintf(out, len, "%.*s.stopped", (int)(l - 5), sock) < (int)len;
+}
+
+pid_t ctldir_marked_stopped(const char *sock)
+{
+	char m[PATH_MAX], text[64];
+	if (!ctldir_marker(sock, m, sizeof m) ||
+	    read_small_file(m, text, sizeof text, O_NOFOLLOW | O_NONBLOCK) < 0)
+		return 0;
+	int pid = 0;
+	unsigned long long start = 0, now = 0;
+	char state = 0;
+	if (sscanf(text, "%d %llu", &pid, &start) != 2 || pid <= 0)
+		return 0;
+	if (!proc_state_start(pid, &state, &now) || now != start) {
+		unlink(m); /* its warden is gone (killed while stopped) */
+		return 0;
+	}
+	return state == 'T' ? pid : 0;
 }

@@ -16,7 +16,9 @@
  * the state directory: LOGDIR/control (the fallback, where they always
  * were). Clients look in both. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct strv;
 
@@ -36,3 +38,15 @@ char *control_dir_make(const char *logdir, char **why);
  * directory's fallback (logdir, or NULL: the user's default), pushed onto
  * dirs without repeats; how many. */
 size_t control_dirs_existing(const char *logdir, struct strv *dirs);
+
+/* The marker a suspended session's warden leaves beside its socket while
+ * it is stopped (Ctrl-Z: jobctl.c), since a stopped warden accepts
+ * nothing and, once its socket's backlog is full, cannot be reached to
+ * say so: "DIR/SESSION.sock" gives "DIR/SESSION.stopped" in out (len
+ * bytes); false when sock is not such a name or out is too short. */
+bool ctldir_marker(const char *sock, char *out, size_t len);
+
+/* The pid of the warden whose marker lies beside sock, when that marker
+ * names a process of this start that is stopped now, else 0 (a marker
+ * left by a warden that is gone is removed). */
+pid_t ctldir_marked_stopped(const char *sock);

@@ -16,7 +16,10 @@
  * `fg` continues it. A group the kernel will not stop (orphaned, or
  * SIGTSTP ignored by whoever started warden) leaves warden running: the
  * session goes on at once. Each step is an `action` event (suspend,
- * continue; freeze.c). */
+ * continue; freeze.c). While stopped, warden accepts nothing on its
+ * control socket: a marker beside it names the stopped warden, by which
+ * `warden status` and `kill` still find it once the socket's backlog is
+ * full (control_mark_stopped). */
 #include "jobctl.h"
 
 #include <signal.h>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../control/control.h"
 
 /* How often a session waiting in the background looks for the
  * foreground (ms). */
@@ -69,7 +73,11 @@ void jobctl_stopped(struct jobctl *j, int sig)
 		return;
 	}
 	j->raw = term_suspend(j->term);
+	if (j->ctl)
+		control_mark_stopped(j->ctl, true);
 	stop_self();
+	if (j->ctl)
+		control_mark_stopped(j->ctl, false);
 	j->waiting = true;
 	arm(j, true);
 	jobctl_cont(j);

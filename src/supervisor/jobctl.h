@@ -10,10 +10,14 @@
 #include "freeze.h"
 #include "term.h"
 
+struct control;
+
 struct jobctl {
 	struct term *term;  /* the user's terminal (borrowed) */
 	struct sbctl *sb;   /* the sandbox's kill switch (borrowed) */
 	int init_pidfd;     /* sandbox init's (borrowed) */
+	const struct control *ctl; /* the control socket, marked while warden is stopped
+				    * (borrowed; NULL: none) */
 	bool waiting;       /* suspended, warden continued in the background: until `fg` */
 	bool raw;           /* the user's terminal was raw before */
 	int timer;          /* while waiting, whether warden is in the foreground yet

@@ -523,7 +523,7 @@ int services_sealed(struct services *sv, struct werr *e)
 	fanread_start(sv);
 	term_start(&sv->term, s, L->fds.master);
 	sv->jc = (struct jobctl){ .term = &sv->term, .sb = L->sb, .init_pidfd = L->c.pidfd,
-				  .timer = -1 };
+				  .ctl = sv->ctl, .timer = -1 };
 	if (L->fds.master >= 0 && launched_go(L, e) < 0)
 		return -1;
 	termask_start(sv);

@@ -78,6 +78,47 @@ test_jobctl_kill_while_suspended() {
 	jc_actions kill | matches '"by":"control"' || fail 'no kill event by control'
 }
 
+# The same once the stopped warden's socket has a full backlog (it accepts
+# nothing while stopped: a `watch warden status` fills it in seconds):
+# `warden status` still lists it suspended and `warden kill` still ends
+# it, by the marker warden leaves beside its socket before it stops.
+test_jobctl_suspended_full_backlog() {
+	have python3 || skip 'python3 not installed'
+	local W
+	jc_setup
+	cat >fill.py <<'PY'
+import socket, sys, time
+held = []
+for _ in range(4096):
+    c = socket.socket(socket.AF_UNIX)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except BlockingIOError:
+        break
+    held.append(c)
+open("full.flag", "w").close()
+time.sleep(30)
+PY
+	cat >fullkill.sh <<EOF
+id=\$($W status --json | sed -n 's/.*"session":"\([^"]*\)".*/\1/p')
+python3 fill.py "\$XDG_RUNTIME_DIR/warden/control/\$id.sock" &
+for i in \$(seq 100); do [ -e full.flag ] && break; sleep 0.05; done
+[ -e full.flag ] && echo backlog full
+$W status
+$W kill "\$id"
+kill \$! 2>/dev/null
+EOF
+	ttyjob "PS1='PROMPT> ' bash --norc -i" 'expect=PROMPT> ' "send=$W run -- sh count.sh\\r" \
+		'expect=ready' 'sleep=0.5' 'send=\x1a' 'expect=Stopped' 'expect=PROMPT> ' \
+		'run=bash fullkill.sh' 'sleep=1' 'send=\r' 'expect=Exit 137' 'send=exit\r'
+	[[ $OUT != *'failed: '* ]] || fail "the suspended session was not killed: $(excerpt "$OUT")"
+	assert_out_has 'backlog full' "the control socket's backlog filled"
+	assert_out_match ' suspended ' 'warden status beside the full backlog'
+	assert_out_match ': killed' 'warden kill beside the full backlog'
+	jc_actions kill | matches '"by":"control"' || fail 'no kill event by control'
+}
+
 # A command that stops itself (kill -TSTP $$) suspends the session as
 # Ctrl-Z does; fg and it goes on where it stopped.
 test_jobctl_command_stops_itself() {

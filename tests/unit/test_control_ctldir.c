@@ -5,16 +5,24 @@
  * fallback used instead; an XDG_RUNTIME_DIR that is relative or open to
  * others is no runtime directory; the clients' directories are the
  * runtime one then the fallback, without repeats, and a session is found
- * by its id in either (client.c). */
+ * by its id in either (client.c); a stopped warden's marker beside its
+ * socket finds it once the socket's backlog is full, and only while the
+ * process it names, of that start, is stopped. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "files.h"
 #include "src/audit/audit.h"
+#include "src/common/procfacts.h"
 #include "src/common/util.h"
 #include "src/control/client.h"
 #include "src/control/control.h"
@@ -138,15 +146,16 @@ static void clients_find_both(void)
 	CHECK(control_client_dirs(&dirs) == 2);
 	CHECK(dirs.n == 2 && strcmp(dirs.v[0], rdir) == 0 && strcmp(dirs.v[1], fdir) == 0);
 	char id[CONTROL_NAME_MAX];
-	int fd = control_client_find(&dirs, "20261126T000000Z-a", id, sizeof id, &e);
+	pid_t stopped = 0;
+	int fd = control_client_find(&dirs, "20261126T000000Z-a", id, sizeof id, &stopped, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-aaaa1111");
 	close(fd);
-	fd = control_client_find(&dirs, "20261126T000000Z-b", id, sizeof id, &e);
+	fd = control_client_find(&dirs, "20261126T000000Z-b", id, sizeof id, &stopped, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-bbbb2222");
 	close(fd);
-	CHECK(control_client_find(&dirs, "20261126T000000Z", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "20261126T000000Z", id, sizeof id, &stopped, &e) < 0);
 	CHECK(strstr(e.msg, "several running sessions"));
 	strv_free(&dirs);
 	/* the same directory by two names: once */
@@ -160,6 +169,117 @@ static void clients_find_both(void)
 	audit_close(log);
 }
 
+#define HELD_MAX 256
+
+/* Connections to sock until its listener's backlog is full (EAGAIN):
+ * their fds in fds, how many. */
+static size_t fill_backlog(const char *sock, int fds[HELD_MAX])
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+	for (size_t i = 0; i < HELD_MAX; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		CHECK(fd >= 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+			CHECK(errno == EAGAIN);
+			close(fd);
+			return i;
+		}
+		fds[i] = fd;
+	}
+	CHECK(!"the backlog never filled");
+	return HELD_MAX;
+}
+
+static void write_marker(const char *sock, pid_t pid, unsigned long long start)
+{
+	char m[4096];
+	CHECK(ctldir_marker(sock, m, sizeof m));
+	_cleanup_free_ char *text = xasprintf("%d %llu\n", (int)pid, start);
+	spit(m, text, strlen(text));
+}
+
+static void gather(json_t *r, void *ctx)
+{
+	if (json_is_true(json_object_get(r, "suspended")))
+		json_array_append(ctx, r);
+}
+
+static void stopped_marker(void)
+{
+	char m[64];
+	CHECK(ctldir_marker("d/20261126T000000Z-a.sock", m, sizeof m));
+	CHECK_STR(m, "d/20261126T000000Z-a.stopped");
+	CHECK(!ctldir_marker("d/x.socket", m, sizeof m));
+	CHECK(!ctldir_marker("d/20261126T000000Z-a.sock", m, 10));
+
+	_cleanup_free_ char *dir = xasprintf("%s/marked", tmpdir);
+	_cleanup_free_ char *logdir = xasprintf("%s/marked-log", tmpdir);
+	struct werr e = { 0 };
+	struct audit *log = NULL;
+	CHECK(audit_open(&log, logdir, "20261126T000000Z-dddd4444", &e) == 0);
+	struct control *c = control_new(&(struct control_cfg){ .dir = dir,
+		.session = "20261126T000000Z-dddd4444", .log = log }, &e);
+	CHECK(c != NULL);
+	const char *sock = control_path(c);
+	_cleanup_free_ char *marker = xasprintf("%s/20261126T000000Z-dddd4444.stopped", dir);
+	/* the warden's own marker: made and removed; itself running, no stop */
+	control_mark_stopped(c, true);
+	CHECK(access(marker, F_OK) == 0);
+	CHECK(mode_of(marker) == 0600);
+	CHECK(ctldir_marked_stopped(sock) == 0);
+	CHECK(access(marker, F_OK) == 0); /* running: kept */
+	control_mark_stopped(c, false);
+	CHECK(access(marker, F_OK) != 0);
+
+	/* a stopped process named, the backlog full: found by its marker */
+	pid_t child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	siginfo_t si;
+	CHECK(waitid(P_PID, (id_t)child, &si, WSTOPPED | WNOWAIT) == 0);
+	unsigned long long start = 0;
+	CHECK(proc_state_start(child, NULL, &start));
+	write_marker(sock, child, start);
+	int held[HELD_MAX];
+	size_t nheld = fill_backlog(sock, held);
+	struct strv dirs = { 0 };
+	strv_push(&dirs, dir);
+	char id[CONTROL_NAME_MAX];
+	pid_t stopped = 0;
+	CHECK(control_client_find(&dirs, "20261126T000000Z-d", id, sizeof id, &stopped, &e) ==
+	      CONTROL_FIND_MARKED);
+	CHECK(stopped == child);
+	CHECK_STR(id, "20261126T000000Z-dddd4444");
+	json_t *seen = json_array();
+	control_client_each(&dirs, "status", gather, seen);
+	CHECK(json_array_size(seen) == 1);
+	json_t *r = json_array_get(seen, 0);
+	CHECK_STR(json_string_value(json_object_get(r, "session")), "20261126T000000Z-dddd4444");
+	CHECK(json_integer_value(json_object_get(r, "pid")) == child);
+	json_decref(seen);
+	/* of another start (its pid given to a later process): not it, and
+	 * the marker, stale, removed */
+	write_marker(sock, child, start + 1);
+	CHECK(ctldir_marked_stopped(sock) == 0);
+	CHECK(access(marker, F_OK) != 0);
+	CHECK(control_client_find(&dirs, "20261126T000000Z-d", id, sizeof id, &stopped, &e) == -1);
+	/* its process gone (killed while stopped): the marker removed */
+	write_marker(sock, child, start);
+	kill(child, SIGCONT);
+	CHECK(waitpid(child, NULL, 0) == child);
+	CHECK(ctldir_marked_stopped(sock) == 0);
+	CHECK(access(marker, F_OK) != 0);
+	for (size_t i = 0; i < nheld; i++)
+		close(held[i]);
+	strv_free(&dirs);
+	control_free(c);
+	audit_close(log);
+}
+
 int main(void)
 {
 	tmpdir_make("warden-ctldir");
@@ -168,6 +288,7 @@ int main(void)
 	refused_other_owner();
 	not_runtime();
 	clients_find_both();
+	stopped_marker();
 	tmpdir_remove();
 	return check_status();
 }

@@ -180,24 +180,25 @@ int main(void)
 	CHECK(bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0);
 	close(sfd); /* bound, nobody listening: refused */
 	char id[CONTROL_NAME_MAX];
+	pid_t stopped = 0;
 	struct strv dirs = { 0 };
 	strv_push(&dirs, dir);
-	fd = control_client_find(&dirs, "20261126T000000Z-a", id, sizeof id, &e);
+	fd = control_client_find(&dirs, "20261126T000000Z-a", id, sizeof id, &stopped, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-aaaa1111");
 	if (fd >= 0)
 		close(fd);
-	fd = control_client_find(&dirs, "20261126T000000Z-bbbb2222", id, sizeof id, &e);
+	fd = control_client_find(&dirs, "20261126T000000Z-bbbb2222", id, sizeof id, &stopped, &e);
 	CHECK(fd >= 0);
 	CHECK_STR(id, "20261126T000000Z-bbbb2222");
 	if (fd >= 0)
 		close(fd);
-	CHECK(control_client_find(&dirs, "2026", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "2026", id, sizeof id, &stopped, &e) < 0);
 	CHECK(strstr(e.msg, "several running sessions"));
-	CHECK(control_client_find(&dirs, "20261126T000000Z-c", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "20261126T000000Z-c", id, sizeof id, &stopped, &e) < 0);
 	CHECK(strstr(e.msg, "no running session"));
 	CHECK(access(stale, F_OK) < 0 && errno == ENOENT); /* removed */
-	CHECK(control_client_find(&dirs, "", id, sizeof id, &e) < 0);
+	CHECK(control_client_find(&dirs, "", id, sizeof id, &stopped, &e) < 0);
 	strv_free(&dirs);
 	control_free(c2);
 	control_free(c);
