@@ -270,7 +270,9 @@ static void asked(void *ctx, bool allow, const char *why)
 }
 
 /* `ssh-agent ask`: the key's fingerprint is the subject (an answer for
- * the session allows the key for the session). */
+ * the session allows the key for the session); the question says what
+ * for, and where when ssh said (its session-bind: the server's host key,
+ * as `ssh-keygen -lF HOST` shows it on the host). */
 static void sign_ask(struct client *c)
 {
 	const struct sshagent_dest *d = &c->dest;
@@ -279,6 +281,9 @@ static void sign_ask(struct client *c)
 			 c->comment ? c->comment : "");
 	if (d->userauth)
 		n += snprintf(summary + n, sizeof summary - (size_t)n, " to log in as %s", d->user);
+	if (c->host_key[0]) /* where: the server's key ssh bound the agent to */
+		n += snprintf(summary + n, sizeof summary - (size_t)n, " at the server whose host "
+			      "key is %s", c->host_key);
 	if (d->sshsig)
 		snprintf(summary + n, sizeof summary - (size_t)n, " (signature namespace %s)",
 			 d->sig_namespace);

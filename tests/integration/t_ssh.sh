@@ -324,6 +324,30 @@ test_ssh_agent_ask() {
 	[[ $asked == 2 ]] || fail "not two ssh questions asked (subject the key): $asked"
 }
 
+# `ssh-agent ask` for a login: the question names the user and the
+# server, by its host key's fingerprint (what `ssh-keygen -lF` shows on
+# the host), so that the human knows where the key would be used.
+test_ssh_agent_ask_login_names_server() {
+	ssh_need jq
+	ssh_agent_start "$T_TMP/ag"
+	ssh_sshd "$T_TMP"
+	printf 'ssh-agent ask warden-test-a\nnet allow 127.0.0.1:%s\n' "$SSH_PORT" >"$T_TMP/ask.profile"
+	warden_bg "$T_TMP/ask.out" --profile "$T_TMP/ask.profile" -- sh -c "
+		ssh $SSH_OPTS -p $SSH_PORT $SSH_USER@127.0.0.1 echo logged-in; echo \"ssh rc=\$?\""
+	ssh_question 20 || fatal "no question for the login: $(excerpt "$(cat "$T_TMP/ask.out.err")")"
+	local line
+	line=$("$WARDEN" approve 2>/dev/null | grep -F "$QID")
+	[[ $line == *"to log in as $SSH_USER at the server whose host key is $HOST_FP"* ]] ||
+		fail "the question does not name the server: $line"
+	"$WARDEN" approve "$QID" allow >/dev/null 2>&1 || fail "warden approve $QID allow failed"
+	wait "$TPID"
+	OUT=$(<"$T_TMP/ask.out")
+	assert_out_line 'logged-in' 'the login, allowed'
+	ssh_events
+	ssh_event_has ".action == \"sign\" and .decision == \"allow\" and .question == \"$QID\" and .host_key == \"$HOST_FP\"" \
+		'the allowed login names its question and server'
+}
+
 # Plain ssh and scp to an allowed host (in a network namespace of the test,
 # nethost.sh), with no ProxyCommand written by anyone: warden's
 # ~/.ssh/config sends them through the proxy, and the key comes from the
