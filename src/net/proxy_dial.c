@@ -386,7 +386,10 @@ static void got_addresses(struct conn *c, const struct addr_ip *ips, int n)
 	}
 	if (!c->ncand) {
 		char r[700];
-		snprintf(r, sizeof r, "%s %s", c->host, first_reason ? first_reason : "does not resolve");
+		if (first_reason) /* the address named: which one the rule met */
+			snprintf(r, sizeof r, "%s %s (%s)", c->host, first_reason, c->address);
+		else
+			snprintf(r, sizeof r, "%s does not resolve", c->host);
 		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, r);
 		return;
 	}

@@ -241,7 +241,8 @@ EOF
 	net_expect 'deny rule (SOCKS5)' method=socks5 host=$PX_DENIED decision=deny rule=$PX_DENIED
 	net_expect 'unknown host' method=CONNECT host=elsewhere.example.invalid decision=deny
 	net_expect 'other port' method=CONNECT host=127.0.0.1 port="$DECOY_PORT" decision=deny
-	net_expect 'localhost resolves to loopback' method=GET host=localhost decision=deny 'reason~loopback'
+	net_expect 'localhost resolves to loopback, the address named' method=GET host=localhost decision=deny \
+		'reason~resolves to loopback \((127\.0\.0\.1|::1)\)'
 	net_expect 'localhost (SOCKS5)' method=socks5 host=localhost decision=deny 'reason~loopback'
 	net_expect_none 'refusals carry no bytes' decision=deny 'bytes_out>0'
 	net_expect 'allowed GET' method=GET host=127.0.0.1 port="$HTTP_PORT" decision=allow status=200 \
