@@ -661,8 +661,10 @@ static void on_init_message(struct loop *l, const struct source *src, uint32_t e
 	}
 	term_drain(&sv->term);
 	/* a server the command started in the background ends with it: with
-	 * published ports, where that is what the user came for, said */
-	if (m.left > 0 && sv->s->policy->npublish)
+	 * published ports, where that is what the user came for, said; not
+	 * when the session was being stopped (a Ctrl-C, a `timeout`: a
+	 * launcher such as npx may end before the server it started) */
+	if (m.left > 0 && sv->s->policy->npublish && !sv->st.started)
 		wnote("the command ended and left %d process%s running, ended with it (a server "
 		      "started in the background?): a session lasts as long as its command, so run "
 		      "the server in the foreground", m.left, m.left == 1 ? "" : "es");

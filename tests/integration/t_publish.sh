@@ -547,7 +547,8 @@ test_publish_connection_cap() {
 # A server started in the background (`nohup server &`) ends with the
 # command that started it: with published ports, where the server is what
 # the user came for, warden says so (it ended in silence); without, the
-# agents' own helpers ending with them are nothing to say.
+# agents' own helpers ending with them are nothing to say, nor when the
+# session was stopped from outside.
 test_publish_background_ended_said() {
 	wrun --publish 18556:3000 -- sh -c 'sleep 100 & sleep 100 & echo started'
 	assert_rc 0
@@ -556,4 +557,12 @@ test_publish_background_ended_said() {
 	wrun -- sh -c 'sleep 100 & echo started'
 	assert_rc 0
 	[[ $ERR != *'left 1 process'* ]] || fail "said without a published port: $(excerpt "$ERR")"
+	# stopped from outside (`timeout`), the launcher ending before the
+	# server it started (npx before vite): not a server in the background
+	timeout -s TERM 3 "$WARDEN" run --publish 18556:3000 -- \
+		sh -c '(trap "" TERM; sleep 100) & trap "exit 0" TERM; echo started; wait' \
+		>"$T_TMP/stopped.out" 2>"$T_TMP/stopped.err"
+	grep -qx started "$T_TMP/stopped.out" || fail "the command did not start: $(excerpt "$(<"$T_TMP/stopped.err")")"
+	! grep -q 'left 1 process' "$T_TMP/stopped.err" ||
+		fail "said of a session stopped from outside: $(excerpt "$(<"$T_TMP/stopped.err")")"
 }
