@@ -627,6 +627,13 @@ struct event ev_session_start(const struct ev_session_start *x)
 			json_object_set_new(j, keys[i], vals[i]);
 	if (x->certificates && x->certificates[0])
 		set_strv(j, "certificates", x->certificates, &esc);
+	if (x->sign_key)
+		json_object_set_new(j, "git_signing", json_pack("{s:s, s:b, s:b}", "key", x->sign_key,
+								"commit", x->sign_commit, "tag",
+								x->sign_tag));
+	else if (x->sign_off)
+		json_object_set_new(j, "git_signing", json_pack("{s:b, s:s}", "off", true, "why",
+								x->sign_off));
 	if (esc)
 		json_object_set_new(j, "escaped", esc);
 	return event_of("session.start", j);

@@ -401,6 +401,11 @@ struct ev_session_start {
 	char *const *certificates; /* the masked *.pem read inside as a copy of their
 				      certificates, workspace-relative (NULL-terminated;
 				      NULL or empty: left out) */
+	const char *sign_key;    /* the git signing key carried inside ("SHA256:...";
+				    src/workspace/gitsign.h); NULL: none */
+	bool sign_commit, sign_tag; /* ... and what git signs with it there */
+	const char *sign_off;    /* why commits or tags made inside will not be signed
+				    though the host's git signs them; NULL: left out */
 };
 struct event ev_session_start(const struct ev_session_start *x);
 

@@ -110,6 +110,8 @@ struct session {
 	char *sshcfg;                 /* ~/.ssh/config inside (sshconfig.h), or NULL */
 	char *knownhosts;             /* ~/.ssh/known_hosts inside (knownhosts.h), or NULL */
 	char *gitid;                  /* ~/.gitconfig inside (gitident.h), or NULL */
+	struct strv ssh_keys;         /* `ssh-agent`: the keys offered inside (fingerprints) */
+	struct gitsign gitsign;       /* the signing carried into ~/.gitconfig (gitsign.h) */
 	struct endguard eg;           /* a signal during the end, held for it (endguard.h) */
 	bool start_tried;             /* the checkpoint and session.start: tried (record_start) */
 	bool start_logged;            /* ... and session.start is on the log */
@@ -432,7 +434,8 @@ static int log_start(const struct session *sn, json_t *checkpoint, struct werr *
 		.limits = limits_to_json(&sn->lim), .exec = exec_layout_to_json(&s->exec),
 		.host_id = hostid_to_json(&s->ids), .checkpoint = checkpoint,
 		.layout = caches_to_json(&sn->caches, &sn->pol, layout_to_json(&sn->lay)),
-		.certificates = certs }), e);
+		.certificates = certs, .sign_key = sn->gitsign.key_fp, .sign_commit = sn->gitsign.commit,
+		.sign_tag = sn->gitsign.tag, .sign_off = sn->gitsign.note }), e);
 }
 
 /* --review: the overlay's upper and work directories, under the log
@@ -657,8 +660,12 @@ static int session_plan(struct session *sn, struct werr *e)
 	home_seed(s, ".ssh/config", sn->sshcfg);
 	sn->knownhosts = knownhosts_text(&sn->pol, sn->home);
 	home_seed(s, ".ssh/known_hosts", sn->knownhosts);
-	sn->gitid = sn->pol.git_identity_off ? NULL : gitident_text(s->workspace);
+	/* and said now when commits made inside will not be signed */
+	sn->gitsign.agent_keys = sn->pol.ssh_agent.on ? &sn->ssh_keys : NULL;
+	sn->gitid = sn->pol.git_identity_off ? NULL : gitident_text(s->workspace, &sn->gitsign);
 	home_seed(s, ".gitconfig", sn->gitid);
+	if (sn->gitsign.note)
+		wnote("%s", sn->gitsign.note);
 	/* As root: the agent's own host identity, from its job, taken where
 	 * first needed (made meanwhile): --review's directories are given to
 	 * the identity, session.start names it */
@@ -888,7 +895,7 @@ static int session_start(struct session *sn, struct werr *e)
 	 * of the session is made */
 	if (sn->pol.ssh_agent.on) {
 		const char *sock = getenv("SSH_AUTH_SOCK");
-		if (sshagent_host_check(sock, &sn->pol.ssh_agent.keys, 0, e) < 0)
+		if (sshagent_host_check(sock, &sn->pol.ssh_agent.keys, 0, &sn->ssh_keys, e) < 0)
 			return -1;
 		sn->ssh_sock = xstrdup(sock);
 	}
@@ -967,6 +974,8 @@ static void session_end(struct session *sn)
 	free(sn->sshcfg);
 	free(sn->knownhosts);
 	free(sn->gitid);
+	gitsign_free(&sn->gitsign);
+	strv_free(&sn->ssh_keys);
 	late_close_wait(&sn->late_log);
 }
 

@@ -1,7 +1,8 @@
 /* sshagent_host.c - the user's SSH agent checked before a session that
  * asks for it (sshagent_srv.h: sshagent_host_check): SSH_AUTH_SOCK set, a
  * socket the user owns, an agent answering its list within the bound, and
- * the keys the policy names among those it holds. */
+ * the keys the policy names among those it holds (and those it offers,
+ * for the signing key of the sandbox's git: gitsign.h). */
 #include "sshagent_srv.h"
 
 #include <errno.h>
@@ -97,7 +98,7 @@ static int open_agent(const char *path, struct werr *e)
 }
 
 int sshagent_host_check(const char *path, const struct strv *keys, unsigned timeout_ms,
-			struct werr *e)
+			struct strv *offered, struct werr *e)
 {
 	_cleanup_close_ int fd = open_agent(path, e);
 	if (fd < 0)
@@ -114,6 +115,9 @@ int sshagent_host_check(const char *path, const struct strv *keys, unsigned time
 	if (n < 0)
 		return werr_set(e, EPROTO, WHO ": the SSH agent at %s (SSH_AUTH_SOCK) answered a "
 				"list warden cannot read", path);
+	for (int j = 0; offered && j < n; j++)
+		if (sshagent_selected(keys, &k[j]))
+			strv_push(offered, k[j].fp);
 	bool any = false;
 	for (size_t i = 0; keys && i < keys->n; i++) {
 		struct strv one = { .v = &keys->v[i], .n = 1 };

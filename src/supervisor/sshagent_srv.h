@@ -50,6 +50,8 @@ int sshagent_srv_watch(struct loop *l, struct sshagent_srv *s, struct werr *e);
  * socket of the user's own, with an agent answering on it within
  * timeout_ms, holding at least one of the keys named (each key named it
  * does not hold is said in a note)? 0, or -1 with e saying which, in words
- * naming --ssh-agent and the profile line. */
+ * naming --ssh-agent and the profile line. offered (when not NULL): the
+ * fingerprints ("SHA256:...") of the keys it holds that the session
+ * offers inside, added. */
 int sshagent_host_check(const char *path, const struct strv *keys, unsigned timeout_ms,
-			struct werr *e);
+			struct strv *offered, struct werr *e);

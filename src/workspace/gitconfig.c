@@ -2,7 +2,8 @@
  * (config.c in git: sections "[name]", "[name "subsection"]" and the old
  * "[name.subsection]", keys on the header's line too, values with quotes,
  * escapes, continued lines and comments), for core.hooksPath, the include
- * directives, the user's identity, init.defaultBranch and remote URLs; and
+ * directives, the user's identity, init.defaultBranch, remote URLs and the
+ * signing settings; and
  * where the host's own files are. A line git refuses ends the scan: git
  * then refuses the whole configuration and runs nothing from it. */
 #include "gitconfig.h"
@@ -156,6 +157,14 @@ static bool which(const char *var, enum gitcfg_kind *kind)
 		*kind = GITCFG_USER_EMAIL;
 	else if (strcmp(var, "init.defaultbranch") == 0)
 		*kind = GITCFG_INIT_BRANCH;
+	else if (strcmp(var, "gpg.format") == 0)
+		*kind = GITCFG_GPG_FORMAT;
+	else if (strcmp(var, "user.signingkey") == 0)
+		*kind = GITCFG_SIGNING_KEY;
+	else if (strcmp(var, "commit.gpgsign") == 0)
+		*kind = GITCFG_COMMIT_SIGN;
+	else if (strcmp(var, "tag.gpgsign") == 0)
+		*kind = GITCFG_TAG_SIGN;
 	else if (strncmp(var, "remote.", 7) == 0 && strlen(var) >= 11 &&
 		 strcmp(var + strlen(var) - 4, ".url") == 0)
 		*kind = GITCFG_REMOTE_URL; /* remote.<name>.url: a subsection, maybe empty */
@@ -238,6 +247,8 @@ static int report(void *ctx, char *var, const char *value)
 	enum gitcfg_kind kind = GITCFG_HOOKS_PATH;
 	if (!which(var, &kind))
 		return 0;
+	if (!value && (kind == GITCFG_COMMIT_SIGN || kind == GITCFG_TAG_SIGN))
+		value = "true"; /* a boolean without "=" is true */
 	if (!value) /* a boolean: git refuses it where a path is due */
 		return kind == GITCFG_HOOKS_PATH || kind == GITCFG_INCLUDE || kind == GITCFG_INCLUDE_IF
 			       ? -1 : 0;

@@ -4,8 +4,10 @@
  * includeIf.<condition>.path) that can set it; and for what the
  * sandbox's ~/.gitconfig carries (src/workspace/gitident.h): the identity
  * a commit takes (user.name, user.email), the branch a new repository
- * starts on (init.defaultBranch), and the remote URLs includeIf's
- * hasconfig: condition asks about. Text only:
+ * starts on (init.defaultBranch), the remote URLs includeIf's
+ * hasconfig: condition asks about, and how commits and tags are signed
+ * (gpg.format, user.signingKey, commit.gpgSign, tag.gpgSign:
+ * src/workspace/gitsign.h). Text only:
  * following the includes, and what is protected for them, is
  * src/workspace/gitprotect.c; which files the host's git reads is
  * gitcfg_host_files. */
@@ -27,14 +29,20 @@ enum gitcfg_kind {
 	GITCFG_USER_EMAIL,   /* user.email */
 	GITCFG_REMOTE_URL,   /* remote.<name>.url */
 	GITCFG_INIT_BRANCH,  /* init.defaultBranch */
+	GITCFG_GPG_FORMAT,   /* gpg.format */
+	GITCFG_SIGNING_KEY,  /* user.signingKey */
+	GITCFG_COMMIT_SIGN,  /* commit.gpgSign */
+	GITCFG_TAG_SIGN,     /* tag.gpgSign */
 };
 
 /* Called for each of those settings, in the order they come, with the
  * value as git takes it (quotes, escapes and comments done; a NUL inside
  * ends it, as in git), and for includeIf the condition as written (NULL
  * for the others). A path without "=" (no value) is a line git refuses;
- * a user.name, user.email, init.defaultBranch or remote URL without one
- * is passed over, unreported. */
+ * a user.name, user.email, init.defaultBranch, remote URL, gpg.format
+ * or user.signingKey without one is passed over, unreported; a
+ * commit.gpgSign or tag.gpgSign without one is reported as "true" (a
+ * boolean: git takes it so). */
 typedef void (*gitcfg_fn)(void *ctx, enum gitcfg_kind kind, const char *cond, const char *value);
 
 /* Scan text (len bytes, need not be NUL-terminated): 0 when git would

@@ -17,6 +17,7 @@
 #include "../common/util.h"
 #include "../common/wildmatch.h"
 #include "gitconfig.h"
+#include "gitsign.h"
 #include "plan.h"
 
 #define CONFIG_SIZE_MAX (1 << 20)
@@ -28,6 +29,7 @@ struct ident {
 	char *branch;      /* its HEAD's branch, or NULL */
 	char *name, *email;
 	char *init_branch; /* init.defaultBranch */
+	struct gitsign_host sign; /* gpg.format, user.signingKey, *.gpgSign */
 	struct strv *urls; /* the remote URLs git's configuration names, once read */
 	unsigned depth;
 	unsigned in_cond;  /* within a file an includeIf brought in */
@@ -134,6 +136,21 @@ static bool cond_holds(struct ident *id, const char *cond, const char *dir)
 
 static void read_file(struct ident *id, const char *path);
 
+/* Where a setting of kind is kept, or NULL for the others. */
+static char **setting_of(struct ident *id, enum gitcfg_kind kind)
+{
+	switch (kind) {
+	case GITCFG_USER_NAME: return &id->name;
+	case GITCFG_USER_EMAIL: return &id->email;
+	case GITCFG_INIT_BRANCH: return &id->init_branch;
+	case GITCFG_GPG_FORMAT: return &id->sign.format;
+	case GITCFG_SIGNING_KEY: return &id->sign.key;
+	case GITCFG_COMMIT_SIGN: return &id->sign.commit;
+	case GITCFG_TAG_SIGN: return &id->sign.tag;
+	default: return NULL;
+	}
+}
+
 /* One file's settings, in order: an include is read where it stands. */
 static void apply(struct ident *id, const struct found_list *l, const char *path)
 {
@@ -143,9 +160,7 @@ static void apply(struct ident *id, const struct found_list *l, const char *path
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	for (size_t i = 0; i < l->n && !id->broken; i++) {
 		const struct found *f = &l->v[i];
-		char **to = f->kind == GITCFG_USER_NAME ? &id->name
-			  : f->kind == GITCFG_USER_EMAIL ? &id->email
-			  : f->kind == GITCFG_INIT_BRANCH ? &id->init_branch : NULL;
+		char **to = setting_of(id, f->kind);
 		if (to) {
 			if (!id->scan) {
 				free(*to);
@@ -291,13 +306,25 @@ static void quoted(struct sbuf *b, const char *v)
 	sb_printf(b, "\"\n");
 }
 
-/* The file's text: the values found, under their sections. */
-static char *ident_text(const struct ident *id)
+/* The file's text: the values found, under their sections, and the
+ * signing settings carried (gitsign.h); NULL when there are none. */
+static char *ident_text(const struct ident *id, struct gitsign *sign)
 {
 	struct sbuf b = { 0 };
-	sb_printf(&b, "# written by warden for this session: your git identity and default "
-		      "branch,\n# as your global git configuration gives them for this "
-		      "workspace, and nothing\n# else of it (doc/security-model.md#git-identity)\n");
+	gitsign_text(&id->sign, sign, &b);
+	if (!b.n && !id->name && !id->email && !id->init_branch)
+		return NULL;
+	_cleanup_free_ char *signing = b.p;
+	b = (struct sbuf){ 0 };
+	if (signing)
+		sb_printf(&b, "# written by warden for this session: your git identity, default "
+			      "branch\n# and SSH signing with your agent's key, as your global git "
+			      "configuration\n# gives them for this workspace, and nothing else of "
+			      "it\n# (doc/security-model.md#git-identity)\n");
+	else
+		sb_printf(&b, "# written by warden for this session: your git identity and default "
+			      "branch,\n# as your global git configuration gives them for this "
+			      "workspace, and nothing\n# else of it (doc/security-model.md#git-identity)\n");
 	if (id->name || id->email)
 		sb_printf(&b, "[user]\n");
 	if (id->name) {
@@ -312,17 +339,22 @@ static char *ident_text(const struct ident *id)
 		sb_printf(&b, "[init]\n\tdefaultBranch = ");
 		quoted(&b, id->init_branch);
 	}
+	if (signing)
+		sb_printf(&b, "%s", signing);
 	return b.p;
 }
 
-char *gitident_text(const char *ws)
+char *gitident_text(const char *ws, struct gitsign *sign)
 {
+	struct gitsign none = { 0 };
 	struct ident id = { 0 };
 	repo_of(&id, ws);
 	_cleanup_strv_ struct strv files = gitcfg_host_files(false);
 	for (size_t i = 0; i < files.n && !id.broken; i++)
 		read_file(&id, files.v[i]);
-	char *text = !id.broken && (id.name || id.email || id.init_branch) ? ident_text(&id) : NULL;
+	char *text = !id.broken ? ident_text(&id, sign ? sign : &none) : NULL;
+	gitsign_free(&none);
+	gitsign_host_free(&id.sign);
 	free(id.gitdir);
 	free(id.gitdir_lex);
 	free(id.branch);

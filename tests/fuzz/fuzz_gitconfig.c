@@ -1,7 +1,8 @@
 /* fuzz_gitconfig.c - libFuzzer target for the git configuration reader
  * (src/workspace/gitconfig.c: gitcfg_scan), which finds core.hooksPath,
  * the include directives (with includeIf's condition), the user's
- * identity, init.defaultBranch and remote URLs in the files the host's git reads. The input is a
+ * identity, init.defaultBranch, remote URLs and the signing settings in
+ * the files the host's git reads. The input is a
  * whole configuration file. Invariants: the scan returns 0 or -1, reports
  * the same settings twice, each value no longer than the input; and each
  * value written back in git's syntax (quoted, escaped, under a header of
@@ -45,6 +46,10 @@ static char *written(enum gitcfg_kind kind, const char *value)
 		[GITCFG_USER_EMAIL] = "[User]\n\tEmail = \"",
 		[GITCFG_REMOTE_URL] = "[Remote \"o\"]\n\tURL = \"",
 		[GITCFG_INIT_BRANCH] = "[init]\n\tdefaultbranch = \"",
+		[GITCFG_GPG_FORMAT] = "[GPG]\n\tformat = \"",
+		[GITCFG_SIGNING_KEY] = "[user]\n\tsigningKey = \"",
+		[GITCFG_COMMIT_SIGN] = "[commit]\n\tgpgsign = \"",
+		[GITCFG_TAG_SIGN] = "[tag]\n\tgpgSign = \"",
 	};
 	size_t n = strlen(value);
 	char *out = xmalloc(strlen(head[kind]) + 2 * n + 4), *o = out;

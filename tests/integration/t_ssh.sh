@@ -161,6 +161,110 @@ test_ssh_agent_git_push() {
 	ssh_event_has ".action == \"sign\" and .decision == \"allow\" and .key == \"$FP_A\"" 'the push signature'
 }
 
+# ssh_git_host: the host's git configuration of the signing tests, in
+# this test's fake HOME (never the real one): an identity, SSH signing
+# of commits and tags with user.signingKey $1; a repository in the
+# workspace with one commit made unsigned on the host.
+ssh_git_host() {
+	unset GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM
+	export GIT_CONFIG_NOSYSTEM=1
+	printf '[user]\n\tname = Host Person\n\temail = host@example.invalid\n\tsigningKey = %s\n[gpg]\n\tformat = ssh\n[commit]\n\tgpgSign = true\n[tag]\n\tgpgSign = true\n' \
+		"$1" >"$HOME/.gitconfig"
+	git init -q -b main . && echo a >f && git add f &&
+		git -c commit.gpgsign=false commit -qm base || fatal 'git init on the host'
+}
+
+# ssh_host_git ARGS...: git as the host runs it on the workspace (a
+# repository the sandbox's identity owns read, none of its hooks run)
+ssh_host_git() { git -c safe.directory='*' -c core.hooksPath=/dev/null -C "$WS" "$@"; }
+
+# A commit and a tag made inside with --ssh-agent are signed as the
+# host's git signs them (gpg.format=ssh, commit.gpgSign, tag.gpgSign,
+# user.signingKey a .pub file, then a private key's path with its .pub
+# beside it, as `~/...`): warden's ~/.gitconfig carries the public key as
+# a key:: literal (no path of the host), the agent signs through warden
+# (an ssh event, namespace git), session.start names the key, and
+# `git verify-commit` on the host with an allowed-signers file passes.
+# Before, the sandbox's ~/.gitconfig had the identity alone and every
+# commit inside was silently unsigned.
+test_ssh_agent_git_signing() {
+	ssh_need git jq
+	ssh_agent_start "$T_TMP/ag"
+	ssh_git_host "$T_TMP/ag/ka.pub"
+	printf 'host@example.invalid %s\n' "$PUB_A" >"$T_TMP/allowed_signers"
+	wsh 'echo b >>f && git commit -qam inside && git tag -a -m t v1; echo "commit rc=$?"; cat ~/.gitconfig' \
+		--ssh-agent
+	assert_rc 0
+	assert_out_line 'commit rc=0' 'a signed commit and tag inside'
+	assert_out_has "key::$(cut -d' ' -f1,2 <<<"$PUB_A")" 'the key carried as its public text'
+	assert_out_lacks "$T_TMP" "a host path in the sandbox's ~/.gitconfig"
+	[[ $ERR != *'will not be signed'* ]] || fail "a hint though commits are signed: $(excerpt "$ERR")"
+	[[ $(ssh_host_git log -1 --format=%s) == inside ]] || fatal 'the commit made inside is not there'
+	ssh_host_git cat-file -p HEAD | matches '^gpgsig ' || fail "the commit made inside is not signed: $(excerpt "$(ssh_host_git cat-file -p HEAD)")"
+	ssh_host_git -c gpg.ssh.allowedSignersFile="$T_TMP/allowed_signers" verify-commit HEAD 2>"$T_TMP/verify" ||
+		fail "git verify-commit on the host: $(excerpt "$(<"$T_TMP/verify")")"
+	ssh_host_git -c gpg.ssh.allowedSignersFile="$T_TMP/allowed_signers" verify-tag v1 2>"$T_TMP/verify" ||
+		fail "git verify-tag on the host: $(excerpt "$(<"$T_TMP/verify")")"
+	ssh_events
+	ssh_event_has ".action == \"sign\" and .decision == \"allow\" and .key == \"$FP_A\" and .namespace == \"git\"" \
+		'the commit signature'
+	[[ $(jq -s 'map(select(.action == "sign" and .namespace == "git")) | length' <<<"$SSHEV") == 2 ]] ||
+		fail "not two git signatures (commit and tag): $(excerpt "$SSHEV")"
+	"$WARDEN" log show --event session.start --json 2>/dev/null |
+		jq -e ".git_signing.key == \"$FP_A\" and .git_signing.commit and .git_signing.tag" >/dev/null ||
+		fail "session.start does not name the signing key: $(excerpt "$("$WARDEN" log show --event session.start --json 2>/dev/null)")"
+	# user.signingKey a private key's path (as ~/...): the .pub beside it
+	mkdir -p "$HOME/keys" && cp "$T_TMP/ag/ka.pub" "$HOME/keys/sign.pub"
+	ssh_git_host '~/keys/sign'
+	wsh 'echo c >>f && git commit -qam inside2; echo "commit rc=$?"' --ssh-agent
+	assert_out_line 'commit rc=0' 'a signed commit inside (the key by its private path)'
+	ssh_host_git -c gpg.ssh.allowedSignersFile="$T_TMP/allowed_signers" verify-commit HEAD 2>"$T_TMP/verify" ||
+		fail "git verify-commit on the host (the key by its private path): $(excerpt "$(<"$T_TMP/verify")")"
+	ssh_schema
+}
+
+# Where the host's git signs commits and the sandbox's cannot, warden says
+# so once at the start (and session.start's git_signing says why) and sets
+# no signing inside, so that commits succeed unsigned rather than fail:
+# SSH signing without --ssh-agent; OpenPGP (gpg.format unset), which needs
+# a GnuPG agent; a key the session's agent does not offer (--ssh-key
+# naming another); a private key's path with no .pub beside it. Before,
+# the commits were unsigned and nothing said so.
+test_ssh_git_signing_hints() {
+	ssh_need git jq
+	ssh_agent_start "$T_TMP/ag"
+	ssh_git_host "$T_TMP/ag/ka.pub"
+	local cmd='echo x >>f && git commit -qam inside; echo "commit rc=$?"'
+	wsh "$cmd"
+	assert_out_line 'commit rc=0' 'a commit inside without --ssh-agent'
+	assert_err_match 'commits and tags inside will not be signed: .*gpg.format=ssh.*--ssh-agent'
+	[[ $(grep -c 'will not be signed' <<<"$ERR") == 1 ]] || fail "not said once: $(excerpt "$ERR")"
+	ssh_host_git cat-file -p HEAD | matches '^gpgsig ' && fail 'a signature without the agent?'
+	"$WARDEN" log show --event session.start --json 2>/dev/null |
+		jq -e '.git_signing.off and (.git_signing.why | test("--ssh-agent"))' >/dev/null ||
+		fail "session.start does not say why: $(excerpt "$("$WARDEN" log show --event session.start --json 2>/dev/null)")"
+	# the agent, but not the signing key
+	wsh "$cmd" --ssh-agent --ssh-key warden-test-b
+	assert_out_line 'commit rc=0' 'a commit inside, the key not offered'
+	[[ $ERR == *"will not be signed: the session's SSH agent does not offer your signing key $FP_A"* ]] ||
+		fail "no hint for the key not offered: $(excerpt "$ERR")"
+	# a private key's path with no .pub beside it: nothing derived from it
+	ssh_git_host "$T_TMP/ag/kb"
+	rm -f "$T_TMP/ag/kb.pub"
+	wsh "$cmd" --ssh-agent
+	assert_out_line 'commit rc=0' 'a commit inside, the key a private path'
+	assert_err_match "will not be signed: user.signingKey names $T_TMP/ag/kb, a private key file, and there is no"
+	# OpenPGP
+	git config --global --unset gpg.format
+	wsh "$cmd; cat ~/.gitconfig" --ssh-agent
+	assert_out_line 'commit rc=0' 'a commit inside, OpenPGP signing on the host'
+	assert_out_lacks gpgSign 'signing set inside, where it cannot work'
+	assert_err_match 'will not be signed: OpenPGP signing \(gpg.format unset\) needs a GnuPG agent'
+	ssh_host_git cat-file -p HEAD | matches '^gpgsig ' && fail 'a signature with OpenPGP?'
+	if python3 -c 'import jsonschema' 2>/dev/null; then sc_validate; fi
+	return 0
+}
+
 test_ssh_agent_refusals() {
 	ssh_need jq
 	ssh_agent_start "$T_TMP/ag"

@@ -10,7 +10,11 @@
  * includes not followed), a URL a conditional include brings in refused
  * as git refuses it; ~/.gitconfig read after $XDG_CONFIG_HOME's; nothing
  * else of the configuration in the text (a credential helper, a URL
- * rewrite); values quoted so that git reads them back as they were; none
+ * rewrite); SSH signing carried with the agent offering the key, as the
+ * public key's text (from a .pub path, a private key's path with its .pub
+ * beside it, a literal), and otherwise a note and no signing setting
+ * (OpenPGP, X.509, no agent, a key not offered, unreadable or not a
+ * public key); values quoted so that git reads them back as they were; none
  * from a configuration git refuses (a bad line, includes in a loop), a
  * FIFO where a file was expected read as nothing, without a hang. */
 #include <stdlib.h>
@@ -106,7 +110,7 @@ static char *mk(const char *rel)
  * (NULL: none). */
 static void identity_is(const char *ws, const char *name, const char *email)
 {
-	_cleanup_free_ char *t = gitident_text(ws);
+	_cleanup_free_ char *t = gitident_text(ws, NULL);
 	struct back b = read_back(t);
 	CHECK(name ? b.name && strcmp(b.name, name) == 0 : b.name == NULL);
 	CHECK_STR(b.email, email);
@@ -134,7 +138,7 @@ static void test_identity(void)
 	/* no repository yet, outside work/: the global values, the include's name */
 	_cleanup_free_ char *other = ws_path("other");
 	mkdir(other, 0755);
-	_cleanup_free_ char *t1 = gitident_text(other);
+	_cleanup_free_ char *t1 = gitident_text(other, NULL);
 	struct back b = read_back(t1);
 	CHECK_STR(b.name, "Extra \"Quoted\" \\ Name");
 	CHECK_STR(b.email, "global@example.invalid");
@@ -233,7 +237,7 @@ static void test_hasconfig(void)
 	/* a URL in a file an includeIf brings in: git dies reading them */
 	put("hc/.git/config", "[remote \"origin\"]\n\turl = https://work.example/r\n");
 	put("work.inc", "[user]\n\temail = work@example.invalid\n[remote \"z\"]\n\turl = https://z/\n");
-	_cleanup_free_ char *t1 = gitident_text(hc);
+	_cleanup_free_ char *t1 = gitident_text(hc, NULL);
 	CHECK(t1 == NULL);
 	put("work.inc", "[user]\n\temail = work@example.invalid\n");
 	_cleanup_free_ char *gi = xasprintf("[user]\n\temail = global@example.invalid\n"
@@ -242,7 +246,7 @@ static void test_hasconfig(void)
 					    tmpdir);
 	put(".gitconfig", gi);
 	put("g.inc", "[remote \"g\"]\n\turl = https://g/\n");
-	_cleanup_free_ char *t2 = gitident_text(hc);
+	_cleanup_free_ char *t2 = gitident_text(hc, NULL);
 	CHECK(t2 == NULL);
 	/* ... and not when that include's condition does not hold */
 	_cleanup_free_ char *other = ws_path("other");
@@ -260,30 +264,134 @@ static void test_none(void)
 	_cleanup_free_ char *other = ws_path("other");
 	/* init.defaultBranch alone: a file with that, and no [user] */
 	put(".gitconfig", "[init]\n\tdefaultbranch = main\n");
-	_cleanup_free_ char *t0 = gitident_text(other);
+	_cleanup_free_ char *t0 = gitident_text(other, NULL);
 	struct back b = read_back(t0);
 	CHECK_STR(b.init, "main");
 	CHECK(b.n == 1 && t0 && !strstr(t0, "[user]"));
 	back_free(&b);
 	/* nothing set */
 	put(".gitconfig", "[core]\n\teditor = vi\n");
-	_cleanup_free_ char *t1 = gitident_text(other);
+	_cleanup_free_ char *t1 = gitident_text(other, NULL);
 	CHECK(t1 == NULL);
 	/* a line git refuses, after the identity: git refuses it all */
 	put(".gitconfig", "[user]\n\tname = N\n[bad\n");
-	_cleanup_free_ char *t2 = gitident_text(other);
+	_cleanup_free_ char *t2 = gitident_text(other, NULL);
 	CHECK(t2 == NULL);
 	/* includes in a loop: git stops ("exceeded maximum include depth") */
 	put(".gitconfig", "[user]\n\tname = N\n[include]\n\tpath = .gitconfig\n");
-	_cleanup_free_ char *t3 = gitident_text(other);
+	_cleanup_free_ char *t3 = gitident_text(other, NULL);
 	CHECK(t3 == NULL);
 	/* a FIFO where the file was expected: read as nothing, at once */
 	_cleanup_free_ char *cfg = ws_path(".gitconfig");
 	unlink(cfg);
 	CHECK(mkfifo(cfg, 0600) == 0);
-	_cleanup_free_ char *t4 = gitident_text(other);
+	_cleanup_free_ char *t4 = gitident_text(other, NULL);
 	CHECK(t4 == NULL);
 	unlink(cfg);
+}
+
+#define PUB "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHh/d29THA/8KeCPIGZtc10qrMPs1UNv1dVdKQ3WP66B"
+#define PUB_FP "SHA256:y3KffGsOfmM66LGB0E2SvneO5sJcw9LVgCcJaZd8XXY"
+
+/* The global file holds cfg; the agent (NULL: none) offers keys. The
+ * text, and sign's note in *note (malloc'd, or NULL). */
+static char *signed_text(const char *cfg, const struct strv *keys, struct gitsign *sign)
+{
+	put(".gitconfig", cfg);
+	_cleanup_free_ char *ws = ws_path("other");
+	mkdir(ws, 0755);
+	*sign = (struct gitsign){ .agent_keys = keys };
+	return gitident_text(ws, sign);
+}
+
+/* user.signingKey set to key, SSH signing of commits: with the key
+ * offered, carried as key::PUB (a note when not: why, naming want). */
+static void key_carried(const char *key, const char *want)
+{
+	struct strv keys = { 0 };
+	strv_push(&keys, PUB_FP);
+	_cleanup_free_ char *cfg = xasprintf("[user]\n\tname = N\n\tsigningKey = %s\n[gpg]\n\tformat = ssh\n"
+					     "[commit]\n\tgpgSign\n", key);
+	struct gitsign sign;
+	_cleanup_free_ char *t = signed_text(cfg, &keys, &sign);
+	if (!want) {
+		CHECK(t && strstr(t, "signingKey = \"key::" PUB "\"\n") && strstr(t, "[commit]\n\tgpgSign = true\n"));
+		CHECK(t && !strstr(t, "[tag]") && !strstr(t, tmpdir));
+		CHECK_STR(sign.key_fp, PUB_FP);
+		CHECK(sign.commit && !sign.tag && !sign.note);
+	} else {
+		CHECK(t && !strstr(t, "signingKey") && !strstr(t, "gpgSign") && !strstr(t, "[gpg]"));
+		CHECK(!sign.key_fp && sign.note && strstr(sign.note, want));
+		CHECK(sign.note && strncmp(sign.note, "commits inside will not be signed: ", 35) == 0);
+	}
+	gitsign_free(&sign);
+	strv_free(&keys);
+}
+
+static void test_signing(void)
+{
+	put("k.pub", PUB " comment\n");
+	put("priv.pub", PUB "\n");
+	put("priv", "-----BEGIN OPENSSH PRIVATE KEY-----\nnot read\n");
+	put("lonely", "-----BEGIN OPENSSH PRIVATE KEY-----\nnot read\n");
+	put("bad.pub", "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+	/* a blob of another type than the line names */
+	put("mixed.pub", "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIHh/d29THA/8KeCPIGZtc10qrMPs1UNv1dVdKQ3WP66B\n");
+	_cleanup_free_ char *home = xstrdup(tmpdir);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("GIT_CONFIG_GLOBAL");
+	_cleanup_free_ char *pub = ws_path("k.pub"), *priv = ws_path("priv"), *lonely = ws_path("lonely");
+	key_carried(pub, NULL);
+	key_carried("~/k.pub", NULL);
+	key_carried(priv, NULL);           /* the .pub beside it */
+	key_carried("key::" PUB, NULL);
+	key_carried(PUB " c", NULL);       /* git's older literal */
+	key_carried(lonely, "a private key file, and there is no");
+	_cleanup_free_ char *bad = ws_path("bad.pub"), *mixed = ws_path("mixed.pub");
+	key_carried(bad, "is not an SSH public key");
+	key_carried(mixed, "is not an SSH public key");
+	key_carried("relative.pub", "not a path from / or ~/");
+	key_carried("key::ssh-ed25519 AAAA", "is not an SSH public key");
+
+	struct strv keys = { 0 }, other = { 0 };
+	strv_push(&keys, PUB_FP);
+	strv_push(&other, "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+	struct gitsign sign;
+	/* the key the agent does not offer; no agent; no key at all */
+	_cleanup_free_ char *cfg = xasprintf("[user]\n\tsigningKey = %s\n[gpg]\n\tformat = ssh\n"
+					     "[commit]\n\tgpgSign = yes\n[tag]\n\tgpgSign = 1\n", pub);
+	_cleanup_free_ char *t1 = signed_text(cfg, &other, &sign);
+	CHECK(t1 == NULL && sign.note && strstr(sign.note, "commits and tags inside will not be signed: "
+						"the session's SSH agent does not offer your signing key " PUB_FP));
+	gitsign_free(&sign);
+	_cleanup_free_ char *t2 = signed_text(cfg, NULL, &sign);
+	CHECK(t2 == NULL && sign.note && strstr(sign.note, "--ssh-agent"));
+	gitsign_free(&sign);
+	_cleanup_free_ char *t3 = signed_text("[gpg]\n\tformat = ssh\n[tag]\n\tgpgSign = on\n", &keys, &sign);
+	CHECK(t3 == NULL && sign.note && strstr(sign.note, "tags inside will not be signed: no user.signingKey"));
+	gitsign_free(&sign);
+	/* OpenPGP and X.509: said, nothing set */
+	_cleanup_free_ char *t4 = signed_text("[user]\n\tname = N\n\tsigningKey = ABCD\n[commit]\n\tgpgSign = true\n",
+					      &keys, &sign);
+	CHECK(t4 && !strstr(t4, "gpgSign") && !strstr(t4, "ABCD"));
+	CHECK(sign.note && strstr(sign.note, "OpenPGP signing (gpg.format unset) needs a GnuPG agent"));
+	gitsign_free(&sign);
+	_cleanup_free_ char *t5 = signed_text("[gpg]\n\tformat = x509\n[commit]\n\tgpgSign = true\n", &keys, &sign);
+	CHECK(t5 == NULL && sign.note && strstr(sign.note, "X.509 signing (gpg.format=x509)"));
+	gitsign_free(&sign);
+	/* signing off on the host: the key carried for `git commit -S`, nothing said */
+	_cleanup_free_ char *cfg6 = xasprintf("[user]\n\tsigningKey = %s\n[gpg]\n\tformat = ssh\n"
+					      "[commit]\n\tgpgSign = false\n", pub);
+	_cleanup_free_ char *t6 = signed_text(cfg6, &keys, &sign);
+	CHECK(t6 && strstr(t6, "key::" PUB) && !strstr(t6, "gpgSign"));
+	CHECK(!sign.note && sign.key_fp && !sign.commit && !sign.tag);
+	gitsign_free(&sign);
+	_cleanup_free_ char *t7 = signed_text("[commit]\n\tgpgSign = false\n[tag]\n\tgpgSign = 0\n", &keys, &sign);
+	CHECK(t7 == NULL && !sign.note && !sign.key_fp);
+	gitsign_free(&sign);
+	strv_free(&keys);
+	strv_free(&other);
 }
 
 int main(void)
@@ -294,6 +402,7 @@ int main(void)
 	test_order();
 	test_hasconfig();
 	test_none();
+	test_signing();
 	tmpdir_remove();
 	return check_status_counted("gitident");
 }
