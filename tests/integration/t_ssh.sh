@@ -9,9 +9,11 @@
 # event. No private key file is inside. Before the session: SSH_AUTH_SOCK
 # unset, a regular file, a socket of another user or a dead one: a clear
 # error; a host agent that hangs: the client gets a failure within the
-# bound, the session goes on. Runs as root (sshd logs in as root) and
-# unprivileged (sshd runs as the user and logs in as the user). Fails on a
-# tree without the agent socket (no --ssh-agent: exit 2).
+# bound, the session goes on. A commit and a tag made inside are signed
+# with the agent's key when the host's git signs with SSH; where they
+# cannot be, a line says so at the start. Runs as root (sshd logs in as
+# root) and unprivileged (sshd runs as the user and logs in as the user).
+# Fails on a tree without the agent socket (no --ssh-agent: exit 2).
 # shellcheck shell=bash
 
 # ssh_need: the programs, or skip.
