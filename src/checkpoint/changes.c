@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../common/shown.h"
 
@@ -17,6 +18,12 @@ static void push(struct changes *c, enum change_kind k, const struct mf_entry *a
 		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
 	}
 	c->v[c->n++] = (struct change){ k, a, b };
+}
+
+bool change_mtime_differs(const struct mf_entry *a, const struct mf_entry *b)
+{
+	return (a->type == MF_FILE || a->type == MF_LINK) &&
+	       (a->mtime_sec != b->mtime_sec || a->mtime_nsec != b->mtime_nsec);
 }
 
 void changes_compute(const struct manifest *a, const struct manifest *b, struct changes *out)
@@ -50,6 +57,8 @@ void changes_compute(const struct manifest *a, const struct manifest *b, struct 
 				push(out, CH_MODIFIED, x, y);
 			else if (x->mode != y->mode)
 				push(out, CH_MODE, x, y);
+			else if (change_mtime_differs(x, y))
+				push(out, CH_MTIME, x, y);
 		}
 	}
 }
@@ -62,7 +71,7 @@ void changes_free(struct changes *c)
 
 const char *change_label(enum change_kind k)
 {
-	static const char *const l[] = { "added", "removed", "modified", "mode", "type" };
+	static const char *const l[] = { "added", "removed", "modified", "mode", "type", "mtime" };
 	return l[k];
 }
 
@@ -70,6 +79,31 @@ static const char *type_word(char t)
 {
 	return t == MF_DIR ? "directory" : t == MF_LINK ? "symlink" : t == MF_FILE ? "file"
 		: mf_special_word(t);
+}
+
+/* One mtime in UTC, with its nanoseconds when ns. */
+static void put_mtime(FILE *out, long long sec, long nsec, bool ns)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+	char buf[64];
+	if (gmtime_r(&t, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm))
+		fputs(buf, out);
+	else
+		fprintf(out, "@%lld", sec);
+	if (ns)
+		fprintf(out, ".%09ld", nsec);
+}
+
+/* "OLD -> NEW UTC": the nanoseconds of both when either has some (two
+ * mtimes in one second differ in them alone). */
+static void put_mtimes(FILE *out, const struct mf_entry *a, const struct mf_entry *b)
+{
+	bool ns = a->mtime_nsec || b->mtime_nsec;
+	put_mtime(out, a->mtime_sec, a->mtime_nsec, ns);
+	fputs(" -> ", out);
+	put_mtime(out, b->mtime_sec, b->mtime_nsec, ns);
+	fputs(" UTC", out);
 }
 
 void changes_print(FILE *out, const struct changes *c, const struct manifest *from,
@@ -83,8 +117,20 @@ void changes_print(FILE *out, const struct changes *c, const struct manifest *fr
 		const struct mf_entry *en = ch->b ? ch->b : ch->a;
 		_cleanup_free_ char *p = path_shown(en->path);
 		fprintf(out, "  %-9s %s%s", change_label(ch->kind), p, en->type == MF_DIR ? "/" : "");
-		if (ch->kind == CH_MODE || (ch->kind == CH_MODIFIED && ch->a->mode != ch->b->mode))
-			fprintf(out, " (%04o -> %04o)", (unsigned)ch->a->mode, (unsigned)ch->b->mode);
+		if (ch->kind == CH_MODE || (ch->kind == CH_MODIFIED && ch->a->mode != ch->b->mode)) {
+			fprintf(out, " (%04o -> %04o", (unsigned)ch->a->mode, (unsigned)ch->b->mode);
+			/* a mode and an mtime changed: one line, both said */
+			if (ch->kind == CH_MODE && change_mtime_differs(ch->a, ch->b)) {
+				fputs("; mtime ", out);
+				put_mtimes(out, ch->a, ch->b);
+			}
+			fputc(')', out);
+		}
+		if (ch->kind == CH_MTIME) {
+			fputs(" (", out);
+			put_mtimes(out, ch->a, ch->b);
+			fputc(')', out);
+		}
 		if (ch->kind == CH_TYPE)
 			fprintf(out, " (%s -> %s)", type_word(ch->a->type), type_word(ch->b->type));
 		else if (mf_special(en->type))

@@ -194,8 +194,26 @@ static int make_dir(int pfd, const char *name)
 	return mkdirat(pfd, name, 0700);
 }
 
+/* The mtime of the file or symlink name in pfd set back (the name's own,
+ * never through a symlink), for a change of its mtime or mode alone. One
+ * of another owner's (a file the session could write to, moving its mtime,
+ * but whose mtime only its owner sets) is written anew, as a change of its
+ * content would be: the file is then the workspace user's. */
+static int set_mtime(int pfd, const char *name, const struct store *st, const struct mf_entry *en,
+		     struct werr *e)
+{
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+				  { .tv_sec = en->mtime_sec, .tv_nsec = en->mtime_nsec } };
+	if (utimensat(pfd, name, ts, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno == EPERM)
+		return en->type == MF_FILE ? write_blob_file(pfd, name, st, en, e)
+					   : write_link(pfd, name, en, e);
+	return werr_errno(e, "undo: the mtime of %s", en->path);
+}
+
 /* One change that brings something back (added, changed, of its type
- * again, its mode). */
+ * again, its mode, its mtime). */
 static int put_back(int rootfd, const struct store *st, const struct change *c, struct werr *e)
 {
 	const struct mf_entry *en = c->b;
@@ -210,17 +228,19 @@ static int put_back(int rootfd, const struct store *st, const struct change *c, 
 		return 0;
 	}
 	if (en->type == MF_FILE) {
-		if (c->kind != CH_MODE)
+		if (c->kind != CH_MODE && c->kind != CH_MTIME)
 			return write_blob_file(pfd, name, st, en, e);
-		if (fchmodat(pfd, name, en->mode, 0) < 0)
+		if (c->kind == CH_MODE && fchmodat(pfd, name, en->mode, 0) < 0)
 			return werr_errno(e, "undo: the mode of %s", en->path);
-		return 0;
+		return set_mtime(pfd, name, st, en, e);
 	}
 	if (mf_special(en->type)) { /* never made again: its mode only */
 		if (c->kind == CH_MODE && fchmodat(pfd, name, en->mode, AT_SYMLINK_NOFOLLOW) < 0)
 			return werr_errno(e, "undo: the mode of %s", en->path);
 		return 0;
 	}
+	if (c->kind == CH_MTIME) /* the same target: the link's own mtime */
+		return set_mtime(pfd, name, st, en, e);
 	return write_link(pfd, name, en, e);
 }
 
@@ -252,7 +272,8 @@ int restore_verify(const struct store *st, const struct changes *ch, struct werr
 {
 	for (size_t k = 0; k < ch->n; k++) {
 		const struct mf_entry *en = ch->v[k].b;
-		if (!en || en->type != MF_FILE || ch->v[k].kind == CH_MODE)
+		if (!en || en->type != MF_FILE || ch->v[k].kind == CH_MODE ||
+		    ch->v[k].kind == CH_MTIME)
 			continue;
 		if (store_blob_verify(st, en->hash, en->size, e) < 0)
 			return werr_wrap(e, "%s", en->path);

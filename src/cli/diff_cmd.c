@@ -1,7 +1,7 @@
 /* diff_cmd.c - `warden diff [SESSION]`: what changed in the workspace since
  * the session's checkpoint (its log's chain and the manifest's hash
- * verified first): added, removed, modified, mode and type changes, and a
- * unified diff of each text file. */
+ * verified first): added, removed, modified, mode, type and mtime changes,
+ * and a unified diff of each text file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -31,10 +31,11 @@ static const char diff_usage[] =
 	"usage: warden diff [SESSION] [--list]\n"
 	"\n"
 	"What changed in the workspace since SESSION's checkpoint (taken before it\n"
-	"started): the paths added, removed, modified, with a changed mode or type, then\n"
-	"a unified diff of each text file (up to 1 MiB). SESSION is an id or a unique\n"
-	"prefix (warden log list); without it, the newest session with a checkpoint in\n"
-	"the current directory's workspace. --list: the paths only.\n"
+	"started): the paths added, removed, modified, with a changed mode, type or\n"
+	"mtime (a file's or symlink's; not a directory's), then a unified diff of each\n"
+	"text file (up to 1 MiB). SESSION is an id or a unique prefix (warden log list);\n"
+	"without it, the newest session with a checkpoint in the current directory's\n"
+	"workspace. --list: the paths only.\n"
 	"For a session run with --review: what it would change (warden apply writes it).\n"
 	"Exit status: 0 nothing changed, 1 changes, 2 bad usage, 125 an error.\n";
 
@@ -161,7 +162,7 @@ static int show_text_diffs(const struct store *st, int wsfd, bool review, const 
 		return -1;
 	int r = 0;
 	for (size_t i = 0; i < ch->n; i++)
-		if (ch->v[i].kind != CH_MODE &&
+		if (ch->v[i].kind != CH_MODE && ch->v[i].kind != CH_MTIME &&
 		    ((ch->v[i].a && ch->v[i].a->type == MF_FILE) ||
 		     (ch->v[i].b && ch->v[i].b->type == MF_FILE))) {
 			fputc('\n', stdout);

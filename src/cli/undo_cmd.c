@@ -1,8 +1,9 @@
 /* undo_cmd.c - `warden undo [SESSION] [--force] [--yes]`: the workspace
- * brought back to the session's checkpoint, byte for byte with modes and
- * symlinks. The session's log chain and the manifests' hashes are verified
- * first; what will change is shown; files changed since the session ended
- * (against its end-of-session checkpoint) stop it unless --force; the tree
+ * brought back to the session's checkpoint, byte for byte with modes,
+ * symlinks and mtimes. The session's log chain and the manifests' hashes
+ * are verified first; what will change is shown; files changed since the
+ * session ended (against its end-of-session checkpoint; an mtime alone
+ * does not count) stop it unless --force; the tree
  * as it is now is checkpointed first and the undo logged as a session of
  * its own, so `warden undo` undoes the undo. And for a session run with
  * --review, `warden apply` (the same, toward the tree the session would
@@ -34,16 +35,17 @@ static const char undo_usage[] =
 	"usage: warden undo [SESSION] [--force] [--yes]\n"
 	"\n"
 	"Bring the workspace back to SESSION's checkpoint (taken before it started):\n"
-	"files, directories, modes and symlinks as they were; paths the profile's\n"
-	"`checkpoint exclude` left out are left alone. What will change is shown first\n"
-	"and confirmed on the terminal (--yes: without asking). SESSION is an id or a\n"
-	"unique prefix (warden log list); without it, the newest session with a\n"
-	"checkpoint in the current directory's workspace.\n"
+	"files, directories, modes, symlinks and mtimes as they were; paths the\n"
+	"profile's `checkpoint exclude` left out are left alone. What will change is\n"
+	"shown first and confirmed on the terminal (--yes: without asking). SESSION is\n"
+	"an id or a unique prefix (warden log list); without it, the newest session\n"
+	"with a checkpoint in the current directory's workspace.\n"
 	"\n"
 	"A path that changed after the session ended (compared with the checkpoint\n"
-	"taken at its end) stops the undo: --force restores it too. The tree as it is\n"
-	"now is checkpointed first and the undo logged as a session of its own, so\n"
-	"`warden undo` run again undoes the undo.\n";
+	"taken at its end; a file whose mtime alone changed does not count) stops the\n"
+	"undo: --force restores it too. The tree as it is now is checkpointed first\n"
+	"and the undo logged as a session of its own, so `warden undo` run again\n"
+	"undoes the undo.\n";
 
 static const char apply_usage[] =
 	"usage: warden apply [SESSION] [--force] [--yes]\n"
@@ -79,7 +81,9 @@ static bool own_temp(const char *path)
 }
 
 /* Paths both changed since the session's end (end -> now) and about to
- * change (now -> target), but for own_temp's. */
+ * change (now -> target), but for own_temp's and those whose mtime alone
+ * changed since (overwriting it loses nothing of the user's: the content
+ * is the one the session left). */
 static size_t conflicts(const struct manifest *end, const struct manifest *now,
 			const struct changes *todo, struct strv *out)
 {
@@ -92,7 +96,7 @@ static size_t conflicts(const struct manifest *end, const struct manifest *now,
 		const char *a = since.v[i].b ? since.v[i].b->path : since.v[i].a->path;
 		const char *b = todo->v[j].b ? todo->v[j].b->path : todo->v[j].a->path;
 		int c = strcmp(a, b);
-		if (c == 0 && !own_temp(a))
+		if (c == 0 && !own_temp(a) && since.v[i].kind != CH_MTIME)
 			strv_push(out, a);
 		if (c <= 0)
 			i++;

@@ -1,7 +1,8 @@
 # t_checkpoint.sh - workspace checkpoints (src/checkpoint/): taken before
 # every session and at its end, `warden diff` and `warden undo` (the tree
-# back byte for byte, modes and symlinks included, after rm -rf, git reset
-# --hard, git clean -fdx, chmod -R 000, rewrites), the undo refusing to
+# back byte for byte, modes, symlinks and mtimes included, an mtime alone
+# shown and undone, after rm -rf, git reset --hard, git clean -fdx, chmod
+# -R 000, rewrites), the undo refusing to
 # overwrite later changes and itself undoable, `checkpoint exclude` and
 # `checkpoint off`, and a store that is a symlink, unwritable, full, or a
 # workspace that changes while it is recorded: no session then (exit 125).
@@ -166,6 +167,83 @@ test_checkpoint_undo_without_terminal() {
 	assert_rc 125 'undo unconfirmed'
 	assert_err_match 'not confirmed'
 	assert_host_file "$WS/a.txt" y
+}
+
+# A session that only backdates or forward-dates files (so that make skips
+# or redoes them after the undo): diff shows each mtime, undo sets each back
+# and says so. A directory's mtime is no line of the diff (every entry made
+# or removed in it moves it, so `.git` would be one after each git command):
+# an undo sets it back with the rest, and a session that touched nothing but
+# a directory's mtime has nothing to undo.
+test_checkpoint_undo_mtime_only() {
+	printf 'a\n' >a.txt && printf 'b\n' >b.txt && ln -s a.txt l && mkdir sub &&
+		printf 'c\n' >sub/c.txt || fatal 'could not make the tree'
+	touch -d @1580608922 a.txt b.txt sub/c.txt sub && touch -h -d @1580608922 l ||
+		fatal 'could not set the mtimes'
+	wsh 'touch -d @936835200 a.txt && touch -d @1893456000 b.txt &&
+		touch -h -d @936835200 l && touch -d @936835200 sub && echo touched'
+	assert_out_has touched
+	[[ $(stat -c %Y a.txt) == 936835200 ]] || fatal 'the session did not backdate a.txt'
+	wardenc diff
+	assert_rc 1 'diff of mtimes alone'
+	assert_out_has ': 3 changes in' 'the three mtimes counted, not the directory'
+	assert_out_line '  mtime     a.txt (2020-02-02 02:02:02 -> 1999-09-09 00:00:00 UTC)'
+	assert_out_line '  mtime     b.txt (2020-02-02 02:02:02 -> 2030-01-01 00:00:00 UTC)'
+	assert_out_line '  mtime     l (2020-02-02 02:02:02 -> 1999-09-09 00:00:00 UTC) -> a.txt'
+	assert_out_lacks 'sub' "a directory's mtime is not shown"
+	assert_out_lacks '+++' 'no text diff for an mtime'
+	local sid
+	sid=$(sed -n 's/^session \([^ :]*\): .*/\1/p' <<<"$OUT")
+	wardenc undo --yes
+	assert_rc 0 'undo of mtimes alone'
+	assert_out_lacks 'nothing to undo'
+	assert_out_line '  mtime     a.txt (1999-09-09 00:00:00 -> 2020-02-02 02:02:02 UTC)' 'undo says it'
+	assert_out_has 'undoes this undo'
+	local p
+	for p in a.txt b.txt l sub sub/c.txt; do
+		[[ $(stat -c %Y "$p") == 1580608922 ]] ||
+			fail "$p has the mtime $(stat -c %y "$p") after the undo, not 2020-02-02 02:02:02"
+	done
+	wardenc diff "$sid"
+	assert_rc 0 'diff against the session after its undo'
+	assert_out_has 'nothing changed'
+	# a directory's mtime alone: not a change
+	wsh 'touch -d @936835200 sub && echo touched'
+	assert_out_has touched
+	wardenc diff
+	assert_rc 0 "diff of a directory's mtime alone"
+	assert_out_has 'nothing changed'
+}
+
+# A file whose content the session changed, then put its size and mtime
+# back (`touch -r` of a copy), is read again all the same: the metadata
+# cache (which spares reading a file whose inode, size, mtime and ctime it
+# knows) keys on the ctime too, which no process can set back. So diff
+# shows the change and undo brings the content back, with its mtime; a
+# touch on the host after the session does not stop the undo.
+test_checkpoint_content_with_mtime_put_back() {
+	printf 'good content\n' >a.txt && touch -d @1580608922 a.txt || fatal 'could not make a.txt'
+	sleep 1.1 # older than a second: the start's checkpoint puts it in the cache
+	# and the agent waits a second more, so that what the end's checkpoint
+	# records of a.txt is cached in turn, for the diff
+	wsh 'cp -p a.txt .keep && printf "EVIL content\n" > a.txt && touch -r .keep a.txt &&
+		rm .keep && sleep 1.1 && echo swapped'
+	assert_out_has swapped
+	[[ $(stat -c %s:%Y a.txt) == 13:1580608922 && $(<a.txt) == 'EVIL content' ]] ||
+		fatal "the session did not put back the size and mtime: $(stat -c %s:%Y a.txt)"
+	wardenc diff
+	assert_rc 1 'diff of a content change behind the same size and mtime'
+	assert_out_line '  modified  a.txt'
+	assert_out_line '-good content'
+	assert_out_line '+EVIL content'
+	# a later touch on the host (its mtime alone) does not stop the undo:
+	# the content it overwrites is the session's
+	touch -d @1600000000 a.txt
+	wardenc undo --yes
+	assert_rc 0 'undo'
+	assert_out_line '  modified  a.txt' 'undo says it'
+	assert_host_file "$WS/a.txt" 'good content'
+	[[ $(stat -c %Y a.txt) == 1580608922 ]] || fail "a.txt's mtime after the undo: $(stat -c %y a.txt)"
 }
 
 # ---- a damaged store, options after the id, an undo that fails or is killed -

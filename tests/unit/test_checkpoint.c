@@ -8,8 +8,10 @@
  * trusted, retention and the removal of what nothing references,
  * retention reading its own workspace's references through their index), a
  * snapshot restored byte for byte over a damaged tree, the comparison of
- * two manifests, the unified diff of two texts, and the entry the snapshot
- * and the review make of what they find (a symlink replaced meanwhile), and
+ * two manifests (a file's or symlink's mtime alone a change, a directory's
+ * not) and mtimes set back by a restore, the unified diff of two texts, and
+ * the entry the snapshot and the review make of what they find (a symlink
+ * replaced meanwhile), and
  * the small files of a directory read on two threads. */
 #include <errno.h>
 #include <limits.h>
@@ -580,6 +582,117 @@ static void test_changes_old_manifest(void)
 	manifest_free(&m1);
 	manifest_free(&m2);
 	manifest_free(&mn);
+}
+
+/* A file's or symlink's mtime alone is a change (against a version 1
+ * manifest too: both versions record mtimes), said in UTC; with a mode,
+ * one line says both. A directory's mtime is none (every entry made or
+ * removed in it moves it), nor a FIFO's (what passes through it does). */
+static void test_changes_mtime(void)
+{
+	static const char was[] = "warden-manifest 1\nroot 0755\n"
+				  "d 0755 0 5.000000000 - d\n"
+				  "f 0644 2 1.000000000 " H1 " d/a\n"
+				  "f 0644 2 1.000000000 " H1 " d/b\n"
+				  "f 0644 2 1.000000000 " H1 " d/c\n"
+				  "l 0777 3 1.000000000 - d/l d/a\n";
+	static const char now[] = "warden-manifest 2\nroot 0755\n"
+				  "d 0755 0 9.000000000 - d\n"
+				  "f 0644 2 936835200.500000000 " H1 " d/a\n"
+				  "f 0600 2 2.000000000 " H1 " d/b\n"
+				  "f 0644 2 1.000000000 " H1 " d/c\n"
+				  "l 0777 3 7.000000000 - d/l d/a\n"
+				  "p 0600 0 1.000000000 - d/p\n";
+	static const char later[] = "warden-manifest 2\nroot 0755\n"
+				    "d 0755 0 9.000000000 - d\n"
+				    "f 0644 2 936835200.500000000 " H1 " d/a\n"
+				    "f 0600 2 2.000000000 " H1 " d/b\n"
+				    "f 0644 2 1.000000000 " H1 " d/c\n"
+				    "l 0777 3 7.000000000 - d/l d/a\n"
+				    "p 0600 0 8.000000000 - d/p\n";
+	struct manifest mw, mn, ml;
+	struct werr e = { 0 };
+	CHECK(manifest_parse(was, sizeof was - 1, &mw, &e) == 0);
+	CHECK(manifest_parse(now, sizeof now - 1, &mn, &e) == 0);
+	CHECK(manifest_parse(later, sizeof later - 1, &ml, &e) == 0);
+	struct changes ch;
+	changes_compute(&mw, &mn, &ch);
+	CHECK(ch.n == 3 && !ch.root_mode);
+	CHECK(ch.n == 3 && ch.v[0].kind == CH_MTIME && strcmp(ch.v[0].a->path, "d/a") == 0 &&
+	      ch.v[1].kind == CH_MODE && ch.v[2].kind == CH_MTIME &&
+	      strcmp(ch.v[2].a->path, "d/l") == 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	changes_print(f, &ch, &mw, &mn);
+	fclose(f);
+	CHECK_STR(out, "  mtime     d/a (1970-01-01 00:00:01.000000000 -> "
+		       "1999-09-09 00:00:00.500000000 UTC)\n"
+		       "  mode      d/b (0644 -> 0600; mtime 1970-01-01 00:00:01 -> "
+		       "1970-01-01 00:00:02 UTC)\n"
+		       "  mtime     d/l (1970-01-01 00:00:01 -> 1970-01-01 00:00:07 UTC) -> d/a\n");
+	free(out);
+	changes_free(&ch);
+	/* a FIFO's mtime and a directory's: nothing */
+	changes_compute(&mn, &ml, &ch);
+	CHECK(ch.n == 0);
+	changes_free(&ch);
+	manifest_free(&mw);
+	manifest_free(&mn);
+	manifest_free(&ml);
+}
+
+/* A tree whose files and symlink were only backdated or forward-dated, and
+ * one directory's too: restore_tree sets every mtime back, reading no
+ * content (restore_verify has nothing to check). */
+static void test_restore_mtime(void)
+{
+	struct store st;
+	struct werr e = { 0 };
+	char *sp = at("tstore"), *ws = at("tws"), *d = at("tws/d"), *a = at("tws/d/a");
+	char *l = at("tws/l");
+	CHECK(mkdir(ws, 0755) == 0 && mkdir(d, 0755) == 0);
+	write_at("tws/d/a", "a\n", 0644);
+	CHECK(symlink("d/a", l) == 0);
+	struct timespec t2020[2] = { { 1580608922, 0 }, { 1580608922, 250 } };
+	struct timespec t1999[2] = { { 936835200, 0 }, { 936835200, 0 } };
+	CHECK(utimensat(AT_FDCWD, a, t2020, 0) == 0 &&
+	      utimensat(AT_FDCWD, l, t2020, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      utimensat(AT_FDCWD, d, t2020, 0) == 0);
+	CHECK(store_open(&st, sp, true, &e) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY);
+	struct snap_opts o = { .st = &st, .store_blobs = true, .ws = ws };
+	struct snap_result r0, r1, r2;
+	CHECK(snapshot_take_dir(wsfd, &o, &r0, &e) == 0);
+	CHECK(utimensat(AT_FDCWD, a, t1999, 0) == 0 &&
+	      utimensat(AT_FDCWD, l, t1999, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      utimensat(AT_FDCWD, d, t1999, 0) == 0);
+	CHECK(snapshot_take_dir(wsfd, &o, &r1, &e) == 0);
+	struct changes ch;
+	changes_compute(&r1.m, &r0.m, &ch);
+	CHECK(ch.n == 2 && ch.v[0].kind == CH_MTIME && ch.v[1].kind == CH_MTIME);
+	CHECK(restore_verify(&st, &ch, &e) == 0);
+	changes_free(&ch);
+	mode_t restore;
+	int fd = snapshot_open_root(wsfd, &restore, &e);
+	CHECK(restore_tree(fd, &st, &r1.m, &r0.m, &e) == 0);
+	close(fd);
+	struct stat s;
+	CHECK(lstat(a, &s) == 0 && s.st_mtim.tv_sec == 1580608922 && s.st_mtim.tv_nsec == 250);
+	CHECK(lstat(l, &s) == 0 && s.st_mtim.tv_sec == 1580608922 && s.st_mtim.tv_nsec == 250);
+	CHECK(lstat(d, &s) == 0 && s.st_mtim.tv_sec == 1580608922 && s.st_mtim.tv_nsec == 250);
+	CHECK(snapshot_take_dir(wsfd, &o, &r2, &e) == 0);
+	CHECK(strcmp(r2.hash, r0.hash) == 0);
+	close(wsfd);
+	snap_result_free(&r0);
+	snap_result_free(&r1);
+	snap_result_free(&r2);
+	store_close(&st);
+	free(sp);
+	free(ws);
+	free(d);
+	free(a);
+	free(l);
 }
 
 static void test_store_packs(void)
@@ -1155,6 +1268,8 @@ int main(void)
 	test_store_packs();
 	test_restore_special();
 	test_changes_old_manifest();
+	test_changes_mtime();
+	test_restore_mtime();
 	test_refs_index();
 	test_excluded();
 	test_review();
