@@ -253,6 +253,26 @@ struct event ev_net_inbound(const struct ev_net_inbound *x)
 	return event_of("net", f);
 }
 
+/* A summary's fields: count, summary, repeats and unkept, ops. */
+static void file_summary(json_t *f, const struct ev_file *x)
+{
+	if (x->has_count)
+		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
+	if (x->summary)
+		json_object_set_new(f, "summary", json_string(x->summary));
+	if (x->has_repeats) {
+		json_object_set_new(f, "repeats", json_integer((json_int_t)x->repeats));
+		json_object_set_new(f, "unkept", json_integer((json_int_t)(x->count - x->repeats)));
+	}
+	json_t *ops = x->nkinds ? json_object() : NULL;
+	for (size_t i = 0; ops && i < x->nkinds; i++)
+		if (x->kind_counts[i])
+			json_object_set_new(ops, x->kind_names[i],
+					    json_integer((json_int_t)x->kind_counts[i]));
+	if (ops)
+		json_object_set_new(f, "ops", ops);
+}
+
 struct event ev_file(const struct ev_file *x)
 {
 	static const char *const keys[2] = { "path", "path2" };
@@ -276,10 +296,8 @@ struct event ev_file(const struct ev_file *x)
 		json_object_set_new(f, "new_repo", json_true());
 	if (f && x->links)
 		json_object_set_new(f, "nlink", json_integer((json_int_t)x->links));
-	if (f && x->has_count)
-		json_object_set_new(f, "count", json_integer((json_int_t)x->count));
-	if (f && x->summary)
-		json_object_set_new(f, "summary", json_string(x->summary));
+	if (f)
+		file_summary(f, x);
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

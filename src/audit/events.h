@@ -183,6 +183,14 @@ struct ev_file {
 	bool has_count;          /* op "summary": how many operations it stands for */
 	unsigned long count;
 	const char *summary;     /* op "summary": what was summarised */
+	bool has_repeats;        /* op "summary": of count, how many repeat an operation
+				    already on the record ("repeats"); the rest ("unkept")
+				    are on keys the record could not keep, past its bound on
+				    names kept (new ones, or ones recorded when it was full) */
+	unsigned long repeats;
+	size_t nkinds;           /* op "summary": "ops", each kind's count (those above 0) */
+	const char *const *kind_names;
+	const unsigned long *kind_counts;
 };
 struct event ev_file(const struct ev_file *x);
 

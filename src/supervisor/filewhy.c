@@ -31,9 +31,7 @@
  * the look and the call (a symlink swapped) can be judged wrongly; the
  * event says what the walls would do to the path as it stood.
  *
- * The second half is the record's bound (struct filebound): a token bucket
- * for allowed operations, a cap for each decision, and the summary events
- * that count what was held back. */
+ * The record's bound on these events is filebound.c's. */
 #include "filewhy.h"
 
 #include <errno.h>
@@ -398,64 +396,4 @@ unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
 		return 0;
 	return (unsigned long)st.st_nlink;
-}
-
-/* --- the bound --- */
-
-#define SUMMARY_EVERY_MS 10000.0
-
-void filebound_init(struct filebound *b, int level)
-{
-	*b = (struct filebound){ .rate = level >= 2 ? 5000.0 : 200.0,
-				 .burst = level >= 2 ? 20000.0 : 1000.0,
-				 .cap = level >= 2 ? 1000000UL : 20000UL, .deny_cap = 10000UL,
-				 .last_ms = -1.0 };
-	b->tokens = b->burst;
-}
-
-bool filebound_admit(struct filebound *b, bool deny, double now_ms)
-{
-	if (b->summary_ms == 0)
-		b->summary_ms = now_ms; /* the summaries' clock starts with the first */
-	if (deny) {
-		if (b->denied < b->deny_cap) {
-			b->denied++;
-			return true;
-		}
-		b->held_deny++;
-		return false;
-	}
-	if (b->last_ms >= 0 && now_ms > b->last_ms)
-		b->tokens += (now_ms - b->last_ms) / 1000.0 * b->rate;
-	if (b->tokens > b->burst)
-		b->tokens = b->burst;
-	b->last_ms = now_ms;
-	if (b->allowed < b->cap && b->tokens >= 1.0) {
-		b->tokens -= 1.0;
-		b->allowed++;
-		return true;
-	}
-	b->held_allow++;
-	return false;
-}
-
-bool filebound_summary(struct filebound *b, bool end, double now_ms, struct ev_file *x)
-{
-	if (!b->held_allow && !b->held_deny)
-		return false;
-	if (!end && now_ms - b->summary_ms < SUMMARY_EVERY_MS)
-		return false;
-	bool deny = b->held_deny > 0;
-	*x = (struct ev_file){ .pid = -1, .op = "summary", .decision = deny ? "deny" : "allow",
-			       .has_count = true, .count = deny ? b->held_deny : b->held_allow };
-	x->summary = deny ? "write-intent file operations refused past the record's cap of refusals "
-			    "(10000 a session), counted, not listed one by one"
-			  : "write-intent file operations let through past the record's bound (a "
-			    "rate a second and a cap a session), counted, not listed one by one";
-	if (deny)
-		b->held_deny = 0;
-	else
-		b->held_allow = 0;
-	b->summary_ms = now_ms;
-	return true;
 }

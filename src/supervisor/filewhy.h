@@ -3,9 +3,8 @@
  * a wall of the sandbox will refuse it, and which one (a protected path, a
  * masked path, a read-only mount, the read-only workspace, Landlock), so
  * that a refused write is a `file` event with decision "deny" and its
- * reason, though the kernel tells no one. And the bound on how many
- * `file` events a session writes (struct filebound): past it they are
- * counted and summarised. */
+ * reason, though the kernel tells no one. The bound on how many `file`
+ * events a session writes: filebound.h. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,23 +53,3 @@ unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *
  * path below a magic link of /proc that stayed as spelled (/proc/ID/cwd/f:
  * a file somewhere, target_proc_resolve could not say where). */
 bool filewhy_noise(const char *path);
-
-/* The record's bound: allowed operations at most `rate` a second (a burst
- * of `burst`) and `cap` a session, refused ones at most `deny_cap`; those
- * past it are counted, and a `file` event with op "summary" says how many
- * (filebound_summary). */
-struct filebound {
-	double rate, burst;
-	unsigned long cap, deny_cap;
-	double tokens, last_ms, summary_ms;
-	unsigned long allowed, denied;       /* recorded one by one */
-	unsigned long held_allow, held_deny; /* counted since the last summary */
-};
-/* levels: 1 default, 2 `audit files` (a wider bound). */
-void filebound_init(struct filebound *b, int level);
-/* May this operation (denied or not) be recorded one by one? */
-bool filebound_admit(struct filebound *b, bool deny, double now_ms);
-/* The summary of what was held back, when due (at least 10 s since the
- * last one, or at the end when `end`): true with *x filled (op "summary",
- * decision, count) and the counts reset; call until false. */
-bool filebound_summary(struct filebound *b, bool end, double now_ms, struct ev_file *x);

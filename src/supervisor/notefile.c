@@ -412,7 +412,7 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, int hel
 		audit_emit_event(n->log, ev_file(&sum), NULL);
 	/* a write through a hard link counts as a refusal does: never lost
 	 * among the allowed ones (fs.hardlink-write) */
-	if (!done && !filebound_admit(&n->bound, why != NULL || x->links, now))
+	if (!done && !filebound_admit(&n->bound, x, why != NULL || x->links, now))
 		return;
 	x->pid = target_inner_ns(pid, &n->pidns);
 	x->new_repo = config_of_new_repo(n, x);
@@ -557,11 +557,11 @@ static void on_read(struct loop *l, const struct source *src, uint32_t events)
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, false, now, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
-	if (!filebound_admit(&n->bound, false, now))
-		return;
 	const char *path = m.path;
 	struct ev_file x = { .pid = -1, .op = "open", .npaths = 1,
 			     .paths = { path }, .decision = "allow", .access = "read" };
+	if (!filebound_admit(&n->bound, &x, false, now))
+		return;
 	audit_emit_event(n->log, ev_file(&x), NULL);
 }
 

@@ -164,6 +164,7 @@ void notifier_free(struct notifier *n)
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, true, 0, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
+	filebound_free(&n->bound);
 	filewhy_free(n->why);
 	if (n->pidns >= 0)
 		close(n->pidns);

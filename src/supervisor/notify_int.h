@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 
 #include "../audit/audit.h"
+#include "filebound.h"
 #include "filewhy.h"
 #include "loophint.h"
 
