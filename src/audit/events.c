@@ -298,6 +298,10 @@ struct event ev_file(const struct ev_file *x)
 		json_object_set_new(f, "nlink", json_integer((json_int_t)x->links));
 	if (f)
 		file_summary(f, x);
+	static const char *const partial[2] = { "path_partial", "path2_partial" };
+	for (int i = 0; f && i < x->npaths && i < 2; i++)
+		if (x->partial[i])
+			json_object_set_new(f, partial[i], json_true());
 	if (f && esc)
 		json_object_set(f, "escaped", esc);
 	json_decref(esc);

@@ -191,6 +191,9 @@ struct ev_file {
 	size_t nkinds;           /* op "summary": "ops", each kind's count (those above 0) */
 	const char *const *kind_names;
 	const unsigned long *kind_counts;
+	bool partial[2];         /* path i could not be made absolute (its directory has no
+				    name warden can read: deeper than PATH_MAX): written as
+				    given, relative, with "path_partial" (or "path2_partial") */
 };
 struct event ev_file(const struct ev_file *x);
 

@@ -13,8 +13,8 @@
 
 enum {
 	SEV_INFO = 1, SEV_LOW = 2, SEV_MEDIUM = 3, SEV_HIGH = 4, SEV_CRITICAL = 5,
-	ACTION_ALLOWED = 1, ACTION_DENIED = 2,
-	DISP_ALLOWED = 1, DISP_BLOCKED = 2,
+	ACTION_UNKNOWN = 0, ACTION_ALLOWED = 1, ACTION_DENIED = 2,
+	DISP_UNKNOWN = 0, DISP_ALLOWED = 1, DISP_BLOCKED = 2,
 };
 
 static const char *str(json_t *ev, const char *k)
@@ -116,6 +116,11 @@ static int decide(json_t *o, json_t *ev)
 	if (!d)
 		return SEV_INFO;
 	add_profile(o, "security_control");
+	if (strcmp(d, "unknown") == 0) { /* a file operation no wall was judged on */
+		json_object_set_new(o, "action_id", json_integer(ACTION_UNKNOWN));
+		json_object_set_new(o, "disposition_id", json_integer(DISP_UNKNOWN));
+		return SEV_LOW;
+	}
 	bool deny = strcmp(d, "allow") != 0;
 	json_object_set_new(o, "action_id", json_integer(deny ? ACTION_DENIED : ACTION_ALLOWED));
 	json_object_set_new(o, "disposition_id", json_integer(deny ? DISP_BLOCKED : DISP_ALLOWED));

@@ -64,14 +64,17 @@ static int kind_of(const struct ev_file *x)
 	return 12;
 }
 
-/* The operation's key: its access, op, decision and paths, hashed with the session's key; never 0 (an empty slot). */
+/* The operation's key: its access, op, decision and paths (a partial one
+ * marked as such), hashed with the session's key; never 0 (an empty slot). */
 static uint64_t key_of(const struct filebound *b, const struct ev_file *x, bool deny)
 {
 	const char *p0 = x->npaths > 0 && x->paths[0] ? x->paths[0] : "";
 	const char *p1 = x->npaths > 1 && x->paths[1] ? x->paths[1] : "";
-	_cleanup_free_ char *s = xasprintf("%s%c%s%c%c%s%c%s", x->access ? x->access : "", 0,
-					   x->op ? x->op : "", 0, deny ? 'd' : 'a', p0, 0, p1);
-	size_t len = strlen(x->access ? x->access : "") + 1 + strlen(x->op ? x->op : "") + 1 + 1 +
+	_cleanup_free_ char *s = xasprintf("%s%c%s%c%c%c%c%s%c%s", x->access ? x->access : "", 0,
+					   x->op ? x->op : "", 0, deny ? 'd' : 'a',
+					   x->partial[0] ? 'p' : '-', x->partial[1] ? 'p' : '-', p0, 0,
+					   p1);
+	size_t len = strlen(x->access ? x->access : "") + 1 + strlen(x->op ? x->op : "") + 1 + 3 +
 		     strlen(p0) + 1 + strlen(p1);
 	uint64_t h;
 	crypto_shorthash((unsigned char *)&h, (const unsigned char *)s, len, b->key);

@@ -355,9 +355,12 @@ static const char *path_why(struct filewhy *w, pid_t pid, const struct ev_file *
 					      spelled ? NULL : lex);
 	/* through a magic link notefile.c could not take to a path inside
 	 * (another process's gone, a directory past PATH_MAX): the walls judge
-	 * the file it leads to, which is not known here; none is claimed */
-	if (target_proc_magic(lex, NULL))
-		return NULL;
+	 * the file it leads to, which is not known here; none is claimed, and
+	 * a name below such a link is said not judged (the link itself names
+	 * a file the process could reach, a pipe, a terminal: no wall's) */
+	bool beyond = false;
+	if (target_proc_magic(lex, &beyond))
+		return beyond ? FILEWHY_UNKNOWN_LINK : NULL;
 	return named_why(w, pid, x, lex, create_only);
 }
 
@@ -365,14 +368,32 @@ const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *
 {
 	if (!w)
 		return NULL;
+	const char *unknown = NULL; /* a wall's refusal of another path comes first */
 	for (int i = 0; i < x->npaths && i < 2; i++) {
-		if (!x->paths[i] || x->paths[i][0] != '/' || !writes_name(x, i))
+		if (!writes_name(x, i))
 			continue;
+		if (!x->paths[i]) {
+			unknown = FILEWHY_UNKNOWN_UNREAD;
+			continue;
+		}
+		if (x->partial[i]) {
+			unknown = FILEWHY_UNKNOWN_PARTIAL;
+			continue;
+		}
+		if (x->paths[i][0] != '/')
+			continue; /* the kernel's name of a file with no path: pipe:[N] */
 		const char *why = path_why(w, pid, x, x->paths[i], i == 0 ? held : -1);
-		if (why)
+		if (why && !filewhy_unknown(why))
 			return why;
+		if (why)
+			unknown = why;
 	}
-	return NULL;
+	return unknown;
+}
+
+bool filewhy_unknown(const char *why)
+{
+	return why && strncmp(why, FILEWHY_UNKNOWN_PREFIX, strlen(FILEWHY_UNKNOWN_PREFIX)) == 0;
 }
 
 unsigned long filewhy_links(struct filewhy *w, pid_t pid, const struct ev_file *x)

@@ -3,8 +3,9 @@
  * a wall of the sandbox will refuse it, and which one (a protected path, a
  * masked path, a read-only mount, the read-only workspace, Landlock), so
  * that a refused write is a `file` event with decision "deny" and its
- * reason, though the kernel tells no one. The bound on how many `file`
- * events a session writes: filebound.h. */
+ * reason, though the kernel tells no one; one whose path could not be
+ * placed (a directory past PATH_MAX) is judged by no wall: FILEWHY_UNKNOWN.
+ * The bound on how many `file` events a session writes: filebound.h. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,6 +40,24 @@ void filewhy_free(struct filewhy *w);
  * fd, its path taken to the file's, or kept when it has none inside), else
  * -1; such an open is judged by the file the fd is. */
 const char *filewhy_predict(struct filewhy *w, pid_t pid, const struct ev_file *x, int held);
+
+/* The reason filewhy_predict gives when no wall refuses the operation but
+ * a path it writes could not be judged: a partial path (x->partial: its
+ * directory has no name warden can read), an unreadable one (NULL), or a
+ * name below a magic link of /proc that could not be taken to a path
+ * inside. The event's decision is
+ * then "unknown", never "allow". Starts with FILEWHY_UNKNOWN_PREFIX. */
+#define FILEWHY_UNKNOWN_PREFIX "not judged"
+#define FILEWHY_UNKNOWN_PARTIAL                                                           \
+	FILEWHY_UNKNOWN_PREFIX ": the directory the path is relative to has no name warden " \
+			       "can read (deeper than PATH_MAX), so no wall's answer is known"
+#define FILEWHY_UNKNOWN_LINK                                                              \
+	FILEWHY_UNKNOWN_PREFIX ": the path goes below a link of /proc to a directory with no " \
+			       "path inside warden can read, so no wall's answer is known"
+#define FILEWHY_UNKNOWN_UNREAD                                                            \
+	FILEWHY_UNKNOWN_PREFIX ": warden could not read the path (or the name of the file " \
+			       "its descriptor is), so no wall's answer is known"
+bool filewhy_unknown(const char *why);
 
 /* A write-intent open or a truncate of a regular file of the workspace
  * with more than one name: how many (st_nlink), else 0. A hard link's other

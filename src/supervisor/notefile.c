@@ -90,11 +90,15 @@ void notefile_init(struct notifier *n)
  * handed in) stays as spelled. *held: the process's fd the path names as
  * a whole (/dev/fd/N, /proc/self/fd/N: a new open of that fd), else -1.
  * NULL when unreadable. cwd: "" until a relative path needs it, then the
- * process's, read here. */
+ * process's, read here. A relative path from a directory whose name
+ * cannot be read (deeper than PATH_MAX: the kernel gives no name longer)
+ * cannot be made absolute: it is kept as given, with *partial set, never
+ * passed off as a full path. */
 static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, int arg, int dirarg,
-		      char cwd[PATH_MAX], int *held)
+		      char cwd[PATH_MAX], int *held, bool *partial)
 {
 	*held = -1;
+	*partial = false;
 	const char *buf;
 	if (target_arg_str(ta, arg, &buf) < 0)
 		return NULL;
@@ -112,8 +116,10 @@ static char *arg_path(const struct seccomp_notif *req, struct target_args *ta, i
 			base[k > 0 ? k : 0] = '\0';
 		}
 	}
-	if (buf[0] != '/' && !base[0])
+	if (buf[0] != '/' && base[0] != '/') {
+		*partial = true; /* its directory is not known by name */
 		return xstrdup(buf);
+	}
 	_cleanup_free_ char *joined = buf[0] == '/' ? xstrdup(buf) : xasprintf("%s/%s", base, buf);
 	char *lex = path_lexical(joined, false), *real;
 	if (!target_own_fd(req->pid, lex, held))
@@ -160,15 +166,17 @@ static bool by_fd(const struct seccomp_notif *req, struct target_args *ta,
  * (whose spelling is judged by filewhy.h as a new open of what that fd
  * is), the path the kernel gives the file of a spelling of /proc that
  * names one of the process's fds (/proc/self/fd/N, /dev/fd/N) that
- * arg_path could not take to a path inside. *held: arg_path's. */
+ * arg_path could not take to a path inside. *held, *partial: arg_path's. */
 static char *op_path(const struct seccomp_notif *req, struct target_args *ta,
-		     const struct file_op *op, char cwd[PATH_MAX], int *held)
+		     const struct file_op *op, char cwd[PATH_MAX], int *held, bool *partial)
 {
 	*held = -1;
+	*partial = false;
 	if (by_fd(req, ta, op))
 		return fd_path(req->pid, (int)req->data.args[op->dirfd]);
-	char *path = arg_path(req, ta, op->path, op->dirfd, cwd, held);
-	if (!path || strcmp(op->op, "open") == 0 || !target_own_fd(req->pid, path, held))
+	char *path = arg_path(req, ta, op->path, op->dirfd, cwd, held, partial);
+	if (!path || *partial || strcmp(op->op, "open") == 0 ||
+	    !target_own_fd(req->pid, path, held))
 		return path;
 	char *file = fd_path(req->pid, *held);
 	if (!file || file[0] != '/') {
@@ -393,15 +401,18 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, int hel
 		       const char *detail)
 {
 	const char *why = done ? NULL : filewhy_predict(n->why, pid, x, held);
+	if (!done && !why && (x->partial[0] || x->partial[1]))
+		why = FILEWHY_UNKNOWN_PARTIAL;
+	bool unknown = filewhy_unknown(why);
 	bool ro_ws = why && strncmp(why, "read-only workspace", 19) == 0;
 	_cleanup_free_ char *more = why && detail && strcmp(why, "protected path") == 0
 					    ? xasprintf("%s: git config: %s", why, detail)
 					    : done ? xasprintf("git config written: %s", detail) : NULL;
-	x->decision = why ? "deny" : "allow";
+	x->decision = unknown ? "unknown" : why ? "deny" : "allow";
 	x->reason = more ? more : why;
 	x->access = "write";
 	x->links = done || why ? 0 : filewhy_links(n->why, pid, x);
-	bool wanted = why ? n->level > 0 || ro_ws
+	bool wanted = why ? n->level > 0 || ro_ws || (unknown && n->ro_ws)
 			  : done || x->links || n->level >= 2 ||
 				    (n->level == 1 && !filewhy_noise(x->paths[0]));
 	if (!wanted)
@@ -410,8 +421,8 @@ static void file_event(struct notifier *n, pid_t pid, struct ev_file *x, int hel
 	struct ev_file sum;
 	while (filebound_summary(&n->bound, false, now, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
-	/* a write through a hard link counts as a refusal does: never lost
-	 * among the allowed ones (fs.hardlink-write) */
+	/* a write through a hard link, or one not judged, counts as a refusal
+	 * does: never lost among the allowed ones (fs.hardlink-write) */
 	if (!done && !filebound_admit(&n->bound, x, why != NULL || x->links, now))
 		return;
 	x->pid = target_inner_ns(pid, &n->pidns);
@@ -451,9 +462,12 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 			     .has_flags = op->flags >= 0 };
 	int held = -1, held2;
 	if (op->path >= 0 || op->dirfd >= 0)
-		x.paths[x.npaths++] = op_path(req, &ta, op, cwd, &held);
-	if (op->path2 >= 0)
-		x.paths[x.npaths++] = arg_path(req, &ta, op->path2, op->dirfd2, cwd, &held2);
+		x.paths[x.npaths++] = op_path(req, &ta, op, cwd, &held, &x.partial[0]);
+	if (op->path2 >= 0) {
+		x.paths[x.npaths] = arg_path(req, &ta, op->path2, op->dirfd2, cwd, &held2,
+					     &x.partial[x.npaths]);
+		x.npaths++;
+	}
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	/* a symlink's target (argument 0 of symlink and symlinkat), as given */

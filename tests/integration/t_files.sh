@@ -350,6 +350,41 @@ test_files_flood_new_path_recorded() {
 	[[ $sum == *'"unkept":0'* ]] || fail "new names counted: $(excerpt "$sum")"
 }
 
+# A path relative to a directory deeper than PATH_MAX (whose name the
+# kernel gives no one) cannot be made absolute: it is recorded as given,
+# marked path_partial, with decision unknown (no wall judged it), never as
+# if it were a whole path allowed; so is a name below /proc/self/cwd there,
+# and a descriptor's file with no name warden can read (path null).
+test_files_deep_path_partial() {
+	have python3 || skip 'python3 not installed'
+	wrun --profile "$(no_detect_actions)" -- python3 -c '
+import os
+n = "d" * 250
+for i in range(20):
+    os.mkdir(n); os.chdir(n)
+open("deep_secret.txt", "w").write("x")
+fd = os.open("deep_fd.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+os.fchmod(fd, 0o600)
+open("/proc/self/cwd/via_proc.txt", "w").write("x")
+print("done")'
+	assert_out_has done
+	fl_events
+	local ev
+	ev=$(grep -F '"path":"deep_secret.txt"' <<<"$FL")
+	[[ -n $ev ]] || { fail "no event for deep_secret.txt: $(excerpt "$FL")"; return; }
+	[[ $ev == *'"path_partial":true'* ]] || fail "the relative path is not marked partial: $(excerpt "$ev")"
+	[[ $ev == *'"decision":"unknown"'* && $ev == *'"reason":"not judged: '* ]] ||
+		fail "not said unjudged: $(excerpt "$ev")"
+	grep -E '"path":"[^/"][^"]*"' <<<"$FL" | grep -vF '"path_partial":true' | grep -F 'dd' &&
+		fail 'a relative path recorded unmarked'
+	grep -F '"op":"chmod"' <<<"$FL" | grep -F '"path":null' | matches -F '"decision":"unknown"' ||
+		fail "the fchmod of a file with no readable name is not unknown: $(excerpt "$(grep -F '"op":"chmod"' <<<"$FL")")"
+	grep -F '"path":"/proc/self/cwd/via_proc.txt"' <<<"$FL" | matches -F '"decision":"unknown"' ||
+		fail "the write below /proc/self/cwd is not unknown: $(excerpt "$(grep -F via_proc <<<"$FL")")"
+	grep -F 'deep' <<<"$FL" | grep -F '"decision":"allow"' && fail 'a deep write said allowed'
+	return 0
+}
+
 # Bad input: a path of 4096 bytes and a name that is not UTF-8 leave valid
 # JSON (the name kept losslessly, "escaped").
 test_files_bad_names() {
