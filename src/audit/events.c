@@ -168,6 +168,13 @@ struct event ev_net_connect(const struct ev_net_connect *x)
 		"reason", x->reason ? x->reason : "direct connection: the sandbox has no route out"));
 }
 
+struct event ev_net_summary(const struct ev_net_summary *x)
+{
+	return event_of("net", json_pack("{s:s, s:s, s:I, s:b, s:s}", "method", "summary",
+		"decision", "deny", "count", (json_int_t)x->count, "new", x->new_dests,
+		"summary", x->summary));
+}
+
 struct event ev_net_unix(const struct ev_net_unix *x)
 {
 	json_t *esc = NULL;
@@ -490,6 +497,10 @@ struct event ev_alert(const struct ev_alert *x)
 			json_object_set(f, "links", x->links);
 		if (x->detail)
 			json_object_set_new(f, "detail", json_string(x->detail));
+		if (x->count) {
+			json_object_set_new(f, "count", json_integer((json_int_t)x->count));
+			json_object_set_new(f, "summary", json_string(x->summary ? x->summary : ""));
+		}
 		if (esc)
 			json_object_set(f, "escaped", esc);
 	}

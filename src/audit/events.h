@@ -98,6 +98,17 @@ struct ev_net_connect {
 };
 struct event ev_net_connect(const struct ev_net_connect *x);
 
+/* Refused connections out (direct ones, or to a host's unix socket)
+ * past the record's bound (recbound.h), counted: method "summary",
+ * decision "deny", count, new (to destinations not on the record before,
+ * else repeats of ones that are), summary in words. */
+struct ev_net_summary {
+	unsigned long count;
+	bool new_dests;
+	const char *summary;
+};
+struct event ev_net_summary(const struct ev_net_summary *x);
+
 /* A connect() from inside to a unix socket the host bound (unixconn.h):
  * refused. path: the socket as the process named it; resolved: as opened. */
 struct ev_net_unix {
@@ -281,6 +292,9 @@ struct ev_alert {
 				    detector (src/detect/) rates it by its rule) */
 	json_t *links;           /* the seqs of the events it links (borrowed); NULL: left out */
 	const char *detail;      /* what the rule saw, in words; NULL: left out */
+	unsigned long count;     /* a summary: how many alerts of the rule it stands for
+				    (recbound.h); 0: left out, as is summary */
+	const char *summary;     /* a summary's words */
 };
 struct event ev_alert(const struct ev_alert *x);
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../common/glob.h"
+#include "../audit/recbound.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 #include "derive.h"
@@ -27,6 +28,12 @@
 #define VALUE_MAX 4096           /* a value's text for matching; longer ones are cut */
 #define DERIVED_MAX 8            /* derived fields kept for the event being matched */
 #define KINDS_MAX 64             /* event kinds with a list of their rules kept */
+/* A rule's alerts on the record one by one (recbound.h): a burst of 100,
+ * then one every 10 s, 1000 a session; the rest counted in summaries.
+ * The score and the rule's own action go on whatever the record takes. */
+#define ALERT_BURST 100.0
+#define ALERT_RATE 0.1
+#define ALERT_CAP 1000UL
 #define REGEX_BUDGET 250000UL    /* a rule's regex steps per event (dre.h; 1-5 ms): past
 				    it, the rule is off for the session */
 
@@ -103,6 +110,7 @@ struct detect {
 	struct pidmap *pids;         /* made when a rule has `scope tree` */
 	struct derive *dv;           /* the derived fields (derive.h) */
 	struct rstate *st;           /* one per rule */
+	struct recbound *ab;         /* one per rule: its alerts on the record */
 	struct seen *seen;
 	size_t nseen;
 	char *workspace, *home;
@@ -479,10 +487,29 @@ static void raise_risk(struct detect *d, const char *rule, enum severity sev, un
 	act(d, (enum det_action)top, why);
 }
 
+/* The alerts of rule r held back since its last summary, counted in an
+ * alert of the rule when due (recbound.h), or at once when end. */
+static void alert_summaries(struct detect *d, const struct rule *r, bool end, double now)
+{
+	int cls;
+	unsigned long count;
+	struct recbound *b = &d->ab[r - d->rs.rules];
+	while (d->log && recbound_due(b, end, now * 1000.0, &cls, &count)) {
+		d->emitting = true;
+		audit_emit_event(d->log, ev_alert(&(struct ev_alert){ .rule = r->name,
+			.severity = severity_name(r->sev), .detail = r->about, .count = count,
+			.summary = "alerts of this rule past the record's bound (100 at once, then one "
+				   "every 10 seconds, 1000 a session), counted, not listed one by one; "
+				   "the risk score and the rule's action counted each" }), NULL);
+		d->emitting = false;
+	}
+}
+
 static void fire(struct detect *d, const struct rule *r, const unsigned long *links, size_t nlinks,
 		 unsigned long seq, double now)
 {
-	if (d->log) {
+	alert_summaries(d, r, false, now);
+	if (d->log && recbound_admit(&d->ab[r - d->rs.rules], 0, now * 1000.0)) {
 		json_t *l = json_array();
 		for (size_t i = 0; i < nlinks && i < LINKS_MAX; i++)
 			json_array_append_new(l, json_integer((json_int_t)links[i]));
@@ -499,6 +526,12 @@ static void fire(struct detect *d, const struct rule *r, const unsigned long *li
 		snprintf(why, sizeof why, "rule %s (%s)", r->name, severity_name(r->sev));
 		act(d, r->action, why);
 	}
+}
+
+void detect_flush(struct detect *d)
+{
+	for (size_t i = 0; d && i < d->rs.nrules; i++)
+		alert_summaries(d, &d->rs.rules[i], true, detect_now());
 }
 
 /* A rule whose regular expression ran out of its steps on this event: off
@@ -804,6 +837,9 @@ struct detect *detect_new(struct ruleset *rs, const struct detect_env *env,
 	d->home = env && env->home ? xstrdup(env->home) : NULL;
 	d->risk = risk ? *risk : DETECT_RISK_DEFAULT;
 	d->st = xcalloc(d->rs.nrules + 1, sizeof *d->st);
+	d->ab = xcalloc(d->rs.nrules + 1, sizeof *d->ab);
+	for (size_t i = 0; i < d->rs.nrules; i++)
+		d->ab[i].c[0] = recbound_class(ALERT_RATE, ALERT_BURST, ALERT_CAP);
 	d->dv = derive_new(d->workspace);
 	d->tm = textmemo_new();
 	size_t globs = 0, regexes = 0;
@@ -849,6 +885,7 @@ void detect_free(struct detect *d)
 		free(d->st[i].h);
 	}
 	free(d->st);
+	free(d->ab);
 	textmemo_free(d->tm);
 	for (size_t i = 0; i < d->nkinds; i++) {
 		free(d->kinds[i].kind);

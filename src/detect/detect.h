@@ -76,6 +76,11 @@ void detect_set_actor(struct detect *d, detect_act_fn fn, void *ctx);
 unsigned detect_feed(struct detect *d, const char *kind, const json_t *fields, unsigned long seq,
 		     double now_s);
 
+/* The summaries of the alerts each rule had past the record's bound
+ * (recbound.h) and not yet counted in one, written now (the session's
+ * end, before session.end). */
+void detect_flush(struct detect *d);
+
 /* The score at now_s; the alerts raised so far (its own and rated ones). */
 double detect_risk_at(const struct detect *d, double now_s);
 unsigned long detect_alerts(const struct detect *d);

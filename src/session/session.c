@@ -786,6 +786,7 @@ static int log_end(struct session *sn, int r, const int *status, double t0, json
 	json_t *jstats = sn->jd ? journald_stats(sn->jd) : NULL;
 	json_t *slstats = sn->sl ? syslogsend_stats(sn->sl) : NULL;
 	json_t *sstats = stream_report(sn->stream, STREAM_END_WAIT_MS);
+	detect_flush(sn->det); /* the alerts counted past the record's bound */
 	if (r < 0) {
 		audit_emit_event(sn->log, ev_session_end(&(struct ev_session_end){
 			.exit = 125, .error = e->msg, .counts = audit_counts(sn->log),

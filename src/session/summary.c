@@ -317,6 +317,13 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
 		return 0;
 	}
+	/* refusals past the record's bound, counted (recbound.h) */
+	if (f && (strcmp(ev->kind, "net") == 0 || strcmp(ev->kind, "file") == 0) &&
+	    (strcmp(str(f, "method"), "summary") == 0 || strcmp(str(f, "op"), "summary") == 0)) {
+		if (strcmp(str(f, "decision"), "deny") == 0)
+			s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "count"));
+		return 0;
+	}
 	if (f && strcmp(ev->kind, "limit") == 0) {
 		add(s, xasprintf("limit %s %s", str(f, "kind"), str(f, "limit")),
 		    xstrdup(str(f, "detail")));

@@ -44,6 +44,7 @@
 #endif
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/util.h"
 #include "../net/proxy.h"
 #include "answer.h"
@@ -57,6 +58,17 @@
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
+/* Refused connections out recorded one by one (recbound.h): to a
+ * destination not on the record yet, a burst of 1000, then 20 a second,
+ * 20000 a session; to one already there (a retry), a burst of 100, then
+ * 10 a second, 5000 a session. The rest counted in `net` summaries. */
+#define NET_NEW_BURST 1000.0
+#define NET_NEW_RATE 20.0
+#define NET_NEW_CAP 20000UL
+#define NET_SEEN_BURST 100.0
+#define NET_SEEN_RATE 10.0
+#define NET_SEEN_CAP 5000UL
+#define NET_DESTS_MAX 32768 /* destinations remembered; past them, any other is new */
 
 /* The reserve filled up again: /dev/null opened once, its other places
  * copies of that descriptor (a dup walks no path). */
@@ -136,6 +148,8 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
 	n->level = cfg->audit_level;
 	filebound_init(&n->bound, n->level);
+	n->netb.c[0] = recbound_class(NET_NEW_RATE, NET_NEW_BURST, NET_NEW_CAP);
+	n->netb.c[1] = recbound_class(NET_SEEN_RATE, NET_SEEN_BURST, NET_SEEN_CAP);
 	if (cfg->why)
 		n->why = filewhy_new(cfg->why);
 	n->wa = cfg->wa;
@@ -154,6 +168,37 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	return n;
 }
 
+/* The refused connections held back since the last summary, counted in
+ * `net` summaries when due (recbound.h), or all at the end. */
+static void net_summaries(struct notifier *n, bool end, double now)
+{
+	int cls;
+	unsigned long count;
+	while (recbound_due(&n->netb, end, now, &cls, &count))
+		audit_emit_event(n->log, ev_net_summary(&(struct ev_net_summary){
+			.count = count, .new_dests = cls == 0,
+			.summary = cls == 0
+				? "refused connections out to destinations not on the record before, past "
+				  "the record's bound (1000 at once, then 20 a second, 20000 a session), "
+				  "counted, not listed one by one"
+				: "refused connections out to destinations already on the record, past the "
+				  "record's bound (100 at once, then 10 a second, 5000 a session), "
+				  "counted, not listed one by one" }), NULL);
+}
+
+/* May the refused connection to dest (its text: "ADDRESS:PORT", a unix
+ * socket's path) be recorded one by one? A destination new to the session
+ * is, while the bound of new ones allows: the record names what was tried,
+ * and the detector's `new:dest` sees it; a retry of one already there, at
+ * a lower rate. The rest are counted (net_summaries). */
+static bool net_admit(struct notifier *n, const char *dest)
+{
+	double now = mono_ms();
+	net_summaries(n, false, now);
+	bool fresh = strset_add(&n->dests, dest, NET_DESTS_MAX);
+	return recbound_admit(&n->netb, fresh ? 0 : 1, now);
+}
+
 void notifier_free(struct notifier *n)
 {
 	if (!n)
@@ -165,6 +210,8 @@ void notifier_free(struct notifier *n)
 	while (filebound_summary(&n->bound, true, 0, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
 	filebound_free(&n->bound);
+	net_summaries(n, true, 0);
+	strset_free(&n->dests);
 	filewhy_free(n->why);
 	if (n->pidns >= 0)
 		close(n->pidns);
@@ -286,6 +333,10 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	} else {
 		return;
 	}
+	char dest[INET6_ADDRSTRLEN + 16];
+	snprintf(dest, sizeof dest, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+	if (!net_admit(n, dest))
+		return;
 	long inner;
 	inner = target_inner_ns(req->pid, &n->pidns);
 	notify_later(n, ev_net_connect(&(struct ev_net_connect){
@@ -343,7 +394,7 @@ static bool connect_unix(struct notifier *n, const struct seccomp_notif *req, in
 							      .where = lex,
 							      .action = "refused" }));
 	}
-	if (r.verdict == UNIXCONN_HOST) {
+	if (r.verdict == UNIXCONN_HOST && net_admit(n, path)) {
 		long inner;
 		inner = target_inner_ns(req->pid, &n->pidns);
 		notify_later(n, ev_net_unix(&(struct ev_net_unix){

@@ -640,6 +640,28 @@ static int do_udp(const char *host, const char *port)
 	return allowed("sent 1 byte to %s port %s", host, port);
 }
 
+/* Non-blocking connects, each socket closed at once, to 10.0.0.1 and the
+ * DESTS-1 addresses after it in turn, port 80, for SECONDS: a probe for a
+ * way out at full speed (the sandbox refuses every one). Prints how many. */
+static int do_connect_flood(const char *secs, const char *dests)
+{
+	time_t end = time(NULL) + atoi(secs);
+	long k = dests ? atol(dests) : 1000, n = 0;
+	if (k < 1)
+		return usage("connect-flood: DESTS must be at least 1");
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(80) };
+	while (time(NULL) < end) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return denied();
+		a.sin_addr.s_addr = htonl(0x0a000001u + (uint32_t)(n % k));
+		(void)connect(fd, (struct sockaddr *)&a, sizeof a);
+		close(fd);
+		n++;
+	}
+	return allowed("%ld connects", n);
+}
+
 /* Outside helper: print "LISTENING HOST PORT" (port 0 picks one), then accept
  * one connection ("ACCEPTED", exit 0) or give up after SECONDS ("TIMEOUT",
  * exit 1). */
@@ -1543,6 +1565,9 @@ int main(int argc, char **argv)
 		/* raw: libc would pass an int, the high bits are the point */
 		return result(syscall(SYS_socket, strtoul(a1, NULL, 0), strtoul(a2, NULL, 0), 0L),
 			      "socket");
+	} else if (!strcmp(cmd, "connect-flood")) {
+		NEED(1, "connect-flood SECONDS [DESTS]");
+		return do_connect_flood(a1, a2);
 	} else if (!strcmp(cmd, "udp")) {
 		NEED(2, "udp HOST PORT");
 		return do_udp(a1, a2);
@@ -1591,6 +1616,6 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode rename2 openat2 x32 ptrace ptrace-child forks hop pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 i386-nr fd fds connect udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "
+		     "tiocsti-high tioclinux i386 i386-nr fd fds connect connect-flood udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "
 		     "audit-enabled landlock-write landlock-signal json jsonl)");
 }

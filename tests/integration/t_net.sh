@@ -193,3 +193,41 @@ except OSError as e:
 	grep -q '"method":"sendto","address":"192.0.2.7"' <<<"${OUT// /}" ||
 		fail "no net event for the UDP datagram: $(excerpt "$OUT")"
 }
+
+# A probe for a way out at full speed (non-blocking connects to 2000
+# addresses, each refused) leaves a bounded log that still names the
+# destinations tried (a burst of new ones, then a rate) and counts the
+# rest in `net` summaries; the alerts it raises are bounded too and
+# summarised; the detector still sees the probing; and the session goes
+# on as before.
+test_net_refusals_flood_bounded() {
+	local WARDEN_TIMEOUT=120
+	wrun --profile "$(no_detect_actions)" -- sh -c \
+		'./wprobe connect-flood 6 2000 && ./wprobe connect-flood 2 2000 && echo after-ok'
+	assert_rc 0 'the flood session'
+	assert_out_has after-ok
+	local log total size recorded counted dests alerts asum
+	log=$(latest_log)
+	total=$(awk '/^ALLOWED [0-9]+ connects/ { s += $2 } END { print s + 0 }' <<<"$OUT")
+	((total > 5000)) || fail "too few connects to flood anything: $total"
+	size=$(stat -c %s "$log")
+	((size < 2000000)) || fail "the log grew to $size bytes for $total refused connects"
+	recorded=$(grep -F '"event":"net"' "$log" | grep -F '"method":"connect"' | grep -cF '"decision":"deny"')
+	((recorded <= 1500)) || fail "$recorded net events one by one: the record is not bounded"
+	dests=$(grep -F '"event":"net"' "$log" | grep -oE '"address":"10\.0\.[0-9]+\.[0-9]+"' | sort -u | wc -l)
+	((dests >= 1000)) || fail "only $dests destinations named: the record does not say what was tried"
+	counted=$(grep -F '"event":"net"' "$log" | grep -F '"method":"summary"' |
+		sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	((counted > 0)) || fail 'no net summary with a count'
+	((recorded + counted == total)) ||
+		fail "events ($recorded) and summaries ($counted) are not the $total connects"
+	grep -F '"method":"summary"' "$log" | matches -F '"summary":"refused connections out' ||
+		fail "summary: $(excerpt "$(grep -F '"method":"summary"' "$log")")"
+	# the detector saw the probing; its alerts bounded, the rest counted
+	alerts=$(grep -F '"event":"alert"' "$log" | grep -F '"rule":"burst.net-refusals"' | grep -vcF '"count":')
+	((alerts >= 1 && alerts <= 110)) || fail "$alerts burst.net-refusals alerts one by one"
+	asum=$(grep -F '"event":"alert"' "$log" | grep -F '"rule":"burst.net-refusals"' | grep -F '"count":')
+	[[ -n $asum && $asum == *'"summary":"alerts of this rule past'* ]] ||
+		fail "no summary of the alerts past the bound: $(excerpt "$asum")"
+	tail -n 1 "$log" | matches -F '"event":"session.end","exit":0' || fail 'no session.end with exit 0'
+}
