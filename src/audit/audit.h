@@ -100,5 +100,17 @@ void audit_close_late(struct audit *a, struct late_close *l);
  * line was written where it could be. Every event after is refused. */
 typedef void (*audit_failure_fn)(void *ctx, const char *why);
 void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx);
+/* `limit log`: once a line takes the log past bytes (text: as the profile
+ * writes it), a `limit` event (kind "log") is written and fn called (the
+ * supervisor ends the session); the log takes LIMIT_ROOM bytes more for
+ * the session's end, then fails as a full disk makes it fail (EFBIG).
+ * bytes 0: no limit. fn is called at once when the limit was reached
+ * before it was set. */
+void audit_set_limit(struct audit *a, unsigned long long bytes, const char *text);
+void audit_on_limit(struct audit *a, audit_failure_fn fn, void *ctx);
+/* Why the session was ended for `limit log` (the `limit` event's detail),
+ * or NULL. */
+const char *audit_limit_reached(const struct audit *a);
+
 /* Why the log failed, or NULL. */
 const char *audit_failed(const struct audit *a);

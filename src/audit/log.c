@@ -44,6 +44,9 @@ struct writer {
 	off_t fsize_max;         /* a line past this fails as EFBIG before it is written,
 				    leaving room for log.failed (FAILED_ROOM under the
 				    file-size limit, ulimit -f); 0: no limit */
+	off_t limit;             /* `limit log`: past it, the session is ended; 0: none */
+	char limit_text[32];     /* as the profile writes it: "512M" */
+	bool over;               /* a line took the log past it */
 	int dirfd;               /* the log's directory (the reserve's too) */
 	bool reserve;            /* the reserve is there (reserve_make) */
 	bool failed;
@@ -54,6 +57,10 @@ struct writer {
 
 #define RESERVE (16 * 1024)
 #define FAILED_ROOM 4096 /* a log.failed line's room, its reason at most 900 bytes */
+/* Past `limit log`, the room for the end of the session (the `limit` and
+ * `kill` events, what was on its way, the summaries, session.end); past
+ * that too, the log fails as a full disk makes it fail. */
+#define LIMIT_ROOM (256 * 1024)
 
 struct subscriber {
 	audit_subscriber_fn fn;
@@ -70,6 +77,10 @@ struct audit {
 	struct subscriber *subs; /* subs[0] is the writer */
 	size_t nsubs;
 	audit_rate_fn rate;      /* an alert's severity when it has none (or NULL) */
+	audit_failure_fn on_limit; /* `limit log` reached (audit_on_limit) */
+	void *limit_ctx;
+	bool limit_said;         /* its `limit` event written */
+	char limit_why[400];
 	void *rate_ctx;
 	struct writer w;
 };
@@ -197,6 +208,11 @@ static void failure_why(struct writer *w, int err)
 		todo = "free space there, or give warden a state directory elsewhere (XDG_STATE_HOME)";
 		break;
 	case EFBIG:
+		if (w->over) {
+			snprintf(w->why, sizeof w->why, "the audit log %s reached its limit (limit log "
+				 "%s) and the room after it for the session's end", w->path, w->limit_text);
+			return;
+		}
 		cause = "the file reached the largest size allowed (ulimit -f, or the file system's limit)";
 		todo = "raise the limit, or give warden a state directory elsewhere (XDG_STATE_HOME)";
 		break;
@@ -328,7 +344,8 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 	if (w->fd < 0) /* audit_begin not yet: nothing may happen unrecorded */
 		return werr_set(e, 0, "audit log %s: an event (%s) before the log's file was made",
 				w->path, ev->kind);
-	if (w->fsize_max && w->size + (off_t)n + 1 > w->fsize_max) {
+	if ((w->fsize_max && w->size + (off_t)n + 1 > w->fsize_max) ||
+	    (w->limit && w->size + (off_t)n + 1 > w->limit + LIMIT_ROOM)) {
 		/* the limit near: fail now, while log.failed still fits */
 		fail(w, ev, EFBIG);
 		return werr_set(e, 0, "%s", w->why);
@@ -338,6 +355,8 @@ static int write_event(void *ctx, const struct event *ev, struct werr *e)
 		return werr_set(e, 0, "%s", w->why);
 	}
 	w->size += (off_t)n + 1;
+	if (w->limit && w->size > w->limit)
+		w->over = true; /* said by audit_emit once this event is through */
 	struct stat st;
 	if (fstat(w->fd, &st) == 0 && st.st_nlink == 0) {
 		/* written, but to a file no longer in any directory */
@@ -454,6 +473,20 @@ void audit_unsubscribe(struct audit *a, audit_subscriber_fn fn, void *ctx)
 		}
 }
 
+/* The log past `limit log`: a `limit` event says so (the one after the
+ * event that took it past), and the owner ends the session. Once. */
+static void limit_reached(struct audit *a)
+{
+	a->limit_said = true;
+	snprintf(a->limit_why, sizeof a->limit_why, "the session's audit log reached its limit "
+		 "(limit log %s): the session was ended, so that it cannot fill the disk; a "
+		 "profile line `limit log SIZE` (or `limit log unlimited`) raises it", a->w.limit_text);
+	audit_emit_event(a, ev_limit(&(struct ev_limit){ .kind = "log", .limit = a->w.limit_text,
+		.detail = a->limit_why }), NULL);
+	if (a->on_limit)
+		a->on_limit(a->limit_ctx, a->limit_why);
+}
+
 int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *e)
 {
 	_cleanup_json_ json_t *f = fields;
@@ -487,6 +520,8 @@ int audit_emit(struct audit *a, const char *event, json_t *fields, struct werr *
 		if (r < 0)
 			return -1;
 	}
+	if (a->w.over && !a->limit_said)
+		limit_reached(a);
 	return 0;
 }
 
@@ -552,6 +587,25 @@ void audit_close_late(struct audit *a, struct late_close *l)
 	if (a->w.fd >= 0)
 		late_close_add_synced(l, a->w.fd); /* its writeback begins there */
 	audit_free(a);
+}
+
+void audit_set_limit(struct audit *a, unsigned long long bytes, const char *text)
+{
+	a->w.limit = (off_t)bytes;
+	snprintf(a->w.limit_text, sizeof a->w.limit_text, "%s", text);
+}
+
+void audit_on_limit(struct audit *a, audit_failure_fn fn, void *ctx)
+{
+	a->on_limit = fn;
+	a->limit_ctx = ctx;
+	if (fn && a->limit_said)
+		fn(ctx, a->limit_why); /* reached before anyone could act on it */
+}
+
+const char *audit_limit_reached(const struct audit *a)
+{
+	return a && a->limit_said ? a->limit_why : NULL;
 }
 
 void audit_on_failure(struct audit *a, audit_failure_fn fn, void *ctx)

@@ -7,6 +7,7 @@
  *                 (worked out per session, src/sandbox/limits.h)
  *   tmp SIZE      at least 1M
  *   home SIZE     at least 1M
+ *   log SIZE      at least 1M: the session's audit log
  *   cpu N         CPUs, with up to three decimals (1.5), 0.01 to 4096
  *   any KIND      unlimited
  *
@@ -24,7 +25,7 @@
 
 static const char *const names[LIMIT_KINDS] = {
 	[LIMIT_PIDS] = "pids", [LIMIT_MEMORY] = "memory", [LIMIT_CPU] = "cpu",
-	[LIMIT_TMP] = "tmp", [LIMIT_HOME] = "home",
+	[LIMIT_TMP] = "tmp", [LIMIT_HOME] = "home", [LIMIT_LOG] = "log",
 };
 
 const char *policy_limit_name(enum policy_limit_kind k)
@@ -127,6 +128,7 @@ const char *policy_limit_parse(enum policy_limit_kind k, const char *text, unsig
 		return parse_size(text, 16ULL << 20, "below the minimum 16M", v);
 	case LIMIT_TMP:
 	case LIMIT_HOME:
+	case LIMIT_LOG:
 		return parse_size(text, 1ULL << 20, "below the minimum 1M", v);
 	case LIMIT_KINDS:
 		break;

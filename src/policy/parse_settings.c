@@ -176,13 +176,13 @@ int pol_do_checkpoint(struct parser *ps, const struct line *l)
 int pol_do_limit(struct parser *ps, const struct line *l)
 {
 	if (l->ntok < 2)
-		return pol_lerr(ps->e, 0, l, l->len, "limit: missing argument (pids, memory, cpu, tmp or home)");
+		return pol_lerr(ps->e, 0, l, l->len, "limit: missing argument (pids, memory, cpu, tmp, home or log)");
 	enum policy_limit_kind k = 0;
 	while (k < LIMIT_KINDS && strcmp(l->tok[1], policy_limit_name(k)) != 0)
 		k++;
 	if (k == LIMIT_KINDS)
 		return pol_lerr(ps->e, 0, l, l->off[1],
-				"limit: unknown kind '%.200s' (expected pids, memory, cpu, tmp or home)", l->tok[1]);
+				"limit: unknown kind '%.200s' (expected pids, memory, cpu, tmp, home or log)", l->tok[1]);
 	_cleanup_free_ char *what = xasprintf("limit %s", l->tok[1]);
 	if (pol_want_tokens(ps, l, 3, what) < 0)
 		return -1;

@@ -20,7 +20,7 @@
  *   canary on|off
  *   workspace read-only|read-write
  *   limit pids N | limit memory SIZE|N% | limit cpu N | limit tmp SIZE |
- *   limit home SIZE   (any of them: unlimited; values: src/policy/limit.c)
+ *   limit home SIZE | limit log SIZE   (any of them: unlimited; values: src/policy/limit.c)
  *   exec deny TARGET | exec allow TARGET | exec default allow|deny |
  *   exec strict | exec allow-writable PATH | exec hash-limit SIZE SECONDS |
  *   exec ask TARGET | exec ask argv WORD... | exec kernel auto|on|off

@@ -59,6 +59,8 @@ enum policy_limit_kind {
 	LIMIT_CPU,     /* thousandths of a CPU (a cgroup's cpu.max) */
 	LIMIT_TMP,     /* bytes: the one tmpfs behind /tmp, /var/tmp and /dev/shm */
 	LIMIT_HOME,    /* bytes: the home tmpfs */
+	LIMIT_LOG,     /* bytes of the session's audit log (src/audit/log.c): past it,
+			  the session is ended */
 	LIMIT_KINDS
 };
 
@@ -392,7 +394,7 @@ void policy_digest(const struct policy *p, char out[65]);
  * when not. */
 unsigned policy_freeze_timeout(const struct policy *p, bool attended);
 
-/* A limit kind's name in a profile ("pids", "memory", "cpu", "tmp", "home"). */
+/* A limit kind's name in a profile ("pids", "memory", "cpu", "tmp", "home", "log"). */
 const char *policy_limit_name(enum policy_limit_kind k);
 
 /* A limit's value as a profile writes it: "unlimited", "4096" (pids), "1.5"

@@ -140,10 +140,15 @@ void limits_plan(struct limits *l, const struct policy *p, const struct limits_p
 			l->how[k] = HOW_UNLIMITED;
 		else if (k == LIMIT_TMP || k == LIMIT_HOME)
 			l->how[k] = HOW_TMPFS;
+		else if (k == LIMIT_LOG)
+			l->how[k] = HOW_LOG;
 		else if (l->probe.ctl[i].version)
 			by_cgroup(l, i);
 		else
 			without_cgroup(l, i, l->probe.ctl[i].why);
+		if (l->how[k] == HOW_LOG)
+			snprintf_cut(l->why[k], sizeof l->why[k], "warden ends the session when its audit "
+				     "log reaches this size");
 		if (l->how[k] == HOW_TMPFS)
 			snprintf_cut(l->why[k], sizeof l->why[k], "the size of the tmpfs %s",
 				 k == LIMIT_TMP ? "behind /tmp, /var/tmp and /dev/shm" : "of the home " AGENT_HOME);
@@ -585,6 +590,7 @@ json_t *limits_to_json(const struct limits *l)
 	static const char *const how[] = {
 		[HOW_UNLIMITED] = NULL, [HOW_NONE] = NULL, [HOW_TMPFS] = "tmpfs",
 		[HOW_RLIMIT] = "RLIMIT_NPROC", [HOW_CGROUP] = "cgroup",
+		[HOW_LOG] = "warden",
 	};
 	json_t *o = json_object();
 	for (int k = 0; k < LIMIT_KINDS; k++) {

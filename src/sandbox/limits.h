@@ -87,6 +87,7 @@ enum limits_how {
 	HOW_TMPFS,
 	HOW_RLIMIT,
 	HOW_CGROUP,
+	HOW_LOG,           /* `limit log`: warden's log writer (src/audit/log.c) */
 };
 
 /* One session's limits: decided (limits_plan), made (limits_create,

@@ -545,6 +545,9 @@ static int session_open(struct session *sn, struct werr *e)
 	    session_secrets_spec(&sn->ss, sn->id, s, e) < 0 ||
 	    audit_new(&sn->log, s->logdir, sn->id, e) < 0)
 		return -1;
+	char logmax[32];
+	policy_limit_text(LIMIT_LOG, &sn->pol.limits[LIMIT_LOG], logmax, sizeof logmax);
+	audit_set_limit(sn->log, sn->pol.limits[LIMIT_LOG].value, logmax);
 	if (sn->sl)
 		audit_also(sn->log, syslogsend_line, sn->sl);
 	if (sn->jd)

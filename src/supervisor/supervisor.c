@@ -57,6 +57,17 @@ static void on_log_failure(void *ctx, const char *why)
 	wnote("the audit log cannot be written: stopping the sandbox");
 }
 
+/* `limit log` reached: the sandbox killed at once (the log keeps room for
+ * the session's end), the user told why and what raises it. */
+static void on_log_limit(void *ctx, const char *why)
+{
+	const struct child *c = ctx;
+	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+	/* why in full once, in the session's error at its end */
+	(void)why;
+	wnote("the audit log reached its limit (limit log): stopping the sandbox");
+}
+
 static void launched_freep(struct launched *L)
 {
 	launched_free(L);
@@ -77,6 +88,7 @@ static int loop_serve(struct services *sv, size_t capacity, struct werr *e)
 	if (!l || services_watch(sv, l, e) < 0)
 		return -1;
 	audit_on_failure(sv->log, on_log_failure, &sv->L->c);
+	audit_on_limit(sv->log, on_log_limit, &sv->L->c);
 	return loop_run(l, e);
 }
 
@@ -166,8 +178,11 @@ int supervisor_run(struct sandbox_spec *s, const struct supervisor_cfg *cfg, str
 		stopper_kill(&sv.st, "the session's event loop failed");
 	finish(&sv, exec_stats, late);
 	audit_on_failure(log, NULL, NULL);
+	audit_on_limit(log, NULL, NULL);
 	if (audit_failed(log))
 		return werr_set(e, 0, "%s; the sandbox was stopped", audit_failed(log));
+	if (audit_limit_reached(log)) /* ended by warden, whatever status it ended with */
+		return werr_set(e, 0, "%s", audit_limit_reached(log));
 	if (r < 0 || launched_error(&L, e) < 0)
 		return -1;
 	/* the detector's kill: 137, even when what called for it came as the

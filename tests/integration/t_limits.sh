@@ -148,10 +148,34 @@ test_limits_tmp_full() {
 	assert_err_match 'limit tmp 8M: .*full' 'the summary names the limit reached'
 }
 
+# `limit log`: a program that makes events without end (a loop of execs,
+# each on the record) ends the session when its log reaches the limit: a
+# `limit` event of kind log naming it and what raises it, the same on
+# stderr, exit 125, session.end written and the chain whole; the log stays
+# within the limit and the room it keeps for the session's end.
+test_limits_log() {
+	printf 'limit log 1M\n' >"$T_TMP/t.profile"
+	local WARDEN_TIMEOUT=300
+	wrun --profile "$(no_detect_actions "$T_TMP/t.profile")" -- sh -c 'while :; do /bin/true; done'
+	assert_rc 125 'a session past limit log 1M'
+	assert_err_match 'limit log 1M' 'stderr names the limit'
+	assert_err_match 'limit log SIZE' 'stderr says what raises it'
+	[[ $(limits_by log) == warden ]] || fail "session.start: log not by warden ('$(limits_by log)')"
+	limits_events log | matches -F '"limit":"1M"' || fail "no limit event of kind log in $(latest_log)"
+	local log size
+	log=$(latest_log)
+	size=$(stat -c %s "$log")
+	((size > 1048576 && size < 1048576 + 262144)) || fail "the log is $size bytes for limit log 1M"
+	tail -n 1 "$log" | matches -F '"event":"session.end","exit":125' ||
+		fail "the last line is no session.end: $(excerpt "$(tail -n 1 "$log")")"
+	wardenc log verify "$(basename "$log" .jsonl)"
+	assert_out_match 'chain ok' 'the log past its limit verifies'
+}
+
 test_limits_doctor() {
 	local line kind
 	wardenc doctor
-	for kind in pids memory cpu tmp home; do
+	for kind in pids memory cpu tmp home log; do
 		grep -qE "^  $kind +[0-9A-Za-z.%]+ +(in force|NOT enforced|a .limit $kind. would)" <<<"$OUT" ||
 			fail "doctor names no limit $kind: $(excerpt "$OUT")"
 	done

@@ -95,7 +95,7 @@ static void test_shape(void)
 
 	/* Every limit: its value as a profile writes it and where it was set. */
 	json_t *limits = json_object_get(j, "limits");
-	CHECK(json_is_object(limits) && json_object_size(limits) == 5);
+	CHECK(json_is_object(limits) && json_object_size(limits) == 6);
 	static const char *const lim[][3] = {
 		{ "pids", "4096", "builtin:default" }, { "tmp", "4G", "builtin:default" },
 		{ "home", "2G", "builtin:default" }, { "cpu", "unlimited", "builtin:default" },
@@ -129,7 +129,7 @@ static void test_shape(void)
 		  "\"exec\":{\"allow\":[],\"allow_dirs\":[],\"allow_writable\":[],\"ask\":[],\"ask_argv\":[],"
 		  "\"default\":\"allow\","
 		  "\"deny\":[],\"deny_files\":[],\"hash_limit\":{\"max_size\":0,\"timeout_s\":0.0},"
-		  "\"strict\":false},\"freeze\":{\"timeout_s\":0,\"unattended_s\":0},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
+		  "\"strict\":false},\"freeze\":{\"timeout_s\":0,\"unattended_s\":0},\"limits\":{\"cpu\":" UNL ",\"home\":" UNL ",\"log\":" UNL ",\"memory\":" UNL ",\"pids\":" UNL
 		  ",\"tmp\":" UNL "},"
 		  "\"mask\":[],\"net\":[],\"net_default\":\"deny\",\"paths\":[],\"protect\":[],"
 		  "\"risk\":{\"ask\":0.0,\"freeze\":0.0,\"half_life_s\":0.0,\"kill\":0.0,\"warn\":0.0},\"rules\":[],\"secrets\":[],"

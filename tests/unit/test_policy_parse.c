@@ -1620,11 +1620,12 @@ static void test_limits(void)
 	EXPECT_LIMIT(&p, LIMIT_MEMORY, 0, "50%", "builtin:default:");
 	CHECK(p.limits[LIMIT_MEMORY].percent == 50);
 	EXPECT_LIMIT(&p, LIMIT_CPU, 0, "unlimited", "builtin:default:");
+	EXPECT_LIMIT(&p, LIMIT_LOG, 512ULL << 20, "512M", "builtin:default:");
 	for (int k = 0; k < LIMIT_KINDS; k++)
 		CHECK(!policy_limit_explicit(&p.limits[k]));
 	/* A profile on top sets them; the last line of a kind wins. */
 	const char *text = "limit pids 64\nlimit memory 1.5G\nlimit tmp 8m\nlimit cpu 1.5\n"
-			   "limit home 1024K\nlimit pids 128\nlimit tmp unlimited\n";
+			   "limit home 1024K\nlimit pids 128\nlimit tmp unlimited\nlimit log 2M\n";
 	CHECK(policy_parse_text(&p, "t.profile", NULL, home, text, strlen(text), &e) == 0);
 	EXPECT_LIMIT(&p, LIMIT_PIDS, 128, "128", "t.profile:6");
 	EXPECT_LIMIT(&p, LIMIT_MEMORY, 3ULL << 29, "1536M", "t.profile:2");
@@ -1632,6 +1633,7 @@ static void test_limits(void)
 	EXPECT_LIMIT(&p, LIMIT_TMP, 0, "unlimited", "t.profile:7");
 	EXPECT_LIMIT(&p, LIMIT_CPU, 1500, "1.5", "t.profile:4");
 	EXPECT_LIMIT(&p, LIMIT_HOME, 1ULL << 20, "1M", "t.profile:5");
+	EXPECT_LIMIT(&p, LIMIT_LOG, 2ULL << 20, "2M", "t.profile:8");
 	for (int k = 0; k < LIMIT_KINDS; k++)
 		CHECK(policy_limit_explicit(&p.limits[k]));
 	policy_free(&p);
@@ -1646,6 +1648,7 @@ static void test_limits(void)
 	EXPECT_LIMIT(&p, LIMIT_CPU, 10, "0.01", "t.profile:4");
 	EXPECT_LIMIT(&p, LIMIT_PIDS, 2, "2", "t.profile:5");
 	CHECK(parse(&p, "limit memory 1024p\n", &e) < 0);
+	CHECK(parse(&p, "limit log 1023K\n", &e) < 0); /* below the minimum 1M */
 	CHECK(parse(&p, "limit memory 1024T\nlimit cpu 4096\nlimit pids 4194304\nlimit tmp 0.25g\n"
 		    "limit home 1.001M\n", &e) == 0);
 	EXPECT_LIMIT(&p, LIMIT_MEMORY, 1ULL << 50, "1024T", "t.profile:1");
@@ -1674,9 +1677,9 @@ static void test_limits(void)
 	policy_limit_format(LIMIT_TMP, 3ULL << 39, buf, sizeof buf);
 	CHECK_STR(buf, "1536G");
 
-	EXPECT_ERR("limit\n", "t.profile:1:6: limit: missing argument (pids, memory, cpu, tmp or home)");
+	EXPECT_ERR("limit\n", "t.profile:1:6: limit: missing argument (pids, memory, cpu, tmp, home or log)");
 	EXPECT_ERR("limit disk 1G\n",
-		   "t.profile:1:7: limit: unknown kind 'disk' (expected pids, memory, cpu, tmp or home)");
+		   "t.profile:1:7: limit: unknown kind 'disk' (expected pids, memory, cpu, tmp, home or log)");
 	EXPECT_ERR("limit pids\n", "t.profile:1:11: limit pids: missing argument");
 	EXPECT_ERR("limit pids 64 65\n", "t.profile:1:15: limit pids: unexpected argument '65'");
 	EXPECT_ERR("limit pids many\n", "t.profile:1:12: limit pids: 'many' is not a number of "
