@@ -303,6 +303,18 @@ static void unreached(struct summary *s, const json_t *f)
 	u->times = 1;
 }
 
+/* A summary of net or file events past the record's bound (recbound.h):
+ * its refusals counted among those not listed. true when it was one. */
+static bool summarised(struct summary *s, const char *kind, const json_t *f)
+{
+	if ((strcmp(kind, "net") != 0 || strcmp(str(f, "method"), "summary") != 0) &&
+	    (strcmp(kind, "file") != 0 || strcmp(str(f, "op"), "summary") != 0))
+		return false;
+	if (strcmp(str(f, "decision"), "deny") == 0)
+		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "count"));
+	return true;
+}
+
 static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
@@ -317,13 +329,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "suppressed"));
 		return 0;
 	}
-	/* refusals past the record's bound, counted (recbound.h) */
-	if (f && (strcmp(ev->kind, "net") == 0 || strcmp(ev->kind, "file") == 0) &&
-	    (strcmp(str(f, "method"), "summary") == 0 || strcmp(str(f, "op"), "summary") == 0)) {
-		if (strcmp(str(f, "decision"), "deny") == 0)
-			s->unlisted += (unsigned long)json_integer_value(json_object_get(f, "count"));
+	if (f && summarised(s, ev->kind, f))
 		return 0;
-	}
 	if (f && strcmp(ev->kind, "limit") == 0) {
 		add(s, xasprintf("limit %s %s", str(f, "kind"), str(f, "limit")),
 		    xstrdup(str(f, "detail")));

@@ -1,6 +1,8 @@
 /* test_audit_log.c - unit tests of the audit log writer: line format and key
  * order, the seq/prev hash chain (recomputed here), file and directory
- * modes, O_EXCL, refusal of a symlinked or foreign-writable directory. */
+ * modes, O_EXCL, refusal of a symlinked or foreign-writable directory;
+ * `limit log` (a `limit` event and the owner told once, the room after it,
+ * then the log's failure); the record's bound (recbound.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 
 #include "src/audit/audit.h"
 #include "src/audit/emit.h"
+#include "src/audit/recbound.h"
 #include "src/common/util.h"
 #include "check.h"
 #include "files.h"
@@ -371,6 +374,91 @@ static void test_begin_later(void)
 	free(dir);
 }
 
+static void on_limit(void *ctx, const char *why)
+{
+	int *calls = ctx;
+	(*calls)++;
+	CHECK(strstr(why, "limit log 1M") && strstr(why, "limit log SIZE"));
+}
+
+/* Past `limit log`: the line that crossed it is followed by a `limit`
+ * event, the owner told once; the log takes its room for the session's end
+ * (LIMIT_ROOM, 256K), then fails (log.failed) and refuses every event. */
+static void test_log_limit(void)
+{
+	struct audit *a;
+	struct werr e;
+	char *dir = xasprintf("%s/limit", tmpdir);
+	CHECK(audit_open(&a, dir, "lim-1", &e) == 0);
+	if (!a)
+		exit(1);
+	int calls = 0;
+	audit_set_limit(a, 1 << 20, "1M");
+	audit_on_limit(a, on_limit, &calls);
+	char pad[900];
+	memset(pad, 'x', sizeof pad - 1);
+	pad[sizeof pad - 1] = '\0';
+	int i = 0;
+	while (!audit_limit_reached(a) && i++ < 5000)
+		CHECK(audit_emit_event(a, ev_alert(&(struct ev_alert){ .rule = "r", .detail = pad }), &e) == 0);
+	CHECK(calls == 1 && audit_limit_reached(a) && !audit_failed(a));
+	CHECK(audit_count(a, "limit") == 1);
+	/* the room: more events go in, then the log fails */
+	int more = 0;
+	while (audit_emit_event(a, ev_alert(&(struct ev_alert){ .rule = "r", .detail = pad }), &e) == 0 &&
+	       more < 5000)
+		more++;
+	CHECK(more > 200 && more < 300); /* 256K of lines of some 1K */
+	CHECK(audit_failed(a) && strstr(audit_failed(a), "limit log 1M"));
+	CHECK(calls == 1 && audit_count(a, "limit") == 1);
+	audit_close(a);
+	char *path = xasprintf("%s/lim-1.jsonl", dir);
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && st.st_size > (1 << 20) &&
+	      st.st_size < (1 << 20) + 256 * 1024 + 4096);
+	/* the file's tail: the limit event some 1M in, log.failed last */
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool limit = false, failed = false;
+	while (f && getline(&line, &cap, f) > 0) {
+		limit |= strstr(line, "\"event\":\"limit\",\"kind\":\"log\",\"limit\":\"1M\"") != NULL;
+		failed = strstr(line, "\"event\":\"log.failed\"") != NULL;
+	}
+	CHECK(limit && failed);
+	free(line);
+	if (f)
+		fclose(f);
+	free(path);
+	free(dir);
+}
+
+/* The record's bound: a class with a bucket lets its burst through, then
+ * its rate; a class with a cap alone, its cap; the rest counted in
+ * summaries every 10 s, and all at the end. */
+static void test_recbound(void)
+{
+	struct recbound b = { 0 };
+	b.c[0] = recbound_class(0, 0, 3);
+	b.c[1] = recbound_class(10.0, 5.0, 100);
+	int in0 = 0, in1 = 0;
+	for (int i = 0; i < 10; i++) {
+		in0 += recbound_admit(&b, 0, 1000.0);
+		in1 += recbound_admit(&b, 1, 1000.0);
+	}
+	CHECK(in0 == 3 && in1 == 5);
+	CHECK(recbound_admit(&b, 1, 1100.0)); /* 100 ms at 10 a second: one more */
+	CHECK(!recbound_admit(&b, 1, 1100.0));
+	int cls;
+	unsigned long count;
+	CHECK(!recbound_due(&b, false, 5000.0, &cls, &count)); /* not 10 s yet */
+	CHECK(recbound_due(&b, false, 11000.0, &cls, &count) && cls == 0 && count == 7);
+	CHECK(!recbound_due(&b, false, 11000.0, &cls, &count)); /* the next in 10 s */
+	CHECK(recbound_due(&b, true, 11000.0, &cls, &count) && cls == 1 && count == 6);
+	CHECK(!recbound_due(&b, true, 11000.0, &cls, &count));
+	CHECK(b.c[0].held_all == 7 && b.c[1].held_all == 6);
+}
+
 int main(void)
 {
 	umask(022);
@@ -382,6 +470,8 @@ int main(void)
 	test_subscriber();
 	test_unsubscribe();
 	test_action_event();
+	test_log_limit();
+	test_recbound();
 
 	tmpdir_remove();
 	return check_status();
