@@ -17,7 +17,7 @@
 #include "../common/util.h"
 #include "derive.h"
 #include "pidmap.h"
-#include "strset.h"
+#include "../common/strset.h"
 #include "textmemo.h"
 
 #define PARTIALS_MAX 64          /* open sequences per rule */

@@ -76,6 +76,29 @@ void conn_interest(struct conn *c)
 
 /* ---- the event and the end of a connection ----------------------------- */
 
+void proxy_refused_summaries(struct proxy *px, bool end)
+{
+	int cls;
+	unsigned long count;
+	while (recbound_due(&px->refused, end, mono_ms(), &cls, &count))
+		audit_emit_event(px->log, ev_net_summary(&(struct ev_net_summary){ .count = count,
+			.new_dests = cls == 0, .summary = recbound_net_words(cls) }), NULL);
+}
+
+/* May this refused connection be on the record one by one? To a
+ * destination new to the session while the bound of new ones allows (what
+ * was tried stays named, the detector's new:dest sees it), a retry at a
+ * lower rate (recbound_net); else it is counted. */
+static bool refused_admit(struct conn *c)
+{
+	struct proxy *px = c->px;
+	proxy_refused_summaries(px, false);
+	char dest[sizeof c->host + 16];
+	snprintf(dest, sizeof dest, "%s:%u", c->host, (unsigned)c->port);
+	bool fresh = strset_add(&px->refused_dests, dest, 32768);
+	return recbound_admit(&px->refused, fresh ? 0 : 1, mono_ms());
+}
+
 static void log_conn(struct conn *c)
 {
 	struct guard_end end = { 0 };
@@ -96,6 +119,8 @@ static void log_conn(struct conn *c)
 			.detail = "a token of a decoy credential warden placed in the home" });
 		audit_emit_event(c->px->log, a, NULL);
 	}
+	if (!c->allowed && !refused_admit(c))
+		return;
 	const char *method = c->method[0] ? c->method : c->socks ? "socks5" : "?";
 	struct event ev = ev_net_proxy(&(struct ev_net_proxy){
 		.method = method, .host = c->host, .port = c->port, .address = c->address,

@@ -58,17 +58,10 @@
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
-/* Refused connections out recorded one by one (recbound.h): to a
- * destination not on the record yet, a burst of 1000, then 20 a second,
- * 20000 a session; to one already there (a retry), a burst of 100, then
- * 10 a second, 5000 a session. The rest counted in `net` summaries. */
-#define NET_NEW_BURST 1000.0
-#define NET_NEW_RATE 20.0
-#define NET_NEW_CAP 20000UL
-#define NET_SEEN_BURST 100.0
-#define NET_SEEN_RATE 10.0
-#define NET_SEEN_CAP 5000UL
-#define NET_DESTS_MAX 32768 /* destinations remembered; past them, any other is new */
+/* Refused connections out recorded one by one (recbound_net), the rest
+ * counted in `net` summaries; the destinations remembered, past which any
+ * other is new. */
+#define NET_DESTS_MAX 32768
 
 /* The reserve filled up again: /dev/null opened once, its other places
  * copies of that descriptor (a dup walks no path). */
@@ -148,8 +141,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
 	n->level = cfg->audit_level;
 	filebound_init(&n->bound, n->level);
-	n->netb.c[0] = recbound_class(NET_NEW_RATE, NET_NEW_BURST, NET_NEW_CAP);
-	n->netb.c[1] = recbound_class(NET_SEEN_RATE, NET_SEEN_BURST, NET_SEEN_CAP);
+	recbound_net(&n->netb);
 	if (cfg->why)
 		n->why = filewhy_new(cfg->why);
 	n->wa = cfg->wa;
@@ -176,14 +168,8 @@ static void net_summaries(struct notifier *n, bool end, double now)
 	unsigned long count;
 	while (recbound_due(&n->netb, end, now, &cls, &count))
 		audit_emit_event(n->log, ev_net_summary(&(struct ev_net_summary){
-			.count = count, .new_dests = cls == 0,
-			.summary = cls == 0
-				? "refused connections out to destinations not on the record before, past "
-				  "the record's bound (1000 at once, then 20 a second, 20000 a session), "
-				  "counted, not listed one by one"
-				: "refused connections out to destinations already on the record, past the "
-				  "record's bound (100 at once, then 10 a second, 5000 a session), "
-				  "counted, not listed one by one" }), NULL);
+			.count = count, .new_dests = cls == 0, .summary = recbound_net_words(cls) }),
+			NULL);
 }
 
 /* May the refused connection to dest (its text: "ADDRESS:PORT", a unix

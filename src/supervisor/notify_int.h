@@ -12,7 +12,7 @@
 #include "../audit/audit.h"
 #include "filebound.h"
 #include "filewhy.h"
-#include "../detect/strset.h"
+#include "../common/strset.h"
 #include "loophint.h"
 
 #define RESERVE_FDS 8

@@ -662,6 +662,36 @@ static int do_connect_flood(const char *secs, const char *dests)
 	return allowed("%ld connects", n);
 }
 
+/* The same through warden's proxy (HTTP_PROXY, http://ADDRESS:PORT/):
+ * CONNECT h0.example.invalid:443, h1..., DESTS of them in turn, each
+ * answered (refused) and closed, for SECONDS. Prints how many. */
+static int do_proxy_flood(const char *secs, const char *dests)
+{
+	const char *px = getenv("HTTP_PROXY");
+	unsigned a, b, c, d, port;
+	if (!px || sscanf(px, "http://%u.%u.%u.%u:%u", &a, &b, &c, &d, &port) != 5)
+		return usage("proxy-flood: HTTP_PROXY is not http://A.B.C.D:PORT");
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(a << 24 | b << 16 | c << 8 | d) };
+	time_t end = time(NULL) + atoi(secs);
+	long k = dests ? atol(dests) : 1000, n = 0;
+	if (k < 1)
+		return usage("proxy-flood: DESTS must be at least 1");
+	while (time(NULL) < end) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+			return denied();
+		char req[160], ans[256];
+		int len = snprintf(req, sizeof req, "CONNECT h%ld.example.invalid:443 HTTP/1.1\r\n"
+				   "Host: h%ld.example.invalid:443\r\n\r\n", n % k, n % k);
+		if (write(fd, req, (size_t)len) != len || read(fd, ans, sizeof ans) < 0)
+			return denied();
+		close(fd);
+		n++;
+	}
+	return allowed("%ld connects", n);
+}
+
 /* Outside helper: print "LISTENING HOST PORT" (port 0 picks one), then accept
  * one connection ("ACCEPTED", exit 0) or give up after SECONDS ("TIMEOUT",
  * exit 1). */
@@ -1568,6 +1598,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "connect-flood")) {
 		NEED(1, "connect-flood SECONDS [DESTS]");
 		return do_connect_flood(a1, a2);
+	} else if (!strcmp(cmd, "proxy-flood")) {
+		NEED(1, "proxy-flood SECONDS [DESTS]");
+		return do_proxy_flood(a1, a2);
 	} else if (!strcmp(cmd, "udp")) {
 		NEED(2, "udp HOST PORT");
 		return do_udp(a1, a2);
@@ -1616,6 +1649,6 @@ int main(int argc, char **argv)
 	return usage("usage: wprobe SUBCOMMAND [ARGS] (read write mkdir ls setid devnode rename2 openat2 x32 ptrace ptrace-child forks hop pvm "
 		     "unshare clone-ns clone3 setns mount umount pivot_root chroot open_tree handle fsopen "
 		     "bpf perf keyctl add_key io_uring userfaultfd kexec init_module tiocsti "
-		     "tiocsti-high tioclinux i386 i386-nr fd fds connect connect-flood udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "
+		     "tiocsti-high tioclinux i386 i386-nr fd fds connect connect-flood proxy-flood udp listen caps kill ids deny clone-vm exec-flip exec-argflip map-exec swap "
 		     "audit-enabled landlock-write landlock-signal json jsonl)");
 }

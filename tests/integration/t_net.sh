@@ -231,3 +231,28 @@ test_net_refusals_flood_bounded() {
 		fail "no summary of the alerts past the bound: $(excerpt "$asum")"
 	tail -n 1 "$log" | matches -F '"event":"session.end","exit":0' || fail 'no session.end with exit 0'
 }
+
+# The same through warden's proxy: CONNECTs to 2000 hosts no rule allows,
+# each refused by the proxy, leave a bounded log that names the hosts
+# tried and counts the rest.
+test_net_proxy_refusals_flood_bounded() {
+	local WARDEN_TIMEOUT=120
+	wrun --profile "$(no_detect_actions)" -- sh -c './wprobe proxy-flood 8 2000 && echo after-ok'
+	assert_rc 0 'the flood session'
+	assert_out_has after-ok
+	local log total size recorded counted hosts
+	log=$(latest_log)
+	total=$(awk '/^ALLOWED [0-9]+ connects/ { s += $2 } END { print s + 0 }' <<<"$OUT")
+	((total > 2500)) || fail "too few connects to flood anything: $total"
+	size=$(stat -c %s "$log")
+	((size < 1500000)) || fail "the log grew to $size bytes for $total refused CONNECTs"
+	recorded=$(grep -F '"event":"net"' "$log" | grep -F '"method":"CONNECT"' | grep -cF '"decision":"deny"')
+	((recorded <= 1500)) || fail "$recorded net events one by one: the record is not bounded"
+	hosts=$(grep -F '"event":"net"' "$log" | grep -oE '"host":"h[0-9]+\.example\.invalid"' | sort -u | wc -l)
+	((hosts >= 1000)) || fail "only $hosts hosts named: the record does not say what was tried"
+	counted=$(grep -F '"event":"net"' "$log" | grep -F '"method":"summary"' |
+		sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	((recorded + counted == total)) ||
+		fail "events ($recorded) and summaries ($counted) are not the $total CONNECTs"
+	tail -n 1 "$log" | matches -F '"event":"session.end","exit":0' || fail 'no session.end with exit 0'
+}

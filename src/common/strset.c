@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/fnv.h"
-#include "../common/util.h"
+#include "fnv.h"
+#include "util.h"
 
 static uint64_t fnv(const char *s)
 {
