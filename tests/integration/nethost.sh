@@ -463,8 +463,8 @@ elif what == 'all':
         print(line)
 elif what == 'fields':
     for ev, line in events(path):
-        if ev.get('method') == 'connect':
-            continue  # a direct connect refused by the kernel
+        if ev.get('method') in ('connect', 'summary'):
+            continue  # a direct connect refused by the kernel; refusals counted
         need = ['method', 'host', 'port', 'decision', 'bytes_out', 'bytes_in', 'duration_ms']
         need += ['address', 'rule'] if ev.get('decision') == 'allow' else ['reason']
         missing = [k for k in need if k not in ev]
