@@ -5,7 +5,8 @@
  * rate 0: no bucket) and a cap a session; those past it are counted, and
  * the caller writes a summary event with the count (recbound_due): every
  * 10 seconds while it lasts, and at the end. Used by the file events
- * (src/supervisor/filewhy.h), the refused direct connections
+ * (src/supervisor/filebound.h, which tells repeats from new paths past
+ * it), the refused direct connections
  * (src/supervisor/notify.c) and the detector's alerts (src/detect/). */
 #pragma once
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /* filebound.c - the record's bound on `file` events (filebound.h): a token
- * bucket for allowed operations, a cap for each decision, and past them
- * the operations already on the record told from those that are not.
+ * bucket for allowed operations and a cap for each decision (recbound.h),
+ * and past them the operations already on the record told from those that
+ * are not.
  *
  * A loop that truncates one file a thousand times would otherwise spend
  * the bound in a quarter of a second and leave the session's later writes
@@ -31,12 +32,11 @@ _Static_assert(FILEBOUND_KINDS == 13, "kind_names has FILEBOUND_KINDS names");
 
 void filebound_init(struct filebound *b, int level)
 {
-	*b = (struct filebound){ .rate = level >= 2 ? 5000.0 : 200.0,
-				 .burst = level >= 2 ? 20000.0 : 1000.0,
-				 .cap = level >= 2 ? 1000000UL : 20000UL, .deny_cap = 10000UL,
-				 .names_cap = level >= 2 ? 500000UL : 100000UL,
-				 .last_ms = -1.0 };
-	b->tokens = b->burst;
+	*b = (struct filebound){ .names_cap = level >= 2 ? 500000UL : 100000UL };
+	/* recbound's classes: 0 refused (a cap alone), 1 allowed (a rate too) */
+	b->rb.c[0] = recbound_class(0, 0, 10000UL);
+	b->rb.c[1] = level >= 2 ? recbound_class(5000.0, 20000.0, 1000000UL)
+			       : recbound_class(200.0, 1000.0, 20000UL);
 	b->slots = 1;
 	while (b->slots < 2 * b->names_cap)
 		b->slots <<= 1;
@@ -103,34 +103,13 @@ static bool seen_or_keep(struct filebound *b, uint64_t h, bool insert, bool *kep
 	return false;
 }
 
-/* Under the rate and the caps: a token (or a refusal's place) taken. */
-static bool under_bound(struct filebound *b, bool deny, double now_ms)
-{
-	if (deny) {
-		if (b->denied >= b->deny_cap)
-			return false;
-		b->denied++;
-		return true;
-	}
-	if (b->last_ms >= 0 && now_ms > b->last_ms)
-		b->tokens += (now_ms - b->last_ms) / 1000.0 * b->rate;
-	if (b->tokens > b->burst)
-		b->tokens = b->burst;
-	b->last_ms = now_ms;
-	if (b->allowed >= b->cap || b->tokens < 1.0)
-		return false;
-	b->tokens -= 1.0;
-	b->allowed++;
-	return true;
-}
-
 bool filebound_admit(struct filebound *b, const struct ev_file *x, bool deny, double now_ms)
 {
 	if (b->summary_ms == 0)
 		b->summary_ms = now_ms; /* the summaries' clock starts with the first */
 	uint64_t h = key_of(b, x, deny);
 	bool kept;
-	if (under_bound(b, deny, now_ms)) {
+	if (recbound_admit(&b->rb, deny ? 0 : 1, now_ms)) {
 		seen_or_keep(b, h, true, &kept); /* its repeats, past the bound, are counted */
 		return true;
 	}

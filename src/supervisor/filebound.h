@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../audit/events.h"
+#include "../audit/recbound.h"
 
 /* The kinds a summary counts: the ops, and "read" for a read. */
 #define FILEBOUND_KINDS 13
@@ -23,10 +24,8 @@ struct filebound_held {
 };
 
 struct filebound {
-	double rate, burst;
-	unsigned long cap, deny_cap;
-	double tokens, last_ms, summary_ms;
-	unsigned long allowed, denied;       /* recorded one by one under the rate and caps */
+	struct recbound rb;                  /* the rate and caps: class 0 refused, 1 allowed */
+	double summary_ms;
 	/* the operations on the record, each a keyed hash (SipHash, a key of
 	 * the session's: no name can be chosen to pass for another's) in an
 	 * open-addressed table of `slots`, at most `names_cap` of them */

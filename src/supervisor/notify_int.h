@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 
 #include "../audit/audit.h"
+#include "../audit/recbound.h"
 #include "filebound.h"
 #include "filewhy.h"
 #include "../common/strset.h"
