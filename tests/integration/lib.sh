@@ -305,6 +305,31 @@ is_root() { [[ $(id -u) == 0 ]]; }
 # The test's sessions' control directory (run.sh gives each test its own
 # XDG_RUNTIME_DIR).
 control_dir() { printf '%s/warden/control' "$XDG_RUNTIME_DIR"; }
+# backlog_filler FILE: FILE made a python script `FILE SOCK FLAG [SECONDS
+# [listen]]` that connects to the unix socket SOCK until its listener's
+# backlog is full (a listener that accepts nothing: a stopped warden's),
+# makes FLAG, and holds the connections SECONDS (60); with `listen`, that
+# listener is its own, bound at SOCK first.
+backlog_filler() {
+	cat >"$1" <<'PY'
+import socket, sys, time
+if len(sys.argv) > 4 and sys.argv[4] == "listen":
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(sys.argv[1])
+    s.listen(0)
+held = []
+for _ in range(4096):
+    c = socket.socket(socket.AF_UNIX)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except BlockingIOError:
+        break
+    held.append(c)
+open(sys.argv[2], "w").close()
+time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 60)
+PY
+}
 # control_as USER SOCKET LINE: LINE sent to a control socket as USER, the
 # reply printed (warden's own client looks only in directories of its
 # user's, so another uid talks to the socket itself); 1 when it could not

@@ -585,23 +585,8 @@ test_control_status_full_backlog() {
 	local sock py i
 	mkdir -p "$(control_dir)"
 	sock="$(control_dir)/20991231T000000Z-0000dead.sock"
-	python3 - "$sock" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(0)
-held = []
-for _ in range(64):
-    c = socket.socket(socket.AF_UNIX)
-    c.setblocking(False)
-    try:
-        c.connect(sys.argv[1])
-    except BlockingIOError:
-        break
-    held.append(c)
-open(sys.argv[1] + ".full", "w").close()
-time.sleep(60)
-PY
+	backlog_filler "$T_TMP/fill.py"
+	python3 "$T_TMP/fill.py" "$sock" "$sock.full" 60 listen &
 	py=$!
 	bg_track "$py"
 	for ((i = 0; i < 100; i++)); do

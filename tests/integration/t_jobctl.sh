@@ -86,23 +86,10 @@ test_jobctl_suspended_full_backlog() {
 	have python3 || skip 'python3 not installed'
 	local W
 	jc_setup
-	cat >fill.py <<'PY'
-import socket, sys, time
-held = []
-for _ in range(4096):
-    c = socket.socket(socket.AF_UNIX)
-    c.setblocking(False)
-    try:
-        c.connect(sys.argv[1])
-    except BlockingIOError:
-        break
-    held.append(c)
-open("full.flag", "w").close()
-time.sleep(30)
-PY
+	backlog_filler fill.py
 	cat >fullkill.sh <<EOF
 id=\$($W status --json | sed -n 's/.*"session":"\([^"]*\)".*/\1/p')
-python3 fill.py "\$XDG_RUNTIME_DIR/warden/control/\$id.sock" &
+python3 fill.py "\$XDG_RUNTIME_DIR/warden/control/\$id.sock" full.flag 30 &
 for i in \$(seq 100); do [ -e full.flag ] && break; sleep 0.05; done
 [ -e full.flag ] && echo backlog full
 $W status
