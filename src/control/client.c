@@ -60,8 +60,12 @@ int control_client_connect(const char *path)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		int err = errno;
-		if (err == ECONNREFUSED)
+		char m[sizeof sa.sun_path + 8];
+		if (err == ECONNREFUSED) { /* its warden gone: its socket, and a marker it left */
 			unlink(sa.sun_path);
+			if (ctldir_marker(sa.sun_path, m, sizeof m))
+				unlink(m);
+		}
 		close(fd);
 		errno = err;
 		return -1;

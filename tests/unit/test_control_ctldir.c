@@ -273,8 +273,22 @@ static void stopped_marker(void)
 	CHECK(waitpid(child, NULL, 0) == child);
 	CHECK(ctldir_marked_stopped(sock) == 0);
 	CHECK(access(marker, F_OK) != 0);
+	/* a warden killed while stopped: its socket refuses, and goes with
+	 * the marker it left */
 	for (size_t i = 0; i < nheld; i++)
 		close(held[i]);
+	_cleanup_free_ char *dead = xasprintf("%s/20261126T000000Z-eeee5555.sock", dir);
+	int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", dead);
+	CHECK(bind(sfd, (struct sockaddr *)&sa, sizeof sa) == 0);
+	close(sfd); /* bound, nobody listening: refused */
+	write_marker(dead, getpid(), 1);
+	_cleanup_free_ char *dead_marker = xasprintf("%s/20261126T000000Z-eeee5555.stopped", dir);
+	CHECK(access(dead_marker, F_OK) == 0);
+	CHECK(control_client_connect(dead) < 0 && errno == ECONNREFUSED);
+	CHECK(access(dead, F_OK) != 0);
+	CHECK(access(dead_marker, F_OK) != 0);
 	strv_free(&dirs);
 	control_free(c);
 	audit_close(log);
