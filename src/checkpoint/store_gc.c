@@ -277,8 +277,10 @@ bool store_prune_due(struct store *st, const char *ws, unsigned interval_s)
 	_cleanup_free_ char *name = xasprintf("pruned/%s", wsum);
 	time_t now = time(NULL);
 	struct stat s;
+	/* a stamp just made may read a second ahead of time(): the file's
+	 * time is the kernel's fine-grained one, time() its coarse one */
 	if (fstatat(st->fd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(s.st_mode) &&
-	    s.st_mtime <= now && s.st_mtime > now - (time_t)interval_s)
+	    s.st_mtime <= now + 1 && s.st_mtime > now - (time_t)interval_s)
 		return false;
 	/* (made only when the stamp is to be written: its being there is
 	 * known when the stamp was) */
