@@ -11,23 +11,6 @@ struct recbound_class recbound_class(double rate, double burst, unsigned long ca
 					.last_ms = -1.0 };
 }
 
-void recbound_net(struct recbound *b)
-{
-	*b = (struct recbound){ 0 };
-	b->c[0] = recbound_class(20.0, 1000.0, 20000UL);
-	b->c[1] = recbound_class(10.0, 100.0, 5000UL);
-}
-
-const char *recbound_net_words(int cls)
-{
-	return cls == 0 ? "refused connections out to destinations not on the record before, past "
-			  "the record's bound (1000 at once, then 20 a second, 20000 a session), "
-			  "counted, not listed one by one"
-			: "refused connections out to destinations already on the record, past the "
-			  "record's bound (100 at once, then 10 a second, 5000 a session), counted, "
-			  "not listed one by one";
-}
-
 bool recbound_admit(struct recbound *b, int cls, double now_ms)
 {
 	struct recbound_class *c = &b->c[cls ? 1 : 0];

@@ -7,7 +7,7 @@
  * 10 seconds while it lasts, and at the end. Used by the file events
  * (src/supervisor/filebound.h, which tells repeats from new paths past
  * it), the refused direct connections
- * (src/supervisor/notify.c) and the detector's alerts (src/detect/). */
+ * and the proxy's (netbound.h) and the detector's alerts (src/detect/). */
 #pragma once
 #include <stdbool.h>
 
@@ -24,14 +24,6 @@ struct recbound {
 	struct recbound_class c[2];
 	double summary_ms;      /* the last summary's time (the first event's at first) */
 };
-
-/* The refused connections' bound (class 0: to a destination not on the
- * record yet, a burst of 1000, then 20 a second, 20000 a session; class 1:
- * a retry of one already there, 100, then 10 a second, 5000), shared by
- * the direct ones (src/supervisor/notify.c) and the proxy's
- * (src/net/proxy_conn.c); and the words of its summaries. */
-void recbound_net(struct recbound *b);
-const char *recbound_net_words(int cls);
 
 /* A class: a bucket of `rate` a second, a burst of `burst`, a cap a session. */
 struct recbound_class recbound_class(double rate, double burst, unsigned long cap);

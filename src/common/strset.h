@@ -1,6 +1,6 @@
 /* strset.h - a set of strings, as the detector keeps the values of a
  * `new:` field (src/detect/) and the record the destinations refused
- * (src/supervisor/notify.c, src/net/proxy_conn.c): open addressing,
+ * (src/audit/netbound.h): open addressing,
  * doubled as it fills, up to a bound past which a value not there is new
  * and stays out (the set's memory bounded whatever the agent makes the
  * values). */

@@ -377,7 +377,7 @@ struct proxy *proxy_new(const struct proxy_cfg *cfg, struct werr *e)
 	px->lsocks = cfg->socks;
 	px->rules = cfg->rules;
 	px->log = cfg->log;
-	recbound_net(&px->refused);
+	netbound_init(&px->refused);
 	if (cfg->guard) {
 		px->guard = *cfg->guard;
 		px->guarded = true;
@@ -457,8 +457,7 @@ void proxy_free(struct proxy *px)
 		conn_free(c);
 	}
 	owners_stop(px, program_known); /* the events still waiting for their program written */
-	proxy_refused_summaries(px, true);
-	strset_free(&px->refused_dests);
+	netbound_end(&px->refused, px->log);
 	bury(px);
 	if (px->lhttp >= 0)
 		close(px->lhttp);

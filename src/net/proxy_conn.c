@@ -76,27 +76,12 @@ void conn_interest(struct conn *c)
 
 /* ---- the event and the end of a connection ----------------------------- */
 
-void proxy_refused_summaries(struct proxy *px, bool end)
-{
-	int cls;
-	unsigned long count;
-	while (recbound_due(&px->refused, end, mono_ms(), &cls, &count))
-		audit_emit_event(px->log, ev_net_summary(&(struct ev_net_summary){ .count = count,
-			.new_dests = cls == 0, .summary = recbound_net_words(cls) }), NULL);
-}
-
-/* May this refused connection be on the record one by one? To a
- * destination new to the session while the bound of new ones allows (what
- * was tried stays named, the detector's new:dest sees it), a retry at a
- * lower rate (recbound_net); else it is counted. */
+/* May this refused connection be on the record one by one (netbound.h)? */
 static bool refused_admit(struct conn *c)
 {
-	struct proxy *px = c->px;
-	proxy_refused_summaries(px, false);
 	char dest[sizeof c->host + 16];
 	snprintf(dest, sizeof dest, "%s:%u", c->host, (unsigned)c->port);
-	bool fresh = strset_add(&px->refused_dests, dest, 32768);
-	return recbound_admit(&px->refused, fresh ? 0 : 1, mono_ms());
+	return netbound_admit(&c->px->refused, c->px->log, dest, mono_ms());
 }
 
 static void log_conn(struct conn *c)

@@ -21,9 +21,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "../audit/recbound.h"
+#include "../audit/netbound.h"
 #include "../common/clock.h"
-#include "../common/strset.h"
 #include "addr.h"
 #include "askq.h"
 #include "forward.h"
@@ -195,9 +194,8 @@ struct proxy {
 	struct proxy_owner owner;  /* who made a connection (begin NULL: nobody) */
 	struct owner_jobs *owners; /* proxy_owner.c's thread and queues, once started */
 	struct item iowner;
-	struct recbound refused;   /* refused connections on the record one by one
-				      (recbound_net); the rest counted */
-	struct strset refused_dests; /* their destinations (bounded) */
+	struct netbound refused;   /* refused connections on the record one by one
+				      (netbound.h); the rest counted */
 };
 
 /* A new connection sends what it has at once: Nagle's wait for more, on
@@ -309,7 +307,3 @@ void conn_relay(struct conn *c);
  * request, in to_u already, taken as if read now, then a first round. */
 void conn_relay_begin(struct conn *c);
 
-/* The refused connections held back by the record's bound (proxy.refused),
- * counted in `net` summaries when due, or all of them when end (the
- * proxy's end). */
-void proxy_refused_summaries(struct proxy *px, bool end);

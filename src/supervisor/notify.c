@@ -58,10 +58,6 @@
 
 #define UNIX_DGRAM_MAX (1L << 20) /* bytes of a datagram the supervisor sends for a process */
 #define SYSCALL_EVENTS_MAX 10000 /* refusals logged per session; the rest counted */
-/* Refused connections out recorded one by one (recbound_net), the rest
- * counted in `net` summaries; the destinations remembered, past which any
- * other is new. */
-#define NET_DESTS_MAX 32768
 
 /* The reserve filled up again: /dev/null opened once, its other places
  * copies of that descriptor (a dup walks no path). */
@@ -141,7 +137,7 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	n->kernel = cfg->kernel && bpfexec_set_listener(cfg->kernel, n->fd) == 0 ? cfg->kernel : NULL;
 	n->level = cfg->audit_level;
 	filebound_init(&n->bound, n->level);
-	recbound_net(&n->netb);
+	netbound_init(&n->netb);
 	if (cfg->why)
 		n->why = filewhy_new(cfg->why);
 	n->wa = cfg->wa;
@@ -160,29 +156,11 @@ struct notifier *notifier_new(const struct notifier_cfg *cfg, struct werr *e)
 	return n;
 }
 
-/* The refused connections held back since the last summary, counted in
- * `net` summaries when due (recbound.h), or all at the end. */
-static void net_summaries(struct notifier *n, bool end, double now)
-{
-	int cls;
-	unsigned long count;
-	while (recbound_due(&n->netb, end, now, &cls, &count))
-		audit_emit_event(n->log, ev_net_summary(&(struct ev_net_summary){
-			.count = count, .new_dests = cls == 0, .summary = recbound_net_words(cls) }),
-			NULL);
-}
-
-/* May the refused connection to dest (its text: "ADDRESS:PORT", a unix
- * socket's path) be recorded one by one? A destination new to the session
- * is, while the bound of new ones allows: the record names what was tried,
- * and the detector's `new:dest` sees it; a retry of one already there, at
- * a lower rate. The rest are counted (net_summaries). */
+/* May the refused connection to dest be recorded one by one
+ * (netbound.h)? */
 static bool net_admit(struct notifier *n, const char *dest)
 {
-	double now = mono_ms();
-	net_summaries(n, false, now);
-	bool fresh = strset_add(&n->dests, dest, NET_DESTS_MAX);
-	return recbound_admit(&n->netb, fresh ? 0 : 1, now);
+	return netbound_admit(&n->netb, n->log, dest, mono_ms());
 }
 
 void notifier_free(struct notifier *n)
@@ -196,8 +174,7 @@ void notifier_free(struct notifier *n)
 	while (filebound_summary(&n->bound, true, 0, &sum))
 		audit_emit_event(n->log, ev_file(&sum), NULL);
 	filebound_free(&n->bound);
-	net_summaries(n, true, 0);
-	strset_free(&n->dests);
+	netbound_end(&n->netb, n->log);
 	filewhy_free(n->why);
 	if (n->pidns >= 0)
 		close(n->pidns);

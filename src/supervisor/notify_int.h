@@ -10,10 +10,9 @@
 #include <linux/seccomp.h>
 
 #include "../audit/audit.h"
-#include "../audit/recbound.h"
+#include "../audit/netbound.h"
 #include "filebound.h"
 #include "filewhy.h"
-#include "../common/strset.h"
 #include "loophint.h"
 
 #define RESERVE_FDS 8
@@ -55,9 +54,7 @@ struct notifier {
 				    asked about), 1 by default, 2 `audit files` (notify.h) */
 	struct filewhy *why;     /* the walls' answer predicted (filewhy.h) */
 	struct filebound bound;  /* how many are recorded one by one */
-	struct recbound netb;    /* refused connections recorded one by one: 0 to a new
-				    destination, 1 to one already on the record (notify.c) */
-	struct strset dests;     /* the destinations refused so far (bounded) */
+	struct netbound netb;    /* refused connections recorded one by one (netbound.h) */
 	char *guarded;           /* warden's control directory (notifier_cfg.guarded) */
 	char *ro_ws;             /* the read-only workspace (notifier_cfg.readonly), or NULL */
 	struct wsmade *made;     /* secret names the sandbox makes (notifier_cfg.made), or NULL */
