@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 #include <openssl/sha.h>
 
+#include "../common/b64.h"
 #include "../common/sbuf.h"
 #include "../common/util.h"
 
@@ -64,20 +64,6 @@ static void exact_names(const struct policy *pol, struct strv *out)
 			if (!strv_contains(out, name))
 				strv_push(out, name);
 		}
-}
-
-/* Base64 (standard alphabet, padded) into out: its length, or -1. As
- * certcopy.c decodes a certificate: EVP_DecodeBlock (the encoding layer,
- * linked already), which counts the padding in. */
-static int b64(const char *s, size_t n, unsigned char *out, size_t cap)
-{
-	if (n == 0 || n % 4 || n / 4 * 3 > cap)
-		return -1;
-	size_t pad = s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
-	if (memchr(s, '=', n - pad))
-		return -1;
-	int got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
-	return got < (int)pad ? -1 : got - (int)pad;
 }
 
 /* HMAC-SHA1 (RFC 2104) of msg keyed by key (at most one SHA-1 block), as
@@ -115,8 +101,8 @@ static bool hashed_match(const char *p, size_t len, const struct strv *names)
 	if (!bar)
 		return false;
 	unsigned char key[SHA_CBLOCK], want[SHA_DIGEST_LENGTH + 2], got[SHA_DIGEST_LENGTH];
-	int kl = b64(salt, (size_t)(bar - salt), key, sizeof key);
-	int wl = b64(bar + 1, len - (size_t)(bar + 1 - p), want, sizeof want);
+	int kl = b64_decode(salt, (size_t)(bar - salt), key, sizeof key);
+	int wl = b64_decode(bar + 1, len - (size_t)(bar + 1 - p), want, sizeof want);
 	if (kl <= 0 || wl != SHA_DIGEST_LENGTH)
 		return false;
 	for (size_t i = 0; i < names->n; i++) {

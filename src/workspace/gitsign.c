@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/b64.h"
 #include "../net/sshagent.h"
 #include "plan.h"
 
@@ -35,29 +36,6 @@ static bool git_bool(const char *v)
 	return !*end && n != 0;
 }
 
-/* b64 (n characters, padded or not) into out (at least 3 * n / 4 bytes):
- * its length, or -1 when it is not base64. */
-static long b64_decode(const char *b64, size_t n, uint8_t *out)
-{
-	static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	while (n && b64[n - 1] == '=')
-		n--;
-	uint32_t acc = 0;
-	size_t bits = 0, o = 0;
-	for (size_t i = 0; i < n; i++) {
-		int d = base64_digit(alpha, b64[i]);
-		if (d < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)d;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[o++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return (long)o;
-}
-
 /* text's first line as an SSH public key, "TYPE BASE64[ COMMENT]": true
  * with k filled when the key's blob names TYPE. */
 static bool parse_pub(const char *text, struct pubkey *k)
@@ -73,8 +51,8 @@ static bool parse_pub(const char *text, struct pubkey *k)
 		    !strchr("-@.", t[i]))
 			return false;
 	_cleanup_free_ uint8_t *blob = xmalloc(bl);
-	long n = b64_decode(b, bl, blob);
-	if (n < 4 + (long)tl)
+	int n = b64_decode(b, bl, blob, bl);
+	if (n < 4 + (int)tl)
 		return false;
 	uint32_t len = (uint32_t)blob[0] << 24 | (uint32_t)blob[1] << 16 |
 		       (uint32_t)blob[2] << 8 | blob[3];
