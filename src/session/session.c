@@ -47,6 +47,7 @@
 #include "policyopts.h"
 #include "prepjobs.h"
 #include "session_secrets.h"
+#include "settingsguard.h"
 #include "homeseed.h"
 #include "caches.h"
 #include "knownhosts.h"
@@ -116,66 +117,6 @@ struct session {
 	bool start_tried;             /* the checkpoint and session.start: tried (record_start) */
 	bool start_logged;            /* ... and session.start is on the log */
 };
-
-/* With the sandbox gone: guarded file i of the agent's state (its keys
- * decide which hooks run, which MCP servers start and what is allowed), as
- * warden checked it at the start (guard.c); a change is undone, recorded
- * as an alert and told. 0, or -1 when it could not be checked. */
-static int settings_guard_one(struct session *sn, size_t i)
-{
-	struct session_agent *ag = &sn->ag;
-	struct state_guard_change c;
-	struct werr e = { 0 };
-	int r = state_guard_check(ag->def, &ag->state, i, sn->id, &c, &e);
-	if (r != 0 && c.what) {
-		_cleanup_free_ char *detail = xasprintf("%s during the session", c.what);
-		audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
-			.path = c.path, .moved_to = c.moved_to, .action = r > 0 ? "restored" : "failed",
-			.detail = detail }), NULL);
-	}
-	if (r > 0)
-		wnote("%s: %s during the session (the agent can write it); restored to the settings "
-		      "warden checked at the start%s%s", c.path, c.what,
-		      c.moved_to ? ", the agent's file kept as " : "", c.moved_to ? c.moved_to : "");
-	if (r < 0)
-		werr_print(&e);
-	state_guard_change_free(&c);
-	return r < 0 ? -1 : 0;
-}
-
-/* Each guarded file checked; the session's marker removed once all are. */
-static void settings_guard(struct session *sn)
-{
-	const struct agent_def *a = sn->ag.def;
-	if (!a)
-		return;
-	int rc = 0;
-	for (size_t i = 0; i < a->nguards; i++)
-		rc |= settings_guard_one(sn, i);
-	if (rc == 0)
-		state_guard_leave(&sn->ag.state);
-}
-
-/* At the start, once the log is open: what the state's guarded files held
- * that an earlier session's agent changed, that session having ended
- * without its check (killed, its host gone), undone before this one's
- * agent starts (guard.c): an alert, and told, for each. */
-static void settings_recovered(struct session *sn)
-{
-	for (size_t i = 0; i < AGENT_GUARDS_MAX; i++) {
-		const struct state_guard_change *c = &sn->ag.state.recovered[i];
-		if (!c->what)
-			continue;
-		_cleanup_free_ char *detail =
-			xasprintf("%s during a session that ended without its check", c->what);
-		audit_emit_event(sn->log, ev_alert(&(struct ev_alert){ .rule = "agent.settings-changed",
-			.path = c->path, .moved_to = c->moved_to, .action = "restored",
-			.detail = detail }), NULL);
-		wnote("%s: %s during a session that ended without warden's check (the agent can "
-		      "write it); restored to the settings warden checked%s%s", c->path, c->what,
-		      c->moved_to ? ", the agent's file kept as " : "", c->moved_to ? c->moved_to : "");
-	}
-}
 
 /* A directory of warden's own that no sandbox may reach (the audit log, the
  * cache): refuse a workspace overlapping it and profile paths inside it;
@@ -697,7 +638,7 @@ static int record_start(void *ctx, struct werr *e)
 	    log_start(sn, ckfield, e) < 0)
 		return -1;
 	sn->start_logged = true;
-	settings_recovered(sn);
+	settings_recovered(&sn->ag, sn->log);
 	return 0;
 }
 
@@ -754,7 +695,7 @@ static void sandbox_gone(struct session *sn)
 	for (size_t i = 0; i < gitdirs.n; i++)
 		if (session_sweep(NULL, gitdirs.v[i], &s->plan, sn->log, sn->id, &e2) < 0)
 			werr_print(&e2);
-	settings_guard(sn);
+	settings_guard(&sn->ag, sn->log, sn->id);
 	/* the scratch directory the session made goes with it */
 	layout_end(lay);
 	/* --task: the branch the session committed on, carried to the host
