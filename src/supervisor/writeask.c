@@ -96,6 +96,26 @@ static const char *named(const struct writeask *w, const char *path)
 	return named_as(w, lex);
 }
 
+/* The glob that could name a partial path (relative to a directory too
+ * deep to name, notefile.c): one whose last component matches the path's
+ * last. A glob of one component names files by their name at any depth,
+ * as for a whole path; one of several cannot be told from here, and asks
+ * (fail closed: the guardrail holds such a write for the question). */
+static const char *named_partial(const struct writeask *w, const char *path)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	for (size_t i = 0; i < w->globs->n; i++) {
+		const char *g = w->globs->v[i];
+		const char *last = strrchr(g, '/');
+		if (fnmatch(last ? last + 1 : g, name, 0) == 0)
+			return g;
+	}
+	return NULL;
+}
+
 static void unlink_held(struct writeask *w, struct held *h)
 {
 	for (struct held **pp = &w->held; *pp; pp = &(*pp)->next)
@@ -123,9 +143,13 @@ bool writeask_check(struct writeask *w, const struct seccomp_notif *req, const s
 	if (!w)
 		return false;
 	const char *glob = NULL, *path = NULL;
+	bool partial = false;
 	for (int i = 0; i < x->npaths && !glob; i++)
-		if ((glob = named(w, x->paths[i])))
+		if ((glob = x->partial[i] && x->paths[i] ? named_partial(w, x->paths[i])
+							 : named(w, x->paths[i]))) {
 			path = x->paths[i];
+			partial = x->partial[i];
+		}
 	if (!glob)
 		return false;
 	struct held *h = xcalloc(1, sizeof *h);
@@ -137,9 +161,12 @@ bool writeask_check(struct writeask *w, const struct seccomp_notif *req, const s
 	h->next = w->held;
 	w->held = h;
 	char summary[PATH_MAX + 64];
-	snprintf(summary, sizeof summary, "%s %s", x->op, path);
+	snprintf(summary, sizeof summary, "%s %s%s", x->op, path,
+		 partial ? " (in a directory too deep to name: it may not be the rule's)" : "");
 	json_t *detail = json_pack("{s:s,s:s,s:s,s:I,s:s}", "op", x->op, "syscall", x->syscall, "path", path,
 				   "pid", (json_int_t)x->pid, "rule", glob);
+	if (partial)
+		json_object_set_new(detail, "path_partial", json_true());
 	const struct question *q = approvals_ask(w->ap, APPROVAL_WRITE, path, summary, detail, answered, h);
 	/* answered at once: h is gone */
 	if (q)

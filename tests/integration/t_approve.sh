@@ -250,6 +250,38 @@ test_approve_write_spellings() {
 	assert_out_line 'rc=0' 'a write no rule names'
 }
 
+# A write in a directory deeper than PATH_MAX has no absolute path for the
+# rule to match (the file record says it partial): the name alone still
+# asks. A rule of one component (*.secret) matches the file's name, as
+# at any depth; one of several (docs/*.md) cannot be told from here and
+# asks when the name could be its (fail closed). In CI mode each question
+# is refused: the write fails, the file is not made, the event says so.
+test_approve_write_deep_path() {
+	have python3 || skip 'python3 not installed'
+	printf 'write ask *.secret\nwrite ask docs/*.md\n' >"$T_TMP/p"
+	wrun --profile "$T_TMP/p" --ci --artifacts "$T_TMP/art" -- python3 -c '
+import os
+n = "d" * 250
+for i in range(20):
+    os.mkdir(n); os.chdir(n)
+for name in ("deep.secret", "deep.md", "deep.txt"):
+    try:
+        open(name, "w").write("x"); print(name, "written")
+    except OSError as e:
+        print(name, "refused", e.errno)
+print("done")'
+	assert_out_has done
+	assert_out_line 'deep.secret refused 13' 'a deep write the name rule names, held and refused'
+	assert_out_line 'deep.md refused 13' 'a deep write a path rule could name, held and refused'
+	assert_out_line 'deep.txt written' 'a deep write no rule could name'
+	local ev
+	ev=$(grep -F '"event":"file"' "$(latest_log)" | grep -F '"path":"deep.secret"')
+	[[ $ev == *'"decision":"deny"'* && $ev == *'"path_partial":true'* ]] ||
+		fail "no refused, partial event for deep.secret: $(excerpt "$ev")"
+	grep -F '"event":"approval"' "$(latest_log)" | matches -F 'too deep to name' ||
+		fail "the question does not say the path is partial: $(excerpt "$(grep -F approval "$(latest_log)")")"
+}
+
 # A question naming what the sandbox chose (a file name with an OSC 52 and
 # a screen clear in it) is listed by `warden approve` escaped: the
 # reviewer's terminal gets no sequence of the agent's.
