@@ -209,6 +209,28 @@ static void tool_refused(struct summary *s, const json_t *f)
 	    xstrdup(why));
 }
 
+/* A request to the SSH agent inside refused (a key the policy does not
+ * name, a human's no, an add or a lock): by its action and key; and an
+ * MCP message refused, by its tool (or method) and server. */
+static void agent_refused(struct summary *s, const char *kind, const json_t *f)
+{
+	const char *why = json_object_get(f, "reason") ? str(f, "reason") : "refused";
+	if (strcmp(kind, "ssh") == 0) {
+		const char *key = json_string_value(json_object_get(f, "key"));
+		key = key ? key : "";
+		add(s, xasprintf("ssh-agent %s%s%s", str(f, "action"), *key ? " " : "", key),
+		    xstrdup(why));
+		return;
+	}
+	const char *tool = json_string_value(json_object_get(f, "mcp_tool")),
+		   *method = str(f, "mcp_method");
+	tool = tool ? tool : "";
+	bool v6 = strchr(str(f, "host"), ':') != NULL;
+	add(s, xasprintf("mcp %s%s on %s%s%s:%lld", *tool ? "tool " : "", *tool ? tool : method,
+			 v6 ? "[" : "", str(f, "host"), v6 ? "]" : "",
+			 json_integer_value(json_object_get(f, "port"))), xstrdup(why));
+}
+
 /* The counts of a published port by its host port (made on its first
  * event), or NULL past the table. */
 static struct inbound_count *inbound_of(struct summary *s, unsigned host)
@@ -375,6 +397,8 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		    xstrdup("refused by the sandbox (EPERM); no option allows it"));
 	else if (strcmp(ev->kind, "tool") == 0)
 		tool_refused(s, f);
+	else if (strcmp(ev->kind, "ssh") == 0 || strcmp(ev->kind, "mcp") == 0)
+		agent_refused(s, ev->kind, f);
 	return 0;
 }
 

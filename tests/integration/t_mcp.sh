@@ -108,6 +108,9 @@ test_mcp_tools_allow_deny_ask() {
 	[[ $(grep -c '"name": "ask_me"' "$MCP_LOG") == 1 ]] || fail "the asked tool reached the server other than once"
 	[[ $(mcp_events '"mcp_tool":"ask_me"' '"decision":"allow"' '"asked":true') == 1 ]] ||
 		fail "no mcp event for the asked tool: $(grep '"event":"mcp"' "$(latest_log)")"
+	# the refused calls in the end's list, by tool and server
+	assert_err_match "^  mcp tool rm_all on 127\.0\.0\.1:$MCP_PORT: tool rm_all denied by rule"
+	assert_err_match "^  mcp tool ask_me on 127\.0\.0\.1:$MCP_PORT: "
 	# the log, mcp events included, holds to the published schema
 	local schema=$MCP_DIR/../../doc/schema/events-v1.json
 	[[ -f $schema ]] || schema=$MCP_DIR/../doc/schema/events-v1.json

@@ -305,6 +305,9 @@ EOF
 	ssh_event_has '.action == "lock" and .decision == "deny"' 'the lock refused'
 	ssh_event_has ".action == \"sign\" and .decision == \"deny\" and .key == \"$FP_B\" and (.reason | test(\"does not name\"))" \
 		'the signature with key B refused'
+	# and in the end's list of what was refused, by action and key
+	assert_err_match "^  ssh-agent sign $FP_B: a key the policy does not name"
+	assert_err_match '^  ssh-agent add: '
 	ssh_schema
 }
 
