@@ -131,7 +131,9 @@ struct event ev_exec(const struct ev_exec *x)
 	json_t *f = json_pack("{s:I, s:I, s:I, s:s}", "pid", (json_int_t)x->pid, "ppid",
 			      (json_int_t)x->ppid, "host_pid", (json_int_t)x->host_pid, "syscall",
 			      x->syscall ? x->syscall : x->execveat ? "execveat" : "execve");
-	json_set_bytes(f, "cwd", x->cwd, &esc);
+	/* "" is no directory nor file: one warden could not name (deeper
+	 * than PATH_MAX, the process gone) is null, as one not looked up */
+	json_set_bytes(f, "cwd", x->cwd && x->cwd[0] ? x->cwd : NULL, &esc);
 	json_set_bytes(f, "path", x->path, &esc);
 	if (f)
 		json_object_set(f, "argv", x->argv ? x->argv : json_array());
@@ -143,7 +145,7 @@ struct event ev_exec(const struct ev_exec *x)
 			esc = json_array();
 		json_array_append_new(esc, json_string("argv"));
 	}
-	json_set_bytes(f, "resolved", x->resolved, &esc);
+	json_set_bytes(f, "resolved", x->resolved && x->resolved[0] ? x->resolved : NULL, &esc);
 	json_object_set_new(f, "sha256", x->sha256 ? json_string(x->sha256) : json_null());
 	if (!x->sha256 && x->hash_missing)
 		json_object_set_new(f, "hash_missing", json_string(x->hash_missing));

@@ -656,6 +656,32 @@ test_exec_record_parent() {
 	[[ $fixed == '"fixed":3' ]] || fail "the execs of a vfork parent named 'p) 1 2 (q' were watched: $fixed"
 }
 
+# An exec from a directory deeper than PATH_MAX: its cwd cannot be named,
+# nor a program given relative to it, and the event says null (not
+# known), never "" (no directory); the program's hash is still taken, from
+# the file itself.
+test_exec_record_deep_cwd() {
+	have python3 || skip 'no python3 on the host'
+	wrun -- python3 -c '
+import os, subprocess
+n = "d" * 250
+for i in range(20):
+    os.mkdir(n); os.chdir(n)
+open("deep.sh", "w").write("#!/bin/sh\necho ran\n"); os.chmod("deep.sh", 0o755)
+subprocess.run(["/bin/true", "deep-abs"]); subprocess.run(["./deep.sh"])'
+	assert_out_line ran
+	local f abs rel
+	f=$(latest_log)
+	abs=$(grep '"event":"exec"' "$f" | grep -F '"argv":["/bin/true","deep-abs"]')
+	rel=$(grep '"event":"exec"' "$f" | grep -F '"argv":["./deep.sh"]')
+	[[ $abs == *'"cwd":null'* && $abs == *'"resolved":"/usr/bin/true"'* ]] ||
+		fail "the exec by absolute path from a deep cwd: $(excerpt "$abs")"
+	[[ $rel == *'"cwd":null'* && $rel == *'"resolved":null'* && $rel == *'"sha256":"'[0-9a-f]* ]] ||
+		fail "the exec of ./deep.sh from a deep cwd: $(excerpt "$rel")"
+	grep -F '"event":"exec"' "$f" | matches -F -e '"cwd":""' -e '"resolved":""' && fail 'an exec event says "" for a path'
+	return 0
+}
+
 # Each exec event's "pid" and "ppid" are the sandbox's numbers (the kernel's
 # translation, src/common/procfacts.h): for a process whose pid inside is
 # not its host pid, for the children a parent of two threads spawns
