@@ -354,6 +354,9 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 	if (f && summarised(s, ev->kind, f))
 		return 0;
 	if (f && strcmp(ev->kind, "limit") == 0) {
+		/* the log's own: the session's error at its end says it whole */
+		if (strcmp(str(f, "kind"), "log") == 0)
+			return 0;
 		add(s, xasprintf("limit %s %s", str(f, "kind"), str(f, "limit")),
 		    xstrdup(str(f, "detail")));
 		return 0;

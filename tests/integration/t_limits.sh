@@ -160,6 +160,8 @@ test_limits_log() {
 	assert_rc 125 'a session past limit log 1M'
 	assert_err_match 'limit log 1M' 'stderr names the limit'
 	assert_err_match 'limit log SIZE' 'stderr says what raises it'
+	[[ $(grep -c 'reached its limit' <<<"$ERR") == 2 ]] ||
+		fail "the limit said other than once when reached and once at the end: $(excerpt "$ERR")"
 	[[ $(limits_by log) == warden ]] || fail "session.start: log not by warden ('$(limits_by log)')"
 	limits_events log | matches -F '"limit":"1M"' || fail "no limit event of kind log in $(latest_log)"
 	local log size
