@@ -217,20 +217,34 @@ static void *count_forever(void *arg)
 	return NULL;
 }
 
-/* sigcont LOOPERS [timer|thread]: what would undo a freeze by signals:
- * LOOPERS processes sending SIGCONT to every process they can, without end
- * (kill(-1)), and a counter, which writes its count to ./counter every 100
- * steps of a millisecond; with "timer", the counter also has a POSIX timer
- * send it SIGCONT every 5 ms (a handler installed, or the kernel would
- * drop the timer's signal); "thread": the same, the count kept by a second
- * thread and the first one ended (the process's state in /proc is then a
- * zombie's). Never returns: whoever started this must end it. */
-static int do_sigcont(long loopers, int timer, int thread)
+/* SIGCONT to every process it can, without end. */
+static void *sigcont_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		kill(-1, SIGCONT);
+	return NULL;
+}
+
+/* sigcont LOOPERS [timer|thread|threads N]: what would undo a freeze by
+ * signals: LOOPERS processes sending SIGCONT to every process they can,
+ * without end (kill(-1)), and a counter, which writes its count to
+ * ./counter every 100 steps of a millisecond; with "timer", the counter
+ * also has a POSIX timer send it SIGCONT every 5 ms (a handler installed,
+ * or the kernel would drop the timer's signal); "thread": the same, the
+ * count kept by a second thread and the first one ended (the process's
+ * state in /proc is then a zombie's); "threads N": each looper sends with
+ * N threads (a process stops only once all of its threads have). Never
+ * returns: whoever started this must end it. */
+static int do_sigcont(long loopers, int timer, int thread, long threads)
 {
 	for (long i = 0; i < loopers; i++)
-		if (fork() == 0)
-			for (;;)
-				kill(-1, SIGCONT);
+		if (fork() == 0) {
+			pthread_t th;
+			for (long t = 1; t < threads; t++)
+				pthread_create(&th, NULL, sigcont_forever, NULL);
+			sigcont_forever(NULL);
+		}
 	if (fork() == 0) {
 		if (timer) {
 			signal(SIGCONT, on_cont);
@@ -1475,11 +1489,13 @@ int main(int argc, char **argv)
 			return usage("forks MAX");
 		return do_forks(n);
 	} else if (!strcmp(cmd, "sigcont")) {
-		NEED(1, "sigcont LOOPERS [timer|thread]");
-		if (parse_int(a1, &n) < 0 || n < 0)
-			return usage("sigcont LOOPERS [timer|thread]");
+		long threads = 1;
+		NEED(1, "sigcont LOOPERS [timer|thread|threads N]");
+		if (parse_int(a1, &n) < 0 || n < 0 ||
+		    (a2 && !strcmp(a2, "threads") && (!a3 || parse_int(a3, &threads) < 0 || threads < 1)))
+			return usage("sigcont LOOPERS [timer|thread|threads N]");
 		return do_sigcont(n, a2 && (!strcmp(a2, "timer") || !strcmp(a2, "thread")),
-				  a2 && !strcmp(a2, "thread"));
+				  a2 && !strcmp(a2, "thread"), threads);
 	} else if (!strcmp(cmd, "hop")) {
 		NEED(1, "hop CHAINS");
 		if (parse_int(a1, &n) < 0 || n < 1)

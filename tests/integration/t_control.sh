@@ -304,6 +304,23 @@ test_control_freeze_sigcont_loop() {
 	wait "$TPID"
 }
 
+# The same against 4 processes of 16 threads each sending SIGCONT (a
+# process stops only once each of its threads has, and a thread inside
+# its kill(-1, SIGCONT) continues the others), which takes init more
+# rounds than processes of one thread do. The counter stays as it is for
+# 2 s.
+test_control_freeze_sigcont_threads() {
+	local c1 c2
+	ct_sigcont_frozen 4 threads 16
+	sleep 0.5
+	c1=$(ct_counter)
+	sleep 2
+	c2=$(ct_counter)
+	[[ -n $c1 && $c1 == "$c2" ]] || fail "frozen by signals, SIGCONT threads kept the sandbox running: '$c1' -> '$c2' in 2 s"
+	wardenc kill "$CT_SESSION"
+	wait "$TPID"
+}
+
 # A process that has the kernel continue it while frozen (a POSIX timer
 # whose signal is SIGCONT, `wprobe sigcont 0 timer`) is found running at
 # init's next look, and the sandbox is killed at once: warden exits 137, a
