@@ -7,8 +7,9 @@
  * (a POSIX timer or F_SETSIG whose signal is SIGCONT). So the freeze looks:
  * /proc read until every process but init has stopped (or ended, or waits
  * in the kernel, where it stops before it runs anything of its own), in
- * two reads a row, SIGSTOP sent again to all before each new look; and
- * while frozen init looks again every FREEZE_RECHECK_MS: a process found
+ * two reads a row, SIGSTOP sent again to all before each new look, for
+ * FREEZE_BUDGET_MS at most; and while frozen init looks again every
+ * FREEZE_RECHECK_MS: a process found
  * running then was continued by something set up to outlast a freeze (a
  * timer, an I/O signal set to SIGCONT), and init kills every process of
  * the sandbox at once and tells the supervisor (a freeze that does not
@@ -25,10 +26,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* How many looks a freeze takes at most, a millisecond apart: well within
- * the supervisor's wait for init's answer (freeze.c, ANSWER_MS). */
-#define FREEZE_LOOKS 500
 
 /* Whether the thread whose stat is at path (beneath proc) is stopped: its
  * state (after the last ')', the name may hold any). One gone meanwhile
@@ -106,12 +103,21 @@ static void pause_ms(long ms)
 		;
 }
 
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 int initfreeze_stop(void)
 {
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (kill(-1, SIGSTOP) < 0)
 		return errno; /* ESRCH: nothing but init */
 	int clean = 0;
-	for (int look = 0; look < FREEZE_LOOKS; look++) {
+	while (ms_since(&t0) < FREEZE_BUDGET_MS) {
 		if (all_stopped()) {
 			if (++clean == 2)
 				return 0;

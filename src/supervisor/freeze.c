@@ -46,13 +46,17 @@
 
 #include "../common/clock.h"
 #include "../common/util.h"
+#include "../sandbox/initfreeze.h"
 #include "../sandbox/initmsg.h"
 #include "../sandbox/sandbox.h"
 
-/* How long a freeze or a resume by signals waits for init's answer: it is
- * one kill(-1) away, microseconds but on a swamped machine. Without it in
+/* How long a freeze or a resume by signals waits for init's answer: a
+ * resume is one kill(-1) away, microseconds but on a swamped machine; a
+ * freeze is init's looks until all have stopped, FREEZE_BUDGET_MS at most
+ * (initfreeze.h), and the answer must come after the last. Without it in
  * time, a freeze is undone and refused (the detector kills instead). */
 #define ANSWER_MS 2000
+_Static_assert(FREEZE_BUDGET_MS + 500 <= ANSWER_MS, "init's last look must leave time for its answer");
 
 struct sbctl {
 	int pidfd;              /* init's (borrowed) */
