@@ -66,6 +66,21 @@ static bool is_visible(const struct strv *visible, const char *path)
 	return false;
 }
 
+/* Is PATH's entry [p, end) one of env's earlier ones? Its files were
+ * looked at already (PATH lists ~/.cargo/bin twice after rustup's
+ * installer ran twice). */
+static bool path_entry_seen(const char *env, const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p);
+	for (const char *q = env; q < p;) {
+		const char *qend = strchrnul(q, ':');
+		if ((size_t)(qend - q) == n && strncmp(q, p, n) == 0)
+			return true;
+		q = qend + 1;
+	}
+	return false;
+}
+
 /* The first executable regular file `name` on path_env, as the shell would
  * find it, past warden's own shims (shim.h): the first one skipped to
  * *shim when shim is not NULL (free it), the directory skip (may be NULL)
@@ -76,11 +91,12 @@ static char *path_lookup(const char *name, const char *path_env, const char *ski
 	struct stat st;
 	if (strchr(name, '/'))
 		return stat(name, &st) == 0 && S_ISREG(st.st_mode) ? xstrdup(name) : NULL;
-	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-	while (*p) {
+	const char *env = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = env; *p;) {
 		const char *end = strchrnul(p, ':');
-		bool skipped = skip && (size_t)(end - p) == strlen(skip) &&
-			       strncmp(p, skip, (size_t)(end - p)) == 0;
+		bool skipped = (skip && (size_t)(end - p) == strlen(skip) &&
+				strncmp(p, skip, (size_t)(end - p)) == 0) ||
+			       path_entry_seen(env, p, end);
 		if (end > p && *p == '/' && !skipped) {
 			_cleanup_free_ char *c = xasprintf("%.*s/%s", (int)(end - p), p, name);
 			if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0) {
@@ -232,6 +248,11 @@ static int expose(struct discovery *d, const char *real, const char *home,
 	_cleanup_free_ char *tree = install_tree(real, home, &kind);
 	if (whole && strcmp(kind, "file") == 0)
 		return 1;
+	/* an install exposed already (python3's and python's version
+	 * directory, cargo's and rustc's toolchain): judged once */
+	for (size_t i = 0; strcmp(kind, "file") != 0 && i < d->n; i++)
+		if (strcmp(d->v[i].path, tree) == 0)
+			return 0;
 	if (discover_refuse_tree(tree, home, what, e) < 0)
 		return -1;
 	_cleanup_free_ char *install = strcmp(kind, "file") == 0 ? home_level_install(real, home)
