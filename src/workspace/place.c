@@ -60,7 +60,10 @@ const char *credential_store_exposed(const char *path, const char *home, const c
 	const char *rp = realpath(path, rbuf) ? rbuf : path;
 	for (size_t i = 0; i < credential_stores_n; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", home, credential_stores[i]);
-		if (!realpath(p, real))
+		/* most homes hold few of them: one stat answers for a missing
+		 * one, where realpath reads each component on the way first */
+		struct stat st;
+		if (stat(p, &st) < 0 || !realpath(p, real))
 			continue;
 		*how = strcmp(real, rp) == 0 ? "is" : path_is_within(rp, real) ? "lies in" :
 		       path_is_within(real, rp) ? "holds" : NULL;
