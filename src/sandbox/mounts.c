@@ -103,7 +103,26 @@ static int bind_path(const char *src, const char *dst, uint64_t attrs, struct we
 	return bind_at(AT_FDCWD, src, AT_FDCWD, dst, attrs, e, dst + strlen(STAGE));
 }
 
-/* Create a directory or an empty file to mount on, with missing parents. */
+/* bind_path onto a dst that is no link (init made it): mount(2)'s bind
+ * (and a mount_setattr of what it attached), without the detached tree
+ * and the namespace open_tree makes; the staging tree propagates nothing
+ * (MS_PRIVATE), so the attributes end the same. A mask onto what lstat
+ * found (st) a link goes by move_mount, which does not follow it. */
+static int bind_fresh(const char *src, const char *dst, uint64_t attrs, struct werr *e)
+{
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return werr_errno(e, "mounts: attaching %s", dst + strlen(STAGE));
+	if (attrs && setattr_fd(AT_FDCWD, dst, attrs, true) < 0)
+		return werr_errno(e, "mounts: setting attributes of %s", dst + strlen(STAGE));
+	return 0;
+}
+
+static int mask_path(const char *src, const char *dst, const struct stat *st, struct werr *e)
+{
+	return S_ISLNK(st->st_mode) ? bind_path(src, dst, MASK_ATTRS, e)
+				    : bind_fresh(src, dst, MASK_ATTRS, e);
+}
+
 /* The directories above path, so something can be created at path. */
 static int make_parents(const char *path, struct werr *e)
 {
@@ -400,7 +419,7 @@ static int build_scratch(const struct sandbox_spec *s, struct werr *e)
 			continue;
 		if (mkdir_p(dirs[i][1], 0755, NULL) < 0)
 			return werr_errno(e, "mounts: creating %s", dirs[i][1] + strlen(STAGE));
-		if (bind_path(dirs[i][0], dirs[i][1], SCRATCH_ATTRS, e) < 0)
+		if (bind_fresh(dirs[i][0], dirs[i][1], SCRATCH_ATTRS, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -416,7 +435,7 @@ static int build_dev(struct werr *e)
 		snprintf(src, sizeof src, OLD "/dev/%s", nodes[i]);
 		snprintf(dst, sizeof dst, STAGE "/dev/%s", nodes[i]);
 		if (make_mountpoint(dst, false, e) < 0 ||
-		    bind_path(src, dst, W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NOEXEC, e) < 0)
+		    bind_fresh(src, dst, W_MOUNT_ATTR_NOSUID | W_MOUNT_ATTR_NOEXEC, e) < 0)
 			return -1;
 	}
 	if (mkdir_p(STAGE "/dev/pts", 0755, NULL) < 0 ||
@@ -425,7 +444,7 @@ static int build_dev(struct werr *e)
 		return werr_errno(e, "mounts: devpts on /dev/pts");
 	if (mkdir(STAGE "/dev/shm", 0755) < 0)
 		return werr_errno(e, "mounts: creating /dev/shm");
-	if (bind_path(SCRATCH "/shm", STAGE "/dev/shm", SCRATCH_ATTRS, e) < 0)
+	if (bind_fresh(SCRATCH "/shm", STAGE "/dev/shm", SCRATCH_ATTRS, e) < 0)
 		return -1;
 	static const char *const links[][2] = {
 		{ "pts/ptmx", "ptmx" }, { "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
@@ -466,13 +485,13 @@ static int build_proc(struct werr *e)
 	for (size_t i = 0; i < ARRAY_LEN(masked_files); i++) {
 		char dst[128];
 		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_files[i]);
-		if (lstat(dst, &st) == 0 && bind_path("/mask_file", dst, MASK_ATTRS, e) < 0)
+		if (lstat(dst, &st) == 0 && mask_path("/mask_file", dst, &st, e) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < ARRAY_LEN(masked_dirs); i++) {
 		char dst[128];
 		snprintf(dst, sizeof dst, STAGE "/proc/%s", masked_dirs[i]);
-		if (lstat(dst, &st) == 0 && bind_path("/mask_dir", dst, MASK_ATTRS, e) < 0)
+		if (lstat(dst, &st) == 0 && mask_path("/mask_dir", dst, &st, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -794,7 +813,7 @@ static int mask_private(const struct sandbox_spec *s, const char *dir, struct we
 		struct stat st;
 		snprintf(dst, sizeof dst, STAGE "%s", dir);
 		if (path_is_within(dir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
-			if (bind_path("/mask_dir", dst, MASK_ATTRS, e) < 0)
+			if (mask_path("/mask_dir", dst, &st, e) < 0)
 				return werr_wrap(e, "masking %s", dir);
 			break;
 		}
