@@ -813,7 +813,8 @@ static int mask_private(const struct sandbox_spec *s, const char *dir, struct we
 		struct stat st;
 		snprintf(dst, sizeof dst, STAGE "%s", dir);
 		if (path_is_within(dir, s->policy->paths[i].path) && lstat(dst, &st) == 0) {
-			if (mask_path("/mask_dir", dst, &st, e) < 0)
+			/* a host's: made a link after lstat, mount(2) would follow */
+			if (bind_path("/mask_dir", dst, MASK_ATTRS, e) < 0)
 				return werr_wrap(e, "masking %s", dir);
 			break;
 		}
