@@ -125,8 +125,8 @@ struct session {
  * one), so both are compared as written and resolved; a profile path that
  * covers dir only once resolved is refused too, since the mask is placed by
  * the path as written. */
-static int keep_private(const char *ws, const struct policy *pol, const char *dir,
-			const char *what, struct werr *e)
+static int keep_private(const char *ws, const struct policy *pol, const struct strv *resolved,
+			const char *dir, const char *what, struct werr *e)
 {
 	_cleanup_free_ char *rdir = path_resolve_existing(dir);
 	const char *r = rdir ? rdir : dir;
@@ -134,8 +134,7 @@ static int keep_private(const char *ws, const struct policy *pol, const char *di
 		return werr_set(e, 0, "refusing workspace %s: it overlaps %s %s", ws, what, dir);
 	for (size_t i = 0; i < pol->npaths; i++) {
 		const struct policy_path *pp = &pol->paths[i];
-		_cleanup_free_ char *rpath = path_resolve_existing(pp->path);
-		const char *rp = rpath ? rpath : pp->path;
+		const char *rp = resolved->v[i];
 		if ((path_is_within(pp->path, dir) && strcmp(pp->path, dir) != 0) ||
 		    (path_is_within(rp, r) && strcmp(rp, r) != 0))
 			return werr_set(e, 0, "refusing %s (%s): it lies inside %s %s",
@@ -256,11 +255,16 @@ static int spec_private_dirs(const struct policy *pol, const char *home, struct 
 	if (slash)
 		*slash = '\0';
 	const char *ws = s->workspace;
-	if (keep_private(ws, pol, logdir, "the audit log directory", e) < 0 ||
-	    (cachedir && keep_private(ws, pol, cachedir, "warden's cache directory", e) < 0) ||
-	    (storedir && keep_private(ws, pol, storedir, "warden's checkpoint store", e) < 0) ||
-	    (slash && keep_private(ws, pol, ctl, "warden's runtime directory (XDG_RUNTIME_DIR/warden, "
-				   "the sessions' control sockets)", e) < 0))
+	_cleanup_strv_ struct strv rp = { 0 }; /* the profile's paths resolved, once */
+	for (size_t i = 0; i < pol->npaths; i++) {
+		char *r = path_resolve_existing(pol->paths[i].path);
+		strv_push_owned(&rp, r ? r : xstrdup(pol->paths[i].path));
+	}
+	if (keep_private(ws, pol, &rp, logdir, "the audit log directory", e) < 0 ||
+	    (cachedir && keep_private(ws, pol, &rp, cachedir, "warden's cache directory", e) < 0) ||
+	    (storedir && keep_private(ws, pol, &rp, storedir, "warden's checkpoint store", e) < 0) ||
+	    (slash && keep_private(ws, pol, &rp, ctl, "warden's runtime directory "
+				   "(XDG_RUNTIME_DIR/warden, the sessions' control sockets)", e) < 0))
 		return -1;
 	s->logdir = steal_ptr(&logdir);
 	s->cachedir = steal_ptr(&cachedir);
