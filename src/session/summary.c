@@ -337,6 +337,29 @@ static bool summarised(struct summary *s, const char *kind, const json_t *f)
 	return true;
 }
 
+/* A refusal of Landlock's (its audit record): by the path, the address or
+ * the process signalled, with the rights refused. */
+static void landlock_refused(struct summary *s, const char *kind, const json_t *f)
+{
+	const char *what = json_object_get(f, "path") ? str(f, "path")
+			 : json_object_get(f, "address") ? str(f, "address") : NULL;
+	json_t *acc = json_object_get(f, "access"), *x;
+	char rights[256] = "";
+	size_t i, o = 0;
+	json_array_foreach(acc, i, x) {
+		int w = snprintf(rights + o, sizeof rights - o, "%s%s", i ? "," : "",
+				 json_string_value(x) ? json_string_value(x) : "?");
+		if (w < 0 || (size_t)w >= sizeof rights - o)
+			break;
+		o += (size_t)w;
+	}
+	if (what)
+		add(s, xasprintf("%s %s", kind, what), xasprintf("refused by Landlock (%s)", rights));
+	else
+		add(s, xasprintf("%s to pid %lld", kind, json_integer_value(json_object_get(f, "to_pid"))),
+		    xasprintf("refused by Landlock (%s)", rights));
+}
+
 static int on_event(void *ctx, const struct event *ev, struct werr *e)
 {
 	(void)e;
@@ -365,24 +388,7 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		return 0;
 	/* the kernel's refusals, from its audit records (src/supervisor/llaudit.h) */
 	if (strcmp(str(f, "by"), "landlock") == 0) {
-		const char *what = json_object_get(f, "path") ? str(f, "path")
-				 : json_object_get(f, "address") ? str(f, "address") : NULL;
-		json_t *acc = json_object_get(f, "access"), *x;
-		char rights[256] = "";
-		size_t i, o = 0;
-		json_array_foreach(acc, i, x) {
-			int w = snprintf(rights + o, sizeof rights - o, "%s%s", i ? "," : "",
-					 json_string_value(x) ? json_string_value(x) : "?");
-			if (w < 0 || (size_t)w >= sizeof rights - o)
-				break;
-			o += (size_t)w;
-		}
-		if (what)
-			add(s, xasprintf("%s %s", ev->kind, what), xasprintf("refused by Landlock (%s)", rights));
-		else
-			add(s, xasprintf("%s to pid %lld", ev->kind,
-					 json_integer_value(json_object_get(f, "to_pid"))),
-			    xasprintf("refused by Landlock (%s)", rights));
+		landlock_refused(s, ev->kind, f);
 		return 0;
 	}
 	if (strcmp(ev->kind, "net") == 0)
