@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
+
 /* Whether the thread whose stat is at path (beneath proc) is stopped: its
  * state (after the last ')', the name may hold any). One gone meanwhile
  * is; one that cannot be read is not (fail closed). */
@@ -103,21 +105,13 @@ static void pause_ms(long ms)
 		;
 }
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 int initfreeze_stop(void)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = mono_ms();
 	if (kill(-1, SIGSTOP) < 0)
 		return errno; /* ESRCH: nothing but init */
 	int clean = 0;
-	while (ms_since(&t0) < FREEZE_BUDGET_MS) {
+	while (mono_ms() - t0 < FREEZE_BUDGET_MS) {
 		if (all_stopped()) {
 			if (++clean == 2)
 				return 0;
@@ -138,30 +132,15 @@ static bool initfreeze_recheck(void)
 	return true;
 }
 
-static struct timespec ms_from_now(long ms)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 long initfreeze_next(struct timespec *next, bool *escaped)
 {
 	*escaped = false;
 	if (next->tv_sec == 0 && next->tv_nsec == 0)
-		*next = ms_from_now(FREEZE_RECHECK_MS);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long left = (long)(next->tv_sec - now.tv_sec) * 1000 + (next->tv_nsec - now.tv_nsec) / 1000000;
+		*next = mono_after_ms(FREEZE_RECHECK_MS);
+	long left = ms_left(next);
 	if (left > 0)
 		return left;
 	*escaped = initfreeze_recheck();
-	*next = ms_from_now(FREEZE_RECHECK_MS);
+	*next = mono_after_ms(FREEZE_RECHECK_MS);
 	return FREEZE_RECHECK_MS;
 }
