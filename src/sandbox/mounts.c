@@ -106,8 +106,7 @@ static int bind_path(const char *src, const char *dst, uint64_t attrs, struct we
 /* bind_path onto a dst that is no link (init made it): mount(2)'s bind
  * (and a mount_setattr of what it attached), without the detached tree
  * and the namespace open_tree makes; the staging tree propagates nothing
- * (MS_PRIVATE), so the attributes end the same. A mask onto what lstat
- * found (st) a link goes by move_mount, which does not follow it. */
+ * (MS_PRIVATE), so the attributes end the same. */
 static int bind_fresh(const char *src, const char *dst, uint64_t attrs, struct werr *e)
 {
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
@@ -117,6 +116,7 @@ static int bind_fresh(const char *src, const char *dst, uint64_t attrs, struct w
 	return 0;
 }
 
+/* A mask onto what lstat found (st): a link by move_mount, which does not follow it. */
 static int mask_path(const char *src, const char *dst, const struct stat *st, struct werr *e)
 {
 	return S_ISLNK(st->st_mode) ? bind_path(src, dst, MASK_ATTRS, e)
