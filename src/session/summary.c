@@ -225,10 +225,9 @@ static void agent_refused(struct summary *s, const char *kind, const json_t *f)
 	const char *tool = json_string_value(json_object_get(f, "mcp_tool")),
 		   *method = str(f, "mcp_method");
 	tool = tool ? tool : "";
-	bool v6 = strchr(str(f, "host"), ':') != NULL;
-	add(s, xasprintf("mcp %s%s on %s%s%s:%lld", *tool ? "tool " : "", *tool ? tool : method,
-			 v6 ? "[" : "", str(f, "host"), v6 ? "]" : "",
-			 json_integer_value(json_object_get(f, "port"))), xstrdup(why));
+	_cleanup_free_ char *server = host_port(f, str(f, "host"));
+	add(s, xasprintf("mcp %s%s on %s", *tool ? "tool " : "", *tool ? tool : method, server),
+	    xstrdup(why));
 }
 
 /* The counts of a published port by its host port (made on its first
