@@ -7,13 +7,15 @@
 # event. Each test types at an interactive bash on a terminal of its own
 # (ttyjob, lib.sh). The command, count.sh, leaves a counter running in a
 # session of its own (which Ctrl-Z does not reach: only the suspension
-# holds it) and waits.
+# holds it) and waits. The counter renames each count into place: stopped
+# between a truncation and its write, `count` would read empty while
+# suspended (a CI run saw one count of three).
 # shellcheck shell=bash
 
 jc_setup() {
 	W=$(printf '%q' "$WARDEN")
 	cat >count.sh <<'EOF'
-setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > count; sleep 0.05; done' </dev/null >/dev/null 2>&1 &
+setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > count.new; mv -f count.new count; sleep 0.05; done' </dev/null >/dev/null 2>&1 &
 echo ready
 exec sleep 1000
 EOF
