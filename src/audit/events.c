@@ -299,6 +299,8 @@ struct event ev_file(const struct ev_file *x)
 		json_set_bytes(f, "reason", x->reason, &esc);
 	if (f && x->target)
 		json_set_bytes(f, "target", x->target, &esc);
+	if (f && x->attr)
+		json_set_bytes(f, "attr", x->attr, &esc);
 	if (f && x->access)
 		json_object_set_new(f, "access", json_string(x->access));
 	if (f && x->new_repo)

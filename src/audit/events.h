@@ -176,7 +176,8 @@ struct event ev_net_inbound(const struct ev_net_inbound *x);
 struct ev_file {
 	long pid;
 	const char *op;          /* open, unlink, rename, link, symlink, truncate, mkdir,
-				    mknod, chmod, chown, utime; summary */
+				    mknod, chmod, chown, utime, setxattr, removexattr;
+				    summary */
 	const char *syscall;
 	int npaths;              /* 0 to 2: written as "path" and "path2" */
 	const char *paths[2];    /* absolute inside the sandbox; NULL = unreadable (null) */
@@ -186,6 +187,8 @@ struct ev_file {
 				    refusal: "deny"; NULL: left out */
 	const char *reason;      /* why, with a decision */
 	const char *target;      /* a symlink's target, as given; NULL: left out */
+	const char *attr;        /* setxattr, removexattr: the attribute's name, as given;
+				    NULL: left out */
 	/* file actions on the record (src/supervisor/filewhy.h) */
 	const char *access;      /* "write" or "read"; NULL: left out */
 	bool new_repo;           /* a path in a .git the session made: the sweep judges it */

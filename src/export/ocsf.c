@@ -266,13 +266,19 @@ static json_t *file_activity(json_t *ev, const struct ocsf_ctx *c)
 		int activity;
 	} ops[] = { { "open", 14 }, { "unlink", 4 }, { "rename", 5 }, { "link", 1 }, { "symlink", 1 },
 		    { "mkdir", 1 }, { "mknod", 1 }, { "truncate", 3 }, { "read", 2 },
-		    /* a file's times: Set Attributes; its mode and owner: Set Security */
-		    { "utime", 6 }, { "chmod", 7 }, { "chown", 7 } };
+		    /* a file's times and extended attributes: Set Attributes; its
+		     * mode, owner, ACL and security labels: Set Security */
+		    { "utime", 6 }, { "chmod", 7 }, { "chown", 7 },
+		    { "setxattr", 6 }, { "removexattr", 6 } };
 	const char *op = str(ev, "op");
 	int activity = 99;
 	for (size_t i = 0; op && i < sizeof ops / sizeof ops[0]; i++)
 		if (strcmp(op, ops[i].op) == 0)
 			activity = ops[i].activity;
+	const char *attr = str(ev, "attr");
+	if (activity == 6 && attr &&
+	    (strncmp(attr, "system.posix_acl_", 17) == 0 || strncmp(attr, "security.", 9) == 0))
+		activity = 7;
 	json_t *o = base(ev, c, 1, 1001, activity, SEV_INFO);
 	if (activity == 99)
 		set_str(o, "activity_name", op);

@@ -25,6 +25,7 @@
 #include "sandbox.h"
 #include "features.h"
 #include "seccache.h"
+#include "../common/sysnr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,13 +82,13 @@ static bool family_allowed(unsigned long af)
 	return af == AF_UNIX || af == AF_INET || af == AF_INET6 || af == AF_NETLINK;
 }
 
-/* A rule for each named syscall; names unknown to this libseccomp or
- * architecture are skipped. */
+/* A rule for each named syscall; names unknown to this libseccomp (and to
+ * sysnr.h) or architecture are skipped. */
 static int add_by_name(scmp_filter_ctx ctx, uint32_t action, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int nr = seccomp_syscall_resolve_name(names[i]);
-		if (nr == __NR_SCMP_ERROR || nr < 0)
+		int nr = sysnr(names[i]);
+		if (nr < 0)
 			continue;
 		int r = seccomp_rule_add(ctx, action, nr, 0);
 		if (r < 0)
@@ -192,7 +193,8 @@ static int add_notified(scmp_filter_ctx ctx, const char *const *names, size_t n,
 
 /* File actions on the record (all levels but `audit minimal`):
  * write-intent opens and the calls that add, remove or rename names, or
- * change a mode, an owner or a file's times, go by the supervisor, which
+ * change a mode, an owner, a file's times or its extended attributes (an
+ * ACL among them), go by the supervisor, which
  * predicts the walls' answer (src/supervisor/filewhy.h) and lets them
  * continue. A file's times set through a descriptor (utimensat with no
  * path: futimens, what touch, cp -p and tar call once per file, most
@@ -206,6 +208,8 @@ static int add_file_audit(scmp_filter_ctx ctx, bool fd_times)
 		"link", "linkat", "symlink", "symlinkat", "truncate", "mkdir", "mkdirat",
 		"mknod", "mknodat", "chmod", "fchmod", "fchmodat", "fchmodat2",
 		"chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
+		"setxattr", "lsetxattr", "fsetxattr", "setxattrat",
+		"removexattr", "lremovexattr", "fremovexattr", "removexattrat",
 	};
 	static const unsigned long write_bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
 	int r = add_notified(ctx, always, ARRAY_LEN(always), write_bits, ARRAY_LEN(write_bits));

@@ -26,9 +26,10 @@
 
 static const char *const kind_names[FILEBOUND_KINDS] = {
 	"open", "unlink", "rename", "link", "symlink", "truncate", "mkdir",
-	"mknod", "chmod", "chown", "utime", "read", "other",
+	"mknod", "chmod", "chown", "utime", "xattr", "read", "other",
 };
-_Static_assert(FILEBOUND_KINDS == 13, "kind_names has FILEBOUND_KINDS names");
+_Static_assert(FILEBOUND_KINDS == 14, "kind_names has FILEBOUND_KINDS names");
+enum { KIND_XATTR = 11, KIND_READ = 12, KIND_OTHER = 13 };
 
 void filebound_init(struct filebound *b, int level)
 {
@@ -57,11 +58,13 @@ void filebound_free(struct filebound *b)
 static int kind_of(const struct ev_file *x)
 {
 	if (x->access && strcmp(x->access, "read") == 0)
-		return 11;
-	for (int i = 0; i < 11; i++)
+		return KIND_READ;
+	if (x->op && (strcmp(x->op, "setxattr") == 0 || strcmp(x->op, "removexattr") == 0))
+		return KIND_XATTR;
+	for (int i = 0; i < KIND_XATTR; i++)
 		if (x->op && strcmp(x->op, kind_names[i]) == 0)
 			return i;
-	return 12;
+	return KIND_OTHER;
 }
 
 /* The operation's key: its access, op, decision and paths (a partial one

@@ -14,7 +14,7 @@
 #include "../audit/recbound.h"
 
 /* The kinds a summary counts: the ops, and "read" for a read. */
-#define FILEBOUND_KINDS 13
+#define FILEBOUND_KINDS 14
 
 /* What the bound held back of one decision since its last summary. */
 struct filebound_held {

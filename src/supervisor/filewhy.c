@@ -284,23 +284,29 @@ static const char *held_why(struct filewhy *w, pid_t pid, int n, int flags, cons
 	return covered(&w->shared, host) ? NULL : "landlock";
 }
 
-/* Does the operation change a file's attributes (its mode, owner or
- * times), for which Landlock has no right? */
+/* Does the operation change a file's attributes (its mode, owner, times
+ * or an extended attribute), for which Landlock has no right? */
 static bool sets_attr(const struct ev_file *x)
 {
-	return strcmp(x->op, "chmod") == 0 || strcmp(x->op, "chown") == 0 ||
-	       strcmp(x->op, "utime") == 0;
+	static const char *const ops[] = { "chmod", "chown", "utime", "setxattr", "removexattr" };
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+		if (strcmp(x->op, ops[i]) == 0)
+			return true;
+	return false;
 }
 
 /* Does the operation follow a symlink at its path's end? An open, a
- * truncate, and an attribute's change but lchown's and one with
- * AT_SYMLINK_NOFOLLOW. */
+ * truncate, and an attribute's change but by a call of the link itself
+ * (lchown, lsetxattr, lremovexattr) and one with AT_SYMLINK_NOFOLLOW. */
 static bool follows(const struct ev_file *x)
 {
+	static const char *const of_link[] = { "lchown", "lsetxattr", "lremovexattr" };
 	if (strcmp(x->op, "open") == 0 || strcmp(x->op, "truncate") == 0)
 		return true;
-	return sets_attr(x) && !(x->syscall && strcmp(x->syscall, "lchown") == 0) &&
-	       !(x->has_flags && (x->flags & AT_SYMLINK_NOFOLLOW));
+	for (size_t i = 0; x->syscall && i < ARRAY_LEN(of_link); i++)
+		if (strcmp(x->syscall, of_link[i]) == 0)
+			return false;
+	return sets_attr(x) && !(x->has_flags && (x->flags & AT_SYMLINK_NOFOLLOW));
 }
 
 /* The reason for a path that names no fd of the process (lex: absolute,

@@ -1,7 +1,8 @@
 /* notefile.c - the file operations a seccomp notification records (the
  * notifier: notify_int.h): each open, unlink (rmdir too), rename, link,
- * symlink, truncate, mkdir, mknod, chmod, chown and utime (a file's times)
- * the filter hands over, as a `file` event with
+ * symlink, truncate, mkdir, mknod, chmod, chown, utime (a file's times),
+ * setxattr and removexattr (an extended attribute, by its name) the filter
+ * hands over, as a `file` event with
  * the walls' answer predicted (filewhy.h) under the record's bound, or
  * held for a question (`write ask`, writeask.h); before it goes on, the
  * secret name it is about to make noted for the workspace watch
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/sysnr.h"
 #include "../common/util.h"
 #include "../workspace/plan.h"
 #include "../workspace/wsmade.h"
@@ -70,13 +72,31 @@ static const struct file_op file_ops[] = {
 	{ "utimes", "utime", 0, -1, -1, -1, -1, 0, -1 },
 	{ "futimesat", "utime", 1, 0, -1, -1, -1, 0, -1 },
 	{ "utimensat", "utime", 1, 0, -1, -1, 3, 0, -1 },
+	{ "setxattr", "setxattr", 0, -1, -1, -1, -1, 0, -1 },
+	{ "lsetxattr", "setxattr", 0, -1, -1, -1, -1, 0, -1 },
+	{ "fsetxattr", "setxattr", -1, 0, -1, -1, -1, 0, -1 },
+	{ "setxattrat", "setxattr", 1, 0, -1, -1, 2, 0, -1 },
+	{ "removexattr", "removexattr", 0, -1, -1, -1, -1, 0, -1 },
+	{ "lremovexattr", "removexattr", 0, -1, -1, -1, -1, 0, -1 },
+	{ "fremovexattr", "removexattr", -1, 0, -1, -1, -1, 0, -1 },
+	{ "removexattrat", "removexattr", 1, 0, -1, -1, 2, 0, -1 },
 };
 _Static_assert(ARRAY_LEN(file_ops) == NOTEFILE_OPS, "NOTEFILE_OPS is the table's length");
 
 void notefile_init(struct notifier *n)
 {
 	for (size_t i = 0; i < ARRAY_LEN(file_ops); i++)
-		n->file_nr[i] = seccomp_syscall_resolve_name(file_ops[i].name);
+		n->file_nr[i] = sysnr(file_ops[i].name);
+}
+
+/* The argument holding the name of the extended attribute an xattr call
+ * sets or removes (the *at forms': after their dirfd, path and flags), or
+ * -1 for another call. */
+static int xattr_arg(const struct file_op *op)
+{
+	if (strcmp(op->op, "setxattr") != 0 && strcmp(op->op, "removexattr") != 0)
+		return -1;
+	return op->path >= 0 && op->dirfd >= 0 ? 3 : 1;
 }
 
 /* The path argument at index `arg`, made absolute inside the sandbox from
@@ -471,9 +491,12 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 	if (x.has_flags)
 		x.flags = (unsigned long long)req->data.args[op->flags];
 	/* a symlink's target (argument 0 of symlink and symlinkat), as given */
-	const char *target;
+	const char *target, *attr;
 	if (strcmp(op->op, "symlink") == 0 && target_arg_str(&ta, 0, &target) == 0)
 		x.target = target;
+	/* an extended attribute's name, as given (its value is not kept) */
+	if (xattr_arg(op) >= 0 && target_arg_str(&ta, xattr_arg(op), &attr) == 0)
+		x.attr = attr;
 	enum notefile_fate fate = NOTEFILE_GO_ON;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
 		if (n->wa)

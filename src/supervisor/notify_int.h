@@ -16,7 +16,7 @@
 #include "loophint.h"
 
 #define RESERVE_FDS 8
-#define NOTEFILE_OPS 30 /* the file operations notefile.c knows */
+#define NOTEFILE_OPS 38 /* the file operations notefile.c knows */
 
 /* The file operations of `audit files`: which arguments hold the paths
  * (and the directory fds they are relative to), -1 for none (a dirfd

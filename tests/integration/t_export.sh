@@ -24,7 +24,16 @@ ex_logs() { ls -tr "$HOME/.local/state/warden/"*.jsonl; }
 # and an alert; its log in EX_LOG.
 ex_session() {
 	printf 'risk warn off\nrisk freeze off\nrisk kill off\naudit files\n' >"$T_TMP/ex.profile"
-	wsh 'echo x >f1; chmod 600 f1; touch -d @0 f1; mv f1 f2; rm f2; ./wprobe connect 192.0.2.1 80; ./wprobe mount; true' --profile "$T_TMP/ex.profile"
+	# an extended attribute and an ACL set (what setfacl writes)
+	cat >xa.py <<'EOF'
+import os, struct
+os.setxattr("f1", "user.k", b"1")
+os.setxattr("f1", "system.posix_acl_access", struct.pack("<I", 2) + b"".join(
+    struct.pack("<HHI", tag, perm, i) for tag, perm, i in [(1, 6, 0xffffffff), (2, 4, os.getuid()),
+    (4, 4, 0xffffffff), (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)]))
+EOF
+	wsh 'echo x >f1; chmod 600 f1; touch -d @0 f1; python3 xa.py; mv f1 f2; rm f2
+		./wprobe connect 192.0.2.1 80; ./wprobe mount; true' --profile "$T_TMP/ex.profile"
 	assert_rc 0 'the session'
 	EX_LOG=$(ex_logs | tail -n 1)
 	[[ -n $EX_LOG ]] || fatal 'no session log'
@@ -75,6 +84,9 @@ assert any(o["class_uid"] == 1001 and o["activity_id"] == 5 for o in out), "no r
 # a mode set: Set Security; a file's times: Set Attributes (they were Other)
 assert any(o["class_uid"] == 1001 and o["activity_id"] == 7 and o["unmapped"]["op"] == "chmod" for o in out), "no chmod as Set Security"
 assert any(o["class_uid"] == 1001 and o["activity_id"] == 6 and o["unmapped"]["op"] == "utime" for o in out), "no utime as Set Attributes"
+# an extended attribute: Set Attributes; an ACL: Set Security
+assert any(o["class_uid"] == 1001 and o["activity_id"] == 6 and o["unmapped"].get("attr") == "user.k" for o in out), "no setxattr as Set Attributes"
+assert any(o["class_uid"] == 1001 and o["activity_id"] == 7 and o["unmapped"].get("attr") == "system.posix_acl_access" for o in out), "no ACL as Set Security"
 assert any(o["class_uid"] == 2004 and o["finding_info"]["title"] == "escape.mount" for o in out), "no escape.mount finding"
 PY
 	assert_err_match 'not exported \(no OCSF class\):.*session\.start 1' 'the kinds left out are said'

@@ -109,8 +109,9 @@ sc_session_signal() {
 }
 
 # tool calls an agent's hook reports: one a `tool deny` rule refuses, one
-# allowed, and its post report; and a script whose interpreter is a script
-# (the exec event's interpreter_scripts)
+# allowed, and its post report; a script whose interpreter is a script
+# (the exec event's interpreter_scripts); an extended attribute set (the
+# file event's attr)
 sc_session_tool() {
 	printf '#!/bin/sh\n' >"$WS/n1" && printf '#!%s\n' "$WS/n1" >"$WS/n2" && chmod 755 "$WS/n1" "$WS/n2"
 	printf 'tool deny Bash rm -rf *\n' >"$T_TMP/tool.profile"
@@ -122,7 +123,8 @@ sc_session_tool() {
 		printf '{"session_id":"s-1","cwd":"%s","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"%s"}\n' \
 			"$WS" "$ev" "$cmd" "$id" >"$WS/hook.$n.json"
 	done
-	wsh './n2; for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done' --profile "$T_TMP/tool.profile"
+	wsh './n2; for f in hook.*.json; do /.warden/warden hook <"$f" >/dev/null; done
+		python3 -c "import os; os.setxattr(\"n1\", \"user.schema\", b\"1\")"' --profile "$T_TMP/tool.profile"
 }
 
 # a read-only workspace with an output and a kept scratch directory: its
@@ -169,6 +171,8 @@ test_schema_real_logs() {
 	fi
 	grep -hF '"event":"file"' "${logs[@]}" | grep -F 'read-only' | grep -F '"decision":"deny"' >/dev/null ||
 		fail 'no write refused in the read-only workspace'
+	grep -hF '"event":"file"' "${logs[@]}" | grep -F '"op":"setxattr"' | grep -F '"attr":"user.schema"' >/dev/null ||
+		fail 'no extended attribute set on the record'
 }
 
 # The test above can fail: a field the schema does not describe, a kind it
