@@ -1,6 +1,7 @@
 /* hints.c - the programs warden knows it cannot serve inside, matched by
  * name on the session's exec events, and the refused writes it knows the
- * reason of (Claude Code's worktrees), matched on the file events; the
+ * reason of (Claude Code's worktrees; a write into a tool's install tree,
+ * the trees taken from session.start), matched on the file events; the
  * line said for each at the end (see hints.h). Only a hint: the walls do
  * not depend on it (the engines' sockets are not there, nested namespaces
  * are refused, no GPU device is made, .claude is read-only), and a renamed
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../common/glob.h"
+#include "../common/shown.h"
 #include "../common/util.h"
 
 static const struct hint {
@@ -118,6 +120,42 @@ static bool git_refs_refused(const json_t *f)
 	       (strcmp(git + 6, "packed-refs.lock") == 0 || strncmp(git + 6, "refs/", 5) == 0);
 }
 
+#define TREES_MAX 32 /* a bit each in trees_written */
+
+#define TREE_LINE "a write into %s was refused: it is exposed read-only, as the %s"
+#define TREES_LINE "a program changed in a tool's install tree would run on the host, " \
+	"outside warden: install into the workspace instead (npm install and npx, python3 -m " \
+	"venv .venv, pip install --target DIR, cargo install --root DIR), or on the host"
+
+/* session.start's exposed trees, kept with why. */
+static void trees_of(struct hints *h, const json_t *start)
+{
+	const json_t *ex = json_object_get(start, "exposed"), *t;
+	size_t i;
+	json_array_foreach(ex, i, t) {
+		const char *path = json_string_value(json_object_get(t, "path"));
+		const char *why = json_string_value(json_object_get(t, "why"));
+		if (path && why && h->trees.n < TREES_MAX) {
+			strv_push(&h->trees, path);
+			strv_push(&h->trees_why, why);
+		}
+	}
+}
+
+/* A write the walls refused for a read-only mount into one of the trees. */
+static void tree_written(struct hints *h, const json_t *f)
+{
+	const char *d = json_string_value(json_object_get(f, "decision"));
+	const char *why = json_string_value(json_object_get(f, "reason"));
+	const char *path = json_string_value(json_object_get(f, "path"));
+	if (!d || strcmp(d, "deny") != 0 || !why || strncmp(why, "read-only mount", 15) != 0 ||
+	    !path)
+		return;
+	for (size_t i = 0; i < h->trees.n; i++)
+		if (path_is_within(path, h->trees.v[i]))
+			h->trees_written |= 1u << i;
+}
+
 /* The line for entry i: its own, or the one before it that has one. */
 static const char *line_of(size_t i)
 {
@@ -134,6 +172,10 @@ static int on_event(void *ctx, const struct event *ev, struct werr *e)
 		h->seen |= WORKTREE_BIT;
 	if (ev->fields && strcmp(ev->kind, "file") == 0 && git_refs_refused(ev->fields))
 		h->seen |= GIT_REFS_BIT;
+	if (ev->fields && strcmp(ev->kind, "file") == 0)
+		tree_written(h, ev->fields);
+	if (ev->fields && strcmp(ev->kind, "session.start") == 0)
+		trees_of(h, ev->fields);
 	if (ev->fields && strcmp(ev->kind, "alert") == 0 && ssh_decoy(ev->fields))
 		h->ssh_decoy = true;
 	if (strcmp(ev->kind, "exec") != 0 || !ev->fields)
@@ -178,4 +220,19 @@ void hints_print(const struct hints *h, FILE *f)
 		fprintf(f, "warden: %s\n", h->host_agent ? SSH_NO_AGENT_LINE : SSH_NO_HOST_AGENT_LINE);
 	if (h->npm_ran && h->npmrc_masked)
 		fprintf(f, "warden: %s\n", NPMRC_LINE);
+	for (size_t i = 0; i < h->trees.n; i++)
+		if (h->trees_written & (1u << i)) {
+			/* host paths, and a version named in the workspace: shown */
+			_cleanup_free_ char *path = text_shown(h->trees.v[i]);
+			_cleanup_free_ char *why = text_shown(h->trees_why.v[i]);
+			fprintf(f, "warden: " TREE_LINE "\n", path, why);
+		}
+	if (h->trees_written)
+		fprintf(f, "warden: %s\n", TREES_LINE);
+}
+
+void hints_free(struct hints *h)
+{
+	strv_free(&h->trees);
+	strv_free(&h->trees_why);
 }

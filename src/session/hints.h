@@ -1,6 +1,8 @@
 /* hints.h - what the session ran that warden does not offer inside (a
  * container engine, a GPU tool) or tried that it refuses for a reason the
- * tool cannot say (Claude Code's worktree under the protected .claude),
+ * tool cannot say (Claude Code's worktree under the protected .claude, a
+ * global install into a tool's install tree that warden exposed
+ * read-only),
  * said once at its end with what to do instead, so the user reads one
  * clear line rather than the tool's own "cannot connect" or EROFS (see
  * hints.c). */
@@ -9,8 +11,8 @@
 #include <stdio.h>
 
 #include "../audit/audit.h"
+#include "../common/util.h"
 
-struct strv;
 
 struct hints {
 	unsigned seen; /* a bit per entry of hints.c's table, and the worktree's */
@@ -20,6 +22,11 @@ struct hints {
 	bool ssh_decoy;     /* ... and a decoy key of ~/.ssh was opened */
 	bool npmrc_masked;  /* the workspace's .npmrc names a registry, and is masked */
 	bool npm_ran;       /* npm, npx, pnpm or yarn ran inside */
+	/* the tools' trees exposed read-only (session.start's exposed: a
+	 * version manager's install prefix, a toolchain), each with why, and
+	 * a bit for each a refused write went into */
+	struct strv trees, trees_why;
+	unsigned trees_written;
 };
 
 /* Subscribe h to the session's exec, file and alert events; ssh_agent:
@@ -29,3 +36,4 @@ void hints_attach(struct hints *h, struct audit *a, bool ssh_agent, const char *
 		  const struct strv *mask);
 /* One line per tool seen (nothing when none). */
 void hints_print(const struct hints *h, FILE *f);
+void hints_free(struct hints *h);

@@ -912,6 +912,7 @@ static void session_end(struct session *sn)
 	detect_free(steal_ptr(&sn->det));
 	late_close_wait(&sn->late);
 	summary_free(&sn->sum);
+	hints_free(&sn->hints);
 	sandbox_spec_free(&sn->spec);
 	hostid_job_end(&sn->hj);
 	session_secrets_free(&sn->ss);

@@ -111,6 +111,32 @@ test_vmshim_nvm_by_name_inside() {
 	assert_out_lacks 'secret.txt' "nvm's directory shows only the way to the version"
 }
 
+# A global install inside (`npm install -g`, as nvm's npm writes into its
+# node's install prefix) is refused by the read-only tree, and npm says
+# only EROFS: the end says which tree and why it is read-only, and what to
+# do instead, once for the tree; a refused write elsewhere (/usr) is no
+# tool's tree and gets no such line.
+test_vmshim_install_tree_write_hinted() {
+	VM_ROOT=$HOME/.nvm VM_CMD=node
+	vm_version "$VM_ROOT/versions/node/v20.0.0" 'nvm v20.0.0'
+	local prefix=$VM_ROOT/versions/node/v20.0.0
+	PATH=$prefix/bin:$(path_without_home_tools) wsh "node inner
+		mkdir -p '$prefix/lib/node_modules/pkg' || echo refused-1
+		touch '$prefix/bin/pkg' || echo refused-2
+		touch /usr/warden-test 2>/dev/null || true"
+	assert_out_line 'fixture nvm v20.0.0 inner' "nvm's node, by name inside"
+	assert_out_line refused-1 'the global install refused'
+	assert_out_line refused-2 'the bin link refused'
+	[[ ! -e $prefix/lib/node_modules ]] || fail 'the install tree was written'
+	assert_err_match "^warden: a write into ${prefix//./\\.} was refused: it is exposed read-only, as the install prefix of node" \
+		'the tree and why'
+	assert_err_match "^warden: a program changed in a tool's install tree would run on the host, outside warden: install into the workspace instead \\(npm install" \
+		'what to do instead'
+	[[ $(grep -c 'was refused: it is exposed read-only' <<<"$ERR") == 1 ]] ||
+		fail "not one line for the tree: $(excerpt "$ERR")"
+	[[ $ERR != *'a write into /usr'* ]] || fail "a read-only system directory hinted as a tool's tree: $(excerpt "$ERR")"
+}
+
 # Tools that are one program each, put in the home by their own installers
 # (uv's and uvx in ~/.local/bin, deno's ~/.deno/bin, bun's ~/.bun/bin): an
 # agent's `uv run pytest` by name inside. Each is exposed alone, read-only,
