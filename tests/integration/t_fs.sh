@@ -24,6 +24,35 @@ test_etc_shadow() {
 	fi
 }
 
+# The README's first command, as it is written there (its `warden run`
+# part, with the warden under test), does what the README says: a key
+# planted at ~/.ssh/id_rsa and /etc/shadow are not there, the command
+# finishes, and warden's first line is the risk warning of the reach for
+# the key, on the record as an alert.
+test_readme_first_command() {
+	local readme line args
+	readme=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../README.md
+	[[ -f $readme ]] || readme=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../README.md
+	[[ -f $readme ]] || fatal "no README.md beside the tests"
+	line=$(grep -m1 '^\./scripts/build && \./build/warden run -- ' "$readme")
+	[[ -n $line ]] || fatal "the README's first command is not where it was: $(head -n 15 "$readme")"
+	args=${line#./scripts/build && ./build/warden }
+	mkdir -p "$HOME/.ssh"
+	printf 'README-PLANTED-KEY\n' >"$HOME/.ssh/id_rsa"
+	chmod 600 "$HOME/.ssh/id_rsa"
+	eval "set -- $args"
+	wrun "${@:2}"
+	assert_rc 0 "the README's command"
+	assert_out_line done 'the command finished'
+	assert_out_lacks README-PLANTED-KEY 'the key is not there'
+	assert_err_match '^cat: /home/agent/\.ssh/id_rsa: No such file or directory' 'the key is not there'
+	assert_err_match '^cat: /etc/shadow: No such file or directory' '/etc/shadow is not there'
+	[[ ${ERR%%$'\n'*} =~ ^warden:\ warning:\ risk\ score\ [0-9]+\ reached\ the\ warn\ threshold\ [0-9]+\ \(last:\ recon\.credentials\)$ ]] ||
+		fail "warden's first line is not the risk warning: $(excerpt "$ERR")"
+	grep '"event":"alert"' "$(latest_log)" | matches -F '"rule":"recon.credentials"' ||
+		fail 'the reach for the key is not on the record'
+}
+
 test_home_bait() {
 	local real_home
 	real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
