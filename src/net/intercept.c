@@ -646,12 +646,12 @@ static bool sni_other(struct bridge *b, const struct tls_alpn *a)
 	if (!bad && net_host_parse(&h, a->sni, a->sni_len, &bad) == 0 && h.kind == d->kind &&
 	    strcmp(h.name, d->name) == 0)
 		return false;
-	bool v6 = d->kind == NET_HOST_IPV6;
+	char dest[NET_HOST_TEXT_MAX];
 	if (bad)
 		ix_set_error(b, "unreadable TLS ClientHello: %s", bad);
 	else
-		ix_set_error(b, "TLS asks for %s (SNI), not %s%s%s, the name the tunnel was allowed "
-			     "for", h.name, v6 ? "[" : "", d->name, v6 ? "]" : "");
+		ix_set_error(b, "TLS asks for %s (SNI), not %s, the name the tunnel was allowed "
+			     "for", h.name, net_host_text(d, dest));
 	b->job->refused = true;
 	return true;
 }

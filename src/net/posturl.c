@@ -38,9 +38,10 @@ int post_url_parse(const char *url, struct post_url *u, struct werr *e)
 	if (colon && net_port_parse(colon + 1, alen - hlen - 1, &u->port) < 0)
 		return werr_set(e, EINVAL, "the URL's port is not a number from 1 to 65535");
 	snprintf(u->port_s, sizeof u->port_s, "%u", (unsigned)u->port);
-	bool v6 = u->host.kind == NET_HOST_IPV6, dflt = u->port == (u->tls ? 443 : 80);
-	snprintf(u->authority, sizeof u->authority, "%s%s%s%s%s", v6 ? "[" : "", u->host.name,
-		 v6 ? "]" : "", dflt ? "" : ":", dflt ? "" : u->port_s);
+	bool dflt = u->port == (u->tls ? 443 : 80);
+	char host[NET_HOST_TEXT_MAX];
+	snprintf(u->authority, sizeof u->authority, "%s%s%s", net_host_text(&u->host, host),
+		 dflt ? "" : ":", dflt ? "" : u->port_s);
 	size_t tlen = strcspn(rest, "#");
 	if (tlen + 2 > sizeof u->target)
 		return werr_set(e, EINVAL, "the URL is too long");

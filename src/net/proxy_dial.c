@@ -462,9 +462,8 @@ static void net_answered(void *ctx, bool allow, const char *why)
  * connection waits, unread, while a human is asked (proxy_asker). */
 static void ask_human(struct conn *c, const struct net_host *h, const struct net_rule *rule)
 {
-	bool v6 = h->kind == NET_HOST_IPV6;
 	char subject[NET_HOST_MAX + 16], summary[NET_HOST_MAX + 64];
-	snprintf(subject, sizeof subject, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", c->port);
+	net_host_port(h, c->port, subject, sizeof subject);
 	const char *via = c->fw ? "TCP, host loopback port" : c->socks ? "SOCKS5"
 			: c->plain ? "HTTP" : "HTTP CONNECT";
 	snprintf(summary, sizeof summary, "connect to %s (%s)", subject, via);
@@ -548,7 +547,6 @@ static int conn_match(struct conn *c, const char *host, const struct net_rule **
 static void decide(struct conn *c)
 {
 	const struct net_host *h = &c->dest;
-	bool v6 = h->kind == NET_HOST_IPV6;
 	const struct net_rule *rule = NULL;
 	int m = conn_match(c, h->name, &rule);
 	if (m < 0)
@@ -565,13 +563,13 @@ static void decide(struct conn *c)
 		return;
 	}
 	if (v != RULES_ALLOW) {
-		char r[700];
+		char r[700], hp[NET_HOST_TEXT_MAX + 8];
+		net_host_port(h, c->port, hp, sizeof hp);
 		if (v == RULES_DENY)
-			snprintf(r, sizeof r, "%s%s%s:%u denied by rule %s", v6 ? "[" : "", h->name,
-				 v6 ? "]" : "", c->port, rule ? rule->text : "(invalid host)");
+			snprintf(r, sizeof r, "%s denied by rule %s", hp,
+				 rule ? rule->text : "(invalid host)");
 		else
-			snprintf(r, sizeof r, "no rule allows %s%s%s:%u", v6 ? "[" : "", h->name,
-				 v6 ? "]" : "", c->port);
+			snprintf(r, sizeof r, "no rule allows %s", hp);
 		if (v == RULES_UNKNOWN)
 			why_not_program(c, h, r, sizeof r);
 		conn_refuse(c, 403, SOCKS5_NOT_ALLOWED, r);

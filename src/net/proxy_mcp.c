@@ -84,12 +84,11 @@ static void event(struct mconn *c, const struct mcp_msg *msg, bool allow, bool a
 static bool ask(struct mconn *c, const struct mcp_msg *msg, const struct mcp_rule *rule,
 		char *why, size_t whylen)
 {
-	bool v6 = c->host.kind == NET_HOST_IPV6;
 	char subject[NET_HOST_MAX + MCP_NAME_MAX + 32], summary[NET_HOST_MAX + MCP_NAME_MAX + 64];
-	snprintf(subject, sizeof subject, "mcp %s%s%s:%u tool %s", v6 ? "[" : "", c->host.name,
-		 v6 ? "]" : "", c->port, msg->tool);
-	snprintf(summary, sizeof summary, "call the MCP tool %s on %s%s%s:%u", msg->tool,
-		 v6 ? "[" : "", c->host.name, v6 ? "]" : "", c->port);
+	char hp[NET_HOST_TEXT_MAX + 8];
+	net_host_port(&c->host, c->port, hp, sizeof hp);
+	snprintf(subject, sizeof subject, "mcp %s tool %s", hp, msg->tool);
+	snprintf(summary, sizeof summary, "call the MCP tool %s on %s", msg->tool, hp);
 	json_t *detail = json_pack("{s:s, s:i, s:s, s:s}", "host", c->host.name, "port", c->port,
 				   "mcp_tool", msg->tool, "rule", rule->text);
 	return askq_ask(c->m->q, subject, summary, detail, c->stop_fd, c->client_fd, why, whylen);

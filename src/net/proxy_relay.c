@@ -177,10 +177,10 @@ static enum moved check_hello(struct conn *c)
 		return refuse_relayed(c, reason);
 	}
 	if (r == SNI_NAME && (h.kind != c->dest.kind || strcmp(h.name, c->dest.name) != 0)) {
-		bool v6 = c->dest.kind == NET_HOST_IPV6;
+		char dest[NET_HOST_TEXT_MAX];
 		snprintf(reason, sizeof reason,
-			 "TLS asks for %s (SNI), not %s%s%s, the name the tunnel was allowed for",
-			 h.name, v6 ? "[" : "", c->dest.name, v6 ? "]" : "");
+			 "TLS asks for %s (SNI), not %s, the name the tunnel was allowed for",
+			 h.name, net_host_text(&c->dest, dest));
 		return refuse_relayed(c, reason);
 	}
 	if (r == SNI_NONE && c->px->sni_required)

@@ -22,12 +22,6 @@ static void cut(char *d, size_t cap, const char *s)
 	d[n] = '\0';
 }
 
-static void host_port(const struct net_host *h, uint16_t port, char *out, size_t cap)
-{
-	bool v6 = h->kind == NET_HOST_IPV6;
-	snprintf(out, cap, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", port);
-}
-
 #define SUBJECT_MAX (NET_HOST_MAX + 16 + 600)
 
 /* The question about METHOD v->path to h:port (proxy_asker's subject,
@@ -39,7 +33,7 @@ static json_t *question(const struct net_host *h, uint16_t port, const char *met
 			char summary[SUBJECT_MAX + 64])
 {
 	char hp[NET_HOST_MAX + 16];
-	host_port(h, port, hp, sizeof hp);
+	net_host_port(h, port, hp, sizeof hp);
 	snprintf(subject, SUBJECT_MAX, "%s %.32s %.500s", hp, method, v->path);
 	snprintf(summary, SUBJECT_MAX + 64, "%.32s %s://%s%.500s (%s)", method,
 		 strcmp(how, "HTTPS") == 0 ? "https" : "http", hp, v->path, how);
@@ -102,7 +96,7 @@ bool proxy_req_unseen(struct conn *c, bool intercepted)
 	if (!r)
 		return false;
 	char hp[NET_HOST_MAX + 16], why[1200];
-	host_port(&c->dest, c->port, hp, sizeof hp);
+	net_host_port(&c->dest, c->port, hp, sizeof hp);
 	rules_rule_text(r, c->rule, sizeof c->rule);
 	snprintf(why, sizeof why, "rule %.400s narrows %s to methods and paths, but warden does not "
 		 "see the requests of this %s: it terminates TLS for such a host only in a tunnel "
@@ -122,7 +116,7 @@ void proxy_req_terminated_error(struct conn *c, const char *error)
 	/* the client refused the session CA's certificate (it pins, or does
 	 * not read the sandbox's trust store): say why warden was there */
 	char hp[NET_HOST_MAX + 16], why[400];
-	host_port(&c->dest, c->port, hp, sizeof hp);
+	net_host_port(&c->dest, c->port, hp, sizeof hp);
 	const struct net_rule *r = reqrules_names(c->px->rules, &c->dest, c->port);
 	if (r) {
 		char text[NET_RULE_TEXT_MAX + NET_METHODS_MAX + REQGLOB_MAX + 8];
@@ -154,7 +148,7 @@ static bool upstream_gone(int fd)
 static bool ask_intercepted(struct req_check *rc, const char *method, struct req_verdict *v)
 {
 	char hp[NET_HOST_MAX + 16], ans[256], w[1400];
-	host_port(&rc->host, rc->port, hp, sizeof hp);
+	net_host_port(&rc->host, rc->port, hp, sizeof hp);
 	v->status = 403;
 	if (!askq_can_ask(rc->asks)) {
 		snprintf(w, sizeof w, "%.32s %.300s on %s: rule %.400s asks, and nobody can answer",

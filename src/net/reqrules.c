@@ -96,12 +96,6 @@ static void printable(char *out, size_t cap, const char *s, size_t n)
 	out[o] = '\0';
 }
 
-static void host_text(const struct net_host *h, uint16_t port, char *out, size_t cap)
-{
-	bool v6 = h->kind == NET_HOST_IPV6;
-	snprintf(out, cap, "%s%s%s:%u", v6 ? "[" : "", h->name, v6 ? "]" : "", port);
-}
-
 static void deny(struct req_verdict *o, int status, const struct net_rule *r)
 {
 	o->v = RULES_DENY;
@@ -147,7 +141,7 @@ void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16
 	char ht[NET_HOST_MAX + 16];
 	if (bound && (strcmp(method, "TRACE") == 0 || strcmp(method, "TRACK") == 0)) {
 		printable(o->path, sizeof o->path, target, tlen < 200 ? tlen : 200);
-		host_text(h, port, ht, sizeof ht);
+		net_host_port(h, port, ht, sizeof ht);
 		deny(o, 405, NULL);
 		snprintf(o->why, sizeof o->why, "%s toward %s, which a secret is bound to, is refused: "
 			 "the response would echo the secret", method, ht);
@@ -158,7 +152,7 @@ void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16
 	const char *bad = NULL;
 	if (reqpath_normalise(target, tlen, false, o->path, sizeof o->path, &bad) < 0) {
 		printable(o->path, sizeof o->path, target, tlen < 200 ? tlen : 200);
-		host_text(h, port, ht, sizeof ht);
+		net_host_port(h, port, ht, sizeof ht);
 		deny(o, 400, NULL);
 		snprintf(o->why, sizeof o->why, "path of %.32s %.200s on %s refused: %s", method, o->path,
 			 ht, bad);
@@ -175,7 +169,7 @@ void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16
 		    (!q->r.path[0] || reqpath_match(q->r.path, o->path)))
 			hit[q->action] = &q->r;
 	}
-	host_text(h, port, ht, sizeof ht);
+	net_host_port(h, port, ht, sizeof ht);
 	if (hit[RULES_DENY]) {
 		deny(o, 403, hit[RULES_DENY]);
 		snprintf(o->why, sizeof o->why, "%.32s %.300s on %s denied by rule %.400s", method, o->path,

@@ -245,6 +245,20 @@ int net_port_parse(const char *s, size_t len, uint16_t *port)
 	return 0;
 }
 
+const char *net_host_text(const struct net_host *h, char out[NET_HOST_TEXT_MAX])
+{
+	bool v6 = h->kind == NET_HOST_IPV6;
+	snprintf(out, NET_HOST_TEXT_MAX, "%s%s%s", v6 ? "[" : "", h->name, v6 ? "]" : "");
+	return out;
+}
+
+const char *net_host_port(const struct net_host *h, unsigned port, char *out, size_t cap)
+{
+	char host[NET_HOST_TEXT_MAX];
+	snprintf(out, cap, "%s:%u", net_host_text(h, host), port);
+	return out;
+}
+
 /* The pattern's characters: not empty, at most PATTERN_MAX, printable
  * ASCII without spaces, a host and not a URL or a path. Its length in *len. */
 static int pattern_chars(const char *pattern, size_t *len, struct werr *e)

@@ -40,12 +40,19 @@ struct net_host {
  * Returns 0, or -1 with *reason (static, short, ASCII). */
 int net_host_parse(struct net_host *h, const char *s, size_t len, const char **reason);
 
-/* The host for a binary address (SOCKS5 ATYP IPv4/IPv6). IPv4-mapped IPv6
- * stays IPv6 text; matching treats it as its IPv4 address. */
 /* A decimal port 1-65535 (s[0..len), digits only, at most 5): 0, or -1. */
 int net_port_parse(const char *s, size_t len, uint16_t *port);
 
+/* The host for a binary address (SOCKS5 ATYP IPv4/IPv6). IPv4-mapped IPv6
+ * stays IPv6 text; matching treats it as its IPv4 address. */
 void net_host_from_ip(struct net_host *h, const struct addr_ip *ip, bool v6);
+
+/* The host as written before a port: an IPv6 literal in brackets
+ * ("[::1]"), any other as it is; out, which it returns. */
+#define NET_HOST_TEXT_MAX (NET_HOST_MAX + 3)
+const char *net_host_text(const struct net_host *h, char out[NET_HOST_TEXT_MAX]);
+/* "HOST:PORT" (net_host_text's HOST) into out, of cap bytes; out. */
+const char *net_host_port(const struct net_host *h, unsigned port, char *out, size_t cap);
 
 enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };
 
