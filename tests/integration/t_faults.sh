@@ -243,9 +243,13 @@ test_fault_workspace_removed() {
 	# shellcheck disable=SC2034 # read by warden_bg (lib.sh)
 	local WARDEN_TIMEOUT=60 f ck
 	mkdir "$WS/removed" && echo a >"$WS/removed/f"
-	# the command sees its files go (the same directory, bind-mounted), then ends
+	# the command sees its files go (the same directory, bind-mounted), then
+	# the directory itself (no name left: rm's last step, which an end
+	# seen at f's going could come before), then ends
 	(cd "$WS/removed" && warden_bg "$T_TMP/wr.out" -- sh -c \
-		'echo started; i=0; while [ -e f ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; echo ended'
+		'echo started; i=0
+		 while { [ -e f ] || [ "$(stat -c %h .)" != 0 ]; } && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+		 echo ended'
 	 wait_for "$T_TMP/wr.out" '^started' 30 || { kill "$TPID"; exit 1; }
 	 rm -rf "$WS/removed"
 	 wait "$TPID"
