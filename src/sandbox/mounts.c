@@ -23,7 +23,8 @@
  * and the kernel shows the state directory's path. Mounts inside the workspace
  * (which the agent may have shaped in an earlier session) are opened with
  * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a symlink cannot
- * redirect them. */
+ * redirect them (wsmounts.c: the workspace's protected paths, placeholders
+ * and masks; mounts_int.h: what the two files share). */
 #include "sandbox.h"
 
 #include <errno.h>
@@ -39,22 +40,9 @@
 #include <unistd.h>
 
 #include "hostid.h"
-#include "mountapi.h"
+#include "mounts_int.h"
 
-#define RO_ATTRS MOUNT_RO_ATTRS
-#define RW_ATTRS MOUNT_RW_ATTRS
 #define SCRATCH_ATTRS MOUNT_SCRATCH_ATTRS
-
-/* The masks' sources, /mask_file and /mask_dir on the staging root, are
- * mounts of their own with these attributes, set once (mask_sources): a
- * mask is a clone of one, which keeps them, so it needs no attributes of
- * its own (MASK_ATTRS: no mount_setattr for each of some 40 masks). */
-#define MASK_SRC_ATTRS (RO_ATTRS | W_MOUNT_ATTR_NOEXEC)
-#define MASK_ATTRS 0
-
-#define STAGE "/newroot"
-#define MASK_FILE "/.warden/mask-file"
-#define MASK_DIR "/.warden/mask-dir"
 #define OLD "/oldroot"
 /* The tmpfs of the sandbox's scratch space, in the staging area: its
  * directories tmp, var-tmp and shm are bound at /tmp, /var/tmp and /dev/shm,
@@ -68,15 +56,13 @@ static int setattrs_fd(int fd, const char *path, uint64_t set, uint64_t clr, boo
 	return (int)syscall(SYS_mount_setattr, fd, path, flags, &a, sizeof a);
 }
 
-static int setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
+int mnt_setattr_fd(int fd, const char *path, uint64_t attrs, bool recursive)
 {
 	return setattrs_fd(fd, path, attrs, 0, recursive);
 }
 
-/* Clone the mount tree at (srcfd, src), set the attributes set and clear
- * those in clr on all of it, attach it at (dstfd, dst). Empty paths mean
- * the fd itself. */
-static int bind_attrs(int srcfd, const char *src, int dstfd, const char *dst, uint64_t set,
+/* mnt_setattr_fd, mnt_bind_attrs, mnt_bind_at, mnt_stage_tree: mounts_int.h */
+int mnt_bind_attrs(int srcfd, const char *src, int dstfd, const char *dst, uint64_t set,
 		      uint64_t clr, struct werr *e, const char *what)
 {
 	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, srcfd, src,
@@ -91,16 +77,15 @@ static int bind_attrs(int srcfd, const char *src, int dstfd, const char *dst, ui
 	return 0;
 }
 
-/* The same, setting attrs only. */
-static int bind_at(int srcfd, const char *src, int dstfd, const char *dst, uint64_t attrs,
+int mnt_bind_at(int srcfd, const char *src, int dstfd, const char *dst, uint64_t attrs,
 		   struct werr *e, const char *what)
 {
-	return bind_attrs(srcfd, src, dstfd, dst, attrs, 0, e, what);
+	return mnt_bind_attrs(srcfd, src, dstfd, dst, attrs, 0, e, what);
 }
 
 static int bind_path(const char *src, const char *dst, uint64_t attrs, struct werr *e)
 {
-	return bind_at(AT_FDCWD, src, AT_FDCWD, dst, attrs, e, dst + strlen(STAGE));
+	return mnt_bind_at(AT_FDCWD, src, AT_FDCWD, dst, attrs, e, dst + strlen(STAGE));
 }
 
 /* bind_path onto a dst that is no link (init made it): mount(2)'s bind
@@ -111,7 +96,7 @@ static int bind_fresh(const char *src, const char *dst, uint64_t attrs, struct w
 {
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return werr_errno(e, "mounts: attaching %s", dst + strlen(STAGE));
-	if (attrs && setattr_fd(AT_FDCWD, dst, attrs, true) < 0)
+	if (attrs && mnt_setattr_fd(AT_FDCWD, dst, attrs, true) < 0)
 		return werr_errno(e, "mounts: setting attributes of %s", dst + strlen(STAGE));
 	return 0;
 }
@@ -265,10 +250,7 @@ static int attach_tree(int tree, const char *dst, struct werr *e, const char *wh
 	return 0;
 }
 
-/* A staging directory holding the detached tree the supervisor made of a
- * host directory (hostid.h), for an overlay's lower layer; its name in the
- * staging root, or NULL with errno. */
-static const char *stage_tree(int tree, const char *name)
+const char *mnt_stage_tree(int tree, const char *name)
 {
 	if (mkdir(name, 0755) < 0 ||
 	    syscall(SYS_move_mount, tree, "", AT_FDCWD, name, W_MOVE_MOUNT_F_EMPTY_PATH) < 0)
@@ -308,7 +290,7 @@ static int etc_overlay(const struct sandbox_spec *s, struct werr *e)
 {
 	char src[4200];
 	snprintf(src, sizeof src, OLD "%s", s->etc_cache);
-	if (s->ids.active && (s->ids.etc_tree < 0 || !stage_tree(s->ids.etc_tree, "/etc.cache")))
+	if (s->ids.active && (s->ids.etc_tree < 0 || !mnt_stage_tree(s->ids.etc_tree, "/etc.cache")))
 		return -1;
 	if (symlink(s->ids.active ? "/etc.cache" : src, "etc") < 0 || mkdir("etc.empty", 0555) < 0 ||
 	    mkdir(STAGE "/etc", 0755) < 0)
@@ -331,7 +313,7 @@ static int self_overlay(const struct sandbox_spec *s, const char *dir)
 	char src[4200];
 	snprintf(src, sizeof src, OLD "%s", dir);
 	if (s->ids.active &&
-	    (s->ids.self_tree < 0 || !stage_tree(s->ids.self_tree, "/warden-bin.cache")))
+	    (s->ids.self_tree < 0 || !mnt_stage_tree(s->ids.self_tree, "/warden-bin.cache")))
 		return -1;
 	if (symlink(s->ids.active ? "/warden-bin.cache" : src, "warden-bin") < 0 ||
 	    mkdir("warden-bin.empty", 0555) < 0 || mkdir_p(STAGE "/.warden/bin", 0755, NULL) < 0)
@@ -456,7 +438,7 @@ static int build_dev(struct werr *e)
 		if (symlink(links[i][0], dst) < 0)
 			return werr_errno(e, "mounts: linking /dev/%s", links[i][1]);
 	}
-	if (setattr_fd(AT_FDCWD, STAGE "/dev", W_MOUNT_ATTR_RDONLY | W_MOUNT_ATTR_NOSUID |
+	if (mnt_setattr_fd(AT_FDCWD, STAGE "/dev", W_MOUNT_ATTR_RDONLY | W_MOUNT_ATTR_NOSUID |
 		       W_MOUNT_ATTR_NOEXEC, false) < 0)
 		return werr_errno(e, "mounts: making /dev read-only");
 	return 0;
@@ -518,8 +500,8 @@ static int review_overlay(const struct sandbox_spec *s, const char *lower, const
 	_cleanup_free_ char *opts = NULL;
 	if (s->ids.active) {
 		if (s->ids.ws_tree < 0 || s->ids.review_tree < 0 ||
-		    !stage_tree(s->ids.ws_tree, "/review.lower") ||
-		    !stage_tree(s->ids.review_tree, "/review.layers"))
+		    !mnt_stage_tree(s->ids.ws_tree, "/review.lower") ||
+		    !mnt_stage_tree(s->ids.review_tree, "/review.layers"))
 			return werr_errno(e, "--review: staging the overlay's layers");
 		opts = xstrdup("lowerdir=review.lower,upperdir=review.layers/upper,"
 			       "workdir=review.layers/work,userxattr");
@@ -586,136 +568,6 @@ static int build_binds(const struct sandbox_spec *s, struct werr *e)
 	return 0;
 }
 
-/* rel (a path in the plan) opened beneath dir with no symlink followed. */
-static int open_planned(int dir, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	return (int)syscall(SYS_openat2, dir, rel, &how, sizeof how);
-}
-
-/* rel names an entry of the workspace's top: one name, not . or .. */
-static bool top_name(const char *rel)
-{
-	return *rel && !strchr(rel, '/') && strcmp(rel, ".") != 0 && strcmp(rel, "..") != 0;
-}
-
-/* The placeholders at the workspace's top (the default profile's 28) are
- * cloned from a read-only view of the workspace with no mounts beneath it,
- * staged once at WS_RO on the staging root (gone with it at enter_root):
- * each clone is read-only as made, no mount_setattr of its own. Its fd, or
- * -1 where it would not pay or not show the same: a path of the policy
- * inside the workspace (a clone of this view would hide it), or a failure
- * (the placeholders are then bound as the protections are). */
-#define WS_RO "/ws.ro"
-static int placeholder_source(const struct sandbox_spec *s, int ws)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->plan.n; i++)
-		n += s->plan.m[i].kind == WS_PLACEHOLDER && top_name(s->plan.m[i].rel);
-	for (size_t i = 0; n >= 4 && i < s->policy->npaths; i++)
-		if (strcmp(s->policy->paths[i].path, s->workspace) != 0 &&
-		    path_is_within(s->policy->paths[i].path, s->workspace))
-			return -1;
-	if (n < 4)
-		return -1;
-	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, ws, "",
-		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
-	if (tree < 0 || setattr_fd(tree, "", RO_ATTRS, false) < 0 || !stage_tree(tree, WS_RO))
-		return -1;
-	return open(WS_RO, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* A top-level placeholder: cloned by its name in the read-only view and
- * attached at its name in the workspace, neither followed (one name,
- * nothing on the way, nothing mounted in the view: as beneath and with no
- * symlink as open_planned, without its open). 0, also when it is not there
- * (not creatable); -1 (e). */
-static int bind_placeholder(int rosrc, int ws, const char *rel, struct werr *e)
-{
-	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, rosrc, rel,
-		W_OPEN_TREE_CLONE | O_CLOEXEC | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
-	if (tree < 0)
-		return errno == ENOENT ? 0 : werr_errno(e, "workspace: %s changed while the "
-							"sandbox was built", rel);
-	if (syscall(SYS_move_mount, tree, "", ws, rel, W_MOVE_MOUNT_F_EMPTY_PATH) < 0 &&
-	    errno != ENOENT)
-		return werr_errno(e, "mounts: attaching %s", rel);
-	return 0;
-}
-
-/* A *.pem of certificates alone (workspace/certcopy.h): in its place, the
- * copy of its certificates the plan holds, written to a file of the staging
- * area (/certs-N, N the plan's index), read-only and not executable. What
- * the host writes to the file later does not reach the sandbox. */
-static int bind_certs(const struct ws_mount *m, size_t i, int fd, struct werr *e)
-{
-	char src[64];
-	snprintf(src, sizeof src, "/certs-%zu", i);
-	_cleanup_close_ int c = open(src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-	if (c < 0 || write_all(c, m->certs, m->certs_len) < 0)
-		return werr_errno(e, "mounts: the copy of the certificates in %s", m->rel);
-	return bind_at(AT_FDCWD, src, fd, "", RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, m->rel);
-}
-
-/* Protected paths and masks inside the workspace, resolved beneath it with
- * no symlinks followed. */
-static int build_workspace_plan(const struct sandbox_spec *s, struct werr *e)
-{
-	char path[4096];
-	snprintf(path, sizeof path, STAGE "%s", s->workspace);
-	_cleanup_close_ int ws = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ws < 0)
-		return werr_errno(e, "mounts: opening the workspace");
-	_cleanup_close_ int rosrc = placeholder_source(s, ws);
-	for (size_t i = 0; i < s->plan.n; i++) {
-		const struct ws_mount *m = &s->plan.m[i];
-		if (m->kind == WS_PLACEHOLDER && rosrc >= 0 && top_name(m->rel)) {
-			if (bind_placeholder(rosrc, ws, m->rel, e) < 0)
-				return werr_wrap(e, "workspace");
-			continue;
-		}
-		_cleanup_close_ int fd = open_planned(ws, m->rel);
-		if (fd < 0) {
-			if (errno == ENOENT && m->kind != WS_PIN && m->kind != WS_PROTECT &&
-			    m->kind != WS_CARVE)
-				continue; /* mask: gone since the scan; placeholder: not creatable */
-			return werr_errno(e, "workspace: %s changed while the sandbox was built", m->rel);
-		}
-		/* a mask's source is of the kind found there: looked at */
-		struct stat st;
-		bool mask = m->kind == WS_MASK_FILE || m->kind == WS_MASK_DIR;
-		if (mask && fstat(fd, &st) < 0)
-			return werr_errno(e, "workspace: %s", m->rel);
-		int r = 0;
-		switch (m->kind) {
-		case WS_PIN:
-			r = bind_at(fd, "", fd, "", RW_ATTRS, e, m->rel);
-			break;
-		case WS_CARVE: /* on the read-only bind above it: cleared */
-			r = bind_attrs(fd, "", fd, "", RW_ATTRS, W_MOUNT_ATTR_RDONLY, e, m->rel);
-			break;
-		case WS_PROTECT:
-		case WS_PLACEHOLDER:
-			r = bind_at(fd, "", fd, "", RO_ATTRS, e, m->rel);
-			break;
-		case WS_MASK_FILE:
-		case WS_MASK_DIR:
-			if (m->certs && S_ISREG(st.st_mode))
-				r = bind_certs(m, i, fd, e);
-			else
-				r = bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? "/mask_dir" : "/mask_file",
-					    fd, "", MASK_ATTRS, e, m->rel);
-			break;
-		}
-		if (r < 0)
-			return werr_wrap(e, "workspace");
-	}
-	return 0;
-}
-
 /* Agent state and caches: each name bound read-write (no exec, suid or
  * devices) into the home tmpfs from the host path that backs it, opened
  * with no symlink followed at its last component and checked to be of its
@@ -739,7 +591,7 @@ static int build_home(const struct sandbox_spec *s, struct werr *e)
 					"sandbox was built", b->src);
 		if (make_mountpoint(dst, b->dir, e) < 0 ||
 		    (tree >= 0 ? attach_tree(tree, dst, e, dst + strlen(STAGE)) :
-		     bind_at(fd, "", AT_FDCWD, dst, SCRATCH_ATTRS, e, dst + strlen(STAGE))) < 0)
+		     mnt_bind_at(fd, "", AT_FDCWD, dst, SCRATCH_ATTRS, e, dst + strlen(STAGE))) < 0)
 			return werr_wrap(e, "agent state %s", b->src);
 	}
 	return 0;
@@ -768,7 +620,7 @@ static int build_exec_writable(const struct sandbox_spec *s, struct werr *e)
 			return werr_errno(e, "exec allow-writable %s: %s", w->path,
 					  errno == ELOOP ? "a symlink on its way, since the check" :
 					  errno == ENOTDIR ? "no longer a directory" : "opening it");
-		if (bind_attrs(fd, "", fd, "", RW_ATTRS, W_MOUNT_ATTR_NOEXEC, e, w->path) < 0)
+		if (mnt_bind_attrs(fd, "", fd, "", RW_ATTRS, W_MOUNT_ATTR_NOEXEC, e, w->path) < 0)
 			return werr_wrap(e, "exec allow-writable %s%s", w->path, e->errnum == EPERM ?
 					 " (a file system the host mounts noexec stays so)" : "");
 	}
@@ -800,7 +652,7 @@ static int hide_denied(const struct sandbox_spec *s, struct werr *e)
 			return werr_errno(e, "exec deny %s: opening it to hide it", f);
 		if (!S_ISREG(st.st_mode))
 			continue;
-		if (bind_at(AT_FDCWD, "/mask_file", fd, "", MASK_ATTRS, e, f) < 0)
+		if (mnt_bind_at(AT_FDCWD, "/mask_file", fd, "", MASK_ATTRS, e, f) < 0)
 			return werr_wrap(e, "exec deny %s: hiding it", f);
 	}
 	return 0;
@@ -820,25 +672,6 @@ static int mask_private(const struct sandbox_spec *s, const char *dir, struct we
 		}
 	}
 	return 0;
-}
-
-int mounts_rebind(int wsfd, const char *rel, bool mask, struct werr *e)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	_cleanup_close_ int fd = (int)syscall(SYS_openat2, wsfd, rel, &how, sizeof how);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return werr_errno(e, "workspace: %s", rel);
-	/* a socket is masked too: the host's, unreachable inside */
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !(mask && S_ISSOCK(st.st_mode)))
-		return werr_set(e, EINVAL, "workspace: %s is neither a file nor a directory", rel);
-	if (mask)
-		return bind_at(AT_FDCWD, S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE, fd, "",
-			       RO_ATTRS | W_MOUNT_ATTR_NOEXEC, e, rel);
-	return bind_at(fd, "", fd, "", RO_ATTRS, e, rel);
 }
 
 /* A tmpfs to build on, made the root for a moment, the host's tree moved
@@ -864,9 +697,9 @@ static int stage_root(struct werr *e)
 	if (mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
 		return werr_errno(e, "mounts: root tmpfs");
 	/* the masks' sources with the masks' attributes (MASK_SRC_ATTRS) */
-	if (bind_at(AT_FDCWD, "/mask_file", AT_FDCWD, "/mask_file", MASK_SRC_ATTRS, e,
+	if (mnt_bind_at(AT_FDCWD, "/mask_file", AT_FDCWD, "/mask_file", MASK_SRC_ATTRS, e,
 		    "the mask file") < 0 ||
-	    bind_at(AT_FDCWD, "/mask_dir", AT_FDCWD, "/mask_dir", MASK_SRC_ATTRS, e,
+	    mnt_bind_at(AT_FDCWD, "/mask_dir", AT_FDCWD, "/mask_dir", MASK_SRC_ATTRS, e,
 		    "the mask directory") < 0)
 		return -1;
 	return 0;
@@ -965,7 +798,7 @@ int mounts_seal(const struct sandbox_spec *s, int *hook_fd, int *ssh_fd, struct 
 		return -1;
 	if (s->policy->ssh_agent.on && (*ssh_fd = net_hook_listener(SANDBOX_SSH_AGENT_SOCK, e)) < 0)
 		return werr_wrap(e, "the ssh-agent socket");
-	if (setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
+	if (mnt_setattr_fd(AT_FDCWD, "/", RO_ATTRS, false) < 0)
 		return werr_errno(e, "mounts: making / read-only");
 	return 0;
 }
@@ -988,7 +821,7 @@ int mounts_build_start(const struct sandbox_spec *s, struct werr *e)
 
 int mounts_build_finish(const struct sandbox_spec *s, struct werr *e)
 {
-	if (build_workspace_plan(s, e) < 0 ||  /* protected paths, placeholders, masks */
+	if (mounts_workspace_plan(s, e) < 0 ||  /* protected paths, placeholders, masks */
 	    build_exec_writable(s, e) < 0 ||   /* `exec allow-writable` */
 	    hide_denied(s, e) < 0 ||           /* `exec strict`'s denied programs */
 	    mask_private_dirs(s, e) < 0 ||     /* the logs, the cache, the store */

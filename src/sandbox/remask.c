@@ -7,7 +7,7 @@
  * and the kernel detaches a mount whose name is replaced (an editor saving
  * .env by rename, git rewriting .git/config). The supervisor watches the
  * workspace on the host and sends the path; this process binds onto it
- * (mounts_rebind: opened beneath the workspace, no symlink followed).
+ * (mounts_rebind, wsmounts.c: opened beneath the workspace, no symlink followed).
  *
  * Started lazily, so that a session in which the host changes nothing pays
  * nothing at start. Forked by the supervisor, it stays in the host's pid
