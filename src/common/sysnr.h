@@ -26,7 +26,7 @@ static inline int sysnr(const char *name)
 		if (strcmp(name, newer[i].name) == 0)
 			return newer[i].nr;
 #endif
-	return nr < 0 ? nr : -1;
+	return nr;
 }
 
 #endif

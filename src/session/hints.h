@@ -13,7 +13,6 @@
 #include "../audit/audit.h"
 #include "../common/util.h"
 
-
 struct hints {
 	unsigned seen; /* a bit per entry of hints.c's table, and the worktree's */
 	bool ssh_agent;     /* the session has the user's SSH agent (--ssh-agent) */

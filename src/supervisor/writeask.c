@@ -17,7 +17,7 @@ struct held {
 	struct writeask *w;
 	struct held *next;
 	__u64 id;
-	struct ev_file x;          /* its paths owned */
+	struct ev_file x;          /* its paths, target and attr owned */
 	const struct question *question;
 };
 
@@ -48,6 +48,8 @@ static void held_free(struct held *h)
 {
 	for (int i = 0; i < h->x.npaths; i++)
 		free((char *)h->x.paths[i]);
+	free((char *)h->x.target);
+	free((char *)h->x.attr);
 	free(h);
 }
 
@@ -132,6 +134,7 @@ static void answered(void *ctx, bool allow, const char *why)
 	h->question = NULL;
 	h->x.decision = allow ? "allow" : "deny";
 	h->x.reason = why;
+	h->x.access = "write"; /* as every write's event says */
 	bool unlogged = audit_emit_event(w->log, ev_file(&h->x), NULL) < 0 && audit_failed(w->log);
 	notify_answer(w->listener, h->id, allow && !unlogged ? 0 : EACCES, true, 0);
 	unlink_held(w, h);
@@ -155,9 +158,13 @@ bool writeask_check(struct writeask *w, const struct seccomp_notif *req, const s
 	struct held *h = xcalloc(1, sizeof *h);
 	h->w = w;
 	h->id = req->id;
+	/* the strings read from the notification's memory (the caller's) are
+	 * kept: the event is written when the answer comes */
 	h->x = *x;
 	for (int i = 0; i < x->npaths; i++)
 		h->x.paths[i] = x->paths[i] ? xstrdup(x->paths[i]) : NULL;
+	h->x.target = x->target ? xstrdup(x->target) : NULL;
+	h->x.attr = x->attr ? xstrdup(x->attr) : NULL;
 	h->next = w->held;
 	w->held = h;
 	char summary[PATH_MAX + 64];

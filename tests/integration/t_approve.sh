@@ -282,6 +282,48 @@ print("done")'
 		fail "the question does not say the path is partial: $(excerpt "$(grep -F approval "$(latest_log)")")"
 }
 
+# A write held for a question keeps the whole of what it was: answered
+# later, the event of a symlink made names its target, and that of an
+# extended attribute set its name, as given (they were read from the
+# notification's memory, gone by the answer: the event showed whatever
+# the supervisor's stack held then).
+test_approve_write_held_keeps_target_and_attr() {
+	have python3 || skip 'python3 not installed'
+	printf 'write ask *.secret\napprove timeout 20\n' >"$T_TMP/p"
+	printf 'x\n' >"$WS/a.secret"
+	printf 'y\n' >"$WS/plain.txt"
+	# while both wait, a link and an attribute no rule asks about: their
+	# notifications' memory where the held ones' was
+	cat >"$WS/inside.sh" <<'EOF'
+(ln -s the-link-target-of-the-test b.secret; echo "link=$?") &
+(python3 -c 'import os; os.setxattr("a.secret", "user.the-attr-of-the-test", b"1"); print("xattr=0")') &
+sleep 2
+ln -s another-target plain.link
+python3 -c 'import os; os.setxattr("plain.txt", "user.another-attr", b"1")'
+echo between >between
+wait
+echo done
+EOF
+	warden_bg "$T_TMP/ap.out" --profile "$T_TMP/p" -- sh ./inside.sh
+	wait_for "$WS/between" between 20 || fatal "the unasked writes did not happen: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+	local id i
+	for i in 1 2; do
+		id=$(ap_question write) || fatal "no question $i: $(excerpt "$(cat "$T_TMP/ap.out"*)")"
+		ap_answer "$id" allow
+	done
+	ap_wait_done
+	assert_out_line 'link=0' 'the link allowed'
+	assert_out_line 'xattr=0' 'the attribute allowed'
+	local fl
+	fl=$(grep -F '"event":"file"' "$(latest_log)")
+	grep -F '"op":"symlink"' <<<"$fl" | grep -F '"decision":"allow"' | grep -F '"access":"write"' |
+		matches -F '"target":"the-link-target-of-the-test"' ||
+		fail "the answered link's event lost its target: $(excerpt "$(grep -F symlink <<<"$fl")")"
+	grep -F '"op":"setxattr"' <<<"$fl" | grep -F '"decision":"allow"' |
+		matches -F '"attr":"user.the-attr-of-the-test"' ||
+		fail "the answered attribute's event lost its name: $(excerpt "$(grep -F setxattr <<<"$fl")")"
+}
+
 # A question naming what the sandbox chose (a file name with an OSC 52 and
 # a screen clear in it) is listed by `warden approve` escaped: the
 # reviewer's terminal gets no sequence of the agent's.
