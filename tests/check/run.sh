@@ -516,8 +516,14 @@ print("ready", flush=True); time.sleep(30)
 PY
 proxy_probes() { # MODE: the proxy probes' observations, NAME=observed
 	mkdir -p "$T/pp-ws" "$T/pp-out"
-	unshare -Urn sh -c 'ip link set lo up && { python3 "$1" "$2" | { read -r _; exec "$3" __probe --only "proxy-*" --ws "$4" --out "$5" --token 00; }; }' \
-		sh "$T/proxy.py" "$1" "$WARDEN" "$T/pp-ws" "$T/pp-out" 2>"$T/pp.err" |
+	rm -f "$T/pp.ready"
+	# the stand-in stopped once the probes are done (it would live its 30 s)
+	unshare -Urn sh -c 'ip link set lo up || exit 1
+		python3 "$1" "$2" >"$6" & p=$!; i=0
+		while ! grep -q ready "$6" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+		"$3" __probe --only "proxy-*" --ws "$4" --out "$5" --token 00; rc=$?
+		kill $p; exit $rc' \
+		sh "$T/proxy.py" "$1" "$WARDEN" "$T/pp-ws" "$T/pp-out" "$T/pp.ready" 2>"$T/pp.err" |
 		python3 -c 'import json,sys
 for l in sys.stdin:
     d = json.loads(l)
