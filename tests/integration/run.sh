@@ -62,7 +62,7 @@ scrub() {
 	done
 }
 
-passed=0 failed=0
+passed=0 failed=0 times=()
 echo "# warden: $WARDEN (uid $(id -u), $(uname -r))"
 for t in "${tests[@]}"; do
 	[[ -z $ONLY || $t =~ $ONLY ]] || continue
@@ -92,6 +92,7 @@ for t in "${tests[@]}"; do
 	) >"$T_TMP/.log" 2>&1 </dev/null
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
+	times+=("$ms ${t#test_}")
 
 	if [[ -s $T_TMP/.bgpids ]]; then
 		while read -r pid; do
@@ -126,5 +127,10 @@ for t in "${tests[@]}"; do
 	fi
 done
 
+# the slowest tests, for the suite's time budget (scripts/test: 45 minutes)
+if ((${#times[@]} > 10)); then
+	printf '%s\n' "${times[@]}" | sort -rn | head -n 12 |
+		awk '{ printf "%s%s %.1f s", (NR > 1 ? ", " : "# slowest: "), $2, $1 / 1000 } END { print "" }'
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))
