@@ -425,9 +425,12 @@ json_t *features_to_json(const struct kernel_features *f)
  * clang's -Wsign-compare sees that inside the macro, gcc does not. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
-int features_audit_status(struct audit_status *st)
+/* AUDIT_GET asked: the socket the answer will come on, or -errno. The
+ * kernel answers from a thread it starts for that (audit_send_reply), so
+ * the answer comes 0.1-2 ms later, whatever the asker does meanwhile. */
+static int audit_status_ask(void)
 {
-	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 	if (fd < 0)
 		return -errno;
 	struct timeval tv = { .tv_sec = 1 };
@@ -435,8 +438,18 @@ int features_audit_status(struct audit_status *st)
 	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
 				.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = 1 };
 	struct sockaddr_nl k = { .nl_family = AF_NETLINK };
-	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0)
-		return -errno;
+	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&k, sizeof k) < 0) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* The answer to audit_status_ask's question on fd (waited for, a second
+ * at most): 0 and st filled, or -errno. */
+static int audit_status_answer(int fd, struct audit_status *st)
+{
 	bool got = false;
 	for (int i = 0; i < 4 && !got; i++) {
 		union {
@@ -461,6 +474,12 @@ int features_audit_status(struct audit_status *st)
 		}
 	}
 	return got ? 0 : -EPROTO;
+}
+
+int features_audit_status(struct audit_status *st)
+{
+	_cleanup_close_ int fd = audit_status_ask();
+	return fd < 0 ? fd : audit_status_answer(fd, st);
 }
 #pragma GCC diagnostic pop
 
@@ -506,28 +525,41 @@ int features_nspid_count(pid_t pid)
 	return n;
 }
 
-int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep)
+int llaudit_probe_ask(int landlock_abi, char *why, size_t len)
 {
 	if (!caps_admin()) {
 		snprintf(why, len, "off: warden is not running as root (only root may read the "
 			 "kernel's audit records)");
-		return 0;
+		return -1;
 	}
 	if (landlock_abi < LL_MIN_ABI_AUDIT) {
 		snprintf(why, len, "off: Landlock ABI %d; its audit records need ABI %d (Linux 6.15)",
 			 landlock_abi < 0 ? 0 : landlock_abi, LL_MIN_ABI_AUDIT);
-		return 0;
+		return -1;
 	}
 	if (features_nspid_count(getpid()) != 1) {
 		snprintf(why, len, "off: warden does not run in the host's pid namespace (the "
 			 "records name host pids)");
-		return 0;
+		return -1;
 	}
+	int fd = audit_status_ask();
+	if (fd < 0) {
+		snprintf(why, len, "off: the audit netlink socket: %s%s", strerror(-fd),
+			 fd == -EPROTONOSUPPORT ? " (a kernel without CONFIG_AUDIT)" : "");
+		return -1;
+	}
+	return fd;
+}
+
+int llaudit_probe_answer(int asked, char *why, size_t len, struct llaudit_probed *keep)
+{
+	if (asked < 0)
+		return 0;
+	_cleanup_close_ int q = asked;
 	struct audit_status st;
-	int r = features_audit_status(&st);
+	int r = audit_status_answer(q, &st);
 	if (r < 0) {
-		snprintf(why, len, "off: the audit netlink socket: %s%s", strerror(-r),
-			 r == -EPROTONOSUPPORT ? " (a kernel without CONFIG_AUDIT)" : "");
+		snprintf(why, len, "off: the audit netlink socket: %s", strerror(-r));
 		return 0;
 	}
 	if (!st.enabled) {
@@ -559,6 +591,11 @@ int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed
 		snprintf(why, len, "on: audit enabled, no auditd (the kernel log gets the records "
 			 "too, rate-limited)");
 	return 1;
+}
+
+int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep)
+{
+	return llaudit_probe_answer(llaudit_probe_ask(landlock_abi, why, len), why, len, keep);
 }
 
 /* Whether cap is in this process's effective set. */

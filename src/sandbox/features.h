@@ -137,6 +137,15 @@ struct llaudit_probed {
  * the agent's denials after its exec are logged too. */
 int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep);
 
+/* llaudit_probe in two steps, so that the kernel's thread answers while the
+ * asker does other work (a session asks as soon as init is cloned, and
+ * takes the answer once the maps and the maker are done): _ask returns
+ * the question's socket, or -1 with why filled (the answer is no, asked of
+ * nothing); _answer takes the socket (closed) or the -1, waits for the
+ * answer and says as llaudit_probe. */
+int llaudit_probe_ask(int landlock_abi, char *why, size_t len);
+int llaudit_probe_answer(int asked, char *why, size_t len, struct llaudit_probed *keep);
+
 /* The kernel's audit over netlink, for the probe and for llaudit.c:
  * AUDIT_GET (0 and st filled, or -errno); the number of pid namespaces
  * /proc/PID/status's NSpid lists (1: the host's), -1 when unreadable. (The

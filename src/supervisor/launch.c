@@ -309,21 +309,24 @@ static int prepare(struct sandbox_spec *s, struct limits *lim, struct launched *
 	return 0;
 }
 
-/* Whether Landlock's denials are on the record (llaudit.h), asked of the
- * kernel now, while init takes its "g" and the maker makes the network
- * namespace: the audit status's answer comes from a kernel thread started
- * for it, a wait of 0.1-2 ms that, asked before the clone, held up all
- * of the session's start. The multicast group is joined now too, by the
+/* Whether Landlock's denials are on the record (llaudit.h): asked of the
+ * kernel by launch once init has its "g" (llaudit_probe_ask), the answer
+ * taken here, once the maker and the placeholders are under way. The
+ * audit status's answer comes from a kernel thread started for it, a wait
+ * of 0.1-2 ms (more on a busy host) that, asked before the clone, held up
+ * all of the session's start, and asked and waited for here, held up the
+ * supervisor by 0.2-2.6 ms while init waited for it (its cgroups byte says
+ * how to restrict itself). The multicast group is joined now too, by the
  * probe, whose socket and lost count llaudit_open takes (one question to
- * the kernel a session): before init restricts itself (it waits for the
- * byte that says how, below), and not before the clone, so init never
- * holds the socket. */
-static void landlock_records(struct sandbox_spec *s, struct launched *L,
+ * the kernel a session): before init restricts itself, and not before the
+ * clone, so init never holds the socket, nor the question's (the network
+ * namespace's maker, a copy of the supervisor's fds, closes it first). */
+static void landlock_records(struct sandbox_spec *s, struct launched *L, int asked,
 			     const struct stat *pidns, struct audit *log)
 {
 	struct llaudit_probed probed = { .fd = -1 };
-	s->landlock_log = llaudit_probe(s->landlock_abi, s->landlock_log_why,
-					sizeof s->landlock_log_why, &probed) == 1;
+	s->landlock_log = llaudit_probe_answer(asked, s->landlock_log_why,
+					       sizeof s->landlock_log_why, &probed) == 1;
 	if (!s->landlock_log)
 		return;
 	char why[200];
@@ -423,6 +426,9 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 		return -1;
 	if (write(L->sock, &(char){ INIT_BYTE_MAPPED }, 1) != 1)
 		return werr_errno(e, "supervisor: starting init");
+	/* asked now, answered in landlock_records below */
+	_cleanup_close_ int asked = llaudit_probe_ask(s->landlock_abi, s->landlock_log_why,
+						      sizeof s->landlock_log_why);
 	hostid_close_trees(&s->ids); /* init has its copies */
 	/* The kill switch (freeze.h): the control socket's freeze, resume and
 	 * kill, and the grace period's hold while frozen; a module of the loop
@@ -432,12 +438,12 @@ int launch(struct sandbox_spec *s, struct limits *lim, struct audit *log, struct
 			  lim ? limits_cgroup_v2(lim) : NULL, s->policy, log);
 	if (start_maker(userns, L->sock, e) < 0)
 		return -1; /* init killed by launched_free */
-	landlock_records(s, L, pidns_known ? &pidns : NULL, log);
 	/* The placeholders while init starts its mounts: it covers them only
 	 * once it has the byte below (made before the clone, they held up
 	 * everything after by 0.3 ms) */
 	if (!s->plan.placed && workspace_make_placeholders(&s->plan, e) < 0)
 		return -1; /* init killed by launched_free */
+	landlock_records(s, L, steal_fd(&asked), pidns_known ? &pidns : NULL, log);
 	/* Under its limits before init forks anything: init builds its mounts
 	 * meanwhile and waits for the second byte. Only once init says it
 	 * runs, and only into the cgroups init could not move itself into: a
