@@ -495,7 +495,8 @@ enum notefile_fate notefile_record(struct notifier *n, const struct seccomp_noti
 	if (strcmp(op->op, "symlink") == 0 && target_arg_str(&ta, 0, &target) == 0)
 		x.target = target;
 	/* an extended attribute's name, as given (its value is not kept) */
-	if (xattr_arg(op) >= 0 && target_arg_str(&ta, xattr_arg(op), &attr) == 0)
+	int xa = xattr_arg(op);
+	if (xa >= 0 && target_arg_str(&ta, xa, &attr) == 0)
 		x.attr = attr;
 	enum notefile_fate fate = NOTEFILE_GO_ON;
 	if (seccomp_notify_id_valid(n->fd, req->id) == 0) {
