@@ -392,6 +392,18 @@ unique() { printf 'wardentest-%s-%s-%s' "$$" "$RANDOM" "$RANDOM"; }
 # unprivileged run).
 AGENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../agents" 2>/dev/null && pwd)
 
+# PY_ACL: Python that defines acl(uid), the value of a POSIX access ACL as
+# setfacl writes it (the system.posix_acl_access attribute: version 2, then
+# the owner's, a named user's, the group's, the mask's and the others'
+# entries) with an entry that lets user uid read: for the tests that set
+# one inside a session.
+PY_ACL='import struct
+def acl(uid):
+    entries = [(0x01, 6, 0xffffffff), (0x02, 4, uid), (0x04, 4, 0xffffffff),
+               (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)]
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+'
+
 # agent_install PACKAGE NAME TITLE: the real client installed once by
 # tests/agents/install.sh --package PACKAGE, copied to ~/.npm-global as a user
 # has it (hard links when the cache allows them). Sets AGENT_BIN (its bin

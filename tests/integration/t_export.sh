@@ -25,13 +25,14 @@ ex_logs() { ls -tr "$HOME/.local/state/warden/"*.jsonl; }
 ex_session() {
 	printf 'risk warn off\nrisk freeze off\nrisk kill off\naudit files\n' >"$T_TMP/ex.profile"
 	# an extended attribute and an ACL set (what setfacl writes)
-	cat >xa.py <<'EOF'
-import os, struct
+	{
+		printf '%s' "$PY_ACL"
+		cat <<'EOF'
+import os
 os.setxattr("f1", "user.k", b"1")
-os.setxattr("f1", "system.posix_acl_access", struct.pack("<I", 2) + b"".join(
-    struct.pack("<HHI", tag, perm, i) for tag, perm, i in [(1, 6, 0xffffffff), (2, 4, os.getuid()),
-    (4, 4, 0xffffffff), (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)]))
+os.setxattr("f1", "system.posix_acl_access", acl(os.getuid()))
 EOF
+	} >xa.py
 	wsh 'echo x >f1; chmod 600 f1; touch -d @0 f1; python3 xa.py; mv f1 f2; rm f2
 		./wprobe connect 192.0.2.1 80; ./wprobe mount; true' --profile "$T_TMP/ex.profile"
 	assert_rc 0 'the session'

@@ -220,8 +220,8 @@ test_files_xattr_recorded() {
 	printf 'x\n' >xa.txt
 	printf 'export A=1\n' >.envrc
 	ln -sf xa.txt xa.link
-	local py='
-import ctypes, os, struct
+	local py="$PY_ACL"'
+import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 def t(n, f):
     try:
@@ -243,10 +243,7 @@ t("fremove", lambda: os.removexattr(fd, "user.by-fd"))
 L = ctypes.c_long  # each argument a whole register: syscall(2) is variadic
 c("setat", libc.syscall(L(463), L(-100), b"xa.txt", L(0), b"user.by-at", ctypes.byref(args), L(ctypes.sizeof(args))))
 c("removeat", libc.syscall(L(466), L(-100), b"xa.txt", L(0), b"user.by-at"))
-u = os.getuid()
-acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, i) for tag, perm, i in
-    [(1, 6, 0xffffffff), (2, 4, u), (4, 4, 0xffffffff), (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)])
-t("acl", lambda: os.setxattr("xa.txt", "system.posix_acl_access", acl))
+t("acl", lambda: os.setxattr("xa.txt", "system.posix_acl_access", acl(os.getuid())))
 t("etc", lambda: os.setxattr("/etc/passwd", "user.x", b"1"))
 t("envrc", lambda: os.setxattr(".envrc", "user.x", b"1"))
 print("done")'
