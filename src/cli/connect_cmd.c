@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../common/hosttext.h"
 #include "../common/util.h"
 #include "../net/proxy.h"
 #include "cli.h"
@@ -27,11 +28,10 @@ static int tunnel_open(const char *host, const char *port, int *rc)
 			strerror(errno));
 		return -1;
 	}
-	bool v6 = strchr(host, ':') != NULL;
-	char req[600];
-	int n = snprintf(req, sizeof req, "CONNECT %s%s%s:%s HTTP/1.1\r\nHost: %s%s%s:%s\r\n\r\n",
-			 v6 ? "[" : "", host, v6 ? "]" : "", port, v6 ? "[" : "", host,
-			 v6 ? "]" : "", port);
+	char ht[HOST_TEXT_MAX], req[600];
+	const char *h = host_text(host, ht);
+	int n = snprintf(req, sizeof req, "CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n", h, port,
+			 h, port);
 	if (write_all(fd, req, (size_t)n) < 0)
 		return -1;
 	/* The response head, byte by byte so nothing of the tunnel is read. */

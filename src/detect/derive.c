@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hosttext.h"
 #include "../common/util.h"
 
 #define PROCS_MAX 8192         /* the table's most slots; full, a new pid overwrites */
@@ -245,8 +246,8 @@ static json_t *dest_of(const json_t *ev)
 		where = json_string_value(json_object_get(ev, "address"));
 	const json_t *port = json_object_get(ev, "port");
 	if (where && *where && json_is_integer(port)) {
-		bool v6 = strchr(where, ':') && where[0] != '[';
-		_cleanup_free_ char *t = xasprintf("%s%s%s:%lld", v6 ? "[" : "", where, v6 ? "]" : "",
+		char ht[HOST_TEXT_MAX];
+		_cleanup_free_ char *t = xasprintf("%s:%lld", host_text(where, ht),
 						   (long long)json_integer_value(port));
 		return json_string(t);
 	}

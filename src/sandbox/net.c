@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/hosttext.h"
 #include "../common/fdpass.h"
 #include "../common/rawsys.h"
 #include "../net/proxy.h"
@@ -217,13 +218,13 @@ static int forward_listen(const struct net_forward *fw, struct werr *e)
 	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
 		if (fw->optional && errno == EADDRNOTAVAIL)
 			return -2;
+		char ht[HOST_TEXT_MAX];
 		if (errno == EADDRINUSE)
-			werr_set(e, errno, "network: host loopback port %s: %s%s%s:%u is already in "
-				 "use inside the sandbox", fw->rule, v6 ? "[" : "", text, v6 ? "]" : "",
-				 fw->port);
+			werr_set(e, errno, "network: host loopback port %s: %s:%u is already in use "
+				 "inside the sandbox", fw->rule, host_text(text, ht), fw->port);
 		else
-			werr_errno(e, "network: host loopback port %s: listening on %s%s%s:%u",
-				   fw->rule, v6 ? "[" : "", text, v6 ? "]" : "", fw->port);
+			werr_errno(e, "network: host loopback port %s: listening on %s:%u",
+				   fw->rule, host_text(text, ht), fw->port);
 		return -1;
 	}
 	if (listen(fd, 512) < 0) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hosttext.h"
 #include "../common/shown.h"
 #include "../common/util.h"
 
@@ -108,7 +109,8 @@ static bool refused_by_proxy(const json_t *f, const char *reason)
  * port the event's field. */
 static char *host_port(const json_t *f, const char *host)
 {
-	return xasprintf(strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host,
+	char ht[HOST_TEXT_MAX];
+	return xasprintf("%s:%lld", host_text(host, ht),
 			 json_integer_value(json_object_get(f, "port")));
 }
 

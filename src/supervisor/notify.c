@@ -44,6 +44,7 @@
 #endif
 #include <unistd.h>
 
+#include "../common/hosttext.h"
 #include "../common/clock.h"
 #include "../common/util.h"
 #include "../net/proxy.h"
@@ -220,12 +221,11 @@ static void host_loopback_said(struct notifier *n)
 	if (!port || !loophint_host_only(h, n->diag, h->family, port))
 		return;
 	bool v6 = h->family == AF_INET6;
-	const char *addr = v6 ? "::1" : "127.0.0.1";
+	const char *addr = v6 ? "::1" : "127.0.0.1", *host = v6 ? "[::1]" : addr;
 	char why[300];
-	snprintf(why, sizeof why, "nothing listens at port %u inside; the host's %s%s%s:%u, where "
+	snprintf(why, sizeof why, "nothing listens at port %u inside; the host's %s:%u, where "
 		 "a program listens, is not the sandbox's loopback: reach it with --allow-net "
-		 "%s%s%s:%u", port, v6 ? "[" : "", addr, v6 ? "]" : "", port, v6 ? "[" : "", addr,
-		 v6 ? "]" : "", port);
+		 "%s:%u", port, host, port, host, port);
 	audit_emit_event(n->log, ev_net_connect(&(struct ev_net_connect){
 		.pid = h->pid, .host_pid = h->host_pid, .address = addr, .port = port,
 		.reason = why }), NULL);
@@ -296,8 +296,8 @@ static void log_connect(struct notifier *n, const struct seccomp_notif *req, int
 	} else {
 		return;
 	}
-	char dest[INET6_ADDRSTRLEN + 16];
-	snprintf(dest, sizeof dest, ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+	char dest[HOST_TEXT_MAX + 8], ht[HOST_TEXT_MAX];
+	snprintf(dest, sizeof dest, "%s:%u", host_text(host, ht), port);
 	if (!net_admit(n, dest))
 		return;
 	long inner;
