@@ -4,7 +4,6 @@
  * wrote, an event's field, a command's argument); net/ writes a parsed
  * struct net_host with net_host_text and net_host_port (net/rules.h). */
 #pragma once
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 

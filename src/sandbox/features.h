@@ -138,8 +138,8 @@ struct llaudit_probed {
 int llaudit_probe(int landlock_abi, char *why, size_t len, struct llaudit_probed *keep);
 
 /* llaudit_probe in two steps, so that the kernel's thread answers while the
- * asker does other work (a session asks as soon as init is cloned, and
- * takes the answer once the maps and the maker are done): _ask returns
+ * asker does other work (a session asks once init has its mapped byte,
+ * and takes the answer after the maker and the placeholders): _ask returns
  * the question's socket, or -1 with why filled (the answer is no, asked of
  * nothing); _answer takes the socket (closed) or the -1, waits for the
  * answer and says as llaudit_probe. */

@@ -22,8 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../common/hosttext.h"
 #include "../common/fdpass.h"
+#include "../common/hosttext.h"
 #include "../common/rawsys.h"
 #include "../net/proxy.h"
 #include "features.h"

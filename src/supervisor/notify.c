@@ -44,8 +44,8 @@
 #endif
 #include <unistd.h>
 
-#include "../common/hosttext.h"
 #include "../common/clock.h"
+#include "../common/hosttext.h"
 #include "../common/util.h"
 #include "../net/proxy.h"
 #include "answer.h"
