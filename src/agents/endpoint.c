@@ -53,8 +53,8 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e)
 	const char *why = NULL;
 	if (hlen == 0 || net_host_parse(&h, rest, hlen, &why) < 0)
 		return werr_set(e, 0, "\"%.200s\": bad host (%s)", url, why ? why : "empty");
-	*pattern = h.kind == NET_HOST_IPV6 ? xasprintf("[%s]:%u", h.name, port)
-					   : xasprintf("%s:%u", h.name, port);
+	char ht[NET_HOST_TEXT_MAX];
+	*pattern = xasprintf("%s:%u", net_host_text(&h, ht), port);
 	return 0;
 }
 

@@ -136,10 +136,9 @@ static void canary_leak(struct guard *g, const struct secret *s, const char *whe
 		g->canary_path = s->spec->name;
 		g->canary_where = where;
 	}
-	char h[NET_HOST_MAX + 3];
-	snprintf(h, sizeof h, g->host.kind == NET_HOST_IPV6 ? "[%s]" : "%s", g->host.name);
+	char h[NET_HOST_TEXT_MAX];
 	snprintf(why, whylen, "a credential that may be sent nowhere, in the %s of a request to "
-		 "%s:%u: refused", where, h, g->port);
+		 "%s:%u: refused", where, net_host_text(&g->host, h), g->port);
 }
 
 static void leak(struct guard *g, const struct secret *s, const char *where, char *why,
@@ -149,10 +148,10 @@ static void leak(struct guard *g, const struct secret *s, const char *where, cha
 		g->leak_secret = s->spec->name;
 		g->leak_where = where;
 	}
-	char h[NET_HOST_MAX + 3];
-	snprintf(h, sizeof h, g->host.kind == NET_HOST_IPV6 ? "[%s]" : "%s", g->host.name);
+	char h[NET_HOST_TEXT_MAX];
 	snprintf(why, whylen, "the phantom of secret %s in the %s of a request to %s:%u, which it "
-		 "is not bound to that way: refused", s->spec->name, where, h, g->port);
+		 "is not bound to that way: refused", s->spec->name, where, net_host_text(&g->host, h),
+		 g->port);
 }
 
 /* Count one more of {"secret": name, key: val} for the event: one entry
