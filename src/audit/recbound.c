@@ -30,7 +30,6 @@ bool recbound_admit(struct recbound *b, int cls, double now_ms)
 		return true;
 	}
 	c->held++;
-	c->held_all++;
 	return false;
 }
 

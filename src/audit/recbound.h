@@ -17,7 +17,6 @@ struct recbound_class {
 	double tokens, last_ms;
 	unsigned long admitted; /* recorded one by one */
 	unsigned long held;     /* counted since the last summary */
-	unsigned long held_all; /* counted in the session */
 };
 
 struct recbound {
