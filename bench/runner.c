@@ -24,7 +24,7 @@
  * --samples FILE writes each round's wall times to FILE, one line a round,
  * the commands' in the order given ("-1" for one unavailable): what a
  * paired estimate of a ratio between two commands resamples (bench/startup's
- * interval for warden against bubblewrap). */
+ * intervals: warden against bubblewrap, the agent profile against warden). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
