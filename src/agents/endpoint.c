@@ -53,8 +53,8 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e)
 	const char *why = NULL;
 	if (hlen == 0 || net_host_parse(&h, rest, hlen, &why) < 0)
 		return werr_set(e, 0, "\"%.200s\": bad host (%s)", url, why ? why : "empty");
-	char ht[NET_HOST_TEXT_MAX];
-	*pattern = xasprintf("%s:%u", net_host_text(&h, ht), port);
+	char hp[NET_HOST_MAX + 16];
+	*pattern = xstrdup(net_host_port(&h, port, hp, sizeof hp));
 	return 0;
 }
 

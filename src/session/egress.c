@@ -136,9 +136,9 @@ static void canary_leak(struct guard *g, const struct secret *s, const char *whe
 		g->canary_path = s->spec->name;
 		g->canary_where = where;
 	}
-	char h[NET_HOST_TEXT_MAX];
+	char hp[NET_HOST_MAX + 16];
 	snprintf(why, whylen, "a credential that may be sent nowhere, in the %s of a request to "
-		 "%s:%u: refused", where, net_host_text(&g->host, h), g->port);
+		 "%s: refused", where, net_host_port(&g->host, g->port, hp, sizeof hp));
 }
 
 static void leak(struct guard *g, const struct secret *s, const char *where, char *why,
@@ -148,10 +148,10 @@ static void leak(struct guard *g, const struct secret *s, const char *where, cha
 		g->leak_secret = s->spec->name;
 		g->leak_where = where;
 	}
-	char h[NET_HOST_TEXT_MAX];
-	snprintf(why, whylen, "the phantom of secret %s in the %s of a request to %s:%u, which it "
-		 "is not bound to that way: refused", s->spec->name, where, net_host_text(&g->host, h),
-		 g->port);
+	char hp[NET_HOST_MAX + 16];
+	snprintf(why, whylen, "the phantom of secret %s in the %s of a request to %s, which it "
+		 "is not bound to that way: refused", s->spec->name, where,
+		 net_host_port(&g->host, g->port, hp, sizeof hp));
 }
 
 /* Count one more of {"secret": name, key: val} for the event: one entry
