@@ -18,8 +18,9 @@
  * the CPU it runs on, when the user's set has more than one; the set is
  * kept. What is not the supervisor gets the set back from it as soon as
  * each is made: init (and so the sandbox: the set without the supervisor's
- * CPU while it builds the sandbox, cpupin_apart), the file-read helper, the
- * stream's sender, each program warden spawns (a secret's command,
+ * CPU while it builds the sandbox, cpupin_apart), the network namespace's
+ * maker (apart too: init waits for it, the supervisor does not), the
+ * file-read helper, the stream's sender, each program warden spawns (a secret's command,
  * --task's git, the reviewer: spawn_fresh, util.h); and the supervisor's
  * two threads whose work is computing, not waiting, the checkpoint's
  * reader and the execs' hashers: a large first checkpoint or a large
