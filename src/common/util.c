@@ -505,7 +505,9 @@ size_t utf8_invalid_at(const unsigned char *s, size_t n)
 {
 	unsigned cp;
 	for (size_t i = 0, k; i < n; i += k)
-		if (!(k = utf8_seq(s + i, n - i, &cp)))
+		if (s[i] < 0x80) /* ASCII, the bulk of what is checked, without the call */
+			k = 1;
+		else if (!(k = utf8_seq(s + i, n - i, &cp)))
 			return i;
 	return n;
 }

@@ -605,8 +605,11 @@ static int d_about(struct parser *ps, const struct line *l)
 	if (l->ntok < 2)
 		return lerr(ps->e, l, l->off[0] + 5, "about: missing the text");
 	struct sbuf b = { 0 };
-	for (size_t i = 1; i < l->ntok; i++)
-		sb_printf(&b, "%s%s", i > 1 ? " " : "", l->tok[i]);
+	for (size_t i = 1; i < l->ntok; i++) {
+		if (i > 1)
+			sb_putc(&b, ' ');
+		sb_puts(&b, l->tok[i]); /* not sb_printf: every session parses these */
+	}
 	free(ps->cur.about);
 	ps->cur.about = sb_take(&b);
 	return 0;
