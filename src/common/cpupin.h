@@ -20,12 +20,12 @@
  * each is made: init (and so the sandbox: the set without the supervisor's
  * CPU while it builds the sandbox, cpupin_apart), the network namespace's
  * maker (apart too: init waits for it, the supervisor does not), the
- * file-read helper, the stream's sender, each program warden spawns (a secret's command,
- * --task's git, the reviewer: spawn_fresh, util.h); and the supervisor's
- * two threads whose work is computing, not waiting, the checkpoint's
- * reader and the execs' hashers: a large first checkpoint or a large
- * binary's hash gains more from a second CPU than the session's flushes
- * cost once one has run there. The user's own restriction (taskset, a
+ * file-read helper, the stream's sender, each program warden spawns (a
+ * secret's command, --task's git, the reviewer: spawn_fresh, util.h); and
+ * the supervisor's two threads whose work is computing, not waiting, the
+ * checkpoint's reader and the execs' hashers: a large first checkpoint or
+ * a large binary's hash gains more from a second CPU than the session's
+ * flushes cost once one has run there. The user's own restriction (taskset, a
  * cpuset) is what is kept and given back: warden never widens it.
  *
  * As root too, wherever. Root's sessions were kept to one CPU only where
