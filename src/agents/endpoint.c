@@ -53,7 +53,7 @@ int agent_url_pattern(const char *url, char **pattern, struct werr *e)
 	const char *why = NULL;
 	if (hlen == 0 || net_host_parse(&h, rest, hlen, &why) < 0)
 		return werr_set(e, 0, "\"%.200s\": bad host (%s)", url, why ? why : "empty");
-	char hp[NET_HOST_MAX + 16];
+	char hp[NET_HOST_PORT_MAX];
 	*pattern = xstrdup(net_host_port(&h, port, hp, sizeof hp));
 	return 0;
 }

@@ -462,7 +462,7 @@ static void net_answered(void *ctx, bool allow, const char *why)
  * connection waits, unread, while a human is asked (proxy_asker). */
 static void ask_human(struct conn *c, const struct net_host *h, const struct net_rule *rule)
 {
-	char subject[NET_HOST_MAX + 16], summary[NET_HOST_MAX + 64];
+	char subject[NET_HOST_PORT_MAX], summary[NET_HOST_MAX + 64];
 	net_host_port(h, c->port, subject, sizeof subject);
 	const char *via = c->fw ? "TCP, host loopback port" : c->socks ? "SOCKS5"
 			: c->plain ? "HTTP" : "HTTP CONNECT";
@@ -563,7 +563,7 @@ static void decide(struct conn *c)
 		return;
 	}
 	if (v != RULES_ALLOW) {
-		char r[700], hp[NET_HOST_TEXT_MAX + 8];
+		char r[700], hp[NET_HOST_PORT_MAX];
 		net_host_port(h, c->port, hp, sizeof hp);
 		if (v == RULES_DENY)
 			snprintf(r, sizeof r, "%s denied by rule %s", hp,

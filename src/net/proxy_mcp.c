@@ -85,7 +85,7 @@ static bool ask(struct mconn *c, const struct mcp_msg *msg, const struct mcp_rul
 		char *why, size_t whylen)
 {
 	char subject[NET_HOST_MAX + MCP_NAME_MAX + 32], summary[NET_HOST_MAX + MCP_NAME_MAX + 64];
-	char hp[NET_HOST_TEXT_MAX + 8];
+	char hp[NET_HOST_PORT_MAX];
 	net_host_port(&c->host, c->port, hp, sizeof hp);
 	snprintf(subject, sizeof subject, "mcp %s tool %s", hp, msg->tool);
 	snprintf(summary, sizeof summary, "call the MCP tool %s on %s", msg->tool, hp);

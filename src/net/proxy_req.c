@@ -32,7 +32,7 @@ static json_t *question(const struct net_host *h, uint16_t port, const char *met
 			const struct req_verdict *v, const char *how, char *subject,
 			char summary[SUBJECT_MAX + 64])
 {
-	char hp[NET_HOST_MAX + 16];
+	char hp[NET_HOST_PORT_MAX];
 	net_host_port(h, port, hp, sizeof hp);
 	snprintf(subject, SUBJECT_MAX, "%s %.32s %.500s", hp, method, v->path);
 	snprintf(summary, SUBJECT_MAX + 64, "%.32s %s://%s%.500s (%s)", method,
@@ -95,7 +95,7 @@ bool proxy_req_unseen(struct conn *c, bool intercepted)
 	const struct net_rule *r = reqrules_names(c->px->rules, &c->dest, c->port);
 	if (!r)
 		return false;
-	char hp[NET_HOST_MAX + 16], why[1200];
+	char hp[NET_HOST_PORT_MAX], why[1200];
 	net_host_port(&c->dest, c->port, hp, sizeof hp);
 	rules_rule_text(r, c->rule, sizeof c->rule);
 	snprintf(why, sizeof why, "rule %.400s narrows %s to methods and paths, but warden does not "
@@ -115,7 +115,7 @@ void proxy_req_terminated_error(struct conn *c, const char *error)
 	}
 	/* the client refused the session CA's certificate (it pins, or does
 	 * not read the sandbox's trust store): say why warden was there */
-	char hp[NET_HOST_MAX + 16], why[400];
+	char hp[NET_HOST_PORT_MAX], why[400];
 	net_host_port(&c->dest, c->port, hp, sizeof hp);
 	const struct net_rule *r = reqrules_names(c->px->rules, &c->dest, c->port);
 	if (r) {
@@ -147,7 +147,7 @@ static bool upstream_gone(int fd)
  * the rule (the client's 403 when refused). */
 static bool ask_intercepted(struct req_check *rc, const char *method, struct req_verdict *v)
 {
-	char hp[NET_HOST_MAX + 16], ans[256], w[1400];
+	char hp[NET_HOST_PORT_MAX], ans[256], w[1400];
 	net_host_port(&rc->host, rc->port, hp, sizeof hp);
 	v->status = 403;
 	if (!askq_can_ask(rc->asks)) {

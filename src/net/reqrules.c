@@ -138,7 +138,7 @@ void reqrules_decide(const struct net_rules *s, const struct net_host *h, uint16
 	memset(o, 0, offsetof(struct req_verdict, path));
 	o->v = RULES_ALLOW;
 	o->path[0] = o->why[0] = '\0';
-	char ht[NET_HOST_MAX + 16];
+	char ht[NET_HOST_PORT_MAX];
 	if (bound && (strcmp(method, "TRACE") == 0 || strcmp(method, "TRACK") == 0)) {
 		printable(o->path, sizeof o->path, target, tlen < 200 ? tlen : 200);
 		net_host_port(h, port, ht, sizeof ht);

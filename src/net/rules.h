@@ -51,7 +51,9 @@ void net_host_from_ip(struct net_host *h, const struct addr_ip *ip, bool v6);
  * ("[::1]"), any other as it is; out, which it returns. */
 #define NET_HOST_TEXT_MAX (NET_HOST_MAX + 3)
 const char *net_host_text(const struct net_host *h, char out[NET_HOST_TEXT_MAX]);
-/* "HOST:PORT" (net_host_text's HOST) into out, of cap bytes; out. */
+/* "HOST:PORT" (net_host_text's HOST) into out, of cap bytes; out.
+ * NET_HOST_PORT_MAX holds any: the host, a colon and five digits. */
+#define NET_HOST_PORT_MAX (NET_HOST_TEXT_MAX + 6)
 const char *net_host_port(const struct net_host *h, unsigned port, char *out, size_t cap);
 
 enum net_rule_kind { NET_RULE_HOST, NET_RULE_WILDCARD, NET_RULE_IP };

@@ -136,7 +136,7 @@ static void canary_leak(struct guard *g, const struct secret *s, const char *whe
 		g->canary_path = s->spec->name;
 		g->canary_where = where;
 	}
-	char hp[NET_HOST_MAX + 16];
+	char hp[NET_HOST_PORT_MAX];
 	snprintf(why, whylen, "a credential that may be sent nowhere, in the %s of a request to "
 		 "%s: refused", where, net_host_port(&g->host, g->port, hp, sizeof hp));
 }
@@ -148,7 +148,7 @@ static void leak(struct guard *g, const struct secret *s, const char *where, cha
 		g->leak_secret = s->spec->name;
 		g->leak_where = where;
 	}
-	char hp[NET_HOST_MAX + 16];
+	char hp[NET_HOST_PORT_MAX];
 	snprintf(why, whylen, "the phantom of secret %s in the %s of a request to %s, which it "
 		 "is not bound to that way: refused", s->spec->name, where,
 		 net_host_port(&g->host, g->port, hp, sizeof hp));
