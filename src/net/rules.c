@@ -376,10 +376,19 @@ int rules_parse_pattern(struct net_rule *r, const char *pattern, struct werr *e)
 		return -1;
 	memcpy(r->host, h.name, sizeof r->host);
 	r->ip = h.ip;
-	if (r->kind == NET_RULE_IP && addr_classify(&r->ip) == ADDR_UNSPECIFIED)
-		return pattern_error(e, pattern, "the unspecified address is no destination (inside, "
+	if (r->kind == NET_RULE_IP && addr_classify(&r->ip) == ADDR_UNSPECIFIED) {
+		/* 0.0.0.0 and ::, or another of 0.0.0.0/8 (::2 is ::0.0.0.2) */
+		uint8_t v4[4] = { 0 };
+		static const struct addr_ip zero;
+		bool zero_ip = addr_ip_equal(&r->ip, &zero) ||
+			       (addr_ip_is_v4(&r->ip, v4) && !(v4[0] | v4[1] | v4[2] | v4[3]));
+		return pattern_error(e, pattern, zero_ip ?
+				     "the unspecified address is no destination (inside, "
 				     "the sandbox's own loopback answers for it; a port of the host's "
-				     "loopback is 127.0.0.1:PORT)");
+				     "loopback is 127.0.0.1:PORT)" :
+				     "an address of 0.0.0.0/8 (\"this network\") is no destination "
+				     "(a port of the host's loopback is 127.0.0.1:PORT)");
+	}
 
 	const char *pre = r->kind == NET_RULE_WILDCARD ? "*." : "";
 	bool v6 = r->kind == NET_RULE_IP && h.kind == NET_HOST_IPV6;

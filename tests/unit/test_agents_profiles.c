@@ -220,6 +220,21 @@ static void test_endpoint(void)
 	agent_endpoint_free(&ep);
 	policy_free(&p);
 
+	/* a URL on 0.0.0.0/8 (a local server's "bind all" copied as the
+	 * client's address) is no destination: refused, naming the variable
+	 * and what to write instead */
+	static const char *const nowhere[] = { "http://0.0.0.0:4000", "http://[::2]:4000/v1" };
+	for (size_t i = 0; i < ARRAY_LEN(nowhere); i++) {
+		e = (struct werr){ 0 };
+		env_url = nowhere[i];
+		CHECK(policy_load(&p, NULL, home, &e) == 0);
+		CHECK(agent_apply(agent_find("claude"), &p, home, fake_getenv, &ep, &e) < 0);
+		CHECK(strstr(e.msg, "ANTHROPIC_BASE_URL") && strstr(e.msg, "is no destination") &&
+		      strstr(e.msg, "127.0.0.1:PORT"));
+		agent_endpoint_free(&ep);
+		policy_free(&p);
+	}
+
 	/* the user's own settings: the URL, which goes in as the variable */
 	env_url = NULL;
 	put("home/.claude/settings.json", "{\"env\": {\"ANTHROPIC_BASE_URL\": \"https://gw.example:8443/a\"}}");

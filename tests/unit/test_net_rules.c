@@ -213,6 +213,14 @@ static void test_patterns(void)
 	PAT_BAD("[::]:80", "bad network pattern \"[::]:80\": the unspecified address is no destination "
 		"(inside, the sandbox's own loopback answers for it; a port of the host's loopback is "
 		"127.0.0.1:PORT)");
+	/* the rest of 0.0.0.0/8 ("this network"), ::2 being ::0.0.0.2: said as such */
+	PAT_BAD("0.0.0.5:80", "bad network pattern \"0.0.0.5:80\": an address of 0.0.0.0/8 "
+		"(\"this network\") is no destination (a port of the host's loopback is 127.0.0.1:PORT)");
+	PAT_BAD("[::2]:9000", "bad network pattern \"[::2]:9000\": an address of 0.0.0.0/8 "
+		"(\"this network\") is no destination (a port of the host's loopback is 127.0.0.1:PORT)");
+	PAT_BAD("::ffff:0.0.0.0", "bad network pattern \"::ffff:0.0.0.0\": the unspecified address is "
+		"no destination (inside, the sandbox's own loopback answers for it; a port of the "
+		"host's loopback is 127.0.0.1:PORT)");
 	PAT_BAD("*.com.", "bad network pattern \"*.com.\": trailing dot (write the name without it: a host's is dropped)");
 	PAT_BAD("*.", "bad network pattern \"*.\": empty host");
 	PAT_BAD("*.*.example.com", "bad network pattern \"*.*.example.com\": '*' only as the whole first label");
