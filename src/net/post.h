@@ -27,7 +27,7 @@ struct post_url {
 	struct net_host host;
 	uint16_t port;
 	char port_s[8];
-	char authority[NET_HOST_MAX + 16]; /* the Host header: [v6] in brackets, the port unless the default */
+	char authority[NET_HOST_PORT_MAX]; /* the Host header: [v6] in brackets, the port unless the default */
 	char target[2100];                 /* the request target: "/" at least */
 };
 int post_url_parse(const char *url, struct post_url *u, struct werr *e);

@@ -22,7 +22,7 @@ static void cut(char *d, size_t cap, const char *s)
 	d[n] = '\0';
 }
 
-#define SUBJECT_MAX (NET_HOST_MAX + 16 + 600)
+#define SUBJECT_MAX (NET_HOST_PORT_MAX + 600) /* "HOST:PORT METHOD PATH", the method and path cut */
 
 /* The question about METHOD v->path to h:port (proxy_asker's subject,
  * summary and fields): the subject alike wherever warden reads the

@@ -53,7 +53,7 @@ static void exact_names(const struct policy *pol, struct strv *out)
 	const struct net_rules *r = &pol->net_rules;
 	const struct net_rule *lists[] = { r->allow, r->ask };
 	size_t ns[] = { r->nallow, r->nask };
-	char name[NET_HOST_MAX + 16];
+	char name[NET_HOST_PORT_MAX]; /* [NAME]:PORT, or *.NAME */
 	for (size_t l = 0; l < 2; l++)
 		for (size_t i = 0; i < ns[l]; i++) {
 			const struct net_rule *x = &lists[l][i];
