@@ -124,7 +124,9 @@ static bool other_record(uint8_t t)
  * does not begin with its ClientHello (a client always sends that first: a
  * lenient server might take one after, which the check would not have
  * read), refused; or SSLv2's form of a ClientHello (which servers still
- * take), which cannot name a host. */
+ * take), which cannot name a host. Its first three bytes alone (a length
+ * with the top bit set, then CLIENT-HELLO) need the fourth to tell: a
+ * client that sent them apart would otherwise pass as not TLS. */
 static enum sni_result not_handshake(const uint8_t *d, size_t n, const char **why)
 {
 	if (other_record(d[0])) {
@@ -135,8 +137,12 @@ static enum sni_result not_handshake(const uint8_t *d, size_t n, const char **wh
 		*why = "a TLS record other than the ClientHello first";
 		return SNI_BAD;
 	}
-	if (n >= 4 && (d[0] & 0x80) && d[2] == SSL2_CLIENT_HELLO && d[3] == 3)
-		return SNI_NONE;
+	if (d[0] & 0x80) {
+		if (n < 3 || (n < 4 && d[2] == SSL2_CLIENT_HELLO))
+			return SNI_NEED_MORE;
+		if (d[2] == SSL2_CLIENT_HELLO && d[3] == 3)
+			return SNI_NONE;
+	}
 	return SNI_NOT_TLS;
 }
 

@@ -2,9 +2,10 @@
  * the input is a tunnel's first bytes. Invariants: a name found is a
  * canonical host (it reads back to itself through net_host_parse); a
  * refusal's reason is printable; bytes that do not start a TLS handshake
- * record are SNI_NOT_TLS; a prefix of an input with a verdict (a name, none)
- * needs more or has that verdict, never another name. Linked with replay.c
- * it is fuzz-sni-replay, which replays the corpus in `meson test`. */
+ * record name no host (not TLS, another record first, SSLv2's hello); a
+ * prefix of an input with a verdict (a name, none) needs more or has that
+ * verdict, never another name. Linked with replay.c it is fuzz-sni-replay,
+ * which replays the corpus in `meson test`. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum sni_result r = sni_read(data, size, &h, &why);
 	if (r > SNI_BAD)
 		abort();
-	if (size >= 1 && data[0] != 0x16 && r != SNI_NOT_TLS)
-		abort();
+	/* bytes that do not start a handshake record: not TLS; or a TLS record
+	 * of another kind (refused, or its second byte needed to tell); or
+	 * SSLv2's form of a ClientHello (no name; its fourth byte needed to
+	 * tell); never a name */
+	if (size >= 1 && data[0] != 0x16) {
+		bool other = data[0] >= 0x14 && data[0] <= 0x18, v2 = data[0] & 0x80;
+		if (r == SNI_NAME || (r == SNI_BAD && !(other && size >= 2 && data[1] == 3)) ||
+		    (r == SNI_NONE && !(v2 && size >= 4 && data[2] == 1 && data[3] == 3)) ||
+		    (r == SNI_NEED_MORE && !((other && size < 2) || (v2 && size < 4))))
+			abort();
+	}
 	if (r == SNI_BAD && (!why || !fuzz_printable(why)))
 		abort();
 	if (r == SNI_NAME) {

@@ -320,13 +320,15 @@ EOF
 
 # px_tlsvia: write tlsvia.py into the workspace. Inside the sandbox:
 #   [TLSVIA_CCS=1] /usr/bin/python3 tlsvia.py http|socks5 HOST PORT SNI|- CAFILE
-# (TLSVIA_CCS: a change_cipher_spec record sent before the ClientHello)
+# (TLSVIA_CCS: a change_cipher_spec record sent before the ClientHello;
+# TLSVIA_V2SPLIT: no TLS, but SSLv2's form of a ClientHello, its first three
+# bytes in a write of their own, then what came back counted: "V2 closed N")
 #       a tunnel through the proxy (CONNECT or SOCKS5 with a domain name or an
 #       address) to HOST:PORT, then TLS with SNI (- for none) without checking
 #       the name, then GET /token.txt; prints "TLS ok BODY" or "TLS failed WHAT"
 px_tlsvia() {
 	cat >"$WS/tlsvia.py" <<'PY'
-import ipaddress, os, socket, ssl, struct, sys
+import ipaddress, os, socket, ssl, struct, sys, time
 mode, host, port, sni, ca = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 try:
     if mode == 'http':
@@ -353,6 +355,23 @@ try:
         r = s.recv(262)
         if len(r) < 2 or r[1] != 0:
             raise OSError('SOCKS5 reply %s' % (r[1] if len(r) >= 2 else 'none'))
+    if os.environ.get('TLSVIA_V2SPLIT'):
+        body = b'\x01\x03\x03' + struct.pack('>HHH', 6, 0, 16) + b'\x00\x00\x2f\x00\xc0\x2f' + b'\x11' * 16
+        hello = bytes([0x80 | len(body) >> 8, len(body) & 0xff]) + body
+        s.sendall(hello[:3])
+        time.sleep(0.3)
+        s.sendall(hello[3:])
+        got = b''
+        try:
+            while True:
+                d = s.recv(4096)
+                if not d:
+                    break
+                got += d
+        except OSError:
+            pass
+        print('V2 closed', len(got))
+        sys.exit(0)
     if os.environ.get('TLSVIA_CCS'):
         s.sendall(b'\x14\x03\x03\x00\x01\x01')   # a change_cipher_spec record first
     ctx = ssl.create_default_context(cafile=ca)
@@ -437,6 +456,16 @@ test_proxy_sni() {
 	assert_out_line "plain-r rc=0 $PX_TOKEN" 'net sni required: a tunnel without TLS passes'
 	net_expect 'net sni required, refused' method=CONNECT decision=deny 'reason~net sni required' \
 		'bytes_out=0'
+
+	# SSLv2's form of a ClientHello (no name), its first three bytes sent
+	# apart: held until the fourth tells, then refused as naming no host
+	# (read alone, the first write passed as not TLS, and the hello after it)
+	px_inside "TLSVIA_V2SPLIT=1 /usr/bin/python3 tlsvia.py http 127.0.0.1 $HTTPS_PORT - testca.crt" \
+		--profile "$T_TMP/net.profile"
+	assert_rc 0
+	assert_out_line 'V2 closed 0' 'net sni required: an SSLv2 hello in two writes reached no server'
+	net_expect 'net sni required, an SSLv2 hello in two writes refused' method=CONNECT \
+		decision=deny 'reason~net sni required' 'bytes_out=0'
 }
 
 # The same with names (root: the test network): the name the tunnel was

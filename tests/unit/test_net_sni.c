@@ -112,6 +112,14 @@ static void test_not_tls(void)
 	/* SSLv2's ClientHello: no host name it could carry */
 	CHECK(sni_read((const uint8_t *)"\x80\x2e\x01\x03\x01", 5, &h, &why) == SNI_NONE);
 	CHECK(sni_read((const uint8_t *)"\x80\x2e\x02\x03\x01", 5, &h, &why) == SNI_NOT_TLS);
+	/* its first bytes sent apart: more is needed, not a pass as not TLS
+	 * (which let `net sni required` be passed by a hello in two writes) */
+	CHECK(sni_read((const uint8_t *)"\x80", 1, &h, &why) == SNI_NEED_MORE);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e", 2, &h, &why) == SNI_NEED_MORE);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x01", 3, &h, &why) == SNI_NEED_MORE);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x01\x03", 4, &h, &why) == SNI_NONE);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x02", 3, &h, &why) == SNI_NOT_TLS);
+	CHECK(sni_read((const uint8_t *)"\x80\x2e\x01\x02", 4, &h, &why) == SNI_NOT_TLS);
 }
 
 static void test_malformed(void)
