@@ -158,6 +158,15 @@ static bool in_system_dir(const char *abs)
  * gitignore's "**" parts go, and a pattern with "**" inside is taken by
  * its last part at any depth, which matches more. NULL when nothing is
  * left. */
+/* A mask pattern p as a profile's token: one starting with '#' would be a
+ * comment, with '!' an exception (`mask !GLOB`, which unmasks): the same
+ * name as a glob ("[#]", "\\!": fnmatch reads both as the character). */
+static char *mask_token(const char *p)
+{
+	return p[0] == '#' ? xasprintf("[#]%s", p + 1)
+	       : p[0] == '!' ? xasprintf("\\%s", p) : xstrdup(p);
+}
+
 static char *mask_pattern(const char *rel, bool *wider)
 {
 	_cleanup_free_ char *s = xstrdup(rel);
@@ -166,13 +175,12 @@ static char *mask_pattern(const char *rel, bool *wider)
 	while (n >= 3 && strcmp(s + n - 3, "/**") == 0) /* "a/b/" and two stars: the directory a/b */
 		s[n -= 3] = '\0';
 	if (!strstr(s, "**"))
-		return s[0] ? xstrdup(s) : NULL;
+		return s[0] ? mask_token(s) : NULL;
 	const char *last = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
 	if (strstr(last, "**") || !last[0])
 		return NULL;
 	*wider = strncmp(s, "**/", 3) != 0 || strchr(s + 3, '/');
-	/* a token starting with '#' would be a comment: the same as a glob */
-	return last[0] == '#' ? xasprintf("[#]%s", last + 1) : xstrdup(last);
+	return mask_token(last);
 }
 
 /* s into b with control characters as '?': nothing a source says can
@@ -379,6 +387,10 @@ static void deny_relative(struct out *o, const struct imp_item *it, const struct
 						     "write for your review)" : "");
 		unmapped(o, true, "%s \"%s\": warden always shows the workspace%s", it->origin,
 			 it->text, write ? " writable; run with --review" : "");
+	} else if (write && (p->out[0] == '!' || p->out[0] == '#')) {
+		/* `protect !X` is an exception that makes X writable, and a
+		 * protected path has no glob to spell it as a name: masked */
+		deny_mask(o, it, p->out, write);
 	} else if (write && p->glob && !has_glob(stripped_stars(p->out))) {
 		_cleanup_free_ char *org = xasprintf("%s  (the directory, as a whole)", it->origin);
 		line(&o->files, org, "protect %s", stripped_stars(p->out));

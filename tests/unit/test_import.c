@@ -10,6 +10,7 @@
 #include "src/import/import.h"
 #include "src/import/toml.h"
 #include "src/policy/policy.h"
+#include "src/workspace/wsrules.h"
 
 static char *toml_json(const char *text, char *err, size_t errlen)
 {
@@ -181,6 +182,26 @@ static void test_srt(void)
 	CHECK(listed(&m.weaker, "/etc/ssl/certs") && listed(&m.weaker, "\"/etc/ssl\""));
 	CHECK(!m.ws_write_limited);
 	parses(p);
+	free(p);
+	imp_free(&m);
+
+	/* a denied name that starts with '!' (or '#') stays denied: as a
+	 * profile's token `mask !X` would be an exception that unmasks X, and
+	 * `protect !X` one that makes X writable */
+	p = emit(IMPORT_SRT, "{\"filesystem\":{\"allowWrite\":[\".\"],\"denyRead\":[\"!.env\",\"**/!k\","
+			     "\"/work/proj/#h\"],\"denyWrite\":[\"!d/e\"]}}", &m);
+	CHECK(p && has_line(p, "mask \\!.env") && has_line(p, "mask \\!k") &&
+	      has_line(p, "mask [#]h") && has_line(p, "mask \\!d/e"));
+	CHECK(p && !strstr(p, "\nmask !") && !strstr(p, "\nprotect !") && !strstr(p, "\nmask #"));
+	if (p) {
+		struct policy pol = { 0 };
+		struct werr e = { 0 };
+		CHECK(policy_parse_text(&pol, "imported", NULL, "/home/u", p, strlen(p), &e) == 0);
+		CHECK(workspace_masked(&pol, "!.env", "!.env") && workspace_masked(&pol, "x/!k", "!k"));
+		CHECK(workspace_masked(&pol, "#h", "#h") && workspace_masked(&pol, "!d/e", "e"));
+		CHECK(!workspace_masked(&pol, ".envrc", ".envrc") && !workspace_masked(&pol, "k", "k"));
+		policy_free(&pol);
+	}
 	free(p);
 	imp_free(&m);
 
