@@ -12,6 +12,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Words after a directive's name on one line, at most: a longer line is
+ * refused, whatever the directive ("NAME: too many arguments (max 63)");
+ * `warden import` writes no longer one. */
+#define POLICY_LINE_WORDS_MAX 63
+
 struct parser;
 struct line;
 
@@ -19,7 +24,7 @@ struct policy_directive {
 	const char *name;       /* the line's first token: "read-only" */
 	int (*run)(struct parser *ps, const struct line *l);
 	size_t min_tokens;      /* tokens on a valid line, the name included */
-	size_t max_tokens;      /* 0: no bound */
+	size_t max_tokens;      /* 0: none but POLICY_LINE_WORDS_MAX's */
 	bool counted;           /* the parser checks the count before the handler
 				   runs (min_tokens == max_tokens: "NAME: missing
 				   argument", "NAME: unexpected argument 'X'");

@@ -6,6 +6,7 @@
  * parse_util.c. Not for callers outside src/policy: they read
  * policy.h (the compiled policy) and directives.h (the grammar). */
 #pragma once
+#include "directives.h"
 #include "policy.h"
 
 #include <stddef.h>
@@ -15,7 +16,7 @@
 #define MAX_FILE (1024 * 1024)           /* bytes per profile file */
 #define MAX_TOTAL (8 * 1024 * 1024)      /* bytes parsed per policy, includes too */
 #define MAX_ENTRIES 4096                 /* entries per list (net rules: in total) */
-#define MAX_TOKENS 64                    /* tokens kept per line; more are counted */
+#define MAX_TOKENS (POLICY_LINE_WORDS_MAX + 1) /* tokens kept per line; more are counted */
 #define BUILTIN_NAME "builtin:default"
 
 struct parser {

@@ -238,9 +238,6 @@ int pol_do_secret(struct parser *ps, const struct line *l)
 	struct policy *p = ps->p;
 	if (l->ntok < 2)
 		return pol_lerr(ps->e, 0, l, l->len, "secret: missing argument (NAME host HOST...)");
-	if (l->ntok > MAX_TOKENS)
-		return pol_lerr(ps->e, 0, l, l->off_over, "secret: too many arguments (max %d)",
-				MAX_TOKENS - 1);
 	const char *name = l->tok[1];
 	if (!policy_env_name_ok(name, strlen(name), false))
 		return pol_lerr(ps->e, 0, l, l->off[1], "secret: invalid variable name '%.200s'", name);

@@ -22,9 +22,6 @@ static bool fingerprint_shaped(const char *k)
 int pol_do_ssh_agent(struct parser *ps, const struct line *l)
 {
 	struct policy_ssh_agent *s = &ps->p->ssh_agent;
-	if (l->ntok > MAX_TOKENS)
-		return pol_lerr(ps->e, 0, l, l->off_over, "ssh-agent: more than %d keys on a line",
-				MAX_TOKENS - 2);
 	size_t i = 1;
 	if (l->ntok < 2)
 		return pol_lerr(ps->e, 0, l, l->len, "ssh-agent: missing argument (on, ask, off or "

@@ -248,6 +248,11 @@ static int run_line(struct parser *ps, const struct line *l)
 	const struct policy_directive *d = policy_directive_find(l->tok[0]);
 	if (!d)
 		return pol_lerr(ps->e, 0, l, l->off[0], "unknown directive '%.200s'", l->tok[0]);
+	/* the tokens past MAX_TOKENS are counted, not kept: no directive
+	 * reads them (those that take words without a bound stop here) */
+	if (l->ntok > MAX_TOKENS)
+		return pol_lerr(ps->e, 0, l, l->off_over, "%s: too many arguments (max %d)", d->name,
+				POLICY_LINE_WORDS_MAX);
 	if (d->counted && pol_want_tokens(ps, l, d->min_tokens, d->name) < 0)
 		return -1;
 	return d->run(ps, l);

@@ -104,6 +104,17 @@ test_profile_errors() {
 	assert_err_match "$main:1:[0-9]+:" 'missing include names the including line'
 	wrun --profile "$T_TMP/wardentest-no-such.profile" -- true
 	assert_rc 125 'missing profile'
+	# a line of more words than a directive takes: refused, not read past
+	# (a `tool deny Bash` pattern of 70 words crashed the parser)
+	{
+		printf 'tool deny Bash'
+		printf ' w%d' $(seq 70)
+		printf '\n'
+	} >"$p"
+	wrun --profile "$p" -- touch ran-with-long-line
+	assert_rc 125 'a line of 73 words'
+	assert_err_match "$p:1:[0-9]+: tool: too many arguments \\(max 63\\)" 'the long line refused, said'
+	assert_host_absent ran-with-long-line 'the command must not run'
 }
 
 test_profile_directives() {

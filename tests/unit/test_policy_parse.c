@@ -1576,6 +1576,23 @@ static void test_secret_errors(void)
 	EXPECT_OK(line);
 	snprintf(line + n, sizeof line - n, " h61.test\n");
 	EXPECT_ERR(line, "t.profile:1:556: secret: too many arguments (max 63)");
+	/* and every directive: those that take words without a bound read
+	 * none of the words past them (a `tool deny Bash` pattern of 70 words
+	 * read past the line's kept tokens) */
+	static const char *const heads[] = { "tool deny Bash", "exec ask argv", "env pass",
+					      "approve command x", "ssh-agent on", "net allow a.test" };
+	for (size_t h = 0; h < ARRAY_LEN(heads); h++) {
+		n = (size_t)snprintf(line, sizeof line, "%s", heads[h]);
+		for (int i = 0; i < 70; i++)
+			n += (size_t)snprintf(line + n, sizeof line - n, " w%d", i);
+		snprintf(line + n, sizeof line - n, "\n");
+		struct policy tp = { 0 };
+		struct werr te = { 0 };
+		CHECK(policy_parse_text(&tp, "t.profile", NULL, "/home/u", line, strlen(line), &te) < 0);
+		CHECK(strstr(te.msg, ": too many arguments (max 63)") &&
+		      strncmp(te.msg, "t.profile:1:", 12) == 0);
+		policy_free(&tp);
+	}
 
 	/* An error leaves an earlier binding as it was. */
 	struct policy p;
