@@ -21,6 +21,7 @@
 
 #include "../common/sbuf.h"
 #include "../net/rules.h"
+#include "../policy/directives.h"
 #include "../sandbox/sandbox.h"
 #include "import.h"
 
@@ -704,6 +705,23 @@ static bool tool_pattern(struct out *o, const struct imp_item *it, const char *a
 	return true;
 }
 
+/* A tool line's words: "tool", the action, the name and the pattern's,
+ * one more than the specifier's at the most (Bash's " *"); a line holds
+ * the directive and POLICY_LINE_WORDS_MAX words. */
+#define TOOL_PATTERN_WORDS_MAX (POLICY_LINE_WORDS_MAX - 3)
+
+/* The blank-separated words of s. */
+static size_t words(const char *s)
+{
+	size_t n = 0;
+	for (bool in = false; *s; s++) {
+		bool blank = *s == ' ' || *s == '\t';
+		n += !blank && !in;
+		in = !blank;
+	}
+	return n;
+}
+
 static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 {
 	const char *s = it->text;
@@ -731,6 +749,20 @@ static void tool_rule(struct out *o, const struct imp_item *it, const char *act)
 	}
 	struct sbuf pat = { 0 };
 	const char *note = NULL;
+	if (spec && words(spec) > TOOL_PATTERN_WORDS_MAX) {
+		/* more words than a profile's line holds: a deny or an ask of
+		 * every call, an allow left out */
+		if (!deny) {
+			line(&o->tools, NULL, "# %s: not mapped (a pattern of more than %d words)",
+			     it->origin, TOOL_PATTERN_WORDS_MAX);
+			unmapped(o, false, "%s: a pattern of more than %d words; left out", it->origin,
+				 TOOL_PATTERN_WORDS_MAX);
+			return;
+		}
+		free(spec);
+		spec = NULL;
+		note = "every call of the tool: its pattern has more words than a profile's line holds";
+	}
 	if (!tool_pattern(o, it, act, name, spec, &pat, &note)) {
 		free(pat.p);
 		return;

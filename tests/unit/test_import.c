@@ -275,6 +275,23 @@ static void test_claude(void)
 		parses(p);
 	free(p);
 	imp_free(&m);
+
+	/* a pattern of more words than a profile's line holds: a deny or an
+	 * ask of every call of the tool, an allow left out (said); the
+	 * profile is one warden reads */
+	char words[512] = "";
+	for (int i = 0; i < 70; i++)
+		snprintf(words + strlen(words), sizeof words - strlen(words), "%sw%d", i ? " " : "", i);
+	char *json = xasprintf("{\"permissions\":{\"deny\":[\"Bash(%s)\"],\"ask\":[\"WebSearch(%s)\"],"
+			       "\"allow\":[\"Bash(%s:*)\"]}}", words, words, words);
+	p = emit(IMPORT_CLAUDE, json, &m);
+	CHECK(p && has_line(p, "tool deny Bash") && has_line(p, "tool ask WebSearch"));
+	CHECK(p && !strstr(p, "\ntool allow Bash") && listed(&m.unmapped, "more than 60 words"));
+	if (p)
+		parses(p);
+	free(p);
+	free(json);
+	imp_free(&m);
 }
 
 static void test_codex(void)
