@@ -1,6 +1,7 @@
 /* fuzz_profile.c - libFuzzer target for the profile parser
  * (policy_parse_text, then policy_to_json and policy_digest on what it
- * built, a check that its compiled rule set holds the declared rules, and
+ * built, a check that its compiled rule set holds the declared rules (a
+ * request rule in the request list, with its connection let go), and
  * that every secret has a valid name, hosts none too wide, a source, and
  * a name that no environment list passes or sets; every limit set by a
  * line that says where, and written back in a form that parses to the
@@ -88,11 +89,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.paths[i].path[0] != '/' || path_has_dot_components(p.paths[i].path))
 			abort();
 	/* The compiled rule set holds every declared rule (equal patterns of a
-	 * list merged) and nothing else. */
+	 * list merged) and nothing else. A request rule (methods, a path) is
+	 * in the request list as declared; one that is no deny lets the
+	 * connection go, an allow of its pattern. */
 	size_t nallow = 0;
 	for (size_t i = 0; i < p.nnet; i++) {
 		const struct net_rules *set = &p.net_rules;
+		const struct net_rule *d = &p.net[i].rule;
 		enum rules_verdict a = p.net[i].action;
+		if (d->methods[0] || d->path[0]) {
+			size_t k = 0;
+			while (k < set->nreq &&
+			       (set->req[k].action != a || strcmp(set->req[k].r.text, d->text) != 0 ||
+				strcmp(set->req[k].r.methods, d->methods) != 0 ||
+				strcmp(set->req[k].r.path, d->path) != 0))
+				k++;
+			if (k == set->nreq)
+				abort();
+			if (a == RULES_DENY)
+				continue;
+			a = RULES_ALLOW;
+		}
 		const struct net_rule *v = a == RULES_DENY ? set->deny : a == RULES_ASK ? set->ask : set->allow;
 		size_t n = a == RULES_DENY ? set->ndeny : a == RULES_ASK ? set->nask : set->nallow, k = 0;
 		while (k < n && strcmp(v[k].text, p.net[i].rule.text) != 0)
