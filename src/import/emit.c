@@ -92,8 +92,8 @@ static int resolve(const struct imp *m, const struct imp_item *it, const char *r
 		*why = "control characters in a path";
 		return -1;
 	}
-	if (strpbrk(raw, " \t\r\n") || raw[0] == '#') {
-		*why = "a profile's tokens hold no blanks and start with no '#'";
+	if (strpbrk(raw, " \t\r\n")) {
+		*why = "a profile's tokens hold no blanks";
 		return -1;
 	}
 	bool home = strcmp(raw, "~") == 0 || strncmp(raw, "~/", 2) == 0;
@@ -120,11 +120,9 @@ static int resolve(const struct imp *m, const struct imp_item *it, const char *r
 		o->out = xstrdup(n);
 		return 0;
 	}
-	/* relative, or Claude Code's settings-relative "/x": the workspace */
-	if ((n[0] == '/' ? n[1] : n[0]) == '#') {
-		*why = "a profile's tokens hold no blanks and start with no '#'";
-		return -1;
-	}
+	/* relative, or Claude Code's settings-relative "/x": the workspace (a
+	 * name starting with '#' or '!' is written as a glob of itself:
+	 * mask_token) */
 	o->out = xstrdup(n[0] == '/' ? n + 1 : n);
 	return 0;
 }

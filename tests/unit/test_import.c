@@ -189,9 +189,10 @@ static void test_srt(void)
 	 * profile's token `mask !X` would be an exception that unmasks X, and
 	 * `protect !X` one that makes X writable */
 	p = emit(IMPORT_SRT, "{\"filesystem\":{\"allowWrite\":[\".\"],\"denyRead\":[\"!.env\",\"**/!k\","
-			     "\"/work/proj/#h\"],\"denyWrite\":[\"!d/e\"]}}", &m);
+			     "\"/work/proj/#h\",\"#r\"],\"denyWrite\":[\"!d/e\",\"#w\"]}}", &m);
 	CHECK(p && has_line(p, "mask \\!.env") && has_line(p, "mask \\!k") &&
 	      has_line(p, "mask [#]h") && has_line(p, "mask \\!d/e"));
+	CHECK(p && has_line(p, "mask [#]r") && has_line(p, "mask [#]w") && !listed(&m.weaker, "#"));
 	CHECK(p && !strstr(p, "\nmask !") && !strstr(p, "\nprotect !") && !strstr(p, "\nmask #"));
 	if (p) {
 		struct policy pol = { 0 };
@@ -199,6 +200,7 @@ static void test_srt(void)
 		CHECK(policy_parse_text(&pol, "imported", NULL, "/home/u", p, strlen(p), &e) == 0);
 		CHECK(workspace_masked(&pol, "!.env", "!.env") && workspace_masked(&pol, "x/!k", "!k"));
 		CHECK(workspace_masked(&pol, "#h", "#h") && workspace_masked(&pol, "!d/e", "e"));
+		CHECK(workspace_masked(&pol, "x/#r", "#r") && workspace_masked(&pol, "#w", "#w"));
 		CHECK(!workspace_masked(&pol, ".envrc", ".envrc") && !workspace_masked(&pol, "k", "k"));
 		policy_free(&pol);
 	}
