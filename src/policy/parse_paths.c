@@ -10,8 +10,7 @@
 static const char *const ro_refused[] = { "/proc", "/sys", "/dev" };
 static const char *const rw_refused[] = { "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/boot" };
 
-/* Why full (absolute, normalised) cannot be bound with mode, or NULL. */
-static const char *path_refused(const char *full, enum policy_path_mode mode)
+const char *policy_path_refused(const char *full, enum policy_path_mode mode)
 {
 	bool refused = strcmp(full, "/") == 0 || path_is_within(full, "/proc");
 	for (size_t i = 0; i < ARRAY_LEN(ro_refused); i++)
@@ -54,7 +53,7 @@ static int pol_do_path(struct parser *ps, const struct line *l, enum policy_path
 	_cleanup_free_ char *full = NULL;
 	if (pol_expand_path(ps, l, off, d, t, &full) < 0)
 		return -1;
-	const char *why = path_refused(full, mode);
+	const char *why = policy_path_refused(full, mode);
 	if (why)
 		return pol_lerr(ps->e, 0, l, off, "%s: '%.200s' %s", d, full, why);
 	if (pol_room(ps, l, ps->p->npaths) < 0)
@@ -69,7 +68,7 @@ int policy_add_path(struct policy *p, const char *path, enum policy_path_mode mo
 	if (path[0] != '/' || path_has_dot_components(path) ||
 	    (strlen(path) > 1 && path[strlen(path) - 1] == '/'))
 		return werr_set(e, 0, "%s: '%.200s' is not an absolute, normalised path", origin, path);
-	const char *why = path_refused(path, mode);
+	const char *why = policy_path_refused(path, mode);
 	if (why)
 		return werr_set(e, 0, "%s: '%.200s' %s", origin, path, why);
 	if (p->npaths >= MAX_ENTRIES)

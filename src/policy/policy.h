@@ -313,6 +313,12 @@ int policy_add_net(struct policy *p, const char *pattern, bool deny, bool privat
 int policy_add_net_rule(struct policy *p, const struct net_rule *r, enum rules_verdict action,
 			const char *origin, struct werr *e);
 
+/* Why full (absolute, normalised) cannot be bound with mode ("cannot be
+ * bound into the sandbox", "may not be writable in the sandbox"), or NULL:
+ * what `read-only` and `read-write` refuse, for those that write them
+ * (`warden import`). */
+const char *policy_path_refused(const char *full, enum policy_path_mode mode);
+
 /* Bind a path from outside a profile (--output, --scratch, a task's git
  * directory): as `read-only PATH` / `read-write PATH` would, refused where
  * those are; a path already there takes the new mode and origin. */

@@ -207,6 +207,16 @@ static void test_srt(void)
 	free(p);
 	imp_free(&m);
 
+	/* a path the profile's parser will not bind writable (/boot): left
+	 * out and said, as the parser would refuse the line */
+	p = emit(IMPORT_SRT, "{\"filesystem\":{\"allowWrite\":[\".\",\"/boot\",\"/srv/data\"]}}", &m);
+	CHECK(p && !strstr(p, "read-write /boot") && has_line(p, "read-write /srv/data"));
+	CHECK(listed(&m.unmapped, "\"/boot\": may not be writable in the sandbox"));
+	if (p)
+		parses(p);
+	free(p);
+	imp_free(&m);
+
 	/* deny-all and a port denied everywhere */
 	p = emit(IMPORT_SRT, "{\"network\":{\"allowedDomains\":[\"a.example\"],\"deniedDomains\":[\"*\"]}}", &m);
 	CHECK(p && !strstr(p, "net allow"));
