@@ -145,7 +145,7 @@ ttyrelay() {
 	timeout -k 5 90 python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ttyrelay.py" "$@" \
 		>"$T_TMP/tty.out" 2>&1
 	RC=$?
-	OUT=$(grep -av '^y.$' "$T_TMP/tty.out")
+	OUT=$(grep -av $'^y\r*$' "$T_TMP/tty.out")
 }
 
 # A paste larger than the agent's pty takes (200,000 bytes) while the
@@ -201,8 +201,13 @@ test_terminal_stalled_serves() {
 	assert_out_has 'rounds 40' 'the 40 rounds of freeze and resume'
 	assert_out_match '^finished.?$' 'the output after the stall'
 	assert_out_has 'rc=0' 'warden ended with the command'
-	[[ $(grep -ac '^y.$' "$T_TMP/tty.out") == 1500000 ]] ||
-		fail "not every line of the output reached the terminal: $(grep -ac '^y' "$T_TMP/tty.out")"
+	# a line "y" and its CR LF; a note (CR LF first) that came between
+	# the two halves of a read, after "y\r", leaves "y\r\r" (whole on the
+	# screen); `yes` under the harness's pty says "yes: ... Broken pipe"
+	# (Python hands its children SIGPIPE ignored): not counted
+	local ys
+	ys=$(grep -ac $'^y\r*$' "$T_TMP/tty.out")
+	((ys == 1500000)) || fail "not every line of the output reached the terminal: $ys of 1500000"
 	[[ $(grep -c 'warden: the sandbox is frozen' <<<"$OUT") == 40 ]] ||
 		fail "not the 40 notes of the freezes: $(grep -c 'warden: the sandbox is frozen' <<<"$OUT")"
 }
