@@ -493,6 +493,9 @@ static void allow_path(struct out *o, const struct imp_item *it, bool write)
 		unmapped(o, false, "%s \"%s\": %s; left out", it->origin, it->text, why);
 		return;
 	}
+	/* what else the profile's parser refuses to bind (/boot writable) */
+	const char *refused = p.abs && !in_system_dir(p.abs)
+				      ? policy_path_refused(p.abs, write ? POLICY_RW : POLICY_RO) : NULL;
 	if (!p.abs) {
 		line(&o->files, NULL, "# %s \"%s\": %s already: in the workspace", it->origin, it->text,
 		     write ? "writable" : "readable");
@@ -505,9 +508,7 @@ static void allow_path(struct out *o, const struct imp_item *it, bool write)
 		line(&o->files, NULL, "# %s \"%s\": not mapped (warden does not bind it)", it->origin,
 		     it->text);
 		unmapped(o, false, "%s \"%s\": warden does not bind it; left out", it->origin, it->text);
-	} else if (!in_system_dir(p.abs) && policy_path_refused(p.abs, write ? POLICY_RW : POLICY_RO)) {
-		/* what else the profile's parser refuses to bind (/boot writable) */
-		const char *refused = policy_path_refused(p.abs, write ? POLICY_RW : POLICY_RO);
+	} else if (refused) {
 		line(&o->files, NULL, "# %s \"%s\": not mapped (%s)", it->origin, it->text, refused);
 		unmapped(o, false, "%s \"%s\": %s; left out", it->origin, it->text, refused);
 	} else if (in_system_dir(p.abs)) {
