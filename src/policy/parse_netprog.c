@@ -12,7 +12,7 @@ int pol_net_program(struct parser *ps, const struct line *l, enum rules_verdict 
 {
 	memset(&r->prog, 0, sizeof r->prog);
 	size_t at = 0;
-	for (size_t i = 3; i < l->ntok && i < MAX_TOKENS; i++)
+	for (size_t i = 3; i < l->ntok; i++) /* run_line: ntok <= MAX_TOKENS */
 		if (strcmp(l->tok[i], "program") == 0) {
 			at = i;
 			break;
@@ -26,9 +26,9 @@ int pol_net_program(struct parser *ps, const struct line *l, enum rules_verdict 
 		return pol_lerr(ps->e, 0, l, l->len, "%s: program: missing argument (NAME, /PATH or sha256:HEX)",
 				what);
 	if (at + 2 < l->ntok)
-		return pol_lerr(ps->e, 0, l, at + 2 < MAX_TOKENS ? l->off[at + 2] : l->off_over,
+		return pol_lerr(ps->e, 0, l, l->off[at + 2],
 				"%s: unexpected argument '%.200s' after program (it comes last)", what,
-				at + 2 < MAX_TOKENS ? l->tok[at + 2] : "");
+				l->tok[at + 2]);
 	struct werr pe = { 0 };
 	if (rules_program_parse(r, l->tok[at + 1], &pe) < 0)
 		return pol_lerr(ps->e, 0, l, l->off[at + 1], "%s: %s", what, pe.msg);
